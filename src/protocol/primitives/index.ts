@@ -1,0 +1,3 @@
+export * from './decode-error.js';
+export * from './reader.js';
+export * from './writer.js';

@@ -1,0 +1,31 @@
+// Runs the compiled tests with node's own test runner. Fast tests are dist/test/**/*.test.js; slow suites
+// (cluster faults, long fuzzing) are *.slow.js and run only with --slow.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const slow = process.argv.includes('--slow');
+const suffix = slow ? '.slow.js' : '.test.js';
+const filter = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+
+function find(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...find(path));
+    else if (name.endsWith(suffix)) out.push(path);
+  }
+  return out;
+}
+
+const files = find('dist/test')
+  .filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)))
+  .sort();
+if (files.length === 0) {
+  console.error('no test files found');
+  process.exit(1);
+}
+const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...files], {
+  stdio: 'inherit',
+});
+process.exit(result.status ?? 1);
