@@ -1,0 +1,102 @@
+// Field layout of a RecordBatch (magic 2) header, and accessors that read and patch it in place.
+//
+//   offset  size  field
+//        0     8  baseOffset            (int64)
+//        8     4  batchLength           (int32, bytes after this field)
+//       12     4  partitionLeaderEpoch  (int32)
+//       16     1  magic                 (int8, 2)
+//       17     4  crc                   (uint32, CRC32C of bytes 21..end)
+//       21     2  attributes            (int16)
+//       23     4  lastOffsetDelta       (int32)
+//       27     8  baseTimestamp         (int64)
+//       35     8  maxTimestamp          (int64)
+//       43     8  producerId            (int64)
+//       51     2  producerEpoch         (int16)
+//       53     4  baseSequence          (int32)
+//       57     4  recordsCount          (int32)
+//       61        records
+//
+// The first 17 bytes (offset, length, epoch or legacy crc, magic) have the same positions in the legacy
+// message format (magic 0 and 1), which is how a reader tells the formats apart.
+// Offsets and timestamps are returned as numbers (see src/common/ids.ts for why).
+
+export const BASE_OFFSET = 0;
+export const BATCH_LENGTH = 8;
+export const PARTITION_LEADER_EPOCH = 12;
+export const MAGIC = 16;
+export const CRC = 17;
+export const ATTRIBUTES = 21;
+export const LAST_OFFSET_DELTA = 23;
+export const BASE_TIMESTAMP = 27;
+export const MAX_TIMESTAMP = 35;
+export const PRODUCER_ID = 43;
+export const PRODUCER_EPOCH = 51;
+export const BASE_SEQUENCE = 53;
+export const RECORDS_COUNT = 57;
+
+/** Bytes before the records of a v2 batch. */
+export const BATCH_HEADER_BYTES = 61;
+/** baseOffset + batchLength: the part of every batch or legacy message that is not counted by its length. */
+export const LOG_OVERHEAD = 12;
+/** The CRC of a v2 batch covers everything from the attributes to the end. */
+export const CRC_START = ATTRIBUTES;
+
+export const CURRENT_MAGIC = 2;
+
+export enum Attribute {
+  CompressionMask = 0x07,
+  TimestampTypeLogAppend = 0x08,
+  Transactional = 0x10,
+  Control = 0x20,
+  DeleteHorizon = 0x40,
+}
+
+export enum CompressionType {
+  None = 0,
+  Gzip = 1,
+  Snappy = 2,
+  Lz4 = 3,
+  Zstd = 4,
+}
+
+function readInt64AsNumber(buf: Buffer, pos: number): number {
+  return buf.readInt32BE(pos) * 0x1_0000_0000 + buf.readUInt32BE(pos + 4);
+}
+
+function writeInt64FromNumber(buf: Buffer, pos: number, value: number): void {
+  buf.writeBigInt64BE(BigInt(value), pos);
+}
+
+/** Accessors over a batch that starts at `pos` of `buf`. They do not check bounds: validate first. */
+export const batchHeader = {
+  baseOffset: (buf: Buffer, pos = 0): number => readInt64AsNumber(buf, pos + BASE_OFFSET),
+  batchLength: (buf: Buffer, pos = 0): number => buf.readInt32BE(pos + BATCH_LENGTH),
+  /** Total bytes the batch occupies, header included. */
+  sizeInBytes: (buf: Buffer, pos = 0): number => LOG_OVERHEAD + buf.readInt32BE(pos + BATCH_LENGTH),
+  partitionLeaderEpoch: (buf: Buffer, pos = 0): number => buf.readInt32BE(pos + PARTITION_LEADER_EPOCH),
+  magic: (buf: Buffer, pos = 0): number => buf.readInt8(pos + MAGIC),
+  crc: (buf: Buffer, pos = 0): number => buf.readUInt32BE(pos + CRC),
+  attributes: (buf: Buffer, pos = 0): number => buf.readInt16BE(pos + ATTRIBUTES),
+  compression: (buf: Buffer, pos = 0): CompressionType =>
+    buf.readInt16BE(pos + ATTRIBUTES) & Attribute.CompressionMask,
+  isTransactional: (buf: Buffer, pos = 0): boolean =>
+    (buf.readInt16BE(pos + ATTRIBUTES) & Attribute.Transactional) !== 0,
+  isControl: (buf: Buffer, pos = 0): boolean => (buf.readInt16BE(pos + ATTRIBUTES) & Attribute.Control) !== 0,
+  lastOffsetDelta: (buf: Buffer, pos = 0): number => buf.readInt32BE(pos + LAST_OFFSET_DELTA),
+  lastOffset: (buf: Buffer, pos = 0): number =>
+    readInt64AsNumber(buf, pos + BASE_OFFSET) + buf.readInt32BE(pos + LAST_OFFSET_DELTA),
+  baseTimestamp: (buf: Buffer, pos = 0): number => readInt64AsNumber(buf, pos + BASE_TIMESTAMP),
+  maxTimestamp: (buf: Buffer, pos = 0): number => readInt64AsNumber(buf, pos + MAX_TIMESTAMP),
+  producerId: (buf: Buffer, pos = 0): number => readInt64AsNumber(buf, pos + PRODUCER_ID),
+  producerEpoch: (buf: Buffer, pos = 0): number => buf.readInt16BE(pos + PRODUCER_EPOCH),
+  baseSequence: (buf: Buffer, pos = 0): number => buf.readInt32BE(pos + BASE_SEQUENCE),
+  recordsCount: (buf: Buffer, pos = 0): number => buf.readInt32BE(pos + RECORDS_COUNT),
+
+  /** Assigning offsets does not change the CRC: baseOffset is outside the checksummed range. */
+  setBaseOffset: (buf: Buffer, pos: number, offset: number): void =>
+    writeInt64FromNumber(buf, pos + BASE_OFFSET, offset),
+  /** partitionLeaderEpoch is outside the checksummed range too. */
+  setPartitionLeaderEpoch: (buf: Buffer, pos: number, epoch: number): void => {
+    buf.writeInt32BE(epoch, pos + PARTITION_LEADER_EPOCH);
+  },
+} as const;
