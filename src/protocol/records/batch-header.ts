@@ -77,7 +77,7 @@ export const batchHeader = {
   magic: (buf: Buffer, pos = 0): number => buf.readInt8(pos + MAGIC),
   crc: (buf: Buffer, pos = 0): number => buf.readUInt32BE(pos + CRC),
   attributes: (buf: Buffer, pos = 0): number => buf.readInt16BE(pos + ATTRIBUTES),
-  compression: (buf: Buffer, pos = 0): CompressionType =>
+  compression: (buf: Buffer, pos = 0): number =>
     buf.readInt16BE(pos + ATTRIBUTES) & Attribute.CompressionMask,
   isTransactional: (buf: Buffer, pos = 0): boolean =>
     (buf.readInt16BE(pos + ATTRIBUTES) & Attribute.Transactional) !== 0,
