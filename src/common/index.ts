@@ -2,3 +2,4 @@ export * from './assert.js';
 export * from './clock.js';
 export * from './ids.js';
 export * from './limits.js';
+export * from './logger.js';

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type DelayedOperation, Purgatory } from '../../src/broker/purgatory.js';
+
+function operation(ready: () => boolean): DelayedOperation & { results: boolean[] } {
+  const results: boolean[] = [];
+  return { results, tryComplete: ready, onComplete: (satisfied) => results.push(satisfied) };
+}
+
+describe('purgatory', () => {
+  it('completes at once when the condition already holds', () => {
+    const p = new Purgatory('test', 10);
+    const op = operation(() => true);
+    assert.equal(p.tryCompleteElseWatch(op, ['t-0'], 1000), true);
+    assert.deepEqual(op.results, [true]);
+    assert.equal(p.size, 0);
+  });
+
+  it('completes a parked operation exactly once when a watched key is triggered', () => {
+    const p = new Purgatory('test', 10);
+    let ready = false;
+    const op = operation(() => ready);
+    assert.equal(p.tryCompleteElseWatch(op, ['t-0', 't-1'], 10_000), false);
+    assert.equal(p.checkAndComplete('t-0'), 0);
+    ready = true;
+    assert.equal(p.checkAndComplete('t-1'), 1);
+    assert.equal(p.checkAndComplete('t-0'), 0);
+    assert.deepEqual(op.results, [true]);
+    assert.equal(p.size, 0);
+  });
+
+  it('times out with a last check, and never completes twice', async () => {
+    const p = new Purgatory('test', 10);
+    const op = operation(() => false);
+    p.tryCompleteElseWatch(op, ['t-0'], 20);
+    await new Promise((r) => setTimeout(r, 60));
+    assert.deepEqual(op.results, [false]);
+    assert.equal(p.checkAndComplete('t-0'), 0);
+    assert.equal(p.size, 0);
+  });
+
+  it('completes new operations at once when full, so parked work stays bounded', () => {
+    const p = new Purgatory('test', 2);
+    const ops = [0, 1, 2].map(() => operation(() => false));
+    assert.equal(p.tryCompleteElseWatch(ops[0]!, ['k'], 10_000), false);
+    assert.equal(p.tryCompleteElseWatch(ops[1]!, ['k'], 10_000), false);
+    assert.equal(p.tryCompleteElseWatch(ops[2]!, ['k'], 10_000), true);
+    assert.deepEqual(ops[2]!.results, [false]);
+    assert.equal(p.size, 2);
+    p.completeAll();
+    assert.deepEqual(ops[0]!.results, [false]);
+    assert.deepEqual(ops[1]!.results, [false]);
+    assert.equal(p.size, 0);
+  });
+});
