@@ -1,0 +1,207 @@
+// Incremental fetch sessions (KIP-227). A client that fetches many partitions opens a session with a full fetch;
+// later fetches name only the partitions that changed, and responses carry only the partitions with news
+// (records, an error, or a moved high watermark, last stable offset or log start offset).
+//
+// Ownership: the cache owns every session and its per-partition state. A request handler resolves its session
+// with `resolve`, runs the fetch, then calls `shouldInclude` for each partition while building the response,
+// all without awaiting in between, so two fetches of one session cannot interleave (clients never pipeline
+// fetches of one session; if one did, the epoch check rejects the second).
+
+import { assert } from '../common/assert.js';
+
+/** The epoch a client sends to open a session; -1 (FINAL) closes it or asks for no session. */
+export const INITIAL_EPOCH = 0;
+export const FINAL_EPOCH = -1;
+/** No session (sessionless full fetch). */
+export const INVALID_SESSION_ID = 0;
+
+export const FETCH_SESSION_ID_NOT_FOUND = 70;
+export const INVALID_FETCH_SESSION_EPOCH = 71;
+
+export interface SessionPartition {
+  /** `topicId:partition` from v13, `topicName:partition` before. */
+  readonly key: string;
+  topicName: string;
+  topicId: string;
+  partition: number;
+  fetchOffset: number;
+  partitionMaxBytes: number;
+  logStartOffset: number;
+  currentLeaderEpoch: number;
+  lastFetchedEpoch: number;
+  /** What the last response said, to tell whether there is news to send. -1 before the first response. */
+  sentHighWatermark: number;
+  sentLastStableOffset: number;
+  sentLogStartOffset: number;
+}
+
+export interface FetchSession {
+  readonly id: number;
+  /** The epoch the next incremental request must carry. */
+  nextEpoch: number;
+  readonly partitions: Map<string, SessionPartition>;
+  lastUsedMs: number;
+  readonly privileged: boolean;
+}
+
+export type ResolvedSession =
+  | { kind: 'sessionless' }
+  | { kind: 'full'; session: FetchSession }
+  | { kind: 'incremental'; session: FetchSession }
+  | { kind: 'error'; errorCode: number };
+
+export interface SessionCacheOptions {
+  /** max.incremental.fetch.session.cache.slots (Kafka's default 1000). */
+  slots: number;
+  /** min.incremental.fetch.session.eviction.ms: how long a session is safe from eviction (Kafka's 120000). */
+  evictionMs: number;
+  nowMs: () => number;
+}
+
+export class FetchSessionCache {
+  private readonly sessions = new Map<number, FetchSession>();
+
+  constructor(private readonly options: SessionCacheOptions) {
+    assert(options.slots >= 0, 'slots must not be negative');
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /**
+   * Applies the session fields of a fetch request. `sessionPartitions` are the partitions the request names,
+   * `forgotten` the keys it asks to drop (incremental only).
+   */
+  resolve(
+    sessionId: number,
+    epoch: number,
+    requested: readonly SessionPartition[],
+    forgotten: readonly string[],
+    privileged: boolean,
+  ): ResolvedSession {
+    const now = this.options.nowMs();
+    if (sessionId === INVALID_SESSION_ID) {
+      if (epoch === FINAL_EPOCH) return { kind: 'sessionless' };
+      if (epoch !== INITIAL_EPOCH) return { kind: 'error', errorCode: INVALID_FETCH_SESSION_EPOCH };
+      const session = this.create(requested, now, privileged);
+      return session === undefined ? { kind: 'sessionless' } : { kind: 'full', session };
+    }
+    const session = this.sessions.get(sessionId);
+    if (epoch === FINAL_EPOCH) {
+      // Closing a session: the request is served as a sessionless full fetch.
+      this.sessions.delete(sessionId);
+      return { kind: 'sessionless' };
+    }
+    if (session === undefined) return { kind: 'error', errorCode: FETCH_SESSION_ID_NOT_FOUND };
+    if (epoch === INITIAL_EPOCH) {
+      // A client reopening with a known id: drop the old one and start over.
+      this.sessions.delete(sessionId);
+      const fresh = this.create(requested, now, privileged);
+      return fresh === undefined ? { kind: 'sessionless' } : { kind: 'full', session: fresh };
+    }
+    if (epoch !== session.nextEpoch) return { kind: 'error', errorCode: INVALID_FETCH_SESSION_EPOCH };
+    for (const key of forgotten) session.partitions.delete(key);
+    for (const p of requested) {
+      const known = session.partitions.get(p.key);
+      if (known === undefined) {
+        session.partitions.set(p.key, p);
+      } else {
+        known.fetchOffset = p.fetchOffset;
+        known.partitionMaxBytes = p.partitionMaxBytes;
+        known.logStartOffset = p.logStartOffset;
+        known.currentLeaderEpoch = p.currentLeaderEpoch;
+        known.lastFetchedEpoch = p.lastFetchedEpoch;
+      }
+    }
+    session.nextEpoch = nextEpoch(session.nextEpoch);
+    session.lastUsedMs = now;
+    // Map order is insertion order: re-inserting keeps the least recently used session first for eviction.
+    this.sessions.delete(session.id);
+    this.sessions.set(session.id, session);
+    return { kind: 'incremental', session };
+  }
+
+  /**
+   * Whether an incremental response must carry this partition, and records what it carries. Full responses
+   * include every partition; call `remember` for those.
+   */
+  shouldInclude(
+    p: SessionPartition,
+    hasRecords: boolean,
+    errorCode: number,
+    highWatermark: number,
+    lastStableOffset: number,
+    logStartOffset: number,
+  ): boolean {
+    const news =
+      hasRecords ||
+      errorCode !== 0 ||
+      p.sentHighWatermark !== highWatermark ||
+      p.sentLastStableOffset !== lastStableOffset ||
+      p.sentLogStartOffset !== logStartOffset;
+    if (news) this.remember(p, highWatermark, lastStableOffset, logStartOffset);
+    return news;
+  }
+
+  remember(
+    p: SessionPartition,
+    highWatermark: number,
+    lastStableOffset: number,
+    logStartOffset: number,
+  ): void {
+    p.sentHighWatermark = highWatermark;
+    p.sentLastStableOffset = lastStableOffset;
+    p.sentLogStartOffset = logStartOffset;
+  }
+
+  remove(sessionId: number): void {
+    this.sessions.delete(sessionId);
+  }
+
+  private create(
+    requested: readonly SessionPartition[],
+    now: number,
+    privileged: boolean,
+  ): FetchSession | undefined {
+    if (this.options.slots === 0) return undefined;
+    if (this.sessions.size >= this.options.slots && !this.evictOne(now, privileged)) return undefined;
+    const id = this.newId();
+    const session: FetchSession = {
+      id,
+      nextEpoch: 1,
+      partitions: new Map(requested.map((p) => [p.key, p])),
+      lastUsedMs: now,
+      privileged,
+    };
+    this.sessions.set(id, session);
+    return session;
+  }
+
+  /**
+   * Evicts the least recently used session that has been idle past the eviction time, or any unprivileged one
+   * when a follower (privileged) needs the slot, as Kafka favours replication over consumers.
+   */
+  private evictOne(now: number, privileged: boolean): boolean {
+    for (const session of this.sessions.values()) {
+      const stale = now - session.lastUsedMs >= this.options.evictionMs;
+      if (stale || (privileged && !session.privileged)) {
+        this.sessions.delete(session.id);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private newId(): number {
+    for (;;) {
+      const id = 1 + Math.floor(Math.random() * 0x7ffffffe);
+      if (!this.sessions.has(id)) return id;
+    }
+  }
+}
+
+function nextEpoch(epoch: number): number {
+  // Epochs wrap from int32 max back to 1; 0 and -1 have their own meanings.
+  return epoch === 0x7fffffff ? 1 : epoch + 1;
+}
