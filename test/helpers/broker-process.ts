@@ -1,0 +1,128 @@
+// Starts a real broker process (bin/brook server) on a free loopback port with a throwaway data directory, for
+// integration tests with real clients. The broker prints "listening on HOST:PORT" once it serves; the helper
+// waits for that line. stop() always ends the process it started (by its PID) and removes the directory.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const REPO_ROOT = resolve(import.meta.dirname, '../../..');
+const START_TIMEOUT_MS = 20_000;
+
+export interface BrokerProcess {
+  readonly host: string;
+  readonly port: number;
+  readonly bootstrap: string;
+  readonly dataDir: string;
+  readonly pid: number;
+  /** Everything the broker wrote to stderr so far (its log). */
+  log(): string;
+  /** SIGTERM and wait for exit (graceful shutdown). */
+  stop(): Promise<number | null>;
+  /** SIGKILL and wait for exit. */
+  kill(): Promise<void>;
+}
+
+export interface StartOptions {
+  overrides?: Record<string, string | number | boolean>;
+  /** Reuse a data directory (restart tests); otherwise a fresh one is made and removed on stop. */
+  dataDir?: string;
+  /** Keep the data directory when stopping (restart tests remove it themselves). */
+  keepDataDir?: boolean;
+  port?: number;
+}
+
+export async function startBroker(options: StartOptions = {}): Promise<BrokerProcess> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'brook-test-'));
+  const overrides: Record<string, string | number | boolean> = {
+    'broker.id': 0,
+    listeners: `PLAINTEXT://127.0.0.1:${options.port ?? 0}`,
+    'log.dirs': dataDir,
+    'offsets.topic.replication.factor': 1,
+    'group.initial.rebalance.delay.ms': 0,
+    ...options.overrides,
+  };
+  const args = [join(REPO_ROOT, 'bin/brook'), 'server'];
+  for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${String(v)}`);
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const cleanup = (): void => {
+    if (!options.keepDataDir && options.dataDir === undefined)
+      rmSync(dataDir, { recursive: true, force: true });
+  };
+  const port = await new Promise<number>((resolvePort, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`broker did not start in time:\n${stderr}`)),
+      START_TIMEOUT_MS,
+    );
+    child.stdout!.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const m = /listening on [^\s:]+:(\d+)/.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        resolvePort(Number(m[1]));
+      }
+    });
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`broker exited with ${code} before listening:\n${stderr}`));
+    });
+  }).catch(async (e: unknown) => {
+    child.kill('SIGKILL');
+    await exited;
+    cleanup();
+    throw e;
+  });
+  return {
+    host: '127.0.0.1',
+    port,
+    bootstrap: `127.0.0.1:${port}`,
+    dataDir,
+    pid: child.pid!,
+    log: () => stderr,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const code = await exited;
+      clearTimeout(killer);
+      cleanup();
+      return code;
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+      cleanup();
+    },
+  };
+}
+
+/** Runs a command to completion with a time bound; resolves with its exit code and output. */
+export function run(
+  command: string,
+  args: string[],
+  options: { input?: string | Buffer; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun) => {
+    const child: ChildProcess = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: options.env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, stdout, stderr });
+    });
+    child.stdin!.end(options.input ?? '');
+  });
+}
