@@ -1,0 +1,114 @@
+// snappy (codec id 2). Kafka's Java client writes snappy in the framing of the xerial snappy-java library:
+//
+//   magic   8 bytes  0x82 'S' 'N' 'A' 'P' 'P' 'Y' 0x00
+//   version int32    1
+//   compat  int32    1 (oldest reader version that can read the stream)
+//   blocks  int32 compressed length (big endian), then one raw snappy block of up to 32 KiB of input
+//
+// librdkafka and others write one raw snappy block instead, so the reader accepts both, telling them apart by
+// the magic. Brook writes the xerial framing, as Java does, because every client reads it.
+//
+// Bounding: a raw snappy block starts with its uncompressed length as a varint. The limit is checked against
+// the sum of those lengths before anything is decompressed, and the library refuses a block whose content does
+// not match its declared length, so output can never pass the limit. Both directions are synchronous.
+
+import snappy from 'snappy';
+import { CompressionError, corrupt, tooLarge } from './compression-error.js';
+
+const CODEC = 'snappy';
+const XERIAL_MAGIC = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]);
+const XERIAL_HEADER_BYTES = 16;
+const XERIAL_VERSION = 1;
+const XERIAL_COMPATIBLE_VERSION = 1;
+/** snappy-java's default block size, which Kafka's Java client uses. */
+const XERIAL_BLOCK_BYTES = 32 * 1024;
+
+function isXerialHeaderAt(data: Uint8Array, pos: number): boolean {
+  if (data.length - pos < XERIAL_HEADER_BYTES) return false;
+  for (let i = 0; i < XERIAL_MAGIC.length; i++) if (data[pos + i] !== XERIAL_MAGIC[i]) return false;
+  return true;
+}
+
+/** The uncompressed length a raw snappy block declares in its varint preamble. */
+export function snappyDeclaredLength(data: Uint8Array, start = 0, end = data.length): number {
+  let result = 0;
+  for (let i = 0; i < 5; i++) {
+    if (start + i >= end) throw new CompressionError('corrupt', CODEC, 'truncated length preamble');
+    const byte = data[start + i]!;
+    result += (byte & 0x7f) * 2 ** (7 * i);
+    if ((byte & 0x80) === 0) return result;
+  }
+  throw new CompressionError('corrupt', CODEC, 'length preamble longer than 5 bytes');
+}
+
+function rawBlock(data: Uint8Array): Buffer {
+  try {
+    return snappy.uncompressSync(data, { asBuffer: true }) as Buffer;
+  } catch (err) {
+    throw corrupt(CODEC, err);
+  }
+}
+
+export function snappyDecompress(data: Uint8Array, maxBytes: number): Buffer {
+  if (!isXerialHeaderAt(data, 0)) {
+    if (snappyDeclaredLength(data) > maxBytes) throw tooLarge(CODEC, maxBytes);
+    return rawBlock(data);
+  }
+  const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  // First pass: frame the blocks and add up their declared lengths, decompressing nothing yet.
+  const blocks: Buffer[] = [];
+  let total = 0;
+  let pos = 0;
+  while (pos < view.length) {
+    // snappy-java reads concatenated streams, each with its own header; so does Brook.
+    if (isXerialHeaderAt(view, pos)) {
+      if (view.readInt32BE(pos + 12) > XERIAL_VERSION) {
+        throw new CompressionError('corrupt', CODEC, 'xerial stream needs a newer reader');
+      }
+      pos += XERIAL_HEADER_BYTES;
+      continue;
+    }
+    if (view.length - pos < 4) throw new CompressionError('corrupt', CODEC, 'truncated xerial block length');
+    const length = view.readInt32BE(pos);
+    pos += 4;
+    if (length < 0 || length > view.length - pos) {
+      throw new CompressionError('corrupt', CODEC, `xerial block length ${length} exceeds the input`);
+    }
+    const block = view.subarray(pos, pos + length);
+    total += snappyDeclaredLength(block);
+    if (total > maxBytes) throw tooLarge(CODEC, maxBytes);
+    blocks.push(block);
+    pos += length;
+  }
+  if (blocks.length === 1) return rawBlock(blocks[0]!);
+  const out = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (const block of blocks) {
+    const part = rawBlock(block);
+    part.copy(out, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** Compresses in the xerial framing, as Kafka's Java client does. */
+export function snappyCompress(data: Uint8Array): Buffer {
+  const parts: Buffer[] = [];
+  const header = Buffer.allocUnsafe(XERIAL_HEADER_BYTES);
+  XERIAL_MAGIC.copy(header, 0);
+  header.writeInt32BE(XERIAL_VERSION, 8);
+  header.writeInt32BE(XERIAL_COMPATIBLE_VERSION, 12);
+  parts.push(header);
+  for (let pos = 0; pos < data.length; pos += XERIAL_BLOCK_BYTES) {
+    const block = snappy.compressSync(data.subarray(pos, Math.min(data.length, pos + XERIAL_BLOCK_BYTES)));
+    const length = Buffer.allocUnsafe(4);
+    length.writeInt32BE(block.length, 0);
+    parts.push(length, block);
+  }
+  return Buffer.concat(parts);
+}
+
+/** One raw snappy block, as librdkafka writes it; for tests and for peers that want it. */
+export function snappyCompressRaw(data: Uint8Array): Buffer {
+  return snappy.compressSync(data);
+}

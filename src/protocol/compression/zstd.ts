@@ -1,0 +1,84 @@
+// zstd (codec id 4) through zstd-napi's native binding, synchronous in both directions.
+//
+// Bounding: when every frame declares its content size (librdkafka and zstd-jni's one-shot API do), the sizes
+// are added up and checked against the limit first, then the input is decoded in one call into a buffer of
+// exactly that size; the library fails rather than write past it. When a frame does not declare its size (a
+// streaming encoder, as Java's ZstdOutputStream), the streaming decoder runs into fixed-size chunks and stops
+// as soon as the output passes the limit, so a bomb costs at most the limit plus one chunk.
+//
+// One compression and one decompression context are kept per process and reused: creating a context costs
+// more than decoding a small batch, and every call here runs to completion on the one JavaScript thread.
+
+import binding from 'zstd-napi/binding.js';
+import { CompressionError, corrupt, tooLarge } from './compression-error.js';
+
+const CODEC = 'zstd';
+/** Kafka's default compression.zstd.level. */
+export const ZSTD_DEFAULT_LEVEL = 3;
+const STREAM_CHUNK_BYTES = 128 * 1024;
+
+let cctx: InstanceType<typeof binding.CCtx> | undefined;
+let dctx: InstanceType<typeof binding.DCtx> | undefined;
+
+export function zstdCompress(data: Uint8Array, level = ZSTD_DEFAULT_LEVEL): Buffer {
+  cctx ??= new binding.CCtx();
+  const out = Buffer.allocUnsafe(binding.compressBound(data.length));
+  const written = cctx.compress(out, data, level);
+  // Copy out of the worst-case-sized buffer when most of it is unused, so callers do not hold on to it.
+  return written < out.length / 2 ? Buffer.from(out.subarray(0, written)) : out.subarray(0, written);
+}
+
+/** Sum of the declared content sizes of all frames, or null when a frame does not declare its size. */
+function declaredContentBytes(data: Uint8Array): number | null {
+  let total = 0;
+  let frame = data;
+  while (frame.length > 0) {
+    const size = binding.getFrameContentSize(frame);
+    if (size === null) return null;
+    total += size;
+    frame = frame.subarray(binding.findFrameCompressedSize(frame));
+  }
+  return total;
+}
+
+export function zstdDecompress(data: Uint8Array, maxBytes: number): Buffer {
+  dctx ??= new binding.DCtx();
+  if (data.length === 0) throw new CompressionError('corrupt', CODEC, 'empty input');
+  try {
+    const declared = declaredContentBytes(data);
+    if (declared !== null) {
+      if (declared > maxBytes) throw tooLarge(CODEC, maxBytes);
+      const out = Buffer.allocUnsafe(declared);
+      const written = dctx.decompress(out, data);
+      if (written !== declared) throw new CompressionError('corrupt', CODEC, 'content size mismatch');
+      return out;
+    }
+    return streamDecompress(dctx, data, maxBytes);
+  } catch (err) {
+    if (err instanceof CompressionError) throw err;
+    throw corrupt(CODEC, err);
+  }
+}
+
+function streamDecompress(
+  ctx: InstanceType<typeof binding.DCtx>,
+  data: Uint8Array,
+  maxBytes: number,
+): Buffer {
+  ctx.reset(binding.ResetDirective.sessionOnly);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let input = data;
+  let pending = 1;
+  while (input.length > 0 || pending !== 0) {
+    const chunk = Buffer.allocUnsafe(STREAM_CHUNK_BYTES);
+    const [hint, produced, consumed] = ctx.decompressStream(chunk, input);
+    if (produced === 0 && consumed === 0) throw new CompressionError('corrupt', CODEC, 'truncated frame');
+    total += produced;
+    if (total > maxBytes) throw tooLarge(CODEC, maxBytes);
+    if (produced > 0) chunks.push(chunk.subarray(0, produced));
+    input = input.subarray(consumed);
+    pending = hint;
+  }
+  return Buffer.concat(chunks, total);
+}
