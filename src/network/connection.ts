@@ -1,0 +1,355 @@
+// Connection: one client socket. It owns the socket, its frame reader, its security state and the queue of
+// requests dispatched on it and not yet answered, in request order.
+//
+// Lifecycle: open (reading, dispatching) -> closing (no new requests; answers the ones in flight, then ends the
+// socket) -> closed. A malformed frame or a failed handler closes it at once. Reading stops whenever a bound is
+// reached (requests in flight on this connection, requests queued across the broker, unsent response bytes)
+// and resumes when the bound clears; until then the socket is paused, so the kernel's receive window pushes
+// back on the client and no bytes pile up here.
+//
+// Everything runs on the event loop thread; no method awaits in the middle of a state change.
+
+import type { Socket } from 'node:net';
+import { DecodeError } from '../protocol/primitives/decode-error.js';
+import { FrameError, FrameReader } from './frame-reader.js';
+import type { LogFields, Logger, LogLevel } from './logger.js';
+import type { ResolvedNetworkOptions } from './options.js';
+import { REQUEST_PREFIX_BYTES, type Request, type RequestHandler, type Response } from './request.js';
+import { type SecurityProtocol, SecurityState } from './security.js';
+import type { NetworkStats } from './stats.js';
+
+/** What a connection needs from the server that accepted it: shared bounds, handler, logger and counters. */
+export interface ConnectionHost {
+  readonly options: ResolvedNetworkOptions;
+  readonly handler: RequestHandler;
+  readonly logger: Logger;
+  readonly stats: NetworkStats;
+  /** Whether broker-wide bounds admit one more request; when not, the host calls resumeReading() later. */
+  hasRequestCapacity(connection: Connection): boolean;
+  requestStarted(frameBytes: number): void;
+  requestFinished(frameBytes: number): void;
+  connectionClosed(connection: Connection): void;
+}
+
+export type ConnectionState = 'open' | 'closing' | 'closed';
+
+/** A dispatched request waiting for its turn to be written. */
+interface PendingResponse {
+  readonly frameBytes: number;
+  done: boolean;
+  response: Response;
+  /** Sum of the response's chunk lengths: the size prefix to write. */
+  responseBytes: number;
+}
+
+const INT32_MAX = 0x7fffffff;
+/** After ending the socket, how long to wait for the peer to close before destroying it. */
+const CLOSE_LINGER_MS = 2_000;
+
+export class Connection {
+  readonly security: SecurityState;
+  readonly remoteAddress: string;
+  readonly remotePort: number;
+  private stateValue: ConnectionState = 'open';
+  private readonly reader: FrameReader;
+  private readonly pending: PendingResponse[] = [];
+  private readonly inFlightMax: number;
+  private pumping = false;
+  private readPaused = false;
+  private peerEnded = false;
+  private lingerTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    readonly id: number,
+    readonly listenerName: string,
+    securityProtocol: SecurityProtocol,
+    private readonly socket: Socket,
+    private readonly host: ConnectionHost,
+  ) {
+    this.security = new SecurityState(securityProtocol);
+    this.remoteAddress = socket.remoteAddress ?? '';
+    this.remotePort = socket.remotePort ?? 0;
+    this.reader = new FrameReader(host.options['socket.request.max.bytes']);
+    this.inFlightMax = host.options['max.in.flight.requests.per.connection'];
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('drain', () => this.resumeReading());
+    socket.on('end', () => this.onEnd());
+    socket.on('error', (error: Error) => this.log('debug', 'socket error', { error: error.message }));
+    socket.on('close', () => this.onClose());
+    const idleMs = host.options['connections.max.idle.ms'];
+    if (idleMs > 0) {
+      socket.setTimeout(idleMs);
+      socket.on('timeout', () => this.onIdle(idleMs));
+    }
+  }
+
+  get state(): ConnectionState {
+    return this.stateValue;
+  }
+
+  /** Requests dispatched on this connection whose responses have not been written yet. */
+  get inFlight(): number {
+    return this.pending.length;
+  }
+
+  /** Bytes held for this connection: unsent response bytes and received bytes not yet dispatched. */
+  get bytesQueued(): number {
+    return this.socket.writableLength + this.reader.bufferedBytes;
+  }
+
+  /**
+   * Stops taking requests, writes the responses of those in flight, then ends the socket. Used by graceful
+   * shutdown and after a failed authentication whose response must still reach the client.
+   */
+  closeAfterResponses(reason: string): void {
+    if (this.stateValue !== 'open') return;
+    this.stateValue = 'closing';
+    this.log('debug', reason);
+    // Unread bytes at close make the kernel send a reset, which can destroy responses the peer has not read yet;
+    // so keep reading, and discard.
+    this.setReading(true);
+    if (this.pending.length === 0) this.endSocket();
+  }
+
+  /** Closes the connection now; responses not yet written are dropped. */
+  close(reason: string, level: LogLevel = 'info', fields?: LogFields): void {
+    if (this.stateValue === 'closed') return;
+    this.log(level, reason, fields);
+    this.teardown();
+    this.socket.destroy();
+  }
+
+  /** Dispatches buffered frames and resumes the socket if no bound holds it back. Called when a bound clears. */
+  resumeReading(): void {
+    if (this.pumping || this.stateValue !== 'open') return;
+    this.pumping = true;
+    this.socket.cork();
+    try {
+      this.pump();
+    } finally {
+      this.pumping = false;
+      this.socket.uncork();
+    }
+  }
+
+  private pump(): void {
+    for (;;) {
+      if (!this.mayDispatch()) {
+        this.setReading(false);
+        return;
+      }
+      const frame = this.nextFrame();
+      if (this.stateValue !== 'open') return;
+      if (frame === null) {
+        if (this.peerEnded) {
+          if (this.reader.midFrame) this.log('debug', 'peer ended inside a frame');
+          this.closeAfterResponses('peer finished sending');
+        } else {
+          this.setReading(true);
+        }
+        return;
+      }
+      this.dispatch(frame);
+      if (this.stateValue !== 'open') return;
+    }
+  }
+
+  private mayDispatch(): boolean {
+    return (
+      this.pending.length < this.inFlightMax &&
+      !this.socket.writableNeedDrain &&
+      this.host.hasRequestCapacity(this)
+    );
+  }
+
+  private nextFrame(): Buffer | null {
+    try {
+      return this.reader.next();
+    } catch (error) {
+      if (!(error instanceof FrameError)) throw error;
+      this.host.stats.connectionsClosedMalformed++;
+      this.close('closing connection: bad frame size', 'warn', { reason: error.message });
+      return null;
+    }
+  }
+
+  private dispatch(frame: Buffer): void {
+    const host = this.host;
+    host.stats.requestsReceived++;
+    if (frame.length < REQUEST_PREFIX_BYTES) {
+      host.stats.connectionsClosedMalformed++;
+      this.close('closing connection: frame shorter than a request header', 'warn', {
+        frameBytes: frame.length,
+      });
+      return;
+    }
+    const apiKey = frame.readInt16BE(0);
+    const apiVersion = frame.readInt16BE(2);
+    const correlationId = frame.readInt32BE(4);
+    if (!this.security.admits(apiKey)) {
+      this.close('closing connection: request not allowed before authentication', 'warn', {
+        apiKey,
+        saslState: this.security.saslState,
+      });
+      return;
+    }
+    const slot: PendingResponse = { frameBytes: frame.length, done: false, response: null, responseBytes: 0 };
+    this.pending.push(slot);
+    host.requestStarted(frame.length);
+    const request: Request = { connection: this, apiKey, apiVersion, correlationId, frame };
+    let result: Response | Promise<Response>;
+    try {
+      result = host.handler(request);
+    } catch (error) {
+      this.handlerFailed(error, request);
+      return;
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (response) => this.complete(slot, response, request),
+        (error: unknown) => this.handlerFailed(error, request),
+      );
+    } else {
+      this.complete(slot, result, request);
+    }
+  }
+
+  private complete(slot: PendingResponse, response: Response, request: Request): void {
+    if (this.stateValue === 'closed') return;
+    if (response !== null) {
+      const bytes = responseBytes(response);
+      if (bytes < 0) {
+        this.handlerFailed(
+          new TypeError('handler returned neither buffers fitting a frame nor NO_RESPONSE'),
+          request,
+        );
+        return;
+      }
+      slot.responseBytes = bytes;
+    }
+    slot.done = true;
+    slot.response = response;
+    // Only the oldest request's completion can let anything be written.
+    if (this.pending[0] === slot) this.flush();
+  }
+
+  /** Writes every completed response at the head of the queue, in request order, in one corked batch. */
+  private flush(): void {
+    const socket = this.socket;
+    const pending = this.pending;
+    socket.cork();
+    try {
+      while (pending.length > 0 && pending[0]!.done) {
+        const slot = pending.shift()!;
+        if (slot.response !== null) this.write(slot.response, slot.responseBytes);
+        this.host.requestFinished(slot.frameBytes);
+      }
+    } finally {
+      socket.uncork();
+    }
+    if (this.stateValue === 'open') this.resumeReading();
+    else if (this.stateValue === 'closing' && pending.length === 0) this.endSocket();
+  }
+
+  private write(chunks: readonly Buffer[], size: number): void {
+    const prefix = Buffer.allocUnsafe(4);
+    prefix.writeInt32BE(size, 0);
+    const socket = this.socket;
+    socket.write(prefix);
+    for (const chunk of chunks) if (chunk.length > 0) socket.write(chunk);
+    this.host.stats.responsesSent++;
+    this.host.stats.bytesOut += size + 4;
+  }
+
+  private handlerFailed(error: unknown, request: Request): void {
+    if (this.stateValue === 'closed') return;
+    const fields = {
+      apiKey: request.apiKey,
+      apiVersion: request.apiVersion,
+      correlationId: request.correlationId,
+    };
+    if (error instanceof DecodeError) {
+      this.host.stats.connectionsClosedMalformed++;
+      this.close('closing connection: malformed request', 'warn', { ...fields, reason: error.message });
+    } else {
+      const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      this.close('closing connection: request handler failed', 'error', { ...fields, error: detail });
+    }
+  }
+
+  private onData(chunk: Buffer): void {
+    this.host.stats.bytesIn += chunk.length;
+    if (this.stateValue !== 'open') return;
+    this.reader.push(chunk);
+    this.resumeReading();
+  }
+
+  private onEnd(): void {
+    this.peerEnded = true;
+    if (this.stateValue === 'open') this.resumeReading();
+    else if (this.stateValue === 'closing' && this.pending.length === 0) this.endSocket();
+  }
+
+  private onIdle(idleMs: number): void {
+    if (this.stateValue !== 'open') return;
+    if (this.pending.length > 0) {
+      // Waiting on our own answer (a long poll) is not idleness; look again later.
+      this.socket.setTimeout(idleMs);
+      return;
+    }
+    this.host.stats.connectionsClosedIdle++;
+    this.close('closing idle connection', 'info', { idleMs });
+  }
+
+  private onClose(): void {
+    if (this.stateValue === 'closed') return;
+    this.log('debug', 'connection closed');
+    this.teardown();
+  }
+
+  private endSocket(): void {
+    if (this.lingerTimer !== null) return;
+    this.socket.end();
+    this.lingerTimer = setTimeout(() => this.close('peer did not close after end', 'debug'), CLOSE_LINGER_MS);
+    this.lingerTimer.unref();
+  }
+
+  private setReading(reading: boolean): void {
+    if (reading === !this.readPaused) return;
+    this.readPaused = !reading;
+    if (reading) {
+      this.socket.resume();
+    } else {
+      this.host.stats.readPauses++;
+      this.socket.pause();
+    }
+  }
+
+  private teardown(): void {
+    this.stateValue = 'closed';
+    for (const slot of this.pending) this.host.requestFinished(slot.frameBytes);
+    this.pending.length = 0;
+    if (this.lingerTimer !== null) clearTimeout(this.lingerTimer);
+    this.host.connectionClosed(this);
+  }
+
+  private log(level: LogLevel, message: string, fields?: LogFields): void {
+    this.host.logger[level](message, {
+      connectionId: this.id,
+      listener: this.listenerName,
+      remote: `${this.remoteAddress}:${this.remotePort}`,
+      ...fields,
+    });
+  }
+}
+
+/** Total bytes of a response's chunks, or -1 if it is not a list of buffers or would not fit a Kafka frame. */
+function responseBytes(response: unknown): number {
+  if (!Array.isArray(response)) return -1;
+  let size = 0;
+  for (const chunk of response) {
+    if (!(chunk instanceof Uint8Array)) return -1;
+    size += chunk.length;
+  }
+  return size <= INT32_MAX ? size : -1;
+}

@@ -1,0 +1,41 @@
+// The network layer's public surface: what the broker and tests import.
+
+export { Connection, type ConnectionState } from './connection.js';
+export { FrameError, FrameReader } from './frame-reader.js';
+export {
+  defaultSecurityProtocolMap,
+  type ListenerConfig,
+  ListenerConfigError,
+  parseListeners,
+  parseSecurityProtocolMap,
+} from './listener.js';
+export {
+  CapturingLogger,
+  createLogger,
+  type LogFields,
+  type Logger,
+  type LogLevel,
+  silentLogger,
+} from './logger.js';
+export {
+  NetworkConfigError,
+  type NetworkOptions,
+  networkDefaults,
+  resolveNetworkOptions,
+} from './options.js';
+export { encodeRequest, RawClient, type RawClientOptions, responseCorrelationId } from './raw-client.js';
+export {
+  NO_RESPONSE,
+  REQUEST_PREFIX_BYTES,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from './request.js';
+export { ANONYMOUS_PRINCIPAL, type SaslState, type SecurityProtocol, SecurityState } from './security.js';
+export {
+  type BoundAddress,
+  type ShutdownResult,
+  SocketServer,
+  type SocketServerConfig,
+} from './socket-server.js';
+export { createNetworkStats, type NetworkStats } from './stats.js';

@@ -1,0 +1,37 @@
+// The contract between the network layer and the broker: what a request looks like when it is handed over,
+// what a handler returns, and the fixed 8-byte prefix every request header version starts with.
+
+import type { Connection } from './connection.js';
+
+/** apiKey int16, apiVersion int16, correlationId int32: the same position in every request header version. */
+export const REQUEST_PREFIX_BYTES = 8;
+
+export interface Request {
+  readonly connection: Connection;
+  readonly apiKey: number;
+  readonly apiVersion: number;
+  readonly correlationId: number;
+  /**
+   * The whole frame without its size prefix, header included (the broker decodes the full header version).
+   * Often a view of the socket's read buffer: keep it only as long as the request lives, or copy it.
+   */
+  readonly frame: Buffer;
+}
+
+/** A handler returns this when the request gets no response at all (Produce with acks=0). */
+export const NO_RESPONSE = null;
+
+/**
+ * A response is the encoded response header and body as a list of chunks (so record batches read from the log
+ * can be sent without copying), or NO_RESPONSE. The network layer adds the size prefix.
+ */
+export type Response = readonly Buffer[] | typeof NO_RESPONSE;
+
+/**
+ * Called once per request, synchronously and in request order for each connection. Work that must follow
+ * request order (appending a producer's batches) belongs before the handler's first await; waiting work
+ * (acks=all, long-poll fetch) may complete later, and responses still leave in request order.
+ * Throwing (or rejecting with) a DecodeError closes the connection as malformed input; any other error is a bug
+ * and closes the connection with an error log line.
+ */
+export type RequestHandler = (request: Request) => Response | Promise<Response>;

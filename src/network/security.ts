@@ -1,0 +1,67 @@
+// Listener security: which protocol a listener speaks and what a connection has proven about its peer.
+//
+// PLAINTEXT and SSL connections start authenticated (as User:ANONYMOUS, or later the TLS principal); SASL
+// connections start in the handshake and may send only ApiVersions, SaslHandshake and SaslAuthenticate until
+// the security module marks them authenticated. The network layer enforces that gate; the SASL mechanisms
+// themselves live in src/security and drive the state through Connection.security.
+
+export type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
+
+export const securityProtocols: readonly SecurityProtocol[] = [
+  'PLAINTEXT',
+  'SSL',
+  'SASL_PLAINTEXT',
+  'SASL_SSL',
+];
+
+export function isSecurityProtocol(value: string): value is SecurityProtocol {
+  return (securityProtocols as readonly string[]).includes(value);
+}
+
+export function usesTls(protocol: SecurityProtocol): boolean {
+  return protocol === 'SSL' || protocol === 'SASL_SSL';
+}
+
+export function usesSasl(protocol: SecurityProtocol): boolean {
+  return protocol === 'SASL_PLAINTEXT' || protocol === 'SASL_SSL';
+}
+
+/** SASL progress on one connection; 'not-required' on listeners without SASL. */
+export type SaslState = 'not-required' | 'handshake' | 'authenticating' | 'authenticated' | 'failed';
+
+export const ANONYMOUS_PRINCIPAL = 'User:ANONYMOUS';
+
+/** API keys a SASL connection may send before it is authenticated. */
+const API_VERSIONS = 18;
+const SASL_HANDSHAKE = 17;
+const SASL_AUTHENTICATE = 36;
+
+/** Mutable per-connection security state. The security module writes it; the network layer and authorizer read it. */
+export class SecurityState {
+  saslState: SaslState;
+  /** Kafka principal, "User:name". */
+  principal = ANONYMOUS_PRINCIPAL;
+  /** The mechanism chosen in SaslHandshake, once chosen. */
+  saslMechanism: string | null = null;
+
+  constructor(readonly protocol: SecurityProtocol) {
+    this.saslState = usesSasl(protocol) ? 'handshake' : 'not-required';
+  }
+
+  get authenticated(): boolean {
+    return this.saslState === 'not-required' || this.saslState === 'authenticated';
+  }
+
+  /** Whether a request with this API key may be handled in the current state. */
+  admits(apiKey: number): boolean {
+    if (this.authenticated) return true;
+    if (this.saslState === 'failed') return false;
+    return apiKey === API_VERSIONS || apiKey === SASL_HANDSHAKE || apiKey === SASL_AUTHENTICATE;
+  }
+
+  /** Called by the SASL mechanism when the peer has proven who it is. */
+  authenticate(principal: string): void {
+    this.principal = principal;
+    this.saslState = 'authenticated';
+  }
+}

@@ -1,0 +1,284 @@
+// SocketServer: binds the configured listeners, admits connections within max.connections and
+// max.connections.per.ip, and owns the broker-wide request bounds (queued.max.requests,
+// queued.max.request.bytes) and the network counters.
+//
+// Lifecycle: new -> start() (binds every listener or none) -> running -> shutdown() (stops accepting, lets
+// each connection answer what it has in flight, closes what is left at the deadline) -> stopped.
+// State: the set of connections, per-address counts, connections waiting for broker-wide capacity, and the
+// stats object. Connections own everything about themselves.
+
+import net from 'node:net';
+import tls from 'node:tls';
+import { assert } from '../common/assert.js';
+import { Connection, type ConnectionHost } from './connection.js';
+import { checkListener, type ListenerConfig } from './listener.js';
+import { type Logger, silentLogger } from './logger.js';
+import { type NetworkOptions, type ResolvedNetworkOptions, resolveNetworkOptions } from './options.js';
+import type { RequestHandler } from './request.js';
+import { usesTls } from './security.js';
+import { createNetworkStats, type NetworkStats } from './stats.js';
+
+export interface SocketServerConfig {
+  readonly listeners: readonly ListenerConfig[];
+  readonly handler: RequestHandler;
+  readonly options?: NetworkOptions;
+  readonly logger?: Logger;
+}
+
+export interface BoundAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface ShutdownResult {
+  /** Connections still busy at the deadline and closed with requests unanswered. */
+  readonly connectionsForced: number;
+}
+
+type ServerState = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+interface BoundListener {
+  readonly config: ListenerConfig;
+  readonly server: net.Server;
+}
+
+export class SocketServer implements ConnectionHost {
+  readonly options: ResolvedNetworkOptions;
+  readonly handler: RequestHandler;
+  readonly logger: Logger;
+  readonly stats: NetworkStats = createNetworkStats();
+  private state: ServerState = 'new';
+  private readonly listenerConfigs: readonly ListenerConfig[];
+  private readonly bound: BoundListener[] = [];
+  private readonly connections = new Set<Connection>();
+  private readonly connectionsPerAddress = new Map<string, number>();
+  /** Connections that stopped reading because the broker-wide bound was reached, in the order they stopped. */
+  private readonly waitingForCapacity = new Set<Connection>();
+  private resumeScheduled = false;
+  private nextConnectionId = 1;
+  private shutdownPromise: Promise<ShutdownResult> | null = null;
+  private onAllClosed: (() => void) | null = null;
+
+  constructor(config: SocketServerConfig) {
+    this.options = resolveNetworkOptions(config.options);
+    this.handler = config.handler;
+    this.logger = config.logger ?? silentLogger;
+    for (const listener of config.listeners) checkListener(listener);
+    const names = new Set(config.listeners.map((l) => l.name));
+    assert(names.size === config.listeners.length, 'listener names must be unique');
+    assert(config.listeners.length > 0, 'at least one listener is required');
+    this.listenerConfigs = config.listeners;
+  }
+
+  /** Binds every listener; if one fails, closes those already bound and rejects with its error. */
+  async start(): Promise<void> {
+    assert(this.state === 'new', `start() called in state ${this.state}`);
+    this.state = 'starting';
+    try {
+      for (const config of this.listenerConfigs) {
+        const server = this.createServer(config);
+        await listen(server, config, this.logger);
+        this.bound.push({ config, server });
+        const address = this.address(config.name);
+        this.logger.info('listening', {
+          listener: config.name,
+          securityProtocol: config.securityProtocol,
+          host: address.host,
+          port: address.port,
+        });
+      }
+    } catch (error) {
+      for (const { server } of this.bound) server.close();
+      this.bound.length = 0;
+      this.state = 'stopped';
+      throw error;
+    }
+    this.state = 'running';
+  }
+
+  /** The address a listener is bound to (the real port when configured with port 0). */
+  address(listenerName: string): BoundAddress {
+    const listener = this.bound.find((l) => l.config.name === listenerName);
+    assert(listener !== undefined, `listener ${listenerName} is not bound`);
+    const address = listener.server.address();
+    assert(address !== null && typeof address === 'object', 'listener has no TCP address');
+    return { host: address.address, port: address.port };
+  }
+
+  /** Open connections (for the admin APIs and tests); do not hold on to them. */
+  openConnections(): ReadonlySet<Connection> {
+    return this.connections;
+  }
+
+  /** Bytes held across all connections: unsent responses and received bytes not yet dispatched. */
+  bytesQueued(): number {
+    let bytes = 0;
+    for (const connection of this.connections) bytes += connection.bytesQueued;
+    return bytes;
+  }
+
+  /**
+   * Stops accepting, lets every connection answer the requests it has in flight, and closes what is still open
+   * after `deadlineMs` (shutdown.timeout.ms by default). Safe to call more than once.
+   */
+  shutdown(deadlineMs = this.options['shutdown.timeout.ms']): Promise<ShutdownResult> {
+    if (this.shutdownPromise === null) this.shutdownPromise = this.runShutdown(deadlineMs);
+    return this.shutdownPromise;
+  }
+
+  private async runShutdown(deadlineMs: number): Promise<ShutdownResult> {
+    this.state = 'stopping';
+    const closed = this.bound.map(
+      ({ server }) => new Promise<void>((resolve) => server.close(() => resolve())),
+    );
+    this.logger.info('shutting down network', { connections: this.connections.size });
+    for (const connection of [...this.connections]) connection.closeAfterResponses('broker shutting down');
+    let connectionsForced = 0;
+    if (this.connections.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const drained = new Promise<boolean>((resolve) => {
+        this.onAllClosed = () => resolve(true);
+        timer = setTimeout(() => resolve(false), deadlineMs);
+      });
+      const allClosed = await drained;
+      clearTimeout(timer);
+      this.onAllClosed = null;
+      if (!allClosed) {
+        for (const connection of [...this.connections]) {
+          if (connection.inFlight > 0) connectionsForced++;
+          connection.close(
+            'closing connection at shutdown deadline',
+            connection.inFlight > 0 ? 'warn' : 'debug',
+          );
+        }
+      }
+    }
+    await Promise.all(closed);
+    this.state = 'stopped';
+    this.logger.info('network stopped', { connectionsForced });
+    return { connectionsForced };
+  }
+
+  private createServer(config: ListenerConfig): net.Server {
+    // Node cannot set SO_SNDBUF on TCP sockets; the user-space write buffer bound stands in for it.
+    const sendBufferBytes = this.options['socket.send.buffer.bytes'];
+    const socketOptions = {
+      allowHalfOpen: true,
+      noDelay: true,
+      keepAlive: true,
+      ...(sendBufferBytes > 0 ? { highWaterMark: sendBufferBytes } : {}),
+    };
+    if (usesTls(config.securityProtocol)) {
+      const server = tls.createServer({ ...config.tls, ...socketOptions });
+      server.on('secureConnection', (socket: tls.TLSSocket) => this.accept(socket, config));
+      server.on('tlsClientError', (error: Error, socket: tls.TLSSocket) => {
+        this.logger.info('TLS handshake failed', {
+          listener: config.name,
+          remote: `${socket.remoteAddress}:${socket.remotePort}`,
+          error: error.message,
+        });
+      });
+      return server;
+    }
+    const server = net.createServer(socketOptions);
+    server.on('connection', (socket: net.Socket) => this.accept(socket, config));
+    return server;
+  }
+
+  private accept(socket: net.Socket, config: ListenerConfig): void {
+    const address = socket.remoteAddress;
+    if (this.state !== 'running' || address === undefined) {
+      socket.destroy();
+      return;
+    }
+    const fromAddress = this.connectionsPerAddress.get(address) ?? 0;
+    const reason =
+      this.connections.size >= this.options['max.connections']
+        ? 'max.connections reached'
+        : fromAddress >= this.options['max.connections.per.ip']
+          ? 'max.connections.per.ip reached'
+          : null;
+    if (reason !== null) {
+      this.stats.connectionsRejected++;
+      this.logger.info(`rejecting connection: ${reason}`, { listener: config.name, remote: address });
+      socket.destroy();
+      return;
+    }
+    this.connectionsPerAddress.set(address, fromAddress + 1);
+    const connection = new Connection(
+      this.nextConnectionId++,
+      config.name,
+      config.securityProtocol,
+      socket,
+      this,
+    );
+    this.connections.add(connection);
+    this.stats.connectionsAccepted++;
+    this.stats.connectionsOpen++;
+  }
+
+  hasRequestCapacity(connection: Connection): boolean {
+    const bytesMax = this.options['queued.max.request.bytes'];
+    if (
+      this.stats.requestsInFlight < this.options['queued.max.requests'] &&
+      (bytesMax < 0 || this.stats.requestBytesInFlight < bytesMax)
+    ) {
+      return true;
+    }
+    this.waitingForCapacity.add(connection);
+    return false;
+  }
+
+  requestStarted(frameBytes: number): void {
+    this.stats.requestsInFlight++;
+    this.stats.requestBytesInFlight += frameBytes;
+  }
+
+  requestFinished(frameBytes: number): void {
+    this.stats.requestsInFlight--;
+    this.stats.requestBytesInFlight -= frameBytes;
+    assert(
+      this.stats.requestsInFlight >= 0 && this.stats.requestBytesInFlight >= 0,
+      'in-flight count below zero',
+    );
+    if (this.waitingForCapacity.size > 0 && !this.resumeScheduled) {
+      // Resumed on a later turn of the event loop, so that completing one request never recurses into
+      // dispatching requests of other connections.
+      this.resumeScheduled = true;
+      setImmediate(() => this.resumeWaiting());
+    }
+  }
+
+  private resumeWaiting(): void {
+    this.resumeScheduled = false;
+    const waiting = [...this.waitingForCapacity];
+    this.waitingForCapacity.clear();
+    for (const connection of waiting) connection.resumeReading();
+  }
+
+  connectionClosed(connection: Connection): void {
+    if (!this.connections.delete(connection)) return;
+    this.waitingForCapacity.delete(connection);
+    this.stats.connectionsOpen--;
+    const address = connection.remoteAddress;
+    const count = (this.connectionsPerAddress.get(address) ?? 1) - 1;
+    if (count > 0) this.connectionsPerAddress.set(address, count);
+    else this.connectionsPerAddress.delete(address);
+    if (this.connections.size === 0 && this.onAllClosed !== null) this.onAllClosed();
+  }
+}
+
+function listen(server: net.Server, config: ListenerConfig, logger: Logger): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error): void => reject(error);
+    server.once('error', onError);
+    server.listen({ host: config.host === '' ? undefined : config.host, port: config.port }, () => {
+      server.off('error', onError);
+      // After binding, errors come from accept (out of file descriptors); the listener keeps going.
+      server.on('error', (error: Error) =>
+        logger.error('listener error', { listener: config.name, error: error.message }),
+      );
+      resolve();
+    });
+  });
+}

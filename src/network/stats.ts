@@ -1,0 +1,46 @@
+// Counters of the network layer, kept in one plain object that the owner (the socket server) mutates and
+// anyone may read. Metrics reporters can sample it later; nothing here allocates per request.
+
+export interface NetworkStats {
+  /** Connections accepted and admitted by the connection bounds. */
+  connectionsAccepted: number;
+  /** Connections closed on accept because max.connections or max.connections.per.ip was reached. */
+  connectionsRejected: number;
+  /** Connections open now. */
+  connectionsOpen: number;
+  /** Connections closed for malformed input (bad size prefix, short header, DecodeError from a handler). */
+  connectionsClosedMalformed: number;
+  /** Connections closed by connections.max.idle.ms. */
+  connectionsClosedIdle: number;
+  /** Complete frames read and handed to the handler. */
+  requestsReceived: number;
+  /** Responses written (requests with NO_RESPONSE are not counted). */
+  responsesSent: number;
+  /** Requests dispatched and not yet answered, across the broker (bounded by queued.max.requests). */
+  requestsInFlight: number;
+  /** Frame bytes of those requests (bounded by queued.max.request.bytes when set). */
+  requestBytesInFlight: number;
+  /** Bytes read from sockets, size prefixes included. */
+  bytesIn: number;
+  /** Bytes handed to sockets, size prefixes included. */
+  bytesOut: number;
+  /** Times a connection stopped reading because of a bound (in-flight, queued requests, write buffer). */
+  readPauses: number;
+}
+
+export function createNetworkStats(): NetworkStats {
+  return {
+    connectionsAccepted: 0,
+    connectionsRejected: 0,
+    connectionsOpen: 0,
+    connectionsClosedMalformed: 0,
+    connectionsClosedIdle: 0,
+    requestsReceived: 0,
+    responsesSent: 0,
+    requestsInFlight: 0,
+    requestBytesInFlight: 0,
+    bytesIn: 0,
+    bytesOut: 0,
+    readPauses: 0,
+  };
+}
