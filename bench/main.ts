@@ -1,0 +1,42 @@
+// `npm run bench -- <name> [args]`: runs one named benchmark; with no name, lists them. Each benchmark is a
+// module exporting `run(args: string[]): Promise<void>`, loaded only when chosen so that one benchmark's
+// dependencies (or its unfinished state) never affect another.
+
+/** What a benchmark module exports. */
+type BenchmarkModule = { run(args: string[]): Promise<void> };
+
+/** Every benchmark, by name: a one-line description and the import of its module. Add one with one line. */
+const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkModule>]> = {
+  limits: ['ceilings of this machine: disk sync and async, loopback TCP', () => import('./limits/main.js')],
+};
+
+function list(): string {
+  const names = Object.keys(benchmarks).sort();
+  const width = Math.max(...names.map((name) => name.length));
+  const lines = names.map((name) => `  ${name.padEnd(width)}  ${benchmarks[name]![0]}`);
+  const header = 'usage: npm run bench -- <name> [args]   (each takes --help)';
+  return [header, '', 'benchmarks:', ...lines].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === '--help' || name === '-h') {
+    console.log(list());
+    return 0;
+  }
+  const benchmark = Object.hasOwn(benchmarks, name) ? benchmarks[name] : undefined;
+  if (benchmark === undefined) {
+    console.error(`no benchmark named '${name}'\n\n${list()}`);
+    return 2;
+  }
+  const { run } = await benchmark[1]();
+  await run(args);
+  return 0;
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+}
