@@ -1,0 +1,87 @@
+// A shortened run of every limit (a few seconds in all) and the pure parts of the limits.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { readDirtyLimit } from '../../bench/limits/dirty-limit.js';
+import { planAsyncBytes } from '../../bench/limits/disk-async-limit.js';
+import { formatLimits } from '../../bench/limits/main.js';
+import { measureLimits } from '../../bench/limits/measure-limits.js';
+import { longestMountPrefix } from '../../bench/limits/mount-info.js';
+import { type LimitDefinition, limitDefinitions } from '../../bench/limits/registry.js';
+
+describe('limits', () => {
+  it('measures positive L_net, L_disk_sync and L_disk_async three times each and removes its files', async () => {
+    const parentDir = mkdtempSync(join(tmpdir(), 'brook-limits-test-'));
+    try {
+      const limits = await measureLimits({ durationMs: 250, parentDir, diskBytesMax: 32 * 1024 * 1024 });
+      assert.deepEqual([...limits.keys()], ['L_net', 'L_disk_sync', 'L_disk_async']);
+      for (const limit of limits.values()) {
+        assert.equal(limit.unit, 'MB/s');
+        assert.equal(limit.summary.values.length, 3);
+        assert.ok(limit.summary.min > 0, `${limit.name} measured ${limit.summary.min}`);
+        for (const d of limit.details) assert.ok((d.bytes as number) > 0);
+      }
+      const sync = limits.get('L_disk_sync')!.details[0]!;
+      assert.ok((sync.syncs as number) >= 1, 'L_disk_sync called fdatasync');
+      const async = limits.get('L_disk_async')!.details[0]!;
+      assert.ok(['bytes-max', 'time'].includes(async.stoppedBy as string));
+      assert.ok((async.bytes as number) <= 32 * 1024 * 1024);
+      assert.deepEqual(readdirSync(parentDir), [], 'temporary directories were removed');
+      const table = formatLimits(limits);
+      for (const name of limits.keys()) assert.match(table, new RegExp(`^${name} `, 'm'));
+    } finally {
+      rmSync(parentDir, { recursive: true, force: true });
+    }
+  });
+
+  it('removes the temporary directory of a limit that fails, and reports the failure', async () => {
+    const parentDir = mkdtempSync(join(tmpdir(), 'brook-limits-test-'));
+    const failing: LimitDefinition = {
+      name: 'L_fail',
+      unit: 'MB/s',
+      description: 'always fails',
+      measureOnce: async () => {
+        throw new Error('disk on fire');
+      },
+    };
+    try {
+      await assert.rejects(
+        measureLimits({ durationMs: 10, parentDir, definitions: [failing] }),
+        /disk on fire/,
+      );
+      assert.deepEqual(readdirSync(parentDir), []);
+      await assert.rejects(measureLimits({ durationMs: 10, parentDir, names: ['L_none'] }), /no limit named/);
+    } finally {
+      rmSync(parentDir, { recursive: true, force: true });
+    }
+  });
+
+  it('has one registry entry per protocol limit measured so far, each with a unit', () => {
+    assert.deepEqual(
+      limitDefinitions.map((d) => d.name),
+      ['L_net', 'L_disk_sync', 'L_disk_async'],
+    );
+  });
+
+  it('plans twice the dirty limit unless half the free disk or a byte cap is smaller', () => {
+    assert.deepEqual(planAsyncBytes(10e9, 100e9, undefined), { bytes: 10e9, bound: 'target' });
+    assert.deepEqual(planAsyncBytes(10e9, 8e9, undefined), { bytes: 4e9, bound: 'disk-space' });
+    assert.deepEqual(planAsyncBytes(10e9, 8e9, 1e9), { bytes: 1e9, bound: 'bytes-max' });
+    const dirty = readDirtyLimit();
+    assert.ok(dirty.bytes > 0, `dirty limit ${dirty.bytes} from ${dirty.source}`);
+  });
+
+  it('finds the filesystem of a path as the longest mount point that contains it', () => {
+    const mounts = [
+      '/dev/vda / ext4 rw 0 0',
+      'tmpfs /tmp tmpfs rw 0 0',
+      'tmpfs /tmpx tmpfs rw 0 0',
+      '/dev/vdb /mnt/my\\040disk xfs rw 0 0',
+    ].join('\n');
+    assert.equal(longestMountPrefix(mounts, '/tmp/a')?.fsType, 'tmpfs');
+    assert.equal(longestMountPrefix(mounts, '/tmpfoo/a')?.fsType, 'ext4');
+    assert.equal(longestMountPrefix(mounts, '/mnt/my disk/x')?.fsType, 'xfs');
+  });
+});
