@@ -39,8 +39,18 @@ async function measureOnce(context: LimitContext): Promise<LimitSample> {
     const start = performance.now();
     const deadline = start + context.durationMs;
     let stoppedBy: AsyncStop = plan.bound;
+    // MB written in each whole second, to show where the kernel starts throttling the writer.
+    const megabytesBySecond: number[] = [];
+    let secondEnd = start + 1000;
+    let bytesAtSecondStart = 0;
     while (bytes < plan.bytes) {
-      if (performance.now() >= deadline) {
+      const now = performance.now();
+      if (now >= secondEnd) {
+        megabytesBySecond.push((bytes - bytesAtSecondStart) / 1e6);
+        bytesAtSecondStart = bytes;
+        secondEnd += 1000;
+      }
+      if (now >= deadline) {
         stoppedBy = 'time';
         break;
       }
@@ -56,6 +66,7 @@ async function measureOnce(context: LimitContext): Promise<LimitSample> {
         seconds,
         writeBytes,
         stoppedBy,
+        megabytesBySecond,
         targetBytes,
         plannedBytes: plan.bytes,
         dirtyLimitBytes: dirty.bytes,
