@@ -1,0 +1,209 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { responseCorrelationId } from '../../src/network/raw-client.js';
+import type { Request, Response } from '../../src/network/request.js';
+import { type Deferred, deferred, echoHandler, echoResponse, sleep, waitFor, withServer } from './helpers.js';
+
+/** A handler that answers each request only when the test releases it, in any order it likes. */
+function heldHandler(): {
+  handler: (request: Request) => Promise<Response>;
+  held: Map<number, Deferred<void>>;
+} {
+  const held = new Map<number, Deferred<void>>();
+  const handler = async (request: Request): Promise<Response> => {
+    const release = deferred<void>();
+    held.set(request.correlationId, release);
+    await release.promise;
+    return echoResponse(request);
+  };
+  return { handler, held };
+}
+
+describe('connection bounds', () => {
+  it('closes a connection idle for connections.max.idle.ms', async () => {
+    await withServer(
+      { handler: echoHandler, options: { 'connections.max.idle.ms': 150 } },
+      async ({ connect, server, logger }) => {
+        const client = await connect();
+        client.sendRequest({ apiKey: 18, apiVersion: 0, correlationId: 1 });
+        await client.nextFrame();
+        const started = Date.now();
+        assert.equal(await client.waitClosed(2_000), true);
+        assert.ok(Date.now() - started >= 100, 'not closed before the idle time');
+        assert.equal(server.stats.connectionsClosedIdle, 1);
+        assert.equal(logger.matching('idle').length, 1);
+      },
+    );
+  });
+
+  it('does not close a connection as idle while its own request is still being answered', async () => {
+    const handler = async (request: Request): Promise<Response> => {
+      await sleep(400);
+      return echoResponse(request);
+    };
+    await withServer({ handler, options: { 'connections.max.idle.ms': 100 } }, async ({ connect }) => {
+      const client = await connect();
+      client.sendRequest({ apiKey: 1, apiVersion: 0, correlationId: 5 });
+      assert.equal(responseCorrelationId(await client.nextFrame(2_000)), 5);
+    });
+  });
+
+  it('refuses connections beyond max.connections.per.ip and admits again when one closes', async () => {
+    await withServer(
+      { handler: echoHandler, options: { 'max.connections.per.ip': 2 } },
+      async ({ connect, server }) => {
+        const first = await connect();
+        const second = await connect();
+        const third = await connect();
+        assert.equal(await third.waitClosed(), true);
+        assert.equal(server.stats.connectionsRejected, 1);
+        second.sendRequest({ apiKey: 18, apiVersion: 0, correlationId: 2 });
+        assert.equal(responseCorrelationId(await second.nextFrame()), 2);
+        first.destroy();
+        await waitFor(() => server.stats.connectionsOpen === 1);
+        const fourth = await connect();
+        fourth.sendRequest({ apiKey: 18, apiVersion: 0, correlationId: 4 });
+        assert.equal(responseCorrelationId(await fourth.nextFrame()), 4);
+      },
+    );
+  });
+
+  it('refuses connections beyond max.connections', async () => {
+    await withServer(
+      { handler: echoHandler, options: { 'max.connections': 1 } },
+      async ({ connect, server }) => {
+        const first = await connect();
+        const second = await connect();
+        assert.equal(await second.waitClosed(), true);
+        assert.equal(first.closed, false);
+        assert.equal(server.stats.connectionsRejected, 1);
+      },
+    );
+  });
+});
+
+describe('request bounds', () => {
+  it('stops reading a connection at its in-flight bound and continues as answers leave', async () => {
+    const { handler, held } = heldHandler();
+    await withServer(
+      { handler, options: { 'max.in.flight.requests.per.connection': 3 } },
+      async ({ connect, server }) => {
+        const client = await connect();
+        for (let id = 0; id < 10; id++) client.sendRequest({ apiKey: 1, apiVersion: 0, correlationId: id });
+        await waitFor(() => held.size === 3);
+        await sleep(50);
+        assert.equal(held.size, 3, 'no fourth request dispatched while three are in flight');
+        assert.equal(server.stats.requestsInFlight, 3);
+        assert.ok(server.stats.readPauses > 0);
+        for (let id = 0; id < 10; id++) {
+          await waitFor(() => held.has(id));
+          held.get(id)!.resolve();
+          assert.equal(responseCorrelationId(await client.nextFrame()), id);
+          assert.ok(server.stats.requestsInFlight <= 3);
+        }
+      },
+    );
+  });
+
+  it('stops reading every connection at queued.max.requests and resumes them when requests finish', async () => {
+    const { handler, held } = heldHandler();
+    await withServer({ handler, options: { 'queued.max.requests': 2 } }, async ({ connect, server }) => {
+      const a = await connect();
+      const b = await connect();
+      for (const id of [10, 11]) a.sendRequest({ apiKey: 1, apiVersion: 0, correlationId: id });
+      for (const id of [20, 21]) b.sendRequest({ apiKey: 1, apiVersion: 0, correlationId: id });
+      await waitFor(() => server.stats.bytesIn >= 4 * 22 && held.size === 2);
+      await sleep(50);
+      assert.equal(held.size, 2, 'only two requests dispatched across the broker');
+      assert.equal(server.stats.requestsInFlight, 2);
+      let answered = 0;
+      while (answered < 4) {
+        await waitFor(() => [...held.values()].length > 0);
+        for (const [id, release] of [...held]) {
+          held.delete(id);
+          release.resolve();
+          answered++;
+        }
+        assert.ok(server.stats.requestsInFlight <= 2);
+      }
+      const fromA = [responseCorrelationId(await a.nextFrame()), responseCorrelationId(await a.nextFrame())];
+      const fromB = [responseCorrelationId(await b.nextFrame()), responseCorrelationId(await b.nextFrame())];
+      assert.deepEqual(fromA, [10, 11]);
+      assert.deepEqual(fromB, [20, 21]);
+    });
+  });
+
+  it('stops reading when queued.max.request.bytes of requests are in flight', async () => {
+    const { handler, held } = heldHandler();
+    await withServer(
+      { handler, options: { 'queued.max.request.bytes': 1000 } },
+      async ({ connect, server }) => {
+        const client = await connect();
+        const body = Buffer.alloc(600);
+        for (let id = 0; id < 3; id++)
+          client.sendRequest({ apiKey: 0, apiVersion: 3, correlationId: id }, body);
+        await waitFor(() => held.size === 2);
+        await sleep(50);
+        assert.equal(held.size, 2, 'the third waits until bytes in flight drop below the bound');
+        held.get(0)!.resolve();
+        await waitFor(() => held.size === 3);
+        held.get(1)!.resolve();
+        held.get(2)!.resolve();
+        for (let id = 0; id < 3; id++) assert.equal(responseCorrelationId(await client.nextFrame()), id);
+        assert.equal(server.stats.requestBytesInFlight, 0);
+      },
+    );
+  });
+
+  it('keeps unsent bytes bounded when a client sends requests but never reads the answers', async () => {
+    const responseBody = Buffer.alloc(64 * 1024, 1);
+    const handler = (request: Request): Response => {
+      const header = Buffer.alloc(4);
+      header.writeInt32BE(request.correlationId, 0);
+      return [header, responseBody];
+    };
+    const requests = 2000;
+    const sendBufferBytes = 128 * 1024;
+    const inFlightMax = 4;
+    await withServer(
+      {
+        handler,
+        options: {
+          'socket.send.buffer.bytes': sendBufferBytes,
+          'max.in.flight.requests.per.connection': inFlightMax,
+        },
+      },
+      async ({ connect, server }) => {
+        const client = await connect();
+        client.setReading(false);
+        for (let id = 0; id < requests; id++)
+          client.sendRequest({ apiKey: 1, apiVersion: 0, correlationId: id });
+        let peakQueued = 0;
+        let stalledSince = Date.now();
+        let lastOut = -1;
+        // Sample until the server has stopped making progress for a while.
+        while (Date.now() - stalledSince < 300) {
+          peakQueued = Math.max(peakQueued, server.bytesQueued());
+          if (server.stats.bytesOut !== lastOut) {
+            lastOut = server.stats.bytesOut;
+            stalledSince = Date.now();
+          }
+          await sleep(5);
+        }
+        const totalResponseBytes = requests * (responseBody.length + 8);
+        assert.ok(
+          server.stats.bytesOut < totalResponseBytes / 4,
+          `stalled at ${server.stats.bytesOut} bytes`,
+        );
+        // The write buffer bound plus the responses of requests already in flight plus one read chunk.
+        const bound = sendBufferBytes + (inFlightMax + 1) * (responseBody.length + 8) + 256 * 1024;
+        assert.ok(peakQueued <= bound, `peak queued ${peakQueued} above ${bound}`);
+        assert.ok(server.stats.readPauses > 0);
+        client.setReading(true);
+        for (let id = 0; id < requests; id++) {
+          assert.equal(responseCorrelationId(await client.nextFrame()), id);
+        }
+      },
+    );
+  });
+});

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { FrameError, FrameReader } from '../../src/network/frame-reader.js';
+
+function sizePrefixed(...payloads: Buffer[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const payload of payloads) {
+    const prefix = Buffer.alloc(4);
+    prefix.writeInt32BE(payload.length, 0);
+    parts.push(prefix, payload);
+  }
+  return Buffer.concat(parts);
+}
+
+function drain(reader: FrameReader): Buffer[] {
+  const frames: Buffer[] = [];
+  for (let frame = reader.next(); frame !== null; frame = reader.next()) frames.push(frame);
+  return frames;
+}
+
+const payloads = [
+  Buffer.from('first frame'),
+  Buffer.alloc(0),
+  Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 9]),
+  Buffer.alloc(300, 0xab),
+];
+
+describe('FrameReader', () => {
+  it('returns every frame of a stream split into two chunks at every byte boundary', () => {
+    const stream = sizePrefixed(...payloads);
+    for (let cut = 0; cut <= stream.length; cut++) {
+      const reader = new FrameReader(1024);
+      reader.push(stream.subarray(0, cut));
+      const frames = drain(reader);
+      reader.push(stream.subarray(cut));
+      frames.push(...drain(reader));
+      assert.deepEqual(frames, payloads, `cut at ${cut}`);
+      assert.equal(reader.bufferedBytes, 0);
+      assert.equal(reader.midFrame, false);
+    }
+  });
+
+  it('returns every frame when the stream arrives one byte at a time', () => {
+    const stream = sizePrefixed(...payloads);
+    const reader = new FrameReader(1024);
+    const frames: Buffer[] = [];
+    for (let i = 0; i < stream.length; i++) {
+      reader.push(stream.subarray(i, i + 1));
+      frames.push(...drain(reader));
+    }
+    assert.deepEqual(frames, payloads);
+  });
+
+  it('returns many frames from one chunk as views of that chunk, without copying', () => {
+    const many = Array.from({ length: 1000 }, (_, i) => Buffer.from(`frame-${i}`));
+    const stream = sizePrefixed(...many);
+    const reader = new FrameReader(1024);
+    reader.push(stream);
+    const frames = drain(reader);
+    assert.deepEqual(frames, many);
+    assert.equal(frames[500]!.buffer, stream.buffer, 'a frame inside one chunk shares its memory');
+  });
+
+  it('gathers a frame spanning chunks into one buffer only when its last byte arrives', () => {
+    const payload = Buffer.alloc(10_000, 7);
+    const stream = sizePrefixed(payload);
+    const reader = new FrameReader(20_000);
+    reader.push(stream.subarray(0, 4000));
+    assert.equal(reader.next(), null);
+    reader.push(stream.subarray(4000, 8000));
+    assert.equal(reader.next(), null);
+    assert.equal(reader.bufferedBytes, 8000 - 4);
+    reader.push(stream.subarray(8000));
+    assert.deepEqual(reader.next(), payload);
+  });
+
+  it('refuses a size prefix above the bound before any of the body is kept', () => {
+    const reader = new FrameReader(100);
+    const prefix = Buffer.alloc(4);
+    prefix.writeInt32BE(101, 0);
+    reader.push(Buffer.concat([prefix, Buffer.alloc(50)]));
+    assert.throws(
+      () => reader.next(),
+      (e: unknown) => e instanceof FrameError && e.kind === 'oversized' && e.size === 101,
+    );
+  });
+
+  it('accepts a frame exactly at the bound', () => {
+    const reader = new FrameReader(100);
+    reader.push(sizePrefixed(Buffer.alloc(100, 1)));
+    assert.equal(reader.next()?.length, 100);
+  });
+
+  it('refuses a negative size prefix, also when the prefix is split across chunks', () => {
+    const reader = new FrameReader(100);
+    reader.push(Buffer.from([0xff, 0xff]));
+    assert.equal(reader.next(), null);
+    reader.push(Buffer.from([0xff, 0xfe]));
+    assert.throws(
+      () => reader.next(),
+      (e: unknown) => e instanceof FrameError && e.kind === 'negative-size' && e.size === -2,
+    );
+  });
+
+  it('holds frames pulled later when the caller stops between frames of one chunk', () => {
+    const reader = new FrameReader(64);
+    reader.push(sizePrefixed(Buffer.from('a'), Buffer.from('b')));
+    assert.deepEqual(reader.next(), Buffer.from('a'));
+    reader.push(sizePrefixed(Buffer.from('c')));
+    assert.deepEqual(drain(reader), [Buffer.from('b'), Buffer.from('c')]);
+  });
+});

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { describe, it } from 'node:test';
+import { CapturingLogger } from '../../src/network/logger.js';
+import { RawClient, responseCorrelationId } from '../../src/network/raw-client.js';
+import type { Request, Response } from '../../src/network/request.js';
+import { SocketServer } from '../../src/network/socket-server.js';
+import { deferred, echoHandler, echoResponse, sleep, waitFor, withServer } from './helpers.js';
+
+const fixtures = new URL('../../../test/network/fixtures/', import.meta.url);
+
+function connectionRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+describe('shutdown', () => {
+  it('stops accepting, answers the requests in flight, then closes', async () => {
+    const handler = async (request: Request): Promise<Response> => {
+      await sleep(150);
+      return echoResponse(request);
+    };
+    const server = new SocketServer({
+      listeners: [{ name: 'PLAINTEXT', host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' }],
+      handler,
+    });
+    await server.start();
+    const port = server.address('PLAINTEXT').port;
+    const client = await RawClient.connect('127.0.0.1', port);
+    try {
+      for (const id of [1, 2, 3]) client.sendRequest({ apiKey: 0, apiVersion: 7, correlationId: id });
+      await waitFor(() => server.stats.requestsInFlight === 3);
+      const stopped = server.shutdown(5_000);
+      assert.equal(await connectionRefused(port), true, 'no new connections during shutdown');
+      for (const id of [1, 2, 3]) assert.equal(responseCorrelationId(await client.nextFrame()), id);
+      assert.deepEqual(await stopped, { connectionsForced: 0 });
+      assert.equal(await client.waitClosed(), true);
+      assert.equal(server.stats.connectionsOpen, 0);
+    } finally {
+      client.destroy();
+      await server.shutdown(0);
+    }
+  });
+
+  it('closes connections whose requests are still running at the deadline', async () => {
+    const never = deferred<Response>();
+    const server = new SocketServer({
+      listeners: [{ name: 'PLAINTEXT', host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' }],
+      handler: () => never.promise,
+    });
+    await server.start();
+    const client = await RawClient.connect('127.0.0.1', server.address('PLAINTEXT').port);
+    try {
+      client.sendRequest({ apiKey: 1, apiVersion: 0, correlationId: 1 });
+      await waitFor(() => server.stats.requestsInFlight === 1);
+      const started = Date.now();
+      assert.deepEqual(await server.shutdown(200), { connectionsForced: 1 });
+      assert.ok(Date.now() - started >= 150);
+      assert.equal(await client.waitClosed(), true);
+      assert.equal(server.stats.requestsInFlight, 0);
+    } finally {
+      client.destroy();
+      never.resolve(null);
+    }
+  });
+
+  it('fails to start when a port is taken, leaving no listener bound', async () => {
+    await withServer({ handler: echoHandler }, async ({ port }) => {
+      const clash = new SocketServer({
+        listeners: [
+          { name: 'FREE', host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' },
+          { name: 'TAKEN', host: '127.0.0.1', port, securityProtocol: 'PLAINTEXT' },
+        ],
+        handler: echoHandler,
+        logger: new CapturingLogger(),
+      });
+      await assert.rejects(clash.start(), /EADDRINUSE/);
+    });
+  });
+});
+
+describe('listener security', () => {
+  it('closes a SASL connection that sends other requests before authenticating', async () => {
+    await withServer(
+      { handler: echoHandler, listener: { name: 'SASL', securityProtocol: 'SASL_PLAINTEXT' } },
+      async ({ connect, logger }) => {
+        const client = await connect();
+        client.sendRequest({ apiKey: 18, apiVersion: 3, correlationId: 1, headerVersion: 2 });
+        assert.equal(responseCorrelationId(await client.nextFrame()), 1);
+        client.sendRequest({ apiKey: 3, apiVersion: 12, correlationId: 2, headerVersion: 2 });
+        assert.equal(await client.waitClosed(), true);
+        assert.equal(logger.matching('before authentication').length, 1);
+      },
+    );
+  });
+
+  it('admits every request once the SASL exchange marks the connection authenticated', async () => {
+    const handler = (request: Request): Response => {
+      if (request.apiKey === 36) request.connection.security.authenticate('User:alice');
+      return echoResponse(request);
+    };
+    await withServer(
+      { handler, listener: { name: 'SASL', securityProtocol: 'SASL_PLAINTEXT' } },
+      async ({ connect, server }) => {
+        const client = await connect();
+        client.sendRequest({ apiKey: 36, apiVersion: 2, correlationId: 1, headerVersion: 2 });
+        client.sendRequest({ apiKey: 3, apiVersion: 12, correlationId: 2, headerVersion: 2 });
+        assert.equal(responseCorrelationId(await client.nextFrame()), 1);
+        assert.equal(responseCorrelationId(await client.nextFrame()), 2);
+        const [connection] = [...server.openConnections()];
+        assert.equal(connection!.security.principal, 'User:alice');
+        assert.equal(connection!.listenerName, 'SASL');
+      },
+    );
+  });
+
+  it('serves Kafka framing over a TLS listener', async () => {
+    const tls = {
+      key: readFileSync(new URL('localhost-key.pem', fixtures)),
+      cert: readFileSync(new URL('localhost-cert.pem', fixtures)),
+    };
+    await withServer(
+      { handler: echoHandler, listener: { name: 'SSL', securityProtocol: 'SSL', tls } },
+      async ({ connect }) => {
+        const client = await connect({ tls: { ca: tls.cert, servername: 'localhost' } });
+        client.sendRequest({ apiKey: 18, apiVersion: 0, correlationId: 77 }, Buffer.from('over tls'));
+        const frame = await client.nextFrame();
+        assert.equal(responseCorrelationId(frame), 77);
+        assert.equal(frame.subarray(4).toString().endsWith('over tls'), true);
+      },
+    );
+  });
+
+  it('refuses a TLS listener without TLS options', () => {
+    assert.throws(
+      () =>
+        new SocketServer({
+          listeners: [{ name: 'SSL', host: '127.0.0.1', port: 0, securityProtocol: 'SSL' }],
+          handler: echoHandler,
+        }),
+      /no TLS options/,
+    );
+  });
+});
