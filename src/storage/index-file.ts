@@ -1,0 +1,220 @@
+// A file of fixed-width index entries (the shared part of .index and .timeindex).
+//
+// Like Kafka, a new index file is preallocated to segment.index.bytes (a sparse file, so it costs no disk) and
+// trimmed to its entries when the segment rolls or closes. Kafka memory-maps the file; Node cannot, so this
+// class keeps only the warm tail (the last STORAGE_LIMITS.indexWarmBytes of entries) in memory and reads older
+// entries with pread. Lookups look in the warm tail first: consumers at the tail and appends then never touch
+// the disk, and a process with thousands of partitions holds a few KiB per index, not whole files.
+//
+// Ownership: one LogSegment owns each index. Every method is synchronous, so an append that adds an entry
+// never interleaves with a lookup.
+
+import {
+  closeSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { assert } from '../common/assert.js';
+import { STORAGE_LIMITS } from './log-config.js';
+
+/** Reads the sort key of the entry at `pos` of `buf`; entries are sorted by it. */
+export type EntryKey = (buf: Buffer, pos: number) => number;
+
+export class IndexFile {
+  private fd: number;
+  private entryCount: number;
+  /** Entries [warmFirst, entryCount) live in warm[0 .. (entryCount - warmFirst) * entryBytes). */
+  private warm: Buffer;
+  private warmFirst: number;
+  private readonly warmEntriesMax: number;
+  /** One entry read from the cold part; reused because lookups are synchronous. */
+  private readonly scratch: Buffer;
+  private preallocatedBytes = 0;
+
+  private constructor(
+    public path: string,
+    readonly entryBytes: number,
+    readonly maxEntries: number,
+    fd: number,
+    entryCount: number,
+  ) {
+    this.fd = fd;
+    this.entryCount = entryCount;
+    this.warmEntriesMax = Math.max(1, Math.floor(STORAGE_LIMITS.indexWarmBytes / entryBytes));
+    this.warm = Buffer.allocUnsafe(2 * this.warmEntriesMax * entryBytes);
+    this.scratch = Buffer.allocUnsafe(entryBytes);
+    this.warmFirst = Math.max(0, entryCount - this.warmEntriesMax);
+    this.loadWarm();
+  }
+
+  /** Creates (or empties) the index file and preallocates it. */
+  static create(path: string, entryBytes: number, maxIndexBytes: number): IndexFile {
+    const fd = openSync(path, 'w+');
+    const index = new IndexFile(path, entryBytes, Math.floor(maxIndexBytes / entryBytes), fd, 0);
+    index.preallocate();
+    return index;
+  }
+
+  /**
+   * Opens an existing file and takes its length as the entry count. Returns null when the length cannot be
+   * right (not a whole number of entries, or more than the maximum): such an index must be rebuilt.
+   */
+  static open(path: string, entryBytes: number, maxIndexBytes: number): IndexFile | null {
+    const fd = openSync(path, 'r+');
+    const size = fstatSync(fd).size;
+    const maxEntries = Math.floor(maxIndexBytes / entryBytes);
+    if (size % entryBytes !== 0 || size / entryBytes > maxEntries) {
+      closeSync(fd);
+      return null;
+    }
+    return new IndexFile(path, entryBytes, maxEntries, fd, size / entryBytes);
+  }
+
+  get entries(): number {
+    return this.entryCount;
+  }
+
+  get isFull(): boolean {
+    return this.entryCount >= this.maxEntries;
+  }
+
+  get sizeInBytes(): number {
+    return this.entryCount * this.entryBytes;
+  }
+
+  private loadWarm(): void {
+    const bytes = (this.entryCount - this.warmFirst) * this.entryBytes;
+    let done = 0;
+    while (done < bytes) {
+      const n = readSync(this.fd, this.warm, done, bytes - done, this.warmFirst * this.entryBytes + done);
+      assert(n > 0, `${this.path}: shorter than its entries`);
+      done += n;
+    }
+  }
+
+  /** Sets the file to its maximum size so that appends never extend it (Kafka preallocates the same way). */
+  preallocate(): void {
+    const bytes = this.maxEntries * this.entryBytes;
+    if (this.preallocatedBytes === bytes) return;
+    ftruncateSync(this.fd, bytes);
+    this.preallocatedBytes = bytes;
+  }
+
+  /** Cuts the file to its entries, as on roll and close, so a reopened file's length is its entry count. */
+  trimToValidSize(): void {
+    ftruncateSync(this.fd, this.sizeInBytes);
+    this.preallocatedBytes = 0;
+  }
+
+  /** Appends one entry already encoded in `entry` (entryBytes long). */
+  append(entry: Buffer): void {
+    assert(!this.isFull, `${this.path}: index is full`);
+    let warmCount = this.entryCount - this.warmFirst;
+    if (warmCount === 2 * this.warmEntriesMax) {
+      // Keep the newest half: the buffer never grows past twice the warm size.
+      const keep = this.warmEntriesMax;
+      this.warm.copy(this.warm, 0, (warmCount - keep) * this.entryBytes, warmCount * this.entryBytes);
+      this.warmFirst += warmCount - keep;
+      warmCount = keep;
+    }
+    const at = this.entryCount * this.entryBytes;
+    let done = 0;
+    while (done < this.entryBytes) done += writeSync(this.fd, entry, done, this.entryBytes - done, at + done);
+    entry.copy(this.warm, warmCount * this.entryBytes, 0, this.entryBytes);
+    this.entryCount++;
+  }
+
+  /** The buffer and position holding entry `i`; the buffer is only valid until the next call. */
+  entry(i: number): { buf: Buffer; pos: number } {
+    assert(i >= 0 && i < this.entryCount, `${this.path}: entry ${i} of ${this.entryCount}`);
+    if (i >= this.warmFirst) return { buf: this.warm, pos: (i - this.warmFirst) * this.entryBytes };
+    const n = readSync(this.fd, this.scratch, 0, this.entryBytes, i * this.entryBytes);
+    assert(n === this.entryBytes, `${this.path}: short read of entry ${i}`);
+    return { buf: this.scratch, pos: 0 };
+  }
+
+  /**
+   * Index of the last entry whose key is <= target, or -1. Searches the warm tail when the target is in it, and
+   * only then the cold part with pread, so a tail lookup costs no system call.
+   */
+  floor(key: EntryKey, target: number): number {
+    if (this.entryCount === 0) return -1;
+    const warmCount = this.entryCount - this.warmFirst;
+    if (key(this.warm, 0) <= target) {
+      return this.warmFirst + this.searchBuffer(key, target, warmCount);
+    }
+    let lo = 0;
+    let hi = this.warmFirst - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const { buf, pos } = this.entry(mid);
+      if (key(buf, pos) <= target) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found;
+  }
+
+  private searchBuffer(key: EntryKey, target: number, count: number): number {
+    let lo = 0;
+    let hi = count - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (key(this.warm, mid * this.entryBytes) <= target) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found;
+  }
+
+  /** Drops entries from `count` on. */
+  truncateToEntries(count: number): void {
+    assert(count >= 0 && count <= this.entryCount, 'truncate beyond the index');
+    this.entryCount = count;
+    // Cutting the file zeroes the dropped entries, so that a crash cannot resurrect them as valid-looking ones.
+    ftruncateSync(this.fd, count * this.entryBytes);
+    if (this.preallocatedBytes > 0) ftruncateSync(this.fd, this.preallocatedBytes);
+    if (count <= this.warmFirst) {
+      this.warmFirst = Math.max(0, count - this.warmEntriesMax);
+      this.loadWarm();
+    }
+  }
+
+  flush(): void {
+    fsyncSync(this.fd);
+  }
+
+  renameTo(path: string): void {
+    renameSync(this.path, path);
+    this.path = path;
+  }
+
+  close(): void {
+    if (this.fd < 0) return;
+    closeSync(this.fd);
+    this.fd = -1;
+  }
+
+  closeAndDelete(): void {
+    this.close();
+    try {
+      unlinkSync(this.path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+}

@@ -1,0 +1,130 @@
+// The leader epoch cache of one partition: for each leader epoch, the first offset written in it. Replication
+// uses it to answer OffsetForLeaderEpoch and to decide how far a follower truncates after a leader change.
+//
+// Persisted to `leader-epoch-checkpoint` (see checkpoint-file.ts) after every change, synchronously and
+// atomically: changes happen once per leader election, so the cost does not matter, and the file is then never
+// behind the log. Owned by the partition's Log; entries are kept sorted by epoch and by start offset, both
+// strictly increasing.
+
+import { assert } from '../common/assert.js';
+import { type EpochEntry, readEpochCheckpoint, writeEpochCheckpoint } from './checkpoint-file.js';
+
+export const UNDEFINED_EPOCH = -1;
+export const UNDEFINED_EPOCH_OFFSET = -1;
+
+export interface EpochEndOffset {
+  readonly epoch: number;
+  readonly endOffset: number;
+}
+
+export class LeaderEpochCache {
+  private entries: EpochEntry[];
+
+  /** `path` null keeps the cache in memory only (tests, simulation). */
+  constructor(
+    private readonly path: string | null,
+    entries: readonly EpochEntry[] = [],
+  ) {
+    this.entries = [];
+    for (const entry of entries) this.assignEntry(entry);
+  }
+
+  /** Loads the checkpoint; a damaged file is ignored (the log's batches rebuild what is missing on recovery). */
+  static load(path: string): LeaderEpochCache {
+    let entries: EpochEntry[] = [];
+    try {
+      entries = readEpochCheckpoint(path);
+    } catch (err) {
+      if ((err as Error).name !== 'StorageFormatError') throw err;
+    }
+    return new LeaderEpochCache(path, entries);
+  }
+
+  get epochEntries(): readonly EpochEntry[] {
+    return this.entries;
+  }
+
+  get latestEpoch(): number {
+    return this.entries.length === 0 ? UNDEFINED_EPOCH : this.entries[this.entries.length - 1]!.epoch;
+  }
+
+  get earliestEntry(): EpochEntry | null {
+    return this.entries[0] ?? null;
+  }
+
+  /**
+   * Records that `epoch` starts at `startOffset`. A repeat of the latest epoch at a later offset is ignored;
+   * entries that the new one contradicts (same or higher epoch, same or higher offset) are dropped first.
+   */
+  assign(epoch: number, startOffset: number): void {
+    if (this.assignEntry({ epoch, startOffset })) this.persist();
+  }
+
+  private assignEntry(entry: EpochEntry): boolean {
+    assert(entry.epoch >= 0 && entry.startOffset >= 0, `bad epoch entry ${entry.epoch} ${entry.startOffset}`);
+    const latest = this.entries[this.entries.length - 1];
+    if (latest !== undefined && latest.epoch === entry.epoch && latest.startOffset <= entry.startOffset)
+      return false;
+    this.entries = this.entries.filter((e) => e.epoch < entry.epoch && e.startOffset < entry.startOffset);
+    this.entries.push({ epoch: entry.epoch, startOffset: entry.startOffset });
+    return true;
+  }
+
+  /**
+   * OffsetForLeaderEpoch: the largest epoch <= requestedEpoch that this log knows, and the offset where the next
+   * epoch starts (the log end offset when the requested epoch is the latest). (-1, -1) when the requested epoch
+   * is unknown and newer than every entry, or undefined.
+   */
+  endOffsetFor(requestedEpoch: number, logEndOffset: number): EpochEndOffset {
+    const undefinedResult = { epoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
+    if (requestedEpoch === UNDEFINED_EPOCH) return undefinedResult;
+    if (requestedEpoch === this.latestEpoch) return { epoch: requestedEpoch, endOffset: logEndOffset };
+    const higher = this.entries.findIndex((e) => e.epoch > requestedEpoch);
+    if (higher < 0) return undefinedResult;
+    const higherStart = this.entries[higher]!.startOffset;
+    if (higher === 0) return { epoch: requestedEpoch, endOffset: higherStart };
+    return { epoch: this.entries[higher - 1]!.epoch, endOffset: higherStart };
+  }
+
+  /** The epoch of the entry covering `offset`, or UNDEFINED_EPOCH. */
+  epochForOffset(offset: number): number {
+    let epoch = UNDEFINED_EPOCH;
+    for (const entry of this.entries) {
+      if (entry.startOffset > offset) break;
+      epoch = entry.epoch;
+    }
+    return epoch;
+  }
+
+  /** Drops epochs starting at or after `endOffset` (the log was truncated to it). */
+  truncateFromEnd(endOffset: number): void {
+    const kept = this.entries.filter((e) => e.startOffset < endOffset);
+    if (kept.length === this.entries.length) return;
+    this.entries = kept;
+    this.persist();
+  }
+
+  /**
+   * Drops epochs wholly before `startOffset` (the log start moved); the epoch covering startOffset is kept and
+   * now starts there.
+   */
+  truncateFromStart(startOffset: number): void {
+    let lastBefore = -1;
+    for (let i = 0; i < this.entries.length && this.entries[i]!.startOffset <= startOffset; i++)
+      lastBefore = i;
+    if (lastBefore < 0) return;
+    const covering = this.entries[lastBefore]!;
+    if (lastBefore === 0 && covering.startOffset === startOffset) return;
+    this.entries = [{ epoch: covering.epoch, startOffset }, ...this.entries.slice(lastBefore + 1)];
+    this.persist();
+  }
+
+  clear(): void {
+    this.entries = [];
+    this.persist();
+  }
+
+  private persist(): void {
+    if (this.path !== null) writeEpochCheckpoint(this.path, this.entries);
+  }
+}

@@ -1,0 +1,119 @@
+// The configuration the storage engine reads, as plain typed objects with Kafka's defaults.
+//
+// LogConfig holds the topic-level settings (Kafka's topic config names, camelCased, units last); the broker's
+// config parser (src/broker/config) produces it from server.properties and /config/topics. LogManagerConfig holds
+// the broker-level settings that only the log manager uses. Every bound the engine relies on is here or in
+// STORAGE_LIMITS, so there is one place to read them.
+
+/** Kafka's Long.MAX_VALUE for "never": kept as the largest safe integer so that arithmetic stays exact. */
+export const NEVER = Number.MAX_SAFE_INTEGER;
+
+export type CleanupPolicy = 'delete' | 'compact' | 'compact,delete';
+export type TimestampType = 'CreateTime' | 'LogAppendTime';
+
+export interface LogConfig {
+  /** segment.bytes: roll when the next append would take the active segment past this size. */
+  segmentBytes: number;
+  /** segment.ms: roll when the active segment's first batch is older than this. */
+  segmentMs: number;
+  /** segment.jitter.ms: a random amount in [0, jitter) subtracted from segmentMs per segment, to spread rolls. */
+  segmentJitterMs: number;
+  /** segment.index.bytes: preallocated size of .index and .timeindex; a full index rolls the segment. */
+  segmentIndexBytes: number;
+  /** index.interval.bytes: bytes of log between two sparse index entries. */
+  indexIntervalBytes: number;
+  /** retention.ms: segments whose newest timestamp is older than this are deleted (-1: keep forever). */
+  retentionMs: number;
+  /** retention.bytes: oldest segments are deleted while the log is larger than this (-1: no limit). */
+  retentionBytes: number;
+  /** flush.messages: fdatasync after this many appended records (NEVER: leave it to the OS). */
+  flushMessages: number;
+  /** flush.ms: fdatasync when the oldest unflushed append is older than this. */
+  flushMs: number;
+  /** file.delete.delay.ms: how long a deleted segment's files stay (renamed .deleted) for in-flight reads. */
+  fileDeleteDelayMs: number;
+  /** message.timestamp.type: used by the broker's validation; storage indexes whatever maxTimestamp says. */
+  messageTimestampType: TimestampType;
+  /** cleanup.policy: retention by time and size applies to 'delete' and 'compact,delete'. */
+  cleanupPolicy: CleanupPolicy;
+  /** max.message.bytes: largest batch the log accepts; recovery treats anything larger as corruption. */
+  maxMessageBytes: number;
+  /** preallocate: preallocate the .log file to segmentBytes (Kafka's default is false; so is ours). */
+  preallocate: boolean;
+  /** delete.retention.ms, min.cleanable.dirty.ratio, min.compaction.lag.ms: read by the compactor (later). */
+  deleteRetentionMs: number;
+  minCleanableDirtyRatio: number;
+  minCompactionLagMs: number;
+  /**
+   * Brook's own setting (no Kafka equivalent): resolve an append's `durable` promise only after the segment is
+   * fdatasync'ed. Appends that arrive while a sync runs share the next one (group commit).
+   */
+  ackAfterFsync: boolean;
+}
+
+export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
+  segmentBytes: 1024 * 1024 * 1024,
+  segmentMs: 7 * 24 * 60 * 60 * 1000,
+  segmentJitterMs: 0,
+  segmentIndexBytes: 10 * 1024 * 1024,
+  indexIntervalBytes: 4096,
+  retentionMs: 7 * 24 * 60 * 60 * 1000,
+  retentionBytes: -1,
+  flushMessages: NEVER,
+  flushMs: NEVER,
+  fileDeleteDelayMs: 60_000,
+  messageTimestampType: 'CreateTime',
+  cleanupPolicy: 'delete',
+  maxMessageBytes: 1024 * 1024 + 12,
+  preallocate: false,
+  deleteRetentionMs: 24 * 60 * 60 * 1000,
+  minCleanableDirtyRatio: 0.5,
+  minCompactionLagMs: 0,
+  ackAfterFsync: false,
+});
+
+export function logConfig(overrides: Partial<LogConfig> = {}): LogConfig {
+  return { ...DEFAULT_LOG_CONFIG, ...overrides };
+}
+
+export interface LogManagerConfig {
+  /** log.retention.check.interval.ms: how often retention runs. */
+  retentionCheckIntervalMs: number;
+  /** log.flush.scheduler.interval.ms: how often flush.ms is checked (Kafka's default is never). */
+  flushSchedulerIntervalMs: number;
+  /** log.flush.offset.checkpoint.interval.ms: how often recovery points are checkpointed. */
+  flushOffsetCheckpointIntervalMs: number;
+  /** log.flush.start.offset.checkpoint.interval.ms: how often log start offsets are checkpointed. */
+  flushStartOffsetCheckpointIntervalMs: number;
+  /** producer.id.expiration.ms: idle producers are forgotten after this. */
+  producerIdExpirationMs: number;
+  /** producer.id.expiration.check.interval.ms */
+  producerIdExpirationCheckIntervalMs: number;
+}
+
+export const DEFAULT_LOG_MANAGER_CONFIG: Readonly<LogManagerConfig> = Object.freeze({
+  retentionCheckIntervalMs: 300_000,
+  flushSchedulerIntervalMs: NEVER,
+  flushOffsetCheckpointIntervalMs: 60_000,
+  flushStartOffsetCheckpointIntervalMs: 60_000,
+  producerIdExpirationMs: 86_400_000,
+  producerIdExpirationCheckIntervalMs: 600_000,
+});
+
+/** Bounds that are not configuration: they protect the engine from damaged files and runaway state. */
+export const STORAGE_LIMITS = Object.freeze({
+  /** A batch claiming more bytes than this is corrupt, whatever max.message.bytes says (recovery reads it whole). */
+  batchBytesMax: 64 * 1024 * 1024,
+  /** Producer ids remembered per partition; the least recently used beyond this are dropped (Kafka has none). */
+  producerIdsPerPartitionMax: 100_000,
+  /** Batches remembered per producer for duplicate detection (Kafka's NUM_BATCHES_TO_RETAIN). */
+  batchesPerProducer: 5,
+  /** Entries of an index kept in memory: the warm tail, as in Kafka's index lookups (8 KiB). */
+  indexWarmBytes: 8192,
+  /** Largest checkpoint file read back; a larger one is damaged. */
+  checkpointBytesMax: 64 * 1024 * 1024,
+  /** Largest .snapshot file read back. */
+  snapshotBytesMax: 256 * 1024 * 1024,
+  /** Bytes read per system call when scanning batch headers or index files. */
+  scanChunkBytes: 64 * 1024,
+});

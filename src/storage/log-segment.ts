@@ -1,0 +1,563 @@
+// One segment of a partition's log: the .log file of record batches and its .index, .timeindex and .txnindex.
+//
+// The segment appends bytes exactly as given (offsets already assigned), keeps the sparse indexes, and answers
+// "where does offset N start" and "which batch first reaches timestamp T" by index lookup plus a short header
+// scan. `size` is the number of bytes known to hold whole batches: readers never see past it, so a partly
+// written batch is never served.
+//
+// Lifecycle: created empty (create) or opened from disk (open, then either `loadIndexes` succeeds or `recover`
+// rebuilds them). The active segment takes appends; `onRoll` writes its final time index entry and trims the
+// preallocated indexes. Deletion renames the files to `.deleted` and closes/unlinks them later, so reads that
+// already hold the file descriptor finish. Owned by one Log; all methods are synchronous.
+
+import {
+  closeSync,
+  fdatasyncSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { assert } from '../common/assert.js';
+import { BATCH_HEADER_BYTES, batchHeader } from '../protocol/records/batch-header.js';
+import { type BatchInfo, checkBatch, scanHeaders } from './batch-scan.js';
+import {
+  DELETED_SUFFIX,
+  INDEX_SUFFIX,
+  LOG_SUFFIX,
+  segmentFilePath,
+  TIME_INDEX_SUFFIX,
+  TXN_INDEX_SUFFIX,
+} from './file-names.js';
+import type { LogConfig } from './log-config.js';
+import { OffsetIndex } from './offset-index.js';
+import { TimeIndex } from './time-index.js';
+import { TxnIndex } from './txn-index.js';
+
+/** Where a batch is in the segment file. */
+export interface BatchLocation {
+  readonly position: number;
+  readonly sizeInBytes: number;
+  readonly baseOffset: number;
+  readonly lastOffset: number;
+  readonly maxTimestamp: number;
+}
+
+/** Whole batches read from a segment: `records` can be sent in a fetch response as they are. */
+export interface SegmentRead {
+  readonly records: Buffer;
+  readonly firstOffset: number;
+  /** One past the last offset in `records` (firstOffset when empty). */
+  readonly nextOffset: number;
+}
+
+/** Called for every valid batch during recovery, with the whole batch in buf[pos, pos + info.sizeInBytes). */
+export type RecoveredBatchVisitor = (buf: Buffer, pos: number, info: BatchInfo) => void;
+
+const RECOVERY_CHUNK_BYTES = 1024 * 1024;
+
+export class LogSegment {
+  private fd: number;
+  private sizeBytes: number;
+  private bytesSinceLastIndexEntry = 0;
+  private maxTimestampSoFarMs = -1;
+  private offsetOfMaxTimestamp: number;
+  private nextOffsetValue: number;
+  /** Max timestamp of the first batch: segment.ms counts from it, as Kafka's rollingBasedTimestamp. */
+  private firstBatchTimestampMs: number | null = null;
+  /** Bumped by truncation, so an asynchronous read can tell its bytes may have changed under it. */
+  generation = 0;
+  private deleted = false;
+
+  private constructor(
+    readonly dir: string,
+    readonly baseOffset: number,
+    private readonly config: LogConfig,
+    fd: number,
+    size: number,
+    public offsetIndex: OffsetIndex,
+    public timeIndex: TimeIndex,
+    readonly txnIndex: TxnIndex,
+    readonly createdMs: number,
+    readonly rollJitterMs: number,
+  ) {
+    this.fd = fd;
+    this.sizeBytes = size;
+    this.offsetOfMaxTimestamp = baseOffset;
+    this.nextOffsetValue = baseOffset;
+  }
+
+  static create(
+    dir: string,
+    baseOffset: number,
+    config: LogConfig,
+    nowMs: number,
+    rollJitterMs: number,
+  ): LogSegment {
+    const fd = openSync(segmentFilePath(dir, baseOffset, LOG_SUFFIX), 'w+');
+    if (config.preallocate) ftruncateSync(fd, config.segmentBytes);
+    const offsetIndex = OffsetIndex.create(
+      segmentFilePath(dir, baseOffset, INDEX_SUFFIX),
+      baseOffset,
+      config.segmentIndexBytes,
+    );
+    const timeIndex = TimeIndex.create(
+      segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX),
+      baseOffset,
+      config.segmentIndexBytes,
+    );
+    const txnIndex = new TxnIndex(segmentFilePath(dir, baseOffset, TXN_INDEX_SUFFIX));
+    txnIndex.reset();
+    safeUnlink(txnIndex.path);
+    return new LogSegment(
+      dir,
+      baseOffset,
+      config,
+      fd,
+      0,
+      offsetIndex,
+      timeIndex,
+      txnIndex,
+      nowMs,
+      rollJitterMs,
+    );
+  }
+
+  /**
+   * Opens an existing segment. Its indexes are opened if their shape is sane, else recreated empty and
+   * `needsIndexRebuild` is set; the caller then runs `rebuildIndexes` or `recover`. `size` starts as the file
+   * length; `recover` or `loadTail` establishes how much of it is whole batches.
+   */
+  static open(
+    dir: string,
+    baseOffset: number,
+    config: LogConfig,
+    nowMs: number,
+    rollJitterMs: number,
+  ): {
+    segment: LogSegment;
+    needsIndexRebuild: boolean;
+  } {
+    const logPath = segmentFilePath(dir, baseOffset, LOG_SUFFIX);
+    const fd = openSync(logPath, 'r+');
+    const size = fstatSync(fd).size;
+    const indexPath = segmentFilePath(dir, baseOffset, INDEX_SUFFIX);
+    const timePath = segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX);
+    let needsIndexRebuild = false;
+    let offsetIndex = openIfPresent(() =>
+      OffsetIndex.open(indexPath, baseOffset, config.segmentIndexBytes, size),
+    );
+    let timeIndex = openIfPresent(() => TimeIndex.open(timePath, baseOffset, config.segmentIndexBytes));
+    if (offsetIndex === null || timeIndex === null) {
+      offsetIndex?.file.close();
+      timeIndex?.file.close();
+      offsetIndex = OffsetIndex.create(indexPath, baseOffset, config.segmentIndexBytes);
+      timeIndex = TimeIndex.create(timePath, baseOffset, config.segmentIndexBytes);
+      needsIndexRebuild = true;
+    }
+    const txnIndex = new TxnIndex(segmentFilePath(dir, baseOffset, TXN_INDEX_SUFFIX));
+    const segment = new LogSegment(
+      dir,
+      baseOffset,
+      config,
+      fd,
+      size,
+      offsetIndex,
+      timeIndex,
+      txnIndex,
+      nowMs,
+      rollJitterMs,
+    );
+    return { segment, needsIndexRebuild };
+  }
+
+  get size(): number {
+    return this.sizeBytes;
+  }
+
+  /** One past the last offset stored here; equal to baseOffset when the segment is empty. */
+  get nextOffset(): number {
+    return this.nextOffsetValue;
+  }
+
+  get maxTimestampMs(): number {
+    return this.maxTimestampSoFarMs;
+  }
+
+  get offsetOfMaxTimestampMs(): number {
+    return this.offsetOfMaxTimestamp;
+  }
+
+  get isDeleted(): boolean {
+    return this.deleted;
+  }
+
+  /** The file descriptor of the .log file, for callers that send byte ranges themselves. */
+  get logFd(): number {
+    return this.fd;
+  }
+
+  /** Whether an append of `bytes` ending at `lastOffset`, at time `nowMs`, must go to a new segment first. */
+  shouldRoll(bytes: number, lastOffset: number, maxTimestampMs: number, nowMs: number): boolean {
+    if (this.sizeBytes === 0) return false;
+    if (this.sizeBytes > this.config.segmentBytes - bytes) return true;
+    if (lastOffset - this.baseOffset > 0x7fffffff) return true;
+    if (this.offsetIndex.isFull || this.timeIndex.isFull) return true;
+    const waitedMs =
+      this.firstBatchTimestampMs !== null && this.firstBatchTimestampMs >= 0
+        ? maxTimestampMs - this.firstBatchTimestampMs
+        : nowMs - this.createdMs;
+    return waitedMs > this.config.segmentMs - this.rollJitterMs;
+  }
+
+  /**
+   * Appends whole batches (buf[start, end)); their offsets must be at least nextOffset and increasing. Writes the
+   * bytes first and the index entries after, so an index never points past the log.
+   */
+  append(buf: Buffer, start: number, end: number): void {
+    assert(!this.deleted, 'append to a deleted segment');
+    let written = 0;
+    const length = end - start;
+    try {
+      while (written < length) {
+        written += writeSync(this.fd, buf, start + written, length - written, this.sizeBytes + written);
+      }
+    } catch (err) {
+      // Leave no partial batch behind for a reader or a restart to trip over.
+      ftruncateSync(this.fd, this.sizeBytes);
+      throw err;
+    }
+    let position = this.sizeBytes;
+    for (let pos = start; pos < end; ) {
+      const size = batchHeader.sizeInBytes(buf, pos);
+      this.indexBatch(position, size, batchHeader.lastOffset(buf, pos), batchHeader.maxTimestamp(buf, pos));
+      position += size;
+      pos += size;
+    }
+    this.sizeBytes = position;
+  }
+
+  /** Index bookkeeping for one batch at `position`, shared by append and recovery (Kafka's order of steps). */
+  private indexBatch(position: number, size: number, lastOffset: number, maxTimestampMs: number): void {
+    if (this.firstBatchTimestampMs === null) this.firstBatchTimestampMs = maxTimestampMs;
+    if (maxTimestampMs > this.maxTimestampSoFarMs) {
+      this.maxTimestampSoFarMs = maxTimestampMs;
+      this.offsetOfMaxTimestamp = lastOffset;
+    }
+    if (this.bytesSinceLastIndexEntry > this.config.indexIntervalBytes) {
+      this.offsetIndex.append(lastOffset, position);
+      this.timeIndex.maybeAppend(this.maxTimestampSoFarMs, this.offsetOfMaxTimestamp);
+      this.bytesSinceLastIndexEntry = 0;
+    }
+    this.bytesSinceLastIndexEntry += size;
+    this.nextOffsetValue = lastOffset + 1;
+  }
+
+  /**
+   * Establishes next offset, max timestamp and the index interval count of a segment whose indexes are trusted,
+   * by scanning the headers after the last index entry. Returns false when the tail does not parse as whole
+   * batches, or the last index entry does not point at its batch (the caller then recovers the segment).
+   */
+  loadTail(): boolean {
+    const last = this.offsetIndex.entries > 0 ? this.offsetIndex.lookup(Number.MAX_SAFE_INTEGER) : null;
+    const end = this.sizeBytes;
+    let ok = true;
+    this.resetBookkeeping();
+    const lastTime = this.timeIndex.lastEntry;
+    if (lastTime !== null) {
+      this.maxTimestampSoFarMs = lastTime.timestamp;
+      this.offsetOfMaxTimestamp = lastTime.offset;
+    }
+    if (last !== null) this.nextOffsetValue = last.offset + 1;
+    if (end >= BATCH_HEADER_BYTES) {
+      const header = this.readBytes(0, BATCH_HEADER_BYTES);
+      this.firstBatchTimestampMs = batchHeader.maxTimestamp(header, 0);
+    }
+    const stopped = scanHeaders(this.fd, last?.position ?? 0, end, (info) => {
+      const badEntry = last !== null && info.position === last.position && info.lastOffset !== last.offset;
+      if (badEntry || info.position + info.sizeInBytes > end || info.lastOffset < this.nextOffsetValue - 1) {
+        ok = false;
+        return false;
+      }
+      if (info.maxTimestamp > this.maxTimestampSoFarMs) {
+        this.maxTimestampSoFarMs = info.maxTimestamp;
+        this.offsetOfMaxTimestamp = info.lastOffset;
+      }
+      this.nextOffsetValue = info.lastOffset + 1;
+      return true;
+    });
+    // Appends continue the interval count from the last indexed batch, as if they had never stopped.
+    this.bytesSinceLastIndexEntry = end - (last?.position ?? 0);
+    return ok && stopped === end;
+  }
+
+  /** Drops both indexes and rebuilds them from the batch headers (no CRC checks: the log is trusted here). */
+  rebuildIndexes(): void {
+    this.offsetIndex.reset();
+    this.timeIndex.reset();
+    this.offsetIndex.file.preallocate();
+    this.timeIndex.file.preallocate();
+    this.resetBookkeeping();
+    scanHeaders(this.fd, 0, this.sizeBytes, (info) => {
+      this.indexBatch(info.position, info.sizeInBytes, info.lastOffset, info.maxTimestamp);
+      return true;
+    });
+  }
+
+  private resetBookkeeping(): void {
+    this.bytesSinceLastIndexEntry = 0;
+    this.maxTimestampSoFarMs = -1;
+    this.offsetOfMaxTimestamp = this.baseOffset;
+    this.nextOffsetValue = this.baseOffset;
+    this.firstBatchTimestampMs = null;
+  }
+
+  /**
+   * Re-reads every batch, checking framing, offsets and CRC32C, rebuilds the indexes, and cuts the file at the
+   * first byte that is not part of a valid batch. Returns the number of bytes cut.
+   */
+  recover(minOffset: number, batchBytesMax: number, visit: RecoveredBatchVisitor): number {
+    this.offsetIndex.reset();
+    this.timeIndex.reset();
+    this.txnIndex.reset();
+    this.offsetIndex.file.preallocate();
+    this.timeIndex.file.preallocate();
+    this.resetBookkeeping();
+    const fileSize = fstatSync(this.fd).size;
+    let chunk = Buffer.allocUnsafe(Math.min(RECOVERY_CHUNK_BYTES, Math.max(fileSize, BATCH_HEADER_BYTES)));
+    let chunkStart = 0;
+    let chunkLength = 0;
+    let position = 0;
+    let expectOffset = Math.max(minOffset, this.baseOffset);
+    while (position < fileSize) {
+      let at = position - chunkStart;
+      let check = checkBatch(chunk, at, chunkLength - at, expectOffset, this.baseOffset, batchBytesMax);
+      if (!check.ok && check.reason === 'incomplete' && chunkStart + chunkLength < fileSize) {
+        // Refill from this batch on, with room for the whole batch when its length field is readable.
+        let want = chunk.length;
+        if (chunkLength - at >= 12) {
+          want = Math.max(want, Math.min(batchHeader.sizeInBytes(chunk, at), batchBytesMax));
+        }
+        if (want > chunk.length) chunk = Buffer.allocUnsafe(want);
+        chunkStart = position;
+        chunkLength = readFully(this.fd, chunk, Math.min(want, fileSize - position), position);
+        at = 0;
+        check = checkBatch(chunk, 0, chunkLength, expectOffset, this.baseOffset, batchBytesMax);
+      }
+      if (!check.ok) break;
+      const lastOffset = batchHeader.lastOffset(chunk, at);
+      const maxTimestamp = batchHeader.maxTimestamp(chunk, at);
+      this.indexBatch(position, check.sizeInBytes, lastOffset, maxTimestamp);
+      visit(chunk, at, {
+        position,
+        sizeInBytes: check.sizeInBytes,
+        baseOffset: batchHeader.baseOffset(chunk, at),
+        lastOffset,
+        maxTimestamp,
+        partitionLeaderEpoch: batchHeader.partitionLeaderEpoch(chunk, at),
+      });
+      position += check.sizeInBytes;
+      expectOffset = lastOffset + 1;
+    }
+    const cut = fileSize - position;
+    if (cut > 0) ftruncateSync(this.fd, position);
+    this.sizeBytes = position;
+    return cut;
+  }
+
+  /**
+   * Location of the first batch whose last offset is >= target, or null when the segment has none. An index
+   * entry is checked against the batch it points at; a wrong one means the index is damaged and is rebuilt.
+   */
+  translateOffset(target: number, rebuilt = false): BatchLocation | null {
+    if (target >= this.nextOffsetValue) return null;
+    const entry = this.offsetIndex.lookup(target);
+    let found: BatchLocation | null = null;
+    let damaged = false;
+    scanHeaders(this.fd, entry?.position ?? 0, this.sizeBytes, (info) => {
+      if (entry !== null && info.position === entry.position && info.lastOffset !== entry.offset) {
+        damaged = true;
+        return false;
+      }
+      if (info.lastOffset < target) return true;
+      found = { ...info };
+      return false;
+    });
+    if (damaged) {
+      assert(!rebuilt, 'index still wrong after a rebuild');
+      this.rebuildIndexes();
+      return this.translateOffset(target, true);
+    }
+    return found;
+  }
+
+  /** The first batch whose max timestamp is >= timestampMs, or null. */
+  findByTimestamp(timestampMs: number): BatchLocation | null {
+    if (this.maxTimestampSoFarMs < timestampMs) return null;
+    const entry = this.timeIndex.lookup(timestampMs);
+    const from = entry === null ? null : this.translateOffset(entry.offset);
+    let found: BatchLocation | null = null;
+    scanHeaders(this.fd, from?.position ?? 0, this.sizeBytes, (info) => {
+      if (info.maxTimestamp < timestampMs) return true;
+      found = { ...info };
+      return false;
+    });
+    return found;
+  }
+
+  /**
+   * Reads whole batches from the first one holding `startOffset`, at most `maxBytes` of them (but always the
+   * first batch when `minOneBatch`), stopping before any batch that reaches `maxOffset` (exclusive; the high
+   * watermark for consumers). Returns null when the segment has nothing at or after startOffset.
+   */
+  read(startOffset: number, maxBytes: number, maxOffset: number, minOneBatch: boolean): SegmentRead | null {
+    const first = this.translateOffset(startOffset);
+    if (first === null) return null;
+    const empty = { records: EMPTY, firstOffset: first.baseOffset, nextOffset: first.baseOffset };
+    if (first.lastOffset >= maxOffset) return empty;
+    let want = Math.min(maxBytes, this.sizeBytes - first.position);
+    if (want < first.sizeInBytes) {
+      if (!minOneBatch) return empty;
+      want = first.sizeInBytes;
+    }
+    const buf = Buffer.allocUnsafe(want);
+    const got = readFully(this.fd, buf, want, first.position);
+    let end = 0;
+    let nextOffset = first.baseOffset;
+    while (end + BATCH_HEADER_BYTES <= got) {
+      const size = batchHeader.sizeInBytes(buf, end);
+      const last = batchHeader.lastOffset(buf, end);
+      if (end + size > got || last >= maxOffset) break;
+      end += size;
+      nextOffset = last + 1;
+    }
+    return { records: end === got ? buf : buf.subarray(0, end), firstOffset: first.baseOffset, nextOffset };
+  }
+
+  /** Reads `length` bytes at `position` of the .log file (whole batches found by an earlier lookup). */
+  readBytes(position: number, length: number): Buffer {
+    const buf = Buffer.allocUnsafe(length);
+    const got = readFully(this.fd, buf, length, position);
+    return got === length ? buf : buf.subarray(0, got);
+  }
+
+  /** Visits the headers of all batches at or after `position` (used to rebuild producer state). */
+  scan(fromPosition: number, visit: (info: BatchInfo, header: Buffer, headerPos: number) => boolean): void {
+    scanHeaders(this.fd, fromPosition, this.sizeBytes, visit);
+  }
+
+  /**
+   * Removes every batch with an offset >= `offset`; a batch holding `offset` goes whole, since the log only
+   * cuts at batch boundaries (callers truncate to boundaries: epoch end offsets, high watermarks). Returns the
+   * bytes removed.
+   */
+  truncateTo(offset: number): number {
+    const from = offset <= this.baseOffset ? null : this.translateOffset(offset);
+    let position: number;
+    if (offset <= this.baseOffset) position = 0;
+    else if (from === null) return 0;
+    else position = from.position; // the batch holding `offset` goes whole, as in Kafka
+    const removed = this.sizeBytes - position;
+    this.offsetIndex.truncateTo(offset);
+    this.timeIndex.truncateTo(offset);
+    this.txnIndex.truncateTo(offset);
+    ftruncateSync(this.fd, position);
+    this.sizeBytes = position;
+    this.generation++;
+    const tailOk = this.loadTail();
+    assert(tailOk, 'a truncated segment must end on a batch boundary');
+    return removed;
+  }
+
+  /** Called when this segment stops being the active one: final time index entry, indexes trimmed. */
+  onRoll(): void {
+    this.timeIndex.maybeAppend(this.maxTimestampSoFarMs, this.offsetOfMaxTimestamp, true);
+    this.offsetIndex.file.trimToValidSize();
+    this.timeIndex.file.trimToValidSize();
+    if (this.config.preallocate) ftruncateSync(this.fd, this.sizeBytes);
+  }
+
+  /** fdatasync of the .log only: enough for durability, indexes are rebuilt by recovery. */
+  flushLog(): void {
+    fdatasyncSync(this.fd);
+  }
+
+  /** fsync of the .log and every index: after this the segment can sit below the recovery point. */
+  flushAll(): void {
+    fsyncSync(this.fd);
+    this.offsetIndex.file.flush();
+    this.timeIndex.file.flush();
+    this.txnIndex.flush();
+  }
+
+  /** Renames the files to `<name>.deleted`; the descriptor stays open for reads in flight. */
+  markDeleted(): void {
+    if (this.deleted) return;
+    this.deleted = true;
+    const logPath = segmentFilePath(this.dir, this.baseOffset, LOG_SUFFIX);
+    renameSync(logPath, logPath + DELETED_SUFFIX);
+    this.offsetIndex.file.renameTo(this.offsetIndex.file.path + DELETED_SUFFIX);
+    this.timeIndex.file.renameTo(this.timeIndex.file.path + DELETED_SUFFIX);
+    this.txnIndex.renameTo(this.txnIndex.path + DELETED_SUFFIX);
+  }
+
+  /** Closes and removes the files (after markDeleted and file.delete.delay.ms, or at once on truncation). */
+  deleteFiles(): void {
+    const logPath =
+      segmentFilePath(this.dir, this.baseOffset, LOG_SUFFIX) + (this.deleted ? DELETED_SUFFIX : '');
+    this.closeFd();
+    safeUnlink(logPath);
+    this.offsetIndex.file.closeAndDelete();
+    this.timeIndex.file.closeAndDelete();
+    this.txnIndex.closeAndDelete();
+    this.deleted = true;
+  }
+
+  /** Closes without deleting; active segments are trimmed first so a reopen sees exact index lengths. */
+  close(): void {
+    if (this.fd < 0) return;
+    this.onRoll();
+    this.closeFd();
+    this.offsetIndex.file.close();
+    this.timeIndex.file.close();
+    this.txnIndex.close();
+  }
+
+  private closeFd(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function readFully(fd: number, buf: Buffer, length: number, position: number): number {
+  let done = 0;
+  while (done < length) {
+    const n = readSync(fd, buf, done, length - done, position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done;
+}
+
+function openIfPresent<T>(open: () => T | null): T | null {
+  try {
+    return open();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+function safeUnlink(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+}

@@ -1,0 +1,78 @@
+// .snapshot files: producer state at an offset, so a restart replays only the log after it. The layout follows
+// Kafka's ProducerSnapshot schema (version 1), big-endian:
+//
+//   version int16 (1) | crc uint32 (CRC32C of every byte after this field) | count int32 | entries
+//   entry (46 bytes): producerId int64, epoch int16, lastSequence int32, lastOffset int64, offsetDelta int32,
+//                     timestamp int64, coordinatorEpoch int32, currentTxnFirstOffset int64 (-1: none)
+//
+// A file is named by the offset it describes: the state after applying every batch below that offset.
+
+import { crc32c } from '@node-rs/crc32';
+import { StorageFormatError } from './atomic-file.js';
+
+export const SNAPSHOT_VERSION = 1;
+const HEADER_BYTES = 2 + 4 + 4;
+const CRC_FROM = 6;
+export const SNAPSHOT_ENTRY_BYTES = 46;
+
+export interface SnapshotEntry {
+  readonly producerId: number;
+  readonly epoch: number;
+  readonly lastSequence: number;
+  readonly lastOffset: number;
+  readonly offsetDelta: number;
+  readonly timestamp: number;
+  readonly coordinatorEpoch: number;
+  readonly currentTxnFirstOffset: number;
+}
+
+function readInt64(buf: Buffer, pos: number): number {
+  const n = buf.readBigInt64BE(pos);
+  return Number(n);
+}
+
+export function encodeSnapshot(entries: readonly SnapshotEntry[]): Buffer {
+  const buf = Buffer.allocUnsafe(HEADER_BYTES + entries.length * SNAPSHOT_ENTRY_BYTES);
+  buf.writeInt16BE(SNAPSHOT_VERSION, 0);
+  buf.writeInt32BE(entries.length, 6);
+  let pos = HEADER_BYTES;
+  for (const e of entries) {
+    buf.writeBigInt64BE(BigInt(e.producerId), pos);
+    buf.writeInt16BE(e.epoch, pos + 8);
+    buf.writeInt32BE(e.lastSequence, pos + 10);
+    buf.writeBigInt64BE(BigInt(e.lastOffset), pos + 14);
+    buf.writeInt32BE(e.offsetDelta, pos + 22);
+    buf.writeBigInt64BE(BigInt(e.timestamp), pos + 26);
+    buf.writeInt32BE(e.coordinatorEpoch, pos + 34);
+    buf.writeBigInt64BE(BigInt(e.currentTxnFirstOffset), pos + 38);
+    pos += SNAPSHOT_ENTRY_BYTES;
+  }
+  buf.writeUInt32BE(crc32c(buf.subarray(CRC_FROM)), 2);
+  return buf;
+}
+
+export function decodeSnapshot(path: string, buf: Buffer): SnapshotEntry[] {
+  if (buf.length < HEADER_BYTES) throw new StorageFormatError(path, 'shorter than its header');
+  const version = buf.readInt16BE(0);
+  if (version !== SNAPSHOT_VERSION) throw new StorageFormatError(path, `unknown version ${version}`);
+  if (crc32c(buf.subarray(CRC_FROM)) !== buf.readUInt32BE(2))
+    throw new StorageFormatError(path, 'crc mismatch');
+  const count = buf.readInt32BE(6);
+  if (count < 0 || HEADER_BYTES + count * SNAPSHOT_ENTRY_BYTES !== buf.length) {
+    throw new StorageFormatError(path, `count ${count} does not match ${buf.length} bytes`);
+  }
+  const entries: SnapshotEntry[] = [];
+  for (let pos = HEADER_BYTES; pos < buf.length; pos += SNAPSHOT_ENTRY_BYTES) {
+    entries.push({
+      producerId: readInt64(buf, pos),
+      epoch: buf.readInt16BE(pos + 8),
+      lastSequence: buf.readInt32BE(pos + 10),
+      lastOffset: readInt64(buf, pos + 14),
+      offsetDelta: buf.readInt32BE(pos + 22),
+      timestamp: readInt64(buf, pos + 26),
+      coordinatorEpoch: buf.readInt32BE(pos + 34),
+      currentTxnFirstOffset: readInt64(buf, pos + 38),
+    });
+  }
+  return entries;
+}

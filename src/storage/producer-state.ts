@@ -1,0 +1,300 @@
+// Producer state of one partition: what idempotent and transactional produce need to know about each producer.
+//
+// Per producer id: its epoch, the sequence and offset ranges of its last 5 batches (to answer a retried batch
+// with its original offsets), the last timestamp (for expiry), the transaction coordinator's epoch and the
+// first offset of its open transaction. Across producers: the open transactions by first offset, which give the
+// first unstable offset (the LSO is the smaller of it and the high watermark).
+//
+// The broker calls `check` before assigning offsets (duplicates and sequence/epoch errors come back as values),
+// and the Log calls `apply` for every batch it appends or replays. State is rebuilt on recovery from the latest
+// snapshot (producer-snapshot.ts) plus the log after it. Bounded by STORAGE_LIMITS.producerIdsPerPartitionMax
+// (least recently used idle producers are forgotten first) and by producer.id.expiration.ms.
+
+import { batchHeader } from '../protocol/records/batch-header.js';
+import { ControlType, readEndTxnMarker } from './control-marker.js';
+import { StorageErrorCode } from './error-codes.js';
+import { STORAGE_LIMITS } from './log-config.js';
+import type { SnapshotEntry } from './producer-snapshot.js';
+
+const NO_SEQUENCE = -1;
+const NO_EPOCH = -1;
+const INT32_MAX = 0x7fffffff;
+
+interface BatchMetadata {
+  firstSeq: number;
+  lastSeq: number;
+  firstOffset: number;
+  lastOffset: number;
+  timestampMs: number;
+}
+
+export interface ProducerEntry {
+  readonly producerId: number;
+  producerEpoch: number;
+  /** Oldest first, at most STORAGE_LIMITS.batchesPerProducer. */
+  readonly batches: BatchMetadata[];
+  coordinatorEpoch: number;
+  /** First offset of the open transaction, or -1. */
+  currentTxnFirstOffset: number;
+  lastTimestampMs: number;
+}
+
+export type ProducerCheck =
+  | { readonly kind: 'ok' }
+  | {
+      readonly kind: 'duplicate';
+      readonly firstOffset: number;
+      readonly lastOffset: number;
+      readonly timestampMs: number;
+    }
+  | { readonly kind: 'error'; readonly errorCode: StorageErrorCode };
+
+const OK: ProducerCheck = { kind: 'ok' };
+
+export interface CompletedTxn {
+  readonly producerId: number;
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly isAborted: boolean;
+  readonly lastStableOffset: number;
+}
+
+/** Kafka's sequence arithmetic: sequences wrap from int32 max to 0. */
+export function incrementSequence(sequence: number, increment: number): number {
+  return sequence > INT32_MAX - increment ? increment - (INT32_MAX - sequence) - 1 : sequence + increment;
+}
+
+function decrementSequence(sequence: number, decrement: number): number {
+  return sequence < decrement ? INT32_MAX - (decrement - sequence) + 1 : sequence - decrement;
+}
+
+function inSequence(lastSeq: number, nextSeq: number): boolean {
+  return nextSeq === lastSeq + 1 || (nextSeq === 0 && lastSeq === INT32_MAX);
+}
+
+export class ProducerStateManager {
+  /** Insertion order is recency: `touch` moves an entry to the end. */
+  private readonly producers = new Map<number, ProducerEntry>();
+  /** Open transactions, first offset -> producer id, in increasing offset order (appends only go forward). */
+  private readonly ongoingTxns = new Map<number, number>();
+  /** Every batch below this offset has been applied. */
+  private mapEndOffsetValue: number;
+
+  constructor(
+    mapEndOffset = 0,
+    private readonly producersMax = STORAGE_LIMITS.producerIdsPerPartitionMax,
+  ) {
+    this.mapEndOffsetValue = mapEndOffset;
+  }
+
+  get mapEndOffset(): number {
+    return this.mapEndOffsetValue;
+  }
+
+  get producerCount(): number {
+    return this.producers.size;
+  }
+
+  producer(producerId: number): Readonly<ProducerEntry> | undefined {
+    return this.producers.get(producerId);
+  }
+
+  /** The first offset of the oldest open transaction, or null: nothing at or after it is stable. */
+  firstUnstableOffset(): number | null {
+    for (const first of this.ongoingTxns.keys()) return first;
+    return null;
+  }
+
+  /**
+   * Checks a batch from a producer (the header at `pos` of `buf`) before it gets offsets: a retry of one of the
+   * last batches is a duplicate (answered with its original offsets); a stale epoch or a gap in sequences is an
+   * error. Batches without a producer id always pass.
+   */
+  check(buf: Buffer, pos: number): ProducerCheck {
+    const producerId = batchHeader.producerId(buf, pos);
+    if (producerId < 0) return OK;
+    const entry = this.producers.get(producerId);
+    if (entry === undefined) return OK; // unknown producers may start at any sequence (KIP-360)
+    const epoch = batchHeader.producerEpoch(buf, pos);
+    if (batchHeader.isControl(buf, pos)) {
+      if (epoch < entry.producerEpoch)
+        return { kind: 'error', errorCode: StorageErrorCode.InvalidProducerEpoch };
+      const marker = readEndTxnMarker(buf, pos);
+      if (marker !== null && marker.coordinatorEpoch < entry.coordinatorEpoch) {
+        return { kind: 'error', errorCode: StorageErrorCode.TransactionCoordinatorFenced };
+      }
+      return OK;
+    }
+    const firstSeq = batchHeader.baseSequence(buf, pos);
+    const lastSeq = incrementSequence(firstSeq, batchHeader.lastOffsetDelta(buf, pos));
+    if (epoch === entry.producerEpoch) {
+      for (const b of entry.batches) {
+        if (b.firstSeq === firstSeq && b.lastSeq === lastSeq) {
+          return {
+            kind: 'duplicate',
+            firstOffset: b.firstOffset,
+            lastOffset: b.lastOffset,
+            timestampMs: b.timestampMs,
+          };
+        }
+      }
+    }
+    if (epoch < entry.producerEpoch)
+      return { kind: 'error', errorCode: StorageErrorCode.InvalidProducerEpoch };
+    if (epoch !== entry.producerEpoch) {
+      // A bumped epoch starts its sequences again at 0.
+      if (firstSeq !== 0 && entry.producerEpoch !== NO_EPOCH) {
+        return { kind: 'error', errorCode: StorageErrorCode.OutOfOrderSequenceNumber };
+      }
+      return OK;
+    }
+    const last = entry.batches[entry.batches.length - 1];
+    // With no batch remembered (all removed by retention or DeleteRecords), any sequence is accepted, as in Kafka.
+    if (last !== undefined && !inSequence(last.lastSeq, firstSeq)) {
+      return { kind: 'error', errorCode: StorageErrorCode.OutOfOrderSequenceNumber };
+    }
+    return OK;
+  }
+
+  /**
+   * Applies an appended batch (header at `pos`; a control batch must be whole in `buf`). Returns the completed
+   * transaction when the batch is a transaction marker, so the Log can index aborted ones.
+   */
+  apply(buf: Buffer, pos: number): CompletedTxn | null {
+    const lastOffset = batchHeader.lastOffset(buf, pos);
+    if (lastOffset + 1 > this.mapEndOffsetValue) this.mapEndOffsetValue = lastOffset + 1;
+    const producerId = batchHeader.producerId(buf, pos);
+    if (producerId < 0) return null;
+    const epoch = batchHeader.producerEpoch(buf, pos);
+    const baseOffset = batchHeader.baseOffset(buf, pos);
+    const timestampMs = batchHeader.maxTimestamp(buf, pos);
+    const entry = this.touch(producerId);
+    if (epoch > entry.producerEpoch) {
+      entry.producerEpoch = epoch;
+      entry.batches.length = 0;
+    }
+    entry.lastTimestampMs = timestampMs;
+    if (batchHeader.isControl(buf, pos)) {
+      const marker = readEndTxnMarker(buf, pos);
+      if (marker === null) return null;
+      entry.coordinatorEpoch = marker.coordinatorEpoch;
+      const firstOffset = entry.currentTxnFirstOffset >= 0 ? entry.currentTxnFirstOffset : baseOffset;
+      if (entry.currentTxnFirstOffset >= 0) this.ongoingTxns.delete(entry.currentTxnFirstOffset);
+      entry.currentTxnFirstOffset = -1;
+      const lastStableOffset = this.firstUnstableOffset() ?? lastOffset + 1;
+      return {
+        producerId,
+        firstOffset,
+        lastOffset,
+        isAborted: marker.type === ControlType.Abort,
+        lastStableOffset,
+      };
+    }
+    const firstSeq = batchHeader.baseSequence(buf, pos);
+    entry.batches.push({
+      firstSeq,
+      lastSeq: incrementSequence(firstSeq, batchHeader.lastOffsetDelta(buf, pos)),
+      firstOffset: baseOffset,
+      lastOffset,
+      timestampMs,
+    });
+    if (entry.batches.length > STORAGE_LIMITS.batchesPerProducer) entry.batches.shift();
+    if (batchHeader.isTransactional(buf, pos) && entry.currentTxnFirstOffset < 0) {
+      entry.currentTxnFirstOffset = baseOffset;
+      this.ongoingTxns.set(baseOffset, producerId);
+    }
+    return null;
+  }
+
+  private touch(producerId: number): ProducerEntry {
+    let entry = this.producers.get(producerId);
+    if (entry !== undefined) {
+      this.producers.delete(producerId);
+    } else {
+      entry = {
+        producerId,
+        producerEpoch: NO_EPOCH,
+        batches: [],
+        coordinatorEpoch: -1,
+        currentTxnFirstOffset: -1,
+        lastTimestampMs: -1,
+      };
+      this.evictIfFull();
+    }
+    this.producers.set(producerId, entry);
+    return entry;
+  }
+
+  private evictIfFull(): void {
+    if (this.producers.size < this.producersMax) return;
+    for (const [id, entry] of this.producers) {
+      if (entry.currentTxnFirstOffset < 0) {
+        this.producers.delete(id);
+        return;
+      }
+    }
+  }
+
+  /** Forgets producers idle for `expirationMs` with no open transaction (producer.id.expiration.ms). */
+  removeExpired(nowMs: number, expirationMs: number): number {
+    let removed = 0;
+    for (const [id, entry] of this.producers) {
+      if (entry.currentTxnFirstOffset < 0 && nowMs - entry.lastTimestampMs >= expirationMs) {
+        this.producers.delete(id);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /** Entries in snapshot form (only the last batch of each producer is kept, as in Kafka's snapshots). */
+  toSnapshot(): SnapshotEntry[] {
+    const out: SnapshotEntry[] = [];
+    for (const e of this.producers.values()) {
+      const last = e.batches[e.batches.length - 1];
+      out.push({
+        producerId: e.producerId,
+        epoch: e.producerEpoch,
+        lastSequence: last?.lastSeq ?? NO_SEQUENCE,
+        lastOffset: last?.lastOffset ?? -1,
+        offsetDelta: last === undefined ? 0 : last.lastOffset - last.firstOffset,
+        timestamp: e.lastTimestampMs,
+        coordinatorEpoch: e.coordinatorEpoch,
+        currentTxnFirstOffset: e.currentTxnFirstOffset,
+      });
+    }
+    return out;
+  }
+
+  /** Replaces the state with a snapshot taken at `offset`. */
+  loadSnapshot(offset: number, entries: readonly SnapshotEntry[]): void {
+    this.clear(offset);
+    const open: [number, number][] = [];
+    for (const s of entries) {
+      const entry = this.touch(s.producerId);
+      entry.producerEpoch = s.epoch;
+      entry.coordinatorEpoch = s.coordinatorEpoch;
+      entry.lastTimestampMs = s.timestamp;
+      entry.currentTxnFirstOffset = s.currentTxnFirstOffset;
+      if (s.lastSequence !== NO_SEQUENCE && s.lastOffset >= 0) {
+        entry.batches.push({
+          firstSeq: decrementSequence(s.lastSequence, s.offsetDelta),
+          lastSeq: s.lastSequence,
+          firstOffset: s.lastOffset - s.offsetDelta,
+          lastOffset: s.lastOffset,
+          timestampMs: s.timestamp,
+        });
+      }
+      if (s.currentTxnFirstOffset >= 0) open.push([s.currentTxnFirstOffset, s.producerId]);
+    }
+    open.sort((a, b) => a[0] - b[0]);
+    for (const [first, id] of open) this.ongoingTxns.set(first, id);
+  }
+
+  /** Empties the state; `offset` is where replay will start. */
+  clear(offset: number): void {
+    this.producers.clear();
+    this.ongoingTxns.clear();
+    this.mapEndOffsetValue = offset;
+  }
+}
