@@ -43,21 +43,31 @@ export const CRC_START = ATTRIBUTES;
 
 export const CURRENT_MAGIC = 2;
 
-export enum Attribute {
-  CompressionMask = 0x07,
-  TimestampTypeLogAppend = 0x08,
-  Transactional = 0x10,
-  Control = 0x20,
-  DeleteHorizon = 0x40,
-}
+/** Bits of the int16 batch attributes. Bits 7 to 15 are unused and ignored, as Kafka does. */
+export const Attribute = {
+  CompressionMask: 0x07,
+  TimestampTypeLogAppend: 0x08,
+  Transactional: 0x10,
+  Control: 0x20,
+  DeleteHorizon: 0x40,
+} as const;
+export type Attribute = (typeof Attribute)[keyof typeof Attribute];
 
-export enum CompressionType {
-  None = 0,
-  Gzip = 1,
-  Snappy = 2,
-  Lz4 = 3,
-  Zstd = 4,
-}
+// The codec ids are shared with the compression module, which owns them.
+export { CompressionType } from '../compression/compression-type.js';
+
+export const TimestampType = {
+  CreateTime: 0,
+  LogAppendTime: 1,
+} as const;
+export type TimestampType = (typeof TimestampType)[keyof typeof TimestampType];
+
+/** Kafka's "no producer" / "no sequence" / "no timestamp" sentinels as they appear in a batch header. */
+export const NO_PRODUCER_ID = -1;
+export const NO_PRODUCER_EPOCH = -1;
+export const NO_SEQUENCE = -1;
+export const NO_PARTITION_LEADER_EPOCH = -1;
+export const NO_TIMESTAMP = -1;
 
 function readInt64AsNumber(buf: Buffer, pos: number): number {
   return buf.readInt32BE(pos) * 0x1_0000_0000 + buf.readUInt32BE(pos + 4);
@@ -82,6 +92,17 @@ export const batchHeader = {
   isTransactional: (buf: Buffer, pos = 0): boolean =>
     (buf.readInt16BE(pos + ATTRIBUTES) & Attribute.Transactional) !== 0,
   isControl: (buf: Buffer, pos = 0): boolean => (buf.readInt16BE(pos + ATTRIBUTES) & Attribute.Control) !== 0,
+  timestampType: (buf: Buffer, pos = 0): TimestampType =>
+    (buf.readInt16BE(pos + ATTRIBUTES) & Attribute.TimestampTypeLogAppend) !== 0
+      ? TimestampType.LogAppendTime
+      : TimestampType.CreateTime,
+  hasDeleteHorizon: (buf: Buffer, pos = 0): boolean =>
+    (buf.readInt16BE(pos + ATTRIBUTES) & Attribute.DeleteHorizon) !== 0,
+  /** With the delete-horizon bit set, baseTimestamp holds the horizon (KIP-534); otherwise there is none. */
+  deleteHorizonMs: (buf: Buffer, pos = 0): number =>
+    (buf.readInt16BE(pos + ATTRIBUTES) & Attribute.DeleteHorizon) !== 0
+      ? readInt64AsNumber(buf, pos + BASE_TIMESTAMP)
+      : NO_TIMESTAMP,
   lastOffsetDelta: (buf: Buffer, pos = 0): number => buf.readInt32BE(pos + LAST_OFFSET_DELTA),
   lastOffset: (buf: Buffer, pos = 0): number =>
     readInt64AsNumber(buf, pos + BASE_OFFSET) + buf.readInt32BE(pos + LAST_OFFSET_DELTA),
@@ -91,6 +112,13 @@ export const batchHeader = {
   producerEpoch: (buf: Buffer, pos = 0): number => buf.readInt16BE(pos + PRODUCER_EPOCH),
   baseSequence: (buf: Buffer, pos = 0): number => buf.readInt32BE(pos + BASE_SEQUENCE),
   recordsCount: (buf: Buffer, pos = 0): number => buf.readInt32BE(pos + RECORDS_COUNT),
+  hasProducerId: (buf: Buffer, pos = 0): boolean => buf.readInt32BE(pos + PRODUCER_ID) >= 0,
+  /** The sequence of the last record; sequences wrap from 2^31-1 to 0, as in Kafka. */
+  lastSequence: (buf: Buffer, pos = 0): number => {
+    const base = buf.readInt32BE(pos + BASE_SEQUENCE);
+    if (base < 0) return NO_SEQUENCE;
+    return (base + buf.readInt32BE(pos + LAST_OFFSET_DELTA)) % 0x8000_0000;
+  },
 
   /** Assigning offsets does not change the CRC: baseOffset is outside the checksummed range. */
   setBaseOffset: (buf: Buffer, pos: number, offset: number): void =>
