@@ -3,11 +3,8 @@
 import { parseArgs } from 'node:util';
 import { ResultWriter } from '../harness/results.js';
 import { formatRange, formatTable } from '../harness/table.js';
-import { type LimitSet, measureLimits } from './measure-limits.js';
+import { limitDurationMs as durationMs, type LimitSet, measureLimits } from './measure-limits.js';
 import { limitDefinitions } from './registry.js';
-
-/** Per-repetition time bounds: three repetitions of each limit stay under about 20 s, or 3 s with --quick. */
-const durationMs = { full: 6000, quick: 1000 } as const;
 
 const usage = `usage: npm run bench -- limits [options]
   --quick                 about 3 s per limit instead of about 20 s

@@ -7,6 +7,12 @@ import type { ResultWriter } from '../harness/results.js';
 import { withTempDir } from '../harness/temp-dir.js';
 import { type LimitDefinition, limitDefinitions } from './registry.js';
 
+/**
+ * Time bounds of one repetition of one limit: three repetitions stay under about 20 s per limit, or about 3 s
+ * with --quick. Benchmarks that measure limits in their own run should use these too.
+ */
+export const limitDurationMs = { full: 6000, quick: 1000 } as const;
+
 export interface MeasureLimitsOptions {
   /** Names of the limits to measure (L_net, ...); all of the registry by default. */
   names?: readonly string[];
