@@ -1,0 +1,231 @@
+// Validation of config changes from CreateTopics, AlterConfigs and IncrementalAlterConfigs, for topics and for
+// this broker's dynamic layers. Each function takes the current stored values and the request's entries and
+// returns the complete new set to store, or Kafka's error code and a message naming the key: INVALID_REQUEST
+// for malformed requests (null values, duplicate keys, unknown operations, APPEND on a non-list key),
+// INVALID_CONFIG for values and keys the broker refuses. Nothing here stores anything.
+
+import { resolveBrokerConfig } from './broker-config.js';
+import { brokerKey } from './broker-keys.js';
+import { ConfigError } from './config-error.js';
+import {
+  AlterConfigOp,
+  type ConfigChangeResult,
+  ConfigErrorCode,
+  configFailure,
+} from './config-error-codes.js';
+import { type BrokerConfigLayers, mergeBrokerLayers } from './config-layers.js';
+import { type ConfigKeyDef, ConfigType } from './config-types.js';
+import { parseKey } from './parsed-config.js';
+import { resolveTopicConfig } from './topic-config.js';
+import { TOPIC_KEYS } from './topic-keys.js';
+import { splitList } from './value-codec.js';
+
+export interface ConfigEntry {
+  readonly name: string;
+  readonly value: string | null;
+}
+
+export interface ConfigOperation extends ConfigEntry {
+  readonly configOperation: number;
+}
+
+function invalidConfig(error: unknown): ConfigChangeResult {
+  if (error instanceof ConfigError) return configFailure(ConfigErrorCode.INVALID_CONFIG, error.message);
+  throw error;
+}
+
+/** Rules between topic keys, checked on the effective values (overrides over broker defaults). */
+function checkTopicRules(configs: ReadonlyMap<string, string>, layers: BrokerConfigLayers): void {
+  const effective = resolveTopicConfig(configs, layers);
+  const minLag = effective.get('min.compaction.lag.ms')?.value as bigint;
+  const maxLag = effective.get('max.compaction.lag.ms')?.value as bigint;
+  if (minLag > maxLag) {
+    throw ConfigError.rule(
+      'min.compaction.lag.ms',
+      `min.compaction.lag.ms (${minLag}) must not be greater than max.compaction.lag.ms (${maxLag})`,
+    );
+  }
+  if (effective.get('remote.storage.enable')?.value === true) {
+    throw new ConfigError('remote.storage.enable', true, 'Brook has no tiered storage');
+  }
+}
+
+/** Validates a complete set of topic overrides: every key known, every value valid, the rules between keys. */
+export function validateTopicConfigs(
+  configs: ReadonlyMap<string, string>,
+  layers: BrokerConfigLayers,
+): ConfigChangeResult {
+  try {
+    for (const [name, text] of configs) {
+      const def = TOPIC_KEYS.get(name);
+      if (def === undefined)
+        return configFailure(ConfigErrorCode.INVALID_CONFIG, `Unknown topic config name: ${name}`);
+      parseKey(def, text);
+    }
+    checkTopicRules(configs, layers);
+    return { ok: true, configs };
+  } catch (error) {
+    return invalidConfig(error);
+  }
+}
+
+/** CreateTopics configs: a null value is a malformed request; a repeated key keeps its last value. */
+export function validateCreateTopicConfigs(
+  entries: readonly ConfigEntry[],
+  layers: BrokerConfigLayers,
+): ConfigChangeResult {
+  const configs = new Map<string, string>();
+  for (const { name, value } of entries) {
+    if (value === null)
+      return configFailure(
+        ConfigErrorCode.INVALID_REQUEST,
+        `Null value not supported for topic config: ${name}`,
+      );
+    configs.set(name, value);
+  }
+  return validateTopicConfigs(configs, layers);
+}
+
+/** Legacy AlterConfigs replaces all overrides of the topic; entries with a null value are dropped. */
+export function validateAlterTopicConfigs(
+  entries: readonly ConfigEntry[],
+  layers: BrokerConfigLayers,
+): ConfigChangeResult {
+  const configs = new Map<string, string>();
+  for (const { name, value } of entries) if (value !== null) configs.set(name, value);
+  return validateTopicConfigs(configs, layers);
+}
+
+/**
+ * Applies IncrementalAlterConfigs operations to the stored values. APPEND and SUBTRACT work on list keys; the
+ * list they start from is the stored value or, when none is stored, the key's default.
+ */
+function applyOperations(
+  current: ReadonlyMap<string, string>,
+  operations: readonly ConfigOperation[],
+  lookup: (name: string) => ConfigKeyDef | undefined,
+  unknownMessage: (name: string) => string,
+): ConfigChangeResult {
+  const seen = new Set<string>();
+  for (const op of operations) {
+    if (seen.has(op.name)) {
+      return configFailure(ConfigErrorCode.INVALID_REQUEST, `Error due to duplicate config keys: ${op.name}`);
+    }
+    seen.add(op.name);
+  }
+  const next = new Map(current);
+  for (const { name, value, configOperation } of operations) {
+    if (configOperation === AlterConfigOp.DELETE) {
+      next.delete(name);
+      continue;
+    }
+    if (configOperation < AlterConfigOp.SET || configOperation > AlterConfigOp.SUBTRACT) {
+      return configFailure(
+        ConfigErrorCode.INVALID_REQUEST,
+        `Unknown config operation ${configOperation} for ${name}`,
+      );
+    }
+    if (value === null)
+      return configFailure(ConfigErrorCode.INVALID_REQUEST, `Null value not supported for : ${name}`);
+    if (configOperation === AlterConfigOp.SET) {
+      next.set(name, value);
+      continue;
+    }
+    const def = lookup(name);
+    if (def === undefined) return configFailure(ConfigErrorCode.INVALID_CONFIG, unknownMessage(name));
+    if (def.type !== ConfigType.LIST) {
+      const verb = configOperation === AlterConfigOp.APPEND ? 'append' : 'subtract';
+      return configFailure(
+        ConfigErrorCode.INVALID_REQUEST,
+        `Config value ${verb} is not allowed for config key: ${name}`,
+      );
+    }
+    const base = splitList(next.get(name) ?? def.defaultValue ?? '');
+    const items = splitList(value);
+    const list =
+      configOperation === AlterConfigOp.APPEND
+        ? [...base, ...items.filter((item) => !base.includes(item))]
+        : base.filter((item) => !items.includes(item));
+    next.set(name, list.join(','));
+  }
+  return { ok: true, configs: next };
+}
+
+export function validateIncrementalTopicConfigs(
+  current: ReadonlyMap<string, string>,
+  operations: readonly ConfigOperation[],
+  layers: BrokerConfigLayers,
+): ConfigChangeResult {
+  const applied = applyOperations(
+    current,
+    operations,
+    (n) => TOPIC_KEYS.get(n),
+    (n) => `Unknown topic config name: ${n}`,
+  );
+  return applied.ok ? validateTopicConfigs(applied.configs, layers) : applied;
+}
+
+/**
+ * Validates the complete new content of one dynamic broker layer (this broker's when perBroker, else the
+ * cluster default), then resolves the whole broker config with it so rules between keys are checked too.
+ */
+export function validateDynamicBrokerConfigs(
+  configs: ReadonlyMap<string, string>,
+  perBroker: boolean,
+  layers: BrokerConfigLayers,
+): ConfigChangeResult {
+  try {
+    for (const [name, text] of configs) {
+      const def = brokerKey(name);
+      if (def === undefined)
+        return configFailure(ConfigErrorCode.INVALID_CONFIG, `Unknown broker config name: ${name}`);
+      if (def.updateMode === 'read-only') {
+        return configFailure(
+          ConfigErrorCode.INVALID_CONFIG,
+          `Cannot update these configs dynamically: ${name}`,
+        );
+      }
+      if (!perBroker && def.updateMode === 'per-broker') {
+        return configFailure(
+          ConfigErrorCode.INVALID_CONFIG,
+          `Cannot update these configs at default cluster level, broker id must be specified: ${name}`,
+        );
+      }
+      // Kafka stores dynamic passwords encrypted with password.encoder.secret; Brook has no encoder yet and will
+      // not write secrets to the metadata store in clear text.
+      if (def.type === ConfigType.PASSWORD) {
+        return configFailure(
+          ConfigErrorCode.INVALID_CONFIG,
+          `Dynamic password configs are not supported yet: ${name}`,
+        );
+      }
+      parseKey(def, text);
+    }
+    const next = perBroker ? { ...layers, dynamicBroker: configs } : { ...layers, dynamicDefault: configs };
+    resolveBrokerConfig(mergeBrokerLayers(next));
+    return { ok: true, configs };
+  } catch (error) {
+    return invalidConfig(error);
+  }
+}
+
+/** Legacy AlterConfigs for a broker resource replaces the whole layer; null values are dropped. */
+export function validateAlterBrokerConfigs(
+  entries: readonly ConfigEntry[],
+  perBroker: boolean,
+  layers: BrokerConfigLayers,
+): ConfigChangeResult {
+  const configs = new Map<string, string>();
+  for (const { name, value } of entries) if (value !== null) configs.set(name, value);
+  return validateDynamicBrokerConfigs(configs, perBroker, layers);
+}
+
+export function validateIncrementalBrokerConfigs(
+  operations: readonly ConfigOperation[],
+  perBroker: boolean,
+  layers: BrokerConfigLayers,
+): ConfigChangeResult {
+  const current = perBroker ? layers.dynamicBroker : layers.dynamicDefault;
+  const applied = applyOperations(current, operations, brokerKey, (n) => `Unknown broker config name: ${n}`);
+  return applied.ok ? validateDynamicBrokerConfigs(applied.configs, perBroker, layers) : applied;
+}
