@@ -1,0 +1,189 @@
+// Runs a standalone ZooKeeper from Debian's `zookeeper` package as a background process, for development
+// (`brook zookeeper start|stop`) and for tests (test/helpers/zookeeper.ts).
+//
+// Owns: one data directory holding `zoo.cfg`, `zookeeper.pid`, `zookeeper.out` (the server's output) and the
+// server's own data under `data/`. The process is started detached so that it outlives the command that
+// started it; it is stopped by the PID in the pid file, after checking that the PID still belongs to a
+// ZooKeeper started with this directory's zoo.cfg (PIDs get reused). The server listens on 127.0.0.1 only and
+// its admin HTTP server is disabled, so that several can run side by side on free ports.
+
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join, resolve } from 'node:path';
+
+export const ZOOKEEPER_CLASSPATH = '/etc/zookeeper/conf:/usr/share/java/zookeeper.jar';
+const MAIN_CLASS = 'org.apache.zookeeper.server.quorum.QuorumPeerMain';
+const PID_FILE = 'zookeeper.pid';
+const CONFIG_FILE = 'zoo.cfg';
+const OUTPUT_FILE = 'zookeeper.out';
+
+export interface LocalZooKeeperOptions {
+  readonly port: number;
+  /** Holds the config, pid file, output and the server's data; created if missing. */
+  readonly dataDir: string;
+  /** ZooKeeper's tick; session timeouts are clamped to [2, 20] ticks unless set below. Default 2000. */
+  readonly tickTimeMs?: number;
+  readonly minSessionTimeoutMs?: number;
+  readonly maxSessionTimeoutMs?: number;
+  /** How long to wait for the port to answer. Default 20000. */
+  readonly startTimeoutMs?: number;
+  readonly javaCommand?: string;
+}
+
+export interface LocalZooKeeper {
+  readonly pid: number;
+  readonly port: number;
+  /** zookeeper.connect for this server. */
+  readonly connect: string;
+  readonly dataDir: string;
+}
+
+export function zooKeeperConfig(options: LocalZooKeeperOptions): string {
+  const tickTimeMs = options.tickTimeMs ?? 2000;
+  const lines = [
+    '# Written by brook zookeeper start.',
+    `tickTime=${tickTimeMs}`,
+    `dataDir=${join(resolve(options.dataDir), 'data')}`,
+    `clientPort=${options.port}`,
+    'clientPortAddress=127.0.0.1',
+    'maxClientCnxns=0',
+    'admin.enableServer=false',
+    '4lw.commands.whitelist=ruok,srvr,stat,mntr,cons',
+  ];
+  if (options.minSessionTimeoutMs !== undefined)
+    lines.push(`minSessionTimeout=${options.minSessionTimeoutMs}`);
+  if (options.maxSessionTimeoutMs !== undefined)
+    lines.push(`maxSessionTimeout=${options.maxSessionTimeoutMs}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Starts the server and waits until it serves clients; throws with its output if it does not. */
+export async function startLocalZooKeeper(options: LocalZooKeeperOptions): Promise<LocalZooKeeper> {
+  const dataDir = resolve(options.dataDir);
+  const running = runningPid(dataDir);
+  if (running !== null)
+    throw new Error(`a ZooKeeper started from ${dataDir} is already running (pid ${running})`);
+  mkdirSync(join(dataDir, 'data'), { recursive: true });
+  const configPath = join(dataDir, CONFIG_FILE);
+  writeFileSync(configPath, zooKeeperConfig(options));
+  const outputFd = openSync(join(dataDir, OUTPUT_FILE), 'w');
+  const args = ['-Xmx256m', '-cp', ZOOKEEPER_CLASSPATH, MAIN_CLASS, configPath];
+  const child = spawn(options.javaCommand ?? 'java', args, {
+    detached: true,
+    stdio: ['ignore', outputFd, outputFd],
+  });
+  closeSync(outputFd);
+  const spawned = await new Promise<number | Error>((done) => {
+    child.once('spawn', () => done(child.pid!));
+    child.once('error', done);
+  });
+  if (spawned instanceof Error) throw new Error(`cannot start java: ${spawned.message}`);
+  let exitCode: number | null = null;
+  child.once('exit', (code) => {
+    exitCode = code ?? -1;
+  });
+  child.unref();
+  writeFileSync(join(dataDir, PID_FILE), `${spawned}\n`);
+  const deadline = Date.now() + (options.startTimeoutMs ?? 20_000);
+  while (Date.now() < deadline) {
+    if (exitCode !== null) break;
+    if (await serving(options.port))
+      return { pid: spawned, port: options.port, connect: `127.0.0.1:${options.port}`, dataDir };
+    await sleep(50);
+  }
+  await stopLocalZooKeeper(dataDir);
+  const output = readOutputTail(dataDir);
+  throw new Error(`ZooKeeper on port ${options.port} did not start (exit ${exitCode ?? 'none'}):\n${output}`);
+}
+
+/** Stops the server started from dataDir, if it runs; answers whether there was one to stop. */
+export async function stopLocalZooKeeper(dataDir: string, timeoutMs = 10_000): Promise<boolean> {
+  const dir = resolve(dataDir);
+  const pid = runningPid(dir);
+  rmSync(join(dir, PID_FILE), { force: true });
+  if (pid === null) return false;
+  signal(pid, 'SIGTERM');
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!alive(pid)) return true;
+    await sleep(50);
+  }
+  signal(pid, 'SIGKILL');
+  while (alive(pid)) await sleep(20);
+  return true;
+}
+
+/** The PID in dataDir's pid file, if that process is alive and is the ZooKeeper of this directory. */
+export function runningPid(dataDir: string): number | null {
+  const pidPath = join(dataDir, PID_FILE);
+  if (!existsSync(pidPath)) return null;
+  const pid = Number.parseInt(readFileSync(pidPath, 'utf8').trim(), 10);
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !alive(pid)) return null;
+  return isOurServer(pid, join(dataDir, CONFIG_FILE)) ? pid : null;
+}
+
+function isOurServer(pid: number, configPath: string): boolean {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return args.includes(MAIN_CLASS) && args.includes(configPath);
+  } catch {
+    return false;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie (exited, not yet reaped by its parent) still answers signal 0 but serves nothing.
+  try {
+    return !/\)\s+Z\s/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Gone already.
+  }
+}
+
+/**
+ * Whether the server serves sessions yet. It binds its port a good while before it does, so a TCP connect is
+ * not enough; `srvr` (whitelisted in the config written above) answers "Zookeeper version: ..." only then.
+ */
+function serving(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let reply = '';
+    const finish = (ready: boolean) => {
+      socket.destroy();
+      done(ready);
+    };
+    socket.setTimeout(1000, () => finish(false));
+    socket.once('connect', () => socket.write('srvr'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString('latin1');
+    });
+    socket.once('end', () => finish(reply.startsWith('Zookeeper version')));
+    socket.once('error', () => finish(false));
+  });
+}
+
+function readOutputTail(dataDir: string): string {
+  try {
+    return readFileSync(join(dataDir, OUTPUT_FILE), 'utf8').slice(-4000);
+  } catch {
+    return '(no output)';
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}

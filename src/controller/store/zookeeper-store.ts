@@ -1,0 +1,346 @@
+// The coordination store over a real ZooKeeper ensemble, through node-zookeeper-client (pure JavaScript, with
+// multi; see README.md for why this client).
+//
+// Owns: one client connection and so one ZooKeeper session. connectZooKeeper() waits for the session to be
+// established; from then on the client reconnects by itself after a connection loss (the session and its
+// ephemerals survive if it is back within the session timeout). Session events map as follows:
+// the client's DISCONNECTED gives `disconnected`, a later SYNC_CONNECTED gives `reconnected`, EXPIRED gives
+// `expired`, after which every call answers SESSIONEXPIRED and the owner connects again with a new session.
+// Operations sent while disconnected wait in the client's queue until it reconnects; those in flight when the
+// link drops answer CONNECTIONLOSS (ZooKeeper's rule: their effect is unknown, read back to find out).
+//
+// Watches are ZooKeeper's own one-shot watches. A session that expires never fires the watches it had.
+
+import * as zk from 'node-zookeeper-client';
+import { assert } from '../../common/assert.js';
+import { isValidPath } from './paths.js';
+import {
+  type CoordinationStore,
+  type CreateMode,
+  failure,
+  type MultiResult,
+  NODE_DATA_BYTES_MAX,
+  type NodeData,
+  type Op,
+  type OpResult,
+  type SessionEvent,
+  type SessionId,
+  type SessionListener,
+  type Stat,
+  type StoreErrorCode,
+  type StoreFailure,
+  type StoreResult,
+  success,
+  type WatchEventType,
+  type Watcher,
+} from './store.js';
+
+export interface ZooKeeperStoreOptions {
+  /** Kafka's zookeeper.connect: "host:port[,host:port...][/chroot]". */
+  readonly connect: string;
+  /** Asked of the server, which clamps it to its [minSessionTimeout, maxSessionTimeout]. Default 18000. */
+  readonly sessionTimeoutMs?: number;
+  /** How long to wait for the first session (Kafka's zookeeper.connection.timeout.ms). Default 18000. */
+  readonly connectionTimeoutMs?: number;
+  /** Pause between rounds of connection attempts over the ensemble. Default 200. */
+  readonly reconnectDelayMs?: number;
+}
+
+const DEFAULT_SESSION_TIMEOUT_MS = 18_000;
+const DEFAULT_RECONNECT_DELAY_MS = 200;
+/** How long close() waits for the server to confirm before dropping the socket anyway. */
+const CLOSE_WAIT_MS = 2_000;
+
+/** Opens a session; CONNECTIONLOSS when no server answered within the connection timeout. */
+export async function connectZooKeeper(
+  options: ZooKeeperStoreOptions,
+): Promise<StoreResult<CoordinationStore>> {
+  const sessionTimeoutMs = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+  const client = zk.createClient(options.connect, {
+    sessionTimeout: sessionTimeoutMs,
+    spinDelay: options.reconnectDelayMs ?? DEFAULT_RECONNECT_DELAY_MS,
+    retries: 0,
+  });
+  const connected = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), options.connectionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS);
+    client.once('connected', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+    client.connect();
+  });
+  if (!connected) {
+    client.close();
+    return failure('CONNECTIONLOSS');
+  }
+  return success(new ZooKeeperSession(client));
+}
+
+class ZooKeeperSession implements CoordinationStore {
+  readonly sessionId: SessionId;
+  readonly sessionTimeoutMs: number;
+  private readonly listeners = new Set<SessionListener>();
+  private state: 'connected' | 'disconnected' | 'expired' | 'closed' = 'connected';
+
+  constructor(private readonly client: zk.Client) {
+    this.sessionId = client.getSessionId().toString('hex');
+    this.sessionTimeoutMs = client.getSessionTimeout();
+    client.on('state', (s: zk.State) => this.onState(s));
+  }
+
+  async create(
+    path: string,
+    data: Uint8Array,
+    mode: CreateMode = 'persistent',
+  ): Promise<StoreResult<string>> {
+    const refused = this.refuse(path, data);
+    if (refused !== null) return refused;
+    return new Promise((resolve) => {
+      this.client.create(path, toBuffer(data), createModes[mode], (error, created) => {
+        resolve(error ? fromError(error, path) : success(created));
+      });
+    });
+  }
+
+  async get(path: string, watcher?: Watcher): Promise<StoreResult<NodeData>> {
+    const refused = this.refuse(path);
+    if (refused !== null) return refused;
+    return new Promise((resolve) => {
+      const done = (error: Error | zk.Exception | null, data: Buffer | null, stat: zk.Stat) => {
+        resolve(error ? fromError(error, path) : success({ data: fromBuffer(data), stat: toStat(stat) }));
+      };
+      if (watcher === undefined) this.client.getData(path, done);
+      else this.client.getData(path, adapt(watcher), done);
+    });
+  }
+
+  async set(path: string, data: Uint8Array, expectedVersion: number): Promise<StoreResult<Stat>> {
+    const refused = this.refuse(path, data);
+    if (refused !== null) return refused;
+    return new Promise((resolve) => {
+      this.client.setData(path, toBuffer(data), expectedVersion, (error, stat) => {
+        resolve(error ? fromError(error, path) : success(toStat(stat)));
+      });
+    });
+  }
+
+  async delete(path: string, expectedVersion: number): Promise<StoreResult<void>> {
+    const refused = this.refuse(path);
+    if (refused !== null) return refused;
+    return new Promise((resolve) => {
+      this.client.remove(path, expectedVersion, (error) => {
+        resolve(error ? fromError(error, path) : success(undefined));
+      });
+    });
+  }
+
+  async exists(path: string, watcher?: Watcher): Promise<StoreResult<Stat | null>> {
+    const refused = this.refuse(path);
+    if (refused !== null) return refused;
+    return new Promise((resolve) => {
+      const done = (error: Error | zk.Exception | null, stat: zk.Stat | null) => {
+        resolve(error ? fromError(error, path) : success(stat ? toStat(stat) : null));
+      };
+      if (watcher === undefined) this.client.exists(path, done);
+      else this.client.exists(path, adapt(watcher), done);
+    });
+  }
+
+  async children(path: string, watcher?: Watcher): Promise<StoreResult<string[]>> {
+    const refused = this.refuse(path);
+    if (refused !== null) return refused;
+    return new Promise((resolve) => {
+      const done = (error: Error | zk.Exception | null, names: string[]) => {
+        resolve(error ? fromError(error, path) : success([...names].sort()));
+      };
+      if (watcher === undefined) this.client.getChildren(path, done);
+      else this.client.getChildren(path, adapt(watcher), done);
+    });
+  }
+
+  async multi(ops: readonly Op[]): Promise<MultiResult> {
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
+      const refused = this.refuse(op.path, op.op === 'create' || op.op === 'set' ? op.data : undefined);
+      if (refused !== null) return { ...refused, failedOpIndex: i };
+    }
+    if (ops.length === 0) return success([]) as MultiResult;
+    const txn = this.client.transaction();
+    const queued = (txn as unknown as { ops?: Array<{ version?: number }> }).ops;
+    assert(Array.isArray(queued), 'node-zookeeper-client no longer keeps transaction ops where expected');
+    for (const op of ops) {
+      if (op.op === 'check') txn.check(op.path, op.version);
+      else if (op.op === 'create') txn.create(op.path, toBuffer(op.data), createModes[op.mode]);
+      else if (op.op === 'set') txn.setData(op.path, toBuffer(op.data), op.version);
+      else txn.remove(op.path, op.version);
+      // The client turns an expected version of 0 into -1 (`version || -1`, its issue #67), which would make
+      // the controller's fencing check on a fresh /controller_epoch match anything. Put the real one back.
+      if (op.op !== 'create') queued[queued.length - 1]!.version = op.version;
+    }
+    return new Promise((resolve) => {
+      txn.commit((error, results: MultiResponse[] | undefined) => resolve(multiOutcome(ops, error, results)));
+    });
+  }
+
+  onSessionEvent(listener: SessionListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    const wasExpired = this.state === 'expired';
+    this.state = 'closed';
+    if (!wasExpired) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, CLOSE_WAIT_MS);
+        this.client.once('disconnected', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        this.client.close();
+      });
+    } else {
+      this.client.close();
+    }
+    this.emit('closed');
+  }
+
+  /** Refuses locally what the client library would throw on, and calls on a dead session. */
+  private refuse(path: string, data?: Uint8Array): StoreFailure | null {
+    if (this.state === 'closed' || this.state === 'expired') return failure('SESSIONEXPIRED', path);
+    if (!isValidPath(path)) return failure('BADARGUMENTS', path);
+    if (data !== undefined && data.length > NODE_DATA_BYTES_MAX) return failure('BADARGUMENTS', path);
+    return null;
+  }
+
+  private onState(s: zk.State): void {
+    if (this.state === 'closed' || this.state === 'expired') return;
+    if (s === zk.State.DISCONNECTED && this.state === 'connected') {
+      this.state = 'disconnected';
+      this.emit('disconnected');
+    } else if (s === zk.State.SYNC_CONNECTED && this.state === 'disconnected') {
+      this.state = 'connected';
+      this.emit('reconnected');
+    } else if (s === zk.State.EXPIRED) {
+      this.state = 'expired';
+      this.client.close();
+      this.emit('expired');
+    }
+  }
+
+  private emit(event: SessionEvent): void {
+    for (const listener of [...this.listeners]) listener(event);
+  }
+}
+
+/** One entry of the client's multi response: `err` is set on every entry of a failed transaction. */
+interface MultiResponse {
+  readonly type: number;
+  readonly err?: number;
+  readonly path?: string;
+  readonly stat?: zk.Stat;
+}
+
+const createModes: Record<CreateMode, number> = {
+  persistent: zk.CreateMode.PERSISTENT,
+  ephemeral: zk.CreateMode.EPHEMERAL,
+  persistent_sequential: zk.CreateMode.PERSISTENT_SEQUENTIAL,
+  ephemeral_sequential: zk.CreateMode.EPHEMERAL_SEQUENTIAL,
+};
+
+const errorNames = new Map<number, StoreErrorCode>([
+  [zk.Exception.NO_NODE, 'NONODE'],
+  [zk.Exception.NODE_EXISTS, 'NODEEXISTS'],
+  [zk.Exception.BAD_VERSION, 'BADVERSION'],
+  [zk.Exception.NOT_EMPTY, 'NOTEMPTY'],
+  [zk.Exception.NO_CHILDREN_FOR_EPHEMERALS, 'NOCHILDRENFOREPHEMERALS'],
+  [zk.Exception.BAD_ARGUMENTS, 'BADARGUMENTS'],
+  [zk.Exception.SESSION_EXPIRED, 'SESSIONEXPIRED'],
+  [zk.Exception.CONNECTION_LOSS, 'CONNECTIONLOSS'],
+  // A timed-out request is, for its caller, a lost connection: the outcome is unknown.
+  [zk.Exception.OPERATION_TIMEOUT, 'CONNECTIONLOSS'],
+]);
+
+/** ZooKeeper's code for the entries after the failing one in a failed multi. */
+const RUNTIME_INCONSISTENCY = zk.Exception.RUNTIME_INCONSISTENCY;
+const OP_ERROR = -1;
+
+function errorCode(error: Error | zk.Exception): StoreErrorCode {
+  const code = (error as { code?: unknown }).code;
+  const name = typeof code === 'number' ? errorNames.get(code) : undefined;
+  // Anything else (NOAUTH, MARSHALLINGERROR, ...) is not an outcome Brook's callers can act on.
+  if (name === undefined) throw new Error(`unexpected ZooKeeper error: ${String(error)}`);
+  return name;
+}
+
+function fromError(error: Error | zk.Exception, path: string): StoreFailure {
+  return failure(errorCode(error), path);
+}
+
+function multiOutcome(
+  ops: readonly Op[],
+  error: Error | zk.Exception | null,
+  results: MultiResponse[] | undefined,
+): MultiResult {
+  if (error) {
+    const index = results?.findIndex(
+      (r) => r.type === OP_ERROR && r.err !== 0 && r.err !== RUNTIME_INCONSISTENCY,
+    );
+    const failedOpIndex = index === undefined || index < 0 ? 0 : index;
+    return { ...failure(errorCode(error), ops[failedOpIndex]?.path), failedOpIndex };
+  }
+  const out = ops.map((op, i) => opResult(op, results?.[i]));
+  return success(out) as MultiResult;
+}
+
+function opResult(op: Op, response: MultiResponse | undefined): OpResult {
+  if (op.op === 'create') return { op: 'create', path: response?.path ?? op.path };
+  if (op.op === 'set') return { op: 'set', stat: toStat(response!.stat!) };
+  return { op: op.op };
+}
+
+const eventTypes = new Map<number, WatchEventType>([
+  [zk.Event.NODE_CREATED, 'created'],
+  [zk.Event.NODE_DELETED, 'deleted'],
+  [zk.Event.NODE_DATA_CHANGED, 'dataChanged'],
+  [zk.Event.NODE_CHILDREN_CHANGED, 'childrenChanged'],
+]);
+
+function adapt(watcher: Watcher): (event: zk.Event) => void {
+  return (event) => {
+    const type = eventTypes.get(event.getType());
+    if (type !== undefined) watcher({ type, path: event.getPath() });
+  };
+}
+
+function toBuffer(data: Uint8Array): Buffer {
+  return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+}
+
+function fromBuffer(data: Buffer | null): Uint8Array {
+  return data === null ? new Uint8Array(0) : new Uint8Array(data);
+}
+
+function long(bytes: Buffer): number {
+  const value = bytes.readBigInt64BE(0);
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new Error(`ZooKeeper value ${value} is beyond a safe integer`);
+  return n;
+}
+
+function toStat(stat: zk.Stat): Stat {
+  const owner = stat.ephemeralOwner;
+  return {
+    czxid: long(stat.czxid),
+    mzxid: long(stat.mzxid),
+    pzxid: long(stat.pzxid),
+    ctimeMs: long(stat.ctime),
+    mtimeMs: long(stat.mtime),
+    version: stat.version,
+    cversion: stat.cversion,
+    ephemeralOwner: owner.every((b) => b === 0) ? null : owner.toString('hex'),
+    dataLength: stat.dataLength,
+    numChildren: stat.numChildren,
+  };
+}

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { CoordinationStore } from '../../../src/controller/store/store.js';
+import { connectZooKeeper } from '../../../src/controller/store/zookeeper-store.js';
+import { freePort, startTestZooKeeper, TEST_TICK_MS, type TestZooKeeper } from '../../helpers/zookeeper.js';
+import { defineConformanceTests, type StoreHarness } from './conformance.js';
+import { TcpProxy } from './tcp-proxy.js';
+
+describe('zookeeper store: conformance against a real ZooKeeper', () => {
+  let server: TestZooKeeper;
+  const proxies = new Map<CoordinationStore, TcpProxy>();
+  const allProxies: TcpProxy[] = [];
+  const runId = `/brook-conformance-${process.pid}`;
+  let counter = 0;
+
+  before(async () => {
+    server = await startTestZooKeeper();
+  });
+  after(async () => {
+    for (const p of allProxies) await p.close();
+    await server?.stop();
+  });
+
+  const harness: StoreHarness = {
+    async open(sessionTimeoutMs) {
+      // Each session goes through its own proxy, so a test can cut one session off and leave the others.
+      const proxy = await TcpProxy.start(server.port);
+      allProxies.push(proxy);
+      const result = await connectZooKeeper({
+        connect: `127.0.0.1:${proxy.port}`,
+        sessionTimeoutMs: sessionTimeoutMs ?? 10_000,
+        connectionTimeoutMs: 10_000,
+      });
+      if (!result.ok) assert.fail(`cannot connect: ${result.code}`);
+      proxies.set(result.value, proxy);
+      return result.value;
+    },
+    async disconnect(s) {
+      proxies.get(s)!.cut();
+    },
+    async outwait(s) {
+      // The server expires sessions on tick boundaries, so allow a couple of ticks beyond the timeout.
+      await new Promise((resolve) => setTimeout(resolve, s.sessionTimeoutMs + 3 * TEST_TICK_MS));
+    },
+    async reconnect(s) {
+      proxies.get(s)!.restore();
+    },
+    freshPath: () => `${runId}-${++counter}`,
+    eventWaitMs: 5_000,
+  };
+  defineConformanceTests(() => harness);
+});
+
+describe('zookeeper store: connecting', () => {
+  it('answers CONNECTIONLOSS when no server listens', async () => {
+    const port = await freePort();
+    const started = Date.now();
+    const result = await connectZooKeeper({ connect: `127.0.0.1:${port}`, connectionTimeoutMs: 500 });
+    assert.equal(!result.ok && result.code, 'CONNECTIONLOSS');
+    assert.ok(Date.now() - started < 3_000);
+  });
+
+  it('works under a chroot, as zookeeper.connect allows', async () => {
+    const server = await startTestZooKeeper();
+    try {
+      const root = await connectZooKeeper({ connect: server.connect, connectionTimeoutMs: 5_000 });
+      assert.ok(root.ok);
+      assert.ok((await root.value.create('/kafka', new Uint8Array())).ok);
+      const chrooted = await connectZooKeeper({
+        connect: `${server.connect}/kafka`,
+        connectionTimeoutMs: 5_000,
+      });
+      assert.ok(chrooted.ok);
+      const created = await chrooted.value.create('/controller_epoch', new TextEncoder().encode('1'));
+      assert.deepEqual(created, { ok: true, value: '/controller_epoch' });
+      assert.ok((await root.value.exists('/kafka/controller_epoch')).ok);
+      const seen = await root.value.get('/kafka/controller_epoch');
+      assert.equal(seen.ok && new TextDecoder().decode(seen.value.data), '1');
+      await chrooted.value.close();
+      await root.value.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});

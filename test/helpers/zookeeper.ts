@@ -1,0 +1,80 @@
+// A throwaway ZooKeeper for a test: Debian's server on a free 127.0.0.1 port in a fresh temporary directory,
+// with a short tick so that session expiry can be tested in about a second. stop() kills it by its PID and
+// removes the directory; register it with the test's `after` hook (or use withZooKeeper) so that it runs even
+// when the test fails.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalZooKeeper, stopLocalZooKeeper } from '../../src/controller/store/local-zookeeper.js';
+
+export interface TestZooKeeper {
+  readonly connect: string;
+  readonly port: number;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+/** Tick of test servers: sessions may be as short as 2 ticks, so 400 ms. */
+export const TEST_TICK_MS = 200;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address !== null ? resolve(address.port) : reject(),
+      );
+    });
+  });
+}
+
+export async function startTestZooKeeper(): Promise<TestZooKeeper> {
+  const dir = mkdtempSync(join(tmpdir(), 'brook-zk-'));
+  let lastError: unknown;
+  // Another process may take the free port between our probe and the server's bind; try a few ports.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    try {
+      const server = await startLocalZooKeeper({
+        port,
+        dataDir: dir,
+        tickTimeMs: TEST_TICK_MS,
+        minSessionTimeoutMs: 2 * TEST_TICK_MS,
+        maxSessionTimeoutMs: 60_000,
+      });
+      let stopped = false;
+      return {
+        connect: server.connect,
+        port,
+        pid: server.pid,
+        async stop() {
+          if (stopped) return;
+          stopped = true;
+          try {
+            await stopLocalZooKeeper(dir);
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        },
+      };
+    } catch (e) {
+      lastError = e;
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  throw lastError;
+}
+
+/** Runs fn with a fresh ZooKeeper that is always stopped afterwards. */
+export async function withZooKeeper<T>(fn: (zk: TestZooKeeper) => Promise<T>): Promise<T> {
+  const zk = await startTestZooKeeper();
+  try {
+    return await fn(zk);
+  } finally {
+    await zk.stop();
+  }
+}
