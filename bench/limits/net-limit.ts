@@ -60,16 +60,27 @@ async function sendUntil(socket: Socket, deadline: number): Promise<number> {
   return bytes;
 }
 
+/** Ends the sink (ours alone, so by its own pid) and waits, briefly, until it has gone. */
+async function stopSink(sink: ChildProcess): Promise<void> {
+  if (sink.exitCode !== null || sink.signalCode !== null) return;
+  const exited = once(sink, 'exit');
+  sink.kill();
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+}
+
 async function measureOnce(context: LimitContext): Promise<LimitSample> {
   const sink = fork(sinkModule, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let sinkUsage: ProcessWatch | undefined;
+  let socket: Socket | undefined;
   try {
     const { port } = await nextMessage(sink, 'listening');
     assert(sink.pid !== undefined, 'forked sink has no pid');
     sinkUsage = watchProcess(sink.pid);
-    const socket = connect({ host: '127.0.0.1', port, noDelay: true });
+    socket = connect({ host: '127.0.0.1', port, noDelay: true });
     await once(socket, 'connect');
     const received = nextMessage(sink, 'received');
+    // Awaited below; if sending fails first, its rejection must not surface as unhandled.
+    received.catch(() => {});
     const loop = monitorEventLoop();
     const cpuBefore = process.cpuUsage();
     const start = performance.now();
@@ -80,7 +91,6 @@ async function measureOnce(context: LimitContext): Promise<LimitSample> {
     const cpu = process.cpuUsage(cpuBefore);
     const eventLoopDelay = loop.stop();
     const usage = sinkUsage.stop();
-    socket.destroy();
     assert(bytes === sent, `net sink received ${bytes} bytes of ${sent} sent`);
     return {
       value: megabytesPerSecond(bytes, seconds),
@@ -96,9 +106,8 @@ async function measureOnce(context: LimitContext): Promise<LimitSample> {
     };
   } finally {
     sinkUsage?.stop();
-    // Disconnecting makes the sink exit by itself; the kill is for a sink stuck past that.
-    if (sink.connected) sink.disconnect();
-    if (sink.exitCode === null) sink.kill();
+    socket?.destroy();
+    await stopSink(sink);
   }
 }
 
