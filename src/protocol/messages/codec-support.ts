@@ -3,7 +3,7 @@
 // tagged-field framing. Kept small and free of state so the generated code stays the only place that knows a
 // message's layout.
 
-import { DecodeError, type Reader, type Writer } from '../primitives/index.js';
+import { DecodeError, Reader, Writer } from '../primitives/index.js';
 
 /** Kafka's all-zero UUID in its text form; the default of every uuid field. */
 export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -81,4 +81,39 @@ export function writeTaggedField(w: Writer, tag: number, value: Writer): void {
   w.uvarint(tag);
   w.uvarint(value.length);
   for (const chunk of value.chunksOut()) w.raw(chunk);
+}
+
+/** A value together with the schema version it was (or is to be) written with. */
+export interface Versioned<Value> {
+  readonly version: number;
+  readonly value: Value;
+}
+
+/** Writes the int16 version prefix and then the value, as internal-topic records and consumer blobs are stored. */
+export function encodeVersioned<Value>(schema: DataSchema<Value>, version: number, value: Value): Buffer {
+  const w = new Writer();
+  w.int16(version);
+  schema.encode(w, version, value);
+  return w.toBuffer();
+}
+
+/**
+ * Reads an int16 version prefix and the value after it. A version newer than the schema knows is read as the
+ * newest known one when `newerVersions` is 'read-known-fields' (Kafka's rule for the consumer protocol: newer
+ * versions only add fields at the end), and rejected when it is 'reject'. Bytes after the known fields are
+ * ignored in the first case and rejected in the second.
+ */
+export function decodeVersioned<Value>(
+  schema: DataSchema<Value>,
+  bytes: Buffer,
+  newerVersions: 'read-known-fields' | 'reject',
+): Versioned<Value> {
+  const r = new Reader(bytes);
+  const version = r.int16();
+  if (version < schema.minVersion || (version > schema.maxVersion && newerVersions === 'reject')) {
+    throw unsupportedVersion(schema.name, version);
+  }
+  const value = schema.decode(r, Math.min(version, schema.maxVersion));
+  if (newerVersions === 'reject') r.expectEnd();
+  return { version, value };
 }
