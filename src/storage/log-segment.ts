@@ -323,6 +323,8 @@ export class LogSegment {
   recover(minOffset: number, batchBytesMax: number, visit: RecoveredBatchVisitor): number {
     this.offsetIndex.reset();
     this.timeIndex.reset();
+    // The transaction index is rebuilt by the Log from producer state as it replays this segment.
+    this.txnIndex.closeAndDelete();
     this.txnIndex.reset();
     this.offsetIndex.file.preallocate();
     this.timeIndex.file.preallocate();

@@ -7,8 +7,11 @@
 //
 // A file is named by the offset it describes: the state after applying every batch below that offset.
 
+import { readdirSync, unlinkSync } from 'node:fs';
 import { crc32c } from '@node-rs/crc32';
-import { StorageFormatError } from './atomic-file.js';
+import { readSmallFile, StorageFormatError, writeFileAtomic } from './atomic-file.js';
+import { parseOffsetFileName, SNAPSHOT_SUFFIX, segmentFilePath } from './file-names.js';
+import { STORAGE_LIMITS } from './log-config.js';
 
 export const SNAPSHOT_VERSION = 1;
 const HEADER_BYTES = 2 + 4 + 4;
@@ -75,4 +78,38 @@ export function decodeSnapshot(path: string, buf: Buffer): SnapshotEntry[] {
     });
   }
   return entries;
+}
+
+/** Offsets of the `.snapshot` files in a partition directory, ascending. */
+export function listSnapshotOffsets(dir: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync(dir)) {
+    const parsed = parseOffsetFileName(name);
+    if (parsed !== null && parsed.suffix === SNAPSHOT_SUFFIX) out.push(parsed.offset);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+export function writeSnapshotFile(dir: string, offset: number, entries: readonly SnapshotEntry[]): void {
+  writeFileAtomic(segmentFilePath(dir, offset, SNAPSHOT_SUFFIX), encodeSnapshot(entries));
+}
+
+/** Reads the snapshot at `offset`; null when it is missing or damaged (the caller then replays more log). */
+export function readSnapshotFile(dir: string, offset: number): SnapshotEntry[] | null {
+  const path = segmentFilePath(dir, offset, SNAPSHOT_SUFFIX);
+  try {
+    const bytes = readSmallFile(path, STORAGE_LIMITS.snapshotBytesMax);
+    return bytes === null ? null : decodeSnapshot(path, bytes);
+  } catch (err) {
+    if (err instanceof StorageFormatError) return null;
+    throw err;
+  }
+}
+
+export function deleteSnapshotFile(dir: string, offset: number): void {
+  try {
+    unlinkSync(segmentFilePath(dir, offset, SNAPSHOT_SUFFIX));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }

@@ -102,7 +102,7 @@ export class TxnIndex {
   append(txn: AbortedTxn): void {
     const last = this.txns[this.txns.length - 1];
     assert(last === undefined || txn.lastOffset > last.lastOffset, 'aborted transactions out of order');
-    if (this.fd < 0) this.fd = openSync(this.path, 'a+');
+    if (this.fd < 0) this.fd = openSync(this.path, 'w+');
     const bytes = encodeAbortedTxn(txn);
     const at = this.txns.length * TXN_INDEX_ENTRY_BYTES;
     let done = 0;

@@ -1,0 +1,301 @@
+// The log manager of one log directory: loads every partition log at start, creates and deletes them, keeps the
+// directory's checkpoints, and runs the periodic work (retention, flush.ms, delayed file deletion, producer id
+// expiry, checkpoints).
+//
+// Lifecycle: `LogManager.open` reads the clean-shutdown marker and removes it (so a crash from now on is seen
+// as one), reads the checkpoints, opens every `<topic>-<partition>` directory (recovering after a crash), and
+// writes fresh checkpoints. `startScheduler` runs `runPeriodicTasks` on a timer; tests and the simulation call
+// it themselves with a manual clock. `shutdown` closes every log, writes the checkpoints and then the marker.
+// Ownership: the manager owns the map of logs and the directory-level files; each Log owns its directory.
+
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { assert } from '../common/assert.js';
+import type { Clock } from '../common/clock.js';
+import { StorageFormatError, writeFileAtomic } from './atomic-file.js';
+import { type PartitionOffset, readOffsetCheckpoint, writeOffsetCheckpoint } from './checkpoint-file.js';
+import {
+  CLEAN_SHUTDOWN_FILE,
+  deleteDirName,
+  isDeleteDirName,
+  LOG_START_OFFSET_CHECKPOINT_FILE,
+  META_PROPERTIES_FILE,
+  PARTITION_METADATA_FILE,
+  parsePartitionDirName,
+  partitionDirName,
+  RECOVERY_POINT_CHECKPOINT_FILE,
+  REPLICATION_CHECKPOINT_FILE,
+  type TopicPartition,
+} from './file-names.js';
+import { Log } from './log.js';
+import { DEFAULT_LOG_MANAGER_CONFIG, type LogConfig, type LogManagerConfig } from './log-config.js';
+import { type MetaProperties, readMetaProperties, writeMetaProperties } from './meta-properties.js';
+import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
+
+export interface LogManagerOptions {
+  readonly dir: string;
+  readonly clock: Clock;
+  /** The topic's LogConfig (broker defaults merged with topic overrides); called when a log is opened. */
+  readonly configFor: (topic: string) => LogConfig;
+  readonly managerConfig?: Partial<LogManagerConfig>;
+  /** When given, meta.properties is written if missing and must match if present. */
+  readonly meta?: MetaProperties;
+  readonly random?: () => number;
+  readonly onBackgroundError?: (err: Error) => void;
+}
+
+interface PendingDirDelete {
+  readonly path: string;
+  readonly dueMs: number;
+}
+
+/** Scheduler resolution: periodic tasks are checked this often and each runs at its own interval. */
+const SCHEDULER_TICK_MS = 1000;
+
+function key(tp: TopicPartition): string {
+  return partitionDirName(tp);
+}
+
+export class LogManager {
+  readonly dir: string;
+  readonly hadCleanShutdown: boolean;
+  private readonly clock: Clock;
+  private readonly configFor: (topic: string) => LogConfig;
+  private readonly managerConfig: LogManagerConfig;
+  private readonly random: () => number;
+  private readonly onBackgroundError: (err: Error) => void;
+  private readonly logs = new Map<string, Log>();
+  private readonly pendingDirDeletes: PendingDirDelete[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private readonly lastRunMs = {
+    retention: 0,
+    flush: 0,
+    recoveryCheckpoint: 0,
+    startCheckpoint: 0,
+    expiry: 0,
+  };
+  private stopped = false;
+
+  private constructor(options: LogManagerOptions, hadCleanShutdown: boolean) {
+    this.dir = options.dir;
+    this.clock = options.clock;
+    this.configFor = options.configFor;
+    this.managerConfig = { ...DEFAULT_LOG_MANAGER_CONFIG, ...options.managerConfig };
+    this.random = options.random ?? Math.random;
+    this.onBackgroundError = options.onBackgroundError ?? (() => {});
+    this.hadCleanShutdown = hadCleanShutdown;
+    const now = this.clock.monotonicMs();
+    for (const k of Object.keys(this.lastRunMs) as (keyof typeof this.lastRunMs)[]) this.lastRunMs[k] = now;
+  }
+
+  static open(options: LogManagerOptions): LogManager {
+    mkdirSync(options.dir, { recursive: true });
+    if (options.meta !== undefined) checkMetaProperties(options.dir, options.meta);
+    const markerPath = join(options.dir, CLEAN_SHUTDOWN_FILE);
+    const hadCleanShutdown = existsSync(markerPath);
+    const manager = new LogManager(options, hadCleanShutdown);
+    manager.loadLogs();
+    // From here on a crash must be detected as one: the marker goes only after the logs are loaded.
+    if (hadCleanShutdown) unlinkSync(markerPath);
+    manager.writeCheckpoints();
+    return manager;
+  }
+
+  private loadLogs(): void {
+    const recoveryPoints = readCheckpointOrEmpty(join(this.dir, RECOVERY_POINT_CHECKPOINT_FILE));
+    const startOffsets = readCheckpointOrEmpty(join(this.dir, LOG_START_OFFSET_CHECKPOINT_FILE));
+    const highWatermarks = readCheckpointOrEmpty(join(this.dir, REPLICATION_CHECKPOINT_FILE));
+    for (const name of readdirSync(this.dir)) {
+      const path = join(this.dir, name);
+      if (!statSync(path).isDirectory()) continue;
+      if (isDeleteDirName(name)) {
+        // A deletion the previous run did not finish.
+        rmSync(path, { recursive: true, force: true });
+        continue;
+      }
+      const tp = parsePartitionDirName(name);
+      if (tp === null) continue;
+      const k = key(tp);
+      const log = Log.open({
+        dir: path,
+        topicPartition: tp,
+        config: this.configFor(tp.topic),
+        clock: this.clock,
+        recoveryPoint: recoveryPoints.get(k),
+        logStartOffset: startOffsets.get(k),
+        highWatermark: highWatermarks.get(k),
+        hadCleanShutdown: this.hadCleanShutdown,
+        random: this.random,
+        onBackgroundError: this.onBackgroundError,
+      });
+      this.logs.set(k, log);
+    }
+  }
+
+  getLog(tp: TopicPartition): Log | undefined {
+    return this.logs.get(key(tp));
+  }
+
+  allLogs(): IterableIterator<Log> {
+    return this.logs.values();
+  }
+
+  /**
+   * The partition's log, created empty (at offset 0) when absent. With a topic id, partition.metadata is written
+   * on creation, and an existing directory holding another topic id is refused (an old topic of the same name).
+   */
+  getOrCreateLog(tp: TopicPartition, topicId?: string): Log {
+    assert(!this.stopped, 'log manager is shut down');
+    const existing = this.logs.get(key(tp));
+    const dir = join(this.dir, partitionDirName(tp));
+    if (existing !== undefined) {
+      if (topicId !== undefined) {
+        const recorded = readPartitionMetadata(join(dir, PARTITION_METADATA_FILE));
+        if (recorded === null) writePartitionMetadata(join(dir, PARTITION_METADATA_FILE), topicId);
+        else if (recorded !== topicId)
+          throw new StorageFormatError(dir, `holds topic id ${recorded}, not ${topicId}`);
+      }
+      return existing;
+    }
+    mkdirSync(dir, { recursive: true });
+    if (topicId !== undefined) writePartitionMetadata(join(dir, PARTITION_METADATA_FILE), topicId);
+    const log = Log.open({
+      dir,
+      topicPartition: tp,
+      config: this.configFor(tp.topic),
+      clock: this.clock,
+      hadCleanShutdown: true,
+      random: this.random,
+      onBackgroundError: this.onBackgroundError,
+    });
+    this.logs.set(key(tp), log);
+    return log;
+  }
+
+  /**
+   * Deletes a partition's log: it is closed, its directory renamed `<topic>-<partition>.<uuid>-delete` at once
+   * (so a restart never loads it), and removed after file.delete.delay.ms.
+   */
+  deleteLog(tp: TopicPartition): boolean {
+    const log = this.logs.get(key(tp));
+    if (log === undefined) return false;
+    this.logs.delete(key(tp));
+    log.close();
+    const renamed = join(this.dir, deleteDirName(tp));
+    renameSync(log.dir, renamed);
+    this.pendingDirDeletes.push({ path: renamed, dueMs: this.clock.nowMs() + log.config.fileDeleteDelayMs });
+    this.runDueDirDeletes(this.clock.nowMs());
+    this.writeCheckpoints();
+    return true;
+  }
+
+  private runDueDirDeletes(nowMs: number): void {
+    for (let i = 0; i < this.pendingDirDeletes.length; ) {
+      const pending = this.pendingDirDeletes[i]!;
+      if (pending.dueMs <= nowMs) {
+        rmSync(pending.path, { recursive: true, force: true });
+        this.pendingDirDeletes.splice(i, 1);
+      } else {
+        i++;
+      }
+    }
+  }
+
+  /** Writes recovery-point, log-start-offset and replication (high watermark) checkpoints. */
+  writeCheckpoints(): void {
+    const recovery: PartitionOffset[] = [];
+    const start: PartitionOffset[] = [];
+    const hw: PartitionOffset[] = [];
+    for (const log of this.logs.values()) {
+      const { topic, partition } = log.topicPartition;
+      recovery.push({ topic, partition, offset: log.recoveryPoint });
+      start.push({ topic, partition, offset: log.logStartOffset });
+      hw.push({ topic, partition, offset: log.highWatermark });
+    }
+    writeOffsetCheckpoint(join(this.dir, RECOVERY_POINT_CHECKPOINT_FILE), recovery);
+    writeOffsetCheckpoint(join(this.dir, LOG_START_OFFSET_CHECKPOINT_FILE), start);
+    writeOffsetCheckpoint(join(this.dir, REPLICATION_CHECKPOINT_FILE), hw);
+  }
+
+  /** Runs whatever periodic work is due; the timer calls this, and so can tests with a manual clock. */
+  runPeriodicTasks(): void {
+    if (this.stopped) return;
+    const mono = this.clock.monotonicMs();
+    const now = this.clock.nowMs();
+    const c = this.managerConfig;
+    const due = (task: keyof typeof this.lastRunMs, intervalMs: number): boolean => {
+      if (mono - this.lastRunMs[task] < intervalMs) return false;
+      this.lastRunMs[task] = mono;
+      return true;
+    };
+    if (due('retention', c.retentionCheckIntervalMs)) {
+      for (const log of this.logs.values()) log.deleteOldSegments(now);
+    }
+    if (due('flush', Math.min(c.flushSchedulerIntervalMs, SCHEDULER_TICK_MS))) {
+      for (const log of this.logs.values()) log.flushIfDue();
+    }
+    if (due('expiry', c.producerIdExpirationCheckIntervalMs)) {
+      for (const log of this.logs.values()) log.removeExpiredProducers(now, c.producerIdExpirationMs);
+    }
+    const recoveryDue = due('recoveryCheckpoint', c.flushOffsetCheckpointIntervalMs);
+    const startDue = due('startCheckpoint', c.flushStartOffsetCheckpointIntervalMs);
+    if (recoveryDue || startDue) this.writeCheckpoints();
+    for (const log of this.logs.values()) log.runDueDeletes(now);
+    this.runDueDirDeletes(now);
+  }
+
+  startScheduler(): void {
+    if (this.timer !== null) return;
+    this.timer = setInterval(() => {
+      try {
+        this.runPeriodicTasks();
+      } catch (err) {
+        this.onBackgroundError(err as Error);
+      }
+    }, SCHEDULER_TICK_MS);
+    this.timer.unref();
+  }
+
+  stopScheduler(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Closes every log, writes the checkpoints and, last, the clean-shutdown marker. */
+  shutdown(): void {
+    if (this.stopped) return;
+    this.stopScheduler();
+    for (const log of this.logs.values()) log.close();
+    this.writeCheckpoints();
+    for (const pending of this.pendingDirDeletes) rmSync(pending.path, { recursive: true, force: true });
+    this.pendingDirDeletes.length = 0;
+    writeFileAtomic(join(this.dir, CLEAN_SHUTDOWN_FILE), '');
+    this.stopped = true;
+  }
+}
+
+function readCheckpointOrEmpty(path: string): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    for (const e of readOffsetCheckpoint(path)) out.set(key(e), e.offset);
+  } catch (err) {
+    // A damaged checkpoint costs recovery time, not data: recover everything instead.
+    if (!(err instanceof StorageFormatError)) throw err;
+  }
+  return out;
+}
+
+function checkMetaProperties(dir: string, meta: MetaProperties): void {
+  const path = join(dir, META_PROPERTIES_FILE);
+  const existing = readMetaProperties(path);
+  if (existing === null) {
+    writeMetaProperties(path, meta);
+    return;
+  }
+  if (existing.brokerId !== meta.brokerId || existing.clusterId !== meta.clusterId) {
+    throw new StorageFormatError(
+      path,
+      `belongs to broker ${existing.brokerId} of cluster ${existing.clusterId}, not ${meta.brokerId} of ${meta.clusterId}`,
+    );
+  }
+}

@@ -1,0 +1,831 @@
+// The log of one partition: an ordered list of segments in `<topic>-<partition>/`, with the bookkeeping the
+// broker reads (log start offset, log end offset, high watermark, recovery point, last stable offset), the
+// leader epoch cache, producer state, flushing, truncation, DeleteRecords and retention.
+//
+// Ownership and concurrency: one Log per partition, owned by the LogManager; the partition (broker) is its only
+// caller. Every state change (append, roll, truncate, delete) is synchronous and completes before returning.
+// Only fsyncs run in the background; they never change state except to move the recovery point forward and to
+// resolve `durable` promises. Batches arrive validated, with offsets and leader epoch already patched in: the
+// log writes them byte for byte and looks only at their headers (and at transaction markers).
+
+import { fdatasync, fsync, readdirSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { assert } from '../common/assert.js';
+import type { Clock } from '../common/clock.js';
+import { BATCH_HEADER_BYTES, batchHeader } from '../protocol/records/batch-header.js';
+import { StorageErrorCode } from './error-codes.js';
+import {
+  CLEANED_SUFFIX,
+  DELETED_SUFFIX,
+  INDEX_SUFFIX,
+  LEADER_EPOCH_CHECKPOINT_FILE,
+  LOG_SUFFIX,
+  parseOffsetFileName,
+  SWAP_SUFFIX,
+  TIME_INDEX_SUFFIX,
+  TMP_SUFFIX,
+  type TopicPartition,
+  TXN_INDEX_SUFFIX,
+} from './file-names.js';
+import { LeaderEpochCache } from './leader-epoch-cache.js';
+import { type LogConfig, STORAGE_LIMITS } from './log-config.js';
+import { LogSegment } from './log-segment.js';
+import {
+  deleteSnapshotFile,
+  listSnapshotOffsets,
+  readSnapshotFile,
+  writeSnapshotFile,
+} from './producer-snapshot.js';
+import { type ProducerCheck, ProducerStateManager } from './producer-state.js';
+import { type RetentionReason, retentionDecision } from './retention.js';
+import type { AbortedTxn } from './txn-index.js';
+
+export interface LogOptions {
+  readonly dir: string;
+  readonly topicPartition: TopicPartition;
+  readonly config: LogConfig;
+  readonly clock: Clock;
+  /** From recovery-point-offset-checkpoint: segments from the one holding it are re-checked after a crash. */
+  readonly recoveryPoint?: number;
+  /** From log-start-offset-checkpoint. */
+  readonly logStartOffset?: number;
+  /** From replication-offset-checkpoint. */
+  readonly highWatermark?: number;
+  /** True when the log directory had Kafka's clean-shutdown marker: no recovery needed. */
+  readonly hadCleanShutdown?: boolean;
+  /** Randomness for segment.jitter.ms; injected for the simulation. */
+  readonly random?: () => number;
+  /** Called with errors of background fsyncs (the broker marks the directory offline). */
+  readonly onBackgroundError?: (err: Error) => void;
+}
+
+export interface AppendInfo {
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly maxTimestampMs: number;
+  readonly offsetOfMaxTimestamp: number;
+  readonly batchCount: number;
+  readonly recordCount: number;
+  /** With ackAfterFsync, resolves once the appended bytes are fdatasync'ed; otherwise null. */
+  readonly durable: Promise<void> | null;
+}
+
+export type ReadResult =
+  | {
+      readonly errorCode: typeof StorageErrorCode.None;
+      /** Whole batches, ready for a fetch response. Empty when nothing is readable yet. */
+      readonly records: Buffer;
+      readonly firstOffset: number;
+      readonly nextOffset: number;
+    }
+  | { readonly errorCode: typeof StorageErrorCode.OffsetOutOfRange };
+
+export interface OffsetAndTimestamp {
+  readonly offset: number;
+  readonly timestampMs: number;
+  readonly leaderEpoch: number;
+}
+
+/** ListOffsets' special timestamps. */
+export const ListOffsetsTimestamp = {
+  Latest: -1,
+  Earliest: -2,
+  MaxTimestamp: -3,
+  EarliestLocal: -4,
+} as const;
+
+/**
+ * Finds the offset of the first record with a timestamp >= target inside a batch (storage never decodes
+ * records itself). The default answers with the batch's first offset, which is where a consumer has to start
+ * reading anyway; the broker can pass a decoder-backed one to answer ListOffsets to the exact record.
+ */
+export type RecordTimestampLocator = (batch: Buffer, targetMs: number) => number | null;
+
+interface PendingDelete {
+  readonly segment: LogSegment;
+  readonly dueMs: number;
+}
+
+interface DurableWaiter {
+  resolve(): void;
+  reject(err: Error): void;
+}
+
+export class Log {
+  readonly dir: string;
+  readonly topicPartition: TopicPartition;
+  config: LogConfig;
+  readonly epochCache: LeaderEpochCache;
+  readonly producerState: ProducerStateManager;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly onBackgroundError: (err: Error) => void;
+  private segments: LogSegment[] = [];
+  private logStartOffsetValue = 0;
+  private logEndOffsetValue = 0;
+  private highWatermarkValue = 0;
+  private recoveryPointValue = 0;
+  private unflushedRecords = 0;
+  private lastFlushMs: number;
+  private readonly pendingDeletes: PendingDelete[] = [];
+  private readonly dirtySegments = new Set<LogSegment>();
+  private durableWaiters: DurableWaiter[] = [];
+  private syncInFlight = false;
+  private syncScheduled = false;
+  private closed = false;
+  /** Bytes cut by the last recovery, for the log manager's report. */
+  recoveredBytesCut = 0;
+
+  private constructor(options: LogOptions) {
+    this.dir = options.dir;
+    this.topicPartition = options.topicPartition;
+    this.config = options.config;
+    this.clock = options.clock;
+    this.random = options.random ?? Math.random;
+    this.onBackgroundError = options.onBackgroundError ?? (() => {});
+    this.epochCache = LeaderEpochCache.load(join(this.dir, LEADER_EPOCH_CHECKPOINT_FILE));
+    this.producerState = new ProducerStateManager();
+    this.lastFlushMs = this.clock.monotonicMs();
+  }
+
+  /** Opens the log in `options.dir` (which must exist), recovering it when the shutdown was not clean. */
+  static open(options: LogOptions): Log {
+    const log = new Log(options);
+    log.load(options);
+    return log;
+  }
+
+  get logStartOffset(): number {
+    return this.logStartOffsetValue;
+  }
+
+  get logEndOffset(): number {
+    return this.logEndOffsetValue;
+  }
+
+  get highWatermark(): number {
+    return this.highWatermarkValue;
+  }
+
+  get recoveryPoint(): number {
+    return this.recoveryPointValue;
+  }
+
+  /** Offsets below this are committed or aborted: min(first open transaction, high watermark). */
+  get lastStableOffset(): number {
+    const unstable = this.producerState.firstUnstableOffset();
+    return unstable === null ? this.highWatermarkValue : Math.min(unstable, this.highWatermarkValue);
+  }
+
+  get sizeInBytes(): number {
+    let total = 0;
+    for (const s of this.segments) total += s.size;
+    return total;
+  }
+
+  get segmentCount(): number {
+    return this.segments.length;
+  }
+
+  get activeSegment(): LogSegment {
+    return this.segments[this.segments.length - 1]!;
+  }
+
+  /** Base offsets of the segments, oldest first. */
+  segmentBaseOffsets(): number[] {
+    return this.segments.map((s) => s.baseOffset);
+  }
+
+  // ---------------------------------------------------------------- loading and recovery
+
+  private load(options: LogOptions): void {
+    this.removeLeftovers();
+    const baseOffsets = this.segmentFileOffsets();
+    const nowMs = this.clock.nowMs();
+    const needsRecovery = options.hadCleanShutdown !== true;
+    const recoveryPoint = options.recoveryPoint ?? 0;
+    // Segments from the one holding the recovery point on are re-checked after a crash.
+    let recoverFrom = 0;
+    for (let i = 0; i < baseOffsets.length; i++) if (baseOffsets[i]! <= recoveryPoint) recoverFrom = i;
+    const recovered = new Set<LogSegment>();
+    let expectOffset = 0;
+    for (let i = 0; i < baseOffsets.length; i++) {
+      const { segment, needsIndexRebuild } = LogSegment.open(
+        this.dir,
+        baseOffsets[i]!,
+        this.config,
+        nowMs,
+        this.jitter(),
+      );
+      this.segments.push(segment);
+      const mustRecover =
+        needsIndexRebuild || (needsRecovery && i >= recoverFrom) || segment.baseOffset < expectOffset;
+      let cut = 0;
+      if (mustRecover || !segment.loadTail()) {
+        cut = this.recoverSegment(segment, expectOffset);
+        recovered.add(segment);
+      }
+      segment.txnIndex.load(segment.nextOffset);
+      expectOffset = segment.nextOffset;
+      if (cut > 0) {
+        this.recoveredBytesCut += cut;
+        // Nothing after damage can be trusted to follow on from it: drop the later segments.
+        for (const later of baseOffsets.slice(i + 1)) this.deleteSegmentFilesAt(later);
+        break;
+      }
+    }
+    // A segment that recovery emptied is dropped unless it is the only one.
+    while (
+      this.segments.length > 1 &&
+      this.activeSegment.size === 0 &&
+      this.activeSegment.baseOffset > this.prevNext()
+    ) {
+      this.segments.pop()!.deleteFiles();
+    }
+    const checkpointStart = options.logStartOffset ?? 0;
+    if (this.segments.length === 0) {
+      this.segments.push(LogSegment.create(this.dir, checkpointStart, this.config, nowMs, this.jitter()));
+    }
+    this.logEndOffsetValue = this.activeSegment.nextOffset;
+    this.logStartOffsetValue = Math.max(checkpointStart, this.segments[0]!.baseOffset);
+    if (this.logStartOffsetValue > this.logEndOffsetValue) {
+      this.truncateFullyAndStartAt(this.logStartOffsetValue);
+    }
+    this.activeSegment.offsetIndex.file.preallocate();
+    this.activeSegment.timeIndex.file.preallocate();
+    this.epochCache.truncateFromEnd(this.logEndOffsetValue);
+    this.epochCache.truncateFromStart(this.logStartOffsetValue);
+    this.rebuildProducerState(recovered);
+    if (recovered.size > 0) {
+      // Recovered bytes were read back, not necessarily from the disk itself: make them durable before the
+      // recovery point moves past them.
+      for (const s of recovered) s.flushAll();
+      this.recoveryPointValue = this.logEndOffsetValue;
+    } else {
+      this.recoveryPointValue = Math.min(
+        Math.max(recoveryPoint, this.logStartOffsetValue),
+        this.logEndOffsetValue,
+      );
+      if (options.hadCleanShutdown === true) this.recoveryPointValue = this.logEndOffsetValue;
+    }
+    const hw = options.highWatermark ?? 0;
+    this.highWatermarkValue = Math.min(Math.max(hw, this.logStartOffsetValue), this.logEndOffsetValue);
+  }
+
+  private prevNext(): number {
+    const prev = this.segments[this.segments.length - 2];
+    return prev === undefined ? -1 : prev.nextOffset;
+  }
+
+  private jitter(): number {
+    return this.config.segmentJitterMs > 0 ? Math.floor(this.random() * this.config.segmentJitterMs) : 0;
+  }
+
+  /** Removes files that only exist half-way through an operation: temp files, deleted segments, cleaner output. */
+  private removeLeftovers(): void {
+    for (const name of readdirSync(this.dir)) {
+      if (
+        name.endsWith(TMP_SUFFIX) ||
+        name.endsWith(DELETED_SUFFIX) ||
+        name.endsWith(CLEANED_SUFFIX) ||
+        name.endsWith(SWAP_SUFFIX)
+      ) {
+        unlinkSync(join(this.dir, name));
+      }
+    }
+  }
+
+  /** Base offsets that have a .log file; index files without one are removed. */
+  private segmentFileOffsets(): number[] {
+    const logs = new Set<number>();
+    const others: { offset: number; name: string }[] = [];
+    for (const name of readdirSync(this.dir)) {
+      const parsed = parseOffsetFileName(name);
+      if (parsed === null) continue;
+      if (parsed.suffix === LOG_SUFFIX) logs.add(parsed.offset);
+      else if ([INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX].includes(parsed.suffix)) {
+        others.push({ offset: parsed.offset, name });
+      }
+    }
+    for (const o of others) if (!logs.has(o.offset)) unlinkSync(join(this.dir, o.name));
+    return [...logs].sort((a, b) => a - b);
+  }
+
+  private deleteSegmentFilesAt(baseOffset: number): void {
+    for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX]) {
+      try {
+        unlinkSync(join(this.dir, String(baseOffset).padStart(20, '0') + suffix));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+  }
+
+  private recoverSegment(segment: LogSegment, minOffset: number): number {
+    return segment.recover(
+      minOffset,
+      Math.min(STORAGE_LIMITS.batchBytesMax, Math.max(this.config.maxMessageBytes, BATCH_HEADER_BYTES) * 2),
+      (buf, pos, info) => {
+        const epoch = info.partitionLeaderEpoch;
+        if (epoch >= 0 && epoch > this.epochCache.latestEpoch) this.epochCache.assign(epoch, info.baseOffset);
+        void buf;
+        void pos;
+      },
+    );
+  }
+
+  /**
+   * Rebuilds producer state: the latest usable snapshot at or below the first recovered segment (and the log
+   * end), then every batch after it. Aborted transactions found in recovered segments go back into their
+   * transaction index.
+   */
+  private rebuildProducerState(recovered: ReadonlySet<LogSegment>): void {
+    let limit = this.logEndOffsetValue;
+    for (const s of recovered) limit = Math.min(limit, s.baseOffset);
+    const offsets = listSnapshotOffsets(this.dir);
+    for (const o of offsets) if (o > this.logEndOffsetValue) deleteSnapshotFile(this.dir, o);
+    let from = this.logStartOffsetValue;
+    this.producerState.clear(from);
+    for (let i = offsets.length - 1; i >= 0; i--) {
+      const offset = offsets[i]!;
+      if (offset > limit || offset < this.logStartOffsetValue) continue;
+      const entries = readSnapshotFile(this.dir, offset);
+      if (entries === null) continue;
+      this.producerState.loadSnapshot(offset, entries);
+      from = offset;
+      break;
+    }
+    this.replayProducerState(from, recovered);
+  }
+
+  private replayProducerState(from: number, reindex: ReadonlySet<LogSegment>): void {
+    for (const segment of this.segments) {
+      if (segment.nextOffset <= from) continue;
+      const start = segment.baseOffset >= from ? null : segment.translateOffset(from);
+      segment.scan(start?.position ?? 0, (info, header, headerPos) => {
+        if (batchHeader.producerId(header, headerPos) < 0) {
+          this.producerState.apply(header, headerPos);
+          return true;
+        }
+        // Transaction markers are read whole (they are tiny); other batches only by their header.
+        const isControl = batchHeader.isControl(header, headerPos);
+        const buf = isControl ? segment.readBytes(info.position, info.sizeInBytes) : header;
+        const completed = this.producerState.apply(buf, isControl ? 0 : headerPos);
+        if (completed?.isAborted === true && reindex.has(segment)) segment.txnIndex.append(completed);
+        return true;
+      });
+    }
+  }
+
+  // ---------------------------------------------------------------- append
+
+  /** Checks a producer's batch before offsets are assigned; see ProducerStateManager.check. */
+  checkProducerBatch(buf: Buffer, pos = 0): ProducerCheck {
+    return this.producerState.check(buf, pos);
+  }
+
+  /**
+   * Appends whole, validated batches whose offsets were assigned by the caller: the first base offset is at
+   * least the log end offset and offsets increase. The bytes are written unchanged.
+   */
+  append(batches: Buffer): AppendInfo {
+    assert(!this.closed, 'append to a closed log');
+    assert(batches.length >= BATCH_HEADER_BYTES, 'append of less than one batch');
+    const firstOffset = batchHeader.baseOffset(batches, 0);
+    assert(
+      firstOffset >= this.logEndOffsetValue,
+      `append at ${firstOffset} below log end ${this.logEndOffsetValue}`,
+    );
+    let lastOffset = firstOffset - 1;
+    let maxTimestampMs = -1;
+    let offsetOfMaxTimestamp = firstOffset;
+    let batchCount = 0;
+    let recordCount = 0;
+    for (let pos = 0; pos < batches.length; ) {
+      assert(batches.length - pos >= BATCH_HEADER_BYTES, 'append ends inside a batch header');
+      const size = batchHeader.sizeInBytes(batches, pos);
+      assert(size >= BATCH_HEADER_BYTES && pos + size <= batches.length, 'append ends inside a batch');
+      const base = batchHeader.baseOffset(batches, pos);
+      assert(base > lastOffset, 'offsets must increase');
+      lastOffset = base + batchHeader.lastOffsetDelta(batches, pos);
+      const ts = batchHeader.maxTimestamp(batches, pos);
+      if (ts > maxTimestampMs) {
+        maxTimestampMs = ts;
+        offsetOfMaxTimestamp = lastOffset;
+      }
+      batchCount++;
+      recordCount += batchHeader.recordsCount(batches, pos);
+      pos += size;
+    }
+    this.maybeRoll(batches.length, firstOffset, lastOffset, maxTimestampMs);
+    const segment = this.activeSegment;
+    segment.append(batches, 0, batches.length);
+    for (let pos = 0; pos < batches.length; pos += batchHeader.sizeInBytes(batches, pos)) {
+      const epoch = batchHeader.partitionLeaderEpoch(batches, pos);
+      if (epoch >= 0 && epoch > this.epochCache.latestEpoch) {
+        this.epochCache.assign(epoch, batchHeader.baseOffset(batches, pos));
+      }
+      const completed = this.producerState.apply(batches, pos);
+      if (completed?.isAborted === true) segment.txnIndex.append(completed);
+    }
+    this.logEndOffsetValue = lastOffset + 1;
+    this.unflushedRecords += recordCount;
+    if (this.unflushedRecords >= this.config.flushMessages) this.flushInBackground();
+    let durable: Promise<void> | null = null;
+    if (this.config.ackAfterFsync) {
+      this.dirtySegments.add(segment);
+      durable = new Promise<void>((resolve, reject) => this.durableWaiters.push({ resolve, reject }));
+      this.scheduleGroupSync();
+    }
+    return {
+      firstOffset,
+      lastOffset,
+      maxTimestampMs,
+      offsetOfMaxTimestamp,
+      batchCount,
+      recordCount,
+      durable,
+    };
+  }
+
+  private maybeRoll(bytes: number, firstOffset: number, lastOffset: number, maxTimestampMs: number): void {
+    const active = this.activeSegment;
+    if (
+      active.shouldRoll(bytes, lastOffset, maxTimestampMs, this.clock.nowMs()) ||
+      firstOffset - active.baseOffset > 0x7fffffff
+    ) {
+      this.roll(firstOffset);
+    }
+  }
+
+  /**
+   * Starts a new active segment at `baseOffset` (default: the log end offset). The old one gets its final
+   * time index entry and trimmed indexes, a producer snapshot is written at the new base, and the old segment
+   * is flushed in the background, after which the recovery point moves to the new base.
+   */
+  roll(baseOffset = this.logEndOffsetValue): LogSegment {
+    assert(baseOffset >= this.logEndOffsetValue, 'roll below the log end offset');
+    const old = this.activeSegment;
+    if (old.size === 0) {
+      if (old.baseOffset === baseOffset) return old;
+      // An empty active segment is replaced rather than kept: segments never overlap and never hold nothing.
+      this.segments.pop();
+      old.deleteFiles();
+    } else {
+      old.onRoll();
+    }
+    writeSnapshotFile(this.dir, this.logEndOffsetValue, this.producerState.toSnapshot());
+    const segment = LogSegment.create(this.dir, baseOffset, this.config, this.clock.nowMs(), this.jitter());
+    this.segments.push(segment);
+    if (old.size > 0) this.flushInBackground(baseOffset);
+    return segment;
+  }
+
+  // ---------------------------------------------------------------- read
+
+  /**
+   * Reads whole batches from the one holding `startOffset`, up to `maxBytes` (the first batch is returned whole
+   * even when larger, if `minOneBatch`), and never a batch reaching `maxOffset` (exclusive: the high watermark for
+   * consumers, the last stable offset for read_committed, the log end offset for followers).
+   * OFFSET_OUT_OF_RANGE when startOffset is below the log start or above the log end.
+   */
+  read(
+    startOffset: number,
+    maxBytes: number,
+    maxOffset = this.logEndOffsetValue,
+    minOneBatch = true,
+  ): ReadResult {
+    if (startOffset < this.logStartOffsetValue || startOffset > this.logEndOffsetValue) {
+      return { errorCode: StorageErrorCode.OffsetOutOfRange };
+    }
+    const empty = {
+      errorCode: StorageErrorCode.None,
+      records: EMPTY,
+      firstOffset: startOffset,
+      nextOffset: startOffset,
+    } as const;
+    if (startOffset >= maxOffset || startOffset === this.logEndOffsetValue) return empty;
+    for (let i = this.floorSegmentIndex(startOffset); i < this.segments.length; i++) {
+      const read = this.segments[i]!.read(startOffset, maxBytes, maxOffset, minOneBatch);
+      if (read !== null) return { errorCode: StorageErrorCode.None, ...read };
+    }
+    return empty;
+  }
+
+  /** Index of the segment with the largest base offset <= offset (0 when offset precedes them all). */
+  private floorSegmentIndex(offset: number): number {
+    let lo = 0;
+    let hi = this.segments.length - 1;
+    let found = 0;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.segments[mid]!.baseOffset <= offset) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found;
+  }
+
+  /**
+   * ListOffsets: the earliest or latest offset, the offset of the largest timestamp, or the first offset whose
+   * batch reaches `timestampMs`. Null when no batch has a timestamp that large. Latest is the log end offset:
+   * the partition clamps it to the high watermark or last stable offset for consumers.
+   */
+  offsetForTimestamp(timestampMs: number, locate?: RecordTimestampLocator): OffsetAndTimestamp | null {
+    if (timestampMs === ListOffsetsTimestamp.Earliest || timestampMs === ListOffsetsTimestamp.EarliestLocal) {
+      const offset = this.logStartOffsetValue;
+      return { offset, timestampMs: -1, leaderEpoch: this.epochCache.epochForOffset(offset) };
+    }
+    if (timestampMs === ListOffsetsTimestamp.Latest) {
+      const offset = this.logEndOffsetValue;
+      return { offset, timestampMs: -1, leaderEpoch: this.epochCache.latestEpoch };
+    }
+    if (timestampMs === ListOffsetsTimestamp.MaxTimestamp) {
+      let best: LogSegment | null = null;
+      for (const s of this.segments)
+        if (s.size > 0 && (best === null || s.maxTimestampMs > best.maxTimestampMs)) best = s;
+      if (best === null || best.maxTimestampMs < 0) return null;
+      const offset = Math.max(best.offsetOfMaxTimestampMs, this.logStartOffsetValue);
+      return {
+        offset,
+        timestampMs: best.maxTimestampMs,
+        leaderEpoch: this.epochCache.epochForOffset(offset),
+      };
+    }
+    if (timestampMs < 0) return null;
+    for (const segment of this.segments) {
+      if (segment.maxTimestampMs < timestampMs || segment.nextOffset <= this.logStartOffsetValue) continue;
+      const batch = segment.findByTimestamp(timestampMs);
+      if (batch === null) continue;
+      let offset = batch.baseOffset;
+      if (locate !== undefined)
+        offset = locate(segment.readBytes(batch.position, batch.sizeInBytes), timestampMs) ?? offset;
+      offset = Math.max(offset, this.logStartOffsetValue);
+      return { offset, timestampMs: batch.maxTimestamp, leaderEpoch: this.epochCache.epochForOffset(offset) };
+    }
+    return null;
+  }
+
+  /** Aborted transactions overlapping [fetchOffset, upperBoundOffset), for read_committed fetches. */
+  collectAbortedTxns(fetchOffset: number, upperBoundOffset: number): AbortedTxn[] {
+    const out: AbortedTxn[] = [];
+    for (let i = this.floorSegmentIndex(fetchOffset); i < this.segments.length; i++) {
+      const segment = this.segments[i]!;
+      if (segment.baseOffset >= upperBoundOffset) break;
+      if (segment.txnIndex.collect(fetchOffset, upperBoundOffset, out)) break;
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- offsets moved by the caller
+
+  /** The partition sets the high watermark; it stays within [log start, log end]. */
+  setHighWatermark(offset: number): void {
+    this.highWatermarkValue = Math.min(Math.max(offset, this.logStartOffsetValue), this.logEndOffsetValue);
+  }
+
+  /**
+   * DeleteRecords: moves the log start offset to `offset` (never back, never above the high watermark) and
+   * deletes segments that are now wholly below it. Returns the new low watermark or OFFSET_OUT_OF_RANGE.
+   */
+  deleteRecordsBefore(offset: number): { errorCode: StorageErrorCode; lowWatermark: number } {
+    if (offset > this.highWatermarkValue || offset < 0) {
+      return { errorCode: StorageErrorCode.OffsetOutOfRange, lowWatermark: this.logStartOffsetValue };
+    }
+    if (offset > this.logStartOffsetValue) {
+      this.logStartOffsetValue = offset;
+      this.epochCache.truncateFromStart(offset);
+      this.deleteOldSegments(this.clock.nowMs(), true);
+    }
+    return { errorCode: StorageErrorCode.None, lowWatermark: this.logStartOffsetValue };
+  }
+
+  /**
+   * Follower truncation: removes every batch with an offset >= `offset` (a batch holding it goes whole). The
+   * leader epoch cache, producer state, high watermark and recovery point follow the new log end.
+   */
+  truncateTo(offset: number): void {
+    if (offset >= this.logEndOffsetValue) return;
+    if (offset <= this.logStartOffsetValue) {
+      this.truncateFullyAndStartAt(Math.max(offset, 0));
+      return;
+    }
+    while (this.segments.length > 1 && this.activeSegment.baseOffset >= offset) {
+      this.segments.pop()!.deleteFiles();
+    }
+    const active = this.activeSegment;
+    active.truncateTo(offset);
+    active.offsetIndex.file.preallocate();
+    active.timeIndex.file.preallocate();
+    this.afterTruncation();
+  }
+
+  /** Empties the log and restarts it at `offset` (a follower too far behind, or an unclean leader change). */
+  truncateFullyAndStartAt(offset: number): void {
+    for (const s of this.segments) s.deleteFiles();
+    this.segments = [LogSegment.create(this.dir, offset, this.config, this.clock.nowMs(), this.jitter())];
+    this.logStartOffsetValue = offset;
+    this.epochCache.clear();
+    for (const o of listSnapshotOffsets(this.dir)) deleteSnapshotFile(this.dir, o);
+    this.afterTruncation();
+    this.producerState.clear(offset);
+  }
+
+  private afterTruncation(): void {
+    this.logEndOffsetValue = this.activeSegment.nextOffset;
+    this.highWatermarkValue = Math.min(this.highWatermarkValue, this.logEndOffsetValue);
+    this.highWatermarkValue = Math.max(this.highWatermarkValue, this.logStartOffsetValue);
+    this.recoveryPointValue = Math.min(this.recoveryPointValue, this.logEndOffsetValue);
+    this.epochCache.truncateFromEnd(this.logEndOffsetValue);
+    this.rebuildProducerState(new Set());
+  }
+
+  // ---------------------------------------------------------------- retention
+
+  /**
+   * Applies retention (see retention.ts): deletes the oldest segments that are past the log start offset,
+   * retention.ms or retention.bytes, moving the log start offset to the first remaining segment. With
+   * `startOffsetOnly` only the log start offset rule applies (DeleteRecords). Returns the segments deleted.
+   */
+  deleteOldSegments(
+    nowMs = this.clock.nowMs(),
+    startOffsetOnly = false,
+  ): { count: number; reason: RetentionReason | null } {
+    const view = {
+      segments: this.segments.map((s) => ({
+        baseOffset: s.baseOffset,
+        size: s.size,
+        maxTimestampMs: s.maxTimestampMs,
+      })),
+      logStartOffset: this.logStartOffsetValue,
+      logEndOffset: this.logEndOffsetValue,
+      highWatermark: this.highWatermarkValue,
+    };
+    const config = startOffsetOnly ? { ...this.config, retentionMs: -1, retentionBytes: -1 } : this.config;
+    const decision = retentionDecision(view, config, nowMs);
+    if (decision.count > 0) this.deleteOldestSegments(decision.count, nowMs);
+    return decision;
+  }
+
+  private deleteOldestSegments(count: number, nowMs: number): void {
+    assert(count < this.segments.length, 'the active segment is never deleted');
+    const gone = this.segments.splice(0, count);
+    const first = this.segments[0]!;
+    this.logStartOffsetValue = Math.max(this.logStartOffsetValue, first.baseOffset);
+    this.epochCache.truncateFromStart(this.logStartOffsetValue);
+    for (const segment of gone) {
+      this.dirtySegments.delete(segment);
+      segment.markDeleted();
+      this.pendingDeletes.push({ segment, dueMs: nowMs + this.config.fileDeleteDelayMs });
+    }
+    // Snapshots below the first remaining segment describe data that is gone; keep the newest of them.
+    const snapshots = listSnapshotOffsets(this.dir).filter((o) => o < first.baseOffset);
+    for (const o of snapshots.slice(0, -1)) deleteSnapshotFile(this.dir, o);
+    this.runDueDeletes(nowMs);
+  }
+
+  /** Removes the files of deleted segments whose file.delete.delay.ms has passed. */
+  runDueDeletes(nowMs = this.clock.nowMs()): void {
+    for (let i = 0; i < this.pendingDeletes.length; ) {
+      const pending = this.pendingDeletes[i]!;
+      if (pending.dueMs <= nowMs) {
+        pending.segment.deleteFiles();
+        this.pendingDeletes.splice(i, 1);
+      } else {
+        i++;
+      }
+    }
+  }
+
+  /** Forgets idle producers (producer.id.expiration.ms). */
+  removeExpiredProducers(nowMs: number, expirationMs: number): number {
+    return this.producerState.removeExpired(nowMs, expirationMs);
+  }
+
+  // ---------------------------------------------------------------- flushing
+
+  /** flush.ms: flushes when the oldest unflushed append is older than the setting. */
+  flushIfDue(): void {
+    if (this.unflushedRecords > 0 && this.clock.monotonicMs() - this.lastFlushMs >= this.config.flushMs) {
+      this.flushInBackground();
+    }
+  }
+
+  private flushInBackground(upTo = this.logEndOffsetValue): void {
+    this.flush(upTo).catch((err: Error) => this.onBackgroundError(err));
+  }
+
+  /**
+   * fsyncs every segment holding offsets in [recovery point, upTo) with its indexes, then moves the recovery
+   * point to upTo. The fsyncs run off the event loop; the state changes are made after they finish.
+   */
+  async flush(upTo = this.logEndOffsetValue): Promise<void> {
+    if (upTo <= this.recoveryPointValue) return;
+    const segments = this.segments.filter(
+      (s) => s.baseOffset < upTo && s.nextOffset > this.recoveryPointValue,
+    );
+    if (upTo >= this.logEndOffsetValue) this.unflushedRecords = 0;
+    this.lastFlushMs = this.clock.monotonicMs();
+    await Promise.all(segments.map((s) => fsyncSegment(s)));
+    if (this.closed) return;
+    this.recoveryPointValue = Math.max(this.recoveryPointValue, Math.min(upTo, this.logEndOffsetValue));
+  }
+
+  /** Group commit: all appends made before the sync starts share one fdatasync of their segments. */
+  private scheduleGroupSync(): void {
+    if (this.syncInFlight || this.syncScheduled) return;
+    this.syncScheduled = true;
+    // setImmediate lets every append of the current event loop turn (one produce request touching many
+    // partitions, or many requests read together) join the same sync.
+    setImmediate(() => {
+      this.syncScheduled = false;
+      this.startGroupSync();
+    });
+  }
+
+  private startGroupSync(): void {
+    if (this.durableWaiters.length === 0) return;
+    this.syncInFlight = true;
+    const waiters = this.durableWaiters;
+    this.durableWaiters = [];
+    const segments = [...this.dirtySegments];
+    this.dirtySegments.clear();
+    Promise.all(segments.map((s) => fdatasyncSegment(s)))
+      .then(
+        () => {
+          for (const w of waiters) w.resolve();
+        },
+        (err: Error) => {
+          for (const w of waiters) w.reject(err);
+          this.onBackgroundError(err);
+        },
+      )
+      .finally(() => {
+        this.syncInFlight = false;
+        if (this.durableWaiters.length > 0) this.scheduleGroupSync();
+      });
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /**
+   * Closes the log cleanly: the active segment's indexes are trimmed, a producer snapshot is written at the
+   * log end, and pending deletions run now. The caller writes the checkpoints and the clean-shutdown marker.
+   */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    writeSnapshotFile(this.dir, this.logEndOffsetValue, this.producerState.toSnapshot());
+    for (const s of this.segments) s.close();
+    for (const p of this.pendingDeletes) p.segment.deleteFiles();
+    this.pendingDeletes.length = 0;
+    const err = new Error('log closed before the append was synced');
+    for (const w of this.durableWaiters) w.reject(err);
+    this.durableWaiters = [];
+  }
+
+  /** Closes and removes every file of the log (the directory itself is the manager's). */
+  deleteAllFiles(): void {
+    this.closed = true;
+    for (const s of this.segments) s.deleteFiles();
+    for (const p of this.pendingDeletes) p.segment.deleteFiles();
+    this.segments = [];
+    this.pendingDeletes.length = 0;
+  }
+
+  /** True once close() ran; a closed log refuses appends. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function fsyncSegment(segment: LogSegment): Promise<void> {
+  // Index files are small; their fsync rides along synchronously, the .log fsync runs in the thread pool.
+  if (!segment.isDeleted) {
+    segment.offsetIndex.file.flush();
+    segment.timeIndex.file.flush();
+    segment.txnIndex.flush();
+  }
+  return syncLogFile(segment, fsync);
+}
+
+function fdatasyncSegment(segment: LogSegment): Promise<void> {
+  return syncLogFile(segment, fdatasync);
+}
+
+function syncLogFile(segment: LogSegment, sync: typeof fsync): Promise<void> {
+  const fd = segment.logFd;
+  if (fd < 0 || segment.isDeleted) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    sync(fd, (err) => {
+      // A segment deleted while its sync ran no longer matters.
+      if (err !== null && !(segment.isDeleted || segment.logFd < 0)) reject(err);
+      else resolve();
+    });
+  });
+}

@@ -1,0 +1,69 @@
+// Retention under cleanup.policy=delete: which of a log's oldest segments may go.
+//
+// Three reasons, checked in Kafka's order: the log start offset moved past a whole segment (DeleteRecords),
+// the segment's newest timestamp is older than retention.ms, the log is larger than retention.bytes. Only a
+// prefix of the segments is ever deleted, never the active (last) segment, and never a segment holding
+// offsets at or above the high watermark. Pure functions over a small view of the log, so they can be tested
+// alone; Log.deleteOldSegments applies the result. Compaction (cleanup.policy=compact) is a separate module that
+// will plug in beside this one: it rewrites segments rather than deleting them.
+
+import type { LogConfig } from './log-config.js';
+
+export interface SegmentView {
+  readonly baseOffset: number;
+  readonly size: number;
+  /** Largest batch timestamp in the segment, -1 when none. */
+  readonly maxTimestampMs: number;
+}
+
+export interface RetentionView {
+  /** Oldest first; the last one is the active segment. */
+  readonly segments: readonly SegmentView[];
+  readonly logStartOffset: number;
+  readonly logEndOffset: number;
+  readonly highWatermark: number;
+}
+
+export type RetentionReason = 'log-start-offset' | 'retention-ms' | 'retention-bytes';
+
+export interface RetentionDecision {
+  /** How many of the oldest segments to delete (0: none). */
+  readonly count: number;
+  readonly reason: RetentionReason | null;
+}
+
+/** Deletes the longest prefix whose segments satisfy `eligible`, stopping at the active one and the HW. */
+function prefix(view: RetentionView, eligible: (segment: SegmentView, index: number) => boolean): number {
+  let count = 0;
+  for (let i = 0; i < view.segments.length - 1; i++) {
+    const next = view.segments[i + 1]!;
+    // Every offset in segment i is below next.baseOffset; all of them must be below the high watermark.
+    if (next.baseOffset > view.highWatermark) break;
+    if (!eligible(view.segments[i]!, i)) break;
+    count++;
+  }
+  return count;
+}
+
+export function retentionDecision(view: RetentionView, config: LogConfig, nowMs: number): RetentionDecision {
+  const byStart = prefix(view, (_, i) => view.segments[i + 1]!.baseOffset <= view.logStartOffset);
+  if (byStart > 0) return { count: byStart, reason: 'log-start-offset' };
+  if (!config.cleanupPolicy.includes('delete')) return { count: 0, reason: null };
+  if (config.retentionMs >= 0) {
+    const byTime = prefix(
+      view,
+      (s) => s.maxTimestampMs >= 0 && nowMs - s.maxTimestampMs > config.retentionMs,
+    );
+    if (byTime > 0) return { count: byTime, reason: 'retention-ms' };
+  }
+  if (config.retentionBytes >= 0) {
+    let excess = view.segments.reduce((sum, s) => sum + s.size, 0) - config.retentionBytes;
+    const bySize = prefix(view, (s) => {
+      if (excess - s.size < 0) return false;
+      excess -= s.size;
+      return true;
+    });
+    if (bySize > 0) return { count: bySize, reason: 'retention-bytes' };
+  }
+  return { count: 0, reason: null };
+}
