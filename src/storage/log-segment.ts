@@ -529,6 +529,14 @@ export class LogSegment {
     this.txnIndex.close();
   }
 
+  /** Closes the descriptors and writes nothing, leaving the files as a crash would (tests, simulation). */
+  abandon(): void {
+    this.closeFd();
+    this.offsetIndex.file.close();
+    this.timeIndex.file.close();
+    this.txnIndex.close();
+  }
+
   private closeFd(): void {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;

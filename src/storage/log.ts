@@ -131,6 +131,7 @@ export class Log {
   private readonly dirtySegments = new Set<LogSegment>();
   private durableWaiters: DurableWaiter[] = [];
   private syncInFlight = false;
+  private groupSyncs = 0;
   private syncScheduled = false;
   private closed = false;
   /** Bytes cut by the last recovery, for the log manager's report. */
@@ -749,6 +750,7 @@ export class Log {
   private startGroupSync(): void {
     if (this.durableWaiters.length === 0) return;
     this.syncInFlight = true;
+    this.groupSyncs++;
     const waiters = this.durableWaiters;
     this.durableWaiters = [];
     const segments = [...this.dirtySegments];
@@ -787,6 +789,14 @@ export class Log {
     this.durableWaiters = [];
   }
 
+  /** Releases file descriptors and writes nothing: the files stay as a crash would leave them (tests). */
+  abandon(): void {
+    this.closed = true;
+    for (const s of this.segments) s.abandon();
+    for (const p of this.pendingDeletes) p.segment.abandon();
+    this.durableWaiters = [];
+  }
+
   /** Closes and removes every file of the log (the directory itself is the manager's). */
   deleteAllFiles(): void {
     this.closed = true;
@@ -794,6 +804,11 @@ export class Log {
     for (const p of this.pendingDeletes) p.segment.deleteFiles();
     this.segments = [];
     this.pendingDeletes.length = 0;
+  }
+
+  /** Group-commit fdatasyncs started so far (a metric; also proves appends share syncs). */
+  get groupSyncCount(): number {
+    return this.groupSyncs;
   }
 
   /** True once close() ran; a closed log refuses appends. */

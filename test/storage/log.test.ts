@@ -1,0 +1,245 @@
+// Append, read, roll, lookups, truncation, DeleteRecords, retention and reopening of a partition log.
+
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { batchHeader } from '../../src/protocol/records/batch-header.js';
+import { StorageErrorCode } from '../../src/storage/error-codes.js';
+import { ListOffsetsTimestamp } from '../../src/storage/log.js';
+import { buildBatch, splitBatches } from './batch-builder.js';
+import { openHarness } from './log-harness.js';
+
+function readAll(h: ReturnType<typeof openHarness>, from = h.log.logStartOffset): Buffer[] {
+  const out: Buffer[] = [];
+  let offset = from;
+  while (offset < h.log.logEndOffset) {
+    const r = h.log.read(offset, 1 << 20);
+    assert.equal(r.errorCode, StorageErrorCode.None);
+    if (r.errorCode !== StorageErrorCode.None || r.records.length === 0) break;
+    out.push(...splitBatches(r.records));
+    offset = r.nextOffset;
+  }
+  return out;
+}
+
+test('appended batches are read back byte for byte with their assigned offsets', (t) => {
+  const h = openHarness(t);
+  const written = [h.append({ count: 3 }), h.append({ count: 1 }), h.append({ count: 5 })];
+  assert.equal(h.log.logEndOffset, 9);
+  assert.deepEqual(readAll(h), written);
+  assert.equal(batchHeader.baseOffset(written[2]!), 4);
+  const middle = h.log.read(5, 1 << 20);
+  assert.equal(middle.errorCode, StorageErrorCode.None);
+  if (middle.errorCode === StorageErrorCode.None) {
+    assert.equal(middle.firstOffset, 4, 'a read inside a batch starts at the batch');
+    assert.deepEqual(middle.records, written[2]);
+  }
+});
+
+test('reads stop at maxBytes on a batch boundary, and return the first batch whole when asked', (t) => {
+  const h = openHarness(t);
+  const a = h.append({ values: [Buffer.alloc(300)] });
+  h.append({ values: [Buffer.alloc(300)] });
+  const r1 = h.log.read(0, a.length + 100);
+  assert.ok(r1.errorCode === StorageErrorCode.None);
+  assert.deepEqual(r1.records, a);
+  const r2 = h.log.read(0, 10, undefined, true);
+  assert.ok(r2.errorCode === StorageErrorCode.None);
+  assert.deepEqual(r2.records, a);
+  const r3 = h.log.read(0, 10, undefined, false);
+  assert.ok(r3.errorCode === StorageErrorCode.None);
+  assert.equal(r3.records.length, 0);
+});
+
+test('reads never return batches at or above the bound (high watermark) and reject offsets out of range', (t) => {
+  const h = openHarness(t);
+  h.append({ count: 2 });
+  h.append({ count: 2 });
+  h.log.setHighWatermark(2);
+  const r = h.log.read(0, 1 << 20, h.log.highWatermark);
+  assert.ok(r.errorCode === StorageErrorCode.None);
+  assert.equal(splitBatches(r.records).length, 1);
+  assert.equal(r.nextOffset, 2);
+  const atHw = h.log.read(2, 1 << 20, h.log.highWatermark);
+  assert.ok(atHw.errorCode === StorageErrorCode.None && atHw.records.length === 0);
+  assert.equal(h.log.read(5, 100).errorCode, StorageErrorCode.OffsetOutOfRange);
+  assert.equal(h.log.read(-1, 100).errorCode, StorageErrorCode.OffsetOutOfRange);
+  const atEnd = h.log.read(4, 100);
+  assert.ok(atEnd.errorCode === StorageErrorCode.None && atEnd.records.length === 0);
+});
+
+test('segments roll at segment.bytes and reads cross segment boundaries', (t) => {
+  const h = openHarness(t, { segmentBytes: 1000, indexIntervalBytes: 100 });
+  const written = [];
+  for (let i = 0; i < 40; i++) written.push(h.append({ values: [Buffer.alloc(100, i)] }));
+  assert.ok(h.log.segmentCount > 5, `rolled into ${h.log.segmentCount} segments`);
+  for (const base of h.log.segmentBaseOffsets()) {
+    const size = statSync(join(h.dir, `${String(base).padStart(20, '0')}.log`)).size;
+    assert.ok(size <= 1000, `segment ${base} holds ${size} bytes`);
+  }
+  assert.deepEqual(readAll(h), written);
+  for (let offset = 0; offset < 40; offset++) {
+    const r = h.log.read(offset, 1);
+    assert.ok(r.errorCode === StorageErrorCode.None);
+    assert.deepEqual(r.records, written[offset], `offset ${offset}`);
+  }
+  // Rolled segments have trimmed indexes and a producer snapshot at each new base.
+  const first = h.log.segmentBaseOffsets()[1]!;
+  assert.ok(existsSync(join(h.dir, `${String(first).padStart(20, '0')}.snapshot`)));
+  assert.ok(statSync(join(h.dir, '00000000000000000000.index')).size < 1000);
+});
+
+test('segments roll when segment.ms passed since the first batch, less the jitter', (t) => {
+  const h = openHarness(t, { segmentMs: 10_000 });
+  h.append();
+  h.clock.advance(9_000);
+  h.append();
+  assert.equal(h.log.segmentCount, 1);
+  h.clock.advance(2_000);
+  h.append();
+  assert.equal(h.log.segmentCount, 2);
+  assert.deepEqual(h.log.segmentBaseOffsets(), [0, 2]);
+});
+
+test('segments roll when an index is full and when offsets would overflow a relative int32', (t) => {
+  const h = openHarness(t, { segmentIndexBytes: 8 * 3, indexIntervalBytes: 0 });
+  for (let i = 0; i < 10; i++) h.append();
+  assert.ok(h.log.segmentCount >= 3, `index-full rolls: ${h.log.segmentCount} segments`);
+  const far = buildBatch();
+  const farOffset = h.log.activeSegment.baseOffset + 2 ** 31 + 5;
+  batchHeader.setBaseOffset(far, 0, farOffset);
+  const before = h.log.segmentCount;
+  h.log.append(far);
+  assert.equal(h.log.segmentCount, before + 1);
+  assert.equal(h.log.activeSegment.baseOffset, farOffset);
+  const r = h.log.read(farOffset, 1000);
+  assert.ok(r.errorCode === StorageErrorCode.None);
+  assert.deepEqual(r.records, far);
+});
+
+test('ListOffsets: earliest, latest, max timestamp and the first batch reaching a timestamp', (t) => {
+  const h = openHarness(t, { segmentBytes: 400, indexIntervalBytes: 50 });
+  const t0 = h.clock.nowMs();
+  for (let i = 0; i < 30; i++) h.append({ baseTimestamp: t0 + i * 1000, count: 2, timestampStepMs: 10 });
+  // One out-of-order timestamp in the middle: max timestamp must find it.
+  h.append({ baseTimestamp: t0 + 999_999 });
+  h.append({ baseTimestamp: t0 + 31_000 });
+  assert.deepEqual(h.log.offsetForTimestamp(ListOffsetsTimestamp.Earliest)?.offset, 0);
+  assert.deepEqual(h.log.offsetForTimestamp(ListOffsetsTimestamp.Latest)?.offset, 62);
+  const max = h.log.offsetForTimestamp(ListOffsetsTimestamp.MaxTimestamp);
+  assert.equal(max?.offset, 60);
+  assert.equal(max?.timestampMs, t0 + 999_999);
+  for (let i = 0; i < 30; i++) {
+    assert.equal(h.log.offsetForTimestamp(t0 + i * 1000)?.offset, 2 * i, `exact batch ${i}`);
+    assert.equal(h.log.offsetForTimestamp(t0 + i * 1000 + 5)?.offset, 2 * i, `inside batch ${i}`);
+    assert.equal(h.log.offsetForTimestamp(t0 + i * 1000 + 11)?.offset, 2 * i + 2, `after batch ${i}`);
+  }
+  assert.equal(h.log.offsetForTimestamp(t0 + 2_000_000), null);
+  const located = h.log.offsetForTimestamp(t0 + 5005, () => 11);
+  assert.equal(located?.offset, 11, 'a record locator refines the answer');
+});
+
+test('truncateTo removes the tail, moves the log end, and appends continue from there', (t) => {
+  const h = openHarness(t, { segmentBytes: 500, indexIntervalBytes: 50 });
+  const written = [];
+  for (let i = 0; i < 30; i++) written.push(h.append({ values: [Buffer.alloc(40, i)] }));
+  h.log.setHighWatermark(30);
+  h.log.truncateTo(12);
+  assert.equal(h.log.logEndOffset, 12);
+  assert.equal(h.log.highWatermark, 12);
+  assert.deepEqual(readAll(h), written.slice(0, 12));
+  const again = h.append({ values: [Buffer.from('after')] });
+  assert.equal(batchHeader.baseOffset(again), 12);
+  assert.deepEqual(readAll(h), [...written.slice(0, 12), again]);
+  h.log.truncateTo(0);
+  assert.equal(h.log.logEndOffset, 0);
+  assert.deepEqual(readAll(h), []);
+});
+
+test('DeleteRecords moves the log start offset and drops whole segments below it, never above the HW', (t) => {
+  const h = openHarness(t, { segmentBytes: 300, fileDeleteDelayMs: 1000 });
+  for (let i = 0; i < 20; i++) h.append({ values: [Buffer.alloc(60, i)] });
+  h.log.setHighWatermark(15);
+  assert.equal(h.log.deleteRecordsBefore(16).errorCode, StorageErrorCode.OffsetOutOfRange);
+  const before = h.log.segmentCount;
+  const result = h.log.deleteRecordsBefore(9);
+  assert.deepEqual(result, { errorCode: StorageErrorCode.None, lowWatermark: 9 });
+  assert.equal(h.log.logStartOffset, 9);
+  assert.ok(h.log.segmentCount < before);
+  assert.equal(h.log.read(8, 100).errorCode, StorageErrorCode.OffsetOutOfRange);
+  const r = h.log.read(9, 100);
+  assert.ok(r.errorCode === StorageErrorCode.None && r.firstOffset === 9);
+  // Deleted segments wait as .deleted files for file.delete.delay.ms.
+  assert.ok(readdirSync(h.dir).some((n) => n.endsWith('.log.deleted')));
+  h.clock.advance(1000);
+  h.log.runDueDeletes();
+  assert.ok(!readdirSync(h.dir).some((n) => n.endsWith('.deleted')));
+});
+
+test('retention by time and by size deletes old segments but never the active one or data above the HW', (t) => {
+  const h = openHarness(t, { segmentBytes: 300, retentionMs: 10_000, fileDeleteDelayMs: 0 });
+  for (let i = 0; i < 20; i++) {
+    h.append({ values: [Buffer.alloc(60, i)] });
+    h.clock.advance(1000);
+  }
+  h.log.setHighWatermark(0);
+  assert.equal(h.log.deleteOldSegments().count, 0, 'nothing above the high watermark goes');
+  h.log.setHighWatermark(20);
+  const byTime = h.log.deleteOldSegments();
+  assert.equal(byTime.reason, 'retention-ms');
+  assert.ok(h.log.logStartOffset >= 9, `start ${h.log.logStartOffset}`);
+  h.clock.advance(1_000_000);
+  h.log.deleteOldSegments();
+  assert.equal(h.log.segmentCount, 1, 'the active segment stays');
+  assert.equal(h.log.logStartOffset, h.log.activeSegment.baseOffset);
+  h.config.retentionMs = -1;
+  h.config.retentionBytes = 250;
+  for (let i = 0; i < 20; i++) h.append({ values: [Buffer.alloc(60, i)] });
+  h.log.setHighWatermark(h.log.logEndOffset);
+  const bySize = h.log.deleteOldSegments();
+  assert.equal(bySize.reason, 'retention-bytes');
+  assert.ok(h.log.sizeInBytes - h.log.activeSegment.size <= 250 || h.log.segmentCount === 1);
+  assert.ok(h.log.sizeInBytes > 250 - 300);
+});
+
+test('a cleanly closed log reopens with the same offsets and content and no recovery', (t) => {
+  const h = openHarness(t, { segmentBytes: 600, indexIntervalBytes: 100 });
+  const written = [];
+  for (let i = 0; i < 25; i++) written.push(h.append({ values: [Buffer.alloc(50, i)] }));
+  h.log.setHighWatermark(20);
+  h.reopen(true);
+  assert.equal(h.log.recoveredBytesCut, 0);
+  assert.equal(h.log.logEndOffset, 25);
+  assert.equal(h.log.highWatermark, 20);
+  assert.deepEqual(readAll(h), written);
+  written.push(h.append({ values: [Buffer.from('more')] }));
+  assert.deepEqual(readAll(h), written);
+});
+
+test('group commit: durable promises resolve after fdatasync and many appends share a sync', async (t) => {
+  const h = openHarness(t, { ackAfterFsync: true });
+  const promises: Promise<void>[] = [];
+  for (let i = 0; i < 50; i++) {
+    const batch = buildBatch();
+    batchHeader.setBaseOffset(batch, 0, h.log.logEndOffset);
+    const info = h.log.append(batch);
+    assert.ok(info.durable !== null);
+    promises.push(info.durable);
+  }
+  await Promise.all(promises);
+  assert.ok(
+    h.log.groupSyncCount >= 1 && h.log.groupSyncCount < 50,
+    `${h.log.groupSyncCount} syncs for 50 appends`,
+  );
+});
+
+test('flush.messages flushes in the background and moves the recovery point', async (t) => {
+  const h = openHarness(t, { flushMessages: 3 });
+  h.append();
+  h.append();
+  assert.equal(h.log.recoveryPoint, 0);
+  h.append();
+  await h.log.flush(); // waits for any flush in flight to be superseded
+  assert.equal(h.log.recoveryPoint, 3);
+});
