@@ -1,0 +1,343 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  validateAlterBrokerConfigs,
+  validateAlterTopicConfigs,
+  validateCreateTopicConfigs,
+  validateIncrementalBrokerConfigs,
+  validateIncrementalTopicConfigs,
+} from '../../../src/broker/config/alter-validation.js';
+import { brokerResource } from '../../../src/broker/config/broker-resource.js';
+import {
+  AlterConfigOp,
+  type ConfigChangeResult,
+  ConfigErrorCode,
+} from '../../../src/broker/config/config-error-codes.js';
+import { type BrokerConfigLayers, staticOnly } from '../../../src/broker/config/config-layers.js';
+
+const L: BrokerConfigLayers = staticOnly(new Map([['listeners', 'PLAINTEXT://127.0.0.1:9092']]));
+
+function configs(result: ConfigChangeResult): Record<string, string> {
+  assert.ok(result.ok, result.ok ? '' : result.errorMessage);
+  return Object.fromEntries(result.configs);
+}
+
+function failure(result: ConfigChangeResult, code: number, fragment: string): void {
+  assert.equal(result.ok, false);
+  if (result.ok) return;
+  assert.equal(result.errorCode, code);
+  assert.ok(result.errorMessage.includes(fragment), result.errorMessage);
+}
+
+describe('CreateTopics config validation', () => {
+  test('accepts valid topic configs', () => {
+    assert.deepEqual(
+      configs(
+        validateCreateTopicConfigs(
+          [
+            { name: 'cleanup.policy', value: 'compact' },
+            { name: 'retention.ms', value: '-1' },
+          ],
+          L,
+        ),
+      ),
+      { 'cleanup.policy': 'compact', 'retention.ms': '-1' },
+    );
+  });
+
+  test('refuses unknown keys and bad values with INVALID_CONFIG naming the key', () => {
+    failure(
+      validateCreateTopicConfigs([{ name: 'retention.hours', value: '1' }], L),
+      ConfigErrorCode.INVALID_CONFIG,
+      'retention.hours',
+    );
+    failure(
+      validateCreateTopicConfigs([{ name: 'retention.ms', value: '-2' }], L),
+      ConfigErrorCode.INVALID_CONFIG,
+      'retention.ms',
+    );
+    failure(
+      validateCreateTopicConfigs([{ name: 'segment.bytes', value: 'big' }], L),
+      ConfigErrorCode.INVALID_CONFIG,
+      'segment.bytes',
+    );
+    failure(
+      validateCreateTopicConfigs([{ name: 'message.timestamp.type', value: 'Whenever' }], L),
+      ConfigErrorCode.INVALID_CONFIG,
+      'CreateTime, LogAppendTime',
+    );
+  });
+
+  test('a null value is a malformed request', () => {
+    failure(
+      validateCreateTopicConfigs([{ name: 'retention.ms', value: null }], L),
+      ConfigErrorCode.INVALID_REQUEST,
+      'retention.ms',
+    );
+  });
+
+  test('min.compaction.lag.ms may not exceed max.compaction.lag.ms', () => {
+    failure(
+      validateCreateTopicConfigs(
+        [
+          { name: 'min.compaction.lag.ms', value: '10' },
+          { name: 'max.compaction.lag.ms', value: '5' },
+        ],
+        L,
+      ),
+      ConfigErrorCode.INVALID_CONFIG,
+      'max.compaction.lag.ms',
+    );
+  });
+
+  test('remote storage cannot be turned on', () => {
+    failure(
+      validateCreateTopicConfigs([{ name: 'remote.storage.enable', value: 'true' }], L),
+      ConfigErrorCode.INVALID_CONFIG,
+      'tiered',
+    );
+  });
+});
+
+describe('AlterConfigs (legacy) validation', () => {
+  test('replaces the whole set and drops null values', () => {
+    assert.deepEqual(
+      configs(
+        validateAlterTopicConfigs(
+          [
+            { name: 'segment.ms', value: '1000' },
+            { name: 'retention.ms', value: null },
+          ],
+          L,
+        ),
+      ),
+      { 'segment.ms': '1000' },
+    );
+  });
+});
+
+describe('IncrementalAlterConfigs validation for topics', () => {
+  const current = new Map([
+    ['retention.ms', '1000'],
+    ['cleanup.policy', 'delete'],
+  ]);
+
+  test('SET and DELETE change only the named keys', () => {
+    assert.deepEqual(
+      configs(
+        validateIncrementalTopicConfigs(
+          current,
+          [
+            { name: 'segment.bytes', value: '1048576', configOperation: AlterConfigOp.SET },
+            { name: 'retention.ms', value: null, configOperation: AlterConfigOp.DELETE },
+          ],
+          L,
+        ),
+      ),
+      { 'cleanup.policy': 'delete', 'segment.bytes': '1048576' },
+    );
+  });
+
+  test('APPEND and SUBTRACT edit list keys, starting from the default when nothing is stored', () => {
+    assert.deepEqual(
+      configs(
+        validateIncrementalTopicConfigs(
+          current,
+          [{ name: 'cleanup.policy', value: 'compact', configOperation: AlterConfigOp.APPEND }],
+          L,
+        ),
+      )['cleanup.policy'],
+      'delete,compact',
+    );
+    assert.deepEqual(
+      configs(
+        validateIncrementalTopicConfigs(
+          current,
+          [{ name: 'cleanup.policy', value: 'delete', configOperation: AlterConfigOp.SUBTRACT }],
+          L,
+        ),
+      )['cleanup.policy'],
+      '',
+    );
+    assert.deepEqual(
+      configs(
+        validateIncrementalTopicConfigs(
+          new Map(),
+          [
+            {
+              name: 'leader.replication.throttled.replicas',
+              value: '0:1,1:2',
+              configOperation: AlterConfigOp.APPEND,
+            },
+          ],
+          L,
+        ),
+      )['leader.replication.throttled.replicas'],
+      '0:1,1:2',
+    );
+    assert.equal(
+      configs(
+        validateIncrementalTopicConfigs(
+          new Map(),
+          [{ name: 'cleanup.policy', value: 'compact', configOperation: AlterConfigOp.APPEND }],
+          L,
+        ),
+      )['cleanup.policy'],
+      'delete,compact',
+    );
+  });
+
+  test('APPEND on a non-list key is INVALID_REQUEST', () => {
+    failure(
+      validateIncrementalTopicConfigs(
+        current,
+        [{ name: 'retention.ms', value: '5', configOperation: AlterConfigOp.APPEND }],
+        L,
+      ),
+      ConfigErrorCode.INVALID_REQUEST,
+      'retention.ms',
+    );
+  });
+
+  test('duplicate keys, unknown operations and null SET values are INVALID_REQUEST', () => {
+    failure(
+      validateIncrementalTopicConfigs(
+        current,
+        [
+          { name: 'retention.ms', value: '5', configOperation: AlterConfigOp.SET },
+          { name: 'retention.ms', value: null, configOperation: AlterConfigOp.DELETE },
+        ],
+        L,
+      ),
+      ConfigErrorCode.INVALID_REQUEST,
+      'duplicate',
+    );
+    failure(
+      validateIncrementalTopicConfigs(current, [{ name: 'retention.ms', value: '5', configOperation: 9 }], L),
+      ConfigErrorCode.INVALID_REQUEST,
+      'operation',
+    );
+    failure(
+      validateIncrementalTopicConfigs(
+        current,
+        [{ name: 'retention.ms', value: null, configOperation: AlterConfigOp.SET }],
+        L,
+      ),
+      ConfigErrorCode.INVALID_REQUEST,
+      'retention.ms',
+    );
+  });
+
+  test('a bad resulting value is INVALID_CONFIG', () => {
+    failure(
+      validateIncrementalTopicConfigs(
+        current,
+        [{ name: 'cleanup.policy', value: 'shred', configOperation: AlterConfigOp.APPEND }],
+        L,
+      ),
+      ConfigErrorCode.INVALID_CONFIG,
+      'shred',
+    );
+    failure(
+      validateIncrementalTopicConfigs(
+        current,
+        [{ name: 'nope', value: 'x', configOperation: AlterConfigOp.SET }],
+        L,
+      ),
+      ConfigErrorCode.INVALID_CONFIG,
+      'nope',
+    );
+  });
+});
+
+describe('broker config changes', () => {
+  test('broker resource names: "" is the cluster default, our id is per-broker, others are refused', () => {
+    assert.deepEqual(brokerResource('', 1), { ok: true, perBroker: false });
+    assert.deepEqual(brokerResource('1', 1), { ok: true, perBroker: true });
+    assert.equal(brokerResource('2', 1).ok, false);
+    const bad = brokerResource('x', 1);
+    assert.ok(!bad.ok && bad.errorCode === ConfigErrorCode.INVALID_REQUEST);
+  });
+
+  test('cluster-wide keys may be set for one broker or as the default', () => {
+    assert.deepEqual(
+      configs(validateAlterBrokerConfigs([{ name: 'log.retention.ms', value: '1000' }], false, L)),
+      {
+        'log.retention.ms': '1000',
+      },
+    );
+    assert.deepEqual(
+      configs(validateAlterBrokerConfigs([{ name: 'max.connections', value: '100' }], true, L)),
+      {
+        'max.connections': '100',
+      },
+    );
+  });
+
+  test('read-only keys cannot change dynamically', () => {
+    failure(
+      validateAlterBrokerConfigs([{ name: 'num.partitions', value: '3' }], true, L),
+      ConfigErrorCode.INVALID_CONFIG,
+      'dynamically',
+    );
+  });
+
+  test('per-broker keys cannot be set as the cluster default', () => {
+    failure(
+      validateAlterBrokerConfigs([{ name: 'advertised.listeners', value: 'PLAINTEXT://h:1' }], false, L),
+      ConfigErrorCode.INVALID_CONFIG,
+      'broker id must be specified',
+    );
+  });
+
+  test('a per-broker change is checked against the whole config', () => {
+    assert.ok(
+      validateAlterBrokerConfigs([{ name: 'advertised.listeners', value: 'PLAINTEXT://h:1' }], true, L).ok,
+    );
+    failure(
+      validateAlterBrokerConfigs([{ name: 'advertised.listeners', value: 'SSL://h:1' }], true, L),
+      ConfigErrorCode.INVALID_CONFIG,
+      'advertised.listeners',
+    );
+  });
+
+  test('dynamic passwords are refused rather than stored in clear text', () => {
+    failure(
+      validateAlterBrokerConfigs([{ name: 'ssl.keystore.password', value: 'x' }], true, L),
+      ConfigErrorCode.INVALID_CONFIG,
+      'password',
+    );
+  });
+
+  test('incremental broker changes start from the addressed layer', () => {
+    const l: BrokerConfigLayers = { ...L, dynamicDefault: new Map([['log.cleanup.policy', 'delete']]) };
+    assert.deepEqual(
+      configs(
+        validateIncrementalBrokerConfigs(
+          [{ name: 'log.cleanup.policy', value: 'compact', configOperation: AlterConfigOp.APPEND }],
+          false,
+          l,
+        ),
+      ),
+      { 'log.cleanup.policy': 'delete,compact' },
+    );
+    failure(
+      validateIncrementalBrokerConfigs(
+        [{ name: 'message.max.bytes', value: '-1', configOperation: AlterConfigOp.SET }],
+        false,
+        l,
+      ),
+      ConfigErrorCode.INVALID_CONFIG,
+      'message.max.bytes',
+    );
+    failure(
+      validateIncrementalBrokerConfigs(
+        [{ name: 'unknown.key', value: '1', configOperation: AlterConfigOp.SET }],
+        true,
+        l,
+      ),
+      ConfigErrorCode.INVALID_CONFIG,
+      'unknown.key',
+    );
+  });
+});
