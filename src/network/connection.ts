@@ -15,7 +15,7 @@ import { FrameError, FrameReader } from './frame-reader.js';
 import type { LogFields, Logger, LogLevel } from './logger.js';
 import type { ResolvedNetworkOptions } from './options.js';
 import { REQUEST_PREFIX_BYTES, type Request, type RequestHandler, type Response } from './request.js';
-import { type SecurityProtocol, SecurityState } from './security.js';
+import { RAW_SASL_TOKEN_API_KEY, type SecurityProtocol, SecurityState } from './security.js';
 import type { NetworkStats } from './stats.js';
 
 /** What a connection needs from the server that accepted it: shared bounds, handler, logger and counters. */
@@ -63,7 +63,8 @@ export class Connection {
     readonly id: number,
     readonly listenerName: string,
     securityProtocol: SecurityProtocol,
-    private readonly socket: Socket,
+    /** The socket (a TLSSocket on TLS listeners); owned by this connection, exposed for the server's bookkeeping. */
+    readonly socket: Socket,
     private readonly host: ConnectionHost,
   ) {
     this.security = new SecurityState(securityProtocol);
@@ -176,6 +177,17 @@ export class Connection {
   private dispatch(frame: Buffer): void {
     const host = this.host;
     host.stats.requestsReceived++;
+    if (this.security.saslState === 'raw-tokens') {
+      // A bare SASL token has no request header; the SASL handler knows it by this API key.
+      this.start({
+        connection: this,
+        apiKey: RAW_SASL_TOKEN_API_KEY,
+        apiVersion: -1,
+        correlationId: -1,
+        frame,
+      });
+      return;
+    }
     if (frame.length < REQUEST_PREFIX_BYTES) {
       host.stats.connectionsClosedMalformed++;
       this.close('closing connection: frame shorter than a request header', 'warn', {
@@ -193,10 +205,16 @@ export class Connection {
       });
       return;
     }
-    const slot: PendingResponse = { frameBytes: frame.length, done: false, response: null, responseBytes: 0 };
+    this.start({ connection: this, apiKey, apiVersion, correlationId, frame });
+  }
+
+  /** Queues the request's response slot and calls the handler. */
+  private start(request: Request): void {
+    const host = this.host;
+    const frameBytes = request.frame.length;
+    const slot: PendingResponse = { frameBytes, done: false, response: null, responseBytes: 0 };
     this.pending.push(slot);
-    host.requestStarted(frame.length);
-    const request: Request = { connection: this, apiKey, apiVersion, correlationId, frame };
+    host.requestStarted(frameBytes);
     let result: Response | Promise<Response>;
     try {
       result = host.handler(request);

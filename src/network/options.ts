@@ -20,6 +20,8 @@ export interface NetworkOptions {
   'max.connections'?: number;
   /** Open connections from one address; a connection beyond it is closed on accept. */
   'max.connections.per.ip'?: number;
+  /** Per-address exceptions to max.connections.per.ip: "address:count,address:count". */
+  'max.connections.per.ip.overrides'?: string;
   /** A connection with no reads, no writes and nothing in flight for this long is closed. */
   'connections.max.idle.ms'?: number;
   /**
@@ -35,6 +37,9 @@ export interface NetworkOptions {
 }
 
 export type ResolvedNetworkOptions = Readonly<Required<NetworkOptions>>;
+type NumericKey = {
+  [K in keyof NetworkOptions]-?: NetworkOptions[K] extends number | undefined ? K : never;
+}[keyof NetworkOptions];
 
 const INT32_MAX = 0x7fffffff;
 
@@ -45,6 +50,7 @@ export const networkDefaults: ResolvedNetworkOptions = Object.freeze({
   'max.in.flight.requests.per.connection': 100,
   'max.connections': INT32_MAX,
   'max.connections.per.ip': INT32_MAX,
+  'max.connections.per.ip.overrides': '',
   'connections.max.idle.ms': 600_000,
   'socket.send.buffer.bytes': 102_400,
   'socket.receive.buffer.bytes': 102_400,
@@ -62,12 +68,7 @@ export class NetworkConfigError extends Error {
   }
 }
 
-function checkInt(
-  key: keyof NetworkOptions,
-  value: number,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): void {
+function checkInt(key: NumericKey, value: number, min: number, max = Number.MAX_SAFE_INTEGER): void {
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new NetworkConfigError(key, `must be an integer in [${min}, ${max}], got ${value}`);
   }
@@ -79,7 +80,11 @@ export function resolveNetworkOptions(options: NetworkOptions = {}): ResolvedNet
   for (const key of Object.keys(options) as (keyof NetworkOptions)[]) {
     if (!(key in networkDefaults)) throw new NetworkConfigError(key, 'unknown network option');
     const value = options[key];
-    if (value !== undefined) resolved[key] = value;
+    if (value === undefined) continue;
+    if (typeof value !== typeof networkDefaults[key]) {
+      throw new NetworkConfigError(key, `must be a ${typeof networkDefaults[key]}, got ${typeof value}`);
+    }
+    (resolved as Record<string, unknown>)[key] = value;
   }
   // Decoders refuse frames above limits.frameBytesMax whatever the configuration says.
   checkInt('socket.request.max.bytes', resolved['socket.request.max.bytes'], 8, limits.frameBytesMax);

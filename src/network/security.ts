@@ -26,8 +26,21 @@ export function usesSasl(protocol: SecurityProtocol): boolean {
   return protocol === 'SASL_PLAINTEXT' || protocol === 'SASL_SSL';
 }
 
-/** SASL progress on one connection; 'not-required' on listeners without SASL. */
-export type SaslState = 'not-required' | 'handshake' | 'authenticating' | 'authenticated' | 'failed';
+/**
+ * SASL progress on one connection; 'not-required' on listeners without SASL. 'raw-tokens' follows a
+ * SaslHandshake v0: the client then sends bare SASL tokens in size-prefixed frames with no request header, and
+ * each answer is a bare token too.
+ */
+export type SaslState =
+  | 'not-required'
+  | 'handshake'
+  | 'authenticating'
+  | 'raw-tokens'
+  | 'authenticated'
+  | 'failed';
+
+/** The apiKey of a Request that carries a bare SASL token (after SaslHandshake v0); never a real API key. */
+export const RAW_SASL_TOKEN_API_KEY = -1;
 
 export const ANONYMOUS_PRINCIPAL = 'User:ANONYMOUS';
 
@@ -57,6 +70,17 @@ export class SecurityState {
     if (this.authenticated) return true;
     if (this.saslState === 'failed') return false;
     return apiKey === API_VERSIONS || apiKey === SASL_HANDSHAKE || apiKey === SASL_AUTHENTICATE;
+  }
+
+  /** Called by the SaslHandshake v0 handler: the next frames are bare tokens until authenticate() or fail(). */
+  expectRawSaslTokens(mechanism: string): void {
+    this.saslMechanism = mechanism;
+    this.saslState = 'raw-tokens';
+  }
+
+  /** Called by the SASL mechanism when authentication failed; every later request closes the connection. */
+  fail(): void {
+    this.saslState = 'failed';
   }
 
   /** Called by the SASL mechanism when the peer has proven who it is. */

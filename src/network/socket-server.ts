@@ -13,7 +13,12 @@ import { assert } from '../common/assert.js';
 import { Connection, type ConnectionHost } from './connection.js';
 import { checkListener, type ListenerConfig } from './listener.js';
 import { type Logger, silentLogger } from './logger.js';
-import { type NetworkOptions, type ResolvedNetworkOptions, resolveNetworkOptions } from './options.js';
+import {
+  NetworkConfigError,
+  type NetworkOptions,
+  type ResolvedNetworkOptions,
+  resolveNetworkOptions,
+} from './options.js';
 import type { RequestHandler } from './request.js';
 import { usesTls } from './security.js';
 import { createNetworkStats, type NetworkStats } from './stats.js';
@@ -51,7 +56,10 @@ export class SocketServer implements ConnectionHost {
   private readonly listenerConfigs: readonly ListenerConfig[];
   private readonly bound: BoundListener[] = [];
   private readonly connections = new Set<Connection>();
+  /** Admitted TCP sockets, including TLS sockets still in their handshake (not yet connections). */
+  private readonly sockets = new Set<net.Socket>();
   private readonly connectionsPerAddress = new Map<string, number>();
+  private readonly perAddressOverrides: ReadonlyMap<string, number>;
   /** Connections that stopped reading because the broker-wide bound was reached, in the order they stopped. */
   private readonly waitingForCapacity = new Set<Connection>();
   private resumeScheduled = false;
@@ -68,6 +76,7 @@ export class SocketServer implements ConnectionHost {
     assert(names.size === config.listeners.length, 'listener names must be unique');
     assert(config.listeners.length > 0, 'at least one listener is required');
     this.listenerConfigs = config.listeners;
+    this.perAddressOverrides = parsePerAddressOverrides(this.options['max.connections.per.ip.overrides']);
   }
 
   /** Binds every listener; if one fails, closes those already bound and rejects with its error. */
@@ -133,8 +142,12 @@ export class SocketServer implements ConnectionHost {
     );
     this.logger.info('shutting down network', { connections: this.connections.size });
     for (const connection of [...this.connections]) connection.closeAfterResponses('broker shutting down');
+    // Sockets still in a TLS handshake have nothing in flight. A TLS connection wraps its TCP socket, so the two
+    // are matched by their address pair.
+    const connected = new Set([...this.connections].map((c) => addressPair(c.socket)));
+    for (const socket of this.sockets) if (!connected.has(addressPair(socket))) socket.destroy();
     let connectionsForced = 0;
-    if (this.connections.size > 0) {
+    if (this.connections.size > 0 || this.sockets.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       const drained = new Promise<boolean>((resolve) => {
         this.onAllClosed = () => resolve(true);
@@ -151,6 +164,7 @@ export class SocketServer implements ConnectionHost {
             connection.inFlight > 0 ? 'warn' : 'debug',
           );
         }
+        for (const socket of this.sockets) socket.destroy();
       }
     }
     await Promise.all(closed);
@@ -170,7 +184,9 @@ export class SocketServer implements ConnectionHost {
     };
     if (usesTls(config.securityProtocol)) {
       const server = tls.createServer({ ...config.tls, ...socketOptions });
-      server.on('secureConnection', (socket: tls.TLSSocket) => this.accept(socket, config));
+      // Connection bounds apply to TCP connections, before the TLS handshake spends anything on them.
+      server.on('connection', (socket: net.Socket) => this.admit(socket, config));
+      server.on('secureConnection', (socket: tls.TLSSocket) => this.open(socket, config));
       server.on('tlsClientError', (error: Error, socket: tls.TLSSocket) => {
         this.logger.info('TLS handshake failed', {
           listener: config.name,
@@ -181,30 +197,62 @@ export class SocketServer implements ConnectionHost {
       return server;
     }
     const server = net.createServer(socketOptions);
-    server.on('connection', (socket: net.Socket) => this.accept(socket, config));
+    server.on('connection', (socket: net.Socket) => {
+      if (this.admit(socket, config)) this.open(socket, config);
+    });
     return server;
   }
 
-  private accept(socket: net.Socket, config: ListenerConfig): void {
+  /**
+   * Counts a new TCP connection against max.connections and max.connections.per.ip, or closes it. The count is
+   * released when the TCP socket closes, whoever closes it.
+   */
+  private admit(socket: net.Socket, config: ListenerConfig): boolean {
     const address = socket.remoteAddress;
     if (this.state !== 'running' || address === undefined) {
       socket.destroy();
-      return;
+      return false;
     }
     const fromAddress = this.connectionsPerAddress.get(address) ?? 0;
     const reason =
-      this.connections.size >= this.options['max.connections']
+      this.sockets.size >= this.options['max.connections']
         ? 'max.connections reached'
-        : fromAddress >= this.options['max.connections.per.ip']
+        : fromAddress >= this.perAddressMax(address)
           ? 'max.connections.per.ip reached'
           : null;
     if (reason !== null) {
       this.stats.connectionsRejected++;
       this.logger.info(`rejecting connection: ${reason}`, { listener: config.name, remote: address });
       socket.destroy();
-      return;
+      return false;
     }
     this.connectionsPerAddress.set(address, fromAddress + 1);
+    this.sockets.add(socket);
+    this.stats.connectionsAccepted++;
+    this.stats.connectionsOpen++;
+    socket.once('close', () => this.release(socket, address));
+    return true;
+  }
+
+  private perAddressMax(address: string): number {
+    return this.perAddressOverrides.get(address) ?? this.options['max.connections.per.ip'];
+  }
+
+  private release(socket: net.Socket, address: string): void {
+    if (!this.sockets.delete(socket)) return;
+    this.stats.connectionsOpen--;
+    const count = (this.connectionsPerAddress.get(address) ?? 1) - 1;
+    if (count > 0) this.connectionsPerAddress.set(address, count);
+    else this.connectionsPerAddress.delete(address);
+    this.checkAllClosed();
+  }
+
+  /** Wraps an admitted socket (plain, or TLS after its handshake) in a Connection. */
+  private open(socket: net.Socket, config: ListenerConfig): void {
+    if (this.state !== 'running' || socket.destroyed) {
+      socket.destroy();
+      return;
+    }
     const connection = new Connection(
       this.nextConnectionId++,
       config.name,
@@ -213,8 +261,6 @@ export class SocketServer implements ConnectionHost {
       this,
     );
     this.connections.add(connection);
-    this.stats.connectionsAccepted++;
-    this.stats.connectionsOpen++;
   }
 
   hasRequestCapacity(connection: Connection): boolean {
@@ -257,14 +303,14 @@ export class SocketServer implements ConnectionHost {
   }
 
   connectionClosed(connection: Connection): void {
-    if (!this.connections.delete(connection)) return;
+    this.connections.delete(connection);
     this.waitingForCapacity.delete(connection);
-    this.stats.connectionsOpen--;
-    const address = connection.remoteAddress;
-    const count = (this.connectionsPerAddress.get(address) ?? 1) - 1;
-    if (count > 0) this.connectionsPerAddress.set(address, count);
-    else this.connectionsPerAddress.delete(address);
-    if (this.connections.size === 0 && this.onAllClosed !== null) this.onAllClosed();
+    this.checkAllClosed();
+  }
+
+  private checkAllClosed(): void {
+    if (this.connections.size === 0 && this.sockets.size === 0 && this.onAllClosed !== null)
+      this.onAllClosed();
   }
 }
 
@@ -281,4 +327,29 @@ function listen(server: net.Server, config: ListenerConfig, logger: Logger): Pro
       resolve();
     });
   });
+}
+
+/**
+ * Parses max.connections.per.ip.overrides ("127.0.0.1:200,10.0.0.1:5"). Kafka also accepts host names there;
+ * Brook takes addresses only, since it matches the peer's address without resolving names.
+ */
+export function parsePerAddressOverrides(value: string): Map<string, number> {
+  const overrides = new Map<string, number>();
+  for (const entry of value.split(',')) {
+    const trimmed = entry.trim();
+    if (trimmed === '') continue;
+    const colon = trimmed.lastIndexOf(':');
+    const address = trimmed.slice(0, colon).replace(/^\[|\]$/g, '');
+    const count = Number(trimmed.slice(colon + 1));
+    if (colon <= 0 || net.isIP(address) === 0 || !Number.isInteger(count) || count < 0) {
+      throw new NetworkConfigError('max.connections.per.ip.overrides', `bad entry "${trimmed}"`);
+    }
+    overrides.set(address, count);
+  }
+  return overrides;
+}
+
+/** Local and remote address and port: what identifies a TCP connection, the same for a TLS socket and its TCP socket. */
+function addressPair(socket: net.Socket): string {
+  return `${socket.localAddress}:${socket.localPort}-${socket.remoteAddress}:${socket.remotePort}`;
 }

@@ -68,6 +68,23 @@ describe('connection bounds', () => {
     );
   });
 
+  it('lets max.connections.per.ip.overrides raise the bound for one address', async () => {
+    await withServer(
+      {
+        handler: echoHandler,
+        options: { 'max.connections.per.ip': 0, 'max.connections.per.ip.overrides': '127.0.0.1:2,[::1]:1' },
+      },
+      async ({ connect, server }) => {
+        const first = await connect();
+        await connect();
+        const third = await connect();
+        assert.equal(await third.waitClosed(), true);
+        assert.equal(first.closed, false);
+        assert.equal(server.stats.connectionsRejected, 1);
+      },
+    );
+  });
+
   it('refuses connections beyond max.connections', async () => {
     await withServer(
       { handler: echoHandler, options: { 'max.connections': 1 } },

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { ListenerConfigError, parseListeners, parseSecurityProtocolMap } from '../../src/network/listener.js';
 import { NetworkConfigError, networkDefaults, resolveNetworkOptions } from '../../src/network/options.js';
 import { SecurityState } from '../../src/network/security.js';
+import { parsePerAddressOverrides } from '../../src/network/socket-server.js';
 
 describe('network options', () => {
   it("fills in Kafka's defaults", () => {
@@ -21,6 +22,10 @@ describe('network options', () => {
     assert.throws(
       () => resolveNetworkOptions({ 'socket.request.max.bytes': 2 ** 31 }),
       (e: unknown) => e instanceof NetworkConfigError && e.key === 'socket.request.max.bytes',
+    );
+    assert.throws(
+      () => resolveNetworkOptions({ 'max.connections': '5' } as never),
+      (e: unknown) => e instanceof NetworkConfigError && e.key === 'max.connections',
     );
     assert.throws(
       () => resolveNetworkOptions({ 'no.such.key': 1 } as never),
@@ -65,5 +70,20 @@ describe('security state', () => {
     assert.equal(state.admits(3), true);
     assert.equal(state.principal, 'User:alice');
     assert.equal(new SecurityState('PLAINTEXT').admits(0), true);
+  });
+});
+
+describe('max.connections.per.ip.overrides', () => {
+  it('parses IPv4 and bracketed IPv6 addresses and rejects host names and bad counts', () => {
+    assert.deepEqual(
+      [...parsePerAddressOverrides(' 10.0.0.1:5, [::1]:0 ,')],
+      [
+        ['10.0.0.1', 5],
+        ['::1', 0],
+      ],
+    );
+    assert.throws(() => parsePerAddressOverrides('broker1:5'), NetworkConfigError);
+    assert.throws(() => parsePerAddressOverrides('10.0.0.1:-1'), NetworkConfigError);
+    assert.throws(() => parsePerAddressOverrides('10.0.0.1'), NetworkConfigError);
   });
 });

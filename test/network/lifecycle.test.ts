@@ -1,14 +1,23 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { describe, it } from 'node:test';
 import { CapturingLogger } from '../../src/network/logger.js';
 import { RawClient, responseCorrelationId } from '../../src/network/raw-client.js';
 import type { Request, Response } from '../../src/network/request.js';
+import { RAW_SASL_TOKEN_API_KEY } from '../../src/network/security.js';
 import { SocketServer } from '../../src/network/socket-server.js';
 import { deferred, echoHandler, echoResponse, sleep, waitFor, withServer } from './helpers.js';
 
 const fixtures = new URL('../../../test/network/fixtures/', import.meta.url);
+
+function tlsFixture(): { key: Buffer; cert: Buffer } {
+  return {
+    key: readFileSync(new URL('localhost-key.pem', fixtures)),
+    cert: readFileSync(new URL('localhost-cert.pem', fixtures)),
+  };
+}
 
 function connectionRefused(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -121,11 +130,54 @@ describe('listener security', () => {
     );
   });
 
-  it('serves Kafka framing over a TLS listener', async () => {
-    const tls = {
-      key: readFileSync(new URL('localhost-key.pem', fixtures)),
-      cert: readFileSync(new URL('localhost-cert.pem', fixtures)),
+  it('hands bare SASL tokens to the handler after a SaslHandshake v0, then Kafka requests again', async () => {
+    const tokens: string[] = [];
+    const handler = (request: Request): Response => {
+      const security = request.connection.security;
+      if (request.apiKey === 17 && request.apiVersion === 0) security.expectRawSaslTokens('PLAIN');
+      if (request.apiKey === RAW_SASL_TOKEN_API_KEY) {
+        tokens.push(request.frame.toString());
+        security.authenticate('User:bob');
+        return [Buffer.alloc(0)];
+      }
+      return echoResponse(request);
     };
+    await withServer(
+      { handler, listener: { name: 'SASL', securityProtocol: 'SASL_PLAINTEXT' } },
+      async ({ connect }) => {
+        const client = await connect();
+        client.sendRequest({ apiKey: 17, apiVersion: 0, correlationId: 1 }, Buffer.from('\x00\x05PLAIN'));
+        assert.equal(responseCorrelationId(await client.nextFrame()), 1);
+        client.sendFrame(Buffer.from('\x00bob\x00secret'));
+        assert.equal((await client.nextFrame()).length, 0, 'the answer to a bare token is a bare token');
+        client.sendRequest({ apiKey: 3, apiVersion: 1, correlationId: 2 });
+        assert.equal(responseCorrelationId(await client.nextFrame()), 2);
+        assert.deepEqual(tokens, ['\x00bob\x00secret']);
+      },
+    );
+  });
+
+  it('delivers the answer to a failed authentication before closing the connection', async () => {
+    const handler = (request: Request): Response => {
+      if (request.apiKey === 36) {
+        request.connection.security.fail();
+        request.connection.closeAfterResponses('authentication failed');
+      }
+      return echoResponse(request);
+    };
+    await withServer(
+      { handler, listener: { name: 'SASL', securityProtocol: 'SASL_PLAINTEXT' } },
+      async ({ connect }) => {
+        const client = await connect();
+        client.sendRequest({ apiKey: 36, apiVersion: 1, correlationId: 4 }, Buffer.from('wrong'));
+        assert.equal(responseCorrelationId(await client.nextFrame()), 4);
+        assert.equal(await client.waitClosed(), true);
+      },
+    );
+  });
+
+  it('serves Kafka framing over a TLS listener', async () => {
+    const tls = tlsFixture();
     await withServer(
       { handler: echoHandler, listener: { name: 'SSL', securityProtocol: 'SSL', tls } },
       async ({ connect }) => {
@@ -134,6 +186,61 @@ describe('listener security', () => {
         const frame = await client.nextFrame();
         assert.equal(responseCorrelationId(frame), 77);
         assert.equal(frame.subarray(4).toString().endsWith('over tls'), true);
+      },
+    );
+  });
+
+  it('finishes a TLS request in flight at shutdown and does not wait for a client stuck before its handshake', async () => {
+    const handler = async (request: Request): Promise<Response> => {
+      await sleep(100);
+      return echoResponse(request);
+    };
+    const server = new SocketServer({
+      listeners: [{ name: 'SSL', host: '127.0.0.1', port: 0, securityProtocol: 'SSL', tls: tlsFixture() }],
+      handler,
+    });
+    await server.start();
+    const port = server.address('SSL').port;
+    const client = await RawClient.connect('127.0.0.1', port, {
+      tls: { ca: tlsFixture().cert, servername: 'localhost' },
+    });
+    const silent = net.connect({ host: '127.0.0.1', port });
+    try {
+      await once(silent, 'connect');
+      client.sendRequest({ apiKey: 1, apiVersion: 0, correlationId: 8 });
+      await waitFor(() => server.stats.requestsInFlight === 1 && server.stats.connectionsOpen === 2);
+      const started = Date.now();
+      const result = await server.shutdown(10_000);
+      assert.equal(responseCorrelationId(await client.nextFrame()), 8);
+      assert.deepEqual(result, { connectionsForced: 0 });
+      assert.ok(Date.now() - started < 5_000, 'shutdown did not wait for the silent client');
+      assert.equal(server.stats.connectionsOpen, 0);
+    } finally {
+      client.destroy();
+      silent.destroy();
+      await server.shutdown(0);
+    }
+  });
+
+  it('counts TLS connections against max.connections.per.ip before their handshake', async () => {
+    await withServer(
+      {
+        handler: echoHandler,
+        options: { 'max.connections.per.ip': 1 },
+        listener: { name: 'SSL', securityProtocol: 'SSL', tls: tlsFixture() },
+      },
+      async ({ port, server }) => {
+        const first = net.connect({ host: '127.0.0.1', port });
+        const second = net.connect({ host: '127.0.0.1', port });
+        try {
+          await once(first, 'connect');
+          await waitFor(() => server.stats.connectionsOpen === 1);
+          await once(second, 'close');
+          assert.equal(server.stats.connectionsRejected, 1);
+        } finally {
+          first.destroy();
+          second.destroy();
+        }
       },
     );
   });
