@@ -10,6 +10,8 @@ export interface HostInfo {
   cpuCount: number;
   cpuModel: string;
   memoryBytes: number;
+  /** 1, 5 and 15 minute load averages when the run started: above the core count, figures are suspect. */
+  loadAverage: number[];
   /** Commit of the checkout being measured, if it is a git checkout. */
   commit?: string;
 }
@@ -23,6 +25,7 @@ export function describeHost(): HostInfo {
     cpuCount: cpus.length,
     cpuModel: cpus[0]?.model.trim() ?? 'unknown',
     memoryBytes: os.totalmem(),
+    loadAverage: os.loadavg(),
   };
   try {
     info.commit = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: 'pipe' }).trim();

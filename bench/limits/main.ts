@@ -63,8 +63,16 @@ export function formatLimits(limits: LimitSet): string {
     formatRange(l.summary.median, l.summary.min, l.summary.max),
     l.unit,
     String(l.summary.values.length),
+    loadRange(l.details),
     l.description,
     l.note,
   ]);
-  return formatTable(['limit', 'median (range)', 'unit', 'n', 'what', 'notes'], rows);
+  return formatTable(['limit', 'median (range)', 'unit', 'n', 'load', 'what', 'notes'], rows);
+}
+
+/** The 1-minute load averages seen after the repetitions; above the core count, the figures are suspect. */
+function loadRange(details: readonly Record<string, unknown>[]): string {
+  const loads = details.map((d) => d.loadAverage1m).filter((x): x is number => typeof x === 'number');
+  if (loads.length === 0) return '';
+  return `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`;
 }

@@ -1,6 +1,7 @@
 // Runs the limits of the registry: each repeated (three times by default) in a fresh temporary directory per
 // repetition, summarised as median and range, written to the run's result file when one is given. This is the
 // entry point for any benchmark that reports ratios: measure the limits it divides by in its own run.
+import os from 'node:os';
 import { assert } from '../../src/common/assert.js';
 import { repeat, repetitionsMin, type Summary, summarize } from '../harness/repeat.js';
 import type { ResultWriter } from '../harness/results.js';
@@ -75,8 +76,12 @@ async function measureLimit(
         repetition,
       );
       assert(Number.isFinite(sample.value), `${definition.name} measured a non-finite value`);
-      log(`${definition.name} #${repetition + 1}: ${sample.value.toFixed(1)} ${definition.unit}`);
-      return sample;
+      // The machine is shared: the load right after a repetition tells whether others competed for it.
+      const loadAverage1m = os.loadavg()[0]!;
+      log(
+        `${definition.name} #${repetition + 1}: ${sample.value.toFixed(1)} ${definition.unit} (load ${loadAverage1m.toFixed(1)})`,
+      );
+      return { value: sample.value, details: { ...sample.details, loadAverage1m } };
     }),
   );
   const details = samples.map((s) => s.details);
