@@ -82,7 +82,7 @@ export class ProducerStateManager {
 
   constructor(
     mapEndOffset = 0,
-    private readonly producersMax = STORAGE_LIMITS.producerIdsPerPartitionMax,
+    private readonly producersMax: number = STORAGE_LIMITS.producerIdsPerPartitionMax,
   ) {
     this.mapEndOffsetValue = mapEndOffset;
   }

@@ -107,7 +107,8 @@ export class TxnIndex {
     const at = this.txns.length * TXN_INDEX_ENTRY_BYTES;
     let done = 0;
     while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, at + done);
-    this.txns.push(txn);
+    const { producerId, firstOffset, lastOffset, lastStableOffset } = txn;
+    this.txns.push({ producerId, firstOffset, lastOffset, lastStableOffset });
   }
 
   /**

@@ -1,0 +1,91 @@
+// Leader epoch cache: assignment rules, OffsetForLeaderEpoch answers, truncation, persistence.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { StorageErrorCode } from '../../src/storage/error-codes.js';
+import { LeaderEpochCache, UNDEFINED_EPOCH } from '../../src/storage/leader-epoch-cache.js';
+import { openHarness } from './log-harness.js';
+import { tempDir } from './tmp-dir.js';
+
+test('endOffsetFor answers OffsetForLeaderEpoch as Kafka does', () => {
+  const cache = new LeaderEpochCache(null);
+  cache.assign(2, 10);
+  cache.assign(4, 25);
+  cache.assign(5, 40);
+  const leo = 55;
+  assert.deepEqual(
+    cache.endOffsetFor(5, leo),
+    { epoch: 5, endOffset: 55 },
+    'latest epoch ends at the log end',
+  );
+  assert.deepEqual(cache.endOffsetFor(4, leo), { epoch: 4, endOffset: 40 });
+  assert.deepEqual(
+    cache.endOffsetFor(3, leo),
+    { epoch: 2, endOffset: 25 },
+    'unknown epoch: the one below it',
+  );
+  assert.deepEqual(cache.endOffsetFor(1, leo), { epoch: 1, endOffset: 10 }, 'older than all: first start');
+  assert.deepEqual(cache.endOffsetFor(6, leo), { epoch: -1, endOffset: -1 }, 'newer than all: undefined');
+  assert.deepEqual(cache.endOffsetFor(UNDEFINED_EPOCH, leo), { epoch: -1, endOffset: -1 });
+  assert.equal(cache.epochForOffset(30), 4);
+  assert.equal(cache.epochForOffset(5), UNDEFINED_EPOCH);
+});
+
+test('assign ignores repeats and drops entries the new one contradicts', () => {
+  const cache = new LeaderEpochCache(null);
+  cache.assign(1, 0);
+  cache.assign(1, 5);
+  assert.deepEqual(cache.epochEntries, [{ epoch: 1, startOffset: 0 }]);
+  cache.assign(3, 20);
+  cache.assign(2, 10); // lower epoch than the latest: the later entries it contradicts go
+  assert.deepEqual(cache.epochEntries, [
+    { epoch: 1, startOffset: 0 },
+    { epoch: 2, startOffset: 10 },
+  ]);
+});
+
+test('truncateFromEnd and truncateFromStart follow the log', () => {
+  const cache = new LeaderEpochCache(null);
+  cache.assign(0, 0);
+  cache.assign(1, 10);
+  cache.assign(2, 20);
+  cache.truncateFromEnd(20);
+  assert.deepEqual(
+    cache.epochEntries.map((e) => e.epoch),
+    [0, 1],
+  );
+  cache.truncateFromStart(15);
+  assert.deepEqual(cache.epochEntries, [{ epoch: 1, startOffset: 15 }]);
+});
+
+test('changes are persisted to leader-epoch-checkpoint and read back', (t) => {
+  const path = join(tempDir(t), 'leader-epoch-checkpoint');
+  const cache = new LeaderEpochCache(path);
+  cache.assign(0, 0);
+  cache.assign(7, 42);
+  assert.equal(readFileSync(path, 'utf8'), '0\n2\n0 0\n7 42\n');
+  assert.deepEqual(LeaderEpochCache.load(path).epochEntries, cache.epochEntries);
+});
+
+test('the log assigns epochs from appended batches and truncation trims the cache', (t) => {
+  const h = openHarness(t);
+  h.append({ count: 2 }, 0);
+  h.append({ count: 2 }, 3);
+  h.append({ count: 2 }, 3);
+  h.append({ count: 2 }, 5);
+  assert.deepEqual(h.log.epochCache.epochEntries, [
+    { epoch: 0, startOffset: 0 },
+    { epoch: 3, startOffset: 2 },
+    { epoch: 5, startOffset: 6 },
+  ]);
+  assert.deepEqual(h.log.epochCache.endOffsetFor(3, h.log.logEndOffset), { epoch: 3, endOffset: 6 });
+  h.log.truncateTo(6);
+  assert.equal(h.log.epochCache.latestEpoch, 3);
+  h.log.setHighWatermark(6);
+  assert.equal(h.log.deleteRecordsBefore(3).errorCode, StorageErrorCode.None);
+  assert.deepEqual(h.log.epochCache.epochEntries, [{ epoch: 3, startOffset: 3 }]);
+  h.reopen(false);
+  assert.deepEqual(h.log.epochCache.epochEntries, [{ epoch: 3, startOffset: 3 }]);
+});

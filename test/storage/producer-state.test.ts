@@ -1,0 +1,145 @@
+// Producer state: duplicates, sequence and epoch errors as values, transactions, snapshots and rebuild.
+
+import assert from 'node:assert/strict';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { StorageErrorCode } from '../../src/storage/error-codes.js';
+import { incrementSequence, ProducerStateManager } from '../../src/storage/producer-state.js';
+import { buildBatch } from './batch-builder.js';
+import { openHarness } from './log-harness.js';
+
+const PID = 4000;
+
+test('a retried batch is a duplicate answered with its original offsets', (t) => {
+  const h = openHarness(t);
+  h.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, count: 3 });
+  h.append({ producerId: PID, producerEpoch: 0, baseSequence: 3, count: 2 });
+  const retry = buildBatch({ producerId: PID, producerEpoch: 0, baseSequence: 0, count: 3 });
+  assert.deepEqual(h.log.checkProducerBatch(retry), {
+    kind: 'duplicate',
+    firstOffset: 0,
+    lastOffset: 2,
+    timestampMs: h.clock.nowMs() + 2,
+  });
+  const next = buildBatch({ producerId: PID, producerEpoch: 0, baseSequence: 5, count: 1 });
+  assert.deepEqual(h.log.checkProducerBatch(next), { kind: 'ok' });
+});
+
+test('a gap in sequences is OUT_OF_ORDER_SEQUENCE_NUMBER and an old epoch INVALID_PRODUCER_EPOCH', (t) => {
+  const h = openHarness(t);
+  h.append({ producerId: PID, producerEpoch: 2, baseSequence: 0, count: 3 });
+  const gap = buildBatch({ producerId: PID, producerEpoch: 2, baseSequence: 7 });
+  assert.deepEqual(h.log.checkProducerBatch(gap), {
+    kind: 'error',
+    errorCode: StorageErrorCode.OutOfOrderSequenceNumber,
+  });
+  const old = buildBatch({ producerId: PID, producerEpoch: 1, baseSequence: 3 });
+  assert.deepEqual(h.log.checkProducerBatch(old), {
+    kind: 'error',
+    errorCode: StorageErrorCode.InvalidProducerEpoch,
+  });
+  const bumpedNonZero = buildBatch({ producerId: PID, producerEpoch: 3, baseSequence: 3 });
+  assert.deepEqual(h.log.checkProducerBatch(bumpedNonZero), {
+    kind: 'error',
+    errorCode: StorageErrorCode.OutOfOrderSequenceNumber,
+  });
+  const bumped = buildBatch({ producerId: PID, producerEpoch: 3, baseSequence: 0 });
+  assert.deepEqual(h.log.checkProducerBatch(bumped), { kind: 'ok' });
+  const unknown = buildBatch({ producerId: PID + 1, producerEpoch: 0, baseSequence: 99 });
+  assert.deepEqual(h.log.checkProducerBatch(unknown), { kind: 'ok' }, 'unknown producers may start anywhere');
+});
+
+test('only the last 5 batches are remembered for duplicates', () => {
+  const state = new ProducerStateManager();
+  let offset = 0;
+  for (let seq = 0; seq < 7; seq++) {
+    const b = buildBatch({ baseOffset: offset++, producerId: PID, producerEpoch: 0, baseSequence: seq });
+    assert.deepEqual(state.check(b, 0), { kind: 'ok' });
+    state.apply(b, 0);
+  }
+  const recent = buildBatch({ producerId: PID, producerEpoch: 0, baseSequence: 2 });
+  assert.equal(state.check(recent, 0).kind, 'duplicate');
+  const forgotten = buildBatch({ producerId: PID, producerEpoch: 0, baseSequence: 1 });
+  assert.equal(state.check(forgotten, 0).kind, 'error');
+});
+
+test('sequences wrap from int32 max to 0', () => {
+  assert.equal(incrementSequence(0x7fffffff, 1), 0);
+  assert.equal(incrementSequence(0x7ffffffe, 3), 1);
+  const state = new ProducerStateManager();
+  state.apply(buildBatch({ producerId: PID, producerEpoch: 0, baseSequence: 0x7ffffffe, count: 2 }), 0);
+  assert.deepEqual(
+    state.check(buildBatch({ baseOffset: 2, producerId: PID, producerEpoch: 0, baseSequence: 0 }), 0),
+    {
+      kind: 'ok',
+    },
+  );
+});
+
+test('open transactions hold the last stable offset; aborts are indexed and collected', (t) => {
+  const h = openHarness(t);
+  h.append({ count: 2 }); // 0-1, not transactional
+  h.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: true, count: 3 }); // 2-4
+  h.append({ producerId: PID + 1, producerEpoch: 0, baseSequence: 0, transactional: true, count: 1 }); // 5
+  h.log.setHighWatermark(h.log.logEndOffset);
+  assert.equal(h.log.lastStableOffset, 2);
+  h.append({ producerId: PID, producerEpoch: 0, control: { type: 0, coordinatorEpoch: 1 } }); // 6: abort
+  h.log.setHighWatermark(h.log.logEndOffset);
+  assert.equal(h.log.lastStableOffset, 5, 'the other transaction still holds the LSO');
+  h.append({ producerId: PID + 1, producerEpoch: 0, control: { type: 1, coordinatorEpoch: 1 } }); // 7: commit
+  h.log.setHighWatermark(h.log.logEndOffset);
+  assert.equal(h.log.lastStableOffset, 8);
+  assert.deepEqual(h.log.collectAbortedTxns(0, 8), [
+    { producerId: PID, firstOffset: 2, lastOffset: 6, lastStableOffset: 5 },
+  ]);
+  assert.deepEqual(h.log.collectAbortedTxns(7, 8), []);
+  const stale = buildBatch({ producerId: PID, producerEpoch: 0, control: { type: 0, coordinatorEpoch: 0 } });
+  assert.deepEqual(h.log.checkProducerBatch(stale), {
+    kind: 'error',
+    errorCode: StorageErrorCode.TransactionCoordinatorFenced,
+  });
+});
+
+test('producer state survives a clean restart through the snapshot and a crash through replay', (t) => {
+  const h = openHarness(t, { segmentBytes: 400 });
+  for (let seq = 0; seq < 20; seq++) h.append({ producerId: PID, producerEpoch: 1, baseSequence: seq });
+  h.append({ producerId: PID + 1, producerEpoch: 0, baseSequence: 0, transactional: true });
+  const retry = buildBatch({ producerId: PID, producerEpoch: 1, baseSequence: 19 });
+  const expected = h.log.checkProducerBatch(retry);
+  assert.equal(expected.kind, 'duplicate');
+  h.log.setHighWatermark(h.log.logEndOffset);
+  h.reopen(true);
+  assert.deepEqual(h.log.checkProducerBatch(retry), expected);
+  assert.equal(h.log.lastStableOffset, 20);
+  h.reopen(false, { recoveryPoint: 0 });
+  assert.deepEqual(h.log.checkProducerBatch(retry), expected);
+  assert.equal(h.log.lastStableOffset, 20);
+  // A damaged snapshot is ignored and the state is rebuilt from the log.
+  const snapshots = readdirSync(h.dir).filter((n) => n.endsWith('.snapshot'));
+  assert.ok(snapshots.length > 0);
+  h.log.close();
+  for (const s of snapshots) writeFileSync(join(h.dir, s), Buffer.from('garbage'));
+  h.reopen(false, { recoveryPoint: h.log.logEndOffset });
+  assert.deepEqual(h.log.checkProducerBatch(retry), expected);
+});
+
+test('idle producers expire and the number of producers is bounded', () => {
+  const state = new ProducerStateManager(0, 3);
+  for (let i = 0; i < 5; i++) {
+    state.apply(
+      buildBatch({
+        baseOffset: i,
+        producerId: i,
+        producerEpoch: 0,
+        baseSequence: 0,
+        baseTimestamp: 1000 + i,
+      }),
+      0,
+    );
+  }
+  assert.equal(state.producerCount, 3);
+  assert.equal(state.producer(0), undefined, 'least recently used first');
+  assert.equal(state.removeExpired(1103, 100), 2, 'idle for 100 ms or more');
+  assert.equal(state.producerCount, 1);
+});
