@@ -72,7 +72,9 @@ export class ParsedConfig {
   }
 
   double(name: string): number {
-    return this.int(name);
+    const v = this.value(name);
+    assert(typeof v === 'number', `config key ${name} is not a double`);
+    return v;
   }
 
   boolean(name: string): boolean {

@@ -2,14 +2,16 @@
 // config. Times are ms and sizes bytes, as numbers; -1 means unlimited where Kafka uses -1, and Kafka's
 // Long.MAX_VALUE "never" defaults become Number.MAX_SAFE_INTEGER (see parsed-config.ts).
 //
-// src/storage/log-config.ts defines the storage engine's LogConfig; the fields here use the same names so that
-// one can be built from the other field by field.
+// src/storage/log-config.ts defines the storage engine's LogConfig, a subset of these fields under the same
+// names; storage-log-config.ts converts. The other fields are read by the produce path, replication and the
+// compactor.
 
 import { assert } from '../../common/assert.js';
 import { COMPRESSION_TYPES, TIMESTAMP_TYPES } from './broker-keys-log.js';
+import type { BrokerConfigLayers } from './config-layers.js';
 import type { ConfigValue } from './config-types.js';
 import { LONG_AS_NUMBER_MAX, longToNumber } from './parsed-config.js';
-import type { EffectiveTopicConfig } from './topic-config.js';
+import { type EffectiveTopicConfig, resolveTopicConfig } from './topic-config.js';
 
 export type CleanupPolicy = 'compact' | 'delete';
 export type CompressionType = (typeof COMPRESSION_TYPES)[number];
@@ -120,4 +122,12 @@ export function toTopicLogSettings(config: EffectiveTopicConfig): TopicLogSettin
     uncleanLeaderElectionEnable: bool(config, 'unclean.leader.election.enable'),
     preallocate: bool(config, 'preallocate'),
   };
+}
+
+/** A topic's settings straight from its overrides and the broker's layers. */
+export function resolveTopicLogSettings(
+  overrides: ReadonlyMap<string, string>,
+  layers: BrokerConfigLayers,
+): TopicLogSettings {
+  return toTopicLogSettings(resolveTopicConfig(overrides, layers));
 }

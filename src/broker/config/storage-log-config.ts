@@ -1,0 +1,57 @@
+// The bridge from this module's resolved settings to the storage engine's own config types
+// (src/storage/log-config.ts): a topic's TopicLogSettings becomes a LogConfig, and the broker's config becomes
+// the LogManagerConfig. Field by field, so a field added on either side shows up here as a type error.
+
+import type { LogConfig, LogManagerConfig } from '../../storage/log-config.js';
+import type { BrokerConfig } from './broker-config.js';
+import type { TopicLogSettings } from './topic-log-settings.js';
+
+/**
+ * An empty cleanup.policy (allowed by Kafka 3.x) means neither deleting nor compacting. The storage engine has
+ * no such policy, so it is expressed as delete with no time or size bound, which keeps everything.
+ */
+function cleanup(
+  settings: TopicLogSettings,
+): Pick<LogConfig, 'cleanupPolicy' | 'retentionMs' | 'retentionBytes'> {
+  const compact = settings.cleanupPolicy.includes('compact');
+  const del = settings.cleanupPolicy.includes('delete');
+  if (!compact && !del) return { cleanupPolicy: 'delete', retentionMs: -1, retentionBytes: -1 };
+  return {
+    cleanupPolicy: compact && del ? 'compact,delete' : compact ? 'compact' : 'delete',
+    retentionMs: settings.retentionMs,
+    retentionBytes: settings.retentionBytes,
+  };
+}
+
+/** ackAfterFsync comes from the broker's brook.log.flush.group.commit.enable; it has no topic-level key. */
+export function toStorageLogConfig(settings: TopicLogSettings, ackAfterFsync: boolean): LogConfig {
+  return {
+    segmentBytes: settings.segmentBytes,
+    segmentMs: settings.segmentMs,
+    segmentJitterMs: settings.segmentJitterMs,
+    segmentIndexBytes: settings.segmentIndexBytes,
+    indexIntervalBytes: settings.indexIntervalBytes,
+    flushMessages: settings.flushMessages,
+    flushMs: settings.flushMs,
+    fileDeleteDelayMs: settings.fileDeleteDelayMs,
+    messageTimestampType: settings.messageTimestampType,
+    maxMessageBytes: settings.maxMessageBytes,
+    preallocate: settings.preallocate,
+    deleteRetentionMs: settings.deleteRetentionMs,
+    minCleanableDirtyRatio: settings.minCleanableDirtyRatio,
+    minCompactionLagMs: settings.minCompactionLagMs,
+    ackAfterFsync,
+    ...cleanup(settings),
+  };
+}
+
+export function toLogManagerConfig(config: BrokerConfig): LogManagerConfig {
+  return {
+    retentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
+    flushSchedulerIntervalMs: config.values.long('log.flush.scheduler.interval.ms'),
+    flushOffsetCheckpointIntervalMs: config.logFlushOffsetCheckpointIntervalMs,
+    flushStartOffsetCheckpointIntervalMs: config.logFlushStartOffsetCheckpointIntervalMs,
+    producerIdExpirationMs: config.producerIdExpirationMs,
+    producerIdExpirationCheckIntervalMs: config.producerIdExpirationCheckIntervalMs,
+  };
+}
