@@ -228,6 +228,8 @@ export class InProcessStore {
   }
 
   private deny(entry: SessionEntry): { ok: false; code: 'SESSIONEXPIRED' | 'CONNECTIONLOSS' } | null {
+    // A session the store already ended answers like ZooKeeper, even once the store itself is closed.
+    if (entry.state === 'expired' || entry.state === 'closed') return { ok: false, code: 'SESSIONEXPIRED' };
     this.assertUsable();
     this.tick();
     if (entry.state === 'expired' || entry.state === 'closed') return { ok: false, code: 'SESSIONEXPIRED' };

@@ -116,11 +116,12 @@ export async function stopLocalZooKeeper(dataDir: string, timeoutMs = 10_000): P
 
 /** The PID in dataDir's pid file, if that process is alive and is the ZooKeeper of this directory. */
 export function runningPid(dataDir: string): number | null {
-  const pidPath = join(dataDir, PID_FILE);
+  const dir = resolve(dataDir);
+  const pidPath = join(dir, PID_FILE);
   if (!existsSync(pidPath)) return null;
   const pid = Number.parseInt(readFileSync(pidPath, 'utf8').trim(), 10);
   if (!Number.isSafeInteger(pid) || pid <= 0 || !alive(pid)) return null;
-  return isOurServer(pid, join(dataDir, CONFIG_FILE)) ? pid : null;
+  return isOurServer(pid, join(dir, CONFIG_FILE)) ? pid : null;
 }
 
 function isOurServer(pid: number, configPath: string): boolean {
