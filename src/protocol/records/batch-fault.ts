@@ -2,14 +2,14 @@
 // Validators return a BatchFault (or null when the batch is good) instead of throwing, because a bad batch is
 // an operating error the broker reports per partition, not a bug.
 
-/** The Kafka error codes that record validation produces (numbers from Kafka's protocol). */
+import { ErrorCode } from '../errors.js';
+
+/** The Kafka error codes that record validation produces, a subset of protocol/errors.ts. */
 export const RecordErrorCode = {
-  CORRUPT_MESSAGE: 2,
-  MESSAGE_TOO_LARGE: 10,
-  INVALID_TIMESTAMP: 32,
-  UNSUPPORTED_FOR_MESSAGE_FORMAT: 43,
-  UNSUPPORTED_COMPRESSION_TYPE: 76,
-  INVALID_RECORD: 87,
+  CORRUPT_MESSAGE: ErrorCode.CORRUPT_MESSAGE,
+  MESSAGE_TOO_LARGE: ErrorCode.MESSAGE_TOO_LARGE,
+  UNSUPPORTED_COMPRESSION_TYPE: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+  INVALID_RECORD: ErrorCode.INVALID_RECORD,
 } as const;
 export type RecordErrorCode = (typeof RecordErrorCode)[keyof typeof RecordErrorCode];
 

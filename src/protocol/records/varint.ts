@@ -14,16 +14,29 @@ function truncated(pos: number): DecodeError {
 
 /** Reads a zigzag varint (32-bit) at pos; the next position is left in `varintEnd`. */
 export function readVarint(buf: Uint8Array, pos: number, end: number): number {
+  // Most varints in a record (attributes aside: deltas, short lengths, header counts) fit in one byte.
+  if (pos < end) {
+    const b0 = buf[pos]!;
+    if (b0 < 0x80) {
+      varintEnd = pos + 1;
+      return (b0 >>> 1) ^ -(b0 & 1);
+    }
+  }
+  return readVarintLong(buf, pos, end);
+}
+
+function readVarintLong(buf: Uint8Array, pos: number, end: number): number {
   const start = pos;
   let u = 0;
   for (let shift = 0; shift < 35; shift += 7) {
     if (pos >= end) throw truncated(start);
     const byte = buf[pos++]!;
     if (shift === 28 && byte > 0x0f) throw new DecodeError('bad-varint', 'varint exceeds 32 bits', start);
-    u += (byte & 0x7f) * 2 ** shift;
+    // Bit operations keep this in int32; the fifth byte lands in bits 28-31 and `>>> 1` reads them unsigned.
+    u |= (byte & 0x7f) << shift;
     if (byte < 0x80) {
       varintEnd = pos;
-      return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
+      return (u >>> 1) ^ -(u & 1);
     }
   }
   throw new DecodeError('bad-varint', 'varint longer than 5 bytes', start);
@@ -31,11 +44,23 @@ export function readVarint(buf: Uint8Array, pos: number, end: number): number {
 
 /** Reads a zigzag varlong at pos as a number; the next position is left in `varintEnd`. */
 export function readVarlong(buf: Uint8Array, pos: number, end: number): number {
+  if (pos < end) {
+    const b0 = buf[pos]!;
+    if (b0 < 0x80) {
+      varintEnd = pos + 1;
+      return (b0 >>> 1) ^ -(b0 & 1);
+    }
+  }
+  return readVarlongLong(buf, pos, end);
+}
+
+function readVarlongLong(buf: Uint8Array, pos: number, end: number): number {
   const start = pos;
   let u = 0;
   for (let shift = 0; shift < 70; shift += 7) {
     if (pos >= end) throw truncated(start);
     const byte = buf[pos++]!;
+    // Beyond 32 bits, integer bit operations would wrap; multiplication stays exact up to 2^53.
     u += (byte & 0x7f) * 2 ** shift;
     if (byte < 0x80) {
       if (u > Number.MAX_SAFE_INTEGER) {

@@ -1,0 +1,208 @@
+// `npm run bench -- codec-records [options]` (once registered in bench/main.ts): what record-batch work costs
+// on the produce and fetch paths, as MB/s and as a ratio to a memcpy (Buffer.copy) of the same bytes measured
+// in the same run. Sync work on one core, so the memcpy is the honest ceiling: a ratio of 0.5 means the step
+// costs as much as copying the bytes twice.
+//
+// Measured, each over a blob of v2 batches (--batch-kib per batch, --record-bytes per record):
+//   memcpy           Buffer.copy of the whole blob into a preallocated buffer (the reference)
+//   crc32c           CRC32C of the whole blob in one call (the checksum's own ceiling)
+//   walk-batches     RecordsCursor over the blob: framing only
+//   validate         cursor + validateBatch: framing, header and CRC32C (the leader's produce path)
+//   validate-deep    the same plus walking every record without allocating
+//   decode-records   iterateRecords: every record decoded into objects (consumers, compaction, conversion)
+//   <codec>-deep     validate-deep of the blob compressed with each codec (MB/s of uncompressed bytes)
+//   <codec>-compress recompressBatch from none to the codec (MB/s of uncompressed bytes)
+// Payloads are slices of a text of random words (like log lines), so the LZ codecs find matches; the
+// compression ratio is written to the result file. Absolute MB/s drift with the machine's load; the ratios
+// to memcpy of the same run are the figures to compare.
+
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { crc32c } from '@node-rs/crc32';
+import { CompressionType, compressionName } from '../../src/protocol/compression/compression-type.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { iterateRecords } from '../../src/protocol/records/batch-records.js';
+import { recompressBatch } from '../../src/protocol/records/recompress.js';
+import { RecordsCursor } from '../../src/protocol/records/records-cursor.js';
+import { validateBatch } from '../../src/protocol/records/validate-batch.js';
+import { megabytesPerSecond, ratioOfSummaries, repeat, type Summary, summarize } from '../harness/index.js';
+import { ResultWriter } from '../harness/results.js';
+import { formatRange, formatTable } from '../harness/table.js';
+
+const usage = `usage: npm run bench -- codec-records [options]
+  --quick              0.3 s per repetition instead of 1 s
+  --record-bytes N     value bytes per record (default 1024)
+  --batch-kib N        batch size in KiB before compression (default 128)
+  --blob-mib N         bytes of batches measured over (default 16)
+  --repetitions N      at least 3 (default 3)
+  --codecs LIST        codecs to measure (default gzip,snappy,lz4,zstd; "" for none)
+  --results-dir DIR    where the result file goes (default bench/results)`;
+
+const POOL_BYTES = 1024 * 1024;
+
+/** A text of words drawn at random from a vocabulary of 2000 random lowercase words. */
+function wordPool(): Buffer {
+  const vocabulary = Array.from({ length: 2000 }, () => {
+    const letters = randomBytes(3 + (randomBytes(1)[0]! % 8));
+    return Array.from(letters, (b) => String.fromCharCode(0x61 + (b % 26))).join('');
+  });
+  const picks = randomBytes(POOL_BYTES / 2);
+  const words: string[] = [];
+  let length = 0;
+  for (let i = 0; length < POOL_BYTES; i += 2) {
+    const word = vocabulary[((picks[i % picks.length]! << 8) | picks[(i + 1) % picks.length]!) % 2000]!;
+    words.push(word);
+    length += word.length + 1;
+  }
+  return Buffer.from(words.join(' ')).subarray(0, POOL_BYTES);
+}
+
+let pool: Buffer | undefined;
+
+function payload(bytes: number): Buffer {
+  pool ??= wordPool();
+  const start = randomBytes(4).readUInt32BE(0) % (pool.length - bytes);
+  return pool.subarray(start, start + bytes);
+}
+
+function makeBatches(recordBytes: number, batchBytes: number, blobBytes: number, codec: number): Buffer[] {
+  const perBatch = Math.max(1, Math.floor(batchBytes / (recordBytes + 20)));
+  const batches: Buffer[] = [];
+  let total = 0;
+  let offset = 0;
+  while (total < blobBytes) {
+    const records = Array.from({ length: perBatch }, () => ({ value: payload(recordBytes) }));
+    const batch = buildBatch(records, {
+      baseOffset: offset,
+      compression: codec,
+      timestamp: 1_700_000_000_000,
+    });
+    batches.push(batch);
+    total += perBatch * recordBytes;
+    offset += perBatch;
+  }
+  return batches;
+}
+
+/** Runs `step` over and over for about `durationMs`; returns MB/s of `bytesPerStep`. */
+function throughput(durationMs: number, bytesPerStep: number, step: () => void): number {
+  step(); // warm-up, outside the clock
+  let steps = 0;
+  const start = process.hrtime.bigint();
+  const deadline = start + BigInt(durationMs) * 1_000_000n;
+  let now = start;
+  while (now < deadline) {
+    step();
+    steps++;
+    now = process.hrtime.bigint();
+  }
+  return megabytesPerSecond(steps * bytesPerStep, Number(now - start) / 1e9);
+}
+
+function positiveInt(name: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new RangeError(`${name} must be a positive integer, got ${text}`);
+  return n;
+}
+
+interface Figure {
+  name: string;
+  summary: Summary;
+}
+
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      quick: { type: 'boolean', default: false },
+      'record-bytes': { type: 'string', default: '1024' },
+      'batch-kib': { type: 'string', default: '128' },
+      'blob-mib': { type: 'string', default: '16' },
+      repetitions: { type: 'string', default: '3' },
+      codecs: { type: 'string', default: 'gzip,snappy,lz4,zstd' },
+      'results-dir': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    return;
+  }
+  const durationMs = values.quick ? 300 : 1000;
+  const recordBytes = positiveInt('--record-bytes', values['record-bytes']);
+  const batchBytes = positiveInt('--batch-kib', values['batch-kib']) * 1024;
+  const blobBytes = positiveInt('--blob-mib', values['blob-mib']) * 1024 * 1024;
+  const repetitions = positiveInt('--repetitions', values.repetitions);
+  const codecNames = values.codecs.split(',').filter((c) => c !== '');
+  const codecs = [
+    CompressionType.Gzip,
+    CompressionType.Snappy,
+    CompressionType.Lz4,
+    CompressionType.Zstd,
+  ].filter((c) => codecNames.includes(compressionName(c)));
+  const writer = new ResultWriter({ bench: 'codec-records', args, dir: values['results-dir'] });
+
+  const batches = makeBatches(recordBytes, batchBytes, blobBytes, CompressionType.None);
+  const blob = Buffer.concat(batches);
+  const target = Buffer.allocUnsafe(blob.length);
+  const figures: Figure[] = [];
+  const measure = async (name: string, bytesPerStep: number, step: () => void): Promise<void> => {
+    const summary = summarize(
+      await repeat(repetitions, async () => throughput(durationMs, bytesPerStep, step)),
+    );
+    figures.push({ name, summary });
+    writer.figure(name, 'MB/s', summary, { recordBytes, batchBytes, blobBytes: blob.length });
+  };
+
+  await measure('memcpy', blob.length, () => {
+    blob.copy(target);
+  });
+  await measure('crc32c', blob.length, () => {
+    crc32c(blob);
+  });
+  await measure('walk-batches', blob.length, () => {
+    const cursor = new RecordsCursor(blob);
+    while (cursor.next()) {}
+  });
+  const validate = (bytes: Buffer, deep: boolean) => () => {
+    const cursor = new RecordsCursor(bytes);
+    const options = { deep };
+    while (cursor.next()) {
+      if (validateBatch(bytes, cursor.position, cursor.position + cursor.sizeInBytes, options) !== null) {
+        throw new Error('benchmark batch failed validation');
+      }
+    }
+  };
+  await measure('validate', blob.length, validate(blob, false));
+  await measure('validate-deep', blob.length, validate(blob, true));
+  await measure('decode-records', blob.length, () => {
+    const cursor = new RecordsCursor(blob);
+    while (cursor.next()) for (const _ of iterateRecords(blob, cursor.position));
+  });
+
+  for (const codec of codecs) {
+    const name = compressionName(codec);
+    const packed = Buffer.concat(batches.map((b) => recompressBatch(b, 0, codec)));
+    await measure(`${name}-deep`, blob.length, validate(packed, true));
+    // Compression is slow: a few batches per step keep each step short.
+    const sample = batches.slice(0, 8);
+    const sampleBytes = sample.reduce((n, b) => n + b.length, 0);
+    await measure(`${name}-compress`, sampleBytes, () => {
+      for (const b of sample) recompressBatch(b, 0, codec);
+    });
+    writer.write(`${name}-ratio`, { compressedBytes: packed.length, uncompressedBytes: blob.length });
+  }
+
+  const reference = figures[0]!.summary;
+  const rows = figures.map(({ name, summary }) => {
+    const r = ratioOfSummaries(summary, reference);
+    writer.write(`${name}/memcpy`, { ...r });
+    return [name, formatRange(summary.median, summary.min, summary.max), formatRange(r.median, r.min, r.max)];
+  });
+  console.log(
+    `record batches: ${batches.length} x ${batchBytes / 1024} KiB, ${recordBytes} B records, ` +
+      `${(blob.length / 1e6).toFixed(1)} MB; median (min-max) of ${repetitions}`,
+  );
+  console.log(formatTable(['step', 'MB/s', 'ratio to memcpy'], rows));
+  console.log(`results: ${writer.path}`);
+}
