@@ -33,4 +33,7 @@ export function topicsCollide(a: string, b: string): boolean {
 }
 
 /** Kafka's internal topics; clients see them with isInternal set. */
-export const INTERNAL_TOPIC_NAMES: ReadonlySet<string> = new Set(['__consumer_offsets', '__transaction_state']);
+export const INTERNAL_TOPIC_NAMES: ReadonlySet<string> = new Set([
+  '__consumer_offsets',
+  '__transaction_state',
+]);

@@ -232,7 +232,9 @@ export class InProcessStore {
     if (entry.state === 'expired' || entry.state === 'closed') return { ok: false, code: 'SESSIONEXPIRED' };
     this.assertUsable();
     this.tick();
-    if (entry.state === 'expired' || entry.state === 'closed') return { ok: false, code: 'SESSIONEXPIRED' };
+    // tick() may have just expired it.
+    const state = entry.state as SessionState;
+    if (state === 'expired' || state === 'closed') return { ok: false, code: 'SESSIONEXPIRED' };
     if (entry.state === 'disconnected') return { ok: false, code: 'CONNECTIONLOSS' };
     return null;
   }

@@ -44,6 +44,12 @@ export interface ZooKeeperStoreOptions {
   readonly connectionTimeoutMs?: number;
   /** Pause between rounds of connection attempts over the ensemble. Default 200. */
   readonly reconnectDelayMs?: number;
+  /**
+   * How long one request may wait for its reply before it answers CONNECTIONLOSS. While no server is reachable
+   * the client holds requests until it reconnects, which may be never; an owner must be able to give up and
+   * decide. Default: twice the session timeout.
+   */
+  readonly requestTimeoutMs?: number;
 }
 
 const DEFAULT_SESSION_TIMEOUT_MS = 18_000;
@@ -73,7 +79,7 @@ export async function connectZooKeeper(
     client.close();
     return failure('CONNECTIONLOSS');
   }
-  return success(new ZooKeeperSession(client));
+  return success(new ZooKeeperSession(client, options.requestTimeoutMs ?? 2 * sessionTimeoutMs));
 }
 
 class ZooKeeperSession implements CoordinationStore {
@@ -82,7 +88,10 @@ class ZooKeeperSession implements CoordinationStore {
   private readonly listeners = new Set<SessionListener>();
   private state: 'connected' | 'disconnected' | 'expired' | 'closed' = 'connected';
 
-  constructor(private readonly client: zk.Client) {
+  constructor(
+    private readonly client: zk.Client,
+    private readonly requestTimeoutMs: number,
+  ) {
     this.sessionId = client.getSessionId().toString('hex');
     this.sessionTimeoutMs = client.getSessionTimeout();
     client.on('state', (s: zk.State) => this.onState(s));
@@ -95,7 +104,7 @@ class ZooKeeperSession implements CoordinationStore {
   ): Promise<StoreResult<string>> {
     const refused = this.refuse(path, data);
     if (refused !== null) return refused;
-    return new Promise((resolve) => {
+    return this.request(path, (resolve) => {
       this.client.create(path, toBuffer(data), createModes[mode], (error, created) => {
         resolve(error ? fromError(error, path) : success(created));
       });
@@ -105,7 +114,7 @@ class ZooKeeperSession implements CoordinationStore {
   async get(path: string, watcher?: Watcher): Promise<StoreResult<NodeData>> {
     const refused = this.refuse(path);
     if (refused !== null) return refused;
-    return new Promise((resolve) => {
+    return this.request(path, (resolve) => {
       const done = (error: Error | zk.Exception | null, data: Buffer | null, stat: zk.Stat) => {
         resolve(error ? fromError(error, path) : success({ data: fromBuffer(data), stat: toStat(stat) }));
       };
@@ -117,7 +126,7 @@ class ZooKeeperSession implements CoordinationStore {
   async set(path: string, data: Uint8Array, expectedVersion: number): Promise<StoreResult<Stat>> {
     const refused = this.refuse(path, data);
     if (refused !== null) return refused;
-    return new Promise((resolve) => {
+    return this.request(path, (resolve) => {
       this.client.setData(path, toBuffer(data), expectedVersion, (error, stat) => {
         resolve(error ? fromError(error, path) : success(toStat(stat)));
       });
@@ -127,7 +136,7 @@ class ZooKeeperSession implements CoordinationStore {
   async delete(path: string, expectedVersion: number): Promise<StoreResult<void>> {
     const refused = this.refuse(path);
     if (refused !== null) return refused;
-    return new Promise((resolve) => {
+    return this.request(path, (resolve) => {
       this.client.remove(path, expectedVersion, (error) => {
         resolve(error ? fromError(error, path) : success(undefined));
       });
@@ -137,7 +146,7 @@ class ZooKeeperSession implements CoordinationStore {
   async exists(path: string, watcher?: Watcher): Promise<StoreResult<Stat | null>> {
     const refused = this.refuse(path);
     if (refused !== null) return refused;
-    return new Promise((resolve) => {
+    return this.request(path, (resolve) => {
       const done = (error: Error | zk.Exception | null, stat: zk.Stat | null) => {
         resolve(error ? fromError(error, path) : success(stat ? toStat(stat) : null));
       };
@@ -149,7 +158,7 @@ class ZooKeeperSession implements CoordinationStore {
   async children(path: string, watcher?: Watcher): Promise<StoreResult<string[]>> {
     const refused = this.refuse(path);
     if (refused !== null) return refused;
-    return new Promise((resolve) => {
+    return this.request(path, (resolve) => {
       const done = (error: Error | zk.Exception | null, names: string[]) => {
         resolve(error ? fromError(error, path) : success([...names].sort()));
       };
@@ -177,7 +186,8 @@ class ZooKeeperSession implements CoordinationStore {
       // the controller's fencing check on a fresh /controller_epoch match anything. Put the real one back.
       if (op.op !== 'create') queued[queued.length - 1]!.version = op.version;
     }
-    return new Promise((resolve) => {
+    const lost: MultiResult = { ...failure('CONNECTIONLOSS'), failedOpIndex: 0 };
+    return this.send<MultiResult>(lost, (resolve) => {
       txn.commit((error, results: MultiResponse[] | undefined) => resolve(multiOutcome(ops, error, results)));
     });
   }
@@ -204,6 +214,28 @@ class ZooKeeperSession implements CoordinationStore {
       this.client.close();
     }
     this.emit('closed');
+  }
+
+  private request<T>(
+    path: string,
+    start: (resolve: (result: StoreResult<T>) => void) => void,
+  ): Promise<StoreResult<T>> {
+    return this.send<StoreResult<T>>(failure('CONNECTIONLOSS', path), start);
+  }
+
+  /** Starts one request; answers `lost` if its reply does not come within the request timeout. */
+  private send<R>(lost: R, start: (resolve: (result: R) => void) => void): Promise<R> {
+    return new Promise((resolve) => {
+      let settled = false;
+      const timer = setTimeout(() => finish(lost), this.requestTimeoutMs);
+      const finish = (result: R) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result);
+      };
+      start(finish);
+    });
   }
 
   /** Refuses locally what the client library would throw on, and calls on a dead session. */

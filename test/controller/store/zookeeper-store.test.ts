@@ -83,3 +83,48 @@ describe('zookeeper store: connecting', () => {
     }
   });
 });
+
+describe('zookeeper store: connection loss', () => {
+  let server: TestZooKeeper;
+  before(async () => {
+    server = await startTestZooKeeper();
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  it('answers CONNECTIONLOSS for a request that waits too long while cut off, and recovers after', async () => {
+    const proxy = await TcpProxy.start(server.port);
+    try {
+      const result = await connectZooKeeper({
+        connect: `127.0.0.1:${proxy.port}`,
+        sessionTimeoutMs: 6_000,
+        requestTimeoutMs: 300,
+        connectionTimeoutMs: 10_000,
+      });
+      assert.ok(result.ok);
+      const s = result.value;
+      const events: string[] = [];
+      s.onSessionEvent((e) => events.push(e));
+      proxy.cut();
+      const started = Date.now();
+      const lost = await s.get('/');
+      assert.equal(!lost.ok && lost.code, 'CONNECTIONLOSS');
+      assert.ok(Date.now() - started < 2_000);
+      proxy.restore();
+      const deadline = Date.now() + 5_000;
+      while (!events.includes('reconnected') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(events, ['disconnected', 'reconnected']);
+      assert.ok((await s.get('/')).ok);
+      proxy.cut();
+      const closing = Date.now();
+      await s.close();
+      assert.ok(Date.now() - closing < 3_000, 'close does not hang while cut off');
+      const after = await s.get('/');
+      assert.equal(!after.ok && after.code, 'SESSIONEXPIRED');
+    } finally {
+      await proxy.close();
+    }
+  });
+});
