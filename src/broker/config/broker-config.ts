@@ -207,10 +207,10 @@ function checkReplicaFetch(values: ParsedConfig): void {
     );
   }
   const acks = values.int('offsets.commit.required.acks');
-  if (acks < -1 || acks === 0 || acks > values.int('offsets.topic.replication.factor')) {
+  if (acks < -1 || acks > values.int('offsets.topic.replication.factor')) {
     throw ConfigError.rule(
       'offsets.commit.required.acks',
-      'offsets.commit.required.acks must be -1 or between 1 and offsets.topic.replication.factor',
+      'offsets.commit.required.acks must be at least -1 and at most offsets.topic.replication.factor',
     );
   }
 }

@@ -51,6 +51,7 @@ export {
 } from './describe-configs.js';
 export type { Listener, SecurityProtocol } from './listeners.js';
 export { type LoadedConfig, type LoadOptions, loadBrokerConfig } from './load-broker-config.js';
+export { toNetworkOptions } from './network-config.js';
 export { LONG_AS_NUMBER_MAX } from './parsed-config.js';
 export { PropertiesSyntaxError, parseProperties } from './properties-parser.js';
 export { toLogManagerConfig, toStorageLogConfig } from './storage-log-config.js';

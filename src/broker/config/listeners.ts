@@ -19,8 +19,9 @@ export interface Listener {
   readonly securityProtocol: SecurityProtocol;
 }
 
-// NAME://host:port, NAME://[ipv6]:port, NAME://:port.
-const LISTENER_PATTERN = /^([^:/]+):\/\/(?:\[([0-9a-fA-F:.%]+)\]|([0-9a-zA-Z\-%._]*)):(-?\d+)$/;
+// NAME://host:port, NAME://[ipv6]:port, NAME://:port. Like Kafka, an unbracketed IPv6 address also parses,
+// the port being whatever follows the last colon.
+const LISTENER_PATTERN = /^([^:/]+):\/\/(?:\[([0-9a-fA-F:.%]+)\]|([0-9a-zA-Z\-%._:]*)):(-?\d+)$/;
 
 function isSecurityProtocol(s: string): s is SecurityProtocol {
   return (SECURITY_PROTOCOLS as readonly string[]).includes(s);

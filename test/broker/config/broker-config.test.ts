@@ -176,6 +176,15 @@ describe('listeners', () => {
     assert.equal(c.interBrokerSecurityProtocol, 'PLAINTEXT');
   });
 
+  test('an unbracketed IPv6 address parses with the port after the last colon', () => {
+    assert.deepEqual(resolve({ listeners: 'PLAINTEXT://::1:9092' }).listeners[0], {
+      name: 'PLAINTEXT',
+      host: '::1',
+      port: 9092,
+      securityProtocol: 'PLAINTEXT',
+    });
+  });
+
   test('bad listener settings name the key', () => {
     failsOn('listeners', { listeners: 'PLAINTEXT//localhost:9092' }, 'NAME://host:port');
     failsOn('listeners', { listeners: 'PLAINTEXT://localhost:70000' }, '65535');
@@ -234,6 +243,14 @@ describe('bad broker values', () => {
       'replica.socket.timeout.ms': '500',
     });
     failsOn('max.connections.per.ip.overrides', { 'max.connections.per.ip': '0' });
+    failsOn('offsets.commit.required.acks', {
+      'offsets.commit.required.acks': '2',
+      'offsets.topic.replication.factor': '1',
+    });
+    assert.equal(
+      resolve({ 'offsets.commit.required.acks': '1', 'offsets.topic.replication.factor': '1' }).brokerId,
+      -1,
+    );
     failsOn(
       'create.topic.policy.class.name',
       { 'create.topic.policy.class.name': 'com.example.Policy' },

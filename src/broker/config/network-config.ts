@@ -1,0 +1,23 @@
+// The bridge from BrokerConfig to the network layer's options (src/network/options.ts), which are keyed by
+// Kafka's own config names. Listeners need no conversion: BrokerConfig's Listener has the fields of the network
+// layer's ListenerConfig, which the broker completes with TLS options for SSL listeners.
+//
+// Two network bounds have no Kafka broker key (max.in.flight.requests.per.connection, shutdown.timeout.ms); they
+// keep the network layer's defaults until the lead decides on their names.
+
+import type { NetworkOptions } from '../../network/options.js';
+import type { BrokerConfig } from './broker-config.js';
+
+export function toNetworkOptions(config: BrokerConfig): NetworkOptions {
+  return {
+    'socket.request.max.bytes': config.socketRequestMaxBytes,
+    'queued.max.requests': config.queuedMaxRequests,
+    'queued.max.request.bytes': config.queuedMaxRequestBytes,
+    'max.connections': config.maxConnections,
+    'max.connections.per.ip': config.maxConnectionsPerIp,
+    'max.connections.per.ip.overrides': config.values.string('max.connections.per.ip.overrides'),
+    'connections.max.idle.ms': config.connectionsMaxIdleMs,
+    'socket.send.buffer.bytes': config.socketSendBufferBytes,
+    'socket.receive.buffer.bytes': config.socketReceiveBufferBytes,
+  };
+}
