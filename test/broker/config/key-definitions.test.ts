@@ -1,14 +1,23 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { BROKER_KEYS, brokerKey } from '../../../src/broker/config/broker-keys.js';
+import { staticOnly } from '../../../src/broker/config/config-layers.js';
 import { ConfigType } from '../../../src/broker/config/config-types.js';
 import { parseKey } from '../../../src/broker/config/parsed-config.js';
+import { resolveTopicConfig } from '../../../src/broker/config/topic-config.js';
 import { TOPIC_KEYS } from '../../../src/broker/config/topic-keys.js';
 
 describe('config key definitions', () => {
   test('every default parses and passes its own validator', () => {
     for (const def of [...BROKER_KEYS.values(), ...TOPIC_KEYS.values()]) {
       assert.doesNotThrow(() => parseKey(def, undefined), `default of ${def.name}`);
+    }
+  });
+
+  test("each topic key's own default equals what its broker synonyms give by default", () => {
+    const effective = resolveTopicConfig(new Map(), staticOnly(new Map()));
+    for (const def of TOPIC_KEYS.values()) {
+      assert.deepEqual(effective.get(def.name)?.value, parseKey(def, undefined), def.name);
     }
   });
 
