@@ -98,7 +98,6 @@ export function describeBrokerConfigs(
   perBroker: boolean,
   options: DescribeOptions,
 ): DescribedConfig[] {
-  const view: BrokerConfigLayers = perBroker ? layers : { ...layers, dynamicBroker: EMPTY_CONFIG };
   const names = perBroker
     ? new Set([
         ...BROKER_KEYS.keys(),
@@ -111,7 +110,10 @@ export function describeBrokerConfigs(
     const def = brokerKey(name);
     const type = def?.type ?? ConfigType.UNKNOWN;
     const sensitive = isSensitiveType(type);
-    const chain = brokerValueChain(view, brokerSynonyms(name));
+    // The default resource reports only its own layer, synonyms included.
+    const chain = brokerValueChain(layers, brokerSynonyms(name)).filter(
+      (v) => perBroker || v.source === ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
+    );
     // Synonyms of more precise keys that come before this one are not this key's synonyms.
     const fromHere = chain.slice(
       Math.max(

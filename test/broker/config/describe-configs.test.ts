@@ -125,6 +125,9 @@ describe('DescribeConfigs for brokers', () => {
       configs.map((c) => [c.name, c.value, c.configSource]),
       [['log.segment.bytes', '2000000', ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG]],
     );
-    assert.ok(configs[0]?.synonyms.every((s) => s.source !== ConfigSource.DYNAMIC_BROKER_CONFIG));
+    assert.deepEqual(
+      configs[0]?.synonyms.map((s) => s.source),
+      [ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG],
+    );
   });
 });
