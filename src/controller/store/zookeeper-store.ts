@@ -339,11 +339,22 @@ const eventTypes = new Map<number, WatchEventType>([
   [zk.Event.NODE_CHILDREN_CHANGED, 'childrenChanged'],
 ]);
 
+/**
+ * The client's callback for a watcher. The same watcher always maps to the same callback, so that the client,
+ * which ignores a callback already registered on a path, fires a watcher registered twice only once.
+ */
+const adapted = new WeakMap<Watcher, (event: zk.Event) => void>();
+
 function adapt(watcher: Watcher): (event: zk.Event) => void {
-  return (event) => {
-    const type = eventTypes.get(event.getType());
-    if (type !== undefined) watcher({ type, path: event.getPath() });
-  };
+  let callback = adapted.get(watcher);
+  if (callback === undefined) {
+    callback = (event) => {
+      const type = eventTypes.get(event.getType());
+      if (type !== undefined) watcher({ type, path: event.getPath() });
+    };
+    adapted.set(watcher, callback);
+  }
+  return callback;
 }
 
 function toBuffer(data: Uint8Array): Buffer {

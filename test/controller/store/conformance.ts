@@ -250,6 +250,19 @@ export function defineConformanceTests(harness: () => StoreHarness): void {
     assert.ok(seenData.length === 1 && (seenData[0] === 'b' || seenData[0] === 'c'));
   });
 
+  it('fires a watcher registered twice on the same node only once', async () => {
+    const s = await open();
+    const base = harness().freshPath();
+    ok(await s.create(base, bytes('a')));
+    const events = new EventCollector<WatchEvent>();
+    ok(await s.get(base, events.push));
+    ok(await s.get(base, events.push));
+    ok(await s.set(base, bytes('b'), ANY_VERSION));
+    await events.waitFor(1, harness().eventWaitMs);
+    await settle(s);
+    assert.equal(events.seen.length, 1);
+  });
+
   it('fires an exists watch on creation and a child watch on a new child', async () => {
     const writer = await open();
     const reader = await open();
