@@ -4,12 +4,7 @@
 // reported as null, in synonyms too.
 
 import { BROKER_KEYS, brokerKey, brokerSynonyms } from './broker-keys.js';
-import {
-  type BrokerConfigLayers,
-  brokerValueChain,
-  EMPTY_CONFIG,
-  type LayeredValue,
-} from './config-layers.js';
+import { type BrokerConfigLayers, brokerValueChain, type LayeredValue } from './config-layers.js';
 import { ConfigSource, ConfigType } from './config-types.js';
 import { resolveTopicConfig } from './topic-config.js';
 import { TOPIC_KEYS } from './topic-keys.js';
