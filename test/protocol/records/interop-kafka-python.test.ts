@@ -17,7 +17,7 @@ import {
 
 const PYTHON = '/usr/bin/python3';
 
-const SCRIPT = String.raw`
+const SCRIPT = `
 import sys, json, base64
 from kafka.record.default_records import DefaultRecordBatchBuilder
 from kafka.record.legacy_records import LegacyRecordBatchBuilder
