@@ -292,7 +292,18 @@ export class LogSegment {
     });
     // Appends continue the interval count from the last indexed batch, as if they had never stopped.
     this.bytesSinceLastIndexEntry = end - (last?.position ?? 0);
-    return ok && stopped === end;
+    return ok && stopped === end && this.timeIndexTailMatches();
+  }
+
+  /** The last time index entry must name a batch of this segment with exactly that max timestamp. */
+  private timeIndexTailMatches(): boolean {
+    const lastTime = this.timeIndex.lastEntry;
+    if (lastTime === null) return true;
+    if (lastTime.offset >= this.nextOffsetValue) return false;
+    const batch = this.translateOffset(lastTime.offset, true);
+    return (
+      batch !== null && batch.lastOffset === lastTime.offset && batch.maxTimestamp === lastTime.timestamp
+    );
   }
 
   /** Drops both indexes and rebuilds them from the batch headers (no CRC checks: the log is trusted here). */
@@ -318,9 +329,15 @@ export class LogSegment {
 
   /**
    * Re-reads every batch, checking framing, offsets and CRC32C, rebuilds the indexes, and cuts the file at the
-   * first byte that is not part of a valid batch. Returns the number of bytes cut.
+   * first byte that is not part of a valid batch. `contiguous` requires each batch to start right after the
+   * previous one (every log except compacted ones). Returns the number of bytes cut.
    */
-  recover(minOffset: number, batchBytesMax: number, visit: RecoveredBatchVisitor): number {
+  recover(
+    minOffset: number,
+    batchBytesMax: number,
+    contiguous: boolean,
+    visit: RecoveredBatchVisitor,
+  ): number {
     this.offsetIndex.reset();
     this.timeIndex.reset();
     // The transaction index is rebuilt by the Log from producer state as it replays this segment.
@@ -335,6 +352,7 @@ export class LogSegment {
     let chunkLength = 0;
     let position = 0;
     let expectOffset = Math.max(minOffset, this.baseOffset);
+    let lastEpoch = -1;
     while (position < fileSize) {
       let at = position - chunkStart;
       let check = checkBatch(chunk, at, chunkLength - at, expectOffset, this.baseOffset, batchBytesMax);
@@ -351,6 +369,12 @@ export class LogSegment {
         check = checkBatch(chunk, 0, chunkLength, expectOffset, this.baseOffset, batchBytesMax);
       }
       if (!check.ok) break;
+      // Fields outside the CRC (base offset, leader epoch) get what checks they can: offsets follow on exactly
+      // unless the topic is compacted, and leader epochs never go back.
+      if (contiguous && batchHeader.baseOffset(chunk, at) !== expectOffset) break;
+      const epoch = batchHeader.partitionLeaderEpoch(chunk, at);
+      if (epoch < lastEpoch) break;
+      lastEpoch = epoch;
       const lastOffset = batchHeader.lastOffset(chunk, at);
       const maxTimestamp = batchHeader.maxTimestamp(chunk, at);
       this.indexBatch(position, check.sizeInBytes, lastOffset, maxTimestamp);
@@ -390,7 +414,7 @@ export class LogSegment {
       return false;
     });
     if (damaged) {
-      assert(!rebuilt, 'index still wrong after a rebuild');
+      if (rebuilt) return null;
       this.rebuildIndexes();
       return this.translateOffset(target, true);
     }

@@ -210,7 +210,14 @@ export class Log {
     for (let i = 0; i < baseOffsets.length; i++) if (baseOffsets[i]! <= recoveryPoint) recoverFrom = i;
     const recovered = new Set<LogSegment>();
     let expectOffset = 0;
+    const contiguous = !this.config.cleanupPolicy.includes('compact');
     for (let i = 0; i < baseOffsets.length; i++) {
+      if (contiguous && i > 0 && baseOffsets[i] !== expectOffset) {
+        // The previous segment ends short of where this one starts: it lost its tail, so what follows cannot
+        // be served (the offsets in between are gone).
+        for (const later of baseOffsets.slice(i)) this.deleteSegmentFilesAt(later);
+        break;
+      }
       const { segment, needsIndexRebuild } = LogSegment.open(
         this.dir,
         baseOffsets[i]!,
@@ -323,16 +330,13 @@ export class Log {
   }
 
   private recoverSegment(segment: LogSegment, minOffset: number): number {
-    return segment.recover(
-      minOffset,
-      Math.min(STORAGE_LIMITS.batchBytesMax, Math.max(this.config.maxMessageBytes, BATCH_HEADER_BYTES) * 2),
-      (buf, pos, info) => {
-        const epoch = info.partitionLeaderEpoch;
-        if (epoch >= 0 && epoch > this.epochCache.latestEpoch) this.epochCache.assign(epoch, info.baseOffset);
-        void buf;
-        void pos;
-      },
-    );
+    // Not max.message.bytes alone: it may have been lowered after larger batches were written.
+    const batchBytesMax = Math.max(STORAGE_LIMITS.batchBytesMax, this.config.maxMessageBytes);
+    const contiguous = !this.config.cleanupPolicy.includes('compact');
+    return segment.recover(minOffset, batchBytesMax, contiguous, (_buf, _pos, info) => {
+      const epoch = info.partitionLeaderEpoch;
+      if (epoch >= 0 && epoch > this.epochCache.latestEpoch) this.epochCache.assign(epoch, info.baseOffset);
+    });
   }
 
   /**

@@ -2,7 +2,6 @@
 // leader epoch patched into the header before the append).
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { ManualClock } from '../../src/common/clock.js';
@@ -10,6 +9,7 @@ import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { Log, type LogOptions } from '../../src/storage/log.js';
 import { type LogConfig, logConfig } from '../../src/storage/log-config.js';
 import { type BatchSpec, buildBatch } from './batch-builder.js';
+import { testRoot } from './tmp-dir.js';
 
 export interface Harness {
   readonly dir: string;
@@ -23,7 +23,7 @@ export interface Harness {
 }
 
 export function openHarness(t: TestContext, overrides: Partial<LogConfig> = {}): Harness {
-  const dir = mkdtempSync(join(tmpdir(), 'brook-log-'));
+  const dir = mkdtempSync(join(testRoot(), 'brook-log-'));
   const clock = new ManualClock();
   const config = logConfig(overrides);
   const harness: Harness = {
