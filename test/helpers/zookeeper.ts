@@ -1,13 +1,30 @@
 // A throwaway ZooKeeper for a test: Debian's server on a free 127.0.0.1 port in a fresh temporary directory,
 // with a short tick so that session expiry can be tested in about a second. stop() kills it by its PID and
 // removes the directory; register it with the test's `after` hook (or use withZooKeeper) so that it runs even
-// when the test fails.
+// when the test fails. As a last resort, servers still running when the test process exits (an uncaught
+// error, a cancelled run) are killed by PID from an exit hook.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalZooKeeper, stopLocalZooKeeper } from '../../src/controller/store/local-zookeeper.js';
+import {
+  runningPid,
+  startLocalZooKeeper,
+  stopLocalZooKeeper,
+} from '../../src/controller/store/local-zookeeper.js';
+
+/** Directories of servers this process started and has not stopped yet. */
+const running = new Set<string>();
+
+process.once('exit', () => {
+  // Only synchronous work is possible here: kill by PID (checked to be our server) and remove the directory.
+  for (const dir of running) {
+    const pid = runningPid(dir);
+    if (pid !== null) process.kill(pid, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 export interface TestZooKeeper {
   readonly connect: string;
@@ -47,6 +64,7 @@ export async function startTestZooKeeper(): Promise<TestZooKeeper> {
         maxSessionTimeoutMs: 60_000,
       });
       let stopped = false;
+      running.add(dir);
       return {
         connect: server.connect,
         port,
@@ -57,6 +75,7 @@ export async function startTestZooKeeper(): Promise<TestZooKeeper> {
           try {
             await stopLocalZooKeeper(dir);
           } finally {
+            running.delete(dir);
             rmSync(dir, { recursive: true, force: true });
           }
         },

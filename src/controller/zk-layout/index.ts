@@ -4,6 +4,7 @@ export * from './bootstrap.js';
 export * from './broker-registration.js';
 export * from './config.js';
 export * from './controller.js';
+export * from './fencing.js';
 export * from './json.js';
 export * from './paths.js';
 export * from './producer-id-block.js';

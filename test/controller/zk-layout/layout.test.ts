@@ -35,12 +35,15 @@ import {
   encodeReassignPartitions,
   encodeTopicAssignment,
   ensurePersistentPaths,
+  encodeControllerEpoch as epochBytes,
+  fencedOps,
   LayoutDecodeError,
   PERSISTENT_PATHS,
   partitionStatePath,
   sequenceNumberOf,
   topicConfigPath,
   topicPath,
+  wasFenced,
 } from '../../../src/controller/zk-layout/index.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
@@ -332,6 +335,28 @@ describe('zk-layout: paths', () => {
     }
     const brokers = await session.children('/brokers');
     assert.deepEqual(brokers.ok && brokers.value, ['ids', 'seqid', 'topics']);
+    store.close();
+  });
+});
+
+describe('zk-layout: controller fencing', () => {
+  it('lets the current controller write and fences the one whose epoch version is stale', async () => {
+    const store = InProcessStore.open({ dataDir: null });
+    const s = store.openSession();
+    assert.ok((await s.create('/controller_epoch', epochBytes(1))).ok);
+    const stale = 0;
+    const current = await s.set('/controller_epoch', epochBytes(2), 0);
+    assert.ok(current.ok);
+    assert.ok((await s.create('/state', utf8('x'))).ok);
+    const write = { op: 'set', path: '/state', data: utf8('by current'), version: 0 } as const;
+    const fenced = await s.multi(fencedOps(stale, [write]));
+    assert.equal(fenced.ok, false);
+    assert.ok(!fenced.ok && wasFenced(fenced));
+    assert.ok((await s.multi(fencedOps(current.value.version, [write]))).ok);
+    const stateNow = await s.get('/state');
+    assert.equal(stateNow.ok && new TextDecoder().decode(stateNow.value.data), 'by current');
+    const conflict = await s.multi(fencedOps(current.value.version, [write]));
+    assert.ok(!conflict.ok && !wasFenced(conflict) && conflict.failedOpIndex === 1);
     store.close();
   });
 });
