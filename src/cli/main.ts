@@ -8,7 +8,9 @@ commands:
 
 type Command = (args: string[]) => Promise<number>;
 
-const commands: Record<string, () => Promise<Command>> = {};
+const commands: Record<string, () => Promise<Command>> = {
+  server: async () => (await import('./server.js')).runServer,
+};
 
 export function registerCommand(name: string, load: () => Promise<Command>): void {
   commands[name] = load;

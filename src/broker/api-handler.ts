@@ -1,0 +1,36 @@
+// The shape of a request handler: one file per API key in handlers/, each exporting an ApiHandler. The handler
+// table (handlers/index.ts) is what ApiVersions advertises, so what is advertised is exactly what is handled.
+
+import type { Connection } from '../network/connection.js';
+import type { RequestHeader } from '../protocol/headers.js';
+import type { BrokerServices } from './broker-services.js';
+
+export interface RequestContext {
+  readonly header: RequestHeader;
+  readonly apiVersion: number;
+  readonly connection: Connection;
+  /** The listener the request came in on; metadata answers with endpoints of this listener. */
+  readonly listenerName: string;
+  readonly services: BrokerServices;
+}
+
+/** What a handler answers: a response body, a promise of one (waiting work), or null for no response at all. */
+export type HandlerResult<Response> = Response | null | Promise<Response | null>;
+
+// The table holds handlers of every request type; `any` here is what lets one array hold them all (with
+// `unknown`, a handler's typed parameter would not accept the table's element type).
+// biome-ignore lint/suspicious/noExplicitAny: heterogeneous handler table, see above.
+export interface ApiHandler<Request = any, Response = any> {
+  readonly apiKey: number;
+  /** The version range Brook implements; within the codec's range. */
+  readonly minVersion: number;
+  readonly maxVersion: number;
+  handle(context: RequestContext, request: Request): HandlerResult<Response>;
+}
+
+/** Helps a handler file keep its request and response types without casts. */
+export function defineHandler<Request, Response>(
+  handler: ApiHandler<Request, Response>,
+): ApiHandler<Request, Response> {
+  return handler;
+}

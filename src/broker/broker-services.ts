@@ -1,0 +1,37 @@
+// What request handlers can reach: the broker's services, built once by the Broker and shared read-only.
+
+import type { Clock } from '../common/clock.js';
+import type { Logger } from '../common/logger.js';
+import type { TopicAdmin } from '../controller/topic-admin.js';
+import type { ApiVersionsResponseApiVersion } from '../protocol/messages/18-api-versions.js';
+import type { LogManager } from '../storage/log-manager.js';
+import type { BrokerConfig } from './config/broker-config.js';
+import type { FetchSessionCache } from './fetch-session-cache.js';
+import type { MetadataCache } from './metadata/metadata-cache.js';
+import type { Purgatory } from './purgatory.js';
+import type { ReplicaManager } from './replica/replica-manager.js';
+import type { TopicConfigs } from './topic-configs.js';
+
+export interface BrokerServices {
+  readonly brokerId: number;
+  readonly config: BrokerConfig;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metadata: MetadataCache;
+  readonly topicConfigs: TopicConfigs;
+  readonly replicas: ReplicaManager;
+  readonly logs: LogManager;
+  /** CreateTopics, DeleteTopics, CreatePartitions: written to the coordination store, then propagated. */
+  readonly topicAdmin: TopicAdmin;
+  /** Metadata's auto-creation with the broker defaults; failures are only logged, as in Kafka. */
+  autoCreateTopics(names: readonly string[]): Promise<void>;
+  readonly fetchSessions: FetchSessionCache;
+  /** Produce requests with acks=all waiting for the high watermark. */
+  readonly producePurgatory: Purgatory;
+  /** Fetch requests waiting for fetch.min.bytes. */
+  readonly fetchPurgatory: Purgatory;
+  /** What ApiVersions advertises: the handler table's keys and version ranges. */
+  readonly apiVersions: ApiVersionsResponseApiVersion[];
+  /** Allocates producer ids for InitProducerId. */
+  nextProducerId(): Promise<number>;
+}

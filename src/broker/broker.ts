@@ -1,0 +1,277 @@
+// The Broker: wires storage, the coordination store, the controller, the network layer and the request handlers,
+// and runs their lifecycle.
+//
+// Start-up: coordination store (in-process under the first log dir for a single node, or ZooKeeper when
+// zookeeper.connect is set) -> cluster id -> log manager (recovery) -> listeners bound -> broker registration ->
+// controller election (the controller sends this broker LeaderAndIsr and UpdateMetadata, directly on one node).
+// Shutdown (SIGTERM): stop accepting, finish in-flight requests, complete waiting produces and fetches, stop the
+// controller, close the logs with a clean-shutdown marker, close the store session.
+
+import { join } from 'node:path';
+import type { Clock } from '../common/clock.js';
+import type { BrokerId } from '../common/ids.js';
+import type { Logger } from '../common/logger.js';
+import { registerBroker } from '../controller/broker-registration.js';
+import type { BrokerChannel } from '../controller/channel.js';
+import { Controller } from '../controller/controller.js';
+import { InProcessStore } from '../controller/store/in-process-store.js';
+import type { CoordinationStore } from '../controller/store/store.js';
+import { connectZooKeeper } from '../controller/store/zookeeper-store.js';
+import { TopicAdmin } from '../controller/topic-admin.js';
+import { decodeEntityConfig, topicConfigPath } from '../controller/zk-layout/index.js';
+import type { RequestHandler } from '../network/request.js';
+import { SocketServer } from '../network/socket-server.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { LeaderAndIsrRequest } from '../protocol/messages/04-leader-and-isr.js';
+import type { UpdateMetadataRequest } from '../protocol/messages/06-update-metadata.js';
+import { DecodeError } from '../protocol/primitives/decode-error.js';
+import { LogManager } from '../storage/log-manager.js';
+import type { BrokerServices } from './broker-services.js';
+import type { BrokerConfig } from './config/broker-config.js';
+import { staticOnly } from './config/config-layers.js';
+import { toNetworkOptions } from './config/network-config.js';
+import { toLogManagerConfig, toStorageLogConfig } from './config/storage-log-config.js';
+import { FetchSessionCache } from './fetch-session-cache.js';
+import { advertisedApiVersions } from './handlers/18-api-versions.js';
+import { HANDLERS } from './handlers/index.js';
+import { MetadataCache } from './metadata/metadata-cache.js';
+import { ProducerIdManager } from './producer-id-manager.js';
+import { Purgatory } from './purgatory.js';
+import { ReplicaManager } from './replica/replica-manager.js';
+import { createRequestDispatcher } from './request-dispatcher.js';
+import { TopicConfigs } from './topic-configs.js';
+
+/** Bounds on parked requests; beyond them new waiters complete at once (see purgatory.ts). */
+const PRODUCE_PURGATORY_MAX = 10_000;
+const FETCH_PURGATORY_MAX = 10_000;
+/** min.incremental.fetch.session.eviction.ms */
+const FETCH_SESSION_EVICTION_MS = 120_000;
+/** Kafka's default zookeeper.session.timeout.ms for the embedded store's session. */
+const EMBEDDED_SESSION_TIMEOUT_MS = 18_000;
+const METADATA_DIR = '__brook_metadata';
+
+export interface BrokerOptions {
+  readonly config: BrokerConfig;
+  readonly staticConfig: ReadonlyMap<string, string>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export interface BoundListener {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+}
+
+export class Broker {
+  private embeddedStore: InProcessStore | null = null;
+  private store: CoordinationStore | null = null;
+  private logs: LogManager | null = null;
+  private server: SocketServer | null = null;
+  private controller: Controller | null = null;
+  private services: BrokerServices | null = null;
+  private stopping: Promise<void> | null = null;
+  readonly brokerId: number;
+
+  constructor(private readonly options: BrokerOptions) {
+    this.brokerId = Math.max(options.config.brokerId, 0);
+  }
+
+  async start(): Promise<BoundListener[]> {
+    const { config, clock, logger } = this.options;
+    const logDir = config.logDirs[0]!;
+    this.store = await this.openStore(logDir);
+    const topicConfigs = new TopicConfigs(staticOnly(this.options.staticConfig));
+    const ackAfterFsync = config.brookLogFlushGroupCommitEnable;
+    // Listeners are bound before registration, because the registration carries the bound ports (port 0 in
+    // tests). Requests that arrive before the services exist are refused by closing their connection.
+    let dispatch: RequestHandler | null = null;
+    this.server = new SocketServer({
+      listeners: config.listeners,
+      handler: (request) => {
+        if (dispatch === null) throw new DecodeError('bad-value', 'the broker is still starting');
+        return dispatch(request);
+      },
+      options: toNetworkOptions(config),
+      logger: networkLogger(logger),
+    });
+    await this.server.start();
+    const bound = config.listeners.map((l) => {
+      const address = this.server!.address(l.name);
+      return { name: l.name, host: address.host, port: address.port };
+    });
+    const endpoints = config.advertisedListeners.map((l) => {
+      const b = bound.find((x) => x.name === l.name);
+      // A listener bound to port 0 is advertised with the port the system chose.
+      const port = l.port === 0 && b !== undefined ? b.port : l.port;
+      const host = l.host === '' ? (b?.host ?? '127.0.0.1') : l.host;
+      return { listenerName: l.name, securityProtocol: l.securityProtocol, host, port };
+    });
+    const registered = await registerBroker(this.store, {
+      brokerId: this.brokerId as BrokerId,
+      endpoints,
+      rack: config.brokerRack,
+      jmxPort: -1,
+      timestampMs: clock.nowMs(),
+      features: {},
+    });
+    if (!registered.ok) throw new Error(`broker registration failed: ${registered.reason}`);
+    const clusterId = registered.value.clusterId;
+    const metadata = new MetadataCache(clusterId);
+    this.logs = LogManager.open({
+      dir: logDir,
+      clock,
+      configFor: (topic) => toStorageLogConfig(topicConfigs.settingsFor(topic), ackAfterFsync),
+      managerConfig: toLogManagerConfig(config),
+      meta: { version: 1, brokerId: this.brokerId, clusterId },
+      onBackgroundError: (err) => logger.error(`storage: ${err.message}`),
+    });
+    if (!this.logs.hadCleanShutdown) logger.info('no clean-shutdown marker: logs were recovered');
+    const replicas = new ReplicaManager(this.brokerId, this.logs, topicConfigs, logger.child('replicas'));
+    const producerIds = new ProducerIdManager(this.store, this.brokerId);
+    const store = this.store;
+    const channel = this.localChannel(metadata, replicas, topicConfigs);
+    this.controller = new Controller({
+      store,
+      brokerId: this.brokerId as BrokerId,
+      channel,
+      clock,
+      logger: logger.child('controller'),
+    });
+    const topicAdmin = new TopicAdmin({
+      store,
+      defaults: {
+        numPartitions: config.numPartitions,
+        replicationFactor: config.defaultReplicationFactor,
+        deleteTopicEnable: config.deleteTopicEnable,
+      },
+      propagation: this.controller,
+    });
+    this.services = {
+      brokerId: this.brokerId,
+      config,
+      clock,
+      logger,
+      metadata,
+      topicConfigs,
+      replicas,
+      logs: this.logs,
+      topicAdmin,
+      fetchSessions: new FetchSessionCache({
+        slots: config.maxIncrementalFetchSessionCacheSlots,
+        evictionMs: FETCH_SESSION_EVICTION_MS,
+        nowMs: () => clock.monotonicMs(),
+      }),
+      producePurgatory: new Purgatory('produce', PRODUCE_PURGATORY_MAX),
+      fetchPurgatory: new Purgatory('fetch', FETCH_PURGATORY_MAX),
+      apiVersions: advertisedApiVersions(HANDLERS),
+      nextProducerId: () => producerIds.nextId(),
+      autoCreateTopics: async (names) => {
+        const results = await topicAdmin.createTopics(
+          names.map((name) => ({
+            name,
+            numPartitions: -1,
+            replicationFactor: -1,
+            assignments: [],
+            configs: {},
+          })),
+          false,
+        );
+        for (const r of results) {
+          if (r.errorCode !== ErrorCode.NONE && r.errorCode !== ErrorCode.TOPIC_ALREADY_EXISTS) {
+            logger.warn(`auto-creating topic ${r.name} failed: ${r.errorMessage ?? r.errorCode}`);
+          }
+        }
+      },
+    };
+    dispatch = createRequestDispatcher(HANDLERS, this.services, logger);
+    await this.controller.start();
+    this.logs.startScheduler();
+    return bound;
+  }
+
+  private async openStore(logDir: string): Promise<CoordinationStore> {
+    const { config } = this.options;
+    if (config.zookeeperConnect === null) {
+      this.embeddedStore = InProcessStore.open({ dataDir: join(logDir, METADATA_DIR) });
+      return this.embeddedStore.openSession({ sessionTimeoutMs: EMBEDDED_SESSION_TIMEOUT_MS });
+    }
+    const connected = await connectZooKeeper({
+      connect: config.zookeeperConnect,
+      sessionTimeoutMs: config.zookeeperSessionTimeoutMs,
+      connectionTimeoutMs: config.zookeeperConnectionTimeoutMs,
+    });
+    if (!connected.ok)
+      throw new Error(`cannot connect to ZooKeeper at ${config.zookeeperConnect}: ${connected.code}`);
+    return connected.value;
+  }
+
+  /** The controller's requests to this very broker, as direct calls. */
+  private localChannel(
+    metadata: MetadataCache,
+    replicas: ReplicaManager,
+    topicConfigs: TopicConfigs,
+  ): BrokerChannel {
+    const loadConfigs = async (topics: Iterable<string>): Promise<void> => {
+      for (const topic of topics) {
+        const node = await this.store!.get(topicConfigPath(topic));
+        const decoded = node.ok ? decodeEntityConfig(node.value.data) : null;
+        topicConfigs.setOverrides(topic, new Map(decoded?.ok ? Object.entries(decoded.value) : []));
+      }
+    };
+    const topicsOf = (r: LeaderAndIsrRequest | UpdateMetadataRequest): Set<string> =>
+      new Set([
+        ...r.topicStates.map((t) => t.topicName),
+        ...r.ungroupedPartitionStates.map((p) => p.topicName),
+      ]);
+    return {
+      leaderAndIsr: async (_brokerId, request) => {
+        await loadConfigs(topicsOf(request));
+        return replicas.becomeLeaderOrFollower(request);
+      },
+      updateMetadata: async (_brokerId, request) => {
+        const fresh = [...topicsOf(request)].filter((t) => metadata.topic(t) === undefined);
+        await loadConfigs(fresh);
+        metadata.applyUpdateMetadata(request, new Map());
+        return { errorCode: ErrorCode.NONE };
+      },
+      stopReplica: async (_brokerId, request) => replicas.stopReplicas(request),
+    };
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= this.runStop();
+    return this.stopping;
+  }
+
+  private async runStop(): Promise<void> {
+    const { logger } = this.options;
+    await this.server?.shutdown();
+    this.services?.producePurgatory.completeAll();
+    this.services?.fetchPurgatory.completeAll();
+    await this.controller?.stop();
+    try {
+      this.logs?.shutdown();
+    } catch (err) {
+      logger.error(`closing logs failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    await this.store?.close();
+    this.embeddedStore?.close();
+    logger.info('broker stopped');
+  }
+}
+
+function networkLogger(logger: Logger): import('../network/logger.js').Logger {
+  const format = (message: string, fields?: Readonly<Record<string, unknown>>): string =>
+    fields === undefined
+      ? message
+      : `${message} ${Object.entries(fields)
+          .map(([k, v]) => `${k}=${String(v)}`)
+          .join(' ')}`;
+  return {
+    debug: (m, f) => logger.debug(format(m, f)),
+    info: (m, f) => logger.info(format(m, f)),
+    warn: (m, f) => logger.warn(format(m, f)),
+    error: (m, f) => logger.error(format(m, f)),
+  };
+}

@@ -1,0 +1,119 @@
+// Produce (0): each partition's records are validated and appended by its leader (see replica/partition.ts).
+// acks=0 answers nothing, acks=1 answers once appended (and on disk when the log acknowledges after fsync),
+// acks=-1 waits in the produce purgatory until the high watermark passes the appended records or the request's
+// timeout passes (REQUEST_TIMED_OUT).
+
+import { ErrorCode } from '../../protocol/errors.js';
+import type {
+  ProduceRequest,
+  ProduceResponse,
+  ProduceResponsePartitionProduceResponse,
+} from '../../protocol/messages/00-produce.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { defineHandler, type RequestContext } from '../api-handler.js';
+import type { Partition } from '../replica/partition.js';
+import { partitionKey } from '../replica/replica-manager.js';
+
+const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
+
+interface PendingPartition {
+  readonly partition: Partition;
+  readonly lastOffset: number;
+  readonly response: ProduceResponsePartitionProduceResponse;
+}
+
+export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
+  apiKey: ApiKey.PRODUCE,
+  minVersion: 0,
+  maxVersion: 11,
+  handle(context, request) {
+    const { replicas, clock, metadata, fetchPurgatory } = context.services;
+    const validAcks = request.acks === -1 || request.acks === 0 || request.acks === 1;
+    const now = clock.nowMs();
+    const durables: Promise<void>[] = [];
+    const pending: PendingPartition[] = [];
+    const responses = request.topicData.map((topic) => ({
+      name: topic.name,
+      partitionResponses: topic.partitionData.map((data): ProduceResponsePartitionProduceResponse => {
+        const partition = replicas.get(topic.name, data.index);
+        if (!validAcks) return errorResponse(data.index, ErrorCode.INVALID_REQUIRED_ACKS);
+        if (partition === undefined || !partition.isLeader) {
+          const known = metadata.partition(topic.name, data.index) !== undefined;
+          return errorResponse(
+            data.index,
+            known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          );
+        }
+        if (data.records === null) return errorResponse(data.index, ErrorCode.CORRUPT_MESSAGE);
+        const result = partition.appendAsLeader(
+          data.records,
+          request.acks,
+          partition.settings.minInsyncReplicas,
+          now,
+        );
+        const response: ProduceResponsePartitionProduceResponse = {
+          index: data.index,
+          errorCode: result.errorCode,
+          baseOffset: BigInt(result.baseOffset),
+          logAppendTimeMs: BigInt(result.logAppendTimeMs),
+          logStartOffset: BigInt(partition.log.logStartOffset),
+          recordErrors: [],
+          errorMessage: result.errorMessage,
+          currentLeader: NO_LEADER,
+        };
+        if (result.errorCode === ErrorCode.NONE) {
+          if (result.durable !== null) durables.push(result.durable);
+          pending.push({ partition, lastOffset: result.lastOffset, response });
+          fetchPurgatory.checkAndComplete(partitionKey(topic.name, data.index));
+        }
+        return response;
+      }),
+    }));
+    const answer: ProduceResponse = { responses, throttleTimeMs: 0, nodeEndpoints: [] };
+    if (request.acks === 0) return null;
+    const waitForIsr = request.acks === -1 && pending.length > 0;
+    if (durables.length === 0 && !waitForIsr) return answer;
+    return Promise.all(durables).then(() =>
+      waitForIsr ? awaitReplication(context, request, pending, answer) : answer,
+    );
+  },
+});
+
+function awaitReplication(
+  context: RequestContext,
+  request: ProduceRequest,
+  pending: readonly PendingPartition[],
+  answer: ProduceResponse,
+): Promise<ProduceResponse> {
+  return new Promise((resolve) => {
+    const replicated = (p: PendingPartition): boolean => p.partition.log.highWatermark > p.lastOffset;
+    context.services.producePurgatory.tryCompleteElseWatch(
+      {
+        tryComplete: () => pending.every(replicated),
+        onComplete: () => {
+          for (const p of pending) {
+            if (replicated(p)) continue;
+            // Not every in-sync replica confirmed in time: the write may or may not survive a failover.
+            p.response.errorCode = ErrorCode.REQUEST_TIMED_OUT;
+          }
+          resolve(answer);
+        },
+      },
+      pending.map((p) => p.partition.key),
+      request.timeoutMs,
+    );
+  });
+}
+
+function errorResponse(index: number, errorCode: number): ProduceResponsePartitionProduceResponse {
+  return {
+    index,
+    errorCode,
+    baseOffset: -1n,
+    logAppendTimeMs: -1n,
+    logStartOffset: -1n,
+    recordErrors: [],
+    errorMessage: null,
+    currentLeader: NO_LEADER,
+  };
+}

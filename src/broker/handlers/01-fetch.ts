@@ -1,0 +1,263 @@
+// Fetch (1): consumers and followers read whole batches from partition leaders, as bytes. The request is
+// resolved against its fetch session (KIP-227), each partition is read up to its limits (the first batch of the
+// response always whole), and when fewer than fetch.min.bytes are ready the request waits in the fetch
+// purgatory until produce adds data or max.wait.ms passes. Old versions (v0-v3) get records converted to the
+// magic they understand.
+
+import { ErrorCode } from '../../protocol/errors.js';
+import type {
+  FetchRequest,
+  FetchResponse,
+  FetchResponseFetchableTopicResponse,
+  FetchResponsePartitionData,
+} from '../../protocol/messages/01-fetch.js';
+import { downConvertRecords } from '../../protocol/records/legacy-convert.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { StorageErrorCode } from '../../storage/error-codes.js';
+import { defineHandler, type RequestContext } from '../api-handler.js';
+import type { ResolvedSession, SessionPartition } from '../fetch-session-cache.js';
+import { partitionKey } from '../replica/replica-manager.js';
+
+const READ_COMMITTED = 1;
+const EMPTY = Buffer.alloc(0);
+const NO_EPOCH_END = { epoch: -1, endOffset: -1n };
+const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
+const NO_SNAPSHOT = { endOffset: -1n, epoch: -1 };
+
+interface PartitionRead {
+  readonly session: SessionPartition;
+  readonly data: FetchResponsePartitionData;
+  readonly bytes: number;
+}
+
+interface FetchPlan {
+  readonly version: number;
+  readonly replicaId: number;
+  readonly isolationLevel: number;
+  readonly maxBytes: number;
+  readonly partitions: readonly SessionPartition[];
+  readonly resolved: Exclude<ResolvedSession, { kind: 'error' }>;
+}
+
+export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
+  apiKey: ApiKey.FETCH,
+  minVersion: 0,
+  maxVersion: 16,
+  handle(context, request) {
+    const version = context.apiVersion;
+    const replicaId = version >= 15 ? request.replicaState.replicaId : request.replicaId;
+    const isFollower = replicaId >= 0;
+    const requested = request.topics.flatMap((t) =>
+      t.partitions.map((p) => sessionPartition(context, version, t, p)),
+    );
+    const forgotten = request.forgottenTopicsData.flatMap((t) =>
+      t.partitions.map((p) => `${version >= 13 ? t.topicId : t.topic}:${p}`),
+    );
+    const { fetchSessions, config } = context.services;
+    const resolved = fetchSessions.resolve(
+      request.sessionId,
+      request.sessionEpoch,
+      requested,
+      forgotten,
+      isFollower,
+    );
+    if (resolved.kind === 'error') {
+      return {
+        throttleTimeMs: 0,
+        errorCode: resolved.errorCode,
+        sessionId: 0,
+        responses: [],
+        nodeEndpoints: [],
+      };
+    }
+    const plan: FetchPlan = {
+      version,
+      replicaId,
+      isolationLevel: request.isolationLevel,
+      maxBytes: Math.min(
+        request.maxBytes,
+        isFollower ? config.replicaFetchResponseMaxBytes : config.fetchMaxBytes,
+      ),
+      partitions: resolved.kind === 'sessionless' ? requested : [...resolved.session.partitions.values()],
+      resolved,
+    };
+    const first = readAll(context, plan);
+    const ready = (reads: readonly PartitionRead[]): boolean =>
+      reads.reduce((n, r) => n + r.bytes, 0) >= request.minBytes || reads.some((r) => r.data.errorCode !== 0);
+    if (request.maxWaitMs <= 0 || ready(first) || plan.partitions.length === 0)
+      return respond(context, plan, first);
+    return new Promise<FetchResponse>((resolve) => {
+      let latest: readonly PartitionRead[] = first;
+      context.services.fetchPurgatory.tryCompleteElseWatch(
+        {
+          tryComplete: () => {
+            latest = readAll(context, plan);
+            return ready(latest);
+          },
+          onComplete: () => resolve(respond(context, plan, latest)),
+        },
+        plan.partitions.map((p) => partitionKey(p.topicName, p.partition)),
+        request.maxWaitMs,
+      );
+    });
+  },
+});
+
+function sessionPartition(
+  context: RequestContext,
+  version: number,
+  topic: FetchRequest['topics'][number],
+  p: FetchRequest['topics'][number]['partitions'][number],
+): SessionPartition {
+  const byId = version >= 13;
+  const name = byId ? (context.services.metadata.topicById(topic.topicId)?.name ?? '') : topic.topic;
+  return {
+    key: `${byId ? topic.topicId : topic.topic}:${p.partition}`,
+    topicName: name,
+    topicId: byId ? topic.topicId : (context.services.metadata.topic(topic.topic)?.topicId ?? ''),
+    partition: p.partition,
+    fetchOffset: Number(p.fetchOffset),
+    partitionMaxBytes: p.partitionMaxBytes,
+    logStartOffset: Number(p.logStartOffset),
+    currentLeaderEpoch: p.currentLeaderEpoch,
+    lastFetchedEpoch: p.lastFetchedEpoch,
+    sentHighWatermark: -1,
+    sentLastStableOffset: -1,
+    sentLogStartOffset: -1,
+  };
+}
+
+function readAll(context: RequestContext, plan: FetchPlan): PartitionRead[] {
+  let remaining = plan.maxBytes;
+  let anyRecords = false;
+  const reads: PartitionRead[] = [];
+  for (const p of plan.partitions) {
+    const read = readPartition(context, plan, p, remaining, !anyRecords);
+    remaining = Math.max(0, remaining - read.bytes);
+    if (read.bytes > 0) anyRecords = true;
+    reads.push(read);
+  }
+  return reads;
+}
+
+function readPartition(
+  context: RequestContext,
+  plan: FetchPlan,
+  p: SessionPartition,
+  remainingBytes: number,
+  minOneBatch: boolean,
+): PartitionRead {
+  const fail = (errorCode: number, hw = -1, lso = -1, start = -1): PartitionRead => ({
+    session: p,
+    data: partitionData(p.partition, errorCode, hw, lso, start, null, EMPTY),
+    bytes: 0,
+  });
+  const { replicas, metadata, producePurgatory } = context.services;
+  if (p.topicName === '') return fail(ErrorCode.UNKNOWN_TOPIC_ID);
+  const partition = replicas.get(p.topicName, p.partition);
+  if (partition === undefined || !partition.isLeader) {
+    const known = metadata.partition(p.topicName, p.partition) !== undefined;
+    return fail(known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  }
+  if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== partition.leaderEpoch) {
+    return fail(
+      p.currentLeaderEpoch > partition.leaderEpoch
+        ? ErrorCode.UNKNOWN_LEADER_EPOCH
+        : ErrorCode.FENCED_LEADER_EPOCH,
+    );
+  }
+  const log = partition.log;
+  if (plan.replicaId >= 0 && partition.recordFollowerEnd(plan.replicaId, p.fetchOffset)) {
+    producePurgatory.checkAndComplete(partition.key);
+  }
+  const upTo =
+    plan.replicaId >= 0
+      ? log.logEndOffset
+      : plan.isolationLevel === READ_COMMITTED
+        ? log.lastStableOffset
+        : log.highWatermark;
+  const maxBytes = Math.min(p.partitionMaxBytes, remainingBytes);
+  const result = log.read(p.fetchOffset, maxBytes, upTo, minOneBatch);
+  if (result.errorCode === StorageErrorCode.OffsetOutOfRange) {
+    return fail(ErrorCode.OFFSET_OUT_OF_RANGE, log.highWatermark, log.lastStableOffset, log.logStartOffset);
+  }
+  let records = result.records;
+  if (plan.version < 4 && records.length > 0) {
+    records = downConvertRecords(records, plan.version <= 1 ? 0 : 1).records;
+  }
+  const aborted =
+    plan.isolationLevel === READ_COMMITTED && plan.version >= 4
+      ? log.collectAbortedTxns(p.fetchOffset, result.nextOffset).map((t) => ({
+          producerId: BigInt(t.producerId),
+          firstOffset: BigInt(t.firstOffset),
+        }))
+      : null;
+  return {
+    session: p,
+    data: partitionData(
+      p.partition,
+      ErrorCode.NONE,
+      log.highWatermark,
+      log.lastStableOffset,
+      log.logStartOffset,
+      aborted,
+      records,
+    ),
+    bytes: records.length,
+  };
+}
+
+function partitionData(
+  partitionIndex: number,
+  errorCode: number,
+  hw: number,
+  lso: number,
+  logStart: number,
+  abortedTransactions: FetchResponsePartitionData['abortedTransactions'],
+  records: Buffer,
+): FetchResponsePartitionData {
+  return {
+    partitionIndex,
+    errorCode,
+    highWatermark: BigInt(hw),
+    lastStableOffset: BigInt(lso),
+    logStartOffset: BigInt(logStart),
+    divergingEpoch: NO_EPOCH_END,
+    currentLeader: NO_LEADER,
+    snapshotId: NO_SNAPSHOT,
+    abortedTransactions,
+    preferredReadReplica: -1,
+    records,
+  };
+}
+
+function respond(context: RequestContext, plan: FetchPlan, reads: readonly PartitionRead[]): FetchResponse {
+  const { fetchSessions } = context.services;
+  const incremental = plan.resolved.kind === 'incremental';
+  const byTopic = new Map<string, FetchResponseFetchableTopicResponse>();
+  for (const read of reads) {
+    const d = read.data;
+    const hw = Number(d.highWatermark);
+    const lso = Number(d.lastStableOffset);
+    const start = Number(d.logStartOffset);
+    if (incremental) {
+      if (!fetchSessions.shouldInclude(read.session, read.bytes > 0, d.errorCode, hw, lso, start)) continue;
+    } else if (plan.resolved.kind === 'full') {
+      fetchSessions.remember(read.session, hw, lso, start);
+    }
+    const topicKey = read.session.topicId || read.session.topicName;
+    let topic = byTopic.get(topicKey);
+    if (topic === undefined) {
+      topic = { topic: read.session.topicName, topicId: read.session.topicId, partitions: [] };
+      byTopic.set(topicKey, topic);
+    }
+    topic.partitions.push(d);
+  }
+  return {
+    throttleTimeMs: 0,
+    errorCode: ErrorCode.NONE,
+    sessionId: plan.resolved.kind === 'sessionless' ? 0 : plan.resolved.session.id,
+    responses: [...byTopic.values()],
+    nodeEndpoints: [],
+  };
+}

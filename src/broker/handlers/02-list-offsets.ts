@@ -1,0 +1,121 @@
+// ListOffsets (2): earliest, latest (the high watermark, or the last stable offset under read_committed), the
+// offset of the largest timestamp, or the first record at or after a timestamp. The storage engine finds the
+// batch by its time index; the record inside it is found here by decoding that one batch.
+
+import { ErrorCode } from '../../protocol/errors.js';
+import type {
+  ListOffsetsRequest,
+  ListOffsetsResponse,
+  ListOffsetsResponseListOffsetsPartitionResponse,
+} from '../../protocol/messages/02-list-offsets.js';
+import { iterateRecords } from '../../protocol/records/batch-records.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { ListOffsetsTimestamp } from '../../storage/log.js';
+import { defineHandler } from '../api-handler.js';
+import type { Partition } from '../replica/partition.js';
+
+const READ_COMMITTED = 1;
+
+/** The first record of a batch whose timestamp reaches the target; null when decoding fails. */
+function locateRecord(batch: Buffer, targetMs: number): number | null {
+  try {
+    for (const record of iterateRecords(batch, 0)) if (record.timestamp >= targetMs) return record.offset;
+  } catch {
+    return null;
+  }
+  return null;
+}
+
+export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsResponse>({
+  apiKey: ApiKey.LIST_OFFSETS,
+  minVersion: 0,
+  maxVersion: 9,
+  handle(context, request) {
+    const { replicas, metadata } = context.services;
+    return {
+      throttleTimeMs: 0,
+      topics: request.topics.map((topic) => ({
+        name: topic.name,
+        partitions: topic.partitions.map((p): ListOffsetsResponseListOffsetsPartitionResponse => {
+          const partition = replicas.get(topic.name, p.partitionIndex);
+          if (partition === undefined || !partition.isLeader) {
+            const known = metadata.partition(topic.name, p.partitionIndex) !== undefined;
+            return answer(
+              p.partitionIndex,
+              known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+            );
+          }
+          if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== partition.leaderEpoch) {
+            return answer(
+              p.partitionIndex,
+              p.currentLeaderEpoch > partition.leaderEpoch
+                ? ErrorCode.UNKNOWN_LEADER_EPOCH
+                : ErrorCode.FENCED_LEADER_EPOCH,
+            );
+          }
+          const timestamp = Number(p.timestamp);
+          const readCommitted = request.isolationLevel === READ_COMMITTED;
+          if (context.apiVersion === 0)
+            return oldStyle(partition, p.partitionIndex, timestamp, p.maxNumOffsets);
+          return lookup(partition, p.partitionIndex, timestamp, readCommitted, request.replicaId >= 0);
+        }),
+      })),
+    };
+  },
+});
+
+function lookup(
+  partition: Partition,
+  index: number,
+  timestamp: number,
+  readCommitted: boolean,
+  fromFollower: boolean,
+): ListOffsetsResponseListOffsetsPartitionResponse {
+  const log = partition.log;
+  if (timestamp === ListOffsetsTimestamp.Latest) {
+    const offset = fromFollower ? log.logEndOffset : readCommitted ? log.lastStableOffset : log.highWatermark;
+    return answer(index, ErrorCode.NONE, -1, offset, partition.leaderEpoch);
+  }
+  const found = log.offsetForTimestamp(timestamp, locateRecord);
+  // Records above the high watermark are not visible to consumers yet.
+  const limit = fromFollower ? log.logEndOffset : readCommitted ? log.lastStableOffset : log.highWatermark;
+  if (found === null || found.offset >= limit) return answer(index, ErrorCode.NONE, -1, -1, -1);
+  return answer(index, ErrorCode.NONE, found.timestampMs, found.offset, found.leaderEpoch);
+}
+
+/** v0 answers a list of offsets: segment base offsets before the timestamp, newest first (Kafka's old API). */
+function oldStyle(
+  partition: Partition,
+  index: number,
+  timestamp: number,
+  maxNumOffsets: number,
+): ListOffsetsResponseListOffsetsPartitionResponse {
+  const log = partition.log;
+  let offsets: number[];
+  if (timestamp === ListOffsetsTimestamp.Latest) offsets = [log.highWatermark];
+  else if (timestamp === ListOffsetsTimestamp.Earliest) offsets = [log.logStartOffset];
+  else {
+    const found = log.offsetForTimestamp(timestamp, locateRecord);
+    offsets = found === null ? [] : [found.offset];
+  }
+  const response = answer(index, ErrorCode.NONE);
+  response.oldStyleOffsets = offsets.slice(0, Math.max(0, maxNumOffsets)).map(BigInt);
+  return response;
+}
+
+function answer(
+  partitionIndex: number,
+  errorCode: number,
+  timestamp = -1,
+  offset = -1,
+  leaderEpoch = -1,
+): ListOffsetsResponseListOffsetsPartitionResponse {
+  return {
+    partitionIndex,
+    errorCode,
+    oldStyleOffsets: [],
+    timestamp: BigInt(timestamp),
+    offset: BigInt(offset),
+    leaderEpoch,
+  };
+}

@@ -1,0 +1,92 @@
+// CreateTopics (19): configs are validated here against the broker's config layers, then the controller's topic
+// administration writes the assignment and configs to the coordination store and resolves once the controller
+// has propagated the new partitions (so the topic is usable when the answer arrives). validate_only checks
+// everything and writes nothing. From v5 the answer carries the topic's resulting configs.
+
+import type { NewTopic } from '../../controller/topic-admin.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type {
+  CreateTopicsRequest,
+  CreateTopicsResponse,
+  CreateTopicsResponseCreatableTopicResult,
+} from '../../protocol/messages/19-create-topics.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { defineHandler } from '../api-handler.js';
+import { validateCreateTopicConfigs } from '../config/alter-validation.js';
+import { describeTopicConfigs } from '../config/describe-configs.js';
+
+const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopicsResponse>({
+  apiKey: ApiKey.CREATE_TOPICS,
+  minVersion: 0,
+  maxVersion: 7,
+  async handle(context, request) {
+    const { topicAdmin, topicConfigs } = context.services;
+    const layers = topicConfigs.layers;
+    const results = new Map<string, CreateTopicsResponseCreatableTopicResult>();
+    const valid: NewTopic[] = [];
+    const validated = new Map<string, ReadonlyMap<string, string>>();
+    for (const t of request.topics) {
+      const checked = validateCreateTopicConfigs(t.configs, layers);
+      if (!checked.ok) {
+        results.set(t.name, failure(t.name, checked.errorCode, checked.errorMessage));
+        continue;
+      }
+      validated.set(t.name, checked.configs);
+      valid.push({
+        name: t.name,
+        numPartitions: t.numPartitions,
+        replicationFactor: t.replicationFactor,
+        assignments: t.assignments.map((a) => ({ partitionIndex: a.partitionIndex, brokerIds: a.brokerIds })),
+        configs: Object.fromEntries(checked.configs),
+      });
+    }
+    for (const r of await topicAdmin.createTopics(valid, request.validateOnly)) {
+      const configs =
+        r.errorCode === ErrorCode.NONE && context.apiVersion >= 5
+          ? describeTopicConfigs(validated.get(r.name) ?? new Map(), layers, {
+              keys: null,
+              includeSynonyms: false,
+              includeDocumentation: false,
+            }).map((c) => ({
+              name: c.name,
+              value: c.value,
+              readOnly: c.readOnly,
+              configSource: c.configSource,
+              isSensitive: c.isSensitive,
+            }))
+          : null;
+      results.set(r.name, {
+        name: r.name,
+        topicId: r.topicId,
+        errorCode: r.errorCode,
+        errorMessage: r.errorMessage,
+        topicConfigErrorCode: ErrorCode.NONE,
+        numPartitions: r.numPartitions,
+        replicationFactor: r.replicationFactor,
+        configs,
+      });
+    }
+    // Answer in request order; a name given twice is answered once, as Kafka does.
+    const topics = [...new Set(request.topics.map((t) => t.name))].map((name) => results.get(name)!);
+    return { throttleTimeMs: 0, topics };
+  },
+});
+
+function failure(
+  name: string,
+  errorCode: number,
+  errorMessage: string,
+): CreateTopicsResponseCreatableTopicResult {
+  return {
+    name,
+    topicId: ZERO_UUID,
+    errorCode,
+    errorMessage,
+    topicConfigErrorCode: ErrorCode.NONE,
+    numPartitions: -1,
+    replicationFactor: -1,
+    configs: null,
+  };
+}

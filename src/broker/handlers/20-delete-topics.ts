@@ -1,0 +1,54 @@
+// DeleteTopics (20): by name, or from v6 by topic id. The controller's topic administration marks the topics
+// for deletion and resolves once the controller has removed them from the brokers.
+
+import { ErrorCode } from '../../protocol/errors.js';
+import type {
+  DeleteTopicsRequest,
+  DeleteTopicsResponse,
+  DeleteTopicsResponseDeletableTopicResult,
+} from '../../protocol/messages/20-delete-topics.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { defineHandler } from '../api-handler.js';
+
+const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopicsResponse>({
+  apiKey: ApiKey.DELETE_TOPICS,
+  minVersion: 0,
+  maxVersion: 6,
+  async handle(context, request) {
+    const { topicAdmin, metadata } = context.services;
+    const wanted =
+      context.apiVersion >= 6
+        ? request.topics.map((t) => ({ name: t.name, topicId: t.topicId }))
+        : request.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
+    const responses: DeleteTopicsResponseDeletableTopicResult[] = [];
+    const names: string[] = [];
+    for (const w of wanted) {
+      if (w.name !== null && w.name !== '') {
+        names.push(w.name);
+        continue;
+      }
+      const topic = metadata.topicById(w.topicId);
+      if (topic === undefined) {
+        responses.push({
+          name: null,
+          topicId: w.topicId,
+          errorCode: ErrorCode.UNKNOWN_TOPIC_ID,
+          errorMessage: null,
+        });
+      } else {
+        names.push(topic.name);
+      }
+    }
+    for (const r of await topicAdmin.deleteTopics(names)) {
+      responses.push({
+        name: r.name,
+        topicId: r.topicId,
+        errorCode: r.errorCode,
+        errorMessage: r.errorMessage,
+      });
+    }
+    return { throttleTimeMs: 0, responses };
+  },
+});

@@ -1,0 +1,25 @@
+// The handler table: every API this broker answers, with the versions it implements. ApiVersions advertises
+// exactly this table.
+
+import type { ApiHandler } from '../api-handler.js';
+import { produceHandler } from './00-produce.js';
+import { fetchHandler } from './01-fetch.js';
+import { listOffsetsHandler } from './02-list-offsets.js';
+import { metadataHandler } from './03-metadata.js';
+import { apiVersionsHandler } from './18-api-versions.js';
+import { createTopicsHandler } from './19-create-topics.js';
+import { deleteTopicsHandler } from './20-delete-topics.js';
+import { initProducerIdHandler } from './22-init-producer-id.js';
+import { createPartitionsHandler } from './37-create-partitions.js';
+
+export const HANDLERS: readonly ApiHandler[] = [
+  produceHandler,
+  fetchHandler,
+  listOffsetsHandler,
+  metadataHandler,
+  apiVersionsHandler,
+  createTopicsHandler,
+  deleteTopicsHandler,
+  initProducerIdHandler,
+  createPartitionsHandler,
+];

@@ -1,0 +1,130 @@
+// The leader's validation of a producer's records before they reach the log, done on bytes: each batch is
+// checked by its framing, header and CRC (never by decoding records, unless the topic asks for recompression
+// or the records are in the legacy format), offsets and the leader epoch are written into the header, and the
+// log appends the bytes unchanged. Work on records is the exception: legacy magic 0/1 input is converted to v2,
+// a topic whose compression.type differs from the producer's gets its batches recompressed, and
+// LogAppendTime rewrites the max timestamp (and so the CRC).
+
+import { ErrorCode } from '../../protocol/errors.js';
+import { writeBatchCrc } from '../../protocol/records/batch-crc.js';
+import { BatchFaultError } from '../../protocol/records/batch-fault.js';
+import {
+  ATTRIBUTES,
+  Attribute,
+  BATCH_HEADER_BYTES,
+  batchHeader,
+  LOG_OVERHEAD,
+  MAGIC,
+  MAX_TIMESTAMP,
+} from '../../protocol/records/batch-header.js';
+import { upConvertRecords } from '../../protocol/records/legacy-convert.js';
+import { recompressBatch } from '../../protocol/records/recompress.js';
+import { validateBatch } from '../../protocol/records/validate-batch.js';
+import type { TopicLogSettings } from '../config/topic-log-settings.js';
+
+/** compression.type values and the codec ids they mean; 'producer' keeps whatever the producer sent. */
+const CODEC_OF: Readonly<Record<string, number>> = { uncompressed: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 };
+
+export interface PreparedBatches {
+  /** Valid v2 batches, ready for offsets. May be the request's own bytes (a view) when nothing was rewritten. */
+  readonly records: Buffer;
+  /** Start of each batch in `records`. */
+  readonly positions: readonly number[];
+}
+
+export type PrepareResult =
+  | { readonly ok: true; readonly value: PreparedBatches }
+  | { readonly ok: false; readonly errorCode: number; readonly errorMessage: string };
+
+const fail = (errorCode: number, errorMessage: string): PrepareResult => ({
+  ok: false,
+  errorCode,
+  errorMessage,
+});
+
+/**
+ * Validates and normalises a produce request's records for one partition. `nowMs` is the log append time.
+ */
+export function prepareProducedBatches(
+  records: Buffer,
+  settings: TopicLogSettings,
+  nowMs: number,
+): PrepareResult {
+  if (records.length < LOG_OVERHEAD + MAGIC + 1)
+    return fail(ErrorCode.CORRUPT_MESSAGE, 'records are too short');
+  let input = records;
+  try {
+    if (hasLegacyEntries(records))
+      input = upConvertRecords(records, 0, records.length, { offsets: 'sequential' });
+  } catch (err) {
+    if (err instanceof BatchFaultError) return fail(err.fault.errorCode, err.fault.message);
+    throw err;
+  }
+  const codec = CODEC_OF[settings.compressionType];
+  const parts: Buffer[] = [];
+  let rewritten = input !== records;
+  for (let pos = 0; pos < input.length; ) {
+    const fault = validateBatch(input, pos, input.length, { fromClient: true });
+    if (fault !== null) return fail(fault.errorCode, fault.message);
+    const size = batchHeader.sizeInBytes(input, pos);
+    if (size > settings.maxMessageBytes) {
+      return fail(ErrorCode.MESSAGE_TOO_LARGE, `batch of ${size} bytes exceeds max.message.bytes`);
+    }
+    let batch = input.subarray(pos, pos + size);
+    if (codec !== undefined && batchHeader.compression(batch, 0) !== codec) {
+      try {
+        batch = recompressBatch(batch, 0, codec);
+      } catch (err) {
+        if (err instanceof BatchFaultError) return fail(err.fault.errorCode, err.fault.message);
+        throw err;
+      }
+      rewritten = true;
+    }
+    const timestampError = checkTimestamps(batch, settings, nowMs);
+    if (timestampError !== null) return fail(ErrorCode.INVALID_TIMESTAMP, timestampError);
+    parts.push(batch);
+    pos += size;
+  }
+  const out = rewritten ? Buffer.concat(parts) : input;
+  const positions: number[] = [];
+  for (let pos = 0; pos < out.length; pos += batchHeader.sizeInBytes(out, pos)) positions.push(pos);
+  if (settings.messageTimestampType === 'LogAppendTime') {
+    for (const pos of positions) setLogAppendTime(out, pos, nowMs);
+  }
+  return { ok: true, value: { records: out, positions } };
+}
+
+function hasLegacyEntries(records: Buffer): boolean {
+  for (let pos = 0; pos + MAGIC < records.length; ) {
+    if (records[pos + MAGIC] !== 2) return true;
+    const size = LOG_OVERHEAD + records.readInt32BE(pos + 8);
+    if (size < BATCH_HEADER_BYTES) return false;
+    pos += size;
+  }
+  return false;
+}
+
+/**
+ * With CreateTime, the batch's timestamps must lie within message.timestamp.before/after.max.ms of now (Kafka
+ * checks each record; the header's base and max timestamps bound them all, which is enough when the limits
+ * are left at their "no limit" defaults and exact enough otherwise for the batch's earliest and latest records).
+ */
+function checkTimestamps(batch: Buffer, settings: TopicLogSettings, nowMs: number): string | null {
+  if (settings.messageTimestampType !== 'CreateTime') return null;
+  const first = batchHeader.baseTimestamp(batch, 0);
+  const max = batchHeader.maxTimestamp(batch, 0);
+  if (first >= 0 && nowMs - first > settings.messageTimestampBeforeMaxMs) {
+    return `timestamp ${first} is more than message.timestamp.before.max.ms before the broker's time`;
+  }
+  if (max >= 0 && max - nowMs > settings.messageTimestampAfterMaxMs) {
+    return `timestamp ${max} is more than message.timestamp.after.max.ms after the broker's time`;
+  }
+  return null;
+}
+
+/** LogAppendTime: the max timestamp becomes the append time and the timestamp-type bit is set; the CRC follows. */
+function setLogAppendTime(buf: Buffer, pos: number, nowMs: number): void {
+  buf.writeBigInt64BE(BigInt(nowMs), pos + MAX_TIMESTAMP);
+  buf.writeInt16BE(batchHeader.attributes(buf, pos) | Attribute.TimestampTypeLogAppend, pos + ATTRIBUTES);
+  writeBatchCrc(buf, pos);
+}

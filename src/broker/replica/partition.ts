@@ -1,0 +1,165 @@
+// A partition replica on this broker: its log, whether it leads, the leader epoch, the replica set and ISR, and
+// (as leader) each follower's log end offset, from which the high watermark follows.
+//
+// Ownership: the ReplicaManager creates and removes partitions; the partition owns its leader state. Every
+// method runs to completion without awaiting, so appends, reads and high-watermark moves never interleave.
+
+import { ErrorCode } from '../../protocol/errors.js';
+import { batchHeader } from '../../protocol/records/batch-header.js';
+import type { Log } from '../../storage/log.js';
+import type { TopicLogSettings } from '../config/topic-log-settings.js';
+import { prepareProducedBatches } from './leader-append.js';
+
+export interface LeaderAppendResult {
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+  /** Offset of the first appended record (or of a duplicate's original), -1 on error. */
+  readonly baseOffset: number;
+  readonly lastOffset: number;
+  /** The append time when the topic uses LogAppendTime, else -1. */
+  readonly logAppendTimeMs: number;
+  /** Resolves when the batches are on disk, when the log acknowledges only after fdatasync. */
+  readonly durable: Promise<void> | null;
+}
+
+const failed = (errorCode: number, errorMessage: string | null = null): LeaderAppendResult => ({
+  errorCode,
+  errorMessage,
+  baseOffset: -1,
+  lastOffset: -1,
+  logAppendTimeMs: -1,
+  durable: null,
+});
+
+export class Partition {
+  leaderId = -1;
+  leaderEpoch = -1;
+  partitionEpoch = 0;
+  replicas: readonly number[] = [];
+  isr: readonly number[] = [];
+  /** Log end offsets of followers, as their fetches report them. */
+  private readonly followerEnds = new Map<number, number>();
+
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+    readonly topicId: string,
+    readonly log: Log,
+    private readonly localBrokerId: number,
+    public settings: TopicLogSettings,
+  ) {}
+
+  get isLeader(): boolean {
+    return this.leaderId === this.localBrokerId;
+  }
+
+  get key(): string {
+    return `${this.topic}-${this.partition}`;
+  }
+
+  becomeLeader(
+    leaderEpoch: number,
+    partitionEpoch: number,
+    replicas: readonly number[],
+    isr: readonly number[],
+  ): void {
+    this.leaderId = this.localBrokerId;
+    this.leaderEpoch = leaderEpoch;
+    this.partitionEpoch = partitionEpoch;
+    this.replicas = replicas;
+    this.isr = isr;
+    this.followerEnds.clear();
+    this.maybeAdvanceHighWatermark();
+  }
+
+  becomeFollower(
+    leaderId: number,
+    leaderEpoch: number,
+    partitionEpoch: number,
+    replicas: readonly number[],
+  ): void {
+    this.leaderId = leaderId;
+    this.leaderEpoch = leaderEpoch;
+    this.partitionEpoch = partitionEpoch;
+    this.replicas = replicas;
+    this.followerEnds.clear();
+  }
+
+  /** Validates a producer's records, assigns offsets and appends them; answers as a produce response would. */
+  appendAsLeader(
+    records: Buffer,
+    requiredAcks: number,
+    minInsyncReplicas: number,
+    nowMs: number,
+  ): LeaderAppendResult {
+    if (!this.isLeader) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    if (requiredAcks === -1 && this.isr.length < minInsyncReplicas) {
+      return failed(
+        ErrorCode.NOT_ENOUGH_REPLICAS,
+        `ISR has ${this.isr.length} of min.insync.replicas ${minInsyncReplicas}`,
+      );
+    }
+    const prepared = prepareProducedBatches(records, this.settings, nowMs);
+    if (!prepared.ok) return failed(prepared.errorCode, prepared.errorMessage);
+    const { records: batches, positions } = prepared.value;
+    // An idempotent producer's retry of a batch already in the log is answered with the original offsets.
+    if (positions.length === 1) {
+      const check = this.log.checkProducerBatch(batches, 0);
+      if (check.kind === 'duplicate') {
+        return {
+          errorCode: ErrorCode.NONE,
+          errorMessage: null,
+          baseOffset: check.firstOffset,
+          lastOffset: check.lastOffset,
+          logAppendTimeMs: this.settings.messageTimestampType === 'LogAppendTime' ? check.timestampMs : -1,
+          durable: null,
+        };
+      }
+      if (check.kind === 'error') return failed(check.errorCode);
+    } else {
+      for (const pos of positions) {
+        const check = this.log.checkProducerBatch(batches, pos);
+        if (check.kind === 'error') return failed(check.errorCode);
+        if (check.kind === 'duplicate') return failed(ErrorCode.DUPLICATE_SEQUENCE_NUMBER);
+      }
+    }
+    let next = this.log.logEndOffset;
+    for (const pos of positions) {
+      batchHeader.setBaseOffset(batches, pos, next);
+      batchHeader.setPartitionLeaderEpoch(batches, pos, this.leaderEpoch);
+      next += batchHeader.lastOffsetDelta(batches, pos) + 1;
+    }
+    const info = this.log.append(batches);
+    this.maybeAdvanceHighWatermark();
+    return {
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      baseOffset: info.firstOffset,
+      lastOffset: info.lastOffset,
+      logAppendTimeMs: this.settings.messageTimestampType === 'LogAppendTime' ? nowMs : -1,
+      durable: info.durable,
+    };
+  }
+
+  /** A follower's fetch reports its log end offset; the high watermark may move. */
+  recordFollowerEnd(brokerId: number, logEndOffset: number): boolean {
+    this.followerEnds.set(brokerId, logEndOffset);
+    return this.maybeAdvanceHighWatermark();
+  }
+
+  /** The high watermark is the smallest log end offset in the ISR; it never goes back. */
+  maybeAdvanceHighWatermark(): boolean {
+    if (!this.isLeader) return false;
+    let hw = this.log.logEndOffset;
+    for (const id of this.isr) {
+      if (id === this.localBrokerId) continue;
+      const end = this.followerEnds.get(id) ?? 0;
+      if (end < hw) hw = end;
+    }
+    if (hw > this.log.highWatermark) {
+      this.log.setHighWatermark(hw);
+      return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,153 @@
+// The partitions this broker hosts, created and changed by the controller's LeaderAndIsr and StopReplica
+// requests, and the entry points produce and fetch use to reach them.
+//
+// Ownership: the ReplicaManager owns the Partition objects; the LogManager owns the logs. LeaderAndIsr is
+// applied in one synchronous step per request (after any I/O it needs), so a concurrent produce sees either the
+// old or the new leadership, never half of it.
+
+import type { Logger } from '../../common/logger.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type {
+  LeaderAndIsrRequest,
+  LeaderAndIsrRequestLeaderAndIsrPartitionState,
+  LeaderAndIsrResponse,
+} from '../../protocol/messages/04-leader-and-isr.js';
+import type { StopReplicaRequest, StopReplicaResponse } from '../../protocol/messages/05-stop-replica.js';
+import type { LogManager } from '../../storage/log-manager.js';
+import type { TopicConfigs } from '../topic-configs.js';
+import { Partition } from './partition.js';
+
+export function partitionKey(topic: string, partition: number): string {
+  return `${topic}-${partition}`;
+}
+
+export class ReplicaManager {
+  private readonly partitions = new Map<string, Partition>();
+  /** Controller epoch of the last accepted request: older controllers are fenced (STALE_CONTROLLER_EPOCH). */
+  private controllerEpoch = -1;
+
+  constructor(
+    private readonly brokerId: number,
+    private readonly logs: LogManager,
+    private readonly topicConfigs: TopicConfigs,
+    private readonly logger: Logger,
+  ) {}
+
+  get(topic: string, partition: number): Partition | undefined {
+    return this.partitions.get(partitionKey(topic, partition));
+  }
+
+  all(): IterableIterator<Partition> {
+    return this.partitions.values();
+  }
+
+  becomeLeaderOrFollower(request: LeaderAndIsrRequest): LeaderAndIsrResponse {
+    if (request.controllerEpoch < this.controllerEpoch) {
+      return { errorCode: ErrorCode.STALE_CONTROLLER_EPOCH, partitionErrors: [], topics: [] };
+    }
+    this.controllerEpoch = request.controllerEpoch;
+    const states: { topicId: string; state: LeaderAndIsrRequestLeaderAndIsrPartitionState }[] = [];
+    for (const state of request.ungroupedPartitionStates) states.push({ topicId: '', state });
+    for (const t of request.topicStates) {
+      for (const state of t.partitionStates)
+        states.push({ topicId: t.topicId, state: { ...state, topicName: t.topicName } });
+    }
+    const errors = new Map<
+      string,
+      { topicId: string; partitionErrors: { topicName: string; partitionIndex: number; errorCode: number }[] }
+    >();
+    const partitionErrors: { topicName: string; partitionIndex: number; errorCode: number }[] = [];
+    for (const { topicId, state } of states) {
+      const errorCode = this.applyPartitionState(topicId, state);
+      partitionErrors.push({ topicName: state.topicName, partitionIndex: state.partitionIndex, errorCode });
+      let t = errors.get(state.topicName);
+      if (t === undefined) {
+        t = { topicId, partitionErrors: [] };
+        errors.set(state.topicName, t);
+      }
+      t.partitionErrors.push({ topicName: state.topicName, partitionIndex: state.partitionIndex, errorCode });
+    }
+    return {
+      errorCode: ErrorCode.NONE,
+      partitionErrors,
+      topics: [...errors.values()].map((t) => ({ topicId: t.topicId, partitionErrors: t.partitionErrors })),
+    };
+  }
+
+  private applyPartitionState(topicId: string, state: LeaderAndIsrRequestLeaderAndIsrPartitionState): number {
+    const key = partitionKey(state.topicName, state.partitionIndex);
+    let partition = this.partitions.get(key);
+    if (partition !== undefined && state.leaderEpoch < partition.leaderEpoch)
+      return ErrorCode.STALE_CONTROLLER_EPOCH;
+    if (!state.replicas.includes(this.brokerId)) return ErrorCode.NONE;
+    if (partition === undefined) {
+      try {
+        const log = this.logs.getOrCreateLog(
+          { topic: state.topicName, partition: state.partitionIndex },
+          topicId === '' ? undefined : topicId,
+        );
+        const settings = this.topicConfigs.settingsFor(state.topicName);
+        partition = new Partition(
+          state.topicName,
+          state.partitionIndex,
+          topicId,
+          log,
+          this.brokerId,
+          settings,
+        );
+        this.partitions.set(key, partition);
+      } catch (err) {
+        this.logger.error(`cannot open log of ${key}: ${err instanceof Error ? err.message : String(err)}`);
+        return ErrorCode.KAFKA_STORAGE_ERROR;
+      }
+    }
+    if (state.leader === this.brokerId) {
+      partition.becomeLeader(state.leaderEpoch, state.partitionEpoch, state.replicas, state.isr);
+    } else {
+      partition.becomeFollower(state.leader, state.leaderEpoch, state.partitionEpoch, state.replicas);
+    }
+    return ErrorCode.NONE;
+  }
+
+  stopReplicas(request: StopReplicaRequest): StopReplicaResponse {
+    if (request.controllerEpoch < this.controllerEpoch) {
+      return { errorCode: ErrorCode.STALE_CONTROLLER_EPOCH, partitionErrors: [] };
+    }
+    const targets: { topic: string; partition: number; deletePartition: boolean }[] = [];
+    for (const p of request.ungroupedPartitions) {
+      targets.push({
+        topic: p.topicName,
+        partition: p.partitionIndex,
+        deletePartition: request.deletePartitions,
+      });
+    }
+    for (const t of request.topics) {
+      for (const p of t.partitionIndexes) {
+        targets.push({ topic: t.name, partition: p, deletePartition: request.deletePartitions });
+      }
+    }
+    for (const t of request.topicStates) {
+      for (const p of t.partitionStates) {
+        targets.push({ topic: t.topicName, partition: p.partitionIndex, deletePartition: p.deletePartition });
+      }
+    }
+    const partitionErrors = [];
+    for (const target of targets) {
+      const key = partitionKey(target.topic, target.partition);
+      this.partitions.delete(key);
+      if (target.deletePartition) this.logs.deleteLog({ topic: target.topic, partition: target.partition });
+      partitionErrors.push({
+        topicName: target.topic,
+        partitionIndex: target.partition,
+        errorCode: ErrorCode.NONE,
+      });
+    }
+    return { errorCode: ErrorCode.NONE, partitionErrors };
+  }
+
+  /** A topic's config changed: its partitions read the new settings from now on. */
+  refreshSettings(topic: string): void {
+    const settings = this.topicConfigs.settingsFor(topic);
+    for (const p of this.partitions.values()) if (p.topic === topic) p.settings = settings;
+  }
+}

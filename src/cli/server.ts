@@ -1,0 +1,72 @@
+// `brook server [--config FILE] [--override key=value ...]`: runs one broker until SIGTERM or SIGINT, like
+// Kafka's kafka-server-start. Prints "listening on HOST:PORT" for each listener once it serves (tests and
+// scripts wait for that line), and exits 0 after a clean shutdown.
+
+import { Broker } from '../broker/broker.js';
+import { parseConfigArgs } from '../broker/config/command-line.js';
+import { ConfigError } from '../broker/config/config-error.js';
+import { loadBrokerConfig } from '../broker/config/load-broker-config.js';
+import { systemClock } from '../common/clock.js';
+import { createLogger } from '../common/logger.js';
+
+const USAGE = 'usage: brook server [--config server.properties] [--override key=value ...]\n';
+
+export async function runServer(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const logger = createLogger('brook');
+  let loaded: Awaited<ReturnType<typeof loadBrokerConfig>>;
+  try {
+    const parsed = parseConfigArgs(args);
+    if (parsed.rest.length > 0) {
+      process.stderr.write(`brook server: unexpected arguments: ${parsed.rest.join(' ')}\n${USAGE}`);
+      return 2;
+    }
+    loaded = await loadBrokerConfig({
+      configPath: parsed.configPath,
+      overrides: parsed.overrides,
+      warn: (m) => logger.warn(m),
+    });
+  } catch (err) {
+    if (err instanceof ConfigError || (err as NodeJS.ErrnoException).code === 'ENOENT') {
+      process.stderr.write(`brook server: ${(err as Error).message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const broker = new Broker({
+    config: loaded.config,
+    staticConfig: loaded.staticConfig,
+    clock: systemClock,
+    logger,
+  });
+  const stopped = new Promise<void>((resolve) => {
+    let signalled = false;
+    const onSignal = (signal: string): void => {
+      if (signalled) return;
+      signalled = true;
+      logger.info(`${signal} received: shutting down`);
+      broker.stop().then(resolve, (err: unknown) => {
+        logger.error(`shutdown failed: ${err instanceof Error ? err.stack : String(err)}`);
+        resolve();
+      });
+    };
+    process.once('SIGTERM', () => onSignal('SIGTERM'));
+    process.once('SIGINT', () => onSignal('SIGINT'));
+  });
+  let bound: Awaited<ReturnType<Broker['start']>>;
+  try {
+    bound = await broker.start();
+  } catch (err) {
+    logger.error(`broker failed to start: ${err instanceof Error ? err.stack : String(err)}`);
+    await broker.stop().catch(() => {});
+    return 1;
+  }
+  for (const l of bound) {
+    process.stdout.write(`Brook broker ${broker.brokerId} listening on ${l.host}:${l.port} (${l.name})\n`);
+  }
+  await stopped;
+  return 0;
+}
