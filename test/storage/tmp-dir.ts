@@ -13,8 +13,27 @@ export function testRoot(): string {
   return existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 }
 
+const cleanups = new WeakMap<TestContext, (() => void)[]>();
+
+/** Runs `fn` when the test ends, before its temporary directories are removed (newest first). */
+export function deferCleanup(t: TestContext, fn: () => void): void {
+  let list = cleanups.get(t);
+  if (list === undefined) {
+    list = [];
+    cleanups.set(t, list);
+  }
+  list.push(fn);
+}
+
 export function tempDir(t: TestContext, prefix = 'brook-storage-'): string {
   const dir = mkdtempSync(join(testRoot(), prefix));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  t.after(() => {
+    try {
+      for (const fn of (cleanups.get(t) ?? []).reverse()) fn();
+      cleanups.delete(t);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
   return dir;
 }

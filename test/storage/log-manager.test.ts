@@ -1,0 +1,149 @@
+// Log manager: loading a directory, the clean-shutdown marker, checkpoints, partition deletion and the
+// periodic tasks (retention, delayed deletes).
+
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ManualClock } from '../../src/common/clock.js';
+import { batchHeader } from '../../src/protocol/records/batch-header.js';
+import { StorageFormatError } from '../../src/storage/atomic-file.js';
+import { StorageErrorCode } from '../../src/storage/error-codes.js';
+import type { Log } from '../../src/storage/log.js';
+import { logConfig } from '../../src/storage/log-config.js';
+import { LogManager, type LogManagerOptions } from '../../src/storage/log-manager.js';
+import { buildBatch } from './batch-builder.js';
+import { deferCleanup, tempDir } from './tmp-dir.js';
+
+function appendN(log: Log, n: number, clock: ManualClock): void {
+  for (let i = 0; i < n; i++) {
+    const b = buildBatch({ values: [Buffer.alloc(100, i)], baseTimestamp: clock.nowMs() });
+    batchHeader.setBaseOffset(b, 0, log.logEndOffset);
+    log.append(b);
+  }
+}
+
+function options(dir: string, clock: ManualClock, extra: Partial<LogManagerOptions> = {}): LogManagerOptions {
+  return {
+    dir,
+    clock,
+    configFor: () => logConfig({ segmentBytes: 1000, retentionMs: 60_000, fileDeleteDelayMs: 5_000 }),
+    managerConfig: { retentionCheckIntervalMs: 10_000 },
+    ...extra,
+  };
+}
+
+test('a clean shutdown writes checkpoints and the marker; the next start loads every log without recovery', (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const first = LogManager.open(options(dir, clock, { meta: { version: 0, brokerId: 1, clusterId: 'c1' } }));
+  assert.equal(first.hadCleanShutdown, false);
+  const a = first.getOrCreateLog({ topic: 'orders', partition: 0 }, 'ASNFZ4mrze8BI0VniavN7w');
+  const b = first.getOrCreateLog({ topic: 'my-topic', partition: 3 });
+  appendN(a, 30, clock);
+  appendN(b, 5, clock);
+  a.setHighWatermark(25);
+  first.shutdown();
+  assert.ok(existsSync(join(dir, '.kafka_cleanshutdown')));
+  assert.match(readFileSync(join(dir, 'replication-offset-checkpoint'), 'utf8'), /^0\n2\n/);
+  assert.match(readFileSync(join(dir, 'replication-offset-checkpoint'), 'utf8'), /orders 0 25\n/);
+  assert.match(
+    readFileSync(join(dir, 'orders-0', 'partition.metadata'), 'utf8'),
+    /topic_id: ASNFZ4mrze8BI0VniavN7w/,
+  );
+
+  const second = LogManager.open(options(dir, clock, { meta: { version: 0, brokerId: 1, clusterId: 'c1' } }));
+  deferCleanup(t, () => second.shutdown());
+  assert.equal(second.hadCleanShutdown, true);
+  assert.ok(!existsSync(join(dir, '.kafka_cleanshutdown')), 'the marker is removed while running');
+  const a2 = second.getLog({ topic: 'orders', partition: 0 })!;
+  assert.equal(a2.logEndOffset, 30);
+  assert.equal(a2.highWatermark, 25);
+  assert.equal(a2.recoveredBytesCut, 0);
+  assert.equal(second.getLog({ topic: 'my-topic', partition: 3 })!.logEndOffset, 5);
+  assert.throws(
+    () => second.getOrCreateLog({ topic: 'orders', partition: 0 }, 'AAAAAAAAAAAAAAAAAAAAAA'),
+    StorageFormatError,
+    'a directory of another topic id is refused',
+  );
+});
+
+test('meta.properties of another broker is refused', (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  LogManager.open(options(dir, clock, { meta: { version: 0, brokerId: 1, clusterId: 'c1' } })).shutdown();
+  assert.throws(
+    () => LogManager.open(options(dir, clock, { meta: { version: 0, brokerId: 2, clusterId: 'c1' } })),
+    StorageFormatError,
+  );
+});
+
+test('after a crash the logs are recovered, cutting a torn tail', (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const first = LogManager.open(options(dir, clock));
+  const log = first.getOrCreateLog({ topic: 'orders', partition: 0 });
+  appendN(log, 3, clock);
+  first.writeCheckpoints();
+  log.abandon(); // the process dies: no marker, no snapshot
+  const active = join(dir, 'orders-0', '00000000000000000000.log');
+  writeFileSync(active, Buffer.concat([readFileSync(active), Buffer.from([0, 0, 0, 0, 0, 0, 0, 3, 0, 0])]));
+  const second = LogManager.open(options(dir, clock));
+  deferCleanup(t, () => second.shutdown());
+  assert.equal(second.hadCleanShutdown, false);
+  const recovered = second.getLog({ topic: 'orders', partition: 0 })!;
+  assert.equal(recovered.logEndOffset, 3);
+  assert.equal(recovered.recoveredBytesCut, 10);
+});
+
+test('a damaged checkpoint file only costs a full recovery', (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const first = LogManager.open(options(dir, clock));
+  appendN(first.getOrCreateLog({ topic: 'x', partition: 0 }), 4, clock);
+  first.shutdown();
+  writeFileSync(join(dir, 'recovery-point-offset-checkpoint'), 'garbage');
+  writeFileSync(join(dir, 'log-start-offset-checkpoint'), '0\n9\n');
+  const second = LogManager.open(options(dir, clock));
+  deferCleanup(t, () => second.shutdown());
+  assert.equal(second.getLog({ topic: 'x', partition: 0 })!.logEndOffset, 4);
+});
+
+test('deleting a partition renames its directory at once and removes it after file.delete.delay.ms', (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const manager = LogManager.open(options(dir, clock));
+  deferCleanup(t, () => manager.shutdown());
+  appendN(manager.getOrCreateLog({ topic: 'gone', partition: 1 }), 3, clock);
+  assert.ok(manager.deleteLog({ topic: 'gone', partition: 1 }));
+  assert.equal(manager.getLog({ topic: 'gone', partition: 1 }), undefined);
+  const renamed = readdirSync(dir).filter((n) => n.endsWith('-delete'));
+  assert.equal(renamed.length, 1);
+  assert.match(renamed[0]!, /^gone-1\.[0-9a-f]{32}-delete$/);
+  clock.advance(4_000);
+  manager.runPeriodicTasks();
+  assert.ok(existsSync(join(dir, renamed[0]!)));
+  clock.advance(1_000);
+  manager.runPeriodicTasks();
+  assert.ok(!existsSync(join(dir, renamed[0]!)));
+  assert.doesNotMatch(readFileSync(join(dir, 'recovery-point-offset-checkpoint'), 'utf8'), /gone/);
+});
+
+test('the scheduler applies retention every log.retention.check.interval.ms', (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const manager = LogManager.open(options(dir, clock));
+  deferCleanup(t, () => manager.shutdown());
+  const log = manager.getOrCreateLog({ topic: 'r', partition: 0 });
+  appendN(log, 40, clock);
+  log.setHighWatermark(log.logEndOffset);
+  clock.advance(61_000);
+  appendN(log, 1, clock);
+  log.setHighWatermark(log.logEndOffset);
+  const segmentsBefore = log.segmentCount;
+  assert.ok(segmentsBefore > 2);
+  manager.runPeriodicTasks();
+  assert.equal(log.segmentCount, 1, 'retention ran once its interval passed');
+  assert.equal(log.logStartOffset, log.activeSegment.baseOffset);
+  assert.equal(log.read(0, 100).errorCode, StorageErrorCode.OffsetOutOfRange);
+});
