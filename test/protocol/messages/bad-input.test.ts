@@ -74,7 +74,10 @@ describe('decoders on bad input', () => {
     expectDecodeError(() => decodeMetadataRequest(new Reader(hex('fffffffe')), 1), 'negative-length');
     expectDecodeError(() => decodeMetadataRequest(new Reader(hex('ffffffff')), 0), 'negative-length');
     // A compact string of length -1 (null) where the field may not be null.
-    expectDecodeError(() => decodeProduceRequest(new Reader(hex('00 0001 00000000 02 00 01 00 00')), 9), 'bad-value');
+    expectDecodeError(
+      () => decodeProduceRequest(new Reader(hex('00 0001 00000000 02 00 01 00 00')), 9),
+      'bad-value',
+    );
   });
 
   it('reject varints longer than their width', () => {
