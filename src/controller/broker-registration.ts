@@ -1,0 +1,129 @@
+// A broker's presence in the cluster: the ephemeral /brokers/ids/<id> with its endpoints and rack, and the
+// cluster id at /cluster/id, created by the first broker that finds it missing.
+//
+// The registration lives as long as the broker's store session. When the session expires the broker opens a
+// new one and calls registerBroker again; the new node has a new czxid, which is the broker epoch the
+// controller puts in its requests, so requests meant for the previous incarnation are refused by epoch.
+
+import type { BrokerId } from '../common/ids.js';
+import { newUuid, type Random, systemRandom } from './random.js';
+import type { CoordinationStore, StoreErrorCode } from './store/store.js';
+import {
+  BROKER_IDS_PATH,
+  type BrokerRegistration,
+  brokerPath,
+  CLUSTER_ID_PATH,
+  decodeBrokerRegistration,
+  decodeClusterId,
+  encodeBrokerRegistration,
+  encodeClusterId,
+  ensurePath,
+  ensurePersistentPaths,
+} from './zk-layout/index.js';
+
+export interface RegisteredBroker {
+  readonly clusterId: string;
+  /** The czxid of the registration node, Kafka's broker epoch. */
+  readonly brokerEpoch: number;
+}
+
+export type RegistrationResult =
+  | { readonly ok: true; readonly value: RegisteredBroker }
+  | { readonly ok: false; readonly reason: string; readonly code?: StoreErrorCode };
+
+/**
+ * Makes sure Kafka's persistent paths exist, reads (or creates) the cluster id, and creates the broker's
+ * ephemeral registration. Another live session holding the same broker id is an error, as in Kafka.
+ */
+export async function registerBroker(
+  store: CoordinationStore,
+  registration: BrokerRegistration,
+  random: Random = systemRandom,
+): Promise<RegistrationResult> {
+  const paths = await ensurePersistentPaths(store);
+  if (!paths.ok) return { ok: false, reason: `creating ${paths.path ?? 'paths'} failed`, code: paths.code };
+  const clusterId = await getOrCreateClusterId(store, random);
+  if (!clusterId.ok) return clusterId;
+  const path = brokerPath(registration.brokerId);
+  const created = await store.create(path, encodeBrokerRegistration(registration), 'ephemeral');
+  if (!created.ok && created.code !== 'NODEEXISTS') {
+    return { ok: false, reason: `registering ${path} failed`, code: created.code };
+  }
+  const node = await store.get(path);
+  if (!node.ok) return { ok: false, reason: `reading ${path} failed`, code: node.code };
+  if (node.value.stat.ephemeralOwner !== store.sessionId) {
+    return {
+      ok: false,
+      reason: `broker id ${registration.brokerId} is already registered by another session (${node.value.stat.ephemeralOwner})`,
+      code: 'NODEEXISTS',
+    };
+  }
+  return { ok: true, value: { clusterId: clusterId.value, brokerEpoch: node.value.stat.czxid } };
+}
+
+async function getOrCreateClusterId(
+  store: CoordinationStore,
+  random: Random,
+): Promise<{ ok: true; value: string } | { ok: false; reason: string; code?: StoreErrorCode }> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const existing = await store.get(CLUSTER_ID_PATH);
+    if (existing.ok) {
+      const decoded = decodeClusterId(existing.value.data);
+      if (!decoded.ok) return { ok: false, reason: decoded.error.message };
+      return { ok: true, value: decoded.value };
+    }
+    if (existing.code !== 'NONODE')
+      return { ok: false, reason: 'reading the cluster id failed', code: existing.code };
+    const parent = await ensurePath(store, '/cluster');
+    if (!parent.ok) return { ok: false, reason: 'creating /cluster failed', code: parent.code };
+    const id = newUuid(random);
+    const created = await store.create(CLUSTER_ID_PATH, encodeClusterId(id), 'persistent');
+    if (created.ok) return { ok: true, value: id };
+    // Another broker created it first: read theirs.
+    if (created.code !== 'NODEEXISTS')
+      return { ok: false, reason: 'creating the cluster id failed', code: created.code };
+  }
+  return { ok: false, reason: 'the cluster id kept changing while it was read' };
+}
+
+export interface LiveBroker {
+  readonly registration: BrokerRegistration;
+  /** The czxid of the registration node. */
+  readonly epoch: number;
+}
+
+/**
+ * Reads every registered broker. A registration that cannot be decoded is skipped and reported in `bad`, so
+ * that one damaged node does not hide the others. `watcher`, when given, is set on the children of
+ * /brokers/ids.
+ */
+export async function readLiveBrokers(
+  store: CoordinationStore,
+  watcher?: () => void,
+): Promise<
+  { ok: true; brokers: Map<BrokerId, LiveBroker>; bad: string[] } | { ok: false; code: StoreErrorCode }
+> {
+  const names = await store.children(BROKER_IDS_PATH, watcher === undefined ? undefined : () => watcher());
+  if (!names.ok) return { ok: false, code: names.code };
+  const brokers = new Map<BrokerId, LiveBroker>();
+  const bad: string[] = [];
+  const reads = await Promise.all(
+    names.value
+      .filter((n) => /^\d{1,10}$/.test(n))
+      .map(async (name) => ({ name, node: await store.get(`${BROKER_IDS_PATH}/${name}`) })),
+  );
+  for (const { name, node } of reads) {
+    if (!node.ok) {
+      if (node.code === 'NONODE') continue; // it went away between the two reads
+      return { ok: false, code: node.code };
+    }
+    const id = Number(name) as BrokerId;
+    const decoded = decodeBrokerRegistration(id, node.value.data);
+    if (!decoded.ok) {
+      bad.push(`${name}: ${decoded.error.message}`);
+      continue;
+    }
+    brokers.set(id, { registration: decoded.value, epoch: node.value.stat.czxid });
+  }
+  return { ok: true, brokers, bad };
+}

@@ -1,0 +1,115 @@
+// How the controller reaches brokers: Kafka's three controller-to-broker requests, in the generated request
+// types, so that a cluster implementation sends them over the wire unchanged and a single node calls its own
+// broker directly.
+//
+// Requests are built with the fields of the newest versions filled in (topicStates grouped by topic, topic
+// ids, partition epochs). A wire implementation that talks to an old broker version moves partitions into the
+// ungrouped lists itself; Brook's brokers all speak the newest versions.
+//
+// ChannelSender keeps Kafka's order guarantee: requests to one broker are sent one at a time, in the order the
+// controller made them, so a broker never sees leader epoch 5 after leader epoch 6. Sends to different brokers
+// run in parallel. A send that fails (the broker is gone, the connection broke) is logged and dropped; the
+// broker's death reaches the controller through its registration, and a broker that comes back is sent
+// everything again.
+
+import type { BrokerId } from '../common/ids.js';
+import type { Logger } from '../common/logger.js';
+import type { LeaderAndIsrRequest, LeaderAndIsrResponse } from '../protocol/messages/04-leader-and-isr.js';
+import type { StopReplicaRequest, StopReplicaResponse } from '../protocol/messages/05-stop-replica.js';
+import type {
+  UpdateMetadataRequest,
+  UpdateMetadataResponse,
+} from '../protocol/messages/06-update-metadata.js';
+import type { BrokerRegistration } from './zk-layout/index.js';
+
+export interface BrokerChannel {
+  leaderAndIsr(brokerId: BrokerId, request: LeaderAndIsrRequest): Promise<LeaderAndIsrResponse>;
+  updateMetadata(brokerId: BrokerId, request: UpdateMetadataRequest): Promise<UpdateMetadataResponse>;
+  stopReplica(brokerId: BrokerId, request: StopReplicaRequest): Promise<StopReplicaResponse>;
+  /**
+   * Told the registered brokers before each batch of sends that follows a change of them, so that a wire
+   * implementation can open and close connections. Optional: a single node has nothing to connect.
+   */
+  brokersChanged?(brokers: ReadonlyMap<BrokerId, BrokerRegistration>): void;
+}
+
+export type ControllerRequest =
+  | { readonly kind: 'leaderAndIsr'; readonly request: LeaderAndIsrRequest }
+  | { readonly kind: 'updateMetadata'; readonly request: UpdateMetadataRequest }
+  | { readonly kind: 'stopReplica'; readonly request: StopReplicaRequest };
+
+export type ControllerResponse =
+  | { readonly kind: 'leaderAndIsr'; readonly response: LeaderAndIsrResponse }
+  | { readonly kind: 'updateMetadata'; readonly response: UpdateMetadataResponse }
+  | { readonly kind: 'stopReplica'; readonly response: StopReplicaResponse };
+
+/** Sends through a BrokerChannel, one request in flight per broker, and knows when everything is answered. */
+export class ChannelSender {
+  private readonly tails = new Map<BrokerId, Promise<void>>();
+  private pendingCount = 0;
+
+  constructor(
+    private readonly channel: BrokerChannel,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Queues `message` for `brokerId`; `onAnswer` runs with the response, or with null when the send failed. */
+  send(
+    brokerId: BrokerId,
+    message: ControllerRequest,
+    onAnswer?: (response: ControllerResponse | null) => void,
+  ): void {
+    const previous = this.tails.get(brokerId) ?? Promise.resolve();
+    this.pendingCount += 1;
+    const next = previous.then(async () => {
+      let answer: ControllerResponse | null = null;
+      try {
+        answer = await this.dispatch(brokerId, message);
+      } catch (e) {
+        this.logger.warn(`${message.kind} to broker ${brokerId} failed: ${(e as Error).message}`);
+      }
+      this.pendingCount -= 1;
+      if (onAnswer !== undefined) {
+        try {
+          onAnswer(answer);
+        } catch (e) {
+          this.logger.error(
+            `handling the answer to ${message.kind} from broker ${brokerId}: ${(e as Error).stack}`,
+          );
+        }
+      }
+    });
+    this.tails.set(brokerId, next);
+    void next.then(() => {
+      if (this.tails.get(brokerId) === next) this.tails.delete(brokerId);
+    });
+  }
+
+  brokersChanged(brokers: ReadonlyMap<BrokerId, BrokerRegistration>): void {
+    this.channel.brokersChanged?.(brokers);
+  }
+
+  /** Requests queued or in flight. */
+  get pending(): number {
+    return this.pendingCount;
+  }
+
+  /** Resolves when every request queued before the call has been answered (or has failed). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.tails.values()]);
+  }
+
+  private async dispatch(brokerId: BrokerId, message: ControllerRequest): Promise<ControllerResponse> {
+    switch (message.kind) {
+      case 'leaderAndIsr':
+        return { kind: 'leaderAndIsr', response: await this.channel.leaderAndIsr(brokerId, message.request) };
+      case 'updateMetadata':
+        return {
+          kind: 'updateMetadata',
+          response: await this.channel.updateMetadata(brokerId, message.request),
+        };
+      case 'stopReplica':
+        return { kind: 'stopReplica', response: await this.channel.stopReplica(brokerId, message.request) };
+    }
+  }
+}

@@ -1,0 +1,104 @@
+// The controller's picture of the cluster (Kafka's ControllerContext): live brokers and their epochs, brokers
+// in controlled shutdown, topics with their ids and assignments, each partition's leadership as last written,
+// and the topics queued for deletion.
+//
+// Ownership: exactly one Controller owns a context and changes it only inside its event queue, in synchronous
+// steps after the store I/O of an event has completed. A new context is built at every failover; nothing in
+// it survives a resignation.
+
+import type { BrokerId, PartitionId } from '../common/ids.js';
+import type { LiveBroker } from './broker-registration.js';
+import type { Leadership, Liveness } from './leader-election.js';
+import type { ReplicaAssignment } from './zk-layout/index.js';
+
+export interface PartitionEntry {
+  readonly assignment: ReplicaAssignment;
+  /** Null while the partition has never had a state written (no live replica when it was created). */
+  leadership: Leadership | null;
+  /** The state znode's data version, which AlterPartition calls the partition epoch; -1 without a state. */
+  partitionEpoch: number;
+  /** The controller epoch that wrote the state. */
+  controllerEpoch: number;
+}
+
+export interface TopicEntry {
+  readonly name: string;
+  topicId: string;
+  readonly partitions: Map<PartitionId, PartitionEntry>;
+}
+
+export interface TopicPartition {
+  readonly topic: string;
+  readonly partition: PartitionId;
+}
+
+/** Brokers that have answered StopReplica for a topic being deleted, and whether the deletion has begun. */
+export interface DeletionProgress {
+  started: boolean;
+  readonly awaiting: Set<BrokerId>;
+  failed: boolean;
+}
+
+export class ControllerContext {
+  readonly liveBrokers = new Map<BrokerId, LiveBroker>();
+  readonly shuttingDown = new Set<BrokerId>();
+  readonly topics = new Map<string, TopicEntry>();
+  readonly topicsById = new Map<string, string>();
+  /** Topics named under /admin/delete_topics, with the progress of their deletion. */
+  readonly deletions = new Map<string, DeletionProgress>();
+
+  constructor(
+    readonly epoch: number,
+    /** The data version of /controller_epoch after this controller's increment; every write checks it. */
+    readonly epochZkVersion: number,
+  ) {}
+
+  readonly liveness: Liveness = {
+    alive: (b) => this.liveBrokers.has(b),
+    eligible: (b) => this.liveBrokers.has(b) && !this.shuttingDown.has(b),
+  };
+
+  putTopic(entry: TopicEntry): void {
+    const old = this.topics.get(entry.name);
+    if (old !== undefined) this.topicsById.delete(old.topicId);
+    this.topics.set(entry.name, entry);
+    this.topicsById.set(entry.topicId, entry.name);
+  }
+
+  removeTopic(name: string): void {
+    const old = this.topics.get(name);
+    if (old === undefined) return;
+    this.topics.delete(name);
+    this.topicsById.delete(old.topicId);
+  }
+
+  partition(tp: TopicPartition): PartitionEntry | undefined {
+    return this.topics.get(tp.topic)?.partitions.get(tp.partition);
+  }
+
+  *allPartitions(): Generator<TopicPartition & { entry: PartitionEntry }> {
+    for (const [topic, t] of this.topics) {
+      for (const [partition, entry] of t.partitions) yield { topic, partition, entry };
+    }
+  }
+
+  /** Partitions with a replica on `broker`. */
+  partitionsOn(broker: BrokerId): TopicPartition[] {
+    const out: TopicPartition[] = [];
+    for (const { topic, partition, entry } of this.allPartitions()) {
+      if (replicasOf(entry).includes(broker)) out.push({ topic, partition });
+    }
+    return out;
+  }
+
+  isDeleting(topic: string): boolean {
+    return this.deletions.has(topic) && this.topics.has(topic);
+  }
+}
+
+/** Current replicas plus those being added by a reassignment, as Kafka sends LeaderAndIsr to all of them. */
+export function replicasOf(entry: PartitionEntry): BrokerId[] {
+  const all = [...entry.assignment.replicas];
+  for (const r of entry.assignment.addingReplicas) if (!all.includes(r)) all.push(r);
+  return all;
+}

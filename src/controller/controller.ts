@@ -1,0 +1,1234 @@
+// The controller (Kafka's ZooKeeper-mode KafkaController): one broker of the cluster, elected through the
+// ephemeral /controller node, decides partition leadership and tells brokers about it.
+//
+// Election: the broker that creates /controller, in one transaction with the increment of /controller_epoch,
+// is the controller for that epoch. Every later write of the controller carries a check of /controller_epoch's
+// data version, so a controller that was replaced (its session expired, another broker took over) cannot write
+// anything: its first write fails and it resigns. When its session ends the controller resigns; the owner of
+// the session opens a new one and calls restart().
+//
+// Watches: /controller (to run for election when it goes), /brokers/ids (brokers come and go; a broker's epoch
+// is the czxid of its registration), /brokers/topics (new and deleted topics), each /brokers/topics/<t> (new
+// partitions), /admin/delete_topics (deletion requests).
+//
+// State: a ControllerContext, rebuilt at every failover, changed only by events of one EventQueue. An event
+// does its store I/O first and then applies the result in one synchronous step; sends to brokers are started
+// after the state is consistent and never awaited by an event (see ChannelSender for their ordering).
+//
+// Lifecycle: new Controller(options).start() runs for election; stop() resigns (deleting /controller if it
+// holds it) and stops processing. sync() resolves when everything the controller knew to do has been done and
+// answered by the brokers, which is what a single node awaits before answering CreateTopics.
+
+import { type Clock, systemClock } from '../common/clock.js';
+import type { BrokerId, LeaderEpoch, PartitionId } from '../common/ids.js';
+import { type Logger, silentLogger } from '../common/logger.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type {
+  ControlledShutdownRequest,
+  ControlledShutdownResponse,
+} from '../protocol/messages/07-controlled-shutdown.js';
+import type {
+  ElectLeadersRequest,
+  ElectLeadersResponse,
+  ElectLeadersResponseReplicaElectionResult,
+} from '../protocol/messages/43-elect-leaders.js';
+import type {
+  AlterPartitionRequest,
+  AlterPartitionResponse,
+  AlterPartitionResponsePartitionData,
+  AlterPartitionResponseTopicData,
+} from '../protocol/messages/56-alter-partition.js';
+import { type LiveBroker, readLiveBrokers } from './broker-registration.js';
+import { type BrokerChannel, ChannelSender, type ControllerResponse } from './channel.js';
+import {
+  ControllerContext,
+  type PartitionEntry,
+  replicasOf,
+  type TopicEntry,
+  type TopicPartition,
+} from './context.js';
+import { EventQueue } from './event-queue.js';
+import {
+  controlledShutdownLeadership,
+  initialLeadership,
+  type Leadership,
+  NO_LEADER,
+  preferredLeaderElection,
+  reconcileLeadership,
+  uncleanLeaderElection,
+} from './leader-election.js';
+import { newUuid, type Random, systemRandom } from './random.js';
+import {
+  buildLeaderAndIsr,
+  buildStopReplica,
+  buildUpdateMetadata,
+  type RequestHeaderFields,
+} from './requests.js';
+import type { CoordinationStore, MultiResult, Op } from './store/store.js';
+import {
+  CONTROLLER_EPOCH_PATH,
+  CONTROLLER_PATH,
+  DELETE_TOPICS_PATH,
+  decodeController,
+  decodeControllerEpoch,
+  decodeEntityConfig,
+  decodePartitionState,
+  decodeTopicAssignment,
+  deleteTopicPath,
+  encodeController,
+  encodeControllerEpoch,
+  encodePartitionState,
+  encodeTopicAssignment,
+  partitionPath,
+  partitionStatePath,
+  type ReplicaAssignment,
+  TOPICS_PATH,
+  topicConfigPath,
+  topicPartitionsPath,
+  topicPath,
+} from './zk-layout/index.js';
+
+export interface ControllerOptions {
+  readonly brokerId: BrokerId;
+  /** This broker's session; the broker registers itself on the same session. */
+  readonly store: CoordinationStore;
+  readonly channel: BrokerChannel;
+  readonly logger?: Logger;
+  readonly random?: Random;
+  /** Wall clock for the /controller registration's timestamp. */
+  readonly clock?: Clock;
+  /** The broker's unclean.leader.election.enable, for topics that do not set it. Default false. */
+  readonly uncleanLeaderElectionEnable?: boolean;
+  /** delete.topic.enable. Default true. */
+  readonly deleteTopicEnable?: boolean;
+  /** inter.broker.listener.name; null (default) uses each broker's first endpoint. */
+  readonly interBrokerListener?: string | null;
+}
+
+const UNCLEAN_KEY = 'unclean.leader.election.enable';
+
+/** Written by a write that found another controller's epoch: this controller must resign. */
+type Fenced = { readonly fenced: true };
+
+interface StateWrite {
+  readonly tp: TopicPartition;
+  readonly next: Leadership;
+  /** -1: create the state node; otherwise the expected data version. */
+  readonly expectedVersion: number;
+}
+
+interface ReadTopic {
+  readonly name: string;
+  readonly topicId: string | null;
+  readonly version: number;
+  readonly partitions: Map<PartitionId, { assignment: ReplicaAssignment; state: StateRead | null }>;
+}
+
+interface StateRead {
+  readonly leadership: Leadership;
+  readonly controllerEpoch: number;
+  readonly partitionEpoch: number;
+}
+
+function key(tp: TopicPartition): string {
+  return `${tp.topic}\u0000${tp.partition}`;
+}
+
+export class Controller {
+  private store: CoordinationStore;
+  private ctx: ControllerContext | null = null;
+  private activeId: number = -1;
+  private stopped = false;
+  private unsubscribe: (() => void) | null = null;
+  private readonly queue: EventQueue;
+  private readonly sender: ChannelSender;
+  private readonly logger: Logger;
+  private readonly random: Random;
+  private readonly header: RequestHeaderFields;
+
+  constructor(private readonly options: ControllerOptions) {
+    this.store = options.store;
+    this.logger = options.logger ?? silentLogger;
+    this.random = options.random ?? systemRandom;
+    this.queue = new EventQueue(this.logger);
+    this.sender = new ChannelSender(options.channel, this.logger);
+    this.header = {
+      controllerId: options.brokerId,
+      interBrokerListener: options.interBrokerListener ?? null,
+    };
+  }
+
+  /** True while this broker is the controller. */
+  get isActive(): boolean {
+    return this.ctx !== null;
+  }
+
+  /** The epoch of this controller while active, else -1. */
+  get epoch(): number {
+    return this.ctx?.epoch ?? -1;
+  }
+
+  /** The broker id of the active controller as last seen, -1 when unknown. */
+  get activeControllerId(): number {
+    return this.activeId;
+  }
+
+  /** The context, for tests and diagnostics; null while not active. Do not change it. */
+  get context(): ControllerContext | null {
+    return this.ctx;
+  }
+
+  /** Runs for election; resolves once this first attempt is over (and, if won, the failover is done). */
+  async start(): Promise<void> {
+    this.subscribe();
+    await this.queue.request('elect', () => this.elect());
+  }
+
+  /** After the session expired: the owner opened a new one (and registered the broker again on it). */
+  restart(store: CoordinationStore): void {
+    this.queue.enqueue('restart', async () => {
+      this.resign('the session was replaced');
+      this.store = store;
+      this.subscribe();
+      await this.elect();
+    });
+  }
+
+  /** Resigns and stops processing; deletes /controller when this broker holds it, so another takes over now. */
+  async stop(): Promise<void> {
+    await this.queue.request('stop', async () => {
+      if (this.stopped) return;
+      const wasActive = this.ctx !== null;
+      this.resign('stopping');
+      this.stopped = true;
+      this.unsubscribe?.();
+      if (wasActive) await this.deleteOwnControllerNode();
+    });
+    await this.sender.idle();
+  }
+
+  /**
+   * Resolves when the controller has processed every event queued before the call, has looked again at the
+   * given topics (and at the topic and deletion lists), and the brokers have answered every request this
+   * caused. A broker that is not the controller resolves at once after its queue drains.
+   */
+  async sync(topics: readonly string[] = []): Promise<void> {
+    const done = this.queue.request('sync', async () => {
+      if (this.ctx === null || this.stopped) return;
+      await this.onTopicsChanged();
+      for (const t of topics) if (this.ctx !== null) await this.onPartitionsModified(t);
+      if (this.ctx !== null) await this.onDeletionsChanged();
+    });
+    if (done !== null) await done;
+    await this.queue.idle();
+    await this.sender.idle();
+  }
+
+  alterPartition(request: AlterPartitionRequest, version: number): Promise<AlterPartitionResponse> {
+    return (
+      this.queue.request('alterPartition', () => this.onAlterPartition(request, version)) ??
+      Promise.resolve(alterPartitionError(ErrorCode.REQUEST_TIMED_OUT))
+    );
+  }
+
+  controlledShutdown(request: ControlledShutdownRequest): Promise<ControlledShutdownResponse> {
+    return (
+      this.queue.request('controlledShutdown', () => this.onControlledShutdown(request)) ??
+      Promise.resolve({ errorCode: ErrorCode.REQUEST_TIMED_OUT, remainingPartitions: [] })
+    );
+  }
+
+  electLeaders(request: ElectLeadersRequest): Promise<ElectLeadersResponse> {
+    return (
+      this.queue.request('electLeaders', () => this.onElectLeaders(request)) ??
+      Promise.resolve({
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.REQUEST_TIMED_OUT,
+        replicaElectionResults: [],
+      })
+    );
+  }
+
+  // ---- election -------------------------------------------------------------------------------------------
+
+  private subscribe(): void {
+    this.unsubscribe?.();
+    const store = this.store;
+    this.unsubscribe = store.onSessionEvent((event) => {
+      if (event !== 'expired' && event !== 'closed') return;
+      this.queue.enqueue('sessionEnded', async () => {
+        if (this.store === store) this.resign(`the store session ${event}`);
+      });
+    });
+  }
+
+  private watchController = (): void => {
+    this.queue.enqueue('controllerChange', () => this.onControllerChange(), 'controllerChange');
+  };
+
+  private async onControllerChange(): Promise<void> {
+    if (this.stopped) return;
+    const node = await this.store.get(CONTROLLER_PATH);
+    const holder = node.ok ? decodeController(node.value.data) : null;
+    const ours = node.ok && node.value.stat.ephemeralOwner === this.store.sessionId;
+    if (this.ctx !== null && !ours)
+      this.resign(`controller moved to ${holder?.ok ? holder.value.brokerId : 'nobody'}`);
+    await this.elect();
+  }
+
+  private async elect(): Promise<void> {
+    if (this.stopped || this.ctx !== null) return;
+    const existing = await this.store.exists(CONTROLLER_PATH, this.watchController);
+    if (!existing.ok) {
+      this.logger.warn(`reading ${CONTROLLER_PATH} failed: ${existing.code}`);
+      return;
+    }
+    if (existing.value !== null) {
+      await this.noteActiveController();
+      return;
+    }
+    const epochNode = await this.readControllerEpoch();
+    if (epochNode === null) return;
+    const newEpoch = epochNode.epoch + 1;
+    const registration = encodeController({
+      brokerId: this.options.brokerId,
+      timestampMs: (this.options.clock ?? systemClock).nowMs(),
+      kraftControllerEpoch: -1,
+    });
+    const result = await this.store.multi([
+      { op: 'create', path: CONTROLLER_PATH, data: registration, mode: 'ephemeral' },
+      {
+        op: 'set',
+        path: CONTROLLER_EPOCH_PATH,
+        data: encodeControllerEpoch(newEpoch),
+        version: epochNode.version,
+      },
+    ]);
+    if (!result.ok) {
+      // Another broker won (NODEEXISTS) or incremented the epoch first (BADVERSION); the watch on /controller
+      // tells us when to run again.
+      this.logger.info(`broker ${this.options.brokerId} lost the controller election: ${result.code}`);
+      await this.noteActiveController();
+      return;
+    }
+    const set = result.value[1];
+    if (set?.op !== 'set') throw new Error('multi answered without the set of the controller epoch');
+    this.logger.info(`broker ${this.options.brokerId} is the controller, epoch ${newEpoch}`);
+    this.activeId = this.options.brokerId;
+    await this.becomeController(newEpoch, set.stat.version);
+  }
+
+  private async noteActiveController(): Promise<void> {
+    const node = await this.store.get(CONTROLLER_PATH);
+    if (!node.ok) {
+      this.activeId = -1;
+      return;
+    }
+    const decoded = decodeController(node.value.data);
+    this.activeId = decoded.ok ? decoded.value.brokerId : -1;
+  }
+
+  private async readControllerEpoch(): Promise<{ epoch: number; version: number } | null> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const node = await this.store.get(CONTROLLER_EPOCH_PATH);
+      if (node.ok) {
+        const decoded = decodeControllerEpoch(node.value.data);
+        if (!decoded.ok) {
+          this.logger.error(decoded.error.message);
+          return null;
+        }
+        return { epoch: decoded.value, version: node.value.stat.version };
+      }
+      if (node.code !== 'NONODE') return null;
+      const created = await this.store.create(CONTROLLER_EPOCH_PATH, encodeControllerEpoch(0), 'persistent');
+      if (!created.ok && created.code !== 'NODEEXISTS') return null;
+    }
+    return null;
+  }
+
+  private resign(reason: string): void {
+    if (this.ctx === null) return;
+    this.logger.info(
+      `broker ${this.options.brokerId} resigns as controller (epoch ${this.ctx.epoch}): ${reason}`,
+    );
+    this.ctx = null;
+    if (this.activeId === this.options.brokerId) this.activeId = -1;
+  }
+
+  private async deleteOwnControllerNode(): Promise<void> {
+    const node = await this.store.exists(CONTROLLER_PATH);
+    if (node.ok && node.value !== null && node.value.ephemeralOwner === this.store.sessionId) {
+      await this.store.delete(CONTROLLER_PATH, node.value.version);
+    }
+  }
+
+  /** Fenced: another controller has taken over. Resign and look at /controller again. */
+  private onFenced(): void {
+    this.resign('a write found a newer controller epoch');
+    this.queue.enqueue('controllerChange', () => this.onControllerChange(), 'controllerChange');
+  }
+
+  // ---- failover -------------------------------------------------------------------------------------------
+
+  private watchBrokers = (): void => {
+    this.queue.enqueue('brokerChange', () => this.onBrokersChanged(), 'brokerChange');
+  };
+  private watchTopics = (): void => {
+    this.queue.enqueue('topicChange', () => this.onTopicsChanged(), 'topicChange');
+  };
+  private watchDeletions = (): void => {
+    this.queue.enqueue('topicDeletion', () => this.onDeletionsChanged(), 'topicDeletion');
+  };
+  private watchTopic(name: string): () => void {
+    return () =>
+      this.queue.enqueue(
+        `partitionModifications ${name}`,
+        () => this.onPartitionsModified(name),
+        `pm:${name}`,
+      );
+  }
+
+  private async becomeController(epoch: number, epochZkVersion: number): Promise<void> {
+    const [brokers, topicNames, deletions] = await Promise.all([
+      readLiveBrokers(this.store, this.watchBrokers),
+      this.store.children(TOPICS_PATH, this.watchTopics),
+      this.store.children(DELETE_TOPICS_PATH, this.watchDeletions),
+    ]);
+    if (!brokers.ok || !topicNames.ok || !deletions.ok) {
+      this.logger.error('reading the cluster at controller failover failed; resigning');
+      await this.deleteOwnControllerNode();
+      return;
+    }
+    const topics = await Promise.all(topicNames.value.map((t) => this.readTopic(t, true)));
+    // Everything read: build the context in one step.
+    const ctx = new ControllerContext(epoch, epochZkVersion);
+    for (const [id, b] of brokers.brokers) ctx.liveBrokers.set(id, b);
+    for (const t of topics) if (t !== null) this.putReadTopic(ctx, t);
+    for (const name of deletions.value)
+      ctx.deletions.set(name, { started: false, awaiting: new Set(), failed: false });
+    this.ctx = ctx;
+    for (const bad of brokers.bad) this.logger.warn(`ignoring broker registration ${bad}`);
+    await this.assignMissingTopicIds(topics);
+    if (this.ctx !== ctx) return;
+    this.sender.brokersChanged(registrations(ctx));
+    const changed = await this.reconcile([...ctx.allPartitions()]);
+    if (this.ctx !== ctx) return;
+    const all = [...ctx.allPartitions()].map(({ topic, partition }) => ({ topic, partition }));
+    const live = [...ctx.liveBrokers.keys()];
+    this.sendUpdateMetadata(live, all);
+    const created = new Set(changed.filter((c) => c.created).map((c) => key(c.tp)));
+    for (const b of live) this.sendLeaderAndIsr(b, ctx.partitionsOn(b), created);
+    await this.processDeletions();
+  }
+
+  // ---- reading the store ------------------------------------------------------------------------------------
+
+  private async readTopic(name: string, watch: boolean): Promise<ReadTopic | null> {
+    const node = await this.store.get(topicPath(name), watch ? this.watchTopic(name) : undefined);
+    if (!node.ok) {
+      if (node.code !== 'NONODE') this.logger.warn(`reading topic ${name} failed: ${node.code}`);
+      return null;
+    }
+    const decoded = decodeTopicAssignment(node.value.data);
+    if (!decoded.ok) {
+      this.logger.error(`ignoring topic ${name}: ${decoded.error.message}`);
+      return null;
+    }
+    const partitions = new Map<PartitionId, { assignment: ReplicaAssignment; state: StateRead | null }>();
+    const states = await Promise.all(
+      [...decoded.value.partitions.keys()].map(
+        async (p) => [p, await this.readState({ topic: name, partition: p })] as const,
+      ),
+    );
+    for (const [p, state] of states)
+      partitions.set(p, { assignment: decoded.value.partitions.get(p)!, state });
+    return { name, topicId: decoded.value.topicId, version: node.value.stat.version, partitions };
+  }
+
+  private async readState(tp: TopicPartition): Promise<StateRead | null> {
+    const node = await this.store.get(partitionStatePath(tp.topic, tp.partition));
+    if (!node.ok) return null;
+    const decoded = decodePartitionState(node.value.data);
+    if (!decoded.ok) {
+      this.logger.error(`ignoring the state of ${tp.topic}-${tp.partition}: ${decoded.error.message}`);
+      return null;
+    }
+    const s = decoded.value;
+    return {
+      leadership: {
+        leader: s.leader,
+        leaderEpoch: s.leaderEpoch,
+        isr: s.isr,
+        leaderRecoveryState: s.leaderRecoveryState,
+      },
+      controllerEpoch: s.controllerEpoch,
+      partitionEpoch: node.value.stat.version,
+    };
+  }
+
+  private putReadTopic(ctx: ControllerContext, t: ReadTopic): void {
+    const partitions = new Map<PartitionId, PartitionEntry>();
+    for (const [p, { assignment, state }] of t.partitions) partitions.set(p, entryOf(assignment, state));
+    // A topic written by a Kafka older than 2.8 has no id until assignMissingTopicIds gives it one.
+    ctx.putTopic({ name: t.name, topicId: t.topicId ?? '', partitions });
+  }
+
+  /** Topics without an id get one, written back to their assignment as Kafka's controller does. */
+  private async assignMissingTopicIds(topics: readonly (ReadTopic | null)[]): Promise<void> {
+    for (const t of topics) {
+      if (t === null || t.topicId !== null) continue;
+      const topicId = newUuid(this.random);
+      const partitions = new Map([...t.partitions].map(([p, v]) => [p, v.assignment]));
+      const result = await this.fencedMulti([
+        {
+          op: 'set',
+          path: topicPath(t.name),
+          data: encodeTopicAssignment({ topicId, partitions }),
+          version: t.version,
+        },
+      ]);
+      if ('fenced' in result) return this.onFenced();
+      const entry = this.ctx?.topics.get(t.name);
+      if (result.ok && entry !== undefined) {
+        entry.topicId = topicId;
+        this.ctx!.putTopic(entry);
+      }
+    }
+  }
+
+  // ---- writing partition states -------------------------------------------------------------------------
+
+  /** A multi guarded by the controller epoch's version; answers fenced when another controller has taken over. */
+  private async fencedMulti(ops: readonly Op[]): Promise<MultiResult | Fenced> {
+    const ctx = this.ctx;
+    if (ctx === null) return { fenced: true };
+    const result = await this.store.multi([
+      { op: 'check', path: CONTROLLER_EPOCH_PATH, version: ctx.epochZkVersion },
+      ...ops,
+    ]);
+    if (
+      !result.ok &&
+      result.failedOpIndex === 0 &&
+      (result.code === 'BADVERSION' || result.code === 'NONODE')
+    ) {
+      return { fenced: true };
+    }
+    return result;
+  }
+
+  /**
+   * Writes the states, each in its own guarded transaction, and applies those that succeeded. Answers the
+   * partitions written and those whose node had changed under the controller (to read again), or null when
+   * fenced.
+   */
+  private async writeStates(
+    writes: readonly StateWrite[],
+  ): Promise<{ written: StateWrite[]; conflicts: TopicPartition[] } | null> {
+    const ctx = this.ctx!;
+    await this.ensurePartitionNodes(writes.filter((w) => w.expectedVersion === -1).map((w) => w.tp));
+    const results = await Promise.all(
+      writes.map(async (w) => {
+        const data = encodePartitionState({ ...w.next, controllerEpoch: ctx.epoch });
+        const path = partitionStatePath(w.tp.topic, w.tp.partition);
+        const op: Op =
+          w.expectedVersion === -1
+            ? { op: 'create', path, data, mode: 'persistent' }
+            : { op: 'set', path, data, version: w.expectedVersion };
+        return { w, result: await this.fencedMulti([op]) };
+      }),
+    );
+    if (this.ctx !== ctx || results.some((r) => 'fenced' in r.result)) {
+      this.onFenced();
+      return null;
+    }
+    const written: StateWrite[] = [];
+    const conflicts: TopicPartition[] = [];
+    for (const { w, result } of results) {
+      const r = result as MultiResult;
+      const entry = ctx.partition(w.tp);
+      if (r.ok) {
+        if (entry === undefined) continue;
+        const op = r.value[1];
+        entry.leadership = w.next;
+        entry.partitionEpoch = op?.op === 'set' ? op.stat.version : 0;
+        entry.controllerEpoch = ctx.epoch;
+        written.push(w);
+      } else if (r.code === 'BADVERSION' || r.code === 'NODEEXISTS' || r.code === 'NONODE') {
+        conflicts.push(w.tp);
+      } else {
+        this.logger.warn(`writing the state of ${w.tp.topic}-${w.tp.partition} failed: ${r.code}`);
+      }
+    }
+    return { written, conflicts };
+  }
+
+  private async ensurePartitionNodes(tps: readonly TopicPartition[]): Promise<void> {
+    const empty = new Uint8Array(0);
+    const topics = new Set(tps.map((tp) => tp.topic));
+    await Promise.all([...topics].map((t) => this.store.create(topicPartitionsPath(t), empty, 'persistent')));
+    await Promise.all(
+      tps.map((tp) => this.store.create(partitionPath(tp.topic, tp.partition), empty, 'persistent')),
+    );
+  }
+
+  /** Reads states again after a conflict and puts them into the context. */
+  private async refreshStates(tps: readonly TopicPartition[]): Promise<void> {
+    const reads = await Promise.all(tps.map(async (tp) => ({ tp, state: await this.readState(tp) })));
+    const ctx = this.ctx;
+    if (ctx === null) return;
+    for (const { tp, state } of reads) {
+      const entry = ctx.partition(tp);
+      if (entry === undefined || state === null) continue;
+      entry.leadership = state.leadership;
+      entry.partitionEpoch = state.partitionEpoch;
+      entry.controllerEpoch = state.controllerEpoch;
+    }
+  }
+
+  /** Reads unclean.leader.election.enable of each topic (topic config, else the broker's). */
+  private async uncleanAllowed(topics: ReadonlySet<string>): Promise<Map<string, boolean>> {
+    const fallback = this.options.uncleanLeaderElectionEnable ?? false;
+    const out = new Map<string, boolean>();
+    await Promise.all(
+      [...topics].map(async (t) => {
+        const node = await this.store.get(topicConfigPath(t));
+        const config = node.ok ? decodeEntityConfig(node.value.data) : null;
+        const value = config?.ok ? config.value[UNCLEAN_KEY] : undefined;
+        out.set(t, value === undefined ? fallback : value.trim().toLowerCase() === 'true');
+      }),
+    );
+    return out;
+  }
+
+  /**
+   * Brings partitions to the leadership the rules give for the current brokers (new partitions get their
+   * first leader; offline ones a new leader; dead followers leave the ISR), writes and applies the changes,
+   * and answers what changed. Topics being deleted are left alone.
+   */
+  private async reconcile(
+    tps: readonly TopicPartition[],
+  ): Promise<{ tp: TopicPartition; created: boolean }[]> {
+    const changed: { tp: TopicPartition; created: boolean }[] = [];
+    let pending = tps.map((tp) => ({ topic: tp.topic, partition: tp.partition }));
+    for (let attempt = 0; attempt < 3 && pending.length > 0; attempt++) {
+      const ctx = this.ctx;
+      if (ctx === null) return changed;
+      let writes = this.planReconcile(ctx, pending, null);
+      const undecided = new Set(writes.undecided.map((tp) => tp.topic));
+      if (undecided.size > 0) {
+        const allowed = await this.uncleanAllowed(undecided);
+        if (this.ctx !== ctx) return changed;
+        writes = this.planReconcile(ctx, pending, allowed);
+      }
+      const outcome = await this.writeStates(writes.writes);
+      if (outcome === null) return changed;
+      for (const w of outcome.written) {
+        changed.push({ tp: w.tp, created: w.expectedVersion === -1 });
+        if (w.next.leader !== NO_LEADER && writes.unclean.has(key(w.tp))) {
+          this.logger.warn(
+            `unclean leader election for ${w.tp.topic}-${w.tp.partition}: broker ${w.next.leader} leads; data may be lost`,
+          );
+        }
+      }
+      if (outcome.conflicts.length > 0) await this.refreshStates(outcome.conflicts);
+      pending = outcome.conflicts;
+    }
+    return changed;
+  }
+
+  private planReconcile(
+    ctx: ControllerContext,
+    tps: readonly TopicPartition[],
+    unclean: ReadonlyMap<string, boolean> | null,
+  ): { writes: StateWrite[]; undecided: TopicPartition[]; unclean: Set<string> } {
+    const writes: StateWrite[] = [];
+    const undecided: TopicPartition[] = [];
+    const uncleanKeys = new Set<string>();
+    for (const tp of tps) {
+      const entry = ctx.partition(tp);
+      if (entry === undefined || ctx.isDeleting(tp.topic)) continue;
+      if (entry.leadership === null) {
+        const first = initialLeadership(entry.assignment.replicas, ctx.liveness);
+        if (first !== null) writes.push({ tp, next: first, expectedVersion: -1 });
+        continue;
+      }
+      const plan = reconcileLeadership(
+        entry.assignment.replicas,
+        entry.leadership,
+        ctx.liveness,
+        unclean === null ? null : (unclean.get(tp.topic) ?? false),
+      );
+      if (plan.kind === 'needsUncleanDecision') undecided.push(tp);
+      else if (plan.kind === 'change') {
+        writes.push({ tp, next: plan.next, expectedVersion: entry.partitionEpoch });
+        if (plan.unclean) uncleanKeys.add(key(tp));
+      }
+    }
+    return { writes, undecided, unclean: uncleanKeys };
+  }
+
+  // ---- sending --------------------------------------------------------------------------------------------
+
+  private sendLeaderAndIsr(
+    broker: BrokerId,
+    tps: readonly TopicPartition[],
+    created: ReadonlySet<string>,
+  ): void {
+    const ctx = this.ctx;
+    if (ctx === null || tps.length === 0) return;
+    const request = buildLeaderAndIsr(ctx, this.header, broker, tps, (tp) => created.has(key(tp)));
+    if (request !== null) this.sender.send(broker, { kind: 'leaderAndIsr', request });
+  }
+
+  private sendUpdateMetadata(
+    brokers: readonly BrokerId[],
+    tps: readonly TopicPartition[],
+    deleted?: ReadonlySet<string>,
+  ): void {
+    const ctx = this.ctx;
+    if (ctx === null) return;
+    for (const b of brokers) {
+      this.sender.send(b, {
+        kind: 'updateMetadata',
+        request: buildUpdateMetadata(ctx, this.header, b, tps, deleted),
+      });
+    }
+  }
+
+  /** LeaderAndIsr to the live replicas of the changed partitions, then UpdateMetadata to every live broker. */
+  private propagate(changed: readonly { tp: TopicPartition; created: boolean }[]): void {
+    const ctx = this.ctx;
+    if (ctx === null || changed.length === 0) return;
+    const byBroker = new Map<BrokerId, TopicPartition[]>();
+    for (const { tp } of changed) {
+      const entry = ctx.partition(tp);
+      if (entry === undefined) continue;
+      for (const r of replicasOf(entry)) {
+        if (!ctx.liveBrokers.has(r)) continue;
+        const list = byBroker.get(r) ?? [];
+        list.push(tp);
+        byBroker.set(r, list);
+      }
+    }
+    const created = new Set(changed.filter((c) => c.created).map((c) => key(c.tp)));
+    for (const [b, tps] of byBroker) this.sendLeaderAndIsr(b, tps, created);
+    this.sendUpdateMetadata(
+      [...ctx.liveBrokers.keys()],
+      changed.map((c) => c.tp),
+    );
+  }
+
+  // ---- watch events ---------------------------------------------------------------------------------------
+
+  private async onBrokersChanged(): Promise<void> {
+    if (this.ctx === null) return;
+    const read = await readLiveBrokers(this.store, this.watchBrokers);
+    const ctx = this.ctx;
+    if (ctx === null) return;
+    if (!read.ok) {
+      this.logger.warn(`reading the brokers failed: ${read.code}`);
+      return;
+    }
+    const newcomers: BrokerId[] = [];
+    const gone: BrokerId[] = [];
+    for (const [id, b] of read.brokers) {
+      const known = ctx.liveBrokers.get(id);
+      if (known === undefined || known.epoch !== b.epoch) newcomers.push(id);
+    }
+    for (const [id, b] of ctx.liveBrokers) {
+      const now = read.brokers.get(id);
+      if (now === undefined || now.epoch !== b.epoch) gone.push(id);
+    }
+    if (newcomers.length === 0 && gone.length === 0) return;
+    this.logger.info(`brokers changed: up [${newcomers.join(',')}], down [${gone.join(',')}]`);
+    ctx.liveBrokers.clear();
+    for (const [id, b] of read.brokers) ctx.liveBrokers.set(id, b);
+    for (const id of [...gone, ...newcomers]) ctx.shuttingDown.delete(id);
+    this.sender.brokersChanged(registrations(ctx));
+
+    const changed = await this.reconcile([...ctx.allPartitions()]);
+    if (this.ctx !== ctx) return;
+    const all = [...ctx.allPartitions()].map(({ topic, partition }) => ({ topic, partition }));
+    const newSet = new Set(newcomers);
+    // Newcomers learn the whole cluster; the others learn the new broker list and what changed.
+    this.sendUpdateMetadata(newcomers, all);
+    this.sendUpdateMetadata(
+      [...ctx.liveBrokers.keys()].filter((b) => !newSet.has(b)),
+      changed.map((c) => c.tp),
+    );
+    const created = new Set(changed.filter((c) => c.created).map((c) => key(c.tp)));
+    for (const b of newcomers) this.sendLeaderAndIsr(b, ctx.partitionsOn(b), created);
+    const byBroker = new Map<BrokerId, TopicPartition[]>();
+    for (const { tp } of changed) {
+      const entry = ctx.partition(tp);
+      if (entry === undefined) continue;
+      for (const r of replicasOf(entry)) {
+        if (!ctx.liveBrokers.has(r) || newSet.has(r)) continue;
+        const list = byBroker.get(r) ?? [];
+        list.push(tp);
+        byBroker.set(r, list);
+      }
+    }
+    for (const [b, tps] of byBroker) this.sendLeaderAndIsr(b, tps, created);
+    await this.processDeletions();
+  }
+
+  private async onTopicsChanged(): Promise<void> {
+    if (this.ctx === null) return;
+    const names = await this.store.children(TOPICS_PATH, this.watchTopics);
+    if (!names.ok || this.ctx === null) return;
+    const ctx = this.ctx;
+    const present = new Set(names.value);
+    const added = names.value.filter((n) => !ctx.topics.has(n));
+    const removed = [...ctx.topics.keys()].filter((n) => !present.has(n));
+    const reads = await Promise.all(added.map((n) => this.readTopic(n, true)));
+    if (this.ctx !== ctx) return;
+    if (removed.length > 0) {
+      // Removed without the controller's deletion (an operator deleted the node): brokers drop them.
+      const tps = removed.flatMap((t) =>
+        [...ctx.topics.get(t)!.partitions.keys()].map((p) => ({ topic: t, partition: p })),
+      );
+      this.sendUpdateMetadata([...ctx.liveBrokers.keys()], tps, new Set(removed));
+      for (const t of removed) ctx.removeTopic(t);
+    }
+    const fresh: TopicPartition[] = [];
+    for (const t of reads) {
+      if (t === null || ctx.topics.has(t.name)) continue;
+      this.putReadTopic(ctx, t);
+      for (const p of t.partitions.keys()) fresh.push({ topic: t.name, partition: p });
+    }
+    await this.assignMissingTopicIds(reads);
+    if (this.ctx !== ctx) return;
+    const changed = await this.reconcile(fresh);
+    this.propagate(changed);
+    if (reads.some((t) => t !== null && ctx.deletions.has(t.name))) await this.processDeletions();
+  }
+
+  private async onPartitionsModified(name: string): Promise<void> {
+    if (this.ctx === null || !this.ctx.topics.has(name)) return;
+    const read = await this.readTopic(name, true);
+    const ctx = this.ctx;
+    if (read === null || ctx === null) return;
+    const entry = ctx.topics.get(name);
+    if (entry === undefined) return;
+    const added: TopicPartition[] = [];
+    for (const [p, { assignment, state }] of read.partitions) {
+      const existing = entry.partitions.get(p);
+      if (existing === undefined) {
+        entry.partitions.set(p, entryOf(assignment, state));
+        added.push({ topic: name, partition: p });
+      } else if (!sameList(existing.assignment.replicas, assignment.replicas)) {
+        this.logger.warn(`the replicas of ${name}-${p} changed outside a reassignment; ignoring the change`);
+      }
+    }
+    if (added.length === 0) return;
+    const changed = await this.reconcile(added);
+    this.propagate(changed);
+  }
+
+  private async onDeletionsChanged(): Promise<void> {
+    if (this.ctx === null) return;
+    const names = await this.store.children(DELETE_TOPICS_PATH, this.watchDeletions);
+    const ctx = this.ctx;
+    if (!names.ok || ctx === null) return;
+    const present = new Set(names.value);
+    for (const n of names.value) {
+      if (!ctx.deletions.has(n)) ctx.deletions.set(n, { started: false, awaiting: new Set(), failed: false });
+    }
+    for (const [n, progress] of ctx.deletions)
+      if (!present.has(n) && !progress.started) ctx.deletions.delete(n);
+    await this.processDeletions();
+  }
+
+  // ---- topic deletion -------------------------------------------------------------------------------------
+
+  /**
+   * Moves every queued deletion as far as it can go: a topic whose replicas are all on live brokers is
+   * removed from the brokers' metadata (leader -2) and its replicas are stopped and deleted; once every
+   * broker has answered, its znodes go. A topic with a replica on a dead broker waits for that broker.
+   */
+  private async processDeletions(): Promise<void> {
+    const ctx = this.ctx;
+    if (ctx === null) return;
+    for (const [topic, progress] of [...ctx.deletions]) {
+      if (this.ctx !== ctx) return;
+      const entry = ctx.topics.get(topic);
+      if (entry === undefined || this.options.deleteTopicEnable === false) {
+        if (entry !== undefined) this.logger.warn(`not deleting ${topic}: delete.topic.enable is false`);
+        const removed = await this.fencedMulti([{ op: 'delete', path: deleteTopicPath(topic), version: -1 }]);
+        if ('fenced' in removed) return this.onFenced();
+        ctx.deletions.delete(topic);
+        continue;
+      }
+      if (progress.started && !progress.failed) {
+        if (progress.awaiting.size === 0) await this.completeDeletion(topic);
+        continue;
+      }
+      const tps = [...entry.partitions.keys()].map((p) => ({ topic, partition: p }));
+      const brokers = new Set(tps.flatMap((tp) => replicasOf(entry.partitions.get(tp.partition)!)));
+      if ([...brokers].some((b) => !ctx.liveBrokers.has(b))) continue;
+      progress.started = true;
+      progress.failed = false;
+      progress.awaiting.clear();
+      for (const b of brokers) progress.awaiting.add(b);
+      this.logger.info(`deleting topic ${topic}`);
+      this.sendUpdateMetadata([...ctx.liveBrokers.keys()], tps, new Set([topic]));
+      for (const b of brokers) {
+        const hosted = tps.filter((tp) => replicasOf(entry.partitions.get(tp.partition)!).includes(b));
+        const request = buildStopReplica(ctx, this.header, b, hosted, true);
+        this.sender.send(b, { kind: 'stopReplica', request }, (answer) =>
+          this.onStopReplicaAnswer(ctx, topic, b, answer),
+        );
+      }
+      if (brokers.size === 0) await this.completeDeletion(topic);
+    }
+  }
+
+  private onStopReplicaAnswer(
+    ctx: ControllerContext,
+    topic: string,
+    broker: BrokerId,
+    answer: ControllerResponse | null,
+  ): void {
+    this.queue.enqueue(`stopReplicaAnswer ${topic} ${broker}`, async () => {
+      if (this.ctx !== ctx) return;
+      const progress = ctx.deletions.get(topic);
+      if (progress === undefined || !progress.started) return;
+      const ok =
+        answer !== null &&
+        answer.kind === 'stopReplica' &&
+        answer.response.errorCode === ErrorCode.NONE &&
+        answer.response.partitionErrors.every(
+          (e) => e.errorCode === ErrorCode.NONE || e.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        );
+      if (ok) progress.awaiting.delete(broker);
+      else {
+        this.logger.warn(`broker ${broker} failed to delete the replicas of ${topic}; will retry`);
+        progress.failed = true;
+      }
+      if (progress.awaiting.size === 0 && !progress.failed) await this.completeDeletion(topic);
+    });
+  }
+
+  private async completeDeletion(topic: string): Promise<void> {
+    const ctx = this.ctx;
+    if (ctx === null) return;
+    const paths = await this.subtree(topicPath(topic));
+    const config = await this.store.exists(topicConfigPath(topic));
+    const marker = await this.store.exists(deleteTopicPath(topic));
+    const ops: Op[] = paths.map((path) => ({ op: 'delete', path, version: -1 }));
+    if (config.ok && config.value !== null)
+      ops.push({ op: 'delete', path: topicConfigPath(topic), version: -1 });
+    if (marker.ok && marker.value !== null)
+      ops.push({ op: 'delete', path: deleteTopicPath(topic), version: -1 });
+    const result = await this.fencedMulti(ops);
+    if ('fenced' in result) return this.onFenced();
+    if (this.ctx !== ctx) return;
+    if (!result.ok) {
+      this.logger.warn(`removing the znodes of deleted topic ${topic} failed: ${result.code}; will retry`);
+      const progress = ctx.deletions.get(topic);
+      if (progress !== undefined) progress.failed = true;
+      return;
+    }
+    ctx.removeTopic(topic);
+    ctx.deletions.delete(topic);
+    this.logger.info(`deleted topic ${topic}`);
+  }
+
+  /** Paths under and including `root`, deepest first. */
+  private async subtree(root: string): Promise<string[]> {
+    const out: string[] = [];
+    const visit = async (path: string): Promise<void> => {
+      const children = await this.store.children(path);
+      if (!children.ok) return;
+      for (const c of children.value) await visit(`${path}/${c}`);
+      out.push(path);
+    };
+    await visit(root);
+    return out;
+  }
+
+  // ---- requests from brokers ------------------------------------------------------------------------------
+
+  private async onAlterPartition(
+    request: AlterPartitionRequest,
+    version: number,
+  ): Promise<AlterPartitionResponse> {
+    const ctx = this.ctx;
+    if (ctx === null) return alterPartitionError(ErrorCode.NOT_CONTROLLER);
+    const broker = request.brokerId as BrokerId;
+    const known = ctx.liveBrokers.get(broker);
+    if (known === undefined || (request.brokerEpoch !== -1n && BigInt(known.epoch) !== request.brokerEpoch)) {
+      return alterPartitionError(ErrorCode.STALE_BROKER_EPOCH);
+    }
+    const ineligible = version >= 1 ? ErrorCode.INELIGIBLE_REPLICA : ErrorCode.OPERATION_NOT_ATTEMPTED;
+    const answers = new Map<string, AlterPartitionResponsePartitionData>();
+    const writes: StateWrite[] = [];
+    const topics: { name: string; id: string; tps: TopicPartition[] }[] = [];
+    for (const t of request.topics) {
+      const name = t.topicName !== '' ? t.topicName : (ctx.topicsById.get(t.topicId) ?? '');
+      const tps: TopicPartition[] = [];
+      topics.push({ name, id: t.topicId, tps });
+      for (const p of t.partitions) {
+        const tp = { topic: name, partition: p.partitionIndex as PartitionId };
+        tps.push(tp);
+        const entry = ctx.partition(tp);
+        const fail = (errorCode: number): void => {
+          answers.set(key(tp), partitionAnswer(p.partitionIndex, errorCode, null));
+        };
+        if (entry === undefined || entry.leadership === null || ctx.isDeleting(name)) {
+          fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          continue;
+        }
+        const current = entry.leadership;
+        const newIsr = (
+          p.newIsrWithEpochs.length > 0 ? p.newIsrWithEpochs.map((b) => b.brokerId) : p.newIsr
+        ) as BrokerId[];
+        if (p.partitionEpoch > entry.partitionEpoch || p.leaderEpoch > current.leaderEpoch) {
+          // The leader knows a newer state than this controller: likely this controller was replaced.
+          fail(ErrorCode.NOT_CONTROLLER);
+          continue;
+        }
+        if (p.leaderEpoch < current.leaderEpoch) {
+          fail(ErrorCode.FENCED_LEADER_EPOCH);
+          continue;
+        }
+        if (current.leader !== broker) {
+          fail(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+          continue;
+        }
+        if (sameList(newIsr, current.isr) && p.leaderRecoveryState === current.leaderRecoveryState) {
+          // Already in the requested state: answer it, which makes a retried request harmless.
+          answers.set(
+            key(tp),
+            partitionAnswer(p.partitionIndex, ErrorCode.NONE, { entry, leadership: current }),
+          );
+          continue;
+        }
+        if (p.partitionEpoch < entry.partitionEpoch) {
+          fail(ErrorCode.INVALID_UPDATE_VERSION);
+          continue;
+        }
+        if (
+          (p.leaderRecoveryState === 1 && newIsr.length > 1) ||
+          (current.leaderRecoveryState === 0 && p.leaderRecoveryState === 1) ||
+          !newIsr.includes(broker) ||
+          new Set(newIsr).size !== newIsr.length
+        ) {
+          fail(ErrorCode.INVALID_REQUEST);
+          continue;
+        }
+        const staleEpoch = p.newIsrWithEpochs.some((b) => {
+          const live = ctx.liveBrokers.get(b.brokerId as BrokerId);
+          return b.brokerEpoch !== -1n && live !== undefined && BigInt(live.epoch) !== b.brokerEpoch;
+        });
+        if (
+          staleEpoch ||
+          newIsr.some((r) => !entry.assignment.replicas.includes(r) || !ctx.liveness.eligible(r))
+        ) {
+          fail(ineligible);
+          continue;
+        }
+        writes.push({
+          tp,
+          next: {
+            leader: current.leader,
+            leaderEpoch: current.leaderEpoch,
+            isr: newIsr,
+            leaderRecoveryState: p.leaderRecoveryState === 1 ? 1 : 0,
+          },
+          expectedVersion: entry.partitionEpoch,
+        });
+      }
+    }
+    const outcome = await this.writeStates(writes);
+    if (outcome === null) return alterPartitionError(ErrorCode.NOT_CONTROLLER);
+    for (const w of outcome.written) {
+      const entry = ctx.partition(w.tp)!;
+      answers.set(
+        key(w.tp),
+        partitionAnswer(w.tp.partition, ErrorCode.NONE, { entry, leadership: entry.leadership! }),
+      );
+    }
+    if (outcome.conflicts.length > 0) await this.refreshStates(outcome.conflicts);
+    for (const tp of outcome.conflicts)
+      answers.set(key(tp), partitionAnswer(tp.partition, ErrorCode.INVALID_UPDATE_VERSION, null));
+    for (const w of writes) {
+      if (!answers.has(key(w.tp)))
+        answers.set(key(w.tp), partitionAnswer(w.tp.partition, ErrorCode.UNKNOWN_SERVER_ERROR, null));
+    }
+    if (outcome.written.length > 0 && this.ctx === ctx) {
+      this.sendUpdateMetadata(
+        [...ctx.liveBrokers.keys()],
+        outcome.written.map((w) => w.tp),
+      );
+    }
+    const responseTopics: AlterPartitionResponseTopicData[] = topics.map((t) => ({
+      topicName: t.name,
+      topicId: t.id,
+      partitions: t.tps.map((tp) => answers.get(key(tp))!),
+    }));
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, topics: responseTopics };
+  }
+
+  private async onControlledShutdown(
+    request: ControlledShutdownRequest,
+  ): Promise<ControlledShutdownResponse> {
+    const ctx = this.ctx;
+    if (ctx === null) return { errorCode: ErrorCode.NOT_CONTROLLER, remainingPartitions: [] };
+    const broker = request.brokerId as BrokerId;
+    const known = ctx.liveBrokers.get(broker);
+    if (known === undefined) return { errorCode: ErrorCode.BROKER_NOT_AVAILABLE, remainingPartitions: [] };
+    if (request.brokerEpoch !== -1n && BigInt(known.epoch) !== request.brokerEpoch) {
+      return { errorCode: ErrorCode.STALE_BROKER_EPOCH, remainingPartitions: [] };
+    }
+    ctx.shuttingDown.add(broker);
+    const hosted = ctx.partitionsOn(broker).filter((tp) => {
+      const entry = ctx.partition(tp)!;
+      return entry.assignment.replicas.length > 1 && !ctx.isDeleting(tp.topic) && entry.leadership !== null;
+    });
+    const writes: StateWrite[] = [];
+    const followerOf: TopicPartition[] = [];
+    for (const tp of hosted) {
+      const entry = ctx.partition(tp)!;
+      const next = controlledShutdownLeadership(
+        entry.assignment.replicas,
+        entry.leadership!,
+        broker,
+        ctx.liveness,
+      );
+      if (entry.leadership!.leader !== broker) followerOf.push(tp);
+      if (next !== null) writes.push({ tp, next, expectedVersion: entry.partitionEpoch });
+    }
+    const outcome = await this.writeStates(writes);
+    if (outcome === null) return { errorCode: ErrorCode.NOT_CONTROLLER, remainingPartitions: [] };
+    if (outcome.conflicts.length > 0) await this.refreshStates(outcome.conflicts);
+    this.propagate(outcome.written.map((w) => ({ tp: w.tp, created: false })));
+    if (followerOf.length > 0 && this.ctx === ctx) {
+      this.sender.send(broker, {
+        kind: 'stopReplica',
+        request: buildStopReplica(ctx, this.header, broker, followerOf, false),
+      });
+    }
+    const remaining = hosted.filter((tp) => ctx.partition(tp)?.leadership?.leader === broker);
+    return {
+      errorCode: ErrorCode.NONE,
+      remainingPartitions: remaining.map((tp) => ({ topicName: tp.topic, partitionIndex: tp.partition })),
+    };
+  }
+
+  private async onElectLeaders(request: ElectLeadersRequest): Promise<ElectLeadersResponse> {
+    const ctx = this.ctx;
+    if (ctx === null)
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, replicaElectionResults: [] };
+    const unclean = request.electionType === 1;
+    const asked: TopicPartition[] =
+      request.topicPartitions === null
+        ? [...ctx.allPartitions()].map(({ topic, partition }) => ({ topic, partition }))
+        : request.topicPartitions.flatMap((t) =>
+            t.partitions.map((p) => ({ topic: t.topic, partition: p as PartitionId })),
+          );
+    const errors = new Map<string, { code: number; message: string | null }>();
+    const writes: StateWrite[] = [];
+    for (const tp of asked) {
+      const entry = ctx.partition(tp);
+      if (entry === undefined || ctx.isDeleting(tp.topic)) {
+        errors.set(key(tp), {
+          code: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          message: 'The partition does not exist.',
+        });
+        continue;
+      }
+      if (entry.leadership === null) {
+        errors.set(key(tp), {
+          code: ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE,
+          message: 'No replica of the partition is alive.',
+        });
+        continue;
+      }
+      const outcome = unclean
+        ? uncleanLeaderElection(entry.assignment.replicas, entry.leadership, ctx.liveness)
+        : preferredLeaderElection(entry.assignment.replicas, entry.leadership, ctx.liveness);
+      if (!outcome.ok) {
+        errors.set(key(tp), {
+          code: ErrorCode[outcome.errorCode],
+          message: electionMessage(outcome.errorCode, tp),
+        });
+        continue;
+      }
+      writes.push({ tp, next: outcome.next, expectedVersion: entry.partitionEpoch });
+    }
+    const outcome = await this.writeStates(writes);
+    if (outcome === null)
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, replicaElectionResults: [] };
+    if (outcome.conflicts.length > 0) await this.refreshStates(outcome.conflicts);
+    for (const tp of outcome.conflicts)
+      errors.set(key(tp), {
+        code: ErrorCode.REQUEST_TIMED_OUT,
+        message: 'The partition changed during the election; retry.',
+      });
+    this.propagate(outcome.written.map((w) => ({ tp: w.tp, created: false })));
+    const byTopic = new Map<string, ElectLeadersResponseReplicaElectionResult>();
+    for (const tp of asked) {
+      const result = byTopic.get(tp.topic) ?? { topic: tp.topic, partitionResult: [] };
+      byTopic.set(tp.topic, result);
+      const error = errors.get(key(tp));
+      result.partitionResult.push({
+        partitionId: tp.partition,
+        errorCode: error?.code ?? ErrorCode.NONE,
+        errorMessage: error?.message ?? null,
+      });
+    }
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, replicaElectionResults: [...byTopic.values()] };
+  }
+}
+
+function entryOf(assignment: ReplicaAssignment, state: StateRead | null): PartitionEntry {
+  return {
+    assignment,
+    leadership: state?.leadership ?? null,
+    partitionEpoch: state?.partitionEpoch ?? -1,
+    controllerEpoch: state?.controllerEpoch ?? -1,
+  };
+}
+
+function registrations(ctx: ControllerContext): Map<BrokerId, LiveBroker['registration']> {
+  return new Map([...ctx.liveBrokers].map(([id, b]) => [id, b.registration]));
+}
+
+function sameList(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function alterPartitionError(errorCode: number): AlterPartitionResponse {
+  return { throttleTimeMs: 0, errorCode, topics: [] };
+}
+
+function partitionAnswer(
+  partitionIndex: number,
+  errorCode: number,
+  state: { entry: PartitionEntry; leadership: Leadership } | null,
+): AlterPartitionResponsePartitionData {
+  return {
+    partitionIndex,
+    errorCode,
+    leaderId: state?.leadership.leader ?? -1,
+    leaderEpoch: state?.leadership.leaderEpoch ?? (-1 as LeaderEpoch),
+    isr: state === null ? [] : [...state.leadership.isr],
+    leaderRecoveryState: state?.leadership.leaderRecoveryState ?? 0,
+    partitionEpoch: state?.entry.partitionEpoch ?? -1,
+  };
+}
+
+function electionMessage(code: string, tp: TopicPartition): string {
+  switch (code) {
+    case 'ELECTION_NOT_NEEDED':
+      return `Leader election not needed for topic partition ${tp.topic}-${tp.partition}`;
+    case 'PREFERRED_LEADER_NOT_AVAILABLE':
+      return `Failed to elect leader for partition ${tp.topic}-${tp.partition}: the preferred replica is not alive or not in the ISR`;
+    default:
+      return `Failed to elect leader for partition ${tp.topic}-${tp.partition}: no eligible replica is alive`;
+  }
+}
+
+export type { TopicEntry };

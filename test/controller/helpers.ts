@@ -1,0 +1,183 @@
+// Shared pieces of the controller tests: an in-memory store with registered brokers, and a channel that
+// records what the controller sent and answers like a healthy broker.
+
+import { ManualClock } from '../../src/common/clock.js';
+import type { BrokerId } from '../../src/common/ids.js';
+import { registerBroker } from '../../src/controller/broker-registration.js';
+import type { BrokerChannel } from '../../src/controller/channel.js';
+import { Controller } from '../../src/controller/controller.js';
+import { seededRandom } from '../../src/controller/random.js';
+import { InProcessStore } from '../../src/controller/store/in-process-store.js';
+import type { CoordinationStore } from '../../src/controller/store/store.js';
+import { TopicAdmin } from '../../src/controller/topic-admin.js';
+import {
+  type BrokerRegistration,
+  decodePartitionState,
+  type PartitionState,
+  partitionStatePath,
+} from '../../src/controller/zk-layout/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import type {
+  LeaderAndIsrRequest,
+  LeaderAndIsrResponse,
+} from '../../src/protocol/messages/04-leader-and-isr.js';
+import type { StopReplicaRequest, StopReplicaResponse } from '../../src/protocol/messages/05-stop-replica.js';
+import type {
+  UpdateMetadataRequest,
+  UpdateMetadataResponse,
+} from '../../src/protocol/messages/06-update-metadata.js';
+
+export type Sent =
+  | { readonly broker: number; readonly kind: 'leaderAndIsr'; readonly request: LeaderAndIsrRequest }
+  | { readonly broker: number; readonly kind: 'updateMetadata'; readonly request: UpdateMetadataRequest }
+  | { readonly broker: number; readonly kind: 'stopReplica'; readonly request: StopReplicaRequest };
+
+/** Records every request; answers success unless a broker is listed in `failing`. */
+export class RecordingChannel implements BrokerChannel {
+  readonly sent: Sent[] = [];
+  readonly failing = new Set<number>();
+
+  async leaderAndIsr(brokerId: BrokerId, request: LeaderAndIsrRequest): Promise<LeaderAndIsrResponse> {
+    this.sent.push({ broker: brokerId, kind: 'leaderAndIsr', request });
+    if (this.failing.has(brokerId)) throw new Error(`broker ${brokerId} is unreachable`);
+    return { errorCode: ErrorCode.NONE, partitionErrors: [], topics: [] };
+  }
+
+  async updateMetadata(brokerId: BrokerId, request: UpdateMetadataRequest): Promise<UpdateMetadataResponse> {
+    this.sent.push({ broker: brokerId, kind: 'updateMetadata', request });
+    if (this.failing.has(brokerId)) throw new Error(`broker ${brokerId} is unreachable`);
+    return { errorCode: ErrorCode.NONE };
+  }
+
+  async stopReplica(brokerId: BrokerId, request: StopReplicaRequest): Promise<StopReplicaResponse> {
+    this.sent.push({ broker: brokerId, kind: 'stopReplica', request });
+    if (this.failing.has(brokerId)) throw new Error(`broker ${brokerId} is unreachable`);
+    return { errorCode: ErrorCode.NONE, partitionErrors: [] };
+  }
+
+  of<K extends Sent['kind']>(kind: K, broker?: number): Extract<Sent, { kind: K }>[] {
+    return this.sent.filter(
+      (s): s is Extract<Sent, { kind: K }> =>
+        s.kind === kind && (broker === undefined || s.broker === broker),
+    );
+  }
+
+  clear(): void {
+    this.sent.length = 0;
+  }
+
+  /** The last partition state sent to `broker` in a LeaderAndIsr for topic-partition. */
+  lastLeaderAndIsr(broker: number, topic: string, partition: number) {
+    for (let i = this.sent.length - 1; i >= 0; i--) {
+      const s = this.sent[i]!;
+      if (s.kind !== 'leaderAndIsr' || s.broker !== broker) continue;
+      for (const t of s.request.topicStates) {
+        if (t.topicName !== topic) continue;
+        const p = t.partitionStates.find((x) => x.partitionIndex === partition);
+        if (p !== undefined) return p;
+      }
+    }
+    return undefined;
+  }
+}
+
+export function registration(id: number, rack: string | null = null): BrokerRegistration {
+  return {
+    brokerId: id as BrokerId,
+    endpoints: [
+      { listenerName: 'PLAINTEXT', securityProtocol: 'PLAINTEXT', host: '127.0.0.1', port: 9000 + id },
+    ],
+    rack,
+    jmxPort: -1,
+    timestampMs: 1_700_000_000_000,
+    features: {},
+  };
+}
+
+export interface TestBroker {
+  readonly id: number;
+  readonly session: CoordinationStore;
+}
+
+/** A cluster of brokers on one in-memory store; broker i has its own session. */
+export class TestCluster {
+  readonly clock = new ManualClock();
+  readonly store = InProcessStore.open({ dataDir: null, clock: this.clock });
+  readonly brokers = new Map<number, TestBroker>();
+
+  async addBroker(id: number, rack: string | null = null): Promise<TestBroker> {
+    const session = this.store.openSession({ sessionTimeoutMs: 6000 });
+    const registered = await registerBroker(session, registration(id, rack), seededRandom(id));
+    if (!registered.ok) throw new Error(registered.reason);
+    const broker = { id, session };
+    this.brokers.set(id, broker);
+    return broker;
+  }
+
+  /** Ends the broker's session, as a crash does once its session times out. */
+  killBroker(id: number): void {
+    const broker = this.brokers.get(id)!;
+    this.store.expireSession(broker.session.sessionId);
+    this.brokers.delete(id);
+  }
+
+  /** A session that belongs to no broker, for reading the store in assertions. */
+  readonly observer = this.store.openSession();
+
+  async partitionState(
+    topic: string,
+    partition: number,
+  ): Promise<(PartitionState & { version: number }) | null> {
+    const node = await this.observer.get(partitionStatePath(topic, partition as never));
+    if (!node.ok) return null;
+    const decoded = decodePartitionState(node.value.data);
+    if (!decoded.ok) throw decoded.error;
+    return { ...decoded.value, version: node.value.stat.version };
+  }
+
+  close(): void {
+    this.store.close();
+  }
+}
+
+export function startController(
+  session: CoordinationStore,
+  brokerId: number,
+  channel: BrokerChannel,
+  extra: { uncleanLeaderElectionEnable?: boolean; deleteTopicEnable?: boolean } = {},
+): Controller {
+  return new Controller({
+    brokerId: brokerId as BrokerId,
+    store: session,
+    channel,
+    random: seededRandom(brokerId + 100),
+    ...extra,
+  });
+}
+
+export function admin(session: CoordinationStore, propagation?: Controller, seed = 7): TopicAdmin {
+  return new TopicAdmin({
+    store: session,
+    defaults: { numPartitions: 1, replicationFactor: 1, deleteTopicEnable: true },
+    random: seededRandom(seed),
+    ...(propagation === undefined ? {} : { propagation }),
+  });
+}
+
+export function newTopic(
+  name: string,
+  numPartitions = -1,
+  replicationFactor = -1,
+  assignments: { partitionIndex: number; brokerIds: number[] }[] = [],
+  configs: Record<string, string> = {},
+) {
+  return { name, numPartitions, replicationFactor, assignments, configs };
+}
+
+/** Lets queued microtasks and the controller's events run. */
+export async function settle(controller: Controller): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    await controller.sync();
+  }
+}
