@@ -324,9 +324,10 @@ export class StructEmitter {
     returns: string,
   ): string {
     const flexible = this.flexibleCondition(struct);
-    const usesFlexible = /\bflexible\b/.test(body);
+    // Property accesses (`v.version`) are not uses of the locals of the same name.
+    const usesFlexible = /(?<!\.)\bflexible\b/.test(body);
     const text = usesFlexible ? `const flexible = ${flexible};\n${body}` : body;
-    const version = /\bversion\b/.test(text) ? 'version' : '_version';
+    const version = /(?<!\.)\bversion\b/.test(text) ? 'version' : '_version';
     const value = params.startsWith('w') ? (/\bv\./.test(text) ? ', v' : ', _v') : '';
     const valueType = value ? `: ${struct.typeName}` : '';
     return `function ${name}(${params}, ${version}: number${value}${valueType})${returns} {\n${text}\n}`;
