@@ -4,9 +4,10 @@
 // .ms/.minutes/.hours families are resolved through the topic defaults (logDefaults), and ZooKeeper's
 // connection timeout defaults to its session timeout. Immutable once built; a dynamic change builds a new one.
 
-import { BROKER_KEYS } from './broker-keys.js';
+import { BROKER_KEYS, brokerKey, listenerKeyName } from './broker-keys.js';
 import { ConfigError } from './config-error.js';
 import { staticOnly } from './config-layers.js';
+import type { ConfigValue } from './config-types.js';
 import { type Listener, resolveListeners, type SecurityProtocol } from './listeners.js';
 import { ParsedConfig } from './parsed-config.js';
 import { resolveTopicConfig } from './topic-config.js';
@@ -128,6 +129,22 @@ export interface BrokerConfig {
   readonly unknownKeys: readonly string[];
 }
 
+/**
+ * A key's value for one listener: `listener.name.<listener>.<mechanism>.<key>` when a mechanism is given and set,
+ * else `listener.name.<listener>.<key>`, else the key itself. This is how TLS and SASL settings are read per
+ * listener, as in Kafka.
+ */
+export function listenerValue(
+  config: BrokerConfig,
+  listenerName: string,
+  key: string,
+  mechanism: string | null = null,
+): ConfigValue {
+  const candidates = [listenerKeyName(listenerName, key, mechanism), listenerKeyName(listenerName, key), key];
+  const name = candidates.find((n) => config.values.isSet(n)) ?? key;
+  return config.values.value(name);
+}
+
 /** node.id and broker.id are one id under two names; setting both to different values is an error. */
 function resolveBrokerId(values: ParsedConfig): number {
   const brokerId = values.int('broker.id');
@@ -217,7 +234,7 @@ function checkReplicaFetch(values: ParsedConfig): void {
 
 /** Builds the broker's config from its merged text map. Throws ConfigError on the first bad value or rule. */
 export function resolveBrokerConfig(merged: ReadonlyMap<string, string>): BrokerConfig {
-  const v = ParsedConfig.parse(BROKER_KEYS, merged);
+  const v = ParsedConfig.parse(BROKER_KEYS, merged, brokerKey);
   refusePlugins(v);
   checkReplicaFetch(v);
   const listeners = resolveListeners({

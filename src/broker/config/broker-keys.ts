@@ -26,8 +26,62 @@ export const BROKER_KEYS: ReadonlyMap<string, ConfigKeyDef> = index([
   ...BROOK_KEYS,
 ]);
 
+/**
+ * Keys that may be set for one listener as `listener.name.<listener>.<key>` (Kafka's per-listener overrides):
+ * TLS and SASL settings, where SASL ones may also carry a mechanism (`...<listener>.plain.sasl.jaas.config`),
+ * and the connection bounds Kafka applies per listener.
+ */
+const PER_LISTENER_KEYS = new Set([
+  'connections.max.reauth.ms',
+  'max.connections',
+  'max.connection.creation.rate',
+  'principal.builder.class',
+]);
+const LISTENER_KEY_PATTERN = /^listener\.name\.([^.]+)\.(.+)$/;
+
+export interface ListenerKey {
+  /** Upper-case listener name, as in BrokerConfig.listeners. */
+  readonly listenerName: string;
+  /** Lower-case SASL mechanism for mechanism-scoped keys, e.g. plain or scram-sha-256. */
+  readonly mechanism: string | null;
+  readonly baseName: string;
+}
+
+function listenerOverridable(name: string): boolean {
+  return name.startsWith('ssl.') || name.startsWith('sasl.') || PER_LISTENER_KEYS.has(name);
+}
+
+export function parseListenerKey(name: string): ListenerKey | undefined {
+  const match = LISTENER_KEY_PATTERN.exec(name);
+  if (match === null) return undefined;
+  const listenerName = (match[1] as string).toUpperCase();
+  const rest = match[2] as string;
+  if (BROKER_KEYS.has(rest)) {
+    return listenerOverridable(rest) ? { listenerName, mechanism: null, baseName: rest } : undefined;
+  }
+  const dot = rest.indexOf('.');
+  const baseName = rest.slice(dot + 1);
+  if (dot <= 0 || !baseName.startsWith('sasl.') || !BROKER_KEYS.has(baseName)) return undefined;
+  return { listenerName, mechanism: rest.slice(0, dot).toLowerCase(), baseName };
+}
+
+/** The definition of a broker key; a listener override gets its base key's definition under its own name. */
 export function brokerKey(name: string): ConfigKeyDef | undefined {
-  return BROKER_KEYS.get(name);
+  const def = BROKER_KEYS.get(name);
+  if (def !== undefined) return def;
+  const listenerKey = parseListenerKey(name);
+  if (listenerKey === undefined) return undefined;
+  return { ...(BROKER_KEYS.get(listenerKey.baseName) as ConfigKeyDef), name };
+}
+
+/** The name of a key as overridden for one listener (and SASL mechanism). */
+export function listenerKeyName(
+  listenerName: string,
+  baseName: string,
+  mechanism: string | null = null,
+): string {
+  const scoped = mechanism === null ? baseName : `${mechanism.toLowerCase()}.${baseName}`;
+  return `listener.name.${listenerName.toLowerCase()}.${scoped}`;
 }
 
 /**
@@ -41,7 +95,9 @@ export const BROKER_SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['log.flush.interval.ms', 'log.flush.scheduler.interval.ms'],
 ];
 
-/** The synonym group a broker key belongs to, or a group of just itself. */
+/** The synonym group a broker key belongs to, or a group of just itself; a listener override falls back to its base. */
 export function brokerSynonyms(name: string): readonly string[] {
+  const listenerKey = parseListenerKey(name);
+  if (listenerKey !== undefined) return [name, listenerKey.baseName];
   return BROKER_SYNONYM_GROUPS.find((group) => group.includes(name)) ?? [name];
 }

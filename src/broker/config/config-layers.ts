@@ -7,7 +7,7 @@
 // the group decides, and inside it the most precise key wins. This is the order DescribeConfigs lists
 // synonyms in, so the value in force is always the first synonym reported.
 
-import { brokerKey, brokerSynonyms } from './broker-keys.js';
+import { BROKER_SYNONYM_GROUPS, brokerKey } from './broker-keys.js';
 import { ConfigSource, type ConfigValue } from './config-types.js';
 import { parseKey } from './parsed-config.js';
 
@@ -88,8 +88,9 @@ export function mergeBrokerLayers(layers: BrokerConfigLayers): Map<string, strin
   for (const [map] of ordered) for (const [name, text] of map) merged.set(name, text);
   const handled = new Set<string>();
   for (const name of [...merged.keys()]) {
-    const group = brokerSynonyms(name);
-    if (group.length === 1 || handled.has(group[0] ?? name)) continue;
+    // Only unit synonyms are merged as a group; a listener override and its base key are separate settings.
+    const group = BROKER_SYNONYM_GROUPS.find((g) => g.includes(name));
+    if (group === undefined || handled.has(group[0] ?? name)) continue;
     handled.add(group[0] ?? name);
     const winner = layersOf(layers).find(([map]) => group.some((n) => map.has(n)));
     for (const n of group) {

@@ -11,8 +11,15 @@ export {
   validateIncrementalTopicConfigs,
   validateTopicConfigs,
 } from './alter-validation.js';
-export { type BrokerConfig, resolveBrokerConfig } from './broker-config.js';
-export { BROKER_KEYS, brokerKey, brokerSynonyms } from './broker-keys.js';
+export { type BrokerConfig, listenerValue, resolveBrokerConfig } from './broker-config.js';
+export {
+  BROKER_KEYS,
+  brokerKey,
+  brokerSynonyms,
+  type ListenerKey,
+  listenerKeyName,
+  parseListenerKey,
+} from './broker-keys.js';
 export { type BrokerResource, brokerResource } from './broker-resource.js';
 export {
   applyOverrides,

@@ -32,11 +32,30 @@ export class ParsedConfig {
     readonly unknownKeys: readonly string[],
   ) {}
 
-  static parse(defs: ReadonlyMap<string, ConfigKeyDef>, raw: ReadonlyMap<string, string>): ParsedConfig {
+  /**
+   * Parses every key of the table (set or defaulted), plus set keys that `lookup` knows outside the table
+   * (listener overrides, whose names are open-ended).
+   */
+  static parse(
+    defs: ReadonlyMap<string, ConfigKeyDef>,
+    raw: ReadonlyMap<string, string>,
+    lookup: (name: string) => ConfigKeyDef | undefined = (name) => defs.get(name),
+  ): ParsedConfig {
     const values = new Map<string, ConfigValue>();
     for (const def of defs.values()) values.set(def.name, parseKey(def, raw.get(def.name)));
-    const unknownKeys = [...raw.keys()].filter((name) => !defs.has(name)).sort();
-    return new ParsedConfig(values, raw, unknownKeys);
+    const unknownKeys: string[] = [];
+    for (const [name, text] of raw) {
+      if (defs.has(name)) continue;
+      const def = lookup(name);
+      if (def === undefined) unknownKeys.push(name);
+      else values.set(name, parseKey(def, text));
+    }
+    return new ParsedConfig(values, raw, unknownKeys.sort());
+  }
+
+  /** True when the key is defined or was set with a definition (a listener override). */
+  has(name: string): boolean {
+    return this.values.has(name);
   }
 
   /** True when the key was given explicitly rather than left to its default. */

@@ -301,6 +301,25 @@ describe('broker config changes', () => {
     );
   });
 
+  test("listener overrides follow their base key's update mode", () => {
+    assert.ok(
+      validateAlterBrokerConfigs(
+        [{ name: 'listener.name.plaintext.ssl.client.auth', value: 'required' }],
+        true,
+        L,
+      ).ok,
+    );
+    failure(
+      validateAlterBrokerConfigs(
+        [{ name: 'listener.name.plaintext.ssl.client.auth', value: 'required' }],
+        false,
+        L,
+      ),
+      ConfigErrorCode.INVALID_CONFIG,
+      'broker id must be specified',
+    );
+  });
+
   test('dynamic passwords are refused rather than stored in clear text', () => {
     failure(
       validateAlterBrokerConfigs([{ name: 'ssl.keystore.password', value: 'x' }], true, L),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { resolveBrokerConfig } from '../../../src/broker/config/broker-config.js';
+import { listenerValue, resolveBrokerConfig } from '../../../src/broker/config/broker-config.js';
 import { ConfigError } from '../../../src/broker/config/config-error.js';
 import { LONG_AS_NUMBER_MAX } from '../../../src/broker/config/parsed-config.js';
 
@@ -280,8 +280,72 @@ describe('bad broker values', () => {
     assert.equal(c.values.originals.get('some.plugin.setting'), 'x');
   });
 
+  test("the keys of Kafka 3.x's stock server.properties are all known", () => {
+    const stock = resolve({
+      'broker.id': '0',
+      'num.network.threads': '3',
+      'num.io.threads': '8',
+      'socket.send.buffer.bytes': '102400',
+      'socket.receive.buffer.bytes': '102400',
+      'socket.request.max.bytes': '104857600',
+      'log.dirs': '/tmp/kafka-logs',
+      'num.partitions': '1',
+      'num.recovery.threads.per.data.dir': '1',
+      'offsets.topic.replication.factor': '1',
+      'transaction.state.log.replication.factor': '1',
+      'transaction.state.log.min.isr': '1',
+      'log.retention.hours': '168',
+      'log.retention.check.interval.ms': '300000',
+      'zookeeper.connect': 'localhost:2181',
+      'zookeeper.connection.timeout.ms': '18000',
+      'group.initial.rebalance.delay.ms': '0',
+    });
+    assert.deepEqual(stock.unknownKeys, []);
+    assert.equal(stock.zookeeperConnect, 'localhost:2181');
+  });
+
   test('no-op thread keys are accepted and still validated', () => {
     assert.equal(resolve({ 'num.io.threads': '16' }).values.int('num.io.threads'), 16);
     failsOn('num.network.threads', { 'num.network.threads': '0' }, 'at least 1');
+  });
+});
+
+describe('listener overrides', () => {
+  test("listener.name.<listener>.<key> is parsed with its base key's type and validation", () => {
+    const c = resolve({
+      listeners: 'PLAINTEXT://:9092,SASL_SSL://:9093',
+      'ssl.client.auth': 'none',
+      'listener.name.sasl_ssl.ssl.client.auth': 'required',
+      'listener.name.sasl_ssl.max.connections': '10',
+    });
+    assert.deepEqual(c.unknownKeys, []);
+    assert.equal(listenerValue(c, 'SASL_SSL', 'ssl.client.auth'), 'required');
+    assert.equal(listenerValue(c, 'PLAINTEXT', 'ssl.client.auth'), 'none');
+    assert.equal(listenerValue(c, 'SASL_SSL', 'max.connections'), 10);
+    failsOn(
+      'listener.name.sasl_ssl.ssl.client.auth',
+      { 'listener.name.sasl_ssl.ssl.client.auth': 'always' },
+      'one of',
+    );
+  });
+
+  test('SASL keys may be scoped to a mechanism, and fall back to the listener then the broker', () => {
+    const c = resolve({
+      'sasl.jaas.config': 'base',
+      'listener.name.sasl_plaintext.plain.sasl.jaas.config': 'plain-only',
+    });
+    assert.equal(String(listenerValue(c, 'SASL_PLAINTEXT', 'sasl.jaas.config', 'PLAIN')), '[hidden]');
+    const plain = listenerValue(c, 'SASL_PLAINTEXT', 'sasl.jaas.config', 'PLAIN');
+    const scram = listenerValue(c, 'SASL_PLAINTEXT', 'sasl.jaas.config', 'SCRAM-SHA-256');
+    assert.deepEqual(
+      [(plain as { value: string }).value, (scram as { value: string }).value],
+      ['plain-only', 'base'],
+    );
+  });
+
+  test('keys that cannot be overridden per listener stay unknown', () => {
+    assert.deepEqual(resolve({ 'listener.name.plaintext.num.partitions': '3' }).unknownKeys, [
+      'listener.name.plaintext.num.partitions',
+    ]);
   });
 });

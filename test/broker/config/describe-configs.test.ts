@@ -114,6 +114,26 @@ describe('DescribeConfigs for brokers', () => {
     assert.ok(!JSON.stringify(configs).includes('hunter2-value'));
   });
 
+  test('a listener override is described with its base key as synonym', () => {
+    const l = layers({
+      'ssl.keystore.location': '/base.jks',
+      'listener.name.ssl.ssl.keystore.location': '/ssl.jks',
+    });
+    const configs = describeBrokerConfigs(l, true, ALL);
+    const override = configs.find((c) => c.name === 'listener.name.ssl.ssl.keystore.location');
+    assert.equal(override?.value, '/ssl.jks');
+    assert.equal(override?.isSensitive, false);
+    assert.equal(override?.readOnly, false);
+    assert.deepEqual(
+      override?.synonyms.map((s) => [s.name, s.value]),
+      [
+        ['listener.name.ssl.ssl.keystore.location', '/ssl.jks'],
+        ['ssl.keystore.location', '/base.jks'],
+      ],
+    );
+    assert.equal(configs.find((c) => c.name === 'ssl.keystore.location')?.value, '/base.jks');
+  });
+
   test('the default resource shows only the cluster-wide dynamic values', () => {
     const l = layers(
       { 'num.partitions': '3' },
