@@ -5,7 +5,7 @@
 // error, a cancelled run) are killed by PID from an exit hook.
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -95,5 +95,33 @@ export async function withZooKeeper<T>(fn: (zk: TestZooKeeper) => Promise<T>): P
     return await fn(zk);
   } finally {
     await zk.stop();
+  }
+}
+
+/** Sends a four-letter word (the test servers allow ruok, srvr, stat, mntr, cons, dump) and answers the reply. */
+export function fourLetterWord(port: number, word: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let reply = '';
+    socket.setTimeout(5_000, () => socket.destroy(new Error(`no reply to ${word}`)));
+    socket.once('connect', () => socket.write(word));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString('latin1');
+    });
+    socket.once('end', () => resolve(reply));
+    socket.once('error', reject);
+  });
+}
+
+/** Waits until the server no longer tracks the session (it expired), as its `dump` shows. */
+export async function waitForSessionGone(port: number, sessionId: string, timeoutMs = 10_000): Promise<void> {
+  const printed = `0x${BigInt(`0x${sessionId}`).toString(16)}`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const dump = await fourLetterWord(port, 'dump');
+    const listed = dump.split(/\s+/).includes(printed);
+    if (!listed) return;
+    if (Date.now() > deadline) throw new Error(`session ${printed} still alive after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -49,7 +49,7 @@ export function zooKeeperConfig(options: LocalZooKeeperOptions): string {
     'clientPortAddress=127.0.0.1',
     'maxClientCnxns=0',
     'admin.enableServer=false',
-    '4lw.commands.whitelist=ruok,srvr,stat,mntr,cons',
+    '4lw.commands.whitelist=ruok,srvr,stat,mntr,cons,dump',
   ];
   if (options.minSessionTimeoutMs !== undefined)
     lines.push(`minSessionTimeout=${options.minSessionTimeoutMs}`);

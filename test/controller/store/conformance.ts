@@ -334,6 +334,32 @@ export function defineConformanceTests(harness: () => StoreHarness): void {
     assert.equal(stats[0].czxid, stats[1].mzxid, 'one transaction, one zxid');
   });
 
+  it('fires a child watch with deleted when the watched node itself goes', async () => {
+    const s = await open();
+    const base = harness().freshPath();
+    ok(await s.create(base, bytes('')));
+    const events = new EventCollector<WatchEvent>();
+    ok(await s.children(base, events.push));
+    ok(await s.delete(base, 0));
+    assert.deepEqual(await events.waitFor(1, harness().eventWaitMs), [{ type: 'deleted', path: base }]);
+  });
+
+  it('names the failing operation of a multi and leaves earlier ones unapplied', async () => {
+    const s = await open();
+    const base = harness().freshPath();
+    ok(await s.create(base, bytes('')));
+    ok(await s.create(`${base}/taken`, bytes('')));
+    const result = await s.multi([
+      { op: 'create', path: `${base}/new`, data: bytes(''), mode: 'persistent' },
+      { op: 'create', path: `${base}/taken`, data: bytes(''), mode: 'persistent' },
+      { op: 'delete', path: `${base}/taken`, version: ANY_VERSION },
+    ]);
+    assert.equal(!result.ok && result.code, 'NODEEXISTS');
+    assert.equal(!result.ok && result.failedOpIndex, 1);
+    assert.deepEqual(ok(await s.children(base)), ['taken']);
+    assert.equal(ok(await s.exists(base))?.cversion, 1, 'the parent child version did not move');
+  });
+
   it('answers an empty multi with no results', async () => {
     const s = await open();
     assert.deepEqual(await s.multi([]), { ok: true, value: [] });

@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CoordinationStore } from '../../../src/controller/store/store.js';
 import { connectZooKeeper } from '../../../src/controller/store/zookeeper-store.js';
-import { freePort, startTestZooKeeper, TEST_TICK_MS, type TestZooKeeper } from '../../helpers/zookeeper.js';
+import {
+  freePort,
+  startTestZooKeeper,
+  type TestZooKeeper,
+  waitForSessionGone,
+} from '../../helpers/zookeeper.js';
 import { defineConformanceTests, type StoreHarness } from './conformance.js';
 import { TcpProxy } from './tcp-proxy.js';
 
@@ -39,8 +44,10 @@ describe('zookeeper store: conformance against a real ZooKeeper', () => {
       proxies.get(s)!.cut();
     },
     async outwait(s) {
-      // The server expires sessions on tick boundaries, so allow a couple of ticks beyond the timeout.
-      await new Promise((resolve) => setTimeout(resolve, s.sessionTimeoutMs + 3 * TEST_TICK_MS));
+      // Expiry happens on the server's tick boundaries, later under load: wait out the timeout, then until the
+      // server's own session list no longer has the session, so the test does not race the server.
+      await new Promise((resolve) => setTimeout(resolve, s.sessionTimeoutMs));
+      await waitForSessionGone(server.port, s.sessionId);
     },
     async reconnect(s) {
       proxies.get(s)!.restore();
