@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FrameReader } from '../../src/network/frame-reader.js';
 import { encodeRequest } from '../../src/network/raw-client.js';
-import { watchProcess } from '../harness/process-usage.js';
+import { readProcessCpu, watchProcess } from '../harness/process-usage.js';
 import { megabytesPerSecond, ratioOfSummaries } from '../harness/ratio.js';
 import { repeat, summarize } from '../harness/repeat.js';
 import { ResultWriter } from '../harness/results.js';
@@ -30,7 +30,9 @@ interface Sample {
   requestsPerSecond: number;
   /** Request and response bytes, size prefixes included, over the wall time. */
   megabytesPerSecond: number;
-  serverCpuSeconds: number;
+  requests: number;
+  /** Server CPU time (user + system) spent during the measurement, per answered request. */
+  serverCpuMicrosPerRequest: number;
   serverPeakRssBytes: number;
 }
 
@@ -122,7 +124,8 @@ async function drive(
   return {
     requestsPerSecond: answered / seconds,
     megabytesPerSecond: megabytesPerSecond(bytes, seconds),
-    serverCpuSeconds: 0,
+    requests: answered,
+    serverCpuMicrosPerRequest: 0,
     serverPeakRssBytes: 0,
   };
 }
@@ -139,10 +142,20 @@ async function measureOnce(
   try {
     const socket = connect({ host: '127.0.0.1', port, noDelay: true });
     await once(socket, 'connect');
+    const cpuBefore = readProcessCpu(child.pid!);
     const sample = await drive(socket, mode, bodyBytes, window, durationMs);
+    const cpuAfter = readProcessCpu(child.pid!);
     socket.destroy();
     const usage = watch.stop();
-    return { ...sample, serverCpuSeconds: usage.cpuSeconds, serverPeakRssBytes: usage.peakRssBytes };
+    const cpuSeconds =
+      cpuBefore === undefined || cpuAfter === undefined
+        ? 0
+        : cpuAfter.userSeconds + cpuAfter.systemSeconds - cpuBefore.userSeconds - cpuBefore.systemSeconds;
+    return {
+      ...sample,
+      serverCpuMicrosPerRequest: (cpuSeconds * 1e6) / Math.max(sample.requests, 1),
+      serverPeakRssBytes: usage.peakRssBytes,
+    };
   } finally {
     watch.stop();
     stopServer(child);
@@ -186,6 +199,9 @@ export async function run(args: string[]): Promise<void> {
     const brookRps = summarize(brook.map((s) => s.requestsPerSecond));
     const rawRps = summarize(raw.map((s) => s.requestsPerSecond));
     const ratio = ratioOfSummaries(brookRps, rawRps);
+    // CPU per request is steadier than throughput on a shared machine: other load slows us, it does not bill us.
+    const brookCpu = summarize(brook.map((s) => s.serverCpuMicrosPerRequest));
+    const rawCpu = summarize(raw.map((s) => s.serverCpuMicrosPerRequest));
     const details = { bodyBytes, window };
     writer.figure('echo-brook', 'MB/s', brookMBs, {
       ...details,
@@ -194,6 +210,8 @@ export async function run(args: string[]): Promise<void> {
     });
     writer.figure('echo-raw', 'MB/s', rawMBs, { ...details, requestsPerSecond: rawRps, samples: raw });
     writer.write('echo-ratio', { ...details, ...ratio });
+    writer.figure('echo-brook-server-cpu', 'us/request', brookCpu, details);
+    writer.figure('echo-raw-server-cpu', 'us/request', rawCpu, details);
     rows.push([
       String(bodyBytes),
       formatRange(brookRps.median, brookRps.min, brookRps.max),
@@ -201,13 +219,27 @@ export async function run(args: string[]): Promise<void> {
       formatFigure(brookMBs.median),
       formatFigure(rawMBs.median),
       formatRange(ratio.median, ratio.min, ratio.max),
+      formatFigure(brookCpu.median),
+      formatFigure(rawCpu.median),
     ]);
     console.log(
       `body ${bodyBytes} B: brook ${formatFigure(brookRps.median)} req/s, raw ${formatFigure(rawRps.median)} req/s`,
     );
   }
   console.log(
-    `\n${formatTable(['body B', 'brook req/s', 'raw req/s', 'brook MB/s', 'raw MB/s', 'brook/raw'], rows)}\n\nrun ${writer.runId} written to ${writer.path}`,
+    `\n${formatTable(
+      [
+        'body B',
+        'brook req/s',
+        'raw req/s',
+        'brook MB/s',
+        'raw MB/s',
+        'brook/raw',
+        'brook cpu us/req',
+        'raw cpu us/req',
+      ],
+      rows,
+    )}\n\nrun ${writer.runId} written to ${writer.path}`,
   );
 }
 
