@@ -100,6 +100,20 @@ describe('loading a broker config file', () => {
     }
   });
 
+  test('a syntax error in the file is a ConfigError naming the file and line', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'brook-config-'));
+    try {
+      const path = join(dir, 'server.properties');
+      await writeFile(path, 'ok=1\nbad=\\uZZZZ\n');
+      await assert.rejects(
+        loadBrokerConfig({ configPath: path, overrides: new Map(), warn: () => {} }),
+        (e: unknown) => e instanceof ConfigError && e.message.includes(path) && e.message.includes('line 2'),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a bad value in the file is an error naming the key', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'brook-config-'));
     try {
