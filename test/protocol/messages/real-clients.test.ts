@@ -1,4 +1,4 @@
-// A real client against the codecs alone: kcat (librdkafka) connects to a tiny listener that decodes every
+// Real clients against the codecs alone: kcat (librdkafka) and kafka-python connect to a tiny listener that decodes every
 // request with the registry and answers ApiVersions and Metadata with the generated encoders. kcat printing
 // the metadata we sent proves librdkafka reads our responses; the decoded requests prove we read its bytes.
 
@@ -108,9 +108,12 @@ function listen(seen: Seen[]): Promise<Server> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-function runKcat(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runClient(
+  command: string,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('kcat', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -124,7 +127,7 @@ function runKcat(args: string[]): Promise<{ code: number | null; stdout: string;
   });
 }
 
-describe('kcat (librdkafka) against the generated codecs', () => {
+describe('kcat (librdkafka) and kafka-python against the generated codecs', () => {
   const seen: Seen[] = [];
   let server: Server;
   before(async () => {
@@ -136,7 +139,7 @@ describe('kcat (librdkafka) against the generated codecs', () => {
 
   it('reads the metadata we encode and sends requests we decode', async () => {
     const { port } = server.address() as { port: number };
-    const result = await runKcat(['-b', `127.0.0.1:${port}`, '-L', '-J', '-m', '10']);
+    const result = await runClient('kcat', ['-b', `127.0.0.1:${port}`, '-L', '-J', '-m', '10']);
     assert.equal(result.code, 0, result.stderr);
     const metadata = JSON.parse(result.stdout) as {
       brokers: { id: number; name: string }[];
@@ -158,5 +161,23 @@ describe('kcat (librdkafka) against the generated codecs', () => {
     const metadataRequests = seen.filter((s) => s.header.requestApiKey === ApiKey.METADATA);
     assert.ok(metadataRequests.length > 0);
     assert.ok(metadataRequests.every((s) => s.header.clientId === 'rdkafka'));
+  });
+
+  it('kafka-python lists the topics from the metadata we encode', async () => {
+    seen.length = 0;
+    const { port } = server.address() as { port: number };
+    const script = [
+      'from kafka import KafkaConsumer',
+      `c = KafkaConsumer(bootstrap_servers='127.0.0.1:${port}', client_id='kafka-python-test')`,
+      'print(sorted(c.topics()))',
+      'print(sorted(c.partitions_for_topic("orders")))',
+      'c.close()',
+    ].join('\n');
+    const result = await runClient('/usr/bin/python3', ['-c', script]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout.trim(), "['orders']\n[0, 1]");
+    assert.ok(seen.some((s) => s.header.requestApiKey === ApiKey.API_VERSIONS));
+    assert.ok(seen.some((s) => s.header.requestApiKey === ApiKey.METADATA));
+    assert.ok(seen.every((s) => s.header.clientId === 'kafka-python-test'));
   });
 });
