@@ -58,6 +58,7 @@ export class Connection {
   private readPaused = false;
   private peerEnded = false;
   private lingerTimer: NodeJS.Timeout | null = null;
+  private throttleTimer: NodeJS.Timeout | null = null;
 
   constructor(
     readonly id: number,
@@ -120,6 +121,20 @@ export class Connection {
     this.socket.destroy();
   }
 
+  /**
+   * Takes no new requests from this connection for `durationMs` (a quota's throttle time: Kafka mutes the channel
+   * after sending a throttled response). Requests already dispatched still complete and are answered.
+   */
+  throttle(durationMs: number): void {
+    if (this.stateValue !== 'open' || !(durationMs > 0)) return;
+    if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
+    this.throttleTimer = setTimeout(() => {
+      this.throttleTimer = null;
+      this.resumeReading();
+    }, durationMs);
+    this.setReading(false);
+  }
+
   /** Dispatches buffered frames and resumes the socket if no bound holds it back. Called when a bound clears. */
   resumeReading(): void {
     if (this.pumping || this.stateValue !== 'open') return;
@@ -157,6 +172,7 @@ export class Connection {
 
   private mayDispatch(): boolean {
     return (
+      this.throttleTimer === null &&
       this.pending.length < this.inFlightMax &&
       !this.socket.writableNeedDrain &&
       this.host.hasRequestCapacity(this)
@@ -348,6 +364,7 @@ export class Connection {
     for (const slot of this.pending) this.host.requestFinished(slot.frameBytes);
     this.pending.length = 0;
     if (this.lingerTimer !== null) clearTimeout(this.lingerTimer);
+    if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
     this.host.connectionClosed(this);
   }
 

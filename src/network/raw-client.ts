@@ -123,6 +123,12 @@ export class RawClient {
     this.sendFrame(encodeRequest(header, body));
   }
 
+  /** Sends one request and waits for the next response frame (responses arrive in request order). */
+  request(header: RequestHeaderFields, body?: Buffer, timeoutMs?: number): Promise<Buffer> {
+    this.sendRequest(header, body);
+    return this.nextFrame(timeoutMs);
+  }
+
   /** Writes bytes as they are: garbage, truncated frames, hostile size prefixes. */
   sendRaw(bytes: Buffer): Promise<void> {
     return new Promise((resolve) => this.socket.write(bytes, () => resolve()));

@@ -172,6 +172,34 @@ describe('request bounds', () => {
     );
   });
 
+  it('takes no new requests from a throttled connection until its throttle time has passed', async () => {
+    const handledAtMs = new Map<number, number>();
+    const handler = (request: Request): Response => {
+      handledAtMs.set(request.correlationId, Date.now());
+      if (request.correlationId === 1) request.connection.throttle(200);
+      return echoResponse(request);
+    };
+    await withServer({ handler }, async ({ connect }) => {
+      const throttled = await connect();
+      const other = await connect();
+      throttled.sendRequest({ apiKey: 0, apiVersion: 9, correlationId: 1 });
+      throttled.sendRequest({ apiKey: 0, apiVersion: 9, correlationId: 2 });
+      assert.equal(
+        responseCorrelationId(await throttled.nextFrame()),
+        1,
+        'the throttled response itself is sent',
+      );
+      assert.equal(
+        responseCorrelationId(await other.request({ apiKey: 3, apiVersion: 0, correlationId: 3 })),
+        3,
+      );
+      assert.equal(responseCorrelationId(await throttled.nextFrame()), 2);
+      const waitedMs = handledAtMs.get(2)! - handledAtMs.get(1)!;
+      assert.ok(waitedMs >= 180, `second request handled ${waitedMs} ms after the first`);
+      assert.ok(handledAtMs.get(3)! < handledAtMs.get(2)!, 'other connections are not throttled');
+    });
+  });
+
   it('keeps unsent bytes bounded when a client sends requests but never reads the answers', async () => {
     const responseBody = Buffer.alloc(64 * 1024, 1);
     const handler = (request: Request): Response => {
@@ -179,7 +207,7 @@ describe('request bounds', () => {
       header.writeInt32BE(request.correlationId, 0);
       return [header, responseBody];
     };
-    const requests = 2000;
+    const requests = 1000;
     const sendBufferBytes = 128 * 1024;
     const inFlightMax = 4;
     await withServer(
