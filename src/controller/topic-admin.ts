@@ -288,18 +288,18 @@ export class TopicAdmin {
     const problem = topicNameProblem(name);
     if (problem !== null)
       return { ok: false, errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, errorMessage: problem };
-    if (view.topics.has(name)) {
-      return {
-        ok: false,
-        errorCode: ErrorCode.TOPIC_ALREADY_EXISTS,
-        errorMessage: `Topic '${name}' already exists.`,
-      };
-    }
     if (view.deleting.has(name)) {
       return {
         ok: false,
         errorCode: ErrorCode.TOPIC_ALREADY_EXISTS,
         errorMessage: `Topic '${name}' is marked for deletion.`,
+      };
+    }
+    if (view.topics.has(name)) {
+      return {
+        ok: false,
+        errorCode: ErrorCode.TOPIC_ALREADY_EXISTS,
+        errorMessage: `Topic '${name}' already exists.`,
       };
     }
     if (hasCollisionChars(name)) {
