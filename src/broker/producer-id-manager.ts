@@ -36,7 +36,10 @@ export class ProducerIdManager {
       const current = await this.store.get(PRODUCER_ID_BLOCK_PATH);
       let start = 0;
       let version = -1;
-      if (current.ok) {
+      if (current.ok && current.value.data.length === 0) {
+        // Created empty with Kafka's persistent paths: no block has been taken yet.
+        version = current.value.stat.version;
+      } else if (current.ok) {
         const decoded = decodeProducerIdBlock(current.value.data);
         if (!decoded.ok) throw new Error(`bad ${PRODUCER_ID_BLOCK_PATH}: ${decoded.error.message}`);
         start = decoded.value.blockEnd + 1;

@@ -1,0 +1,357 @@
+// The broker process over the wire, spoken to with Brook's own codecs: every handler's main paths and error
+// codes, and bad input that must close only the offending connection.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { RawClient } from '../../src/network/raw-client.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { readRecords } from '../../src/protocol/records/batch-records.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { WireClient } from '../helpers/wire-client.js';
+
+function produceRequest(topic: string, partition: number, records: Buffer | null, acks = 1) {
+  return {
+    transactionalId: null,
+    acks,
+    timeoutMs: 5000,
+    topicData: [{ name: topic, partitionData: [{ index: partition, records }] }],
+  };
+}
+
+function fetchRequest(topic: string, partition: number, offset: number, maxWaitMs = 0, minBytes = 1) {
+  return {
+    clusterId: null,
+    replicaId: -1,
+    replicaState: { replicaId: -1, replicaEpoch: -1n },
+    maxWaitMs,
+    minBytes,
+    maxBytes: 1 << 20,
+    isolationLevel: 0,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: [
+      {
+        topic,
+        topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+        partitions: [
+          {
+            partition,
+            currentLeaderEpoch: -1,
+            fetchOffset: BigInt(offset),
+            lastFetchedEpoch: -1,
+            logStartOffset: -1n,
+            partitionMaxBytes: 1 << 20,
+            replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
+          },
+        ],
+      },
+    ],
+    forgottenTopicsData: [],
+    rackId: '',
+  };
+}
+
+function createTopicsRequest(
+  name: string,
+  numPartitions: number,
+  configs: { name: string; value: string }[] = [],
+) {
+  return {
+    topics: [{ name, numPartitions, replicationFactor: 1, assignments: [], configs }],
+    timeoutMs: 5000,
+    validateOnly: false,
+  };
+}
+
+describe('broker over the wire', () => {
+  let broker: BrokerProcess;
+  let client: WireClient;
+  before(async () => {
+    broker = await startBroker({ overrides: { 'num.partitions': 2 } });
+    client = await WireClient.connect(broker.host, broker.port);
+  });
+  after(async () => {
+    client?.close();
+    await broker?.stop();
+  });
+
+  it('advertises its handlers in ApiVersions, with Produce from version 0', async () => {
+    const response = await client.call(ApiKey.API_VERSIONS, 3, {
+      clientSoftwareName: 'brook-test',
+      clientSoftwareVersion: '1.0',
+    });
+    assert.equal(response.errorCode, ErrorCode.NONE);
+    const produce = response.apiKeys.find((k: { apiKey: number }) => k.apiKey === ApiKey.PRODUCE);
+    assert.deepEqual(produce, { apiKey: 0, minVersion: 0, maxVersion: 11 });
+    assert.ok(response.apiKeys.some((k: { apiKey: number }) => k.apiKey === ApiKey.FETCH));
+  });
+
+  it('answers an ApiVersions version it does not know with UNSUPPORTED_VERSION in a v0 body', async () => {
+    const raw = await RawClient.connect(broker.host, broker.port);
+    try {
+      raw.sendFrame(frame99());
+      const frame = await raw.nextFrame();
+      assert.equal(frame.readInt32BE(0), 7, 'correlation id');
+      assert.equal(frame.readInt16BE(4), ErrorCode.UNSUPPORTED_VERSION);
+      assert.ok(frame.readInt32BE(6) > 5, 'the supported API list follows');
+    } finally {
+      raw.socket.destroy();
+    }
+  });
+
+  it('creates a topic through Metadata auto-creation and answers with its leaders', async () => {
+    const response = await client.call(ApiKey.METADATA, 9, {
+      topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'auto-made' }],
+      allowAutoTopicCreation: true,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    assert.equal(response.brokers.length, 1);
+    assert.equal(response.brokers[0].port, broker.port);
+    const topic = response.topics[0];
+    assert.equal(topic.name, 'auto-made');
+    assert.equal(topic.errorCode, ErrorCode.NONE);
+    assert.equal(topic.partitions.length, 2);
+    assert.ok(topic.partitions.every((p: { leaderId: number }) => p.leaderId === 0));
+  });
+
+  it('answers UNKNOWN_TOPIC_OR_PARTITION when auto-creation is not allowed, and INVALID_TOPIC for a bad name', async () => {
+    const response = await client.call(ApiKey.METADATA, 9, {
+      topics: [
+        { topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'not-there' },
+        { topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'bad/name' },
+      ],
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    assert.equal(response.topics[0].errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    assert.equal(response.topics[1].errorCode, ErrorCode.INVALID_TOPIC_EXCEPTION);
+  });
+
+  it('produces with acks=1 and acks=-1 and fetches the same records back with offsets from 0', async () => {
+    const created = await client.call(ApiKey.CREATE_TOPICS, 5, createTopicsRequest('wire-rt', 1));
+    assert.equal(created.topics[0].errorCode, ErrorCode.NONE);
+    const first = buildBatch([
+      { key: 'a', value: 'one' },
+      { key: 'b', value: 'two', headers: [{ key: 'h', value: 'x' }] },
+    ]);
+    const p1 = await client.call(ApiKey.PRODUCE, 9, produceRequest('wire-rt', 0, first, 1));
+    assert.equal(p1.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
+    assert.equal(p1.responses[0].partitionResponses[0].baseOffset, 0n);
+    const p2 = await client.call(
+      ApiKey.PRODUCE,
+      9,
+      produceRequest('wire-rt', 0, buildBatch([{ value: 'three' }]), -1),
+    );
+    assert.equal(p2.responses[0].partitionResponses[0].baseOffset, 2n);
+    const fetched = await client.call(ApiKey.FETCH, 12, fetchRequest('wire-rt', 0, 0));
+    const part = fetched.responses[0].partitions[0];
+    assert.equal(part.errorCode, ErrorCode.NONE);
+    assert.equal(part.highWatermark, 3n);
+    const records = [];
+    for (let pos = 0; pos < part.records.length; pos += 12 + part.records.readInt32BE(pos + 8)) {
+      records.push(...readRecords(part.records, pos));
+    }
+    assert.deepEqual(
+      records.map((r) => [r.offset, r.key?.toString() ?? null, r.value?.toString()]),
+      [
+        [0, 'a', 'one'],
+        [1, 'b', 'two'],
+        [2, null, 'three'],
+      ],
+    );
+    assert.equal(records[1]!.headers[0]!.key, 'h');
+  });
+
+  it('answers OFFSET_OUT_OF_RANGE beyond the log end and long-polls until data arrives', async () => {
+    const out = await client.call(ApiKey.FETCH, 12, fetchRequest('wire-rt', 0, 99));
+    assert.equal(out.responses[0].partitions[0].errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
+    const other = await WireClient.connect(broker.host, broker.port);
+    try {
+      const started = Date.now();
+      other.send(ApiKey.FETCH, 12, fetchRequest('wire-rt', 0, 3, 5000));
+      await new Promise((r) => setTimeout(r, 200));
+      await client.call(ApiKey.PRODUCE, 9, produceRequest('wire-rt', 0, buildBatch([{ value: 'late' }])));
+      const waited = await other.receive();
+      assert.ok(Date.now() - started < 4000, 'the fetch completed when data arrived, not at its timeout');
+      assert.ok(waited.responses[0].partitions[0].records.length > 0);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('rejects a batch with a wrong CRC with CORRUPT_MESSAGE and keeps the log unchanged', async () => {
+    const batch = buildBatch([{ value: 'x' }]);
+    batch[batch.length - 1] ^= 0xff;
+    const response = await client.call(ApiKey.PRODUCE, 9, produceRequest('wire-rt', 0, batch));
+    assert.equal(response.responses[0].partitionResponses[0].errorCode, ErrorCode.CORRUPT_MESSAGE);
+    const offsets = await client.call(ApiKey.LIST_OFFSETS, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [
+        {
+          name: 'wire-rt',
+          partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 }],
+        },
+      ],
+      timeoutMs: 1000,
+    });
+    assert.equal(offsets.topics[0].partitions[0].offset, 4n);
+  });
+
+  it('answers duplicate idempotent batches with their original offsets and rejects sequence gaps', async () => {
+    const init = await client.call(ApiKey.INIT_PRODUCER_ID, 4, {
+      transactionalId: null,
+      transactionTimeoutMs: 60000,
+      producerId: -1n,
+      producerEpoch: -1,
+    });
+    assert.equal(init.errorCode, ErrorCode.NONE);
+    const producerId = Number(init.producerId);
+    const batch = (seq: number) =>
+      buildBatch([{ value: `s${seq}` }], { producerId, producerEpoch: 0, baseSequence: seq });
+    const a = await client.call(ApiKey.PRODUCE, 9, produceRequest('wire-rt', 0, batch(0)));
+    const again = await client.call(ApiKey.PRODUCE, 9, produceRequest('wire-rt', 0, batch(0)));
+    assert.equal(again.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
+    assert.equal(
+      again.responses[0].partitionResponses[0].baseOffset,
+      a.responses[0].partitionResponses[0].baseOffset,
+    );
+    const gap = await client.call(ApiKey.PRODUCE, 9, produceRequest('wire-rt', 0, batch(5)));
+    assert.equal(gap.responses[0].partitionResponses[0].errorCode, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
+  });
+
+  it('answers unknown partitions and invalid acks with their error codes', async () => {
+    const unknown = await client.call(
+      ApiKey.PRODUCE,
+      9,
+      produceRequest('no-such-topic', 0, buildBatch([{ value: 'x' }])),
+    );
+    assert.equal(unknown.responses[0].partitionResponses[0].errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    const acks = await client.call(
+      ApiKey.PRODUCE,
+      9,
+      produceRequest('wire-rt', 0, buildBatch([{ value: 'x' }]), 2),
+    );
+    assert.equal(acks.responses[0].partitionResponses[0].errorCode, ErrorCode.INVALID_REQUIRED_ACKS);
+  });
+
+  it('creates, grows and deletes topics with Kafka error codes for bad requests', async () => {
+    const bad = await client.call(
+      ApiKey.CREATE_TOPICS,
+      5,
+      createTopicsRequest('bad-config', 1, [{ name: 'retention.ms', value: 'soon' }]),
+    );
+    assert.equal(bad.topics[0].errorCode, ErrorCode.INVALID_CONFIG);
+    const made = await client.call(
+      ApiKey.CREATE_TOPICS,
+      5,
+      createTopicsRequest('grow-me', 1, [{ name: 'retention.ms', value: '1000' }]),
+    );
+    assert.equal(made.topics[0].errorCode, ErrorCode.NONE);
+    assert.equal(
+      made.topics[0].configs.find((c: { name: string }) => c.name === 'retention.ms').value,
+      '1000',
+    );
+    const again = await client.call(ApiKey.CREATE_TOPICS, 5, createTopicsRequest('grow-me', 1));
+    assert.equal(again.topics[0].errorCode, ErrorCode.TOPIC_ALREADY_EXISTS);
+    const grown = await client.call(ApiKey.CREATE_PARTITIONS, 2, {
+      topics: [{ name: 'grow-me', count: 3, assignments: null }],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    assert.equal(grown.results[0].errorCode, ErrorCode.NONE);
+    const shrink = await client.call(ApiKey.CREATE_PARTITIONS, 2, {
+      topics: [{ name: 'grow-me', count: 2, assignments: null }],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    assert.equal(shrink.results[0].errorCode, ErrorCode.INVALID_PARTITIONS);
+    const produced = await client.call(
+      ApiKey.PRODUCE,
+      9,
+      produceRequest('grow-me', 2, buildBatch([{ value: 'x' }])),
+    );
+    assert.equal(produced.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
+    const deleted = await client.call(ApiKey.DELETE_TOPICS, 4, {
+      topics: [],
+      topicNames: ['grow-me'],
+      timeoutMs: 5000,
+    });
+    assert.equal(deleted.responses[0].errorCode, ErrorCode.NONE);
+    const gone = await client.call(
+      ApiKey.PRODUCE,
+      9,
+      produceRequest('grow-me', 0, buildBatch([{ value: 'x' }])),
+    );
+    assert.equal(gone.responses[0].partitionResponses[0].errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  });
+
+  it('closes a connection that sends garbage, an oversized frame or an unsupported version, and keeps serving others', async () => {
+    const cases: Buffer[] = [
+      Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'),
+      Buffer.from([0x7f, 0xff, 0xff, 0xff, 0, 0]),
+      Buffer.from([0xff, 0xff, 0xff, 0xf0]),
+      frameOf(withVersion(WireClient.encode(ApiKey.METADATA, 1, 1, metadataAll()), 99)),
+      frameOf(Buffer.from([0x03, 0xe7, 0, 0, 0, 0, 0, 1, 0, 0])),
+      frameOf(
+        WireClient.encode(
+          ApiKey.PRODUCE,
+          9,
+          1,
+          produceRequest('wire-rt', 0, buildBatch([{ value: 'x' }])),
+        ).subarray(0, 20),
+      ),
+    ];
+    for (const bytes of cases) {
+      const raw = await RawClient.connect(broker.host, broker.port);
+      await raw.sendRaw(bytes);
+      assert.equal(await raw.waitClosed(5000), true, `closed after ${bytes.subarray(0, 8).toString('hex')}`);
+    }
+    const still = await client.call(ApiKey.METADATA, 1, {
+      topics: [],
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    assert.equal(still.brokers.length, 1, 'the shared connection still works');
+  });
+});
+
+function metadataAll() {
+  return {
+    topics: null,
+    allowAutoTopicCreation: false,
+    includeClusterAuthorizedOperations: false,
+    includeTopicAuthorizedOperations: false,
+  };
+}
+
+/** The same frame claiming another API version, as a client probing for a newer version would send. */
+function withVersion(frame: Buffer, version: number): Buffer {
+  frame.writeInt16BE(version, 2);
+  return frame;
+}
+
+function frameOf(body: Buffer): Buffer {
+  const out = Buffer.alloc(4 + body.length);
+  out.writeInt32BE(body.length, 0);
+  body.copy(out, 4);
+  return out;
+}
+
+function frame99(): Buffer {
+  // ApiVersions v99 with a v2 request header (flexible): key, version, correlation id, client id, no tags.
+  const body = Buffer.alloc(8 + 2 + 1 + 2);
+  body.writeInt16BE(ApiKey.API_VERSIONS, 0);
+  body.writeInt16BE(99, 2);
+  body.writeInt32BE(7, 4);
+  body.writeInt16BE(-1, 8);
+  body[10] = 0;
+  body[11] = 1;
+  body[12] = 1;
+  return body;
+}
