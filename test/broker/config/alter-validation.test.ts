@@ -1,3 +1,5 @@
+// CreateTopics, AlterConfigs and IncrementalAlterConfigs validation: resulting configs and Kafka error codes.
+
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {

@@ -1,3 +1,5 @@
+// BrokerConfig resolution: Kafka defaults, precedence rules, listeners, bad values and per-listener overrides.
+
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { listenerValue, resolveBrokerConfig } from '../../../src/broker/config/broker-config.js';

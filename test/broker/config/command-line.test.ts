@@ -1,3 +1,5 @@
+// The --config/--override command line and loading a properties file into a BrokerConfig.
+
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,5 @@
+// Merging the dynamic and static broker layers, and value lookup with sources.
+
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { brokerValue, mergeBrokerLayers } from '../../../src/broker/config/config-layers.js';

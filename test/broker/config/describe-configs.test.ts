@@ -1,3 +1,5 @@
+// DescribeConfigs entries for topics and brokers: values, sources, synonyms, types and hidden secrets.
+
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { BrokerConfigLayers } from '../../../src/broker/config/config-layers.js';

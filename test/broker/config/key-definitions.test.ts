@@ -1,3 +1,5 @@
+// The key tables themselves: defaults valid, synonyms defined, a sample checked against Kafka 3.9.
+
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { BROKER_KEYS, brokerKey } from '../../../src/broker/config/broker-keys.js';

@@ -1,3 +1,5 @@
+// The bridge from BrokerConfig to the network layer's options and listeners.
+
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { resolveBrokerConfig } from '../../../src/broker/config/broker-config.js';

@@ -1,3 +1,5 @@
+// Java .properties parsing: separators, comments, continuations, escapes, whitespace.
+
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { PropertiesSyntaxError, parseProperties } from '../../../src/broker/config/properties-parser.js';

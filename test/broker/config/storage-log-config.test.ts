@@ -1,3 +1,5 @@
+// The bridge from topic settings and BrokerConfig to the storage engine's config types.
+
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { resolveBrokerConfig } from '../../../src/broker/config/broker-config.js';

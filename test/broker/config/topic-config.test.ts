@@ -1,3 +1,5 @@
+// Effective topic configs with sources and synonyms, and their TopicLogSettings.
+
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type BrokerConfigLayers, mergeBrokerLayers } from '../../../src/broker/config/config-layers.js';

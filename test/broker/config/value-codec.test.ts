@@ -1,3 +1,5 @@
+// Parsing and formatting of each config type, with Kafka's error wording.
+
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ConfigError } from '../../../src/broker/config/config-error.js';
