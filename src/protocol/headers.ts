@@ -38,6 +38,21 @@ export function responseHeaderVersion(apiKey: number, apiVersion: number): 0 | 1
   return isFlexibleVersion(api, apiVersion) ? 1 : 0;
 }
 
+/** The fields every request header version starts with, for logging or answering a request that will not parse. */
+export interface RequestPrefix {
+  readonly requestApiKey: number;
+  readonly requestApiVersion: number;
+  readonly correlationId: number;
+}
+
+/** Reads the API key, version and correlation id without moving the reader; DecodeError if the frame is shorter. */
+export function peekRequestPrefix(r: Reader): RequestPrefix {
+  const start = r.pos;
+  const prefix = { requestApiKey: r.int16(), requestApiVersion: r.int16(), correlationId: r.int32() };
+  r.pos = start;
+  return prefix;
+}
+
 export interface DecodedRequestHeader {
   readonly header: RequestHeader;
   readonly headerVersion: 0 | 1 | 2;
@@ -48,11 +63,8 @@ export interface DecodedRequestHeader {
  * version, so they are peeked to choose the layout. Throws DecodeError for an unknown API key.
  */
 export function decodeRequestHeader(r: Reader): DecodedRequestHeader {
-  const start = r.pos;
-  const apiKey = r.int16();
-  const apiVersion = r.int16();
-  r.pos = start;
-  const headerVersion = requestHeaderVersion(apiKey, apiVersion);
+  const { requestApiKey, requestApiVersion } = peekRequestPrefix(r);
+  const headerVersion = requestHeaderVersion(requestApiKey, requestApiVersion);
   return { header: decodeRequestHeaderBody(r, headerVersion), headerVersion };
 }
 

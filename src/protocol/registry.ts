@@ -39,3 +39,19 @@ export function isSupportedVersion(api: ApiDescriptor, version: number): boolean
 export function isFlexibleVersion(api: ApiDescriptor, version: number): boolean {
   return api.firstFlexibleVersion !== null && version >= api.firstFlexibleVersion;
 }
+
+export interface AdvertisedVersions {
+  readonly apiKey: number;
+  readonly minVersion: number;
+  readonly maxVersion: number;
+}
+
+/**
+ * The version range to advertise in ApiVersions for an API. Kafka does not advertise a newest version it marks
+ * unstable unless told to (unstable.api.versions.enable), so neither does this unless `includeUnstable` is set.
+ * Null when nothing is left to advertise (an API whose only version is unstable).
+ */
+export function advertisedVersions(api: ApiDescriptor, includeUnstable = false): AdvertisedVersions | null {
+  const maxVersion = api.latestVersionUnstable && !includeUnstable ? api.maxVersion - 1 : api.maxVersion;
+  return maxVersion < api.minVersion ? null : { apiKey: api.apiKey, minVersion: api.minVersion, maxVersion };
+}
