@@ -32,6 +32,8 @@ export interface NetworkOptions {
   'socket.send.buffer.bytes'?: number;
   /** Node does not expose SO_RCVBUF for TCP; accepted and validated for config compatibility, otherwise unused. */
   'socket.receive.buffer.bytes'?: number;
+  /** Pending connections the kernel queues for each listener before accept (KIP-764). */
+  'socket.listen.backlog.size'?: number;
   /** How long a graceful shutdown waits for in-flight requests before closing connections anyway. */
   'shutdown.timeout.ms'?: number;
 }
@@ -54,6 +56,7 @@ export const networkDefaults: ResolvedNetworkOptions = Object.freeze({
   'connections.max.idle.ms': 600_000,
   'socket.send.buffer.bytes': 102_400,
   'socket.receive.buffer.bytes': 102_400,
+  'socket.listen.backlog.size': 50,
   'shutdown.timeout.ms': 30_000,
 });
 
@@ -99,6 +102,7 @@ export function resolveNetworkOptions(options: NetworkOptions = {}): ResolvedNet
   checkInt('connections.max.idle.ms', resolved['connections.max.idle.ms'], -1, INT32_MAX);
   checkInt('socket.send.buffer.bytes', resolved['socket.send.buffer.bytes'], -1, INT32_MAX);
   checkInt('socket.receive.buffer.bytes', resolved['socket.receive.buffer.bytes'], -1, INT32_MAX);
+  checkInt('socket.listen.backlog.size', resolved['socket.listen.backlog.size'], 1, INT32_MAX);
   checkInt('shutdown.timeout.ms', resolved['shutdown.timeout.ms'], 0, INT32_MAX);
   return Object.freeze(resolved);
 }

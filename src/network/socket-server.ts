@@ -86,7 +86,7 @@ export class SocketServer implements ConnectionHost {
     try {
       for (const config of this.listenerConfigs) {
         const server = this.createServer(config);
-        await listen(server, config, this.logger);
+        await listen(server, config, this.options['socket.listen.backlog.size'], this.logger);
         this.bound.push({ config, server });
         const address = this.address(config.name);
         this.logger.info('listening', {
@@ -314,11 +314,12 @@ export class SocketServer implements ConnectionHost {
   }
 }
 
-function listen(server: net.Server, config: ListenerConfig, logger: Logger): Promise<void> {
+function listen(server: net.Server, config: ListenerConfig, backlog: number, logger: Logger): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: Error): void => reject(error);
     server.once('error', onError);
-    server.listen({ host: config.host === '' ? undefined : config.host, port: config.port }, () => {
+    const host = config.host === '' ? undefined : config.host;
+    server.listen({ host, port: config.port, backlog }, () => {
       server.off('error', onError);
       // After binding, errors come from accept (out of file descriptors); the listener keeps going.
       server.on('error', (error: Error) =>
