@@ -27,6 +27,10 @@ import {
 
 interface ZNode {
   data: Uint8Array;
+  /**
+   * ZooKeeper's stored child version: the number of children ever created. Sequential names use it; the
+   * cversion a Stat reports also counts deletes, and ZooKeeper derives it (see toStat).
+   */
   czxid: number;
   mzxid: number;
   pzxid: number;
@@ -322,16 +326,15 @@ export class DataTree {
     if (version !== ANY_VERSION && node.version !== version) return { ok: false, code: 'BADVERSION' };
     if (node.children.size > 0) return { ok: false, code: 'NOTEMPTY' };
     const parent = this.nodes.get(parentOf(path))!;
-    const before = { cversion: parent.cversion, pzxid: parent.pzxid };
+    const before = { pzxid: parent.pzxid };
     this.nodes.delete(path);
     parent.children.delete(nameOf(path));
-    parent.cversion += 1;
+    // ZooKeeper leaves the stored child version alone on a delete (see toStat).
     parent.pzxid = zxid;
     if (node.ephemeralOwner !== null) this.untrackEphemeral(node.ephemeralOwner, path);
     undo.push(() => {
       this.nodes.set(path, node);
       parent.children.add(nameOf(path));
-      parent.cversion = before.cversion;
       parent.pzxid = before.pzxid;
       if (node.ephemeralOwner !== null) this.trackEphemeral(node.ephemeralOwner, path);
     });
@@ -377,7 +380,9 @@ function toStat(node: ZNode): Stat {
     ctimeMs: node.ctimeMs,
     mtimeMs: node.mtimeMs,
     version: node.version,
-    cversion: node.cversion,
+    // Created minus live children is the number deleted, so this is creations plus deletions, exactly as
+    // ZooKeeper computes the cversion it reports from the one it stores.
+    cversion: 2 * node.cversion - node.children.size,
     ephemeralOwner: node.ephemeralOwner,
     dataLength: node.data.length,
     numChildren: node.children.size,

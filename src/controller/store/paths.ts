@@ -5,7 +5,7 @@
 /** Largest path either store accepts; ZooKeeper has no fixed limit, but a bound keeps bad input cheap. */
 export const PATH_LENGTH_MAX = 4096;
 
-/** ZooKeeper's sequential suffix is the parent's child version printed with ten digits. */
+/** ZooKeeper's sequential suffix is the parent's count of children ever created, printed with ten digits. */
 export const SEQUENCE_DIGITS = 10;
 
 export function isValidPath(path: string): boolean {
@@ -40,6 +40,6 @@ export function childPath(parent: string, name: string): string {
 }
 
 export function sequenceSuffix(sequence: number): string {
-  // ZooKeeper prints the signed 32-bit child version; it wraps after 2^31 children, which no Kafka path nears.
+  // ZooKeeper prints a signed 32-bit counter; it wraps after 2^31 children, which no Kafka path nears.
   return String(sequence).padStart(SEQUENCE_DIGITS, '0');
 }

@@ -7,7 +7,8 @@
 // Semantics follow ZooKeeper's, so that the in-process store and the ZooKeeper store are interchangeable:
 // - Versions: every node has a data version that starts at 0 and grows by one on each set. `set`, `delete` and
 //   the `check` of `multi` take an expected version; ANY_VERSION (-1) matches whatever is there.
-// - Sequential nodes get ZooKeeper's suffix: the parent's child version, ten digits, zero padded.
+// - Sequential nodes get ZooKeeper's suffix: how many children the parent has ever had created (deletes do not
+//   count), ten digits, zero padded.
 // - Watches are one-shot, as in ZooKeeper (and as Kafka's controller expects): a watch set by a read fires at
 //   most once, after the change is applied, and the owner reads again (setting a new watch) to keep watching.
 //   Watches are lost when the session expires; the session-expired event tells the owner to re-register.

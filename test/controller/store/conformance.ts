@@ -158,7 +158,7 @@ export function defineConformanceTests(harness: () => StoreHarness): void {
     assert.equal(!none.ok && none.code, 'NONODE');
   });
 
-  it('names sequential nodes with the parent child version in ten digits', async () => {
+  it('names sequential nodes by the count of children ever created, in ten digits', async () => {
     const s = await open();
     const base = harness().freshPath();
     ok(await s.create(base, bytes('')));
@@ -168,6 +168,11 @@ export function defineConformanceTests(harness: () => StoreHarness): void {
     assert.equal(first, `${base}/config_change_0000000001`);
     assert.equal(second, `${base}/config_change_0000000002`);
     assert.equal(text(ok(await s.get(first)).data), 'a');
+    // A delete moves the reported child version but not the sequence: ZooKeeper counts creations only.
+    ok(await s.delete(`${base}/plain`, ANY_VERSION));
+    assert.equal(ok(await s.exists(base))?.cversion, 4);
+    const third = ok(await s.create(`${base}/config_change_`, bytes('c'), 'persistent_sequential'));
+    assert.equal(third, `${base}/config_change_0000000003`);
   });
 
   it('marks ephemeral nodes with their session and deletes them when the session closes', async () => {

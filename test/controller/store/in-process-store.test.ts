@@ -92,7 +92,7 @@ describe('in-process store: persistence', () => {
     assert.deepEqual(ok(await t.children('/brokers/topics/orders')), ['n-0000000000']);
     assert.equal(ok(await t.exists('/brokers/ids/1')), null);
     const next = ok(await t.create('/brokers/topics/orders/n-', bytes('b'), 'persistent_sequential'));
-    assert.equal(next, '/brokers/topics/orders/n-0000000003');
+    assert.equal(next, '/brokers/topics/orders/n-0000000002');
     recovered.close();
   });
 
