@@ -421,13 +421,14 @@ export class LogSegment {
     return found;
   }
 
-  /** The first batch whose max timestamp is >= timestampMs, or null. */
-  findByTimestamp(timestampMs: number): BatchLocation | null {
+  /** The first batch holding offsets >= startingOffset whose max timestamp is >= timestampMs, or null. */
+  findByTimestamp(timestampMs: number, startingOffset: number): BatchLocation | null {
     if (this.maxTimestampSoFarMs < timestampMs) return null;
     const entry = this.timeIndex.lookup(timestampMs);
-    const from = entry === null ? null : this.translateOffset(entry.offset);
+    const from = this.translateOffset(Math.max(entry?.offset ?? this.baseOffset, startingOffset));
+    if (from === null) return null;
     let found: BatchLocation | null = null;
-    scanHeaders(this.fd, from?.position ?? 0, this.sizeBytes, (info) => {
+    scanHeaders(this.fd, from.position, this.sizeBytes, (info) => {
       if (info.maxTimestamp < timestampMs) return true;
       found = { ...info };
       return false;

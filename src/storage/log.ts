@@ -563,7 +563,7 @@ export class Log {
     if (timestampMs < 0) return null;
     for (const segment of this.segments) {
       if (segment.maxTimestampMs < timestampMs || segment.nextOffset <= this.logStartOffsetValue) continue;
-      const batch = segment.findByTimestamp(timestampMs);
+      const batch = segment.findByTimestamp(timestampMs, this.logStartOffsetValue);
       if (batch === null) continue;
       let offset = batch.baseOffset;
       if (locate !== undefined)
@@ -623,6 +623,11 @@ export class Log {
     }
     const active = this.activeSegment;
     active.truncateTo(offset);
+    if (active.nextOffset < this.logStartOffsetValue) {
+      // The batch holding `offset` also held the log start offset: nothing readable is left.
+      this.truncateFullyAndStartAt(offset);
+      return;
+    }
     active.offsetIndex.file.preallocate();
     active.timeIndex.file.preallocate();
     this.afterTruncation();

@@ -1,0 +1,190 @@
+// An operation fuzzer for the partition log: random appends, reads, rolls, truncations, DeleteRecords,
+// retention, high watermark moves, timestamp lookups, clean restarts and crashes, checked against a simple
+// in-memory model after every step. Seeded, so a failure names the seed and step that reproduce it.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ManualClock } from '../../src/common/clock.js';
+import { batchHeader } from '../../src/protocol/records/batch-header.js';
+import { StorageErrorCode } from '../../src/storage/error-codes.js';
+import { Log } from '../../src/storage/log.js';
+import { logConfig } from '../../src/storage/log-config.js';
+import { buildBatch, seededRandom, splitBatches } from './batch-builder.js';
+import { testRoot } from './tmp-dir.js';
+
+interface ModelBatch {
+  readonly bytes: Buffer;
+  readonly baseOffset: number;
+  readonly lastOffset: number;
+  readonly maxTimestamp: number;
+}
+
+const TP = { topic: 'fuzz', partition: 0 };
+
+export function runOpFuzzer(seed: number, steps: number): void {
+  const random = seededRandom(seed);
+  const int = (n: number) => Math.floor(random() * n);
+  const dir = mkdtempSync(join(testRoot(), 'brook-fuzz-'));
+  const clock = new ManualClock();
+  const config = logConfig({
+    segmentBytes: 600 + int(2000),
+    indexIntervalBytes: int(300),
+    segmentIndexBytes: 8 * (4 + int(60)),
+    fileDeleteDelayMs: int(3) * 1000,
+    retentionMs: -1,
+    retentionBytes: -1,
+  });
+  let log = Log.open({ dir, topicPartition: TP, config, clock, hadCleanShutdown: true });
+  let model: ModelBatch[] = [];
+  let logStart = 0;
+  let logEnd = 0;
+  let hw = 0;
+  let epoch = 0;
+  let step = 0;
+  const where = () => `seed ${seed} step ${step}`;
+
+  const dropBelowStart = () => {
+    model = model.filter((b) => b.lastOffset >= logStart);
+  };
+  const expectRead = (offset: number, maxBytes: number, bound: number, minOne: boolean): Buffer[] => {
+    const out: Buffer[] = [];
+    let bytes = 0;
+    for (const b of model) {
+      if (b.lastOffset < offset) continue;
+      if (b.lastOffset >= bound) break;
+      if (out.length === 0 && b.bytes.length > maxBytes && !minOne) break;
+      if (out.length > 0 && bytes + b.bytes.length > maxBytes) break;
+      out.push(b.bytes);
+      bytes += b.bytes.length;
+    }
+    return out;
+  };
+  const checkOffsets = () => {
+    assert.equal(log.logEndOffset, logEnd, `${where()}: log end`);
+    assert.equal(log.logStartOffset, logStart, `${where()}: log start`);
+    assert.equal(log.highWatermark, hw, `${where()}: high watermark`);
+  };
+  const checkAll = () => {
+    let offset = logStart;
+    const got: Buffer[] = [];
+    while (offset < logEnd) {
+      const r = log.read(offset, 1 + int(3000));
+      assert.ok(r.errorCode === StorageErrorCode.None, `${where()}: read all at ${offset}`);
+      if (r.records.length === 0) break;
+      got.push(...splitBatches(r.records));
+      offset = r.nextOffset;
+    }
+    assert.deepEqual(
+      got,
+      model.map((b) => b.bytes),
+      `${where()}: full read`,
+    );
+  };
+
+  try {
+    for (step = 0; step < steps; step++) {
+      const op = int(100);
+      if (op < 40) {
+        if (random() < 0.03) epoch++;
+        const count = 1 + int(5);
+        const batch = buildBatch({
+          values: Array.from({ length: count }, () => Buffer.alloc(int(150), step & 0xff)),
+          baseTimestamp: clock.nowMs() - int(5000),
+          timestampStepMs: int(50),
+        });
+        batchHeader.setBaseOffset(batch, 0, logEnd);
+        batchHeader.setPartitionLeaderEpoch(batch, 0, epoch);
+        log.append(batch);
+        model.push({
+          bytes: batch,
+          baseOffset: logEnd,
+          lastOffset: logEnd + count - 1,
+          maxTimestamp: batchHeader.maxTimestamp(batch),
+        });
+        logEnd += count;
+        clock.advance(int(2000));
+      } else if (op < 60) {
+        const offset = logStart - 2 + int(logEnd - logStart + 5);
+        const maxBytes = int(1500);
+        const bound = random() < 0.5 ? hw : logEnd;
+        const minOne = random() < 0.8;
+        const r = log.read(offset, maxBytes, bound, minOne);
+        if (offset < logStart || offset > logEnd) {
+          assert.equal(
+            r.errorCode,
+            StorageErrorCode.OffsetOutOfRange,
+            `${where()}: read ${offset} out of range`,
+          );
+        } else {
+          assert.ok(r.errorCode === StorageErrorCode.None, `${where()}: read ${offset}`);
+          // A read stays in one segment, as Kafka's does: it may stop early, but only where a segment starts.
+          const expected = expectRead(offset, maxBytes, bound, minOne);
+          const got = splitBatches(r.records);
+          assert.deepEqual(got, expected.slice(0, got.length), `${where()}: read ${offset}`);
+          if (got.length < expected.length) {
+            const next = batchHeader.baseOffset(expected[got.length]!);
+            assert.ok(
+              log.segmentBaseOffsets().includes(next),
+              `${where()}: read ${offset} stopped inside a segment`,
+            );
+          }
+        }
+      } else if (op < 68) {
+        hw = logStart + int(logEnd - logStart + 1);
+        log.setHighWatermark(hw);
+      } else if (op < 71) {
+        log.roll();
+      } else if (op < 75) {
+        // Followers truncate to batch boundaries (epoch end offsets, high watermarks).
+        const candidates = model.filter((b) => b.baseOffset > logStart).map((b) => b.baseOffset);
+        const target = candidates.length === 0 ? logEnd : candidates[int(candidates.length)]!;
+        log.truncateTo(target);
+        model = model.filter((b) => b.baseOffset < target);
+        logEnd = Math.min(logEnd, target);
+        hw = Math.min(hw, logEnd);
+      } else if (op < 79) {
+        const target = logStart + int(hw - logStart + 1);
+        const result = log.deleteRecordsBefore(target);
+        assert.equal(result.errorCode, StorageErrorCode.None, where());
+        logStart = Math.max(logStart, target);
+        dropBelowStart();
+      } else if (op < 84) {
+        log.config.retentionMs = random() < 0.5 ? int(20_000) : -1;
+        log.config.retentionBytes = random() < 0.5 ? int(4000) : -1;
+        const before = log.logStartOffset;
+        log.deleteOldSegments(clock.nowMs());
+        assert.ok(log.logStartOffset >= before, `${where()}: retention moved the start back`);
+        assert.ok(log.logStartOffset <= hw, `${where()}: retention deleted above the high watermark`);
+        logStart = log.logStartOffset;
+        dropBelowStart();
+        log.config.retentionMs = -1;
+        log.config.retentionBytes = -1;
+      } else if (op < 90) {
+        const target = clock.nowMs() - int(200_000);
+        const found = log.offsetForTimestamp(target);
+        const expected = model.find((b) => b.maxTimestamp >= target);
+        assert.equal(
+          found?.offset ?? null,
+          expected === undefined ? null : Math.max(expected.baseOffset, logStart),
+          `${where()}: by time`,
+        );
+      } else if (op < 95) {
+        clock.advance(int(3000));
+        log.runDueDeletes();
+      } else {
+        const crash = random() < 0.5;
+        const reopen = { recoveryPoint: log.recoveryPoint, logStartOffset: logStart, highWatermark: hw };
+        if (crash) log.abandon();
+        else log.close();
+        log = Log.open({ dir, topicPartition: TP, config, clock, hadCleanShutdown: !crash, ...reopen });
+      }
+      checkOffsets();
+      if (step % 25 === 0) checkAll();
+    }
+    checkAll();
+  } finally {
+    if (!log.isClosed) log.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
