@@ -18,7 +18,9 @@ export function gzipCompress(data: Uint8Array, level: number = constants.Z_DEFAU
 export function gzipDecompress(data: Uint8Array, maxBytes: number): Buffer {
   try {
     // maxOutputLength must be at least 1; an empty result is still allowed when maxBytes is 0.
-    return gunzipSync(data, { maxOutputLength: Math.max(1, maxBytes) });
+    const out = gunzipSync(data, { maxOutputLength: Math.max(1, maxBytes) });
+    if (out.length > maxBytes) throw tooLarge(CODEC, maxBytes);
+    return out;
   } catch (err) {
     if (err instanceof CompressionError) throw err;
     if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(CODEC, maxBytes);

@@ -38,11 +38,24 @@ export interface UpConvertOptions {
   partitionLeaderEpoch?: number;
 }
 
-/** One v2 batch holding the given legacy messages (which must not be empty). */
+/**
+ * One v2 batch holding the given legacy messages (which must not be empty). A producer's message set carries
+ * placeholder offsets (kafka-python writes a v1 wrapper at offset 0, so its inner messages read as negative
+ * offsets), so the broker converts produce requests with `offsets: 'sequential'` and assigns offsets after.
+ */
 export function legacyToBatch(messages: readonly LegacyMessage[], options: UpConvertOptions = {}): Buffer {
   const first = messages[0];
   if (first === undefined) throw new RangeError('no messages to convert');
   const sequential = options.offsets === 'sequential';
+  if (!sequential) {
+    for (let i = 1; i < messages.length; i++) {
+      if (messages[i]!.offset <= messages[i - 1]!.offset) {
+        throw new BatchFaultError(
+          batchFault('offset-range', 'message offsets do not increase; convert with sequential offsets', 0),
+        );
+      }
+    }
+  }
   const records: RecordInput[] = messages.map((m, i) => ({
     key: m.key,
     value: m.value,
