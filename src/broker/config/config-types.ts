@@ -40,9 +40,10 @@ export type Importance = 'high' | 'medium' | 'low';
 export type UpdateMode = 'read-only' | 'per-broker' | 'cluster-wide';
 
 /**
- * What Brook does with a key. `honoured`: the single-node broker (issue 4) reads it, through BrokerConfig or
- * TopicLogSettings. `planned`: accepted, validated and reported, waiting for the feature that will read it
- * (replication, security, quotas). `no-op`: accepted for compatibility, meaningless in Node.js.
+ * What Brook intends for a key. `honoured`: part of the single-node broker's scope (issue 4) and exposed as a
+ * typed field of BrokerConfig or TopicLogSettings for it to read. `planned`: accepted, validated and reported,
+ * waiting for the feature that will read it (replication, security, quotas). `no-op`: accepted for
+ * compatibility, meaningless in Node.js. The field records intent; whether a reader exists is the reader's to say.
  */
 export type BrookSupport = 'honoured' | 'planned' | 'no-op';
 
