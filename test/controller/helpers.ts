@@ -181,3 +181,20 @@ export async function settle(controller: Controller): Promise<void> {
     await controller.sync();
   }
 }
+
+/** One partition of an AlterPartition request. */
+export function isrChange(
+  partitionIndex: number,
+  leaderEpoch: number,
+  partitionEpoch: number,
+  newIsr: number[],
+) {
+  return {
+    partitionIndex,
+    leaderEpoch,
+    newIsr,
+    newIsrWithEpochs: [],
+    leaderRecoveryState: 0,
+    partitionEpoch,
+  };
+}

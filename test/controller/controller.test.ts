@@ -1,0 +1,237 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { encodeEntityConfig, topicConfigPath, topicPath } from '../../src/controller/zk-layout/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import {
+  admin,
+  isrChange,
+  newTopic,
+  RecordingChannel,
+  settle,
+  startController,
+  TestCluster,
+} from './helpers.js';
+
+/** Three brokers, broker 1 the controller, and topic t with partition 0 on [2, 3, 1]. */
+async function threeBrokers(options: { uncleanLeaderElectionEnable?: boolean } = {}) {
+  const cluster = new TestCluster();
+  after(() => cluster.close());
+  const b1 = await cluster.addBroker(1);
+  await cluster.addBroker(2);
+  await cluster.addBroker(3);
+  const channel = new RecordingChannel();
+  const controller = startController(b1.session, 1, channel, options);
+  await controller.start();
+  const topicAdmin = admin(b1.session, controller);
+  const [created] = await topicAdmin.createTopics(
+    [newTopic('t', -1, -1, [{ partitionIndex: 0, brokerIds: [2, 3, 1] }])],
+    false,
+  );
+  assert.equal(created!.errorCode, ErrorCode.NONE);
+  return { cluster, channel, controller, topicAdmin };
+}
+
+test('a new partition is led by the first live replica, with every live replica in the ISR at epoch 0', async () => {
+  const { cluster, channel } = await threeBrokers();
+  const state = await cluster.partitionState('t', 0);
+  assert.equal(state?.leader, 2);
+  assert.deepEqual(state?.isr, [2, 3, 1]);
+  assert.equal(state?.leaderEpoch, 0);
+  assert.equal(state?.controllerEpoch, 1);
+  for (const b of [1, 2, 3]) assert.equal(channel.lastLeaderAndIsr(b, 't', 0)?.leader, 2);
+  for (const b of [1, 2, 3])
+    assert.ok(channel.of('updateMetadata', b).length > 0, `broker ${b} got UpdateMetadata`);
+});
+
+test('when the leader dies, the next ISR replica leads with a higher leader epoch and the ISR shrinks', async () => {
+  const { cluster, channel, controller } = await threeBrokers();
+  channel.clear();
+  cluster.killBroker(2);
+  await settle(controller);
+  const state = await cluster.partitionState('t', 0);
+  assert.equal(state?.leader, 3);
+  assert.deepEqual(state?.isr, [3, 1]);
+  assert.equal(state?.leaderEpoch, 1);
+  assert.equal(state?.version, 1);
+  for (const b of [1, 3]) {
+    const sent = channel.lastLeaderAndIsr(b, 't', 0);
+    assert.equal(sent?.leader, 3);
+    assert.equal(sent?.leaderEpoch, 1);
+    assert.equal(sent?.partitionEpoch, 1);
+  }
+  assert.equal(channel.of('leaderAndIsr', 2).length, 0, 'nothing is sent to the dead broker');
+  const metadata = channel.of('updateMetadata', 3).at(-1)!.request;
+  assert.deepEqual(
+    metadata.liveBrokers.map((b) => b.id),
+    [1, 3],
+  );
+  assert.deepEqual(metadata.topicStates[0]?.partitionStates[0]?.offlineReplicas, [2]);
+});
+
+test('a dead follower leaves the ISR and the leader keeps leading', async () => {
+  const { cluster, controller } = await threeBrokers();
+  cluster.killBroker(3);
+  await settle(controller);
+  const state = await cluster.partitionState('t', 0);
+  assert.equal(state?.leader, 2);
+  assert.deepEqual(state?.isr, [2, 1]);
+});
+
+test('without unclean election, a partition whose ISR is gone stays leaderless until an ISR member returns', async () => {
+  const { cluster, controller } = await threeBrokers();
+  // Leader 2 shrinks the ISR to itself, then dies: replicas 3 and 1 are alive but out of sync.
+  const shrunk = await controller.alterPartition(
+    {
+      brokerId: 2,
+      brokerEpoch: -1n,
+      topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 0, 0, [2])] }],
+    },
+    2,
+  );
+  assert.equal(shrunk.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  cluster.killBroker(2);
+  await settle(controller);
+  const offline = await cluster.partitionState('t', 0);
+  assert.equal(offline?.leader, -1);
+  assert.deepEqual(offline?.isr, [2], 'the last ISR member is kept, so that it is the one to come back');
+  await cluster.addBroker(2);
+  await settle(controller);
+  const back = await cluster.partitionState('t', 0);
+  assert.equal(back?.leader, 2);
+  assert.deepEqual(back?.isr, [2]);
+  assert.ok(back!.leaderEpoch > offline!.leaderEpoch);
+});
+
+test('unclean.leader.election.enable in the topic config lets an out-of-sync replica lead', async () => {
+  const { cluster, controller } = await threeBrokers();
+  await cluster.observer.set(
+    topicConfigPath('t'),
+    encodeEntityConfig({ 'unclean.leader.election.enable': 'true' }),
+    -1,
+  );
+  await controller.alterPartition(
+    {
+      brokerId: 2,
+      brokerEpoch: -1n,
+      topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 0, 0, [2])] }],
+    },
+    2,
+  );
+  cluster.killBroker(2);
+  await settle(controller);
+  const state = await cluster.partitionState('t', 0);
+  assert.equal(state?.leader, 3);
+  assert.deepEqual(state?.isr, [3]);
+});
+
+test('the broker default for unclean election applies to topics that do not set it', async () => {
+  const { cluster, controller } = await threeBrokers({ uncleanLeaderElectionEnable: true });
+  await controller.alterPartition(
+    {
+      brokerId: 2,
+      brokerEpoch: -1n,
+      topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 0, 0, [2])] }],
+    },
+    2,
+  );
+  cluster.killBroker(2);
+  await settle(controller);
+  assert.equal((await cluster.partitionState('t', 0))?.leader, 3);
+});
+
+test('deleting a topic stops and deletes its replicas on every broker, removes it from metadata and its znodes', async () => {
+  const { cluster, channel, controller, topicAdmin } = await threeBrokers();
+  channel.clear();
+  const [r] = await topicAdmin.deleteTopics(['t']);
+  assert.equal(r!.errorCode, ErrorCode.NONE);
+  await settle(controller);
+  for (const b of [1, 2, 3]) {
+    const stops = channel.of('stopReplica', b);
+    assert.equal(stops.length, 1, `broker ${b}`);
+    assert.equal(stops[0]!.request.deletePartitions, true);
+    assert.equal(stops[0]!.request.topicStates[0]?.partitionStates[0]?.deletePartition, true);
+    const metadata = channel.of('updateMetadata', b)[0]!.request;
+    assert.equal(metadata.topicStates[0]?.partitionStates[0]?.leader, -2);
+  }
+  for (const path of [topicPath('t'), topicConfigPath('t'), '/admin/delete_topics/t']) {
+    const node = await cluster.observer.exists(path);
+    assert.ok(node.ok && node.value === null, `${path} is gone`);
+  }
+  assert.equal(controller.context?.topics.has('t'), false);
+  // The name is free again.
+  const [again] = await topicAdmin.createTopics([newTopic('t')], false);
+  assert.equal(again!.errorCode, ErrorCode.NONE);
+});
+
+test('a topic with a replica on a dead broker waits for it before its deletion completes', async () => {
+  const { cluster, channel, controller, topicAdmin } = await threeBrokers();
+  cluster.killBroker(3);
+  await settle(controller);
+  channel.clear();
+  await topicAdmin.deleteTopics(['t']);
+  await settle(controller);
+  assert.equal(channel.of('stopReplica').length, 0);
+  assert.ok(((await cluster.observer.exists(topicPath('t'))) as { value: unknown }).value !== null);
+  await cluster.addBroker(3);
+  await settle(controller);
+  assert.equal(channel.of('stopReplica').length, 3);
+  const node = await cluster.observer.exists(topicPath('t'));
+  assert.ok(node.ok && node.value === null);
+});
+
+test('partitions added by createPartitions get leaders and are sent to their replicas as new', async () => {
+  const { cluster, channel, topicAdmin } = await threeBrokers();
+  const [r] = await topicAdmin.createPartitions(
+    [
+      {
+        name: 't',
+        count: 3,
+        assignments: [
+          [1, 2],
+          [3, 1],
+        ],
+      },
+    ],
+    false,
+  );
+  assert.equal(
+    r!.errorCode,
+    ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+    'the replication factor of the topic is 3',
+  );
+  const [ok] = await topicAdmin.createPartitions(
+    [
+      {
+        name: 't',
+        count: 3,
+        assignments: [
+          [1, 2, 3],
+          [3, 1, 2],
+        ],
+      },
+    ],
+    false,
+  );
+  assert.equal(ok!.errorCode, ErrorCode.NONE);
+  assert.equal((await cluster.partitionState('t', 1))?.leader, 1);
+  assert.equal((await cluster.partitionState('t', 2))?.leader, 3);
+  const sent = channel.lastLeaderAndIsr(2, 't', 2);
+  assert.equal(sent?.isNew, true);
+  assert.equal(sent?.leader, 3);
+});
+
+test('a broker that restarts (new registration, new epoch) is sent its partitions again', async () => {
+  const { cluster, channel, controller } = await threeBrokers();
+  cluster.killBroker(3);
+  await settle(controller);
+  channel.clear();
+  await cluster.addBroker(3);
+  await settle(controller);
+  const sent = channel.of('leaderAndIsr', 3);
+  assert.equal(sent.length, 1);
+  const epoch = controller.context!.liveBrokers.get(3 as never)!.epoch;
+  assert.equal(sent[0]!.request.brokerEpoch, BigInt(epoch));
+  assert.equal(sent[0]!.request.topicStates[0]?.partitionStates[0]?.leader, 2);
+  const metadata = channel.of('updateMetadata', 3)[0]!.request;
+  assert.equal(metadata.topicStates.length, 1, 'the newcomer gets every partition');
+});
