@@ -6,6 +6,7 @@ import type { TopicAdmin } from '../controller/topic-admin.js';
 import type { ApiVersionsResponseApiVersion } from '../protocol/messages/18-api-versions.js';
 import type { LogManager } from '../storage/log-manager.js';
 import type { BrokerConfig } from './config/broker-config.js';
+import type { DynamicConfig } from './dynamic-config.js';
 import type { FetchSessionCache } from './fetch-session-cache.js';
 import type { MetadataCache } from './metadata/metadata-cache.js';
 import type { Purgatory } from './purgatory.js';
@@ -19,6 +20,8 @@ export interface BrokerServices {
   readonly logger: Logger;
   readonly metadata: MetadataCache;
   readonly topicConfigs: TopicConfigs;
+  /** Writes and watches dynamic topic and broker configs in the coordination store. */
+  readonly dynamicConfig: DynamicConfig;
   readonly replicas: ReplicaManager;
   readonly logs: LogManager;
   /** CreateTopics, DeleteTopics, CreatePartitions: written to the coordination store, then propagated. */

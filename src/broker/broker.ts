@@ -31,6 +31,7 @@ import type { BrokerConfig } from './config/broker-config.js';
 import { staticOnly } from './config/config-layers.js';
 import { toNetworkOptions } from './config/network-config.js';
 import { toLogManagerConfig, toStorageLogConfig } from './config/storage-log-config.js';
+import { DynamicConfig } from './dynamic-config.js';
 import { FetchSessionCache } from './fetch-session-cache.js';
 import { advertisedApiVersions } from './handlers/18-api-versions.js';
 import { HANDLERS } from './handlers/index.js';
@@ -69,6 +70,7 @@ export class Broker {
   private logs: LogManager | null = null;
   private server: SocketServer | null = null;
   private controller: Controller | null = null;
+  private dynamicConfig: DynamicConfig | null = null;
   private services: BrokerServices | null = null;
   private stopping: Promise<void> | null = null;
   readonly brokerId: number;
@@ -129,6 +131,15 @@ export class Broker {
     if (!this.logs.hadCleanShutdown) logger.info('no clean-shutdown marker: logs were recovered');
     const replicas = new ReplicaManager(this.brokerId, this.logs, topicConfigs, logger.child('replicas'));
     const producerIds = new ProducerIdManager(this.store, this.brokerId);
+    const dynamicConfig = new DynamicConfig(
+      this.store,
+      this.brokerId,
+      topicConfigs,
+      replicas,
+      logger.child('config'),
+    );
+    this.dynamicConfig = dynamicConfig;
+    await dynamicConfig.start();
     const store = this.store;
     const channel = this.localChannel(metadata, replicas, topicConfigs);
     this.controller = new Controller({
@@ -154,6 +165,7 @@ export class Broker {
       logger,
       metadata,
       topicConfigs,
+      dynamicConfig,
       replicas,
       logs: this.logs,
       topicAdmin,
@@ -249,6 +261,7 @@ export class Broker {
     await this.server?.shutdown();
     this.services?.producePurgatory.completeAll();
     this.services?.fetchPurgatory.completeAll();
+    this.dynamicConfig?.stop();
     await this.controller?.stop();
     try {
       this.logs?.shutdown();

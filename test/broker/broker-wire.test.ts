@@ -290,6 +290,57 @@ describe('broker over the wire', () => {
     assert.equal(gone.responses[0].partitionResponses[0].errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   });
 
+  it('describes, alters and incrementally alters topic and broker configs with their sources', async () => {
+    await client.call(
+      ApiKey.CREATE_TOPICS,
+      5,
+      createTopicsRequest('configured', 1, [{ name: 'retention.ms', value: '5000' }]),
+    );
+    const describe = (name: string, type = 2) =>
+      client.call(ApiKey.DESCRIBE_CONFIGS, 4, {
+        resources: [{ resourceType: type, resourceName: name, configurationKeys: null }],
+        includeSynonyms: true,
+        includeDocumentation: false,
+      });
+    const entry = (response: any, key: string) =>
+      response.results[0].configs.find((c: { name: string }) => c.name === key);
+    const before = await describe('configured');
+    assert.equal(entry(before, 'retention.ms').value, '5000');
+    assert.equal(entry(before, 'retention.ms').configSource, 1, 'DYNAMIC_TOPIC_CONFIG');
+    assert.equal(entry(before, 'segment.bytes').configSource, 6, 'DEFAULT_CONFIG');
+    const incremental = await client.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
+      resources: [
+        {
+          resourceType: 2,
+          resourceName: 'configured',
+          configs: [
+            { name: 'cleanup.policy', configOperation: 0, value: 'compact' },
+            { name: 'retention.ms', configOperation: 1, value: null },
+          ],
+        },
+      ],
+      validateOnly: false,
+    });
+    assert.equal(incremental.responses[0].errorCode, ErrorCode.NONE);
+    const after = await describe('configured');
+    assert.equal(entry(after, 'cleanup.policy').value, 'compact');
+    assert.notEqual(entry(after, 'retention.ms').configSource, 1, 'the override was deleted');
+    const bad = await client.call(ApiKey.ALTER_CONFIGS, 1, {
+      resources: [
+        { resourceType: 2, resourceName: 'configured', configs: [{ name: 'no.such.key', value: '1' }] },
+      ],
+      validateOnly: false,
+    });
+    assert.equal(bad.responses[0].errorCode, ErrorCode.INVALID_CONFIG);
+    const missing = await describe('no-such-topic');
+    assert.equal(missing.results[0].errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    const brokerConfigs = await describe('0', 4);
+    assert.equal(brokerConfigs.results[0].errorCode, ErrorCode.NONE);
+    assert.equal(entry(brokerConfigs, 'num.partitions').value, '2');
+    const wrongBroker = await describe('7', 4);
+    assert.equal(wrongBroker.results[0].errorCode, ErrorCode.INVALID_REQUEST);
+  });
+
   it('closes a connection that sends garbage, an oversized frame or an unsupported version, and keeps serving others', async () => {
     const cases: Buffer[] = [
       Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'),

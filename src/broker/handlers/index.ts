@@ -10,7 +10,10 @@ import { apiVersionsHandler } from './18-api-versions.js';
 import { createTopicsHandler } from './19-create-topics.js';
 import { deleteTopicsHandler } from './20-delete-topics.js';
 import { initProducerIdHandler } from './22-init-producer-id.js';
+import { describeConfigsHandler } from './32-describe-configs.js';
+import { alterConfigsHandler } from './33-alter-configs.js';
 import { createPartitionsHandler } from './37-create-partitions.js';
+import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
 
 export const HANDLERS: readonly ApiHandler[] = [
   produceHandler,
@@ -21,5 +24,8 @@ export const HANDLERS: readonly ApiHandler[] = [
   createTopicsHandler,
   deleteTopicsHandler,
   initProducerIdHandler,
+  describeConfigsHandler,
+  alterConfigsHandler,
   createPartitionsHandler,
+  incrementalAlterConfigsHandler,
 ];

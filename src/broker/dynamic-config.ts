@@ -1,0 +1,148 @@
+// Dynamic configs in the coordination store, as Kafka keeps them in ZooKeeper: topic overrides under
+// /config/topics/<t>, broker configs under /config/brokers/<id> and /config/brokers/<default>, and a sequential
+// /config/changes/config_change_N notification after each write. Every broker watches the notifications and
+// reloads the entity named, so a change made through any broker reaches all of them.
+//
+// Ownership: this module owns the watch and the last notification processed; it changes TopicConfigs and tells
+// the replica manager, each change applied in one synchronous step after its reads.
+
+import type { BrokerId } from '../common/ids.js';
+import type { Logger } from '../common/logger.js';
+import type { CoordinationStore } from '../controller/store/store.js';
+import {
+  brokerConfigPath,
+  CONFIG_CHANGES_PATH,
+  configChangeCreatePath,
+  DEFAULT_BROKER_ENTITY,
+  decodeConfigChange,
+  decodeEntityConfig,
+  encodeConfigChange,
+  encodeEntityConfig,
+  topicConfigPath,
+} from '../controller/zk-layout/index.js';
+import type { ReplicaManager } from './replica/replica-manager.js';
+import type { TopicConfigs } from './topic-configs.js';
+
+const CHANGE_PREFIX = 'config_change_';
+
+export class DynamicConfig {
+  private lastSeen = -1;
+  private stopped = false;
+
+  constructor(
+    private readonly store: CoordinationStore,
+    private readonly brokerId: number,
+    private readonly topicConfigs: TopicConfigs,
+    private readonly replicas: ReplicaManager,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Loads the dynamic broker layers and starts watching for changes. */
+  async start(): Promise<void> {
+    await this.reloadBrokerLayers();
+    await this.processChanges();
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  async readEntity(path: string): Promise<Map<string, string>> {
+    const node = await this.store.get(path);
+    if (!node.ok || node.value.data.length === 0) return new Map();
+    const decoded = decodeEntityConfig(node.value.data);
+    if (!decoded.ok) {
+      this.logger.warn(`ignoring unreadable config at ${path}: ${decoded.error.message}`);
+      return new Map();
+    }
+    return new Map(Object.entries(decoded.value));
+  }
+
+  /** Writes a topic's complete overrides and notifies every broker. Returns false when the store refused. */
+  writeTopicConfig(topic: string, configs: ReadonlyMap<string, string>): Promise<boolean> {
+    return this.writeEntity(topicConfigPath(topic), `topics/${topic}`, configs);
+  }
+
+  /** Writes this broker's (perBroker) or the cluster-wide default dynamic broker configs. */
+  writeBrokerConfig(perBroker: boolean, configs: ReadonlyMap<string, string>): Promise<boolean> {
+    const entity = perBroker ? String(this.brokerId) : DEFAULT_BROKER_ENTITY;
+    return this.writeEntity(
+      brokerConfigPath(perBroker ? (this.brokerId as BrokerId) : DEFAULT_BROKER_ENTITY),
+      `brokers/${entity}`,
+      configs,
+    );
+  }
+
+  private async writeEntity(
+    path: string,
+    entityPath: string,
+    configs: ReadonlyMap<string, string>,
+  ): Promise<boolean> {
+    const data = encodeEntityConfig(Object.fromEntries(configs));
+    const exists = await this.store.exists(path);
+    if (!exists.ok) return false;
+    const write =
+      exists.value === null
+        ? ({ op: 'create', path, data, mode: 'persistent' } as const)
+        : ({ op: 'set', path, data, version: exists.value.version } as const);
+    const result = await this.store.multi([
+      write,
+      {
+        op: 'create',
+        path: configChangeCreatePath(),
+        data: encodeConfigChange({ entityPath }),
+        mode: 'persistent_sequential',
+      },
+    ]);
+    if (!result.ok) return false;
+    // Apply here at once too, so the request that made the change sees it in its answer.
+    await this.apply(entityPath);
+    return true;
+  }
+
+  private async processChanges(): Promise<void> {
+    if (this.stopped) return;
+    const children = await this.store.children(CONFIG_CHANGES_PATH, () => {
+      this.processChanges().catch((err: unknown) => this.logger.error(`config changes: ${String(err)}`));
+    });
+    if (!children.ok) return;
+    const fresh = children.value
+      .filter((name) => name.startsWith(CHANGE_PREFIX))
+      .map((name) => ({ name, seq: Number(name.slice(CHANGE_PREFIX.length)) }))
+      .filter((c) => Number.isSafeInteger(c.seq) && c.seq > this.lastSeen)
+      .sort((a, b) => a.seq - b.seq);
+    // On start, notifications older than now are history: the current values were just read.
+    if (this.lastSeen < 0) {
+      this.lastSeen = fresh.length === 0 ? 0 : fresh[fresh.length - 1]!.seq;
+      return;
+    }
+    for (const change of fresh) {
+      this.lastSeen = change.seq;
+      const node = await this.store.get(`${CONFIG_CHANGES_PATH}/${change.name}`);
+      if (!node.ok) continue;
+      const decoded = decodeConfigChange(node.value.data);
+      if (decoded.ok) await this.apply(decoded.value.entityPath);
+    }
+  }
+
+  private async apply(entityPath: string): Promise<void> {
+    const slash = entityPath.indexOf('/');
+    const type = entityPath.slice(0, slash);
+    const name = entityPath.slice(slash + 1);
+    if (type === 'topics') {
+      const overrides = await this.readEntity(topicConfigPath(name));
+      this.topicConfigs.setOverrides(name, overrides);
+      this.replicas.refreshSettings(name);
+    } else if (type === 'brokers') {
+      await this.reloadBrokerLayers();
+    }
+  }
+
+  private async reloadBrokerLayers(): Promise<void> {
+    const dynamicBroker = await this.readEntity(brokerConfigPath(this.brokerId as BrokerId));
+    const dynamicDefault = await this.readEntity(brokerConfigPath(DEFAULT_BROKER_ENTITY));
+    const layers = this.topicConfigs.layers;
+    this.topicConfigs.setLayers({ ...layers, dynamicBroker, dynamicDefault });
+    for (const p of this.replicas.all()) this.replicas.refreshSettings(p.topic);
+  }
+}

@@ -1,0 +1,72 @@
+// DescribeConfigs (32): topic and broker configs with their values, sources and synonyms, as resolved by the
+// config module over the broker's layers and the topic's overrides.
+
+import { ErrorCode } from '../../protocol/errors.js';
+import type {
+  DescribeConfigsRequest,
+  DescribeConfigsResponse,
+  DescribeConfigsResponseDescribeConfigsResult,
+} from '../../protocol/messages/32-describe-configs.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { defineHandler, type RequestContext } from '../api-handler.js';
+import { brokerResource } from '../config/broker-resource.js';
+import {
+  type DescribedConfig,
+  describeBrokerConfigs,
+  describeTopicConfigs,
+} from '../config/describe-configs.js';
+
+export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
+
+export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, DescribeConfigsResponse>({
+  apiKey: ApiKey.DESCRIBE_CONFIGS,
+  minVersion: 0,
+  maxVersion: 4,
+  handle(context, request) {
+    return {
+      throttleTimeMs: 0,
+      results: request.resources.map((resource) => describe(context, request, resource)),
+    };
+  },
+});
+
+function describe(
+  context: RequestContext,
+  request: DescribeConfigsRequest,
+  resource: DescribeConfigsRequest['resources'][number],
+): DescribeConfigsResponseDescribeConfigsResult {
+  const { metadata, topicConfigs, brokerId } = context.services;
+  const options = {
+    keys: resource.configurationKeys,
+    includeSynonyms: request.includeSynonyms,
+    includeDocumentation: request.includeDocumentation,
+  };
+  const result = (errorCode: number, errorMessage: string | null, configs: DescribedConfig[]) => ({
+    errorCode,
+    errorMessage,
+    resourceType: resource.resourceType,
+    resourceName: resource.resourceName,
+    configs: configs.map((c) => ({ ...c, synonyms: [...c.synonyms] })),
+  });
+  if (resource.resourceType === ResourceType.TOPIC) {
+    if (metadata.topic(resource.resourceName) === undefined) {
+      return result(
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        `Topic ${resource.resourceName} does not exist.`,
+        [],
+      );
+    }
+    const overrides = topicConfigs.overridesFor(resource.resourceName);
+    return result(ErrorCode.NONE, null, describeTopicConfigs(overrides, topicConfigs.layers, options));
+  }
+  if (resource.resourceType === ResourceType.BROKER) {
+    const target = brokerResource(resource.resourceName, brokerId);
+    if (!target.ok) return result(target.errorCode, target.errorMessage, []);
+    return result(
+      ErrorCode.NONE,
+      null,
+      describeBrokerConfigs(topicConfigs.layers, target.perBroker, options),
+    );
+  }
+  return result(ErrorCode.INVALID_REQUEST, `Resource type ${resource.resourceType} is not supported.`, []);
+}
