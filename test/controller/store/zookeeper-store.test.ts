@@ -11,19 +11,23 @@ import {
 import { defineConformanceTests, type StoreHarness } from './conformance.js';
 import { TcpProxy } from './tcp-proxy.js';
 
+// One server for the whole file: starting a JVM is most of the time these tests take.
+let server: TestZooKeeper;
+before(async () => {
+  server = await startTestZooKeeper();
+});
+after(async () => {
+  await server?.stop();
+});
+
 describe('zookeeper store: conformance against a real ZooKeeper', () => {
-  let server: TestZooKeeper;
   const proxies = new Map<CoordinationStore, TcpProxy>();
   const allProxies: TcpProxy[] = [];
   const runId = `/brook-conformance-${process.pid}`;
   let counter = 0;
 
-  before(async () => {
-    server = await startTestZooKeeper();
-  });
   after(async () => {
     for (const p of allProxies) await p.close();
-    await server?.stop();
   });
 
   const harness: StoreHarness = {
@@ -68,38 +72,25 @@ describe('zookeeper store: connecting', () => {
   });
 
   it('works under a chroot, as zookeeper.connect allows', async () => {
-    const server = await startTestZooKeeper();
-    try {
-      const root = await connectZooKeeper({ connect: server.connect, connectionTimeoutMs: 5_000 });
-      assert.ok(root.ok);
-      assert.ok((await root.value.create('/kafka', new Uint8Array())).ok);
-      const chrooted = await connectZooKeeper({
-        connect: `${server.connect}/kafka`,
-        connectionTimeoutMs: 5_000,
-      });
-      assert.ok(chrooted.ok);
-      const created = await chrooted.value.create('/controller_epoch', new TextEncoder().encode('1'));
-      assert.deepEqual(created, { ok: true, value: '/controller_epoch' });
-      assert.ok((await root.value.exists('/kafka/controller_epoch')).ok);
-      const seen = await root.value.get('/kafka/controller_epoch');
-      assert.equal(seen.ok && new TextDecoder().decode(seen.value.data), '1');
-      await chrooted.value.close();
-      await root.value.close();
-    } finally {
-      await server.stop();
-    }
+    const root = await connectZooKeeper({ connect: server.connect, connectionTimeoutMs: 5_000 });
+    assert.ok(root.ok);
+    assert.ok((await root.value.create('/chroot-test', new Uint8Array())).ok);
+    const chrooted = await connectZooKeeper({
+      connect: `${server.connect}/chroot-test`,
+      connectionTimeoutMs: 5_000,
+    });
+    assert.ok(chrooted.ok);
+    const created = await chrooted.value.create('/controller_epoch', new TextEncoder().encode('1'));
+    assert.deepEqual(created, { ok: true, value: '/controller_epoch' });
+    assert.ok((await root.value.exists('/chroot-test/controller_epoch')).ok);
+    const seen = await root.value.get('/chroot-test/controller_epoch');
+    assert.equal(seen.ok && new TextDecoder().decode(seen.value.data), '1');
+    await chrooted.value.close();
+    await root.value.close();
   });
 });
 
 describe('zookeeper store: connection loss', () => {
-  let server: TestZooKeeper;
-  before(async () => {
-    server = await startTestZooKeeper();
-  });
-  after(async () => {
-    await server?.stop();
-  });
-
   it('answers CONNECTIONLOSS for a request that waits too long while cut off, and recovers after', async () => {
     const proxy = await TcpProxy.start(server.port);
     try {
