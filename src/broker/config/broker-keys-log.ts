@@ -15,6 +15,8 @@ export const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'] as const;
 const SEGMENT_BYTES_MIN = 14;
 
 const dynamic = { updateMode: 'cluster-wide', support: 'honoured' } as const;
+/** Cleaner tuning that the compactor will read when it lands; dynamic like the rest. */
+const cleanerTuning = { updateMode: 'cluster-wide', support: 'planned' } as const;
 
 export const LOG_KEYS = [
   key(
@@ -404,7 +406,7 @@ export const LOG_KEYS = [
     DOUBLE_MAX_TEXT,
     'medium',
     'Bytes per second the cleaner may read and write together.',
-    dynamic,
+    cleanerTuning,
   ),
   key(
     'log.cleaner.dedupe.buffer.size',
@@ -422,7 +424,7 @@ export const LOG_KEYS = [
     'I/O buffer memory for all cleaner tasks together.',
     {
       validator: atLeast(0),
-      ...dynamic,
+      ...cleanerTuning,
     },
   ),
   key(
@@ -431,7 +433,7 @@ export const LOG_KEYS = [
     '0.9',
     'medium',
     'How full the dedupe map may get.',
-    dynamic,
+    cleanerTuning,
   ),
   key('log.cleaner.backoff.ms', T.LONG, '15000', 'medium', 'Pause when no log needs cleaning.', {
     validator: atLeast(0),
