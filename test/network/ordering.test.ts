@@ -116,6 +116,24 @@ describe('ordered responses', () => {
     });
   });
 
+  it('writes responses made of many chunks byte for byte, small ones and large ones', async () => {
+    const chunksFor = (count: number): Buffer[] =>
+      Array.from({ length: count }, (_, i) => Buffer.alloc(i % 50, i));
+    const handler = (request: Request): Response => {
+      const header = Buffer.alloc(4);
+      header.writeInt32BE(request.correlationId, 0);
+      return [header, Buffer.alloc(0), ...chunksFor(request.correlationId)];
+    };
+    await withServer({ handler }, async ({ connect }) => {
+      const client = await connect();
+      for (const count of [0, 3, 10, 400]) {
+        const frame = await client.request({ apiKey: 1, apiVersion: 0, correlationId: count });
+        assert.equal(responseCorrelationId(frame), count);
+        assert.deepEqual(frame.subarray(4), Buffer.concat(chunksFor(count)), `${count} chunks`);
+      }
+    });
+  });
+
   it('answers requests sent before the client half-closes, then closes', async () => {
     const handler = async (request: Request): Promise<Response> => {
       await sleep(20);
