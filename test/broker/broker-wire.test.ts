@@ -341,6 +341,49 @@ describe('broker over the wire', () => {
     assert.equal(wrongBroker.results[0].errorCode, ErrorCode.INVALID_REQUEST);
   });
 
+  it('deletes records below an offset, then serves from the new log start', async () => {
+    await client.call(ApiKey.CREATE_TOPICS, 5, createTopicsRequest('trim-me', 1));
+    await client.call(
+      ApiKey.PRODUCE,
+      9,
+      produceRequest('trim-me', 0, buildBatch([{ value: 'a' }, { value: 'b' }])),
+    );
+    await client.call(ApiKey.PRODUCE, 9, produceRequest('trim-me', 0, buildBatch([{ value: 'c' }])));
+    const deleted = await client.call(ApiKey.DELETE_RECORDS, 2, {
+      topics: [{ name: 'trim-me', partitions: [{ partitionIndex: 0, offset: 2n }] }],
+      timeoutMs: 5000,
+    });
+    assert.equal(deleted.topics[0].partitions[0].errorCode, ErrorCode.NONE);
+    assert.equal(deleted.topics[0].partitions[0].lowWatermark, 2n);
+    const below = await client.call(ApiKey.FETCH, 12, fetchRequest('trim-me', 0, 0));
+    assert.equal(below.responses[0].partitions[0].errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
+    assert.equal(below.responses[0].partitions[0].logStartOffset, 2n);
+    const tooFar = await client.call(ApiKey.DELETE_RECORDS, 2, {
+      topics: [{ name: 'trim-me', partitions: [{ partitionIndex: 0, offset: 99n }] }],
+      timeoutMs: 5000,
+    });
+    assert.equal(tooFar.topics[0].partitions[0].errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
+  });
+
+  it('describes the cluster and its log directory', async () => {
+    const cluster = await client.call(ApiKey.DESCRIBE_CLUSTER, 1, {
+      includeClusterAuthorizedOperations: false,
+      endpointType: 1,
+    });
+    assert.equal(cluster.errorCode, ErrorCode.NONE);
+    assert.equal(cluster.controllerId, 0);
+    assert.deepEqual(
+      cluster.brokers.map((b: { brokerId: number; port: number }) => [b.brokerId, b.port]),
+      [[0, broker.port]],
+    );
+    assert.match(cluster.clusterId, /^[A-Za-z0-9_-]{22}$/);
+    const dirs = await client.call(ApiKey.DESCRIBE_LOG_DIRS, 4, { topics: null });
+    assert.equal(dirs.results[0].logDir, broker.dataDir);
+    const rt = dirs.results[0].topics.find((t: { name: string }) => t.name === 'wire-rt');
+    assert.ok(rt.partitions[0].partitionSize > 0n);
+    assert.ok(dirs.results[0].usableBytes > 0n);
+  });
+
   it('closes a connection that sends garbage, an oversized frame or an unsupported version, and keeps serving others', async () => {
     const cases: Buffer[] = [
       Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'),

@@ -1,0 +1,43 @@
+// DescribeCluster (60): cluster id, controller and live brokers, the admin client's view of the cluster.
+
+import { ErrorCode } from '../../protocol/errors.js';
+import type {
+  DescribeClusterRequest,
+  DescribeClusterResponse,
+} from '../../protocol/messages/60-describe-cluster.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { defineHandler } from '../api-handler.js';
+
+const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
+/** endpoint_type 1 asks for brokers (2, controllers, is a KRaft notion). */
+const ENDPOINT_TYPE_BROKERS = 1;
+
+export const describeClusterHandler = defineHandler<DescribeClusterRequest, DescribeClusterResponse>({
+  apiKey: ApiKey.DESCRIBE_CLUSTER,
+  minVersion: 0,
+  maxVersion: 1,
+  handle(context, request) {
+    const { metadata } = context.services;
+    const base = {
+      throttleTimeMs: 0,
+      endpointType: request.endpointType,
+      clusterId: metadata.clusterId,
+      controllerId: metadata.controllerId,
+      clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+    };
+    if (request.endpointType !== ENDPOINT_TYPE_BROKERS) {
+      return {
+        ...base,
+        errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
+        errorMessage: 'Only broker endpoints are available.',
+        brokers: [],
+      };
+    }
+    const brokers = [];
+    for (const b of metadata.aliveBrokers()) {
+      const e = b.endpoints.find((x) => x.listenerName === context.listenerName);
+      if (e !== undefined) brokers.push({ brokerId: b.id, host: e.host, port: e.port, rack: b.rack });
+    }
+    return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, brokers };
+  },
+});
