@@ -1,0 +1,57 @@
+// Child process for the crash test: opens a log directory (recovering it after the previous kill), then
+// appends batches whose content is a function of their base offset, with ackAfterFsync, and prints
+// "ack <next offset>" each time an append is durable. The parent kills it with SIGKILL at a random moment.
+
+import { ManualClock } from '../../src/common/clock.js';
+import { batchHeader } from '../../src/protocol/records/batch-header.js';
+import { logConfig } from '../../src/storage/log-config.js';
+import { LogManager } from '../../src/storage/log-manager.js';
+import { buildBatch } from './batch-builder.js';
+
+export const CRASH_TP = { topic: 'crash', partition: 0 };
+
+export const crashConfig = () =>
+  logConfig({ segmentBytes: 16 * 1024, indexIntervalBytes: 512, ackAfterFsync: true });
+
+/** The batch a writer appends at `baseOffset`; the verifier rebuilds it to compare bytes. */
+export function crashBatch(baseOffset: number): Buffer {
+  const count = 1 + (baseOffset % 5);
+  const size = (baseOffset * 7919) % 300;
+  const batch = buildBatch({
+    values: Array.from({ length: count }, (_, i) => Buffer.alloc(size, (baseOffset + i) & 0xff)),
+    baseTimestamp: 1_700_000_000_000 + baseOffset,
+    producerId: 42,
+    producerEpoch: 0,
+    baseSequence: baseOffset,
+  });
+  batchHeader.setBaseOffset(batch, 0, baseOffset);
+  return batch;
+}
+
+async function main(): Promise<void> {
+  const dir = process.argv[2]!;
+  const manager = LogManager.open({ dir, clock: new ManualClock(), configFor: crashConfig });
+  const log = manager.getOrCreateLog(CRASH_TP);
+  process.stdout.write(`start ${log.logEndOffset}\n`);
+  for (;;) {
+    // A few appends per turn, so group commit has something to group.
+    const pending: Promise<void>[] = [];
+    let next = 0;
+    for (let i = 0; i < 4; i++) {
+      const info = log.append(crashBatch(log.logEndOffset));
+      pending.push(info.durable!);
+      next = info.lastOffset + 1;
+    }
+    await Promise.all(pending);
+    log.setHighWatermark(next);
+    process.stdout.write(`ack ${next}\n`);
+    if (next % 64 < 4) manager.writeCheckpoints();
+  }
+}
+
+if (process.argv[1]?.endsWith('crash-writer.js')) {
+  main().catch((err) => {
+    process.stderr.write(`${String(err)}\n`);
+    process.exit(1);
+  });
+}
