@@ -6,6 +6,7 @@ export * from './batch-fault.js';
 export * from './batch-header.js';
 export * from './batch-records.js';
 export * from './control-record.js';
+export * from './decode-records-blob.js';
 export * from './legacy-convert.js';
 export * from './legacy-message.js';
 export * from './recompress.js';
