@@ -88,6 +88,8 @@ export interface NodeRecord {
 
 type Step = { ok: true; result: OpResult } | { ok: false; code: StoreErrorCode };
 
+const SYSTEM_PATHS: readonly string[] = ['/zookeeper', '/zookeeper/config', '/zookeeper/quota'];
+
 export class DataTree {
   private readonly nodes = new Map<string, ZNode>();
   private readonly ephemeralsBySession = new Map<SessionId, Set<string>>();
@@ -95,6 +97,12 @@ export class DataTree {
 
   constructor() {
     this.nodes.set('/', emptyNode(0, 0, null));
+    // ZooKeeper's own nodes, so that the root lists as on a real server. Nobody created them as children:
+    // as in ZooKeeper, they do not count in their parent's stored child version, and snapshots leave them out.
+    for (const path of SYSTEM_PATHS) {
+      this.nodes.set(path, emptyNode(0, 0, null));
+      this.nodes.get(parentOf(path))!.children.add(nameOf(path));
+    }
   }
 
   get zxid(): number {
@@ -122,7 +130,7 @@ export class DataTree {
 
   /** Every node, parents before children, for a snapshot. */
   records(): NodeRecord[] {
-    const paths = [...this.nodes.keys()].filter((p) => p !== '/').sort();
+    const paths = [...this.nodes.keys()].filter((p) => p !== '/' && !SYSTEM_PATHS.includes(p)).sort();
     return paths.map((path) => {
       const n = this.nodes.get(path)!;
       return {
@@ -260,7 +268,6 @@ export class DataTree {
     changes: TreeChange[],
     applied: AppliedOp[],
   ): Step {
-    if (requested === '/') return { ok: false, code: 'NODEEXISTS' };
     const parentPath = parentOf(requested);
     const parent = this.nodes.get(parentPath);
     if (parent === undefined) return { ok: false, code: 'NONODE' };

@@ -365,6 +365,12 @@ export function defineConformanceTests(harness: () => StoreHarness): void {
     assert.equal(ok(await s.exists(base))?.cversion, 1, 'the parent child version did not move');
   });
 
+  it("lists ZooKeeper's own node under the root, as a real server does", async () => {
+    const s = await open();
+    assert.ok(ok(await s.children('/')).includes('zookeeper'));
+    assert.deepEqual(ok(await s.children('/zookeeper')), ['config', 'quota']);
+  });
+
   it('answers an empty multi with no results', async () => {
     const s = await open();
     assert.deepEqual(await s.multi([]), { ok: true, value: [] });
