@@ -255,6 +255,14 @@ export class Controller {
     this.unsubscribe?.();
     const store = this.store;
     this.unsubscribe = store.onSessionEvent((event) => {
+      if (event === 'reconnected') {
+        // A read that failed while disconnected set no watch: look at everything again.
+        this.watchController();
+        this.watchBrokers();
+        this.watchTopics();
+        this.watchDeletions();
+        return;
+      }
       if (event !== 'expired' && event !== 'closed') return;
       this.queue.enqueue('sessionEnded', async () => {
         if (this.store === store) this.resign(`the store session ${event}`);
@@ -379,13 +387,21 @@ export class Controller {
   private watchDeletions = (): void => {
     this.queue.enqueue('topicDeletion', () => this.onDeletionsChanged(), 'topicDeletion');
   };
+  /** One watcher function per topic: stores count a function registered twice on a path once. */
+  private readonly topicWatchers = new Map<string, () => void>();
   private watchTopic(name: string): () => void {
-    return () =>
-      this.queue.enqueue(
-        `partitionModifications ${name}`,
-        () => this.onPartitionsModified(name),
-        `pm:${name}`,
-      );
+    let watcher = this.topicWatchers.get(name);
+    if (watcher === undefined) {
+      watcher = () => {
+        this.queue.enqueue(
+          `partitionModifications ${name}`,
+          () => this.onPartitionsModified(name),
+          `pm:${name}`,
+        );
+      };
+      this.topicWatchers.set(name, watcher);
+    }
+    return watcher;
   }
 
   private async becomeController(epoch: number, epochZkVersion: number): Promise<void> {
@@ -932,6 +948,7 @@ export class Controller {
     }
     ctx.removeTopic(topic);
     ctx.deletions.delete(topic);
+    this.topicWatchers.delete(topic);
     this.logger.info(`deleted topic ${topic}`);
   }
 
