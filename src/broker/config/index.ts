@@ -70,7 +70,7 @@ export type { Listener, SecurityProtocol } from './listeners.js';
 export { type LoadedConfig, type LoadOptions, loadBrokerConfig } from './load-broker-config.js';
 export { toNetworkOptions } from './network-config.js';
 export { LONG_AS_NUMBER_MAX } from './parsed-config.js';
-export { PropertiesSyntaxError, parseProperties } from './properties-parser.js';
+export { formatProperties, PropertiesSyntaxError, parseProperties } from './properties-parser.js';
 export { toLogManagerConfig, toStorageLogConfig } from './storage-log-config.js';
 export { type EffectiveTopicConfig, resolveTopicConfig, type TopicConfigEntry } from './topic-config.js';
 export { findTopicKey, TOPIC_KEYS, type TopicKeyDef } from './topic-keys.js';

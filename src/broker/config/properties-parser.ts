@@ -4,6 +4,7 @@
 // whitespace is dropped; \t \n \r \f and \uXXXX are escapes and a backslash before any other character keeps
 // that character. The last occurrence of a key wins. One deliberate difference: text is read as UTF-8 rather
 // than ISO-8859-1, which changes nothing for ASCII files and keeps non-ASCII values readable.
+// formatProperties writes the same format back, escaping what the parser would otherwise read differently.
 
 export class PropertiesSyntaxError extends Error {
   override name = 'PropertiesSyntaxError';
@@ -105,4 +106,32 @@ export function parseProperties(source: string): Map<string, string> {
     props.set(unescapeText(rawKey, line), unescapeText(rawValue, line));
   }
   return props;
+}
+
+function escapeText(text: string, isKey: boolean): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === '\\') out += '\\\\';
+    else if (c === '\t') out += '\\t';
+    else if (c === '\n') out += '\\n';
+    else if (c === '\r') out += '\\r';
+    else if (c === '\f') out += '\\f';
+    // Separators end a key; a leading space would be skipped; # and ! at the start of a line open a comment.
+    else if (isKey && (c === '=' || c === ':' || c === ' ')) out += `\\${c}`;
+    else if (c === ' ' && i === 0) out += '\\ ';
+    else if ((c === '#' || c === '!') && i === 0 && isKey) out += `\\${c}`;
+    else {
+      const code = c.charCodeAt(0);
+      out += code < 0x20 || code === 0x7f ? `\\u${code.toString(16).padStart(4, '0')}` : c;
+    }
+  }
+  return out;
+}
+
+/** Writes properties text that parseProperties reads back to the same map. */
+export function formatProperties(props: ReadonlyMap<string, string>): string {
+  let out = '';
+  for (const [key, value] of props) out += `${escapeText(key, true)}=${escapeText(value, false)}\n`;
+  return out;
 }

@@ -2,7 +2,47 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { PropertiesSyntaxError, parseProperties } from '../../../src/broker/config/properties-parser.js';
+import {
+  formatProperties,
+  PropertiesSyntaxError,
+  parseProperties,
+} from '../../../src/broker/config/properties-parser.js';
+
+/** A small seeded generator so that a failing case can be replayed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+const ALPHABET = [
+  'a',
+  'Z',
+  '0',
+  '.',
+  ' ',
+  '\t',
+  '=',
+  ':',
+  '#',
+  '!',
+  '\\',
+  '\n',
+  '\r',
+  '\f',
+  'é',
+  '\u0001',
+  'u',
+];
+
+function randomText(next: () => number, lengthMax: number): string {
+  let text = '';
+  const length = Math.floor(next() * (lengthMax + 1));
+  for (let i = 0; i < length; i++) text += ALPHABET[Math.floor(next() * ALPHABET.length)];
+  return text;
+}
 
 describe('properties parser', () => {
   test('reads key=value, key:value and key value separators', () => {
@@ -81,5 +121,26 @@ describe('properties parser', () => {
       () => parseProperties('ok=1\nbad=\\u12G4\n'),
       (e: unknown) => e instanceof PropertiesSyntaxError && e.line === 2,
     );
+  });
+
+  test('formatProperties output parses back to the same map, for many random keys and values', () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const next = random(seed);
+      const props = new Map<string, string>();
+      const count = 1 + Math.floor(next() * 5);
+      for (let i = 0; i < count; i++) props.set(randomText(next, 8), randomText(next, 12));
+      assert.deepEqual(parseProperties(formatProperties(props)), props, `seed ${seed}`);
+    }
+  });
+
+  test('arbitrary text either parses or fails with a PropertiesSyntaxError', () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const text = randomText(random(seed), 60);
+      try {
+        parseProperties(text);
+      } catch (e) {
+        assert.ok(e instanceof PropertiesSyntaxError, `seed ${seed}: ${String(e)}`);
+      }
+    }
   });
 });
