@@ -74,6 +74,29 @@ function toBytes(input: BytesInput): Uint8Array | null {
   return typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
 }
 
+function byteLength(input: BytesInput): number {
+  if (input === null || input === undefined) return 0;
+  return typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.length;
+}
+
+/** Varint bytes reserved for a length, count or delta whose value is not known yet (the most a varint takes). */
+const VARINT_BYTES_MAX = 5;
+const VARLONG_BYTES_MAX = 10;
+
+/**
+ * An upper bound on the bytes `input` takes in an uncompressed batch, whatever its offset and timestamp delta:
+ * what a producer adds up to decide when a batch is full (batch.size) before building it.
+ */
+export function estimateRecordBytes(input: RecordInput): number {
+  let size = VARINT_BYTES_MAX + 1 + VARLONG_BYTES_MAX + VARINT_BYTES_MAX;
+  size += VARINT_BYTES_MAX + byteLength(input.key) + VARINT_BYTES_MAX + byteLength(input.value);
+  size += VARINT_BYTES_MAX;
+  for (const h of input.headers ?? []) {
+    size += VARINT_BYTES_MAX + Buffer.byteLength(h.key, 'utf8') + VARINT_BYTES_MAX + byteLength(h.value);
+  }
+  return size;
+}
+
 interface Prepared {
   records: RecordToWrite[];
   bodySizes: number[];

@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CompressionType } from '../../../src/protocol/compression/index.js';
 import {
+  BATCH_HEADER_BYTES,
   BatchFaultError,
   batchHeader,
   batchRecordsSection,
   buildBatch,
+  estimateRecordBytes,
   iterateRecords,
   RECORDS_COUNT,
   readRecords,
@@ -100,6 +102,18 @@ describe('building and reading batches', () => {
       () => iterateRecords(batch, 0, { maxDecompressedBytes: 1_000_000 }).next(),
       (e) => e instanceof BatchFaultError && e.fault.kind === 'too-large' && e.fault.errorCode === 10,
     );
+  });
+
+  it('estimates record sizes from above, so a producer never overfills batch.size', () => {
+    const input = inputs(30);
+    const batch = buildBatch(input);
+    const estimate = input.reduce((n, r) => n + estimateRecordBytes(r), BATCH_HEADER_BYTES);
+    assert.ok(estimate >= batch.length);
+    // ...and not wildly: within the reserved varint bytes of each record.
+    assert.ok(estimate - batch.length <= 30 * 40);
+    for (const r of input) {
+      assert.ok(estimateRecordBytes(r) >= buildBatch([r]).length - BATCH_HEADER_BYTES);
+    }
   });
 
   it('returns the records section as a view when uncompressed', () => {
