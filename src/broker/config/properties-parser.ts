@@ -38,7 +38,9 @@ function skipWhitespace(text: string, from: number): number {
 
 /** Joins continued lines and drops blank and comment lines. */
 function logicalLines(source: string): LogicalLine[] {
-  const physical = source.split(/\r\n|\r|\n/);
+  // A byte order mark left by an editor would otherwise become part of the first key.
+  const text = source.startsWith('\uFEFF') ? source.slice(1) : source;
+  const physical = text.split(/\r\n|\r|\n/);
   const lines: LogicalLine[] = [];
   for (let i = 0; i < physical.length; i++) {
     const start = i + 1;

@@ -108,6 +108,10 @@ describe('properties parser', () => {
     assert.deepEqual([...props.values()], ['1', '2', '3']);
   });
 
+  test('a leading byte order mark is not part of the first key', () => {
+    assert.deepEqual([...parseProperties('\uFEFFbroker.id=1\n').keys()], ['broker.id']);
+  });
+
   test('the last occurrence of a key wins', () => {
     assert.equal(parseProperties('k=1\nk=2\n').get('k'), '2');
   });
