@@ -128,7 +128,10 @@ export class Broker {
       meta: { version: 1, brokerId: this.brokerId, clusterId },
       onBackgroundError: (err) => logger.error(`storage: ${err.message}`),
     });
-    if (!this.logs.hadCleanShutdown) logger.info('no clean-shutdown marker: logs were recovered');
+    const logCount = [...this.logs.allLogs()].length;
+    if (!this.logs.hadCleanShutdown && logCount > 0) {
+      logger.info(`no clean-shutdown marker: ${logCount} partition logs were recovered`);
+    }
     const replicas = new ReplicaManager(this.brokerId, this.logs, topicConfigs, logger.child('replicas'));
     const producerIds = new ProducerIdManager(this.store, this.brokerId);
     const dynamicConfig = new DynamicConfig(
