@@ -27,20 +27,13 @@ export interface ConnectionHost {
   /** Whether broker-wide bounds admit one more request; when not, the host calls resumeReading() later. */
   hasRequestCapacity(connection: Connection): boolean;
   requestStarted(frameBytes: number): void;
-  requestFinished(frameBytes: number): void;
+  /** A request stopped counting against queued.max.requests: it waits for an event, not for work. */
+  requestWaiting(): void;
+  requestFinished(frameBytes: number, waiting: boolean): void;
   connectionClosed(connection: Connection): void;
 }
 
 export type ConnectionState = 'open' | 'closing' | 'closed';
-
-/** A dispatched request waiting for its turn to be written. */
-interface PendingResponse {
-  readonly frameBytes: number;
-  done: boolean;
-  response: Response;
-  /** Sum of the response's chunk lengths: the size prefix to write. */
-  responseBytes: number;
-}
 
 const INT32_MAX = 0x7fffffff;
 /**
@@ -57,7 +50,8 @@ export class Connection {
   readonly remotePort: number;
   private stateValue: ConnectionState = 'open';
   private readonly reader: FrameReader;
-  private readonly pending: PendingResponse[] = [];
+  /** Requests dispatched and not yet written, in request order. */
+  private readonly pending: PendingRequest[] = [];
   private readonly inFlightMax: number;
   private pumping = false;
   private readPaused = false;
@@ -200,13 +194,7 @@ export class Connection {
     host.stats.requestsReceived++;
     if (this.security.saslState === 'raw-tokens') {
       // A bare SASL token has no request header; the SASL handler knows it by this API key.
-      this.start({
-        connection: this,
-        apiKey: RAW_SASL_TOKEN_API_KEY,
-        apiVersion: -1,
-        correlationId: -1,
-        frame,
-      });
+      this.start(new PendingRequest(this, host, RAW_SASL_TOKEN_API_KEY, -1, -1, frame));
       return;
     }
     if (frame.length < REQUEST_PREFIX_BYTES) {
@@ -217,8 +205,6 @@ export class Connection {
       return;
     }
     const apiKey = frame.readInt16BE(0);
-    const apiVersion = frame.readInt16BE(2);
-    const correlationId = frame.readInt32BE(4);
     if (!this.security.admits(apiKey)) {
       this.close('closing connection: request not allowed before authentication', 'warn', {
         apiKey,
@@ -226,16 +212,14 @@ export class Connection {
       });
       return;
     }
-    this.start({ connection: this, apiKey, apiVersion, correlationId, frame });
+    this.start(new PendingRequest(this, host, apiKey, frame.readInt16BE(2), frame.readInt32BE(4), frame));
   }
 
-  /** Queues the request's response slot and calls the handler. */
-  private start(request: Request): void {
+  /** Queues the request for its response and calls the handler. */
+  private start(request: PendingRequest): void {
     const host = this.host;
-    const frameBytes = request.frame.length;
-    const slot: PendingResponse = { frameBytes, done: false, response: null, responseBytes: 0 };
-    this.pending.push(slot);
-    host.requestStarted(frameBytes);
+    this.pending.push(request);
+    host.requestStarted(request.frame.length);
     let result: Response | Promise<Response>;
     try {
       result = host.handler(request);
@@ -245,15 +229,15 @@ export class Connection {
     }
     if (result instanceof Promise) {
       result.then(
-        (response) => this.complete(slot, response, request),
+        (response) => this.complete(request, response),
         (error: unknown) => this.handlerFailed(error, request),
       );
     } else {
-      this.complete(slot, result, request);
+      this.complete(request, result);
     }
   }
 
-  private complete(slot: PendingResponse, response: Response, request: Request): void {
+  private complete(request: PendingRequest, response: Response): void {
     if (this.stateValue === 'closed') return;
     if (response !== null) {
       const bytes = responseBytes(response);
@@ -264,12 +248,12 @@ export class Connection {
         );
         return;
       }
-      slot.responseBytes = bytes;
+      request.responseBytes = bytes;
     }
-    slot.done = true;
-    slot.response = response;
+    request.done = true;
+    request.response = response;
     // Only the oldest request's completion can let anything be written.
-    if (this.pending[0] === slot) this.flush();
+    if (this.pending[0] === request) this.flush();
   }
 
   /** Writes every completed response at the head of the queue, in request order, in one corked batch. */
@@ -279,9 +263,9 @@ export class Connection {
     socket.cork();
     try {
       while (pending.length > 0 && pending[0]!.done) {
-        const slot = pending.shift()!;
-        if (slot.response !== null) this.write(slot.response, slot.responseBytes);
-        this.host.requestFinished(slot.frameBytes);
+        const request = pending.shift()!;
+        if (request.response !== null) this.write(request.response, request.responseBytes);
+        request.release();
       }
     } finally {
       socket.uncork();
@@ -375,7 +359,7 @@ export class Connection {
 
   private teardown(): void {
     this.stateValue = 'closed';
-    for (const slot of this.pending) this.host.requestFinished(slot.frameBytes);
+    for (const request of this.pending) request.release();
     this.pending.length = 0;
     if (this.lingerTimer !== null) clearTimeout(this.lingerTimer);
     if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
@@ -401,4 +385,39 @@ function responseBytes(response: unknown): number {
     size += chunk.length;
   }
   return size <= INT32_MAX ? size : -1;
+}
+
+/**
+ * A request from dispatch until its response is written (or its connection closes): what the handler sees, and
+ * the connection's record of where its response stands.
+ */
+class PendingRequest implements Request {
+  done = false;
+  response: Response = null;
+  /** Sum of the response's chunk lengths: the size prefix to write. */
+  responseBytes = 0;
+  private waiting = false;
+  private released = false;
+
+  constructor(
+    readonly connection: Connection,
+    private readonly host: ConnectionHost,
+    readonly apiKey: number,
+    readonly apiVersion: number,
+    readonly correlationId: number,
+    readonly frame: Buffer,
+  ) {}
+
+  markWaiting(): void {
+    if (this.waiting || this.released) return;
+    this.waiting = true;
+    this.host.requestWaiting();
+  }
+
+  /** Gives back what the request held in the broker-wide bounds; once. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.host.requestFinished(this.frame.length, this.waiting);
+  }
 }

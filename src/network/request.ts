@@ -16,6 +16,13 @@ export interface Request {
    * Often a view of the socket's read buffer: keep it only as long as the request lives, or copy it.
    */
   readonly frame: Buffer;
+  /**
+   * Tells the network layer that this request now waits for an event (a long-poll fetch or an acks=all produce
+   * parked in purgatory) rather than for work. It then stops counting against queued.max.requests, so that idle
+   * long polls cannot stop the broker from reading; it still counts against its connection's in-flight bound
+   * and queued.max.request.bytes. Calling it more than once, or after the response, does nothing.
+   */
+  markWaiting(): void;
 }
 
 /** A handler returns this when the request gets no response at all (Produce with acks=0). */

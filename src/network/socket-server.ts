@@ -280,13 +280,26 @@ export class SocketServer implements ConnectionHost {
     this.stats.requestBytesInFlight += frameBytes;
   }
 
-  requestFinished(frameBytes: number): void {
+  requestWaiting(): void {
     this.stats.requestsInFlight--;
+    this.stats.requestsWaiting++;
+    this.capacityFreed();
+  }
+
+  requestFinished(frameBytes: number, waiting: boolean): void {
+    if (waiting) this.stats.requestsWaiting--;
+    else this.stats.requestsInFlight--;
     this.stats.requestBytesInFlight -= frameBytes;
     assert(
-      this.stats.requestsInFlight >= 0 && this.stats.requestBytesInFlight >= 0,
+      this.stats.requestsInFlight >= 0 &&
+        this.stats.requestsWaiting >= 0 &&
+        this.stats.requestBytesInFlight >= 0,
       'in-flight count below zero',
     );
+    this.capacityFreed();
+  }
+
+  private capacityFreed(): void {
     if (this.waitingForCapacity.size > 0 && !this.resumeScheduled) {
       // Resumed on a later turn of the event loop, so that completing one request never recurses into
       // dispatching requests of other connections.

@@ -16,8 +16,10 @@ export interface NetworkStats {
   requestsReceived: number;
   /** Responses written (requests with NO_RESPONSE are not counted). */
   responsesSent: number;
-  /** Requests dispatched and not yet answered, across the broker (bounded by queued.max.requests). */
+  /** Requests dispatched, not yet answered and not waiting for an event, broker-wide (queued.max.requests). */
   requestsInFlight: number;
+  /** Requests dispatched, not yet answered, and marked as waiting for an event (not counted above). */
+  requestsWaiting: number;
   /** Frame bytes of those requests (bounded by queued.max.request.bytes when set). */
   requestBytesInFlight: number;
   /** Bytes read from sockets, size prefixes included. */
@@ -38,6 +40,7 @@ export function createNetworkStats(): NetworkStats {
     requestsReceived: 0,
     responsesSent: 0,
     requestsInFlight: 0,
+    requestsWaiting: 0,
     requestBytesInFlight: 0,
     bytesIn: 0,
     bytesOut: 0,

@@ -150,6 +150,39 @@ describe('request bounds', () => {
     });
   });
 
+  it('does not count long polls marked as waiting against queued.max.requests', async () => {
+    const polls: Deferred<void>[] = [];
+    const handler = async (request: Request): Promise<Response> => {
+      if (request.apiKey === 1) {
+        request.markWaiting();
+        const poll = deferred<void>();
+        polls.push(poll);
+        await poll.promise;
+      }
+      return echoResponse(request);
+    };
+    await withServer({ handler, options: { 'queued.max.requests': 2 } }, async ({ connect, server }) => {
+      const consumers = [await connect(), await connect(), await connect()];
+      consumers.forEach((consumer, i) => {
+        consumer.sendRequest({ apiKey: 1, apiVersion: 12, correlationId: i });
+      });
+      await waitFor(() => polls.length === 3, 2_000, 'all three long polls to be dispatched');
+      assert.equal(server.stats.requestsWaiting, 3);
+      assert.equal(server.stats.requestsInFlight, 0);
+      const admin = await connect();
+      assert.equal(
+        responseCorrelationId(await admin.request({ apiKey: 3, apiVersion: 12, correlationId: 9 })),
+        9,
+      );
+      for (const poll of polls) poll.resolve();
+      for (const [i, consumer] of consumers.entries()) {
+        assert.equal(responseCorrelationId(await consumer.nextFrame()), i);
+      }
+      assert.equal(server.stats.requestsWaiting, 0);
+      assert.equal(server.stats.requestBytesInFlight, 0);
+    });
+  });
+
   it('stops reading when queued.max.request.bytes of requests are in flight', async () => {
     const { handler, held } = heldHandler();
     await withServer(
