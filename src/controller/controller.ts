@@ -106,6 +106,8 @@ export interface ControllerOptions {
 }
 
 const UNCLEAN_KEY = 'unclean.leader.election.enable';
+/** sync() waits for the queue and the sends to be quiet at most this many times over. */
+const SYNC_ROUNDS_MAX = 16;
 
 /** Written by a write that found another controller's epoch: this controller must resign. */
 type Fenced = { readonly fenced: true };
@@ -220,8 +222,13 @@ export class Controller {
       if (this.ctx !== null) await this.onDeletionsChanged();
     });
     if (done !== null) await done;
-    await this.queue.idle();
-    await this.sender.idle();
+    // Answers from brokers may queue more events (a deletion completes when the last StopReplica is answered),
+    // and those events may send more: wait until both are quiet, a bounded number of rounds.
+    for (let round = 0; round < SYNC_ROUNDS_MAX; round++) {
+      await this.queue.idle();
+      await this.sender.idle();
+      if (this.queue.size === 0 && this.sender.pending === 0) break;
+    }
   }
 
   alterPartition(request: AlterPartitionRequest, version: number): Promise<AlterPartitionResponse> {
@@ -292,6 +299,11 @@ export class Controller {
       return;
     }
     if (existing.value !== null) {
+      if (existing.value.ephemeralOwner === this.store.sessionId) {
+        // Left by this session when a failover did not complete: give the election up and run again.
+        await this.store.delete(CONTROLLER_PATH, existing.value.version);
+        return;
+      }
       await this.noteActiveController();
       return;
     }
