@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
+import lz4 from 'lz4-napi';
 import snappy from 'snappy';
 import binding from 'zstd-napi/binding.js';
 import {
@@ -72,6 +73,46 @@ describe('compression codecs', () => {
       }
     });
   }
+
+  it('refuses bombs made of many concatenated members at the default limit (256 MiB)', () => {
+    const mib = Buffer.alloc(1024 * 1024);
+    const bombs: [number, Buffer][] = [
+      [CompressionType.Gzip, Buffer.concat(Array(300).fill(gzipSync(mib)))],
+      [
+        CompressionType.Snappy,
+        Buffer.concat([snappyCompress(mib), ...Array(300).fill(snappyCompress(mib).subarray(16))]),
+      ],
+      [CompressionType.Lz4, Buffer.concat(Array(300).fill(lz4Compress(mib)))],
+      [CompressionType.Zstd, Buffer.concat(Array(300).fill(compress(CompressionType.Zstd, mib)))],
+    ];
+    for (const [codec, bomb] of bombs) {
+      // snappy cannot expand more than about 20 times, so its "bomb" is the least impressive.
+      assert.ok(bomb.length * 15 < 300 * mib.length, `codec ${codec} bomb is ${bomb.length} bytes`);
+      const before = process.memoryUsage().arrayBuffers;
+      assert.throws(() => decompress(codec, bomb), isCompressionError('too-large'), `codec ${codec}`);
+      // snappy, lz4 and zstd refuse from declared sizes before decoding; gzip inflates up to the limit.
+      if (codec !== CompressionType.Gzip) {
+        assert.ok(process.memoryUsage().arrayBuffers - before < 32 * 1024 * 1024, `codec ${codec} allocated`);
+      }
+    }
+  });
+
+  it('refuses a zstd header that claims a terabyte without allocating it', () => {
+    const header = Buffer.alloc(14);
+    header.writeUInt32LE(0xfd2fb528, 0);
+    header[4] = 0xe0; // 8-byte content size, single segment
+    header.writeBigUInt64LE(2n ** 40n, 5);
+    const before = process.memoryUsage().arrayBuffers;
+    assert.throws(() => decompress(CompressionType.Zstd, header), CompressionError);
+    assert.ok(process.memoryUsage().arrayBuffers - before < 32 * 1024 * 1024);
+  });
+
+  it('reads lz4 frames with block and content checksums', () => {
+    const data = Buffer.from('checksummed '.repeat(30_000));
+    const frame = lz4.compressFrameSync(data, { blockChecksums: true, contentChecksum: true });
+    assert.equal(frame[4]! & 0x14, 0x14, 'both checksum flags are set');
+    assert.ok(decompress(CompressionType.Lz4, frame).equals(data));
+  });
 
   it('refuses unknown codec ids with an unsupported error', () => {
     assert.throws(() => compress(5, Buffer.from('x')), isCompressionError('unsupported'));
