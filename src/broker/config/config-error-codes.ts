@@ -1,12 +1,14 @@
-// The Kafka error codes that config validation returns, as values for responses. src/protocol will own the
-// full table of error codes; these few are repeated here (same numbers) until it lands, so that this module
-// does not wait on it.
+// The Kafka error codes that config validation returns (taken from src/protocol/errors.ts, so the numbers have
+// one source), the IncrementalAlterConfigs operations, and the result type of every validation.
+
+import { ErrorCode } from '../../protocol/errors.js';
 
 export const ConfigErrorCode = {
-  NONE: 0,
-  UNKNOWN_TOPIC_OR_PARTITION: 3,
-  INVALID_CONFIG: 40,
-  INVALID_REQUEST: 42,
+  NONE: ErrorCode.NONE,
+  UNKNOWN_TOPIC_OR_PARTITION: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  INVALID_TOPIC_EXCEPTION: ErrorCode.INVALID_TOPIC_EXCEPTION,
+  INVALID_CONFIG: ErrorCode.INVALID_CONFIG,
+  INVALID_REQUEST: ErrorCode.INVALID_REQUEST,
 } as const;
 export type ConfigErrorCode = (typeof ConfigErrorCode)[keyof typeof ConfigErrorCode];
 

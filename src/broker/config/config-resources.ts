@@ -18,9 +18,6 @@ import type { BrokerConfigLayers } from './config-layers.js';
 import { ConfigResourceType } from './config-types.js';
 import { type DescribedConfig, describeBrokerConfigs, describeTopicConfigs } from './describe-configs.js';
 
-/** Kafka's error code for an illegal topic name, used only here. */
-const INVALID_TOPIC_EXCEPTION = 17;
-
 export interface ConfigState {
   readonly brokerId: number;
   readonly layers: BrokerConfigLayers;
@@ -58,7 +55,8 @@ type Located =
 function locate(state: ConfigState, resourceType: number, resourceName: string): Located {
   if (resourceType === ConfigResourceType.TOPIC) {
     const problem = topicNameProblem(resourceName);
-    if (problem !== null) return { ok: false, errorCode: INVALID_TOPIC_EXCEPTION, errorMessage: problem };
+    if (problem !== null)
+      return { ok: false, errorCode: ConfigErrorCode.INVALID_TOPIC_EXCEPTION, errorMessage: problem };
     const overrides = state.topicOverrides(resourceName);
     if (overrides === undefined) {
       return {

@@ -31,6 +31,23 @@ function failure(result: ConfigChangeResult, code: number, fragment: string): vo
   assert.ok(result.errorMessage.includes(fragment), result.errorMessage);
 }
 
+describe('wire values', () => {
+  test("error codes and incremental operations have Kafka's numbers", () => {
+    assert.deepEqual(
+      [
+        ConfigErrorCode.INVALID_CONFIG,
+        ConfigErrorCode.INVALID_REQUEST,
+        ConfigErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+      ],
+      [40, 42, 3],
+    );
+    assert.deepEqual(
+      [AlterConfigOp.SET, AlterConfigOp.DELETE, AlterConfigOp.APPEND, AlterConfigOp.SUBTRACT],
+      [0, 1, 2, 3],
+    );
+  });
+});
+
 describe('CreateTopics config validation', () => {
   test('accepts valid topic configs', () => {
     assert.deepEqual(
