@@ -82,6 +82,7 @@ export class Connection {
       socket.setTimeout(idleMs);
       socket.on('timeout', () => this.onIdle(idleMs));
     }
+    this.log('debug', 'connection accepted');
   }
 
   get state(): ConnectionState {
@@ -381,7 +382,7 @@ function responseBytes(response: unknown): number {
   if (!Array.isArray(response)) return -1;
   let size = 0;
   for (const chunk of response) {
-    if (!(chunk instanceof Uint8Array)) return -1;
+    if (!Buffer.isBuffer(chunk)) return -1;
     size += chunk.length;
   }
   return size <= INT32_MAX ? size : -1;
