@@ -24,6 +24,37 @@ function layers(
   };
 }
 
+describe('DescribeConfigs wire values', () => {
+  test("config sources and types have Kafka's numbers", () => {
+    assert.deepEqual(
+      [
+        ConfigSource.UNKNOWN,
+        ConfigSource.DYNAMIC_TOPIC_CONFIG,
+        ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG,
+        ConfigSource.DYNAMIC_BROKER_CONFIG,
+        ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
+        ConfigSource.STATIC_BROKER_CONFIG,
+        ConfigSource.DEFAULT_CONFIG,
+      ],
+      [0, 1, 2, 3, 4, 5, 6],
+    );
+    assert.deepEqual(
+      [
+        ConfigType.BOOLEAN,
+        ConfigType.STRING,
+        ConfigType.INT,
+        ConfigType.SHORT,
+        ConfigType.LONG,
+        ConfigType.DOUBLE,
+        ConfigType.LIST,
+        ConfigType.CLASS,
+        ConfigType.PASSWORD,
+      ],
+      [1, 2, 3, 4, 5, 6, 7, 8, 9],
+    );
+  });
+});
+
 describe('DescribeConfigs for topics', () => {
   test('reports converted values, sources, synonyms and types', () => {
     const configs = describeTopicConfigs(new Map([['cleanup.policy', 'compact']]), layers(), ALL);
