@@ -23,6 +23,9 @@ import {
 import { assert } from '../common/assert.js';
 import { STORAGE_LIMITS } from './log-config.js';
 
+/** Entries held in memory before they are written to the file together. */
+const PENDING_ENTRIES_MAX = 64;
+
 /** Reads the sort key of the entry at `pos` of `buf`; entries are sorted by it. */
 export type EntryKey = (buf: Buffer, pos: number) => number;
 
@@ -36,6 +39,8 @@ export class IndexFile {
   /** One entry read from the cold part; reused because lookups are synchronous. */
   private readonly scratch: Buffer;
   private preallocatedBytes = 0;
+  /** Entries [0, writtenCount) are in the file; later ones wait in the warm buffer (see writePending). */
+  private writtenCount: number;
 
   private constructor(
     public path: string,
@@ -46,6 +51,7 @@ export class IndexFile {
   ) {
     this.fd = fd;
     this.entryCount = entryCount;
+    this.writtenCount = entryCount;
     this.warmEntriesMax = Math.max(1, Math.floor(STORAGE_LIMITS.indexWarmBytes / entryBytes));
     this.warm = Buffer.allocUnsafe(2 * this.warmEntriesMax * entryBytes);
     this.scratch = Buffer.allocUnsafe(entryBytes);
@@ -108,26 +114,41 @@ export class IndexFile {
 
   /** Cuts the file to its entries, as on roll and close, so a reopened file's length is its entry count. */
   trimToValidSize(): void {
+    this.writePending();
     ftruncateSync(this.fd, this.sizeInBytes);
     this.preallocatedBytes = 0;
   }
 
-  /** Appends one entry already encoded in `entry` (entryBytes long). */
+  /**
+   * Appends one entry already encoded in `entry` (entryBytes long). Entries reach the file in groups of
+   * PENDING_ENTRIES_MAX (and on roll, flush and close) rather than one write each: an index that lost its last
+   * entries in a crash is still correct, only sparser, and recovery rebuilds it anyway.
+   */
   append(entry: Buffer): void {
     assert(!this.isFull, `${this.path}: index is full`);
     let warmCount = this.entryCount - this.warmFirst;
     if (warmCount === 2 * this.warmEntriesMax) {
-      // Keep the newest half: the buffer never grows past twice the warm size.
+      // Keep the newest half: the buffer never grows past twice the warm size. What leaves it is written first.
+      this.writePending();
       const keep = this.warmEntriesMax;
       this.warm.copy(this.warm, 0, (warmCount - keep) * this.entryBytes, warmCount * this.entryBytes);
       this.warmFirst += warmCount - keep;
       warmCount = keep;
     }
-    const at = this.entryCount * this.entryBytes;
-    let done = 0;
-    while (done < this.entryBytes) done += writeSync(this.fd, entry, done, this.entryBytes - done, at + done);
     entry.copy(this.warm, warmCount * this.entryBytes, 0, this.entryBytes);
     this.entryCount++;
+    if (this.entryCount - this.writtenCount >= PENDING_ENTRIES_MAX) this.writePending();
+  }
+
+  /** Writes the entries still only in memory. */
+  writePending(): void {
+    if (this.writtenCount >= this.entryCount || this.fd < 0) return;
+    const from = (this.writtenCount - this.warmFirst) * this.entryBytes;
+    const to = (this.entryCount - this.warmFirst) * this.entryBytes;
+    const at = this.writtenCount * this.entryBytes;
+    let done = 0;
+    while (done < to - from) done += writeSync(this.fd, this.warm, from + done, to - from - done, at + done);
+    this.writtenCount = this.entryCount;
   }
 
   /** The buffer and position holding entry `i`; the buffer is only valid until the next call. */
@@ -185,6 +206,7 @@ export class IndexFile {
   truncateToEntries(count: number): void {
     assert(count >= 0 && count <= this.entryCount, 'truncate beyond the index');
     this.entryCount = count;
+    this.writtenCount = Math.min(this.writtenCount, count);
     // Cutting the file zeroes the dropped entries, so that a crash cannot resurrect them as valid-looking ones.
     ftruncateSync(this.fd, count * this.entryBytes);
     if (this.preallocatedBytes > 0) ftruncateSync(this.fd, this.preallocatedBytes);
@@ -195,6 +217,7 @@ export class IndexFile {
   }
 
   flush(): void {
+    this.writePending();
     fsyncSync(this.fd);
   }
 
@@ -205,6 +228,7 @@ export class IndexFile {
 
   close(): void {
     if (this.fd < 0) return;
+    this.writePending();
     closeSync(this.fd);
     this.fd = -1;
   }

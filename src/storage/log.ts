@@ -134,6 +134,8 @@ export class Log {
   private groupSyncs = 0;
   private syncScheduled = false;
   private closed = false;
+  /** Bumped by every truncation, so a flush that started before one does not vouch for bytes written after. */
+  private truncations = 0;
   /** Bytes cut by the last recovery, for the log manager's report. */
   recoveredBytesCut = 0;
 
@@ -645,6 +647,7 @@ export class Log {
   }
 
   private afterTruncation(): void {
+    this.truncations++;
     this.logEndOffsetValue = this.activeSegment.nextOffset;
     this.highWatermarkValue = Math.min(this.highWatermarkValue, this.logEndOffsetValue);
     this.highWatermarkValue = Math.max(this.highWatermarkValue, this.logStartOffsetValue);
@@ -739,8 +742,9 @@ export class Log {
     );
     if (upTo >= this.logEndOffsetValue) this.unflushedRecords = 0;
     this.lastFlushMs = this.clock.monotonicMs();
+    const truncationsBefore = this.truncations;
     await Promise.all(segments.map((s) => fsyncSegment(s)));
-    if (this.closed) return;
+    if (this.closed || this.truncations !== truncationsBefore) return;
     this.recoveryPointValue = Math.max(this.recoveryPointValue, Math.min(upTo, this.logEndOffsetValue));
   }
 
