@@ -156,10 +156,19 @@ function resolveBrokerId(values: ParsedConfig): number {
       `node.id (${nodeId}) must be the same as broker.id (${brokerId}) when both are set`,
     );
   }
-  if (id < -1 || id > values.int('reserved.broker.max.id')) {
+  // With generation on, configured ids stay at or below reserved.broker.max.id so they cannot collide with
+  // generated ones; with it off, an id must be configured.
+  if (values.boolean('broker.id.generation.enable')) {
+    if (id < -1 || id > values.int('reserved.broker.max.id')) {
+      throw ConfigError.rule(
+        'broker.id',
+        'broker.id must be greater than or equal to -1 and not greater than reserved.broker.max.id',
+      );
+    }
+  } else if (id < 0) {
     throw ConfigError.rule(
       'broker.id',
-      'broker.id must be greater than or equal to -1 and not greater than reserved.broker.max.id',
+      'broker.id must be greater than or equal to 0 when broker.id.generation.enable is false',
     );
   }
   return id;

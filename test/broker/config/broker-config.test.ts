@@ -126,6 +126,8 @@ describe('broker config precedence', () => {
     assert.equal(resolve({ 'broker.id': '5', 'node.id': '5' }).brokerId, 5);
     failsOn('node.id', { 'broker.id': '5', 'node.id': '6' });
     failsOn('broker.id', { 'broker.id': '1001' }, 'reserved.broker.max.id');
+    assert.equal(resolve({ 'broker.id': '5000', 'broker.id.generation.enable': 'false' }).brokerId, 5000);
+    failsOn('broker.id', { 'broker.id.generation.enable': 'false' }, 'greater than or equal to 0');
   });
 
   test('advertised.listeners defaults to listeners, and may differ in host and port', () => {
