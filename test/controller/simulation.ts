@@ -1,0 +1,352 @@
+// A seeded simulation of the controller: five brokers on one in-process store, each running a controller,
+// driven through random broker deaths and restarts, ISR changes from leaders, controlled shutdowns and
+// preferred elections. After every step the cluster is let settle and invariants are checked:
+//
+// - at most one controller is active, and one is whenever a broker is alive;
+// - every partition state is well formed: ISR non-empty, within the replicas, the leader in the ISR (or -1);
+// - leader epochs never go back, and one leader epoch names one leader;
+// - with unclean election off, every new leader was in the ISR before the change;
+// - a partition is leaderless only when no ISR member is alive and eligible;
+// - a live leader is alive, and every live replica has been told the current leader and leader epoch.
+
+import assert from 'node:assert/strict';
+import type { BrokerId } from '../../src/common/ids.js';
+import { registerBroker } from '../../src/controller/broker-registration.js';
+import type { BrokerChannel } from '../../src/controller/channel.js';
+import { Controller } from '../../src/controller/controller.js';
+import { type Random, seededRandom } from '../../src/controller/random.js';
+import { InProcessStore } from '../../src/controller/store/in-process-store.js';
+import type { CoordinationStore } from '../../src/controller/store/store.js';
+import { TopicAdmin } from '../../src/controller/topic-admin.js';
+import {
+  decodePartitionState,
+  decodeTopicAssignment,
+  type PartitionState,
+  partitionStatePath,
+  topicPath,
+} from '../../src/controller/zk-layout/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import type {
+  LeaderAndIsrRequest,
+  LeaderAndIsrResponse,
+} from '../../src/protocol/messages/04-leader-and-isr.js';
+import type { StopReplicaResponse } from '../../src/protocol/messages/05-stop-replica.js';
+import type { UpdateMetadataResponse } from '../../src/protocol/messages/06-update-metadata.js';
+import { registration } from './helpers.js';
+
+const BROKERS = [1, 2, 3, 4, 5];
+const TOPICS = ['a', 'b', 'c'];
+
+/** What each broker has been told by LeaderAndIsr: partition → (leader, leader epoch) with the highest epoch. */
+class SimulatedNetwork implements BrokerChannel {
+  readonly told = new Map<
+    number,
+    Map<string, { leader: number; leaderEpoch: number; controllerEpoch: number }>
+  >();
+  readonly violations: string[] = [];
+
+  async leaderAndIsr(brokerId: BrokerId, request: LeaderAndIsrRequest): Promise<LeaderAndIsrResponse> {
+    const known = this.told.get(brokerId) ?? new Map();
+    this.told.set(brokerId, known);
+    for (const t of request.topicStates) {
+      for (const p of t.partitionStates) {
+        const key = `${t.topicName}-${p.partitionIndex}`;
+        const before = known.get(key);
+        if (
+          before !== undefined &&
+          request.controllerEpoch === before.controllerEpoch &&
+          p.leaderEpoch < before.leaderEpoch
+        ) {
+          this.violations.push(
+            `broker ${brokerId} got epoch ${p.leaderEpoch} after ${before.leaderEpoch} for ${key}`,
+          );
+        }
+        if (before === undefined || p.leaderEpoch >= before.leaderEpoch) {
+          known.set(key, {
+            leader: p.leader,
+            leaderEpoch: p.leaderEpoch,
+            controllerEpoch: request.controllerEpoch,
+          });
+        }
+      }
+    }
+    return { errorCode: ErrorCode.NONE, partitionErrors: [], topics: [] };
+  }
+
+  async updateMetadata(): Promise<UpdateMetadataResponse> {
+    return { errorCode: ErrorCode.NONE };
+  }
+
+  async stopReplica(): Promise<StopReplicaResponse> {
+    return { errorCode: ErrorCode.NONE, partitionErrors: [] };
+  }
+}
+
+interface SimBroker {
+  session: CoordinationStore | null;
+  readonly controller: Controller;
+  shuttingDown: boolean;
+}
+
+export interface SimulationResult {
+  readonly steps: number;
+  readonly leaderChanges: number;
+  readonly failovers: number;
+}
+
+export async function simulate(seed: number, steps: number): Promise<SimulationResult> {
+  const random = seededRandom(seed);
+  const store = InProcessStore.open({ dataDir: null });
+  const network = new SimulatedNetwork();
+  const observer = store.openSession();
+  const brokers = new Map<number, SimBroker>();
+  try {
+    for (const id of BROKERS) {
+      const session = store.openSession();
+      assert.ok((await registerBroker(session, registration(id), seededRandom(seed + id))).ok);
+      const controller = new Controller({
+        brokerId: id as BrokerId,
+        store: session,
+        channel: network,
+        random: seededRandom(seed * 31 + id),
+      });
+      brokers.set(id, { session, controller, shuttingDown: false });
+    }
+    for (const b of brokers.values()) await b.controller.start();
+    const topicAdmin = new TopicAdmin({
+      store: observer,
+      defaults: { numPartitions: 4, replicationFactor: 3, deleteTopicEnable: true },
+      random: seededRandom(seed),
+    });
+    const created = await topicAdmin.createTopics(
+      TOPICS.map((name) => ({
+        name,
+        numPartitions: -1,
+        replicationFactor: -1,
+        assignments: [],
+        configs: {},
+      })),
+      false,
+    );
+    for (const r of created) assert.equal(r.errorCode, ErrorCode.NONE);
+    const replicas = new Map<string, number[]>();
+    for (const t of TOPICS) {
+      const node = await observer.get(topicPath(t));
+      assert.ok(node.ok);
+      const decoded = decodeTopicAssignment(node.value.data);
+      assert.ok(decoded.ok);
+      for (const [p, a] of decoded.value.partitions) replicas.set(`${t}-${p}`, [...a.replicas]);
+    }
+    await settleAll(brokers);
+
+    const epochLeaders = new Map<string, Map<number, number>>();
+    let previous = await readStates(observer, replicas);
+    let leaderChanges = 0;
+    let failovers = 0;
+    let lastControllerEpoch = activeController(brokers)?.epoch ?? -1;
+    for (let step = 0; step < steps; step++) {
+      const action = await act(random, brokers, store, seed, previous, replicas);
+      await settleAll(brokers);
+      const states = await readStates(observer, replicas);
+      const where = `seed ${seed} step ${step} (${action})`;
+      const active = [...brokers.values()].filter((b) => b.controller.isActive);
+      assert.ok(active.length <= 1, `${where}: ${active.length} active controllers`);
+      const anyAlive = [...brokers.values()].some((b) => b.session !== null);
+      assert.equal(active.length, anyAlive ? 1 : 0, `${where}: active controllers`);
+      const epoch = active[0]?.controller.epoch ?? lastControllerEpoch;
+      if (epoch !== lastControllerEpoch) failovers += 1;
+      assert.ok(epoch >= lastControllerEpoch, `${where}: controller epoch went back`);
+      lastControllerEpoch = epoch;
+      for (const [key, state] of states) {
+        const before = previous.get(key)!;
+        const reps = replicas.get(key)!;
+        checkState(where, key, state, before, reps, brokers, epochLeaders);
+        if (state.leader !== before.leader) leaderChanges += 1;
+        if (state.leader >= 0) {
+          for (const r of reps) {
+            if (brokers.get(r)!.session === null) continue;
+            const told = network.told.get(r)?.get(key);
+            assert.equal(
+              told?.leader,
+              state.leader,
+              `${where}: broker ${r} was not told the leader of ${key}`,
+            );
+            assert.equal(
+              told?.leaderEpoch,
+              state.leaderEpoch,
+              `${where}: broker ${r} has an old epoch for ${key}`,
+            );
+          }
+        }
+      }
+      previous = states;
+    }
+    assert.deepEqual(network.violations, []);
+    return { steps, leaderChanges, failovers };
+  } finally {
+    for (const b of brokers.values()) if (b.session !== null) await b.controller.stop();
+    store.close();
+  }
+}
+
+function checkState(
+  where: string,
+  key: string,
+  state: PartitionState,
+  before: PartitionState,
+  reps: readonly number[],
+  brokers: Map<number, SimBroker>,
+  epochLeaders: Map<string, Map<number, number>>,
+): void {
+  const alive = (b: number) => brokers.get(b)?.session !== null;
+  const eligible = (b: number) => alive(b) && !brokers.get(b)!.shuttingDown;
+  assert.ok(state.isr.length > 0, `${where}: ${key} has an empty ISR`);
+  assert.ok(
+    state.isr.every((r) => reps.includes(r)),
+    `${where}: ${key} ISR ${state.isr} outside ${reps}`,
+  );
+  if (state.leader !== -1) {
+    assert.ok(
+      state.isr.includes(state.leader),
+      `${where}: ${key} leader ${state.leader} not in ISR ${state.isr}`,
+    );
+    assert.ok(alive(state.leader), `${where}: ${key} led by dead broker ${state.leader}`);
+  } else {
+    assert.ok(
+      !state.isr.some(eligible),
+      `${where}: ${key} leaderless while ISR ${state.isr} has an eligible broker`,
+    );
+  }
+  assert.ok(state.leaderEpoch >= before.leaderEpoch, `${where}: ${key} leader epoch went back`);
+  if (state.leader !== before.leader && state.leader !== -1) {
+    assert.ok(
+      before.isr.includes(state.leader),
+      `${where}: ${key} new leader ${state.leader} was not in ISR ${before.isr}`,
+    );
+  }
+  const leaders = epochLeaders.get(key) ?? new Map<number, number>();
+  epochLeaders.set(key, leaders);
+  const known = leaders.get(state.leaderEpoch);
+  assert.ok(
+    known === undefined || known === state.leader,
+    `${where}: ${key} epoch ${state.leaderEpoch} had two leaders`,
+  );
+  leaders.set(state.leaderEpoch, state.leader);
+}
+
+function activeController(brokers: Map<number, SimBroker>): Controller | undefined {
+  return [...brokers.values()].find((b) => b.controller.isActive)?.controller;
+}
+
+async function act(
+  random: Random,
+  brokers: Map<number, SimBroker>,
+  store: InProcessStore,
+  seed: number,
+  states: Map<string, PartitionState & { version: number }>,
+  replicas: Map<string, number[]>,
+): Promise<string> {
+  const live = [...brokers].filter(([, b]) => b.session !== null).map(([id]) => id);
+  const dead = [...brokers].filter(([, b]) => b.session === null).map(([id]) => id);
+  const roll = random.nextInt(100);
+  if (roll < 25 && live.length > 1) {
+    const id = live[random.nextInt(live.length)]!;
+    const b = brokers.get(id)!;
+    store.expireSession(b.session!.sessionId);
+    b.session = null;
+    b.shuttingDown = false;
+    return `kill ${id}`;
+  }
+  if (roll < 50 && dead.length > 0) {
+    const id = dead[random.nextInt(dead.length)]!;
+    const b = brokers.get(id)!;
+    const session = store.openSession();
+    assert.ok((await registerBroker(session, registration(id), seededRandom(seed + id))).ok);
+    b.session = session;
+    b.shuttingDown = false;
+    b.controller.restart(session);
+    return `restart ${id}`;
+  }
+  const controller = activeController(brokers);
+  if (controller === undefined) return 'nothing';
+  if (roll < 80) {
+    // A leader changes its ISR: some live replicas join or leave, the leader stays.
+    const keys = [...states.keys()];
+    const key = keys[random.nextInt(keys.length)]!;
+    const state = states.get(key)!;
+    if (state.leader < 0) return `no leader for ${key}`;
+    const candidates = replicas
+      .get(key)!
+      .filter((r) => r !== state.leader && brokers.get(r)!.session !== null);
+    const newIsr = [state.leader, ...candidates.filter(() => random.nextInt(2) === 0)];
+    const [topic, partition] = splitKey(key);
+    const answer = await controller.alterPartition(
+      {
+        brokerId: state.leader,
+        brokerEpoch: -1n,
+        topics: [
+          {
+            topicName: topic,
+            topicId: '',
+            partitions: [
+              {
+                partitionIndex: partition,
+                leaderEpoch: state.leaderEpoch,
+                newIsr,
+                newIsrWithEpochs: [],
+                leaderRecoveryState: 0,
+                partitionEpoch: state.version,
+              },
+            ],
+          },
+        ],
+      },
+      2,
+    );
+    const code = answer.topics[0]?.partitions[0]?.errorCode;
+    // Joining while in controlled shutdown is refused; everything else from the current leader succeeds.
+    const joinsShuttingDown = newIsr.some((r) => brokers.get(r)!.shuttingDown);
+    if (!joinsShuttingDown) assert.equal(code, ErrorCode.NONE, `AlterPartition ${key} [${newIsr}]`);
+    return `alter ${key} isr [${newIsr}] -> ${code}`;
+  }
+  if (roll < 90 && live.length > 1) {
+    const id = live[random.nextInt(live.length)]!;
+    const answer = await controller.controlledShutdown({ brokerId: id, brokerEpoch: -1n });
+    assert.equal(answer.errorCode, ErrorCode.NONE);
+    brokers.get(id)!.shuttingDown = true;
+    return `controlled shutdown ${id}`;
+  }
+  const answer = await controller.electLeaders({ electionType: 0, topicPartitions: null, timeoutMs: 1000 });
+  assert.equal(answer.errorCode, ErrorCode.NONE);
+  return 'preferred election';
+}
+
+function splitKey(key: string): [string, number] {
+  const i = key.lastIndexOf('-');
+  return [key.slice(0, i), Number(key.slice(i + 1))];
+}
+
+async function readStates(
+  observer: CoordinationStore,
+  replicas: Map<string, number[]>,
+): Promise<Map<string, PartitionState & { version: number }>> {
+  const out = new Map<string, PartitionState & { version: number }>();
+  for (const key of replicas.keys()) {
+    const [topic, partition] = splitKey(key);
+    const node = await observer.get(partitionStatePath(topic, partition as never));
+    assert.ok(node.ok, `${key} has a state`);
+    const decoded = decodePartitionState(node.value.data);
+    assert.ok(decoded.ok);
+    out.set(key, { ...decoded.value, version: node.value.stat.version });
+  }
+  return out;
+}
+
+async function settleAll(brokers: Map<number, SimBroker>): Promise<void> {
+  for (let round = 0; round < 3; round++) {
+    for (const b of brokers.values()) {
+      await new Promise((resolve) => setImmediate(resolve));
+      await b.controller.sync();
+    }
+  }
+}
