@@ -10,7 +10,8 @@
 //
 // Bounding: a raw snappy block starts with its uncompressed length as a varint. The limit is checked against
 // the sum of those lengths before anything is decompressed, and the library refuses a block whose content does
-// not match its declared length, so output can never pass the limit. Both directions are synchronous.
+// not match its declared length, so output can never pass the limit. A length the block could not produce
+// even at snappy's best ratio is refused before the library allocates it. Both directions are synchronous.
 
 import snappy from 'snappy';
 import { CompressionError, corrupt, tooLarge } from './compression-error.js';
@@ -22,6 +23,11 @@ const XERIAL_VERSION = 1;
 const XERIAL_COMPATIBLE_VERSION = 1;
 /** snappy-java's default block size, which Kafka's Java client uses. */
 const XERIAL_BLOCK_BYTES = 32 * 1024;
+/**
+ * snappy's best case is a 3-byte copy element producing 64 bytes, so no block decodes to more than about 22
+ * times its size. A preamble that claims more is a lie, refused before the library allocates what it claims.
+ */
+const EXPANSION_MAX = 22;
 
 function isXerialHeaderAt(data: Uint8Array, pos: number): boolean {
   if (data.length - pos < XERIAL_HEADER_BYTES) return false;
@@ -42,6 +48,9 @@ export function snappyDeclaredLength(data: Uint8Array, start = 0, end = data.len
 }
 
 function rawBlock(data: Uint8Array): Buffer {
+  if (snappyDeclaredLength(data) > data.length * EXPANSION_MAX) {
+    throw new CompressionError('corrupt', CODEC, 'declared length is more than the block can hold');
+  }
   try {
     return snappy.uncompressSync(data, { asBuffer: true }) as Buffer;
   } catch (err) {

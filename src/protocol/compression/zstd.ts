@@ -16,6 +16,11 @@ const CODEC = 'zstd';
 /** Kafka's default compression.zstd.level. */
 export const ZSTD_DEFAULT_LEVEL = 3;
 const STREAM_CHUNK_BYTES = 128 * 1024;
+/**
+ * zstd's best case is a 4-byte RLE block producing a full 128 KiB block. A frame that declares more content
+ * than that ratio allows is a lie, refused before a buffer of the declared size is allocated.
+ */
+const EXPANSION_MAX = 32 * 1024;
 
 let cctx: InstanceType<typeof binding.CCtx> | undefined;
 let dctx: InstanceType<typeof binding.DCtx> | undefined;
@@ -35,8 +40,12 @@ function declaredContentBytes(data: Uint8Array): number | null {
   while (frame.length > 0) {
     const size = binding.getFrameContentSize(frame);
     if (size === null) return null;
+    const frameBytes = binding.findFrameCompressedSize(frame);
+    if (size > frameBytes * EXPANSION_MAX) {
+      throw new CompressionError('corrupt', CODEC, 'declared content size is more than the frame can hold');
+    }
     total += size;
-    frame = frame.subarray(binding.findFrameCompressedSize(frame));
+    frame = frame.subarray(frameBytes);
   }
   return total;
 }
