@@ -9,7 +9,7 @@ import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { readRecords } from '../../src/protocol/records/batch-records.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { WireClient } from '../helpers/wire-client.js';
+import { fetchBody, WireClient } from '../helpers/wire-client.js';
 
 function produceRequest(topic: string, partition: number, records: Buffer | null, acks = 1) {
   return {
@@ -20,38 +20,7 @@ function produceRequest(topic: string, partition: number, records: Buffer | null
   };
 }
 
-function fetchRequest(topic: string, partition: number, offset: number, maxWaitMs = 0, minBytes = 1) {
-  return {
-    clusterId: null,
-    replicaId: -1,
-    replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs,
-    minBytes,
-    maxBytes: 1 << 20,
-    isolationLevel: 0,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: [
-      {
-        topic,
-        topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-        partitions: [
-          {
-            partition,
-            currentLeaderEpoch: -1,
-            fetchOffset: BigInt(offset),
-            lastFetchedEpoch: -1,
-            logStartOffset: -1n,
-            partitionMaxBytes: 1 << 20,
-            replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
-          },
-        ],
-      },
-    ],
-    forgottenTopicsData: [],
-    rackId: '',
-  };
-}
+const fetchRequest = fetchBody;
 
 function createTopicsRequest(
   name: string,

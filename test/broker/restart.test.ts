@@ -8,10 +8,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
-import { readRecords } from '../../src/protocol/records/batch-records.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { WireClient } from '../helpers/wire-client.js';
+import { readPartition, WireClient } from '../helpers/wire-client.js';
 
 const TOPIC = 'durable';
 
@@ -34,44 +33,7 @@ async function produceMany(client: WireClient, from: number, count: number): Pro
 }
 
 async function readAll(client: WireClient): Promise<string[]> {
-  const values: string[] = [];
-  for (;;) {
-    const response = await client.call(ApiKey.FETCH, 12, {
-      clusterId: null,
-      replicaId: -1,
-      replicaState: { replicaId: -1, replicaEpoch: -1n },
-      maxWaitMs: 0,
-      minBytes: 1,
-      maxBytes: 1 << 20,
-      isolationLevel: 0,
-      sessionId: 0,
-      sessionEpoch: -1,
-      topics: [
-        {
-          topic: TOPIC,
-          topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-          partitions: [
-            {
-              partition: 0,
-              currentLeaderEpoch: -1,
-              fetchOffset: BigInt(values.length),
-              lastFetchedEpoch: -1,
-              logStartOffset: -1n,
-              partitionMaxBytes: 1 << 20,
-              replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
-            },
-          ],
-        },
-      ],
-      forgottenTopicsData: [],
-      rackId: '',
-    });
-    const records: Buffer = response.responses[0].partitions[0].records;
-    if (records.length === 0) return values;
-    for (let pos = 0; pos + 12 <= records.length; pos += 12 + records.readInt32BE(pos + 8)) {
-      for (const r of readRecords(records, pos)) values.push(r.value!.toString());
-    }
-  }
+  return (await readPartition(client, TOPIC, 0)).map((r) => r.value!.toString());
 }
 
 async function withClient<T>(broker: BrokerProcess, fn: (c: WireClient) => Promise<T>): Promise<T> {

@@ -5,7 +5,9 @@
 import { RawClient } from '../../src/network/raw-client.js';
 import { decodeResponseHeader, encodeRequestHeader } from '../../src/protocol/headers.js';
 import { Reader, Writer } from '../../src/protocol/primitives/index.js';
-import { getApi } from '../../src/protocol/registry.js';
+import { batchHeader } from '../../src/protocol/records/batch-header.js';
+import { type BatchRecord, readRecords } from '../../src/protocol/records/batch-records.js';
+import { ApiKey, getApi } from '../../src/protocol/registry.js';
 
 export class WireClient {
   private correlationId = 1;
@@ -66,4 +68,67 @@ export class WireClient {
   close(): void {
     this.raw.socket.destroy();
   }
+}
+
+/** Every record of a partition from `fromOffset` to the high watermark, fetched with Brook's own codecs. */
+export async function readPartition(
+  client: WireClient,
+  topic: string,
+  partition: number,
+  fromOffset = 0,
+): Promise<BatchRecord[]> {
+  const records: BatchRecord[] = [];
+  let offset = fromOffset;
+  for (;;) {
+    const response = await client.call(ApiKey.FETCH, 12, fetchBody(topic, partition, offset));
+    const data = response.responses[0].partitions[0];
+    if (data.errorCode !== 0)
+      throw new Error(`fetch of ${topic}-${partition} failed with error ${data.errorCode}`);
+    const bytes: Buffer = data.records;
+    let got = 0;
+    for (let pos = 0; pos + 12 <= bytes.length; pos += 12 + bytes.readInt32BE(pos + 8)) {
+      if (pos + 12 + bytes.readInt32BE(pos + 8) > bytes.length) break;
+      for (const r of readRecords(bytes, pos)) {
+        if (r.offset < offset) continue;
+        records.push(r);
+        got++;
+      }
+      offset = batchHeader.lastOffset(bytes, pos) + 1;
+    }
+    if (got === 0 && offset >= Number(data.highWatermark)) return records;
+    if (bytes.length === 0) return records;
+  }
+}
+
+export function fetchBody(topic: string, partition: number, offset: number, maxWaitMs = 0, minBytes = 1) {
+  return {
+    clusterId: null,
+    replicaId: -1,
+    replicaState: { replicaId: -1, replicaEpoch: -1n },
+    maxWaitMs,
+    minBytes,
+    maxBytes: 1 << 20,
+    isolationLevel: 0,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: [
+      {
+        topic,
+        topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+        partitions: [
+          {
+            partition,
+            currentLeaderEpoch: -1,
+            fetchOffset: BigInt(offset),
+            lastFetchedEpoch: -1,
+            logStartOffset: -1n,
+            partitionMaxBytes: 1 << 20,
+            replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
+          },
+        ],
+      },
+    ],
+    forgottenTopicsData: [],
+    rackId: '',
+  };
 }

@@ -262,6 +262,24 @@ describe('bad broker values', () => {
     );
   });
 
+  test('broker log values must also be valid topic values, and the error names the broker key', () => {
+    failsOn('log.roll.ms', { 'log.roll.ms': '0' }, 'at least 1');
+    failsOn('log.roll.jitter.ms', { 'log.roll.jitter.ms': '-1' }, 'at least 0');
+    failsOn('log.flush.interval.ms', { 'log.flush.interval.ms': '-5' }, 'at least 0');
+    assert.equal(resolve({ 'log.retention.ms': '-7' }).logDefaults.retentionMs, -1);
+  });
+
+  test('the cleaner dedupe buffer needs 1 MB per thread', () => {
+    failsOn('log.cleaner.dedupe.buffer.size', {
+      'log.cleaner.dedupe.buffer.size': '4194304',
+      'log.cleaner.threads': '4',
+    });
+    assert.equal(
+      resolve({ 'log.cleaner.dedupe.buffer.size': '4194304', 'log.cleaner.threads': '2' }).logCleanerThreads,
+      2,
+    );
+  });
+
   test('max.connections.per.ip.overrides parses host:count pairs', () => {
     const c = resolve({ 'max.connections.per.ip.overrides': '127.0.0.1:5, host.example:7' });
     assert.deepEqual(
