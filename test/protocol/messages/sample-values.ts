@@ -13,6 +13,8 @@ export interface SampleOptions {
   readonly nulls: boolean;
   /** Elements per array. */
   readonly arrayLength: number;
+  /** Leave tagged fields at their defaults, so that no tagged field is written (default: set them). */
+  readonly untagged?: boolean;
 }
 
 type Value = unknown;
@@ -25,7 +27,8 @@ export class SampleBuilder {
   struct(struct: StructSchema, version: number): Record<string, Value> {
     const out: Record<string, Value> = {};
     for (const field of struct.fields) {
-      out[field.property] = contains(field.versions, version) ? this.field(field, version) : defaultOf(field);
+      const present = contains(field.versions, version) && !(this.options.untagged && field.tag !== null);
+      out[field.property] = present ? this.field(field, version) : defaultOf(field);
     }
     return out;
   }
