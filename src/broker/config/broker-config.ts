@@ -218,7 +218,7 @@ function refusePlugins(values: ParsedConfig): void {
   }
 }
 
-function checkReplicaFetch(values: ParsedConfig): void {
+function checkRules(values: ParsedConfig): void {
   const waitMs = values.int('replica.fetch.wait.max.ms');
   if (waitMs > values.int('replica.socket.timeout.ms')) {
     throw ConfigError.rule(
@@ -230,6 +230,14 @@ function checkReplicaFetch(values: ParsedConfig): void {
     throw ConfigError.rule(
       'replica.fetch.wait.max.ms',
       'replica.fetch.wait.max.ms must be at most replica.lag.time.max.ms',
+    );
+  }
+  // The dedupe map is split between cleaner threads; each needs room for a useful number of keys.
+  const threads = values.int('log.cleaner.threads');
+  if (threads > 0 && values.long('log.cleaner.dedupe.buffer.size') / threads <= 1024 * 1024) {
+    throw ConfigError.rule(
+      'log.cleaner.dedupe.buffer.size',
+      'log.cleaner.dedupe.buffer.size must be at least 1MB per cleaner thread',
     );
   }
   const acks = values.int('offsets.commit.required.acks');
@@ -245,7 +253,7 @@ function checkReplicaFetch(values: ParsedConfig): void {
 export function resolveBrokerConfig(merged: ReadonlyMap<string, string>): BrokerConfig {
   const v = ParsedConfig.parse(BROKER_KEYS, merged, brokerKey);
   refusePlugins(v);
-  checkReplicaFetch(v);
+  checkRules(v);
   const listeners = resolveListeners({
     listeners: v.string('listeners'),
     advertisedListeners: v.stringOrNull('advertised.listeners'),

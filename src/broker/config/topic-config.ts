@@ -47,6 +47,10 @@ function resolveKey(
   }
   const convert = def.synonyms.find((s) => s.name === first.name)?.toTopicValue;
   const value = convert === undefined ? first.value : convert(first.value);
+  // A broker value must also be a valid topic value (log.roll.ms=0 would be segment.ms=0). The error names
+  // the broker key that was set, which is what the operator wrote.
+  if (first.source !== ConfigSource.DYNAMIC_TOPIC_CONFIG && value !== null)
+    def.validator?.check(first.name, value);
   return { name: def.name, value, source: first.source, synonyms };
 }
 

@@ -293,6 +293,14 @@ describe('broker config changes', () => {
     );
   });
 
+  test('a dynamic broker value that would make an invalid topic default is refused', () => {
+    failure(
+      validateAlterBrokerConfigs([{ name: 'log.roll.ms', value: '0' }], false, L),
+      ConfigErrorCode.INVALID_CONFIG,
+      'log.roll.ms',
+    );
+  });
+
   test('read-only keys cannot change dynamically', () => {
     failure(
       validateAlterBrokerConfigs([{ name: 'num.partitions', value: '3' }], true, L),
