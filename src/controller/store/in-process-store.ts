@@ -2,10 +2,11 @@
 // its data directory (see metadata-files.ts), with time taken from an injected Clock so that a seeded
 // simulation can drive it.
 //
-// Owns: the data tree, the sessions (id, timeout, state, listeners), the watches and the files. Everything
-// runs synchronously inside each call; the promise an operation returns is already settled when it is handed
-// back. Watch and session events are delivered on the microtask queue after the change is complete, so no
-// listener ever runs in the middle of a transaction.
+// Owns: the data tree, the sessions (id, timeout, state, listeners), the watches and the files. A write is
+// applied to the tree synchronously inside the call (nothing interleaves with it) and its log line written;
+// its answer and the watch events it fires come once the line is on disk (a group commit: concurrent writes
+// share one fdatasync, run off the event loop). Events are delivered on the microtask queue, so no listener
+// ever runs in the middle of a transaction. Reads answer from the tree at once.
 //
 // Sessions: a session is connected from openSession() until close() or expiry. There is no network between a
 // broker and this store, so nothing disconnects a session by itself; a test or the simulation injects faults
@@ -75,6 +76,7 @@ export class InProcessStore {
   private readonly sessions = new Map<SessionId, SessionEntry>();
   private readonly watches = new WatchRegistry();
   private failed: Error | null = null;
+  private loggedTransactions = 0;
   private closed = false;
 
   private constructor(
@@ -123,6 +125,11 @@ export class InProcessStore {
     };
     this.sessions.set(id, entry);
     return new InProcessSession(this, entry);
+  }
+
+  /** Transactions logged and disk flushes made since open, for metrics: flushes < transactions under load. */
+  durabilityStats(): { transactions: number; flushes: number } {
+    return { transactions: this.loggedTransactions, flushes: this.files?.flushCount ?? 0 };
   }
 
   /** Ids of the sessions that are alive (connected or disconnected), sorted. */
@@ -183,14 +190,18 @@ export class InProcessStore {
 
   // The operations below are called by InProcessSession with its own entry.
 
-  commit(entry: SessionEntry, ops: readonly Op[]): MultiResult {
+  /**
+   * Applies a transaction now (the tree changes without waiting) and settles once it is durable. The watches
+   * it fires are taken now, so a read made after this change does not hear of it, and delivered once it is
+   * durable, as is the caller's answer: nothing acts on a change that a crash could still undo.
+   */
+  async commit(entry: SessionEntry, ops: readonly Op[]): Promise<MultiResult> {
     const denied = this.deny(entry);
     if (denied !== null) return { ...denied, failedOpIndex: 0 };
     if (ops.length === 0) return success([]) as MultiResult;
     const outcome = this.tree.apply(ops, entry.id, this.clock.nowMs());
     if (!outcome.ok) return outcome;
-    this.persist(outcome.transaction);
-    this.fire(outcome.changes);
+    await this.persistAndNotify(outcome.transaction, outcome.changes);
     return success(outcome.results) as MultiResult;
   }
 
@@ -221,10 +232,10 @@ export class InProcessStore {
     return success(names);
   }
 
-  closeSession(entry: SessionEntry): void {
+  async closeSession(entry: SessionEntry): Promise<void> {
     if (entry.state === 'expired' || entry.state === 'closed') return;
     this.assertUsable();
-    this.endSession(entry, 'closed');
+    await this.endSession(entry, 'closed');
   }
 
   private deny(entry: SessionEntry): { ok: false; code: 'SESSIONEXPIRED' | 'CONNECTIONLOSS' } | null {
@@ -239,19 +250,21 @@ export class InProcessStore {
     return null;
   }
 
-  private endSession(entry: SessionEntry, how: 'expired' | 'closed'): void {
+  /** Ends a session at once; the promise settles when the deletion of its ephemerals is durable. */
+  private endSession(entry: SessionEntry, how: 'expired' | 'closed'): Promise<void> {
     const ephemerals = this.tree.ephemeralsOf(entry.id);
     entry.state = how;
     this.watches.dropSession(entry.id);
-    if (ephemerals.length > 0) {
-      const ops: Op[] = ephemerals.map((path) => ({ op: 'delete', path, version: -1 }));
-      const outcome = this.tree.apply(ops, SYSTEM_SESSION, this.clock.nowMs());
-      assert(outcome.ok, `deleting the ephemerals of session ${entry.id} failed`);
-      this.persist(outcome.transaction);
-      this.fire(outcome.changes);
-    }
-    emit(entry, how);
     this.sessions.delete(entry.id);
+    emit(entry, how);
+    if (ephemerals.length === 0) return Promise.resolve();
+    const ops: Op[] = ephemerals.map((path) => ({ op: 'delete', path, version: -1 }));
+    const outcome = this.tree.apply(ops, SYSTEM_SESSION, this.clock.nowMs());
+    assert(outcome.ok, `deleting the ephemerals of session ${entry.id} failed`);
+    const done = this.persistAndNotify(outcome.transaction, outcome.changes);
+    // Expiry and tick() do not wait; a flush failure is recorded by persistAndNotify and stops the store.
+    done.catch(() => {});
+    return done;
   }
 
   private dropLeftoverEphemerals(): void {
@@ -264,15 +277,21 @@ export class InProcessStore {
     assert(outcome.ok, 'deleting ephemerals left by the previous run failed');
   }
 
-  private persist(txn: Transaction): void {
-    if (this.files === null) return;
-    try {
-      this.files.append(txn);
-    } catch (e) {
-      this.failed = e as Error;
-      throw e;
+  /** Logs a committed transaction, takes the watches it fires, and delivers them once it is durable. */
+  private async persistAndNotify(txn: Transaction, changes: readonly TreeChange[]): Promise<void> {
+    const deliveries = this.watches.trigger(changes);
+    if (this.files !== null) {
+      try {
+        this.files.append(txn);
+        this.loggedTransactions += 1;
+        if (this.files.logSizeBytes >= this.snapshotAfterLogBytes) this.snapshot();
+        await this.files.durable();
+      } catch (e) {
+        this.failed = e as Error;
+        throw e;
+      }
     }
-    if (this.files.logSizeBytes >= this.snapshotAfterLogBytes) this.snapshot();
+    for (const delivery of deliveries) queueMicrotask(() => delivery.watcher(delivery.event));
   }
 
   private snapshot(): void {
@@ -283,12 +302,6 @@ export class InProcessStore {
       root: this.tree.rootCounters(),
       nodes: this.tree.records(),
     });
-  }
-
-  private fire(changes: readonly TreeChange[]): void {
-    for (const delivery of this.watches.trigger(changes)) {
-      queueMicrotask(() => delivery.watcher(delivery.event));
-    }
   }
 
   private assertUsable(): void {
@@ -321,7 +334,7 @@ class InProcessSession implements CoordinationStore {
     data: Uint8Array,
     mode: CreateMode = 'persistent',
   ): Promise<StoreResult<string>> {
-    const outcome = this.store.commit(this.entry, [{ op: 'create', path, data, mode }]);
+    const outcome = await this.store.commit(this.entry, [{ op: 'create', path, data, mode }]);
     if (!outcome.ok) return failure(outcome.code, outcome.path);
     const [result] = outcome.value;
     assert(result !== undefined && result.op === 'create');
@@ -333,7 +346,9 @@ class InProcessSession implements CoordinationStore {
   }
 
   async set(path: string, data: Uint8Array, expectedVersion: number): Promise<StoreResult<Stat>> {
-    const outcome = this.store.commit(this.entry, [{ op: 'set', path, data, version: expectedVersion }]);
+    const outcome = await this.store.commit(this.entry, [
+      { op: 'set', path, data, version: expectedVersion },
+    ]);
     if (!outcome.ok) return failure(outcome.code, outcome.path);
     const [result] = outcome.value;
     assert(result !== undefined && result.op === 'set');
@@ -341,7 +356,7 @@ class InProcessSession implements CoordinationStore {
   }
 
   async delete(path: string, expectedVersion: number): Promise<StoreResult<void>> {
-    const outcome = this.store.commit(this.entry, [{ op: 'delete', path, version: expectedVersion }]);
+    const outcome = await this.store.commit(this.entry, [{ op: 'delete', path, version: expectedVersion }]);
     return outcome.ok ? success(undefined) : failure(outcome.code, outcome.path);
   }
 
@@ -363,6 +378,6 @@ class InProcessSession implements CoordinationStore {
   }
 
   async close(): Promise<void> {
-    this.store.closeSession(this.entry);
+    await this.store.closeSession(this.entry);
   }
 }

@@ -9,9 +9,11 @@
 //   "ephemeralOwner" } ] } with nodes sorted so that parents come first.
 // - `transactions.log`: one line per committed transaction after the snapshot, `<crc32 as 8 hex digits> <json>`
 //   where json is { "zxid", "timeMs", "ops": [ { "op": "create", "path", "data", "owner" } | { "op": "set",
-//   "path", "data" } | { "op": "delete", "path" } ] }. A line is appended and fsynced before the transaction's
-//   caller hears of success. Recovery stops at the first line that is torn or fails its CRC (the tail of a
-//   crash) and cuts the file there.
+//   "path", "data" } | { "op": "delete", "path" } ] }. A line is written when the transaction commits and
+//   fsynced before its caller hears of success. The fsync is a group commit run off the event loop: every line
+//   written before one fdatasync starts is covered by it, so concurrent transactions share one disk flush and
+//   the broker's thread never waits on the disk. Recovery stops at the first line that is torn or fails its CRC
+//   (the tail of a crash) and cuts the file there.
 //
 // Ephemeral nodes are written like the others, because their creation moves their parent's child version
 // (and so sequential names); recovery replays them and the store then deletes them all, since no session
@@ -20,6 +22,7 @@
 import {
   closeSync,
   existsSync,
+  fdatasync,
   fdatasyncSync,
   fsyncSync,
   ftruncateSync,
@@ -56,9 +59,23 @@ export class MetadataCorruptError extends Error {
   override name = 'MetadataCorruptError';
 }
 
+interface DurableWaiter {
+  readonly line: number;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
 export class MetadataFiles {
   private logFd: number;
   private logBytes: number;
+  /** Lines written so far, and how many of them an fdatasync (or a snapshot) has made durable. */
+  private linesWritten = 0;
+  private linesDurable = 0;
+  private syncing = false;
+  private flushes = 0;
+  private closeAfterSync: number | null = null;
+  private failure: Error | null = null;
+  private readonly waiters: DurableWaiter[] = [];
 
   private constructor(
     private readonly dir: string,
@@ -86,18 +103,66 @@ export class MetadataFiles {
     return this.logBytes;
   }
 
-  /** Appends one committed transaction durably. */
+  /** Group-commit flushes (fdatasync calls) so far; fewer than transactions when writes overlap. */
+  get flushCount(): number {
+    return this.flushes;
+  }
+
+  /** Writes one committed transaction to the log (the page cache); durable() says when it is on disk. */
   append(txn: Transaction): void {
+    if (this.failure !== null) throw this.failure;
     const json = JSON.stringify({ zxid: txn.zxid, timeMs: txn.timeMs, ops: txn.ops.map(encodeOp) });
     const line = Buffer.from(`${crcHex(json)} ${json}\n`, 'utf8');
     let written = 0;
     while (written < line.length) written += writeSync(this.logFd, line, written);
-    if (this.fsync) fdatasyncSync(this.logFd);
     this.logBytes += line.length;
+    this.linesWritten += 1;
+  }
+
+  /** Settles once every line written so far is on disk; rejects if the flush fails. */
+  durable(): Promise<void> {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    if (!this.fsync || this.linesDurable >= this.linesWritten) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ line: this.linesWritten, resolve, reject });
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    if (this.syncing || this.waiters.length === 0) return;
+    this.syncing = true;
+    this.flushes += 1;
+    const covered = this.linesWritten;
+    fdatasync(this.logFd, (error) => {
+      this.syncing = false;
+      if (this.closeAfterSync !== null) {
+        closeSync(this.closeAfterSync);
+        this.closeAfterSync = null;
+      }
+      if (error) {
+        this.fail(error);
+        return;
+      }
+      this.markDurable(covered);
+      if (this.logFd >= 0) this.flush();
+    });
+  }
+
+  private markDurable(lines: number): void {
+    this.linesDurable = Math.max(this.linesDurable, lines);
+    while (this.waiters.length > 0 && this.waiters[0]!.line <= this.linesDurable)
+      this.waiters.shift()!.resolve();
+  }
+
+  private fail(error: Error): void {
+    this.failure = error;
+    for (const waiter of this.waiters.splice(0)) waiter.reject(error);
   }
 
   /** Replaces the snapshot atomically, then empties the log it covers. */
   writeSnapshot(snapshot: Snapshot): void {
+    if (this.failure !== null) throw this.failure;
     const body = JSON.stringify({
       format: FORMAT,
       zxid: snapshot.zxid,
@@ -118,16 +183,31 @@ export class MetadataFiles {
     }
     renameSync(tmpPath, finalPath);
     if (this.fsync) syncDirectory(this.dir);
-    // Records up to snapshot.zxid are now redundant; recovery skips them anyway, so a crash before this
-    // truncation is harmless.
+    // The snapshot holds every transaction written so far, so they are all durable now. Records up to its
+    // zxid are redundant in the log; recovery skips them anyway, so a crash before this truncation is harmless.
+    this.markDurable(this.linesWritten);
     ftruncateSync(this.logFd, 0);
     if (this.fsync) fdatasyncSync(this.logFd);
     this.logBytes = 0;
   }
 
+  /** Flushes what is pending (synchronously: this is shutdown) and closes the log. */
   close(): void {
-    if (this.logFd >= 0) closeSync(this.logFd);
+    if (this.logFd < 0) return;
+    if (this.failure === null && this.fsync && this.linesDurable < this.linesWritten) {
+      try {
+        fdatasyncSync(this.logFd);
+        this.markDurable(this.linesWritten);
+      } catch (e) {
+        this.fail(e as Error);
+      }
+    }
+    const fd = this.logFd;
     this.logFd = -1;
+    // An fdatasync still running on the descriptor must finish before it is closed: the number could
+    // otherwise be reused by another file under that call.
+    if (this.syncing) this.closeAfterSync = fd;
+    else closeSync(fd);
   }
 }
 

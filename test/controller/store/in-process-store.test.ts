@@ -114,6 +114,23 @@ describe('in-process store: persistence', () => {
     crashed.close();
   });
 
+  it('flushes concurrent writes together and loses none of them in a crash', async () => {
+    const dir = freshDir();
+    const crashed = InProcessStore.open({ dataDir: dir });
+    const s = crashed.openSession();
+    ok(await s.create('/many', bytes('')));
+    const writes = Array.from({ length: 300 }, (_, i) => s.create(`/many/${i}`, bytes(String(i))));
+    for (const result of await Promise.all(writes)) ok(result);
+    const stats = crashed.durabilityStats();
+    assert.equal(stats.transactions, 301);
+    assert.ok(stats.flushes < 100, `300 overlapping writes took ${stats.flushes} flushes`);
+    const recovered = InProcessStore.open({ dataDir: dir });
+    const t = recovered.openSession();
+    assert.equal(ok(await t.children('/many')).length, 300);
+    assert.equal(text(ok(await t.get('/many/299')).data), '299');
+    recovered.close();
+  });
+
   it('replaces a long log by a snapshot and recovers the same tree', async () => {
     const dir = freshDir();
     const first = InProcessStore.open({ dataDir: dir, snapshotAfterLogBytes: 512 });
