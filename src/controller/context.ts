@@ -12,7 +12,7 @@ import type { Leadership, Liveness } from './leader-election.js';
 import type { ReplicaAssignment } from './zk-layout/index.js';
 
 export interface PartitionEntry {
-  readonly assignment: ReplicaAssignment;
+  assignment: ReplicaAssignment;
   /** Null while the partition has never had a state written (no live replica when it was created). */
   leadership: Leadership | null;
   /** The state znode's data version, which AlterPartition calls the partition epoch; -1 without a state. */

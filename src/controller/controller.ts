@@ -33,6 +33,16 @@ import type {
   ElectLeadersResponseReplicaElectionResult,
 } from '../protocol/messages/43-elect-leaders.js';
 import type {
+  AlterPartitionReassignmentsRequest,
+  AlterPartitionReassignmentsResponse,
+  AlterPartitionReassignmentsResponseReassignablePartitionResponse,
+} from '../protocol/messages/45-alter-partition-reassignments.js';
+import type {
+  ListPartitionReassignmentsRequest,
+  ListPartitionReassignmentsResponse,
+  ListPartitionReassignmentsResponseOngoingTopicReassignment,
+} from '../protocol/messages/46-list-partition-reassignments.js';
+import type {
   AlterPartitionRequest,
   AlterPartitionResponse,
   AlterPartitionResponsePartitionData,
@@ -58,6 +68,15 @@ import {
   uncleanLeaderElection,
 } from './leader-election.js';
 import { newUuid, type Random, systemRandom } from './random.js';
+import {
+  finishedLeadership,
+  isReassigning,
+  movingAssignment,
+  originalReplicas,
+  targetInSync,
+  targetProblem,
+} from './reassignment.js';
+import type { ApiError } from './replica-assignment.js';
 import {
   buildLeaderAndIsr,
   buildStopReplica,
@@ -242,6 +261,34 @@ export class Controller {
     return (
       this.queue.request('controlledShutdown', () => this.onControlledShutdown(request)) ??
       Promise.resolve({ errorCode: ErrorCode.REQUEST_TIMED_OUT, remainingPartitions: [] })
+    );
+  }
+
+  alterPartitionReassignments(
+    request: AlterPartitionReassignmentsRequest,
+  ): Promise<AlterPartitionReassignmentsResponse> {
+    return (
+      this.queue.request('alterPartitionReassignments', () => this.onAlterReassignments(request)) ??
+      Promise.resolve({
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.REQUEST_TIMED_OUT,
+        errorMessage: null,
+        responses: [],
+      })
+    );
+  }
+
+  listPartitionReassignments(
+    request: ListPartitionReassignmentsRequest,
+  ): Promise<ListPartitionReassignmentsResponse> {
+    return (
+      this.queue.request('listPartitionReassignments', async () => this.onListReassignments(request)) ??
+      Promise.resolve({
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.REQUEST_TIMED_OUT,
+        errorMessage: null,
+        topics: [],
+      })
     );
   }
 
@@ -446,6 +493,7 @@ export class Controller {
     this.sendUpdateMetadata(live, all);
     const created = new Set(changed.filter((c) => c.created).map((c) => key(c.tp)));
     for (const b of live) this.sendLeaderAndIsr(b, ctx.partitionsOn(b), created);
+    await this.finishSyncedReassignments(all);
     await this.processDeletions();
   }
 
@@ -1087,6 +1135,9 @@ export class Controller {
         answers.set(key(w.tp), partitionAnswer(w.tp.partition, ErrorCode.UNKNOWN_SERVER_ERROR, null));
     }
     if (outcome.written.length > 0 && this.ctx === ctx) {
+      await this.finishSyncedReassignments(outcome.written.map((w) => w.tp));
+    }
+    if (outcome.written.length > 0 && this.ctx === ctx) {
       this.sendUpdateMetadata(
         [...ctx.liveBrokers.keys()],
         outcome.written.map((w) => w.tp),
@@ -1209,6 +1260,205 @@ export class Controller {
       });
     }
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, replicaElectionResults: [...byTopic.values()] };
+  }
+
+  // ---- reassignment ---------------------------------------------------------------------------------------
+
+  private async onAlterReassignments(
+    request: AlterPartitionReassignmentsRequest,
+  ): Promise<AlterPartitionReassignmentsResponse> {
+    const ctx = this.ctx;
+    if (ctx === null) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: null, responses: [] };
+    }
+    const responses = [];
+    for (const t of request.topics) {
+      const partitions: AlterPartitionReassignmentsResponseReassignablePartitionResponse[] = [];
+      for (const p of t.partitions) {
+        const tp = { topic: t.name, partition: p.partitionIndex as PartitionId };
+        const problem =
+          this.ctx === ctx
+            ? await this.reassign(tp, p.replicas as BrokerId[] | null)
+            : { errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: 'The controller moved.' };
+        partitions.push({
+          partitionIndex: p.partitionIndex,
+          errorCode: problem?.errorCode ?? ErrorCode.NONE,
+          errorMessage: problem?.errorMessage ?? null,
+        });
+      }
+      responses.push({ name: t.name, partitions });
+    }
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, responses };
+  }
+
+  /** Starts, replaces or cancels (target null) the reassignment of one partition. */
+  private async reassign(tp: TopicPartition, target: BrokerId[] | null): Promise<ApiError | null> {
+    const ctx = this.ctx!;
+    const entry = ctx.partition(tp);
+    if (entry === undefined || entry.leadership === null || ctx.isDeleting(tp.topic)) {
+      return {
+        errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        errorMessage: 'The partition does not exist.',
+      };
+    }
+    if (target === null) {
+      if (!isReassigning(entry.assignment)) {
+        return {
+          errorCode: ErrorCode.NO_REASSIGNMENT_IN_PROGRESS,
+          errorMessage: `No reassignment is in progress for partition ${tp.topic}-${tp.partition}.`,
+        };
+      }
+      return this.finishReassignment(tp, originalReplicas(entry.assignment));
+    }
+    const problem = targetProblem(target, new Set(ctx.liveBrokers.keys()));
+    if (problem !== null) return problem;
+    const moving = movingAssignment(entry.assignment, target);
+    if (!isReassigning(moving)) {
+      // Back to the original replicas (a cancel), or only their order changes: finish at once.
+      if (!isReassigning(entry.assignment) && sameList(entry.assignment.replicas, target)) return null;
+      return this.finishReassignment(tp, target);
+    }
+    const dropped = entry.assignment.addingReplicas.filter((r) => !moving.replicas.includes(r));
+    const leadership = entry.leadership;
+    const next: Leadership = { ...leadership, leaderEpoch: (leadership.leaderEpoch + 1) as LeaderEpoch };
+    const written = await this.writeAssignmentAndState(tp, moving, next, entry.partitionEpoch);
+    if (written !== null) return written;
+    this.logger.info(`reassigning ${tp.topic}-${tp.partition} to [${target.join(',')}]`);
+    this.propagate([{ tp, created: false }]);
+    const adding = new Set([key(tp)]);
+    for (const r of moving.addingReplicas) if (ctx.liveBrokers.has(r)) this.sendLeaderAndIsr(r, [tp], adding);
+    this.stopReplicas(dropped, [tp]);
+    if (targetInSync(moving, next)) return this.finishReassignment(tp, target);
+    return null;
+  }
+
+  /** Makes `target` the partition's replicas, moving leadership and the ISR inside it, and stops the others. */
+  private async finishReassignment(tp: TopicPartition, target: BrokerId[]): Promise<ApiError | null> {
+    const ctx = this.ctx!;
+    const entry = ctx.partition(tp)!;
+    const next = finishedLeadership(target, entry.leadership!, ctx.liveness);
+    if (next === null) {
+      return {
+        errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        errorMessage: `No replica of [${target.join(', ')}] is alive and in sync for ${tp.topic}-${tp.partition}.`,
+      };
+    }
+    const removed = entry.assignment.replicas.filter((r) => !target.includes(r));
+    const finished = { replicas: target, addingReplicas: [], removingReplicas: [] };
+    const written = await this.writeAssignmentAndState(tp, finished, next, entry.partitionEpoch);
+    if (written !== null) return written;
+    this.logger.info(`partition ${tp.topic}-${tp.partition} now has replicas [${target.join(',')}]`);
+    this.propagate([{ tp, created: false }]);
+    this.stopReplicas(removed, [tp]);
+    return null;
+  }
+
+  private stopReplicas(brokers: readonly BrokerId[], tps: readonly TopicPartition[]): void {
+    const ctx = this.ctx;
+    if (ctx === null) return;
+    for (const b of brokers) {
+      if (!ctx.liveBrokers.has(b)) continue;
+      this.sender.send(b, { kind: 'stopReplica', request: buildStopReplica(ctx, this.header, b, tps, true) });
+    }
+  }
+
+  /** Writes a partition's assignment and state in one guarded transaction and applies them. */
+  private async writeAssignmentAndState(
+    tp: TopicPartition,
+    assignment: ReplicaAssignment,
+    next: Leadership,
+    expectedStateVersion: number,
+  ): Promise<ApiError | null> {
+    const ctx = this.ctx!;
+    const retry = {
+      errorCode: ErrorCode.REQUEST_TIMED_OUT,
+      errorMessage: 'The partition changed meanwhile; retry.',
+    };
+    const node = await this.store.get(topicPath(tp.topic));
+    if (!node.ok) return retry;
+    const decoded = decodeTopicAssignment(node.value.data);
+    if (!decoded.ok)
+      return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: decoded.error.message };
+    const partitions = new Map(decoded.value.partitions);
+    partitions.set(tp.partition, assignment);
+    const result = await this.fencedMulti([
+      {
+        op: 'set',
+        path: partitionStatePath(tp.topic, tp.partition),
+        data: encodePartitionState({ ...next, controllerEpoch: ctx.epoch }),
+        version: expectedStateVersion,
+      },
+      {
+        op: 'set',
+        path: topicPath(tp.topic),
+        data: encodeTopicAssignment({ topicId: decoded.value.topicId, partitions }),
+        version: node.value.stat.version,
+      },
+    ]);
+    if ('fenced' in result) {
+      this.onFenced();
+      return { errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: 'The controller moved.' };
+    }
+    if (!result.ok) {
+      await this.refreshStates([tp]);
+      return retry;
+    }
+    const entry = ctx.partition(tp)!;
+    const stateOp = result.value[1];
+    entry.assignment = assignment;
+    entry.leadership = next;
+    entry.partitionEpoch = stateOp?.op === 'set' ? stateOp.stat.version : entry.partitionEpoch + 1;
+    entry.controllerEpoch = ctx.epoch;
+    return null;
+  }
+
+  /** Finishes the reassignments whose target replicas have all joined the ISR. */
+  private async finishSyncedReassignments(tps: readonly TopicPartition[]): Promise<void> {
+    for (const tp of tps) {
+      const ctx = this.ctx;
+      const entry = ctx?.partition(tp);
+      if (ctx == null || entry?.leadership == null || !isReassigning(entry.assignment)) continue;
+      if (!targetInSync(entry.assignment, entry.leadership)) continue;
+      const target = entry.assignment.replicas.filter((r) => !entry.assignment.removingReplicas.includes(r));
+      const problem = await this.finishReassignment(tp, target);
+      if (problem !== null)
+        this.logger.warn(
+          `finishing the reassignment of ${tp.topic}-${tp.partition}: ${problem.errorMessage}`,
+        );
+    }
+  }
+
+  private onListReassignments(
+    request: ListPartitionReassignmentsRequest,
+  ): ListPartitionReassignmentsResponse {
+    const ctx = this.ctx;
+    if (ctx === null)
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: null, topics: [] };
+    const asked: TopicPartition[] =
+      request.topics === null
+        ? [...ctx.allPartitions()].map(({ topic, partition }) => ({ topic, partition }))
+        : request.topics.flatMap((t) =>
+            t.partitionIndexes.map((p) => ({ topic: t.name, partition: p as PartitionId })),
+          );
+    const byTopic = new Map<string, ListPartitionReassignmentsResponseOngoingTopicReassignment>();
+    for (const tp of asked) {
+      const entry = ctx.partition(tp);
+      if (entry === undefined || !isReassigning(entry.assignment)) continue;
+      const topic = byTopic.get(tp.topic) ?? { name: tp.topic, partitions: [] };
+      byTopic.set(tp.topic, topic);
+      topic.partitions.push({
+        partitionIndex: tp.partition,
+        replicas: [...entry.assignment.replicas],
+        addingReplicas: [...entry.assignment.addingReplicas],
+        removingReplicas: [...entry.assignment.removingReplicas],
+      });
+    }
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      topics: [...byTopic.values()],
+    };
   }
 }
 
