@@ -24,9 +24,16 @@ export interface ConnectionHost {
   readonly handler: RequestHandler;
   readonly logger: Logger;
   readonly stats: NetworkStats;
-  /** Whether broker-wide bounds admit one more request; when not, the host calls resumeReading() later. */
+  /** Whether the broker-wide request count admits one more; when not, the host calls resumeReading() later. */
   hasRequestCapacity(connection: Connection): boolean;
-  requestStarted(frameBytes: number): void;
+  /**
+   * Asks for a frame's bytes under queued.max.request.bytes when its size prefix arrives, before its body is
+   * read; when refused, the host calls resumeReading() later. Granted bytes are given back by requestFinished,
+   * or by releaseRequestBytes for a frame that never becomes a request.
+   */
+  reserveRequestBytes(connection: Connection, frameBytes: number): boolean;
+  releaseRequestBytes(frameBytes: number): void;
+  requestStarted(): void;
   /** A request stopped counting against queued.max.requests: it waits for an event, not for work. */
   requestWaiting(): void;
   requestFinished(frameBytes: number, waiting: boolean): void;
@@ -70,7 +77,9 @@ export class Connection {
     this.security = new SecurityState(securityProtocol);
     this.remoteAddress = socket.remoteAddress ?? '';
     this.remotePort = socket.remotePort ?? 0;
-    this.reader = new FrameReader(host.options['socket.request.max.bytes']);
+    this.reader = new FrameReader(host.options['socket.request.max.bytes'], (frameBytes) =>
+      host.reserveRequestBytes(this, frameBytes),
+    );
     this.inFlightMax = host.options['max.in.flight.requests.per.connection'];
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('drain', () => this.resumeReading());
@@ -96,7 +105,7 @@ export class Connection {
 
   /** Bytes held for this connection: unsent response bytes and received bytes not yet dispatched. */
   get bytesQueued(): number {
-    return this.socket.writableLength + this.reader.bufferedBytes;
+    return this.socket.writableLength + this.socket.readableLength + this.reader.bufferedBytes;
   }
 
   /**
@@ -157,7 +166,9 @@ export class Connection {
       const frame = this.nextFrame();
       if (this.stateValue !== 'open') return;
       if (frame === null) {
-        if (this.peerEnded) {
+        if (this.reader.awaitingReservation) {
+          this.setReading(false);
+        } else if (this.peerEnded) {
           if (this.reader.midFrame) this.log('debug', 'peer ended inside a frame');
           this.closeAfterResponses('peer finished sending');
         } else {
@@ -199,6 +210,7 @@ export class Connection {
       return;
     }
     if (frame.length < REQUEST_PREFIX_BYTES) {
+      host.releaseRequestBytes(frame.length);
       host.stats.connectionsClosedMalformed++;
       this.close('closing connection: frame shorter than a request header', 'warn', {
         frameBytes: frame.length,
@@ -207,6 +219,7 @@ export class Connection {
     }
     const apiKey = frame.readInt16BE(0);
     if (!this.security.admits(apiKey)) {
+      host.releaseRequestBytes(frame.length);
       this.close('closing connection: request not allowed before authentication', 'warn', {
         apiKey,
         saslState: this.security.saslState,
@@ -220,7 +233,7 @@ export class Connection {
   private start(request: PendingRequest): void {
     const host = this.host;
     this.pending.push(request);
-    host.requestStarted(request.frame.length);
+    host.requestStarted();
     let result: Response | Promise<Response>;
     try {
       result = host.handler(request);
@@ -362,6 +375,7 @@ export class Connection {
     this.stateValue = 'closed';
     for (const request of this.pending) request.release();
     this.pending.length = 0;
+    this.host.releaseRequestBytes(this.reader.reservedBytes);
     if (this.lingerTimer !== null) clearTimeout(this.lingerTimer);
     if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
     this.host.connectionClosed(this);

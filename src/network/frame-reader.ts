@@ -42,11 +42,32 @@ export class FrameReader {
   private pieces: Buffer[] = [];
   private piecesBytes = 0;
 
-  constructor(private readonly frameBytesMax: number) {
+  /** Whether the frame being read has been granted its bytes by `reserve` (always, without one). */
+  private frameReserved = false;
+
+  /**
+   * `reserve`, when given, is asked for a frame's bytes as soon as its size prefix is read, before any of its
+   * body is taken (Kafka allocates from its request memory pool at the same point). While it refuses, next()
+   * returns null with `awaitingReservation` set, and the caller should stop reading until it may ask again.
+   */
+  constructor(
+    private readonly frameBytesMax: number,
+    private readonly reserve: ((frameBytes: number) => boolean) | null = null,
+  ) {
     assert(
       Number.isInteger(frameBytesMax) && frameBytesMax >= 0,
       'frame bound must be a non-negative integer',
     );
+  }
+
+  /** True when a size prefix has been read and its reservation was refused; call next() again to retry. */
+  get awaitingReservation(): boolean {
+    return this.frameSize >= 0 && !this.frameReserved;
+  }
+
+  /** Bytes reserved for a frame not yet returned (to give back if the connection closes mid-frame). */
+  get reservedBytes(): number {
+    return this.frameReserved && this.reserve !== null ? this.frameSize : 0;
   }
 
   push(chunk: Buffer): void {
@@ -79,13 +100,27 @@ export class FrameReader {
   /** The next complete frame, or null when more bytes are needed. Throws FrameError on a bad size prefix. */
   next(): Buffer | null {
     for (;;) {
+      // Asked before looking for bytes, so a refused reservation is retried even when no chunk is waiting.
+      if (this.frameSize >= 0 && !this.frameReserved) {
+        if (this.reserve !== null && !this.reserve(this.frameSize)) return null;
+        this.frameReserved = true;
+      }
+      if (this.frameSize === 0) {
+        // An empty frame is complete as soon as its prefix is read, whether or not more bytes follow.
+        this.frameSize = -1;
+        this.frameReserved = false;
+        return Buffer.alloc(0);
+      }
       const chunk = this.current;
       if (chunk === null) return null;
       if (this.position === chunk.length) {
         this.advanceChunk();
         continue;
       }
-      if (this.frameSize < 0 && !this.readPrefix(chunk)) continue;
+      if (this.frameSize < 0) {
+        this.readPrefix(chunk);
+        continue;
+      }
       const frame = this.readBody(chunk);
       if (frame !== null) return frame;
     }
@@ -96,8 +131,8 @@ export class FrameReader {
     this.position = 0;
   }
 
-  /** Reads the size prefix from `chunk`; false when the chunk ended before the prefix did. */
-  private readPrefix(chunk: Buffer): boolean {
+  /** Reads the size prefix from `chunk`, or as much of it as the chunk holds. */
+  private readPrefix(chunk: Buffer): void {
     let size: number;
     if (this.prefixFilled === 0 && chunk.length - this.position >= SIZE_PREFIX_BYTES) {
       size = chunk.readInt32BE(this.position);
@@ -107,7 +142,7 @@ export class FrameReader {
       chunk.copy(this.prefix, this.prefixFilled, this.position, this.position + take);
       this.prefixFilled += take;
       this.position += take;
-      if (this.prefixFilled < SIZE_PREFIX_BYTES) return false;
+      if (this.prefixFilled < SIZE_PREFIX_BYTES) return;
       size = this.prefix.readInt32BE(0);
       this.prefixFilled = 0;
     }
@@ -120,7 +155,6 @@ export class FrameReader {
       );
     }
     this.frameSize = size;
-    return true;
   }
 
   /** Reads body bytes of the current frame from `chunk`; the frame once complete, else null. */
@@ -132,6 +166,7 @@ export class FrameReader {
       const frame = chunk.subarray(this.position, this.position + needed);
       this.position += needed;
       this.frameSize = -1;
+      this.frameReserved = false;
       return frame;
     }
     const take = Math.min(needed, available);
@@ -144,6 +179,7 @@ export class FrameReader {
     this.pieces = [];
     this.piecesBytes = 0;
     this.frameSize = -1;
+    this.frameReserved = false;
     return frame;
   }
 }

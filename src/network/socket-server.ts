@@ -264,20 +264,32 @@ export class SocketServer implements ConnectionHost {
   }
 
   hasRequestCapacity(connection: Connection): boolean {
-    const bytesMax = this.options['queued.max.request.bytes'];
-    if (
-      this.stats.requestsInFlight < this.options['queued.max.requests'] &&
-      (bytesMax < 0 || this.stats.requestBytesInFlight < bytesMax)
-    ) {
-      return true;
-    }
+    if (this.stats.requestsInFlight < this.options['queued.max.requests']) return true;
     this.waitingForCapacity.add(connection);
     return false;
   }
 
-  requestStarted(frameBytes: number): void {
-    this.stats.requestsInFlight++;
+  reserveRequestBytes(connection: Connection, frameBytes: number): boolean {
+    const bytesMax = this.options['queued.max.request.bytes'];
+    // As Kafka's request memory pool, a frame is admitted while the total is below the bound, so one frame larger
+    // than the bound can still be served.
+    if (bytesMax >= 0 && this.stats.requestBytesInFlight >= bytesMax) {
+      this.waitingForCapacity.add(connection);
+      return false;
+    }
     this.stats.requestBytesInFlight += frameBytes;
+    return true;
+  }
+
+  releaseRequestBytes(frameBytes: number): void {
+    if (frameBytes === 0) return;
+    this.stats.requestBytesInFlight -= frameBytes;
+    assert(this.stats.requestBytesInFlight >= 0, 'request bytes in flight below zero');
+    this.capacityFreed();
+  }
+
+  requestStarted(): void {
+    this.stats.requestsInFlight++;
   }
 
   requestWaiting(): void {

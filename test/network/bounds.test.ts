@@ -233,6 +233,42 @@ describe('request bounds', () => {
     });
   });
 
+  it('reads no request body beyond queued.max.request.bytes, even from many connections mid-frame', async () => {
+    const { handler, held } = heldHandler();
+    const frameBytes = 1024 * 1024;
+    const bytesMax = 2 * frameBytes;
+    const clients = 10;
+    await withServer(
+      {
+        handler,
+        options: { 'queued.max.request.bytes': bytesMax, 'socket.request.max.bytes': 2 * frameBytes },
+      },
+      async ({ connect, server }) => {
+        const senders = [];
+        for (let id = 0; id < clients; id++) senders.push(await connect());
+        senders.forEach((client, id) => {
+          client.sendRequest({ apiKey: 0, apiVersion: 9, correlationId: id }, Buffer.alloc(frameBytes - 20));
+        });
+        await waitFor(() => held.size === 2, 5_000, 'two requests dispatched');
+        await sleep(100);
+        assert.equal(held.size, 2, 'the bound admits frames while below it, so exactly two');
+        assert.equal(server.stats.requestBytesInFlight, 2 * frameBytes);
+        // Each refused connection holds at most what the socket read before it was paused.
+        const queued = server.bytesQueued();
+        assert.ok(queued < (clients - 2) * 256 * 1024, `${queued} bytes held for refused frames`);
+        for (let answered = 0; answered < clients; answered++) {
+          await waitFor(() => held.size > 0);
+          const [id, release] = [...held][0]!;
+          held.delete(id);
+          release.resolve();
+          assert.equal(responseCorrelationId(await senders[id]!.nextFrame()), id);
+          assert.ok(server.stats.requestBytesInFlight <= bytesMax + frameBytes);
+        }
+        await waitFor(() => server.stats.requestBytesInFlight === 0);
+      },
+    );
+  });
+
   it('keeps unsent bytes bounded when a client sends requests but never reads the answers', async () => {
     const responseBody = Buffer.alloc(64 * 1024, 1);
     const handler = (request: Request): Response => {
