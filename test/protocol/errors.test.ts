@@ -1,3 +1,5 @@
+// The error-code table: complete from -1 to 129, Kafka's names and numbers, retriable flags, messages.
+
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ErrorCode, errorByCode, errorName, isRetriable, KAFKA_ERRORS } from '../../src/protocol/errors.js';

@@ -1,3 +1,5 @@
+// Request and response headers: which version goes with which API version, and their byte layouts.
+
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {

@@ -1,3 +1,5 @@
+// The API registry: which APIs it holds, version questions, and what ApiVersions may advertise.
+
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { peekRequestPrefix } from '../../src/protocol/headers.js';

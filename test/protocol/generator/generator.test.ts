@@ -1,3 +1,5 @@
+// The generator's building blocks: version ranges, comment stripping, naming, conditions, schema building.
+
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { versionCondition } from '../../../src/protocol/generator/emit-struct.js';

@@ -1,3 +1,5 @@
+// Fails when the committed generated codecs differ from what the generator produces from the specifications.
+
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,6 @@
+// Internal-topic schemas, headers and the consumer protocol: every version round-trips with every field set;
+// consumer protocol blobs keep Kafka's forward-compatibility rule.
+
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {

@@ -1,3 +1,6 @@
+// Malformed bodies: truncation at every byte, huge counts, negative lengths, bad varints, overrunning tagged
+// fields and unknown versions each end in a DecodeError of the expected kind.
+
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { apiPairs, loadMessages } from '../../../src/protocol/generator/generate.js';

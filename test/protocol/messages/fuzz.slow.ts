@@ -1,3 +1,5 @@
+// A million mutated frames through every decoder. BROOK_FUZZ_SEED repeats a run; a failure names its seed.
+
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fuzz, seedFrames } from './fuzz-frames.js';

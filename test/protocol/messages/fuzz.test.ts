@@ -1,3 +1,5 @@
+// Quick mutated-frame fuzzing of every decoder (see fuzz-frames.ts); fuzz.slow.ts runs a million frames.
+
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fuzz, seedFrames } from './fuzz-frames.js';
