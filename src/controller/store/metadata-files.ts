@@ -15,6 +15,10 @@
 //   the broker's thread never waits on the disk. Recovery stops at the first line that is torn or fails its CRC
 //   (the tail of a crash) and cuts the file there.
 //
+// A third file, `.lock`, holds the PID of the process that has the directory open, so that a second broker
+// started on the same log dir stops at once instead of interleaving its writes. A lock whose process is gone
+// (a crash) is taken over.
+//
 // Ephemeral nodes are written like the others, because their creation moves their parent's child version
 // (and so sequential names); recovery replays them and the store then deletes them all, since no session
 // survives a restart. This module owns only the bytes on disk; it holds no tree.
@@ -30,6 +34,8 @@ import {
   openSync,
   readFileSync,
   renameSync,
+  unlinkSync,
+  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -39,6 +45,7 @@ import type { AppliedOp, NodeRecord, Transaction } from './data-tree.js';
 export const METADATA_DIR_NAME = '__brook_metadata';
 const SNAPSHOT_FILE = 'snapshot.json';
 const LOG_FILE = 'transactions.log';
+const LOCK_FILE = '.lock';
 const FORMAT = 1;
 
 export interface Snapshot {
@@ -52,6 +59,11 @@ export interface Recovered {
   readonly snapshot: Snapshot | null;
   /** Transactions after the snapshot, in order. */
   readonly transactions: Transaction[];
+}
+
+/** Thrown by open when another live process has the directory open. */
+export class MetadataLockedError extends Error {
+  override name = 'MetadataLockedError';
 }
 
 /** Thrown when the files exist but cannot be what this module wrote (not a torn tail: that is repaired). */
@@ -90,6 +102,7 @@ export class MetadataFiles {
   /** Opens (creating) the directory, reads what it holds and cuts a torn log tail. */
   static open(dir: string, fsync: boolean): { files: MetadataFiles; recovered: Recovered } {
     mkdirSync(dir, { recursive: true });
+    takeLock(dir);
     const snapshot = readSnapshot(join(dir, SNAPSHOT_FILE));
     const logPath = join(dir, LOG_FILE);
     const { transactions, validBytes } = readLog(logPath, snapshot?.zxid ?? 0);
@@ -204,10 +217,46 @@ export class MetadataFiles {
     }
     const fd = this.logFd;
     this.logFd = -1;
+    releaseLock(this.dir);
     // An fdatasync still running on the descriptor must finish before it is closed: the number could
     // otherwise be reused by another file under that call.
     if (this.syncing) this.closeAfterSync = fd;
     else closeSync(fd);
+  }
+}
+
+function takeLock(dir: string): void {
+  const path = join(dir, LOCK_FILE);
+  try {
+    writeFileSync(path, `${process.pid}\n`, { flag: 'wx' });
+    return;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  const holder = Number.parseInt(readFileSync(path, 'utf8'), 10);
+  // The same process may reopen the directory: that is how tests and the simulation model a crash.
+  if (Number.isSafeInteger(holder) && holder !== process.pid && processAlive(holder)) {
+    throw new MetadataLockedError(`${dir} is in use by process ${holder}`);
+  }
+  writeFileSync(path, `${process.pid}\n`);
+}
+
+function releaseLock(dir: string): void {
+  const path = join(dir, LOCK_FILE);
+  try {
+    if (Number.parseInt(readFileSync(path, 'utf8'), 10) === process.pid) unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it exists but belongs to someone else, which still means the directory is in use.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -1,10 +1,21 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { ManualClock } from '../../../src/common/clock.js';
 import { InProcessStore } from '../../../src/controller/store/in-process-store.js';
+import { MetadataLockedError } from '../../../src/controller/store/metadata-files.js';
 import { ANY_VERSION, type CoordinationStore, type Stat } from '../../../src/controller/store/store.js';
 import { defineConformanceTests, type StoreHarness } from './conformance.js';
 
@@ -129,6 +140,24 @@ describe('in-process store: persistence', () => {
     assert.equal(ok(await t.children('/many')).length, 300);
     assert.equal(text(ok(await t.get('/many/299')).data), '299');
     recovered.close();
+  });
+
+  it('refuses a directory another live process has open, and takes over a dead one', async () => {
+    const dir = freshDir();
+    mkdirSync(dir, { recursive: true });
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      writeFileSync(join(dir, '.lock'), `${other.pid}\n`);
+      assert.throws(() => InProcessStore.open({ dataDir: dir }), MetadataLockedError);
+    } finally {
+      other.kill('SIGKILL');
+    }
+    // A PID above Linux's largest possible one belongs to no process: the lock is stale.
+    writeFileSync(join(dir, '.lock'), '99999999\n');
+    const store = InProcessStore.open({ dataDir: dir });
+    assert.equal(readFileSync(join(dir, '.lock'), 'utf8').trim(), String(process.pid));
+    store.close();
+    assert.equal(existsSync(join(dir, '.lock')), false);
   });
 
   it('replaces a long log by a snapshot and recovers the same tree', async () => {
