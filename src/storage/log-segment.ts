@@ -13,6 +13,7 @@
 import {
   closeSync,
   fdatasyncSync,
+  read as fsRead,
   fstatSync,
   fsyncSync,
   ftruncateSync,
@@ -72,6 +73,8 @@ export class LogSegment {
   /** Bumped by truncation, so an asynchronous read can tell its bytes may have changed under it. */
   generation = 0;
   private deleted = false;
+  private readsInFlight = 0;
+  private closeWhenIdle = false;
 
   private constructor(
     readonly dir: string,
@@ -442,27 +445,59 @@ export class LogSegment {
    * watermark for consumers). Returns null when the segment has nothing at or after startOffset.
    */
   read(startOffset: number, maxBytes: number, maxOffset: number, minOneBatch: boolean): SegmentRead | null {
+    const plan = this.planRead(startOffset, maxBytes, maxOffset, minOneBatch);
+    if (plan === null || plan.length === 0) return plan === null ? null : plan.empty;
+    const buf = Buffer.allocUnsafe(plan.length);
+    const got = readFully(this.fd, buf, plan.length, plan.position);
+    return wholeBatches(buf, got, plan.firstOffset, maxOffset);
+  }
+
+  /**
+   * The same as `read`, with the bytes read off the event loop. The segment's descriptor stays open until the
+   * read finishes even if the segment is deleted meanwhile; a truncation during the read makes it start over.
+   */
+  readAsync(
+    startOffset: number,
+    maxBytes: number,
+    maxOffset: number,
+    minOneBatch: boolean,
+  ): Promise<SegmentRead | null> {
+    const plan = this.planRead(startOffset, maxBytes, maxOffset, minOneBatch);
+    if (plan === null || plan.length === 0) return Promise.resolve(plan === null ? null : plan.empty);
+    const generation = this.generation;
+    const buf = Buffer.allocUnsafe(plan.length);
+    this.readsInFlight++;
+    return new Promise<SegmentRead | null>((resolve, reject) => {
+      fsRead(this.fd, buf, 0, plan.length, plan.position, (err, got) => {
+        this.readsInFlight--;
+        if (this.readsInFlight === 0 && this.closeWhenIdle) this.finishDelete();
+        if (err !== null) reject(err);
+        else if (generation !== this.generation)
+          resolve(this.deleted ? null : this.read(startOffset, maxBytes, maxOffset, minOneBatch));
+        else resolve(wholeBatches(buf, got, plan.firstOffset, maxOffset));
+      });
+    });
+  }
+
+  /** Where a read starts and how many bytes it takes; `length` 0 means the answer is `empty`. */
+  private planRead(
+    startOffset: number,
+    maxBytes: number,
+    maxOffset: number,
+    minOneBatch: boolean,
+  ): { position: number; length: number; firstOffset: number; empty: SegmentRead } | null {
     const first = this.translateOffset(startOffset);
     if (first === null) return null;
     const empty = { records: EMPTY, firstOffset: first.baseOffset, nextOffset: first.baseOffset };
-    if (first.lastOffset >= maxOffset) return empty;
+    const plan = { position: first.position, length: 0, firstOffset: first.baseOffset, empty };
+    if (first.lastOffset >= maxOffset) return plan;
     let want = Math.min(maxBytes, this.sizeBytes - first.position);
     if (want < first.sizeInBytes) {
-      if (!minOneBatch) return empty;
+      if (!minOneBatch) return plan;
       want = first.sizeInBytes;
     }
-    const buf = Buffer.allocUnsafe(want);
-    const got = readFully(this.fd, buf, want, first.position);
-    let end = 0;
-    let nextOffset = first.baseOffset;
-    while (end + BATCH_HEADER_BYTES <= got) {
-      const size = batchHeader.sizeInBytes(buf, end);
-      const last = batchHeader.lastOffset(buf, end);
-      if (end + size > got || last >= maxOffset) break;
-      end += size;
-      nextOffset = last + 1;
-    }
-    return { records: end === got ? buf : buf.subarray(0, end), firstOffset: first.baseOffset, nextOffset };
+    plan.length = want;
+    return plan;
   }
 
   /** Reads `length` bytes at `position` of the .log file (whole batches found by an earlier lookup). */
@@ -536,19 +571,27 @@ export class LogSegment {
   deleteFiles(): void {
     const logPath =
       segmentFilePath(this.dir, this.baseOffset, LOG_SUFFIX) + (this.deleted ? DELETED_SUFFIX : '');
-    this.closeFd();
+    this.deleted = true;
     safeUnlink(logPath);
     this.offsetIndex.file.closeAndDelete();
     this.timeIndex.file.closeAndDelete();
     this.txnIndex.closeAndDelete();
-    this.deleted = true;
+    // A descriptor closed under a read in flight could be reused by another file: wait for the reads.
+    if (this.readsInFlight > 0) this.closeWhenIdle = true;
+    else this.finishDelete();
+  }
+
+  private finishDelete(): void {
+    this.closeWhenIdle = false;
+    this.closeFd();
   }
 
   /** Closes without deleting; active segments are trimmed first so a reopen sees exact index lengths. */
   close(): void {
     if (this.fd < 0) return;
     this.onRoll();
-    this.closeFd();
+    if (this.readsInFlight > 0) this.closeWhenIdle = true;
+    else this.closeFd();
     this.offsetIndex.file.close();
     this.timeIndex.file.close();
     this.txnIndex.close();
@@ -569,6 +612,20 @@ export class LogSegment {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** The prefix of buf[0, got) made of whole batches below maxOffset. */
+function wholeBatches(buf: Buffer, got: number, firstOffset: number, maxOffset: number): SegmentRead {
+  let end = 0;
+  let nextOffset = firstOffset;
+  while (end + BATCH_HEADER_BYTES <= got) {
+    const size = batchHeader.sizeInBytes(buf, end);
+    const last = batchHeader.lastOffset(buf, end);
+    if (end + size > got || last >= maxOffset) break;
+    end += size;
+    nextOffset = last + 1;
+  }
+  return { records: end === buf.length ? buf : buf.subarray(0, end), firstOffset, nextOffset };
+}
 
 function readFully(fd: number, buf: Buffer, length: number, position: number): number {
   let done = 0;

@@ -519,6 +519,33 @@ export class Log {
     return empty;
   }
 
+  /** `read` with the file bytes read off the event loop (see LogSegment.readAsync); same answers. */
+  async readAsync(
+    startOffset: number,
+    maxBytes: number,
+    maxOffset = this.logEndOffsetValue,
+    minOneBatch = true,
+  ): Promise<ReadResult> {
+    if (startOffset < this.logStartOffsetValue || startOffset > this.logEndOffsetValue) {
+      return { errorCode: StorageErrorCode.OffsetOutOfRange };
+    }
+    const empty = {
+      errorCode: StorageErrorCode.None,
+      records: EMPTY,
+      firstOffset: startOffset,
+      nextOffset: startOffset,
+    } as const;
+    if (startOffset >= maxOffset || startOffset === this.logEndOffsetValue) return empty;
+    // The segment is chosen now, synchronously; only the bytes arrive later.
+    for (let i = this.floorSegmentIndex(startOffset); i < this.segments.length; i++) {
+      const segment = this.segments[i]!;
+      if (segment.nextOffset <= startOffset) continue;
+      const read = await segment.readAsync(startOffset, maxBytes, maxOffset, minOneBatch);
+      return read === null ? empty : { errorCode: StorageErrorCode.None, ...read };
+    }
+    return empty;
+  }
+
   /** Index of the segment with the largest base offset <= offset (0 when offset precedes them all). */
   private floorSegmentIndex(offset: number): number {
     let lo = 0;

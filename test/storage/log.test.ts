@@ -243,3 +243,32 @@ test('flush.messages flushes in the background and moves the recovery point', as
   await h.log.flush(); // waits for any flush in flight to be superseded
   assert.equal(h.log.recoveryPoint, 3);
 });
+
+test('readAsync answers as read does, also while segments are deleted or the log truncated under it', async (t) => {
+  const h = openHarness(t, { segmentBytes: 500, fileDeleteDelayMs: 0 });
+  const written = [];
+  for (let i = 0; i < 30; i++) written.push(h.append({ values: [Buffer.alloc(40, i)] }));
+  for (let offset = 0; offset <= 31; offset++) {
+    const maxBytes = 1 + ((offset * 97) % 400);
+    assert.deepEqual(
+      await h.log.readAsync(offset, maxBytes),
+      h.log.read(offset, maxBytes),
+      `offset ${offset}`,
+    );
+  }
+  h.log.setHighWatermark(30);
+  const pending = h.log.readAsync(0, 200);
+  h.log.deleteRecordsBefore(20); // deletes (and, with no delay, closes) the segment being read
+  const r = await pending;
+  assert.ok(r.errorCode === StorageErrorCode.None);
+  assert.deepEqual(splitBatches(r.records), written.slice(0, splitBatches(r.records).length));
+  const tail = h.log.readAsync(25, 1000);
+  h.log.truncateTo(27);
+  const again = h.append({ values: [Buffer.from('new')] });
+  const t2 = await tail;
+  assert.ok(t2.errorCode === StorageErrorCode.None);
+  const got = splitBatches(t2.records);
+  assert.deepEqual(got.slice(0, 2), written.slice(25, 27));
+  if (got.length > 2)
+    assert.deepEqual(got[2], again, 'bytes after the truncation are the new ones, never a mix');
+});
