@@ -102,6 +102,39 @@ describe('FrameReader', () => {
     );
   });
 
+  it("asks for a frame's bytes at its size prefix and takes no body byte until granted", () => {
+    let grant = false;
+    const asked: number[] = [];
+    const reader = new FrameReader(1024, (bytes) => {
+      asked.push(bytes);
+      return grant;
+    });
+    const stream = sizePrefixed(Buffer.from('abcdef'));
+    reader.push(stream.subarray(0, 4));
+    assert.equal(reader.next(), null);
+    assert.equal(reader.awaitingReservation, true);
+    assert.equal(reader.reservedBytes, 0);
+    // A refusal is asked again on the next pull, even with no new bytes in between.
+    assert.equal(reader.next(), null);
+    assert.deepEqual(asked, [6, 6]);
+    reader.push(stream.subarray(4, 7));
+    assert.equal(reader.bufferedBytes, 3, 'body bytes stay unread while refused');
+    grant = true;
+    assert.equal(reader.next(), null);
+    assert.equal(reader.reservedBytes, 6);
+    reader.push(stream.subarray(7));
+    assert.deepEqual(reader.next(), Buffer.from('abcdef'));
+    assert.equal(reader.awaitingReservation, false);
+    assert.equal(reader.reservedBytes, 0);
+  });
+
+  it('returns an empty frame as soon as its prefix arrives', () => {
+    const reader = new FrameReader(16);
+    reader.push(Buffer.alloc(4));
+    assert.deepEqual(reader.next(), Buffer.alloc(0));
+    assert.equal(reader.next(), null);
+  });
+
   it('holds frames pulled later when the caller stops between frames of one chunk', () => {
     const reader = new FrameReader(64);
     reader.push(sizePrefixed(Buffer.from('a'), Buffer.from('b')));
