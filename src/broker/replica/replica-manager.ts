@@ -21,8 +21,12 @@ export function partitionKey(topic: string, partition: number): string {
   return `${topic}-${partition}`;
 }
 
+/** Told after a LeaderAndIsr request was applied, for each partition whose role it set (coordinators load state). */
+export type LeadershipListener = (partition: Partition, isLeader: boolean) => void;
+
 export class ReplicaManager {
   private readonly partitions = new Map<string, Partition>();
+  private readonly leadershipListeners: LeadershipListener[] = [];
   /** Controller epoch of the last accepted request: older controllers are fenced (STALE_CONTROLLER_EPOCH). */
   private controllerEpoch = -1;
 
@@ -32,6 +36,11 @@ export class ReplicaManager {
     private readonly topicConfigs: TopicConfigs,
     private readonly logger: Logger,
   ) {}
+
+  /** Group and transaction coordinators follow the leadership of their internal topics' partitions. */
+  onLeadershipChange(listener: LeadershipListener): void {
+    this.leadershipListeners.push(listener);
+  }
 
   get(topic: string, partition: number): Partition | undefined {
     return this.partitions.get(partitionKey(topic, partition));
@@ -101,11 +110,13 @@ export class ReplicaManager {
         return ErrorCode.KAFKA_STORAGE_ERROR;
       }
     }
-    if (state.leader === this.brokerId) {
+    const isLeader = state.leader === this.brokerId;
+    if (isLeader) {
       partition.becomeLeader(state.leaderEpoch, state.partitionEpoch, state.replicas, state.isr);
     } else {
       partition.becomeFollower(state.leader, state.leaderEpoch, state.partitionEpoch, state.replicas);
     }
+    for (const listener of this.leadershipListeners) listener(partition, isLeader);
     return ErrorCode.NONE;
   }
 
@@ -134,7 +145,9 @@ export class ReplicaManager {
     const partitionErrors = [];
     for (const target of targets) {
       const key = partitionKey(target.topic, target.partition);
+      const stopped = this.partitions.get(key);
       this.partitions.delete(key);
+      if (stopped !== undefined) for (const listener of this.leadershipListeners) listener(stopped, false);
       if (target.deletePartition) this.logs.deleteLog({ topic: target.topic, partition: target.partition });
       partitionErrors.push({
         topicName: target.topic,
