@@ -11,7 +11,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { assert } from '../common/assert.js';
 import { Connection, type ConnectionHost } from './connection.js';
-import { checkListener, type ListenerConfig } from './listener.js';
+import { checkListener, type ListenerConfig, ListenerConfigError } from './listener.js';
 import { type Logger, silentLogger } from './logger.js';
 import {
   NetworkConfigError,
@@ -71,10 +71,12 @@ export class SocketServer implements ConnectionHost {
     this.options = resolveNetworkOptions(config.options);
     this.handler = config.handler;
     this.logger = config.logger ?? silentLogger;
+    // Listeners come from the operator's configuration: mistakes are reported, not asserted.
+    if (config.listeners.length === 0) throw new ListenerConfigError('no listeners configured');
     for (const listener of config.listeners) checkListener(listener);
     const names = new Set(config.listeners.map((l) => l.name));
-    assert(names.size === config.listeners.length, 'listener names must be unique');
-    assert(config.listeners.length > 0, 'at least one listener is required');
+    if (names.size !== config.listeners.length)
+      throw new ListenerConfigError('listener names must be unique');
     this.listenerConfigs = config.listeners;
     this.perAddressOverrides = parsePerAddressOverrides(this.options['max.connections.per.ip.overrides']);
   }

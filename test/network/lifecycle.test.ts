@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { describe, it } from 'node:test';
+import { ListenerConfigError } from '../../src/network/listener.js';
 import { CapturingLogger } from '../../src/network/logger.js';
 import { RawClient, responseCorrelationId } from '../../src/network/raw-client.js';
 import type { Request, Response } from '../../src/network/request.js';
@@ -242,6 +243,22 @@ describe('listener security', () => {
           second.destroy();
         }
       },
+    );
+  });
+
+  it('refuses an empty listener list and duplicate listener names', () => {
+    const plain = { host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' } as const;
+    assert.throws(() => new SocketServer({ listeners: [], handler: echoHandler }), ListenerConfigError);
+    assert.throws(
+      () =>
+        new SocketServer({
+          listeners: [
+            { name: 'A', ...plain },
+            { name: 'A', ...plain },
+          ],
+          handler: echoHandler,
+        }),
+      ListenerConfigError,
     );
   });
 

@@ -38,6 +38,8 @@ export async function runPipelineFuzz(scale: FuzzScale): Promise<void> {
         'queued.max.requests': Math.max(4, scale.connections),
         'max.in.flight.requests.per.connection': 5,
         'socket.send.buffer.bytes': 16 * 1024,
+        // Small enough that frames often wait for their bytes at the size prefix.
+        'queued.max.request.bytes': 3 * scale.bodyBytesMax,
       },
     },
     async ({ connect, server }) => {
