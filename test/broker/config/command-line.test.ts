@@ -58,10 +58,10 @@ describe('config command line', () => {
 });
 
 describe('loading a broker config file', () => {
-  test('the sample server.properties gives the single-node settings', async () => {
+  test('config/server.properties (what npm start uses) gives the single-node settings', async () => {
     const here = fileURLToPath(new URL('.', import.meta.url));
     // Compiled tests live under dist-*/test/broker/config; the sample is in the source tree.
-    const sample = join(here, '..', '..', '..', '..', 'src', 'broker', 'config', 'server.properties.example');
+    const sample = join(here, '..', '..', '..', '..', 'config', 'server.properties');
     const warnings: string[] = [];
     const { config } = await loadBrokerConfig({
       configPath: sample,
