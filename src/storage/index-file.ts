@@ -23,6 +23,8 @@ import {
 import { assert } from '../common/assert.js';
 import { STORAGE_LIMITS } from './log-config.js';
 
+const EMPTY = Buffer.alloc(0);
+
 /** Entries held in memory before they are written to the file together. */
 const PENDING_ENTRIES_MAX = 64;
 
@@ -53,7 +55,7 @@ export class IndexFile {
     this.entryCount = entryCount;
     this.writtenCount = entryCount;
     this.warmEntriesMax = Math.max(1, Math.floor(STORAGE_LIMITS.indexWarmBytes / entryBytes));
-    this.warm = Buffer.allocUnsafe(2 * this.warmEntriesMax * entryBytes);
+    this.warm = EMPTY;
     this.scratch = Buffer.allocUnsafe(entryBytes);
     this.warmFirst = Math.max(0, entryCount - this.warmEntriesMax);
     this.loadWarm();
@@ -94,8 +96,27 @@ export class IndexFile {
     return this.entryCount * this.entryBytes;
   }
 
+  /**
+   * Grows the warm buffer to hold `bytes` (doubling, up to twice the warm size): an index that never grows,
+   * like an inactive segment's, holds only what it has, so thousands of partitions cost little memory.
+   */
+  private ensureWarmCapacity(bytes: number): void {
+    if (bytes <= this.warm.length) return;
+    const cap = 2 * this.warmEntriesMax * this.entryBytes;
+    const size = Math.min(cap, Math.max(bytes, 16 * this.entryBytes, this.warm.length * 2));
+    const next = Buffer.allocUnsafe(size);
+    this.warm.copy(
+      next,
+      0,
+      0,
+      Math.min(this.warm.length, (this.entryCount - this.warmFirst) * this.entryBytes),
+    );
+    this.warm = next;
+  }
+
   private loadWarm(): void {
     const bytes = (this.entryCount - this.warmFirst) * this.entryBytes;
+    this.ensureWarmCapacity(bytes);
     let done = 0;
     while (done < bytes) {
       const n = readSync(this.fd, this.warm, done, bytes - done, this.warmFirst * this.entryBytes + done);
@@ -117,6 +138,9 @@ export class IndexFile {
     this.writePending();
     ftruncateSync(this.fd, this.sizeInBytes);
     this.preallocatedBytes = 0;
+    // A trimmed index takes no more appends: keep only the warm entries it has.
+    const warmBytes = (this.entryCount - this.warmFirst) * this.entryBytes;
+    if (warmBytes < this.warm.length) this.warm = Buffer.from(this.warm.subarray(0, warmBytes));
   }
 
   /**
@@ -135,6 +159,7 @@ export class IndexFile {
       this.warmFirst += warmCount - keep;
       warmCount = keep;
     }
+    this.ensureWarmCapacity((warmCount + 1) * this.entryBytes);
     entry.copy(this.warm, warmCount * this.entryBytes, 0, this.entryBytes);
     this.entryCount++;
     if (this.entryCount - this.writtenCount >= PENDING_ENTRIES_MAX) this.writePending();

@@ -173,6 +173,14 @@ export class LogManager {
   }
 
   /**
+   * Applies a topic's new LogConfig (a dynamic config change) to its open logs. Takes effect from the next
+   * append, roll, flush or retention check; existing segments and indexes are not rewritten.
+   */
+  updateConfig(topic: string, config: LogConfig): void {
+    for (const log of this.logs.values()) if (log.topicPartition.topic === topic) log.config = config;
+  }
+
+  /**
    * Deletes a partition's log: it is closed, its directory renamed `<topic>-<partition>.<uuid>-delete` at once
    * (so a restart never loads it), and removed after file.delete.delay.ms.
    */

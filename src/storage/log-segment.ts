@@ -79,7 +79,8 @@ export class LogSegment {
   private constructor(
     readonly dir: string,
     readonly baseOffset: number,
-    private readonly config: LogConfig,
+    /** The Log replaces it when the topic's config changes. */
+    public config: LogConfig,
     fd: number,
     size: number,
     public offsetIndex: OffsetIndex,

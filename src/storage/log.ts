@@ -114,7 +114,7 @@ interface DurableWaiter {
 export class Log {
   readonly dir: string;
   readonly topicPartition: TopicPartition;
-  config: LogConfig;
+  private configValue: LogConfig;
   readonly epochCache: LeaderEpochCache;
   readonly producerState: ProducerStateManager;
   private readonly clock: Clock;
@@ -142,7 +142,7 @@ export class Log {
   private constructor(options: LogOptions) {
     this.dir = options.dir;
     this.topicPartition = options.topicPartition;
-    this.config = options.config;
+    this.configValue = options.config;
     this.clock = options.clock;
     this.random = options.random ?? Math.random;
     this.onBackgroundError = options.onBackgroundError ?? (() => {});
@@ -156,6 +156,16 @@ export class Log {
     const log = new Log(options);
     log.load(options);
     return log;
+  }
+
+  get config(): LogConfig {
+    return this.configValue;
+  }
+
+  /** A topic config change: every segment sees it from its next append, roll check or lookup. */
+  set config(config: LogConfig) {
+    this.configValue = config;
+    for (const s of this.segments) s.config = config;
   }
 
   get logStartOffset(): number {

@@ -147,3 +147,17 @@ test('the scheduler applies retention every log.retention.check.interval.ms', (t
   assert.equal(log.logStartOffset, log.activeSegment.baseOffset);
   assert.equal(log.read(0, 100).errorCode, StorageErrorCode.OffsetOutOfRange);
 });
+
+test('a topic config change reaches its open logs', (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const manager = LogManager.open(options(dir, clock));
+  deferCleanup(t, () => manager.shutdown());
+  const log = manager.getOrCreateLog({ topic: 'c', partition: 0 });
+  const other = manager.getOrCreateLog({ topic: 'd', partition: 0 });
+  manager.updateConfig('c', logConfig({ segmentBytes: 200 }));
+  appendN(log, 5, clock);
+  appendN(other, 5, clock);
+  assert.ok(log.segmentCount >= 3, 'the new segment.bytes rolls c');
+  assert.equal(other.segmentCount, 1, 'd keeps its config');
+});
