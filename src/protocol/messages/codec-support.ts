@@ -69,6 +69,11 @@ export function finishTaggedField(r: Reader, end: number): void {
 
 /** Skips the tagged-field section of a struct that defines no tagged fields. */
 export function skipTaggedFields(r: Reader): void {
+  // Nearly every section is empty (a single zero byte): take that without the varint loop.
+  if (r.pos < r.end && r.buf[r.pos] === 0) {
+    r.pos++;
+    return;
+  }
   const count = r.uvarint();
   for (let i = 0; i < count; i++) {
     r.uvarint();
