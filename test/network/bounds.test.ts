@@ -289,6 +289,13 @@ describe('request bounds', () => {
       },
       async ({ connect, server }) => {
         const client = await connect();
+        await waitFor(() => server.openConnections().size === 1);
+        const [connection] = [...server.openConnections()];
+        assert.equal(
+          connection!.socket.writableHighWaterMark,
+          sendBufferBytes,
+          'socket.send.buffer.bytes applied',
+        );
         client.setReading(false);
         for (let id = 0; id < requests; id++)
           client.sendRequest({ apiKey: 1, apiVersion: 0, correlationId: id });
