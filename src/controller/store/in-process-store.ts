@@ -17,8 +17,8 @@
 //
 // Lifecycle: InProcessStore.open() recovers the files, deletes the ephemeral nodes that the previous run left
 // (their sessions died with it), writes a fresh snapshot, and is ready. close() ends every session and closes
-// the files. If appending to the log fails, the store stops serving (every later call throws): memory is ahead
-// of the disk, and only a restart from the files can tell what is durable.
+// the files. If writing or flushing the log fails, the store stops serving (every later call throws): memory
+// is ahead of the disk, and only a restart from the files can tell what is durable.
 
 import { assert } from '../../common/assert.js';
 import { type Clock, systemClock } from '../../common/clock.js';
@@ -80,18 +80,23 @@ export class InProcessStore {
   private closed = false;
 
   private constructor(
-    private tree: DataTree,
+    private readonly tree: DataTree,
     private nextSessionNumber: number,
     private readonly files: MetadataFiles | null,
     private readonly clock: Clock,
     private readonly snapshotAfterLogBytes: number,
   ) {}
 
+  /**
+   * Opens (or, with a null dataDir, creates in memory) a store. Throws MetadataLockedError when another live
+   * process has the directory, MetadataCorruptError when its snapshot is not one this code wrote.
+   */
   static open(options: InProcessStoreOptions): InProcessStore {
     const clock = options.clock ?? systemClock;
     const snapshotAfterLogBytes = options.snapshotAfterLogBytes ?? DEFAULT_SNAPSHOT_AFTER_LOG_BYTES;
-    if (options.dataDir === null)
+    if (options.dataDir === null) {
       return new InProcessStore(new DataTree(), 1, null, clock, snapshotAfterLogBytes);
+    }
     const { files, recovered } = MetadataFiles.open(options.dataDir, options.fsync ?? true);
     const snap = recovered.snapshot;
     const tree = snap === null ? new DataTree() : DataTree.fromRecords(snap.zxid, snap.root, snap.nodes);

@@ -262,7 +262,9 @@ class ZooKeeperSession implements CoordinationStore {
   }
 
   private emit(event: SessionEvent): void {
-    for (const listener of [...this.listeners]) listener(event);
+    // On the microtask queue, as the in-process store does: a listener never runs inside the client's own
+    // event dispatch, so whatever it calls on the client starts from a consistent state.
+    for (const listener of [...this.listeners]) queueMicrotask(() => listener(event));
   }
 }
 
