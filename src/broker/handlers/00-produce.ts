@@ -50,6 +50,7 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
           request.acks,
           partition.settings.minInsyncReplicas,
           now,
+          context.apiVersion,
         );
         const response: ProduceResponsePartitionProduceResponse = {
           index: data.index,

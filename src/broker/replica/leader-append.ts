@@ -94,6 +94,30 @@ export function prepareProducedBatches(
   return { ok: true, value: { records: out, positions } };
 }
 
+/**
+ * What a produce request's version allows, checked as Kafka does before any append: from v3 only v2 batches
+ * (magic 2), and zstd only from v7 (older clients cannot read it back).
+ */
+export function checkProduceVersion(records: Buffer, apiVersion: number): PrepareResult | null {
+  if (apiVersion >= 3 && hasLegacyEntries(records)) {
+    return fail(ErrorCode.INVALID_RECORD, `Produce v${apiVersion} takes only record batches with magic 2`);
+  }
+  if (apiVersion < 7) {
+    for (let pos = 0; pos + BATCH_HEADER_BYTES <= records.length; ) {
+      if (records[pos + MAGIC] === 2 && batchHeader.compression(records, pos) === CODEC_OF.zstd) {
+        return fail(
+          ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+          `zstd needs Produce v7 or later, not v${apiVersion}`,
+        );
+      }
+      const size = batchHeader.sizeInBytes(records, pos);
+      if (size < BATCH_HEADER_BYTES) break;
+      pos += size;
+    }
+  }
+  return null;
+}
+
 function hasLegacyEntries(records: Buffer): boolean {
   for (let pos = 0; pos + MAGIC < records.length; ) {
     if (records[pos + MAGIC] !== 2) return true;

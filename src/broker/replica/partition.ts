@@ -8,7 +8,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { batchHeader } from '../../protocol/records/batch-header.js';
 import type { Log } from '../../storage/log.js';
 import type { TopicLogSettings } from '../config/topic-log-settings.js';
-import { prepareProducedBatches } from './leader-append.js';
+import { checkProduceVersion, prepareProducedBatches } from './leader-append.js';
 
 export interface LeaderAppendResult {
   readonly errorCode: number;
@@ -91,8 +91,13 @@ export class Partition {
     requiredAcks: number,
     minInsyncReplicas: number,
     nowMs: number,
+    produceVersion = Number.MAX_SAFE_INTEGER,
   ): LeaderAppendResult {
     if (!this.isLeader) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    const versionProblem = checkProduceVersion(records, produceVersion);
+    if (versionProblem !== null && !versionProblem.ok) {
+      return failed(versionProblem.errorCode, versionProblem.errorMessage);
+    }
     if (requiredAcks === -1 && this.isr.length < minInsyncReplicas) {
       return failed(
         ErrorCode.NOT_ENOUGH_REPLICAS,

@@ -1,0 +1,136 @@
+// Old clients over the wire: Produce v0-v2 carry legacy message sets (magic 0 and 1, plain and compressed),
+// which the broker stores as v2 batches; Fetch v0-v3 get records converted back to the magic they understand.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { buildMessageSet, decodeMessageSet } from '../../src/protocol/records/legacy-message.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { fetchBody, readPartition, WireClient } from '../helpers/wire-client.js';
+
+describe('legacy message formats', () => {
+  let broker: BrokerProcess;
+  let client: WireClient;
+  before(async () => {
+    broker = await startBroker();
+    client = await WireClient.connect(broker.host, broker.port);
+    const created = await client.call(ApiKey.CREATE_TOPICS, 2, {
+      topics: [{ name: 'legacy', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    assert.equal(created.topics[0].errorCode, ErrorCode.NONE);
+  });
+  after(async () => {
+    client?.close();
+    await broker?.stop();
+  });
+
+  it('stores magic 0 and magic 1 message sets from Produce v0-v2, plain and gzip, as v2 batches', async () => {
+    const sets = [
+      {
+        version: 0,
+        set: buildMessageSet([{ offset: 0, key: Buffer.from('a'), value: Buffer.from('m0') }], { magic: 0 }),
+      },
+      {
+        version: 1,
+        set: buildMessageSet(
+          [
+            { offset: 0, value: Buffer.from('m0-gz-1') },
+            { offset: 1, value: Buffer.from('m0-gz-2') },
+          ],
+          { magic: 0, compression: 1 },
+        ),
+      },
+      {
+        version: 2,
+        set: buildMessageSet(
+          [{ offset: 0, timestamp: 1_600_000_000_000, key: null, value: Buffer.from('m1') }],
+          {
+            magic: 1,
+          },
+        ),
+      },
+    ];
+    let expected = 0;
+    for (const { version, set } of sets) {
+      const response = await client.call(ApiKey.PRODUCE, version, {
+        transactionalId: null,
+        acks: 1,
+        timeoutMs: 5000,
+        topicData: [{ name: 'legacy', partitionData: [{ index: 0, records: set }] }],
+      });
+      const part = response.responses[0].partitionResponses[0];
+      assert.equal(part.errorCode, ErrorCode.NONE, `produce v${version}`);
+      assert.equal(part.baseOffset, BigInt(expected));
+      expected += decodeMessageSet(set).messages.length;
+    }
+    const records = await readPartition(client, 'legacy', 0);
+    assert.deepEqual(
+      records.map((r) => [r.offset, r.value!.toString()]),
+      [
+        [0, 'm0'],
+        [1, 'm0-gz-1'],
+        [2, 'm0-gz-2'],
+        [3, 'm1'],
+      ],
+    );
+    assert.equal(records[3]!.timestamp, 1_600_000_000_000);
+  });
+
+  it('answers Fetch v0 with magic 0 and Fetch v2 with magic 1 messages, whatever was produced', async () => {
+    await client.call(ApiKey.PRODUCE, 9, {
+      transactionalId: null,
+      acks: 1,
+      timeoutMs: 5000,
+      topicData: [
+        {
+          name: 'legacy',
+          partitionData: [{ index: 0, records: buildBatch([{ key: 'k', value: 'v2-record' }]) }],
+        },
+      ],
+    });
+    for (const [version, magic] of [
+      [0, 0],
+      [2, 1],
+    ] as const) {
+      const response = await client.call(ApiKey.FETCH, version, fetchBody('legacy', 0, 0));
+      const data = response.responses[0].partitions[0];
+      assert.equal(data.errorCode, ErrorCode.NONE);
+      const set = decodeMessageSet(data.records);
+      assert.ok(
+        set.messages.every((m) => m.magic === magic),
+        `fetch v${version} gives magic ${magic}`,
+      );
+      assert.deepEqual(
+        set.messages.map((m) => [m.offset, m.value!.toString()]),
+        [
+          [0, 'm0'],
+          [1, 'm0-gz-1'],
+          [2, 'm0-gz-2'],
+          [3, 'm1'],
+          [4, 'v2-record'],
+        ],
+      );
+    }
+  });
+
+  it('refuses a legacy message set on Produce v3 and later with INVALID_RECORD', async () => {
+    const response = await client.call(ApiKey.PRODUCE, 3, {
+      transactionalId: null,
+      acks: 1,
+      timeoutMs: 5000,
+      topicData: [
+        {
+          name: 'legacy',
+          partitionData: [
+            { index: 0, records: buildMessageSet([{ offset: 0, value: Buffer.from('x') }], { magic: 1 }) },
+          ],
+        },
+      ],
+    });
+    assert.equal(response.responses[0].partitionResponses[0].errorCode, ErrorCode.INVALID_RECORD);
+  });
+});
