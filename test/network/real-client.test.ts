@@ -4,7 +4,9 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Request, Response } from '../../src/network/request.js';
 import { withServer } from './helpers.js';
@@ -61,47 +63,82 @@ function kcat(args: string[]): Promise<{ stdout: string; stderr: string; code: n
   });
 }
 
+/**
+ * Just enough of a broker for a client to list the cluster: ApiVersions (v0; newer versions get
+ * UNSUPPORTED_VERSION in a v0 body, which makes clients retry with v0) and Metadata v0 naming one broker.
+ */
+function miniBroker(): {
+  handler: (request: Request) => Response;
+  seen: string[];
+  setPort(port: number): void;
+} {
+  const seen: string[] = [];
+  let port = 0;
+  const handler = (request: Request): Response => {
+    seen.push(`${request.apiKey}v${request.apiVersion}`);
+    const header = responseHeader(request.correlationId);
+    if (request.apiKey === API_VERSIONS) {
+      return [header, apiVersionsV0(request.apiVersion === 0 ? 0 : UNSUPPORTED_VERSION)];
+    }
+    if (request.apiKey === METADATA && request.apiVersion === 0)
+      return [header, metadataV0('127.0.0.1', port)];
+    throw new Error(`unexpected request ${request.apiKey} v${request.apiVersion}`);
+  };
+  return { handler, seen, setPort: (p) => (port = p) };
+}
+
+const fixtures = new URL('../../../test/network/fixtures/', import.meta.url);
+
 describe('real clients', () => {
   it('kcat lists the cluster through the network layer', async () => {
-    const seen: string[] = [];
-    let port = 0;
-    const handler = (request: Request): Response => {
-      seen.push(`${request.apiKey}v${request.apiVersion}`);
-      const header = responseHeader(request.correlationId);
-      if (request.apiKey === API_VERSIONS) {
-        // Newer versions than we know get UNSUPPORTED_VERSION in a v0 body, which makes clients retry with v0.
-        return [header, apiVersionsV0(request.apiVersion === 0 ? 0 : UNSUPPORTED_VERSION)];
-      }
-      if (request.apiKey === METADATA && request.apiVersion === 0)
-        return [header, metadataV0('127.0.0.1', port)];
-      throw new Error(`unexpected request ${request.apiKey} v${request.apiVersion}`);
-    };
-    await withServer({ handler }, async (context) => {
-      port = context.port;
-      const result = await kcat(['-b', `127.0.0.1:${port}`, '-L', '-m', '10']);
+    const broker = miniBroker();
+    await withServer({ handler: broker.handler }, async (context) => {
+      broker.setPort(context.port);
+      const result = await kcat(['-b', `127.0.0.1:${context.port}`, '-L', '-m', '10']);
       assert.equal(result.code, 0, result.stderr);
-      assert.match(result.stdout, new RegExp(`1 brokers:\\s+broker 1 at 127\\.0\\.0\\.1:${port}`));
-      assert.ok(seen.includes('18v0'), `ApiVersions v0 after the fallback; saw ${seen.join(',')}`);
-      assert.ok(seen.includes('3v0'), `Metadata v0; saw ${seen.join(',')}`);
+      assert.match(result.stdout, new RegExp(`1 brokers:\\s+broker 1 at 127\\.0\\.0\\.1:${context.port}`));
+      assert.ok(
+        broker.seen.includes('18v0'),
+        `ApiVersions v0 after the fallback; saw ${broker.seen.join(',')}`,
+      );
+      assert.ok(broker.seen.includes('3v0'), `Metadata v0; saw ${broker.seen.join(',')}`);
       assert.equal(context.server.stats.connectionsClosedMalformed, 0);
     });
   });
 
-  it('kafkajs describes the cluster through the network layer', async () => {
-    const seen: string[] = [];
-    let port = 0;
-    const handler = (request: Request): Response => {
-      seen.push(`${request.apiKey}v${request.apiVersion}`);
-      const header = responseHeader(request.correlationId);
-      if (request.apiKey === API_VERSIONS) {
-        return [header, apiVersionsV0(request.apiVersion === 0 ? 0 : UNSUPPORTED_VERSION)];
-      }
-      if (request.apiKey === METADATA && request.apiVersion === 0)
-        return [header, metadataV0('127.0.0.1', port)];
-      throw new Error(`unexpected request ${request.apiKey} v${request.apiVersion}`);
+  it('kcat lists the cluster over a TLS listener', async () => {
+    const broker = miniBroker();
+    const tls = {
+      key: readFileSync(new URL('localhost-key.pem', fixtures)),
+      cert: readFileSync(new URL('localhost-cert.pem', fixtures)),
     };
-    await withServer({ handler }, async (context) => {
-      port = context.port;
+    await withServer(
+      { handler: broker.handler, listener: { name: 'SSL', securityProtocol: 'SSL', tls } },
+      async (context) => {
+        broker.setPort(context.port);
+        const result = await kcat([
+          '-b',
+          `127.0.0.1:${context.port}`,
+          '-X',
+          'security.protocol=SSL',
+          '-X',
+          `ssl.ca.location=${fileURLToPath(new URL('localhost-cert.pem', fixtures))}`,
+          '-L',
+          '-m',
+          '10',
+        ]);
+        assert.equal(result.code, 0, result.stderr);
+        assert.match(result.stdout, /1 brokers:/);
+        assert.ok(broker.seen.includes('3v0'), `Metadata v0; saw ${broker.seen.join(',')}`);
+      },
+    );
+  });
+
+  it('kafkajs describes the cluster through the network layer', async () => {
+    const broker = miniBroker();
+    await withServer({ handler: broker.handler }, async (context) => {
+      const port = context.port;
+      broker.setPort(port);
       const kafka = new Kafka({
         brokers: [`127.0.0.1:${port}`],
         logLevel: logLevel.NOTHING,
@@ -115,7 +152,7 @@ describe('real clients', () => {
       } finally {
         await admin.disconnect();
       }
-      assert.ok(seen.includes('3v0'), `Metadata v0; saw ${seen.join(',')}`);
+      assert.ok(broker.seen.includes('3v0'), `Metadata v0; saw ${broker.seen.join(',')}`);
     });
   });
 });
