@@ -72,6 +72,7 @@ import {
   finishedLeadership,
   isReassigning,
   movingAssignment,
+  movingLeadership,
   originalReplicas,
   targetInSync,
   targetProblem,
@@ -1319,8 +1320,13 @@ export class Controller {
       return this.finishReassignment(tp, target);
     }
     const dropped = entry.assignment.addingReplicas.filter((r) => !moving.replicas.includes(r));
-    const leadership = entry.leadership;
-    const next: Leadership = { ...leadership, leaderEpoch: (leadership.leaderEpoch + 1) as LeaderEpoch };
+    const next = movingLeadership(moving, entry.leadership, ctx.liveness);
+    if (next === null) {
+      return {
+        errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        errorMessage: `No replica of [${moving.replicas.join(', ')}] is alive and in sync for ${tp.topic}-${tp.partition}.`,
+      };
+    }
     const written = await this.writeAssignmentAndState(tp, moving, next, entry.partitionEpoch);
     if (written !== null) return written;
     this.logger.info(`reassigning ${tp.topic}-${tp.partition} to [${target.join(',')}]`);

@@ -82,3 +82,26 @@ export function finishedLeadership(
   if (leader === undefined) return null;
   return { leader, leaderEpoch: (current.leaderEpoch + 1) as LeaderEpoch, isr, leaderRecoveryState: 0 };
 }
+
+/**
+ * The leadership when a reassignment starts or replaces another: replicas that a replaced reassignment was
+ * adding and the new one drops leave the ISR, and if one of them led, the first eligible remaining ISR member
+ * leads. Null when no replica of the new full set could lead.
+ */
+export function movingLeadership(
+  moving: ReplicaAssignment,
+  current: Leadership,
+  live: Liveness,
+): Leadership | null {
+  const isr = current.isr.filter((r) => moving.replicas.includes(r));
+  const leader = moving.replicas.includes(current.leader)
+    ? current.leader
+    : moving.replicas.find((r) => isr.includes(r) && live.eligible(r));
+  if (leader === undefined || isr.length === 0) return null;
+  return {
+    leader,
+    leaderEpoch: (current.leaderEpoch + 1) as LeaderEpoch,
+    isr,
+    leaderRecoveryState: current.leaderRecoveryState,
+  };
+}

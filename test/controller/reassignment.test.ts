@@ -130,3 +130,40 @@ test('reassignment refusals: unknown partition, empty, duplicate or dead replica
   assert.deepEqual((await assignment(cluster)).replicas, [2]);
   assert.equal((await cluster.partitionState('t', 0))?.leader, 2);
 });
+
+test('a replacing reassignment drops the replicas the first one was adding from the replicas and the ISR', async () => {
+  const { cluster, channel, controller } = await setup();
+  await controller.alterPartitionReassignments(move([3, 4]));
+  const moving = await cluster.partitionState('t', 0);
+  // Broker 3 catches up, broker 4 not yet: the first reassignment cannot finish.
+  const joined = await controller.alterPartition(
+    {
+      brokerId: 1,
+      brokerEpoch: -1n,
+      topics: [
+        {
+          topicName: 't',
+          topicId: '',
+          partitions: [isrChange(0, moving!.leaderEpoch, moving!.version, [1, 2, 3])],
+        },
+      ],
+    },
+    2,
+  );
+  assert.equal(joined.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  channel.clear();
+  const replaced = await controller.alterPartitionReassignments(move([4, 2]));
+  assert.equal(replaced.responses[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  assert.deepEqual(await assignment(cluster), {
+    replicas: [4, 2, 1],
+    addingReplicas: [4],
+    removingReplicas: [1],
+  });
+  const state = await cluster.partitionState('t', 0);
+  assert.deepEqual(state?.isr, [1, 2]);
+  await settle(controller);
+  assert.deepEqual(
+    channel.of('stopReplica').map((s) => s.broker),
+    [3],
+  );
+});

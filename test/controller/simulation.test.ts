@@ -2,15 +2,18 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { simulate } from './simulation.js';
 
-test('seeded simulation: controller invariants hold through broker deaths, restarts, ISR changes and elections', async () => {
+test('seeded simulation: controller invariants hold through broker deaths, restarts, ISR changes, reassignments and elections', async () => {
   let leaderChanges = 0;
   let failovers = 0;
+  let reassignmentSteps = 0;
   for (let seed = 1; seed <= 12; seed++) {
     const result = await simulate(seed, 40);
     leaderChanges += result.leaderChanges;
     failovers += result.failovers;
+    reassignmentSteps += result.reassignmentSteps;
   }
   // The runs must have exercised what they claim to check.
   assert.ok(leaderChanges > 50, `only ${leaderChanges} leader changes`);
   assert.ok(failovers > 5, `only ${failovers} controller failovers`);
+  assert.ok(reassignmentSteps > 10, `only ${reassignmentSteps} replica set changes`);
 });

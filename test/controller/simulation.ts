@@ -92,6 +92,8 @@ export interface SimulationResult {
   readonly steps: number;
   readonly leaderChanges: number;
   readonly failovers: number;
+  /** Partition-steps in which a partition's replica set changed. */
+  readonly reassignmentSteps: number;
 }
 
 export async function simulate(seed: number, steps: number): Promise<SimulationResult> {
@@ -129,24 +131,20 @@ export async function simulate(seed: number, steps: number): Promise<SimulationR
       false,
     );
     for (const r of created) assert.equal(r.errorCode, ErrorCode.NONE);
-    const replicas = new Map<string, number[]>();
-    for (const t of TOPICS) {
-      const node = await observer.get(topicPath(t));
-      assert.ok(node.ok);
-      const decoded = decodeTopicAssignment(node.value.data);
-      assert.ok(decoded.ok);
-      for (const [p, a] of decoded.value.partitions) replicas.set(`${t}-${p}`, [...a.replicas]);
-    }
+    let replicas = await readReplicas(observer);
     await settleAll(brokers);
 
     const epochLeaders = new Map<string, Map<number, number>>();
     let previous = await readStates(observer, replicas);
     let leaderChanges = 0;
     let failovers = 0;
+    let reassignmentSteps = 0;
     let lastControllerEpoch = activeController(brokers)?.epoch ?? -1;
     for (let step = 0; step < steps; step++) {
       const action = await act(random, brokers, store, seed, previous, replicas);
       await settleAll(brokers);
+      const previousReplicas = replicas;
+      replicas = await readReplicas(observer);
       const states = await readStates(observer, replicas);
       const where = `seed ${seed} step ${step} (${action})`;
       const active = [...brokers.values()].filter((b) => b.controller.isActive);
@@ -161,6 +159,7 @@ export async function simulate(seed: number, steps: number): Promise<SimulationR
         const before = previous.get(key)!;
         const reps = replicas.get(key)!;
         checkState(where, key, state, before, reps, brokers, epochLeaders);
+        if (!sameSet(reps, previousReplicas.get(key)!)) reassignmentSteps += 1;
         if (state.leader !== before.leader) leaderChanges += 1;
         if (state.leader >= 0) {
           for (const r of reps) {
@@ -182,7 +181,7 @@ export async function simulate(seed: number, steps: number): Promise<SimulationR
       previous = states;
     }
     assert.deepEqual(network.violations, []);
-    return { steps, leaderChanges, failovers };
+    return { steps, leaderChanges, failovers, reassignmentSteps };
   } finally {
     for (const b of brokers.values()) if (b.session !== null) await b.controller.stop();
     store.close();
@@ -219,10 +218,8 @@ function checkState(
   }
   assert.ok(state.leaderEpoch >= before.leaderEpoch, `${where}: ${key} leader epoch went back`);
   if (state.leader !== before.leader && state.leader !== -1) {
-    assert.ok(
-      before.isr.includes(state.leader),
-      `${where}: ${key} new leader ${state.leader} was not in ISR ${before.isr}`,
-    );
+    const inSync = before.isr.includes(state.leader) || (joined.get(key) ?? []).includes(state.leader);
+    assert.ok(inSync, `${where}: ${key} new leader ${state.leader} was not in ISR ${before.isr}`);
   }
   const leaders = epochLeaders.get(key) ?? new Map<number, number>();
   epochLeaders.set(key, leaders);
@@ -246,6 +243,7 @@ async function act(
   states: Map<string, PartitionState & { version: number }>,
   replicas: Map<string, number[]>,
 ): Promise<string> {
+  joined.clear();
   const live = [...brokers].filter(([, b]) => b.session !== null).map(([id]) => id);
   const dead = [...brokers].filter(([, b]) => b.session === null).map(([id]) => id);
   const roll = random.nextInt(100);
@@ -304,12 +302,42 @@ async function act(
       2,
     );
     const code = answer.topics[0]?.partitions[0]?.errorCode;
+    if (code === ErrorCode.NONE) joined.set(key, newIsr);
     // Joining while in controlled shutdown is refused; everything else from the current leader succeeds.
     const joinsShuttingDown = newIsr.some((r) => brokers.get(r)!.shuttingDown);
     if (!joinsShuttingDown) assert.equal(code, ErrorCode.NONE, `AlterPartition ${key} [${newIsr}]`);
     return `alter ${key} isr [${newIsr}] -> ${code}`;
   }
-  if (roll < 90 && live.length > 1) {
+  if (roll < 88 && live.length >= 3) {
+    const keys = [...states.keys()];
+    const key = keys[random.nextInt(keys.length)]!;
+    const [topic, partition] = splitKey(key);
+    const pool = [...live];
+    const target: number[] = [];
+    while (target.length < 3) target.push(pool.splice(random.nextInt(pool.length), 1)[0]!);
+    const cancel = random.nextInt(3) === 0;
+    const answer = await controller.alterPartitionReassignments({
+      timeoutMs: 1000,
+      topics: [
+        { name: topic, partitions: [{ partitionIndex: partition, replicas: cancel ? null : target }] },
+      ],
+    });
+    const result = answer.responses[0]?.partitions[0];
+    const code = result?.errorCode;
+    const acceptable: number[] = [
+      ErrorCode.NONE,
+      ErrorCode.NO_REASSIGNMENT_IN_PROGRESS,
+      ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+    ];
+    assert.ok(
+      code !== undefined && acceptable.includes(code),
+      `reassign ${key}: ${code} ${result?.errorMessage}`,
+    );
+    if (code === ErrorCode.INVALID_REPLICA_ASSIGNMENT)
+      assert.match(result!.errorMessage!, /alive and in sync/);
+    return `${cancel ? 'cancel reassignment of' : 'reassign'} ${key}${cancel ? '' : ` to [${target}]`} -> ${code}`;
+  }
+  if (roll < 92 && live.length > 1) {
     const id = live[random.nextInt(live.length)]!;
     const answer = await controller.controlledShutdown({ brokerId: id, brokerEpoch: -1n });
     assert.equal(answer.errorCode, ErrorCode.NONE);
@@ -320,6 +348,25 @@ async function act(
   assert.equal(answer.errorCode, ErrorCode.NONE);
   return 'preferred election';
 }
+
+async function readReplicas(observer: CoordinationStore): Promise<Map<string, number[]>> {
+  const replicas = new Map<string, number[]>();
+  for (const t of TOPICS) {
+    const node = await observer.get(topicPath(t));
+    assert.ok(node.ok);
+    const decoded = decodeTopicAssignment(node.value.data);
+    assert.ok(decoded.ok);
+    for (const [p, a] of decoded.value.partitions) replicas.set(`${t}-${p}`, [...a.replicas]);
+  }
+  return replicas;
+}
+
+function sameSet(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x) => b.includes(x));
+}
+
+/** The ISR a leader set in this step (a reassignment may finish right after, from that ISR). */
+const joined = new Map<string, number[]>();
 
 function splitKey(key: string): [string, number] {
   const i = key.lastIndexOf('-');
