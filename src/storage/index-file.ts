@@ -43,6 +43,8 @@ export class IndexFile {
   private preallocatedBytes = 0;
   /** Entries [0, writtenCount) are in the file; later ones wait in the warm buffer (see writePending). */
   private writtenCount: number;
+  private closed = false;
+  private coldFdValue = -1;
 
   private constructor(
     public path: string,
@@ -119,7 +121,13 @@ export class IndexFile {
     this.ensureWarmCapacity(bytes);
     let done = 0;
     while (done < bytes) {
-      const n = readSync(this.fd, this.warm, done, bytes - done, this.warmFirst * this.entryBytes + done);
+      const n = readSync(
+        this.useFd(),
+        this.warm,
+        done,
+        bytes - done,
+        this.warmFirst * this.entryBytes + done,
+      );
       assert(n > 0, `${this.path}: shorter than its entries`);
       done += n;
     }
@@ -129,14 +137,14 @@ export class IndexFile {
   preallocate(): void {
     const bytes = this.maxEntries * this.entryBytes;
     if (this.preallocatedBytes === bytes) return;
-    ftruncateSync(this.fd, bytes);
+    ftruncateSync(this.useFd(), bytes);
     this.preallocatedBytes = bytes;
   }
 
   /** Cuts the file to its entries, as on roll and close, so a reopened file's length is its entry count. */
   trimToValidSize(): void {
     this.writePending();
-    ftruncateSync(this.fd, this.sizeInBytes);
+    ftruncateSync(this.useFd(), this.sizeInBytes);
     this.preallocatedBytes = 0;
     // A trimmed index takes no more appends: keep only the warm entries it has.
     const warmBytes = (this.entryCount - this.warmFirst) * this.entryBytes;
@@ -167,12 +175,13 @@ export class IndexFile {
 
   /** Writes the entries still only in memory. */
   writePending(): void {
-    if (this.writtenCount >= this.entryCount || this.fd < 0) return;
+    if (this.writtenCount >= this.entryCount) return;
+    const fd = this.useFd();
     const from = (this.writtenCount - this.warmFirst) * this.entryBytes;
     const to = (this.entryCount - this.warmFirst) * this.entryBytes;
     const at = this.writtenCount * this.entryBytes;
     let done = 0;
-    while (done < to - from) done += writeSync(this.fd, this.warm, from + done, to - from - done, at + done);
+    while (done < to - from) done += writeSync(fd, this.warm, from + done, to - from - done, at + done);
     this.writtenCount = this.entryCount;
   }
 
@@ -180,7 +189,9 @@ export class IndexFile {
   entry(i: number): { buf: Buffer; pos: number } {
     assert(i >= 0 && i < this.entryCount, `${this.path}: entry ${i} of ${this.entryCount}`);
     if (i >= this.warmFirst) return { buf: this.warm, pos: (i - this.warmFirst) * this.entryBytes };
-    const n = readSync(this.fd, this.scratch, 0, this.entryBytes, i * this.entryBytes);
+    // A released index is opened for the lookup and closed at the end of the turn (see coldFd).
+    const fd = this.fd >= 0 ? this.fd : this.coldFd();
+    const n = readSync(fd, this.scratch, 0, this.entryBytes, i * this.entryBytes);
     assert(n === this.entryBytes, `${this.path}: short read of entry ${i}`);
     return { buf: this.scratch, pos: 0 };
   }
@@ -233,8 +244,8 @@ export class IndexFile {
     this.entryCount = count;
     this.writtenCount = Math.min(this.writtenCount, count);
     // Cutting the file zeroes the dropped entries, so that a crash cannot resurrect them as valid-looking ones.
-    ftruncateSync(this.fd, count * this.entryBytes);
-    if (this.preallocatedBytes > 0) ftruncateSync(this.fd, this.preallocatedBytes);
+    ftruncateSync(this.useFd(), count * this.entryBytes);
+    if (this.preallocatedBytes > 0) ftruncateSync(this.useFd(), this.preallocatedBytes);
     if (count <= this.warmFirst) {
       this.warmFirst = Math.max(0, count - this.warmEntriesMax);
       this.loadWarm();
@@ -243,19 +254,65 @@ export class IndexFile {
 
   flush(): void {
     this.writePending();
-    fsyncSync(this.fd);
+    if (this.fd >= 0) {
+      fsyncSync(this.fd);
+      return;
+    }
+    const fd = openSync(this.path, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
   }
 
   renameTo(path: string): void {
+    this.dropColdFd();
     renameSync(this.path, path);
     this.path = path;
   }
 
-  close(): void {
+  /**
+   * Gives back the file descriptor of an index that only serves lookups now (a rolled segment). Cold lookups
+   * open the file for the moment they need it, so a partition holds descriptors for its active segment's
+   * indexes only, however many segments it has.
+   */
+  release(): void {
     if (this.fd < 0) return;
     this.writePending();
     closeSync(this.fd);
     this.fd = -1;
+  }
+
+  close(): void {
+    this.release();
+    this.closed = true;
+    this.dropColdFd();
+  }
+
+  /** The descriptor, reopened if the index was released; it then stays open (the index is in use again). */
+  private useFd(): number {
+    assert(!this.closed, `${this.path}: index used after close`);
+    if (this.fd < 0) {
+      this.dropColdFd();
+      this.fd = openSync(this.path, 'r+');
+    }
+    return this.fd;
+  }
+
+  /** A read-only descriptor for cold lookups of a released index, closed at the end of the event loop turn. */
+  private coldFd(): number {
+    assert(!this.closed, `${this.path}: index used after close`);
+    if (this.coldFdValue < 0) {
+      this.coldFdValue = openSync(this.path, 'r');
+      setImmediate(() => this.dropColdFd());
+    }
+    return this.coldFdValue;
+  }
+
+  private dropColdFd(): void {
+    if (this.coldFdValue >= 0) closeSync(this.coldFdValue);
+    this.coldFdValue = -1;
   }
 
   closeAndDelete(): void {

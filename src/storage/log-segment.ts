@@ -542,6 +542,13 @@ export class LogSegment {
     this.offsetIndex.file.trimToValidSize();
     this.timeIndex.file.trimToValidSize();
     if (this.config.preallocate) ftruncateSync(this.fd, this.sizeBytes);
+    this.releaseIndexFiles();
+  }
+
+  /** Index descriptors are given back while the segment only serves reads (see IndexFile.release). */
+  releaseIndexFiles(): void {
+    this.offsetIndex.file.release();
+    this.timeIndex.file.release();
   }
 
   /** fdatasync of the .log only: enough for durability, indexes are rebuilt by recovery. */

@@ -271,6 +271,8 @@ export class Log {
     if (this.logStartOffsetValue > this.logEndOffsetValue) {
       this.truncateFullyAndStartAt(this.logStartOffsetValue);
     }
+    // Inactive segments get what a roll gives them: final time index entry, trimmed indexes, no descriptors.
+    for (const s of this.segments) if (s !== this.activeSegment) s.onRoll();
     this.activeSegment.offsetIndex.file.preallocate();
     this.activeSegment.timeIndex.file.preallocate();
     this.epochCache.truncateFromEnd(this.logEndOffsetValue);

@@ -272,3 +272,23 @@ test('readAsync answers as read does, also while segments are deleted or the log
   if (got.length > 2)
     assert.deepEqual(got[2], again, 'bytes after the truncation are the new ones, never a mix');
 });
+
+test('a log holds one descriptor per inactive segment, and index lookups still work', (t) => {
+  const fds = () => readdirSync('/proc/self/fd').length;
+  const before = fds();
+  const h = openHarness(t, { segmentBytes: 300, indexIntervalBytes: 10 });
+  const written = [];
+  for (let i = 0; i < 120; i++) written.push(h.append({ values: [Buffer.alloc(60, i)] }));
+  const segments = h.log.segmentCount;
+  assert.ok(segments > 30);
+  assert.ok(fds() - before <= segments + 4, `${fds() - before} descriptors for ${segments} segments`);
+  h.reopen(false, { recoveryPoint: 0 });
+  assert.ok(fds() - before <= segments + 4, `after recovery: ${fds() - before} descriptors`);
+  for (let offset = 0; offset < 120; offset++) {
+    const r = h.log.read(offset, 1);
+    assert.ok(r.errorCode === StorageErrorCode.None);
+    assert.deepEqual(r.records, written[offset]);
+  }
+  const idx = statSync(join(h.dir, '00000000000000000000.index')).size;
+  assert.ok(idx < 1000, `inactive index trimmed after recovery (${idx} bytes)`);
+});
