@@ -12,6 +12,7 @@ import {
   buildEndTxnMarkerBatch,
   buildMessageSet,
   decodeMessageSet,
+  decodeRecordsBlob,
   downConvertRecords,
   listEntries,
   readRecords,
@@ -129,6 +130,7 @@ export function fuzzRecords(seed: number, cases: number): FuzzTally {
     });
     check(label, () => validateMessageSet(bytes, 0, bytes.length, options));
     check(label, () => decodeMessageSet(bytes, 0, bytes.length, options));
+    check(label, () => decodeRecordsBlob(bytes, 0, bytes.length, options));
     check(label, () => downConvertRecords(bytes, 0, 0, bytes.length, options));
     check(label, () => upConvertRecords(bytes, 0, bytes.length, { ...options, offsets: 'sequential' }));
     for (const codec of [1, 2, 3, 4]) check(label, () => decompress(codec, bytes.subarray(61), 1 << 20));
