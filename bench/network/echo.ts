@@ -20,7 +20,8 @@ const serverModule = fileURLToPath(new URL('./echo-server.js', import.meta.url))
 
 const usage = `usage: npm run bench -- echo [options]
   --sizes N[,N]      request body sizes in bytes (default 100,1024,16384)
-  --window N         requests in flight on the connection (default 32)
+  --window N         requests in flight on each connection (default 32)
+  --connections N    connections driven side by side (default 1)
   --seconds N        duration of one repetition (default 3)
   --repetitions N    repetitions per figure, at least 3 (default 3)
   --options JSON     network options of the Brook server ('{"socket.send.buffer.bytes":1048576}')
@@ -135,17 +136,28 @@ async function measureOnce(
   options: string,
   bodyBytes: number,
   window: number,
+  connections: number,
   durationMs: number,
 ): Promise<Sample> {
   const { child, port } = await startServer(mode, options);
   const watch = watchProcess(child.pid!);
+  const sockets: Socket[] = [];
   try {
-    const socket = connect({ host: '127.0.0.1', port, noDelay: true });
-    await once(socket, 'connect');
+    for (let i = 0; i < connections; i++) {
+      const socket = connect({ host: '127.0.0.1', port, noDelay: true });
+      await once(socket, 'connect');
+      sockets.push(socket);
+    }
     const cpuBefore = readProcessCpu(child.pid!);
-    const sample = await drive(socket, mode, bodyBytes, window, durationMs);
+    const samples = await Promise.all(sockets.map((s) => drive(s, mode, bodyBytes, window, durationMs)));
     const cpuAfter = readProcessCpu(child.pid!);
-    socket.destroy();
+    // The connections ran side by side for about the same time: their rates add up.
+    const sample = { ...samples[0]! };
+    for (const s of samples.slice(1)) {
+      sample.requestsPerSecond += s.requestsPerSecond;
+      sample.megabytesPerSecond += s.megabytesPerSecond;
+      sample.requests += s.requests;
+    }
     const usage = watch.stop();
     const cpuSeconds =
       cpuBefore === undefined || cpuAfter === undefined
@@ -157,6 +169,7 @@ async function measureOnce(
       serverPeakRssBytes: usage.peakRssBytes,
     };
   } finally {
+    for (const socket of sockets) socket.destroy();
     watch.stop();
     stopServer(child);
   }
@@ -168,6 +181,7 @@ export async function run(args: string[]): Promise<void> {
     options: {
       sizes: { type: 'string', default: '100,1024,16384' },
       window: { type: 'string', default: '32' },
+      connections: { type: 'string', default: '1' },
       seconds: { type: 'string', default: '3' },
       repetitions: { type: 'string', default: '3' },
       options: { type: 'string', default: '{}' },
@@ -181,6 +195,7 @@ export async function run(args: string[]): Promise<void> {
   }
   const sizes = values.sizes.split(',').map((s) => positiveInteger('--sizes', s));
   const window = positiveInteger('--window', values.window);
+  const connections = positiveInteger('--connections', values.connections);
   const durationMs = Number(values.seconds) * 1000;
   if (!(durationMs > 0)) throw new Error(`--seconds needs a positive number, got '${values.seconds}'`);
   const repetitions = positiveInteger('--repetitions', values.repetitions);
@@ -191,8 +206,8 @@ export async function run(args: string[]): Promise<void> {
     const brook: Sample[] = [];
     const raw: Sample[] = [];
     await repeat(repetitions, async () => {
-      raw.push(await measureOnce('raw', values.options, bodyBytes, window, durationMs));
-      brook.push(await measureOnce('brook', values.options, bodyBytes, window, durationMs));
+      raw.push(await measureOnce('raw', values.options, bodyBytes, window, connections, durationMs));
+      brook.push(await measureOnce('brook', values.options, bodyBytes, window, connections, durationMs));
     });
     const brookMBs = summarize(brook.map((s) => s.megabytesPerSecond));
     const rawMBs = summarize(raw.map((s) => s.megabytesPerSecond));
@@ -202,7 +217,7 @@ export async function run(args: string[]): Promise<void> {
     // CPU per request is steadier than throughput on a shared machine: other load slows us, it does not bill us.
     const brookCpu = summarize(brook.map((s) => s.serverCpuMicrosPerRequest));
     const rawCpu = summarize(raw.map((s) => s.serverCpuMicrosPerRequest));
-    const details = { bodyBytes, window };
+    const details = { bodyBytes, window, connections };
     writer.figure('echo-brook', 'MB/s', brookMBs, {
       ...details,
       requestsPerSecond: brookRps,
