@@ -21,9 +21,16 @@ export {
   NetworkConfigError,
   type NetworkOptions,
   networkDefaults,
+  type ResolvedNetworkOptions,
   resolveNetworkOptions,
 } from './options.js';
-export { encodeRequest, RawClient, type RawClientOptions, responseCorrelationId } from './raw-client.js';
+export {
+  encodeRequest,
+  RawClient,
+  type RawClientOptions,
+  type RequestHeaderFields,
+  responseCorrelationId,
+} from './raw-client.js';
 export {
   NO_RESPONSE,
   REQUEST_PREFIX_BYTES,
@@ -31,9 +38,16 @@ export {
   type RequestHandler,
   type Response,
 } from './request.js';
-export { ANONYMOUS_PRINCIPAL, type SaslState, type SecurityProtocol, SecurityState } from './security.js';
+export {
+  ANONYMOUS_PRINCIPAL,
+  RAW_SASL_TOKEN_API_KEY,
+  type SaslState,
+  type SecurityProtocol,
+  SecurityState,
+} from './security.js';
 export {
   type BoundAddress,
+  parsePerAddressOverrides,
   type ShutdownResult,
   SocketServer,
   type SocketServerConfig,
