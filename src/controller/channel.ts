@@ -43,6 +43,39 @@ export type ControllerResponse =
   | { readonly kind: 'updateMetadata'; readonly response: UpdateMetadataResponse }
   | { readonly kind: 'stopReplica'; readonly response: StopReplicaResponse };
 
+/**
+ * What to do when a send fails. Kafka's controller retries a request until it succeeds or the broker is gone,
+ * because a broker that misses a LeaderAndIsr keeps a stale view of its partitions. Here retries stop as well
+ * after attemptsMax, so that one broker that is registered but unreachable cannot hold the queue forever.
+ */
+export interface RetryPolicy {
+  readonly attemptsMax: number;
+  readonly backoffMs: number;
+  readonly backoffMaxMs: number;
+  /** Whether the request still matters: the broker is registered with the epoch the request was made for. */
+  stillWanted(brokerId: BrokerId, brokerEpoch: bigint): boolean;
+  sleep(ms: number): Promise<void>;
+}
+
+export const NO_RETRY: RetryPolicy = {
+  attemptsMax: 1,
+  backoffMs: 0,
+  backoffMaxMs: 0,
+  stillWanted: () => false,
+  sleep: async () => {},
+};
+
+/** Retries while the broker is wanted: 50 ms doubling to 2 s, at most 30 attempts (about 45 s). */
+export function defaultRetryPolicy(stillWanted: RetryPolicy['stillWanted']): RetryPolicy {
+  return {
+    attemptsMax: 30,
+    backoffMs: 50,
+    backoffMaxMs: 2_000,
+    stillWanted,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  };
+}
+
 /** Sends through a BrokerChannel, one request in flight per broker, and knows when everything is answered. */
 export class ChannelSender {
   private readonly tails = new Map<BrokerId, Promise<void>>();
@@ -51,6 +84,7 @@ export class ChannelSender {
   constructor(
     private readonly channel: BrokerChannel,
     private readonly logger: Logger,
+    private readonly retry: RetryPolicy = NO_RETRY,
   ) {}
 
   /** Queues `message` for `brokerId`; `onAnswer` runs with the response, or with null when the send failed. */
@@ -63,10 +97,21 @@ export class ChannelSender {
     this.pendingCount += 1;
     const next = previous.then(async () => {
       let answer: ControllerResponse | null = null;
-      try {
-        answer = await this.dispatch(brokerId, message);
-      } catch (e) {
-        this.logger.warn(`${message.kind} to broker ${brokerId} failed: ${(e as Error).message}`);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          answer = await this.dispatch(brokerId, message);
+          break;
+        } catch (e) {
+          const wanted =
+            attempt < this.retry.attemptsMax && this.retry.stillWanted(brokerId, message.request.brokerEpoch);
+          this.logger.warn(
+            `${message.kind} to broker ${brokerId} failed (attempt ${attempt}${wanted ? ', will retry' : ', giving up'}): ${(e as Error).message}`,
+          );
+          if (!wanted) break;
+          await this.retry.sleep(
+            Math.min(this.retry.backoffMaxMs, this.retry.backoffMs * 2 ** (attempt - 1)),
+          );
+        }
       }
       this.pendingCount -= 1;
       if (onAnswer !== undefined) {

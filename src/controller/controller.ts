@@ -49,7 +49,13 @@ import type {
   AlterPartitionResponseTopicData,
 } from '../protocol/messages/56-alter-partition.js';
 import { type LiveBroker, readLiveBrokers } from './broker-registration.js';
-import { type BrokerChannel, ChannelSender, type ControllerResponse } from './channel.js';
+import {
+  type BrokerChannel,
+  ChannelSender,
+  type ControllerResponse,
+  defaultRetryPolicy,
+  type RetryPolicy,
+} from './channel.js';
 import {
   ControllerContext,
   type PartitionEntry,
@@ -121,6 +127,8 @@ export interface ControllerOptions {
   readonly uncleanLeaderElectionEnable?: boolean;
   /** delete.topic.enable. Default true. */
   readonly deleteTopicEnable?: boolean;
+  /** How failed sends are retried; default: while the broker stays registered, up to about 45 s. */
+  readonly retry?: RetryPolicy;
   /** inter.broker.listener.name; null (default) uses each broker's first endpoint. */
   readonly interBrokerListener?: string | null;
 }
@@ -173,7 +181,15 @@ export class Controller {
     this.logger = options.logger ?? silentLogger;
     this.random = options.random ?? systemRandom;
     this.queue = new EventQueue(this.logger);
-    this.sender = new ChannelSender(options.channel, this.logger);
+    this.sender = new ChannelSender(
+      options.channel,
+      this.logger,
+      options.retry ??
+        defaultRetryPolicy((broker, brokerEpoch) => {
+          const live = this.ctx?.liveBrokers.get(broker);
+          return live !== undefined && BigInt(live.epoch) === brokerEpoch;
+        }),
+    );
     this.header = {
       controllerId: options.brokerId,
       interBrokerListener: options.interBrokerListener ?? null,

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import type { BrokerId } from '../../src/common/ids.js';
+import { Controller } from '../../src/controller/controller.js';
 import { encodeEntityConfig, topicConfigPath, topicPath } from '../../src/controller/zk-layout/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import {
@@ -234,4 +236,70 @@ test('a broker that restarts (new registration, new epoch) is sent its partition
   assert.equal(sent[0]!.request.topicStates[0]?.partitionStates[0]?.leader, 2);
   const metadata = channel.of('updateMetadata', 3)[0]!.request;
   assert.equal(metadata.topicStates.length, 1, 'the newcomer gets every partition');
+});
+
+test('a request whose send fails is retried while its broker stays registered, and dropped once it is gone', async () => {
+  const cluster = new TestCluster();
+  after(() => cluster.close());
+  const b1 = await cluster.addBroker(1);
+  await cluster.addBroker(2);
+  await cluster.addBroker(3);
+  const channel = new RecordingChannel();
+  const sleepers: (() => void)[] = [];
+  const controller = new Controller({
+    brokerId: 1 as BrokerId,
+    store: b1.session,
+    channel,
+    retry: {
+      attemptsMax: 5,
+      backoffMs: 1,
+      backoffMaxMs: 1,
+      stillWanted: (broker, epoch) =>
+        BigInt(controller.context?.liveBrokers.get(broker)?.epoch ?? -2) === epoch,
+      sleep: () => new Promise<void>((r) => sleepers.push(r)),
+    },
+  });
+  await controller.start();
+  const release = async () => {
+    while (sleepers.length > 0) sleepers.shift()!();
+    await new Promise((r) => setImmediate(r));
+  };
+  channel.failuresLeft.set(3, 2);
+  const created = admin(b1.session, controller).createTopics(
+    [newTopic('t', -1, -1, [{ partitionIndex: 0, brokerIds: [2, 3, 1] }])],
+    false,
+  );
+  for (let i = 0; i < 50 && channel.of('leaderAndIsr', 3).length < 3; i++) await release();
+  await created;
+  const toThree = channel.of('leaderAndIsr', 3);
+  assert.equal(toThree.length, 3, 'two failed attempts and the one that arrived');
+  assert.deepEqual(toThree[0]!.request, toThree[2]!.request);
+
+  // Broker 3 becomes unreachable, is sent an update, then dies: the retries stop.
+  channel.failing.add(3);
+  channel.clear();
+  const answer = controller.alterPartition(
+    {
+      brokerId: 2,
+      brokerEpoch: -1n,
+      topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 0, 0, [2, 1])] }],
+    },
+    2,
+  );
+  assert.equal((await answer).topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  for (let i = 0; i < 50 && channel.of('updateMetadata', 3).length < 1; i++)
+    await new Promise((r) => setImmediate(r));
+  assert.equal(channel.of('updateMetadata', 3).length, 1);
+  cluster.killBroker(3);
+  for (let i = 0; i < 50 && controller.context!.liveBrokers.has(3 as BrokerId); i++) {
+    await new Promise((r) => setImmediate(r));
+  }
+  assert.equal(controller.context!.liveBrokers.has(3 as BrokerId), false);
+  await release();
+  await controller.sync();
+  assert.equal(
+    channel.of('updateMetadata', 3).length,
+    2,
+    'one retry, then the broker is gone and the request dropped',
+  );
 });

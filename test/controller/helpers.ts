@@ -36,22 +36,33 @@ export type Sent =
 export class RecordingChannel implements BrokerChannel {
   readonly sent: Sent[] = [];
   readonly failing = new Set<number>();
+  /** Brokers whose next n requests fail. */
+  readonly failuresLeft = new Map<number, number>();
+
+  private check(brokerId: number): void {
+    const left = this.failuresLeft.get(brokerId) ?? 0;
+    if (left > 0) {
+      this.failuresLeft.set(brokerId, left - 1);
+      throw new Error(`broker ${brokerId} dropped the connection`);
+    }
+    if (this.failing.has(brokerId)) throw new Error(`broker ${brokerId} is unreachable`);
+  }
 
   async leaderAndIsr(brokerId: BrokerId, request: LeaderAndIsrRequest): Promise<LeaderAndIsrResponse> {
     this.sent.push({ broker: brokerId, kind: 'leaderAndIsr', request });
-    if (this.failing.has(brokerId)) throw new Error(`broker ${brokerId} is unreachable`);
+    this.check(brokerId);
     return { errorCode: ErrorCode.NONE, partitionErrors: [], topics: [] };
   }
 
   async updateMetadata(brokerId: BrokerId, request: UpdateMetadataRequest): Promise<UpdateMetadataResponse> {
     this.sent.push({ broker: brokerId, kind: 'updateMetadata', request });
-    if (this.failing.has(brokerId)) throw new Error(`broker ${brokerId} is unreachable`);
+    this.check(brokerId);
     return { errorCode: ErrorCode.NONE };
   }
 
   async stopReplica(brokerId: BrokerId, request: StopReplicaRequest): Promise<StopReplicaResponse> {
     this.sent.push({ broker: brokerId, kind: 'stopReplica', request });
-    if (this.failing.has(brokerId)) throw new Error(`broker ${brokerId} is unreachable`);
+    this.check(brokerId);
     return { errorCode: ErrorCode.NONE, partitionErrors: [] };
   }
 
