@@ -271,8 +271,11 @@ describe('broker over the wire', () => {
         includeSynonyms: true,
         includeDocumentation: false,
       });
-    const entry = (response: any, key: string) =>
-      response.results[0].configs.find((c: { name: string }) => c.name === key);
+    type Described = {
+      results: { configs: { name: string; value: string | null; configSource: number }[] }[];
+    };
+    const entry = (response: Described, key: string) =>
+      response.results[0]!.configs.find((c) => c.name === key)!;
     const before = await describe('configured');
     assert.equal(entry(before, 'retention.ms').value, '5000');
     assert.equal(entry(before, 'retention.ms').configSource, 1, 'DYNAMIC_TOPIC_CONFIG');
