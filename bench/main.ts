@@ -8,6 +8,10 @@ type BenchmarkModule = { run(args: string[]): Promise<void> };
 /** Every benchmark, by name: a one-line description and the import of its module. Add one with one line. */
 const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkModule>]> = {
   limits: ['ceilings of this machine: disk sync and async, loopback TCP', () => import('./limits/main.js')],
+  'codec-messages': ['generated codecs on produce and fetch', () => import('./codec/messages.js')],
+  'codec-records': ['record batches on produce and fetch', () => import('./codec/records.js')],
+  'network-echo': ['network layer with an echo handler, vs bare Node', () => import('./network/echo.js')],
+  'storage-append': ['log appends at D0 and D1, vs a plain write loop', () => import('./storage/append.js')],
 };
 
 function list(): string {
