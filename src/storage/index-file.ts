@@ -4,7 +4,9 @@
 // trimmed to its entries when the segment rolls or closes. Kafka memory-maps the file; Node cannot, so this
 // class keeps only the warm tail (the last STORAGE_LIMITS.indexWarmBytes of entries) in memory and reads older
 // entries with pread. Lookups look in the warm tail first: consumers at the tail and appends then never touch
-// the disk, and a process with thousands of partitions holds a few KiB per index, not whole files.
+// the disk, and a process with thousands of partitions holds a few KiB per index, not whole files. New
+// entries reach the file in groups, and the file is open only during the event-loop turn that uses it, so an
+// index holds no descriptor between uses.
 //
 // Ownership: one LogSegment owns each index. Every method is synchronous, so an append that adds an entry
 // never interleaves with a lookup.
@@ -44,7 +46,6 @@ export class IndexFile {
   /** Entries [0, writtenCount) are in the file; later ones wait in the warm buffer (see writePending). */
   private writtenCount: number;
   private closed = false;
-  private coldFdValue = -1;
 
   private constructor(
     public path: string,
@@ -54,6 +55,7 @@ export class IndexFile {
     entryCount: number,
   ) {
     this.fd = fd;
+    setImmediate(() => this.dropFd());
     this.entryCount = entryCount;
     this.writtenCount = entryCount;
     this.warmEntriesMax = Math.max(1, Math.floor(STORAGE_LIMITS.indexWarmBytes / entryBytes));
@@ -189,9 +191,7 @@ export class IndexFile {
   entry(i: number): { buf: Buffer; pos: number } {
     assert(i >= 0 && i < this.entryCount, `${this.path}: entry ${i} of ${this.entryCount}`);
     if (i >= this.warmFirst) return { buf: this.warm, pos: (i - this.warmFirst) * this.entryBytes };
-    // A released index is opened for the lookup and closed at the end of the turn (see coldFd).
-    const fd = this.fd >= 0 ? this.fd : this.coldFd();
-    const n = readSync(fd, this.scratch, 0, this.entryBytes, i * this.entryBytes);
+    const n = readSync(this.useFd(), this.scratch, 0, this.entryBytes, i * this.entryBytes);
     assert(n === this.entryBytes, `${this.path}: short read of entry ${i}`);
     return { buf: this.scratch, pos: 0 };
   }
@@ -254,65 +254,44 @@ export class IndexFile {
 
   flush(): void {
     this.writePending();
-    if (this.fd >= 0) {
-      fsyncSync(this.fd);
-      return;
-    }
-    const fd = openSync(this.path, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    fsyncSync(this.useFd());
   }
 
   renameTo(path: string): void {
-    this.dropColdFd();
+    this.dropFd();
     renameSync(this.path, path);
     this.path = path;
   }
 
-  /**
-   * Gives back the file descriptor of an index that only serves lookups now (a rolled segment). Cold lookups
-   * open the file for the moment they need it, so a partition holds descriptors for its active segment's
-   * indexes only, however many segments it has.
-   */
+  /** Writes what is pending and gives back the descriptor now rather than at the end of the turn. */
   release(): void {
-    if (this.fd < 0) return;
     this.writePending();
-    closeSync(this.fd);
-    this.fd = -1;
+    this.dropFd();
   }
 
   close(): void {
     this.release();
     this.closed = true;
-    this.dropColdFd();
   }
 
-  /** The descriptor, reopened if the index was released; it then stays open (the index is in use again). */
+  /**
+   * A descriptor for this event-loop turn, closed by a setImmediate. Indexes are touched in bursts (a lookup,
+   * a group of entries written every PENDING_ENTRIES_MAX appends, a roll), so holding a descriptor between
+   * them would only cost one per index per partition: with this, a partition holds one descriptor per
+   * segment (its .log), as Kafka does with its memory-mapped indexes.
+   */
   private useFd(): number {
     assert(!this.closed, `${this.path}: index used after close`);
     if (this.fd < 0) {
-      this.dropColdFd();
       this.fd = openSync(this.path, 'r+');
+      setImmediate(() => this.dropFd());
     }
     return this.fd;
   }
 
-  /** A read-only descriptor for cold lookups of a released index, closed at the end of the event loop turn. */
-  private coldFd(): number {
-    assert(!this.closed, `${this.path}: index used after close`);
-    if (this.coldFdValue < 0) {
-      this.coldFdValue = openSync(this.path, 'r');
-      setImmediate(() => this.dropColdFd());
-    }
-    return this.coldFdValue;
-  }
-
-  private dropColdFd(): void {
-    if (this.coldFdValue >= 0) closeSync(this.coldFdValue);
-    this.coldFdValue = -1;
+  private dropFd(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
   }
 
   closeAndDelete(): void {
