@@ -127,10 +127,27 @@ export interface ControllerOptions {
   readonly uncleanLeaderElectionEnable?: boolean;
   /** delete.topic.enable. Default true. */
   readonly deleteTopicEnable?: boolean;
+  /** auto.leader.rebalance.enable with its settings; absent or null: no automatic preferred elections. */
+  readonly autoLeaderRebalance?: LeaderRebalanceOptions | null;
   /** How failed sends are retried; default: while the broker stays registered, up to about 45 s. */
   readonly retry?: RetryPolicy;
   /** inter.broker.listener.name; null (default) uses each broker's first endpoint. */
   readonly interBrokerListener?: string | null;
+}
+
+export interface LeaderRebalanceOptions {
+  /** leader.imbalance.per.broker.percentage: a broker leading fewer of its preferred partitions triggers. */
+  readonly imbalancePerBrokerPercentage: number;
+  /** leader.imbalance.check.interval.seconds, in milliseconds. */
+  readonly checkIntervalMs: number;
+  /** The timer; default setTimeout, not keeping the process alive. Answers a function that cancels. */
+  readonly schedule?: (run: () => void, delayMs: number) => () => void;
+}
+
+function defaultSchedule(run: () => void, delayMs: number): () => void {
+  const timer = setTimeout(run, delayMs);
+  timer.unref();
+  return () => clearTimeout(timer);
 }
 
 const UNCLEAN_KEY = 'unclean.leader.election.enable';
@@ -219,6 +236,7 @@ export class Controller {
   /** Runs for election; resolves once this first attempt is over (and, if won, the failover is done). */
   async start(): Promise<void> {
     this.subscribe();
+    this.scheduleRebalance();
     await this.queue.request('elect', () => this.elect());
   }
 
@@ -240,6 +258,7 @@ export class Controller {
       this.resign('stopping');
       this.stopped = true;
       this.unsubscribe?.();
+      this.cancelRebalance?.();
       if (wasActive) await this.deleteOwnControllerNode();
     });
     await this.sender.idle();
@@ -307,6 +326,15 @@ export class Controller {
         topics: [],
       })
     );
+  }
+
+  /**
+   * Kafka's automatic preferred leader election: for each broker, when more than the configured share of the
+   * partitions it prefers to lead are led by others, moves leadership back where the preferred replica is
+   * alive and in sync. Runs on its timer when autoLeaderRebalance is set; answers the partitions moved.
+   */
+  checkLeaderBalance(): Promise<TopicPartition[]> {
+    return this.queue.request('checkLeaderBalance', () => this.onCheckLeaderBalance()) ?? Promise.resolve([]);
   }
 
   electLeaders(request: ElectLeadersRequest): Promise<ElectLeadersResponse> {
@@ -1277,6 +1305,58 @@ export class Controller {
       });
     }
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, replicaElectionResults: [...byTopic.values()] };
+  }
+
+  // ---- automatic preferred leader election ------------------------------------------------------------
+
+  private cancelRebalance: (() => void) | null = null;
+
+  private scheduleRebalance(): void {
+    const settings = this.options.autoLeaderRebalance;
+    if (settings == null || this.stopped) return;
+    const schedule = settings.schedule ?? defaultSchedule;
+    this.cancelRebalance = schedule(() => {
+      this.queue.enqueue(
+        'autoLeaderRebalance',
+        async () => {
+          await this.onCheckLeaderBalance();
+          this.scheduleRebalance();
+        },
+        'autoLeaderRebalance',
+      );
+    }, settings.checkIntervalMs);
+  }
+
+  private async onCheckLeaderBalance(): Promise<TopicPartition[]> {
+    const ctx = this.ctx;
+    if (ctx === null) return [];
+    const percentage = this.options.autoLeaderRebalance?.imbalancePerBrokerPercentage ?? 10;
+    const byPreferred = new Map<BrokerId, TopicPartition[]>();
+    for (const { topic, partition, entry } of ctx.allPartitions()) {
+      const preferred = entry.assignment.replicas[0];
+      if (preferred === undefined || entry.leadership === null || ctx.isDeleting(topic)) continue;
+      const list = byPreferred.get(preferred) ?? [];
+      list.push({ topic, partition });
+      byPreferred.set(preferred, list);
+    }
+    const writes: StateWrite[] = [];
+    for (const [broker, tps] of byPreferred) {
+      const notLed = tps.filter((tp) => ctx.partition(tp)!.leadership!.leader !== broker);
+      if (notLed.length * 100 <= percentage * tps.length) continue;
+      for (const tp of notLed) {
+        const entry = ctx.partition(tp)!;
+        if (isReassigning(entry.assignment)) continue;
+        const outcome = preferredLeaderElection(entry.assignment.replicas, entry.leadership!, ctx.liveness);
+        if (outcome.ok) writes.push({ tp, next: outcome.next, expectedVersion: entry.partitionEpoch });
+      }
+    }
+    if (writes.length === 0) return [];
+    const outcome = await this.writeStates(writes);
+    if (outcome === null) return [];
+    if (outcome.conflicts.length > 0) await this.refreshStates(outcome.conflicts);
+    this.logger.info(`automatic preferred leader election moved ${outcome.written.length} partitions`);
+    this.propagate(outcome.written.map((w) => ({ tp: w.tp, created: false })));
+    return outcome.written.map((w) => w.tp);
   }
 
   // ---- reassignment ---------------------------------------------------------------------------------------
