@@ -259,16 +259,22 @@ export class InProcessStore {
   private endSession(entry: SessionEntry, how: 'expired' | 'closed'): Promise<void> {
     const ephemerals = this.tree.ephemeralsOf(entry.id);
     entry.state = how;
-    this.watches.dropSession(entry.id);
     this.sessions.delete(entry.id);
+    // An expired session hears nothing more. A closing one is, in ZooKeeper, still told of the deletion of its
+    // own ephemerals (the server fires those watches before it drops the connection), so its watches go after.
+    if (how === 'expired') this.watches.dropSession(entry.id);
     emit(entry, how);
-    if (ephemerals.length === 0) return Promise.resolve();
-    const ops: Op[] = ephemerals.map((path) => ({ op: 'delete', path, version: -1 }));
-    const outcome = this.tree.apply(ops, SYSTEM_SESSION, this.clock.nowMs());
-    assert(outcome.ok, `deleting the ephemerals of session ${entry.id} failed`);
-    const done = this.persistAndNotify(outcome.transaction, outcome.changes);
-    // Expiry and tick() do not wait; a flush failure is recorded by persistAndNotify and stops the store.
-    done.catch(() => {});
+    let done = Promise.resolve();
+    if (ephemerals.length > 0) {
+      const ops: Op[] = ephemerals.map((path) => ({ op: 'delete', path, version: -1 }));
+      const outcome = this.tree.apply(ops, SYSTEM_SESSION, this.clock.nowMs());
+      assert(outcome.ok, `deleting the ephemerals of session ${entry.id} failed`);
+      // This takes the watches the deletion fires at once, before the line below drops the rest.
+      done = this.persistAndNotify(outcome.transaction, outcome.changes);
+      // Expiry and tick() do not wait; a flush failure is recorded by persistAndNotify and stops the store.
+      done.catch(() => {});
+    }
+    if (how === 'closed') this.watches.dropSession(entry.id);
     return done;
   }
 

@@ -1,11 +1,17 @@
 // A seeded differential test: the same random operations, run against the in-process store and a real
 // ZooKeeper, must give the same answers (error codes, failing operation, created names, versions, child
-// versions, children, data). It finds divergences no hand-written case thought of.
+// versions, children, data) and fire the same watches. It finds divergences no hand-written case thought of.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InProcessStore } from '../../../src/controller/store/in-process-store.js';
-import type { CoordinationStore, CreateMode, Op, Stat } from '../../../src/controller/store/store.js';
+import type {
+  CoordinationStore,
+  CreateMode,
+  Op,
+  Stat,
+  Watcher,
+} from '../../../src/controller/store/store.js';
 import { connectZooKeeper } from '../../../src/controller/store/zookeeper-store.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../../helpers/zookeeper.js';
 
@@ -28,7 +34,7 @@ function random(seed: number): () => number {
 type Step =
   | { kind: 'op'; session: 0 | 1; op: Op }
   | { kind: 'multi'; session: 0 | 1; ops: Op[] }
-  | { kind: 'get' | 'exists' | 'children'; session: 0 | 1; path: string }
+  | { kind: 'get' | 'exists' | 'children'; session: 0 | 1; path: string; watch: boolean }
   | { kind: 'reopen' };
 
 function planStep(next: () => number, base: string): Step {
@@ -62,7 +68,9 @@ function planStep(next: () => number, base: string): Step {
       session,
       ops: [makeOp(), makeOp(), makeOp()].slice(0, 1 + Math.floor(next() * 3)),
     };
-  if (r < 0.97) return { kind: pick(['get', 'exists', 'children'] as const), session, path };
+  if (r < 0.97) {
+    return { kind: pick(['get', 'exists', 'children'] as const), session, path, watch: next() < 0.5 };
+  }
   return { kind: 'reopen' };
 }
 
@@ -78,9 +86,16 @@ function statView(stat: Stat | null, owners: readonly string[]): unknown {
 }
 
 /** Runs one step on one store, answering a view of the result that does not depend on the implementation. */
-async function run(sessions: CoordinationStore[], step: Step, owners: string[]): Promise<unknown> {
+async function run(
+  sessions: CoordinationStore[],
+  step: Step,
+  owners: string[],
+  watcherFor: (session: number) => Watcher,
+): Promise<unknown> {
   if (step.kind === 'reopen') return 'reopened';
   const s = sessions[step.session]!;
+  const watcher =
+    step.kind !== 'op' && step.kind !== 'multi' && step.watch ? watcherFor(step.session) : undefined;
   switch (step.kind) {
     case 'op': {
       const r = await s.multi([step.op]);
@@ -94,17 +109,17 @@ async function run(sessions: CoordinationStore[], step: Step, owners: string[]):
       return r.value.map((v) => (v.op === 'set' ? { op: 'set', stat: statView(v.stat, owners) } : v));
     }
     case 'get': {
-      const r = await s.get(step.path);
+      const r = await s.get(step.path, watcher);
       return r.ok
         ? { data: new TextDecoder().decode(r.value.data), stat: statView(r.value.stat, owners) }
         : r.code;
     }
     case 'exists': {
-      const r = await s.exists(step.path);
+      const r = await s.exists(step.path, watcher);
       return r.ok ? statView(r.value, owners) : r.code;
     }
     case 'children': {
-      const r = await s.children(step.path);
+      const r = await s.children(step.path, watcher);
       return r.ok ? r.value : r.code;
     }
   }
@@ -137,13 +152,28 @@ describe('differential: in-process store against a real ZooKeeper', () => {
       // Session ids differ between the stores, so owners are compared by their index in this list.
       const zkOwners = zkSessions.map((s) => s.sessionId);
       const localOwners = localSessions.map((s) => s.sessionId);
+      const zkEvents: string[] = [];
+      const localEvents: string[] = [];
+      let watchesFired = 0;
+      // A fresh function per registration, so that no store's deduplication of a repeated watcher comes in.
+      const recorder =
+        (log: string[], session: number): Watcher =>
+        (event) => {
+          log.push(`${session} ${event.type} ${event.path}`);
+          if (log === zkEvents) watchesFired += 1;
+        };
       try {
         for (const sessions of [zkSessions, localSessions]) {
           assert.ok((await sessions[0]!.create(base, new Uint8Array())).ok);
         }
         const next = random(seed);
+        const recent: string[] = [];
         for (let i = 0; i < STEPS; i++) {
           const step = planStep(next, base);
+          recent.push(
+            `${i}: ${JSON.stringify(step, (_, v) => (v instanceof Uint8Array ? `${v.length} bytes` : v))}`,
+          );
+          if (recent.length > 12) recent.shift();
           if (step.kind === 'reopen') {
             // Session 1 ends (its ephemerals go) and a new one takes its place, in both stores.
             await zkSessions[1]!.close();
@@ -155,10 +185,19 @@ describe('differential: in-process store against a real ZooKeeper', () => {
             zkOwners.splice(1, 1);
             localOwners.splice(1, 1);
           }
-          const expected = await run(zkSessions, step, zkOwners);
-          const actual = await run(localSessions, step, localOwners);
+          const expected = await run(zkSessions, step, zkOwners, (n) => recorder(zkEvents, n));
+          const actual = await run(localSessions, step, localOwners, (n) => recorder(localEvents, n));
           assert.deepEqual(actual, expected, `step ${i}: ${JSON.stringify(step)}`);
+          // A read on every session after the step: ZooKeeper sends a session its watch events before the
+          // answer to any later request, so by then every event this step fired has arrived.
+          await Promise.all([...zkSessions, ...localSessions].map((session) => session.exists('/')));
+          assert.deepEqual(
+            localEvents.splice(0).sort(),
+            zkEvents.splice(0).sort(),
+            `watches after steps\n${recent.join('\n')}`,
+          );
         }
+        assert.ok(watchesFired > 5, `the run exercised watches (${watchesFired} fired)`);
       } finally {
         for (const s of zkSessions) await s.close();
         local.close();
