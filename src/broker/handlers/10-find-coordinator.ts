@@ -1,0 +1,83 @@
+// FindCoordinator (10): which broker coordinates a group. A group's coordinator is the leader of its partition
+// of __consumer_offsets (Utils.abs(groupId.hashCode) % partitions, see coordinator/group/group-partitioner.ts).
+// The topic is created on first use; until its partition has a live leader the answer is
+// COORDINATOR_NOT_AVAILABLE and clients retry. v4+ answers several keys at once. Transaction coordinators do not
+// exist yet, so key type 1 answers COORDINATOR_NOT_AVAILABLE.
+
+import { groupPartition } from '../../coordinator/group/group-partitioner.js';
+import { ErrorCode, errorName } from '../../protocol/errors.js';
+import type {
+  FindCoordinatorRequest,
+  FindCoordinatorResponse,
+  FindCoordinatorResponseCoordinator,
+} from '../../protocol/messages/10-find-coordinator.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { defineHandler, type RequestContext } from '../api-handler.js';
+
+export const OFFSETS_TOPIC = '__consumer_offsets';
+const KEY_TYPE_GROUP = 0;
+const KEY_TYPE_TRANSACTION = 1;
+
+export const findCoordinatorHandler = defineHandler<FindCoordinatorRequest, FindCoordinatorResponse>({
+  apiKey: ApiKey.FIND_COORDINATOR,
+  minVersion: 0,
+  maxVersion: 6,
+  async handle(context, request) {
+    const batched = context.apiVersion >= 4;
+    const keys = batched ? request.coordinatorKeys : [request.key];
+    const keyType = context.apiVersion >= 1 ? request.keyType : KEY_TYPE_GROUP;
+    if (keyType === KEY_TYPE_GROUP && context.services.metadata.topic(OFFSETS_TOPIC) === undefined) {
+      await context.services.groupCoordinator.ensureOffsetsTopic();
+    }
+    const coordinators = keys.map((key) => locate(context, keyType, key));
+    if (batched) {
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+        nodeId: -1,
+        host: '',
+        port: -1,
+        coordinators,
+      };
+    }
+    const c = coordinators[0]!;
+    return {
+      throttleTimeMs: 0,
+      errorCode: c.errorCode,
+      errorMessage: c.errorMessage,
+      nodeId: c.nodeId,
+      host: c.host,
+      port: c.port,
+      coordinators: [],
+    };
+  },
+});
+
+function locate(context: RequestContext, keyType: number, key: string): FindCoordinatorResponseCoordinator {
+  const fail = (errorCode: number): FindCoordinatorResponseCoordinator => ({
+    key,
+    nodeId: -1,
+    host: '',
+    port: -1,
+    errorCode,
+    errorMessage: errorName(errorCode),
+  });
+  if (keyType === KEY_TYPE_TRANSACTION) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  if (keyType !== KEY_TYPE_GROUP) return fail(ErrorCode.INVALID_REQUEST);
+  const { metadata } = context.services;
+  const topic = metadata.topic(OFFSETS_TOPIC);
+  if (topic === undefined || topic.partitions.length === 0) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  const partition = metadata.partition(OFFSETS_TOPIC, groupPartition(key, topic.partitions.length));
+  if (partition === undefined || partition.leader < 0) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  const endpoint = metadata.endpointFor(partition.leader, context.listenerName);
+  if (endpoint === undefined) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  return {
+    key,
+    nodeId: partition.leader,
+    host: endpoint.host,
+    port: endpoint.port,
+    errorCode: ErrorCode.NONE,
+    errorMessage: null,
+  };
+}

@@ -1,0 +1,28 @@
+// DescribeGroups (15): state, protocol and members of groups this broker coordinates. A group it does not know
+// is described as Dead with no error (as Kafka does up to v5); one it does not coordinate answers NOT_COORDINATOR.
+
+import type {
+  DescribeGroupsRequest,
+  DescribeGroupsResponse,
+} from '../../protocol/messages/15-describe-groups.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { defineHandler } from '../api-handler.js';
+
+/** Kafka's marker for "authorized operations not requested". */
+const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
+
+export const describeGroupsHandler = defineHandler<DescribeGroupsRequest, DescribeGroupsResponse>({
+  apiKey: ApiKey.DESCRIBE_GROUPS,
+  minVersion: 0,
+  maxVersion: 5,
+  handle(context, request) {
+    const coordinator = context.services.groupCoordinator;
+    return {
+      throttleTimeMs: 0,
+      groups: request.groups.map((groupId) => {
+        const g = coordinator.describe(groupId);
+        return { ...g, members: [...g.members], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+      }),
+    };
+  },
+});

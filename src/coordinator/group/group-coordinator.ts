@@ -1,0 +1,1180 @@
+// The classic group coordinator: JoinGroup, SyncGroup, Heartbeat and LeaveGroup drive each group's state machine
+// (see classic-group.ts); OffsetCommit, OffsetFetch, OffsetDelete, DescribeGroups, ListGroups and DeleteGroups
+// read and change groups and their offsets. Groups live in the partitions of __consumer_offsets that this
+// broker leads: the partition of a group is groupPartition(groupId), and the records in that partition are the
+// durable copy of the state held here.
+//
+// Ownership and concurrency: this object owns every group of the partitions it leads. Each method runs to
+// completion without awaiting; writes to the log are started after the in-memory state is consistent, and their
+// completion is a new event that re-checks the state (the group may have moved on, or the partition may have a
+// new leader) before it applies anything. Deadlines (rebalance, session, pending sync, initial delay, offset
+// expiry) are checked by tick(), which the broker calls on a timer and tests call after moving a ManualClock.
+//
+// Lifecycle: onLeadershipChange(partition, true) starts loading the partition (COORDINATOR_LOAD_IN_PROGRESS
+// until done); onLeadershipChange(partition, false) drops its groups and answers their waiting requests with
+// NOT_COORDINATOR; shutdown() does that for every partition.
+
+import type { Clock } from '../../common/clock.js';
+import type { Logger } from '../../common/logger.js';
+import { decodeSubscription } from '../../protocol/consumer-protocol/index.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import {
+  ClassicGroup,
+  type CommittedOffset,
+  type GroupState,
+  type JoinResult,
+  Member,
+  offsetKey,
+  type Protocol,
+  type SyncResult,
+  splitOffsetKey,
+} from './classic-group.js';
+import { groupPartition } from './group-partitioner.js';
+import { decodeGroupRecord, type EncodedRecord, groupRecord, offsetRecord } from './group-records.js';
+import type { GroupStorage } from './group-storage.js';
+
+export interface GroupCoordinatorConfig {
+  readonly groupMinSessionTimeoutMs: number;
+  readonly groupMaxSessionTimeoutMs: number;
+  readonly groupMaxSize: number;
+  readonly groupInitialRebalanceDelayMs: number;
+  readonly offsetsRetentionMinutes: number;
+  readonly offsetsRetentionCheckIntervalMs: number;
+  readonly offsetMetadataMaxBytes: number;
+}
+
+export interface GroupCoordinatorOptions {
+  readonly config: GroupCoordinatorConfig;
+  readonly clock: Clock;
+  readonly storage: GroupStorage;
+  readonly logger: Logger;
+  /** The partition count of __consumer_offsets (the topic's, once it exists; offsets.topic.num.partitions before). */
+  readonly partitionCount: () => number;
+  /** A fresh unique suffix for member ids (a UUID in production, a counter in tests). */
+  readonly newId?: () => string;
+  /** Runs loading later (setImmediate in production; tests run it at once). */
+  readonly defer?: (fn: () => void) => void;
+  /** Creates __consumer_offsets through the controller (FindCoordinator does so on first use). */
+  readonly createOffsetsTopic?: () => Promise<void>;
+}
+
+export interface JoinRequest {
+  readonly groupId: string;
+  readonly memberId: string;
+  readonly groupInstanceId: string | null;
+  readonly clientId: string;
+  readonly clientHost: string;
+  readonly sessionTimeoutMs: number;
+  readonly rebalanceTimeoutMs: number;
+  readonly protocolType: string;
+  readonly protocols: readonly Protocol[];
+  /** JoinGroup v4+: a member without an id is given one with MEMBER_ID_REQUIRED and must join again. */
+  readonly requireKnownMemberId: boolean;
+}
+
+export interface SyncRequest {
+  readonly groupId: string;
+  readonly generationId: number;
+  readonly memberId: string;
+  readonly groupInstanceId: string | null;
+  readonly protocolType: string | null;
+  readonly protocolName: string | null;
+  readonly assignments: readonly { readonly memberId: string; readonly assignment: Buffer }[];
+}
+
+export interface MemberIdentity {
+  readonly memberId: string;
+  readonly groupInstanceId: string | null;
+}
+
+export interface LeaveResult {
+  readonly errorCode: number;
+  readonly members: readonly { memberId: string; groupInstanceId: string | null; errorCode: number }[];
+}
+
+export interface TopicPartitions<P> {
+  readonly name: string;
+  readonly partitions: readonly P[];
+}
+
+export interface CommitPartition {
+  readonly partitionIndex: number;
+  readonly committedOffset: number;
+  readonly committedLeaderEpoch: number;
+  /** OffsetCommit v1's per-partition commit time, or -1. */
+  readonly commitTimestampMs: number;
+  readonly committedMetadata: string | null;
+}
+
+export interface CommitRequest {
+  readonly groupId: string;
+  readonly generationId: number;
+  readonly memberId: string;
+  readonly groupInstanceId: string | null;
+  /** OffsetCommit v2-v4 retention_time_ms, or -1 for the broker's rule. */
+  readonly retentionTimeMs: number;
+  readonly topics: readonly TopicPartitions<CommitPartition>[];
+}
+
+export type PartitionErrors = { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];
+
+export interface FetchedOffset {
+  readonly partitionIndex: number;
+  readonly committedOffset: number;
+  readonly committedLeaderEpoch: number;
+  readonly metadata: string;
+  readonly errorCode: number;
+}
+
+export interface FetchOffsetsResult {
+  readonly errorCode: number;
+  readonly topics: TopicPartitions<FetchedOffset>[];
+}
+
+export interface DescribedGroup {
+  readonly errorCode: number;
+  readonly groupId: string;
+  readonly groupState: string;
+  readonly protocolType: string;
+  readonly protocolData: string;
+  readonly members: readonly {
+    memberId: string;
+    groupInstanceId: string | null;
+    clientId: string;
+    clientHost: string;
+    memberMetadata: Buffer;
+    memberAssignment: Buffer;
+  }[];
+}
+
+export interface ListedGroup {
+  readonly groupId: string;
+  readonly protocolType: string;
+  readonly groupState: string;
+  readonly groupType: string;
+}
+
+type PartitionStatus = { state: 'loading' | 'active'; readonly token: number };
+
+const EMPTY = Buffer.alloc(0);
+const MINUTE_MS = 60_000;
+
+export class GroupCoordinator {
+  private readonly groups = new Map<string, ClassicGroup>();
+  private readonly partitions = new Map<number, PartitionStatus>();
+  private nextToken = 1;
+  private creatingTopic: Promise<void> | null = null;
+  private nextExpiryCheckMs: number;
+  private readonly newId: () => string;
+  private readonly defer: (fn: () => void) => void;
+
+  constructor(private readonly options: GroupCoordinatorOptions) {
+    this.newId = options.newId ?? (() => crypto.randomUUID());
+    this.defer = options.defer ?? ((fn) => setImmediate(fn));
+    this.nextExpiryCheckMs = options.clock.monotonicMs() + options.config.offsetsRetentionCheckIntervalMs;
+  }
+
+  private get config(): GroupCoordinatorConfig {
+    return this.options.config;
+  }
+
+  private now(): number {
+    return this.options.clock.monotonicMs();
+  }
+
+  private wallNow(): number {
+    return this.options.clock.nowMs();
+  }
+
+  partitionFor(groupId: string): number {
+    return groupPartition(groupId, this.options.partitionCount());
+  }
+
+  /** Creates __consumer_offsets once; concurrent callers share the one creation. */
+  ensureOffsetsTopic(): Promise<void> {
+    const create = this.options.createOffsetsTopic;
+    if (create === undefined) return Promise.resolve();
+    this.creatingTopic ??= create().finally(() => {
+      this.creatingTopic = null;
+    });
+    return this.creatingTopic;
+  }
+
+  // ------------------------------------------------------------------ leadership and loading
+
+  /** The broker became leader (true) or stopped leading (false) partition `partition` of __consumer_offsets. */
+  onLeadershipChange(partition: number, isLeader: boolean): void {
+    const status = this.partitions.get(partition);
+    if (isLeader) {
+      // A LeaderAndIsr that only changes the ISR tells us again; the loaded state stays.
+      if (status !== undefined) return;
+      const token = this.nextToken++;
+      this.partitions.set(partition, { state: 'loading', token });
+      this.defer(() => this.load(partition, token));
+    } else if (status !== undefined) {
+      this.unload(partition);
+    }
+  }
+
+  /** Whether every partition this broker leads has been loaded (tests wait for this). */
+  get loading(): boolean {
+    for (const s of this.partitions.values()) if (s.state === 'loading') return true;
+    return false;
+  }
+
+  shutdown(): void {
+    for (const partition of [...this.partitions.keys()]) this.unload(partition);
+  }
+
+  private unload(partition: number): void {
+    this.partitions.delete(partition);
+    for (const group of [...this.groups.values()]) {
+      if (group.partition !== partition) continue;
+      this.groups.delete(group.groupId);
+      for (const m of group.members.values()) {
+        m.awaitingJoin?.(joinError(m.memberId, ErrorCode.NOT_COORDINATOR));
+        m.awaitingJoin = null;
+        m.awaitingSync?.(syncError(ErrorCode.NOT_COORDINATOR));
+        m.awaitingSync = null;
+      }
+    }
+  }
+
+  private load(partition: number, token: number): void {
+    const status = this.partitions.get(partition);
+    if (status === undefined || status.token !== token) return;
+    const metadata = new Map<string, ReturnType<typeof decodeGroupRecord> & { kind: 'group' }>();
+    const offsets = new Map<string, Map<string, CommittedOffset | null>>();
+    let records = 0;
+    try {
+      for (const stored of this.options.storage.readAll(partition)) {
+        if (stored.key === null) continue;
+        let record: ReturnType<typeof decodeGroupRecord>;
+        try {
+          record = decodeGroupRecord(stored.key, stored.value);
+        } catch (err) {
+          this.options.logger.warn(`skipping a malformed record of partition ${partition}: ${String(err)}`);
+          continue;
+        }
+        records++;
+        if (record.kind === 'group') metadata.set(record.group, record);
+        if (record.kind === 'offset') {
+          let m = offsets.get(record.group);
+          if (m === undefined) offsets.set(record.group, (m = new Map()));
+          const v = record.value;
+          m.set(
+            offsetKey(record.topic, record.partition),
+            v === null
+              ? null
+              : {
+                  offset: Number(v.offset),
+                  leaderEpoch: v.leaderEpoch,
+                  metadata: v.metadata,
+                  commitTimestampMs: Number(v.commitTimestamp),
+                  expireTimestampMs: Number(v.expireTimestamp),
+                },
+          );
+        }
+      }
+    } catch (err) {
+      // The partition stays in loading; a later leadership change retries.
+      this.options.logger.error(`loading partition ${partition} failed: ${String(err)}`);
+      return;
+    }
+    const ids = new Set([...metadata.keys(), ...offsets.keys()]);
+    for (const groupId of ids) {
+      const group = this.restoreGroup(groupId, partition, metadata.get(groupId)?.value ?? null);
+      for (const [key, value] of offsets.get(groupId) ?? [])
+        if (value !== null) group.offsets.set(key, value);
+      if (group.members.size === 0 && group.offsets.size === 0 && group.generationId === 0) continue;
+      this.groups.set(groupId, group);
+    }
+    status.state = 'active';
+    this.options.logger.info(`loaded partition ${partition}: ${records} records`);
+  }
+
+  private restoreGroup(
+    groupId: string,
+    partition: number,
+    value: import('../../protocol/internal/index.js').GroupMetadataValue | null,
+  ): ClassicGroup {
+    const group = new ClassicGroup(groupId, partition, this.wallNow());
+    if (value === null) return group;
+    group.generationId = value.generation;
+    group.protocolType = value.protocolType === '' ? null : value.protocolType;
+    group.protocolName = value.protocol;
+    if (value.currentStateTimestamp >= 0n)
+      group.currentStateTimestampMs = Number(value.currentStateTimestamp);
+    for (const m of value.members) {
+      const member = new Member(
+        m.memberId,
+        m.groupInstanceId,
+        m.clientId,
+        m.clientHost,
+        m.rebalanceTimeout >= 0 ? m.rebalanceTimeout : m.sessionTimeout,
+        m.sessionTimeout,
+        value.protocolType,
+        [{ name: value.protocol ?? '', metadata: m.subscription }],
+      );
+      member.assignment = m.assignment;
+      member.sessionDeadlineMs = this.now() + m.sessionTimeout;
+      group.add(member);
+    }
+    group.leaderId = value.leader;
+    // A loaded group with members is Stable; the members either keep heartbeating or expire.
+    group.state = group.members.size > 0 ? 'Stable' : 'Empty';
+    return group;
+  }
+
+  /** NONE when this broker coordinates groupId now; NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS otherwise. */
+  private coordinatorError(groupId: string): number {
+    const status = this.partitions.get(this.partitionFor(groupId));
+    if (status === undefined) return ErrorCode.NOT_COORDINATOR;
+    return status.state === 'loading' ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NONE;
+  }
+
+  private isCurrent(group: ClassicGroup): boolean {
+    return this.groups.get(group.groupId) === group;
+  }
+
+  // ------------------------------------------------------------------ JoinGroup
+
+  join(request: JoinRequest): Promise<JoinResult> {
+    const fail = (errorCode: number) => Promise.resolve(joinError(request.memberId, errorCode));
+    if (request.groupId === '') return fail(ErrorCode.INVALID_GROUP_ID);
+    const coordinator = this.coordinatorError(request.groupId);
+    if (coordinator !== ErrorCode.NONE) return fail(coordinator);
+    if (
+      request.sessionTimeoutMs < this.config.groupMinSessionTimeoutMs ||
+      request.sessionTimeoutMs > this.config.groupMaxSessionTimeoutMs
+    ) {
+      return fail(ErrorCode.INVALID_SESSION_TIMEOUT);
+    }
+    let group = this.groups.get(request.groupId);
+    if (group === undefined) {
+      if (request.memberId !== '') return fail(ErrorCode.UNKNOWN_MEMBER_ID);
+      group = new ClassicGroup(request.groupId, this.partitionFor(request.groupId), this.wallNow());
+    }
+    if (group.is('Dead')) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    if (!group.supportsProtocols(request.protocolType, request.protocols)) {
+      return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+    }
+    this.groups.set(group.groupId, group);
+    return request.memberId === ''
+      ? this.joinUnknownMember(group, request)
+      : this.joinKnownMember(group, request);
+  }
+
+  private isFull(group: ClassicGroup): boolean {
+    return group.members.size + group.pendingMembers.size >= this.config.groupMaxSize;
+  }
+
+  private joinUnknownMember(group: ClassicGroup, request: JoinRequest): Promise<JoinResult> {
+    const newMemberId = `${request.groupInstanceId ?? request.clientId}-${this.newId()}`;
+    if (request.groupInstanceId !== null) {
+      const existing = group.staticMembers.get(request.groupInstanceId);
+      if (existing !== undefined) return this.rejoinStaticMember(group, existing, newMemberId, request);
+    }
+    if (this.isFull(group)) {
+      return Promise.resolve(joinError('', ErrorCode.GROUP_MAX_SIZE_REACHED));
+    }
+    if (request.groupInstanceId === null && request.requireKnownMemberId) {
+      group.pendingMembers.set(newMemberId, this.now() + request.sessionTimeoutMs);
+      return Promise.resolve(joinError(newMemberId, ErrorCode.MEMBER_ID_REQUIRED));
+    }
+    return this.addMemberAndRebalance(group, newMemberId, request);
+  }
+
+  private joinKnownMember(group: ClassicGroup, request: JoinRequest): Promise<JoinResult> {
+    const { memberId } = request;
+    if (group.pendingMembers.has(memberId)) return this.addMemberAndRebalance(group, memberId, request);
+    const fenced = this.fencingError(group, memberId, request.groupInstanceId);
+    if (fenced !== ErrorCode.NONE) return Promise.resolve(joinError(memberId, fenced));
+    const member = group.members.get(memberId);
+    if (member === undefined) return Promise.resolve(joinError(memberId, ErrorCode.UNKNOWN_MEMBER_ID));
+    switch (group.state) {
+      case 'PreparingRebalance':
+        return this.updateMemberAndRebalance(group, member, request);
+      case 'CompletingRebalance':
+        if (member.sameProtocols(request.protocols)) {
+          // A retried JoinGroup after the join phase: answer with this generation again.
+          return Promise.resolve(this.currentGenerationResult(group, member, false));
+        }
+        return this.updateMemberAndRebalance(group, member, request);
+      case 'Stable':
+        if (memberId === group.leaderId || !member.sameProtocols(request.protocols)) {
+          // The leader rejoins to make a new assignment (for example after a metadata change it noticed).
+          return this.updateMemberAndRebalance(group, member, request);
+        }
+        member.sessionDeadlineMs = this.now() + member.sessionTimeoutMs;
+        return Promise.resolve(this.currentGenerationResult(group, member, false));
+      default:
+        return Promise.resolve(joinError(memberId, ErrorCode.UNKNOWN_MEMBER_ID));
+    }
+  }
+
+  /** FENCED_INSTANCE_ID when a static member id is not the one holding its group.instance.id now. */
+  private fencingError(group: ClassicGroup, memberId: string, groupInstanceId: string | null): number {
+    if (groupInstanceId === null) return ErrorCode.NONE;
+    const holder = group.staticMembers.get(groupInstanceId);
+    if (holder === undefined) return ErrorCode.NONE;
+    return holder === memberId ? ErrorCode.NONE : ErrorCode.FENCED_INSTANCE_ID;
+  }
+
+  private currentGenerationResult(group: ClassicGroup, member: Member, skipAssignment: boolean): JoinResult {
+    const isLeader = member.memberId === group.leaderId;
+    return {
+      errorCode: ErrorCode.NONE,
+      generationId: group.generationId,
+      protocolType: group.protocolType,
+      protocolName: group.protocolName,
+      leader: group.leaderId ?? '',
+      memberId: member.memberId,
+      skipAssignment,
+      members: isLeader ? group.currentMemberMetadata() : [],
+    };
+  }
+
+  private addMemberAndRebalance(
+    group: ClassicGroup,
+    memberId: string,
+    request: JoinRequest,
+  ): Promise<JoinResult> {
+    const member = new Member(
+      memberId,
+      request.groupInstanceId,
+      request.clientId,
+      request.clientHost,
+      request.rebalanceTimeoutMs,
+      request.sessionTimeoutMs,
+      request.protocolType,
+      request.protocols,
+    );
+    member.sessionDeadlineMs = this.now() + request.sessionTimeoutMs;
+    return new Promise((resolve) => {
+      member.awaitingJoin = resolve;
+      group.add(member);
+      if (group.is('PreparingRebalance') && group.initialDelayDeadlineMs >= 0) group.newMemberAdded = true;
+      this.maybePrepareRebalance(group, `${memberId} joined`);
+      this.tryCompleteJoin(group);
+    });
+  }
+
+  private updateMemberAndRebalance(
+    group: ClassicGroup,
+    member: Member,
+    request: JoinRequest,
+  ): Promise<JoinResult> {
+    member.protocols = request.protocols;
+    member.rebalanceTimeoutMs = request.rebalanceTimeoutMs;
+    member.sessionTimeoutMs = request.sessionTimeoutMs;
+    member.clientId = request.clientId;
+    member.clientHost = request.clientHost;
+    member.sessionDeadlineMs = this.now() + request.sessionTimeoutMs;
+    return new Promise((resolve) => {
+      const earlier = member.awaitingJoin;
+      member.awaitingJoin = resolve;
+      // A member that sent JoinGroup twice gets its first answer now; only the newest one waits.
+      earlier?.(joinError(member.memberId, ErrorCode.REBALANCE_IN_PROGRESS));
+      this.maybePrepareRebalance(group, `${member.memberId} rejoined`);
+      this.tryCompleteJoin(group);
+    });
+  }
+
+  /**
+   * A static member joined without its member id (a restarted process): it takes over under a new id and the old
+   * id is fenced. In a Stable group whose protocol does not change, no rebalance is needed: the member gets the
+   * current generation and, through SyncGroup, the assignment it had.
+   */
+  private rejoinStaticMember(
+    group: ClassicGroup,
+    oldMemberId: string,
+    newMemberId: string,
+    request: JoinRequest,
+  ): Promise<JoinResult> {
+    const old = group.members.get(oldMemberId)!;
+    old.awaitingJoin?.(joinError(oldMemberId, ErrorCode.FENCED_INSTANCE_ID));
+    old.awaitingJoin = null;
+    old.awaitingSync?.(syncError(ErrorCode.FENCED_INSTANCE_ID));
+    old.awaitingSync = null;
+    const member = group.replaceStaticMember(request.groupInstanceId!, oldMemberId, newMemberId);
+    const sameProtocols = member.sameProtocols(request.protocols);
+    if (group.is('Stable') && sameProtocols) {
+      member.sessionDeadlineMs = this.now() + request.sessionTimeoutMs;
+      member.sessionTimeoutMs = request.sessionTimeoutMs;
+      member.rebalanceTimeoutMs = request.rebalanceTimeoutMs;
+      const generation = group.generationId;
+      const result = this.currentGenerationResult(group, member, member.memberId === group.leaderId);
+      return this.storeGroup(group, assignmentsOf(group)).then((errorCode) => {
+        if (errorCode !== ErrorCode.NONE || !this.isCurrent(group) || group.generationId !== generation) {
+          return joinError(
+            newMemberId,
+            errorCode === ErrorCode.NONE ? ErrorCode.REBALANCE_IN_PROGRESS : errorCode,
+          );
+        }
+        return result;
+      });
+    }
+    return this.updateMemberAndRebalance(group, member, request);
+  }
+
+  private maybePrepareRebalance(group: ClassicGroup, reason: string): void {
+    if (group.is('Stable') || group.is('CompletingRebalance') || group.is('Empty')) {
+      this.prepareRebalance(group, reason);
+    }
+  }
+
+  private prepareRebalance(group: ClassicGroup, reason: string): void {
+    if (group.is('CompletingRebalance')) this.resetAssignment(group, ErrorCode.REBALANCE_IN_PROGRESS);
+    group.pendingSync.clear();
+    group.pendingSyncDeadlineMs = -1;
+    const wasEmpty = group.is('Empty');
+    group.transitionTo('PreparingRebalance', this.wallNow());
+    const rebalanceTimeoutMs = group.rebalanceTimeoutMs();
+    const delayMs = this.config.groupInitialRebalanceDelayMs;
+    if (wasEmpty && delayMs > 0) {
+      // The first members of an empty group wait a little for others, so one rebalance covers them all.
+      group.initialDelayDeadlineMs = this.now() + Math.min(delayMs, rebalanceTimeoutMs);
+      group.initialDelayRemainingMs = Math.max(rebalanceTimeoutMs - delayMs, 0);
+      group.newMemberAdded = false;
+    } else {
+      group.initialDelayDeadlineMs = -1;
+      group.rebalanceDeadlineMs = this.now() + rebalanceTimeoutMs;
+    }
+    this.options.logger.debug(
+      `group ${group.groupId} rebalancing (generation ${group.generationId}): ${reason}`,
+    );
+    this.tryCompleteJoin(group);
+  }
+
+  private tryCompleteJoin(group: ClassicGroup): void {
+    if (group.is('PreparingRebalance') && group.initialDelayDeadlineMs < 0 && group.hasAllMembersJoined()) {
+      this.completeJoin(group);
+    }
+  }
+
+  /** The join phase ends: members that did not rejoin are dropped and everyone waiting gets the new generation. */
+  private completeJoin(group: ClassicGroup): void {
+    for (const m of [...group.members.values()]) {
+      if (m.awaitingJoin === null && !m.isStatic) group.remove(m.memberId);
+    }
+    if (!this.isCurrent(group) || group.is('Dead')) return;
+    if (group.members.size === 0) {
+      group.generationId++;
+      group.protocolName = null;
+      group.leaderId = null;
+      group.transitionTo('Empty', this.wallNow());
+      this.storeInBackground(group);
+      return;
+    }
+    // The leader must be a member that rejoined. When only static members that did not rejoin remain, the
+    // phase is extended until they rejoin or their sessions expire.
+    const leader = group.members.get(group.leaderId ?? '');
+    if (leader === undefined || leader.awaitingJoin === null) {
+      const joined = [...group.members.values()].find((m) => m.awaitingJoin !== null);
+      if (joined === undefined) {
+        group.rebalanceDeadlineMs = this.now() + group.rebalanceTimeoutMs();
+        return;
+      }
+      group.leaderId = joined.memberId;
+    }
+    group.generationId++;
+    group.protocolName = group.selectProtocol();
+    group.transitionTo('CompletingRebalance', this.wallNow());
+    const now = this.now();
+    for (const m of group.members.values()) {
+      const answer = m.awaitingJoin;
+      if (answer === null) continue;
+      m.awaitingJoin = null;
+      m.sessionDeadlineMs = now + m.sessionTimeoutMs;
+      group.pendingSync.add(m.memberId);
+      answer(this.currentGenerationResult(group, m, false));
+    }
+    group.pendingSyncDeadlineMs = now + group.rebalanceTimeoutMs();
+    this.options.logger.debug(
+      `group ${group.groupId} generation ${group.generationId}: ${group.members.size} members, leader ${group.leaderId}`,
+    );
+  }
+
+  private resetAssignment(group: ClassicGroup, errorCode: number): void {
+    for (const m of group.members.values()) {
+      m.assignment = EMPTY;
+      const answer = m.awaitingSync;
+      m.awaitingSync = null;
+      answer?.(syncError(errorCode));
+    }
+  }
+
+  // ------------------------------------------------------------------ SyncGroup
+
+  sync(request: SyncRequest): Promise<SyncResult> {
+    const fail = (errorCode: number) => Promise.resolve(syncError(errorCode));
+    if (request.groupId === '') return fail(ErrorCode.INVALID_GROUP_ID);
+    const coordinator = this.coordinatorError(request.groupId);
+    if (coordinator !== ErrorCode.NONE) return fail(coordinator);
+    const group = this.groups.get(request.groupId);
+    if (group === undefined) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
+    if (group.is('Dead')) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    const fenced = this.fencingError(group, request.memberId, request.groupInstanceId);
+    if (fenced !== ErrorCode.NONE) return fail(fenced);
+    const member = group.members.get(request.memberId);
+    if (member === undefined) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
+    if (request.generationId !== group.generationId) return fail(ErrorCode.ILLEGAL_GENERATION);
+    if (
+      (request.protocolType !== null && request.protocolType !== group.protocolType) ||
+      (request.protocolName !== null && request.protocolName !== group.protocolName)
+    ) {
+      return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+    }
+    switch (group.state) {
+      case 'Empty':
+        return fail(ErrorCode.UNKNOWN_MEMBER_ID);
+      case 'PreparingRebalance':
+        return fail(ErrorCode.REBALANCE_IN_PROGRESS);
+      case 'Stable':
+        group.pendingSync.delete(member.memberId);
+        member.sessionDeadlineMs = this.now() + member.sessionTimeoutMs;
+        return Promise.resolve(this.syncAnswer(group, member));
+      case 'CompletingRebalance':
+        return new Promise((resolve) => {
+          const earlier = member.awaitingSync;
+          member.awaitingSync = resolve;
+          earlier?.(syncError(ErrorCode.REBALANCE_IN_PROGRESS));
+          group.pendingSync.delete(member.memberId);
+          member.sessionDeadlineMs = this.now() + member.sessionTimeoutMs;
+          if (member.memberId === group.leaderId) this.storeLeaderAssignment(group, request);
+        });
+      default:
+        return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    }
+  }
+
+  private syncAnswer(group: ClassicGroup, member: Member): SyncResult {
+    return {
+      errorCode: ErrorCode.NONE,
+      protocolType: group.protocolType,
+      protocolName: group.protocolName,
+      assignment: member.assignment,
+    };
+  }
+
+  /** The leader's assignment is written to the log; once durable the group is Stable and every member answered. */
+  private storeLeaderAssignment(group: ClassicGroup, request: SyncRequest): void {
+    const assignments = new Map<string, Buffer>();
+    for (const m of group.members.keys()) assignments.set(m, EMPTY);
+    for (const a of request.assignments)
+      if (assignments.has(a.memberId)) assignments.set(a.memberId, a.assignment);
+    const generation = group.generationId;
+    void this.storeGroup(group, assignments).then((errorCode) => {
+      if (!this.isCurrent(group) || !group.is('CompletingRebalance') || group.generationId !== generation)
+        return;
+      if (errorCode !== ErrorCode.NONE) {
+        this.resetAssignment(group, errorCode);
+        this.prepareRebalance(group, 'storing the assignment failed');
+        return;
+      }
+      for (const m of group.members.values()) m.assignment = assignments.get(m.memberId) ?? EMPTY;
+      group.transitionTo('Stable', this.wallNow());
+      for (const m of group.members.values()) {
+        const answer = m.awaitingSync;
+        m.awaitingSync = null;
+        answer?.(this.syncAnswer(group, m));
+      }
+    });
+  }
+
+  /** Writes the group's metadata record; resolves with the error code a member should see. */
+  private storeGroup(group: ClassicGroup, assignments: ReadonlyMap<string, Buffer>): Promise<number> {
+    const protocol = group.protocolName;
+    const value = {
+      protocolType: group.protocolType ?? '',
+      generation: group.generationId,
+      protocol,
+      leader: group.leaderId,
+      currentStateTimestamp: BigInt(group.currentStateTimestampMs),
+      members: [...group.members.values()].map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        rebalanceTimeout: m.rebalanceTimeoutMs,
+        sessionTimeout: m.sessionTimeoutMs,
+        subscription: protocol === null ? EMPTY : m.metadataFor(protocol),
+        assignment: assignments.get(m.memberId) ?? EMPTY,
+      })),
+    };
+    return this.append(group.partition, [groupRecord(group.groupId, value)]);
+  }
+
+  private storeInBackground(group: ClassicGroup): void {
+    void this.storeGroup(group, assignmentsOf(group)).then((errorCode) => {
+      if (errorCode !== ErrorCode.NONE) {
+        this.options.logger.warn(`storing group ${group.groupId} failed with error ${errorCode}`);
+      }
+    });
+  }
+
+  /** Appends and maps log errors to what group clients understand, as Kafka does. */
+  private async append(partition: number, records: readonly EncodedRecord[]): Promise<number> {
+    let errorCode: number;
+    try {
+      errorCode = await this.options.storage.append(partition, records);
+    } catch (err) {
+      this.options.logger.error(`appending to partition ${partition} failed: ${String(err)}`);
+      errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
+    }
+    switch (errorCode) {
+      case ErrorCode.NONE:
+        return ErrorCode.NONE;
+      case ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+      case ErrorCode.NOT_ENOUGH_REPLICAS:
+      case ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND:
+      case ErrorCode.REQUEST_TIMED_OUT:
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+      case ErrorCode.NOT_LEADER_OR_FOLLOWER:
+      case ErrorCode.KAFKA_STORAGE_ERROR:
+        return ErrorCode.NOT_COORDINATOR;
+      case ErrorCode.MESSAGE_TOO_LARGE:
+      case ErrorCode.RECORD_LIST_TOO_LARGE:
+      case ErrorCode.INVALID_FETCH_SIZE:
+        return ErrorCode.INVALID_COMMIT_OFFSET_SIZE;
+      default:
+        return ErrorCode.UNKNOWN_SERVER_ERROR;
+    }
+  }
+
+  // ------------------------------------------------------------------ Heartbeat and LeaveGroup
+
+  heartbeat(groupId: string, generationId: number, memberId: string, groupInstanceId: string | null): number {
+    if (groupId === '') return ErrorCode.INVALID_GROUP_ID;
+    const coordinator = this.coordinatorError(groupId);
+    if (coordinator !== ErrorCode.NONE) return coordinator;
+    const group = this.groups.get(groupId);
+    if (group === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    const fenced = this.fencingError(group, memberId, groupInstanceId);
+    if (fenced !== ErrorCode.NONE) return fenced;
+    const member = group.members.get(memberId);
+    if (group.is('Empty') || member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
+    member.sessionDeadlineMs = this.now() + member.sessionTimeoutMs;
+    return group.is('PreparingRebalance') ? ErrorCode.REBALANCE_IN_PROGRESS : ErrorCode.NONE;
+  }
+
+  leave(groupId: string, members: readonly MemberIdentity[]): LeaveResult {
+    const coordinator = groupId === '' ? ErrorCode.INVALID_GROUP_ID : this.coordinatorError(groupId);
+    if (coordinator !== ErrorCode.NONE) return { errorCode: coordinator, members: [] };
+    const group = this.groups.get(groupId);
+    const results = members.map((m) => ({ ...m, errorCode: ErrorCode.UNKNOWN_MEMBER_ID as number }));
+    if (group === undefined) return { errorCode: ErrorCode.NONE, members: results };
+    if (group.is('Dead')) return { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, members: [] };
+    for (const r of results) {
+      r.errorCode = this.leaveOne(group, r.memberId, r.groupInstanceId);
+    }
+    return { errorCode: ErrorCode.NONE, members: results };
+  }
+
+  private leaveOne(group: ClassicGroup, memberId: string, groupInstanceId: string | null): number {
+    if (groupInstanceId !== null) {
+      const holder = group.staticMembers.get(groupInstanceId);
+      if (holder === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+      if (memberId !== '' && memberId !== holder) return ErrorCode.FENCED_INSTANCE_ID;
+      this.removeMemberAndUpdateGroup(group, group.members.get(holder)!, `${groupInstanceId} left`);
+      return ErrorCode.NONE;
+    }
+    if (group.pendingMembers.delete(memberId)) {
+      this.tryCompleteJoin(group);
+      return ErrorCode.NONE;
+    }
+    const member = group.members.get(memberId);
+    if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+    this.removeMemberAndUpdateGroup(group, member, `${memberId} left`);
+    return ErrorCode.NONE;
+  }
+
+  private removeMemberAndUpdateGroup(group: ClassicGroup, member: Member, reason: string): void {
+    const join = member.awaitingJoin;
+    const sync = member.awaitingSync;
+    member.awaitingJoin = null;
+    member.awaitingSync = null;
+    group.remove(member.memberId);
+    join?.(joinError(member.memberId, ErrorCode.UNKNOWN_MEMBER_ID));
+    sync?.(syncError(ErrorCode.UNKNOWN_MEMBER_ID));
+    if (group.is('Stable') || group.is('CompletingRebalance')) this.prepareRebalance(group, reason);
+    else if (group.is('PreparingRebalance')) this.tryCompleteJoin(group);
+  }
+
+  // ------------------------------------------------------------------ deadlines
+
+  /** Runs every deadline that has passed. Called by the broker's timer and by tests after moving the clock. */
+  tick(): void {
+    const now = this.now();
+    for (const group of [...this.groups.values()]) {
+      if (!this.isCurrent(group)) continue;
+      this.tickRebalance(group, now);
+      for (const [id, deadline] of [...group.pendingMembers]) {
+        if (now < deadline) continue;
+        group.pendingMembers.delete(id);
+        this.tryCompleteJoin(group);
+      }
+      for (const m of [...group.members.values()]) {
+        if (m.awaitingJoin !== null || m.awaitingSync !== null || now < m.sessionDeadlineMs) continue;
+        if (group.members.get(m.memberId) !== m) continue;
+        this.removeMemberAndUpdateGroup(group, m, `session of ${m.memberId} expired`);
+      }
+      if (
+        (group.is('CompletingRebalance') || group.is('Stable')) &&
+        group.pendingSyncDeadlineMs >= 0 &&
+        now >= group.pendingSyncDeadlineMs
+      ) {
+        group.pendingSyncDeadlineMs = -1;
+        const missing = [...group.pendingSync];
+        group.pendingSync.clear();
+        if (missing.length > 0) {
+          for (const id of missing) {
+            const m = group.members.get(id);
+            if (m !== undefined)
+              this.removeMemberAndUpdateGroup(group, m, `${id} did not send SyncGroup in time`);
+          }
+        }
+      }
+    }
+    if (now >= this.nextExpiryCheckMs) {
+      this.nextExpiryCheckMs = now + this.config.offsetsRetentionCheckIntervalMs;
+      this.expireOffsets();
+    }
+  }
+
+  private tickRebalance(group: ClassicGroup, now: number): void {
+    if (!group.is('PreparingRebalance')) return;
+    if (group.initialDelayDeadlineMs >= 0) {
+      if (now < group.initialDelayDeadlineMs) return;
+      if (group.newMemberAdded && group.initialDelayRemainingMs > 0) {
+        const delay = Math.min(this.config.groupInitialRebalanceDelayMs, group.initialDelayRemainingMs);
+        group.initialDelayRemainingMs = Math.max(group.initialDelayRemainingMs - delay, 0);
+        group.newMemberAdded = false;
+        group.initialDelayDeadlineMs = now + delay;
+        return;
+      }
+      group.initialDelayDeadlineMs = -1;
+      this.completeJoin(group);
+      return;
+    }
+    if (now >= group.rebalanceDeadlineMs) this.completeJoin(group);
+  }
+
+  // ------------------------------------------------------------------ offsets
+
+  commitOffsets(request: CommitRequest): Promise<PartitionErrors> {
+    const all = (errorCode: number): PartitionErrors =>
+      request.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+      }));
+    const coordinator = this.coordinatorError(request.groupId);
+    if (coordinator !== ErrorCode.NONE) return Promise.resolve(all(coordinator));
+    let group = this.groups.get(request.groupId);
+    if (group === undefined) {
+      // A commit outside any generation creates a "simple" group that only stores offsets.
+      if (request.generationId >= 0) return Promise.resolve(all(ErrorCode.ILLEGAL_GENERATION));
+      group = new ClassicGroup(request.groupId, this.partitionFor(request.groupId), this.wallNow());
+      this.groups.set(group.groupId, group);
+    } else {
+      const invalid = this.commitError(group, request);
+      if (invalid !== ErrorCode.NONE) return Promise.resolve(all(invalid));
+    }
+    const nowMs = this.wallNow();
+    const records: EncodedRecord[] = [];
+    const accepted: { key: string; value: CommittedOffset }[] = [];
+    const response = request.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p): { partitionIndex: number; errorCode: number } => {
+        const metadata = p.committedMetadata ?? '';
+        if (Buffer.byteLength(metadata, 'utf8') > this.config.offsetMetadataMaxBytes) {
+          return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
+        }
+        const value: CommittedOffset = {
+          offset: p.committedOffset,
+          leaderEpoch: p.committedLeaderEpoch,
+          metadata,
+          commitTimestampMs: p.commitTimestampMs >= 0 ? p.commitTimestampMs : nowMs,
+          expireTimestampMs: request.retentionTimeMs >= 0 ? nowMs + request.retentionTimeMs : -1,
+        };
+        records.push(
+          offsetRecord(request.groupId, t.name, p.partitionIndex, {
+            offset: BigInt(value.offset),
+            leaderEpoch: value.leaderEpoch,
+            metadata,
+            commitTimestamp: BigInt(value.commitTimestampMs),
+            expireTimestamp: BigInt(value.expireTimestampMs),
+          }),
+        );
+        accepted.push({ key: offsetKey(t.name, p.partitionIndex), value });
+        return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE };
+      }),
+    }));
+    if (records.length === 0) return Promise.resolve(response);
+    const target = group;
+    for (const a of accepted) target.pendingCommits.set(a.key, (target.pendingCommits.get(a.key) ?? 0) + 1);
+    return this.append(target.partition, records).then((errorCode) => {
+      for (const a of accepted) {
+        const n = (target.pendingCommits.get(a.key) ?? 1) - 1;
+        if (n <= 0) target.pendingCommits.delete(a.key);
+        else target.pendingCommits.set(a.key, n);
+      }
+      if (errorCode === ErrorCode.NONE && this.isCurrent(target) && !target.is('Dead')) {
+        for (const a of accepted) target.offsets.set(a.key, a.value);
+      }
+      const failed =
+        errorCode !== ErrorCode.NONE ? errorCode : this.isCurrent(target) ? 0 : ErrorCode.NOT_COORDINATOR;
+      if (failed === ErrorCode.NONE) return response;
+      for (const t of response)
+        for (const p of t.partitions) if (p.errorCode === ErrorCode.NONE) p.errorCode = failed;
+      return response;
+    });
+  }
+
+  private commitError(group: ClassicGroup, request: CommitRequest): number {
+    if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    if (request.generationId < 0 && group.is('Empty')) return ErrorCode.NONE;
+    const fenced = this.fencingError(group, request.memberId, request.groupInstanceId);
+    if (fenced !== ErrorCode.NONE) return fenced;
+    if (group.is('CompletingRebalance')) return ErrorCode.REBALANCE_IN_PROGRESS;
+    const member = group.members.get(request.memberId);
+    if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (request.generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
+    // A commit from a live member counts as a heartbeat.
+    member.sessionDeadlineMs = this.now() + member.sessionTimeoutMs;
+    return ErrorCode.NONE;
+  }
+
+  fetchOffsets(
+    groupId: string,
+    topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null,
+    requireStable: boolean,
+  ): FetchOffsetsResult {
+    const coordinator = this.coordinatorError(groupId);
+    if (coordinator !== ErrorCode.NONE) {
+      return {
+        errorCode: coordinator,
+        topics: (topics ?? []).map((t) => ({
+          name: t.name,
+          partitions: t.partitionIndexes.map((p) => noOffset(p, coordinator)),
+        })),
+      };
+    }
+    const group = this.groups.get(groupId);
+    const answer = (topic: string, partition: number): FetchedOffset => {
+      const key = offsetKey(topic, partition);
+      if (requireStable && group?.pendingCommits.has(key)) {
+        return noOffset(partition, ErrorCode.UNSTABLE_OFFSET_COMMIT);
+      }
+      const o = group?.offsets.get(key);
+      if (o === undefined) return noOffset(partition, ErrorCode.NONE);
+      return {
+        partitionIndex: partition,
+        committedOffset: o.offset,
+        committedLeaderEpoch: o.leaderEpoch,
+        metadata: o.metadata,
+        errorCode: ErrorCode.NONE,
+      };
+    };
+    if (topics !== null) {
+      return {
+        errorCode: ErrorCode.NONE,
+        topics: topics.map((t) => ({
+          name: t.name,
+          partitions: t.partitionIndexes.map((p) => answer(t.name, p)),
+        })),
+      };
+    }
+    const byTopic = new Map<string, FetchedOffset[]>();
+    for (const key of group?.offsets.keys() ?? []) {
+      const { topic, partition } = splitOffsetKey(key);
+      let list = byTopic.get(topic);
+      if (list === undefined) byTopic.set(topic, (list = []));
+      list.push(answer(topic, partition));
+    }
+    return {
+      errorCode: ErrorCode.NONE,
+      topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
+    };
+  }
+
+  deleteOffsets(
+    groupId: string,
+    topics: readonly { name: string; partitions: readonly { partitionIndex: number }[] }[],
+  ): Promise<{ errorCode: number; topics: PartitionErrors }> {
+    const fail = (errorCode: number) => Promise.resolve({ errorCode, topics: [] });
+    const coordinator = this.coordinatorError(groupId);
+    if (coordinator !== ErrorCode.NONE) return fail(coordinator);
+    const group = this.groups.get(groupId);
+    if (group === undefined || group.is('Dead')) return fail(ErrorCode.GROUP_ID_NOT_FOUND);
+    const subscribed = this.subscribedTopics(group);
+    const records: EncodedRecord[] = [];
+    const removed: string[] = [];
+    const result = topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => {
+        if (subscribed.has(t.name)) {
+          return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
+        }
+        const key = offsetKey(t.name, p.partitionIndex);
+        if (group.offsets.has(key)) {
+          records.push(offsetRecord(groupId, t.name, p.partitionIndex, null));
+          removed.push(key);
+        }
+        return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE };
+      }),
+    }));
+    if (records.length === 0) return Promise.resolve({ errorCode: ErrorCode.NONE, topics: result });
+    for (const key of removed) group.offsets.delete(key);
+    return this.append(group.partition, records).then((errorCode) => ({ errorCode, topics: result }));
+  }
+
+  /** Topics the members of a non-empty consumer group subscribe to (their offsets cannot be deleted). */
+  private subscribedTopics(group: ClassicGroup): Set<string> {
+    const topics = new Set<string>();
+    if (group.is('Empty') || group.protocolType !== 'consumer' || group.protocolName === null) return topics;
+    for (const m of group.members.values()) {
+      try {
+        for (const t of decodeSubscription(m.metadataFor(group.protocolName)).value.topics) topics.add(t);
+      } catch {
+        // Metadata a client wrote in another layout: nothing is known to be subscribed.
+      }
+    }
+    return topics;
+  }
+
+  /** Offsets of empty groups expire offsets.retention.minutes after the group emptied; empty groups then go. */
+  private expireOffsets(): void {
+    const nowMs = this.wallNow();
+    const retentionMs = this.config.offsetsRetentionMinutes * MINUTE_MS;
+    for (const group of [...this.groups.values()]) {
+      if (this.partitions.get(group.partition)?.state !== 'active') continue;
+      if (!group.is('Empty')) continue;
+      const records: EncodedRecord[] = [];
+      for (const [key, o] of [...group.offsets]) {
+        if (group.pendingCommits.has(key)) continue;
+        const base = group.protocolType === null ? o.commitTimestampMs : group.currentStateTimestampMs;
+        const expired = o.expireTimestampMs >= 0 ? nowMs >= o.expireTimestampMs : nowMs >= base + retentionMs;
+        if (!expired) continue;
+        group.offsets.delete(key);
+        const { topic, partition } = splitOffsetKey(key);
+        records.push(offsetRecord(group.groupId, topic, partition, null));
+      }
+      if (group.offsets.size === 0 && group.pendingCommits.size === 0 && group.members.size === 0) {
+        group.transitionTo('Dead', nowMs);
+        this.groups.delete(group.groupId);
+        records.push(groupRecord(group.groupId, null));
+      }
+      if (records.length === 0) continue;
+      this.options.logger.info(`group ${group.groupId}: ${records.length} expired records removed`);
+      void this.append(group.partition, records);
+    }
+  }
+
+  // ------------------------------------------------------------------ describe, list, delete
+
+  describe(groupId: string): DescribedGroup {
+    const coordinator = this.coordinatorError(groupId);
+    const group = coordinator === ErrorCode.NONE ? this.groups.get(groupId) : undefined;
+    if (group === undefined) {
+      return {
+        errorCode: coordinator,
+        groupId,
+        groupState: 'Dead',
+        protocolType: '',
+        protocolData: '',
+        members: [],
+      };
+    }
+    const stable = group.is('Stable');
+    return {
+      errorCode: ErrorCode.NONE,
+      groupId,
+      groupState: group.state,
+      protocolType: group.protocolType ?? '',
+      protocolData: stable ? (group.protocolName ?? '') : '',
+      members: [...group.members.values()].map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        memberMetadata: stable && group.protocolName !== null ? m.metadataFor(group.protocolName) : EMPTY,
+        memberAssignment: stable ? m.assignment : EMPTY,
+      })),
+    };
+  }
+
+  list(
+    statesFilter: readonly string[],
+    typesFilter: readonly string[],
+  ): { errorCode: number; groups: ListedGroup[] } {
+    const states = new Set(statesFilter.map((s) => s.toLowerCase()));
+    const types = new Set(typesFilter.map((s) => s.toLowerCase()));
+    const groups: ListedGroup[] = [];
+    if (types.size > 0 && !types.has('classic')) return { errorCode: ErrorCode.NONE, groups };
+    for (const g of this.groups.values()) {
+      if (g.is('Dead')) continue;
+      if (states.size > 0 && !states.has(g.state.toLowerCase())) continue;
+      groups.push({
+        groupId: g.groupId,
+        protocolType: g.protocolType ?? '',
+        groupState: g.state,
+        groupType: 'classic',
+      });
+    }
+    return { errorCode: this.loading ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NONE, groups };
+  }
+
+  deleteGroup(groupId: string): Promise<number> {
+    const coordinator = this.coordinatorError(groupId);
+    if (coordinator !== ErrorCode.NONE) return Promise.resolve(coordinator);
+    const group = this.groups.get(groupId);
+    if (group === undefined || group.is('Dead')) return Promise.resolve(ErrorCode.GROUP_ID_NOT_FOUND);
+    if (!group.is('Empty')) return Promise.resolve(ErrorCode.NON_EMPTY_GROUP);
+    group.transitionTo('Dead', this.wallNow());
+    this.groups.delete(groupId);
+    const records = [...group.offsets.keys()].map((key) => {
+      const { topic, partition } = splitOffsetKey(key);
+      return offsetRecord(groupId, topic, partition, null);
+    });
+    records.push(groupRecord(groupId, null));
+    return this.append(group.partition, records);
+  }
+
+  /** The state of a group, for tests and tools; undefined when this coordinator does not hold it. */
+  groupState(groupId: string): GroupState | undefined {
+    return this.groups.get(groupId)?.state;
+  }
+
+  generationOf(groupId: string): number | undefined {
+    return this.groups.get(groupId)?.generationId;
+  }
+}
+
+function joinError(memberId: string, errorCode: number): JoinResult {
+  return {
+    errorCode,
+    generationId: -1,
+    protocolType: null,
+    protocolName: null,
+    leader: '',
+    memberId,
+    skipAssignment: false,
+    members: [],
+  };
+}
+
+function syncError(errorCode: number): SyncResult {
+  return { errorCode, protocolType: null, protocolName: null, assignment: EMPTY };
+}
+
+function noOffset(partitionIndex: number, errorCode: number): FetchedOffset {
+  return { partitionIndex, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode };
+}
+
+function assignmentsOf(group: ClassicGroup): Map<string, Buffer> {
+  return new Map([...group.members.values()].map((m) => [m.memberId, m.assignment]));
+}
