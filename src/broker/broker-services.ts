@@ -3,6 +3,7 @@
 import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
 import type { TopicAdmin } from '../controller/topic-admin.js';
+import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import type { ApiVersionsResponseApiVersion } from '../protocol/messages/18-api-versions.js';
 import type { LogManager } from '../storage/log-manager.js';
 import type { BrokerConfig } from './config/broker-config.js';
@@ -35,6 +36,8 @@ export interface BrokerServices {
   readonly fetchPurgatory: Purgatory;
   /** What ApiVersions advertises: the handler table's keys and version ranges. */
   readonly apiVersions: ApiVersionsResponseApiVersion[];
+  /** Classic consumer groups and their committed offsets, for the partitions of __consumer_offsets led here. */
+  readonly groupCoordinator: GroupCoordinator;
   /** Allocates producer ids for InitProducerId. */
   nextProducerId(): Promise<number>;
 }

@@ -19,6 +19,8 @@ import type { CoordinationStore } from '../controller/store/store.js';
 import { connectZooKeeper } from '../controller/store/zookeeper-store.js';
 import { TopicAdmin } from '../controller/topic-admin.js';
 import { decodeEntityConfig, topicConfigPath } from '../controller/zk-layout/index.js';
+import { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
+import { partitionGroupStorage } from '../coordinator/group/group-storage.js';
 import type { RequestHandler } from '../network/request.js';
 import { SocketServer } from '../network/socket-server.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -50,6 +52,9 @@ const FETCH_SESSION_EVICTION_MS = 120_000;
 /** Kafka's default zookeeper.session.timeout.ms for the embedded store's session. */
 const EMBEDDED_SESSION_TIMEOUT_MS = 18_000;
 const METADATA_DIR = '__brook_metadata';
+const OFFSETS_TOPIC = '__consumer_offsets';
+/** How often the group coordinator checks its deadlines (sessions, rebalances, offset expiry). */
+const GROUP_TICK_MS = 100;
 
 export interface BrokerOptions {
   readonly config: BrokerConfig;
@@ -72,6 +77,8 @@ export class Broker {
   private controller: Controller | null = null;
   private dynamicConfig: DynamicConfig | null = null;
   private services: BrokerServices | null = null;
+  private groupCoordinator: GroupCoordinator | null = null;
+  private groupTicker: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
   readonly brokerId: number;
 
@@ -161,6 +168,12 @@ export class Broker {
       },
       propagation: this.controller,
     });
+    const producePurgatory = new Purgatory('produce', PRODUCE_PURGATORY_MAX);
+    const fetchPurgatory = new Purgatory('fetch', FETCH_PURGATORY_MAX);
+    const groupCoordinator = this.createGroupCoordinator(replicas, metadata, topicAdmin, {
+      producePurgatory,
+      fetchPurgatory,
+    });
     this.services = {
       brokerId: this.brokerId,
       config,
@@ -177,8 +190,9 @@ export class Broker {
         evictionMs: FETCH_SESSION_EVICTION_MS,
         nowMs: () => clock.monotonicMs(),
       }),
-      producePurgatory: new Purgatory('produce', PRODUCE_PURGATORY_MAX),
-      fetchPurgatory: new Purgatory('fetch', FETCH_PURGATORY_MAX),
+      producePurgatory,
+      fetchPurgatory,
+      groupCoordinator,
       apiVersions: advertisedApiVersions(HANDLERS),
       nextProducerId: () => producerIds.nextId(),
       autoCreateTopics: async (names) => {
@@ -203,6 +217,63 @@ export class Broker {
     await this.controller.start();
     this.logs.startScheduler();
     return bound;
+  }
+
+  /** The group coordinator follows the leadership of __consumer_offsets partitions and checks its deadlines. */
+  private createGroupCoordinator(
+    replicas: ReplicaManager,
+    metadata: MetadataCache,
+    topicAdmin: TopicAdmin,
+    purgatories: { producePurgatory: Purgatory; fetchPurgatory: Purgatory },
+  ): GroupCoordinator {
+    const { config, clock, logger } = this.options;
+    const coordinator = new GroupCoordinator({
+      config,
+      clock,
+      logger: logger.child('groups'),
+      partitionCount: () =>
+        metadata.topic(OFFSETS_TOPIC)?.partitions.length ?? config.offsetsTopicNumPartitions,
+      storage: partitionGroupStorage({
+        partition: (index) => replicas.get(OFFSETS_TOPIC, index),
+        ...purgatories,
+        compression: config.offsetsTopicCompressionCodec,
+        commitTimeoutMs: config.offsetsCommitTimeoutMs,
+        loadBufferBytes: config.offsetsLoadBufferSize,
+        nowMs: () => clock.nowMs(),
+      }),
+      createOffsetsTopic: async () => {
+        const [result] = await topicAdmin.createTopics(
+          [
+            {
+              name: OFFSETS_TOPIC,
+              numPartitions: config.offsetsTopicNumPartitions,
+              replicationFactor: config.offsetsTopicReplicationFactor,
+              assignments: [],
+              configs: {
+                'cleanup.policy': 'compact',
+                'compression.type': 'producer',
+                'segment.bytes': String(config.offsetsTopicSegmentBytes),
+              },
+            },
+          ],
+          false,
+        );
+        if (
+          result !== undefined &&
+          result.errorCode !== ErrorCode.NONE &&
+          result.errorCode !== ErrorCode.TOPIC_ALREADY_EXISTS
+        ) {
+          logger.warn(`creating ${OFFSETS_TOPIC} failed: ${result.errorMessage ?? result.errorCode}`);
+        }
+      },
+    });
+    replicas.onLeadershipChange((partition, isLeader) => {
+      if (partition.topic === OFFSETS_TOPIC) coordinator.onLeadershipChange(partition.partition, isLeader);
+    });
+    this.groupCoordinator = coordinator;
+    this.groupTicker = setInterval(() => coordinator.tick(), GROUP_TICK_MS);
+    this.groupTicker.unref();
+    return coordinator;
   }
 
   private async openStore(logDir: string): Promise<CoordinationStore> {
@@ -262,6 +333,8 @@ export class Broker {
   private async runStop(): Promise<void> {
     const { logger } = this.options;
     await this.server?.shutdown();
+    if (this.groupTicker !== null) clearInterval(this.groupTicker);
+    this.groupCoordinator?.shutdown();
     this.services?.producePurgatory.completeAll();
     this.services?.fetchPurgatory.completeAll();
     this.dynamicConfig?.stop();
