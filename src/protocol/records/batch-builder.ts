@@ -119,6 +119,7 @@ function prepare(inputs: readonly RecordInput[], options: BatchOptions): Prepare
     const input = inputs[i]!;
     const offsetDelta = input.offsetDelta ?? i;
     assert(offsetDelta > lastOffsetDelta, `offset deltas must increase (record ${i})`);
+    assert(offsetDelta <= 0x7fff_ffff, `offset delta ${offsetDelta} does not fit in int32`);
     lastOffsetDelta = offsetDelta;
     maxTimestamp = Math.max(maxTimestamp, timestamps[i]!);
     const record: RecordToWrite = {

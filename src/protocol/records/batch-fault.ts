@@ -8,6 +8,7 @@ import { ErrorCode } from '../errors.js';
 export const RecordErrorCode = {
   CORRUPT_MESSAGE: ErrorCode.CORRUPT_MESSAGE,
   MESSAGE_TOO_LARGE: ErrorCode.MESSAGE_TOO_LARGE,
+  INVALID_TIMESTAMP: ErrorCode.INVALID_TIMESTAMP,
   UNSUPPORTED_COMPRESSION_TYPE: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
   INVALID_RECORD: ErrorCode.INVALID_RECORD,
 } as const;
@@ -37,7 +38,10 @@ export type BatchFaultKind =
   /** The payload decompresses beyond the configured limit. */
   | 'too-large'
   /** A legacy compressed message holds another compressed message, or inner and outer magic differ. */
-  | 'bad-inner-message';
+  | 'bad-inner-message'
+  /** An offset or timestamp beyond 2^53, which Brook's numbers cannot hold exactly (src/common/ids.ts). */
+  | 'offset-out-of-range'
+  | 'timestamp-out-of-range';
 
 export interface BatchFault {
   kind: BatchFaultKind;
@@ -62,6 +66,8 @@ const CODE_OF: { [K in BatchFaultKind]: RecordErrorCode } = {
   // The Java producer answers MESSAGE_TOO_LARGE by splitting the batch, which is the useful reaction here.
   'too-large': RecordErrorCode.MESSAGE_TOO_LARGE,
   'bad-inner-message': RecordErrorCode.INVALID_RECORD,
+  'offset-out-of-range': RecordErrorCode.INVALID_RECORD,
+  'timestamp-out-of-range': RecordErrorCode.INVALID_TIMESTAMP,
 };
 
 export function batchFault(

@@ -55,6 +55,16 @@ export interface BatchRecord extends Record {
   timestamp: number;
 }
 
+/** Offsets and timestamps are numbers inside Brook; one that is not exact is refused, not rounded. */
+function checkSafe(r: BatchRecord, position: number): void {
+  if (!Number.isSafeInteger(r.offset)) {
+    throw new BatchFaultError(batchFault('offset-out-of-range', `offset ${r.offset}`, position));
+  }
+  if (!Number.isSafeInteger(r.timestamp)) {
+    throw new BatchFaultError(batchFault('timestamp-out-of-range', `timestamp ${r.timestamp}`, position));
+  }
+}
+
 function framingError(err: unknown, position: number): BatchFaultError | unknown {
   if (err instanceof DecodeError)
     return new BatchFaultError(batchFault('records-framing', err.message, position));
@@ -85,6 +95,7 @@ export function* iterateRecords(
     const r = record as BatchRecord;
     r.offset = baseOffset + record.offsetDelta;
     r.timestamp = logAppendTime ? maxTimestamp : baseTimestamp + record.timestampDelta;
+    checkSafe(r, pos);
     yield r;
   }
   if (at !== section.length) {

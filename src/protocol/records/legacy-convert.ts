@@ -38,6 +38,30 @@ export interface UpConvertOptions {
   partitionLeaderEpoch?: number;
 }
 
+/** A v2 batch holds offset deltas as int32 and timestamp deltas that must stay exact as numbers. */
+const OFFSET_DELTA_MAX = 0x7fff_ffff;
+const TIMESTAMP_DELTA_MAX = 2 ** 52;
+
+function checkConvertible(messages: readonly LegacyMessage[], sequential: boolean): void {
+  const fault = (kind: 'offset-range' | 'timestamp-out-of-range', message: string) =>
+    new BatchFaultError(batchFault(kind, message, 0));
+  if (messages.length > OFFSET_DELTA_MAX) throw fault('offset-range', 'too many messages for one batch');
+  const first = messages[0]!;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (!sequential) {
+      if (i > 0 && m.offset <= messages[i - 1]!.offset) {
+        throw fault('offset-range', 'message offsets do not increase; convert with sequential offsets');
+      }
+      if (m.offset - first.offset > OFFSET_DELTA_MAX)
+        throw fault('offset-range', 'offsets span more than int32');
+    }
+    if (Math.abs(m.timestamp - first.timestamp) > TIMESTAMP_DELTA_MAX) {
+      throw fault('timestamp-out-of-range', 'timestamps too far apart for one batch');
+    }
+  }
+}
+
 /**
  * One v2 batch holding the given legacy messages (which must not be empty). A producer's message set carries
  * placeholder offsets (kafka-python writes a v1 wrapper at offset 0, so its inner messages read as negative
@@ -47,15 +71,7 @@ export function legacyToBatch(messages: readonly LegacyMessage[], options: UpCon
   const first = messages[0];
   if (first === undefined) throw new RangeError('no messages to convert');
   const sequential = options.offsets === 'sequential';
-  if (!sequential) {
-    for (let i = 1; i < messages.length; i++) {
-      if (messages[i]!.offset <= messages[i - 1]!.offset) {
-        throw new BatchFaultError(
-          batchFault('offset-range', 'message offsets do not increase; convert with sequential offsets', 0),
-        );
-      }
-    }
-  }
+  checkConvertible(messages, sequential);
   const records: RecordInput[] = messages.map((m, i) => ({
     key: m.key,
     value: m.value,

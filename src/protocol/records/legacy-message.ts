@@ -98,8 +98,12 @@ export function decodeLegacyMessage(buf: Buffer, pos: number, size: number): Leg
   const value = bytesAt(buf, at, end, pos);
   at += 4 + (value?.length ?? 0);
   if (at !== end) throw fail('records-framing', `${end - at} bytes left inside the message`, pos);
+  const offset = int64AsNumber(buf, pos);
+  // Offsets and timestamps are numbers inside Brook; one that is not exact is refused, not rounded.
+  if (!Number.isSafeInteger(offset)) throw fail('offset-out-of-range', `offset ${offset}`, pos);
+  if (!Number.isSafeInteger(timestamp)) throw fail('timestamp-out-of-range', `timestamp ${timestamp}`, pos);
   return {
-    offset: int64AsNumber(buf, pos),
+    offset,
     magic,
     attributes,
     timestamp,
@@ -158,6 +162,8 @@ function expandWrapper(wrapper: LegacyMessage, position: number, budget: Budget,
     for (let i = first; i < out.length; i++) {
       const m = out[i]!;
       m.offset += shift;
+      if (!Number.isSafeInteger(m.offset))
+        throw fail('offset-out-of-range', `inner offset ${m.offset}`, position);
       if (logAppend) {
         m.timestamp = wrapper.timestamp;
         m.timestampType = TimestampType.LogAppendTime;

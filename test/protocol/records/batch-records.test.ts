@@ -96,6 +96,18 @@ describe('building and reading batches', () => {
     );
   });
 
+  it('refuses record timestamps that would not be exact as numbers', () => {
+    const batch = Buffer.from(buildBatch([{ value: 'x', timestamp: 0 }]));
+    batch.writeBigInt64BE(2n ** 62n, 27); // baseTimestamp
+    writeBatchCrc(batch);
+    assert.equal(validateBatch(batch), null, 'the bytes themselves are a valid batch');
+    assert.throws(
+      () => readRecords(batch),
+      (e) =>
+        e instanceof BatchFaultError && e.fault.kind === 'timestamp-out-of-range' && e.fault.errorCode === 32,
+    );
+  });
+
   it('bounds decompression while iterating', () => {
     const batch = buildBatch([{ value: Buffer.alloc(2_000_000) }], { compression: CompressionType.Gzip });
     assert.throws(

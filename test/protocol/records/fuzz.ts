@@ -65,10 +65,13 @@ function mutate(input: Buffer, random: () => number): Buffer {
   for (let e = 0; e < edits; e++) {
     const pos = Math.floor(random() * bytes.length);
     const kind = random();
-    if (kind < 0.5) bytes[pos] = Math.floor(random() * 256);
-    else if (kind < 0.7 && pos + 4 <= bytes.length)
+    if (kind < 0.45) bytes[pos] = Math.floor(random() * 256);
+    else if (kind < 0.6 && pos + 4 <= bytes.length)
       bytes.writeInt32BE(Math.floor(random() * 2 ** 32) | 0, pos);
-    else if (kind < 0.85) bytes = bytes.subarray(0, pos);
+    else if (kind < 0.7 && pos + 8 <= bytes.length) {
+      // int64 extremes, where offsets and timestamps stop being exact numbers.
+      bytes.writeBigInt64BE(random() < 0.5 ? 2n ** 63n - 1n : -(2n ** 62n), pos);
+    } else if (kind < 0.85) bytes = bytes.subarray(0, pos);
     else bytes = Buffer.concat([bytes, Buffer.from([Math.floor(random() * 256)])]);
   }
   // Half the time, make the CRC right again so the damage is looked at by what lies behind it.

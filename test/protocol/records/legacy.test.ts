@@ -216,6 +216,43 @@ describe('legacy messages', () => {
     }
   });
 
+  it('refuses offsets and timestamps beyond 2^53 instead of rounding them', () => {
+    const hugeOffset = handMessage({ offset: 2n ** 62n, magic: 0, attributes: 0, key: null, value: null });
+    assert.throws(
+      () => decodeMessageSet(hugeOffset),
+      faultKind('offset-out-of-range', RecordErrorCode.INVALID_RECORD),
+    );
+    const hugeTime = handMessage({
+      offset: 0n,
+      magic: 1,
+      attributes: 0,
+      timestamp: 2n ** 63n - 1n,
+      key: null,
+      value: null,
+    });
+    assert.throws(() => decodeMessageSet(hugeTime), faultKind('timestamp-out-of-range', 32));
+  });
+
+  it('refuses to up-convert messages whose offsets or timestamps a single batch cannot express', () => {
+    const far = [
+      { offset: 0, timestamp: -(2 ** 53) + 1, value: Buffer.from('a') },
+      { offset: 1, timestamp: 2 ** 53 - 1, value: Buffer.from('b') },
+    ];
+    const farTimes = decodeMessageSet(buildMessageSet(far, { magic: 1 })).messages;
+    assert.throws(() => legacyToBatch(farTimes), faultKind('timestamp-out-of-range'));
+    const spread = decodeMessageSet(
+      buildMessageSet(
+        [
+          { offset: 0, timestamp: 0, value: null },
+          { offset: 2 ** 40, timestamp: 0, value: null },
+        ],
+        { magic: 1 },
+      ),
+    ).messages;
+    assert.throws(() => legacyToBatch(spread), faultKind('offset-range'));
+    assert.equal(readRecords(legacyToBatch(spread, { offsets: 'sequential' })).length, 2);
+  });
+
   it('bounds the decompressed size of all wrappers together', () => {
     const big = buildMessageSet([{ offset: 0, value: Buffer.alloc(600_000) }], { magic: 1, compression: 1 });
     const twice = Buffer.concat([big, big]);
