@@ -40,7 +40,7 @@ export interface ZooKeeperStoreOptions {
   readonly connect: string;
   /** Asked of the server, which clamps it to its [minSessionTimeout, maxSessionTimeout]. Default 18000. */
   readonly sessionTimeoutMs?: number;
-  /** How long to wait for the first session (Kafka's zookeeper.connection.timeout.ms). Default 18000. */
+  /** How long to wait for the first session (Kafka's zookeeper.connection.timeout.ms). Default: the session timeout. */
   readonly connectionTimeoutMs?: number;
   /** Pause between rounds of connection attempts over the ensemble. Default 200. */
   readonly reconnectDelayMs?: number;
@@ -68,7 +68,7 @@ export async function connectZooKeeper(
     retries: 0,
   });
   const connected = await new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), options.connectionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS);
+    const timer = setTimeout(() => resolve(false), options.connectionTimeoutMs ?? sessionTimeoutMs);
     client.once('connected', () => {
       clearTimeout(timer);
       resolve(true);
