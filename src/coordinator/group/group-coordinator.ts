@@ -290,7 +290,8 @@ export class GroupCoordinator {
       this.groups.set(groupId, group);
     }
     status.state = 'active';
-    this.options.logger.info(`loaded partition ${partition}: ${records} records`);
+    if (records > 0)
+      this.options.logger.info(`loaded partition ${partition}: ${records} records, ${ids.size} groups`);
   }
 
   private restoreGroup(
