@@ -2,7 +2,7 @@
 // periodic tasks (retention, delayed deletes).
 
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/common/clock.js';
@@ -160,4 +160,63 @@ test('a topic config change reaches its open logs', (t) => {
   appendN(other, 5, clock);
   assert.ok(log.segmentCount >= 3, 'the new segment.bytes rolls c');
   assert.equal(other.segmentCount, 1, 'd keeps its config');
+});
+
+test('flush.ms flushes idle data from the scheduler and idle producers expire', async (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const manager = LogManager.open({
+    dir,
+    clock,
+    configFor: () => logConfig({ flushMs: 5_000 }),
+    managerConfig: {
+      flushSchedulerIntervalMs: 1_000,
+      producerIdExpirationMs: 60_000,
+      producerIdExpirationCheckIntervalMs: 10_000,
+    },
+  });
+  deferCleanup(t, () => manager.shutdown());
+  const log = manager.getOrCreateLog({ topic: 'f', partition: 0 });
+  const b = buildBatch({ producerId: 9, producerEpoch: 0, baseSequence: 0, baseTimestamp: clock.nowMs() });
+  log.append(b);
+  clock.advance(1_000);
+  manager.runPeriodicTasks();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(log.recoveryPoint, 0, 'not yet due');
+  clock.advance(5_000);
+  manager.runPeriodicTasks();
+  await log.flush(); // waits behind the scheduler's flush
+  assert.equal(log.recoveryPoint, 1);
+  assert.equal(log.producerState.producerCount, 1);
+  clock.advance(60_000);
+  manager.runPeriodicTasks();
+  assert.equal(log.producerState.producerCount, 0, 'expired after producer.id.expiration.ms');
+});
+
+test('leftovers of interrupted operations are removed when a log loads', (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const first = LogManager.open(options(dir, clock));
+  appendN(first.getOrCreateLog({ topic: 'l', partition: 0 }), 3, clock);
+  first.shutdown();
+  const pdir = join(dir, 'l-0');
+  for (const name of [
+    '00000000000000000000.log.deleted',
+    '00000000000000000000.index.cleaned',
+    '00000000000000000000.log.swap',
+    'leader-epoch-checkpoint.tmp',
+    '00000000000000000099.index',
+  ]) {
+    writeFileSync(join(pdir, name), 'x');
+  }
+  mkdirSync(join(dir, 'old-0.0123456789abcdef0123456789abcdef-delete'));
+  const second = LogManager.open(options(dir, clock));
+  deferCleanup(t, () => second.shutdown());
+  assert.deepEqual(
+    readdirSync(pdir).filter((n) => /deleted|cleaned|swap|tmp|99/.test(n)),
+    [],
+    'half-done files are gone',
+  );
+  assert.ok(!existsSync(join(dir, 'old-0.0123456789abcdef0123456789abcdef-delete')));
+  assert.equal(second.getLog({ topic: 'l', partition: 0 })!.logEndOffset, 3);
 });

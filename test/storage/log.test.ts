@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
-import { ListOffsetsTimestamp } from '../../src/storage/log.js';
+import { ListOffsetsTimestamp, Log } from '../../src/storage/log.js';
 import { buildBatch, splitBatches } from './batch-builder.js';
 import { openHarness } from './log-harness.js';
 
@@ -294,4 +294,25 @@ test('a log holds one descriptor per segment once the turn ends, and index looku
   }
   const idx = statSync(join(h.dir, '00000000000000000000.index')).size;
   assert.ok(idx < 1000, `inactive index trimmed after recovery (${idx} bytes)`);
+});
+
+test('segment.jitter.ms makes a segment roll earlier by a random amount below the jitter', (t) => {
+  const h = openHarness(t, { segmentMs: 10_000, segmentJitterMs: 8_000 });
+  h.log.close();
+  h.log = Log.open({
+    dir: h.dir,
+    topicPartition: { topic: 't', partition: 0 },
+    config: h.config,
+    clock: h.clock,
+    hadCleanShutdown: true,
+    random: () => 0.5,
+  });
+  // The reopened active segment draws its jitter from the injected randomness: 0.5 x 8 s = 4 s.
+  h.append();
+  h.clock.advance(4_500);
+  h.append();
+  assert.equal(h.log.segmentCount, 1, '4.5 s is within 10 s - 4 s');
+  h.clock.advance(1_600);
+  h.append();
+  assert.equal(h.log.segmentCount, 2, '6.1 s passed 10 s less a 4 s jitter');
 });
