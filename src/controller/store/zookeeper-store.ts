@@ -47,7 +47,9 @@ export interface ZooKeeperStoreOptions {
   /**
    * How long one request may wait for its reply before it answers CONNECTIONLOSS. While no server is reachable
    * the client holds requests until it reconnects, which may be never; an owner must be able to give up and
-   * decide. Default: twice the session timeout.
+   * decide. As with any CONNECTIONLOSS the outcome is unknown: the client may still send the request after it
+   * reconnects (the Java client does the same), which is why writes that matter are conditional.
+   * Default: twice the session timeout.
    */
   readonly requestTimeoutMs?: number;
 }
