@@ -7,6 +7,7 @@
 import { diskAsyncLimit } from './disk-async-limit.js';
 import { diskSyncLimit } from './disk-sync-limit.js';
 import { netLimit } from './net-limit.js';
+import { nullLimit } from './null-broker.js';
 
 /** What a limit gets for one repetition. */
 export interface LimitContext {
@@ -39,7 +40,12 @@ export interface LimitDefinition {
 }
 
 /** Every limit, in the order they run. The disk limit without fsync runs last: it leaves writeback behind. */
-export const limitDefinitions: readonly LimitDefinition[] = [netLimit, diskSyncLimit, diskAsyncLimit];
+export const limitDefinitions: readonly LimitDefinition[] = [
+  netLimit,
+  nullLimit,
+  diskSyncLimit,
+  diskAsyncLimit,
+];
 
 export function findLimit(name: string): LimitDefinition | undefined {
   return limitDefinitions.find((d) => d.name === name);
