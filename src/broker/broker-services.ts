@@ -6,6 +6,7 @@ import type { TopicAdmin } from '../controller/topic-admin.js';
 import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import type { ApiVersionsResponseApiVersion } from '../protocol/messages/18-api-versions.js';
 import type { LogManager } from '../storage/log-manager.js';
+import type { ControllerRequests } from './cluster/controller-requests.js';
 import type { BrokerConfig } from './config/broker-config.js';
 import type { DynamicConfig } from './dynamic-config.js';
 import type { FetchSessionCache } from './fetch-session-cache.js';
@@ -24,6 +25,8 @@ export interface BrokerServices {
   /** Writes and watches dynamic topic and broker configs in the coordination store. */
   readonly dynamicConfig: DynamicConfig;
   readonly replicas: ReplicaManager;
+  /** LeaderAndIsr, UpdateMetadata and StopReplica, from the local controller or over the wire. */
+  readonly controllerRequests: ControllerRequests;
   readonly logs: LogManager;
   /** CreateTopics, DeleteTopics, CreatePartitions: written to the coordination store, then propagated. */
   readonly topicAdmin: TopicAdmin;

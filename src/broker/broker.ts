@@ -18,17 +18,18 @@ import { InProcessStore } from '../controller/store/in-process-store.js';
 import type { CoordinationStore } from '../controller/store/store.js';
 import { connectZooKeeper } from '../controller/store/zookeeper-store.js';
 import { TopicAdmin } from '../controller/topic-admin.js';
-import { decodeEntityConfig, topicConfigPath } from '../controller/zk-layout/index.js';
 import { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import { partitionGroupStorage } from '../coordinator/group/group-storage.js';
 import type { RequestHandler } from '../network/request.js';
 import { SocketServer } from '../network/socket-server.js';
 import { ErrorCode } from '../protocol/errors.js';
-import type { LeaderAndIsrRequest } from '../protocol/messages/04-leader-and-isr.js';
-import type { UpdateMetadataRequest } from '../protocol/messages/06-update-metadata.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
 import { LogManager } from '../storage/log-manager.js';
 import type { BrokerServices } from './broker-services.js';
+import { ControllerRequests } from './cluster/controller-requests.js';
+import { PropagationWaiter } from './cluster/propagation-waiter.js';
+import { ReplicaFetchers } from './cluster/replica-fetchers.js';
+import { WireChannel } from './cluster/wire-channel.js';
 import type { BrokerConfig } from './config/broker-config.js';
 import { staticOnly } from './config/config-layers.js';
 import { toNetworkOptions } from './config/network-config.js';
@@ -76,6 +77,8 @@ export class Broker {
   private server: SocketServer | null = null;
   private controller: Controller | null = null;
   private dynamicConfig: DynamicConfig | null = null;
+  private fetchers: ReplicaFetchers | null = null;
+  private wireChannel: WireChannel | null = null;
   private services: BrokerServices | null = null;
   private groupCoordinator: GroupCoordinator | null = null;
   private groupTicker: NodeJS.Timeout | null = null;
@@ -151,14 +154,36 @@ export class Broker {
     this.dynamicConfig = dynamicConfig;
     await dynamicConfig.start();
     const store = this.store;
-    const channel = this.localChannel(metadata, replicas, topicConfigs);
+    const controllerRequests = new ControllerRequests(store, metadata, replicas, topicConfigs);
+    controllerRequests.brokerEpoch = registered.value.brokerEpoch;
+    const channel = this.controllerChannel(controllerRequests);
+    this.fetchers = new ReplicaFetchers(
+      {
+        brokerId: this.brokerId,
+        listenerName: config.interBrokerListenerName,
+        fetchMaxBytes: config.replicaFetchMaxBytes,
+        responseMaxBytes: config.replicaFetchResponseMaxBytes,
+        waitMaxMs: config.replicaFetchWaitMaxMs,
+        minBytes: config.replicaFetchMinBytes,
+        backoffMs: config.replicaFetchBackoffMs,
+        socketTimeoutMs: config.replicaSocketTimeoutMs,
+      },
+      replicas,
+      metadata,
+      () => {},
+      logger.child('fetcher'),
+    );
+    const fetchers = this.fetchers;
+    controllerRequests.onLeaderAndIsr = () => fetchers.refresh();
     this.controller = new Controller({
       store,
       brokerId: this.brokerId as BrokerId,
       channel,
       clock,
       logger: logger.child('controller'),
+      interBrokerListener: config.interBrokerListenerName,
     });
+    const controller = this.controller;
     const topicAdmin = new TopicAdmin({
       store,
       defaults: {
@@ -166,7 +191,7 @@ export class Broker {
         replicationFactor: config.defaultReplicationFactor,
         deleteTopicEnable: config.deleteTopicEnable,
       },
-      propagation: this.controller,
+      propagation: new PropagationWaiter(controller, metadata, clock),
     });
     const producePurgatory = new Purgatory('produce', PRODUCE_PURGATORY_MAX);
     const fetchPurgatory = new Purgatory('fetch', FETCH_PURGATORY_MAX);
@@ -183,6 +208,7 @@ export class Broker {
       topicConfigs,
       dynamicConfig,
       replicas,
+      controllerRequests,
       logs: this.logs,
       topicAdmin,
       fetchSessions: new FetchSessionCache({
@@ -276,6 +302,20 @@ export class Broker {
     return coordinator;
   }
 
+  /**
+   * Direct calls for this broker; over the wire for the others, which only a cluster (zookeeper.connect) has.
+   */
+  private controllerChannel(requests: ControllerRequests): BrokerChannel {
+    const local: BrokerChannel = {
+      leaderAndIsr: (_id, request) => requests.leaderAndIsr(request),
+      updateMetadata: (_id, request) => requests.updateMetadata(request),
+      stopReplica: (_id, request) => requests.stopReplica(request),
+    };
+    if (this.options.config.zookeeperConnect === null) return local;
+    this.wireChannel = new WireChannel(this.brokerId, local, this.options.config.interBrokerListenerName);
+    return this.wireChannel;
+  }
+
   private async openStore(logDir: string): Promise<CoordinationStore> {
     const { config } = this.options;
     if (config.zookeeperConnect === null) {
@@ -292,39 +332,6 @@ export class Broker {
     return connected.value;
   }
 
-  /** The controller's requests to this very broker, as direct calls. */
-  private localChannel(
-    metadata: MetadataCache,
-    replicas: ReplicaManager,
-    topicConfigs: TopicConfigs,
-  ): BrokerChannel {
-    const loadConfigs = async (topics: Iterable<string>): Promise<void> => {
-      for (const topic of topics) {
-        const node = await this.store!.get(topicConfigPath(topic));
-        const decoded = node.ok ? decodeEntityConfig(node.value.data) : null;
-        topicConfigs.setOverrides(topic, new Map(decoded?.ok ? Object.entries(decoded.value) : []));
-      }
-    };
-    const topicsOf = (r: LeaderAndIsrRequest | UpdateMetadataRequest): Set<string> =>
-      new Set([
-        ...r.topicStates.map((t) => t.topicName),
-        ...r.ungroupedPartitionStates.map((p) => p.topicName),
-      ]);
-    return {
-      leaderAndIsr: async (_brokerId, request) => {
-        await loadConfigs(topicsOf(request));
-        return replicas.becomeLeaderOrFollower(request);
-      },
-      updateMetadata: async (_brokerId, request) => {
-        const fresh = [...topicsOf(request)].filter((t) => metadata.topic(t) === undefined);
-        await loadConfigs(fresh);
-        metadata.applyUpdateMetadata(request, new Map());
-        return { errorCode: ErrorCode.NONE };
-      },
-      stopReplica: async (_brokerId, request) => replicas.stopReplicas(request),
-    };
-  }
-
   stop(): Promise<void> {
     this.stopping ??= this.runStop();
     return this.stopping;
@@ -338,7 +345,9 @@ export class Broker {
     this.services?.producePurgatory.completeAll();
     this.services?.fetchPurgatory.completeAll();
     this.dynamicConfig?.stop();
+    this.fetchers?.stop();
     await this.controller?.stop();
+    this.wireChannel?.close();
     try {
       this.logs?.shutdown();
     } catch (err) {

@@ -4,12 +4,14 @@ const USAGE = `usage: brook <command> [options]
 
 commands:
   server      run a broker (see --help)
+  zookeeper   start, stop or check a local ZooKeeper for development (start|stop|status)
 `;
 
 type Command = (args: string[]) => Promise<number>;
 
 const commands: Record<string, () => Promise<Command>> = {
   server: async () => (await import('./server.js')).runServer,
+  zookeeper: async () => (await import('./zookeeper.js')).runZookeeperCommand,
 };
 
 export function registerCommand(name: string, load: () => Promise<Command>): void {

@@ -11,6 +11,13 @@ import type {
   FetchResponseFetchableTopicResponse,
   FetchResponsePartitionData,
 } from '../../protocol/messages/01-fetch.js';
+import { BatchFaultError } from '../../protocol/records/batch-fault.js';
+import {
+  BATCH_HEADER_BYTES,
+  batchHeader,
+  CompressionType,
+  LOG_OVERHEAD,
+} from '../../protocol/records/batch-header.js';
 import { downConvertRecords } from '../../protocol/records/legacy-convert.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { StorageErrorCode } from '../../storage/error-codes.js';
@@ -19,6 +26,7 @@ import type { ResolvedSession, SessionPartition } from '../fetch-session-cache.j
 import { partitionKey } from '../replica/replica-manager.js';
 
 const READ_COMMITTED = 1;
+const ZSTD_FETCH_VERSION_MIN = 10;
 const EMPTY = Buffer.alloc(0);
 const NO_EPOCH_END = { epoch: -1, endOffset: -1n };
 const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
@@ -182,8 +190,22 @@ function readPartition(
     return fail(ErrorCode.OFFSET_OUT_OF_RANGE, log.highWatermark, log.lastStableOffset, log.logStartOffset);
   }
   let records = result.records;
+  // zstd came with Fetch v10: older clients cannot read it, and Kafka answers them with this error.
+  if (plan.version < ZSTD_FETCH_VERSION_MIN && containsZstd(records)) {
+    return fail(
+      ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+      log.highWatermark,
+      log.lastStableOffset,
+      log.logStartOffset,
+    );
+  }
   if (plan.version < 4 && records.length > 0) {
-    records = downConvertRecords(records, plan.version <= 1 ? 0 : 1).records;
+    try {
+      records = downConvertRecords(records, plan.version <= 1 ? 0 : 1).records;
+    } catch (err) {
+      if (!(err instanceof BatchFaultError)) throw err;
+      return fail(err.fault.errorCode, log.highWatermark, log.lastStableOffset, log.logStartOffset);
+    }
   }
   const aborted =
     plan.isolationLevel === READ_COMMITTED && plan.version >= 4
@@ -205,6 +227,17 @@ function readPartition(
     ),
     bytes: records.length,
   };
+}
+
+function containsZstd(records: Buffer): boolean {
+  for (let pos = 0; pos + BATCH_HEADER_BYTES <= records.length; ) {
+    if (records[pos + 16] === 2 && batchHeader.compression(records, pos) === CompressionType.Zstd)
+      return true;
+    const size = LOG_OVERHEAD + records.readInt32BE(pos + 8);
+    if (size < BATCH_HEADER_BYTES) return false;
+    pos += size;
+  }
+  return false;
 }
 
 function partitionData(

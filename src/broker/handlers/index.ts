@@ -6,6 +6,9 @@ import { produceHandler } from './00-produce.js';
 import { fetchHandler } from './01-fetch.js';
 import { listOffsetsHandler } from './02-list-offsets.js';
 import { metadataHandler } from './03-metadata.js';
+import { leaderAndIsrHandler } from './04-leader-and-isr.js';
+import { stopReplicaHandler } from './05-stop-replica.js';
+import { updateMetadataHandler } from './06-update-metadata.js';
 import { offsetCommitHandler } from './08-offset-commit.js';
 import { offsetFetchHandler } from './09-offset-fetch.js';
 import { findCoordinatorHandler } from './10-find-coordinator.js';
@@ -20,6 +23,7 @@ import { createTopicsHandler } from './19-create-topics.js';
 import { deleteTopicsHandler } from './20-delete-topics.js';
 import { deleteRecordsHandler } from './21-delete-records.js';
 import { initProducerIdHandler } from './22-init-producer-id.js';
+import { offsetForLeaderEpochHandler } from './23-offset-for-leader-epoch.js';
 import { describeConfigsHandler } from './32-describe-configs.js';
 import { alterConfigsHandler } from './33-alter-configs.js';
 import { describeLogDirsHandler } from './35-describe-log-dirs.js';
@@ -34,6 +38,9 @@ export const HANDLERS: readonly ApiHandler[] = [
   fetchHandler,
   listOffsetsHandler,
   metadataHandler,
+  leaderAndIsrHandler,
+  stopReplicaHandler,
+  updateMetadataHandler,
   offsetCommitHandler,
   offsetFetchHandler,
   findCoordinatorHandler,
@@ -48,6 +55,7 @@ export const HANDLERS: readonly ApiHandler[] = [
   deleteTopicsHandler,
   deleteRecordsHandler,
   initProducerIdHandler,
+  offsetForLeaderEpochHandler,
   describeConfigsHandler,
   alterConfigsHandler,
   describeLogDirsHandler,

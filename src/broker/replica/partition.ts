@@ -5,7 +5,8 @@
 // method runs to completion without awaiting, so appends, reads and high-watermark moves never interleave.
 
 import { ErrorCode } from '../../protocol/errors.js';
-import { batchHeader } from '../../protocol/records/batch-header.js';
+import { BATCH_HEADER_BYTES, batchHeader, LOG_OVERHEAD } from '../../protocol/records/batch-header.js';
+import { validateBatch } from '../../protocol/records/validate-batch.js';
 import type { Log } from '../../storage/log.js';
 import type { TopicLogSettings } from '../config/topic-log-settings.js';
 import { checkProduceVersion, prepareProducedBatches } from './leader-append.js';
@@ -144,6 +145,34 @@ export class Partition {
       logAppendTimeMs: this.settings.messageTimestampType === 'LogAppendTime' ? nowMs : -1,
       durable: info.durable,
     };
+  }
+
+  /**
+   * Appends what the leader sent, offsets as the leader assigned them. Batches already in the log (a retried
+   * fetch) are skipped; a batch cut short at the end of the response is left for the next fetch; a corrupt batch
+   * stops the append there (the next fetch asks again from the log end). Returns the number of bytes appended.
+   */
+  appendAsFollower(records: Buffer, leaderHighWatermark: number): number {
+    const log = this.log;
+    let start = -1;
+    let end = 0;
+    for (let pos = 0; pos + LOG_OVERHEAD <= records.length; ) {
+      const size = LOG_OVERHEAD + records.readInt32BE(pos + 8);
+      if (size < BATCH_HEADER_BYTES || pos + size > records.length) break;
+      if (validateBatch(records, pos, pos + size) !== null) break;
+      if (batchHeader.lastOffset(records, pos) < log.logEndOffset) {
+        pos += size;
+        continue;
+      }
+      if (start < 0) start = pos;
+      end = pos + size;
+      pos += size;
+    }
+    if (start >= 0) log.append(records.subarray(start, end));
+    // A follower's high watermark is the leader's, bounded by what the follower has.
+    if (leaderHighWatermark > log.highWatermark)
+      log.setHighWatermark(Math.min(leaderHighWatermark, log.logEndOffset));
+    return start < 0 ? 0 : end - start;
   }
 
   /** A follower's fetch reports its log end offset; the high watermark may move. */

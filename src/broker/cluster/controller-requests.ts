@@ -1,0 +1,77 @@
+// What this broker does with the controller's three requests, whether they arrive as direct calls (the
+// controller runs in this process) or over the wire (handlers 04, 05, 06). Topic configs of topics new to this
+// broker are read from the coordination store first, then each request is applied in one synchronous step.
+//
+// Requests carry the broker epoch the controller knows for this broker (the czxid of its registration): one
+// older than this broker's registration comes from a controller that has not seen the restart and is refused
+// with STALE_BROKER_EPOCH, as Kafka does.
+
+import type { CoordinationStore } from '../../controller/store/store.js';
+import { decodeEntityConfig, topicConfigPath } from '../../controller/zk-layout/index.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { LeaderAndIsrRequest, LeaderAndIsrResponse } from '../../protocol/messages/04-leader-and-isr.js';
+import type { StopReplicaRequest, StopReplicaResponse } from '../../protocol/messages/05-stop-replica.js';
+import type {
+  UpdateMetadataRequest,
+  UpdateMetadataResponse,
+} from '../../protocol/messages/06-update-metadata.js';
+import type { MetadataCache } from '../metadata/metadata-cache.js';
+import type { ReplicaManager } from '../replica/replica-manager.js';
+import type { TopicConfigs } from '../topic-configs.js';
+
+export class ControllerRequests {
+  /** The czxid of this broker's registration; requests with an older broker epoch are stale. */
+  brokerEpoch = -1;
+  /** Called after a LeaderAndIsr was applied (the replica fetchers follow the new leaders). */
+  onLeaderAndIsr: () => void = () => {};
+
+  constructor(
+    private readonly store: CoordinationStore,
+    private readonly metadata: MetadataCache,
+    private readonly replicas: ReplicaManager,
+    private readonly topicConfigs: TopicConfigs,
+  ) {}
+
+  async leaderAndIsr(request: LeaderAndIsrRequest): Promise<LeaderAndIsrResponse> {
+    if (this.isStale(request.brokerEpoch)) {
+      return { errorCode: ErrorCode.STALE_BROKER_EPOCH, partitionErrors: [], topics: [] };
+    }
+    await this.loadConfigs(topicsOf(request));
+    const response = this.replicas.becomeLeaderOrFollower(request);
+    this.onLeaderAndIsr();
+    return response;
+  }
+
+  async updateMetadata(request: UpdateMetadataRequest): Promise<UpdateMetadataResponse> {
+    if (this.isStale(request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH };
+    const fresh = [...topicsOf(request)].filter((t) => this.metadata.topic(t) === undefined);
+    await this.loadConfigs(fresh);
+    const applied = this.metadata.applyUpdateMetadata(request, new Map());
+    return { errorCode: applied ? ErrorCode.NONE : ErrorCode.STALE_CONTROLLER_EPOCH };
+  }
+
+  async stopReplica(request: StopReplicaRequest): Promise<StopReplicaResponse> {
+    if (this.isStale(request.brokerEpoch))
+      return { errorCode: ErrorCode.STALE_BROKER_EPOCH, partitionErrors: [] };
+    return this.replicas.stopReplicas(request);
+  }
+
+  private isStale(requestEpoch: bigint): boolean {
+    return requestEpoch >= 0n && this.brokerEpoch >= 0 && Number(requestEpoch) < this.brokerEpoch;
+  }
+
+  private async loadConfigs(topics: Iterable<string>): Promise<void> {
+    for (const topic of topics) {
+      const node = await this.store.get(topicConfigPath(topic));
+      const decoded = node.ok && node.value.data.length > 0 ? decodeEntityConfig(node.value.data) : null;
+      this.topicConfigs.setOverrides(topic, new Map(decoded?.ok ? Object.entries(decoded.value) : []));
+    }
+  }
+}
+
+function topicsOf(r: LeaderAndIsrRequest | UpdateMetadataRequest): Set<string> {
+  return new Set([
+    ...r.topicStates.map((t) => t.topicName),
+    ...r.ungroupedPartitionStates.map((p) => p.topicName),
+  ]);
+}

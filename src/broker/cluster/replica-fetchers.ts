@@ -1,0 +1,277 @@
+// Replica fetchers: for each leader that this broker follows partitions of, one loop that fetches from it with
+// this broker's replica id and appends what comes back. The leader learns each follower's log end offset from
+// the fetch offsets (and moves its high watermark); the follower learns the high watermark from the responses.
+//
+// After a leader change a follower first asks the new leader for the end offset of its own latest leader epoch
+// (OffsetForLeaderEpoch) and truncates to it, never to its high watermark alone: that is what keeps the
+// records KIP-101 describes from being lost.
+//
+// Ownership: the manager owns the fetchers; each fetcher owns its partition set and its connection. A fetch
+// response is applied in one synchronous step per partition.
+
+import type { Logger } from '../../common/logger.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { FetchResponse } from '../../protocol/messages/01-fetch.js';
+import type { OffsetForLeaderEpochResponse } from '../../protocol/messages/23-offset-for-leader-epoch.js';
+import { ApiKey } from '../../protocol/registry.js';
+import type { MetadataCache } from '../metadata/metadata-cache.js';
+import type { Partition } from '../replica/partition.js';
+import type { ReplicaManager } from '../replica/replica-manager.js';
+import { InterBrokerConnection } from './inter-broker-connection.js';
+
+const FETCH_VERSION = 12;
+const OFFSET_FOR_LEADER_EPOCH_VERSION = 4;
+const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+export interface FetcherSettings {
+  readonly brokerId: number;
+  readonly listenerName: string;
+  /** replica.fetch.max.bytes */
+  readonly fetchMaxBytes: number;
+  /** replica.fetch.response.max.bytes */
+  readonly responseMaxBytes: number;
+  /** replica.fetch.wait.max.ms */
+  readonly waitMaxMs: number;
+  /** replica.fetch.min.bytes */
+  readonly minBytes: number;
+  /** replica.fetch.backoff.ms */
+  readonly backoffMs: number;
+  /** replica.socket.timeout.ms */
+  readonly socketTimeoutMs: number;
+}
+
+interface Followed {
+  readonly partition: Partition;
+  /** The leader epoch this broker followed it at; a new one means truncating first. */
+  epoch: number;
+  needsTruncation: boolean;
+}
+
+class LeaderFetcher {
+  readonly partitions = new Map<string, Followed>();
+  private connection: InterBrokerConnection | null = null;
+  private running = false;
+  private stopped = false;
+
+  constructor(
+    private readonly leaderId: number,
+    private readonly settings: FetcherSettings,
+    private readonly metadata: MetadataCache,
+    private readonly onHighWatermark: (p: Partition) => void,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    if (this.running || this.stopped) return;
+    this.running = true;
+    this.loop()
+      .catch((err: unknown) =>
+        this.logger.error(`fetcher for broker ${this.leaderId} failed: ${String(err)}`),
+      )
+      .finally(() => {
+        this.running = false;
+      });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.connection?.close();
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped && this.partitions.size > 0) {
+      const connection = this.connect();
+      if (connection === null) {
+        await sleep(this.settings.backoffMs);
+        continue;
+      }
+      try {
+        await this.truncateWhereNeeded(connection);
+        await this.fetchOnce(connection);
+      } catch (err) {
+        if (this.stopped) return;
+        this.logger.warn(
+          `fetch from broker ${this.leaderId} failed: ${err instanceof Error ? err.message : String(err)}`,
+        );
+        this.connection?.close();
+        this.connection = null;
+        await sleep(this.settings.backoffMs);
+      }
+    }
+  }
+
+  private connect(): InterBrokerConnection | null {
+    if (this.connection !== null) return this.connection;
+    const endpoint = this.metadata.endpointFor(this.leaderId, this.settings.listenerName);
+    if (endpoint === undefined) return null;
+    this.connection = new InterBrokerConnection(
+      endpoint.host,
+      endpoint.port,
+      `broker-${this.settings.brokerId}-fetcher`,
+    );
+    return this.connection;
+  }
+
+  private async truncateWhereNeeded(connection: InterBrokerConnection): Promise<void> {
+    const pending = [...this.partitions.values()].filter((f) => f.needsTruncation);
+    if (pending.length === 0) return;
+    const byTopic = new Map<string, Followed[]>();
+    for (const f of pending) {
+      const list = byTopic.get(f.partition.topic) ?? [];
+      list.push(f);
+      byTopic.set(f.partition.topic, list);
+    }
+    const response = await connection.request<OffsetForLeaderEpochResponse>(
+      ApiKey.OFFSET_FOR_LEADER_EPOCH,
+      OFFSET_FOR_LEADER_EPOCH_VERSION,
+      {
+        replicaId: this.settings.brokerId,
+        topics: [...byTopic].map(([topic, list]) => ({
+          topic,
+          partitions: list.map((f) => ({
+            partition: f.partition.partition,
+            currentLeaderEpoch: f.epoch,
+            leaderEpoch: f.partition.log.epochCache.latestEpoch,
+          })),
+        })),
+      },
+      this.settings.socketTimeoutMs,
+    );
+    for (const t of response.topics) {
+      for (const p of t.partitions) {
+        const followed = this.partitions.get(`${t.topic}-${p.partition}`);
+        if (followed === undefined || p.errorCode !== ErrorCode.NONE) continue;
+        const log = followed.partition.log;
+        // No epoch known on either side: fall back to the high watermark, as Kafka does.
+        const target = p.endOffset >= 0n ? Number(p.endOffset) : log.highWatermark;
+        if (target < log.logEndOffset) {
+          this.logger.info(`truncating ${followed.partition.key} from ${log.logEndOffset} to ${target}`);
+          log.truncateTo(target);
+        }
+        followed.needsTruncation = false;
+      }
+    }
+  }
+
+  private async fetchOnce(connection: InterBrokerConnection): Promise<void> {
+    const ready = [...this.partitions.values()].filter((f) => !f.needsTruncation);
+    if (ready.length === 0) return;
+    const byTopic = new Map<string, Followed[]>();
+    for (const f of ready) {
+      const list = byTopic.get(f.partition.topic) ?? [];
+      list.push(f);
+      byTopic.set(f.partition.topic, list);
+    }
+    const response = await connection.request<FetchResponse>(
+      ApiKey.FETCH,
+      FETCH_VERSION,
+      {
+        clusterId: null,
+        replicaId: this.settings.brokerId,
+        replicaState: { replicaId: this.settings.brokerId, replicaEpoch: -1n },
+        maxWaitMs: this.settings.waitMaxMs,
+        minBytes: this.settings.minBytes,
+        maxBytes: this.settings.responseMaxBytes,
+        isolationLevel: 0,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [...byTopic].map(([topic, list]) => ({
+          topic,
+          topicId: ZERO_UUID,
+          partitions: list.map((f) => ({
+            partition: f.partition.partition,
+            currentLeaderEpoch: f.epoch,
+            fetchOffset: BigInt(f.partition.log.logEndOffset),
+            lastFetchedEpoch: -1,
+            logStartOffset: BigInt(f.partition.log.logStartOffset),
+            partitionMaxBytes: this.settings.fetchMaxBytes,
+            replicaDirectoryId: ZERO_UUID,
+          })),
+        })),
+        forgottenTopicsData: [],
+        rackId: '',
+      },
+      this.settings.waitMaxMs + this.settings.socketTimeoutMs,
+    );
+    let fenced = false;
+    for (const t of response.responses) {
+      for (const p of t.partitions) {
+        const followed = this.partitions.get(`${t.topic}-${p.partitionIndex}`);
+        if (followed === undefined) continue;
+        if (p.errorCode === ErrorCode.NONE) {
+          const before = followed.partition.log.highWatermark;
+          followed.partition.appendAsFollower(p.records ?? EMPTY, Number(p.highWatermark));
+          if (followed.partition.log.highWatermark !== before) this.onHighWatermark(followed.partition);
+        } else if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
+          // Our log end is beyond the leader's: find where the logs agree again.
+          followed.needsTruncation = true;
+        } else {
+          fenced = true;
+        }
+      }
+    }
+    // Leadership moved or is moving: wait for the controller's LeaderAndIsr rather than spin.
+    if (fenced) await sleep(this.settings.backoffMs);
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export class ReplicaFetchers {
+  private readonly fetchers = new Map<number, LeaderFetcher>();
+
+  constructor(
+    private readonly settings: FetcherSettings,
+    private readonly replicas: ReplicaManager,
+    private readonly metadata: MetadataCache,
+    private readonly onHighWatermark: (p: Partition) => void,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Re-reads which partitions this broker follows, and from whom (after every LeaderAndIsr). */
+  refresh(): void {
+    const wanted = new Map<number, Partition[]>();
+    for (const p of this.replicas.all()) {
+      if (p.isLeader || p.leaderId < 0) continue;
+      const list = wanted.get(p.leaderId) ?? [];
+      list.push(p);
+      wanted.set(p.leaderId, list);
+    }
+    for (const [leaderId, fetcher] of this.fetchers) {
+      const keep = new Set((wanted.get(leaderId) ?? []).map((p) => p.key));
+      for (const key of [...fetcher.partitions.keys()]) if (!keep.has(key)) fetcher.partitions.delete(key);
+      if (fetcher.partitions.size === 0 && !wanted.has(leaderId)) {
+        fetcher.stop();
+        this.fetchers.delete(leaderId);
+      }
+    }
+    for (const [leaderId, partitions] of wanted) {
+      let fetcher = this.fetchers.get(leaderId);
+      if (fetcher === undefined) {
+        fetcher = new LeaderFetcher(
+          leaderId,
+          this.settings,
+          this.metadata,
+          this.onHighWatermark,
+          this.logger,
+        );
+        this.fetchers.set(leaderId, fetcher);
+      }
+      for (const p of partitions) {
+        const known = fetcher.partitions.get(p.key);
+        if (known !== undefined && known.partition === p && known.epoch === p.leaderEpoch) continue;
+        fetcher.partitions.set(p.key, { partition: p, epoch: p.leaderEpoch, needsTruncation: true });
+      }
+      fetcher.start();
+    }
+  }
+
+  stop(): void {
+    for (const f of this.fetchers.values()) f.stop();
+    this.fetchers.clear();
+  }
+}

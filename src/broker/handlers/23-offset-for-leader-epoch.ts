@@ -1,0 +1,53 @@
+// OffsetForLeaderEpoch (23): the end offset of a leader epoch in this leader's log (the start offset of the
+// next higher epoch, or the log end offset for the latest). A follower that became one after a leader change
+// truncates to it, which is how Brook avoids the data loss of truncating to the high watermark (KIP-101).
+
+import { ErrorCode } from '../../protocol/errors.js';
+import type {
+  OffsetForLeaderEpochRequest,
+  OffsetForLeaderEpochResponse,
+  OffsetForLeaderEpochResponseEpochEndOffset,
+} from '../../protocol/messages/23-offset-for-leader-epoch.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { defineHandler } from '../api-handler.js';
+
+export const offsetForLeaderEpochHandler = defineHandler<
+  OffsetForLeaderEpochRequest,
+  OffsetForLeaderEpochResponse
+>({
+  apiKey: ApiKey.OFFSET_FOR_LEADER_EPOCH,
+  minVersion: 0,
+  maxVersion: 4,
+  handle(context, request) {
+    const { replicas, metadata } = context.services;
+    return {
+      throttleTimeMs: 0,
+      topics: request.topics.map((t) => ({
+        topic: t.topic,
+        partitions: t.partitions.map((p): OffsetForLeaderEpochResponseEpochEndOffset => {
+          const answer = (errorCode: number, leaderEpoch = -1, endOffset = -1) => ({
+            errorCode,
+            partition: p.partition,
+            leaderEpoch,
+            endOffset: BigInt(endOffset),
+          });
+          const partition = replicas.get(t.topic, p.partition);
+          if (partition === undefined || !partition.isLeader) {
+            const known = metadata.partition(t.topic, p.partition) !== undefined;
+            return answer(known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          }
+          if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== partition.leaderEpoch) {
+            return answer(
+              p.currentLeaderEpoch > partition.leaderEpoch
+                ? ErrorCode.UNKNOWN_LEADER_EPOCH
+                : ErrorCode.FENCED_LEADER_EPOCH,
+            );
+          }
+          const log = partition.log;
+          const end = log.epochCache.endOffsetFor(p.leaderEpoch, log.logEndOffset);
+          return answer(ErrorCode.NONE, end.epoch, end.endOffset);
+        }),
+      })),
+    };
+  },
+});
