@@ -973,7 +973,19 @@ export class Controller {
     if (ctx === null) return;
     for (const [topic, progress] of [...ctx.deletions]) {
       if (this.ctx !== ctx) return;
-      const entry = ctx.topics.get(topic);
+      let entry = ctx.topics.get(topic);
+      if (entry === undefined) {
+        // The topic may be newer than the controller's view (its creation's watch event still queued): read
+        // the topic list before concluding that there is nothing to delete.
+        const exists = await this.store.exists(topicPath(topic));
+        if (this.ctx !== ctx) return;
+        if (exists.ok && exists.value !== null) {
+          await this.onTopicsChanged();
+          if (this.ctx !== ctx) return;
+          entry = ctx.topics.get(topic);
+          if (entry === undefined) continue;
+        }
+      }
       if (entry === undefined || this.options.deleteTopicEnable === false) {
         if (entry !== undefined) this.logger.warn(`not deleting ${topic}: delete.topic.enable is false`);
         const removed = await this.fencedMulti([{ op: 'delete', path: deleteTopicPath(topic), version: -1 }]);
