@@ -1,0 +1,134 @@
+// A real cluster: a ZooKeeper server and three broker processes. A replicated topic is written with acks=all,
+// its leader is killed with SIGKILL, and every acknowledged record is read back from the new leader, in order,
+// after the controller moved leadership; writes continue on the new leader.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { readPartition, WireClient } from '../helpers/wire-client.js';
+import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
+
+const TOPIC = 'replicated';
+
+interface PartitionView {
+  leaderId: number;
+  leaderEpoch: number;
+  isrNodes: number[];
+}
+
+async function partitionView(broker: BrokerProcess): Promise<PartitionView | undefined> {
+  const client = await WireClient.connect(broker.host, broker.port);
+  try {
+    const md = await client.call(ApiKey.METADATA, 9, {
+      topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: TOPIC }],
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    return md.topics[0]?.partitions[0];
+  } finally {
+    client.close();
+  }
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function produce(broker: BrokerProcess, from: number, count: number): Promise<void> {
+  const client = await WireClient.connect(broker.host, broker.port);
+  try {
+    for (let i = from; i < from + count; i++) {
+      const response = await client.call(ApiKey.PRODUCE, 9, {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 10_000,
+        topicData: [
+          { name: TOPIC, partitionData: [{ index: 0, records: buildBatch([{ value: `v${i}` }]) }] },
+        ],
+      });
+      const part = response.responses[0].partitionResponses[0];
+      assert.equal(part.errorCode, ErrorCode.NONE, `record ${i} acknowledged by all in-sync replicas`);
+    }
+  } finally {
+    client.close();
+  }
+}
+
+describe('a three-broker cluster on ZooKeeper', () => {
+  let zk: TestZooKeeper;
+  const brokers: BrokerProcess[] = [];
+
+  before(async () => {
+    zk = await startTestZooKeeper();
+    for (const id of [0, 1, 2]) {
+      brokers.push(
+        await startBroker({
+          overrides: {
+            'broker.id': id,
+            'zookeeper.connect': zk.connect,
+            'zookeeper.session.timeout.ms': 6000,
+            'default.replication.factor': 3,
+            'min.insync.replicas': 2,
+            'replica.fetch.wait.max.ms': 100,
+          },
+        }),
+      );
+    }
+  });
+  after(async () => {
+    for (const b of brokers) await b.stop().catch(() => {});
+    await zk?.stop();
+  });
+
+  it('replicates acks=all writes and keeps every one of them when the leader is killed', async () => {
+    const admin = await WireClient.connect(brokers[1]!.host, brokers[1]!.port);
+    try {
+      const created = await admin.call(ApiKey.CREATE_TOPICS, 5, {
+        topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 3, assignments: [], configs: [] }],
+        timeoutMs: 10_000,
+        validateOnly: false,
+      });
+      assert.equal(created.topics[0].errorCode, ErrorCode.NONE);
+    } finally {
+      admin.close();
+    }
+    const first = await waitFor('leader with a full ISR', async () => {
+      const view = await partitionView(brokers[0]!);
+      return view !== undefined && view.leaderId >= 0 && view.isrNodes.length === 3 ? view : undefined;
+    });
+    const leader = brokers[first.leaderId]!;
+    await produce(leader, 0, 40);
+
+    await leader.kill();
+    const survivors = brokers.filter((b) => b !== leader);
+    const second = await waitFor('a new leader', async () => {
+      const view = await partitionView(survivors[0]!);
+      return view !== undefined && view.leaderId >= 0 && view.leaderId !== first.leaderId ? view : undefined;
+    });
+    assert.ok(second.leaderEpoch > first.leaderEpoch, 'the new leader has a higher leader epoch');
+    assert.ok(!second.isrNodes.includes(first.leaderId), 'the dead broker left the ISR');
+    const newLeader = brokers[second.leaderId]!;
+    await produce(newLeader, 40, 10);
+
+    const client = await WireClient.connect(newLeader.host, newLeader.port);
+    try {
+      const values = (await readPartition(client, TOPIC, 0)).map((r) => r.value!.toString());
+      assert.deepEqual(
+        values,
+        Array.from({ length: 50 }, (_, i) => `v${i}`),
+      );
+    } finally {
+      client.close();
+    }
+  });
+});
