@@ -137,8 +137,8 @@ interface Pending {
   readonly timer: NodeJS.Timeout;
 }
 
-/** One connection to one broker: size-prefixed frames out, responses matched by correlation id. */
-class BrokerConnection {
+/** One connection to one broker: size-prefixed frames out, responses matched by correlation id. Also used by ControllerClient. */
+export class BrokerConnection {
   private readonly socket: net.Socket;
   private readonly pending = new Map<number, Pending>();
   private buffered: Buffer = Buffer.alloc(0);
