@@ -10,6 +10,7 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
   limits: ['ceilings of this machine: disk sync and async, loopback TCP', () => import('./limits/main.js')],
   'codec-messages': ['generated codecs on produce and fetch', () => import('./codec/messages.js')],
   'codec-records': ['record batches on produce and fetch', () => import('./codec/records.js')],
+  broker: ['broker matrix with G1: produce and fetch, vs limits', () => import('./broker/main.js')],
   'network-echo': ['network layer with an echo handler, vs bare Node', () => import('./network/echo.js')],
   'storage-append': ['log appends at D0 and D1, vs a plain write loop', () => import('./storage/append.js')],
 };
