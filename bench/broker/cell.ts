@@ -1,0 +1,282 @@
+// One cell of the broker matrix: a fresh broker (fresh data directory) for one workload (record size,
+// partitions, acks, durability), `repetitions` G1 produce runs on fresh topics with a tail consumer beside each,
+// then, when asked, a backlog read of each repetition's topic. A fresh broker per cell makes its peak RSS and
+// CPU the cell's own; fresh topics per repetition keep repetitions apart while the broker stays warm.
+import os from 'node:os';
+import { assert } from '../../src/common/assert.js';
+import { monitorEventLoop } from '../harness/event-loop-delay.js';
+import { Histogram } from '../harness/histogram.js';
+import { readProcessCpu, readProcessMemory, watchProcess } from '../harness/process-usage.js';
+import { withTempDir } from '../harness/temp-dir.js';
+import { warmupMsFor } from '../limits/null-broker.js';
+import { readWriteBytes, startBroker } from './broker-process.js';
+import { checkApiVersions, createTopic, waitForTopic } from './broker-setup.js';
+import { FetchConsumer } from './fetch-consumer.js';
+import { runG1 } from './g1-producer.js';
+import { WireConnection } from './wire-connection.js';
+
+/** How long the tail consumer may take to catch up after a run, and a backlog read may take. */
+const catchUpTimeoutMs = 30_000;
+/** fetch.max.wait.ms of the consumers (Kafka's default is 500; a tail reader wants answers sooner). */
+const consumerMaxWaitMs = 100;
+const rssSampleIntervalMs = 500;
+
+export interface CellSpec {
+  recordBytes: number;
+  partitions: number;
+  acks: 1 | -1;
+  durability: 'D0' | 'D1';
+  batchBytes: number;
+  partitionsPerRequest: number;
+  inFlight: number;
+  connections: number;
+}
+
+export interface CellOptions {
+  repetitions: number;
+  durationMs: number;
+  /** Run a tail consumer beside each produce run. */
+  tail: boolean;
+  /** Read each repetition's topic back from the start after the runs. */
+  backlog: boolean;
+  parentDir: string;
+  cpuProfileDir?: string;
+  log: (message: string) => void;
+}
+
+/** One produce repetition's figures (per second over the measured window). */
+export interface ProduceRepetition {
+  recordsPerSecond: number;
+  payloadMiBPerSecond: number;
+  wireMBPerSecond: number;
+  batchMBPerSecond: number;
+  tailFetchMBPerSecond: number;
+  /** Bytes the broker caused to be written to storage, per second of the window (0 if /proc hides it). */
+  diskWriteMBPerSecond: number;
+  brokerCpuSeconds: number;
+  /** Produce wire MB per second of broker CPU (user + system) in the window. */
+  wireMBPerBrokerCpuSecond: number;
+  generatorCpuSeconds: number;
+  generatorEventLoopDelayP99Ms: number;
+  recordsPerBatch: number;
+  recordsSent: number;
+  recordsAcknowledged: number;
+  offsetsContiguous: boolean | null;
+  offsetsIncreasing: boolean;
+  produceErrors: Record<string, number>;
+  fetchErrors: Record<string, number>;
+  brokerRssBytesAfter: number;
+  loadAverage1m: number;
+}
+
+export interface CellResult {
+  spec: CellSpec;
+  repetitions: ProduceRepetition[];
+  produceLatency: Histogram;
+  endToEndLatency: Histogram;
+  backlogMBPerSecond: number[];
+  backlogRecordsPerSecond: number[];
+  brokerPeakRssBytes: number;
+  /** Broker RSS every half second over the whole cell, in MiB: flat under sustained load, or not. */
+  rssSeriesMiB: number[];
+}
+
+export function cellName(spec: CellSpec): string {
+  return `${spec.recordBytes}B-${spec.partitions}p-acks${spec.acks === -1 ? 'all' : '1'}-${spec.durability}`;
+}
+
+export async function runCell(spec: CellSpec, options: CellOptions): Promise<CellResult> {
+  return withTempDir(options.parentDir, '.brook-bench-broker-', async (dataDir) => {
+    const broker = await startBroker({
+      dataDir,
+      overrides: spec.durability === 'D1' ? { 'brook.log.flush.group.commit.enable': true } : {},
+      cpuProfileDir: options.cpuProfileDir,
+    });
+    const usage = watchProcess(broker.pid);
+    const rssSeriesMiB: number[] = [];
+    const rssTimer = setInterval(() => {
+      const memory = readProcessMemory(broker.pid);
+      if (memory) rssSeriesMiB.push(Math.round((memory.rssBytes / 1048576) * 10) / 10);
+    }, rssSampleIntervalMs);
+    try {
+      const setup = await WireConnection.connect('127.0.0.1', broker.port);
+      const topics: string[] = [];
+      const endOffsets: number[][] = [];
+      const result: CellResult = {
+        spec,
+        repetitions: [],
+        produceLatency: new Histogram('us'),
+        endToEndLatency: new Histogram('us'),
+        backlogMBPerSecond: [],
+        backlogRecordsPerSecond: [],
+        brokerPeakRssBytes: 0,
+        rssSeriesMiB,
+      };
+      try {
+        await checkApiVersions(setup, ['apiVersions', 'metadata', 'createTopics', 'produce', 'fetch']);
+        for (let repetition = 0; repetition < options.repetitions; repetition++) {
+          const topic = `bench-${cellName(spec).toLowerCase()}-${repetition}`;
+          await createTopic(setup, topic, spec.partitions);
+          await waitForTopic(setup, topic, spec.partitions);
+          const run = await produceOnce(spec, options, broker.port, broker.pid, topic, result);
+          topics.push(topic);
+          endOffsets.push(run.endOffsets);
+          result.repetitions.push(run.figures);
+          options.log(
+            `  ${cellName(spec)} #${repetition + 1}: ${Math.round(run.figures.recordsPerSecond)} records/s, ` +
+              `${run.figures.wireMBPerSecond.toFixed(1)} MB/s wire, tail ${run.figures.tailFetchMBPerSecond.toFixed(1)} MB/s ` +
+              `(load ${run.figures.loadAverage1m.toFixed(1)})`,
+          );
+        }
+      } finally {
+        setup.close();
+      }
+      if (options.backlog) {
+        for (let i = 0; i < topics.length; i++) {
+          const read = await readBacklog(spec, broker.port, topics[i]!, endOffsets[i]!);
+          result.backlogMBPerSecond.push(read.mbPerSecond);
+          result.backlogRecordsPerSecond.push(read.recordsPerSecond);
+          options.log(`  ${cellName(spec)} backlog #${i + 1}: ${read.mbPerSecond.toFixed(1)} MB/s`);
+        }
+      }
+      result.brokerPeakRssBytes = usage.stop().peakRssBytes;
+      return result;
+    } catch (error) {
+      throw new Error(
+        `${cellName(spec)}: ${(error as Error).message}\nbroker log tail:\n${broker.log().slice(-2000)}`,
+      );
+    } finally {
+      clearInterval(rssTimer);
+      usage.stop();
+      await broker.stop();
+    }
+  });
+}
+
+async function produceOnce(
+  spec: CellSpec,
+  options: CellOptions,
+  port: number,
+  pid: number,
+  topic: string,
+  cell: CellResult,
+): Promise<{ figures: ProduceRepetition; endOffsets: number[] }> {
+  // Intended send times of the batches of each partition, in send order: with one writer per partition the
+  // n-th batch the consumer sees is the n-th one sent, which gives end-to-end latency without touching the
+  // pre-encoded (CRC-protected) batches.
+  const sentAt: number[][] = Array.from({ length: spec.partitions }, () => []);
+  const sentHead: number[] = new Array(spec.partitions).fill(0);
+  let windowStart = Number.POSITIVE_INFINITY;
+  let windowEnd = Number.POSITIVE_INFINITY;
+  const endToEnd = spec.connections === 1;
+  const consumer = options.tail
+    ? await FetchConsumer.connect({
+        host: '127.0.0.1',
+        port,
+        topic,
+        partitions: spec.partitions,
+        maxWaitMs: consumerMaxWaitMs,
+        onBatch: (partition, _records, arrivedMs) => {
+          if (!endToEnd) return;
+          const intended = sentAt[partition]![sentHead[partition]!++];
+          if (intended !== undefined && intended >= windowStart && arrivedMs < windowEnd) {
+            cell.endToEndLatency.record((arrivedMs - intended) * 1000);
+          }
+        },
+      })
+    : undefined;
+  const edges = {
+    cpu: [0, 0],
+    writeBytes: [0, 0],
+    fetched: [0, 0],
+    generatorCpu: process.cpuUsage(),
+  };
+  const loop = monitorEventLoop();
+  try {
+    consumer?.start();
+    const run = await runG1({
+      ...spec,
+      host: '127.0.0.1',
+      port,
+      topic,
+      warmupMs: warmupMsFor(options.durationMs),
+      durationMs: options.durationMs,
+      onBatchSent:
+        endToEnd && consumer ? (partition, intendedMs) => sentAt[partition]!.push(intendedMs) : undefined,
+      onWindow: (edge) => {
+        const i = edge === 'start' ? 0 : 1;
+        if (edge === 'start') {
+          windowStart = performance.now();
+          edges.generatorCpu = process.cpuUsage();
+        } else {
+          windowEnd = performance.now();
+          edges.generatorCpu = process.cpuUsage(edges.generatorCpu);
+        }
+        const cpu = readProcessCpu(pid);
+        edges.cpu[i] = cpu === undefined ? 0 : cpu.userSeconds + cpu.systemSeconds;
+        edges.writeBytes[i] = readWriteBytes(pid) ?? 0;
+        edges.fetched[i] = consumer?.batchBytes ?? 0;
+      },
+    });
+    const eventLoop = loop.stop();
+    if (consumer) {
+      await consumer.stop();
+      await consumer.readUntil(run.endOffsets, catchUpTimeoutMs);
+      assert(
+        consumer.records === run.recordsAcknowledged,
+        `the tail consumer read ${consumer.records} records of ${run.recordsAcknowledged} acknowledged`,
+      );
+    }
+    cell.produceLatency.merge(run.latency);
+    const seconds = run.seconds;
+    const figures: ProduceRepetition = {
+      recordsPerSecond: run.records / seconds,
+      payloadMiBPerSecond: run.payloadBytes / 1024 / 1024 / seconds,
+      wireMBPerSecond: run.wireBytes / 1e6 / seconds,
+      batchMBPerSecond: run.batchBytes / 1e6 / seconds,
+      tailFetchMBPerSecond: (edges.fetched[1]! - edges.fetched[0]!) / 1e6 / seconds,
+      diskWriteMBPerSecond: (edges.writeBytes[1]! - edges.writeBytes[0]!) / 1e6 / seconds,
+      brokerCpuSeconds: edges.cpu[1]! - edges.cpu[0]!,
+      // CPU time comes in 10 ms ticks; the floor keeps a tiny window from dividing by zero.
+      wireMBPerBrokerCpuSecond: run.wireBytes / 1e6 / Math.max(edges.cpu[1]! - edges.cpu[0]!, 0.01),
+      generatorCpuSeconds: (edges.generatorCpu.user + edges.generatorCpu.system) / 1e6,
+      generatorEventLoopDelayP99Ms: eventLoop.p99,
+      recordsPerBatch: run.recordsPerBatch,
+      recordsSent: run.recordsSent,
+      recordsAcknowledged: run.recordsAcknowledged,
+      offsetsContiguous: run.offsetsContiguous,
+      offsetsIncreasing: run.offsetsIncreasing,
+      produceErrors: run.errors,
+      fetchErrors: consumer?.errors ?? {},
+      brokerRssBytesAfter: readProcessMemory(pid)?.rssBytes ?? 0,
+      loadAverage1m: os.loadavg()[0]!,
+    };
+    return { figures, endOffsets: run.endOffsets };
+  } finally {
+    consumer?.close();
+  }
+}
+
+async function readBacklog(
+  spec: CellSpec,
+  port: number,
+  topic: string,
+  endOffsets: number[],
+): Promise<{ mbPerSecond: number; recordsPerSecond: number }> {
+  const consumer = await FetchConsumer.connect({
+    host: '127.0.0.1',
+    port,
+    topic,
+    partitions: spec.partitions,
+    maxWaitMs: consumerMaxWaitMs,
+  });
+  try {
+    const start = performance.now();
+    await consumer.readUntil(endOffsets, catchUpTimeoutMs);
+    const seconds = (performance.now() - start) / 1000;
+    assert(seconds > 0 && consumer.records > 0, `nothing to read back in ${topic}`);
+    return { mbPerSecond: consumer.batchBytes / 1e6 / seconds, recordsPerSecond: consumer.records / seconds };
+  } finally {
+    consumer.close();
+  }
+}

@@ -1,0 +1,383 @@
+// `npm run bench -- broker [options]`: the broker matrix of the benchmark protocol with generator G1.
+//
+// In one run: the limits (L_net, L_null for each record size and partition count, L_disk_sync first;
+// L_disk_async last, since it leaves writeback behind), then one cell per (record size, partitions, acks,
+// durability), each on a fresh broker: three G1 produce runs with a tail consumer, and for acks=1 D0 cells a read
+// of the stored backlog. Prints a summary and appends every figure and the ratios R_net, R_disk, R_null to
+// bench/results/<date>-broker.jsonl; ratios are only ever taken against limits of the same run.
+
+import { mkdirSync } from 'node:fs';
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { assert } from '../../src/common/assert.js';
+import { type RatioSummary, ratioOfSummaries } from '../harness/ratio.js';
+import { repetitionsMin, type Summary, summarize } from '../harness/repeat.js';
+import { ResultWriter } from '../harness/results.js';
+import { formatFigure, formatRange, formatTable } from '../harness/table.js';
+import { type LimitSet, limitDurationMs, measureLimits } from '../limits/measure-limits.js';
+import { defaultNullWorkload, nullBrokerLimit } from '../limits/null-broker.js';
+import { type CellResult, type CellSpec, cellName, runCell } from './cell.js';
+
+const usage = `usage: npm run bench -- broker [options]
+  --quick                three cells, 1.5 s windows, 1 s limits: about a minute
+  --seconds N            measured window of one produce repetition (default 4, quick 1.5)
+  --repetitions N        produce repetitions per cell, at least 3 (default 3)
+  --records LIST         record sizes in bytes (default 100,1024)
+  --partitions LIST      partition counts (default 1,16)
+  --acks LIST            1 and/or all (default 1,all)
+  --durability LIST      D0 and/or D1 (D1: brook.log.flush.group.commit.enable=true) (default D0,D1)
+  --connections N        producer connections (default 1)
+  --no-tail              no consumer beside the produce runs
+  --no-limits            skip the limits (no ratios; for profiling)
+  --cpu-prof DIR         run each broker under node --cpu-prof, profiles written to DIR
+  --dir DIR              parent of the brokers' data directories, on the disk under test (default .)
+  --results-dir DIR      where the result file goes (default bench/results)`;
+
+const batchBytes = 128 * 1024;
+const inFlight = 5;
+
+/** The --quick subset: the goal's cell (1 KiB), a small-record cell, and the most demanding durability. */
+const quickCells: readonly Pick<CellSpec, 'recordBytes' | 'partitions' | 'acks' | 'durability'>[] = [
+  { recordBytes: 1024, partitions: 1, acks: 1, durability: 'D0' },
+  { recordBytes: 100, partitions: 16, acks: 1, durability: 'D0' },
+  { recordBytes: 1024, partitions: 16, acks: -1, durability: 'D1' },
+];
+
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      quick: { type: 'boolean', default: false },
+      seconds: { type: 'string' },
+      repetitions: { type: 'string', default: String(repetitionsMin) },
+      records: { type: 'string', default: '100,1024' },
+      partitions: { type: 'string', default: '1,16' },
+      acks: { type: 'string', default: '1,all' },
+      durability: { type: 'string', default: 'D0,D1' },
+      connections: { type: 'string', default: '1' },
+      'no-tail': { type: 'boolean', default: false },
+      'no-limits': { type: 'boolean', default: false },
+      'cpu-prof': { type: 'string' },
+      dir: { type: 'string', default: '.' },
+      'results-dir': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    return;
+  }
+  const quick = values.quick;
+  const seconds = values.seconds !== undefined ? positive('--seconds', values.seconds) : quick ? 1.5 : 4;
+  const durationMs = Math.round(seconds * 1000);
+  const repetitions = positive('--repetitions', values.repetitions);
+  const connections = positive('--connections', values.connections);
+  const explicit = args.some((a) => /^--(records|partitions|acks|durability)\b/.test(a));
+  const specs: CellSpec[] = (quick && !explicit ? quickCells : crossProduct(values)).map((c) => ({
+    ...c,
+    batchBytes,
+    partitionsPerRequest: Math.min(c.partitions, 4),
+    inFlight,
+    connections,
+  }));
+  if (values['cpu-prof'] !== undefined) mkdirSync(values['cpu-prof'], { recursive: true });
+  const writer = new ResultWriter({ bench: 'broker', args, dir: values['results-dir'] });
+  const log = (message: string): void => console.log(message);
+  const started = performance.now();
+  log(
+    `broker bench ${writer.runId}: ${specs.length} cells, ${repetitions} x ${seconds} s, load ${loadText()}`,
+  );
+
+  const limits: LimitSet = new Map();
+  const nullNames = new Map<string, string>();
+  if (!values['no-limits']) {
+    const limitMs = quick ? limitDurationMs.quick : limitDurationMs.full;
+    const first = await measureLimits({
+      names: ['L_net', 'L_disk_sync'],
+      durationMs: limitMs,
+      parentDir: values.dir,
+      writer,
+      log,
+    });
+    for (const [k, v] of first) limits.set(k, v);
+    const nullDefinitions = uniqueNullWorkloads(specs).map(({ spec, name }) => {
+      nullNames.set(nullKey(spec), name);
+      return nullBrokerLimit({ ...defaultNullWorkload, ...pick(spec), acks: 1 }, name);
+    });
+    const nulls = await measureLimits({
+      definitions: nullDefinitions,
+      durationMs,
+      parentDir: values.dir,
+      writer,
+      log,
+    });
+    for (const [k, v] of nulls) limits.set(k, v);
+  }
+
+  const results: CellResult[] = [];
+  for (const spec of specs) {
+    log(`cell ${cellName(spec)}`);
+    const result = await runCell(spec, {
+      repetitions,
+      durationMs,
+      tail: !values['no-tail'],
+      backlog: spec.acks === 1 && spec.durability === 'D0',
+      parentDir: values.dir,
+      cpuProfileDir: values['cpu-prof'],
+      log,
+    });
+    results.push(result);
+    record(writer, result, limits, nullNames.get(nullKey(spec)));
+  }
+
+  if (!values['no-limits']) {
+    const last = await measureLimits({
+      names: ['L_disk_async'],
+      durationMs: quick ? limitDurationMs.quick : limitDurationMs.full,
+      parentDir: values.dir,
+      writer,
+      log,
+    });
+    for (const [k, v] of last) limits.set(k, v);
+    // R_disk at D0 divides by L_disk_async, which only now exists: written after it.
+    for (const result of results) recordDiskRatio(writer, result, limits);
+  }
+  const elapsedSeconds = (performance.now() - started) / 1000;
+  writer.write('summary', { elapsedSeconds, loadAverage: os.loadavg() });
+  console.log(`\n${formatLimitsLine(limits)}\n\n${formatCells(results, limits, nullNames)}\n`);
+  const backlog = formatBacklog(results);
+  if (backlog) console.log(`${backlog}\n`);
+  console.log(
+    `run ${writer.runId} (${elapsedSeconds.toFixed(0)} s, load ${loadText()}) written to ${writer.path}`,
+  );
+}
+
+function positive(flag: string, text: string): number {
+  const value = Number(text);
+  assert(Number.isFinite(value) && value > 0, `${flag} needs a positive number, got '${text}'`);
+  return value;
+}
+
+function crossProduct(
+  values: Record<string, unknown>,
+): Pick<CellSpec, 'recordBytes' | 'partitions' | 'acks' | 'durability'>[] {
+  const list = (name: string): string[] =>
+    String(values[name])
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  const out: Pick<CellSpec, 'recordBytes' | 'partitions' | 'acks' | 'durability'>[] = [];
+  for (const records of list('records'))
+    for (const partitions of list('partitions'))
+      for (const durability of list('durability'))
+        for (const acks of list('acks')) {
+          assert(durability === 'D0' || durability === 'D1', `durability is D0 or D1, got ${durability}`);
+          assert(acks === '1' || acks === 'all' || acks === '-1', `acks is 1 or all, got ${acks}`);
+          out.push({
+            recordBytes: positive('--records', records),
+            partitions: positive('--partitions', partitions),
+            acks: acks === '1' ? 1 : -1,
+            durability,
+          });
+        }
+  return out;
+}
+
+function pick(spec: CellSpec) {
+  const { recordBytes, partitions, batchBytes, partitionsPerRequest, inFlight, connections } = spec;
+  return { recordBytes, partitions, batchBytes, partitionsPerRequest, inFlight, connections };
+}
+
+function nullKey(spec: CellSpec): string {
+  return `${spec.recordBytes}B-${spec.partitions}p`;
+}
+
+/** One L_null per (record size, partitions): acks and durability mean nothing to the null broker. */
+function uniqueNullWorkloads(specs: readonly CellSpec[]): { spec: CellSpec; name: string }[] {
+  const seen = new Map<string, CellSpec>();
+  for (const spec of specs) if (!seen.has(nullKey(spec))) seen.set(nullKey(spec), spec);
+  return [...seen].map(([key, spec]) => ({ spec, name: `L_null-${key}` }));
+}
+
+function summaryOf(result: CellResult, figure: (r: CellResult['repetitions'][number]) => number): Summary {
+  return summarize(result.repetitions.map(figure));
+}
+
+/** Produce + tail fetch bytes per second, what R_net divides. */
+function netMBPerSecond(r: CellResult['repetitions'][number]): number {
+  return r.wireMBPerSecond + r.tailFetchMBPerSecond;
+}
+
+function record(
+  writer: ResultWriter,
+  result: CellResult,
+  limits: LimitSet,
+  nullName: string | undefined,
+): void {
+  const name = cellName(result.spec);
+  const spec = { ...result.spec, acks: result.spec.acks === -1 ? 'all' : 1 };
+  writer.figure(
+    `produce-${name}`,
+    'records/s',
+    summaryOf(result, (r) => r.recordsPerSecond),
+    {
+      spec,
+      payloadMiBPerSecond: summaryOf(result, (r) => r.payloadMiBPerSecond),
+      wireMBPerSecond: summaryOf(result, (r) => r.wireMBPerSecond),
+      tailFetchMBPerSecond: summaryOf(result, (r) => r.tailFetchMBPerSecond),
+      diskWriteMBPerSecond: summaryOf(result, (r) => r.diskWriteMBPerSecond),
+      brokerPeakRssBytes: result.brokerPeakRssBytes,
+      rssSeriesMiB: result.rssSeriesMiB,
+      repetitions: result.repetitions,
+    },
+  );
+  writer.latency(`produce-latency-${name}`, result.produceLatency.summary(), { from: 'intended send time' });
+  if (result.endToEndLatency.count > 0) {
+    writer.latency(`e2e-latency-${name}`, result.endToEndLatency.summary(), {
+      from: 'intended send time to fetch receipt',
+    });
+  }
+  if (result.backlogMBPerSecond.length > 0) {
+    writer.figure(`fetch-backlog-${name}`, 'MB/s', summarize(result.backlogMBPerSecond), {
+      recordsPerSecond: summarize(result.backlogRecordsPerSecond),
+    });
+  }
+  const net = limits.get('L_net');
+  if (net)
+    writer.write(`R_net-${name}`, {
+      ...ratioOfSummaries(summaryOf(result, netMBPerSecond), net.summary),
+      limit: 'L_net',
+    });
+  const nullLimit = nullName === undefined ? undefined : limits.get(nullName);
+  if (nullLimit) {
+    writer.write(`R_null-${name}`, {
+      ...ratioOfSummaries(
+        summaryOf(result, (r) => r.recordsPerSecond),
+        nullLimit.summary,
+      ),
+      limit: nullName,
+    });
+  }
+}
+
+function diskLimitName(result: CellResult): string {
+  return result.spec.durability === 'D1' ? 'L_disk_sync' : 'L_disk_async';
+}
+
+function diskRatio(result: CellResult, limits: LimitSet): RatioSummary | undefined {
+  const limit = limits.get(diskLimitName(result));
+  if (!limit) return undefined;
+  return ratioOfSummaries(
+    summaryOf(result, (r) => r.diskWriteMBPerSecond),
+    limit.summary,
+  );
+}
+
+function recordDiskRatio(writer: ResultWriter, result: CellResult, limits: LimitSet): void {
+  const ratio = diskRatio(result, limits);
+  if (ratio) {
+    writer.write(`R_disk-${cellName(result.spec)}`, {
+      ...ratio,
+      limit: diskLimitName(result),
+      measured: 'broker write_bytes (/proc/PID/io) per second of the window',
+    });
+  }
+}
+
+function ratioText(ratio: RatioSummary | undefined): string {
+  return ratio === undefined
+    ? '-'
+    : `${ratio.median.toFixed(2)} (${ratio.min.toFixed(2)}-${ratio.max.toFixed(2)})`;
+}
+
+function formatLimitsLine(limits: LimitSet): string {
+  const rows = [...limits.values()].map((l) => [
+    l.name,
+    formatRange(l.summary.median, l.summary.min, l.summary.max),
+    l.unit,
+    l.note,
+  ]);
+  return formatTable(['limit', 'median (range)', 'unit', 'notes'], rows);
+}
+
+function formatCells(
+  results: readonly CellResult[],
+  limits: LimitSet,
+  nullNames: Map<string, string>,
+): string {
+  const rows = results.map((result) => {
+    const s = (f: (r: CellResult['repetitions'][number]) => number): string => {
+      const x = summaryOf(result, f);
+      return formatRange(x.median, x.min, x.max);
+    };
+    const latency = result.produceLatency.summary();
+    const e2e = result.endToEndLatency.count > 0 ? result.endToEndLatency.summary() : undefined;
+    const ms = (us: number): string => formatFigure(us / 1000);
+    const net = limits.get('L_net');
+    const nullName = nullNames.get(`${result.spec.recordBytes}B-${result.spec.partitions}p`);
+    const nullLimit = nullName === undefined ? undefined : limits.get(nullName);
+    const loads = result.repetitions.map((r) => r.loadAverage1m);
+    return [
+      cellName(result.spec),
+      s((r) => r.recordsPerSecond),
+      s((r) => r.payloadMiBPerSecond),
+      s((r) => r.wireMBPerSecond),
+      s((r) => r.tailFetchMBPerSecond),
+      `${ms(latency.p50)}/${ms(latency.p99)}/${ms(latency.p999)}`,
+      e2e ? `${ms(e2e.p50)}/${ms(e2e.p99)}` : '-',
+      formatFigure(result.brokerPeakRssBytes / 1048576),
+      s((r) => r.wireMBPerBrokerCpuSecond),
+      ratioText(net ? ratioOfSummaries(summaryOf(result, netMBPerSecond), net.summary) : undefined),
+      ratioText(diskRatio(result, limits)),
+      ratioText(
+        nullLimit
+          ? ratioOfSummaries(
+              summaryOf(result, (r) => r.recordsPerSecond),
+              nullLimit.summary,
+            )
+          : undefined,
+      ),
+      `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
+    ];
+  });
+  return formatTable(
+    [
+      'cell',
+      'records/s',
+      'payload MiB/s',
+      'wire MB/s',
+      'tail fetch MB/s',
+      'p50/p99/p99.9 ms',
+      'e2e p50/p99 ms',
+      'RSS MiB',
+      'MB/CPU-s',
+      'R_net',
+      'R_disk',
+      'R_null',
+      'load',
+    ],
+    rows,
+  );
+}
+
+function formatBacklog(results: readonly CellResult[]): string {
+  const rows = results
+    .filter((r) => r.backlogMBPerSecond.length > 0)
+    .map((r) => {
+      const mb = summarize(r.backlogMBPerSecond);
+      const records = summarize(r.backlogRecordsPerSecond);
+      return [
+        cellName(r.spec),
+        formatRange(mb.median, mb.min, mb.max),
+        formatRange(records.median, records.min, records.max),
+      ];
+    });
+  return rows.length === 0 ? '' : formatTable(['backlog read', 'MB/s', 'records/s'], rows);
+}
+
+function loadText(): string {
+  return os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+}
