@@ -1,0 +1,721 @@
+// The admin client: topics, partitions, configs, cluster, log dirs, records, offsets and groups over the Kafka
+// protocol. Each method sends to the broker Kafka's clients send to (the controller for topic changes, each
+// broker for its own configs and log dirs, the group coordinator for group calls), retries retriable failures,
+// and reports per-item errors as values (`error` on each result) rather than failing the whole call, so a tool
+// can say which topic of five failed.
+
+import { decodeAssignment, decodeSubscription } from '../protocol/consumer-protocol/index.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js';
+import type { OffsetFetchResponse } from '../protocol/messages/09-offset-fetch.js';
+import type { DescribeGroupsResponse } from '../protocol/messages/15-describe-groups.js';
+import type { ListGroupsResponse } from '../protocol/messages/16-list-groups.js';
+import type { CreateTopicsResponse } from '../protocol/messages/19-create-topics.js';
+import type { DeleteTopicsResponse } from '../protocol/messages/20-delete-topics.js';
+import type { DeleteRecordsResponse } from '../protocol/messages/21-delete-records.js';
+import type { DescribeConfigsResponse } from '../protocol/messages/32-describe-configs.js';
+import type { AlterConfigsResponse } from '../protocol/messages/33-alter-configs.js';
+import type { DescribeLogDirsResponse } from '../protocol/messages/35-describe-log-dirs.js';
+import type { CreatePartitionsResponse } from '../protocol/messages/37-create-partitions.js';
+import type { DeleteGroupsResponse } from '../protocol/messages/42-delete-groups.js';
+import type { IncrementalAlterConfigsResponse } from '../protocol/messages/44-incremental-alter-configs.js';
+import type { OffsetDeleteResponse } from '../protocol/messages/47-offset-delete.js';
+import type { DescribeClusterResponse } from '../protocol/messages/60-describe-cluster.js';
+import { ZERO_UUID } from '../protocol/messages/codec-support.js';
+import { ApiKey } from '../protocol/registry.js';
+import { Cluster, type PartitionInfo } from './cluster.js';
+import { KafkaClientError, KafkaProtocolError } from './errors.js';
+import type { ClientOptions } from './options.js';
+import {
+  EARLIEST_TIMESTAMP,
+  findCoordinator,
+  LATEST_TIMESTAMP,
+  listOffsets,
+  MAX_TIMESTAMP,
+  type OffsetAnswer,
+  type TopicPartition,
+} from './requests.js';
+
+export type ConfigResourceType = 'topic' | 'broker' | 'broker-logger' | 'client-metrics' | 'group';
+const RESOURCE_TYPE: Record<ConfigResourceType, number> = {
+  topic: 2,
+  broker: 4,
+  'broker-logger': 8,
+  'client-metrics': 16,
+  group: 32,
+};
+export const CONFIG_SOURCES = [
+  'UNKNOWN',
+  'DYNAMIC_TOPIC_CONFIG',
+  'DYNAMIC_BROKER_CONFIG',
+  'DYNAMIC_DEFAULT_BROKER_CONFIG',
+  'STATIC_BROKER_CONFIG',
+  'DEFAULT_CONFIG',
+  'DYNAMIC_BROKER_LOGGER_CONFIG',
+  'CLIENT_METRICS_CONFIG',
+  'GROUP_CONFIG',
+] as const;
+
+function errorOf(code: number, message?: string | null): KafkaProtocolError | null {
+  return code === 0 ? null : new KafkaProtocolError(code, message);
+}
+
+export interface NewTopic {
+  topic: string;
+  /** -1 (default) takes the broker's num.partitions. */
+  numPartitions?: number;
+  /** -1 (default) takes the broker's default.replication.factor. */
+  replicationFactor?: number;
+  /** partition -> broker ids; replaces numPartitions and replicationFactor. */
+  replicaAssignment?: Record<number, number[]>;
+  configs?: Record<string, string>;
+}
+
+export interface TopicResult {
+  topic: string;
+  error: KafkaProtocolError | null;
+}
+
+export interface CreateTopicResult extends TopicResult {
+  topicId: string;
+  numPartitions: number;
+  replicationFactor: number;
+}
+
+export interface TopicDescription extends TopicResult {
+  topicId: string;
+  isInternal: boolean;
+  partitions: PartitionInfo[];
+}
+
+export interface ConfigEntry {
+  name: string;
+  value: string | null;
+  readOnly: boolean;
+  isDefault: boolean;
+  source: string;
+  isSensitive: boolean;
+  synonyms: { name: string; value: string | null; source: string }[];
+}
+
+export interface ConfigResourceResult {
+  type: ConfigResourceType;
+  name: string;
+  error: KafkaProtocolError | null;
+  configs: ConfigEntry[];
+}
+
+export interface ConfigOp {
+  name: string;
+  op: 'set' | 'delete' | 'append' | 'subtract';
+  value?: string | null;
+}
+
+export interface GroupMemberDescription {
+  memberId: string;
+  groupInstanceId: string | null;
+  clientId: string;
+  clientHost: string;
+  assignment: TopicPartition[];
+  subscribedTopics: string[];
+}
+
+export interface GroupDescription {
+  groupId: string;
+  error: KafkaProtocolError | null;
+  state: string;
+  protocolType: string;
+  protocol: string;
+  coordinator: number;
+  members: GroupMemberDescription[];
+}
+
+export interface GroupOffset extends TopicPartition {
+  offset: number;
+  metadata: string | null;
+  leaderEpoch: number;
+}
+
+export interface PartitionResult extends TopicPartition {
+  error: KafkaProtocolError | null;
+}
+
+export type OffsetSpec = 'earliest' | 'latest' | 'max-timestamp' | number;
+
+function byTopic<T extends TopicPartition>(items: T[]): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const x of items) {
+    let l = m.get(x.topic);
+    if (l === undefined) m.set(x.topic, (l = []));
+    l.push(x);
+  }
+  return m;
+}
+
+export class Admin {
+  readonly cluster: Cluster;
+
+  constructor(options: ClientOptions) {
+    this.cluster = new Cluster(options);
+  }
+
+  /** The controller for topic changes (Kafka's clients send CreateTopics there), else any broker. */
+  private async controller(): Promise<number> {
+    let snapshot = this.cluster.snapshot;
+    if (snapshot.brokers.size === 0) snapshot = await this.cluster.refreshMetadata();
+    if (snapshot.controllerId >= 0 && this.cluster.snapshot.brokers.has(snapshot.controllerId)) {
+      return snapshot.controllerId;
+    }
+    return [...this.cluster.snapshot.brokers.keys()][0]!;
+  }
+
+  private async toController<T>(apiKey: number, body: unknown, errors: (res: T) => number[]): Promise<T> {
+    return this.cluster.withRetry(async () => {
+      const res = await this.cluster.send<T>(await this.controller(), apiKey, body);
+      if (errors(res).includes(ErrorCode.NOT_CONTROLLER)) {
+        await this.cluster.fetchMetadata([]);
+        throw new KafkaProtocolError(ErrorCode.NOT_CONTROLLER);
+      }
+      return res;
+    });
+  }
+
+  async createTopics(
+    topics: NewTopic[],
+    options: { validateOnly?: boolean; timeoutMs?: number } = {},
+  ): Promise<CreateTopicResult[]> {
+    const res = await this.toController<CreateTopicsResponse>(
+      ApiKey.CREATE_TOPICS,
+      {
+        topics: topics.map((t) => {
+          const assignment = t.replicaAssignment ?? {};
+          const manual = Object.keys(assignment).length > 0;
+          return {
+            name: t.topic,
+            numPartitions: manual ? -1 : (t.numPartitions ?? -1),
+            replicationFactor: manual ? -1 : (t.replicationFactor ?? -1),
+            assignments: Object.entries(assignment).map(([p, brokerIds]) => ({
+              partitionIndex: Number(p),
+              brokerIds,
+            })),
+            configs: Object.entries(t.configs ?? {}).map(([name, value]) => ({ name, value })),
+          };
+        }),
+        timeoutMs: options.timeoutMs ?? 30_000,
+        validateOnly: options.validateOnly ?? false,
+      },
+      (r) => r.topics.map((t) => t.errorCode),
+    );
+    return res.topics.map((t) => ({
+      topic: t.name,
+      topicId: t.topicId,
+      error: errorOf(t.errorCode, t.errorMessage),
+      numPartitions: t.numPartitions,
+      replicationFactor: t.replicationFactor,
+    }));
+  }
+
+  async deleteTopics(names: string[], options: { timeoutMs?: number } = {}): Promise<TopicResult[]> {
+    const res = await this.toController<DeleteTopicsResponse>(
+      ApiKey.DELETE_TOPICS,
+      {
+        topics: names.map((name) => ({ name, topicId: ZERO_UUID })),
+        topicNames: names,
+        timeoutMs: options.timeoutMs ?? 30_000,
+      },
+      (r) => r.responses.map((t) => t.errorCode),
+    );
+    return res.responses.map((t) => ({ topic: t.name ?? '', error: errorOf(t.errorCode, t.errorMessage) }));
+  }
+
+  async listTopics(options: { listInternal?: boolean } = {}): Promise<string[]> {
+    const snapshot = await this.cluster.withRetry(() => this.cluster.fetchMetadata(null));
+    return [...snapshot.topics.values()]
+      .filter((t) => options.listInternal || !t.isInternal)
+      .map((t) => t.name)
+      .sort();
+  }
+
+  async describeTopics(names?: string[]): Promise<TopicDescription[]> {
+    const snapshot = await this.cluster.withRetry(() => this.cluster.fetchMetadata(names ?? null));
+    const list = names ?? [...snapshot.topics.keys()].sort();
+    return list.map((name) => {
+      const t = snapshot.topics.get(name);
+      if (t === undefined) {
+        return {
+          topic: name,
+          topicId: ZERO_UUID,
+          isInternal: false,
+          partitions: [],
+          error: new KafkaProtocolError(
+            ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+            `topic '${name}' does not exist`,
+          ),
+        };
+      }
+      return {
+        topic: name,
+        topicId: t.topicId,
+        isInternal: t.isInternal,
+        partitions: t.partitions,
+        error: errorOf(t.errorCode),
+      };
+    });
+  }
+
+  async createPartitions(
+    requests: { topic: string; count: number; assignments?: number[][] }[],
+    options: { validateOnly?: boolean; timeoutMs?: number } = {},
+  ): Promise<TopicResult[]> {
+    const res = await this.toController<CreatePartitionsResponse>(
+      ApiKey.CREATE_PARTITIONS,
+      {
+        topics: requests.map((r) => ({
+          name: r.topic,
+          count: r.count,
+          assignments: r.assignments === undefined ? null : r.assignments.map((brokerIds) => ({ brokerIds })),
+        })),
+        timeoutMs: options.timeoutMs ?? 30_000,
+        validateOnly: options.validateOnly ?? false,
+      },
+      (r) => r.results.map((t) => t.errorCode),
+    );
+    return res.results.map((t) => ({ topic: t.name, error: errorOf(t.errorCode, t.errorMessage) }));
+  }
+
+  /** Broker resources go to that broker (its own view); the rest to any broker. */
+  private async configTarget(type: ConfigResourceType, name: string): Promise<number | null> {
+    if ((type === 'broker' || type === 'broker-logger') && name !== '') return Number(name);
+    return null;
+  }
+
+  async describeConfigs(
+    resources: { type: ConfigResourceType; name: string; keys?: string[] }[],
+    options: { includeSynonyms?: boolean; includeDocumentation?: boolean } = {},
+  ): Promise<ConfigResourceResult[]> {
+    const out: ConfigResourceResult[] = [];
+    for (const r of resources) {
+      const target = await this.configTarget(r.type, r.name);
+      const body = {
+        resources: [
+          { resourceType: RESOURCE_TYPE[r.type], resourceName: r.name, configurationKeys: r.keys ?? null },
+        ],
+        includeSynonyms: options.includeSynonyms ?? false,
+        includeDocumentation: options.includeDocumentation ?? false,
+      };
+      const res = await this.cluster.withRetry(() =>
+        target === null
+          ? this.cluster.sendAny<DescribeConfigsResponse>(ApiKey.DESCRIBE_CONFIGS, body)
+          : this.cluster.send<DescribeConfigsResponse>(target, ApiKey.DESCRIBE_CONFIGS, body),
+      );
+      for (const x of res.results) {
+        out.push({
+          type: r.type,
+          name: x.resourceName,
+          error: errorOf(x.errorCode, x.errorMessage),
+          configs: x.configs.map((c) => ({
+            name: c.name,
+            value: c.value,
+            readOnly: c.readOnly,
+            isDefault: c.configSource === 5 || (c.configSource < 0 && c.isDefault),
+            source: CONFIG_SOURCES[c.configSource] ?? 'UNKNOWN',
+            isSensitive: c.isSensitive,
+            synonyms: c.synonyms.map((s) => ({
+              name: s.name,
+              value: s.value,
+              source: CONFIG_SOURCES[s.source] ?? 'UNKNOWN',
+            })),
+          })),
+        });
+      }
+    }
+    return out;
+  }
+
+  /** AlterConfigs (legacy): replaces the resource's whole dynamic config with `configs`. */
+  async alterConfigs(
+    resources: { type: ConfigResourceType; name: string; configs: Record<string, string> }[],
+    options: { validateOnly?: boolean } = {},
+  ): Promise<{ type: ConfigResourceType; name: string; error: KafkaProtocolError | null }[]> {
+    const out = [];
+    for (const r of resources) {
+      const target = await this.configTarget(r.type, r.name);
+      const body = {
+        resources: [
+          {
+            resourceType: RESOURCE_TYPE[r.type],
+            resourceName: r.name,
+            configs: Object.entries(r.configs).map(([name, value]) => ({ name, value })),
+          },
+        ],
+        validateOnly: options.validateOnly ?? false,
+      };
+      const res = await this.cluster.withRetry(() =>
+        target === null
+          ? this.cluster.sendAny<AlterConfigsResponse>(ApiKey.ALTER_CONFIGS, body)
+          : this.cluster.send<AlterConfigsResponse>(target, ApiKey.ALTER_CONFIGS, body),
+      );
+      for (const x of res.responses)
+        out.push({ type: r.type, name: x.resourceName, error: errorOf(x.errorCode, x.errorMessage) });
+    }
+    return out;
+  }
+
+  async incrementalAlterConfigs(
+    resources: { type: ConfigResourceType; name: string; ops: ConfigOp[] }[],
+    options: { validateOnly?: boolean } = {},
+  ): Promise<{ type: ConfigResourceType; name: string; error: KafkaProtocolError | null }[]> {
+    const OPS = { set: 0, delete: 1, append: 2, subtract: 3 } as const;
+    const out = [];
+    for (const r of resources) {
+      const target = await this.configTarget(r.type, r.name);
+      const body = {
+        resources: [
+          {
+            resourceType: RESOURCE_TYPE[r.type],
+            resourceName: r.name,
+            configs: r.ops.map((o) => ({ name: o.name, configOperation: OPS[o.op], value: o.value ?? null })),
+          },
+        ],
+        validateOnly: options.validateOnly ?? false,
+      };
+      const res = await this.cluster.withRetry(() =>
+        target === null
+          ? this.cluster.sendAny<IncrementalAlterConfigsResponse>(ApiKey.INCREMENTAL_ALTER_CONFIGS, body)
+          : this.cluster.send<IncrementalAlterConfigsResponse>(
+              target,
+              ApiKey.INCREMENTAL_ALTER_CONFIGS,
+              body,
+            ),
+      );
+      for (const x of res.responses)
+        out.push({ type: r.type, name: x.resourceName, error: errorOf(x.errorCode, x.errorMessage) });
+    }
+    return out;
+  }
+
+  async describeCluster(): Promise<{
+    clusterId: string | null;
+    controllerId: number;
+    brokers: { nodeId: number; host: string; port: number; rack: string | null }[];
+  }> {
+    return this.cluster.withRetry(async () => {
+      const c = await this.cluster.anyConnection();
+      if (c.versionRange(ApiKey.DESCRIBE_CLUSTER) === undefined) {
+        const m = await this.cluster.fetchMetadata([]);
+        return { clusterId: m.clusterId, controllerId: m.controllerId, brokers: [...m.brokers.values()] };
+      }
+      const res = await c.request<DescribeClusterResponse>(ApiKey.DESCRIBE_CLUSTER, {
+        includeClusterAuthorizedOperations: false,
+        endpointType: 1,
+      });
+      if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, res.errorMessage);
+      return {
+        clusterId: res.clusterId,
+        controllerId: res.controllerId,
+        brokers: res.brokers.map((b) => ({ nodeId: b.brokerId, host: b.host, port: b.port, rack: b.rack })),
+      };
+    });
+  }
+
+  async describeLogDirs(brokerIds?: number[]): Promise<
+    {
+      broker: number;
+      logDir: string;
+      error: KafkaProtocolError | null;
+      totalBytes: number;
+      usableBytes: number;
+      partitions: { topic: string; partition: number; size: number; offsetLag: number; isFuture: boolean }[];
+    }[]
+  > {
+    const ids = brokerIds ?? [...(await this.cluster.refreshMetadata()).brokers.keys()];
+    const out = [];
+    for (const broker of ids) {
+      const res = await this.cluster.withRetry(() =>
+        this.cluster.send<DescribeLogDirsResponse>(broker, ApiKey.DESCRIBE_LOG_DIRS, { topics: null }),
+      );
+      for (const d of res.results) {
+        out.push({
+          broker,
+          logDir: d.logDir,
+          error: errorOf(d.errorCode || res.errorCode),
+          totalBytes: Number(d.totalBytes),
+          usableBytes: Number(d.usableBytes),
+          partitions: d.topics.flatMap((t) =>
+            t.partitions.map((p) => ({
+              topic: t.name,
+              partition: p.partitionIndex,
+              size: Number(p.partitionSize),
+              offsetLag: Number(p.offsetLag),
+              isFuture: p.isFutureKey,
+            })),
+          ),
+        });
+      }
+    }
+    return out;
+  }
+
+  /** Deletes records before `offset` (-1: the high watermark) in each partition; answers the new low watermarks. */
+  async deleteRecords(
+    requests: (TopicPartition & { offset: number })[],
+    options: { timeoutMs?: number } = {},
+  ): Promise<(PartitionResult & { lowWatermark: number })[]> {
+    const results: (PartitionResult & { lowWatermark: number })[] = [];
+    for (const r of requests) await this.cluster.topic(r.topic).catch(() => {});
+    const byLeader = new Map<number, (TopicPartition & { offset: number })[]>();
+    for (const r of requests) {
+      const leader = this.cluster.leaderOf(r.topic, r.partition);
+      if (leader < 0) {
+        results.push({
+          ...r,
+          lowWatermark: -1,
+          error: new KafkaProtocolError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${r.topic}-${r.partition}`),
+        });
+        continue;
+      }
+      let l = byLeader.get(leader);
+      if (l === undefined) byLeader.set(leader, (l = []));
+      l.push(r);
+    }
+    for (const [leader, list] of byLeader) {
+      const res = await this.cluster.send<DeleteRecordsResponse>(leader, ApiKey.DELETE_RECORDS, {
+        topics: [...byTopic(list)].map(([name, ps]) => ({
+          name,
+          partitions: ps.map((p) => ({ partitionIndex: p.partition, offset: BigInt(p.offset) })),
+        })),
+        timeoutMs: options.timeoutMs ?? 30_000,
+      });
+      for (const t of res.topics) {
+        for (const p of t.partitions) {
+          results.push({
+            topic: t.name,
+            partition: p.partitionIndex,
+            lowWatermark: Number(p.lowWatermark),
+            error: errorOf(p.errorCode),
+          });
+        }
+      }
+    }
+    return results;
+  }
+
+  /** Offsets by spec: earliest, latest, the max-timestamp record, or the first at or after a timestamp. */
+  async listOffsets(
+    requests: (TopicPartition & { spec: OffsetSpec })[],
+    options: { isolationLevel?: 'read_uncommitted' | 'read_committed' } = {},
+  ): Promise<OffsetAnswer[]> {
+    const ts = (s: OffsetSpec): number =>
+      s === 'earliest'
+        ? EARLIEST_TIMESTAMP
+        : s === 'latest'
+          ? LATEST_TIMESTAMP
+          : s === 'max-timestamp'
+            ? MAX_TIMESTAMP
+            : s;
+    return listOffsets(
+      this.cluster,
+      requests.map((r) => ({ topic: r.topic, partition: r.partition, timestamp: ts(r.spec) })),
+      options.isolationLevel === 'read_committed' ? 1 : 0,
+    );
+  }
+
+  // ---- groups -------------------------------------------------------------------------------------------------
+
+  async listGroups(): Promise<{ groupId: string; protocolType: string; state: string; broker: number }[]> {
+    const brokers = [...(await this.cluster.refreshMetadata()).brokers.keys()];
+    const out = [];
+    for (const broker of brokers) {
+      const res = await this.cluster.withRetry(() =>
+        this.cluster.send<ListGroupsResponse>(broker, ApiKey.LIST_GROUPS, {
+          statesFilter: [],
+          typesFilter: [],
+        }),
+      );
+      if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, `ListGroups at broker ${broker}`);
+      for (const g of res.groups)
+        out.push({ groupId: g.groupId, protocolType: g.protocolType, state: g.groupState, broker });
+    }
+    return out.sort((a, b) => (a.groupId < b.groupId ? -1 : 1));
+  }
+
+  private async coordinatorCall<T>(
+    groupId: string,
+    apiKey: number,
+    body: unknown,
+    codeOf: (r: T) => number,
+  ): Promise<T> {
+    return this.cluster.withRetry(async () => {
+      const coordinator = await findCoordinator(this.cluster, groupId);
+      const res = await this.cluster.send<T>(coordinator, apiKey, body);
+      const code = codeOf(res);
+      if (
+        code === ErrorCode.NOT_COORDINATOR ||
+        code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS ||
+        code === ErrorCode.COORDINATOR_NOT_AVAILABLE
+      ) {
+        throw new KafkaProtocolError(code, `group ${groupId}`);
+      }
+      return res;
+    }, 10);
+  }
+
+  async describeGroups(groupIds: string[]): Promise<GroupDescription[]> {
+    const out: GroupDescription[] = [];
+    for (const groupId of groupIds) {
+      const coordinator = await findCoordinator(this.cluster, groupId);
+      const res = await this.coordinatorCall<DescribeGroupsResponse>(
+        groupId,
+        ApiKey.DESCRIBE_GROUPS,
+        { groups: [groupId], includeAuthorizedOperations: false },
+        (r) => r.groups[0]?.errorCode ?? 0,
+      );
+      for (const g of res.groups) {
+        out.push({
+          groupId: g.groupId,
+          error: errorOf(g.errorCode),
+          state: g.groupState,
+          protocolType: g.protocolType,
+          protocol: g.protocolData,
+          coordinator,
+          members: g.members.map((m) => {
+            let assignment: TopicPartition[] = [];
+            let subscribedTopics: string[] = [];
+            if (g.protocolType === 'consumer') {
+              try {
+                if (m.memberAssignment.length > 0) {
+                  assignment = decodeAssignment(m.memberAssignment).value.assignedPartitions.flatMap((t) =>
+                    t.partitions.map((partition) => ({ topic: t.topic, partition })),
+                  );
+                }
+                if (m.memberMetadata.length > 0)
+                  subscribedTopics = decodeSubscription(m.memberMetadata).value.topics;
+              } catch {
+                // A member of another client may write blobs this client cannot read; show it without them.
+              }
+            }
+            return {
+              memberId: m.memberId,
+              groupInstanceId: m.groupInstanceId,
+              clientId: m.clientId,
+              clientHost: m.clientHost,
+              assignment,
+              subscribedTopics,
+            };
+          }),
+        });
+      }
+    }
+    return out;
+  }
+
+  async deleteGroups(groupIds: string[]): Promise<{ groupId: string; error: KafkaProtocolError | null }[]> {
+    const out = [];
+    for (const groupId of groupIds) {
+      const res = await this.coordinatorCall<DeleteGroupsResponse>(
+        groupId,
+        ApiKey.DELETE_GROUPS,
+        { groupsNames: [groupId] },
+        (r) => r.results[0]?.errorCode ?? 0,
+      );
+      for (const r of res.results) out.push({ groupId: r.groupId, error: errorOf(r.errorCode) });
+    }
+    return out;
+  }
+
+  /** Committed offsets of a group (all partitions when `partitions` is omitted). */
+  async listConsumerGroupOffsets(groupId: string, partitions?: TopicPartition[]): Promise<GroupOffset[]> {
+    const res = await this.coordinatorCall<OffsetFetchResponse>(
+      groupId,
+      ApiKey.OFFSET_FETCH,
+      {
+        groupId,
+        topics:
+          partitions === undefined
+            ? null
+            : [...byTopic(partitions)].map(([name, ps]) => ({
+                name,
+                partitionIndexes: ps.map((p) => p.partition),
+              })),
+        groups: [],
+        requireStable: false,
+      },
+      (r) => r.errorCode,
+    );
+    if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, `OffsetFetch of group ${groupId}`);
+    const out: GroupOffset[] = [];
+    for (const t of res.topics) {
+      for (const p of t.partitions) {
+        if (p.errorCode !== 0) throw new KafkaProtocolError(p.errorCode, `${t.name}-${p.partitionIndex}`);
+        out.push({
+          topic: t.name,
+          partition: p.partitionIndex,
+          offset: Number(p.committedOffset),
+          metadata: p.metadata,
+          leaderEpoch: p.committedLeaderEpoch,
+        });
+      }
+    }
+    return out.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+  }
+
+  /** Sets committed offsets of a group that has no active members (Kafka refuses it for a live group). */
+  async alterConsumerGroupOffsets(
+    groupId: string,
+    offsets: (TopicPartition & { offset: number })[],
+  ): Promise<PartitionResult[]> {
+    const res = await this.coordinatorCall<OffsetCommitResponse>(
+      groupId,
+      ApiKey.OFFSET_COMMIT,
+      {
+        groupId,
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        retentionTimeMs: -1n,
+        topics: [...byTopic(offsets)].map(([name, ps]) => ({
+          name,
+          partitions: ps.map((p) => ({
+            partitionIndex: p.partition,
+            committedOffset: BigInt(p.offset),
+            committedLeaderEpoch: -1,
+            commitTimestamp: -1n,
+            committedMetadata: '',
+          })),
+        })),
+      },
+      (r) => r.topics[0]?.partitions[0]?.errorCode ?? 0,
+    );
+    return res.topics.flatMap((t) =>
+      t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, error: errorOf(p.errorCode) })),
+    );
+  }
+
+  async deleteConsumerGroupOffsets(
+    groupId: string,
+    partitions: TopicPartition[],
+  ): Promise<PartitionResult[]> {
+    const res = await this.coordinatorCall<OffsetDeleteResponse>(
+      groupId,
+      ApiKey.OFFSET_DELETE,
+      {
+        groupId,
+        topics: [...byTopic(partitions)].map(([name, ps]) => ({
+          name,
+          partitions: ps.map((p) => ({ partitionIndex: p.partition })),
+        })),
+      },
+      (r) => r.errorCode,
+    );
+    if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, `OffsetDelete of group ${groupId}`);
+    return res.topics.flatMap((t) =>
+      t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, error: errorOf(p.errorCode) })),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.cluster.close();
+  }
+}
+
+export { KafkaClientError };

@@ -1,0 +1,317 @@
+// The client's view of the cluster: bootstrap, the metadata cache (brokers, topics, partition leaders), one
+// connection per broker, and retries with exponential backoff. Producer, consumer and admin each own one Cluster
+// and send every request through it.
+//
+// Metadata is fetched for the topics the owner has asked about (the "interesting" set) and refreshed when it is
+// older than metadata.max.age.ms, or at once when a caller reports a stale leader (requestRefresh). Concurrent
+// refreshes share one request. Connections are opened lazily and reopened after a failure.
+
+import type { MetadataResponse } from '../protocol/messages/03-metadata.js';
+import { ZERO_UUID } from '../protocol/messages/codec-support.js';
+import { ApiKey } from '../protocol/registry.js';
+import { Connection, type RequestOptions } from './connection.js';
+import {
+  ClientStateError,
+  ConnectionError,
+  isRetriableError,
+  KafkaClientError,
+  KafkaProtocolError,
+} from './errors.js';
+import {
+  type ClientOptions,
+  parseHostPort,
+  type ResolvedClientOptions,
+  resolveClientOptions,
+} from './options.js';
+
+export interface BrokerInfo {
+  nodeId: number;
+  host: string;
+  port: number;
+  rack: string | null;
+}
+
+export interface PartitionInfo {
+  partition: number;
+  leader: number;
+  leaderEpoch: number;
+  replicas: number[];
+  isr: number[];
+  offlineReplicas: number[];
+  errorCode: number;
+}
+
+export interface TopicInfo {
+  name: string;
+  topicId: string;
+  isInternal: boolean;
+  errorCode: number;
+  partitions: PartitionInfo[];
+}
+
+export interface MetadataSnapshot {
+  clusterId: string | null;
+  controllerId: number;
+  brokers: Map<number, BrokerInfo>;
+  topics: Map<string, TopicInfo>;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export class Cluster {
+  readonly options: ResolvedClientOptions;
+  private readonly connections = new Map<number, Promise<Connection>>();
+  private bootstrapConnection: Promise<Connection> | null = null;
+  private bootstrapIndex = 0;
+  private metadata: MetadataSnapshot = {
+    clusterId: null,
+    controllerId: -1,
+    brokers: new Map(),
+    topics: new Map(),
+  };
+  private metadataAtMs = 0;
+  private refreshing: Promise<MetadataSnapshot> | null = null;
+  private readonly interesting = new Set<string>();
+  private closed = false;
+  /** Whether metadata requests may create topics (the producer's allow.auto.create.topics). */
+  allowAutoTopicCreation = false;
+
+  constructor(options: ClientOptions) {
+    this.options = resolveClientOptions(options);
+  }
+
+  get snapshot(): MetadataSnapshot {
+    return this.metadata;
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new ClientStateError('the client is closed');
+  }
+
+  /** A connection to any broker: a known broker if metadata has any, else the bootstrap servers in turn. */
+  async anyConnection(): Promise<Connection> {
+    this.checkOpen();
+    const known = [...this.metadata.brokers.keys()];
+    if (known.length > 0) {
+      const id = known[Math.floor(Math.random() * known.length)]!;
+      try {
+        return await this.connection(id);
+      } catch {
+        // Fall back to the bootstrap list: the broker may have gone.
+      }
+    }
+    return this.bootstrap();
+  }
+
+  private async bootstrap(): Promise<Connection> {
+    if (this.bootstrapConnection !== null) {
+      try {
+        const c = await this.bootstrapConnection;
+        if (c.isOpen) return c;
+      } catch {
+        // Try the next server below.
+      }
+    }
+    const servers = this.options.bootstrapServers;
+    let lastError: unknown;
+    for (let i = 0; i < servers.length; i++) {
+      const address = servers[(this.bootstrapIndex + i) % servers.length]!;
+      const { host, port } = parseHostPort(address);
+      const attempt = Connection.connect(host, port, this.options);
+      this.bootstrapConnection = attempt;
+      try {
+        const c = await attempt;
+        this.bootstrapIndex = (this.bootstrapIndex + i) % servers.length;
+        return c;
+      } catch (err) {
+        lastError = err;
+      }
+    }
+    this.bootstrapConnection = null;
+    this.bootstrapIndex++;
+    throw new ConnectionError(
+      `no bootstrap server reachable (${servers.join(',')}): ${(lastError as Error)?.message ?? ''}`,
+      { cause: lastError },
+    );
+  }
+
+  /** The connection to a broker by id, opened on first use and reopened after it failed. */
+  async connection(nodeId: number): Promise<Connection> {
+    this.checkOpen();
+    const existing = this.connections.get(nodeId);
+    if (existing !== undefined) {
+      try {
+        const c = await existing;
+        if (c.isOpen) return c;
+      } catch {
+        // Reconnect below.
+      }
+      if (this.connections.get(nodeId) === existing) this.connections.delete(nodeId);
+      else return this.connection(nodeId);
+    }
+    const broker = this.metadata.brokers.get(nodeId);
+    if (broker === undefined) {
+      await this.refreshMetadata();
+      if (!this.metadata.brokers.has(nodeId)) {
+        throw new KafkaClientError(`broker ${nodeId} is not in the cluster metadata`, true);
+      }
+      return this.connection(nodeId);
+    }
+    const attempt = Connection.connect(broker.host, broker.port, this.options);
+    this.connections.set(nodeId, attempt);
+    attempt.catch(() => {
+      if (this.connections.get(nodeId) === attempt) this.connections.delete(nodeId);
+    });
+    return attempt;
+  }
+
+  /** Sends to one broker by id. */
+  async send<T>(nodeId: number, apiKey: number, body: unknown, options?: RequestOptions): Promise<T> {
+    const c = await this.connection(nodeId);
+    return c.request<T>(apiKey, body, options);
+  }
+
+  /** Sends to any broker. */
+  async sendAny<T>(apiKey: number, body: unknown, options?: RequestOptions): Promise<T> {
+    const c = await this.anyConnection();
+    return c.request<T>(apiKey, body, options);
+  }
+
+  /** Adds topics to the set kept in metadata. */
+  addTopics(topics: Iterable<string>): void {
+    for (const t of topics) this.interesting.add(t);
+  }
+
+  /** Refreshes metadata for the interesting topics plus `extra`; concurrent calls share one request. */
+  refreshMetadata(extra: Iterable<string> = []): Promise<MetadataSnapshot> {
+    this.addTopics(extra);
+    if (this.refreshing === null) {
+      this.refreshing = this.withRetry(() => this.fetchMetadata([...this.interesting])).finally(() => {
+        this.refreshing = null;
+      });
+    }
+    return this.refreshing;
+  }
+
+  /** Metadata of all topics in the cluster (admin listTopics), without changing the interesting set. */
+  async fetchMetadata(topics: string[] | null): Promise<MetadataSnapshot> {
+    const c = await this.anyConnection();
+    const res = await c.request<MetadataResponse>(ApiKey.METADATA, {
+      topics: topics === null ? null : topics.map((name) => ({ topicId: ZERO_UUID, name })),
+      allowAutoTopicCreation: this.allowAutoTopicCreation,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    const snapshot = this.toSnapshot(res);
+    // A full listing replaces the view; a partial one updates the topics it names.
+    const merged: MetadataSnapshot = {
+      clusterId: snapshot.clusterId,
+      controllerId: snapshot.controllerId,
+      brokers: snapshot.brokers,
+      topics: topics === null ? snapshot.topics : new Map([...this.metadata.topics, ...snapshot.topics]),
+    };
+    this.metadata = merged;
+    this.metadataAtMs = Date.now();
+    for (const id of this.connections.keys()) {
+      if (!merged.brokers.has(id)) this.dropConnection(id);
+    }
+    return snapshot;
+  }
+
+  private toSnapshot(res: MetadataResponse): MetadataSnapshot {
+    const brokers = new Map<number, BrokerInfo>();
+    for (const b of res.brokers)
+      brokers.set(b.nodeId, { nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack });
+    const topics = new Map<string, TopicInfo>();
+    for (const t of res.topics) {
+      if (t.name === null) continue;
+      const partitions = t.partitions
+        .map((p) => ({
+          partition: p.partitionIndex,
+          leader: p.leaderId,
+          leaderEpoch: p.leaderEpoch,
+          replicas: p.replicaNodes,
+          isr: p.isrNodes,
+          offlineReplicas: p.offlineReplicas,
+          errorCode: p.errorCode,
+        }))
+        .sort((a, b) => a.partition - b.partition);
+      topics.set(t.name, {
+        name: t.name,
+        topicId: t.topicId,
+        isInternal: t.isInternal,
+        errorCode: t.errorCode,
+        partitions,
+      });
+    }
+    return { clusterId: res.clusterId, controllerId: res.controllerId, brokers, topics };
+  }
+
+  private dropConnection(nodeId: number): void {
+    const c = this.connections.get(nodeId);
+    this.connections.delete(nodeId);
+    c?.then((conn) => conn.close()).catch(() => {});
+  }
+
+  /** Metadata of a topic, refreshed when missing or stale; throws the topic's error (retried first). */
+  async topic(name: string): Promise<TopicInfo> {
+    return this.withRetry(async () => {
+      let t = this.metadata.topics.get(name);
+      if (
+        t === undefined ||
+        t.errorCode !== 0 ||
+        Date.now() - this.metadataAtMs > this.options.metadataMaxAgeMs
+      ) {
+        await this.refreshMetadata([name]);
+        t = this.metadata.topics.get(name);
+      }
+      if (t === undefined) throw new KafkaProtocolError(3, `topic ${name} is not in the metadata`);
+      if (t.errorCode !== 0) {
+        this.metadata.topics.delete(name);
+        throw new KafkaProtocolError(t.errorCode, `topic ${name}`);
+      }
+      return t;
+    });
+  }
+
+  /** The leader of a partition from cached metadata, or -1 when unknown. */
+  leaderOf(topic: string, partition: number): number {
+    const p = this.metadata.topics.get(topic)?.partitions[partition];
+    return p === undefined || p.partition !== partition ? -1 : p.leader;
+  }
+
+  /** Marks metadata stale, so the next topic() call refreshes it. */
+  invalidate(): void {
+    this.metadataAtMs = 0;
+  }
+
+  /** The backoff before retry number `attempt` (0-based): exponential with jitter, capped. */
+  backoffMs(attempt: number): number {
+    const base = Math.min(this.options.retryBackoffMaxMs, this.options.retryBackoffMs * 2 ** attempt);
+    return base * (0.8 + Math.random() * 0.4);
+  }
+
+  /** Runs fn, retrying retriable failures `retries` times with backoff, refreshing metadata in between. */
+  async withRetry<T>(fn: (attempt: number) => Promise<T>, retries = this.options.retries): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn(attempt);
+      } catch (err) {
+        if (this.closed || !isRetriableError(err) || attempt >= retries) throw err;
+        this.invalidate();
+        await sleep(this.backoffMs(attempt));
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const all = [...this.connections.values()];
+    if (this.bootstrapConnection !== null) all.push(this.bootstrapConnection);
+    this.connections.clear();
+    await Promise.all(all.map((p) => p.then((c) => c.close()).catch(() => {})));
+  }
+}

@@ -1,0 +1,339 @@
+// One TCP (or TLS) connection to one broker. Requests are pipelined: up to maxInFlight are on the wire at once,
+// the rest wait in a bounded FIFO, and responses are matched to requests by correlation id (Kafka answers in
+// order on a connection, but matching by id also catches a broker that does not). Each request has a timer of
+// request.timeout.ms; a timed-out request fails alone and the connection is closed, since the stream position of
+// its late response can no longer be trusted to line up.
+//
+// On open the connection negotiates versions with ApiVersions (v3, falling back to v0 when the broker says
+// UNSUPPORTED_VERSION, as Kafka's clients do) and from then on every request uses the highest version both
+// sides support, capped by CLIENT_MAX_VERSIONS where this client has not implemented a newer version's shape.
+//
+// Lifecycle: connect() -> request()* -> close(). After close or a socket error every pending request is
+// rejected with ConnectionError and later requests are refused.
+
+import net from 'node:net';
+import tls from 'node:tls';
+import { decodeResponseHeader, encodeRequestHeader } from '../protocol/headers.js';
+import type { ApiVersionsResponse } from '../protocol/messages/18-api-versions.js';
+import { Reader, Writer } from '../protocol/primitives/index.js';
+import { ApiKey, findApi, getApi } from '../protocol/registry.js';
+import { ClientStateError, ConnectionError, KafkaClientError, RequestTimeoutError } from './errors.js';
+import type { ResolvedClientOptions } from './options.js';
+
+/**
+ * Newest versions this client sends. Fetch 13+ and Produce 13+ name topics by id only; the client speaks topic
+ * names, which every broker from Kafka 0.10 to 4.x still accepts at these versions. OffsetFetch 8+ batches
+ * groups; one group per request (v7) is all this client asks.
+ */
+export const CLIENT_MAX_VERSIONS: Readonly<Record<number, number>> = {
+  [ApiKey.FETCH]: 12,
+  [ApiKey.PRODUCE]: 11,
+  [ApiKey.OFFSET_FETCH]: 7,
+};
+
+/** Largest response frame accepted (a fetch of fetch.max.bytes plus headers fits well inside). */
+const FRAME_BYTES_MAX = 256 * 1024 * 1024;
+/** Requests waiting for an in-flight slot on one connection. */
+const QUEUED_REQUESTS_MAX = 10_000;
+
+interface Pending {
+  apiKey: number;
+  version: number;
+  correlationId: number;
+  resolve: (value: unknown) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+interface Queued {
+  frame: Buffer[];
+  pending: Pending | null;
+  resolveSent: () => void;
+}
+
+export interface RequestOptions {
+  /** Use exactly this version (it must be within the negotiated range). */
+  version?: number;
+  /** Cap the version (a caller that needs a field only older versions have, or not a newer shape). */
+  maxVersion?: number;
+  /** Produce with acks=0: the broker sends no response. */
+  noResponse?: boolean;
+  timeoutMs?: number;
+}
+
+export class Connection {
+  private socket: net.Socket | null = null;
+  private correlationId = 0;
+  private readonly inFlight = new Map<number, Pending>();
+  private readonly queue: Queued[] = [];
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private closed = false;
+  private closeError: Error | null = null;
+  private versions = new Map<number, { min: number; max: number }>();
+
+  private constructor(
+    readonly host: string,
+    readonly port: number,
+    private readonly options: ResolvedClientOptions,
+  ) {}
+
+  static async connect(host: string, port: number, options: ResolvedClientOptions): Promise<Connection> {
+    if (options.sasl !== undefined) {
+      throw new ClientStateError(
+        `SASL mechanism ${options.sasl.mechanism} is not supported by this client yet`,
+      );
+    }
+    const c = new Connection(host, port, options);
+    await c.open();
+    try {
+      await c.negotiate();
+    } catch (err) {
+      c.close();
+      throw err;
+    }
+    return c;
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  get address(): string {
+    return `${this.host}:${this.port}`;
+  }
+
+  /** The negotiated version range for an API, or undefined when the broker does not serve it. */
+  versionRange(apiKey: number): { min: number; max: number } | undefined {
+    return this.versions.get(apiKey);
+  }
+
+  /** The version a request of this API will use: the highest both sides support. */
+  pickVersion(apiKey: number, cap?: number): number {
+    const theirs = this.versions.get(apiKey);
+    const api = getApi(apiKey);
+    if (theirs === undefined) {
+      throw new KafkaClientError(`broker ${this.address} does not support ${api.name}`, false);
+    }
+    let ours = Math.min(api.maxVersion, CLIENT_MAX_VERSIONS[apiKey] ?? api.maxVersion);
+    if (api.latestVersionUnstable) ours = Math.min(ours, api.maxVersion - 1);
+    if (cap !== undefined) ours = Math.min(ours, cap);
+    const v = Math.min(ours, theirs.max);
+    if (v < theirs.min || v < api.minVersion) {
+      throw new KafkaClientError(
+        `no common version of ${api.name}: broker ${theirs.min}-${theirs.max}, client ${api.minVersion}-${ours}`,
+        false,
+      );
+    }
+    return v;
+  }
+
+  private open(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error): void => {
+        clearTimeout(timer);
+        socket.destroy();
+        reject(new ConnectionError(`cannot connect to ${this.address}: ${err.message}`, { cause: err }));
+      };
+      const socket: net.Socket =
+        this.options.tls !== undefined
+          ? tls.connect(
+              { ...this.options.tls, host: this.host, port: this.port, servername: this.host },
+              () => onConnect(),
+            )
+          : net.connect({ host: this.host, port: this.port }, () => onConnect());
+      const timer = setTimeout(
+        () => onError(new Error(`timed out after ${this.options.connectionTimeoutMs} ms`)),
+        this.options.connectionTimeoutMs,
+      );
+      const onConnect = (): void => {
+        clearTimeout(timer);
+        socket.off('error', onError);
+        socket.setNoDelay(true);
+        socket.on('data', (d: Buffer) => this.onData(d));
+        socket.on('error', (err) =>
+          this.fail(new ConnectionError(`${this.address}: ${err.message}`, { cause: err })),
+        );
+        socket.on('close', () => this.fail(new ConnectionError(`connection to ${this.address} closed`)));
+        this.socket = socket;
+        resolve();
+      };
+      socket.once('error', onError);
+    });
+  }
+
+  private async negotiate(): Promise<void> {
+    const body = { clientSoftwareName: 'brook-client', clientSoftwareVersion: '0.1.0' };
+    this.versions.set(ApiKey.API_VERSIONS, { min: 0, max: 3 });
+    let res = (await this.request(ApiKey.API_VERSIONS, body, { version: 3 })) as ApiVersionsResponse;
+    if (res.errorCode === 35) {
+      // UNSUPPORTED_VERSION: the broker answered in v0 and listed what it serves; ask again at its newest.
+      const theirs = res.apiKeys.find((k) => k.apiKey === ApiKey.API_VERSIONS);
+      const version = Math.min(3, theirs?.maxVersion ?? 0);
+      this.versions.set(ApiKey.API_VERSIONS, { min: 0, max: version });
+      res = (await this.request(ApiKey.API_VERSIONS, body, { version })) as ApiVersionsResponse;
+    }
+    if (res.errorCode !== 0) throw new ConnectionError(`ApiVersions failed with error ${res.errorCode}`);
+    this.versions = new Map();
+    for (const k of res.apiKeys) {
+      if (findApi(k.apiKey) !== undefined)
+        this.versions.set(k.apiKey, { min: k.minVersion, max: k.maxVersion });
+    }
+  }
+
+  /**
+   * Sends one request and resolves with its decoded response body. Rejects with ConnectionError,
+   * RequestTimeoutError, or a DecodeError for a response that does not parse.
+   */
+  request<T = unknown>(apiKey: number, body: unknown, options: RequestOptions = {}): Promise<T> {
+    if (this.closed) {
+      return Promise.reject(
+        this.closeError ?? new ConnectionError(`connection to ${this.address} is closed`),
+      );
+    }
+    let version: number;
+    try {
+      version = options.version ?? this.pickVersion(apiKey, options.maxVersion);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const correlationId = this.nextCorrelationId();
+    const w = new Writer();
+    w.int32(0);
+    encodeRequestHeader(w, {
+      requestApiKey: apiKey,
+      requestApiVersion: version,
+      correlationId,
+      clientId: this.options.clientId,
+    });
+    getApi(apiKey).encodeRequest(w, version, body);
+    const frame = w.chunksOut();
+    frame[0]!.writeInt32BE(w.length - 4, 0);
+    if (options.noResponse) {
+      return new Promise<T>((resolve, reject) => {
+        this.enqueue({ frame, pending: null, resolveSent: () => resolve(undefined as T) });
+        if (this.closed) reject(this.closeError!);
+      });
+    }
+    return new Promise<T>((resolve, reject) => {
+      const pending: Pending = {
+        apiKey,
+        version,
+        correlationId,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        timer: undefined,
+      };
+      const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs;
+      this.enqueue({
+        frame,
+        pending,
+        resolveSent: () => {
+          pending.timer = setTimeout(() => this.onTimeout(pending, timeoutMs), timeoutMs);
+        },
+      });
+    });
+  }
+
+  private nextCorrelationId(): number {
+    this.correlationId = (this.correlationId + 1) & 0x7fffffff;
+    return this.correlationId;
+  }
+
+  private enqueue(q: Queued): void {
+    if (this.queue.length >= QUEUED_REQUESTS_MAX) {
+      q.pending?.reject(
+        new ClientStateError(`more than ${QUEUED_REQUESTS_MAX} requests queued for ${this.address}`),
+      );
+      return;
+    }
+    this.queue.push(q);
+    this.pump();
+  }
+
+  /** Moves queued requests onto the wire while there are free in-flight slots. */
+  private pump(): void {
+    const max = this.options.maxInFlightRequestsPerConnection;
+    while (this.queue.length > 0 && this.inFlight.size < max && this.socket !== null && !this.closed) {
+      const q = this.queue.shift()!;
+      if (q.pending !== null) this.inFlight.set(q.pending.correlationId, q.pending);
+      for (const chunk of q.frame) this.socket.write(chunk);
+      q.resolveSent();
+    }
+  }
+
+  private onTimeout(p: Pending, timeoutMs: number): void {
+    if (!this.inFlight.has(p.correlationId)) return;
+    this.inFlight.delete(p.correlationId);
+    p.reject(
+      new RequestTimeoutError(
+        `${getApi(p.apiKey).name} to ${this.address} got no response in ${timeoutMs} ms`,
+      ),
+    );
+    this.fail(new ConnectionError(`connection to ${this.address} closed after a request timed out`));
+  }
+
+  private onData(d: Buffer): void {
+    this.chunks.push(d);
+    this.buffered += d.length;
+    while (this.buffered >= 4) {
+      if (this.chunks.length > 1) this.chunks = [Buffer.concat(this.chunks, this.buffered)];
+      const buf = this.chunks[0]!;
+      const size = buf.readInt32BE(0);
+      if (size < 4 || size > FRAME_BYTES_MAX) {
+        this.fail(new ConnectionError(`bad response size ${size} from ${this.address}`));
+        return;
+      }
+      if (this.buffered < 4 + size) return;
+      const frame = buf.subarray(4, 4 + size);
+      const rest = buf.subarray(4 + size);
+      this.chunks = rest.length > 0 ? [rest] : [];
+      this.buffered = rest.length;
+      this.onFrame(frame);
+    }
+  }
+
+  private onFrame(frame: Buffer): void {
+    const correlationId = frame.readInt32BE(0);
+    const p = this.inFlight.get(correlationId);
+    if (p === undefined) {
+      this.fail(
+        new ConnectionError(`response with unknown correlation id ${correlationId} from ${this.address}`),
+      );
+      return;
+    }
+    this.inFlight.delete(correlationId);
+    clearTimeout(p.timer);
+    try {
+      const r = new Reader(frame);
+      decodeResponseHeader(r, p.apiKey, p.version);
+      if (p.apiKey === ApiKey.API_VERSIONS && r.remaining >= 2 && frame.readInt16BE(r.pos) === 35) {
+        // An UNSUPPORTED_VERSION answer to ApiVersions is always written at v0.
+        p.resolve(getApi(p.apiKey).decodeResponse(r, 0));
+      } else {
+        p.resolve(getApi(p.apiKey).decodeResponse(r, p.version));
+      }
+    } catch (err) {
+      p.reject(err as Error);
+    }
+    this.pump();
+  }
+
+  private fail(err: Error): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.closeError = err;
+    this.socket?.destroy();
+    for (const p of this.inFlight.values()) {
+      clearTimeout(p.timer);
+      p.reject(err);
+    }
+    this.inFlight.clear();
+    for (const q of this.queue.splice(0)) q.pending?.reject(err);
+  }
+
+  /** Closes the socket; outstanding requests fail with ConnectionError. */
+  close(): void {
+    this.fail(new ConnectionError(`connection to ${this.address} was closed by the client`));
+  }
+}

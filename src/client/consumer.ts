@@ -1,0 +1,812 @@
+// The consumer: fetches records of assigned partitions from their leaders and hands them out through poll(), an
+// async iterator, or run() with callbacks. Partitions come from assign() or, with a group.id, from subscribe()
+// and the group protocol (group.ts).
+//
+// Fetching: one Fetch in flight per leader at a time, for that leader's assigned partitions that are not
+// paused, have a position, and have nothing buffered (as Kafka's fetcher does, so a slow partition's buffer
+// does not grow). Completed fetches are decoded into per-partition buffers that poll() drains up to
+// max.poll.records. A seek, pause or reassignment bumps the partition's epoch, so an answer to an older fetch
+// is dropped instead of delivered.
+//
+// Positions: `position` is the next offset poll() will return. A partition without a position gets one from
+// its committed offset (with a group) or from auto.offset.reset; reset 'none' makes poll() throw.
+// read_committed drops records of aborted transactions using the fetch response's aborted list, and control
+// batches are never delivered.
+
+import { ErrorCode } from '../protocol/errors.js';
+import type {
+  FetchRequest,
+  FetchResponse,
+  FetchResponsePartitionData,
+} from '../protocol/messages/01-fetch.js';
+import type { OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js';
+import type { OffsetFetchResponse } from '../protocol/messages/09-offset-fetch.js';
+import { decodeRecordsBlob } from '../protocol/records/decode-records-blob.js';
+import type { RecordHeader } from '../protocol/records/record.js';
+import { ApiKey } from '../protocol/registry.js';
+import type { AssignorName } from './assignors.js';
+import { Cluster, sleep } from './cluster.js';
+import { ClientStateError, KafkaClientError, KafkaProtocolError } from './errors.js';
+import { GroupMember, type RebalanceListener } from './group.js';
+import type { ClientOptions } from './options.js';
+import {
+  EARLIEST_TIMESTAMP,
+  findCoordinator,
+  LATEST_TIMESTAMP,
+  listOffsets,
+  type OffsetAnswer,
+  type TopicPartition,
+  tpKey,
+} from './requests.js';
+import { bytesSerde, type Deserializer } from './serdes.js';
+
+export type OffsetResetPolicy = 'earliest' | 'latest' | 'none';
+export type IsolationLevel = 'read_uncommitted' | 'read_committed';
+
+export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> extends ClientOptions {
+  groupId?: string;
+  groupInstanceId?: string;
+  /** auto.offset.reset (default latest). */
+  autoOffsetReset?: OffsetResetPolicy;
+  /** isolation.level (default read_uncommitted). */
+  isolationLevel?: IsolationLevel;
+  fetchMinBytes?: number;
+  fetchMaxBytes?: number;
+  fetchMaxWaitMs?: number;
+  maxPartitionFetchBytes?: number;
+  maxPollRecords?: number;
+  /** enable.auto.commit (default true when there is a group). */
+  enableAutoCommit?: boolean;
+  autoCommitIntervalMs?: number;
+  sessionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+  maxPollIntervalMs?: number;
+  /** partition.assignment.strategy (default range then cooperative-sticky, as Kafka 3+). */
+  partitionAssignmentStrategy?: AssignorName[];
+  /** check.crcs (default true). */
+  checkCrcs?: boolean;
+  keyDeserializer?: Deserializer<K>;
+  valueDeserializer?: Deserializer<V>;
+}
+
+export interface ConsumerRecord<K = Buffer | null, V = Buffer | null> {
+  topic: string;
+  partition: number;
+  offset: number;
+  timestamp: number;
+  key: K;
+  value: V;
+  headers: RecordHeader[];
+}
+
+interface PartitionState {
+  topic: string;
+  partition: number;
+  position: number | null;
+  paused: boolean;
+  buffer: ConsumerRecord<unknown, unknown>[];
+  bufferAt: number;
+  epoch: number;
+  highWatermark: number;
+  lastStableOffset: number;
+  logStartOffset: number;
+  /** The offset after the buffered records (past trailing control batches). */
+  nextAfterBuffer?: number;
+  /** A retriable fetch error: do not fetch before this time. */
+  backoffUntil: number;
+}
+
+export interface EachBatchPayload<K, V> {
+  topic: string;
+  partition: number;
+  records: ConsumerRecord<K, V>[];
+  highWatermark: number;
+}
+
+export interface RunOptions<K, V> {
+  eachRecord?: (record: ConsumerRecord<K, V>) => Promise<void> | void;
+  eachBatch?: (batch: EachBatchPayload<K, V>) => Promise<void> | void;
+}
+
+const CONTROL_ABORT = 0;
+
+export class Consumer<K = Buffer | null, V = Buffer | null> {
+  readonly cluster: Cluster;
+  readonly groupId: string | undefined;
+  private readonly o: Required<
+    Omit<
+      ConsumerOptions<K, V>,
+      | keyof ClientOptions
+      | 'groupId'
+      | 'groupInstanceId'
+      | 'keyDeserializer'
+      | 'valueDeserializer'
+      | 'partitionAssignmentStrategy'
+    >
+  >;
+  private readonly keyDeserializer: Deserializer<K>;
+  private readonly valueDeserializer: Deserializer<V>;
+  private readonly partitions = new Map<string, PartitionState>();
+  private readonly fetching = new Set<number>();
+  private dataWaiters: (() => void)[] = [];
+  private fetchError: Error | null = null;
+  private closed = false;
+  private running = false;
+  private autoCommitTimer: NodeJS.Timeout | null = null;
+  private group: GroupMember | null = null;
+  private coordinatorId = -1;
+  private readonly options: ConsumerOptions<K, V>;
+
+  constructor(options: ConsumerOptions<K, V>) {
+    this.options = options;
+    this.cluster = new Cluster(options);
+    this.groupId = options.groupId;
+    this.o = {
+      autoOffsetReset: options.autoOffsetReset ?? 'latest',
+      isolationLevel: options.isolationLevel ?? 'read_uncommitted',
+      fetchMinBytes: options.fetchMinBytes ?? 1,
+      fetchMaxBytes: options.fetchMaxBytes ?? 52_428_800,
+      fetchMaxWaitMs: options.fetchMaxWaitMs ?? 500,
+      maxPartitionFetchBytes: options.maxPartitionFetchBytes ?? 1_048_576,
+      maxPollRecords: options.maxPollRecords ?? 500,
+      enableAutoCommit: options.enableAutoCommit ?? options.groupId !== undefined,
+      autoCommitIntervalMs: options.autoCommitIntervalMs ?? 5000,
+      sessionTimeoutMs: options.sessionTimeoutMs ?? 45_000,
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3000,
+      maxPollIntervalMs: options.maxPollIntervalMs ?? 300_000,
+      checkCrcs: options.checkCrcs ?? true,
+    };
+    if (!['earliest', 'latest', 'none'].includes(this.o.autoOffsetReset)) {
+      throw new TypeError(
+        `auto.offset.reset must be earliest, latest or none, not ${this.o.autoOffsetReset}`,
+      );
+    }
+    this.keyDeserializer = options.keyDeserializer ?? (bytesSerde as unknown as Deserializer<K>);
+    this.valueDeserializer = options.valueDeserializer ?? (bytesSerde as unknown as Deserializer<V>);
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new ClientStateError('the consumer is closed');
+  }
+
+  // ---- assignment -------------------------------------------------------------------------------------------
+
+  /** Takes these partitions by hand (no group rebalancing). Replaces any previous manual assignment. */
+  assign(tps: TopicPartition[]): void {
+    this.checkOpen();
+    if (this.group !== null) throw new ClientStateError('assign() cannot follow subscribe()');
+    this.setAssignment(tps);
+  }
+
+  /** Used by assign() and by the group after a rebalance. */
+  setAssignment(tps: TopicPartition[]): void {
+    const wanted = new Set(tps.map((tp) => tpKey(tp.topic, tp.partition)));
+    for (const [k, s] of this.partitions) {
+      if (!wanted.has(k)) {
+        s.epoch++;
+        this.partitions.delete(k);
+      }
+    }
+    for (const tp of tps) {
+      const k = tpKey(tp.topic, tp.partition);
+      if (this.partitions.has(k)) continue;
+      this.partitions.set(k, {
+        topic: tp.topic,
+        partition: tp.partition,
+        position: null,
+        paused: false,
+        buffer: [],
+        bufferAt: 0,
+        epoch: 0,
+        highWatermark: -1,
+        lastStableOffset: -1,
+        logStartOffset: -1,
+        backoffUntil: 0,
+      });
+    }
+    this.cluster.addTopics(tps.map((tp) => tp.topic));
+    this.wake();
+  }
+
+  assignment(): TopicPartition[] {
+    return [...this.partitions.values()].map((s) => ({ topic: s.topic, partition: s.partition }));
+  }
+
+  /**
+   * Joins the consumer group (group.id required) and consumes the partitions the group assigns. `topics` may be a
+   * list or a pattern matched against the cluster's topics.
+   */
+  subscribe(topics: string[] | RegExp, listener?: RebalanceListener): void {
+    this.checkOpen();
+    if (this.groupId === undefined) throw new ClientStateError('subscribe() needs a groupId');
+    if (this.partitions.size > 0 && this.group === null)
+      throw new ClientStateError('subscribe() cannot follow assign()');
+    if (this.group !== null) {
+      this.group.setSubscription(topics);
+      return;
+    }
+    this.group = new GroupMember({
+      cluster: this.cluster,
+      groupId: this.groupId,
+      groupInstanceId: this.options.groupInstanceId ?? null,
+      sessionTimeoutMs: this.o.sessionTimeoutMs,
+      rebalanceTimeoutMs: this.o.maxPollIntervalMs,
+      heartbeatIntervalMs: this.o.heartbeatIntervalMs,
+      assignors: this.options.partitionAssignmentStrategy ?? ['range', 'cooperative-sticky'],
+      topics,
+      listener,
+      consumer: {
+        owned: () => this.assignment(),
+        assign: (tps) => this.setAssignment(tps),
+        beforeRevoke: async (tps) => {
+          if (this.o.enableAutoCommit) await this.commitPositions(tps).catch(() => {});
+        },
+      },
+    });
+    this.startAutoCommit();
+  }
+
+  /** Leaves the group's subscription (and the group) or drops the manual assignment. */
+  async unsubscribe(): Promise<void> {
+    if (this.group !== null) {
+      if (this.o.enableAutoCommit) await this.commitPositions(this.assignment()).catch(() => {});
+      await this.group.leave();
+      this.group = null;
+    }
+    this.setAssignment([]);
+  }
+
+  subscription(): string[] {
+    return this.group?.subscribedTopics() ?? [];
+  }
+
+  // ---- positions --------------------------------------------------------------------------------------------
+
+  private state(tp: TopicPartition): PartitionState {
+    const s = this.partitions.get(tpKey(tp.topic, tp.partition));
+    if (s === undefined)
+      throw new ClientStateError(`${tp.topic}-${tp.partition} is not assigned to this consumer`);
+    return s;
+  }
+
+  private resetFetchState(s: PartitionState): void {
+    s.epoch++;
+    s.buffer = [];
+    s.bufferAt = 0;
+  }
+
+  /** The next offset poll() returns for the partition (resolving it first when unknown). */
+  async position(tp: TopicPartition): Promise<number> {
+    const s = this.state(tp);
+    if (s.position === null) await this.resolvePositions([s]);
+    return s.position!;
+  }
+
+  seek(tp: TopicPartition, offset: number): void {
+    if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`bad offset ${offset}`);
+    const s = this.state(tp);
+    this.resetFetchState(s);
+    s.position = offset;
+    this.wake();
+  }
+
+  async seekToBeginning(tps: TopicPartition[] = this.assignment()): Promise<void> {
+    await this.seekToTimestamp(tps, EARLIEST_TIMESTAMP);
+  }
+
+  async seekToEnd(tps: TopicPartition[] = this.assignment()): Promise<void> {
+    await this.seekToTimestamp(tps, LATEST_TIMESTAMP);
+  }
+
+  private async seekToTimestamp(tps: TopicPartition[], timestamp: number): Promise<void> {
+    const answers = await listOffsets(
+      this.cluster,
+      tps.map((tp) => ({ ...tp, timestamp })),
+      this.isolation(),
+    );
+    for (const a of answers) this.seek(a, a.offset);
+  }
+
+  /** For each partition, the earliest offset whose timestamp is at or after the given one (null if none). */
+  async offsetsForTimes(
+    query: Array<TopicPartition & { timestamp: number }>,
+  ): Promise<Array<OffsetAnswer | null>> {
+    const answers = await listOffsets(this.cluster, query, this.isolation());
+    return answers.map((a) => (a.offset < 0 ? null : a));
+  }
+
+  async beginningOffsets(tps: TopicPartition[]): Promise<OffsetAnswer[]> {
+    return listOffsets(
+      this.cluster,
+      tps.map((tp) => ({ ...tp, timestamp: EARLIEST_TIMESTAMP })),
+      this.isolation(),
+    );
+  }
+
+  /** The end offsets: the high watermark, or the last stable offset under read_committed. */
+  async endOffsets(tps: TopicPartition[]): Promise<OffsetAnswer[]> {
+    return listOffsets(
+      this.cluster,
+      tps.map((tp) => ({ ...tp, timestamp: LATEST_TIMESTAMP })),
+      this.isolation(),
+    );
+  }
+
+  pause(tps: TopicPartition[]): void {
+    for (const tp of tps) {
+      const s = this.state(tp);
+      s.paused = true;
+      // Records already buffered are dropped and fetched again after resume, as Kafka does.
+      this.resetFetchState(s);
+    }
+  }
+
+  resume(tps: TopicPartition[]): void {
+    for (const tp of tps) this.state(tp).paused = false;
+    this.wake();
+  }
+
+  paused(): TopicPartition[] {
+    return [...this.partitions.values()]
+      .filter((s) => s.paused)
+      .map((s) => ({ topic: s.topic, partition: s.partition }));
+  }
+
+  private isolation(): number {
+    return this.o.isolationLevel === 'read_committed' ? 1 : 0;
+  }
+
+  /** Positions from committed offsets (with a group), else from auto.offset.reset. */
+  private async resolvePositions(states: PartitionState[]): Promise<void> {
+    let missing = states;
+    if (this.groupId !== undefined && missing.length > 0) {
+      const committed = await this.committed(missing).catch((err: unknown) => {
+        if (err instanceof KafkaClientError && !err.retriable) return null;
+        throw err;
+      });
+      if (committed !== null) {
+        for (const s of missing) {
+          const c = committed.get(tpKey(s.topic, s.partition));
+          if (c !== undefined && c >= 0 && s.position === null) s.position = c;
+        }
+      }
+      missing = missing.filter((s) => s.position === null);
+    }
+    if (missing.length === 0) return;
+    if (this.o.autoOffsetReset === 'none') {
+      throw new KafkaClientError(
+        `no committed offset and auto.offset.reset=none for ${missing.map((s) => `${s.topic}-${s.partition}`).join(', ')}`,
+        false,
+      );
+    }
+    const timestamp = this.o.autoOffsetReset === 'earliest' ? EARLIEST_TIMESTAMP : LATEST_TIMESTAMP;
+    const answers = await listOffsets(
+      this.cluster,
+      missing.map((s) => ({ topic: s.topic, partition: s.partition, timestamp })),
+      this.isolation(),
+    );
+    for (let i = 0; i < missing.length; i++) {
+      const s = missing[i]!;
+      if (s.position === null) s.position = answers[i]!.offset;
+    }
+  }
+
+  // ---- fetching ---------------------------------------------------------------------------------------------
+
+  private wake(): void {
+    for (const w of this.dataWaiters.splice(0)) w();
+  }
+
+  private fetchable(s: PartitionState, now: number): boolean {
+    return !s.paused && s.position !== null && s.bufferAt >= s.buffer.length && s.backoffUntil <= now;
+  }
+
+  /** Starts a fetch at every leader that has fetchable partitions and no fetch in flight. */
+  private startFetches(): void {
+    const now = Date.now();
+    const byLeader = new Map<number, PartitionState[]>();
+    let unknownLeader = false;
+    for (const s of this.partitions.values()) {
+      if (!this.fetchable(s, now)) continue;
+      const leader = this.cluster.leaderOf(s.topic, s.partition);
+      if (leader < 0) {
+        unknownLeader = true;
+        continue;
+      }
+      if (this.fetching.has(leader)) continue;
+      let list = byLeader.get(leader);
+      if (list === undefined) byLeader.set(leader, (list = []));
+      list.push(s);
+    }
+    if (unknownLeader) {
+      this.cluster.refreshMetadata().then(
+        () => this.wake(),
+        (err: Error) => {
+          this.fetchError = err;
+          this.wake();
+        },
+      );
+    }
+    for (const [leader, list] of byLeader) this.fetchFrom(leader, list);
+  }
+
+  private fetchFrom(leader: number, list: PartitionState[]): void {
+    this.fetching.add(leader);
+    const sent = list.map((s) => ({ s, epoch: s.epoch, offset: s.position! }));
+    const topics = new Map<string, typeof sent>();
+    for (const x of sent) {
+      let t = topics.get(x.s.topic);
+      if (t === undefined) topics.set(x.s.topic, (t = []));
+      t.push(x);
+    }
+    const request: FetchRequest = {
+      clusterId: null,
+      replicaId: -1,
+      replicaState: { replicaId: -1, replicaEpoch: -1n },
+      maxWaitMs: this.o.fetchMaxWaitMs,
+      minBytes: this.o.fetchMinBytes,
+      maxBytes: this.o.fetchMaxBytes,
+      isolationLevel: this.isolation(),
+      sessionId: 0,
+      sessionEpoch: -1,
+      topics: [...topics].map(([topic, xs]) => ({
+        topic,
+        topicId: this.cluster.snapshot.topics.get(topic)?.topicId ?? 'AAAAAAAAAAAAAAAAAAAAAA',
+        partitions: xs.map((x) => ({
+          partition: x.s.partition,
+          currentLeaderEpoch: -1,
+          fetchOffset: BigInt(x.offset),
+          lastFetchedEpoch: -1,
+          logStartOffset: -1n,
+          partitionMaxBytes: this.o.maxPartitionFetchBytes,
+          replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
+        })),
+      })),
+      forgottenTopicsData: [],
+      rackId: '',
+    };
+    this.cluster
+      .send<FetchResponse>(leader, ApiKey.FETCH, request, {
+        timeoutMs: this.cluster.options.requestTimeoutMs + this.o.fetchMaxWaitMs,
+      })
+      .then(
+        (res) => {
+          if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, 'Fetch');
+          for (const t of res.responses) {
+            for (const p of t.partitions) {
+              const x = sent.find((y) => y.s.topic === t.topic && y.s.partition === p.partitionIndex);
+              if (x !== undefined) this.onPartitionData(x.s, x.epoch, x.offset, p);
+            }
+          }
+        },
+        (err: Error) => {
+          this.cluster.invalidate();
+          const until = Date.now() + this.cluster.backoffMs(0);
+          for (const x of sent) x.s.backoffUntil = until;
+          if (!(err instanceof KafkaClientError) || !err.retriable) this.fetchError = err;
+        },
+      )
+      .catch((err: Error) => {
+        this.fetchError = err;
+      })
+      .finally(() => {
+        this.fetching.delete(leader);
+        this.wake();
+      });
+  }
+
+  private onPartitionData(
+    s: PartitionState,
+    epoch: number,
+    offset: number,
+    p: FetchResponsePartitionData,
+  ): void {
+    if (s.epoch !== epoch || s.position !== offset || this.partitions.get(tpKey(s.topic, s.partition)) !== s)
+      return;
+    if (p.errorCode !== 0) {
+      if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
+        if (this.o.autoOffsetReset === 'none') {
+          this.fetchError = new KafkaProtocolError(
+            p.errorCode,
+            `${s.topic}-${s.partition} at offset ${offset}`,
+          );
+        } else {
+          s.position = null;
+        }
+        return;
+      }
+      const err = new KafkaProtocolError(p.errorCode, `Fetch ${s.topic}-${s.partition}`);
+      if (!err.retriable) {
+        this.fetchError = err;
+        return;
+      }
+      this.cluster.invalidate();
+      s.backoffUntil = Date.now() + this.cluster.backoffMs(0);
+      return;
+    }
+    s.highWatermark = Number(p.highWatermark);
+    s.lastStableOffset = Number(p.lastStableOffset);
+    s.logStartOffset = Number(p.logStartOffset);
+    if (p.records === null || p.records.length === 0) return;
+    const blob = decodeRecordsBlob(p.records, 0, p.records.length, { verifyCrc: this.o.checkCrcs });
+    const aborted = (p.abortedTransactions ?? [])
+      .map((a) => ({ producerId: Number(a.producerId), firstOffset: Number(a.firstOffset) }))
+      .sort((a, b) => a.firstOffset - b.firstOffset);
+    const abortedProducers = new Set<number>();
+    const out: ConsumerRecord<unknown, unknown>[] = [];
+    let next = offset;
+    const readCommitted = this.isolation() === 1;
+    for (const b of blob.batches) {
+      if (b.lastOffset < offset) continue;
+      next = Math.max(next, b.lastOffset + 1);
+      if (readCommitted) {
+        while (aborted.length > 0 && aborted[0]!.firstOffset <= b.lastOffset) {
+          abortedProducers.add(aborted.shift()!.producerId);
+        }
+      }
+      if (b.isControl) {
+        const key = b.records[0]?.key;
+        if (readCommitted && key && key.length >= 4 && key.readInt16BE(2) === CONTROL_ABORT) {
+          abortedProducers.delete(b.producerId);
+        }
+        continue;
+      }
+      if (readCommitted && b.isTransactional && abortedProducers.has(b.producerId)) continue;
+      for (const r of b.records) {
+        if (r.offset < offset) continue;
+        out.push({
+          topic: s.topic,
+          partition: s.partition,
+          offset: r.offset,
+          timestamp: r.timestamp,
+          key: this.keyDeserializer.deserialize(r.key, s.topic),
+          value: this.valueDeserializer.deserialize(r.value, s.topic),
+          headers: r.headers,
+        });
+      }
+    }
+    if (out.length === 0) {
+      // Only control batches or aborted data: move past them.
+      s.position = next;
+      s.epoch++;
+      return;
+    }
+    s.buffer = out;
+    s.bufferAt = 0;
+    s.nextAfterBuffer = next;
+  }
+
+  /**
+   * Returns the records available now, or waits up to timeoutMs for some. Positions move past what is returned.
+   */
+  async poll(timeoutMs = 1000): Promise<ConsumerRecord<K, V>[]> {
+    this.checkOpen();
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.group !== null) await this.group.ensureActive();
+      this.group?.polled();
+      const err = this.fetchError;
+      if (err !== null) {
+        this.fetchError = null;
+        throw err;
+      }
+      const unknown = [...this.partitions.values()].filter((s) => s.position === null);
+      if (unknown.length > 0) await this.resolvePositions(unknown);
+      const records = this.drainBuffers();
+      if (records.length > 0) {
+        this.startFetches();
+        return records;
+      }
+      this.startFetches();
+      const left = deadline - Date.now();
+      if (left <= 0 || this.closed) return [];
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(left, this.partitions.size === 0 ? left : 100));
+        function done(): void {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.dataWaiters.push(done);
+      });
+    }
+  }
+
+  private drainBuffers(): ConsumerRecord<K, V>[] {
+    const out: ConsumerRecord<K, V>[] = [];
+    for (const s of this.partitions.values()) {
+      if (s.paused || s.bufferAt >= s.buffer.length) continue;
+      const take = Math.min(s.buffer.length - s.bufferAt, this.o.maxPollRecords - out.length);
+      for (let i = 0; i < take; i++) out.push(s.buffer[s.bufferAt + i] as ConsumerRecord<K, V>);
+      s.bufferAt += take;
+      if (s.bufferAt >= s.buffer.length) {
+        s.position = s.nextAfterBuffer ?? s.buffer[s.buffer.length - 1]!.offset + 1;
+        s.buffer = [];
+        s.bufferAt = 0;
+      } else {
+        s.position = s.buffer[s.bufferAt]!.offset;
+      }
+      if (out.length >= this.o.maxPollRecords) break;
+    }
+    return out;
+  }
+
+  /** Iterates records until close() or stop(); positions advance as records are handed out. */
+  async *[Symbol.asyncIterator](): AsyncGenerator<ConsumerRecord<K, V>, void, undefined> {
+    this.running = true;
+    while (this.running && !this.closed) {
+      const records = await this.poll(500);
+      for (const r of records) {
+        yield r;
+        if (!this.running) return;
+      }
+    }
+  }
+
+  /**
+   * Calls eachRecord for every record (or eachBatch per partition's slice of a poll) until stop() or close().
+   * A handler that throws stops the loop and rejects the promise; positions stay at the failed record's batch.
+   */
+  async run(handlers: RunOptions<K, V>): Promise<void> {
+    if (handlers.eachRecord === undefined && handlers.eachBatch === undefined) {
+      throw new TypeError('run() needs eachRecord or eachBatch');
+    }
+    this.running = true;
+    while (this.running && !this.closed) {
+      const records = await this.poll(500);
+      if (records.length === 0) continue;
+      if (handlers.eachBatch !== undefined) {
+        const groups = new Map<string, ConsumerRecord<K, V>[]>();
+        for (const r of records) {
+          const k = tpKey(r.topic, r.partition);
+          let g = groups.get(k);
+          if (g === undefined) groups.set(k, (g = []));
+          g.push(r);
+        }
+        for (const g of groups.values()) {
+          const s = this.partitions.get(tpKey(g[0]!.topic, g[0]!.partition));
+          await handlers.eachBatch({
+            topic: g[0]!.topic,
+            partition: g[0]!.partition,
+            records: g,
+            highWatermark: s?.highWatermark ?? -1,
+          });
+        }
+      } else {
+        for (const r of records) await handlers.eachRecord!(r);
+      }
+    }
+  }
+
+  /** Ends the iterator or run() loop after the current record. */
+  stop(): void {
+    this.running = false;
+    this.wake();
+  }
+
+  // ---- offsets in the group -----------------------------------------------------------------------------------
+
+  private async coordinator(): Promise<number> {
+    if (this.groupId === undefined) throw new ClientStateError('committing offsets needs a groupId');
+    if (this.coordinatorId < 0) this.coordinatorId = await findCoordinator(this.cluster, this.groupId);
+    return this.coordinatorId;
+  }
+
+  /** The committed offsets of the group for these partitions (-1 where none). */
+  async committed(tps: TopicPartition[]): Promise<Map<string, number>> {
+    return this.cluster.withRetry(async () => {
+      const coordinator = await this.coordinator();
+      const topics = new Map<string, number[]>();
+      for (const tp of tps) {
+        let t = topics.get(tp.topic);
+        if (t === undefined) topics.set(tp.topic, (t = []));
+        t.push(tp.partition);
+      }
+      const res = await this.cluster
+        .send<OffsetFetchResponse>(coordinator, ApiKey.OFFSET_FETCH, {
+          groupId: this.groupId!,
+          topics: [...topics].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
+          groups: [],
+          requireStable: true,
+        })
+        .catch((err: unknown) => {
+          this.coordinatorId = -1;
+          throw err;
+        });
+      this.checkCoordinatorError(res.errorCode);
+      const out = new Map<string, number>();
+      for (const t of res.topics) {
+        for (const p of t.partitions) {
+          this.checkCoordinatorError(p.errorCode);
+          out.set(tpKey(t.name, p.partitionIndex), Number(p.committedOffset));
+        }
+      }
+      return out;
+    }, 20);
+  }
+
+  private checkCoordinatorError(code: number): void {
+    if (code === 0) return;
+    if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE)
+      this.coordinatorId = -1;
+    throw new KafkaProtocolError(code);
+  }
+
+  /** Commits the current positions of these partitions (default: all assigned with a position). */
+  private async commitPositions(tps: TopicPartition[]): Promise<void> {
+    const offsets: Array<TopicPartition & { offset: number }> = [];
+    for (const tp of tps) {
+      const s = this.partitions.get(tpKey(tp.topic, tp.partition));
+      if (s !== undefined && s.position !== null) offsets.push({ ...tp, offset: s.position });
+    }
+    if (offsets.length > 0) await this.commit(offsets);
+  }
+
+  /**
+   * Commits offsets (the next offset to read, as Kafka defines it). Without an argument, commits the position of
+   * every assigned partition.
+   */
+  async commit(offsets?: Array<TopicPartition & { offset: number; metadata?: string }>): Promise<void> {
+    this.checkOpen();
+    if (offsets === undefined) return this.commitPositions(this.assignment());
+    const generation = this.group?.generation() ?? { generationId: -1, memberId: '', groupInstanceId: null };
+    await this.cluster.withRetry(async () => {
+      const coordinator = await this.coordinator();
+      const topics = new Map<string, typeof offsets>();
+      for (const o of offsets) {
+        let t = topics.get(o.topic);
+        if (t === undefined) topics.set(o.topic, (t = []));
+        t.push(o);
+      }
+      const res = await this.cluster
+        .send<OffsetCommitResponse>(coordinator, ApiKey.OFFSET_COMMIT, {
+          groupId: this.groupId!,
+          generationIdOrMemberEpoch: generation.generationId,
+          memberId: generation.memberId,
+          groupInstanceId: generation.groupInstanceId,
+          retentionTimeMs: -1n,
+          topics: [...topics].map(([name, list]) => ({
+            name,
+            partitions: list.map((o) => ({
+              partitionIndex: o.partition,
+              committedOffset: BigInt(o.offset),
+              committedLeaderEpoch: -1,
+              commitTimestamp: -1n,
+              committedMetadata: o.metadata ?? '',
+            })),
+          })),
+        })
+        .catch((err: unknown) => {
+          this.coordinatorId = -1;
+          throw err;
+        });
+      for (const t of res.topics) for (const p of t.partitions) this.checkCoordinatorError(p.errorCode);
+    }, 10);
+  }
+
+  private startAutoCommit(): void {
+    if (!this.o.enableAutoCommit || this.autoCommitTimer !== null) return;
+    this.autoCommitTimer = setInterval(() => {
+      if (this.group?.isStable()) this.commitPositions(this.assignment()).catch(() => {});
+    }, this.o.autoCommitIntervalMs);
+    this.autoCommitTimer.unref();
+  }
+
+  /** Commits (with auto commit), leaves the group, and closes the connections. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.running = false;
+    if (this.autoCommitTimer !== null) clearInterval(this.autoCommitTimer);
+    if (this.group !== null) {
+      if (this.o.enableAutoCommit && this.group.isStable()) {
+        await this.commitPositions(this.assignment()).catch(() => {});
+      }
+      await this.group.leave().catch(() => {});
+      this.group = null;
+    }
+    this.closed = true;
+    this.wake();
+    await this.cluster.close();
+  }
+}
+
+export { sleep };

@@ -1,0 +1,62 @@
+// Errors the client raises. Kafka error codes arrive as values in responses; the client turns the ones it cannot
+// handle into KafkaProtocolError, which carries the code, its name and whether a retry can succeed. Transport
+// failures (connection refused or lost, a request that timed out) are retriable too: the request can go again on
+// a new connection, perhaps to a new leader after a metadata refresh.
+
+import { errorByCode, errorName, isRetriable } from '../protocol/errors.js';
+
+export class KafkaClientError extends Error {
+  readonly retriable: boolean;
+  constructor(message: string, retriable: boolean, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'KafkaClientError';
+    this.retriable = retriable;
+  }
+}
+
+/** A Kafka error code returned by a broker. */
+export class KafkaProtocolError extends KafkaClientError {
+  readonly code: number;
+  readonly type: string;
+  constructor(code: number, detail?: string | null) {
+    const known = errorByCode(code);
+    const text = detail ? `${detail}` : (known?.message ?? 'unknown error');
+    super(`${errorName(code)}: ${text}`, isRetriable(code));
+    this.name = 'KafkaProtocolError';
+    this.code = code;
+    this.type = errorName(code);
+  }
+}
+
+/** The socket could not be opened, or closed with requests outstanding. */
+export class ConnectionError extends KafkaClientError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, true, options);
+    this.name = 'ConnectionError';
+  }
+}
+
+/** No response within request.timeout.ms. */
+export class RequestTimeoutError extends KafkaClientError {
+  constructor(message: string) {
+    super(message, true);
+    this.name = 'RequestTimeoutError';
+  }
+}
+
+/** A client-side bound was reached or a call came after close(). Not retriable. */
+export class ClientStateError extends KafkaClientError {
+  constructor(message: string) {
+    super(message, false);
+    this.name = 'ClientStateError';
+  }
+}
+
+/** Throws KafkaProtocolError for a non-zero error code. */
+export function throwIfError(code: number, detail?: string | null): void {
+  if (code !== 0) throw new KafkaProtocolError(code, detail);
+}
+
+export function isRetriableError(err: unknown): boolean {
+  return err instanceof KafkaClientError && err.retriable;
+}

@@ -1,0 +1,52 @@
+// Public surface of Brook's client: Producer, Consumer, Admin, serializers, partitioners and errors.
+
+export type {
+  ConfigEntry,
+  ConfigOp,
+  ConfigResourceResult,
+  ConfigResourceType,
+  CreateTopicResult,
+  GroupDescription,
+  GroupOffset,
+  NewTopic,
+  OffsetSpec,
+  TopicDescription,
+} from './admin.js';
+export { Admin } from './admin.js';
+export { ASSIGNORS, type AssignorName, type MemberSubscription } from './assignors.js';
+export { type BrokerInfo, Cluster, type PartitionInfo, type TopicInfo } from './cluster.js';
+export { Connection } from './connection.js';
+export {
+  Consumer,
+  type ConsumerOptions,
+  type ConsumerRecord,
+  type IsolationLevel,
+  type OffsetResetPolicy,
+  type RunOptions,
+} from './consumer.js';
+export {
+  ClientStateError,
+  ConnectionError,
+  KafkaClientError,
+  KafkaProtocolError,
+  RequestTimeoutError,
+} from './errors.js';
+export type { RebalanceListener } from './group.js';
+export type { ClientOptions, SaslOptions } from './options.js';
+export {
+  createPartitioner,
+  keyPartition,
+  murmur2,
+  type PartitionerFn,
+  type PartitionerName,
+} from './partitioners.js';
+export {
+  type Acks,
+  type CompressionName,
+  Producer,
+  type ProducerOptions,
+  type ProducerRecord,
+  type RecordMetadata,
+} from './producer.js';
+export type { OffsetAnswer, TopicPartition } from './requests.js';
+export * from './serdes.js';

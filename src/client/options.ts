@@ -1,0 +1,77 @@
+// Options shared by the producer, the consumer and the admin client, in Kafka's terms (camelCase of the Java
+// client's keys) with Kafka's defaults. TLS takes Node's own tls.ConnectionOptions; SASL is declared so callers
+// can shape their configuration now, and the connection refuses mechanisms it does not speak yet.
+
+import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
+import type { Logger } from '../common/logger.js';
+
+export interface SaslOptions {
+  mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512';
+  username: string;
+  password: string;
+}
+
+export interface ClientOptions {
+  /** host:port pairs (bootstrap.servers). */
+  bootstrapServers: string[] | string;
+  clientId?: string;
+  /** request.timeout.ms: how long one request may wait for its response (default 30000). */
+  requestTimeoutMs?: number;
+  /** socket.connection.setup.timeout.ms (default 10000). */
+  connectionTimeoutMs?: number;
+  /** retries of a retriable failure before it is reported (default 5 for admin calls and metadata). */
+  retries?: number;
+  /** retry.backoff.ms and retry.backoff.max.ms: exponential backoff between retries (100, 1000). */
+  retryBackoffMs?: number;
+  retryBackoffMaxMs?: number;
+  /** max.in.flight.requests.per.connection (default 5): requests pipelined on one connection. */
+  maxInFlightRequestsPerConnection?: number;
+  /** metadata.max.age.ms (default 300000): metadata older than this is refreshed before use. */
+  metadataMaxAgeMs?: number;
+  /** Present: connect with TLS using these options. */
+  tls?: TlsConnectionOptions;
+  sasl?: SaslOptions;
+  logger?: Logger;
+}
+
+export interface ResolvedClientOptions {
+  bootstrapServers: string[];
+  clientId: string;
+  requestTimeoutMs: number;
+  connectionTimeoutMs: number;
+  retries: number;
+  retryBackoffMs: number;
+  retryBackoffMaxMs: number;
+  maxInFlightRequestsPerConnection: number;
+  metadataMaxAgeMs: number;
+  tls: TlsConnectionOptions | undefined;
+  sasl: SaslOptions | undefined;
+  logger: Logger | undefined;
+}
+
+export function resolveClientOptions(o: ClientOptions): ResolvedClientOptions {
+  const servers = typeof o.bootstrapServers === 'string' ? o.bootstrapServers.split(',') : o.bootstrapServers;
+  const bootstrapServers = servers.map((s) => s.trim()).filter((s) => s.length > 0);
+  if (bootstrapServers.length === 0) throw new TypeError('bootstrapServers is empty');
+  return {
+    bootstrapServers,
+    clientId: o.clientId ?? 'brook-client',
+    requestTimeoutMs: o.requestTimeoutMs ?? 30_000,
+    connectionTimeoutMs: o.connectionTimeoutMs ?? 10_000,
+    retries: o.retries ?? 5,
+    retryBackoffMs: o.retryBackoffMs ?? 100,
+    retryBackoffMaxMs: o.retryBackoffMaxMs ?? 1000,
+    maxInFlightRequestsPerConnection: o.maxInFlightRequestsPerConnection ?? 5,
+    metadataMaxAgeMs: o.metadataMaxAgeMs ?? 300_000,
+    tls: o.tls,
+    sasl: o.sasl,
+    logger: o.logger,
+  };
+}
+
+/** Splits "host:port" (and "[v6]:port"). */
+export function parseHostPort(s: string): { host: string; port: number } {
+  const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(s.trim());
+  if (m === null) throw new TypeError(`bad broker address '${s}', expected host:port`);
+  return { host: m[1]!, port: Number(m[2]) };
+}
