@@ -27,7 +27,7 @@ import {
   type TopicPartition,
   TXN_INDEX_SUFFIX,
 } from './file-names.js';
-import { LeaderEpochCache } from './leader-epoch-cache.js';
+import { type EpochEndOffset, LeaderEpochCache } from './leader-epoch-cache.js';
 import { type LogConfig, STORAGE_LIMITS } from './log-config.js';
 import { LogSegment } from './log-segment.js';
 import {
@@ -613,6 +613,11 @@ export class Log {
       return { offset, timestampMs: batch.maxTimestamp, leaderEpoch: this.epochCache.epochForOffset(offset) };
     }
     return null;
+  }
+
+  /** OffsetForLeaderEpoch for this log: see LeaderEpochCache.endOffsetFor. */
+  endOffsetForEpoch(leaderEpoch: number): EpochEndOffset {
+    return this.epochCache.endOffsetFor(leaderEpoch, this.logEndOffsetValue);
   }
 
   /** Aborted transactions overlapping [fetchOffset, upperBoundOffset), for read_committed fetches. */

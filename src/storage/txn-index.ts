@@ -10,16 +10,19 @@
 
 import {
   closeSync,
+  existsSync,
   fstatSync,
   fsyncSync,
   ftruncateSync,
   openSync,
   readSync,
   renameSync,
+  truncateSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
 import { assert } from '../common/assert.js';
+import { STORAGE_LIMITS } from './log-config.js';
 
 export const TXN_INDEX_ENTRY_BYTES = 34;
 const TXN_INDEX_VERSION = 0;
@@ -58,7 +61,6 @@ export function decodeAbortedTxn(buf: Buffer, pos: number): AbortedTxn | null {
 }
 
 export class TxnIndex {
-  private fd = -1;
   private readonly txns: AbortedTxn[] = [];
 
   /** The file is created on the first aborted transaction, as Kafka does; most segments never have one. */
@@ -76,9 +78,18 @@ export class TxnIndex {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw err;
     }
-    this.fd = fd;
+    try {
+      this.loadFrom(fd, endOffset);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private loadFrom(fd: number, endOffset: number): void {
     const size = fstatSync(fd).size;
-    const whole = size - (size % TXN_INDEX_ENTRY_BYTES);
+    // A damaged length must not size an allocation: read at most the bound, the rest is dropped as damage.
+    const readable = Math.min(size, STORAGE_LIMITS.checkpointBytesMax);
+    const whole = readable - (readable % TXN_INDEX_ENTRY_BYTES);
     const buf = Buffer.allocUnsafe(whole);
     let done = 0;
     while (done < whole) {
@@ -102,11 +113,16 @@ export class TxnIndex {
   append(txn: AbortedTxn): void {
     const last = this.txns[this.txns.length - 1];
     assert(last === undefined || txn.lastOffset > last.lastOffset, 'aborted transactions out of order');
-    if (this.fd < 0) this.fd = openSync(this.path, 'w+');
     const bytes = encodeAbortedTxn(txn);
     const at = this.txns.length * TXN_INDEX_ENTRY_BYTES;
-    let done = 0;
-    while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, at + done);
+    // One open per aborted transaction: rare enough that holding a descriptor per segment is not worth it.
+    const fd = openSync(this.path, this.txns.length === 0 ? 'w' : 'r+');
+    try {
+      let done = 0;
+      while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, at + done);
+    } finally {
+      closeSync(fd);
+    }
     const { producerId, firstOffset, lastOffset, lastStableOffset } = txn;
     this.txns.push({ producerId, firstOffset, lastOffset, lastStableOffset });
   }
@@ -129,7 +145,7 @@ export class TxnIndex {
     while (keep > 0 && this.txns[keep - 1]!.lastOffset >= offset) keep--;
     if (keep === this.txns.length) return;
     this.txns.length = keep;
-    if (this.fd >= 0) ftruncateSync(this.fd, keep * TXN_INDEX_ENTRY_BYTES);
+    if (existsSync(this.path)) truncateSync(this.path, keep * TXN_INDEX_ENTRY_BYTES);
   }
 
   reset(): void {
@@ -137,7 +153,13 @@ export class TxnIndex {
   }
 
   flush(): void {
-    if (this.fd >= 0) fsyncSync(this.fd);
+    if (this.txns.length === 0) return;
+    const fd = openSync(this.path, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
   }
 
   renameTo(path: string): void {
@@ -150,8 +172,7 @@ export class TxnIndex {
   }
 
   close(): void {
-    if (this.fd >= 0) closeSync(this.fd);
-    this.fd = -1;
+    // Nothing to release: the file is only open while it is read or written.
   }
 
   closeAndDelete(): void {

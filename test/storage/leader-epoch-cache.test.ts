@@ -80,7 +80,8 @@ test('the log assigns epochs from appended batches and truncation trims the cach
     { epoch: 3, startOffset: 2 },
     { epoch: 5, startOffset: 6 },
   ]);
-  assert.deepEqual(h.log.epochCache.endOffsetFor(3, h.log.logEndOffset), { epoch: 3, endOffset: 6 });
+  assert.deepEqual(h.log.endOffsetForEpoch(3), { epoch: 3, endOffset: 6 });
+  assert.deepEqual(h.log.endOffsetForEpoch(5), { epoch: 5, endOffset: 8 });
   h.log.truncateTo(6);
   assert.equal(h.log.epochCache.latestEpoch, 3);
   h.log.setHighWatermark(6);

@@ -143,3 +143,25 @@ test('idle producers expire and the number of producers is bounded', () => {
   assert.equal(state.removeExpired(1103, 100), 2, 'idle for 100 ms or more');
   assert.equal(state.producerCount, 1);
 });
+
+test('aborted transactions are indexed again when a crash forces recovery, and survive a clean restart', (t) => {
+  const h = openHarness(t, { segmentBytes: 300 });
+  for (let i = 0; i < 6; i++) {
+    const pid = PID + i;
+    h.append({ producerId: pid, producerEpoch: 0, baseSequence: 0, transactional: true, count: 2 });
+    h.append({
+      producerId: pid,
+      producerEpoch: 0,
+      control: { type: i % 2 === 0 ? 0 : 1, coordinatorEpoch: 3 },
+    });
+  }
+  h.log.setHighWatermark(h.log.logEndOffset);
+  const aborted = h.log.collectAbortedTxns(0, h.log.logEndOffset);
+  assert.equal(aborted.length, 3);
+  assert.ok(readdirSync(h.dir).some((n) => n.endsWith('.txnindex')));
+  h.reopen(false, { recoveryPoint: 0 });
+  assert.deepEqual(h.log.collectAbortedTxns(0, h.log.logEndOffset), aborted);
+  h.reopen(true);
+  assert.deepEqual(h.log.collectAbortedTxns(0, h.log.logEndOffset), aborted);
+  assert.deepEqual(h.log.collectAbortedTxns(aborted[1]!.lastOffset + 1, h.log.logEndOffset), [aborted[2]]);
+});
