@@ -1,14 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import type {
-  CoordinationStore,
-  MultiResult,
-  NodeData,
-  Op,
-  SessionListener,
-  Stat,
-  StoreResult,
-} from '../../src/controller/store/store.js';
 import {
   CONTROLLER_EPOCH_PATH,
   CONTROLLER_PATH,
@@ -17,6 +8,7 @@ import {
 import { ErrorCode } from '../../src/protocol/errors.js';
 import {
   admin,
+  DeafSession,
   isrChange,
   newTopic,
   RecordingChannel,
@@ -71,44 +63,6 @@ test('when the controller session ends, the other broker takes over with a highe
   assert.equal(request.controllerEpoch, 2);
   assert.equal(request.controllerId, 2);
 });
-
-/** A session whose owner never hears of watches or session events: a controller that is paused or partitioned. */
-class DeafSession implements CoordinationStore {
-  constructor(private readonly inner: CoordinationStore) {}
-  get sessionId() {
-    return this.inner.sessionId;
-  }
-  get sessionTimeoutMs() {
-    return this.inner.sessionTimeoutMs;
-  }
-  create(path: string, data: Uint8Array, mode?: Parameters<CoordinationStore['create']>[2]) {
-    return this.inner.create(path, data, mode);
-  }
-  get(path: string): Promise<StoreResult<NodeData>> {
-    return this.inner.get(path);
-  }
-  set(path: string, data: Uint8Array, version: number): Promise<StoreResult<Stat>> {
-    return this.inner.set(path, data, version);
-  }
-  delete(path: string, version: number) {
-    return this.inner.delete(path, version);
-  }
-  exists(path: string) {
-    return this.inner.exists(path);
-  }
-  children(path: string) {
-    return this.inner.children(path);
-  }
-  multi(ops: readonly Op[]): Promise<MultiResult> {
-    return this.inner.multi(ops);
-  }
-  onSessionEvent(_listener: SessionListener): () => void {
-    return () => {};
-  }
-  close() {
-    return this.inner.close();
-  }
-}
 
 test('a controller replaced without noticing is fenced: its first write fails on the epoch check and it resigns', async () => {
   const cluster = new TestCluster();

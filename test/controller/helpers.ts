@@ -8,7 +8,15 @@ import type { BrokerChannel } from '../../src/controller/channel.js';
 import { Controller } from '../../src/controller/controller.js';
 import { seededRandom } from '../../src/controller/random.js';
 import { InProcessStore } from '../../src/controller/store/in-process-store.js';
-import type { CoordinationStore } from '../../src/controller/store/store.js';
+import type {
+  CoordinationStore,
+  MultiResult,
+  NodeData,
+  Op,
+  SessionListener,
+  Stat,
+  StoreResult,
+} from '../../src/controller/store/store.js';
 import { TopicAdmin } from '../../src/controller/topic-admin.js';
 import {
   type BrokerRegistration,
@@ -208,4 +216,42 @@ export function isrChange(
     leaderRecoveryState: 0,
     partitionEpoch,
   };
+}
+
+/** A session whose owner never hears of watches or session events: a controller that is paused or partitioned. */
+export class DeafSession implements CoordinationStore {
+  constructor(private readonly inner: CoordinationStore) {}
+  get sessionId() {
+    return this.inner.sessionId;
+  }
+  get sessionTimeoutMs() {
+    return this.inner.sessionTimeoutMs;
+  }
+  create(path: string, data: Uint8Array, mode?: Parameters<CoordinationStore['create']>[2]) {
+    return this.inner.create(path, data, mode);
+  }
+  get(path: string): Promise<StoreResult<NodeData>> {
+    return this.inner.get(path);
+  }
+  set(path: string, data: Uint8Array, version: number): Promise<StoreResult<Stat>> {
+    return this.inner.set(path, data, version);
+  }
+  delete(path: string, version: number) {
+    return this.inner.delete(path, version);
+  }
+  exists(path: string) {
+    return this.inner.exists(path);
+  }
+  children(path: string) {
+    return this.inner.children(path);
+  }
+  multi(ops: readonly Op[]): Promise<MultiResult> {
+    return this.inner.multi(ops);
+  }
+  onSessionEvent(_listener: SessionListener): () => void {
+    return () => {};
+  }
+  close() {
+    return this.inner.close();
+  }
 }

@@ -11,8 +11,9 @@ import type { CoordinationStore } from '../../src/controller/store/store.js';
 import { connectZooKeeper } from '../../src/controller/store/zookeeper-store.js';
 import { TopicAdmin } from '../../src/controller/topic-admin.js';
 import { decodePartitionState, partitionStatePath } from '../../src/controller/zk-layout/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
-import { RecordingChannel, registration } from './helpers.js';
+import { DeafSession, RecordingChannel, registration } from './helpers.js';
 
 let server: TestZooKeeper;
 const sessions: CoordinationStore[] = [];
@@ -121,4 +122,112 @@ test('three brokers on ZooKeeper: one controller, leaders for a new topic, failo
     successor.channel.lastLeaderAndIsr(moved.leader, 'zk', 0)?.leader === moved.leader ? true : null,
   );
   for (const b of brokers.values()) await b.controller.stop();
+});
+
+test('on ZooKeeper, a deaf controller is fenced by the epoch check, a dead follower leaves the ISR, and a reassignment completes', async () => {
+  const root = await session();
+  // A fresh tree for this test: the first test left its topic and controller epoch behind.
+  const epochBefore = await root.get('/controller_epoch');
+  const s1 = await session();
+  const s2 = await session();
+  const s3 = await session();
+  for (const [id, s] of [
+    [4, s1],
+    [5, s2],
+    [6, s3],
+  ] as const) {
+    assert.ok((await registerBroker(s, registration(id), seededRandom(id))).ok);
+  }
+  const zombie = new Controller({
+    brokerId: 4 as BrokerId,
+    store: new DeafSession(s1),
+    channel: new RecordingChannel(),
+  });
+  await zombie.start();
+  const channel = new RecordingChannel();
+  const successor = new Controller({ brokerId: 5 as BrokerId, store: s2, channel });
+  await successor.start();
+  // The first test stopped its controllers (deleting /controller), so the zombie, started first, won.
+  assert.equal(zombie.isActive, true);
+  assert.equal(successor.activeControllerId, 4);
+  assert.ok(epochBefore.ok);
+  const topicAdmin = new TopicAdmin({
+    store: root,
+    defaults: { numPartitions: 1, replicationFactor: 3, deleteTopicEnable: true },
+    random: seededRandom(5),
+  });
+  await topicAdmin.createTopics(
+    [
+      {
+        name: 'fenced',
+        numPartitions: -1,
+        replicationFactor: -1,
+        assignments: [{ partitionIndex: 0, brokerIds: [4, 5, 6] }],
+        configs: {},
+      },
+    ],
+    false,
+  );
+  const readState = async () => {
+    const node = await root.get(partitionStatePath('fenced', 0 as never));
+    if (!node.ok) return null;
+    const decoded = decodePartitionState(node.value.data);
+    return decoded.ok ? { ...decoded.value, version: node.value.stat.version } : null;
+  };
+  await zombie.sync(['fenced']);
+  await until('the state', readState);
+  // Take /controller away from the zombie without it hearing of it; broker 5 wins the next election.
+  await root.delete('/controller', -1);
+  await until('broker 5 to take over', async () => (successor.isActive ? true : null));
+  assert.equal(zombie.isActive, true);
+  const state = await until('the state', readState);
+  const answer = await zombie.alterPartition(
+    {
+      brokerId: 4,
+      brokerEpoch: -1n,
+      topics: [
+        {
+          topicName: 'fenced',
+          topicId: '',
+          partitions: [
+            {
+              partitionIndex: 0,
+              leaderEpoch: state.leaderEpoch,
+              newIsr: [4],
+              newIsrWithEpochs: [],
+              leaderRecoveryState: 0,
+              partitionEpoch: state.version,
+            },
+          ],
+        },
+      ],
+    },
+    2,
+  );
+  assert.equal(answer.errorCode, ErrorCode.NOT_CONTROLLER);
+  assert.deepEqual((await readState())?.isr, state.isr, 'the fenced write changed nothing in ZooKeeper');
+  await until('the zombie to resign', async () => (zombie.isActive ? null : true));
+  assert.equal(successor.isActive, true);
+
+  // Broker 6 dies: it leaves the ISR.
+  await s3.close();
+  const shrunk = await until('ISR without broker 6', async () => {
+    const s = await readState();
+    return s !== null && !s.isr.includes(6 as BrokerId) ? s : null;
+  });
+  assert.ok(shrunk.leader === 4 || shrunk.leader === 5);
+
+  // Move the partition to [5]: already in sync, so the reassignment finishes at once.
+  const moved = await successor.alterPartitionReassignments({
+    timeoutMs: 5000,
+    topics: [{ name: 'fenced', partitions: [{ partitionIndex: 0, replicas: [5] }] }],
+  });
+  assert.equal(moved.responses[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  const final = await until('leader 5 alone', async () => {
+    const s = await readState();
+    return s !== null && s.leader === 5 && s.isr.length === 1 ? s : null;
+  });
+  assert.deepEqual(final.isr, [5]);
+  await zombie.stop();
+  await successor.stop();
 });
