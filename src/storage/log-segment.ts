@@ -34,7 +34,7 @@ import {
   TIME_INDEX_SUFFIX,
   TXN_INDEX_SUFFIX,
 } from './file-names.js';
-import type { LogConfig } from './log-config.js';
+import { type LogConfig, STORAGE_LIMITS } from './log-config.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { TxnIndex } from './txn-index.js';
@@ -492,6 +492,10 @@ export class LogSegment {
     const empty = { records: EMPTY, firstOffset: first.baseOffset, nextOffset: first.baseOffset };
     const plan = { position: first.position, length: 0, firstOffset: first.baseOffset, empty };
     if (first.lastOffset >= maxOffset) return plan;
+    // A length field damaged after a clean shutdown must not size an allocation: a batch cannot run past the
+    // segment's end nor exceed the batch bound; such a batch is not served.
+    const batchBytesMax = Math.max(STORAGE_LIMITS.batchBytesMax, this.config.maxMessageBytes);
+    if (first.sizeInBytes > this.sizeBytes - first.position || first.sizeInBytes > batchBytesMax) return plan;
     let want = Math.min(maxBytes, this.sizeBytes - first.position);
     if (want < first.sizeInBytes) {
       if (!minOneBatch) return plan;

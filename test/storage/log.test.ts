@@ -1,7 +1,7 @@
 // Append, read, roll, lookups, truncation, DeleteRecords, retention and reopening of a partition log.
 
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
@@ -315,4 +315,25 @@ test('segment.jitter.ms makes a segment roll earlier by a random amount below th
   h.clock.advance(1_600);
   h.append();
   assert.equal(h.log.segmentCount, 2, '6.1 s passed 10 s less a 4 s jitter');
+});
+
+test('a length field damaged after a clean shutdown is never served nor used to size a read', (t) => {
+  const h = openHarness(t, { indexIntervalBytes: 100 });
+  const written = [];
+  for (let i = 0; i < 10; i++) written.push(h.append({ values: [Buffer.alloc(50, i)] }));
+  h.log.close();
+  const path = join(h.dir, '00000000000000000000.log');
+  const bytes = readFileSync(path);
+  const fifth = written.slice(0, 5).reduce((n, b) => n + b.length, 0);
+  bytes.writeInt32BE(0x7ffffff0, fifth + 8); // batch 5 now claims ~2 GiB
+  writeFileSync(path, bytes);
+  h.reopen(true);
+  for (let offset = 0; offset < 5; offset++) {
+    const r = h.log.read(offset, 1);
+    assert.ok(r.errorCode === StorageErrorCode.None);
+    assert.deepEqual(r.records, written[offset]);
+  }
+  const damaged = h.log.read(5, 1);
+  assert.ok(damaged.errorCode === StorageErrorCode.None);
+  assert.equal(damaged.records.length, 0, 'nothing is served from the damaged batch');
 });
