@@ -1,6 +1,9 @@
-// The broker under test: one `bin/brook server` process on a free loopback port, data in a directory the
-// caller owns (normally from withTempDir, which removes it). It is started, watched and stopped by its own PID
-// only. `cpuProfileDir` runs it under `node --cpu-prof`; the profile is written when it exits after SIGTERM.
+// The broker under test: one `brook server` process on a free loopback port, data in a directory the caller
+// owns (normally from withTempDir, which removes it). It is started, watched and stopped by its own PID only.
+// `cpuProfileDir` runs it under `node --cpu-prof`; the profile is written when it exits after SIGTERM.
+//
+// It runs the CLI of the same build as this module (what bin/brook does for dist/), so a benchmark built into
+// a folder of its own measures the broker of that same build, whatever state dist/ is in.
 //
 // Also reads what /proc says of it: bytes it caused to be written to storage (write amplification) and its
 // resident set now, for the RSS series that shows whether memory stays flat under load.
@@ -10,6 +13,13 @@ import { fileURLToPath } from 'node:url';
 
 /** The checkout's root, from this module's place (dist*\/bench/broker/broker-process.js). */
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+/** The CLI of this build, and bin/brook's few lines to run it with the arguments that follow. */
+const cliModule = new URL('../../src/cli/main.js', import.meta.url).href;
+const cliScript = `import { main } from ${JSON.stringify(cliModule)};
+main(process.argv.slice(1)).then(
+  (code) => { if (typeof code === 'number') process.exitCode = code; },
+  (error) => { console.error(error instanceof Error ? (error.stack ?? error.message) : String(error)); process.exitCode = 1; },
+);`;
 const startTimeoutMs = 30_000;
 const stopTimeoutMs = 20_000;
 /** How much of the broker's log is kept for an error message. */
@@ -41,7 +51,7 @@ export async function startBroker(options: BrokerOptions): Promise<BrokerProcess
   };
   const args: string[] = [];
   if (options.cpuProfileDir !== undefined) args.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir);
-  args.push(`${repoRoot}bin/brook`, 'server');
+  args.push('--input-type=module', '-e', cliScript, 'server');
   for (const [key, value] of Object.entries(overrides)) args.push('--override', `${key}=${String(value)}`);
   const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
