@@ -22,7 +22,7 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { assert } from '../common/assert.js';
+import { AssertionError, assert } from '../common/assert.js';
 import { STORAGE_LIMITS } from './log-config.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -130,7 +130,7 @@ export class IndexFile {
         bytes - done,
         this.warmFirst * this.entryBytes + done,
       );
-      assert(n > 0, `${this.path}: shorter than its entries`);
+      if (n <= 0) throw new AssertionError(`${this.path}: shorter than its entries`);
       done += n;
     }
   }
@@ -159,7 +159,8 @@ export class IndexFile {
    * entries in a crash is still correct, only sparser, and recovery rebuilds it anyway.
    */
   append(entry: Buffer): void {
-    assert(!this.isFull, `${this.path}: index is full`);
+    // Messages are built only on failure: these checks run on every append and lookup.
+    if (this.isFull) throw new AssertionError(`${this.path}: index is full`);
     let warmCount = this.entryCount - this.warmFirst;
     if (warmCount === 2 * this.warmEntriesMax) {
       // Keep the newest half: the buffer never grows past twice the warm size. What leaves it is written first.
@@ -189,10 +190,11 @@ export class IndexFile {
 
   /** The buffer and position holding entry `i`; the buffer is only valid until the next call. */
   entry(i: number): { buf: Buffer; pos: number } {
-    assert(i >= 0 && i < this.entryCount, `${this.path}: entry ${i} of ${this.entryCount}`);
+    if (i < 0 || i >= this.entryCount)
+      throw new AssertionError(`${this.path}: entry ${i} of ${this.entryCount}`);
     if (i >= this.warmFirst) return { buf: this.warm, pos: (i - this.warmFirst) * this.entryBytes };
     const n = readSync(this.useFd(), this.scratch, 0, this.entryBytes, i * this.entryBytes);
-    assert(n === this.entryBytes, `${this.path}: short read of entry ${i}`);
+    if (n !== this.entryBytes) throw new AssertionError(`${this.path}: short read of entry ${i}`);
     return { buf: this.scratch, pos: 0 };
   }
 
@@ -281,7 +283,7 @@ export class IndexFile {
    * segment (its .log), as Kafka does with its memory-mapped indexes.
    */
   private useFd(): number {
-    assert(!this.closed, `${this.path}: index used after close`);
+    if (this.closed) throw new AssertionError(`${this.path}: index used after close`);
     if (this.fd < 0) {
       this.fd = openSync(this.path, 'r+');
       setImmediate(() => this.dropFd());

@@ -10,7 +10,7 @@
 
 import { fdatasync, fsync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { assert } from '../common/assert.js';
+import { AssertionError, assert } from '../common/assert.js';
 import type { Clock } from '../common/clock.js';
 import { BATCH_HEADER_BYTES, batchHeader } from '../protocol/records/batch-header.js';
 import { StorageErrorCode } from './error-codes.js';
@@ -411,10 +411,9 @@ export class Log {
     assert(!this.closed, 'append to a closed log');
     assert(batches.length >= BATCH_HEADER_BYTES, 'append of less than one batch');
     const firstOffset = batchHeader.baseOffset(batches, 0);
-    assert(
-      firstOffset >= this.logEndOffsetValue,
-      `append at ${firstOffset} below log end ${this.logEndOffsetValue}`,
-    );
+    if (firstOffset < this.logEndOffsetValue) {
+      throw new AssertionError(`append at ${firstOffset} below log end ${this.logEndOffsetValue}`);
+    }
     let lastOffset = firstOffset - 1;
     let maxTimestampMs = -1;
     let offsetOfMaxTimestamp = firstOffset;
