@@ -20,35 +20,33 @@
 // answered by the brokers, which is what a single node awaits before answering CreateTopics.
 
 import { type Clock, systemClock } from '../common/clock.js';
-import type { BrokerId, LeaderEpoch, PartitionId } from '../common/ids.js';
+import type { BrokerId, PartitionId } from '../common/ids.js';
 import { type Logger, silentLogger } from '../common/logger.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type {
   ControlledShutdownRequest,
   ControlledShutdownResponse,
 } from '../protocol/messages/07-controlled-shutdown.js';
-import type {
-  ElectLeadersRequest,
-  ElectLeadersResponse,
-  ElectLeadersResponseReplicaElectionResult,
-} from '../protocol/messages/43-elect-leaders.js';
+import type { ElectLeadersRequest, ElectLeadersResponse } from '../protocol/messages/43-elect-leaders.js';
 import type {
   AlterPartitionReassignmentsRequest,
   AlterPartitionReassignmentsResponse,
-  AlterPartitionReassignmentsResponseReassignablePartitionResponse,
 } from '../protocol/messages/45-alter-partition-reassignments.js';
 import type {
   ListPartitionReassignmentsRequest,
   ListPartitionReassignmentsResponse,
-  ListPartitionReassignmentsResponseOngoingTopicReassignment,
 } from '../protocol/messages/46-list-partition-reassignments.js';
 import type {
   AlterPartitionRequest,
   AlterPartitionResponse,
-  AlterPartitionResponsePartitionData,
-  AlterPartitionResponseTopicData,
 } from '../protocol/messages/56-alter-partition.js';
 import { type LiveBroker, readLiveBrokers } from './broker-registration.js';
+import {
+  onAlterPartition,
+  onCheckLeaderBalance,
+  onControlledShutdown,
+  onElectLeaders,
+} from './broker-requests.js';
 import {
   type BrokerChannel,
   ChannelSender,
@@ -63,26 +61,15 @@ import {
   type TopicEntry,
   type TopicPartition,
 } from './context.js';
+import { type ControllerCore, partitionKey, type StateWrite, sameList } from './controller-core.js';
 import { EventQueue } from './event-queue.js';
-import {
-  controlledShutdownLeadership,
-  initialLeadership,
-  type Leadership,
-  NO_LEADER,
-  preferredLeaderElection,
-  reconcileLeadership,
-  uncleanLeaderElection,
-} from './leader-election.js';
+import { initialLeadership, type Leadership, NO_LEADER, reconcileLeadership } from './leader-election.js';
 import { newUuid, type Random, systemRandom } from './random.js';
 import {
-  finishedLeadership,
-  isReassigning,
-  movingAssignment,
-  movingLeadership,
-  originalReplicas,
-  targetInSync,
-  targetProblem,
-} from './reassignment.js';
+  finishSyncedReassignments,
+  onAlterReassignments,
+  onListReassignments,
+} from './reassignment-requests.js';
 import type { ApiError } from './replica-assignment.js';
 import {
   buildLeaderAndIsr,
@@ -157,13 +144,6 @@ const SYNC_ROUNDS_MAX = 16;
 /** Written by a write that found another controller's epoch: this controller must resign. */
 type Fenced = { readonly fenced: true };
 
-interface StateWrite {
-  readonly tp: TopicPartition;
-  readonly next: Leadership;
-  /** -1: create the state node; otherwise the expected data version. */
-  readonly expectedVersion: number;
-}
-
 interface ReadTopic {
   readonly name: string;
   readonly topicId: string | null;
@@ -177,10 +157,6 @@ interface StateRead {
   readonly partitionEpoch: number;
 }
 
-function key(tp: TopicPartition): string {
-  return `${tp.topic}\u0000${tp.partition}`;
-}
-
 export class Controller {
   private store: CoordinationStore;
   private ctx: ControllerContext | null = null;
@@ -192,6 +168,8 @@ export class Controller {
   private readonly logger: Logger;
   private readonly random: Random;
   private readonly header: RequestHeaderFields;
+  /** What the request handlers in broker-requests.ts and reassignment-requests.ts may use. */
+  private readonly core: ControllerCore;
 
   constructor(private readonly options: ControllerOptions) {
     this.store = options.store;
@@ -210,6 +188,23 @@ export class Controller {
     this.header = {
       controllerId: options.brokerId,
       interBrokerListener: options.interBrokerListener ?? null,
+    };
+    const self = this;
+    this.core = {
+      get ctx() {
+        return self.ctx;
+      },
+      logger: this.logger,
+      imbalancePerBrokerPercentage: options.autoLeaderRebalance?.imbalancePerBrokerPercentage ?? 10,
+      writeStates: (writes) => this.writeStates(writes),
+      refreshStates: (tps) => this.refreshStates(tps),
+      writeAssignmentAndState: (tp, assignment, next, version) =>
+        this.writeAssignmentAndState(tp, assignment, next, version),
+      propagate: (changed) => this.propagate(changed),
+      sendUpdateMetadata: (brokers, tps) => this.sendUpdateMetadata(brokers, tps),
+      sendLeaderAndIsr: (broker, tps, created) => this.sendLeaderAndIsr(broker, tps, created),
+      sendStopReplica: (brokers, tps, deletePartitions) =>
+        this.sendStopReplica(brokers, tps, deletePartitions),
     };
   }
 
@@ -288,14 +283,14 @@ export class Controller {
 
   alterPartition(request: AlterPartitionRequest, version: number): Promise<AlterPartitionResponse> {
     return (
-      this.queue.request('alterPartition', () => this.onAlterPartition(request, version)) ??
-      Promise.resolve(alterPartitionError(ErrorCode.REQUEST_TIMED_OUT))
+      this.queue.request('alterPartition', () => onAlterPartition(this.core, request, version)) ??
+      Promise.resolve({ throttleTimeMs: 0, errorCode: ErrorCode.REQUEST_TIMED_OUT, topics: [] })
     );
   }
 
   controlledShutdown(request: ControlledShutdownRequest): Promise<ControlledShutdownResponse> {
     return (
-      this.queue.request('controlledShutdown', () => this.onControlledShutdown(request)) ??
+      this.queue.request('controlledShutdown', () => onControlledShutdown(this.core, request)) ??
       Promise.resolve({ errorCode: ErrorCode.REQUEST_TIMED_OUT, remainingPartitions: [] })
     );
   }
@@ -304,7 +299,7 @@ export class Controller {
     request: AlterPartitionReassignmentsRequest,
   ): Promise<AlterPartitionReassignmentsResponse> {
     return (
-      this.queue.request('alterPartitionReassignments', () => this.onAlterReassignments(request)) ??
+      this.queue.request('alterPartitionReassignments', () => onAlterReassignments(this.core, request)) ??
       Promise.resolve({
         throttleTimeMs: 0,
         errorCode: ErrorCode.REQUEST_TIMED_OUT,
@@ -318,7 +313,7 @@ export class Controller {
     request: ListPartitionReassignmentsRequest,
   ): Promise<ListPartitionReassignmentsResponse> {
     return (
-      this.queue.request('listPartitionReassignments', async () => this.onListReassignments(request)) ??
+      this.queue.request('listPartitionReassignments', async () => onListReassignments(this.core, request)) ??
       Promise.resolve({
         throttleTimeMs: 0,
         errorCode: ErrorCode.REQUEST_TIMED_OUT,
@@ -334,12 +329,14 @@ export class Controller {
    * alive and in sync. Runs on its timer when autoLeaderRebalance is set; answers the partitions moved.
    */
   checkLeaderBalance(): Promise<TopicPartition[]> {
-    return this.queue.request('checkLeaderBalance', () => this.onCheckLeaderBalance()) ?? Promise.resolve([]);
+    return (
+      this.queue.request('checkLeaderBalance', () => onCheckLeaderBalance(this.core)) ?? Promise.resolve([])
+    );
   }
 
   electLeaders(request: ElectLeadersRequest): Promise<ElectLeadersResponse> {
     return (
-      this.queue.request('electLeaders', () => this.onElectLeaders(request)) ??
+      this.queue.request('electLeaders', () => onElectLeaders(this.core, request)) ??
       Promise.resolve({
         throttleTimeMs: 0,
         errorCode: ErrorCode.REQUEST_TIMED_OUT,
@@ -536,9 +533,9 @@ export class Controller {
     const all = [...ctx.allPartitions()].map(({ topic, partition }) => ({ topic, partition }));
     const live = [...ctx.liveBrokers.keys()];
     this.sendUpdateMetadata(live, all);
-    const created = new Set(changed.filter((c) => c.created).map((c) => key(c.tp)));
+    const created = new Set(changed.filter((c) => c.created).map((c) => partitionKey(c.tp)));
     for (const b of live) this.sendLeaderAndIsr(b, ctx.partitionsOn(b), created);
-    await this.finishSyncedReassignments(all);
+    await finishSyncedReassignments(this.core, all);
     await this.processDeletions();
   }
 
@@ -745,7 +742,7 @@ export class Controller {
       if (outcome === null) return changed;
       for (const w of outcome.written) {
         changed.push({ tp: w.tp, created: w.expectedVersion === -1 });
-        if (w.next.leader !== NO_LEADER && writes.unclean.has(key(w.tp))) {
+        if (w.next.leader !== NO_LEADER && writes.unclean.has(partitionKey(w.tp))) {
           this.logger.warn(
             `unclean leader election for ${w.tp.topic}-${w.tp.partition}: broker ${w.next.leader} leads; data may be lost`,
           );
@@ -782,7 +779,7 @@ export class Controller {
       if (plan.kind === 'needsUncleanDecision') undecided.push(tp);
       else if (plan.kind === 'change') {
         writes.push({ tp, next: plan.next, expectedVersion: entry.partitionEpoch });
-        if (plan.unclean) uncleanKeys.add(key(tp));
+        if (plan.unclean) uncleanKeys.add(partitionKey(tp));
       }
     }
     return { writes, undecided, unclean: uncleanKeys };
@@ -797,7 +794,7 @@ export class Controller {
   ): void {
     const ctx = this.ctx;
     if (ctx === null || tps.length === 0) return;
-    const request = buildLeaderAndIsr(ctx, this.header, broker, tps, (tp) => created.has(key(tp)));
+    const request = buildLeaderAndIsr(ctx, this.header, broker, tps, (tp) => created.has(partitionKey(tp)));
     if (request !== null) this.sender.send(broker, { kind: 'leaderAndIsr', request });
   }
 
@@ -831,7 +828,7 @@ export class Controller {
         byBroker.set(r, list);
       }
     }
-    const created = new Set(changed.filter((c) => c.created).map((c) => key(c.tp)));
+    const created = new Set(changed.filter((c) => c.created).map((c) => partitionKey(c.tp)));
     for (const [b, tps] of byBroker) this.sendLeaderAndIsr(b, tps, created);
     this.sendUpdateMetadata(
       [...ctx.liveBrokers.keys()],
@@ -877,7 +874,7 @@ export class Controller {
       [...ctx.liveBrokers.keys()].filter((b) => !newSet.has(b)),
       changed.map((c) => c.tp),
     );
-    const created = new Set(changed.filter((c) => c.created).map((c) => key(c.tp)));
+    const created = new Set(changed.filter((c) => c.created).map((c) => partitionKey(c.tp)));
     for (const b of newcomers) this.sendLeaderAndIsr(b, ctx.partitionsOn(b), created);
     const byBroker = new Map<BrokerId, TopicPartition[]>();
     for (const { tp } of changed) {
@@ -1084,241 +1081,6 @@ export class Controller {
 
   // ---- requests from brokers ------------------------------------------------------------------------------
 
-  private async onAlterPartition(
-    request: AlterPartitionRequest,
-    version: number,
-  ): Promise<AlterPartitionResponse> {
-    const ctx = this.ctx;
-    if (ctx === null) return alterPartitionError(ErrorCode.NOT_CONTROLLER);
-    const broker = request.brokerId as BrokerId;
-    const known = ctx.liveBrokers.get(broker);
-    if (known === undefined || (request.brokerEpoch !== -1n && BigInt(known.epoch) !== request.brokerEpoch)) {
-      return alterPartitionError(ErrorCode.STALE_BROKER_EPOCH);
-    }
-    const ineligible = version >= 1 ? ErrorCode.INELIGIBLE_REPLICA : ErrorCode.OPERATION_NOT_ATTEMPTED;
-    const answers = new Map<string, AlterPartitionResponsePartitionData>();
-    const writes: StateWrite[] = [];
-    const topics: { name: string; id: string; tps: TopicPartition[] }[] = [];
-    for (const t of request.topics) {
-      const name = t.topicName !== '' ? t.topicName : (ctx.topicsById.get(t.topicId) ?? '');
-      const tps: TopicPartition[] = [];
-      topics.push({ name, id: t.topicId, tps });
-      for (const p of t.partitions) {
-        const tp = { topic: name, partition: p.partitionIndex as PartitionId };
-        tps.push(tp);
-        const entry = ctx.partition(tp);
-        const fail = (errorCode: number): void => {
-          answers.set(key(tp), partitionAnswer(p.partitionIndex, errorCode, null));
-        };
-        if (entry === undefined || entry.leadership === null || ctx.isDeleting(name)) {
-          fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-          continue;
-        }
-        const current = entry.leadership;
-        const newIsr = (
-          p.newIsrWithEpochs.length > 0 ? p.newIsrWithEpochs.map((b) => b.brokerId) : p.newIsr
-        ) as BrokerId[];
-        if (p.partitionEpoch > entry.partitionEpoch || p.leaderEpoch > current.leaderEpoch) {
-          // The leader knows a newer state than this controller: likely this controller was replaced.
-          fail(ErrorCode.NOT_CONTROLLER);
-          continue;
-        }
-        if (p.leaderEpoch < current.leaderEpoch) {
-          fail(ErrorCode.FENCED_LEADER_EPOCH);
-          continue;
-        }
-        if (current.leader !== broker) {
-          fail(ErrorCode.NOT_LEADER_OR_FOLLOWER);
-          continue;
-        }
-        if (sameList(newIsr, current.isr) && p.leaderRecoveryState === current.leaderRecoveryState) {
-          // Already in the requested state: answer it, which makes a retried request harmless.
-          answers.set(
-            key(tp),
-            partitionAnswer(p.partitionIndex, ErrorCode.NONE, { entry, leadership: current }),
-          );
-          continue;
-        }
-        if (p.partitionEpoch < entry.partitionEpoch) {
-          fail(ErrorCode.INVALID_UPDATE_VERSION);
-          continue;
-        }
-        if (
-          (p.leaderRecoveryState === 1 && newIsr.length > 1) ||
-          (current.leaderRecoveryState === 0 && p.leaderRecoveryState === 1) ||
-          !newIsr.includes(broker) ||
-          new Set(newIsr).size !== newIsr.length
-        ) {
-          fail(ErrorCode.INVALID_REQUEST);
-          continue;
-        }
-        const staleEpoch = p.newIsrWithEpochs.some((b) => {
-          const live = ctx.liveBrokers.get(b.brokerId as BrokerId);
-          return b.brokerEpoch !== -1n && live !== undefined && BigInt(live.epoch) !== b.brokerEpoch;
-        });
-        if (
-          staleEpoch ||
-          newIsr.some((r) => !entry.assignment.replicas.includes(r) || !ctx.liveness.eligible(r))
-        ) {
-          fail(ineligible);
-          continue;
-        }
-        writes.push({
-          tp,
-          next: {
-            leader: current.leader,
-            leaderEpoch: current.leaderEpoch,
-            isr: newIsr,
-            leaderRecoveryState: p.leaderRecoveryState === 1 ? 1 : 0,
-          },
-          expectedVersion: entry.partitionEpoch,
-        });
-      }
-    }
-    const outcome = await this.writeStates(writes);
-    if (outcome === null) return alterPartitionError(ErrorCode.NOT_CONTROLLER);
-    for (const w of outcome.written) {
-      const entry = ctx.partition(w.tp)!;
-      answers.set(
-        key(w.tp),
-        partitionAnswer(w.tp.partition, ErrorCode.NONE, { entry, leadership: entry.leadership! }),
-      );
-    }
-    if (outcome.conflicts.length > 0) await this.refreshStates(outcome.conflicts);
-    for (const tp of outcome.conflicts)
-      answers.set(key(tp), partitionAnswer(tp.partition, ErrorCode.INVALID_UPDATE_VERSION, null));
-    for (const w of writes) {
-      if (!answers.has(key(w.tp)))
-        answers.set(key(w.tp), partitionAnswer(w.tp.partition, ErrorCode.UNKNOWN_SERVER_ERROR, null));
-    }
-    if (outcome.written.length > 0 && this.ctx === ctx) {
-      await this.finishSyncedReassignments(outcome.written.map((w) => w.tp));
-    }
-    if (outcome.written.length > 0 && this.ctx === ctx) {
-      this.sendUpdateMetadata(
-        [...ctx.liveBrokers.keys()],
-        outcome.written.map((w) => w.tp),
-      );
-    }
-    const responseTopics: AlterPartitionResponseTopicData[] = topics.map((t) => ({
-      topicName: t.name,
-      topicId: t.id,
-      partitions: t.tps.map((tp) => answers.get(key(tp))!),
-    }));
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, topics: responseTopics };
-  }
-
-  private async onControlledShutdown(
-    request: ControlledShutdownRequest,
-  ): Promise<ControlledShutdownResponse> {
-    const ctx = this.ctx;
-    if (ctx === null) return { errorCode: ErrorCode.NOT_CONTROLLER, remainingPartitions: [] };
-    const broker = request.brokerId as BrokerId;
-    const known = ctx.liveBrokers.get(broker);
-    if (known === undefined) return { errorCode: ErrorCode.BROKER_NOT_AVAILABLE, remainingPartitions: [] };
-    if (request.brokerEpoch !== -1n && BigInt(known.epoch) !== request.brokerEpoch) {
-      return { errorCode: ErrorCode.STALE_BROKER_EPOCH, remainingPartitions: [] };
-    }
-    ctx.shuttingDown.add(broker);
-    const hosted = ctx.partitionsOn(broker).filter((tp) => {
-      const entry = ctx.partition(tp)!;
-      return entry.assignment.replicas.length > 1 && !ctx.isDeleting(tp.topic) && entry.leadership !== null;
-    });
-    const writes: StateWrite[] = [];
-    const followerOf: TopicPartition[] = [];
-    for (const tp of hosted) {
-      const entry = ctx.partition(tp)!;
-      const next = controlledShutdownLeadership(
-        entry.assignment.replicas,
-        entry.leadership!,
-        broker,
-        ctx.liveness,
-      );
-      if (entry.leadership!.leader !== broker) followerOf.push(tp);
-      if (next !== null) writes.push({ tp, next, expectedVersion: entry.partitionEpoch });
-    }
-    const outcome = await this.writeStates(writes);
-    if (outcome === null) return { errorCode: ErrorCode.NOT_CONTROLLER, remainingPartitions: [] };
-    if (outcome.conflicts.length > 0) await this.refreshStates(outcome.conflicts);
-    this.propagate(outcome.written.map((w) => ({ tp: w.tp, created: false })));
-    if (followerOf.length > 0 && this.ctx === ctx) {
-      this.sender.send(broker, {
-        kind: 'stopReplica',
-        request: buildStopReplica(ctx, this.header, broker, followerOf, false),
-      });
-    }
-    const remaining = hosted.filter((tp) => ctx.partition(tp)?.leadership?.leader === broker);
-    return {
-      errorCode: ErrorCode.NONE,
-      remainingPartitions: remaining.map((tp) => ({ topicName: tp.topic, partitionIndex: tp.partition })),
-    };
-  }
-
-  private async onElectLeaders(request: ElectLeadersRequest): Promise<ElectLeadersResponse> {
-    const ctx = this.ctx;
-    if (ctx === null)
-      return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, replicaElectionResults: [] };
-    const unclean = request.electionType === 1;
-    const asked: TopicPartition[] =
-      request.topicPartitions === null
-        ? [...ctx.allPartitions()].map(({ topic, partition }) => ({ topic, partition }))
-        : request.topicPartitions.flatMap((t) =>
-            t.partitions.map((p) => ({ topic: t.topic, partition: p as PartitionId })),
-          );
-    const errors = new Map<string, { code: number; message: string | null }>();
-    const writes: StateWrite[] = [];
-    for (const tp of asked) {
-      const entry = ctx.partition(tp);
-      if (entry === undefined || ctx.isDeleting(tp.topic)) {
-        errors.set(key(tp), {
-          code: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-          message: 'The partition does not exist.',
-        });
-        continue;
-      }
-      if (entry.leadership === null) {
-        errors.set(key(tp), {
-          code: ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE,
-          message: 'No replica of the partition is alive.',
-        });
-        continue;
-      }
-      const outcome = unclean
-        ? uncleanLeaderElection(entry.assignment.replicas, entry.leadership, ctx.liveness)
-        : preferredLeaderElection(entry.assignment.replicas, entry.leadership, ctx.liveness);
-      if (!outcome.ok) {
-        errors.set(key(tp), {
-          code: ErrorCode[outcome.errorCode],
-          message: electionMessage(outcome.errorCode, tp),
-        });
-        continue;
-      }
-      writes.push({ tp, next: outcome.next, expectedVersion: entry.partitionEpoch });
-    }
-    const outcome = await this.writeStates(writes);
-    if (outcome === null)
-      return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, replicaElectionResults: [] };
-    if (outcome.conflicts.length > 0) await this.refreshStates(outcome.conflicts);
-    for (const tp of outcome.conflicts)
-      errors.set(key(tp), {
-        code: ErrorCode.REQUEST_TIMED_OUT,
-        message: 'The partition changed during the election; retry.',
-      });
-    this.propagate(outcome.written.map((w) => ({ tp: w.tp, created: false })));
-    const byTopic = new Map<string, ElectLeadersResponseReplicaElectionResult>();
-    for (const tp of asked) {
-      const result = byTopic.get(tp.topic) ?? { topic: tp.topic, partitionResult: [] };
-      byTopic.set(tp.topic, result);
-      const error = errors.get(key(tp));
-      result.partitionResult.push({
-        partitionId: tp.partition,
-        errorCode: error?.code ?? ErrorCode.NONE,
-        errorMessage: error?.message ?? null,
-      });
-    }
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, replicaElectionResults: [...byTopic.values()] };
-  }
-
   // ---- automatic preferred leader election ------------------------------------------------------------
 
   private cancelRebalance: (() => void) | null = null;
@@ -1331,7 +1093,7 @@ export class Controller {
       this.queue.enqueue(
         'autoLeaderRebalance',
         async () => {
-          await this.onCheckLeaderBalance();
+          await onCheckLeaderBalance(this.core);
           this.scheduleRebalance();
         },
         'autoLeaderRebalance',
@@ -1339,140 +1101,21 @@ export class Controller {
     }, settings.checkIntervalMs);
   }
 
-  private async onCheckLeaderBalance(): Promise<TopicPartition[]> {
-    const ctx = this.ctx;
-    if (ctx === null) return [];
-    const percentage = this.options.autoLeaderRebalance?.imbalancePerBrokerPercentage ?? 10;
-    const byPreferred = new Map<BrokerId, TopicPartition[]>();
-    for (const { topic, partition, entry } of ctx.allPartitions()) {
-      const preferred = entry.assignment.replicas[0];
-      if (preferred === undefined || entry.leadership === null || ctx.isDeleting(topic)) continue;
-      const list = byPreferred.get(preferred) ?? [];
-      list.push({ topic, partition });
-      byPreferred.set(preferred, list);
-    }
-    const writes: StateWrite[] = [];
-    for (const [broker, tps] of byPreferred) {
-      const notLed = tps.filter((tp) => ctx.partition(tp)!.leadership!.leader !== broker);
-      if (notLed.length * 100 <= percentage * tps.length) continue;
-      for (const tp of notLed) {
-        const entry = ctx.partition(tp)!;
-        if (isReassigning(entry.assignment)) continue;
-        const outcome = preferredLeaderElection(entry.assignment.replicas, entry.leadership!, ctx.liveness);
-        if (outcome.ok) writes.push({ tp, next: outcome.next, expectedVersion: entry.partitionEpoch });
-      }
-    }
-    if (writes.length === 0) return [];
-    const outcome = await this.writeStates(writes);
-    if (outcome === null) return [];
-    if (outcome.conflicts.length > 0) await this.refreshStates(outcome.conflicts);
-    this.logger.info(`automatic preferred leader election moved ${outcome.written.length} partitions`);
-    this.propagate(outcome.written.map((w) => ({ tp: w.tp, created: false })));
-    return outcome.written.map((w) => w.tp);
-  }
-
   // ---- reassignment ---------------------------------------------------------------------------------------
 
-  private async onAlterReassignments(
-    request: AlterPartitionReassignmentsRequest,
-  ): Promise<AlterPartitionReassignmentsResponse> {
-    const ctx = this.ctx;
-    if (ctx === null) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: null, responses: [] };
-    }
-    const responses = [];
-    for (const t of request.topics) {
-      const partitions: AlterPartitionReassignmentsResponseReassignablePartitionResponse[] = [];
-      for (const p of t.partitions) {
-        const tp = { topic: t.name, partition: p.partitionIndex as PartitionId };
-        const problem =
-          this.ctx === ctx
-            ? await this.reassign(tp, p.replicas as BrokerId[] | null)
-            : { errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: 'The controller moved.' };
-        partitions.push({
-          partitionIndex: p.partitionIndex,
-          errorCode: problem?.errorCode ?? ErrorCode.NONE,
-          errorMessage: problem?.errorMessage ?? null,
-        });
-      }
-      responses.push({ name: t.name, partitions });
-    }
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, responses };
-  }
-
-  /** Starts, replaces or cancels (target null) the reassignment of one partition. */
-  private async reassign(tp: TopicPartition, target: BrokerId[] | null): Promise<ApiError | null> {
-    const ctx = this.ctx!;
-    const entry = ctx.partition(tp);
-    if (entry === undefined || entry.leadership === null || ctx.isDeleting(tp.topic)) {
-      return {
-        errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-        errorMessage: 'The partition does not exist.',
-      };
-    }
-    if (target === null) {
-      if (!isReassigning(entry.assignment)) {
-        return {
-          errorCode: ErrorCode.NO_REASSIGNMENT_IN_PROGRESS,
-          errorMessage: `No reassignment is in progress for partition ${tp.topic}-${tp.partition}.`,
-        };
-      }
-      return this.finishReassignment(tp, originalReplicas(entry.assignment));
-    }
-    const problem = targetProblem(target, new Set(ctx.liveBrokers.keys()));
-    if (problem !== null) return problem;
-    const moving = movingAssignment(entry.assignment, target);
-    if (!isReassigning(moving)) {
-      // Back to the original replicas (a cancel), or only their order changes: finish at once.
-      if (!isReassigning(entry.assignment) && sameList(entry.assignment.replicas, target)) return null;
-      return this.finishReassignment(tp, target);
-    }
-    const dropped = entry.assignment.addingReplicas.filter((r) => !moving.replicas.includes(r));
-    const next = movingLeadership(moving, entry.leadership, ctx.liveness);
-    if (next === null) {
-      return {
-        errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-        errorMessage: `No replica of [${moving.replicas.join(', ')}] is alive and in sync for ${tp.topic}-${tp.partition}.`,
-      };
-    }
-    const written = await this.writeAssignmentAndState(tp, moving, next, entry.partitionEpoch);
-    if (written !== null) return written;
-    this.logger.info(`reassigning ${tp.topic}-${tp.partition} to [${target.join(',')}]`);
-    this.propagate([{ tp, created: false }]);
-    const adding = new Set([key(tp)]);
-    for (const r of moving.addingReplicas) if (ctx.liveBrokers.has(r)) this.sendLeaderAndIsr(r, [tp], adding);
-    this.stopReplicas(dropped, [tp]);
-    if (targetInSync(moving, next)) return this.finishReassignment(tp, target);
-    return null;
-  }
-
-  /** Makes `target` the partition's replicas, moving leadership and the ISR inside it, and stops the others. */
-  private async finishReassignment(tp: TopicPartition, target: BrokerId[]): Promise<ApiError | null> {
-    const ctx = this.ctx!;
-    const entry = ctx.partition(tp)!;
-    const next = finishedLeadership(target, entry.leadership!, ctx.liveness);
-    if (next === null) {
-      return {
-        errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-        errorMessage: `No replica of [${target.join(', ')}] is alive and in sync for ${tp.topic}-${tp.partition}.`,
-      };
-    }
-    const removed = entry.assignment.replicas.filter((r) => !target.includes(r));
-    const finished = { replicas: target, addingReplicas: [], removingReplicas: [] };
-    const written = await this.writeAssignmentAndState(tp, finished, next, entry.partitionEpoch);
-    if (written !== null) return written;
-    this.logger.info(`partition ${tp.topic}-${tp.partition} now has replicas [${target.join(',')}]`);
-    this.propagate([{ tp, created: false }]);
-    this.stopReplicas(removed, [tp]);
-    return null;
-  }
-
-  private stopReplicas(brokers: readonly BrokerId[], tps: readonly TopicPartition[]): void {
+  private sendStopReplica(
+    brokers: readonly BrokerId[],
+    tps: readonly TopicPartition[],
+    deletePartitions: boolean,
+  ): void {
     const ctx = this.ctx;
     if (ctx === null) return;
     for (const b of brokers) {
       if (!ctx.liveBrokers.has(b)) continue;
-      this.sender.send(b, { kind: 'stopReplica', request: buildStopReplica(ctx, this.header, b, tps, true) });
+      this.sender.send(b, {
+        kind: 'stopReplica',
+        request: buildStopReplica(ctx, this.header, b, tps, deletePartitions),
+      });
     }
   }
 
@@ -1525,55 +1168,6 @@ export class Controller {
     entry.controllerEpoch = ctx.epoch;
     return null;
   }
-
-  /** Finishes the reassignments whose target replicas have all joined the ISR. */
-  private async finishSyncedReassignments(tps: readonly TopicPartition[]): Promise<void> {
-    for (const tp of tps) {
-      const ctx = this.ctx;
-      const entry = ctx?.partition(tp);
-      if (ctx == null || entry?.leadership == null || !isReassigning(entry.assignment)) continue;
-      if (!targetInSync(entry.assignment, entry.leadership)) continue;
-      const target = entry.assignment.replicas.filter((r) => !entry.assignment.removingReplicas.includes(r));
-      const problem = await this.finishReassignment(tp, target);
-      if (problem !== null)
-        this.logger.warn(
-          `finishing the reassignment of ${tp.topic}-${tp.partition}: ${problem.errorMessage}`,
-        );
-    }
-  }
-
-  private onListReassignments(
-    request: ListPartitionReassignmentsRequest,
-  ): ListPartitionReassignmentsResponse {
-    const ctx = this.ctx;
-    if (ctx === null)
-      return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: null, topics: [] };
-    const asked: TopicPartition[] =
-      request.topics === null
-        ? [...ctx.allPartitions()].map(({ topic, partition }) => ({ topic, partition }))
-        : request.topics.flatMap((t) =>
-            t.partitionIndexes.map((p) => ({ topic: t.name, partition: p as PartitionId })),
-          );
-    const byTopic = new Map<string, ListPartitionReassignmentsResponseOngoingTopicReassignment>();
-    for (const tp of asked) {
-      const entry = ctx.partition(tp);
-      if (entry === undefined || !isReassigning(entry.assignment)) continue;
-      const topic = byTopic.get(tp.topic) ?? { name: tp.topic, partitions: [] };
-      byTopic.set(tp.topic, topic);
-      topic.partitions.push({
-        partitionIndex: tp.partition,
-        replicas: [...entry.assignment.replicas],
-        addingReplicas: [...entry.assignment.addingReplicas],
-        removingReplicas: [...entry.assignment.removingReplicas],
-      });
-    }
-    return {
-      throttleTimeMs: 0,
-      errorCode: ErrorCode.NONE,
-      errorMessage: null,
-      topics: [...byTopic.values()],
-    };
-  }
 }
 
 function entryOf(assignment: ReplicaAssignment, state: StateRead | null): PartitionEntry {
@@ -1587,41 +1181,6 @@ function entryOf(assignment: ReplicaAssignment, state: StateRead | null): Partit
 
 function registrations(ctx: ControllerContext): Map<BrokerId, LiveBroker['registration']> {
   return new Map([...ctx.liveBrokers].map(([id, b]) => [id, b.registration]));
-}
-
-function sameList(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
-function alterPartitionError(errorCode: number): AlterPartitionResponse {
-  return { throttleTimeMs: 0, errorCode, topics: [] };
-}
-
-function partitionAnswer(
-  partitionIndex: number,
-  errorCode: number,
-  state: { entry: PartitionEntry; leadership: Leadership } | null,
-): AlterPartitionResponsePartitionData {
-  return {
-    partitionIndex,
-    errorCode,
-    leaderId: state?.leadership.leader ?? -1,
-    leaderEpoch: state?.leadership.leaderEpoch ?? (-1 as LeaderEpoch),
-    isr: state === null ? [] : [...state.leadership.isr],
-    leaderRecoveryState: state?.leadership.leaderRecoveryState ?? 0,
-    partitionEpoch: state?.entry.partitionEpoch ?? -1,
-  };
-}
-
-function electionMessage(code: string, tp: TopicPartition): string {
-  switch (code) {
-    case 'ELECTION_NOT_NEEDED':
-      return `Leader election not needed for topic partition ${tp.topic}-${tp.partition}`;
-    case 'PREFERRED_LEADER_NOT_AVAILABLE':
-      return `Failed to elect leader for partition ${tp.topic}-${tp.partition}: the preferred replica is not alive or not in the ISR`;
-    default:
-      return `Failed to elect leader for partition ${tp.topic}-${tp.partition}: no eligible replica is alive`;
-  }
 }
 
 export type { TopicEntry };

@@ -1,0 +1,335 @@
+// The controller's answers to brokers and administrators: AlterPartition (ISR changes from leaders),
+// ControlledShutdown, ElectLeaders, and the automatic preferred leader election. Each runs as one event of the
+// controller's queue (see controller-core.ts): it checks the request against the context, writes what changes
+// through the core, and answers from the state that was written.
+
+import type { BrokerId, LeaderEpoch, PartitionId } from '../common/ids.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type {
+  ControlledShutdownRequest,
+  ControlledShutdownResponse,
+} from '../protocol/messages/07-controlled-shutdown.js';
+import type {
+  ElectLeadersRequest,
+  ElectLeadersResponse,
+  ElectLeadersResponseReplicaElectionResult,
+} from '../protocol/messages/43-elect-leaders.js';
+import type {
+  AlterPartitionRequest,
+  AlterPartitionResponse,
+  AlterPartitionResponsePartitionData,
+  AlterPartitionResponseTopicData,
+} from '../protocol/messages/56-alter-partition.js';
+import type { PartitionEntry, TopicPartition } from './context.js';
+import { type ControllerCore, partitionKey, type StateWrite, sameList } from './controller-core.js';
+import {
+  controlledShutdownLeadership,
+  type Leadership,
+  preferredLeaderElection,
+  uncleanLeaderElection,
+} from './leader-election.js';
+import { isReassigning } from './reassignment.js';
+import { finishSyncedReassignments } from './reassignment-requests.js';
+
+export async function onAlterPartition(
+  core: ControllerCore,
+  request: AlterPartitionRequest,
+  version: number,
+): Promise<AlterPartitionResponse> {
+  const ctx = core.ctx;
+  if (ctx === null) return alterPartitionError(ErrorCode.NOT_CONTROLLER);
+  const broker = request.brokerId as BrokerId;
+  const known = ctx.liveBrokers.get(broker);
+  if (known === undefined || (request.brokerEpoch !== -1n && BigInt(known.epoch) !== request.brokerEpoch)) {
+    return alterPartitionError(ErrorCode.STALE_BROKER_EPOCH);
+  }
+  const ineligible = version >= 1 ? ErrorCode.INELIGIBLE_REPLICA : ErrorCode.OPERATION_NOT_ATTEMPTED;
+  const answers = new Map<string, AlterPartitionResponsePartitionData>();
+  const writes: StateWrite[] = [];
+  const topics: { name: string; id: string; tps: TopicPartition[] }[] = [];
+  for (const t of request.topics) {
+    const name = t.topicName !== '' ? t.topicName : (ctx.topicsById.get(t.topicId) ?? '');
+    const tps: TopicPartition[] = [];
+    topics.push({ name, id: t.topicId, tps });
+    for (const p of t.partitions) {
+      const tp = { topic: name, partition: p.partitionIndex as PartitionId };
+      tps.push(tp);
+      const entry = ctx.partition(tp);
+      const fail = (errorCode: number): void => {
+        answers.set(partitionKey(tp), partitionAnswer(p.partitionIndex, errorCode, null));
+      };
+      if (entry === undefined || entry.leadership === null || ctx.isDeleting(name)) {
+        fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        continue;
+      }
+      const current = entry.leadership;
+      const newIsr = (
+        p.newIsrWithEpochs.length > 0 ? p.newIsrWithEpochs.map((b) => b.brokerId) : p.newIsr
+      ) as BrokerId[];
+      if (p.partitionEpoch > entry.partitionEpoch || p.leaderEpoch > current.leaderEpoch) {
+        // The leader knows a newer state than this controller: likely this controller was replaced.
+        fail(ErrorCode.NOT_CONTROLLER);
+        continue;
+      }
+      if (p.leaderEpoch < current.leaderEpoch) {
+        fail(ErrorCode.FENCED_LEADER_EPOCH);
+        continue;
+      }
+      if (current.leader !== broker) {
+        fail(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+        continue;
+      }
+      if (sameList(newIsr, current.isr) && p.leaderRecoveryState === current.leaderRecoveryState) {
+        // Already in the requested state: answer it, which makes a retried request harmless.
+        answers.set(
+          partitionKey(tp),
+          partitionAnswer(p.partitionIndex, ErrorCode.NONE, { entry, leadership: current }),
+        );
+        continue;
+      }
+      if (p.partitionEpoch < entry.partitionEpoch) {
+        fail(ErrorCode.INVALID_UPDATE_VERSION);
+        continue;
+      }
+      if (
+        (p.leaderRecoveryState === 1 && newIsr.length > 1) ||
+        (current.leaderRecoveryState === 0 && p.leaderRecoveryState === 1) ||
+        !newIsr.includes(broker) ||
+        new Set(newIsr).size !== newIsr.length
+      ) {
+        fail(ErrorCode.INVALID_REQUEST);
+        continue;
+      }
+      const staleEpoch = p.newIsrWithEpochs.some((b) => {
+        const live = ctx.liveBrokers.get(b.brokerId as BrokerId);
+        return b.brokerEpoch !== -1n && live !== undefined && BigInt(live.epoch) !== b.brokerEpoch;
+      });
+      if (
+        staleEpoch ||
+        newIsr.some((r) => !entry.assignment.replicas.includes(r) || !ctx.liveness.eligible(r))
+      ) {
+        fail(ineligible);
+        continue;
+      }
+      writes.push({
+        tp,
+        next: {
+          leader: current.leader,
+          leaderEpoch: current.leaderEpoch,
+          isr: newIsr,
+          leaderRecoveryState: p.leaderRecoveryState === 1 ? 1 : 0,
+        },
+        expectedVersion: entry.partitionEpoch,
+      });
+    }
+  }
+  const outcome = await core.writeStates(writes);
+  if (outcome === null) return alterPartitionError(ErrorCode.NOT_CONTROLLER);
+  for (const w of outcome.written) {
+    const entry = ctx.partition(w.tp)!;
+    answers.set(
+      partitionKey(w.tp),
+      partitionAnswer(w.tp.partition, ErrorCode.NONE, { entry, leadership: entry.leadership! }),
+    );
+  }
+  if (outcome.conflicts.length > 0) await core.refreshStates(outcome.conflicts);
+  for (const tp of outcome.conflicts)
+    answers.set(partitionKey(tp), partitionAnswer(tp.partition, ErrorCode.INVALID_UPDATE_VERSION, null));
+  for (const w of writes) {
+    if (!answers.has(partitionKey(w.tp)))
+      answers.set(partitionKey(w.tp), partitionAnswer(w.tp.partition, ErrorCode.UNKNOWN_SERVER_ERROR, null));
+  }
+  if (outcome.written.length > 0 && core.ctx === ctx) {
+    await finishSyncedReassignments(
+      core,
+      outcome.written.map((w) => w.tp),
+    );
+  }
+  if (outcome.written.length > 0 && core.ctx === ctx) {
+    core.sendUpdateMetadata(
+      [...ctx.liveBrokers.keys()],
+      outcome.written.map((w) => w.tp),
+    );
+  }
+  const responseTopics: AlterPartitionResponseTopicData[] = topics.map((t) => ({
+    topicName: t.name,
+    topicId: t.id,
+    partitions: t.tps.map((tp) => answers.get(partitionKey(tp))!),
+  }));
+  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, topics: responseTopics };
+}
+
+export async function onControlledShutdown(
+  core: ControllerCore,
+  request: ControlledShutdownRequest,
+): Promise<ControlledShutdownResponse> {
+  const ctx = core.ctx;
+  if (ctx === null) return { errorCode: ErrorCode.NOT_CONTROLLER, remainingPartitions: [] };
+  const broker = request.brokerId as BrokerId;
+  const known = ctx.liveBrokers.get(broker);
+  if (known === undefined) return { errorCode: ErrorCode.BROKER_NOT_AVAILABLE, remainingPartitions: [] };
+  if (request.brokerEpoch !== -1n && BigInt(known.epoch) !== request.brokerEpoch) {
+    return { errorCode: ErrorCode.STALE_BROKER_EPOCH, remainingPartitions: [] };
+  }
+  ctx.shuttingDown.add(broker);
+  const hosted = ctx.partitionsOn(broker).filter((tp) => {
+    const entry = ctx.partition(tp)!;
+    return entry.assignment.replicas.length > 1 && !ctx.isDeleting(tp.topic) && entry.leadership !== null;
+  });
+  const writes: StateWrite[] = [];
+  const followerOf: TopicPartition[] = [];
+  for (const tp of hosted) {
+    const entry = ctx.partition(tp)!;
+    const next = controlledShutdownLeadership(
+      entry.assignment.replicas,
+      entry.leadership!,
+      broker,
+      ctx.liveness,
+    );
+    if (entry.leadership!.leader !== broker) followerOf.push(tp);
+    if (next !== null) writes.push({ tp, next, expectedVersion: entry.partitionEpoch });
+  }
+  const outcome = await core.writeStates(writes);
+  if (outcome === null) return { errorCode: ErrorCode.NOT_CONTROLLER, remainingPartitions: [] };
+  if (outcome.conflicts.length > 0) await core.refreshStates(outcome.conflicts);
+  core.propagate(outcome.written.map((w) => ({ tp: w.tp, created: false })));
+  if (followerOf.length > 0 && core.ctx === ctx) {
+    core.sendStopReplica([broker], followerOf, false);
+  }
+  const remaining = hosted.filter((tp) => ctx.partition(tp)?.leadership?.leader === broker);
+  return {
+    errorCode: ErrorCode.NONE,
+    remainingPartitions: remaining.map((tp) => ({ topicName: tp.topic, partitionIndex: tp.partition })),
+  };
+}
+
+export async function onElectLeaders(
+  core: ControllerCore,
+  request: ElectLeadersRequest,
+): Promise<ElectLeadersResponse> {
+  const ctx = core.ctx;
+  if (ctx === null)
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, replicaElectionResults: [] };
+  const unclean = request.electionType === 1;
+  const asked: TopicPartition[] =
+    request.topicPartitions === null
+      ? [...ctx.allPartitions()].map(({ topic, partition }) => ({ topic, partition }))
+      : request.topicPartitions.flatMap((t) =>
+          t.partitions.map((p) => ({ topic: t.topic, partition: p as PartitionId })),
+        );
+  const errors = new Map<string, { code: number; message: string | null }>();
+  const writes: StateWrite[] = [];
+  for (const tp of asked) {
+    const entry = ctx.partition(tp);
+    if (entry === undefined || ctx.isDeleting(tp.topic)) {
+      errors.set(partitionKey(tp), {
+        code: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        message: 'The partition does not exist.',
+      });
+      continue;
+    }
+    if (entry.leadership === null) {
+      errors.set(partitionKey(tp), {
+        code: ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE,
+        message: 'No replica of the partition is alive.',
+      });
+      continue;
+    }
+    const outcome = unclean
+      ? uncleanLeaderElection(entry.assignment.replicas, entry.leadership, ctx.liveness)
+      : preferredLeaderElection(entry.assignment.replicas, entry.leadership, ctx.liveness);
+    if (!outcome.ok) {
+      errors.set(partitionKey(tp), {
+        code: ErrorCode[outcome.errorCode],
+        message: electionMessage(outcome.errorCode, tp),
+      });
+      continue;
+    }
+    writes.push({ tp, next: outcome.next, expectedVersion: entry.partitionEpoch });
+  }
+  const outcome = await core.writeStates(writes);
+  if (outcome === null)
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, replicaElectionResults: [] };
+  if (outcome.conflicts.length > 0) await core.refreshStates(outcome.conflicts);
+  for (const tp of outcome.conflicts)
+    errors.set(partitionKey(tp), {
+      code: ErrorCode.REQUEST_TIMED_OUT,
+      message: 'The partition changed during the election; retry.',
+    });
+  core.propagate(outcome.written.map((w) => ({ tp: w.tp, created: false })));
+  const byTopic = new Map<string, ElectLeadersResponseReplicaElectionResult>();
+  for (const tp of asked) {
+    const result = byTopic.get(tp.topic) ?? { topic: tp.topic, partitionResult: [] };
+    byTopic.set(tp.topic, result);
+    const error = errors.get(partitionKey(tp));
+    result.partitionResult.push({
+      partitionId: tp.partition,
+      errorCode: error?.code ?? ErrorCode.NONE,
+      errorMessage: error?.message ?? null,
+    });
+  }
+  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, replicaElectionResults: [...byTopic.values()] };
+}
+
+export async function onCheckLeaderBalance(core: ControllerCore): Promise<TopicPartition[]> {
+  const ctx = core.ctx;
+  if (ctx === null) return [];
+  const percentage = core.imbalancePerBrokerPercentage;
+  const byPreferred = new Map<BrokerId, TopicPartition[]>();
+  for (const { topic, partition, entry } of ctx.allPartitions()) {
+    const preferred = entry.assignment.replicas[0];
+    if (preferred === undefined || entry.leadership === null || ctx.isDeleting(topic)) continue;
+    const list = byPreferred.get(preferred) ?? [];
+    list.push({ topic, partition });
+    byPreferred.set(preferred, list);
+  }
+  const writes: StateWrite[] = [];
+  for (const [broker, tps] of byPreferred) {
+    const notLed = tps.filter((tp) => ctx.partition(tp)!.leadership!.leader !== broker);
+    if (notLed.length * 100 <= percentage * tps.length) continue;
+    for (const tp of notLed) {
+      const entry = ctx.partition(tp)!;
+      if (isReassigning(entry.assignment)) continue;
+      const outcome = preferredLeaderElection(entry.assignment.replicas, entry.leadership!, ctx.liveness);
+      if (outcome.ok) writes.push({ tp, next: outcome.next, expectedVersion: entry.partitionEpoch });
+    }
+  }
+  if (writes.length === 0) return [];
+  const outcome = await core.writeStates(writes);
+  if (outcome === null) return [];
+  if (outcome.conflicts.length > 0) await core.refreshStates(outcome.conflicts);
+  core.logger.info(`automatic preferred leader election moved ${outcome.written.length} partitions`);
+  core.propagate(outcome.written.map((w) => ({ tp: w.tp, created: false })));
+  return outcome.written.map((w) => w.tp);
+}
+
+function alterPartitionError(errorCode: number): AlterPartitionResponse {
+  return { throttleTimeMs: 0, errorCode, topics: [] };
+}
+
+function partitionAnswer(
+  partitionIndex: number,
+  errorCode: number,
+  state: { entry: PartitionEntry; leadership: Leadership } | null,
+): AlterPartitionResponsePartitionData {
+  return {
+    partitionIndex,
+    errorCode,
+    leaderId: state?.leadership.leader ?? -1,
+    leaderEpoch: state?.leadership.leaderEpoch ?? (-1 as LeaderEpoch),
+    isr: state === null ? [] : [...state.leadership.isr],
+    leaderRecoveryState: state?.leadership.leaderRecoveryState ?? 0,
+    partitionEpoch: state?.entry.partitionEpoch ?? -1,
+  };
+}
+
+function electionMessage(code: string, tp: TopicPartition): string {
+  switch (code) {
+    case 'ELECTION_NOT_NEEDED':
+      return `Leader election not needed for topic partition ${tp.topic}-${tp.partition}`;
+    case 'PREFERRED_LEADER_NOT_AVAILABLE':
+      return `Failed to elect leader for partition ${tp.topic}-${tp.partition}: the preferred replica is not alive or not in the ISR`;
+    default:
+      return `Failed to elect leader for partition ${tp.topic}-${tp.partition}: no eligible replica is alive`;
+  }
+}
