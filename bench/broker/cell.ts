@@ -30,6 +30,8 @@ export interface CellSpec {
   partitionsPerRequest: number;
   inFlight: number;
   connections: number;
+  /** Fixed rate (requests/s over all connections); unthrottled when absent. */
+  requestsPerSecond?: number;
 }
 
 export interface CellOptions {
@@ -82,7 +84,8 @@ export interface CellResult {
 }
 
 export function cellName(spec: CellSpec): string {
-  return `${spec.recordBytes}B-${spec.partitions}p-acks${spec.acks === -1 ? 'all' : '1'}-${spec.durability}`;
+  const rate = spec.requestsPerSecond === undefined ? '' : `-${spec.requestsPerSecond}rps`;
+  return `${spec.recordBytes}B-${spec.partitions}p-acks${spec.acks === -1 ? 'all' : '1'}-${spec.durability}${rate}`;
 }
 
 export async function runCell(spec: CellSpec, options: CellOptions): Promise<CellResult> {

@@ -27,6 +27,7 @@ const usage = `usage: npm run bench -- broker [options]
   --acks LIST            1 and/or all (default 1,all)
   --durability LIST      D0 and/or D1 (D1: brook.log.flush.group.commit.enable=true) (default D0,D1)
   --connections N        producer connections (default 1)
+  --rate N               fixed rate in produce requests per second over all connections (default: unthrottled)
   --no-tail              no consumer beside the produce runs
   --no-limits            skip the limits (no ratios; for profiling)
   --cpu-prof DIR         run each broker under node --cpu-prof, profiles written to DIR
@@ -55,6 +56,7 @@ export async function run(args: string[]): Promise<void> {
       acks: { type: 'string', default: '1,all' },
       durability: { type: 'string', default: 'D0,D1' },
       connections: { type: 'string', default: '1' },
+      rate: { type: 'string' },
       'no-tail': { type: 'boolean', default: false },
       'no-limits': { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
@@ -79,6 +81,7 @@ export async function run(args: string[]): Promise<void> {
     partitionsPerRequest: Math.min(c.partitions, 4),
     inFlight,
     connections,
+    requestsPerSecond: values.rate === undefined ? undefined : positive('--rate', values.rate),
   }));
   if (values['cpu-prof'] !== undefined) mkdirSync(values['cpu-prof'], { recursive: true });
   const writer = new ResultWriter({ bench: 'broker', args, dir: values['results-dir'] });
@@ -106,7 +109,7 @@ export async function run(args: string[]): Promise<void> {
     });
     const nulls = await measureLimits({
       definitions: nullDefinitions,
-      durationMs,
+      durationMs: quick ? limitDurationMs.quick : durationMs,
       parentDir: values.dir,
       writer,
       log,
