@@ -182,12 +182,35 @@ export async function run(args: string[]): Promise<void> {
   const options = parseArgs(args);
   const batches = makeBatches(options.batchBytes);
   const writer = options.results ? new ResultWriter({ bench: 'storage-append', args }) : null;
-  const measure = async (fn: (dir: string) => Promise<number>): Promise<Summary> =>
-    summarize(await repeat(options.repetitions, () => withTempDir(options.dir, '.brook-bench-storage-', fn)));
-  const d0Plain = await measure((dir) => plainAsync(dir, batches, options.seconds));
-  const d0Log = await measure((dir) => logAsync(dir, batches, options.seconds));
-  const d1Plain = await measure((dir) => plainSync(dir, batches, options.seconds, options.inflight));
-  const d1Log = await measure((dir) => logSync(dir, batches, options.seconds, options.inflight));
+  // The two sides alternate, swapping which goes first, so that the page cache's writeback of one side's bytes
+  // (and the disk's mood) weighs on both alike rather than on whichever runs second.
+  const paired = async (
+    a: (dir: string) => Promise<number>,
+    b: (dir: string) => Promise<number>,
+  ): Promise<[Summary, Summary]> => {
+    const as: number[] = [];
+    const bs: number[] = [];
+    await repeat(options.repetitions, async (rep) => {
+      const runA = async () => as.push(await withTempDir(options.dir, '.brook-bench-storage-', a));
+      const runB = async () => bs.push(await withTempDir(options.dir, '.brook-bench-storage-', b));
+      if (rep % 2 === 0) {
+        await runA();
+        await runB();
+      } else {
+        await runB();
+        await runA();
+      }
+    });
+    return [summarize(as), summarize(bs)];
+  };
+  const [d0Plain, d0Log] = await paired(
+    (dir) => plainAsync(dir, batches, options.seconds),
+    (dir) => logAsync(dir, batches, options.seconds),
+  );
+  const [d1Plain, d1Log] = await paired(
+    (dir) => plainSync(dir, batches, options.seconds, options.inflight),
+    (dir) => logSync(dir, batches, options.seconds, options.inflight),
+  );
   const d0 = ratioOfSummaries(d0Log, d0Plain);
   const d1 = ratioOfSummaries(d1Log, d1Plain);
   const details = { batchBytes: options.batchBytes, inflight: options.inflight, seconds: options.seconds };
