@@ -135,7 +135,16 @@ export function nullBrokerLimit(workload: NullBrokerWorkload, name = 'L_null'): 
     measureOnce: (context) => measureOnce(workload, context),
     note(details) {
       const wire = details.map((d) => d.wireMBPerSecond as number);
-      return `wire ${formatFigure(Math.min(...wire))}-${formatFigure(Math.max(...wire))} MB/s`;
+      // CPU seconds come in 10 ms ticks; the floor keeps a tiny window from dividing by zero.
+      const perCpu = details.map(
+        (d) =>
+          ((d.wireMBPerSecond as number) * (d.seconds as number)) /
+          Math.max(d.serverCpuSeconds as number, 0.01),
+      );
+      return (
+        `wire ${formatFigure(Math.min(...wire))}-${formatFigure(Math.max(...wire))} MB/s, ` +
+        `null broker ${formatFigure(Math.min(...perCpu))}-${formatFigure(Math.max(...perCpu))} MB per CPU-second`
+      );
     },
   };
 }
