@@ -40,6 +40,9 @@ export interface ShutdownResult {
   readonly connectionsForced: number;
 }
 
+/** Node's own default for a TLS handshake, kept as the ceiling. */
+const TLS_HANDSHAKE_TIMEOUT_MS = 120_000;
+
 type ServerState = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
 interface BoundListener {
@@ -185,7 +188,11 @@ export class SocketServer implements ConnectionHost {
       ...(sendBufferBytes > 0 ? { highWaterMark: sendBufferBytes } : {}),
     };
     if (usesTls(config.securityProtocol)) {
-      const server = tls.createServer({ ...config.tls, ...socketOptions });
+      // A client that never finishes its handshake is idle: it gets no longer than an idle connection would.
+      const idleMs = this.options['connections.max.idle.ms'];
+      const handshakeTimeout =
+        idleMs > 0 ? Math.min(idleMs, TLS_HANDSHAKE_TIMEOUT_MS) : TLS_HANDSHAKE_TIMEOUT_MS;
+      const server = tls.createServer({ handshakeTimeout, ...config.tls, ...socketOptions });
       // Connection bounds apply to TCP connections, before the TLS handshake spends anything on them.
       server.on('connection', (socket: net.Socket) => this.admit(socket, config));
       server.on('secureConnection', (socket: tls.TLSSocket) => this.open(socket, config));
@@ -195,6 +202,8 @@ export class SocketServer implements ConnectionHost {
           remote: `${socket.remoteAddress}:${socket.remotePort}`,
           error: error.message,
         });
+        // Node leaves the socket open after a handshake timeout once this event has a listener.
+        socket.destroy();
       });
       return server;
     }

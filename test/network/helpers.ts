@@ -1,5 +1,6 @@
 // Shared test support: a server on a free loopback port that is always shut down, an echo handler, and polling.
 
+import type { Socket } from 'node:net';
 import type { ListenerConfig } from '../../src/network/listener.js';
 import { CapturingLogger } from '../../src/network/logger.js';
 import type { NetworkOptions } from '../../src/network/options.js';
@@ -111,4 +112,16 @@ export function seededRandom(seed: number): () => number {
     state ^= state << 5;
     return (state >>> 0) / 0x1_0000_0000;
   };
+}
+
+/** Resolves true when `socket` closes, false if it is still open after `timeoutMs`. */
+export function closedWithin(socket: Socket, timeoutMs: number): Promise<boolean> {
+  if (socket.closed) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
 }

@@ -9,7 +9,7 @@ import { RawClient, responseCorrelationId } from '../../src/network/raw-client.j
 import type { Request, Response } from '../../src/network/request.js';
 import { RAW_SASL_TOKEN_API_KEY } from '../../src/network/security.js';
 import { SocketServer } from '../../src/network/socket-server.js';
-import { deferred, echoHandler, echoResponse, sleep, waitFor, withServer } from './helpers.js';
+import { closedWithin, deferred, echoHandler, echoResponse, sleep, waitFor, withServer } from './helpers.js';
 
 const fixtures = new URL('../../../test/network/fixtures/', import.meta.url);
 
@@ -236,11 +236,31 @@ describe('listener security', () => {
         try {
           await once(first, 'connect');
           await waitFor(() => server.stats.connectionsOpen === 1);
-          await once(second, 'close');
+          assert.equal(await closedWithin(second, 5_000), true, 'the second connection is closed');
           assert.equal(server.stats.connectionsRejected, 1);
         } finally {
           first.destroy();
           second.destroy();
+        }
+      },
+    );
+  });
+
+  it('closes a TLS connection whose handshake does not finish within connections.max.idle.ms', async () => {
+    await withServer(
+      {
+        handler: echoHandler,
+        options: { 'connections.max.idle.ms': 200 },
+        listener: { name: 'SSL', securityProtocol: 'SSL', tls: tlsFixture() },
+      },
+      async ({ port, server }) => {
+        const silent = net.connect({ host: '127.0.0.1', port });
+        try {
+          await once(silent, 'connect');
+          assert.equal(await closedWithin(silent, 3_000), true, 'closed at about the idle time');
+          await waitFor(() => server.stats.connectionsOpen === 0);
+        } finally {
+          silent.destroy();
         }
       },
     );
