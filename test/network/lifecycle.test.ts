@@ -266,6 +266,29 @@ describe('listener security', () => {
     );
   });
 
+  it('closes a connection that sends garbage instead of a TLS handshake, and keeps serving TLS', async () => {
+    await withServer(
+      { handler: echoHandler, listener: { name: 'SSL', securityProtocol: 'SSL', tls: tlsFixture() } },
+      async ({ port, server, connect, logger }) => {
+        const garbage = net.connect({ host: '127.0.0.1', port });
+        try {
+          await once(garbage, 'connect');
+          garbage.write(Buffer.from('\x00\x00\x00\x10not a client hello at all'));
+          assert.equal(await closedWithin(garbage, 3_000), true);
+          assert.equal(logger.matching('TLS handshake failed').length, 1);
+          await waitFor(() => server.stats.connectionsOpen === 0);
+          const client = await connect({ tls: { ca: tlsFixture().cert, servername: 'localhost' } });
+          assert.equal(
+            responseCorrelationId(await client.request({ apiKey: 18, apiVersion: 0, correlationId: 3 })),
+            3,
+          );
+        } finally {
+          garbage.destroy();
+        }
+      },
+    );
+  });
+
   it('refuses an empty listener list and duplicate listener names', () => {
     const plain = { host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' } as const;
     assert.throws(() => new SocketServer({ listeners: [], handler: echoHandler }), ListenerConfigError);
