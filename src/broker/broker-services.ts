@@ -2,6 +2,7 @@
 
 import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
+import type { Controller } from '../controller/controller.js';
 import type { TopicAdmin } from '../controller/topic-admin.js';
 import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import type { ApiVersionsResponseApiVersion } from '../protocol/messages/18-api-versions.js';
@@ -30,6 +31,8 @@ export interface BrokerServices {
   readonly logs: LogManager;
   /** CreateTopics, DeleteTopics, CreatePartitions: written to the coordination store, then propagated. */
   readonly topicAdmin: TopicAdmin;
+  /** This broker's controller instance (active or standing by): AlterPartition, ControlledShutdown, ElectLeaders. */
+  readonly controller: Controller;
   /** Metadata's auto-creation with the broker defaults; failures are only logged, as in Kafka. */
   autoCreateTopics(names: readonly string[]): Promise<void>;
   readonly fetchSessions: FetchSessionCache;

@@ -24,9 +24,12 @@ import type { RequestHandler } from '../network/request.js';
 import { SocketServer } from '../network/socket-server.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
+import { ApiKey } from '../protocol/registry.js';
 import { LogManager } from '../storage/log-manager.js';
 import type { BrokerServices } from './broker-services.js';
 import { ControllerRequests } from './cluster/controller-requests.js';
+import { InterBrokerConnection } from './cluster/inter-broker-connection.js';
+import { IsrManager } from './cluster/isr-manager.js';
 import { PropagationWaiter } from './cluster/propagation-waiter.js';
 import { ReplicaFetchers } from './cluster/replica-fetchers.js';
 import { WireChannel } from './cluster/wire-channel.js';
@@ -53,6 +56,8 @@ const FETCH_SESSION_EVICTION_MS = 120_000;
 /** Kafka's default zookeeper.session.timeout.ms for the embedded store's session. */
 const EMBEDDED_SESSION_TIMEOUT_MS = 18_000;
 const METADATA_DIR = '__brook_metadata';
+/** controller.socket.timeout.ms (Kafka's default) bounds each ControlledShutdown request. */
+const CONTROLLED_SHUTDOWN_TIMEOUT_MS = 30_000;
 const OFFSETS_TOPIC = '__consumer_offsets';
 /** How often the group coordinator checks its deadlines (sessions, rebalances, offset expiry). */
 const GROUP_TICK_MS = 100;
@@ -78,6 +83,8 @@ export class Broker {
   private controller: Controller | null = null;
   private dynamicConfig: DynamicConfig | null = null;
   private fetchers: ReplicaFetchers | null = null;
+  private isrManager: IsrManager | null = null;
+  private brokerEpoch = -1;
   private wireChannel: WireChannel | null = null;
   private services: BrokerServices | null = null;
   private groupCoordinator: GroupCoordinator | null = null;
@@ -211,6 +218,7 @@ export class Broker {
       controllerRequests,
       logs: this.logs,
       topicAdmin,
+      controller,
       fetchSessions: new FetchSessionCache({
         slots: config.maxIncrementalFetchSessionCacheSlots,
         evictionMs: FETCH_SESSION_EVICTION_MS,
@@ -239,6 +247,20 @@ export class Broker {
         }
       },
     };
+    this.isrManager = new IsrManager(
+      this.brokerId,
+      config.replicaLagTimeMaxMs,
+      config.interBrokerListenerName,
+      replicas,
+      metadata,
+      controller,
+      clock,
+      (p) => producePurgatory.checkAndComplete(p.key),
+      logger.child('isr'),
+    );
+    this.isrManager.brokerEpoch = registered.value.brokerEpoch;
+    this.isrManager.start();
+    this.brokerEpoch = registered.value.brokerEpoch;
     dispatch = createRequestDispatcher(HANDLERS, this.services, logger);
     await this.controller.start();
     this.logs.startScheduler();
@@ -316,6 +338,54 @@ export class Broker {
     return this.wireChannel;
   }
 
+  /**
+   * Controlled shutdown (controlled.shutdown.enable): in a cluster, ask the controller to move leadership of
+   * this broker's partitions to other in-sync replicas before stopping, so clients see a leader change rather
+   * than errors. Retried controlled.shutdown.max.retries times while partitions remain.
+   */
+  private async moveLeadershipAway(): Promise<void> {
+    const { config, logger } = this.options;
+    if (config.zookeeperConnect === null || !config.controlledShutdownEnable || this.controller === null)
+      return;
+    const request = { brokerId: this.brokerId, brokerEpoch: BigInt(this.brokerEpoch) };
+    for (let attempt = 0; attempt <= config.controlledShutdownMaxRetries; attempt++) {
+      try {
+        const response = this.controller.isActive
+          ? await this.controller.controlledShutdown(request)
+          : await this.sendToController<{ errorCode: number; remainingPartitions: unknown[] }>(
+              ApiKey.CONTROLLED_SHUTDOWN,
+              3,
+              request,
+            );
+        if (response.errorCode === ErrorCode.NONE && response.remainingPartitions.length === 0) {
+          logger.info('controlled shutdown: leadership moved away');
+          return;
+        }
+      } catch (err) {
+        logger.warn(
+          `controlled shutdown attempt failed: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, config.controlledShutdownRetryBackoffMs));
+    }
+    logger.warn('controlled shutdown did not complete; stopping anyway');
+  }
+
+  private async sendToController<T>(apiKey: number, version: number, body: unknown): Promise<T> {
+    const metadata = this.services?.metadata;
+    const endpoint = metadata?.endpointFor(
+      metadata.controllerId,
+      this.options.config.interBrokerListenerName,
+    );
+    if (endpoint === undefined) throw new Error('no controller endpoint known');
+    const connection = new InterBrokerConnection(endpoint.host, endpoint.port, `broker-${this.brokerId}`);
+    try {
+      return await connection.request<T>(apiKey, version, body, CONTROLLED_SHUTDOWN_TIMEOUT_MS);
+    } finally {
+      connection.close();
+    }
+  }
+
   private async openStore(logDir: string): Promise<CoordinationStore> {
     const { config } = this.options;
     if (config.zookeeperConnect === null) {
@@ -339,7 +409,9 @@ export class Broker {
 
   private async runStop(): Promise<void> {
     const { logger } = this.options;
+    await this.moveLeadershipAway();
     await this.server?.shutdown();
+    this.isrManager?.stop();
     if (this.groupTicker !== null) clearInterval(this.groupTicker);
     this.groupCoordinator?.shutdown();
     this.services?.producePurgatory.completeAll();

@@ -9,6 +9,7 @@ import { metadataHandler } from './03-metadata.js';
 import { leaderAndIsrHandler } from './04-leader-and-isr.js';
 import { stopReplicaHandler } from './05-stop-replica.js';
 import { updateMetadataHandler } from './06-update-metadata.js';
+import { controlledShutdownHandler } from './07-controlled-shutdown.js';
 import { offsetCommitHandler } from './08-offset-commit.js';
 import { offsetFetchHandler } from './09-offset-fetch.js';
 import { findCoordinatorHandler } from './10-find-coordinator.js';
@@ -29,8 +30,10 @@ import { alterConfigsHandler } from './33-alter-configs.js';
 import { describeLogDirsHandler } from './35-describe-log-dirs.js';
 import { createPartitionsHandler } from './37-create-partitions.js';
 import { deleteGroupsHandler } from './42-delete-groups.js';
+import { electLeadersHandler } from './43-elect-leaders.js';
 import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
 import { offsetDeleteHandler } from './47-offset-delete.js';
+import { alterPartitionHandler } from './56-alter-partition.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
 
 export const HANDLERS: readonly ApiHandler[] = [
@@ -41,6 +44,7 @@ export const HANDLERS: readonly ApiHandler[] = [
   leaderAndIsrHandler,
   stopReplicaHandler,
   updateMetadataHandler,
+  controlledShutdownHandler,
   offsetCommitHandler,
   offsetFetchHandler,
   findCoordinatorHandler,
@@ -63,5 +67,7 @@ export const HANDLERS: readonly ApiHandler[] = [
   deleteGroupsHandler,
   incrementalAlterConfigsHandler,
   offsetDeleteHandler,
+  electLeadersHandler,
+  alterPartitionHandler,
   describeClusterHandler,
 ];

@@ -32,14 +32,22 @@ const failed = (errorCode: number, errorMessage: string | null = null): LeaderAp
   durable: null,
 });
 
+interface FollowerState {
+  logEndOffset: number;
+  lastCaughtUpMs: number;
+}
+
 export class Partition {
   leaderId = -1;
   leaderEpoch = -1;
   partitionEpoch = 0;
   replicas: readonly number[] = [];
   isr: readonly number[] = [];
-  /** Log end offsets of followers, as their fetches report them. */
-  private readonly followerEnds = new Map<number, number>();
+  /** Followers as their fetches report them (leader only). */
+  private readonly followers = new Map<number, FollowerState>();
+  /** An ISR change sent to the controller and not answered yet; no other is proposed meanwhile. */
+  isrChangeInFlight = false;
+  private leaderSinceMs = 0;
 
   constructor(
     readonly topic: string,
@@ -63,13 +71,16 @@ export class Partition {
     partitionEpoch: number,
     replicas: readonly number[],
     isr: readonly number[],
+    nowMs = Date.now(),
   ): void {
+    if (!this.isLeader || leaderEpoch !== this.leaderEpoch) this.leaderSinceMs = nowMs;
+    this.isrChangeInFlight = false;
     this.leaderId = this.localBrokerId;
     this.leaderEpoch = leaderEpoch;
     this.partitionEpoch = partitionEpoch;
     this.replicas = replicas;
     this.isr = isr;
-    this.followerEnds.clear();
+    this.followers.clear();
     this.maybeAdvanceHighWatermark();
   }
 
@@ -83,7 +94,7 @@ export class Partition {
     this.leaderEpoch = leaderEpoch;
     this.partitionEpoch = partitionEpoch;
     this.replicas = replicas;
-    this.followerEnds.clear();
+    this.followers.clear();
   }
 
   /** Validates a producer's records, assigns offsets and appends them; answers as a produce response would. */
@@ -175,9 +186,60 @@ export class Partition {
     return start < 0 ? 0 : end - start;
   }
 
-  /** A follower's fetch reports its log end offset; the high watermark may move. */
-  recordFollowerEnd(brokerId: number, logEndOffset: number): boolean {
-    this.followerEnds.set(brokerId, logEndOffset);
+  /**
+   * A follower's fetch reports its log end offset; the high watermark may move. A follower that has fetched up
+   * to the leader's log end is caught up as of now (Kafka's lastCaughtUpTime, which the ISR rules read).
+   */
+  recordFollowerEnd(brokerId: number, logEndOffset: number, nowMs = Date.now()): boolean {
+    let state = this.followers.get(brokerId);
+    if (state === undefined) {
+      // A follower unseen since this broker became leader counts as caught up from now, as Kafka assumes.
+      state = { logEndOffset, lastCaughtUpMs: nowMs };
+      this.followers.set(brokerId, state);
+    }
+    state.logEndOffset = logEndOffset;
+    if (logEndOffset >= this.log.logEndOffset) state.lastCaughtUpMs = nowMs;
+    return this.maybeAdvanceHighWatermark();
+  }
+
+  /**
+   * The ISR this leader should propose, or null when it is right as it is: followers that have not caught up
+   * within replica.lag.time.max.ms leave (never below the leader itself), and followers outside it that reached
+   * the high watermark join.
+   */
+  proposedIsr(nowMs: number, lagTimeMaxMs: number): number[] | null {
+    if (!this.isLeader || this.isrChangeInFlight) return null;
+    const isr = new Set(this.isr);
+    let changed = false;
+    for (const id of this.isr) {
+      if (id === this.localBrokerId) continue;
+      const state = this.followers.get(id);
+      const caughtUpMs = state?.lastCaughtUpMs ?? this.leaderSinceMs;
+      if (nowMs - caughtUpMs > lagTimeMaxMs) {
+        isr.delete(id);
+        changed = true;
+      }
+    }
+    for (const id of this.replicas) {
+      if (isr.has(id) || id === this.localBrokerId) continue;
+      const state = this.followers.get(id);
+      if (
+        state !== undefined &&
+        state.logEndOffset >= this.log.highWatermark &&
+        nowMs - state.lastCaughtUpMs <= lagTimeMaxMs
+      ) {
+        isr.add(id);
+        changed = true;
+      }
+    }
+    return changed ? this.replicas.filter((id) => isr.has(id)) : null;
+  }
+
+  /** The controller accepted an ISR change (AlterPartition): the high watermark follows the new ISR. */
+  applyIsr(isr: readonly number[], leaderEpoch: number, partitionEpoch: number): boolean {
+    if (leaderEpoch !== this.leaderEpoch || partitionEpoch < this.partitionEpoch) return false;
+    this.isr = isr;
+    this.partitionEpoch = partitionEpoch;
     return this.maybeAdvanceHighWatermark();
   }
 
@@ -187,7 +249,7 @@ export class Partition {
     let hw = this.log.logEndOffset;
     for (const id of this.isr) {
       if (id === this.localBrokerId) continue;
-      const end = this.followerEnds.get(id) ?? 0;
+      const end = this.followers.get(id)?.logEndOffset ?? 0;
       if (end < hw) hw = end;
     }
     if (hw > this.log.highWatermark) {

@@ -1,0 +1,20 @@
+// ControlledShutdown (7): a broker about to stop asks the controller to move the leadership of its partitions
+// away first; the answer lists the partitions it still leads (the broker asks again until none are left).
+
+import type {
+  ControlledShutdownRequest,
+  ControlledShutdownResponse,
+} from '../../protocol/messages/07-controlled-shutdown.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { defineHandler } from '../api-handler.js';
+
+export const controlledShutdownHandler = defineHandler<ControlledShutdownRequest, ControlledShutdownResponse>(
+  {
+    apiKey: ApiKey.CONTROLLED_SHUTDOWN,
+    minVersion: 0,
+    maxVersion: 3,
+    handle(context, request) {
+      return context.services.controller.controlledShutdown(request);
+    },
+  },
+);
