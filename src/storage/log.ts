@@ -830,13 +830,20 @@ export class Log {
   // ---------------------------------------------------------------- lifecycle
 
   /**
-   * Closes the log cleanly: the active segment's indexes are trimmed, a producer snapshot is written at the
-   * log end, and pending deletions run now. The caller writes the checkpoints and the clean-shutdown marker.
+   * Closes the log cleanly: unflushed segments are fsync'ed (the recovery point becomes the log end), the
+   * active segment's indexes are trimmed, a producer snapshot is written at the log end, and pending deletions
+   * run now. The caller writes the checkpoints and the clean-shutdown marker.
    */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     writeSnapshotFile(this.dir, this.logEndOffsetValue, this.producerState.toSnapshot());
+    // As Kafka does on a clean shutdown, everything is made durable, so the checkpointed recovery point is the
+    // log end offset.
+    for (const s of this.segments) {
+      if (s.nextOffset > this.recoveryPointValue && s.size > 0) s.flushAll();
+    }
+    this.recoveryPointValue = this.logEndOffsetValue;
     for (const s of this.segments) s.close();
     for (const p of this.pendingDeletes) p.segment.deleteFiles();
     this.pendingDeletes.length = 0;

@@ -48,6 +48,11 @@ test('a clean shutdown writes checkpoints and the marker; the next start loads e
   assert.match(readFileSync(join(dir, 'replication-offset-checkpoint'), 'utf8'), /^0\n2\n/);
   assert.match(readFileSync(join(dir, 'replication-offset-checkpoint'), 'utf8'), /orders 0 25\n/);
   assert.match(
+    readFileSync(join(dir, 'recovery-point-offset-checkpoint'), 'utf8'),
+    /orders 0 30\n/,
+    'a clean shutdown flushes, so the recovery point is the log end',
+  );
+  assert.match(
     readFileSync(join(dir, 'orders-0', 'partition.metadata'), 'utf8'),
     /topic_id: ASNFZ4mrze8BI0VniavN7w/,
   );
