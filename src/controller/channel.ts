@@ -76,23 +76,50 @@ export function defaultRetryPolicy(stillWanted: RetryPolicy['stillWanted']): Ret
   };
 }
 
+/** Requests that may wait for one broker (Kafka has no bound; a registered broker that never answers would grow it). */
+export const QUEUED_REQUESTS_PER_BROKER_MAX = 1000;
+
 /** Sends through a BrokerChannel, one request in flight per broker, and knows when everything is answered. */
 export class ChannelSender {
   private readonly tails = new Map<BrokerId, Promise<void>>();
   private pendingCount = 0;
 
+  private readonly queued = new Map<BrokerId, number>();
+  /** Brokers that had requests refused because their queue was full; they get onDrained when it empties. */
+  private readonly overflowed = new Set<BrokerId>();
+
   constructor(
     private readonly channel: BrokerChannel,
     private readonly logger: Logger,
     private readonly retry: RetryPolicy = NO_RETRY,
+    private readonly queuedPerBrokerMax = QUEUED_REQUESTS_PER_BROKER_MAX,
+    /** Called when the queue of a broker that overflowed has emptied: the broker needs the full state again. */
+    private readonly onDrained: (brokerId: BrokerId) => void = () => {},
   ) {}
 
-  /** Queues `message` for `brokerId`; `onAnswer` runs with the response, or with null when the send failed. */
+  /**
+   * Queues `message` for `brokerId`; `onAnswer` runs with the response, or with null when the send failed.
+   * When the broker already has queuedPerBrokerMax requests waiting (it is registered but not answering), the
+   * request is refused (onAnswer gets null) and the broker is resynchronised with the whole state once its
+   * queue drains: a bounded queue, and no broker left with a gap in what it was told.
+   */
   send(
     brokerId: BrokerId,
     message: ControllerRequest,
     onAnswer?: (response: ControllerResponse | null) => void,
   ): void {
+    const queued = this.queued.get(brokerId) ?? 0;
+    if (queued >= this.queuedPerBrokerMax) {
+      if (!this.overflowed.has(brokerId)) {
+        this.logger.error(
+          `broker ${brokerId} has ${queued} controller requests waiting; refusing more until it catches up`,
+        );
+      }
+      this.overflowed.add(brokerId);
+      if (onAnswer !== undefined) queueMicrotask(() => onAnswer(null));
+      return;
+    }
+    this.queued.set(brokerId, queued + 1);
     const previous = this.tails.get(brokerId) ?? Promise.resolve();
     this.pendingCount += 1;
     const next = previous.then(async () => {
@@ -114,6 +141,12 @@ export class ChannelSender {
         }
       }
       this.pendingCount -= 1;
+      const left = (this.queued.get(brokerId) ?? 1) - 1;
+      if (left > 0) this.queued.set(brokerId, left);
+      else {
+        this.queued.delete(brokerId);
+        if (this.overflowed.delete(brokerId)) this.onDrained(brokerId);
+      }
       if (onAnswer !== undefined) {
         try {
           onAnswer(answer);

@@ -118,6 +118,8 @@ export interface ControllerOptions {
   readonly autoLeaderRebalance?: LeaderRebalanceOptions | null;
   /** How failed sends are retried; default: while the broker stays registered, up to about 45 s. */
   readonly retry?: RetryPolicy;
+  /** Bound of the requests waiting for one broker (default QUEUED_REQUESTS_PER_BROKER_MAX). */
+  readonly queuedRequestsPerBrokerMax?: number;
   /** inter.broker.listener.name; null (default) uses each broker's first endpoint. */
   readonly interBrokerListener?: string | null;
 }
@@ -184,6 +186,9 @@ export class Controller {
           const live = this.ctx?.liveBrokers.get(broker);
           return live !== undefined && BigInt(live.epoch) === brokerEpoch;
         }),
+      options.queuedRequestsPerBrokerMax,
+      (broker) =>
+        this.queue.enqueue(`resync ${broker}`, async () => this.resyncBroker(broker), `resync:${broker}`),
     );
     this.header = {
       controllerId: options.brokerId,
@@ -834,6 +839,19 @@ export class Controller {
       [...ctx.liveBrokers.keys()],
       changed.map((c) => c.tp),
     );
+  }
+
+  /** Sends a broker everything again, after requests to it were refused because its queue was full. */
+  private async resyncBroker(broker: BrokerId): Promise<void> {
+    const ctx = this.ctx;
+    if (ctx === null || !ctx.liveBrokers.has(broker)) return;
+    this.logger.info(`broker ${broker} caught up; sending it the whole state again`);
+    const all = [...ctx.allPartitions()].map(({ topic, partition }) => ({ topic, partition }));
+    this.sendUpdateMetadata([broker], all);
+    this.sendLeaderAndIsr(broker, ctx.partitionsOn(broker), new Set());
+    // A StopReplica for a deletion may have been refused: let the deletions go round again.
+    for (const progress of ctx.deletions.values()) if (progress.awaiting.has(broker)) progress.failed = true;
+    await this.processDeletions();
   }
 
   // ---- watch events ---------------------------------------------------------------------------------------

@@ -303,3 +303,53 @@ test('a request whose send fails is retried while its broker stays registered, a
     'one retry, then the broker is gone and the request dropped',
   );
 });
+
+test('requests to a broker that stops answering are bounded, and it gets the whole state again once it catches up', async () => {
+  const cluster = new TestCluster();
+  after(() => cluster.close());
+  const b1 = await cluster.addBroker(1);
+  await cluster.addBroker(2);
+  await cluster.addBroker(3);
+  const channel = new RecordingChannel();
+  let releaseBroker3: () => void = () => {};
+  let held = new Promise<void>((resolve) => {
+    releaseBroker3 = resolve;
+  });
+  const inner = channel.updateMetadata.bind(channel);
+  channel.updateMetadata = async (brokerId, request) => {
+    if (brokerId === 3) await held;
+    return inner(brokerId, request);
+  };
+  const controller = new Controller({
+    brokerId: 1 as BrokerId,
+    store: b1.session,
+    channel,
+    queuedRequestsPerBrokerMax: 3,
+  });
+  await controller.start();
+  const topicAdmin = admin(b1.session);
+  for (let i = 0; i < 6; i++) {
+    await topicAdmin.createTopics(
+      [newTopic(`t${i}`, -1, -1, [{ partitionIndex: 0, brokerIds: [2, 3] }])],
+      false,
+    );
+    await settle2();
+  }
+  const before = channel.of('leaderAndIsr', 3).length;
+  assert.ok(
+    before <= 1,
+    `broker 3 is stuck behind its first UpdateMetadata (${before} LeaderAndIsr delivered)`,
+  );
+  held = Promise.resolve();
+  releaseBroker3();
+  await settle(controller);
+  for (let i = 0; i < 6; i++)
+    assert.equal(channel.lastLeaderAndIsr(3, `t${i}`, 0)?.leader, 2, `broker 3 knows t${i}`);
+  const last = channel.of('updateMetadata', 3).at(-1)!.request;
+  assert.equal(last.topicStates.length, 6, 'the resynchronisation carries every topic');
+  await controller.stop();
+
+  async function settle2(): Promise<void> {
+    for (let j = 0; j < 5; j++) await new Promise((r) => setImmediate(r));
+  }
+});
