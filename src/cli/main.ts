@@ -5,6 +5,7 @@ const USAGE = `usage: brook <command> [options]
 commands:
   server      run a broker (see --help)
   zookeeper   start, stop or check a local ZooKeeper for development (start|stop|status)
+  cluster     start or stop a local ZooKeeper and brokers for development (up|down|status)
 `;
 
 type Command = (args: string[]) => Promise<number>;
@@ -12,6 +13,7 @@ type Command = (args: string[]) => Promise<number>;
 const commands: Record<string, () => Promise<Command>> = {
   server: async () => (await import('./server.js')).runServer,
   zookeeper: async () => (await import('./zookeeper.js')).runZookeeperCommand,
+  cluster: async () => (await import('./cluster.js')).runClusterCommand,
 };
 
 export function registerCommand(name: string, load: () => Promise<Command>): void {

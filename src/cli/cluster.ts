@@ -1,0 +1,162 @@
+// `brook cluster up|down|status`: a local development cluster. `up` starts a ZooKeeper (Debian's package, see
+// `brook zookeeper`) and N broker processes in the background, each with its own port and log directory under
+// one cluster directory, and waits until each serves; `down` stops the brokers (SIGTERM, so they shut down
+// cleanly) and then ZooKeeper, each by the PID recorded at start; `status` reports which are alive.
+
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startLocalZooKeeper, stopLocalZooKeeper } from '../controller/store/local-zookeeper.js';
+
+const USAGE = `usage: brook cluster up [--brokers N] [--base-port P] [--zookeeper-port Z] [--dir D]
+       brook cluster down [--dir D]
+       brook cluster status [--dir D]
+`;
+const DEFAULTS = { brokers: 3, basePort: 9092, zookeeperPort: 2181, dir: './cluster' };
+const BROKERS_MAX = 16;
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 30_000;
+const BIN = fileURLToPath(new URL('../../../bin/brook', import.meta.url));
+
+interface Options {
+  action: string;
+  brokers: number;
+  basePort: number;
+  zookeeperPort: number;
+  dir: string;
+}
+
+function parse(args: string[]): Options | string {
+  const o: Options = { action: '', ...DEFAULTS };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const value = (): number => Number(args[++i]);
+    if (arg === '--brokers') o.brokers = value();
+    else if (arg === '--base-port') o.basePort = value();
+    else if (arg === '--zookeeper-port') o.zookeeperPort = value();
+    else if (arg === '--dir') o.dir = args[++i] ?? '';
+    else if (o.action === '' && !arg.startsWith('-')) o.action = arg;
+    else return `unexpected argument '${arg}'`;
+  }
+  if (!['up', 'down', 'status'].includes(o.action)) return 'say up, down or status';
+  if (!Number.isInteger(o.brokers) || o.brokers < 1 || o.brokers > BROKERS_MAX)
+    return `--brokers must be 1-${BROKERS_MAX}`;
+  if (!Number.isInteger(o.basePort) || o.basePort < 1 || o.basePort + o.brokers > 65535)
+    return 'bad --base-port';
+  if (o.dir === '') return '--dir needs a value';
+  return o;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function brokerPids(dir: string): { id: number; pid: number }[] {
+  const file = join(dir, 'brokers.json');
+  if (!existsSync(file)) return [];
+  return JSON.parse(readFileSync(file, 'utf8')) as { id: number; pid: number }[];
+}
+
+async function waitForLine(path: string, pattern: RegExp, pid: number): Promise<boolean> {
+  const started = Date.now();
+  while (Date.now() - started < START_TIMEOUT_MS) {
+    if (existsSync(path) && pattern.test(readFileSync(path, 'utf8'))) return true;
+    if (!alive(pid)) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
+async function up(o: Options): Promise<number> {
+  const dir = resolve(o.dir);
+  if (brokerPids(dir).some((b) => alive(b.pid))) {
+    process.stderr.write(`brook cluster: a cluster from ${dir} is already running\n`);
+    return 1;
+  }
+  mkdirSync(dir, { recursive: true });
+  const zk = await startLocalZooKeeper({ port: o.zookeeperPort, dataDir: join(dir, 'zookeeper') });
+  process.stdout.write(`zookeeper on ${zk.connect} (pid ${zk.pid})\n`);
+  const started: { id: number; pid: number }[] = [];
+  for (let id = 0; id < o.brokers; id++) {
+    const port = o.basePort + id;
+    const logDir = join(dir, `broker-${id}`);
+    mkdirSync(logDir, { recursive: true });
+    const out = join(logDir, 'server.out');
+    const fd = openSync(out, 'w');
+    const overrides = {
+      'broker.id': id,
+      listeners: `PLAINTEXT://127.0.0.1:${port}`,
+      'log.dirs': logDir,
+      'zookeeper.connect': zk.connect,
+      'default.replication.factor': Math.min(3, o.brokers),
+      'offsets.topic.replication.factor': Math.min(3, o.brokers),
+      'min.insync.replicas': o.brokers >= 3 ? 2 : 1,
+    };
+    const args = [BIN, 'server'];
+    for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`);
+    const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', fd, fd] });
+    child.unref();
+    started.push({ id, pid: child.pid! });
+    writeFileSync(join(dir, 'brokers.json'), JSON.stringify(started));
+    if (!(await waitForLine(out, /listening on/, child.pid!))) {
+      process.stderr.write(`brook cluster: broker ${id} did not start; see ${out}\n`);
+      return 1;
+    }
+    process.stdout.write(`broker ${id} on 127.0.0.1:${port} (pid ${child.pid})\n`);
+  }
+  process.stdout.write(
+    `bootstrap servers: ${started.map((b) => `127.0.0.1:${o.basePort + b.id}`).join(',')}\n`,
+  );
+  return 0;
+}
+
+async function down(o: Options): Promise<number> {
+  const dir = resolve(o.dir);
+  for (const b of brokerPids(dir)) {
+    if (!alive(b.pid)) continue;
+    process.kill(b.pid, 'SIGTERM');
+    const started = Date.now();
+    while (alive(b.pid) && Date.now() - started < STOP_TIMEOUT_MS)
+      await new Promise((r) => setTimeout(r, 100));
+    if (alive(b.pid)) process.kill(b.pid, 'SIGKILL');
+    process.stdout.write(`broker ${b.id} stopped\n`);
+  }
+  rmSync(join(dir, 'brokers.json'), { force: true });
+  const zk = await stopLocalZooKeeper(join(dir, 'zookeeper'));
+  process.stdout.write(zk ? 'zookeeper stopped\n' : 'no zookeeper was running\n');
+  return 0;
+}
+
+function status(o: Options): number {
+  const brokers = brokerPids(resolve(o.dir));
+  if (brokers.length === 0) process.stdout.write('no cluster brokers recorded\n');
+  for (const b of brokers)
+    process.stdout.write(`broker ${b.id} pid ${b.pid}: ${alive(b.pid) ? 'running' : 'stopped'}\n`);
+  return brokers.some((b) => alive(b.pid)) ? 0 : 1;
+}
+
+export async function runClusterCommand(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const o = parse(args);
+  if (typeof o === 'string') {
+    process.stderr.write(`brook cluster: ${o}\n${USAGE}`);
+    return 2;
+  }
+  try {
+    if (o.action === 'up') return await up(o);
+    if (o.action === 'down') return await down(o);
+    return status(o);
+  } catch (err) {
+    process.stderr.write(`brook cluster: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}

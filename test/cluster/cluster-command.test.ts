@@ -1,0 +1,77 @@
+// `brook cluster up` starts ZooKeeper and three brokers that form one cluster (kcat sees all three and a
+// controller); `brook cluster down` stops every process it started.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { run } from '../helpers/broker-process.js';
+import { freePort } from '../helpers/zookeeper.js';
+
+const BIN = resolve(import.meta.dirname, '../../../bin/brook');
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((r) => {
+    const server = net.createServer();
+    server.once('error', () => r(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => r(true)));
+  });
+}
+
+async function freeRun(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const checks = await Promise.all(Array.from({ length: count }, (_, i) => portFree(base + i)));
+    if (checks.every(Boolean)) return base;
+  }
+  throw new Error('no free port range');
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('brook cluster', () => {
+  it('brings up ZooKeeper and three brokers as one cluster, and takes them all down', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'brook-cluster-'));
+    const base = await freeRun(3);
+    const zkPort = await freePort();
+    const args = ['--dir', dir, '--base-port', String(base), '--zookeeper-port', String(zkPort)];
+    let pids: number[] = [];
+    try {
+      const up = await run(process.execPath, [BIN, 'cluster', 'up', '--brokers', '3', ...args], {
+        timeoutMs: 90_000,
+      });
+      assert.equal(up.code, 0, `cluster up failed:\n${up.stdout}\n${up.stderr}`);
+      pids = (JSON.parse(readFileSync(join(dir, 'brokers.json'), 'utf8')) as { pid: number }[]).map(
+        (b) => b.pid,
+      );
+      assert.equal(pids.length, 3);
+      let brokers: { id: number }[] = [];
+      for (let i = 0; i < 50 && brokers.length < 3; i++) {
+        const md = await run('kcat', ['-b', `127.0.0.1:${base}`, '-L', '-J'], { timeoutMs: 10_000 });
+        if (md.code === 0) brokers = (JSON.parse(md.stdout) as { brokers: { id: number }[] }).brokers;
+        if (brokers.length < 3) await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.deepEqual(brokers.map((b) => b.id).sort(), [0, 1, 2]);
+      const down = await run(process.execPath, [BIN, 'cluster', 'down', ...args], { timeoutMs: 90_000 });
+      assert.equal(down.code, 0, down.stderr);
+      assert.match(down.stdout, /zookeeper stopped/);
+      assert.ok(
+        pids.every((pid) => !alive(pid)),
+        'every broker process ended',
+      );
+    } finally {
+      for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      await run(process.execPath, [BIN, 'cluster', 'down', ...args], { timeoutMs: 60_000 });
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
