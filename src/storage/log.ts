@@ -224,9 +224,10 @@ export class Log {
     let expectOffset = 0;
     const contiguous = !this.config.cleanupPolicy.includes('compact');
     for (let i = 0; i < baseOffsets.length; i++) {
-      if (contiguous && i > 0 && baseOffsets[i] !== expectOffset) {
-        // The previous segment ends short of where this one starts: it lost its tail, so what follows cannot
-        // be served (the offsets in between are gone).
+      if (contiguous && needsRecovery && i - 1 >= recoverFrom && baseOffsets[i] !== expectOffset) {
+        // A recovered segment ends short of where the next one starts: it lost its tail in the crash, so what
+        // follows cannot be served (the offsets in between are gone). Only checked where recovery runs, so that
+        // segments compacted before a topic turned to cleanup.policy=delete are never judged by it.
         for (const later of baseOffsets.slice(i)) this.deleteSegmentFilesAt(later);
         break;
       }
