@@ -18,7 +18,11 @@ interface ModelBatch {
   readonly baseOffset: number;
   readonly lastOffset: number;
   readonly maxTimestamp: number;
+  /** Set for batches of the idempotent producer: its first sequence. */
+  readonly sequence: number | null;
 }
+
+const PRODUCER_ID = 77;
 
 const TP = { topic: 'fuzz', partition: 0 };
 
@@ -42,6 +46,9 @@ export function runOpFuzzer(seed: number, steps: number): void {
   let hw = 0;
   let epoch = 0;
   let step = 0;
+  let sequence = 0;
+  /** The idempotent producer's most recent batch, if the log still ends with its history intact. */
+  let lastIdempotent: ModelBatch | undefined;
   const where = () => `seed ${seed} step ${step}`;
 
   const dropBelowStart = () => {
@@ -88,11 +95,16 @@ export function runOpFuzzer(seed: number, steps: number): void {
       if (op < 40) {
         if (random() < 0.03) epoch++;
         const count = 1 + int(5);
+        const idempotent = random() < 0.3;
         const batch = buildBatch({
           values: Array.from({ length: count }, () => Buffer.alloc(int(150), step & 0xff)),
           baseTimestamp: clock.nowMs() - int(5000),
           timestampStepMs: int(50),
+          producerId: idempotent ? PRODUCER_ID : -1,
+          producerEpoch: idempotent ? 0 : -1,
+          baseSequence: idempotent ? sequence : -1,
         });
+        if (idempotent) sequence += count;
         batchHeader.setBaseOffset(batch, 0, logEnd);
         batchHeader.setPartitionLeaderEpoch(batch, 0, epoch);
         log.append(batch);
@@ -101,7 +113,9 @@ export function runOpFuzzer(seed: number, steps: number): void {
           baseOffset: logEnd,
           lastOffset: logEnd + count - 1,
           maxTimestamp: batchHeader.maxTimestamp(batch),
+          sequence: idempotent ? sequence - count : null,
         });
+        if (idempotent) lastIdempotent = model[model.length - 1];
         logEnd += count;
         clock.advance(int(2000));
       } else if (op < 60) {
@@ -141,6 +155,7 @@ export function runOpFuzzer(seed: number, steps: number): void {
         const target = candidates.length === 0 ? logEnd : candidates[int(candidates.length)]!;
         log.truncateTo(target);
         model = model.filter((b) => b.baseOffset < target);
+        lastIdempotent = [...model].reverse().find((b) => b.sequence !== null);
         logEnd = Math.min(logEnd, target);
         hw = Math.min(hw, logEnd);
       } else if (op < 79) {
@@ -169,9 +184,21 @@ export function runOpFuzzer(seed: number, steps: number): void {
           expected === undefined ? null : Math.max(expected.baseOffset, logStart),
           `${where()}: by time`,
         );
-      } else if (op < 95) {
+      } else if (op < 92) {
         clock.advance(int(3000));
         log.runDueDeletes();
+      } else if (op < 95) {
+        // The producer's latest batch, retried, is a duplicate answered with its offsets (while it is in the log).
+        const last = [...model].reverse().find((b) => b.sequence !== null);
+        if (last !== undefined && last === lastIdempotent) {
+          const retry = Buffer.from(last.bytes);
+          const check = log.checkProducerBatch(retry, 0);
+          assert.equal(check.kind, 'duplicate', `${where()}: retry of ${last.baseOffset}`);
+          if (check.kind === 'duplicate') {
+            assert.equal(check.firstOffset, last.baseOffset, `${where()}: duplicate offsets`);
+            assert.equal(check.lastOffset, last.lastOffset, `${where()}: duplicate offsets`);
+          }
+        }
       } else {
         const crash = random() < 0.5;
         const reopen = { recoveryPoint: log.recoveryPoint, logStartOffset: logStart, highWatermark: hw };
