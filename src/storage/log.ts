@@ -136,8 +136,7 @@ export class Log {
   private closed = false;
   /** Bumped by every truncation, so a flush that started before one does not vouch for bytes written after. */
   private truncations = 0;
-  /** Bytes cut by the last recovery, for the log manager's report. */
-  recoveredBytesCut = 0;
+  private recoveredBytesCutValue = 0;
 
   private constructor(options: LogOptions) {
     this.dir = options.dir;
@@ -166,6 +165,11 @@ export class Log {
   set config(config: LogConfig) {
     this.configValue = config;
     for (const s of this.segments) s.config = config;
+  }
+
+  /** Bytes that recovery cut from damaged or torn segments when this log was opened (for operators). */
+  get recoveredBytesCut(): number {
+    return this.recoveredBytesCutValue;
   }
 
   get logStartOffset(): number {
@@ -249,7 +253,7 @@ export class Log {
       segment.txnIndex.load(segment.nextOffset);
       expectOffset = segment.nextOffset;
       if (cut > 0) {
-        this.recoveredBytesCut += cut;
+        this.recoveredBytesCutValue += cut;
         // Nothing after damage can be trusted to follow on from it: drop the later segments.
         for (const later of baseOffsets.slice(i + 1)) this.deleteSegmentFilesAt(later);
         break;
