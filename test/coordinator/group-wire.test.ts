@@ -1,0 +1,296 @@
+// The group APIs of a real broker process, spoken to with Brook's own codecs at old and new versions: what each
+// version carries (FindCoordinator batched from v4, JoinGroup without MEMBER_ID_REQUIRED before v4, LeaveGroup's
+// top-level error before v3, OffsetFetch's per-partition errors before v2 and several groups from v8, ListGroups'
+// state filter from v4), and __consumer_offsets created on first use with the settings Kafka gives it.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { WireClient } from '../helpers/wire-client.js';
+
+const E = ErrorCode;
+
+function joinBody(groupId: string, memberId: string) {
+  return {
+    groupId,
+    sessionTimeoutMs: 10_000,
+    rebalanceTimeoutMs: 10_000,
+    memberId,
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: Buffer.from([0, 0, 0, 0, 0, 0, 0, 0]) }],
+    reason: null,
+  };
+}
+
+function commitBody(groupId: string, generationId: number, memberId: string, offset: bigint) {
+  return {
+    groupId,
+    generationIdOrMemberEpoch: generationId,
+    memberId,
+    groupInstanceId: null,
+    retentionTimeMs: -1n,
+    topics: [
+      {
+        name: 't',
+        partitions: [
+          {
+            partitionIndex: 0,
+            committedOffset: offset,
+            committedLeaderEpoch: -1,
+            commitTimestamp: -1n,
+            committedMetadata: 'hello',
+          },
+        ],
+      },
+    ],
+  };
+}
+
+describe('group APIs over the wire', () => {
+  let broker: BrokerProcess;
+  let client: WireClient;
+  before(async () => {
+    broker = await startBroker({ overrides: { 'offsets.topic.num.partitions': 5 } });
+    client = await WireClient.connect(broker.host, broker.port);
+  });
+  after(async () => {
+    client?.close();
+    await broker?.stop();
+  });
+
+  /** Retries while the coordinator is being created or loaded, as clients do. */
+  // biome-ignore lint/suspicious/noExplicitAny: responses are read field by field, as WireClient.call returns them.
+  async function callReady(apiKey: number, version: number, body: unknown, errorOf: (r: any) => number) {
+    for (let i = 0; ; i++) {
+      const r = await client.call(apiKey, version, body);
+      const code = errorOf(r);
+      if (
+        i < 50 &&
+        (code === E.COORDINATOR_NOT_AVAILABLE ||
+          code === E.COORDINATOR_LOAD_IN_PROGRESS ||
+          code === E.NOT_COORDINATOR)
+      ) {
+        await new Promise((res) => setTimeout(res, 100));
+        continue;
+      }
+      return r;
+    }
+  }
+
+  it('FindCoordinator creates __consumer_offsets and answers single and batched keys', async () => {
+    const v0 = await callReady(
+      ApiKey.FIND_COORDINATOR,
+      0,
+      { key: 'g-old', keyType: 0, coordinatorKeys: [] },
+      (r) => r.errorCode,
+    );
+    assert.equal(v0.errorCode, E.NONE);
+    assert.equal(v0.nodeId, 0);
+    assert.equal(v0.port, broker.port);
+    const v4 = await client.call(ApiKey.FIND_COORDINATOR, 4, {
+      key: '',
+      keyType: 0,
+      coordinatorKeys: ['a', 'b'],
+    });
+    assert.deepEqual(
+      v4.coordinators.map((c: { key: string; errorCode: number; port: number }) => [
+        c.key,
+        c.errorCode,
+        c.port,
+      ]),
+      [
+        ['a', 0, broker.port],
+        ['b', 0, broker.port],
+      ],
+    );
+    const txn = await client.call(ApiKey.FIND_COORDINATOR, 4, {
+      key: '',
+      keyType: 1,
+      coordinatorKeys: ['tx'],
+    });
+    assert.equal(txn.coordinators[0].errorCode, E.COORDINATOR_NOT_AVAILABLE);
+    const md = await client.call(ApiKey.METADATA, 9, {
+      topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: '__consumer_offsets' }],
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    assert.equal(md.topics[0].partitions.length, 5, 'offsets.topic.num.partitions');
+    assert.equal(md.topics[0].isInternal, true);
+    const configs = await client.call(ApiKey.DESCRIBE_CONFIGS, 4, {
+      resources: [
+        { resourceType: 2, resourceName: '__consumer_offsets', configurationKeys: ['cleanup.policy'] },
+      ],
+      includeSynonyms: false,
+      includeDocumentation: false,
+    });
+    assert.equal(configs.results[0].configs[0].value, 'compact');
+  });
+
+  it('JoinGroup v0 admits a member without MEMBER_ID_REQUIRED; LeaveGroup v0 answers at the top level', async () => {
+    const join = await callReady(ApiKey.JOIN_GROUP, 0, joinBody('g-old', ''), (r) => r.errorCode);
+    assert.equal(join.errorCode, E.NONE);
+    assert.equal(join.generationId, 1);
+    assert.equal(join.leader, join.memberId);
+    assert.equal(join.protocolName, 'range');
+    const sync = await client.call(ApiKey.SYNC_GROUP, 0, {
+      groupId: 'g-old',
+      generationId: 1,
+      memberId: join.memberId,
+      groupInstanceId: null,
+      protocolType: null,
+      protocolName: null,
+      assignments: [{ memberId: join.memberId, assignment: Buffer.from('abc') }],
+    });
+    assert.equal(sync.errorCode, E.NONE);
+    assert.equal(sync.assignment.toString(), 'abc');
+    const hb = await client.call(ApiKey.HEARTBEAT, 0, {
+      groupId: 'g-old',
+      generationId: 1,
+      memberId: join.memberId,
+      groupInstanceId: null,
+    });
+    assert.equal(hb.errorCode, E.NONE);
+    const described = await client.call(ApiKey.DESCRIBE_GROUPS, 0, {
+      groups: ['g-old'],
+      includeAuthorizedOperations: false,
+    });
+    assert.equal(described.groups[0].groupState, 'Stable');
+    assert.equal(described.groups[0].members[0].memberAssignment.toString(), 'abc');
+    const unknown = await client.call(ApiKey.LEAVE_GROUP, 0, {
+      groupId: 'g-old',
+      memberId: 'nobody',
+      members: [],
+    });
+    assert.equal(unknown.errorCode, E.UNKNOWN_MEMBER_ID);
+    const left = await client.call(ApiKey.LEAVE_GROUP, 0, {
+      groupId: 'g-old',
+      memberId: join.memberId,
+      members: [],
+    });
+    assert.equal(left.errorCode, E.NONE);
+  });
+
+  it('JoinGroup v4+ requires a member id first; batch LeaveGroup v3 answers per member', async () => {
+    const first = await callReady(ApiKey.JOIN_GROUP, 7, joinBody('g-new', ''), (r) =>
+      r.errorCode === E.MEMBER_ID_REQUIRED ? 0 : r.errorCode,
+    );
+    assert.equal(first.errorCode, E.MEMBER_ID_REQUIRED);
+    assert.ok(first.memberId.startsWith('wire-test-'));
+    const join = await client.call(ApiKey.JOIN_GROUP, 7, joinBody('g-new', first.memberId));
+    assert.equal(join.errorCode, E.NONE);
+    assert.equal(join.protocolType, 'consumer');
+    const leave = await client.call(ApiKey.LEAVE_GROUP, 3, {
+      groupId: 'g-new',
+      memberId: '',
+      members: [
+        { memberId: join.memberId, groupInstanceId: null, reason: null },
+        { memberId: 'nobody', groupInstanceId: null, reason: null },
+      ],
+    });
+    assert.equal(leave.errorCode, E.NONE);
+    assert.deepEqual(
+      leave.members.map((m: { errorCode: number }) => m.errorCode),
+      [E.NONE, E.UNKNOWN_MEMBER_ID],
+    );
+  });
+
+  it('OffsetCommit and OffsetFetch at old and new versions, several groups at once from v8', async () => {
+    const c2 = await callReady(
+      ApiKey.OFFSET_COMMIT,
+      2,
+      commitBody('offsets-a', -1, '', 11n),
+      (r) => r.topics[0].partitions[0].errorCode,
+    );
+    assert.equal(c2.topics[0].partitions[0].errorCode, E.NONE);
+    const c8 = await callReady(
+      ApiKey.OFFSET_COMMIT,
+      8,
+      commitBody('offsets-b', -1, '', 22n),
+      (r) => r.topics[0].partitions[0].errorCode,
+    );
+    assert.equal(c8.topics[0].partitions[0].errorCode, E.NONE);
+    const f1 = await client.call(ApiKey.OFFSET_FETCH, 1, {
+      groupId: 'offsets-a',
+      topics: [{ name: 't', partitionIndexes: [0, 1] }],
+      groups: [],
+      requireStable: false,
+    });
+    assert.deepEqual(
+      f1.topics[0].partitions.map((p: { committedOffset: bigint; metadata: string }) => [
+        p.committedOffset,
+        p.metadata,
+      ]),
+      [
+        [11n, 'hello'],
+        [-1n, ''],
+      ],
+    );
+    const f8 = await client.call(ApiKey.OFFSET_FETCH, 8, {
+      groupId: '',
+      topics: [],
+      groups: [
+        { groupId: 'offsets-a', memberId: null, memberEpoch: -1, topics: null },
+        {
+          groupId: 'offsets-b',
+          memberId: null,
+          memberEpoch: -1,
+          topics: [{ name: 't', partitionIndexes: [0] }],
+        },
+      ],
+      requireStable: true,
+    });
+    assert.deepEqual(
+      f8.groups.map((g: { groupId: string; topics: { partitions: { committedOffset: bigint }[] }[] }) => [
+        g.groupId,
+        g.topics[0]!.partitions[0]!.committedOffset,
+      ]),
+      [
+        ['offsets-a', 11n],
+        ['offsets-b', 22n],
+      ],
+    );
+    const notEmpty = await client.call(ApiKey.OFFSET_COMMIT, 8, commitBody('offsets-a', 5, 'someone', 1n));
+    assert.equal(notEmpty.topics[0].partitions[0].errorCode, E.UNKNOWN_MEMBER_ID);
+  });
+
+  it('ListGroups filters by state from v4; DeleteGroups and OffsetDelete remove what they name', async () => {
+    const all = await client.call(ApiKey.LIST_GROUPS, 3, { statesFilter: [], typesFilter: [] });
+    const ids = all.groups.map((g: { groupId: string }) => g.groupId).sort();
+    assert.ok(
+      ['g-old', 'offsets-a', 'offsets-b'].every((g) => ids.includes(g)),
+      JSON.stringify(ids),
+    );
+    const stable = await client.call(ApiKey.LIST_GROUPS, 4, { statesFilter: ['Stable'], typesFilter: [] });
+    assert.equal(stable.groups.length, 0);
+    const empty = await client.call(ApiKey.LIST_GROUPS, 4, { statesFilter: ['Empty'], typesFilter: [] });
+    assert.ok(
+      empty.groups.some(
+        (g: { groupId: string; groupState: string }) => g.groupId === 'offsets-a' && g.groupState === 'Empty',
+      ),
+    );
+    const deletedOffsets = await client.call(ApiKey.OFFSET_DELETE, 0, {
+      groupId: 'offsets-b',
+      topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }],
+    });
+    assert.equal(deletedOffsets.errorCode, E.NONE);
+    const deleted = await client.call(ApiKey.DELETE_GROUPS, 2, { groupsNames: ['offsets-a', 'never-was'] });
+    assert.deepEqual(
+      deleted.results.map((r: { groupId: string; errorCode: number }) => [r.groupId, r.errorCode]),
+      [
+        ['offsets-a', E.NONE],
+        ['never-was', E.GROUP_ID_NOT_FOUND],
+      ],
+    );
+    const f = await client.call(ApiKey.OFFSET_FETCH, 7, {
+      groupId: 'offsets-b',
+      topics: null,
+      groups: [],
+      requireStable: false,
+    });
+    assert.deepEqual(f.topics, []);
+  });
+});
