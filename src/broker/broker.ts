@@ -410,10 +410,12 @@ export class Broker {
   private async runStop(): Promise<void> {
     const { logger } = this.options;
     await this.moveLeadershipAway();
-    await this.server?.shutdown();
-    this.isrManager?.stop();
+    // Parked JoinGroup and SyncGroup requests may wait minutes (a rebalance timeout): they are answered with
+    // NOT_COORDINATOR first, so that draining the connections does not wait for them.
     if (this.groupTicker !== null) clearInterval(this.groupTicker);
     this.groupCoordinator?.shutdown();
+    await this.server?.shutdown();
+    this.isrManager?.stop();
     this.services?.producePurgatory.completeAll();
     this.services?.fetchPurgatory.completeAll();
     this.dynamicConfig?.stop();
