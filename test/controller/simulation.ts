@@ -50,7 +50,7 @@ class SimulatedNetwork implements BrokerChannel {
     this.told.set(brokerId, known);
     for (const t of request.topicStates) {
       for (const p of t.partitionStates) {
-        const key = `${t.topicName}-${p.partitionIndex}`;
+        const key = `${t.topicId}:${t.topicName}-${p.partitionIndex}`;
         const before = known.get(key);
         if (
           before !== undefined &&
@@ -94,6 +94,8 @@ export interface SimulationResult {
   readonly failovers: number;
   /** Partition-steps in which a partition's replica set changed. */
   readonly reassignmentSteps: number;
+  /** Times the deletable topic was deleted to the end. */
+  readonly deletions: number;
 }
 
 export async function simulate(seed: number, steps: number): Promise<SimulationResult> {
@@ -139,11 +141,13 @@ export async function simulate(seed: number, steps: number): Promise<SimulationR
     let leaderChanges = 0;
     let failovers = 0;
     let reassignmentSteps = 0;
+    let deletions = 0;
     let lastControllerEpoch = activeController(brokers)?.epoch ?? -1;
     for (let step = 0; step < steps; step++) {
       const action = await act(random, brokers, store, seed, previous, replicas);
       await settleAll(brokers);
       const previousReplicas = replicas;
+      const previousIds = new Map(topicIds);
       replicas = await readReplicas(observer);
       const states = await readStates(observer, replicas);
       const where = `seed ${seed} step ${step} (${action})`;
@@ -155,16 +159,27 @@ export async function simulate(seed: number, steps: number): Promise<SimulationR
       if (epoch !== lastControllerEpoch) failovers += 1;
       assert.ok(epoch >= lastControllerEpoch, `${where}: controller epoch went back`);
       lastControllerEpoch = epoch;
+      for (const [topic, id] of topicIds) {
+        if (previousIds.get(topic) !== id)
+          for (const k of [...epochLeaders.keys()]) if (splitKey(k)[0] === topic) epochLeaders.delete(k);
+      }
+      const deleting = await checkDeletion(where, observer, replicas, brokers);
+      if (previousIds.has(DELETABLE) && !topicIds.has(DELETABLE)) deletions += 1;
       for (const [key, state] of states) {
-        const before = previous.get(key)!;
         const reps = replicas.get(key)!;
+        const [topic] = splitKey(key);
+        const fresh = previousIds.get(topic) !== topicIds.get(topic) || !previous.has(key);
+        const before = fresh ? { ...state, leaderEpoch: 0 as never, isr: state.isr } : previous.get(key)!;
+        // A topic queued for deletion is left as it is (Kafka elects no leaders for it) until it goes.
+        if (deleting && topic === DELETABLE) continue;
         checkState(where, key, state, before, reps, brokers, epochLeaders);
+        if (fresh) continue;
         if (!sameSet(reps, previousReplicas.get(key)!)) reassignmentSteps += 1;
         if (state.leader !== before.leader) leaderChanges += 1;
         if (state.leader >= 0) {
           for (const r of reps) {
             if (brokers.get(r)!.session === null) continue;
-            const told = network.told.get(r)?.get(key);
+            const told = network.told.get(r)?.get(`${topicIds.get(topic)}:${key}`);
             assert.equal(
               told?.leader,
               state.leader,
@@ -181,11 +196,27 @@ export async function simulate(seed: number, steps: number): Promise<SimulationR
       previous = states;
     }
     assert.deepEqual(network.violations, []);
-    return { steps, leaderChanges, failovers, reassignmentSteps };
+    return { steps, leaderChanges, failovers, reassignmentSteps, deletions };
   } finally {
     for (const b of brokers.values()) if (b.session !== null) await b.controller.stop();
     store.close();
   }
+}
+
+/** A topic marked for deletion must be gone once every replica's broker is alive. */
+async function checkDeletion(
+  where: string,
+  observer: CoordinationStore,
+  replicas: Map<string, number[]>,
+  brokers: Map<number, SimBroker>,
+): Promise<boolean> {
+  const marker = await observer.exists(`/admin/delete_topics/${DELETABLE}`);
+  assert.ok(marker.ok);
+  if (marker.value === null) return false;
+  const hosts = [...replicas].filter(([k]) => splitKey(k)[0] === DELETABLE).flatMap(([, r]) => r);
+  const waiting = hosts.some((b) => brokers.get(b)!.session === null);
+  assert.ok(waiting, `${where}: ${DELETABLE} still marked for deletion with all replicas alive`);
+  return true;
 }
 
 function checkState(
@@ -305,7 +336,13 @@ async function act(
     if (code === ErrorCode.NONE) joined.set(key, newIsr);
     // Joining while in controlled shutdown is refused; everything else from the current leader succeeds.
     const joinsShuttingDown = newIsr.some((r) => brokers.get(r)!.shuttingDown);
-    if (!joinsShuttingDown) assert.equal(code, ErrorCode.NONE, `AlterPartition ${key} [${newIsr}]`);
+    // A topic being deleted answers UNKNOWN_TOPIC_OR_PARTITION.
+    // Its partitions keep their last leader, perhaps a dead broker, whose request is refused by epoch.
+    const deleting =
+      topic === DELETABLE &&
+      (code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || answer.errorCode === ErrorCode.STALE_BROKER_EPOCH);
+    if (!joinsShuttingDown && !deleting)
+      assert.equal(code, ErrorCode.NONE, `AlterPartition ${key} [${newIsr}]`);
     return `alter ${key} isr [${newIsr}] -> ${code}`;
   }
   if (roll < 88 && live.length >= 3) {
@@ -324,6 +361,8 @@ async function act(
     });
     const result = answer.responses[0]?.partitions[0];
     const code = result?.errorCode;
+    if (topic === DELETABLE && code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+      return `reassign ${key}: being deleted`;
     const acceptable: number[] = [
       ErrorCode.NONE,
       ErrorCode.NO_REASSIGNMENT_IN_PROGRESS,
@@ -337,7 +376,30 @@ async function act(
       assert.match(result!.errorMessage!, /alive and in sync/);
     return `${cancel ? 'cancel reassignment of' : 'reassign'} ${key}${cancel ? '' : ` to [${target}]`} -> ${code}`;
   }
-  if (roll < 92 && live.length > 1) {
+  if (roll < 96) {
+    const exists = [...states.keys()].some((k) => splitKey(k)[0] === DELETABLE) || topicIds.has(DELETABLE);
+    const admin = new TopicAdmin({
+      store: brokers.get(live[0]!)!.session!,
+      defaults: { numPartitions: 1, replicationFactor: 3, deleteTopicEnable: true },
+      random,
+    });
+    if (exists) {
+      const [deleted] = await admin.deleteTopics([DELETABLE]);
+      assert.equal(deleted!.errorCode, ErrorCode.NONE);
+      return `delete ${DELETABLE}`;
+    }
+    if (live.length < 3) return 'nothing';
+    const partitions = 1 + random.nextInt(3);
+    const [created] = await admin.createTopics(
+      [{ name: DELETABLE, numPartitions: partitions, replicationFactor: -1, assignments: [], configs: {} }],
+      false,
+    );
+    // Still marked for deletion when a replica's broker is dead: the name stays taken.
+    const ok: number[] = [ErrorCode.NONE, ErrorCode.TOPIC_ALREADY_EXISTS];
+    assert.ok(ok.includes(created!.errorCode), `create ${DELETABLE}: ${created!.errorMessage}`);
+    return `create ${DELETABLE} with ${partitions} partitions -> ${created!.errorCode}`;
+  }
+  if (roll < 98 && live.length > 1) {
     const id = live[random.nextInt(live.length)]!;
     const answer = await controller.controlledShutdown({ brokerId: id, brokerEpoch: -1n });
     assert.equal(answer.errorCode, ErrorCode.NONE);
@@ -351,15 +413,23 @@ async function act(
 
 async function readReplicas(observer: CoordinationStore): Promise<Map<string, number[]>> {
   const replicas = new Map<string, number[]>();
-  for (const t of TOPICS) {
+  topicIds.clear();
+  for (const t of [...TOPICS, DELETABLE]) {
     const node = await observer.get(topicPath(t));
+    if (!node.ok && node.code === 'NONODE' && t === DELETABLE) continue;
     assert.ok(node.ok);
     const decoded = decodeTopicAssignment(node.value.data);
     assert.ok(decoded.ok);
+    topicIds.set(t, decoded.value.topicId ?? '');
     for (const [p, a] of decoded.value.partitions) replicas.set(`${t}-${p}`, [...a.replicas]);
   }
   return replicas;
 }
+
+/** The topic that the simulation deletes and creates again. */
+const DELETABLE = 'd';
+/** Topic ids as last read, so that a re-created topic is not compared with its predecessor. */
+const topicIds = new Map<string, string>();
 
 function sameSet(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((x) => b.includes(x));
@@ -381,6 +451,7 @@ async function readStates(
   for (const key of replicas.keys()) {
     const [topic, partition] = splitKey(key);
     const node = await observer.get(partitionStatePath(topic, partition as never));
+    if (!node.ok && node.code === 'NONODE' && topic === DELETABLE) continue;
     assert.ok(node.ok, `${key} has a state`);
     const decoded = decodePartitionState(node.value.data);
     assert.ok(decoded.ok);
