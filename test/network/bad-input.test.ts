@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { type RawClient, responseCorrelationId } from '../../src/network/raw-client.js';
 import type { Request, Response } from '../../src/network/request.js';
 import { DecodeError } from '../../src/protocol/primitives/decode-error.js';
-import { echoHandler, echoResponse, seededRandom, waitFor, withServer } from './helpers.js';
+import { echoHandler, echoResponse, seededRandom, sleep, waitFor, withServer } from './helpers.js';
 
 function prefix(size: number): Buffer {
   const bytes = Buffer.alloc(4);
@@ -103,6 +103,29 @@ describe('bad input closes only the connection that sent it', () => {
       assert.equal(lines.length, 2);
       assert.ok(lines.every((line) => line.level === 'error'));
       await assertEchoes(await connect(), 3);
+    });
+  });
+
+  it('forgets requests of clients that reset the connection before their answers are ready', async () => {
+    const handler = async (request: Request): Promise<Response> => {
+      await sleep(30);
+      return echoResponse(request);
+    };
+    await withServer({ handler }, async ({ connect, server, logger }) => {
+      for (let i = 0; i < 20; i++) {
+        const client = await connect();
+        client.sendRequest({ apiKey: 1, apiVersion: 12, correlationId: i });
+        await waitFor(() => server.stats.requestsReceived === i + 1);
+        client.socket.resetAndDestroy();
+      }
+      await waitFor(() => server.stats.connectionsOpen === 0 && server.stats.requestsInFlight === 0);
+      await sleep(60);
+      assert.equal(server.stats.requestBytesInFlight, 0);
+      assert.deepEqual(
+        logger.lines.filter((line) => line.level === 'error'),
+        [],
+      );
+      await assertEchoes(await connect(), 99);
     });
   });
 
