@@ -408,6 +408,11 @@ export class Log {
     return this.producerState.check(buf, pos);
   }
 
+  /** Checks all the batches of one request together; see ProducerStateManager.checkBatches. */
+  checkProducerBatches(buf: Buffer, positions: readonly number[]): ProducerCheck {
+    return this.producerState.checkBatches(buf, positions);
+  }
+
   /**
    * Appends whole, validated batches whose offsets were assigned by the caller: the first base offset is at
    * least the log end offset and offsets increase. The bytes are written unchanged.

@@ -157,6 +157,34 @@ export class ProducerStateManager {
   }
 
   /**
+   * Checks the batches at `positions` of one produce request together, as Kafka does: each producer's first
+   * batch in the request is checked against the stored state (a duplicate or an error comes back as is), and
+   * its later batches against the one before them in the same request, since they will be appended together.
+   */
+  checkBatches(buf: Buffer, positions: readonly number[]): ProducerCheck {
+    let staged: Map<number, { epoch: number; lastSeq: number }> | null = null;
+    for (const pos of positions) {
+      const producerId = batchHeader.producerId(buf, pos);
+      if (producerId < 0 || batchHeader.isControl(buf, pos)) continue;
+      const epoch = batchHeader.producerEpoch(buf, pos);
+      const firstSeq = batchHeader.baseSequence(buf, pos);
+      const lastSeq = incrementSequence(firstSeq, batchHeader.lastOffsetDelta(buf, pos));
+      const previous = staged?.get(producerId);
+      if (previous === undefined) {
+        const result = this.check(buf, pos);
+        if (result.kind !== 'ok') return result;
+      } else if (epoch < previous.epoch) {
+        return { kind: 'error', errorCode: StorageErrorCode.InvalidProducerEpoch };
+      } else if (epoch === previous.epoch ? !inSequence(previous.lastSeq, firstSeq) : firstSeq !== 0) {
+        return { kind: 'error', errorCode: StorageErrorCode.OutOfOrderSequenceNumber };
+      }
+      staged ??= new Map();
+      staged.set(producerId, { epoch, lastSeq });
+    }
+    return OK;
+  }
+
+  /**
    * Applies an appended batch (header at `pos`; a control batch must be whole in `buf`). Returns the completed
    * transaction when the batch is a transaction marker, so the Log can index aborted ones.
    */

@@ -165,3 +165,26 @@ test('aborted transactions are indexed again when a crash forces recovery, and s
   assert.deepEqual(h.log.collectAbortedTxns(0, h.log.logEndOffset), aborted);
   assert.deepEqual(h.log.collectAbortedTxns(aborted[1]!.lastOffset + 1, h.log.logEndOffset), [aborted[2]]);
 });
+
+test('batches of one request are checked in sequence with each other', (t) => {
+  const h = openHarness(t);
+  h.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, count: 2 });
+  const a = buildBatch({ producerId: PID, producerEpoch: 0, baseSequence: 2, count: 3 });
+  const b = buildBatch({ producerId: PID, producerEpoch: 0, baseSequence: 5, count: 1 });
+  const other = buildBatch({ producerId: PID + 1, producerEpoch: 0, baseSequence: 40 });
+  const request = Buffer.concat([a, other, b]);
+  const positions = [0, a.length, a.length + other.length];
+  assert.deepEqual(h.log.checkProducerBatches(request, positions), { kind: 'ok' });
+  assert.equal(
+    h.log.checkProducerBatch(request, positions[2]).kind,
+    'error',
+    'alone, the third is out of order',
+  );
+  const gap = Buffer.concat([a, buildBatch({ producerId: PID, producerEpoch: 0, baseSequence: 9 })]);
+  assert.deepEqual(h.log.checkProducerBatches(gap, [0, a.length]), {
+    kind: 'error',
+    errorCode: StorageErrorCode.OutOfOrderSequenceNumber,
+  });
+  const dup = buildBatch({ producerId: PID, producerEpoch: 0, baseSequence: 0, count: 2 });
+  assert.equal(h.log.checkProducerBatches(Buffer.concat([dup, a]), [0, dup.length]).kind, 'duplicate');
+});
