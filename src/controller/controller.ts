@@ -252,7 +252,7 @@ export class Controller {
 
   /** Resigns and stops processing; deletes /controller when this broker holds it, so another takes over now. */
   async stop(): Promise<void> {
-    await this.queue.request('stop', async () => {
+    const stop = async (): Promise<void> => {
       if (this.stopped) return;
       const wasActive = this.ctx !== null;
       this.resign('stopping');
@@ -260,7 +260,15 @@ export class Controller {
       this.unsubscribe?.();
       this.cancelRebalance?.();
       if (wasActive) await this.deleteOwnControllerNode();
-    });
+    };
+    // Stopping is never refused: with the request bound reached it still goes to the end of the queue.
+    const queued = this.queue.request('stop', stop);
+    if (queued === null) {
+      this.queue.enqueue('stop', stop);
+      await this.queue.idle();
+    } else {
+      await queued;
+    }
     await this.sender.idle();
   }
 
