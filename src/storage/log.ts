@@ -429,6 +429,8 @@ export class Log {
     let offsetOfMaxTimestamp = firstOffset;
     let batchCount = 0;
     let recordCount = 0;
+    // Producer state and the epoch cache need a second pass only for idempotent batches or a new epoch.
+    let stateWalk = false;
     for (let pos = 0; pos < batches.length; ) {
       assert(batches.length - pos >= BATCH_HEADER_BYTES, 'append ends inside a batch header');
       const size = batchHeader.sizeInBytes(batches, pos);
@@ -443,19 +445,18 @@ export class Log {
       }
       batchCount++;
       recordCount += batchHeader.recordsCount(batches, pos);
+      if (!stateWalk) {
+        stateWalk =
+          batchHeader.producerId(batches, pos) >= 0 ||
+          batchHeader.partitionLeaderEpoch(batches, pos) > this.epochCache.latestEpoch;
+      }
       pos += size;
     }
     this.maybeRoll(batches.length, firstOffset, lastOffset, maxTimestampMs);
     const segment = this.activeSegment;
     segment.append(batches, 0, batches.length);
-    for (let pos = 0; pos < batches.length; pos += batchHeader.sizeInBytes(batches, pos)) {
-      const epoch = batchHeader.partitionLeaderEpoch(batches, pos);
-      if (epoch >= 0 && epoch > this.epochCache.latestEpoch) {
-        this.epochCache.assign(epoch, batchHeader.baseOffset(batches, pos));
-      }
-      const completed = this.producerState.apply(batches, pos);
-      if (completed?.isAborted === true) segment.txnIndex.append(completed);
-    }
+    if (stateWalk) this.applyBatchState(batches, segment);
+    else this.producerState.advanceMapEnd(lastOffset + 1);
     this.logEndOffsetValue = lastOffset + 1;
     this.unflushedRecords += recordCount;
     if (this.unflushedRecords >= this.config.flushMessages) this.flushInBackground();
@@ -474,6 +475,18 @@ export class Log {
       recordCount,
       durable,
     };
+  }
+
+  /** Epoch cache and producer state follow the appended batches; aborted transactions get indexed. */
+  private applyBatchState(batches: Buffer, segment: LogSegment): void {
+    for (let pos = 0; pos < batches.length; pos += batchHeader.sizeInBytes(batches, pos)) {
+      const epoch = batchHeader.partitionLeaderEpoch(batches, pos);
+      if (epoch >= 0 && epoch > this.epochCache.latestEpoch) {
+        this.epochCache.assign(epoch, batchHeader.baseOffset(batches, pos));
+      }
+      const completed = this.producerState.apply(batches, pos);
+      if (completed?.isAborted === true) segment.txnIndex.append(completed);
+    }
   }
 
   private maybeRoll(bytes: number, firstOffset: number, lastOffset: number, maxTimestampMs: number): void {

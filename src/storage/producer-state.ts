@@ -184,6 +184,11 @@ export class ProducerStateManager {
     return OK;
   }
 
+  /** Records that batches without a producer id were appended up to `offset` (exclusive). */
+  advanceMapEnd(offset: number): void {
+    if (offset > this.mapEndOffsetValue) this.mapEndOffsetValue = offset;
+  }
+
   /**
    * Applies an appended batch (header at `pos`; a control batch must be whole in `buf`). Returns the completed
    * transaction when the batch is a transaction marker, so the Log can index aborted ones.
