@@ -308,7 +308,10 @@ export class Log {
     return this.config.segmentJitterMs > 0 ? Math.floor(this.random() * this.config.segmentJitterMs) : 0;
   }
 
-  /** Removes files that only exist half-way through an operation: temp files, deleted segments, cleaner output. */
+  /**
+   * Removes files that only exist half-way through an operation: temp files, deleted segments, cleaner output.
+   * Nothing writes .swap files yet; the compactor, when it does, must complete them here instead (see README).
+   */
   private removeLeftovers(): void {
     for (const name of readdirSync(this.dir)) {
       if (
