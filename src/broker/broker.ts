@@ -112,7 +112,7 @@ export class Broker {
         return dispatch(request);
       },
       options: toNetworkOptions(config),
-      logger: networkLogger(logger),
+      logger,
     });
     await this.server.start();
     const bound = config.listeners.map((l) => {
@@ -431,19 +431,4 @@ export class Broker {
     this.embeddedStore?.close();
     logger.info('broker stopped');
   }
-}
-
-function networkLogger(logger: Logger): import('../network/logger.js').Logger {
-  const format = (message: string, fields?: Readonly<Record<string, unknown>>): string =>
-    fields === undefined
-      ? message
-      : `${message} ${Object.entries(fields)
-          .map(([k, v]) => `${k}=${String(v)}`)
-          .join(' ')}`;
-  return {
-    debug: (m, f) => logger.debug(format(m, f)),
-    info: (m, f) => logger.info(format(m, f)),
-    warn: (m, f) => logger.warn(format(m, f)),
-    error: (m, f) => logger.error(format(m, f)),
-  };
 }

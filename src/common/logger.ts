@@ -1,42 +1,110 @@
-// A small leveled logger. Lines go to stderr as `[time] LEVEL component: message`, the way operators grep Kafka's
-// server.log. Tests inject a recording logger instead.
+// A small leveled logger with structured fields. Lines go to stderr (stdout stays free for command output) as
+// `time LEVEL [component] message key=value ...`, the way operators grep Kafka's server.log. Components form a
+// dotted path (brook.controller); tests pass a CapturingLogger and assert on what was logged.
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-const LEVEL_RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+/** Structured context attached to a log line (connection id, remote address, reason). */
+export type LogFields = Readonly<Record<string, string | number | boolean | null | undefined>>;
 
 export interface Logger {
-  debug(message: string): void;
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+  /** A logger for a part of this component, writing to the same place. */
   child(component: string): Logger;
 }
 
+const LEVEL_RANK: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+/** Where formatted lines go. */
+export type LogSink = (line: string) => void;
+
+const stderrSink: LogSink = (line) => {
+  process.stderr.write(`${line}\n`);
+};
+
+function format(level: LogLevel, name: string, message: string, fields: LogFields | undefined): string {
+  let line = `[${new Date().toISOString()}] ${level.toUpperCase()} ${name}: ${message}`;
+  if (fields !== undefined) {
+    for (const key of Object.keys(fields)) {
+      const value = fields[key];
+      if (value !== undefined) line += ` ${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`;
+    }
+  }
+  return line;
+}
+
+function defaultLevel(): LogLevel {
+  const env = process.env.BROOK_LOG_LEVEL;
+  return env === 'debug' || env === 'info' || env === 'warn' || env === 'error' ? env : 'info';
+}
+
+/** A logger that drops lines below `level`; lines that are dropped are never formatted. */
 export function createLogger(
-  component = 'brook',
-  level: LogLevel = (process.env.BROOK_LOG_LEVEL as LogLevel | undefined) ?? 'info',
-  sink: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  name = 'brook',
+  level: LogLevel = defaultLevel(),
+  sink: LogSink = stderrSink,
 ): Logger {
-  const threshold = LEVEL_RANK[level] ?? LEVEL_RANK.info;
-  const emit = (lvl: LogLevel, message: string): void => {
-    if (LEVEL_RANK[lvl] < threshold) return;
-    sink(`[${new Date().toISOString()}] ${lvl.toUpperCase()} ${component}: ${message}`);
-  };
+  const min = LEVEL_RANK[level];
+  const at =
+    (lineLevel: LogLevel) =>
+    (message: string, fields?: LogFields): void => {
+      if (LEVEL_RANK[lineLevel] >= min) sink(format(lineLevel, name, message, fields));
+    };
   return {
-    debug: (m) => emit('debug', m),
-    info: (m) => emit('info', m),
-    warn: (m) => emit('warn', m),
-    error: (m) => emit('error', m),
-    child: (name) => createLogger(`${component}.${name}`, level, sink),
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: (component) => createLogger(`${name}.${component}`, level, sink),
   };
 }
 
-/** A logger that keeps its lines, for tests that assert what was logged. */
-export function recordingLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const logger = createLogger('test', 'debug', (line) => lines.push(line));
-  return Object.assign(logger, { lines });
+const ignore = (): void => {};
+
+/** A logger that discards everything (benchmarks, tests that do not look at logs). */
+export const silentLogger: Logger = {
+  debug: ignore,
+  info: ignore,
+  warn: ignore,
+  error: ignore,
+  child: () => silentLogger,
+};
+
+/** One captured log line, for tests that assert something was logged for the right reason. */
+export interface CapturedLine {
+  readonly level: LogLevel;
+  readonly message: string;
+  readonly fields: LogFields;
 }
 
-export const silentLogger: Logger = createLogger('silent', 'error', () => {});
+/** A logger that keeps lines in memory, bounded so a long test cannot grow it without limit. */
+export class CapturingLogger implements Logger {
+  readonly lines: CapturedLine[] = [];
+  constructor(private readonly linesMax = 10_000) {}
+  private keep(level: LogLevel, message: string, fields: LogFields | undefined): void {
+    if (this.lines.length < this.linesMax) this.lines.push({ level, message, fields: fields ?? {} });
+  }
+  debug(message: string, fields?: LogFields): void {
+    this.keep('debug', message, fields);
+  }
+  info(message: string, fields?: LogFields): void {
+    this.keep('info', message, fields);
+  }
+  warn(message: string, fields?: LogFields): void {
+    this.keep('warn', message, fields);
+  }
+  error(message: string, fields?: LogFields): void {
+    this.keep('error', message, fields);
+  }
+  /** Children share the parent's lines, so a test sees everything a component logged. */
+  child(): Logger {
+    return this;
+  }
+  /** Lines whose message contains `text`. */
+  matching(text: string): CapturedLine[] {
+    return this.lines.filter((line) => line.message.includes(text));
+  }
+}

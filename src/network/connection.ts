@@ -10,9 +10,9 @@
 // Everything runs on the event loop thread; no method awaits in the middle of a state change.
 
 import type { Socket } from 'node:net';
+import type { LogFields, Logger, LogLevel } from '../common/logger.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
 import { FrameError, FrameReader } from './frame-reader.js';
-import type { LogFields, Logger, LogLevel } from './logger.js';
 import type { ResolvedNetworkOptions } from './options.js';
 import { REQUEST_PREFIX_BYTES, type Request, type RequestHandler, type Response } from './request.js';
 import { RAW_SASL_TOKEN_API_KEY, type SecurityProtocol, SecurityState } from './security.js';

@@ -10,14 +10,6 @@ export {
   parseSecurityProtocolMap,
 } from './listener.js';
 export {
-  CapturingLogger,
-  createLogger,
-  type LogFields,
-  type Logger,
-  type LogLevel,
-  silentLogger,
-} from './logger.js';
-export {
   NetworkConfigError,
   type NetworkOptions,
   networkDefaults,

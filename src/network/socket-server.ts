@@ -10,9 +10,9 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { assert } from '../common/assert.js';
+import { type Logger, silentLogger } from '../common/logger.js';
 import { Connection, type ConnectionHost } from './connection.js';
 import { checkListener, type ListenerConfig, ListenerConfigError } from './listener.js';
-import { type Logger, silentLogger } from './logger.js';
 import {
   NetworkConfigError,
   type NetworkOptions,

@@ -1,8 +1,8 @@
 // Shared test support: a server on a free loopback port that is always shut down, an echo handler, and polling.
 
 import type { Socket } from 'node:net';
+import { CapturingLogger } from '../../src/common/logger.js';
 import type { ListenerConfig } from '../../src/network/listener.js';
-import { CapturingLogger } from '../../src/network/logger.js';
 import type { NetworkOptions } from '../../src/network/options.js';
 import { RawClient, type RawClientOptions } from '../../src/network/raw-client.js';
 import type { Request, RequestHandler, Response } from '../../src/network/request.js';
