@@ -12,6 +12,11 @@ export interface RequestContext {
   /** The listener the request came in on; metadata answers with endpoints of this listener. */
   readonly listenerName: string;
   readonly services: BrokerServices;
+  /**
+   * Says that this request now waits for something else (long-poll fetch, acks=all produce, a rebalance) rather
+   * than for the broker, so it stops counting against queued.max.requests and cannot starve the sockets.
+   */
+  markWaiting(): void;
 }
 
 /** What a handler answers: a response body, a promise of one (waiting work), or null for no response at all. */

@@ -50,6 +50,7 @@ export function createRequestDispatcher(
       connection: request.connection,
       listenerName: request.connection.listenerName,
       services,
+      markWaiting: () => request.markWaiting(),
     };
     const result = handler.handle(context, body);
     const encode = (response: unknown): Response => {

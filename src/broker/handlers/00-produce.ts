@@ -86,6 +86,7 @@ function awaitReplication(
   pending: readonly PendingPartition[],
   answer: ProduceResponse,
 ): Promise<ProduceResponse> {
+  context.markWaiting();
   return new Promise((resolve) => {
     const replicated = (p: PendingPartition): boolean => p.partition.log.highWatermark > p.lastOffset;
     context.services.producePurgatory.tryCompleteElseWatch(

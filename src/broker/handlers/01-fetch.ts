@@ -94,6 +94,7 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
       reads.reduce((n, r) => n + r.bytes, 0) >= request.minBytes || reads.some((r) => r.data.errorCode !== 0);
     if (request.maxWaitMs <= 0 || ready(first) || plan.partitions.length === 0)
       return respond(context, plan, first);
+    context.markWaiting();
     return new Promise<FetchResponse>((resolve) => {
       let latest: readonly PartitionRead[] = first;
       context.services.fetchPurgatory.tryCompleteElseWatch(
