@@ -140,6 +140,16 @@ function defaultSchedule(run: () => void, delayMs: number): () => void {
 }
 
 const UNCLEAN_KEY = 'unclean.leader.election.enable';
+/**
+ * Partition states written in one transaction. Each operation is about 150 bytes, so a batch stays far below
+ * ZooKeeper's 1 MiB request limit (jute.maxbuffer).
+ */
+const STATE_WRITES_PER_TRANSACTION = 500;
+
+type WriteOutcome =
+  | { readonly ok: true; readonly version: number }
+  | { readonly ok: false; readonly code: string };
+
 /** sync() waits for the queue and the sends to be quiet at most this many times over. */
 const SYNC_ROUNDS_MAX = 16;
 
@@ -648,49 +658,111 @@ export class Controller {
   }
 
   /**
-   * Writes the states, each in its own guarded transaction, and applies those that succeeded. Answers the
-   * partitions written and those whose node had changed under the controller (to read again), or null when
-   * fenced.
+   * Writes the states and applies those that succeeded. Answers the partitions written and those whose node had
+   * changed under the controller (to read again), or null when fenced.
+   *
+   * Writes go in batches, one guarded transaction each (with the partition nodes a new state needs), because
+   * the store makes every transaction durable on its own: a 1000-partition topic would otherwise cost three
+   * thousand fsyncs. A batch that fails for one partition is retried one transaction per partition, which
+   * isolates the conflict.
    */
   private async writeStates(
     writes: readonly StateWrite[],
   ): Promise<{ written: StateWrite[]; conflicts: TopicPartition[] } | null> {
     const ctx = this.ctx!;
-    await this.ensurePartitionNodes(writes.filter((w) => w.expectedVersion === -1).map((w) => w.tp));
-    const results = await Promise.all(
-      writes.map(async (w) => {
-        const data = encodePartitionState({ ...w.next, controllerEpoch: ctx.epoch });
-        const path = partitionStatePath(w.tp.topic, w.tp.partition);
-        const op: Op =
-          w.expectedVersion === -1
-            ? { op: 'create', path, data, mode: 'persistent' }
-            : { op: 'set', path, data, version: w.expectedVersion };
-        return { w, result: await this.fencedMulti([op]) };
-      }),
-    );
-    if (this.ctx !== ctx || results.some((r) => 'fenced' in r.result)) {
-      this.onFenced();
-      return null;
+    const outcomes: { w: StateWrite; outcome: WriteOutcome }[] = [];
+    for (let start = 0; start < writes.length; start += STATE_WRITES_PER_TRANSACTION) {
+      const chunk = writes.slice(start, start + STATE_WRITES_PER_TRANSACTION);
+      const batched = await this.writeBatch(ctx, chunk);
+      if (batched === 'fenced') {
+        this.onFenced();
+        return null;
+      }
+      if (batched !== null) {
+        outcomes.push(...batched);
+        continue;
+      }
+      await this.ensurePartitionNodes(chunk.filter((w) => w.expectedVersion === -1).map((w) => w.tp));
+      const single = await Promise.all(
+        chunk.map(async (w) => ({ w, result: await this.fencedMulti([stateOp(ctx, w)]) })),
+      );
+      if (single.some((r) => 'fenced' in r.result)) {
+        this.onFenced();
+        return null;
+      }
+      for (const { w, result } of single) {
+        const r = result as MultiResult;
+        const op = r.ok ? r.value[1] : undefined;
+        outcomes.push({
+          w,
+          outcome: r.ok
+            ? { ok: true, version: op?.op === 'set' ? op.stat.version : 0 }
+            : { ok: false, code: r.code },
+        });
+      }
     }
+    if (this.ctx !== ctx) return null;
     const written: StateWrite[] = [];
     const conflicts: TopicPartition[] = [];
-    for (const { w, result } of results) {
-      const r = result as MultiResult;
+    for (const { w, outcome } of outcomes) {
       const entry = ctx.partition(w.tp);
-      if (r.ok) {
+      if (outcome.ok) {
         if (entry === undefined) continue;
-        const op = r.value[1];
         entry.leadership = w.next;
-        entry.partitionEpoch = op?.op === 'set' ? op.stat.version : 0;
+        entry.partitionEpoch = outcome.version;
         entry.controllerEpoch = ctx.epoch;
         written.push(w);
-      } else if (r.code === 'BADVERSION' || r.code === 'NODEEXISTS' || r.code === 'NONODE') {
+      } else if (
+        outcome.code === 'BADVERSION' ||
+        outcome.code === 'NODEEXISTS' ||
+        outcome.code === 'NONODE'
+      ) {
         conflicts.push(w.tp);
       } else {
-        this.logger.warn(`writing the state of ${w.tp.topic}-${w.tp.partition} failed: ${r.code}`);
+        this.logger.warn(`writing the state of ${w.tp.topic}-${w.tp.partition} failed: ${outcome.code}`);
       }
     }
     return { written, conflicts };
+  }
+
+  /** One transaction for a batch of writes; null when it failed on a partition (retry one by one). */
+  private async writeBatch(
+    ctx: ControllerContext,
+    chunk: readonly StateWrite[],
+  ): Promise<{ w: StateWrite; outcome: WriteOutcome }[] | 'fenced' | null> {
+    const parents = await this.missingPartitionNodes(
+      chunk.filter((w) => w.expectedVersion === -1).map((w) => w.tp),
+    );
+    if (parents === null) return null;
+    const empty = new Uint8Array(0);
+    const ops: Op[] = [
+      ...parents.map((path): Op => ({ op: 'create', path, data: empty, mode: 'persistent' })),
+      ...chunk.map((w) => stateOp(ctx, w)),
+    ];
+    const result = await this.fencedMulti(ops);
+    if ('fenced' in result) return 'fenced';
+    if (!result.ok) return null;
+    // Result 0 is the epoch check, then the parents, then one per write.
+    return chunk.map((w, i) => {
+      const op = result.value[1 + parents.length + i];
+      return { w, outcome: { ok: true, version: op?.op === 'set' ? op.stat.version : 0 } };
+    });
+  }
+
+  /** The partition nodes (and partitions nodes) that new states need and that do not exist, parents first. */
+  private async missingPartitionNodes(tps: readonly TopicPartition[]): Promise<string[] | null> {
+    const out: string[] = [];
+    for (const topic of new Set(tps.map((tp) => tp.topic))) {
+      const existing = await this.store.children(topicPartitionsPath(topic));
+      if (!existing.ok && existing.code !== 'NONODE') return null;
+      if (!existing.ok) out.push(topicPartitionsPath(topic));
+      const present = new Set(existing.ok ? existing.value : []);
+      for (const tp of tps) {
+        if (tp.topic === topic && !present.has(String(tp.partition)))
+          out.push(partitionPath(topic, tp.partition));
+      }
+    }
+    return out;
   }
 
   private async ensurePartitionNodes(tps: readonly TopicPartition[]): Promise<void> {
@@ -1194,6 +1266,14 @@ export class Controller {
     entry.controllerEpoch = ctx.epoch;
     return null;
   }
+}
+
+function stateOp(ctx: ControllerContext, w: StateWrite): Op {
+  const data = encodePartitionState({ ...w.next, controllerEpoch: ctx.epoch });
+  const path = partitionStatePath(w.tp.topic, w.tp.partition);
+  return w.expectedVersion === -1
+    ? { op: 'create', path, data, mode: 'persistent' }
+    : { op: 'set', path, data, version: w.expectedVersion };
 }
 
 function entryOf(assignment: ReplicaAssignment, state: StateRead | null): PartitionEntry {

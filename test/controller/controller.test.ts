@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { BrokerId } from '../../src/common/ids.js';
 import { Controller } from '../../src/controller/controller.js';
-import { encodeEntityConfig, topicConfigPath, topicPath } from '../../src/controller/zk-layout/index.js';
+import {
+  encodeEntityConfig,
+  partitionStatePath,
+  topicConfigPath,
+  topicPath,
+} from '../../src/controller/zk-layout/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import {
   admin,
@@ -352,4 +357,45 @@ test('requests to a broker that stops answering are bounded, and it gets the who
   async function settle2(): Promise<void> {
     for (let j = 0; j < 5; j++) await new Promise((r) => setImmediate(r));
   }
+});
+
+test('a state changed under the controller is read again and the change retried; the other partitions are written', async () => {
+  const cluster = new TestCluster();
+  after(() => cluster.close());
+  const b1 = await cluster.addBroker(1);
+  await cluster.addBroker(2);
+  await cluster.addBroker(3);
+  const controller = startController(b1.session, 1, new RecordingChannel());
+  await controller.start();
+  await admin(b1.session, controller).createTopics(
+    [
+      newTopic('t', -1, -1, [
+        { partitionIndex: 0, brokerIds: [2, 3] },
+        { partitionIndex: 1, brokerIds: [2, 3] },
+        { partitionIndex: 2, brokerIds: [2, 3] },
+      ]),
+    ],
+    false,
+  );
+  // Someone else rewrites partition 1's state (same content, new version): the controller's version is stale.
+  const node = await cluster.observer.get(partitionStatePath('t', 1 as never));
+  assert.ok(node.ok);
+  assert.ok(
+    (
+      await cluster.observer.set(
+        partitionStatePath('t', 1 as never),
+        node.value.data,
+        node.value.stat.version,
+      )
+    ).ok,
+  );
+  cluster.killBroker(2);
+  await settle(controller);
+  for (const p of [0, 1, 2]) {
+    const state = await cluster.partitionState('t', p);
+    assert.equal(state?.leader, 3, `partition ${p}`);
+    assert.deepEqual(state?.isr, [3]);
+  }
+  assert.equal((await cluster.partitionState('t', 1))?.version, 2);
+  assert.equal((await cluster.partitionState('t', 0))?.version, 1);
 });
