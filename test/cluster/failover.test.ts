@@ -8,41 +8,11 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { partitionView, waitFor } from '../helpers/cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
 const TOPIC = 'replicated';
-
-interface PartitionView {
-  leaderId: number;
-  leaderEpoch: number;
-  isrNodes: number[];
-}
-
-async function partitionView(broker: BrokerProcess): Promise<PartitionView | undefined> {
-  const client = await WireClient.connect(broker.host, broker.port);
-  try {
-    const md = await client.call(ApiKey.METADATA, 9, {
-      topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: TOPIC }],
-      allowAutoTopicCreation: false,
-      includeClusterAuthorizedOperations: false,
-      includeTopicAuthorizedOperations: false,
-    });
-    return md.topics[0]?.partitions[0];
-  } finally {
-    client.close();
-  }
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function produce(broker: BrokerProcess, from: number, count: number): Promise<void> {
   const client = await WireClient.connect(broker.host, broker.port);
@@ -103,7 +73,7 @@ describe('a three-broker cluster on ZooKeeper', () => {
       admin.close();
     }
     const first = await waitFor('leader with a full ISR', async () => {
-      const view = await partitionView(brokers[0]!);
+      const view = await partitionView(brokers[0]!, TOPIC);
       return view !== undefined && view.leaderId >= 0 && view.isrNodes.length === 3 ? view : undefined;
     });
     const leader = brokers[first.leaderId]!;
@@ -112,7 +82,7 @@ describe('a three-broker cluster on ZooKeeper', () => {
     await leader.kill();
     const survivors = brokers.filter((b) => b !== leader);
     const second = await waitFor('a new leader', async () => {
-      const view = await partitionView(survivors[0]!);
+      const view = await partitionView(survivors[0]!, TOPIC);
       return view !== undefined && view.leaderId >= 0 && view.leaderId !== first.leaderId ? view : undefined;
     });
     assert.ok(second.leaderEpoch > first.leaderEpoch, 'the new leader has a higher leader epoch');

@@ -8,57 +8,11 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { controllerOf, partitionView, waitFor } from '../helpers/cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
 const TOPIC = 'isr-topic';
-
-interface PartitionView {
-  leaderId: number;
-  leaderEpoch: number;
-  isrNodes: number[];
-  offlineReplicas: number[];
-}
-
-async function view(broker: BrokerProcess): Promise<PartitionView | undefined> {
-  const client = await WireClient.connect(broker.host, broker.port);
-  try {
-    const md = await client.call(ApiKey.METADATA, 9, {
-      topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: TOPIC }],
-      allowAutoTopicCreation: false,
-      includeClusterAuthorizedOperations: false,
-      includeTopicAuthorizedOperations: false,
-    });
-    return md.topics[0]?.partitions[0];
-  } finally {
-    client.close();
-  }
-}
-
-async function controllerOf(broker: BrokerProcess): Promise<number> {
-  const client = await WireClient.connect(broker.host, broker.port);
-  try {
-    const md = await client.call(ApiKey.METADATA, 9, {
-      topics: [],
-      allowAutoTopicCreation: false,
-      includeClusterAuthorizedOperations: false,
-      includeTopicAuthorizedOperations: false,
-    });
-    return md.controllerId;
-  } finally {
-    client.close();
-  }
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function produce(broker: BrokerProcess, values: string[]): Promise<number[]> {
   const client = await WireClient.connect(broker.host, broker.port);
@@ -132,7 +86,7 @@ describe('ISR changes and controlled shutdown in a three-broker cluster', () => 
 
   it('drops a stopped follower from the ISR, keeps writing, and takes it back once it catches up', async () => {
     const full = await waitFor('a full ISR', async () => {
-      const v = await view(brokers[0]!);
+      const v = await partitionView(brokers[0]!, TOPIC);
       return v !== undefined && v.leaderId >= 0 && v.isrNodes.length === 3 ? v : undefined;
     });
     const leader = brokers[full.leaderId]!;
@@ -149,7 +103,7 @@ describe('ISR changes and controlled shutdown in a three-broker cluster', () => 
       const shrunk = await waitFor(
         'the ISR without the stopped follower',
         async () => {
-          const v = await view(leader);
+          const v = await partitionView(leader, TOPIC);
           return v !== undefined && !v.isrNodes.includes(followerId) ? v : undefined;
         },
         3000,
@@ -160,7 +114,7 @@ describe('ISR changes and controlled shutdown in a three-broker cluster', () => 
       process.kill(follower.pid, 'SIGCONT');
     }
     await waitFor('the follower back in the ISR', async () => {
-      const v = await view(leader);
+      const v = await partitionView(leader, TOPIC);
       return v?.isrNodes.includes(followerId) && v.isrNodes.length === 3 ? v : undefined;
     });
     const client = await WireClient.connect(leader.host, leader.port);
@@ -176,14 +130,14 @@ describe('ISR changes and controlled shutdown in a three-broker cluster', () => 
 
   it('moves leadership away before a broker stops with SIGTERM', async () => {
     const before = await waitFor('a full ISR', async () => {
-      const v = await view(brokers[0]!);
+      const v = await partitionView(brokers[0]!, TOPIC);
       return v !== undefined && v.isrNodes.length === 3 ? v : undefined;
     });
     const leader = brokers[before.leaderId]!;
     assert.equal(await leader.stop(), 0, 'clean exit after controlled shutdown');
     const survivor = brokers.find((b) => b !== leader)!;
     const afterStop = await waitFor('a new leader', async () => {
-      const v = await view(survivor);
+      const v = await partitionView(survivor, TOPIC);
       return v !== undefined && v.leaderId >= 0 && v.leaderId !== before.leaderId ? v : undefined;
     });
     assert.ok(afterStop.leaderEpoch > before.leaderEpoch);

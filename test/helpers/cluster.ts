@@ -1,0 +1,54 @@
+// Helpers for tests of several broker processes: what a broker's metadata says about a partition and the
+// controller, and polling until a condition holds.
+
+import { ApiKey } from '../../src/protocol/registry.js';
+import type { BrokerProcess } from './broker-process.js';
+import { WireClient } from './wire-client.js';
+
+export interface PartitionView {
+  leaderId: number;
+  leaderEpoch: number;
+  isrNodes: number[];
+  offlineReplicas: number[];
+}
+
+async function metadata(broker: BrokerProcess, topics: string[]) {
+  const client = await WireClient.connect(broker.host, broker.port);
+  try {
+    return await client.call(ApiKey.METADATA, 9, {
+      topics: topics.map((name) => ({ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name })),
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+  } finally {
+    client.close();
+  }
+}
+
+/** Partition 0 of `topic` as `broker`'s metadata cache sees it. */
+export async function partitionView(
+  broker: BrokerProcess,
+  topic: string,
+): Promise<PartitionView | undefined> {
+  return (await metadata(broker, [topic])).topics[0]?.partitions[0];
+}
+
+export async function controllerOf(broker: BrokerProcess): Promise<number> {
+  return (await metadata(broker, [])).controllerId;
+}
+
+/** Polls `probe` until it answers something other than undefined (errors count as undefined). */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
