@@ -21,8 +21,10 @@ export interface Consumed {
 export class GroupMember {
   readonly records: Consumed[] = [];
   readonly assignments: number[][] = [];
+  /** Error events the client reported (for example no committed offset with auto.offset.reset=none). */
+  readonly errors: string[] = [];
   private output = '';
-  private errors = '';
+  private stderr = '';
   private readonly exited: Promise<number | null>;
 
   private constructor(
@@ -45,7 +47,7 @@ export class GroupMember {
       if (stream === 'stdout') onData(d);
     });
     child.stderr!.on('data', (d: Buffer) => {
-      this.errors += d.toString();
+      this.stderr += d.toString();
       if (stream === 'stderr') onData(d);
     });
     this.exited = new Promise((r) => child.once('exit', (code) => r(code)));
@@ -59,10 +61,21 @@ export class GroupMember {
     topic: string,
     reset: 'earliest' | 'latest' | 'none',
     sessionTimeoutMs = 6000,
+    options: { groupInstanceId?: string; strategy?: string } = {},
   ): GroupMember {
     const child = spawn(
       '/usr/bin/python3',
-      [SCRIPT, client, bootstrap, group, topic, reset, String(sessionTimeoutMs)],
+      [
+        SCRIPT,
+        client,
+        bootstrap,
+        group,
+        topic,
+        reset,
+        String(sessionTimeoutMs),
+        options.groupInstanceId ?? '-',
+        options.strategy ?? 'range',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     return new GroupMember(
@@ -78,6 +91,7 @@ export class GroupMember {
           v?: string;
         };
         if (o.event === 'assigned') member.assignments.push(o.partitions!);
+        else if (o.event === 'error') member.errors.push((o as { error?: string }).error ?? '');
         else if (o.event === undefined)
           member.records.push({
             partition: o.p!,
@@ -162,7 +176,7 @@ export class GroupMember {
 
   /** What the process printed, for failure messages. */
   log(): string {
-    return `--- ${this.name} stdout\n${this.output.slice(-3000)}\n--- ${this.name} stderr\n${this.errors.slice(-3000)}`;
+    return `--- ${this.name} stdout\n${this.output.slice(-3000)}\n--- ${this.name} stderr\n${this.stderr.slice(-3000)}`;
   }
 
   get running(): boolean {

@@ -3,8 +3,9 @@ Prints one JSON object per line and flushes each: {"event": "ready"} once subscr
 "partitions": [...]} after each rebalance, and {"p": partition, "o": offset, "v": value} per record. Commits
 synchronously after each record it prints, so that what it printed is what the group has committed.
 SIGTERM closes the consumer (which leaves the group) and exits 0; SIGKILL is the crash case.
-Usage: groups_consume.py CLIENT BOOTSTRAP GROUP TOPIC RESET [SESSION_TIMEOUT_MS]
-CLIENT is kafka-python or confluent; RESET is earliest, latest or none.
+Usage: groups_consume.py CLIENT BOOTSTRAP GROUP TOPIC RESET [SESSION_TIMEOUT_MS [INSTANCE_ID [STRATEGY]]]
+CLIENT is kafka-python or confluent; RESET is earliest, latest or none; INSTANCE_ID is a group.instance.id
+(static membership, confluent only) or - for none; STRATEGY a librdkafka partition.assignment.strategy.
 """
 import json
 import signal
@@ -12,6 +13,8 @@ import sys
 
 client, bootstrap, group, topic, reset = sys.argv[1:6]
 session_ms = int(sys.argv[6]) if len(sys.argv) > 6 else 6000
+instance_id = sys.argv[7] if len(sys.argv) > 7 and sys.argv[7] != "-" else None
+strategy = sys.argv[8] if len(sys.argv) > 8 else "range"
 stopping = False
 
 
@@ -33,16 +36,32 @@ if client == "confluent":
     def on_assign(_consumer, partitions):
         emit({"event": "assigned", "partitions": sorted(p.partition for p in partitions)})
 
-    c = Consumer({
+    config = {
         "bootstrap.servers": bootstrap,
         "group.id": group,
         "auto.offset.reset": reset if reset != "none" else "error",
         "enable.auto.commit": False,
         "session.timeout.ms": session_ms,
         "heartbeat.interval.ms": 500,
-        "partition.assignment.strategy": "range",
-    })
-    c.subscribe([topic], on_assign=on_assign)
+        "partition.assignment.strategy": strategy,
+    }
+    if instance_id is not None:
+        config["group.instance.id"] = instance_id
+    c = Consumer(config)
+
+    def on_revoke(consumer, partitions):
+        # The cooperative protocol revokes incrementally; assign() is then not called for what is kept.
+        if strategy == "cooperative-sticky":
+            consumer.incremental_unassign(partitions)
+
+    def on_assign_any(consumer, partitions):
+        if strategy == "cooperative-sticky":
+            consumer.incremental_assign(partitions)
+            emit({"event": "assigned", "partitions": sorted(p.partition for p in consumer.assignment())})
+        else:
+            on_assign(consumer, partitions)
+
+    c.subscribe([topic], on_assign=on_assign_any, on_revoke=on_revoke)
     emit({"event": "ready"})
     while not stopping:
         m = c.poll(0.2)
