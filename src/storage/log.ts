@@ -394,8 +394,10 @@ export class Log {
           this.producerState.apply(header, headerPos);
           return true;
         }
-        // Transaction markers are read whole (they are tiny); other batches only by their header.
-        const isControl = batchHeader.isControl(header, headerPos);
+        // Transaction markers are read whole (they are tiny: a larger one is damage and read as a header only);
+        // other batches only by their header.
+        const isControl =
+          batchHeader.isControl(header, headerPos) && info.sizeInBytes <= CONTROL_BATCH_BYTES_MAX;
         const buf = isControl ? segment.readBytes(info.position, info.sizeInBytes) : header;
         const completed = this.producerState.apply(buf, isControl ? 0 : headerPos);
         if (completed?.isAborted === true && reindex.has(segment)) segment.txnIndex.append(completed);
@@ -632,8 +634,11 @@ export class Log {
       const batch = segment.findByTimestamp(timestampMs, this.logStartOffsetValue);
       if (batch === null) continue;
       let offset = batch.baseOffset;
-      if (locate !== undefined)
+      // A batch length that runs past the segment is damage: it must not size a read.
+      const wholeInSegment = batch.sizeInBytes <= segment.size - batch.position;
+      if (locate !== undefined && wholeInSegment) {
         offset = locate(segment.readBytes(batch.position, batch.sizeInBytes), timestampMs) ?? offset;
+      }
       offset = Math.max(offset, this.logStartOffsetValue);
       return { offset, timestampMs: batch.maxTimestamp, leaderEpoch: this.epochCache.epochForOffset(offset) };
     }
@@ -907,6 +912,8 @@ export class Log {
 }
 
 const EMPTY = Buffer.alloc(0);
+/** A transaction marker batch holds one small record; anything larger is not read whole. */
+const CONTROL_BATCH_BYTES_MAX = 64 * 1024;
 
 function fsyncSegment(segment: LogSegment): Promise<void> {
   // Index files are small; their fsync rides along synchronously, the .log fsync runs in the thread pool.
