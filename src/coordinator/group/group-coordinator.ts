@@ -666,22 +666,28 @@ export class GroupCoordinator {
     for (const a of request.assignments)
       if (assignments.has(a.memberId)) assignments.set(a.memberId, a.assignment);
     const generation = group.generationId;
-    void this.storeGroup(group, assignments).then((errorCode) => {
-      if (!this.isCurrent(group) || !group.is('CompletingRebalance') || group.generationId !== generation)
-        return;
-      if (errorCode !== ErrorCode.NONE) {
-        this.resetAssignment(group, errorCode);
-        this.prepareRebalance(group, 'storing the assignment failed');
-        return;
-      }
-      for (const m of group.members.values()) m.assignment = assignments.get(m.memberId) ?? EMPTY;
-      group.transitionTo('Stable', this.wallNow());
-      for (const m of group.members.values()) {
-        const answer = m.awaitingSync;
-        m.awaitingSync = null;
-        answer?.(this.syncAnswer(group, m));
-      }
-    });
+    void this.storeGroup(group, assignments)
+      .then((errorCode) => {
+        if (!this.isCurrent(group) || !group.is('CompletingRebalance') || group.generationId !== generation)
+          return;
+        if (errorCode !== ErrorCode.NONE) {
+          this.resetAssignment(group, errorCode);
+          this.prepareRebalance(group, 'storing the assignment failed');
+          return;
+        }
+        for (const m of group.members.values()) m.assignment = assignments.get(m.memberId) ?? EMPTY;
+        group.transitionTo('Stable', this.wallNow());
+        for (const m of group.members.values()) {
+          const answer = m.awaitingSync;
+          m.awaitingSync = null;
+          answer?.(this.syncAnswer(group, m));
+        }
+      })
+      .catch((err: unknown) => this.reportBug(group, err));
+  }
+
+  private reportBug(group: ClassicGroup, err: unknown): void {
+    this.options.logger.error(`group ${group.groupId}: ${err instanceof Error ? err.stack : String(err)}`);
   }
 
   /** Writes the group's metadata record; resolves with the error code a member should see. */
@@ -708,11 +714,13 @@ export class GroupCoordinator {
   }
 
   private storeInBackground(group: ClassicGroup): void {
-    void this.storeGroup(group, assignmentsOf(group)).then((errorCode) => {
-      if (errorCode !== ErrorCode.NONE) {
-        this.options.logger.warn(`storing group ${group.groupId} failed with error ${errorCode}`);
-      }
-    });
+    void this.storeGroup(group, assignmentsOf(group))
+      .then((errorCode) => {
+        if (errorCode !== ErrorCode.NONE) {
+          this.options.logger.warn(`storing group ${group.groupId} failed with error ${errorCode}`);
+        }
+      })
+      .catch((err: unknown) => this.reportBug(group, err));
   }
 
   /** Appends and maps log errors to what group clients understand, as Kafka does. */
@@ -812,37 +820,48 @@ export class GroupCoordinator {
     const now = this.now();
     for (const group of [...this.groups.values()]) {
       if (!this.isCurrent(group)) continue;
-      this.tickRebalance(group, now);
-      for (const [id, deadline] of [...group.pendingMembers]) {
-        if (now < deadline) continue;
-        group.pendingMembers.delete(id);
-        this.tryCompleteJoin(group);
-      }
-      for (const m of [...group.members.values()]) {
-        if (m.awaitingJoin !== null || m.awaitingSync !== null || now < m.sessionDeadlineMs) continue;
-        if (group.members.get(m.memberId) !== m) continue;
-        this.removeMemberAndUpdateGroup(group, m, `session of ${m.memberId} expired`);
-      }
-      if (
-        (group.is('CompletingRebalance') || group.is('Stable')) &&
-        group.pendingSyncDeadlineMs >= 0 &&
-        now >= group.pendingSyncDeadlineMs
-      ) {
-        group.pendingSyncDeadlineMs = -1;
-        const missing = [...group.pendingSync];
-        group.pendingSync.clear();
-        if (missing.length > 0) {
-          for (const id of missing) {
-            const m = group.members.get(id);
-            if (m !== undefined)
-              this.removeMemberAndUpdateGroup(group, m, `${id} did not send SyncGroup in time`);
-          }
-        }
+      try {
+        this.tickGroup(group, now);
+      } catch (err) {
+        // A broken invariant in one group must not stop the deadlines of every other group (or the broker).
+        this.options.logger.error(
+          `group ${group.groupId}: ${err instanceof Error ? err.stack : String(err)}`,
+        );
       }
     }
     if (now >= this.nextExpiryCheckMs) {
       this.nextExpiryCheckMs = now + this.config.offsetsRetentionCheckIntervalMs;
       this.expireOffsets();
+    }
+  }
+
+  private tickGroup(group: ClassicGroup, now: number): void {
+    this.tickRebalance(group, now);
+    for (const [id, deadline] of [...group.pendingMembers]) {
+      if (now < deadline) continue;
+      group.pendingMembers.delete(id);
+      this.tryCompleteJoin(group);
+    }
+    for (const m of [...group.members.values()]) {
+      if (m.awaitingJoin !== null || m.awaitingSync !== null || now < m.sessionDeadlineMs) continue;
+      if (group.members.get(m.memberId) !== m) continue;
+      this.removeMemberAndUpdateGroup(group, m, `session of ${m.memberId} expired`);
+    }
+    if (
+      (group.is('CompletingRebalance') || group.is('Stable')) &&
+      group.pendingSyncDeadlineMs >= 0 &&
+      now >= group.pendingSyncDeadlineMs
+    ) {
+      group.pendingSyncDeadlineMs = -1;
+      const missing = [...group.pendingSync];
+      group.pendingSync.clear();
+      if (missing.length > 0) {
+        for (const id of missing) {
+          const m = group.members.get(id);
+          if (m !== undefined)
+            this.removeMemberAndUpdateGroup(group, m, `${id} did not send SyncGroup in time`);
+        }
+      }
     }
   }
 
@@ -1071,7 +1090,7 @@ export class GroupCoordinator {
       }
       if (records.length === 0) continue;
       this.options.logger.info(`group ${group.groupId}: ${records.length} expired records removed`);
-      void this.append(group.partition, records);
+      void this.append(group.partition, records).catch((err: unknown) => this.reportBug(group, err));
     }
   }
 
