@@ -13,6 +13,7 @@ import { readWriteBytes, startBroker } from './broker-process.js';
 import { checkApiVersions, createTopic, waitForTopic } from './broker-setup.js';
 import { FetchConsumer } from './fetch-consumer.js';
 import { runG1 } from './g1-producer.js';
+import { type G2Client, runG2 } from './g2-clients.js';
 import { WireConnection } from './wire-connection.js';
 
 /** How long the tail consumer may take to catch up after a run, and a backlog read may take. */
@@ -282,4 +283,93 @@ async function readBacklog(
   } finally {
     consumer.close();
   }
+}
+
+/** One G2 repetition's figures. */
+export interface ClientRepetition {
+  recordsPerSecond: number;
+  payloadMiBPerSecond: number;
+  brokerCpuSeconds: number;
+  errors: number;
+  loadAverage1m: number;
+}
+
+export interface ClientCellResult {
+  spec: CellSpec;
+  client: G2Client;
+  repetitions: ClientRepetition[];
+  latency: Histogram;
+  brokerPeakRssBytes: number;
+}
+
+/** A cell driven by a real client (G2): fresh broker, `repetitions` runs on fresh topics, no consumer. */
+export async function runClientCell(
+  spec: CellSpec,
+  client: G2Client,
+  options: CellOptions,
+): Promise<ClientCellResult> {
+  return withTempDir(options.parentDir, '.brook-bench-broker-', async (dataDir) => {
+    const broker = await startBroker({
+      dataDir,
+      overrides: spec.durability === 'D1' ? { 'brook.log.flush.group.commit.enable': true } : {},
+      cpuProfileDir: options.cpuProfileDir,
+    });
+    const usage = watchProcess(broker.pid);
+    const result: ClientCellResult = {
+      spec,
+      client,
+      repetitions: [],
+      latency: new Histogram('us'),
+      brokerPeakRssBytes: 0,
+    };
+    try {
+      const setup = await WireConnection.connect('127.0.0.1', broker.port);
+      try {
+        for (let repetition = 0; repetition < options.repetitions; repetition++) {
+          const topic = `g2-${client}-${cellName(spec).toLowerCase()}-${repetition}`;
+          await createTopic(setup, topic, spec.partitions);
+          await waitForTopic(setup, topic, spec.partitions);
+          const cpuBefore = usage.current().cpuSeconds;
+          const run = await runG2({
+            client,
+            host: '127.0.0.1',
+            port: broker.port,
+            topic,
+            partitions: spec.partitions,
+            recordBytes: spec.recordBytes,
+            batchBytes: spec.batchBytes,
+            sendsInFlight: spec.inFlight,
+            acks: spec.acks,
+            warmupMs: warmupMsFor(options.durationMs),
+            durationMs: options.durationMs,
+          });
+          result.latency.merge(run.latency);
+          const figures: ClientRepetition = {
+            recordsPerSecond: run.records / run.seconds,
+            payloadMiBPerSecond: run.payloadBytes / 1048576 / run.seconds,
+            // With a warm-up the broker's CPU covers it too; a rough figure, for comparison between clients.
+            brokerCpuSeconds: usage.current().cpuSeconds - cpuBefore,
+            errors: run.errors,
+            loadAverage1m: os.loadavg()[0]!,
+          };
+          result.repetitions.push(figures);
+          options.log(
+            `  ${client} ${cellName(spec)} #${repetition + 1}: ${Math.round(figures.recordsPerSecond)} records/s ` +
+              `(load ${figures.loadAverage1m.toFixed(1)})`,
+          );
+        }
+      } finally {
+        setup.close();
+      }
+      result.brokerPeakRssBytes = usage.stop().peakRssBytes;
+      return result;
+    } catch (error) {
+      throw new Error(
+        `${client} ${cellName(spec)}: ${(error as Error).message}\nbroker log tail:\n${broker.log().slice(-2000)}`,
+      );
+    } finally {
+      usage.stop();
+      await broker.stop();
+    }
+  });
 }

@@ -16,7 +16,15 @@ import { ResultWriter } from '../harness/results.js';
 import { formatFigure, formatRange, formatTable } from '../harness/table.js';
 import { type LimitSet, limitDurationMs, measureLimits } from '../limits/measure-limits.js';
 import { defaultNullWorkload, nullBrokerLimit } from '../limits/null-broker.js';
-import { type CellResult, type CellSpec, cellName, runCell } from './cell.js';
+import {
+  type CellResult,
+  type CellSpec,
+  type ClientCellResult,
+  cellName,
+  runCell,
+  runClientCell,
+} from './cell.js';
+import { type G2Client, g2Clients } from './g2-clients.js';
 
 const usage = `usage: npm run bench -- broker [options]
   --quick                three cells, 1.5 s windows, 1 s limits: about a minute
@@ -29,6 +37,8 @@ const usage = `usage: npm run bench -- broker [options]
   --connections N        producer connections (default 1)
   --rate N               fixed rate in produce requests per second over all connections (default: unthrottled)
   --no-tail              no consumer beside the produce runs
+  --g2 LIST              also drive each cell with real clients (G2): kafkajs, platformatic, kcat
+  --no-g1                skip G1 (with --g2: real clients only)
   --no-limits            skip the limits (no ratios; for profiling)
   --cpu-prof DIR         run each broker under node --cpu-prof, profiles written to DIR
   --dir DIR              parent of the brokers' data directories, on the disk under test (default .)
@@ -58,6 +68,8 @@ export async function run(args: string[]): Promise<void> {
       connections: { type: 'string', default: '1' },
       rate: { type: 'string' },
       'no-tail': { type: 'boolean', default: false },
+      g2: { type: 'string' },
+      'no-g1': { type: 'boolean', default: false },
       'no-limits': { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
       dir: { type: 'string', default: '.' },
@@ -117,8 +129,15 @@ export async function run(args: string[]): Promise<void> {
     for (const [k, v] of nulls) limits.set(k, v);
   }
 
+  const clients = (values.g2 ?? '').split(',').filter(Boolean);
+  for (const client of clients) {
+    assert(
+      (g2Clients as readonly string[]).includes(client),
+      `--g2 takes ${g2Clients.join(', ')}; got ${client}`,
+    );
+  }
   const results: CellResult[] = [];
-  for (const spec of specs) {
+  for (const spec of values['no-g1'] ? [] : specs) {
     log(`cell ${cellName(spec)}`);
     const result = await runCell(spec, {
       repetitions,
@@ -131,6 +150,24 @@ export async function run(args: string[]): Promise<void> {
     });
     results.push(result);
     record(writer, result, limits, nullNames.get(nullKey(spec)));
+  }
+
+  const clientResults: ClientCellResult[] = [];
+  for (const spec of specs) {
+    for (const client of clients as G2Client[]) {
+      log(`cell ${cellName(spec)} with ${client}`);
+      const result = await runClientCell(spec, client, {
+        repetitions,
+        durationMs,
+        tail: false,
+        backlog: false,
+        parentDir: values.dir,
+        cpuProfileDir: values['cpu-prof'],
+        log,
+      });
+      clientResults.push(result);
+      recordClient(writer, result, limits, nullNames.get(nullKey(spec)));
+    }
   }
 
   if (!values['no-limits']) {
@@ -148,6 +185,7 @@ export async function run(args: string[]): Promise<void> {
   const elapsedSeconds = (performance.now() - started) / 1000;
   writer.write('summary', { elapsedSeconds, loadAverage: os.loadavg() });
   console.log(`\n${formatLimitsLine(limits)}\n\n${formatCells(results, limits, nullNames)}\n`);
+  if (clientResults.length > 0) console.log(`${formatClients(clientResults, limits, nullNames)}\n`);
   const backlog = formatBacklog(results);
   if (backlog) console.log(`${backlog}\n`);
   console.log(
@@ -359,6 +397,58 @@ function formatCells(
       'R_null',
       'load',
     ],
+    rows,
+  );
+}
+
+function recordClient(
+  writer: ResultWriter,
+  result: ClientCellResult,
+  limits: LimitSet,
+  nullName: string | undefined,
+): void {
+  const name = `g2-${result.client}-${cellName(result.spec)}`;
+  const records = summarize(result.repetitions.map((r) => r.recordsPerSecond));
+  writer.figure(name, 'records/s', records, {
+    spec: { ...result.spec, acks: result.spec.acks === -1 ? 'all' : 1 },
+    client: result.client,
+    payloadMiBPerSecond: summarize(result.repetitions.map((r) => r.payloadMiBPerSecond)),
+    brokerPeakRssBytes: result.brokerPeakRssBytes,
+    repetitions: result.repetitions,
+  });
+  if (result.latency.count > 0)
+    writer.latency(`${name}-latency`, result.latency.summary(), { from: 'send() issued' });
+  const nullLimit = nullName === undefined ? undefined : limits.get(nullName);
+  if (nullLimit)
+    writer.write(`R_null-${name}`, { ...ratioOfSummaries(records, nullLimit.summary), limit: nullName });
+}
+
+function formatClients(
+  results: readonly ClientCellResult[],
+  limits: LimitSet,
+  nullNames: Map<string, string>,
+): string {
+  const rows = results.map((result) => {
+    const records = summarize(result.repetitions.map((r) => r.recordsPerSecond));
+    const payload = summarize(result.repetitions.map((r) => r.payloadMiBPerSecond));
+    const latency = result.latency.count > 0 ? result.latency.summary() : undefined;
+    const ms = (us: number): string => formatFigure(us / 1000);
+    const nullName = nullNames.get(`${result.spec.recordBytes}B-${result.spec.partitions}p`);
+    const nullLimit = nullName === undefined ? undefined : limits.get(nullName);
+    const loads = result.repetitions.map((r) => r.loadAverage1m);
+    return [
+      result.client,
+      cellName(result.spec),
+      formatRange(records.median, records.min, records.max),
+      formatRange(payload.median, payload.min, payload.max),
+      latency ? `${ms(latency.p50)}/${ms(latency.p99)}/${ms(latency.p999)}` : '-',
+      formatFigure(result.brokerPeakRssBytes / 1048576),
+      ratioText(nullLimit ? ratioOfSummaries(records, nullLimit.summary) : undefined),
+      `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
+    ];
+  });
+  return formatTable(
+    ['G2 client', 'cell', 'records/s', 'payload MiB/s', 'send p50/p99/p99.9 ms', 'RSS MiB', 'R_null', 'load'],
     rows,
   );
 }
