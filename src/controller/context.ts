@@ -46,6 +46,8 @@ export class ControllerContext {
   readonly topicsById = new Map<string, string>();
   /** Topics named under /admin/delete_topics, with the progress of their deletion. */
   readonly deletions = new Map<string, DeletionProgress>();
+  /** Partitions whose reassignment was asked through /admin/reassign_partitions (keys of partitionKey). */
+  readonly znodeReassignments = new Set<string>();
 
   constructor(
     readonly epoch: number,

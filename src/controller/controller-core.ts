@@ -46,6 +46,8 @@ export interface ControllerCore {
     tps: readonly TopicPartition[],
     deletePartitions: boolean,
   ): void;
+  /** A reassignment finished (or was cancelled); a reassignment asked through the znode is removed from it. */
+  reassignmentFinished(tp: TopicPartition): void;
 }
 
 /** A map key for a topic partition. */

@@ -65,10 +65,12 @@ import { type ControllerCore, partitionKey, type StateWrite, sameList } from './
 import { EventQueue } from './event-queue.js';
 import { initialLeadership, type Leadership, NO_LEADER, reconcileLeadership } from './leader-election.js';
 import { newUuid, type Random, systemRandom } from './random.js';
+import { isReassigning } from './reassignment.js';
 import {
   finishSyncedReassignments,
   onAlterReassignments,
   onListReassignments,
+  reassign,
 } from './reassignment-requests.js';
 import type { ApiError } from './replica-assignment.js';
 import {
@@ -86,14 +88,20 @@ import {
   decodeControllerEpoch,
   decodeEntityConfig,
   decodePartitionState,
+  decodePreferredReplicaElection,
+  decodeReassignPartitions,
   decodeTopicAssignment,
   deleteTopicPath,
   encodeController,
   encodeControllerEpoch,
   encodePartitionState,
+  encodeReassignPartitions,
   encodeTopicAssignment,
+  type PartitionReassignment,
+  PREFERRED_REPLICA_ELECTION_PATH,
   partitionPath,
   partitionStatePath,
+  REASSIGN_PARTITIONS_PATH,
   type ReplicaAssignment,
   TOPICS_PATH,
   topicConfigPath,
@@ -220,6 +228,9 @@ export class Controller {
       sendLeaderAndIsr: (broker, tps, created) => this.sendLeaderAndIsr(broker, tps, created),
       sendStopReplica: (brokers, tps, deletePartitions) =>
         this.sendStopReplica(brokers, tps, deletePartitions),
+      reassignmentFinished: (tp) => {
+        if (this.ctx?.znodeReassignments.has(partitionKey(tp))) this.watchReassignZnode();
+      },
     };
   }
 
@@ -380,6 +391,8 @@ export class Controller {
         this.watchBrokers();
         this.watchTopics();
         this.watchDeletions();
+        this.watchReassignZnode();
+        this.watchPreferredElectionZnode();
         return;
       }
       if (event !== 'expired' && event !== 'closed') return;
@@ -511,6 +524,12 @@ export class Controller {
   private watchDeletions = (): void => {
     this.queue.enqueue('topicDeletion', () => this.onDeletionsChanged(), 'topicDeletion');
   };
+  private watchReassignZnode = (): void => {
+    this.queue.enqueue('zkPartitionReassignment', () => this.onReassignZnode(), 'zkPartitionReassignment');
+  };
+  private watchPreferredElectionZnode = (): void => {
+    this.queue.enqueue('zkPreferredElection', () => this.onPreferredElectionZnode(), 'zkPreferredElection');
+  };
   /** One watcher function per topic: stores count a function registered twice on a path once. */
   private readonly topicWatchers = new Map<string, () => void>();
   private watchTopic(name: string): () => void {
@@ -560,6 +579,8 @@ export class Controller {
     for (const b of live) this.sendLeaderAndIsr(b, ctx.partitionsOn(b), created);
     await finishSyncedReassignments(this.core, all);
     await this.processDeletions();
+    await this.onReassignZnode();
+    await this.onPreferredElectionZnode();
   }
 
   // ---- reading the store ------------------------------------------------------------------------------------
@@ -932,6 +953,106 @@ export class Controller {
     // A StopReplica for a deletion may have been refused: let the deletions go round again.
     for (const progress of ctx.deletions.values()) if (progress.awaiting.has(broker)) progress.failed = true;
     await this.processDeletions();
+  }
+
+  // ---- the admin znodes of older tools ----------------------------------------------------------------------
+
+  /**
+   * /admin/reassign_partitions, written by tools that predate the AlterPartitionReassignments API (and by
+   * operators' ZooKeeper tooling): each listed partition starts moving as if asked through the API; partitions
+   * leave the node as they finish (or fail to start), and the node goes when it is empty, as in Kafka.
+   */
+  private async onReassignZnode(): Promise<void> {
+    const ctx = this.ctx;
+    if (ctx === null) return;
+    const exists = await this.store.exists(REASSIGN_PARTITIONS_PATH, this.watchReassignZnode);
+    if (!exists.ok || exists.value === null || this.ctx !== ctx) return;
+    const node = await this.store.get(REASSIGN_PARTITIONS_PATH);
+    if (!node.ok || this.ctx !== ctx) return;
+    const decoded = decodeReassignPartitions(node.value.data);
+    if (!decoded.ok) {
+      this.logger.error(`ignoring ${REASSIGN_PARTITIONS_PATH}: ${decoded.error.message}`);
+      await this.rewriteReassignZnode([], node.value.stat.version);
+      return;
+    }
+    const remaining: PartitionReassignment[] = [];
+    for (const r of decoded.value) {
+      if (this.ctx !== ctx) return;
+      const tp = { topic: r.topic, partition: r.partition };
+      const k = partitionKey(tp);
+      const entry = ctx.partition(tp);
+      if (ctx.znodeReassignments.has(k)) {
+        // Started earlier: it stays listed while it is still moving.
+        if (entry !== undefined && isReassigning(entry.assignment)) remaining.push(r);
+        else ctx.znodeReassignments.delete(k);
+        continue;
+      }
+      if (
+        entry !== undefined &&
+        !isReassigning(entry.assignment) &&
+        sameList(entry.assignment.replicas, r.replicas)
+      ) {
+        continue;
+      }
+      const problem = await reassign(this.core, tp, [...r.replicas]);
+      if (problem !== null) {
+        this.logger.warn(
+          `reassignment of ${r.topic}-${r.partition} from ${REASSIGN_PARTITIONS_PATH} refused: ${problem.errorMessage}`,
+        );
+        continue;
+      }
+      const now = ctx.partition(tp);
+      if (now !== undefined && isReassigning(now.assignment)) {
+        ctx.znodeReassignments.add(k);
+        remaining.push(r);
+      }
+    }
+    if (this.ctx !== ctx || remaining.length === decoded.value.length) return;
+    const fresh = await this.store.exists(REASSIGN_PARTITIONS_PATH);
+    if (fresh.ok && fresh.value !== null) await this.rewriteReassignZnode(remaining, fresh.value.version);
+  }
+
+  private async rewriteReassignZnode(
+    remaining: readonly PartitionReassignment[],
+    version: number,
+  ): Promise<void> {
+    const op: Op =
+      remaining.length === 0
+        ? { op: 'delete', path: REASSIGN_PARTITIONS_PATH, version }
+        : { op: 'set', path: REASSIGN_PARTITIONS_PATH, data: encodeReassignPartitions(remaining), version };
+    const result = await this.fencedMulti([op]);
+    if ('fenced' in result) this.onFenced();
+    // BADVERSION: a tool rewrote the node meanwhile; its watch brings the controller back here.
+  }
+
+  /** /admin/preferred_replica_election, from older tools: a preferred election of the listed partitions. */
+  private async onPreferredElectionZnode(): Promise<void> {
+    const ctx = this.ctx;
+    if (ctx === null) return;
+    const exists = await this.store.exists(PREFERRED_REPLICA_ELECTION_PATH, this.watchPreferredElectionZnode);
+    if (!exists.ok || exists.value === null || this.ctx !== ctx) return;
+    const node = await this.store.get(PREFERRED_REPLICA_ELECTION_PATH);
+    if (!node.ok || this.ctx !== ctx) return;
+    const decoded = decodePreferredReplicaElection(node.value.data);
+    if (decoded.ok) {
+      const byTopic = new Map<string, number[]>();
+      for (const p of decoded.value) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition]);
+      const answer = await onElectLeaders(this.core, {
+        electionType: 0,
+        topicPartitions: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+        timeoutMs: 0,
+      });
+      this.logger.info(
+        `preferred replica election from ${PREFERRED_REPLICA_ELECTION_PATH}: error ${answer.errorCode}`,
+      );
+    } else {
+      this.logger.error(`ignoring ${PREFERRED_REPLICA_ELECTION_PATH}: ${decoded.error.message}`);
+    }
+    if (this.ctx !== ctx) return;
+    const removed = await this.fencedMulti([
+      { op: 'delete', path: PREFERRED_REPLICA_ELECTION_PATH, version: node.value.stat.version },
+    ]);
+    if ('fenced' in removed) this.onFenced();
   }
 
   // ---- watch events ---------------------------------------------------------------------------------------
