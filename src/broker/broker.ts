@@ -149,7 +149,15 @@ export class Broker {
     if (!this.logs.hadCleanShutdown && logCount > 0) {
       logger.info(`no clean-shutdown marker: ${logCount} partition logs were recovered`);
     }
-    const replicas = new ReplicaManager(this.brokerId, this.logs, topicConfigs, logger.child('replicas'));
+    const storageConfigFor = (topic: string) =>
+      toStorageLogConfig(topicConfigs.settingsFor(topic), ackAfterFsync);
+    const replicas = new ReplicaManager(
+      this.brokerId,
+      this.logs,
+      topicConfigs,
+      logger.child('replicas'),
+      storageConfigFor,
+    );
     const producerIds = new ProducerIdManager(this.store, this.brokerId);
     const dynamicConfig = new DynamicConfig(
       this.store,

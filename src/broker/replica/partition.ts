@@ -119,26 +119,23 @@ export class Partition {
     const prepared = prepareProducedBatches(records, this.settings, nowMs);
     if (!prepared.ok) return failed(prepared.errorCode, prepared.errorMessage);
     const { records: batches, positions } = prepared.value;
-    // An idempotent producer's retry of a batch already in the log is answered with the original offsets.
-    if (positions.length === 1) {
-      const check = this.log.checkProducerBatch(batches, 0);
-      if (check.kind === 'duplicate') {
-        return {
-          errorCode: ErrorCode.NONE,
-          errorMessage: null,
-          baseOffset: check.firstOffset,
-          lastOffset: check.lastOffset,
-          logAppendTimeMs: this.settings.messageTimestampType === 'LogAppendTime' ? check.timestampMs : -1,
-          durable: null,
-        };
-      }
-      if (check.kind === 'error') return failed(check.errorCode);
-    } else {
-      for (const pos of positions) {
-        const check = this.log.checkProducerBatch(batches, pos);
-        if (check.kind === 'error') return failed(check.errorCode);
-        if (check.kind === 'duplicate') return failed(ErrorCode.DUPLICATE_SEQUENCE_NUMBER);
-      }
+    // An idempotent producer's retry of a batch already in the log is answered with the original offsets;
+    // several batches of one producer in a request are checked as the sequence they form.
+    const check =
+      positions.length === 1
+        ? this.log.checkProducerBatch(batches, 0)
+        : this.log.checkProducerBatches(batches, positions);
+    if (check.kind === 'error') return failed(check.errorCode);
+    if (check.kind === 'duplicate') {
+      if (positions.length > 1) return failed(ErrorCode.DUPLICATE_SEQUENCE_NUMBER);
+      return {
+        errorCode: ErrorCode.NONE,
+        errorMessage: null,
+        baseOffset: check.firstOffset,
+        lastOffset: check.lastOffset,
+        logAppendTimeMs: this.settings.messageTimestampType === 'LogAppendTime' ? check.timestampMs : -1,
+        durable: null,
+      };
     }
     let next = this.log.logEndOffset;
     for (const pos of positions) {

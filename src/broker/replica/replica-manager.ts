@@ -13,6 +13,7 @@ import type {
   LeaderAndIsrResponse,
 } from '../../protocol/messages/04-leader-and-isr.js';
 import type { StopReplicaRequest, StopReplicaResponse } from '../../protocol/messages/05-stop-replica.js';
+import type { LogConfig } from '../../storage/log-config.js';
 import type { LogManager } from '../../storage/log-manager.js';
 import type { TopicConfigs } from '../topic-configs.js';
 import { Partition } from './partition.js';
@@ -35,6 +36,8 @@ export class ReplicaManager {
     private readonly logs: LogManager,
     private readonly topicConfigs: TopicConfigs,
     private readonly logger: Logger,
+    /** The storage engine's config for a topic's logs, from its current settings. */
+    private readonly storageConfigFor: (topic: string) => LogConfig,
   ) {}
 
   /** Group and transaction coordinators follow the leadership of their internal topics' partitions. */
@@ -162,5 +165,6 @@ export class ReplicaManager {
   refreshSettings(topic: string): void {
     const settings = this.topicConfigs.settingsFor(topic);
     for (const p of this.partitions.values()) if (p.topic === topic) p.settings = settings;
+    this.logs.updateConfig(topic, this.storageConfigFor(topic));
   }
 }

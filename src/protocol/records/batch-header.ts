@@ -73,8 +73,11 @@ function readInt64AsNumber(buf: Buffer, pos: number): number {
   return buf.readInt32BE(pos) * 0x1_0000_0000 + buf.readUInt32BE(pos + 4);
 }
 
+/** Writes a safe integer as int64 in two halves: no BigInt on the append path, where offsets are patched. */
 function writeInt64FromNumber(buf: Buffer, pos: number, value: number): void {
-  buf.writeBigInt64BE(BigInt(value), pos);
+  const high = Math.floor(value / 0x1_0000_0000);
+  buf.writeInt32BE(high, pos);
+  buf.writeUInt32BE(value - high * 0x1_0000_0000, pos + 4);
 }
 
 /** Accessors over a batch that starts at `pos` of `buf`. They do not check bounds: validate first. */
