@@ -99,6 +99,11 @@ export class ProducerStateManager {
     return this.producers.get(producerId);
   }
 
+  /** Every producer known to this partition, least recently active first (DescribeProducers). */
+  allProducers(): IterableIterator<Readonly<ProducerEntry>> {
+    return this.producers.values();
+  }
+
   /** The first offset of the oldest open transaction, or null: nothing at or after it is stable. */
   firstUnstableOffset(): number | null {
     for (const first of this.ongoingTxns.keys()) return first;

@@ -191,6 +191,14 @@ describe('broker over the wire', () => {
     );
     const gap = await client.call(ApiKey.PRODUCE, 9, produceRequest('wire-rt', 0, batch(5)));
     assert.equal(gap.responses[0].partitionResponses[0].errorCode, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
+    const described = await client.call(ApiKey.DESCRIBE_PRODUCERS, 0, {
+      topics: [{ name: 'wire-rt', partitionIndexes: [0] }],
+    });
+    const producer = described.topics[0].partitions[0].activeProducers.find(
+      (p: { producerId: bigint }) => p.producerId === BigInt(producerId),
+    );
+    assert.equal(producer.producerEpoch, 0);
+    assert.equal(producer.lastSequence, 0, 'the rejected batch left the last sequence unchanged');
   });
 
   it('answers unknown partitions and invalid acks with their error codes', async () => {

@@ -35,6 +35,9 @@ import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.j
 import { offsetDeleteHandler } from './47-offset-delete.js';
 import { alterPartitionHandler } from './56-alter-partition.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
+import { describeProducersHandler } from './61-describe-producers.js';
+import { consumerGroupHeartbeatHandler } from './68-consumer-group-heartbeat.js';
+import { consumerGroupDescribeHandler } from './69-consumer-group-describe.js';
 
 export const HANDLERS: readonly ApiHandler[] = [
   produceHandler,
@@ -70,4 +73,7 @@ export const HANDLERS: readonly ApiHandler[] = [
   electLeadersHandler,
   alterPartitionHandler,
   describeClusterHandler,
+  consumerGroupHeartbeatHandler,
+  consumerGroupDescribeHandler,
+  describeProducersHandler,
 ];

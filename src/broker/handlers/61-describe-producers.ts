@@ -1,0 +1,51 @@
+// DescribeProducers (61): the idempotent and transactional producers a partition leader knows, with their
+// epoch, last sequence and timestamp, and the first offset of an open transaction (kafka-transactions.sh and
+// the admin client's describeProducers use it to find hanging transactions).
+
+import { ErrorCode } from '../../protocol/errors.js';
+import type {
+  DescribeProducersRequest,
+  DescribeProducersResponse,
+  DescribeProducersResponsePartitionResponse,
+} from '../../protocol/messages/61-describe-producers.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { defineHandler } from '../api-handler.js';
+
+export const describeProducersHandler = defineHandler<DescribeProducersRequest, DescribeProducersResponse>({
+  apiKey: ApiKey.DESCRIBE_PRODUCERS,
+  minVersion: 0,
+  maxVersion: 0,
+  handle(context, request) {
+    const { replicas, metadata } = context.services;
+    return {
+      throttleTimeMs: 0,
+      topics: request.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitionIndexes.map((index): DescribeProducersResponsePartitionResponse => {
+          const partition = replicas.get(t.name, index);
+          if (partition === undefined || !partition.isLeader) {
+            const known = metadata.partition(t.name, index) !== undefined;
+            return {
+              partitionIndex: index,
+              errorCode: known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+              errorMessage: null,
+              activeProducers: [],
+            };
+          }
+          const activeProducers = [];
+          for (const p of partition.log.producerState.allProducers()) {
+            activeProducers.push({
+              producerId: BigInt(p.producerId),
+              producerEpoch: p.producerEpoch,
+              lastSequence: p.batches[p.batches.length - 1]?.lastSeq ?? -1,
+              lastTimestamp: BigInt(p.lastTimestampMs),
+              coordinatorEpoch: p.coordinatorEpoch,
+              currentTxnStartOffset: BigInt(p.currentTxnFirstOffset),
+            });
+          }
+          return { partitionIndex: index, errorCode: ErrorCode.NONE, errorMessage: null, activeProducers };
+        }),
+      })),
+    };
+  },
+});
