@@ -29,6 +29,16 @@ import {
   type SyncResult,
   splitOffsetKey,
 } from './classic-group.js';
+import {
+  ASSIGNORS,
+  ConsumerGroup,
+  ConsumerMember,
+  computeTarget,
+  fromWire,
+  reconcile,
+  type TopicInfo,
+  toWire,
+} from './consumer-group.js';
 import { groupPartition } from './group-partitioner.js';
 import { decodeGroupRecord, type EncodedRecord, groupRecord, offsetRecord } from './group-records.js';
 import type { GroupStorage } from './group-storage.js';
@@ -41,6 +51,11 @@ export interface GroupCoordinatorConfig {
   readonly offsetsRetentionMinutes: number;
   readonly offsetsRetentionCheckIntervalMs: number;
   readonly offsetMetadataMaxBytes: number;
+  /** group.coordinator.rebalance.protocols: 'consumer' turns on ConsumerGroupHeartbeat (KIP-848). */
+  readonly groupCoordinatorRebalanceProtocols?: readonly string[];
+  readonly groupConsumerSessionTimeoutMs?: number;
+  readonly groupConsumerHeartbeatIntervalMs?: number;
+  readonly groupConsumerMaxSize?: number;
 }
 
 export interface GroupCoordinatorOptions {
@@ -54,6 +69,8 @@ export interface GroupCoordinatorOptions {
   readonly newId?: () => string;
   /** Runs loading later (setImmediate in production; tests run it at once). */
   readonly defer?: (fn: () => void) => void;
+  /** The topics among `names` that exist, with their ids and partition counts (KIP-848 assignment). */
+  readonly topics?: (names: readonly string[]) => Map<string, TopicInfo>;
   /** Creates __consumer_offsets through the controller (FindCoordinator does so on first use). */
   readonly createOffsetsTopic?: () => Promise<void>;
 }
@@ -154,6 +171,29 @@ export interface ListedGroup {
   readonly groupType: string;
 }
 
+export interface ConsumerHeartbeatRequest {
+  readonly groupId: string;
+  readonly memberId: string;
+  readonly memberEpoch: number;
+  readonly instanceId: string | null;
+  readonly rackId: string | null;
+  readonly rebalanceTimeoutMs: number;
+  readonly subscribedTopicNames: readonly string[] | null;
+  readonly serverAssignor: string | null;
+  readonly topicPartitions: readonly { topicId: string; partitions: readonly number[] }[] | null;
+  readonly clientId: string;
+  readonly clientHost: string;
+}
+
+export interface ConsumerHeartbeatResult {
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+  readonly memberId: string | null;
+  readonly memberEpoch: number;
+  readonly heartbeatIntervalMs: number;
+  readonly assignment: { topicId: string; partitions: number[] }[] | null;
+}
+
 type PartitionStatus = { state: 'loading' | 'active'; readonly token: number };
 
 const EMPTY = Buffer.alloc(0);
@@ -161,6 +201,8 @@ const MINUTE_MS = 60_000;
 
 export class GroupCoordinator {
   private readonly groups = new Map<string, ClassicGroup>();
+  /** KIP-848 groups; their committed offsets live in a member-less ClassicGroup of the same id. */
+  private readonly consumerGroups = new Map<string, ConsumerGroup>();
   private readonly partitions = new Map<number, PartitionStatus>();
   private nextToken = 1;
   private creatingTopic: Promise<void> | null = null;
@@ -228,6 +270,9 @@ export class GroupCoordinator {
 
   private unload(partition: number): void {
     this.partitions.delete(partition);
+    for (const g of [...this.consumerGroups.values()]) {
+      if (g.partition === partition) this.consumerGroups.delete(g.groupId);
+    }
     for (const group of [...this.groups.values()]) {
       if (group.partition !== partition) continue;
       this.groups.delete(group.groupId);
@@ -350,6 +395,9 @@ export class GroupCoordinator {
       request.sessionTimeoutMs > this.config.groupMaxSessionTimeoutMs
     ) {
       return fail(ErrorCode.INVALID_SESSION_TIMEOUT);
+    }
+    if ((this.consumerGroups.get(request.groupId)?.members.size ?? 0) > 0) {
+      return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     }
     let group = this.groups.get(request.groupId);
     if (group === undefined) {
@@ -829,6 +877,14 @@ export class GroupCoordinator {
         );
       }
     }
+    for (const g of this.consumerGroups.values()) {
+      for (const m of [...g.members.values()]) {
+        if (now < m.sessionDeadlineMs) continue;
+        g.members.delete(m.memberId);
+        g.groupEpoch++;
+        this.options.logger.debug(`consumer group ${g.groupId}: session of ${m.memberId} expired`);
+      }
+    }
     if (now >= this.nextExpiryCheckMs) {
       this.nextExpiryCheckMs = now + this.config.offsetsRetentionCheckIntervalMs;
       this.expireOffsets();
@@ -893,8 +949,16 @@ export class GroupCoordinator {
       }));
     const coordinator = this.coordinatorError(request.groupId);
     if (coordinator !== ErrorCode.NONE) return Promise.resolve(all(coordinator));
+    const consumer = this.consumerGroups.get(request.groupId);
     let group = this.groups.get(request.groupId);
-    if (group === undefined) {
+    if (consumer !== undefined && consumer.members.size > 0) {
+      const invalid = consumerCommitError(consumer, request);
+      if (invalid !== ErrorCode.NONE) return Promise.resolve(all(invalid));
+      if (group === undefined) {
+        group = new ClassicGroup(request.groupId, consumer.partition, this.wallNow());
+        this.groups.set(group.groupId, group);
+      }
+    } else if (group === undefined) {
       // A commit outside any generation creates a "simple" group that only stores offsets.
       if (request.generationId >= 0) return Promise.resolve(all(ErrorCode.ILLEGAL_GENERATION));
       group = new ClassicGroup(request.groupId, this.partitionFor(request.groupId), this.wallNow());
@@ -1072,7 +1136,7 @@ export class GroupCoordinator {
     const retentionMs = this.config.offsetsRetentionMinutes * MINUTE_MS;
     for (const group of [...this.groups.values()]) {
       if (this.partitions.get(group.partition)?.state !== 'active') continue;
-      if (!group.is('Empty')) continue;
+      if (!group.is('Empty') || (this.consumerGroups.get(group.groupId)?.members.size ?? 0) > 0) continue;
       const records: EncodedRecord[] = [];
       for (const [key, o] of [...group.offsets]) {
         if (group.pendingCommits.has(key)) continue;
@@ -1092,6 +1156,136 @@ export class GroupCoordinator {
       this.options.logger.info(`group ${group.groupId}: ${records.length} expired records removed`);
       void this.append(group.partition, records).catch((err: unknown) => this.reportBug(group, err));
     }
+  }
+
+  // ------------------------------------------------------------------ KIP-848 consumer groups
+
+  consumerGroupHeartbeat(request: ConsumerHeartbeatRequest): ConsumerHeartbeatResult {
+    const intervalMs = this.config.groupConsumerHeartbeatIntervalMs ?? 5000;
+    const fail = (errorCode: number, errorMessage: string | null = null): ConsumerHeartbeatResult => ({
+      errorCode,
+      errorMessage,
+      memberId: null,
+      memberEpoch: -1,
+      heartbeatIntervalMs: 0,
+      assignment: null,
+    });
+    if (!(this.config.groupCoordinatorRebalanceProtocols ?? []).includes('consumer')) {
+      return fail(
+        ErrorCode.UNSUPPORTED_VERSION,
+        'group.coordinator.rebalance.protocols does not include consumer',
+      );
+    }
+    if (request.groupId === '') return fail(ErrorCode.INVALID_REQUEST, 'the group id is empty');
+    const coordinator = this.coordinatorError(request.groupId);
+    if (coordinator !== ErrorCode.NONE) return fail(coordinator);
+    const classic = this.groups.get(request.groupId);
+    if (classic !== undefined && !classic.is('Empty')) {
+      return fail(ErrorCode.GROUP_ID_NOT_FOUND, `${request.groupId} is a classic group with members`);
+    }
+    let group = this.consumerGroups.get(request.groupId);
+    let member: ConsumerMember | undefined;
+    if (request.memberEpoch === 0) {
+      if (request.subscribedTopicNames === null || request.subscribedTopicNames.length === 0) {
+        return fail(ErrorCode.INVALID_REQUEST, 'joining needs subscribed topic names');
+      }
+      if (
+        request.serverAssignor !== null &&
+        !(ASSIGNORS as readonly string[]).includes(request.serverAssignor)
+      ) {
+        return fail(ErrorCode.UNSUPPORTED_ASSIGNOR, `assignor ${request.serverAssignor}`);
+      }
+      if (group === undefined) {
+        group = new ConsumerGroup(request.groupId, this.partitionFor(request.groupId));
+        this.consumerGroups.set(group.groupId, group);
+      }
+      const memberId = request.memberId !== '' ? request.memberId : this.newId();
+      member = group.members.get(memberId);
+      if (member === undefined) {
+        if (group.members.size >= (this.config.groupConsumerMaxSize ?? Number.MAX_SAFE_INTEGER)) {
+          return fail(ErrorCode.GROUP_MAX_SIZE_REACHED);
+        }
+        member = new ConsumerMember(
+          memberId,
+          request.instanceId,
+          request.rackId,
+          request.clientId,
+          request.clientHost,
+        );
+        group.members.set(memberId, member);
+      }
+      member.memberEpoch = 0;
+      member.owned = new Map();
+      member.assigned = new Map();
+      group.groupEpoch++;
+    } else {
+      member = group?.members.get(request.memberId);
+      if (group === undefined || member === undefined) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
+      if (request.memberEpoch < 0) {
+        group.members.delete(member.memberId);
+        group.groupEpoch++;
+        return { ...fail(ErrorCode.NONE), memberId: member.memberId, memberEpoch: -1 };
+      }
+      if (request.memberEpoch !== member.memberEpoch && request.memberEpoch !== member.previousMemberEpoch) {
+        return fail(ErrorCode.FENCED_MEMBER_EPOCH);
+      }
+    }
+    if (request.subscribedTopicNames !== null) {
+      const names = [...request.subscribedTopicNames].sort();
+      if (names.join('\u0000') !== [...member.subscribedTopicNames].sort().join('\u0000')) {
+        member.subscribedTopicNames = names;
+        if (request.memberEpoch !== 0) group.groupEpoch++;
+      }
+    }
+    if (request.topicPartitions !== null) member.owned = fromWire(request.topicPartitions);
+    if (request.rebalanceTimeoutMs >= 0) member.rebalanceTimeoutMs = request.rebalanceTimeoutMs;
+    if (request.serverAssignor !== null) group.assignorName = request.serverAssignor;
+    member.sessionDeadlineMs = this.now() + (this.config.groupConsumerSessionTimeoutMs ?? 45_000);
+    this.maybeComputeTarget(group);
+    reconcile(group, member);
+    return {
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      memberId: member.memberId,
+      memberEpoch: member.memberEpoch,
+      heartbeatIntervalMs: intervalMs,
+      assignment: toWire(member.assigned),
+    };
+  }
+
+  private consumerTopics(group: ConsumerGroup): Map<string, TopicInfo> {
+    return this.options.topics?.(group.subscribedTopics()) ?? new Map();
+  }
+
+  /** A new group epoch (membership, subscriptions, or partition counts changed) gets a new target assignment. */
+  private maybeComputeTarget(group: ConsumerGroup): void {
+    const topics = this.consumerTopics(group);
+    const key = [...topics.values()].map((t) => `${t.topicId}:${t.partitionCount}`).join(',');
+    if (key !== group.metadataKey) {
+      group.metadataKey = key;
+      group.groupEpoch++;
+    }
+    if (group.assignmentEpoch === group.groupEpoch) return;
+    group.target = computeTarget(group, group.assignorName, topics);
+    group.assignmentEpoch = group.groupEpoch;
+  }
+
+  describeConsumerGroup(groupId: string): {
+    errorCode: number;
+    group: ConsumerGroup | undefined;
+    topicName: (topicId: string) => string;
+  } {
+    const coordinator = this.coordinatorError(groupId);
+    const group = coordinator === ErrorCode.NONE ? this.consumerGroups.get(groupId) : undefined;
+    const names = new Map<string, string>();
+    if (group !== undefined)
+      for (const t of this.consumerTopics(group).values()) names.set(t.topicId, t.name);
+    return {
+      errorCode:
+        coordinator !== ErrorCode.NONE ? coordinator : group === undefined ? ErrorCode.GROUP_ID_NOT_FOUND : 0,
+      group,
+      topicName: (id) => names.get(id) ?? '',
+    };
   }
 
   // ------------------------------------------------------------------ describe, list, delete
@@ -1134,9 +1328,19 @@ export class GroupCoordinator {
     const states = new Set(statesFilter.map((s) => s.toLowerCase()));
     const types = new Set(typesFilter.map((s) => s.toLowerCase()));
     const groups: ListedGroup[] = [];
-    if (types.size > 0 && !types.has('classic')) return { errorCode: ErrorCode.NONE, groups };
+    for (const g of this.consumerGroups.values()) {
+      if (types.size > 0 && !types.has('consumer')) continue;
+      if (states.size > 0 && !states.has(g.state.toLowerCase())) continue;
+      groups.push({
+        groupId: g.groupId,
+        protocolType: 'consumer',
+        groupState: g.state,
+        groupType: 'consumer',
+      });
+    }
     for (const g of this.groups.values()) {
-      if (g.is('Dead')) continue;
+      if (g.is('Dead') || this.consumerGroups.has(g.groupId)) continue;
+      if (types.size > 0 && !types.has('classic')) continue;
       if (states.size > 0 && !states.has(g.state.toLowerCase())) continue;
       groups.push({
         groupId: g.groupId,
@@ -1151,8 +1355,14 @@ export class GroupCoordinator {
   deleteGroup(groupId: string): Promise<number> {
     const coordinator = this.coordinatorError(groupId);
     if (coordinator !== ErrorCode.NONE) return Promise.resolve(coordinator);
+    const consumer = this.consumerGroups.get(groupId);
+    if (consumer !== undefined && consumer.members.size > 0)
+      return Promise.resolve(ErrorCode.NON_EMPTY_GROUP);
+    this.consumerGroups.delete(groupId);
     const group = this.groups.get(groupId);
-    if (group === undefined || group.is('Dead')) return Promise.resolve(ErrorCode.GROUP_ID_NOT_FOUND);
+    if (group === undefined || group.is('Dead')) {
+      return Promise.resolve(consumer === undefined ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.NONE);
+    }
     if (!group.is('Empty')) return Promise.resolve(ErrorCode.NON_EMPTY_GROUP);
     group.transitionTo('Dead', this.wallNow());
     this.groups.delete(groupId);
@@ -1172,6 +1382,16 @@ export class GroupCoordinator {
   generationOf(groupId: string): number | undefined {
     return this.groups.get(groupId)?.generationId;
   }
+}
+
+/** OffsetCommit from a KIP-848 member: it must be known and name its current (or previous) member epoch. */
+function consumerCommitError(group: ConsumerGroup, request: CommitRequest): number {
+  const member = group.members.get(request.memberId);
+  if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+  if (request.generationId !== member.memberEpoch && request.generationId !== member.previousMemberEpoch) {
+    return ErrorCode.STALE_MEMBER_EPOCH;
+  }
+  return ErrorCode.NONE;
 }
 
 function joinError(memberId: string, errorCode: number): JoinResult {

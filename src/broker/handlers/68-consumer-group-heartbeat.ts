@@ -1,0 +1,45 @@
+// ConsumerGroupHeartbeat (68): the KIP-848 consumer group protocol. A member joins with epoch 0, leaves with -1
+// (or -2, a static member's temporary leave), and otherwise reports its epoch and owned partitions; the answer
+// carries its epoch and assignment (see coordinator/group/consumer-group.ts). Answered with UNSUPPORTED_VERSION
+// unless group.coordinator.rebalance.protocols includes "consumer". Version 1 (client-chosen member ids) is
+// marked unstable in the specification and not advertised.
+
+import type {
+  ConsumerGroupHeartbeatRequest,
+  ConsumerGroupHeartbeatResponse,
+} from '../../protocol/messages/68-consumer-group-heartbeat.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { defineHandler } from '../api-handler.js';
+
+export const consumerGroupHeartbeatHandler = defineHandler<
+  ConsumerGroupHeartbeatRequest,
+  ConsumerGroupHeartbeatResponse
+>({
+  apiKey: ApiKey.CONSUMER_GROUP_HEARTBEAT,
+  minVersion: 0,
+  maxVersion: 0,
+  handle(context, request) {
+    const result = context.services.groupCoordinator.consumerGroupHeartbeat({
+      groupId: request.groupId,
+      memberId: request.memberId,
+      memberEpoch: request.memberEpoch,
+      instanceId: request.instanceId,
+      rackId: request.rackId,
+      rebalanceTimeoutMs: request.rebalanceTimeoutMs,
+      subscribedTopicNames: request.subscribedTopicNames,
+      serverAssignor: request.serverAssignor,
+      topicPartitions: request.topicPartitions,
+      clientId: context.header.clientId ?? '',
+      clientHost: `/${context.connection.remoteAddress}`,
+    });
+    return {
+      throttleTimeMs: 0,
+      errorCode: result.errorCode,
+      errorMessage: result.errorMessage,
+      memberId: result.memberId,
+      memberEpoch: result.memberEpoch,
+      heartbeatIntervalMs: result.heartbeatIntervalMs,
+      assignment: result.assignment === null ? null : { topicPartitions: result.assignment },
+    };
+  },
+});
