@@ -18,6 +18,7 @@ import { InProcessStore } from '../controller/store/in-process-store.js';
 import type { CoordinationStore } from '../controller/store/store.js';
 import { connectZooKeeper } from '../controller/store/zookeeper-store.js';
 import { TopicAdmin } from '../controller/topic-admin.js';
+import type { BrokerRegistration } from '../controller/zk-layout/index.js';
 import { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import { partitionGroupStorage } from '../coordinator/group/group-storage.js';
 import type { RequestHandler } from '../network/request.js';
@@ -31,6 +32,7 @@ import { ControllerRequests } from './cluster/controller-requests.js';
 import { InterBrokerConnection } from './cluster/inter-broker-connection.js';
 import { IsrManager } from './cluster/isr-manager.js';
 import { PropagationWaiter } from './cluster/propagation-waiter.js';
+import { RenewableSession } from './cluster/renewable-session.js';
 import { ReplicaFetchers } from './cluster/replica-fetchers.js';
 import { WireChannel } from './cluster/wire-channel.js';
 import type { BrokerConfig } from './config/broker-config.js';
@@ -85,6 +87,8 @@ export class Broker {
   private fetchers: ReplicaFetchers | null = null;
   private isrManager: IsrManager | null = null;
   private brokerEpoch = -1;
+  private registration: BrokerRegistration | null = null;
+  private controllerRequests: ControllerRequests | null = null;
   private wireChannel: WireChannel | null = null;
   private services: BrokerServices | null = null;
   private groupCoordinator: GroupCoordinator | null = null;
@@ -126,14 +130,15 @@ export class Broker {
       const host = l.host === '' ? (b?.host ?? '127.0.0.1') : l.host;
       return { listenerName: l.name, securityProtocol: l.securityProtocol, host, port };
     });
-    const registered = await registerBroker(this.store, {
+    this.registration = {
       brokerId: this.brokerId as BrokerId,
       endpoints,
       rack: config.brokerRack,
       jmxPort: -1,
       timestampMs: clock.nowMs(),
       features: {},
-    });
+    };
+    const registered = await registerBroker(this.store, this.registration);
     if (!registered.ok) throw new Error(`broker registration failed: ${registered.reason}`);
     const clusterId = registered.value.clusterId;
     const metadata = new MetadataCache(clusterId);
@@ -171,6 +176,7 @@ export class Broker {
     const store = this.store;
     const controllerRequests = new ControllerRequests(store, metadata, replicas, topicConfigs);
     controllerRequests.brokerEpoch = registered.value.brokerEpoch;
+    this.controllerRequests = controllerRequests;
     const channel = this.controllerChannel(controllerRequests);
     this.fetchers = new ReplicaFetchers(
       {
@@ -289,6 +295,15 @@ export class Broker {
       logger: logger.child('groups'),
       partitionCount: () =>
         metadata.topic(OFFSETS_TOPIC)?.partitions.length ?? config.offsetsTopicNumPartitions,
+      topics: (names) => {
+        const found = new Map<string, { name: string; topicId: string; partitionCount: number }>();
+        for (const name of names) {
+          const t = metadata.topic(name);
+          if (t !== undefined)
+            found.set(name, { name, topicId: t.topicId, partitionCount: t.partitions.length });
+        }
+        return found;
+      },
       storage: partitionGroupStorage({
         partition: (index) => replicas.get(OFFSETS_TOPIC, index),
         ...purgatories,
@@ -395,19 +410,50 @@ export class Broker {
   }
 
   private async openStore(logDir: string): Promise<CoordinationStore> {
-    const { config } = this.options;
+    const { config, logger } = this.options;
     if (config.zookeeperConnect === null) {
       this.embeddedStore = InProcessStore.open({ dataDir: join(logDir, METADATA_DIR) });
       return this.embeddedStore.openSession({ sessionTimeoutMs: EMBEDDED_SESSION_TIMEOUT_MS });
     }
+    const first = await this.connectZooKeeper();
+    return new RenewableSession(
+      first,
+      () => this.connectZooKeeper(),
+      () => this.sessionRenewed(),
+      logger.child('session'),
+    );
+  }
+
+  private async connectZooKeeper(): Promise<CoordinationStore> {
+    const { config } = this.options;
     const connected = await connectZooKeeper({
-      connect: config.zookeeperConnect,
+      connect: config.zookeeperConnect!,
       sessionTimeoutMs: config.zookeeperSessionTimeoutMs,
       connectionTimeoutMs: config.zookeeperConnectionTimeoutMs,
     });
     if (!connected.ok)
       throw new Error(`cannot connect to ZooKeeper at ${config.zookeeperConnect}: ${connected.code}`);
     return connected.value;
+  }
+
+  /**
+   * After the ZooKeeper session expired and a new one was opened: register again (a new broker epoch), let the
+   * controller run for election on the new session, and watch config changes again (watches died with it).
+   */
+  private async sessionRenewed(): Promise<void> {
+    const store = this.store;
+    if (store === null || this.registration === null) return;
+    const registered = await registerBroker(store, {
+      ...this.registration,
+      timestampMs: this.options.clock.nowMs(),
+    });
+    if (!registered.ok) throw new Error(`re-registration failed: ${registered.reason}`);
+    this.brokerEpoch = registered.value.brokerEpoch;
+    if (this.controllerRequests !== null) this.controllerRequests.brokerEpoch = registered.value.brokerEpoch;
+    if (this.isrManager !== null) this.isrManager.brokerEpoch = registered.value.brokerEpoch;
+    this.controller?.restart(store);
+    await this.dynamicConfig?.start();
+    this.options.logger.info(`registered again with broker epoch ${registered.value.brokerEpoch}`);
   }
 
   stop(): Promise<void> {
