@@ -184,7 +184,9 @@ export async function run(args: string[]): Promise<void> {
   }
   const elapsedSeconds = (performance.now() - started) / 1000;
   writer.write('summary', { elapsedSeconds, loadAverage: os.loadavg() });
-  console.log(`\n${formatLimitsLine(limits)}\n\n${formatCells(results, limits, nullNames)}\n`);
+  if (limits.size > 0) console.log(`\n${formatLimitsLine(limits)}`);
+  if (results.length > 0) console.log(`\n${formatCells(results, limits, nullNames)}`);
+  console.log('');
   if (clientResults.length > 0) console.log(`${formatClients(clientResults, limits, nullNames)}\n`);
   const backlog = formatBacklog(results);
   if (backlog) console.log(`${backlog}\n`);
