@@ -158,6 +158,9 @@ type WriteOutcome =
   | { readonly ok: true; readonly version: number }
   | { readonly ok: false; readonly code: string };
 
+/** How long sync() waits at most by default (Kafka's default request.timeout.ms for admin calls). */
+const SYNC_TIMEOUT_MS = 30_000;
+
 /** sync() waits for the queue and the sends to be quiet at most this many times over. */
 const SYNC_ROUNDS_MAX = 16;
 
@@ -296,9 +299,23 @@ export class Controller {
   /**
    * Resolves when the controller has processed every event queued before the call, has looked again at the
    * given topics (and at the topic and deletion lists), and the brokers have answered every request this
-   * caused. A broker that is not the controller resolves at once after its queue drains.
+   * caused; or when `timeoutMs` has passed (a registered broker that does not answer must not hold an admin
+   * request for the whole retry time). A broker that is not the controller resolves once its queue drains.
    */
-  async sync(topics: readonly string[] = []): Promise<void> {
+  async sync(topics: readonly string[] = [], timeoutMs = SYNC_TIMEOUT_MS): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+    });
+    try {
+      await Promise.race([this.settle(topics), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async settle(topics: readonly string[]): Promise<void> {
     const done = this.queue.request('sync', async () => {
       if (this.ctx === null || this.stopped) return;
       await this.onTopicsChanged();

@@ -399,3 +399,32 @@ test('a state changed under the controller is read again and the change retried;
   assert.equal((await cluster.partitionState('t', 1))?.version, 2);
   assert.equal((await cluster.partitionState('t', 0))?.version, 1);
 });
+
+test('sync gives up waiting for a broker that does not answer after its timeout', async () => {
+  const cluster = new TestCluster();
+  after(() => cluster.close());
+  const b1 = await cluster.addBroker(1);
+  await cluster.addBroker(2);
+  const channel = new RecordingChannel();
+  const inner = channel.leaderAndIsr.bind(channel);
+  channel.leaderAndIsr = (brokerId, request) =>
+    brokerId === 2 ? new Promise(() => {}) : inner(brokerId, request);
+  const controller = startController(b1.session, 1, channel);
+  await controller.start();
+  await admin(b1.session).createTopics(
+    [newTopic('t', -1, -1, [{ partitionIndex: 0, brokerIds: [1, 2] }])],
+    false,
+  );
+  // The controller's timer does not keep a process alive; this test's process needs something that does.
+  const keepAlive = setInterval(() => {}, 1000);
+  after(() => clearInterval(keepAlive));
+  const started = Date.now();
+  await controller.sync(['t'], 200);
+  const waitedMs = Date.now() - started;
+  assert.ok(waitedMs >= 150 && waitedMs < 5000, `waited ${waitedMs} ms`);
+  assert.equal(
+    (await cluster.partitionState('t', 0))?.leader,
+    1,
+    'the controller acted before the wait ended',
+  );
+});
