@@ -128,6 +128,40 @@ describe('ISR changes and controlled shutdown in a three-broker cluster', () => 
     }
   });
 
+  it('brings back a broker whose ZooKeeper session expired: it registers again and rejoins the ISR', async () => {
+    const full = await waitFor('a full ISR', async () => {
+      const v = await partitionView(brokers[0]!, TOPIC);
+      return v?.isrNodes.length === 3 ? v : undefined;
+    });
+    const controllerId = await controllerOf(brokers[0]!);
+    const paused = brokers.find((_, i) => i !== full.leaderId && i !== controllerId)!;
+    const pausedId = brokers.indexOf(paused);
+    process.kill(paused.pid, 'SIGSTOP');
+    try {
+      // Longer than the 4 s session: the controller sees the broker die and takes it out of the ISR.
+      await waitFor(
+        'the paused broker offline',
+        async () => {
+          const v = await partitionView(brokers[full.leaderId]!, TOPIC);
+          return v?.offlineReplicas.includes(pausedId) ? v : undefined;
+        },
+        15_000,
+      );
+    } finally {
+      process.kill(paused.pid, 'SIGCONT');
+    }
+    const back = await waitFor(
+      'the broker registered again and back in the ISR',
+      async () => {
+        const v = await partitionView(brokers[full.leaderId]!, TOPIC);
+        return v !== undefined && v.isrNodes.length === 3 && v.offlineReplicas.length === 0 ? v : undefined;
+      },
+      30_000,
+    );
+    assert.ok(back.isrNodes.includes(pausedId));
+    assert.match(paused.log(), /registered again with broker epoch/);
+  });
+
   it('moves leadership away before a broker stops with SIGTERM', async () => {
     const before = await waitFor('a full ISR', async () => {
       const v = await partitionView(brokers[0]!, TOPIC);
