@@ -230,7 +230,8 @@ export class TopicAdmin {
       numPartitions: assignment.size,
       replicationFactor: first.length,
     };
-    if (validateOnly) return success;
+    // Kafka answers a validation with the zero id: no topic was made.
+    if (validateOnly) return { ...success, topicId: ZERO_UUID };
     const partitions = new Map<PartitionId, ReplicaAssignment>();
     for (const [p, replicas] of assignment)
       partitions.set(p, { replicas, addingReplicas: [], removingReplicas: [] });

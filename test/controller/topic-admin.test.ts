@@ -129,6 +129,7 @@ test('validateOnly checks everything and writes nothing', async () => {
   const [ok, bad] = await a.createTopics([newTopic('dry', 3, 3), newTopic('dry2', 3, 5)], true);
   assert.equal(ok!.errorCode, ErrorCode.NONE);
   assert.equal(ok!.numPartitions, 3);
+  assert.equal(ok!.topicId, 'AAAAAAAAAAAAAAAAAAAAAA', 'no id for a topic that was not made');
   assert.equal(bad!.errorCode, ErrorCode.INVALID_REPLICATION_FACTOR);
   assert.equal(await assignmentOf(cluster, 'dry'), null);
   const config = await cluster.observer.exists(topicConfigPath('dry'));
