@@ -1,0 +1,209 @@
+// KIP-848 consumer groups in the group coordinator, under a ManualClock: epochs, server-side assignment, the
+// revoke-before-reassign handoff between members, leaving, fencing, session expiry, the range assignor, and
+// offset commits checked against member epochs.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ManualClock } from '../../src/common/clock.js';
+import { silentLogger } from '../../src/common/logger.js';
+import {
+  type ConsumerHeartbeatRequest,
+  GroupCoordinator,
+  type GroupCoordinatorConfig,
+} from '../../src/coordinator/group/group-coordinator.js';
+import type { GroupStorage } from '../../src/coordinator/group/group-storage.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+
+const E = ErrorCode;
+const TOPIC_ID = 'topic-id-a';
+
+const CONFIG: GroupCoordinatorConfig = {
+  groupMinSessionTimeoutMs: 6_000,
+  groupMaxSessionTimeoutMs: 1_800_000,
+  groupMaxSize: 10,
+  groupInitialRebalanceDelayMs: 0,
+  offsetsRetentionMinutes: 10,
+  offsetsRetentionCheckIntervalMs: 60_000,
+  offsetMetadataMaxBytes: 4096,
+  groupCoordinatorRebalanceProtocols: ['classic', 'consumer'],
+  groupConsumerSessionTimeoutMs: 10_000,
+  groupConsumerHeartbeatIntervalMs: 1_000,
+  groupConsumerMaxSize: 3,
+};
+
+function setup(config: Partial<GroupCoordinatorConfig> = {}, partitionCount = 4) {
+  const clock = new ManualClock();
+  const storage: GroupStorage = { append: async () => 0, readAll: () => [] };
+  let n = 0;
+  const coordinator = new GroupCoordinator({
+    config: { ...CONFIG, ...config },
+    clock,
+    storage,
+    logger: silentLogger,
+    partitionCount: () => 1,
+    newId: () => `m${++n}`,
+    defer: (fn) => fn(),
+    topics: (names) =>
+      new Map(
+        names.filter((x) => x === 'a').map((name) => [name, { name, topicId: TOPIC_ID, partitionCount }]),
+      ),
+  });
+  coordinator.onLeadershipChange(0, true);
+  return { clock, coordinator };
+}
+
+function hb(overrides: Partial<ConsumerHeartbeatRequest>): ConsumerHeartbeatRequest {
+  return {
+    groupId: 'cg',
+    memberId: '',
+    memberEpoch: 0,
+    instanceId: null,
+    rackId: null,
+    rebalanceTimeoutMs: 30_000,
+    subscribedTopicNames: ['a'],
+    serverAssignor: null,
+    topicPartitions: [],
+    clientId: 'client',
+    clientHost: '/127.0.0.1',
+    ...overrides,
+  };
+}
+
+const partitionsOf = (r: { assignment: { partitions: number[] }[] | null }) =>
+  (r.assignment ?? []).flatMap((t) => t.partitions).sort();
+
+describe('KIP-848 consumer groups', () => {
+  it('a single member gets every partition and reaches the group epoch', () => {
+    const { coordinator } = setup();
+    const r = coordinator.consumerGroupHeartbeat(hb({}));
+    assert.equal(r.errorCode, E.NONE);
+    assert.equal(r.memberId, 'm1');
+    assert.equal(r.memberEpoch, 2, 'joining and the first metadata each move the group epoch');
+    assert.equal(r.heartbeatIntervalMs, 1_000);
+    assert.deepEqual(partitionsOf(r), [0, 1, 2, 3]);
+    assert.equal(coordinator.describeConsumerGroup('cg').group?.state, 'Stable');
+  });
+
+  it('a second member gets partitions only after the first has revoked them', () => {
+    const { coordinator } = setup();
+    const a = coordinator.consumerGroupHeartbeat(hb({}));
+    const owned = [{ topicId: TOPIC_ID, partitions: [0, 1, 2, 3] }];
+    const b = coordinator.consumerGroupHeartbeat(hb({}));
+    assert.equal(b.memberId, 'm2');
+    assert.deepEqual(partitionsOf(b), [], 'everything is still held by the first member');
+    assert.equal(coordinator.describeConsumerGroup('cg').group?.state, 'Reconciling');
+    const aRevoke = coordinator.consumerGroupHeartbeat(
+      hb({ memberId: 'm1', memberEpoch: a.memberEpoch, topicPartitions: owned }),
+    );
+    assert.equal(aRevoke.memberEpoch, a.memberEpoch, 'the epoch waits until the revocation is done');
+    assert.equal(partitionsOf(aRevoke).length, 2);
+    const kept = partitionsOf(aRevoke);
+    const aDone = coordinator.consumerGroupHeartbeat(
+      hb({
+        memberId: 'm1',
+        memberEpoch: a.memberEpoch,
+        topicPartitions: [{ topicId: TOPIC_ID, partitions: kept }],
+      }),
+    );
+    assert.ok(aDone.memberEpoch > a.memberEpoch);
+    const bAgain = coordinator.consumerGroupHeartbeat(
+      hb({ memberId: 'm2', memberEpoch: b.memberEpoch, topicPartitions: [] }),
+    );
+    assert.deepEqual(
+      [...partitionsOf(bAgain), ...kept].sort(),
+      [0, 1, 2, 3],
+      'the two members split the partitions without overlap',
+    );
+    assert.equal(bAgain.memberEpoch, aDone.memberEpoch);
+  });
+
+  it('leaving, fencing, unknown members, size limit, and the protocol switch', () => {
+    const { coordinator, clock } = setup();
+    const a = coordinator.consumerGroupHeartbeat(hb({}));
+    assert.equal(
+      coordinator.consumerGroupHeartbeat(hb({ memberId: 'm1', memberEpoch: a.memberEpoch + 5 })).errorCode,
+      E.FENCED_MEMBER_EPOCH,
+    );
+    assert.equal(
+      coordinator.consumerGroupHeartbeat(hb({ memberId: 'zz', memberEpoch: 3 })).errorCode,
+      E.UNKNOWN_MEMBER_ID,
+    );
+    coordinator.consumerGroupHeartbeat(hb({}));
+    coordinator.consumerGroupHeartbeat(hb({}));
+    assert.equal(coordinator.consumerGroupHeartbeat(hb({})).errorCode, E.GROUP_MAX_SIZE_REACHED);
+    const left = coordinator.consumerGroupHeartbeat(hb({ memberId: 'm1', memberEpoch: -1 }));
+    assert.equal(left.memberEpoch, -1);
+    assert.equal(coordinator.describeConsumerGroup('cg').group?.members.size, 2);
+    clock.advance(11_000);
+    coordinator.tick();
+    assert.equal(coordinator.describeConsumerGroup('cg').group?.state, 'Empty', 'sessions expired');
+    const off = setup({ groupCoordinatorRebalanceProtocols: ['classic'] });
+    assert.equal(off.coordinator.consumerGroupHeartbeat(hb({})).errorCode, E.UNSUPPORTED_VERSION);
+  });
+
+  it('the range assignor gives contiguous ranges', () => {
+    const { coordinator } = setup({}, 5);
+    coordinator.consumerGroupHeartbeat(hb({ serverAssignor: 'range' }));
+    coordinator.consumerGroupHeartbeat(hb({ serverAssignor: 'range' }));
+    const group = coordinator.describeConsumerGroup('cg').group!;
+    assert.equal(group.assignorName, 'range');
+    assert.deepEqual(group.target.get('m1')?.get(TOPIC_ID), [0, 1, 2]);
+    assert.deepEqual(group.target.get('m2')?.get(TOPIC_ID), [3, 4]);
+    assert.equal(
+      coordinator.consumerGroupHeartbeat(hb({ serverAssignor: 'sticky' })).errorCode,
+      E.UNSUPPORTED_ASSIGNOR,
+    );
+  });
+
+  it('offset commits name a live member and its epoch; classic joins are refused', async () => {
+    const { coordinator } = setup();
+    const a = coordinator.consumerGroupHeartbeat(hb({}));
+    const commit = (memberId: string, epoch: number) =>
+      coordinator.commitOffsets({
+        groupId: 'cg',
+        generationId: epoch,
+        memberId,
+        groupInstanceId: null,
+        retentionTimeMs: -1,
+        topics: [
+          {
+            name: 'a',
+            partitions: [
+              {
+                partitionIndex: 0,
+                committedOffset: 5,
+                committedLeaderEpoch: -1,
+                commitTimestampMs: -1,
+                committedMetadata: null,
+              },
+            ],
+          },
+        ],
+      });
+    assert.equal((await commit('m1', a.memberEpoch))[0]!.partitions[0]!.errorCode, E.NONE);
+    assert.equal((await commit('m1', a.memberEpoch + 1))[0]!.partitions[0]!.errorCode, E.STALE_MEMBER_EPOCH);
+    assert.equal((await commit('nobody', a.memberEpoch))[0]!.partitions[0]!.errorCode, E.UNKNOWN_MEMBER_ID);
+    assert.equal(
+      coordinator.fetchOffsets('cg', [{ name: 'a', partitionIndexes: [0] }], false).topics[0]!.partitions[0]!
+        .committedOffset,
+      5,
+    );
+    const classic = await coordinator.join({
+      groupId: 'cg',
+      memberId: '',
+      groupInstanceId: null,
+      clientId: 'c',
+      clientHost: '/h',
+      sessionTimeoutMs: 10_000,
+      rebalanceTimeoutMs: 10_000,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+      requireKnownMemberId: false,
+    });
+    assert.equal(classic.errorCode, E.INCONSISTENT_GROUP_PROTOCOL);
+    assert.deepEqual(
+      coordinator.list([], ['consumer']).groups.map((g) => [g.groupId, g.groupType]),
+      [['cg', 'consumer']],
+    );
+  });
+});
