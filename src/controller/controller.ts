@@ -65,7 +65,7 @@ import { type ControllerCore, partitionKey, type StateWrite, sameList } from './
 import { EventQueue } from './event-queue.js';
 import { initialLeadership, type Leadership, NO_LEADER, reconcileLeadership } from './leader-election.js';
 import { newUuid, type Random, systemRandom } from './random.js';
-import { isReassigning } from './reassignment.js';
+import { isReassigning, targetReplicas } from './reassignment.js';
 import {
   finishSyncedReassignments,
   onAlterReassignments,
@@ -1009,6 +1009,16 @@ export class Controller {
         !isReassigning(entry.assignment) &&
         sameList(entry.assignment.replicas, r.replicas)
       ) {
+        continue;
+      }
+      if (
+        entry !== undefined &&
+        isReassigning(entry.assignment) &&
+        sameList(targetReplicas(entry.assignment), r.replicas)
+      ) {
+        // Already moving there (started before a controller failover): follow it without writing again.
+        ctx.znodeReassignments.add(k);
+        remaining.push(r);
         continue;
       }
       const problem = await reassign(this.core, tp, [...r.replicas]);
