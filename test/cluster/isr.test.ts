@@ -8,7 +8,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { controllerOf, partitionView, waitFor } from '../helpers/cluster.js';
+import { controllerOf, liveBrokers, partitionView, waitFor } from '../helpers/cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
@@ -140,10 +140,10 @@ describe('ISR changes and controlled shutdown in a three-broker cluster', () => 
     try {
       // Longer than the 4 s session: the controller sees the broker die and takes it out of the ISR.
       await waitFor(
-        'the paused broker offline',
+        'the paused broker gone from the cluster',
         async () => {
-          const v = await partitionView(brokers[full.leaderId]!, TOPIC);
-          return v?.offlineReplicas.includes(pausedId) ? v : undefined;
+          const live = await liveBrokers(brokers[full.leaderId]!);
+          return live.includes(pausedId) ? undefined : live;
         },
         15_000,
       );
@@ -154,7 +154,8 @@ describe('ISR changes and controlled shutdown in a three-broker cluster', () => 
       'the broker registered again and back in the ISR',
       async () => {
         const v = await partitionView(brokers[full.leaderId]!, TOPIC);
-        return v !== undefined && v.isrNodes.length === 3 && v.offlineReplicas.length === 0 ? v : undefined;
+        const live = await liveBrokers(brokers[full.leaderId]!);
+        return v !== undefined && v.isrNodes.length === 3 && live.includes(pausedId) ? v : undefined;
       },
       30_000,
     );

@@ -34,6 +34,11 @@ export async function partitionView(
   return (await metadata(broker, [topic])).topics[0]?.partitions[0];
 }
 
+/** Ids of the brokers `broker` knows to be alive. */
+export async function liveBrokers(broker: BrokerProcess): Promise<number[]> {
+  return (await metadata(broker, [])).brokers.map((b: { nodeId: number }) => b.nodeId).sort();
+}
+
 export async function controllerOf(broker: BrokerProcess): Promise<number> {
   return (await metadata(broker, [])).controllerId;
 }
