@@ -206,4 +206,31 @@ describe('KIP-848 consumer groups', () => {
       [['cg', 'consumer']],
     );
   });
+  it('removes a member that does not revoke within its rebalance timeout, freeing its partitions', () => {
+    const { coordinator, clock } = setup();
+    const a = coordinator.consumerGroupHeartbeat(hb({ rebalanceTimeoutMs: 5_000 }));
+    const owned = [{ topicId: TOPIC_ID, partitions: [0, 1, 2, 3] }];
+    const b = coordinator.consumerGroupHeartbeat(hb({}));
+    coordinator.consumerGroupHeartbeat(
+      hb({ memberId: 'm1', memberEpoch: a.memberEpoch, topicPartitions: owned, rebalanceTimeoutMs: 5_000 }),
+    );
+    clock.advance(4_000);
+    // m1 keeps heartbeating but never gives anything up.
+    coordinator.consumerGroupHeartbeat(
+      hb({ memberId: 'm1', memberEpoch: a.memberEpoch, topicPartitions: owned, rebalanceTimeoutMs: 5_000 }),
+    );
+    coordinator.tick();
+    assert.equal(coordinator.describeConsumerGroup('cg').group?.members.size, 2);
+    clock.advance(2_000);
+    coordinator.tick();
+    assert.equal(coordinator.describeConsumerGroup('cg').group?.members.size, 1);
+    const bAgain = coordinator.consumerGroupHeartbeat(
+      hb({ memberId: 'm2', memberEpoch: b.memberEpoch, topicPartitions: [] }),
+    );
+    assert.deepEqual(partitionsOf(bAgain), [0, 1, 2, 3]);
+    assert.equal(
+      coordinator.consumerGroupHeartbeat(hb({ memberId: 'm1', memberEpoch: a.memberEpoch })).errorCode,
+      E.UNKNOWN_MEMBER_ID,
+    );
+  });
 });

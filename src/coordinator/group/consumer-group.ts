@@ -26,6 +26,8 @@ export class ConsumerMember {
   /** What the member last reported owning (it may still hold partitions it was asked to give up). */
   owned: TopicPartitions = new Map();
   sessionDeadlineMs = 0;
+  /** While the member has partitions to give up: when it is removed if it has not (its rebalance timeout). */
+  revocationDeadlineMs = -1;
   rebalanceTimeoutMs = 0;
   serverAssignor: string | null = null;
 
@@ -148,13 +150,15 @@ function filter(tp: TopicPartitions, keep: (topicId: string, partition: number) 
  * its heartbeat shows it did), then it reaches the assignment epoch and gets the target partitions no other
  * member still holds; those others arrive on later heartbeats, once released.
  */
-export function reconcile(group: ConsumerGroup, member: ConsumerMember): void {
+export function reconcile(group: ConsumerGroup, member: ConsumerMember, nowMs: number): void {
   const target = group.target.get(member.memberId) ?? new Map();
   const mustRevoke = filter(member.owned, (t, p) => !has(target, t, p));
   if (mustRevoke.size > 0) {
     member.assigned = filter(member.owned, (t, p) => has(target, t, p));
+    if (member.revocationDeadlineMs < 0) member.revocationDeadlineMs = nowMs + member.rebalanceTimeoutMs;
     return;
   }
+  member.revocationDeadlineMs = -1;
   if (member.memberEpoch !== group.assignmentEpoch) {
     member.previousMemberEpoch = member.memberEpoch;
     member.memberEpoch = group.assignmentEpoch;

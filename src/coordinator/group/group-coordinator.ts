@@ -879,10 +879,14 @@ export class GroupCoordinator {
     }
     for (const g of this.consumerGroups.values()) {
       for (const m of [...g.members.values()]) {
-        if (now < m.sessionDeadlineMs) continue;
+        const revocationLate = m.revocationDeadlineMs >= 0 && now >= m.revocationDeadlineMs;
+        if (now < m.sessionDeadlineMs && !revocationLate) continue;
+        // A member that keeps partitions others are waiting for is removed like one whose session lapsed.
         g.members.delete(m.memberId);
         g.groupEpoch++;
-        this.options.logger.debug(`consumer group ${g.groupId}: session of ${m.memberId} expired`);
+        this.options.logger.debug(
+          `consumer group ${g.groupId}: ${m.memberId} removed (${revocationLate ? 'revocation timed out' : 'session expired'})`,
+        );
       }
     }
     if (now >= this.nextExpiryCheckMs) {
@@ -1242,7 +1246,7 @@ export class GroupCoordinator {
     if (request.serverAssignor !== null) group.assignorName = request.serverAssignor;
     member.sessionDeadlineMs = this.now() + (this.config.groupConsumerSessionTimeoutMs ?? 45_000);
     this.maybeComputeTarget(group);
-    reconcile(group, member);
+    reconcile(group, member, this.now());
     return {
       errorCode: ErrorCode.NONE,
       errorMessage: null,
