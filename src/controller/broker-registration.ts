@@ -100,17 +100,23 @@ export interface LiveBroker {
 export async function readLiveBrokers(
   store: CoordinationStore,
   watcher?: () => void,
+  /** When given, a data watch on each registration (Kafka's BrokerModifications: endpoints or rack change). */
+  dataWatcher?: (id: BrokerId) => () => void,
 ): Promise<
   { ok: true; brokers: Map<BrokerId, LiveBroker>; bad: string[] } | { ok: false; code: StoreErrorCode }
 > {
-  const names = await store.children(BROKER_IDS_PATH, watcher === undefined ? undefined : () => watcher());
+  // The watcher is passed as it is: the store counts one function registered twice on a path once.
+  const names = await store.children(BROKER_IDS_PATH, watcher);
   if (!names.ok) return { ok: false, code: names.code };
   const brokers = new Map<BrokerId, LiveBroker>();
   const bad: string[] = [];
   const reads = await Promise.all(
     names.value
       .filter((n) => /^\d{1,10}$/.test(n))
-      .map(async (name) => ({ name, node: await store.get(`${BROKER_IDS_PATH}/${name}`) })),
+      .map(async (name) => ({
+        name,
+        node: await store.get(`${BROKER_IDS_PATH}/${name}`, dataWatcher?.(Number(name) as BrokerId)),
+      })),
   );
   for (const { name, node } of reads) {
     if (!node.ok) {

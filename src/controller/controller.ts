@@ -566,7 +566,7 @@ export class Controller {
 
   private async becomeController(epoch: number, epochZkVersion: number): Promise<void> {
     const [brokers, topicNames, deletions] = await Promise.all([
-      readLiveBrokers(this.store, this.watchBrokers),
+      readLiveBrokers(this.store, this.watchBrokers, () => this.watchBrokers),
       this.store.children(TOPICS_PATH, this.watchTopics),
       this.store.children(DELETE_TOPICS_PATH, this.watchDeletions),
     ]);
@@ -1086,7 +1086,7 @@ export class Controller {
 
   private async onBrokersChanged(): Promise<void> {
     if (this.ctx === null) return;
-    const read = await readLiveBrokers(this.store, this.watchBrokers);
+    const read = await readLiveBrokers(this.store, this.watchBrokers, () => this.watchBrokers);
     const ctx = this.ctx;
     if (ctx === null) return;
     if (!read.ok) {
@@ -1103,7 +1103,18 @@ export class Controller {
       const now = read.brokers.get(id);
       if (now === undefined || now.epoch !== b.epoch) gone.push(id);
     }
-    if (newcomers.length === 0 && gone.length === 0) return;
+    if (newcomers.length === 0 && gone.length === 0) {
+      // Same brokers, same epochs: a registration may have changed in place (endpoints, rack).
+      const modified = [...read.brokers].filter(
+        ([id, b]) => JSON.stringify(b.registration) !== JSON.stringify(ctx.liveBrokers.get(id)?.registration),
+      );
+      if (modified.length === 0) return;
+      for (const [id, b] of modified) ctx.liveBrokers.set(id, b);
+      this.logger.info(`broker registrations changed: [${modified.map(([id]) => id).join(',')}]`);
+      this.sender.brokersChanged(registrations(ctx));
+      this.sendUpdateMetadata([...ctx.liveBrokers.keys()], []);
+      return;
+    }
     this.logger.info(`brokers changed: up [${newcomers.join(',')}], down [${gone.join(',')}]`);
     ctx.liveBrokers.clear();
     for (const [id, b] of read.brokers) ctx.liveBrokers.set(id, b);

@@ -3,6 +3,8 @@ import { after, test } from 'node:test';
 import type { BrokerId } from '../../src/common/ids.js';
 import { Controller } from '../../src/controller/controller.js';
 import {
+  brokerPath,
+  encodeBrokerRegistration,
   encodeEntityConfig,
   partitionStatePath,
   topicConfigPath,
@@ -14,6 +16,7 @@ import {
   isrChange,
   newTopic,
   RecordingChannel,
+  registration,
   settle,
   startController,
   TestCluster,
@@ -427,4 +430,33 @@ test('sync gives up waiting for a broker that does not answer after its timeout'
     1,
     'the controller acted before the wait ended',
   );
+});
+
+test('a registration changed in place (same epoch) reaches every broker through UpdateMetadata', async () => {
+  const cluster = new TestCluster();
+  after(() => cluster.close());
+  const b1 = await cluster.addBroker(1);
+  const b2 = await cluster.addBroker(2);
+  const channel = new RecordingChannel();
+  const controller = startController(b1.session, 1, channel);
+  await controller.start();
+  channel.clear();
+  const moved = { ...registration(2, 'west') };
+  const node = await b2.session.get(brokerPath(2 as BrokerId));
+  assert.ok(node.ok);
+  assert.ok(
+    (
+      await b2.session.set(
+        brokerPath(2 as BrokerId),
+        encodeBrokerRegistration(moved),
+        node.value.stat.version,
+      )
+    ).ok,
+  );
+  await settle(controller);
+  for (const b of [1, 2]) {
+    const last = channel.of('updateMetadata', b).at(-1)?.request;
+    assert.equal(last?.liveBrokers.find((x) => x.id === 2)?.rack, 'west', `broker ${b} learnt the new rack`);
+  }
+  assert.equal(channel.of('leaderAndIsr').length, 0, 'no leadership changes');
 });
