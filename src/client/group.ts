@@ -133,6 +133,14 @@ export class GroupMember {
     }
   }
 
+  private log(message: string, fields: Record<string, string | number | boolean>): void {
+    this.o.cluster.options.logger?.debug(message, {
+      group: this.o.groupId,
+      memberId: this.memberId,
+      ...fields,
+    });
+  }
+
   private async coordinator(): Promise<number> {
     if (this.coordinatorId < 0) this.coordinatorId = await findCoordinator(this.o.cluster, this.o.groupId);
     return this.coordinatorId;
@@ -242,6 +250,11 @@ export class GroupMember {
         timeoutMs: rebalanceWaitMs,
       });
     }
+    this.log('JoinGroup answered', {
+      errorCode: join.errorCode,
+      generationId: join.generationId,
+      leader: join.leader === join.memberId,
+    });
     if (join.errorCode !== 0) throw new KafkaProtocolError(join.errorCode, 'JoinGroup');
     this.memberId = join.memberId;
     this.generationId = join.generationId;
@@ -262,6 +275,7 @@ export class GroupMember {
       },
       { timeoutMs: rebalanceWaitMs },
     );
+    this.log('SyncGroup answered', { errorCode: sync.errorCode, generationId: this.generationId });
     if (sync.errorCode !== 0) throw new KafkaProtocolError(sync.errorCode, 'SyncGroup');
     const assigned =
       sync.assignment.length === 0 ? [] : flatten(decodeAssignment(sync.assignment).value.assignedPartitions);
@@ -343,6 +357,7 @@ export class GroupMember {
       .then(
         (res) => {
           if (res.errorCode === 0) return;
+          this.log('Heartbeat answered', { errorCode: res.errorCode, generationId: this.generationId });
           this.handleGroupError(res.errorCode);
           if (res.errorCode === ErrorCode.REBALANCE_IN_PROGRESS) this.needsJoin = true;
         },

@@ -1,0 +1,217 @@
+// `brook topics`: Kafka's kafka-topics.sh. Create, list, describe, alter (partitions) and delete topics, with
+// Kafka's option names and output lines; --json prints the same facts as JSON.
+
+import { Admin } from '../client/admin.js';
+import { type ParsedArgs, UsageError } from './args.js';
+import { clientOptions, err, out, runTool, type Tool } from './client-tool.js';
+
+const tool: Tool = {
+  name: 'topics',
+  summary: 'Create, delete, describe, or change a topic.',
+  specs: {
+    create: { help: 'Create a new topic.' },
+    list: { help: 'List all available topics.' },
+    describe: { help: 'List details for the given topics.' },
+    alter: { help: 'Alter the number of partitions of a topic.' },
+    delete: { help: 'Delete a topic.' },
+    topic: {
+      value: true,
+      help: 'The topic to create, alter, describe or delete (a regex for list and describe).',
+    },
+    partitions: { value: true, help: 'The number of partitions for the topic being created or altered.' },
+    'replication-factor': {
+      value: true,
+      help: 'The replication factor for each partition in the topic being created.',
+    },
+    'replica-assignment': {
+      value: true,
+      help: 'A list of manual partition-to-broker assignments: 0:1,1:2,...',
+    },
+    config: { value: true, repeat: true, help: 'A topic configuration override: key=value (repeatable).' },
+    'if-not-exists': { help: 'When creating, only create the topic if it does not exist.' },
+    'if-exists': { help: 'When altering, describing or deleting, act only if the topic exists.' },
+    'exclude-internal': { help: 'Exclude internal topics when listing or describing.' },
+    'under-replicated-partitions': { help: 'When describing, only show under-replicated partitions.' },
+    'unavailable-partitions': {
+      help: 'When describing, only show partitions whose leader is not available.',
+    },
+  },
+  run,
+};
+
+export function runTopics(args: string[]): Promise<number> {
+  return runTool(tool, args);
+}
+
+function topicFilter(args: ParsedArgs): ((name: string) => boolean) | null {
+  const t = args.get('topic');
+  if (t === undefined) return null;
+  // Kafka treats --topic as a regex for list/describe/delete; a plain name matches itself.
+  const re = new RegExp(`^(?:${t})$`);
+  return (name) => name === t || re.test(name);
+}
+
+async function run(args: ParsedArgs): Promise<number> {
+  const actions = ['create', 'list', 'describe', 'alter', 'delete'].filter((a) => args.has(a));
+  if (actions.length !== 1) {
+    throw new UsageError(
+      'Command must include exactly one action: --list, --describe, --create, --alter or --delete',
+    );
+  }
+  const admin = new Admin(clientOptions(args));
+  try {
+    switch (actions[0]) {
+      case 'create':
+        return await create(admin, args);
+      case 'list':
+        return await list(admin, args);
+      case 'describe':
+        return await describe(admin, args);
+      case 'alter':
+        return await alter(admin, args);
+      default:
+        return await remove(admin, args);
+    }
+  } finally {
+    await admin.close();
+  }
+}
+
+function parseAssignment(s: string): Record<number, number[]> {
+  const out: Record<number, number[]> = {};
+  s.split(',').forEach((replicas, partition) => {
+    out[partition] = replicas.split(':').map((b) => {
+      const n = Number(b);
+      if (!Number.isInteger(n)) throw new UsageError(`bad broker id '${b}' in --replica-assignment`);
+      return n;
+    });
+  });
+  return out;
+}
+
+async function create(admin: Admin, args: ParsedArgs): Promise<number> {
+  const topic = args.required('topic');
+  const replicaAssignment = args.get('replica-assignment');
+  const [r] = await admin.createTopics([
+    {
+      topic,
+      numPartitions: args.int('partitions', -1),
+      replicationFactor: args.int('replication-factor', -1),
+      replicaAssignment: replicaAssignment === undefined ? undefined : parseAssignment(replicaAssignment),
+      configs: args.pairs('config'),
+    },
+  ]);
+  if (r!.error !== null) {
+    if (r!.error.type === 'TOPIC_ALREADY_EXISTS' && args.has('if-not-exists')) return 0;
+    err(`Error while executing topic command : ${r!.error.message}`);
+    return 1;
+  }
+  if (args.has('json')) out(JSON.stringify({ topic, topicId: r!.topicId, created: true }));
+  else out(`Created topic ${topic}.`);
+  return 0;
+}
+
+async function list(admin: Admin, args: ParsedArgs): Promise<number> {
+  const filter = topicFilter(args);
+  const names = (await admin.listTopics({ listInternal: !args.has('exclude-internal') })).filter(
+    (n) => filter === null || filter(n),
+  );
+  if (args.has('json')) out(JSON.stringify(names));
+  else for (const n of names) out(n);
+  return 0;
+}
+
+async function describe(admin: Admin, args: ParsedArgs): Promise<number> {
+  const filter = topicFilter(args);
+  const exact = args.get('topic');
+  let names = (await admin.listTopics({ listInternal: !args.has('exclude-internal') })).filter(
+    (n) => filter === null || filter(n),
+  );
+  if (names.length === 0 && exact !== undefined) {
+    if (args.has('if-exists')) return 0;
+    err(`Error while executing topic command : Topic '${exact}' does not exist as expected`);
+    return 1;
+  }
+  names = names.sort();
+  const topics = await admin.describeTopics(names);
+  const configs = await admin.describeConfigs(names.map((name) => ({ type: 'topic' as const, name })));
+  const onlyUnder = args.has('under-replicated-partitions');
+  const onlyUnavailable = args.has('unavailable-partitions');
+  const result = topics.map((t, i) => {
+    const overrides = (configs[i]?.configs ?? []).filter((c) => c.source === 'DYNAMIC_TOPIC_CONFIG');
+    const partitions = t.partitions.filter(
+      (p) => (!onlyUnder || p.isr.length < p.replicas.length) && (!onlyUnavailable || p.leader < 0),
+    );
+    return { t, overrides, partitions };
+  });
+  if (args.has('json')) {
+    out(
+      JSON.stringify(
+        result.map(({ t, overrides, partitions }) => ({
+          topic: t.topic,
+          topicId: t.topicId,
+          partitionCount: t.partitions.length,
+          replicationFactor: t.partitions[0]?.replicas.length ?? 0,
+          configs: Object.fromEntries(overrides.map((c) => [c.name, c.value])),
+          partitions: partitions.map((p) => ({
+            partition: p.partition,
+            leader: p.leader,
+            replicas: p.replicas,
+            isr: p.isr,
+          })),
+        })),
+      ),
+    );
+    return 0;
+  }
+  for (const { t, overrides, partitions } of result) {
+    if (!onlyUnder && !onlyUnavailable) {
+      const cfg = overrides.map((c) => `${c.name}=${c.value}`).join(',');
+      out(
+        `Topic: ${t.topic}\tTopicId: ${t.topicId}\tPartitionCount: ${t.partitions.length}\tReplicationFactor: ${t.partitions[0]?.replicas.length ?? 0}\tConfigs: ${cfg}`,
+      );
+    }
+    for (const p of partitions) {
+      out(
+        `\tTopic: ${t.topic}\tPartition: ${p.partition}\tLeader: ${p.leader < 0 ? 'none' : p.leader}\tReplicas: ${p.replicas.join(',')}\tIsr: ${p.isr.join(',')}`,
+      );
+    }
+  }
+  return 0;
+}
+
+async function alter(admin: Admin, args: ParsedArgs): Promise<number> {
+  const topic = args.required('topic');
+  const count = args.int('partitions');
+  if (count === undefined) throw new UsageError('--alter needs --partitions');
+  const [r] = await admin.createPartitions([{ topic, count }]);
+  if (r!.error !== null) {
+    if (r!.error.type === 'UNKNOWN_TOPIC_OR_PARTITION' && args.has('if-exists')) return 0;
+    err(`Error while executing topic command : ${r!.error.message}`);
+    return 1;
+  }
+  if (args.has('json')) out(JSON.stringify({ topic, partitions: count }));
+  return 0;
+}
+
+async function remove(admin: Admin, args: ParsedArgs): Promise<number> {
+  const filter = topicFilter(args);
+  if (filter === null) throw new UsageError('--delete needs --topic');
+  const names = (await admin.listTopics({ listInternal: false })).filter(filter);
+  if (names.length === 0) {
+    if (args.has('if-exists')) return 0;
+    err(`Error while executing topic command : Topic '${args.get('topic')}' does not exist as expected`);
+    return 1;
+  }
+  const results = await admin.deleteTopics(names);
+  let code = 0;
+  for (const r of results) {
+    if (r.error !== null) {
+      err(`Error while executing topic command : ${r.topic}: ${r.error.message}`);
+      code = 1;
+    }
+  }
+  if (args.has('json'))
+    out(JSON.stringify(results.map((r) => ({ topic: r.topic, error: r.error?.type ?? null }))));
+  return code;
+}

@@ -1,0 +1,194 @@
+// Group membership against a real broker: two members split the partitions and hand them over when one leaves,
+// committed offsets survive a restart of the consumer, rebalance listeners see what moves, heartbeats keep a
+// member with a slow handler in the group, cooperative-sticky moves only what it must, and admin sees the group.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Admin } from '../../src/client/admin.js';
+import { Consumer, type ConsumerOptions } from '../../src/client/consumer.js';
+import { Producer } from '../../src/client/producer.js';
+import type { TopicPartition } from '../../src/client/requests.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+
+let broker: BrokerProcess;
+let admin: Admin;
+
+before(async () => {
+  // A short minimum session lets the slow-handler test show heartbeats outliving a 1.5 s session.
+  broker = await startBroker({ overrides: { 'group.min.session.timeout.ms': 1000 } });
+  admin = new Admin({ bootstrapServers: broker.bootstrap });
+});
+
+after(async () => {
+  await admin?.close();
+  await broker?.stop();
+});
+
+async function topicWith(topic: string, partitions: number, records: number): Promise<void> {
+  const [r] = await admin.createTopics([{ topic, numPartitions: partitions, replicationFactor: 1 }]);
+  assert.equal(r!.error, null);
+  const producer = new Producer({ bootstrapServers: broker.bootstrap, partitioner: 'round-robin' });
+  await Promise.all(
+    Array.from({ length: records }, (_, i) => producer.send({ topic, value: Buffer.from(String(i)) })),
+  );
+  await producer.close();
+}
+
+function member(groupId: string, extra: Partial<ConsumerOptions> = {}): Consumer {
+  return new Consumer({
+    bootstrapServers: broker.bootstrap,
+    groupId,
+    autoOffsetReset: 'earliest',
+    heartbeatIntervalMs: 200,
+    sessionTimeoutMs: 6000,
+    maxPollIntervalMs: 10_000,
+    ...extra,
+  });
+}
+
+const names = (tps: TopicPartition[]) => tps.map((tp) => `${tp.topic}-${tp.partition}`).sort();
+
+/** Polls each consumer in its own loop until done() holds (a join blocks until every member rejoins). */
+async function pollUntil(consumers: Consumer[], done: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  await Promise.all(
+    consumers.map(async (c) => {
+      while (!done() && Date.now() < deadline) await c.poll(100);
+    }),
+  );
+  if (!done()) throw new Error('timed out');
+}
+
+test('two members split the partitions and the survivor takes over after one leaves', async () => {
+  await topicWith('g-split', 4, 40);
+  const events: string[] = [];
+  const a = member('split');
+  const b = member('split');
+  const seen = new Set<number>();
+  a.subscribe(['g-split'], {
+    onPartitionsAssigned: (tps) => {
+      events.push(`a+${names(tps).join(',')}`);
+    },
+    onPartitionsRevoked: (tps) => {
+      events.push(`a-${names(tps).join(',')}`);
+    },
+  });
+  b.subscribe(['g-split']);
+  // Each member polls in its own loop, as separate processes would: a join waits for every member to rejoin.
+  const split = () => a.assignment().length === 2 && b.assignment().length === 2;
+  const loop = async (c: Consumer) => {
+    const deadline = Date.now() + 20_000;
+    while ((!split() || seen.size < 40) && Date.now() < deadline) {
+      for (const r of await c.poll(100)) seen.add(Number(r.value!.toString()));
+    }
+  };
+  await Promise.all([loop(a), loop(b)]);
+  assert.equal(a.assignment().length, 2);
+  assert.equal(b.assignment().length, 2);
+  assert.deepEqual([...names(a.assignment()), ...names(b.assignment())].sort(), [
+    'g-split-0',
+    'g-split-1',
+    'g-split-2',
+    'g-split-3',
+  ]);
+  assert.equal(seen.size, 40);
+  await b.close();
+  await pollUntil([a], () => a.assignment().length === 4);
+  assert.ok(
+    events.some((e) => e.startsWith('a-')),
+    'the eager protocol revoked before the rebalance',
+  );
+  const desc = await admin.describeGroups(['split']);
+  assert.equal(desc[0]!.state, 'Stable');
+  assert.equal(desc[0]!.members.length, 1);
+  assert.equal(desc[0]!.members[0]!.assignment.length, 4);
+  await a.close();
+});
+
+test('committed offsets carry over to the next member, with manual and auto commit', async () => {
+  await topicWith('g-commit', 1, 10);
+  const first = member('commit', { enableAutoCommit: false });
+  first.subscribe(['g-commit']);
+  const got: number[] = [];
+  while (got.length < 10) for (const r of await first.poll(200)) got.push(r.offset);
+  await first.commit([{ topic: 'g-commit', partition: 0, offset: 6 }]);
+  await first.close();
+  const offsets = await admin.listConsumerGroupOffsets('commit');
+  assert.deepEqual(
+    offsets.map((o) => [o.topic, o.partition, o.offset]),
+    [['g-commit', 0, 6]],
+  );
+
+  const second = member('commit', { autoCommitIntervalMs: 200 });
+  second.subscribe(['g-commit']);
+  const rest: number[] = [];
+  const deadline = Date.now() + 20_000;
+  while (rest.length < 4 && Date.now() < deadline)
+    for (const r of await second.poll(200)) rest.push(r.offset);
+  assert.deepEqual(rest, [6, 7, 8, 9]);
+  await second.close();
+  const after = await admin.listConsumerGroupOffsets('commit');
+  assert.equal(after[0]!.offset, 10, 'auto commit on close stores the position');
+
+  assert.equal(
+    (await admin.alterConsumerGroupOffsets('commit', [{ topic: 'g-commit', partition: 0, offset: 2 }]))[0]!
+      .error,
+    null,
+  );
+  assert.equal((await admin.listConsumerGroupOffsets('commit'))[0]!.offset, 2);
+  assert.ok((await admin.listGroups()).some((g) => g.groupId === 'commit'));
+  assert.equal((await admin.deleteGroups(['commit']))[0]!.error, null);
+});
+
+test('a slow handler keeps its membership: heartbeats run while it works', async () => {
+  await topicWith('g-slow', 2, 4);
+  const slow = member('slow', { sessionTimeoutMs: 1500, heartbeatIntervalMs: 300 });
+  slow.subscribe(['g-slow']);
+  let handled = 0;
+  const run = slow.run({
+    eachRecord: async () => {
+      handled++;
+      await new Promise((r) => setTimeout(r, 800));
+      if (handled === 4) slow.stop();
+    },
+  });
+  await run;
+  assert.equal(handled, 4);
+  const [d] = await admin.describeGroups(['slow']);
+  assert.equal(d!.state, 'Stable', 'still a member after 3.2 s of handling with a 1.5 s session');
+  assert.equal(d!.members.length, 1);
+  await slow.close();
+});
+
+test('cooperative-sticky moves only the partitions that change owner', async () => {
+  await topicWith('g-coop', 4, 0);
+  const opts = { partitionAssignmentStrategy: ['cooperative-sticky' as const] };
+  const revokedA: string[] = [];
+  const a = member('coop', opts);
+  a.subscribe(['g-coop'], {
+    onPartitionsRevoked: (tps) => {
+      revokedA.push(...names(tps));
+    },
+  });
+  await pollUntil([a], () => a.assignment().length === 4);
+  const b = member('coop', opts);
+  b.subscribe(['g-coop']);
+  await pollUntil([a, b], () => a.assignment().length === 2 && b.assignment().length === 2, 30_000);
+  assert.equal(revokedA.length, 2, 'only the two partitions that moved were revoked');
+  assert.deepEqual(names([...a.assignment(), ...b.assignment()]).length, 4);
+  await b.close();
+  await a.close();
+});
+
+test('a pattern subscription picks up matching topics', async () => {
+  await topicWith('pat-one', 1, 1);
+  await topicWith('pat-two', 1, 1);
+  const c = member('pattern');
+  c.subscribe(/^pat-/);
+  const got: string[] = [];
+  const deadline = Date.now() + 20_000;
+  while (got.length < 2 && Date.now() < deadline) for (const r of await c.poll(200)) got.push(r.topic);
+  assert.deepEqual(got.sort(), ['pat-one', 'pat-two']);
+  assert.deepEqual(c.subscription(), ['pat-one', 'pat-two']);
+  await c.close();
+});
