@@ -22,10 +22,9 @@ export class CaptureProxy {
   private readonly sockets = new Set<net.Socket>();
   private connections = 0;
 
-  constructor(
-    private readonly targetHost: string,
-    private readonly targetPort: number,
-  ) {}
+  /** The broker behind the proxy; may be set after listen(), since the broker must advertise the proxy's port. */
+  targetHost = '127.0.0.1';
+  targetPort = 0;
 
   async listen(port = 0): Promise<number> {
     const server = net.createServer((client) => this.accept(client));
