@@ -1,0 +1,186 @@
+// `brook dump-log`: Kafka's kafka-dump-log.sh, offline. Decodes segment files (.log: batch headers, and records
+// with --print-data-log or --deep-iteration), offset indexes (.index: "offset: O position: P") and time indexes
+// (.timeindex: "timestamp: T offset: O"). Index files may be preallocated with zero entries past their end;
+// like Kafka's reader, the dump stops at the first zero entry after the first.
+
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { compressionName } from '../protocol/compression/compression-type.js';
+import { isBatchCrcValid } from '../protocol/records/batch-crc.js';
+import { batchHeader } from '../protocol/records/batch-header.js';
+import { iterateRecords } from '../protocol/records/batch-records.js';
+import { decodeRecordsBlob } from '../protocol/records/decode-records-blob.js';
+import { RecordsCursor } from '../protocol/records/records-cursor.js';
+import { type ParsedArgs, UsageError } from './args.js';
+import { err, out, runTool, type Tool } from './client-tool.js';
+
+const tool: Tool = {
+  name: 'dump-log',
+  summary: 'Decode log segment and index files.',
+  specs: {
+    files: { value: true, help: 'REQUIRED: comma-separated .log, .index or .timeindex files.' },
+    'print-data-log': { help: 'Print the records (keys and payloads) of each batch.' },
+    'deep-iteration': { help: 'Iterate over the records of each batch.' },
+    'max-bytes': { value: true, help: 'Bytes of a .log file to read (default the whole file).' },
+  },
+  run,
+};
+
+export function runDumpLog(args: string[]): Promise<number> {
+  return runTool(tool, args);
+}
+
+function baseOffsetOf(path: string): number {
+  const m = /^(\d{20})\./.exec(basename(path));
+  return m === null ? 0 : Number(m[1]);
+}
+
+async function run(args: ParsedArgs): Promise<number> {
+  const files = args
+    .required('files')
+    .split(',')
+    .filter((f) => f !== '');
+  if (files.length === 0) throw new UsageError('--files names no file');
+  let code = 0;
+  const json: unknown[] = [];
+  for (const file of files) {
+    if (!args.has('json')) out(`Dumping ${file}`);
+    const buf = readFileSync(file);
+    let result: unknown;
+    if (file.endsWith('.log')) result = dumpLog(buf, args, baseOffsetOf(file));
+    else if (file.endsWith('.index')) result = dumpIndex(buf, baseOffsetOf(file), args.has('json'));
+    else if (file.endsWith('.timeindex')) result = dumpTimeIndex(buf, baseOffsetOf(file), args.has('json'));
+    else {
+      err(`Ignoring unknown file ${file}`);
+      code = 1;
+      continue;
+    }
+    if (args.has('json')) json.push({ file, ...(result as object) });
+    if ((result as { error?: string }).error !== undefined) code = 1;
+  }
+  if (args.has('json')) out(JSON.stringify(json));
+  return code;
+}
+
+function text(b: Buffer | null): string {
+  return b === null ? 'null' : b.toString('utf8');
+}
+
+function dumpLog(all: Buffer, args: ParsedArgs, startOffset: number): { batches: unknown[]; error?: string } {
+  const maxBytes = args.int('max-bytes');
+  const buf = maxBytes === undefined ? all : all.subarray(0, maxBytes);
+  const asJson = args.has('json');
+  const deep = args.has('print-data-log') || args.has('deep-iteration');
+  if (!asJson) out(`Log starting offset: ${startOffset}`);
+  const cursor = new RecordsCursor(buf);
+  const batches: unknown[] = [];
+  while (cursor.next()) {
+    const pos = cursor.position;
+    if (cursor.magic < 2) {
+      const legacy = decodeRecordsBlob(buf, pos, pos + cursor.sizeInBytes).batches[0]!;
+      for (const r of legacy.records) {
+        const line = `offset: ${r.offset} position: ${pos} CreateTime: ${r.timestamp} isvalid: true keysize: ${r.key?.length ?? -1} valuesize: ${r.value?.length ?? -1} magic: ${legacy.magic}`;
+        if (asJson)
+          batches.push({ magic: legacy.magic, offset: r.offset, position: pos, timestamp: r.timestamp });
+        else
+          out(
+            deep && args.has('print-data-log')
+              ? `${line} key: ${text(r.key)} payload: ${text(r.value)}`
+              : line,
+          );
+      }
+      continue;
+    }
+    const h = {
+      baseOffset: batchHeader.baseOffset(buf, pos),
+      lastOffset: batchHeader.lastOffset(buf, pos),
+      count: batchHeader.recordsCount(buf, pos),
+      baseSequence: batchHeader.baseSequence(buf, pos),
+      lastSequence: batchHeader.lastSequence(buf, pos),
+      producerId: batchHeader.producerId(buf, pos),
+      producerEpoch: batchHeader.producerEpoch(buf, pos),
+      partitionLeaderEpoch: batchHeader.partitionLeaderEpoch(buf, pos),
+      isTransactional: batchHeader.isTransactional(buf, pos),
+      isControl: batchHeader.isControl(buf, pos),
+      deleteHorizonMs: batchHeader.deleteHorizonMs(buf, pos),
+      position: pos,
+      timestampType: batchHeader.timestampType(buf, pos) === 1 ? 'LogAppendTime' : 'CreateTime',
+      maxTimestamp: batchHeader.maxTimestamp(buf, pos),
+      size: cursor.sizeInBytes,
+      magic: 2,
+      compresscodec: compressionName(batchHeader.compression(buf, pos) as never) ?? 'unknown',
+      crc: batchHeader.crc(buf, pos),
+      isvalid: isBatchCrcValid(buf, pos),
+    };
+    const records: unknown[] = [];
+    if (!asJson) {
+      out(
+        `baseOffset: ${h.baseOffset} lastOffset: ${h.lastOffset} count: ${h.count} baseSequence: ${h.baseSequence} lastSequence: ${h.lastSequence} producerId: ${h.producerId} producerEpoch: ${h.producerEpoch} partitionLeaderEpoch: ${h.partitionLeaderEpoch} isTransactional: ${h.isTransactional} isControl: ${h.isControl} deleteHorizonMs: ${h.deleteHorizonMs < 0 ? 'OptionalLong.empty' : `OptionalLong[${h.deleteHorizonMs}]`} position: ${h.position} ${h.timestampType}: ${h.maxTimestamp} size: ${h.size} magic: 2 compresscodec: ${h.compresscodec} crc: ${h.crc} isvalid: ${h.isvalid}`,
+      );
+    }
+    if (deep && h.isvalid) {
+      let i = 0;
+      for (const r of iterateRecords(buf, pos)) {
+        const seq = h.baseSequence < 0 ? -1 : (h.baseSequence + i) % 0x8000_0000;
+        i++;
+        const headerKeys = r.headers.map((x) => x.key);
+        if (asJson) {
+          records.push({
+            offset: r.offset,
+            timestamp: r.timestamp,
+            keySize: r.key?.length ?? -1,
+            valueSize: r.value?.length ?? -1,
+            sequence: seq,
+            headerKeys,
+            key: args.has('print-data-log') ? text(r.key) : undefined,
+            payload: args.has('print-data-log') ? text(r.value) : undefined,
+          });
+          continue;
+        }
+        let line = `| offset: ${r.offset} ${h.timestampType}: ${r.timestamp} keySize: ${r.key?.length ?? -1} valueSize: ${r.value?.length ?? -1} sequence: ${seq} headerKeys: [${headerKeys.join(',')}]`;
+        if (args.has('print-data-log')) {
+          if (h.isControl) line += ' endTxnMarker';
+          else {
+            if (r.key !== null) line += ` key: ${text(r.key)}`;
+            line += ` payload: ${text(r.value)}`;
+          }
+        }
+        out(line);
+      }
+    }
+    if (asJson) batches.push({ ...h, records });
+  }
+  if (cursor.fault !== null) {
+    const message = `Found invalid data at position ${cursor.fault.position ?? cursor.position}: ${cursor.fault.message}`;
+    if (!asJson) err(message);
+    return { batches, error: message };
+  }
+  if (cursor.partialBytes > 0 && !asJson)
+    out(`Found ${cursor.partialBytes} bytes of an incomplete batch at the end of the file`);
+  return { batches };
+}
+
+function dumpIndex(buf: Buffer, baseOffset: number, asJson: boolean): { entries: unknown[] } {
+  const entries: { offset: number; position: number }[] = [];
+  for (let at = 0; at + 8 <= buf.length; at += 8) {
+    const relative = buf.readInt32BE(at);
+    const position = buf.readInt32BE(at + 4);
+    if (at > 0 && relative === 0 && position === 0) break;
+    entries.push({ offset: baseOffset + relative, position });
+    if (!asJson) out(`offset: ${baseOffset + relative} position: ${position}`);
+  }
+  return { entries };
+}
+
+function dumpTimeIndex(buf: Buffer, baseOffset: number, asJson: boolean): { entries: unknown[] } {
+  const entries: { timestamp: number; offset: number }[] = [];
+  for (let at = 0; at + 12 <= buf.length; at += 12) {
+    const timestamp = Number(buf.readBigInt64BE(at));
+    const relative = buf.readInt32BE(at + 8);
+    if (timestamp === 0 && relative === 0 && at > 0) break;
+    if (timestamp === 0 && relative === 0 && buf.length === 12) break;
+    entries.push({ timestamp, offset: baseOffset + relative });
+    if (!asJson) out(`timestamp: ${timestamp} offset: ${baseOffset + relative}`);
+  }
+  return { entries };
+}
