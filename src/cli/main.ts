@@ -12,6 +12,16 @@ type Command = (args: string[]) => Promise<number>;
 
 const commands: Record<string, () => Promise<Command>> = {
   server: async () => (await import('./server.js')).runServer,
+  topics: async () => (await import('./topics.js')).runTopics,
+  'console-producer': async () => (await import('./console-producer.js')).runConsoleProducer,
+  'console-consumer': async () => (await import('./console-consumer.js')).runConsoleConsumer,
+  'consumer-groups': async () => (await import('./consumer-groups.js')).runConsumerGroups,
+  'get-offsets': async () => (await import('./offsets-tools.js')).runGetOffsets,
+  'delete-records': async () => (await import('./offsets-tools.js')).runDeleteRecords,
+  configs: async () => (await import('./configs.js')).runConfigs,
+  'producer-perf-test': async () => (await import('./perf-tools.js')).runProducerPerfTest,
+  'consumer-perf-test': async () => (await import('./perf-tools.js')).runConsumerPerfTest,
+  'dump-log': async () => (await import('./dump-log.js')).runDumpLog,
   zookeeper: async () => (await import('./zookeeper.js')).runZookeeperCommand,
   cluster: async () => (await import('./cluster.js')).runClusterCommand,
 };
