@@ -188,6 +188,10 @@ describe('KIP-848 consumer groups', () => {
         .committedOffset,
       5,
     );
+    const asMember = (epoch: number) =>
+      coordinator.fetchOffsets('cg', null, false, { memberId: 'm1', memberEpoch: epoch }).errorCode;
+    assert.equal(asMember(a.memberEpoch), E.NONE);
+    assert.equal(asMember(a.memberEpoch + 3), E.STALE_MEMBER_EPOCH);
     const classic = await coordinator.join({
       groupId: 'cg',
       memberId: '',

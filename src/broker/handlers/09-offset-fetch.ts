@@ -1,6 +1,7 @@
 // OffsetFetch (9): a group's committed offsets, for the partitions asked for or (v2+, null topics) all of them.
 // Before v2 errors are per partition only; v2 adds a top-level error; v7 require_stable (a partition with a
-// commit still being written answers UNSTABLE_OFFSET_COMMIT); v8 asks for several groups at once.
+// commit still being written answers UNSTABLE_OFFSET_COMMIT); v8 asks for several groups at once;
+// v9 names the KIP-848 member and its epoch, which its group checks.
 
 import type { FetchOffsetsResult } from '../../coordinator/group/group-coordinator.js';
 import type {
@@ -25,7 +26,9 @@ export const offsetFetchHandler = defineHandler<OffsetFetchRequest, OffsetFetchR
         topics: [],
         errorCode: 0,
         groups: request.groups.map((g) => {
-          const result = coordinator.fetchOffsets(g.groupId, g.topics, requireStable);
+          const member =
+            version >= 9 && g.memberId !== null ? { memberId: g.memberId, memberEpoch: g.memberEpoch } : null;
+          const result = coordinator.fetchOffsets(g.groupId, g.topics, requireStable, member);
           return { groupId: g.groupId, errorCode: result.errorCode, topics: wireTopics(result) };
         }),
       };

@@ -1040,8 +1040,16 @@ export class GroupCoordinator {
     groupId: string,
     topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null,
     requireStable: boolean,
+    member: { memberId: string; memberEpoch: number } | null = null,
   ): FetchOffsetsResult {
-    const coordinator = this.coordinatorError(groupId);
+    let coordinator = this.coordinatorError(groupId);
+    // OffsetFetch v9 from a KIP-848 member names it and its epoch; the group checks both.
+    const consumer = this.consumerGroups.get(groupId);
+    if (coordinator === ErrorCode.NONE && member !== null && consumer !== undefined) {
+      const m = consumer.members.get(member.memberId);
+      if (m === undefined) coordinator = ErrorCode.UNKNOWN_MEMBER_ID;
+      else if (member.memberEpoch !== m.memberEpoch) coordinator = ErrorCode.STALE_MEMBER_EPOCH;
+    }
     if (coordinator !== ErrorCode.NONE) {
       return {
         errorCode: coordinator,
