@@ -90,7 +90,16 @@ async function describe(
       code = 1;
       continue;
     }
-    const dynamic = (s: string) => s.startsWith('DYNAMIC_');
+    // Kafka's tool shows, for each entity, the configs set at that entity's level.
+    const ownSources =
+      e.type === 'topic'
+        ? ['DYNAMIC_TOPIC_CONFIG']
+        : e.type === 'broker-logger'
+          ? ['DYNAMIC_BROKER_LOGGER_CONFIG']
+          : e.defaults
+            ? ['DYNAMIC_DEFAULT_BROKER_CONFIG']
+            : ['DYNAMIC_BROKER_CONFIG', 'DYNAMIC_DEFAULT_BROKER_CONFIG'];
+    const dynamic = (s: string) => ownSources.includes(s);
     const entries = r.configs
       .filter((c) => all || dynamic(c.source))
       .sort((a, b) => (a.name < b.name ? -1 : 1));

@@ -113,7 +113,7 @@ function stickyPlan(
   const unassigned: TopicPartition[] = [];
   for (const tp of partitions) {
     const owner = claims.get(key(tp));
-    if (owner !== undefined && owner.topics.includes(tp.topic) && plan.get(owner.memberId)!.length < quota) {
+    if (owner?.topics.includes(tp.topic) && plan.get(owner.memberId)!.length < quota) {
       plan.get(owner.memberId)!.push(tp);
     } else {
       unassigned.push(tp);

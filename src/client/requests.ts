@@ -34,18 +34,62 @@ export interface OffsetAnswer extends TopicPartition {
   leaderEpoch: number;
 }
 
-/** ListOffsets for each partition at its leader; retried on leader changes. */
+/**
+ * ListOffsets for each partition at its leader; retried on leader changes. A partition may be asked about more
+ * than once (earliest and latest, say): Kafka refuses a partition twice in one request, so repeats go in later
+ * rounds. Answers come back in the order of the queries.
+ */
 export async function listOffsets(
   cluster: Cluster,
   queries: OffsetQuery[],
   isolationLevel = 0,
 ): Promise<OffsetAnswer[]> {
-  const answers = new Map<string, OffsetAnswer>();
-  let pending = queries;
+  const answers: (OffsetAnswer | undefined)[] = new Array(queries.length);
+  const rounds: number[][] = [];
+  const seen = new Map<string, number>();
+  queries.forEach((q, i) => {
+    const k = tpKey(q.topic, q.partition);
+    const round = seen.get(k) ?? 0;
+    seen.set(k, round + 1);
+    (rounds[round] ??= []).push(i);
+  });
+  for (const round of rounds) await listOffsetsRound(cluster, queries, round, answers, isolationLevel);
+  // The earliest offset of an empty partition is its log start offset, which equals its end offset. Kafka answers
+  // with that; a broker that answers -1 instead is asked for the end offset, so a consumer never seeks to -1.
+  const unknownStart = queries
+    .map((_, i) => i)
+    .filter((i) => queries[i]!.timestamp === EARLIEST_TIMESTAMP && (answers[i]?.offset ?? 0) < 0);
+  if (unknownStart.length > 0) {
+    const ends = await listOffsets(
+      cluster,
+      unknownStart.map((i) => ({ ...queries[i]!, timestamp: LATEST_TIMESTAMP })),
+      isolationLevel,
+    );
+    unknownStart.forEach((i, j) => {
+      answers[i] = ends[j]!;
+    });
+  }
+  return queries.map((q, i) => {
+    const a = answers[i];
+    if (a === undefined)
+      throw new KafkaClientError(`no ListOffsets answer for ${q.topic}-${q.partition}`, false);
+    return a;
+  });
+}
+
+async function listOffsetsRound(
+  cluster: Cluster,
+  queries: OffsetQuery[],
+  indexes: number[],
+  answers: (OffsetAnswer | undefined)[],
+  isolationLevel: number,
+): Promise<void> {
+  let pending = indexes;
   await cluster.withRetry(async () => {
-    for (const q of pending) await cluster.topic(q.topic);
-    const byLeader = new Map<number, OffsetQuery[]>();
-    for (const q of pending) {
+    for (const i of pending) await cluster.topic(queries[i]!.topic);
+    const byLeader = new Map<number, number[]>();
+    for (const i of pending) {
+      const q = queries[i]!;
       const leader = cluster.leaderOf(q.topic, q.partition);
       if (leader < 0) {
         const t = cluster.snapshot.topics.get(q.topic);
@@ -56,68 +100,60 @@ export async function listOffsets(
       }
       let list = byLeader.get(leader);
       if (list === undefined) byLeader.set(leader, (list = []));
-      list.push(q);
+      list.push(i);
     }
-    const failed: OffsetQuery[] = [];
+    const failed: number[] = [];
     let failure: Error | null = null;
     await Promise.all(
       [...byLeader].map(async ([leader, list]) => {
-        const topics = new Map<string, OffsetQuery[]>();
-        for (const q of list) {
-          let t = topics.get(q.topic);
-          if (t === undefined) topics.set(q.topic, (t = []));
-          t.push(q);
+        const topics = new Map<string, number[]>();
+        for (const i of list) {
+          let t = topics.get(queries[i]!.topic);
+          if (t === undefined) topics.set(queries[i]!.topic, (t = []));
+          t.push(i);
         }
-        const res = await cluster.send<ListOffsetsResponse>(
-          leader,
-          ApiKey.LIST_OFFSETS,
-          {
-            replicaId: -1,
-            isolationLevel,
-            timeoutMs: cluster.options.requestTimeoutMs,
-            topics: [...topics].map(([name, qs]) => ({
-              name,
-              partitions: qs.map((q) => ({
-                partitionIndex: q.partition,
-                currentLeaderEpoch: -1,
-                timestamp: BigInt(q.timestamp),
-                maxNumOffsets: 1,
-              })),
+        const res = await cluster.send<ListOffsetsResponse>(leader, ApiKey.LIST_OFFSETS, {
+          replicaId: -1,
+          isolationLevel,
+          timeoutMs: cluster.options.requestTimeoutMs,
+          topics: [...topics].map(([name, is]) => ({
+            name,
+            partitions: is.map((i) => ({
+              partitionIndex: queries[i]!.partition,
+              currentLeaderEpoch: -1,
+              timestamp: BigInt(queries[i]!.timestamp),
+              maxNumOffsets: 1,
             })),
-          },
-          // v0 answers with a list of old-style offsets; every broker since 0.10.1 speaks v1.
-          {},
-        );
+          })),
+        });
         for (const t of res.topics) {
           for (const p of t.partitions) {
-            const q = list.find((x) => x.topic === t.name && x.partition === p.partitionIndex);
-            if (q === undefined) continue;
+            const i = list.find(
+              (x) => queries[x]!.topic === t.name && queries[x]!.partition === p.partitionIndex,
+            );
+            if (i === undefined) continue;
             if (p.errorCode !== 0) {
               const err = new KafkaProtocolError(p.errorCode, `ListOffsets ${t.name}-${p.partitionIndex}`);
               if (!err.retriable) throw err;
-              failed.push(q);
+              failed.push(i);
               failure = err;
               continue;
             }
-            answers.set(tpKey(t.name, p.partitionIndex), {
+            // ListOffsets v0 answers with a list of old-style offsets instead of one offset.
+            const offset = p.oldStyleOffsets.length > 0 ? p.oldStyleOffsets[0]! : p.offset;
+            answers[i] = {
               topic: t.name,
               partition: p.partitionIndex,
-              offset: Number(p.offset),
+              offset: Number(offset),
               timestamp: Number(p.timestamp),
               leaderEpoch: p.leaderEpoch,
-            });
+            };
           }
         }
       }),
     );
     pending = failed;
     if (failure !== null) throw failure;
-  });
-  return queries.map((q) => {
-    const a = answers.get(tpKey(q.topic, q.partition));
-    if (a === undefined)
-      throw new KafkaClientError(`no ListOffsets answer for ${q.topic}-${q.partition}`, false);
-    return a;
   });
 }
 

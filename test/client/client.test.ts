@@ -328,8 +328,14 @@ test('admin: topics, partitions, configs, cluster, log dirs, delete records', as
   const [del] = await admin.deleteRecords([{ topic: 'admin-a', partition: 0, offset: 4 }]);
   assert.equal(del!.error, null);
   assert.equal(del!.lowWatermark, 4);
-  const [earliest] = await admin.listOffsets([{ topic: 'admin-a', partition: 0, spec: 'earliest' }]);
-  assert.equal(earliest!.offset, 4);
+  const [earliest, latest] = await admin.listOffsets([
+    { topic: 'admin-a', partition: 0, spec: 'earliest' },
+    { topic: 'admin-a', partition: 0, spec: 'latest' },
+  ]);
+  assert.equal(earliest!.offset, 4, 'one partition asked twice in one call gets both answers');
+  assert.equal(latest!.offset, 10);
+  const [emptyStart] = await admin.listOffsets([{ topic: 'admin-a', partition: 3, spec: 'earliest' }]);
+  assert.equal(emptyStart!.offset, 0, 'an empty partition starts at 0, never -1');
 
   assert.equal((await admin.deleteTopics(['admin-a']))[0]!.error, null);
   const gone = await admin.deleteTopics(['admin-a']);
