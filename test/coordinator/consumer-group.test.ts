@@ -11,11 +11,11 @@ import {
   GroupCoordinator,
   type GroupCoordinatorConfig,
 } from '../../src/coordinator/group/group-coordinator.js';
-import type { GroupStorage } from '../../src/coordinator/group/group-storage.js';
+import type { GroupStorage, StoredRecord } from '../../src/coordinator/group/group-storage.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 
 const E = ErrorCode;
-const TOPIC_ID = 'topic-id-a';
+const TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
 
 const CONFIG: GroupCoordinatorConfig = {
   groupMinSessionTimeoutMs: 6_000,
@@ -31,9 +31,15 @@ const CONFIG: GroupCoordinatorConfig = {
   groupConsumerMaxSize: 3,
 };
 
-function setup(config: Partial<GroupCoordinatorConfig> = {}, partitionCount = 4) {
+function setup(config: Partial<GroupCoordinatorConfig> = {}, partitionCount = 4, log: StoredRecord[] = []) {
   const clock = new ManualClock();
-  const storage: GroupStorage = { append: async () => 0, readAll: () => [] };
+  const storage: GroupStorage = {
+    append: async (_partition, records) => {
+      log.push(...records);
+      return 0;
+    },
+    readAll: () => [...log],
+  };
   let n = 0;
   const coordinator = new GroupCoordinator({
     config: { ...CONFIG, ...config },
@@ -49,7 +55,7 @@ function setup(config: Partial<GroupCoordinatorConfig> = {}, partitionCount = 4)
       ),
   });
   coordinator.onLeadershipChange(0, true);
-  return { clock, coordinator };
+  return { clock, coordinator, log };
 }
 
 function hb(overrides: Partial<ConsumerHeartbeatRequest>): ConsumerHeartbeatRequest {
@@ -72,10 +78,10 @@ function hb(overrides: Partial<ConsumerHeartbeatRequest>): ConsumerHeartbeatRequ
 const partitionsOf = (r: { assignment: { partitions: number[] }[] | null }) =>
   (r.assignment ?? []).flatMap((t) => t.partitions).sort();
 
-describe('KIP-848 consumer groups', () => {
-  it('a single member gets every partition and reaches the group epoch', () => {
+describe('KIP-848 consumer groups', async () => {
+  it('a single member gets every partition and reaches the group epoch', async () => {
     const { coordinator } = setup();
-    const r = coordinator.consumerGroupHeartbeat(hb({}));
+    const r = await coordinator.consumerGroupHeartbeat(hb({}));
     assert.equal(r.errorCode, E.NONE);
     assert.equal(r.memberId, 'm1');
     assert.equal(r.memberEpoch, 2, 'joining and the first metadata each move the group epoch');
@@ -84,21 +90,21 @@ describe('KIP-848 consumer groups', () => {
     assert.equal(coordinator.describeConsumerGroup('cg').group?.state, 'Stable');
   });
 
-  it('a second member gets partitions only after the first has revoked them', () => {
+  it('a second member gets partitions only after the first has revoked them', async () => {
     const { coordinator } = setup();
-    const a = coordinator.consumerGroupHeartbeat(hb({}));
+    const a = await coordinator.consumerGroupHeartbeat(hb({}));
     const owned = [{ topicId: TOPIC_ID, partitions: [0, 1, 2, 3] }];
-    const b = coordinator.consumerGroupHeartbeat(hb({}));
+    const b = await coordinator.consumerGroupHeartbeat(hb({}));
     assert.equal(b.memberId, 'm2');
     assert.deepEqual(partitionsOf(b), [], 'everything is still held by the first member');
     assert.equal(coordinator.describeConsumerGroup('cg').group?.state, 'Reconciling');
-    const aRevoke = coordinator.consumerGroupHeartbeat(
+    const aRevoke = await coordinator.consumerGroupHeartbeat(
       hb({ memberId: 'm1', memberEpoch: a.memberEpoch, topicPartitions: owned }),
     );
     assert.equal(aRevoke.memberEpoch, a.memberEpoch, 'the epoch waits until the revocation is done');
     assert.equal(partitionsOf(aRevoke).length, 2);
     const kept = partitionsOf(aRevoke);
-    const aDone = coordinator.consumerGroupHeartbeat(
+    const aDone = await coordinator.consumerGroupHeartbeat(
       hb({
         memberId: 'm1',
         memberEpoch: a.memberEpoch,
@@ -106,7 +112,7 @@ describe('KIP-848 consumer groups', () => {
       }),
     );
     assert.ok(aDone.memberEpoch > a.memberEpoch);
-    const bAgain = coordinator.consumerGroupHeartbeat(
+    const bAgain = await coordinator.consumerGroupHeartbeat(
       hb({ memberId: 'm2', memberEpoch: b.memberEpoch, topicPartitions: [] }),
     );
     assert.deepEqual(
@@ -117,47 +123,48 @@ describe('KIP-848 consumer groups', () => {
     assert.equal(bAgain.memberEpoch, aDone.memberEpoch);
   });
 
-  it('leaving, fencing, unknown members, size limit, and the protocol switch', () => {
+  it('leaving, fencing, unknown members, size limit, and the protocol switch', async () => {
     const { coordinator, clock } = setup();
-    const a = coordinator.consumerGroupHeartbeat(hb({}));
+    const a = await coordinator.consumerGroupHeartbeat(hb({}));
     assert.equal(
-      coordinator.consumerGroupHeartbeat(hb({ memberId: 'm1', memberEpoch: a.memberEpoch + 5 })).errorCode,
+      (await coordinator.consumerGroupHeartbeat(hb({ memberId: 'm1', memberEpoch: a.memberEpoch + 5 })))
+        .errorCode,
       E.FENCED_MEMBER_EPOCH,
     );
     assert.equal(
-      coordinator.consumerGroupHeartbeat(hb({ memberId: 'zz', memberEpoch: 3 })).errorCode,
+      (await coordinator.consumerGroupHeartbeat(hb({ memberId: 'zz', memberEpoch: 3 }))).errorCode,
       E.UNKNOWN_MEMBER_ID,
     );
-    coordinator.consumerGroupHeartbeat(hb({}));
-    coordinator.consumerGroupHeartbeat(hb({}));
-    assert.equal(coordinator.consumerGroupHeartbeat(hb({})).errorCode, E.GROUP_MAX_SIZE_REACHED);
-    const left = coordinator.consumerGroupHeartbeat(hb({ memberId: 'm1', memberEpoch: -1 }));
+    await coordinator.consumerGroupHeartbeat(hb({}));
+    await coordinator.consumerGroupHeartbeat(hb({}));
+    assert.equal((await coordinator.consumerGroupHeartbeat(hb({}))).errorCode, E.GROUP_MAX_SIZE_REACHED);
+    const left = await coordinator.consumerGroupHeartbeat(hb({ memberId: 'm1', memberEpoch: -1 }));
     assert.equal(left.memberEpoch, -1);
     assert.equal(coordinator.describeConsumerGroup('cg').group?.members.size, 2);
     clock.advance(11_000);
     coordinator.tick();
     assert.equal(coordinator.describeConsumerGroup('cg').group?.state, 'Empty', 'sessions expired');
     const off = setup({ groupCoordinatorRebalanceProtocols: ['classic'] });
-    assert.equal(off.coordinator.consumerGroupHeartbeat(hb({})).errorCode, E.UNSUPPORTED_VERSION);
+    assert.equal((await off.coordinator.consumerGroupHeartbeat(hb({}))).errorCode, E.UNSUPPORTED_VERSION);
   });
 
-  it('the range assignor gives contiguous ranges', () => {
+  it('the range assignor gives contiguous ranges', async () => {
     const { coordinator } = setup({}, 5);
-    coordinator.consumerGroupHeartbeat(hb({ serverAssignor: 'range' }));
-    coordinator.consumerGroupHeartbeat(hb({ serverAssignor: 'range' }));
+    await coordinator.consumerGroupHeartbeat(hb({ serverAssignor: 'range' }));
+    await coordinator.consumerGroupHeartbeat(hb({ serverAssignor: 'range' }));
     const group = coordinator.describeConsumerGroup('cg').group!;
     assert.equal(group.assignorName, 'range');
     assert.deepEqual(group.target.get('m1')?.get(TOPIC_ID), [0, 1, 2]);
     assert.deepEqual(group.target.get('m2')?.get(TOPIC_ID), [3, 4]);
     assert.equal(
-      coordinator.consumerGroupHeartbeat(hb({ serverAssignor: 'sticky' })).errorCode,
+      (await coordinator.consumerGroupHeartbeat(hb({ serverAssignor: 'sticky' }))).errorCode,
       E.UNSUPPORTED_ASSIGNOR,
     );
   });
 
   it('offset commits name a live member and its epoch; classic joins are refused', async () => {
     const { coordinator } = setup();
-    const a = coordinator.consumerGroupHeartbeat(hb({}));
+    const a = await coordinator.consumerGroupHeartbeat(hb({}));
     const commit = (memberId: string, epoch: number) =>
       coordinator.commitOffsets({
         groupId: 'cg',
@@ -210,17 +217,17 @@ describe('KIP-848 consumer groups', () => {
       [['cg', 'consumer']],
     );
   });
-  it('removes a member that does not revoke within its rebalance timeout, freeing its partitions', () => {
+  it('removes a member that does not revoke within its rebalance timeout, freeing its partitions', async () => {
     const { coordinator, clock } = setup();
-    const a = coordinator.consumerGroupHeartbeat(hb({ rebalanceTimeoutMs: 5_000 }));
+    const a = await coordinator.consumerGroupHeartbeat(hb({ rebalanceTimeoutMs: 5_000 }));
     const owned = [{ topicId: TOPIC_ID, partitions: [0, 1, 2, 3] }];
-    const b = coordinator.consumerGroupHeartbeat(hb({}));
-    coordinator.consumerGroupHeartbeat(
+    const b = await coordinator.consumerGroupHeartbeat(hb({}));
+    await coordinator.consumerGroupHeartbeat(
       hb({ memberId: 'm1', memberEpoch: a.memberEpoch, topicPartitions: owned, rebalanceTimeoutMs: 5_000 }),
     );
     clock.advance(4_000);
     // m1 keeps heartbeating but never gives anything up.
-    coordinator.consumerGroupHeartbeat(
+    await coordinator.consumerGroupHeartbeat(
       hb({ memberId: 'm1', memberEpoch: a.memberEpoch, topicPartitions: owned, rebalanceTimeoutMs: 5_000 }),
     );
     coordinator.tick();
@@ -228,13 +235,44 @@ describe('KIP-848 consumer groups', () => {
     clock.advance(2_000);
     coordinator.tick();
     assert.equal(coordinator.describeConsumerGroup('cg').group?.members.size, 1);
-    const bAgain = coordinator.consumerGroupHeartbeat(
+    const bAgain = await coordinator.consumerGroupHeartbeat(
       hb({ memberId: 'm2', memberEpoch: b.memberEpoch, topicPartitions: [] }),
     );
     assert.deepEqual(partitionsOf(bAgain), [0, 1, 2, 3]);
     assert.equal(
-      coordinator.consumerGroupHeartbeat(hb({ memberId: 'm1', memberEpoch: a.memberEpoch })).errorCode,
+      (await coordinator.consumerGroupHeartbeat(hb({ memberId: 'm1', memberEpoch: a.memberEpoch })))
+        .errorCode,
       E.UNKNOWN_MEMBER_ID,
     );
+  });
+  it('is written to the log and loaded back: members keep their epochs and assignments', async () => {
+    const first = setup();
+    const a = await first.coordinator.consumerGroupHeartbeat(hb({}));
+    const b = await first.coordinator.consumerGroupHeartbeat(hb({}));
+    const owned = [{ topicId: TOPIC_ID, partitions: [0, 1, 2, 3] }];
+    const revoking = await first.coordinator.consumerGroupHeartbeat(
+      hb({ memberId: 'm1', memberEpoch: a.memberEpoch, topicPartitions: owned }),
+    );
+    const kept = [{ topicId: TOPIC_ID, partitions: partitionsOf(revoking) }];
+    const aDone = await first.coordinator.consumerGroupHeartbeat(
+      hb({ memberId: 'm1', memberEpoch: a.memberEpoch, topicPartitions: kept }),
+    );
+    const bDone = await first.coordinator.consumerGroupHeartbeat(
+      hb({ memberId: 'm2', memberEpoch: b.memberEpoch, topicPartitions: [] }),
+    );
+    const second = setup({}, 4, first.log);
+    const loaded = second.coordinator.describeConsumerGroup('cg').group!;
+    assert.equal(loaded.state, 'Stable');
+    assert.equal(loaded.groupEpoch, first.coordinator.describeConsumerGroup('cg').group!.groupEpoch);
+    assert.equal(loaded.members.get('m1')!.memberEpoch, aDone.memberEpoch);
+    const again = await second.coordinator.consumerGroupHeartbeat(
+      hb({ memberId: 'm2', memberEpoch: bDone.memberEpoch, topicPartitions: bDone.assignment }),
+    );
+    assert.equal(again.errorCode, E.NONE);
+    assert.deepEqual(partitionsOf(again), partitionsOf(bDone));
+    // A member that leaves is gone after the next load too.
+    await second.coordinator.consumerGroupHeartbeat(hb({ memberId: 'm1', memberEpoch: -1 }));
+    const third = setup({}, 4, first.log);
+    assert.deepEqual([...third.coordinator.describeConsumerGroup('cg').group!.members.keys()], ['m2']);
   });
 });

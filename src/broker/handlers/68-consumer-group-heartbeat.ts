@@ -1,7 +1,8 @@
 // ConsumerGroupHeartbeat (68): the KIP-848 consumer group protocol. A member joins with epoch 0, leaves with -1
 // (or -2, a static member's temporary leave), and otherwise reports its epoch and owned partitions; the answer
-// carries its epoch and assignment (see coordinator/group/consumer-group.ts). Answered with UNSUPPORTED_VERSION
-// unless group.coordinator.rebalance.protocols includes "consumer". Version 1 (client-chosen member ids) is
+// carries its epoch and assignment (see coordinator/group/consumer-group.ts) once the change is written to
+// __consumer_offsets. Answered with UNSUPPORTED_VERSION unless group.coordinator.rebalance.protocols includes
+// "consumer". Version 1 (client-chosen member ids) is
 // marked unstable in the specification and not advertised.
 
 import type {
@@ -18,8 +19,8 @@ export const consumerGroupHeartbeatHandler = defineHandler<
   apiKey: ApiKey.CONSUMER_GROUP_HEARTBEAT,
   minVersion: 0,
   maxVersion: 0,
-  handle(context, request) {
-    const result = context.services.groupCoordinator.consumerGroupHeartbeat({
+  async handle(context, request) {
+    const result = await context.services.groupCoordinator.consumerGroupHeartbeat({
       groupId: request.groupId,
       memberId: request.memberId,
       memberEpoch: request.memberEpoch,

@@ -49,6 +49,8 @@ export class ConsumerGroup {
   target = new Map<string, TopicPartitions>();
   /** Partition counts of the subscribed topics when the target was computed; a change bumps the group epoch. */
   metadataKey = '';
+  /** The subscribed topics as of metadataKey, written as ConsumerGroupPartitionMetadata. */
+  topicsMetadata: TopicInfo[] = [];
   assignorName = 'uniform';
 
   constructor(
@@ -171,6 +173,60 @@ export function reconcile(group: ConsumerGroup, member: ConsumerMember, nowMs: n
     return false;
   };
   member.assigned = filter(target, (t, p) => !heldElsewhere(t, p));
+}
+
+/** What is written about a group, to find what a change has to write (see snapshot/diff in the coordinator). */
+export interface ConsumerGroupSnapshot {
+  readonly groupEpoch: number;
+  readonly assignmentEpoch: number;
+  readonly metadataKey: string;
+  readonly members: ReadonlyMap<string, { meta: string; current: string; target: string }>;
+}
+
+export function memberMetaKey(m: ConsumerMember): string {
+  return JSON.stringify([
+    m.instanceId,
+    m.rackId,
+    m.clientId,
+    m.clientHost,
+    m.subscribedTopicNames,
+    m.rebalanceTimeoutMs,
+    m.serverAssignor,
+  ]);
+}
+
+export function memberCurrentKey(m: ConsumerMember): string {
+  return JSON.stringify([
+    m.memberEpoch,
+    m.previousMemberEpoch,
+    toWire(m.assigned),
+    toWire(pendingRevocation(m)),
+  ]);
+}
+
+/** Partitions the member still owns but was asked to give up. */
+export function pendingRevocation(m: ConsumerMember): TopicPartitions {
+  return filter(m.owned, (t, p) => !has(m.assigned, t, p));
+}
+
+export function snapshot(group: ConsumerGroup | undefined): ConsumerGroupSnapshot {
+  if (group === undefined)
+    return { groupEpoch: -1, assignmentEpoch: -1, metadataKey: '\u0000', members: new Map() };
+  return {
+    groupEpoch: group.groupEpoch,
+    assignmentEpoch: group.assignmentEpoch,
+    metadataKey: group.metadataKey,
+    members: new Map(
+      [...group.members.values()].map((m) => [
+        m.memberId,
+        {
+          meta: memberMetaKey(m),
+          current: memberCurrentKey(m),
+          target: JSON.stringify(toWire(group.target.get(m.memberId) ?? new Map())),
+        },
+      ]),
+    ),
+  };
 }
 
 export function toWire(tp: TopicPartitions): { topicId: string; partitions: number[] }[] {
