@@ -3,6 +3,7 @@
 // record once, and when one leaves the other two take its partitions; ConsumerGroupDescribe shows the group.
 
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import {
   Admin,
@@ -30,30 +31,33 @@ async function waitUntil(condition: () => boolean, timeoutMs: number, what: () =
   }
 }
 
+const OVERRIDES = {
+  'group.coordinator.rebalance.protocols': 'classic,consumer',
+  'group.consumer.min.heartbeat.interval.ms': 500,
+  'group.consumer.heartbeat.interval.ms': 500,
+  'group.consumer.min.session.timeout.ms': 6000,
+  'group.consumer.session.timeout.ms': 6000,
+};
+
 describe('KIP-848 consumer groups with @platformatic/kafka', () => {
   let broker: BrokerProcess;
   const members: Member[] = [];
+  const dataDirs: string[] = [];
   before(async () => {
-    broker = await startBroker({
-      overrides: {
-        'group.coordinator.rebalance.protocols': 'classic,consumer',
-        'group.consumer.min.heartbeat.interval.ms': 500,
-        'group.consumer.heartbeat.interval.ms': 500,
-        'group.consumer.min.session.timeout.ms': 6000,
-        'group.consumer.session.timeout.ms': 6000,
-      },
-    });
+    broker = await startBroker({ overrides: OVERRIDES, keepDataDir: true });
+    dataDirs.push(broker.dataDir);
   });
   after(async () => {
     for (const m of members) await m.close().catch(() => {});
     await broker?.stop();
+    for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
   });
 
-  async function startMember(): Promise<Member> {
+  async function startMember(groupId = 'k848-group'): Promise<Member> {
     const consumer = new Consumer({
       clientId: 'groups-kip848',
       bootstrapBrokers: [broker.bootstrap],
-      groupId: 'k848-group',
+      groupId,
       groupProtocol: 'consumer',
       maxWaitTime: 200,
       deserializers: stringDeserializers,
@@ -153,5 +157,52 @@ describe('KIP-848 consumer groups with @platformatic/kafka', () => {
       await producer.close();
       await admin.close();
     }
+  });
+  it('the group epoch and committed offsets survive a broker restart', { timeout: 60_000 }, async () => {
+    // The members of the first test leave first, so that the records below are for the group after the restart.
+    for (const m of members.splice(0)) await m.close();
+    const producer = new Producer({
+      clientId: 'groups-kip848',
+      bootstrapBrokers: [broker.bootstrap],
+      serializers: stringSerializers,
+    });
+    await producer.send({
+      messages: Array.from({ length: 12 }, (_, i) => ({ topic: 'k848', value: `r-${i}`, partition: i % 6 })),
+    });
+    await producer.close();
+    const describe = async () => {
+      const wire = await WireClient.connect(broker.host, broker.port);
+      try {
+        for (let i = 0; ; i++) {
+          const r = await wire.call(ApiKey.CONSUMER_GROUP_DESCRIBE, 0, {
+            groupIds: ['k848-group'],
+            includeAuthorizedOperations: false,
+          });
+          if (r.groups[0].errorCode === 0 || i > 50) return r.groups[0];
+          await new Promise((res) => setTimeout(res, 100));
+        }
+      } finally {
+        wire.close();
+      }
+    };
+    const before = await describe();
+    assert.equal(before.groupState, 'Empty');
+    await broker.stop();
+    broker = await startBroker({ overrides: OVERRIDES, dataDir: broker.dataDir });
+    const after = await describe();
+    assert.equal(after.errorCode, 0);
+    assert.equal(after.groupEpoch, before.groupEpoch, 'the group epoch was loaded from the log');
+    const member = await startMember();
+    await waitUntil(
+      () => member.values.length >= 12,
+      30_000,
+      () => JSON.stringify(member.values),
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual(
+      member.values.map((v) => v.value).sort(),
+      Array.from({ length: 12 }, (_, i) => `r-${i}`).sort(),
+      'only the records after the committed offsets',
+    );
   });
 });
