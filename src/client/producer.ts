@@ -191,34 +191,71 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   }
 
   /** Sends one record; resolves once the broker acknowledged it (or at once with acks=0). */
-  async send(record: ProducerRecord<K, V>): Promise<RecordMetadata> {
-    if (this.closed) throw new ClientStateError('the producer is closed');
-    const key = record.key === undefined ? null : this.keySerializer.serialize(record.key, record.topic);
-    const value = this.valueSerializer.serialize(record.value, record.topic);
-    const input: RecordInput = {
-      key,
-      value,
-      headers: toHeaders(record.headers),
-      timestamp: record.timestamp ?? Date.now(),
-    };
-    const size = estimateRecordBytes(input);
-    if (size > this.maxRequestSize) {
-      throw new KafkaProtocolError(
-        ErrorCode.MESSAGE_TOO_LARGE,
-        `record of ${size} bytes exceeds max.request.size`,
-      );
+  send(record: ProducerRecord<K, V>): Promise<RecordMetadata> {
+    try {
+      if (this.closed) throw new ClientStateError('the producer is closed');
+      const key = record.key === undefined ? null : this.keySerializer.serialize(record.key, record.topic);
+      const value = this.valueSerializer.serialize(record.value, record.topic);
+      const input: RecordInput = {
+        key,
+        value,
+        headers: toHeaders(record.headers),
+        timestamp: record.timestamp ?? Date.now(),
+      };
+      const size = estimateRecordBytes(input);
+      if (size > this.maxRequestSize) {
+        throw new KafkaProtocolError(
+          ErrorCode.MESSAGE_TOO_LARGE,
+          `record of ${size} bytes exceeds max.request.size`,
+        );
+      }
+      // The common case (metadata known, buffer room) appends without waiting a turn of the event loop.
+      const cached = this.cluster.snapshot.topics.get(record.topic);
+      if (
+        cached !== undefined &&
+        cached.errorCode === 0 &&
+        cached.partitions.length > 0 &&
+        this.hasRoom(size)
+      ) {
+        const partition = this.choosePartition(record, key, cached.partitions.length);
+        this.bufferedBytes += size;
+        return new Promise<RecordMetadata>((resolve, reject) => {
+          this.append(record.topic, partition, input, size, { resolve, reject });
+        });
+      }
+      return this.sendSlow(record, key, input, size);
+    } catch (err) {
+      return Promise.reject(err);
     }
-    const started = Date.now();
-    const topic = await this.topicWithin(record.topic, started);
-    let partition = record.partition;
-    if (partition === undefined) {
-      partition = this.partitioner.partition(record.topic, key, topic.partitions.length);
-    } else if (partition < 0 || partition >= topic.partitions.length) {
+  }
+
+  private hasRoom(bytes: number): boolean {
+    return (
+      this.memoryWaiters.length === 0 &&
+      (this.bufferedBytes + bytes <= this.bufferMemory || this.bufferedBytes === 0)
+    );
+  }
+
+  private choosePartition(record: ProducerRecord<K, V>, key: Buffer | null, count: number): number {
+    const partition = record.partition ?? this.partitioner.partition(record.topic, key, count);
+    if (partition < 0 || partition >= count || !Number.isInteger(partition)) {
       throw new KafkaProtocolError(
         ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-        `partition ${partition} of ${record.topic} does not exist (${topic.partitions.length} partitions)`,
+        `partition ${partition} of ${record.topic} does not exist (${count} partitions)`,
       );
     }
+    return partition;
+  }
+
+  private async sendSlow(
+    record: ProducerRecord<K, V>,
+    key: Buffer | null,
+    input: RecordInput,
+    size: number,
+  ): Promise<RecordMetadata> {
+    const started = Date.now();
+    const topic = await this.topicWithin(record.topic, started);
+    const partition = this.choosePartition(record, key, topic.partitions.length);
     await this.reserve(size, started);
     return new Promise<RecordMetadata>((resolve, reject) => {
       this.append(record.topic, partition, input, size, { resolve, reject });
@@ -397,7 +434,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
         missingLeader = true;
         continue;
       }
-      const batch = pq.ready.shift()!;
+      const batch = this.takeBatch(pq);
       pq.inFlight++;
       let list = byLeader.get(leader);
       if (list === undefined) byLeader.set(leader, (list = []));
@@ -405,6 +442,27 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     }
     for (const [leader, batches] of byLeader) this.sendBatches(leader, batches);
     if (missingLeader) this.retryLater(0, true);
+  }
+
+  /**
+   * The next batch of a partition to send. When batches have piled up behind the in-flight limit, the ones never
+   * sent are merged into one of up to max.request.size: a backlog then goes out in fewer, larger requests instead
+   * of waiting for one slot per 16 KiB batch. A batch that was sent before keeps its bytes and sequence.
+   */
+  private takeBatch(pq: PartitionQueue): Batch {
+    const batch = pq.ready.shift()!;
+    if (batch.attempts > 0) return batch;
+    while (pq.ready.length > 0) {
+      const next = pq.ready[0]!;
+      if (next.attempts > 0 || batch.bytes + next.bytes > this.maxRequestSize) break;
+      pq.ready.shift();
+      for (let i = 0; i < next.records.length; i++) {
+        batch.records.push(next.records[i]!);
+        batch.waiters.push(next.waiters[i]!);
+      }
+      batch.bytes += next.bytes;
+    }
+    return batch;
   }
 
   private retryLater(attempt: number, refresh: boolean): void {
