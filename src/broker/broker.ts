@@ -58,6 +58,7 @@ const FETCH_SESSION_EVICTION_MS = 120_000;
 /** Kafka's default zookeeper.session.timeout.ms for the embedded store's session. */
 const EMBEDDED_SESSION_TIMEOUT_MS = 18_000;
 const METADATA_DIR = '__brook_metadata';
+const REGISTRATION_RETRY_MS = 500;
 /** controller.socket.timeout.ms (Kafka's default) bounds each ControlledShutdown request. */
 const CONTROLLED_SHUTDOWN_TIMEOUT_MS = 30_000;
 const OFFSETS_TOPIC = '__consumer_offsets';
@@ -138,7 +139,7 @@ export class Broker {
       timestampMs: clock.nowMs(),
       features: {},
     };
-    const registered = await registerBroker(this.store, this.registration);
+    const registered = await this.register(this.store, this.registration);
     if (!registered.ok) throw new Error(`broker registration failed: ${registered.reason}`);
     const clusterId = registered.value.clusterId;
     const metadata = new MetadataCache(clusterId);
@@ -434,6 +435,23 @@ export class Broker {
     if (!connected.ok)
       throw new Error(`cannot connect to ZooKeeper at ${config.zookeeperConnect}: ${connected.code}`);
     return connected.value;
+  }
+
+  /**
+   * Registers this broker. A broker restarted quickly after a crash finds its previous session's registration
+   * still there until ZooKeeper expires that session; it waits for that (bounded by the session timeout) rather
+   * than failing to start.
+   */
+  private async register(store: CoordinationStore, registration: BrokerRegistration) {
+    const waitMaxMs = this.options.config.zookeeperSessionTimeoutMs * 2;
+    const started = Date.now();
+    for (;;) {
+      const registered = await registerBroker(store, registration);
+      if (registered.ok || registered.code !== 'NODEEXISTS' || Date.now() - started > waitMaxMs)
+        return registered;
+      this.options.logger.info(`waiting for the previous registration of broker ${this.brokerId} to expire`);
+      await new Promise((r) => setTimeout(r, REGISTRATION_RETRY_MS));
+    }
   }
 
   /**
