@@ -18,7 +18,10 @@ import type { AlterConfigsResponse } from '../protocol/messages/33-alter-configs
 import type { DescribeLogDirsResponse } from '../protocol/messages/35-describe-log-dirs.js';
 import type { CreatePartitionsResponse } from '../protocol/messages/37-create-partitions.js';
 import type { DeleteGroupsResponse } from '../protocol/messages/42-delete-groups.js';
+import type { ElectLeadersResponse } from '../protocol/messages/43-elect-leaders.js';
 import type { IncrementalAlterConfigsResponse } from '../protocol/messages/44-incremental-alter-configs.js';
+import type { AlterPartitionReassignmentsResponse } from '../protocol/messages/45-alter-partition-reassignments.js';
+import type { ListPartitionReassignmentsResponse } from '../protocol/messages/46-list-partition-reassignments.js';
 import type { OffsetDeleteResponse } from '../protocol/messages/47-offset-delete.js';
 import type { DescribeClusterResponse } from '../protocol/messages/60-describe-cluster.js';
 import { ZERO_UUID } from '../protocol/messages/codec-support.js';
@@ -517,6 +520,95 @@ export class Admin {
       this.cluster,
       requests.map((r) => ({ topic: r.topic, partition: r.partition, timestamp: ts(r.spec) })),
       options.isolationLevel === 'read_committed' ? 1 : 0,
+    );
+  }
+
+  /** Elects leaders (preferred or unclean) for these partitions, or for every partition when omitted. */
+  async electLeaders(
+    type: 'preferred' | 'unclean',
+    partitions?: TopicPartition[],
+    options: { timeoutMs?: number } = {},
+  ): Promise<PartitionResult[]> {
+    const res = await this.toController<ElectLeadersResponse>(
+      ApiKey.ELECT_LEADERS,
+      {
+        electionType: type === 'preferred' ? 0 : 1,
+        topicPartitions:
+          partitions === undefined
+            ? null
+            : [...byTopic(partitions)].map(([topic, ps]) => ({
+                topic,
+                partitions: ps.map((p) => p.partition),
+              })),
+        timeoutMs: options.timeoutMs ?? 30_000,
+      },
+      (r) => [r.errorCode],
+    );
+    if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, 'ElectLeaders');
+    return res.replicaElectionResults.flatMap((t) =>
+      t.partitionResult.map((p) => ({
+        topic: t.topic,
+        partition: p.partitionId,
+        error: errorOf(p.errorCode, p.errorMessage),
+      })),
+    );
+  }
+
+  /** Starts (replicas given) or cancels (replicas null) partition reassignments. */
+  async alterPartitionReassignments(
+    requests: (TopicPartition & { replicas: number[] | null })[],
+    options: { timeoutMs?: number } = {},
+  ): Promise<PartitionResult[]> {
+    const res = await this.toController<AlterPartitionReassignmentsResponse>(
+      ApiKey.ALTER_PARTITION_REASSIGNMENTS,
+      {
+        timeoutMs: options.timeoutMs ?? 30_000,
+        topics: [...byTopic(requests)].map(([name, ps]) => ({
+          name,
+          partitions: ps.map((p) => ({ partitionIndex: p.partition, replicas: p.replicas })),
+        })),
+      },
+      (r) => [r.errorCode],
+    );
+    if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, res.errorMessage);
+    return res.responses.flatMap((t) =>
+      t.partitions.map((p) => ({
+        topic: t.name,
+        partition: p.partitionIndex,
+        error: errorOf(p.errorCode, p.errorMessage),
+      })),
+    );
+  }
+
+  /** Reassignments in progress (all, or of these partitions). */
+  async listPartitionReassignments(
+    partitions?: TopicPartition[],
+  ): Promise<
+    (TopicPartition & { replicas: number[]; addingReplicas: number[]; removingReplicas: number[] })[]
+  > {
+    const res = await this.toController<ListPartitionReassignmentsResponse>(
+      ApiKey.LIST_PARTITION_REASSIGNMENTS,
+      {
+        timeoutMs: 30_000,
+        topics:
+          partitions === undefined
+            ? null
+            : [...byTopic(partitions)].map(([name, ps]) => ({
+                name,
+                partitionIndexes: ps.map((p) => p.partition),
+              })),
+      },
+      (r) => [r.errorCode],
+    );
+    if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, res.errorMessage);
+    return res.topics.flatMap((t) =>
+      t.partitions.map((p) => ({
+        topic: t.name,
+        partition: p.partitionIndex,
+        replicas: p.replicas,
+        addingReplicas: p.addingReplicas,
+        removingReplicas: p.removingReplicas,
+      })),
     );
   }
 

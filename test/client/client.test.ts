@@ -337,6 +337,10 @@ test('admin: topics, partitions, configs, cluster, log dirs, delete records', as
   const [emptyStart] = await admin.listOffsets([{ topic: 'admin-a', partition: 3, spec: 'earliest' }]);
   assert.equal(emptyStart!.offset, 0, 'an empty partition starts at 0, never -1');
 
+  const elected = await admin.electLeaders('preferred', [{ topic: 'admin-a', partition: 0 }]);
+  assert.equal(elected.length, 1);
+  assert.equal(elected[0]!.error?.type ?? 'NONE', 'ELECTION_NOT_NEEDED', 'the only replica already leads');
+
   assert.equal((await admin.deleteTopics(['admin-a']))[0]!.error, null);
   const gone = await admin.deleteTopics(['admin-a']);
   assert.equal(gone[0]!.error!.type, 'UNKNOWN_TOPIC_OR_PARTITION');
