@@ -83,6 +83,7 @@ export class GroupMember {
   private left = false;
   private topics: string[] | RegExp;
   private subscribed: string[] = [];
+  private patternCheckedMs = Date.now();
 
   constructor(private readonly o: GroupMemberOptions) {
     this.topics = o.topics;
@@ -123,6 +124,7 @@ export class GroupMember {
 
   /** Joins (or rejoins) when needed; resolves once the member has a current assignment. */
   async ensureActive(): Promise<void> {
+    await this.recheckPattern();
     while (this.needsJoin && !this.left) {
       if (this.joining === null) {
         this.joining = this.join().finally(() => {
@@ -139,6 +141,18 @@ export class GroupMember {
       memberId: this.memberId,
       ...fields,
     });
+  }
+
+  /**
+   * A pattern subscription is matched again against the cluster's topics every metadata.max.age.ms, as Kafka's
+   * consumer does on its metadata refresh; a topic created or deleted since makes the member rejoin.
+   */
+  private async recheckPattern(): Promise<void> {
+    if (Array.isArray(this.topics) || this.needsJoin) return;
+    if (Date.now() - this.patternCheckedMs < this.o.cluster.options.metadataMaxAgeMs) return;
+    this.patternCheckedMs = Date.now();
+    const now = await this.resolveTopics().catch(() => this.subscribed);
+    if (now.join('\u0000') !== this.subscribed.join('\u0000')) this.needsJoin = true;
   }
 
   private async coordinator(): Promise<number> {

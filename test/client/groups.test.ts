@@ -183,12 +183,19 @@ test('cooperative-sticky moves only the partitions that change owner', async () 
 test('a pattern subscription picks up matching topics', async () => {
   await topicWith('pat-one', 1, 1);
   await topicWith('pat-two', 1, 1);
-  const c = member('pattern');
+  const c = member('pattern', { metadataMaxAgeMs: 500 });
   c.subscribe(/^pat-/);
   const got: string[] = [];
-  const deadline = Date.now() + 20_000;
+  let deadline = Date.now() + 20_000;
   while (got.length < 2 && Date.now() < deadline) for (const r of await c.poll(200)) got.push(r.topic);
   assert.deepEqual(got.sort(), ['pat-one', 'pat-two']);
   assert.deepEqual(c.subscription(), ['pat-one', 'pat-two']);
+  // A matching topic created later joins the subscription at the next metadata check.
+  await topicWith('pat-three', 1, 1);
+  deadline = Date.now() + 20_000;
+  while (!got.includes('pat-three') && Date.now() < deadline)
+    for (const r of await c.poll(200)) got.push(r.topic);
+  assert.ok(got.includes('pat-three'));
+  assert.deepEqual(c.subscription(), ['pat-one', 'pat-three', 'pat-two']);
   await c.close();
 });
