@@ -204,6 +204,14 @@ export class Broker {
       clock,
       logger: logger.child('controller'),
       interBrokerListener: config.interBrokerListenerName,
+      uncleanLeaderElectionEnable: config.logDefaults.uncleanLeaderElectionEnable,
+      deleteTopicEnable: config.deleteTopicEnable,
+      autoLeaderRebalance: config.autoLeaderRebalanceEnable
+        ? {
+            imbalancePerBrokerPercentage: config.leaderImbalancePerBrokerPercentage,
+            checkIntervalMs: config.leaderImbalanceCheckIntervalSeconds * 1000,
+          }
+        : null,
     });
     const controller = this.controller;
     const topicAdmin = new TopicAdmin({
