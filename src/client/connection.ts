@@ -138,7 +138,13 @@ export class Connection {
       const socket: net.Socket =
         this.options.tls !== undefined
           ? tls.connect(
-              { ...this.options.tls, host: this.host, port: this.port, servername: this.host },
+              {
+                // SNI carries host names only (RFC 6066); the certificate is checked against servername or host.
+                servername: net.isIP(this.host) === 0 ? this.host : undefined,
+                ...this.options.tls,
+                host: this.host,
+                port: this.port,
+              },
               () => onConnect(),
             )
           : net.connect({ host: this.host, port: this.port }, () => onConnect());

@@ -2,8 +2,10 @@
 // offsets and seeks, pause and resume, admin calls, version negotiation, pipelining and request timeouts.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
+import tls from 'node:tls';
 import { Admin } from '../../src/client/admin.js';
 import { Connection } from '../../src/client/connection.js';
 import { Consumer } from '../../src/client/consumer.js';
@@ -68,6 +70,45 @@ test('connections negotiate the highest common version and pipeline requests', a
     () => Connection.connect('127.0.0.1', 1, resolveClientOptions({ bootstrapServers: '127.0.0.1:1' })),
     ConnectionError,
   );
+});
+
+test('connections speak TLS when given TLS options, and check the certificate', async () => {
+  // The broker process listens in plaintext here; a TLS terminator in front of it stands in for an SSL listener.
+  const fixtures = new URL('../../../test/network/fixtures/', import.meta.url);
+  const cert = readFileSync(new URL('localhost-cert.pem', fixtures));
+  const key = readFileSync(new URL('localhost-key.pem', fixtures));
+  const sockets: net.Socket[] = [];
+  const terminator = tls.createServer({ key, cert }, (s) => {
+    const upstream = net.connect(broker.port, broker.host);
+    sockets.push(s, upstream);
+    s.pipe(upstream).pipe(s);
+    s.on('error', () => upstream.destroy());
+    upstream.on('error', () => s.destroy());
+  });
+  await new Promise<void>((r) => terminator.listen(0, '127.0.0.1', r));
+  const port = (terminator.address() as net.AddressInfo).port;
+  try {
+    const options = resolveClientOptions({
+      bootstrapServers: `127.0.0.1:${port}`,
+      tls: { ca: cert, servername: 'localhost' },
+    });
+    const c = await Connection.connect('127.0.0.1', port, options);
+    const res = await c.request<MetadataResponse>(ApiKey.METADATA, {
+      topics: [],
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    assert.equal(res.brokers[0]!.nodeId, 0);
+    c.close();
+    await assert.rejects(
+      () => Connection.connect('127.0.0.1', port, resolveClientOptions({ bootstrapServers: 'x:1', tls: {} })),
+      /self[- ]signed|unable to verify|certificate/i,
+    );
+  } finally {
+    for (const s of sockets) s.destroy();
+    terminator.close();
+  }
 });
 
 test('a broker that never answers fails the request with a timeout', async () => {
