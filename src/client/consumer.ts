@@ -21,12 +21,12 @@ import type {
 } from '../protocol/messages/01-fetch.js';
 import type { OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js';
 import type { OffsetFetchResponse } from '../protocol/messages/09-offset-fetch.js';
-import { decodeRecordsBlob } from '../protocol/records/decode-records-blob.js';
 import type { RecordHeader } from '../protocol/records/record.js';
 import { ApiKey } from '../protocol/registry.js';
 import type { AssignorName } from './assignors.js';
 import { Cluster, sleep } from './cluster.js';
 import { ClientStateError, KafkaClientError, KafkaProtocolError } from './errors.js';
+import { selectRecords } from './fetch-records.js';
 import { GroupMember, type RebalanceListener } from './group.js';
 import type { ClientOptions } from './options.js';
 import {
@@ -107,8 +107,6 @@ export interface RunOptions<K, V> {
   eachRecord?: (record: ConsumerRecord<K, V>) => Promise<void> | void;
   eachBatch?: (batch: EachBatchPayload<K, V>) => Promise<void> | void;
 }
-
-const CONTROL_ABORT = 0;
 
 export class Consumer<K = Buffer | null, V = Buffer | null> {
   readonly cluster: Cluster;
@@ -528,42 +526,25 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     s.lastStableOffset = Number(p.lastStableOffset);
     s.logStartOffset = Number(p.logStartOffset);
     if (p.records === null || p.records.length === 0) return;
-    const blob = decodeRecordsBlob(p.records, 0, p.records.length, { verifyCrc: this.o.checkCrcs });
-    const aborted = (p.abortedTransactions ?? [])
-      .map((a) => ({ producerId: Number(a.producerId), firstOffset: Number(a.firstOffset) }))
-      .sort((a, b) => a.firstOffset - b.firstOffset);
-    const abortedProducers = new Set<number>();
-    const out: ConsumerRecord<unknown, unknown>[] = [];
-    let next = offset;
-    const readCommitted = this.isolation() === 1;
-    for (const b of blob.batches) {
-      if (b.lastOffset < offset) continue;
-      next = Math.max(next, b.lastOffset + 1);
-      if (readCommitted) {
-        while (aborted.length > 0 && aborted[0]!.firstOffset <= b.lastOffset) {
-          abortedProducers.add(aborted.shift()!.producerId);
-        }
-      }
-      if (b.isControl) {
-        const key = b.records[0]?.key;
-        if (readCommitted && key && key.length >= 4 && key.readInt16BE(2) === CONTROL_ABORT) {
-          abortedProducers.delete(b.producerId);
-        }
-        continue;
-      }
-      if (readCommitted && b.isTransactional && abortedProducers.has(b.producerId)) continue;
-      for (const r of b.records) {
-        if (r.offset < offset) continue;
-        out.push({
-          topic: s.topic,
-          partition: s.partition,
-          offset: r.offset,
-          timestamp: r.timestamp,
-          key: this.keyDeserializer.deserialize(r.key, s.topic),
-          value: this.valueDeserializer.deserialize(r.value, s.topic),
-          headers: r.headers,
-        });
-      }
+    const { records, nextOffset: next } = selectRecords(
+      p.records,
+      offset,
+      p.abortedTransactions,
+      this.isolation() === 1,
+      this.o.checkCrcs,
+    );
+    const out: ConsumerRecord<unknown, unknown>[] = new Array(records.length);
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      out[i] = {
+        topic: s.topic,
+        partition: s.partition,
+        offset: r.offset,
+        timestamp: r.timestamp,
+        key: this.keyDeserializer.deserialize(r.key, s.topic),
+        value: this.valueDeserializer.deserialize(r.value, s.topic),
+        headers: r.headers,
+      };
     }
     if (out.length === 0) {
       // Only control batches or aborted data: move past them.
