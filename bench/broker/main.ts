@@ -27,8 +27,8 @@ import {
 import { type G2Client, g2Clients } from './g2-clients.js';
 
 const usage = `usage: npm run bench -- broker [options]
-  --quick                three cells, 1.5 s windows, 1 s limits: about a minute
-  --seconds N            measured window of one produce repetition (default 4, quick 1.5)
+  --quick                three cells, 1 s windows, 1 s limits: about a minute
+  --seconds N            measured window of one produce repetition (default 4, quick 1)
   --repetitions N        produce repetitions per cell, at least 3 (default 3)
   --records LIST         record sizes in bytes (default 100,1024)
   --partitions LIST      partition counts (default 1,16)
@@ -82,7 +82,7 @@ export async function run(args: string[]): Promise<void> {
     return;
   }
   const quick = values.quick;
-  const seconds = values.seconds !== undefined ? positive('--seconds', values.seconds) : quick ? 1.5 : 4;
+  const seconds = values.seconds !== undefined ? positive('--seconds', values.seconds) : quick ? 1 : 4;
   const durationMs = Math.round(seconds * 1000);
   const repetitions = positive('--repetitions', values.repetitions);
   const connections = positive('--connections', values.connections);
