@@ -1,8 +1,12 @@
 // The data-loss scenario that leader epochs fixed (KIP-101), reproduced with real brokers: a follower that has
-// every record but a stale high watermark restarts, and the leader dies before the follower has fetched again.
-// A follower that truncated to its high watermark would lose the records and then lead without them; Brook's
-// follower truncates only to what the leader's epoch end offset says (OffsetForLeaderEpoch), so every record
-// survives and the restarted follower leads with all of them.
+// every record, but a high watermark that lags (its checkpoint is old), restarts and becomes a follower again
+// while the leader cannot answer; then the leader dies and the follower is elected. A follower that truncated
+// to its high watermark on becoming a follower would have thrown the records away and would lead without them.
+// Brook's follower truncates only to the end offset the leader gives for its epoch (OffsetForLeaderEpoch), so
+// nothing is thrown away while the leader is silent, and every record survives.
+//
+// Brokers: 0 leads, 1 follows, 2 only runs the controller (started first), so the controller stays reachable
+// while broker 0 is frozen.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,7 +17,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { partitionView, waitFor } from '../helpers/cluster.js';
+import { controllerOf, liveBrokers, partitionView, waitFor } from '../helpers/cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
@@ -21,23 +25,20 @@ const TOPIC = 'kip101';
 
 describe('leader epochs keep acknowledged records through a follower restart and a leader death (KIP-101)', () => {
   let zk: TestZooKeeper;
-  const brokers: (BrokerProcess | null)[] = [null, null];
-  const dataDirs = [
-    mkdtempSync(join(tmpdir(), 'brook-kip101-0-')),
-    mkdtempSync(join(tmpdir(), 'brook-kip101-1-')),
-  ];
-  const start = async (id: number): Promise<BrokerProcess> => {
+  const brokers: (BrokerProcess | null)[] = [null, null, null];
+  const dataDirs = [0, 1, 2].map((id) => mkdtempSync(join(tmpdir(), `brook-kip101-${id}-`)));
+  const start = async (id: number, sessionTimeoutMs = 4000): Promise<BrokerProcess> => {
     const b = await startBroker({
       dataDir: dataDirs[id],
       overrides: {
         'broker.id': id,
         'zookeeper.connect': zk.connect,
-        'zookeeper.session.timeout.ms': 4000,
+        'zookeeper.session.timeout.ms': sessionTimeoutMs,
         'replica.fetch.wait.max.ms': 100,
+        'replica.lag.time.max.ms': 60_000,
         'min.insync.replicas': 1,
         'unclean.leader.election.enable': true,
         // The high watermark checkpoint stays behind the log, as it does between Kafka's periodic checkpoints.
-        'replica.high.watermark.checkpoint.interval.ms': 3_600_000,
         'log.flush.offset.checkpoint.interval.ms': 3_600_000,
       },
     });
@@ -47,18 +48,29 @@ describe('leader epochs keep acknowledged records through a follower restart and
 
   before(async () => {
     zk = await startTestZooKeeper();
-    await start(0);
+    await start(2);
+    // Broker 0's long session keeps it registered while it is frozen, so broker 1 is told to follow it.
+    await start(0, 10_000);
     await start(1);
   });
   after(async () => {
-    for (const b of brokers) await b?.stop().catch(() => {});
+    for (const b of brokers) {
+      if (b === null) continue;
+      try {
+        process.kill(b.pid, 'SIGCONT');
+      } catch {
+        // gone
+      }
+      await b.kill().catch(() => {});
+    }
     await zk?.stop();
     for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
   });
 
   it('the restarted follower keeps every record and leads with all of them', async () => {
-    const first = brokers[0]!;
-    const admin = await WireClient.connect(first.host, first.port);
+    const controller = brokers[2]!;
+    assert.equal(await controllerOf(controller), 2, 'broker 2 runs the controller');
+    const admin = await WireClient.connect(controller.host, controller.port);
     try {
       const created = await admin.call(ApiKey.CREATE_TOPICS, 5, {
         topics: [
@@ -78,10 +90,11 @@ describe('leader epochs keep acknowledged records through a follower restart and
       admin.close();
     }
     await waitFor('broker 0 leading with both in sync', async () => {
-      const v = await partitionView(first, TOPIC);
+      const v = await partitionView(controller, TOPIC);
       return v?.leaderId === 0 && v.isrNodes.length === 2 ? v : undefined;
     });
-    const client = await WireClient.connect(first.host, first.port);
+    const leader = brokers[0]!;
+    const client = await WireClient.connect(leader.host, leader.port);
     try {
       for (let i = 0; i < 10; i++) {
         const r = await client.call(ApiKey.PRODUCE, 9, {
@@ -97,16 +110,27 @@ describe('leader epochs keep acknowledged records through a follower restart and
     } finally {
       client.close();
     }
-    // Follower 1 has all ten records (acks=all), but its high watermark checkpoint does not.
+    // Follower 1 has all ten records (acks=all); its high watermark checkpoint does not. It dies.
     await brokers[1]!.kill();
+    await waitFor('broker 1 gone', async () =>
+      (await liveBrokers(controller)).includes(1) ? undefined : true,
+    );
+    // The leader freezes: still registered, but it answers nobody.
+    process.kill(leader.pid, 'SIGSTOP');
     const restarted = await start(1);
-    // The leader dies before the restarted follower can fetch from it again.
-    await brokers[0]!.kill();
-    brokers[0] = null;
-    await waitFor('the restarted follower leading', async () => {
+    await waitFor('broker 1 told to follow broker 0', async () => {
       const v = await partitionView(restarted, TOPIC);
-      return v?.leaderId === 1 ? v : undefined;
+      return v?.leaderId === 0 ? v : undefined;
     });
+    // The frozen leader's session ends; the controller elects broker 1 (uncleanly: it left the ISR when it died).
+    await waitFor(
+      'broker 1 leading',
+      async () => {
+        const v = await partitionView(controller, TOPIC);
+        return v?.leaderId === 1 ? v : undefined;
+      },
+      30_000,
+    );
     const reader = await WireClient.connect(restarted.host, restarted.port);
     try {
       const values = (await readPartition(reader, TOPIC, 0)).map((r) => r.value!.toString());
