@@ -15,6 +15,7 @@ import {
 import { groupPartition, javaStringHashCode } from '../../src/coordinator/group/group-partitioner.js';
 import { decodeGroupRecord, type EncodedRecord } from '../../src/coordinator/group/group-records.js';
 import type { GroupStorage, StoredRecord } from '../../src/coordinator/group/group-storage.js';
+import { encodeSubscription } from '../../src/protocol/consumer-protocol/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 
 const E = ErrorCode;
@@ -566,6 +567,57 @@ describe('group coordinator: offsets', () => {
         ['offset', null],
         ['group', null],
       ],
+    );
+  });
+
+  it('expires offsets of topics a Stable consumer group no longer subscribes to (KIP-211)', async () => {
+    const { coordinator, advance } = setup();
+    // The member's subscription (consumer protocol v0) names topic 's' only.
+    const subscription = encodeSubscription(0, {
+      topics: ['s'],
+      userData: null,
+      ownedPartitions: [],
+      generationId: -1,
+      rackId: null,
+    });
+    const join = await joinNew(coordinator, { protocols: [{ name: 'range', metadata: subscription }] });
+    await flush();
+    const a = join.value();
+    sync(coordinator, a.memberId, 1);
+    await flush();
+    const commitTo = (topic: string) =>
+      coordinator.commitOffsets({
+        groupId: 'g',
+        generationId: 1,
+        memberId: a.memberId,
+        groupInstanceId: null,
+        retentionTimeMs: -1,
+        topics: [
+          {
+            name: topic,
+            partitions: [
+              {
+                partitionIndex: 0,
+                committedOffset: 3,
+                committedLeaderEpoch: -1,
+                commitTimestampMs: -1,
+                committedMetadata: null,
+              },
+            ],
+          },
+        ],
+      });
+    await commitTo('s');
+    await commitTo('old');
+    // Eleven minutes of heartbeats every five seconds: the member stays, the retention of ten minutes passes.
+    for (let t = 0; t < 132; t++) {
+      advance(5_000);
+      assert.equal(coordinator.heartbeat('g', 1, a.memberId, null), E.NONE);
+    }
+    assert.equal(coordinator.groupState('g'), 'Stable');
+    assert.deepEqual(
+      coordinator.fetchOffsets('g', null, false).topics.map((t) => t.name),
+      ['s'],
     );
   });
 

@@ -1248,11 +1248,20 @@ export class GroupCoordinator {
     const retentionMs = this.config.offsetsRetentionMinutes * MINUTE_MS;
     for (const group of [...this.groups.values()]) {
       if (this.partitions.get(group.partition)?.state !== 'active') continue;
-      if (!group.is('Empty') || (this.consumerGroups.get(group.groupId)?.members.size ?? 0) > 0) continue;
+      if ((this.consumerGroups.get(group.groupId)?.members.size ?? 0) > 0) continue;
+      // An empty group's offsets age from when it emptied (or from the commit, for a group that only stores
+      // offsets); a Stable consumer group's offsets of topics it no longer subscribes to age from the commit
+      // (KIP-211). Other groups keep theirs.
+      const stable = group.is('Stable') && group.protocolType === 'consumer';
+      if (!group.is('Empty') && !stable) continue;
+      const subscribed = stable ? this.subscribedTopics(group) : null;
+      if (subscribed !== null && subscribed.size === 0) continue;
       const records: EncodedRecord[] = [];
       for (const [key, o] of [...group.offsets]) {
         if (group.pendingCommits.has(key)) continue;
-        const base = group.protocolType === null ? o.commitTimestampMs : group.currentStateTimestampMs;
+        if (subscribed?.has(splitOffsetKey(key).topic)) continue;
+        const base =
+          group.protocolType === null || stable ? o.commitTimestampMs : group.currentStateTimestampMs;
         const expired = o.expireTimestampMs >= 0 ? nowMs >= o.expireTimestampMs : nowMs >= base + retentionMs;
         if (!expired) continue;
         group.offsets.delete(key);
