@@ -247,6 +247,37 @@ describe('group coordinator: joining and syncing', () => {
     assert.equal(coordinator.groupState('g'), 'Stable');
   });
 
+  it('rebalances when a member rejoins with a changed subscription, not when it rejoins unchanged', async () => {
+    const { coordinator } = setup();
+    const bJoin = await joinNew(coordinator, { clientId: 'b' });
+    await flush();
+    const b = bJoin.value();
+    sync(coordinator, b.memberId, 1, [[b.memberId, 'x']]);
+    await flush();
+    // b is the leader; a second member that rejoins unchanged keeps the generation.
+    const cJoin = await joinNew(coordinator, { clientId: 'c' });
+    void coordinator.join(joinRequest(b.memberId));
+    await flush();
+    const c = cJoin.value();
+    sync(coordinator, b.memberId, 2, []);
+    sync(coordinator, c.memberId, 2);
+    await flush();
+    assert.equal(coordinator.groupState('g'), 'Stable');
+    const same = await coordinator.join(joinRequest(c.memberId));
+    assert.equal(same.generationId, 2);
+    assert.equal(coordinator.groupState('g'), 'Stable');
+    // A new topic matched or a partition count noticed: the metadata changes and the group rebalances.
+    const changed = track(
+      coordinator.join(
+        joinRequest(c.memberId, { protocols: [{ name: 'range', metadata: Buffer.from('sub2') }] }),
+      ),
+    );
+    assert.equal(coordinator.groupState('g'), 'PreparingRebalance');
+    void coordinator.join(joinRequest(b.memberId));
+    await flush();
+    assert.equal(changed.value().generationId, 3);
+  });
+
   it('drops members that do not rejoin within the rebalance timeout', async () => {
     const { coordinator, advance } = setup();
     const a = await stableGroupOfOne(coordinator);
