@@ -275,4 +275,43 @@ describe('KIP-848 consumer groups', async () => {
     const third = setup({}, 4, first.log);
     assert.deepEqual([...third.coordinator.describeConsumerGroup('cg').group!.members.keys()], ['m2']);
   });
+  it('a static member that leaves with epoch -2 comes back under its instance id with its epoch and partitions', async () => {
+    const { coordinator } = setup();
+    const a = await coordinator.consumerGroupHeartbeat(hb({ instanceId: 'i1' }));
+    const b = await coordinator.consumerGroupHeartbeat(hb({ instanceId: 'i2' }));
+    await coordinator.consumerGroupHeartbeat(
+      hb({
+        memberId: 'm1',
+        memberEpoch: a.memberEpoch,
+        topicPartitions: [{ topicId: TOPIC_ID, partitions: [0, 1, 2, 3] }],
+      }),
+    );
+    const aKept = await coordinator.consumerGroupHeartbeat(
+      hb({
+        memberId: 'm1',
+        memberEpoch: a.memberEpoch,
+        topicPartitions: [{ topicId: TOPIC_ID, partitions: [0, 1] }],
+      }),
+    );
+    const bGot = await coordinator.consumerGroupHeartbeat(
+      hb({ memberId: 'm2', memberEpoch: b.memberEpoch, topicPartitions: [] }),
+    );
+    const epoch = coordinator.describeConsumerGroup('cg').group!.groupEpoch;
+    assert.equal(
+      (await coordinator.consumerGroupHeartbeat(hb({ instanceId: 'i1' }))).errorCode,
+      E.UNRELEASED_INSTANCE_ID,
+      'the instance id is still in use',
+    );
+    const left = await coordinator.consumerGroupHeartbeat(
+      hb({ memberId: 'm1', memberEpoch: -2, instanceId: 'i1' }),
+    );
+    assert.equal(left.memberEpoch, -2);
+    const back = await coordinator.consumerGroupHeartbeat(hb({ instanceId: 'i1' }));
+    assert.equal(back.errorCode, E.NONE);
+    assert.notEqual(back.memberId, 'm1');
+    assert.equal(back.memberEpoch, aKept.memberEpoch);
+    assert.deepEqual(partitionsOf(back), partitionsOf(aKept));
+    assert.equal(coordinator.describeConsumerGroup('cg').group!.groupEpoch, epoch, 'no rebalance');
+    assert.deepEqual([...partitionsOf(back), ...partitionsOf(bGot)].sort(), [0, 1, 2, 3]);
+  });
 });

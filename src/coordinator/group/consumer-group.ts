@@ -26,6 +26,8 @@ export class ConsumerMember {
   /** What the member last reported owning (it may still hold partitions it was asked to give up). */
   owned: TopicPartitions = new Map();
   sessionDeadlineMs = 0;
+  /** A static member that left with epoch -2: it keeps its assignment until its session ends or it returns. */
+  leftTemporarily = false;
   /** While the member has partitions to give up: when it is removed if it has not (its rebalance timeout). */
   revocationDeadlineMs = -1;
   rebalanceTimeoutMs = 0;

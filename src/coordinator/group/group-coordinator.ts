@@ -1405,8 +1405,40 @@ export class GroupCoordinator {
         this.consumerGroups.set(group.groupId, group);
       }
       const memberId = request.memberId !== '' ? request.memberId : this.newId();
+      const holder =
+        request.instanceId === null
+          ? undefined
+          : [...group.members.values()].find(
+              (m) => m.instanceId === request.instanceId && m.memberId !== memberId,
+            );
+      if (holder !== undefined && !holder.leftTemporarily) {
+        return fail(
+          ErrorCode.UNRELEASED_INSTANCE_ID,
+          `instance ${request.instanceId} is held by ${holder.memberId}`,
+        );
+      }
       member = group.members.get(memberId);
-      if (member === undefined) {
+      if (holder !== undefined) {
+        // A static member back under its instance id takes over its predecessor's epoch and assignment, and the
+        // group does not rebalance.
+        member = new ConsumerMember(
+          memberId,
+          request.instanceId,
+          request.rackId,
+          request.clientId,
+          request.clientHost,
+        );
+        member.memberEpoch = holder.memberEpoch;
+        member.previousMemberEpoch = holder.previousMemberEpoch;
+        member.subscribedTopicNames = holder.subscribedTopicNames;
+        member.rebalanceTimeoutMs = holder.rebalanceTimeoutMs;
+        member.serverAssignor = holder.serverAssignor;
+        group.members.delete(holder.memberId);
+        group.members.set(memberId, member);
+        const target = group.target.get(holder.memberId);
+        group.target.delete(holder.memberId);
+        if (target !== undefined) group.target.set(memberId, target);
+      } else if (member === undefined) {
         if (group.members.size >= (this.config.groupConsumerMaxSize ?? Number.MAX_SAFE_INTEGER)) {
           return fail(ErrorCode.GROUP_MAX_SIZE_REACHED);
         }
@@ -1419,13 +1451,19 @@ export class GroupCoordinator {
         );
         group.members.set(memberId, member);
       }
-      member.memberEpoch = 0;
-      member.owned = new Map();
-      member.assigned = new Map();
-      group.groupEpoch++;
+      if (holder === undefined) {
+        member.memberEpoch = 0;
+        member.owned = new Map();
+        member.assigned = new Map();
+        group.groupEpoch++;
+      }
     } else {
       member = group?.members.get(request.memberId);
       if (group === undefined || member === undefined) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
+      if (request.memberEpoch === -2 && member.instanceId !== null) {
+        member.leftTemporarily = true;
+        return { ...fail(ErrorCode.NONE), memberId: member.memberId, memberEpoch: -2 };
+      }
       if (request.memberEpoch < 0) {
         group.members.delete(member.memberId);
         group.groupEpoch++;
