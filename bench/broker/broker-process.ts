@@ -10,6 +10,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { LoopProbeReport } from './loop-probe.js';
 
 /** The checkout's root, from this module's place (dist*\/bench/broker/broker-process.js). */
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -29,6 +30,8 @@ export interface BrokerOptions {
   dataDir: string;
   overrides?: Record<string, string | number | boolean>;
   cpuProfileDir?: string;
+  /** Load loop-probe.ts into the broker, reporting its event-loop delay to this file on each `probeLoop()`. */
+  loopProbeFile?: string;
 }
 
 export interface BrokerProcess {
@@ -38,7 +41,13 @@ export interface BrokerProcess {
   log(): string;
   /** SIGTERM, wait for exit (SIGKILL after a bound); resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** Asks the loop probe for the event-loop delay since the previous ask (SIGUSR2); a no-op without one. */
+  probeLoop(): void;
+  /** The answer to the last probeLoop(), once written; undefined without a probe or after `timeoutMs`. */
+  readLoopProbe(timeoutMs?: number): Promise<LoopProbeReport | undefined>;
 }
+
+const loopProbeModule = new URL('./loop-probe.js', import.meta.url).href;
 
 export async function startBroker(options: BrokerOptions): Promise<BrokerProcess> {
   const overrides: Record<string, string | number | boolean> = {
@@ -51,9 +60,12 @@ export async function startBroker(options: BrokerOptions): Promise<BrokerProcess
   };
   const args: string[] = [];
   if (options.cpuProfileDir !== undefined) args.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir);
+  if (options.loopProbeFile !== undefined) args.push('--import', loopProbeModule);
   args.push('--input-type=module', '-e', cliScript, 'server');
   for (const [key, value] of Object.entries(overrides)) args.push('--override', `${key}=${String(value)}`);
-  const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = { ...process.env, BROOK_BENCH_LOOP_PROBE: options.loopProbeFile ?? '' };
+  const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let probesSent = 0;
   let log = '';
   const keep = (data: Buffer): void => {
     log = (log + data.toString()).slice(-logBytesKept);
@@ -90,6 +102,12 @@ export async function startBroker(options: BrokerOptions): Promise<BrokerProcess
       pid: child.pid!,
       log: () => log,
       stop: () => stop(child, exited, killOnExit),
+      probeLoop() {
+        if (options.loopProbeFile === undefined || child.exitCode !== null) return;
+        probesSent++;
+        child.kill('SIGUSR2');
+      },
+      readLoopProbe: (timeoutMs = 2000) => readProbe(options.loopProbeFile, probesSent, timeoutMs),
     };
   } catch (error) {
     child.kill('SIGKILL');
@@ -110,6 +128,26 @@ async function stop(
   clearTimeout(killer);
   process.off('exit', killOnExit);
   return code;
+}
+
+/** Waits until the probe file holds the answer numbered `sequence` (the broker answers between requests). */
+async function readProbe(
+  file: string | undefined,
+  sequence: number,
+  timeoutMs: number,
+): Promise<LoopProbeReport | undefined> {
+  if (file === undefined || sequence === 0) return undefined;
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    try {
+      const report = JSON.parse(readFileSync(file, 'utf8')) as LoopProbeReport;
+      if (report.sequence === sequence) return report;
+    } catch {
+      // Not written yet, or caught mid-write: ask again.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return undefined;
 }
 
 /** Bytes the process caused to be sent to storage so far (/proc/PID/io write_bytes), or undefined. */

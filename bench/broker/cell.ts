@@ -3,13 +3,14 @@
 // then, when asked, a backlog read of each repetition's topic. A fresh broker per cell makes its peak RSS and
 // CPU the cell's own; fresh topics per repetition keep repetitions apart while the broker stays warm.
 import os from 'node:os';
+import { join } from 'node:path';
 import { assert } from '../../src/common/assert.js';
 import { monitorEventLoop } from '../harness/event-loop-delay.js';
 import { Histogram } from '../harness/histogram.js';
 import { readProcessCpu, readProcessMemory, watchProcess } from '../harness/process-usage.js';
 import { withTempDir } from '../harness/temp-dir.js';
 import { warmupMsFor } from '../limits/null-broker.js';
-import { readWriteBytes, startBroker } from './broker-process.js';
+import { type BrokerProcess, readWriteBytes, startBroker } from './broker-process.js';
 import { checkApiVersions, createTopic, waitForTopic } from './broker-setup.js';
 import { FetchConsumer } from './fetch-consumer.js';
 import { runG1 } from './g1-producer.js';
@@ -61,6 +62,9 @@ export interface ProduceRepetition {
   wireMBPerBrokerCpuSecond: number;
   generatorCpuSeconds: number;
   generatorEventLoopDelayP99Ms: number;
+  /** The broker's event-loop delay over the window (loop-probe.ts); -1 if the probe did not answer. */
+  brokerEventLoopDelayP99Ms: number;
+  brokerEventLoopDelayMaxMs: number;
   recordsPerBatch: number;
   recordsSent: number;
   recordsAcknowledged: number;
@@ -91,10 +95,12 @@ export function cellName(spec: CellSpec): string {
 
 export async function runCell(spec: CellSpec, options: CellOptions): Promise<CellResult> {
   return withTempDir(options.parentDir, '.brook-bench-broker-', async (dataDir) => {
+    // The broker's log.dirs is a folder of the temporary directory, so the probe's file stays out of it.
     const broker = await startBroker({
-      dataDir,
+      dataDir: join(dataDir, 'logs'),
       overrides: spec.durability === 'D1' ? { 'brook.log.flush.group.commit.enable': true } : {},
       cpuProfileDir: options.cpuProfileDir,
+      loopProbeFile: join(dataDir, 'loop-probe.json'),
     });
     const usage = watchProcess(broker.pid);
     const rssSeriesMiB: number[] = [];
@@ -122,7 +128,7 @@ export async function runCell(spec: CellSpec, options: CellOptions): Promise<Cel
           const topic = `bench-${cellName(spec).toLowerCase()}-${repetition}`;
           await createTopic(setup, topic, spec.partitions);
           await waitForTopic(setup, topic, spec.partitions);
-          const run = await produceOnce(spec, options, broker.port, broker.pid, topic, result);
+          const run = await produceOnce(spec, options, broker, topic, result);
           topics.push(topic);
           endOffsets.push(run.endOffsets);
           result.repetitions.push(run.figures);
@@ -160,11 +166,11 @@ export async function runCell(spec: CellSpec, options: CellOptions): Promise<Cel
 async function produceOnce(
   spec: CellSpec,
   options: CellOptions,
-  port: number,
-  pid: number,
+  broker: BrokerProcess,
   topic: string,
   cell: CellResult,
 ): Promise<{ figures: ProduceRepetition; endOffsets: number[] }> {
+  const { port, pid } = broker;
   // Intended send times of the batches of each partition, in send order: with one writer per partition the
   // n-th batch the consumer sees is the n-th one sent, which gives end-to-end latency without touching the
   // pre-encoded (CRC-protected) batches.
@@ -208,6 +214,7 @@ async function produceOnce(
       onBatchSent:
         endToEnd && consumer ? (partition, intendedMs) => sentAt[partition]!.push(intendedMs) : undefined,
       onWindow: (edge) => {
+        broker.probeLoop();
         const i = edge === 'start' ? 0 : 1;
         if (edge === 'start') {
           windowStart = performance.now();
@@ -223,6 +230,7 @@ async function produceOnce(
       },
     });
     const eventLoop = loop.stop();
+    const brokerLoop = await broker.readLoopProbe();
     if (consumer) {
       await consumer.stop();
       await consumer.readUntil(run.endOffsets, catchUpTimeoutMs);
@@ -245,6 +253,8 @@ async function produceOnce(
       wireMBPerBrokerCpuSecond: run.wireBytes / 1e6 / Math.max(edges.cpu[1]! - edges.cpu[0]!, 0.01),
       generatorCpuSeconds: (edges.generatorCpu.user + edges.generatorCpu.system) / 1e6,
       generatorEventLoopDelayP99Ms: eventLoop.p99,
+      brokerEventLoopDelayP99Ms: brokerLoop?.p99Ms ?? -1,
+      brokerEventLoopDelayMaxMs: brokerLoop?.maxMs ?? -1,
       recordsPerBatch: run.recordsPerBatch,
       recordsSent: run.recordsSent,
       recordsAcknowledged: run.recordsAcknowledged,

@@ -370,6 +370,7 @@ function formatCells(
       e2e ? `${ms(e2e.p50)}/${ms(e2e.p99)}` : '-',
       `${formatFigure(result.brokerPeakRssBytes / 1048576)} (${result.repetitions.map((r) => formatFigure(r.brokerRssBytesAfter / 1048576)).join('/')})`,
       s((r) => r.wireMBPerBrokerCpuSecond),
+      s((r) => r.brokerEventLoopDelayP99Ms),
       ratioText(net ? ratioOfSummaries(summaryOf(result, netMBPerSecond), net.summary) : undefined),
       ratioText(diskRatio(result, limits)),
       ratioText(
@@ -394,6 +395,7 @@ function formatCells(
       'e2e p50/p99 ms',
       'RSS peak (after each) MiB',
       'MB/CPU-s',
+      'loop p99 ms',
       'R_net',
       'R_disk',
       'R_null',
