@@ -3,9 +3,9 @@
 // and the group protocol (group.ts).
 //
 // Fetching: one Fetch in flight per leader at a time, for that leader's assigned partitions that are not
-// paused, have a position, and have nothing buffered (as Kafka's fetcher does, so a slow partition's buffer
-// does not grow). Completed fetches are decoded into per-partition buffers that poll() drains up to
-// max.poll.records. A seek, pause or reassignment bumps the partition's epoch, so an answer to an older fetch
+// paused, have a position, and hold fewer than PREFETCH_CHUNKS fetched chunks (so the next fetch overlaps the
+// application's work on the current one, and a slow partition's buffer stays bounded). Completed fetches are
+// decoded into per-partition chunks that poll() drains up to max.poll.records. A seek, pause or reassignment bumps the partition's epoch, so an answer to an older fetch
 // is dropped instead of delivered.
 //
 // Positions: `position` is the next offset poll() will return. A partition without a position gets one from
@@ -84,16 +84,29 @@ interface PartitionState {
   partition: number;
   position: number | null;
   paused: boolean;
-  buffer: ConsumerRecord<unknown, unknown>[];
-  bufferAt: number;
+  /** Fetched records not yet returned, oldest first; each chunk knows the offset after it. */
+  chunks: Chunk[];
   epoch: number;
   highWatermark: number;
   lastStableOffset: number;
   logStartOffset: number;
-  /** The offset after the buffered records (past trailing control batches). */
-  nextAfterBuffer?: number;
   /** A retriable fetch error: do not fetch before this time. */
   backoffUntil: number;
+}
+
+interface Chunk {
+  records: ConsumerRecord<unknown, unknown>[];
+  at: number;
+  /** The offset after the chunk's last batch (past trailing control batches). */
+  next: number;
+}
+
+/** Fetched chunks a partition may hold before it is fetched again: one being read and one ready. */
+const PREFETCH_CHUNKS = 2;
+
+/** Where the next fetch of a partition starts: after what is buffered, else at the position. */
+function fetchOffsetOf(s: PartitionState): number | null {
+  return s.chunks.length > 0 ? s.chunks[s.chunks.length - 1]!.next : s.position;
 }
 
 export interface EachBatchPayload<K, V> {
@@ -193,8 +206,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         partition: tp.partition,
         position: null,
         paused: false,
-        buffer: [],
-        bufferAt: 0,
+        chunks: [],
         epoch: 0,
         highWatermark: -1,
         lastStableOffset: -1,
@@ -269,8 +281,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
 
   private resetFetchState(s: PartitionState): void {
     s.epoch++;
-    s.buffer = [];
-    s.bufferAt = 0;
+    s.chunks = [];
   }
 
   /** The next offset poll() returns for the partition (resolving it first when unknown). */
@@ -396,7 +407,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   }
 
   private fetchable(s: PartitionState, now: number): boolean {
-    return !s.paused && s.position !== null && s.bufferAt >= s.buffer.length && s.backoffUntil <= now;
+    return !s.paused && s.position !== null && s.chunks.length < PREFETCH_CHUNKS && s.backoffUntil <= now;
   }
 
   /** Starts a fetch at every leader that has fetchable partitions and no fetch in flight. */
@@ -430,7 +441,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
 
   private fetchFrom(leader: number, list: PartitionState[]): void {
     this.fetching.add(leader);
-    const sent = list.map((s) => ({ s, epoch: s.epoch, offset: s.position! }));
+    const sent = list.map((s) => ({ s, epoch: s.epoch, offset: fetchOffsetOf(s)! }));
     const topics = new Map<string, typeof sent>();
     for (const x of sent) {
       let t = topics.get(x.s.topic);
@@ -499,8 +510,13 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     offset: number,
     p: FetchResponsePartitionData,
   ): void {
-    if (s.epoch !== epoch || s.position !== offset || this.partitions.get(tpKey(s.topic, s.partition)) !== s)
+    if (
+      s.epoch !== epoch ||
+      fetchOffsetOf(s) !== offset ||
+      this.partitions.get(tpKey(s.topic, s.partition)) !== s
+    ) {
       return;
+    }
     if (p.errorCode !== 0) {
       if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
         if (this.o.autoOffsetReset === 'none') {
@@ -509,6 +525,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
             `${s.topic}-${s.partition} at offset ${offset}`,
           );
         } else {
+          this.resetFetchState(s);
           s.position = null;
         }
         return;
@@ -548,13 +565,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     }
     if (out.length === 0) {
       // Only control batches or aborted data: move past them.
-      s.position = next;
-      s.epoch++;
+      if (s.chunks.length > 0) s.chunks[s.chunks.length - 1]!.next = next;
+      else s.position = next;
       return;
     }
-    s.buffer = out;
-    s.bufferAt = 0;
-    s.nextAfterBuffer = next;
+    s.chunks.push({ records: out, at: 0, next });
   }
 
   /**
@@ -595,16 +610,18 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private drainBuffers(): ConsumerRecord<K, V>[] {
     const out: ConsumerRecord<K, V>[] = [];
     for (const s of this.partitions.values()) {
-      if (s.paused || s.bufferAt >= s.buffer.length) continue;
-      const take = Math.min(s.buffer.length - s.bufferAt, this.o.maxPollRecords - out.length);
-      for (let i = 0; i < take; i++) out.push(s.buffer[s.bufferAt + i] as ConsumerRecord<K, V>);
-      s.bufferAt += take;
-      if (s.bufferAt >= s.buffer.length) {
-        s.position = s.nextAfterBuffer ?? s.buffer[s.buffer.length - 1]!.offset + 1;
-        s.buffer = [];
-        s.bufferAt = 0;
-      } else {
-        s.position = s.buffer[s.bufferAt]!.offset;
+      if (s.paused) continue;
+      while (s.chunks.length > 0 && out.length < this.o.maxPollRecords) {
+        const c = s.chunks[0]!;
+        const take = Math.min(c.records.length - c.at, this.o.maxPollRecords - out.length);
+        for (let i = 0; i < take; i++) out.push(c.records[c.at + i] as ConsumerRecord<K, V>);
+        c.at += take;
+        if (c.at >= c.records.length) {
+          s.position = c.next;
+          s.chunks.shift();
+        } else {
+          s.position = c.records[c.at]!.offset;
+        }
       }
       if (out.length >= this.o.maxPollRecords) break;
     }
