@@ -101,7 +101,8 @@ describe('a classic group of fifty members', () => {
     t.diagnostic(
       `${MEMBERS} members joined and synced in ${(performance.now() - started).toFixed(1)} ms of coordinator time`,
     );
-    synced.forEach((s, i) => assert.equal(s.assignment.toString(), `for ${results[i]!.memberId}`));
+    for (const [i, s] of synced.entries())
+      assert.equal(s.assignment.toString(), `for ${results[i]!.memberId}`);
     assert.equal(coordinator.groupState('big'), 'Stable');
     assert.equal(appended.length, 1, 'one group metadata record for the generation');
 

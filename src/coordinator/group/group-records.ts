@@ -159,7 +159,7 @@ export const cgRecord = {
     ),
 };
 
-function valueOf<V>(schema: DataSchema<V>, value: Buffer | null): V | null {
+function decodedValue<V>(schema: DataSchema<V>, value: Buffer | null): V | null {
   return value === null ? null : decodeVersioned(schema, value, 'read-known-fields').value;
 }
 
@@ -184,13 +184,13 @@ export function decodeGroupRecord(key: Buffer, value: Buffer | null): GroupRecor
       return {
         kind: 'cg-epoch',
         group: consumerGroupMetadataKeySchema.decode(r, 3).groupId,
-        value: valueOf(consumerGroupMetadataValueSchema, value),
+        value: decodedValue(consumerGroupMetadataValueSchema, value),
       };
     case 4:
       return {
         kind: 'cg-topics',
         group: consumerGroupPartitionMetadataKeySchema.decode(r, 4).groupId,
-        value: valueOf(consumerGroupPartitionMetadataValueSchema, value),
+        value: decodedValue(consumerGroupPartitionMetadataValueSchema, value),
       };
     case 5: {
       const k = consumerGroupMemberMetadataKeySchema.decode(r, 5);
@@ -198,14 +198,14 @@ export function decodeGroupRecord(key: Buffer, value: Buffer | null): GroupRecor
         kind: 'cg-member',
         group: k.groupId,
         memberId: k.memberId,
-        value: valueOf(consumerGroupMemberMetadataValueSchema, value),
+        value: decodedValue(consumerGroupMemberMetadataValueSchema, value),
       };
     }
     case 6:
       return {
         kind: 'cg-target-epoch',
         group: consumerGroupTargetAssignmentMetadataKeySchema.decode(r, 6).groupId,
-        value: valueOf(consumerGroupTargetAssignmentMetadataValueSchema, value),
+        value: decodedValue(consumerGroupTargetAssignmentMetadataValueSchema, value),
       };
     case 7: {
       const k = consumerGroupTargetAssignmentMemberKeySchema.decode(r, 7);
@@ -213,7 +213,7 @@ export function decodeGroupRecord(key: Buffer, value: Buffer | null): GroupRecor
         kind: 'cg-target',
         group: k.groupId,
         memberId: k.memberId,
-        value: valueOf(consumerGroupTargetAssignmentMemberValueSchema, value),
+        value: decodedValue(consumerGroupTargetAssignmentMemberValueSchema, value),
       };
     }
     case 8: {
@@ -222,7 +222,7 @@ export function decodeGroupRecord(key: Buffer, value: Buffer | null): GroupRecor
         kind: 'cg-current',
         group: k.groupId,
         memberId: k.memberId,
-        value: valueOf(consumerGroupCurrentMemberAssignmentValueSchema, value),
+        value: decodedValue(consumerGroupCurrentMemberAssignmentValueSchema, value),
       };
     }
     default:
