@@ -6,8 +6,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { decodeSubscription } from '../../src/protocol/consumer-protocol/index.js';
 import { decodeRequestHeader, encodeRequestHeader } from '../../src/protocol/headers.js';
 import type { ProduceRequest } from '../../src/protocol/messages/00-produce.js';
+import type { OffsetCommitRequest } from '../../src/protocol/messages/08-offset-commit.js';
+import type { JoinGroupRequest } from '../../src/protocol/messages/11-join-group.js';
 import { Reader, Writer } from '../../src/protocol/primitives/index.js';
 import { batchHeader, LOG_OVERHEAD } from '../../src/protocol/records/batch-header.js';
 import { readRecords } from '../../src/protocol/records/batch-records.js';
@@ -150,6 +153,46 @@ describe('golden requests from real clients', () => {
       const batch = produce.topicData[0]!.partitionData[0]!.records!;
       assert.ok(batchHeader.producerId(batch, 0) >= 0, 'the batch carries its producer id');
       assert.equal(batchHeader.baseSequence(batch, 0), 0);
+    });
+  }
+
+  for (const [client, group, topic] of [
+    ['kcat', 'golden-kcat-group', 'golden-kcat-none'],
+    ['kafkajs', 'golden-kjs-group', 'golden-kjs-gzip'],
+  ] as const) {
+    it(`${client} joins a consumer group with a subscription, syncs, and commits what it read`, () => {
+      const goldens = load(client);
+      for (const key of [
+        ApiKey.FIND_COORDINATOR,
+        ApiKey.JOIN_GROUP,
+        ApiKey.SYNC_GROUP,
+        ApiKey.OFFSET_FETCH,
+      ]) {
+        assert.ok(
+          goldens.some((g) => g.apiKey === key),
+          `${client} sent API ${key}`,
+        );
+      }
+      const joins = goldens
+        .filter((g) => g.apiKey === ApiKey.JOIN_GROUP)
+        .map((g) => decode(g).body as JoinGroupRequest);
+      const join = joins[joins.length - 1]!;
+      assert.equal(join.groupId, group);
+      assert.equal(join.protocolType, 'consumer');
+      assert.ok(join.protocols.length > 0);
+      for (const protocol of join.protocols) {
+        assert.deepEqual(decodeSubscription(protocol.metadata).value.topics, [topic]);
+      }
+      const commits = goldens
+        .filter((g) => g.apiKey === ApiKey.OFFSET_COMMIT)
+        .map((g) => decode(g).body as OffsetCommitRequest);
+      assert.ok(commits.length > 0, `${client} committed`);
+      const last = commits[commits.length - 1]!;
+      assert.equal(last.groupId, group);
+      const committed = last.topics
+        .find((t) => t.name === topic)!
+        .partitions.find((p) => p.partitionIndex === 0)!;
+      assert.equal(committed.committedOffset, 3n, 'the offset after the three records read');
     });
   }
 });

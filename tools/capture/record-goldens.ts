@@ -31,6 +31,24 @@ const kcat: Client = async (bootstrap) => {
     );
   }
   await must(run('kcat', ['-b', bootstrap, '-C', '-t', 'golden-kcat-none', '-o', 'beginning', '-e']));
+  // A balanced consumer: FindCoordinator, JoinGroup, SyncGroup, Heartbeat, OffsetFetch, OffsetCommit, LeaveGroup.
+  await must(
+    run(
+      'kcat',
+      [
+        '-b',
+        bootstrap,
+        '-G',
+        'golden-kcat-group',
+        'golden-kcat-none',
+        '-c',
+        '3',
+        '-X',
+        'auto.offset.reset=earliest',
+      ],
+      { timeoutMs: 60_000 },
+    ),
+  );
 };
 
 const kafkaPython: Client = async (bootstrap) => {
@@ -77,6 +95,22 @@ const kafkajsClient: Client = async (bootstrap) => {
     })),
   });
   await producer.disconnect();
+  // A group consumer that commits what it read.
+  const consumer = kafka.consumer({ groupId: 'golden-kjs-group' });
+  await consumer.connect();
+  await consumer.subscribe({ topic: 'golden-kjs-gzip', fromBeginning: true });
+  let seen = 0;
+  await new Promise<void>((resolve, reject) => {
+    consumer
+      .run({
+        eachMessage: async () => {
+          seen++;
+          if (seen === 3) resolve();
+        },
+      })
+      .catch(reject);
+  });
+  await consumer.disconnect();
 };
 
 const platformatic: Client = async (bootstrap) => {
