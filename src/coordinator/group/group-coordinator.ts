@@ -32,14 +32,13 @@ import {
 import {
   ASSIGNORS,
   ConsumerGroup,
-  type ConsumerGroupSnapshot,
   ConsumerMember,
+  type ConsumerRecord,
   computeTarget,
+  consumerGroupRecords,
   fromWire,
-  memberCurrentKey,
-  memberMetaKey,
-  pendingRevocation,
   reconcile,
+  restoreConsumerGroups,
   snapshot,
   type TopicInfo,
   toWire,
@@ -49,7 +48,6 @@ import {
   cgRecord,
   decodeGroupRecord,
   type EncodedRecord,
-  type GroupRecord,
   groupRecord,
   offsetRecord,
 } from './group-records.js';
@@ -206,8 +204,6 @@ export interface ConsumerHeartbeatResult {
   readonly assignment: { topicId: string; partitions: number[] }[] | null;
 }
 
-type ConsumerRecord = Extract<GroupRecord, { kind: `cg-${string}` }>;
-
 type PartitionStatus = { state: 'loading' | 'active'; readonly token: number };
 
 const EMPTY = Buffer.alloc(0);
@@ -350,86 +346,16 @@ export class GroupCoordinator {
       if (group.members.size === 0 && group.offsets.size === 0 && group.generationId === 0) continue;
       this.groups.set(groupId, group);
     }
-    for (const g of this.restoreConsumerGroups(partition, consumerRecords))
+    for (const g of restoreConsumerGroups(
+      partition,
+      consumerRecords,
+      this.now(),
+      this.config.groupConsumerSessionTimeoutMs ?? 45_000,
+    ))
       this.consumerGroups.set(g.groupId, g);
     status.state = 'active';
     if (records > 0)
       this.options.logger.info(`loaded partition ${partition}: ${records} records, ${ids.size} groups`);
-  }
-
-  /** Replays KIP-848 records, last one per key winning; a group whose epoch record is a tombstone is gone. */
-  private restoreConsumerGroups(partition: number, records: readonly ConsumerRecord[]): ConsumerGroup[] {
-    const groups = new Map<string, ConsumerGroup>();
-    const get = (id: string) => {
-      let g = groups.get(id);
-      if (g === undefined) groups.set(id, (g = new ConsumerGroup(id, partition)));
-      return g;
-    };
-    const deleted = new Set<string>();
-    const meta = new Map<string, ConsumerRecord & { kind: 'cg-member' }>();
-    const current = new Map<string, ConsumerRecord & { kind: 'cg-current' }>();
-    for (const r of records) {
-      const g = get(r.group);
-      switch (r.kind) {
-        case 'cg-epoch':
-          if (r.value === null) deleted.add(r.group);
-          else {
-            deleted.delete(r.group);
-            g.groupEpoch = r.value.epoch;
-          }
-          break;
-        case 'cg-topics':
-          g.topicsMetadata = (r.value?.topics ?? []).map((t) => ({
-            name: t.topicName,
-            topicId: t.topicId,
-            partitionCount: t.numPartitions,
-          }));
-          g.metadataKey = g.topicsMetadata.map((t) => `${t.topicId}:${t.partitionCount}`).join(',');
-          break;
-        case 'cg-target-epoch':
-          g.assignmentEpoch = r.value?.assignmentEpoch ?? 0;
-          break;
-        case 'cg-target':
-          if (r.value === null) g.target.delete(r.memberId);
-          else g.target.set(r.memberId, fromWire(r.value.topicPartitions));
-          break;
-        case 'cg-member':
-          meta.set(`${r.group}\u0000${r.memberId}`, r);
-          break;
-        case 'cg-current':
-          current.set(`${r.group}\u0000${r.memberId}`, r);
-          break;
-      }
-    }
-    const sessionMs = this.config.groupConsumerSessionTimeoutMs ?? 45_000;
-    for (const [key, r] of meta) {
-      if (r.value === null) continue;
-      const g = get(r.group);
-      const m = new ConsumerMember(
-        r.memberId,
-        r.value.instanceId,
-        r.value.rackId,
-        r.value.clientId,
-        r.value.clientHost,
-      );
-      m.subscribedTopicNames = r.value.subscribedTopicNames;
-      m.rebalanceTimeoutMs = r.value.rebalanceTimeoutMs;
-      m.serverAssignor = r.value.serverAssignor;
-      const c = current.get(key)?.value ?? null;
-      if (c !== null) {
-        m.memberEpoch = c.memberEpoch;
-        m.previousMemberEpoch = c.previousMemberEpoch;
-        m.assigned = fromWire(c.assignedPartitions);
-        m.owned = fromWire([...c.assignedPartitions, ...c.partitionsPendingRevocation]);
-      }
-      m.sessionDeadlineMs = this.now() + sessionMs;
-      g.members.set(m.memberId, m);
-    }
-    for (const g of groups.values()) {
-      const assignor = [...g.members.values()].find((m) => m.serverAssignor !== null)?.serverAssignor;
-      if (assignor !== undefined && assignor !== null) g.assignorName = assignor;
-    }
-    return [...groups.values()].filter((g) => !deleted.has(g.groupId));
   }
 
   private restoreGroup(
@@ -982,7 +908,7 @@ export class GroupCoordinator {
           `consumer group ${g.groupId}: ${m.memberId} removed (${revocationLate ? 'revocation timed out' : 'session expired'})`,
         );
       }
-      const records = g.members.size === before.members.size ? [] : this.consumerGroupRecords(g, before);
+      const records = g.members.size === before.members.size ? [] : consumerGroupRecords(g, before);
       if (records.length > 0) {
         void this.append(g.partition, records).catch((err: unknown) =>
           this.options.logger.error(String(err)),
@@ -1290,79 +1216,10 @@ export class GroupCoordinator {
     const result = this.consumerGroupHeartbeatNow(request);
     const group = this.consumerGroups.get(request.groupId);
     if (result.errorCode !== ErrorCode.NONE || group === undefined) return result;
-    const records = this.consumerGroupRecords(group, before);
+    const records = consumerGroupRecords(group, before);
     if (records.length === 0) return result;
     const errorCode = await this.append(group.partition, records);
     return errorCode === ErrorCode.NONE ? result : { ...result, errorCode, assignment: null };
-  }
-
-  /** The records that bring the log from `before` to the group's state now (tombstones for members gone). */
-  private consumerGroupRecords(group: ConsumerGroup, before: ConsumerGroupSnapshot): EncodedRecord[] {
-    const id = group.groupId;
-    const records: EncodedRecord[] = [];
-    const after = snapshot(group);
-    for (const m of group.members.values()) {
-      const was = before.members.get(m.memberId);
-      if (was?.meta !== memberMetaKey(m)) {
-        records.push(
-          cgRecord.member(id, m.memberId, {
-            instanceId: m.instanceId,
-            rackId: m.rackId,
-            clientId: m.clientId,
-            clientHost: m.clientHost,
-            subscribedTopicNames: [...m.subscribedTopicNames],
-            subscribedTopicRegex: null,
-            rebalanceTimeoutMs: m.rebalanceTimeoutMs,
-            serverAssignor: m.serverAssignor,
-            classicMemberMetadata: null,
-          }),
-        );
-      }
-    }
-    for (const memberId of before.members.keys()) {
-      if (group.members.has(memberId)) continue;
-      records.push(
-        cgRecord.current(id, memberId, null),
-        cgRecord.target(id, memberId, null),
-        cgRecord.member(id, memberId, null),
-      );
-    }
-    if (before.groupEpoch !== group.groupEpoch) records.push(cgRecord.epoch(id, { epoch: group.groupEpoch }));
-    if (before.metadataKey !== group.metadataKey) {
-      records.push(
-        cgRecord.topics(id, {
-          topics: group.topicsMetadata.map((t) => ({
-            topicId: t.topicId,
-            topicName: t.name,
-            numPartitions: t.partitionCount,
-            partitionMetadata: [],
-          })),
-        }),
-      );
-    }
-    for (const [memberId, now] of after.members) {
-      if (before.members.get(memberId)?.target !== now.target) {
-        records.push(
-          cgRecord.target(id, memberId, { topicPartitions: toWire(group.target.get(memberId) ?? new Map()) }),
-        );
-      }
-    }
-    if (before.assignmentEpoch !== group.assignmentEpoch) {
-      records.push(cgRecord.targetEpoch(id, { assignmentEpoch: group.assignmentEpoch }));
-    }
-    for (const m of group.members.values()) {
-      if (before.members.get(m.memberId)?.current === memberCurrentKey(m)) continue;
-      records.push(
-        cgRecord.current(id, m.memberId, {
-          memberEpoch: m.memberEpoch,
-          previousMemberEpoch: m.previousMemberEpoch,
-          state: 0,
-          assignedPartitions: toWire(m.assigned),
-          partitionsPendingRevocation: toWire(pendingRevocation(m)),
-        }),
-      );
-    }
-    return records;
   }
 
   private consumerGroupHeartbeatNow(request: ConsumerHeartbeatRequest): ConsumerHeartbeatResult {
