@@ -25,7 +25,6 @@ import {
   type JoinResult,
   Member,
   offsetKey,
-  type Protocol,
   type SyncResult,
   splitOffsetKey,
 } from './classic-group.js';
@@ -43,6 +42,20 @@ import {
   type TopicInfo,
   toWire,
 } from './consumer-group.js';
+import type {
+  CommitRequest,
+  ConsumerHeartbeatRequest,
+  ConsumerHeartbeatResult,
+  DescribedGroup,
+  FetchedOffset,
+  FetchOffsetsResult,
+  JoinRequest,
+  LeaveResult,
+  ListedGroup,
+  MemberIdentity,
+  PartitionErrors,
+  SyncRequest,
+} from './group-api.js';
 import { groupPartition } from './group-partitioner.js';
 import {
   cgRecord,
@@ -52,6 +65,8 @@ import {
   offsetRecord,
 } from './group-records.js';
 import type { GroupStorage } from './group-storage.js';
+
+export type * from './group-api.js';
 
 export interface GroupCoordinatorConfig {
   readonly groupMinSessionTimeoutMs: number;
@@ -83,125 +98,6 @@ export interface GroupCoordinatorOptions {
   readonly topics?: (names: readonly string[]) => Map<string, TopicInfo>;
   /** Creates __consumer_offsets through the controller (FindCoordinator does so on first use). */
   readonly createOffsetsTopic?: () => Promise<void>;
-}
-
-export interface JoinRequest {
-  readonly groupId: string;
-  readonly memberId: string;
-  readonly groupInstanceId: string | null;
-  readonly clientId: string;
-  readonly clientHost: string;
-  readonly sessionTimeoutMs: number;
-  readonly rebalanceTimeoutMs: number;
-  readonly protocolType: string;
-  readonly protocols: readonly Protocol[];
-  /** JoinGroup v4+: a member without an id is given one with MEMBER_ID_REQUIRED and must join again. */
-  readonly requireKnownMemberId: boolean;
-}
-
-export interface SyncRequest {
-  readonly groupId: string;
-  readonly generationId: number;
-  readonly memberId: string;
-  readonly groupInstanceId: string | null;
-  readonly protocolType: string | null;
-  readonly protocolName: string | null;
-  readonly assignments: readonly { readonly memberId: string; readonly assignment: Buffer }[];
-}
-
-export interface MemberIdentity {
-  readonly memberId: string;
-  readonly groupInstanceId: string | null;
-}
-
-export interface LeaveResult {
-  readonly errorCode: number;
-  readonly members: readonly { memberId: string; groupInstanceId: string | null; errorCode: number }[];
-}
-
-export interface TopicPartitions<P> {
-  readonly name: string;
-  readonly partitions: readonly P[];
-}
-
-export interface CommitPartition {
-  readonly partitionIndex: number;
-  readonly committedOffset: number;
-  readonly committedLeaderEpoch: number;
-  /** OffsetCommit v1's per-partition commit time, or -1. */
-  readonly commitTimestampMs: number;
-  readonly committedMetadata: string | null;
-}
-
-export interface CommitRequest {
-  readonly groupId: string;
-  readonly generationId: number;
-  readonly memberId: string;
-  readonly groupInstanceId: string | null;
-  /** OffsetCommit v2-v4 retention_time_ms, or -1 for the broker's rule. */
-  readonly retentionTimeMs: number;
-  readonly topics: readonly TopicPartitions<CommitPartition>[];
-}
-
-export type PartitionErrors = { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];
-
-export interface FetchedOffset {
-  readonly partitionIndex: number;
-  readonly committedOffset: number;
-  readonly committedLeaderEpoch: number;
-  readonly metadata: string;
-  readonly errorCode: number;
-}
-
-export interface FetchOffsetsResult {
-  readonly errorCode: number;
-  readonly topics: TopicPartitions<FetchedOffset>[];
-}
-
-export interface DescribedGroup {
-  readonly errorCode: number;
-  readonly groupId: string;
-  readonly groupState: string;
-  readonly protocolType: string;
-  readonly protocolData: string;
-  readonly members: readonly {
-    memberId: string;
-    groupInstanceId: string | null;
-    clientId: string;
-    clientHost: string;
-    memberMetadata: Buffer;
-    memberAssignment: Buffer;
-  }[];
-}
-
-export interface ListedGroup {
-  readonly groupId: string;
-  readonly protocolType: string;
-  readonly groupState: string;
-  readonly groupType: string;
-}
-
-export interface ConsumerHeartbeatRequest {
-  readonly groupId: string;
-  readonly memberId: string;
-  readonly memberEpoch: number;
-  readonly instanceId: string | null;
-  readonly rackId: string | null;
-  readonly rebalanceTimeoutMs: number;
-  readonly subscribedTopicNames: readonly string[] | null;
-  readonly serverAssignor: string | null;
-  readonly topicPartitions: readonly { topicId: string; partitions: readonly number[] }[] | null;
-  readonly clientId: string;
-  readonly clientHost: string;
-}
-
-export interface ConsumerHeartbeatResult {
-  readonly errorCode: number;
-  readonly errorMessage: string | null;
-  readonly memberId: string | null;
-  readonly memberEpoch: number;
-  readonly heartbeatIntervalMs: number;
-  readonly assignment: { topicId: string; partitions: number[] }[] | null;
 }
 
 type PartitionStatus = { state: 'loading' | 'active'; readonly token: number };
