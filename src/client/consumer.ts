@@ -27,6 +27,7 @@ import type { AssignorName } from './assignors.js';
 import { Cluster, sleep } from './cluster.js';
 import { ClientStateError, KafkaClientError, KafkaProtocolError } from './errors.js';
 import { selectRecords } from './fetch-records.js';
+import { FetchSession } from './fetch-session.js';
 import { GroupMember, type RebalanceListener } from './group.js';
 import type { ClientOptions } from './options.js';
 import {
@@ -65,6 +66,8 @@ export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> extends C
   partitionAssignmentStrategy?: AssignorName[];
   /** check.crcs (default true). */
   checkCrcs?: boolean;
+  /** Incremental fetch sessions with each leader (KIP-227; default true). */
+  fetchSessions?: boolean;
   keyDeserializer?: Deserializer<K>;
   valueDeserializer?: Deserializer<V>;
 }
@@ -139,6 +142,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private readonly valueDeserializer: Deserializer<V>;
   private readonly partitions = new Map<string, PartitionState>();
   private readonly fetching = new Set<number>();
+  /** Fetch sessions by leader (KIP-227), unless fetchSessions is off. */
+  readonly sessions = new Map<number, FetchSession>();
   private dataWaiters: (() => void)[] = [];
   private fetchError: Error | null = null;
   private closed = false;
@@ -166,6 +171,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3000,
       maxPollIntervalMs: options.maxPollIntervalMs ?? 300_000,
       checkCrcs: options.checkCrcs ?? true,
+      fetchSessions: options.fetchSessions ?? true,
     };
     if (!['earliest', 'latest', 'none'].includes(this.o.autoOffsetReset)) {
       throw new TypeError(
@@ -442,8 +448,25 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private fetchFrom(leader: number, list: PartitionState[]): void {
     this.fetching.add(leader);
     const sent = list.map((s) => ({ s, epoch: s.epoch, offset: fetchOffsetOf(s)! }));
+    let session: FetchSession | undefined;
+    let plan = { sessionId: 0, sessionEpoch: -1, send: sent, forgotten: [] as TopicPartition[] };
+    if (this.o.fetchSessions) {
+      session = this.sessions.get(leader);
+      if (session === undefined) this.sessions.set(leader, (session = new FetchSession()));
+      const p = session.plan(
+        sent.map((x) => ({ topic: x.s.topic, partition: x.s.partition, offset: x.offset })),
+      );
+      const named = new Set(p.send.map((w) => tpKey(w.topic, w.partition)));
+      plan = { ...p, send: sent.filter((x) => named.has(tpKey(x.s.topic, x.s.partition))) };
+    }
+    const forgotten = new Map<string, number[]>();
+    for (const f of plan.forgotten) {
+      let l = forgotten.get(f.topic);
+      if (l === undefined) forgotten.set(f.topic, (l = []));
+      l.push(f.partition);
+    }
     const topics = new Map<string, typeof sent>();
-    for (const x of sent) {
+    for (const x of plan.send) {
       let t = topics.get(x.s.topic);
       if (t === undefined) topics.set(x.s.topic, (t = []));
       t.push(x);
@@ -456,8 +479,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       minBytes: this.o.fetchMinBytes,
       maxBytes: this.o.fetchMaxBytes,
       isolationLevel: this.isolation(),
-      sessionId: 0,
-      sessionEpoch: -1,
+      sessionId: plan.sessionId,
+      sessionEpoch: plan.sessionEpoch,
       topics: [...topics].map(([topic, xs]) => ({
         topic,
         topicId: this.cluster.snapshot.topics.get(topic)?.topicId ?? 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -471,7 +494,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
           replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
         })),
       })),
-      forgottenTopicsData: [],
+      forgottenTopicsData: [...forgotten].map(([topic, partitions]) => ({
+        topic,
+        topicId: this.cluster.snapshot.topics.get(topic)?.topicId ?? 'AAAAAAAAAAAAAAAAAAAAAA',
+        partitions,
+      })),
       rackId: '',
     };
     this.cluster
@@ -480,6 +507,13 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       })
       .then(
         (res) => {
+          session?.answered(res.errorCode, res.sessionId);
+          if (
+            res.errorCode === ErrorCode.FETCH_SESSION_ID_NOT_FOUND ||
+            res.errorCode === ErrorCode.INVALID_FETCH_SESSION_EPOCH
+          ) {
+            return; // The session starts over with the next (full) fetch.
+          }
           if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, 'Fetch');
           for (const t of res.responses) {
             for (const p of t.partitions) {
@@ -489,6 +523,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
           }
         },
         (err: Error) => {
+          session?.failed();
           this.cluster.invalidate();
           const until = Date.now() + this.cluster.backoffMs(0);
           for (const x of sent) x.s.backoffUntil = until;

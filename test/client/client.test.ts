@@ -291,6 +291,57 @@ test('consumer offsets: seek, beginning and end, offsetsForTimes, pause and resu
   await strict.close();
 });
 
+test('fetch sessions: incremental fetches deliver every record, through seeks and pauses', async () => {
+  const topic = 'sessions';
+  await createTopic(topic, 3);
+  const producer = new Producer({
+    bootstrapServers: broker.bootstrap,
+    partitioner: 'round-robin',
+    lingerMs: 0,
+  });
+  const first = await Promise.all(
+    Array.from({ length: 30 }, (_, i) => producer.send({ topic, value: Buffer.from(`a${i}`) })),
+  );
+  assert.deepEqual(new Set(first.map((m) => m.partition)), new Set([0, 1, 2]));
+  const consumer = new Consumer({
+    bootstrapServers: broker.bootstrap,
+    autoOffsetReset: 'earliest',
+    fetchMaxWaitMs: 100,
+  });
+  const tps = [0, 1, 2].map((partition) => ({ topic, partition }));
+  consumer.assign(tps);
+  let got = await consumeAll(consumer, 30);
+  assert.equal(got.length, 30);
+  consumer.pause([tps[1]!]);
+  await Promise.all(
+    Array.from({ length: 30 }, (_, i) => producer.send({ topic, value: Buffer.from(`b${i}`) })),
+  );
+  got = await consumeAll(consumer, 20);
+  assert.equal(got.length, 20);
+  assert.ok(
+    got.every((r) => r.partition !== 1),
+    'a paused partition, forgotten by the session, yields nothing',
+  );
+  consumer.resume([tps[1]!]);
+  consumer.seek(tps[0]!, 0);
+  got = await consumeAll(consumer, 30);
+  assert.equal(
+    got.filter((r) => r.partition === 1).length,
+    10,
+    'the resumed partition returns with its backlog',
+  );
+  assert.equal(
+    got.filter((r) => r.partition === 0).length,
+    20,
+    'the seek re-reads partition 0 from the start',
+  );
+  const session = consumer.sessions.get(0)!;
+  assert.notEqual(session.sessionId, 0, 'the broker opened a session');
+  assert.ok(session.incrementalFetches > 0, 'later fetches were incremental');
+  await producer.close();
+  await consumer.close();
+});
+
 test('async iterator and run() deliver records in order', async () => {
   const topic = 'iterate';
   await createTopic(topic);
