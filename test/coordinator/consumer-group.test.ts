@@ -216,6 +216,26 @@ describe('KIP-848 consumer groups', async () => {
       coordinator.list([], ['consumer']).groups.map((g) => [g.groupId, g.groupType]),
       [['cg', 'consumer']],
     );
+    // Once empty, the id can be used by a classic group, which keeps the offsets.
+    await coordinator.consumerGroupHeartbeat(hb({ memberId: 'm1', memberEpoch: -1 }));
+    const converted = await coordinator.join({
+      groupId: 'cg',
+      memberId: '',
+      groupInstanceId: null,
+      clientId: 'c',
+      clientHost: '/h',
+      sessionTimeoutMs: 10_000,
+      rebalanceTimeoutMs: 10_000,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+      requireKnownMemberId: false,
+    });
+    assert.equal(converted.errorCode, E.NONE);
+    assert.deepEqual(
+      coordinator.list([], []).groups.map((g) => [g.groupId, g.groupType]),
+      [['cg', 'classic']],
+    );
+    assert.equal(coordinator.fetchOffsets('cg', null, false).topics[0]!.partitions[0]!.committedOffset, 5);
   });
   it('removes a member that does not revoke within its rebalance timeout, freeing its partitions', async () => {
     const { coordinator, clock } = setup();

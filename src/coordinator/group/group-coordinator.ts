@@ -311,8 +311,20 @@ export class GroupCoordinator {
     ) {
       return fail(ErrorCode.INVALID_SESSION_TIMEOUT);
     }
-    if ((this.consumerGroups.get(request.groupId)?.members.size ?? 0) > 0) {
+    const consumer = this.consumerGroups.get(request.groupId);
+    if (consumer !== undefined && consumer.members.size > 0)
       return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+    if (consumer !== undefined) {
+      // An empty KIP-848 group becomes a classic one (its offsets stay, in the classic group of the same id).
+      this.consumerGroups.delete(consumer.groupId);
+      const tombstones = [
+        cgRecord.targetEpoch(consumer.groupId, null),
+        cgRecord.topics(consumer.groupId, null),
+        cgRecord.epoch(consumer.groupId, null),
+      ];
+      void this.append(consumer.partition, tombstones).catch((err: unknown) =>
+        this.options.logger.error(String(err)),
+      );
     }
     let group = this.groups.get(request.groupId);
     if (group === undefined) {
