@@ -68,7 +68,7 @@ describe('group APIs over the wire', () => {
       const r = await client.call(apiKey, version, body);
       const code = errorOf(r);
       if (
-        i < 50 &&
+        i < 150 &&
         (code === E.COORDINATOR_NOT_AVAILABLE ||
           code === E.COORDINATOR_LOAD_IN_PROGRESS ||
           code === E.NOT_COORDINATOR)
