@@ -5,7 +5,7 @@
 // exist yet, so key type 1 answers COORDINATOR_NOT_AVAILABLE.
 
 import { groupPartition } from '../../coordinator/group/group-partitioner.js';
-import { ErrorCode, errorName } from '../../protocol/errors.js';
+import { ErrorCode, errorByCode } from '../../protocol/errors.js';
 import type {
   FindCoordinatorRequest,
   FindCoordinatorResponse,
@@ -61,7 +61,7 @@ function locate(context: RequestContext, keyType: number, key: string): FindCoor
     host: '',
     port: -1,
     errorCode,
-    errorMessage: errorName(errorCode),
+    errorMessage: errorByCode(errorCode)?.message ?? null,
   });
   if (keyType === KEY_TYPE_TRANSACTION) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   if (keyType !== KEY_TYPE_GROUP) return fail(ErrorCode.INVALID_REQUEST);
