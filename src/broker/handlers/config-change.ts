@@ -1,35 +1,79 @@
-// The common tail of AlterConfigs and IncrementalAlterConfigs: a validated change is written (unless
-// validate_only) through the dynamic config store, which notifies every broker.
+// The common part of AlterConfigs and IncrementalAlterConfigs: each resource (a topic, this broker, or the
+// cluster-wide broker default) is validated by the handler's own rule, then written (unless validate_only)
+// through the dynamic config store, which notifies every broker.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type { RequestContext } from '../api-handler.js';
+import { brokerResource } from '../config/broker-resource.js';
 import type { ConfigChangeResult } from '../config/config-error-codes.js';
+import type { BrokerConfigLayers } from '../config/config-layers.js';
+import { ResourceType } from './32-describe-configs.js';
 
-export type ConfigTarget = { kind: 'topic'; name: string } | { kind: 'broker'; perBroker: boolean };
+export interface ConfigResource<Entry> {
+  readonly resourceType: number;
+  readonly resourceName: string;
+  readonly configs: readonly Entry[];
+}
 
-export async function applyConfigChange(
+/** How one handler turns a resource's entries into the complete new config, or a Kafka error. */
+export interface ConfigValidation<Entry> {
+  topic(topic: string, entries: readonly Entry[], layers: BrokerConfigLayers): ConfigChangeResult;
+  broker(entries: readonly Entry[], perBroker: boolean, layers: BrokerConfigLayers): ConfigChangeResult;
+}
+
+export interface ConfigResourceResponse {
+  errorCode: number;
+  errorMessage: string | null;
+  resourceType: number;
+  resourceName: string;
+}
+
+export async function alterConfigResources<Entry>(
   context: RequestContext,
-  target: ConfigTarget,
-  checked: ConfigChangeResult,
+  resources: readonly ConfigResource<Entry>[],
   validateOnly: boolean,
-): Promise<{ errorCode: number; errorMessage: string | null }> {
-  if (target.kind === 'topic' && context.services.metadata.topic(target.name) === undefined) {
-    return {
-      errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-      errorMessage: `Topic ${target.name} does not exist.`,
-    };
+  validation: ConfigValidation<Entry>,
+): Promise<ConfigResourceResponse[]> {
+  const { topicConfigs, brokerId, metadata, dynamicConfig } = context.services;
+  const responses: ConfigResourceResponse[] = [];
+  for (const resource of resources) {
+    const respond = (errorCode: number, errorMessage: string | null) =>
+      responses.push({
+        errorCode,
+        errorMessage,
+        resourceType: resource.resourceType,
+        resourceName: resource.resourceName,
+      });
+    const layers = topicConfigs.layers;
+    let checked: ConfigChangeResult;
+    let write: (configs: ReadonlyMap<string, string>) => Promise<boolean>;
+    if (resource.resourceType === ResourceType.TOPIC) {
+      const topic = resource.resourceName;
+      if (metadata.topic(topic) === undefined) {
+        respond(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${topic} does not exist.`);
+        continue;
+      }
+      checked = validation.topic(topic, resource.configs, layers);
+      write = (configs) => dynamicConfig.writeTopicConfig(topic, configs);
+    } else if (resource.resourceType === ResourceType.BROKER) {
+      const target = brokerResource(resource.resourceName, brokerId);
+      if (!target.ok) {
+        respond(target.errorCode, target.errorMessage);
+        continue;
+      }
+      checked = validation.broker(resource.configs, target.perBroker, layers);
+      write = (configs) => dynamicConfig.writeBrokerConfig(target.perBroker, configs);
+    } else {
+      respond(ErrorCode.INVALID_REQUEST, `Resource type ${resource.resourceType} is not supported.`);
+      continue;
+    }
+    if (!checked.ok) {
+      respond(checked.errorCode, checked.errorMessage);
+    } else if (validateOnly || (await write(checked.configs))) {
+      respond(ErrorCode.NONE, null);
+    } else {
+      respond(ErrorCode.UNKNOWN_SERVER_ERROR, 'the coordination store refused the change');
+    }
   }
-  if (!checked.ok) return { errorCode: checked.errorCode, errorMessage: checked.errorMessage };
-  if (validateOnly) return { errorCode: ErrorCode.NONE, errorMessage: null };
-  const { dynamicConfig } = context.services;
-  const written =
-    target.kind === 'topic'
-      ? await dynamicConfig.writeTopicConfig(target.name, checked.configs)
-      : await dynamicConfig.writeBrokerConfig(target.perBroker, checked.configs);
-  return written
-    ? { errorCode: ErrorCode.NONE, errorMessage: null }
-    : {
-        errorCode: ErrorCode.UNKNOWN_SERVER_ERROR,
-        errorMessage: 'the coordination store refused the change',
-      };
+  return responses;
 }
