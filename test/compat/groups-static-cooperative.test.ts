@@ -12,7 +12,7 @@ import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 
 const { Kafka, logLevel } = kafkajs;
 
-describe('static membership, cooperative rebalancing and reset=none with confluent-kafka-python', () => {
+describe('static membership, cooperative rebalancing and reset=none with confluent-kafka-python and kafka-python', () => {
   let broker: BrokerProcess;
   const members: GroupMember[] = [];
   before(async () => {
@@ -99,10 +99,12 @@ describe('static membership, cooperative rebalancing and reset=none with conflue
     await producer.connect();
     await producer.send({ topic: 'none', messages: [{ value: 'x', partition: 0 }] });
     await producer.disconnect();
-    const m = GroupMember.python('confluent', broker.bootstrap, 'none-group', 'none', 'none');
-    members.push(m);
-    await waitUntil(() => m.errors.length > 0, 30_000, show);
-    assert.match(m.errors[0]!, /offset/i);
-    assert.equal(m.records.length, 0);
+    for (const client of ['confluent', 'kafka-python'] as const) {
+      const m = GroupMember.python(client, broker.bootstrap, `none-group-${client}`, 'none', 'none');
+      members.push(m);
+      await waitUntil(() => m.errors.length > 0, 30_000, show);
+      assert.match(m.errors[0]!, /offset/i, client);
+      assert.equal(m.records.length, 0, client);
+    }
   });
 });

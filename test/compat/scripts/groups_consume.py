@@ -79,6 +79,7 @@ if client == "confluent":
 else:
     from kafka import KafkaConsumer, OffsetAndMetadata, TopicPartition
     from kafka.consumer.subscription_state import ConsumerRebalanceListener
+    from kafka.consumer.fetcher import NoOffsetForPartitionError
     from kafka.errors import CommitFailedError
 
     class Listener(ConsumerRebalanceListener):
@@ -100,7 +101,12 @@ else:
     c.subscribe([topic], listener=Listener())
     emit({"event": "ready"})
     while not stopping:
-        batch = c.poll(timeout_ms=200)
+        try:
+            batch = c.poll(timeout_ms=200)
+        except NoOffsetForPartitionError as e:
+            # auto_offset_reset="none" and no committed offset: kafka-python raises instead of guessing.
+            emit({"event": "error", "error": f"no offset: {e}"})
+            break
         for tp, records in batch.items():
             for m in records:
                 emit({"p": m.partition, "o": m.offset, "v": m.value.decode()})
