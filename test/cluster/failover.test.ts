@@ -5,33 +5,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { partitionView, waitFor } from '../helpers/cluster.js';
+import { partitionView, produceValues, waitFor } from '../helpers/cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
 const TOPIC = 'replicated';
 
 async function produce(broker: BrokerProcess, from: number, count: number): Promise<void> {
-  const client = await WireClient.connect(broker.host, broker.port);
-  try {
-    for (let i = from; i < from + count; i++) {
-      const response = await client.call(ApiKey.PRODUCE, 9, {
-        transactionalId: null,
-        acks: -1,
-        timeoutMs: 10_000,
-        topicData: [
-          { name: TOPIC, partitionData: [{ index: 0, records: buildBatch([{ value: `v${i}` }]) }] },
-        ],
-      });
-      const part = response.responses[0].partitionResponses[0];
-      assert.equal(part.errorCode, ErrorCode.NONE, `record ${i} acknowledged by all in-sync replicas`);
-    }
-  } finally {
-    client.close();
-  }
+  const values = Array.from({ length: count }, (_, i) => `v${from + i}`);
+  const codes = await produceValues(broker, TOPIC, values);
+  assert.deepEqual(codes, values.map(() => ErrorCode.NONE), 'every record acknowledged by all in-sync replicas');
 }
 
 describe('a three-broker cluster on ZooKeeper', () => {

@@ -5,37 +5,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { controllerOf, liveBrokers, partitionView, waitFor } from '../helpers/cluster.js';
+import { controllerOf, liveBrokers, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
 const TOPIC = 'isr-topic';
 
-async function produce(broker: BrokerProcess, values: string[]): Promise<number[]> {
-  const client = await WireClient.connect(broker.host, broker.port);
-  try {
-    const codes: number[] = [];
-    for (const value of values) {
-      const response = await client.call(
-        ApiKey.PRODUCE,
-        9,
-        {
-          transactionalId: null,
-          acks: -1,
-          timeoutMs: 15_000,
-          topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: buildBatch([{ value }]) }] }],
-        },
-        20_000,
-      );
-      codes.push(response.responses[0].partitionResponses[0].errorCode);
-    }
-    return codes;
-  } finally {
-    client.close();
-  }
+function produce(broker: BrokerProcess, values: string[]): Promise<number[]> {
+  return produceValues(broker, TOPIC, values);
 }
 
 describe('ISR changes and controlled shutdown in a three-broker cluster', () => {

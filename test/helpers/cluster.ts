@@ -1,6 +1,7 @@
 // Helpers for tests of several broker processes: what a broker's metadata says about a partition and the
 // controller, and polling until a condition holds.
 
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import type { BrokerProcess } from './broker-process.js';
 import { WireClient } from './wire-client.js';
@@ -55,5 +56,34 @@ export async function waitFor<T>(
     if (value !== undefined) return value;
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Produces each value as its own acks=all batch to partition 0, one at a time; answers each error code. */
+export async function produceValues(
+  broker: BrokerProcess,
+  topic: string,
+  values: readonly string[],
+): Promise<number[]> {
+  const client = await WireClient.connect(broker.host, broker.port);
+  try {
+    const codes: number[] = [];
+    for (const value of values) {
+      const response = await client.call(
+        ApiKey.PRODUCE,
+        9,
+        {
+          transactionalId: null,
+          acks: -1,
+          timeoutMs: 15_000,
+          topicData: [{ name: topic, partitionData: [{ index: 0, records: buildBatch([{ value }]) }] }],
+        },
+        20_000,
+      );
+      codes.push(response.responses[0].partitionResponses[0].errorCode);
+    }
+    return codes;
+  } finally {
+    client.close();
   }
 }
