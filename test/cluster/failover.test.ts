@@ -16,7 +16,11 @@ const TOPIC = 'replicated';
 async function produce(broker: BrokerProcess, from: number, count: number): Promise<void> {
   const values = Array.from({ length: count }, (_, i) => `v${from + i}`);
   const codes = await produceValues(broker, TOPIC, values);
-  assert.deepEqual(codes, values.map(() => ErrorCode.NONE), 'every record acknowledged by all in-sync replicas');
+  assert.deepEqual(
+    codes,
+    values.map(() => ErrorCode.NONE),
+    'every record acknowledged by all in-sync replicas',
+  );
 }
 
 describe('a three-broker cluster on ZooKeeper', () => {
