@@ -1,8 +1,8 @@
 // confluent-kafka-python (librdkafka) against Brook's coordinator beyond the basics: static membership (KIP-345)
 // lets a crashed member come back under its group.instance.id within its session timeout and get its partitions
 // back without a rebalance of the others; the cooperative-sticky assignor (incremental rebalancing, done by the
-// clients over the classic protocol) moves only what must move; auto.offset.reset=none (librdkafka's "error")
-// reports the missing offset instead of guessing one.
+// clients over the classic protocol) moves only what must move; auto.offset.reset=none (librdkafka's "error",
+// kafka-python's "none") reports the missing offset instead of guessing one; latest (kcat -G) skips older records.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -105,6 +105,37 @@ describe('static membership, cooperative rebalancing and reset=none with conflue
       await waitUntil(() => m.errors.length > 0, 30_000, show);
       assert.match(m.errors[0]!, /offset/i, client);
       assert.equal(m.records.length, 0, client);
+    }
+  });
+  it('auto.offset.reset=latest with kcat -G skips what was written before it joined', {
+    timeout: 60_000,
+  }, async () => {
+    const kafka = new Kafka({
+      clientId: 'groups-static',
+      brokers: [broker.bootstrap],
+      logLevel: logLevel.NOTHING,
+    });
+    const producer = kafka.producer();
+    await producer.connect();
+    try {
+      await producer.send({
+        topic: 'none',
+        messages: Array.from({ length: 6 }, (_, p) => ({ value: `early-${p}`, partition: p })),
+      });
+      const m = GroupMember.kcat(broker.bootstrap, 'latest-group', 'none', 'latest');
+      members.push(m);
+      await waitUntil(() => m.latestAssignment.length === 6, 30_000, show);
+      for (let i = 0; m.records.length === 0; i++) {
+        assert.ok(i < 60, 'the latest-reset member consumed nothing');
+        await producer.send({ topic: 'none', messages: [{ value: `late-${i}`, partition: i % 6 }] });
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      assert.ok(
+        m.records.every((r) => r.value.startsWith('late-')),
+        JSON.stringify(m.records),
+      );
+    } finally {
+      await producer.disconnect();
     }
   });
 });
