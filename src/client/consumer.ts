@@ -29,6 +29,7 @@ import { ClientStateError, KafkaClientError, KafkaProtocolError } from './errors
 import { selectRecords } from './fetch-records.js';
 import { FetchSession } from './fetch-session.js';
 import { GroupMember, type RebalanceListener } from './group.js';
+import { ConsumerProtocolMember } from './group-consumer-protocol.js';
 import type { ClientOptions } from './options.js';
 import {
   EARLIEST_TIMESTAMP,
@@ -68,6 +69,10 @@ export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> extends C
   checkCrcs?: boolean;
   /** Incremental fetch sessions with each leader (KIP-227; default true). */
   fetchSessions?: boolean;
+  /** group.protocol: 'classic' (JoinGroup/SyncGroup, default) or 'consumer' (KIP-848). */
+  groupProtocol?: 'classic' | 'consumer';
+  /** group.remote.assignor for the consumer protocol (uniform, range); default the coordinator's. */
+  groupRemoteAssignor?: string;
   keyDeserializer?: Deserializer<K>;
   valueDeserializer?: Deserializer<V>;
 }
@@ -136,6 +141,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       | 'keyDeserializer'
       | 'valueDeserializer'
       | 'partitionAssignmentStrategy'
+      | 'groupProtocol'
+      | 'groupRemoteAssignor'
     >
   >;
   private readonly keyDeserializer: Deserializer<K>;
@@ -149,7 +156,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private closed = false;
   private running = false;
   private autoCommitTimer: NodeJS.Timeout | null = null;
-  private group: GroupMember | null = null;
+  private group: GroupMember | ConsumerProtocolMember | null = null;
   private coordinatorId = -1;
   private readonly options: ConsumerOptions<K, V>;
 
@@ -241,24 +248,37 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       this.group.setSubscription(topics);
       return;
     }
-    this.group = new GroupMember({
-      cluster: this.cluster,
-      groupId: this.groupId,
-      groupInstanceId: this.options.groupInstanceId ?? null,
-      sessionTimeoutMs: this.o.sessionTimeoutMs,
-      rebalanceTimeoutMs: this.o.maxPollIntervalMs,
-      heartbeatIntervalMs: this.o.heartbeatIntervalMs,
-      assignors: this.options.partitionAssignmentStrategy ?? ['range', 'cooperative-sticky'],
-      topics,
-      listener,
-      consumer: {
-        owned: () => this.assignment(),
-        assign: (tps) => this.setAssignment(tps),
-        beforeRevoke: async (tps) => {
-          if (this.o.enableAutoCommit) await this.commitPositions(tps).catch(() => {});
-        },
+    const hooks = {
+      owned: () => this.assignment(),
+      assign: (tps: TopicPartition[]) => this.setAssignment(tps),
+      beforeRevoke: async (tps: TopicPartition[]) => {
+        if (this.o.enableAutoCommit) await this.commitPositions(tps).catch(() => {});
       },
-    });
+    };
+    this.group =
+      this.options.groupProtocol === 'consumer'
+        ? new ConsumerProtocolMember({
+            cluster: this.cluster,
+            groupId: this.groupId,
+            groupInstanceId: this.options.groupInstanceId ?? null,
+            rebalanceTimeoutMs: this.o.maxPollIntervalMs,
+            serverAssignor: this.options.groupRemoteAssignor ?? null,
+            topics,
+            listener,
+            consumer: hooks,
+          })
+        : new GroupMember({
+            cluster: this.cluster,
+            groupId: this.groupId,
+            groupInstanceId: this.options.groupInstanceId ?? null,
+            sessionTimeoutMs: this.o.sessionTimeoutMs,
+            rebalanceTimeoutMs: this.o.maxPollIntervalMs,
+            heartbeatIntervalMs: this.o.heartbeatIntervalMs,
+            assignors: this.options.partitionAssignmentStrategy ?? ['range', 'cooperative-sticky'],
+            topics,
+            listener,
+            consumer: hooks,
+          });
     this.startAutoCommit();
   }
 

@@ -15,7 +15,12 @@ let admin: Admin;
 
 before(async () => {
   // A short minimum session lets the slow-handler test show heartbeats outliving a 1.5 s session.
-  broker = await startBroker({ overrides: { 'group.min.session.timeout.ms': 1000 } });
+  broker = await startBroker({
+    overrides: {
+      'group.min.session.timeout.ms': 1000,
+      'group.coordinator.rebalance.protocols': 'classic,consumer',
+    },
+  });
   admin = new Admin({ bootstrapServers: broker.bootstrap });
 });
 
@@ -198,4 +203,45 @@ test('a pattern subscription picks up matching topics', async () => {
   assert.ok(got.includes('pat-three'));
   assert.deepEqual(c.subscription(), ['pat-one', 'pat-three', 'pat-two']);
   await c.close();
+});
+
+test('the consumer protocol (KIP-848): members share partitions, commit, and hand over on leave', async () => {
+  await topicWith('g-848', 4, 40);
+  const opts = { groupProtocol: 'consumer' as const };
+  const a = member('kip848', opts);
+  const b = member('kip848', opts);
+  const assignedToA: string[] = [];
+  a.subscribe(['g-848'], {
+    onPartitionsAssigned: (tps) => {
+      assignedToA.push(...names(tps));
+    },
+  });
+  b.subscribe(['g-848']);
+  const seen = new Set<number>();
+  const split = () => a.assignment().length === 2 && b.assignment().length === 2;
+  const loop = async (c: Consumer) => {
+    const deadline = Date.now() + 25_000;
+    while ((!split() || seen.size < 40) && Date.now() < deadline) {
+      for (const r of await c.poll(100)) seen.add(Number(r.value!.toString()));
+    }
+  };
+  await Promise.all([loop(a), loop(b)]);
+  assert.equal(seen.size, 40, 'every record was read once the group settled');
+  assert.deepEqual(names([...a.assignment(), ...b.assignment()]), [
+    'g-848-0',
+    'g-848-1',
+    'g-848-2',
+    'g-848-3',
+  ]);
+  assert.ok(assignedToA.length > 0);
+  await b.close();
+  await pollUntil([a], () => a.assignment().length === 4, 25_000);
+  await a.commit();
+  const committed = await admin.listConsumerGroupOffsets('kip848');
+  assert.equal(
+    committed.reduce((n, o) => n + o.offset, 0),
+    40,
+    'the member epoch was accepted for commits',
+  );
+  await a.close();
 });

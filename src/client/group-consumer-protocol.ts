@@ -1,0 +1,234 @@
+// Membership of a consumer group with the KIP-848 consumer protocol: one ConsumerGroupHeartbeat API instead of
+// JoinGroup/SyncGroup. The coordinator computes assignments (server-side assignor); the member sends its
+// subscription and the partitions it owns, and reconciles towards the assignment the coordinator returns.
+//
+// Lifecycle: ensureActive() (from poll) joins with member epoch 0, then applies any assignment that heartbeats
+// brought in: partitions no longer assigned are revoked (commit, listener) and new ones taken, and a heartbeat
+// acknowledges what the member now owns. Heartbeats run on their own timer at the interval the coordinator
+// sets. Fencing errors (UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH) lose the partitions and rejoin at epoch 0.
+// leave() sends member epoch -1 (or -2 for a static member, which keeps its place for the session timeout).
+
+import { ErrorCode } from '../protocol/errors.js';
+import type { ConsumerGroupHeartbeatResponse } from '../protocol/messages/68-consumer-group-heartbeat.js';
+import { ApiKey } from '../protocol/registry.js';
+import { type Cluster, sleep } from './cluster.js';
+import { KafkaClientError, KafkaProtocolError } from './errors.js';
+import type { GroupConsumerHooks, RebalanceListener } from './group.js';
+import { findCoordinator, type TopicPartition, tpKey } from './requests.js';
+
+export interface ConsumerProtocolMemberOptions {
+  cluster: Cluster;
+  groupId: string;
+  groupInstanceId: string | null;
+  rebalanceTimeoutMs: number;
+  /** Server assignor name (uniform, range) or null for the coordinator's default. */
+  serverAssignor: string | null;
+  topics: string[] | RegExp;
+  listener: RebalanceListener | undefined;
+  consumer: GroupConsumerHooks;
+}
+
+export class ConsumerProtocolMember {
+  private memberId = '';
+  private memberEpoch = 0;
+  private coordinatorId = -1;
+  private heartbeatIntervalMs = 3000;
+  private timer: NodeJS.Timeout | null = null;
+  private joined = false;
+  private pending: { topicId: string; partitions: number[] }[] | null = null;
+  private fatal: Error | null = null;
+  private left = false;
+  private inFlight: Promise<void> | null = null;
+  private topics: string[] | RegExp;
+  private subscribed: string[] = [];
+
+  constructor(private readonly o: ConsumerProtocolMemberOptions) {
+    this.topics = o.topics;
+  }
+
+  generation(): { generationId: number; memberId: string; groupInstanceId: string | null } {
+    return {
+      generationId: this.memberEpoch,
+      memberId: this.memberId,
+      groupInstanceId: this.o.groupInstanceId,
+    };
+  }
+
+  isStable(): boolean {
+    return this.joined && this.pending === null;
+  }
+
+  subscribedTopics(): string[] {
+    return this.subscribed;
+  }
+
+  setSubscription(topics: string[] | RegExp): void {
+    this.topics = topics;
+    this.subscribed = [];
+  }
+
+  polled(): void {}
+
+  private async resolveTopics(): Promise<string[]> {
+    if (Array.isArray(this.topics)) return [...this.topics].sort();
+    const all = await this.o.cluster.fetchMetadata(null);
+    const re = this.topics;
+    return [...all.topics.values()]
+      .filter((t) => !t.isInternal && re.test(t.name))
+      .map((t) => t.name)
+      .sort();
+  }
+
+  /** Joins when needed and applies an assignment the coordinator sent. */
+  async ensureActive(): Promise<void> {
+    if (this.fatal !== null) {
+      const err = this.fatal;
+      this.fatal = null;
+      throw err;
+    }
+    if (this.left) return;
+    if (this.subscribed.length === 0) {
+      this.subscribed = await this.resolveTopics();
+      this.o.cluster.addTopics(this.subscribed);
+    }
+    for (let attempt = 0; !this.joined && !this.left; attempt++) {
+      await this.heartbeatNow();
+      if (!this.joined) await sleep(this.o.cluster.backoffMs(Math.min(attempt, 5)));
+      if (this.fatal !== null) return this.ensureActive();
+    }
+    if (this.pending !== null) await this.reconcile();
+  }
+
+  private async reconcile(): Promise<void> {
+    const target = this.pending!;
+    this.pending = null;
+    const byId = new Map<string, string>();
+    for (const t of this.o.cluster.snapshot.topics.values()) byId.set(t.topicId, t.name);
+    if (target.some((t) => !byId.has(t.topicId))) {
+      const snapshot = await this.o.cluster.refreshMetadata(this.subscribed);
+      for (const t of snapshot.topics.values()) byId.set(t.topicId, t.name);
+    }
+    const assigned: TopicPartition[] = [];
+    for (const t of target) {
+      const topic = byId.get(t.topicId);
+      if (topic === undefined) continue;
+      for (const partition of t.partitions) assigned.push({ topic, partition });
+    }
+    const now = new Set(assigned.map((tp) => tpKey(tp.topic, tp.partition)));
+    const owned = this.o.consumer.owned();
+    const had = new Set(owned.map((tp) => tpKey(tp.topic, tp.partition)));
+    const revoked = owned.filter((tp) => !now.has(tpKey(tp.topic, tp.partition)));
+    const added = assigned.filter((tp) => !had.has(tpKey(tp.topic, tp.partition)));
+    if (revoked.length > 0) {
+      await this.o.consumer.beforeRevoke(revoked);
+      await this.o.listener?.onPartitionsRevoked?.(revoked);
+    }
+    this.o.consumer.assign(assigned);
+    if (added.length > 0) await this.o.listener?.onPartitionsAssigned?.(added);
+    // Tell the coordinator what this member owns now, so it can hand revoked partitions to others.
+    await this.heartbeatNow();
+  }
+
+  private ownedByTopicId(): { topicId: string; partitions: number[] }[] {
+    const ids = new Map<string, number[]>();
+    for (const tp of this.o.consumer.owned()) {
+      const id = this.o.cluster.snapshot.topics.get(tp.topic)?.topicId;
+      if (id === undefined) continue;
+      let l = ids.get(id);
+      if (l === undefined) ids.set(id, (l = []));
+      l.push(tp.partition);
+    }
+    return [...ids].map(([topicId, partitions]) => ({ topicId, partitions }));
+  }
+
+  /** Sends one heartbeat (or waits for the one in flight) and applies its answer. */
+  private heartbeatNow(): Promise<void> {
+    if (this.inFlight === null) {
+      this.inFlight = this.sendHeartbeat().finally(() => {
+        this.inFlight = null;
+      });
+    }
+    return this.inFlight;
+  }
+
+  private async sendHeartbeat(epoch = this.memberEpoch): Promise<void> {
+    let res: ConsumerGroupHeartbeatResponse;
+    try {
+      if (this.coordinatorId < 0) this.coordinatorId = await findCoordinator(this.o.cluster, this.o.groupId);
+      res = await this.o.cluster.send<ConsumerGroupHeartbeatResponse>(
+        this.coordinatorId,
+        ApiKey.CONSUMER_GROUP_HEARTBEAT,
+        {
+          groupId: this.o.groupId,
+          memberId: this.memberId,
+          memberEpoch: epoch,
+          instanceId: this.o.groupInstanceId,
+          rackId: null,
+          rebalanceTimeoutMs: this.o.rebalanceTimeoutMs,
+          subscribedTopicNames: this.subscribed,
+          subscribedTopicRegex: null,
+          serverAssignor: this.o.serverAssignor,
+          topicPartitions: this.ownedByTopicId(),
+        },
+      );
+    } catch (err) {
+      if (err instanceof KafkaClientError && !err.retriable) this.fatal = err;
+      this.coordinatorId = -1;
+      this.schedule();
+      return;
+    }
+    if (epoch < 0) return;
+    this.onResponse(res);
+    this.schedule();
+  }
+
+  private onResponse(res: ConsumerGroupHeartbeatResponse): void {
+    switch (res.errorCode) {
+      case 0:
+        break;
+      case ErrorCode.UNKNOWN_MEMBER_ID:
+      case ErrorCode.FENCED_MEMBER_EPOCH: {
+        const lost = this.o.consumer.owned();
+        this.o.consumer.assign([]);
+        if (lost.length > 0) void Promise.resolve(this.o.listener?.onPartitionsLost?.(lost)).catch(() => {});
+        this.memberId = '';
+        this.memberEpoch = 0;
+        this.joined = false;
+        return;
+      }
+      case ErrorCode.NOT_COORDINATOR:
+      case ErrorCode.COORDINATOR_NOT_AVAILABLE:
+      case ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+        this.coordinatorId = -1;
+        return;
+      default:
+        this.fatal = new KafkaProtocolError(res.errorCode, res.errorMessage ?? 'ConsumerGroupHeartbeat');
+        return;
+    }
+    if (res.memberId !== null && res.memberId !== '') this.memberId = res.memberId;
+    this.memberEpoch = res.memberEpoch;
+    if (res.heartbeatIntervalMs > 0) this.heartbeatIntervalMs = res.heartbeatIntervalMs;
+    this.joined = true;
+    if (res.assignment !== null) this.pending = res.assignment.topicPartitions;
+  }
+
+  private schedule(): void {
+    if (this.left || this.timer !== null) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.heartbeatNow();
+    }, this.heartbeatIntervalMs);
+  }
+
+  async leave(): Promise<void> {
+    if (this.left) return;
+    this.left = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    await this.inFlight?.catch(() => {});
+    const owned = this.o.consumer.owned();
+    if (owned.length > 0) await this.o.listener?.onPartitionsRevoked?.(owned);
+    if (this.joined) await this.sendHeartbeat(this.o.groupInstanceId === null ? -1 : -2).catch(() => {});
+    this.joined = false;
+  }
+}
