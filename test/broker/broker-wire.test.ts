@@ -171,6 +171,23 @@ describe('broker over the wire', () => {
     assert.equal(offsets.topics[0].partitions[0].offset, 4n);
   });
 
+  it('answers the log start offset as the earliest offset of an empty partition', async () => {
+    await client.call(ApiKey.CREATE_TOPICS, 5, createTopicsRequest('empty-one', 1));
+    const offsets = await client.call(ApiKey.LIST_OFFSETS, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [
+        {
+          name: 'empty-one',
+          partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2n, maxNumOffsets: 1 }],
+        },
+      ],
+      timeoutMs: 1000,
+    });
+    assert.equal(offsets.topics[0].partitions[0].errorCode, ErrorCode.NONE);
+    assert.equal(offsets.topics[0].partitions[0].offset, 0n);
+  });
+
   it('answers duplicate idempotent batches with their original offsets and rejects sequence gaps', async () => {
     const init = await client.call(ApiKey.INIT_PRODUCER_ID, 4, {
       transactionalId: null,

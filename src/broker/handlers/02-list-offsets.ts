@@ -77,6 +77,13 @@ function lookup(
     return answer(index, ErrorCode.NONE, -1, offset, partition.leaderEpoch);
   }
   const found = log.offsetForTimestamp(timestamp, locateRecord);
+  // The log start offset is the earliest answer even when nothing is readable yet (an empty partition).
+  if (
+    found !== null &&
+    (timestamp === ListOffsetsTimestamp.Earliest || timestamp === ListOffsetsTimestamp.EarliestLocal)
+  ) {
+    return answer(index, ErrorCode.NONE, -1, found.offset, found.leaderEpoch);
+  }
   // Records above the high watermark are not visible to consumers yet.
   const limit = fromFollower ? log.logEndOffset : readCommitted ? log.lastStableOffset : log.highWatermark;
   if (found === null || found.offset >= limit) return answer(index, ErrorCode.NONE, -1, -1, -1);
