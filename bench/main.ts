@@ -13,6 +13,7 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
   broker: ['broker matrix with G1: produce and fetch, vs limits', () => import('./broker/main.js')],
   'network-echo': ['network layer with an echo handler, vs bare Node', () => import('./network/echo.js')],
   'storage-append': ['log appends at D0 and D1, vs a plain write loop', () => import('./storage/append.js')],
+  coordinator: ['50-member rebalance and offset commits per second', () => import('./coordinator/groups.js')],
 };
 
 function list(): string {
