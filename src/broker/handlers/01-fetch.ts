@@ -50,7 +50,7 @@ interface FetchPlan {
 export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
   apiKey: ApiKey.FETCH,
   minVersion: 0,
-  maxVersion: 16,
+  maxVersion: 17,
   handle(context, request) {
     const version = context.apiVersion;
     const replicaId = version >= 15 ? request.replicaState.replicaId : request.replicaId;

@@ -29,7 +29,7 @@ function locateRecord(batch: Buffer, targetMs: number): number | null {
 export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsResponse>({
   apiKey: ApiKey.LIST_OFFSETS,
   minVersion: 0,
-  maxVersion: 9,
+  maxVersion: 10,
   handle(context, request) {
     const { replicas, metadata } = context.services;
     return {
