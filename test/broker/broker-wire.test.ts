@@ -135,6 +135,34 @@ describe('broker over the wire', () => {
     assert.equal(records[1]!.headers[0]!.key, 'h');
   });
 
+  it('serves Fetch v17 by topic id and ListOffsets v10, the newest versions', async () => {
+    const md = await client.call(ApiKey.METADATA, 12, {
+      topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'wire-rt' }],
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    const topicId: string = md.topics[0].topicId;
+    const body = fetchRequest('wire-rt', 0, 0);
+    body.topics[0]!.topicId = topicId;
+    const fetched = await client.call(ApiKey.FETCH, 17, body);
+    assert.equal(fetched.responses[0].topicId, topicId);
+    assert.equal(fetched.responses[0].partitions[0].errorCode, ErrorCode.NONE);
+    assert.ok(fetched.responses[0].partitions[0].records.length > 0);
+    const latest = await client.call(ApiKey.LIST_OFFSETS, 10, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [
+        {
+          name: 'wire-rt',
+          partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 }],
+        },
+      ],
+      timeoutMs: 1000,
+    });
+    assert.equal(latest.topics[0].partitions[0].offset, fetched.responses[0].partitions[0].highWatermark);
+  });
+
   it('answers OFFSET_OUT_OF_RANGE beyond the log end and long-polls until data arrives', async () => {
     const out = await client.call(ApiKey.FETCH, 12, fetchRequest('wire-rt', 0, 99));
     assert.equal(out.responses[0].partitions[0].errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
