@@ -332,3 +332,35 @@ test('perf tests print Kafka lines; dump-log decodes the segment and its indexes
   assert.equal(r.code, 1);
   assert.match(r.stderr, /ENOENT/);
 });
+
+test('console-consumer --include with --timeout-ms; consumer-groups --state, --members and --delete', async () => {
+  await brook(['topics', ...bs(), '--create', '--topic', 'inc-a']);
+  await brook(['topics', ...bs(), '--create', '--topic', 'inc-b']);
+  await brook(['console-producer', ...bs(), '--topic', 'inc-a'], 'x\n');
+  await brook(['console-producer', ...bs(), '--topic', 'inc-b'], 'y\n');
+  let r = await brook([
+    'console-consumer',
+    ...bs(),
+    '--include',
+    'inc-.*',
+    '--group',
+    'inc-group',
+    '--from-beginning',
+    '--timeout-ms',
+    '3000',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.stdout.trim().split('\n').sort(), ['x', 'y']);
+  assert.match(r.stderr, /Processed a total of 2 messages/);
+  r = await brook(['consumer-groups', ...bs(), '--describe', '--group', 'inc-group', '--state', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout)[0].state, 'Empty');
+  r = await brook(['consumer-groups', ...bs(), '--describe', '--group', 'inc-group', '--members']);
+  assert.match(r.stdout, /GROUP\s+CONSUMER-ID\s+HOST\s+CLIENT-ID\s+#PARTITIONS/);
+  r = await brook(['consumer-groups', ...bs(), '--delete', '--group', 'inc-group']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "Deletion of requested consumer groups ('inc-group') was successful.\n");
+  r = await brook(['consumer-groups', ...bs(), '--describe', '--group', 'inc-group']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /Consumer group 'inc-group' does not exist/);
+});
