@@ -260,12 +260,17 @@ export class Connection {
   /** Moves queued requests onto the wire while there are free in-flight slots. */
   private pump(): void {
     const max = this.options.maxInFlightRequestsPerConnection;
-    while (this.queue.length > 0 && this.inFlight.size < max && this.socket !== null && !this.closed) {
+    const socket = this.socket;
+    if (socket === null || this.queue.length === 0) return;
+    // The chunks of the frames sent now (header, attached record batches) leave in one write, not one each.
+    socket.cork();
+    while (this.queue.length > 0 && this.inFlight.size < max && !this.closed) {
       const q = this.queue.shift()!;
       if (q.pending !== null) this.inFlight.set(q.pending.correlationId, q.pending);
-      for (const chunk of q.frame) this.socket.write(chunk);
+      for (const chunk of q.frame) socket.write(chunk);
       q.resolveSent();
     }
+    socket.uncork();
   }
 
   private onTimeout(p: Pending, timeoutMs: number): void {
