@@ -284,22 +284,28 @@ export class Connection {
     this.fail(new ConnectionError(`connection to ${this.address} closed after a request timed out`));
   }
 
+  /**
+   * Frames are cut from the received chunks once a whole frame is there: chunks are joined once per frame, not on
+   * every read, so a large fetch response arriving in many reads is copied once.
+   */
   private onData(d: Buffer): void {
     this.chunks.push(d);
     this.buffered += d.length;
     while (this.buffered >= 4) {
-      if (this.chunks.length > 1) this.chunks = [Buffer.concat(this.chunks, this.buffered)];
-      const buf = this.chunks[0]!;
-      const size = buf.readInt32BE(0);
+      if (this.chunks[0]!.length < 4) this.chunks = [Buffer.concat(this.chunks, this.buffered)];
+      const size = this.chunks[0]!.readInt32BE(0);
       if (size < 4 || size > FRAME_BYTES_MAX) {
         this.fail(new ConnectionError(`bad response size ${size} from ${this.address}`));
         return;
       }
       if (this.buffered < 4 + size) return;
+      if (this.chunks[0]!.length < 4 + size) this.chunks = [Buffer.concat(this.chunks, this.buffered)];
+      const buf = this.chunks[0]!;
       const frame = buf.subarray(4, 4 + size);
       const rest = buf.subarray(4 + size);
-      this.chunks = rest.length > 0 ? [rest] : [];
-      this.buffered = rest.length;
+      this.chunks.shift();
+      if (rest.length > 0) this.chunks.unshift(rest);
+      this.buffered -= 4 + size;
       this.onFrame(frame);
     }
   }
