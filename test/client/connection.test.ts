@@ -21,6 +21,7 @@ interface Seen {
 /** A TCP server that decodes request headers and lets the test answer each request when it chooses. */
 async function scriptedBroker(
   onRequest: (seen: Seen, reply: (body: unknown, version?: number) => void) => void,
+  write: (socket: net.Socket, bytes: Buffer) => void = (socket, bytes) => socket.write(bytes),
 ) {
   const sockets: net.Socket[] = [];
   const server = net.createServer((socket) => {
@@ -44,7 +45,7 @@ async function scriptedBroker(
           getApi(seen.apiKey).encodeResponse(w, version, body);
           const out = w.toBuffer();
           out.writeInt32BE(out.length - 4, 0);
-          socket.write(out);
+          write(socket, out);
         });
       }
     });
@@ -145,6 +146,66 @@ test('at most max.in.flight requests are on the wire, and out-of-order answers r
     assert.equal(new Set(ids).size, 5);
     c.close();
     await assert.rejects(() => c.request(ApiKey.METADATA, metadataBody), /closed/);
+  } finally {
+    broker.close();
+  }
+});
+
+test('responses split into single bytes, or several in one read, are framed correctly', async () => {
+  let split = true;
+  const queued: Buffer[] = [];
+  const broker = await scriptedBroker(
+    (seen, reply) => {
+      if (seen.apiKey === ApiKey.API_VERSIONS)
+        reply(
+          apiVersions([
+            [ApiKey.API_VERSIONS, 0, 3],
+            [ApiKey.METADATA, 0, 12],
+          ]),
+        );
+      else
+        reply({
+          throttleTimeMs: seen.correlationId,
+          brokers: [],
+          clusterId: 'c'.repeat(5000),
+          controllerId: 0,
+          topics: [],
+          clusterAuthorizedOperations: 0,
+        });
+    },
+    (socket, bytes) => {
+      if (split) {
+        // One byte per write, each on its own turn of the event loop.
+        let i = 0;
+        const next = () => {
+          if (i < bytes.length) socket.write(bytes.subarray(i, ++i), () => setImmediate(next));
+        };
+        next();
+        return;
+      }
+      queued.push(bytes);
+      if (queued.length === 3) socket.write(Buffer.concat(queued.splice(0)));
+    },
+  );
+  try {
+    const c = await Connection.connect(
+      '127.0.0.1',
+      broker.port,
+      resolveClientOptions({ bootstrapServers: 'x:1' }),
+    );
+    const one = await c.request<MetadataResponse>(ApiKey.METADATA, metadataBody);
+    assert.equal(one.clusterId, 'c'.repeat(5000));
+    split = false;
+    const three = await Promise.all(
+      [0, 1, 2].map(() => c.request<MetadataResponse>(ApiKey.METADATA, metadataBody)),
+    );
+    const ids = three.map((r) => r.throttleTimeMs);
+    assert.deepEqual(
+      ids,
+      [ids[0]!, ids[0]! + 1, ids[0]! + 2],
+      'three frames in one read reach their three callers',
+    );
+    c.close();
   } finally {
     broker.close();
   }
