@@ -19,15 +19,15 @@ export const ConfigType = {
 } as const;
 export type ConfigType = (typeof ConfigType)[keyof typeof ConfigType];
 
-/** DescribeConfigs v1+ `ConfigSource`: where the reported value came from. */
+/** DescribeConfigs v1+ `ConfigSource`: where the reported value came from, with Kafka's wire numbers. */
 export const ConfigSource = {
   UNKNOWN: 0,
   DYNAMIC_TOPIC_CONFIG: 1,
-  DYNAMIC_BROKER_LOGGER_CONFIG: 2,
-  DYNAMIC_BROKER_CONFIG: 3,
-  DYNAMIC_DEFAULT_BROKER_CONFIG: 4,
-  STATIC_BROKER_CONFIG: 5,
-  DEFAULT_CONFIG: 6,
+  DYNAMIC_BROKER_CONFIG: 2,
+  DYNAMIC_DEFAULT_BROKER_CONFIG: 3,
+  STATIC_BROKER_CONFIG: 4,
+  DEFAULT_CONFIG: 5,
+  DYNAMIC_BROKER_LOGGER_CONFIG: 6,
 } as const;
 export type ConfigSource = (typeof ConfigSource)[keyof typeof ConfigSource];
 

@@ -30,11 +30,11 @@ describe('DescribeConfigs wire values', () => {
       [
         ConfigSource.UNKNOWN,
         ConfigSource.DYNAMIC_TOPIC_CONFIG,
-        ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG,
         ConfigSource.DYNAMIC_BROKER_CONFIG,
         ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
         ConfigSource.STATIC_BROKER_CONFIG,
         ConfigSource.DEFAULT_CONFIG,
+        ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG,
       ],
       [0, 1, 2, 3, 4, 5, 6],
     );
