@@ -14,6 +14,14 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
   'network-echo': ['network layer with an echo handler, vs bare Node', () => import('./network/echo.js')],
   'storage-append': ['log appends at D0 and D1, vs a plain write loop', () => import('./storage/append.js')],
   coordinator: ['50-member rebalance and offset commits per second', () => import('./coordinator/groups.js')],
+  'client-produce': [
+    'Brook client vs kafkajs and @platformatic/kafka producing',
+    () => import('./client/produce.js'),
+  ],
+  'client-consume': [
+    'Brook client vs kafkajs and @platformatic/kafka consuming',
+    () => import('./client/consume.js'),
+  ],
 };
 
 function list(): string {

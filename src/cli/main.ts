@@ -3,9 +3,19 @@
 const USAGE = `usage: brook <command> [options]
 
 commands:
-  server      run a broker (see --help)
-  zookeeper   start, stop or check a local ZooKeeper for development (start|stop|status)
-  cluster     start or stop a local ZooKeeper and brokers for development (up|down|status)
+  server              run a broker (see --help)
+  topics              create, list, describe, alter and delete topics (kafka-topics)
+  console-producer    produce lines from stdin (kafka-console-producer)
+  console-consumer    print records (kafka-console-consumer)
+  consumer-groups     list, describe, reset offsets of and delete groups (kafka-consumer-groups)
+  configs             describe and alter topic and broker configs (kafka-configs)
+  get-offsets         earliest, latest or by-time offsets (kafka-get-offsets)
+  delete-records      move partitions' log start offsets (kafka-delete-records)
+  producer-perf-test  produce load and report throughput and latency (kafka-producer-perf-test)
+  consumer-perf-test  consume load and report throughput (kafka-consumer-perf-test)
+  dump-log            decode segment and index files (kafka-dump-log)
+  zookeeper           start, stop or check a local ZooKeeper for development (start|stop|status)
+  cluster             start or stop a local ZooKeeper and brokers for development (up|down|status)
 `;
 
 type Command = (args: string[]) => Promise<number>;
