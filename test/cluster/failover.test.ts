@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { partitionView, produceValues, waitFor } from '../helpers/cluster.js';
+import { controllerOf, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
@@ -26,6 +26,7 @@ async function produce(broker: BrokerProcess, from: number, count: number): Prom
 describe('a three-broker cluster on ZooKeeper', () => {
   let zk: TestZooKeeper;
   const brokers: BrokerProcess[] = [];
+  const dead = new Set<BrokerProcess>();
 
   before(async () => {
     zk = await startTestZooKeeper();
@@ -69,6 +70,7 @@ describe('a three-broker cluster on ZooKeeper', () => {
     await produce(leader, 0, 40);
 
     await leader.kill();
+    dead.add(leader);
     const survivors = brokers.filter((b) => b !== leader);
     const second = await waitFor('a new leader', async () => {
       const view = await partitionView(survivors[0]!, TOPIC);
@@ -89,5 +91,36 @@ describe('a three-broker cluster on ZooKeeper', () => {
     } finally {
       client.close();
     }
+  });
+
+  it('elects a new controller when the controller is killed, and it serves topic changes', async () => {
+    const alive = brokers.filter((b) => !dead.has(b));
+    const controllerId = await controllerOf(alive[0]!);
+    const controller = brokers[controllerId]!;
+    await controller.kill();
+    const survivor = alive.find((b) => b !== controller)!;
+    const next = await waitFor('a new controller', async () => {
+      const id = await controllerOf(survivor);
+      return id >= 0 && id !== controllerId ? id : undefined;
+    });
+    assert.notEqual(next, controllerId);
+    const admin = await WireClient.connect(survivor.host, survivor.port);
+    try {
+      const created = await admin.call(ApiKey.CREATE_TOPICS, 5, {
+        topics: [
+          { name: 'after-failover', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] },
+        ],
+        timeoutMs: 10_000,
+        validateOnly: false,
+      });
+      assert.equal(created.topics[0].errorCode, ErrorCode.NONE);
+    } finally {
+      admin.close();
+    }
+    const view = await waitFor('the new topic with a leader', async () => {
+      const v = await partitionView(survivor, 'after-failover');
+      return v !== undefined && v.leaderId >= 0 ? v : undefined;
+    });
+    assert.ok(view.leaderId !== controllerId, 'led by a live broker');
   });
 });
