@@ -11,6 +11,7 @@ import type {
 } from '../../protocol/messages/00-produce.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
+import { leaderPartition } from '../replica/leader-lookup.js';
 import type { Partition } from '../replica/partition.js';
 import { partitionKey } from '../replica/replica-manager.js';
 
@@ -27,7 +28,7 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
   minVersion: 0,
   maxVersion: 11,
   handle(context, request) {
-    const { replicas, clock, metadata, fetchPurgatory } = context.services;
+    const { clock, fetchPurgatory } = context.services;
     const validAcks = request.acks === -1 || request.acks === 0 || request.acks === 1;
     const now = clock.nowMs();
     const durables: Promise<void>[] = [];
@@ -35,15 +36,9 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
     const responses = request.topicData.map((topic) => ({
       name: topic.name,
       partitionResponses: topic.partitionData.map((data): ProduceResponsePartitionProduceResponse => {
-        const partition = replicas.get(topic.name, data.index);
         if (!validAcks) return errorResponse(data.index, ErrorCode.INVALID_REQUIRED_ACKS);
-        if (partition === undefined || !partition.isLeader) {
-          const known = metadata.partition(topic.name, data.index) !== undefined;
-          return errorResponse(
-            data.index,
-            known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-          );
-        }
+        const partition = leaderPartition(context.services, topic.name, data.index);
+        if (typeof partition === 'number') return errorResponse(data.index, partition);
         if (data.records === null) return errorResponse(data.index, ErrorCode.CORRUPT_MESSAGE);
         const result = partition.appendAsLeader(
           data.records,

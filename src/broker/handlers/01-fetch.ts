@@ -23,6 +23,7 @@ import { ApiKey } from '../../protocol/registry.js';
 import { StorageErrorCode } from '../../storage/error-codes.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
 import type { ResolvedSession, SessionPartition } from '../fetch-session-cache.js';
+import { leaderPartition } from '../replica/leader-lookup.js';
 import { partitionKey } from '../replica/replica-manager.js';
 
 const READ_COMMITTED = 1;
@@ -161,20 +162,10 @@ function readPartition(
     data: partitionData(p.partition, errorCode, hw, lso, start, null, EMPTY),
     bytes: 0,
   });
-  const { replicas, metadata, producePurgatory } = context.services;
+  const { producePurgatory } = context.services;
   if (p.topicName === '') return fail(ErrorCode.UNKNOWN_TOPIC_ID);
-  const partition = replicas.get(p.topicName, p.partition);
-  if (partition === undefined || !partition.isLeader) {
-    const known = metadata.partition(p.topicName, p.partition) !== undefined;
-    return fail(known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-  }
-  if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== partition.leaderEpoch) {
-    return fail(
-      p.currentLeaderEpoch > partition.leaderEpoch
-        ? ErrorCode.UNKNOWN_LEADER_EPOCH
-        : ErrorCode.FENCED_LEADER_EPOCH,
-    );
-  }
+  const partition = leaderPartition(context.services, p.topicName, p.partition, p.currentLeaderEpoch);
+  if (typeof partition === 'number') return fail(partition);
   const log = partition.log;
   if (plan.replicaId >= 0 && partition.recordFollowerEnd(plan.replicaId, p.fetchOffset)) {
     producePurgatory.checkAndComplete(partition.key);

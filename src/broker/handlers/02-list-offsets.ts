@@ -12,6 +12,7 @@ import { iterateRecords } from '../../protocol/records/batch-records.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { ListOffsetsTimestamp } from '../../storage/log.js';
 import { defineHandler } from '../api-handler.js';
+import { leaderPartition } from '../replica/leader-lookup.js';
 import type { Partition } from '../replica/partition.js';
 
 const READ_COMMITTED = 1;
@@ -31,28 +32,18 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
   minVersion: 0,
   maxVersion: 10,
   handle(context, request) {
-    const { replicas, metadata } = context.services;
     return {
       throttleTimeMs: 0,
       topics: request.topics.map((topic) => ({
         name: topic.name,
         partitions: topic.partitions.map((p): ListOffsetsResponseListOffsetsPartitionResponse => {
-          const partition = replicas.get(topic.name, p.partitionIndex);
-          if (partition === undefined || !partition.isLeader) {
-            const known = metadata.partition(topic.name, p.partitionIndex) !== undefined;
-            return answer(
-              p.partitionIndex,
-              known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-            );
-          }
-          if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== partition.leaderEpoch) {
-            return answer(
-              p.partitionIndex,
-              p.currentLeaderEpoch > partition.leaderEpoch
-                ? ErrorCode.UNKNOWN_LEADER_EPOCH
-                : ErrorCode.FENCED_LEADER_EPOCH,
-            );
-          }
+          const partition = leaderPartition(
+            context.services,
+            topic.name,
+            p.partitionIndex,
+            p.currentLeaderEpoch,
+          );
+          if (typeof partition === 'number') return answer(p.partitionIndex, partition);
           const timestamp = Number(p.timestamp);
           const readCommitted = request.isolationLevel === READ_COMMITTED;
           if (context.apiVersion === 0)

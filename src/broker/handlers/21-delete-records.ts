@@ -9,6 +9,7 @@ import type {
 import { ApiKey } from '../../protocol/registry.js';
 import { StorageErrorCode } from '../../storage/error-codes.js';
 import { defineHandler } from '../api-handler.js';
+import { leaderPartition } from '../replica/leader-lookup.js';
 
 const HIGH_WATERMARK = -1n;
 
@@ -17,20 +18,14 @@ export const deleteRecordsHandler = defineHandler<DeleteRecordsRequest, DeleteRe
   minVersion: 0,
   maxVersion: 2,
   handle(context, request) {
-    const { replicas, metadata } = context.services;
     return {
       throttleTimeMs: 0,
       topics: request.topics.map((topic) => ({
         name: topic.name,
         partitions: topic.partitions.map((p) => {
-          const partition = replicas.get(topic.name, p.partitionIndex);
-          if (partition === undefined || !partition.isLeader) {
-            const known = metadata.partition(topic.name, p.partitionIndex) !== undefined;
-            return {
-              partitionIndex: p.partitionIndex,
-              lowWatermark: -1n,
-              errorCode: known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-            };
+          const partition = leaderPartition(context.services, topic.name, p.partitionIndex);
+          if (typeof partition === 'number') {
+            return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: partition };
           }
           const log = partition.log;
           const target = p.offset === HIGH_WATERMARK ? log.highWatermark : Number(p.offset);

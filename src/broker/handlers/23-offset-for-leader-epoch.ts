@@ -10,6 +10,7 @@ import type {
 } from '../../protocol/messages/23-offset-for-leader-epoch.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { leaderPartition } from '../replica/leader-lookup.js';
 
 export const offsetForLeaderEpochHandler = defineHandler<
   OffsetForLeaderEpochRequest,
@@ -19,7 +20,6 @@ export const offsetForLeaderEpochHandler = defineHandler<
   minVersion: 0,
   maxVersion: 4,
   handle(context, request) {
-    const { replicas, metadata } = context.services;
     return {
       throttleTimeMs: 0,
       topics: request.topics.map((t) => ({
@@ -31,18 +31,8 @@ export const offsetForLeaderEpochHandler = defineHandler<
             leaderEpoch,
             endOffset: BigInt(endOffset),
           });
-          const partition = replicas.get(t.topic, p.partition);
-          if (partition === undefined || !partition.isLeader) {
-            const known = metadata.partition(t.topic, p.partition) !== undefined;
-            return answer(known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-          }
-          if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== partition.leaderEpoch) {
-            return answer(
-              p.currentLeaderEpoch > partition.leaderEpoch
-                ? ErrorCode.UNKNOWN_LEADER_EPOCH
-                : ErrorCode.FENCED_LEADER_EPOCH,
-            );
-          }
+          const partition = leaderPartition(context.services, t.topic, p.partition, p.currentLeaderEpoch);
+          if (typeof partition === 'number') return answer(partition);
           const log = partition.log;
           const end = log.epochCache.endOffsetFor(p.leaderEpoch, log.logEndOffset);
           return answer(ErrorCode.NONE, end.epoch, end.endOffset);

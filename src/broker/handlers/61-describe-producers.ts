@@ -10,27 +10,21 @@ import type {
 } from '../../protocol/messages/61-describe-producers.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { leaderPartition } from '../replica/leader-lookup.js';
 
 export const describeProducersHandler = defineHandler<DescribeProducersRequest, DescribeProducersResponse>({
   apiKey: ApiKey.DESCRIBE_PRODUCERS,
   minVersion: 0,
   maxVersion: 0,
   handle(context, request) {
-    const { replicas, metadata } = context.services;
     return {
       throttleTimeMs: 0,
       topics: request.topics.map((t) => ({
         name: t.name,
         partitions: t.partitionIndexes.map((index): DescribeProducersResponsePartitionResponse => {
-          const partition = replicas.get(t.name, index);
-          if (partition === undefined || !partition.isLeader) {
-            const known = metadata.partition(t.name, index) !== undefined;
-            return {
-              partitionIndex: index,
-              errorCode: known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-              errorMessage: null,
-              activeProducers: [],
-            };
+          const partition = leaderPartition(context.services, t.name, index);
+          if (typeof partition === 'number') {
+            return { partitionIndex: index, errorCode: partition, errorMessage: null, activeProducers: [] };
           }
           const activeProducers = [];
           for (const p of partition.log.producerState.allProducers()) {
