@@ -8,6 +8,7 @@ import { rmSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import kafkajs from 'kafkajs';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const { Kafka, logLevel } = kafkajs;
 type Kafka = InstanceType<typeof Kafka>;
@@ -45,14 +46,6 @@ async function startMember(
     },
   });
   return member;
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const covers = (members: readonly Member[], count: number) => {

@@ -5,31 +5,17 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import {
-  Admin,
-  Consumer,
-  type Message,
-  Producer,
-  stringDeserializers,
-  stringSerializers,
-} from '@platformatic/kafka';
+import { Admin, Producer, stringSerializers } from '@platformatic/kafka';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 import { WireClient } from '../helpers/wire-client.js';
-
-interface Member {
-  readonly consumer: Consumer<string, string, string, string>;
-  readonly values: { partition: number; value: string }[];
-  close(): Promise<void>;
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import {
+  consumedInPhase,
+  type PlatformaticMember,
+  sendPhase,
+  startPlatformaticMember,
+} from './platformatic-members.js';
 
 const OVERRIDES = {
   'group.coordinator.rebalance.protocols': 'classic,consumer',
@@ -41,7 +27,7 @@ const OVERRIDES = {
 
 describe('KIP-848 consumer groups with @platformatic/kafka', () => {
   let broker: BrokerProcess;
-  const members: Member[] = [];
+  const members: PlatformaticMember[] = [];
   const dataDirs: string[] = [];
   before(async () => {
     broker = await startBroker({ overrides: OVERRIDES, keepDataDir: true });
@@ -53,39 +39,20 @@ describe('KIP-848 consumer groups with @platformatic/kafka', () => {
     for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
   });
 
-  async function startMember(groupId = 'k848-group'): Promise<Member> {
-    const consumer = new Consumer({
+  async function startMember(): Promise<PlatformaticMember> {
+    const member = await startPlatformaticMember({
+      bootstrap: broker.bootstrap,
       clientId: 'groups-kip848',
-      bootstrapBrokers: [broker.bootstrap],
-      groupId,
-      groupProtocol: 'consumer',
-      maxWaitTime: 200,
-      deserializers: stringDeserializers,
+      groupId: 'k848-group',
+      topic: 'k848',
+      consumer: { groupProtocol: 'consumer' },
     });
-    const values: Member['values'] = [];
-    const stream = await consumer.consume({
-      topics: ['k848'],
-      mode: 'committed',
-      fallbackMode: 'earliest',
-      autocommit: 100,
-    });
-    stream.on('data', (message: Message<string, string, string, string>) => {
-      values.push({ partition: message.partition, value: message.value });
-    });
-    const member: Member = {
-      consumer,
-      values,
-      close: async () => {
-        await stream.close();
-        await consumer.close();
-      },
-    };
     members.push(member);
     return member;
   }
 
-  const mine = (m: Member) => (m.consumer.assignments ?? []).flatMap((a) => a.partitions).sort();
-  const covers = (ms: readonly Member[]) => {
+  const mine = (m: PlatformaticMember) => (m.consumer.assignments ?? []).flatMap((a) => a.partitions).sort();
+  const covers = (ms: readonly PlatformaticMember[]) => {
     const all = ms.flatMap(mine);
     return all.length === 6 && new Set(all).size === 6 && ms.every((m) => mine(m).length > 0);
   };
@@ -102,26 +69,16 @@ describe('KIP-848 consumer groups with @platformatic/kafka', () => {
     });
     const wire = await WireClient.connect(broker.host, broker.port);
     try {
-      // One record per partition first (see groups-platformatic.test.ts: ListOffsets EARLIEST on an empty partition).
+      // One record per partition first, so that every member's first fetch position comes from a real offset.
       await producer.send({
         messages: Array.from({ length: 6 }, (_, p) => ({ topic: 'k848', value: `zero-${p}`, partition: p })),
       });
       const group = [await startMember(), await startMember(), await startMember()];
       const show = () => JSON.stringify(group.map(mine));
       await waitUntil(() => covers(group), 30_000, show);
-      await new Promise((r) => setTimeout(r, 1500));
-      const produce = async (phase: string) => {
-        const messages = Array.from({ length: 60 }, (_, i) => ({
-          topic: 'k848',
-          value: `${phase}-${i}`,
-          partition: i % 6,
-        }));
-        await producer.send({ messages });
-        return messages.map((m) => m.value);
-      };
-      const first = await produce('one');
-      const seen = () =>
-        group.flatMap((m) => m.values.map((v) => v.value)).filter((v) => v.startsWith('one-'));
+      await sleep(1500);
+      const first = await sendPhase(producer, 'k848', 'one');
+      const seen = () => consumedInPhase(group, 'one');
       await waitUntil(() => new Set(seen()).size === first.length, 20_000, show);
       assert.equal(seen().length, first.length, 'each record consumed once while the assignment holds');
 
@@ -146,10 +103,9 @@ describe('KIP-848 consumer groups with @platformatic/kafka', () => {
       members.splice(members.indexOf(group[0]!), 1);
       const rest = group.slice(1);
       await waitUntil(() => covers(rest), 30_000, show);
-      await new Promise((r) => setTimeout(r, 1500));
-      const second = await produce('two');
-      const restSeen = () =>
-        rest.flatMap((m) => m.values.map((v) => v.value)).filter((v) => v.startsWith('two-'));
+      await sleep(1500);
+      const second = await sendPhase(producer, 'k848', 'two');
+      const restSeen = () => consumedInPhase(rest, 'two');
       await waitUntil(() => new Set(restSeen()).size === second.length, 20_000, show);
       assert.equal(restSeen().length, second.length);
     } finally {
@@ -179,7 +135,7 @@ describe('KIP-848 consumer groups with @platformatic/kafka', () => {
             includeAuthorizedOperations: false,
           });
           if (r.groups[0].errorCode === 0 || i > 50) return r.groups[0];
-          await new Promise((res) => setTimeout(res, 100));
+          await sleep(100);
         }
       } finally {
         wire.close();
@@ -198,7 +154,7 @@ describe('KIP-848 consumer groups with @platformatic/kafka', () => {
       30_000,
       () => JSON.stringify(member.values),
     );
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     assert.deepEqual(
       member.values.map((v) => v.value).sort(),
       Array.from({ length: 12 }, (_, i) => `r-${i}`).sort(),

@@ -4,34 +4,19 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  Admin,
-  Consumer,
-  type Message,
-  Producer,
-  stringDeserializers,
-  stringSerializers,
-} from '@platformatic/kafka';
+import { Admin, Producer, stringSerializers } from '@platformatic/kafka';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-
-interface Member {
-  readonly consumer: Consumer<string, string, string, string>;
-  readonly values: { partition: number; value: string }[];
-  readonly assignments: number[][];
-  close(): Promise<void>;
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { sleep, waitUntil } from '../helpers/wait.js';
+import {
+  consumedInPhase,
+  type PlatformaticMember,
+  sendPhase,
+  startPlatformaticMember,
+} from './platformatic-members.js';
 
 describe('@platformatic/kafka consumer groups against a Brook broker', () => {
   let broker: BrokerProcess;
-  const members: Member[] = [];
+  const members: PlatformaticMember[] = [];
   before(async () => {
     broker = await startBroker();
   });
@@ -40,44 +25,14 @@ describe('@platformatic/kafka consumer groups against a Brook broker', () => {
     await broker?.stop();
   });
 
-  async function startMember(groupId: string, topic: string): Promise<Member> {
-    const consumer = new Consumer({
+  async function startMember(groupId: string, topic: string): Promise<PlatformaticMember> {
+    const member = await startPlatformaticMember({
+      bootstrap: broker.bootstrap,
       clientId: 'groups-platformatic',
-      bootstrapBrokers: [broker.bootstrap],
       groupId,
-      sessionTimeout: 6000,
-      rebalanceTimeout: 10_000,
-      heartbeatInterval: 500,
-      maxWaitTime: 200,
-      deserializers: stringDeserializers,
+      topic,
+      consumer: { sessionTimeout: 6000, rebalanceTimeout: 10_000, heartbeatInterval: 500 },
     });
-    const values: Member['values'] = [];
-    const assignments: number[][] = [];
-    consumer.on(
-      'consumer:group:join',
-      (payload: { assignments?: { topic: string; partitions: number[] }[] }) => {
-        const mine = payload.assignments?.find((a) => a.topic === topic)?.partitions ?? [];
-        assignments.push([...mine].sort());
-      },
-    );
-    const stream = await consumer.consume({
-      topics: [topic],
-      mode: 'committed',
-      fallbackMode: 'earliest',
-      autocommit: 100,
-    });
-    stream.on('data', (message: Message<string, string, string, string>) => {
-      values.push({ partition: message.partition, value: message.value });
-    });
-    const member: Member = {
-      consumer,
-      values,
-      assignments,
-      close: async () => {
-        await stream.close();
-        await consumer.close();
-      },
-    };
     members.push(member);
     return member;
   }
@@ -93,8 +48,7 @@ describe('@platformatic/kafka consumer groups against a Brook broker', () => {
       serializers: stringSerializers,
     });
     try {
-      // One record per partition first: Brook's ListOffsets answers -1 for EARLIEST on an empty partition (a
-      // ListOffsets bug, reported), and this client's earliest fallback then fetches from -1.
+      // One record per partition first, so that every member's first fetch position comes from a real offset.
       await producer.send({
         messages: Array.from({ length: 6 }, (_, p) => ({ topic: 'plat', value: `zero-${p}`, partition: p })),
       });
@@ -104,7 +58,7 @@ describe('@platformatic/kafka consumer groups against a Brook broker', () => {
         await startMember('plat-group', 'plat'),
       ];
       const show = () => JSON.stringify(group.map((m) => m.assignments));
-      const covers = (ms: readonly Member[]) => {
+      const covers = (ms: readonly PlatformaticMember[]) => {
         const all = ms.flatMap((m) => m.assignments.at(-1) ?? []);
         return all.length === 6 && new Set(all).size === 6;
       };
@@ -116,19 +70,9 @@ describe('@platformatic/kafka consumer groups against a Brook broker', () => {
 
       // This client refreshes its fetch positions from the committed offsets after each join, and a refresh still
       // queued from an earlier generation can rewind a partition it has just read; let those settle first.
-      await new Promise((r) => setTimeout(r, 1500));
-      const produce = async (phase: string) => {
-        const messages = Array.from({ length: 60 }, (_, i) => ({
-          topic: 'plat',
-          value: `${phase}-${i}`,
-          partition: i % 6,
-        }));
-        await producer.send({ messages });
-        return messages.map((m) => m.value);
-      };
-      const first = await produce('one');
-      const seen = () =>
-        group.flatMap((m) => m.values.map((v) => v.value)).filter((v) => v.startsWith('one-'));
+      await sleep(1500);
+      const first = await sendPhase(producer, 'plat', 'one');
+      const seen = () => consumedInPhase(group, 'one');
       await waitUntil(() => new Set(seen()).size === first.length, 20_000, show);
       const detail = () =>
         JSON.stringify(
@@ -156,10 +100,9 @@ describe('@platformatic/kafka consumer groups against a Brook broker', () => {
         30_000,
         show,
       );
-      await new Promise((r) => setTimeout(r, 1500));
-      const second = await produce('two');
-      const restSeen = () =>
-        rest.flatMap((m) => m.values.map((v) => v.value)).filter((v) => v.startsWith('two-'));
+      await sleep(1500);
+      const second = await sendPhase(producer, 'plat', 'two');
+      const restSeen = () => consumedInPhase(rest, 'two');
       await waitUntil(() => new Set(restSeen()).size === second.length, 20_000, show);
       assert.equal(restSeen().length, second.length);
 
@@ -173,7 +116,7 @@ describe('@platformatic/kafka consumer groups against a Brook broker', () => {
       let total = 0;
       for (let i = 0; i < 50 && total !== 126; i++) {
         total = await committed();
-        if (total !== 126) await new Promise((r) => setTimeout(r, 100));
+        if (total !== 126) await sleep(100);
       }
       assert.equal(total, 126);
     } finally {

@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import kafkajs from 'kafkajs';
-import { coversExactly, GroupMember, waitUntil } from '../coordinator/group-members.js';
+import { coversExactly, GroupMember } from '../coordinator/group-members.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const { Kafka, logLevel } = kafkajs;
 

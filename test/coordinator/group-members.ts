@@ -197,19 +197,6 @@ export class GroupMember {
   }
 }
 
-/** Polls `condition` until it holds or `timeoutMs` passes; the failure message includes `describe()`. */
-export async function waitUntil(
-  condition: () => boolean,
-  timeoutMs: number,
-  describe: () => string,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting:\n${describe()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** True when the members' latest assignments are disjoint and together cover partitions 0..count-1. */
 export function coversExactly(members: readonly GroupMember[], count: number): boolean {
   const all = members.flatMap((m) => m.latestAssignment);
