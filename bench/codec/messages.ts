@@ -29,7 +29,14 @@ import {
   type FetchResponse,
 } from '../../src/protocol/messages/01-fetch.js';
 import { Reader, Writer } from '../../src/protocol/primitives/index.js';
-import { megabytesPerSecond, ratioOfSummaries, repeat, type Summary, summarize } from '../harness/index.js';
+import {
+  positiveInteger,
+  ratioOfSummaries,
+  repeat,
+  type Summary,
+  stepThroughput,
+  summarize,
+} from '../harness/index.js';
 import { ResultWriter } from '../harness/results.js';
 import { formatRange, formatTable } from '../harness/table.js';
 
@@ -135,27 +142,6 @@ function fetchResponse(topics: number, partitions: number, blob: Buffer): FetchR
   };
 }
 
-/** Runs `step` over and over for about `durationMs`; returns MB/s of `bytesPerStep`. */
-function throughput(durationMs: number, bytesPerStep: number, step: () => void): number {
-  step(); // warm-up, outside the clock
-  let steps = 0;
-  const start = process.hrtime.bigint();
-  const deadline = start + BigInt(durationMs) * 1_000_000n;
-  let now = start;
-  while (now < deadline) {
-    step();
-    steps++;
-    now = process.hrtime.bigint();
-  }
-  return megabytesPerSecond(steps * bytesPerStep, Number(now - start) / 1e9);
-}
-
-function positiveInt(name: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) throw new RangeError(`${name} must be a positive integer, got ${text}`);
-  return n;
-}
-
 interface Case {
   readonly name: string;
   readonly version: number;
@@ -188,10 +174,10 @@ export async function run(args: string[]): Promise<void> {
     return;
   }
   const durationMs = values.quick ? 300 : 1000;
-  const topics = positiveInt('--topics', values.topics);
-  const partitions = positiveInt('--partitions', values.partitions);
-  const blobBytes = positiveInt('--batch-kib', values['batch-kib']) * 1024;
-  const repetitions = positiveInt('--repetitions', values.repetitions);
+  const topics = positiveInteger('--topics', values.topics);
+  const partitions = positiveInteger('--partitions', values.partitions);
+  const blobBytes = positiveInteger('--batch-kib', values['batch-kib']) * 1024;
+  const repetitions = positiveInteger('--repetitions', values.repetitions);
   const writer = new ResultWriter({ bench: 'codec-messages', args, dir: values['results-dir'] });
   const blob = Buffer.alloc(blobBytes, 0x5a);
 
@@ -231,7 +217,7 @@ export async function run(args: string[]): Promise<void> {
     const frame = encoded(c);
     const target = Buffer.allocUnsafe(frame.length);
     const measure = async (step: () => void): Promise<Summary> =>
-      summarize(await repeat(repetitions, async () => throughput(durationMs, frame.length, step)));
+      summarize(await repeat(repetitions, async () => stepThroughput(durationMs, frame.length, step)));
     const memcpy = await measure(() => {
       frame.copy(target);
     });

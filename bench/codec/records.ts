@@ -25,7 +25,14 @@ import { iterateRecords } from '../../src/protocol/records/batch-records.js';
 import { recompressBatch } from '../../src/protocol/records/recompress.js';
 import { RecordsCursor } from '../../src/protocol/records/records-cursor.js';
 import { validateBatch } from '../../src/protocol/records/validate-batch.js';
-import { megabytesPerSecond, ratioOfSummaries, repeat, type Summary, summarize } from '../harness/index.js';
+import {
+  positiveInteger,
+  ratioOfSummaries,
+  repeat,
+  type Summary,
+  stepThroughput,
+  summarize,
+} from '../harness/index.js';
 import { ResultWriter } from '../harness/results.js';
 import { formatRange, formatTable } from '../harness/table.js';
 
@@ -84,27 +91,6 @@ function makeBatches(recordBytes: number, batchBytes: number, blobBytes: number,
   return batches;
 }
 
-/** Runs `step` over and over for about `durationMs`; returns MB/s of `bytesPerStep`. */
-function throughput(durationMs: number, bytesPerStep: number, step: () => void): number {
-  step(); // warm-up, outside the clock
-  let steps = 0;
-  const start = process.hrtime.bigint();
-  const deadline = start + BigInt(durationMs) * 1_000_000n;
-  let now = start;
-  while (now < deadline) {
-    step();
-    steps++;
-    now = process.hrtime.bigint();
-  }
-  return megabytesPerSecond(steps * bytesPerStep, Number(now - start) / 1e9);
-}
-
-function positiveInt(name: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) throw new RangeError(`${name} must be a positive integer, got ${text}`);
-  return n;
-}
-
 interface Figure {
   name: string;
   summary: Summary;
@@ -129,10 +115,10 @@ export async function run(args: string[]): Promise<void> {
     return;
   }
   const durationMs = values.quick ? 300 : 1000;
-  const recordBytes = positiveInt('--record-bytes', values['record-bytes']);
-  const batchBytes = positiveInt('--batch-kib', values['batch-kib']) * 1024;
-  const blobBytes = positiveInt('--blob-mib', values['blob-mib']) * 1024 * 1024;
-  const repetitions = positiveInt('--repetitions', values.repetitions);
+  const recordBytes = positiveInteger('--record-bytes', values['record-bytes']);
+  const batchBytes = positiveInteger('--batch-kib', values['batch-kib']) * 1024;
+  const blobBytes = positiveInteger('--blob-mib', values['blob-mib']) * 1024 * 1024;
+  const repetitions = positiveInteger('--repetitions', values.repetitions);
   const codecNames = values.codecs.split(',').filter((c) => c !== '');
   const codecs = [
     CompressionType.Gzip,
@@ -148,7 +134,7 @@ export async function run(args: string[]): Promise<void> {
   const figures: Figure[] = [];
   const measure = async (name: string, bytesPerStep: number, step: () => void): Promise<void> => {
     const summary = summarize(
-      await repeat(repetitions, async () => throughput(durationMs, bytesPerStep, step)),
+      await repeat(repetitions, async () => stepThroughput(durationMs, bytesPerStep, step)),
     );
     figures.push({ name, summary });
     writer.figure(name, 'MB/s', summary, { recordBytes, batchBytes, blobBytes: blob.length });

@@ -6,5 +6,6 @@ export * from './process-usage.js';
 export * from './ratio.js';
 export * from './repeat.js';
 export * from './results.js';
+export * from './step-throughput.js';
 export * from './table.js';
 export * from './temp-dir.js';

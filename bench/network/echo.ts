@@ -13,6 +13,7 @@ import { readProcessCpu, watchProcess } from '../harness/process-usage.js';
 import { megabytesPerSecond, ratioOfSummaries } from '../harness/ratio.js';
 import { repeat, summarize } from '../harness/repeat.js';
 import { ResultWriter } from '../harness/results.js';
+import { positiveInteger } from '../harness/step-throughput.js';
 import { formatFigure, formatRange, formatTable } from '../harness/table.js';
 import type { EchoServerMessage, EchoServerMode } from './echo-server.js';
 
@@ -256,13 +257,6 @@ export async function run(args: string[]): Promise<void> {
       rows,
     )}\n\nrun ${writer.runId} written to ${writer.path}`,
   );
-}
-
-function positiveInteger(flag: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`${flag} needs a positive integer, got '${text}'`);
-  return value;
 }
 
 // Run directly (`node dist/bench/network/echo.js`) as well as through the bench runner.
