@@ -40,10 +40,14 @@ export interface LogConfig {
   maxMessageBytes: number;
   /** preallocate: preallocate the .log file to segmentBytes (Kafka's default is false; so is ours). */
   preallocate: boolean;
-  /** delete.retention.ms, min.cleanable.dirty.ratio, min.compaction.lag.ms: read by the compactor (later). */
+  /** delete.retention.ms: how long a tombstone (or removable transaction marker) outlives its first cleaning. */
   deleteRetentionMs: number;
+  /** min.cleanable.dirty.ratio: the dirty share of a compacted log above which it is cleaned. */
   minCleanableDirtyRatio: number;
+  /** min.compaction.lag.ms: segments with records younger than this are not cleaned yet. */
   minCompactionLagMs: number;
+  /** max.compaction.lag.ms: a dirty segment older than this is cleaned whatever the dirty ratio. */
+  maxCompactionLagMs: number;
   /**
    * Brook's own setting (no Kafka equivalent): resolve an append's `durable` promise only after the segment is
    * fdatasync'ed. Appends that arrive while a sync runs share the next one (group commit).
@@ -69,6 +73,7 @@ export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
   deleteRetentionMs: 24 * 60 * 60 * 1000,
   minCleanableDirtyRatio: 0.5,
   minCompactionLagMs: 0,
+  maxCompactionLagMs: NEVER,
   ackAfterFsync: false,
 });
 
@@ -89,6 +94,18 @@ export interface LogManagerConfig {
   producerIdExpirationMs: number;
   /** producer.id.expiration.check.interval.ms */
   producerIdExpirationCheckIntervalMs: number;
+  /** log.cleaner.enable: compact logs whose cleanup.policy includes compact. */
+  cleanerEnable: boolean;
+  /** log.cleaner.threads: cleanings that may run at once (async tasks here; 0 disables the cleaner). */
+  cleanerThreads: number;
+  /** log.cleaner.dedupe.buffer.size: offset map memory, shared by the concurrent cleanings. */
+  cleanerDedupeBufferBytes: number;
+  /** log.cleaner.io.buffer.size: read and write chunk memory, shared by the concurrent cleanings. */
+  cleanerIoBufferBytes: number;
+  /** log.cleaner.io.buffer.load.factor: how full the offset map may get. */
+  cleanerIoBufferLoadFactor: number;
+  /** log.cleaner.backoff.ms: pause when no log needs cleaning. */
+  cleanerBackoffMs: number;
 }
 
 export const DEFAULT_LOG_MANAGER_CONFIG: Readonly<LogManagerConfig> = Object.freeze({
@@ -98,6 +115,12 @@ export const DEFAULT_LOG_MANAGER_CONFIG: Readonly<LogManagerConfig> = Object.fre
   flushStartOffsetCheckpointIntervalMs: 60_000,
   producerIdExpirationMs: 86_400_000,
   producerIdExpirationCheckIntervalMs: 600_000,
+  cleanerEnable: true,
+  cleanerThreads: 1,
+  cleanerDedupeBufferBytes: 128 * 1024 * 1024,
+  cleanerIoBufferBytes: 512 * 1024,
+  cleanerIoBufferLoadFactor: 0.9,
+  cleanerBackoffMs: 15_000,
 });
 
 /** Bounds that are not configuration: they protect the engine from damaged files and runaway state. */

@@ -14,6 +14,7 @@ import { assert } from '../common/assert.js';
 import type { Clock } from '../common/clock.js';
 import { StorageFormatError, writeFileAtomic } from './atomic-file.js';
 import { type PartitionOffset, readOffsetCheckpoint, writeOffsetCheckpoint } from './checkpoint-file.js';
+import { LogCleaner } from './cleaner/log-cleaner.js';
 import {
   CLEAN_SHUTDOWN_FILE,
   deleteDirName,
@@ -67,6 +68,8 @@ export class LogManager {
   private readonly logs = new Map<string, Log>();
   private readonly pendingDirDeletes: PendingDirDelete[] = [];
   private timer: NodeJS.Timeout | null = null;
+  /** Compacts logs whose cleanup.policy includes compact (see cleaner/log-cleaner.ts). */
+  readonly cleaner: LogCleaner;
   private readonly lastRunMs = {
     retention: 0,
     flush: 0,
@@ -84,6 +87,13 @@ export class LogManager {
     this.random = options.random ?? Math.random;
     this.onBackgroundError = options.onBackgroundError ?? (() => {});
     this.hadCleanShutdown = hadCleanShutdown;
+    this.cleaner = new LogCleaner({
+      dir: this.dir,
+      clock: this.clock,
+      config: this.managerConfig,
+      logs: () => this.logs.values(),
+      onError: this.onBackgroundError,
+    });
     const now = this.clock.monotonicMs();
     for (const k of Object.keys(this.lastRunMs) as (keyof typeof this.lastRunMs)[]) this.lastRunMs[k] = now;
   }
@@ -188,6 +198,7 @@ export class LogManager {
     const log = this.logs.get(key(tp));
     if (log === undefined) return false;
     this.logs.delete(key(tp));
+    this.cleaner.forget(tp);
     log.close();
     const renamed = join(this.dir, deleteDirName(tp));
     renameSync(log.dir, renamed);
@@ -262,11 +273,14 @@ export class LogManager {
       }
     }, SCHEDULER_TICK_MS);
     this.timer.unref();
+    this.cleaner.start();
   }
 
   stopScheduler(): void {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
+    // A cleaning in flight finds its log closed at its next swap and abandons its output.
+    void this.cleaner.stop();
   }
 
   /** Closes every log, writes the checkpoints and, last, the clean-shutdown marker. */

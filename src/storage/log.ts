@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { AssertionError, assert } from '../common/assert.js';
 import type { Clock } from '../common/clock.js';
 import { BATCH_HEADER_BYTES, batchHeader } from '../protocol/records/batch-header.js';
+import { completeSwaps } from './cleaner/swap-files.js';
 import { StorageErrorCode } from './error-codes.js';
 import {
   CLEANED_SUFFIX,
@@ -309,10 +310,12 @@ export class Log {
   }
 
   /**
-   * Removes files that only exist half-way through an operation: temp files, deleted segments, cleaner output.
-   * Nothing writes .swap files yet; the compactor, when it does, must complete them here instead (see README).
+   * Removes files that only exist half-way through an operation: temp files, deleted segments, cleaner output
+   * that was never swapped in. A cleaned segment that was being swapped in is completed first (see
+   * cleaner/swap-files.ts).
    */
   private removeLeftovers(): void {
+    completeSwaps(this.dir);
     for (const name of readdirSync(this.dir)) {
       if (
         name.endsWith(TMP_SUFFIX) ||
@@ -728,6 +731,47 @@ export class Log {
     this.recoveryPointValue = Math.min(this.recoveryPointValue, this.logEndOffsetValue);
     this.epochCache.truncateFromEnd(this.logEndOffsetValue);
     this.rebuildProducerState(new Set());
+  }
+
+  // ---------------------------------------------------------------- compaction
+
+  /** The segments, oldest first (the last is the active one), for the cleaner to read; never to change. */
+  segmentList(): readonly LogSegment[] {
+    return this.segments;
+  }
+
+  /**
+   * Compaction's swap, in one synchronous step: replaces the run of inactive segments `old` by the segment the
+   * cleaner wrote (see cleaner/swap-files.ts for the file steps: `toSwap` before the old files are renamed
+   * `.deleted`, `install` after, returning the opened segment). Returns false, doing nothing, when the run is
+   * no longer in the log as the cleaner found it (truncated, deleted by retention, log closed).
+   */
+  replaceSegments(
+    old: readonly LogSegment[],
+    sizes: readonly number[],
+    steps: { toSwap(): void; install(): LogSegment },
+  ): boolean {
+    if (this.closed || old.length === 0) return false;
+    const first = this.segments.indexOf(old[0]!);
+    if (first < 0 || first + old.length >= this.segments.length) return false;
+    for (let i = 0; i < old.length; i++) {
+      const s = old[i]!;
+      if (this.segments[first + i] !== s || s.isDeleted || s.size !== sizes[i]) return false;
+    }
+    const nowMs = this.clock.nowMs();
+    steps.toSwap();
+    for (const segment of old) {
+      this.dirtySegments.delete(segment);
+      segment.markDeleted();
+      this.pendingDeletes.push({ segment, dueMs: nowMs + this.config.fileDeleteDelayMs });
+    }
+    this.segments.splice(first, old.length, steps.install());
+    return true;
+  }
+
+  /** Bumped by every truncation: the cleaner's checkpoint cannot be trusted past a truncation. */
+  get truncationCount(): number {
+    return this.truncations;
   }
 
   // ---------------------------------------------------------------- retention

@@ -52,7 +52,8 @@ export function retentionDecision(view: RetentionView, config: LogConfig, nowMs:
   if (config.retentionMs >= 0) {
     const byTime = prefix(
       view,
-      (s) => s.maxTimestampMs >= 0 && nowMs - s.maxTimestampMs > config.retentionMs,
+      // A segment that compaction emptied holds nothing to keep.
+      (s) => s.size === 0 || (s.maxTimestampMs >= 0 && nowMs - s.maxTimestampMs > config.retentionMs),
     );
     if (byTime > 0) return { count: byTime, reason: 'retention-ms' };
   }

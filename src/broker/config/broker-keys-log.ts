@@ -424,7 +424,7 @@ export const LOG_KEYS = [
     'I/O buffer memory for all cleaner tasks together.',
     {
       validator: atLeast(0),
-      ...cleanerTuning,
+      ...dynamic,
     },
   ),
   key(
@@ -433,7 +433,7 @@ export const LOG_KEYS = [
     '0.9',
     'medium',
     'How full the dedupe map may get.',
-    cleanerTuning,
+    dynamic,
   ),
   key('log.cleaner.backoff.ms', T.LONG, '15000', 'medium', 'Pause when no log needs cleaning.', {
     validator: atLeast(0),

@@ -40,6 +40,7 @@ export function toStorageLogConfig(settings: TopicLogSettings, ackAfterFsync: bo
     deleteRetentionMs: settings.deleteRetentionMs,
     minCleanableDirtyRatio: settings.minCleanableDirtyRatio,
     minCompactionLagMs: settings.minCompactionLagMs,
+    maxCompactionLagMs: settings.maxCompactionLagMs,
     ackAfterFsync,
     ...cleanup(settings),
   };
@@ -53,5 +54,11 @@ export function toLogManagerConfig(config: BrokerConfig): LogManagerConfig {
     flushStartOffsetCheckpointIntervalMs: config.logFlushStartOffsetCheckpointIntervalMs,
     producerIdExpirationMs: config.producerIdExpirationMs,
     producerIdExpirationCheckIntervalMs: config.producerIdExpirationCheckIntervalMs,
+    cleanerEnable: config.logCleanerEnable,
+    cleanerThreads: config.logCleanerThreads,
+    cleanerDedupeBufferBytes: config.logCleanerDedupeBufferSize,
+    cleanerIoBufferBytes: config.values.int('log.cleaner.io.buffer.size'),
+    cleanerIoBufferLoadFactor: config.values.double('log.cleaner.io.buffer.load.factor'),
+    cleanerBackoffMs: config.logCleanerBackoffMs,
   };
 }

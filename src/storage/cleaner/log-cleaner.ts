@@ -1,0 +1,244 @@
+// The log cleaner of one log directory: Kafka's LogCleaner and LogCleanerManager in one small class.
+//
+// It keeps `cleaner-offset-checkpoint` (per partition, the offset up to which the log has been cleaned: the
+// first dirty offset), picks the compacted log that needs cleaning most, cleans it (clean-log.ts) and moves
+// its checkpoint. A log needs cleaning when its dirty share (dirty bytes over clean plus dirty bytes, counting
+// only cleanable segments) reaches min.cleanable.dirty.ratio, when a dirty segment is older than
+// max.compaction.lag.ms, or when a delete horizon it wrote has passed (tombstones to remove).
+//
+// Lifecycle: owned by the LogManager. `start` runs passes on a timer (log.cleaner.backoff.ms between idle
+// checks; a pass that cleaned something is followed at once by the next check); `stop` waits for the pass in
+// flight. One cleaning runs at a time, as an async task on the event loop, with the whole dedupe buffer (Kafka
+// splits it between log.cleaner.threads threads; here 0 threads disables the cleaner and any other count runs
+// one). Tests call `runOnce` under a ManualClock instead.
+
+import { join } from 'node:path';
+import type { Clock } from '../../common/clock.js';
+import { BATCH_HEADER_BYTES, batchHeader } from '../../protocol/records/batch-header.js';
+import { StorageFormatError } from '../atomic-file.js';
+import { readOffsetCheckpoint, writeOffsetCheckpoint } from '../checkpoint-file.js';
+import { CLEANER_CHECKPOINT_FILE, partitionDirName, type TopicPartition } from '../file-names.js';
+import type { Log } from '../log.js';
+import { type LogManagerConfig, NEVER } from '../log-config.js';
+import { type CleanResult, cleanableRange, cleanLog } from './clean-log.js';
+
+export type LogCleanerConfig = Pick<
+  LogManagerConfig,
+  | 'cleanerEnable'
+  | 'cleanerThreads'
+  | 'cleanerDedupeBufferBytes'
+  | 'cleanerIoBufferBytes'
+  | 'cleanerIoBufferLoadFactor'
+  | 'cleanerBackoffMs'
+>;
+
+export interface LogCleanerOptions {
+  readonly dir: string;
+  readonly clock: Clock;
+  readonly config: LogCleanerConfig;
+  /** The directory's open logs. */
+  readonly logs: () => Iterable<Log>;
+  readonly onError?: (err: Error) => void;
+}
+
+/** Why a log was picked, and how dirty it was (for tests and operators). */
+export interface CleaningCandidate {
+  readonly log: Log;
+  readonly firstDirtyOffset: number;
+  readonly dirtyRatio: number;
+  readonly reason: 'dirty-ratio' | 'max-compaction-lag' | 'delete-horizon';
+}
+
+export interface CleanerPass extends CleanResult {
+  readonly topicPartition: TopicPartition;
+  readonly reason: CleaningCandidate['reason'];
+}
+
+export class LogCleaner {
+  private readonly checkpoints = new Map<string, number>();
+  /** Earliest delete horizon written into each log by its last pass: when it passes, tombstones can go. */
+  private readonly horizons = new Map<string, number>();
+  /** Log.truncationCount when the checkpoint was last trusted. */
+  private readonly truncations = new Map<string, number>();
+  private readonly inProgress = new Set<string>();
+  private readonly passes = new Set<Promise<unknown>>();
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private readonly onError: (err: Error) => void;
+  private passCount = 0;
+
+  constructor(private readonly options: LogCleanerOptions) {
+    this.onError = options.onError ?? (() => {});
+    try {
+      for (const e of readOffsetCheckpoint(this.checkpointPath))
+        this.checkpoints.set(partitionDirName(e), e.offset);
+    } catch (err) {
+      // A damaged checkpoint costs a full cleaning, not data.
+      if (!(err instanceof StorageFormatError)) throw err;
+    }
+  }
+
+  private get checkpointPath(): string {
+    return join(this.options.dir, CLEANER_CHECKPOINT_FILE);
+  }
+
+  /** Passes completed so far. */
+  get completedPasses(): number {
+    return this.passCount;
+  }
+
+  /** Where the dirty section of `log` starts: the checkpoint, unless the log moved past it or truncated. */
+  firstDirtyOffset(log: Log): number {
+    const key = partitionDirName(log.topicPartition);
+    const seen = this.truncations.get(key);
+    if (seen === undefined) this.truncations.set(key, log.truncationCount);
+    else if (seen !== log.truncationCount) {
+      // A truncation may have replaced cleaned offsets with new, uncleaned data: clean everything again.
+      this.checkpoints.delete(key);
+      this.truncations.set(key, log.truncationCount);
+    }
+    const checkpoint = this.checkpoints.get(key);
+    if (checkpoint === undefined || checkpoint < log.logStartOffset || checkpoint > log.logEndOffset) {
+      return log.logStartOffset;
+    }
+    return checkpoint;
+  }
+
+  /** The log that needs cleaning most, or null. */
+  pickLog(): CleaningCandidate | null {
+    const nowMs = this.options.clock.nowMs();
+    let best: CleaningCandidate | null = null;
+    const rank = (c: CleaningCandidate): number =>
+      c.reason === 'max-compaction-lag'
+        ? 2 + c.dirtyRatio
+        : c.reason === 'dirty-ratio'
+          ? 1 + c.dirtyRatio
+          : c.dirtyRatio;
+    for (const log of this.options.logs()) {
+      const key = partitionDirName(log.topicPartition);
+      if (log.isClosed || !log.config.cleanupPolicy.includes('compact') || this.inProgress.has(key)) continue;
+      const firstDirtyOffset = this.firstDirtyOffset(log);
+      const range = cleanableRange(log, firstDirtyOffset, nowMs);
+      const total = range.cleanBytes + range.dirtyBytes;
+      const dirtyRatio = total === 0 ? 0 : range.dirtyBytes / total;
+      let reason: CleaningCandidate['reason'] | null = null;
+      if (
+        range.dirtyBytes > 0 &&
+        this.pastMaxCompactionLag(log, range.firstDirtyOffset, range.firstUncleanableOffset, nowMs)
+      ) {
+        reason = 'max-compaction-lag';
+      } else if (range.dirtyBytes > 0 && dirtyRatio >= log.config.minCleanableDirtyRatio) {
+        reason = 'dirty-ratio';
+      } else if (total > 0 && (this.horizons.get(key) ?? Number.POSITIVE_INFINITY) <= nowMs) {
+        reason = 'delete-horizon';
+      }
+      if (reason === null) continue;
+      const candidate = { log, firstDirtyOffset: range.firstDirtyOffset, dirtyRatio, reason };
+      if (best === null || rank(candidate) > rank(best)) best = candidate;
+    }
+    return best;
+  }
+
+  /**
+   * max.compaction.lag.ms: whether the first batch of a dirty segment is older than the lag. Reads one batch
+   * header per dirty segment, and only for logs that set the lag.
+   */
+  private pastMaxCompactionLag(
+    log: Log,
+    firstDirty: number,
+    firstUncleanable: number,
+    nowMs: number,
+  ): boolean {
+    if (log.config.maxCompactionLagMs >= NEVER) return false;
+    for (const segment of log.segmentList()) {
+      if (segment.baseOffset >= firstUncleanable) break;
+      if (segment.nextOffset <= firstDirty || segment.size < BATCH_HEADER_BYTES) continue;
+      const first = batchHeader.maxTimestamp(segment.readBytes(0, BATCH_HEADER_BYTES), 0);
+      if (first >= 0 && first < nowMs - log.config.maxCompactionLagMs) return true;
+    }
+    return false;
+  }
+
+  /** Cleans the log that needs it most, if any; resolves with what the pass did (null: nothing). */
+  async runOnce(): Promise<CleanerPass | null> {
+    const candidate = this.pickLog();
+    if (candidate === null) return null;
+    const { log } = candidate;
+    const key = partitionDirName(log.topicPartition);
+    this.inProgress.add(key);
+    const truncationsBefore = log.truncationCount;
+    const run = cleanLog(log, {
+      firstDirtyOffset: candidate.firstDirtyOffset,
+      dedupeBufferBytes: this.options.config.cleanerDedupeBufferBytes,
+      loadFactor: this.options.config.cleanerIoBufferLoadFactor,
+      // Half for reading, half for writing, as Kafka splits it.
+      ioBufferBytes: Math.max(64 * 1024, Math.floor(this.options.config.cleanerIoBufferBytes / 2)),
+      nowMs: this.options.clock.nowMs(),
+    });
+    this.passes.add(run);
+    try {
+      const result = await run;
+      if (result === null || log.isClosed || log.truncationCount !== truncationsBefore) return null;
+      this.checkpoints.set(key, result.endOffset);
+      if (result.earliestDeleteHorizonMs === null) this.horizons.delete(key);
+      else this.horizons.set(key, result.earliestDeleteHorizonMs);
+      this.writeCheckpoint();
+      this.passCount++;
+      return { ...result, topicPartition: log.topicPartition, reason: candidate.reason };
+    } finally {
+      this.passes.delete(run);
+      this.inProgress.delete(key);
+    }
+  }
+
+  /** Writes cleaner-offset-checkpoint for the logs still open. */
+  writeCheckpoint(): void {
+    const open = new Set<string>();
+    for (const log of this.options.logs()) open.add(partitionDirName(log.topicPartition));
+    const entries = [...this.checkpoints]
+      .filter(([key]) => open.has(key))
+      .map(([key, offset]) => {
+        const dash = key.lastIndexOf('-');
+        return { topic: key.slice(0, dash), partition: Number(key.slice(dash + 1)), offset };
+      });
+    writeOffsetCheckpoint(this.checkpointPath, entries);
+  }
+
+  /** A deleted log's state is dropped. */
+  forget(tp: TopicPartition): void {
+    const key = partitionDirName(tp);
+    this.checkpoints.delete(key);
+    this.horizons.delete(key);
+    this.truncations.delete(key);
+  }
+
+  start(): void {
+    if (this.timer !== null || !this.options.config.cleanerEnable) return;
+    this.stopped = false;
+    if (this.options.config.cleanerThreads <= 0) return;
+    this.schedule(this.options.config.cleanerBackoffMs);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.runOnce().then(
+        (pass) => this.schedule(pass === null ? this.options.config.cleanerBackoffMs : 0),
+        (err: Error) => {
+          this.onError(err);
+          this.schedule(this.options.config.cleanerBackoffMs);
+        },
+      );
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /** Stops the timer and waits for the pass in flight (which abandons its swap once its log is closed). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    await Promise.allSettled([...this.passes]);
+  }
+}

@@ -1,0 +1,248 @@
+// Compaction of one log: what a cleaning pass keeps and removes, and that offsets, codecs, producer fields and
+// transactions come out as Kafka's cleaner leaves them.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CompressionType } from '../../../src/protocol/compression/compression-type.js';
+import { batchHeader } from '../../../src/protocol/records/batch-header.js';
+import { CompactionHarness, type KV, latestPerKey, type ReadRecord } from './compaction-harness.js';
+
+const DAY_MS = 86_400_000;
+
+/** Appends `rounds` rounds of `keys` keys (values `k<i>-r<round>`), `perBatch` records a batch, rolling between rounds. */
+function writeRounds(h: CompactionHarness, keys: number, rounds: number, perBatch = 5, compression = 0): ReadRecord[] {
+  const written: ReadRecord[] = [];
+  for (let round = 0; round < rounds; round++) {
+    for (let first = 0; first < keys; first += perBatch) {
+      const batch: KV[] = [];
+      for (let k = first; k < Math.min(keys, first + perBatch); k++) batch.push({ key: `k${k}`, value: `k${k}-r${round}` });
+      const base = h.append(batch, { compression });
+      batch.forEach((r, i) => written.push({ offset: base + i, key: r.key, value: r.value }));
+    }
+    h.log.roll();
+  }
+  return written;
+}
+
+test('a cleaning keeps only the latest record of each key, at its original offset', async (t) => {
+  const h = new CompactionHarness(t);
+  const written = writeRounds(h, 20, 4);
+  const before = h.log.sizeInBytes;
+  const result = await h.clean();
+  assert.ok(result !== null);
+  assert.equal(result.endOffset, h.log.activeSegment.baseOffset, 'the whole inactive log was cleaned');
+  assert.deepEqual(h.records(), latestPerKey(written));
+  assert.ok(h.log.sizeInBytes < before / 2, `${h.log.sizeInBytes} bytes left of ${before}`);
+  assert.equal(h.log.logEndOffset, written.length, 'the log end does not move');
+  // The cleaned log survives a clean restart and a crash restart (recovery of a compacted log with gaps).
+  h.reopen(true);
+  assert.deepEqual(h.records(), latestPerKey(written));
+  h.reopen(false);
+  assert.deepEqual(h.records(), latestPerKey(written));
+});
+
+test('records in the active segment are never cleaned, and later writes shadow cleaned ones next pass', async (t) => {
+  const h = new CompactionHarness(t);
+  const written = writeRounds(h, 10, 2);
+  const base = h.append([{ key: 'k1', value: 'active-1' }]);
+  h.append([{ key: 'k1', value: 'active-2' }]);
+  written.push({ offset: base, key: 'k1', value: 'active-1' }, { offset: base + 1, key: 'k1', value: 'active-2' });
+  await h.clean();
+  const got = h.records();
+  assert.deepEqual(
+    got.filter((r) => r.offset >= base),
+    written.filter((r) => r.offset >= base),
+    'active segment untouched',
+  );
+  h.log.roll();
+  await h.clean(base);
+  assert.deepEqual(h.records(), latestPerKey(written));
+});
+
+test('nothing at or above the high watermark or the last stable offset is cleaned', async (t) => {
+  const h = new CompactionHarness(t);
+  const written = writeRounds(h, 10, 3);
+  // The high watermark sits inside the second segment: only the first is below it.
+  const segments = h.log.segmentBaseOffsets();
+  h.log.setHighWatermark(segments[1]! + 1);
+  const result = await h.clean();
+  assert.equal(result?.endOffset, segments[1]);
+  const got = h.records();
+  assert.deepEqual(
+    got.filter((r) => r.offset >= segments[1]!),
+    written.filter((r) => r.offset >= segments[1]!),
+  );
+});
+
+test('a tombstone outlives its first cleaning by delete.retention.ms, then goes with the values it deleted', async (t) => {
+  const h = new CompactionHarness(t, { deleteRetentionMs: DAY_MS });
+  h.append([{ key: 'a', value: 'a1' }, { key: 'b', value: 'b1' }]);
+  h.append([{ key: 'a', value: null }]);
+  h.log.roll();
+  const first = await h.clean();
+  assert.deepEqual(h.records(), [
+    { offset: 1, key: 'b', value: 'b1' },
+    { offset: 2, key: 'a', value: null },
+  ]);
+  const horizon = h.clock.nowMs() + DAY_MS;
+  assert.equal(first?.earliestDeleteHorizonMs, horizon, 'the pass reports the horizon it stamped');
+  const tombstoneBatch = h.batches().find((b) => batchHeader.baseOffset(b, 0) === 2)!;
+  assert.equal(batchHeader.deleteHorizonMs(tombstoneBatch, 0), horizon, 'KIP-534 horizon in the batch');
+  h.clock.advance(DAY_MS - 1);
+  await h.clean(first!.endOffset);
+  assert.equal(h.records().length, 2, 'kept until the horizon');
+  h.clock.advance(1);
+  await h.clean(first!.endOffset);
+  assert.deepEqual(h.records(), [{ offset: 1, key: 'b', value: 'b1' }]);
+});
+
+test('min.compaction.lag.ms keeps young segments out of the cleaning', async (t) => {
+  const h = new CompactionHarness(t, { minCompactionLagMs: 60_000 });
+  const written = writeRounds(h, 10, 3);
+  assert.equal(await h.clean(), null, 'every segment is younger than the lag');
+  assert.deepEqual(h.records(), written);
+  h.clock.advance(60_001);
+  const result = await h.clean();
+  assert.ok(result !== null);
+  assert.deepEqual(h.records(), latestPerKey(written));
+});
+
+test('an offset map too small for the dirty section cleans it in several passes, each correct', async (t) => {
+  const h = new CompactionHarness(t);
+  const written = writeRounds(h, 300, 3, 10);
+  let firstDirty = 0;
+  let passes = 0;
+  const end = h.log.activeSegment.baseOffset;
+  while (firstDirty < end) {
+    // 40 slots: at most 36 keys a pass.
+    const result = await h.clean(firstDirty, 40 * 24);
+    assert.ok(result !== null);
+    assert.ok(result.endOffset > firstDirty, 'every pass makes progress');
+    firstDirty = result.endOffset;
+    passes++;
+    // Nothing at or past the pass end is touched, every latest record stays, and every record read is the one
+    // written at its offset. (Below the end, a record may also go because of a key the map took from a batch it
+    // could not finish, which is right: a later record of that key exists.)
+    const got = h.records();
+    const byOffset = new Map(written.map((r) => [r.offset, r]));
+    for (const r of got) assert.deepEqual(r, byOffset.get(r.offset), `after pass ${passes}: offset ${r.offset}`);
+    const offsets = new Set(got.map((r) => r.offset));
+    for (const r of written.filter((w) => w.offset >= firstDirty)) assert.ok(offsets.has(r.offset), `${r.offset} kept`);
+    for (const r of latestPerKey(written)) assert.ok(offsets.has(r.offset), `latest ${r.offset} kept`);
+  }
+  assert.ok(passes >= 10, `${passes} passes`);
+  assert.deepEqual(h.records(), latestPerKey(written));
+});
+
+for (const [name, codec] of [
+  ['gzip', CompressionType.Gzip],
+  ['lz4', CompressionType.Lz4],
+  ['zstd', CompressionType.Zstd],
+] as const) {
+  test(`${name} batches are rebuilt with ${name}, keeping their base and last offsets`, async (t) => {
+    const h = new CompactionHarness(t);
+    const written = writeRounds(h, 12, 3, 4, codec);
+    // One key rewritten in the last round, so that a batch of the last round loses only some records.
+    const lastBase = h.append([{ key: 'k0', value: 'x' }, { key: 'k1', value: 'y' }], { compression: codec });
+    written.push({ offset: lastBase, key: 'k0', value: 'x' }, { offset: lastBase + 1, key: 'k1', value: 'y' });
+    h.log.roll();
+    const before = new Map(h.batches().map((b) => [batchHeader.baseOffset(b, 0), batchHeader.lastOffset(b, 0)]));
+    await h.clean();
+    assert.deepEqual(h.records(), latestPerKey(written));
+    for (const b of h.batches()) {
+      assert.equal(batchHeader.compression(b, 0), codec, 'same codec');
+      assert.equal(batchHeader.lastOffset(b, 0), before.get(batchHeader.baseOffset(b, 0)), 'last offset kept');
+    }
+  });
+}
+
+test('an idempotent producer keeps its last batch, as an empty batch, with its sequence range', async (t) => {
+  const h = new CompactionHarness(t);
+  const pid = { producerId: 42, producerEpoch: 3 };
+  h.append([{ key: 'a', value: '1' }, { key: 'b', value: '1' }], { ...pid, baseSequence: 0 });
+  h.append([{ key: 'a', value: '2' }, { key: 'b', value: '2' }], { ...pid, baseSequence: 2 });
+  h.append([{ key: 'a', value: '3' }, { key: 'b', value: '3' }]);
+  h.log.roll();
+  await h.clean();
+  assert.deepEqual(h.records(), [
+    { offset: 4, key: 'a', value: '3' },
+    { offset: 5, key: 'b', value: '3' },
+  ]);
+  const batches = h.batches();
+  assert.equal(batches.length, 2, 'the first batch of the producer went, its last stayed empty');
+  const empty = batches[0]!;
+  assert.equal(batchHeader.recordsCount(empty, 0), 0);
+  assert.equal(batchHeader.baseOffset(empty, 0), 2);
+  assert.equal(batchHeader.lastOffset(empty, 0), 3);
+  assert.equal(batchHeader.producerId(empty, 0), 42);
+  assert.equal(batchHeader.producerEpoch(empty, 0), 3);
+  assert.equal(batchHeader.baseSequence(empty, 0), 2);
+  // After a crash, producer state rebuilt from the cleaned log still knows the producer's last sequence.
+  h.reopen(false);
+  const entry = h.log.producerState.producer(42);
+  assert.equal(entry?.batches.at(-1)?.lastSeq, 3);
+});
+
+test('transactions: committed data stays, aborted data goes, markers go once their data is gone and after the horizon', async (t) => {
+  const h = new CompactionHarness(t, { deleteRetentionMs: 1000 });
+  const txn = (pid: number) => ({ producerId: pid, producerEpoch: 0, transactional: true });
+  h.append([{ key: 'a', value: 'committed' }], { ...txn(1), baseSequence: 0 });
+  const commit = h.marker(true, 1);
+  h.append([{ key: 'a', value: 'aborted' }, { key: 'c', value: 'aborted' }], { ...txn(2), baseSequence: 0 });
+  const abort = h.marker(false, 2);
+  // Later producers, so that neither marker is the last batch of its producer's state... except by design below.
+  h.append([{ key: 'b', value: 'plain' }]);
+  h.append([{ key: 'z', value: 'p1' }], { ...txn(1), baseSequence: 1 });
+  h.marker(true, 1);
+  h.append([{ key: 'y', value: 'p2' }], { ...txn(2), baseSequence: 2 });
+  h.marker(true, 2);
+  h.log.roll();
+  const controls = () => h.batches().filter((b) => batchHeader.isControl(b, 0)).map((b) => batchHeader.baseOffset(b, 0));
+  const first = await h.clean();
+  assert.deepEqual(
+    h.records().map((r) => [r.key, r.value]),
+    [
+      ['a', 'committed'],
+      ['b', 'plain'],
+      ['z', 'p1'],
+      ['y', 'p2'],
+    ],
+    'aborted data removed, committed data kept',
+  );
+  assert.ok(controls().includes(commit), 'a commit marker stays while its data does');
+  assert.ok(controls().includes(abort), 'an abort marker stays in the pass that removed its data');
+  assert.deepEqual(
+    h.log.collectAbortedTxns(0, h.log.logEndOffset).map((x) => x.producerId),
+    [2],
+    'the cleaned .txnindex still lists the aborted transaction',
+  );
+  await h.clean(first!.endOffset);
+  assert.ok(controls().includes(abort), 'the abort marker waits for its delete horizon');
+  h.clock.advance(1000);
+  await h.clean(first!.endOffset);
+  assert.ok(!controls().includes(abort), 'the abort marker is gone after the horizon');
+  assert.ok(controls().includes(commit), 'the commit marker of data still present stays');
+});
+
+test('small cleaned segments merge up to segment.bytes', async (t) => {
+  const h = new CompactionHarness(t, { segmentBytes: 4000 });
+  for (let i = 0; i < 40; i++) {
+    h.append([{ key: `k${i % 8}`, value: `v${i}` }]);
+    h.log.roll();
+  }
+  assert.equal(h.log.segmentCount, 41);
+  await h.clean();
+  assert.ok(h.log.segmentCount <= 3, `${h.log.segmentCount} segments`);
+  assert.equal(h.records().length, 8);
+  for (const b of h.log.segmentList()) assert.ok(b.size <= 4000);
+});
+
+test('a group is capped by segment.bytes: a log of full segments keeps several', async (t) => {
+  const h = new CompactionHarness(t, { segmentBytes: 2000 });
+  for (let i = 0; i < 60; i++) h.append([{ key: `unique-${i}`, value: 'x'.repeat(100) }]);
+  h.log.roll();
+  const before = h.log.segmentCount;
+  await h.clean();
+  assert.equal(h.log.segmentCount, before, 'nothing removed: nothing merges past segment.bytes');
+  assert.equal(h.records().length, 60);
+});
