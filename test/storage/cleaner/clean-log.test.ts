@@ -10,14 +10,21 @@ import { CompactionHarness, type KV, latestPerKey, type ReadRecord } from './com
 const DAY_MS = 86_400_000;
 
 /** Appends `rounds` rounds of `keys` keys (values `k<i>-r<round>`), `perBatch` records a batch, rolling between rounds. */
-function writeRounds(h: CompactionHarness, keys: number, rounds: number, perBatch = 5, compression = 0): ReadRecord[] {
+function writeRounds(
+  h: CompactionHarness,
+  keys: number,
+  rounds: number,
+  perBatch = 5,
+  compression = 0,
+): ReadRecord[] {
   const written: ReadRecord[] = [];
   for (let round = 0; round < rounds; round++) {
     for (let first = 0; first < keys; first += perBatch) {
       const batch: KV[] = [];
-      for (let k = first; k < Math.min(keys, first + perBatch); k++) batch.push({ key: `k${k}`, value: `k${k}-r${round}` });
+      for (let k = first; k < Math.min(keys, first + perBatch); k++)
+        batch.push({ key: `k${k}`, value: `k${k}-r${round}` });
       const base = h.append(batch, { compression });
-      batch.forEach((r, i) => written.push({ offset: base + i, key: r.key, value: r.value }));
+      for (const [i, r] of batch.entries()) written.push({ offset: base + i, key: r.key, value: r.value });
     }
     h.log.roll();
   }
@@ -46,7 +53,10 @@ test('records in the active segment are never cleaned, and later writes shadow c
   const written = writeRounds(h, 10, 2);
   const base = h.append([{ key: 'k1', value: 'active-1' }]);
   h.append([{ key: 'k1', value: 'active-2' }]);
-  written.push({ offset: base, key: 'k1', value: 'active-1' }, { offset: base + 1, key: 'k1', value: 'active-2' });
+  written.push(
+    { offset: base, key: 'k1', value: 'active-1' },
+    { offset: base + 1, key: 'k1', value: 'active-2' },
+  );
   await h.clean();
   const got = h.records();
   assert.deepEqual(
@@ -76,7 +86,10 @@ test('nothing at or above the high watermark or the last stable offset is cleane
 
 test('a tombstone outlives its first cleaning by delete.retention.ms, then goes with the values it deleted', async (t) => {
   const h = new CompactionHarness(t, { deleteRetentionMs: DAY_MS });
-  h.append([{ key: 'a', value: 'a1' }, { key: 'b', value: 'b1' }]);
+  h.append([
+    { key: 'a', value: 'a1' },
+    { key: 'b', value: 'b1' },
+  ]);
   h.append([{ key: 'a', value: null }]);
   h.log.roll();
   const first = await h.clean();
@@ -125,9 +138,11 @@ test('an offset map too small for the dirty section cleans it in several passes,
     // could not finish, which is right: a later record of that key exists.)
     const got = h.records();
     const byOffset = new Map(written.map((r) => [r.offset, r]));
-    for (const r of got) assert.deepEqual(r, byOffset.get(r.offset), `after pass ${passes}: offset ${r.offset}`);
+    for (const r of got)
+      assert.deepEqual(r, byOffset.get(r.offset), `after pass ${passes}: offset ${r.offset}`);
     const offsets = new Set(got.map((r) => r.offset));
-    for (const r of written.filter((w) => w.offset >= firstDirty)) assert.ok(offsets.has(r.offset), `${r.offset} kept`);
+    for (const r of written.filter((w) => w.offset >= firstDirty))
+      assert.ok(offsets.has(r.offset), `${r.offset} kept`);
     for (const r of latestPerKey(written)) assert.ok(offsets.has(r.offset), `latest ${r.offset} kept`);
   }
   assert.ok(passes >= 10, `${passes} passes`);
@@ -143,15 +158,30 @@ for (const [name, codec] of [
     const h = new CompactionHarness(t);
     const written = writeRounds(h, 12, 3, 4, codec);
     // One key rewritten in the last round, so that a batch of the last round loses only some records.
-    const lastBase = h.append([{ key: 'k0', value: 'x' }, { key: 'k1', value: 'y' }], { compression: codec });
-    written.push({ offset: lastBase, key: 'k0', value: 'x' }, { offset: lastBase + 1, key: 'k1', value: 'y' });
+    const lastBase = h.append(
+      [
+        { key: 'k0', value: 'x' },
+        { key: 'k1', value: 'y' },
+      ],
+      { compression: codec },
+    );
+    written.push(
+      { offset: lastBase, key: 'k0', value: 'x' },
+      { offset: lastBase + 1, key: 'k1', value: 'y' },
+    );
     h.log.roll();
-    const before = new Map(h.batches().map((b) => [batchHeader.baseOffset(b, 0), batchHeader.lastOffset(b, 0)]));
+    const before = new Map(
+      h.batches().map((b) => [batchHeader.baseOffset(b, 0), batchHeader.lastOffset(b, 0)]),
+    );
     await h.clean();
     assert.deepEqual(h.records(), latestPerKey(written));
     for (const b of h.batches()) {
       assert.equal(batchHeader.compression(b, 0), codec, 'same codec');
-      assert.equal(batchHeader.lastOffset(b, 0), before.get(batchHeader.baseOffset(b, 0)), 'last offset kept');
+      assert.equal(
+        batchHeader.lastOffset(b, 0),
+        before.get(batchHeader.baseOffset(b, 0)),
+        'last offset kept',
+      );
     }
   });
 }
@@ -159,9 +189,24 @@ for (const [name, codec] of [
 test('an idempotent producer keeps its last batch, as an empty batch, with its sequence range', async (t) => {
   const h = new CompactionHarness(t);
   const pid = { producerId: 42, producerEpoch: 3 };
-  h.append([{ key: 'a', value: '1' }, { key: 'b', value: '1' }], { ...pid, baseSequence: 0 });
-  h.append([{ key: 'a', value: '2' }, { key: 'b', value: '2' }], { ...pid, baseSequence: 2 });
-  h.append([{ key: 'a', value: '3' }, { key: 'b', value: '3' }]);
+  h.append(
+    [
+      { key: 'a', value: '1' },
+      { key: 'b', value: '1' },
+    ],
+    { ...pid, baseSequence: 0 },
+  );
+  h.append(
+    [
+      { key: 'a', value: '2' },
+      { key: 'b', value: '2' },
+    ],
+    { ...pid, baseSequence: 2 },
+  );
+  h.append([
+    { key: 'a', value: '3' },
+    { key: 'b', value: '3' },
+  ]);
   h.log.roll();
   await h.clean();
   assert.deepEqual(h.records(), [
@@ -188,7 +233,13 @@ test('transactions: committed data stays, aborted data goes, markers go once the
   const txn = (pid: number) => ({ producerId: pid, producerEpoch: 0, transactional: true });
   h.append([{ key: 'a', value: 'committed' }], { ...txn(1), baseSequence: 0 });
   const commit = h.marker(true, 1);
-  h.append([{ key: 'a', value: 'aborted' }, { key: 'c', value: 'aborted' }], { ...txn(2), baseSequence: 0 });
+  h.append(
+    [
+      { key: 'a', value: 'aborted' },
+      { key: 'c', value: 'aborted' },
+    ],
+    { ...txn(2), baseSequence: 0 },
+  );
   const abort = h.marker(false, 2);
   // Later producers, so that neither marker is the last batch of its producer's state... except by design below.
   h.append([{ key: 'b', value: 'plain' }]);
@@ -197,7 +248,11 @@ test('transactions: committed data stays, aborted data goes, markers go once the
   h.append([{ key: 'y', value: 'p2' }], { ...txn(2), baseSequence: 2 });
   h.marker(true, 2);
   h.log.roll();
-  const controls = () => h.batches().filter((b) => batchHeader.isControl(b, 0)).map((b) => batchHeader.baseOffset(b, 0));
+  const controls = () =>
+    h
+      .batches()
+      .filter((b) => batchHeader.isControl(b, 0))
+      .map((b) => batchHeader.baseOffset(b, 0));
   const first = await h.clean();
   assert.deepEqual(
     h.records().map((r) => [r.key, r.value]),

@@ -6,7 +6,11 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { ManualClock } from '../../../src/common/clock.js';
-import { type BatchOptions, buildBatch, buildEndTxnMarkerBatch } from '../../../src/protocol/records/batch-builder.js';
+import {
+  type BatchOptions,
+  buildBatch,
+  buildEndTxnMarkerBatch,
+} from '../../../src/protocol/records/batch-builder.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { iterateRecords } from '../../../src/protocol/records/batch-records.js';
 import { type CleanResult, cleanLog } from '../../../src/storage/cleaner/clean-log.js';
@@ -89,7 +93,13 @@ export class CompactionHarness {
 
   marker(commit: boolean, producerId: number, producerEpoch = 0): number {
     return this.appendBytes(
-      buildEndTxnMarkerBatch({ commit, coordinatorEpoch: 0, producerId, producerEpoch, timestamp: this.clock.nowMs() }),
+      buildEndTxnMarkerBatch({
+        commit,
+        coordinatorEpoch: 0,
+        producerId,
+        producerEpoch,
+        timestamp: this.clock.nowMs(),
+      }),
     );
   }
 
@@ -114,7 +124,10 @@ export class CompactionHarness {
     return decodeBatches(this.batches());
   }
 
-  async clean(firstDirtyOffset = this.log.logStartOffset, dedupeBufferBytes = 1 << 20): Promise<CleanResult | null> {
+  async clean(
+    firstDirtyOffset = this.log.logStartOffset,
+    dedupeBufferBytes = 1 << 20,
+  ): Promise<CleanResult | null> {
     return cleanLog(this.log, {
       firstDirtyOffset,
       dedupeBufferBytes,

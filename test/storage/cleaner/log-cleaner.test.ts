@@ -1,0 +1,167 @@
+// The log cleaner of a log directory: which log it picks (min.cleanable.dirty.ratio, max.compaction.lag.ms,
+// passed delete horizons), cleaner-offset-checkpoint across restarts, and the scheduler.
+
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ManualClock } from '../../../src/common/clock.js';
+import { buildBatch } from '../../../src/protocol/records/batch-builder.js';
+import { batchHeader } from '../../../src/protocol/records/batch-header.js';
+import { readOffsetCheckpoint } from '../../../src/storage/checkpoint-file.js';
+import type { Log } from '../../../src/storage/log.js';
+import { type LogConfig, logConfig } from '../../../src/storage/log-config.js';
+import { LogManager } from '../../../src/storage/log-manager.js';
+import { deferCleanup, tempDir } from '../tmp-dir.js';
+import { decodeBatches } from './compaction-harness.js';
+
+const TP = { topic: 'table', partition: 0 };
+
+function openManager(
+  dir: string,
+  clock: ManualClock,
+  topic: Partial<LogConfig> = {},
+  backoffMs = 15_000,
+): LogManager {
+  return LogManager.open({
+    dir,
+    clock,
+    configFor: (name) =>
+      name === 'table'
+        ? logConfig({ cleanupPolicy: 'compact', retentionMs: -1, ...topic })
+        : logConfig({ cleanupPolicy: 'delete' }),
+    managerConfig: { cleanerBackoffMs: backoffMs, cleanerDedupeBufferBytes: 1 << 20 },
+  });
+}
+
+/** `keys` keyed records (one batch each) then a roll; the high watermark follows. */
+function writeKeys(log: Log, clock: ManualClock, keys: number, tag: string, valueBytes = 50): void {
+  for (let k = 0; k < keys; k++) {
+    const value = `${tag}-${k}`.padEnd(valueBytes, '.');
+    const batch = buildBatch([{ key: `k${k}`, value }], { timestamp: clock.nowMs() });
+    batchHeader.setBaseOffset(batch, 0, log.logEndOffset);
+    log.append(batch);
+  }
+  log.roll();
+  log.setHighWatermark(log.logEndOffset);
+}
+
+function values(log: Log): (string | null)[] {
+  const r = log.read(log.logStartOffset, 1 << 20, log.activeSegment.baseOffset);
+  if (r.errorCode !== 0) throw new Error('read failed');
+  const out: Buffer[] = [];
+  for (let pos = 0; pos < r.records.length; pos += batchHeader.sizeInBytes(r.records, pos)) {
+    out.push(r.records.subarray(pos, pos + batchHeader.sizeInBytes(r.records, pos)));
+  }
+  return decodeBatches(out).map((x) => x.value?.split('.')[0] ?? null);
+}
+
+test('the cleaner cleans a log once its dirty share reaches min.cleanable.dirty.ratio, and checkpoints', async (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const manager = openManager(dir, clock, { minCleanableDirtyRatio: 0.5 });
+  deferCleanup(t, () => manager.shutdown());
+  const log = manager.getOrCreateLog(TP);
+  const other = manager.getOrCreateLog({ topic: 'plain', partition: 0 });
+  writeKeys(other, clock, 10, 'x');
+  writeKeys(log, clock, 10, 'a');
+  const first = await manager.cleaner.runOnce();
+  assert.equal(first?.reason, 'dirty-ratio');
+  assert.deepEqual(first?.topicPartition, TP, 'only compacted logs are cleaned');
+  const end = log.activeSegment.baseOffset;
+  assert.deepEqual(readOffsetCheckpoint(join(dir, 'cleaner-offset-checkpoint')), [{ ...TP, offset: end }]);
+  // A dirty section of 3 records against 10 clean ones: below the ratio.
+  writeKeys(log, clock, 3, 'b');
+  assert.equal(manager.cleaner.pickLog(), null);
+  assert.equal(await manager.cleaner.runOnce(), null);
+  // 10 more: now 13 dirty against 10 clean.
+  writeKeys(log, clock, 10, 'c');
+  const candidate = manager.cleaner.pickLog();
+  assert.equal(candidate?.firstDirtyOffset, end);
+  assert.ok(candidate !== null && candidate.dirtyRatio >= 0.5, `ratio ${candidate?.dirtyRatio}`);
+  assert.ok((await manager.cleaner.runOnce()) !== null);
+  assert.deepEqual(values(log), ['c-0', 'c-1', 'c-2', 'c-3', 'c-4', 'c-5', 'c-6', 'c-7', 'c-8', 'c-9']);
+});
+
+test('cleaner-offset-checkpoint carries the first dirty offset across a restart', async (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const first = openManager(dir, clock);
+  const log = first.getOrCreateLog(TP);
+  writeKeys(log, clock, 10, 'a');
+  await first.cleaner.runOnce();
+  const end = log.activeSegment.baseOffset;
+  first.shutdown();
+  const second = openManager(dir, clock);
+  deferCleanup(t, () => second.shutdown());
+  const reopened = second.getLog(TP)!;
+  assert.equal(second.cleaner.firstDirtyOffset(reopened), end);
+  assert.equal(second.cleaner.pickLog(), null, 'nothing dirty after the restart');
+});
+
+test('a truncation makes the cleaner distrust its checkpoint and clean from the log start', async (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const manager = openManager(dir, clock);
+  deferCleanup(t, () => manager.shutdown());
+  const log = manager.getOrCreateLog(TP);
+  writeKeys(log, clock, 10, 'a');
+  writeKeys(log, clock, 10, 'b');
+  await manager.cleaner.runOnce();
+  assert.equal(manager.cleaner.firstDirtyOffset(log), log.activeSegment.baseOffset);
+  log.truncateTo(5);
+  assert.equal(manager.cleaner.firstDirtyOffset(log), log.logStartOffset);
+});
+
+test('max.compaction.lag.ms forces a cleaning below the dirty ratio', async (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const manager = openManager(dir, clock, { minCleanableDirtyRatio: 0.9, maxCompactionLagMs: 60_000 });
+  deferCleanup(t, () => manager.shutdown());
+  const log = manager.getOrCreateLog(TP);
+  writeKeys(log, clock, 10, 'a');
+  await manager.cleaner.runOnce();
+  writeKeys(log, clock, 2, 'b');
+  assert.equal(manager.cleaner.pickLog(), null);
+  clock.advance(60_001);
+  const pass = await manager.cleaner.runOnce();
+  assert.equal(pass?.reason, 'max-compaction-lag');
+  assert.deepEqual(values(log).slice(-2), ['b-0', 'b-1']);
+});
+
+test('a passed delete horizon brings a log back to the cleaner to remove its tombstones', async (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const manager = openManager(dir, clock, { deleteRetentionMs: 1000 });
+  deferCleanup(t, () => manager.shutdown());
+  const log = manager.getOrCreateLog(TP);
+  writeKeys(log, clock, 4, 'a');
+  const tombstone = buildBatch([{ key: 'k0', value: null }], { timestamp: clock.nowMs() });
+  batchHeader.setBaseOffset(tombstone, 0, log.logEndOffset);
+  log.append(tombstone);
+  log.roll();
+  log.setHighWatermark(log.logEndOffset);
+  await manager.cleaner.runOnce();
+  assert.deepEqual(values(log), ['a-1', 'a-2', 'a-3', null]);
+  assert.equal(manager.cleaner.pickLog(), null, 'the horizon has not passed');
+  clock.advance(1000);
+  const pass = await manager.cleaner.runOnce();
+  assert.equal(pass?.reason, 'delete-horizon');
+  assert.deepEqual(values(log), ['a-1', 'a-2', 'a-3']);
+});
+
+test('the scheduler cleans on its own after log.cleaner.backoff.ms, and stops with the manager', async (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const manager = openManager(dir, clock, {}, 20);
+  const log = manager.getOrCreateLog(TP);
+  writeKeys(log, clock, 10, 'a');
+  writeKeys(log, clock, 10, 'b');
+  manager.startScheduler();
+  const deadline = Date.now() + 5000;
+  while (manager.cleaner.completedPasses === 0 && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 10));
+  assert.ok(manager.cleaner.completedPasses > 0, 'a pass ran');
+  assert.equal(values(log).length, 10);
+  manager.shutdown();
+  await manager.cleaner.stop();
+});
