@@ -196,7 +196,7 @@ export class Broker {
       logger.child('fetcher'),
     );
     const fetchers = this.fetchers;
-    controllerRequests.onLeaderAndIsr = () => fetchers.refresh();
+    controllerRequests.onReplicasChanged = () => fetchers.refresh();
     this.controller = new Controller({
       store,
       brokerId: this.brokerId as BrokerId,

@@ -1125,11 +1125,20 @@ export class Controller {
     if (this.ctx !== ctx) return;
     const all = [...ctx.allPartitions()].map(({ topic, partition }) => ({ topic, partition }));
     const newSet = new Set(newcomers);
-    // Newcomers learn the whole cluster; the others learn the new broker list and what changed.
+    // Newcomers learn the whole cluster; the others learn the new broker list, what changed, and every partition
+    // with a replica on a broker that came or went: its offline replicas changed even when its leadership did
+    // not (a follower that had already left the ISR dies), as Kafka's replica state machine sends them.
+    const moved = new Set([...gone, ...newcomers]);
+    const touched = new Map(changed.map((c) => [partitionKey(c.tp), c.tp]));
+    for (const { topic, partition, entry } of ctx.allPartitions()) {
+      const tp = { topic, partition };
+      if (ctx.isDeleting(topic) || touched.has(partitionKey(tp))) continue;
+      if (replicasOf(entry).some((r) => moved.has(r))) touched.set(partitionKey(tp), tp);
+    }
     this.sendUpdateMetadata(newcomers, all);
     this.sendUpdateMetadata(
       [...ctx.liveBrokers.keys()].filter((b) => !newSet.has(b)),
-      changed.map((c) => c.tp),
+      [...touched.values()],
     );
     const created = new Set(changed.filter((c) => c.created).map((c) => partitionKey(c.tp)));
     for (const b of newcomers) this.sendLeaderAndIsr(b, ctx.partitionsOn(b), created);

@@ -87,6 +87,41 @@ test('a dead follower leaves the ISR and the leader keeps leading', async () => 
   assert.deepEqual(state?.isr, [2, 1]);
 });
 
+test('a follower that had already left the ISR dies: UpdateMetadata still lists it among the offline replicas', async () => {
+  const { cluster, channel, controller } = await threeBrokers();
+  // Leader 2 drops follower 3 from the ISR; then 3 dies, which changes neither leader nor ISR.
+  const shrunk = await controller.alterPartition(
+    {
+      brokerId: 2,
+      brokerEpoch: -1n,
+      topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 0, 0, [2, 1])] }],
+    },
+    2,
+  );
+  assert.equal(shrunk.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  await settle(controller);
+  const before = await cluster.partitionState('t', 0);
+  channel.clear();
+  cluster.killBroker(3);
+  await settle(controller);
+  const after = await cluster.partitionState('t', 0);
+  assert.equal(after?.version, before?.version, 'the partition state was not written');
+  for (const b of [1, 2]) {
+    const states = channel.of('updateMetadata', b).flatMap((s) => s.request.topicStates);
+    const partition = states.find((t) => t.topicName === 't')?.partitionStates[0];
+    assert.deepEqual(partition?.offlineReplicas, [3], `broker ${b} learns that replica 3 is offline`);
+    assert.deepEqual(partition?.isr, [2, 1]);
+  }
+  channel.clear();
+  await cluster.addBroker(3);
+  await settle(controller);
+  const back = channel
+    .of('updateMetadata', 2)
+    .flatMap((s) => s.request.topicStates)
+    .find((t) => t.topicName === 't')?.partitionStates[0];
+  assert.deepEqual(back?.offlineReplicas, [], 'and that it is back when it registers again');
+});
+
 test('without unclean election, a partition whose ISR is gone stays leaderless until an ISR member returns', async () => {
   const { cluster, controller } = await threeBrokers();
   // Leader 2 shrinks the ISR to itself, then dies: replicas 3 and 1 are alive but out of sync.

@@ -9,6 +9,7 @@ import { WireClient } from './wire-client.js';
 export interface PartitionView {
   leaderId: number;
   leaderEpoch: number;
+  replicaNodes: number[];
   isrNodes: number[];
   offlineReplicas: number[];
 }

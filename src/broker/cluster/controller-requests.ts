@@ -22,8 +22,12 @@ import type { TopicConfigs } from '../topic-configs.js';
 export class ControllerRequests {
   /** The czxid of this broker's registration; requests with an older broker epoch are stale. */
   brokerEpoch = -1;
-  /** Called after a LeaderAndIsr was applied (the replica fetchers follow the new leaders). */
-  onLeaderAndIsr: () => void = () => {};
+  /**
+   * Called after a LeaderAndIsr or StopReplica was applied: the replica fetchers follow the new leaders, and
+   * stop fetching partitions this broker no longer hosts (a reassignment removed it, or the topic was deleted)
+   * before a response is appended to a log that is closed.
+   */
+  onReplicasChanged: () => void = () => {};
 
   constructor(
     private readonly store: CoordinationStore,
@@ -38,7 +42,7 @@ export class ControllerRequests {
     }
     await this.loadConfigs(topicsOf(request));
     const response = this.replicas.becomeLeaderOrFollower(request);
-    this.onLeaderAndIsr();
+    this.onReplicasChanged();
     return response;
   }
 
@@ -53,7 +57,9 @@ export class ControllerRequests {
   async stopReplica(request: StopReplicaRequest): Promise<StopReplicaResponse> {
     if (this.isStale(request.brokerEpoch))
       return { errorCode: ErrorCode.STALE_BROKER_EPOCH, partitionErrors: [] };
-    return this.replicas.stopReplicas(request);
+    const response = this.replicas.stopReplicas(request);
+    this.onReplicasChanged();
+    return response;
   }
 
   private isStale(requestEpoch: bigint): boolean {

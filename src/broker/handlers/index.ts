@@ -32,6 +32,8 @@ import { createPartitionsHandler } from './37-create-partitions.js';
 import { deleteGroupsHandler } from './42-delete-groups.js';
 import { electLeadersHandler } from './43-elect-leaders.js';
 import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
+import { alterPartitionReassignmentsHandler } from './45-alter-partition-reassignments.js';
+import { listPartitionReassignmentsHandler } from './46-list-partition-reassignments.js';
 import { offsetDeleteHandler } from './47-offset-delete.js';
 import { alterPartitionHandler } from './56-alter-partition.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
@@ -71,6 +73,8 @@ export const HANDLERS: readonly ApiHandler[] = [
   incrementalAlterConfigsHandler,
   offsetDeleteHandler,
   electLeadersHandler,
+  alterPartitionReassignmentsHandler,
+  listPartitionReassignmentsHandler,
   alterPartitionHandler,
   describeClusterHandler,
   consumerGroupHeartbeatHandler,
