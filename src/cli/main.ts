@@ -11,6 +11,8 @@ commands:
   configs             describe and alter topic and broker configs (kafka-configs)
   get-offsets         earliest, latest or by-time offsets (kafka-get-offsets)
   delete-records      move partitions' log start offsets (kafka-delete-records)
+  reassign-partitions move partition replicas between brokers (kafka-reassign-partitions)
+  leader-election     preferred or unclean leader election (kafka-leader-election)
   producer-perf-test  produce load and report throughput and latency (kafka-producer-perf-test)
   consumer-perf-test  consume load and report throughput (kafka-consumer-perf-test)
   dump-log            decode segment and index files (kafka-dump-log)
@@ -29,6 +31,8 @@ const commands: Record<string, () => Promise<Command>> = {
   'get-offsets': async () => (await import('./offsets-tools.js')).runGetOffsets,
   'delete-records': async () => (await import('./offsets-tools.js')).runDeleteRecords,
   configs: async () => (await import('./configs.js')).runConfigs,
+  'reassign-partitions': async () => (await import('./reassign-partitions.js')).runReassignPartitions,
+  'leader-election': async () => (await import('./leader-election.js')).runLeaderElection,
   'producer-perf-test': async () => (await import('./perf-tools.js')).runProducerPerfTest,
   'consumer-perf-test': async () => (await import('./perf-tools.js')).runConsumerPerfTest,
   'dump-log': async () => (await import('./dump-log.js')).runDumpLog,

@@ -6,18 +6,26 @@
 // metadata lists it among the partition's offline replicas.
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { controllerOf, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
+import { controllerOf, liveBrokers, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
 const TOPIC = 'moving';
 const RECORDS = 200;
+const BROOK = resolve(import.meta.dirname, '../../../bin/brook');
+
+/** Runs `brook <args>` to completion. */
+function brook(...args: string[]) {
+  return run(process.execPath, [BROOK, ...args], { timeoutMs: 30_000 });
+}
 
 function values(from: number, count: number): string[] {
   return Array.from({ length: count }, (_, i) => `m${from + i}`);
@@ -37,6 +45,27 @@ describe('partition reassignment in a three-broker cluster', () => {
   const brokers: BrokerProcess[] = [];
   let admin: Admin;
   let controllerId = -1;
+  /** The two brokers that are not the controller. */
+  let others: number[] = [];
+  const files = mkdtempSync(join(tmpdir(), 'brook-reassign-'));
+
+  function reassignmentFile(
+    fileName: string,
+    partitions: { topic: string; partition: number; replicas: number[] }[],
+  ) {
+    const path = join(files, fileName);
+    writeFileSync(path, JSON.stringify({ version: 1, partitions }));
+    return path;
+  }
+
+  async function createTopic(topic: string, replicas: number[]): Promise<void> {
+    const created = await admin.createTopics([{ topic, replicaAssignment: { 0: replicas } }]);
+    assert.equal(created[0]!.error, null);
+    await waitFor(`a leader for ${topic} with a full ISR`, async () => {
+      const v = await partitionView(brokers[replicas[0]!]!, topic);
+      return v?.leaderId === replicas[0] && v.isrNodes.length === replicas.length ? v : undefined;
+    });
+  }
 
   before(async () => {
     zk = await startTestZooKeeper();
@@ -46,7 +75,8 @@ describe('partition reassignment in a three-broker cluster', () => {
           overrides: {
             'broker.id': id,
             'zookeeper.connect': zk.connect,
-            'zookeeper.session.timeout.ms': 4000,
+            // Brokers are paused (SIGSTOP) for a moment to hold reassignments in progress; their sessions outlive that.
+            'zookeeper.session.timeout.ms': 6000,
             'replica.lag.time.max.ms': 1000,
             'replica.fetch.wait.max.ms': 100,
           },
@@ -55,6 +85,7 @@ describe('partition reassignment in a three-broker cluster', () => {
     }
     admin = new Admin({ bootstrapServers: brokers.map((b) => b.bootstrap), clientId: 'reassign-test' });
     controllerId = await controllerOf(brokers[0]!);
+    others = [0, 1, 2].filter((id) => id !== controllerId);
   });
   after(async () => {
     await admin?.close();
@@ -67,20 +98,16 @@ describe('partition reassignment in a three-broker cluster', () => {
       await b.stop().catch(() => {});
     }
     await zk?.stop();
+    rmSync(files, { recursive: true, force: true });
   });
 
   it('moves a partition to two other brokers, keeping every acknowledged record', async () => {
     // The source is not the controller, so StopReplica reaches it over the wire; of the targets, the one that is
     // not the controller is paused while the move starts, so the reassignment is seen in progress.
-    const source = [0, 1, 2].find((id) => id !== controllerId)!;
-    const targets = [controllerId, [0, 1, 2].find((id) => id !== controllerId && id !== source)!];
+    const source = others[0]!;
+    const targets = [controllerId, others[1]!];
     const paused = targets[1]!;
-    const created = await admin.createTopics([{ topic: TOPIC, replicaAssignment: { 0: [source] } }]);
-    assert.equal(created[0]!.error, null);
-    await waitFor('a leader on the source broker', async () => {
-      const v = await partitionView(brokers[source]!, TOPIC);
-      return v?.leaderId === source ? v : undefined;
-    });
+    await createTopic(TOPIC, [source]);
     assert.deepEqual(
       await produceValues(brokers[source]!, TOPIC, values(0, RECORDS)),
       values(0, RECORDS).map(() => ErrorCode.NONE),
@@ -109,6 +136,17 @@ describe('partition reassignment in a three-broker cluster', () => {
       });
       assert.deepEqual(moving.replicaNodes, [...targets, source]);
       assert.equal(moving.leaderId, source, 'the source leads until the targets are in sync');
+      const listed = await brook(
+        'reassign-partitions',
+        '--bootstrap-server',
+        brokers[source]!.bootstrap,
+        '--list',
+      );
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.equal(
+        listed.stdout,
+        `Current partition reassignments:\n${TOPIC}-0: replicas: ${[...targets, source].join(',')}. adding: ${targets.join(',')}. removing: ${source}.\n`,
+      );
     } finally {
       process.kill(brokers[paused]!.pid, 'SIGCONT');
     }
@@ -138,5 +176,215 @@ describe('partition reassignment in a three-broker cluster', () => {
     for (const id of targets) {
       assert.ok(existsSync(join(brokers[id]!.dataDir, `${TOPIC}-0`)), `broker ${id} holds the partition`);
     }
+  });
+  it('answers NOT_CONTROLLER from a broker that is not the controller', async () => {
+    const client = await WireClient.connect(brokers[others[0]!]!.host, brokers[others[0]!]!.port);
+    try {
+      const altered = await client.call(ApiKey.ALTER_PARTITION_REASSIGNMENTS, 0, {
+        timeoutMs: 5000,
+        topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, replicas: [others[0]!] }] }],
+      });
+      assert.equal(altered.errorCode, ErrorCode.NOT_CONTROLLER);
+      const listed = await client.call(ApiKey.LIST_PARTITION_REASSIGNMENTS, 0, {
+        timeoutMs: 5000,
+        topics: null,
+      });
+      assert.equal(listed.errorCode, ErrorCode.NOT_CONTROLLER);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('cancels a reassignment in progress with the CLI: the original replicas stay and the added one is deleted', async () => {
+    const topic = 'cancelled';
+    const [source, added] = others as [number, number];
+    await createTopic(topic, [source]);
+    assert.deepEqual(await produceValues(brokers[source]!, topic, ['c0', 'c1']), [0, 0]);
+    const file = reassignmentFile('cancel.json', [{ topic, partition: 0, replicas: [added] }]);
+    const bootstrap = brokers[controllerId]!.bootstrap;
+    process.kill(brokers[added]!.pid, 'SIGSTOP');
+    try {
+      const executed = await brook(
+        'reassign-partitions',
+        '--bootstrap-server',
+        bootstrap,
+        '--execute',
+        '--reassignment-json-file',
+        file,
+      );
+      assert.equal(executed.code, 0, executed.stderr);
+      assert.match(
+        executed.stdout,
+        new RegExp(`"replicas":\\[${source}\\]`),
+        'the rollback JSON has the current replicas',
+      );
+      assert.match(
+        executed.stdout,
+        new RegExp(`Successfully started partition reassignment for ${topic}-0\\n`),
+      );
+      const verified = await brook(
+        'reassign-partitions',
+        '--bootstrap-server',
+        bootstrap,
+        '--verify',
+        '--reassignment-json-file',
+        file,
+      );
+      assert.equal(
+        verified.stdout,
+        `Status of partition reassignment:\nReassignment of partition ${topic}-0 is still in progress.\n`,
+      );
+      const cancelled = await brook(
+        'reassign-partitions',
+        '--bootstrap-server',
+        bootstrap,
+        '--cancel',
+        '--reassignment-json-file',
+        file,
+      );
+      assert.equal(cancelled.code, 0, cancelled.stderr);
+      assert.equal(cancelled.stdout, `Successfully cancelled partition reassignment for: ${topic}-0\n`);
+    } finally {
+      process.kill(brokers[added]!.pid, 'SIGCONT');
+    }
+    assert.deepEqual(await admin.listPartitionReassignments(), []);
+    const view = await waitFor('the original replica set', async () => {
+      const v = await partitionView(brokers[added]!, topic);
+      return v?.replicaNodes.length === 1 ? v : undefined;
+    });
+    assert.deepEqual(view.replicaNodes, [source]);
+    assert.equal(view.leaderId, source);
+    const verified = await brook(
+      'reassign-partitions',
+      '--bootstrap-server',
+      bootstrap,
+      '--verify',
+      '--reassignment-json-file',
+      file,
+    );
+    assert.equal(
+      verified.stdout,
+      `Status of partition reassignment:\nThere is no active reassignment of partition ${topic}-0, but replica set is ${source} rather than ${added}.\n`,
+    );
+    await waitFor('the cancelled replica to be deleted', async () =>
+      existsSync(join(brokers[added]!.dataDir, `${topic}-0`)) ? undefined : true,
+    );
+    assert.deepEqual(await readValues(brokers[source]!, topic), ['c0', 'c1']);
+  });
+
+  it('moves a follower away with the CLI, then a preferred election moves leadership to the first replica', async () => {
+    const topic = 'cli-moved';
+    const [leader, removed] = others as [number, number];
+    await createTopic(topic, [leader, removed]);
+    const written = values(0, 50);
+    assert.deepEqual(
+      await produceValues(brokers[leader]!, topic, written),
+      written.map(() => ErrorCode.NONE),
+    );
+    const target = [controllerId, leader];
+    const file = reassignmentFile('move.json', [{ topic, partition: 0, replicas: target }]);
+    const bootstrap = brokers[leader]!.bootstrap;
+    const executed = await brook(
+      'reassign-partitions',
+      '--bootstrap-server',
+      bootstrap,
+      '--execute',
+      '--reassignment-json-file',
+      file,
+    );
+    assert.equal(executed.code, 0, executed.stderr);
+    assert.ok(
+      executed.stdout.startsWith(
+        `Current partition replica assignment\n\n{"version":1,"partitions":[{"topic":"${topic}","partition":0,"replicas":[${leader},${removed}],"log_dirs":["any","any"]}]}\n\nSave this to use as the --reassignment-json-file option during rollback\n`,
+      ),
+      executed.stdout,
+    );
+    await waitFor('--verify to report completion', async () => {
+      const verified = await brook(
+        'reassign-partitions',
+        '--bootstrap-server',
+        bootstrap,
+        '--verify',
+        '--reassignment-json-file',
+        file,
+      );
+      return verified.stdout ===
+        `Status of partition reassignment:\nReassignment of partition ${topic}-0 is completed.\n`
+        ? true
+        : undefined;
+    });
+    const listed = await brook('reassign-partitions', '--bootstrap-server', bootstrap, '--list');
+    assert.equal(listed.stdout, 'No partition reassignments found.\n');
+    const moved = await waitFor('the new replica set in metadata', async () => {
+      const v = await partitionView(brokers[removed]!, topic);
+      return v?.replicaNodes.join(',') === target.join(',') && v.isrNodes.length === 2 ? v : undefined;
+    });
+    assert.equal(moved.leaderId, leader, 'the leader is a target replica, so it keeps leading');
+    await waitFor('the removed follower to delete its copy', async () =>
+      existsSync(join(brokers[removed]!.dataDir, `${topic}-0`)) ? undefined : true,
+    );
+
+    const elected = await brook(
+      'leader-election',
+      '--bootstrap-server',
+      bootstrap,
+      '--election-type',
+      'PREFERRED',
+      '--topic',
+      topic,
+      '--partition',
+      '0',
+    );
+    assert.equal(elected.code, 0, elected.stderr);
+    assert.equal(
+      elected.stdout,
+      `Successfully completed leader election (PREFERRED) for partitions ${topic}-0\n`,
+    );
+    const preferred = await waitFor('the preferred replica to lead', async () => {
+      const v = await partitionView(brokers[leader]!, topic);
+      return v?.leaderId === controllerId ? v : undefined;
+    });
+    assert.ok(preferred.leaderEpoch > moved.leaderEpoch);
+    const again = await brook(
+      'leader-election',
+      '--bootstrap-server',
+      bootstrap,
+      '--election-type',
+      'preferred',
+      '--all-topic-partitions',
+    );
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, new RegExp(`Valid replica already elected for partitions .*${topic}-0`));
+    assert.deepEqual(
+      await readValues(brokers[controllerId]!, topic),
+      written,
+      'every record on the new leader',
+    );
+  });
+
+  it('lists a dead broker that had already left the ISR among the offline replicas', async () => {
+    const topic = 'offline';
+    const [leader, victim] = others as [number, number];
+    await createTopic(topic, [leader, victim, controllerId]);
+    process.kill(brokers[victim]!.pid, 'SIGSTOP');
+    // acks=all waits until the leader has dropped the silent follower (replica.lag.time.max.ms) from the ISR.
+    assert.deepEqual(await produceValues(brokers[leader]!, topic, ['o0']), [ErrorCode.NONE]);
+    const shrunk = await waitFor('the ISR without the paused broker', async () => {
+      const v = await partitionView(brokers[controllerId]!, topic);
+      return v !== undefined && !v.isrNodes.includes(victim) ? v : undefined;
+    });
+    assert.deepEqual(shrunk.offlineReplicas, []);
+    await brokers[victim]!.kill();
+    await waitFor('the controller to see the broker gone', async () =>
+      (await liveBrokers(brokers[controllerId]!)).includes(victim) ? undefined : true,
+    );
+    const offline = await waitFor('the dead broker among the offline replicas', async () => {
+      const v = await partitionView(brokers[leader]!, topic);
+      return v?.offlineReplicas.includes(victim) ? v : undefined;
+    });
+    assert.deepEqual(offline.offlineReplicas, [victim]);
+    assert.equal(offline.leaderId, leader, 'leadership did not change');
+    assert.equal(offline.leaderEpoch, shrunk.leaderEpoch);
+    assert.deepEqual(offline.isrNodes, shrunk.isrNodes);
   });
 });

@@ -1,0 +1,337 @@
+// `brook reassign-partitions` (kafka-reassign-partitions.sh): move partition replicas between brokers through
+// AlterPartitionReassignments and ListPartitionReassignments (KIP-455).
+//
+// Actions, one per run, with Kafka's files and output lines:
+//   --generate  --topics-to-move-json-file F --broker-list 1,2,3: prints the current assignment of the topics
+//               and a proposal spreading them over the listed brokers (Kafka's assignment rules, racks unless
+//               --disable-rack-aware). Changes nothing.
+//   --execute   --reassignment-json-file F: prints the current assignment (to roll back with), then starts the
+//               moves. Refused while other reassignments run, unless --additional.
+//   --verify    --reassignment-json-file F: for each partition, completed or still in progress.
+//   --list      the reassignments in progress, with their adding and removing replicas.
+//   --cancel    --reassignment-json-file F: cancels the file's moves that are still in progress.
+//
+// The reassignment file is Kafka's: {"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2]}]},
+// with an optional "log_dirs" list per partition that may only say "any" (moving replicas between log
+// directories of one broker, AlterReplicaLogDirs, is not implemented). Replication throttles (--throttle) are
+// not offered, so --verify has none to clear.
+
+import { readFileSync } from 'node:fs';
+import { Admin } from '../client/admin.js';
+import type { KafkaProtocolError } from '../client/errors.js';
+import type { BrokerId } from '../common/ids.js';
+import { systemRandom } from '../controller/random.js';
+import { assignReplicas } from '../controller/replica-assignment.js';
+import { type ParsedArgs, UsageError } from './args.js';
+import { clientOptions, err, out, runTool, type Tool } from './client-tool.js';
+
+const ACTIONS = ['generate', 'execute', 'verify', 'list', 'cancel'] as const;
+
+const tool: Tool = {
+  name: 'reassign-partitions',
+  summary:
+    'Move partitions between brokers: generate a proposal, execute it, verify it, list or cancel moves in progress.',
+  specs: {
+    generate: {
+      help: 'Generate a candidate assignment of the topics to move onto the brokers in --broker-list.',
+    },
+    execute: { help: 'Start the reassignment in --reassignment-json-file.' },
+    verify: { help: 'Check whether the reassignment in --reassignment-json-file has completed.' },
+    list: { help: 'List the partition reassignments in progress.' },
+    cancel: { help: 'Cancel the moves of --reassignment-json-file that are still in progress.' },
+    'reassignment-json-file': {
+      value: true,
+      help: 'The reassignment: {"version":1,"partitions":[{"topic":"foo","partition":1,"replicas":[1,2,3]}]}',
+    },
+    'topics-to-move-json-file': {
+      value: true,
+      help: 'With --generate, the topics to move: {"topics":[{"topic":"foo"},{"topic":"foo1"}],"version":1}',
+    },
+    'broker-list': { value: true, help: 'With --generate, the brokers to move the topics to: "0,1,2".' },
+    'disable-rack-aware': { help: "With --generate, ignore the brokers' racks." },
+    additional: { help: 'With --execute, start the moves even while other reassignments are in progress.' },
+    'preserve-throttles': { help: 'Accepted for compatibility: this tool sets no throttles.' },
+    timeout: {
+      value: true,
+      help: 'With --execute, the time in ms to wait for the reassignment to start (default 10000).',
+    },
+  },
+  run,
+};
+
+export function runReassignPartitions(args: string[]): Promise<number> {
+  return runTool(tool, args);
+}
+
+interface Move {
+  topic: string;
+  partition: number;
+  replicas: number[];
+}
+
+const name = (m: { topic: string; partition: number }): string => `${m.topic}-${m.partition}`;
+
+function byTopicPartition(a: { topic: string; partition: number }, b: { topic: string; partition: number }) {
+  return a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition;
+}
+
+/** Kafka's reassignment JSON, with "log_dirs" (always "any" here) so that Kafka's tool reads it back. */
+export function reassignmentJson(moves: readonly Move[]): string {
+  return JSON.stringify({
+    version: 1,
+    partitions: [...moves].sort(byTopicPartition).map((m) => ({
+      topic: m.topic,
+      partition: m.partition,
+      replicas: m.replicas,
+      log_dirs: m.replicas.map(() => 'any'),
+    })),
+  });
+}
+
+function readJson(path: string): unknown {
+  const text = readFileSync(path, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`${path} is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** Reads and checks a reassignment file as Kafka's tool does. */
+export function parseReassignment(path: string): Move[] {
+  const data = readJson(path) as { version?: unknown; partitions?: unknown };
+  if (data === null || typeof data !== 'object' || !Array.isArray(data.partitions)) {
+    throw new UsageError(`${path}: expected {"version":1,"partitions":[...]}`);
+  }
+  if (data.version !== undefined && data.version !== 1) {
+    throw new UsageError(`${path}: unsupported version ${String(data.version)}`);
+  }
+  const moves: Move[] = [];
+  for (const p of data.partitions as Record<string, unknown>[]) {
+    const replicas = p.replicas;
+    if (
+      typeof p.topic !== 'string' ||
+      !Number.isInteger(p.partition) ||
+      !Array.isArray(replicas) ||
+      !replicas.every((r) => Number.isInteger(r))
+    ) {
+      throw new UsageError(`${path}: bad partition entry ${JSON.stringify(p)}`);
+    }
+    const move = { topic: p.topic, partition: p.partition as number, replicas: replicas as number[] };
+    if (p.log_dirs !== undefined) {
+      const dirs = p.log_dirs;
+      if (!Array.isArray(dirs) || dirs.length !== replicas.length) {
+        throw new UsageError(`${path}: log_dirs of ${name(move)} must list one directory per replica`);
+      }
+      if (dirs.some((d) => d !== 'any')) {
+        throw new UsageError(
+          `${path}: ${name(move)} names log directories; moving replicas between log directories is not supported, use "any"`,
+        );
+      }
+    }
+    const repeated = replicas.find((r, i) => replicas.indexOf(r) !== i);
+    if (repeated !== undefined) {
+      throw new UsageError(
+        `Partition replica lists may not contain duplicate entries: ${name(move)} contains multiple entries for ${repeated}.`,
+      );
+    }
+    moves.push(move);
+  }
+  if (moves.length === 0) throw new UsageError('Partition reassignment list cannot be empty.');
+  const seen = new Set<string>();
+  const duplicates = moves.map(name).filter((n) => seen.size === seen.add(n).size);
+  if (duplicates.length > 0) {
+    throw new UsageError(
+      `Partition reassignment list cannot contain duplicate topic partitions: ${duplicates.join(',')}`,
+    );
+  }
+  return moves;
+}
+
+async function run(args: ParsedArgs): Promise<number> {
+  const chosen = ACTIONS.filter((a) => args.has(a));
+  if (chosen.length !== 1) {
+    throw new UsageError(
+      'Command must include exactly one action: --generate, --execute, --verify, --list, or --cancel',
+    );
+  }
+  const action = chosen[0]!;
+  const admin = new Admin(clientOptions(args));
+  try {
+    switch (action) {
+      case 'generate':
+        return await generate(admin, args);
+      case 'execute':
+        return await execute(admin, args);
+      case 'verify':
+        return await verify(admin, parseReassignment(args.required('reassignment-json-file')));
+      case 'list':
+        return await list(admin);
+      case 'cancel':
+        return await cancel(admin, parseReassignment(args.required('reassignment-json-file')));
+    }
+  } finally {
+    await admin.close();
+  }
+}
+
+/** The current replicas of the moves' partitions; a missing topic or partition is an error. */
+async function currentReplicas(admin: Admin, moves: readonly Move[]): Promise<Map<string, number[]>> {
+  const topics = [...new Set(moves.map((m) => m.topic))];
+  const current = new Map<string, number[]>();
+  for (const t of await admin.describeTopics(topics)) {
+    if (t.error !== null) throw new UsageError(`Topic ${t.topic} not found`);
+    for (const p of t.partitions) current.set(name({ topic: t.topic, partition: p.partition }), p.replicas);
+  }
+  const missing = moves.filter((m) => !current.has(name(m)));
+  if (missing.length > 0) throw new UsageError(`Unable to find partition: ${missing.map(name).join(',')}`);
+  return current;
+}
+
+async function generate(admin: Admin, args: ParsedArgs): Promise<number> {
+  const file = args.required('topics-to-move-json-file');
+  const data = readJson(file) as { topics?: unknown };
+  if (data === null || typeof data !== 'object' || !Array.isArray(data.topics)) {
+    throw new UsageError(`${file}: expected {"topics":[{"topic":"foo"}],"version":1}`);
+  }
+  const topics = (data.topics as { topic?: unknown }[]).map((t) => {
+    if (typeof t.topic !== 'string') throw new UsageError(`${file}: bad topic entry ${JSON.stringify(t)}`);
+    return t.topic;
+  });
+  const brokerList = args
+    .required('broker-list')
+    .split(',')
+    .map((s) => Number(s.trim()));
+  if (brokerList.some((b) => !Number.isInteger(b) || b < 0)) {
+    throw new UsageError(`--broker-list must be a comma-separated list of broker ids`);
+  }
+  if (new Set(brokerList).size !== brokerList.length) {
+    throw new UsageError(`Duplicate broker ids in --broker-list: ${brokerList.join(',')}`);
+  }
+  const cluster = await admin.describeCluster();
+  const known = new Map(cluster.brokers.map((b) => [b.nodeId, b.rack]));
+  const unknown = brokerList.filter((b) => !known.has(b));
+  if (unknown.length > 0)
+    throw new UsageError(`The following brokers are not in the cluster: ${unknown.join(',')}`);
+  const rackAware = !args.has('disable-rack-aware');
+  const brokers = brokerList.map((id) => ({
+    id: id as BrokerId,
+    rack: rackAware ? (known.get(id) ?? null) : null,
+  }));
+
+  const current: Move[] = [];
+  const proposed: Move[] = [];
+  for (const t of await admin.describeTopics([...new Set(topics)])) {
+    if (t.error !== null) throw new UsageError(`Topic ${t.topic} not found`);
+    const partitions = [...t.partitions].sort((a, b) => a.partition - b.partition);
+    for (const p of partitions)
+      current.push({ topic: t.topic, partition: p.partition, replicas: p.replicas });
+    const assigned = assignReplicas(
+      brokers,
+      { partitionCount: partitions.length, replicationFactor: partitions[0]?.replicas.length ?? 0 },
+      systemRandom,
+    );
+    if (!assigned.ok) {
+      err(`Error: ${assigned.errorMessage}`);
+      return 1;
+    }
+    for (const [partition, replicas] of assigned.assignment)
+      proposed.push({ topic: t.topic, partition, replicas });
+  }
+  out('Current partition replica assignment');
+  out(reassignmentJson(current));
+  out();
+  out('Proposed partition reassignment configuration');
+  out(reassignmentJson(proposed));
+  return 0;
+}
+
+async function execute(admin: Admin, args: ParsedArgs): Promise<number> {
+  const moves = parseReassignment(args.required('reassignment-json-file'));
+  const timeoutMs = args.int('timeout', 10_000)!;
+  const current = await currentReplicas(admin, moves);
+  if (!args.has('additional') && (await admin.listPartitionReassignments()).length > 0) {
+    err(
+      'Cannot execute because there is an existing partition assignment.  Use --additional to override this and create a new partition assignment in addition to the existing one.',
+    );
+    return 1;
+  }
+  out('Current partition replica assignment');
+  out();
+  out(reassignmentJson(moves.map((m) => ({ ...m, replicas: current.get(name(m))! }))));
+  out();
+  out('Save this to use as the --reassignment-json-file option during rollback');
+  const results = await admin.alterPartitionReassignments(moves, { timeoutMs });
+  return reportResults(results, 'reassign', moves.length);
+}
+
+/** Prints the outcome of AlterPartitionReassignments as Kafka's tool does; 1 when a partition failed. */
+function reportResults(
+  results: { topic: string; partition: number; error: KafkaProtocolError | null }[],
+  verb: 'reassign' | 'cancel',
+  count: number,
+): number {
+  const failed = results.filter((r) => r.error !== null).sort(byTopicPartition);
+  const succeeded = results.filter((r) => r.error === null).sort(byTopicPartition);
+  const plural = count === 1 ? '' : 's';
+  if (succeeded.length > 0) {
+    out(
+      verb === 'reassign'
+        ? `Successfully started partition reassignment${plural} for ${succeeded.map(name).join(',')}`
+        : `Successfully cancelled partition reassignment${plural} for: ${succeeded.map(name).join(',')}`,
+    );
+  }
+  if (failed.length === 0) return 0;
+  err(
+    verb === 'reassign' ? 'Error reassigning partition(s):' : 'Error cancelling partition reassignment(s):',
+  );
+  for (const f of failed) err(`${name(f)}: ${f.error!.message}`);
+  return 1;
+}
+
+async function verify(admin: Admin, moves: readonly Move[]): Promise<number> {
+  const ongoing = new Set((await admin.listPartitionReassignments()).map(name));
+  const current = await currentReplicas(admin, moves);
+  out('Status of partition reassignment:');
+  for (const m of [...moves].sort(byTopicPartition)) {
+    const replicas = current.get(name(m))!;
+    if (ongoing.has(name(m))) {
+      out(`Reassignment of partition ${name(m)} is still in progress.`);
+    } else if (replicas.join(',') === m.replicas.join(',')) {
+      out(`Reassignment of partition ${name(m)} is completed.`);
+    } else {
+      out(
+        `There is no active reassignment of partition ${name(m)}, but replica set is ${replicas.join(',')} rather than ${m.replicas.join(',')}.`,
+      );
+    }
+  }
+  return 0;
+}
+
+async function list(admin: Admin): Promise<number> {
+  const ongoing = (await admin.listPartitionReassignments()).sort(byTopicPartition);
+  if (ongoing.length === 0) {
+    out('No partition reassignments found.');
+    return 0;
+  }
+  out('Current partition reassignments:');
+  for (const r of ongoing) {
+    const adding = r.addingReplicas.length === 0 ? '' : ` adding: ${r.addingReplicas.join(',')}.`;
+    const removing = r.removingReplicas.length === 0 ? '' : ` removing: ${r.removingReplicas.join(',')}.`;
+    out(`${name(r)}: replicas: ${r.replicas.join(',')}.${adding}${removing}`);
+  }
+  return 0;
+}
+
+async function cancel(admin: Admin, moves: readonly Move[]): Promise<number> {
+  const ongoing = new Set((await admin.listPartitionReassignments()).map(name));
+  const active = moves.filter((m) => ongoing.has(name(m)));
+  if (active.length === 0) {
+    out('None of the specified partition moves are active.');
+    return 0;
+  }
+  const results = await admin.alterPartitionReassignments(
+    active.map((m) => ({ topic: m.topic, partition: m.partition, replicas: null })),
+  );
+  return reportResults(results, 'cancel', active.length);
+}
