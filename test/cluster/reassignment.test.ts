@@ -69,9 +69,10 @@ describe('partition reassignment in a three-broker cluster', () => {
 
   before(async () => {
     zk = await startTestZooKeeper();
-    for (const id of [0, 1, 2]) {
-      brokers.push(
-        await startBroker({
+    // The brokers start side by side; any that started are stopped in `after` even if another failed.
+    const started = await Promise.allSettled(
+      [0, 1, 2].map((id) =>
+        startBroker({
           overrides: {
             'broker.id': id,
             'zookeeper.connect': zk.connect,
@@ -79,17 +80,25 @@ describe('partition reassignment in a three-broker cluster', () => {
             'zookeeper.session.timeout.ms': 6000,
             'replica.lag.time.max.ms': 1000,
             'replica.fetch.wait.max.ms': 100,
+            // The last broker to stop has nowhere to move its leaders: do not wait 3 x 5 s for that.
+            'controlled.shutdown.retry.backoff.ms': 200,
           },
         }),
-      );
-    }
+      ),
+    );
+    for (const s of started) if (s.status === 'fulfilled') brokers.push(s.value);
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
     admin = new Admin({ bootstrapServers: brokers.map((b) => b.bootstrap), clientId: 'reassign-test' });
     controllerId = await controllerOf(brokers[0]!);
     others = [0, 1, 2].filter((id) => id !== controllerId);
   });
   after(async () => {
     await admin?.close();
-    for (const b of brokers) {
+    // The controller goes last, so that the others' controlled shutdowns find it.
+    const order = [...brokers].sort(
+      (a, b) => Number(a === brokers[controllerId]) - Number(b === brokers[controllerId]),
+    );
+    for (const b of order) {
       try {
         process.kill(b.pid, 'SIGCONT');
       } catch {
