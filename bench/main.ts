@@ -11,6 +11,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
   'codec-messages': ['generated codecs on produce and fetch', () => import('./codec/messages.js')],
   'codec-records': ['record batches on produce and fetch', () => import('./codec/records.js')],
   broker: ['broker matrix with G1: produce and fetch, vs limits', () => import('./broker/main.js')],
+  cluster: [
+    'rf=3 produce vs single node, leader failover, 3 brokers on ZooKeeper',
+    () => import('./cluster/main.js'),
+  ],
   'network-echo': ['network layer with an echo handler, vs bare Node', () => import('./network/echo.js')],
   'storage-append': ['log appends at D0 and D1, vs a plain write loop', () => import('./storage/append.js')],
   coordinator: ['50-member rebalance and offset commits per second', () => import('./coordinator/groups.js')],

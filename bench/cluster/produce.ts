@@ -1,0 +1,123 @@
+// Replicated produce against single-node produce, with the same generator: G1 of the broker benchmark
+// (../broker/g1-producer.ts, pre-encoded ~128 KiB batches, 5 requests in flight, latency from the intended send
+// time). A replicated cell writes to a topic of replication factor 3 whose partitions are all led by broker 0
+// of the cluster (followers 1 and 2, min.insync.replicas=2), so that one generator connection drives one leader
+// as it does in the single-node cell; a single-node cell writes to a topic of replication factor 1 on a
+// standalone broker (no ZooKeeper) with the same configs. Every record sent must be acknowledged at contiguous
+// offsets (G1's own check), so a cell that loses or duplicates writes fails.
+import os from 'node:os';
+import { assert } from '../../src/common/assert.js';
+import { runG1 } from '../broker/g1-producer.js';
+import type { Histogram } from '../harness/histogram.js';
+import { readProcessCpu } from '../harness/process-usage.js';
+import { warmupMsFor } from '../limits/null-broker.js';
+
+export const batchBytes = 128 * 1024;
+export const inFlight = 5;
+
+export interface Workload {
+  recordBytes: number;
+  partitions: number;
+}
+
+export interface ProduceCell extends Workload {
+  replicationFactor: 1 | 3;
+  acks: 1 | -1;
+}
+
+export function workloadName(w: Workload): string {
+  return `${w.recordBytes}B-${w.partitions}p`;
+}
+
+export function cellName(c: ProduceCell): string {
+  return `rf${c.replicationFactor}-${workloadName(c)}-acks${c.acks === -1 ? 'all' : '1'}`;
+}
+
+/** One repetition of one cell, per second of the measured window. */
+export interface ProduceRepetition {
+  wireMBPerSecond: number;
+  payloadMiBPerSecond: number;
+  recordsPerSecond: number;
+  recordsPerBatch: number;
+  /** CPU seconds of each broker process in the window, by broker (cluster: ids 0-2; single node: one). */
+  brokerCpuSeconds: number[];
+  /** ZooKeeper's CPU seconds in the window (cluster cells). */
+  zooKeeperCpuSeconds?: number;
+  /** Wire MB per CPU-second of all the brokers together. */
+  wireMBPerBrokerCpuSecond: number;
+  generatorCpuSeconds: number;
+  recordsSent: number;
+  recordsAcknowledged: number;
+  errors: Record<string, number>;
+  loadAverage1m: number;
+}
+
+export interface ProduceTarget {
+  port: number;
+  /** PIDs of the broker processes whose CPU is sampled at the window's edges, in broker id order. */
+  brokerPids: number[];
+  zooKeeperPid?: number;
+}
+
+/** Runs G1 once on `topic` (created and ready) and checks what it got back. */
+export async function produceOnce(
+  cell: ProduceCell,
+  target: ProduceTarget,
+  topic: string,
+  durationMs: number,
+  latency: Histogram,
+): Promise<ProduceRepetition> {
+  const cpuOf = (pid: number): number => {
+    const cpu = readProcessCpu(pid);
+    return cpu === undefined ? 0 : cpu.userSeconds + cpu.systemSeconds;
+  };
+  const edges = { brokers: [[] as number[], [] as number[]], zk: [0, 0], generator: process.cpuUsage() };
+  const run = await runG1({
+    host: '127.0.0.1',
+    port: target.port,
+    topic,
+    partitions: cell.partitions,
+    recordBytes: cell.recordBytes,
+    batchBytes,
+    partitionsPerRequest: Math.min(cell.partitions, 4),
+    acks: cell.acks,
+    inFlight,
+    connections: 1,
+    warmupMs: warmupMsFor(durationMs),
+    durationMs,
+    onWindow: (edge) => {
+      const i = edge === 'start' ? 0 : 1;
+      edges.brokers[i] = target.brokerPids.map(cpuOf);
+      if (target.zooKeeperPid !== undefined) edges.zk[i] = cpuOf(target.zooKeeperPid);
+      edges.generator = edge === 'start' ? process.cpuUsage() : process.cpuUsage(edges.generator);
+    },
+  });
+  assert(
+    Object.keys(run.errors).length === 0,
+    `${cellName(cell)}: produce errors ${JSON.stringify(run.errors)}`,
+  );
+  assert(
+    run.recordsAcknowledged === run.recordsSent && run.offsetsContiguous !== false && run.offsetsIncreasing,
+    `${cellName(cell)}: ${run.recordsAcknowledged} of ${run.recordsSent} records acknowledged, ` +
+      `offsets contiguous ${run.offsetsContiguous}, increasing ${run.offsetsIncreasing}`,
+  );
+  assert(run.records > 0, `${cellName(cell)}: nothing acknowledged in the window`);
+  latency.merge(run.latency);
+  const brokerCpuSeconds = target.brokerPids.map((_, i) => edges.brokers[1]![i]! - edges.brokers[0]![i]!);
+  const allBrokersCpu = brokerCpuSeconds.reduce((a, b) => a + b, 0);
+  return {
+    wireMBPerSecond: run.wireBytes / 1e6 / run.seconds,
+    payloadMiBPerSecond: run.payloadBytes / 1048576 / run.seconds,
+    recordsPerSecond: run.records / run.seconds,
+    recordsPerBatch: run.recordsPerBatch,
+    brokerCpuSeconds,
+    zooKeeperCpuSeconds: target.zooKeeperPid === undefined ? undefined : edges.zk[1]! - edges.zk[0]!,
+    // CPU time comes in 10 ms ticks; the floor keeps a tiny window from dividing by zero.
+    wireMBPerBrokerCpuSecond: run.wireBytes / 1e6 / Math.max(allBrokersCpu, 0.01),
+    generatorCpuSeconds: (edges.generator.user + edges.generator.system) / 1e6,
+    recordsSent: run.recordsSent,
+    recordsAcknowledged: run.recordsAcknowledged,
+    errors: run.errors,
+    loadAverage1m: os.loadavg()[0]!,
+  };
+}

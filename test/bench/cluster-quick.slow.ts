@@ -1,0 +1,58 @@
+// The cluster benchmark end to end in a tiny mode: Debian's ZooKeeper and three brokers, the produce cells on
+// one partition with short windows, and SIGKILL failover with the shortest session ZooKeeper allows. Checks
+// the result file: every cell measured, R_single written, a new leader found and no acknowledged write lost.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { run } from '../../bench/cluster/main.js';
+
+describe('cluster bench, tiny', { timeout: 120_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'brook-cluster-bench-test-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('measures replicated and single-node produce and a leader kill without losing a write', async () => {
+    await run([
+      '--quick',
+      '--no-limits',
+      '--seconds',
+      '0.5',
+      '--partitions',
+      '1',
+      '--session-timeouts',
+      '4000',
+      '--dir',
+      dir,
+      '--results-dir',
+      join(dir, 'results'),
+    ]);
+    const files = readdirSync(join(dir, 'results'));
+    assert.equal(files.length, 1);
+    const lines = readFileSync(join(dir, 'results', files[0]!), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const named = (name: string) => lines.find((l) => l.name === name);
+    for (const cell of ['rf1-1024B-1p-acks1', 'rf1-1024B-1p-acksall', 'rf3-1024B-1p-acksall']) {
+      const line = named(`produce-${cell}`);
+      assert.ok(line !== undefined, `no line for ${cell}`);
+      assert.equal(line.n, 3);
+      assert.ok((line.median as number) > 0);
+    }
+    const ratio = named('R_single-rf3-1024B-1p-acksall-over-rf1-1024B-1p-acksall');
+    assert.ok(ratio !== undefined && (ratio.median as number) > 0);
+    const failover = named('failover-sigkill-session4000-first-write');
+    assert.ok(failover !== undefined, 'no failover line');
+    assert.equal(failover.lostWrites, 0);
+    assert.ok((failover.acknowledgedWrites as number) > 0);
+    // The controller learns of a killed broker when its session expires: the session was last renewed up to a
+    // third of its timeout before the kill, so never sooner than two thirds of the timeout after it.
+    assert.ok((failover.min as number) >= 2000, `first write after ${failover.min} ms`);
+    const repetitions = failover.repetitions as { oldLeader: number; newLeader: number }[];
+    assert.equal(repetitions.length, 3);
+    for (const r of repetitions) assert.notEqual(r.newLeader, r.oldLeader);
+    // Every process was stopped and every file removed: only the results remain.
+    assert.deepEqual(readdirSync(dir), ['results']);
+  });
+});
