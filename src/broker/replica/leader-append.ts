@@ -21,6 +21,7 @@ import { upConvertRecords } from '../../protocol/records/legacy-convert.js';
 import { recompressBatch } from '../../protocol/records/recompress.js';
 import { validateBatch } from '../../protocol/records/validate-batch.js';
 import type { TopicLogSettings } from '../config/topic-log-settings.js';
+import { checkCompactedKeys } from './compacted-keys.js';
 
 /** compression.type values and the codec ids they mean; 'producer' keeps whatever the producer sent. */
 const CODEC_OF: Readonly<Record<string, number>> = { uncompressed: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 };
@@ -79,6 +80,10 @@ export function prepareProducedBatches(
         throw err;
       }
       rewritten = true;
+    }
+    if (settings.cleanupPolicy.includes('compact')) {
+      const keyError = checkCompactedKeys(batch);
+      if (keyError !== null) return fail(keyError.errorCode, keyError.message);
     }
     const timestampError = checkTimestamps(batch, settings, nowMs);
     if (timestampError !== null) return fail(ErrorCode.INVALID_TIMESTAMP, timestampError);

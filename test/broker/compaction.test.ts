@@ -1,0 +1,121 @@
+// Log compaction through the wire: a broker process with a fast cleaner, a topic with cleanup.policy=compact,
+// keyed records and tombstones produced over Produce, and Fetch from offset 0 once the cleaner has run.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { readPartition, WireClient } from '../helpers/wire-client.js';
+
+describe('log compaction over the wire', () => {
+  let broker: BrokerProcess;
+  let client: WireClient;
+
+  const create = async (name: string, configs: Record<string, string>) => {
+    const response = await client.call(ApiKey.CREATE_TOPICS, 5, {
+      topics: [
+        {
+          name,
+          numPartitions: 1,
+          replicationFactor: 1,
+          assignments: [],
+          configs: Object.entries(configs).map(([k, v]) => ({ name: k, value: v })),
+        },
+      ],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    assert.equal(response.topics[0].errorCode, ErrorCode.NONE, response.topics[0].errorMessage);
+  };
+  const produce = async (topic: string, records: Buffer) => {
+    const response = await client.call(ApiKey.PRODUCE, 9, {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 5000,
+      topicData: [{ name: topic, partitionData: [{ index: 0, records }] }],
+    });
+    return response.responses[0].partitionResponses[0];
+  };
+
+  before(async () => {
+    broker = await startBroker({ overrides: { 'log.cleaner.backoff.ms': 100 } });
+    client = await WireClient.connect(broker.host, broker.port);
+  });
+  after(async () => {
+    client?.close();
+    await broker?.stop();
+  });
+
+  it('refuses records without a key on a compacted topic with INVALID_RECORD', async () => {
+    await create('keys-required', { 'cleanup.policy': 'compact' });
+    const keyless = await produce(
+      'keys-required',
+      buildBatch([{ key: 'k', value: 'a' }, { value: 'no key' }]),
+    );
+    assert.equal(keyless.errorCode, ErrorCode.INVALID_RECORD);
+    const keyed = await produce('keys-required', buildBatch([{ key: 'k', value: 'a' }]));
+    assert.equal(keyed.errorCode, ErrorCode.NONE);
+    await create('keys-optional', {});
+    const plain = await produce('keys-optional', buildBatch([{ value: 'no key' }]));
+    assert.equal(plain.errorCode, ErrorCode.NONE, 'only compacted topics need keys');
+  });
+
+  it('the cleaner leaves the latest value of each key at its original offset, and removes deleted keys', async () => {
+    await create('table', {
+      'cleanup.policy': 'compact',
+      'segment.bytes': '1024',
+      'min.cleanable.dirty.ratio': '0.01',
+      'delete.retention.ms': '0',
+    });
+    const latest = new Map<string, { offset: number; value: string | null }>();
+    for (let round = 0; round < 5; round++) {
+      for (let k = 0; k < 20; k++) {
+        const value = `round-${round}-`.padEnd(120, 'x');
+        const response = await produce('table', buildBatch([{ key: `key-${k}`, value }]));
+        assert.equal(response.errorCode, ErrorCode.NONE);
+        latest.set(`key-${k}`, { offset: Number(response.baseOffset), value });
+      }
+    }
+    for (let k = 0; k < 5; k++) {
+      const response = await produce('table', buildBatch([{ key: `key-${k}`, value: null }]));
+      latest.set(`key-${k}`, { offset: Number(response.baseOffset), value: null });
+    }
+    // Unique keys after the data, so that all of it leaves the active segment (which is never cleaned).
+    for (let i = 0; i < 30; i++) {
+      const value = 'filler'.padEnd(120, 'y');
+      const response = await produce('table', buildBatch([{ key: `filler-${i}`, value }]));
+      latest.set(`filler-${i}`, { offset: Number(response.baseOffset), value });
+    }
+    const expected = [...latest]
+      .filter(([, v]) => v.value !== null)
+      .map(([key, v]) => ({ offset: v.offset, key, value: v.value }))
+      .sort((a, b) => a.offset - b.offset);
+    const read = async () =>
+      (await readPartition(client, 'table', 0)).map((r) => ({
+        offset: r.offset,
+        key: r.key?.toString() ?? null,
+        value: r.value?.toString() ?? null,
+      }));
+    const deadline = Date.now() + 30_000;
+    let got = await read();
+    const settled = () =>
+      got.filter((r) => !r.key?.startsWith('filler') && r.offset < expected.at(-1)!.offset);
+    while (Date.now() < deadline) {
+      // Done when the non-filler part holds exactly the latest non-deleted records.
+      const expectedData = expected.filter((r) => !r.key.startsWith('filler'));
+      if (JSON.stringify(settled()) === JSON.stringify(expectedData)) break;
+      await new Promise((r) => setTimeout(r, 200));
+      got = await read();
+    }
+    const expectedData = expected.filter((r) => !r.key.startsWith('filler'));
+    assert.deepEqual(settled(), expectedData, 'latest value per key, original offsets, deleted keys gone');
+    const fillers = got.filter((r) => r.key?.startsWith('filler'));
+    assert.deepEqual(
+      fillers,
+      expected.filter((r) => r.key.startsWith('filler')),
+    );
+    assert.ok(got.length < 100, `${got.length} records left of 155 produced`);
+  });
+});
