@@ -13,7 +13,7 @@ export const TIME_INDEX_SUFFIX = '.timeindex';
 export const TXN_INDEX_SUFFIX = '.txnindex';
 export const SNAPSHOT_SUFFIX = '.snapshot';
 export const DELETED_SUFFIX = '.deleted';
-/** Compaction writes `.cleaned` and swaps in `.swap` files; recovery removes leftovers of both. */
+/** Compaction writes `.cleaned` files and swaps them in through `.swap` files (see cleaner/swap-files.ts). */
 export const CLEANED_SUFFIX = '.cleaned';
 export const SWAP_SUFFIX = '.swap';
 export const TMP_SUFFIX = '.tmp';

@@ -4,8 +4,8 @@
 // the segment's newest timestamp is older than retention.ms, the log is larger than retention.bytes. Only a
 // prefix of the segments is ever deleted, never the active (last) segment, and never a segment holding
 // offsets at or above the high watermark. Pure functions over a small view of the log, so they can be tested
-// alone; Log.deleteOldSegments applies the result. Compaction (cleanup.policy=compact) is a separate module that
-// will plug in beside this one: it rewrites segments rather than deleting them.
+// alone; Log.deleteOldSegments applies the result. Compaction (cleanup.policy=compact) is the separate cleaner/
+// module: it rewrites segments rather than deleting them.
 
 import type { LogConfig } from './log-config.js';
 

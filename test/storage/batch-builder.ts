@@ -7,8 +7,10 @@ import { CRC_START } from '../../src/protocol/records/batch-header.js';
 export interface BatchSpec {
   baseOffset?: number;
   partitionLeaderEpoch?: number;
-  /** Values of the records; each becomes one record with a null key. */
-  values?: Buffer[];
+  /** Values of the records (null: a tombstone); each becomes one record, keyed by `keys`. */
+  values?: (Buffer | null)[];
+  /** Keys of the records, by index (null or missing: no key). */
+  keys?: (Buffer | null)[];
   /** Number of records when `values` is not given (values are then `v<n>`). */
   count?: number;
   baseTimestamp?: number;
@@ -39,7 +41,7 @@ function encodeRecord(
   offsetDelta: number,
   timestampDelta: number,
   key: Buffer | null,
-  value: Buffer,
+  value: Buffer | null,
 ): Buffer {
   const body: number[] = [];
   body.push(0); // attributes
@@ -50,8 +52,11 @@ function encodeRecord(
     pushVarint(body, key.length);
     body.push(...key);
   }
-  pushVarint(body, value.length);
-  body.push(...value);
+  if (value === null) pushVarint(body, -1);
+  else {
+    pushVarint(body, value.length);
+    body.push(...value);
+  }
   pushVarint(body, 0); // headers
   const prefix: number[] = [];
   pushVarint(prefix, body.length);
@@ -74,7 +79,7 @@ export function buildBatch(spec: BatchSpec = {}): Buffer {
     count = 1;
   } else {
     const values = spec.values ?? Array.from({ length: spec.count ?? 1 }, (_, i) => Buffer.from(`v${i}`));
-    for (const [i, v] of values.entries()) records.push(encodeRecord(i, i * step, null, v));
+    for (const [i, v] of values.entries()) records.push(encodeRecord(i, i * step, spec.keys?.[i] ?? null, v));
     count = values.length;
   }
   const body = Buffer.concat(records);

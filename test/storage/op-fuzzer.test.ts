@@ -3,6 +3,10 @@
 import { test } from 'node:test';
 import { runOpFuzzer } from './op-fuzzer.js';
 
-test('random operations on a log agree with an in-memory model (10 seeds x 400 steps)', () => {
-  for (let seed = 1; seed <= 10; seed++) runOpFuzzer(seed, 400);
+test('random operations on a log agree with an in-memory model (10 seeds x 400 steps)', async () => {
+  for (let seed = 1; seed <= 10; seed++) await runOpFuzzer(seed, 400);
+});
+
+test('random operations with compaction on a compacted log agree with the model (10 seeds x 400 steps)', async () => {
+  for (let seed = 1; seed <= 10; seed++) await runOpFuzzer(seed, 400, 'compact');
 });

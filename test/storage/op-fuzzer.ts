@@ -1,12 +1,21 @@
 // An operation fuzzer for the partition log: random appends, reads, rolls, truncations, DeleteRecords,
 // retention, high watermark moves, timestamp lookups, clean restarts and crashes, checked against a simple
 // in-memory model after every step. Seeded, so a failure names the seed and step that reproduce it.
+//
+// In 'compact' mode the topic is compacted (cleanup.policy compact or compact,delete, picked by the seed):
+// records have keys from a small set and some are tombstones, and one more operation runs a cleaning pass. The
+// model then holds records, not bytes: a pass removes every record below its end that a later record below the
+// end shadows, and tombstones whose delete horizon (stamped by the first pass that kept them) has passed;
+// offsets never change. Reads are compared record by record, and timestamp lookups are left out (cleaning
+// rebuilds batches, so their timestamps are no longer the model's).
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/common/clock.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
+import { iterateRecords } from '../../src/protocol/records/batch-records.js';
+import { cleanLog } from '../../src/storage/cleaner/clean-log.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { Log } from '../../src/storage/log.js';
 import { logConfig } from '../../src/storage/log-config.js';
@@ -20,18 +29,72 @@ interface ModelBatch {
   readonly maxTimestamp: number;
   /** Set for batches of the idempotent producer: its first sequence. */
   readonly sequence: number | null;
+  /** Its records as a consumer sees them; compaction removes some. */
+  records: ModelRecord[];
+}
+
+interface ModelRecord {
+  readonly offset: number;
+  readonly key: string | null;
+  readonly value: string | null;
+  /** A kept tombstone's delete horizon, once a cleaning pass stamped its batch. */
+  horizonMs?: number;
+}
+
+export type FuzzMode = 'delete' | 'compact';
+
+/** The records of whole batches, decoded. */
+function decodeRecords(buf: Buffer): ModelRecord[] {
+  const out: ModelRecord[] = [];
+  for (let pos = 0; pos < buf.length; pos += batchHeader.sizeInBytes(buf, pos)) {
+    for (const r of iterateRecords(buf, pos)) {
+      out.push({ offset: r.offset, key: r.key?.toString() ?? null, value: r.value?.toString() ?? null });
+    }
+  }
+  return out;
+}
+
+/** The records a consumer should see, without the model's own bookkeeping. */
+function modelRecords(model: readonly ModelBatch[]): ModelRecord[] {
+  return model.flatMap((b) => b.records.map(({ offset, key, value }) => ({ offset, key, value })));
+}
+
+/** A cleaning pass ending at `endOffset` at time `nowMs`, applied to the model (see the file header). */
+function compactModel(
+  model: ModelBatch[],
+  endOffset: number,
+  nowMs: number,
+  deleteRetentionMs: number,
+): void {
+  const latest = new Map<string | null, number>();
+  for (const b of model) for (const r of b.records) if (r.offset < endOffset) latest.set(r.key, r.offset);
+  for (const b of model) {
+    b.records = b.records.filter((r) => {
+      if (r.offset >= endOffset) return true;
+      if (r.key === null || latest.get(r.key) !== r.offset) return false;
+      if (r.value !== null) return true;
+      if (r.horizonMs === undefined) {
+        r.horizonMs = nowMs + deleteRetentionMs;
+        return true;
+      }
+      return nowMs < r.horizonMs;
+    });
+  }
 }
 
 const PRODUCER_ID = 77;
 
 const TP = { topic: 'fuzz', partition: 0 };
 
-export function runOpFuzzer(seed: number, steps: number): void {
+export async function runOpFuzzer(seed: number, steps: number, mode: FuzzMode = 'delete'): Promise<void> {
   const random = seededRandom(seed);
   const int = (n: number) => Math.floor(random() * n);
   const dir = mkdtempSync(join(testRoot(), 'brook-fuzz-'));
   const clock = new ManualClock();
+  const compact = mode === 'compact';
   const config = logConfig({
+    cleanupPolicy: compact ? (random() < 0.5 ? 'compact' : 'compact,delete') : 'delete',
+    deleteRetentionMs: int(4) * 1000,
     segmentBytes: 600 + int(2000),
     indexIntervalBytes: int(300),
     segmentIndexBytes: 8 * (4 + int(60)),
@@ -49,10 +112,17 @@ export function runOpFuzzer(seed: number, steps: number): void {
   let sequence = 0;
   /** The idempotent producer's most recent batch, if the log still ends with its history intact. */
   let lastIdempotent: ModelBatch | undefined;
-  const where = () => `seed ${seed} step ${step}`;
+  /** Compact mode: where the next cleaning pass starts (the cleaner checkpoint). */
+  let cleanedTo = 0;
+  /** Compact mode: the furthest any pass has cleaned (a truncation resets the checkpoint, not the files). */
+  let cleanedMax = 0;
+  const where = () => `seed ${seed} ${mode} step ${step}`;
 
   const dropBelowStart = () => {
     model = model.filter((b) => b.lastOffset >= logStart);
+    // Records below the log start are not the log's any more, even in a batch that straddles it: consumers skip
+    // them, and the cleaner treats them as it likes (its dirty section starts at the log start at the earliest).
+    for (const b of model) b.records = b.records.filter((r) => r.offset >= logStart);
   };
   const expectRead = (offset: number, maxBytes: number, bound: number, minOne: boolean): Buffer[] => {
     const out: Buffer[] = [];
@@ -82,6 +152,14 @@ export function runOpFuzzer(seed: number, steps: number): void {
       got.push(...splitBatches(r.records));
       offset = r.nextOffset;
     }
+    if (compact) {
+      assert.deepEqual(
+        decodeRecords(Buffer.concat(got)).filter((r) => r.offset >= logStart),
+        modelRecords(model),
+        `${where()}: full read`,
+      );
+      return;
+    }
     assert.deepEqual(
       got,
       model.map((b) => b.bytes),
@@ -96,8 +174,13 @@ export function runOpFuzzer(seed: number, steps: number): void {
         if (random() < 0.03) epoch++;
         const count = 1 + int(5);
         const idempotent = random() < 0.3;
+        const keys = Array.from({ length: count }, () => (compact ? Buffer.from(`k${int(12)}`) : null));
+        const values = Array.from({ length: count }, () =>
+          compact && random() < 0.15 ? null : Buffer.alloc(int(150), 97 + (step % 26)),
+        );
         const batch = buildBatch({
-          values: Array.from({ length: count }, () => Buffer.alloc(int(150), step & 0xff)),
+          keys,
+          values,
           baseTimestamp: clock.nowMs() - int(5000),
           timestampStepMs: int(50),
           producerId: idempotent ? PRODUCER_ID : -1,
@@ -114,6 +197,11 @@ export function runOpFuzzer(seed: number, steps: number): void {
           lastOffset: logEnd + count - 1,
           maxTimestamp: batchHeader.maxTimestamp(batch),
           sequence: idempotent ? sequence - count : null,
+          records: keys.map((k, i) => ({
+            offset: logEnd + i,
+            key: k?.toString() ?? null,
+            value: values[i]?.toString() ?? null,
+          })),
         });
         if (idempotent) lastIdempotent = model[model.length - 1];
         logEnd += count;
@@ -132,16 +220,23 @@ export function runOpFuzzer(seed: number, steps: number): void {
           );
         } else {
           assert.ok(r.errorCode === StorageErrorCode.None, `${where()}: read ${offset}`);
-          // A read stays in one segment, as Kafka's does: it may stop early, but only where a segment starts.
-          const expected = expectRead(offset, maxBytes, bound, minOne);
-          const got = splitBatches(r.records);
-          assert.deepEqual(got, expected.slice(0, got.length), `${where()}: read ${offset}`);
-          if (got.length < expected.length) {
-            const next = batchHeader.baseOffset(expected[got.length]!);
-            assert.ok(
-              log.segmentBaseOffsets().includes(next),
-              `${where()}: read ${offset} stopped inside a segment`,
-            );
+          if (compact) {
+            // Whole batches from the one holding `offset` (or the next one left), a prefix of the model's records.
+            const got = decodeRecords(r.records).filter((x) => x.offset >= offset);
+            const expected = modelRecords(model).filter((x) => x.offset >= offset && x.offset < bound);
+            assert.deepEqual(got, expected.slice(0, got.length), `${where()}: read ${offset}`);
+          } else {
+            // A read stays in one segment, as Kafka's does: it may stop early, but only where a segment starts.
+            const expected = expectRead(offset, maxBytes, bound, minOne);
+            const got = splitBatches(r.records);
+            assert.deepEqual(got, expected.slice(0, got.length), `${where()}: read ${offset}`);
+            if (got.length < expected.length) {
+              const next = batchHeader.baseOffset(expected[got.length]!);
+              assert.ok(
+                log.segmentBaseOffsets().includes(next),
+                `${where()}: read ${offset} stopped inside a segment`,
+              );
+            }
           }
         }
       } else if (op < 68) {
@@ -151,13 +246,18 @@ export function runOpFuzzer(seed: number, steps: number): void {
         log.roll();
       } else if (op < 75) {
         // Followers truncate to batch boundaries (epoch end offsets, high watermarks).
-        const candidates = model.filter((b) => b.baseOffset > logStart).map((b) => b.baseOffset);
+        // On a compacted log only uncleaned batches: truncating into a cleaned range would end the log at the last
+        // batch left before the target (Brook's log end is its last batch's end), while Kafka sets it to the target.
+        const floor = compact ? Math.max(logStart, cleanedMax) : logStart;
+        const candidates = model.filter((b) => b.baseOffset > floor).map((b) => b.baseOffset);
         const target = candidates.length === 0 ? logEnd : candidates[int(candidates.length)]!;
         log.truncateTo(target);
         model = model.filter((b) => b.baseOffset < target);
         lastIdempotent = [...model].reverse().find((b) => b.sequence !== null);
         logEnd = Math.min(logEnd, target);
         hw = Math.min(hw, logEnd);
+        // As the LogCleaner does after a truncation: the checkpoint is not trusted, everything is dirty again.
+        cleanedTo = logStart;
       } else if (op < 79) {
         const target = logStart + int(hw - logStart + 1);
         const result = log.deleteRecordsBefore(target);
@@ -175,6 +275,24 @@ export function runOpFuzzer(seed: number, steps: number): void {
         dropBelowStart();
         log.config.retentionMs = -1;
         log.config.retentionBytes = -1;
+      } else if (compact && op < 90) {
+        // The compaction operation: one cleaning pass from the checkpoint, with a map large enough for the whole
+        // dirty section, so the pass ends at the first uncleanable segment.
+        const firstDirty = Math.min(Math.max(cleanedTo, logStart), logEnd);
+        const result = await cleanLog(log, {
+          firstDirtyOffset: firstDirty,
+          dedupeBufferBytes: 1 << 20,
+          loadFactor: 0.9,
+          ioBufferBytes: 64 * 1024,
+          nowMs: clock.nowMs(),
+        });
+        if (result !== null) {
+          assert.ok(result.endOffset <= hw, `${where()}: cleaned past the high watermark`);
+          compactModel(model, result.endOffset, clock.nowMs(), config.deleteRetentionMs);
+          cleanedTo = result.endOffset;
+          cleanedMax = Math.max(cleanedMax, cleanedTo);
+          checkAll();
+        }
       } else if (op < 90) {
         const target = clock.nowMs() - int(200_000);
         const found = log.offsetForTimestamp(target);
