@@ -6,7 +6,9 @@
 // - When the leader is gone, the new leader is the first replica in assignment order that is eligible and in
 //   the ISR; the ISR keeps only live replicas. With unclean.leader.election.enable, a replica outside the ISR
 //   may be chosen when no ISR member is left, and the ISR becomes that replica alone (data may be lost; this is
-//   the operator's choice for availability).
+//   the operator's choice for availability). Such a leader starts RECOVERING (KIP-704 leader recovery state):
+//   the leader marks itself recovered when it takes over, and the next AlterPartition it sends (its ISR
+//   growing) writes RECOVERED. Other changes keep the state, as Kafka's LeaderAndIsr.newLeaderAndIsr does.
 // - When no leader can be chosen the partition has leader -1; its ISR keeps the last member (the old leader if
 //   it was in the ISR), because that replica holds every committed write and must be the one to come back.
 // - A dead follower leaves the ISR. Every change the controller makes bumps the leader epoch, as Kafka's
@@ -24,6 +26,8 @@ export const NO_LEADER = -1 as BrokerId;
 export const LEADER_DURING_DELETE = -2 as BrokerId;
 /** Kafka's leader epoch in StopReplica for a partition whose topic is being deleted. */
 export const EPOCH_DURING_DELETE = -2;
+/** KIP-704: the leader was elected uncleanly and has not confirmed its recovery through AlterPartition yet. */
+export const RECOVERING: LeaderRecoveryState = 1;
 
 export interface Leadership {
   readonly leader: BrokerId;
@@ -77,8 +81,13 @@ export function reconcileLeadership(
   const uncleanCandidate = replicas.find((r) => live.eligible(r));
   if (uncleanCandidate !== undefined) {
     if (uncleanAllowed === null) return { kind: 'needsUncleanDecision' };
-    if (uncleanAllowed)
-      return { kind: 'change', next: bump(current, uncleanCandidate, [uncleanCandidate]), unclean: true };
+    if (uncleanAllowed) {
+      const next = {
+        ...bump(current, uncleanCandidate, [uncleanCandidate]),
+        leaderRecoveryState: RECOVERING,
+      };
+      return { kind: 'change', next, unclean: true };
+    }
   }
   const keptIsr = liveIsr.length > 0 ? liveIsr : lastIsrMember(current);
   if (current.leader === NO_LEADER && sameMembers(keptIsr, current.isr)) return { kind: 'unchanged' };
@@ -164,7 +173,7 @@ function bump(current: Leadership, leader: BrokerId, isr: readonly BrokerId[]): 
     leader,
     leaderEpoch: (current.leaderEpoch + 1) as LeaderEpoch,
     isr: [...isr],
-    leaderRecoveryState: 0,
+    leaderRecoveryState: current.leaderRecoveryState,
   };
 }
 

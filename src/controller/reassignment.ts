@@ -80,7 +80,12 @@ export function finishedLeadership(
       ? current.leader
       : target.find((r) => isr.includes(r) && live.eligible(r));
   if (leader === undefined) return null;
-  return { leader, leaderEpoch: (current.leaderEpoch + 1) as LeaderEpoch, isr, leaderRecoveryState: 0 };
+  return {
+    leader,
+    leaderEpoch: (current.leaderEpoch + 1) as LeaderEpoch,
+    isr,
+    leaderRecoveryState: current.leaderRecoveryState,
+  };
 }
 
 /**

@@ -169,6 +169,50 @@ test('unclean.leader.election.enable in the topic config lets an out-of-sync rep
   assert.deepEqual(state?.isr, [3]);
 });
 
+test('an unclean leader is RECOVERING until its AlterPartition says RECOVERED, and cannot grow the ISR before', async () => {
+  const { cluster, channel, controller } = await threeBrokers({ uncleanLeaderElectionEnable: true });
+  await controller.alterPartition(
+    {
+      brokerId: 2,
+      brokerEpoch: -1n,
+      topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 0, 0, [2])] }],
+    },
+    2,
+  );
+  cluster.killBroker(2);
+  await settle(controller);
+  const unclean = await cluster.partitionState('t', 0);
+  assert.equal(unclean?.leader, 3);
+  assert.equal(unclean?.leaderRecoveryState, 1, 'the state znode says RECOVERING');
+  assert.equal(channel.lastLeaderAndIsr(3, 't', 0)?.leaderRecoveryState, 1, 'and so does LeaderAndIsr');
+  const grow = (leaderRecoveryState: number) =>
+    controller.alterPartition(
+      {
+        brokerId: 3,
+        brokerEpoch: -1n,
+        topics: [
+          {
+            topicName: 't',
+            topicId: '',
+            partitions: [
+              { ...isrChange(0, unclean!.leaderEpoch, unclean!.version, [3, 1]), leaderRecoveryState },
+            ],
+          },
+        ],
+      },
+      2,
+    );
+  const refused = await grow(1);
+  assert.equal(refused.topics[0]?.partitions[0]?.errorCode, ErrorCode.INVALID_REQUEST);
+  const recovered = await grow(0);
+  assert.equal(recovered.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  assert.equal(recovered.topics[0]?.partitions[0]?.leaderRecoveryState, 0);
+  const after = await cluster.partitionState('t', 0);
+  assert.deepEqual(after?.isr, [3, 1]);
+  assert.equal(after?.leaderRecoveryState, 0, 'RECOVERED');
+  assert.equal(after?.leaderEpoch, unclean?.leaderEpoch);
+});
+
 test('the broker default for unclean election applies to topics that do not set it', async () => {
   const { cluster, controller } = await threeBrokers({ uncleanLeaderElectionEnable: true });
   await controller.alterPartition(

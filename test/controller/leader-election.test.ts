@@ -27,12 +27,12 @@ function liveness(alive: number[], shuttingDown: number[] = []): Liveness {
   };
 }
 
-function led(leader: number, isr: number[], leaderEpoch = 3): Leadership {
+function led(leader: number, isr: number[], leaderEpoch = 3, leaderRecoveryState: 0 | 1 = 0): Leadership {
   return {
     leader: leader as BrokerId,
     leaderEpoch: leaderEpoch as LeaderEpoch,
     isr: ids(...isr),
-    leaderRecoveryState: 0,
+    leaderRecoveryState,
   };
 }
 
@@ -76,9 +76,14 @@ test('without a live ISR member: leaderless keeping the last member, or an uncle
   });
   assert.deepEqual(reconcileLeadership(replicas, current, liveness([3]), true), {
     kind: 'change',
-    next: led(3, [3], 4),
+    next: led(3, [3], 4, 1),
     unclean: true,
   });
+  assert.deepEqual(
+    reconcileLeadership(replicas, led(3, [3], 4, 1), liveness([1, 2]), false),
+    { kind: 'change', next: led(-1, [3], 5, 1), unclean: false },
+    'a recovering leader that dies leaves the partition recovering',
+  );
   assert.deepEqual(reconcileLeadership(replicas, led(-1, [1], 4), liveness([2]), false), {
     kind: 'unchanged',
   });
@@ -119,7 +124,7 @@ test('preferred and unclean ElectLeaders outcomes', () => {
   });
   assert.deepEqual(uncleanLeaderElection(ids(1, 2), led(-1, [1]), liveness([2])), {
     ok: true,
-    next: led(2, [2], 4),
+    next: led(2, [2], 4, 1),
   });
   assert.deepEqual(uncleanLeaderElection(ids(1, 2), led(-1, [1]), liveness([])), {
     ok: false,

@@ -84,6 +84,9 @@ export class IsrManager {
               leaderEpoch: p.leaderEpoch,
               newIsr: isr,
               newIsrWithEpochs: [],
+              // RECOVERED: a leader elected uncleanly (RECOVERING, KIP-704) has nothing to recover in this
+              // log format and counts itself recovered when it takes over, as Kafka's ZooKeeper-mode brokers do;
+              // its first ISR change tells the controller so.
               leaderRecoveryState: 0,
               partitionEpoch: p.partitionEpoch,
             },
