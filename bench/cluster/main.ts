@@ -48,7 +48,7 @@ const usage = `usage: npm run bench -- cluster [options]
   --repetitions N          repetitions of every produce cell and failover case, at least 3 (default 3)
   --records LIST           record sizes of the produce cells (default 1024,100; quick 1024)
   --partitions LIST        partition counts of the produce cells (default 1,16)
-  --replicated-acks LIST   acks of the rf=3 cells: all and/or 1 (default all)
+  --replicated-acks LIST   acks of the rf=3 cells: all and/or 1 (default all,1; quick all)
   --session-timeouts LIST  zookeeper.session.timeout.ms of the failover clusters (default 18000,6000; quick 6000)
   --failover-rate N        acks=all writes per second during failover (default 100)
   --no-produce             skip the produce cells
@@ -84,7 +84,7 @@ export async function run(args: string[]): Promise<void> {
       repetitions: { type: 'string', default: String(repetitionsMin) },
       records: { type: 'string' },
       partitions: { type: 'string', default: '1,16' },
-      'replicated-acks': { type: 'string', default: 'all' },
+      'replicated-acks': { type: 'string' },
       'session-timeouts': { type: 'string' },
       'failover-rate': { type: 'string', default: String(defaultFailoverSettings.writesPerSecond) },
       'no-produce': { type: 'boolean', default: false },
@@ -112,7 +112,7 @@ export async function run(args: string[]): Promise<void> {
   );
   const records = list(values.records ?? (quick ? '1024' : '1024,100')).map((r) => positive('--records', r));
   const partitions = list(values.partitions).map((p) => positive('--partitions', p));
-  const replicatedAcks = list(values['replicated-acks']).map((a): 1 | -1 => {
+  const replicatedAcks = list(values['replicated-acks'] ?? (quick ? 'all' : 'all,1')).map((a): 1 | -1 => {
     assert(a === '1' || a === 'all', `--replicated-acks takes 1 and/or all, got ${a}`);
     return a === '1' ? 1 : -1;
   });
