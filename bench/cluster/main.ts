@@ -51,8 +51,10 @@ const usage = `usage: npm run bench -- cluster [options]
   --replicated-acks LIST   acks of the rf=3 cells: all and/or 1 (default all,1; quick all)
   --session-timeouts LIST  zookeeper.session.timeout.ms of the failover clusters (default 18000,6000; quick 6000)
   --failover-rate N        acks=all writes per second during failover (default 100)
+  --request-timeout MS     timeoutMs of the failover producer's requests (default 30000, request.timeout.ms)
   --no-produce             skip the produce cells
   --no-failover            skip failover
+  --no-kill                skip the SIGKILL case
   --no-terminate           skip the controlled shutdown (SIGTERM) case (--quick skips it unless --terminate)
   --no-limits              skip L_net
   --override KEY=VALUE     a config of every cluster broker (repeatable; recorded with the cluster)
@@ -87,10 +89,12 @@ export async function run(args: string[]): Promise<void> {
       'replicated-acks': { type: 'string' },
       'session-timeouts': { type: 'string' },
       'failover-rate': { type: 'string', default: String(defaultFailoverSettings.writesPerSecond) },
+      'request-timeout': { type: 'string', default: String(defaultFailoverSettings.requestTimeoutMs) },
       'no-produce': { type: 'boolean', default: false },
       'no-failover': { type: 'boolean', default: false },
       'no-terminate': { type: 'boolean', default: false },
       terminate: { type: 'boolean', default: false },
+      'no-kill': { type: 'boolean', default: false },
       'no-limits': { type: 'boolean', default: false },
       override: { type: 'string', multiple: true, default: [] },
       dir: { type: 'string', default: '.' },
@@ -127,6 +131,7 @@ export async function run(args: string[]): Promise<void> {
   const failoverSettings: FailoverSettings = {
     ...defaultFailoverSettings,
     writesPerSecond: positive('--failover-rate', values['failover-rate']),
+    requestTimeoutMs: positive('--request-timeout', values['request-timeout']),
     steadyMs: quick ? 500 : defaultFailoverSettings.steadyMs,
   };
   const overrides: Record<string, string> = {};
@@ -185,7 +190,10 @@ export async function run(args: string[]): Promise<void> {
               cluster = await startCluster(dir, sessionTimeoutMs, overrides, writer, log);
             }
             const terminate = index === 0 && (values.terminate || (!quick && !values['no-terminate']));
-            const modes: StopMode[] = terminate ? ['kill', 'terminate'] : ['kill'];
+            const modes: StopMode[] = [
+              ...(values['no-kill'] ? [] : ['kill' as const]),
+              ...(terminate ? ['terminate' as const] : []),
+            ];
             for (const mode of modes) {
               const result = await failoverCase(cluster, mode, repetitions, failoverSettings, log);
               failoverResults.push(result);
