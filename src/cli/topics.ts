@@ -1,5 +1,6 @@
 // `brook topics`: Kafka's kafka-topics.sh. Create, list, describe, alter (partitions) and delete topics, with
-// Kafka's option names and output lines; --json prints the same facts as JSON.
+// Kafka's option names and output lines; --json prints the same facts as JSON. A partition being reassigned is
+// described with its adding and removing replicas, and its replication factor leaves out the removing ones.
 
 import { Admin } from '../client/admin.js';
 import { type ParsedArgs, UsageError } from './args.js';
@@ -135,49 +136,99 @@ async function describe(admin: Admin, args: ParsedArgs): Promise<number> {
   names = names.sort();
   const topics = await admin.describeTopics(names);
   const configs = await admin.describeConfigs(names.map((name) => ({ type: 'topic' as const, name })));
+  const moving = await reassignments(
+    admin,
+    topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, partition: p.partition }))),
+  );
   const onlyUnder = args.has('under-replicated-partitions');
   const onlyUnavailable = args.has('unavailable-partitions');
   const result = topics.map((t, i) => {
     const overrides = (configs[i]?.configs ?? []).filter((c) => c.source === 'DYNAMIC_TOPIC_CONFIG');
-    const partitions = t.partitions.filter(
-      (p) => (!onlyUnder || p.isr.length < p.replicas.length) && (!onlyUnavailable || p.leader < 0),
-    );
-    return { t, overrides, partitions };
+    const partitions = t.partitions
+      .map((p) => ({ ...p, reassignment: moving.get(`${t.topic}-${p.partition}`) }))
+      .filter(
+        (p) =>
+          (!onlyUnder || p.isr.length < replicationFactor(p, p.reassignment)) &&
+          (!onlyUnavailable || p.leader < 0),
+      );
+    const first = t.partitions[0];
+    const factor =
+      first === undefined ? 0 : replicationFactor(first, moving.get(`${t.topic}-${first.partition}`));
+    return { t, overrides, partitions, factor };
   });
   if (args.has('json')) {
     out(
       JSON.stringify(
-        result.map(({ t, overrides, partitions }) => ({
+        result.map(({ t, overrides, partitions, factor }) => ({
           topic: t.topic,
           topicId: t.topicId,
           partitionCount: t.partitions.length,
-          replicationFactor: t.partitions[0]?.replicas.length ?? 0,
+          replicationFactor: factor,
           configs: Object.fromEntries(overrides.map((c) => [c.name, c.value])),
           partitions: partitions.map((p) => ({
             partition: p.partition,
             leader: p.leader,
             replicas: p.replicas,
             isr: p.isr,
+            ...(p.reassignment === undefined
+              ? {}
+              : {
+                  addingReplicas: p.reassignment.addingReplicas,
+                  removingReplicas: p.reassignment.removingReplicas,
+                }),
           })),
         })),
       ),
     );
     return 0;
   }
-  for (const { t, overrides, partitions } of result) {
+  for (const { t, overrides, partitions, factor } of result) {
     if (!onlyUnder && !onlyUnavailable) {
       const cfg = overrides.map((c) => `${c.name}=${c.value}`).join(',');
       out(
-        `Topic: ${t.topic}\tTopicId: ${t.topicId}\tPartitionCount: ${t.partitions.length}\tReplicationFactor: ${t.partitions[0]?.replicas.length ?? 0}\tConfigs: ${cfg}`,
+        `Topic: ${t.topic}\tTopicId: ${t.topicId}\tPartitionCount: ${t.partitions.length}\tReplicationFactor: ${factor}\tConfigs: ${cfg}`,
       );
     }
-    for (const p of partitions) {
-      out(
-        `\tTopic: ${t.topic}\tPartition: ${p.partition}\tLeader: ${p.leader < 0 ? 'none' : p.leader}\tReplicas: ${p.replicas.join(',')}\tIsr: ${p.isr.join(',')}`,
-      );
-    }
+    for (const p of partitions) out(partitionLine(t.topic, p, p.reassignment));
   }
   return 0;
+}
+
+interface Reassignment {
+  addingReplicas: number[];
+  removingReplicas: number[];
+}
+
+/** Reassignments in progress by "topic-partition"; none when the cluster cannot list them (as Kafka's tool). */
+async function reassignments(
+  admin: Admin,
+  partitions: { topic: string; partition: number }[],
+): Promise<Map<string, Reassignment>> {
+  if (partitions.length === 0) return new Map();
+  try {
+    const listed = await admin.listPartitionReassignments(partitions);
+    return new Map(listed.map((r) => [`${r.topic}-${r.partition}`, r]));
+  } catch {
+    return new Map();
+  }
+}
+
+/** Kafka's replication factor of a partition: its replicas without those a reassignment is removing. */
+export function replicationFactor(p: { replicas: number[] }, reassignment: Reassignment | undefined): number {
+  return p.replicas.length - (reassignment?.removingReplicas.length ?? 0);
+}
+
+/** One partition as kafka-topics.sh --describe prints it. */
+export function partitionLine(
+  topic: string,
+  p: { partition: number; leader: number; replicas: number[]; isr: number[] },
+  reassignment: Reassignment | undefined,
+): string {
+  const moving =
+    reassignment === undefined
+      ? ''
+      : `\tAdding Replicas: ${reassignment.addingReplicas.join(',')}\tRemoving Replicas: ${reassignment.removingReplicas.join(',')}`;
+  return `\tTopic: ${topic}\tPartition: ${p.partition}\tLeader: ${p.leader < 0 ? 'none' : p.leader}\tReplicas: ${p.replicas.join(',')}\tIsr: ${p.isr.join(',')}${moving}`;
 }
 
 async function alter(admin: Admin, args: ParsedArgs): Promise<number> {

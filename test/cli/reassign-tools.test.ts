@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
+import { partitionLine, replicationFactor } from '../../src/cli/topics.js';
 import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
 
 const BROOK = resolve(import.meta.dirname, '../../../bin/brook');
@@ -193,4 +194,19 @@ test('leader-election: a preferred leader already leads; refusals exit 1', async
     assert.equal(refusal.code, 1, args.join(' '));
     assert.match(refusal.stderr, expected, args.join(' '));
   }
+});
+
+test('topics --describe shows a partition being reassigned with its adding and removing replicas', () => {
+  const p = { partition: 0, leader: 3, replicas: [1, 2, 3], isr: [3, 1] };
+  const moving = { addingReplicas: [1, 2], removingReplicas: [3] };
+  assert.equal(
+    partitionLine('t', p, moving),
+    '\tTopic: t\tPartition: 0\tLeader: 3\tReplicas: 1,2,3\tIsr: 3,1\tAdding Replicas: 1,2\tRemoving Replicas: 3',
+  );
+  assert.equal(
+    partitionLine('t', p, undefined),
+    '\tTopic: t\tPartition: 0\tLeader: 3\tReplicas: 1,2,3\tIsr: 3,1',
+  );
+  assert.equal(replicationFactor(p, moving), 2, 'the replicas being removed do not count');
+  assert.equal(replicationFactor(p, undefined), 3);
 });
