@@ -17,6 +17,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
   ],
   'network-echo': ['network layer with an echo handler, vs bare Node', () => import('./network/echo.js')],
   'storage-append': ['log appends at D0 and D1, vs a plain write loop', () => import('./storage/append.js')],
+  'storage-compaction': [
+    'one compaction pass, MB/s vs L_disk_async',
+    () => import('./storage/compaction.js'),
+  ],
   coordinator: ['50-member rebalance and offset commits per second', () => import('./coordinator/groups.js')],
   'client-produce': [
     'Brook client vs kafkajs and @platformatic/kafka producing',

@@ -2,6 +2,8 @@
 // keyed records and tombstones produced over Produce, and Fetch from offset 0 once the cleaner has run.
 
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
@@ -117,5 +119,102 @@ describe('log compaction over the wire', () => {
       expected.filter((r) => r.key.startsWith('filler')),
     );
     assert.ok(got.length < 100, `${got.length} records left of 155 produced`);
+  });
+});
+
+describe('__consumer_offsets is compacted', () => {
+  let broker: BrokerProcess | undefined;
+  let dataDir = '';
+  const overrides = {
+    'log.cleaner.backoff.ms': 100,
+    'offsets.topic.num.partitions': 1,
+    'offsets.topic.segment.bytes': 4096,
+  };
+  after(async () => {
+    await broker?.stop();
+    if (dataDir !== '') rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const commit = (offset: number) => ({
+    groupId: 'compacted-group',
+    generationIdOrMemberEpoch: -1,
+    memberId: '',
+    groupInstanceId: null,
+    retentionTimeMs: -1n,
+    topics: [
+      {
+        name: 't',
+        partitions: [0, 1, 2, 3].map((partitionIndex) => ({
+          partitionIndex,
+          committedOffset: BigInt(offset + partitionIndex),
+          committedLeaderEpoch: -1,
+          commitTimestamp: -1n,
+          committedMetadata: '',
+        })),
+      },
+    ],
+  });
+  const fetchOffsets = async (client: WireClient): Promise<bigint[]> => {
+    const fetched = await client.call(ApiKey.OFFSET_FETCH, 8, {
+      groupId: '',
+      topics: [],
+      groups: [
+        {
+          groupId: 'compacted-group',
+          memberId: null,
+          memberEpoch: -1,
+          topics: [{ name: 't', partitionIndexes: [0, 1, 2, 3] }],
+        },
+      ],
+      requireStable: true,
+    });
+    return fetched.groups[0].topics[0].partitions.map((p: { committedOffset: bigint }) => p.committedOffset);
+  };
+
+  it('keeps the last commit of each partition through cleanings and a restart', async () => {
+    broker = await startBroker({ overrides, keepDataDir: true });
+    dataDir = broker.dataDir;
+    let client = await WireClient.connect(broker.host, broker.port);
+    await client.call(ApiKey.FIND_COORDINATOR, 4, {
+      key: '',
+      keyType: 0,
+      coordinatorKeys: ['compacted-group'],
+    });
+    for (let i = 0; ; i++) {
+      const r = await client.call(ApiKey.OFFSET_COMMIT, 8, commit(0));
+      if (r.topics[0].partitions[0].errorCode === 0) break;
+      assert.ok(i < 100, `coordinator never ready: ${r.topics[0].partitions[0].errorCode}`);
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    const count = 1000;
+    for (let i = 1; i <= count; i++) {
+      const r = await client.call(ApiKey.OFFSET_COMMIT, 8, commit(i * 10));
+      assert.equal(r.topics[0].partitions[0].errorCode, 0);
+    }
+    const logDir = join(dataDir, '__consumer_offsets-0');
+    const logBytes = () =>
+      readdirSync(logDir)
+        .filter((n) => n.endsWith('.log'))
+        .reduce((sum, n) => sum + statSync(join(logDir, n)).size, 0);
+    const written = logBytes();
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline && logBytes() > written / 2) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(logBytes() <= written / 2, `__consumer_offsets-0 holds ${logBytes()} of ${written} bytes`);
+    const checkpoint = readFileSync(join(dataDir, 'cleaner-offset-checkpoint'), 'utf8');
+    assert.match(checkpoint, /^__consumer_offsets 0 [1-9][0-9]*$/m);
+    const expected = [0, 1, 2, 3].map((p) => BigInt(count * 10 + p));
+    assert.deepEqual(await fetchOffsets(client), expected);
+    client.close();
+    await broker.stop();
+    broker = await startBroker({ overrides, dataDir, keepDataDir: true });
+    client = await WireClient.connect(broker.host, broker.port);
+    let got: bigint[] = [];
+    for (let i = 0; i < 100; i++) {
+      got = await fetchOffsets(client).catch(() => []);
+      if (JSON.stringify(got.map(String)) === JSON.stringify(expected.map(String))) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.deepEqual(got, expected, 'the coordinator loads the compacted log after a restart');
+    client.close();
   });
 });

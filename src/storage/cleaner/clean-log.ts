@@ -118,7 +118,8 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
   const mapTxns = new CleanedTransactions(
     log.collectAbortedTxns(range.firstDirtyOffset, range.firstUncleanableOffset),
   );
-  for (const segment of log.segmentList()) {
+  // A copy: retention or truncation may change the log's list while this pass awaits its reads.
+  for (const segment of [...log.segmentList()]) {
     if (full || segment.baseOffset >= range.firstUncleanableOffset) break;
     if (segment.nextOffset <= range.firstDirtyOffset) continue;
     if (segment.isDeleted || log.isClosed) return null;
@@ -215,7 +216,7 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
       log.truncationCount === truncations &&
       log.replaceSegments(group, sizes, {
         toSwap: () => cleanedToSwap(log.dir, done.baseOffset),
-        install: () => installSegment(log, done.baseOffset),
+        install: () => installSegment(log, done.baseOffset, options.nowMs),
       });
     if (!swapped) {
       deleteCleaned(log.dir, done.baseOffset);
@@ -235,9 +236,9 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
 }
 
 /** Step 3 of the swap (swap-files.ts): final names, then the segment opened as an inactive one. */
-function installSegment(log: Log, baseOffset: number): LogSegment {
+function installSegment(log: Log, baseOffset: number, nowMs: number): LogSegment {
   swapToFinal(log.dir, baseOffset);
-  const { segment, needsIndexRebuild } = LogSegment.open(log.dir, baseOffset, log.config, Date.now(), 0);
+  const { segment, needsIndexRebuild } = LogSegment.open(log.dir, baseOffset, log.config, nowMs, 0);
   if (needsIndexRebuild || !segment.loadTail()) segment.rebuildIndexes();
   segment.txnIndex.load(segment.nextOffset);
   segment.onRoll();
