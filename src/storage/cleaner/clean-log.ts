@@ -93,7 +93,21 @@ export function cleanableRange(log: Log, firstDirtyOffset: number, nowMs: number
   };
 }
 
-const SLOT_BYTES = 24;
+/**
+ * Work between two turns of the event loop: reads already yield, but filtering a chunk of small records is
+ * CPU work, and appends and fetches must not wait behind much of it.
+ */
+const SLICE_MS = 4;
+
+/** Returns a function that yields to the event loop once SLICE_MS of work has passed since the last yield. */
+function timeSlicer(): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < SLICE_MS) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
+}
 
 /**
  * Cleans `log` once (steps 2 and 3). Returns null when nothing could be cleaned or the log changed under the
@@ -104,12 +118,9 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
   const batchBytesMax = Math.max(STORAGE_LIMITS.batchBytesMax, log.config.maxMessageBytes);
   const stats = emptyStats();
   let bytesRead = 0;
-  const mapEntries = Math.max(1024, Math.ceil(range.dirtyBytes / 4));
-  const mapBytes = Math.min(
-    options.dedupeBufferBytes,
-    Math.ceil((mapEntries * SLOT_BYTES) / options.loadFactor),
-  );
-  const map = new OffsetMap(mapBytes, options.loadFactor);
+  // The map grows on demand up to the dedupe buffer size (see offset-map.ts).
+  const map = new OffsetMap(options.dedupeBufferBytes, options.loadFactor);
+  const slice = timeSlicer();
   map.latestOffset = range.firstDirtyOffset - 1;
   const truncations = log.truncationCount;
 
@@ -145,6 +156,7 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
       }
       if (full) break;
       map.latestOffset = Math.max(map.latestOffset, lastOffset);
+      await slice();
     }
   }
   if (!full) map.latestOffset = Math.max(map.latestOffset, range.firstUncleanableOffset - 1);
@@ -197,12 +209,16 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
         )) {
           bytesRead += batchHeader.sizeInBytes(buf, pos);
           const kept = filterBatch(buf, pos, ctx, stats);
-          if (kept === null) continue;
+          if (kept === null) {
+            await slice();
+            continue;
+          }
           if (batchHeader.hasDeleteHorizon(kept, 0)) {
             const horizon = batchHeader.deleteHorizonMs(kept, 0);
             earliestHorizon = earliestHorizon === null ? horizon : Math.min(earliestHorizon, horizon);
           }
           await writer.append(kept);
+          await slice();
         }
       }
       await writer.finish();

@@ -1,94 +1,130 @@
 // The cleaner's map from a record key to the offset of its latest record: Kafka's SkimpyOffsetMap.
 //
-// Keys are not stored, only a 16-byte MD5 digest of each, next to the offset (24 bytes a slot), in one buffer
-// of a fixed size (log.cleaner.dedupe.buffer.size). Open addressing with linear probing; an all-zero digest
-// marks an empty slot (a key whose digest is all zeros is as likely as any other collision, which Kafka also
-// accepts: two keys with the same digest would be treated as one). The map never grows: the cleaner stops
-// adding keys once `isFull`, and cleans only up to `latestOffset`, the last offset whose batch went in whole.
+// Keys are not stored, only a 16-byte MD5 digest of each, next to the offset (24 bytes a slot), with open
+// addressing and linear probing; an all-zero digest marks an empty slot (a key whose digest is all zeros is as
+// likely as any other collision, which Kafka also accepts: two keys with the same digest count as one). The
+// table starts small and doubles (rehashing the stored digests) up to `memoryBytes`
+// (log.cleaner.dedupe.buffer.size), so a small dirty section never touches the whole budget. Once it cannot
+// grow and holds `loadFactor` of its slots it is full: the cleaner stops adding keys and cleans only up to
+// `latestOffset`, the last offset whose batch went in whole.
 //
 // Owned by one cleaning at a time; synchronous.
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { assert } from '../../common/assert.js';
 
-const HASH_BYTES = 16;
-const SLOT_BYTES = HASH_BYTES + 8;
+/** Digest words (4 x 32 bits) and offset (one float64, exact below 2^53) per slot. */
+const WORDS = 4;
+const SLOT_BYTES = WORDS * 4 + 8;
+const INITIAL_SLOTS = 1 << 14;
 
 export class OffsetMap {
-  private readonly table: Buffer;
-  readonly slots: number;
-  /** Entries allowed before the map counts as full (log.cleaner.io.buffer.load.factor of the slots). */
-  readonly capacity: number;
+  private digests: Int32Array;
+  private offsets: Float64Array;
+  private slotCount: number;
+  private readonly maxSlots: number;
   private entries = 0;
   /** The last offset of the last batch that went into the map whole; -1 when none did. */
   latestOffset = -1;
 
-  constructor(memoryBytes: number, loadFactor = 0.9) {
-    this.slots = Math.floor(memoryBytes / SLOT_BYTES);
-    assert(this.slots >= 2, `a dedupe buffer of ${memoryBytes} bytes holds no keys`);
-    // Buffer.alloc zero-fills (an empty map); the pages are only touched as slots are used.
-    this.table = Buffer.alloc(this.slots * SLOT_BYTES);
-    this.capacity = Math.max(1, Math.min(this.slots - 1, Math.floor(this.slots * loadFactor)));
+  constructor(
+    memoryBytes: number,
+    private readonly loadFactor = 0.9,
+  ) {
+    this.maxSlots = Math.floor(memoryBytes / SLOT_BYTES);
+    assert(this.maxSlots >= 2, `a dedupe buffer of ${memoryBytes} bytes holds no keys`);
+    this.slotCount = Math.min(this.maxSlots, INITIAL_SLOTS);
+    this.digests = new Int32Array(this.slotCount * WORDS);
+    this.offsets = new Float64Array(this.slotCount);
   }
 
   get size(): number {
     return this.entries;
   }
 
+  /** Slots the map may use at most. */
+  get slots(): number {
+    return this.maxSlots;
+  }
+
+  private limit(slots: number): number {
+    return Math.max(1, Math.min(slots - 1, Math.floor(slots * this.loadFactor)));
+  }
+
+  /** No room for another key: the table is as large as allowed and holds loadFactor of its slots. */
   get isFull(): boolean {
-    return this.entries >= this.capacity;
+    return this.slotCount === this.maxSlots && this.entries >= this.limit(this.slotCount);
   }
 
   /** Records `offset` as the latest for `key` (a later put for the same key wins). */
   put(key: Uint8Array, offset: number): void {
-    const digest = hashKey(key);
-    const slot = this.find(digest);
-    const at = slot * SLOT_BYTES;
-    if (isEmptySlot(this.table, at)) {
-      assert(this.entries < this.slots - 1, 'offset map overfilled');
-      digest.copy(this.table, at);
+    const d = digestWords(key);
+    let slot = this.find(d);
+    if (this.isEmpty(slot)) {
+      if (this.entries >= this.limit(this.slotCount)) {
+        assert(this.slotCount < this.maxSlots, 'offset map overfilled');
+        this.grow();
+        slot = this.find(d);
+      }
+      this.digests.set(d, slot * WORDS);
       this.entries++;
     }
-    writeOffset(this.table, at + HASH_BYTES, offset);
+    this.offsets[slot] = offset;
   }
 
   /** The latest offset recorded for `key`, or -1. */
   get(key: Uint8Array): number {
-    const digest = hashKey(key);
-    const at = this.find(digest) * SLOT_BYTES;
-    return isEmptySlot(this.table, at) ? -1 : readOffset(this.table, at + HASH_BYTES);
+    const slot = this.find(digestWords(key));
+    return this.isEmpty(slot) ? -1 : this.offsets[slot]!;
   }
 
-  /** The slot holding `digest`, or the empty slot where it would go. */
-  private find(digest: Buffer): number {
-    let slot = digest.readUInt32BE(0) % this.slots;
+  private isEmpty(slot: number): boolean {
+    const at = slot * WORDS;
+    const d = this.digests;
+    return (d[at]! | d[at + 1]! | d[at + 2]! | d[at + 3]!) === 0;
+  }
+
+  /** The slot holding digest `d`, or the empty slot where it would go. */
+  private find(d: Int32Array): number {
+    const table = this.digests;
+    let slot = (d[0]! >>> 0) % this.slotCount;
     for (;;) {
-      const at = slot * SLOT_BYTES;
-      if (
-        isEmptySlot(this.table, at) ||
-        this.table.compare(digest, 0, HASH_BYTES, at, at + HASH_BYTES) === 0
-      ) {
+      const at = slot * WORDS;
+      const w0 = table[at]!;
+      const w1 = table[at + 1]!;
+      const w2 = table[at + 2]!;
+      const w3 = table[at + 3]!;
+      if ((w0 | w1 | w2 | w3) === 0 || (w0 === d[0] && w1 === d[1] && w2 === d[2] && w3 === d[3]))
         return slot;
-      }
-      slot = slot + 1 === this.slots ? 0 : slot + 1;
+      slot = slot + 1 === this.slotCount ? 0 : slot + 1;
+    }
+  }
+
+  /** Doubles the table (up to the bound) and re-inserts every digest. */
+  private grow(): void {
+    const oldDigests = this.digests;
+    const oldOffsets = this.offsets;
+    const oldSlots = this.slotCount;
+    this.slotCount = Math.min(this.maxSlots, oldSlots * 2);
+    this.digests = new Int32Array(this.slotCount * WORDS);
+    this.offsets = new Float64Array(this.slotCount);
+    for (let s = 0; s < oldSlots; s++) {
+      const d = oldDigests.subarray(s * WORDS, s * WORDS + WORDS);
+      if ((d[0]! | d[1]! | d[2]! | d[3]!) === 0) continue;
+      const slot = this.find(d);
+      this.digests.set(d, slot * WORDS);
+      this.offsets[slot] = oldOffsets[s]!;
     }
   }
 }
 
-export function hashKey(key: Uint8Array): Buffer {
-  return createHash('md5').update(key).digest();
-}
-
-function isEmptySlot(table: Buffer, at: number): boolean {
-  return table.readBigUInt64BE(at) === 0n && table.readBigUInt64BE(at + 8) === 0n;
-}
-
-function writeOffset(buf: Buffer, at: number, offset: number): void {
-  const high = Math.floor(offset / 0x1_0000_0000);
-  buf.writeUInt32BE(high, at);
-  buf.writeUInt32BE(offset - high * 0x1_0000_0000, at + 4);
-}
-
-function readOffset(buf: Buffer, at: number): number {
-  return buf.readUInt32BE(at) * 0x1_0000_0000 + buf.readUInt32BE(at + 4);
+/** The MD5 digest of a key as four int32 words (the one-shot crypto.hash avoids a Hash object per key). */
+function digestWords(key: Uint8Array): Int32Array {
+  const digest = hash('md5', key, 'buffer') as Buffer;
+  return Int32Array.of(
+    digest.readInt32LE(0),
+    digest.readInt32LE(4),
+    digest.readInt32LE(8),
+    digest.readInt32LE(12),
+  );
 }
