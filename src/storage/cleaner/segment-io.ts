@@ -26,9 +26,9 @@ import { type AbortedTxn, TxnIndex } from '../txn-index.js';
 import { cleanedPath, deleteCleaned } from './swap-files.js';
 
 /**
- * Whole batches of one segment's first `size` bytes, read a chunk at a time. The descriptor is opened at the
- * first `next()`, so the caller checks the segment is live in the same turn. Each yielded view is valid only
- * until the next one.
+ * Whole batches of one segment's first `size` bytes, read a chunk at a time, the next chunk read while the
+ * batches of the current one are filtered. The descriptor is opened at the first `next()`, so the caller
+ * checks the segment is live in the same turn. Each yielded view stays valid (chunks are not reused).
  */
 export async function* segmentBatches(
   segment: LogSegment,
@@ -37,42 +37,70 @@ export async function* segmentBatches(
   batchBytesMax: number,
 ): AsyncGenerator<{ buf: Buffer; pos: number }, void, undefined> {
   const fd = openSync(segmentFilePath(segment.dir, segment.baseOffset, LOG_SUFFIX), 'r');
+  const chunkSize = Math.max(chunkBytes, BATCH_HEADER_BYTES);
+  let filePosition = 0;
+  const readNext = (): Promise<Buffer> | null => {
+    if (filePosition >= size) return null;
+    const length = Math.min(chunkSize, size - filePosition);
+    const at = filePosition;
+    filePosition += length;
+    return readChunk(fd, length, at);
+  };
+  let next = readNext();
   try {
-    let chunk = Buffer.allocUnsafe(Math.max(chunkBytes, BATCH_HEADER_BYTES));
-    let position = 0;
-    while (position < size) {
-      const want = Math.min(chunk.length, size - position);
-      const { bytesRead } = await readAt(fd, chunk, want, position);
-      if (bytesRead < Math.min(want, BATCH_HEADER_BYTES))
-        throw new AssertionError(`${segment.baseOffset}: short read`);
+    // The bytes of a batch that the previous chunk cut, carried into the next one.
+    let carry: Buffer = EMPTY;
+    let carryPosition = 0;
+    while (next !== null) {
+      const chunk = await next;
+      next = readNext();
+      const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
       let at = 0;
-      while (at + BATCH_HEADER_BYTES <= bytesRead) {
-        const batchSize = batchHeader.sizeInBytes(chunk, at);
+      while (at + BATCH_HEADER_BYTES <= data.length) {
+        const batchSize = batchHeader.sizeInBytes(data, at);
         if (batchSize < BATCH_HEADER_BYTES || batchSize > batchBytesMax) {
           throw new AssertionError(
-            `segment ${segment.baseOffset}: batch of ${batchSize} bytes at ${position + at}`,
+            `segment ${segment.baseOffset}: batch of ${batchSize} bytes at ${carryPosition + at}`,
           );
         }
-        if (at + batchSize > bytesRead) break;
-        yield { buf: chunk, pos: at };
+        if (at + batchSize > data.length) break;
+        yield { buf: data, pos: at };
         at += batchSize;
       }
-      if (at === 0) {
-        // One batch larger than the chunk: read it whole into a buffer of its size.
-        const batchSize = batchHeader.sizeInBytes(chunk, 0);
-        chunk = Buffer.allocUnsafe(batchSize);
-        continue;
-      }
-      position += at;
+      carryPosition += at;
+      carry = data.subarray(at);
     }
+    if (carry.length > 0) throw new AssertionError(`segment ${segment.baseOffset}: ends inside a batch`);
   } finally {
+    // A read still in flight must finish before its descriptor is closed (and its number reused).
+    await next?.catch(() => {});
     close(fd, () => {});
   }
 }
 
-function readAt(fd: number, buf: Buffer, length: number, position: number): Promise<{ bytesRead: number }> {
+const EMPTY = Buffer.alloc(0);
+
+/** Reads exactly `length` bytes at `position` into a new buffer (the file is not shorter: sizes are checked). */
+async function readChunk(fd: number, length: number, position: number): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await readAt(fd, buf, done, length - done, position + done);
+    if (bytesRead === 0) throw new AssertionError(`short read at ${position + done}`);
+    done += bytesRead;
+  }
+  return buf;
+}
+
+function readAt(
+  fd: number,
+  buf: Buffer,
+  offset: number,
+  length: number,
+  position: number,
+): Promise<{ bytesRead: number }> {
   return new Promise((resolve, reject) =>
-    read(fd, buf, 0, length, position, (err, bytesRead) =>
+    read(fd, buf, offset, length, position, (err, bytesRead) =>
       err === null ? resolve({ bytesRead }) : reject(err),
     ),
   );
@@ -91,6 +119,7 @@ export class CleanedSegmentWriter {
   private maxTimestampSoFar = -1;
   private offsetOfMaxTimestamp: number;
   private finished = false;
+  private inFlight: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly dir: string,
@@ -140,7 +169,7 @@ export class CleanedSegmentWriter {
     return this.position;
   }
 
-  /** Appends one whole batch (copied: the caller's buffer is reused for the next chunk). */
+  /** Appends one whole batch (copied: a view would keep the whole chunk it came from alive). */
   async append(batch: Buffer): Promise<void> {
     const size = batch.length;
     const lastOffset = batchHeader.lastOffset(batch, 0);
@@ -182,13 +211,17 @@ export class CleanedSegmentWriter {
   /** Writes what is left, the final time index entry, trims and fsyncs every file, and closes them. */
   async finish(): Promise<void> {
     await this.writePending();
+    await this.inFlight;
     this.timeIndex.maybeAppend(this.maxTimestampSoFar, this.offsetOfMaxTimestamp, true);
+    const paths: string[] = [];
     for (const index of [this.offsetIndex.file, this.timeIndex.file]) {
       index.trimToValidSize();
-      index.flush();
       index.close();
+      paths.push(index.path);
     }
-    this.txnIndex.flush();
+    if (this.txnIndex.entries.length > 0) paths.push(this.txnIndex.path);
+    // fsyncs off the event loop: a cleaned segment is durable before it is swapped in.
+    for (const path of paths) await fsyncPath(path);
     await this.file.sync();
     await this.file.close();
     this.finished = true;
@@ -197,10 +230,20 @@ export class CleanedSegmentWriter {
   /** Closes and deletes the `.cleaned` files. */
   async abort(): Promise<void> {
     if (!this.finished) {
+      await this.inFlight.catch(() => {});
       this.offsetIndex.file.close();
       this.timeIndex.file.close();
       await this.file.close().catch(() => {});
     }
     deleteCleaned(this.dir, this.baseOffset);
+  }
+}
+
+async function fsyncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
