@@ -61,6 +61,8 @@ export class LogCleaner {
   /** Log.truncationCount when the checkpoint was last trusted. */
   private readonly truncations = new Map<string, number>();
   private readonly inProgress = new Set<string>();
+  /** Logs whose cleaning failed (damaged batch, map too small): skipped until restart, as Kafka does. */
+  private readonly uncleanable = new Set<string>();
   private readonly passes = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -116,7 +118,8 @@ export class LogCleaner {
           : c.dirtyRatio;
     for (const log of this.options.logs()) {
       const key = partitionDirName(log.topicPartition);
-      if (log.isClosed || !log.config.cleanupPolicy.includes('compact') || this.inProgress.has(key)) continue;
+      if (log.isClosed || !log.config.cleanupPolicy.includes('compact')) continue;
+      if (this.inProgress.has(key) || this.uncleanable.has(key)) continue;
       const firstDirtyOffset = this.firstDirtyOffset(log);
       const range = cleanableRange(log, firstDirtyOffset, nowMs);
       const total = range.cleanBytes + range.dirtyBytes;
@@ -177,7 +180,10 @@ export class LogCleaner {
     });
     this.passes.add(run);
     try {
-      const result = await run;
+      const result = await run.catch((err: unknown) => {
+        this.uncleanable.add(key);
+        throw err;
+      });
       if (result === null || log.isClosed || log.truncationCount !== truncationsBefore) return null;
       this.checkpoints.set(key, result.endOffset);
       if (result.earliestDeleteHorizonMs === null) this.horizons.delete(key);
@@ -204,9 +210,15 @@ export class LogCleaner {
     writeOffsetCheckpoint(this.checkpointPath, entries);
   }
 
+  /** Partitions whose cleaning failed and that are no longer picked (Kafka's uncleanable partitions). */
+  uncleanablePartitions(): string[] {
+    return [...this.uncleanable];
+  }
+
   /** A deleted log's state is dropped. */
   forget(tp: TopicPartition): void {
     const key = partitionDirName(tp);
+    this.uncleanable.delete(key);
     this.checkpoints.delete(key);
     this.horizons.delete(key);
     this.truncations.delete(key);

@@ -21,6 +21,7 @@ function openManager(
   clock: ManualClock,
   topic: Partial<LogConfig> = {},
   backoffMs = 15_000,
+  dedupeBufferBytes = 1 << 20,
 ): LogManager {
   return LogManager.open({
     dir,
@@ -29,7 +30,7 @@ function openManager(
       name === 'table'
         ? logConfig({ cleanupPolicy: 'compact', retentionMs: -1, ...topic })
         : logConfig({ cleanupPolicy: 'delete' }),
-    managerConfig: { cleanerBackoffMs: backoffMs, cleanerDedupeBufferBytes: 1 << 20 },
+    managerConfig: { cleanerBackoffMs: backoffMs, cleanerDedupeBufferBytes: dedupeBufferBytes },
   });
 }
 
@@ -164,4 +165,32 @@ test('the scheduler cleans on its own after log.cleaner.backoff.ms, and stops wi
   assert.equal(values(log).length, 10);
   manager.shutdown();
   await manager.cleaner.stop();
+});
+
+test('a log whose cleaning fails is marked uncleanable and skipped; the others are still cleaned', async (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  // Four slots: not even one batch of ten keys fits, so the pass cannot make progress.
+  const manager = openManager(dir, clock, {}, 15_000, 4 * 24);
+  deferCleanup(t, () => manager.shutdown());
+  const log = manager.getOrCreateLog(TP);
+  const batch = buildBatch(
+    Array.from({ length: 10 }, (_, k) => ({ key: `k${k}`, value: 'v' })),
+    { timestamp: clock.nowMs() },
+  );
+  batchHeader.setBaseOffset(batch, 0, 0);
+  log.append(batch);
+  log.roll();
+  log.setHighWatermark(log.logEndOffset);
+  // Another partition whose batches hold one key each: the small map is enough for it.
+  const other = manager.getOrCreateLog({ topic: 'table', partition: 1 });
+  writeKeys(other, clock, 2, 'a');
+  writeKeys(other, clock, 2, 'b');
+  await assert.rejects(manager.cleaner.runOnce(), /dedupe.buffer.size is too small/);
+  assert.deepEqual(manager.cleaner.uncleanablePartitions(), ['table-0']);
+  const pass = await manager.cleaner.runOnce();
+  assert.deepEqual(pass?.topicPartition, { topic: 'table', partition: 1 });
+  assert.deepEqual(values(other), ['b-0', 'b-1']);
+  assert.equal(manager.cleaner.pickLog(), null, 'the failed log is not picked again');
+  assert.equal(values(log).length, 10, 'the failed log is untouched');
 });
