@@ -1,37 +1,115 @@
 // Consumer benchmark: Brook's client, kafkajs and @platformatic/kafka read the same N records (S bytes each, one
-// partition, written once by Brook's producer) from the beginning, each in a group of its own, repeated at least
-// three times in turns. Reported: records/s from the first poll to the Nth record (median and range).
-// Usage: node dist/bench/client/consume.js [--records N] [--size S] [--repetitions R] [--bootstrap host:port]
+// partition, written once by Brook's producer) from the beginning, each turn in a group of its own. Clients
+// take turns (A B C, A B C, ...) after one unmeasured warm-up turn each (JIT). Reported per client:
+// - records/s from the first record received to the Nth (the fetch path: decode, prefetch, hand-over);
+// - the time from subscribe to the first record (group join, offset lookup, first fetch), and records/s over the
+//   whole turn including it;
+// - CPU microseconds of this process per record over the whole turn, and the load average.
+// All also appended to bench/results/<date>-client-consume.jsonl.
+//
+// Each client is used the way its documentation shows: Brook's poll() (max.poll.records 10,000, so a poll
+// returns about a fetch's worth, as kafkajs's eachBatch does) and its async iterator per record ("brook-iterator",
+// default options), kafkajs's run({ eachBatch }), @platformatic/kafka's stream per record.
+// Usage: node dist/bench/client/consume.js [--records N] [--size S] [--repetitions R] [--clients a,b]
+// [--no-results] [--bootstrap host:port]
 
+import os from 'node:os';
 import { Consumer as PlatformaticConsumer } from '@platformatic/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 import { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
 import { startBroker } from '../../test/helpers/broker-process.js';
-import { formatTable, repeat, repetitionsMin, summarize } from '../harness/index.js';
+import {
+  formatTable,
+  ResultWriter,
+  repeat,
+  repetitionsMin,
+  type Summary,
+  summarize,
+} from '../harness/index.js';
+import { chooseClients } from './common.js';
 
 interface Options {
   records: number;
   size: number;
   repetitions: number;
+  clients: string | undefined;
+  results: boolean;
   bootstrap: string | undefined;
 }
 
 function parse(args: string[]): Options {
-  const o: Options = { records: 100_000, size: 100, repetitions: repetitionsMin, bootstrap: undefined };
+  const o: Options = {
+    records: 100_000,
+    size: 100,
+    repetitions: repetitionsMin,
+    clients: undefined,
+    results: true,
+    bootstrap: undefined,
+  };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--records') o.records = Number(args[++i]);
     else if (a === '--size') o.size = Number(args[++i]);
     else if (a === '--repetitions') o.repetitions = Number(args[++i]);
+    else if (a === '--clients') o.clients = args[++i];
+    else if (a === '--no-results') o.results = false;
     else if (a === '--bootstrap') o.bootstrap = args[++i];
-    else throw new Error(`unknown option ${a} (--records N --size S --repetitions R --bootstrap host:port)`);
+    else {
+      throw new Error(
+        `unknown option ${a} (--records N --size S --repetitions R --clients a,b --no-results --bootstrap host:port)`,
+      );
+    }
   }
   return o;
 }
 
-type Runner = (bootstrap: string, topic: string, group: string, records: number) => Promise<number>;
+/** A turn's clock: the runner calls seen(n) as records arrive and resolves once all were seen. */
+class Clock {
+  readonly start = performance.now();
+  private readonly cpu0 = process.cpuUsage();
+  firstAt = 0;
+  lastAt = 0;
+  count = 0;
+  cpuMicros = 0;
+
+  constructor(readonly records: number) {}
+
+  /** Counts n records; true once all were seen. */
+  seen(n: number): boolean {
+    if (n > 0 && this.count === 0) this.firstAt = performance.now();
+    this.count += n;
+    if (this.count >= this.records && this.lastAt === 0) {
+      this.lastAt = performance.now();
+      const cpu = process.cpuUsage(this.cpu0);
+      this.cpuMicros = cpu.user + cpu.system;
+    }
+    return this.count >= this.records;
+  }
+}
+
+interface ConsumeTurn {
+  /** From the first record to the last. */
+  recordsPerSecond: number;
+  /** From subscribe to the last record. */
+  totalRecordsPerSecond: number;
+  firstRecordMs: number;
+  cpuMicrosPerRecord: number;
+  load1: number;
+}
+
+function turnOf(clock: Clock): ConsumeTurn {
+  return {
+    recordsPerSecond: ((clock.records - 1) * 1000) / Math.max(clock.lastAt - clock.firstAt, 0.001),
+    totalRecordsPerSecond: (clock.records * 1000) / (clock.lastAt - clock.start),
+    firstRecordMs: clock.firstAt - clock.start,
+    cpuMicrosPerRecord: clock.cpuMicros / clock.records,
+    load1: os.loadavg()[0]!,
+  };
+}
+
+type Runner = (bootstrap: string, topic: string, group: string, records: number) => Promise<ConsumeTurn>;
 
 const brook: Runner = async (bootstrap, topic, group, records) => {
   const consumer = new Consumer({
@@ -40,33 +118,39 @@ const brook: Runner = async (bootstrap, topic, group, records) => {
     autoOffsetReset: 'earliest',
     maxPollRecords: 10_000,
   });
+  const clock = new Clock(records);
   consumer.subscribe([topic]);
-  let count = 0;
-  const start = performance.now();
-  while (count < records) count += (await consumer.poll(1000)).length;
-  const elapsed = performance.now() - start;
+  while (!clock.seen((await consumer.poll(1000)).length));
   await consumer.close();
-  return (records * 1000) / elapsed;
+  return turnOf(clock);
+};
+
+const brookIterator: Runner = async (bootstrap, topic, group, records) => {
+  const consumer = new Consumer({ bootstrapServers: bootstrap, groupId: group, autoOffsetReset: 'earliest' });
+  const clock = new Clock(records);
+  consumer.subscribe([topic]);
+  for await (const _ of consumer) {
+    if (clock.seen(1)) break;
+  }
+  await consumer.close();
+  return turnOf(clock);
 };
 
 const kafkajs: Runner = async (bootstrap, topic, group, records) => {
   const kafka = new Kafka({ brokers: [bootstrap], clientId: 'bench-kafkajs', logLevel: logLevel.NOTHING });
   const consumer = kafka.consumer({ groupId: group });
   await consumer.connect();
+  const clock = new Clock(records);
   await consumer.subscribe({ topic, fromBeginning: true });
-  const start = performance.now();
-  let count = 0;
   await new Promise<void>((resolve) => {
     consumer.run({
       eachBatch: async ({ batch }) => {
-        count += batch.messages.length;
-        if (count >= records) resolve();
+        if (clock.seen(batch.messages.length)) resolve();
       },
     });
   });
-  const elapsed = performance.now() - start;
   await consumer.disconnect();
-  return (records * 1000) / elapsed;
+  return turnOf(clock);
 };
 
 const platformatic: Runner = async (bootstrap, topic, group, records) => {
@@ -75,29 +159,37 @@ const platformatic: Runner = async (bootstrap, topic, group, records) => {
     bootstrapBrokers: [bootstrap],
     groupId: group,
   });
-  const start = performance.now();
+  const clock = new Clock(records);
   const stream = await consumer.consume({ topics: [topic], mode: 'earliest' });
-  let count = 0;
   for await (const _ of stream) {
-    if (++count >= records) break;
+    if (clock.seen(1)) break;
   }
-  const elapsed = performance.now() - start;
   await stream.close();
   await consumer.close(true);
-  return (records * 1000) / elapsed;
+  return turnOf(clock);
 };
+
+function cell(s: Summary, digits = 0): string {
+  const f = (v: number) => (digits === 0 ? String(Math.round(v)) : v.toFixed(digits));
+  return `${f(s.median)} (${f(s.min)}-${f(s.max)})`;
+}
 
 export async function run(args: string[]): Promise<void> {
   const o = parse(args);
+  const clients = chooseClients<Runner>(
+    [
+      ['brook', brook],
+      ['brook-iterator', brookIterator],
+      ['kafkajs', kafkajs],
+      ['@platformatic/kafka', platformatic],
+    ],
+    o.clients,
+  );
   const broker = o.bootstrap === undefined ? await startBroker() : null;
   const bootstrap = o.bootstrap ?? broker!.bootstrap;
-  const topic = 'bench-consume';
-  const clients: [string, Runner][] = [
-    ['brook', brook],
-    ['kafkajs', kafkajs],
-    ['@platformatic/kafka', platformatic],
-  ];
-  const rates = new Map<string, number[]>(clients.map(([name]) => [name, []]));
+  const topic = `bench-consume-${process.pid}`;
+  const turns = new Map<string, ConsumeTurn[]>(clients.map(([name]) => [name, []]));
+  const writer = o.results ? new ResultWriter({ bench: 'client-consume', args }) : null;
   try {
     const admin = new Admin({ bootstrapServers: bootstrap });
     await admin.createTopics([{ topic, numPartitions: 1, replicationFactor: 1 }]);
@@ -108,27 +200,59 @@ export async function run(args: string[]): Promise<void> {
     for (let i = 0; i < o.records; i++) sends.push(producer.send({ topic, value: payload }));
     await Promise.all(sends);
     await producer.close();
-    let turn = 0;
+    let group = 0;
+    for (const [, runner] of clients) await runner(bootstrap, topic, `bench-warmup-${group++}`, o.records);
     await repeat(o.repetitions, async () => {
       for (const [name, runner] of clients)
-        rates.get(name)!.push(await runner(bootstrap, topic, `bench-${turn++}`, o.records));
+        turns.get(name)!.push(await runner(bootstrap, topic, `bench-${group++}`, o.records));
     });
   } finally {
     await broker?.stop();
   }
-  const brookMedian = summarize(rates.get('brook')!).median;
+  const base = summarize(turns.get(clients[0]![0])!.map((t) => t.recordsPerSecond)).median;
   const rows = clients.map(([name]) => {
-    const s = summarize(rates.get(name)!);
+    const ts = turns.get(name)!;
+    const rate = summarize(ts.map((t) => t.recordsPerSecond));
+    const total = summarize(ts.map((t) => t.totalRecordsPerSecond));
+    const first = summarize(ts.map((t) => t.firstRecordMs));
+    const cpu = summarize(ts.map((t) => t.cpuMicrosPerRecord));
+    const load = summarize(ts.map((t) => t.load1));
+    if (writer !== null) {
+      const details = { client: name, records: o.records, size: o.size };
+      writer.figure(`${name}-records-per-second`, 'records/s', rate, details);
+      writer.figure(`${name}-total-records-per-second`, 'records/s', total, details);
+      writer.figure(`${name}-first-record`, 'ms', first, details);
+      writer.figure(`${name}-cpu-per-record`, 'us', cpu, details);
+      writer.figure(`${name}-load1`, 'load', load, { client: name });
+    }
     return [
       name,
-      `${Math.round(s.median)} (${Math.round(s.min)}-${Math.round(s.max)})`,
-      (s.median / brookMedian).toFixed(2),
+      cell(rate),
+      (rate.median / base).toFixed(2),
+      cell(first, 1),
+      cell(total),
+      cell(cpu, 2),
+      `${load.min.toFixed(1)}-${load.max.toFixed(1)}`,
     ];
   });
   console.log(
-    `consume: ${o.records} records of ${o.size} B from one partition, ${o.repetitions} repetitions, new group each time`,
+    `consume: ${o.records} records of ${o.size} B from one partition, ${o.repetitions} repetitions after a warm-up turn each, new group each turn`,
   );
-  console.log(formatTable(['client', 'records/s median (range)', 'vs brook'], rows));
+  console.log(
+    formatTable(
+      [
+        'client',
+        'records/s first-last',
+        `vs ${clients[0]![0]}`,
+        'first record ms',
+        'records/s incl. join',
+        'CPU us/record',
+        'load',
+      ],
+      rows,
+    ),
+  );
+  if (writer !== null) console.log(`results: ${writer.runId}`);
 }
 
 if (process.argv[1]?.endsWith('/bench/client/consume.js')) {

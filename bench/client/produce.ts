@@ -1,19 +1,25 @@
 // Producer benchmark: Brook's client, kafkajs and @platformatic/kafka send the same workload (N records of S
-// bytes, acks=all, no compression, idempotence off unless --idempotent) to the same broker process in one run,
-// each repeated at least three times in turns, so a noisy neighbour hurts all three alike. Reported per client:
-// records/s (median and range) and per-record latency from hand-over to acknowledgement (p50, p99).
+// bytes, acks=all, no compression, idempotence off unless --idempotent) to the same broker process in one run.
+// Clients take turns (A B C, A B C, ...), each turn on a fresh one-partition topic, so a noisy neighbour hurts all
+// alike; one unmeasured warm-up turn each comes first (JIT). Reported per client: records/s from the first send
+// to the last acknowledgement (median and range), per-record latency from hand-over to acknowledgement (p50,
+// p99), CPU microseconds of this process per record, and the load average; all also appended to
+// bench/results/<date>-client-produce.jsonl.
 //
 // Each client is used the way its documentation shows: Brook's send() per record (it batches by linger.ms and
 // batch.size); kafkajs and @platformatic/kafka take arrays of messages per call, so they get --chunk records per
-// call with up to --window calls in flight. All three have at most window x chunk records outstanding. Usage: node dist/bench/client/produce.js [--records N] [--size S]
-// [--chunk C] [--window W] [--repetitions R] [--idempotent] [--bootstrap host:port]
+// call with up to --window calls in flight, and so does Brook's sendBatch() ("brook-batch"). All have at most
+// window x chunk records outstanding. Usage: node dist/bench/client/produce.js [--records N] [--size S]
+// [--chunk C] [--window W] [--repetitions R] [--warmup N] [--idempotent] [--clients a,b] [--no-results]
+// [--bootstrap host:port]
 
 import { Producer as PlatformaticProducer } from '@platformatic/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 import { Admin } from '../../src/client/admin.js';
 import { Producer } from '../../src/client/producer.js';
 import { startBroker } from '../../test/helpers/broker-process.js';
-import { formatTable, Histogram, repeat, repetitionsMin, summarize } from '../harness/index.js';
+import { formatTable, Histogram, ResultWriter, repeat, repetitionsMin } from '../harness/index.js';
+import { chooseClients, measureTurn, summarizeTurns, type Turn, tableRows } from './common.js';
 
 interface Options {
   records: number;
@@ -21,7 +27,10 @@ interface Options {
   chunk: number;
   window: number;
   repetitions: number;
+  warmup: number;
   idempotent: boolean;
+  clients: string | undefined;
+  results: boolean;
   bootstrap: string | undefined;
 }
 
@@ -32,7 +41,10 @@ function parse(args: string[]): Options {
     chunk: 100,
     window: 16,
     repetitions: repetitionsMin,
+    warmup: 20_000,
     idempotent: false,
+    clients: undefined,
+    results: true,
     bootstrap: undefined,
   };
   for (let i = 0; i < args.length; i++) {
@@ -43,11 +55,14 @@ function parse(args: string[]): Options {
     else if (a === '--chunk') o.chunk = Number(next());
     else if (a === '--window') o.window = Number(next());
     else if (a === '--repetitions') o.repetitions = Number(next());
+    else if (a === '--warmup') o.warmup = Number(next());
     else if (a === '--idempotent') o.idempotent = true;
+    else if (a === '--clients') o.clients = next();
+    else if (a === '--no-results') o.results = false;
     else if (a === '--bootstrap') o.bootstrap = next();
     else if (a === '--help') {
       console.log(
-        'options: --records N --size BYTES --chunk N --window N --repetitions N --idempotent --bootstrap host:port',
+        'options: --records N --size BYTES --chunk N --window N --repetitions N --warmup N --idempotent --clients a,b --no-results --bootstrap host:port',
       );
       process.exit(0);
     } else throw new Error(`unknown option ${a}`);
@@ -55,14 +70,16 @@ function parse(args: string[]): Options {
   return o;
 }
 
-interface Outcome {
-  recordsPerSecond: number;
-  latency: Histogram;
-}
+/** Sends `records` records to `topic`; resolves with the latency histogram after the last acknowledgement. */
+type Runner = (
+  bootstrap: string,
+  topic: string,
+  o: Options,
+  records: number,
+  payload: Buffer,
+) => Promise<Turn>;
 
-type Runner = (bootstrap: string, topic: string, o: Options, payload: Buffer) => Promise<Outcome>;
-
-const brook: Runner = async (bootstrap, topic, o, payload) => {
+const brook: Runner = async (bootstrap, topic, o, records, payload) => {
   const producer = new Producer({
     bootstrapServers: bootstrap,
     acks: 'all',
@@ -70,50 +87,69 @@ const brook: Runner = async (bootstrap, topic, o, payload) => {
     clientId: 'bench-brook',
   });
   await producer.connect();
-  const latency = new Histogram('us');
   // The same bound on records outstanding as the others have (window x chunk), so latency means the same thing.
   const outstandingMax = o.window * o.chunk;
-  let outstanding = 0;
-  let wake: (() => void) | null = null;
-  const start = performance.now();
-  for (let i = 0; i < o.records; i++) {
-    if (outstanding >= outstandingMax) await new Promise<void>((r) => (wake = r));
-    const sentAt = performance.now();
-    outstanding++;
-    producer.send({ topic, value: payload }).then(() => {
-      latency.record((performance.now() - sentAt) * 1000);
-      outstanding--;
-      if (wake !== null && outstanding <= outstandingMax / 2) {
-        const w = wake;
-        wake = null;
-        w();
-      }
-    });
-  }
-  while (outstanding > 0) await new Promise<void>((r) => (wake = r));
-  const elapsed = performance.now() - start;
+  const turn = await measureTurn(records, async () => {
+    const latency = new Histogram('us');
+    let outstanding = 0;
+    let wake: (() => void) | null = null;
+    for (let i = 0; i < records; i++) {
+      if (outstanding >= outstandingMax) await new Promise<void>((r) => (wake = r));
+      const sentAt = performance.now();
+      outstanding++;
+      producer.send({ topic, value: payload }).then(() => {
+        latency.record((performance.now() - sentAt) * 1000);
+        outstanding--;
+        if (wake !== null && outstanding <= outstandingMax / 2) {
+          const w = wake;
+          wake = null;
+          w();
+        }
+      });
+    }
+    while (outstanding > 0) await new Promise<void>((r) => (wake = r));
+    return latency;
+  });
   await producer.close();
-  return { recordsPerSecond: (o.records * 1000) / elapsed, latency };
+  return turn;
 };
 
-async function windowed(o: Options, sendChunk: (n: number) => Promise<unknown>): Promise<Outcome> {
-  const latency = new Histogram('us');
-  const start = performance.now();
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < o.records) {
-      const n = Math.min(o.chunk, o.records - next);
-      next += n;
-      const sentAt = performance.now();
-      await sendChunk(n);
-      latency.record((performance.now() - sentAt) * 1000, n);
-    }
-  };
-  await Promise.all(Array.from({ length: o.window }, worker));
-  return { recordsPerSecond: (o.records * 1000) / (performance.now() - start), latency };
+/** Up to o.window calls of sendChunk in flight, each of o.chunk records; latency per record from its call. */
+function windowed(o: Options, records: number, sendChunk: (n: number) => Promise<unknown>): Promise<Turn> {
+  return measureTurn(records, async () => {
+    const latency = new Histogram('us');
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < records) {
+        const n = Math.min(o.chunk, records - next);
+        next += n;
+        const sentAt = performance.now();
+        await sendChunk(n);
+        latency.record((performance.now() - sentAt) * 1000, n);
+      }
+    };
+    await Promise.all(Array.from({ length: o.window }, worker));
+    return latency;
+  });
 }
 
-const kafkajs: Runner = async (bootstrap, topic, o, payload) => {
+const brookBatch: Runner = async (bootstrap, topic, o, records, payload) => {
+  const producer = new Producer({
+    bootstrapServers: bootstrap,
+    acks: 'all',
+    idempotent: o.idempotent,
+    clientId: 'bench-brook',
+  });
+  await producer.connect();
+  const messages = Array.from({ length: o.chunk }, () => ({ topic, value: payload }));
+  const turn = await windowed(o, records, (n) =>
+    producer.sendBatch(n === o.chunk ? messages : messages.slice(0, n)),
+  );
+  await producer.close();
+  return turn;
+};
+
+const kafkajs: Runner = async (bootstrap, topic, o, records, payload) => {
   const kafka = new Kafka({ brokers: [bootstrap], clientId: 'bench-kafkajs', logLevel: logLevel.NOTHING });
   const producer = kafka.producer({
     idempotent: o.idempotent,
@@ -121,75 +157,84 @@ const kafkajs: Runner = async (bootstrap, topic, o, payload) => {
   });
   await producer.connect();
   const messages = Array.from({ length: o.chunk }, () => ({ value: payload }));
-  const outcome = await windowed(o, (n) =>
+  const turn = await windowed(o, records, (n) =>
     producer.send({ topic, acks: -1, messages: n === o.chunk ? messages : messages.slice(0, n) }),
   );
   await producer.disconnect();
-  return outcome;
+  return turn;
 };
 
-const platformatic: Runner = async (bootstrap, topic, o, payload) => {
+const platformatic: Runner = async (bootstrap, topic, o, records, payload) => {
   const producer = new PlatformaticProducer({
     clientId: 'bench-platformatic',
     bootstrapBrokers: [bootstrap],
     acks: -1,
     idempotent: o.idempotent,
   });
+  // Connect and learn metadata outside the measured turn, as the other clients do.
+  await producer.metadata({ topics: [topic] });
   const messages = Array.from({ length: o.chunk }, () => ({ topic, value: payload }));
-  const outcome = await windowed(o, (n) =>
+  const turn = await windowed(o, records, (n) =>
     producer.send({ messages: n === o.chunk ? messages : messages.slice(0, n) }),
   );
   await producer.close();
-  return outcome;
+  return turn;
 };
+
+const allClients: [string, Runner][] = [
+  ['brook', brook],
+  ['brook-batch', brookBatch],
+  ['kafkajs', kafkajs],
+  ['@platformatic/kafka', platformatic],
+];
 
 export async function run(args: string[]): Promise<void> {
   const o = parse(args);
+  const clients = chooseClients(allClients, o.clients);
   const broker = o.bootstrap === undefined ? await startBroker({ overrides: { 'num.partitions': 1 } }) : null;
   const bootstrap = o.bootstrap ?? broker!.bootstrap;
   const payload = Buffer.alloc(o.size, 'x');
-  const clients: [string, Runner][] = [
-    ['brook', brook],
-    ['kafkajs', kafkajs],
-    ['@platformatic/kafka', platformatic],
-  ];
   const admin = new Admin({ bootstrapServers: bootstrap });
-  const results = new Map<string, Outcome[]>(clients.map(([name]) => [name, []]));
+  const turns = new Map<string, Turn[]>(clients.map(([name]) => [name, []]));
+  const writer = o.results ? new ResultWriter({ bench: 'client-produce', args }) : null;
+  let topicCount = 0;
+  const freshTopic = async (): Promise<string> => {
+    const topic = `bench-produce-${process.pid}-${topicCount++}`;
+    const [created] = await admin.createTopics([{ topic, numPartitions: 1, replicationFactor: 1 }]);
+    if (created!.error !== null) throw created!.error;
+    return topic;
+  };
   try {
-    // Turns: every repetition runs each client once, on a fresh one-partition topic of its own.
-    let turn = 0;
-    await repeat(o.repetitions, async (rep) => {
+    if (o.warmup > 0) {
+      for (const [, runner] of clients) await runner(bootstrap, await freshTopic(), o, o.warmup, payload);
+    }
+    await repeat(o.repetitions, async () => {
       for (const [name, runner] of clients) {
-        const topic = `bench-produce-${rep}-${turn++}`;
-        const [created] = await admin.createTopics([{ topic, numPartitions: 1, replicationFactor: 1 }]);
-        if (created!.error !== null) throw created!.error;
-        results.get(name)!.push(await runner(bootstrap, topic, o, payload));
+        turns.get(name)!.push(await runner(bootstrap, await freshTopic(), o, o.records, payload));
       }
     });
   } finally {
     await admin.close();
     await broker?.stop();
   }
-  const rows: string[][] = [];
-  const median = (name: string) => summarize(results.get(name)!.map((r) => r.recordsPerSecond)).median;
-  for (const [name] of clients) {
-    const outcomes = results.get(name)!;
-    const rate = summarize(outcomes.map((r) => r.recordsPerSecond));
-    const merged = new Histogram('us');
-    for (const r of outcomes) merged.merge(r.latency);
-    const lat = merged.summary();
-    rows.push([
-      name,
-      `${Math.round(rate.median)} (${Math.round(rate.min)}-${Math.round(rate.max)})`,
-      (rate.median / median('brook')).toFixed(2),
-      (lat.p50 / 1000).toFixed(1),
-      (lat.p99 / 1000).toFixed(1),
-    ]);
-  }
+  const details = {
+    records: o.records,
+    size: o.size,
+    chunk: o.chunk,
+    window: o.window,
+    idempotent: o.idempotent,
+  };
+  const summaries = summarizeTurns(turns, writer, details);
   console.log(
-    `produce: ${o.records} records of ${o.size} B, acks=all, idempotence ${o.idempotent ? 'on' : 'off'}, ${o.repetitions} repetitions; kafkajs and platformatic send ${o.chunk} per call, ${o.window} calls in flight`,
+    `produce: ${o.records} records of ${o.size} B, acks=all, idempotence ${o.idempotent ? 'on' : 'off'}, ${o.repetitions} repetitions after a warm-up of ${o.warmup}; chunked clients send ${o.chunk} per call, ${o.window} calls in flight`,
   );
-  console.log(formatTable(['client', 'records/s median (range)', 'vs brook', 'p50 ms', 'p99 ms'], rows));
+  console.log(
+    formatTable(
+      ['client', 'records/s median (range)', 'vs brook', 'CPU us/record', 'p50 ms', 'p99 ms', 'load'],
+      tableRows(summaries, 'brook', true),
+    ),
+  );
+  if (writer !== null) console.log(`results: ${writer.runId}`);
 }
 
 if (process.argv[1]?.endsWith('/bench/client/produce.js')) {

@@ -194,6 +194,52 @@ test('the idempotent producer writes one producer id with consecutive sequences'
   assert.equal(ends[0]!.offset, 300);
 });
 
+test('sendBatch resolves once with every record in order; a backlog behind the in-flight limit leaves as few large batches', async () => {
+  const topic = 'send-batch';
+  await createTopic(topic);
+  const producer = new Producer({ bootstrapServers: broker.bootstrap, lingerMs: 0, batchSize: 1000 });
+  await producer.connect();
+  let produceRequests = 0;
+  const send = producer.cluster.send.bind(producer.cluster);
+  producer.cluster.send = ((leader: number, apiKey: number, ...rest: unknown[]) => {
+    if (apiKey === ApiKey.PRODUCE) produceRequests++;
+    return (send as (...a: unknown[]) => Promise<unknown>)(leader, apiKey, ...rest);
+  }) as typeof producer.cluster.send;
+  const calls = Array.from({ length: 20 }, (_, c) =>
+    producer.sendBatch(
+      Array.from({ length: 100 }, (_, i) => ({ topic, value: Buffer.from(`v-${c * 100 + i}`) })),
+    ),
+  );
+  const results = await Promise.all(calls);
+  // About 14 bytes a record in 1000-byte batches would be over 40 requests; with five in flight the rest
+  // accumulates in the open batch and leaves in far fewer.
+  assert.ok(produceRequests < 30, `${produceRequests} produce requests`);
+  assert.deepEqual(
+    results.flat().map((m) => m.offset),
+    Array.from({ length: 2000 }, (_, i) => i),
+    'call order and record order are log order',
+  );
+  await assert.rejects(
+    () =>
+      producer.sendBatch([
+        { topic, value: Buffer.from('ok') },
+        { topic, value: Buffer.alloc(2 << 20) },
+      ]),
+    /exceeds max.request.size/,
+  );
+  await producer.close();
+  const consumer = new Consumer({ bootstrapServers: broker.bootstrap, maxPollRecords: 5000 });
+  consumer.assign([{ topic, partition: 0 }]);
+  consumer.seek({ topic, partition: 0 }, 0);
+  const got = await consumeAll(consumer, 2001);
+  await consumer.close();
+  assert.equal(got.length, 2001);
+  assert.deepEqual(
+    got.slice(0, 2000).map((r) => r.value!.toString()),
+    Array.from({ length: 2000 }, (_, i) => `v-${i}`),
+  );
+});
+
 test('acks=0 and acks=1 deliver; flush waits for outstanding records', async () => {
   const topic = 'acks';
   await createTopic(topic);

@@ -1,0 +1,105 @@
+// What the client benchmarks share: choosing clients, measuring one turn (rate, CPU of this process per record,
+// load average) and summarising turns into a table and result lines. The clients run in this process and the
+// broker in its own, so process.cpuUsage() over a turn is the client's cost (plus the benchmark's own loop).
+
+import os from 'node:os';
+import { type Histogram, type ResultWriter, type Summary, summarize } from '../harness/index.js';
+
+/** One measured turn of one client. */
+export interface Turn {
+  recordsPerSecond: number;
+  /** CPU microseconds of this process (user + system) per record over the turn. */
+  cpuMicrosPerRecord: number;
+  /** 1-minute load average right after the turn. */
+  load1: number;
+  latency?: Histogram;
+}
+
+/** Measures `body` as a turn over `records` records; `body` resolves once the last record is acknowledged/seen. */
+export async function measureTurn(
+  records: number,
+  body: () => Promise<Histogram | undefined>,
+): Promise<Turn> {
+  const cpu0 = process.cpuUsage();
+  const start = performance.now();
+  const latency = await body();
+  const elapsedMs = performance.now() - start;
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    recordsPerSecond: (records * 1000) / elapsedMs,
+    cpuMicrosPerRecord: (cpu.user + cpu.system) / records,
+    load1: os.loadavg()[0]!,
+    latency,
+  };
+}
+
+/** Parses `--clients a,b` against the known names (all of them by default). */
+export function chooseClients<T>(all: [string, T][], list: string | undefined): [string, T][] {
+  if (list === undefined) return all;
+  const names = list.split(',');
+  for (const n of names) {
+    if (!all.some(([name]) => name === n)) {
+      throw new Error(`unknown client ${n} (known: ${all.map(([name]) => name).join(', ')})`);
+    }
+  }
+  return all.filter(([name]) => names.includes(name));
+}
+
+export interface ClientSummary {
+  name: string;
+  rate: Summary;
+  cpu: Summary;
+  load: Summary;
+  latency?: ReturnType<Histogram['summary']>;
+}
+
+/** Summarises each client's turns and writes them as result lines (figures per client, then latency). */
+export function summarizeTurns(
+  turns: Map<string, Turn[]>,
+  writer: ResultWriter | null,
+  details: Record<string, unknown>,
+): ClientSummary[] {
+  const out: ClientSummary[] = [];
+  for (const [name, ts] of turns) {
+    if (ts.length === 0) continue;
+    const rate = summarize(ts.map((t) => t.recordsPerSecond));
+    const cpu = summarize(ts.map((t) => t.cpuMicrosPerRecord));
+    const load = summarize(ts.map((t) => t.load1));
+    let latency: ClientSummary['latency'];
+    const histograms = ts.flatMap((t) => (t.latency === undefined ? [] : [t.latency]));
+    if (histograms.length > 0) {
+      const merged = histograms[0]!;
+      for (const h of histograms.slice(1)) merged.merge(h);
+      latency = merged.summary();
+    }
+    out.push({ name, rate, cpu, load, latency });
+    if (writer !== null) {
+      writer.figure(`${name}-records-per-second`, 'records/s', rate, { client: name, ...details });
+      writer.figure(`${name}-cpu-per-record`, 'us', cpu, { client: name, ...details });
+      writer.figure(`${name}-load1`, 'load', load, { client: name });
+      if (latency !== undefined) writer.latency(`${name}-latency`, latency, { client: name, unit: 'us' });
+    }
+  }
+  return out;
+}
+
+/** Table rows: rate median (range), ratio to `base`, CPU per record, optional p50/p99, load range. */
+export function tableRows(summaries: ClientSummary[], base: string, withLatency: boolean): string[][] {
+  const baseRate = summaries.find((s) => s.name === base)?.rate.median ?? summaries[0]!.rate.median;
+  return summaries.map((s) => {
+    const row = [
+      s.name,
+      `${Math.round(s.rate.median)} (${Math.round(s.rate.min)}-${Math.round(s.rate.max)})`,
+      (s.rate.median / baseRate).toFixed(2),
+      `${s.cpu.median.toFixed(2)} (${s.cpu.min.toFixed(2)}-${s.cpu.max.toFixed(2)})`,
+    ];
+    if (withLatency) {
+      row.push(
+        s.latency === undefined ? '-' : (s.latency.p50 / 1000).toFixed(1),
+        s.latency === undefined ? '-' : (s.latency.p99 / 1000).toFixed(1),
+      );
+    }
+    row.push(`${s.load.min.toFixed(1)}-${s.load.max.toFixed(1)}`);
+    return row;
+  });
+}
