@@ -3,9 +3,11 @@
 // and the group protocol (group.ts).
 //
 // Fetching: one Fetch in flight per leader at a time, for that leader's assigned partitions that are not
-// paused, have a position, and hold fewer than PREFETCH_CHUNKS fetched chunks (so the next fetch overlaps the
-// application's work on the current one, and a slow partition's buffer stays bounded). Completed fetches are
-// decoded into per-partition chunks that poll() drains up to max.poll.records. A seek, pause or reassignment bumps the partition's epoch, so an answer to an older fetch
+// paused, have a position, and hold fewer than PREFETCH_CHUNKS fetched chunks, while the consumer's buffered
+// fetch bytes stay below fetch.max.bytes (so the next fetch overlaps the application's work on the current one,
+// and the buffer stays bounded). A completed fetch is kept as the response's bytes with only its batch headers
+// read (fetch-records.ts), and the next fetch leaves at once, before poll(); records are decoded from those bytes
+// when poll() hands them out, up to max.poll.records. A seek, pause or reassignment bumps the partition's epoch, so an answer to an older fetch
 // is dropped instead of delivered.
 //
 // Positions: `position` is the next offset poll() will return. A partition without a position gets one from
@@ -26,7 +28,7 @@ import { ApiKey } from '../protocol/registry.js';
 import type { AssignorName } from './assignors.js';
 import { Cluster, sleep } from './cluster.js';
 import { ClientStateError, KafkaClientError, KafkaProtocolError } from './errors.js';
-import { selectRecords } from './fetch-records.js';
+import { FetchedRecords, type RecordFactory } from './fetch-records.js';
 import { FetchSession } from './fetch-session.js';
 import { GroupMember, type RebalanceListener } from './group.js';
 import { ConsumerProtocolMember } from './group-consumer-protocol.js';
@@ -103,8 +105,7 @@ interface PartitionState {
 }
 
 interface Chunk {
-  records: ConsumerRecord<unknown, unknown>[];
-  at: number;
+  records: FetchedRecords;
   /** The offset after the chunk's last batch (past trailing control batches). */
   next: number;
 }
@@ -149,6 +150,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private readonly valueDeserializer: Deserializer<V>;
   private readonly partitions = new Map<string, PartitionState>();
   private readonly fetching = new Set<number>();
+  /** Bytes of fetched chunks not yet handed out, as counted by the last startFetches(). */
+  private buffered = 0;
   /** Fetch sessions by leader (KIP-227), unless fetchSessions is off. */
   readonly sessions = new Map<number, FetchSession>();
   private dataWaiters: (() => void)[] = [];
@@ -428,17 +431,32 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
 
   // ---- fetching ---------------------------------------------------------------------------------------------
 
+  /** Bytes of fetched records held for poll(), over all partitions: at most fetch.max.bytes plus one fetch. */
+  get bufferedBytes(): number {
+    let bytes = 0;
+    for (const s of this.partitions.values()) for (const c of s.chunks) bytes += c.records.sizeInBytes;
+    return bytes;
+  }
+
   private wake(): void {
     for (const w of this.dataWaiters.splice(0)) w();
   }
 
   private fetchable(s: PartitionState, now: number): boolean {
-    return !s.paused && s.position !== null && s.chunks.length < PREFETCH_CHUNKS && s.backoffUntil <= now;
+    return (
+      !s.paused &&
+      s.position !== null &&
+      s.chunks.length < PREFETCH_CHUNKS &&
+      s.backoffUntil <= now &&
+      this.buffered < this.o.fetchMaxBytes
+    );
   }
 
   /** Starts a fetch at every leader that has fetchable partitions and no fetch in flight. */
   private startFetches(): void {
+    if (this.closed) return;
     const now = Date.now();
+    this.buffered = this.bufferedBytes;
     const byLeader = new Map<number, PartitionState[]>();
     let unknownLeader = false;
     for (const s of this.partitions.values()) {
@@ -555,6 +573,9 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       })
       .finally(() => {
         this.fetching.delete(leader);
+        // Prefetch: the next fetch leaves now, while the application works on what this one brought (after an
+        // error, poll() reports it first and fetches again later).
+        if (this.fetchError === null) this.startFetches();
         this.wake();
       });
   }
@@ -598,33 +619,21 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     s.lastStableOffset = Number(p.lastStableOffset);
     s.logStartOffset = Number(p.logStartOffset);
     if (p.records === null || p.records.length === 0) return;
-    const { records, nextOffset: next } = selectRecords(
+    const records = new FetchedRecords(
       p.records,
       offset,
       p.abortedTransactions,
       this.isolation() === 1,
       this.o.checkCrcs,
     );
-    const out: ConsumerRecord<unknown, unknown>[] = new Array(records.length);
-    for (let i = 0; i < records.length; i++) {
-      const r = records[i]!;
-      out[i] = {
-        topic: s.topic,
-        partition: s.partition,
-        offset: r.offset,
-        timestamp: r.timestamp,
-        key: this.keyDeserializer.deserialize(r.key, s.topic),
-        value: this.valueDeserializer.deserialize(r.value, s.topic),
-        headers: r.headers,
-      };
-    }
-    if (out.length === 0) {
+    if (records.done) {
       // Only control batches or aborted data: move past them.
-      if (s.chunks.length > 0) s.chunks[s.chunks.length - 1]!.next = next;
-      else s.position = next;
+      if (s.chunks.length > 0) s.chunks[s.chunks.length - 1]!.next = records.nextOffset;
+      else s.position = records.nextOffset;
       return;
     }
-    s.chunks.push({ records: out, at: 0, next });
+    this.buffered += records.sizeInBytes;
+    s.chunks.push({ records, next: records.nextOffset });
   }
 
   /**
@@ -665,22 +674,37 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private drainBuffers(): ConsumerRecord<K, V>[] {
     const out: ConsumerRecord<K, V>[] = [];
     for (const s of this.partitions.values()) {
-      if (s.paused) continue;
+      if (s.paused || s.chunks.length === 0) continue;
+      const make = this.recordFactory(s);
       while (s.chunks.length > 0 && out.length < this.o.maxPollRecords) {
         const c = s.chunks[0]!;
-        const take = Math.min(c.records.length - c.at, this.o.maxPollRecords - out.length);
-        for (let i = 0; i < take; i++) out.push(c.records[c.at + i] as ConsumerRecord<K, V>);
-        c.at += take;
-        if (c.at >= c.records.length) {
+        c.records.take(this.o.maxPollRecords - out.length, out, make);
+        if (c.records.done) {
           s.position = c.next;
           s.chunks.shift();
         } else {
-          s.position = c.records[c.at]!.offset;
+          s.position = c.records.lastTakenOffset + 1;
         }
       }
       if (out.length >= this.o.maxPollRecords) break;
     }
     return out;
+  }
+
+  /** Makes the partition's records as poll() returns them: deserialized, with topic and partition. */
+  private recordFactory(s: PartitionState): RecordFactory<ConsumerRecord<K, V>> {
+    const { topic, partition } = s;
+    const keys = this.keyDeserializer;
+    const values = this.valueDeserializer;
+    return (offset, timestamp, key, value, headers) => ({
+      topic,
+      partition,
+      offset,
+      timestamp,
+      key: keys.deserialize(key, topic),
+      value: values.deserialize(value, topic),
+      headers,
+    });
   }
 
   /** Iterates records until close() or stop(); positions advance as records are handed out. */
