@@ -7,9 +7,9 @@
 // - CPU microseconds of this process per record over the whole turn, and the load average.
 // All also appended to bench/results/<date>-client-consume.jsonl.
 //
-// Each client is used the way its documentation shows: Brook's poll() (max.poll.records 10,000, so a poll
-// returns about a fetch's worth, as kafkajs's eachBatch does) and its async iterator per record ("brook-iterator",
-// default options), kafkajs's run({ eachBatch }), @platformatic/kafka's stream per record.
+// Each client is used the way its documentation shows, with its default options: Brook's poll() (up to
+// max.poll.records, 500, per call) and its async iterator per record ("brook-iterator"), kafkajs's
+// run({ eachBatch }), @platformatic/kafka's stream per record.
 // Usage: node dist/bench/client/consume.js [--records N] [--size S] [--repetitions R] [--clients a,b]
 // [--no-results] [--bootstrap host:port]
 
@@ -112,12 +112,7 @@ function turnOf(clock: Clock): ConsumeTurn {
 type Runner = (bootstrap: string, topic: string, group: string, records: number) => Promise<ConsumeTurn>;
 
 const brook: Runner = async (bootstrap, topic, group, records) => {
-  const consumer = new Consumer({
-    bootstrapServers: bootstrap,
-    groupId: group,
-    autoOffsetReset: 'earliest',
-    maxPollRecords: 10_000,
-  });
+  const consumer = new Consumer({ bootstrapServers: bootstrap, groupId: group, autoOffsetReset: 'earliest' });
   const clock = new Clock(records);
   consumer.subscribe([topic]);
   while (!clock.seen((await consumer.poll(1000)).length));
