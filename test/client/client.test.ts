@@ -388,6 +388,58 @@ test('fetch sessions: incremental fetches deliver every record, through seeks an
   await consumer.close();
 });
 
+test('prefetch without poll() stops at two chunks per partition and at fetch.max.bytes over all of them', async () => {
+  const topic = 'prefetch-bound';
+  await createTopic(topic, 4);
+  const producer = new Producer({
+    bootstrapServers: broker.bootstrap,
+    batchSize: 2000,
+    maxRequestSize: 5000,
+    partitioner: 'round-robin',
+  });
+  await producer.sendBatch(Array.from({ length: 400 }, (_, i) => ({ topic, value: Buffer.alloc(1000, i) })));
+  await producer.close();
+  const fetchMaxBytes = 12_000;
+  const consumer = new Consumer({
+    bootstrapServers: broker.bootstrap,
+    maxPartitionFetchBytes: 6000,
+    fetchMaxBytes,
+    maxPollRecords: 1,
+  });
+  consumer.assign([0, 1, 2, 3].map((partition) => ({ topic, partition })));
+  for (let partition = 0; partition < 4; partition++) consumer.seek({ topic, partition }, 0);
+  let fetches = 0;
+  const send = consumer.cluster.send.bind(consumer.cluster);
+  consumer.cluster.send = ((leader: number, apiKey: number, ...rest: unknown[]) => {
+    if (apiKey === ApiKey.FETCH) fetches++;
+    return (send as (...a: unknown[]) => Promise<unknown>)(leader, apiKey, ...rest);
+  }) as typeof consumer.cluster.send;
+  const first = await consumeAll(consumer, 1);
+  assert.equal(first.length, 1);
+  await new Promise((r) => setTimeout(r, 500));
+  const buffered = consumer.bufferedBytes;
+  assert.ok(buffered > 0, 'fetched ahead without poll()');
+  assert.ok(buffered <= 2 * fetchMaxBytes, `${buffered} bytes buffered`);
+  const settled = fetches;
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(fetches, settled, 'no fetch while the buffer is full');
+  const rest = await consumeAll(consumer, 399);
+  await consumer.close();
+  assert.equal(rest.length, 399);
+  const byPartition = new Map<number, number[]>();
+  for (const r of [...first, ...rest]) {
+    if (!byPartition.has(r.partition)) byPartition.set(r.partition, []);
+    byPartition.get(r.partition)!.push(r.offset);
+  }
+  for (const offsets of byPartition.values()) {
+    assert.deepEqual(
+      offsets,
+      Array.from({ length: offsets.length }, (_, i) => i),
+      'each partition in order',
+    );
+  }
+});
+
 test('async iterator and run() deliver records in order', async () => {
   const topic = 'iterate';
   await createTopic(topic);

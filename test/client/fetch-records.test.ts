@@ -3,8 +3,10 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { selectRecords } from '../../src/client/fetch-records.js';
+import { FetchedRecords, selectRecords } from '../../src/client/fetch-records.js';
+import { CompressionType } from '../../src/protocol/compression/compression-type.js';
 import { buildBatch, buildEndTxnMarkerBatch } from '../../src/protocol/records/batch-builder.js';
+import { BatchFaultError } from '../../src/protocol/records/batch-fault.js';
 
 function txBatch(baseOffset: number, producerId: number, values: string[]): Buffer {
   return buildBatch(
@@ -54,4 +56,56 @@ test('records before the fetch offset are not delivered again; a fetch of only m
   const markersOnly = selectRecords(marker(2, 7, false), 2, null, true);
   assert.deepEqual(markersOnly.records, []);
   assert.equal(markersOnly.nextOffset, 3);
+});
+
+test('records are decoded lazily in takes of any size, across plain and compressed batches, with headers', () => {
+  const blob = Buffer.concat([
+    buildBatch(
+      Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: `v${i}`, timestamp: 1000 + i })),
+      { baseOffset: 10 },
+    ),
+    buildBatch(
+      Array.from({ length: 4 }, (_, i) => ({
+        value: `z${i}`,
+        timestamp: 2000,
+        headers: [{ key: 'h', value: `${i}` }],
+      })),
+      { baseOffset: 15, compression: CompressionType.Lz4 },
+    ),
+  ]);
+  const fetched = new FetchedRecords(blob, 12, null, false);
+  assert.equal(fetched.nextOffset, 19, 'known before any record is decoded');
+  const out: string[] = [];
+  const make = (
+    offset: number,
+    timestamp: number,
+    key: Buffer | null,
+    value: Buffer | null,
+    headers: { key: string; value: Buffer | null }[],
+  ) =>
+    `${offset}:${timestamp}:${key?.toString() ?? '-'}:${value!.toString()}:${headers.map((h) => `${h.key}=${h.value}`).join(',')}`;
+  const sizes: number[] = [];
+  while (!fetched.done) sizes.push(fetched.take(2, out, make));
+  assert.deepEqual(sizes, [2, 2, 2, 1]);
+  assert.deepEqual(out, [
+    '12:1002:k2:v2:',
+    '13:1003:k3:v3:',
+    '14:1004:k4:v4:',
+    '15:2000:-:z0:h=0',
+    '16:2000:-:z1:h=1',
+    '17:2000:-:z2:h=2',
+    '18:2000:-:z3:h=3',
+  ]);
+  assert.equal(fetched.lastTakenOffset, 18);
+});
+
+test('a corrupted batch is refused when the fetch arrives, before any record is decoded', () => {
+  const batch = buildBatch([{ value: 'x' }], { baseOffset: 0 });
+  batch[batch.length - 1] ^= 0xff;
+  assert.throws(() => new FetchedRecords(batch, 0, null, false), BatchFaultError);
+  assert.equal(
+    new FetchedRecords(batch, 0, null, false, false).done,
+    false,
+    'check.crcs=false skips the check',
+  );
 });
