@@ -249,13 +249,13 @@ async function generate(admin: Admin, args: ParsedArgs): Promise<number> {
 async function execute(admin: Admin, args: ParsedArgs): Promise<number> {
   const moves = parseReassignment(args.required('reassignment-json-file'));
   const timeoutMs = args.int('timeout', 10_000)!;
-  const current = await currentReplicas(admin, moves);
   if (!args.has('additional') && (await admin.listPartitionReassignments()).length > 0) {
     err(
       'Cannot execute because there is an existing partition assignment.  Use --additional to override this and create a new partition assignment in addition to the existing one.',
     );
     return 1;
   }
+  const current = await currentReplicas(admin, moves);
   out('Current partition replica assignment');
   out();
   out(reassignmentJson(moves.map((m) => ({ ...m, replicas: current.get(name(m))! }))));

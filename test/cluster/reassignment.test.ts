@@ -76,9 +76,9 @@ describe('partition reassignment in a three-broker cluster', () => {
           overrides: {
             'broker.id': id,
             'zookeeper.connect': zk.connect,
-            // Brokers are paused (SIGSTOP) for a few seconds to hold reassignments in progress (two CLI runs at
+            // Brokers are paused (SIGSTOP) for a few seconds to hold reassignments in progress (three CLI runs at
             // most); their sessions outlive that even on a loaded machine.
-            'zookeeper.session.timeout.ms': 8000,
+            'zookeeper.session.timeout.ms': 10_000,
             'replica.lag.time.max.ms': 1000,
             'replica.fetch.wait.max.ms': 100,
             // The last broker to stop has nowhere to move its leaders: do not wait 3 x 5 s for that.
@@ -235,6 +235,19 @@ describe('partition reassignment in a three-broker cluster', () => {
         verified.stdout,
         `Status of partition reassignment:\nReassignment of partition ${topic}-0 is still in progress.\n`,
       );
+      const other = reassignmentFile('other.json', [
+        { topic: TOPIC, partition: 0, replicas: [controllerId] },
+      ]);
+      const refused = await brook(
+        'reassign-partitions',
+        '--bootstrap-server',
+        bootstrap,
+        '--execute',
+        '--reassignment-json-file',
+        other,
+      );
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /^Cannot execute because there is an existing partition assignment\./);
       const cancelled = await brook(
         'reassign-partitions',
         '--bootstrap-server',
