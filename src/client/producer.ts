@@ -463,9 +463,12 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     return pq;
   }
 
-  /** True when a batch closed now would be sent at once: nothing queued before it and an in-flight slot free. */
+  /**
+   * True when a batch closed now would be sent at once: an in-flight slot is free once the closed batches already
+   * waiting (for the drain that is scheduled) have taken theirs.
+   */
   private canSendNow(pq: PartitionQueue): boolean {
-    return !pq.blocked && pq.inFlight < this.maxInFlightPerPartition && pq.ready.length === 0;
+    return !pq.blocked && pq.inFlight + pq.ready.length < this.maxInFlightPerPartition;
   }
 
   /**
