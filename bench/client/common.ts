@@ -3,7 +3,7 @@
 // broker in its own, so process.cpuUsage() over a turn is the client's cost (plus the benchmark's own loop).
 
 import os from 'node:os';
-import { type Histogram, type ResultWriter, type Summary, summarize } from '../harness/index.js';
+import { Histogram, type ResultWriter, type Summary, summarize } from '../harness/index.js';
 
 /** One measured turn of one client. */
 export interface Turn {
@@ -50,7 +50,11 @@ export interface ClientSummary {
   rate: Summary;
   cpu: Summary;
   load: Summary;
+  /** All turns' latencies merged (one slow turn can own the merged p99). */
   latency?: ReturnType<Histogram['summary']>;
+  /** Each turn's p50 and p99 in microseconds, summarized over turns (median and range). */
+  p50?: Summary;
+  p99?: Summary;
 }
 
 /** Summarises each client's turns and writes them as result lines (figures per client, then latency). */
@@ -66,24 +70,34 @@ export function summarizeTurns(
     const cpu = summarize(ts.map((t) => t.cpuMicrosPerRecord));
     const load = summarize(ts.map((t) => t.load1));
     let latency: ClientSummary['latency'];
+    let p50: Summary | undefined;
+    let p99: Summary | undefined;
     const histograms = ts.flatMap((t) => (t.latency === undefined ? [] : [t.latency]));
     if (histograms.length > 0) {
-      const merged = histograms[0]!;
-      for (const h of histograms.slice(1)) merged.merge(h);
+      const perTurn = histograms.map((h) => h.summary());
+      p50 = summarize(perTurn.map((l) => l.p50));
+      p99 = summarize(perTurn.map((l) => l.p99));
+      const merged = new Histogram('us');
+      for (const h of histograms) merged.merge(h);
       latency = merged.summary();
     }
-    out.push({ name, rate, cpu, load, latency });
+    out.push({ name, rate, cpu, load, latency, p50, p99 });
     if (writer !== null) {
       writer.figure(`${name}-records-per-second`, 'records/s', rate, { client: name, ...details });
       writer.figure(`${name}-cpu-per-record`, 'us', cpu, { client: name, ...details });
       writer.figure(`${name}-load1`, 'load', load, { client: name });
       if (latency !== undefined) writer.latency(`${name}-latency`, latency, { client: name, unit: 'us' });
+      if (p50 !== undefined) writer.figure(`${name}-turn-p50`, 'us', p50, { client: name });
+      if (p99 !== undefined) writer.figure(`${name}-turn-p99`, 'us', p99, { client: name });
     }
   }
   return out;
 }
 
-/** Table rows: rate median (range), ratio to `base`, CPU per record, optional p50/p99, load range. */
+/**
+ * Table rows: rate median (range), ratio to `base`, CPU per record, optionally p50 and p99 (median over turns and
+ * range, ms) and the p99 of all turns merged, then the load range.
+ */
 export function tableRows(summaries: ClientSummary[], base: string, withLatency: boolean): string[][] {
   const baseRate = summaries.find((s) => s.name === base)?.rate.median ?? summaries[0]!.rate.median;
   return summaries.map((s) => {
@@ -94,10 +108,11 @@ export function tableRows(summaries: ClientSummary[], base: string, withLatency:
       `${s.cpu.median.toFixed(2)} (${s.cpu.min.toFixed(2)}-${s.cpu.max.toFixed(2)})`,
     ];
     if (withLatency) {
-      row.push(
-        s.latency === undefined ? '-' : (s.latency.p50 / 1000).toFixed(1),
-        s.latency === undefined ? '-' : (s.latency.p99 / 1000).toFixed(1),
-      );
+      const ms = (x: Summary | undefined) =>
+        x === undefined
+          ? '-'
+          : `${(x.median / 1000).toFixed(1)} (${(x.min / 1000).toFixed(1)}-${(x.max / 1000).toFixed(1)})`;
+      row.push(ms(s.p50), ms(s.p99), s.latency === undefined ? '-' : (s.latency.p99 / 1000).toFixed(1));
     }
     row.push(`${s.load.min.toFixed(1)}-${s.load.max.toFixed(1)}`);
     return row;

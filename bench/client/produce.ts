@@ -251,7 +251,16 @@ export async function run(args: string[]): Promise<void> {
   );
   console.log(
     formatTable(
-      ['client', 'records/s median (range)', 'vs brook', 'CPU us/record', 'p50 ms', 'p99 ms', 'load'],
+      [
+        'client',
+        'records/s median (range)',
+        'vs brook',
+        'CPU us/record',
+        'p50 ms',
+        'p99 ms',
+        'p99 merged',
+        'load',
+      ],
       tableRows(summaries, 'brook', true),
     ),
   );
