@@ -137,6 +137,7 @@ export class LogManager {
         hadCleanShutdown: this.hadCleanShutdown,
         random: this.random,
         onBackgroundError: this.onBackgroundError,
+        onTruncated: (logEndOffset) => this.cleaner.onTruncated(tp, logEndOffset),
       });
       this.logs.set(k, log);
     }
@@ -177,6 +178,7 @@ export class LogManager {
       hadCleanShutdown: true,
       random: this.random,
       onBackgroundError: this.onBackgroundError,
+      onTruncated: (logEndOffset) => this.cleaner.onTruncated(tp, logEndOffset),
     });
     this.logs.set(key(tp), log);
     return log;

@@ -58,6 +58,8 @@ export interface LogOptions {
   readonly random?: () => number;
   /** Called with errors of background fsyncs (the broker marks the directory offline). */
   readonly onBackgroundError?: (err: Error) => void;
+  /** Called after every truncation with the new log end offset (the cleaner lowers its checkpoint to it). */
+  readonly onTruncated?: (logEndOffset: number) => void;
 }
 
 export interface AppendInfo {
@@ -121,6 +123,7 @@ export class Log {
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly onBackgroundError: (err: Error) => void;
+  private readonly onTruncated: (logEndOffset: number) => void;
   private segments: LogSegment[] = [];
   private logStartOffsetValue = 0;
   private logEndOffsetValue = 0;
@@ -146,6 +149,7 @@ export class Log {
     this.clock = options.clock;
     this.random = options.random ?? Math.random;
     this.onBackgroundError = options.onBackgroundError ?? (() => {});
+    this.onTruncated = options.onTruncated ?? (() => {});
     this.epochCache = LeaderEpochCache.load(join(this.dir, LEADER_EPOCH_CHECKPOINT_FILE));
     this.producerState = new ProducerStateManager();
     this.lastFlushMs = this.clock.monotonicMs();
@@ -726,6 +730,7 @@ export class Log {
   private afterTruncation(): void {
     this.truncations++;
     this.logEndOffsetValue = this.activeSegment.nextOffset;
+    this.onTruncated(this.logEndOffsetValue);
     this.highWatermarkValue = Math.min(this.highWatermarkValue, this.logEndOffsetValue);
     this.highWatermarkValue = Math.max(this.highWatermarkValue, this.logStartOffsetValue);
     this.recoveryPointValue = Math.min(this.recoveryPointValue, this.logEndOffsetValue);

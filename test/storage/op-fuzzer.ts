@@ -256,8 +256,8 @@ export async function runOpFuzzer(seed: number, steps: number, mode: FuzzMode = 
         lastIdempotent = [...model].reverse().find((b) => b.sequence !== null);
         logEnd = Math.min(logEnd, target);
         hw = Math.min(hw, logEnd);
-        // As the LogCleaner does after a truncation: the checkpoint is not trusted, everything is dirty again.
-        cleanedTo = logStart;
+        // As the LogCleaner does after a truncation: the checkpoint comes down to the new log end.
+        cleanedTo = Math.min(cleanedTo, logEnd);
       } else if (op < 79) {
         const target = logStart + int(hw - logStart + 1);
         const result = log.deleteRecordsBefore(target);

@@ -58,8 +58,6 @@ export class LogCleaner {
   private readonly checkpoints = new Map<string, number>();
   /** Earliest delete horizon written into each log by its last pass: when it passes, tombstones can go. */
   private readonly horizons = new Map<string, number>();
-  /** Log.truncationCount when the checkpoint was last trusted. */
-  private readonly truncations = new Map<string, number>();
   private readonly inProgress = new Set<string>();
   /** Logs whose cleaning failed (damaged batch, map too small): skipped until restart, as Kafka does. */
   private readonly uncleanable = new Set<string>();
@@ -89,21 +87,25 @@ export class LogCleaner {
     return this.passCount;
   }
 
-  /** Where the dirty section of `log` starts: the checkpoint, unless the log moved past it or truncated. */
+  /** Where the dirty section of `log` starts: the checkpoint, unless the log moved past it. */
   firstDirtyOffset(log: Log): number {
-    const key = partitionDirName(log.topicPartition);
-    const seen = this.truncations.get(key);
-    if (seen === undefined) this.truncations.set(key, log.truncationCount);
-    else if (seen !== log.truncationCount) {
-      // A truncation may have replaced cleaned offsets with new, uncleaned data: clean everything again.
-      this.checkpoints.delete(key);
-      this.truncations.set(key, log.truncationCount);
-    }
-    const checkpoint = this.checkpoints.get(key);
+    const checkpoint = this.checkpoints.get(partitionDirName(log.topicPartition));
     if (checkpoint === undefined || checkpoint < log.logStartOffset || checkpoint > log.logEndOffset) {
       return log.logStartOffset;
     }
     return checkpoint;
+  }
+
+  /**
+   * A truncation (follower, unclean leader change) may replace cleaned offsets with new data: the checkpoint
+   * comes down to the new log end at once, and is written, as Kafka's maybeTruncateCheckpoint does.
+   */
+  onTruncated(tp: TopicPartition, logEndOffset: number): void {
+    const key = partitionDirName(tp);
+    const checkpoint = this.checkpoints.get(key);
+    if (checkpoint === undefined || checkpoint <= logEndOffset) return;
+    this.checkpoints.set(key, logEndOffset);
+    this.writeCheckpoint();
   }
 
   /** The log that needs cleaning most, or null. */
@@ -197,16 +199,12 @@ export class LogCleaner {
     }
   }
 
-  /** Writes cleaner-offset-checkpoint for the logs still open. */
+  /** Writes cleaner-offset-checkpoint (deleted logs left out: `forget` drops them). */
   writeCheckpoint(): void {
-    const open = new Set<string>();
-    for (const log of this.options.logs()) open.add(partitionDirName(log.topicPartition));
-    const entries = [...this.checkpoints]
-      .filter(([key]) => open.has(key))
-      .map(([key, offset]) => {
-        const dash = key.lastIndexOf('-');
-        return { topic: key.slice(0, dash), partition: Number(key.slice(dash + 1)), offset };
-      });
+    const entries = [...this.checkpoints].map(([key, offset]) => {
+      const dash = key.lastIndexOf('-');
+      return { topic: key.slice(0, dash), partition: Number(key.slice(dash + 1)), offset };
+    });
     writeOffsetCheckpoint(this.checkpointPath, entries);
   }
 
@@ -219,9 +217,9 @@ export class LogCleaner {
   forget(tp: TopicPartition): void {
     const key = partitionDirName(tp);
     this.uncleanable.delete(key);
-    this.checkpoints.delete(key);
     this.horizons.delete(key);
-    this.truncations.delete(key);
+    // Written at once: a topic created again under the same name must not inherit the checkpoint.
+    if (this.checkpoints.delete(key)) this.writeCheckpoint();
   }
 
   start(): void {

@@ -99,7 +99,7 @@ test('cleaner-offset-checkpoint carries the first dirty offset across a restart'
   assert.equal(second.cleaner.pickLog(), null, 'nothing dirty after the restart');
 });
 
-test('a truncation makes the cleaner distrust its checkpoint and clean from the log start', async (t) => {
+test('a truncation below the checkpoint brings it down to the new log end, on disk at once', async (t) => {
   const dir = tempDir(t);
   const clock = new ManualClock();
   const manager = openManager(dir, clock);
@@ -108,9 +108,31 @@ test('a truncation makes the cleaner distrust its checkpoint and clean from the 
   writeKeys(log, clock, 10, 'a');
   writeKeys(log, clock, 10, 'b');
   await manager.cleaner.runOnce();
-  assert.equal(manager.cleaner.firstDirtyOffset(log), log.activeSegment.baseOffset);
-  log.truncateTo(5);
-  assert.equal(manager.cleaner.firstDirtyOffset(log), log.logStartOffset);
+  assert.equal(manager.cleaner.firstDirtyOffset(log), 20);
+  // Offsets 12-19 survived the cleaning (the latest of their keys); truncation removes them.
+  log.truncateTo(15);
+  assert.equal(log.logEndOffset, 15);
+  assert.equal(manager.cleaner.firstDirtyOffset(log), 15);
+  assert.deepEqual(readOffsetCheckpoint(join(dir, 'cleaner-offset-checkpoint')), [{ ...TP, offset: 15 }]);
+  // New data from the new leader is dirty, and the next pass cleans it against what was cleaned before.
+  writeKeys(log, clock, 10, 'c');
+  await manager.cleaner.runOnce();
+  assert.deepEqual(
+    values(log),
+    Array.from({ length: 10 }, (_, k) => `c-${k}`),
+  );
+});
+
+test('deleting a log drops its checkpoint entry from the file', async (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const manager = openManager(dir, clock);
+  deferCleanup(t, () => manager.shutdown());
+  writeKeys(manager.getOrCreateLog(TP), clock, 10, 'a');
+  await manager.cleaner.runOnce();
+  assert.equal(readOffsetCheckpoint(join(dir, 'cleaner-offset-checkpoint')).length, 1);
+  manager.deleteLog(TP);
+  assert.deepEqual(readOffsetCheckpoint(join(dir, 'cleaner-offset-checkpoint')), []);
 });
 
 test('max.compaction.lag.ms forces a cleaning below the dirty ratio', async (t) => {
