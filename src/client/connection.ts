@@ -66,8 +66,12 @@ export class Connection {
   private correlationId = 0;
   private readonly inFlight = new Map<number, Pending>();
   private readonly queue: Queued[] = [];
-  private chunks: Buffer[] = [];
-  private buffered = 0;
+  /** The frame being received (its size known), filled as chunks arrive; null between frames. */
+  private frame: Buffer | null = null;
+  private frameFilled = 0;
+  /** A size prefix split across reads. */
+  private readonly sizeBytes = Buffer.alloc(4);
+  private sizeFilled = 0;
   private closed = false;
   private closeError: Error | null = null;
   private versions = new Map<number, { min: number; max: number }>();
@@ -285,28 +289,50 @@ export class Connection {
   }
 
   /**
-   * Frames are cut from the received chunks once a whole frame is there: chunks are joined once per frame, not on
-   * every read, so a large fetch response arriving in many reads is copied once.
+   * Frames are cut from the received chunks. A frame inside one chunk is handed on as a view of it; a larger one
+   * gets its buffer as soon as its size is read, and each chunk is copied in as it arrives, so the copy (and the
+   * first touch of the new memory, costly on some machines) overlaps the rest of the transfer instead of
+   * following it.
    */
   private onData(d: Buffer): void {
-    this.chunks.push(d);
-    this.buffered += d.length;
-    while (this.buffered >= 4) {
-      if (this.chunks[0]!.length < 4) this.chunks = [Buffer.concat(this.chunks, this.buffered)];
-      const size = this.chunks[0]!.readInt32BE(0);
-      if (size < 4 || size > FRAME_BYTES_MAX) {
-        this.fail(new ConnectionError(`bad response size ${size} from ${this.address}`));
-        return;
+    let pos = 0;
+    while (pos < d.length && !this.closed) {
+      if (this.frame === null) {
+        let size: number;
+        if (this.sizeFilled === 0 && d.length - pos >= 4) {
+          size = d.readInt32BE(pos);
+          pos += 4;
+        } else {
+          const n = Math.min(4 - this.sizeFilled, d.length - pos);
+          d.copy(this.sizeBytes, this.sizeFilled, pos, pos + n);
+          this.sizeFilled += n;
+          pos += n;
+          if (this.sizeFilled < 4) return;
+          this.sizeFilled = 0;
+          size = this.sizeBytes.readInt32BE(0);
+        }
+        if (size < 4 || size > FRAME_BYTES_MAX) {
+          this.fail(new ConnectionError(`bad response size ${size} from ${this.address}`));
+          return;
+        }
+        if (d.length - pos >= size) {
+          const frame = d.subarray(pos, pos + size);
+          pos += size;
+          this.onFrame(frame);
+          continue;
+        }
+        this.frame = Buffer.allocUnsafe(size);
+        this.frameFilled = 0;
       }
-      if (this.buffered < 4 + size) return;
-      if (this.chunks[0]!.length < 4 + size) this.chunks = [Buffer.concat(this.chunks, this.buffered)];
-      const buf = this.chunks[0]!;
-      const frame = buf.subarray(4, 4 + size);
-      const rest = buf.subarray(4 + size);
-      this.chunks.shift();
-      if (rest.length > 0) this.chunks.unshift(rest);
-      this.buffered -= 4 + size;
-      this.onFrame(frame);
+      const n = Math.min(this.frame.length - this.frameFilled, d.length - pos);
+      d.copy(this.frame, this.frameFilled, pos, pos + n);
+      this.frameFilled += n;
+      pos += n;
+      if (this.frameFilled === this.frame.length) {
+        const frame = this.frame;
+        this.frame = null;
+        this.onFrame(frame);
+      }
     }
   }
 
