@@ -47,28 +47,49 @@ export async function* segmentBatches(
     return readChunk(fd, length, at);
   };
   let next = readNext();
+  const checkSize = (batchSize: number, where: number): number => {
+    if (batchSize < BATCH_HEADER_BYTES || batchSize > batchBytesMax) {
+      throw new AssertionError(`segment ${segment.baseOffset}: batch of ${batchSize} bytes at ${where}`);
+    }
+    return batchSize;
+  };
   try {
-    // The bytes of a batch that the previous chunk cut, carried into the next one.
+    // The start of a batch that the previous chunk cut. Only that batch is copied to make it whole, never the
+    // chunk that follows it.
     let carry: Buffer = EMPTY;
-    let carryPosition = 0;
+    let chunkPosition = 0;
     while (next !== null) {
       const chunk = await next;
       next = readNext();
-      const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
       let at = 0;
-      while (at + BATCH_HEADER_BYTES <= data.length) {
-        const batchSize = batchHeader.sizeInBytes(data, at);
-        if (batchSize < BATCH_HEADER_BYTES || batchSize > batchBytesMax) {
-          throw new AssertionError(
-            `segment ${segment.baseOffset}: batch of ${batchSize} bytes at ${carryPosition + at}`,
-          );
+      if (carry.length > 0) {
+        const head =
+          carry.length >= BATCH_HEADER_BYTES
+            ? carry
+            : Buffer.concat([carry, chunk.subarray(0, BATCH_HEADER_BYTES - carry.length)]);
+        const batchSize =
+          head.length < BATCH_HEADER_BYTES
+            ? Number.POSITIVE_INFINITY
+            : checkSize(batchHeader.sizeInBytes(head, 0), chunkPosition - carry.length);
+        const need = batchSize - carry.length;
+        if (need > chunk.length) {
+          // A batch longer than a chunk: gather it across chunks.
+          carry = Buffer.concat([carry, chunk]);
+          chunkPosition += chunk.length;
+          continue;
         }
-        if (at + batchSize > data.length) break;
-        yield { buf: data, pos: at };
+        yield { buf: Buffer.concat([carry, chunk.subarray(0, need)], batchSize), pos: 0 };
+        at = need;
+        carry = EMPTY;
+      }
+      while (at + BATCH_HEADER_BYTES <= chunk.length) {
+        const batchSize = checkSize(batchHeader.sizeInBytes(chunk, at), chunkPosition + at);
+        if (at + batchSize > chunk.length) break;
+        yield { buf: chunk, pos: at };
         at += batchSize;
       }
-      carryPosition += at;
-      carry = data.subarray(at);
+      carry = chunk.subarray(at);
+      chunkPosition += chunk.length;
     }
     if (carry.length > 0) throw new AssertionError(`segment ${segment.baseOffset}: ends inside a batch`);
   } finally {
