@@ -196,7 +196,11 @@ export class Broker {
       logger.child('fetcher'),
     );
     const fetchers = this.fetchers;
-    controllerRequests.onReplicasChanged = () => fetchers.refresh();
+    controllerRequests.onReplicasChanged = (keys) => {
+      fetchers.refresh();
+      const purgatory = this.services?.producePurgatory;
+      for (const key of keys) purgatory?.checkAndComplete(key);
+    };
     this.controller = new Controller({
       store,
       brokerId: this.brokerId as BrokerId,

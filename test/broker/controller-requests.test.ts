@@ -1,6 +1,7 @@
 // ControllerRequests, what a broker does with the controller's LeaderAndIsr and StopReplica: after either, the
-// replica fetchers are told to look again (onReplicasChanged), so that a replica removed by a reassignment or a
-// topic deletion stops fetching instead of polling its old leader with a stale epoch for ever.
+// broker is told which partitions changed (onReplicasChanged), so that a replica removed by a reassignment or a
+// topic deletion stops fetching instead of polling its old leader with a stale epoch for ever, and acks=all
+// produces waiting on a partition this broker no longer leads end.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -32,7 +33,10 @@ test('a StopReplica that was applied makes the replica fetchers look again; a st
   const replicas = {
     stopReplicas(request: StopReplicaRequest) {
       stopped.push(request);
-      return { errorCode: ErrorCode.NONE, partitionErrors: [] };
+      return {
+        errorCode: ErrorCode.NONE,
+        partitionErrors: [{ topicName: 't', partitionIndex: 0, errorCode: ErrorCode.NONE }],
+      };
     },
   } as unknown as ReplicaManager;
   const requests = new ControllerRequests(
@@ -43,12 +47,17 @@ test('a StopReplica that was applied makes the replica fetchers look again; a st
   );
   requests.brokerEpoch = 10;
   let refreshed = 0;
-  requests.onReplicasChanged = () => refreshed++;
+  const told: string[][] = [];
+  requests.onReplicasChanged = (keys) => {
+    refreshed++;
+    told.push([...keys]);
+  };
 
   const applied = await requests.stopReplica(stopReplica(10n));
   assert.equal(applied.errorCode, ErrorCode.NONE);
   assert.equal(stopped.length, 1);
   assert.equal(refreshed, 1, 'the fetchers were told');
+  assert.deepEqual(told, [['t-0']], 'with the partitions stopped (their waiting produces end)');
 
   const stale = await requests.stopReplica(stopReplica(9n));
   assert.equal(stale.errorCode, ErrorCode.STALE_BROKER_EPOCH);

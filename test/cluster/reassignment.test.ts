@@ -40,6 +40,10 @@ async function readValues(broker: BrokerProcess, topic: string): Promise<string[
   }
 }
 
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
 describe('partition reassignment in a three-broker cluster', () => {
   let zk: TestZooKeeper;
   const brokers: BrokerProcess[] = [];
@@ -56,6 +60,38 @@ describe('partition reassignment in a three-broker cluster', () => {
     const path = join(files, fileName);
     writeFileSync(path, JSON.stringify({ version: 1, partitions }));
     return path;
+  }
+
+  interface WriterLog {
+    acked: { value: string; leader: number }[];
+    /** Error codes of failed attempts (-1: no leader known, or the connection failed). */
+    errors: number[];
+  }
+
+  /**
+   * Writes w0, w1, ... as acks=all records, one at a time, to whichever broker `observer` says leads `topic`, while
+   * `running()`, noting each acknowledged value with the broker that acknowledged it. A failed value is not sent
+   * again (it may or may not be in the log, as for any producer without idempotence).
+   */
+  async function writeWhile(
+    running: () => boolean,
+    topic: string,
+    observer: BrokerProcess,
+    log: WriterLog,
+  ): Promise<void> {
+    for (let i = 0; running(); i++) {
+      const view = await partitionView(observer, topic).catch(() => undefined);
+      const leaderId = view?.leaderId ?? -1;
+      const leader = leaderId < 0 ? undefined : brokers[leaderId];
+      const [code] =
+        leader === undefined ? [-1] : await produceValues(leader, topic, [`w${i}`]).catch(() => [-1]);
+      if (code === ErrorCode.NONE) {
+        log.acked.push({ value: `w${i}`, leader: leaderId });
+      } else {
+        log.errors.push(code ?? -1);
+        await sleep(50);
+      }
+    }
   }
 
   async function createTopic(topic: string, replicas: number[]): Promise<void> {
@@ -130,57 +166,87 @@ describe('partition reassignment in a three-broker cluster', () => {
     );
     assert.ok(existsSync(join(brokers[source]!.dataDir, `${TOPIC}-0`)), 'the source holds the partition');
 
-    process.kill(brokers[paused]!.pid, 'SIGSTOP');
+    // A writer produces all along: while the move is held, while the new replicas catch up and while leadership
+    // moves.
+    let writing = true;
+    const writes: WriterLog = { acked: [], errors: [] };
+    const writer = writeWhile(() => writing, TOPIC, brokers[controllerId]!, writes);
+    let moved: Awaited<ReturnType<typeof partitionView>>;
     try {
-      const started = await admin.alterPartitionReassignments([
-        { topic: TOPIC, partition: 0, replicas: targets },
-      ]);
-      assert.deepEqual(started, [{ topic: TOPIC, partition: 0, error: null }]);
-      const ongoing = await admin.listPartitionReassignments();
-      assert.deepEqual(ongoing, [
-        {
-          topic: TOPIC,
-          partition: 0,
-          replicas: [...targets, source],
-          addingReplicas: targets,
-          removingReplicas: [source],
-        },
-      ]);
-      const moving = await waitFor('the full replica set in metadata', async () => {
-        const v = await partitionView(brokers[source]!, TOPIC);
-        return v?.replicaNodes.length === 3 ? v : undefined;
-      });
-      assert.deepEqual(moving.replicaNodes, [...targets, source]);
-      assert.equal(moving.leaderId, source, 'the source leads until the targets are in sync');
-      const listed = await brook(
-        'reassign-partitions',
-        '--bootstrap-server',
-        brokers[source]!.bootstrap,
-        '--list',
+      process.kill(brokers[paused]!.pid, 'SIGSTOP');
+      try {
+        const started = await admin.alterPartitionReassignments([
+          { topic: TOPIC, partition: 0, replicas: targets },
+        ]);
+        assert.deepEqual(started, [{ topic: TOPIC, partition: 0, error: null }]);
+        const ongoing = await admin.listPartitionReassignments();
+        assert.deepEqual(ongoing, [
+          {
+            topic: TOPIC,
+            partition: 0,
+            replicas: [...targets, source],
+            addingReplicas: targets,
+            removingReplicas: [source],
+          },
+        ]);
+        const moving = await waitFor('the full replica set in metadata', async () => {
+          const v = await partitionView(brokers[source]!, TOPIC);
+          return v?.replicaNodes.length === 3 ? v : undefined;
+        });
+        assert.deepEqual(moving.replicaNodes, [...targets, source]);
+        assert.equal(moving.leaderId, source, 'the source leads until the targets are in sync');
+        const listed = await brook(
+          'reassign-partitions',
+          '--bootstrap-server',
+          brokers[source]!.bootstrap,
+          '--list',
+        );
+        assert.equal(listed.code, 0, listed.stderr);
+        assert.equal(
+          listed.stdout,
+          `Current partition reassignments:\n${TOPIC}-0: replicas: ${[...targets, source].join(',')}. adding: ${targets.join(',')}. removing: ${source}.\n`,
+        );
+      } finally {
+        process.kill(brokers[paused]!.pid, 'SIGCONT');
+      }
+      await waitFor(
+        'the reassignment to finish',
+        async () => ((await admin.listPartitionReassignments()).length === 0 ? true : undefined),
+        30_000,
       );
-      assert.equal(listed.code, 0, listed.stderr);
-      assert.equal(
-        listed.stdout,
-        `Current partition reassignments:\n${TOPIC}-0: replicas: ${[...targets, source].join(',')}. adding: ${targets.join(',')}. removing: ${source}.\n`,
+      moved = await waitFor('metadata of the moved partition', async () => {
+        const v = await partitionView(brokers[paused]!, TOPIC);
+        return v?.replicaNodes.length === 2 ? v : undefined;
+      });
+      await waitFor('a write acknowledged by the new leader', async () =>
+        writes.acked.some((a) => a.leader === targets[0]) ? true : undefined,
       );
     } finally {
-      process.kill(brokers[paused]!.pid, 'SIGCONT');
+      writing = false;
+      await writer;
     }
-
-    await waitFor(
-      'the reassignment to finish',
-      async () => ((await admin.listPartitionReassignments()).length === 0 ? true : undefined),
-      30_000,
+    assert.deepEqual(moved!.replicaNodes, targets);
+    assert.deepEqual([...moved!.isrNodes].sort(), [...targets].sort());
+    assert.equal(moved!.leaderId, targets[0], 'the first target replica leads');
+    const leader = brokers[moved!.leaderId]!;
+    const read = await readValues(leader, TOPIC);
+    assert.deepEqual(read.slice(0, RECORDS), values(0, RECORDS), 'every record, in order');
+    const written = read.slice(RECORDS);
+    assert.deepEqual(
+      [...new Set(writes.acked.map((a) => a.leader))].sort(),
+      [source, targets[0]!].sort(),
+      'the writer was acknowledged by the old leader and by the new one',
     );
-    const moved = await waitFor('metadata of the moved partition', async () => {
-      const v = await partitionView(brokers[paused]!, TOPIC);
-      return v?.replicaNodes.length === 2 ? v : undefined;
-    });
-    assert.deepEqual(moved.replicaNodes, targets);
-    assert.deepEqual([...moved.isrNodes].sort(), [...targets].sort());
-    assert.equal(moved.leaderId, targets[0], 'the first target replica leads');
-    const leader = brokers[moved.leaderId]!;
-    assert.deepEqual(await readValues(leader, TOPIC), values(0, RECORDS), 'every record, in order');
+    assert.ok(
+      !writes.errors.includes(ErrorCode.REQUEST_TIMED_OUT),
+      `a write waiting on the old leader ends when it loses the partition, not at its timeout: ${writes.errors.join(',')}`,
+    );
+    const ackedValues = writes.acked.map((a) => a.value);
+    assert.deepEqual(
+      written.filter((v) => ackedValues.includes(v)),
+      ackedValues,
+      'every record acknowledged during the move is on the new leader, in order',
+    );
     await waitFor('the source to delete its copy', async () =>
       existsSync(join(brokers[source]!.dataDir, `${TOPIC}-0`)) ? undefined : true,
     );
@@ -189,10 +255,35 @@ describe('partition reassignment in a three-broker cluster', () => {
       values(RECORDS, 10).map(() => ErrorCode.NONE),
       'writes continue on the new leader',
     );
+    assert.deepEqual((await readValues(leader, TOPIC)).slice(-10), values(RECORDS, 10));
     for (const id of targets) {
       assert.ok(existsSync(join(brokers[id]!.dataDir, `${TOPIC}-0`)), `broker ${id} holds the partition`);
     }
   });
+  it('ends an acks=all produce waiting on a leader that a reassignment removes with NOT_LEADER_OR_FOLLOWER', async () => {
+    const topic = 'deposed';
+    const [leader, follower] = others as [number, number];
+    await createTopic(topic, [leader, follower, controllerId]);
+    // The paused follower is still in the ISR, so the write waits for it; meanwhile the partition moves to
+    // [controller, follower] (both in the ISR, so the move finishes at once) and the old leader is stopped.
+    process.kill(brokers[follower]!.pid, 'SIGSTOP');
+    let outcome: number[];
+    const began = Date.now();
+    try {
+      const waiting = produceValues(brokers[leader]!, topic, ['parked']);
+      await sleep(200);
+      const moved = await admin.alterPartitionReassignments([
+        { topic, partition: 0, replicas: [controllerId, follower] },
+      ]);
+      assert.deepEqual(moved, [{ topic, partition: 0, error: null }]);
+      outcome = await waiting;
+    } finally {
+      process.kill(brokers[follower]!.pid, 'SIGCONT');
+    }
+    assert.deepEqual(outcome, [ErrorCode.NOT_LEADER_OR_FOLLOWER]);
+    assert.ok(Date.now() - began < 10_000, 'at once, not at the 15 s request timeout');
+  });
+
   it('answers NOT_CONTROLLER from a broker that is not the controller', async () => {
     const client = await WireClient.connect(brokers[others[0]!]!.host, brokers[others[0]!]!.port);
     try {

@@ -23,11 +23,12 @@ export class ControllerRequests {
   /** The czxid of this broker's registration; requests with an older broker epoch are stale. */
   brokerEpoch = -1;
   /**
-   * Called after a LeaderAndIsr or StopReplica was applied: the replica fetchers follow the new leaders, and
-   * stop fetching partitions this broker no longer hosts (a reassignment removed it, or the topic was deleted)
-   * before a response is appended to a log that is closed.
+   * Called after a LeaderAndIsr or StopReplica was applied, with the keys ("topic-partition") of the partitions
+   * it named: the replica fetchers follow the new leaders and stop fetching partitions this broker no longer
+   * hosts (a reassignment removed it, or the topic was deleted); produces waiting for the high watermark of a
+   * partition this broker no longer leads end.
    */
-  onReplicasChanged: () => void = () => {};
+  onReplicasChanged: (partitionKeys: readonly string[]) => void = () => {};
 
   constructor(
     private readonly store: CoordinationStore,
@@ -42,7 +43,12 @@ export class ControllerRequests {
     }
     await this.loadConfigs(topicsOf(request));
     const response = this.replicas.becomeLeaderOrFollower(request);
-    this.onReplicasChanged();
+    this.onReplicasChanged([
+      ...request.ungroupedPartitionStates.map((p) => `${p.topicName}-${p.partitionIndex}`),
+      ...request.topicStates.flatMap((t) =>
+        t.partitionStates.map((p) => `${t.topicName}-${p.partitionIndex}`),
+      ),
+    ]);
     return response;
   }
 
@@ -58,7 +64,7 @@ export class ControllerRequests {
     if (this.isStale(request.brokerEpoch))
       return { errorCode: ErrorCode.STALE_BROKER_EPOCH, partitionErrors: [] };
     const response = this.replicas.stopReplicas(request);
-    this.onReplicasChanged();
+    this.onReplicasChanged(response.partitionErrors.map((p) => `${p.topicName}-${p.partitionIndex}`));
     return response;
   }
 

@@ -82,17 +82,28 @@ function awaitReplication(
   answer: ProduceResponse,
 ): Promise<ProduceResponse> {
   context.markWaiting();
+  const { replicas } = context.services;
+  // A leader that loses its partition (LeaderAndIsr makes it a follower, StopReplica removes it) will not see
+  // its high watermark move again: like Kafka's DelayedProduce, the wait ends with NOT_LEADER_OR_FOLLOWER at once
+  // rather than at the request's timeout, and the producer looks for the new leader.
+  const epochs = pending.map((p) => p.partition.leaderEpoch);
+  const deposed = (p: PendingPartition, i: number): boolean =>
+    !p.partition.isLeader ||
+    p.partition.leaderEpoch !== epochs[i] ||
+    replicas.get(p.partition.topic, p.partition.partition) !== p.partition;
   return new Promise((resolve) => {
     const replicated = (p: PendingPartition): boolean => p.partition.log.highWatermark > p.lastOffset;
     context.services.producePurgatory.tryCompleteElseWatch(
       {
-        tryComplete: () => pending.every(replicated),
+        tryComplete: () => pending.every((p, i) => replicated(p) || deposed(p, i)),
         onComplete: () => {
-          for (const p of pending) {
-            if (replicated(p)) continue;
-            // Not every in-sync replica confirmed in time: the write may or may not survive a failover.
-            p.response.errorCode = ErrorCode.REQUEST_TIMED_OUT;
-          }
+          pending.forEach((p, i) => {
+            if (replicated(p)) return;
+            // Not every in-sync replica confirmed: the write may or may not survive on the new leader.
+            p.response.errorCode = deposed(p, i)
+              ? ErrorCode.NOT_LEADER_OR_FOLLOWER
+              : ErrorCode.REQUEST_TIMED_OUT;
+          });
           resolve(answer);
         },
       },
