@@ -199,8 +199,13 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
       log.config,
       options.ioBufferBytes,
     );
+    let gone = false;
     try {
-      for (let i = 0; i < group.length; i++) {
+      for (let i = 0; i < group.length && !gone; i++) {
+        // Checked in the same turn as the reader opens the file: retention may have deleted the segment while
+        // this pass awaited (the swap would refuse anyway; this avoids reading a file that was renamed).
+        gone = log.isClosed || group[i]!.isDeleted;
+        if (gone) break;
         for await (const { buf, pos } of segmentBatches(
           group[i]!,
           sizes[i]!,
@@ -221,10 +226,14 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
           await slice();
         }
       }
-      await writer.finish();
+      if (!gone) await writer.finish();
     } catch (err) {
       await writer.abort();
       throw err;
+    }
+    if (gone) {
+      await writer.abort();
+      return null;
     }
     const done = writer;
     writer = null;

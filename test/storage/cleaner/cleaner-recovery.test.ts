@@ -146,3 +146,18 @@ test('reads and appends while a cleaning runs see every offset with the record w
   const offsets = new Set(got.map((r) => r.offset));
   for (const r of latest) assert.ok(offsets.has(r.offset), `latest record at ${r.offset} kept`);
 });
+
+test('retention deleting segments while a pass runs makes the pass give up, not fail', async (t) => {
+  const h = new CompactionHarness(t, { cleanupPolicy: 'compact,delete', retentionMs: 60_000 });
+  writeRounds(h, 16, 3);
+  h.clock.advance(120_000);
+  const pass = h.clean();
+  // In the same turn the pass started: every inactive segment is past retention.ms.
+  assert.equal(h.log.deleteOldSegments().count, 3);
+  assert.equal(await pass, null);
+  assert.deepEqual(h.records(), []);
+  assert.deepEqual(
+    readdirSync(h.dir).filter((n) => n.endsWith('.cleaned') || n.endsWith('.swap')),
+    [],
+  );
+});
