@@ -31,6 +31,12 @@ export interface BrokerChannel {
    * implementation can open and close connections. Optional: a single node has nothing to connect.
    */
   brokersChanged?(brokers: ReadonlyMap<BrokerId, BrokerRegistration>): void;
+  /**
+   * The controller has stopped: drop connections, failing the requests in flight. A broker that accepts
+   * connections but never answers (stopped, or stuck) would otherwise hold the controller's stop, and the
+   * broker's shutdown with it, for a whole request timeout per retry.
+   */
+  close?(): void;
 }
 
 export type ControllerRequest =
@@ -83,6 +89,7 @@ export const QUEUED_REQUESTS_PER_BROKER_MAX = 1000;
 export class ChannelSender {
   private readonly tails = new Map<BrokerId, Promise<void>>();
   private pendingCount = 0;
+  private closed = false;
 
   private readonly queued = new Map<BrokerId, number>();
   /** Brokers that had requests refused because their queue was full; they get onDrained when it empties. */
@@ -124,13 +131,15 @@ export class ChannelSender {
     this.pendingCount += 1;
     const next = previous.then(async () => {
       let answer: ControllerResponse | null = null;
-      for (let attempt = 1; ; attempt++) {
+      for (let attempt = 1; !this.closed; attempt++) {
         try {
           answer = await this.dispatch(brokerId, message);
           break;
         } catch (e) {
           const wanted =
-            attempt < this.retry.attemptsMax && this.retry.stillWanted(brokerId, message.request.brokerEpoch);
+            !this.closed &&
+            attempt < this.retry.attemptsMax &&
+            this.retry.stillWanted(brokerId, message.request.brokerEpoch);
           this.logger.warn(
             `${message.kind} to broker ${brokerId} failed (attempt ${attempt}${wanted ? ', will retry' : ', giving up'}): ${(e as Error).message}`,
           );
@@ -170,6 +179,15 @@ export class ChannelSender {
   /** Requests queued or in flight. */
   get pending(): number {
     return this.pendingCount;
+  }
+
+  /**
+   * The controller has stopped: the request in flight to each broker fails (the channel closes its connections)
+   * and the ones queued behind it are not sent; each gets onAnswer(null).
+   */
+  close(): void {
+    this.closed = true;
+    this.channel.close?.();
   }
 
   /** Resolves when every request queued before the call has been answered (or has failed). */

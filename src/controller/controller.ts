@@ -293,6 +293,8 @@ export class Controller {
     } else {
       await queued;
     }
+    // Resigned: nothing in flight or queued is still wanted, and nothing may wait for a broker that does not answer.
+    this.sender.close();
     await this.sender.idle();
   }
 

@@ -539,3 +539,47 @@ test('a registration changed in place (same epoch) reaches every broker through 
   }
   assert.equal(channel.of('leaderAndIsr').length, 0, 'no leadership changes');
 });
+
+test('stopping the controller fails requests in flight to a broker that never answers, and does not wait for it', async () => {
+  // Broker 3 accepts requests and never answers (a SIGSTOPped process): its requests end only when the channel
+  // closes, which the controller's stop must do.
+  class HangingChannel extends RecordingChannel {
+    private readonly hung: (() => void)[] = [];
+    closed = false;
+    private hang<T>(brokerId: number, answer: () => Promise<T>): Promise<T> {
+      if (brokerId !== 3) return answer();
+      return new Promise<T>((_, reject) => this.hung.push(() => reject(new Error('connection closed'))));
+    }
+    override leaderAndIsr(brokerId: BrokerId, request: Parameters<RecordingChannel['leaderAndIsr']>[1]) {
+      return this.hang(brokerId, () => super.leaderAndIsr(brokerId, request));
+    }
+    override updateMetadata(brokerId: BrokerId, request: Parameters<RecordingChannel['updateMetadata']>[1]) {
+      return this.hang(brokerId, () => super.updateMetadata(brokerId, request));
+    }
+    get hanging(): number {
+      return this.hung.length;
+    }
+    close(): void {
+      this.closed = true;
+      for (const fail of this.hung.splice(0)) fail();
+    }
+  }
+  const cluster = new TestCluster();
+  after(() => cluster.close());
+  const b1 = await cluster.addBroker(1);
+  await cluster.addBroker(2);
+  await cluster.addBroker(3);
+  const channel = new HangingChannel();
+  const controller = startController(b1.session, 1, channel);
+  await controller.start();
+  await admin(b1.session).createTopics(
+    [newTopic('t', -1, -1, [{ partitionIndex: 0, brokerIds: [1, 2, 3] }])],
+    false,
+  );
+  for (let i = 0; i < 50 && channel.hanging === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(channel.hanging > 0, 'a request to broker 3 is in flight');
+  const stopped = controller.stop().then(() => 'stopped');
+  const timeout = new Promise((r) => setTimeout(() => r('still waiting'), 2000));
+  assert.equal(await Promise.race([stopped, timeout]), 'stopped');
+  assert.ok(channel.closed);
+});

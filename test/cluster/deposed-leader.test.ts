@@ -1,0 +1,106 @@
+// An acks=all write parked at a leader that loses its leadership in a controlled shutdown is answered at once with
+// NOT_LEADER_OR_FOLLOWER (as Kafka's DelayedProduce does), not when its request timeout runs out: otherwise a
+// controlled shutdown stalls every producer for request.timeout.ms and the broker's exit waits for them too.
+// A stopped follower (SIGSTOP, in the ISR for replica.lag.time.max.ms) keeps the write from being acknowledged
+// while the leader shuts down.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { controllerOf, partitionView, waitFor } from '../helpers/cluster.js';
+import { sleep } from '../helpers/wait.js';
+import { WireClient } from '../helpers/wire-client.js';
+import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
+
+const TOPIC = 'deposed';
+const REQUEST_TIMEOUT_MS = 25_000;
+
+describe('a leader that stops leading answers its parked acks=all writes', () => {
+  let zk: TestZooKeeper;
+  const brokers: BrokerProcess[] = [];
+
+  before(async () => {
+    zk = await startTestZooKeeper();
+    const started = await Promise.all(
+      [0, 1, 2].map((id) =>
+        startBroker({
+          overrides: {
+            'broker.id': id,
+            'zookeeper.connect': zk.connect,
+            'zookeeper.session.timeout.ms': 6000,
+            // Long enough that the stopped follower stays in the ISR for the whole test.
+            'replica.lag.time.max.ms': 60_000,
+            'replica.fetch.wait.max.ms': 100,
+            'min.insync.replicas': 2,
+          },
+        }),
+      ),
+    );
+    brokers.push(...started);
+    const admin = await WireClient.connect(brokers[0]!.host, brokers[0]!.port);
+    try {
+      const created = await admin.call(ApiKey.CREATE_TOPICS, 5, {
+        topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 3, assignments: [], configs: [] }],
+        timeoutMs: 10_000,
+        validateOnly: false,
+      });
+      assert.equal(created.topics[0].errorCode, ErrorCode.NONE);
+    } finally {
+      admin.close();
+    }
+  });
+  after(async () => {
+    for (const b of brokers) {
+      try {
+        process.kill(b.pid, 'SIGCONT');
+      } catch {
+        // already gone
+      }
+      await b.stop().catch(() => {});
+    }
+    await zk?.stop();
+  });
+
+  it('answers NOT_LEADER_OR_FOLLOWER when a controlled shutdown moves leadership', {
+    timeout: 90_000,
+  }, async () => {
+    const view = await waitFor('a full ISR', async () => {
+      const v = await partitionView(brokers[0]!, TOPIC);
+      return v !== undefined && v.leaderId >= 0 && v.isrNodes.length === 3 ? v : undefined;
+    });
+    const leader = brokers[view.leaderId]!;
+    const controller = await controllerOf(leader);
+    // Stop a follower that is not the controller, so the controller can still move leadership.
+    const stoppedId = view.replicaNodes.find((id) => id !== view.leaderId && id !== controller)!;
+    const stopped = brokers[stoppedId]!;
+    const client = await WireClient.connect(leader.host, leader.port);
+    try {
+      process.kill(stopped.pid, 'SIGSTOP');
+      const sentAt = Date.now();
+      client.send(ApiKey.PRODUCE, 9, {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: REQUEST_TIMEOUT_MS,
+        topicData: [
+          { name: TOPIC, partitionData: [{ index: 0, records: buildBatch([{ value: 'parked' }]) }] },
+        ],
+      });
+      const answer = client.receive(REQUEST_TIMEOUT_MS + 5000);
+      // Let the write reach the leader and park there, waiting for the stopped follower.
+      await sleep(500);
+      const exit = leader.stop();
+      const response = await answer;
+      const elapsedMs = Date.now() - sentAt;
+      const partition = response.responses[0].partitionResponses[0];
+      assert.equal(partition.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+      assert.ok(elapsedMs < REQUEST_TIMEOUT_MS / 2, `answered after ${elapsedMs} ms`);
+      assert.equal(await exit, 0, `clean exit after controlled shutdown:\n${leader.log()}`);
+    } finally {
+      client.close();
+      process.kill(stopped.pid, 'SIGCONT');
+    }
+  });
+});
