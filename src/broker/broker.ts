@@ -229,6 +229,10 @@ export class Broker {
     });
     const producePurgatory = new Purgatory('produce', PRODUCE_PURGATORY_MAX);
     const fetchPurgatory = new Purgatory('fetch', FETCH_PURGATORY_MAX);
+    replicas.onAppendWritten((p) => {
+      fetchPurgatory.checkAndComplete(p.key);
+      producePurgatory.checkAndComplete(p.key);
+    });
     const groupCoordinator = this.createGroupCoordinator(replicas, metadata, topicAdmin, {
       producePurgatory,
       fetchPurgatory,

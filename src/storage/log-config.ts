@@ -133,6 +133,13 @@ export const STORAGE_LIMITS = Object.freeze({
   batchesPerProducer: 5,
   /** Entries of an index kept in memory: the warm tail, as in Kafka's index lookups (8 KiB). */
   indexWarmBytes: 8192,
+  /**
+   * Bytes of queued appends per log not yet written to the file. An append that would pass it first completes
+   * the queue synchronously, so a producer that does not wait for answers (acks=0) is slowed, not buffered.
+   */
+  queuedAppendBytesMax: 16 * 1024 * 1024,
+  /** Queued appends gathered into one writev (the kernel's IOV_MAX is 1024). */
+  appendsPerWriteMax: 1024,
   /** Largest checkpoint file read back; a larger one is damaged. */
   checkpointBytesMax: 64 * 1024 * 1024,
   /** Largest .snapshot file read back. */

@@ -5,16 +5,24 @@
 // scan. `size` is the number of bytes known to hold whole batches: readers never see past it, so a partly
 // written batch is never served.
 //
+// Appends come in two forms. `append` writes synchronously. The queued form is split in three steps driven by
+// the Log: `reserve` claims the file range (so offsets and roll decisions are made at once), `writeAt` writes
+// the bytes off the event loop, and `commitAppend` then makes them visible: index entries, `size`, `nextOffset`.
+// Until the commit, readers (fetch, followers, lookups) cannot reach the bytes, since every read is bounded by
+// `size`; `reservedSize` is what roll decisions count.
+//
 // Lifecycle: created empty (create) or opened from disk (open, then either `loadIndexes` succeeds or `recover`
 // rebuilds them). The active segment takes appends; `onRoll` writes its final time index entry and trims the
-// preallocated indexes. Deletion renames the files to `.deleted` and closes/unlinks them later, so reads that
-// already hold the file descriptor finish. Owned by one Log; all methods are synchronous.
+// preallocated indexes. Deletion renames the files to `.deleted` and closes/unlinks them later, so reads and
+// writes that already hold the file descriptor finish. Owned by one Log; all methods but the I/O ones are
+// synchronous.
 
 import {
   closeSync,
   fdatasyncSync,
   read as fsRead,
   fstatSync,
+  writev as fsWritev,
   fsyncSync,
   ftruncateSync,
   openSync,
@@ -64,6 +72,8 @@ const RECOVERY_CHUNK_BYTES = 1024 * 1024;
 export class LogSegment {
   private fd: number;
   private sizeBytes: number;
+  /** Bytes reserved by queued appends, written or not: sizeBytes plus what is still on its way to the file. */
+  private reservedBytes: number;
   private bytesSinceLastIndexEntry = 0;
   private maxTimestampSoFarMs = -1;
   private offsetOfMaxTimestamp: number;
@@ -73,7 +83,8 @@ export class LogSegment {
   /** Bumped by truncation, so an asynchronous read can tell its bytes may have changed under it. */
   generation = 0;
   private deleted = false;
-  private readsInFlight = 0;
+  /** Reads and writes holding the descriptor: it is closed only once they are done. */
+  private ioInFlight = 0;
   private closeWhenIdle = false;
 
   private constructor(
@@ -91,6 +102,7 @@ export class LogSegment {
   ) {
     this.fd = fd;
     this.sizeBytes = size;
+    this.reservedBytes = size;
     this.offsetOfMaxTimestamp = baseOffset;
     this.nextOffsetValue = baseOffset;
   }
@@ -179,8 +191,14 @@ export class LogSegment {
     return { segment, needsIndexRebuild };
   }
 
+  /** Bytes of whole batches written and visible to readers. */
   get size(): number {
     return this.sizeBytes;
+  }
+
+  /** `size` plus the bytes of queued appends not yet committed (what roll decisions and emptiness count). */
+  get reservedSize(): number {
+    return this.reservedBytes;
   }
 
   /** One past the last offset stored here; equal to baseOffset when the segment is empty. */
@@ -207,8 +225,8 @@ export class LogSegment {
 
   /** Whether an append of `bytes` ending at `lastOffset`, at time `nowMs`, must go to a new segment first. */
   shouldRoll(bytes: number, lastOffset: number, maxTimestampMs: number, nowMs: number): boolean {
-    if (this.sizeBytes === 0) return false;
-    if (this.sizeBytes > this.config.segmentBytes - bytes) return true;
+    if (this.reservedBytes === 0) return false;
+    if (this.reservedBytes > this.config.segmentBytes - bytes) return true;
     if (lastOffset - this.baseOffset > 0x7fffffff) return true;
     if (this.offsetIndex.isFull || this.timeIndex.isFull) return true;
     const waitedMs =
@@ -224,6 +242,7 @@ export class LogSegment {
    */
   append(buf: Buffer, start: number, end: number): void {
     assert(!this.deleted, 'append to a deleted segment');
+    assert(this.reservedBytes === this.sizeBytes, 'a synchronous append behind queued ones');
     let written = 0;
     const length = end - start;
     try {
@@ -243,6 +262,91 @@ export class LogSegment {
       pos += size;
     }
     this.sizeBytes = position;
+    this.reservedBytes = position;
+  }
+
+  /**
+   * Claims the next `length` bytes of the file for a queued append and returns where they start. The bytes are
+   * written by `writeAt` and become visible with `commitAppend`, in reservation order.
+   */
+  reserve(length: number, firstBatchMaxTimestampMs: number): number {
+    assert(!this.deleted, 'append to a deleted segment');
+    const position = this.reservedBytes;
+    this.reservedBytes += length;
+    // segment.ms counts from the first batch, committed or not.
+    if (this.firstBatchTimestampMs === null) this.firstBatchTimestampMs = firstBatchMaxTimestampMs;
+    return position;
+  }
+
+  /**
+   * Writes `buffers` at `position` of the .log file off the event loop (one writev, continued if the kernel
+   * takes less), then calls `done`. The descriptor stays open until it finishes, even if the segment is
+   * deleted meanwhile. Nothing changes in the segment's state: the caller commits after success.
+   */
+  writeAt(buffers: Buffer[], position: number, done: (err: Error | null) => void): void {
+    this.ioInFlight++;
+    const finish = (err: Error | null): void => {
+      this.ioInFlight--;
+      if (this.ioInFlight === 0 && this.closeWhenIdle) this.finishDelete();
+      done(err);
+    };
+    const step = (bufs: Buffer[], at: number): void => {
+      fsWritev(this.fd, bufs, at, (err, written) => {
+        if (err !== null) return finish(err);
+        let rest = written;
+        let i = 0;
+        while (i < bufs.length && rest >= bufs[i]!.length) rest -= bufs[i++]!.length;
+        if (i === bufs.length) return finish(null);
+        const remaining = bufs.slice(i);
+        remaining[0] = remaining[0]!.subarray(rest);
+        step(remaining, at + written);
+      });
+    };
+    step(buffers, position);
+  }
+
+  /** Writes buf[start, end) at `position` synchronously (a queued append completed on the event loop). */
+  writeSyncAt(buf: Buffer, start: number, end: number, position: number): void {
+    let written = 0;
+    while (written < end - start) {
+      written += writeSync(this.fd, buf, start + written, end - start - written, position + written);
+    }
+  }
+
+  /**
+   * Makes a written queued append visible: index entries, `size` and `nextOffset` move past its batches. Must
+   * be called in reservation order, for the append that starts at `size`.
+   */
+  commitAppend(buf: Buffer, start: number, end: number, position: number): void {
+    assert(position === this.sizeBytes, 'queued appends commit in order');
+    for (let pos = start; pos < end; ) {
+      const size = batchHeader.sizeInBytes(buf, pos);
+      this.indexBatch(position, size, batchHeader.lastOffset(buf, pos), batchHeader.maxTimestamp(buf, pos));
+      position += size;
+      pos += size;
+    }
+    this.sizeBytes = position;
+  }
+
+  /**
+   * After a truncation, a write that was already running when its append was completed synchronously may have
+   * put stale bytes past the visible end: cut them. Only called while no write of this log runs, so reserved
+   * bytes past `size` are not in the file yet.
+   */
+  cutPastSize(): void {
+    if (this.fd >= 0 && !this.deleted) {
+      ftruncateSync(this.fd, this.sizeBytes);
+    }
+  }
+
+  /**
+   * Forgets reserved bytes that will not be committed (a failed write or a cancelled append): later appends
+   * go where the visible bytes end, and whatever a failed write left past them is cut.
+   */
+  dropReserved(): void {
+    if (this.reservedBytes === this.sizeBytes) return;
+    this.reservedBytes = this.sizeBytes;
+    if (this.fd >= 0) ftruncateSync(this.fd, this.sizeBytes);
   }
 
   /** Index bookkeeping for one batch at `position`, shared by append and recovery (Kafka's order of steps). */
@@ -396,6 +500,7 @@ export class LogSegment {
     const cut = fileSize - position;
     if (cut > 0) ftruncateSync(this.fd, position);
     this.sizeBytes = position;
+    this.reservedBytes = position;
     return cut;
   }
 
@@ -467,11 +572,11 @@ export class LogSegment {
     if (plan === null || plan.length === 0) return Promise.resolve(plan === null ? null : plan.empty);
     const generation = this.generation;
     const buf = Buffer.allocUnsafe(plan.length);
-    this.readsInFlight++;
+    this.ioInFlight++;
     return new Promise<SegmentRead | null>((resolve, reject) => {
       fsRead(this.fd, buf, 0, plan.length, plan.position, (err, got) => {
-        this.readsInFlight--;
-        if (this.readsInFlight === 0 && this.closeWhenIdle) this.finishDelete();
+        this.ioInFlight--;
+        if (this.ioInFlight === 0 && this.closeWhenIdle) this.finishDelete();
         if (err !== null) reject(err);
         else if (generation !== this.generation)
           resolve(this.deleted ? null : this.read(startOffset, maxBytes, maxOffset, minOneBatch));
@@ -532,8 +637,10 @@ export class LogSegment {
     this.offsetIndex.truncateTo(offset);
     this.timeIndex.truncateTo(offset);
     this.txnIndex.truncateTo(offset);
+    assert(this.reservedBytes === this.sizeBytes, 'truncation behind queued appends');
     ftruncateSync(this.fd, position);
     this.sizeBytes = position;
+    this.reservedBytes = position;
     this.generation++;
     const tailOk = this.loadTail();
     assert(tailOk, 'a truncated segment must end on a batch boundary');
@@ -588,8 +695,8 @@ export class LogSegment {
     this.offsetIndex.file.closeAndDelete();
     this.timeIndex.file.closeAndDelete();
     this.txnIndex.closeAndDelete();
-    // A descriptor closed under a read in flight could be reused by another file: wait for the reads.
-    if (this.readsInFlight > 0) this.closeWhenIdle = true;
+    // A descriptor closed under a read or write in flight could be reused by another file: wait for them.
+    if (this.ioInFlight > 0) this.closeWhenIdle = true;
     else this.finishDelete();
   }
 
@@ -602,7 +709,7 @@ export class LogSegment {
   close(): void {
     if (this.fd < 0) return;
     this.onRoll();
-    if (this.readsInFlight > 0) this.closeWhenIdle = true;
+    if (this.ioInFlight > 0) this.closeWhenIdle = true;
     else this.closeFd();
     this.offsetIndex.file.close();
     this.timeIndex.file.close();
@@ -611,7 +718,8 @@ export class LogSegment {
 
   /** Closes the descriptors and writes nothing, leaving the files as a crash would (tests, simulation). */
   abandon(): void {
-    this.closeFd();
+    if (this.ioInFlight > 0) this.closeWhenIdle = true;
+    else this.closeFd();
     this.offsetIndex.file.close();
     this.timeIndex.file.close();
     this.txnIndex.close();

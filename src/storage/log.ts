@@ -4,9 +4,18 @@
 //
 // Ownership and concurrency: one Log per partition, owned by the LogManager; the partition (broker) is its only
 // caller. Every state change (append, roll, truncate, delete) is synchronous and completes before returning.
-// Only fsyncs run in the background; they never change state except to move the recovery point forward and to
-// resolve `durable` promises. Batches arrive validated, with offsets and leader epoch already patched in: the
-// log writes them byte for byte and looks only at their headers (and at transaction markers).
+// Batches arrive validated, with offsets and leader epoch already patched in: the log writes them byte for byte
+// and looks only at their headers (and at transaction markers).
+//
+// Queued appends (`appendQueued`): offsets, producer state, the epoch cache and roll decisions change at once,
+// and the log end offset moves; the bytes are written off the event loop, one writev at a time per log (queued
+// appends of the same segment gathered into it), in order. An append becomes visible to readers only when its
+// bytes are written: then the segment's indexes and size move, `writtenEndOffset` follows, `written` resolves
+// and `onWritten` is called. So reads, the high watermark and followers never reach bytes not in the file.
+// Operations that need the file as the offsets say (a synchronous append, truncation, retention, close)
+// first complete every queued append synchronously (`drainAppends`). Only writes and fsyncs run in the
+// background; they change state only to make written appends visible, to move the recovery point forward and
+// to resolve promises.
 
 import { fdatasync, fsync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -71,6 +80,29 @@ export interface AppendInfo {
   readonly recordCount: number;
   /** With ackAfterFsync, resolves once the appended bytes are fdatasync'ed; otherwise null. */
   readonly durable: Promise<void> | null;
+  /**
+   * Queued appends: resolves once the bytes are in the file and visible to readers (rejects if the write
+   * fails or the log is closed without it); null for synchronous appends, which are written on return.
+   */
+  readonly written: Promise<void> | null;
+}
+
+/** An append whose bytes are on their way to the file. */
+interface QueuedAppend {
+  readonly segment: LogSegment;
+  readonly buf: Buffer;
+  readonly position: number;
+  readonly lastOffset: number;
+  readonly seq: number;
+  /** Set once committed, or given up (failed write, closed log). */
+  settled: boolean;
+  readonly written: DurableWaiter;
+  readonly durable: DurableWaiter | null;
+}
+
+interface AfterWrites {
+  readonly seq: number;
+  readonly run: () => void;
 }
 
 export type ReadResult =
@@ -141,6 +173,21 @@ export class Log {
   /** Bumped by every truncation, so a flush that started before one does not vouch for bytes written after. */
   private truncations = 0;
   private recoveredBytesCutValue = 0;
+  /** Queued appends not yet handed to the file system, oldest first. */
+  private queued: QueuedAppend[] = [];
+  /** The appends of the one write running, or null. */
+  private writing: QueuedAppend[] | null = null;
+  /** The segment generation when the running write started: a truncation since leaves stale bytes to cut. */
+  private writingGeneration = 0;
+  private queuedBytes = 0;
+  private appendSeq = 0;
+  private settledSeq = 0;
+  private afterWrites: AfterWrites[] = [];
+  private writtenEndValue = 0;
+  /** Set when a queued write failed: the file no longer matches the offsets, so appends are refused. */
+  private writeFailure: Error | null = null;
+  /** Called (not re-entrantly) after queued appends became visible: the owner moves its high watermark. */
+  onWritten: (() => void) | null = null;
 
   private constructor(options: LogOptions) {
     this.dir = options.dir;
@@ -181,8 +228,19 @@ export class Log {
     return this.logStartOffsetValue;
   }
 
+  /** One past the last offset appended, written or still queued: where the next append starts. */
   get logEndOffset(): number {
     return this.logEndOffsetValue;
+  }
+
+  /** One past the last offset whose bytes are in the file: what readers and the high watermark can reach. */
+  get writtenEndOffset(): number {
+    return this.writtenEndValue;
+  }
+
+  /** True while queued appends are not yet written. */
+  get hasQueuedAppends(): boolean {
+    return this.settledSeq < this.appendSeq;
   }
 
   get highWatermark(): number {
@@ -302,6 +360,7 @@ export class Log {
     }
     const hw = options.highWatermark ?? 0;
     this.highWatermarkValue = Math.min(Math.max(hw, this.logStartOffsetValue), this.logEndOffsetValue);
+    this.writtenEndValue = this.logEndOffsetValue;
   }
 
   private prevNext(): number {
@@ -430,6 +489,67 @@ export class Log {
    * least the log end offset and offsets increase. The bytes are written unchanged.
    */
   append(batches: Buffer): AppendInfo {
+    this.drainAppends();
+    const scan = this.scanAppend(batches);
+    this.maybeRoll(batches.length, scan.firstOffset, scan.lastOffset, scan.maxTimestampMs);
+    const segment = this.activeSegment;
+    segment.append(batches, 0, batches.length);
+    this.afterAppend(batches, segment, scan);
+    this.writtenEndValue = this.logEndOffsetValue;
+    let durable: Promise<void> | null = null;
+    if (this.config.ackAfterFsync) {
+      this.dirtySegments.add(segment);
+      durable = new Promise<void>((resolve, reject) => this.durableWaiters.push({ resolve, reject }));
+      this.scheduleGroupSync();
+    }
+    return { ...scan, durable, written: null };
+  }
+
+  /**
+   * `append` with the bytes written off the event loop: offsets, producer state and the log end offset move
+   * now, the bytes become readable when `written` resolves (see the file header). With ackAfterFsync,
+   * `durable` resolves after a group fdatasync that started once the bytes were written.
+   */
+  appendQueued(batches: Buffer): AppendInfo {
+    if (this.writeFailure !== null) throw this.writeFailure;
+    const scan = this.scanAppend(batches);
+    if (this.queuedBytes + batches.length > STORAGE_LIMITS.queuedAppendBytesMax) this.drainAppends();
+    this.maybeRoll(batches.length, scan.firstOffset, scan.lastOffset, scan.maxTimestampMs);
+    const segment = this.activeSegment;
+    const position = segment.reserve(batches.length, batchHeader.maxTimestamp(batches, 0));
+    let writtenWaiter: DurableWaiter | undefined;
+    const written = new Promise<void>((resolve, reject) => {
+      writtenWaiter = { resolve, reject };
+    });
+    // Nobody may be waiting (acks=0): a rejection must not become an unhandled one.
+    written.catch(ignore);
+    let durableWaiter: DurableWaiter | null = null;
+    let durable: Promise<void> | null = null;
+    if (this.config.ackAfterFsync) {
+      durable = new Promise<void>((resolve, reject) => {
+        durableWaiter = { resolve, reject };
+      });
+      durable.catch(ignore);
+    }
+    this.queued.push({
+      segment,
+      buf: batches,
+      position,
+      lastOffset: scan.lastOffset,
+      seq: ++this.appendSeq,
+      settled: false,
+      written: writtenWaiter!,
+      durable: durableWaiter,
+    });
+    this.queuedBytes += batches.length;
+    // After the append is queued, so that a flush it triggers waits for its bytes.
+    this.afterAppend(batches, segment, scan);
+    this.startWrite();
+    return { ...scan, durable, written };
+  }
+
+  /** Checks the framing and offsets of batches to append; their offsets, timestamps and counts. */
+  private scanAppend(batches: Buffer): AppendScan {
     assert(!this.closed, 'append to a closed log');
     assert(batches.length >= BATCH_HEADER_BYTES, 'append of less than one batch');
     const firstOffset = batchHeader.baseOffset(batches, 0);
@@ -464,29 +584,135 @@ export class Log {
       }
       pos += size;
     }
-    this.maybeRoll(batches.length, firstOffset, lastOffset, maxTimestampMs);
-    const segment = this.activeSegment;
-    segment.append(batches, 0, batches.length);
-    if (stateWalk) this.applyBatchState(batches, segment);
-    else this.producerState.advanceMapEnd(lastOffset + 1);
-    this.logEndOffsetValue = lastOffset + 1;
-    this.unflushedRecords += recordCount;
+    return { firstOffset, lastOffset, maxTimestampMs, offsetOfMaxTimestamp, batchCount, recordCount, stateWalk };
+  }
+
+  /** The state an append changes at once, written or not: producer state, epoch cache, log end, flushing. */
+  private afterAppend(batches: Buffer, segment: LogSegment, scan: AppendScan): void {
+    if (scan.stateWalk) this.applyBatchState(batches, segment);
+    else this.producerState.advanceMapEnd(scan.lastOffset + 1);
+    this.logEndOffsetValue = scan.lastOffset + 1;
+    this.unflushedRecords += scan.recordCount;
     if (this.unflushedRecords >= this.config.flushMessages) this.flushInBackground();
-    let durable: Promise<void> | null = null;
-    if (this.config.ackAfterFsync) {
-      this.dirtySegments.add(segment);
-      durable = new Promise<void>((resolve, reject) => this.durableWaiters.push({ resolve, reject }));
+  }
+
+  // ---------------------------------------------------------------- queued writes
+
+  /** Hands the oldest queued appends of one segment to the file system, unless a write is running. */
+  private startWrite(): void {
+    if (this.writing !== null || this.queued.length === 0) return;
+    const first = this.queued[0]!;
+    let count = 1;
+    while (
+      count < this.queued.length &&
+      count < STORAGE_LIMITS.appendsPerWriteMax &&
+      this.queued[count]!.segment === first.segment
+    ) {
+      count++;
+    }
+    const batch = this.queued.splice(0, count);
+    const buffers: Buffer[] = [];
+    for (const a of batch) buffers.push(a.buf);
+    this.writing = batch;
+    this.writingGeneration = first.segment.generation;
+    first.segment.writeAt(buffers, first.position, (err) => this.writeDone(batch, err));
+  }
+
+  private writeDone(batch: QueuedAppend[], err: Error | null): void {
+    this.writing = null;
+    const segment = batch[0]!.segment;
+    if (err !== null) {
+      this.failWrites(err, batch);
+      return;
+    }
+    // Appends completed meanwhile by drainAppends were written again synchronously; if the segment was also
+    // truncated since, this late write put stale bytes past its end.
+    if (segment.generation !== this.writingGeneration) segment.cutPastSize();
+    let committed = false;
+    for (const a of batch) {
+      if (a.settled) continue;
+      this.commit(a);
+      committed = true;
+    }
+    this.runAfterWrites();
+    this.startWrite();
+    if (committed) this.onWritten?.();
+  }
+
+  /** Makes a written append visible and tells whoever waits for it. */
+  private commit(a: QueuedAppend): void {
+    a.segment.commitAppend(a.buf, 0, a.buf.length, a.position);
+    a.settled = true;
+    this.queuedBytes -= a.buf.length;
+    this.settledSeq = a.seq;
+    this.writtenEndValue = a.lastOffset + 1;
+    a.written.resolve();
+    if (a.durable !== null) {
+      this.dirtySegments.add(a.segment);
+      this.durableWaiters.push(a.durable);
       this.scheduleGroupSync();
     }
-    return {
-      firstOffset,
-      lastOffset,
-      maxTimestampMs,
-      offsetOfMaxTimestamp,
-      batchCount,
-      recordCount,
-      durable,
-    };
+  }
+
+  /**
+   * Completes every queued append now, on the event loop, in order: a write still running for some of them
+   * writes the same bytes at the same place again, which is harmless. Afterwards the file matches the offsets.
+   */
+  private drainAppends(): void {
+    if (!this.hasQueuedAppends) return;
+    const pending = [...(this.writing ?? []).filter((a) => !a.settled), ...this.queued];
+    this.queued = [];
+    try {
+      for (const a of pending) {
+        a.segment.writeSyncAt(a.buf, 0, a.buf.length, a.position);
+        this.commit(a);
+      }
+    } catch (err) {
+      this.failWrites(err as Error, pending);
+      throw err;
+    }
+    this.runAfterWrites();
+    // The owner hears of it once the current state change is over (it may be a truncation, or a close).
+    queueMicrotask(() => {
+      if (!this.closed) this.onWritten?.();
+    });
+  }
+
+  /**
+   * Gives up every append not yet written: their waiters are rejected, their reserved bytes forgotten. After a
+   * failed write the log refuses appends (Kafka takes the log directory offline).
+   */
+  private failWrites(err: Error, also: readonly QueuedAppend[] = []): void {
+    const pending = [...also, ...(this.writing ?? []), ...this.queued].filter((a) => !a.settled);
+    this.queued = [];
+    this.queuedBytes = 0;
+    this.settledSeq = this.appendSeq;
+    if (!this.closed) this.writeFailure = err;
+    const segments = new Set<LogSegment>();
+    for (const a of pending) {
+      a.settled = true;
+      segments.add(a.segment);
+      a.written.reject(err);
+      a.durable?.reject(err);
+    }
+    // The file keeps only whole committed batches; with no write running, nothing else touches it now.
+    if (this.writing === null) for (const s of segments) if (!s.isDeleted) s.dropReserved();
+    this.runAfterWrites();
+    if (pending.length > 0 && !this.closed) this.onBackgroundError(err);
+  }
+
+  /** Runs `run` once every append queued so far is written (or given up); at once when none is queued. */
+  private whenWritten(run: () => void): void {
+    if (!this.hasQueuedAppends) run();
+    else this.afterWrites.push({ seq: this.appendSeq, run });
+  }
+
+  private runAfterWrites(): void {
+    let i = 0;
+    while (i < this.afterWrites.length && this.afterWrites[i]!.seq <= this.settledSeq) i++;
+    if (i === 0) return;
+    const due = this.afterWrites.splice(0, i);
+    for (const a of due) a.run();
   }
 
   /** Epoch cache and producer state follow the appended batches; aborted transactions get indexed. */
@@ -519,18 +745,21 @@ export class Log {
   roll(baseOffset = this.logEndOffsetValue): LogSegment {
     assert(baseOffset >= this.logEndOffsetValue, 'roll below the log end offset');
     const old = this.activeSegment;
-    if (old.size === 0) {
+    if (old.reservedSize === 0) {
       if (old.baseOffset === baseOffset) return old;
       // An empty active segment is replaced rather than kept: segments never overlap and never hold nothing.
       this.segments.pop();
       old.deleteFiles();
     } else {
-      old.onRoll();
+      // Its final index entries wait for its queued bytes.
+      this.whenWritten(() => {
+        if (!old.isDeleted) old.onRoll();
+      });
     }
     writeSnapshotFile(this.dir, this.logEndOffsetValue, this.producerState.toSnapshot());
     const segment = LogSegment.create(this.dir, baseOffset, this.config, this.clock.nowMs(), this.jitter());
     this.segments.push(segment);
-    if (old.size > 0) this.flushInBackground(baseOffset);
+    if (old.reservedSize > 0) this.flushInBackground(baseOffset);
     return segment;
   }
 
@@ -672,7 +901,7 @@ export class Log {
 
   /** The partition sets the high watermark; it stays within [log start, log end]. */
   setHighWatermark(offset: number): void {
-    this.highWatermarkValue = Math.min(Math.max(offset, this.logStartOffsetValue), this.logEndOffsetValue);
+    this.highWatermarkValue = Math.min(Math.max(offset, this.logStartOffsetValue), this.writtenEndValue);
   }
 
   /**
@@ -697,6 +926,7 @@ export class Log {
    */
   truncateTo(offset: number): void {
     if (offset >= this.logEndOffsetValue) return;
+    this.drainAppends();
     if (offset <= this.logStartOffsetValue) {
       this.truncateFullyAndStartAt(Math.max(offset, 0));
       return;
@@ -718,6 +948,7 @@ export class Log {
 
   /** Empties the log and restarts it at `offset` (a follower too far behind, or an unclean leader change). */
   truncateFullyAndStartAt(offset: number): void {
+    this.drainAppends();
     for (const s of this.segments) s.deleteFiles();
     this.segments = [LogSegment.create(this.dir, offset, this.config, this.clock.nowMs(), this.jitter())];
     this.logStartOffsetValue = offset;
@@ -730,6 +961,7 @@ export class Log {
   private afterTruncation(): void {
     this.truncations++;
     this.logEndOffsetValue = this.activeSegment.nextOffset;
+    this.writtenEndValue = this.logEndOffsetValue;
     this.onTruncated(this.logEndOffsetValue);
     this.highWatermarkValue = Math.min(this.highWatermarkValue, this.logEndOffsetValue);
     this.highWatermarkValue = Math.max(this.highWatermarkValue, this.logStartOffsetValue);
@@ -808,6 +1040,8 @@ export class Log {
 
   private deleteOldestSegments(count: number, nowMs: number): void {
     assert(count < this.segments.length, 'the active segment is never deleted');
+    // A rolled segment may still have queued bytes: they go to the file before it is renamed.
+    this.drainAppends();
     const gone = this.segments.splice(0, count);
     const first = this.segments[0]!;
     this.logStartOffsetValue = Math.max(this.logStartOffsetValue, first.baseOffset);
@@ -860,12 +1094,18 @@ export class Log {
    */
   async flush(upTo = this.logEndOffsetValue): Promise<void> {
     if (upTo <= this.recoveryPointValue) return;
-    const segments = this.segments.filter(
-      (s) => s.baseOffset < upTo && s.nextOffset > this.recoveryPointValue,
-    );
     if (upTo >= this.logEndOffsetValue) this.unflushedRecords = 0;
     this.lastFlushMs = this.clock.monotonicMs();
     const truncationsBefore = this.truncations;
+    // An fsync vouches only for bytes already written: wait for the queued appends below upTo.
+    if (this.hasQueuedAppends) {
+      await new Promise<void>((resolve) => this.whenWritten(resolve));
+      if (this.closed || this.truncations !== truncationsBefore) return;
+      upTo = Math.min(upTo, this.writtenEndValue);
+    }
+    const segments = this.segments.filter(
+      (s) => s.baseOffset < upTo && s.nextOffset > this.recoveryPointValue,
+    );
     await Promise.all(segments.map((s) => fsyncSegment(s)));
     if (this.closed || this.truncations !== truncationsBefore) return;
     this.recoveryPointValue = Math.max(this.recoveryPointValue, Math.min(upTo, this.logEndOffsetValue));
@@ -916,6 +1156,7 @@ export class Log {
    */
   close(): void {
     if (this.closed) return;
+    this.drainAppends();
     this.closed = true;
     writeSnapshotFile(this.dir, this.logEndOffsetValue, this.producerState.toSnapshot());
     // As Kafka does on a clean shutdown, everything is made durable, so the checkpointed recovery point is the
@@ -935,6 +1176,7 @@ export class Log {
   /** Releases file descriptors and writes nothing: the files stay as a crash would leave them (tests). */
   abandon(): void {
     this.closed = true;
+    this.failWrites(new Error('log abandoned before the append was written'));
     for (const s of this.segments) s.abandon();
     for (const p of this.pendingDeletes) p.segment.abandon();
     this.durableWaiters = [];
@@ -943,6 +1185,7 @@ export class Log {
   /** Closes and removes every file of the log (the directory itself is the manager's). */
   deleteAllFiles(): void {
     this.closed = true;
+    this.failWrites(new Error('log deleted before the append was written'));
     for (const s of this.segments) s.deleteFiles();
     for (const p of this.pendingDeletes) p.segment.deleteFiles();
     this.segments = [];
@@ -960,6 +1203,18 @@ export class Log {
   }
 }
 
+interface AppendScan {
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly maxTimestampMs: number;
+  readonly offsetOfMaxTimestamp: number;
+  readonly batchCount: number;
+  readonly recordCount: number;
+  /** Producer state and the epoch cache need a walk of the batches (idempotent batches, or a new epoch). */
+  readonly stateWalk: boolean;
+}
+
+const ignore = (): void => {};
 const EMPTY = Buffer.alloc(0);
 /** A transaction marker batch holds one small record; anything larger is not read whole. */
 const CONTROL_BATCH_BYTES_MAX = 64 * 1024;

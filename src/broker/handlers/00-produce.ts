@@ -1,7 +1,10 @@
 // Produce (0): each partition's records are validated and appended by its leader (see replica/partition.ts).
-// acks=0 answers nothing, acks=1 answers once appended (and on disk when the log acknowledges after fsync),
-// acks=-1 waits in the produce purgatory until the high watermark passes the appended records or the request's
-// timeout passes (REQUEST_TIMED_OUT).
+// Offsets are assigned at once; the bytes reach the log file off the event loop. acks=1 answers once they are
+// written (Kafka's append to the page cache; on disk too when the log acknowledges after fsync), acks=-1 then
+// waits in the produce purgatory until the high watermark passes the appended records or the request's timeout
+// passes (REQUEST_TIMED_OUT). acks=0 answers nothing, so a request that failed closes the connection, as in
+// Kafka: the client has no other way to learn of the error. Its request still counts as in flight on the
+// connection until its bytes are written, which bounds what one producer can queue.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -13,7 +16,6 @@ import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
 import { leaderPartition } from '../replica/leader-lookup.js';
 import type { Partition } from '../replica/partition.js';
-import { partitionKey } from '../replica/replica-manager.js';
 
 const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
 
@@ -28,10 +30,10 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
   minVersion: 0,
   maxVersion: 11,
   handle(context, request) {
-    const { clock, fetchPurgatory } = context.services;
+    const { clock } = context.services;
     const validAcks = request.acks === -1 || request.acks === 0 || request.acks === 1;
     const now = clock.nowMs();
-    const durables: Promise<void>[] = [];
+    const waits: Promise<void>[] = [];
     const pending: PendingPartition[] = [];
     const responses = request.topicData.map((topic) => ({
       name: topic.name,
@@ -58,22 +60,51 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
           currentLeader: NO_LEADER,
         };
         if (result.errorCode === ErrorCode.NONE) {
-          if (result.durable !== null) durables.push(result.durable);
+          const failed = (): void => storageFailed(response);
+          if (result.written !== null) waits.push(result.written.then(undefined, failed));
+          if (result.durable !== null) waits.push(result.durable.then(undefined, failed));
           pending.push({ partition, lastOffset: result.lastOffset, response });
-          fetchPurgatory.checkAndComplete(partitionKey(topic.name, data.index));
         }
         return response;
       }),
     }));
     const answer: ProduceResponse = { responses, throttleTimeMs: 0, nodeEndpoints: [] };
-    if (request.acks === 0) return null;
+    if (request.acks === 0) {
+      if (waits.length === 0) return closeIfFailed(context, answer);
+      return Promise.all(waits).then(() => closeIfFailed(context, answer));
+    }
     const waitForIsr = request.acks === -1 && pending.length > 0;
-    if (durables.length === 0 && !waitForIsr) return answer;
-    return Promise.all(durables).then(() =>
-      waitForIsr ? awaitReplication(context, request, pending, answer) : answer,
-    );
+    if (waits.length === 0 && !waitForIsr) return answer;
+    return Promise.all(waits).then(() => {
+      const replicating = pending.filter((p) => p.response.errorCode === ErrorCode.NONE);
+      return waitForIsr && replicating.length > 0
+        ? awaitReplication(context, request, replicating, answer)
+        : answer;
+    });
   },
 });
+
+/** A write that failed after the offsets were assigned: the log directory is in trouble, as Kafka reports it. */
+function storageFailed(response: ProduceResponsePartitionProduceResponse): void {
+  response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
+  response.baseOffset = -1n;
+  response.errorMessage = 'the append could not be written to the log';
+}
+
+/** acks=0: no response; a partition that failed closes the connection (after the responses before it). */
+function closeIfFailed(context: RequestContext, answer: ProduceResponse): null {
+  for (const topic of answer.responses) {
+    for (const p of topic.partitionResponses) {
+      if (p.errorCode !== ErrorCode.NONE) {
+        context.connection.closeAfterResponses(
+          `closing connection: acks=0 produce to ${topic.name}-${p.index} failed with error ${p.errorCode}`,
+        );
+        return null;
+      }
+    }
+  }
+  return null;
+}
 
 function awaitReplication(
   context: RequestContext,

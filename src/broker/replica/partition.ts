@@ -3,6 +3,8 @@
 //
 // Ownership: the ReplicaManager creates and removes partitions; the partition owns its leader state. Every
 // method runs to completion without awaiting, so appends, reads and high-watermark moves never interleave.
+// A leader's appends are queued by the log (offsets assigned at once, bytes written off the event loop); the
+// high watermark counts only written bytes, and moves again when the log says more were written.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import { BATCH_HEADER_BYTES, batchHeader, LOG_OVERHEAD } from '../../protocol/records/batch-header.js';
@@ -21,6 +23,8 @@ export interface LeaderAppendResult {
   readonly logAppendTimeMs: number;
   /** Resolves when the batches are on disk, when the log acknowledges only after fdatasync. */
   readonly durable: Promise<void> | null;
+  /** Resolves when the batches are written to the log file and readable (acks=1 answers then). */
+  readonly written: Promise<void> | null;
 }
 
 const failed = (errorCode: number, errorMessage: string | null = null): LeaderAppendResult => ({
@@ -30,6 +34,7 @@ const failed = (errorCode: number, errorMessage: string | null = null): LeaderAp
   lastOffset: -1,
   logAppendTimeMs: -1,
   durable: null,
+  written: null,
 });
 
 interface FollowerState {
@@ -48,6 +53,8 @@ export class Partition {
   /** An ISR change sent to the controller and not answered yet; no other is proposed meanwhile. */
   isrChangeInFlight = false;
   private leaderSinceMs = 0;
+  /** Told after queued appends were written and the high watermark had its chance to move (purgatories). */
+  onWritten: ((partition: Partition) => void) | null = null;
 
   constructor(
     readonly topic: string,
@@ -56,7 +63,12 @@ export class Partition {
     readonly log: Log,
     private readonly localBrokerId: number,
     public settings: TopicLogSettings,
-  ) {}
+  ) {
+    log.onWritten = () => {
+      this.maybeAdvanceHighWatermark();
+      this.onWritten?.(this);
+    };
+  }
 
   get isLeader(): boolean {
     return this.leaderId === this.localBrokerId;
@@ -135,6 +147,7 @@ export class Partition {
         lastOffset: check.lastOffset,
         logAppendTimeMs: this.settings.messageTimestampType === 'LogAppendTime' ? check.timestampMs : -1,
         durable: null,
+        written: null,
       };
     }
     let next = this.log.logEndOffset;
@@ -143,8 +156,7 @@ export class Partition {
       batchHeader.setPartitionLeaderEpoch(batches, pos, this.leaderEpoch);
       next += batchHeader.lastOffsetDelta(batches, pos) + 1;
     }
-    const info = this.log.append(batches);
-    this.maybeAdvanceHighWatermark();
+    const info = this.log.appendQueued(batches);
     return {
       errorCode: ErrorCode.NONE,
       errorMessage: null,
@@ -152,6 +164,7 @@ export class Partition {
       lastOffset: info.lastOffset,
       logAppendTimeMs: this.settings.messageTimestampType === 'LogAppendTime' ? nowMs : -1,
       durable: info.durable,
+      written: info.written,
     };
   }
 
@@ -240,10 +253,13 @@ export class Partition {
     return this.maybeAdvanceHighWatermark();
   }
 
-  /** The high watermark is the smallest log end offset in the ISR; it never goes back. */
+  /**
+   * The high watermark is the smallest log end offset in the ISR, the leader's own counting only written bytes;
+   * it never goes back.
+   */
   maybeAdvanceHighWatermark(): boolean {
     if (!this.isLeader) return false;
-    let hw = this.log.logEndOffset;
+    let hw = this.log.writtenEndOffset;
     for (const id of this.isr) {
       if (id === this.localBrokerId) continue;
       const end = this.followers.get(id)?.logEndOffset ?? 0;

@@ -28,6 +28,7 @@ export type LeadershipListener = (partition: Partition, isLeader: boolean) => vo
 export class ReplicaManager {
   private readonly partitions = new Map<string, Partition>();
   private readonly leadershipListeners: LeadershipListener[] = [];
+  private appendWrittenListener: ((partition: Partition) => void) | null = null;
   /** Controller epoch of the last accepted request: older controllers are fenced (STALE_CONTROLLER_EPOCH). */
   private controllerEpoch = -1;
 
@@ -43,6 +44,14 @@ export class ReplicaManager {
   /** Group and transaction coordinators follow the leadership of their internal topics' partitions. */
   onLeadershipChange(listener: LeadershipListener): void {
     this.leadershipListeners.push(listener);
+  }
+
+  /**
+   * Told when a partition's queued appends were written (its high watermark already moved): waiting fetches
+   * and acks=all produces of that partition can complete.
+   */
+  onAppendWritten(listener: (partition: Partition) => void): void {
+    this.appendWrittenListener = listener;
   }
 
   get(topic: string, partition: number): Partition | undefined {
@@ -107,6 +116,7 @@ export class ReplicaManager {
           this.brokerId,
           settings,
         );
+        partition.onWritten = (p) => this.appendWrittenListener?.(p);
         this.partitions.set(key, partition);
       } catch (err) {
         this.logger.error(`cannot open log of ${key}: ${err instanceof Error ? err.message : String(err)}`);
