@@ -584,7 +584,15 @@ export class Log {
       }
       pos += size;
     }
-    return { firstOffset, lastOffset, maxTimestampMs, offsetOfMaxTimestamp, batchCount, recordCount, stateWalk };
+    return {
+      firstOffset,
+      lastOffset,
+      maxTimestampMs,
+      offsetOfMaxTimestamp,
+      batchCount,
+      recordCount,
+      stateWalk,
+    };
   }
 
   /** The state an append changes at once, written or not: producer state, epoch cache, log end, flushing. */

@@ -1,0 +1,189 @@
+// Queued appends (Log.appendQueued): offsets at once, bytes written off the event loop, visible only once
+// written; and every operation that meets queued bytes (roll, truncation, sync append, flush, close, crash).
+
+import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { batchHeader } from '../../src/protocol/records/batch-header.js';
+import { StorageErrorCode } from '../../src/storage/error-codes.js';
+import { Log } from '../../src/storage/log.js';
+import { STORAGE_LIMITS } from '../../src/storage/log-config.js';
+import { type BatchSpec, buildBatch, splitBatches } from './batch-builder.js';
+import { openHarness } from './log-harness.js';
+
+type Harness = ReturnType<typeof openHarness>;
+
+/** Builds a batch at the log end offset and queues it; returns the bytes and the append's promises. */
+function queue(h: Harness, spec: BatchSpec = {}, epoch = 0) {
+  const batch = buildBatch({ baseTimestamp: h.clock.nowMs(), ...spec });
+  batchHeader.setBaseOffset(batch, 0, h.log.logEndOffset);
+  batchHeader.setPartitionLeaderEpoch(batch, 0, epoch);
+  const info = h.log.appendQueued(batch);
+  return { batch, info };
+}
+
+function readAll(log: Log, from = log.logStartOffset): Buffer[] {
+  const out: Buffer[] = [];
+  let offset = from;
+  while (offset < log.writtenEndOffset) {
+    const r = log.read(offset, 1 << 20);
+    assert.equal(r.errorCode, StorageErrorCode.None);
+    if (r.errorCode !== StorageErrorCode.None || r.records.length === 0) break;
+    out.push(...splitBatches(r.records));
+    offset = r.nextOffset;
+  }
+  return out;
+}
+
+const value = (n: number) => Buffer.alloc(n, 7);
+
+test('queued appends get offsets at once and become readable, in order, only once written', async (t) => {
+  const h = openHarness(t);
+  const a = queue(h, { count: 3 });
+  const b = queue(h, { count: 2 });
+  assert.equal(h.log.logEndOffset, 5, 'offsets are assigned synchronously');
+  assert.equal(h.log.writtenEndOffset, 0, 'nothing is visible before the write');
+  assert.ok(h.log.hasQueuedAppends);
+  const early = h.log.read(0, 1 << 20);
+  assert.ok(
+    early.errorCode === StorageErrorCode.None && early.records.length === 0,
+    'no unwritten byte served',
+  );
+  h.log.setHighWatermark(5);
+  assert.equal(h.log.highWatermark, 0, 'the high watermark cannot pass written bytes');
+  await b.info.written;
+  await a.info.written;
+  assert.equal(h.log.writtenEndOffset, 5);
+  assert.equal(h.log.hasQueuedAppends, false);
+  assert.deepEqual(readAll(h.log), [a.batch, b.batch]);
+  h.log.setHighWatermark(5);
+  assert.equal(h.log.highWatermark, 5);
+});
+
+test('onWritten is told after queued appends become visible, once per write', async (t) => {
+  const h = openHarness(t);
+  const seen: number[] = [];
+  h.log.onWritten = () => seen.push(h.log.writtenEndOffset);
+  const appends = Array.from({ length: 20 }, () => queue(h, { count: 1 }));
+  await Promise.all(appends.map((x) => x.info.written));
+  assert.ok(seen.length >= 1 && seen.length < 20, `queued appends share writes (${seen.length} writes)`);
+  assert.equal(seen[seen.length - 1], 20);
+  assert.deepEqual(
+    readAll(h.log),
+    appends.map((x) => x.batch),
+  );
+});
+
+test('a roll with queued bytes finishes the old segment once they are written; a clean reopen agrees', async (t) => {
+  const h = openHarness(t, { segmentBytes: 2000, indexIntervalBytes: 100 });
+  const appends = Array.from({ length: 30 }, () => queue(h, { values: [value(200)] }));
+  assert.ok(h.log.segmentCount > 3, 'segments rolled on reserved bytes');
+  await Promise.all(appends.map((x) => x.info.written));
+  assert.deepEqual(
+    readAll(h.log),
+    appends.map((x) => x.batch),
+  );
+  for (const x of appends) {
+    const r = h.log.read(batchHeader.baseOffset(x.batch), 1);
+    assert.ok(r.errorCode === StorageErrorCode.None);
+    assert.deepEqual(r.records, x.batch, 'every offset is found through the indexes');
+  }
+  const log = h.reopen(true);
+  assert.equal(log.logEndOffset, 30);
+  assert.deepEqual(
+    readAll(log),
+    appends.map((x) => x.batch),
+  );
+});
+
+test('truncation with writes queued and running completes them first and leaves no stale bytes', async (t) => {
+  const h = openHarness(t);
+  const first = Array.from({ length: 6 }, () => queue(h, { values: [value(300)] }));
+  // The first write is running now; the rest wait behind it.
+  h.log.truncateTo(3);
+  assert.equal(h.log.logEndOffset, 3);
+  assert.equal(h.log.writtenEndOffset, 3);
+  for (const x of first) await x.info.written;
+  const after = [queue(h, { values: [value(50)] }, 1), queue(h, { values: [value(50)] }, 1)];
+  await Promise.all(after.map((x) => x.info.written));
+  // Let any write that ran under the truncation finish.
+  await new Promise((r) => setTimeout(r, 20));
+  const expected = [...first.slice(0, 3).map((x) => x.batch), ...after.map((x) => x.batch)];
+  assert.deepEqual(readAll(h.log), expected);
+  const fileBytes = statSync(join(h.dir, `${'0'.padStart(20, '0')}.log`)).size;
+  assert.equal(fileBytes, h.log.sizeInBytes, 'the file ends where the log does');
+  const log = h.reopen(false);
+  assert.deepEqual(readAll(log), expected, 'recovery finds exactly what was kept');
+});
+
+test('a synchronous append behind queued ones keeps the order', async (t) => {
+  const h = openHarness(t);
+  const a = queue(h, { count: 2 });
+  const b = h.append({ count: 1 });
+  assert.equal(h.log.writtenEndOffset, 3, 'the queue was completed before the synchronous append');
+  await a.info.written;
+  assert.deepEqual(readAll(h.log), [a.batch, b]);
+});
+
+test('a flush moves the recovery point only over written bytes', async (t) => {
+  const h = openHarness(t);
+  const a = queue(h, { count: 4 });
+  const flushed = h.log.flush();
+  assert.equal(h.log.recoveryPoint, 0);
+  await flushed;
+  assert.equal(h.log.recoveryPoint, 4);
+  await a.info.written;
+});
+
+test('group commit: durable resolves after the queued bytes are written and synced', async (t) => {
+  const h = openHarness(t, { ackAfterFsync: true });
+  const appends = Array.from({ length: 8 }, () => queue(h, { count: 1 }));
+  const durable = appends.map((x) => x.info.durable);
+  assert.ok(durable.every((d) => d !== null));
+  await Promise.all(durable);
+  assert.equal(h.log.writtenEndOffset, 8);
+  assert.ok(h.log.groupSyncCount >= 1 && h.log.groupSyncCount < 8, 'appends share fdatasyncs');
+});
+
+test('close completes queued appends; a crash before they are written recovers a prefix', async (t) => {
+  const h = openHarness(t);
+  const appends = Array.from({ length: 5 }, () => queue(h, { values: [value(100)] }));
+  let log = h.reopen(true);
+  for (const x of appends) await x.info.written;
+  assert.deepEqual(
+    readAll(log),
+    appends.map((x) => x.batch),
+  );
+  const more = Array.from({ length: 5 }, () => queue(h, { values: [value(100)] }));
+  const outcomes = await Promise.allSettled(
+    (() => {
+      const promises = more.map((x) => x.info.written!);
+      log = h.reopen(false);
+      return promises;
+    })(),
+  );
+  assert.ok(
+    outcomes.every((o) => o.status === 'rejected'),
+    'appends abandoned before their write are failed',
+  );
+  await new Promise((r) => setTimeout(r, 20));
+  log = h.reopen(false);
+  const got = readAll(log);
+  const all = [...appends, ...more].map((x) => x.batch);
+  assert.deepEqual(got, all.slice(0, got.length), 'what survives is a prefix of what was appended');
+  assert.ok(got.length >= 5);
+});
+
+test('the queue of unwritten bytes is bounded: past the bound an append completes the queue first', async (t) => {
+  const h = openHarness(t, { segmentBytes: 256 * 1024 * 1024 });
+  const batchBytes = 32 * 1024;
+  const count = Math.ceil((2 * STORAGE_LIMITS.queuedAppendBytesMax) / batchBytes);
+  const appends = Array.from({ length: count }, () => queue(h, { values: [value(batchBytes)] }));
+  assert.ok(
+    (h.log.logEndOffset - h.log.writtenEndOffset) * batchBytes <= STORAGE_LIMITS.queuedAppendBytesMax,
+    'unwritten bytes stay within the bound',
+  );
+  await Promise.all(appends.map((x) => x.info.written));
+  assert.equal(h.log.writtenEndOffset, count);
+});
