@@ -568,8 +568,42 @@ export class LogSegment {
     maxOffset: number,
     minOneBatch: boolean,
   ): Promise<SegmentRead | null> {
+    return this.startRead(startOffset, maxBytes, maxOffset, minOneBatch).result;
+  }
+
+  /**
+   * `readAsync`, also saying at once how many bytes the read takes (an upper bound of what it returns: a batch
+   * cut by the length, or reaching maxOffset, is left out), so a fetch can share its byte budget before the
+   * bytes arrive.
+   */
+  startRead(
+    startOffset: number,
+    maxBytes: number,
+    maxOffset: number,
+    minOneBatch: boolean,
+  ): { readonly bytes: number; readonly result: Promise<SegmentRead | null> } {
     const plan = this.planRead(startOffset, maxBytes, maxOffset, minOneBatch);
-    if (plan === null || plan.length === 0) return Promise.resolve(plan === null ? null : plan.empty);
+    if (plan === null || plan.length === 0) {
+      return { bytes: 0, result: Promise.resolve(plan === null ? null : plan.empty) };
+    }
+    return {
+      bytes: plan.length,
+      result: this.readPlanned(plan, startOffset, maxBytes, maxOffset, minOneBatch),
+    };
+  }
+
+  /** Bytes a read would take (see startRead), without reading them. */
+  plannedReadBytes(startOffset: number, maxBytes: number, maxOffset: number, minOneBatch: boolean): number {
+    return this.planRead(startOffset, maxBytes, maxOffset, minOneBatch)?.length ?? 0;
+  }
+
+  private readPlanned(
+    plan: { position: number; length: number; firstOffset: number },
+    startOffset: number,
+    maxBytes: number,
+    maxOffset: number,
+    minOneBatch: boolean,
+  ): Promise<SegmentRead | null> {
     const generation = this.generation;
     const buf = Buffer.allocUnsafe(plan.length);
     this.ioInFlight++;

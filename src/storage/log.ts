@@ -803,30 +803,60 @@ export class Log {
   }
 
   /** `read` with the file bytes read off the event loop (see LogSegment.readAsync); same answers. */
-  async readAsync(
+  readAsync(
     startOffset: number,
     maxBytes: number,
     maxOffset = this.logEndOffsetValue,
     minOneBatch = true,
   ): Promise<ReadResult> {
-    if (startOffset < this.logStartOffsetValue || startOffset > this.logEndOffsetValue) {
-      return { errorCode: StorageErrorCode.OffsetOutOfRange };
+    return this.startRead(startOffset, maxBytes, maxOffset, minOneBatch).result;
+  }
+
+  /**
+   * `readAsync`, also saying at once how many bytes the read takes (at most; see LogSegment.startRead). The
+   * segment and range are chosen now, synchronously; only the bytes arrive later.
+   */
+  startRead(
+    startOffset: number,
+    maxBytes: number,
+    maxOffset = this.logEndOffsetValue,
+    minOneBatch = true,
+  ): { readonly bytes: number; readonly result: Promise<ReadResult> } {
+    const found = this.readSegment(startOffset, maxOffset);
+    if (found === null) return { bytes: 0, result: Promise.resolve(OUT_OF_RANGE) };
+    if (found === EMPTY_SEGMENT) {
+      return { bytes: 0, result: Promise.resolve(emptyRead(startOffset)) };
     }
-    const empty = {
-      errorCode: StorageErrorCode.None,
-      records: EMPTY,
-      firstOffset: startOffset,
-      nextOffset: startOffset,
-    } as const;
-    if (startOffset >= maxOffset || startOffset === this.logEndOffsetValue) return empty;
-    // The segment is chosen now, synchronously; only the bytes arrive later.
+    const read = found.startRead(startOffset, maxBytes, maxOffset, minOneBatch);
+    return {
+      bytes: read.bytes,
+      result: read.result.then((r) =>
+        r === null ? emptyRead(startOffset) : { errorCode: StorageErrorCode.None, ...r },
+      ),
+    };
+  }
+
+  /** Bytes a read would take now (at most), without reading them: a waiting fetch checks fetch.min.bytes. */
+  readableBytes(
+    startOffset: number,
+    maxBytes: number,
+    maxOffset = this.logEndOffsetValue,
+    minOneBatch = true,
+  ): number {
+    const found = this.readSegment(startOffset, maxOffset);
+    if (found === null || found === EMPTY_SEGMENT) return 0;
+    return found.plannedReadBytes(startOffset, maxBytes, maxOffset, minOneBatch);
+  }
+
+  /** The segment an asynchronous read of startOffset uses; null when out of range, EMPTY_SEGMENT for nothing. */
+  private readSegment(startOffset: number, maxOffset: number): LogSegment | null | typeof EMPTY_SEGMENT {
+    if (startOffset < this.logStartOffsetValue || startOffset > this.logEndOffsetValue) return null;
+    if (startOffset >= maxOffset || startOffset === this.logEndOffsetValue) return EMPTY_SEGMENT;
     for (let i = this.floorSegmentIndex(startOffset); i < this.segments.length; i++) {
       const segment = this.segments[i]!;
-      if (segment.nextOffset <= startOffset) continue;
-      const read = await segment.readAsync(startOffset, maxBytes, maxOffset, minOneBatch);
-      return read === null ? empty : { errorCode: StorageErrorCode.None, ...read };
+      if (segment.nextOffset > startOffset) return segment;
     }
-    return empty;
+    return EMPTY_SEGMENT;
   }
 
   /** Index of the segment with the largest base offset <= offset (0 when offset precedes them all). */
@@ -1224,6 +1254,17 @@ interface AppendScan {
 
 const ignore = (): void => {};
 const EMPTY = Buffer.alloc(0);
+const EMPTY_SEGMENT = Symbol('no segment to read');
+const OUT_OF_RANGE: ReadResult = { errorCode: StorageErrorCode.OffsetOutOfRange };
+
+function emptyRead(startOffset: number): ReadResult {
+  return {
+    errorCode: StorageErrorCode.None,
+    records: EMPTY,
+    firstOffset: startOffset,
+    nextOffset: startOffset,
+  };
+}
 /** A transaction marker batch holds one small record; anything larger is not read whole. */
 const CONTROL_BATCH_BYTES_MAX = 64 * 1024;
 

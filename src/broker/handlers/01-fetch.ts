@@ -3,6 +3,11 @@
 // response always whole), and when fewer than fetch.min.bytes are ready the request waits in the fetch
 // purgatory until produce adds data or max.wait.ms passes. Old versions (v0-v3) get records converted to the
 // magic they understand.
+//
+// The bytes are read off the event loop: each partition's read is planned synchronously (leader checks,
+// bounds, the byte budget shared in request order) and all reads then run at once in the thread pool; the
+// buffers they fill go into the response as they are (the encoder attaches them by reference). While a
+// request waits, readiness is checked by planning alone (`readableBytes`), without reading.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -21,6 +26,7 @@ import {
 import { downConvertRecords } from '../../protocol/records/legacy-convert.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { StorageErrorCode } from '../../storage/error-codes.js';
+import type { Log, ReadResult } from '../../storage/log.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
 import type { ResolvedSession, SessionPartition } from '../fetch-session-cache.js';
 import { leaderPartition } from '../replica/leader-lookup.js';
@@ -90,25 +96,28 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
       partitions: resolved.kind === 'sessionless' ? requested : [...resolved.session.partitions.values()],
       resolved,
     };
-    const first = readAll(context, plan);
     const ready = (reads: readonly PartitionRead[]): boolean =>
       reads.reduce((n, r) => n + r.bytes, 0) >= request.minBytes || reads.some((r) => r.data.errorCode !== 0);
-    if (request.maxWaitMs <= 0 || ready(first) || plan.partitions.length === 0)
-      return respond(context, plan, first);
-    context.markWaiting();
-    return new Promise<FetchResponse>((resolve) => {
-      let latest: readonly PartitionRead[] = first;
-      context.services.fetchPurgatory.tryCompleteElseWatch(
-        {
-          tryComplete: () => {
-            latest = readAll(context, plan);
-            return ready(latest);
+    return readAll(context, plan).then((first) => {
+      if (request.maxWaitMs <= 0 || ready(first) || plan.partitions.length === 0)
+        return respond(context, plan, first);
+      context.markWaiting();
+      return new Promise<FetchResponse>((resolve) => {
+        context.services.fetchPurgatory.tryCompleteElseWatch(
+          {
+            tryComplete: () => readyToRead(context, plan, request.minBytes),
+            onComplete: () => {
+              readAll(context, plan).then(
+                (reads) => resolve(respond(context, plan, reads)),
+                // A read that failed (an I/O error) answers with what was read before the wait.
+                () => resolve(respond(context, plan, first)),
+              );
+            },
           },
-          onComplete: () => resolve(respond(context, plan, latest)),
-        },
-        plan.partitions.map((p) => partitionKey(p.topicName, p.partition)),
-        request.maxWaitMs,
-      );
+          plan.partitions.map((p) => partitionKey(p.topicName, p.partition)),
+          request.maxWaitMs,
+        );
+      });
     });
   },
 });
@@ -137,30 +146,65 @@ function sessionPartition(
   };
 }
 
-function readAll(context: RequestContext, plan: FetchPlan): PartitionRead[] {
+/**
+ * Plans every partition's read in request order (the budget of fetch.max.bytes shared by planned sizes), then
+ * lets the reads run together and finishes each partition's answer when its bytes arrive.
+ */
+function readAll(context: RequestContext, plan: FetchPlan): Promise<PartitionRead[]> {
   let remaining = plan.maxBytes;
   let anyRecords = false;
-  const reads: PartitionRead[] = [];
+  const reads: Promise<PartitionRead>[] = [];
   for (const p of plan.partitions) {
-    const read = readPartition(context, plan, p, remaining, !anyRecords);
+    const read = startPartitionRead(context, plan, p, remaining, !anyRecords);
     remaining = Math.max(0, remaining - read.bytes);
     if (read.bytes > 0) anyRecords = true;
-    reads.push(read);
+    reads.push(read.result);
   }
-  return reads;
+  return Promise.all(reads);
 }
 
-function readPartition(
+/** Whether a waiting fetch can be answered: fetch.min.bytes are readable, or a partition has an error. */
+function readyToRead(context: RequestContext, plan: FetchPlan, minBytes: number): boolean {
+  let remaining = plan.maxBytes;
+  let bytes = 0;
+  for (const p of plan.partitions) {
+    if (p.topicName === '') return true;
+    const partition = leaderPartition(context.services, p.topicName, p.partition, p.currentLeaderEpoch);
+    if (typeof partition === 'number') return true;
+    const log = partition.log;
+    if (p.fetchOffset < log.logStartOffset || p.fetchOffset > log.logEndOffset) return true;
+    const maxBytes = Math.min(p.partitionMaxBytes, remaining);
+    const got = log.readableBytes(p.fetchOffset, maxBytes, readBound(plan, log), bytes === 0);
+    bytes += got;
+    remaining = Math.max(0, remaining - got);
+    if (bytes >= minBytes) return true;
+  }
+  return false;
+}
+
+/** Followers read up to the log end (what is written), consumers to the high watermark or last stable offset. */
+function readBound(plan: FetchPlan, log: Log): number {
+  return plan.replicaId >= 0
+    ? log.writtenEndOffset
+    : plan.isolationLevel === READ_COMMITTED
+      ? log.lastStableOffset
+      : log.highWatermark;
+}
+
+function startPartitionRead(
   context: RequestContext,
   plan: FetchPlan,
   p: SessionPartition,
   remainingBytes: number,
   minOneBatch: boolean,
-): PartitionRead {
-  const fail = (errorCode: number, hw = -1, lso = -1, start = -1): PartitionRead => ({
-    session: p,
-    data: partitionData(p.partition, errorCode, hw, lso, start, null, EMPTY),
+): { readonly bytes: number; readonly result: Promise<PartitionRead> } {
+  const fail = (errorCode: number): { bytes: number; result: Promise<PartitionRead> } => ({
     bytes: 0,
+    result: Promise.resolve({
+      session: p,
+      data: partitionData(p.partition, errorCode, -1, -1, -1, null, EMPTY),
+      bytes: 0,
+    }),
   });
   const { producePurgatory } = context.services;
   if (p.topicName === '') return fail(ErrorCode.UNKNOWN_TOPIC_ID);
@@ -170,14 +214,25 @@ function readPartition(
   if (plan.replicaId >= 0 && partition.recordFollowerEnd(plan.replicaId, p.fetchOffset)) {
     producePurgatory.checkAndComplete(partition.key);
   }
-  const upTo =
-    plan.replicaId >= 0
-      ? log.logEndOffset
-      : plan.isolationLevel === READ_COMMITTED
-        ? log.lastStableOffset
-        : log.highWatermark;
   const maxBytes = Math.min(p.partitionMaxBytes, remainingBytes);
-  const result = log.read(p.fetchOffset, maxBytes, upTo, minOneBatch);
+  const read = log.startRead(p.fetchOffset, maxBytes, readBound(plan, log), minOneBatch);
+  return {
+    bytes: read.bytes,
+    result: read.result.then((result) => finishPartitionRead(plan, p, log, result)),
+  };
+}
+
+function finishPartitionRead(
+  plan: FetchPlan,
+  p: SessionPartition,
+  log: Log,
+  result: ReadResult,
+): PartitionRead {
+  const fail = (errorCode: number, hw = -1, lso = -1, start = -1): PartitionRead => ({
+    session: p,
+    data: partitionData(p.partition, errorCode, hw, lso, start, null, EMPTY),
+    bytes: 0,
+  });
   if (result.errorCode === StorageErrorCode.OffsetOutOfRange) {
     return fail(ErrorCode.OFFSET_OUT_OF_RANGE, log.highWatermark, log.lastStableOffset, log.logStartOffset);
   }
