@@ -2,8 +2,9 @@
 //
 // It is pull-based: the connection pushes chunks and pulls frames one at a time, so it can stop between two
 // frames of the same chunk when a bound is reached and continue later. A frame that lies inside one chunk is
-// returned as a view of that chunk (no copy); only a frame that spans chunks is gathered, once, when its last
-// byte arrives. Bytes held for an incomplete frame never exceed its size prefix, which is checked against the
+// returned as a view of that chunk (no copy); a frame that spans chunks is copied, piece by piece as its chunks
+// arrive, into one buffer allocated from its size prefix, so no chunk is held past its turn and every byte is
+// copied once. Bytes held for an incomplete frame never exceed its size prefix, which is checked against the
 // request size bound before anything of the body is kept.
 //
 // Owned by one connection; not shared.
@@ -38,8 +39,8 @@ export class FrameReader {
   private prefixFilled = 0;
   /** Size of the frame being read, or -1 while its prefix is incomplete. */
   private frameSize = -1;
-  /** Pieces of a frame that spans chunks (views of those chunks) and their total length. */
-  private pieces: Buffer[] = [];
+  /** The frame that spans chunks, allocated at its size once its first piece arrives, and its bytes so far. */
+  private gathered: Buffer | null = null;
   private piecesBytes = 0;
 
   /** Whether the frame being read has been granted its bytes by `reserve` (always, without one). */
@@ -171,12 +172,14 @@ export class FrameReader {
     }
     const take = Math.min(needed, available);
     if (take === 0) return null;
-    this.pieces.push(chunk.subarray(this.position, this.position + take));
+    // Not from Node's shared pool: the frame is handed on whole and may be kept (appended to a log queue).
+    this.gathered ??= Buffer.allocUnsafeSlow(this.frameSize);
+    chunk.copy(this.gathered, this.piecesBytes, this.position, this.position + take);
     this.piecesBytes += take;
     this.position += take;
     if (this.piecesBytes < this.frameSize) return null;
-    const frame = Buffer.concat(this.pieces, this.frameSize);
-    this.pieces = [];
+    const frame = this.gathered;
+    this.gathered = null;
     this.piecesBytes = 0;
     this.frameSize = -1;
     this.frameReserved = false;
