@@ -261,6 +261,60 @@ describe('broker over the wire', () => {
     assert.equal(acks.responses[0].partitionResponses[0].errorCode, ErrorCode.INVALID_REQUIRED_ACKS);
   });
 
+  it('an acks=0 produce that fails closes the connection; one that succeeds keeps it and its records', async () => {
+    const producer = await WireClient.connect(broker.host, broker.port);
+    try {
+      producer.raw.sendFrame(
+        WireClient.encode(
+          ApiKey.PRODUCE,
+          9,
+          1,
+          produceRequest('wire-rt', 0, buildBatch([{ value: 'quiet' }]), 0),
+        ),
+      );
+      const meta = await producer.call(ApiKey.METADATA, 9, {
+        topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'wire-rt' }],
+        allowAutoTopicCreation: false,
+        includeClusterAuthorizedOperations: false,
+        includeTopicAuthorizedOperations: false,
+      });
+      assert.equal(
+        meta.topics[0].errorCode,
+        ErrorCode.NONE,
+        'a successful acks=0 produce keeps the connection',
+      );
+      const end = await client.call(ApiKey.LIST_OFFSETS, 7, {
+        replicaId: -1,
+        isolationLevel: 0,
+        topics: [
+          {
+            name: 'wire-rt',
+            partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 }],
+          },
+        ],
+      });
+      const hw = end.topics[0].partitions[0].offset;
+      const fetched = await client.call(ApiKey.FETCH, 12, fetchRequest('wire-rt', 0, Number(hw) - 1));
+      const records = readRecords(fetched.responses[0].partitions[0].records, 0);
+      assert.equal(
+        records[records.length - 1]!.value?.toString(),
+        'quiet',
+        'the acks=0 records were appended',
+      );
+      producer.raw.sendFrame(
+        WireClient.encode(
+          ApiKey.PRODUCE,
+          9,
+          2,
+          produceRequest('no-such-topic', 0, buildBatch([{ value: 'x' }]), 0),
+        ),
+      );
+      assert.equal(await producer.raw.waitClosed(5000), true, 'the broker closed the connection');
+    } finally {
+      producer.close();
+    }
+  });
+
   it('creates, grows and deletes topics with Kafka error codes for bad requests', async () => {
     const bad = await client.call(
       ApiKey.CREATE_TOPICS,
