@@ -2,9 +2,23 @@
 //
 // The content goes to `<name>.tmp`, is fsync'ed, renamed over the target, and the directory is fsync'ed so the
 // rename itself survives a power cut. A reader therefore sees the old file or the new one, never a torn one.
-// These writes are synchronous: they are small and rare, and a state change must not await half-way.
+// `writeFileAtomic` is synchronous (startup, shutdown, rare files); `AtomicFile` does the same off the event
+// loop for files rewritten while the broker serves (checkpoints), so no fsync stalls the loop.
 
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import {
+  close,
+  closeSync,
+  fsync,
+  fsyncSync,
+  open,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlink,
+  write,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { TMP_SUFFIX } from './file-names.js';
 
@@ -30,6 +44,148 @@ export function writeFileAtomic(path: string, content: string | Buffer): void {
   }
   renameSync(tmp, path);
   fsyncDir(dirname(path));
+}
+
+/**
+ * Asynchronous writes each use a temporary file of their own (`<name>.<n>.tmp`), never the synchronous one's,
+ * so a superseded write still running never shares an inode with a newer one. Leftovers end in `.tmp` and are
+ * removed when the log loads, as Kafka's are.
+ */
+let asyncTmpSeq = 0;
+
+interface Waiter {
+  resolve(): void;
+  reject(err: Error): void;
+}
+
+/**
+ * One small file replaced crash-safely off the event loop (tmp, fsync, rename, fsync dir, as writeFileAtomic).
+ * Writes are serialized and coalesced: while one runs, only the newest content waits, so the file ends with the
+ * last content asked for. The rename itself runs on the event loop, after a check that no synchronous write
+ * (`writeSync`, at shutdown) came since: a superseded write is dropped, never renamed over newer content.
+ * Owned by whoever owns the file; errors go to `onError`.
+ */
+export class AtomicFile {
+  private running = false;
+  private next: Buffer | null = null;
+  /** Bumped by every write started; a write renames only if it is still the latest. */
+  private version = 0;
+  private nextWaiters: Waiter[] = [];
+  private runningWaiters: Waiter[] = [];
+  private closed = false;
+
+  constructor(
+    readonly path: string,
+    private readonly onError: (err: Error) => void,
+  ) {}
+
+  /** True while a write runs or waits. */
+  get pending(): boolean {
+    return this.running;
+  }
+
+  /**
+   * Replaces the file with `content` in the background. The write starts on the next turn of the event loop,
+   * so changes made in the same turn share it, and a close in the same turn leaves the directory untouched.
+   */
+  write(content: string | Buffer): void {
+    if (this.closed) return;
+    this.next = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    if (!this.running) {
+      this.running = true;
+      setImmediate(() => this.startNext());
+    }
+  }
+
+  /** Replaces the file now, synchronously; any background write still running is superseded. */
+  writeSync(content: string | Buffer): void {
+    this.version++;
+    this.next = null;
+    writeFileAtomic(this.path, content);
+    for (const w of this.nextWaiters) w.resolve();
+    this.nextWaiters = [];
+  }
+
+  /** Resolves once every content asked for so far is durable (or superseded by a synchronous write). */
+  whenWritten(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((resolve, reject) =>
+      (this.next !== null ? this.nextWaiters : this.runningWaiters).push({ resolve, reject }),
+    );
+  }
+
+  /** Stops writing (the file's directory is going away); a write already running is dropped. */
+  close(): void {
+    this.closed = true;
+    this.version++;
+    this.next = null;
+  }
+
+  private startNext(): void {
+    const bytes = this.next;
+    if (bytes === null || this.closed) {
+      this.running = false;
+      for (const w of this.nextWaiters) w.resolve();
+      this.nextWaiters = [];
+      return;
+    }
+    this.next = null;
+    this.running = true;
+    this.runningWaiters = this.nextWaiters;
+    this.nextWaiters = [];
+    const version = ++this.version;
+    const tmp = `${this.path}.${++asyncTmpSeq}${TMP_SUFFIX}`;
+    const finish = (err: Error | null): void => {
+      const waiters = this.runningWaiters;
+      this.runningWaiters = [];
+      if (err !== null && version === this.version) {
+        for (const w of waiters) w.reject(err);
+        this.onError(err);
+      } else {
+        for (const w of waiters) w.resolve();
+      }
+      this.startNext();
+    };
+    writeTmp(tmp, bytes, (err) => {
+      if (err !== null) return finish(err);
+      if (version !== this.version) {
+        // A newer write (a synchronous one, or close) came meanwhile: this content must not land.
+        unlink(tmp, () => finish(null));
+        return;
+      }
+      try {
+        renameSync(tmp, this.path);
+      } catch (renameErr) {
+        return finish(renameErr as Error);
+      }
+      fsyncDirAsync(dirname(this.path), finish);
+    });
+  }
+}
+
+function writeTmp(path: string, bytes: Buffer, done: (err: Error | null) => void): void {
+  open(path, 'w', (err, fd) => {
+    if (err !== null) return done(err);
+    const closeWith = (first: Error | null): void => close(fd, (closeErr) => done(first ?? closeErr ?? null));
+    const writeFrom = (at: number): void => {
+      if (at === bytes.length) {
+        fsync(fd, (syncErr) => closeWith(syncErr));
+        return;
+      }
+      write(fd, bytes, at, bytes.length - at, at, (writeErr, n) => {
+        if (writeErr !== null) closeWith(writeErr);
+        else writeFrom(at + n);
+      });
+    };
+    writeFrom(0);
+  });
+}
+
+function fsyncDirAsync(dir: string, done: (err: Error | null) => void): void {
+  open(dir, 'r', (err, fd) => {
+    if (err !== null) return done(err);
+    fsync(fd, (syncErr) => close(fd, (closeErr) => done(syncErr ?? closeErr ?? null)));
+  });
 }
 
 /** Reads a whole small file, or null if it does not exist; refuses files larger than `bytesMax`. */

@@ -1,13 +1,16 @@
 // The leader epoch cache of one partition: for each leader epoch, the first offset written in it. Replication
 // uses it to answer OffsetForLeaderEpoch and to decide how far a follower truncates after a leader change.
 //
-// Persisted to `leader-epoch-checkpoint` (see checkpoint-file.ts) after every change, synchronously and
-// atomically: changes happen once per leader election, so the cost does not matter, and the file is then never
-// behind the log. Owned by the partition's Log; entries are kept sorted by epoch and by start offset, both
-// strictly increasing.
+// Persisted to `leader-epoch-checkpoint` (see checkpoint-file.ts) after every change, atomically and off the
+// event loop (the first append of a new epoch would otherwise wait for two fsyncs while other partitions
+// stream). The file may thus be briefly behind the log, which recovery tolerates only below the recovery
+// point: so the Log moves its recovery point only after `whenPersisted`, and makes the file current
+// synchronously (`persistNow`) when it loads and when it closes. Owned by the partition's Log; entries are
+// kept sorted by epoch and by start offset, both strictly increasing.
 
 import { assert } from '../common/assert.js';
-import { type EpochEntry, readEpochCheckpoint, writeEpochCheckpoint } from './checkpoint-file.js';
+import { AtomicFile } from './atomic-file.js';
+import { type EpochEntry, encodeEpochCheckpoint, readEpochCheckpoint } from './checkpoint-file.js';
 
 export const UNDEFINED_EPOCH = -1;
 export const UNDEFINED_EPOCH_OFFSET = -1;
@@ -19,25 +22,54 @@ export interface EpochEndOffset {
 
 export class LeaderEpochCache {
   private entries: EpochEntry[];
+  private readonly file: AtomicFile | null;
+  /** While set (the log is loading), changes are only noted; `persistNow` writes them once. */
+  private held = false;
+  private dirty = false;
 
-  /** `path` null keeps the cache in memory only (tests, simulation). */
+  /** `path` null keeps the cache in memory only (tests, simulation). Write errors go to `onError`. */
   constructor(
-    private readonly path: string | null,
+    path: string | null,
     entries: readonly EpochEntry[] = [],
+    onError: (err: Error) => void = () => {},
   ) {
+    this.file = path === null ? null : new AtomicFile(path, onError);
     this.entries = [];
     for (const entry of entries) this.assignEntry(entry);
   }
 
   /** Loads the checkpoint; a damaged file is ignored (the log's batches rebuild what is missing on recovery). */
-  static load(path: string): LeaderEpochCache {
+  static load(path: string, onError?: (err: Error) => void): LeaderEpochCache {
     let entries: EpochEntry[] = [];
     try {
       entries = readEpochCheckpoint(path);
     } catch (err) {
       if ((err as Error).name !== 'StorageFormatError') throw err;
     }
-    return new LeaderEpochCache(path, entries);
+    return new LeaderEpochCache(path, entries, onError);
+  }
+
+  /** Resolves once the file holds every change made so far. */
+  whenPersisted(): Promise<void> {
+    return this.file === null ? Promise.resolve() : this.file.whenWritten();
+  }
+
+  /** Changes are noted but not written until `persistNow` (loading rebuilds many entries at once). */
+  holdWrites(): void {
+    this.held = true;
+  }
+
+  /** Makes the file current now, if a change is held or a background write is still on its way. */
+  persistNow(): void {
+    const due = this.dirty || this.file?.pending === true;
+    this.held = false;
+    this.dirty = false;
+    if (due) this.file?.writeSync(encodeEpochCheckpoint(this.entries));
+  }
+
+  /** No more writes: the log's directory is going away. */
+  close(): void {
+    this.file?.close();
   }
 
   get epochEntries(): readonly EpochEntry[] {
@@ -125,6 +157,7 @@ export class LeaderEpochCache {
   }
 
   private persist(): void {
-    if (this.path !== null) writeEpochCheckpoint(this.path, this.entries);
+    if (this.held) this.dirty = true;
+    else this.file?.write(encodeEpochCheckpoint(this.entries));
   }
 }

@@ -12,8 +12,8 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlin
 import { join } from 'node:path';
 import { assert } from '../common/assert.js';
 import type { Clock } from '../common/clock.js';
-import { StorageFormatError, writeFileAtomic } from './atomic-file.js';
-import { type PartitionOffset, readOffsetCheckpoint, writeOffsetCheckpoint } from './checkpoint-file.js';
+import { AtomicFile, StorageFormatError, writeFileAtomic } from './atomic-file.js';
+import { encodeOffsetCheckpoint, type PartitionOffset, readOffsetCheckpoint } from './checkpoint-file.js';
 import { LogCleaner } from './cleaner/log-cleaner.js';
 import {
   CLEAN_SHUTDOWN_FILE,
@@ -78,6 +78,8 @@ export class LogManager {
     expiry: 0,
   };
   private stopped = false;
+  /** The three offset checkpoints, rewritten off the event loop while running and synchronously at the ends. */
+  private readonly checkpointFiles: readonly AtomicFile[];
 
   private constructor(options: LogManagerOptions, hadCleanShutdown: boolean) {
     this.dir = options.dir;
@@ -94,6 +96,11 @@ export class LogManager {
       logs: () => this.logs.values(),
       onError: this.onBackgroundError,
     });
+    this.checkpointFiles = [
+      RECOVERY_POINT_CHECKPOINT_FILE,
+      LOG_START_OFFSET_CHECKPOINT_FILE,
+      REPLICATION_CHECKPOINT_FILE,
+    ].map((name) => new AtomicFile(join(this.dir, name), (err) => this.onBackgroundError(err)));
     const now = this.clock.monotonicMs();
     for (const k of Object.keys(this.lastRunMs) as (keyof typeof this.lastRunMs)[]) this.lastRunMs[k] = now;
   }
@@ -206,7 +213,7 @@ export class LogManager {
     renameSync(log.dir, renamed);
     this.pendingDirDeletes.push({ path: renamed, dueMs: this.clock.nowMs() + log.config.fileDeleteDelayMs });
     this.runDueDirDeletes(this.clock.nowMs());
-    this.writeCheckpoints();
+    this.writeCheckpoints(true);
     return true;
   }
 
@@ -222,8 +229,11 @@ export class LogManager {
     }
   }
 
-  /** Writes recovery-point, log-start-offset and replication (high watermark) checkpoints. */
-  writeCheckpoints(): void {
+  /**
+   * Writes recovery-point, log-start-offset and replication (high watermark) checkpoints: synchronously, or
+   * with `background` off the event loop (each file's writes in order, the newest content last).
+   */
+  writeCheckpoints(background = false): void {
     const recovery: PartitionOffset[] = [];
     const start: PartitionOffset[] = [];
     const hw: PartitionOffset[] = [];
@@ -233,9 +243,16 @@ export class LogManager {
       start.push({ topic, partition, offset: log.logStartOffset });
       hw.push({ topic, partition, offset: log.highWatermark });
     }
-    writeOffsetCheckpoint(join(this.dir, RECOVERY_POINT_CHECKPOINT_FILE), recovery);
-    writeOffsetCheckpoint(join(this.dir, LOG_START_OFFSET_CHECKPOINT_FILE), start);
-    writeOffsetCheckpoint(join(this.dir, REPLICATION_CHECKPOINT_FILE), hw);
+    const contents = [recovery, start, hw].map(encodeOffsetCheckpoint);
+    this.checkpointFiles.forEach((file, i) => {
+      if (background) file.write(contents[i]!);
+      else file.writeSync(contents[i]!);
+    });
+  }
+
+  /** Resolves once the checkpoints asked for so far are written (tests). */
+  async whenCheckpointsWritten(): Promise<void> {
+    await Promise.all(this.checkpointFiles.map((f) => f.whenWritten()));
   }
 
   /** Runs whatever periodic work is due; the timer calls this, and so can tests with a manual clock. */
@@ -260,7 +277,7 @@ export class LogManager {
     }
     const recoveryDue = due('recoveryCheckpoint', c.flushOffsetCheckpointIntervalMs);
     const startDue = due('startCheckpoint', c.flushStartOffsetCheckpointIntervalMs);
-    if (recoveryDue || startDue) this.writeCheckpoints();
+    if (recoveryDue || startDue) this.writeCheckpoints(true);
     for (const log of this.logs.values()) log.runDueDeletes(now);
     this.runDueDirDeletes(now);
   }

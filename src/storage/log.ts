@@ -197,7 +197,9 @@ export class Log {
     this.random = options.random ?? Math.random;
     this.onBackgroundError = options.onBackgroundError ?? (() => {});
     this.onTruncated = options.onTruncated ?? (() => {});
-    this.epochCache = LeaderEpochCache.load(join(this.dir, LEADER_EPOCH_CHECKPOINT_FILE));
+    this.epochCache = LeaderEpochCache.load(join(this.dir, LEADER_EPOCH_CHECKPOINT_FILE), (err) =>
+      this.onBackgroundError(err),
+    );
     this.producerState = new ProducerStateManager();
     this.lastFlushMs = this.clock.monotonicMs();
   }
@@ -279,6 +281,7 @@ export class Log {
   // ---------------------------------------------------------------- loading and recovery
 
   private load(options: LogOptions): void {
+    this.epochCache.holdWrites();
     this.removeLeftovers();
     const baseOffsets = this.segmentFileOffsets();
     const nowMs = this.clock.nowMs();
@@ -361,6 +364,8 @@ export class Log {
     const hw = options.highWatermark ?? 0;
     this.highWatermarkValue = Math.min(Math.max(hw, this.logStartOffsetValue), this.logEndOffsetValue);
     this.writtenEndValue = this.logEndOffsetValue;
+    // The recovery point may now be past epochs that recovery found: their checkpoint must not lag behind.
+    this.epochCache.persistNow();
   }
 
   private prevNext(): number {
@@ -1144,7 +1149,8 @@ export class Log {
     const segments = this.segments.filter(
       (s) => s.baseOffset < upTo && s.nextOffset > this.recoveryPointValue,
     );
-    await Promise.all(segments.map((s) => fsyncSegment(s)));
+    // Recovery does not look below the recovery point, so the epochs of those offsets must be in the file.
+    await Promise.all([...segments.map((s) => fsyncSegment(s)), this.epochCache.whenPersisted()]);
     if (this.closed || this.truncations !== truncationsBefore) return;
     this.recoveryPointValue = Math.max(this.recoveryPointValue, Math.min(upTo, this.logEndOffsetValue));
   }
@@ -1196,6 +1202,7 @@ export class Log {
     if (this.closed) return;
     this.drainAppends();
     this.closed = true;
+    this.epochCache.persistNow();
     writeSnapshotFile(this.dir, this.logEndOffsetValue, this.producerState.toSnapshot());
     // As Kafka does on a clean shutdown, everything is made durable, so the checkpointed recovery point is the
     // log end offset.
@@ -1214,6 +1221,7 @@ export class Log {
   /** Releases file descriptors and writes nothing: the files stay as a crash would leave them (tests). */
   abandon(): void {
     this.closed = true;
+    this.epochCache.close();
     this.failWrites(new Error('log abandoned before the append was written'));
     for (const s of this.segments) s.abandon();
     for (const p of this.pendingDeletes) p.segment.abandon();
@@ -1223,6 +1231,7 @@ export class Log {
   /** Closes and removes every file of the log (the directory itself is the manager's). */
   deleteAllFiles(): void {
     this.closed = true;
+    this.epochCache.close();
     this.failWrites(new Error('log deleted before the append was written'));
     for (const s of this.segments) s.deleteFiles();
     for (const p of this.pendingDeletes) p.segment.deleteFiles();

@@ -1,8 +1,8 @@
 // Leader epoch cache: assignment rules, OffsetForLeaderEpoch answers, truncation, persistence.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { LeaderEpochCache, UNDEFINED_EPOCH } from '../../src/storage/leader-epoch-cache.js';
@@ -60,13 +60,29 @@ test('truncateFromEnd and truncateFromStart follow the log', () => {
   assert.deepEqual(cache.epochEntries, [{ epoch: 1, startOffset: 15 }]);
 });
 
-test('changes are persisted to leader-epoch-checkpoint and read back', (t) => {
+test('changes are persisted to leader-epoch-checkpoint in the background and read back', async (t) => {
   const path = join(tempDir(t), 'leader-epoch-checkpoint');
   const cache = new LeaderEpochCache(path);
   cache.assign(0, 0);
   cache.assign(7, 42);
+  await cache.whenPersisted();
   assert.equal(readFileSync(path, 'utf8'), '0\n2\n0 0\n7 42\n');
   assert.deepEqual(LeaderEpochCache.load(path).epochEntries, cache.epochEntries);
+  // Changes coalesce while a write runs; the file ends with the last of them.
+  for (let epoch = 8; epoch < 20; epoch++) cache.assign(epoch, epoch * 10);
+  await cache.whenPersisted();
+  assert.deepEqual(LeaderEpochCache.load(path).epochEntries, cache.epochEntries);
+  // A synchronous write supersedes one still running, which then never renames over it.
+  cache.assign(20, 500);
+  cache.persistNow();
+  assert.deepEqual(LeaderEpochCache.load(path).epochEntries, cache.epochEntries);
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(LeaderEpochCache.load(path).epochEntries, cache.epochEntries);
+  assert.deepEqual(
+    readdirSync(dirname(path)).filter((n) => n.endsWith('.tmp')),
+    [],
+    'no temporary file is left behind',
+  );
 });
 
 test('the log assigns epochs from appended batches and truncation trims the cache', (t) => {

@@ -68,7 +68,7 @@ export function openHarness(t: TestContext, overrides: Partial<LogConfig> = {}):
     try {
       if (!harness.log.isClosed) harness.log.close();
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
     }
   });
   return harness;

@@ -226,3 +226,25 @@ test('leftovers of interrupted operations are removed when a log loads', (t) => 
   assert.ok(!existsSync(join(dir, 'old-0.0123456789abcdef0123456789abcdef-delete')));
   assert.equal(second.getLog({ topic: 'l', partition: 0 })!.logEndOffset, 3);
 });
+
+test('the scheduler writes the offset checkpoints off the event loop, the newest content last', async (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const manager = LogManager.open(options(dir, clock));
+  deferCleanup(t, () => manager.shutdown());
+  const log = manager.getOrCreateLog({ topic: 'cp', partition: 0 });
+  appendN(log, 4, clock);
+  log.setHighWatermark(3);
+  clock.advance(61_000);
+  manager.runPeriodicTasks();
+  const path = join(dir, 'replication-offset-checkpoint');
+  assert.doesNotMatch(readFileSync(path, 'utf8'), /cp 0 3/, 'not written on the event loop');
+  log.setHighWatermark(4);
+  manager.writeCheckpoints(true);
+  await manager.whenCheckpointsWritten();
+  assert.match(readFileSync(path, 'utf8'), /cp 0 4\n/);
+  assert.deepEqual(
+    readdirSync(dir).filter((n) => n.endsWith('.tmp')),
+    [],
+  );
+});

@@ -330,6 +330,6 @@ export async function runOpFuzzer(seed: number, steps: number, mode: FuzzMode = 
     checkAll();
   } finally {
     if (!log.isClosed) log.close();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   }
 }

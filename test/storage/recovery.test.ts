@@ -172,11 +172,11 @@ test('recovery after a .log cut short at random points keeps every whole batch b
             recoveryPoint,
           );
         } finally {
-          rmSync(dir, { recursive: true, force: true });
+          rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
         }
       }
     } finally {
-      rmSync(pristine.dir, { recursive: true, force: true });
+      rmSync(pristine.dir, { recursive: true, force: true, maxRetries: 5 });
     }
   }
 });
@@ -203,11 +203,11 @@ test('recovery after bytes of a .log are overwritten keeps every batch before th
           const survivors = survivorsBefore(pristine.batches, victim.file, position);
           checkRecovery(dir, survivors, `seed ${seed} case ${c}: ${victim.file} damaged at ${position}`, 0);
         } finally {
-          rmSync(dir, { recursive: true, force: true });
+          rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
         }
       }
     } finally {
-      rmSync(pristine.dir, { recursive: true, force: true });
+      rmSync(pristine.dir, { recursive: true, force: true, maxRetries: 5 });
     }
   }
 });
@@ -257,11 +257,11 @@ test('garbage, truncated or oversized indexes are rebuilt, after a crash and aft
             log.close();
           }
         } finally {
-          rmSync(dir, { recursive: true, force: true });
+          rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
         }
       }
     } finally {
-      rmSync(pristine.dir, { recursive: true, force: true });
+      rmSync(pristine.dir, { recursive: true, force: true, maxRetries: 5 });
     }
   }
 });

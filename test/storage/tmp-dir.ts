@@ -32,7 +32,7 @@ export function tempDir(t: TestContext, prefix = 'brook-storage-'): string {
       for (const fn of (cleanups.get(t) ?? []).reverse()) fn();
       cleanups.delete(t);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
     }
   });
   return dir;
