@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
-import { Log } from '../../src/storage/log.js';
+import type { Log } from '../../src/storage/log.js';
 import { STORAGE_LIMITS } from '../../src/storage/log-config.js';
 import { type BatchSpec, buildBatch, splitBatches } from './batch-builder.js';
 import { openHarness } from './log-harness.js';
