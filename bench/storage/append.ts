@@ -1,12 +1,14 @@
 // Append throughput of the storage engine against a plain Node write loop on the same disk, in the same run.
 //
 //   D0: Log.append (page cache, Kafka's default flush policy)   vs  writeSync of the same bytes in a loop
+//   D0 queued: Log.appendQueued (the broker's path: bytes written off the event loop, coalesced into writev)
+//       with `--queued-inflight` appenders each waiting for its append to be written  vs  the same plain loop
 //   D1: Log.append with ackAfterFsync and `--inflight` appenders  vs  the same writes, one fdatasync per round
 //       waiting for their durable promises (group commit)
 //
 // Each figure is the median of `--repetitions` (>= 3) runs of `--seconds`, reported with its range and as a
 // ratio to the plain loop. Run: `node <outDir>/bench/storage/append.js [--seconds 3] [--batch-bytes 16384]
-// [--inflight 8] [--dir .] [--no-results]`, or through bench/main.ts once it lists `storage`.
+// [--inflight 8] [--queued-inflight 32] [--dir .] [--no-results]`, or through bench/main.ts once it lists `storage`.
 
 import { randomBytes } from 'node:crypto';
 import { closeSync, fdatasync, openSync, writeSync } from 'node:fs';
@@ -31,6 +33,7 @@ interface Options {
   seconds: number;
   batchBytes: number;
   inflight: number;
+  queuedInflight: number;
   repetitions: number;
   dir: string;
   results: boolean;
@@ -41,6 +44,7 @@ function parseArgs(args: string[]): Options {
     seconds: 3,
     batchBytes: 16 * 1024,
     inflight: 8,
+    queuedInflight: 32,
     repetitions: 3,
     dir: '.',
     results: true,
@@ -55,12 +59,13 @@ function parseArgs(args: string[]): Options {
     if (arg === '--seconds') options.seconds = value();
     else if (arg === '--batch-bytes') options.batchBytes = Math.max(128, Math.floor(value()));
     else if (arg === '--inflight') options.inflight = Math.floor(value());
+    else if (arg === '--queued-inflight') options.queuedInflight = Math.floor(value());
     else if (arg === '--repetitions') options.repetitions = Math.max(3, Math.floor(value()));
     else if (arg === '--dir') options.dir = args[++i] ?? '.';
     else if (arg === '--no-results') options.results = false;
     else if (arg === '--help') {
       console.log(
-        'append [--seconds 3] [--batch-bytes 16384] [--inflight 8] [--repetitions 3] [--dir .] [--no-results]',
+        'append [--seconds 3] [--batch-bytes 16384] [--inflight 8] [--queued-inflight 32] [--repetitions 3] [--dir .] [--no-results]',
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${arg}`);
@@ -122,6 +127,34 @@ async function logAsync(dir: string, batches: Buffer[], seconds: number): Promis
     bytes += b.length;
     if ((i & 255) === 0) await new Promise((r) => setImmediate(r));
   }
+  const mbps = megabytesPerSecond(bytes, (performance.now() - start) / 1000);
+  log.close();
+  return mbps;
+}
+
+async function logQueued(dir: string, batches: Buffer[], seconds: number, inflight: number): Promise<number> {
+  const log = Log.open({
+    dir,
+    topicPartition: { topic: 'bench', partition: 2 },
+    config: logConfig(),
+    clock: systemClock,
+    hadCleanShutdown: true,
+  });
+  const end = performance.now() + seconds * 1000;
+  const start = performance.now();
+  let bytes = 0;
+  let i = 0;
+  // `inflight` appenders, each waiting for its append to be written before the next, as acks=1 producers do.
+  const appender = async (): Promise<void> => {
+    while (performance.now() < end) {
+      const copy = Buffer.from(batches[i++ & 15]!);
+      batchHeader.setBaseOffset(copy, 0, log.logEndOffset);
+      const info = log.appendQueued(copy);
+      bytes += copy.length;
+      await info.written;
+    }
+  };
+  await Promise.all(Array.from({ length: inflight }, appender));
   const mbps = megabytesPerSecond(bytes, (performance.now() - start) / 1000);
   log.close();
   return mbps;
@@ -207,18 +240,31 @@ export async function run(args: string[]): Promise<void> {
     (dir) => plainAsync(dir, batches, options.seconds),
     (dir) => logAsync(dir, batches, options.seconds),
   );
+  const [d0qPlain, d0qLog] = await paired(
+    (dir) => plainAsync(dir, batches, options.seconds),
+    (dir) => logQueued(dir, batches, options.seconds, options.queuedInflight),
+  );
   const [d1Plain, d1Log] = await paired(
     (dir) => plainSync(dir, batches, options.seconds, options.inflight),
     (dir) => logSync(dir, batches, options.seconds, options.inflight),
   );
   const d0 = ratioOfSummaries(d0Log, d0Plain);
   const d1 = ratioOfSummaries(d1Log, d1Plain);
-  const details = { batchBytes: options.batchBytes, inflight: options.inflight, seconds: options.seconds };
+  const d0q = ratioOfSummaries(d0qLog, d0qPlain);
+  const details = {
+    batchBytes: options.batchBytes,
+    inflight: options.inflight,
+    queuedInflight: options.queuedInflight,
+    seconds: options.seconds,
+  };
   writer?.figure('plain-write-d0', 'MB/s', d0Plain, details);
   writer?.figure('log-append-d0', 'MB/s', d0Log, details);
+  writer?.figure('plain-write-d0-queued-pair', 'MB/s', d0qPlain, details);
+  writer?.figure('log-append-queued-d0', 'MB/s', d0qLog, details);
   writer?.figure('plain-write-d1', 'MB/s', d1Plain, details);
   writer?.figure('log-append-d1', 'MB/s', d1Log, details);
   writer?.write('R_append_d0', { ...d0 });
+  writer?.write('R_append_queued_d0', { ...d0q });
   writer?.write('R_append_d1', { ...d1 });
   const row = (name: string, s: Summary): string[] => [name, formatRange(s.median, s.min, s.max)];
   console.log(
@@ -227,6 +273,8 @@ export async function run(args: string[]): Promise<void> {
       [
         row('plain write loop, D0', d0Plain),
         row('Log.append, D0', d0Log),
+        row('plain write loop, D0 (queued pair)', d0qPlain),
+        row('Log.appendQueued, D0', d0qLog),
         row('plain write + fdatasync, D1', d1Plain),
         row('Log.append group commit, D1', d1Log),
       ],
@@ -234,6 +282,9 @@ export async function run(args: string[]): Promise<void> {
   );
   console.log(
     `ratio D0 ${(d0.median * 100).toFixed(1)} % (${(d0.min * 100).toFixed(1)}-${(d0.max * 100).toFixed(1)})`,
+  );
+  console.log(
+    `ratio D0 queued ${(d0q.median * 100).toFixed(1)} % (${(d0q.min * 100).toFixed(1)}-${(d0q.max * 100).toFixed(1)})`,
   );
   console.log(
     `ratio D1 ${(d1.median * 100).toFixed(1)} % (${(d1.min * 100).toFixed(1)}-${(d1.max * 100).toFixed(1)})`,

@@ -240,6 +240,11 @@ export class Log {
     return this.writtenEndValue;
   }
 
+  /** True once a queued write failed: the log refuses appends (Kafka would take the directory offline). */
+  get writeFailed(): boolean {
+    return this.writeFailure !== null;
+  }
+
   /** True while queued appends are not yet written. */
   get hasQueuedAppends(): boolean {
     return this.settledSeq < this.appendSeq;

@@ -118,6 +118,7 @@ export class Partition {
     produceVersion = Number.MAX_SAFE_INTEGER,
   ): LeaderAppendResult {
     if (!this.isLeader) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    if (this.log.writeFailed) return failed(ErrorCode.KAFKA_STORAGE_ERROR, 'the log could not be written');
     const versionProblem = checkProduceVersion(records, produceVersion);
     if (versionProblem !== null && !versionProblem.ok) {
       return failed(versionProblem.errorCode, versionProblem.errorMessage);
@@ -208,7 +209,8 @@ export class Partition {
       this.followers.set(brokerId, state);
     }
     state.logEndOffset = logEndOffset;
-    if (logEndOffset >= this.log.logEndOffset) state.lastCaughtUpMs = nowMs;
+    // Against what a follower can fetch: appends still being written are not readable yet.
+    if (logEndOffset >= this.log.writtenEndOffset) state.lastCaughtUpMs = nowMs;
     return this.maybeAdvanceHighWatermark();
   }
 
