@@ -1042,6 +1042,9 @@ export class Log {
     for (let i = 0; i < old.length; i++) {
       const s = old[i]!;
       if (this.segments[first + i] !== s || s.isDeleted || s.size !== sizes[i]) return false;
+      // Only written segments are cleanable (below the last stable offset); a queued append must never land in
+      // a segment being replaced.
+      if (s.reservedSize !== s.size) return false;
     }
     const nowMs = this.clock.nowMs();
     steps.toSwap();
