@@ -124,8 +124,10 @@ export class AtomicFile {
   private startNext(): void {
     const bytes = this.next;
     if (bytes === null || this.closed) {
+      // Nothing left to write (a synchronous write or close took it): everyone waiting is done.
       this.running = false;
-      for (const w of this.nextWaiters) w.resolve();
+      for (const w of [...this.runningWaiters, ...this.nextWaiters]) w.resolve();
+      this.runningWaiters = [];
       this.nextWaiters = [];
       return;
     }

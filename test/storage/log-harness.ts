@@ -64,9 +64,12 @@ export function openHarness(t: TestContext, overrides: Partial<LogConfig> = {}):
   };
   // One hook, so the log is closed before its directory goes (hooks of separate helpers run in order of
   // registration, which would remove the directory first).
-  t.after(() => {
+  t.after(async () => {
     try {
       if (!harness.log.isClosed) harness.log.close();
+      // A checkpoint write that the close superseded may still be running: it creates and removes its
+      // temporary file in the directory, so let it finish before the directory goes.
+      await harness.log.epochCache.whenPersisted();
     } finally {
       rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
     }
