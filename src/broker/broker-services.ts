@@ -5,6 +5,7 @@ import type { Logger } from '../common/logger.js';
 import type { Controller } from '../controller/controller.js';
 import type { TopicAdmin } from '../controller/topic-admin.js';
 import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
+import type { TransactionCoordinator } from '../coordinator/transaction/transaction-coordinator.js';
 import type { ApiVersionsResponseApiVersion } from '../protocol/messages/18-api-versions.js';
 import type { LogManager } from '../storage/log-manager.js';
 import type { ControllerRequests } from './cluster/controller-requests.js';
@@ -15,6 +16,7 @@ import type { MetadataCache } from './metadata/metadata-cache.js';
 import type { Purgatory } from './purgatory.js';
 import type { ReplicaManager } from './replica/replica-manager.js';
 import type { TopicConfigs } from './topic-configs.js';
+import type { TxnOffsets } from './txn/txn-offsets.js';
 
 export interface BrokerServices {
   readonly brokerId: number;
@@ -44,6 +46,10 @@ export interface BrokerServices {
   readonly apiVersions: ApiVersionsResponseApiVersion[];
   /** Classic consumer groups and their committed offsets, for the partitions of __consumer_offsets led here. */
   readonly groupCoordinator: GroupCoordinator;
+  /** Transactions whose transactional ids map to the partitions of __transaction_state led here. */
+  readonly transactionCoordinator: TransactionCoordinator;
+  /** TxnOffsetCommit offsets waiting for their transaction's marker. */
+  readonly txnOffsets: TxnOffsets;
   /** Allocates producer ids for InitProducerId. */
   nextProducerId(): Promise<number>;
 }

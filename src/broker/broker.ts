@@ -49,6 +49,9 @@ import { Purgatory } from './purgatory.js';
 import { ReplicaManager } from './replica/replica-manager.js';
 import { createRequestDispatcher } from './request-dispatcher.js';
 import { TopicConfigs } from './topic-configs.js';
+import { createTransactionCoordinator, type TransactionWiring } from './txn/transaction-wiring.js';
+import { markerWriter } from './txn/txn-markers.js';
+import { TxnOffsets } from './txn/txn-offsets.js';
 
 /** Bounds on parked requests; beyond them new waiters complete at once (see purgatory.ts). */
 const PRODUCE_PURGATORY_MAX = 10_000;
@@ -94,6 +97,8 @@ export class Broker {
   private services: BrokerServices | null = null;
   private groupCoordinator: GroupCoordinator | null = null;
   private groupTicker: NodeJS.Timeout | null = null;
+  private transactions: TransactionWiring | null = null;
+  private markers: { close(): void } | null = null;
   private stopping: Promise<void> | null = null;
   readonly brokerId: number;
 
@@ -237,6 +242,18 @@ export class Broker {
       producePurgatory,
       fetchPurgatory,
     });
+    const transactions = createTransactionCoordinator({
+      config,
+      clock,
+      logger,
+      replicas,
+      metadata,
+      topicAdmin,
+      producePurgatory,
+      fetchPurgatory,
+      nextProducerId: () => producerIds.nextId(),
+    });
+    this.transactions = transactions;
     this.services = {
       brokerId: this.brokerId,
       config,
@@ -258,6 +275,8 @@ export class Broker {
       producePurgatory,
       fetchPurgatory,
       groupCoordinator,
+      transactionCoordinator: transactions.coordinator,
+      txnOffsets: new TxnOffsets(),
       apiVersions: advertisedApiVersions(HANDLERS),
       nextProducerId: () => producerIds.nextId(),
       autoCreateTopics: async (names) => {
@@ -278,6 +297,9 @@ export class Broker {
         }
       },
     };
+    const markers = markerWriter(this.services);
+    this.markers = markers;
+    transactions.writeMarkers = (request) => markers.write(request);
     this.isrManager = new IsrManager(
       this.brokerId,
       config.replicaLagTimeMaxMs,
@@ -502,6 +524,9 @@ export class Broker {
     // NOT_COORDINATOR first, so that draining the connections does not wait for them.
     if (this.groupTicker !== null) clearInterval(this.groupTicker);
     this.groupCoordinator?.shutdown();
+    if (this.transactions !== null) clearInterval(this.transactions.ticker);
+    this.transactions?.coordinator.shutdown();
+    this.markers?.close();
     await this.server?.shutdown();
     this.isrManager?.stop();
     this.services?.producePurgatory.completeAll();

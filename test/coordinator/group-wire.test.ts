@@ -106,12 +106,21 @@ describe('group APIs over the wire', () => {
         ['b', 0, broker.port],
       ],
     );
-    const txn = await client.call(ApiKey.FIND_COORDINATOR, 4, {
-      key: '',
-      keyType: 1,
-      coordinatorKeys: ['tx'],
-    });
-    assert.equal(txn.coordinators[0].errorCode, E.COORDINATOR_NOT_AVAILABLE);
+    // Transaction coordinators: __transaction_state is created on first use, then its leader answers.
+    let txn = { errorCode: -1, port: -1 };
+    for (let i = 0; i < 100 && txn.errorCode !== 0; i++) {
+      const r = await client.call(ApiKey.FIND_COORDINATOR, 4, {
+        key: '',
+        keyType: 1,
+        coordinatorKeys: ['tx'],
+      });
+      txn = r.coordinators[0];
+      if (txn.errorCode !== 0) {
+        assert.equal(txn.errorCode, E.COORDINATOR_NOT_AVAILABLE);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    assert.deepEqual([txn.errorCode, txn.port], [0, broker.port]);
     const md = await client.call(ApiKey.METADATA, 9, {
       topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: '__consumer_offsets' }],
       allowAutoTopicCreation: false,

@@ -5,6 +5,7 @@
 // exist yet, so key type 1 answers COORDINATOR_NOT_AVAILABLE.
 
 import { groupPartition } from '../../coordinator/group/group-partitioner.js';
+import { TRANSACTION_STATE_TOPIC } from '../../coordinator/transaction/transaction-coordinator.js';
 import { ErrorCode, errorByCode } from '../../protocol/errors.js';
 import type {
   FindCoordinatorRequest,
@@ -28,6 +29,12 @@ export const findCoordinatorHandler = defineHandler<FindCoordinatorRequest, Find
     const keyType = context.apiVersion >= 1 ? request.keyType : KEY_TYPE_GROUP;
     if (keyType === KEY_TYPE_GROUP && context.services.metadata.topic(OFFSETS_TOPIC) === undefined) {
       await context.services.groupCoordinator.ensureOffsetsTopic();
+    }
+    if (
+      keyType === KEY_TYPE_TRANSACTION &&
+      context.services.metadata.topic(TRANSACTION_STATE_TOPIC) === undefined
+    ) {
+      await context.services.transactionCoordinator.ensureTopic();
     }
     const coordinators = keys.map((key) => locate(context, keyType, key));
     if (batched) {
@@ -63,12 +70,13 @@ function locate(context: RequestContext, keyType: number, key: string): FindCoor
     errorCode,
     errorMessage: errorByCode(errorCode)?.message ?? null,
   });
-  if (keyType === KEY_TYPE_TRANSACTION) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-  if (keyType !== KEY_TYPE_GROUP) return fail(ErrorCode.INVALID_REQUEST);
+  if (keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) return fail(ErrorCode.INVALID_REQUEST);
   const { metadata } = context.services;
-  const topic = metadata.topic(OFFSETS_TOPIC);
+  const topicName = keyType === KEY_TYPE_GROUP ? OFFSETS_TOPIC : TRANSACTION_STATE_TOPIC;
+  const topic = metadata.topic(topicName);
   if (topic === undefined || topic.partitions.length === 0) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-  const partition = metadata.partition(OFFSETS_TOPIC, groupPartition(key, topic.partitions.length));
+  // Both partitioners are Utils.abs(key.hashCode) % partitions.
+  const partition = metadata.partition(topicName, groupPartition(key, topic.partitions.length));
   if (partition === undefined || partition.leader < 0) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   const endpoint = metadata.endpointFor(partition.leader, context.listenerName);
   if (endpoint === undefined) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);

@@ -1,6 +1,6 @@
 // InitProducerId (22) for idempotent producers: a fresh producer id with epoch 0 each time, as Kafka does for a
-// producer without a transactional id. Transactional ids need the transaction coordinator, which Brook does
-// not have yet: they are answered with COORDINATOR_NOT_AVAILABLE, so clients report it rather than misbehave.
+// producer without a transactional id. A transactional id goes to the transaction coordinator (a new id or a
+// bumped epoch, fencing older producers; PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v4).
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -9,6 +9,7 @@ import type {
 } from '../../protocol/messages/22-init-producer-id.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { fencedForVersion } from './24-add-partitions-to-txn.js';
 
 export const initProducerIdHandler = defineHandler<InitProducerIdRequest, InitProducerIdResponse>({
   apiKey: ApiKey.INIT_PRODUCER_ID,
@@ -16,11 +17,17 @@ export const initProducerIdHandler = defineHandler<InitProducerIdRequest, InitPr
   maxVersion: 5,
   async handle(context, request) {
     if (request.transactionalId !== null) {
+      const v = context.apiVersion;
+      const result = await context.services.transactionCoordinator.initProducerId(
+        request.transactionalId,
+        request.transactionTimeoutMs,
+        v >= 3 ? { producerId: Number(request.producerId), producerEpoch: request.producerEpoch } : null,
+      );
       return {
         throttleTimeMs: 0,
-        errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
-        producerId: -1n,
-        producerEpoch: -1,
+        errorCode: fencedForVersion(result.errorCode, v, 4),
+        producerId: BigInt(result.producerId),
+        producerEpoch: result.producerEpoch,
       };
     }
     const producerId = await context.services.nextProducerId();

@@ -50,6 +50,7 @@ export function prepareProducedBatches(
   records: Buffer,
   settings: TopicLogSettings,
   nowMs: number,
+  fromClient = true,
 ): PrepareResult {
   if (records.length < LOG_OVERHEAD + MAGIC + 1)
     return fail(ErrorCode.CORRUPT_MESSAGE, 'records are too short');
@@ -65,14 +66,15 @@ export function prepareProducedBatches(
   const parts: Buffer[] = [];
   let rewritten = input !== records;
   for (let pos = 0; pos < input.length; ) {
-    const fault = validateBatch(input, pos, input.length, { fromClient: true });
+    const fault = validateBatch(input, pos, input.length, { fromClient });
     if (fault !== null) return fail(fault.errorCode, fault.message);
     const size = batchHeader.sizeInBytes(input, pos);
     if (size > settings.maxMessageBytes) {
       return fail(ErrorCode.MESSAGE_TOO_LARGE, `batch of ${size} bytes exceeds max.message.bytes`);
     }
     let batch = input.subarray(pos, pos + size);
-    if (codec !== undefined && batchHeader.compression(batch, 0) !== codec) {
+    // Transaction markers (fromClient false) are never compressed, whatever the topic's compression.type.
+    if (fromClient && codec !== undefined && batchHeader.compression(batch, 0) !== codec) {
       try {
         batch = recompressBatch(batch, 0, codec);
       } catch (err) {

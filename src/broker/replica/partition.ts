@@ -116,6 +116,7 @@ export class Partition {
     minInsyncReplicas: number,
     nowMs: number,
     produceVersion = Number.MAX_SAFE_INTEGER,
+    fromClient = true,
   ): LeaderAppendResult {
     if (!this.isLeader) return failed(ErrorCode.NOT_LEADER_OR_FOLLOWER);
     if (this.log.writeFailed) return failed(ErrorCode.KAFKA_STORAGE_ERROR, 'the log could not be written');
@@ -129,7 +130,7 @@ export class Partition {
         `ISR has ${this.isr.length} of min.insync.replicas ${minInsyncReplicas}`,
       );
     }
-    const prepared = prepareProducedBatches(records, this.settings, nowMs);
+    const prepared = prepareProducedBatches(records, this.settings, nowMs, fromClient);
     if (!prepared.ok) return failed(prepared.errorCode, prepared.errorMessage);
     const { records: batches, positions } = prepared.value;
     // An idempotent producer's retry of a batch already in the log is answered with the original offsets;

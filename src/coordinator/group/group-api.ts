@@ -59,6 +59,8 @@ export interface CommitRequest {
   /** OffsetCommit v2-v4 retention_time_ms, or -1 for the broker's rule. */
   readonly retentionTimeMs: number;
   readonly topics: readonly TopicPartitions<CommitPartition>[];
+  /** Offsets of a committed transaction (TxnOffsetCommit): written whatever the group's generation. */
+  readonly transactional?: boolean;
 }
 
 export type PartitionErrors = { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];

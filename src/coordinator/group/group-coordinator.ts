@@ -898,11 +898,18 @@ export class GroupCoordinator {
       }
     } else if (group === undefined) {
       // A commit outside any generation creates a "simple" group that only stores offsets.
-      if (request.generationId >= 0) return Promise.resolve(all(ErrorCode.ILLEGAL_GENERATION));
+      if (request.generationId >= 0 && request.transactional !== true) {
+        return Promise.resolve(all(ErrorCode.ILLEGAL_GENERATION));
+      }
       group = new ClassicGroup(request.groupId, this.partitionFor(request.groupId), this.wallNow());
       this.groups.set(group.groupId, group);
     } else {
-      const invalid = this.commitError(group, request);
+      const invalid =
+        request.transactional === true
+          ? group.is('Dead')
+            ? ErrorCode.COORDINATOR_NOT_AVAILABLE
+            : ErrorCode.NONE
+          : this.commitError(group, request);
       if (invalid !== ErrorCode.NONE) return Promise.resolve(all(invalid));
     }
     const nowMs = this.wallNow();

@@ -1,0 +1,54 @@
+// AddPartitionsToTxn (24): a transactional producer names the partitions it is about to write. v0-v3 carry one
+// transaction (v4+, the brokers' batched verification form, is not advertised). PRODUCER_FENCED is answered as
+// INVALID_PRODUCER_EPOCH before v2, as Kafka does for older clients.
+
+import { tpKey } from '../../coordinator/transaction/transaction-coordinator.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type {
+  AddPartitionsToTxnRequest,
+  AddPartitionsToTxnResponse,
+} from '../../protocol/messages/24-add-partitions-to-txn.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { defineHandler } from '../api-handler.js';
+
+export function fencedForVersion(errorCode: number, version: number, firstVersion: number): number {
+  return errorCode === ErrorCode.PRODUCER_FENCED && version < firstVersion
+    ? ErrorCode.INVALID_PRODUCER_EPOCH
+    : errorCode;
+}
+
+export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse>(
+  {
+    apiKey: ApiKey.ADD_PARTITIONS_TO_TXN,
+    minVersion: 0,
+    maxVersion: 3,
+    async handle(context, request) {
+      const topics = request.v3AndBelowTopics;
+      const partitions = topics.flatMap((t) =>
+        t.partitions.map((partition) => ({ topic: t.name, partition })),
+      );
+      const errors = await context.services.transactionCoordinator.addPartitions(
+        request.v3AndBelowTransactionalId,
+        Number(request.v3AndBelowProducerId),
+        request.v3AndBelowProducerEpoch,
+        partitions,
+      );
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.NONE,
+        resultsByTransaction: [],
+        resultsByTopicV3AndBelow: topics.map((t) => ({
+          name: t.name,
+          resultsByPartition: t.partitions.map((p) => ({
+            partitionIndex: p,
+            partitionErrorCode: fencedForVersion(
+              errors.get(tpKey(t.name, p)) ?? ErrorCode.NONE,
+              context.apiVersion,
+              2,
+            ),
+          })),
+        })),
+      };
+    },
+  },
+);

@@ -1,0 +1,34 @@
+// AddOffsetsToTxn (25): the transaction will commit offsets of a group, so the group's partition of
+// __consumer_offsets joins the transaction (its marker makes the TxnOffsetCommit offsets visible).
+
+import { ErrorCode } from '../../protocol/errors.js';
+import type {
+  AddOffsetsToTxnRequest,
+  AddOffsetsToTxnResponse,
+} from '../../protocol/messages/25-add-offsets-to-txn.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { defineHandler } from '../api-handler.js';
+import { OFFSETS_TOPIC } from './10-find-coordinator.js';
+import { fencedForVersion } from './24-add-partitions-to-txn.js';
+
+export const addOffsetsToTxnHandler = defineHandler<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse>({
+  apiKey: ApiKey.ADD_OFFSETS_TO_TXN,
+  minVersion: 0,
+  maxVersion: 3,
+  async handle(context, request) {
+    const { groupCoordinator, transactionCoordinator, metadata } = context.services;
+    if (metadata.topic(OFFSETS_TOPIC) === undefined) await groupCoordinator.ensureOffsetsTopic();
+    const partition = groupCoordinator.partitionFor(request.groupId);
+    const errors = await transactionCoordinator.addPartitions(
+      request.transactionalId,
+      Number(request.producerId),
+      request.producerEpoch,
+      [{ topic: OFFSETS_TOPIC, partition }],
+    );
+    const [errorCode] = [...errors.values()];
+    return {
+      throttleTimeMs: 0,
+      errorCode: fencedForVersion(errorCode ?? ErrorCode.NONE, context.apiVersion, 2),
+    };
+  },
+});

@@ -1,0 +1,109 @@
+// Builds the broker's transaction coordinator: __transaction_state partitions through partitionGroupStorage (the
+// same acks=-1 leader appends as the group coordinator), loading on leadership, the topic created on first use
+// with replication capped by the live brokers, and markers written by markerWriter once services exist.
+
+import type { Clock } from '../../common/clock.js';
+import type { Logger } from '../../common/logger.js';
+import type { TopicAdmin } from '../../controller/topic-admin.js';
+import { partitionGroupStorage } from '../../coordinator/group/group-storage.js';
+import {
+  type MarkerRequest,
+  type TopicPartitionRef,
+  TRANSACTION_STATE_TOPIC,
+  TransactionCoordinator,
+} from '../../coordinator/transaction/transaction-coordinator.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { BrokerConfig } from '../config/broker-config.js';
+import type { MetadataCache } from '../metadata/metadata-cache.js';
+import type { Purgatory } from '../purgatory.js';
+import type { ReplicaManager } from '../replica/replica-manager.js';
+
+export const TXN_TICK_MS = 100;
+
+export interface TransactionWiring {
+  readonly coordinator: TransactionCoordinator;
+  /** Set once the broker's services exist. */
+  writeMarkers: ((request: MarkerRequest) => Promise<TopicPartitionRef[]>) | null;
+  readonly ticker: NodeJS.Timeout;
+}
+
+export function createTransactionCoordinator(deps: {
+  config: BrokerConfig;
+  clock: Clock;
+  logger: Logger;
+  replicas: ReplicaManager;
+  metadata: MetadataCache;
+  topicAdmin: TopicAdmin;
+  producePurgatory: Purgatory;
+  fetchPurgatory: Purgatory;
+  nextProducerId: () => Promise<number>;
+}): TransactionWiring {
+  const { config, clock, logger, replicas, metadata, topicAdmin } = deps;
+  const wiring: { writeMarkers: TransactionWiring['writeMarkers'] } = { writeMarkers: null };
+  const coordinator = new TransactionCoordinator({
+    clock,
+    logger: logger.child('transactions'),
+    storage: partitionGroupStorage({
+      partition: (index) => replicas.get(TRANSACTION_STATE_TOPIC, index),
+      producePurgatory: deps.producePurgatory,
+      fetchPurgatory: deps.fetchPurgatory,
+      compression: 0,
+      commitTimeoutMs: config.offsetsCommitTimeoutMs,
+      loadBufferBytes: config.transactionStateLogLoadBufferSize,
+      nowMs: () => clock.nowMs(),
+    }),
+    partitionCount: () =>
+      metadata.topic(TRANSACTION_STATE_TOPIC)?.partitions.length ?? config.transactionStateLogNumPartitions,
+    nextProducerId: deps.nextProducerId,
+    maxTimeoutMs: config.transactionMaxTimeoutMs,
+    abortIntervalMs: config.transactionAbortTimedOutTransactionCleanupIntervalMs,
+    writeMarkers: (request) =>
+      wiring.writeMarkers === null ? Promise.resolve([...request.partitions]) : wiring.writeMarkers(request),
+    coordinatorEpoch: (index) => replicas.get(TRANSACTION_STATE_TOPIC, index)?.leaderEpoch ?? -1,
+    partitionExists: (topic, partition) => metadata.partition(topic, partition) !== undefined,
+    createTopic: async () => {
+      const live = Math.max(1, metadata.aliveBrokers().length);
+      const [result] = await topicAdmin.createTopics(
+        [
+          {
+            name: TRANSACTION_STATE_TOPIC,
+            numPartitions: config.transactionStateLogNumPartitions,
+            replicationFactor: Math.min(config.transactionStateLogReplicationFactor, live),
+            assignments: [],
+            configs: {
+              'cleanup.policy': 'compact',
+              'compression.type': 'uncompressed',
+              'min.insync.replicas': String(Math.min(config.transactionStateLogMinIsr, live)),
+              'segment.bytes': String(config.transactionStateLogSegmentBytes),
+              'unclean.leader.election.enable': 'false',
+            },
+          },
+        ],
+        false,
+      );
+      if (
+        result !== undefined &&
+        result.errorCode !== ErrorCode.NONE &&
+        result.errorCode !== ErrorCode.TOPIC_ALREADY_EXISTS
+      ) {
+        logger.warn(`creating ${TRANSACTION_STATE_TOPIC} failed: ${result.errorMessage ?? result.errorCode}`);
+      }
+    },
+  });
+  replicas.onLeadershipChange((partition, isLeader) => {
+    if (partition.topic === TRANSACTION_STATE_TOPIC)
+      coordinator.onLeadershipChange(partition.partition, isLeader);
+  });
+  const ticker = setInterval(() => coordinator.tick(), TXN_TICK_MS);
+  ticker.unref();
+  return {
+    coordinator,
+    ticker,
+    get writeMarkers() {
+      return wiring.writeMarkers;
+    },
+    set writeMarkers(fn) {
+      wiring.writeMarkers = fn;
+    },
+  };
+}

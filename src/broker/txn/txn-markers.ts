@@ -1,0 +1,169 @@
+// Transaction markers: the control batches that end a transaction in each of its partitions. The leader of a
+// partition appends them (WriteTxnMarkers, key 27) as a leader append with acks=-1, answering once the marker is
+// durable and under the high watermark, so the log's producer state, transaction index and LSO move on. The
+// transaction coordinator writes them through writeTxnMarkers(): directly for partitions this broker leads, over
+// the wire to the leaders of the others.
+
+import type {
+  MarkerRequest,
+  TopicPartitionRef,
+} from '../../coordinator/transaction/transaction-coordinator.js';
+import { TRANSACTION_STATE_TOPIC } from '../../coordinator/transaction/transaction-coordinator.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { WriteTxnMarkersResponse } from '../../protocol/messages/27-write-txn-markers.js';
+import { buildEndTxnMarkerBatch } from '../../protocol/records/batch-builder.js';
+import { ApiKey } from '../../protocol/registry.js';
+import type { BrokerServices } from '../broker-services.js';
+import { InterBrokerConnection } from '../cluster/inter-broker-connection.js';
+import { OFFSETS_TOPIC } from '../handlers/10-find-coordinator.js';
+
+const MARKER_TIMEOUT_MS = 30_000;
+
+/** Appends one marker to a partition led here; resolves with its error code once replicated (or failed). */
+export async function appendMarker(
+  services: BrokerServices,
+  topic: string,
+  index: number,
+  marker: Omit<MarkerRequest, 'partitions'>,
+): Promise<number> {
+  const partition = services.replicas.get(topic, index);
+  if (partition === undefined) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+  if (!partition.isLeader) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+  const nowMs = services.clock.nowMs();
+  const batch = buildEndTxnMarkerBatch({
+    commit: marker.commit,
+    coordinatorEpoch: marker.coordinatorEpoch,
+    producerId: marker.producerId,
+    producerEpoch: marker.producerEpoch,
+    timestamp: nowMs,
+  });
+  const result = partition.appendAsLeader(
+    batch,
+    -1,
+    partition.settings.minInsyncReplicas,
+    nowMs,
+    Number.MAX_SAFE_INTEGER,
+    false,
+  );
+  if (result.errorCode !== ErrorCode.NONE) {
+    services.logger.warn(`transaction marker for ${topic}-${index} refused: error ${result.errorCode}`);
+    return result.errorCode;
+  }
+  services.fetchPurgatory.checkAndComplete(partition.key);
+  if (result.durable !== null) await result.durable;
+  const replicated = await new Promise<boolean>((resolve) => {
+    services.producePurgatory.tryCompleteElseWatch(
+      {
+        tryComplete: () => partition.log.highWatermark > result.lastOffset,
+        onComplete: (satisfied) => resolve(satisfied),
+      },
+      [partition.key],
+      MARKER_TIMEOUT_MS,
+    );
+  });
+  if (!replicated) return ErrorCode.REQUEST_TIMED_OUT;
+  if (topic === OFFSETS_TOPIC) {
+    // Offsets of the transaction for groups of this partition become visible on commit, vanish on abort.
+    await services.txnOffsets.complete(services, index, marker.producerId, marker.commit);
+  }
+  return ErrorCode.NONE;
+}
+
+/** Sends markers to the partitions' leaders; resolves with the partitions that did not take them. */
+export function markerWriter(services: BrokerServices): {
+  write(request: MarkerRequest): Promise<TopicPartitionRef[]>;
+  close(): void;
+} {
+  const connections = new Map<number, InterBrokerConnection>();
+  const connectionTo = (brokerId: number): InterBrokerConnection | undefined => {
+    const endpoint = services.metadata.endpointFor(brokerId, services.config.interBrokerListenerName);
+    if (endpoint === undefined) return undefined;
+    let c = connections.get(brokerId);
+    if (c !== undefined && (c.host !== endpoint.host || c.port !== endpoint.port)) {
+      c.close();
+      c = undefined;
+    }
+    if (c === undefined) {
+      c = new InterBrokerConnection(endpoint.host, endpoint.port, `broker-${services.brokerId}-txn`);
+      connections.set(brokerId, c);
+    }
+    return c;
+  };
+  return {
+    async write(request) {
+      const failed: TopicPartitionRef[] = [];
+      const remote = new Map<number, TopicPartitionRef[]>();
+      const local: Promise<void>[] = [];
+      for (const tp of request.partitions) {
+        const info = services.metadata.partition(tp.topic, tp.partition);
+        if (info === undefined) continue; // a deleted partition needs no marker
+        if (info.leader === services.brokerId) {
+          local.push(
+            appendMarker(services, tp.topic, tp.partition, request).then((errorCode) => {
+              if (errorCode !== ErrorCode.NONE && errorCode !== ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+                failed.push(tp);
+            }),
+          );
+        } else if (info.leader < 0) {
+          failed.push(tp);
+        } else {
+          const list = remote.get(info.leader) ?? [];
+          list.push(tp);
+          remote.set(info.leader, list);
+        }
+      }
+      for (const [brokerId, tps] of remote) {
+        const connection = connectionTo(brokerId);
+        if (connection === undefined) {
+          failed.push(...tps);
+          continue;
+        }
+        const byTopic = new Map<string, number[]>();
+        for (const tp of tps) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
+        local.push(
+          connection
+            .request<WriteTxnMarkersResponse>(
+              ApiKey.WRITE_TXN_MARKERS,
+              1,
+              {
+                markers: [
+                  {
+                    producerId: BigInt(request.producerId),
+                    producerEpoch: request.producerEpoch,
+                    transactionResult: request.commit,
+                    coordinatorEpoch: request.coordinatorEpoch,
+                    topics: [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
+                  },
+                ],
+              },
+              MARKER_TIMEOUT_MS,
+            )
+            .then(
+              (response) => {
+                for (const m of response.markers)
+                  for (const t of m.topics)
+                    for (const p of t.partitions)
+                      if (
+                        p.errorCode !== ErrorCode.NONE &&
+                        p.errorCode !== ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                      ) {
+                        failed.push({ topic: t.name, partition: p.partitionIndex });
+                      }
+              },
+              () => {
+                failed.push(...tps);
+              },
+            ),
+        );
+      }
+      await Promise.all(local);
+      return failed;
+    },
+    close() {
+      for (const c of connections.values()) c.close();
+      connections.clear();
+    },
+  };
+}
+
+export { TRANSACTION_STATE_TOPIC };

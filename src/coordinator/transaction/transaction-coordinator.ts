@@ -1,0 +1,614 @@
+// The transaction coordinator (KIP-98): one TxnMetadata per transactional id, for the partitions of
+// __transaction_state this broker leads. Every state change is written as a TransactionLogKey/Value record to the
+// id's partition (abs(javaHashCode(id)) % partitions) and applied in memory only once the write is acknowledged
+// under the high watermark; while a write is in flight the id answers CONCURRENT_TRANSACTIONS.
+//
+// EndTxn writes PrepareCommit/PrepareAbort, answers the producer, then has the markers written to every partition
+// of the transaction (retrying until each leader accepts them) and writes CompleteCommit/CompleteAbort. Loading a
+// partition replays its records, last per id winning, and finishes any transaction left in a Prepare state.
+// Transactions older than their timeout are aborted by tick() with the producer epoch bumped (fencing the
+// producer), as Kafka's abortTimedOutTransactions does.
+//
+// Every method runs to completion without awaiting; writes re-check on completion that the partition is still
+// loaded by the same leadership (token) and that the metadata is the same object.
+
+import type { Clock } from '../../common/clock.js';
+import type { Logger } from '../../common/logger.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { transactionLogKeySchema, transactionLogValueSchema } from '../../protocol/internal/index.js';
+import type { TransactionLogValue } from '../../protocol/internal/transaction-log-value.js';
+import { decodeVersioned, encodeVersioned } from '../../protocol/messages/codec-support.js';
+import { groupPartition } from '../group/group-partitioner.js';
+import type { EncodedRecord } from '../group/group-records.js';
+import type { GroupStorage } from '../group/group-storage.js';
+
+export const TRANSACTION_STATE_TOPIC = '__transaction_state';
+
+/** Kafka's TransactionState ids, as stored in TransactionLogValue.transactionStatus. */
+export const TxnState = {
+  Empty: 0,
+  Ongoing: 1,
+  PrepareCommit: 2,
+  PrepareAbort: 3,
+  CompleteCommit: 4,
+  CompleteAbort: 5,
+  Dead: 6,
+  PrepareEpochFence: 7,
+} as const;
+export type TxnState = (typeof TxnState)[keyof typeof TxnState];
+
+export const TXN_STATE_NAMES = [
+  'Empty',
+  'Ongoing',
+  'PrepareCommit',
+  'PrepareAbort',
+  'CompleteCommit',
+  'CompleteAbort',
+  'Dead',
+  'PrepareEpochFence',
+] as const;
+
+const MAX_EPOCH = 32767;
+const MARKER_RETRY_MS = 200;
+
+export interface TopicPartitionRef {
+  readonly topic: string;
+  readonly partition: number;
+}
+
+export interface TxnMetadata {
+  readonly transactionalId: string;
+  producerId: number;
+  producerEpoch: number;
+  lastProducerEpoch: number;
+  timeoutMs: number;
+  state: TxnState;
+  /** "topic\0partition" keys of the partitions in the transaction. */
+  partitions: Set<string>;
+  startMs: number;
+  updateMs: number;
+  /** A write of this id is in flight: other requests answer CONCURRENT_TRANSACTIONS. */
+  busy: boolean;
+  readonly partition: number;
+}
+
+export interface MarkerRequest {
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly commit: boolean;
+  readonly coordinatorEpoch: number;
+  readonly partitions: readonly TopicPartitionRef[];
+}
+
+export interface TransactionCoordinatorOptions {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly storage: GroupStorage;
+  readonly partitionCount: () => number;
+  readonly nextProducerId: () => Promise<number>;
+  /** transaction.max.timeout.ms */
+  readonly maxTimeoutMs: number;
+  /** transaction.abort.timed.out.transaction.cleanup.interval.ms */
+  readonly abortIntervalMs: number;
+  /** Writes the markers; resolves with the partitions that still need them (empty when all were written). */
+  readonly writeMarkers: (request: MarkerRequest) => Promise<TopicPartitionRef[]>;
+  /** The leader epoch of partition `index` of __transaction_state (the markers' coordinator epoch). */
+  readonly coordinatorEpoch: (index: number) => number;
+  /** Whether a partition exists (AddPartitionsToTxn answers UNKNOWN_TOPIC_OR_PARTITION otherwise). */
+  readonly partitionExists?: (topic: string, partition: number) => boolean;
+  readonly createTopic?: () => Promise<void>;
+  readonly defer?: (fn: () => void) => void;
+  /** Delay before retrying markers (tests give 0 and run timers themselves). */
+  readonly retry?: (fn: () => void, ms: number) => void;
+}
+
+export interface InitResult {
+  readonly errorCode: number;
+  readonly producerId: number;
+  readonly producerEpoch: number;
+}
+
+type PartitionStatus = { state: 'loading' | 'active'; readonly token: number };
+
+const tpKey = (topic: string, partition: number): string => `${topic}\0${partition}`;
+const tpOf = (key: string): TopicPartitionRef => {
+  const i = key.lastIndexOf('\0');
+  return { topic: key.slice(0, i), partition: Number(key.slice(i + 1)) };
+};
+
+export function transactionRecord(m: TxnMetadata, state: TxnState, partitions: Set<string>): EncodedRecord {
+  const byTopic = new Map<string, number[]>();
+  for (const k of partitions) {
+    const tp = tpOf(k);
+    const list = byTopic.get(tp.topic) ?? [];
+    list.push(tp.partition);
+    byTopic.set(tp.topic, list);
+  }
+  const value: TransactionLogValue = {
+    producerId: BigInt(m.producerId),
+    previousProducerId: -1n,
+    nextProducerId: -1n,
+    producerEpoch: m.producerEpoch,
+    transactionTimeoutMs: m.timeoutMs,
+    transactionStatus: state,
+    transactionPartitions: [...byTopic].map(([topic, partitionIds]) => ({ topic, partitionIds })),
+    transactionLastUpdateTimestampMs: BigInt(m.updateMs),
+    transactionStartTimestampMs: BigInt(m.startMs),
+    clientTransactionVersion: 0,
+  };
+  return {
+    key: encodeVersioned(transactionLogKeySchema, 0, { transactionalId: m.transactionalId }),
+    value: encodeVersioned(transactionLogValueSchema, 0, value),
+  };
+}
+
+/** Java's String.hashCode-based partition, as for groups. */
+export function transactionPartition(transactionalId: string, partitions: number): number {
+  return groupPartition(transactionalId, partitions);
+}
+
+export class TransactionCoordinator {
+  private readonly txns = new Map<string, TxnMetadata>();
+  private readonly partitions = new Map<number, PartitionStatus>();
+  private nextToken = 1;
+  private creatingTopic: Promise<void> | null = null;
+  private nextAbortCheckMs: number;
+  private stopped = false;
+  private readonly defer: (fn: () => void) => void;
+  private readonly retry: (fn: () => void, ms: number) => void;
+
+  constructor(private readonly options: TransactionCoordinatorOptions) {
+    this.defer = options.defer ?? ((fn) => setImmediate(fn));
+    this.retry =
+      options.retry ??
+      ((fn, ms) => {
+        setTimeout(fn, ms).unref();
+      });
+    this.nextAbortCheckMs = options.clock.monotonicMs() + options.abortIntervalMs;
+  }
+
+  partitionFor(transactionalId: string): number {
+    return transactionPartition(transactionalId, this.options.partitionCount());
+  }
+
+  ensureTopic(): Promise<void> {
+    const create = this.options.createTopic;
+    if (create === undefined) return Promise.resolve();
+    this.creatingTopic ??= create().finally(() => {
+      this.creatingTopic = null;
+    });
+    return this.creatingTopic;
+  }
+
+  /** Whether any led partition is still loading (tests wait for this). */
+  get loading(): boolean {
+    for (const s of this.partitions.values()) if (s.state === 'loading') return true;
+    return false;
+  }
+
+  /** The transaction of an id, for DescribeTransactions and tests. */
+  describe(transactionalId: string): Readonly<TxnMetadata> | undefined {
+    return this.txns.get(transactionalId);
+  }
+
+  all(): IterableIterator<Readonly<TxnMetadata>> {
+    return this.txns.values();
+  }
+
+  // ------------------------------------------------------------------ leadership and loading
+
+  onLeadershipChange(partition: number, isLeader: boolean): void {
+    const status = this.partitions.get(partition);
+    if (isLeader) {
+      if (status !== undefined) return;
+      const token = this.nextToken++;
+      this.partitions.set(partition, { state: 'loading', token });
+      this.defer(() => this.load(partition, token));
+    } else if (status !== undefined) {
+      this.partitions.delete(partition);
+      for (const [id, m] of this.txns) if (m.partition === partition) this.txns.delete(id);
+    }
+  }
+
+  shutdown(): void {
+    this.stopped = true;
+  }
+
+  private load(partition: number, token: number): void {
+    const status = this.partitions.get(partition);
+    if (status?.token !== token) return;
+    const latest = new Map<string, TransactionLogValue | null>();
+    try {
+      for (const r of this.options.storage.readAll(partition)) {
+        if (r.key === null) continue;
+        let id: string;
+        try {
+          const key = decodeVersioned(transactionLogKeySchema, r.key, 'read-known-fields');
+          if (key.version !== 0) continue;
+          id = key.value.transactionalId;
+        } catch {
+          continue;
+        }
+        if (r.value === null) {
+          latest.set(id, null);
+          continue;
+        }
+        try {
+          latest.set(id, decodeVersioned(transactionLogValueSchema, r.value, 'read-known-fields').value);
+        } catch {
+          // A value this broker cannot read is skipped, as an unknown record type would be.
+        }
+      }
+    } catch (e) {
+      this.options.logger.warn(`loading ${TRANSACTION_STATE_TOPIC}-${partition} failed: ${String(e)}`);
+      this.partitions.delete(partition);
+      return;
+    }
+    const resume: TxnMetadata[] = [];
+    for (const [id, v] of latest) {
+      if (v === null) continue;
+      const partitions = new Set<string>();
+      for (const t of v.transactionPartitions ?? [])
+        for (const p of t.partitionIds) partitions.add(tpKey(t.topic, p));
+      const m: TxnMetadata = {
+        transactionalId: id,
+        producerId: Number(v.producerId),
+        producerEpoch: v.producerEpoch,
+        lastProducerEpoch: -1,
+        timeoutMs: v.transactionTimeoutMs,
+        state: v.transactionStatus as TxnState,
+        partitions,
+        startMs: Number(v.transactionStartTimestampMs),
+        updateMs: Number(v.transactionLastUpdateTimestampMs),
+        busy: false,
+        partition,
+      };
+      this.txns.set(id, m);
+      if (m.state === TxnState.PrepareCommit || m.state === TxnState.PrepareAbort) resume.push(m);
+    }
+    this.partitions.set(partition, { state: 'active', token });
+    for (const m of resume) {
+      m.busy = true;
+      this.completeTransaction(m, m.state === TxnState.PrepareCommit, token);
+    }
+  }
+
+  private coordinatorError(transactionalId: string): number {
+    if (this.stopped) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    const status = this.partitions.get(this.partitionFor(transactionalId));
+    if (status === undefined) return ErrorCode.NOT_COORDINATOR;
+    if (status.state === 'loading') return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS;
+    return ErrorCode.NONE;
+  }
+
+  private tokenOf(partition: number): number {
+    return this.partitions.get(partition)?.token ?? -1;
+  }
+
+  /** Whether `m` is still the live metadata of a partition still led under `token`. */
+  private isCurrent(m: TxnMetadata, token: number): boolean {
+    return this.tokenOf(m.partition) === token && this.txns.get(m.transactionalId) === m;
+  }
+
+  /** Writes a transition; `apply` runs once acknowledged (if still current). Resolves with the error code. */
+  private write(
+    m: TxnMetadata,
+    state: TxnState,
+    partitions: Set<string>,
+    apply: () => void,
+  ): Promise<number> {
+    const token = this.tokenOf(m.partition);
+    m.busy = true;
+    const record = transactionRecord(m, state, partitions);
+    return this.options.storage.append(m.partition, [record]).then(
+      (errorCode) => {
+        if (!this.isCurrent(m, token)) return ErrorCode.NOT_COORDINATOR;
+        m.busy = false;
+        if (errorCode !== ErrorCode.NONE) {
+          return errorCode === ErrorCode.REQUEST_TIMED_OUT || errorCode === ErrorCode.NOT_ENOUGH_REPLICAS
+            ? ErrorCode.COORDINATOR_NOT_AVAILABLE
+            : ErrorCode.NOT_COORDINATOR;
+        }
+        m.state = state;
+        apply();
+        return ErrorCode.NONE;
+      },
+      () => {
+        if (this.isCurrent(m, token)) m.busy = false;
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+      },
+    );
+  }
+
+  // ------------------------------------------------------------------ requests
+
+  /** InitProducerId with a transactional id. `expected` is the producer id and epoch of KIP-360 (v3+), or null. */
+  async initProducerId(
+    transactionalId: string,
+    timeoutMs: number,
+    expected: { producerId: number; producerEpoch: number } | null,
+  ): Promise<InitResult> {
+    const fail = (errorCode: number): InitResult => ({ errorCode, producerId: -1, producerEpoch: -1 });
+    if (transactionalId === '') return fail(ErrorCode.INVALID_REQUEST);
+    if (timeoutMs <= 0 || timeoutMs > this.options.maxTimeoutMs)
+      return fail(ErrorCode.INVALID_TRANSACTION_TIMEOUT);
+    const coordinator = this.coordinatorError(transactionalId);
+    if (coordinator !== ErrorCode.NONE) return fail(coordinator);
+    let m = this.txns.get(transactionalId);
+    if (m === undefined) {
+      const producerId = await this.options.nextProducerId();
+      const again = this.coordinatorError(transactionalId);
+      if (again !== ErrorCode.NONE) return fail(again);
+      m = this.txns.get(transactionalId);
+      if (m === undefined) {
+        const now = this.options.clock.nowMs();
+        m = {
+          transactionalId,
+          producerId,
+          producerEpoch: -1,
+          lastProducerEpoch: -1,
+          timeoutMs,
+          state: TxnState.Empty,
+          partitions: new Set(),
+          startMs: -1,
+          updateMs: now,
+          busy: false,
+          partition: this.partitionFor(transactionalId),
+        };
+        this.txns.set(transactionalId, m);
+      }
+    }
+    const meta = m;
+    if (meta.busy) return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+    if (expected !== null && expected.producerId >= 0) {
+      // KIP-360: a producer that knows its id and epoch may only bump the current (or just-bumped) epoch.
+      const isCurrent =
+        expected.producerId === meta.producerId && expected.producerEpoch === meta.producerEpoch;
+      const isRetry =
+        expected.producerId === meta.producerId && expected.producerEpoch === meta.lastProducerEpoch;
+      if (!isCurrent && !isRetry) return fail(ErrorCode.PRODUCER_FENCED);
+    }
+    switch (meta.state) {
+      case TxnState.PrepareCommit:
+      case TxnState.PrepareAbort:
+      case TxnState.PrepareEpochFence:
+        return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+      case TxnState.Ongoing: {
+        // The previous producer's transaction is aborted under a bumped epoch; the new producer retries.
+        this.abortWithBump(meta);
+        return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+      }
+      default:
+        break;
+    }
+    let producerId = meta.producerId;
+    let epoch = meta.producerEpoch + 1;
+    if (epoch >= MAX_EPOCH) {
+      producerId = await this.options.nextProducerId();
+      if (!this.isCurrent(meta, this.tokenOf(meta.partition))) return fail(ErrorCode.NOT_COORDINATOR);
+      if (meta.busy) return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+      epoch = 0;
+    }
+    const previous = {
+      producerId: meta.producerId,
+      producerEpoch: meta.producerEpoch,
+      timeoutMs: meta.timeoutMs,
+    };
+    meta.producerId = producerId;
+    meta.producerEpoch = epoch;
+    meta.timeoutMs = timeoutMs;
+    meta.updateMs = this.options.clock.nowMs();
+    const errorCode = await this.write(meta, TxnState.Empty, new Set(), () => {
+      meta.lastProducerEpoch = previous.producerId === producerId ? previous.producerEpoch : -1;
+      meta.partitions = new Set();
+      meta.startMs = -1;
+    });
+    if (errorCode !== ErrorCode.NONE) {
+      if (this.txns.get(transactionalId) === meta && meta.producerEpoch === epoch) {
+        meta.producerId = previous.producerId;
+        meta.producerEpoch = previous.producerEpoch;
+        meta.timeoutMs = previous.timeoutMs;
+      }
+      return fail(errorCode);
+    }
+    return { errorCode: ErrorCode.NONE, producerId, producerEpoch: epoch };
+  }
+
+  /** Checks a request of the producer against the id's metadata; NONE when it may go on. */
+  private producerError(m: TxnMetadata | undefined, producerId: number, producerEpoch: number): number {
+    if (m === undefined) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
+    if (m.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
+    if (producerEpoch !== m.producerEpoch) return ErrorCode.PRODUCER_FENCED;
+    if (m.busy) return ErrorCode.CONCURRENT_TRANSACTIONS;
+    return ErrorCode.NONE;
+  }
+
+  /** AddPartitionsToTxn: per partition error codes, keyed "topic\0partition". */
+  async addPartitions(
+    transactionalId: string,
+    producerId: number,
+    producerEpoch: number,
+    partitions: readonly TopicPartitionRef[],
+  ): Promise<Map<string, number>> {
+    const result = new Map<string, number>();
+    const all = (errorCode: number): Map<string, number> => {
+      for (const p of partitions) result.set(tpKey(p.topic, p.partition), errorCode);
+      return result;
+    };
+    const coordinator = this.coordinatorError(transactionalId);
+    if (coordinator !== ErrorCode.NONE) return all(coordinator);
+    const m = this.txns.get(transactionalId);
+    const invalid = this.producerError(m, producerId, producerEpoch);
+    if (invalid !== ErrorCode.NONE || m === undefined) return all(invalid);
+    if (m.state === TxnState.PrepareCommit || m.state === TxnState.PrepareAbort) {
+      return all(ErrorCode.CONCURRENT_TRANSACTIONS);
+    }
+    if (m.state === TxnState.PrepareEpochFence || m.state === TxnState.Dead)
+      return all(ErrorCode.INVALID_TXN_STATE);
+    const exists = this.options.partitionExists;
+    const unknown = exists === undefined ? [] : partitions.filter((p) => !exists(p.topic, p.partition));
+    if (unknown.length > 0) {
+      all(ErrorCode.OPERATION_NOT_ATTEMPTED);
+      for (const p of unknown) result.set(tpKey(p.topic, p.partition), ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      return result;
+    }
+    const added = new Set(m.partitions);
+    for (const p of partitions) added.add(tpKey(p.topic, p.partition));
+    if (m.state === TxnState.Ongoing && added.size === m.partitions.size) return all(ErrorCode.NONE);
+    const now = this.options.clock.nowMs();
+    const startMs = m.state === TxnState.Ongoing ? m.startMs : now;
+    const before = { startMs: m.startMs, updateMs: m.updateMs };
+    m.startMs = startMs;
+    m.updateMs = now;
+    const errorCode = await this.write(m, TxnState.Ongoing, added, () => {
+      m.partitions = added;
+    });
+    if (
+      errorCode !== ErrorCode.NONE &&
+      this.txns.get(transactionalId) === m &&
+      m.state !== TxnState.Ongoing
+    ) {
+      m.startMs = before.startMs;
+      m.updateMs = before.updateMs;
+    }
+    return all(errorCode);
+  }
+
+  /** EndTxn: answers once PrepareCommit/PrepareAbort is written; markers and the Complete record follow. */
+  async endTransaction(
+    transactionalId: string,
+    producerId: number,
+    producerEpoch: number,
+    commit: boolean,
+  ): Promise<number> {
+    const coordinator = this.coordinatorError(transactionalId);
+    if (coordinator !== ErrorCode.NONE) return coordinator;
+    const m = this.txns.get(transactionalId);
+    if (m === undefined || m.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
+    if (producerEpoch !== m.producerEpoch) {
+      // A retry of an abort or commit that completed under a bump by a timeout is still fenced, as in Kafka.
+      return ErrorCode.PRODUCER_FENCED;
+    }
+    switch (m.state) {
+      case TxnState.Ongoing:
+        break;
+      case TxnState.CompleteCommit:
+        return commit ? ErrorCode.NONE : ErrorCode.INVALID_TXN_STATE;
+      case TxnState.CompleteAbort:
+        return commit ? ErrorCode.INVALID_TXN_STATE : ErrorCode.NONE;
+      case TxnState.PrepareCommit:
+        return commit ? ErrorCode.CONCURRENT_TRANSACTIONS : ErrorCode.INVALID_TXN_STATE;
+      case TxnState.PrepareAbort:
+        return commit ? ErrorCode.INVALID_TXN_STATE : ErrorCode.CONCURRENT_TRANSACTIONS;
+      default:
+        return ErrorCode.INVALID_TXN_STATE;
+    }
+    if (m.busy) return ErrorCode.CONCURRENT_TRANSACTIONS;
+    return this.prepare(m, commit);
+  }
+
+  private prepare(m: TxnMetadata, commit: boolean): Promise<number> {
+    const token = this.tokenOf(m.partition);
+    m.updateMs = this.options.clock.nowMs();
+    const state = commit ? TxnState.PrepareCommit : TxnState.PrepareAbort;
+    return this.write(m, state, m.partitions, () => {}).then((errorCode) => {
+      if (errorCode === ErrorCode.NONE && this.isCurrent(m, token)) {
+        m.busy = true;
+        this.completeTransaction(m, commit, token);
+      }
+      return errorCode;
+    });
+  }
+
+  /** Aborts an Ongoing transaction under epoch + 1, so its producer is fenced (timeouts, a new InitProducerId). */
+  private abortWithBump(m: TxnMetadata): void {
+    if (m.producerEpoch + 1 < MAX_EPOCH) {
+      m.lastProducerEpoch = m.producerEpoch;
+      m.producerEpoch += 1;
+    }
+    void this.prepare(m, false).then((errorCode) => {
+      if (errorCode !== ErrorCode.NONE) {
+        this.options.logger.warn(`aborting transaction ${m.transactionalId} failed: error ${errorCode}`);
+      }
+    });
+  }
+
+  /** Writes the markers until every partition has them, then the Complete record. `m.busy` is set throughout. */
+  private completeTransaction(m: TxnMetadata, commit: boolean, token: number): void {
+    let remaining = [...m.partitions].map(tpOf);
+    const attempt = (): void => {
+      if (!this.isCurrent(m, token) || this.stopped) return;
+      this.options
+        .writeMarkers({
+          producerId: m.producerId,
+          producerEpoch: m.producerEpoch,
+          commit,
+          coordinatorEpoch: this.options.coordinatorEpoch(m.partition),
+          partitions: remaining,
+        })
+        .then(
+          (left) => left,
+          () => remaining,
+        )
+        .then((left) => {
+          if (!this.isCurrent(m, token) || this.stopped) return;
+          remaining = left;
+          if (remaining.length > 0) {
+            this.retry(attempt, MARKER_RETRY_MS);
+            return;
+          }
+          m.updateMs = this.options.clock.nowMs();
+          const state = commit ? TxnState.CompleteCommit : TxnState.CompleteAbort;
+          void this.write(m, state, new Set(), () => {
+            m.partitions = new Set();
+          }).then((errorCode) => {
+            if (errorCode !== ErrorCode.NONE && this.isCurrent(m, token)) {
+              m.busy = true;
+              this.retry(() => {
+                remaining = [];
+                attempt();
+              }, MARKER_RETRY_MS);
+            }
+          });
+        });
+    };
+    attempt();
+  }
+
+  /** Aborts Ongoing transactions older than their timeout, every abortIntervalMs. */
+  tick(): void {
+    const now = this.options.clock.monotonicMs();
+    if (now < this.nextAbortCheckMs) return;
+    this.nextAbortCheckMs = now + this.options.abortIntervalMs;
+    const wall = this.options.clock.nowMs();
+    for (const m of this.txns.values()) {
+      if (m.state !== TxnState.Ongoing || m.busy) continue;
+      if (this.partitions.get(m.partition)?.state !== 'active') continue;
+      if (wall > m.startMs + m.timeoutMs) {
+        this.options.logger.info(`aborting timed out transaction ${m.transactionalId}`);
+        this.abortWithBump(m);
+      }
+    }
+  }
+
+  /** ListTransactions: ids of the partitions led here, filtered by state names and producer ids. */
+  list(
+    states: readonly string[],
+    producerIds: readonly number[],
+  ): { id: string; producerId: number; state: string }[] {
+    const out: { id: string; producerId: number; state: string }[] = [];
+    for (const m of this.txns.values()) {
+      const name = TXN_STATE_NAMES[m.state] ?? 'Unknown';
+      if (states.length > 0 && !states.includes(name)) continue;
+      if (producerIds.length > 0 && !producerIds.includes(m.producerId)) continue;
+      out.push({ id: m.transactionalId, producerId: m.producerId, state: name });
+    }
+    return out;
+  }
+
+  errorFor(transactionalId: string): number {
+    return this.coordinatorError(transactionalId);
+  }
+}
+
+export { tpKey, tpOf };
