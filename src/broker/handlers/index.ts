@@ -43,6 +43,8 @@ import { offsetDeleteHandler } from './47-offset-delete.js';
 import { alterPartitionHandler } from './56-alter-partition.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
 import { describeProducersHandler } from './61-describe-producers.js';
+import { describeTransactionsHandler } from './65-describe-transactions.js';
+import { listTransactionsHandler } from './66-list-transactions.js';
 import { consumerGroupHeartbeatHandler } from './68-consumer-group-heartbeat.js';
 import { consumerGroupDescribeHandler } from './69-consumer-group-describe.js';
 
@@ -90,4 +92,6 @@ export const HANDLERS: readonly ApiHandler[] = [
   consumerGroupHeartbeatHandler,
   consumerGroupDescribeHandler,
   describeProducersHandler,
+  describeTransactionsHandler,
+  listTransactionsHandler,
 ];

@@ -489,6 +489,7 @@ export class TransactionCoordinator {
       // A retry of an abort or commit that completed under a bump by a timeout is still fenced, as in Kafka.
       return ErrorCode.PRODUCER_FENCED;
     }
+    if (m.busy) return ErrorCode.CONCURRENT_TRANSACTIONS;
     switch (m.state) {
       case TxnState.Ongoing:
         break;
@@ -503,7 +504,6 @@ export class TransactionCoordinator {
       default:
         return ErrorCode.INVALID_TXN_STATE;
     }
-    if (m.busy) return ErrorCode.CONCURRENT_TRANSACTIONS;
     return this.prepare(m, commit);
   }
 
@@ -595,13 +595,13 @@ export class TransactionCoordinator {
   list(
     states: readonly string[],
     producerIds: readonly number[],
-  ): { id: string; producerId: number; state: string }[] {
-    const out: { id: string; producerId: number; state: string }[] = [];
+  ): { id: string; producerId: number; state: string; startMs: number }[] {
+    const out: { id: string; producerId: number; state: string; startMs: number }[] = [];
     for (const m of this.txns.values()) {
       const name = TXN_STATE_NAMES[m.state] ?? 'Unknown';
       if (states.length > 0 && !states.includes(name)) continue;
       if (producerIds.length > 0 && !producerIds.includes(m.producerId)) continue;
-      out.push({ id: m.transactionalId, producerId: m.producerId, state: name });
+      out.push({ id: m.transactionalId, producerId: m.producerId, state: name, startMs: m.startMs });
     }
     return out;
   }

@@ -1,0 +1,56 @@
+// DescribeTransactions (65): the state of transactional ids coordinated here (NOT_COORDINATOR for the others,
+// TRANSACTIONAL_ID_NOT_FOUND for unknown ids), as kafka-transactions.sh describe shows it.
+
+import { TXN_STATE_NAMES, tpOf } from '../../coordinator/transaction/transaction-coordinator.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type {
+  DescribeTransactionsRequest,
+  DescribeTransactionsResponse,
+} from '../../protocol/messages/65-describe-transactions.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { defineHandler } from '../api-handler.js';
+
+export const describeTransactionsHandler = defineHandler<
+  DescribeTransactionsRequest,
+  DescribeTransactionsResponse
+>({
+  apiKey: ApiKey.DESCRIBE_TRANSACTIONS,
+  minVersion: 0,
+  maxVersion: 0,
+  async handle(context, request) {
+    const coordinator = context.services.transactionCoordinator;
+    return {
+      throttleTimeMs: 0,
+      transactionStates: request.transactionalIds.map((id) => {
+        const empty = {
+          transactionalId: id,
+          transactionState: '',
+          transactionTimeoutMs: 0,
+          transactionStartTimeMs: -1n,
+          producerId: -1n,
+          producerEpoch: -1,
+          topics: [],
+        };
+        const errorCode = coordinator.errorFor(id);
+        if (errorCode !== ErrorCode.NONE) return { ...empty, errorCode };
+        const m = coordinator.describe(id);
+        if (m === undefined) return { ...empty, errorCode: ErrorCode.TRANSACTIONAL_ID_NOT_FOUND };
+        const byTopic = new Map<string, number[]>();
+        for (const k of m.partitions) {
+          const tp = tpOf(k);
+          byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
+        }
+        return {
+          errorCode: ErrorCode.NONE,
+          transactionalId: id,
+          transactionState: TXN_STATE_NAMES[m.state] ?? 'Unknown',
+          transactionTimeoutMs: m.timeoutMs,
+          transactionStartTimeMs: BigInt(m.startMs),
+          producerId: BigInt(m.producerId),
+          producerEpoch: m.producerEpoch,
+          topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+        };
+      }),
+    };
+  },
+});

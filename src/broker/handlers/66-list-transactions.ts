@@ -1,0 +1,29 @@
+// ListTransactions (66): the transactional ids coordinated by this broker, filtered by state names and producer
+// ids (v1: and by how long they have been running). Unknown state names are echoed back, as in Kafka.
+
+import { TXN_STATE_NAMES } from '../../coordinator/transaction/transaction-coordinator.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type {
+  ListTransactionsRequest,
+  ListTransactionsResponse,
+} from '../../protocol/messages/66-list-transactions.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { defineHandler } from '../api-handler.js';
+
+export const listTransactionsHandler = defineHandler<ListTransactionsRequest, ListTransactionsResponse>({
+  apiKey: ApiKey.LIST_TRANSACTIONS,
+  minVersion: 0,
+  maxVersion: 1,
+  async handle(context, request) {
+    const known = new Set<string>(TXN_STATE_NAMES);
+    const unknownStateFilters = request.stateFilters.filter((s) => !known.has(s));
+    const durationMs = context.apiVersion >= 1 ? Number(request.durationFilter) : -1;
+    const nowMs = context.services.clock.nowMs();
+    const producerIds = request.producerIdFilters.map(Number);
+    const transactionStates = context.services.transactionCoordinator
+      .list(request.stateFilters, producerIds)
+      .filter((t) => durationMs < 0 || (t.startMs >= 0 && nowMs - t.startMs >= durationMs))
+      .map((t) => ({ transactionalId: t.id, producerId: BigInt(t.producerId), transactionState: t.state }));
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, unknownStateFilters, transactionStates };
+  },
+});

@@ -1,0 +1,274 @@
+// The transaction coordinator's state machine under a ManualClock and an in-memory __transaction_state:
+// InitProducerId (new ids, epoch bumps, fencing, concurrent transactions, timeouts bounds), AddPartitionsToTxn,
+// EndTxn through the Prepare and Complete states with markers, timeouts aborting with a bumped epoch, and
+// loading what was written (finishing a transaction left in PrepareCommit).
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ManualClock } from '../../../src/common/clock.js';
+import { silentLogger } from '../../../src/common/logger.js';
+import type { EncodedRecord } from '../../../src/coordinator/group/group-records.js';
+import type { GroupStorage, StoredRecord } from '../../../src/coordinator/group/group-storage.js';
+import {
+  type MarkerRequest,
+  type TopicPartitionRef,
+  TransactionCoordinator,
+  TxnState,
+  transactionPartition,
+} from '../../../src/coordinator/transaction/transaction-coordinator.js';
+import { ErrorCode } from '../../../src/protocol/errors.js';
+
+const E = ErrorCode;
+const PARTITIONS = 4;
+
+class MemoryStorage implements GroupStorage {
+  readonly logs = new Map<number, StoredRecord[]>();
+  hold = false;
+  private readonly held: (() => void)[] = [];
+  append(partition: number, records: readonly EncodedRecord[]): Promise<number> {
+    const write = () => {
+      let log = this.logs.get(partition);
+      if (log === undefined) this.logs.set(partition, (log = []));
+      log.push(...records);
+    };
+    if (!this.hold) {
+      write();
+      return Promise.resolve(0);
+    }
+    return new Promise((resolve) =>
+      this.held.push(() => {
+        write();
+        resolve(0);
+      }),
+    );
+  }
+  release(): void {
+    this.hold = false;
+    for (const f of this.held.splice(0)) f();
+  }
+  *readAll(partition: number): Iterable<StoredRecord> {
+    yield* this.logs.get(partition) ?? [];
+  }
+}
+
+interface Harness {
+  clock: ManualClock;
+  storage: MemoryStorage;
+  markers: MarkerRequest[];
+  failMarkers: { value: boolean };
+  retries: (() => void)[];
+  coordinator: TransactionCoordinator;
+}
+
+function harness(storage = new MemoryStorage(), clock = new ManualClock()): Harness {
+  let nextId = 1000;
+  const markers: MarkerRequest[] = [];
+  const failMarkers = { value: false };
+  const retries: (() => void)[] = [];
+  const coordinator = new TransactionCoordinator({
+    clock,
+    logger: silentLogger,
+    storage,
+    partitionCount: () => PARTITIONS,
+    nextProducerId: async () => nextId++,
+    maxTimeoutMs: 900_000,
+    abortIntervalMs: 10_000,
+    writeMarkers: async (request): Promise<TopicPartitionRef[]> => {
+      markers.push(request);
+      return failMarkers.value ? [...request.partitions] : [];
+    },
+    coordinatorEpoch: () => 7,
+    partitionExists: (topic) => topic !== 'missing',
+    defer: (fn) => fn(),
+    retry: (fn) => {
+      retries.push(fn);
+    },
+  });
+  for (let p = 0; p < PARTITIONS; p++) coordinator.onLeadershipChange(p, true);
+  return { clock, storage, markers, failMarkers, retries, coordinator };
+}
+
+const settle = () => new Promise((r) => setImmediate(r));
+const TP = [
+  { topic: 't', partition: 0 },
+  { topic: 't', partition: 1 },
+];
+
+describe('transaction coordinator', () => {
+  it('gives a new transactional id a producer id with epoch 0, and bumps the epoch on each init', async () => {
+    const { coordinator } = harness();
+    const first = await coordinator.initProducerId('tx', 60_000, null);
+    assert.deepEqual(first, { errorCode: E.NONE, producerId: 1000, producerEpoch: 0 });
+    const second = await coordinator.initProducerId('tx', 60_000, null);
+    assert.deepEqual(second, { errorCode: E.NONE, producerId: 1000, producerEpoch: 1 });
+    assert.equal(coordinator.describe('tx')?.state, TxnState.Empty);
+  });
+
+  it('refuses timeouts above transaction.max.timeout.ms and ids of partitions not led here', async () => {
+    const { coordinator } = harness();
+    assert.equal(
+      (await coordinator.initProducerId('tx', 900_001, null)).errorCode,
+      E.INVALID_TRANSACTION_TIMEOUT,
+    );
+    assert.equal((await coordinator.initProducerId('tx', 0, null)).errorCode, E.INVALID_TRANSACTION_TIMEOUT);
+    coordinator.onLeadershipChange(transactionPartition('tx', PARTITIONS), false);
+    assert.equal((await coordinator.initProducerId('tx', 1000, null)).errorCode, E.NOT_COORDINATOR);
+  });
+
+  it('commits: Ongoing, PrepareCommit (answered), markers with the coordinator epoch, CompleteCommit', async () => {
+    const { coordinator, markers } = harness();
+    const { producerId, producerEpoch } = await coordinator.initProducerId('tx', 60_000, null);
+    const added = await coordinator.addPartitions('tx', producerId, producerEpoch, TP);
+    assert.deepEqual([...added.values()], [E.NONE, E.NONE]);
+    assert.equal(coordinator.describe('tx')?.state, TxnState.Ongoing);
+    assert.equal(await coordinator.endTransaction('tx', producerId, producerEpoch, true), E.NONE);
+    await settle();
+    assert.equal(markers.length, 1);
+    assert.deepEqual(
+      { ...markers[0]!, partitions: [...markers[0]!.partitions] },
+      { producerId, producerEpoch, commit: true, coordinatorEpoch: 7, partitions: TP },
+    );
+    assert.equal(coordinator.describe('tx')?.state, TxnState.CompleteCommit);
+    // A retried commit is answered NONE; an abort now is an invalid state.
+    assert.equal(await coordinator.endTransaction('tx', producerId, producerEpoch, true), E.NONE);
+    assert.equal(
+      await coordinator.endTransaction('tx', producerId, producerEpoch, false),
+      E.INVALID_TXN_STATE,
+    );
+  });
+
+  it('answers CONCURRENT_TRANSACTIONS while markers are pending, and retries them', async () => {
+    const { coordinator, failMarkers, retries } = harness();
+    const { producerId, producerEpoch } = await coordinator.initProducerId('tx', 60_000, null);
+    await coordinator.addPartitions('tx', producerId, producerEpoch, TP);
+    failMarkers.value = true;
+    assert.equal(await coordinator.endTransaction('tx', producerId, producerEpoch, false), E.NONE);
+    await settle();
+    assert.equal(coordinator.describe('tx')?.state, TxnState.PrepareAbort);
+    const again = await coordinator.addPartitions('tx', producerId, producerEpoch, TP);
+    assert.deepEqual([...again.values()], [E.CONCURRENT_TRANSACTIONS, E.CONCURRENT_TRANSACTIONS]);
+    assert.equal((await coordinator.initProducerId('tx', 60_000, null)).errorCode, E.CONCURRENT_TRANSACTIONS);
+    failMarkers.value = false;
+    assert.equal(retries.length, 1);
+    retries.shift()!();
+    await settle();
+    assert.equal(coordinator.describe('tx')?.state, TxnState.CompleteAbort);
+  });
+
+  it('fences an older epoch and aborts its ongoing transaction when a new producer initializes', async () => {
+    const { coordinator, markers } = harness();
+    const old = await coordinator.initProducerId('tx', 60_000, null);
+    await coordinator.addPartitions('tx', old.producerId, old.producerEpoch, TP);
+    // The new producer first sees CONCURRENT_TRANSACTIONS while the old transaction is aborted, then gets
+    // a bumped epoch.
+    assert.equal((await coordinator.initProducerId('tx', 60_000, null)).errorCode, E.CONCURRENT_TRANSACTIONS);
+    await settle();
+    assert.equal(markers.length, 1);
+    assert.equal(markers[0]!.commit, false);
+    assert.equal(markers[0]!.producerEpoch, old.producerEpoch + 1);
+    assert.equal(coordinator.describe('tx')?.state, TxnState.CompleteAbort);
+    const fresh = await coordinator.initProducerId('tx', 60_000, null);
+    assert.equal(fresh.errorCode, E.NONE);
+    assert.equal(fresh.producerEpoch, old.producerEpoch + 2);
+    const added = await coordinator.addPartitions('tx', old.producerId, old.producerEpoch, TP);
+    assert.deepEqual([...added.values()], [E.PRODUCER_FENCED, E.PRODUCER_FENCED]);
+    assert.equal(
+      await coordinator.endTransaction('tx', old.producerId, old.producerEpoch, true),
+      E.PRODUCER_FENCED,
+    );
+    assert.equal(await coordinator.endTransaction('tx', 4242, 0, true), E.INVALID_PRODUCER_ID_MAPPING);
+  });
+
+  it('aborts a transaction older than its timeout with a bumped epoch', async () => {
+    const { coordinator, clock, markers } = harness();
+    const p = await coordinator.initProducerId('tx', 5_000, null);
+    await coordinator.addPartitions('tx', p.producerId, p.producerEpoch, TP);
+    clock.advance(4_000);
+    coordinator.tick();
+    assert.equal(coordinator.describe('tx')?.state, TxnState.Ongoing, 'not yet checked');
+    clock.advance(6_000);
+    coordinator.tick();
+    await settle();
+    assert.equal(markers.length, 1);
+    assert.equal(markers[0]!.commit, false);
+    assert.equal(coordinator.describe('tx')?.state, TxnState.CompleteAbort);
+    assert.equal(
+      await coordinator.endTransaction('tx', p.producerId, p.producerEpoch, true),
+      E.PRODUCER_FENCED,
+    );
+  });
+
+  it('answers UNKNOWN_TOPIC_OR_PARTITION for missing partitions and OPERATION_NOT_ATTEMPTED for the others', async () => {
+    const { coordinator } = harness();
+    const p = await coordinator.initProducerId('tx', 60_000, null);
+    const r = await coordinator.addPartitions('tx', p.producerId, p.producerEpoch, [
+      { topic: 't', partition: 0 },
+      { topic: 'missing', partition: 0 },
+    ]);
+    assert.deepEqual([...r.values()], [E.OPERATION_NOT_ATTEMPTED, E.UNKNOWN_TOPIC_OR_PARTITION]);
+    assert.equal(
+      await coordinator.endTransaction('tx', p.producerId, p.producerEpoch, true),
+      E.INVALID_TXN_STATE,
+    );
+  });
+
+  it('answers CONCURRENT_TRANSACTIONS while a transition is being written', async () => {
+    const { coordinator, storage } = harness();
+    const p = await coordinator.initProducerId('tx', 60_000, null);
+    storage.hold = true;
+    const pending = coordinator.addPartitions('tx', p.producerId, p.producerEpoch, TP);
+    const concurrent = await coordinator.endTransaction('tx', p.producerId, p.producerEpoch, true);
+    assert.equal(concurrent, E.CONCURRENT_TRANSACTIONS);
+    storage.release();
+    assert.deepEqual([...(await pending).values()], [E.NONE, E.NONE]);
+  });
+
+  it('loads the written state on a new leader and finishes a transaction left in PrepareCommit', async () => {
+    const a = harness();
+    const p = await a.coordinator.initProducerId('tx', 60_000, null);
+    await a.coordinator.addPartitions('tx', p.producerId, p.producerEpoch, TP);
+    a.failMarkers.value = true;
+    assert.equal(await a.coordinator.endTransaction('tx', p.producerId, p.producerEpoch, true), E.NONE);
+    await settle();
+    assert.equal(a.coordinator.describe('tx')?.state, TxnState.PrepareCommit);
+    // Another broker becomes leader of the partition and reads the same log.
+    const b = harness(a.storage);
+    await settle();
+    assert.equal(b.markers.length, 1);
+    assert.equal(b.markers[0]!.commit, true);
+    assert.equal(b.markers[0]!.producerId, p.producerId);
+    assert.equal(b.coordinator.describe('tx')?.state, TxnState.CompleteCommit);
+    const next = await b.coordinator.initProducerId('tx', 60_000, null);
+    assert.deepEqual(next, {
+      errorCode: E.NONE,
+      producerId: p.producerId,
+      producerEpoch: p.producerEpoch + 1,
+    });
+    // The old leader loses the partition: its ids answer NOT_COORDINATOR.
+    a.coordinator.onLeadershipChange(transactionPartition('tx', PARTITIONS), false);
+    assert.equal((await a.coordinator.initProducerId('tx', 60_000, null)).errorCode, E.NOT_COORDINATOR);
+  });
+
+  it('answers COORDINATOR_LOAD_IN_PROGRESS while loading', async () => {
+    const deferred: (() => void)[] = [];
+    const coordinator = new TransactionCoordinator({
+      clock: new ManualClock(),
+      logger: silentLogger,
+      storage: new MemoryStorage(),
+      partitionCount: () => PARTITIONS,
+      nextProducerId: async () => 1,
+      maxTimeoutMs: 900_000,
+      abortIntervalMs: 10_000,
+      writeMarkers: async () => [],
+      coordinatorEpoch: () => 0,
+      defer: (fn) => deferred.push(fn),
+    });
+    coordinator.onLeadershipChange(transactionPartition('tx', PARTITIONS), true);
+    assert.equal(
+      (await coordinator.initProducerId('tx', 1000, null)).errorCode,
+      E.COORDINATOR_LOAD_IN_PROGRESS,
+    );
+    for (const f of deferred) f();
+    assert.equal((await coordinator.initProducerId('tx', 1000, null)).errorCode, E.NONE);
+  });
+});
