@@ -25,7 +25,12 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...files], {
+// --test-force-exit: a test file whose tests have all finished is ended even if something keeps its process
+// alive (seen, rarely and only under load, after test/client/retries.test.ts passed: an idle process with no
+// referenced handle left; not explained yet). --test-timeout: a test that hangs fails instead of holding CI.
+const timeoutMs = slow ? 900_000 : 300_000;
+const flags = ['--test', '--test-reporter=spec', '--test-force-exit', `--test-timeout=${timeoutMs}`];
+const result = spawnSync(process.execPath, [...flags, ...files], {
   stdio: 'inherit',
 });
 process.exit(result.status ?? 1);
