@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { isDeepStrictEqual } from 'node:util';
 import { Admin } from '../../src/client/admin.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
@@ -38,6 +39,15 @@ async function readValues(broker: BrokerProcess, topic: string): Promise<string[
   } finally {
     client.close();
   }
+}
+
+/** The lines of a broker's log about `topic`'s partition 0, or about leadership, ISR and truncation. */
+function relevantLines(log: string, topic: string): string {
+  return log
+    .split('\n')
+    .filter((l) => l.includes(`${topic}-0`) || /truncat|leader|ISR|isr|epoch/i.test(l))
+    .slice(-200)
+    .join('\n');
 }
 
 function sleep(ms: number): Promise<void> {
@@ -242,11 +252,20 @@ describe('partition reassignment in a three-broker cluster', () => {
       `a write waiting on the old leader ends when it loses the partition, not at its timeout: ${writes.errors.join(',')}`,
     );
     const ackedValues = writes.acked.map((a) => a.value);
-    assert.deepEqual(
-      written.filter((v) => ackedValues.includes(v)),
-      ackedValues,
-      'every record acknowledged during the move is on the new leader, in order',
-    );
+    const kept = written.filter((v) => ackedValues.includes(v));
+    if (!isDeepStrictEqual(kept, ackedValues)) {
+      const missing = writes.acked.filter((a) => !written.includes(a.value));
+      const logs = brokers
+        .map((b, id) => `--- broker ${id} log ---\n${relevantLines(b.log(), TOPIC)}`)
+        .join('\n');
+      assert.fail(
+        `every record acknowledged during the move is on the new leader, in order: missing ${JSON.stringify(missing)}` +
+          ` (source ${source}, targets ${targets}); the new leader ${moved!.leaderId} holds ${read.length} records,` +
+          ` written during the move: ${written.join(',')}; acknowledged: ${writes.acked
+            .map((a) => `${a.value}@${a.leader}`)
+            .join(',')}; errors: ${writes.errors.join(',')}\n${logs}`,
+      );
+    }
     await waitFor('the source to delete its copy', async () =>
       existsSync(join(brokers[source]!.dataDir, `${TOPIC}-0`)) ? undefined : true,
     );
