@@ -57,7 +57,7 @@ export class IsrManager {
     for (const p of this.replicas.all()) {
       const isr = p.proposedIsr(wallNow, this.lagTimeMaxMs);
       if (isr === null) continue;
-      p.isrChangeInFlight = true;
+      p.isrChangeSent(isr);
       this.logger.info(
         `proposing ISR ${JSON.stringify(isr)} for ${p.key} (was ${JSON.stringify(p.isr)}) at ${now}`,
       );
@@ -65,7 +65,7 @@ export class IsrManager {
         .then((response) => this.apply(p, response))
         .catch((err: unknown) => this.logger.warn(`AlterPartition for ${p.key} failed: ${String(err)}`))
         .finally(() => {
-          p.isrChangeInFlight = false;
+          if (p.isrChangeEnded(isr)) this.onHighWatermark(p);
         });
     }
   }

@@ -50,8 +50,12 @@ export class Partition {
   isr: readonly number[] = [];
   /** Followers as their fetches report them (leader only). */
   private readonly followers = new Map<number, FollowerState>();
-  /** An ISR change sent to the controller and not answered yet; no other is proposed meanwhile. */
-  isrChangeInFlight = false;
+  /**
+   * An ISR change sent to the controller and not answered yet; no other is proposed meanwhile. The controller
+   * may already have committed it, and may already have made a replica it adds the leader (a reassignment
+   * finishing), so until the answer the high watermark counts the proposed ISR too (Kafka's maximal ISR).
+   */
+  private pendingIsr: readonly number[] | null = null;
   private leaderSinceMs = 0;
   /** Told after queued appends were written and the high watermark had its chance to move (purgatories). */
   onWritten: ((partition: Partition) => void) | null = null;
@@ -86,7 +90,7 @@ export class Partition {
     nowMs = Date.now(),
   ): void {
     if (!this.isLeader || leaderEpoch !== this.leaderEpoch) this.leaderSinceMs = nowMs;
-    this.isrChangeInFlight = false;
+    this.pendingIsr = null;
     this.leaderId = this.localBrokerId;
     this.leaderEpoch = leaderEpoch;
     this.partitionEpoch = partitionEpoch;
@@ -248,6 +252,25 @@ export class Partition {
     return changed ? this.replicas.filter((id) => isr.has(id)) : null;
   }
 
+  get isrChangeInFlight(): boolean {
+    return this.pendingIsr !== null;
+  }
+
+  /** An ISR change (from proposedIsr) goes to the controller: until it is answered, no other is proposed. */
+  isrChangeSent(isr: readonly number[]): void {
+    this.pendingIsr = isr;
+  }
+
+  /**
+   * The ISR change sent is answered (accepted, refused or failed): the committed ISR alone counts again, unless
+   * a newer change (after a LeaderAndIsr) is in flight by now.
+   */
+  isrChangeEnded(isr: readonly number[]): boolean {
+    if (this.pendingIsr !== isr) return false;
+    this.pendingIsr = null;
+    return this.maybeAdvanceHighWatermark();
+  }
+
   /** The controller accepted an ISR change (AlterPartition): the high watermark follows the new ISR. */
   applyIsr(isr: readonly number[], leaderEpoch: number, partitionEpoch: number): boolean {
     if (leaderEpoch !== this.leaderEpoch || partitionEpoch < this.partitionEpoch) return false;
@@ -258,16 +281,19 @@ export class Partition {
 
   /**
    * The high watermark is the smallest log end offset in the ISR, the leader's own counting only written bytes;
-   * it never goes back.
+   * it never goes back. While an ISR change is in flight, the replicas it adds count as well: the controller
+   * may have committed it already and elected one of them, which must hold every acknowledged record.
    */
   maybeAdvanceHighWatermark(): boolean {
     if (!this.isLeader) return false;
     let hw = this.log.writtenEndOffset;
-    for (const id of this.isr) {
-      if (id === this.localBrokerId) continue;
+    const lowest = (id: number): void => {
+      if (id === this.localBrokerId) return;
       const end = this.followers.get(id)?.logEndOffset ?? 0;
       if (end < hw) hw = end;
-    }
+    };
+    for (const id of this.isr) lowest(id);
+    if (this.pendingIsr !== null) for (const id of this.pendingIsr) lowest(id);
     if (hw > this.log.highWatermark) {
       this.log.setHighWatermark(hw);
       return true;

@@ -1,0 +1,93 @@
+// The leader's high watermark over the ISR, and over an ISR change in flight: the controller may commit a
+// proposed expansion and elect a replica it adds (a reassignment finishes when its targets join the ISR) before
+// the leader hears the answer, so until then a write is acknowledged only once the added replicas have it too.
+
+import assert from 'node:assert/strict';
+import { describe, it, type TestContext } from 'node:test';
+import type { TopicLogSettings } from '../../src/broker/config/topic-log-settings.js';
+import { Partition } from '../../src/broker/replica/partition.js';
+import { openHarness } from '../storage/log-harness.js';
+
+const LEADER = 1;
+
+function leaderOf(t: TestContext, isr: number[]) {
+  const h = openHarness(t);
+  const p = new Partition('t', 0, '', h.log, LEADER, {} as TopicLogSettings);
+  p.becomeLeader(5, 0, [1, 2, 3], isr);
+  const append = (count: number): void => {
+    for (let i = 0; i < count; i++) h.append({}, p.leaderEpoch);
+    p.maybeAdvanceHighWatermark();
+  };
+  return { p, log: h.log, append };
+}
+
+describe('partition high watermark', () => {
+  it('counts the replicas an ISR expansion in flight adds, until the controller answers', (t) => {
+    const { p, log, append } = leaderOf(t, [LEADER]);
+    append(3);
+    assert.equal(log.highWatermark, 3, 'the leader alone is the ISR');
+    p.recordFollowerEnd(2, 3);
+    p.recordFollowerEnd(3, 3);
+    const proposed = p.proposedIsr(Date.now(), 1000);
+    assert.deepEqual(proposed, [1, 2, 3]);
+    p.isrChangeSent(proposed!);
+    assert.equal(p.isrChangeInFlight, true);
+
+    // The controller may have committed [1, 2, 3] and made broker 2 the leader already: a record that only
+    // this broker has is not acknowledged.
+    append(2);
+    assert.equal(log.highWatermark, 3, 'the replicas being added hold the high watermark back');
+    p.recordFollowerEnd(2, 5);
+    assert.equal(log.highWatermark, 3);
+    p.recordFollowerEnd(3, 5);
+    assert.equal(log.highWatermark, 5);
+
+    // Accepted: the committed ISR is the proposed one.
+    assert.equal(p.applyIsr([1, 2, 3], 5, 1), false);
+    assert.equal(p.isrChangeEnded(proposed!), false);
+    assert.equal(p.isrChangeInFlight, false);
+    append(1);
+    assert.equal(log.highWatermark, 5);
+  });
+
+  it('counts the committed ISR alone again once the change is refused', (t) => {
+    const { p, log, append } = leaderOf(t, [LEADER]);
+    append(2);
+    p.recordFollowerEnd(2, 2);
+    const proposed = p.proposedIsr(Date.now(), 1000)!;
+    assert.deepEqual(proposed, [1, 2]);
+    p.isrChangeSent(proposed);
+    append(2);
+    assert.equal(log.highWatermark, 2);
+    assert.equal(p.isrChangeEnded(proposed), true, 'the high watermark moves when the proposal is gone');
+    assert.equal(log.highWatermark, 4);
+  });
+
+  it('keeps the committed ISR while a shrink is in flight', (t) => {
+    const { p, log, append } = leaderOf(t, [1, 2, 3]);
+    append(2);
+    p.recordFollowerEnd(2, 2);
+    p.recordFollowerEnd(3, 1);
+    assert.equal(log.highWatermark, 1);
+    p.isrChangeSent([1, 2]);
+    p.recordFollowerEnd(2, 2);
+    assert.equal(log.highWatermark, 1, 'broker 3 is in the ISR until the controller says otherwise');
+  });
+
+  it('forgets a proposal when a LeaderAndIsr makes it leader again; a late answer to it changes nothing', (t) => {
+    const { p, log, append } = leaderOf(t, [LEADER]);
+    append(2);
+    p.recordFollowerEnd(2, 2);
+    const proposed = p.proposedIsr(Date.now(), 1000)!;
+    p.isrChangeSent(proposed);
+    p.becomeLeader(6, 1, [1, 2, 3], [LEADER]);
+    assert.equal(p.isrChangeInFlight, false);
+    p.recordFollowerEnd(2, 2);
+    const again = p.proposedIsr(Date.now(), 1000)!;
+    p.isrChangeSent(again);
+    assert.equal(p.isrChangeEnded(proposed), false, 'the newer proposal stays in flight');
+    assert.equal(p.isrChangeInFlight, true);
+    append(1);
+    assert.equal(log.highWatermark, 2);
+  });
+});
