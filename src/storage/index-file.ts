@@ -30,6 +30,14 @@ const EMPTY = Buffer.alloc(0);
 /** Entries held in memory before they are written to the file together. */
 const PENDING_ENTRIES_MAX = 64;
 
+/**
+ * Index descriptors held until the event loop turns, at most: past it the oldest is closed at once. A broker
+ * opening thousands of partitions in one synchronous pass (startup, a large CreateTopics) touches three files
+ * of each; without a bound it would need three descriptors per partition at the same time.
+ */
+const HELD_DESCRIPTORS_MAX = 256;
+const heldDescriptors = new Set<IndexFile>();
+
 /** Reads the sort key of the entry at `pos` of `buf`; entries are sorted by it. */
 export type EntryKey = (buf: Buffer, pos: number) => number;
 
@@ -56,6 +64,7 @@ export class IndexFile {
   ) {
     this.fd = fd;
     setImmediate(() => this.dropFd());
+    if (fd >= 0) this.hold();
     this.entryCount = entryCount;
     this.writtenCount = entryCount;
     this.warmEntriesMax = Math.max(1, Math.floor(STORAGE_LIMITS.indexWarmBytes / entryBytes));
@@ -70,6 +79,9 @@ export class IndexFile {
     const fd = openSync(path, 'w+');
     const index = new IndexFile(path, entryBytes, Math.floor(maxIndexBytes / entryBytes), fd, 0);
     index.preallocate();
+    // Not held until the loop turns: opening or creating thousands of partitions in one synchronous pass (a
+    // broker's startup, a large CreateTopics) would otherwise need three descriptors per partition at once.
+    index.dropFd();
     return index;
   }
 
@@ -85,7 +97,9 @@ export class IndexFile {
       closeSync(fd);
       return null;
     }
-    return new IndexFile(path, entryBytes, maxEntries, fd, size / entryBytes);
+    const index = new IndexFile(path, entryBytes, maxEntries, fd, size / entryBytes);
+    index.dropFd();
+    return index;
   }
 
   get entries(): number {
@@ -287,13 +301,26 @@ export class IndexFile {
     if (this.fd < 0) {
       this.fd = openSync(this.path, 'r+');
       setImmediate(() => this.dropFd());
+      this.hold();
     }
     return this.fd;
+  }
+
+  /** Counts this descriptor among the held ones, closing the oldest other one past the bound. */
+  private hold(): void {
+    heldDescriptors.add(this);
+    if (heldDescriptors.size <= HELD_DESCRIPTORS_MAX) return;
+    for (const oldest of heldDescriptors) {
+      if (oldest === this) continue;
+      oldest.dropFd();
+      return;
+    }
   }
 
   private dropFd(): void {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
+    heldDescriptors.delete(this);
   }
 
   closeAndDelete(): void {

@@ -2,7 +2,7 @@
 // same answers as a brute-force search, before and after reopening and truncation.
 
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
@@ -121,4 +121,20 @@ test('a wrong cold index entry that looks well-formed is caught when used, and t
     assert.ok(r.errorCode === StorageErrorCode.None);
     assert.deepEqual(r.records, written[offset], `offset ${offset}`);
   }
+});
+
+test('indexes touched in one synchronous pass hold a bounded number of descriptors', (t) => {
+  // A broker opening thousands of partitions at startup touches every index in one turn of the event loop; each
+  // keeps its descriptor until the loop turns, but only up to a bound, past which the oldest is closed.
+  const dir = tempDir(t);
+  const descriptors = () => readdirSync('/proc/self/fd').length;
+  const before = descriptors();
+  const indexes = Array.from({ length: 1000 }, (_, i) =>
+    OffsetIndex.create(join(dir, `${String(i).padStart(20, '0')}.index`), i, 8 * 100),
+  );
+  for (const index of indexes) index.file.flush();
+  const held = descriptors() - before;
+  assert.ok(held <= 300, `${held} descriptors held for 1000 indexes`);
+  for (const index of indexes) index.file.close();
+  assert.ok(descriptors() - before <= 2, 'closing releases them');
 });
