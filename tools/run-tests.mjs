@@ -25,11 +25,12 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-// --test-force-exit: a test file whose tests have all finished is ended even if something keeps its process
-// alive (seen, rarely and only under load, after test/client/retries.test.ts passed: an idle process with no
-// referenced handle left; not explained yet). --test-timeout: a test that hangs fails instead of holding CI.
+// --test-timeout: a test that hangs fails instead of holding CI. (Not --test-force-exit: a test file's process
+// that exits at once can lose the end of its report on the pipe, so that tests go missing from the count.)
+// Seen rarely, under load: test/client/retries.test.ts passed and its process then stayed alive, idle, with no
+// referenced libuv handle left; not explained yet.
 const timeoutMs = slow ? 900_000 : 300_000;
-const flags = ['--test', '--test-reporter=spec', '--test-force-exit', `--test-timeout=${timeoutMs}`];
+const flags = ['--test', '--test-reporter=spec', `--test-timeout=${timeoutMs}`];
 const result = spawnSync(process.execPath, [...flags, ...files], {
   stdio: 'inherit',
 });
