@@ -15,7 +15,7 @@ import { Admin } from '../../src/client/admin.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
-import { controllerOf, liveBrokers, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
+import { agreedController, liveBrokers, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
@@ -137,12 +137,7 @@ describe('partition reassignment in a three-broker cluster', () => {
     for (const s of started) if (s.status === 'rejected') throw s.reason;
     admin = new Admin({ bootstrapServers: brokers.map((b) => b.bootstrap), clientId: 'reassign-test' });
     // Every broker knows the controller and the three live brokers before the tests begin.
-    controllerId = await waitFor('every broker to know the controller and its peers', async () => {
-      const ids = await Promise.all(brokers.map((b) => controllerOf(b)));
-      const peers = await Promise.all(brokers.map((b) => liveBrokers(b)));
-      const agreed = ids[0]! >= 0 && ids.every((id) => id === ids[0]);
-      return agreed && peers.every((p) => p.length === 3) ? ids[0] : undefined;
-    });
+    controllerId = await agreedController(brokers);
     others = [0, 1, 2].filter((id) => id !== controllerId);
   });
   after(async () => {

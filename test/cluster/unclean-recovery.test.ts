@@ -13,7 +13,7 @@ import { connectZooKeeper } from '../../src/controller/store/zookeeper-store.js'
 import { decodePartitionState, partitionStatePath } from '../../src/controller/zk-layout/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { controllerOf, liveBrokers, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
+import { agreedController, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
@@ -63,12 +63,7 @@ describe('an unclean leader election in a three-broker cluster', () => {
     for (const s of started) if (s.status === 'fulfilled') brokers.push(s.value);
     for (const s of started) if (s.status === 'rejected') throw s.reason;
     admin = new Admin({ bootstrapServers: brokers.map((b) => b.bootstrap), clientId: 'unclean-test' });
-    controllerId = await waitFor('every broker to know the controller and its peers', async () => {
-      const ids = await Promise.all(brokers.map((b) => controllerOf(b)));
-      const peers = await Promise.all(brokers.map((b) => liveBrokers(b)));
-      const agreed = ids[0]! >= 0 && ids.every((id) => id === ids[0]);
-      return agreed && peers.every((p) => p.length === 3) ? ids[0] : undefined;
-    });
+    controllerId = await agreedController(brokers);
     const opened = await connectZooKeeper({ connect: zk.connect, sessionTimeoutMs: 4000 });
     assert.ok(opened.ok, 'connected to ZooKeeper');
     store = opened.value;
