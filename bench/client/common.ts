@@ -1,14 +1,34 @@
 // What the client benchmarks share: choosing clients, measuring one turn (rate, CPU of this process per record,
 // load average) and summarising turns into a table and result lines. The clients run in this process and the
-// broker in its own, so process.cpuUsage() over a turn is the client's cost (plus the benchmark's own loop).
+// broker in its own, so process.cpuUsage() over a turn is the client's cost (plus the benchmark's own loop); a
+// client run as a child process (kcat) adds its CPU once it has exited (childrenCpuMicros).
 
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Histogram, type ResultWriter, type Summary, summarize } from '../harness/index.js';
+
+/**
+ * CPU microseconds (user + system) of this process's children that have exited and been reaped: cutime and
+ * cstime of /proc/self/stat (fields 16 and 17, clock ticks of 10 ms). The broker is a child too, but it stays up
+ * through every turn, so the difference over a turn is the CPU of the child clients that ended in it.
+ */
+export function childrenCpuMicros(): number {
+  const text = readFileSync('/proc/self/stat', 'utf8');
+  // Fields after the command name, which is in parentheses: field 3 is at index 0, so 16 and 17 at 13 and 14.
+  const fields = text
+    .slice(text.lastIndexOf(')') + 1)
+    .trim()
+    .split(/\s+/);
+  return (Number(fields[13]) + Number(fields[14])) * CLOCK_TICK_MICROS;
+}
+
+/** USER_HZ is 100 on every mainstream Linux. */
+const CLOCK_TICK_MICROS = 10_000;
 
 /** One measured turn of one client. */
 export interface Turn {
   recordsPerSecond: number;
-  /** CPU microseconds of this process (user + system) per record over the turn. */
+  /** CPU microseconds of this process (user + system) per record over the turn, plus a child client's. */
   cpuMicrosPerRecord: number;
   /** 1-minute load average right after the turn. */
   load1: number;
@@ -21,13 +41,15 @@ export async function measureTurn(
   body: () => Promise<Histogram | undefined>,
 ): Promise<Turn> {
   const cpu0 = process.cpuUsage();
+  const children0 = childrenCpuMicros();
   const start = performance.now();
   const latency = await body();
   const elapsedMs = performance.now() - start;
   const cpu = process.cpuUsage(cpu0);
+  const children = childrenCpuMicros() - children0;
   return {
     recordsPerSecond: (records * 1000) / elapsedMs,
-    cpuMicrosPerRecord: (cpu.user + cpu.system) / records,
+    cpuMicrosPerRecord: (cpu.user + cpu.system + children) / records,
     load1: os.loadavg()[0]!,
     latency,
   };

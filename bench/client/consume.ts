@@ -1,4 +1,4 @@
-// Consumer benchmark: Brook's client, kafkajs and @platformatic/kafka read the same N records (S bytes each, one
+// Consumer benchmark: Brook's client, kafkajs, @platformatic/kafka and kcat read the same N records (S bytes each, one
 // partition, written once by Brook's producer) from the beginning, each turn in a group of its own. Clients
 // take turns (A B C, A B C, ...) after one unmeasured warm-up turn each (JIT). Reported per client:
 // - records/s from the first record received to the Nth (the fetch path: decode, prefetch, hand-over);
@@ -9,9 +9,11 @@
 //
 // Each client is used the way its documentation shows, with its default options: Brook's poll() (up to
 // max.poll.records, 500, per call) and its async iterator per record ("brook-iterator"), kafkajs's
-// run({ eachBatch }), @platformatic/kafka's stream per record.
+// run({ eachBatch }), @platformatic/kafka's stream per record. kcat (librdkafka, a child process) reads the
+// partition without a group (-p 0 -o beginning -c N), so its time to the first record has no join in it; its
+// first and last records are when its output showed them, and its CPU is the child's (kcat.ts).
 // Usage: node dist/bench/client/consume.js [--records N] [--size S] [--repetitions R] [--clients a,b]
-// [--no-results] [--bootstrap host:port]
+// [--no-results] [--results-dir DIR] [--bootstrap host:port]
 
 import os from 'node:os';
 import { Consumer as PlatformaticConsumer } from '@platformatic/kafka';
@@ -28,7 +30,8 @@ import {
   type Summary,
   summarize,
 } from '../harness/index.js';
-import { chooseClients } from './common.js';
+import { childrenCpuMicros, chooseClients } from './common.js';
+import { kcatAvailable, kcatConsume } from './kcat.js';
 
 interface Options {
   records: number;
@@ -36,6 +39,8 @@ interface Options {
   repetitions: number;
   clients: string | undefined;
   results: boolean;
+  /** Where the result file goes (default bench/results). */
+  resultsDir: string | undefined;
   bootstrap: string | undefined;
 }
 
@@ -46,6 +51,7 @@ function parse(args: string[]): Options {
     repetitions: repetitionsMin,
     clients: undefined,
     results: true,
+    resultsDir: undefined,
     bootstrap: undefined,
   };
   for (let i = 0; i < args.length; i++) {
@@ -55,10 +61,11 @@ function parse(args: string[]): Options {
     else if (a === '--repetitions') o.repetitions = Number(args[++i]);
     else if (a === '--clients') o.clients = args[++i];
     else if (a === '--no-results') o.results = false;
+    else if (a === '--results-dir') o.resultsDir = args[++i];
     else if (a === '--bootstrap') o.bootstrap = args[++i];
     else {
       throw new Error(
-        `unknown option ${a} (--records N --size S --repetitions R --clients a,b --no-results --bootstrap host:port)`,
+        `unknown option ${a} (--records N --size S --repetitions R --clients a,b --no-results --results-dir DIR --bootstrap host:port)`,
       );
     }
   }
@@ -164,6 +171,21 @@ const platformatic: Runner = async (bootstrap, topic, group, records) => {
   return turnOf(clock);
 };
 
+const kcat: Runner = async (bootstrap, topic, _group, records) => {
+  const cpu0 = process.cpuUsage();
+  const children0 = childrenCpuMicros();
+  const seen = await kcatConsume(bootstrap, topic, records);
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMicros = cpu.user + cpu.system + childrenCpuMicros() - children0;
+  return {
+    recordsPerSecond: ((records - 1) * 1000) / Math.max(seen.lastAt - seen.firstAt, 0.001),
+    totalRecordsPerSecond: (records * 1000) / (seen.lastAt - seen.startedAt),
+    firstRecordMs: seen.firstAt - seen.startedAt,
+    cpuMicrosPerRecord: cpuMicros / records,
+    load1: os.loadavg()[0]!,
+  };
+};
+
 function cell(s: Summary, digits = 0): string {
   const f = (v: number) => (digits === 0 ? String(Math.round(v)) : v.toFixed(digits));
   return `${f(s.median)} (${f(s.min)}-${f(s.max)})`;
@@ -171,20 +193,28 @@ function cell(s: Summary, digits = 0): string {
 
 export async function run(args: string[]): Promise<void> {
   const o = parse(args);
-  const clients = chooseClients<Runner>(
+  let clients = chooseClients<Runner>(
     [
       ['brook', brook],
       ['brook-iterator', brookIterator],
       ['kafkajs', kafkajs],
       ['@platformatic/kafka', platformatic],
+      ['kcat', kcat],
     ],
     o.clients,
   );
+  if (clients.some(([name]) => name === 'kcat') && !(await kcatAvailable())) {
+    if (o.clients !== undefined) {
+      throw new Error('kcat was asked for but is not installed (apt-get install kcat)');
+    }
+    console.log('kcat is not installed (apt-get install kcat): running without it');
+    clients = clients.filter(([name]) => name !== 'kcat');
+  }
   const broker = o.bootstrap === undefined ? await startBroker() : null;
   const bootstrap = o.bootstrap ?? broker!.bootstrap;
   const topic = `bench-consume-${process.pid}`;
   const turns = new Map<string, ConsumeTurn[]>(clients.map(([name]) => [name, []]));
-  const writer = o.results ? new ResultWriter({ bench: 'client-consume', args }) : null;
+  const writer = o.results ? new ResultWriter({ bench: 'client-consume', args, dir: o.resultsDir }) : null;
   try {
     const admin = new Admin({ bootstrapServers: bootstrap });
     await admin.createTopics([{ topic, numPartitions: 1, replicationFactor: 1 }]);

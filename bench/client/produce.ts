@@ -1,4 +1,4 @@
-// Producer benchmark: Brook's client, kafkajs and @platformatic/kafka send the same workload (N records of S
+// Producer benchmark: Brook's client, kafkajs, @platformatic/kafka and kcat send the same workload (N records of S
 // bytes, acks=all, no compression, idempotence off unless --idempotent) to the same broker process in one run.
 // Clients take turns (A B C, A B C, ...), each turn on a fresh one-partition topic, so a noisy neighbour hurts all
 // alike; one unmeasured warm-up turn each comes first (JIT). Reported per client: records/s from the first send
@@ -9,10 +9,10 @@
 // Each client is used the way its documentation shows: Brook's send() per record (it batches by linger.ms and
 // batch.size); kafkajs and @platformatic/kafka take arrays of messages per call, so they get --chunk records per
 // call with up to --window calls in flight, and so does Brook's sendBatch() ("brook-batch"). All have at most
-// window x chunk records outstanding. Usage: node dist/bench/client/produce.js [--records N] [--size S]
+// window x chunk records outstanding. kcat (librdkafka, a child process) sends the whole turn from a file and
+// is timed from spawn to exit, with no latency and librdkafka's own window (kcat.ts). Usage: node dist/bench/client/produce.js [--records N] [--size S]
 // [--chunk C] [--window W] [--repetitions R] [--warmup N] [--idempotent] [--brook-linger MS] [--clients a,b]
-// [--no-results]
-// [--bootstrap host:port]
+// [--no-results] [--results-dir DIR] [--bootstrap host:port]
 
 import { Producer as PlatformaticProducer } from '@platformatic/kafka';
 import { Kafka, logLevel } from 'kafkajs';
@@ -21,6 +21,7 @@ import { Producer } from '../../src/client/producer.js';
 import { startBroker } from '../../test/helpers/broker-process.js';
 import { formatTable, Histogram, ResultWriter, repeat, repetitionsMin } from '../harness/index.js';
 import { chooseClients, measureTurn, summarizeTurns, type Turn, tableRows } from './common.js';
+import { kcatAvailable, kcatProduce } from './kcat.js';
 
 interface Options {
   records: number;
@@ -34,6 +35,8 @@ interface Options {
   brookLingerMs: number | undefined;
   clients: string | undefined;
   results: boolean;
+  /** Where the result file goes (default bench/results). */
+  resultsDir: string | undefined;
   bootstrap: string | undefined;
 }
 
@@ -49,6 +52,7 @@ function parse(args: string[]): Options {
     brookLingerMs: undefined,
     clients: undefined,
     results: true,
+    resultsDir: undefined,
     bootstrap: undefined,
   };
   for (let i = 0; i < args.length; i++) {
@@ -64,10 +68,11 @@ function parse(args: string[]): Options {
     else if (a === '--brook-linger') o.brookLingerMs = Number(next());
     else if (a === '--clients') o.clients = next();
     else if (a === '--no-results') o.results = false;
+    else if (a === '--results-dir') o.resultsDir = next();
     else if (a === '--bootstrap') o.bootstrap = next();
     else if (a === '--help') {
       console.log(
-        'options: --records N --size BYTES --chunk N --window N --repetitions N --warmup N --idempotent --brook-linger MS --clients a,b --no-results --bootstrap host:port',
+        'options: --records N --size BYTES --chunk N --window N --repetitions N --warmup N --idempotent --brook-linger MS --clients a,b --no-results --results-dir DIR --bootstrap host:port',
       );
       process.exit(0);
     } else throw new Error(`unknown option ${a}`);
@@ -114,17 +119,17 @@ const brook: Runner = async (bootstrap, topic, o, records, payload) => {
     for (let i = 0; i < records; i++) {
       if (outstanding >= outstandingMax) await new Promise<void>((r) => (wake = r));
       outstanding++;
-      const sent = producer.send({ topic, value: payload });
       if (i % LATENCY_SAMPLE_EVERY === 0) {
         // Every LATENCY_SAMPLE_EVERY-th record's latency stands for its neighbours' (the chunked clients take one
         // clock reading per call of --chunk records): timing every record cost more than the producer itself.
+        // The clock starts before send(), as the chunked clients' starts before their call.
         const sentAt = performance.now();
-        sent.then(() => {
+        producer.send({ topic, value: payload }).then(() => {
           latency.record((performance.now() - sentAt) * 1000, LATENCY_SAMPLE_EVERY);
           settled();
         });
       } else {
-        sent.then(settled);
+        producer.send({ topic, value: payload }).then(settled);
       }
     }
     while (outstanding > 0) await new Promise<void>((r) => (wake = r));
@@ -202,22 +207,52 @@ const platformatic: Runner = async (bootstrap, topic, o, records, payload) => {
   return turn;
 };
 
+/**
+ * kcat produces the whole turn from a file and is timed from spawn to exit (process start and metadata
+ * included, no latency: see kcat.ts). What it wrote is checked against the partition's end offset.
+ */
+const kcat: Runner = async (bootstrap, topic, o, records, payload) => {
+  let turn: Turn | undefined;
+  await kcatProduce(bootstrap, topic, records, payload, o.idempotent, async (transfer) => {
+    turn = await measureTurn(records, async () => {
+      await transfer();
+      return undefined;
+    });
+  });
+  const admin = new Admin({ bootstrapServers: bootstrap });
+  try {
+    const [end] = await admin.listOffsets([{ topic, partition: 0, spec: 'latest' }]);
+    if (end?.offset !== records)
+      throw new Error(`kcat wrote ${end?.offset} records to ${topic}, expected ${records}`);
+  } finally {
+    await admin.close();
+  }
+  return turn!;
+};
+
 const allClients: [string, Runner][] = [
   ['brook', brook],
   ['brook-batch', brookBatch],
   ['kafkajs', kafkajs],
   ['@platformatic/kafka', platformatic],
+  ['kcat', kcat],
 ];
 
 export async function run(args: string[]): Promise<void> {
   const o = parse(args);
-  const clients = chooseClients(allClients, o.clients);
+  let clients = chooseClients(allClients, o.clients);
+  if (clients.some(([name]) => name === 'kcat') && !(await kcatAvailable())) {
+    if (o.clients !== undefined)
+      throw new Error('kcat was asked for but is not installed (apt-get install kcat)');
+    console.log('kcat is not installed (apt-get install kcat): running without it');
+    clients = clients.filter(([name]) => name !== 'kcat');
+  }
   const broker = o.bootstrap === undefined ? await startBroker({ overrides: { 'num.partitions': 1 } }) : null;
   const bootstrap = o.bootstrap ?? broker!.bootstrap;
   const payload = Buffer.alloc(o.size, 'x');
   const admin = new Admin({ bootstrapServers: bootstrap });
   const turns = new Map<string, Turn[]>(clients.map(([name]) => [name, []]));
-  const writer = o.results ? new ResultWriter({ bench: 'client-produce', args }) : null;
+  const writer = o.results ? new ResultWriter({ bench: 'client-produce', args, dir: o.resultsDir }) : null;
   let topicCount = 0;
   const freshTopic = async (): Promise<string> => {
     const topic = `bench-produce-${process.pid}-${topicCount++}`;
