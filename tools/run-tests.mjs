@@ -27,8 +27,6 @@ if (files.length === 0) {
 }
 // --test-timeout: a test that hangs fails instead of holding CI. (Not --test-force-exit: a test file's process
 // that exits at once can lose the end of its report on the pipe, so that tests go missing from the count.)
-// Seen rarely, under load: test/client/retries.test.ts passed and its process then stayed alive, idle, with no
-// referenced libuv handle left; not explained yet.
 const timeoutMs = slow ? 900_000 : 300_000;
 const flags = ['--test', '--test-reporter=spec', `--test-timeout=${timeoutMs}`];
 const result = spawnSync(process.execPath, [...flags, ...files], {

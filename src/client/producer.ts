@@ -616,7 +616,9 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   }
 
   private retryLater(attempt: number, refresh: boolean): void {
-    if (this.retryTimer !== null) return;
+    // Once closed, nothing is retried: a metadata refresh in flight when close() ran fails (the client is closed)
+    // and would otherwise schedule the next retry, and so on for ever, keeping the process alive.
+    if (this.retryTimer !== null || this.closedHard) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       if (refresh) {

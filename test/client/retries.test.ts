@@ -68,3 +68,47 @@ test('records sent across a broker restart arrive once each, in order', async ()
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('producers closed while they retry a broker that went away leave no timer running', async () => {
+  let broker: BrokerProcess | null = await startBroker();
+  // Backoffs of 1 ms: a producer spends most of its retrying in a metadata refresh, and close() lands in one.
+  const producers = Array.from(
+    { length: 20 },
+    () =>
+      new Producer({
+        bootstrapServers: broker!.bootstrap,
+        lingerMs: 0,
+        retryBackoffMs: 1,
+        retryBackoffMaxMs: 1,
+      }),
+  );
+  try {
+    const admin = new Admin({ bootstrapServers: broker.bootstrap });
+    assert.equal((await admin.createTopics([{ topic: 'gone', numPartitions: 1 }]))[0]!.error, null);
+    await admin.close();
+    for (const p of producers) await p.send({ topic: 'gone', value: Buffer.from('before') });
+    await broker.stop();
+    broker = null;
+    const failed = producers.map((p) =>
+      p.send({ topic: 'gone', value: Buffer.from('after') }).then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    );
+    for (const p of producers) {
+      await new Promise((r) => setTimeout(r, 1 + Math.random() * 10));
+      await p.close(0);
+    }
+    for (const e of await Promise.all(failed)) assert.ok(e instanceof Error, 'a send pending at close fails');
+    await new Promise((r) => setTimeout(r, 200));
+    // A retry loop that outlives close() would keep this test's process from ever exiting.
+    assert.deepEqual(
+      process.getActiveResourcesInfo().filter((r) => r === 'Timeout'),
+      [],
+      'no timer left after every producer closed',
+    );
+  } finally {
+    for (const p of producers) await p.close(0);
+    await broker?.stop();
+  }
+});
