@@ -437,15 +437,10 @@ export class LogSegment {
 
   /**
    * Re-reads every batch, checking framing, offsets and CRC32C, rebuilds the indexes, and cuts the file at the
-   * first byte that is not part of a valid batch. `contiguous` requires each batch to start right after the
-   * previous one (every log except compacted ones). Returns the number of bytes cut.
+   * first byte that is not part of a valid batch. Offsets must increase from `minOffset` on; gaps are accepted,
+   * as Kafka does, since compaction leaves them. Returns the number of bytes cut.
    */
-  recover(
-    minOffset: number,
-    batchBytesMax: number,
-    contiguous: boolean,
-    visit: RecoveredBatchVisitor,
-  ): number {
+  recover(minOffset: number, batchBytesMax: number, visit: RecoveredBatchVisitor): number {
     this.offsetIndex.reset();
     this.timeIndex.reset();
     // The transaction index is rebuilt by the Log from producer state as it replays this segment.
@@ -477,9 +472,9 @@ export class LogSegment {
         check = checkBatch(chunk, 0, chunkLength, expectOffset, this.baseOffset, batchBytesMax);
       }
       if (!check.ok) break;
-      // Fields outside the CRC (base offset, leader epoch) get what checks they can: offsets follow on exactly
-      // unless the topic is compacted, and leader epochs never go back.
-      if (contiguous && batchHeader.baseOffset(chunk, at) !== expectOffset) break;
+      // Fields outside the CRC (base offset, leader epoch) get what checks they can: offsets increase (checkBatch
+      // holds the base offset to at least expectOffset; gaps are legitimate after compaction, whatever the
+      // topic's policy now) and leader epochs never go back.
       const epoch = batchHeader.partitionLeaderEpoch(chunk, at);
       if (epoch < lastEpoch) break;
       lastEpoch = epoch;

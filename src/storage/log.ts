@@ -296,16 +296,13 @@ export class Log {
     let recoverFrom = 0;
     for (let i = 0; i < baseOffsets.length; i++) if (baseOffsets[i]! <= recoveryPoint) recoverFrom = i;
     const recovered = new Set<LogSegment>();
+    let damaged = false;
     let expectOffset = 0;
-    const contiguous = !this.config.cleanupPolicy.includes('compact');
+    // Offsets must increase, not follow on: compaction leaves gaps (here, or on a leader this log copied), and
+    // the topic may have turned to cleanup.policy=delete since, so no config tells where gaps are legitimate.
+    // Kafka's recovery asks the same (valid framing and CRC, increasing offsets). A segment that ends short of
+    // the next one is therefore kept; one with damaged or torn bytes drops every later segment (below).
     for (let i = 0; i < baseOffsets.length; i++) {
-      if (contiguous && needsRecovery && i - 1 >= recoverFrom && baseOffsets[i] !== expectOffset) {
-        // A recovered segment ends short of where the next one starts: it lost its tail in the crash, so what
-        // follows cannot be served (the offsets in between are gone). Only checked where recovery runs, so that
-        // segments compacted before a topic turned to cleanup.policy=delete are never judged by it.
-        for (const later of baseOffsets.slice(i)) this.deleteSegmentFilesAt(later);
-        break;
-      }
       const { segment, needsIndexRebuild } = LogSegment.open(
         this.dir,
         baseOffsets[i]!,
@@ -324,14 +321,18 @@ export class Log {
       segment.txnIndex.load(segment.nextOffset);
       expectOffset = segment.nextOffset;
       if (cut > 0) {
+        damaged = true;
         this.recoveredBytesCutValue += cut;
         // Nothing after damage can be trusted to follow on from it: drop the later segments.
         for (const later of baseOffsets.slice(i + 1)) this.deleteSegmentFilesAt(later);
         break;
       }
     }
-    // A segment that recovery emptied is dropped unless it is the only one.
+    // After a crash or damage, an empty active segment past a gap is dropped unless it is the only one: recovery
+    // emptied it, or it was rolled while its predecessor's queued bytes were still on their way (and are lost).
+    // After a clean shutdown it stays: a truncation into offsets compaction emptied put the log end there.
     while (
+      (needsRecovery || damaged) &&
       this.segments.length > 1 &&
       this.activeSegment.size === 0 &&
       this.activeSegment.baseOffset > this.prevNext()
@@ -430,8 +431,7 @@ export class Log {
   private recoverSegment(segment: LogSegment, minOffset: number): number {
     // Not max.message.bytes alone: it may have been lowered after larger batches were written.
     const batchBytesMax = Math.max(STORAGE_LIMITS.batchBytesMax, this.config.maxMessageBytes);
-    const contiguous = !this.config.cleanupPolicy.includes('compact');
-    return segment.recover(minOffset, batchBytesMax, contiguous, (_buf, _pos, info) => {
+    return segment.recover(minOffset, batchBytesMax, (_buf, _pos, info) => {
       const epoch = info.partitionLeaderEpoch;
       if (epoch >= 0 && epoch > this.epochCache.latestEpoch) this.epochCache.assign(epoch, info.baseOffset);
     });
@@ -969,8 +969,9 @@ export class Log {
   }
 
   /**
-   * Follower truncation: removes every batch with an offset >= `offset` (a batch holding it goes whole). The
-   * leader epoch cache, producer state, high watermark and recovery point follow the new log end.
+   * Follower truncation: removes every batch with an offset >= `offset` (a batch holding it goes whole), and
+   * the log end becomes `offset`, as in Kafka, even when the offsets just below it hold no batch (compaction
+   * emptied them). The leader epoch cache, producer state, high watermark and recovery point follow.
    */
   truncateTo(offset: number): void {
     if (offset >= this.logEndOffsetValue) return;
@@ -982,12 +983,25 @@ export class Log {
     while (this.segments.length > 1 && this.activeSegment.baseOffset >= offset) {
       this.segments.pop()!.deleteFiles();
     }
-    const active = this.activeSegment;
+    let active = this.activeSegment;
     active.truncateTo(offset);
-    if (active.nextOffset < this.logStartOffsetValue) {
-      // The batch holding `offset` also held the log start offset: nothing readable is left.
-      this.truncateFullyAndStartAt(offset);
-      return;
+    if (active.nextOffset < offset) {
+      // The log end is carried by the active segment's next offset (also across a restart): a new, empty active
+      // segment based at `offset` holds it. An emptied active segment is replaced rather than kept. The log
+      // start stays, as in Kafka, even when nothing readable is left between it and `offset`; but a log left
+      // with no batch at all restarts at `offset` (the log start is never below the first segment's base).
+      if (active.size === 0 && this.segments.length === 1) {
+        this.truncateFullyAndStartAt(offset);
+        return;
+      }
+      if (active.size === 0) {
+        this.segments.pop();
+        active.deleteFiles();
+      } else {
+        active.onRoll();
+      }
+      active = LogSegment.create(this.dir, offset, this.config, this.clock.nowMs(), this.jitter());
+      this.segments.push(active);
     }
     active.offsetIndex.file.preallocate();
     active.timeIndex.file.preallocate();

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { ListOffsetsTimestamp, Log } from '../../src/storage/log.js';
+import { logConfig } from '../../src/storage/log-config.js';
 import { buildBatch, splitBatches } from './batch-builder.js';
 import { openHarness } from './log-harness.js';
 
@@ -366,4 +367,52 @@ test('a compacted topic keeps offset gaps through appends, reads and crash recov
   h.reopen(false, { recoveryPoint: 0 });
   assert.equal(h.log.logEndOffset, end);
   assert.deepEqual(readBack(), written);
+  // The topic turns to cleanup.policy=delete; a crash then re-reads segments that compaction left with gaps
+  // (the recovery point checkpoint lags): the gaps are legitimate and nothing is cut.
+  h.config = logConfig({ cleanupPolicy: 'delete', segmentBytes: 300 });
+  h.log.config = h.config;
+  h.reopen(false, { recoveryPoint: 0 });
+  assert.equal(h.log.recoveredBytesCut, 0);
+  assert.equal(h.log.logEndOffset, end);
+  assert.deepEqual(readBack(), written);
+  assert.ok(h.log.segmentCount > 2, 'the gaps span several segments');
+});
+
+test('truncating into offsets compaction emptied puts the log end at the truncation offset, as Kafka', (t) => {
+  for (const segmentBytes of [1 << 20, 150]) {
+    const h = openHarness(t, { cleanupPolicy: 'compact', segmentBytes });
+    const at = (offset: number, value: number): Buffer => {
+      const batch = buildBatch({ values: [Buffer.alloc(50, value)] });
+      batchHeader.setBaseOffset(batch, 0, offset);
+      h.log.append(batch); // a follower copies a compacted leader: offsets jump
+      return batch;
+    };
+    const first = at(0, 1);
+    at(10, 2);
+    at(20, 3);
+    h.log.truncateTo(15);
+    const what = `segment.bytes ${segmentBytes}`;
+    assert.equal(h.log.logEndOffset, 15, what);
+    assert.equal(h.log.writtenEndOffset, 15, what);
+    // The batch at 10 stays, whole; nothing at or after 15 is served.
+    const kept = h.log.read(1, 1 << 20);
+    assert.ok(kept.errorCode === StorageErrorCode.None);
+    assert.equal(batchHeader.baseOffset(kept.records), 10, what);
+    assert.equal(splitBatches(kept.records).length, 1, what);
+    assert.equal(h.log.read(16, 1 << 20).errorCode, StorageErrorCode.OffsetOutOfRange, what);
+    // The log end survives a clean restart, and the next append goes there.
+    h.reopen(true);
+    assert.equal(h.log.logEndOffset, 15, `${what}: after a restart`);
+    const next = at(15, 4);
+    const r = h.log.read(11, 1 << 20);
+    assert.ok(r.errorCode === StorageErrorCode.None);
+    assert.deepEqual(r.records, next, what);
+    const r0 = h.log.read(0, 1);
+    assert.ok(r0.errorCode === StorageErrorCode.None);
+    assert.deepEqual(r0.records, first, what);
+    // Truncating into the gap below a batch of the active segment: the active segment empties and is replaced.
+    h.log.truncateTo(13);
+    assert.equal(h.log.logEndOffset, 13, what);
+    assert.equal(h.log.activeSegment.baseOffset, 13, what);
+  }
 });

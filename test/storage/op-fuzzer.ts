@@ -114,8 +114,6 @@ export async function runOpFuzzer(seed: number, steps: number, mode: FuzzMode = 
   let lastIdempotent: ModelBatch | undefined;
   /** Compact mode: where the next cleaning pass starts (the cleaner checkpoint). */
   let cleanedTo = 0;
-  /** Compact mode: the furthest any pass has cleaned (a truncation resets the checkpoint, not the files). */
-  let cleanedMax = 0;
   const where = () => `seed ${seed} ${mode} step ${step}`;
 
   const dropBelowStart = () => {
@@ -245,11 +243,21 @@ export async function runOpFuzzer(seed: number, steps: number, mode: FuzzMode = 
       } else if (op < 71) {
         log.roll();
       } else if (op < 75) {
-        // Followers truncate to batch boundaries (epoch end offsets, high watermarks).
-        // On a compacted log only uncleaned batches: truncating into a cleaned range would end the log at the last
-        // batch left before the target (Brook's log end is its last batch's end), while Kafka sets it to the target.
-        const floor = compact ? Math.max(logStart, cleanedMax) : logStart;
-        const candidates = model.filter((b) => b.baseOffset > floor).map((b) => b.baseOffset);
+        // Followers truncate to batch boundaries (epoch end offsets, high watermarks). On a compacted log also
+        // into the offsets compaction emptied before a batch: the log end becomes the target, as in Kafka.
+        // (Compacted: only past a batch that still has records, so surely still in the file. A log left with no
+        // batch at all restarts at the target, and which emptied batches the cleaner kept is not in the model.)
+        const candidates: number[] = [];
+        let prevEnd = logStart;
+        let keptBefore = false;
+        for (const b of model) {
+          if (b.baseOffset > logStart && (!compact || keptBefore)) {
+            const gap = b.baseOffset - prevEnd;
+            candidates.push(compact && gap > 0 && random() < 0.5 ? b.baseOffset - int(gap) : b.baseOffset);
+          }
+          prevEnd = b.lastOffset + 1;
+          keptBefore ||= b.records.length > 0;
+        }
         const target = candidates.length === 0 ? logEnd : candidates[int(candidates.length)]!;
         log.truncateTo(target);
         model = model.filter((b) => b.baseOffset < target);
@@ -290,7 +298,6 @@ export async function runOpFuzzer(seed: number, steps: number, mode: FuzzMode = 
           assert.ok(result.endOffset <= hw, `${where()}: cleaned past the high watermark`);
           compactModel(model, result.endOffset, clock.nowMs(), config.deleteRetentionMs);
           cleanedTo = result.endOffset;
-          cleanedMax = Math.max(cleanedMax, cleanedTo);
           checkAll();
         }
       } else if (op < 90) {
@@ -320,9 +327,22 @@ export async function runOpFuzzer(seed: number, steps: number, mode: FuzzMode = 
       } else {
         const crash = random() < 0.5;
         const reopen = { recoveryPoint: log.recoveryPoint, logStartOffset: logStart, highWatermark: hw };
+        // A log end that a truncation put past the last batch is held by an empty active segment, which
+        // recovery after a crash drops: the log end falls back to the last batch's end.
+        const lastEnd = model.length === 0 ? logStart : model[model.length - 1]!.lastOffset + 1;
+        const fallsBack =
+          crash &&
+          log.segmentCount > 1 &&
+          log.activeSegment.size === 0 &&
+          logEnd > Math.max(lastEnd, logStart);
         if (crash) log.abandon();
         else log.close();
         log = Log.open({ dir, topicPartition: TP, config, clock, hadCleanShutdown: !crash, ...reopen });
+        if (fallsBack) {
+          logEnd = Math.max(lastEnd, logStart);
+          hw = Math.min(hw, logEnd);
+          cleanedTo = Math.min(cleanedTo, logEnd);
+        }
       }
       checkOffsets();
       if (step % 25 === 0) checkAll();

@@ -142,9 +142,17 @@ function survivorsBefore(batches: StoredBatch[], file: string, cut: number): Sto
   return out;
 }
 
-/** Header bytes the v2 format leaves outside its CRC and that no check can catch when they grow. */
-function isUncheckedEpochByte(batches: StoredBatch[], file: string, position: number): boolean {
-  return batches.some((b) => b.file === file && position >= b.start + 12 && position < b.start + 16);
+/**
+ * Header bytes the v2 format leaves outside its CRC and that no check can catch when they grow: the base offset
+ * (offsets need only increase, since compaction leaves gaps) and the partition leader epoch.
+ */
+function isUncheckedHeaderByte(batches: StoredBatch[], file: string, position: number): boolean {
+  return batches.some(
+    (b) =>
+      b.file === file &&
+      ((position >= b.start && position < b.start + 8) ||
+        (position >= b.start + 12 && position < b.start + 16)),
+  );
 }
 
 const SEEDS = 4;
@@ -162,9 +170,16 @@ test('recovery after a .log cut short at random points keeps every whole batch b
           const victim = pristine.batches[Math.floor(random() * pristine.batches.length)]!;
           const cut = victim.start + Math.floor(random() * (victim.end - victim.start + 1));
           truncateSync(join(dir, victim.file), cut);
-          const survivors = survivorsBefore(pristine.batches, victim.file, cut);
+          const before = survivorsBefore(pristine.batches, victim.file, cut);
+          // A cut on a batch boundary leaves only whole batches: nothing shows that the segment lost its tail,
+          // and (as in Kafka) the later segments stay, after a gap. A cut inside a batch is damage: they go.
+          const onBoundary = cut === victim.start || cut === victim.end;
+          const survivors = onBoundary
+            ? [...before, ...pristine.batches.filter((b) => b.file > victim.file)]
+            : before;
+          // The recovery point is below the damage: a segment is never cut short once flushed.
           const recoveryPoint =
-            survivors.length === 0 ? 0 : survivors[Math.floor(random() * survivors.length)]!.baseOffset;
+            before.length === 0 ? 0 : before[Math.floor(random() * before.length)]!.baseOffset;
           checkRecovery(
             dir,
             survivors,
@@ -192,7 +207,7 @@ test('recovery after bytes of a .log are overwritten keeps every batch before th
           cpSync(pristine.dir, dir, { recursive: true });
           const victim = pristine.batches[Math.floor(random() * pristine.batches.length)]!;
           let position = victim.start + Math.floor(random() * (victim.end - victim.start));
-          while (isUncheckedEpochByte(pristine.batches, victim.file, position)) position++;
+          while (isUncheckedHeaderByte(pristine.batches, victim.file, position)) position++;
           const path = join(dir, victim.file);
           const bytes = readFileSync(path);
           const length = 1 + Math.floor(random() * 16);
@@ -263,5 +278,55 @@ test('garbage, truncated or oversized indexes are rebuilt, after a crash and aft
     } finally {
       rmSync(pristine.dir, { recursive: true, force: true, maxRetries: 5 });
     }
+  }
+});
+
+test('recovery cuts at a batch whose base offset goes back, and drops the later segments', () => {
+  const pristine = buildPristine(31);
+  try {
+    const files = [...new Set(pristine.batches.map((b) => b.file))];
+    assert.ok(files.length >= 3, 'the pristine log spans several segments');
+    const file = files[1]!;
+    const inFile = pristine.batches.filter((b) => b.file === file);
+    assert.ok(inFile.length >= 2);
+    const victim = inFile[1]!;
+    const dir = mkdtempSync(join(testRoot(), 'brook-recovery-case-'));
+    try {
+      cpSync(pristine.dir, dir, { recursive: true });
+      const path = join(dir, file);
+      const bytes = readFileSync(path);
+      // The base offset lies outside the CRC: damage that moves it back overlaps the batch before.
+      batchHeader.setBaseOffset(bytes, victim.start, inFile[0]!.baseOffset);
+      writeFileSync(path, bytes);
+      checkRecovery(dir, survivorsBefore(pristine.batches, file, victim.start), 'base offset moved back', 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    }
+  } finally {
+    rmSync(pristine.dir, { recursive: true, force: true, maxRetries: 5 });
+  }
+});
+
+test('a segment that lost its tail on a batch boundary keeps the later segments, after a gap (as Kafka)', () => {
+  const pristine = buildPristine(37);
+  try {
+    const files = [...new Set(pristine.batches.map((b) => b.file))];
+    assert.ok(files.length >= 3, 'the pristine log spans several segments');
+    const file = files[1]!;
+    const inFile = pristine.batches.filter((b) => b.file === file);
+    assert.ok(inFile.length >= 2);
+    const cut = inFile[inFile.length - 1]!.start;
+    const dir = mkdtempSync(join(testRoot(), 'brook-recovery-case-'));
+    try {
+      cpSync(pristine.dir, dir, { recursive: true });
+      truncateSync(join(dir, file), cut);
+      const survivors = pristine.batches.filter((b) => !(b.file === file && b.start >= cut));
+      assert.equal(survivors.length, pristine.batches.length - 1);
+      checkRecovery(dir, survivors, 'tail lost on a boundary', 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    }
+  } finally {
+    rmSync(pristine.dir, { recursive: true, force: true, maxRetries: 5 });
   }
 });
