@@ -138,6 +138,11 @@ export const STORAGE_LIMITS = Object.freeze({
    * the queue synchronously, so a producer that does not wait for answers (acks=0) is slowed, not buffered.
    */
   queuedAppendBytesMax: 16 * 1024 * 1024,
+  /** Largest append written at once on the event loop when nothing is queued (Kafka's max.request.size). */
+  inlineWriteBytesMax: 1024 * 1024,
+  /** An inline write slower than this sends appends through the queue for inlineWritePauseMs. */
+  inlineWriteSlowMs: 20,
+  inlineWritePauseMs: 1000,
   /** Queued appends gathered into one writev (the kernel's IOV_MAX is 1024). */
   appendsPerWriteMax: 1024,
   /** Largest checkpoint file read back; a larger one is damaged. */

@@ -12,6 +12,13 @@
 // appends of the same segment gathered into it), in order. An append becomes visible to readers only when its
 // bytes are written: then the segment's indexes and size move, `writtenEndOffset` follows, `written` resolves
 // and `onWritten` is called. So reads, the high watermark and followers never reach bytes not in the file.
+// An append that finds nothing queued or being written is written at once instead, on the event loop, and is
+// visible on return (`written` is null), as Kafka's request handler threads write to the page cache: a copy of
+// a produce request's bytes (about 0.06 ms for 128 KiB) costs far less than the round trip through the libuv
+// thread pool (median 2.4 ms, p90 23 ms measured for the same write on a busy 2-core machine, where the pool
+// thread waits for a core). An inline write that takes longer than `inlineWriteSlowMs` (dirty pages throttled,
+// a slow disk) sends appends through the queue for `inlineWritePauseMs`, so a slow disk does not stall the
+// event loop on every request.
 // Operations that need the file as the offsets say (a synchronous append, truncation, retention, close)
 // first complete every queued append synchronously (`drainAppends`). Only writes and fsyncs run in the
 // background; they change state only to make written appends visible, to move the recovery point forward and
@@ -180,6 +187,13 @@ export class Log {
   /** The segment generation when the running write started: a truncation since leaves stale bytes to cut. */
   private writingGeneration = 0;
   private queuedBytes = 0;
+  /** Until when (monotonic ms) appends go through the queue after a slow inline write; 0 when they need not. */
+  private inlineWritesPausedUntilMs = 0;
+  /**
+   * Whether an append that finds nothing queued or being written is written at once, on the event loop (see
+   * the file header). Off only where the queue itself is under test.
+   */
+  writeInlineWhenIdle = true;
   private appendSeq = 0;
   private settledSeq = 0;
   private afterWrites: AfterWrites[] = [];
@@ -517,7 +531,8 @@ export class Log {
 
   /**
    * `append` with the bytes written off the event loop: offsets, producer state and the log end offset move
-   * now, the bytes become readable when `written` resolves (see the file header). With ackAfterFsync,
+   * now, the bytes become readable when `written` resolves (see the file header). When nothing is queued or
+   * being written, the bytes are written at once instead and `written` is null, as for `append`. With ackAfterFsync,
    * `durable` resolves after a group fdatasync that started once the bytes were written.
    */
   appendQueued(batches: Buffer): AppendInfo {
@@ -527,6 +542,7 @@ export class Log {
     this.maybeRoll(batches.length, scan.firstOffset, scan.lastOffset, scan.maxTimestampMs);
     const segment = this.activeSegment;
     const position = segment.reserve(batches.length, batchHeader.maxTimestamp(batches, 0));
+    if (this.mayWriteInline(batches.length)) return this.appendInline(batches, segment, position, scan);
     let writtenWaiter: DurableWaiter | undefined;
     const written = new Promise<void>((resolve, reject) => {
       writtenWaiter = { resolve, reject };
@@ -557,6 +573,64 @@ export class Log {
     this.startWrite();
     return { ...scan, durable, written };
   }
+
+  /** Whether an append of `bytes` may be written now, on the event loop (see the file header). */
+  private mayWriteInline(bytes: number): boolean {
+    return (
+      this.writeInlineWhenIdle &&
+      this.writing === null &&
+      this.queued.length === 0 &&
+      bytes <= STORAGE_LIMITS.inlineWriteBytesMax &&
+      (this.inlineWritesPausedUntilMs === 0 || this.clock.monotonicMs() >= this.inlineWritesPausedUntilMs)
+    );
+  }
+
+  /**
+   * The rest of `appendQueued` when nothing is queued or being written: the bytes are written and committed
+   * before returning, so no earlier append can be overtaken. A failed write fails the log as a failed queued
+   * write does, and the append is answered with the error through `written`.
+   */
+  private appendInline(batches: Buffer, segment: LogSegment, position: number, scan: AppendScan): AppendInfo {
+    const startedMs = this.clock.monotonicMs();
+    try {
+      segment.writeSyncAt(batches, 0, batches.length, position);
+    } catch (err) {
+      return this.inlineWriteFailed(err as Error, segment, scan);
+    }
+    if (this.clock.monotonicMs() - startedMs > STORAGE_LIMITS.inlineWriteSlowMs) {
+      this.inlineWritesPausedUntilMs = this.clock.monotonicMs() + STORAGE_LIMITS.inlineWritePauseMs;
+    }
+    segment.commitAppend(batches, 0, batches.length, position);
+    let durable: Promise<void> | null = null;
+    if (this.config.ackAfterFsync) {
+      this.dirtySegments.add(segment);
+      durable = new Promise<void>((resolve, reject) => this.durableWaiters.push({ resolve, reject }));
+      durable.catch(ignore);
+      this.scheduleGroupSync();
+    }
+    this.afterAppend(batches, segment, scan);
+    this.writtenEndValue = this.logEndOffsetValue;
+    // The owner hears of it once the caller's state change is over, as after a queued write.
+    queueMicrotask(this.notifyWritten);
+    return { ...scan, durable, written: null };
+  }
+
+  private inlineWriteFailed(err: Error, segment: LogSegment, scan: AppendScan): AppendInfo {
+    if (!this.closed) this.writeFailure = err;
+    try {
+      segment.dropReserved();
+    } catch {
+      // The log refuses appends from now on; what the failed write left past the visible bytes is cut on reopen.
+    }
+    if (!this.closed) this.onBackgroundError(err);
+    const written = Promise.reject(err);
+    written.catch(ignore);
+    return { ...scan, durable: null, written };
+  }
+
+  private readonly notifyWritten = (): void => {
+    if (!this.closed) this.onWritten?.();
+  };
 
   /** Checks the framing and offsets of batches to append; their offsets, timestamps and counts. */
   private scanAppend(batches: Buffer): AppendScan {

@@ -1,5 +1,6 @@
 // Queued appends (Log.appendQueued): offsets at once, bytes written off the event loop, visible only once
 // written; and every operation that meets queued bytes (roll, truncation, sync append, flush, close, crash).
+// Then the inline form: with nothing queued or being written, appendQueued writes at once.
 
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
@@ -19,6 +20,8 @@ function queue(h: Harness, spec: BatchSpec = {}, epoch = 0) {
   const batch = buildBatch({ baseTimestamp: h.clock.nowMs(), ...spec });
   batchHeader.setBaseOffset(batch, 0, h.log.logEndOffset);
   batchHeader.setPartitionLeaderEpoch(batch, 0, epoch);
+  // The queue itself is under test here: no append is written inline, even with nothing queued.
+  h.log.writeInlineWhenIdle = false;
   const info = h.log.appendQueued(batch);
   return { batch, info };
 }
@@ -177,6 +180,7 @@ test('close completes queued appends; a crash before they are written recovers a
 
 test('the queue of unwritten bytes is bounded: past the bound an append completes the queue first', async (t) => {
   const h = openHarness(t, { segmentBytes: 256 * 1024 * 1024 });
+  h.log.writeInlineWhenIdle = false;
   // One batch built once and copied: the test builder is slow for large values.
   const template = buildBatch({ baseTimestamp: h.clock.nowMs(), values: [value(64 * 1024)] });
   const count = Math.ceil((2 * STORAGE_LIMITS.queuedAppendBytesMax) / template.length);
@@ -193,4 +197,55 @@ test('the queue of unwritten bytes is bounded: past the bound an append complete
   await Promise.all(written);
   assert.equal(h.log.writtenEndOffset, count);
   assert.equal(h.log.sizeInBytes, count * template.length);
+});
+
+/** Builds a batch at the log end offset and appends it with inline writes allowed (the log's default). */
+function appendIdle(h: Harness, spec: BatchSpec = {}) {
+  const batch = buildBatch({ baseTimestamp: h.clock.nowMs(), ...spec });
+  batchHeader.setBaseOffset(batch, 0, h.log.logEndOffset);
+  h.log.writeInlineWhenIdle = true;
+  return { batch, info: h.log.appendQueued(batch) };
+}
+
+test('with nothing queued an append is written at once: readable on return, onWritten told after', async (t) => {
+  const h = openHarness(t);
+  const seen: number[] = [];
+  h.log.onWritten = () => seen.push(h.log.writtenEndOffset);
+  const a = appendIdle(h, { count: 3 });
+  assert.equal(a.info.written, null, 'nothing to wait for');
+  assert.equal(a.info.durable, null);
+  assert.equal(h.log.writtenEndOffset, 3);
+  assert.equal(h.log.hasQueuedAppends, false);
+  assert.deepEqual(readAll(h.log), [a.batch]);
+  assert.deepEqual(seen, [], 'the owner hears of it after the caller is done');
+  await Promise.resolve();
+  assert.deepEqual(seen, [3]);
+  assert.equal(statSync(join(h.dir, '00000000000000000000.log')).size, a.batch.length);
+});
+
+test('behind a running write, appends queue and keep their order; once idle they are inline again', async (t) => {
+  const h = openHarness(t);
+  const first = queue(h, { count: 2 });
+  const behind = appendIdle(h, { count: 2 });
+  assert.notEqual(behind.info.written, null, 'a write is running: the append waits its turn');
+  assert.equal(h.log.writtenEndOffset, 0);
+  await behind.info.written;
+  await first.info.written;
+  const after = appendIdle(h, { count: 1 });
+  assert.equal(after.info.written, null);
+  assert.equal(h.log.writtenEndOffset, 5);
+  assert.deepEqual(readAll(h.log), [first.batch, behind.batch, after.batch]);
+});
+
+test('inline appends survive a crash; with group commit durable resolves after the sync', async (t) => {
+  const h = openHarness(t, { ackAfterFsync: true });
+  const appends = Array.from({ length: 4 }, () => appendIdle(h, { values: [value(100)] }));
+  for (const x of appends) assert.equal(x.info.written, null);
+  await Promise.all(appends.map((x) => x.info.durable));
+  assert.ok(h.log.groupSyncCount >= 1, 'durable waited for a group fdatasync');
+  const log = h.reopen(false);
+  assert.deepEqual(
+    readAll(log),
+    appends.map((x) => x.batch),
+  );
 });
