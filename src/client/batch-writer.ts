@@ -28,6 +28,7 @@ import {
   RECORDS_COUNT,
 } from '../protocol/records/batch-header.js';
 import { varintSize, writeVarint } from '../protocol/records/varint.js';
+import type { BufferPool } from './buffer-pool.js';
 
 /** A record header with its key already in bytes. */
 export interface EncodedHeader {
@@ -50,6 +51,8 @@ function smallVarintSize(v: number): number {
   const u = ((v << 1) ^ (v >> 31)) >>> 0;
   return u < 0x80 ? 1 : u < 0x4000 ? 2 : u < 0x200000 ? 3 : u < 0x10000000 ? 4 : 5;
 }
+
+const EMPTY = Buffer.alloc(0);
 
 const INT32_MIN = -0x8000_0000;
 const INT32_MAX = 0x7fff_ffff;
@@ -80,13 +83,16 @@ export class BatchWriter {
 
   /**
    * `capacity` bytes of records fit at first; past them the buffer grows once, straight to `growTo` bytes (only
-   * the pages written are touched), rather than doubling through copies of fresh memory.
+   * the pages written are touched), rather than doubling through copies of fresh memory. With a `pool`, buffers
+   * come from it (a spare one may already be large enough never to grow) and go back to it on release().
    */
   constructor(
     capacity: number,
     private readonly growTo = capacity,
+    private readonly pool: BufferPool | null = null,
   ) {
-    this.buf = Buffer.allocUnsafe(BATCH_HEADER_BYTES + capacity);
+    const bytes = BATCH_HEADER_BYTES + capacity;
+    this.buf = pool === null ? Buffer.allocUnsafe(bytes) : pool.take(bytes);
   }
 
   /** Bytes of the batch so far, header included. */
@@ -152,9 +158,21 @@ export class BatchWriter {
     if (this.end + bytes <= this.buf.length) return;
     let size = Math.max(this.buf.length * 2, BATCH_HEADER_BYTES + this.growTo);
     while (size < this.end + bytes) size *= 2;
-    const next = Buffer.allocUnsafe(size);
+    const next = this.pool === null ? Buffer.allocUnsafe(size) : this.pool.take(size);
     this.buf.copy(next, 0, 0, this.end);
+    this.pool?.give(this.buf);
     this.buf = next;
+  }
+
+  /**
+   * Gives the buffer back to the pool: the batch is done and nothing reads what finish() returned any more. The
+   * writer must not be used after this.
+   */
+  release(): void {
+    if (this.buf === EMPTY) return;
+    this.pool?.give(this.buf);
+    this.buf = EMPTY;
+    this.end = 0;
   }
 
   /**

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { BatchWriter, type EncodedHeader } from '../../src/client/batch-writer.js';
+import { BufferPool } from '../../src/client/buffer-pool.js';
 import { Fifo } from '../../src/client/fifo.js';
 import { CompressionType } from '../../src/protocol/compression/compression-type.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
@@ -118,4 +119,30 @@ test('the FIFO keeps order through compaction and removal', () => {
   assert.equal(rest[rest.length - 1], 9999);
   assert.equal(q.length, 0);
   assert.equal(q.shift(), undefined);
+});
+
+test('the buffer pool hands back a spare buffer that fits, keeps spares within its bound, and writers use it', () => {
+  const pool = new BufferPool(10_000);
+  const a = pool.take(4_000);
+  assert.ok(a.length >= 4_000);
+  pool.give(a);
+  assert.equal(pool.bytes, a.length);
+  assert.equal(pool.take(3_000), a, 'a spare that fits is reused');
+  assert.equal(pool.bytes, 0);
+  const big = pool.take(8_000);
+  pool.give(big);
+  pool.give(Buffer.allocUnsafe(4_000));
+  assert.equal(pool.bytes, big.length, 'a spare past the bound is dropped');
+  assert.notEqual(pool.take(9_000), big, 'nothing spare fits 9,000 bytes: a new buffer');
+
+  // A writer takes its buffer from the pool, gives back the one it outgrew, and its last on release, once.
+  const writers = new BufferPool(1 << 20);
+  const w = new BatchWriter(64, 100_000, writers);
+  for (const r of inputs) w.append(r.key, r.value, r.headers, r.timestamp);
+  assert.equal(writers.bytes, 61 + 64, 'the outgrown first buffer came back');
+  const out = w.finish({ compression: CompressionType.None, compressionLevel: undefined, ...fields });
+  assert.ok(isBatchCrcValid(out));
+  w.release();
+  w.release();
+  assert.equal(writers.bytes, 61 + 64 + 61 + 100_000, 'released once, however often release is called');
 });

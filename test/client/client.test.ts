@@ -194,6 +194,42 @@ test('the idempotent producer writes one producer id with consecutive sequences'
   assert.equal(ends[0]!.offset, 300);
 });
 
+test('batch buffers are reused once their batch is acknowledged, and no record is overwritten by a later batch', async () => {
+  const topic = 'buffer-reuse';
+  await createTopic(topic);
+  // Small batches and one request in flight: the backlog grows batches past batch.size, so both sizes of buffer
+  // go through the pool many times while later batches are being written.
+  const producer = new Producer({
+    bootstrapServers: broker.bootstrap,
+    lingerMs: 0,
+    batchSize: 512,
+    maxInFlightRequestsPerConnection: 1,
+    idempotent: false,
+  });
+  const waves = 20;
+  const perWave = 300;
+  for (let w = 0; w < waves; w++) {
+    const sends = Array.from({ length: perWave }, (_, i) =>
+      producer.send({ topic, value: Buffer.from(`wave-${w}-record-${i}-${'x'.repeat(i % 50)}`) }),
+    );
+    const sent = await Promise.all(sends);
+    assert.equal(sent.at(-1)!.offset, (w + 1) * perWave - 1);
+  }
+  const pooled = (producer as unknown as { bufferPool: { bytes: number } }).bufferPool.bytes;
+  assert.ok(pooled > 0, 'finished batches gave their buffers back');
+  await producer.close();
+  const consumer = new Consumer({ bootstrapServers: broker.bootstrap, autoOffsetReset: 'earliest' });
+  consumer.assign([{ topic, partition: 0 }]);
+  const records = await consumeAll(consumer, waves * perWave);
+  await consumer.close();
+  assert.equal(records.length, waves * perWave);
+  for (const r of records) {
+    const w = Math.floor(r.offset / perWave);
+    const i = r.offset % perWave;
+    assert.equal(r.value!.toString(), `wave-${w}-record-${i}-${'x'.repeat(i % 50)}`, `offset ${r.offset}`);
+  }
+});
+
 test('sendBatch resolves once with every record in order; a backlog behind the in-flight limit leaves as few large batches', async () => {
   const topic = 'send-batch';
   await createTopic(topic);
