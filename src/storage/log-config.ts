@@ -106,6 +106,8 @@ export interface LogManagerConfig {
   cleanerIoBufferLoadFactor: number;
   /** log.cleaner.backoff.ms: pause when no log needs cleaning. */
   cleanerBackoffMs: number;
+  /** brook.log.tail.cache.bytes: memory all logs' tail caches may keep alive together (0: no cache). */
+  tailCacheBytes: number;
 }
 
 export const DEFAULT_LOG_MANAGER_CONFIG: Readonly<LogManagerConfig> = Object.freeze({
@@ -121,6 +123,7 @@ export const DEFAULT_LOG_MANAGER_CONFIG: Readonly<LogManagerConfig> = Object.fre
   cleanerIoBufferBytes: 512 * 1024,
   cleanerIoBufferLoadFactor: 0.9,
   cleanerBackoffMs: 15_000,
+  tailCacheBytes: 32 * 1024 * 1024,
 });
 
 /** Bounds that are not configuration: they protect the engine from damaged files and runaway state. */

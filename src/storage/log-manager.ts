@@ -32,6 +32,7 @@ import { Log } from './log.js';
 import { DEFAULT_LOG_MANAGER_CONFIG, type LogConfig, type LogManagerConfig } from './log-config.js';
 import { type MetaProperties, readMetaProperties, writeMetaProperties } from './meta-properties.js';
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
+import { TailCacheBudget } from './tail-cache.js';
 
 export interface LogManagerOptions {
   readonly dir: string;
@@ -66,6 +67,8 @@ export class LogManager {
   private readonly random: () => number;
   private readonly onBackgroundError: (err: Error) => void;
   private readonly logs = new Map<string, Log>();
+  /** The bound shared by every log's tail cache. */
+  readonly tailCache: TailCacheBudget;
   private readonly pendingDirDeletes: PendingDirDelete[] = [];
   private timer: NodeJS.Timeout | null = null;
   /** Compacts logs whose cleanup.policy includes compact (see cleaner/log-cleaner.ts). */
@@ -89,6 +92,7 @@ export class LogManager {
     this.random = options.random ?? Math.random;
     this.onBackgroundError = options.onBackgroundError ?? (() => {});
     this.hadCleanShutdown = hadCleanShutdown;
+    this.tailCache = new TailCacheBudget(this.managerConfig.tailCacheBytes);
     this.cleaner = new LogCleaner({
       dir: this.dir,
       clock: this.clock,
@@ -145,6 +149,7 @@ export class LogManager {
         random: this.random,
         onBackgroundError: this.onBackgroundError,
         onTruncated: (logEndOffset) => this.cleaner.onTruncated(tp, logEndOffset),
+        tailCache: this.tailCache,
       });
       this.logs.set(k, log);
     }
@@ -186,6 +191,7 @@ export class LogManager {
       random: this.random,
       onBackgroundError: this.onBackgroundError,
       onTruncated: (logEndOffset) => this.cleaner.onTruncated(tp, logEndOffset),
+      tailCache: this.tailCache,
     });
     this.logs.set(key(tp), log);
     return log;

@@ -55,6 +55,7 @@ import {
 } from './producer-snapshot.js';
 import { type ProducerCheck, ProducerStateManager } from './producer-state.js';
 import { type RetentionReason, retentionDecision } from './retention.js';
+import { type CachedRead, TailCache, type TailCacheBudget } from './tail-cache.js';
 import type { AbortedTxn } from './txn-index.js';
 
 export interface LogOptions {
@@ -76,6 +77,8 @@ export interface LogOptions {
   readonly onBackgroundError?: (err: Error) => void;
   /** Called after every truncation with the new log end offset (the cleaner lowers its checkpoint to it). */
   readonly onTruncated?: (logEndOffset: number) => void;
+  /** The broker-wide bound of tail caches (see tail-cache.ts); without one, every read goes to the file. */
+  readonly tailCache?: TailCacheBudget;
 }
 
 export interface AppendInfo {
@@ -163,6 +166,8 @@ export class Log {
   private readonly random: () => number;
   private readonly onBackgroundError: (err: Error) => void;
   private readonly onTruncated: (logEndOffset: number) => void;
+  /** The newest written appends, so that tail reads skip the file (null: no cache). */
+  private readonly tailCache: TailCache | null;
   private segments: LogSegment[] = [];
   private logStartOffsetValue = 0;
   private logEndOffsetValue = 0;
@@ -211,6 +216,7 @@ export class Log {
     this.random = options.random ?? Math.random;
     this.onBackgroundError = options.onBackgroundError ?? (() => {});
     this.onTruncated = options.onTruncated ?? (() => {});
+    this.tailCache = options.tailCache === undefined ? null : new TailCache(options.tailCache);
     this.epochCache = LeaderEpochCache.load(join(this.dir, LEADER_EPOCH_CHECKPOINT_FILE), (err) =>
       this.onBackgroundError(err),
     );
@@ -514,6 +520,8 @@ export class Log {
    */
   append(batches: Buffer): AppendInfo {
     this.drainAppends();
+    // Synchronous appends (followers) are not cached, and the cached run must reach the written end.
+    this.tailCache?.clear();
     const scan = this.scanAppend(batches);
     this.maybeRoll(batches.length, scan.firstOffset, scan.lastOffset, scan.maxTimestampMs);
     const segment = this.activeSegment;
@@ -534,6 +542,8 @@ export class Log {
    * now, the bytes become readable when `written` resolves (see the file header). When nothing is queued or
    * being written, the bytes are written at once instead and `written` is null, as for `append`. With ackAfterFsync,
    * `durable` resolves after a group fdatasync that started once the bytes were written.
+   * The log keeps `batches` by reference, also after the write (the tail cache answers fetches from it): the
+   * caller must never change or reuse that memory afterwards.
    */
   appendQueued(batches: Buffer): AppendInfo {
     if (this.writeFailure !== null) throw this.writeFailure;
@@ -601,6 +611,7 @@ export class Log {
       this.inlineWritesPausedUntilMs = this.clock.monotonicMs() + STORAGE_LIMITS.inlineWritePauseMs;
     }
     segment.commitAppend(batches, 0, batches.length, position);
+    this.tailCache?.add(batches, scan.firstOffset, scan.lastOffset);
     let durable: Promise<void> | null = null;
     if (this.config.ackAfterFsync) {
       this.dirtySegments.add(segment);
@@ -734,6 +745,7 @@ export class Log {
   /** Makes a written append visible and tells whoever waits for it. */
   private commit(a: QueuedAppend): void {
     a.segment.commitAppend(a.buf, 0, a.buf.length, a.position);
+    this.tailCache?.add(a.buf, batchHeader.baseOffset(a.buf, 0), a.lastOffset);
     a.settled = true;
     this.queuedBytes -= a.buf.length;
     this.settledSeq = a.seq;
@@ -879,6 +891,8 @@ export class Log {
       nextOffset: startOffset,
     } as const;
     if (startOffset >= maxOffset || startOffset === this.logEndOffsetValue) return empty;
+    const cached = this.tailCache?.read(startOffset, maxBytes, maxOffset, minOneBatch);
+    if (cached != null) return cachedResult(cached);
     for (let i = this.floorSegmentIndex(startOffset); i < this.segments.length; i++) {
       const read = this.segments[i]!.read(startOffset, maxBytes, maxOffset, minOneBatch);
       if (read !== null) return { errorCode: StorageErrorCode.None, ...read };
@@ -911,6 +925,8 @@ export class Log {
     if (found === EMPTY_SEGMENT) {
       return { bytes: 0, result: Promise.resolve(emptyRead(startOffset)) };
     }
+    const cached = this.tailCache?.read(startOffset, maxBytes, maxOffset, minOneBatch);
+    if (cached != null) return { bytes: cached.bytes, result: Promise.resolve(cachedResult(cached)) };
     const read = found.startRead(startOffset, maxBytes, maxOffset, minOneBatch);
     return {
       bytes: read.bytes,
@@ -929,6 +945,8 @@ export class Log {
   ): number {
     const found = this.readSegment(startOffset, maxOffset);
     if (found === null || found === EMPTY_SEGMENT) return 0;
+    const cached = this.tailCache?.readableBytes(startOffset, maxBytes, maxOffset, minOneBatch) ?? -1;
+    if (cached >= 0) return cached;
     return found.plannedReadBytes(startOffset, maxBytes, maxOffset, minOneBatch);
   }
 
@@ -1037,6 +1055,7 @@ export class Log {
     if (offset > this.logStartOffsetValue) {
       this.logStartOffsetValue = offset;
       this.epochCache.truncateFromStart(offset);
+      this.tailCache?.dropBelow(offset);
       this.deleteOldSegments(this.clock.nowMs(), true);
     }
     return { errorCode: StorageErrorCode.None, lowWatermark: this.logStartOffsetValue };
@@ -1096,6 +1115,7 @@ export class Log {
 
   private afterTruncation(): void {
     this.truncations++;
+    this.tailCache?.clear();
     this.logEndOffsetValue = this.activeSegment.nextOffset;
     this.writtenEndValue = this.logEndOffsetValue;
     this.onTruncated(this.logEndOffsetValue);
@@ -1142,6 +1162,8 @@ export class Log {
       this.pendingDeletes.push({ segment, dueMs: nowMs + this.config.fileDeleteDelayMs });
     }
     this.segments.splice(first, old.length, steps.install());
+    // Cached bytes of the replaced segments are no longer what the files hold.
+    this.tailCache?.clear();
     return true;
   }
 
@@ -1185,6 +1207,7 @@ export class Log {
     const first = this.segments[0]!;
     this.logStartOffsetValue = Math.max(this.logStartOffsetValue, first.baseOffset);
     this.epochCache.truncateFromStart(this.logStartOffsetValue);
+    this.tailCache?.dropBelow(this.logStartOffsetValue);
     for (const segment of gone) {
       this.dirtySegments.delete(segment);
       segment.markDeleted();
@@ -1298,6 +1321,7 @@ export class Log {
     if (this.closed) return;
     this.drainAppends();
     this.closed = true;
+    this.tailCache?.clear();
     this.epochCache.persistNow();
     writeSnapshotFile(this.dir, this.logEndOffsetValue, this.producerState.toSnapshot());
     // As Kafka does on a clean shutdown, everything is made durable, so the checkpointed recovery point is the
@@ -1317,6 +1341,7 @@ export class Log {
   /** Releases file descriptors and writes nothing: the files stay as a crash would leave them (tests). */
   abandon(): void {
     this.closed = true;
+    this.tailCache?.clear();
     this.epochCache.close();
     this.failWrites(new Error('log abandoned before the append was written'));
     for (const s of this.segments) s.abandon();
@@ -1327,6 +1352,7 @@ export class Log {
   /** Closes and removes every file of the log (the directory itself is the manager's). */
   deleteAllFiles(): void {
     this.closed = true;
+    this.tailCache?.clear();
     this.epochCache.close();
     this.failWrites(new Error('log deleted before the append was written'));
     for (const s of this.segments) s.deleteFiles();
@@ -1361,6 +1387,15 @@ const ignore = (): void => {};
 const EMPTY = Buffer.alloc(0);
 const EMPTY_SEGMENT = Symbol('no segment to read');
 const OUT_OF_RANGE: ReadResult = { errorCode: StorageErrorCode.OffsetOutOfRange };
+
+function cachedResult(read: CachedRead): ReadResult {
+  return {
+    errorCode: StorageErrorCode.None,
+    records: read.records,
+    firstOffset: read.firstOffset,
+    nextOffset: read.nextOffset,
+  };
+}
 
 function emptyRead(startOffset: number): ReadResult {
   return {

@@ -3,7 +3,7 @@
 
 import { ConfigType as T } from './config-types.js';
 import { defineKey as key } from './define-key.js';
-import { between } from './validators.js';
+import { atLeast, between } from './validators.js';
 
 export const BROOK_KEYS = [
   // Kafka acknowledges after the page cache and relies on replication for durability. A single node has no
@@ -30,6 +30,20 @@ export const BROOK_KEYS = [
     {
       validator: between(0, 1000),
       updateMode: 'cluster-wide',
+      support: 'honoured',
+    },
+  ),
+  // Node has no sendfile: a fetch read from the file costs a thread-pool read into a fresh buffer. Appends just
+  // written are still in memory, so fetches at the tail of a log are answered from them; this bounds the memory
+  // those kept appends may hold, across all partitions. Kafka leaves this to the page cache.
+  key(
+    'brook.log.tail.cache.bytes',
+    T.LONG,
+    String(32 * 1024 * 1024),
+    'low',
+    'Memory for recently written batches kept to answer tail fetches without a file read, over all partitions; 0 disables it.',
+    {
+      validator: atLeast(0),
       support: 'honoured',
     },
   ),

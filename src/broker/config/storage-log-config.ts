@@ -60,5 +60,6 @@ export function toLogManagerConfig(config: BrokerConfig): LogManagerConfig {
     cleanerIoBufferBytes: config.values.int('log.cleaner.io.buffer.size'),
     cleanerIoBufferLoadFactor: config.values.double('log.cleaner.io.buffer.load.factor'),
     cleanerBackoffMs: config.logCleanerBackoffMs,
+    tailCacheBytes: config.values.long('brook.log.tail.cache.bytes'),
   };
 }

@@ -1,0 +1,245 @@
+// The tail cache (storage/tail-cache.ts) through the Log: reads answered from recently written appends must be
+// exactly what the file answers, only for bytes a reader may see, and never stale after the file changed
+// under them (truncation, retention, DeleteRecords, a synchronous append); the broker-wide bound holds.
+
+import assert from 'node:assert/strict';
+import { type TestContext, test } from 'node:test';
+import { ManualClock } from '../../src/common/clock.js';
+import { batchHeader } from '../../src/protocol/records/batch-header.js';
+import { StorageErrorCode } from '../../src/storage/error-codes.js';
+import { Log, type ReadResult } from '../../src/storage/log.js';
+import { type LogConfig, logConfig } from '../../src/storage/log-config.js';
+import { TailCacheBudget } from '../../src/storage/tail-cache.js';
+import { type BatchSpec, buildBatch, seededRandom } from './batch-builder.js';
+import { deferCleanup, tempDir } from './tmp-dir.js';
+
+function openLog(t: TestContext, budget: TailCacheBudget | undefined, overrides: Partial<LogConfig> = {}) {
+  const clock = new ManualClock();
+  const log = Log.open({
+    dir: tempDir(t, 'brook-tail-'),
+    topicPartition: { topic: 't', partition: 0 },
+    config: logConfig(overrides),
+    clock,
+    hadCleanShutdown: true,
+    tailCache: budget,
+  });
+  deferCleanup(t, () => {
+    if (!log.isClosed) log.close();
+  });
+  return { log, clock };
+}
+
+/** Queues one append of the given batches (offsets and epoch assigned as a leader does); waits for the write. */
+async function append(log: Log, specs: readonly BatchSpec[]): Promise<Buffer> {
+  const batches = specs.map((s) => buildBatch(s));
+  // Its own memory, as a produce frame has (Buffer.concat would share Node's pool between appends).
+  const buf = Buffer.alloc(batches.reduce((n, b) => n + b.length, 0));
+  let at = 0;
+  for (const b of batches) at += b.copy(buf, at);
+  let next = log.logEndOffset;
+  for (let pos = 0; pos < buf.length; pos += batchHeader.sizeInBytes(buf, pos)) {
+    batchHeader.setBaseOffset(buf, pos, next);
+    next += batchHeader.lastOffsetDelta(buf, pos) + 1;
+  }
+  const info = log.appendQueued(buf);
+  await info.written;
+  log.setHighWatermark(log.writtenEndOffset);
+  return buf;
+}
+
+/** The answer of the file alone: the segment holding startOffset, read synchronously from disk. */
+function fileRead(log: Log, start: number, maxBytes: number, maxOffset: number, minOne: boolean): ReadResult {
+  const segment = log.segmentList().find((s) => s.nextOffset > start);
+  const r = start >= maxOffset ? null : (segment?.read(start, maxBytes, maxOffset, minOne) ?? null);
+  return r === null
+    ? { errorCode: StorageErrorCode.None, records: Buffer.alloc(0), firstOffset: start, nextOffset: start }
+    : { errorCode: StorageErrorCode.None, ...r };
+}
+
+function records(r: ReadResult): Buffer {
+  assert.equal(r.errorCode, StorageErrorCode.None);
+  return r.errorCode === StorageErrorCode.None ? r.records : Buffer.alloc(0);
+}
+
+const values = (n: number, size: number) => Array.from({ length: n }, (_, i) => Buffer.alloc(size, i));
+
+test('a read at the tail is answered from the appended buffer itself, with the bytes the file holds', async (t) => {
+  const budget = new TailCacheBudget(1 << 20);
+  const { log } = openLog(t, budget);
+  const a = await append(log, [{ values: values(3, 100) }]);
+  const b = await append(log, [{ values: values(2, 100) }]);
+  const r = await log.readAsync(3, 1 << 20, log.highWatermark, true);
+  assert.equal(records(r).buffer, b.buffer, 'no file read: the produce buffer is sent as it is');
+  assert.deepEqual(records(r), b);
+  assert.deepEqual(records(r), records(fileRead(log, 3, 1 << 20, log.highWatermark, true)));
+  const both = log.read(0, 1 << 20, log.highWatermark, true);
+  assert.deepEqual(records(both), Buffer.concat([a, b]), 'two appends are joined');
+  assert.equal(log.readableBytes(0, 1 << 20, log.highWatermark, true), a.length + b.length);
+});
+
+for (const inline of [true, false]) {
+  test(`reads at every offset, size bound and visibility bound agree with the file (${inline ? 'appends written inline' : 'queued appends'})`, async (t) => {
+    const budget = new TailCacheBudget(1 << 20);
+    const { log } = openLog(t, budget);
+    log.writeInlineWhenIdle = inline;
+    const random = seededRandom(7);
+    for (let i = 0; i < 25; i++) {
+      const specs = Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({
+        values: values(1 + Math.floor(random() * 4), 20 + Math.floor(random() * 200)),
+      }));
+      await append(log, specs);
+    }
+    assert.equal(budget.bufferCount, 25, 'every append is cached');
+    const end = log.writtenEndOffset;
+    let compared = 0;
+    for (let start = 0; start < end; start++) {
+      for (const maxBytes of [0, 50, 300, 700, 2000, 1 << 20]) {
+        for (const maxOffset of [start, start + 1, start + 5, end]) {
+          for (const minOne of [true, false]) {
+            const got = await log.readAsync(start, maxBytes, maxOffset, minOne);
+            const want = fileRead(log, start, maxBytes, maxOffset, minOne);
+            assert.deepEqual(
+              { ...got, records: records(got).toString('hex') },
+              { ...want, records: records(want).toString('hex') },
+              `read(${start}, ${maxBytes}, ${maxOffset}, ${minOne})`,
+            );
+            assert.equal(
+              log.readableBytes(start, maxBytes, maxOffset, minOne),
+              records(want).length,
+              'planned bytes of a cached read are exact',
+            );
+            compared++;
+          }
+        }
+      }
+    }
+    assert.ok(compared > 1000);
+  });
+}
+
+test('read_committed: the batches of an open transaction are not served, from the cache or the file', async (t) => {
+  const budget = new TailCacheBudget(1 << 20);
+  const { log } = openLog(t, budget);
+  const first = await append(log, [{ values: values(2, 50) }]);
+  await append(log, [
+    { values: values(2, 50), producerId: 9, producerEpoch: 0, baseSequence: 0, transactional: true },
+  ]);
+  await append(log, [{ values: values(1, 50) }]);
+  assert.equal(log.lastStableOffset, 2, 'the open transaction starts at offset 2');
+  assert.equal(budget.bufferCount, 3, 'all three appends are cached');
+  const committed = log.read(0, 1 << 20, log.lastStableOffset, true);
+  assert.equal(records(committed).buffer, first.buffer);
+  assert.equal(committed.errorCode === StorageErrorCode.None && committed.nextOffset, 2);
+  const atOpen = log.read(2, 1 << 20, log.lastStableOffset, true);
+  assert.equal(records(atOpen).length, 0, 'nothing at or past the last stable offset');
+  const uncommitted = log.read(0, 1 << 20, log.highWatermark, true);
+  assert.equal(uncommitted.errorCode === StorageErrorCode.None && uncommitted.nextOffset, 5);
+});
+
+test('truncation empties the cache: later appends at the same offsets are read, not the old bytes', async (t) => {
+  const budget = new TailCacheBudget(1 << 20);
+  const { log } = openLog(t, budget);
+  await append(log, [{ values: values(2, 40) }]);
+  const old = await append(log, [{ values: values(3, 40) }]);
+  log.truncateTo(2);
+  assert.equal(budget.usedBytes, 0);
+  const fresh = await append(log, [{ values: values(3, 90) }]);
+  assert.notDeepEqual(fresh, old);
+  const r = log.read(2, 1 << 20, log.highWatermark, true);
+  assert.deepEqual(records(r), fresh);
+  assert.deepEqual(records(log.read(0, 1 << 20, log.highWatermark, true)).subarray(-fresh.length), fresh);
+});
+
+test('a synchronous append (a follower) empties the cache, so the cached run never has a gap', async (t) => {
+  const budget = new TailCacheBudget(1 << 20);
+  const { log } = openLog(t, budget);
+  const a = await append(log, [{ values: values(2, 40) }]);
+  const b = buildBatch({ values: values(2, 40) });
+  batchHeader.setBaseOffset(b, 0, log.logEndOffset);
+  log.append(b);
+  log.setHighWatermark(log.writtenEndOffset);
+  assert.equal(budget.usedBytes, 0);
+  const c = await append(log, [{ values: values(2, 40) }]);
+  assert.deepEqual(records(log.read(0, 1 << 20, log.highWatermark, true)), Buffer.concat([a, b, c]));
+});
+
+test('retention and DeleteRecords drop what fell below the log start offset', async (t) => {
+  const budget = new TailCacheBudget(1 << 20);
+  const { log } = openLog(t, budget, { segmentBytes: 1200, retentionBytes: 1500, fileDeleteDelayMs: 0 });
+  const appended: Buffer[] = [];
+  for (let i = 0; i < 12; i++) appended.push(await append(log, [{ values: values(2, 200) }]));
+  assert.ok(log.segmentCount > 3);
+  const usedBefore = budget.usedBytes;
+  const deleted = log.deleteOldSegments();
+  assert.ok(deleted.count > 0);
+  assert.ok(budget.usedBytes < usedBefore, 'deleted segments are no longer cached');
+  const below = log.read(0, 1 << 20, log.highWatermark, true);
+  assert.equal(below.errorCode, StorageErrorCode.OffsetOutOfRange);
+  const start = log.logStartOffset;
+  const r = log.read(start, 1 << 20, log.highWatermark, true);
+  assert.equal(r.errorCode === StorageErrorCode.None && r.firstOffset, start);
+  const moved = log.deleteRecordsBefore(log.highWatermark - 2);
+  assert.equal(moved.errorCode, StorageErrorCode.None);
+  assert.equal(budget.usedBytes, appended.at(-1)!.buffer.byteLength, 'only the last append is left');
+  assert.equal(
+    log.read(start, 1 << 20, log.highWatermark, true).errorCode,
+    StorageErrorCode.OffsetOutOfRange,
+  );
+});
+
+test('the budget bounds the memory of all logs together, evicting the oldest appends; reads fall back to the file', async (t) => {
+  const one = buildBatch({ values: values(4, 250) }).length;
+  const budget = new TailCacheBudget(one * 5);
+  const x = openLog(t, budget);
+  const y = openLog(t, budget);
+  const xs: Buffer[] = [];
+  for (let i = 0; i < 20; i++) {
+    xs.push(await append(x.log, [{ values: values(4, 250) }]));
+    await append(y.log, [{ values: values(4, 250) }]);
+    assert.ok(budget.usedBytes <= one * 5, `within the bound after ${i + 1} appends`);
+  }
+  assert.equal(budget.bufferCount, 5);
+  const old = x.log.read(0, 1 << 20, x.log.highWatermark, true);
+  assert.notEqual(records(old).buffer, xs[0]!.buffer, 'an evicted append is read from the file');
+  assert.deepEqual(splitFirst(records(old)), xs[0]);
+  const last = x.log.read(76, 1 << 20, x.log.highWatermark, true);
+  assert.equal(records(last).buffer, xs[19]!.buffer, 'the newest append is still cached');
+  x.log.close();
+  y.log.close();
+  assert.equal(budget.usedBytes, 0, 'closing a log releases its cache');
+});
+
+test('views of one ArrayBuffer are counted once, as the memory they keep alive', async (t) => {
+  const budget = new TailCacheBudget(1 << 20);
+  const { log } = openLog(t, budget);
+  // One request frame holding two partitions' batches would be cut like this.
+  const frame = Buffer.alloc(8192);
+  const a = buildBatch({ values: values(2, 100) });
+  const b = buildBatch({ values: values(2, 100) });
+  a.copy(frame, 100);
+  b.copy(frame, 2000);
+  for (const [pos, len] of [
+    [100, a.length],
+    [2000, b.length],
+  ] as const) {
+    const view = frame.subarray(pos, pos + len);
+    batchHeader.setBaseOffset(view, 0, log.logEndOffset);
+    await log.appendQueued(view).written;
+  }
+  assert.equal(budget.usedBytes, 8192);
+  assert.equal(budget.bufferCount, 1);
+});
+
+test('a budget of 0 caches nothing and every read is the file', async (t) => {
+  const budget = new TailCacheBudget(0);
+  const { log } = openLog(t, budget);
+  const a = await append(log, [{ values: values(2, 100) }]);
+  const r = log.read(0, 1 << 20, log.highWatermark, true);
+  assert.notEqual(records(r).buffer, a.buffer);
+  assert.deepEqual(records(r), a);
+  assert.equal(budget.usedBytes, 0);
+});
+
+function splitFirst(buf: Buffer): Buffer {
+  return buf.subarray(0, batchHeader.sizeInBytes(buf, 0));
+}
