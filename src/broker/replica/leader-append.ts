@@ -2,8 +2,9 @@
 // checked by its framing, header and CRC (never by decoding records, unless the topic asks for recompression
 // or the records are in the legacy format), offsets and the leader epoch are written into the header, and the
 // log appends the bytes unchanged. Work on records is the exception: legacy magic 0/1 input is converted to v2,
-// a topic whose compression.type differs from the producer's gets its batches recompressed, and
-// LogAppendTime rewrites the max timestamp (and so the CRC).
+// a topic whose compression.type differs from the producer's gets its batches recompressed,
+// LogAppendTime rewrites the max timestamp (and so the CRC), and so does CreateTime for a header whose max
+// timestamp cannot be right.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import { writeBatchCrc } from '../../protocol/records/batch-crc.js';
@@ -16,7 +17,9 @@ import {
   LOG_OVERHEAD,
   MAGIC,
   MAX_TIMESTAMP,
+  NO_TIMESTAMP,
 } from '../../protocol/records/batch-header.js';
+import { iterateRecords } from '../../protocol/records/batch-records.js';
 import { upConvertRecords } from '../../protocol/records/legacy-convert.js';
 import { recompressBatch } from '../../protocol/records/recompress.js';
 import { validateBatch } from '../../protocol/records/validate-batch.js';
@@ -87,6 +90,14 @@ export function prepareProducedBatches(
       const keyError = checkCompactedKeys(batch);
       if (keyError !== null) return fail(keyError.errorCode, keyError.message);
     }
+    if (settings.messageTimestampType === 'CreateTime') {
+      try {
+        repairMaxTimestamp(batch);
+      } catch (err) {
+        if (err instanceof BatchFaultError) return fail(err.fault.errorCode, err.fault.message);
+        throw err;
+      }
+    }
     const timestampError = checkTimestamps(batch, settings, nowMs);
     if (timestampError !== null) return fail(ErrorCode.INVALID_TIMESTAMP, timestampError);
     parts.push(batch);
@@ -151,6 +162,20 @@ function checkTimestamps(batch: Buffer, settings: TopicLogSettings, nowMs: numbe
     return `timestamp ${max} is more than message.timestamp.after.max.ms after the broker's time`;
   }
   return null;
+}
+
+/**
+ * The time index and ListOffsets go by the header's max timestamp, which Kafka's LogValidator sets to the
+ * largest record timestamp in every batch it appends. Producers nearly always write it right, so only a header
+ * that cannot be right is corrected here, keeping the common path on bytes: a max below the base timestamp (the
+ * first record's). Sarama 1.22 sends -1 there, and its records would otherwise never be found by time.
+ */
+function repairMaxTimestamp(batch: Buffer): void {
+  if (batchHeader.maxTimestamp(batch, 0) >= batchHeader.baseTimestamp(batch, 0)) return;
+  let max = NO_TIMESTAMP;
+  for (const record of iterateRecords(batch, 0)) max = Math.max(max, record.timestamp);
+  batch.writeBigInt64BE(BigInt(max), MAX_TIMESTAMP);
+  writeBatchCrc(batch, 0);
 }
 
 /** LogAppendTime: the max timestamp becomes the append time and the timestamp-type bit is set; the CRC follows. */

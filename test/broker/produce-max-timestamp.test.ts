@@ -1,0 +1,96 @@
+// A produced batch whose header says maxTimestamp -1 (as Sarama 1.22 sends every batch) is stored with the
+// largest record timestamp in its header, as Kafka's LogValidator does, so that ListOffsets by time finds it.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { writeBatchCrc } from '../../src/protocol/records/batch-crc.js';
+import { batchHeader, CompressionType, MAX_TIMESTAMP } from '../../src/protocol/records/batch-header.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { fetchBody, WireClient } from '../helpers/wire-client.js';
+
+const BASE_MS = 1_700_000_000_000;
+
+/** A batch of records one second apart whose header carries maxTimestamp -1, the CRC made to match. */
+function batchWithoutMaxTimestamp(first: number, count: number, compression: number): Buffer {
+  const records = Array.from({ length: count }, (_, i) => ({
+    value: `r${first + i}`,
+    timestamp: BASE_MS + (first + i) * 1000,
+  }));
+  const batch = buildBatch(records, { compression });
+  batch.writeBigInt64BE(-1n, MAX_TIMESTAMP);
+  writeBatchCrc(batch, 0);
+  return batch;
+}
+
+describe('produce with a max timestamp of -1 in the batch header', () => {
+  let broker: BrokerProcess;
+  let client: WireClient;
+  before(async () => {
+    broker = await startBroker();
+    client = await WireClient.connect(broker.host, broker.port);
+    const created = await client.call(ApiKey.CREATE_TOPICS, 2, {
+      topics: [{ name: 'no-max', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    assert.equal(created.topics[0].errorCode, ErrorCode.NONE);
+  });
+  after(async () => {
+    client?.close();
+    await broker?.stop();
+  });
+
+  const offsetAt = async (timestamp: number): Promise<bigint> => {
+    const response = await client.call(ApiKey.LIST_OFFSETS, 1, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [
+        {
+          name: 'no-max',
+          partitions: [
+            { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: BigInt(timestamp), maxNumOffsets: 1 },
+          ],
+        },
+      ],
+      timeoutMs: 1000,
+    });
+    const partition = response.topics[0].partitions[0];
+    assert.equal(partition.errorCode, ErrorCode.NONE);
+    return partition.offset;
+  };
+
+  it('stores the largest record timestamp as the max and finds records by time (plain and gzip)', async () => {
+    // Records 0 and 1 in a plain batch, 2..4 in a gzip one (the max is read through decompression).
+    const batches = [
+      batchWithoutMaxTimestamp(0, 2, CompressionType.None),
+      batchWithoutMaxTimestamp(2, 3, CompressionType.Gzip),
+    ];
+    for (const batch of batches) {
+      const response = await client.call(ApiKey.PRODUCE, 3, {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [{ name: 'no-max', partitionData: [{ index: 0, records: batch }] }],
+      });
+      assert.equal(response.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
+    }
+
+    const fetched = await client.call(ApiKey.FETCH, 12, fetchBody('no-max', 0, 0));
+    const bytes: Buffer = fetched.responses[0].partitions[0].records;
+    const maxima: number[] = [];
+    for (let pos = 0; pos < bytes.length; pos += batchHeader.sizeInBytes(bytes, pos)) {
+      maxima.push(batchHeader.maxTimestamp(bytes, pos));
+    }
+    assert.deepEqual(maxima, [BASE_MS + 1000, BASE_MS + 4000]);
+
+    assert.equal(await offsetAt(BASE_MS), 0n);
+    assert.equal(await offsetAt(BASE_MS + 500), 1n);
+    assert.equal(await offsetAt(BASE_MS + 1000), 1n);
+    assert.equal(await offsetAt(BASE_MS + 2500), 3n);
+    assert.equal(await offsetAt(BASE_MS + 4000), 4n);
+    assert.equal(await offsetAt(BASE_MS + 4001), -1n);
+  });
+});
