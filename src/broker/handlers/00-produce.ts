@@ -33,8 +33,10 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
     const { clock } = context.services;
     const validAcks = request.acks === -1 || request.acks === 0 || request.acks === 1;
     const now = clock.nowMs();
-    const waits: Promise<void>[] = [];
-    const pending: PendingPartition[] = [];
+    // Made only when needed: an acks=1 append written inline (the log's queue was empty) is answered at once,
+    // without a promise or a list.
+    let waits = null as Promise<void>[] | null;
+    let pending = null as PendingPartition[] | null;
     const responses = request.topicData.map((topic) => ({
       name: topic.name,
       partitionResponses: topic.partitionData.map((data): ProduceResponsePartitionProduceResponse => {
@@ -60,27 +62,35 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
           currentLeader: NO_LEADER,
         };
         if (result.errorCode === ErrorCode.NONE) {
-          const failed = (): void => storageFailed(response);
-          if (result.written !== null) waits.push(result.written.then(undefined, failed));
-          if (result.durable !== null) waits.push(result.durable.then(undefined, failed));
-          pending.push({ partition, lastOffset: result.lastOffset, response });
+          if (result.written !== null || result.durable !== null) {
+            const failed = (): void => storageFailed(response);
+            waits ??= [];
+            if (result.written !== null) waits.push(result.written.then(undefined, failed));
+            if (result.durable !== null) waits.push(result.durable.then(undefined, failed));
+          }
+          if (request.acks === -1) {
+            pending ??= [];
+            pending.push({ partition, lastOffset: result.lastOffset, response });
+          }
         }
         return response;
       }),
     }));
     const answer: ProduceResponse = { responses, throttleTimeMs: 0, nodeEndpoints: [] };
     if (request.acks === 0) {
-      if (waits.length === 0) return closeIfFailed(context, answer);
+      if (waits === null) return closeIfFailed(context, answer);
       return Promise.all(waits).then(() => closeIfFailed(context, answer));
     }
-    const waitForIsr = request.acks === -1 && pending.length > 0;
-    if (waits.length === 0 && !waitForIsr) return answer;
-    return Promise.all(waits).then(() => {
-      const replicating = pending.filter((p) => p.response.errorCode === ErrorCode.NONE);
-      return waitForIsr && replicating.length > 0
-        ? awaitReplication(context, request, replicating, answer)
-        : answer;
-    });
+    const replicas = pending;
+    if (replicas === null) return waits === null ? answer : Promise.all(waits).then(() => answer);
+    const replicate = (): ProduceResponse | Promise<ProduceResponse> => {
+      // A partition whose write failed meanwhile is answered with its storage error, not waited for.
+      const replicating = replicas.filter((p) => p.response.errorCode === ErrorCode.NONE);
+      return replicating.length > 0 ? awaitReplication(context, request, replicating, answer) : answer;
+    };
+    // Even with nothing to wait for, replication is looked at in a later microtask: the log tells the partition
+    // of an inline write in a microtask queued before this one, and the high watermark may have moved by then.
+    return Promise.all(waits ?? []).then(replicate);
   },
 });
 
