@@ -9,60 +9,32 @@ import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import type { BrokerProcess } from '../helpers/broker-process.js';
 import { controllerOf, partitionView, waitFor } from '../helpers/cluster.js';
+import { createTopic, startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { sleep } from '../helpers/wait.js';
 import { WireClient } from '../helpers/wire-client.js';
-import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
 const TOPIC = 'deposed';
 const REQUEST_TIMEOUT_MS = 25_000;
 
 describe('a leader that stops leading answers its parked acks=all writes', () => {
-  let zk: TestZooKeeper;
-  const brokers: BrokerProcess[] = [];
+  let cluster: TestCluster | undefined;
+  let brokers: BrokerProcess[] = [];
 
   before(async () => {
-    zk = await startTestZooKeeper();
-    const started = await Promise.all(
-      [0, 1, 2].map((id) =>
-        startBroker({
-          overrides: {
-            'broker.id': id,
-            'zookeeper.connect': zk.connect,
-            'zookeeper.session.timeout.ms': 6000,
-            // Long enough that the stopped follower stays in the ISR for the whole test.
-            'replica.lag.time.max.ms': 60_000,
-            'replica.fetch.wait.max.ms': 100,
-            'min.insync.replicas': 2,
-          },
-        }),
-      ),
-    );
-    brokers.push(...started);
-    const admin = await WireClient.connect(brokers[0]!.host, brokers[0]!.port);
-    try {
-      const created = await admin.call(ApiKey.CREATE_TOPICS, 5, {
-        topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 3, assignments: [], configs: [] }],
-        timeoutMs: 10_000,
-        validateOnly: false,
-      });
-      assert.equal(created.topics[0].errorCode, ErrorCode.NONE);
-    } finally {
-      admin.close();
-    }
+    cluster = await startCluster({
+      overrides: {
+        'zookeeper.session.timeout.ms': 6000,
+        // Long enough that the stopped follower stays in the ISR for the whole test.
+        'replica.lag.time.max.ms': 60_000,
+        'min.insync.replicas': 2,
+      },
+    });
+    brokers = cluster.brokers;
+    await createTopic(brokers[0]!, TOPIC, { numPartitions: 1, replicationFactor: 3 });
   });
-  after(async () => {
-    for (const b of brokers) {
-      try {
-        process.kill(b.pid, 'SIGCONT');
-      } catch {
-        // already gone
-      }
-      await b.stop().catch(() => {});
-    }
-    await zk?.stop();
-  });
+  after(() => cluster?.stop());
 
   it('answers NOT_LEADER_OR_FOLLOWER when a controlled shutdown moves leadership', {
     timeout: 90_000,

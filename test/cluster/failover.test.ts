@@ -5,17 +5,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { controllerOf, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
+import type { BrokerProcess } from '../helpers/broker-process.js';
+import { agreedLeader, controllerOf, partitionView, produceToLeader, waitFor } from '../helpers/cluster.js';
+import { createTopic, startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
-import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
 const TOPIC = 'replicated';
 
-async function produce(broker: BrokerProcess, from: number, count: number): Promise<void> {
+/** Writes v<from>.. to the leader the live brokers agree on, as a client would (see produceToLeader). */
+async function produce(live: BrokerProcess[], from: number, count: number): Promise<void> {
   const values = Array.from({ length: count }, (_, i) => `v${from + i}`);
-  const codes = await produceValues(broker, TOPIC, values);
+  const codes = await produceToLeader(live, TOPIC, values);
   assert.deepEqual(
     codes,
     values.map(() => ErrorCode.NONE),
@@ -24,62 +24,37 @@ async function produce(broker: BrokerProcess, from: number, count: number): Prom
 }
 
 describe('a three-broker cluster on ZooKeeper', () => {
-  let zk: TestZooKeeper;
-  const brokers: BrokerProcess[] = [];
+  let cluster: TestCluster | undefined;
+  let brokers: BrokerProcess[] = [];
   const dead = new Set<BrokerProcess>();
 
   before(async () => {
-    zk = await startTestZooKeeper();
-    for (const id of [0, 1, 2]) {
-      brokers.push(
-        await startBroker({
-          overrides: {
-            'broker.id': id,
-            'zookeeper.connect': zk.connect,
-            'zookeeper.session.timeout.ms': 6000,
-            'default.replication.factor': 3,
-            'min.insync.replicas': 2,
-            'replica.fetch.wait.max.ms': 100,
-          },
-        }),
-      );
-    }
+    cluster = await startCluster({
+      overrides: {
+        'zookeeper.session.timeout.ms': 6000,
+        'default.replication.factor': 3,
+        'min.insync.replicas': 2,
+      },
+    });
+    brokers = cluster.brokers;
   });
-  after(async () => {
-    for (const b of brokers) await b.stop().catch(() => {});
-    await zk?.stop();
-  });
+  after(() => cluster?.stop());
 
   it('replicates acks=all writes and keeps every one of them when the leader is killed', async () => {
-    const admin = await WireClient.connect(brokers[1]!.host, brokers[1]!.port);
-    try {
-      const created = await admin.call(ApiKey.CREATE_TOPICS, 5, {
-        topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 3, assignments: [], configs: [] }],
-        timeoutMs: 10_000,
-        validateOnly: false,
-      });
-      assert.equal(created.topics[0].errorCode, ErrorCode.NONE);
-    } finally {
-      admin.close();
-    }
-    const first = await waitFor('leader with a full ISR', async () => {
-      const view = await partitionView(brokers[0]!, TOPIC);
-      return view !== undefined && view.leaderId >= 0 && view.isrNodes.length === 3 ? view : undefined;
-    });
+    await createTopic(brokers[1]!, TOPIC, { numPartitions: 1, replicationFactor: 3 });
+    const first = await agreedLeader(brokers, TOPIC, (view) => view.isrNodes.length === 3);
     const leader = brokers[first.leaderId]!;
-    await produce(leader, 0, 40);
+    await produce(brokers, 0, 40);
 
     await leader.kill();
     dead.add(leader);
     const survivors = brokers.filter((b) => b !== leader);
-    const second = await waitFor('a new leader', async () => {
-      const view = await partitionView(survivors[0]!, TOPIC);
-      return view !== undefined && view.leaderId >= 0 && view.leaderId !== first.leaderId ? view : undefined;
-    });
+    // Every survivor, the new leader among them, knows the new leader before the next write.
+    const second = await agreedLeader(survivors, TOPIC, (view) => view.leaderId !== first.leaderId);
     assert.ok(second.leaderEpoch > first.leaderEpoch, 'the new leader has a higher leader epoch');
     assert.ok(!second.isrNodes.includes(first.leaderId), 'the dead broker left the ISR');
     const newLeader = brokers[second.leaderId]!;
-    await produce(newLeader, 40, 10);
+    await produce(survivors, 40, 10);
 
     const client = await WireClient.connect(newLeader.host, newLeader.port);
     try {
@@ -104,19 +79,7 @@ describe('a three-broker cluster on ZooKeeper', () => {
       return id >= 0 && id !== controllerId ? id : undefined;
     });
     assert.notEqual(next, controllerId);
-    const admin = await WireClient.connect(survivor.host, survivor.port);
-    try {
-      const created = await admin.call(ApiKey.CREATE_TOPICS, 5, {
-        topics: [
-          { name: 'after-failover', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] },
-        ],
-        timeoutMs: 10_000,
-        validateOnly: false,
-      });
-      assert.equal(created.topics[0].errorCode, ErrorCode.NONE);
-    } finally {
-      admin.close();
-    }
+    await createTopic(survivor, 'after-failover', { numPartitions: 2, replicationFactor: 1 });
     const view = await waitFor('the new topic with a leader', async () => {
       const v = await partitionView(survivor, 'after-failover');
       return v !== undefined && v.leaderId >= 0 ? v : undefined;

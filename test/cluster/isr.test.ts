@@ -5,11 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import type { BrokerProcess } from '../helpers/broker-process.js';
 import { controllerOf, liveBrokers, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
+import { createTopic, startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
-import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
 const TOPIC = 'isr-topic';
 
@@ -18,50 +17,23 @@ function produce(broker: BrokerProcess, values: string[]): Promise<number[]> {
 }
 
 describe('ISR changes and controlled shutdown in a three-broker cluster', () => {
-  let zk: TestZooKeeper;
-  const brokers: BrokerProcess[] = [];
+  let cluster: TestCluster | undefined;
+  let brokers: BrokerProcess[] = [];
 
   before(async () => {
-    zk = await startTestZooKeeper();
-    for (const id of [0, 1, 2]) {
-      brokers.push(
-        await startBroker({
-          overrides: {
-            'broker.id': id,
-            'zookeeper.connect': zk.connect,
-            // The test ZooKeeper caps sessions at 20 ticks (4 s); the follower is stopped for less than that, so
-            // it leaves the ISR through lag alone, not through the end of its session.
-            'zookeeper.session.timeout.ms': 4000,
-            'replica.lag.time.max.ms': 1000,
-            'replica.fetch.wait.max.ms': 100,
-            'min.insync.replicas': 2,
-          },
-        }),
-      );
-    }
-    const admin = await WireClient.connect(brokers[0]!.host, brokers[0]!.port);
-    try {
-      const created = await admin.call(ApiKey.CREATE_TOPICS, 5, {
-        topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 3, assignments: [], configs: [] }],
-        timeoutMs: 10_000,
-        validateOnly: false,
-      });
-      assert.equal(created.topics[0].errorCode, ErrorCode.NONE);
-    } finally {
-      admin.close();
-    }
+    cluster = await startCluster({
+      overrides: {
+        // The test ZooKeeper caps sessions at 20 ticks (4 s); the follower is stopped for less than that, so
+        // it leaves the ISR through lag alone, not through the end of its session.
+        'zookeeper.session.timeout.ms': 4000,
+        'replica.lag.time.max.ms': 1000,
+        'min.insync.replicas': 2,
+      },
+    });
+    brokers = cluster.brokers;
+    await createTopic(brokers[0]!, TOPIC, { numPartitions: 1, replicationFactor: 3 });
   });
-  after(async () => {
-    for (const b of brokers) {
-      try {
-        process.kill(b.pid, 'SIGCONT');
-      } catch {
-        // already gone
-      }
-      await b.stop().catch(() => {});
-    }
-    await zk?.stop();
-  });
+  after(() => cluster?.stop());
 
   it('drops a stopped follower from the ISR, keeps writing, and takes it back once it catches up', async () => {
     const full = await waitFor('a full ISR', async () => {

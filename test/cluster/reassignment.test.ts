@@ -14,10 +14,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { Admin } from '../../src/client/admin.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
+import { type BrokerProcess, run } from '../helpers/broker-process.js';
 import { agreedController, liveBrokers, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
+import { startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
-import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
 const TOPIC = 'moving';
 const RECORDS = 200;
@@ -55,8 +55,8 @@ function sleep(ms: number): Promise<void> {
 }
 
 describe('partition reassignment in a three-broker cluster', () => {
-  let zk: TestZooKeeper;
-  const brokers: BrokerProcess[] = [];
+  let cluster: TestCluster | undefined;
+  let brokers: BrokerProcess[] = [];
   let admin: Admin;
   let controllerId = -1;
   /** The two brokers that are not the controller. */
@@ -114,27 +114,15 @@ describe('partition reassignment in a three-broker cluster', () => {
   }
 
   before(async () => {
-    zk = await startTestZooKeeper();
-    // The brokers start side by side; any that started are stopped in `after` even if another failed.
-    const started = await Promise.allSettled(
-      [0, 1, 2].map((id) =>
-        startBroker({
-          overrides: {
-            'broker.id': id,
-            'zookeeper.connect': zk.connect,
-            // Brokers are paused (SIGSTOP) for a few seconds to hold reassignments in progress (three CLI runs at
-            // most); their sessions outlive that even on a loaded machine.
-            'zookeeper.session.timeout.ms': 10_000,
-            'replica.lag.time.max.ms': 1000,
-            'replica.fetch.wait.max.ms': 100,
-            // The last broker to stop has nowhere to move its leaders: do not wait 3 x 5 s for that.
-            'controlled.shutdown.retry.backoff.ms': 200,
-          },
-        }),
-      ),
-    );
-    for (const s of started) if (s.status === 'fulfilled') brokers.push(s.value);
-    for (const s of started) if (s.status === 'rejected') throw s.reason;
+    cluster = await startCluster({
+      overrides: {
+        // Brokers are paused (SIGSTOP) for a few seconds to hold reassignments in progress (three CLI runs at
+        // most); their sessions outlive that even on a loaded machine.
+        'zookeeper.session.timeout.ms': 10_000,
+        'replica.lag.time.max.ms': 1000,
+      },
+    });
+    brokers = cluster.brokers;
     admin = new Admin({ bootstrapServers: brokers.map((b) => b.bootstrap), clientId: 'reassign-test' });
     // Every broker knows the controller and the three live brokers before the tests begin.
     controllerId = await agreedController(brokers);
@@ -142,19 +130,7 @@ describe('partition reassignment in a three-broker cluster', () => {
   });
   after(async () => {
     await admin?.close();
-    // The controller goes last, so that the others' controlled shutdowns find it.
-    const order = [...brokers].sort(
-      (a, b) => Number(a === brokers[controllerId]) - Number(b === brokers[controllerId]),
-    );
-    for (const b of order) {
-      try {
-        process.kill(b.pid, 'SIGCONT');
-      } catch {
-        // already gone
-      }
-      await b.stop().catch(() => {});
-    }
-    await zk?.stop();
+    await cluster?.stop();
     rmSync(files, { recursive: true, force: true });
   });
 

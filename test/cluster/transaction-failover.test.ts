@@ -9,10 +9,10 @@ import { after, before, describe, it } from 'node:test';
 import { transactionPartition } from '../../src/coordinator/transaction/transaction-coordinator.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
+import { type BrokerProcess, run } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/cluster.js';
+import { createTopic, startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { WireClient } from '../helpers/wire-client.js';
-import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
 const PYTHON = '/usr/bin/python3';
 const SCRIPT = resolve(import.meta.dirname, '../../../test/compat/scripts/confluent_txn_phase.py');
@@ -30,41 +30,26 @@ async function call(broker: BrokerProcess, apiKey: number, version: number, body
 }
 
 describe('transaction coordinator failover in a three-broker cluster', () => {
-  let zk: TestZooKeeper;
-  const brokers: BrokerProcess[] = [];
+  let cluster: TestCluster | undefined;
+  let brokers: BrokerProcess[] = [];
 
   before(async () => {
-    zk = await startTestZooKeeper();
-    for (const id of [0, 1, 2]) {
-      brokers.push(
-        await startBroker({
-          overrides: {
-            'broker.id': id,
-            'zookeeper.connect': zk.connect,
-            'zookeeper.session.timeout.ms': 6000,
-            'default.replication.factor': 3,
-            'min.insync.replicas': 2,
-            'replica.fetch.wait.max.ms': 100,
-            'offsets.topic.replication.factor': 3,
-            'offsets.topic.num.partitions': 5,
-            'transaction.state.log.num.partitions': TXN_PARTITIONS,
-          },
-        }),
-      );
-    }
+    cluster = await startCluster({
+      overrides: {
+        'zookeeper.session.timeout.ms': 6000,
+        'default.replication.factor': 3,
+        'min.insync.replicas': 2,
+        'offsets.topic.replication.factor': 3,
+        'offsets.topic.num.partitions': 5,
+        'transaction.state.log.num.partitions': TXN_PARTITIONS,
+      },
+    });
+    brokers = cluster.brokers;
   });
-  after(async () => {
-    for (const b of brokers) await b.stop().catch(() => {});
-    await zk?.stop();
-  });
+  after(() => cluster?.stop());
 
   it('moves the coordinator with the partition leadership and the transactional id continues', async () => {
-    const created = await call(brokers[0]!, ApiKey.CREATE_TOPICS, 5, {
-      topics: [{ name: TOPIC, numPartitions: 2, replicationFactor: 3, assignments: [], configs: [] }],
-      timeoutMs: 10_000,
-      validateOnly: false,
-    });
-    assert.equal(created.topics[0].errorCode, ErrorCode.NONE);
+    await createTopic(brokers[0]!, TOPIC, { numPartitions: 2, replicationFactor: 3 });
     const bootstrap = brokers.map((b) => b.bootstrap).join(',');
     const first = await run(PYTHON, [SCRIPT, bootstrap, TID, TOPIC, 'a', '10'], { timeoutMs: 120_000 });
     assert.equal(first.code, 0, `first session failed:\n${first.stdout}\n${first.stderr}`);

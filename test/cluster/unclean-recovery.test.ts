@@ -12,10 +12,10 @@ import type { CoordinationStore } from '../../src/controller/store/store.js';
 import { connectZooKeeper } from '../../src/controller/store/zookeeper-store.js';
 import { decodePartitionState, partitionStatePath } from '../../src/controller/zk-layout/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import type { BrokerProcess } from '../helpers/broker-process.js';
 import { agreedController, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
+import { startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
-import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
 const TOPIC = 'unclean';
 
@@ -29,9 +29,9 @@ async function readValues(broker: BrokerProcess): Promise<string[]> {
 }
 
 describe('an unclean leader election in a three-broker cluster', () => {
-  let zk: TestZooKeeper;
+  let cluster: TestCluster | undefined;
   let store: CoordinationStore | null = null;
-  const brokers: BrokerProcess[] = [];
+  let brokers: BrokerProcess[] = [];
   let admin: Admin;
   let controllerId = -1;
 
@@ -44,45 +44,24 @@ describe('an unclean leader election in a three-broker cluster', () => {
   }
 
   before(async () => {
-    zk = await startTestZooKeeper();
-    const started = await Promise.allSettled(
-      [0, 1, 2].map((id) =>
-        startBroker({
-          overrides: {
-            'broker.id': id,
-            'zookeeper.connect': zk.connect,
-            // A follower is paused (SIGSTOP) for a few seconds; its session outlives that.
-            'zookeeper.session.timeout.ms': 6000,
-            'replica.lag.time.max.ms': 1000,
-            'replica.fetch.wait.max.ms': 100,
-            'controlled.shutdown.retry.backoff.ms': 200,
-          },
-        }),
-      ),
-    );
-    for (const s of started) if (s.status === 'fulfilled') brokers.push(s.value);
-    for (const s of started) if (s.status === 'rejected') throw s.reason;
+    cluster = await startCluster({
+      overrides: {
+        // A follower is paused (SIGSTOP) for a few seconds; its session outlives that.
+        'zookeeper.session.timeout.ms': 6000,
+        'replica.lag.time.max.ms': 1000,
+      },
+    });
+    brokers = cluster.brokers;
     admin = new Admin({ bootstrapServers: brokers.map((b) => b.bootstrap), clientId: 'unclean-test' });
     controllerId = await agreedController(brokers);
-    const opened = await connectZooKeeper({ connect: zk.connect, sessionTimeoutMs: 4000 });
+    const opened = await connectZooKeeper({ connect: cluster.zk.connect, sessionTimeoutMs: 4000 });
     assert.ok(opened.ok, 'connected to ZooKeeper');
     store = opened.value;
   });
   after(async () => {
     await admin?.close();
     await store?.close();
-    const order = [...brokers].sort(
-      (a, b) => Number(a === brokers[controllerId]) - Number(b === brokers[controllerId]),
-    );
-    for (const b of order) {
-      try {
-        process.kill(b.pid, 'SIGCONT');
-      } catch {
-        // already gone
-      }
-      await b.stop().catch(() => {});
-    }
-    await zk?.stop();
+    await cluster?.stop();
   });
 
   it('makes an out-of-sync replica a RECOVERING leader, RECOVERED once its ISR grows', async () => {

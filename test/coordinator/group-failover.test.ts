@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import kafkajs from 'kafkajs';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import type { BrokerProcess } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/cluster.js';
+import { startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { WireClient } from '../helpers/wire-client.js';
-import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
 const { Kafka, logLevel } = kafkajs;
 const GROUP = 'failover-group';
@@ -30,30 +30,20 @@ async function coordinatorOf(broker: BrokerProcess): Promise<number | undefined>
 }
 
 describe('group coordinator failover in a three-broker cluster', () => {
-  let zk: TestZooKeeper;
-  const brokers: BrokerProcess[] = [];
+  let cluster: TestCluster | undefined;
+  let brokers: BrokerProcess[] = [];
   before(async () => {
-    zk = await startTestZooKeeper();
-    for (const id of [0, 1, 2]) {
-      brokers.push(
-        await startBroker({
-          overrides: {
-            'broker.id': id,
-            'zookeeper.connect': zk.connect,
-            'zookeeper.session.timeout.ms': 4000,
-            'replica.fetch.wait.max.ms': 100,
-            'offsets.topic.replication.factor': 3,
-            'offsets.topic.num.partitions': 3,
-            'default.replication.factor': 3,
-          },
-        }),
-      );
-    }
+    cluster = await startCluster({
+      overrides: {
+        'zookeeper.session.timeout.ms': 4000,
+        'offsets.topic.replication.factor': 3,
+        'offsets.topic.num.partitions': 3,
+        'default.replication.factor': 3,
+      },
+    });
+    brokers = cluster.brokers;
   });
-  after(async () => {
-    for (const b of brokers) await b.stop().catch(() => {});
-    await zk?.stop();
-  });
+  after(() => cluster?.stop());
 
   it('a new coordinator loads the group and its offsets from its replica', { timeout: 90_000 }, async () => {
     const kafkaOf = (bs: BrokerProcess[]) =>

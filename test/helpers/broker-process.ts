@@ -11,6 +11,8 @@ const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 const START_TIMEOUT_MS = 20_000;
 
 export interface BrokerProcess {
+  /** Its broker.id. */
+  readonly brokerId: number;
   readonly host: string;
   readonly port: number;
   readonly bootstrap: string;
@@ -80,6 +82,7 @@ export async function startBroker(options: StartOptions = {}): Promise<BrokerPro
     throw e;
   });
   return {
+    brokerId: Number(overrides['broker.id']),
     host: '127.0.0.1',
     port,
     bootstrap: `127.0.0.1:${port}`,

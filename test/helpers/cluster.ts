@@ -1,10 +1,11 @@
 // Helpers for tests of several broker processes: what a broker's metadata says about a partition and the
 // controller, and polling until a condition holds.
 
+import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import type { BrokerProcess } from './broker-process.js';
-import { WireClient } from './wire-client.js';
+import { FetchError, readPartition, WireClient } from './wire-client.js';
 
 export interface PartitionView {
   leaderId: number;
@@ -55,6 +56,34 @@ export function agreedController(brokers: readonly BrokerProcess[]): Promise<num
   });
 }
 
+/**
+ * Waits until every one of `brokers` names the same leader of partition 0 of `topic` with the same epoch, one
+ * that `accept`s the view, and the leader is among `brokers`; answers the leader's own view. One broker's metadata
+ * names a new leader before the leader itself has been told (the controller tells brokers one at a time), and a
+ * write sent then is answered NOT_LEADER_OR_FOLLOWER.
+ */
+export function agreedLeader(
+  brokers: readonly BrokerProcess[],
+  topic: string,
+  accept: (view: PartitionView) => boolean = () => true,
+  timeoutMs = 20_000,
+): Promise<PartitionView> {
+  return waitFor(
+    `every broker to name the same leader of ${topic}`,
+    async () => {
+      const views = await Promise.all(brokers.map((b) => partitionView(b, topic)));
+      const [first] = views;
+      if (first === undefined || first.leaderId < 0 || !accept(first)) return undefined;
+      const agreed = views.every(
+        (v) => v?.leaderId === first.leaderId && v.leaderEpoch === first.leaderEpoch,
+      );
+      const leaderIsAsked = brokers.some((b) => b.brokerId === first.leaderId);
+      return agreed && leaderIsAsked ? first : undefined;
+    },
+    timeoutMs,
+  );
+}
+
 /** Polls `probe` until it answers something other than undefined (errors count as undefined). */
 export async function waitFor<T>(
   what: string,
@@ -96,5 +125,53 @@ export async function produceValues(
     return codes;
   } finally {
     client.close();
+  }
+}
+
+/**
+ * As produceValues, to whichever broker `brokers` agree leads `topic`; a value answered NOT_LEADER_OR_FOLLOWER is
+ * sent again once they agree on a leader again, as a client does after refreshing its metadata (that error means
+ * the broker appended nothing). Answers each value's last error code.
+ */
+export async function produceToLeader(
+  brokers: readonly BrokerProcess[],
+  topic: string,
+  values: readonly string[],
+  timeoutMs = 20_000,
+): Promise<number[]> {
+  const codes: number[] = [];
+  for (const value of values) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const view = await agreedLeader(brokers, topic, () => true, timeoutMs);
+      const leader = brokers.find((b) => b.brokerId === view.leaderId)!;
+      const [code] = await produceValues(leader, topic, [value]);
+      if (code !== ErrorCode.NOT_LEADER_OR_FOLLOWER || Date.now() > deadline) {
+        codes.push(code!);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return codes;
+}
+
+/**
+ * readPartition from `broker`, again while it answers NOT_LEADER_OR_FOLLOWER: a broker named leader by the
+ * controller's metadata may not have been told yet itself.
+ */
+export async function readWhenLeading(broker: BrokerProcess, topic: string, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const client = await WireClient.connect(broker.host, broker.port);
+    try {
+      return await readPartition(client, topic, 0);
+    } catch (e) {
+      const notYet = e instanceof FetchError && e.code === ErrorCode.NOT_LEADER_OR_FOLLOWER;
+      if (!notYet || Date.now() > deadline) throw e;
+    } finally {
+      client.close();
+    }
+    await new Promise((r) => setTimeout(r, 100));
   }
 }

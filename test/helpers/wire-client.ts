@@ -70,6 +70,17 @@ export class WireClient {
   }
 }
 
+/** A fetch answered with an error code (NOT_LEADER_OR_FOLLOWER just after a leader change, for example). */
+export class FetchError extends Error {
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+    readonly code: number,
+  ) {
+    super(`fetch of ${topic}-${partition} failed with error ${code}`);
+  }
+}
+
 /** Every record of a partition from `fromOffset` to the high watermark, fetched with Brook's own codecs. */
 export async function readPartition(
   client: WireClient,
@@ -82,8 +93,7 @@ export async function readPartition(
   for (;;) {
     const response = await client.call(ApiKey.FETCH, 12, fetchBody(topic, partition, offset));
     const data = response.responses[0].partitions[0];
-    if (data.errorCode !== 0)
-      throw new Error(`fetch of ${topic}-${partition} failed with error ${data.errorCode}`);
+    if (data.errorCode !== 0) throw new FetchError(topic, partition, data.errorCode);
     const bytes: Buffer = data.records;
     let got = 0;
     for (let pos = 0; pos + 12 <= bytes.length; pos += 12 + bytes.readInt32BE(pos + 8)) {

@@ -1,0 +1,191 @@
+// A real cluster for a test: a throwaway ZooKeeper and N broker processes (ids 0..N-1) that share overrides,
+// each broker's own overrides on top. Brokers start side by side, or one after another in `order` when a test
+// needs to know which one runs the controller (the first to start). The cluster owns one data directory a broker, kept across a broker's restart (start(id)
+// after kill()) and removed by stop().
+//
+// stop() always runs to the end: it resumes brokers a test paused (SIGSTOP), stops every broker by its PID (the
+// controller last, so that the others' controlled shutdowns find it), then ZooKeeper, whatever failed before.
+// A cluster that fails to start stops what it started before throwing. As a last resort, brokers still running
+// when the test process exits are killed by PID from an exit hook.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type BrokerProcess, startBroker } from './broker-process.js';
+import { controllerOf } from './cluster.js';
+import { WireClient } from './wire-client.js';
+import { startTestZooKeeper, type TestZooKeeper } from './zookeeper.js';
+
+type Overrides = Record<string, string | number | boolean>;
+
+/** PIDs of brokers started by a test cluster of this process and not stopped yet. */
+const runningPids = new Set<number>();
+
+process.once('exit', () => {
+  // Only synchronous work is possible here.
+  for (const pid of runningPids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+export interface ClusterOptions {
+  /** How many brokers (ids 0..brokers-1); 3 unless told. */
+  brokers?: number;
+  /** Overrides every broker gets (zookeeper.connect and broker.id are set by the cluster). */
+  overrides?: Overrides;
+  /** Overrides of single brokers, by id, on top of the shared ones. */
+  brokerOverrides?: Record<number, Overrides>;
+  /** Start the brokers one after another in this order (the first runs the controller); else side by side. */
+  order?: number[];
+}
+
+export interface TestCluster {
+  readonly zk: TestZooKeeper;
+  /** The brokers by id; a broker killed or stopped by the test stays here until start(id) replaces it. */
+  readonly brokers: BrokerProcess[];
+  /** host:port of every broker, comma-separated. */
+  readonly bootstrap: string;
+  /** Starts broker `id` again (after the test killed or stopped it) on its data directory. */
+  start(id: number, overrides?: Overrides): Promise<BrokerProcess>;
+  /** Stops everything: brokers (the controller last), ZooKeeper, the data directories. */
+  stop(): Promise<void>;
+}
+
+function resume(broker: BrokerProcess): void {
+  try {
+    process.kill(broker.pid, 'SIGCONT');
+  } catch {
+    // already gone
+  }
+}
+
+export async function startCluster(options: ClusterOptions = {}): Promise<TestCluster> {
+  const count = options.brokers ?? 3;
+  const ids = Array.from({ length: count }, (_, id) => id);
+  const zk = await startTestZooKeeper();
+  const dataDirs = ids.map((id) => mkdtempSync(join(tmpdir(), `brook-cluster-${id}-`)));
+  const brokers: BrokerProcess[] = [];
+  const started = new Set<BrokerProcess>();
+
+  async function start(id: number, overrides: Overrides = {}): Promise<BrokerProcess> {
+    const child = await startBroker({
+      dataDir: dataDirs[id],
+      keepDataDir: true,
+      overrides: {
+        // Followers ask again every 100 ms rather than 500: acks=all writes and ISR changes do not wait for them.
+        'replica.fetch.wait.max.ms': 100,
+        // The last broker to stop has nowhere to move its leaders: do not wait 3 x 5 s for that in stop().
+        'controlled.shutdown.retry.backoff.ms': 200,
+        ...options.overrides,
+        ...options.brokerOverrides?.[id],
+        ...overrides,
+        'broker.id': id,
+        'zookeeper.connect': zk.connect,
+      },
+    });
+    runningPids.add(child.pid);
+    // Once it has exited, its PID is no longer ours to kill.
+    const broker: BrokerProcess = {
+      ...child,
+      async stop() {
+        const code = await child.stop();
+        runningPids.delete(child.pid);
+        return code;
+      },
+      async kill() {
+        await child.kill();
+        runningPids.delete(child.pid);
+      },
+    };
+    brokers[id] = broker;
+    started.add(broker);
+    return broker;
+  }
+
+  let stopped = false;
+  async function stop(): Promise<void> {
+    if (stopped) return;
+    stopped = true;
+    try {
+      for (const b of started) resume(b);
+      let controllerId = -1;
+      for (const b of started) {
+        if (!runningPids.has(b.pid)) continue;
+        controllerId = await controllerOf(b).catch(() => -1);
+        if (controllerId >= 0) break;
+      }
+      const controller = brokers[controllerId];
+      const order = [...started].sort((a, b) => Number(a === controller) - Number(b === controller));
+      for (const b of order) await b.stop().catch(() => b.kill().catch(() => {}));
+    } finally {
+      try {
+        await zk.stop();
+      } finally {
+        for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
+      }
+    }
+  }
+
+  try {
+    if (options.order !== undefined) {
+      for (const id of options.order) await start(id);
+    } else {
+      const results = await Promise.allSettled(ids.map((id) => start(id)));
+      for (const r of results) if (r.status === 'rejected') throw r.reason;
+    }
+  } catch (e) {
+    // Every broker that did start is in `started`: stop them all.
+    await stop();
+    throw e;
+  }
+  return {
+    zk,
+    brokers,
+    get bootstrap() {
+      return brokers.map((b) => b.bootstrap).join(',');
+    },
+    start,
+    stop,
+  };
+}
+
+export interface TopicSpec {
+  numPartitions?: number;
+  replicationFactor?: number;
+  /** Replicas of each partition, by partition index (numPartitions and replicationFactor then stay -1). */
+  assignments?: Record<number, number[]>;
+}
+
+/** Creates `topic` through `broker` (CreateTopics v5) and asserts that it was created. */
+export async function createTopic(broker: BrokerProcess, topic: string, spec: TopicSpec): Promise<void> {
+  const assignments = Object.entries(spec.assignments ?? {}).map(([partition, brokerIds]) => ({
+    partitionIndex: Number(partition),
+    brokerIds,
+  }));
+  const admin = await WireClient.connect(broker.host, broker.port);
+  try {
+    const created = await admin.call(ApiKey.CREATE_TOPICS, 5, {
+      topics: [
+        {
+          name: topic,
+          numPartitions: spec.numPartitions ?? -1,
+          replicationFactor: spec.replicationFactor ?? -1,
+          assignments,
+          configs: [],
+        },
+      ],
+      timeoutMs: 10_000,
+      validateOnly: false,
+    });
+    assert.equal(created.topics[0].errorCode, ErrorCode.NONE, `topic ${topic} created`);
+  } finally {
+    admin.close();
+  }
+}
