@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../../test/helpers/broker-process.js';
+import { commitOffsets, waitForCoordinator } from '../../test/helpers/offset-commits.js';
 import { WireClient } from '../../test/helpers/wire-client.js';
 import { repeat, summarize } from '../harness/repeat.js';
 import { ResultWriter } from '../harness/results.js';
@@ -95,40 +96,8 @@ async function settle(
   }
 }
 
-function commitBody(offset: number) {
-  return {
-    groupId: 'bench-commits',
-    generationIdOrMemberEpoch: -1,
-    memberId: '',
-    groupInstanceId: null,
-    retentionTimeMs: -1n,
-    topics: [
-      {
-        name: 't',
-        partitions: [0, 1, 2, 3].map((partitionIndex) => ({
-          partitionIndex,
-          committedOffset: BigInt(offset),
-          committedLeaderEpoch: -1,
-          commitTimestamp: -1n,
-          committedMetadata: '',
-        })),
-      },
-    ],
-  };
-}
-
 async function commitsPerSecond(client: WireClient, count: number, window: number): Promise<number> {
-  const started = performance.now();
-  for (let sent = 0; sent < count; ) {
-    const batch = Math.min(window, count - sent);
-    for (let i = 0; i < batch; i++) client.send(ApiKey.OFFSET_COMMIT, 8, commitBody(sent + i));
-    for (let i = 0; i < batch; i++) {
-      const r = await client.receive();
-      if (r.topics[0].partitions[0].errorCode !== 0) throw new Error('commit failed');
-    }
-    sent += batch;
-  }
-  return (count * 1000) / (performance.now() - started);
+  return (count * 1000) / (await commitOffsets(client, 'bench-commits', 0, count, window));
 }
 
 async function roundTripMs(client: WireClient, count: number): Promise<number> {
@@ -149,12 +118,7 @@ export async function run(args: string[]): Promise<void> {
   const broker = await startBroker();
   const client = await WireClient.connect(broker.host, broker.port);
   try {
-    await client.call(ApiKey.FIND_COORDINATOR, 4, { key: '', keyType: 0, coordinatorKeys: ['bench'] });
-    for (let i = 0; i < 100; i++) {
-      const r = await client.call(ApiKey.OFFSET_COMMIT, 8, commitBody(0));
-      if (r.topics[0].partitions[0].errorCode === 0) break;
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    await waitForCoordinator(client, 'bench-commits');
     let group = 0;
     const rtt = summarize(await repeat(3, () => roundTripMs(client, 200)));
     const joins: number[] = [];

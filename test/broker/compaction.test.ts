@@ -9,37 +9,16 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { readPartition, WireClient } from '../helpers/wire-client.js';
+import { offsetCommitBody } from '../helpers/offset-commits.js';
+import { createTopic, produceBatch, readPartition, WireClient } from '../helpers/wire-client.js';
 
 describe('log compaction over the wire', () => {
   let broker: BrokerProcess;
   let client: WireClient;
 
-  const create = async (name: string, configs: Record<string, string>) => {
-    const response = await client.call(ApiKey.CREATE_TOPICS, 5, {
-      topics: [
-        {
-          name,
-          numPartitions: 1,
-          replicationFactor: 1,
-          assignments: [],
-          configs: Object.entries(configs).map(([k, v]) => ({ name: k, value: v })),
-        },
-      ],
-      timeoutMs: 5000,
-      validateOnly: false,
-    });
-    assert.equal(response.topics[0].errorCode, ErrorCode.NONE, response.topics[0].errorMessage);
-  };
-  const produce = async (topic: string, records: Buffer) => {
-    const response = await client.call(ApiKey.PRODUCE, 9, {
-      transactionalId: null,
-      acks: -1,
-      timeoutMs: 5000,
-      topicData: [{ name: topic, partitionData: [{ index: 0, records }] }],
-    });
-    return response.responses[0].partitionResponses[0];
-  };
+  const create = (name: string, configs: Record<string, string>) =>
+    createTopic(client, name, { numPartitions: 1, replicationFactor: 1, configs });
+  const produce = (topic: string, records: Buffer) => produceBatch(client, topic, records);
 
   before(async () => {
     broker = await startBroker({ overrides: { 'log.cleaner.backoff.ms': 100 } });
@@ -135,25 +114,7 @@ describe('__consumer_offsets is compacted', () => {
     if (dataDir !== '') rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const commit = (offset: number) => ({
-    groupId: 'compacted-group',
-    generationIdOrMemberEpoch: -1,
-    memberId: '',
-    groupInstanceId: null,
-    retentionTimeMs: -1n,
-    topics: [
-      {
-        name: 't',
-        partitions: [0, 1, 2, 3].map((partitionIndex) => ({
-          partitionIndex,
-          committedOffset: BigInt(offset + partitionIndex),
-          committedLeaderEpoch: -1,
-          commitTimestamp: -1n,
-          committedMetadata: '',
-        })),
-      },
-    ],
-  });
+  const commit = (offset: number) => offsetCommitBody('compacted-group', (partition) => offset + partition);
   const fetchOffsets = async (client: WireClient): Promise<bigint[]> => {
     const fetched = await client.call(ApiKey.OFFSET_FETCH, 8, {
       groupId: '',

@@ -8,37 +8,15 @@ import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { fetchBody, readPartition, WireClient } from '../helpers/wire-client.js';
+import { createTopic, fetchBody, produceBatch, readPartition, WireClient } from '../helpers/wire-client.js';
 
 describe('topic configs applied by Produce', () => {
   let broker: BrokerProcess;
   let client: WireClient;
 
-  const create = async (name: string, configs: Record<string, string>) => {
-    const response = await client.call(ApiKey.CREATE_TOPICS, 5, {
-      topics: [
-        {
-          name,
-          numPartitions: 1,
-          replicationFactor: 1,
-          assignments: [],
-          configs: Object.entries(configs).map(([k, v]) => ({ name: k, value: v })),
-        },
-      ],
-      timeoutMs: 5000,
-      validateOnly: false,
-    });
-    assert.equal(response.topics[0].errorCode, ErrorCode.NONE, response.topics[0].errorMessage);
-  };
-  const produce = async (topic: string, records: Buffer, acks = 1) => {
-    const response = await client.call(ApiKey.PRODUCE, 9, {
-      transactionalId: null,
-      acks,
-      timeoutMs: 5000,
-      topicData: [{ name: topic, partitionData: [{ index: 0, records }] }],
-    });
-    return response.responses[0].partitionResponses[0];
-  };
+  const create = (name: string, configs: Record<string, string>) =>
+    createTopic(client, name, { numPartitions: 1, replicationFactor: 1, configs });
+  const produce = (topic: string, records: Buffer, acks = 1) => produceBatch(client, topic, records, acks);
 
   before(async () => {
     broker = await startBroker();

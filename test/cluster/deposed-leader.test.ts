@@ -11,7 +11,7 @@ import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import type { BrokerProcess } from '../helpers/broker-process.js';
 import { controllerOf, partitionView, waitFor } from '../helpers/cluster.js';
-import { createTopic, startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { sleep } from '../helpers/wait.js';
 import { WireClient } from '../helpers/wire-client.js';
 
@@ -32,7 +32,7 @@ describe('a leader that stops leading answers its parked acks=all writes', () =>
       },
     });
     brokers = cluster.brokers;
-    await createTopic(brokers[0]!, TOPIC, { numPartitions: 1, replicationFactor: 3 });
+    await createTopicOn(brokers[0]!, TOPIC, { numPartitions: 1, replicationFactor: 3 });
   });
   after(() => cluster?.stop());
 

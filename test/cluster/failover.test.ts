@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { BrokerProcess } from '../helpers/broker-process.js';
 import { agreedLeader, controllerOf, partitionView, produceToLeader, waitFor } from '../helpers/cluster.js';
-import { createTopic, startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 
 const TOPIC = 'replicated';
@@ -41,7 +41,7 @@ describe('a three-broker cluster on ZooKeeper', () => {
   after(() => cluster?.stop());
 
   it('replicates acks=all writes and keeps every one of them when the leader is killed', async () => {
-    await createTopic(brokers[1]!, TOPIC, { numPartitions: 1, replicationFactor: 3 });
+    await createTopicOn(brokers[1]!, TOPIC, { numPartitions: 1, replicationFactor: 3 });
     const first = await agreedLeader(brokers, TOPIC, (view) => view.isrNodes.length === 3);
     const leader = brokers[first.leaderId]!;
     await produce(brokers, 0, 40);
@@ -79,7 +79,7 @@ describe('a three-broker cluster on ZooKeeper', () => {
       return id >= 0 && id !== controllerId ? id : undefined;
     });
     assert.notEqual(next, controllerId);
-    await createTopic(survivor, 'after-failover', { numPartitions: 2, replicationFactor: 1 });
+    await createTopicOn(survivor, 'after-failover', { numPartitions: 2, replicationFactor: 1 });
     const view = await waitFor('the new topic with a leader', async () => {
       const v = await partitionView(survivor, 'after-failover');
       return v !== undefined && v.leaderId >= 0 ? v : undefined;

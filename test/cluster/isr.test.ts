@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { BrokerProcess } from '../helpers/broker-process.js';
 import { controllerOf, liveBrokers, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
-import { createTopic, startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 
 const TOPIC = 'isr-topic';
@@ -31,7 +31,7 @@ describe('ISR changes and controlled shutdown in a three-broker cluster', () => 
       },
     });
     brokers = cluster.brokers;
-    await createTopic(brokers[0]!, TOPIC, { numPartitions: 1, replicationFactor: 3 });
+    await createTopicOn(brokers[0]!, TOPIC, { numPartitions: 1, replicationFactor: 3 });
   });
   after(() => cluster?.stop());
 

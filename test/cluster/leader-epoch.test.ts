@@ -15,7 +15,7 @@ import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import type { BrokerProcess } from '../helpers/broker-process.js';
 import { controllerOf, liveBrokers, partitionView, readWhenLeading, waitFor } from '../helpers/cluster.js';
-import { createTopic, startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { WireClient } from '../helpers/wire-client.js';
 
 const TOPIC = 'kip101';
@@ -45,7 +45,7 @@ describe('leader epochs keep acknowledged records through a follower restart and
   it('the restarted follower keeps every record and leads with all of them', async () => {
     const controller = brokers[2]!;
     assert.equal(await controllerOf(controller), 2, 'broker 2 runs the controller');
-    await createTopic(controller, TOPIC, { assignments: { 0: [0, 1] } });
+    await createTopicOn(controller, TOPIC, { assignments: { 0: [0, 1] } });
     await waitFor('broker 0 leading with both in sync', async () => {
       const v = await partitionView(controller, TOPIC);
       return v?.leaderId === 0 && v.isrNodes.length === 2 ? v : undefined;

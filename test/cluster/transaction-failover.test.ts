@@ -11,7 +11,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, run } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/cluster.js';
-import { createTopic, startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { WireClient } from '../helpers/wire-client.js';
 
 const PYTHON = '/usr/bin/python3';
@@ -49,7 +49,7 @@ describe('transaction coordinator failover in a three-broker cluster', () => {
   after(() => cluster?.stop());
 
   it('moves the coordinator with the partition leadership and the transactional id continues', async () => {
-    await createTopic(brokers[0]!, TOPIC, { numPartitions: 2, replicationFactor: 3 });
+    await createTopicOn(brokers[0]!, TOPIC, { numPartitions: 2, replicationFactor: 3 });
     const bootstrap = brokers.map((b) => b.bootstrap).join(',');
     const first = await run(PYTHON, [SCRIPT, bootstrap, TID, TOPIC, 'a', '10'], { timeoutMs: 120_000 });
     assert.equal(first.code, 0, `first session failed:\n${first.stdout}\n${first.stderr}`);

@@ -13,48 +13,12 @@ import {
   type JoinRequest,
 } from '../../src/coordinator/group/group-coordinator.js';
 import { groupPartition, javaStringHashCode } from '../../src/coordinator/group/group-partitioner.js';
-import { decodeGroupRecord, type EncodedRecord } from '../../src/coordinator/group/group-records.js';
-import type { GroupStorage, StoredRecord } from '../../src/coordinator/group/group-storage.js';
+import { decodeGroupRecord } from '../../src/coordinator/group/group-records.js';
 import { encodeSubscription } from '../../src/protocol/consumer-protocol/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { MemoryStorage } from './memory-storage.js';
 
 const E = ErrorCode;
-
-/** An in-memory log per partition; appends can be held to observe the state while a write is in flight. */
-class MemoryStorage implements GroupStorage {
-  readonly logs = new Map<number, StoredRecord[]>();
-  hold = false;
-  failWith = 0;
-  private readonly held: (() => void)[] = [];
-
-  append(partition: number, records: readonly EncodedRecord[]): Promise<number> {
-    if (this.failWith !== 0) return Promise.resolve(this.failWith);
-    const write = () => {
-      let log = this.logs.get(partition);
-      if (log === undefined) this.logs.set(partition, (log = []));
-      log.push(...records);
-    };
-    if (!this.hold) {
-      write();
-      return Promise.resolve(0);
-    }
-    return new Promise((resolve) =>
-      this.held.push(() => {
-        write();
-        resolve(0);
-      }),
-    );
-  }
-
-  release(): void {
-    this.hold = false;
-    for (const f of this.held.splice(0)) f();
-  }
-
-  *readAll(partition: number): Iterable<StoredRecord> {
-    yield* this.logs.get(partition) ?? [];
-  }
-}
 
 const CONFIG: GroupCoordinatorConfig = {
   groupMinSessionTimeoutMs: 6_000,

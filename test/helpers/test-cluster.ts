@@ -8,15 +8,12 @@
 // A cluster that fails to start stops what it started before throwing. As a last resort, brokers still running
 // when the test process exits are killed by PID from an exit hook.
 
-import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ErrorCode } from '../../src/protocol/errors.js';
-import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from './broker-process.js';
 import { controllerOf } from './cluster.js';
-import { WireClient } from './wire-client.js';
+import { createTopic, type TopicSpec, WireClient } from './wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from './zookeeper.js';
 
 type Overrides = Record<string, string | number | boolean>;
@@ -156,36 +153,12 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
   };
 }
 
-export interface TopicSpec {
-  numPartitions?: number;
-  replicationFactor?: number;
-  /** Replicas of each partition, by partition index (numPartitions and replicationFactor then stay -1). */
-  assignments?: Record<number, number[]>;
-}
-
-/** Creates `topic` through `broker` (CreateTopics v5) and asserts that it was created. */
-export async function createTopic(broker: BrokerProcess, topic: string, spec: TopicSpec): Promise<void> {
-  const assignments = Object.entries(spec.assignments ?? {}).map(([partition, brokerIds]) => ({
-    partitionIndex: Number(partition),
-    brokerIds,
-  }));
-  const admin = await WireClient.connect(broker.host, broker.port);
+/** Creates `topic` through `broker` (see wire-client's createTopic) and asserts that it was created. */
+export async function createTopicOn(broker: BrokerProcess, topic: string, spec: TopicSpec): Promise<void> {
+  const client = await WireClient.connect(broker.host, broker.port);
   try {
-    const created = await admin.call(ApiKey.CREATE_TOPICS, 5, {
-      topics: [
-        {
-          name: topic,
-          numPartitions: spec.numPartitions ?? -1,
-          replicationFactor: spec.replicationFactor ?? -1,
-          assignments,
-          configs: [],
-        },
-      ],
-      timeoutMs: 10_000,
-      validateOnly: false,
-    });
-    assert.equal(created.topics[0].errorCode, ErrorCode.NONE, `topic ${topic} created`);
+    await createTopic(client, topic, spec);
   } finally {
-    admin.close();
+    client.close();
   }
 }

@@ -2,7 +2,9 @@
 // socket (the network module's RawClient), and decodes the responses. One request at a time unless the test
 // pipelines on purpose with send()/receive().
 
+import assert from 'node:assert/strict';
 import { RawClient } from '../../src/network/raw-client.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
 import { decodeResponseHeader, encodeRequestHeader } from '../../src/protocol/headers.js';
 import { Reader, Writer } from '../../src/protocol/primitives/index.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
@@ -68,6 +70,54 @@ export class WireClient {
   close(): void {
     this.raw.socket.destroy();
   }
+}
+
+export interface TopicSpec {
+  /** -1 (the broker's default) unless told, and when `assignments` are given. */
+  numPartitions?: number;
+  replicationFactor?: number;
+  /** Replicas of each partition, by partition index. */
+  assignments?: Record<number, number[]>;
+  configs?: Record<string, string>;
+}
+
+/** Creates `topic` (CreateTopics v5) and asserts that it was created. */
+export async function createTopic(client: WireClient, topic: string, spec: TopicSpec = {}): Promise<void> {
+  const response = await client.call(ApiKey.CREATE_TOPICS, 5, {
+    topics: [
+      {
+        name: topic,
+        numPartitions: spec.numPartitions ?? -1,
+        replicationFactor: spec.replicationFactor ?? -1,
+        assignments: Object.entries(spec.assignments ?? {}).map(([partition, brokerIds]) => ({
+          partitionIndex: Number(partition),
+          brokerIds,
+        })),
+        configs: Object.entries(spec.configs ?? {}).map(([name, value]) => ({ name, value })),
+      },
+    ],
+    timeoutMs: 10_000,
+    validateOnly: false,
+  });
+  const created = response.topics[0];
+  assert.equal(created.errorCode, ErrorCode.NONE, `topic ${topic} not created: ${created.errorMessage}`);
+}
+
+/** Produces one batch to partition 0 of `topic` (Produce v9); answers the partition's response. */
+export async function produceBatch(
+  client: WireClient,
+  topic: string,
+  records: Buffer,
+  acks = -1,
+  // biome-ignore lint/suspicious/noExplicitAny: as receive().
+): Promise<any> {
+  const response = await client.call(ApiKey.PRODUCE, 9, {
+    transactionalId: null,
+    acks,
+    timeoutMs: 5000,
+    topicData: [{ name: topic, partitionData: [{ index: 0, records }] }],
+  });
+  return response.responses[0].partitionResponses[0];
 }
 
 /** A fetch answered with an error code (NOT_LEADER_OR_FOLLOWER just after a leader change, for example). */

@@ -5,10 +5,10 @@ argv: bootstrap prefix. Prints one JSON line with what the consumers saw and the
 
 import json
 import sys
-import uuid
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_txn_common import read_to_end, transactional_producer
 
 bootstrap, prefix = sys.argv[1], sys.argv[2]
 topic = f"{prefix}-txn"
@@ -43,14 +43,7 @@ while len(got) < 5:
         continue
     got.append(m)
 
-producer = Producer(
-    {
-        "bootstrap.servers": bootstrap,
-        "transactional.id": f"{prefix}-tid",
-        "transaction.timeout.ms": 30000,
-    }
-)
-producer.init_transactions(30)
+producer = transactional_producer(bootstrap, f"{prefix}-tid", 30)
 producer.begin_transaction()
 for i in range(10):
     producer.produce(topic, partition=i % 2, key=b"k", value=f"committed-{i}".encode())
@@ -75,37 +68,11 @@ consumer.close()
 
 
 def read_all(isolation):
-    c = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"{prefix}-{isolation}-{uuid.uuid4()}",
-            "auto.offset.reset": "earliest",
-            "enable.auto.commit": False,
-            "isolation.level": isolation,
-            "enable.partition.eof": True,
-        }
-    )
-    c.assign([TopicPartition(topic, 0, 0), TopicPartition(topic, 1, 0)])
-    values = []
-    eof = set()
-    idle = 0
-    while len(eof) < 2 and idle < 20:
-        m = c.poll(1)
-        if m is None:
-            idle += 1
-            continue
-        if m.error():
-            if m.error().code() == -191:  # _PARTITION_EOF
-                eof.add(m.partition())
-            continue
-        values.append(m.value().decode())
-    c.close()
-    return sorted(values)
+    return read_to_end(bootstrap, topic, [0, 1], isolation, f"{prefix}-{isolation}", 20)
 
 
 # Fencing: a second producer with the same transactional.id fences the first.
-second = Producer({"bootstrap.servers": bootstrap, "transactional.id": f"{prefix}-tid"})
-second.init_transactions(30)
+second = transactional_producer(bootstrap, f"{prefix}-tid", 30)
 fenced = None
 try:
     producer.begin_transaction()

@@ -7,8 +7,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ManualClock } from '../../../src/common/clock.js';
 import { silentLogger } from '../../../src/common/logger.js';
-import type { EncodedRecord } from '../../../src/coordinator/group/group-records.js';
-import type { GroupStorage, StoredRecord } from '../../../src/coordinator/group/group-storage.js';
 import {
   type MarkerRequest,
   type TopicPartitionRef,
@@ -17,39 +15,10 @@ import {
   transactionPartition,
 } from '../../../src/coordinator/transaction/transaction-coordinator.js';
 import { ErrorCode } from '../../../src/protocol/errors.js';
+import { MemoryStorage } from '../memory-storage.js';
 
 const E = ErrorCode;
 const PARTITIONS = 4;
-
-class MemoryStorage implements GroupStorage {
-  readonly logs = new Map<number, StoredRecord[]>();
-  hold = false;
-  private readonly held: (() => void)[] = [];
-  append(partition: number, records: readonly EncodedRecord[]): Promise<number> {
-    const write = () => {
-      let log = this.logs.get(partition);
-      if (log === undefined) this.logs.set(partition, (log = []));
-      log.push(...records);
-    };
-    if (!this.hold) {
-      write();
-      return Promise.resolve(0);
-    }
-    return new Promise((resolve) =>
-      this.held.push(() => {
-        write();
-        resolve(0);
-      }),
-    );
-  }
-  release(): void {
-    this.hold = false;
-    for (const f of this.held.splice(0)) f();
-  }
-  *readAll(partition: number): Iterable<StoredRecord> {
-    yield* this.logs.get(partition) ?? [];
-  }
-}
 
 interface Harness {
   clock: ManualClock;
