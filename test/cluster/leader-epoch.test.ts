@@ -35,8 +35,9 @@ describe('leader epochs keep acknowledged records through a follower restart and
         // The high watermark checkpoint stays behind the log, as it does between Kafka's periodic checkpoints.
         'log.flush.offset.checkpoint.interval.ms': 3_600_000,
       },
-      // Broker 0's long session keeps it registered while it is frozen, so broker 1 is told to follow it.
-      brokerOverrides: { 0: { 'zookeeper.session.timeout.ms': 10_000 } },
+      // Broker 0's long session keeps it registered while it is frozen, so broker 1 is told to follow it: long
+      // enough for broker 1 to restart and be told even on a loaded machine (10 s was not, at a load of 20).
+      brokerOverrides: { 0: { 'zookeeper.session.timeout.ms': 20_000 } },
     });
     brokers = cluster.brokers;
   });
@@ -74,10 +75,15 @@ describe('leader epochs keep acknowledged records through a follower restart and
     );
     // The leader freezes: still registered, but it answers nobody.
     process.kill(leader.pid, 'SIGSTOP');
+    const frozenAt = Date.now();
     const restarted = await cluster!.start(1);
     await waitFor('broker 1 told to follow broker 0', async () => {
       const v = await partitionView(restarted, TOPIC);
       return v?.leaderId === 0 ? v : undefined;
+    }).catch((e: Error) => {
+      const since = Date.now() - frozenAt;
+      const logs = [controller, restarted].map((b) => `--- broker ${b.brokerId}\n${b.log().slice(-4000)}`);
+      throw new Error(`${e.message} (${since} ms after broker 0 froze)\n${logs.join('\n')}`);
     });
     // The frozen leader's session ends; the controller elects broker 1 (uncleanly: it left the ISR when it died).
     await waitFor(
@@ -86,7 +92,7 @@ describe('leader epochs keep acknowledged records through a follower restart and
         const v = await partitionView(controller, TOPIC);
         return v?.leaderId === 1 ? v : undefined;
       },
-      30_000,
+      45_000,
     );
     // Named leader by the controller, broker 1 may not have been told yet: its read is retried until it has.
     const values = (await readWhenLeading(restarted, TOPIC)).map((r) => r.value!.toString());
