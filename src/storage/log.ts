@@ -956,7 +956,9 @@ export class Log {
     if (startOffset >= maxOffset || startOffset === this.logEndOffsetValue) return EMPTY_SEGMENT;
     for (let i = this.floorSegmentIndex(startOffset); i < this.segments.length; i++) {
       const segment = this.segments[i]!;
-      if (segment.nextOffset > startOffset) return segment;
+      // An empty segment (one the cleaner emptied keeps its base offset) has nothing to read: its nextOffset is
+      // its base, which can lie above startOffset. `read` steps over it the same way.
+      if (segment.nextOffset > startOffset && segment.size > 0) return segment;
     }
     return EMPTY_SEGMENT;
   }

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CompressionType } from '../../../src/protocol/compression/compression-type.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
+import { StorageErrorCode } from '../../../src/storage/error-codes.js';
 import { CompactionHarness, type KV, latestPerKey, type ReadRecord } from './compaction-harness.js';
 
 const DAY_MS = 86_400_000;
@@ -300,4 +301,22 @@ test('a group is capped by segment.bytes: a log of full segments keeps several',
   await h.clean();
   assert.equal(h.log.segmentCount, before, 'nothing removed: nothing merges past segment.bytes');
   assert.equal(h.records().length, 60);
+});
+
+test('after a pass that empties whole segments, readAsync finds the first kept batch as read does', async (t) => {
+  const h = new CompactionHarness(t, { segmentBytes: 8192, minCleanableDirtyRatio: 0.01 });
+  for (let round = 0; round < 12; round++)
+    for (let k = 0; k < 20; k++) h.append([{ key: `key-${k}`, value: `round-${round}-`.padEnd(400, 'x') }]);
+  for (let i = 0; i < 20; i++) h.append([{ key: `filler-${i}`, value: 'f'.padEnd(400, 'y') }]);
+  await h.clean();
+  const empty = h.log.segmentList().filter((s) => s.size === 0 && s !== h.log.activeSegment);
+  assert.ok(empty.length >= 2, 'the pass left emptied segments behind');
+  for (const offset of [0, empty[1]!.baseOffset - 1, empty[1]!.baseOffset]) {
+    const sync = h.log.read(offset, 1 << 20, h.log.highWatermark);
+    const async = await h.log.readAsync(offset, 1 << 20, h.log.highWatermark);
+    if (sync.errorCode !== StorageErrorCode.None) assert.fail(`offset ${offset}: ${sync.errorCode}`);
+    assert.ok(sync.records.length > 0, `offset ${offset}: something to read`);
+    assert.deepEqual(async, sync, `offset ${offset}`);
+    assert.equal(h.log.readableBytes(offset, 1 << 20, h.log.highWatermark), sync.records.length);
+  }
 });
