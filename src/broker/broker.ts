@@ -38,7 +38,7 @@ import { WireChannel } from './cluster/wire-channel.js';
 import type { BrokerConfig } from './config/broker-config.js';
 import { staticOnly } from './config/config-layers.js';
 import { toNetworkOptions } from './config/network-config.js';
-import { toLogManagerConfig, toStorageLogConfig } from './config/storage-log-config.js';
+import { cleanerConfigOf, toLogManagerConfig, toStorageLogConfig } from './config/storage-log-config.js';
 import { DynamicConfig } from './dynamic-config.js';
 import { FetchSessionCache } from './fetch-session-cache.js';
 import { advertisedApiVersions } from './handlers/18-api-versions.js';
@@ -170,12 +170,15 @@ export class Broker {
       storageConfigFor,
     );
     const producerIds = new ProducerIdManager(this.store, this.brokerId);
+    const logs = this.logs;
     const dynamicConfig = new DynamicConfig(
       this.store,
       this.brokerId,
       topicConfigs,
       replicas,
       logger.child('config'),
+      // The log.cleaner.* keys Kafka makes dynamic (threads, throttle, buffers, backoff) reach the cleaner.
+      () => logs.cleaner.reconfigure(cleanerConfigOf(topicConfigs.mergedBrokerConfig())),
     );
     this.dynamicConfig = dynamicConfig;
     await dynamicConfig.start();

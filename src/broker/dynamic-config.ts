@@ -35,6 +35,8 @@ export class DynamicConfig {
     private readonly topicConfigs: TopicConfigs,
     private readonly replicas: ReplicaManager,
     private readonly logger: Logger,
+    /** Called after the dynamic broker layers were (re)loaded: broker-level settings read outside topics. */
+    private readonly onBrokerLayers: () => void = () => {},
   ) {}
 
   /** Loads the dynamic broker layers and starts watching for changes. */
@@ -144,5 +146,11 @@ export class DynamicConfig {
     const layers = this.topicConfigs.layers;
     this.topicConfigs.setLayers({ ...layers, dynamicBroker, dynamicDefault });
     for (const p of this.replicas.all()) this.replicas.refreshSettings(p.topic);
+    try {
+      this.onBrokerLayers();
+    } catch (err) {
+      // The layers were validated when written; one that no longer resolves must not stop config processing.
+      this.logger.warn(`dynamic broker config not applied: ${String(err)}`);
+    }
   }
 }

@@ -15,8 +15,6 @@ export const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'] as const;
 const SEGMENT_BYTES_MIN = 14;
 
 const dynamic = { updateMode: 'cluster-wide', support: 'honoured' } as const;
-/** Cleaner tuning that the compactor will read when it lands; dynamic like the rest. */
-const cleanerTuning = { updateMode: 'cluster-wide', support: 'planned' } as const;
 
 export const LOG_KEYS = [
   key(
@@ -406,7 +404,7 @@ export const LOG_KEYS = [
     DOUBLE_MAX_TEXT,
     'medium',
     'Bytes per second the cleaner may read and write together.',
-    cleanerTuning,
+    dynamic,
   ),
   key(
     'log.cleaner.dedupe.buffer.size',

@@ -2,8 +2,9 @@
 // (src/storage/log-config.ts): a topic's TopicLogSettings becomes a LogConfig, and the broker's config becomes
 // the LogManagerConfig. Field by field, so a field added on either side shows up here as a type error.
 
+import type { LogCleanerConfig } from '../../storage/cleaner/log-cleaner.js';
 import type { LogConfig, LogManagerConfig } from '../../storage/log-config.js';
-import type { BrokerConfig } from './broker-config.js';
+import { type BrokerConfig, resolveBrokerConfig } from './broker-config.js';
 import type { TopicLogSettings } from './topic-log-settings.js';
 
 /**
@@ -61,5 +62,20 @@ export function toLogManagerConfig(config: BrokerConfig): LogManagerConfig {
     cleanerIoBufferLoadFactor: config.values.double('log.cleaner.io.buffer.load.factor'),
     cleanerBackoffMs: config.logCleanerBackoffMs,
     tailCacheBytes: config.values.long('brook.log.tail.cache.bytes'),
+    cleanerIoMaxBytesPerSecond: config.values.double('log.cleaner.io.max.bytes.per.second'),
+  };
+}
+
+/** The cleaner's settings in the merged broker config (static file, --override and dynamic layers). */
+export function cleanerConfigOf(merged: ReadonlyMap<string, string>): LogCleanerConfig {
+  const m = toLogManagerConfig(resolveBrokerConfig(merged));
+  return {
+    cleanerEnable: m.cleanerEnable,
+    cleanerThreads: m.cleanerThreads,
+    cleanerDedupeBufferBytes: m.cleanerDedupeBufferBytes,
+    cleanerIoBufferBytes: m.cleanerIoBufferBytes,
+    cleanerIoBufferLoadFactor: m.cleanerIoBufferLoadFactor,
+    cleanerBackoffMs: m.cleanerBackoffMs,
+    cleanerIoMaxBytesPerSecond: m.cleanerIoMaxBytesPerSecond,
   };
 }

@@ -33,6 +33,7 @@ import {
 import { OffsetMap } from './offset-map.js';
 import { CleanedSegmentWriter, segmentBatches } from './segment-io.js';
 import { cleanedToSwap, deleteCleaned, swapToFinal } from './swap-files.js';
+import type { Throttler } from './throttler.js';
 
 export interface CleanOptions {
   /** Where the dirty section starts (the cleaner checkpoint, clamped to the log by the caller). */
@@ -44,6 +45,8 @@ export interface CleanOptions {
   /** log.cleaner.io.buffer.size: bytes per read and per write. */
   readonly ioBufferBytes: number;
   readonly nowMs: number;
+  /** log.cleaner.io.max.bytes.per.second: told of every byte read and written (none: unthrottled). */
+  readonly throttler?: Throttler;
 }
 
 export interface CleanResult {
@@ -140,7 +143,10 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
       options.ioBufferBytes,
       batchBytesMax,
     )) {
-      bytesRead += batchHeader.sizeInBytes(buf, pos);
+      const size = batchHeader.sizeInBytes(buf, pos);
+      bytesRead += size;
+      const wait = options.throttler?.maybeThrottle(size);
+      if (wait) await wait;
       const lastOffset = batchHeader.lastOffset(buf, pos);
       if (lastOffset < range.firstDirtyOffset) continue;
       if (batchHeader.isControl(buf, pos)) mapTxns.onControlBatch(buf, pos);
@@ -212,7 +218,10 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
           options.ioBufferBytes,
           batchBytesMax,
         )) {
-          bytesRead += batchHeader.sizeInBytes(buf, pos);
+          const size = batchHeader.sizeInBytes(buf, pos);
+          bytesRead += size;
+          const wait = options.throttler?.maybeThrottle(size);
+          if (wait) await wait;
           const kept = filterBatch(buf, pos, ctx, stats);
           if (kept === null) {
             await slice();
@@ -223,6 +232,8 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
             earliestHorizon = earliestHorizon === null ? horizon : Math.min(earliestHorizon, horizon);
           }
           await writer.append(kept);
+          const written = options.throttler?.maybeThrottle(kept.length);
+          if (written) await written;
           await slice();
         }
       }

@@ -10,7 +10,8 @@
 // checks; a pass that cleaned something is followed at once by the next check); `stop` waits for the pass in
 // flight. One cleaning runs at a time, as an async task on the event loop, with the whole dedupe buffer (Kafka
 // splits it between log.cleaner.threads threads; here 0 threads disables the cleaner and any other count runs
-// one). Tests call `runOnce` under a ManualClock instead.
+// one), its reads and writes throttled to log.cleaner.io.max.bytes.per.second (throttler.ts). The log.cleaner.*
+// settings Kafka makes dynamic change through `reconfigure`. Tests call `runOnce` under a ManualClock instead.
 
 import { join } from 'node:path';
 import type { Clock } from '../../common/clock.js';
@@ -21,6 +22,7 @@ import { CLEANER_CHECKPOINT_FILE, partitionDirName, type TopicPartition } from '
 import type { Log } from '../log.js';
 import { type LogManagerConfig, NEVER } from '../log-config.js';
 import { type CleanResult, cleanableRange, cleanLog } from './clean-log.js';
+import { Throttler } from './throttler.js';
 
 export type LogCleanerConfig = Pick<
   LogManagerConfig,
@@ -30,6 +32,7 @@ export type LogCleanerConfig = Pick<
   | 'cleanerIoBufferBytes'
   | 'cleanerIoBufferLoadFactor'
   | 'cleanerBackoffMs'
+  | 'cleanerIoMaxBytesPerSecond'
 >;
 
 export interface LogCleanerOptions {
@@ -63,11 +66,18 @@ export class LogCleaner {
   private readonly uncleanable = new Set<string>();
   private readonly passes = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | null = null;
+  /** Between start and stop (with log.cleaner.enable): passes are scheduled while log.cleaner.threads > 0. */
+  private started = false;
   private stopped = false;
   private readonly onError: (err: Error) => void;
   private passCount = 0;
+  private configValue: LogCleanerConfig;
+  /** log.cleaner.io.max.bytes.per.second, shared by every pass; a new rate applies from its next check. */
+  readonly throttler: Throttler;
 
   constructor(private readonly options: LogCleanerOptions) {
+    this.configValue = { ...options.config };
+    this.throttler = new Throttler({ bytesPerSecond: options.config.cleanerIoMaxBytesPerSecond });
     this.onError = options.onError ?? (() => {});
     try {
       for (const e of readOffsetCheckpoint(this.checkpointPath))
@@ -174,11 +184,12 @@ export class LogCleaner {
     const truncationsBefore = log.truncationCount;
     const run = cleanLog(log, {
       firstDirtyOffset: candidate.firstDirtyOffset,
-      dedupeBufferBytes: this.options.config.cleanerDedupeBufferBytes,
-      loadFactor: this.options.config.cleanerIoBufferLoadFactor,
+      dedupeBufferBytes: this.configValue.cleanerDedupeBufferBytes,
+      loadFactor: this.configValue.cleanerIoBufferLoadFactor,
       // Half for reading, half for writing, as Kafka splits it.
-      ioBufferBytes: Math.max(64 * 1024, Math.floor(this.options.config.cleanerIoBufferBytes / 2)),
+      ioBufferBytes: Math.max(64 * 1024, Math.floor(this.configValue.cleanerIoBufferBytes / 2)),
       nowMs: this.options.clock.nowMs(),
+      throttler: this.throttler,
     });
     this.passes.add(run);
     try {
@@ -222,33 +233,65 @@ export class LogCleaner {
     if (this.checkpoints.delete(key)) this.writeCheckpoint();
   }
 
+  get config(): LogCleanerConfig {
+    return this.configValue;
+  }
+
+  /**
+   * A dynamic broker config change (Kafka's LogCleaner.reconfigure): the throttle rate applies from its next
+   * check, even inside the pass running; the buffers and load factor from the next pass; the backoff from the
+   * next wait (an idle wait in progress restarts with it); log.cleaner.threads 0 stops scheduling passes (the
+   * one running finishes) and a count above 0 resumes them. log.cleaner.enable is read-only, as in Kafka.
+   */
+  reconfigure(config: LogCleanerConfig): void {
+    const before = this.configValue;
+    this.configValue = { ...config, cleanerEnable: before.cleanerEnable };
+    this.throttler.bytesPerSecond = config.cleanerIoMaxBytesPerSecond;
+    if (!this.started) return;
+    if (config.cleanerThreads <= 0) {
+      this.clearTimer();
+    } else if (before.cleanerThreads <= 0 || before.cleanerBackoffMs !== config.cleanerBackoffMs) {
+      // Restart an idle wait (none while a pass runs: it schedules the next check when it ends).
+      if (this.timer !== null || this.passes.size === 0) {
+        this.clearTimer();
+        this.schedule(config.cleanerBackoffMs);
+      }
+    }
+  }
+
   start(): void {
-    if (this.timer !== null || !this.options.config.cleanerEnable) return;
+    if (this.started || !this.configValue.cleanerEnable) return;
+    this.started = true;
     this.stopped = false;
-    if (this.options.config.cleanerThreads <= 0) return;
-    this.schedule(this.options.config.cleanerBackoffMs);
+    if (this.configValue.cleanerThreads <= 0) return;
+    this.schedule(this.configValue.cleanerBackoffMs);
   }
 
   private schedule(delayMs: number): void {
-    if (this.stopped) return;
+    if (this.stopped || this.configValue.cleanerThreads <= 0) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.runOnce().then(
-        (pass) => this.schedule(pass === null ? this.options.config.cleanerBackoffMs : 0),
+        (pass) => this.schedule(pass === null ? this.configValue.cleanerBackoffMs : 0),
         (err: Error) => {
           this.onError(err);
-          this.schedule(this.options.config.cleanerBackoffMs);
+          this.schedule(this.configValue.cleanerBackoffMs);
         },
       );
     }, delayMs);
     this.timer.unref();
   }
 
+  private clearTimer(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
   /** Stops the timer and waits for the pass in flight (which abandons its swap once its log is closed). */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    this.started = false;
+    this.clearTimer();
     await Promise.allSettled([...this.passes]);
   }
 }
