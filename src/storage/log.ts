@@ -357,7 +357,10 @@ export class Log {
       this.activeSegment.size === 0 &&
       this.activeSegment.baseOffset > this.prevNext()
     ) {
-      this.segments.pop()!.deleteFiles();
+      const dropped = this.segments.pop()!;
+      // Gone: neither flushed below nor replayed for producer state.
+      recovered.delete(dropped);
+      dropped.deleteFiles();
     }
     const checkpointStart = options.logStartOffset ?? 0;
     if (this.segments.length === 0) {

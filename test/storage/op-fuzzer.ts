@@ -261,7 +261,10 @@ export async function runOpFuzzer(seed: number, steps: number, mode: FuzzMode = 
         const target = candidates.length === 0 ? logEnd : candidates[int(candidates.length)]!;
         log.truncateTo(target);
         model = model.filter((b) => b.baseOffset < target);
-        lastIdempotent = [...model].reverse().find((b) => b.sequence !== null);
+        // Producer state is rebuilt from the batches left: one the cleaner emptied may be gone from the file,
+        // and then its retry is not known as a duplicate (as in Kafka).
+        const lastSequenced = [...model].reverse().find((b) => b.sequence !== null);
+        lastIdempotent = compact && lastSequenced?.records.length === 0 ? undefined : lastSequenced;
         logEnd = Math.min(logEnd, target);
         hw = Math.min(hw, logEnd);
         // As the LogCleaner does after a truncation: the checkpoint comes down to the new log end.
@@ -328,11 +331,13 @@ export async function runOpFuzzer(seed: number, steps: number, mode: FuzzMode = 
         const crash = random() < 0.5;
         const reopen = { recoveryPoint: log.recoveryPoint, logStartOffset: logStart, highWatermark: hw };
         // A log end that a truncation put past the last batch is held by an empty active segment, which
-        // recovery after a crash drops: the log end falls back to the last batch's end.
-        const lastEnd = model.length === 0 ? logStart : model[model.length - 1]!.lastOffset + 1;
+        // recovery after a crash drops: the log end falls back to the end of the segment before (where the
+        // last batch in the file ends: the model does not know which batches the cleaner emptied are gone).
+        const segments = log.segmentList();
+        const lastEnd = segments.length > 1 ? segments[segments.length - 2]!.nextOffset : logStart;
         const fallsBack =
           crash &&
-          log.segmentCount > 1 &&
+          segments.length > 1 &&
           log.activeSegment.size === 0 &&
           logEnd > Math.max(lastEnd, logStart);
         if (crash) log.abandon();
@@ -340,6 +345,7 @@ export async function runOpFuzzer(seed: number, steps: number, mode: FuzzMode = 
         log = Log.open({ dir, topicPartition: TP, config, clock, hadCleanShutdown: !crash, ...reopen });
         if (fallsBack) {
           logEnd = Math.max(lastEnd, logStart);
+          model = model.filter((b) => b.baseOffset < logEnd);
           hw = Math.min(hw, logEnd);
           cleanedTo = Math.min(cleanedTo, logEnd);
         }
