@@ -28,11 +28,11 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
   ],
   coordinator: ['50-member rebalance and offset commits per second', () => import('./coordinator/groups.js')],
   'client-produce': [
-    'Brook client vs kafkajs and @platformatic/kafka producing',
+    'Brook client vs kafkajs, @platformatic/kafka and kcat producing',
     () => import('./client/produce.js'),
   ],
   'client-consume': [
-    'Brook client vs kafkajs and @platformatic/kafka consuming',
+    'Brook client vs kafkajs, @platformatic/kafka and kcat consuming',
     () => import('./client/consume.js'),
   ],
 };
