@@ -139,12 +139,19 @@ export const ListOffsetsTimestamp = {
   EarliestLocal: -4,
 } as const;
 
+/** The first record of a batch whose timestamp reaches a target: its offset and its own timestamp. */
+export interface LocatedRecord {
+  readonly offset: number;
+  readonly timestampMs: number;
+}
+
 /**
- * Finds the offset of the first record with a timestamp >= target inside a batch (storage never decodes
- * records itself). The default answers with the batch's first offset, which is where a consumer has to start
- * reading anyway; the broker can pass a decoder-backed one to answer ListOffsets to the exact record.
+ * Finds the first record with a timestamp >= target inside a batch (storage never decodes records itself).
+ * Without one, the answer is the batch's first offset and its max timestamp, which is where a consumer has to
+ * start reading anyway; the broker passes a decoder-backed one to answer ListOffsets with the exact record and
+ * that record's timestamp, as Kafka does.
  */
-export type RecordTimestampLocator = (batch: Buffer, targetMs: number) => number | null;
+export type RecordTimestampLocator = (batch: Buffer, targetMs: number) => LocatedRecord | null;
 
 interface PendingDelete {
   readonly segment: LogSegment;
@@ -1015,13 +1022,19 @@ export class Log {
       const batch = segment.findByTimestamp(timestampMs, this.logStartOffsetValue);
       if (batch === null) continue;
       let offset = batch.baseOffset;
+      let foundTimestampMs = batch.maxTimestamp;
       // A batch length that runs past the segment is damage: it must not size a read.
       const wholeInSegment = batch.sizeInBytes <= segment.size - batch.position;
-      if (locate !== undefined && wholeInSegment) {
-        offset = locate(segment.readBytes(batch.position, batch.sizeInBytes), timestampMs) ?? offset;
+      const record =
+        locate !== undefined && wholeInSegment
+          ? locate(segment.readBytes(batch.position, batch.sizeInBytes), timestampMs)
+          : null;
+      if (record !== null) {
+        offset = record.offset;
+        foundTimestampMs = record.timestampMs;
       }
       offset = Math.max(offset, this.logStartOffsetValue);
-      return { offset, timestampMs: batch.maxTimestamp, leaderEpoch: this.epochCache.epochForOffset(offset) };
+      return { offset, timestampMs: foundTimestampMs, leaderEpoch: this.epochCache.epochForOffset(offset) };
     }
     return null;
   }

@@ -137,8 +137,9 @@ test('ListOffsets: earliest, latest, max timestamp and the first batch reaching 
     assert.equal(h.log.offsetForTimestamp(t0 + i * 1000 + 11)?.offset, 2 * i + 2, `after batch ${i}`);
   }
   assert.equal(h.log.offsetForTimestamp(t0 + 2_000_000), null);
-  const located = h.log.offsetForTimestamp(t0 + 5005, () => 11);
+  const located = h.log.offsetForTimestamp(t0 + 5005, () => ({ offset: 11, timestampMs: t0 + 5010 }));
   assert.equal(located?.offset, 11, 'a record locator refines the answer');
+  assert.equal(located?.timestampMs, t0 + 5010, "with the found record's timestamp");
 });
 
 test('truncateTo removes the tail, moves the log end, and appends continue from there', (t) => {

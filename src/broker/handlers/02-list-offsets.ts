@@ -10,7 +10,7 @@ import type {
 } from '../../protocol/messages/02-list-offsets.js';
 import { iterateRecords } from '../../protocol/records/batch-records.js';
 import { ApiKey } from '../../protocol/registry.js';
-import { ListOffsetsTimestamp } from '../../storage/log.js';
+import { ListOffsetsTimestamp, type LocatedRecord } from '../../storage/log.js';
 import { defineHandler } from '../api-handler.js';
 import { leaderPartition } from '../replica/leader-lookup.js';
 import type { Partition } from '../replica/partition.js';
@@ -18,9 +18,11 @@ import type { Partition } from '../replica/partition.js';
 const READ_COMMITTED = 1;
 
 /** The first record of a batch whose timestamp reaches the target; null when decoding fails. */
-function locateRecord(batch: Buffer, targetMs: number): number | null {
+function locateRecord(batch: Buffer, targetMs: number): LocatedRecord | null {
   try {
-    for (const record of iterateRecords(batch, 0)) if (record.timestamp >= targetMs) return record.offset;
+    for (const record of iterateRecords(batch, 0)) {
+      if (record.timestamp >= targetMs) return { offset: record.offset, timestampMs: record.timestamp };
+    }
   } catch {
     return null;
   }

@@ -1,0 +1,84 @@
+// ListOffsets by time answers the first record whose timestamp reaches the target with that record's own
+// timestamp (Kafka's LogSegment.findOffsetByTimestamp), not the max timestamp of the batch holding it; in a
+// LogAppendTime topic every record carries the append time.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { createTopic, produceBatch, WireClient } from '../helpers/wire-client.js';
+
+const BASE_MS = 1_700_000_000_000;
+
+describe('ListOffsets by time', () => {
+  let broker: BrokerProcess;
+  let client: WireClient;
+  before(async () => {
+    broker = await startBroker();
+    client = await WireClient.connect(broker.host, broker.port);
+  });
+  after(async () => {
+    client?.close();
+    await broker?.stop();
+  });
+
+  const lookup = async (topic: string, timestamp: number): Promise<{ offset: bigint; timestamp: bigint }> => {
+    const response = await client.call(ApiKey.LIST_OFFSETS, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [
+        {
+          name: topic,
+          partitions: [
+            { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: BigInt(timestamp), maxNumOffsets: 1 },
+          ],
+        },
+      ],
+      timeoutMs: 1000,
+    });
+    const partition = response.topics[0].partitions[0];
+    assert.equal(partition.errorCode, ErrorCode.NONE);
+    return { offset: partition.offset, timestamp: partition.timestamp };
+  };
+
+  it("answers the found record's own timestamp (CreateTime)", async () => {
+    await createTopic(client, 'by-time', { numPartitions: 1 });
+    // One batch, records 10 s apart: the batch's max timestamp (BASE + 30 s) belongs to its last record only.
+    const records = [0, 10, 20, 30].map((s, i) => ({ value: `v${i}`, timestamp: BASE_MS + s * 1000 }));
+    const produced = await produceBatch(client, 'by-time', buildBatch(records));
+    assert.equal(produced.errorCode, ErrorCode.NONE);
+
+    assert.deepEqual(await lookup('by-time', BASE_MS), { offset: 0n, timestamp: BigInt(BASE_MS) });
+    assert.deepEqual(await lookup('by-time', BASE_MS + 5000), {
+      offset: 1n,
+      timestamp: BigInt(BASE_MS + 10_000),
+    });
+    assert.deepEqual(await lookup('by-time', BASE_MS + 20_000), {
+      offset: 2n,
+      timestamp: BigInt(BASE_MS + 20_000),
+    });
+    assert.deepEqual(await lookup('by-time', BASE_MS + 30_001), { offset: -1n, timestamp: -1n });
+  });
+
+  it('answers the append time in a LogAppendTime topic', async () => {
+    await createTopic(client, 'by-append-time', {
+      numPartitions: 1,
+      configs: { 'message.timestamp.type': 'LogAppendTime' },
+    });
+    const before = Date.now();
+    const records = [0, 1, 2].map((i) => ({ value: `v${i}`, timestamp: BASE_MS + i }));
+    const produced = await produceBatch(client, 'by-append-time', buildBatch(records));
+    assert.equal(produced.errorCode, ErrorCode.NONE);
+    const appendTime = Number(produced.logAppendTimeMs);
+    assert.ok(appendTime >= before, `append time ${appendTime} before the produce at ${before}`);
+
+    // The producer's timestamps are replaced: a target between them finds the first record at the append time.
+    assert.deepEqual(await lookup('by-append-time', BASE_MS + 1), {
+      offset: 0n,
+      timestamp: BigInt(appendTime),
+    });
+    assert.deepEqual(await lookup('by-append-time', appendTime + 1), { offset: -1n, timestamp: -1n });
+  });
+});
