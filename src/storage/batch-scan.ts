@@ -72,6 +72,13 @@ export interface BatchInfo {
 }
 
 const headerChunk = Buffer.allocUnsafe(STORAGE_LIMITS.scanChunkBytes);
+/**
+ * The first read of a scan. A lookup (a fetch's offset lookup, run on the event loop) usually needs one or two
+ * headers, each a read of its own when batches are large: reading a whole chunk for each copied up to 64 KiB
+ * for 61 useful bytes. Later reads of the same scan double up to scanChunkBytes, so long scans over small
+ * batches still read in large chunks.
+ */
+const FIRST_READ_BYTES = 4096;
 
 /**
  * Visits the headers of the batches in [start, end) of the file, stopping when `visit` returns false. Reads a
@@ -94,11 +101,13 @@ export function scanHeaders(
   };
   let chunkStart = -1;
   let chunkLength = 0;
+  let readBytes = FIRST_READ_BYTES;
   let position = start;
   while (position + BATCH_HEADER_BYTES <= end) {
     if (chunkStart < 0 || position < chunkStart || position + BATCH_HEADER_BYTES > chunkStart + chunkLength) {
       chunkStart = position;
-      chunkLength = readSync(fd, headerChunk, 0, Math.min(headerChunk.length, end - position), position);
+      chunkLength = readSync(fd, headerChunk, 0, Math.min(readBytes, end - position), position);
+      readBytes = Math.min(readBytes * 2, headerChunk.length);
       if (chunkLength < BATCH_HEADER_BYTES) break;
     }
     const at = position - chunkStart;
