@@ -16,7 +16,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
     () => import('./cluster/main.js'),
   ],
   'network-echo': ['network layer with an echo handler, vs bare Node', () => import('./network/echo.js')],
-  'storage-append': ['log appends at D0 and D1, vs a plain write loop', () => import('./storage/append.js')],
+  'storage-append': [
+    'log appends at D0 and D1, vs L_disk_async and L_disk_sync loops',
+    () => import('./storage/append.js'),
+  ],
   'storage-read': ['log reads (read and readAsync) vs a plain read loop', () => import('./storage/read.js')],
   'storage-footprint': [
     'memory per open partition (10,000), open time, recovery of 1 GiB',

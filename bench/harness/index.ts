@@ -9,3 +9,4 @@ export * from './results.js';
 export * from './step-throughput.js';
 export * from './table.js';
 export * from './temp-dir.js';
+export * from './writeback.js';
