@@ -147,8 +147,9 @@ export const STORAGE_LIMITS = Object.freeze({
   queuedAppendBytesMax: 16 * 1024 * 1024,
   /** Largest append written at once on the event loop when nothing is queued (Kafka's max.request.size). */
   inlineWriteBytesMax: 1024 * 1024,
-  /** An inline write slower than this sends appends through the queue for inlineWritePauseMs. */
+  /** inlineWriteSlowRun inline writes in a row slower than this send appends to the queue for inlineWritePauseMs. */
   inlineWriteSlowMs: 20,
+  inlineWriteSlowRun: 3,
   inlineWritePauseMs: 1000,
   /** Queued appends gathered into one writev (the kernel's IOV_MAX is 1024). */
   appendsPerWriteMax: 1024,

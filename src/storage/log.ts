@@ -16,9 +16,9 @@
 // visible on return (`written` is null), as Kafka's request handler threads write to the page cache: a copy of
 // a produce request's bytes (about 0.06 ms for 128 KiB) costs far less than the round trip through the libuv
 // thread pool (median 2.4 ms, p90 23 ms measured for the same write on a busy 2-core machine, where the pool
-// thread waits for a core). An inline write that takes longer than `inlineWriteSlowMs` (dirty pages throttled,
-// a slow disk) sends appends through the queue for `inlineWritePauseMs`, so a slow disk does not stall the
-// event loop on every request.
+// thread waits for a core). `inlineWriteSlowRun` inline writes in a row slower than `inlineWriteSlowMs` (dirty
+// pages throttled, a slow disk) send appends through the queue for `inlineWritePauseMs`, so a slow disk does not
+// stall the event loop on every request.
 // Operations that need the file as the offsets say (a synchronous append, truncation, retention, close)
 // first complete every queued append synchronously (`drainAppends`). Only writes and fsyncs run in the
 // background; they change state only to make written appends visible, to move the recovery point forward and
@@ -201,6 +201,8 @@ export class Log {
   private queuedBytes = 0;
   /** Until when (monotonic ms) appends go through the queue after a slow inline write; 0 when they need not. */
   private inlineWritesPausedUntilMs = 0;
+  /** Inline writes in a row slower than STORAGE_LIMITS.inlineWriteSlowMs. */
+  private slowInlineWrites = 0;
   /**
    * Whether an append that finds nothing queued or being written is written at once, on the event loop (see
    * the file header). Off only where the queue itself is under test.
@@ -617,7 +619,12 @@ export class Log {
     } catch (err) {
       return this.inlineWriteFailed(err as Error, segment, scan);
     }
-    if (this.clock.monotonicMs() - startedMs > STORAGE_LIMITS.inlineWriteSlowMs) {
+    // One slow write in a row is usually the thread losing its core on a busy machine, which the queue would
+    // not avoid; several are the disk or the kernel's dirty-page throttling.
+    if (this.clock.monotonicMs() - startedMs <= STORAGE_LIMITS.inlineWriteSlowMs) {
+      this.slowInlineWrites = 0;
+    } else if (++this.slowInlineWrites >= STORAGE_LIMITS.inlineWriteSlowRun) {
+      this.slowInlineWrites = 0;
       this.inlineWritesPausedUntilMs = this.clock.monotonicMs() + STORAGE_LIMITS.inlineWritePauseMs;
     }
     segment.commitAppend(batches, 0, batches.length, position);
