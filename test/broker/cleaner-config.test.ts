@@ -1,7 +1,7 @@
 // The log.cleaner.* broker configs Kafka makes dynamic, changed over the wire with IncrementalAlterConfigs on the
-// cluster-default broker resource, reach a running broker's cleaner: log.cleaner.threads (0 to 1 starts it),
-// log.cleaner.backoff.ms (from 60 s to 100 ms, or the test would time out) and
-// log.cleaner.io.max.bytes.per.second (the pass cannot finish faster than its bytes at that rate).
+// cluster-default broker resource, reach a running broker's cleaner: log.cleaner.backoff.ms (from 60 s to 100 ms,
+// or nothing would be cleaned before the test times out), log.cleaner.io.max.bytes.per.second (the pass cannot
+// finish faster than its bytes at that rate) and log.cleaner.threads (within Kafka's half-to-double rule).
 
 import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
@@ -19,7 +19,7 @@ describe('dynamic log cleaner configs over the wire', () => {
 
   before(async () => {
     broker = await startBroker({
-      overrides: { 'log.cleaner.threads': 0, 'log.cleaner.backoff.ms': 60_000 },
+      overrides: { 'log.cleaner.threads': 1, 'log.cleaner.backoff.ms': 60_000 },
     });
     client = await WireClient.connect(broker.host, broker.port);
   });
@@ -69,9 +69,28 @@ describe('dynamic log cleaner configs over the wire', () => {
       logBytes += statSync(join(logDir, name)).size;
     const keyed = async () =>
       (await readPartition(client, 'table', 0)).filter((r) => r.key?.toString().startsWith('key-')).length;
-    // log.cleaner.threads=0: nothing is cleaned.
+    // The first pass is due 60 s after the broker started: nothing is cleaned yet.
     await new Promise((r) => setTimeout(r, 1000));
-    assert.equal(await keyed(), keys * rounds, 'no cleaning with log.cleaner.threads=0');
+    assert.equal(await keyed(), keys * rounds, 'no cleaning before log.cleaner.backoff.ms');
+    const setThreads = async (value: string) =>
+      (
+        await client.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
+          resources: [
+            {
+              resourceType: 4,
+              resourceName: '',
+              configs: [{ name: 'log.cleaner.threads', configOperation: 0, value }],
+            },
+          ],
+          validateOnly: false,
+        })
+      ).responses[0];
+    // Kafka's rule for a running cleaner: at least 1, at most double, at least half the current count.
+    for (const refused of ['0', '3']) {
+      const response = await setThreads(refused);
+      assert.equal(response.errorCode, ErrorCode.INVALID_CONFIG, `threads ${refused}`);
+      assert.match(response.errorMessage, /Log cleaner threads/);
+    }
 
     const bytesPerSecond = 50_000;
     const started = Date.now();
@@ -81,7 +100,7 @@ describe('dynamic log cleaner configs over the wire', () => {
           resourceType: 4,
           resourceName: '',
           configs: [
-            { name: 'log.cleaner.threads', configOperation: 0, value: '1' },
+            { name: 'log.cleaner.threads', configOperation: 0, value: '2' },
             { name: 'log.cleaner.backoff.ms', configOperation: 0, value: '100' },
             {
               name: 'log.cleaner.io.max.bytes.per.second',

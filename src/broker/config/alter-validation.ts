@@ -202,11 +202,30 @@ export function validateDynamicBrokerConfigs(
       parseKey(def, text);
     }
     const next = perBroker ? { ...layers, dynamicBroker: configs } : { ...layers, dynamicDefault: configs };
-    resolveBrokerConfig(mergeBrokerLayers(next));
+    const resolved = resolveBrokerConfig(mergeBrokerLayers(next));
+    const threads = cleanerThreadsChange(
+      resolveBrokerConfig(mergeBrokerLayers(layers)).logCleanerThreads,
+      resolved.logCleanerThreads,
+    );
+    if (threads !== null) return configFailure(ConfigErrorCode.INVALID_CONFIG, threads);
     return { ok: true, configs };
   } catch (error) {
     return invalidConfig(error);
   }
+}
+
+/**
+ * Kafka's LogCleaner.validateReconfiguration: a running cleaner's thread count may change, but to at least 1,
+ * and to no less than half nor more than double the current count. Returns the refusal, or null.
+ */
+function cleanerThreadsChange(current: number, next: number): string | null {
+  if (next === current) return null;
+  if (next < 1) return 'Log cleaner threads should be at least 1';
+  if (next < current / 2)
+    return `Log cleaner threads cannot be reduced to less than half the current value ${current}`;
+  if (next > current * 2)
+    return `Log cleaner threads cannot be increased to more than double the current value ${current}`;
+  return null;
 }
 
 /** Legacy AlterConfigs for a broker resource replaces the whole layer; null values are dropped. */
