@@ -5,12 +5,19 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import { ManualClock } from '../../src/common/clock.js';
+import { buildBatch as buildKeyedBatch } from '../../src/protocol/records/batch-builder.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { Log, type ReadResult } from '../../src/storage/log.js';
 import { type LogConfig, logConfig } from '../../src/storage/log-config.js';
 import { TailCacheBudget } from '../../src/storage/tail-cache.js';
 import { type BatchSpec, buildBatch, seededRandom } from './batch-builder.js';
+import {
+  CompactionHarness,
+  latestPerKey,
+  type ReadRecord,
+  TOPIC_PARTITION,
+} from './cleaner/compaction-harness.js';
 import { deferCleanup, tempDir } from './tmp-dir.js';
 
 function openLog(t: TestContext, budget: TailCacheBudget | undefined, overrides: Partial<LogConfig> = {}) {
@@ -243,3 +250,39 @@ test('a budget of 0 caches nothing and every read is the file', async (t) => {
 function splitFirst(buf: Buffer): Buffer {
   return buf.subarray(0, batchHeader.sizeInBytes(buf, 0));
 }
+
+test('a compaction swap empties the cache: reads serve the cleaned segments, not the appends cached before', async (t) => {
+  const budget = new TailCacheBudget(1 << 20);
+  const h = new CompactionHarness(t);
+  h.log.close();
+  h.log = Log.open({
+    dir: h.dir,
+    topicPartition: TOPIC_PARTITION,
+    config: h.config,
+    clock: h.clock,
+    hadCleanShutdown: true,
+    tailCache: budget,
+  });
+  const written: ReadRecord[] = [];
+  for (let round = 0; round < 4; round++) {
+    for (let first = 0; first < 10; first += 5) {
+      const records = Array.from({ length: 5 }, (_, i) => ({
+        key: `k${first + i}`,
+        value: `k${first + i}-r${round}`,
+      }));
+      const batch = buildKeyedBatch(records, { timestamp: h.clock.nowMs() });
+      const base = h.log.logEndOffset;
+      batchHeader.setBaseOffset(batch, 0, base);
+      await h.log.appendQueued(batch).written;
+      h.log.setHighWatermark(h.log.writtenEndOffset);
+      for (const [i, r] of records.entries()) written.push({ offset: base + i, ...r });
+    }
+    h.log.roll();
+  }
+  assert.deepEqual(h.records(), written, 'every record, read from the cache');
+  assert.ok(budget.usedBytes > 0);
+  const result = await h.clean();
+  assert.ok(result !== null, 'the cleaner replaced segments');
+  assert.equal(budget.usedBytes, 0, 'the swap emptied the cache');
+  assert.deepEqual(h.records(), latestPerKey(written), 'the cleaned bytes are served');
+});
