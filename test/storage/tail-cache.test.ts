@@ -212,8 +212,9 @@ test('the budget bounds the memory of all logs together, evicting the oldest app
   const last = x.log.read(76, 1 << 20, x.log.highWatermark, true);
   assert.equal(records(last).buffer, xs[19]!.buffer, 'the newest append is still cached');
   x.log.close();
-  y.log.close();
-  assert.equal(budget.usedBytes, 0, 'closing a log releases its cache');
+  assert.equal(budget.usedBytes, one * 5 - one * 2, 'closing a log releases its share');
+  y.log.deleteAllFiles();
+  assert.equal(budget.usedBytes, 0, 'deleting a log (topic deletion) releases its share');
 });
 
 test('views of one ArrayBuffer are counted once, as the memory they keep alive', async (t) => {
