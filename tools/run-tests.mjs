@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const slow = process.argv.includes('--slow');
 const suffix = slow ? '.slow.js' : '.test.js';
@@ -27,8 +28,10 @@ if (files.length === 0) {
 }
 // --test-timeout: a test that hangs fails instead of holding CI. (Not --test-force-exit: a test file's process
 // that exits at once can lose the end of its report on the pipe, so that tests go missing from the count.)
+// A file's process still alive well after its tests ended fails the file (see exit-watchdog.mjs).
 const timeoutMs = slow ? 900_000 : 300_000;
-const flags = ['--test', '--test-reporter=spec', `--test-timeout=${timeoutMs}`];
+const watchdog = fileURLToPath(new URL('./exit-watchdog.mjs', import.meta.url));
+const flags = ['--test', '--test-reporter=spec', `--test-timeout=${timeoutMs}`, '--import', watchdog];
 const result = spawnSync(process.execPath, [...flags, ...files], {
   stdio: 'inherit',
 });
