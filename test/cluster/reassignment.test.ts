@@ -300,6 +300,8 @@ describe('partition reassignment in a three-broker cluster', () => {
     const file = reassignmentFile('cancel.json', [{ topic, partition: 0, replicas: [added] }]);
     const bootstrap = brokers[controllerId]!.bootstrap;
     process.kill(brokers[added]!.pid, 'SIGSTOP');
+    const pausedAt = Date.now();
+    let pausedMs = 0;
     try {
       // Started through the admin client, which is quicker than a CLI process: the broker is paused meanwhile.
       const started = await admin.alterPartitionReassignments([{ topic, partition: 0, replicas: [added] }]);
@@ -341,6 +343,7 @@ describe('partition reassignment in a three-broker cluster', () => {
       assert.equal(cancelled.stdout, `Successfully cancelled partition reassignment for: ${topic}-0\n`);
     } finally {
       process.kill(brokers[added]!.pid, 'SIGCONT');
+      pausedMs = Date.now() - pausedAt;
     }
     assert.deepEqual(await admin.listPartitionReassignments(), []);
     const view = await waitFor('the original replica set', async () => {
@@ -361,9 +364,15 @@ describe('partition reassignment in a three-broker cluster', () => {
       verified.stdout,
       `Status of partition reassignment:\nThere is no active reassignment of partition ${topic}-0, but replica set is ${source} rather than ${added}.\n`,
     );
+    // Seen once at a load average of 20: the pause may have outlived the broker's 10 s session; the logs say.
     await waitFor('the cancelled replica to be deleted', async () =>
       existsSync(join(brokers[added]!.dataDir, `${topic}-0`)) ? undefined : true,
-    );
+    ).catch((e: Error) => {
+      const logs = [controllerId, added].map(
+        (id) => `--- broker ${id} log ---\n${relevantLines(brokers[id]!.log(), topic)}`,
+      );
+      throw new Error(`${e.message} (broker ${added} was paused for ${pausedMs} ms)\n${logs.join('\n')}`);
+    });
     assert.deepEqual(await readValues(brokers[source]!, topic), ['c0', 'c1']);
   });
 
