@@ -4,7 +4,7 @@
 // Lines are written synchronously and are small: write between measurements, never inside one.
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assert } from '../../src/common/assert.js';
 import type { LatencySummary } from './histogram.js';
@@ -31,6 +31,14 @@ export type ResultLine = ResultLineHead & Record<string, unknown>;
 export function resultFileName(bench: string, date: Date): string {
   assert(/^[a-z0-9][a-z0-9-]*$/.test(bench), `benchmark names are kebab-case: ${bench}`);
   return `${date.toISOString().slice(0, 10)}-${bench}.jsonl`;
+}
+
+/**
+ * The command-line arguments as a run's head line records them: an absolute path (a results or data directory
+ * of this machine) says nothing about the run and is written as `<path>`.
+ */
+export function recordedArgs(args: readonly string[]): string[] {
+  return args.map((arg) => (isAbsolute(arg) ? '<path>' : arg.replace(/=\/.*$/, '=<path>')));
 }
 
 /** Serialises one line: head fields first, then the rest; rejects values JSON would silently turn into null. */
@@ -74,7 +82,7 @@ export class ResultWriter {
     mkdirSync(dir, { recursive: true });
     this.path = join(dir, resultFileName(options.bench, started));
     this.runId = `${started.toISOString().replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
-    this.write('run', { args: options.args ?? [], host: describeHost() });
+    this.write('run', { args: recordedArgs(options.args ?? []), host: describeHost() });
   }
 
   /** Appends a line named `name` with `fields` after the head fields. */

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { formatResultLine, ResultWriter, resultFileName } from '../../bench/harness/results.js';
+import { formatResultLine, ResultWriter, recordedArgs, resultFileName } from '../../bench/harness/results.js';
 
 describe('result lines', () => {
   it('names the file by UTC date and benchmark', () => {
@@ -14,6 +14,13 @@ describe('result lines', () => {
       '2026-12-01-produce-g1.jsonl',
     );
     assert.throws(() => resultFileName('../escape', new Date()));
+  });
+
+  it('records arguments without the paths of the machine that ran them', () => {
+    assert.deepEqual(
+      recordedArgs(['--quick', '--results-dir', '/var/tmp/r1', '--dir=/srv/x', '--records', '1024']),
+      ['--quick', '--results-dir', '<path>', '--dir=<path>', '--records', '1024'],
+    );
   });
 
   it('writes one JSON object per line, head fields first', () => {
