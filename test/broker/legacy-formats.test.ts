@@ -2,31 +2,16 @@
 // which the broker stores as v2 batches; Fetch v0-v3 get records converted back to the magic they understand.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { buildMessageSet, decodeMessageSet } from '../../src/protocol/records/legacy-message.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { fetchBody, readPartition, WireClient } from '../helpers/wire-client.js';
+import { useBrokerWithClient } from '../helpers/broker-suite.js';
+import { createTopic, fetchBody, readPartition } from '../helpers/wire-client.js';
 
 describe('legacy message formats', () => {
-  let broker: BrokerProcess;
-  let client: WireClient;
-  before(async () => {
-    broker = await startBroker();
-    client = await WireClient.connect(broker.host, broker.port);
-    const created = await client.call(ApiKey.CREATE_TOPICS, 2, {
-      topics: [{ name: 'legacy', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
-      timeoutMs: 5000,
-      validateOnly: false,
-    });
-    assert.equal(created.topics[0].errorCode, ErrorCode.NONE);
-  });
-  after(async () => {
-    client?.close();
-    await broker?.stop();
-  });
+  const suite = useBrokerWithClient({}, (suite) => createTopic(suite.client, 'legacy', { numPartitions: 1 }));
 
   it('stores magic 0 and magic 1 message sets from Produce v0-v2, plain and gzip, as v2 batches', async () => {
     const sets = [
@@ -56,7 +41,7 @@ describe('legacy message formats', () => {
     ];
     let expected = 0;
     for (const { version, set } of sets) {
-      const response = await client.call(ApiKey.PRODUCE, version, {
+      const response = await suite.client.call(ApiKey.PRODUCE, version, {
         transactionalId: null,
         acks: 1,
         timeoutMs: 5000,
@@ -67,7 +52,7 @@ describe('legacy message formats', () => {
       assert.equal(part.baseOffset, BigInt(expected));
       expected += decodeMessageSet(set).messages.length;
     }
-    const records = await readPartition(client, 'legacy', 0);
+    const records = await readPartition(suite.client, 'legacy', 0);
     assert.deepEqual(
       records.map((r) => [r.offset, r.value!.toString()]),
       [
@@ -81,7 +66,7 @@ describe('legacy message formats', () => {
   });
 
   it('answers Fetch v0 with magic 0 and Fetch v2 with magic 1 messages, whatever was produced', async () => {
-    await client.call(ApiKey.PRODUCE, 9, {
+    await suite.client.call(ApiKey.PRODUCE, 9, {
       transactionalId: null,
       acks: 1,
       timeoutMs: 5000,
@@ -96,7 +81,7 @@ describe('legacy message formats', () => {
       [0, 0],
       [2, 1],
     ] as const) {
-      const response = await client.call(ApiKey.FETCH, version, fetchBody('legacy', 0, 0));
+      const response = await suite.client.call(ApiKey.FETCH, version, fetchBody('legacy', 0, 0));
       const data = response.responses[0].partitions[0];
       assert.equal(data.errorCode, ErrorCode.NONE);
       const set = decodeMessageSet(data.records);
@@ -118,7 +103,7 @@ describe('legacy message formats', () => {
   });
 
   it('refuses a legacy message set on Produce v3 and later with INVALID_RECORD', async () => {
-    const response = await client.call(ApiKey.PRODUCE, 3, {
+    const response = await suite.client.call(ApiKey.PRODUCE, 3, {
       transactionalId: null,
       acks: 1,
       timeoutMs: 5000,

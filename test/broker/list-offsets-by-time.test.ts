@@ -3,29 +3,20 @@
 // LogAppendTime topic every record carries the append time.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { createTopic, produceBatch, WireClient } from '../helpers/wire-client.js';
+import { useBrokerWithClient } from '../helpers/broker-suite.js';
+import { createTopic, produceBatch } from '../helpers/wire-client.js';
 
 const BASE_MS = 1_700_000_000_000;
 
 describe('ListOffsets by time', () => {
-  let broker: BrokerProcess;
-  let client: WireClient;
-  before(async () => {
-    broker = await startBroker();
-    client = await WireClient.connect(broker.host, broker.port);
-  });
-  after(async () => {
-    client?.close();
-    await broker?.stop();
-  });
+  const suite = useBrokerWithClient();
 
   const lookup = async (topic: string, timestamp: number): Promise<{ offset: bigint; timestamp: bigint }> => {
-    const response = await client.call(ApiKey.LIST_OFFSETS, 7, {
+    const response = await suite.client.call(ApiKey.LIST_OFFSETS, 7, {
       replicaId: -1,
       isolationLevel: 0,
       topics: [
@@ -44,10 +35,10 @@ describe('ListOffsets by time', () => {
   };
 
   it("answers the found record's own timestamp (CreateTime)", async () => {
-    await createTopic(client, 'by-time', { numPartitions: 1 });
+    await createTopic(suite.client, 'by-time', { numPartitions: 1 });
     // One batch, records 10 s apart: the batch's max timestamp (BASE + 30 s) belongs to its last record only.
     const records = [0, 10, 20, 30].map((s, i) => ({ value: `v${i}`, timestamp: BASE_MS + s * 1000 }));
-    const produced = await produceBatch(client, 'by-time', buildBatch(records));
+    const produced = await produceBatch(suite.client, 'by-time', buildBatch(records));
     assert.equal(produced.errorCode, ErrorCode.NONE);
 
     assert.deepEqual(await lookup('by-time', BASE_MS), { offset: 0n, timestamp: BigInt(BASE_MS) });
@@ -63,13 +54,13 @@ describe('ListOffsets by time', () => {
   });
 
   it('answers the append time in a LogAppendTime topic', async () => {
-    await createTopic(client, 'by-append-time', {
+    await createTopic(suite.client, 'by-append-time', {
       numPartitions: 1,
       configs: { 'message.timestamp.type': 'LogAppendTime' },
     });
     const before = Date.now();
     const records = [0, 1, 2].map((i) => ({ value: `v${i}`, timestamp: BASE_MS + i }));
-    const produced = await produceBatch(client, 'by-append-time', buildBatch(records));
+    const produced = await produceBatch(suite.client, 'by-append-time', buildBatch(records));
     assert.equal(produced.errorCode, ErrorCode.NONE);
     const appendTime = Number(produced.logAppendTimeMs);
     assert.ok(appendTime >= before, `append time ${appendTime} before the produce at ${before}`);

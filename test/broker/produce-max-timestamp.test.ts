@@ -2,14 +2,14 @@
 // largest record timestamp in its header, as Kafka's LogValidator does, so that ListOffsets by time finds it.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { writeBatchCrc } from '../../src/protocol/records/batch-crc.js';
 import { batchHeader, CompressionType, MAX_TIMESTAMP } from '../../src/protocol/records/batch-header.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { fetchBody, WireClient } from '../helpers/wire-client.js';
+import { useBrokerWithClient } from '../helpers/broker-suite.js';
+import { createTopic, fetchBody } from '../helpers/wire-client.js';
 
 const BASE_MS = 1_700_000_000_000;
 
@@ -26,25 +26,10 @@ function batchWithoutMaxTimestamp(first: number, count: number, compression: num
 }
 
 describe('produce with a max timestamp of -1 in the batch header', () => {
-  let broker: BrokerProcess;
-  let client: WireClient;
-  before(async () => {
-    broker = await startBroker();
-    client = await WireClient.connect(broker.host, broker.port);
-    const created = await client.call(ApiKey.CREATE_TOPICS, 2, {
-      topics: [{ name: 'no-max', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
-      timeoutMs: 5000,
-      validateOnly: false,
-    });
-    assert.equal(created.topics[0].errorCode, ErrorCode.NONE);
-  });
-  after(async () => {
-    client?.close();
-    await broker?.stop();
-  });
+  const suite = useBrokerWithClient({}, (suite) => createTopic(suite.client, 'no-max', { numPartitions: 1 }));
 
   const offsetAt = async (timestamp: number): Promise<bigint> => {
-    const response = await client.call(ApiKey.LIST_OFFSETS, 1, {
+    const response = await suite.client.call(ApiKey.LIST_OFFSETS, 1, {
       replicaId: -1,
       isolationLevel: 0,
       topics: [
@@ -69,7 +54,7 @@ describe('produce with a max timestamp of -1 in the batch header', () => {
       batchWithoutMaxTimestamp(2, 3, CompressionType.Gzip),
     ];
     for (const batch of batches) {
-      const response = await client.call(ApiKey.PRODUCE, 3, {
+      const response = await suite.client.call(ApiKey.PRODUCE, 3, {
         transactionalId: null,
         acks: -1,
         timeoutMs: 5000,
@@ -78,7 +63,7 @@ describe('produce with a max timestamp of -1 in the batch header', () => {
       assert.equal(response.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
     }
 
-    const fetched = await client.call(ApiKey.FETCH, 12, fetchBody('no-max', 0, 0));
+    const fetched = await suite.client.call(ApiKey.FETCH, 12, fetchBody('no-max', 0, 0));
     const bytes: Buffer = fetched.responses[0].partitions[0].records;
     const maxima: number[] = [];
     for (let pos = 0; pos < bytes.length; pos += batchHeader.sizeInBytes(bytes, pos)) {

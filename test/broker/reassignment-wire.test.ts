@@ -3,18 +3,15 @@
 // and NOT_CONTROLLER from a broker that is not the controller are in test/cluster/reassignment.test.ts.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { WireClient } from '../helpers/wire-client.js';
+import { useBrokerWithClient } from '../helpers/broker-suite.js';
+import { createTopic } from '../helpers/wire-client.js';
 
 describe('partition reassignment requests on a single broker', () => {
-  let broker: BrokerProcess;
-  let client: WireClient;
-
   function alter(topic: string, partitionIndex: number, replicas: number[] | null) {
-    return client.call(ApiKey.ALTER_PARTITION_REASSIGNMENTS, 0, {
+    return suite.client.call(ApiKey.ALTER_PARTITION_REASSIGNMENTS, 0, {
       timeoutMs: 5000,
       topics: [{ name: topic, partitions: [{ partitionIndex, replicas }] }],
     });
@@ -27,23 +24,10 @@ describe('partition reassignment requests on a single broker', () => {
     return { code: p.errorCode as number, message: p.errorMessage as string | null };
   }
 
-  before(async () => {
-    broker = await startBroker();
-    client = await WireClient.connect(broker.host, broker.port);
-    const created = await client.call(ApiKey.CREATE_TOPICS, 5, {
-      topics: [{ name: 'placed', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
-      timeoutMs: 5000,
-      validateOnly: false,
-    });
-    assert.equal(created.topics[0].errorCode, ErrorCode.NONE);
-  });
-  after(async () => {
-    client?.close();
-    await broker?.stop();
-  });
+  const suite = useBrokerWithClient({}, (suite) => createTopic(suite.client, 'placed', { numPartitions: 1 }));
 
   it('advertises both APIs at version 0 in ApiVersions', async () => {
-    const response = await client.call(ApiKey.API_VERSIONS, 3, {
+    const response = await suite.client.call(ApiKey.API_VERSIONS, 3, {
       clientSoftwareName: 'brook-test',
       clientSoftwareVersion: '1.0',
     });
@@ -76,10 +60,13 @@ describe('partition reassignment requests on a single broker', () => {
 
   it('accepts the current replicas as a no-op, and lists no reassignment', async () => {
     assert.equal((await partitionError('placed', 0, [0])).code, ErrorCode.NONE);
-    const all = await client.call(ApiKey.LIST_PARTITION_REASSIGNMENTS, 0, { timeoutMs: 5000, topics: null });
+    const all = await suite.client.call(ApiKey.LIST_PARTITION_REASSIGNMENTS, 0, {
+      timeoutMs: 5000,
+      topics: null,
+    });
     assert.equal(all.errorCode, ErrorCode.NONE);
     assert.deepEqual(all.topics, []);
-    const named = await client.call(ApiKey.LIST_PARTITION_REASSIGNMENTS, 0, {
+    const named = await suite.client.call(ApiKey.LIST_PARTITION_REASSIGNMENTS, 0, {
       timeoutMs: 5000,
       topics: [{ name: 'placed', partitionIndexes: [0, 1] }],
     });

@@ -3,33 +3,23 @@
 // diagnostics; the assertions check that every commit succeeded and the last one is what OffsetFetch returns.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { useBrokerWithClient } from '../helpers/broker-suite.js';
 import { commitOffsets, waitForCoordinator } from '../helpers/offset-commits.js';
-import { WireClient } from '../helpers/wire-client.js';
 
 describe('offset commit rate', () => {
-  let broker: BrokerProcess;
-  let client: WireClient;
-  before(async () => {
-    broker = await startBroker();
-    client = await WireClient.connect(broker.host, broker.port);
-  });
-  after(async () => {
-    client?.close();
-    await broker?.stop();
-  });
+  const suite = useBrokerWithClient();
 
   it('commits sequentially and pipelined, every one acknowledged', async (t) => {
-    await waitForCoordinator(client, 'rate');
+    await waitForCoordinator(suite.client, 'rate');
     const count = 2000;
-    const sequentialMs = await commitOffsets(client, 'rate', 1, count, 1);
+    const sequentialMs = await commitOffsets(suite.client, 'rate', 1, count, 1);
     t.diagnostic(`sequential: ${Math.round((count / sequentialMs) * 1000)} commits/s (4 partitions each)`);
-    const pipelinedMs = await commitOffsets(client, 'rate', count + 1, count, 64);
+    const pipelinedMs = await commitOffsets(suite.client, 'rate', count + 1, count, 64);
     t.diagnostic(`pipelined by 64: ${Math.round((count / pipelinedMs) * 1000)} commits/s`);
     const last = 2 * count;
-    const fetched = await client.call(ApiKey.OFFSET_FETCH, 8, {
+    const fetched = await suite.client.call(ApiKey.OFFSET_FETCH, 8, {
       groupId: '',
       topics: [],
       groups: [
