@@ -4,6 +4,7 @@
 // rename itself survives a power cut. A reader therefore sees the old file or the new one, never a torn one.
 // `writeFileAtomic` is synchronous (startup, shutdown, rare files); `AtomicFile` does the same off the event
 // loop for files rewritten while the broker serves (checkpoints), so no fsync stalls the loop.
+// `writeFileUnsynced` + `fsyncFileAndDir` split the same steps for callers that order the fsync themselves.
 
 import {
   close,
@@ -32,18 +33,89 @@ export function fsyncDir(dir: string): void {
 }
 
 export function writeFileAtomic(path: string, content: string | Buffer): void {
+  replaceFile(path, content, true);
+  fsyncDir(dirname(path));
+}
+
+/**
+ * Replaces the file as writeFileAtomic does (tmp, rename), but fsyncs nothing: a reader of this boot sees the
+ * whole new content at once, and `fsyncFileAndDir` makes it durable later, off the event loop. Only for files
+ * whose loss or tearing in a crash the reader detects and survives (producer snapshots carry a CRC and are
+ * trusted only below the recovery point, which moves after that fsync).
+ */
+export function writeFileUnsynced(path: string, content: string | Buffer): void {
+  replaceFile(path, content, false);
+}
+
+function replaceFile(path: string, content: string | Buffer, sync: boolean): void {
   const tmp = path + TMP_SUFFIX;
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   const fd = openSync(tmp, 'w');
   try {
     let written = 0;
     while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written, written);
-    fsyncSync(fd);
+    if (sync) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
   renameSync(tmp, path);
+}
+
+/**
+ * fsyncs a file and then its directory in the thread pool (the completion of a `writeFileUnsynced`). A file
+ * that is gone meanwhile (deleted by truncation or retention) needs nothing and resolves.
+ */
+export function fsyncFileAndDir(path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    open(path, 'r', (err, fd) => {
+      if (err !== null) {
+        if (err.code === 'ENOENT') resolve();
+        else reject(err);
+        return;
+      }
+      fsync(fd, (syncErr) =>
+        close(fd, (closeErr) => {
+          const first = syncErr ?? closeErr ?? null;
+          if (first !== null) return reject(first);
+          fsyncDirAsync(dirname(path), (dirErr) => (dirErr === null ? resolve() : reject(dirErr)));
+        }),
+      );
+    });
+  });
+}
+
+/** fsyncFileAndDir, synchronously (shutdown). */
+export function fsyncFileAndDirNow(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
   fsyncDir(dirname(path));
+}
+
+/**
+ * fsyncs, in the thread pool, a file the caller has just opened for this purpose (`fd` is then this call's:
+ * it is closed when the fsync ends). A descriptor of its own means the owner may close, rename or delete the
+ * file meanwhile: the fsync still reaches the same inode and no other file can take the descriptor's number.
+ */
+export function fsyncAndClose(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    fsync(fd, (syncErr) =>
+      close(fd, (closeErr) => {
+        const first = syncErr ?? closeErr ?? null;
+        if (first !== null) reject(first);
+        else resolve();
+      }),
+    );
+  });
 }
 
 /**

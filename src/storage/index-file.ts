@@ -23,6 +23,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { AssertionError, assert } from '../common/assert.js';
+import { fsyncAndClose } from './atomic-file.js';
 import { STORAGE_LIMITS } from './log-config.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -271,6 +272,20 @@ export class IndexFile {
   flush(): void {
     this.writePending();
     fsyncSync(this.useFd());
+  }
+
+  /**
+   * flush() with the fsync in the thread pool: pending entries are written now, then a descriptor of the
+   * fsync's own (not the one dropped when the turn ends) is synced and closed off the event loop, so the index
+   * may be released, closed or deleted while it runs. Entries appended after this call are not covered.
+   */
+  flushInBackground(): Promise<void> {
+    try {
+      this.writePending();
+      return fsyncAndClose(openSync(this.path, 'r'));
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   renameTo(path: string): void {

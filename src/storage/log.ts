@@ -51,7 +51,10 @@ import {
   deleteSnapshotFile,
   listSnapshotOffsets,
   readSnapshotFile,
+  syncSnapshotFile,
+  syncSnapshotFileNow,
   writeSnapshotFile,
+  writeSnapshotFileUnsynced,
 } from './producer-snapshot.js';
 import { type ProducerCheck, ProducerStateManager } from './producer-state.js';
 import { type RetentionReason, retentionDecision } from './retention.js';
@@ -191,6 +194,15 @@ export class Log {
   private closed = false;
   /** Bumped by every truncation, so a flush that started before one does not vouch for bytes written after. */
   private truncations = 0;
+  /**
+   * Producer snapshots written at a roll and not yet fsync'ed, by offset. A flush fsyncs those at or below its
+   * target before it moves the recovery point (see roll); `sync` is the fsync running, shared by every flush
+   * that needs it. An entry leaves once its fsync is done, unless a newer snapshot at the offset replaced it.
+   */
+  private readonly unsyncedSnapshots = new Map<number, { sync: Promise<void> | null }>();
+  /** The flush running (see flush), and the highest target asked of flushes waiting for it. */
+  private flushRunning: Promise<void> | null = null;
+  private flushWantedUpTo = 0;
   private recoveredBytesCutValue = 0;
   /** Queued appends not yet handed to the file system, oldest first. */
   private queued: QueuedAppend[] = [];
@@ -877,7 +889,24 @@ export class Log {
         if (!old.isDeleted) old.onRoll();
       });
     }
-    writeSnapshotFile(this.dir, this.logEndOffsetValue, this.producerState.toSnapshot());
+    // The snapshot is written whole now (tmp, rename) but fsync'ed by the background flush below, before that
+    // flush moves the recovery point to the new base, as Kafka defers it to the rolled segment's flush. An
+    // fsync here would wait, on ext4, for a journal commit of every dirty byte of the disk (0.2-0.3 s with
+    // gigabytes dirty), stalling the event loop. Crash safety stays as it was: recovery reads a snapshot only at
+    // or below the first segment above the recovery point, and the recovery point cannot pass this offset before
+    // the snapshot and its directory entry are durable. Until then a crash may leave it missing, empty or torn:
+    // the CRC check makes readSnapshotFile return null and recovery takes an older snapshot and replays from it
+    // (it would not reach this one anyway, as the rolled segment is then above the recovery point).
+    const snapshotOffset = this.logEndOffsetValue;
+    if (snapshotOffset > this.recoveryPointValue) {
+      writeSnapshotFileUnsynced(this.dir, snapshotOffset, this.producerState.toSnapshot());
+      this.unsyncedSnapshots.set(snapshotOffset, { sync: null });
+    } else {
+      // Nothing was appended since a flush reached the log end: the recovery point already covers this offset,
+      // so the snapshot must be durable before roll returns, as it always was.
+      writeSnapshotFile(this.dir, snapshotOffset, this.producerState.toSnapshot());
+      this.unsyncedSnapshots.delete(snapshotOffset);
+    }
     const segment = LogSegment.create(this.dir, baseOffset, this.config, this.clock.nowMs(), this.jitter());
     this.segments.push(segment);
     if (old.reservedSize > 0) this.flushInBackground(baseOffset);
@@ -1134,6 +1163,7 @@ export class Log {
     this.logStartOffsetValue = offset;
     this.epochCache.clear();
     for (const o of listSnapshotOffsets(this.dir)) deleteSnapshotFile(this.dir, o);
+    this.unsyncedSnapshots.clear();
     this.afterTruncation();
     this.producerState.clear(offset);
   }
@@ -1147,8 +1177,13 @@ export class Log {
     this.highWatermarkValue = Math.min(this.highWatermarkValue, this.logEndOffsetValue);
     this.highWatermarkValue = Math.max(this.highWatermarkValue, this.logStartOffsetValue);
     this.recoveryPointValue = Math.min(this.recoveryPointValue, this.logEndOffsetValue);
+    this.flushWantedUpTo = Math.min(this.flushWantedUpTo, this.logEndOffsetValue);
     this.epochCache.truncateFromEnd(this.logEndOffsetValue);
     this.rebuildProducerState(new Set());
+    // rebuildProducerState deleted the snapshots above the new log end: nothing left to fsync for them.
+    for (const offset of this.unsyncedSnapshots.keys()) {
+      if (offset > this.logEndOffsetValue) this.unsyncedSnapshots.delete(offset);
+    }
   }
 
   // ---------------------------------------------------------------- compaction
@@ -1283,6 +1318,25 @@ export class Log {
     if (upTo <= this.recoveryPointValue) return;
     if (upTo >= this.logEndOffsetValue) this.unflushedRecords = 0;
     this.lastFlushMs = this.clock.monotonicMs();
+    // One flush at a time, the next one covering every target asked for meanwhile. The recovery point moves
+    // only when a flush ends, so flushes running side by side (a burst of rolls) would each fsync every segment
+    // from it, the oldest once per flush, each index with a descriptor of its own.
+    while (this.flushRunning !== null) {
+      this.flushWantedUpTo = Math.max(this.flushWantedUpTo, upTo);
+      await this.flushRunning.catch(ignore);
+      if (this.closed || upTo <= this.recoveryPointValue) return;
+    }
+    upTo = Math.max(upTo, Math.min(this.flushWantedUpTo, this.logEndOffsetValue));
+    const running = this.flushNow(upTo);
+    this.flushRunning = running;
+    try {
+      await running;
+    } finally {
+      if (this.flushRunning === running) this.flushRunning = null;
+    }
+  }
+
+  private async flushNow(upTo: number): Promise<void> {
     const truncationsBefore = this.truncations;
     // An fsync vouches only for bytes already written: wait for the queued appends below upTo.
     if (this.hasQueuedAppends) {
@@ -1293,10 +1347,36 @@ export class Log {
     const segments = this.segments.filter(
       (s) => s.baseOffset < upTo && s.nextOffset > this.recoveryPointValue,
     );
-    // Recovery does not look below the recovery point, so the epochs of those offsets must be in the file.
-    await Promise.all([...segments.map((s) => fsyncSegment(s)), this.epochCache.whenPersisted()]);
+    // Recovery does not look below the recovery point, so the epochs of those offsets must be in the file, and
+    // it trusts the snapshots up to it, so those written at rolls must be durable too. The snapshot's directory
+    // fsync also makes the rolled-to segment's new files durable names (created after the snapshot).
+    await Promise.all([
+      ...segments.map((s) => fsyncSegment(s)),
+      ...this.syncSnapshotsUpTo(upTo),
+      this.epochCache.whenPersisted(),
+    ]);
     if (this.closed || this.truncations !== truncationsBefore) return;
     this.recoveryPointValue = Math.max(this.recoveryPointValue, Math.min(upTo, this.logEndOffsetValue));
+  }
+
+  /** The fsyncs of the unsynced snapshots at or below `upTo`, started if not running yet. */
+  private syncSnapshotsUpTo(upTo: number): Promise<void>[] {
+    const syncs: Promise<void>[] = [];
+    for (const [offset, entry] of this.unsyncedSnapshots) {
+      if (offset > upTo) continue;
+      entry.sync ??= syncSnapshotFile(this.dir, offset).then(
+        () => {
+          if (this.unsyncedSnapshots.get(offset) === entry) this.unsyncedSnapshots.delete(offset);
+        },
+        (err: Error) => {
+          // The next flush tries again; this one fails (and the directory goes offline through its caller).
+          entry.sync = null;
+          throw err;
+        },
+      );
+      syncs.push(entry.sync);
+    }
+    return syncs;
   }
 
   /** Group commit: all appends made before the sync starts share one fdatasync of their segments. */
@@ -1348,6 +1428,9 @@ export class Log {
     this.closed = true;
     this.tailCache?.clear();
     this.epochCache.persistNow();
+    // Snapshots of rolls whose flush has not run are made durable too: after a clean shutdown every file is.
+    for (const offset of this.unsyncedSnapshots.keys()) syncSnapshotFileNow(this.dir, offset);
+    this.unsyncedSnapshots.clear();
     writeSnapshotFile(this.dir, this.logEndOffsetValue, this.producerState.toSnapshot());
     // As Kafka does on a clean shutdown, everything is made durable, so the checkpointed recovery point is the
     // log end offset.
@@ -1434,13 +1517,23 @@ function emptyRead(startOffset: number): ReadResult {
 const CONTROL_BATCH_BYTES_MAX = 64 * 1024;
 
 function fsyncSegment(segment: LogSegment): Promise<void> {
-  // Index files are small; their fsync rides along synchronously, the .log fsync runs in the thread pool.
-  if (!segment.isDeleted) {
-    segment.offsetIndex.file.flush();
-    segment.timeIndex.file.flush();
-    segment.txnIndex.flush();
-  }
-  return syncLogFile(segment, fsync);
+  if (segment.isDeleted) return Promise.resolve();
+  // Every fsync runs in the thread pool, the indexes' too: small as they are, on ext4 (data=ordered) an fsync
+  // of any file waits for a journal commit that writes out every dirty byte of the disk first. Their pending
+  // entries are written now; each index fsync uses a descriptor of its own (see IndexFile.flushInBackground).
+  const syncs = [
+    segment.offsetIndex.file.flushInBackground(),
+    segment.timeIndex.file.flushInBackground(),
+    segment.txnIndex.flushInBackground(),
+    syncLogFile(segment, fsync),
+  ];
+  return Promise.all(syncs).then(
+    () => {},
+    (err: Error) => {
+      // A segment deleted while its fsyncs ran no longer matters.
+      if (!segment.isDeleted) throw err;
+    },
+  );
 }
 
 function fdatasyncSegment(segment: LogSegment): Promise<void> {

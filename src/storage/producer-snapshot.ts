@@ -9,7 +9,14 @@
 
 import { readdirSync, unlinkSync } from 'node:fs';
 import { crc32c } from '@node-rs/crc32';
-import { readSmallFile, StorageFormatError, writeFileAtomic } from './atomic-file.js';
+import {
+  fsyncFileAndDir,
+  fsyncFileAndDirNow,
+  readSmallFile,
+  StorageFormatError,
+  writeFileAtomic,
+  writeFileUnsynced,
+} from './atomic-file.js';
 import { parseOffsetFileName, SNAPSHOT_SUFFIX, segmentFilePath } from './file-names.js';
 import { STORAGE_LIMITS } from './log-config.js';
 
@@ -92,6 +99,28 @@ export function listSnapshotOffsets(dir: string): number[] {
 
 export function writeSnapshotFile(dir: string, offset: number, entries: readonly SnapshotEntry[]): void {
   writeFileAtomic(segmentFilePath(dir, offset, SNAPSHOT_SUFFIX), encodeSnapshot(entries));
+}
+
+/**
+ * Writes the snapshot at `offset` complete (tmp, rename) but not durable: `syncSnapshotFile` must finish before
+ * anything relies on it surviving a crash (the log's recovery point moving to or past `offset`).
+ */
+export function writeSnapshotFileUnsynced(
+  dir: string,
+  offset: number,
+  entries: readonly SnapshotEntry[],
+): void {
+  writeFileUnsynced(segmentFilePath(dir, offset, SNAPSHOT_SUFFIX), encodeSnapshot(entries));
+}
+
+/** Makes a `writeSnapshotFileUnsynced` durable off the event loop; a snapshot deleted meanwhile resolves. */
+export function syncSnapshotFile(dir: string, offset: number): Promise<void> {
+  return fsyncFileAndDir(segmentFilePath(dir, offset, SNAPSHOT_SUFFIX));
+}
+
+/** Makes a `writeSnapshotFileUnsynced` durable now, synchronously (clean shutdown); a deleted one is skipped. */
+export function syncSnapshotFileNow(dir: string, offset: number): void {
+  fsyncFileAndDirNow(segmentFilePath(dir, offset, SNAPSHOT_SUFFIX));
 }
 
 /** Reads the snapshot at `offset`; null when it is missing or damaged (the caller then replays more log). */
