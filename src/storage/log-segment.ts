@@ -20,6 +20,7 @@
 import {
   closeSync,
   fdatasyncSync,
+  type fsync,
   read as fsRead,
   fstatSync,
   writev as fsWritev,
@@ -221,6 +222,26 @@ export class LogSegment {
   /** The file descriptor of the .log file, for callers that send byte ranges themselves. */
   get logFd(): number {
     return this.fd;
+  }
+
+  /**
+   * fsync or fdatasync of the .log file off the event loop, then `done`. Counted as I/O in flight like writes
+   * and reads, so the descriptor stays open until the sync finishes even if the segment is deleted or closed
+   * meanwhile (a closed descriptor could be reused by another file, which would be synced instead). A segment
+   * deleted or closed while its sync ran answers without error: its bytes no longer matter to the log.
+   */
+  syncLog(sync: typeof fsync, done: (err: Error | null) => void): void {
+    if (this.fd < 0 || this.deleted) {
+      done(null);
+      return;
+    }
+    this.ioInFlight++;
+    sync(this.fd, (err) => {
+      this.ioInFlight--;
+      const gone = this.deleted || this.closeWhenIdle;
+      if (this.ioInFlight === 0 && this.closeWhenIdle) this.finishDelete();
+      done(gone ? null : err);
+    });
   }
 
   /** Whether an append of `bytes` ending at `lastOffset`, at time `nowMs`, must go to a new segment first. */

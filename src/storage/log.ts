@@ -1541,13 +1541,7 @@ function fdatasyncSegment(segment: LogSegment): Promise<void> {
 }
 
 function syncLogFile(segment: LogSegment, sync: typeof fsync): Promise<void> {
-  const fd = segment.logFd;
-  if (fd < 0 || segment.isDeleted) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    sync(fd, (err) => {
-      // A segment deleted while its sync ran no longer matters.
-      if (err !== null && !(segment.isDeleted || segment.logFd < 0)) reject(err);
-      else resolve();
-    });
-  });
+  return new Promise((resolve, reject) =>
+    segment.syncLog(sync, (err) => (err === null ? resolve() : reject(err))),
+  );
 }

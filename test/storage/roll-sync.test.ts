@@ -180,3 +180,31 @@ for (const damage of ['an empty', 'a torn'] as const) {
     assert.deepEqual(h.log.checkProducerBatch(next), { kind: 'ok' });
   });
 }
+
+test('a segment deleted while its .log fsync runs keeps its descriptor until the fsync is done', async (t) => {
+  const h = openHarness(t, CONFIG);
+  const errors: Error[] = [];
+  h.reopen(true, { onBackgroundError: (err) => errors.push(err) });
+  for (let i = 0; i < 4; i++) h.append({ producerId: 9, producerEpoch: 0, baseSequence: i, count: 1 });
+  const spy = spyOnFsync(t, () => h.log.recoveryPoint, /\.log$/);
+  const rolled = h.log.activeSegment;
+  const fd = rolled.logFd;
+  h.log.roll();
+  await until('the rolled segment fsync', () => spy.held.length > 0);
+
+  // Truncation deletes the rolled segment while its fsync waits in the thread pool: closing the descriptor now
+  // would let another file take its number and be synced in its place.
+  h.log.truncateTo(rolled.baseOffset);
+  assert.ok(rolled.isDeleted);
+  // The kernel names an unlinked file "<path> (deleted)"; a descriptor closed and reused would name a live file.
+  const stem = String(rolled.baseOffset).padStart(20, '0');
+  assert.match(
+    readlinkSync(`/proc/self/fd/${fd}`),
+    new RegExp(`${stem}\\.log.* \\(deleted\\)$`),
+    'the descriptor is still the deleted segment',
+  );
+  for (const release of spy.held.splice(0)) release();
+  await until('the descriptor to close', () => rolled.logFd < 0);
+  for (let i = 0; i < 20; i++) await nextTurn();
+  assert.deepEqual(errors, []);
+});
