@@ -20,10 +20,10 @@
 import {
   closeSync,
   fdatasyncSync,
-  type fsync,
   read as fsRead,
   fstatSync,
   writev as fsWritev,
+  type fsync,
   fsyncSync,
   ftruncateSync,
   openSync,
