@@ -344,17 +344,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
           const partition = this.partitionNow(record, prepared.key, prepared.size);
           if (partition >= 0) {
             this.bufferedBytes += prepared.size;
-            const { key, value, headers, timestamp, size } = prepared;
-            this.append(
-              this.queueOf(record.topic, partition),
-              key,
-              value,
-              headers,
-              timestamp,
-              size,
-              slot,
-              slot,
-            );
+            this.appendPrepared(this.queueOf(record.topic, partition), prepared, slot, slot);
           } else {
             this.sendSlow(record, prepared).then(
               (m) => slot.resolve(m),
@@ -436,18 +426,8 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       this.release(prepared.size);
       throw new ClientStateError('the producer was closed before the record was sent');
     }
-    const { key, value, headers, timestamp, size } = prepared;
     return new Promise<RecordMetadata>((resolve, reject) => {
-      this.append(
-        this.queueOf(record.topic, partition),
-        key,
-        value,
-        headers,
-        timestamp,
-        size,
-        resolve,
-        reject,
-      );
+      this.appendPrepared(this.queueOf(record.topic, partition), prepared, resolve, reject);
     });
   }
 
@@ -565,6 +545,11 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     batch.bytes += size;
     this.unsettled++;
     if (batch.writer.sizeInBytes >= this.batchSize && this.canSendNow(pq)) this.closeBatch(batch);
+  }
+
+  /** `append` of a record prepared on the slow path (or by sendBatch). */
+  private appendPrepared(pq: PartitionQueue, r: Prepared, onSuccess: OnSuccess, onFailure: OnFailure): void {
+    this.append(pq, r.key, r.value, r.headers, r.timestamp, r.size, onSuccess, onFailure);
   }
 
   private openBatch(pq: PartitionQueue, firstRecordBytes: number): Batch {

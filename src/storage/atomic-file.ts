@@ -73,13 +73,10 @@ export function fsyncFileAndDir(path: string): Promise<void> {
         else reject(err);
         return;
       }
-      fsync(fd, (syncErr) =>
-        close(fd, (closeErr) => {
-          const first = syncErr ?? closeErr ?? null;
-          if (first !== null) return reject(first);
-          fsyncDirAsync(dirname(path), (dirErr) => (dirErr === null ? resolve() : reject(dirErr)));
-        }),
-      );
+      fsyncThenClose(fd, (syncErr) => {
+        if (syncErr !== null) return reject(syncErr);
+        fsyncDirAsync(dirname(path), (dirErr) => (dirErr === null ? resolve() : reject(dirErr)));
+      });
     });
   });
 }
@@ -102,20 +99,25 @@ export function fsyncFileAndDirNow(path: string): void {
 }
 
 /**
- * fsyncs, in the thread pool, a file the caller has just opened for this purpose (`fd` is then this call's:
- * it is closed when the fsync ends). A descriptor of its own means the owner may close, rename or delete the
- * file meanwhile: the fsync still reaches the same inode and no other file can take the descriptor's number.
+ * Opens `path` now and fsyncs it in the thread pool on that descriptor, which is this call's and is closed when
+ * the fsync ends. A descriptor of its own means the owner may close, rename or delete the file meanwhile: the
+ * fsync still reaches the same inode and no other file can take the descriptor's number.
  */
-export function fsyncAndClose(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    fsync(fd, (syncErr) =>
-      close(fd, (closeErr) => {
-        const first = syncErr ?? closeErr ?? null;
-        if (first !== null) reject(first);
-        else resolve();
-      }),
-    );
-  });
+export function fsyncInBackground(path: string): Promise<void> {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return new Promise((resolve, reject) =>
+    fsyncThenClose(fd, (err) => (err === null ? resolve() : reject(err))),
+  );
+}
+
+/** fsyncs `fd` and then closes it, in the thread pool; `done` gets the first error of the two. */
+function fsyncThenClose(fd: number, done: (err: Error | null) => void): void {
+  fsync(fd, (syncErr) => close(fd, (closeErr) => done(syncErr ?? closeErr ?? null)));
 }
 
 /**
@@ -256,10 +258,7 @@ function writeTmp(path: string, bytes: Buffer, done: (err: Error | null) => void
 }
 
 function fsyncDirAsync(dir: string, done: (err: Error | null) => void): void {
-  open(dir, 'r', (err, fd) => {
-    if (err !== null) return done(err);
-    fsync(fd, (syncErr) => close(fd, (closeErr) => done(syncErr ?? closeErr ?? null)));
-  });
+  open(dir, 'r', (err, fd) => (err !== null ? done(err) : fsyncThenClose(fd, done)));
 }
 
 /** Reads a whole small file, or null if it does not exist; refuses files larger than `bytesMax`. */

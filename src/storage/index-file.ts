@@ -23,7 +23,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { AssertionError, assert } from '../common/assert.js';
-import { fsyncAndClose } from './atomic-file.js';
+import { fsyncInBackground } from './atomic-file.js';
 import { STORAGE_LIMITS } from './log-config.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -282,10 +282,10 @@ export class IndexFile {
   flushInBackground(): Promise<void> {
     try {
       this.writePending();
-      return fsyncAndClose(openSync(this.path, 'r'));
     } catch (err) {
       return Promise.reject(err);
     }
+    return fsyncInBackground(this.path);
   }
 
   renameTo(path: string): void {

@@ -552,13 +552,7 @@ export class Log {
     segment.append(batches, 0, batches.length);
     this.afterAppend(batches, segment, scan);
     this.writtenEndValue = this.logEndOffsetValue;
-    let durable: Promise<void> | null = null;
-    if (this.config.ackAfterFsync) {
-      this.dirtySegments.add(segment);
-      durable = new Promise<void>((resolve, reject) => this.durableWaiters.push({ resolve, reject }));
-      this.scheduleGroupSync();
-    }
-    return { ...scan, durable, written: null };
+    return { ...scan, durable: this.durableAfterGroupSync(segment), written: null };
   }
 
   /**
@@ -641,13 +635,7 @@ export class Log {
     }
     segment.commitAppend(batches, 0, batches.length, position);
     this.tailCache?.add(batches, scan.firstOffset, scan.lastOffset);
-    let durable: Promise<void> | null = null;
-    if (this.config.ackAfterFsync) {
-      this.dirtySegments.add(segment);
-      durable = new Promise<void>((resolve, reject) => this.durableWaiters.push({ resolve, reject }));
-      durable.catch(ignore);
-      this.scheduleGroupSync();
-    }
+    const durable = this.durableAfterGroupSync(segment);
     this.afterAppend(batches, segment, scan);
     this.writtenEndValue = this.logEndOffsetValue;
     // The owner hears of it once the caller's state change is over, as after a queued write.
@@ -780,11 +768,7 @@ export class Log {
     this.settledSeq = a.seq;
     this.writtenEndValue = a.lastOffset + 1;
     a.written.resolve();
-    if (a.durable !== null) {
-      this.dirtySegments.add(a.segment);
-      this.durableWaiters.push(a.durable);
-      this.scheduleGroupSync();
-    }
+    if (a.durable !== null) this.joinGroupSync(a.segment, a.durable);
   }
 
   /**
@@ -1377,6 +1361,24 @@ export class Log {
       syncs.push(entry.sync);
     }
     return syncs;
+  }
+
+  /**
+   * With ackAfterFsync, the promise of the group fdatasync that will cover `segment`'s bytes, written by now
+   * (nobody may be waiting for it: a rejection must not become an unhandled one); null without.
+   */
+  private durableAfterGroupSync(segment: LogSegment): Promise<void> | null {
+    if (!this.config.ackAfterFsync) return null;
+    const durable = new Promise<void>((resolve, reject) => this.joinGroupSync(segment, { resolve, reject }));
+    durable.catch(ignore);
+    return durable;
+  }
+
+  /** `waiter` is told when a group fdatasync that includes `segment` is done. */
+  private joinGroupSync(segment: LogSegment, waiter: DurableWaiter): void {
+    this.dirtySegments.add(segment);
+    this.durableWaiters.push(waiter);
+    this.scheduleGroupSync();
   }
 
   /** Group commit: all appends made before the sync starts share one fdatasync of their segments. */

@@ -22,7 +22,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { assert } from '../common/assert.js';
-import { fsyncAndClose } from './atomic-file.js';
+import { fsyncInBackground } from './atomic-file.js';
 import { STORAGE_LIMITS } from './log-config.js';
 
 export const TXN_INDEX_ENTRY_BYTES = 34;
@@ -166,11 +166,7 @@ export class TxnIndex {
   /** flush() with the fsync in the thread pool (entries are written when appended; nothing waits in memory). */
   flushInBackground(): Promise<void> {
     if (this.txns.length === 0) return Promise.resolve();
-    try {
-      return fsyncAndClose(openSync(this.path, 'r'));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return fsyncInBackground(this.path);
   }
 
   renameTo(path: string): void {
