@@ -1,7 +1,8 @@
 // A real cluster for a test: a throwaway ZooKeeper and N broker processes (ids 0..N-1) that share overrides,
 // each broker's own overrides on top. Brokers start side by side, or one after another in `order` when a test
-// needs to know which one runs the controller (the first to start). The cluster owns one data directory a broker, kept across a broker's restart (start(id)
-// after kill()) and removed by stop().
+// needs to know which one runs the controller (the first to start); startCluster answers once every broker names
+// the controller and knows its peers alive. The cluster owns one data directory a broker, kept across a broker's
+// restart (start(id) after kill()) and removed by stop().
 //
 // stop() always runs to the end: it resumes brokers a test paused (SIGSTOP), stops every broker by its PID (the
 // controller last, so that the others' controlled shutdowns find it), then ZooKeeper, whatever failed before.
@@ -12,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrokerProcess, startBroker } from './broker-process.js';
-import { controllerOf } from './cluster.js';
+import { agreedController, controllerOf } from './cluster.js';
 import { createTopic, type TopicSpec, WireClient } from './wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from './zookeeper.js';
 
@@ -137,6 +138,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
       const results = await Promise.allSettled(ids.map((id) => start(id)));
       for (const r of results) if (r.status === 'rejected') throw r.reason;
     }
+    // A broker answers Metadata before it has learnt the controller (controller id -1, as Kafka's does); clients
+    // such as kafkajs's admin fail at once on that, so a test starts on a cluster that has settled.
+    await agreedController(brokers);
   } catch (e) {
     // Every broker that did start is in `started`: stop them all.
     await stop();
