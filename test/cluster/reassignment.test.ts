@@ -22,6 +22,8 @@ import { readPartition, WireClient } from '../helpers/wire-client.js';
 const TOPIC = 'moving';
 const RECORDS = 200;
 const BROOK = resolve(import.meta.dirname, '../../../bin/brook');
+/** The broker that tests pause to hold a reassignment in progress (others[1]); it has a long session. */
+const PAUSED = 2;
 
 /** Runs `brook <args>` to completion. */
 function brook(...args: string[]) {
@@ -59,7 +61,7 @@ describe('partition reassignment in a three-broker cluster', () => {
   let brokers: BrokerProcess[] = [];
   let admin: Admin;
   let controllerId = -1;
-  /** The two brokers that are not the controller. */
+  /** The two brokers that are not the controller: 1, and PAUSED. */
   let others: number[] = [];
   const files = mkdtempSync(join(tmpdir(), 'brook-reassign-'));
 
@@ -115,18 +117,29 @@ describe('partition reassignment in a three-broker cluster', () => {
 
   before(async () => {
     cluster = await startCluster({
+      // Broker 0 starts first and runs the controller, so that the broker the tests pause is known beforehand.
+      order: [0, 1, 2],
       overrides: {
-        // Brokers are paused (SIGSTOP) for a few seconds to hold reassignments in progress (three CLI runs at
-        // most); their sessions outlive that even on a loaded machine.
+        // A broker killed by the last test is seen gone once its session expires.
         'zookeeper.session.timeout.ms': 10_000,
         'replica.lag.time.max.ms': 1000,
+      },
+      brokerOverrides: {
+        // Broker 2 is the one paused (SIGSTOP) to hold reassignments in progress, for an admin call and up to
+        // three CLI runs, and its session must outlive the pause: a broker whose session expires is gone for the
+        // controller, which then drops requests made for it (a StopReplica that deletes a removed replica among
+        // them) and, when the broker registers again, sends it only the partitions it still hosts, so it keeps
+        // the removed replica (as a Kafka broker with ZooKeeper does). On a loaded machine the pause outlasted a
+        // 10 s session; this is the longest session the test ZooKeeper grants.
+        [PAUSED]: { 'zookeeper.session.timeout.ms': 60_000 },
       },
     });
     brokers = cluster.brokers;
     admin = new Admin({ bootstrapServers: brokers.map((b) => b.bootstrap), clientId: 'reassign-test' });
     // Every broker knows the controller and the three live brokers before the tests begin.
     controllerId = await agreedController(brokers);
-    others = [0, 1, 2].filter((id) => id !== controllerId);
+    assert.equal(controllerId, 0, 'the broker started first runs the controller');
+    others = [1, PAUSED];
   });
   after(async () => {
     await admin?.close();
@@ -364,7 +377,7 @@ describe('partition reassignment in a three-broker cluster', () => {
       verified.stdout,
       `Status of partition reassignment:\nThere is no active reassignment of partition ${topic}-0, but replica set is ${source} rather than ${added}.\n`,
     );
-    // Seen once at a load average of 20: the pause may have outlived the broker's 10 s session; the logs say.
+    // Seen once at a load average of 20, when the pause outlived the broker's session (then 10 s; see before()).
     await waitFor('the cancelled replica to be deleted', async () =>
       existsSync(join(brokers[added]!.dataDir, `${topic}-0`)) ? undefined : true,
     ).catch((e: Error) => {
@@ -468,7 +481,8 @@ describe('partition reassignment in a three-broker cluster', () => {
 
   it('lists a dead broker that had already left the ISR among the offline replicas', async () => {
     const topic = 'offline';
-    const [leader, victim] = others as [number, number];
+    // The victim is not PAUSED, so its short session lets the controller see it die in about 10 s.
+    const [victim, leader] = others as [number, number];
     await createTopic(topic, [leader, victim, controllerId]);
     process.kill(brokers[victim]!.pid, 'SIGSTOP');
     // acks=all waits until the leader has dropped the silent follower (replica.lag.time.max.ms) from the ISR.
