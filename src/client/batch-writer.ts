@@ -177,7 +177,8 @@ export class BatchWriter {
 
   /**
    * The batch as sent: header and CRC written. Uncompressed, a view of this writer's buffer, so finishing again
-   * (new producer id or sequence on a retry) rewrites it in place; compressed, a new buffer each time.
+   * (new producer id or sequence on a retry) rewrites it in place; compressed, a new buffer each time. Call it
+   * again only once no request carries the previous result (the one that did has settled: see connection.ts).
    */
   finish(o: FinishOptions): Buffer {
     let out: Buffer;

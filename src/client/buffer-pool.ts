@@ -6,8 +6,12 @@
 // batch.size buffers.
 //
 // A buffer may be given back only when nothing can still read it: after the broker answered the request that
-// carried it (it was then fully written to the socket), or when it was never sent. With acks=0 a request is
-// done when it is queued for the socket, which may still hold the buffer, so that producer does not give back.
+// carried it (it was then fully written to the socket), after that request failed (a Connection rejects a request
+// only once its socket is destroyed, so bytes still queued there, behind a stalled peer after a request timeout
+// say, are dropped and never sent), or when it was never sent. The producer gives a batch's buffer back when the
+// batch has its outcome, and a batch is in at most one request at a time, so no request holds a buffer in the
+// pool. With acks=0 a request is done when it is queued for the socket, which may still hold the buffer, so that
+// producer does not give back.
 
 export class BufferPool {
   private readonly spare: Buffer[] = [];

@@ -10,6 +10,14 @@
 //
 // Lifecycle: connect() -> request()* -> close(). After close or a socket error every pending request is
 // rejected with ConnectionError and later requests are refused.
+//
+// Buffers a request carries (record batches, attached by reference and written with writev, not copied) belong
+// to the socket until the request's promise settles, and only until then: it resolves once the response came (the
+// broker had read the whole request), and it rejects only after the socket was destroyed, which drops whatever of
+// its frames the socket still queued (a destroyed socket sends nothing more). So a caller may rewrite or reuse
+// those buffers as soon as it sees the outcome (the producer's retries and its BufferPool rely on this); a request
+// that times out is the case that needs it, since its bytes may still wait behind a stalled peer. With
+// noResponse the promise resolves when the frame is handed to the socket, which may still hold it.
 
 import net from 'node:net';
 import tls from 'node:tls';
@@ -280,12 +288,15 @@ export class Connection {
   private onTimeout(p: Pending, timeoutMs: number): void {
     if (!this.inFlight.has(p.correlationId)) return;
     this.inFlight.delete(p.correlationId);
+    // The connection goes first (as Kafka's NetworkClient disconnects a node whose request timed out): the late
+    // response could not be matched safely, and the request's bytes may still be queued in the socket, which must
+    // not send them once the caller, told of the timeout, reuses their buffers (see the top of this file).
+    this.fail(new ConnectionError(`connection to ${this.address} closed after a request timed out`));
     p.reject(
       new RequestTimeoutError(
         `${getApi(p.apiKey).name} to ${this.address} got no response in ${timeoutMs} ms`,
       ),
     );
-    this.fail(new ConnectionError(`connection to ${this.address} closed after a request timed out`));
   }
 
   /**
@@ -366,6 +377,7 @@ export class Connection {
     if (this.closed) return;
     this.closed = true;
     this.closeError = err;
+    // Destroyed before any request is rejected: from here the socket reads none of their buffers.
     this.socket?.destroy();
     for (const p of this.inFlight.values()) {
       clearTimeout(p.timer);

@@ -694,6 +694,11 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     }, this.cluster.backoffMs(attempt));
   }
 
+  /**
+   * The batch's bytes for its next request. A batch is in one request at a time, and is built again only after
+   * the previous request settled, when no socket holds its bytes any more (connection.ts): a request timeout
+   * closes the connection before the batch hears of it. So a retry may rewrite the header in place.
+   */
   private build(batch: Batch): Buffer {
     if (this.idempotent && batch.producerId !== this.producerId) {
       // First send, or the producer id changed since: take the next sequences under the current id.
@@ -826,6 +831,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     this.finish(b);
   }
 
+  /** The batch has its outcome: no request holds its buffer any more, so it goes back to the pool. */
   private finish(b: Batch): void {
     this.release(b.bytes);
     this.unsettled -= b.onSuccess.length;
