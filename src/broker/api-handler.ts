@@ -17,6 +17,10 @@ export interface RequestContext {
    * than for the broker, so it stops counting against queued.max.requests and cannot starve the sockets.
    */
   markWaiting(): void;
+  /** See Request.allowFrameReuse: nothing the handler keeps refers to the request's bytes. */
+  allowFrameReuse(): void;
+  /** See Request.releaseAfterResponse: pooled views the response sends, held until it is written. */
+  releaseAfterResponse(views: Buffer[]): void;
 }
 
 /** What a handler answers: a response body, a promise of one (waiting work), or null for no response at all. */

@@ -9,6 +9,7 @@
 
 import { join } from 'node:path';
 import type { Clock } from '../common/clock.js';
+import { FramePool } from '../common/frame-pool.js';
 import type { BrokerId } from '../common/ids.js';
 import type { Logger } from '../common/logger.js';
 import { registerBroker } from '../controller/broker-registration.js';
@@ -115,6 +116,9 @@ export class Broker {
     // Listeners are bound before registration, because the registration carries the bound ports (port 0 in
     // tests). Requests that arrive before the services exist are refused by closing their connection.
     let dispatch: RequestHandler | null = null;
+    // A debugging aid, not an operator's setting: see common/frame-pool.ts.
+    const poisonFrames = process.env.BROOK_DEBUG_POISON_FRAMES === '1';
+    const framePool = new FramePool(config.brookNetworkFramePoolBytes, poisonFrames);
     this.server = new SocketServer({
       listeners: config.listeners,
       handler: (request) => {
@@ -123,6 +127,7 @@ export class Broker {
       },
       options: toNetworkOptions(config),
       logger,
+      framePool,
     });
     await this.server.start();
     const bound = config.listeners.map((l) => {
@@ -155,6 +160,7 @@ export class Broker {
       managerConfig: toLogManagerConfig(config),
       meta: { version: 1, brokerId: this.brokerId, clusterId },
       onBackgroundError: (err) => logger.error(`storage: ${err.message}`),
+      framePool,
     });
     const logCount = [...this.logs.allLogs()].length;
     if (!this.logs.hadCleanShutdown && logCount > 0) {

@@ -51,6 +51,8 @@ export function createRequestDispatcher(
       listenerName: request.connection.listenerName,
       services,
       markWaiting: () => request.markWaiting(),
+      allowFrameReuse: () => request.allowFrameReuse(),
+      releaseAfterResponse: (views) => request.releaseAfterResponse(views),
     };
     const result = handler.handle(context, body);
     const encode = (response: unknown): Response => {

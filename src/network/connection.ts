@@ -10,6 +10,7 @@
 // Everything runs on the event loop thread; no method awaits in the middle of a state change.
 
 import type { Socket } from 'node:net';
+import type { FramePool } from '../common/frame-pool.js';
 import type { LogFields, Logger, LogLevel } from '../common/logger.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
 import { FrameError, FrameReader } from './frame-reader.js';
@@ -24,6 +25,8 @@ export interface ConnectionHost {
   readonly handler: RequestHandler;
   readonly logger: Logger;
   readonly stats: NetworkStats;
+  /** Where large frames are gathered and given back to (null: each frame is a fresh buffer). */
+  readonly framePool: FramePool | null;
   /** Whether the broker-wide request count admits one more; when not, the host calls resumeReading() later. */
   hasRequestCapacity(connection: Connection): boolean;
   /**
@@ -77,8 +80,10 @@ export class Connection {
     this.security = new SecurityState(securityProtocol);
     this.remoteAddress = socket.remoteAddress ?? '';
     this.remotePort = socket.remotePort ?? 0;
-    this.reader = new FrameReader(host.options['socket.request.max.bytes'], (frameBytes) =>
-      host.reserveRequestBytes(this, frameBytes),
+    this.reader = new FrameReader(
+      host.options['socket.request.max.bytes'],
+      (frameBytes) => host.reserveRequestBytes(this, frameBytes),
+      host.framePool,
     );
     this.inFlightMax = host.options['max.in.flight.requests.per.connection'];
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -278,7 +283,11 @@ export class Connection {
     try {
       while (pending.length > 0 && pending[0]!.done) {
         const request = pending.shift()!;
-        if (request.response !== null) this.write(request.response, request.responseBytes);
+        if (request.response !== null) {
+          this.write(request.response, request.responseBytes, request.afterWritten());
+        } else {
+          request.giveBack(true);
+        }
         request.release();
       }
     } finally {
@@ -288,7 +297,8 @@ export class Connection {
     else if (this.stateValue === 'closing' && pending.length === 0) this.endSocket();
   }
 
-  private write(chunks: readonly Buffer[], size: number): void {
+  /** Writes one response with its size prefix; `written`, when given, runs once the socket has taken it all. */
+  private write(chunks: readonly Buffer[], size: number, written: (() => void) | undefined): void {
     const socket = this.socket;
     if (size <= COALESCE_BYTES_MAX) {
       // Small responses are copied into one buffer with their size prefix: one write instead of several.
@@ -296,12 +306,18 @@ export class Connection {
       frame.writeInt32BE(size, 0);
       let at = 4;
       for (const chunk of chunks) at += chunk.copy(frame, at);
-      socket.write(frame);
+      socket.write(frame, written);
     } else {
       const prefix = Buffer.allocUnsafe(4);
       prefix.writeInt32BE(size, 0);
-      socket.write(prefix);
-      for (const chunk of chunks) if (chunk.length > 0) socket.write(chunk);
+      // Writes complete in order: the callback of the last one says the whole response was taken.
+      let last = chunks.length - 1;
+      while (last >= 0 && chunks[last]!.length === 0) last--;
+      socket.write(prefix, last < 0 ? written : undefined);
+      for (let i = 0; i <= last; i++) {
+        const chunk = chunks[i]!;
+        if (chunk.length > 0) socket.write(chunk, i === last ? written : undefined);
+      }
     }
     this.host.stats.responsesSent++;
     this.host.stats.bytesOut += size + 4;
@@ -373,7 +389,11 @@ export class Connection {
 
   private teardown(): void {
     this.stateValue = 'closed';
-    for (const request of this.pending) request.release();
+    // Nothing of an unwritten response reaches the socket now: what its requests held can be given back.
+    for (const request of this.pending) {
+      request.giveBack(false);
+      request.release();
+    }
     this.pending.length = 0;
     this.host.releaseRequestBytes(this.reader.reservedBytes);
     if (this.lingerTimer !== null) clearTimeout(this.lingerTimer);
@@ -413,6 +433,10 @@ class PendingRequest implements Request {
   responseBytes = 0;
   private waiting = false;
   private released = false;
+  private frameReusable = false;
+  /** Frame-pool references the response holds until it is written (see Request.releaseAfterResponse). */
+  private held: Buffer[][] | null = null;
+  private gaveBack = false;
 
   constructor(
     readonly connection: Connection,
@@ -427,6 +451,50 @@ class PendingRequest implements Request {
     if (this.waiting || this.released) return;
     this.waiting = true;
     this.host.requestWaiting();
+  }
+
+  allowFrameReuse(): void {
+    this.frameReusable = true;
+  }
+
+  releaseAfterResponse(views: Buffer[]): void {
+    if (this.host.framePool === null) return;
+    if (this.gaveBack) {
+      // Nothing more will be written for this request (its connection closed).
+      for (const v of views) this.host.framePool.release(v);
+      return;
+    }
+    this.held ??= [];
+    this.held.push(views);
+  }
+
+  /**
+   * The callback to run once the socket has taken the whole response: it gives back the pool memory the request
+   * and its response held. Undefined when there is nothing to give back after the write (no pool, or nothing
+   * pooled), so plain writes stay plain.
+   */
+  afterWritten(): (() => void) | undefined {
+    if (this.host.framePool === null) return undefined;
+    if (this.held === null && !(this.frameReusable && this.host.framePool.isPooled(this.frame))) {
+      this.giveBack(false);
+      return undefined;
+    }
+    return () => this.giveBack(true);
+  }
+
+  /**
+   * Gives back the frame-pool references of the response's views, and the frame itself: to the pool when the
+   * request was answered and its handler allowed it, else out of the pool for good. Once.
+   */
+  giveBack(answered: boolean): void {
+    const pool = this.host.framePool;
+    if (pool === null || this.gaveBack) return;
+    this.gaveBack = true;
+    const held = this.held;
+    this.held = null;
+    if (held !== null) for (const views of held) for (const v of views) pool.release(v);
+    if (answered && this.frameReusable) pool.release(this.frame);
+    else pool.forget(this.frame);
   }
 
   /** Gives back what the request held in the broker-wide bounds; once. */

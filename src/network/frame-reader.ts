@@ -5,11 +5,13 @@
 // returned as a view of that chunk (no copy); a frame that spans chunks is copied, piece by piece as its chunks
 // arrive, into one buffer allocated from its size prefix, so no chunk is held past its turn and every byte is
 // copied once. Bytes held for an incomplete frame never exceed its size prefix, which is checked against the
-// request size bound before anything of the body is kept.
+// request size bound before anything of the body is kept. With a FramePool, that buffer comes from the pool
+// (held once, for the request; see common/frame-pool.ts).
 //
 // Owned by one connection; not shared.
 
 import { assert } from '../common/assert.js';
+import type { FramePool } from '../common/frame-pool.js';
 
 export type FrameErrorKind = 'negative-size' | 'oversized';
 
@@ -54,6 +56,7 @@ export class FrameReader {
   constructor(
     private readonly frameBytesMax: number,
     private readonly reserve: ((frameBytes: number) => boolean) | null = null,
+    private readonly pool: FramePool | null = null,
   ) {
     assert(
       Number.isInteger(frameBytesMax) && frameBytesMax >= 0,
@@ -173,7 +176,7 @@ export class FrameReader {
     const take = Math.min(needed, available);
     if (take === 0) return null;
     // Not from Node's shared pool: the frame is handed on whole and may be kept (appended to a log queue).
-    this.gathered ??= Buffer.allocUnsafeSlow(this.frameSize);
+    this.gathered ??= this.pool?.acquire(this.frameSize) ?? Buffer.allocUnsafeSlow(this.frameSize);
     chunk.copy(this.gathered, this.piecesBytes, this.position, this.position + take);
     this.piecesBytes += take;
     this.position += take;

@@ -23,6 +23,20 @@ export interface Request {
    * and queued.max.request.bytes. Calling it more than once, or after the response, does nothing.
    */
   markWaiting(): void;
+  /**
+   * Tells the network layer that nothing refers to `frame` any more once the response is written: the handler
+   * copied what it keeps (a log append written inline). The frame's memory may then be reused for a later
+   * request (see common/frame-pool.ts). Without this call it never is.
+   */
+  allowFrameReuse(): void;
+  /**
+   * Hands over `views`, an array the handler fills with views it took a frame-pool reference for
+   * (FramePool.retain) while it builds the response: one reference per element is given back once the response
+   * has been written to the socket or the connection has closed, so pooled memory that a response sends by
+   * reference is not reused while the socket may still read it. Elements pushed after that are never given
+   * back, which only keeps their memory out of the pool.
+   */
+  releaseAfterResponse(views: Buffer[]): void;
 }
 
 /** A handler returns this when the request gets no response at all (Produce with acks=0). */

@@ -10,6 +10,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { assert } from '../common/assert.js';
+import type { FramePool } from '../common/frame-pool.js';
 import { type Logger, silentLogger } from '../common/logger.js';
 import { Connection, type ConnectionHost } from './connection.js';
 import { checkListener, type ListenerConfig, ListenerConfigError } from './listener.js';
@@ -28,6 +29,8 @@ export interface SocketServerConfig {
   readonly handler: RequestHandler;
   readonly options?: NetworkOptions;
   readonly logger?: Logger;
+  /** Where connections gather large frames (see common/frame-pool.ts); none: a fresh buffer each. */
+  readonly framePool?: FramePool;
 }
 
 export interface BoundAddress {
@@ -55,6 +58,7 @@ export class SocketServer implements ConnectionHost {
   readonly handler: RequestHandler;
   readonly logger: Logger;
   readonly stats: NetworkStats = createNetworkStats();
+  readonly framePool: FramePool | null;
   private state: ServerState = 'new';
   private readonly listenerConfigs: readonly ListenerConfig[];
   private readonly bound: BoundListener[] = [];
@@ -74,6 +78,7 @@ export class SocketServer implements ConnectionHost {
     this.options = resolveNetworkOptions(config.options);
     this.handler = config.handler;
     this.logger = config.logger ?? silentLogger;
+    this.framePool = config.framePool ?? null;
     // Listeners come from the operator's configuration: mistakes are reported, not asserted.
     if (config.listeners.length === 0) throw new ListenerConfigError('no listeners configured');
     for (const listener of config.listeners) checkListener(listener);

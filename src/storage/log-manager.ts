@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlin
 import { join } from 'node:path';
 import { assert } from '../common/assert.js';
 import type { Clock } from '../common/clock.js';
+import type { FramePool } from '../common/frame-pool.js';
 import { AtomicFile, StorageFormatError, writeFileAtomic } from './atomic-file.js';
 import { encodeOffsetCheckpoint, type PartitionOffset, readOffsetCheckpoint } from './checkpoint-file.js';
 import { LogCleaner } from './cleaner/log-cleaner.js';
@@ -44,6 +45,8 @@ export interface LogManagerOptions {
   readonly meta?: MetaProperties;
   readonly random?: () => number;
   readonly onBackgroundError?: (err: Error) => void;
+  /** The pool appended request frames may come from (the tail cache holds references to cached ones). */
+  readonly framePool?: FramePool;
 }
 
 interface PendingDirDelete {
@@ -92,7 +95,7 @@ export class LogManager {
     this.random = options.random ?? Math.random;
     this.onBackgroundError = options.onBackgroundError ?? (() => {});
     this.hadCleanShutdown = hadCleanShutdown;
-    this.tailCache = new TailCacheBudget(this.managerConfig.tailCacheBytes);
+    this.tailCache = new TailCacheBudget(this.managerConfig.tailCacheBytes, options.framePool ?? null);
     this.cleaner = new LogCleaner({
       dir: this.dir,
       clock: this.clock,

@@ -561,7 +561,9 @@ export class Log {
    * being written, the bytes are written at once instead and `written` is null, as for `append`. With ackAfterFsync,
    * `durable` resolves after a group fdatasync that started once the bytes were written.
    * The log keeps `batches` by reference, also after the write (the tail cache answers fetches from it): the
-   * caller must never change or reuse that memory afterwards.
+   * caller must never change or reuse that memory afterwards, except through the tail cache's FramePool
+   * references, and only when the append was written inline (`written` null): a queued write that a drain
+   * completed may still be running in the thread pool.
    */
   appendQueued(batches: Buffer): AppendInfo {
     if (this.writeFailure !== null) throw this.writeFailure;
@@ -942,20 +944,23 @@ export class Log {
 
   /**
    * `readAsync`, also saying at once how many bytes the read takes (at most; see LogSegment.startRead). The
-   * segment and range are chosen now, synchronously; only the bytes arrive later.
+   * segment and range are chosen now, synchronously; only the bytes arrive later. With `pins`, bytes answered
+   * from the tail cache may be a view of a pooled request frame, with a pool reference pushed there for the
+   * caller to give back (see TailCache.read); without, they are never one.
    */
   startRead(
     startOffset: number,
     maxBytes: number,
     maxOffset = this.logEndOffsetValue,
     minOneBatch = true,
+    pins: Buffer[] | null = null,
   ): { readonly bytes: number; readonly result: Promise<ReadResult> } {
     const found = this.readSegment(startOffset, maxOffset);
     if (found === null) return { bytes: 0, result: Promise.resolve(OUT_OF_RANGE) };
     if (found === EMPTY_SEGMENT) {
       return { bytes: 0, result: Promise.resolve(emptyRead(startOffset)) };
     }
-    const cached = this.tailCache?.read(startOffset, maxBytes, maxOffset, minOneBatch);
+    const cached = this.tailCache?.read(startOffset, maxBytes, maxOffset, minOneBatch, pins);
     if (cached != null) return { bytes: cached.bytes, result: Promise.resolve(cachedResult(cached)) };
     const read = found.startRead(startOffset, maxBytes, maxOffset, minOneBatch);
     return {

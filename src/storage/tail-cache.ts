@@ -13,8 +13,14 @@
 // share it) and evicts the oldest append of any log first. Eviction only ever takes a log's oldest entry, so
 // each run stays contiguous.
 //
+// Append buffers may be request frames from the broker's FramePool (common/frame-pool.ts): the cache holds a pool
+// reference for each cached append, so a frame is not reused while cached. A read that returns a view of such a
+// frame either hands the caller a reference with it (`pins`: a fetch response keeps it until the socket has taken
+// the bytes) or, for a caller that cannot say when it is done, returns a copy.
+//
 // Owned by the Log (TailCache) and the LogManager (budget); event loop only, no I/O.
 
+import type { FramePool } from '../common/frame-pool.js';
 import { BATCH_HEADER_BYTES, batchHeader } from '../protocol/records/batch-header.js';
 
 /** One cached append: whole batches with offsets [firstOffset, lastOffset]. */
@@ -50,7 +56,11 @@ export class TailCacheBudget {
   /** Cached views per backing ArrayBuffer: its memory is counted once, while any view is cached. */
   private readonly backing = new Map<ArrayBufferLike, number>();
 
-  constructor(readonly maxBytes: number) {}
+  constructor(
+    readonly maxBytes: number,
+    /** The pool cached frames may come from; its references follow cached entries. */
+    readonly pool: FramePool | null = null,
+  ) {}
 
   /** Memory kept alive by cached buffers now. */
   get usedBytes(): number {
@@ -65,6 +75,7 @@ export class TailCacheBudget {
   /** Charges `entry` and makes it the newest; then evicts oldest entries (of any log) until within bounds. */
   admit(entry: CachedAppend): void {
     const store = entry.buf.buffer;
+    this.pool?.retain(entry.buf);
     const refs = this.backing.get(store) ?? 0;
     if (refs === 0) this.bytes += store.byteLength;
     this.backing.set(store, refs + 1);
@@ -91,6 +102,7 @@ export class TailCacheBudget {
     else this.newest = entry.older;
     entry.older = null;
     entry.newer = null;
+    this.pool?.release(entry.buf);
     entry.buf = EMPTY;
   }
 }
@@ -164,9 +176,17 @@ export class TailCache {
   /**
    * Reads as LogSegment.read does: whole batches from the first one holding an offset >= startOffset, at most
    * maxBytes of them (the first batch whole even when larger, if minOneBatch), never a batch reaching
-   * maxOffset. Null when the cache does not cover startOffset (the caller reads the file).
+   * maxOffset. Null when the cache does not cover startOffset (the caller reads the file). A view of a pooled
+   * frame is returned only with `pins`: a pool reference is taken for it and the view pushed there, for the
+   * caller to release; without `pins`, such bytes are copied.
    */
-  read(startOffset: number, maxBytes: number, maxOffset: number, minOneBatch: boolean): CachedRead | null {
+  read(
+    startOffset: number,
+    maxBytes: number,
+    maxOffset: number,
+    minOneBatch: boolean,
+    pins: Buffer[] | null = null,
+  ): CachedRead | null {
     if (!this.locate(startOffset, maxBytes, maxOffset, minOneBatch)) return null;
     const span = this.span;
     const firstOffset = span.firstOffset;
@@ -176,6 +196,15 @@ export class TailCache {
     if (span.fromIndex === span.toIndex) {
       // The usual tail fetch: one append, sent as it is.
       records = entries[span.fromIndex]!.buf.subarray(span.fromPos, span.toPos);
+      const pool = this.budget.pool;
+      if (pool?.isPooled(records)) {
+        if (pins !== null) {
+          pool.retain(records);
+          pins.push(records);
+        } else {
+          records = Buffer.from(records);
+        }
+      }
     } else {
       records = Buffer.allocUnsafe(span.bytes);
       let at = entries[span.fromIndex]!.buf.copy(records, 0, span.fromPos);

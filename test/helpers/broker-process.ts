@@ -47,7 +47,13 @@ export async function startBroker(options: StartOptions = {}): Promise<BrokerPro
   };
   const args = [join(REPO_ROOT, 'bin/brook'), 'server'];
   for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${String(v)}`);
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Reused frame memory is overwritten when it becomes idle: a response or log that still used it would carry
+    // garbage, which every test that reads data back would catch.
+    env: { ...process.env, BROOK_DEBUG_POISON_FRAMES: '1' },
+  });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {

@@ -1,6 +1,7 @@
 // Shared test support: a server on a free loopback port that is always shut down, an echo handler, and polling.
 
 import type { Socket } from 'node:net';
+import type { FramePool } from '../../src/common/frame-pool.js';
 import { CapturingLogger } from '../../src/common/logger.js';
 import type { ListenerConfig } from '../../src/network/listener.js';
 import type { NetworkOptions } from '../../src/network/options.js';
@@ -19,6 +20,7 @@ export interface TestServerConfig {
   readonly handler: RequestHandler;
   readonly options?: NetworkOptions;
   readonly listener?: Partial<ListenerConfig>;
+  readonly framePool?: FramePool;
 }
 
 /** Starts a server on 127.0.0.1:0, runs `body`, and always destroys its clients and shuts the server down. */
@@ -39,6 +41,7 @@ export async function withServer(
     handler: config.handler,
     options: config.options,
     logger,
+    framePool: config.framePool,
   });
   await server.start();
   const port = server.address(listener.name).port;

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import { ManualClock } from '../../src/common/clock.js';
+import { FramePool } from '../../src/common/frame-pool.js';
 import { buildBatch as buildKeyedBatch } from '../../src/protocol/records/batch-builder.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
@@ -286,4 +287,43 @@ test('a compaction swap empties the cache: reads serve the cleaned segments, not
   assert.ok(result !== null, 'the cleaner replaced segments');
   assert.equal(budget.usedBytes, 0, 'the swap emptied the cache');
   assert.deepEqual(h.records(), latestPerKey(written), 'the cleaned bytes are served');
+});
+
+test('pooled frames: cached appends hold a pool reference, pinned reads share it, other reads get copies', async (t) => {
+  const pool = new FramePool(4 << 20, true);
+  const budget = new TailCacheBudget(3 * 40 * 1024, pool);
+  const { log } = openLog(t, budget);
+  /** Appends one batch built in a pooled frame, as the broker does for an inline produce, and lets go of it. */
+  const appendPooled = (fill: number): Buffer => {
+    const batch = buildBatch({ values: values(1, 30 * 1024).map((v) => v.fill(fill)) });
+    const frame = pool.acquire(batch.length);
+    batch.copy(frame);
+    batchHeader.setBaseOffset(frame, 0, log.logEndOffset);
+    const info = log.appendQueued(frame);
+    assert.equal(info.written, null, 'written inline (the queue was idle)');
+    log.setHighWatermark(log.writtenEndOffset);
+    const copy = Buffer.from(frame);
+    pool.release(frame);
+    return copy;
+  };
+  const first = appendPooled(1);
+  const pins: Buffer[] = [];
+  const pinned = await log.startRead(0, 1 << 20, log.highWatermark, true, pins).result;
+  assert.equal(pins.length, 1);
+  assert.ok(pool.isPooled(records(pinned)), 'a pinned read is a view of the frame');
+  assert.deepEqual(records(pinned), first);
+  const unpinned = await log.readAsync(0, 1 << 20, log.highWatermark, true);
+  assert.equal(pool.isPooled(records(unpinned)), false, 'a read without pins is a copy');
+  assert.deepEqual(records(unpinned), first);
+  // Three more appends evict the first from the cache; the pin still keeps its frame from reuse.
+  const later = [appendPooled(2), appendPooled(3), appendPooled(4)];
+  assert.equal(pool.stats.recycled, 0);
+  assert.deepEqual(records(pinned), first, 'the pinned view is intact after eviction');
+  for (const v of pins) pool.release(v);
+  assert.equal(pool.stats.recycled, 1, 'the last reference gone, the frame is idle');
+  const fifth = appendPooled(5);
+  assert.equal(pool.stats.reused, 1, 'and reused by the next append');
+  // Every offset still reads back right, from the cache or the file.
+  const all = records(await log.readAsync(0, 1 << 20, log.highWatermark, true));
+  assert.deepEqual(all, Buffer.concat([first, ...later, fifth]));
 });

@@ -49,6 +49,7 @@ export interface BrokerConfig {
   readonly logCleanerBackoffMs: number;
   readonly brookLogFlushGroupCommitEnable: boolean;
   readonly brookLogFlushGroupCommitMaxDelayMs: number;
+  readonly brookNetworkFramePoolBytes: number;
 
   readonly socketSendBufferBytes: number;
   readonly socketReceiveBufferBytes: number;
@@ -289,6 +290,7 @@ export function resolveBrokerConfig(merged: ReadonlyMap<string, string>): Broker
     logCleanerBackoffMs: v.long('log.cleaner.backoff.ms'),
     brookLogFlushGroupCommitEnable: v.boolean('brook.log.flush.group.commit.enable'),
     brookLogFlushGroupCommitMaxDelayMs: v.int('brook.log.flush.group.commit.max.delay.ms'),
+    brookNetworkFramePoolBytes: v.long('brook.network.frame.pool.bytes'),
     socketSendBufferBytes: v.int('socket.send.buffer.bytes'),
     socketReceiveBufferBytes: v.int('socket.receive.buffer.bytes'),
     socketRequestMaxBytes: v.int('socket.request.max.bytes'),

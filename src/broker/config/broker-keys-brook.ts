@@ -47,4 +47,19 @@ export const BROOK_KEYS = [
       support: 'honoured',
     },
   ),
+  // Every fresh buffer counts as external memory for V8, which starts a full garbage collection about every
+  // 64 MB of it; gathering each large produce frame into a new buffer made those collections the broker's
+  // largest cost. Frames are reused once nothing refers to them; this bounds the memory kept idle for that.
+  // Kafka's JVM has no such cost (its request memory pool only bounds queued bytes, see queued.max.request.bytes).
+  key(
+    'brook.network.frame.pool.bytes',
+    T.LONG,
+    String(16 * 1024 * 1024),
+    'low',
+    'Memory kept idle for reuse by large request frames (16 KiB to 1 MiB); 0 gathers each frame into a new buffer.',
+    {
+      validator: atLeast(0),
+      support: 'honoured',
+    },
+  ),
 ];

@@ -52,6 +52,8 @@ interface FetchPlan {
   readonly maxBytes: number;
   readonly partitions: readonly SessionPartition[];
   readonly resolved: Exclude<ResolvedSession, { kind: 'error' }>;
+  /** Pool references of the views the reads returned (see Log.startRead). */
+  readonly pins: Buffer[];
 }
 
 export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
@@ -95,9 +97,12 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
       ),
       partitions: resolved.kind === 'sessionless' ? requested : [...resolved.session.partitions.values()],
       resolved,
+      pins: [],
     };
     const ready = (reads: readonly PartitionRead[]): boolean =>
       reads.reduce((n, r) => n + r.bytes, 0) >= request.minBytes || reads.some((r) => r.data.errorCode !== 0);
+    // Views of pooled request frames the reads return (tail cache); held until the response is written.
+    context.releaseAfterResponse(plan.pins);
     return readAll(context, plan).then((first) => {
       if (request.maxWaitMs <= 0 || ready(first) || plan.partitions.length === 0)
         return respond(context, plan, first);
@@ -215,7 +220,7 @@ function startPartitionRead(
     producePurgatory.checkAndComplete(partition.key);
   }
   const maxBytes = Math.min(p.partitionMaxBytes, remainingBytes);
-  const read = log.startRead(p.fetchOffset, maxBytes, readBound(plan, log), minOneBatch);
+  const read = log.startRead(p.fetchOffset, maxBytes, readBound(plan, log), minOneBatch, plan.pins);
   return {
     bytes: read.bytes,
     result: read.result.then((result) => finishPartitionRead(plan, p, log, result)),

@@ -31,7 +31,7 @@ describe('config key definitions', () => {
 
   test('Brook extras all use the brook. prefix and are few', () => {
     const extras = [...BROKER_KEYS.keys()].filter((k) => k.startsWith('brook.'));
-    assert.ok(extras.length > 0 && extras.length <= 4);
+    assert.ok(extras.length > 0 && extras.length <= 5);
     assert.ok(extras.includes('brook.log.flush.group.commit.enable'));
   });
 

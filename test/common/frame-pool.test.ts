@@ -1,0 +1,92 @@
+// FramePool (common/frame-pool.ts): a frame's memory is reused only after every reference is given back, never
+// after forget(), and never for buffers that did not come from the pool.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  FramePool,
+  POOLED_FRAME_BYTES_MAX,
+  POOLED_FRAME_BYTES_MIN,
+  sizeClass,
+} from '../../src/common/frame-pool.js';
+
+const KiB = 1024;
+
+describe('FramePool', () => {
+  it('hands out exact sizes and reuses a buffer of the same class once its last reference is released', () => {
+    const pool = new FramePool(4 * 1024 * KiB);
+    const a = pool.acquire(131_172);
+    assert.equal(a.length, 131_172);
+    assert.equal(a.buffer.byteLength, 144 * KiB);
+    pool.retain(a);
+    pool.release(a);
+    // Still held once: a new frame of the class must not share its memory.
+    const b = pool.acquire(140 * KiB);
+    assert.notEqual(b.buffer, a.buffer);
+    pool.release(a);
+    assert.equal(pool.idleByteCount, 144 * KiB);
+    const c = pool.acquire(130 * KiB);
+    assert.equal(c.buffer, a.buffer, 'the idle buffer of the class is reused');
+    assert.equal(c.length, 130 * KiB);
+    assert.deepEqual(pool.stats, { allocated: 2, reused: 1, recycled: 1, dropped: 0 });
+  });
+
+  it('never reuses a forgotten buffer, whatever is released later', () => {
+    const pool = new FramePool(4 * 1024 * KiB);
+    const a = pool.acquire(64 * KiB);
+    pool.retain(a);
+    pool.forget(a);
+    pool.release(a);
+    pool.release(a);
+    assert.equal(pool.idleByteCount, 0);
+    assert.notEqual(pool.acquire(64 * KiB).buffer, a.buffer);
+    assert.equal(pool.isPooled(a), false);
+  });
+
+  it('ignores buffers it did not hand out, and frames outside the pooled sizes', () => {
+    const pool = new FramePool(4 * 1024 * KiB);
+    const foreign = Buffer.alloc(64 * KiB);
+    pool.retain(foreign);
+    pool.release(foreign);
+    pool.forget(foreign);
+    assert.equal(pool.isPooled(foreign), false);
+    const small = pool.acquire(POOLED_FRAME_BYTES_MIN - 1);
+    const large = pool.acquire(POOLED_FRAME_BYTES_MAX + 1);
+    assert.equal(pool.isPooled(small), false);
+    assert.equal(pool.isPooled(large), false);
+    pool.release(small);
+    pool.release(large);
+    assert.equal(pool.idleByteCount, 0);
+    assert.deepEqual(pool.stats, { allocated: 0, reused: 0, recycled: 0, dropped: 0 });
+  });
+
+  it('keeps at most maxIdleBytes idle; 0 pools nothing', () => {
+    const pool = new FramePool(256 * KiB);
+    const frames = [pool.acquire(128 * KiB), pool.acquire(128 * KiB), pool.acquire(128 * KiB)];
+    for (const f of frames) pool.release(f);
+    assert.equal(pool.idleByteCount, 256 * KiB);
+    assert.equal(pool.stats.dropped, 1);
+    const off = new FramePool(0);
+    const f = off.acquire(128 * KiB);
+    assert.equal(off.isPooled(f), false);
+    off.release(f);
+    assert.equal(off.idleByteCount, 0);
+  });
+
+  it('with poison, idle memory is overwritten so a view used after release reads garbage', () => {
+    const pool = new FramePool(1024 * KiB, true);
+    const a = pool.acquire(32 * KiB);
+    a.fill(7);
+    const stale = a.subarray(100, 200);
+    pool.release(a);
+    assert.ok(stale.every((b) => b === 0xa5));
+  });
+
+  it('size classes waste at most an eighth and are stable', () => {
+    for (let size = POOLED_FRAME_BYTES_MIN; size <= POOLED_FRAME_BYTES_MAX; size += 997) {
+      const c = sizeClass(size);
+      assert.ok(c >= size && c <= size * 1.125, `class ${c} of ${size}`);
+      assert.equal(sizeClass(c), c);
+    }
+  });
+});
