@@ -33,6 +33,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { assert } from '../common/assert.js';
+import type { FramePool } from '../common/frame-pool.js';
 import { BATCH_HEADER_BYTES, batchHeader } from '../protocol/records/batch-header.js';
 import { type BatchInfo, checkBatch, scanHeaders } from './batch-scan.js';
 import {
@@ -49,6 +50,16 @@ import { TimeIndex } from './time-index.js';
 import { TxnIndex } from './txn-index.js';
 
 /** Where a batch is in the segment file. */
+
+/**
+ * Where an asynchronous read may take its buffer: from `pool`, its reference pushed to `pins` once the read has
+ * completed (a fetch response gives it back after the socket took the bytes; see TailCache.read).
+ */
+export interface PooledRead {
+  readonly pool: FramePool;
+  readonly pins: Buffer[];
+}
+
 export interface BatchLocation {
   readonly position: number;
   readonly sizeInBytes: number;
@@ -597,6 +608,7 @@ export class LogSegment {
     maxBytes: number,
     maxOffset: number,
     minOneBatch: boolean,
+    pooled: PooledRead | null = null,
   ): { readonly bytes: number; readonly result: Promise<SegmentRead | null> } {
     const plan = this.planRead(startOffset, maxBytes, maxOffset, minOneBatch);
     if (plan === null || plan.length === 0) {
@@ -604,7 +616,7 @@ export class LogSegment {
     }
     return {
       bytes: plan.length,
-      result: this.readPlanned(plan, startOffset, maxBytes, maxOffset, minOneBatch),
+      result: this.readPlanned(plan, startOffset, maxBytes, maxOffset, minOneBatch, pooled),
     };
   }
 
@@ -619,12 +631,16 @@ export class LogSegment {
     maxBytes: number,
     maxOffset: number,
     minOneBatch: boolean,
+    pooled: PooledRead | null,
   ): Promise<SegmentRead | null> {
     const generation = this.generation;
-    const buf = Buffer.allocUnsafe(plan.length);
+    const fromPool = pooled !== null && pooled.pool.pools(plan.length);
+    const buf = fromPool ? pooled.pool.acquire(plan.length) : Buffer.allocUnsafe(plan.length);
     this.ioInFlight++;
     return new Promise<SegmentRead | null>((resolve, reject) => {
       fsRead(this.fd, buf, 0, plan.length, plan.position, (err, got) => {
+        // Handed over only now: the thread pool no longer writes into it, whatever becomes of the caller.
+        if (fromPool) pooled.pins.push(buf);
         this.ioInFlight--;
         if (this.ioInFlight === 0 && this.closeWhenIdle) this.finishDelete();
         if (err !== null) reject(err);

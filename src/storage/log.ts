@@ -944,9 +944,10 @@ export class Log {
 
   /**
    * `readAsync`, also saying at once how many bytes the read takes (at most; see LogSegment.startRead). The
-   * segment and range are chosen now, synchronously; only the bytes arrive later. With `pins`, bytes answered
-   * from the tail cache may be a view of a pooled request frame, with a pool reference pushed there for the
-   * caller to give back (see TailCache.read); without, they are never one.
+   * segment and range are chosen now, synchronously; only the bytes arrive later. With `pins`, the bytes may be
+   * pooled memory (a view of a cached request frame, or a pooled buffer the cache or the file is read into),
+   * with a pool reference pushed there for the caller to give back once done with them (see TailCache.read,
+   * LogSegment.startRead); without, they never are.
    */
   startRead(
     startOffset: number,
@@ -962,7 +963,9 @@ export class Log {
     }
     const cached = this.tailCache?.read(startOffset, maxBytes, maxOffset, minOneBatch, pins);
     if (cached != null) return { bytes: cached.bytes, result: Promise.resolve(cachedResult(cached)) };
-    const read = found.startRead(startOffset, maxBytes, maxOffset, minOneBatch);
+    const pool = this.tailCache?.pool ?? null;
+    const pooled = pins !== null && pool !== null ? { pool, pins } : null;
+    const read = found.startRead(startOffset, maxBytes, maxOffset, minOneBatch, pooled);
     return {
       bytes: read.bytes,
       result: read.result.then((r) =>

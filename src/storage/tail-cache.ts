@@ -115,6 +115,11 @@ export class TailCache {
 
   constructor(private readonly budget: TailCacheBudget) {}
 
+  /** The broker's frame pool, which pinned reads of the log also take their buffers from. */
+  get pool(): FramePool | null {
+    return this.budget.pool;
+  }
+
   /** Cached appends (for tests). */
   get size(): number {
     return this.entries.length - this.head;
@@ -206,7 +211,14 @@ export class TailCache {
         }
       }
     } else {
-      records = Buffer.allocUnsafe(span.bytes);
+      // Several appends are copied into one buffer; a pinning caller gets it from the pool.
+      const pool = this.budget.pool;
+      if (pins !== null && pool?.pools(span.bytes)) {
+        records = pool.acquire(span.bytes);
+        pins.push(records);
+      } else {
+        records = Buffer.allocUnsafe(span.bytes);
+      }
       let at = entries[span.fromIndex]!.buf.copy(records, 0, span.fromPos);
       for (let i = span.fromIndex + 1; i < span.toIndex; i++) at += entries[i]!.buf.copy(records, at);
       entries[span.toIndex]!.buf.copy(records, at, 0, span.toPos);

@@ -326,4 +326,15 @@ test('pooled frames: cached appends hold a pool reference, pinned reads share it
   // Every offset still reads back right, from the cache or the file.
   const all = records(await log.readAsync(0, 1 << 20, log.highWatermark, true));
   assert.deepEqual(all, Buffer.concat([first, ...later, fifth]));
+  // Pinned reads of several cached appends, and of the file, are read into pooled buffers held by the pins.
+  const readPins: Buffer[] = [];
+  const spanning = records(await log.startRead(3, 1 << 20, log.highWatermark, true, readPins).result);
+  assert.deepEqual(spanning, Buffer.concat([later[2]!, fifth]));
+  const fromFile = records(await log.startRead(0, 1 << 20, log.highWatermark, true, readPins).result);
+  assert.deepEqual(fromFile, all);
+  assert.equal(readPins.length, 2);
+  assert.ok(pool.isPooled(spanning) && pool.isPooled(fromFile));
+  const idleBefore = pool.idleByteCount;
+  for (const v of readPins) pool.release(v);
+  assert.ok(pool.idleByteCount > idleBefore, 'both buffers idle once their pins are given back');
 });
