@@ -74,7 +74,8 @@ export class FramePool {
       this.idleBytes -= classBytes;
       this.stats.reused++;
     } else {
-      store = new ArrayBuffer(classBytes);
+      // Not `new ArrayBuffer`, which fills the memory with zeros first.
+      store = Buffer.allocUnsafeSlow(classBytes).buffer as ArrayBuffer;
       this.stats.allocated++;
     }
     this.holdings.set(store, { refs: 1 });

@@ -561,9 +561,9 @@ export class Log {
    * being written, the bytes are written at once instead and `written` is null, as for `append`. With ackAfterFsync,
    * `durable` resolves after a group fdatasync that started once the bytes were written.
    * The log keeps `batches` by reference, also after the write (the tail cache answers fetches from it): the
-   * caller must never change or reuse that memory afterwards, except through the tail cache's FramePool
-   * references, and only when the append was written inline (`written` null): a queued write that a drain
-   * completed may still be running in the thread pool.
+   * caller must never change or reuse that memory afterwards, except through the broker's FramePool: the log
+   * holds a pool reference while a queued append waits or is being written (a drain may complete an append
+   * whose write still runs in the thread pool), and the tail cache one per cached append.
    */
   appendQueued(batches: Buffer): AppendInfo {
     if (this.writeFailure !== null) throw this.writeFailure;
@@ -587,6 +587,8 @@ export class Log {
       });
       durable.catch(ignore);
     }
+    // The buffer may be a pooled request frame: held until the file has it (see releaseQueued).
+    this.tailCache?.pool?.retain(batches);
     this.queued.push({
       segment,
       buf: batches,
@@ -745,6 +747,7 @@ export class Log {
     const segment = batch[0]!.segment;
     if (err !== null) {
       this.failWrites(err, batch);
+      this.releaseQueued(batch);
       return;
     }
     // Appends completed meanwhile by drainAppends were written again synchronously; if the segment was also
@@ -756,6 +759,8 @@ export class Log {
       this.commit(a);
       committed = true;
     }
+    // The thread pool no longer reads these buffers (after commit: the tail cache has taken its own reference).
+    this.releaseQueued(batch);
     this.runAfterWrites();
     this.startWrite();
     if (committed) this.onWritten?.();
@@ -779,7 +784,8 @@ export class Log {
    */
   private drainAppends(): void {
     if (!this.hasQueuedAppends) return;
-    const pending = [...(this.writing ?? []).filter((a) => !a.settled), ...this.queued];
+    const unwritten = this.queued;
+    const pending = [...(this.writing ?? []).filter((a) => !a.settled), ...unwritten];
     this.queued = [];
     try {
       for (const a of pending) {
@@ -789,6 +795,9 @@ export class Log {
     } catch (err) {
       this.failWrites(err as Error, pending);
       throw err;
+    } finally {
+      // Those never handed to a write are done with; the running write's own are released when it ends.
+      this.releaseQueued(unwritten);
     }
     this.runAfterWrites();
     // The owner hears of it once the current state change is over (it may be a truncation, or a close).
@@ -803,6 +812,7 @@ export class Log {
    */
   private failWrites(err: Error, also: readonly QueuedAppend[] = []): void {
     const pending = [...also, ...(this.writing ?? []), ...this.queued].filter((a) => !a.settled);
+    this.releaseQueued(this.queued);
     this.queued = [];
     this.queuedBytes = 0;
     this.settledSeq = this.appendSeq;
@@ -818,6 +828,16 @@ export class Log {
     if (this.writing === null) for (const s of segments) if (!s.isDeleted) s.dropReserved();
     this.runAfterWrites();
     if (pending.length > 0 && !this.closed) this.onBackgroundError(err);
+  }
+
+  /**
+   * Gives back the frame-pool references queued appends took (appendQueued): called once per append, when no
+   * write of the thread pool reads its buffer any more.
+   */
+  private releaseQueued(appends: readonly QueuedAppend[]): void {
+    const pool = this.tailCache?.pool;
+    if (pool == null) return;
+    for (const a of appends) pool.release(a.buf);
   }
 
   /** Runs `run` once every append queued so far is written (or given up); at once when none is queued. */

@@ -338,3 +338,37 @@ test('pooled frames: cached appends hold a pool reference, pinned reads share it
   for (const v of readPins) pool.release(v);
   assert.ok(pool.idleByteCount > idleBefore, 'both buffers idle once their pins are given back');
 });
+
+test('pooled frames: a queued append holds its frame until the thread pool has written it', async (t) => {
+  const pool = new FramePool(4 << 20, true);
+  const budget = new TailCacheBudget(1 << 20, pool);
+  const { log } = openLog(t, budget);
+  log.writeInlineWhenIdle = false;
+  const expected: Buffer[] = [];
+  const written: Promise<void>[] = [];
+  for (let i = 0; i < 12; i++) {
+    const batch = buildBatch({ values: values(1, 20 * 1024).map((v) => v.fill(i + 1)) });
+    const frame = pool.acquire(batch.length);
+    batch.copy(frame);
+    batchHeader.setBaseOffset(frame, 0, log.logEndOffset);
+    expected.push(Buffer.from(frame));
+    const info = log.appendQueued(frame);
+    assert.notEqual(info.written, null, 'queued, not written inline');
+    written.push(info.written!);
+    // The request lets go at once (as after a drain answered it): with poison, a write that still needed the
+    // frame would now put 0xa5 bytes into the file.
+    pool.release(frame);
+    // Halfway, a synchronous append drains the queue while a write may still run.
+    if (i === 6) {
+      const sync = buildBatch({ values: values(1, 100) });
+      batchHeader.setBaseOffset(sync, 0, log.logEndOffset);
+      expected.push(Buffer.from(sync));
+      log.append(sync);
+    }
+  }
+  await Promise.all(written);
+  while (log.hasQueuedAppends) await new Promise((r) => setTimeout(r, 5));
+  log.setHighWatermark(log.writtenEndOffset);
+  assert.deepEqual(records(fileRead(log, 0, 8 << 20, log.highWatermark, true)), Buffer.concat(expected));
+  assert.ok(pool.stats.recycled > 0, 'frames became idle once written and evicted');
+});

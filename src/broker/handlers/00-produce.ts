@@ -37,8 +37,6 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
     // without a promise or a list.
     let waits = null as Promise<void>[] | null;
     let pending = null as PendingPartition[] | null;
-    // A queued write may still read the request's bytes after it is answered (see Log.appendQueued).
-    let anyQueued = false;
     const responses = request.topicData.map((topic) => ({
       name: topic.name,
       partitionResponses: topic.partitionData.map((data): ProduceResponsePartitionProduceResponse => {
@@ -63,7 +61,6 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
           errorMessage: result.errorMessage,
           currentLeader: NO_LEADER,
         };
-        if (result.written !== null) anyQueued = true;
         if (result.errorCode === ErrorCode.NONE) {
           if (result.written !== null || result.durable !== null) {
             const failed = (): void => storageFailed(response);
@@ -79,9 +76,9 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
         return response;
       }),
     }));
-    // Every append was written inline (copied to the file) or refused: the log and its tail cache hold the
-    // frame only through pool references, so its memory may be reused once the request is answered.
-    if (!anyQueued) context.allowFrameReuse();
+    // The log and its tail cache hold what they keep of the frame through pool references (see
+    // Log.appendQueued); nothing else refers to it, so its memory may be reused once the request is answered.
+    context.allowFrameReuse();
     const answer: ProduceResponse = { responses, throttleTimeMs: 0, nodeEndpoints: [] };
     if (request.acks === 0) {
       if (waits === null) return closeIfFailed(context, answer);
