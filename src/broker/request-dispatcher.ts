@@ -8,9 +8,10 @@
 // body layout to answer it with.
 
 import type { Logger } from '../common/logger.js';
+import type { Connection } from '../network/connection.js';
 import type { Request, RequestHandler, Response } from '../network/request.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { decodeRequestHeader, encodeResponseHeader } from '../protocol/headers.js';
+import { decodeRequestHeader, encodeResponseHeader, type RequestHeader } from '../protocol/headers.js';
 import { DecodeError, Reader, Writer } from '../protocol/primitives/index.js';
 import { ApiKey, findApi } from '../protocol/registry.js';
 import type { ApiHandler, RequestContext } from './api-handler.js';
@@ -44,16 +45,7 @@ export function createRequestDispatcher(
     const reader = new Reader(request.frame);
     const { header } = decodeRequestHeader(reader);
     const body = api.decodeRequest(reader, version);
-    const context: RequestContext = {
-      header,
-      apiVersion: version,
-      connection: request.connection,
-      listenerName: request.connection.listenerName,
-      services,
-      markWaiting: () => request.markWaiting(),
-      allowFrameReuse: () => request.allowFrameReuse(),
-      releaseAfterResponse: (views) => request.releaseAfterResponse(views),
-    };
+    const context = new DispatchedContext(header, version, request, services);
     const result = handler.handle(context, body);
     const encode = (response: unknown): Response => {
       if (response === null) return null;
@@ -72,6 +64,34 @@ export function createRequestDispatcher(
     }
     return encode(result);
   };
+}
+
+/** What a handler sees of its request: one object per request, whose methods pass on to the network layer. */
+class DispatchedContext implements RequestContext {
+  readonly connection: Connection;
+  readonly listenerName: string;
+
+  constructor(
+    readonly header: RequestHeader,
+    readonly apiVersion: number,
+    private readonly request: Request,
+    readonly services: BrokerServices,
+  ) {
+    this.connection = request.connection;
+    this.listenerName = request.connection.listenerName;
+  }
+
+  markWaiting(): void {
+    this.request.markWaiting();
+  }
+
+  allowFrameReuse(): void {
+    this.request.allowFrameReuse();
+  }
+
+  releaseAfterResponse(views: Buffer[]): void {
+    this.request.releaseAfterResponse(views);
+  }
 }
 
 function unsupportedApiVersionsResponse(correlationId: number, handlers: readonly ApiHandler[]): Response {
