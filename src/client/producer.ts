@@ -10,6 +10,16 @@
 // in-flight batches have come back, and the failed ones go again in sequence order, so the log keeps the send
 // order without duplicates. With idempotence off, retries may reorder batches, as in Kafka.
 //
+// A batch that fails for good (an error that is not retriable, delivery.timeout.ms, retries spent) leaves a gap
+// in its partition's sequences, so the producer bumps its epoch (KIP-360, as Kafka's TransactionManager does for
+// an idempotent producer: locally, the same producer id with the next epoch, which partition leaders take when
+// its sequences start again at 0; a new producer id from InitProducerId only once the epoch is exhausted). Each
+// partition moves to the new epoch on its own, once none of its batches under the old one is in flight: until
+// then it sends no new batch, and a batch of the old epoch that comes back to be retried goes again with its old
+// id, epoch and sequence, so a retry of a batch that did land is answered as a duplicate, and none is renumbered
+// behind newer ones. Only when the broker says an old-epoch retry cannot follow (OUT_OF_ORDER_SEQUENCE_NUMBER or
+// UNKNOWN_PRODUCER_ID) are the partition's unsent batches numbered again, in order, from 0 under the new epoch.
+//
 // Memory: buffer.memory bounds the bytes of records accepted but not yet acknowledged; send() waits up to
 // max.block.ms for room, then fails.
 //
@@ -160,7 +170,9 @@ interface Batch {
   bytes: number;
   createdMs: number;
   built: Buffer | null;
+  /** The producer id, epoch and first sequence it was numbered with; -1 until its first send. */
   producerId: number;
+  producerEpoch: number;
   baseSequence: number;
   attempts: number;
   lingerTimer: NodeJS.Timeout | NodeJS.Immediate | null;
@@ -174,12 +186,22 @@ interface PartitionQueue {
   open: Batch | null;
   ready: Batch[];
   inFlight: number;
+  /**
+   * The producer id and epoch this partition's sequences run under (-1 before its first batch). Behind the
+   * producer's own after an epoch bump until the partition has nothing of the old epoch in flight (drain).
+   */
+  producerId: number;
+  producerEpoch: number;
   nextSequence: number;
+  /** The broker refused an old-epoch retry as out of sequence: number the unsent batches again, new epoch. */
+  sequenceGap: boolean;
   /** A batch failed retriably: send nothing more until the in-flight batches have come back. */
   blocked: boolean;
 }
 
 const SEQUENCE_MAX = 0x7fffffff;
+/** The last producer epoch (int16); past it the producer needs a new producer id. */
+const EPOCH_MAX = 0x7fff;
 
 function noop(): void {}
 
@@ -497,7 +519,18 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     if (list === undefined) this.queues.set(topic, (list = []));
     let pq = list[partition];
     if (pq === undefined) {
-      pq = { topic, partition, open: null, ready: [], inFlight: 0, nextSequence: 0, blocked: false };
+      pq = {
+        topic,
+        partition,
+        open: null,
+        ready: [],
+        inFlight: 0,
+        producerId: -1,
+        producerEpoch: -1,
+        nextSequence: 0,
+        sequenceGap: false,
+        blocked: false,
+      };
       list[partition] = pq;
       this.queueList.push(pq);
     }
@@ -510,7 +543,48 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
    * several batch.size ones queued behind each other (measured: about 3x the records per second at 100 B).
    */
   private canSendNow(pq: PartitionQueue): boolean {
-    return !pq.blocked && pq.inFlight < this.maxInFlightPerPartition && pq.ready.length === 0;
+    return (
+      !pq.blocked &&
+      pq.inFlight < this.maxInFlightPerPartition &&
+      pq.ready.length === 0 &&
+      (pq.inFlight === 0 || !this.idempotent || this.onCurrentEpoch(pq))
+    );
+  }
+
+  /** The partition's sequences run under the producer's current id and epoch. */
+  private onCurrentEpoch(pq: PartitionQueue): boolean {
+    return pq.producerId === this.producerId && pq.producerEpoch === this.producerEpoch;
+  }
+
+  /**
+   * May the partition send its next batch? Behind the producer's epoch, it sends a retry of an old-epoch batch
+   * as it is; a new batch only once nothing of the old epoch is in flight: then its sequences start again at 0
+   * under the current epoch, and its unsent batches, retries first, take them in order.
+   */
+  private mayMoveOn(pq: PartitionQueue): boolean {
+    if (this.onCurrentEpoch(pq)) return true;
+    const first = pq.ready[0];
+    if (first !== undefined && first.baseSequence >= 0 && !pq.sequenceGap) return true;
+    if (pq.inFlight > 0) return false;
+    pq.producerId = this.producerId;
+    pq.producerEpoch = this.producerEpoch;
+    pq.nextSequence = 0;
+    pq.sequenceGap = false;
+    for (const b of pq.ready) b.baseSequence = -1;
+    return true;
+  }
+
+  /**
+   * A numbered batch failed for good: its sequences will never be filled, so later batches of its partition
+   * cannot follow under this epoch. As Kafka's idempotent producer does (KIP-360): the next epoch of the same
+   * producer id, or a new producer id once the epoch is exhausted. A batch of an epoch already left behind needs
+   * no bump: its partition starts again under the current one.
+   */
+  private bumpEpochAfter(b: Batch): void {
+    if (!this.idempotent || b.baseSequence < 0) return;
+    if (b.producerId !== this.producerId || b.producerEpoch !== this.producerEpoch) return;
+    if (this.producerEpoch >= EPOCH_MAX) this.producerId = -1;
+    else this.producerEpoch++;
   }
 
   /**
@@ -567,6 +641,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       createdMs: Date.now(),
       built: null,
       producerId: -1,
+      producerEpoch: -1,
       baseSequence: -1,
       attempts: 0,
       lingerTimer: null,
@@ -624,7 +699,6 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
           if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, 'InitProducerId');
           this.producerId = Number(res.producerId);
           this.producerEpoch = res.producerEpoch;
-          for (const pq of this.queueList) pq.nextSequence = 0;
         }, 1_000_000)
         .finally(() => {
           this.producerIdPromise = null;
@@ -655,6 +729,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
           pq.blocked = false;
         }
         if (pq.inFlight >= this.maxInFlightPerPartition) continue;
+        if (this.idempotent && !this.mayMoveOn(pq)) continue;
         if (pq.ready.length === 0) {
           const open = pq.open;
           if (open === null || !(open.lingered || open.writer.sizeInBytes >= this.batchSize)) continue;
@@ -700,10 +775,12 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
    * closes the connection before the batch hears of it. So a retry may rewrite the header in place.
    */
   private build(batch: Batch): Buffer {
-    if (this.idempotent && batch.producerId !== this.producerId) {
-      // First send, or the producer id changed since: take the next sequences under the current id.
+    if (this.idempotent && batch.baseSequence < 0) {
+      // First send, or its partition started its sequences again: the next ones under the partition's epoch
+      // (the current one: drain sends an unnumbered batch only then). A retry keeps its id, epoch and sequence.
       const pq = batch.pq;
-      batch.producerId = this.producerId;
+      batch.producerId = pq.producerId;
+      batch.producerEpoch = pq.producerEpoch;
       batch.baseSequence = pq.nextSequence;
       pq.nextSequence = (pq.nextSequence + batch.onSuccess.length) % (SEQUENCE_MAX + 1);
       batch.built = null;
@@ -712,8 +789,8 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       batch.built = batch.writer.finish({
         compression: this.compression,
         compressionLevel: this.compressionLevel,
-        producerId: this.idempotent ? this.producerId : -1,
-        producerEpoch: this.idempotent ? this.producerEpoch : -1,
+        producerId: this.idempotent ? batch.producerId : -1,
+        producerEpoch: this.idempotent ? batch.producerEpoch : -1,
         baseSequence: this.idempotent ? batch.baseSequence : -1,
       });
     }
@@ -732,6 +809,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
         // Building fails only for a programming error or a codec failure; the batch cannot be sent.
         b.pq.inFlight--;
         this.settle(b, err as Error);
+        this.bumpEpochAfter(b);
       }
     }
     const request: ProduceRequest = {
@@ -771,9 +849,13 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       } else if (p.errorCode === 0 || p.errorCode === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) {
         this.succeed(b, Number(p.baseOffset), Number(p.logAppendTimeMs));
       } else {
-        const retriable = p.errorCode === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER;
         const err = new KafkaProtocolError(p.errorCode, p.errorMessage);
-        this.onBatchError(b, err, retriable || err.retriable);
+        const sequenceError =
+          this.idempotent &&
+          (p.errorCode === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER ||
+            p.errorCode === ErrorCode.UNKNOWN_PRODUCER_ID);
+        if (sequenceError) this.onSequenceError(b, p.errorCode);
+        this.onBatchError(b, err, sequenceError || err.retriable);
       }
     }
     this.scheduleDrain();
@@ -798,6 +880,25 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     this.finish(b);
   }
 
+  /**
+   * OUT_OF_ORDER_SEQUENCE_NUMBER or UNKNOWN_PRODUCER_ID: the batch is retried. Under the partition's current
+   * epoch, out of sequence usually means that an earlier batch failed and goes again first. For a batch of an
+   * epoch the producer has left, the broker will not take its partition's old sequences any more: its unsent
+   * batches are numbered again under the current epoch once nothing of the old one is in flight (mayMoveOn).
+   * UNKNOWN_PRODUCER_ID (the partition lost the producer's state) does the same after bumping the epoch, as
+   * Kafka's idempotent producer does, if the batch is of the current one.
+   */
+  private onSequenceError(b: Batch, code: number): void {
+    const pq = b.pq;
+    if (b.producerId !== pq.producerId || b.producerEpoch !== pq.producerEpoch) return;
+    if (code === ErrorCode.UNKNOWN_PRODUCER_ID) {
+      this.bumpEpochAfter(b);
+      pq.sequenceGap = true;
+    } else if (!this.onCurrentEpoch(pq)) {
+      pq.sequenceGap = true;
+    }
+  }
+
   private onBatchError(b: Batch, err: Error, retriable: boolean): void {
     const pq = b.pq;
     pq.inFlight--;
@@ -806,7 +907,12 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       // Back into the queue in sequence order, and hold the partition until its in-flight batches return.
       pq.blocked = true;
       let i = 0;
-      while (i < pq.ready.length && pq.ready[i]!.attempts > 0 && pq.ready[i]!.baseSequence < b.baseSequence)
+      // (Numbered batches come first; the ones numbered again under a new epoch get their sequences as they go.)
+      while (
+        i < pq.ready.length &&
+        pq.ready[i]!.baseSequence >= 0 &&
+        pq.ready[i]!.baseSequence < b.baseSequence
+      )
         i++;
       pq.ready.splice(i, 0, b);
       this.cluster.invalidate();
@@ -817,10 +923,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       b,
       expired ? new KafkaClientError(`delivery.timeout.ms expired: ${err.message}`, false) : err,
     );
-    if (this.idempotent && !(err instanceof KafkaProtocolError && err.code === ErrorCode.MESSAGE_TOO_LARGE)) {
-      // The partition's sequences now have a gap the broker will not accept: start over with a new producer id.
-      this.producerId = -1;
-    }
+    this.bumpEpochAfter(b);
   }
 
   private settle(b: Batch, err: Error): void {
