@@ -216,6 +216,24 @@ describe('broker over the wire', () => {
     assert.equal(offsets.topics[0].partitions[0].offset, 0n);
   });
 
+  it('refuses InitProducerId with a producer id but no epoch, or an epoch but no producer id', async () => {
+    for (const [producerId, producerEpoch] of [
+      [5n, -1],
+      [-1n, 3],
+    ] as const) {
+      for (const transactionalId of [null, 'half-known']) {
+        const init = await client.call(ApiKey.INIT_PRODUCER_ID, 4, {
+          transactionalId,
+          transactionTimeoutMs: 60000,
+          producerId,
+          producerEpoch,
+        });
+        assert.equal(init.errorCode, ErrorCode.INVALID_REQUEST);
+        assert.equal(init.producerId, -1n);
+      }
+    }
+  });
+
   it('answers duplicate idempotent batches with their original offsets and rejects sequence gaps', async () => {
     const init = await client.call(ApiKey.INIT_PRODUCER_ID, 4, {
       transactionalId: null,

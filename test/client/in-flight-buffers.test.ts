@@ -1,8 +1,9 @@
 // Record-batch buffers and requests that time out. The producer sends a batch's buffer by reference (the socket
 // writes it with writev, no copy), gives it back to its BufferPool once the batch has its outcome, and may rewrite
-// its header in place when a retry goes under a new producer id. That is safe only if a request's promise settles
-// when nothing will read its bytes any more: its response came (the broker had read all of it), or its socket was
-// destroyed first, so bytes still queued in the socket are dropped, never sent later with new contents.
+// its header in place when the broker refused a retry and the batch is renumbered under a bumped epoch (see
+// producer.ts). That is safe only if a request's promise settles when nothing will read its bytes any more: its
+// response came (the broker had read all of it), or its socket was destroyed first, so bytes still queued in the
+// socket are dropped, never sent later with new contents.
 //
 // Here a peer stops reading in the middle of a large request: the request times out, the client changes the
 // buffer (as a retry or the pool would), and the peer then reads everything that reaches it. A TCP proxy in front

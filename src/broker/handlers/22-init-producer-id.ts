@@ -1,6 +1,7 @@
 // InitProducerId (22) for idempotent producers: a fresh producer id with epoch 0 each time, as Kafka does for a
 // producer without a transactional id. A transactional id goes to the transaction coordinator (a new id or a
-// bumped epoch, fencing older producers; PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v4).
+// bumped epoch, fencing older producers; PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v4). As in Kafka, a
+// producer id without an epoch, or an epoch without a producer id (v3+ fields), is an INVALID_REQUEST.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -16,6 +17,9 @@ export const initProducerIdHandler = defineHandler<InitProducerIdRequest, InitPr
   minVersion: 0,
   maxVersion: 5,
   async handle(context, request) {
+    if ((request.producerId === -1n) !== (request.producerEpoch === -1)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, producerId: -1n, producerEpoch: -1 };
+    }
     if (request.transactionalId !== null) {
       const v = context.apiVersion;
       const result = await context.services.transactionCoordinator.initProducerId(
