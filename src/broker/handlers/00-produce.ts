@@ -129,22 +129,24 @@ function awaitReplication(
   const { replicas } = context.services;
   // A leader that loses its partition (LeaderAndIsr makes it a follower, StopReplica removes it) will not see
   // its high watermark move again: like Kafka's DelayedProduce, the wait ends with NOT_LEADER_OR_FOLLOWER at once
-  // rather than at the request's timeout, and the producer looks for the new leader.
-  const epochs = pending.map((p) => p.partition.leaderEpoch);
-  const deposed = (p: PendingPartition, i: number): boolean =>
-    !p.partition.isLeader ||
-    p.partition.leaderEpoch !== epochs[i] ||
-    replicas.get(p.partition.topic, p.partition.partition) !== p.partition;
+  // rather than at the request's timeout, and the producer looks for the new leader. A new leader epoch alone
+  // does not end it: when the controller takes a dead follower out of the ISR, this broker stays leader at the
+  // next epoch, the write is in its log and is acknowledged once the rest of the ISR has it (answered
+  // NOT_LEADER_OR_FOLLOWER, a producer without idempotence would send it again, and the record would be written
+  // twice). The check runs right after each LeaderAndIsr and StopReplica is applied, so a leader made a follower
+  // is seen before it can truncate its log.
+  const deposed = (p: PendingPartition): boolean =>
+    !p.partition.isLeader || replicas.get(p.partition.topic, p.partition.partition) !== p.partition;
   return new Promise((resolve) => {
     const replicated = (p: PendingPartition): boolean => p.partition.log.highWatermark > p.lastOffset;
     context.services.producePurgatory.tryCompleteElseWatch(
       {
-        tryComplete: () => pending.every((p, i) => replicated(p) || deposed(p, i)),
+        tryComplete: () => pending.every((p) => replicated(p) || deposed(p)),
         onComplete: () => {
-          pending.forEach((p, i) => {
+          pending.forEach((p) => {
             if (replicated(p)) return;
             // Not every in-sync replica confirmed: the write may or may not survive on the new leader.
-            p.response.errorCode = deposed(p, i)
+            p.response.errorCode = deposed(p)
               ? ErrorCode.NOT_LEADER_OR_FOLLOWER
               : ErrorCode.REQUEST_TIMED_OUT;
           });
