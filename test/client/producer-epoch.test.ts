@@ -1,202 +1,18 @@
 // The idempotent producer after a batch fails for good, against a real broker behind a proxy that holds chosen
-// Produce requests and answers them itself. A failed batch leaves a gap in its partition's sequences, so the
-// producer moves to a new epoch (KIP-360). Other partitions may still have batches of the old epoch in flight:
-// none of their new batches may go under the new epoch before those are back, and a retried old-epoch batch keeps
-// its epoch and sequence, so that it is neither written behind newer records nor written twice.
-//
-// The proxy here decodes Produce requests (partition, producer id, epoch, sequence, values of each batch) and can
-// hold one without forwarding it (the broker never sees it) or forward it and withhold the broker's answer (the
-// broker appended it); either way the test later answers it with an error code of its choosing.
+// Produce requests and answers them itself (test/helpers/produce-proxy.ts). A failed batch leaves a gap in its
+// partition's sequences, so the producer moves to a new epoch (KIP-360). Other partitions may still have batches of
+// the old epoch in flight: none of their new batches may go under the new epoch before those are back, and a
+// retried old-epoch batch keeps its epoch and sequence, so that it is neither written behind newer records nor
+// written twice.
 
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Producer } from '../../src/client/producer.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { decodeRequestHeader, encodeResponseHeader } from '../../src/protocol/headers.js';
-import type { ProduceRequest } from '../../src/protocol/messages/00-produce.js';
-import { Reader, Writer } from '../../src/protocol/primitives/index.js';
-import { batchHeader } from '../../src/protocol/records/batch-header.js';
-import { readRecords } from '../../src/protocol/records/batch-records.js';
-import { ApiKey, getApi } from '../../src/protocol/registry.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import type { BrokerProcess } from '../helpers/broker-process.js';
+import { brokerBehind, type ProduceProxy, startProduceProxy, until } from '../helpers/produce-proxy.js';
 import { createTopic, readPartition, WireClient } from '../helpers/wire-client.js';
-
-/** One batch of a Produce request that reached the broker, in the order they reached it. */
-interface SeenBatch {
-  partition: number;
-  producerId: number;
-  epoch: number;
-  baseSequence: number;
-  values: string[];
-}
-
-interface Held {
-  /** Resolves once the request is held (and, for a forwarded one, once the broker has answered it). */
-  caught: Promise<void>;
-  /** Answers the held request with `errorCode` for each of its partitions. */
-  answer(errorCode: number): void;
-}
-
-function batchesOf(request: ProduceRequest): SeenBatch[] {
-  const out: SeenBatch[] = [];
-  for (const t of request.topicData) {
-    for (const p of t.partitionData) {
-      const records = p.records!;
-      out.push({
-        partition: p.index,
-        producerId: batchHeader.producerId(records, 0),
-        epoch: batchHeader.producerEpoch(records, 0),
-        baseSequence: batchHeader.baseSequence(records, 0),
-        values: [...readRecords(records, 0)].map((r) => r.value!.toString()),
-      });
-    }
-  }
-  return out;
-}
-
-async function startProxy() {
-  let upstreamPort = 0;
-  /** Batches forwarded to the broker, in order. */
-  const forwarded: SeenBatch[] = [];
-  let hold: { partition: number; forward: boolean; onCaught: () => void; held: HeldRequest | null } | null =
-    null;
-  interface HeldRequest {
-    client: net.Socket;
-    version: number;
-    correlationId: number;
-    request: ProduceRequest;
-  }
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(upstreamPort, '127.0.0.1');
-    sockets.add(client);
-    sockets.add(upstream);
-    client.on('error', () => {});
-    upstream.on('error', () => {});
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-    /** Correlation ids whose broker answer is withheld, and what to do when it comes. */
-    const withheld = new Map<number, () => void>();
-    let fromClient = Buffer.alloc(0);
-    client.on('data', (d: Buffer) => {
-      fromClient = Buffer.concat([fromClient, d]);
-      while (fromClient.length >= 4 && fromClient.length >= 4 + fromClient.readInt32BE(0)) {
-        const frame = Buffer.from(fromClient.subarray(0, 4 + fromClient.readInt32BE(0)));
-        fromClient = fromClient.subarray(frame.length);
-        const r = new Reader(frame.subarray(4));
-        const { header } = decodeRequestHeader(r);
-        if (header.requestApiKey === ApiKey.PRODUCE) {
-          const request = getApi(ApiKey.PRODUCE).decodeRequest(r, header.requestApiVersion) as ProduceRequest;
-          const batches = batchesOf(request);
-          const h = hold;
-          if (h !== null && batches.some((b) => b.partition === h.partition)) {
-            hold = null;
-            h.held = {
-              client,
-              version: header.requestApiVersion,
-              correlationId: header.correlationId,
-              request,
-            };
-            if (!h.forward) {
-              h.onCaught();
-              continue;
-            }
-            withheld.set(header.correlationId, h.onCaught);
-          }
-          forwarded.push(...batches);
-        }
-        upstream.write(frame);
-      }
-    });
-    let fromBroker = Buffer.alloc(0);
-    upstream.on('data', (d: Buffer) => {
-      fromBroker = Buffer.concat([fromBroker, d]);
-      while (fromBroker.length >= 4 && fromBroker.length >= 4 + fromBroker.readInt32BE(0)) {
-        const frame = fromBroker.subarray(0, 4 + fromBroker.readInt32BE(0));
-        fromBroker = fromBroker.subarray(frame.length);
-        const correlationId = frame.readInt32BE(4);
-        const onWithheld = withheld.get(correlationId);
-        if (onWithheld === undefined) {
-          client.write(frame);
-        } else {
-          withheld.delete(correlationId);
-          onWithheld();
-        }
-      }
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    forwarded,
-    setUpstream(port: number): void {
-      upstreamPort = port;
-    },
-    /**
-     * Holds the next Produce request with a batch for `partition`: `forward` sends it on to the broker (which
-     * appends it) but withholds the answer; otherwise the broker never sees it.
-     */
-    holdNext(partition: number, forward: boolean): Held {
-      let onCaught!: () => void;
-      const caught = new Promise<void>((r) => (onCaught = r));
-      const h = { partition, forward, onCaught, held: null as HeldRequest | null };
-      hold = h;
-      return {
-        caught,
-        answer(errorCode: number): void {
-          const held = h.held!;
-          const w = new Writer();
-          w.int32(0);
-          encodeResponseHeader(w, ApiKey.PRODUCE, held.version, held.correlationId);
-          getApi(ApiKey.PRODUCE).encodeResponse(w, held.version, {
-            responses: held.request.topicData.map((t) => ({
-              name: t.name,
-              partitionResponses: t.partitionData.map((p) => ({
-                index: p.index,
-                errorCode,
-                baseOffset: -1n,
-                logAppendTimeMs: -1n,
-                logStartOffset: -1n,
-                recordErrors: [],
-                errorMessage: null,
-                currentLeader: { leaderId: -1, leaderEpoch: -1 },
-              })),
-            })),
-            throttleTimeMs: 0,
-            nodeEndpoints: [],
-          });
-          const out = w.toBuffer();
-          out.writeInt32BE(out.length - 4, 0);
-          held.client.write(out);
-        },
-      };
-    },
-    async close(): Promise<void> {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-    },
-  };
-}
-
-type Proxy = Awaited<ReturnType<typeof startProxy>>;
-
-async function brokerBehind(proxy: Proxy): Promise<BrokerProcess> {
-  const broker = await startBroker({
-    overrides: { 'advertised.listeners': `PLAINTEXT://127.0.0.1:${proxy.port}` },
-  });
-  proxy.setUpstream(broker.port);
-  return broker;
-}
-
-async function until(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 async function values(wire: WireClient, topic: string, partition: number): Promise<string[]> {
   return (await readPartition(wire, topic, partition)).map((r) => r.value!.toString());
@@ -213,8 +29,8 @@ async function expiryWhileInFlight(
   topic: string,
   b1Forwarded: boolean,
   b1Error: number,
-): Promise<{ proxy: Proxy; logs: string[][]; offsets: Record<string, number> }> {
-  const proxy = await startProxy();
+): Promise<{ proxy: ProduceProxy; logs: string[][]; offsets: Record<string, number> }> {
+  const proxy = await startProduceProxy();
   let broker: BrokerProcess | null = null;
   let producer: Producer | null = null;
   let wire: WireClient | null = null;
@@ -328,7 +144,7 @@ test('a batch of another partition that landed but was answered with an error is
 });
 
 test('a failed batch at the last epoch moves the producer to a new producer id', async () => {
-  const proxy = await startProxy();
+  const proxy = await startProduceProxy();
   let broker: BrokerProcess | null = null;
   let producer: Producer | null = null;
   let wire: WireClient | null = null;
@@ -366,7 +182,7 @@ test('a failed batch at the last epoch moves the producer to a new producer id',
 });
 
 test('UNKNOWN_PRODUCER_ID: the batch goes again from sequence 0 under the next epoch', async () => {
-  const proxy = await startProxy();
+  const proxy = await startProduceProxy();
   let broker: BrokerProcess | null = null;
   let producer: Producer | null = null;
   let wire: WireClient | null = null;
