@@ -44,6 +44,18 @@ export class RequestTimeoutError extends KafkaClientError {
   }
 }
 
+/**
+ * delivery.timeout.ms passed before the record had an outcome (Kafka's producer fails the send with a
+ * TimeoutException, "Expiring N record(s) for topic-partition: X ms has passed since batch creation"). The
+ * record may still have been written if its batch had been sent. Not retriable: the producer gave up on it.
+ */
+export class DeliveryTimeoutError extends KafkaClientError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, false, options);
+    this.name = 'DeliveryTimeoutError';
+  }
+}
+
 /** A client-side bound was reached or a call came after close(). Not retriable. */
 export class ClientStateError extends KafkaClientError {
   constructor(message: string) {

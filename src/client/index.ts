@@ -27,6 +27,7 @@ export {
 export {
   ClientStateError,
   ConnectionError,
+  DeliveryTimeoutError,
   KafkaClientError,
   KafkaProtocolError,
   RequestTimeoutError,

@@ -19,6 +19,16 @@
 // id, epoch and sequence, so a retry of a batch that did land is answered as a duplicate, and none is renumbered
 // behind newer ones. Only when the broker says an old-epoch retry cannot follow (OUT_OF_ORDER_SEQUENCE_NUMBER or
 // UNKNOWN_PRODUCER_ID) are the partition's unsent batches numbered again, in order, from 0 under the new epoch.
+// OUT_OF_ORDER_SEQUENCE_NUMBER for the partition's oldest unacknowledged batch of the current epoch (every lower
+// sequence was acknowledged, so the broker lost records: a real gap, not one a retry fills) bumps the epoch at once,
+// and the batch is retried from sequence 0 of the new one, as Kafka's TransactionManager.canRetry does for an
+// idempotent producer, instead of being refused until delivery.timeout.ms.
+//
+// delivery.timeout.ms (KIP-91) bounds a record's time from send() to its outcome, counted from its batch's
+// creation as in Kafka. A batch not in flight (waiting for a leader, a broker, its partition's in-flight batches,
+// or a retry) fails with DeliveryTimeoutError once it is due, from a timer (RecordAccumulator.expiredBatches); a
+// batch in flight fails when its request comes back with a retriable error or times out after the deadline. It
+// must be at least linger.ms + request.timeout.ms (checked at construction, as Kafka does).
 //
 // Memory: buffer.memory bounds the bytes of records accepted but not yet acknowledged; send() waits up to
 // max.block.ms for room, then fails.
@@ -33,7 +43,13 @@ import { ApiKey } from '../protocol/registry.js';
 import { BatchWriter, type EncodedHeader } from './batch-writer.js';
 import { BufferPool } from './buffer-pool.js';
 import { Cluster } from './cluster.js';
-import { ClientStateError, isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
+import {
+  ClientStateError,
+  DeliveryTimeoutError,
+  isRetriableError,
+  KafkaClientError,
+  KafkaProtocolError,
+} from './errors.js';
 import { Fifo } from './fifo.js';
 import type { ClientOptions } from './options.js';
 import {
@@ -65,7 +81,11 @@ export interface ProducerOptions<K = Buffer | null, V = Buffer | null> extends C
   compressionLevel?: number;
   /** enable.idempotence (default true; turned off quietly when acks is not all and it was not asked for). */
   idempotent?: boolean;
-  /** delivery.timeout.ms (default 120000): the bound on a record's time from send() to its outcome. */
+  /**
+   * delivery.timeout.ms (default 120000): the bound on a record's time from send() to its outcome, counted from
+   * its batch's creation. At least lingerMs + requestTimeoutMs (a smaller value given is refused; the default is
+   * raised to that sum, as in Kafka).
+   */
   deliveryTimeoutMs?: number;
   /** Produce request timeout sent to the broker (default requestTimeoutMs). */
   ackTimeoutMs?: number;
@@ -175,6 +195,8 @@ interface Batch {
   producerEpoch: number;
   baseSequence: number;
   attempts: number;
+  /** After a retriable failure: not sent again before this time (retry.backoff.ms, growing per attempt). */
+  retryAtMs: number;
   lingerTimer: NodeJS.Timeout | NodeJS.Immediate | null;
   /** linger.ms has passed: the batch leaves with the partition's next free in-flight slot, full or not. */
   lingered: boolean;
@@ -193,6 +215,8 @@ interface PartitionQueue {
   producerId: number;
   producerEpoch: number;
   nextSequence: number;
+  /** The last sequence acknowledged under the partition's id and epoch (-1: none yet). */
+  lastAckedSequence: number;
   /** The broker refused an old-epoch retry as out of sequence: number the unsent batches again, new epoch. */
   sequenceGap: boolean;
   /** A batch failed retriably: send nothing more until the in-flight batches have come back. */
@@ -268,6 +292,12 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   private producerIdPromise: Promise<void> | null = null;
   private drainScheduled = false;
   private retryTimer: NodeJS.Timeout | null = null;
+  /** Fires when the earliest batch not in flight reaches delivery.timeout.ms (expireBatches), at `expiryAtMs`. */
+  private expiryTimer: NodeJS.Timeout | null = null;
+  private expiryAtMs = 0;
+  /** Wakes drain when the first retried batch waiting out its backoff may go, at `backoffAtMs`. */
+  private backoffTimer: NodeJS.Timeout | null = null;
+  private backoffAtMs = 0;
   private unsettled = 0;
   private idleWaiters: (() => void)[] = [];
   private closed = false;
@@ -291,7 +321,22 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     if (codec === undefined) throw new TypeError(`unknown compression '${options.compression}'`);
     this.compression = codec;
     this.compressionLevel = options.compressionLevel;
-    this.deliveryTimeoutMs = options.deliveryTimeoutMs ?? 120_000;
+    // Kafka's rule (KafkaProducer.configureDeliveryTimeout): a record gets at least linger.ms and one request's
+    // time before it can expire. A value given below that is a configuration error; the default is raised.
+    const lingerAndRequestTimeoutMs = this.lingerMs + this.cluster.options.requestTimeoutMs;
+    const deliveryTimeoutMs = options.deliveryTimeoutMs ?? 120_000;
+    if (deliveryTimeoutMs < lingerAndRequestTimeoutMs) {
+      if (options.deliveryTimeoutMs !== undefined) {
+        throw new TypeError(
+          `delivery.timeout.ms (${deliveryTimeoutMs}) should be equal to or larger than linger.ms + ` +
+            `request.timeout.ms (${this.lingerMs} + ${this.cluster.options.requestTimeoutMs})`,
+        );
+      }
+      this.cluster.options.logger?.warn('delivery.timeout.ms raised to linger.ms + request.timeout.ms', {
+        deliveryTimeoutMs: lingerAndRequestTimeoutMs,
+      });
+    }
+    this.deliveryTimeoutMs = Math.max(deliveryTimeoutMs, lingerAndRequestTimeoutMs);
     this.ackTimeoutMs = options.ackTimeoutMs ?? this.cluster.options.requestTimeoutMs;
     this.maxInFlightPerPartition = this.cluster.options.maxInFlightRequestsPerConnection;
     if (this.idempotent && this.maxInFlightPerPartition > 5) {
@@ -528,6 +573,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
         producerId: -1,
         producerEpoch: -1,
         nextSequence: 0,
+        lastAckedSequence: -1,
         sequenceGap: false,
         blocked: false,
       };
@@ -569,6 +615,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     pq.producerId = this.producerId;
     pq.producerEpoch = this.producerEpoch;
     pq.nextSequence = 0;
+    pq.lastAckedSequence = -1;
     pq.sequenceGap = false;
     for (const b of pq.ready) b.baseSequence = -1;
     return true;
@@ -644,10 +691,12 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       producerEpoch: -1,
       baseSequence: -1,
       attempts: 0,
+      retryAtMs: 0,
       lingerTimer: null,
       lingered: false,
     };
     pq.open = batch;
+    this.armExpiry(batch.createdMs + this.deliveryTimeoutMs);
     batch.lingerTimer =
       this.lingerMs > 0
         ? setTimeout(() => this.onLinger(batch), this.lingerMs)
@@ -674,6 +723,84 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     pq.ready.push(batch);
     this.partitioner.onBatchClosed(pq.topic, pq.partition);
     if (schedule) this.scheduleDrain();
+  }
+
+  /** Makes sure drain runs again by `at` (a retried batch's backoff ends). */
+  private wakeAt(at: number): void {
+    if (this.backoffTimer !== null) {
+      if (this.backoffAtMs <= at) return;
+      clearTimeout(this.backoffTimer);
+    }
+    this.backoffAtMs = at;
+    this.backoffTimer = setTimeout(
+      () => {
+        this.backoffTimer = null;
+        this.scheduleDrain();
+      },
+      Math.max(1, at - Date.now()),
+    );
+  }
+
+  /** Makes sure expireBatches runs by `deadline`. */
+  private armExpiry(deadline: number): void {
+    if (this.expiryTimer !== null) {
+      if (this.expiryAtMs <= deadline) return;
+      clearTimeout(this.expiryTimer);
+    }
+    this.expiryAtMs = deadline;
+    this.expiryTimer = setTimeout(() => this.expireBatches(), Math.max(1, deadline - Date.now()));
+  }
+
+  /**
+   * Fails the batches not in flight that have reached delivery.timeout.ms, as Kafka's RecordAccumulator does: each
+   * partition's queue from its oldest batch up to the first one still in time, the open batch last. Then waits for
+   * the next one due. Batches in flight are not here: they expire when their request comes back (onBatchError).
+   */
+  private expireBatches(): void {
+    this.expiryTimer = null;
+    if (this.closedHard) return;
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    let expired = false;
+    for (const pq of this.queueList) {
+      let first = pq.ready[0];
+      while (first !== undefined && first.createdMs + this.deliveryTimeoutMs <= now) {
+        pq.ready.shift();
+        this.expire(first, now, null);
+        expired = true;
+        first = pq.ready[0];
+      }
+      if (first !== undefined) next = Math.min(next, first.createdMs + this.deliveryTimeoutMs);
+      const open = pq.open;
+      if (open === null) continue;
+      if (first === undefined && open.createdMs + this.deliveryTimeoutMs <= now) {
+        this.closeBatch(open, false);
+        pq.ready.length = 0;
+        this.expire(open, now, null);
+        expired = true;
+      } else {
+        next = Math.min(next, open.createdMs + this.deliveryTimeoutMs);
+      }
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.armExpiry(next);
+    if (expired) this.scheduleDrain();
+  }
+
+  /**
+   * The batch reached delivery.timeout.ms: its records fail with Kafka's message. A batch that was sent may have
+   * been written, so its sequences are unresolved: the epoch moves on (bumpEpochAfter), as for any numbered batch
+   * that fails for good.
+   */
+  private expire(b: Batch, now: number, lastError: Error | null): void {
+    const what = `${b.onSuccess.length} record(s) for ${b.pq.topic}-${b.pq.partition}`;
+    const err = new DeliveryTimeoutError(
+      `Expiring ${what}:${now - b.createdMs} ms has passed since batch creation ` +
+        `(delivery.timeout.ms ${this.deliveryTimeoutMs})` +
+        (lastError === null ? '' : `; last error: ${lastError.message}`),
+      lastError === null ? undefined : { cause: lastError },
+    );
+    this.settle(b, err);
+    this.bumpEpochAfter(b);
   }
 
   private scheduleDrain(): void {
@@ -721,6 +848,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       return;
     }
     let missingLeader = false;
+    const now = Date.now();
     for (let round = 0; round < this.maxInFlightPerPartition; round++) {
       const byLeader = new Map<number, Batch[]>();
       for (const pq of this.queueList) {
@@ -729,6 +857,12 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
           pq.blocked = false;
         }
         if (pq.inFlight >= this.maxInFlightPerPartition) continue;
+        // A retry waits out its backoff, as in Kafka's accumulator: a broker that is down is not hammered.
+        const first = pq.ready[0];
+        if (first !== undefined && first.retryAtMs > now) {
+          this.wakeAt(first.retryAtMs);
+          continue;
+        }
         if (this.idempotent && !this.mayMoveOn(pq)) continue;
         if (pq.ready.length === 0) {
           const open = pq.open;
@@ -862,7 +996,11 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   }
 
   private succeed(b: Batch, baseOffset: number, logAppendTimeMs: number): void {
-    b.pq.inFlight--;
+    const pq = b.pq;
+    pq.inFlight--;
+    if (b.baseSequence >= 0 && b.producerId === pq.producerId && b.producerEpoch === pq.producerEpoch) {
+      pq.lastAckedSequence = (b.baseSequence + b.onSuccess.length - 1) % (SEQUENCE_MAX + 1);
+    }
     const topic = b.pq.topic;
     const partition = b.pq.partition;
     const onSuccess = b.onSuccess;
@@ -886,12 +1024,19 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
    * epoch the producer has left, the broker will not take its partition's old sequences any more: its unsent
    * batches are numbered again under the current epoch once nothing of the old one is in flight (mayMoveOn).
    * UNKNOWN_PRODUCER_ID (the partition lost the producer's state) does the same after bumping the epoch, as
-   * Kafka's idempotent producer does, if the batch is of the current one.
+   * Kafka's idempotent producer does, if the batch is of the current one; so does OUT_OF_ORDER_SEQUENCE_NUMBER
+   * for the batch right after the last acknowledged sequence (TransactionManager.canRetry: nothing earlier is
+   * missing, so the gap is real and only a new epoch lets the partition go on).
    */
   private onSequenceError(b: Batch, code: number): void {
     const pq = b.pq;
     if (b.producerId !== pq.producerId || b.producerEpoch !== pq.producerEpoch) return;
-    if (code === ErrorCode.UNKNOWN_PRODUCER_ID) {
+    if (
+      code === ErrorCode.UNKNOWN_PRODUCER_ID ||
+      (this.onCurrentEpoch(pq) && b.baseSequence === (pq.lastAckedSequence + 1) % (SEQUENCE_MAX + 1))
+    ) {
+      // Lost producer state, or a real gap: every sequence before this batch was acknowledged, yet the broker
+      // does not take it (it lost records). No retry under this epoch can succeed.
       this.bumpEpochAfter(b);
       pq.sequenceGap = true;
     } else if (!this.onCurrentEpoch(pq)) {
@@ -915,15 +1060,18 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       )
         i++;
       pq.ready.splice(i, 0, b);
+      b.retryAtMs = Date.now() + this.cluster.backoffMs(Math.min(b.attempts - 1, 10));
+      this.armExpiry(b.createdMs + this.deliveryTimeoutMs);
       this.cluster.invalidate();
       this.retryLater(Math.min(b.attempts - 1, 10), true);
       return;
     }
-    this.settle(
-      b,
-      expired ? new KafkaClientError(`delivery.timeout.ms expired: ${err.message}`, false) : err,
-    );
-    this.bumpEpochAfter(b);
+    if (expired) {
+      this.expire(b, Date.now(), err);
+    } else {
+      this.settle(b, err);
+      this.bumpEpochAfter(b);
+    }
   }
 
   private settle(b: Batch, err: Error): void {
@@ -944,6 +1092,14 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     b.built = null;
     b.writer.release();
     if (this.unsettled === 0) {
+      if (this.expiryTimer !== null) {
+        clearTimeout(this.expiryTimer);
+        this.expiryTimer = null;
+      }
+      if (this.backoffTimer !== null) {
+        clearTimeout(this.backoffTimer);
+        this.backoffTimer = null;
+      }
       for (const w of this.idleWaiters.splice(0)) w();
     }
   }
@@ -980,6 +1136,10 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     }
     this.closedHard = true;
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    if (this.expiryTimer !== null) clearTimeout(this.expiryTimer);
+    this.expiryTimer = null;
+    if (this.backoffTimer !== null) clearTimeout(this.backoffTimer);
+    this.backoffTimer = null;
     this.failAll(new ClientStateError('the producer was closed before the record was sent'));
     for (const w of this.memoryWaiters.drain()) w.reject(new ClientStateError('the producer is closed'));
     await this.cluster.close();
