@@ -14,7 +14,7 @@ import { Producer } from '../../src/client/producer.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { brokerBehind, type ProduceProxy, startProduceProxy } from '../helpers/produce-proxy.js';
+import { withProxiedTopic } from '../helpers/produce-proxy.js';
 import { createTopic, readPartition, WireClient } from '../helpers/wire-client.js';
 
 const LINGER_MS = 5;
@@ -137,17 +137,10 @@ test('with its only broker stopped, a send fails at delivery.timeout.ms, retried
 });
 
 test('a batch for a partition without a leader expires; another partition carries on meanwhile', async () => {
-  const proxy: ProduceProxy = await startProduceProxy();
-  let broker: BrokerProcess | null = null;
-  let producer: Producer | null = null;
-  let wire: WireClient | null = null;
   const topic = 'expiry-leaderless';
-  try {
-    broker = await brokerBehind(proxy);
-    wire = await WireClient.connect(broker.host, broker.port);
-    await createTopic(wire, topic, { numPartitions: 2 });
+  await withProxiedTopic(topic, 2, async ({ proxy, wire, closing }) => {
     proxy.hideLeader(topic, 1);
-    producer = newProducer(proxy.port);
+    const producer = closing(newProducer(proxy.port));
     const p = producer;
     const send = (partition: number, value: string) =>
       p.send({ topic, partition, value: Buffer.from(value) });
@@ -190,25 +183,13 @@ test('a batch for a partition without a leader expires; another partition carrie
     assert.equal((await send(1, 'back')).offset, 0);
     assert.deepEqual(await values(wire, topic, 0), ['a', 'b', 'c', 'd']);
     assert.deepEqual(await values(wire, topic, 1), ['back']);
-  } finally {
-    await producer?.close(0);
-    wire?.close();
-    await broker?.stop();
-    await proxy.close();
-  }
+  });
 });
 
 test('a sent batch that expires while waiting to be retried bumps the epoch', async () => {
-  const proxy = await startProduceProxy();
-  let broker: BrokerProcess | null = null;
-  let producer: Producer | null = null;
-  let wire: WireClient | null = null;
   const topic = 'expiry-retry';
-  try {
-    broker = await brokerBehind(proxy);
-    wire = await WireClient.connect(broker.host, broker.port);
-    await createTopic(wire, topic, { numPartitions: 1 });
-    producer = newProducer(proxy.port);
+  await withProxiedTopic(topic, 1, async ({ proxy, wire, closing }) => {
+    const producer = closing(newProducer(proxy.port));
     const p = producer;
     await p.connect();
     await p.cluster.refreshMetadata([topic]);
@@ -235,26 +216,14 @@ test('a sent batch that expires while waiting to be retried bumps the epoch', as
       [['after'], first.producerId, first.epoch + 1, 0],
     );
     assert.deepEqual(await values(wire, topic, 0), ['first', 'after']);
-  } finally {
-    await producer?.close(0);
-    wire?.close();
-    await broker?.stop();
-    await proxy.close();
-  }
+  });
 });
 
 test('OUT_OF_ORDER_SEQUENCE_NUMBER after the last acknowledged batch bumps the epoch at once: no retry until the timeout', async () => {
-  const proxy = await startProduceProxy();
-  let broker: BrokerProcess | null = null;
-  let producer: Producer | null = null;
-  let wire: WireClient | null = null;
   const topic = 'sequence-gap';
   const deliveryTimeoutMs = 10_000;
-  try {
-    broker = await brokerBehind(proxy);
-    wire = await WireClient.connect(broker.host, broker.port);
-    await createTopic(wire, topic, { numPartitions: 1 });
-    producer = newProducer(proxy.port, { deliveryTimeoutMs, requestTimeoutMs: 5_000 });
+  await withProxiedTopic(topic, 1, async ({ proxy, wire, closing }) => {
+    const producer = closing(newProducer(proxy.port, { deliveryTimeoutMs, requestTimeoutMs: 5_000 }));
     const p = producer;
     await p.connect();
     await p.cluster.refreshMetadata([topic]);
@@ -292,10 +261,5 @@ test('OUT_OF_ORDER_SEQUENCE_NUMBER after the last acknowledged batch bumps the e
     ]);
     assert.deepEqual(of('fourth'), [[first.producerId, first.epoch + 1, 1]]);
     assert.deepEqual(await values(wire, topic, 0), ['first', 'third', 'fourth']);
-  } finally {
-    await producer?.close(0);
-    wire?.close();
-    await broker?.stop();
-    await proxy.close();
-  }
+  });
 });

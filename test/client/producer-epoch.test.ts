@@ -10,9 +10,8 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Producer } from '../../src/client/producer.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import type { BrokerProcess } from '../helpers/broker-process.js';
-import { brokerBehind, type ProduceProxy, startProduceProxy, until } from '../helpers/produce-proxy.js';
-import { createTopic, readPartition, WireClient } from '../helpers/wire-client.js';
+import { type ProduceProxy, until, withProxiedTopic } from '../helpers/produce-proxy.js';
+import { readPartition, type WireClient } from '../helpers/wire-client.js';
 
 async function values(wire: WireClient, topic: string, partition: number): Promise<string[]> {
   return (await readPartition(wire, topic, partition)).map((r) => r.value!.toString());
@@ -30,22 +29,17 @@ async function expiryWhileInFlight(
   b1Forwarded: boolean,
   b1Error: number,
 ): Promise<{ proxy: ProduceProxy; logs: string[][]; offsets: Record<string, number> }> {
-  const proxy = await startProduceProxy();
-  let broker: BrokerProcess | null = null;
-  let producer: Producer | null = null;
-  let wire: WireClient | null = null;
-  try {
-    broker = await brokerBehind(proxy);
-    wire = await WireClient.connect(broker.host, broker.port);
-    await createTopic(wire, topic, { numPartitions: 2 });
-    producer = new Producer({
-      bootstrapServers: `127.0.0.1:${proxy.port}`,
-      lingerMs: 5,
-      // Held requests are answered by the test, never timed out.
-      requestTimeoutMs: 60_000,
-      retryBackoffMs: 20,
-      retryBackoffMaxMs: 100,
-    });
+  return withProxiedTopic(topic, 2, async ({ proxy, wire, closing }) => {
+    const producer = closing(
+      new Producer({
+        bootstrapServers: `127.0.0.1:${proxy.port}`,
+        lingerMs: 5,
+        // Held requests are answered by the test, never timed out.
+        requestTimeoutMs: 60_000,
+        retryBackoffMs: 20,
+        retryBackoffMaxMs: 100,
+      }),
+    );
     const p = producer;
     // A request answered after its batch's delivery timeout, without waiting for the request timeout that the
     // options require delivery.timeout.ms to exceed: in use, a batch that waited before it was sent.
@@ -86,12 +80,7 @@ async function expiryWhileInFlight(
     [offsets.a1, offsets.b1, offsets.b2, offsets.a2] = await Promise.all([a1, b1Sent, b2, a2]);
     const logs = [await values(wire, topic, 0), await values(wire, topic, 1)];
     return { proxy, logs, offsets };
-  } finally {
-    await producer?.close(0);
-    wire?.close();
-    await broker?.stop();
-    await proxy.close();
-  }
+  });
 }
 
 test('a batch of another partition held when one expires is not written behind newer records', async () => {
@@ -146,16 +135,9 @@ test('a batch of another partition that landed but was answered with an error is
 });
 
 test('a failed batch at the last epoch moves the producer to a new producer id', async () => {
-  const proxy = await startProduceProxy();
-  let broker: BrokerProcess | null = null;
-  let producer: Producer | null = null;
-  let wire: WireClient | null = null;
   const topic = 'epoch-exhausted';
-  try {
-    broker = await brokerBehind(proxy);
-    wire = await WireClient.connect(broker.host, broker.port);
-    await createTopic(wire, topic, { numPartitions: 1 });
-    producer = new Producer({ bootstrapServers: `127.0.0.1:${proxy.port}`, lingerMs: 5 });
+  await withProxiedTopic(topic, 1, async ({ proxy, wire, closing }) => {
+    const producer = closing(new Producer({ bootstrapServers: `127.0.0.1:${proxy.port}`, lingerMs: 5 }));
     const p = producer;
     await p.connect();
     await p.cluster.refreshMetadata([topic]);
@@ -175,30 +157,20 @@ test('a failed batch at the last epoch moves the producer to a new producer id',
     assert.notEqual(after.producerId, first.producerId);
     assert.deepEqual([after.values, after.epoch, after.baseSequence], [['after'], 0, 0]);
     assert.deepEqual(await values(wire, topic, 0), ['first', 'after']);
-  } finally {
-    await producer?.close(0);
-    wire?.close();
-    await broker?.stop();
-    await proxy.close();
-  }
+  });
 });
 
 test('UNKNOWN_PRODUCER_ID: the batch goes again from sequence 0 under the next epoch', async () => {
-  const proxy = await startProduceProxy();
-  let broker: BrokerProcess | null = null;
-  let producer: Producer | null = null;
-  let wire: WireClient | null = null;
   const topic = 'epoch-unknown-producer';
-  try {
-    broker = await brokerBehind(proxy);
-    wire = await WireClient.connect(broker.host, broker.port);
-    await createTopic(wire, topic, { numPartitions: 1 });
-    producer = new Producer({
-      bootstrapServers: `127.0.0.1:${proxy.port}`,
-      lingerMs: 5,
-      retryBackoffMs: 20,
-      retryBackoffMaxMs: 100,
-    });
+  await withProxiedTopic(topic, 1, async ({ proxy, wire, closing }) => {
+    const producer = closing(
+      new Producer({
+        bootstrapServers: `127.0.0.1:${proxy.port}`,
+        lingerMs: 5,
+        retryBackoffMs: 20,
+        retryBackoffMaxMs: 100,
+      }),
+    );
     const p = producer;
     await p.connect();
     await p.cluster.refreshMetadata([topic]);
@@ -215,10 +187,5 @@ test('UNKNOWN_PRODUCER_ID: the batch goes again from sequence 0 under the next e
       [['second'], first!.producerId, first!.epoch + 1, 0],
     );
     assert.deepEqual(await values(wire, topic, 0), ['first', 'second']);
-  } finally {
-    await producer?.close(0);
-    wire?.close();
-    await broker?.stop();
-    await proxy.close();
-  }
+  });
 });

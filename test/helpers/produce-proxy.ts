@@ -21,6 +21,7 @@ import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { readRecords } from '../../src/protocol/records/batch-records.js';
 import { ApiKey, getApi } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from './broker-process.js';
+import { createTopic, WireClient } from './wire-client.js';
 
 /** One batch of a Produce request that reached the broker, in the order they reached it. */
 export interface SeenBatch {
@@ -238,5 +239,45 @@ export async function until(what: string, cond: () => boolean, ms = 10_000): Pro
   while (!cond()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(10);
+  }
+}
+
+/** What a test body gets from withProxiedTopic. */
+export interface ProxiedTopic {
+  readonly proxy: ProduceProxy;
+  readonly broker: BrokerProcess;
+  /** A wire client connected to the broker itself (not through the proxy), to read the log back. */
+  readonly wire: WireClient;
+  /** Registers a client to close when the body ends (before the broker stops); answers it. */
+  closing<C extends { close(timeoutMs?: number): Promise<void> }>(client: C): C;
+}
+
+/**
+ * A produce proxy in front of a fresh broker that advertises it, with `topic` created with `partitions`; runs
+ * `body`, then always closes the clients it registered, the wire client, the broker and the proxy, in that order.
+ */
+export async function withProxiedTopic<T>(
+  topic: string,
+  partitions: number,
+  body: (t: ProxiedTopic) => Promise<T>,
+): Promise<T> {
+  const proxy = await startProduceProxy();
+  let broker: BrokerProcess | null = null;
+  let wire: WireClient | null = null;
+  const clients: { close(timeoutMs?: number): Promise<void> }[] = [];
+  try {
+    broker = await brokerBehind(proxy);
+    wire = await WireClient.connect(broker.host, broker.port);
+    await createTopic(wire, topic, { numPartitions: partitions });
+    const closing = <C extends { close(timeoutMs?: number): Promise<void> }>(client: C): C => {
+      clients.push(client);
+      return client;
+    };
+    return await body({ proxy, broker, wire, closing });
+  } finally {
+    for (const c of clients) await c.close(0);
+    wire?.close();
+    await broker?.stop();
+    await proxy.close();
   }
 }
