@@ -24,9 +24,10 @@ export interface Request {
    */
   markWaiting(): void;
   /**
-   * Tells the network layer that nothing refers to `frame` any more once the response is written: the handler
-   * copied what it keeps (a log append written inline). The frame's memory may then be reused for a later
-   * request (see common/frame-pool.ts). Without this call it never is.
+   * Tells the network layer that nothing refers to `frame` any more once the response is written, except through
+   * frame-pool references (the log holds one while a queued append is written, the tail cache one per cached
+   * append). The frame's memory may then be reused for a later request once the last of them is given back (see
+   * common/frame-pool.ts). Without this call it never is.
    */
   allowFrameReuse(): void;
   /**

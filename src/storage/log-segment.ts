@@ -49,8 +49,6 @@ import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { TxnIndex } from './txn-index.js';
 
-/** Where a batch is in the segment file. */
-
 /**
  * Where an asynchronous read may take its buffer: from `pool`, its reference pushed to `pins` once the read has
  * completed (a fetch response gives it back after the socket took the bytes; see TailCache.read).
@@ -60,6 +58,7 @@ export interface PooledRead {
   readonly pins: Buffer[];
 }
 
+/** Where a batch is in the segment file. */
 export interface BatchLocation {
   readonly position: number;
   readonly sizeInBytes: number;
