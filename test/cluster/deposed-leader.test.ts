@@ -22,51 +22,62 @@ import { readPartition, WireClient } from '../helpers/wire-client.js';
 const TOPIC = 'deposed';
 const REQUEST_TIMEOUT_MS = 25_000;
 
-describe('a leader that stops leading answers its parked acks=all writes', () => {
+/**
+ * A three-broker cluster whose stopped followers stay in the ISR (replica.lag.time.max.ms 60 s) and whose dead ones
+ * are seen gone after 6 s, with `topic` (one partition, three replicas, min.insync.replicas 2); always stopped.
+ */
+function useCluster(topic: string): { brokers(): BrokerProcess[] } {
   let cluster: TestCluster | undefined;
-  let brokers: BrokerProcess[] = [];
-
   before(async () => {
     cluster = await startCluster({
       overrides: {
         'zookeeper.session.timeout.ms': 6000,
-        // Long enough that the stopped follower stays in the ISR for the whole test.
         'replica.lag.time.max.ms': 60_000,
         'min.insync.replicas': 2,
       },
     });
-    brokers = cluster.brokers;
-    await createTopicOn(brokers[0]!, TOPIC, { numPartitions: 1, replicationFactor: 3 });
+    await createTopicOn(cluster.brokers[0]!, topic, { numPartitions: 1, replicationFactor: 3 });
   });
   after(() => cluster?.stop());
+  return { brokers: () => cluster!.brokers };
+}
+
+/**
+ * Waits for a full ISR, stops (SIGSTOP) a follower that is not the controller (so the controller can still act),
+ * sends an acks=all write to the leader and lets it park there, waiting for the stopped follower. The caller
+ * closes `client` and deals with `follower`.
+ */
+async function parkWriteAtLeader(brokers: BrokerProcess[], topic: string) {
+  const view = await waitFor('a full ISR', async () => {
+    const v = await partitionView(brokers[0]!, topic);
+    return v !== undefined && v.leaderId >= 0 && v.isrNodes.length === 3 ? v : undefined;
+  });
+  const leader = brokers[view.leaderId]!;
+  const controller = await controllerOf(leader);
+  const followerId = view.replicaNodes.find((id) => id !== view.leaderId && id !== controller)!;
+  const follower = brokers[followerId]!;
+  const client = await WireClient.connect(leader.host, leader.port);
+  process.kill(follower.pid, 'SIGSTOP');
+  const sentAt = Date.now();
+  client.send(ApiKey.PRODUCE, 9, {
+    transactionalId: null,
+    acks: -1,
+    timeoutMs: REQUEST_TIMEOUT_MS,
+    topicData: [{ name: topic, partitionData: [{ index: 0, records: buildBatch([{ value: 'parked' }]) }] }],
+  });
+  const answer = client.receive(REQUEST_TIMEOUT_MS + 5000);
+  await sleep(500);
+  return { view, leader, followerId, follower, client, sentAt, answer };
+}
+
+describe('a leader that stops leading answers its parked acks=all writes', () => {
+  const cluster = useCluster(TOPIC);
 
   it('answers NOT_LEADER_OR_FOLLOWER when a controlled shutdown moves leadership', {
     timeout: 90_000,
   }, async () => {
-    const view = await waitFor('a full ISR', async () => {
-      const v = await partitionView(brokers[0]!, TOPIC);
-      return v !== undefined && v.leaderId >= 0 && v.isrNodes.length === 3 ? v : undefined;
-    });
-    const leader = brokers[view.leaderId]!;
-    const controller = await controllerOf(leader);
-    // Stop a follower that is not the controller, so the controller can still move leadership.
-    const stoppedId = view.replicaNodes.find((id) => id !== view.leaderId && id !== controller)!;
-    const stopped = brokers[stoppedId]!;
-    const client = await WireClient.connect(leader.host, leader.port);
+    const { leader, follower, client, sentAt, answer } = await parkWriteAtLeader(cluster.brokers(), TOPIC);
     try {
-      process.kill(stopped.pid, 'SIGSTOP');
-      const sentAt = Date.now();
-      client.send(ApiKey.PRODUCE, 9, {
-        transactionalId: null,
-        acks: -1,
-        timeoutMs: REQUEST_TIMEOUT_MS,
-        topicData: [
-          { name: TOPIC, partitionData: [{ index: 0, records: buildBatch([{ value: 'parked' }]) }] },
-        ],
-      });
-      const answer = client.receive(REQUEST_TIMEOUT_MS + 5000);
-      // Let the write reach the leader and park there, waiting for the stopped follower.
-      await sleep(500);
       const exit = leader.stop();
       const response = await answer;
       const elapsedMs = Date.now() - sentAt;
@@ -76,59 +87,23 @@ describe('a leader that stops leading answers its parked acks=all writes', () =>
       assert.equal(await exit, 0, `clean exit after controlled shutdown:\n${leader.log()}`);
     } finally {
       client.close();
-      process.kill(stopped.pid, 'SIGCONT');
+      process.kill(follower.pid, 'SIGCONT');
     }
   });
 });
 
 describe('a leader that keeps leading at a new epoch keeps its parked acks=all writes', () => {
-  let cluster: TestCluster | undefined;
-  let brokers: BrokerProcess[] = [];
   const topic = 'kept';
-
-  before(async () => {
-    cluster = await startCluster({
-      overrides: {
-        // The killed follower is seen gone after this long.
-        'zookeeper.session.timeout.ms': 6000,
-        // Long enough that the stopped follower leaves the ISR only through its death.
-        'replica.lag.time.max.ms': 60_000,
-        'min.insync.replicas': 2,
-      },
-    });
-    brokers = cluster.brokers;
-    await createTopicOn(brokers[0]!, topic, { numPartitions: 1, replicationFactor: 3 });
-  });
-  after(() => cluster?.stop());
+  const cluster = useCluster(topic);
 
   it('acknowledges, once, a write parked when the controller takes a dead follower out of the ISR', {
     timeout: 90_000,
   }, async () => {
-    const view = await waitFor('a full ISR', async () => {
-      const v = await partitionView(brokers[0]!, topic);
-      return v !== undefined && v.leaderId >= 0 && v.isrNodes.length === 3 ? v : undefined;
-    });
-    const leader = brokers[view.leaderId]!;
-    const controller = await controllerOf(leader);
     // The follower that dies is not the controller, so the controller shrinks the ISR as soon as its session ends.
-    const victimId = view.replicaNodes.find((id) => id !== view.leaderId && id !== controller)!;
-    const victim = brokers[victimId]!;
-    const client = await WireClient.connect(leader.host, leader.port);
+    const parked = await parkWriteAtLeader(cluster.brokers(), topic);
+    const { view, leader, followerId: victimId, client, sentAt, answer } = parked;
     try {
-      process.kill(victim.pid, 'SIGSTOP');
-      const sentAt = Date.now();
-      client.send(ApiKey.PRODUCE, 9, {
-        transactionalId: null,
-        acks: -1,
-        timeoutMs: REQUEST_TIMEOUT_MS,
-        topicData: [
-          { name: topic, partitionData: [{ index: 0, records: buildBatch([{ value: 'parked' }]) }] },
-        ],
-      });
-      const answer = client.receive(REQUEST_TIMEOUT_MS + 5000);
-      // Let the write reach the leader and park there, waiting for the stopped follower; then it dies.
-      await sleep(500);
-      await victim.kill();
+      await parked.follower.kill();
       const response = await answer;
       const elapsedMs = Date.now() - sentAt;
       const partition = response.responses[0].partitionResponses[0];
