@@ -1,10 +1,14 @@
 // `npm run bench -- broker [options]`: the broker matrix of the benchmark protocol with generator G1.
 //
-// In one run: the limits (L_net, L_null for each record size and partition count, L_disk_sync first;
+// In one run: the limits (L_net, L_relay, L_null for each record size and partition count, L_disk_sync first;
 // L_disk_async last, since it leaves writeback behind), then one cell per (record size, partitions, acks,
 // durability), each on a fresh broker: three G1 produce runs with a tail consumer, and for acks=1 D0 cells a read
-// of the stored backlog. Prints a summary and appends every figure and the ratios R_net, R_disk, R_null to
-// bench/results/<date>-broker.jsonl; ratios are only ever taken against limits of the same run.
+// of the stored backlog. Prints a summary and appends every figure and the ratios R_net, R_relay, R_disk, R_null
+// to bench/results/<date>-broker.jsonl; ratios are only ever taken against limits of the same run.
+//
+// R_relay divides the same bytes as R_net by L_relay, the work any broker must do for them on this machine
+// (receive, append to the page cache, send to the tail reader) without a protocol: it says how far the broker
+// is from its data path's ceiling, where R_net mixes that with how far the machine is from L_net.
 
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
@@ -108,13 +112,16 @@ export async function run(args: string[]): Promise<void> {
   if (!values['no-limits']) {
     const limitMs = quick ? limitDurationMs.quick : limitDurationMs.full;
     const first = await measureLimits({
-      names: ['L_net', 'L_disk_sync'],
+      names: ['L_net', 'L_relay', 'L_disk_sync'],
       durationMs: limitMs,
       parentDir: values.dir,
       writer,
       log,
     });
     for (const [k, v] of first) limits.set(k, v);
+    const ceiling = relayCeiling(limits);
+    if (ceiling)
+      writer.write('L_relay-over-L_net', { ...ceiling, meaning: 'the highest R_net a broker could reach' });
     const nullDefinitions = uniqueNullWorkloads(specs).map(({ spec, name }) => {
       nullNames.set(nullKey(spec), name);
       return nullBrokerLimit({ ...defaultNullWorkload, ...pick(spec), acks: 1 }, name);
@@ -291,6 +298,12 @@ function record(
       ...ratioOfSummaries(summaryOf(result, netMBPerSecond), net.summary),
       limit: 'L_net',
     });
+  const relay = limits.get('L_relay');
+  if (relay)
+    writer.write(`R_relay-${name}`, {
+      ...ratioOfSummaries(summaryOf(result, netMBPerSecond), relay.summary),
+      limit: 'L_relay',
+    });
   const nullLimit = nullName === undefined ? undefined : limits.get(nullName);
   if (nullLimit) {
     writer.write(`R_null-${name}`, {
@@ -340,7 +353,18 @@ function formatLimitsLine(limits: LimitSet): string {
     l.unit,
     l.note,
   ]);
-  return formatTable(['limit', 'median (range)', 'unit', 'notes'], rows);
+  const table = formatTable(['limit', 'median (range)', 'unit', 'notes'], rows);
+  const ceiling = relayCeiling(limits);
+  return ceiling === undefined
+    ? table
+    : `${table}\nL_relay / L_net (the highest R_net a broker could reach here): ${ratioText(ceiling)}`;
+}
+
+/** L_relay over L_net: what R_net would read for a broker that cost nothing beyond its data path. */
+function relayCeiling(limits: LimitSet): RatioSummary | undefined {
+  const net = limits.get('L_net');
+  const relay = limits.get('L_relay');
+  return net && relay ? ratioOfSummaries(relay.summary, net.summary) : undefined;
 }
 
 function formatCells(
@@ -357,6 +381,7 @@ function formatCells(
     const e2e = result.endToEndLatency.count > 0 ? result.endToEndLatency.summary() : undefined;
     const ms = (us: number): string => formatFigure(us / 1000);
     const net = limits.get('L_net');
+    const relay = limits.get('L_relay');
     const nullName = nullNames.get(`${result.spec.recordBytes}B-${result.spec.partitions}p`);
     const nullLimit = nullName === undefined ? undefined : limits.get(nullName);
     const loads = result.repetitions.map((r) => r.loadAverage1m);
@@ -372,6 +397,7 @@ function formatCells(
       s((r) => r.wireMBPerBrokerCpuSecond),
       s((r) => r.brokerEventLoopDelayP99Ms),
       ratioText(net ? ratioOfSummaries(summaryOf(result, netMBPerSecond), net.summary) : undefined),
+      ratioText(relay ? ratioOfSummaries(summaryOf(result, netMBPerSecond), relay.summary) : undefined),
       ratioText(diskRatio(result, limits)),
       ratioText(
         nullLimit
@@ -397,6 +423,7 @@ function formatCells(
       'MB/CPU-s',
       'loop p99 ms',
       'R_net',
+      'R_relay',
       'R_disk',
       'R_null',
       'load',

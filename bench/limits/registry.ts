@@ -1,13 +1,15 @@
 // The limits measured in the same run as every benchmark, in one table. A limit is a ceiling of this machine
-// for one kind of work (disk with fdatasync, disk into the page cache, loopback TCP, a null broker), measured
-// with the same write sizes as the broker uses, so a broker figure can be read as a fraction of it.
+// for one kind of work (disk with fdatasync, disk into the page cache, loopback TCP, a relay through the page
+// cache, a null broker), measured with the same write sizes as the broker uses, so a broker figure can be read
+// as a fraction of it.
 //
-// To add a limit (L_null next): write a module exporting a LimitDefinition and add it to `limitDefinitions`.
+// To add a limit: write a module exporting a LimitDefinition and add it to `limitDefinitions`.
 // The runner (measure-limits.ts) repeats it, summarises it, records it and prints it; nothing else changes.
 import { diskAsyncLimit } from './disk-async-limit.js';
 import { diskSyncLimit } from './disk-sync-limit.js';
 import { netLimit } from './net-limit.js';
 import { nullLimit } from './null-broker.js';
+import { relayLimit } from './relay-limit.js';
 
 /** What a limit gets for one repetition. */
 export interface LimitContext {
@@ -28,7 +30,7 @@ export interface LimitSample {
 }
 
 export interface LimitDefinition {
-  /** As in the benchmark protocol: L_disk_sync, L_disk_async, L_net, L_null. */
+  /** As in the benchmark protocol: L_disk_sync, L_disk_async, L_net, L_null; and L_relay. */
   name: string;
   /** Unit of `value`; MB/s are decimal (10^6 bytes per second). */
   unit: string;
@@ -42,6 +44,7 @@ export interface LimitDefinition {
 /** Every limit, in the order they run. The disk limit without fsync runs last: it leaves writeback behind. */
 export const limitDefinitions: readonly LimitDefinition[] = [
   netLimit,
+  relayLimit,
   nullLimit,
   diskSyncLimit,
   diskAsyncLimit,

@@ -12,21 +12,27 @@ import { longestMountPrefix } from '../../bench/limits/mount-info.js';
 import { type LimitDefinition, limitDefinitions } from '../../bench/limits/registry.js';
 
 describe('limits', () => {
-  it('measures positive L_net, L_disk_sync and L_disk_async three times each and removes its files', async () => {
+  it('measures positive L_net, L_relay, L_disk_sync and L_disk_async three times each and removes its files', async () => {
     const parentDir = mkdtempSync(join(tmpdir(), 'brook-limits-test-'));
     try {
       const limits = await measureLimits({
         durationMs: 250,
         parentDir,
         diskBytesMax: 32 * 1024 * 1024,
-        names: ['L_net', 'L_disk_sync', 'L_disk_async'],
+        names: ['L_net', 'L_relay', 'L_disk_sync', 'L_disk_async'],
       });
-      assert.deepEqual([...limits.keys()], ['L_net', 'L_disk_sync', 'L_disk_async']);
+      assert.deepEqual([...limits.keys()], ['L_net', 'L_relay', 'L_disk_sync', 'L_disk_async']);
       for (const limit of limits.values()) {
         assert.equal(limit.unit, 'MB/s');
         assert.equal(limit.summary.values.length, 3);
         assert.ok(limit.summary.min > 0, `${limit.name} measured ${limit.summary.min}`);
         for (const d of limit.details) assert.ok((d.bytes as number) > 0);
+      }
+      for (const relay of limits.get('L_relay')!.details) {
+        // Every byte sent came back through the relay's file, and the figure counts both directions.
+        assert.equal(relay.bytesIn, relay.bytesOut);
+        assert.equal(relay.bytesWritten, relay.bytesIn);
+        assert.equal(relay.bytes, (relay.bytesIn as number) * 2);
       }
       const sync = limits.get('L_disk_sync')!.details[0]!;
       assert.ok((sync.syncs as number) >= 1, 'L_disk_sync called fdatasync');
@@ -66,7 +72,7 @@ describe('limits', () => {
   it('has one registry entry per protocol limit measured so far, each with a unit', () => {
     assert.deepEqual(
       limitDefinitions.map((d) => d.name),
-      ['L_net', 'L_null', 'L_disk_sync', 'L_disk_async'],
+      ['L_net', 'L_relay', 'L_null', 'L_disk_sync', 'L_disk_async'],
     );
   });
 
