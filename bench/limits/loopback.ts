@@ -3,6 +3,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
+import { formatFigure } from '../harness/table.js';
 import { writeBuffer, writeBytes } from './write-buffers.js';
 
 /** How long a helper process may take to start or to answer before the repetition is abandoned. */
@@ -55,4 +56,17 @@ export async function stopHelper(child: ChildProcess): Promise<void> {
   const exited = once(child, 'exit');
   child.kill();
   await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+}
+
+/**
+ * "a-b": the range over repetitions of bytes moved per CPU-second of one process, from details holding `bytes`
+ * and the CPU seconds under `cpuKey`. CPU seconds come in clock ticks (10 ms), so a very short repetition can
+ * read as zero: it counts as one tick.
+ */
+export function megabytesPerCpuSecondRange(
+  details: readonly Record<string, unknown>[],
+  cpuKey: string,
+): string {
+  const perCpu = details.map((d) => (d.bytes as number) / 1e6 / Math.max(d[cpuKey] as number, 0.01));
+  return `${formatFigure(Math.min(...perCpu))}-${formatFigure(Math.max(...perCpu))}`;
 }

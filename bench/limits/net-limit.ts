@@ -10,8 +10,7 @@ import { assert } from '../../src/common/assert.js';
 import { monitorEventLoop } from '../harness/event-loop-delay.js';
 import { type ProcessWatch, watchProcess } from '../harness/process-usage.js';
 import { megabytesPerSecond } from '../harness/ratio.js';
-import { formatFigure } from '../harness/table.js';
-import { nextMessage, sendUntil, stopHelper } from './loopback.js';
+import { megabytesPerCpuSecondRange, nextMessage, sendUntil, stopHelper } from './loopback.js';
 import type { SinkMessage } from './net-sink.js';
 import type { LimitContext, LimitDefinition, LimitSample } from './registry.js';
 import { writeBytes } from './write-buffers.js';
@@ -67,8 +66,6 @@ export const netLimit: LimitDefinition = {
   description: 'TCP over loopback, 256 KiB writes, two processes',
   measureOnce,
   note(details) {
-    // CPU seconds come in clock ticks (10 ms), so a very short repetition can read as zero.
-    const perCpu = details.map((d) => (d.bytes as number) / 1e6 / Math.max(d.sinkCpuSeconds as number, 0.01));
-    return `sink ${formatFigure(Math.min(...perCpu))}-${formatFigure(Math.max(...perCpu))} MB per CPU-second`;
+    return `sink ${megabytesPerCpuSecondRange(details, 'sinkCpuSeconds')} MB per CPU-second`;
   },
 };

@@ -16,7 +16,13 @@ import { assert } from '../../src/common/assert.js';
 import { type ProcessWatch, watchProcess } from '../harness/process-usage.js';
 import { megabytesPerSecond } from '../harness/ratio.js';
 import { formatFigure } from '../harness/table.js';
-import { helperTimeoutMs, nextMessage, sendUntil, stopHelper } from './loopback.js';
+import {
+  helperTimeoutMs,
+  megabytesPerCpuSecondRange,
+  nextMessage,
+  sendUntil,
+  stopHelper,
+} from './loopback.js';
 import type { LimitContext, LimitDefinition, LimitSample } from './registry.js';
 import type { RelayMessage } from './relay-process.js';
 import { writeBytes } from './write-buffers.js';
@@ -108,13 +114,9 @@ export const relayLimit: LimitDefinition = {
   description: 'in + out of a relay that appends each chunk to the page cache, then forwards it',
   measureOnce,
   note(details) {
-    // CPU seconds come in clock ticks (10 ms), so a very short repetition can read as zero.
-    const perCpu = details.map(
-      (d) => (d.bytes as number) / 1e6 / Math.max(d.relayCpuSeconds as number, 0.01),
-    );
     const cores = details.map((d) => (d.relayCpuSeconds as number) / (d.seconds as number));
     return (
-      `relay ${formatFigure(Math.min(...perCpu))}-${formatFigure(Math.max(...perCpu))} MB per CPU-second, ` +
+      `relay ${megabytesPerCpuSecondRange(details, 'relayCpuSeconds')} MB per CPU-second, ` +
       `${formatFigure(Math.min(...cores))}-${formatFigure(Math.max(...cores))} cores`
     );
   },
