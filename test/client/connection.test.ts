@@ -11,6 +11,7 @@ import { decodeRequestHeader, encodeResponseHeader } from '../../src/protocol/he
 import type { MetadataResponse } from '../../src/protocol/messages/03-metadata.js';
 import { Reader, Writer } from '../../src/protocol/primitives/index.js';
 import { ApiKey, getApi } from '../../src/protocol/registry.js';
+import { FrameSplitter } from '../helpers/frame-splitter.js';
 
 interface Seen {
   apiKey: number;
@@ -26,12 +27,10 @@ async function scriptedBroker(
   const sockets: net.Socket[] = [];
   const server = net.createServer((socket) => {
     sockets.push(socket);
-    let pending = Buffer.alloc(0);
+    const fromClient = new FrameSplitter({ sizePrefix: 'strip' });
     socket.on('data', (d: Buffer) => {
-      pending = Buffer.concat([pending, d]);
-      while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
-        const frame = pending.subarray(4, 4 + pending.readInt32BE(0));
-        pending = pending.subarray(4 + frame.length);
+      fromClient.push(d);
+      for (const frame of fromClient.frames()) {
         const { header } = decodeRequestHeader(new Reader(frame));
         const seen = {
           apiKey: header.requestApiKey,

@@ -23,6 +23,7 @@ import { decodeRequestHeader, encodeResponseHeader } from '../../src/protocol/he
 import { Reader, Writer } from '../../src/protocol/primitives/index.js';
 import { ApiKey, getApi } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { FrameSplitter } from '../helpers/frame-splitter.js';
 import { createTopic, readPartition, WireClient } from '../helpers/wire-client.js';
 
 /** Resolves when the socket has ended or closed, or after `ms` (then with false). */
@@ -60,17 +61,15 @@ test('a request that timed out sends nothing more of its buffer, whatever the cl
   const server = net.createServer((socket) => {
     peer = socket;
     socket.on('error', () => {});
-    let pending = Buffer.alloc(0);
+    const fromClient = new FrameSplitter({ sizePrefix: 'strip' });
     let stalled = false;
     socket.on('data', (d: Buffer) => {
       if (stalled) {
         received.push(d);
         return;
       }
-      pending = Buffer.concat([pending, d]);
-      while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
-        const frame = pending.subarray(4, 4 + pending.readInt32BE(0));
-        pending = pending.subarray(4 + frame.length);
+      fromClient.push(d);
+      for (const frame of fromClient.frames()) {
         const { header } = decodeRequestHeader(new Reader(frame));
         assert.equal(header.requestApiKey, ApiKey.API_VERSIONS);
         const w = new Writer();
@@ -94,7 +93,8 @@ test('a request that timed out sends nothing more of its buffer, whatever the cl
         // Negotiated: read nothing more, so the next request backs up in the client's socket.
         stalled = true;
         socket.pause();
-        if (pending.length > 0) received.push(pending);
+        const rest = fromClient.takeBuffered();
+        if (rest.length > 0) received.push(rest);
         return;
       }
     });
@@ -186,26 +186,26 @@ async function startProxy() {
     upstream.on('close', () => {
       if (conn.stalled === null) client.destroy();
     });
-    let fromClient = Buffer.alloc(0);
+    const fromClient = new FrameSplitter({ sizePrefix: 'keep' });
     client.on('data', (d: Buffer) => {
       if (conn.stalled !== null) {
         conn.stalled.push(d);
         return;
       }
-      fromClient = Buffer.concat([fromClient, d]);
-      while (fromClient.length >= 12) {
-        const apiKey = fromClient.readInt16BE(4);
+      fromClient.push(d);
+      // The size prefix and the request header's api key, version and correlation id: enough to hold a Produce
+      // request before all of it has arrived.
+      for (let head = fromClient.peek(12); head !== null; head = fromClient.peek(12)) {
+        const apiKey = head.readInt16BE(4);
         if (apiKey === ApiKey.PRODUCE && state.stallProduces > 0) {
           state.stallProduces--;
-          conn.stalled = [fromClient];
-          fromClient = Buffer.alloc(0);
+          conn.stalled = [fromClient.takeBuffered()];
           client.pause();
           return;
         }
-        const size = fromClient.readInt32BE(0);
-        if (fromClient.length < 4 + size) return;
-        const frame = Buffer.from(fromClient.subarray(0, 4 + size));
-        fromClient = fromClient.subarray(4 + size);
+        const whole = fromClient.next();
+        if (whole === null) return;
+        const frame = Buffer.from(whole);
         if (apiKey === ApiKey.PRODUCE) {
           conn.produceFrames.push(frame);
           if (state.dropProduceResponses > 0) {
@@ -216,12 +216,10 @@ async function startProxy() {
         upstream.write(frame);
       }
     });
-    let fromBroker = Buffer.alloc(0);
+    const fromBroker = new FrameSplitter({ sizePrefix: 'keep' });
     upstream.on('data', (d: Buffer) => {
-      fromBroker = Buffer.concat([fromBroker, d]);
-      while (fromBroker.length >= 4 && fromBroker.length >= 4 + fromBroker.readInt32BE(0)) {
-        const frame = fromBroker.subarray(0, 4 + fromBroker.readInt32BE(0));
-        fromBroker = fromBroker.subarray(frame.length);
+      fromBroker.push(d);
+      for (const frame of fromBroker.frames()) {
         if (!dropped.delete(frame.readInt32BE(4))) client.write(frame);
       }
     });

@@ -21,6 +21,7 @@ import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { readRecords } from '../../src/protocol/records/batch-records.js';
 import { ApiKey, getApi } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from './broker-process.js';
+import { FrameSplitter } from './frame-splitter.js';
 import { createTopic, WireClient } from './wire-client.js';
 
 /** One batch of a Produce request that reached the broker, in the order they reached it. */
@@ -95,12 +96,11 @@ export async function startProduceProxy() {
     const withheld = new Map<number, () => void>();
     /** Metadata requests forwarded, by correlation id: their version, to rewrite the answer. */
     const metadataVersions = new Map<number, number>();
-    let fromClient = Buffer.alloc(0);
+    const fromClient = new FrameSplitter({ sizePrefix: 'keep' });
     client.on('data', (d: Buffer) => {
-      fromClient = Buffer.concat([fromClient, d]);
-      while (fromClient.length >= 4 && fromClient.length >= 4 + fromClient.readInt32BE(0)) {
-        const frame = Buffer.from(fromClient.subarray(0, 4 + fromClient.readInt32BE(0)));
-        fromClient = fromClient.subarray(frame.length);
+      fromClient.push(d);
+      for (const whole of fromClient.frames()) {
+        const frame = Buffer.from(whole);
         const r = new Reader(frame.subarray(4));
         const { header } = decodeRequestHeader(r);
         if (header.requestApiKey === ApiKey.METADATA) {
@@ -128,12 +128,10 @@ export async function startProduceProxy() {
         upstream.write(frame);
       }
     });
-    let fromBroker = Buffer.alloc(0);
+    const fromBroker = new FrameSplitter({ sizePrefix: 'keep' });
     upstream.on('data', (d: Buffer) => {
-      fromBroker = Buffer.concat([fromBroker, d]);
-      while (fromBroker.length >= 4 && fromBroker.length >= 4 + fromBroker.readInt32BE(0)) {
-        const frame = fromBroker.subarray(0, 4 + fromBroker.readInt32BE(0));
-        fromBroker = fromBroker.subarray(frame.length);
+      fromBroker.push(d);
+      for (const frame of fromBroker.frames()) {
         const correlationId = frame.readInt32BE(4);
         const metadataVersion = metadataVersions.get(correlationId);
         const onWithheld = withheld.get(correlationId);

@@ -14,6 +14,7 @@ import {
 import type { ApiVersionsRequest } from '../../../src/protocol/messages/18-api-versions.js';
 import { Reader, Writer } from '../../../src/protocol/primitives/index.js';
 import { ApiKey, getApi } from '../../../src/protocol/registry.js';
+import { FrameSplitter } from '../../helpers/frame-splitter.js';
 
 const TOPIC_ID = Buffer.from('00112233445566778899aabbccddeeff', 'hex').toString('base64url');
 
@@ -93,14 +94,11 @@ function answer(socket: Socket, frame: Buffer, port: number, seen: Seen[]): void
 
 function listen(seen: Seen[]): Promise<Server> {
   const server = createServer((socket) => {
-    let pending = Buffer.alloc(0);
+    const fromClient = new FrameSplitter({ sizePrefix: 'strip' });
     socket.on('error', () => socket.destroy());
-    socket.on('data', (chunk) => {
-      pending = Buffer.concat([pending, chunk]);
-      while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
-        const size = pending.readInt32BE(0);
-        const frame = pending.subarray(4, 4 + size);
-        pending = pending.subarray(4 + size);
+    socket.on('data', (chunk: Buffer) => {
+      fromClient.push(chunk);
+      for (const frame of fromClient.frames()) {
         answer(socket, frame, (server.address() as { port: number }).port, seen);
       }
     });
