@@ -18,7 +18,7 @@ import type { BufferPool } from '../../src/client/buffer-pool.js';
 import { Connection } from '../../src/client/connection.js';
 import { RequestTimeoutError } from '../../src/client/errors.js';
 import { resolveClientOptions } from '../../src/client/options.js';
-import { Producer } from '../../src/client/producer.js';
+import { Producer, type ProducerOptions } from '../../src/client/producer.js';
 import { decodeRequestHeader, encodeResponseHeader } from '../../src/protocol/headers.js';
 import { Reader, Writer } from '../../src/protocol/primitives/index.js';
 import { ApiKey, getApi } from '../../src/protocol/registry.js';
@@ -242,7 +242,9 @@ async function startProxy() {
   };
 }
 
-async function brokerBehind(proxy: Awaited<ReturnType<typeof startProxy>>): Promise<BrokerProcess> {
+type TestProxy = Awaited<ReturnType<typeof startProxy>>;
+
+async function brokerBehind(proxy: TestProxy): Promise<BrokerProcess> {
   const broker = await startBroker({
     overrides: {
       'advertised.listeners': `PLAINTEXT://127.0.0.1:${proxy.port}`,
@@ -253,32 +255,61 @@ async function brokerBehind(proxy: Awaited<ReturnType<typeof startProxy>>): Prom
   return broker;
 }
 
+/** What a test body gets from withProxiedProducer. */
+interface ProxiedProducer {
+  readonly proxy: TestProxy;
+  /** A wire client connected to the broker itself (not through the proxy), to read the log back. */
+  readonly wire: WireClient;
+  /** Connected through the proxy, with the topic's metadata already fetched. */
+  readonly producer: Producer;
+}
+
+/**
+ * A proxy in front of a fresh broker that advertises it, `topic` created with one partition, and a producer
+ * bootstrapped through the proxy with `options`; runs `body`, then always closes the producer, the wire client,
+ * the broker and the proxy, in that order.
+ */
+async function withProxiedProducer<T>(
+  topic: string,
+  options: Omit<ProducerOptions, 'bootstrapServers'>,
+  body: (t: ProxiedProducer) => Promise<T>,
+): Promise<T> {
+  const proxy = await startProxy();
+  let broker: BrokerProcess | null = null;
+  let wire: WireClient | null = null;
+  let producer: Producer | null = null;
+  try {
+    broker = await brokerBehind(proxy);
+    wire = await WireClient.connect(broker.host, broker.port);
+    await createTopic(wire, topic, { numPartitions: 1 });
+    producer = new Producer({ bootstrapServers: `127.0.0.1:${proxy.port}`, ...options });
+    await producer.connect();
+    await producer.cluster.refreshMetadata([topic]);
+    return await body({ proxy, wire, producer });
+  } finally {
+    await producer?.close(0);
+    wire?.close();
+    await broker?.stop();
+    await proxy.close();
+  }
+}
+
 function values(count: number, bytes: number, first: number): Buffer[] {
   return Array.from({ length: count }, (_, i) => Buffer.alloc(bytes, (first + i) & 0xff));
 }
 
 test('a produce held past request.timeout.ms is retried on a new connection; its buffer is reused only after', async () => {
-  const proxy = await startProxy();
-  let broker: BrokerProcess | null = null;
-  let producer: Producer | null = null;
-  const wire: WireClient[] = [];
-  try {
-    broker = await brokerBehind(proxy);
-    wire.push(await WireClient.connect(broker.host, broker.port));
-    await createTopic(wire[0]!, 'held', { numPartitions: 1 });
-    producer = new Producer({
-      bootstrapServers: `127.0.0.1:${proxy.port}`,
-      batchSize: 8 * 1024 * 1024,
-      maxRequestSize: 8 * 1024 * 1024,
-      // The pool keeps spares up to a quarter of buffer.memory: room for this batch's 8 MiB buffer.
-      bufferMemory: 64 * 1024 * 1024,
-      lingerMs: 20,
-      requestTimeoutMs: 1_500,
-      retryBackoffMs: 50,
-      retryBackoffMaxMs: 200,
-    });
-    await producer.connect();
-    await producer.cluster.refreshMetadata(['held']);
+  const options = {
+    batchSize: 8 * 1024 * 1024,
+    maxRequestSize: 8 * 1024 * 1024,
+    // The pool keeps spares up to a quarter of buffer.memory: room for this batch's 8 MiB buffer.
+    bufferMemory: 64 * 1024 * 1024,
+    lingerMs: 20,
+    requestTimeoutMs: 1_500,
+    retryBackoffMs: 50,
+    retryBackoffMaxMs: 200,
+  };
+  await withProxiedProducer('held', options, async ({ proxy, wire, producer }) => {
     // Which buffers the pool hands out, and when they come back.
     const pool = (producer as unknown as { bufferPool: BufferPool }).bufferPool;
     const taken: ArrayBufferLike[] = [];
@@ -293,13 +324,13 @@ test('a produce held past request.timeout.ms is retried on a new connection; its
     // 7 MiB: more than loopback TCP buffers took here (about 4 MB), so part of it is still queued in the
     // producer's socket when it times out.
     const first = values(112, 64 * 1024, 1);
-    const firstSent = await Promise.all(first.map((value) => producer!.send({ topic: 'held', value })));
+    const firstSent = await Promise.all(first.map((value) => producer.send({ topic: 'held', value })));
     assert.deepEqual(
       firstSent.map((m) => m.offset),
       first.map((_, i) => i),
     );
     const second = values(112, 64 * 1024, 121);
-    const secondSent = await Promise.all(second.map((value) => producer!.send({ topic: 'held', value })));
+    const secondSent = await Promise.all(second.map((value) => producer.send({ topic: 'held', value })));
     assert.deepEqual(
       secondSent.map((m) => m.offset),
       second.map((_, i) => 112 + i),
@@ -330,40 +361,20 @@ test('a produce held past request.timeout.ms is retried on a new connection; its
       'bytes of the held request differ from the retry: the buffer changed while the request still held it',
     );
 
-    const log = await readPartition(wire[0]!, 'held', 0);
+    const log = await readPartition(wire, 'held', 0);
     assert.deepEqual(
       log.map((r) => r.value![0]),
       [...first, ...second].map((v) => v[0]),
     );
-  } finally {
-    await producer?.close(0);
-    for (const w of wire) w.close();
-    await broker?.stop();
-    await proxy.close();
-  }
+  });
 });
 
 test('a produce the broker appended but whose answer never came is retried with the same sequence: one copy', async () => {
-  const proxy = await startProxy();
-  let broker: BrokerProcess | null = null;
-  let producer: Producer | null = null;
-  const wire: WireClient[] = [];
-  try {
-    broker = await brokerBehind(proxy);
-    wire.push(await WireClient.connect(broker.host, broker.port));
-    await createTopic(wire[0]!, 'unanswered', { numPartitions: 1 });
-    producer = new Producer({
-      bootstrapServers: `127.0.0.1:${proxy.port}`,
-      lingerMs: 5,
-      requestTimeoutMs: 1_000,
-      retryBackoffMs: 50,
-      retryBackoffMaxMs: 200,
-    });
-    await producer.connect();
-    await producer.cluster.refreshMetadata(['unanswered']);
+  const options = { lingerMs: 5, requestTimeoutMs: 1_000, retryBackoffMs: 50, retryBackoffMaxMs: 200 };
+  await withProxiedProducer('unanswered', options, async ({ proxy, wire, producer }) => {
     proxy.state.dropProduceResponses = 1;
     const first = values(20, 100, 1);
-    const sent = await Promise.all(first.map((value) => producer!.send({ topic: 'unanswered', value })));
+    const sent = await Promise.all(first.map((value) => producer.send({ topic: 'unanswered', value })));
     assert.deepEqual(
       sent.map((m) => m.offset),
       first.map((_, i) => i),
@@ -374,15 +385,10 @@ test('a produce the broker appended but whose answer never came is retried with 
     assert.ok(frames[0]!.subarray(0, 8).equals(frames[1]!.subarray(0, 8)));
     assert.ok(frames[0]!.subarray(12).equals(frames[1]!.subarray(12)), 'the retry carries the same batch');
     await producer.send({ topic: 'unanswered', value: Buffer.from('after') });
-    const log = await readPartition(wire[0]!, 'unanswered', 0);
+    const log = await readPartition(wire, 'unanswered', 0);
     assert.deepEqual(
       log.map((r) => r.value!.toString('hex')),
       [...first, Buffer.from('after')].map((v) => v.toString('hex')),
     );
-  } finally {
-    await producer?.close(0);
-    for (const w of wire) w.close();
-    await broker?.stop();
-    await proxy.close();
-  }
+  });
 });
