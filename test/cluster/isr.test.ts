@@ -23,8 +23,13 @@ describe('ISR changes and controlled shutdown in a three-broker cluster', () => 
   before(async () => {
     cluster = await startCluster({
       overrides: {
-        // The test ZooKeeper caps sessions at 20 ticks (4 s); the follower is stopped for less than that, so
-        // it leaves the ISR through lag alone, not through the end of its session.
+        // Each broker asks for a 4 s session and gets it: the test ZooKeeper (helpers/zookeeper.ts) ticks every
+        // 200 ms and sets minSessionTimeout 400 ms and maxSessionTimeout 60 s, so the default cap of 20 ticks
+        // (which would also be 4 s) does not apply and the 4 s comes from this request alone. It is long enough
+        // for the first test: its follower is stopped only until the leader drops it for lag (more than
+        // replica.lag.time.max.ms behind, checked every half of that: 1 to 1.5 s), so it leaves the ISR through
+        // lag, not through the end of its session, and stays alive (the test asserts no offline replica). It
+        // is short enough for the second test, which waits up to 15 s for a stopped broker's session to end.
         'zookeeper.session.timeout.ms': 4000,
         'replica.lag.time.max.ms': 1000,
         'min.insync.replicas': 2,
@@ -89,7 +94,8 @@ describe('ISR changes and controlled shutdown in a three-broker cluster', () => 
     const pausedId = brokers.indexOf(paused);
     process.kill(paused.pid, 'SIGSTOP');
     try {
-      // Longer than the 4 s session: the controller sees the broker die and takes it out of the ISR.
+      // Stopped past its 4 s session (ZooKeeper ends it 4 s after it last heard from the broker, rounded up
+      // to its 200 ms tick): the controller sees the broker die and takes it out of the ISR.
       await waitFor(
         'the paused broker gone from the cluster',
         async () => {
