@@ -37,8 +37,19 @@ const failed = (errorCode: number, errorMessage: string | null = null): LeaderAp
   written: null,
 });
 
+/**
+ * What the leader knows of one follower, from its fetches. No entry means unknown (Kafka's UnknownOffset): the
+ * follower has not fetched since this broker became leader, holds the high watermark at 0 while in the ISR,
+ * and counts as caught up since this broker became leader (then since its first fetch).
+ */
 interface FollowerState {
+  /** The offset of the follower's last fetch, that is its log end offset (Kafka's logEndOffsetMetadata). */
   logEndOffset: number;
+  /**
+   * When a fetch last reached the leader's written end (Kafka's lastCaughtUpTimeMs); 0 when none has since the
+   * follower was left out of the ISR. Kafka's lastFetchLeaderLogEndOffset and lastFetchTimeMs, which let it
+   * count a fetch that reached where the leader was at the previous fetch, have no counterpart here.
+   */
   lastCaughtUpMs: number;
 }
 
@@ -89,15 +100,39 @@ export class Partition {
     isr: readonly number[],
     nowMs = Date.now(),
   ): void {
-    if (!this.isLeader || leaderEpoch !== this.leaderEpoch) this.leaderSinceMs = nowMs;
+    const newLeader = !this.isLeader;
+    const newEpoch = newLeader || leaderEpoch !== this.leaderEpoch;
+    if (newEpoch) this.leaderSinceMs = nowMs;
     this.pendingIsr = null;
     this.leaderId = this.localBrokerId;
     this.leaderEpoch = leaderEpoch;
     this.partitionEpoch = partitionEpoch;
     this.replicas = replicas;
     this.isr = isr;
-    this.followers.clear();
+    this.resetFollowers(newLeader, newEpoch, nowMs);
+    // Followers kept in the ISR already at the log end let the high watermark move now, not at their next fetch.
     this.maybeAdvanceHighWatermark();
+  }
+
+  /**
+   * Kafka's Partition.makeLeader with Replica.resetReplicaState. A broker that becomes leader knows nothing of
+   * its followers: what they told an earlier leader may not be in this log. A broker that stays leader at a new
+   * epoch (the controller took a dead follower out of the ISR, a preferred-leader election chose it again) keeps
+   * each follower's log end offset, learnt from fetches of this very log, so the followers still in the ISR need
+   * not fetch again before the high watermark moves. Their caught-up time restarts at now, as in Kafka; a
+   * follower left out of the new ISR gets 0, so that it is not proposed back into the ISR (proposedIsr) before a
+   * fetch of it reaches the log end again. Followers no longer among the replicas are forgotten, as Kafka drops
+   * their Replica objects.
+   */
+  private resetFollowers(newLeader: boolean, newEpoch: boolean, nowMs: number): void {
+    if (newLeader) {
+      this.followers.clear();
+      return;
+    }
+    for (const [id, state] of this.followers) {
+      if (!this.replicas.includes(id)) this.followers.delete(id);
+      else if (newEpoch) state.lastCaughtUpMs = this.isr.includes(id) ? nowMs : 0;
+    }
   }
 
   becomeFollower(
