@@ -212,8 +212,13 @@ export class Broker {
     const fetchers = this.fetchers;
     controllerRequests.onReplicasChanged = (keys) => {
       fetchers.refresh();
-      const purgatory = this.services?.producePurgatory;
-      for (const key of keys) purgatory?.checkAndComplete(key);
+      // A changed ISR can move the high watermark, and a partition led elsewhere now answers its waiting writes
+      // and fetches with NOT_LEADER_OR_FOLLOWER: both purgatories look again, as Kafka's do after LeaderAndIsr.
+      const services = this.services;
+      for (const key of keys) {
+        services?.producePurgatory.checkAndComplete(key);
+        services?.fetchPurgatory.checkAndComplete(key);
+      }
     };
     this.controller = new Controller({
       store,

@@ -211,13 +211,16 @@ function startPartitionRead(
       bytes: 0,
     }),
   });
-  const { producePurgatory } = context.services;
+  const { producePurgatory, fetchPurgatory } = context.services;
   if (p.topicName === '') return fail(ErrorCode.UNKNOWN_TOPIC_ID);
   const partition = leaderPartition(context.services, p.topicName, p.partition, p.currentLeaderEpoch);
   if (typeof partition === 'number') return fail(partition);
   const log = partition.log;
   if (plan.replicaId >= 0 && partition.recordFollowerEnd(plan.replicaId, p.fetchOffset)) {
+    // The high watermark moved: acks=all writes and consumer fetches waiting for it can be answered now (Kafka's
+    // tryCompleteDelayedRequests); on a quiet partition nothing else would wake the fetches before their max wait.
     producePurgatory.checkAndComplete(partition.key);
+    fetchPurgatory.checkAndComplete(partition.key);
   }
   const maxBytes = Math.min(p.partitionMaxBytes, remainingBytes);
   const read = log.startRead(p.fetchOffset, maxBytes, readBound(plan, log), minOneBatch, plan.pins);
