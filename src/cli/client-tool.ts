@@ -58,14 +58,51 @@ export async function runTool(tool: Tool, argv: string[]): Promise<number> {
   }
 }
 
-const NUMERIC: Record<string, keyof ClientOptions> = {
-  'request.timeout.ms': 'requestTimeoutMs',
-  'socket.connection.setup.timeout.ms': 'connectionTimeoutMs',
-  retries: 'retries',
-  'retry.backoff.ms': 'retryBackoffMs',
-  'retry.backoff.max.ms': 'retryBackoffMaxMs',
-  'max.in.flight.requests.per.connection': 'maxInFlightRequestsPerConnection',
-  'metadata.max.age.ms': 'metadataMaxAgeMs',
+/** How Kafka's ConfigDef types and bounds a numeric property: INT or LONG, and the least value it accepts. */
+export interface NumericSpec {
+  type: 'INT' | 'LONG';
+  min: number;
+}
+
+const INT_MAX = 2_147_483_647;
+
+/**
+ * Reads a number strictly, as Kafka's ConfigDef does: a decimal integer, surrounding spaces trimmed, that fits
+ * its type and is at least the spec's minimum. Anything else is a usage error naming what was given
+ * (`configuration linger.ms`, `option --timeout`) and the rule, in Kafka's words; Number() would pass NaN (or 0
+ * for '') on to the client instead. A LONG is held to JavaScript's safe integers, as no client field holds more.
+ */
+export function parseNumeric(text: string, spec: NumericSpec, subject: string): number {
+  const trimmed = text.trim();
+  const n = /^[+-]?\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  const typeMax = spec.type === 'INT' ? INT_MAX : Number.MAX_SAFE_INTEGER;
+  // Written so that NaN fails it too.
+  if (!(Math.abs(n) <= typeMax))
+    throw new UsageError(`Invalid value ${text} for ${subject}: Not a number of type ${spec.type}`);
+  if (n < spec.min)
+    throw new UsageError(`Invalid value ${text} for ${subject}: Value must be at least ${spec.min}`);
+  return n;
+}
+
+/** A numeric Java-style property, or undefined when it is not set; see parseNumeric. */
+export function numericProperty(
+  props: Record<string, string>,
+  name: string,
+  spec: NumericSpec,
+): number | undefined {
+  const text = props[name];
+  return text === undefined ? undefined : parseNumeric(text, spec, `configuration ${name}`);
+}
+
+/** Kafka's types and validators of the properties every client takes (CommonClientConfigs). */
+const NUMERIC: Record<string, NumericSpec & { field: keyof ClientOptions }> = {
+  'request.timeout.ms': { field: 'requestTimeoutMs', type: 'INT', min: 0 },
+  'socket.connection.setup.timeout.ms': { field: 'connectionTimeoutMs', type: 'LONG', min: 0 },
+  retries: { field: 'retries', type: 'INT', min: 0 },
+  'retry.backoff.ms': { field: 'retryBackoffMs', type: 'LONG', min: 0 },
+  'retry.backoff.max.ms': { field: 'retryBackoffMaxMs', type: 'LONG', min: 0 },
+  'max.in.flight.requests.per.connection': { field: 'maxInFlightRequestsPerConnection', type: 'INT', min: 1 },
+  'metadata.max.age.ms': { field: 'metadataMaxAgeMs', type: 'LONG', min: 0 },
 };
 
 /** Client options from the common arguments plus Java-style properties (later ones win). */
@@ -83,10 +120,36 @@ export function clientOptions(args: ParsedArgs, ...props: Record<string, string>
     retries: 3,
     connectionTimeoutMs: 5000,
   };
-  for (const [k, field] of Object.entries(NUMERIC)) {
-    if (merged[k] !== undefined) (options as unknown as Record<string, number>)[field] = Number(merged[k]);
+  for (const [name, spec] of Object.entries(NUMERIC)) {
+    const n = numericProperty(merged, name, spec);
+    if (n !== undefined) (options as unknown as Record<string, number>)[spec.field] = n;
   }
   return options;
+}
+
+/** Kafka's types and validators of the numeric producer properties the tools pass on (ProducerConfig). */
+export const PRODUCER_NUMERIC = {
+  'linger.ms': { type: 'LONG', min: 0 },
+  'max.block.ms': { type: 'LONG', min: 0 },
+  'batch.size': { type: 'INT', min: 0 },
+  'delivery.timeout.ms': { type: 'INT', min: 0 },
+  'max.request.size': { type: 'INT', min: 0 },
+  'buffer.memory': { type: 'LONG', min: 0 },
+} satisfies Record<string, NumericSpec>;
+
+/**
+ * Constructs a client (Admin, Producer, Consumer). The clients refuse options that contradict each other with a
+ * TypeError from their constructor, as Kafka's do with a ConfigException (delivery.timeout.ms below linger.ms +
+ * request.timeout.ms, acks other than all with idempotence, ...); that is the user's usage error and is reported
+ * as one, without a stack trace. Only the constructor is covered: a TypeError later is a bug and keeps its stack.
+ */
+export function newClient<T>(construct: () => T): T {
+  try {
+    return construct();
+  } catch (e) {
+    if (e instanceof TypeError) throw new UsageError(e.message);
+    throw e;
+  }
 }
 
 export function out(line = ''): void {

@@ -4,7 +4,7 @@
 
 import { Admin, type ConfigResourceType } from '../client/admin.js';
 import { type ParsedArgs, splitTopLevel, UsageError } from './args.js';
-import { clientOptions, err, out, runTool, type Tool } from './client-tool.js';
+import { clientOptions, err, newClient, out, runTool, type Tool } from './client-tool.js';
 
 const tool: Tool = {
   name: 'configs',
@@ -59,7 +59,7 @@ async function run(args: ParsedArgs): Promise<number> {
   if (args.has('describe') === args.has('alter'))
     throw new UsageError('Command must include exactly one action: --describe, --alter');
   const e = entity(args);
-  const admin = new Admin(clientOptions(args));
+  const admin = newClient(() => new Admin(clientOptions(args)));
   try {
     return args.has('describe') ? await describe(admin, args, e) : await alter(admin, args, e);
   } finally {

@@ -5,7 +5,7 @@
 
 import { Consumer, type ConsumerOptions, type ConsumerRecord } from '../client/consumer.js';
 import { type ParsedArgs, readProperties, UsageError } from './args.js';
-import { clientOptions, err, runTool, type Tool } from './client-tool.js';
+import { clientOptions, err, newClient, runTool, type Tool } from './client-tool.js';
 
 const tool: Tool = {
   name: 'console-consumer',
@@ -129,7 +129,7 @@ async function run(args: ParsedArgs): Promise<number> {
   const maxMessages = args.int('max-messages');
   const timeoutMs = args.int('timeout-ms');
   const f = format(args);
-  const consumer = new Consumer(options);
+  const consumer = newClient(() => new Consumer(options));
   let count = 0;
   let code = 0;
   let running = true;

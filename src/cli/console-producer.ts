@@ -5,7 +5,16 @@
 import { createInterface } from 'node:readline';
 import { type Acks, type CompressionName, Producer, type ProducerOptions } from '../client/producer.js';
 import { type ParsedArgs, readProperties, UsageError } from './args.js';
-import { clientOptions, err, runTool, type Tool } from './client-tool.js';
+import {
+  clientOptions,
+  err,
+  newClient,
+  numericProperty,
+  PRODUCER_NUMERIC,
+  parseNumeric,
+  runTool,
+  type Tool,
+} from './client-tool.js';
 
 const tool: Tool = {
   name: 'console-producer',
@@ -55,19 +64,25 @@ function producerOptions(args: ParsedArgs): ProducerOptions {
   const codec = args.get('compression-codec') ?? props['compression.type'] ?? 'none';
   if (!['none', 'gzip', 'snappy', 'lz4', 'zstd'].includes(codec))
     throw new UsageError(`unknown compression codec '${codec}'`);
+  const number = (name: keyof typeof PRODUCER_NUMERIC): number | undefined =>
+    numericProperty(props, name, PRODUCER_NUMERIC[name]);
+  const timeout = args.get('timeout');
   const options: ProducerOptions = {
     ...base,
     acks,
     compression: codec as CompressionName,
-    lingerMs: Number(args.get('timeout') ?? props['linger.ms'] ?? 1000),
-    maxBlockMs: Number(props['max.block.ms'] ?? 60_000),
+    lingerMs:
+      timeout !== undefined
+        ? parseNumeric(timeout, PRODUCER_NUMERIC['linger.ms'], 'option --timeout')
+        : (number('linger.ms') ?? 1000),
+    maxBlockMs: number('max.block.ms') ?? 60_000,
+    // Unset (undefined) leaves the client's default.
+    batchSize: number('batch.size'),
+    deliveryTimeoutMs: number('delivery.timeout.ms'),
+    maxRequestSize: number('max.request.size'),
+    bufferMemory: number('buffer.memory'),
   };
-  if (props['batch.size'] !== undefined) options.batchSize = Number(props['batch.size']);
   if (props['enable.idempotence'] !== undefined) options.idempotent = props['enable.idempotence'] === 'true';
-  if (props['delivery.timeout.ms'] !== undefined)
-    options.deliveryTimeoutMs = Number(props['delivery.timeout.ms']);
-  if (props['max.request.size'] !== undefined) options.maxRequestSize = Number(props['max.request.size']);
-  if (props['buffer.memory'] !== undefined) options.bufferMemory = Number(props['buffer.memory']);
   return options;
 }
 
@@ -136,7 +151,8 @@ async function run(args: ParsedArgs): Promise<number> {
   const topic = args.required('topic');
   const format = lineFormat(args);
   const partition = args.int('partition');
-  const producer = new Producer(producerOptions(args));
+  const options = producerOptions(args);
+  const producer = newClient(() => new Producer(options));
   const sync = args.has('sync');
   let failed: Error | null = null;
   const pending = new Set<Promise<unknown>>();

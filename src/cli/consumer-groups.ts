@@ -5,7 +5,7 @@
 import { Admin, type GroupDescription } from '../client/admin.js';
 import type { TopicPartition } from '../client/requests.js';
 import { type ParsedArgs, UsageError } from './args.js';
-import { clientOptions, err, out, runTool, type Tool, table } from './client-tool.js';
+import { clientOptions, err, newClient, out, runTool, type Tool, table } from './client-tool.js';
 
 const tool: Tool = {
   name: 'consumer-groups',
@@ -51,7 +51,7 @@ async function run(args: ParsedArgs): Promise<number> {
       'Command must include exactly one action: --list, --describe, --delete, --reset-offsets, --delete-offsets',
     );
   }
-  const admin = new Admin(clientOptions(args));
+  const admin = newClient(() => new Admin(clientOptions(args)));
   try {
     if (args.has('list')) {
       const groups = await admin.listGroups();

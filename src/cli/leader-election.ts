@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { Admin, type PartitionResult } from '../client/admin.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { type ParsedArgs, readProperties, UsageError } from './args.js';
-import { clientOptions, err, out, runTool, type Tool } from './client-tool.js';
+import { clientOptions, err, newClient, out, runTool, type Tool } from './client-tool.js';
 
 const tool: Tool = {
   name: 'leader-election',
@@ -89,7 +89,9 @@ async function run(args: ParsedArgs): Promise<number> {
   }
   const partitions = partitionsOf(args);
   const config = args.get('admin.config');
-  const admin = new Admin(clientOptions(args, config === undefined ? {} : readProperties(config)));
+  const admin = newClient(
+    () => new Admin(clientOptions(args, config === undefined ? {} : readProperties(config))),
+  );
   let results: PartitionResult[];
   try {
     results = await admin.electLeaders(type === 'PREFERRED' ? 'preferred' : 'unclean', partitions);

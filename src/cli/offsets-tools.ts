@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { Admin, type OffsetSpec } from '../client/admin.js';
 import { type ParsedArgs, UsageError } from './args.js';
-import { clientOptions, err, out, runTool, type Tool } from './client-tool.js';
+import { clientOptions, err, newClient, out, runTool, type Tool } from './client-tool.js';
 
 const getOffsetsTool: Tool = {
   name: 'get-offsets',
@@ -51,7 +51,7 @@ function parseTime(s: string): OffsetSpec {
 
 async function getOffsets(args: ParsedArgs): Promise<number> {
   const spec = parseTime(args.get('time') ?? 'latest');
-  const admin = new Admin(clientOptions(args));
+  const admin = newClient(() => new Admin(clientOptions(args)));
   try {
     const wanted: { topic: string; partition: number }[] = [];
     const tps = args.get('topic-partitions');
@@ -122,7 +122,7 @@ async function deleteRecords(args: ParsedArgs): Promise<number> {
     return { topic: p.topic, partition: p.partition as number, offset: p.offset as number };
   });
   if (requests.length === 0) throw new UsageError(`${file} names no partitions`);
-  const admin = new Admin(clientOptions(args));
+  const admin = newClient(() => new Admin(clientOptions(args)));
   try {
     if (!args.has('json')) out('Executing records delete operation');
     const results = await admin.deleteRecords(requests);

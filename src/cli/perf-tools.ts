@@ -4,10 +4,18 @@
 // the consumer test prints Kafka's CSV header and one line of totals.
 
 import { readFileSync } from 'node:fs';
-import { Consumer } from '../client/consumer.js';
+import { Consumer, type ConsumerOptions } from '../client/consumer.js';
 import { type Acks, type CompressionName, Producer, type ProducerOptions } from '../client/producer.js';
 import { type ParsedArgs, readProperties, UsageError } from './args.js';
-import { clientOptions, out, runTool, type Tool } from './client-tool.js';
+import {
+  clientOptions,
+  newClient,
+  numericProperty,
+  out,
+  PRODUCER_NUMERIC,
+  runTool,
+  type Tool,
+} from './client-tool.js';
 
 const producerTool: Tool = {
   name: 'producer-perf-test',
@@ -45,13 +53,13 @@ function producerOptions(args: ParsedArgs): ProducerOptions {
   }
   const options: ProducerOptions = { ...clientOptions(args, props) };
   if (props.acks !== undefined) options.acks = (props.acks === 'all' ? 'all' : Number(props.acks)) as Acks;
-  if (props['linger.ms'] !== undefined) options.lingerMs = Number(props['linger.ms']);
-  if (props['batch.size'] !== undefined) options.batchSize = Number(props['batch.size']);
-  if (props['buffer.memory'] !== undefined) options.bufferMemory = Number(props['buffer.memory']);
+  options.lingerMs = numericProperty(props, 'linger.ms', PRODUCER_NUMERIC['linger.ms']);
+  options.batchSize = numericProperty(props, 'batch.size', PRODUCER_NUMERIC['batch.size']);
+  options.bufferMemory = numericProperty(props, 'buffer.memory', PRODUCER_NUMERIC['buffer.memory']);
   if (props['compression.type'] !== undefined)
     options.compression = props['compression.type'] as CompressionName;
   if (props['enable.idempotence'] !== undefined) options.idempotent = props['enable.idempotence'] === 'true';
-  if (props['max.request.size'] !== undefined) options.maxRequestSize = Number(props['max.request.size']);
+  options.maxRequestSize = numericProperty(props, 'max.request.size', PRODUCER_NUMERIC['max.request.size']);
   return options;
 }
 
@@ -138,7 +146,8 @@ async function producerPerf(args: ParsedArgs): Promise<number> {
     for (let i = 0; i < p.length; i++) p[i] = 65 + Math.floor(Math.random() * 26);
     payloads = [p];
   }
-  const producer = new Producer(producerOptions(args));
+  const options = producerOptions(args);
+  const producer = newClient(() => new Producer(options));
   const stats = new Stats(records);
   const interval = setInterval(() => out(stats.window()), args.int('reporting-interval', 5000)!);
   let failure: Error | null = null;
@@ -224,14 +233,15 @@ async function consumerPerf(args: ParsedArgs): Promise<number> {
   const props: Record<string, string> = {};
   const file = args.get('consumer.config');
   if (file !== undefined) Object.assign(props, readProperties(file));
-  const consumer = new Consumer({
+  const options: ConsumerOptions = {
     ...clientOptions(args, props),
     groupId: args.get('group'),
     autoOffsetReset: args.has('from-latest') ? 'latest' : 'earliest',
     maxPartitionFetchBytes: args.int('fetch-size', 1_048_576),
     maxPollRecords: 10_000,
     enableAutoCommit: args.has('group'),
-  });
+  };
+  const consumer = newClient(() => new Consumer(options));
   const header =
     'start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec';
   const start = Date.now();

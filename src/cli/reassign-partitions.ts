@@ -23,7 +23,7 @@ import type { BrokerId } from '../common/ids.js';
 import { systemRandom } from '../controller/random.js';
 import { assignReplicas } from '../controller/replica-assignment.js';
 import { type ParsedArgs, UsageError } from './args.js';
-import { clientOptions, err, out, runTool, type Tool } from './client-tool.js';
+import { clientOptions, err, newClient, out, runTool, type Tool } from './client-tool.js';
 
 const ACTIONS = ['generate', 'execute', 'verify', 'list', 'cancel'] as const;
 
@@ -156,7 +156,7 @@ async function run(args: ParsedArgs): Promise<number> {
     );
   }
   const action = chosen[0]!;
-  const admin = new Admin(clientOptions(args));
+  const admin = newClient(() => new Admin(clientOptions(args)));
   try {
     switch (action) {
       case 'generate':

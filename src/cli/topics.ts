@@ -4,7 +4,7 @@
 
 import { Admin } from '../client/admin.js';
 import { type ParsedArgs, UsageError } from './args.js';
-import { clientOptions, err, out, runTool, type Tool } from './client-tool.js';
+import { clientOptions, err, newClient, out, runTool, type Tool } from './client-tool.js';
 
 const tool: Tool = {
   name: 'topics',
@@ -59,7 +59,7 @@ async function run(args: ParsedArgs): Promise<number> {
       'Command must include exactly one action: --list, --describe, --create, --alter or --delete',
     );
   }
-  const admin = new Admin(clientOptions(args));
+  const admin = newClient(() => new Admin(clientOptions(args)));
   try {
     switch (actions[0]) {
       case 'create':
