@@ -2,7 +2,7 @@
 // error or a failed operation), and client options from --bootstrap-server, --command-config and Java-style
 // property names (request.timeout.ms, client.id, ...).
 
-import { KafkaClientError } from '../client/errors.js';
+import { ConfigError, KafkaClientError } from '../client/errors.js';
 import type { ClientOptions } from '../client/options.js';
 import {
   COMMON_SPECS,
@@ -139,15 +139,15 @@ export const PRODUCER_NUMERIC = {
 
 /**
  * Constructs a client (Admin, Producer, Consumer). The clients refuse options that contradict each other with a
- * TypeError from their constructor, as Kafka's do with a ConfigException (delivery.timeout.ms below linger.ms +
+ * ConfigError from their constructor, as Kafka's do with a ConfigException (delivery.timeout.ms below linger.ms +
  * request.timeout.ms, acks other than all with idempotence, ...); that is the user's usage error and is reported
- * as one, without a stack trace. Only the constructor is covered: a TypeError later is a bug and keeps its stack.
+ * as one, without a stack trace. Any other error, a TypeError from a bug included, keeps its stack.
  */
 export function newClient<T>(construct: () => T): T {
   try {
     return construct();
   } catch (e) {
-    if (e instanceof TypeError) throw new UsageError(e.message);
+    if (e instanceof ConfigError) throw new UsageError(e.message);
     throw e;
   }
 }

@@ -27,7 +27,7 @@ import type { RecordHeader } from '../protocol/records/record.js';
 import { ApiKey } from '../protocol/registry.js';
 import type { AssignorName } from './assignors.js';
 import { Cluster, sleep } from './cluster.js';
-import { ClientStateError, KafkaClientError, KafkaProtocolError } from './errors.js';
+import { ClientStateError, ConfigError, KafkaClientError, KafkaProtocolError } from './errors.js';
 import { FetchedRecords, type RecordFactory } from './fetch-records.js';
 import { FetchSession } from './fetch-session.js';
 import { GroupMember, type RebalanceListener } from './group.js';
@@ -184,7 +184,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       fetchSessions: options.fetchSessions ?? true,
     };
     if (!['earliest', 'latest', 'none'].includes(this.o.autoOffsetReset)) {
-      throw new TypeError(
+      throw new ConfigError(
         `auto.offset.reset must be earliest, latest or none, not ${this.o.autoOffsetReset}`,
       );
     }

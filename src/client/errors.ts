@@ -64,6 +64,18 @@ export class ClientStateError extends KafkaClientError {
   }
 }
 
+/**
+ * Options that cannot work together or a value out of range, found when a client is constructed (Kafka's
+ * ConfigException). A TypeError, as a wrong argument is, so that callers who caught TypeError still do; tools
+ * catch this class alone to print its message as a usage error.
+ */
+export class ConfigError extends TypeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
 /** Throws KafkaProtocolError for a non-zero error code. */
 export function throwIfError(code: number, detail?: string | null): void {
   if (code !== 0) throw new KafkaProtocolError(code, detail);

@@ -23,7 +23,7 @@ import type { SyncGroupResponse } from '../protocol/messages/14-sync-group.js';
 import { ApiKey } from '../protocol/registry.js';
 import { ASSIGNORS, type AssignorName, type MemberSubscription } from './assignors.js';
 import { type Cluster, sleep } from './cluster.js';
-import { KafkaClientError, KafkaProtocolError } from './errors.js';
+import { ConfigError, KafkaClientError, KafkaProtocolError } from './errors.js';
 import { findCoordinator, type TopicPartition, tpKey } from './requests.js';
 
 export interface RebalanceListener {
@@ -88,7 +88,7 @@ export class GroupMember {
   constructor(private readonly o: GroupMemberOptions) {
     this.topics = o.topics;
     for (const name of o.assignors) {
-      if (ASSIGNORS[name] === undefined) throw new TypeError(`unknown assignor ${name}`);
+      if (ASSIGNORS[name] === undefined) throw new ConfigError(`unknown assignor ${name}`);
     }
   }
 

@@ -26,6 +26,7 @@ export {
 } from './consumer.js';
 export {
   ClientStateError,
+  ConfigError,
   ConnectionError,
   DeliveryTimeoutError,
   KafkaClientError,

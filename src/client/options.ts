@@ -4,6 +4,7 @@
 
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import type { Logger } from '../common/logger.js';
+import { ConfigError } from './errors.js';
 
 export interface SaslOptions {
   mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512';
@@ -52,7 +53,7 @@ export interface ResolvedClientOptions {
 export function resolveClientOptions(o: ClientOptions): ResolvedClientOptions {
   const servers = typeof o.bootstrapServers === 'string' ? o.bootstrapServers.split(',') : o.bootstrapServers;
   const bootstrapServers = servers.map((s) => s.trim()).filter((s) => s.length > 0);
-  if (bootstrapServers.length === 0) throw new TypeError('bootstrapServers is empty');
+  if (bootstrapServers.length === 0) throw new ConfigError('bootstrapServers is empty');
   return {
     bootstrapServers,
     clientId: o.clientId ?? 'brook-client',
@@ -72,6 +73,6 @@ export function resolveClientOptions(o: ClientOptions): ResolvedClientOptions {
 /** Splits "host:port" (and "[v6]:port"). */
 export function parseHostPort(s: string): { host: string; port: number } {
   const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(s.trim());
-  if (m === null) throw new TypeError(`bad broker address '${s}', expected host:port`);
+  if (m === null) throw new ConfigError(`bad broker address '${s}', expected host:port`);
   return { host: m[1]!, port: Number(m[2]) };
 }

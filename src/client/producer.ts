@@ -45,6 +45,7 @@ import { BufferPool } from './buffer-pool.js';
 import { Cluster } from './cluster.js';
 import {
   ClientStateError,
+  ConfigError,
   DeliveryTimeoutError,
   isRetriableError,
   KafkaClientError,
@@ -307,9 +308,9 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     this.cluster.allowAutoTopicCreation = options.allowAutoCreateTopics ?? true;
     const acks = options.acks ?? 'all';
     this.acks = acks === 'all' ? -1 : acks;
-    if (![0, 1, -1].includes(this.acks)) throw new TypeError(`acks must be 0, 1, -1 or 'all', not ${acks}`);
+    if (![0, 1, -1].includes(this.acks)) throw new ConfigError(`acks must be 0, 1, -1 or 'all', not ${acks}`);
     if (options.idempotent === true && this.acks !== -1) {
-      throw new TypeError('an idempotent producer needs acks=all');
+      throw new ConfigError('an idempotent producer needs acks=all');
     }
     this.idempotent = options.idempotent ?? this.acks === -1;
     this.lingerMs = options.lingerMs ?? 5;
@@ -318,7 +319,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     this.maxBlockMs = options.maxBlockMs ?? 60_000;
     this.maxRequestSize = options.maxRequestSize ?? 1024 * 1024;
     const codec = compressionTypeFromName(options.compression ?? 'none');
-    if (codec === undefined) throw new TypeError(`unknown compression '${options.compression}'`);
+    if (codec === undefined) throw new ConfigError(`unknown compression '${options.compression}'`);
     this.compression = codec;
     this.compressionLevel = options.compressionLevel;
     // Kafka's rule (KafkaProducer.configureDeliveryTimeout): a record gets at least linger.ms and one request's
@@ -327,7 +328,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     const deliveryTimeoutMs = options.deliveryTimeoutMs ?? 120_000;
     if (deliveryTimeoutMs < lingerAndRequestTimeoutMs) {
       if (options.deliveryTimeoutMs !== undefined) {
-        throw new TypeError(
+        throw new ConfigError(
           `delivery.timeout.ms (${deliveryTimeoutMs}) should be equal to or larger than linger.ms + ` +
             `request.timeout.ms (${this.lingerMs} + ${this.cluster.options.requestTimeoutMs})`,
         );
@@ -340,7 +341,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     this.ackTimeoutMs = options.ackTimeoutMs ?? this.cluster.options.requestTimeoutMs;
     this.maxInFlightPerPartition = this.cluster.options.maxInFlightRequestsPerConnection;
     if (this.idempotent && this.maxInFlightPerPartition > 5) {
-      throw new TypeError('an idempotent producer allows at most 5 requests in flight per connection');
+      throw new ConfigError('an idempotent producer allows at most 5 requests in flight per connection');
     }
     // Spares up to a quarter of buffer.memory: enough for a partition's in-flight and open batches at their
     // largest (max.request.size) with the defaults.

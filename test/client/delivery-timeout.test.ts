@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DeliveryTimeoutError } from '../../src/client/errors.js';
+import { ConfigError, DeliveryTimeoutError } from '../../src/client/errors.js';
 import { Producer } from '../../src/client/producer.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
@@ -84,6 +84,7 @@ test('delivery.timeout.ms must be at least linger.ms + request.timeout.ms, as Ka
   assert.throws(
     () => new Producer({ ...base, deliveryTimeoutMs: 1_099 }),
     (e: Error) =>
+      e instanceof ConfigError &&
       e instanceof TypeError &&
       /delivery\.timeout\.ms \(1099\) should be equal to or larger than linger\.ms \+ request\.timeout\.ms/.test(
         e.message,
