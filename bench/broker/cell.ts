@@ -45,7 +45,17 @@ export interface CellOptions {
   backlog: boolean;
   parentDir: string;
   cpuProfileDir?: string;
+  /** Broker settings for every broker of the run (--broker-override), before the cell's own (D1). */
+  brokerOverrides?: Readonly<Record<string, string>>;
   log: (message: string) => void;
+}
+
+/** What a cell's broker is started with: the run's --broker-override settings, then D1's group commit. */
+function brokerOverrides(spec: CellSpec, options: CellOptions): Record<string, string | boolean> {
+  return {
+    ...options.brokerOverrides,
+    ...(spec.durability === 'D1' ? { 'brook.log.flush.group.commit.enable': true } : {}),
+  };
 }
 
 /** One produce repetition's figures (per second over the measured window). */
@@ -98,7 +108,7 @@ export async function runCell(spec: CellSpec, options: CellOptions): Promise<Cel
     // The broker's log.dirs is a folder of the temporary directory, so the probe's file stays out of it.
     const broker = await startBroker({
       dataDir: join(dataDir, 'logs'),
-      overrides: spec.durability === 'D1' ? { 'brook.log.flush.group.commit.enable': true } : {},
+      overrides: brokerOverrides(spec, options),
       cpuProfileDir: options.cpuProfileDir,
       loopProbeFile: join(dataDir, 'loop-probe.json'),
     });
@@ -321,7 +331,7 @@ export async function runClientCell(
   return withTempDir(options.parentDir, '.brook-bench-broker-', async (dataDir) => {
     const broker = await startBroker({
       dataDir,
-      overrides: spec.durability === 'D1' ? { 'brook.log.flush.group.commit.enable': true } : {},
+      overrides: brokerOverrides(spec, options),
       cpuProfileDir: options.cpuProfileDir,
     });
     const usage = watchProcess(broker.pid);

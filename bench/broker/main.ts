@@ -44,6 +44,7 @@ const usage = `usage: npm run bench -- broker [options]
   --g2 LIST              also drive each cell with real clients (G2): kafkajs, platformatic, kcat
   --no-g1                skip G1 (with --g2: real clients only)
   --no-limits            skip the limits (no ratios; for profiling)
+  --broker-override K=V  a broker setting for every cell (repeatable), to compare settings in one sitting
   --cpu-prof DIR         run each broker under node --cpu-prof, profiles written to DIR
   --dir DIR              parent of the brokers' data directories, on the disk under test (default .)
   --results-dir DIR      where the result file goes (default bench/results)`;
@@ -75,6 +76,7 @@ export async function run(args: string[]): Promise<void> {
       g2: { type: 'string' },
       'no-g1': { type: 'boolean', default: false },
       'no-limits': { type: 'boolean', default: false },
+      'broker-override': { type: 'string', multiple: true, default: [] },
       'cpu-prof': { type: 'string' },
       dir: { type: 'string', default: '.' },
       'results-dir': { type: 'string' },
@@ -100,6 +102,7 @@ export async function run(args: string[]): Promise<void> {
     requestsPerSecond: values.rate === undefined ? undefined : positive('--rate', values.rate),
   }));
   if (values['cpu-prof'] !== undefined) mkdirSync(values['cpu-prof'], { recursive: true });
+  const brokerOverrides = parseOverrides(values['broker-override']);
   const writer = new ResultWriter({ bench: 'broker', args, dir: values['results-dir'] });
   const log = (message: string): void => console.log(message);
   const started = performance.now();
@@ -153,6 +156,7 @@ export async function run(args: string[]): Promise<void> {
       backlog: spec.acks === 1 && spec.durability === 'D0',
       parentDir: values.dir,
       cpuProfileDir: values['cpu-prof'],
+      brokerOverrides,
       log,
     });
     results.push(result);
@@ -170,6 +174,7 @@ export async function run(args: string[]): Promise<void> {
         backlog: false,
         parentDir: values.dir,
         cpuProfileDir: values['cpu-prof'],
+        brokerOverrides,
         log,
       });
       clientResults.push(result);
@@ -200,6 +205,17 @@ export async function run(args: string[]): Promise<void> {
   console.log(
     `run ${writer.runId} (${elapsedSeconds.toFixed(0)} s, load ${loadText()}) written to ${writer.path}`,
   );
+}
+
+/** `--broker-override key=value` settings, in order (a later one wins). */
+function parseOverrides(pairs: readonly string[]): Record<string, string> {
+  const overrides: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    assert(at > 0, `--broker-override takes key=value, got '${pair}'`);
+    overrides[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return overrides;
 }
 
 function positive(flag: string, text: string): number {

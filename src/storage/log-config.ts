@@ -108,6 +108,8 @@ export interface LogManagerConfig {
   cleanerBackoffMs: number;
   /** brook.log.tail.cache.bytes: memory all logs' tail caches may keep alive together (0: no cache). */
   tailCacheBytes: number;
+  /** brook.log.append.inline.enable: appends that find their log's queue idle are written on the event loop. */
+  appendInlineEnable: boolean;
   /** log.cleaner.io.max.bytes.per.second: read plus write rate of the cleaner (Number.MAX_VALUE: unthrottled). */
   cleanerIoMaxBytesPerSecond: number;
 }
@@ -126,6 +128,7 @@ export const DEFAULT_LOG_MANAGER_CONFIG: Readonly<LogManagerConfig> = Object.fre
   cleanerIoBufferLoadFactor: 0.9,
   cleanerBackoffMs: 15_000,
   tailCacheBytes: 32 * 1024 * 1024,
+  appendInlineEnable: false,
   // Kafka's default, Double.MaxValue.
   cleanerIoMaxBytesPerSecond: Number.MAX_VALUE,
 });

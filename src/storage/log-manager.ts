@@ -153,6 +153,7 @@ export class LogManager {
         onBackgroundError: this.onBackgroundError,
         onTruncated: (logEndOffset) => this.cleaner.onTruncated(tp, logEndOffset),
         tailCache: this.tailCache,
+        writeInlineWhenIdle: this.managerConfig.appendInlineEnable,
       });
       this.logs.set(k, log);
     }
@@ -195,6 +196,7 @@ export class LogManager {
       onBackgroundError: this.onBackgroundError,
       onTruncated: (logEndOffset) => this.cleaner.onTruncated(tp, logEndOffset),
       tailCache: this.tailCache,
+      writeInlineWhenIdle: this.managerConfig.appendInlineEnable,
     });
     this.logs.set(key(tp), log);
     return log;

@@ -12,13 +12,17 @@
 // appends of the same segment gathered into it), in order. An append becomes visible to readers only when its
 // bytes are written: then the segment's indexes and size move, `writtenEndOffset` follows, `written` resolves
 // and `onWritten` is called. So reads, the high watermark and followers never reach bytes not in the file.
-// An append that finds nothing queued or being written is written at once instead, on the event loop, and is
-// visible on return (`written` is null), as Kafka's request handler threads write to the page cache: a copy of
-// a produce request's bytes (about 0.06 ms for 128 KiB) costs far less than the round trip through the libuv
-// thread pool (median 2.4 ms, p90 23 ms measured for the same write on a busy 2-core machine, where the pool
-// thread waits for a core). `inlineWriteSlowRun` inline writes in a row slower than `inlineWriteSlowMs` (dirty
-// pages throttled, a slow disk) send appends through the queue for `inlineWritePauseMs`, so a slow disk does not
-// stall the event loop on every request.
+// With `writeInlineWhenIdle` (the default of a Log opened alone; the broker sets it from
+// brook.log.append.inline.enable, off by default), an append that finds nothing queued or being written is
+// written at once instead, on the event loop, and is visible on return (`written` is null): a copy of a produce
+// request's bytes (about 0.06 ms for 128 KiB on an idle machine) costs less than the round trip through the
+// libuv thread pool (median 2.4 ms, p90 23 ms measured for the same write on a busy 2-core machine, where the
+// pool thread waits for a core). But the copy holds up every other connection of the event loop, and under
+// sustained writes it slows several times once the kernel's writeback starts: a consumer of one busy partition
+// then fell seconds behind (bench/README.md), which is why the broker does not write inline by default.
+// `inlineWriteSlowRun` inline writes in a row slower than `inlineWriteSlowMs` (dirty pages throttled, a slow
+// disk) send appends through the queue for `inlineWritePauseMs`, so a slow disk does not stall the event loop
+// on every request.
 // Operations that need the file as the offsets say (a synchronous append, truncation, retention, close)
 // first complete every queued append synchronously (`drainAppends`). Only writes and fsyncs run in the
 // background; they change state only to make written appends visible, to move the recovery point forward and
@@ -82,6 +86,8 @@ export interface LogOptions {
   readonly onTruncated?: (logEndOffset: number) => void;
   /** The broker-wide bound of tail caches (see tail-cache.ts); without one, every read goes to the file. */
   readonly tailCache?: TailCacheBudget;
+  /** Whether an append that finds the queue idle is written at once on the event loop (default true). */
+  readonly writeInlineWhenIdle?: boolean;
 }
 
 export interface AppendInfo {
@@ -217,9 +223,9 @@ export class Log {
   private slowInlineWrites = 0;
   /**
    * Whether an append that finds nothing queued or being written is written at once, on the event loop (see
-   * the file header). Off only where the queue itself is under test.
+   * the file header; brook.log.append.inline.enable).
    */
-  writeInlineWhenIdle = true;
+  writeInlineWhenIdle: boolean;
   private appendSeq = 0;
   private settledSeq = 0;
   private afterWrites: AfterWrites[] = [];
@@ -238,6 +244,7 @@ export class Log {
     this.onBackgroundError = options.onBackgroundError ?? (() => {});
     this.onTruncated = options.onTruncated ?? (() => {});
     this.tailCache = options.tailCache === undefined ? null : new TailCache(options.tailCache);
+    this.writeInlineWhenIdle = options.writeInlineWhenIdle ?? true;
     this.epochCache = LeaderEpochCache.load(join(this.dir, LEADER_EPOCH_CHECKPOINT_FILE), (err) =>
       this.onBackgroundError(err),
     );

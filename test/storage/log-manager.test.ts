@@ -248,3 +248,30 @@ test('the scheduler writes the offset checkpoints off the event loop, the newest
     [],
   );
 });
+
+test('the logs a manager opens or creates write inline only when appendInlineEnable says so (off by default)', async (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const appendIdle = (log: Log) => {
+    const b = buildBatch({ values: [Buffer.from('x')], baseTimestamp: clock.nowMs() });
+    batchHeader.setBaseOffset(b, 0, log.logEndOffset);
+    return log.appendQueued(b);
+  };
+  const queued = LogManager.open(options(dir, clock));
+  const created = queued.getOrCreateLog({ topic: 'q', partition: 0 });
+  const info = appendIdle(created);
+  assert.notEqual(info.written, null, 'the default sends an idle append through the thread pool');
+  assert.equal(created.writtenEndOffset, 0, 'not readable before its write completes');
+  await info.written;
+  assert.equal(created.writtenEndOffset, 1);
+  queued.shutdown();
+
+  const inline = LogManager.open(
+    options(dir, clock, { managerConfig: { retentionCheckIntervalMs: 10_000, appendInlineEnable: true } }),
+  );
+  const loaded = inline.getLog({ topic: 'q', partition: 0 })!;
+  assert.equal(appendIdle(loaded).written, null, 'a log loaded at start-up writes inline when told to');
+  assert.equal(loaded.writtenEndOffset, 2, 'readable on return');
+  assert.equal(appendIdle(inline.getOrCreateLog({ topic: 'r', partition: 0 })).written, null);
+  inline.shutdown();
+});

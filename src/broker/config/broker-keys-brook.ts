@@ -47,6 +47,22 @@ export const BROOK_KEYS = [
       support: 'honoured',
     },
   ),
+  // Kafka writes appends on request handler threads, apart from the network threads that serve fetches. Here the
+  // event loop is both: an append written inline saves a thread-pool round trip, but every page-cache copy, and
+  // every pause while the kernel throttles dirty pages, holds up all connections, fetches included. Measured on
+  // two cores, inline appends left a consumer of a single busy partition seconds behind the producer (tail fetch
+  // a quarter of the produce rate) for about the same bytes moved; off (the default), it stays at the tail with
+  // millisecond latency (bench/README.md). See src/storage/log.ts.
+  key(
+    'brook.log.append.inline.enable',
+    T.BOOLEAN,
+    'false',
+    'low',
+    'Write an append on the event loop when its log has no write running; false sends every append to the I/O threads.',
+    {
+      support: 'honoured',
+    },
+  ),
   // Every fresh buffer counts as external memory for V8, which starts a full garbage collection about every
   // 64 MB of it; gathering each large produce frame into a new buffer made those collections the broker's
   // largest cost. Frames are reused once nothing refers to them; this bounds the memory kept idle for that.

@@ -62,6 +62,7 @@ export function toLogManagerConfig(config: BrokerConfig): LogManagerConfig {
     cleanerIoBufferLoadFactor: config.values.double('log.cleaner.io.buffer.load.factor'),
     cleanerBackoffMs: config.logCleanerBackoffMs,
     tailCacheBytes: config.values.long('brook.log.tail.cache.bytes'),
+    appendInlineEnable: config.values.boolean('brook.log.append.inline.enable'),
     cleanerIoMaxBytesPerSecond: config.values.double('log.cleaner.io.max.bytes.per.second'),
   };
 }

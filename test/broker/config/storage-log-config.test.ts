@@ -17,6 +17,12 @@ describe('storage config bridge', () => {
     assert.deepEqual(toLogManagerConfig(resolveBrokerConfig(new Map())), { ...DEFAULT_LOG_MANAGER_CONFIG });
   });
 
+  test('brook.log.append.inline.enable reaches the log manager, off unless set', () => {
+    assert.equal(toLogManagerConfig(resolveBrokerConfig(new Map())).appendInlineEnable, false);
+    const on = resolveBrokerConfig(new Map([['brook.log.append.inline.enable', 'true']]));
+    assert.equal(toLogManagerConfig(on).appendInlineEnable, true);
+  });
+
   test('topic overrides and group commit reach the storage config', () => {
     const settings = resolveTopicLogSettings(
       new Map([
