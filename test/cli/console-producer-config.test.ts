@@ -5,31 +5,14 @@
 // set of values produces as usual. The other tools share the strict reading through --command-config.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { after, before, test } from 'node:test';
-import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { useToolBroker } from '../helpers/tool-broker.js';
 
-const BROOK = resolve(import.meta.dirname, '../../../bin/brook');
-let broker: BrokerProcess;
-let scratch: string;
-
-before(async () => {
-  broker = await startBroker({ overrides: { 'num.partitions': 1 } });
-  scratch = mkdtempSync(join(tmpdir(), 'brook-cli-producer-config-'));
-});
-
-after(async () => {
-  await broker?.stop();
-  rmSync(scratch, { recursive: true, force: true });
-});
-
-function brook(args: string[], input?: string) {
-  return run(process.execPath, [BROOK, ...args], { input, timeoutMs: 60_000 });
-}
-
-const bs = () => ['--bootstrap-server', broker.bootstrap];
+const tools = useToolBroker('brook-cli-producer-config-');
+const brook = tools.brook;
+const bs = tools.bootstrapArgs;
 
 async function createTopic(topic: string): Promise<void> {
   const r = await brook(['topics', ...bs(), '--create', '--topic', topic, '--partitions', '1']);
@@ -72,7 +55,7 @@ test('a delivery.timeout.ms below linger.ms + request.timeout.ms is refused with
 
 test('a producer property that is not a number, or below its minimum, is refused naming it, and nothing is produced', async () => {
   await createTopic('cfg-not-a-number');
-  const file = join(scratch, 'producer.properties');
+  const file = join(tools.scratch, 'producer.properties');
   writeFileSync(file, 'delivery.timeout.ms=40000\nbatch.size=16k\n');
   const cases: [string[], RegExp][] = [
     [
@@ -126,7 +109,7 @@ test('a consistent delivery.timeout.ms, request.timeout.ms and linger.ms produce
 });
 
 test('the other tools read --command-config and --consumer-property as strictly, and report client refusals the same way', async () => {
-  const file = join(scratch, 'client.properties');
+  const file = join(tools.scratch, 'client.properties');
   writeFileSync(file, 'request.timeout.ms=30s\n');
   assertRefused(
     await brook(['topics', ...bs(), '--list', '--command-config', file]),

@@ -2,31 +2,14 @@
 // and clear errors with a non-zero exit code.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { after, before, test } from 'node:test';
-import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { useToolBroker } from '../helpers/tool-broker.js';
 
-const BROOK = resolve(import.meta.dirname, '../../../bin/brook');
-let broker: BrokerProcess;
-let scratch: string;
-
-before(async () => {
-  broker = await startBroker({ overrides: { 'num.partitions': 1 } });
-  scratch = mkdtempSync(join(tmpdir(), 'brook-cli-'));
-});
-
-after(async () => {
-  await broker?.stop();
-  rmSync(scratch, { recursive: true, force: true });
-});
-
-function brook(args: string[], input?: string) {
-  return run(process.execPath, [BROOK, ...args], { input, timeoutMs: 60_000 });
-}
-
-const bs = () => ['--bootstrap-server', broker.bootstrap];
+const tools = useToolBroker('brook-cli-');
+const brook = tools.brook;
+const bs = tools.bootstrapArgs;
 
 test('topics: create, list, describe, alter, delete, and errors', async () => {
   let r = await brook([
@@ -197,7 +180,7 @@ test('get-offsets and delete-records', async () => {
   await brook(['console-producer', ...bs(), '--topic', 'cli-o'], 'a\nb\nc\nd\ne\n');
   let r = await brook(['get-offsets', ...bs(), '--topic', 'cli-o']);
   assert.equal(r.stdout, 'cli-o:0:5\n');
-  const file = join(scratch, 'offsets.json');
+  const file = join(tools.scratch, 'offsets.json');
   writeFileSync(
     file,
     JSON.stringify({ partitions: [{ topic: 'cli-o', partition: 0, offset: 3 }], version: 1 }),
@@ -303,7 +286,7 @@ test('perf tests print Kafka lines; dump-log decodes the segment and its indexes
     ['console-producer', ...bs(), '--topic', 'cli-dump', '--property', 'parse.key=true'],
     'k\tv1\nk\tv2\n',
   );
-  const dir = join(broker.dataDir, 'cli-dump-0');
+  const dir = join(tools.broker.dataDir, 'cli-dump-0');
   const segment = readdirSync(dir).find((f) => f.endsWith('.log'))!;
   r = await brook(['dump-log', '--files', join(dir, segment), '--print-data-log']);
   assert.equal(r.code, 0, r.stderr);
@@ -328,7 +311,7 @@ test('perf tests print Kafka lines; dump-log decodes the segment and its indexes
   const dumped = JSON.parse(r.stdout);
   assert.equal(dumped.length, 2);
   assert.ok(Array.isArray(dumped[0].entries));
-  r = await brook(['dump-log', '--files', join(scratch, 'missing.log')]);
+  r = await brook(['dump-log', '--files', join(tools.scratch, 'missing.log')]);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /ENOENT/);
 });
