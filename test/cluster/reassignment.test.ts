@@ -17,7 +17,7 @@ import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, run } from '../helpers/broker-process.js';
 import { agreedController, liveBrokers, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
 import { startCluster, type TestCluster } from '../helpers/test-cluster.js';
-import { readPartition, WireClient } from '../helpers/wire-client.js';
+import { fetchBody, readPartition, WireClient } from '../helpers/wire-client.js';
 
 const TOPIC = 'moving';
 const RECORDS = 200;
@@ -285,6 +285,30 @@ describe('partition reassignment in a three-broker cluster', () => {
     }
     assert.deepEqual(outcome, [ErrorCode.NOT_LEADER_OR_FOLLOWER]);
     assert.ok(Date.now() - began < 10_000, 'at once, not at the 15 s request timeout');
+  });
+
+  it('ends a consumer fetch waiting on a leader that a reassignment removes with NOT_LEADER_OR_FOLLOWER', async () => {
+    const topic = 'deposed-fetch';
+    const [leader, follower] = others as [number, number];
+    await createTopic(topic, [leader, follower, controllerId]);
+    const consumer = await WireClient.connect(brokers[leader]!.host, brokers[leader]!.port);
+    try {
+      // At the end of an empty partition with a max wait far beyond the test's: only a change of leadership
+      // can end this fetch early.
+      consumer.send(ApiKey.FETCH, 12, fetchBody(topic, 0, 0, 30_000, 1));
+      const answer = consumer.receive(40_000);
+      await sleep(300);
+      const began = Date.now();
+      const moved = await admin.alterPartitionReassignments([
+        { topic, partition: 0, replicas: [controllerId, follower] },
+      ]);
+      assert.deepEqual(moved, [{ topic, partition: 0, error: null }]);
+      const response = await answer;
+      assert.equal(response.responses[0].partitions[0].errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+      assert.ok(Date.now() - began < 10_000, 'at once, not at the 30 s max wait');
+    } finally {
+      consumer.close();
+    }
   });
 
   it('answers NOT_CONTROLLER from a broker that is not the controller', async () => {
