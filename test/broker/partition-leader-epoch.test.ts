@@ -85,20 +85,48 @@ describe('partition leader epoch bump', () => {
     const write = parkAcksAll(4);
     assert.equal(log.highWatermark, 3, 'broker 3 holds the high watermark back');
 
-    // The controller takes broker 3 (dead) out of the ISR; broker 2 has every record already.
-    const bumpMs = T0 + 100;
+    // The controller takes broker 3 (dead for a while) out of the ISR; broker 2 has every record already.
+    const bumpMs = T0 + 2 * LAG_TIME_MAX_MS;
     leaderAndIsr(6, [1, 2, 3], [1, 2], bumpMs);
     assert.equal(log.highWatermark, 5, 'broker 2 reported the log end at epoch 5');
     assert.equal(write.answered, true, 'the acks=all write is answered when the LeaderAndIsr is applied');
 
-    // Broker 3 comes back and reaches the high watermark, not the log end: it is not proposed back (Kafka sets
-    // its lastCaughtUpTimeMs to 0), though its fetches at epoch 5 were within replica.lag.time.max.ms.
+    // Broker 3 comes back and reaches the high watermark, which is where the leader's end was at its last fetch,
+    // but not the log end: that makes it caught up as of its last fetch, too long ago, so it is not proposed back
+    // (Kafka sets its lastCaughtUpTimeMs to 0 at the bump and keeps lastFetchTimeMs).
     append(2);
     fetch(3, 5, bumpMs + 1);
     assert.equal(p.proposedIsr(bumpMs + 1, LAG_TIME_MAX_MS), null, 'broker 3 has not caught up since');
     assert.equal(log.highWatermark, 5, 'broker 2 holds the two new records back, broker 3 does not count');
     fetch(3, 7, bumpMs + 2);
     assert.deepEqual(p.proposedIsr(bumpMs + 2, LAG_TIME_MAX_MS), [1, 2, 3], 'caught up, broker 3 joins');
+  });
+
+  it('counts a follower that keeps up with a busy leader as caught up, though the leader always has more', (t) => {
+    const { p, append, fetch } = leaderOf(t, [1, 2, 3]);
+    append(5);
+    fetch(2, 5, T0);
+    fetch(3, 5, T0);
+    // For three lag times, every fetch of broker 3 comes from where the leader's end was at its previous fetch,
+    // and the leader has appended more in between; broker 2 fetches from the end each time.
+    let end = 5;
+    for (let nowMs = T0 + 1000; nowMs <= T0 + 3 * LAG_TIME_MAX_MS; nowMs += 1000) {
+      fetch(3, end, nowMs);
+      append(2);
+      end += 2;
+      fetch(2, end, nowMs);
+    }
+    assert.equal(
+      p.proposedIsr(T0 + 3 * LAG_TIME_MAX_MS, LAG_TIME_MAX_MS),
+      null,
+      'broker 3 reached the leader end of its previous fetch every time: it stays in the ISR',
+    );
+    // Falling behind that for longer than replica.lag.time.max.ms takes it out.
+    const stalledMs = T0 + 3 * LAG_TIME_MAX_MS;
+    append(2);
+    fetch(2, end + 2, stalledMs + LAG_TIME_MAX_MS + 1);
+    fetch(3, end - 1, stalledMs + LAG_TIME_MAX_MS + 1);
+    assert.deepEqual(p.proposedIsr(stalledMs + LAG_TIME_MAX_MS + 1, LAG_TIME_MAX_MS), [1, 2]);
   });
 
   it('knows nothing of its followers when it becomes leader anew: the high watermark waits for their fetches', (t) => {

@@ -46,11 +46,15 @@ interface FollowerState {
   /** The offset of the follower's last fetch, that is its log end offset (Kafka's logEndOffsetMetadata). */
   logEndOffset: number;
   /**
-   * When a fetch last reached the leader's written end (Kafka's lastCaughtUpTimeMs); 0 when none has since the
-   * follower was left out of the ISR. Kafka's lastFetchLeaderLogEndOffset and lastFetchTimeMs, which let it
-   * count a fetch that reached where the leader was at the previous fetch, have no counterpart here.
+   * Since when the follower is known to have been caught up (Kafka's lastCaughtUpTimeMs): the time of a fetch
+   * that reached the leader's written end, or of the previous fetch when this one reached where the leader's end
+   * was then; 0 when never since the follower was left out of the ISR.
    */
   lastCaughtUpMs: number;
+  /** The leader's written end at the follower's previous fetch, -1 before one (lastFetchLeaderLogEndOffset). */
+  lastFetchLeaderEndOffset: number;
+  /** When the previous fetch came (Kafka's lastFetchTimeMs). */
+  lastFetchMs: number;
 }
 
 export class Partition {
@@ -238,19 +242,29 @@ export class Partition {
   }
 
   /**
-   * A follower's fetch reports its log end offset; the high watermark may move. A follower that has fetched up
-   * to the leader's log end is caught up as of now (Kafka's lastCaughtUpTime, which the ISR rules read).
+   * A follower's fetch reports its log end offset; the high watermark may move. Kafka's rule for the caught-up
+   * time the ISR rules read (Replica.updateFetchStateOrThrow): a fetch from the leader's end means caught up now;
+   * a fetch from at least where the leader's end was at the previous fetch means caught up as of that previous
+   * fetch. Without the second half, a follower that keeps up with a leader taking writes all the time, so that
+   * something new is always written between its fetches, would never count as caught up and would leave the ISR.
    */
   recordFollowerEnd(brokerId: number, logEndOffset: number, nowMs = Date.now()): boolean {
     let state = this.followers.get(brokerId);
     if (state === undefined) {
-      // A follower unseen since this broker became leader counts as caught up from now, as Kafka assumes.
-      state = { logEndOffset, lastCaughtUpMs: nowMs };
+      // Unseen since this broker became leader: caught up as of the election if in the ISR, else not at all
+      // (Kafka's resetReplicaState for a new leader).
+      const lastCaughtUpMs = this.isr.includes(brokerId) ? this.leaderSinceMs : 0;
+      state = { logEndOffset, lastCaughtUpMs, lastFetchLeaderEndOffset: -1, lastFetchMs: 0 };
       this.followers.set(brokerId, state);
     }
     state.logEndOffset = logEndOffset;
     // Against what a follower can fetch: appends still being written are not readable yet.
-    if (logEndOffset >= this.log.writtenEndOffset) state.lastCaughtUpMs = nowMs;
+    const leaderEnd = this.log.writtenEndOffset;
+    if (logEndOffset >= leaderEnd) state.lastCaughtUpMs = Math.max(state.lastCaughtUpMs, nowMs);
+    else if (state.lastFetchLeaderEndOffset >= 0 && logEndOffset >= state.lastFetchLeaderEndOffset)
+      state.lastCaughtUpMs = Math.max(state.lastCaughtUpMs, state.lastFetchMs);
+    state.lastFetchLeaderEndOffset = leaderEnd;
+    state.lastFetchMs = nowMs;
     return this.maybeAdvanceHighWatermark();
   }
 
