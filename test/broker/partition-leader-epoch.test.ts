@@ -111,8 +111,8 @@ describe('partition leader epoch bump', () => {
     // and the leader has appended more in between; broker 2 fetches from the end each time.
     let end = 5;
     for (let nowMs = T0 + 1000; nowMs <= T0 + 3 * LAG_TIME_MAX_MS; nowMs += 1000) {
-      fetch(3, end, nowMs);
       append(2);
+      fetch(3, end, nowMs);
       end += 2;
       fetch(2, end, nowMs);
     }
