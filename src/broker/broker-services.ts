@@ -53,3 +53,16 @@ export interface BrokerServices {
   /** Allocates producer ids for InitProducerId. */
   nextProducerId(): Promise<number>;
 }
+
+/**
+ * A partition changed in a way waiting requests may care about (an append was written, its high watermark moved,
+ * its leadership changed): the acks=all writes and the fetches waiting on it look again, as Kafka's
+ * tryCompleteDelayedRequests does.
+ */
+export function completeDelayedRequests(
+  purgatories: Pick<BrokerServices, 'producePurgatory' | 'fetchPurgatory'>,
+  partitionKey: string,
+): void {
+  purgatories.producePurgatory.checkAndComplete(partitionKey);
+  purgatories.fetchPurgatory.checkAndComplete(partitionKey);
+}

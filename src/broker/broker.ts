@@ -28,7 +28,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
 import { ApiKey } from '../protocol/registry.js';
 import { LogManager } from '../storage/log-manager.js';
-import type { BrokerServices } from './broker-services.js';
+import { type BrokerServices, completeDelayedRequests } from './broker-services.js';
 import { ControllerRequests } from './cluster/controller-requests.js';
 import { InterBrokerConnection } from './cluster/inter-broker-connection.js';
 import { IsrManager } from './cluster/isr-manager.js';
@@ -213,12 +213,9 @@ export class Broker {
     controllerRequests.onReplicasChanged = (keys) => {
       fetchers.refresh();
       // A changed ISR can move the high watermark, and a partition led elsewhere now answers its waiting writes
-      // and fetches with NOT_LEADER_OR_FOLLOWER: both purgatories look again, as Kafka's do after LeaderAndIsr.
+      // and fetches with NOT_LEADER_OR_FOLLOWER.
       const services = this.services;
-      for (const key of keys) {
-        services?.producePurgatory.checkAndComplete(key);
-        services?.fetchPurgatory.checkAndComplete(key);
-      }
+      if (services !== null) for (const key of keys) completeDelayedRequests(services, key);
     };
     this.controller = new Controller({
       store,
@@ -248,10 +245,7 @@ export class Broker {
     });
     const producePurgatory = new Purgatory('produce', PRODUCE_PURGATORY_MAX);
     const fetchPurgatory = new Purgatory('fetch', FETCH_PURGATORY_MAX);
-    replicas.onAppendWritten((p) => {
-      fetchPurgatory.checkAndComplete(p.key);
-      producePurgatory.checkAndComplete(p.key);
-    });
+    replicas.onAppendWritten((p) => completeDelayedRequests({ producePurgatory, fetchPurgatory }, p.key));
     const groupCoordinator = this.createGroupCoordinator(replicas, metadata, topicAdmin, {
       producePurgatory,
       fetchPurgatory,

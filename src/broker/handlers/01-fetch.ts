@@ -28,6 +28,7 @@ import { ApiKey } from '../../protocol/registry.js';
 import { StorageErrorCode } from '../../storage/error-codes.js';
 import type { Log, ReadResult } from '../../storage/log.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
+import { completeDelayedRequests } from '../broker-services.js';
 import type { ResolvedSession, SessionPartition } from '../fetch-session-cache.js';
 import { leaderPartition } from '../replica/leader-lookup.js';
 import { partitionKey } from '../replica/replica-manager.js';
@@ -211,16 +212,14 @@ function startPartitionRead(
       bytes: 0,
     }),
   });
-  const { producePurgatory, fetchPurgatory } = context.services;
   if (p.topicName === '') return fail(ErrorCode.UNKNOWN_TOPIC_ID);
   const partition = leaderPartition(context.services, p.topicName, p.partition, p.currentLeaderEpoch);
   if (typeof partition === 'number') return fail(partition);
   const log = partition.log;
   if (plan.replicaId >= 0 && partition.recordFollowerEnd(plan.replicaId, p.fetchOffset)) {
-    // The high watermark moved: acks=all writes and consumer fetches waiting for it can be answered now (Kafka's
-    // tryCompleteDelayedRequests); on a quiet partition nothing else would wake the fetches before their max wait.
-    producePurgatory.checkAndComplete(partition.key);
-    fetchPurgatory.checkAndComplete(partition.key);
+    // The high watermark moved: on a quiet partition nothing else would wake the consumer fetches waiting for it
+    // before their max wait.
+    completeDelayedRequests(context.services, partition.key);
   }
   const maxBytes = Math.min(p.partitionMaxBytes, remainingBytes);
   const read = log.startRead(p.fetchOffset, maxBytes, readBound(plan, log), minOneBatch, plan.pins);

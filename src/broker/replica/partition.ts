@@ -40,7 +40,8 @@ const failed = (errorCode: number, errorMessage: string | null = null): LeaderAp
 /**
  * What the leader knows of one follower, from its fetches. No entry means unknown (Kafka's UnknownOffset): the
  * follower has not fetched since this broker became leader, holds the high watermark at 0 while in the ISR,
- * and counts as caught up since this broker became leader (then since its first fetch).
+ * and counts as caught up since this broker became leader if it is in the ISR (recordFollowerEnd keeps that
+ * time at its first fetch), not at all otherwise.
  */
 interface FollowerState {
   /** The offset of the follower's last fetch, that is its log end offset (Kafka's logEndOffsetMetadata). */
@@ -125,8 +126,9 @@ export class Partition {
    * each follower's log end offset, learnt from fetches of this very log, so the followers still in the ISR need
    * not fetch again before the high watermark moves. Their caught-up time restarts at now, as in Kafka; a
    * follower left out of the new ISR gets 0, so that it is not proposed back into the ISR (proposedIsr) before a
-   * fetch of it reaches the log end again. Followers no longer among the replicas are forgotten, as Kafka drops
-   * their Replica objects.
+   * fetch of it shows it caught up again (recordFollowerEnd). The times of the previous fetches are kept, as
+   * Kafka keeps lastFetchTimeMs. Followers no longer among the replicas are forgotten, as Kafka drops their
+   * Replica objects.
    */
   private resetFollowers(newLeader: boolean, newEpoch: boolean, nowMs: number): void {
     if (newLeader) {
