@@ -43,6 +43,7 @@ import { ApiKey } from '../protocol/registry.js';
 import { BatchWriter, type EncodedHeader } from './batch-writer.js';
 import { BufferPool } from './buffer-pool.js';
 import { Cluster } from './cluster.js';
+import { EarliestTimer } from './earliest-timer.js';
 import {
   ClientStateError,
   ConfigError,
@@ -293,12 +294,10 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   private producerIdPromise: Promise<void> | null = null;
   private drainScheduled = false;
   private retryTimer: NodeJS.Timeout | null = null;
-  /** Fires when the earliest batch not in flight reaches delivery.timeout.ms (expireBatches), at `expiryAtMs`. */
-  private expiryTimer: NodeJS.Timeout | null = null;
-  private expiryAtMs = 0;
-  /** Wakes drain when the first retried batch waiting out its backoff may go, at `backoffAtMs`. */
-  private backoffTimer: NodeJS.Timeout | null = null;
-  private backoffAtMs = 0;
+  /** Fires when the earliest batch not in flight reaches delivery.timeout.ms (expireBatches). */
+  private readonly expiryTimer = new EarliestTimer(() => this.expireBatches());
+  /** Wakes drain when the first retried batch waiting out its backoff may go. */
+  private readonly backoffTimer = new EarliestTimer(() => this.scheduleDrain());
   private unsettled = 0;
   private idleWaiters: (() => void)[] = [];
   private closed = false;
@@ -697,7 +696,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       lingered: false,
     };
     pq.open = batch;
-    this.armExpiry(batch.createdMs + this.deliveryTimeoutMs);
+    this.expiryTimer.armBy(batch.createdMs + this.deliveryTimeoutMs);
     batch.lingerTimer =
       this.lingerMs > 0
         ? setTimeout(() => this.onLinger(batch), this.lingerMs)
@@ -726,39 +725,12 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     if (schedule) this.scheduleDrain();
   }
 
-  /** Makes sure drain runs again by `at` (a retried batch's backoff ends). */
-  private wakeAt(at: number): void {
-    if (this.backoffTimer !== null) {
-      if (this.backoffAtMs <= at) return;
-      clearTimeout(this.backoffTimer);
-    }
-    this.backoffAtMs = at;
-    this.backoffTimer = setTimeout(
-      () => {
-        this.backoffTimer = null;
-        this.scheduleDrain();
-      },
-      Math.max(1, at - Date.now()),
-    );
-  }
-
-  /** Makes sure expireBatches runs by `deadline`. */
-  private armExpiry(deadline: number): void {
-    if (this.expiryTimer !== null) {
-      if (this.expiryAtMs <= deadline) return;
-      clearTimeout(this.expiryTimer);
-    }
-    this.expiryAtMs = deadline;
-    this.expiryTimer = setTimeout(() => this.expireBatches(), Math.max(1, deadline - Date.now()));
-  }
-
   /**
    * Fails the batches not in flight that have reached delivery.timeout.ms, as Kafka's RecordAccumulator does: each
    * partition's queue from its oldest batch up to the first one still in time, the open batch last. Then waits for
    * the next one due. Batches in flight are not here: they expire when their request comes back (onBatchError).
    */
   private expireBatches(): void {
-    this.expiryTimer = null;
     if (this.closedHard) return;
     const now = Date.now();
     let next = Number.POSITIVE_INFINITY;
@@ -783,7 +755,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
         next = Math.min(next, open.createdMs + this.deliveryTimeoutMs);
       }
     }
-    if (next !== Number.POSITIVE_INFINITY) this.armExpiry(next);
+    if (next !== Number.POSITIVE_INFINITY) this.expiryTimer.armBy(next);
     if (expired) this.scheduleDrain();
   }
 
@@ -861,7 +833,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
         // A retry waits out its backoff, as in Kafka's accumulator: a broker that is down is not hammered.
         const first = pq.ready[0];
         if (first !== undefined && first.retryAtMs > now) {
-          this.wakeAt(first.retryAtMs);
+          this.backoffTimer.armBy(first.retryAtMs);
           continue;
         }
         if (this.idempotent && !this.mayMoveOn(pq)) continue;
@@ -1062,7 +1034,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
         i++;
       pq.ready.splice(i, 0, b);
       b.retryAtMs = Date.now() + this.cluster.backoffMs(Math.min(b.attempts - 1, 10));
-      this.armExpiry(b.createdMs + this.deliveryTimeoutMs);
+      this.expiryTimer.armBy(b.createdMs + this.deliveryTimeoutMs);
       this.cluster.invalidate();
       this.retryLater(Math.min(b.attempts - 1, 10), true);
       return;
@@ -1093,14 +1065,8 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     b.built = null;
     b.writer.release();
     if (this.unsettled === 0) {
-      if (this.expiryTimer !== null) {
-        clearTimeout(this.expiryTimer);
-        this.expiryTimer = null;
-      }
-      if (this.backoffTimer !== null) {
-        clearTimeout(this.backoffTimer);
-        this.backoffTimer = null;
-      }
+      this.expiryTimer.cancel();
+      this.backoffTimer.cancel();
       for (const w of this.idleWaiters.splice(0)) w();
     }
   }
@@ -1137,10 +1103,8 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     }
     this.closedHard = true;
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
-    if (this.expiryTimer !== null) clearTimeout(this.expiryTimer);
-    this.expiryTimer = null;
-    if (this.backoffTimer !== null) clearTimeout(this.backoffTimer);
-    this.backoffTimer = null;
+    this.expiryTimer.cancel();
+    this.backoffTimer.cancel();
     this.failAll(new ClientStateError('the producer was closed before the record was sent'));
     for (const w of this.memoryWaiters.drain()) w.reject(new ClientStateError('the producer is closed'));
     await this.cluster.close();
