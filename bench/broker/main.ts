@@ -308,18 +308,13 @@ function record(
       recordsPerSecond: summarize(result.backlogRecordsPerSecond),
     });
   }
-  const net = limits.get('L_net');
-  if (net)
-    writer.write(`R_net-${name}`, {
-      ...ratioOfSummaries(summaryOf(result, netMBPerSecond), net.summary),
-      limit: 'L_net',
-    });
-  const relay = limits.get('L_relay');
-  if (relay)
-    writer.write(`R_relay-${name}`, {
-      ...ratioOfSummaries(summaryOf(result, netMBPerSecond), relay.summary),
-      limit: 'L_relay',
-    });
+  for (const [ratioName, limit] of [
+    ['R_net', 'L_net'],
+    ['R_relay', 'L_relay'],
+  ] as const) {
+    const ratio = netRatio(result, limits, limit);
+    if (ratio) writer.write(`${ratioName}-${name}`, { ...ratio, limit });
+  }
   const nullLimit = nullName === undefined ? undefined : limits.get(nullName);
   if (nullLimit) {
     writer.write(`R_null-${name}`, {
@@ -330,6 +325,16 @@ function record(
       limit: nullName,
     });
   }
+}
+
+/** Produce + tail fetch over L_net (R_net) or over L_relay (R_relay); undefined when the limit was not measured. */
+function netRatio(
+  result: CellResult,
+  limits: LimitSet,
+  limit: 'L_net' | 'L_relay',
+): RatioSummary | undefined {
+  const measured = limits.get(limit);
+  return measured && ratioOfSummaries(summaryOf(result, netMBPerSecond), measured.summary);
 }
 
 function diskLimitName(result: CellResult): string {
@@ -396,8 +401,6 @@ function formatCells(
     const latency = result.produceLatency.summary();
     const e2e = result.endToEndLatency.count > 0 ? result.endToEndLatency.summary() : undefined;
     const ms = (us: number): string => formatFigure(us / 1000);
-    const net = limits.get('L_net');
-    const relay = limits.get('L_relay');
     const nullName = nullNames.get(`${result.spec.recordBytes}B-${result.spec.partitions}p`);
     const nullLimit = nullName === undefined ? undefined : limits.get(nullName);
     const loads = result.repetitions.map((r) => r.loadAverage1m);
@@ -412,8 +415,8 @@ function formatCells(
       `${formatFigure(result.brokerPeakRssBytes / 1048576)} (${result.repetitions.map((r) => formatFigure(r.brokerRssBytesAfter / 1048576)).join('/')})`,
       s((r) => r.wireMBPerBrokerCpuSecond),
       s((r) => r.brokerEventLoopDelayP99Ms),
-      ratioText(net ? ratioOfSummaries(summaryOf(result, netMBPerSecond), net.summary) : undefined),
-      ratioText(relay ? ratioOfSummaries(summaryOf(result, netMBPerSecond), relay.summary) : undefined),
+      ratioText(netRatio(result, limits, 'L_net')),
+      ratioText(netRatio(result, limits, 'L_relay')),
       ratioText(diskRatio(result, limits)),
       ratioText(
         nullLimit
