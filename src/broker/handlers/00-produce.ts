@@ -57,7 +57,7 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
           baseOffset: BigInt(result.baseOffset),
           logAppendTimeMs: BigInt(result.logAppendTimeMs),
           logStartOffset: BigInt(partition.log.logStartOffset),
-          recordErrors: [],
+          recordErrors: result.recordErrors === undefined ? [] : [...result.recordErrors],
           errorMessage: result.errorMessage,
           currentLeader: NO_LEADER,
         };

@@ -24,7 +24,7 @@ import { upConvertRecords } from '../../protocol/records/legacy-convert.js';
 import { recompressBatch } from '../../protocol/records/recompress.js';
 import { validateBatch } from '../../protocol/records/validate-batch.js';
 import type { TopicLogSettings } from '../config/topic-log-settings.js';
-import { checkCompactedKeys } from './compacted-keys.js';
+import { checkRecords, type RecordError } from './record-errors.js';
 
 /** compression.type values and the codec ids they mean; 'producer' keeps whatever the producer sent. */
 const CODEC_OF: Readonly<Record<string, number>> = { uncompressed: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 };
@@ -38,22 +38,35 @@ export interface PreparedBatches {
 
 export type PrepareResult =
   | { readonly ok: true; readonly value: PreparedBatches }
-  | { readonly ok: false; readonly errorCode: number; readonly errorMessage: string };
+  | {
+      readonly ok: false;
+      readonly errorCode: number;
+      readonly errorMessage: string;
+      /** The records of the failing batch that caused the error, by index in their batch (KIP-467). */
+      readonly recordErrors: readonly RecordError[];
+    };
 
-const fail = (errorCode: number, errorMessage: string): PrepareResult => ({
+const fail = (
+  errorCode: number,
+  errorMessage: string,
+  recordErrors: readonly RecordError[] = [],
+): PrepareResult => ({
   ok: false,
   errorCode,
   errorMessage,
+  recordErrors,
 });
 
 /**
- * Validates and normalises a produce request's records for one partition. `nowMs` is the log append time.
+ * Validates and normalises a produce request's records for one partition. `nowMs` is the log append time;
+ * `topicPartition` ("name-index") names the partition in record errors.
  */
 export function prepareProducedBatches(
   records: Buffer,
   settings: TopicLogSettings,
   nowMs: number,
   fromClient = true,
+  topicPartition = '',
 ): PrepareResult {
   if (records.length < LOG_OVERHEAD + MAGIC + 1)
     return fail(ErrorCode.CORRUPT_MESSAGE, 'records are too short');
@@ -86,10 +99,6 @@ export function prepareProducedBatches(
       }
       rewritten = true;
     }
-    if (settings.cleanupPolicy.includes('compact')) {
-      const keyError = checkCompactedKeys(batch);
-      if (keyError !== null) return fail(keyError.errorCode, keyError.message);
-    }
     if (settings.messageTimestampType === 'CreateTime') {
       try {
         repairMaxTimestamp(batch);
@@ -98,8 +107,10 @@ export function prepareProducedBatches(
         throw err;
       }
     }
-    const timestampError = checkTimestamps(batch, settings, nowMs);
-    if (timestampError !== null) return fail(ErrorCode.INVALID_TIMESTAMP, timestampError);
+    const recordProblem = checkRecords(batch, settings, nowMs, topicPartition, fromClient);
+    if (recordProblem !== null) {
+      return fail(recordProblem.errorCode, recordProblem.errorMessage, recordProblem.recordErrors);
+    }
     parts.push(batch);
     pos += size;
   }
@@ -144,24 +155,6 @@ function hasLegacyEntries(records: Buffer): boolean {
     pos += size;
   }
   return false;
-}
-
-/**
- * With CreateTime, the batch's timestamps must lie within message.timestamp.before/after.max.ms of now (Kafka
- * checks each record; the header's base and max timestamps bound them all, which is enough when the limits
- * are left at their "no limit" defaults and exact enough otherwise for the batch's earliest and latest records).
- */
-function checkTimestamps(batch: Buffer, settings: TopicLogSettings, nowMs: number): string | null {
-  if (settings.messageTimestampType !== 'CreateTime') return null;
-  const first = batchHeader.baseTimestamp(batch, 0);
-  const max = batchHeader.maxTimestamp(batch, 0);
-  if (first >= 0 && nowMs - first > settings.messageTimestampBeforeMaxMs) {
-    return `timestamp ${first} is more than message.timestamp.before.max.ms before the broker's time`;
-  }
-  if (max >= 0 && max - nowMs > settings.messageTimestampAfterMaxMs) {
-    return `timestamp ${max} is more than message.timestamp.after.max.ms after the broker's time`;
-  }
-  return null;
 }
 
 /**

@@ -12,6 +12,7 @@ import { validateBatch } from '../../protocol/records/validate-batch.js';
 import type { Log } from '../../storage/log.js';
 import type { TopicLogSettings } from '../config/topic-log-settings.js';
 import { checkProduceVersion, prepareProducedBatches } from './leader-append.js';
+import type { RecordError } from './record-errors.js';
 
 export interface LeaderAppendResult {
   readonly errorCode: number;
@@ -25,11 +26,18 @@ export interface LeaderAppendResult {
   readonly durable: Promise<void> | null;
   /** Resolves when the batches are written to the log file and readable (acks=1 answers then). */
   readonly written: Promise<void> | null;
+  /** The invalid records behind INVALID_RECORD or INVALID_TIMESTAMP, by index in their batch (KIP-467). */
+  readonly recordErrors?: readonly RecordError[];
 }
 
-const failed = (errorCode: number, errorMessage: string | null = null): LeaderAppendResult => ({
+const failed = (
+  errorCode: number,
+  errorMessage: string | null = null,
+  recordErrors: readonly RecordError[] = [],
+): LeaderAppendResult => ({
   errorCode,
   errorMessage,
+  recordErrors,
   baseOffset: -1,
   lastOffset: -1,
   logAppendTimeMs: -1,
@@ -175,8 +183,8 @@ export class Partition {
         `ISR has ${this.isr.length} of min.insync.replicas ${minInsyncReplicas}`,
       );
     }
-    const prepared = prepareProducedBatches(records, this.settings, nowMs, fromClient);
-    if (!prepared.ok) return failed(prepared.errorCode, prepared.errorMessage);
+    const prepared = prepareProducedBatches(records, this.settings, nowMs, fromClient, this.key);
+    if (!prepared.ok) return failed(prepared.errorCode, prepared.errorMessage, prepared.recordErrors);
     const { records: batches, positions } = prepared.value;
     // An idempotent producer's retry of a batch already in the log is answered with the original offsets;
     // several batches of one producer in a request are checked as the sequence they form.
