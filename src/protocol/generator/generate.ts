@@ -1,7 +1,7 @@
-// Turns the specification folders into the full set of generated files, as (path, text) pairs relative to the
-// repository root. Pure apart from reading the specifications, so that the staleness test can run it in memory.
+// Turns the committed schema into the full set of generated files, as (path, text) pairs relative to the
+// repository root. Pure apart from reading the schema, so that the staleness test can run it in memory.
 
-import { join } from 'node:path';
+import { asSpecs, readCommittedSchema, SCHEMA_PATH, type SchemaFile } from './compact-schema.js';
 import {
   type ApiPair,
   apiFileName,
@@ -12,7 +12,7 @@ import {
 } from './emit-files.js';
 import { kebabCase } from './names.js';
 import { buildSchema, type MessageSchema } from './schema.js';
-import { readSpecFolder } from './spec-reader.js';
+import { repositoryRoot } from './spec-reader.js';
 
 export interface GeneratedFile {
   /** Relative to the repository root, with forward slashes. */
@@ -32,12 +32,22 @@ function servedByBroker(message: MessageSchema): boolean {
   return message.listeners.includes('zkBroker') || message.listeners.includes('broker');
 }
 
-export function loadMessages(specDir: string): MessageSchema[] {
-  return readSpecFolder(join(specDir, 'messages')).map(buildSchema);
+/** The committed schema (src/protocol/schema/kafka-messages.json) of this repository. */
+export function committedSchema(): SchemaFile {
+  const schema = readCommittedSchema(repositoryRoot());
+  if (!schema)
+    throw new Error(`${SCHEMA_PATH} is missing: run \`npm run schema\` with Kafka's specifications`);
+  return schema;
 }
 
-export function loadInternal(specDir: string): MessageSchema[] {
-  return readSpecFolder(join(specDir, 'internal')).map(buildSchema);
+/** Requests, responses, headers and consumer protocol blobs, as the generator models them. */
+export function loadMessages(schema: SchemaFile = committedSchema()): MessageSchema[] {
+  return asSpecs(schema.messages).map(buildSchema);
+}
+
+/** Internal-topic records and the producer snapshot, as the generator models them. */
+export function loadInternal(schema: SchemaFile = committedSchema()): MessageSchema[] {
+  return asSpecs(schema.internal).map(buildSchema);
 }
 
 /** Request/response pairs of every API a broker serves, in API key order. */
@@ -53,8 +63,8 @@ export function apiPairs(messages: MessageSchema[]): ApiPair[] {
   return pairs.sort((a, b) => a.request.apiKey! - b.request.apiKey!);
 }
 
-export function generateFiles(specDir: string): GeneratedFile[] {
-  const messages = loadMessages(specDir);
+export function generateFiles(schema: SchemaFile): GeneratedFile[] {
+  const messages = loadMessages(schema);
   const byName = new Map(messages.map((m) => [m.name, m]));
   const pairs = apiPairs(messages);
   const files: GeneratedFile[] = pairs.map((pair) => ({
@@ -74,7 +84,7 @@ export function generateFiles(specDir: string): GeneratedFile[] {
       text: emitDataFile(byName.get(name)!, '../messages/codec-support.js'),
     });
   }
-  const internal = loadInternal(specDir);
+  const internal = loadInternal(schema);
   files.push({ path: 'src/protocol/internal/index.ts', text: emitDataIndex(internal, 'internal') });
   for (const message of internal) {
     files.push({

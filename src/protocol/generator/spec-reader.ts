@@ -1,7 +1,8 @@
-// Reads Kafka's JSON message specifications from disk. The files are JSON with `//` line comments, which are
+// Reads Kafka's JSON message specifications from disk, for `npm run schema` only: everything else reads the
+// committed schema derived from them (compact-schema.ts). The files are JSON with `//` line comments, which are
 // removed (outside string literals only, since "about" texts contain URLs) before JSON.parse.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -95,9 +96,13 @@ export function repositoryRoot(): string {
   throw new Error('repository root not found');
 }
 
-/** `../shared/kafka-protocol` beside the repository, unless BROOK_KAFKA_SPEC_DIR says otherwise. */
-export function specDirectory(): string {
+/**
+ * Where Kafka's specifications are (a folder holding `messages/` and `internal/`): BROOK_KAFKA_SPEC_DIR when set,
+ * else `../shared/kafka-protocol` beside the repository when it exists, else null (a clone on its own).
+ */
+export function specDirectory(): string | null {
   const override = process.env.BROOK_KAFKA_SPEC_DIR;
   if (override) return resolve(override);
-  return resolve(repositoryRoot(), '../shared/kafka-protocol');
+  const beside = resolve(repositoryRoot(), '../shared/kafka-protocol');
+  return existsSync(join(beside, 'messages')) ? beside : null;
 }

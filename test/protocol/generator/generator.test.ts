@@ -1,7 +1,15 @@
 // The generator's building blocks: version ranges, comment stripping, naming, conditions, schema building.
 
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import {
+  deriveSchema,
+  parseSchema,
+  serializeSchema,
+} from '../../../src/protocol/generator/compact-schema.js';
 import { versionCondition } from '../../../src/protocol/generator/emit-struct.js';
 import { apiBaseName, camelCase, kebabCase } from '../../../src/protocol/generator/names.js';
 import { buildSchema } from '../../../src/protocol/generator/schema.js';
@@ -84,5 +92,40 @@ describe('generator building blocks', () => {
          { "name": "A", "type": "string", "versions": "0+", "default": "null" } ] }`,
     );
     assert.throws(() => buildSchema(badDefault), /non-nullable/);
+  });
+
+  it('derive a schema that keeps the facts and drops descriptions, comments and unused keys', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'brook-spec-'));
+    try {
+      mkdirSync(join(dir, 'messages'));
+      mkdirSync(join(dir, 'internal'));
+      writeFileSync(
+        join(dir, 'messages', 'ExampleRequest.json'),
+        `// Licensed to the Apache Software Foundation (ASF)
+        { "apiKey": 99, "type": "request", "listeners": ["broker"], "name": "ExampleRequest",
+          "validVersions": "0-1", "flexibleVersions": "1+", // flexible from 1
+          "fields": [ { "name": "Id", "type": "int64", "versions": "0+", "default": "-1", "entityType": "topicName",
+            "ignorable": true, "about": "see https://kafka.apache.org" } ] }`,
+      );
+      const schema = deriveSchema(dir, '9.9.9');
+      assert.equal(schema.source.version, '9.9.9');
+      assert.deepEqual(schema.internal, []);
+      assert.deepEqual(schema.messages, [
+        {
+          name: 'ExampleRequest',
+          type: 'request',
+          apiKey: 99,
+          validVersions: '0-1',
+          flexibleVersions: '1+',
+          listeners: ['broker'],
+          fields: [{ name: 'Id', type: 'int64', versions: '0+', default: '-1' }],
+        },
+      ]);
+      const text = serializeSchema(schema);
+      assert.doesNotMatch(text, /about|entityType|ignorable|Licensed/);
+      assert.deepEqual(parseSchema(text), schema);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -13,7 +13,6 @@ import {
 } from '../../../src/protocol/consumer-protocol/index.js';
 import { loadInternal, loadMessages } from '../../../src/protocol/generator/generate.js';
 import type { MessageSchema } from '../../../src/protocol/generator/schema.js';
-import { specDirectory } from '../../../src/protocol/generator/spec-reader.js';
 import { INTERNAL_SCHEMAS } from '../../../src/protocol/internal/index.js';
 import {
   type DataSchema,
@@ -25,9 +24,8 @@ import { responseHeaderSchema } from '../../../src/protocol/messages/response-he
 import { DecodeError, Reader, Writer } from '../../../src/protocol/primitives/index.js';
 import { SampleBuilder } from '../messages/sample-values.js';
 
-const specDir = specDirectory();
-const internal = loadInternal(specDir);
-const byName = new Map(loadMessages(specDir).map((m) => [m.name, m]));
+const internal = loadInternal();
+const byName = new Map(loadMessages().map((m) => [m.name, m]));
 
 function roundTripEveryVersion(message: MessageSchema, schema: DataSchema): void {
   assert.equal(schema.minVersion, message.validVersions.min);

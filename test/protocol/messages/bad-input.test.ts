@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { apiPairs, loadMessages } from '../../../src/protocol/generator/generate.js';
-import { specDirectory } from '../../../src/protocol/generator/spec-reader.js';
 import { decodeProduceRequest } from '../../../src/protocol/messages/00-produce.js';
 import { decodeMetadataRequest } from '../../../src/protocol/messages/03-metadata.js';
 import { decodeApiVersionsResponse } from '../../../src/protocol/messages/18-api-versions.js';
@@ -20,7 +19,7 @@ function expectDecodeError(fn: () => unknown, kind?: DecodeErrorKind): void {
   assert.throws(fn, (e: unknown) => e instanceof DecodeError && (kind === undefined || e.kind === kind));
 }
 
-const pairs = apiPairs(loadMessages(specDirectory()));
+const pairs = apiPairs(loadMessages());
 
 /** (API key, version, direction) samples for the truncation test: old and flexible layouts, tags, records. */
 const TRUNCATION_SAMPLES: [number, number, 'request' | 'response'][] = [

@@ -4,7 +4,6 @@
 
 import { apiPairs, loadMessages } from '../../../src/protocol/generator/generate.js';
 import type { MessageSchema } from '../../../src/protocol/generator/schema.js';
-import { specDirectory } from '../../../src/protocol/generator/spec-reader.js';
 import { DecodeError, Reader, Writer } from '../../../src/protocol/primitives/index.js';
 import { findApi } from '../../../src/protocol/registry.js';
 import { SampleBuilder } from './sample-values.js';
@@ -42,7 +41,7 @@ function encode(
 /** One valid frame per (API, version, direction). */
 export function seedFrames(): Seed[] {
   const seeds: Seed[] = [];
-  for (const { request, response } of apiPairs(loadMessages(specDirectory()))) {
+  for (const { request, response } of apiPairs(loadMessages())) {
     const api = findApi(request.apiKey!)!;
     for (let version = api.minVersion; version <= api.maxVersion; version++) {
       seeds.push({

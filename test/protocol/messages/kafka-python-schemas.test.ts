@@ -8,7 +8,6 @@ import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { apiPairs, loadMessages } from '../../../src/protocol/generator/generate.js';
 import type { FieldSchema, FieldType, StructSchema } from '../../../src/protocol/generator/schema.js';
-import { specDirectory } from '../../../src/protocol/generator/spec-reader.js';
 import { contains } from '../../../src/protocol/generator/versions.js';
 import { Writer } from '../../../src/protocol/primitives/index.js';
 import { findApi } from '../../../src/protocol/registry.js';
@@ -177,7 +176,7 @@ function compareValue(
 }
 
 describe('our codecs against kafka-python schemas', () => {
-  const pairs = new Map(apiPairs(loadMessages(specDirectory())).map((p) => [p.request.apiKey!, p]));
+  const pairs = new Map(apiPairs(loadMessages()).map((p) => [p.request.apiKey!, p]));
   const catalogue = (JSON.parse(python(['list'])) as Job[]).filter((job) => {
     const api = findApi(job.key);
     return api !== undefined && job.version <= api.maxVersion;

@@ -8,7 +8,6 @@ import { describe, it } from 'node:test';
 import * as platformatic from '@platformatic/kafka';
 import { apiPairs, loadMessages } from '../../../src/protocol/generator/generate.js';
 import type { FieldType, StructSchema } from '../../../src/protocol/generator/schema.js';
-import { specDirectory } from '../../../src/protocol/generator/spec-reader.js';
 import { contains } from '../../../src/protocol/generator/versions.js';
 import { Writer } from '../../../src/protocol/primitives/index.js';
 import { findApi } from '../../../src/protocol/registry.js';
@@ -134,7 +133,7 @@ function compareField(
   else result.mismatches.push(`${path}: ${String(theirs)} != ${String(expected)}`);
 }
 
-const pairs = new Map(apiPairs(loadMessages(specDirectory())).map((p) => [p.request.apiKey!, p]));
+const pairs = new Map(apiPairs(loadMessages()).map((p) => [p.request.apiKey!, p]));
 
 /** Encodes a full sample with our codec and has their parser read it; an exception is returned, not thrown. */
 function crossRead(name: string, module: ParserModule): Comparison | { error: unknown } {

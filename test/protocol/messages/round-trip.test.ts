@@ -5,13 +5,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { apiPairs, loadMessages } from '../../../src/protocol/generator/generate.js';
 import type { MessageSchema } from '../../../src/protocol/generator/schema.js';
-import { specDirectory } from '../../../src/protocol/generator/spec-reader.js';
 import { formatVersions } from '../../../src/protocol/generator/versions.js';
 import { Reader, Writer } from '../../../src/protocol/primitives/index.js';
 import { APIS, findApi } from '../../../src/protocol/registry.js';
 import { SampleBuilder } from './sample-values.js';
 
-const messages = loadMessages(specDirectory());
+const messages = loadMessages();
 const pairs = apiPairs(messages);
 
 type Encode = (w: Writer, version: number, value: unknown) => void;
