@@ -55,7 +55,12 @@ function schema(root: string, args: string[]): void {
 }
 
 const [command = 'generate', ...rest] = process.argv.slice(2);
-const root = repositoryRoot();
-if (command === 'generate') generate(root);
-else if (command === 'schema') schema(root, rest);
-else throw new Error(`unknown command ${command}: generate or schema`);
+try {
+  const root = repositoryRoot();
+  if (command === 'generate') generate(root);
+  else if (command === 'schema') schema(root, rest);
+  else throw new Error(`unknown command ${command}: generate or schema`);
+} catch (e) {
+  console.error((e as Error).message);
+  process.exitCode = 1;
+}
