@@ -1064,6 +1064,10 @@ export class Log {
       for (const s of this.segments)
         if (s.size > 0 && (best === null || s.maxTimestampMs > best.maxTimestampMs)) best = s;
       if (best === null || best.maxTimestampMs < 0) return null;
+      // KIP-734: the record holding the largest timestamp, found in the first batch whose max it is (as
+      // Kafka's RecordBatch.offsetOfMaxTimestamp); the segment only knows that batch's last offset.
+      const found = this.locateInSegment(best, best.maxTimestampMs, locate);
+      if (found !== null) return found;
       const offset = Math.max(best.offsetOfMaxTimestampMs, this.logStartOffsetValue);
       return {
         offset,
@@ -1074,24 +1078,34 @@ export class Log {
     if (timestampMs < 0) return null;
     for (const segment of this.segments) {
       if (segment.maxTimestampMs < timestampMs || segment.nextOffset <= this.logStartOffsetValue) continue;
-      const batch = segment.findByTimestamp(timestampMs, this.logStartOffsetValue);
-      if (batch === null) continue;
-      let offset = batch.baseOffset;
-      let foundTimestampMs = batch.maxTimestamp;
-      // A batch length that runs past the segment is damage: it must not size a read.
-      const wholeInSegment = batch.sizeInBytes <= segment.size - batch.position;
-      const record =
-        locate !== undefined && wholeInSegment
-          ? locate(segment.readBytes(batch.position, batch.sizeInBytes), timestampMs)
-          : null;
-      if (record !== null) {
-        offset = record.offset;
-        foundTimestampMs = record.timestampMs;
-      }
-      offset = Math.max(offset, this.logStartOffsetValue);
-      return { offset, timestampMs: foundTimestampMs, leaderEpoch: this.epochCache.epochForOffset(offset) };
+      const found = this.locateInSegment(segment, timestampMs, locate);
+      if (found !== null) return found;
     }
     return null;
+  }
+
+  /** The first record of `segment` whose timestamp reaches `timestampMs`, or the batch holding it. */
+  private locateInSegment(
+    segment: LogSegment,
+    timestampMs: number,
+    locate: RecordTimestampLocator | undefined,
+  ): OffsetAndTimestamp | null {
+    const batch = segment.findByTimestamp(timestampMs, this.logStartOffsetValue);
+    if (batch === null) return null;
+    let offset = batch.baseOffset;
+    let foundTimestampMs = batch.maxTimestamp;
+    // A batch length that runs past the segment is damage: it must not size a read.
+    const wholeInSegment = batch.sizeInBytes <= segment.size - batch.position;
+    const record =
+      locate !== undefined && wholeInSegment
+        ? locate(segment.readBytes(batch.position, batch.sizeInBytes), timestampMs)
+        : null;
+    if (record !== null) {
+      offset = record.offset;
+      foundTimestampMs = record.timestampMs;
+    }
+    offset = Math.max(offset, this.logStartOffsetValue);
+    return { offset, timestampMs: foundTimestampMs, leaderEpoch: this.epochCache.epochForOffset(offset) };
   }
 
   /** OffsetForLeaderEpoch for this log: see LeaderEpochCache.endOffsetFor. */

@@ -1,6 +1,7 @@
 // ListOffsets by time answers the first record whose timestamp reaches the target with that record's own
 // timestamp (Kafka's LogSegment.findOffsetByTimestamp), not the max timestamp of the batch holding it; in a
-// LogAppendTime topic every record carries the append time.
+// LogAppendTime topic every record carries the append time. MAX_TIMESTAMP (-3, KIP-734) answers the record that
+// holds the largest timestamp, not the last record of its batch.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -71,5 +72,28 @@ describe('ListOffsets by time', () => {
       timestamp: BigInt(appendTime),
     });
     assert.deepEqual(await lookup('by-append-time', appendTime + 1), { offset: -1n, timestamp: -1n });
+  });
+
+  it('MAX_TIMESTAMP answers the record with the largest timestamp, inside its batch (KIP-734)', async () => {
+    await createTopic(suite.client, 'max-time', { numPartitions: 1 });
+    // The largest timestamp is the second record of the second batch (offset 4); the batch ends at offset 6.
+    const first = [0, 10, 20].map((s, i) => ({ value: `a${i}`, timestamp: BASE_MS + s * 1000 }));
+    const second = [5, 90, 30, 40].map((s, i) => ({ value: `b${i}`, timestamp: BASE_MS + s * 1000 }));
+    for (const records of [first, second]) {
+      const produced = await produceBatch(suite.client, 'max-time', buildBatch(records));
+      assert.equal(produced.errorCode, ErrorCode.NONE);
+    }
+    assert.deepEqual(await lookup('max-time', -3), { offset: 4n, timestamp: BigInt(BASE_MS + 90_000) });
+  });
+
+  it('MAX_TIMESTAMP in a LogAppendTime topic answers the first record of the latest batch', async () => {
+    await createTopic(suite.client, 'max-append-time', {
+      numPartitions: 1,
+      configs: { 'message.timestamp.type': 'LogAppendTime' },
+    });
+    const records = [0, 1, 2].map((i) => ({ value: `v${i}`, timestamp: BASE_MS + i }));
+    const produced = await produceBatch(suite.client, 'max-append-time', buildBatch(records));
+    assert.equal(produced.errorCode, ErrorCode.NONE);
+    assert.deepEqual(await lookup('max-append-time', -3), { offset: 0n, timestamp: produced.logAppendTimeMs });
   });
 });
