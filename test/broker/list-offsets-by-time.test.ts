@@ -94,6 +94,9 @@ describe('ListOffsets by time', () => {
     const records = [0, 1, 2].map((i) => ({ value: `v${i}`, timestamp: BASE_MS + i }));
     const produced = await produceBatch(suite.client, 'max-append-time', buildBatch(records));
     assert.equal(produced.errorCode, ErrorCode.NONE);
-    assert.deepEqual(await lookup('max-append-time', -3), { offset: 0n, timestamp: produced.logAppendTimeMs });
+    assert.deepEqual(await lookup('max-append-time', -3), {
+      offset: 0n,
+      timestamp: produced.logAppendTimeMs,
+    });
   });
 });
