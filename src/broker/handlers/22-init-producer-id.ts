@@ -1,7 +1,8 @@
 // InitProducerId (22) for idempotent producers: a fresh producer id with epoch 0 each time, as Kafka does for a
 // producer without a transactional id. A transactional id goes to the transaction coordinator (a new id or a
 // bumped epoch, fencing older producers; PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v4). As in Kafka, a
-// producer id without an epoch, or an epoch without a producer id (v3+ fields), is an INVALID_REQUEST.
+// producer id without an epoch, or an epoch without a producer id (v3+ fields), is an INVALID_REQUEST; a producer
+// id and epoch are checked by the coordinator as Kafka's isValidProducerId does (KIP-360).
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -25,7 +26,9 @@ export const initProducerIdHandler = defineHandler<InitProducerIdRequest, InitPr
       const result = await context.services.transactionCoordinator.initProducerId(
         request.transactionalId,
         request.transactionTimeoutMs,
-        v >= 3 ? { producerId: Number(request.producerId), producerEpoch: request.producerEpoch } : null,
+        v >= 3 && request.producerId !== -1n
+          ? { producerId: Number(request.producerId), producerEpoch: request.producerEpoch }
+          : null,
       );
       return {
         throttleTimeMs: 0,

@@ -59,7 +59,10 @@ export interface TopicPartitionRef {
 export interface TxnMetadata {
   readonly transactionalId: string;
   producerId: number;
+  /** The producer id before the last InitProducerId (Kafka's previousProducerId; in memory only, as v0 records lack it). */
+  previousProducerId: number;
   producerEpoch: number;
+  /** The epoch before the last bump a producer asked for with its epoch; -1 after a new producer or a fence. */
   lastProducerEpoch: number;
   timeoutMs: number;
   state: TxnState;
@@ -145,6 +148,49 @@ export function transactionRecord(m: TxnMetadata, state: TxnState, partitions: S
 /** Java's String.hashCode-based partition, as for groups. */
 export function transactionPartition(transactionalId: string, partitions: number): number {
   return groupPartition(transactionalId, partitions);
+}
+
+/** Kafka's TransactionMetadata.isEpochExhausted: no epoch bump is left after this one. */
+export function isEpochExhausted(producerEpoch: number): boolean {
+  return producerEpoch >= MAX_EPOCH - 1;
+}
+
+/**
+ * Kafka's isValidProducerId (KIP-360): whether InitProducerId may go on with the producer id and epoch a client
+ * sent. Yes when the id's metadata was just created (no producer yet, epoch -1: a client recovering from
+ * UNKNOWN_PRODUCER_ID, or one that sends 0/0 for a new id), when the producer id is the current one (the epoch
+ * is checked by nextEpoch), or when it is the previous one with an exhausted epoch: a retry of the bump that
+ * rotated the producer id, whose answer the client never received.
+ */
+function isValidProducerId(m: TxnMetadata, expected: { producerId: number; producerEpoch: number }): boolean {
+  return (
+    m.producerEpoch === -1 ||
+    expected.producerId === m.producerId ||
+    (expected.producerId === m.previousProducerId && isEpochExhausted(expected.producerEpoch))
+  );
+}
+
+interface NextProducer {
+  readonly producerId: number;
+  readonly epoch: number;
+  readonly lastEpoch: number;
+}
+
+/**
+ * Kafka's prepareIncrementProducerEpoch for an epoch that is not exhausted: the producer id and epoch an
+ * InitProducerId writes, or PRODUCER_FENCED. Without an expected epoch the epoch is bumped and no last epoch is
+ * kept (a new producer fences the others); with the current epoch (or none yet) it is bumped and the current one
+ * becomes the last; with the last epoch it is a retry of a bump that succeeded, answered without bumping again.
+ */
+function nextEpoch(m: TxnMetadata, expectedEpoch: number | null): NextProducer | number {
+  if (expectedEpoch === null) return { producerId: m.producerId, epoch: m.producerEpoch + 1, lastEpoch: -1 };
+  if (m.producerEpoch === -1 || expectedEpoch === m.producerEpoch) {
+    return { producerId: m.producerId, epoch: m.producerEpoch + 1, lastEpoch: m.producerEpoch };
+  }
+  if (expectedEpoch === m.lastProducerEpoch) {
+    return { producerId: m.producerId, epoch: m.producerEpoch, lastEpoch: m.lastProducerEpoch };
+  }
+  return ErrorCode.PRODUCER_FENCED;
 }
 
 export class TransactionCoordinator {
@@ -253,6 +299,7 @@ export class TransactionCoordinator {
       const m: TxnMetadata = {
         transactionalId: id,
         producerId: Number(v.producerId),
+        previousProducerId: -1,
         producerEpoch: v.producerEpoch,
         lastProducerEpoch: -1,
         timeoutMs: v.transactionTimeoutMs,
@@ -341,10 +388,12 @@ export class TransactionCoordinator {
       if (again !== ErrorCode.NONE) return fail(again);
       m = this.txns.get(transactionalId);
       if (m === undefined) {
+        // A new id has a producer id but no producer yet (epoch -1) until its first Empty record is written.
         const now = this.options.clock.nowMs();
         m = {
           transactionalId,
           producerId,
+          previousProducerId: -1,
           producerEpoch: -1,
           lastProducerEpoch: -1,
           timeoutMs,
@@ -360,14 +409,7 @@ export class TransactionCoordinator {
     }
     const meta = m;
     if (meta.busy) return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
-    if (expected !== null && expected.producerId >= 0) {
-      // KIP-360: a producer that knows its id and epoch may only bump the current (or just-bumped) epoch.
-      const isCurrent =
-        expected.producerId === meta.producerId && expected.producerEpoch === meta.producerEpoch;
-      const isRetry =
-        expected.producerId === meta.producerId && expected.producerEpoch === meta.lastProducerEpoch;
-      if (!isCurrent && !isRetry) return fail(ErrorCode.PRODUCER_FENCED);
-    }
+    if (expected !== null && !isValidProducerId(meta, expected)) return fail(ErrorCode.PRODUCER_FENCED);
     switch (meta.state) {
       case TxnState.PrepareCommit:
       case TxnState.PrepareAbort:
@@ -381,14 +423,22 @@ export class TransactionCoordinator {
       default:
         break;
     }
-    let producerId = meta.producerId;
-    let epoch = meta.producerEpoch + 1;
-    if (epoch >= MAX_EPOCH) {
-      producerId = await this.options.nextProducerId();
+    let next: NextProducer | number;
+    if (
+      isEpochExhausted(meta.producerEpoch) &&
+      (expected === null || expected.producerEpoch === meta.producerEpoch)
+    ) {
+      // Kafka's prepareProducerIdRotation: a new producer id at epoch 0; the last epoch is kept only for a
+      // producer that sent its id and epoch, so that its retry (previous id, exhausted epoch) is recognised.
+      const producerId = await this.options.nextProducerId();
       if (!this.isCurrent(meta, this.tokenOf(meta.partition))) return fail(ErrorCode.NOT_COORDINATOR);
       if (meta.busy) return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
-      epoch = 0;
+      next = { producerId, epoch: 0, lastEpoch: expected === null ? -1 : meta.producerEpoch };
+    } else {
+      next = nextEpoch(meta, expected === null ? null : expected.producerEpoch);
+      if (typeof next === 'number') return fail(next);
     }
+    const { producerId, epoch, lastEpoch } = next;
     const previous = {
       producerId: meta.producerId,
       producerEpoch: meta.producerEpoch,
@@ -399,7 +449,9 @@ export class TransactionCoordinator {
     meta.timeoutMs = timeoutMs;
     meta.updateMs = this.options.clock.nowMs();
     const errorCode = await this.write(meta, TxnState.Empty, new Set(), () => {
-      meta.lastProducerEpoch = previous.producerId === producerId ? previous.producerEpoch : -1;
+      // As Kafka's completeTransitionTo(Empty): the producer id before this transition becomes the previous one.
+      meta.previousProducerId = previous.producerId;
+      meta.lastProducerEpoch = lastEpoch;
       meta.partitions = new Set();
       meta.startMs = -1;
     });
@@ -520,12 +572,15 @@ export class TransactionCoordinator {
     });
   }
 
-  /** Aborts an Ongoing transaction under epoch + 1, so its producer is fenced (timeouts, a new InitProducerId). */
+  /**
+   * Aborts an Ongoing transaction under epoch + 1, so its producer is fenced (timeouts, a new InitProducerId). As
+   * in Kafka's epoch fence, no last epoch is kept: the fenced producer's InitProducerId with its old epoch must
+   * not pass for a retry of a bump it asked for. An epoch at the maximum (a fence can follow a bump to 32766)
+   * cannot grow; Kafka refuses that case outright, Brook aborts under the same epoch.
+   */
   private abortWithBump(m: TxnMetadata): void {
-    if (m.producerEpoch + 1 < MAX_EPOCH) {
-      m.lastProducerEpoch = m.producerEpoch;
-      m.producerEpoch += 1;
-    }
+    m.lastProducerEpoch = -1;
+    if (m.producerEpoch < MAX_EPOCH) m.producerEpoch += 1;
     void this.prepare(m, false).then((errorCode) => {
       if (errorCode !== ErrorCode.NONE) {
         this.options.logger.warn(`aborting transaction ${m.transactionalId} failed: error ${errorCode}`);
