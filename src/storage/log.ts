@@ -1113,13 +1113,18 @@ export class Log {
     return this.epochCache.endOffsetFor(leaderEpoch, this.logEndOffsetValue);
   }
 
-  /** Aborted transactions overlapping [fetchOffset, upperBoundOffset), for read_committed fetches. */
+  /**
+   * Aborted transactions overlapping [fetchOffset, upperBoundOffset), for read_committed fetches. An aborted
+   * transaction is indexed in the segment of its ABORT marker, which can lie well past the fetched range (a large
+   * transaction spans segments, and its marker comes after all its data), so the search goes on through later
+   * segments until an entry's last stable offset reaches the upper bound: every transaction with data below the
+   * upper bound had completed when that entry's transaction did, so none is indexed in a later segment. This is Kafka's collectAbortedTransactions; a search
+   * that finds no such entry reads every later segment's (in-memory) index.
+   */
   collectAbortedTxns(fetchOffset: number, upperBoundOffset: number): AbortedTxn[] {
     const out: AbortedTxn[] = [];
     for (let i = this.floorSegmentIndex(fetchOffset); i < this.segments.length; i++) {
-      const segment = this.segments[i]!;
-      if (segment.baseOffset >= upperBoundOffset) break;
-      if (segment.txnIndex.collect(fetchOffset, upperBoundOffset, out)) break;
+      if (this.segments[i]!.txnIndex.collect(fetchOffset, upperBoundOffset, out)) break;
     }
     return out;
   }

@@ -166,6 +166,26 @@ test('aborted transactions are indexed again when a crash forces recovery, and s
   assert.deepEqual(h.log.collectAbortedTxns(aborted[1]!.lastOffset + 1, h.log.logEndOffset), [aborted[2]]);
 });
 
+test('an aborted transaction is collected for a read ending segments before its ABORT marker', (t) => {
+  // One transaction over several segments, aborted, then a committed record: the abort is indexed in the
+  // marker's segment only, and a read of the first segment must still learn of it.
+  const h = openHarness(t, { segmentBytes: 300 });
+  for (let i = 0; i < 8; i++) {
+    h.append({ producerId: PID, producerEpoch: 0, baseSequence: i * 2, transactional: true, count: 2 });
+  }
+  h.append({ producerId: PID, producerEpoch: 0, control: { type: 0, coordinatorEpoch: 1 } }); // 16: abort
+  h.append({ count: 1 }); // 17
+  h.log.setHighWatermark(h.log.logEndOffset);
+  const segments = readdirSync(h.dir).filter((n) => n.endsWith('.log'));
+  assert.ok(segments.length >= 3, `the transaction spans segments (${segments.length})`);
+  const txn = { producerId: PID, firstOffset: 0, lastOffset: 16, lastStableOffset: 17 };
+  assert.deepEqual(h.log.collectAbortedTxns(0, 2), [txn], 'the first batch only');
+  assert.deepEqual(h.log.collectAbortedTxns(6, 8), [txn], 'a batch in the middle');
+  assert.deepEqual(h.log.collectAbortedTxns(17, 18), [], 'after the marker');
+  h.reopen(true);
+  assert.deepEqual(h.log.collectAbortedTxns(0, 2), [txn], 'after a restart');
+});
+
 test('batches of one request are checked in sequence with each other', (t) => {
   const h = openHarness(t);
   h.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, count: 2 });
