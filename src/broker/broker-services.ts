@@ -16,7 +16,6 @@ import type { MetadataCache } from './metadata/metadata-cache.js';
 import type { Purgatory } from './purgatory.js';
 import type { ReplicaManager } from './replica/replica-manager.js';
 import type { TopicConfigs } from './topic-configs.js';
-import type { TxnOffsets } from './txn/txn-offsets.js';
 
 export interface BrokerServices {
   readonly brokerId: number;
@@ -48,8 +47,6 @@ export interface BrokerServices {
   readonly groupCoordinator: GroupCoordinator;
   /** Transactions whose transactional ids map to the partitions of __transaction_state led here. */
   readonly transactionCoordinator: TransactionCoordinator;
-  /** TxnOffsetCommit offsets waiting for their transaction's marker. */
-  readonly txnOffsets: TxnOffsets;
   /** Allocates producer ids for InitProducerId. */
   nextProducerId(): Promise<number>;
 }

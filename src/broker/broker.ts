@@ -52,7 +52,6 @@ import { createRequestDispatcher } from './request-dispatcher.js';
 import { TopicConfigs } from './topic-configs.js';
 import { createTransactionCoordinator, type TransactionWiring } from './txn/transaction-wiring.js';
 import { markerWriter } from './txn/txn-markers.js';
-import { TxnOffsets } from './txn/txn-offsets.js';
 
 /** Bounds on parked requests; beyond them new waiters complete at once (see purgatory.ts). */
 const PRODUCE_PURGATORY_MAX = 10_000;
@@ -284,7 +283,6 @@ export class Broker {
       fetchPurgatory,
       groupCoordinator,
       transactionCoordinator: transactions.coordinator,
-      txnOffsets: new TxnOffsets(),
       apiVersions: advertisedApiVersions(HANDLERS),
       nextProducerId: () => producerIds.nextId(),
       autoCreateTopics: async (names) => {

@@ -648,3 +648,169 @@ describe('group coordinator: offsets', () => {
     assert.equal(await coordinator.deleteGroup('g'), E.NONE);
   });
 });
+
+describe('group coordinator: transactional offsets', () => {
+  const PID = 1000;
+  const txnCommit = (coordinator: GroupCoordinator, offset: number, producerId = PID, partitionIndex = 0) =>
+    coordinator.commitTransactionalOffsets({
+      groupId: 'g',
+      producerId,
+      producerEpoch: 0,
+      generationId: -1,
+      memberId: '',
+      groupInstanceId: null,
+      topics: [
+        {
+          name: 't',
+          partitions: [
+            {
+              partitionIndex,
+              committedOffset: offset,
+              committedLeaderEpoch: -1,
+              commitTimestampMs: -1,
+              committedMetadata: 'txn',
+            },
+          ],
+        },
+      ],
+    });
+  const plainCommit = (coordinator: GroupCoordinator, offset: number) =>
+    coordinator.commitOffsets({
+      groupId: 'g',
+      generationId: -1,
+      memberId: '',
+      groupInstanceId: null,
+      retentionTimeMs: -1,
+      topics: [
+        {
+          name: 't',
+          partitions: [
+            {
+              partitionIndex: 0,
+              committedOffset: offset,
+              committedLeaderEpoch: -1,
+              commitTimestampMs: -1,
+              committedMetadata: '',
+            },
+          ],
+        },
+      ],
+    });
+  /** [error code, offset] of partitions 0 and 1 of t. */
+  const fetched = (coordinator: GroupCoordinator, requireStable: boolean) =>
+    coordinator
+      .fetchOffsets('g', [{ name: 't', partitionIndexes: [0, 1] }], requireStable)
+      .topics[0]!.partitions.map((p) => [p.errorCode, p.committedOffset]);
+  /** What a coordinator loading the same log holds: the same answers as the live one. */
+  const reloaded = (storage: MemoryStorage) => setup({}, storage).coordinator;
+
+  it('writes the offsets as the producer\u2019s transactional records, pending until the marker', async () => {
+    const { coordinator, storage } = setup();
+    await plainCommit(coordinator, 5);
+    assert.equal((await txnCommit(coordinator, 10))[0]!.partitions[0]!.errorCode, E.NONE);
+    const written = storage.logs.get(0)!.at(-1)!;
+    assert.equal(written.producerId, PID);
+    assert.deepEqual(fetched(coordinator, true), [
+      [E.UNSTABLE_OFFSET_COMMIT, -1],
+      [E.NONE, -1],
+    ]);
+    assert.deepEqual(fetched(coordinator, false), [
+      [E.NONE, 5],
+      [E.NONE, -1],
+    ]);
+    assert.deepEqual(fetched(reloaded(storage), true), fetched(coordinator, true), 'pending after loading');
+
+    storage.writeMarker(0, PID, true);
+    coordinator.replayEndTransactionMarker(0, PID, true);
+    assert.deepEqual(fetched(coordinator, true), [
+      [E.NONE, 10],
+      [E.NONE, -1],
+    ]);
+    assert.deepEqual(fetched(reloaded(storage), true), fetched(coordinator, true), 'committed after loading');
+  });
+
+  it('drops the offsets of an aborted transaction, also when loading', async () => {
+    const { coordinator, storage } = setup();
+    await plainCommit(coordinator, 5);
+    await txnCommit(coordinator, 10);
+    await txnCommit(coordinator, 11, PID, 1);
+    storage.writeMarker(0, PID, false);
+    coordinator.replayEndTransactionMarker(0, PID, false);
+    const expected = [
+      [E.NONE, 5],
+      [E.NONE, -1],
+    ];
+    assert.deepEqual(fetched(coordinator, true), expected);
+    assert.deepEqual(fetched(reloaded(storage), true), expected);
+  });
+
+  it('keeps a plain commit written after the transactional one when the transaction commits', async () => {
+    const { coordinator, storage } = setup();
+    await txnCommit(coordinator, 10);
+    await plainCommit(coordinator, 20);
+    // Another producer's transaction, still open, is not touched by the first one's marker.
+    await txnCommit(coordinator, 30, PID + 1, 1);
+    storage.writeMarker(0, PID, true);
+    coordinator.replayEndTransactionMarker(0, PID, true);
+    const expected = [
+      [E.NONE, 20],
+      [E.UNSTABLE_OFFSET_COMMIT, -1],
+    ];
+    assert.deepEqual(fetched(coordinator, true), expected);
+    assert.deepEqual(fetched(reloaded(storage), true), expected);
+  });
+
+  it('is pending from the leader append on, before the write is acknowledged', async () => {
+    const { coordinator, storage } = setup();
+    storage.hold = true;
+    const answer = track(txnCommit(coordinator, 10));
+    assert.deepEqual(fetched(coordinator, true)[0], [E.UNSTABLE_OFFSET_COMMIT, -1]);
+    storage.release();
+    await flush();
+    assert.equal(answer.value()[0]!.partitions[0]!.errorCode, E.NONE);
+  });
+
+  it('answers a failed write with the error, and a fenced producer with INVALID_PRODUCER_EPOCH', async () => {
+    const { coordinator, storage } = setup();
+    storage.failWith = E.NOT_ENOUGH_REPLICAS;
+    assert.equal(
+      (await txnCommit(coordinator, 10))[0]!.partitions[0]!.errorCode,
+      E.COORDINATOR_NOT_AVAILABLE,
+    );
+    storage.failWith = E.INVALID_PRODUCER_EPOCH;
+    assert.equal((await txnCommit(coordinator, 10))[0]!.partitions[0]!.errorCode, E.INVALID_PRODUCER_EPOCH);
+    storage.failWith = 0;
+    assert.deepEqual(fetched(coordinator, true)[0], [E.NONE, -1]);
+  });
+
+  it('deletes pending offsets with OffsetDelete and DeleteGroups', async () => {
+    const { coordinator, storage } = setup();
+    await txnCommit(coordinator, 10);
+    const deleted = await coordinator.deleteOffsets('g', [
+      { name: 't', partitions: [{ partitionIndex: 0 }] },
+    ]);
+    assert.equal(deleted.errorCode, E.NONE);
+    assert.deepEqual(fetched(coordinator, true)[0], [E.NONE, -1]);
+    await txnCommit(coordinator, 11, PID, 1);
+    assert.equal(await coordinator.deleteGroup('g'), E.NONE);
+    storage.writeMarker(0, PID, true);
+    coordinator.replayEndTransactionMarker(0, PID, true);
+    const gone = [
+      [E.NONE, -1],
+      [E.NONE, -1],
+    ];
+    assert.deepEqual(fetched(coordinator, true), gone);
+    assert.deepEqual(fetched(reloaded(storage), true), gone);
+  });
+
+  it('does not expire a group or an offset while a transaction may still commit it', async () => {
+    const { coordinator, storage, advance } = setup({ offsetsRetentionMinutes: 1 });
+    await plainCommit(coordinator, 5);
+    await txnCommit(coordinator, 10);
+    advance(120_000);
+    assert.deepEqual(fetched(coordinator, false)[0], [E.NONE, 5]);
+    storage.writeMarker(0, PID, true);
+    coordinator.replayEndTransactionMarker(0, PID, true);
+    assert.deepEqual(fetched(coordinator, false)[0], [E.NONE, 10]);
+  });
+});

@@ -1,5 +1,6 @@
 // TxnOffsetCommit (28): offsets of a transaction, sent to the group coordinator after AddOffsetsToTxn. They are
-// held until the transaction's marker reaches the group's partition (src/broker/txn/txn-offsets.ts).
+// written to the group's __consumer_offsets partition as a transactional batch of the producer and stay pending
+// until the transaction's marker reaches that partition (see GroupCoordinator.commitTransactionalOffsets).
 
 import { toOffset } from '../../common/ids.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -15,32 +16,33 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnO
   minVersion: 0,
   maxVersion: 3,
   async handle(context, request) {
-    const { groupCoordinator, txnOffsets } = context.services;
-    const available = groupCoordinator.fetchOffsets(request.groupId, [], false).errorCode;
-    const errorCode = available === ErrorCode.NONE ? ErrorCode.NONE : available;
-    if (errorCode === ErrorCode.NONE) {
-      txnOffsets.add(
-        Number(request.producerId),
-        request.groupId,
-        groupCoordinator.partitionFor(request.groupId),
-        request.topics.map((t) => ({
-          name: t.name,
-          partitions: t.partitions.map((p) => ({
-            partitionIndex: p.partitionIndex,
-            committedOffset: toOffset(p.committedOffset),
-            committedLeaderEpoch: context.apiVersion >= 2 ? p.committedLeaderEpoch : -1,
-            commitTimestampMs: -1,
-            committedMetadata: p.committedMetadata,
-          })),
-        })),
-      );
-    }
-    return {
-      throttleTimeMs: 0,
+    const version = context.apiVersion;
+    const topics = await context.services.groupCoordinator.commitTransactionalOffsets({
+      groupId: request.groupId,
+      producerId: Number(request.producerId),
+      producerEpoch: request.producerEpoch,
+      generationId: version >= 3 ? request.generationId : -1,
+      memberId: version >= 3 ? request.memberId : '',
+      groupInstanceId: version >= 3 ? request.groupInstanceId : null,
       topics: request.topics.map((t) => ({
         name: t.name,
-        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          committedOffset: toOffset(p.committedOffset),
+          committedLeaderEpoch: version >= 2 ? p.committedLeaderEpoch : -1,
+          commitTimestampMs: -1,
+          committedMetadata: p.committedMetadata,
+        })),
       })),
-    };
+    });
+    // Producers before 2.0 (v0, v1) may crash on COORDINATOR_LOAD_IN_PROGRESS (KAFKA-7296): they get
+    // COORDINATOR_NOT_AVAILABLE, as from Kafka.
+    if (version < 2) {
+      for (const t of topics)
+        for (const p of t.partitions)
+          if (p.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)
+            p.errorCode = ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    }
+    return { throttleTimeMs: 0, topics };
   },
 });

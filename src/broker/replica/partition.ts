@@ -192,8 +192,14 @@ export class Partition {
       positions.length === 1
         ? this.log.checkProducerBatch(batches, 0)
         : this.log.checkProducerBatches(batches, positions);
-    if (check.kind === 'error') return failed(check.errorCode);
-    if (check.kind === 'duplicate') {
+    // Appends not from a client (markers, a coordinator's transactional offset commits) carry no sequence of their
+    // own: as for Kafka's non-client append origins, only the producer epoch (and coordinator epoch) counts.
+    const sequenceOnly =
+      !fromClient &&
+      (check.kind === 'duplicate' ||
+        (check.kind === 'error' && check.errorCode === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER));
+    if (check.kind === 'error' && !sequenceOnly) return failed(check.errorCode);
+    if (check.kind === 'duplicate' && !sequenceOnly) {
       if (positions.length > 1) return failed(ErrorCode.DUPLICATE_SEQUENCE_NUMBER);
       return {
         errorCode: ErrorCode.NONE,

@@ -63,8 +63,8 @@ export async function appendMarker(
   });
   if (!replicated) return ErrorCode.REQUEST_TIMED_OUT;
   if (topic === OFFSETS_TOPIC) {
-    // Offsets of the transaction for groups of this partition become visible on commit, vanish on abort.
-    await services.txnOffsets.complete(services, index, marker.producerId, marker.commit);
+    // Offsets of the transaction for groups of this partition become the groups' on commit, vanish on abort.
+    services.groupCoordinator.replayEndTransactionMarker(index, marker.producerId, marker.commit);
   }
   return ErrorCode.NONE;
 }

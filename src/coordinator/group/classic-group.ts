@@ -64,6 +64,11 @@ export interface CommittedOffset {
   readonly commitTimestampMs: number;
   /** An explicit expiry from OffsetCommit v1-v4 retention, or -1 for the broker's retention rule. */
   readonly expireTimestampMs: number;
+  /**
+   * The offset of its record in __consumer_offsets (-1 unknown): a transaction's offset that commits after a plain
+   * commit of the same partition written later in the log does not replace it.
+   */
+  readonly recordOffset: number;
 }
 
 const EMPTY = Buffer.alloc(0);

@@ -59,8 +59,17 @@ export interface CommitRequest {
   /** OffsetCommit v2-v4 retention_time_ms, or -1 for the broker's rule. */
   readonly retentionTimeMs: number;
   readonly topics: readonly TopicPartitions<CommitPartition>[];
-  /** Offsets of a committed transaction (TxnOffsetCommit): written whatever the group's generation. */
-  readonly transactional?: boolean;
+}
+
+/** TxnOffsetCommit: offsets of the producer's ongoing transaction. */
+export interface TxnCommitRequest {
+  readonly groupId: string;
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly generationId: number;
+  readonly memberId: string;
+  readonly groupInstanceId: string | null;
+  readonly topics: readonly TopicPartitions<CommitPartition>[];
 }
 
 export type PartitionErrors = { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];

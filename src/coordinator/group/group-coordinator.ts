@@ -55,16 +55,19 @@ import type {
   MemberIdentity,
   PartitionErrors,
   SyncRequest,
+  TxnCommitRequest,
 } from './group-api.js';
 import { groupPartition } from './group-partitioner.js';
 import {
   cgRecord,
   decodeGroupRecord,
   type EncodedRecord,
+  type GroupRecord,
   groupRecord,
   offsetRecord,
 } from './group-records.js';
-import type { GroupStorage } from './group-storage.js';
+import type { AppendOptions, GroupStorage } from './group-storage.js';
+import { PendingTxnOffsets } from './pending-txn-offsets.js';
 
 export type * from './group-api.js';
 
@@ -100,7 +103,14 @@ export interface GroupCoordinatorOptions {
   readonly createOffsetsTopic?: () => Promise<void>;
 }
 
-type PartitionStatus = { state: 'loading' | 'active'; readonly token: number };
+type PartitionStatus = {
+  state: 'loading' | 'active';
+  readonly token: number;
+  /** Offsets of transactions of this partition's groups that wait for their marker. */
+  pendingTxn: PendingTxnOffsets;
+};
+
+type OffsetValue = import('../../protocol/internal/index.js').OffsetCommitValue;
 
 const EMPTY = Buffer.alloc(0);
 const MINUTE_MS = 60_000;
@@ -157,7 +167,7 @@ export class GroupCoordinator {
       // A LeaderAndIsr that only changes the ISR tells us again; the loaded state stays.
       if (status !== undefined) return;
       const token = this.nextToken++;
-      this.partitions.set(partition, { state: 'loading', token });
+      this.partitions.set(partition, { state: 'loading', token, pendingTxn: new PendingTxnOffsets() });
       this.defer(() => this.load(partition, token));
     } else if (status !== undefined) {
       this.unload(partition);
@@ -176,6 +186,11 @@ export class GroupCoordinator {
 
   private unload(partition: number): void {
     this.partitions.delete(partition);
+    this.dropGroupsOf(partition);
+  }
+
+  /** Forgets the partition's groups, answering their parked requests with NOT_COORDINATOR. */
+  private dropGroupsOf(partition: number): void {
     for (const g of [...this.consumerGroups.values()]) {
       if (g.partition === partition) this.consumerGroups.delete(g.groupId);
     }
@@ -191,17 +206,25 @@ export class GroupCoordinator {
     }
   }
 
+  /**
+   * Reads the partition's log from its start and replays every record through replay() and every transaction
+   * marker through replayMarker(), the functions live writes apply their records with, so that a loaded partition
+   * holds what the coordinator that wrote the log held. KIP-848 records are gathered and restored at the end.
+   */
   private load(partition: number, token: number): void {
     const status = this.partitions.get(partition);
     if (status === undefined || status.token !== token) return;
-    const metadata = new Map<string, ReturnType<typeof decodeGroupRecord> & { kind: 'group' }>();
-    const offsets = new Map<string, Map<string, CommittedOffset | null>>();
     const consumerRecords: ConsumerRecord[] = [];
     let records = 0;
     try {
       for (const stored of this.options.storage.readAll(partition)) {
+        const producerId = stored.producerId ?? -1;
+        if (stored.marker !== undefined) {
+          this.replayMarker(status, producerId, stored.marker === 'commit');
+          continue;
+        }
         if (stored.key === null) continue;
-        let record: ReturnType<typeof decodeGroupRecord>;
+        let record: GroupRecord;
         try {
           record = decodeGroupRecord(stored.key, stored.value);
         } catch (err) {
@@ -209,38 +232,22 @@ export class GroupCoordinator {
           continue;
         }
         records++;
-        if (record.kind === 'group') metadata.set(record.group, record);
         if (record.kind.startsWith('cg-')) consumerRecords.push(record as ConsumerRecord);
-        if (record.kind === 'offset') {
-          let m = offsets.get(record.group);
-          if (m === undefined) offsets.set(record.group, (m = new Map()));
-          const v = record.value;
-          m.set(
-            offsetKey(record.topic, record.partition),
-            v === null
-              ? null
-              : {
-                  offset: Number(v.offset),
-                  leaderEpoch: v.leaderEpoch,
-                  metadata: v.metadata,
-                  commitTimestampMs: Number(v.commitTimestamp),
-                  expireTimestampMs: Number(v.expireTimestamp),
-                },
-          );
-        }
+        else this.replay(status, partition, record, stored.offset ?? -1, producerId);
       }
     } catch (err) {
-      // The partition stays in loading; a later leadership change retries.
+      // The partition stays in loading, without what was read so far; a later leadership change retries.
+      this.dropGroupsOf(partition);
+      status.pendingTxn = new PendingTxnOffsets();
       this.options.logger.error(`loading partition ${partition} failed: ${String(err)}`);
       return;
     }
-    const ids = new Set([...metadata.keys(), ...offsets.keys()]);
-    for (const groupId of ids) {
-      const group = this.restoreGroup(groupId, partition, metadata.get(groupId)?.value ?? null);
-      for (const [key, value] of offsets.get(groupId) ?? [])
-        if (value !== null) group.offsets.set(key, value);
-      if (group.members.size === 0 && group.offsets.size === 0 && group.generationId === 0) continue;
-      this.groups.set(groupId, group);
+    let groups = 0;
+    for (const group of [...this.groups.values()]) {
+      if (group.partition !== partition) continue;
+      const empty = group.members.size === 0 && group.offsets.size === 0 && group.generationId === 0;
+      if (empty && !status.pendingTxn.hasGroup(group.groupId)) this.groups.delete(group.groupId);
+      else groups++;
     }
     for (const g of restoreConsumerGroups(
       partition,
@@ -251,7 +258,115 @@ export class GroupCoordinator {
       this.consumerGroups.set(g.groupId, g);
     status.state = 'active';
     if (records > 0)
-      this.options.logger.info(`loaded partition ${partition}: ${records} records, ${ids.size} groups`);
+      this.options.logger.info(`loaded partition ${partition}: ${records} records, ${groups} groups`);
+  }
+
+  // ------------------------------------------------------------------ replay
+
+  /**
+   * Applies one record of the partition's log to the in-memory state (Kafka's GroupCoordinatorShard.replay):
+   * loading calls it for every record, in log order; live writes call it for the offset records they write, with
+   * the offsets the log gave them. Group metadata is replayed only when loading: a live group is already in the
+   * state its record describes (Kafka does not replay those either).
+   */
+  private replay(
+    status: PartitionStatus,
+    partition: number,
+    record: GroupRecord,
+    recordOffset: number,
+    producerId: number,
+  ): void {
+    if (record.kind === 'offset') {
+      this.replayOffset(
+        status,
+        partition,
+        record.group,
+        offsetKey(record.topic, record.partition),
+        record.value,
+        {
+          recordOffset,
+          producerId,
+        },
+      );
+    } else if (record.kind === 'group') {
+      // The group as its record describes it; offsets live in the group object here and carry over.
+      const previous = this.groups.get(record.group);
+      const group = this.restoreGroup(record.group, partition, record.value);
+      for (const [key, o] of previous?.offsets ?? []) group.offsets.set(key, o);
+      this.groups.set(record.group, group);
+    }
+  }
+
+  /**
+   * An offset record: a plain commit is the group's offset at once; one of a transaction (a transactional batch of
+   * `producerId`) waits for the transaction's marker; a tombstone removes both.
+   */
+  private replayOffset(
+    status: PartitionStatus,
+    partition: number,
+    groupId: string,
+    key: string,
+    value: OffsetValue | null,
+    at: { recordOffset: number; producerId: number },
+  ): void {
+    if (value === null) {
+      this.groups.get(groupId)?.offsets.delete(key);
+      status.pendingTxn.remove(groupId, key);
+      return;
+    }
+    const committed: CommittedOffset = {
+      offset: Number(value.offset),
+      leaderEpoch: value.leaderEpoch,
+      metadata: value.metadata,
+      commitTimestampMs: Number(value.commitTimestamp),
+      expireTimestampMs: Number(value.expireTimestamp),
+      recordOffset: at.recordOffset,
+    };
+    let group = this.groups.get(groupId);
+    if (group === undefined) {
+      // Offsets without group metadata belong to a "simple" group that only stores offsets.
+      group = new ClassicGroup(groupId, partition, this.wallNow());
+      this.groups.set(groupId, group);
+    }
+    if (at.producerId >= 0) status.pendingTxn.add(at.producerId, groupId, key, committed);
+    else group.offsets.set(key, committed);
+  }
+
+  /** A tombstone this coordinator writes for the group's offset: applied at once, as replaying it would. */
+  private replayTombstone(status: PartitionStatus, group: ClassicGroup, key: string): void {
+    this.replayOffset(status, group.partition, group.groupId, key, null, {
+      recordOffset: -1,
+      producerId: -1,
+    });
+  }
+
+  /**
+   * A transaction marker of `producerId`: on COMMIT its pending offsets become the groups' offsets, except where a
+   * plain commit written later in the log already holds the partition (Kafka keeps the later record); on ABORT
+   * they are dropped.
+   */
+  private replayMarker(status: PartitionStatus, producerId: number, commit: boolean): void {
+    const groups = status.pendingTxn.take(producerId);
+    if (groups === undefined || !commit) return;
+    for (const [groupId, offsets] of groups) {
+      const group = this.groups.get(groupId);
+      if (group === undefined || group.is('Dead')) continue;
+      for (const [key, o] of offsets) {
+        const existing = group.offsets.get(key);
+        if (existing === undefined || o.recordOffset > existing.recordOffset) group.offsets.set(key, o);
+      }
+    }
+  }
+
+  /**
+   * The transaction coordinator's marker for `producerId` is in partition `partition`'s log and replicated: the
+   * transaction's offsets of the partition's groups are committed or dropped. A partition still loading will read
+   * the marker from its log.
+   */
+  replayEndTransactionMarker(partition: number, producerId: number, commit: boolean): void {
+    const status = this.partitions.get(partition);
+    if (status?.state !== 'active') return;
+    this.replayMarker(status, producerId, commit);
   }
 
   private restoreGroup(
@@ -699,10 +814,14 @@ export class GroupCoordinator {
   }
 
   /** Appends and maps log errors to what group clients understand, as Kafka does. */
-  private async append(partition: number, records: readonly EncodedRecord[]): Promise<number> {
+  private async append(
+    partition: number,
+    records: readonly EncodedRecord[],
+    options?: AppendOptions,
+  ): Promise<number> {
     let errorCode: number;
     try {
-      errorCode = await this.options.storage.append(partition, records);
+      errorCode = await this.options.storage.append(partition, records, options);
     } catch (err) {
       this.options.logger.error(`appending to partition ${partition} failed: ${String(err)}`);
       errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
@@ -722,6 +841,9 @@ export class GroupCoordinator {
       case ErrorCode.RECORD_LIST_TOO_LARGE:
       case ErrorCode.INVALID_FETCH_SIZE:
         return ErrorCode.INVALID_COMMIT_OFFSET_SIZE;
+      case ErrorCode.INVALID_PRODUCER_EPOCH:
+        // A transactional commit of a producer fenced by a newer epoch.
+        return ErrorCode.INVALID_PRODUCER_EPOCH;
       default:
         return ErrorCode.UNKNOWN_SERVER_ERROR;
     }
@@ -880,41 +1002,113 @@ export class GroupCoordinator {
   // ------------------------------------------------------------------ offsets
 
   commitOffsets(request: CommitRequest): Promise<PartitionErrors> {
-    const all = (errorCode: number): PartitionErrors =>
-      request.topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
-      }));
     const coordinator = this.coordinatorError(request.groupId);
-    if (coordinator !== ErrorCode.NONE) return Promise.resolve(all(coordinator));
+    if (coordinator !== ErrorCode.NONE) return Promise.resolve(allPartitions(request, coordinator));
     const consumer = this.consumerGroups.get(request.groupId);
     let group = this.groups.get(request.groupId);
     if (consumer !== undefined && consumer.members.size > 0) {
       const invalid = consumerCommitError(consumer, request);
-      if (invalid !== ErrorCode.NONE) return Promise.resolve(all(invalid));
+      if (invalid !== ErrorCode.NONE) return Promise.resolve(allPartitions(request, invalid));
       if (group === undefined) {
         group = new ClassicGroup(request.groupId, consumer.partition, this.wallNow());
         this.groups.set(group.groupId, group);
       }
     } else if (group === undefined) {
       // A commit outside any generation creates a "simple" group that only stores offsets.
-      if (request.generationId >= 0 && request.transactional !== true) {
-        return Promise.resolve(all(ErrorCode.ILLEGAL_GENERATION));
-      }
+      if (request.generationId >= 0)
+        return Promise.resolve(allPartitions(request, ErrorCode.ILLEGAL_GENERATION));
       group = new ClassicGroup(request.groupId, this.partitionFor(request.groupId), this.wallNow());
       this.groups.set(group.groupId, group);
     } else {
-      const invalid =
-        request.transactional === true
-          ? group.is('Dead')
-            ? ErrorCode.COORDINATOR_NOT_AVAILABLE
-            : ErrorCode.NONE
-          : this.commitError(group, request);
-      if (invalid !== ErrorCode.NONE) return Promise.resolve(all(invalid));
+      const invalid = this.commitError(group, request);
+      if (invalid !== ErrorCode.NONE) return Promise.resolve(allPartitions(request, invalid));
     }
+    const { records, accepted, response } = this.offsetRecords(request);
+    if (records.length === 0) return Promise.resolve(response);
+    const target = group;
+    const partition = target.partition;
+    let baseOffset = -1;
+    for (const a of accepted) target.pendingCommits.set(a.key, (target.pendingCommits.get(a.key) ?? 0) + 1);
+    const write = this.append(partition, records, {
+      onAppended: (offset) => {
+        baseOffset = offset;
+      },
+    });
+    return write.then((errorCode) => {
+      for (const a of accepted) {
+        const n = (target.pendingCommits.get(a.key) ?? 1) - 1;
+        if (n <= 0) target.pendingCommits.delete(a.key);
+        else target.pendingCommits.set(a.key, n);
+      }
+      const status = this.partitions.get(partition);
+      if (errorCode === ErrorCode.NONE && this.isCurrent(target) && status !== undefined) {
+        accepted.forEach((a, i) => {
+          const recordOffset = baseOffset < 0 ? -1 : baseOffset + i;
+          this.replayOffset(status, partition, target.groupId, a.key, a.value, {
+            recordOffset,
+            producerId: -1,
+          });
+        });
+      }
+      const failed =
+        errorCode !== ErrorCode.NONE ? errorCode : this.isCurrent(target) ? 0 : ErrorCode.NOT_COORDINATOR;
+      return failAccepted(response, failed);
+    });
+  }
+
+  /**
+   * TxnOffsetCommit: the offsets are written as a transactional batch of the producer and wait, pending, for the
+   * transaction's marker in the group's partition (replayEndTransactionMarker): committed on COMMIT, dropped on
+   * ABORT. They are pending from the moment the leader has their record, so that OffsetFetch with require_stable
+   * answers UNSTABLE_OFFSET_COMMIT for them from then on. The member and generation are not checked yet.
+   */
+  commitTransactionalOffsets(request: TxnCommitRequest): Promise<PartitionErrors> {
+    const coordinator = this.coordinatorError(request.groupId);
+    if (coordinator !== ErrorCode.NONE) return Promise.resolve(allPartitions(request, coordinator));
+    let group = this.groups.get(request.groupId);
+    if (group === undefined) {
+      const partition =
+        this.consumerGroups.get(request.groupId)?.partition ?? this.partitionFor(request.groupId);
+      group = new ClassicGroup(request.groupId, partition, this.wallNow());
+      this.groups.set(group.groupId, group);
+    } else if (group.is('Dead')) {
+      return Promise.resolve(allPartitions(request, ErrorCode.COORDINATOR_NOT_AVAILABLE));
+    }
+    const { records, accepted, response } = this.offsetRecords(request);
+    if (records.length === 0) return Promise.resolve(response);
+    const target = group;
+    const partition = target.partition;
+    const producerId = request.producerId;
+    const options: AppendOptions = {
+      producer: { producerId, producerEpoch: request.producerEpoch },
+      onAppended: (baseOffset) => {
+        const status = this.partitions.get(partition);
+        if (status === undefined || !this.isCurrent(target)) return;
+        accepted.forEach((a, i) => {
+          this.replayOffset(status, partition, target.groupId, a.key, a.value, {
+            recordOffset: baseOffset + i,
+            producerId,
+          });
+        });
+      },
+    };
+    return this.append(partition, records, options).then((errorCode) => {
+      const failed =
+        errorCode !== ErrorCode.NONE ? errorCode : this.isCurrent(target) ? 0 : ErrorCode.NOT_COORDINATOR;
+      return failAccepted(response, failed);
+    });
+  }
+
+  /** The records of a commit's offsets, and the answer for each partition (OFFSET_METADATA_TOO_LARGE or NONE). */
+  private offsetRecords(request: CommitRequest | TxnCommitRequest): {
+    records: EncodedRecord[];
+    accepted: { key: string; value: OffsetValue }[];
+    response: PartitionErrors;
+  } {
     const nowMs = this.wallNow();
+    const retentionMs = 'retentionTimeMs' in request ? request.retentionTimeMs : -1;
     const records: EncodedRecord[] = [];
-    const accepted: { key: string; value: CommittedOffset }[] = [];
+    const accepted: { key: string; value: OffsetValue }[] = [];
     const response = request.topics.map((t) => ({
       name: t.name,
       partitions: t.partitions.map((p): { partitionIndex: number; errorCode: number } => {
@@ -922,45 +1116,19 @@ export class GroupCoordinator {
         if (Buffer.byteLength(metadata, 'utf8') > this.config.offsetMetadataMaxBytes) {
           return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
         }
-        const value: CommittedOffset = {
-          offset: p.committedOffset,
+        const value: OffsetValue = {
+          offset: BigInt(p.committedOffset),
           leaderEpoch: p.committedLeaderEpoch,
           metadata,
-          commitTimestampMs: p.commitTimestampMs >= 0 ? p.commitTimestampMs : nowMs,
-          expireTimestampMs: request.retentionTimeMs >= 0 ? nowMs + request.retentionTimeMs : -1,
+          commitTimestamp: BigInt(p.commitTimestampMs >= 0 ? p.commitTimestampMs : nowMs),
+          expireTimestamp: BigInt(retentionMs >= 0 ? nowMs + retentionMs : -1),
         };
-        records.push(
-          offsetRecord(request.groupId, t.name, p.partitionIndex, {
-            offset: BigInt(value.offset),
-            leaderEpoch: value.leaderEpoch,
-            metadata,
-            commitTimestamp: BigInt(value.commitTimestampMs),
-            expireTimestamp: BigInt(value.expireTimestampMs),
-          }),
-        );
+        records.push(offsetRecord(request.groupId, t.name, p.partitionIndex, value));
         accepted.push({ key: offsetKey(t.name, p.partitionIndex), value });
         return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE };
       }),
     }));
-    if (records.length === 0) return Promise.resolve(response);
-    const target = group;
-    for (const a of accepted) target.pendingCommits.set(a.key, (target.pendingCommits.get(a.key) ?? 0) + 1);
-    return this.append(target.partition, records).then((errorCode) => {
-      for (const a of accepted) {
-        const n = (target.pendingCommits.get(a.key) ?? 1) - 1;
-        if (n <= 0) target.pendingCommits.delete(a.key);
-        else target.pendingCommits.set(a.key, n);
-      }
-      if (errorCode === ErrorCode.NONE && this.isCurrent(target) && !target.is('Dead')) {
-        for (const a of accepted) target.offsets.set(a.key, a.value);
-      }
-      const failed =
-        errorCode !== ErrorCode.NONE ? errorCode : this.isCurrent(target) ? 0 : ErrorCode.NOT_COORDINATOR;
-      if (failed === ErrorCode.NONE) return response;
-      for (const t of response)
-        for (const p of t.partitions) if (p.errorCode === ErrorCode.NONE) p.errorCode = failed;
-      return response;
-    });
+    return { records, accepted, response };
   }
 
   private commitError(group: ClassicGroup, request: CommitRequest): number {
@@ -1001,9 +1169,11 @@ export class GroupCoordinator {
       };
     }
     const group = this.groups.get(groupId);
+    const pendingTxn = this.partitions.get(this.partitionFor(groupId))?.pendingTxn;
     const answer = (topic: string, partition: number): FetchedOffset => {
       const key = offsetKey(topic, partition);
-      if (requireStable && group?.pendingCommits.has(key)) {
+      // KIP-447: a commit being written, or an offset of a transaction without its marker yet, is unstable.
+      if (requireStable && (group?.pendingCommits.has(key) || pendingTxn?.has(groupId, key))) {
         return noOffset(partition, ErrorCode.UNSTABLE_OFFSET_COMMIT);
       }
       const o = group?.offsets.get(key);
@@ -1048,6 +1218,7 @@ export class GroupCoordinator {
     const group = this.groups.get(groupId);
     if (group === undefined || group.is('Dead')) return fail(ErrorCode.GROUP_ID_NOT_FOUND);
     const subscribed = this.subscribedTopics(group);
+    const status = this.partitions.get(group.partition)!;
     const records: EncodedRecord[] = [];
     const removed: string[] = [];
     const result = topics.map((t) => ({
@@ -1057,7 +1228,8 @@ export class GroupCoordinator {
           return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
         }
         const key = offsetKey(t.name, p.partitionIndex);
-        if (group.offsets.has(key)) {
+        // As Kafka: a tombstone also when only a transaction's offset is pending (it is dropped with it).
+        if (group.offsets.has(key) || status.pendingTxn.has(groupId, key)) {
           records.push(offsetRecord(groupId, t.name, p.partitionIndex, null));
           removed.push(key);
         }
@@ -1065,7 +1237,7 @@ export class GroupCoordinator {
       }),
     }));
     if (records.length === 0) return Promise.resolve({ errorCode: ErrorCode.NONE, topics: result });
-    for (const key of removed) group.offsets.delete(key);
+    for (const key of removed) this.replayTombstone(status, group, key);
     return this.append(group.partition, records).then((errorCode) => ({ errorCode, topics: result }));
   }
 
@@ -1097,19 +1269,25 @@ export class GroupCoordinator {
       if (!group.is('Empty') && !stable) continue;
       const subscribed = stable ? this.subscribedTopics(group) : null;
       if (subscribed !== null && subscribed.size === 0) continue;
+      const status = this.partitions.get(group.partition)!;
       const records: EncodedRecord[] = [];
       for (const [key, o] of [...group.offsets]) {
-        if (group.pendingCommits.has(key)) continue;
+        if (group.pendingCommits.has(key) || status.pendingTxn.has(group.groupId, key)) continue;
         if (subscribed?.has(splitOffsetKey(key).topic)) continue;
         const base =
           group.protocolType === null || stable ? o.commitTimestampMs : group.currentStateTimestampMs;
         const expired = o.expireTimestampMs >= 0 ? nowMs >= o.expireTimestampMs : nowMs >= base + retentionMs;
         if (!expired) continue;
-        group.offsets.delete(key);
+        this.replayTombstone(status, group, key);
         const { topic, partition } = splitOffsetKey(key);
         records.push(offsetRecord(group.groupId, topic, partition, null));
       }
-      if (group.offsets.size === 0 && group.pendingCommits.size === 0 && group.members.size === 0) {
+      if (
+        group.offsets.size === 0 &&
+        group.pendingCommits.size === 0 &&
+        group.members.size === 0 &&
+        !status.pendingTxn.hasGroup(group.groupId)
+      ) {
         group.transitionTo('Dead', nowMs);
         this.groups.delete(group.groupId);
         records.push(groupRecord(group.groupId, null));
@@ -1389,9 +1567,13 @@ export class GroupCoordinator {
       return this.append(consumer.partition, consumerTombstones);
     }
     if (!group.is('Empty')) return Promise.resolve(ErrorCode.NON_EMPTY_GROUP);
+    // Tombstones for its offsets and for offsets its open transactions would commit.
+    const status = this.partitions.get(group.partition)!;
+    const keys = new Set([...group.offsets.keys(), ...status.pendingTxn.keysOf(groupId)]);
+    for (const key of keys) this.replayTombstone(status, group, key);
     group.transitionTo('Dead', this.wallNow());
     this.groups.delete(groupId);
-    const records = [...group.offsets.keys()].map((key) => {
+    const records = [...keys].map((key) => {
       const { topic, partition } = splitOffsetKey(key);
       return offsetRecord(groupId, topic, partition, null);
     });
@@ -1417,6 +1599,21 @@ function consumerCommitError(group: ConsumerGroup, request: CommitRequest): numb
     return ErrorCode.STALE_MEMBER_EPOCH;
   }
   return ErrorCode.NONE;
+}
+
+function allPartitions(request: CommitRequest | TxnCommitRequest, errorCode: number): PartitionErrors {
+  return request.topics.map((t) => ({
+    name: t.name,
+    partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+  }));
+}
+
+/** The answer with `errorCode` (a failed write) for every partition that was accepted; as is for NONE. */
+function failAccepted(response: PartitionErrors, errorCode: number): PartitionErrors {
+  if (errorCode === ErrorCode.NONE) return response;
+  for (const t of response)
+    for (const p of t.partitions) if (p.errorCode === ErrorCode.NONE) p.errorCode = errorCode;
+  return response;
 }
 
 function joinError(memberId: string, errorCode: number): JoinResult {

@@ -3,8 +3,11 @@
 // broker's leader partitions, described here structurally so that the coordinator does not import the broker.
 //
 // An append is a leader append with acks=-1 semantics: it answers once the records are on disk (when the log
-// acknowledges after fsync) and the high watermark has passed them, or with an error code. Loading reads the
-// partition's whole log, batch by batch, from the log start offset to the log end offset.
+// acknowledges after fsync) and the high watermark has passed them, or with an error code. An append may be a
+// transactional batch of a producer (TxnOffsetCommit, as Kafka writes it): the COMMIT or ABORT marker that the
+// transaction coordinator later writes to the partition ends it. Loading reads the partition's whole log, batch by
+// batch, from the log start offset to the log end offset, with each record's offset and transactional producer,
+// and the transaction markers.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import { buildBatch } from '../../protocol/records/batch-builder.js';
@@ -14,11 +17,27 @@ import type { EncodedRecord } from './group-records.js';
 export interface StoredRecord {
   readonly key: Buffer | null;
   readonly value: Buffer | null;
+  /** Its offset in the log (absent in stores that have none). */
+  readonly offset?: number;
+  /** The producer id of the transactional batch that holds it; absent or -1 outside transactions. */
+  readonly producerId?: number;
+  /** Set on a transaction marker of `producerId` (key and value are null then). */
+  readonly marker?: 'commit' | 'abort';
+}
+
+export interface AppendOptions {
+  /** Writes the records as one transactional batch of this producer (TxnOffsetCommit). */
+  readonly producer?: { readonly producerId: number; readonly producerEpoch: number };
+  /**
+   * Called at once, before append() resolves, when the leader has taken the records (they are in its log, not yet
+   * replicated), with the offset of the first one; never called when the leader refused them.
+   */
+  readonly onAppended?: (baseOffset: number) => void;
 }
 
 export interface GroupStorage {
   /** Appends records to the partition as its leader; resolves with a Kafka error code once replicated or failed. */
-  append(partition: number, records: readonly EncodedRecord[]): Promise<number>;
+  append(partition: number, records: readonly EncodedRecord[], options?: AppendOptions): Promise<number>;
   /** Every record of the partition's log in offset order, for loading; throws on I/O failure. */
   readAll(partition: number): Iterable<StoredRecord>;
 }
@@ -42,7 +61,14 @@ export interface OffsetsPartition {
     requiredAcks: number,
     minInsyncReplicas: number,
     nowMs: number,
-  ): { readonly errorCode: number; readonly lastOffset: number; readonly durable: Promise<void> | null };
+    produceVersion?: number,
+    fromClient?: boolean,
+  ): {
+    readonly errorCode: number;
+    readonly baseOffset: number;
+    readonly lastOffset: number;
+    readonly durable: Promise<void> | null;
+  };
 }
 
 /** The parts of the broker's Purgatory used to wait for the high watermark. */
@@ -73,16 +99,37 @@ export interface PartitionGroupStorageOptions {
 
 export function partitionGroupStorage(options: PartitionGroupStorageOptions): GroupStorage {
   return {
-    async append(index, records) {
+    async append(index, records, appendOptions = {}) {
       const partition = options.partition(index);
       if (partition === undefined || !partition.isLeader) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
       const nowMs = options.nowMs();
+      const producer = appendOptions.producer;
       const batch = buildBatch(
         records.map((r) => ({ key: r.key, value: r.value, timestamp: nowMs })),
-        { compression: options.compression, timestamp: nowMs },
+        {
+          compression: options.compression,
+          timestamp: nowMs,
+          ...(producer === undefined
+            ? {}
+            : {
+                producerId: producer.producerId,
+                producerEpoch: producer.producerEpoch,
+                baseSequence: 0,
+                transactional: true,
+              }),
+        },
       );
-      const result = partition.appendAsLeader(batch, -1, partition.settings.minInsyncReplicas, nowMs);
+      // Not from a client: as Kafka's coordinator appends, only the producer epoch is checked, not sequences.
+      const result = partition.appendAsLeader(
+        batch,
+        -1,
+        partition.settings.minInsyncReplicas,
+        nowMs,
+        Number.MAX_SAFE_INTEGER,
+        false,
+      );
       if (result.errorCode !== ErrorCode.NONE) return result.errorCode;
+      appendOptions.onAppended?.(result.baseOffset);
       options.fetchPurgatory.checkAndComplete(partition.key);
       if (result.durable !== null) await result.durable;
       const replicated = await waitForHighWatermark(options, partition, result.lastOffset);
@@ -101,9 +148,25 @@ export function partitionGroupStorage(options: PartitionGroupStorageOptions): Gr
         let next = offset;
         for (const batch of blob.batches) {
           next = Math.max(next, batch.lastOffset + 1);
-          // Transaction markers carry no group data; transactional offset commits are not written yet.
-          if (batch.isControl) continue;
-          for (const r of batch.records) if (r.offset >= offset) yield { key: r.key, value: r.value };
+          const producerId = batch.isTransactional ? batch.producerId : -1;
+          for (const r of batch.records) {
+            if (r.offset < offset) continue;
+            if (!batch.isControl) {
+              yield { key: r.key, value: r.value, offset: r.offset, producerId };
+              continue;
+            }
+            // A control record's key: version int16, type int16 (0 ABORT, 1 COMMIT).
+            if (r.key === null || r.key.length < 4) continue;
+            const type = r.key.readInt16BE(2);
+            if (type !== 0 && type !== 1) continue;
+            yield {
+              key: null,
+              value: null,
+              offset: r.offset,
+              producerId,
+              marker: type === 1 ? 'commit' : 'abort',
+            };
+          }
         }
         if (next <= offset) return;
         offset = next;

@@ -1,0 +1,176 @@
+// Offsets committed inside a transaction (TxnOffsetCommit) are records of __consumer_offsets, pending until the
+// transaction's marker: they survive a move of the group coordinator between TxnOffsetCommit and EndTxn (a broker
+// restart, or the coordinator broker killed in a cluster), become the group's offsets on COMMIT and vanish on
+// ABORT. While pending, OffsetFetch with require_stable answers UNSTABLE_OFFSET_COMMIT for them and without it
+// the offset committed before.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { callCoordinator, fetchOffset, TxnSession } from '../helpers/txn-session.js';
+
+const TOPIC = 'txn-src';
+
+const SINGLE = {
+  'offsets.topic.num.partitions': 2,
+  'transaction.state.log.num.partitions': 2,
+  'transaction.state.log.replication.factor': 1,
+  'transaction.state.log.min.isr': 1,
+};
+
+/** A plain OffsetCommit of `offset` for partition 0 of TOPIC outside any generation. */
+async function commitPlain(brokers: () => readonly BrokerProcess[], groupId: string, offset: number) {
+  const r = await callCoordinator(
+    brokers,
+    0,
+    groupId,
+    ApiKey.OFFSET_COMMIT,
+    8,
+    {
+      groupId,
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
+      retentionTimeMs: -1n,
+      topics: [
+        {
+          name: TOPIC,
+          partitions: [
+            {
+              partitionIndex: 0,
+              committedOffset: BigInt(offset),
+              committedLeaderEpoch: -1,
+              commitTimestamp: -1n,
+              committedMetadata: '',
+            },
+          ],
+        },
+      ],
+    },
+    (x) => x.topics[0].partitions[0].errorCode,
+  );
+  assert.equal(r.topics[0].partitions[0].errorCode, ErrorCode.NONE);
+}
+
+describe('transactional offset commits across a broker restart', () => {
+  let broker: BrokerProcess | undefined;
+  let dataDir: string | undefined;
+  const brokers = () => (broker === undefined ? [] : [broker]);
+  after(async () => {
+    await broker?.stop();
+    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function restart(how: 'stop' | 'kill'): Promise<void> {
+    assert.ok(broker);
+    if (how === 'stop') await broker.stop();
+    else await broker.kill();
+    broker = await startBroker({ dataDir, overrides: SINGLE });
+  }
+
+  for (const [commit, how] of [
+    [true, 'stop'],
+    [false, 'kill'],
+  ] as const) {
+    it(`keeps pending offsets over a restart (${how}) and ${commit ? 'commits' : 'aborts'} them`, async () => {
+      if (broker === undefined) {
+        dataDir = mkdtempSync(join(tmpdir(), 'brook-txn-offsets-'));
+        broker = await startBroker({ dataDir, overrides: SINGLE });
+        await createTopicOn(broker, TOPIC, { numPartitions: 2, replicationFactor: 1 });
+      }
+      const groupId = `txn-group-${how}`;
+      await commitPlain(brokers, groupId, 7);
+      const txn = new TxnSession(brokers, `txn-${how}`);
+      await txn.init();
+      const errors = await txn.commitOffsets(groupId, [
+        { topic: TOPIC, partition: 0, offset: 42 },
+        { topic: TOPIC, partition: 1, offset: 43 },
+      ]);
+      assert.deepEqual(errors, [ErrorCode.NONE, ErrorCode.NONE]);
+      assert.deepEqual(await fetchOffset(brokers, groupId, TOPIC, 0, true), [
+        ErrorCode.UNSTABLE_OFFSET_COMMIT,
+        -1,
+      ]);
+      assert.deepEqual(await fetchOffset(brokers, groupId, TOPIC, 0, false), [ErrorCode.NONE, 7]);
+
+      await restart(how);
+      // Loaded from the log: still pending, the committed offset unchanged.
+      assert.deepEqual(await fetchOffset(brokers, groupId, TOPIC, 0, true), [
+        ErrorCode.UNSTABLE_OFFSET_COMMIT,
+        -1,
+      ]);
+      assert.deepEqual(await fetchOffset(brokers, groupId, TOPIC, 0, false), [ErrorCode.NONE, 7]);
+
+      await txn.end(commit);
+      assert.deepEqual(await fetchOffset(brokers, groupId, TOPIC, 0, true), [
+        ErrorCode.NONE,
+        commit ? 42 : 7,
+      ]);
+      assert.deepEqual(await fetchOffset(brokers, groupId, TOPIC, 1, true), [
+        ErrorCode.NONE,
+        commit ? 43 : -1,
+      ]);
+
+      // The marker is in the log: loading again gives the same offsets.
+      await restart('kill');
+      assert.deepEqual(await fetchOffset(brokers, groupId, TOPIC, 0, true), [
+        ErrorCode.NONE,
+        commit ? 42 : 7,
+      ]);
+      assert.deepEqual(await fetchOffset(brokers, groupId, TOPIC, 1, true), [
+        ErrorCode.NONE,
+        commit ? 43 : -1,
+      ]);
+    });
+  }
+});
+
+describe('transactional offset commits when the group coordinator broker dies', () => {
+  let cluster: TestCluster | undefined;
+  after(() => cluster?.stop());
+
+  it('commits the offsets through the new coordinator', async () => {
+    cluster = await startCluster({
+      overrides: {
+        'zookeeper.session.timeout.ms': 6000,
+        'default.replication.factor': 3,
+        'min.insync.replicas': 2,
+        'offsets.topic.replication.factor': 3,
+        'offsets.topic.num.partitions': 3,
+        'transaction.state.log.num.partitions': 3,
+      },
+    });
+    const c = cluster;
+    await createTopicOn(c.brokers[0]!, TOPIC, { numPartitions: 1, replicationFactor: 3 });
+    const alive = new Set(c.brokers);
+    const brokers = () => [...alive];
+    const groupId = 'txn-group-cluster';
+    const txn = new TxnSession(brokers, 'txn-cluster');
+    await txn.init();
+    assert.deepEqual(await txn.commitOffsets(groupId, [{ topic: TOPIC, partition: 0, offset: 99 }]), [
+      ErrorCode.NONE,
+    ]);
+    const found = await callCoordinator(
+      brokers,
+      0,
+      groupId,
+      ApiKey.FIND_COORDINATOR,
+      4,
+      { key: '', keyType: 0, coordinatorKeys: [groupId] },
+      (x) => x.coordinators[0].errorCode,
+    );
+    const victim = c.brokers[found.coordinators[0].nodeId]!;
+    await victim.kill();
+    alive.delete(victim);
+
+    await txn.end(true);
+    assert.deepEqual(await fetchOffset(brokers, groupId, TOPIC, 0, true), [ErrorCode.NONE, 99]);
+    assert.deepEqual(await fetchOffset(brokers, groupId, TOPIC, 0, false), [ErrorCode.NONE, 99]);
+  });
+});
