@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
@@ -62,6 +62,11 @@ describe('transactional offset commits across a broker restart', () => {
   let broker: BrokerProcess | undefined;
   let dataDir: string | undefined;
   const brokers = () => (broker === undefined ? [] : [broker]);
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'brook-txn-offsets-'));
+    broker = await startBroker({ dataDir, overrides: SINGLE });
+    await createTopicOn(broker, TOPIC, { numPartitions: 2, replicationFactor: 1 });
+  });
   after(async () => {
     await broker?.stop();
     if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
@@ -79,11 +84,6 @@ describe('transactional offset commits across a broker restart', () => {
     [false, 'kill'],
   ] as const) {
     it(`keeps pending offsets over a restart (${how}) and ${commit ? 'commits' : 'aborts'} them`, async () => {
-      if (broker === undefined) {
-        dataDir = mkdtempSync(join(tmpdir(), 'brook-txn-offsets-'));
-        broker = await startBroker({ dataDir, overrides: SINGLE });
-        await createTopicOn(broker, TOPIC, { numPartitions: 2, replicationFactor: 1 });
-      }
       const groupId = `txn-group-${how}`;
       await commitPlain(brokers, groupId, 7);
       const txn = new TxnSession(brokers, `txn-${how}`);
@@ -129,6 +129,68 @@ describe('transactional offset commits across a broker restart', () => {
       ]);
     });
   }
+
+  it('OffsetFetch: require_stable (v7+) sees pending transactional offsets, other fetches the committed offset', async () => {
+    const groupId = 'txn-group-fetch';
+    await commitPlain(brokers, groupId, 7);
+    const txn = new TxnSession(brokers, 'txn-fetch');
+    await txn.init();
+    assert.deepEqual(await txn.commitOffsets(groupId, [{ topic: TOPIC, partition: 0, offset: 42 }]), [
+      ErrorCode.NONE,
+    ]);
+    const one = [{ name: TOPIC, partitionIndexes: [0, 1] }];
+    const fetch = (version: number, body: object) =>
+      callCoordinator(
+        brokers,
+        0,
+        groupId,
+        ApiKey.OFFSET_FETCH,
+        version,
+        { groupId: '', topics: [], groups: [], requireStable: false, ...body },
+        (x) => x.errorCode,
+      );
+    const partitions = (
+      topics: {
+        name: string;
+        partitions: { partitionIndex: number; errorCode: number; committedOffset: bigint }[];
+      }[],
+    ) =>
+      topics
+        .filter((t) => t.name === TOPIC)
+        .flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.errorCode, Number(p.committedOffset)]));
+    const unstable = [
+      [0, ErrorCode.UNSTABLE_OFFSET_COMMIT, -1],
+      [1, ErrorCode.NONE, -1],
+    ];
+    const stable = [
+      [0, ErrorCode.NONE, 7],
+      [1, ErrorCode.NONE, -1],
+    ];
+    // v6 has no require_stable: the committed offset.
+    assert.deepEqual(partitions((await fetch(6, { groupId, topics: one })).topics), stable);
+    assert.deepEqual(
+      partitions((await fetch(7, { groupId, topics: one, requireStable: true })).topics),
+      unstable,
+    );
+    assert.deepEqual(partitions((await fetch(7, { groupId, topics: one })).topics), stable);
+    // All the group's offsets (null topics): the pending partition answers UNSTABLE_OFFSET_COMMIT too.
+    assert.deepEqual(partitions((await fetch(7, { groupId, topics: null, requireStable: true })).topics), [
+      [0, ErrorCode.UNSTABLE_OFFSET_COMMIT, -1],
+    ]);
+    // v8: per group.
+    const v8 = (requireStable: boolean) =>
+      fetch(8, { requireStable, groups: [{ groupId, memberId: null, memberEpoch: -1, topics: one }] });
+    const grouped = await v8(true);
+    assert.equal(grouped.groups[0].errorCode, ErrorCode.NONE);
+    assert.deepEqual(partitions(grouped.groups[0].topics), unstable);
+    assert.deepEqual(partitions((await v8(false)).groups[0].topics), stable);
+
+    await txn.end(true);
+    assert.deepEqual(partitions((await fetch(7, { groupId, topics: one, requireStable: true })).topics), [
+      [0, ErrorCode.NONE, 42],
+      [1, ErrorCode.NONE, -1],
+    ]);
+  });
 });
 
 describe('transactional offset commits when the group coordinator broker dies', () => {
