@@ -10,7 +10,16 @@ import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 
 // kafkajs is CommonJS; its named exports are read from the default export.
-const { CompressionCodecs, CompressionTypes, Kafka, logLevel } = kafkajs;
+const {
+  AclOperationTypes,
+  AclPermissionTypes,
+  AclResourceTypes,
+  CompressionCodecs,
+  CompressionTypes,
+  Kafka,
+  logLevel,
+  ResourcePatternTypes,
+} = kafkajs;
 type Kafka = InstanceType<typeof Kafka>;
 
 // kafkajs ships gzip only; other codecs are plugged in by the application. Brook's own codecs stand in here, so
@@ -66,6 +75,36 @@ describe('kafkajs against a Brook broker', () => {
       assert.equal(cluster.controller, 0);
       await admin.deleteTopics({ topics: ['kjs-admin'] });
       assert.ok(!(await admin.listTopics()).includes('kjs-admin'));
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('is told SECURITY_DISABLED by the ACL APIs, as by a Kafka broker without an authorizer', async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const securityDisabled = (e: { type?: string }): boolean => e.type === 'SECURITY_DISABLED';
+      await assert.rejects(
+        admin.describeAcls({
+          resourceType: AclResourceTypes.TOPIC,
+          resourcePatternType: ResourcePatternTypes.ANY,
+          operation: AclOperationTypes.ANY,
+          permissionType: AclPermissionTypes.ANY,
+        }),
+        securityDisabled,
+      );
+      const acl = {
+        resourceType: AclResourceTypes.TOPIC,
+        resourceName: 'kjs-acl',
+        resourcePatternType: ResourcePatternTypes.LITERAL,
+        principal: 'User:alice',
+        host: '*',
+        operation: AclOperationTypes.READ,
+        permissionType: AclPermissionTypes.ALLOW,
+      };
+      await assert.rejects(admin.createAcls({ acl: [acl] }), securityDisabled);
+      await assert.rejects(admin.deleteAcls({ filters: [acl] }), securityDisabled);
     } finally {
       await admin.disconnect();
     }

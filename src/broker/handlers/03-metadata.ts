@@ -12,10 +12,9 @@ import type {
 } from '../../protocol/messages/03-metadata.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
+import { AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations } from '../authorized-operations.js';
 import { INTERNAL_TOPICS, type TopicInfo } from '../metadata/metadata-cache.js';
 
-/** Kafka's marker for "authorized operations not requested". */
-const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>({
@@ -64,13 +63,21 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
         }
       }
     }
+    if (request.includeTopicAuthorizedOperations) {
+      // As Kafka, every topic named in the answer; one asked for by an unknown id keeps the default.
+      for (const t of topics)
+        if (t.name !== null) t.topicAuthorizedOperations = authorizedOperations('topic', true);
+    }
     return {
       throttleTimeMs: 0,
       brokers: brokers(context),
       clusterId: metadata.clusterId,
       controllerId: metadata.controllerId,
       topics,
-      clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+      clusterAuthorizedOperations: authorizedOperations(
+        'cluster',
+        request.includeClusterAuthorizedOperations,
+      ),
     };
   },
 });

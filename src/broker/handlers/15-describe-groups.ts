@@ -1,15 +1,14 @@
 // DescribeGroups (15): state, protocol and members of groups this broker coordinates. A group it does not know
 // is described as Dead with no error (as Kafka does up to v5); one it does not coordinate answers NOT_COORDINATOR.
 
+import { ErrorCode } from '../../protocol/errors.js';
 import type {
   DescribeGroupsRequest,
   DescribeGroupsResponse,
 } from '../../protocol/messages/15-describe-groups.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
-
-/** Kafka's marker for "authorized operations not requested". */
-const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
+import { authorizedOperations } from '../authorized-operations.js';
 
 export const describeGroupsHandler = defineHandler<DescribeGroupsRequest, DescribeGroupsResponse>({
   apiKey: ApiKey.DESCRIBE_GROUPS,
@@ -21,7 +20,9 @@ export const describeGroupsHandler = defineHandler<DescribeGroupsRequest, Descri
       throttleTimeMs: 0,
       groups: request.groups.map((groupId) => {
         const g = coordinator.describe(groupId);
-        return { ...g, members: [...g.members], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+        // Kafka fills the field (v3+) only for a group described without error.
+        const asked = request.includeAuthorizedOperations && g.errorCode === ErrorCode.NONE;
+        return { ...g, members: [...g.members], authorizedOperations: authorizedOperations('group', asked) };
       }),
     };
   },

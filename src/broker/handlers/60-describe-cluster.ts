@@ -7,8 +7,8 @@ import type {
 } from '../../protocol/messages/60-describe-cluster.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { authorizedOperations } from '../authorized-operations.js';
 
-const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 /** endpoint_type 1 asks for brokers (2, controllers, is a KRaft notion). */
 const ENDPOINT_TYPE_BROKERS = 1;
 
@@ -23,7 +23,10 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequest, Desc
       endpointType: request.endpointType,
       clusterId: metadata.clusterId,
       controllerId: metadata.controllerId,
-      clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+      clusterAuthorizedOperations: authorizedOperations(
+        'cluster',
+        request.includeClusterAuthorizedOperations,
+      ),
     };
     if (request.endpointType !== ENDPOINT_TYPE_BROKERS) {
       return {

@@ -2,6 +2,7 @@
 // KIP-848 consumer groups. A group that is not one answers GROUP_ID_NOT_FOUND.
 
 import type { TopicPartitions } from '../../coordinator/group/consumer-group.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import type {
   ConsumerGroupDescribeRequest,
   ConsumerGroupDescribeResponse,
@@ -9,9 +10,7 @@ import type {
 } from '../../protocol/messages/69-consumer-group-describe.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
-
-/** Kafka's marker for "authorized operations not requested". */
-const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
+import { authorizedOperations } from '../authorized-operations.js';
 
 export const consumerGroupDescribeHandler = defineHandler<
   ConsumerGroupDescribeRequest,
@@ -53,7 +52,10 @@ export const consumerGroupDescribeHandler = defineHandler<
             assignment: wire(m.assigned),
             targetAssignment: wire(group!.target.get(m.memberId) ?? new Map()),
           })),
-          authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+          authorizedOperations: authorizedOperations(
+            'group',
+            request.includeAuthorizedOperations && errorCode === ErrorCode.NONE,
+          ),
         };
       }),
     };
