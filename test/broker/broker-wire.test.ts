@@ -438,6 +438,27 @@ describe('broker over the wire', () => {
     assert.equal(wrongBroker.results[0].errorCode, ErrorCode.INVALID_REQUEST);
   });
 
+  it('describes every config for an empty list of names, as for null (Kafka ConfigHelper)', async () => {
+    await client.call(ApiKey.CREATE_TOPICS, 5, createTopicsRequest('described-all', 1));
+    const names = async (type: number, name: string, keys: string[] | null): Promise<string[]> => {
+      const response = await client.call(ApiKey.DESCRIBE_CONFIGS, 4, {
+        resources: [{ resourceType: type, resourceName: name, configurationKeys: keys }],
+        includeSynonyms: false,
+        includeDocumentation: false,
+      });
+      assert.equal(response.results[0].errorCode, ErrorCode.NONE);
+      return response.results[0].configs.map((c: { name: string }) => c.name);
+    };
+    for (const [type, name] of [
+      [2, 'described-all'],
+      [4, '0'],
+    ] as const) {
+      const all = await names(type, name, null);
+      assert.ok(all.length > 20, `${all.length} configs for null`);
+      assert.deepEqual(await names(type, name, []), all);
+    }
+  });
+
   it('deletes records below an offset, then serves from the new log start', async () => {
     await client.call(ApiKey.CREATE_TOPICS, 5, createTopicsRequest('trim-me', 1));
     await client.call(

@@ -11,7 +11,7 @@ import { TOPIC_KEYS } from './topic-keys.js';
 import { formatConfigValue } from './value-codec.js';
 
 export interface DescribeOptions {
-  /** Keys to describe; null describes all. Names that are not config keys are left out. */
+  /** Keys to describe; null or empty describes all (as Kafka). Names that are not config keys are left out. */
   readonly keys: readonly string[] | null;
   readonly includeSynonyms: boolean;
   readonly includeDocumentation: boolean;
@@ -54,7 +54,7 @@ function format(v: LayeredValue, sensitive: boolean): DescribedSynonym {
 
 function wanted(names: Iterable<string>, options: DescribeOptions): string[] {
   const all = [...names].sort();
-  if (options.keys === null) return all;
+  if (options.keys === null || options.keys.length === 0) return all;
   const keys = new Set(options.keys);
   return all.filter((n) => keys.has(n));
 }
