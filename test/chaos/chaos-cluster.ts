@@ -1,0 +1,207 @@
+// A Brook cluster on the chaos network: ZooKeeper in namespace `zk`, brokers 0..N-1 in namespaces `b0`..`bN-1`,
+// with timeouts short enough that the nemesis's pauses and partitions outlast them (ZooKeeper session 6 s,
+// replica lag 5 s). One broker may keep its log directory on a small tmpfs so that the disk-full nemesis can
+// fill it. destroy() ends every process by its PID, unmounts what was mounted, removes the network and the
+// working directory, and keeps going when a step fails.
+
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Admin } from '../../src/client/index.js';
+import { ChaosNetwork } from './netns.js';
+import { BrokerNode, killAllSync, type NodeProcess, sleep, ZooKeeperNode } from './nodes.js';
+import { run, tryRun } from './shell.js';
+
+export interface ChaosClusterOptions {
+  /** 5 hex digits, unique per run. */
+  tag: string;
+  /** Where logs go (kept). */
+  runDir: string;
+  /** Where data goes (removed at the end). */
+  workDir: string;
+  brokers: number;
+  uncleanLeaderElection: boolean;
+  /** The broker whose log directory is a tmpfs of tmpfsMb, for the disk-full nemesis; null for none. */
+  diskBroker: number | null;
+  tmpfsMb: number;
+}
+
+export const ZK_SESSION_TIMEOUT_MS = 6_000;
+export const REPLICA_LAG_TIME_MAX_MS = 5_000;
+const ZK_TICK_MS = 500;
+const FILLER = 'chaos-disk-filler';
+
+export class ChaosCluster {
+  readonly brokers: BrokerNode[] = [];
+  zk!: ZooKeeperNode;
+  private readonly mounts: string[] = [];
+  private admin: Admin | null = null;
+  private destroyed = false;
+
+  private constructor(
+    readonly options: ChaosClusterOptions,
+    readonly net: ChaosNetwork,
+  ) {}
+
+  static async start(
+    options: ChaosClusterOptions,
+    onProgress: (line: string) => void,
+  ): Promise<ChaosCluster> {
+    const names = ['zk', ...Array.from({ length: options.brokers }, (_, i) => `b${i}`)];
+    const net = await ChaosNetwork.create(options.tag, names);
+    const cluster = new ChaosCluster(options, net);
+    process.once('exit', () => cluster.destroySync());
+    try {
+      await cluster.startProcesses(onProgress);
+    } catch (e) {
+      await cluster.destroy();
+      throw e;
+    }
+    return cluster;
+  }
+
+  private async startProcesses(onProgress: (line: string) => void): Promise<void> {
+    const o = this.options;
+    const logs = join(o.runDir, 'logs');
+    mkdirSync(logs, { recursive: true });
+    this.zk = new ZooKeeperNode(this.net.node('zk'), join(o.workDir, 'zk'), join(logs, 'zookeeper.log'), {
+      tickTimeMs: ZK_TICK_MS,
+    });
+    await this.zk.start();
+    onProgress(`zookeeper up at ${this.zk.connect}`);
+    const overrides = {
+      'zookeeper.connect': this.zk.connect,
+      'zookeeper.session.timeout.ms': ZK_SESSION_TIMEOUT_MS,
+      'replica.lag.time.max.ms': REPLICA_LAG_TIME_MAX_MS,
+      'replica.fetch.wait.max.ms': 100,
+      'default.replication.factor': 3,
+      'min.insync.replicas': 2,
+      'unclean.leader.election.enable': o.uncleanLeaderElection,
+      'offsets.topic.replication.factor': 3,
+      'offsets.topic.num.partitions': 3,
+      'transaction.state.log.replication.factor': 3,
+      'transaction.state.log.min.isr': 2,
+      'transaction.state.log.num.partitions': 3,
+      'group.initial.rebalance.delay.ms': 0,
+      'controlled.shutdown.retry.backoff.ms': 200,
+      'auto.create.topics.enable': false,
+      'log.segment.bytes': 8 * 1024 * 1024,
+    };
+    for (let id = 0; id < o.brokers; id++) {
+      const dataDir = join(o.workDir, `broker-${id}`);
+      mkdirSync(dataDir, { recursive: true });
+      if (o.diskBroker === id) {
+        await run('mount', ['-t', 'tmpfs', '-o', `size=${o.tmpfsMb}m`, 'brook-chaos-tmpfs', dataDir]);
+        this.mounts.push(dataDir);
+      }
+      this.brokers.push(
+        new BrokerNode(id, this.net.node(`b${id}`), dataDir, join(logs, `broker-${id}.log`), overrides),
+      );
+    }
+    await Promise.all(this.brokers.map((b) => b.start()));
+    await this.waitForController(30_000);
+    onProgress(`${o.brokers} brokers up: ${this.bootstrap}`);
+  }
+
+  /** Waits until the cluster names a controller and knows every broker (brokers serve before that). */
+  private async waitForController(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const answer = await withTimeout(this.adminClient().describeCluster(), 5_000).catch(() => null);
+      if (answer !== null && answer.controllerId >= 0 && answer.brokers.length === this.brokers.length)
+        return;
+      await sleep(250);
+    }
+    throw new Error(`no controller with all ${this.brokers.length} brokers registered after ${timeoutMs} ms`);
+  }
+
+  get bootstrap(): string {
+    return this.brokers.map((b) => b.bootstrap).join(',');
+  }
+
+  /** Every process, ZooKeeper first. */
+  get processes(): NodeProcess[] {
+    return [this.zk, ...this.brokers];
+  }
+
+  broker(id: number): BrokerNode {
+    const b = this.brokers[id];
+    if (b === undefined) throw new Error(`no broker ${id}`);
+    return b;
+  }
+
+  /** One admin client for the harness's own questions (controller, partition state). */
+  adminClient(): Admin {
+    if (this.admin === null)
+      this.admin = new Admin({
+        bootstrapServers: this.bootstrap,
+        clientId: 'chaos-harness',
+        requestTimeoutMs: 3_000,
+        connectionTimeoutMs: 2_000,
+        retries: 2,
+      });
+    return this.admin;
+  }
+
+  /** The controller's broker id as the cluster reports it, or null if no answer in time. */
+  async controllerId(): Promise<number | null> {
+    const answer = await withTimeout(this.adminClient().describeCluster(), 8_000).catch(() => null);
+    if (answer === null || answer.controllerId < 0) return null;
+    return answer.controllerId;
+  }
+
+  /** Fills the disk broker's tmpfs with a file (all space but a few KiB); answers the bytes taken. */
+  async fillDisk(id: number): Promise<number> {
+    const dir = this.broker(id).dataDir;
+    if (!this.mounts.includes(dir)) throw new Error(`broker ${id} has no tmpfs log directory`);
+    const stats = statfsSync(dir);
+    const bytes = Math.max(0, stats.bavail * stats.bsize - 4096);
+    await run('fallocate', ['-l', String(bytes), join(dir, FILLER)]);
+    return bytes;
+  }
+
+  async freeDisk(id: number): Promise<void> {
+    rmSync(join(this.broker(id).dataDir, FILLER), { force: true });
+  }
+
+  /** Ends everything the cluster made; never throws. */
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    await this.admin?.close().catch(() => {});
+    for (const p of [...this.brokers].reverse()) await p.kill().catch(() => {});
+    await this.zk?.kill().catch(() => {});
+    for (const p of this.processes) if (p !== undefined) await p.closeLog().catch(() => {});
+    for (const dir of this.mounts) await tryRun('umount', [dir]);
+    await this.net.destroy();
+    rmSync(this.options.workDir, { recursive: true, force: true });
+  }
+
+  /** destroy() from an exit hook. */
+  destroySync(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    killAllSync();
+    for (const dir of this.mounts) spawnSync('umount', ['-l', dir], { timeout: 10_000 });
+    this.net.destroySync();
+    rmSync(this.options.workDir, { recursive: true, force: true });
+  }
+}
+
+export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    promise.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}
+
+export { sleep };

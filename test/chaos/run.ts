@@ -1,0 +1,202 @@
+// One chaos run from start to end: network and cluster up, the queue workload started, the nemesis schedule
+// (drawn from the seed) played, everything healed, a recovery period, the final reads, the checkers, and the
+// history, report and summary written to the run directory. Whatever happens, the cluster and the network are
+// torn down before runChaos returns or throws; SIGINT/SIGTERM tear them down too.
+
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ChaosCluster } from './chaos-cluster.js';
+import { anomalyCounts, type Checker, type CheckResult } from './checker.js';
+import { CommittedOffsetsChecker } from './checker-committed-offsets.js';
+import { QueueChecker } from './checker-queue.js';
+import { History } from './history.js';
+import { describeFault, FAULT_KINDS, type FaultKind, Nemesis, planFaults } from './nemesis.js';
+import { sleep } from './nodes.js';
+import { type RunSummary, writeReport } from './report.js';
+import { Rng } from './rng.js';
+import { QueueWorkload } from './workload-queue.js';
+
+export interface Profile {
+  warmupMs: number;
+  nemesisMs: number;
+  recoveryMs: number;
+  partitions: number;
+  producers: number;
+  consumers: number;
+  ratePerProducer: number;
+}
+
+export const PROFILES: Record<string, Profile> = {
+  // About 2.5 minutes in all, with cluster start and the final read.
+  short: {
+    warmupMs: 5_000,
+    nemesisMs: 95_000,
+    recoveryMs: 10_000,
+    partitions: 4,
+    producers: 2,
+    consumers: 2,
+    ratePerProducer: 25,
+  },
+  long: {
+    warmupMs: 10_000,
+    nemesisMs: 600_000,
+    recoveryMs: 20_000,
+    partitions: 6,
+    producers: 3,
+    consumers: 3,
+    ratePerProducer: 25,
+  },
+};
+
+export interface ChaosOptions {
+  seed: number;
+  profile: string;
+  brokers: number;
+  uncleanLeaderElection: boolean;
+  faults: readonly FaultKind[];
+  /** Parent of the run directories. */
+  outDir: string;
+  log?: (line: string) => void;
+}
+
+export interface ChaosResult {
+  runDir: string;
+  summary: RunSummary;
+  results: CheckResult[];
+}
+
+export const REPO_ROOT = resolve(import.meta.dirname, '../../..');
+export const DEFAULT_OUT_DIR = join(REPO_ROOT, '.brook-chaos');
+
+export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
+  const profile = PROFILES[o.profile];
+  if (profile === undefined) throw new Error(`unknown profile ${o.profile} (short, long)`);
+  if (o.brokers < 3 || o.brokers > 5) throw new Error('--brokers: 3 to 5');
+  const tag = randomBytes(3).toString('hex').slice(0, 5);
+  const startedAt = new Date();
+  const runDir = join(o.outDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}-seed${o.seed}-${tag}`);
+  mkdirSync(runDir, { recursive: true });
+  const log = (line: string) => {
+    const text = `[${((Date.now() - startedAt.getTime()) / 1000).toFixed(1).padStart(6)}s] ${line}`;
+    (o.log ?? console.log)(text);
+  };
+  const rng = new Rng(o.seed);
+  const kinds = o.faults;
+  const plan = planFaults(rng, { brokers: o.brokers, durationMs: profile.nemesisMs, kinds });
+  writeFileSync(join(runDir, 'plan.json'), `${JSON.stringify(plan, null, 1)}\n`);
+  log(`run ${tag}, seed ${o.seed}, profile ${o.profile}: ${plan.length} faults planned; output in ${runDir}`);
+  const history = new History(join(runDir, 'history.jsonl'));
+  const notes: string[] = [];
+  let cluster: ChaosCluster | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    log(`${signal}: tearing down`);
+    cluster?.destroySync();
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const topic = 'chaos';
+  let watching = true;
+  let watcher: Promise<void> = Promise.resolve();
+  try {
+    cluster = await ChaosCluster.start(
+      {
+        tag,
+        runDir,
+        workDir: join(tmpdir(), `brook-chaos-${tag}`),
+        brokers: o.brokers,
+        uncleanLeaderElection: o.uncleanLeaderElection,
+        diskBroker: kinds.includes('disk-full') ? 0 : null,
+        tmpfsMb: 256,
+      },
+      log,
+    );
+    if (!cluster.net.hasNetem)
+      notes.push('no netem in this kernel: slow links are tbf throttling, lossy links iptables random drops');
+    const workload = new QueueWorkload(
+      cluster.bootstrap,
+      history,
+      {
+        topic,
+        partitions: profile.partitions,
+        producers: profile.producers,
+        consumers: profile.consumers,
+        ratePerProducer: profile.ratePerProducer,
+        inFlightPerProducer: 5,
+        groupId: 'chaos-group',
+        uncleanLeaderElection: o.uncleanLeaderElection,
+      },
+      log,
+    );
+    const admin = cluster.adminClient();
+    await workload.setup(admin);
+    log(`topic ${topic} ready (${profile.partitions} partitions, rf 3); workload starts`);
+    workload.start();
+    watcher = workload.watchLeaders(admin, () => !watching);
+    await sleep(profile.warmupMs);
+    const nemesis = new Nemesis(cluster, history, log);
+    await nemesis.play(plan);
+    await nemesis.healAll();
+    log('healed; waiting for the replicas to catch up');
+    if (!(await workload.waitForReplicas(admin, 60_000)))
+      notes.push('not every partition had a full ISR 60 s after healing');
+    await sleep(profile.recoveryMs);
+    log('stopping producers');
+    await workload.stopProducers();
+    const behind = await workload.drain(admin, 20_000);
+    if (Object.keys(behind).length > 0) {
+      const text = Object.entries(behind).map(([p, b]) => `partition ${p} polled to ${b.polled} of ${b.end}`);
+      notes.push(
+        `liveness: 20 s after the producers stopped, the group had not consumed everything: ${text.join(', ')}`,
+      );
+      history.add('info', 'harness', 'drain', behind);
+    }
+    await workload.stopConsumers();
+    log('final read');
+    await workload.finalRead();
+  } catch (e) {
+    notes.push(`run aborted: ${String(e)}`);
+    log(`run aborted: ${String(e)}`);
+  } finally {
+    watching = false;
+    await watcher;
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await cluster?.destroy();
+    await history.close();
+  }
+
+  const checkers: Checker[] = [
+    new QueueChecker(profile.partitions),
+    new CommittedOffsetsChecker(profile.partitions),
+  ];
+  const results = checkers.map((c) => c.check(history.ops));
+  const counts = anomalyCounts(results);
+  const verdict = results.some((r) => r.valid === false)
+    ? 'anomalies'
+    : results.some((r) => r.valid === null)
+      ? 'unknown'
+      : 'valid';
+  const summary: RunSummary = {
+    seed: o.seed,
+    profile: o.profile,
+    brokers: o.brokers,
+    uncleanLeaderElection: o.uncleanLeaderElection,
+    tag,
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - startedAt.getTime(),
+    faults: plan.map(describeFault),
+    verdict,
+    anomaliesExpected: o.uncleanLeaderElection,
+    anomalyCounts: counts,
+    notes,
+  };
+  writeFileSync(join(runDir, 'summary.json'), `${JSON.stringify({ ...summary, results }, null, 1)}\n`);
+  writeReport(join(runDir, 'report.md'), summary, history.ops, results);
+  log(`verdict ${verdict}; anomalies: ${JSON.stringify(counts)}; report ${join(runDir, 'report.md')}`);
+  return { runDir, summary, results };
+}
+
+export { FAULT_KINDS };
