@@ -99,6 +99,7 @@ export class Broker {
   private groupTicker: NodeJS.Timeout | null = null;
   private transactions: TransactionWiring | null = null;
   private markers: { close(): void } | null = null;
+  private starting: Promise<unknown> | null = null;
   private stopping: Promise<void> | null = null;
   readonly brokerId: number;
 
@@ -106,7 +107,13 @@ export class Broker {
     this.brokerId = Math.max(options.config.brokerId, 0);
   }
 
-  async start(): Promise<BoundListener[]> {
+  start(): Promise<BoundListener[]> {
+    const started = this.runStart();
+    this.starting = started;
+    return started;
+  }
+
+  private async runStart(): Promise<BoundListener[]> {
     const { config, clock, logger } = this.options;
     const logDir = config.logDirs[0]!;
     this.store = await this.openStore(logDir);
@@ -491,8 +498,9 @@ export class Broker {
     const started = Date.now();
     for (;;) {
       const registered = await registerBroker(store, registration);
-      if (registered.ok || registered.code !== 'NODEEXISTS' || Date.now() - started > waitMaxMs)
-        return registered;
+      if (registered.ok || registered.code !== 'NODEEXISTS') return registered;
+      // A stop during start-up does not wait for the old registration to expire.
+      if (this.stopping !== null || Date.now() - started > waitMaxMs) return registered;
       this.options.logger.info(`waiting for the previous registration of broker ${this.brokerId} to expire`);
       await new Promise((r) => setTimeout(r, REGISTRATION_RETRY_MS));
     }
@@ -504,7 +512,8 @@ export class Broker {
    */
   private async sessionRenewed(): Promise<void> {
     const store = this.store;
-    if (store === null || this.registration === null) return;
+    // A broker that is stopping does not come back: no new registration, no election.
+    if (store === null || this.registration === null || this.stopping !== null) return;
     const registered = await registerBroker(store, {
       ...this.registration,
       timestampMs: this.options.clock.nowMs(),
@@ -525,6 +534,14 @@ export class Broker {
 
   private async runStop(): Promise<void> {
     const { logger } = this.options;
+    // A stop during start-up (SIGTERM while recovering logs) lets the start finish or fail first, so that
+    // nothing it creates is left running after the stop.
+    await this.starting?.catch(() => {});
+    // From here on nothing starts: no new fetchers, no controller election, no leadership taken. LeaderAndIsr
+    // requests still make this broker a follower (so that its clients move to the new leaders), as in Kafka.
+    this.controller?.beginShutdown();
+    this.services?.replicas.beginShutdown();
+    this.fetchers?.beginShutdown();
     await this.moveLeadershipAway();
     // Parked JoinGroup and SyncGroup requests may wait minutes (a rebalance timeout): they are answered with
     // NOT_COORDINATOR first, so that draining the connections does not wait for them.

@@ -9,6 +9,9 @@ import { loadBrokerConfig } from '../broker/config/load-broker-config.js';
 import { systemClock } from '../common/clock.js';
 import { createLogger } from '../common/logger.js';
 
+/** After a clean shutdown the process ends by itself; if it is still running this much later, say what holds it. */
+const LINGER_WARN_MS = 5_000;
+
 const USAGE = 'usage: brook server [--config server.properties] [--override key=value ...]\n';
 
 export async function runServer(args: string[]): Promise<number> {
@@ -68,5 +71,13 @@ export async function runServer(args: string[]): Promise<number> {
     process.stdout.write(`Brook broker ${broker.brokerId} listening on ${l.host}:${l.port} (${l.name})\n`);
   }
   await stopped;
+  // Nothing should be left to run: a timer or socket still open after stop() is a bug this warning names.
+  const linger = setTimeout(() => {
+    // Less this timer itself.
+    const resources = process.getActiveResourcesInfo();
+    resources.splice(resources.indexOf('Timeout'), 1);
+    logger.warn(`still running ${LINGER_WARN_MS} ms after shutdown; active: ${resources.join(', ')}`);
+  }, LINGER_WARN_MS);
+  linger.unref();
   return 0;
 }

@@ -15,8 +15,9 @@
 // does its store I/O first and then applies the result in one synchronous step; sends to brokers are started
 // after the state is consistent and never awaited by an event (see ChannelSender for their ordering).
 //
-// Lifecycle: new Controller(options).start() runs for election; stop() resigns (deleting /controller if it
-// holds it) and stops processing. sync() resolves when everything the controller knew to do has been done and
+// Lifecycle: new Controller(options).start() runs for election; beginShutdown() (the broker is stopping) ends
+// running for election, while an active controller goes on serving until stop(); stop() resigns (deleting
+// /controller if it holds it) and stops processing. sync() resolves when everything the controller knew to do has been done and
 // answered by the brokers, which is what a single node awaits before answering CreateTopics.
 
 import { type Clock, systemClock } from '../common/clock.js';
@@ -185,6 +186,8 @@ export class Controller {
   private ctx: ControllerContext | null = null;
   private activeId: number = -1;
   private stopped = false;
+  /** The broker is stopping: this controller no longer runs for election. */
+  private shuttingDown = false;
   private unsubscribe: (() => void) | null = null;
   private readonly queue: EventQueue;
   private readonly sender: ChannelSender;
@@ -272,6 +275,15 @@ export class Controller {
       this.subscribe();
       await this.elect();
     });
+  }
+
+  /**
+   * The broker has begun to stop: from now on this controller never wins an election (a broker that took over
+   * while going away would fail over, send LeaderAndIsr to brokers that are stopping too, and leave). When active,
+   * it goes on serving (the controlled shutdowns of this and other brokers) until stop().
+   */
+  beginShutdown(): void {
+    this.shuttingDown = true;
   }
 
   /** Resigns and stops processing; deletes /controller when this broker holds it, so another takes over now. */
@@ -451,6 +463,11 @@ export class Controller {
       await this.noteActiveController();
       return;
     }
+    if (this.shuttingDown) {
+      this.activeId = -1;
+      this.logger.info(`broker ${this.options.brokerId} is stopping: not running for controller`);
+      return;
+    }
     const epochNode = await this.readControllerEpoch();
     if (epochNode === null) return;
     const newEpoch = epochNode.epoch + 1;
@@ -477,6 +494,14 @@ export class Controller {
     }
     const set = result.value[1];
     if (set?.op !== 'set') throw new Error('multi answered without the set of the controller epoch');
+    if (this.shuttingDown) {
+      // The broker began to stop while the election was in flight: give the won election up at once.
+      this.logger.info(
+        `broker ${this.options.brokerId} is stopping: giving up the controller epoch ${newEpoch}`,
+      );
+      await this.deleteOwnControllerNode();
+      return;
+    }
     this.logger.info(`broker ${this.options.brokerId} is the controller, epoch ${newEpoch}`);
     this.activeId = this.options.brokerId;
     await this.becomeController(newEpoch, set.stat.version);

@@ -8,6 +8,11 @@
 //
 // Ownership: the manager owns the fetchers; each fetcher owns its partition set and its connection. A fetch
 // response is applied in one synchronous step per partition.
+//
+// Lifecycle: refresh() after every LeaderAndIsr and StopReplica. Once the broker's shutdown has begun
+// (beginShutdown(), as Kafka's ReplicaManager skips adding fetchers while shutting down) a refresh only stops
+// fetching, never starts: a LeaderAndIsr that arrives then (from a controller elected while this broker stops)
+// must not start a loop that keeps the process alive after stop(). stop() ends every fetcher for good.
 
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -223,6 +228,7 @@ function sleep(ms: number): Promise<void> {
 
 export class ReplicaFetchers {
   private readonly fetchers = new Map<number, LeaderFetcher>();
+  private shuttingDown = false;
 
   constructor(
     private readonly settings: FetcherSettings,
@@ -232,7 +238,10 @@ export class ReplicaFetchers {
     private readonly logger: Logger,
   ) {}
 
-  /** Re-reads which partitions this broker follows, and from whom (after every LeaderAndIsr). */
+  /**
+   * Re-reads which partitions this broker follows, and from whom (after every LeaderAndIsr). While shutting
+   * down it only stops: a partition whose leader or leader epoch changed is no longer fetched, nothing is added.
+   */
   refresh(): void {
     const wanted = new Map<number, Partition[]>();
     for (const p of this.replicas.all()) {
@@ -242,13 +251,18 @@ export class ReplicaFetchers {
       wanted.set(p.leaderId, list);
     }
     for (const [leaderId, fetcher] of this.fetchers) {
-      const keep = new Set((wanted.get(leaderId) ?? []).map((p) => p.key));
-      for (const key of [...fetcher.partitions.keys()]) if (!keep.has(key)) fetcher.partitions.delete(key);
-      if (fetcher.partitions.size === 0 && !wanted.has(leaderId)) {
+      const keep = new Map((wanted.get(leaderId) ?? []).map((p) => [p.key, p]));
+      for (const [key, followed] of [...fetcher.partitions]) {
+        const current = keep.get(key);
+        const changed = current !== followed.partition || current.leaderEpoch !== followed.epoch;
+        if (current === undefined || (this.shuttingDown && changed)) fetcher.partitions.delete(key);
+      }
+      if (fetcher.partitions.size === 0 && (this.shuttingDown || !wanted.has(leaderId))) {
         fetcher.stop();
         this.fetchers.delete(leaderId);
       }
     }
+    if (this.shuttingDown) return;
     for (const [leaderId, partitions] of wanted) {
       let fetcher = this.fetchers.get(leaderId);
       if (fetcher === undefined) {
@@ -270,8 +284,20 @@ export class ReplicaFetchers {
     }
   }
 
+  /** The broker is stopping: from now on refresh() never starts fetching (see the file header). */
+  beginShutdown(): void {
+    this.shuttingDown = true;
+  }
+
+  /** Stops every fetcher for good; a later refresh() starts none. */
   stop(): void {
+    this.shuttingDown = true;
     for (const f of this.fetchers.values()) f.stop();
     this.fetchers.clear();
+  }
+
+  /** Ids of the leaders fetched from now, for tests and diagnostics. */
+  get leaderIds(): number[] {
+    return [...this.fetchers.keys()];
   }
 }

@@ -31,6 +31,8 @@ export class ReplicaManager {
   private appendWrittenListener: ((partition: Partition) => void) | null = null;
   /** Controller epoch of the last accepted request: older controllers are fenced (STALE_CONTROLLER_EPOCH). */
   private controllerEpoch = -1;
+  /** Set when the broker's shutdown begins: no partition is led from then on that was not led already. */
+  private shuttingDown = false;
 
   constructor(
     private readonly brokerId: number,
@@ -52,6 +54,16 @@ export class ReplicaManager {
    */
   onAppendWritten(listener: (partition: Partition) => void): void {
     this.appendWrittenListener = listener;
+  }
+
+  /**
+   * The broker is stopping. A LeaderAndIsr that would make it the leader of a partition it does not lead (sent by
+   * a controller that does not know yet) is refused for that partition with BROKER_NOT_AVAILABLE: the partition
+   * stays as it was, and the controller elects another leader when this broker's registration goes. Becoming a
+   * follower, and new epochs of partitions it leads already, are still applied.
+   */
+  beginShutdown(): void {
+    this.shuttingDown = true;
   }
 
   get(topic: string, partition: number): Partition | undefined {
@@ -101,6 +113,11 @@ export class ReplicaManager {
     if (partition !== undefined && state.leaderEpoch < partition.leaderEpoch)
       return ErrorCode.STALE_CONTROLLER_EPOCH;
     if (!state.replicas.includes(this.brokerId)) return ErrorCode.NONE;
+    const isLeader = state.leader === this.brokerId;
+    if (this.shuttingDown && isLeader && partition?.isLeader !== true) {
+      this.logger.info(`not taking leadership of ${key} while shutting down`);
+      return ErrorCode.BROKER_NOT_AVAILABLE;
+    }
     if (partition === undefined) {
       try {
         const log = this.logs.getOrCreateLog(
@@ -123,7 +140,6 @@ export class ReplicaManager {
         return ErrorCode.KAFKA_STORAGE_ERROR;
       }
     }
-    const isLeader = state.leader === this.brokerId;
     if (isLeader) {
       partition.becomeLeader(state.leaderEpoch, state.partitionEpoch, state.replicas, state.isr);
     } else {
