@@ -306,9 +306,12 @@ export class Log {
     return this.recoveryPointValue;
   }
 
-  /** Offsets below this are committed or aborted: min(first open transaction, high watermark). */
+  /**
+   * Offsets below this are committed or aborted, and the high watermark has passed the markers that decided them:
+   * min(first transaction still open or whose marker is not below the high watermark, high watermark).
+   */
   get lastStableOffset(): number {
-    const unstable = this.producerState.firstUnstableOffset();
+    const unstable = this.producerState.firstUnstableOffset(this.highWatermarkValue);
     return unstable === null ? this.highWatermarkValue : Math.min(unstable, this.highWatermarkValue);
   }
 
@@ -420,6 +423,7 @@ export class Log {
     }
     const hw = options.highWatermark ?? 0;
     this.highWatermarkValue = Math.min(Math.max(hw, this.logStartOffsetValue), this.logEndOffsetValue);
+    this.producerState.onHighWatermarkUpdated(this.highWatermarkValue);
     this.writtenEndValue = this.logEndOffsetValue;
     // The recovery point may now be past epochs that recovery found: their checkpoint must not lag behind.
     this.epochCache.persistNow();
@@ -1134,6 +1138,7 @@ export class Log {
   /** The partition sets the high watermark; it stays within [log start, log end]. */
   setHighWatermark(offset: number): void {
     this.highWatermarkValue = Math.min(Math.max(offset, this.logStartOffsetValue), this.writtenEndValue);
+    this.producerState.onHighWatermarkUpdated(this.highWatermarkValue);
   }
 
   /**
@@ -1218,6 +1223,7 @@ export class Log {
     this.flushWantedUpTo = Math.min(this.flushWantedUpTo, this.logEndOffsetValue);
     this.epochCache.truncateFromEnd(this.logEndOffsetValue);
     this.rebuildProducerState(new Set());
+    this.producerState.onHighWatermarkUpdated(this.highWatermarkValue);
     // rebuildProducerState deleted the snapshots above the new log end: nothing left to fsync for them.
     for (const offset of this.unsyncedSnapshots.keys()) {
       if (offset > this.logEndOffsetValue) this.unsyncedSnapshots.delete(offset);

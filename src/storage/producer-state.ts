@@ -77,6 +77,13 @@ export class ProducerStateManager {
   private readonly producers = new Map<number, ProducerEntry>();
   /** Open transactions, first offset -> producer id, in increasing offset order (appends only go forward). */
   private readonly ongoingTxns = new Map<number, number>();
+  /**
+   * Completed transactions whose marker may still be at or above the high watermark, first offset -> marker
+   * offset (Kafka's unreplicatedTxns): they hold the last stable offset at their first offset until the high
+   * watermark passes the marker, so read_committed consumers never get a transaction's data before its marker.
+   * Emptied as the high watermark moves (onHighWatermarkUpdated); at most one entry per marker above it.
+   */
+  private readonly unreplicatedTxns = new Map<number, number>();
   /** Every batch below this offset has been applied. */
   private mapEndOffsetValue: number;
 
@@ -104,10 +111,30 @@ export class ProducerStateManager {
     return this.producers.values();
   }
 
-  /** The first offset of the oldest open transaction, or null: nothing at or after it is stable. */
-  firstUnstableOffset(): number | null {
+  /** The first offset of the oldest open transaction, or null. */
+  private firstOngoingOffset(): number | null {
     for (const first of this.ongoingTxns.keys()) return first;
     return null;
+  }
+
+  /**
+   * The first offset of the oldest transaction that is open, or completed by a marker at or above
+   * `highWatermark`, or null: nothing at or after it is stable (Kafka's firstUnstableOffset).
+   */
+  firstUnstableOffset(highWatermark: number): number | null {
+    let first = this.firstOngoingOffset();
+    for (const [firstOffset, markerOffset] of this.unreplicatedTxns) {
+      if (markerOffset >= highWatermark && (first === null || firstOffset < first)) first = firstOffset;
+    }
+    return first;
+  }
+
+  /** Forgets completed transactions whose marker is below the high watermark: they are stable now. */
+  onHighWatermarkUpdated(highWatermark: number): void {
+    if (this.unreplicatedTxns.size === 0) return;
+    for (const [firstOffset, markerOffset] of this.unreplicatedTxns) {
+      if (markerOffset < highWatermark) this.unreplicatedTxns.delete(firstOffset);
+    }
   }
 
   /**
@@ -217,9 +244,13 @@ export class ProducerStateManager {
       if (marker === null) return null;
       entry.coordinatorEpoch = marker.coordinatorEpoch;
       const firstOffset = entry.currentTxnFirstOffset >= 0 ? entry.currentTxnFirstOffset : baseOffset;
-      if (entry.currentTxnFirstOffset >= 0) this.ongoingTxns.delete(entry.currentTxnFirstOffset);
+      if (entry.currentTxnFirstOffset >= 0) {
+        this.ongoingTxns.delete(entry.currentTxnFirstOffset);
+        this.unreplicatedTxns.set(entry.currentTxnFirstOffset, lastOffset);
+      }
       entry.currentTxnFirstOffset = -1;
-      const lastStableOffset = this.firstUnstableOffset() ?? lastOffset + 1;
+      // The index entry's LSO counts open transactions only, as Kafka's lastStableOffset(completedTxn) does.
+      const lastStableOffset = this.firstOngoingOffset() ?? lastOffset + 1;
       return {
         producerId,
         firstOffset,
@@ -333,6 +364,7 @@ export class ProducerStateManager {
   clear(offset: number): void {
     this.producers.clear();
     this.ongoingTxns.clear();
+    this.unreplicatedTxns.clear();
     this.mapEndOffsetValue = offset;
   }
 }

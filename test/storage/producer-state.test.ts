@@ -166,6 +166,25 @@ test('aborted transactions are indexed again when a crash forces recovery, and s
   assert.deepEqual(h.log.collectAbortedTxns(aborted[1]!.lastOffset + 1, h.log.logEndOffset), [aborted[2]]);
 });
 
+test('a completed transaction holds the last stable offset until the high watermark passes its marker', (t) => {
+  const h = openHarness(t);
+  h.append({ count: 4 }); // 0-3
+  h.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: true, count: 3 }); // 4-6
+  h.log.setHighWatermark(7);
+  assert.equal(h.log.lastStableOffset, 4, 'open');
+  h.append({ producerId: PID, producerEpoch: 0, control: { type: 0, coordinatorEpoch: 1 } }); // 7: abort
+  assert.equal(h.log.lastStableOffset, 4, 'aborted, but the marker is at the high watermark');
+  h.log.setHighWatermark(7);
+  assert.equal(h.log.lastStableOffset, 4, 'the same high watermark set again');
+  h.log.setHighWatermark(8);
+  assert.equal(h.log.lastStableOffset, 8, 'the marker is below the high watermark');
+  assert.deepEqual(h.log.collectAbortedTxns(4, 8), [
+    { producerId: PID, firstOffset: 4, lastOffset: 7, lastStableOffset: 8 },
+  ]);
+  h.log.truncateTo(7);
+  assert.equal(h.log.lastStableOffset, 4, 'the marker truncated away: open again');
+});
+
 test('an aborted transaction is collected for a read ending segments before its ABORT marker', (t) => {
   // One transaction over several segments, aborted, then a committed record: the abort is indexed in the
   // marker's segment only, and a read of the first segment must still learn of it.
