@@ -6,6 +6,7 @@ import type { Controller } from '../controller/controller.js';
 import type { TopicAdmin } from '../controller/topic-admin.js';
 import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import type { TransactionCoordinator } from '../coordinator/transaction/transaction-coordinator.js';
+import type { BrokerTopicStats } from '../metrics/topic-stats.js';
 import type { ApiVersionsResponseApiVersion } from '../protocol/messages/18-api-versions.js';
 import type { LogManager } from '../storage/log-manager.js';
 import type { ControllerRequests } from './cluster/controller-requests.js';
@@ -47,6 +48,8 @@ export interface BrokerServices {
   readonly groupCoordinator: GroupCoordinator;
   /** Transactions whose transactional ids map to the partitions of __transaction_state led here. */
   readonly transactionCoordinator: TransactionCoordinator;
+  /** BrokerTopicMetrics counters for produce and fetch when brook.metrics.listener is set; null otherwise. */
+  readonly topicStats: BrokerTopicStats | null;
   /** Allocates producer ids for InitProducerId. */
   nextProducerId(): Promise<number>;
 }

@@ -22,6 +22,8 @@ import { TopicAdmin } from '../controller/topic-admin.js';
 import type { BrokerRegistration } from '../controller/zk-layout/index.js';
 import { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import { partitionGroupStorage } from '../coordinator/group/group-storage.js';
+import { MetricsEndpoint } from '../metrics/metrics-endpoint.js';
+import { parseMetricsListener } from '../metrics/metrics-listener.js';
 import type { RequestHandler } from '../network/request.js';
 import { SocketServer } from '../network/socket-server.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -101,6 +103,10 @@ export class Broker {
   private markers: { close(): void } | null = null;
   private starting: Promise<unknown> | null = null;
   private stopping: Promise<void> | null = null;
+  /** brook.metrics.listener: /metrics, /healthz, /readyz; null when unset. */
+  private metricsEndpoint: MetricsEndpoint | null = null;
+  private registered = false;
+  private serving = false;
   readonly brokerId: number;
 
   constructor(private readonly options: BrokerOptions) {
@@ -116,6 +122,7 @@ export class Broker {
   private async runStart(): Promise<BoundListener[]> {
     const { config, clock, logger } = this.options;
     const logDir = config.logDirs[0]!;
+    await this.startMetrics();
     this.store = await this.openStore(logDir);
     const topicConfigs = new TopicConfigs(staticOnly(this.options.staticConfig));
     const ackAfterFsync = config.brookLogFlushGroupCommitEnable;
@@ -134,6 +141,7 @@ export class Broker {
       options: toNetworkOptions(config),
       logger,
       framePool,
+      requestObserver: this.metricsEndpoint?.metrics.requests,
     });
     await this.server.start();
     const bound = config.listeners.map((l) => {
@@ -157,6 +165,7 @@ export class Broker {
     };
     const registered = await this.register(this.store, this.registration);
     if (!registered.ok) throw new Error(`broker registration failed: ${registered.reason}`);
+    this.registered = true;
     const clusterId = registered.value.clusterId;
     const metadata = new MetadataCache(clusterId);
     this.logs = LogManager.open({
@@ -290,6 +299,7 @@ export class Broker {
       fetchPurgatory,
       groupCoordinator,
       transactionCoordinator: transactions.coordinator,
+      topicStats: this.metricsEndpoint?.metrics.topicStats ?? null,
       apiVersions: advertisedApiVersions(HANDLERS),
       nextProducerId: () => producerIds.nextId(),
       autoCreateTopics: async (names) => {
@@ -328,9 +338,53 @@ export class Broker {
     this.isrManager.start();
     this.brokerEpoch = registered.value.brokerEpoch;
     dispatch = createRequestDispatcher(HANDLERS, this.services, logger);
+    this.serving = true;
+    this.attachMetrics();
     await this.controller.start();
     this.logs.startScheduler();
     return bound;
+  }
+
+  /** Starts the metrics endpoint first, so that /healthz answers and /readyz says what is missing meanwhile. */
+  private async startMetrics(): Promise<void> {
+    const { config, logger } = this.options;
+    if (config.brookMetricsListener === null) return;
+    const listener = parseMetricsListener(config.brookMetricsListener);
+    if (!listener.ok) throw new Error(`brook.metrics.listener: ${listener.reason}`);
+    this.metricsEndpoint = new MetricsEndpoint(
+      listener.value,
+      () => ({
+        logsLoaded: this.logs !== null,
+        registered: this.registered,
+        serving: this.serving,
+        inCluster: config.zookeeperConnect !== null,
+        brokerId: this.brokerId,
+        replicas: this.services?.replicas ?? null,
+        metadata: this.services?.metadata ?? null,
+      }),
+      logger.child('metrics'),
+    );
+    const bound = await this.metricsEndpoint.start();
+    logger.info(`metrics listening on http://${bound.host}:${bound.port}`);
+  }
+
+  /** The scrape reads the broker's state from now on. */
+  private attachMetrics(): void {
+    const services = this.services;
+    const fetchers = this.fetchers;
+    const isrManager = this.isrManager;
+    if (this.metricsEndpoint === null || services === null || fetchers === null || isrManager === null)
+      return;
+    this.metricsEndpoint.attach({
+      replicas: services.replicas,
+      metadata: services.metadata,
+      controller: services.controller,
+      groupCoordinator: services.groupCoordinator,
+      transactionCoordinator: services.transactionCoordinator,
+      networkStats: this.server!.stats,
+      isrChanges: isrManager.isrChanges,
+      followerLags: () => fetchers.followerLags(),
+    });
   }
 
   /** The group coordinator follows the leadership of __consumer_offsets partitions and checks its deadlines. */
@@ -565,6 +619,7 @@ export class Broker {
     }
     await this.store?.close();
     this.embeddedStore?.close();
+    await this.metricsEndpoint?.stop();
     logger.info('broker stopped');
   }
 }

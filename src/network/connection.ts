@@ -15,7 +15,13 @@ import type { LogFields, Logger, LogLevel } from '../common/logger.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
 import { FrameError, FrameReader } from './frame-reader.js';
 import type { ResolvedNetworkOptions } from './options.js';
-import { REQUEST_PREFIX_BYTES, type Request, type RequestHandler, type Response } from './request.js';
+import {
+  REQUEST_PREFIX_BYTES,
+  type Request,
+  type RequestHandler,
+  type RequestObserver,
+  type Response,
+} from './request.js';
 import { RAW_SASL_TOKEN_API_KEY, type SecurityProtocol, SecurityState } from './security.js';
 import type { NetworkStats } from './stats.js';
 
@@ -27,6 +33,8 @@ export interface ConnectionHost {
   readonly stats: NetworkStats;
   /** Where large frames are gathered and given back to (null: each frame is a fresh buffer). */
   readonly framePool: FramePool | null;
+  /** Told where each request's time went (metrics); null: requests are not timed at all. */
+  readonly requestObserver: RequestObserver | null;
   /** Whether the broker-wide request count admits one more; when not, the host calls resumeReading() later. */
   hasRequestCapacity(connection: Connection): boolean;
   /**
@@ -68,6 +76,8 @@ export class Connection {
   private peerEnded = false;
   private lingerTimer: NodeJS.Timeout | null = null;
   private throttleTimer: NodeJS.Timeout | null = null;
+  /** When the last chunk was read (performance.now()), kept only while requests are timed. */
+  private lastReadMs = 0;
 
   constructor(
     readonly id: number,
@@ -239,6 +249,7 @@ export class Connection {
     const host = this.host;
     this.pending.push(request);
     host.requestStarted();
+    if (host.requestObserver !== null) request.timeDispatch(this.lastReadMs, performance.now());
     let result: Response | Promise<Response>;
     try {
       result = host.handler(request);
@@ -271,6 +282,7 @@ export class Connection {
     }
     request.done = true;
     request.response = response;
+    if (this.host.requestObserver !== null) request.completedMs = performance.now();
     // Only the oldest request's completion can let anything be written.
     if (this.pending[0] === request) this.flush();
   }
@@ -283,10 +295,12 @@ export class Connection {
     try {
       while (pending.length > 0 && pending[0]!.done) {
         const request = pending.shift()!;
+        if (this.host.requestObserver !== null) request.flushedMs = performance.now();
         if (request.response !== null) {
           this.write(request.response, request.responseBytes, request.afterWritten());
         } else {
           request.giveBack(true);
+          request.reportTimes(request.flushedMs);
         }
         request.release();
       }
@@ -341,6 +355,7 @@ export class Connection {
 
   private onData(chunk: Buffer): void {
     this.host.stats.bytesIn += chunk.length;
+    if (this.host.requestObserver !== null) this.lastReadMs = performance.now();
     if (this.stateValue !== 'open') return;
     this.reader.push(chunk);
     this.resumeReading();
@@ -437,6 +452,12 @@ class PendingRequest implements Request {
   /** Frame-pool references the response holds until it is written (see Request.releaseAfterResponse). */
   private held: Buffer[][] | null = null;
   private gaveBack = false;
+  /** Times of the request's stages (performance.now()), kept only while requests are timed. */
+  private receivedMs = 0;
+  private dispatchedMs = 0;
+  private waitingMs = -1;
+  completedMs = 0;
+  flushedMs = 0;
 
   constructor(
     readonly connection: Connection,
@@ -450,6 +471,7 @@ class PendingRequest implements Request {
   markWaiting(): void {
     if (this.waiting || this.released) return;
     this.waiting = true;
+    if (this.host.requestObserver !== null) this.waitingMs = performance.now();
     this.host.requestWaiting();
   }
 
@@ -474,12 +496,43 @@ class PendingRequest implements Request {
    * pooled), so plain writes stay plain.
    */
   afterWritten(): (() => void) | undefined {
-    if (this.host.framePool === null) return undefined;
-    if (this.held === null && !(this.frameReusable && this.host.framePool.isPooled(this.frame))) {
-      this.giveBack(false);
-      return undefined;
+    const timed = this.host.requestObserver !== null;
+    let giveBackAfter = false;
+    if (this.host.framePool !== null) {
+      if (this.held === null && !(this.frameReusable && this.host.framePool.isPooled(this.frame))) {
+        this.giveBack(false);
+      } else {
+        giveBackAfter = true;
+      }
     }
-    return () => this.giveBack(true);
+    if (!timed) return giveBackAfter ? () => this.giveBack(true) : undefined;
+    // Timed requests need to know when the socket took the response (its send time).
+    return () => {
+      if (giveBackAfter) this.giveBack(true);
+      this.reportTimes(performance.now());
+    };
+  }
+
+  /** Called when the handler is: the last read before it completed the frame (see RequestObserver). */
+  timeDispatch(lastReadMs: number, nowMs: number): void {
+    this.receivedMs = Math.min(lastReadMs, nowMs);
+    this.dispatchedMs = nowMs;
+  }
+
+  /** Tells the observer where the request's time went; `writtenMs` is when the socket took the response. */
+  reportTimes(writtenMs: number): void {
+    const observer = this.host.requestObserver;
+    if (observer === null) return;
+    const localEndMs = this.waitingMs >= 0 ? this.waitingMs : this.completedMs;
+    observer.requestDone(
+      this.apiKey,
+      this.dispatchedMs - this.receivedMs,
+      localEndMs - this.dispatchedMs,
+      this.waitingMs >= 0 ? this.completedMs - this.waitingMs : 0,
+      this.flushedMs - this.completedMs,
+      writtenMs - this.flushedMs,
+      writtenMs - this.receivedMs,
+    );
   }
 
   /**

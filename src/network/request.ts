@@ -57,3 +57,27 @@ export type Response = readonly Buffer[] | typeof NO_RESPONSE;
  * and closes the connection with an error log line.
  */
 export type RequestHandler = (request: Request) => Response | Promise<Response>;
+
+/**
+ * Told once per request when its response has been taken by the socket (or, without a response, when its turn
+ * to be written came), with where its time went, in milliseconds (Kafka's RequestMetrics):
+ * - queue: from the read that completed its frame until its handler was called (the connection was held back
+ *   by a bound meanwhile; a frame completed by an earlier read than the last one counts from the last);
+ * - local: from the handler call until the response was ready, or until it said it waits (markWaiting);
+ * - remote: from markWaiting until the response was ready (long polls, acks=all), else 0;
+ * - responseQueue: from ready until written, waiting for the responses before it on the connection;
+ * - send: from the write until the socket took all of it;
+ * - total: the sum, from the read to the socket.
+ * Called with numbers only, so that timing allocates nothing per request.
+ */
+export interface RequestObserver {
+  requestDone(
+    apiKey: number,
+    queueMs: number,
+    localMs: number,
+    remoteMs: number,
+    responseQueueMs: number,
+    sendMs: number,
+    totalMs: number,
+  ): void;
+}

@@ -20,7 +20,7 @@ import {
   type ResolvedNetworkOptions,
   resolveNetworkOptions,
 } from './options.js';
-import type { RequestHandler } from './request.js';
+import type { RequestHandler, RequestObserver } from './request.js';
 import { usesTls } from './security.js';
 import { createNetworkStats, type NetworkStats } from './stats.js';
 
@@ -31,6 +31,8 @@ export interface SocketServerConfig {
   readonly logger?: Logger;
   /** Where connections gather large frames (see common/frame-pool.ts); none: a fresh buffer each. */
   readonly framePool?: FramePool;
+  /** Told where each request's time went (metrics); none: requests are not timed. */
+  readonly requestObserver?: RequestObserver;
 }
 
 export interface BoundAddress {
@@ -59,6 +61,7 @@ export class SocketServer implements ConnectionHost {
   readonly logger: Logger;
   readonly stats: NetworkStats = createNetworkStats();
   readonly framePool: FramePool | null;
+  readonly requestObserver: RequestObserver | null;
   private state: ServerState = 'new';
   private readonly listenerConfigs: readonly ListenerConfig[];
   private readonly bound: BoundListener[] = [];
@@ -79,6 +82,7 @@ export class SocketServer implements ConnectionHost {
     this.handler = config.handler;
     this.logger = config.logger ?? silentLogger;
     this.framePool = config.framePool ?? null;
+    this.requestObserver = config.requestObserver ?? null;
     // Listeners come from the operator's configuration: mistakes are reported, not asserted.
     if (config.listeners.length === 0) throw new ListenerConfigError('no listeners configured');
     for (const listener of config.listeners) checkListener(listener);

@@ -27,6 +27,8 @@ export class IsrManager {
   private timer: NodeJS.Timeout | null = null;
   private connection: { controllerId: number; connection: InterBrokerConnection } | null = null;
   brokerEpoch = -1;
+  /** ISR changes the controller accepted from this leader, for IsrShrinksPerSec and IsrExpandsPerSec. */
+  readonly isrChanges = { shrinks: 0, expands: 0 };
 
   constructor(
     private readonly brokerId: number,
@@ -124,6 +126,12 @@ export class IsrManager {
       this.logger.warn(`AlterPartition for ${p.key} refused: error ${result.errorCode}`);
       return;
     }
-    if (p.applyIsr(result.isr, result.leaderEpoch, result.partitionEpoch)) this.onHighWatermark(p);
+    const before = p.isr;
+    const applied = p.applyIsr(result.isr, result.leaderEpoch, result.partitionEpoch);
+    if (p.isr !== before) {
+      if (before.some((id) => !p.isr.includes(id))) this.isrChanges.shrinks++;
+      if (p.isr.some((id) => !before.includes(id))) this.isrChanges.expands++;
+    }
+    if (applied) this.onHighWatermark(p);
   }
 }

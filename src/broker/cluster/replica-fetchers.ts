@@ -50,6 +50,8 @@ interface Followed {
   /** The leader epoch this broker followed it at; a new one means truncating first. */
   epoch: number;
   needsTruncation: boolean;
+  /** The leader's high watermark in its last answer, absent before one (FetcherLagMetrics). */
+  leaderHighWatermark?: number;
 }
 
 class LeaderFetcher {
@@ -205,7 +207,8 @@ class LeaderFetcher {
         if (followed === undefined) continue;
         if (p.errorCode === ErrorCode.NONE) {
           const before = followed.partition.log.highWatermark;
-          followed.partition.appendAsFollower(p.records ?? EMPTY, Number(p.highWatermark));
+          followed.leaderHighWatermark = Number(p.highWatermark);
+          followed.partition.appendAsFollower(p.records ?? EMPTY, followed.leaderHighWatermark);
           if (followed.partition.log.highWatermark !== before) this.onHighWatermark(followed.partition);
         } else if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
           // Our log end is beyond the leader's: find where the logs agree again.
@@ -287,6 +290,22 @@ export class ReplicaFetchers {
   /** The broker is stopping: from now on refresh() never starts fetching (see the file header). */
   beginShutdown(): void {
     this.shuttingDown = true;
+  }
+
+  /**
+   * Each followed partition's lag behind its leader (Kafka's FetcherLagMetrics ConsumerLag): the leader's high
+   * watermark in its last answer minus this replica's log end offset, at least 0; partitions not fetched yet are
+   * left out. The client id is the fetcher's, named as Kafka names its fetcher threads.
+   */
+  *followerLags(): Generator<{ clientId: string; topic: string; partition: number; lag: number }> {
+    for (const [leaderId, fetcher] of this.fetchers) {
+      const clientId = `ReplicaFetcherThread-0-${leaderId}`;
+      for (const f of fetcher.partitions.values()) {
+        if (f.leaderHighWatermark === undefined) continue;
+        const lag = Math.max(0, f.leaderHighWatermark - f.partition.log.logEndOffset);
+        yield { clientId, topic: f.partition.topic, partition: f.partition.partition, lag };
+      }
+    }
   }
 
   /** Stops every fetcher for good; a later refresh() starts none. */

@@ -50,6 +50,8 @@ export interface BrokerConfig {
   readonly brookLogFlushGroupCommitEnable: boolean;
   readonly brookLogFlushGroupCommitMaxDelayMs: number;
   readonly brookNetworkFramePoolBytes: number;
+  /** brook.metrics.listener: http://host:port of /metrics, /healthz and /readyz; null: none. */
+  readonly brookMetricsListener: string | null;
 
   readonly socketSendBufferBytes: number;
   readonly socketReceiveBufferBytes: number;
@@ -291,6 +293,7 @@ export function resolveBrokerConfig(merged: ReadonlyMap<string, string>): Broker
     brookLogFlushGroupCommitEnable: v.boolean('brook.log.flush.group.commit.enable'),
     brookLogFlushGroupCommitMaxDelayMs: v.int('brook.log.flush.group.commit.max.delay.ms'),
     brookNetworkFramePoolBytes: v.long('brook.network.frame.pool.bytes'),
+    brookMetricsListener: v.stringOrNull('brook.metrics.listener'),
     socketSendBufferBytes: v.int('socket.send.buffer.bytes'),
     socketReceiveBufferBytes: v.int('socket.receive.buffer.bytes'),
     socketRequestMaxBytes: v.int('socket.request.max.bytes'),

@@ -1,9 +1,11 @@
 // Brook's own broker keys, for behaviour Kafka has no key for. Kept few; each says why Kafka's keys are not
 // enough. All are under the `brook.` prefix so they can never collide with a future Kafka key.
 
+import { parseMetricsListener } from '../../metrics/metrics-listener.js';
+import { ConfigError } from './config-error.js';
 import { ConfigType as T } from './config-types.js';
 import { defineKey as key } from './define-key.js';
-import { atLeast, between } from './validators.js';
+import { atLeast, between, type Validator } from './validators.js';
 
 export const BROOK_KEYS = [
   // Kafka acknowledges after the page cache and relies on replication for durability. A single node has no
@@ -78,4 +80,29 @@ export const BROOK_KEYS = [
       support: 'honoured',
     },
   ),
+  // Kafka exposes its metrics over JMX, which Node does not have; operators scrape Kafka through the Prometheus
+  // JMX exporter. This key turns on the HTTP endpoint that serves the same metric names directly, with /healthz
+  // and /readyz beside them (src/metrics/README.md).
+  key(
+    'brook.metrics.listener',
+    T.STRING,
+    null,
+    'medium',
+    'http://host:port of the Prometheus endpoint (/metrics, /healthz, /readyz); unset: no endpoint.',
+    {
+      validator: metricsListener(),
+      support: 'honoured',
+    },
+  ),
 ];
+
+/** `brook.metrics.listener` must parse as the endpoint's address (http, a host, an explicit port). */
+function metricsListener(): Validator {
+  return {
+    check(key, value) {
+      const parsed = parseMetricsListener(String(value));
+      if (!parsed.ok) throw new ConfigError(key, value, parsed.reason);
+    },
+    describe: () => 'http://host:port',
+  };
+}

@@ -51,6 +51,7 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
           now,
           context.apiVersion,
         );
+        context.services.topicStats?.produced(topic.name, data.records.length, result);
         const response: ProduceResponsePartitionProduceResponse = {
           index: data.index,
           errorCode: result.errorCode,

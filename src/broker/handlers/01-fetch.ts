@@ -322,8 +322,10 @@ function respond(context: RequestContext, plan: FetchPlan, reads: readonly Parti
   const { fetchSessions } = context.services;
   const incremental = plan.resolved.kind === 'incremental';
   const byTopic = new Map<string, FetchResponseFetchableTopicResponse>();
+  const stats = context.services.topicStats;
   for (const read of reads) {
     const d = read.data;
+    stats?.fetched(read.session.topicName, read.bytes, d.errorCode, plan.replicaId >= 0);
     const hw = Number(d.highWatermark);
     const lso = Number(d.lastStableOffset);
     const start = Number(d.logStartOffset);

@@ -1,0 +1,390 @@
+// The broker's metrics as one prom-client registry: the hot-path counters (topic-stats.ts, request-metrics.ts)
+// exported at scrape time, and gauges computed at scrape time from the broker's state (replica manager,
+// controller, logs, replica fetchers, group and transaction coordinators, network counters), with prom-client's
+// process metrics. Names follow the Prometheus JMX exporter's rules for Kafka (example_configs/kafka-2_0_0.yml):
+// kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions becomes
+// kafka_server_replicamanager_underreplicatedpartitions, a ...PerSec meter's count becomes ..._total, and
+// MBean keys (topic, partition, clientId, request) become labels. Consumer-group lag, which Kafka brokers do not
+// export, takes the names of the widely used kafka_exporter (kafka_consumergroup_lag); what has no Kafka
+// counterpart is named brook_*.
+//
+// Before the broker's services exist (log recovery, registration) the state gauges export nothing.
+
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { MetadataCache } from '../broker/metadata/metadata-cache.js';
+import type { Partition } from '../broker/replica/partition.js';
+import type { ReplicaManager } from '../broker/replica/replica-manager.js';
+import type { Controller } from '../controller/controller.js';
+import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
+import type { TransactionCoordinator } from '../coordinator/transaction/transaction-coordinator.js';
+import type { NetworkStats } from '../network/stats.js';
+import { ErrorCode } from '../protocol/errors.js';
+import { RequestMetrics } from './request-metrics.js';
+import { BrokerTopicStats, type TopicCounters } from './topic-stats.js';
+
+/** A follower partition's lag behind its leader, as its replica fetcher last saw it. */
+export interface FollowerLag {
+  readonly clientId: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly lag: number;
+}
+
+/** What the scrape reads; given once the broker's services exist. */
+export interface MetricsSources {
+  readonly replicas: ReplicaManager;
+  readonly metadata: MetadataCache;
+  readonly controller: Controller;
+  readonly groupCoordinator: GroupCoordinator;
+  readonly transactionCoordinator: TransactionCoordinator;
+  readonly networkStats: NetworkStats;
+  /** ISR changes this broker made as leader (IsrShrinksPerSec, IsrExpandsPerSec). */
+  readonly isrChanges: { readonly shrinks: number; readonly expands: number };
+  followerLags(): Iterable<FollowerLag>;
+}
+
+type Labels = Record<string, string | number>;
+type Fill = (set: (labels: Labels, value: number) => void, sources: MetricsSources) => void;
+
+const TOPIC_COUNTERS: readonly [keyof TopicCounters, string, string][] = [
+  ['messagesIn', 'messagesin', 'MessagesInPerSec: records appended by produce requests'],
+  ['bytesIn', 'bytesin', 'BytesInPerSec: record-set bytes appended by produce requests'],
+  ['bytesOut', 'bytesout', 'BytesOutPerSec: record bytes sent to consumers'],
+  ['bytesRejected', 'bytesrejected', 'BytesRejectedPerSec: record-set bytes refused for their size'],
+  [
+    'failedProduceRequests',
+    'failedproducerequests',
+    'FailedProduceRequestsPerSec: partition appends that failed',
+  ],
+  ['failedFetchRequests', 'failedfetchrequests', 'FailedFetchRequestsPerSec: partition reads that failed'],
+  ['totalProduceRequests', 'totalproducerequests', 'TotalProduceRequestsPerSec: partition appends tried'],
+  ['totalFetchRequests', 'totalfetchrequests', 'TotalFetchRequestsPerSec: partition reads tried'],
+];
+
+const CLASSIC_GROUP_STATES = [
+  'Stable',
+  'PreparingRebalance',
+  'CompletingRebalance',
+  'Empty',
+  'Dead',
+] as const;
+/** KIP-848 groups' states that Kafka's classic-state gauges have no name for: counted as completing a rebalance. */
+const CONSUMER_GROUP_STATE_AS_CLASSIC: Readonly<Record<string, string>> = {
+  Assigning: 'CompletingRebalance',
+  Reconciling: 'CompletingRebalance',
+};
+
+export class BrokerMetrics {
+  readonly registry = new Registry();
+  readonly topicStats = new BrokerTopicStats();
+  readonly requests = new RequestMetrics();
+  private sources: MetricsSources | null = null;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    this.requests.register(this.registry);
+    this.registerTopicCounters();
+    this.registerReplicaManager();
+    this.registerController();
+    this.registerLogs();
+    this.registerGroups();
+    this.registerTransactions();
+  }
+
+  /** The broker's services exist: the state gauges read them from now on. */
+  attach(sources: MetricsSources): void {
+    this.sources = sources;
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  async scrape(): Promise<string> {
+    const sources = this.sources;
+    if (sources !== null) this.topicStats.retainTopics((t) => sources.metadata.topic(t) !== undefined);
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private gauge(name: string, help: string, labelNames: readonly string[], fill: Fill): void {
+    const metrics = this;
+    this.registry.registerMetric(
+      new Gauge({
+        name,
+        help,
+        labelNames: [...labelNames],
+        registers: [],
+        collect() {
+          this.reset();
+          const sources = metrics.sources;
+          if (sources === null) return;
+          fill((labels, value) => this.set(labels, value), sources);
+        },
+      }),
+    );
+  }
+
+  private counter(name: string, help: string, labelNames: readonly string[], fill: Fill): void {
+    const metrics = this;
+    this.registry.registerMetric(
+      new Counter({
+        name,
+        help,
+        labelNames: [...labelNames],
+        registers: [],
+        collect() {
+          this.reset();
+          const sources = metrics.sources;
+          if (sources === null) return;
+          fill((labels, value) => this.inc(labels, value), sources);
+        },
+      }),
+    );
+  }
+
+  /** kafka.server:type=BrokerTopicMetrics: per topic (label topic) and across topics (no label). */
+  private registerTopicCounters(): void {
+    const stats = this.topicStats;
+    for (const [field, name, help] of TOPIC_COUNTERS) {
+      this.registry.registerMetric(
+        new Counter({
+          name: `kafka_server_brokertopicmetrics_${name}_total`,
+          help,
+          labelNames: ['topic'],
+          registers: [],
+          collect() {
+            this.reset();
+            this.inc(stats.all[field]);
+            for (const [topic, counters] of stats.topics()) this.inc({ topic }, counters[field]);
+          },
+        }),
+      );
+    }
+    this.registry.registerMetric(
+      new Counter({
+        name: 'kafka_server_brokertopicmetrics_replicationbytesout_total',
+        help: 'ReplicationBytesOutPerSec: record bytes sent to followers',
+        registers: [],
+        collect() {
+          this.reset();
+          this.inc(stats.replicationBytesOut);
+        },
+      }),
+    );
+    this.gauge(
+      'kafka_network_requestchannel_requestqueuesize',
+      'RequestQueueSize: requests read and not answered, not counting those waiting for an event',
+      [],
+      (set, s) => set({}, s.networkStats.requestsInFlight),
+    );
+  }
+
+  /** kafka.server:type=ReplicaManager and kafka.cluster:type=Partition. */
+  private registerReplicaManager(): void {
+    const leaders = (s: MetricsSources) => [...s.replicas.all()].filter((p) => p.isLeader);
+    this.gauge(
+      'kafka_server_replicamanager_partitioncount',
+      'PartitionCount: replicas hosted',
+      [],
+      (set, s) => set({}, [...s.replicas.all()].length),
+    );
+    this.gauge('kafka_server_replicamanager_leadercount', 'LeaderCount: partitions led', [], (set, s) =>
+      set({}, leaders(s).length),
+    );
+    this.gauge(
+      'kafka_server_replicamanager_underreplicatedpartitions',
+      'UnderReplicatedPartitions: partitions led here whose ISR is smaller than their replica set',
+      [],
+      (set, s) => set({}, leaders(s).filter((p) => p.isr.length < p.replicas.length).length),
+    );
+    this.gauge(
+      'kafka_server_replicamanager_underminisrpartitioncount',
+      'UnderMinIsrPartitionCount: partitions led here whose ISR is smaller than min.insync.replicas',
+      [],
+      (set, s) => set({}, leaders(s).filter((p) => p.isr.length < p.settings.minInsyncReplicas).length),
+    );
+    this.gauge(
+      'kafka_server_replicamanager_atminisrpartitioncount',
+      'AtMinIsrPartitionCount: partitions led here whose ISR is exactly min.insync.replicas',
+      [],
+      (set, s) => set({}, leaders(s).filter((p) => p.isr.length === p.settings.minInsyncReplicas).length),
+    );
+    this.gauge(
+      'kafka_cluster_partition_underreplicated',
+      'UnderReplicated: 1 for a partition led here whose ISR is smaller than its replica set',
+      ['topic', 'partition'],
+      (set, s) => {
+        for (const p of leaders(s))
+          set({ topic: p.topic, partition: p.partition }, p.isr.length < p.replicas.length ? 1 : 0);
+      },
+    );
+    this.counter(
+      'kafka_server_replicamanager_isrshrinks_total',
+      'IsrShrinksPerSec: ISR changes this broker made as leader that removed a follower',
+      [],
+      (inc, s) => inc({}, s.isrChanges.shrinks),
+    );
+    this.counter(
+      'kafka_server_replicamanager_isrexpands_total',
+      'IsrExpandsPerSec: ISR changes this broker made as leader that added a follower',
+      [],
+      (inc, s) => inc({}, s.isrChanges.expands),
+    );
+    this.gauge(
+      'kafka_server_replicamanager_produceridcount',
+      'ProducerIdCount: producer ids with state in the logs of the partitions hosted here',
+      [],
+      (set, s) => {
+        let count = 0;
+        for (const p of s.replicas.all()) count += p.log.producerState.producerCount;
+        set({}, count);
+      },
+    );
+    this.gauge(
+      'kafka_server_fetcherlagmetrics_consumerlag',
+      "ConsumerLag: a followed partition's leader high watermark minus this replica's log end offset",
+      ['clientId', 'topic', 'partition'],
+      (set, s) => {
+        for (const l of s.followerLags())
+          set({ clientId: l.clientId, topic: l.topic, partition: l.partition }, l.lag);
+      },
+    );
+  }
+
+  /** kafka.controller:type=KafkaController: 1 and the cluster's counts on the active controller, 0 elsewhere. */
+  private registerController(): void {
+    const context = (s: MetricsSources) => s.controller.context;
+    this.gauge(
+      'kafka_controller_kafkacontroller_activecontrollercount',
+      'ActiveControllerCount: 1 on the broker running the active controller',
+      [],
+      (set, s) => set({}, s.controller.isActive ? 1 : 0),
+    );
+    this.gauge(
+      'kafka_controller_kafkacontroller_offlinepartitionscount',
+      'OfflinePartitionsCount: partitions without a live leader (active controller only)',
+      [],
+      (set, s) => {
+        const ctx = context(s);
+        let offline = 0;
+        if (ctx !== null) {
+          for (const { topic, entry } of ctx.allPartitions()) {
+            if (ctx.isDeleting(topic)) continue;
+            const leader = entry.leadership?.leader;
+            if (leader === undefined || leader < 0 || !ctx.liveness.alive(leader)) offline++;
+          }
+        }
+        set({}, offline);
+      },
+    );
+    this.gauge(
+      'kafka_controller_kafkacontroller_globaltopiccount',
+      'GlobalTopicCount: topics in the cluster (active controller only)',
+      [],
+      (set, s) => set({}, context(s)?.topics.size ?? 0),
+    );
+    this.gauge(
+      'kafka_controller_kafkacontroller_globalpartitioncount',
+      'GlobalPartitionCount: partitions in the cluster (active controller only)',
+      [],
+      (set, s) => set({}, [...(context(s)?.allPartitions() ?? [])].length),
+    );
+  }
+
+  /** kafka.log:type=Log, per hosted partition. */
+  private registerLogs(): void {
+    const perLog = (name: string, help: string, value: (p: Partition) => number): void =>
+      this.gauge(`kafka_log_log_${name}`, help, ['topic', 'partition'], (set, s) => {
+        for (const p of s.replicas.all()) set({ topic: p.topic, partition: p.partition }, value(p));
+      });
+    perLog('size', 'Size: bytes of the partition log on disk', (p) => p.log.sizeInBytes);
+    perLog('logstartoffset', 'LogStartOffset: first offset of the log', (p) => p.log.logStartOffset);
+    perLog('logendoffset', 'LogEndOffset: next offset to be written', (p) => p.log.logEndOffset);
+    perLog('numlogsegments', 'NumLogSegments: segments of the log', (p) => p.log.segmentCount);
+  }
+
+  /** kafka.coordinator.group:type=GroupMetadataManager, and committed offsets and lag per group partition. */
+  private registerGroups(): void {
+    const byState = (s: MetricsSources): Map<string, number> => {
+      const counts = new Map<string, number>();
+      for (const g of s.groupCoordinator.list([], []).groups) {
+        const state = CONSUMER_GROUP_STATE_AS_CLASSIC[g.groupState] ?? g.groupState;
+        counts.set(state, (counts.get(state) ?? 0) + 1);
+      }
+      return counts;
+    };
+    this.gauge(
+      'kafka_coordinator_group_groupmetadatamanager_numgroups',
+      'NumGroups: groups coordinated by this broker',
+      [],
+      (set, s) => set({}, s.groupCoordinator.list([], []).groups.length),
+    );
+    for (const state of CLASSIC_GROUP_STATES) {
+      this.gauge(
+        `kafka_coordinator_group_groupmetadatamanager_numgroups${state.toLowerCase()}`,
+        `NumGroups${state}: groups coordinated by this broker in state ${state}`,
+        [],
+        (set, s) => set({}, byState(s).get(state) ?? 0),
+      );
+    }
+    const committed = (
+      s: MetricsSources,
+      visit: (group: string, topic: string, partition: number, offset: number) => void,
+    ) => {
+      for (const g of s.groupCoordinator.list([], []).groups) {
+        const fetched = s.groupCoordinator.fetchOffsets(g.groupId, null, false);
+        if (fetched.errorCode !== ErrorCode.NONE) continue;
+        for (const t of fetched.topics)
+          for (const p of t.partitions)
+            if (p.errorCode === ErrorCode.NONE && p.committedOffset >= 0)
+              visit(g.groupId, t.name, p.partitionIndex, p.committedOffset);
+      }
+    };
+    this.gauge(
+      'kafka_coordinator_group_groupmetadatamanager_numoffsets',
+      'NumOffsets: committed offsets held by this broker',
+      [],
+      (set, s) => {
+        let n = 0;
+        committed(s, () => n++);
+        set({}, n);
+      },
+    );
+    this.gauge(
+      'kafka_consumergroup_current_offset',
+      'Committed offset of a consumer group partition (groups coordinated by this broker)',
+      ['consumergroup', 'topic', 'partition'],
+      (set, s) =>
+        committed(s, (consumergroup, topic, partition, offset) =>
+          set({ consumergroup, topic, partition }, offset),
+        ),
+    );
+    this.gauge(
+      'kafka_consumergroup_lag',
+      'High watermark minus committed offset of a consumer group partition (groups coordinated here, partitions led here)',
+      ['consumergroup', 'topic', 'partition'],
+      (set, s) =>
+        committed(s, (consumergroup, topic, partition, offset) => {
+          const p = s.replicas.get(topic, partition);
+          if (p === undefined || !p.isLeader) return;
+          set({ consumergroup, topic, partition }, Math.max(0, p.log.highWatermark - offset));
+        }),
+    );
+  }
+
+  /** Transactional ids by state on this broker's transaction coordinator (no Kafka counterpart). */
+  private registerTransactions(): void {
+    this.gauge(
+      'brook_transaction_coordinator_transactional_ids',
+      'Transactional ids coordinated by this broker, by state (Ongoing, PrepareCommit, PrepareAbort are in flight)',
+      ['state'],
+      (set, s) => {
+        const counts = new Map<string, number>();
+        for (const t of s.transactionCoordinator.list([], []))
+          counts.set(t.state, (counts.get(t.state) ?? 0) + 1);
+        for (const [state, n] of counts) set({ state }, n);
+      },
+    );
+  }
+}

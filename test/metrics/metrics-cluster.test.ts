@@ -1,0 +1,124 @@
+// Metrics of a real three-broker cluster, scraped over HTTP from each broker's brook.metrics.listener: exactly
+// one broker counts an active controller; when a follower is stopped (SIGSTOP) its leader reports the partition
+// under-replicated and counts the ISR shrink; when it runs again it catches up, the ISR expands, the count goes
+// back to 0 and the follower's fetcher lag and /readyz say it has caught up.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { agreedController, agreedLeader } from '../helpers/cluster.js';
+import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { sleep } from '../helpers/wait.js';
+import { produceBatch, WireClient } from '../helpers/wire-client.js';
+import { freePort } from '../helpers/zookeeper.js';
+import { httpRequest, type Samples, scrape } from './scrape.js';
+
+const TOPIC = 'replicated';
+
+async function eventually(check: () => Promise<void>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await sleep(250);
+    }
+  }
+}
+
+describe('metrics in a three-broker cluster', () => {
+  let cluster: TestCluster | undefined;
+  const ports: number[] = [];
+
+  before(async () => {
+    for (let id = 0; id < 3; id++) ports.push(await freePort());
+    cluster = await startCluster({
+      // Followers that stop fetching leave the ISR after 2 s rather than Kafka's 30 s.
+      overrides: { 'replica.lag.time.max.ms': 2000 },
+      brokerOverrides: Object.fromEntries(
+        ports.map((port, id) => [id, { 'brook.metrics.listener': `http://127.0.0.1:${port}` }]),
+      ),
+    });
+  });
+  after(() => cluster?.stop());
+
+  const scrapeAll = (): Promise<Samples[]> => Promise.all(ports.map((p) => scrape(p)));
+
+  it('exactly one broker counts an active controller, and no partition is offline', async () => {
+    const controllerId = await agreedController(cluster!.brokers);
+    const samples = await scrapeAll();
+    const active = samples.map((s) => s.value('kafka_controller_kafkacontroller_activecontrollercount'));
+    assert.equal(
+      active.reduce((a, b) => a + b, 0),
+      1,
+    );
+    assert.equal(active[controllerId], 1);
+    assert.equal(samples[controllerId]!.value('kafka_controller_kafkacontroller_offlinepartitionscount'), 0);
+  });
+
+  it('a stopped follower makes its partition under-replicated until it catches up again', {
+    timeout: 120_000,
+  }, async () => {
+    const brokers = cluster!.brokers;
+    const controllerId = await agreedController(brokers);
+    // The follower to stop is not the controller, so that stopping it does not also move the controller.
+    const others = [0, 1, 2].filter((id) => id !== controllerId);
+    const leaderId = others[0]!;
+    const followerId = others[1]!;
+    await createTopicOn(brokers[controllerId]!, TOPIC, {
+      assignments: { 0: [leaderId, followerId, controllerId] },
+    });
+    await agreedLeader(brokers, TOPIC, (v) => v.leaderId === leaderId && v.isrNodes.length === 3);
+    const client = await WireClient.connect(brokers[leaderId]!.host, brokers[leaderId]!.port);
+    try {
+      const answer = await produceBatch(client, TOPIC, buildBatch([{ value: 'one' }, { value: 'two' }]), -1);
+      assert.equal(answer.errorCode, ErrorCode.NONE);
+    } finally {
+      client.close();
+    }
+    const leaderPort = ports[leaderId]!;
+    const followerPort = ports[followerId]!;
+    const fetcherLag = { clientId: `ReplicaFetcherThread-0-${leaderId}`, topic: TOPIC, partition: 0 };
+    await eventually(async () => {
+      const s = await scrape(leaderPort);
+      assert.equal(s.value('kafka_server_replicamanager_underreplicatedpartitions'), 0);
+      assert.equal(s.value('kafka_log_log_logendoffset', { topic: TOPIC, partition: 0 }), 2);
+      const f = await scrape(followerPort);
+      assert.equal(f.value('kafka_server_fetcherlagmetrics_consumerlag', fetcherLag), 0);
+      assert.equal(f.value('kafka_log_log_logendoffset', { topic: TOPIC, partition: 0 }), 2);
+    });
+    const shrinksBefore = (await scrape(leaderPort)).value('kafka_server_replicamanager_isrshrinks_total');
+    const expandsBefore = (await scrape(leaderPort)).value('kafka_server_replicamanager_isrexpands_total');
+
+    process.kill(brokers[followerId]!.pid, 'SIGSTOP');
+    try {
+      await eventually(async () => {
+        const s = await scrape(leaderPort);
+        assert.equal(s.value('kafka_server_replicamanager_underreplicatedpartitions'), 1);
+        assert.equal(s.value('kafka_cluster_partition_underreplicated', { topic: TOPIC, partition: 0 }), 1);
+        assert.equal(s.value('kafka_server_replicamanager_isrshrinks_total'), shrinksBefore + 1);
+      });
+      // The partition still has two in-sync replicas, above min.insync.replicas (1).
+      const s = await scrape(leaderPort);
+      assert.equal(s.value('kafka_server_replicamanager_underminisrpartitioncount'), 0);
+    } finally {
+      process.kill(brokers[followerId]!.pid, 'SIGCONT');
+    }
+
+    await eventually(async () => {
+      const s = await scrape(leaderPort);
+      assert.equal(s.value('kafka_server_replicamanager_underreplicatedpartitions'), 0);
+      assert.equal(s.value('kafka_server_replicamanager_isrexpands_total'), expandsBefore + 1);
+      const ready = await httpRequest(followerPort, '/readyz');
+      assert.equal(ready.status, 200, ready.body);
+    });
+    const sums = await scrapeAll();
+    assert.equal(
+      sums.reduce((n, s) => n + s.value('kafka_controller_kafkacontroller_activecontrollercount'), 0),
+      1,
+    );
+  });
+});

@@ -1,0 +1,319 @@
+// The metrics endpoint of one real broker process (brook.metrics.listener): a kafkajs producer and consumer and
+// Brook's own wire client produce and fetch, and /metrics, scraped over HTTP, must have moved by exactly what
+// went over the wire: records and bytes in per topic, bytes out, request histograms, partition and log gauges,
+// consumer-group offsets and lag. Also /healthz and /readyz, the 4xx answers to bad requests, and the dashboard
+// and alert rules in config/ naming only metrics a running broker exposes.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import kafkajs from 'kafkajs';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { sleep } from '../helpers/wait.js';
+import { createTopic, fetchBody, produceBatch, WireClient } from '../helpers/wire-client.js';
+import { freePort } from '../helpers/zookeeper.js';
+import { httpRequest, type Samples, scrape } from './scrape.js';
+
+const { Kafka, logLevel } = kafkajs;
+const REPO_ROOT = resolve(import.meta.dirname, '../../..');
+const TOPIC = 'metered';
+const GROUP = 'metered-group';
+const BT = 'kafka_server_brokertopicmetrics';
+
+/** Scrapes until `check` passes (it throws while not), for values that settle a little after an answer. */
+async function eventually(port: number, check: (s: Samples) => void, timeoutMs = 15_000): Promise<Samples> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await scrape(port);
+    try {
+      check(s);
+      return s;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await sleep(200);
+    }
+  }
+}
+
+describe('metrics endpoint of a single broker', () => {
+  let broker: BrokerProcess;
+  let port: number;
+  let client: WireClient;
+
+  before(async () => {
+    port = await freePort();
+    broker = await startBroker({
+      overrides: {
+        'brook.metrics.listener': `http://127.0.0.1:${port}`,
+        'offsets.topic.num.partitions': 1,
+      },
+    });
+    client = await WireClient.connect(broker.host, broker.port);
+  });
+  after(async () => {
+    client?.close();
+    await broker?.stop();
+  });
+
+  it('answers /healthz with 200 and /readyz with 200 once the broker serves', async () => {
+    const health = await httpRequest(port, '/healthz');
+    assert.equal(health.status, 200);
+    assert.deepEqual(JSON.parse(health.body), { status: 'alive' });
+    const ready = await httpRequest(port, '/readyz');
+    assert.equal(ready.status, 200, ready.body);
+    assert.deepEqual(JSON.parse(ready.body), { status: 'ready' });
+  });
+
+  it('counts records and bytes in and out per topic as the wire carried them', {
+    timeout: 60_000,
+  }, async () => {
+    await createTopic(client, TOPIC, { numPartitions: 2, replicationFactor: 1 });
+    const before = await scrape(port);
+    const kafka = new Kafka({
+      clientId: 'metrics-test',
+      brokers: [broker.bootstrap],
+      logLevel: logLevel.NOTHING,
+    });
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({
+      topic: TOPIC,
+      acks: -1,
+      messages: [
+        ...Array.from({ length: 10 }, (_, i) => ({ partition: 0, value: `zero-${i}` })),
+        ...Array.from({ length: 5 }, (_, i) => ({ partition: 1, value: `one-${i}` })),
+      ],
+    });
+    await producer.disconnect();
+    const batch = buildBatch([{ value: 'a' }, { value: 'bb' }, { value: 'ccc' }]);
+    const produced = await produceBatch(client, TOPIC, batch, 1);
+    assert.equal(produced.errorCode, ErrorCode.NONE);
+
+    const s = await scrape(port);
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      s.value(name, labels) - (before.get(name, labels) ?? 0);
+    assert.equal(s.value(`${BT}_messagesin_total`, { topic: TOPIC }), 18);
+    assert.equal(delta(`${BT}_messagesin_total`), 18, 'the all-topics series counts the same records');
+    assert.equal(s.value(`${BT}_totalproducerequests_total`, { topic: TOPIC }), 3);
+    assert.equal(s.value(`${BT}_failedproducerequests_total`, { topic: TOPIC }), 0);
+    // The log holds exactly the record sets the producers sent (no recompression), so bytes in equals its size.
+    const logBytes =
+      s.value('kafka_log_log_size', { topic: TOPIC, partition: 0 }) +
+      s.value('kafka_log_log_size', { topic: TOPIC, partition: 1 });
+    assert.ok(logBytes > batch.length);
+    assert.equal(s.value(`${BT}_bytesin_total`, { topic: TOPIC }), logBytes);
+    assert.equal(delta(`${BT}_bytesin_total`), logBytes);
+    assert.equal(s.value('kafka_log_log_logendoffset', { topic: TOPIC, partition: 0 }), 13);
+    assert.equal(s.value('kafka_log_log_logendoffset', { topic: TOPIC, partition: 1 }), 5);
+    assert.equal(s.value('kafka_log_log_logstartoffset', { topic: TOPIC, partition: 0 }), 0);
+    assert.equal(s.value('kafka_log_log_numlogsegments', { topic: TOPIC, partition: 0 }), 1);
+
+    // A fetch of partition 0 from the start: bytes out moves by the record bytes of its answer.
+    const fetched = await client.call(ApiKey.FETCH, 12, fetchBody(TOPIC, 0, 0));
+    const recordBytes = (fetched.responses[0].partitions[0].records as Buffer).length;
+    assert.ok(recordBytes > 0);
+    const afterFetch = await scrape(port);
+    assert.equal(afterFetch.value(`${BT}_bytesout_total`, { topic: TOPIC }), recordBytes);
+    assert.equal(afterFetch.value(`${BT}_totalfetchrequests_total`, { topic: TOPIC }), 1);
+  });
+
+  it('times Produce and Fetch requests in histograms', async () => {
+    const s = await scrape(port);
+    for (const request of ['Produce', 'Fetch']) {
+      const count = s.value('kafka_network_requestmetrics_totaltimems_count', { request });
+      assert.ok(count >= 1, `${request} has ${count} timed requests`);
+      assert.equal(
+        s.value('kafka_network_requestmetrics_totaltimems_bucket', { request, le: '+Inf' }),
+        count,
+      );
+      assert.equal(s.value('kafka_network_requestmetrics_requests_total', { request }), count);
+      for (const stage of ['requestqueuetimems', 'localtimems', 'remotetimems', 'responsesendtimems']) {
+        assert.equal(s.value(`kafka_network_requestmetrics_${stage}_count`, { request }), count);
+      }
+      assert.ok(s.value('kafka_network_requestmetrics_totaltimems_sum', { request }) > 0);
+    }
+    // Two produces (kafkajs with acks=-1 and one wire produce) at least.
+    assert.ok(s.value('kafka_network_requestmetrics_totaltimems_count', { request: 'Produce' }) >= 2);
+    assert.equal(s.value('kafka_network_requestchannel_requestqueuesize'), 0);
+  });
+
+  it('reports partition, controller and process gauges', async () => {
+    const s = await scrape(port);
+    // The two partitions of the test topic, and __consumer_offsets once a group has used it: what the logs say.
+    const hosted = countLogs(s);
+    assert.ok(hosted >= 2);
+    assert.equal(s.value('kafka_server_replicamanager_partitioncount'), hosted);
+    assert.equal(s.value('kafka_server_replicamanager_leadercount'), hosted);
+    assert.equal(s.value('kafka_server_replicamanager_underreplicatedpartitions'), 0);
+    assert.equal(s.value('kafka_server_replicamanager_underminisrpartitioncount'), 0);
+    assert.equal(s.value('kafka_controller_kafkacontroller_activecontrollercount'), 1);
+    assert.equal(s.value('kafka_controller_kafkacontroller_offlinepartitionscount'), 0);
+    assert.ok(s.value('process_resident_memory_bytes') > 0);
+    assert.ok(s.value('process_open_fds') > 0);
+    assert.ok(s.value('nodejs_heap_size_used_bytes') > 0);
+    assert.ok(s.families.has('nodejs_eventloop_lag_seconds'));
+    assert.ok(s.families.has('nodejs_gc_duration_seconds'));
+  });
+
+  it('counts a record set refused for its size as failed and rejected bytes', async () => {
+    await createTopic(client, 'small', {
+      numPartitions: 1,
+      replicationFactor: 1,
+      configs: { 'max.message.bytes': '200' },
+    });
+    const big = buildBatch([{ value: 'x'.repeat(600) }]);
+    const answer = await produceBatch(client, 'small', big, 1);
+    assert.equal(answer.errorCode, ErrorCode.MESSAGE_TOO_LARGE);
+    const s = await scrape(port);
+    assert.equal(s.value(`${BT}_failedproducerequests_total`, { topic: 'small' }), 1);
+    assert.equal(s.value(`${BT}_bytesrejected_total`, { topic: 'small' }), big.length);
+    assert.equal(s.value(`${BT}_messagesin_total`, { topic: 'small' }), 0);
+  });
+
+  it('reports a consumer group by state, its committed offsets and its lag', {
+    timeout: 90_000,
+  }, async () => {
+    const kafka = new Kafka({
+      clientId: 'metrics-test',
+      brokers: [broker.bootstrap],
+      logLevel: logLevel.NOTHING,
+    });
+    const consumer = kafka.consumer({ groupId: GROUP, heartbeatInterval: 500 });
+    await consumer.connect();
+    await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
+    let received = 0;
+    await consumer.run({
+      eachMessage: async () => {
+        received++;
+      },
+    });
+    try {
+      const s = await eventually(
+        port,
+        (x) => {
+          assert.equal(received, 18);
+          assert.equal(
+            x.value('kafka_consumergroup_current_offset', {
+              consumergroup: GROUP,
+              topic: TOPIC,
+              partition: 0,
+            }),
+            13,
+          );
+          assert.equal(
+            x.value('kafka_consumergroup_current_offset', {
+              consumergroup: GROUP,
+              topic: TOPIC,
+              partition: 1,
+            }),
+            5,
+          );
+        },
+        60_000,
+      );
+      assert.equal(s.value('kafka_coordinator_group_groupmetadatamanager_numgroupsstable'), 1);
+      assert.equal(s.value('kafka_coordinator_group_groupmetadatamanager_numgroups'), 1);
+      assert.equal(
+        s.value('kafka_consumergroup_lag', { consumergroup: GROUP, topic: TOPIC, partition: 0 }),
+        0,
+      );
+    } finally {
+      await consumer.disconnect();
+    }
+    // Four more records to partition 1 (Produce to partition 0 only in the helper: send them by hand).
+    const more = buildBatch([{ value: '1' }, { value: '2' }, { value: '3' }, { value: '4' }]);
+    const response = await client.call(ApiKey.PRODUCE, 9, {
+      transactionalId: null,
+      acks: 1,
+      timeoutMs: 5000,
+      topicData: [{ name: TOPIC, partitionData: [{ index: 1, records: more }] }],
+    });
+    assert.equal(response.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
+    const s = await eventually(port, (x) => {
+      assert.equal(x.value('kafka_coordinator_group_groupmetadatamanager_numgroupsempty'), 1);
+      assert.equal(
+        x.value('kafka_consumergroup_lag', { consumergroup: GROUP, topic: TOPIC, partition: 1 }),
+        4,
+      );
+    });
+    assert.equal(s.value('kafka_coordinator_group_groupmetadatamanager_numgroupsstable'), 0);
+    assert.ok(s.value('kafka_coordinator_group_groupmetadatamanager_numoffsets') >= 2);
+  });
+
+  it('exposes every metric the Grafana dashboard and the Prometheus alert rules use', async () => {
+    const s = await scrape(port);
+    const exposed = new Set([...s.names(), ...s.families]);
+    const dashboard = readFileSync(join(REPO_ROOT, 'config/grafana/brook-dashboard.json'), 'utf8');
+    const alerts = readFileSync(join(REPO_ROOT, 'config/prometheus/brook-alerts.yml'), 'utf8');
+    const exprs = [
+      ...[...dashboard.matchAll(/"expr":\s*"((?:[^"\\]|\\.)*)"/g)].map(
+        (m) => JSON.parse(`"${m[1]}"`) as string,
+      ),
+      ...[...alerts.matchAll(/^\s*expr:\s*(.+)$/gm)].map((m) => m[1]!),
+    ];
+    assert.ok(exprs.length >= 10, `found ${exprs.length} expressions`);
+    const used = new Set<string>();
+    for (const expr of exprs)
+      for (const m of expr.matchAll(/\b(?:kafka|brook|process|nodejs)_[a-z0-9_]+/g)) used.add(m[0]);
+    assert.ok(used.size >= 10);
+    const missing = [...used].filter((name) => !exposed.has(name));
+    assert.deepEqual(missing, [], `metrics used by config/ but not exposed: ${missing.join(', ')}`);
+  });
+
+  it('answers bad requests with 4xx and JSON, and keeps serving', async () => {
+    const post = await httpRequest(port, '/metrics', { method: 'POST', body: 'x' });
+    assert.equal(post.status, 405);
+    assert.equal(post.headers.allow, 'GET');
+    assert.match(JSON.parse(post.body).error, /only GET/);
+    const unknown = await httpRequest(port, '/nope');
+    assert.equal(unknown.status, 404);
+    assert.equal(JSON.parse(unknown.body).error, 'not found');
+    const withBody = await httpRequest(port, '/metrics', {
+      body: 'payload',
+      headers: { 'content-length': '7' },
+    });
+    assert.equal(withBody.status, 413);
+    const huge = await httpRequest(port, '/metrics', { headers: { 'x-filler': 'y'.repeat(20_000) } }).catch(
+      (err: Error) => ({ status: -1, body: err.message, headers: {} }),
+    );
+    assert.equal(huge.status, 431, huge.body);
+    assert.equal(await rawAnswerStatus(port, 'NOT HTTP AT ALL\r\n\r\n'), 400);
+    assert.equal((await httpRequest(port, '/healthz')).status, 200);
+  });
+});
+
+describe('brook.metrics.listener validation', () => {
+  it('a broker refuses to start with a listener that is not http://host:port', async () => {
+    await assert.rejects(
+      startBroker({ overrides: { 'brook.metrics.listener': 'tcp://127.0.0.1:9404' } }),
+      /brook\.metrics\.listener/,
+    );
+  });
+});
+
+function countLogs(s: Samples): number {
+  return s.text.split('\n').filter((line) => line.startsWith('kafka_log_log_size{')).length;
+}
+
+/** Sends raw bytes and answers the status code of the first response line, or -1 if none came. */
+function rawAnswerStatus(port: number, bytes: string): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      resolvePromise(m ? Number(m[1]) : -1);
+    });
+    socket.setTimeout(5000, () => socket.destroy());
+  });
+}
