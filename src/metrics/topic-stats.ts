@@ -84,9 +84,18 @@ export class BrokerTopicStats {
     }
   }
 
-  /** One partition's read of a fetch request, answered with `bytes` of records or an error. */
+  /**
+   * One partition's read of a fetch request, answered with `bytes` of records or an error. A topic that does not
+   * exist is not counted at all (as in Kafka): its name comes from the client, and counting it would let any
+   * client grow the map with names of its choosing.
+   */
   fetched(topic: string, bytes: number, errorCode: number, fromFollower: boolean): void {
-    if (topic === '') return;
+    if (
+      topic === '' ||
+      errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ||
+      errorCode === ErrorCode.UNKNOWN_TOPIC_ID
+    )
+      return;
     const t = this.topic(topic);
     const all = this.all;
     t.totalFetchRequests++;

@@ -120,6 +120,16 @@ describe('metrics endpoint of a single broker', () => {
     const afterFetch = await scrape(port);
     assert.equal(afterFetch.value(`${BT}_bytesout_total`, { topic: TOPIC }), recordBytes);
     assert.equal(afterFetch.value(`${BT}_totalfetchrequests_total`, { topic: TOPIC }), 1);
+
+    // A fetch of a topic that does not exist makes no series: clients cannot grow the metrics with names.
+    const unknown = await client.call(ApiKey.FETCH, 12, fetchBody('no-such-topic', 0, 0));
+    assert.equal(unknown.responses[0].partitions[0].errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    const afterUnknown = await scrape(port);
+    assert.equal(afterUnknown.get(`${BT}_totalfetchrequests_total`, { topic: 'no-such-topic' }), undefined);
+    assert.equal(
+      afterUnknown.value(`${BT}_totalfetchrequests_total`),
+      afterFetch.value(`${BT}_totalfetchrequests_total`),
+    );
   });
 
   it('times Produce and Fetch requests in histograms', async () => {
