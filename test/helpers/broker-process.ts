@@ -33,6 +33,8 @@ export interface StartOptions {
   /** Keep the data directory when stopping (restart tests remove it themselves). */
   keepDataDir?: boolean;
   port?: number;
+  /** A properties file passed as --config; the overrides still apply on top. */
+  configPath?: string;
 }
 
 export async function startBroker(options: StartOptions = {}): Promise<BrokerProcess> {
@@ -46,6 +48,7 @@ export async function startBroker(options: StartOptions = {}): Promise<BrokerPro
     ...options.overrides,
   };
   const args = [join(REPO_ROOT, 'bin/brook'), 'server'];
+  if (options.configPath !== undefined) args.push('--config', options.configPath);
   for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${String(v)}`);
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,

@@ -177,8 +177,9 @@ export function validateDynamicBrokerConfigs(
   try {
     for (const [name, text] of configs) {
       const def = brokerKey(name);
-      if (def === undefined)
-        return configFailure(ConfigErrorCode.INVALID_CONFIG, `Unknown broker config name: ${name}`);
+      // Kafka allows custom broker configs (DynamicConfig.Broker validates with customPropsAllowed): a key Brook
+      // does not define is stored, described as sensitive and has no effect.
+      if (def === undefined) continue;
       if (def.updateMode === 'read-only') {
         return configFailure(
           ConfigErrorCode.INVALID_CONFIG,

@@ -1,5 +1,6 @@
 // Startup loading: reads the properties file, lays --override values on top, resolves the BrokerConfig and
-// reports each unknown key once (Kafka keeps unknown keys and only logs them). Errors are ConfigError (a bad
+// reports the keys Brook does not define in two warning lines (Kafka keeps unused keys and logs them in one): the
+// Kafka keys Brook does not implement, then the keys neither knows, which may be typos. Errors are ConfigError (a bad
 // value or rule naming the key, or a syntax error naming the file and line); a missing file is the
 // filesystem's own error (ENOENT).
 
@@ -7,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { type BrokerConfig, resolveBrokerConfig } from './broker-config.js';
 import { applyOverrides } from './command-line.js';
 import { ConfigError } from './config-error.js';
+import { isKafkaOnlyKey } from './kafka-only-keys.js';
 import { PropertiesSyntaxError, parseProperties } from './properties-parser.js';
 
 export interface LoadOptions {
@@ -38,8 +40,17 @@ export async function loadBrokerConfig(options: LoadOptions): Promise<LoadedConf
     options.configPath === null ? new Map<string, string>() : await readPropertiesFile(options.configPath);
   const staticConfig = applyOverrides(fileProps, options.overrides);
   const config = resolveBrokerConfig(staticConfig);
-  for (const key of config.unknownKeys) {
-    options.warn(`config key '${key}' is not known to Brook; it is kept but has no effect`);
+  const kafkaKeys = config.unknownKeys.filter(isKafkaOnlyKey);
+  const unknownKeys = config.unknownKeys.filter((key) => !isKafkaOnlyKey(key));
+  if (kafkaKeys.length > 0) {
+    options.warn(
+      `These configurations '[${kafkaKeys.join(', ')}]' were supplied but are not used yet: Brook accepts these Kafka keys but does not implement them`,
+    );
+  }
+  if (unknownKeys.length > 0) {
+    options.warn(
+      `These configurations '[${unknownKeys.join(', ')}]' are not known to Brook nor to Kafka; they are kept but have no effect`,
+    );
   }
   return { config, staticConfig };
 }
