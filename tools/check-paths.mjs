@@ -8,6 +8,8 @@
 //   beside the file or at the root (`replica/partition.ts`), resolved beside the file, then from the root; and a
 //   bare file name ending in .ts/.mjs/.md (`broker.ts`), found beside the file, at the root, anywhere below the
 //   file's folder, or below its mirror (a README in src/<module> speaks of tests in test/<module>, and the other way round);
+// - in *.md files, the target of every relative link (`[text](../x.md#a-heading)`), resolved beside the file,
+//   with its #anchor, when given, naming a heading of the target as GitHub writes heading anchors;
 // - in comments of *.ts/*.mjs/*.js files: `src/...`, `test/...`, `bench/...`, `tools/...` tokens, from the root.
 // A `.js` name is satisfied by its `.ts` source. Tokens with placeholders (`NN-name.ts`, `<id>`, `*`) are skipped.
 //
@@ -74,6 +76,10 @@ function checkMarkdown(file, root, report) {
       if (!PLACEHOLDER.test(token) && !exists(join(root, token))) report(where, token);
     }
     if (fenced) return;
+    for (const match of line.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const problem = brokenLink(match[1], file);
+      if (problem !== null) report(where, problem);
+    }
     for (const match of line.matchAll(/`([^`\s]+)`/g)) {
       const token = trimToken(match[1]);
       if (PLACEHOLDER.test(token) || token.startsWith('/') || token.includes('://')) continue;
@@ -94,6 +100,37 @@ function checkMarkdown(file, root, report) {
       }
     }
   });
+}
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+function anchorOf(heading) {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/** The anchors of a markdown file's headings. */
+function anchorsOf(file) {
+  const anchors = new Set();
+  for (const { line, fenced } of markdownLines(readFileSync(file, 'utf8'))) {
+    const heading = /^#{1,6}\s+(.*)$/.exec(line);
+    if (heading && !fenced) anchors.add(anchorOf(heading[1]));
+  }
+  return anchors;
+}
+
+/** Null for a good link (or one that leaves the repository), else what is wrong with it. */
+function brokenLink(target, file) {
+  if (/^[a-z][a-z+.-]*:/i.test(target)) return null; // https:, mailto:
+  const hash = target.indexOf('#');
+  const path = hash >= 0 ? target.slice(0, hash) : target;
+  const anchor = hash >= 0 ? target.slice(hash + 1) : '';
+  const resolved = path === '' ? file : join(dirname(file), path);
+  if (!existsSync(resolved)) return path;
+  if (anchor !== '' && resolved.endsWith('.md') && !anchorsOf(resolved).has(anchor)) return target;
+  return null;
 }
 
 /** A folder's files by name, collected once per folder. */

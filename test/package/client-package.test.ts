@@ -1,7 +1,7 @@
 // Brook's client as another project gets it: `npm pack` of this repository, installed from the tarball into a
 // fresh project, imported as `brook/client` (package.json `exports`), type-checked against the packed
-// declarations, and run against a real broker: an admin creates a topic, a producer writes one record, a
-// consumer group reads it back. Deep imports into dist/ must be refused.
+// declarations (with the README's client examples), and run against a real broker: an admin creates a topic, a
+// producer writes one record, a consumer group reads it back. Deep imports into dist/ must be refused.
 //
 // The pack uses the dist/ this test run was built from (--ignore-scripts skips the prepack build). The install
 // prefers npm's cache and reaches the registry only for what is not cached. It skips install scripts: the one
@@ -80,6 +80,16 @@ console.log(JSON.stringify({
 }));
 `;
 
+/** The TypeScript examples of the README's section on the client package. */
+function readmeExamples(): string[] {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf("## Brook's client in your project");
+  assert.ok(start >= 0, 'the README has no section on the client package');
+  const next = readme.indexOf('\n## ', start + 3);
+  const section = readme.slice(start, next < 0 ? undefined : next);
+  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
 describe('the packed package', () => {
   let work = '';
   let tarball = '';
@@ -125,6 +135,11 @@ describe('the packed package', () => {
       cpSync(join(REPO_ROOT, binding), join(app, binding), { recursive: true });
 
     writeFileSync(join(app, 'main.ts'), APP);
+    const examples = readmeExamples();
+    assert.ok(examples.length >= 4, `only ${examples.length} README examples`);
+    examples.forEach((text, i) => {
+      writeFileSync(join(app, `readme-${i + 1}.ts`), text);
+    });
     writeFileSync(
       join(app, 'tsconfig.json'),
       JSON.stringify({
@@ -138,14 +153,14 @@ describe('the packed package', () => {
           types: ['node'],
           typeRoots: [join(REPO_ROOT, 'node_modules/@types')],
         },
-        files: ['main.ts'],
+        files: ['main.ts', ...examples.map((_, i) => `readme-${i + 1}.ts`)],
       }),
     );
     const tsc = node([join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], app);
     assert.equal(
       tsc.status,
       0,
-      `the application does not type-check against the packed declarations:\n${tsc.out}`,
+      `the application or a README example does not type-check against the packed declarations:\n${tsc.out}`,
     );
 
     broker = await startBroker();

@@ -40,22 +40,25 @@ describe('tools/check-paths.mjs', () => {
         '# store',
         '`log.ts`, `index/offset-index.ts`, `offset-index.ts` and the test `log.test.ts`; see src/store/log.ts,',
         'the compiled `dist/test/store/log.test.js`, znodes like `/brokers/ids/<id>`, `handlers/NN-name.ts`,',
-        'a data file `snapshot.json`, https://kafka.apache.org/protocol and `brook/client`.',
+        'a data file `snapshot.json`, https://kafka.apache.org/protocol and `brook/client`;',
+        'links [up](../../README.md), [a heading](../../README.md#the-tour-d1-in-kafkas-words) and [here](#store).',
         '```ts',
         "import { x } from './gone.js';",
         '```',
       ].join('\n'),
-      'README.md': 'Start with `src/store/README.md` and `src/store/log.js` (built from its .ts).\n',
+      'README.md':
+        "Start with `src/store/README.md` and `src/store/log.js` (built from its .ts).\n\n## The tour: D1, in Kafka's words\n",
     });
     assert.equal(stderr, '');
     assert.equal(status, 0);
   });
 
-  it('fails on a missing path in a README, in a code block, in inline code and in a comment, naming where', () => {
+  it('fails on a missing path in a code block, inline code, prose, a link, an anchor and a comment, naming where', () => {
     const { status, stderr } = check({
       ...tree,
       'README.md': 'The tour:\n\n```sh\nnode src/cli/main.ts\n```\n',
-      'src/store/README.md': 'Retention is in `retention.ts`; security in src/security.\n',
+      'src/store/README.md':
+        'Retention is in `retention.ts`; security in src/security.\nSee [the map](../../MAP.md) and [D2](../../README.md#d2).\n',
       // Built from parts so that the lint check does not read this line as a comment naming a missing file.
       'src/store/cleaner.ts': `export const z = 3; // as ${['src', 'store', 'compaction.ts'].join('/')} does\n`,
     });
@@ -67,6 +70,11 @@ describe('tools/check-paths.mjs', () => {
       stderr,
       /^src\/store\/cleaner\.ts:1: names src\/store\/compaction\.ts, which does not exist$/m,
     );
-    assert.match(stderr, /4 named path\(s\) missing/);
+    assert.match(stderr, /^src\/store\/README\.md:2: names \.\.\/\.\.\/MAP\.md, which does not exist$/m);
+    assert.match(
+      stderr,
+      /^src\/store\/README\.md:2: names \.\.\/\.\.\/README\.md#d2, which does not exist$/m,
+    );
+    assert.match(stderr, /6 named path\(s\) missing/);
   });
 });
