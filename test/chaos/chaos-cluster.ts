@@ -5,7 +5,7 @@
 // working directory, and keeps going when a step fails.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, statfsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Admin } from '../../src/client/index.js';
 import { ChaosNetwork } from './netns.js';
@@ -24,12 +24,16 @@ export interface ChaosClusterOptions {
   /** The broker whose log directory is a tmpfs of tmpfsMb, for the disk-full nemesis; null for none. */
   diskBroker: number | null;
   tmpfsMb: number;
+  /** Run brokers under libfaketime so that the clock-jump nemesis can move their wall clocks. */
+  clockFaults: boolean;
 }
 
 export const ZK_SESSION_TIMEOUT_MS = 6_000;
 export const REPLICA_LAG_TIME_MAX_MS = 5_000;
 const ZK_TICK_MS = 500;
 const FILLER = 'chaos-disk-filler';
+/** libfaketime (Debian's faketime package); the MT build is the one for threaded programs such as node. */
+const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1';
 
 export class ChaosCluster {
   readonly brokers: BrokerNode[] = [];
@@ -87,15 +91,29 @@ export class ChaosCluster {
       'auto.create.topics.enable': false,
       'log.segment.bytes': 8 * 1024 * 1024,
     };
+    if (o.clockFaults && !existsSync(LIBFAKETIME))
+      onProgress(`no ${LIBFAKETIME} (Debian's faketime package): clock jumps will fail`);
     for (let id = 0; id < o.brokers; id++) {
       const dataDir = join(o.workDir, `broker-${id}`);
       mkdirSync(dataDir, { recursive: true });
+      let env: Record<string, string> = {};
+      if (o.clockFaults && existsSync(LIBFAKETIME)) {
+        // The offset file is read again at most once a second; only the wall clock moves (Date.now), never the
+        // monotonic clock that timers and performance.now() use, as when an NTP daemon steps the clock.
+        writeFileSync(this.clockFile(id), '+0\n');
+        env = {
+          LD_PRELOAD: LIBFAKETIME,
+          FAKETIME_TIMESTAMP_FILE: this.clockFile(id),
+          FAKETIME_CACHE_DURATION: '1',
+          FAKETIME_DONT_FAKE_MONOTONIC: '1',
+        };
+      }
       if (o.diskBroker === id) {
         await run('mount', ['-t', 'tmpfs', '-o', `size=${o.tmpfsMb}m`, 'brook-chaos-tmpfs', dataDir]);
         this.mounts.push(dataDir);
       }
       this.brokers.push(
-        new BrokerNode(id, this.net.node(`b${id}`), dataDir, join(logs, `broker-${id}.log`), overrides),
+        new BrokerNode(id, this.net.node(`b${id}`), dataDir, join(logs, `broker-${id}.log`), overrides, env),
       );
     }
     await Promise.all(this.brokers.map((b) => b.start()));
@@ -148,6 +166,17 @@ export class ChaosCluster {
     const answer = await withTimeout(this.adminClient().describeCluster(), 8_000).catch(() => null);
     if (answer === null || answer.controllerId < 0) return null;
     return answer.controllerId;
+  }
+
+  private clockFile(id: number): string {
+    return join(this.options.workDir, `broker-${id}.faketime`);
+  }
+
+  /** Moves broker id's wall clock to offsetSeconds from the real one (0: back to the real time). */
+  setClockOffset(id: number, offsetSeconds: number): void {
+    const file = this.clockFile(id);
+    if (!existsSync(file)) throw new Error(`broker ${id} does not run under libfaketime`);
+    writeFileSync(file, `${offsetSeconds >= 0 ? '+' : ''}${offsetSeconds}s\n`);
   }
 
   /** Fills the disk broker's tmpfs with a file (all space but a few KiB); answers the bytes taken. */

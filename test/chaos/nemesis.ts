@@ -1,8 +1,8 @@
 // The nemesis: a schedule of faults drawn from the run's seed before the run starts (kind, target, duration,
-// the gap before the next), then played against the cluster one fault at a time, each started and healed as
-// an op of process "nemesis" in the history. Targets named "controller" are resolved when the fault starts
-// (whichever broker runs the controller then). healAll() undoes everything at the end of the run, whatever
-// is left in force, and restarts whatever is down.
+// the gap before the next, sometimes an overlap with the previous one of another family), then played against
+// the cluster, each fault started and healed as an op of process "nemesis" in the history. Targets named
+// "controller" are resolved when the fault starts (whichever broker runs the controller then). healAll()
+// undoes everything at the end of the run, whatever is left in force, and restarts whatever is down.
 
 import type { ChaosCluster } from './chaos-cluster.js';
 import { REPLICA_LAG_TIME_MAX_MS, ZK_SESSION_TIMEOUT_MS } from './chaos-cluster.js';
@@ -26,6 +26,7 @@ export const FAULT_KINDS = [
   'lossy-link',
   'zk-restart',
   'disk-full',
+  'clock-jump',
 ] as const;
 
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -42,6 +43,21 @@ export interface PlannedFault {
   /** For link faults: delay in ms or loss in percent. */
   amount?: number;
 }
+
+/**
+ * Faults of different families may overlap (a broker killed during a partition); two of one family may not,
+ * since healing one would undo the other (partitions share each node's rule chain, link faults its qdisc).
+ */
+export function familyOf(kind: FaultKind): 'process' | 'partition' | 'link' | 'disk' | 'clock' {
+  if (kind.startsWith('partition-')) return 'partition';
+  if (kind === 'slow-link' || kind === 'lossy-link') return 'link';
+  if (kind === 'disk-full') return 'disk';
+  if (kind === 'clock-jump') return 'clock';
+  return 'process';
+}
+
+/** How often a fault starts while the previous one is still in force (when their families differ). */
+const OVERLAP_PROBABILITY = 0.3;
 
 export interface NemesisPlanOptions {
   brokers: number;
@@ -63,8 +79,20 @@ export function planFaults(rng: Rng, o: NemesisPlanOptions): PlannedFault[] {
       kind === 'pause' || kind === 'pause-controller'
         ? rng.int(ZK_SESSION_TIMEOUT_MS + 1_000, ZK_SESSION_TIMEOUT_MS + 6_000)
         : rng.int(Math.min(REPLICA_LAG_TIME_MAX_MS, ZK_SESSION_TIMEOUT_MS) - 2_000, 14_000);
-    if (at + durationMs > o.durationMs) break;
-    const fault: PlannedFault = { kind, atMs: at, durationMs, nodes: [] };
+    const previous = plan[plan.length - 1];
+    let start = at;
+    if (previous !== undefined && previous.durationMs > 2_000 && rng.next() < OVERLAP_PROBABILITY) {
+      const overlapAt = previous.atMs + rng.int(1_000, previous.durationMs - 1_000);
+      const clash = plan.some(
+        (f) =>
+          familyOf(f.kind) === familyOf(kind) &&
+          f.atMs + f.durationMs > overlapAt &&
+          f.atMs < overlapAt + durationMs,
+      );
+      if (!clash) start = overlapAt;
+    }
+    if (start + durationMs > o.durationMs) break;
+    const fault: PlannedFault = { kind, atMs: start, durationMs, nodes: [] };
     switch (kind) {
       case 'kill':
       case 'pause':
@@ -100,8 +128,12 @@ export function planFaults(rng: Rng, o: NemesisPlanOptions): PlannedFault[] {
     }
     if (kind === 'slow-link') fault.amount = rng.int(100, 500);
     if (kind === 'lossy-link') fault.amount = rng.int(10, 40);
+    if (kind === 'clock-jump') {
+      fault.nodes = [rng.pick(brokers)];
+      fault.amount = rng.pick([-1, 1]) * rng.int(30, 300);
+    }
     plan.push(fault);
-    at += durationMs + rng.int(3_000, 8_000);
+    at = Math.max(at, start + durationMs) + rng.int(3_000, 8_000);
   }
   return plan;
 }
@@ -123,6 +155,8 @@ export function describeFault(f: PlannedFault): string {
       return `slow link on ${f.nodes[0]} (${f.amount} ms)`;
     case 'lossy-link':
       return `lossy link on ${f.nodes[0]} (${f.amount}% loss)`;
+    case 'clock-jump':
+      return `${f.nodes[0]}'s wall clock jumps ${(f.amount ?? 0) > 0 ? '+' : ''}${f.amount} s`;
     default:
       return f.nodes.length > 0 ? `${f.kind} ${f.nodes.join(',')}` : f.kind;
   }
@@ -143,7 +177,7 @@ function cutBetween(a: readonly string[], b: readonly string[]): Grudge {
 
 export class Nemesis {
   private stopped = false;
-  private wake: (() => void) | null = null;
+  private readonly wakers = new Set<() => void>();
 
   constructor(
     private readonly cluster: ChaosCluster,
@@ -154,19 +188,21 @@ export class Nemesis {
   /** Plays the plan; resolves when it is over or stop() was called (the fault in force is healed). */
   async play(plan: readonly PlannedFault[]): Promise<void> {
     const start = performance.now();
-    for (const fault of plan) {
-      await this.sleepUntil(start + fault.atMs);
-      if (this.stopped) return;
-      const undo = await this.begin(fault);
-      await this.sleepUntil(performance.now() + fault.durationMs);
-      if (undo !== null) await this.end(fault, undo);
-      if (this.stopped) return;
-    }
+    // Each fault on its own timeline, so that overlapping ones (see planFaults) are in force together.
+    await Promise.all(
+      plan.map(async (fault) => {
+        await this.sleepUntil(start + fault.atMs);
+        if (this.stopped) return;
+        const undo = await this.begin(fault);
+        await this.sleepUntil(performance.now() + fault.durationMs);
+        if (undo !== null) await this.end(fault, undo);
+      }),
+    );
   }
 
   stop(): void {
     this.stopped = true;
-    this.wake?.();
+    for (const wake of [...this.wakers]) wake();
   }
 
   private async sleepUntil(t: number): Promise<void> {
@@ -176,11 +212,11 @@ export class Nemesis {
       let timer: NodeJS.Timeout | undefined;
       const finish = (): void => {
         clearTimeout(timer);
-        this.wake = null;
+        this.wakers.delete(finish);
         done();
       };
       timer = setTimeout(finish, ms);
-      this.wake = finish;
+      this.wakers.add(finish);
     });
   }
 
@@ -284,6 +320,15 @@ export class Nemesis {
         );
         return { undo: () => net.restore(node), detail: { target: node, netem: net.hasNetem } };
       }
+      case 'clock-jump': {
+        const node = fault.nodes[0]!;
+        const id = Number(node.slice(1));
+        c.setClockOffset(id, fault.amount ?? 60);
+        return {
+          undo: async () => c.setClockOffset(id, 0),
+          detail: { target: node, offsetSeconds: fault.amount },
+        };
+      }
       case 'disk-full': {
         const id = Number(fault.nodes[0]!.slice(1));
         const bytes = await c.fillDisk(id);
@@ -308,6 +353,9 @@ export class Nemesis {
     await attempt('links', () => c.net.restoreAll());
     if (c.options.diskBroker !== null) await attempt('disk', () => c.freeDisk(c.options.diskBroker!));
     for (const p of c.processes) if (p.isPaused) p.resume();
+    if (c.options.clockFaults)
+      for (const b of c.brokers)
+        await attempt(`${b.name} clock`, async () => c.setClockOffset(b.brokerId, 0));
     if (!c.zk.running) await attempt('zk', () => c.zk.start());
     for (const b of c.brokers) {
       if (b.running) continue;

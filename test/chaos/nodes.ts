@@ -63,6 +63,11 @@ export abstract class NodeProcess {
   }
 
   protected abstract command(): string[];
+
+  /** Environment variables added to the harness's own for this process. */
+  protected extraEnv(): Record<string, string> {
+    return {};
+  }
   protected abstract ready(): Promise<boolean>;
 
   async start(): Promise<void> {
@@ -72,6 +77,7 @@ export abstract class NodeProcess {
     const child = spawn('ip', ['netns', 'exec', this.net.netns, cmd!, ...args], {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...this.extraEnv() },
     });
     this.child = child;
     const pid = child.pid;
@@ -184,8 +190,13 @@ export class BrokerNode extends NodeProcess {
     dataDir: string,
     logPath: string,
     private readonly overrides: Record<string, string | number | boolean>,
+    private readonly env: Record<string, string> = {},
   ) {
     super(`broker-${brokerId}`, net, dataDir, logPath);
+  }
+
+  protected override extraEnv(): Record<string, string> {
+    return this.env;
   }
 
   get bootstrap(): string {

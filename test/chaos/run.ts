@@ -110,6 +110,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         uncleanLeaderElection: o.uncleanLeaderElection,
         diskBroker: kinds.includes('disk-full') ? 0 : null,
         tmpfsMb: 256,
+        clockFaults: kinds.includes('clock-jump'),
       },
       log,
     );
