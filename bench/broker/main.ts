@@ -29,6 +29,7 @@ import {
   runClientCell,
 } from './cell.js';
 import { type G2Client, g2Clients } from './g2-clients.js';
+import { type MetricsComparison, runMetricsOnCell } from './metrics-compare.js';
 
 const usage = `usage: npm run bench -- broker [options]
   --quick                three cells, 1 s windows, 1 s limits: about a minute
@@ -45,6 +46,7 @@ const usage = `usage: npm run bench -- broker [options]
   --no-g1                skip G1 (with --g2: real clients only)
   --no-limits            skip the limits (no ratios; for profiling)
   --broker-override K=V  a broker setting for every cell (repeatable), to compare settings in one sitting
+  --metrics-compare      run each cell again with brook.metrics.listener set, scraped every second; ratios on/off
   --cpu-prof DIR         run each broker under node --cpu-prof, profiles written to DIR
   --dir DIR              parent of the brokers' data directories, on the disk under test (default .)
   --results-dir DIR      where the result file goes (default bench/results)`;
@@ -77,6 +79,7 @@ export async function run(args: string[]): Promise<void> {
       'no-g1': { type: 'boolean', default: false },
       'no-limits': { type: 'boolean', default: false },
       'broker-override': { type: 'string', multiple: true, default: [] },
+      'metrics-compare': { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
       dir: { type: 'string', default: '.' },
       'results-dir': { type: 'string' },
@@ -147,9 +150,10 @@ export async function run(args: string[]): Promise<void> {
     );
   }
   const results: CellResult[] = [];
+  const comparisons: MetricsComparison[] = [];
   for (const spec of values['no-g1'] ? [] : specs) {
     log(`cell ${cellName(spec)}`);
-    const result = await runCell(spec, {
+    const cellOptions = {
       repetitions,
       durationMs,
       tail: !values['no-tail'],
@@ -158,9 +162,14 @@ export async function run(args: string[]): Promise<void> {
       cpuProfileDir: values['cpu-prof'],
       brokerOverrides,
       log,
-    });
+    };
+    const result = await runCell(spec, cellOptions);
     results.push(result);
     record(writer, result, limits, nullNames.get(nullKey(spec)));
+    if (values['metrics-compare']) {
+      log(`cell ${cellName(spec)} with metrics on`);
+      comparisons.push(await runMetricsOnCell(spec, result, { ...cellOptions, backlog: false }, writer));
+    }
   }
 
   const clientResults: ClientCellResult[] = [];
@@ -200,10 +209,31 @@ export async function run(args: string[]): Promise<void> {
   if (results.length > 0) console.log(`\n${formatCells(results, limits, nullNames)}`);
   console.log('');
   if (clientResults.length > 0) console.log(`${formatClients(clientResults, limits, nullNames)}\n`);
+  if (comparisons.length > 0) console.log(`${formatComparisons(comparisons)}\n`);
   const backlog = formatBacklog(results);
   if (backlog) console.log(`${backlog}\n`);
   console.log(
     `run ${writer.runId} (${elapsedSeconds.toFixed(0)} s, load ${loadText()}) written to ${writer.path}`,
+  );
+}
+
+/** --metrics-compare: each cell's produce throughput and broker efficiency with metrics on and off. */
+function formatComparisons(comparisons: readonly MetricsComparison[]): string {
+  const wire = (r: CellResult): string => {
+    const x = summarize(r.repetitions.map((rep) => rep.wireMBPerSecond));
+    return formatRange(x.median, x.min, x.max);
+  };
+  const rows = comparisons.map((c) => [
+    c.name,
+    wire(c.off),
+    wire(c.on),
+    ratioText(c.throughput),
+    ratioText(c.cpuEfficiency),
+    String(c.scrapes),
+  ]);
+  return formatTable(
+    ['cell', 'off wire MB/s', 'on wire MB/s', 'on/off throughput', 'on/off MB per CPU-s', 'scrapes'],
+    rows,
   );
 }
 
