@@ -27,7 +27,6 @@ import { parseMetricsListener } from '../metrics/metrics-listener.js';
 import type { RequestHandler } from '../network/request.js';
 import { SocketServer } from '../network/socket-server.js';
 import { ErrorCode } from '../protocol/errors.js';
-import { DecodeError } from '../protocol/primitives/decode-error.js';
 import { ApiKey } from '../protocol/registry.js';
 import { LogManager } from '../storage/log-manager.js';
 import { type BrokerServices, completeDelayedRequests } from './broker-services.js';
@@ -47,6 +46,7 @@ import { FetchSessionCache } from './fetch-session-cache.js';
 import { advertisedApiVersions } from './handlers/18-api-versions.js';
 import { HANDLERS } from './handlers/index.js';
 import { MetadataCache } from './metadata/metadata-cache.js';
+import { notReadyHandler } from './not-ready.js';
 import { ProducerIdManager } from './producer-id-manager.js';
 import { Purgatory } from './purgatory.js';
 import { ReplicaManager } from './replica/replica-manager.js';
@@ -127,15 +127,16 @@ export class Broker {
     const topicConfigs = new TopicConfigs(staticOnly(this.options.staticConfig));
     const ackAfterFsync = config.brookLogFlushGroupCommitEnable;
     // Listeners are bound before registration, because the registration carries the bound ports (port 0 in
-    // tests). Requests that arrive before the services exist are refused by closing their connection.
+    // tests). Requests that arrive before the services exist are answered by not-ready.ts.
     let dispatch: RequestHandler | null = null;
+    const beforeReady = notReadyHandler(logger, () => this.brokerEpoch);
     // A debugging aid, not an operator's setting: see common/frame-pool.ts.
     const poisonFrames = process.env.BROOK_DEBUG_POISON_FRAMES === '1';
     const framePool = new FramePool(config.brookNetworkFramePoolBytes, poisonFrames);
     this.server = new SocketServer({
       listeners: config.listeners,
       handler: (request) => {
-        if (dispatch === null) throw new DecodeError('bad-value', 'the broker is still starting');
+        if (dispatch === null) return beforeReady(request);
         return dispatch(request);
       },
       options: toNetworkOptions(config),
@@ -166,6 +167,7 @@ export class Broker {
     const registered = await this.register(this.store, this.registration);
     if (!registered.ok) throw new Error(`broker registration failed: ${registered.reason}`);
     this.registered = true;
+    this.brokerEpoch = registered.value.brokerEpoch;
     const clusterId = registered.value.clusterId;
     const metadata = new MetadataCache(clusterId);
     this.logs = LogManager.open({
@@ -336,7 +338,6 @@ export class Broker {
     );
     this.isrManager.brokerEpoch = registered.value.brokerEpoch;
     this.isrManager.start();
-    this.brokerEpoch = registered.value.brokerEpoch;
     dispatch = createRequestDispatcher(HANDLERS, this.services, logger);
     this.serving = true;
     this.attachMetrics();

@@ -8,12 +8,14 @@
 //
 // ChannelSender keeps Kafka's order guarantee: requests to one broker are sent one at a time, in the order the
 // controller made them, so a broker never sees leader epoch 5 after leader epoch 6. Sends to different brokers
-// run in parallel. A send that fails (the broker is gone, the connection broke) is logged and dropped; the
-// broker's death reaches the controller through its registration, and a broker that comes back is sent
-// everything again.
+// run in parallel. A send that fails (the broker is gone, the connection broke), or is answered with a retriable
+// error (a broker still starting answers COORDINATOR_LOAD_IN_PROGRESS, see broker/not-ready.ts), is retried while
+// the retry policy allows, then logged and dropped; the broker's death reaches the controller through its
+// registration, and a broker that comes back is sent everything again.
 
 import type { BrokerId } from '../common/ids.js';
 import type { Logger } from '../common/logger.js';
+import { errorName, isRetriable } from '../protocol/errors.js';
 import type { LeaderAndIsrRequest, LeaderAndIsrResponse } from '../protocol/messages/04-leader-and-isr.js';
 import type { StopReplicaRequest, StopReplicaResponse } from '../protocol/messages/05-stop-replica.js';
 import type {
@@ -132,22 +134,28 @@ export class ChannelSender {
     const next = previous.then(async () => {
       let answer: ControllerResponse | null = null;
       for (let attempt = 1; !this.closed; attempt++) {
+        let failure: string;
+        let refused = false;
         try {
           answer = await this.dispatch(brokerId, message);
-          break;
+          if (!isRetriable(answer.response.errorCode)) break;
+          // The broker is alive but cannot take the request yet (still starting): ask again.
+          refused = true;
+          failure = `answered ${errorName(answer.response.errorCode)}`;
         } catch (e) {
-          const wanted =
-            !this.closed &&
-            attempt < this.retry.attemptsMax &&
-            this.retry.stillWanted(brokerId, message.request.brokerEpoch);
-          this.logger.warn(
-            `${message.kind} to broker ${brokerId} failed (attempt ${attempt}${wanted ? ', will retry' : ', giving up'}): ${(e as Error).message}`,
-          );
-          if (!wanted) break;
-          await this.retry.sleep(
-            Math.min(this.retry.backoffMaxMs, this.retry.backoffMs * 2 ** (attempt - 1)),
-          );
+          answer = null;
+          failure = (e as Error).message;
         }
+        const wanted =
+          !this.closed &&
+          attempt < this.retry.attemptsMax &&
+          this.retry.stillWanted(brokerId, message.request.brokerEpoch);
+        // A broker that answers "not now" is alive: not worth a warning unless it is given up on.
+        this.logger[refused && wanted ? 'info' : 'warn'](
+          `${message.kind} to broker ${brokerId} failed (attempt ${attempt}${wanted ? ', will retry' : ', giving up'}): ${failure}`,
+        );
+        if (!wanted) break;
+        await this.retry.sleep(Math.min(this.retry.backoffMaxMs, this.retry.backoffMs * 2 ** (attempt - 1)));
       }
       this.pendingCount -= 1;
       const left = (this.queued.get(brokerId) ?? 1) - 1;

@@ -16,6 +16,7 @@ import { DecodeError } from '../protocol/primitives/decode-error.js';
 import { FrameError, FrameReader } from './frame-reader.js';
 import type { ResolvedNetworkOptions } from './options.js';
 import {
+  NotReadyError,
   REQUEST_PREFIX_BYTES,
   type Request,
   type RequestHandler,
@@ -344,7 +345,9 @@ export class Connection {
       apiVersion: request.apiVersion,
       correlationId: request.correlationId,
     };
-    if (error instanceof DecodeError) {
+    if (error instanceof NotReadyError) {
+      this.close('closing connection: not serving yet', 'debug', { ...fields, reason: error.message });
+    } else if (error instanceof DecodeError) {
       this.host.stats.connectionsClosedMalformed++;
       this.close('closing connection: malformed request', 'warn', { ...fields, reason: error.message });
     } else {

@@ -40,6 +40,14 @@ export interface Request {
   releaseAfterResponse(views: Buffer[]): void;
 }
 
+/**
+ * Thrown by a handler that cannot serve yet (the broker is still starting): the connection is closed as for
+ * malformed input, but logged at debug, because nothing is wrong with the request or its sender.
+ */
+export class NotReadyError extends Error {
+  override name = 'NotReadyError';
+}
+
 /** A handler returns this when the request gets no response at all (Produce with acks=0). */
 export const NO_RESPONSE = null;
 
@@ -53,8 +61,8 @@ export type Response = readonly Buffer[] | typeof NO_RESPONSE;
  * Called once per request, synchronously and in request order for each connection. Work that must follow
  * request order (appending a producer's batches) belongs before the handler's first await; waiting work
  * (acks=all, long-poll fetch) may complete later, and responses still leave in request order.
- * Throwing (or rejecting with) a DecodeError closes the connection as malformed input; any other error is a bug
- * and closes the connection with an error log line.
+ * Throwing (or rejecting with) a DecodeError closes the connection as malformed input, a NotReadyError closes it
+ * quietly; any other error is a bug and closes the connection with an error log line.
  */
 export type RequestHandler = (request: Request) => Response | Promise<Response>;
 
