@@ -9,7 +9,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { offsetCommitBody } from '../helpers/offset-commits.js';
+import { createCommitTopic, offsetCommitBody } from '../helpers/offset-commits.js';
 import { createTopic, produceBatch, readPartition, WireClient } from '../helpers/wire-client.js';
 
 describe('log compaction over the wire', () => {
@@ -136,6 +136,7 @@ describe('__consumer_offsets is compacted', () => {
     broker = await startBroker({ overrides, keepDataDir: true });
     dataDir = broker.dataDir;
     let client = await WireClient.connect(broker.host, broker.port);
+    await createCommitTopic(client);
     await client.call(ApiKey.FIND_COORDINATOR, 4, {
       key: '',
       keyType: 0,

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { WireClient } from '../helpers/wire-client.js';
+import { createTopic, WireClient } from '../helpers/wire-client.js';
 
 const E = ErrorCode;
 
@@ -55,6 +55,8 @@ describe('group APIs over the wire', () => {
   before(async () => {
     broker = await startBroker({ overrides: { 'offsets.topic.num.partitions': 5 } });
     client = await WireClient.connect(broker.host, broker.port);
+    // Offsets are committed only for partitions that exist (UNKNOWN_TOPIC_OR_PARTITION otherwise).
+    await createTopic(client, 't', { numPartitions: 2, replicationFactor: 1 });
   });
   after(async () => {
     client?.close();

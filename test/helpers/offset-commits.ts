@@ -1,6 +1,8 @@
 // OffsetCommit traffic over one connection, for the offset-commit-rate test and the coordinator benchmark:
-// commits of one offset for partitions 0..3 of topic `t`, one group, sent `window` at a time.
+// commits of one offset for partitions 0..3 of topic `t` (created by waitForCoordinator), one group, sent `window`
+// at a time.
 
+import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import type { WireClient } from './wire-client.js';
 
@@ -31,6 +33,18 @@ export function offsetCommitBody(groupId: string, offset: number | ((partition: 
   };
 }
 
+/** Creates topic `t` with partitions 0..3 unless it exists: offsets of partitions that do not exist are refused. */
+export async function createCommitTopic(client: WireClient): Promise<void> {
+  const response = await client.call(ApiKey.CREATE_TOPICS, 5, {
+    topics: [{ name: 't', numPartitions: 4, replicationFactor: 1, assignments: [], configs: [] }],
+    timeoutMs: 10_000,
+    validateOnly: false,
+  });
+  const code = response.topics[0].errorCode;
+  if (code !== 0 && code !== ErrorCode.TOPIC_ALREADY_EXISTS)
+    throw new Error(`creating t failed: error ${code}`);
+}
+
 function commitError(response: { topics: { partitions: { errorCode: number }[] }[] }): number {
   return response.topics[0]!.partitions[0]!.errorCode;
 }
@@ -40,6 +54,7 @@ function commitError(response: { topics: { partitions: { errorCode: number }[] }
  * the coordinator has loaded its partition and accepts; throws after 100 tries, 100 ms apart.
  */
 export async function waitForCoordinator(client: WireClient, groupId: string): Promise<void> {
+  await createCommitTopic(client);
   await client.call(ApiKey.FIND_COORDINATOR, 4, { key: '', keyType: 0, coordinatorKeys: [groupId] });
   for (let i = 0; ; i++) {
     const code = commitError(await client.call(ApiKey.OFFSET_COMMIT, 8, offsetCommitBody(groupId, 0)));

@@ -1,6 +1,8 @@
 // TxnOffsetCommit (28): offsets of a transaction, sent to the group coordinator after AddOffsetsToTxn. They are
 // written to the group's __consumer_offsets partition as a transactional batch of the producer and stay pending
 // until the transaction's marker reaches that partition (see GroupCoordinator.commitTransactionalOffsets).
+// Partitions of unknown topics or partitions are answered UNKNOWN_TOPIC_OR_PARTITION and not written
+// (offset-commit-topics.ts).
 
 import { toOffset } from '../../common/ids.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -10,6 +12,7 @@ import type {
 } from '../../protocol/messages/28-txn-offset-commit.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { commitKnownPartitions } from './offset-commit-topics.js';
 
 export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnOffsetCommitResponse>({
   apiKey: ApiKey.TXN_OFFSET_COMMIT,
@@ -17,24 +20,28 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnO
   maxVersion: 3,
   async handle(context, request) {
     const version = context.apiVersion;
-    const topics = await context.services.groupCoordinator.commitTransactionalOffsets({
-      groupId: request.groupId,
-      producerId: Number(request.producerId),
-      producerEpoch: request.producerEpoch,
-      generationId: version >= 3 ? request.generationId : -1,
-      memberId: version >= 3 ? request.memberId : '',
-      groupInstanceId: version >= 3 ? request.groupInstanceId : null,
-      topics: request.topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => ({
-          partitionIndex: p.partitionIndex,
-          committedOffset: toOffset(p.committedOffset),
-          committedLeaderEpoch: version >= 2 ? p.committedLeaderEpoch : -1,
-          commitTimestampMs: -1,
-          committedMetadata: p.committedMetadata,
-        })),
+    const { groupCoordinator, metadata } = context.services;
+    const requested = request.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({
+        partitionIndex: p.partitionIndex,
+        committedOffset: toOffset(p.committedOffset),
+        committedLeaderEpoch: version >= 2 ? p.committedLeaderEpoch : -1,
+        commitTimestampMs: -1,
+        committedMetadata: p.committedMetadata,
       })),
-    });
+    }));
+    const topics = await commitKnownPartitions(metadata, requested, (known) =>
+      groupCoordinator.commitTransactionalOffsets({
+        groupId: request.groupId,
+        producerId: Number(request.producerId),
+        producerEpoch: request.producerEpoch,
+        generationId: version >= 3 ? request.generationId : -1,
+        memberId: version >= 3 ? request.memberId : '',
+        groupInstanceId: version >= 3 ? request.groupInstanceId : null,
+        topics: known,
+      }),
+    );
     // Producers before 2.0 (v0, v1) may crash on COORDINATOR_LOAD_IN_PROGRESS (KAFKA-7296): they get
     // COORDINATOR_NOT_AVAILABLE, as from Kafka.
     if (version < 2) {
