@@ -292,11 +292,13 @@ export class Connection {
   private flush(): void {
     const socket = this.socket;
     const pending = this.pending;
+    // One clock read for the batch: its responses are all handed to the socket now.
+    const flushedMs = this.host.requestObserver !== null ? performance.now() : 0;
     socket.cork();
     try {
       while (pending.length > 0 && pending[0]!.done) {
         const request = pending.shift()!;
-        if (this.host.requestObserver !== null) request.flushedMs = performance.now();
+        request.flushedMs = flushedMs;
         if (request.response !== null) {
           this.write(request.response, request.responseBytes, request.afterWritten());
         } else {
