@@ -28,6 +28,7 @@ import type { RequestHandler } from '../network/request.js';
 import { SocketServer } from '../network/socket-server.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ApiKey } from '../protocol/registry.js';
+import { securedListeners } from '../security/listeners.js';
 import { LogManager } from '../storage/log-manager.js';
 import { type BrokerServices, completeDelayedRequests } from './broker-services.js';
 import { ControllerRequests } from './cluster/controller-requests.js';
@@ -134,7 +135,7 @@ export class Broker {
     const poisonFrames = process.env.BROOK_DEBUG_POISON_FRAMES === '1';
     const framePool = new FramePool(config.brookNetworkFramePoolBytes, poisonFrames);
     this.server = new SocketServer({
-      listeners: config.listeners,
+      listeners: securedListeners(config),
       handler: (request) => {
         if (dispatch === null) return beforeReady(request);
         return dispatch(request);

@@ -18,6 +18,7 @@ commands:
   dump-log            decode segment and index files (kafka-dump-log)
   zookeeper           start, stop or check a local ZooKeeper for development (start|stop|status)
   cluster             start or stop a local ZooKeeper and brokers for development (up|down|status)
+  certs               write a throw-away CA, broker and client certificate for TLS trials
 `;
 
 type Command = (args: string[]) => Promise<number>;
@@ -38,6 +39,7 @@ const commands: Record<string, () => Promise<Command>> = {
   'dump-log': async () => (await import('./dump-log.js')).runDumpLog,
   zookeeper: async () => (await import('./zookeeper.js')).runZookeeperCommand,
   cluster: async () => (await import('./cluster.js')).runClusterCommand,
+  certs: async () => (await import('./certs.js')).runCerts,
 };
 
 export function registerCommand(name: string, load: () => Promise<Command>): void {

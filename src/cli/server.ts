@@ -8,6 +8,7 @@ import { ConfigError } from '../broker/config/config-error.js';
 import { loadBrokerConfig } from '../broker/config/load-broker-config.js';
 import { systemClock } from '../common/clock.js';
 import { createLogger } from '../common/logger.js';
+import { securedListeners } from '../security/listeners.js';
 
 /** After a clean shutdown the process ends by itself; if it is still running this much later, say what holds it. */
 const LINGER_WARN_MS = 5_000;
@@ -32,6 +33,8 @@ export async function runServer(args: string[]): Promise<number> {
       overrides: parsed.overrides,
       warn: (m) => logger.warn(m),
     });
+    // TLS key and trust stores are read now so that a bad path, password or format is a config error.
+    securedListeners(loaded.config);
   } catch (err) {
     if (err instanceof ConfigError || (err as NodeJS.ErrnoException).code === 'ENOENT') {
       process.stderr.write(`brook server: ${(err as Error).message}\n`);

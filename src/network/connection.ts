@@ -212,7 +212,12 @@ export class Connection {
     } catch (error) {
       if (!(error instanceof FrameError)) throw error;
       this.host.stats.connectionsClosedMalformed++;
-      this.close('closing connection: bad frame size', 'warn', { reason: error.message });
+      // A TLS record header (handshake type 22, version 3.x) read as a size prefix: say what the client got wrong.
+      const tlsHello = error.size >>> 16 === 0x1603;
+      const reason = tlsHello
+        ? `${error.message} (a TLS handshake: the client uses SSL on a ${this.security.protocol} listener)`
+        : error.message;
+      this.close('closing connection: bad frame size', 'warn', { reason });
       return null;
     }
   }

@@ -2,7 +2,7 @@
 // server.properties as `listeners=NAME://host:port,...` with `listener.security.protocol.map=NAME:PROTOCOL,...`.
 // This file parses that form; the socket server binds what it describes.
 
-import type { TlsOptions } from 'node:tls';
+import type { TLSSocket, TlsOptions } from 'node:tls';
 import { isSecurityProtocol, type SecurityProtocol, usesTls } from './security.js';
 
 export interface ListenerConfig {
@@ -15,6 +15,11 @@ export interface ListenerConfig {
   readonly securityProtocol: SecurityProtocol;
   /** Key, certificate and client-auth settings, required for SSL and SASL_SSL listeners. */
   readonly tls?: TlsOptions;
+  /**
+   * For TLS listeners: the principal of a connection once its handshake is done (from its client certificate),
+   * or an Error to refuse the connection. Without it TLS connections are User:ANONYMOUS.
+   */
+  readonly peerPrincipal?: (socket: TLSSocket) => string | Error;
 }
 
 export class ListenerConfigError extends Error {

@@ -273,6 +273,17 @@ export class SocketServer implements ConnectionHost {
       socket.destroy();
       return;
     }
+    const principal =
+      config.peerPrincipal !== undefined ? config.peerPrincipal(socket as tls.TLSSocket) : null;
+    if (principal instanceof Error) {
+      this.logger.info('TLS client refused', {
+        listener: config.name,
+        remote: `${socket.remoteAddress}:${socket.remotePort}`,
+        error: principal.message,
+      });
+      socket.destroy();
+      return;
+    }
     const connection = new Connection(
       this.nextConnectionId++,
       config.name,
@@ -280,6 +291,7 @@ export class SocketServer implements ConnectionHost {
       socket,
       this,
     );
+    if (principal !== null) connection.security.principal = principal;
     this.connections.add(connection);
   }
 

@@ -6,6 +6,7 @@ import { BROOK_KEYS } from './broker-keys-brook.js';
 import { COORDINATOR_KEYS } from './broker-keys-coordinator.js';
 import { LOG_KEYS } from './broker-keys-log.js';
 import { REPLICATION_KEYS } from './broker-keys-replication.js';
+import { SECURITY_KEYS } from './broker-keys-security.js';
 import { SERVER_KEYS } from './broker-keys-server.js';
 import type { ConfigKeyDef } from './config-types.js';
 
@@ -20,6 +21,7 @@ function index(defs: readonly ConfigKeyDef[]): ReadonlyMap<string, ConfigKeyDef>
 
 export const BROKER_KEYS: ReadonlyMap<string, ConfigKeyDef> = index([
   ...SERVER_KEYS,
+  ...SECURITY_KEYS,
   ...LOG_KEYS,
   ...REPLICATION_KEYS,
   ...COORDINATOR_KEYS,

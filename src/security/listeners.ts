@@ -1,0 +1,16 @@
+// The broker's listeners as the network layer binds them: TLS listeners (SSL, SASL_SSL) completed with their
+// node:tls options and the certificate principal of each connection.
+
+import type { BrokerConfig } from '../broker/config/broker-config.js';
+import type { ListenerConfig } from '../network/listener.js';
+import { usesTls } from '../network/security.js';
+import { listenerTls } from './tls-listener.js';
+
+/** Throws ConfigError when a TLS listener's settings are missing or do not load. */
+export function securedListeners(config: BrokerConfig): ListenerConfig[] {
+  return config.listeners.map((listener) => {
+    if (!usesTls(listener.securityProtocol)) return listener;
+    const tls = listenerTls(config.values, listener.name);
+    return { ...listener, tls: tls.options, peerPrincipal: (socket) => tls.principalOf(socket) };
+  });
+}
