@@ -17,7 +17,7 @@ import type { BrokerChannel } from '../controller/channel.js';
 import { Controller } from '../controller/controller.js';
 import { InProcessStore } from '../controller/store/in-process-store.js';
 import type { CoordinationStore } from '../controller/store/store.js';
-import { connectZooKeeper } from '../controller/store/zookeeper-store.js';
+import { connectZooKeeper, ensureZooKeeperChroot } from '../controller/store/zookeeper-store.js';
 import { TopicAdmin } from '../controller/topic-admin.js';
 import type { BrokerRegistration } from '../controller/zk-layout/index.js';
 import { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
@@ -523,6 +523,7 @@ export class Broker {
       this.embeddedStore = InProcessStore.open({ dataDir: join(logDir, METADATA_DIR) });
       return this.embeddedStore.openSession({ sessionTimeoutMs: EMBEDDED_SESSION_TIMEOUT_MS });
     }
+    await this.ensureChroot();
     const first = await this.connectZooKeeper();
     return new RenewableSession(
       first,
@@ -530,6 +531,21 @@ export class Broker {
       () => this.sessionRenewed(),
       logger.child('session'),
     );
+  }
+
+  /** A chroot in zookeeper.connect that does not exist yet is created first, as Kafka's broker does. */
+  private async ensureChroot(): Promise<void> {
+    const { config } = this.options;
+    const created = await ensureZooKeeperChroot({
+      connect: config.zookeeperConnect!,
+      sessionTimeoutMs: config.zookeeperSessionTimeoutMs,
+      connectionTimeoutMs: config.zookeeperConnectionTimeoutMs,
+    });
+    if (!created.ok) {
+      throw new Error(
+        `cannot create the chroot of zookeeper.connect ${config.zookeeperConnect}: ${created.code} at ${created.path ?? '?'}`,
+      );
+    }
   }
 
   private async connectZooKeeper(): Promise<CoordinationStore> {

@@ -10,4 +10,4 @@ export {
 } from './local-zookeeper.js';
 export { METADATA_DIR_NAME, MetadataCorruptError, MetadataLockedError } from './metadata-files.js';
 export * from './store.js';
-export { connectZooKeeper, type ZooKeeperStoreOptions } from './zookeeper-store.js';
+export { connectZooKeeper, ensureZooKeeperChroot, type ZooKeeperStoreOptions } from './zookeeper-store.js';
