@@ -2,6 +2,8 @@
 // `brook zookeeper`) and N broker processes in the background, each with its own port and log directory under
 // one cluster directory, and waits until each serves; `down` stops the brokers (SIGTERM, so they shut down
 // cleanly) and then ZooKeeper, each by the PID recorded at start; `status` reports which are alive.
+// `--racks a,b,c` puts broker i in rack racks[i % n] (broker.rack), so rack-aware replica placement and
+// follower fetching (replica.selector.class, set with it) can be tried on one machine.
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startLocalZooKeeper, stopLocalZooKeeper } from '../controller/store/local-zookeeper.js';
 
-const USAGE = `usage: brook cluster up [--brokers N] [--base-port P] [--zookeeper-port Z] [--dir D]
+const USAGE = `usage: brook cluster up [--brokers N] [--base-port P] [--zookeeper-port Z] [--dir D] [--racks R1,R2,...]
        brook cluster down [--dir D]
        brook cluster status [--dir D]
 `;
@@ -17,6 +19,9 @@ const DEFAULTS = { brokers: 3, basePort: 9092, zookeeperPort: 2181, dir: './clus
 const BROKERS_MAX = 16;
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 30_000;
+/** Kafka's rack-aware selector (KIP-392): with racks, consumers that give a client.rack fetch from their rack. */
+const RACK_AWARE_SELECTOR = 'org.apache.kafka.common.replica.RackAwareReplicaSelector';
+const RACK_NAME = /^[A-Za-z0-9._-]+$/;
 const BIN = fileURLToPath(new URL('../../../bin/brook', import.meta.url));
 
 interface Options {
@@ -25,10 +30,12 @@ interface Options {
   basePort: number;
   zookeeperPort: number;
   dir: string;
+  /** broker.rack of broker i is racks[i % racks.length]; empty for no racks. */
+  racks: string[];
 }
 
 function parse(args: string[]): Options | string {
-  const o: Options = { action: '', ...DEFAULTS };
+  const o: Options = { action: '', ...DEFAULTS, racks: [] };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const value = (): number => Number(args[++i]);
@@ -36,6 +43,7 @@ function parse(args: string[]): Options | string {
     else if (arg === '--base-port') o.basePort = value();
     else if (arg === '--zookeeper-port') o.zookeeperPort = value();
     else if (arg === '--dir') o.dir = args[++i] ?? '';
+    else if (arg === '--racks') o.racks = (args[++i] ?? '').split(',');
     else if (o.action === '' && !arg.startsWith('-')) o.action = arg;
     else return `unexpected argument '${arg}'`;
   }
@@ -45,6 +53,8 @@ function parse(args: string[]): Options | string {
   if (!Number.isInteger(o.basePort) || o.basePort < 1 || o.basePort + o.brokers > 65535)
     return 'bad --base-port';
   if (o.dir === '') return '--dir needs a value';
+  if (o.racks.some((r) => !RACK_NAME.test(r)))
+    return '--racks takes comma-separated rack names (letters, digits, ., _, -)';
   return o;
 }
 
@@ -73,6 +83,11 @@ async function waitForLine(path: string, pattern: RegExp, pid: number): Promise<
   return false;
 }
 
+function rackOverrides(racks: readonly string[], id: number): Record<string, string> {
+  if (racks.length === 0) return {};
+  return { 'broker.rack': racks[id % racks.length]!, 'replica.selector.class': RACK_AWARE_SELECTOR };
+}
+
 async function up(o: Options): Promise<number> {
   const dir = resolve(o.dir);
   if (brokerPids(dir).some((b) => alive(b.pid))) {
@@ -97,6 +112,7 @@ async function up(o: Options): Promise<number> {
       'default.replication.factor': Math.min(3, o.brokers),
       'offsets.topic.replication.factor': Math.min(3, o.brokers),
       'min.insync.replicas': o.brokers >= 3 ? 2 : 1,
+      ...rackOverrides(o.racks, id),
     };
     const args = [BIN, 'server'];
     for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`);
@@ -108,7 +124,8 @@ async function up(o: Options): Promise<number> {
       process.stderr.write(`brook cluster: broker ${id} did not start; see ${out}\n`);
       return 1;
     }
-    process.stdout.write(`broker ${id} on 127.0.0.1:${port} (pid ${child.pid})\n`);
+    const rack = o.racks.length > 0 ? ` rack ${o.racks[id % o.racks.length]}` : '';
+    process.stdout.write(`broker ${id} on 127.0.0.1:${port}${rack} (pid ${child.pid})\n`);
   }
   process.stdout.write(
     `bootstrap servers: ${started.map((b) => `127.0.0.1:${o.basePort + b.id}`).join(',')}\n`,

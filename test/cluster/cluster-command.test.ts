@@ -1,5 +1,6 @@
 // `brook cluster up` starts ZooKeeper and three brokers that form one cluster (kcat sees all three and a
-// controller); `brook cluster down` stops every process it started.
+// controller), each in its rack from --racks (Metadata shows them); `brook cluster down` stops every process it
+// started.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -7,7 +8,9 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { ApiKey } from '../../src/protocol/registry.js';
 import { run } from '../helpers/broker-process.js';
+import { WireClient } from '../helpers/wire-client.js';
 import { freePort } from '../helpers/zookeeper.js';
 
 const BIN = resolve(import.meta.dirname, '../../../bin/brook');
@@ -38,17 +41,45 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Broker id to rack, as broker `port`'s Metadata answers them. */
+async function racksOf(port: number): Promise<Record<number, string | null>> {
+  const client = await WireClient.connect('127.0.0.1', port);
+  try {
+    const md = await client.call(ApiKey.METADATA, 9, {
+      topics: [],
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    return Object.fromEntries(
+      (md.brokers as { nodeId: number; rack: string | null }[]).map((b) => [b.nodeId, b.rack]),
+    );
+  } finally {
+    client.close();
+  }
+}
+
 describe('brook cluster', () => {
-  it('brings up ZooKeeper and three brokers as one cluster, and takes them all down', async () => {
+  it('rejects a --racks list with an empty or odd rack name', async () => {
+    const bad = await run(process.execPath, [BIN, 'cluster', 'up', '--racks', 'a,,b'], { timeoutMs: 30_000 });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--racks/);
+  });
+
+  it('brings up ZooKeeper and three brokers as one cluster, racks round-robin, and takes them all down', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'brook-cluster-'));
     const base = await freeRun(3);
     const zkPort = await freePort();
     const args = ['--dir', dir, '--base-port', String(base), '--zookeeper-port', String(zkPort)];
     let pids: number[] = [];
     try {
-      const up = await run(process.execPath, [BIN, 'cluster', 'up', '--brokers', '3', ...args], {
-        timeoutMs: 90_000,
-      });
+      const up = await run(
+        process.execPath,
+        [BIN, 'cluster', 'up', '--brokers', '3', '--racks', 'a,b', ...args],
+        {
+          timeoutMs: 90_000,
+        },
+      );
       assert.equal(up.code, 0, `cluster up failed:\n${up.stdout}\n${up.stderr}`);
       pids = (JSON.parse(readFileSync(join(dir, 'brokers.json'), 'utf8')) as { pid: number }[]).map(
         (b) => b.pid,
@@ -61,6 +92,9 @@ describe('brook cluster', () => {
         if (brokers.length < 3) await new Promise((r) => setTimeout(r, 200));
       }
       assert.deepEqual(brokers.map((b) => b.id).sort(), [0, 1, 2]);
+      // Two racks for three brokers: the third goes back to the first rack.
+      assert.deepEqual(await racksOf(base), { 0: 'a', 1: 'b', 2: 'a' });
+      assert.match(up.stdout, /broker 1 on 127\.0\.0\.1:\d+ rack b/);
       const down = await run(process.execPath, [BIN, 'cluster', 'down', ...args], { timeoutMs: 90_000 });
       assert.equal(down.code, 0, down.stderr);
       assert.match(down.stdout, /zookeeper stopped/);
