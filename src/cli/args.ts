@@ -9,6 +9,11 @@ export interface OptionSpec {
   value?: boolean;
   /** May repeat; values collect into a list. */
   repeat?: boolean;
+  /**
+   * Takes one or more values after one flag, up to the next `--option` (argparse's nargs="+", as Kafka's
+   * perf tools declare --producer-props): `--producer-props acks=1 linger.ms=5`. Implies repeat.
+   */
+  multi?: boolean;
   help: string;
 }
 
@@ -108,8 +113,11 @@ export function parseArgs(args: string[], specs: Specs): ParsedArgs {
     const value = inline ?? args[++i];
     if (value === undefined) throw new UsageError(`Option ${arg} requires an argument`);
     const list = values.get(name) ?? [];
-    if (!spec.repeat) list.length = 0;
+    if (!spec.repeat && !spec.multi) list.length = 0;
     list.push(value);
+    if (spec.multi) {
+      while (i + 1 < args.length && !args[i + 1]!.startsWith('--')) list.push(args[++i]!);
+    }
     values.set(name, list);
   }
   return new ParsedArgs(values, flags);
@@ -125,7 +133,7 @@ export function usage(command: string, summary: string, specs: Specs): string {
     '------                                   -----------',
   ];
   for (const [name, spec] of Object.entries(specs)) {
-    const left = `--${name}${spec.value ? ' <value>' : ''}`;
+    const left = `--${name}${spec.multi ? ' <value> [<value> ...]' : spec.value ? ' <value>' : ''}`;
     lines.push(`${left.padEnd(40)} ${spec.help}`);
   }
   return `${lines.join('\n')}\n`;

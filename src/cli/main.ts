@@ -16,6 +16,8 @@ commands:
   producer-perf-test  produce load and report throughput and latency (kafka-producer-perf-test)
   consumer-perf-test  consume load and report throughput (kafka-consumer-perf-test)
   dump-log            decode segment and index files (kafka-dump-log)
+  broker-api-versions API versions every broker supports (kafka-broker-api-versions)
+  log-dirs            log directories and partition sizes of brokers (kafka-log-dirs)
   zookeeper           start, stop or check a local ZooKeeper for development (start|stop|status)
   cluster             start or stop a local ZooKeeper and brokers for development (up|down|status)
   certs               write a throw-away CA, broker and client certificate for TLS trials
@@ -37,6 +39,8 @@ const commands: Record<string, () => Promise<Command>> = {
   'producer-perf-test': async () => (await import('./perf-tools.js')).runProducerPerfTest,
   'consumer-perf-test': async () => (await import('./perf-tools.js')).runConsumerPerfTest,
   'dump-log': async () => (await import('./dump-log.js')).runDumpLog,
+  'broker-api-versions': async () => (await import('./broker-api-versions.js')).runBrokerApiVersions,
+  'log-dirs': async () => (await import('./log-dirs.js')).runLogDirs,
   zookeeper: async () => (await import('./zookeeper.js')).runZookeeperCommand,
   cluster: async () => (await import('./cluster.js')).runClusterCommand,
   certs: async () => (await import('./certs.js')).runCerts,

@@ -29,7 +29,11 @@ const producerTool: Tool = {
       value: true,
       help: 'REQUIRED: throttle to about this many messages/sec; -1 for no throttling.',
     },
-    'producer-props': { value: true, repeat: true, help: 'Producer configs as key=value (repeatable).' },
+    'producer-props': {
+      value: true,
+      multi: true,
+      help: 'Producer configs as key=value pairs after one flag (acks=1 bootstrap.servers=host:9092 ...).',
+    },
     'producer.config': { value: true, help: 'Producer config properties file.' },
     'print-metrics': { help: 'Print a summary of client figures at the end.' },
     'reporting-interval': { value: true, help: 'Progress interval in ms (default 5000).' },
@@ -45,10 +49,13 @@ function producerOptions(args: ParsedArgs): ProducerOptions {
   const props: Record<string, string> = {};
   const file = args.get('producer.config');
   if (file !== undefined) Object.assign(props, readProperties(file));
+  // Pairs come one per argument (`--producer-props acks=1 linger.ms=5`) or space-separated in one quoted argument.
   for (const raw of args.all('producer-props')) {
     for (const item of raw.split(' ')) {
+      if (item === '') continue;
       const i = item.indexOf('=');
-      if (i > 0) props[item.slice(0, i)] = item.slice(i + 1);
+      if (i <= 0) throw new UsageError(`Invalid property: ${item}`);
+      props[item.slice(0, i)] = item.slice(i + 1);
     }
   }
   const options: ProducerOptions = { ...clientOptions(args, props) };
