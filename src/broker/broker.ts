@@ -420,6 +420,11 @@ export class Broker {
         loadBufferBytes: config.offsetsLoadBufferSize,
         nowMs: () => clock.nowMs(),
       }),
+      schedule: (run, delayMs) => {
+        const timer = setTimeout(run, delayMs);
+        timer.unref();
+        return () => clearTimeout(timer);
+      },
       createOffsetsTopic: async () => {
         const [result] = await topicAdmin.createTopics(
           [

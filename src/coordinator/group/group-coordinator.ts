@@ -101,6 +101,12 @@ export interface GroupCoordinatorOptions {
   readonly topics?: (names: readonly string[]) => Map<string, TopicInfo>;
   /** Creates __consumer_offsets through the controller (FindCoordinator does so on first use). */
   readonly createOffsetsTopic?: () => Promise<void>;
+  /**
+   * Runs `run` once after `delayMs` and answers a function that cancels it (the broker's setTimeout, not keeping
+   * the process alive). With it, sessions end at their deadlines; without it (tests on a ManualClock), when tick()
+   * is next called.
+   */
+  readonly schedule?: (run: () => void, delayMs: number) => () => void;
 }
 
 type PartitionStatus = {
@@ -125,6 +131,8 @@ export class GroupCoordinator {
   private nextExpiryCheckMs: number;
   private readonly newId: () => string;
   private readonly defer: (fn: () => void) => void;
+  /** The timer armed for the earliest session deadline, as Kafka's heartbeat purgatory expires each one. */
+  private sessionTimer: { readonly atMs: number; readonly cancel: () => void } | null = null;
 
   constructor(private readonly options: GroupCoordinatorOptions) {
     this.newId = options.newId ?? (() => crypto.randomUUID());
@@ -182,6 +190,8 @@ export class GroupCoordinator {
 
   shutdown(): void {
     for (const partition of [...this.partitions.keys()]) this.unload(partition);
+    this.sessionTimer?.cancel();
+    this.sessionTimer = null;
   }
 
   private unload(partition: number): void {
@@ -949,6 +959,40 @@ export class GroupCoordinator {
       this.nextExpiryCheckMs = now + this.config.offsetsRetentionCheckIntervalMs;
       this.expireOffsets();
     }
+    this.armSessionTimer(now);
+  }
+
+  /**
+   * Sessions end at their deadlines, not at the next periodic tick (up to its period late). Every tick looks for
+   * the earliest session deadline and arms one timer for it; a deadline is always at least
+   * group.min.session.timeout.ms away when set, so a tick sees it before it passes. A timer armed for a deadline
+   * that a heartbeat moved later runs a tick that removes nobody and arms the next one.
+   */
+  private armSessionTimer(now: number): void {
+    const schedule = this.options.schedule;
+    if (schedule === undefined) return;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const group of this.groups.values()) {
+      for (const m of group.members.values()) {
+        if (m.awaitingJoin === null && m.awaitingSync === null && m.sessionDeadlineMs < earliest)
+          earliest = m.sessionDeadlineMs;
+      }
+    }
+    for (const group of this.consumerGroups.values()) {
+      for (const m of group.members.values()) earliest = Math.min(earliest, m.sessionDeadlineMs);
+    }
+    if (earliest === Number.POSITIVE_INFINITY) return;
+    if (this.sessionTimer !== null && this.sessionTimer.atMs <= earliest) return;
+    this.sessionTimer?.cancel();
+    // One millisecond more: a timer may fire up to a millisecond before the monotonic clock reaches the deadline.
+    const cancel = schedule(
+      () => {
+        this.sessionTimer = null;
+        this.tick();
+      },
+      Math.max(0, Math.ceil(earliest - now)) + 1,
+    );
+    this.sessionTimer = { atMs: earliest, cancel };
   }
 
   private tickGroup(group: ClassicGroup, now: number): void {
