@@ -36,6 +36,7 @@ export class ChaosNetwork {
   readonly bridgeAddress: string;
   readonly nodes = new Map<string, NetNode>();
   private readonly createdNamespaces: string[] = [];
+  private readonly createdVeths: string[] = [];
   private bridgeCreated = false;
   private netemAvailable = false;
   private readonly degraded = new Set<string>();
@@ -76,6 +77,7 @@ export class ChaosNetwork {
       await run('ip', ['netns', 'add', netns]);
       this.createdNamespaces.push(netns);
       await run('ip', ['link', 'add', hostSide, 'type', 'veth', 'peer', 'name', nodeSide]);
+      this.createdVeths.push(hostSide);
       // Moving the peer into the namespace first: if a later step fails, deleting the namespace removes the pair.
       await run('ip', ['link', 'set', nodeSide, 'netns', netns]);
       await run('ip', ['link', 'set', hostSide, 'master', this.bridge]);
@@ -190,6 +192,9 @@ export class ChaosNetwork {
   async destroy(): Promise<void> {
     if (this.destroyed) return;
     this.destroyed = true;
+    // The veths go first and explicitly: a namespace outlives `ip netns del` while sockets still refer to it
+    // (closed connections retransmitting into a partition), and its veth pair would linger with it.
+    for (const veth of this.createdVeths) await tryRun('ip', ['link', 'del', veth]);
     for (const netns of this.createdNamespaces) await tryRun('ip', ['netns', 'del', netns]);
     if (this.bridgeCreated) await tryRun('ip', ['link', 'del', this.bridge]);
   }
@@ -198,6 +203,7 @@ export class ChaosNetwork {
   destroySync(): void {
     if (this.destroyed) return;
     this.destroyed = true;
+    for (const veth of this.createdVeths) spawnSync('ip', ['link', 'del', veth], { timeout: 10_000 });
     for (const netns of this.createdNamespaces) spawnSync('ip', ['netns', 'del', netns], { timeout: 10_000 });
     if (this.bridgeCreated) spawnSync('ip', ['link', 'del', this.bridge], { timeout: 10_000 });
   }
