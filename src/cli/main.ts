@@ -18,6 +18,7 @@ commands:
   dump-log            decode segment and index files (kafka-dump-log)
   broker-api-versions API versions every broker supports (kafka-broker-api-versions)
   log-dirs            log directories and partition sizes of brokers (kafka-log-dirs)
+  transactions        list, describe and abort transactions (kafka-transactions)
   zookeeper           start, stop or check a local ZooKeeper for development (start|stop|status)
   cluster             start or stop a local ZooKeeper and brokers for development (up|down|status)
   certs               write a throw-away CA, broker and client certificate for TLS trials
@@ -41,6 +42,7 @@ const commands: Record<string, () => Promise<Command>> = {
   'dump-log': async () => (await import('./dump-log.js')).runDumpLog,
   'broker-api-versions': async () => (await import('./broker-api-versions.js')).runBrokerApiVersions,
   'log-dirs': async () => (await import('./log-dirs.js')).runLogDirs,
+  transactions: async () => (await import('./transactions.js')).runTransactions,
   zookeeper: async () => (await import('./zookeeper.js')).runZookeeperCommand,
   cluster: async () => (await import('./cluster.js')).runClusterCommand,
   certs: async () => (await import('./certs.js')).runCerts,
