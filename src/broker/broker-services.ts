@@ -8,6 +8,7 @@ import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js
 import type { TransactionCoordinator } from '../coordinator/transaction/transaction-coordinator.js';
 import type { BrokerTopicStats } from '../metrics/topic-stats.js';
 import type { ApiVersionsResponseApiVersion } from '../protocol/messages/18-api-versions.js';
+import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
 import type { LogManager } from '../storage/log-manager.js';
 import type { ControllerRequests } from './cluster/controller-requests.js';
 import type { BrokerConfig } from './config/broker-config.js';
@@ -19,6 +20,8 @@ import type { ReplicaManager } from './replica/replica-manager.js';
 import type { TopicConfigs } from './topic-configs.js';
 
 export interface BrokerServices {
+  /** SASL handshakes and authentication of connections on SASL listeners. */
+  readonly sasl: SaslAuthenticator;
   readonly brokerId: number;
   readonly config: BrokerConfig;
   readonly clock: Clock;

@@ -25,10 +25,12 @@ import { partitionGroupStorage } from '../coordinator/group/group-storage.js';
 import { MetricsEndpoint } from '../metrics/metrics-endpoint.js';
 import { parseMetricsListener } from '../metrics/metrics-listener.js';
 import type { RequestHandler } from '../network/request.js';
+import { RAW_SASL_TOKEN_API_KEY } from '../network/security.js';
 import { SocketServer } from '../network/socket-server.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ApiKey } from '../protocol/registry.js';
 import { securedListeners } from '../security/listeners.js';
+import { listenerSaslSettings, rawSaslToken, SaslAuthenticator } from '../security/sasl/authenticator.js';
 import { LogManager } from '../storage/log-manager.js';
 import { type BrokerServices, completeDelayedRequests } from './broker-services.js';
 import { ControllerRequests } from './cluster/controller-requests.js';
@@ -138,6 +140,8 @@ export class Broker {
       listeners: securedListeners(config),
       handler: (request) => {
         if (dispatch === null) return beforeReady(request);
+        // Bare SASL tokens (after a SaslHandshake v0) have no header for the dispatcher to read.
+        if (request.apiKey === RAW_SASL_TOKEN_API_KEY) return rawSaslToken(this.services!.sasl, request);
         return dispatch(request);
       },
       options: toNetworkOptions(config),
@@ -281,6 +285,7 @@ export class Broker {
     });
     this.transactions = transactions;
     this.services = {
+      sasl: new SaslAuthenticator(listenerSaslSettings(config), store, logger.child('sasl')),
       brokerId: this.brokerId,
       config,
       clock,

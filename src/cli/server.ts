@@ -9,6 +9,7 @@ import { loadBrokerConfig } from '../broker/config/load-broker-config.js';
 import { systemClock } from '../common/clock.js';
 import { createLogger } from '../common/logger.js';
 import { securedListeners } from '../security/listeners.js';
+import { listenerSaslSettings } from '../security/sasl/authenticator.js';
 
 /** After a clean shutdown the process ends by itself; if it is still running this much later, say what holds it. */
 const LINGER_WARN_MS = 5_000;
@@ -35,6 +36,7 @@ export async function runServer(args: string[]): Promise<number> {
     });
     // TLS key and trust stores are read now so that a bad path, password or format is a config error.
     securedListeners(loaded.config);
+    listenerSaslSettings(loaded.config);
   } catch (err) {
     if (err instanceof ConfigError || (err as NodeJS.ErrnoException).code === 'ENOENT') {
       process.stderr.write(`brook server: ${(err as Error).message}\n`);

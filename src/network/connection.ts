@@ -77,6 +77,7 @@ export class Connection {
   private peerEnded = false;
   private lingerTimer: NodeJS.Timeout | null = null;
   private throttleTimer: NodeJS.Timeout | null = null;
+  private authenticationTimer: NodeJS.Timeout | null = null;
   /** When the last chunk was read (performance.now()), kept only while requests are timed. */
   private lastReadMs = 0;
 
@@ -97,6 +98,21 @@ export class Connection {
       host.framePool,
     );
     this.inFlightMax = host.options['max.in.flight.requests.per.connection'];
+    if (!this.security.authenticated) {
+      // Before authentication a SASL connection gets a small frame bound and a deadline (see dispatch()).
+      const saslMax = host.options['sasl.server.max.receive.size'];
+      if (saslMax < this.reader.frameBytesMax) {
+        this.reader.frameBytesMax = saslMax;
+        this.reader.frameBoundKey = 'sasl.server.max.receive.size';
+      }
+      const timeoutMs = host.options['sasl.authentication.timeout.ms'];
+      this.authenticationTimer = setTimeout(() => {
+        if (!this.security.authenticated && this.stateValue === 'open') {
+          this.close('closing connection: SASL authentication not completed in time', 'info', { timeoutMs });
+        }
+      }, timeoutMs);
+      this.authenticationTimer.unref();
+    }
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('drain', () => this.resumeReading());
     socket.on('end', () => this.onEnd());
@@ -153,6 +169,7 @@ export class Connection {
   throttle(durationMs: number): void {
     if (this.stateValue !== 'open' || !(durationMs > 0)) return;
     if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
+    if (this.authenticationTimer !== null) clearTimeout(this.authenticationTimer);
     this.throttleTimer = setTimeout(() => {
       this.throttleTimer = null;
       this.resumeReading();
@@ -225,6 +242,12 @@ export class Connection {
   private dispatch(frame: Buffer): void {
     const host = this.host;
     host.stats.requestsReceived++;
+    if (this.authenticationTimer !== null && this.security.authenticated) {
+      clearTimeout(this.authenticationTimer);
+      this.authenticationTimer = null;
+      this.reader.frameBytesMax = host.options['socket.request.max.bytes'];
+      this.reader.frameBoundKey = 'socket.request.max.bytes';
+    }
     if (this.security.saslState === 'raw-tokens') {
       // A bare SASL token has no request header; the SASL handler knows it by this API key.
       this.start(new PendingRequest(this, host, RAW_SASL_TOKEN_API_KEY, -1, -1, frame));

@@ -53,8 +53,13 @@ export class FrameReader {
    * body is taken (Kafka allocates from its request memory pool at the same point). While it refuses, next()
    * returns null with `awaitingReservation` set, and the caller should stop reading until it may ask again.
    */
+  /** Bound on a frame's size; the connection lowers it to sasl.server.max.receive.size until authentication. */
+  frameBytesMax: number;
+  /** The config key of the bound in force, for the error message. */
+  frameBoundKey = 'socket.request.max.bytes';
+
   constructor(
-    private readonly frameBytesMax: number,
+    frameBytesMax: number,
     private readonly reserve: ((frameBytes: number) => boolean) | null = null,
     private readonly pool: FramePool | null = null,
   ) {
@@ -62,6 +67,7 @@ export class FrameReader {
       Number.isInteger(frameBytesMax) && frameBytesMax >= 0,
       'frame bound must be a non-negative integer',
     );
+    this.frameBytesMax = frameBytesMax;
   }
 
   /** True when a size prefix has been read and its reservation was refused; call next() again to retry. */
@@ -155,7 +161,7 @@ export class FrameReader {
       throw new FrameError(
         'oversized',
         size,
-        `frame size ${size} exceeds socket.request.max.bytes ${this.frameBytesMax}`,
+        `frame size ${size} exceeds ${this.frameBoundKey} ${this.frameBytesMax}`,
       );
     }
     this.frameSize = size;

@@ -36,6 +36,10 @@ export interface NetworkOptions {
   'socket.listen.backlog.size'?: number;
   /** How long a graceful shutdown waits for in-flight requests before closing connections anyway. */
   'shutdown.timeout.ms'?: number;
+  /** Largest frame a SASL connection may send before it has authenticated (Kafka's key). */
+  'sasl.server.max.receive.size'?: number;
+  /** A SASL connection not authenticated this long after it opened is closed (no Kafka key; Brook's bound). */
+  'sasl.authentication.timeout.ms'?: number;
 }
 
 export type ResolvedNetworkOptions = Readonly<Required<NetworkOptions>>;
@@ -58,6 +62,8 @@ export const networkDefaults: ResolvedNetworkOptions = Object.freeze({
   'socket.receive.buffer.bytes': 102_400,
   'socket.listen.backlog.size': 50,
   'shutdown.timeout.ms': 30_000,
+  'sasl.server.max.receive.size': 524_288,
+  'sasl.authentication.timeout.ms': 10_000,
 });
 
 /** A configuration mistake, reported with the key so the operator can find it. */
@@ -104,5 +110,7 @@ export function resolveNetworkOptions(options: NetworkOptions = {}): ResolvedNet
   checkInt('socket.receive.buffer.bytes', resolved['socket.receive.buffer.bytes'], -1, INT32_MAX);
   checkInt('socket.listen.backlog.size', resolved['socket.listen.backlog.size'], 1, INT32_MAX);
   checkInt('shutdown.timeout.ms', resolved['shutdown.timeout.ms'], 0, INT32_MAX);
+  checkInt('sasl.server.max.receive.size', resolved['sasl.server.max.receive.size'], 1, INT32_MAX);
+  checkInt('sasl.authentication.timeout.ms', resolved['sasl.authentication.timeout.ms'], 1, INT32_MAX);
   return Object.freeze(resolved);
 }

@@ -2,9 +2,8 @@
 //
 // PLAINTEXT and SSL connections start authenticated (as User:ANONYMOUS, or later the TLS principal); SASL
 // connections start in the handshake and may send only ApiVersions, SaslHandshake and SaslAuthenticate until
-// the security module marks them authenticated. The network layer enforces that gate; the SASL mechanisms
-// (not written yet: no broker handler answers SaslHandshake or SaslAuthenticate) drive the state through
-// Connection.security.
+// the security module marks them authenticated. The network layer enforces that gate; the SASL authenticator
+// (src/security/sasl) drives the state through Connection.security.
 
 export type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
 

@@ -19,5 +19,6 @@ export function toNetworkOptions(config: BrokerConfig): NetworkOptions {
     'connections.max.idle.ms': config.connectionsMaxIdleMs,
     'socket.send.buffer.bytes': config.socketSendBufferBytes,
     'socket.receive.buffer.bytes': config.socketReceiveBufferBytes,
+    'sasl.server.max.receive.size': config.values.int('sasl.server.max.receive.size'),
   };
 }

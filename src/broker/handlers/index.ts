@@ -19,6 +19,7 @@ import { leaveGroupHandler } from './13-leave-group.js';
 import { syncGroupHandler } from './14-sync-group.js';
 import { describeGroupsHandler } from './15-describe-groups.js';
 import { listGroupsHandler } from './16-list-groups.js';
+import { saslHandshakeHandler } from './17-sasl-handshake.js';
 import { apiVersionsHandler } from './18-api-versions.js';
 import { createTopicsHandler } from './19-create-topics.js';
 import { deleteTopicsHandler } from './20-delete-topics.js';
@@ -36,6 +37,7 @@ import { deleteAclsHandler } from './31-delete-acls.js';
 import { describeConfigsHandler } from './32-describe-configs.js';
 import { alterConfigsHandler } from './33-alter-configs.js';
 import { describeLogDirsHandler } from './35-describe-log-dirs.js';
+import { saslAuthenticateHandler } from './36-sasl-authenticate.js';
 import { createPartitionsHandler } from './37-create-partitions.js';
 import { deleteGroupsHandler } from './42-delete-groups.js';
 import { electLeadersHandler } from './43-elect-leaders.js';
@@ -43,6 +45,8 @@ import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.j
 import { alterPartitionReassignmentsHandler } from './45-alter-partition-reassignments.js';
 import { listPartitionReassignmentsHandler } from './46-list-partition-reassignments.js';
 import { offsetDeleteHandler } from './47-offset-delete.js';
+import { describeUserScramCredentialsHandler } from './50-describe-user-scram-credentials.js';
+import { alterUserScramCredentialsHandler } from './51-alter-user-scram-credentials.js';
 import { alterPartitionHandler } from './56-alter-partition.js';
 import { describeClusterHandler } from './60-describe-cluster.js';
 import { describeProducersHandler } from './61-describe-producers.js';
@@ -69,6 +73,7 @@ export const HANDLERS: readonly ApiHandler[] = [
   syncGroupHandler,
   describeGroupsHandler,
   listGroupsHandler,
+  saslHandshakeHandler,
   apiVersionsHandler,
   createTopicsHandler,
   deleteTopicsHandler,
@@ -86,6 +91,7 @@ export const HANDLERS: readonly ApiHandler[] = [
   describeConfigsHandler,
   alterConfigsHandler,
   describeLogDirsHandler,
+  saslAuthenticateHandler,
   createPartitionsHandler,
   deleteGroupsHandler,
   incrementalAlterConfigsHandler,
@@ -93,6 +99,8 @@ export const HANDLERS: readonly ApiHandler[] = [
   electLeadersHandler,
   alterPartitionReassignmentsHandler,
   listPartitionReassignmentsHandler,
+  describeUserScramCredentialsHandler,
+  alterUserScramCredentialsHandler,
   alterPartitionHandler,
   describeClusterHandler,
   consumerGroupHeartbeatHandler,

@@ -1,0 +1,36 @@
+// What a SASL mechanism's server side looks like to the authenticator: it takes the client's tokens one at a
+// time and answers a token, until it names the authenticated principal or fails.
+
+export type SaslErrorName =
+  | 'SASL_AUTHENTICATION_FAILED'
+  | 'ILLEGAL_SASL_STATE'
+  | 'UNSUPPORTED_SASL_MECHANISM';
+
+/** An authentication that must stop: the message goes to the client (never saying whether a user exists). */
+export class SaslFailure extends Error {
+  override name = 'SaslFailure';
+  constructor(
+    readonly error: SaslErrorName,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SaslStep {
+  /** The token for the client (may be empty). */
+  readonly response: Buffer;
+  /** Set once authentication is complete: "User:name". */
+  readonly principal: string | null;
+}
+
+export interface SaslServer {
+  step(token: Buffer): SaslStep | Promise<SaslStep>;
+}
+
+export const SUPPORTED_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
+export type Mechanism = (typeof SUPPORTED_MECHANISMS)[number];
+
+export function isSupportedMechanism(name: string): name is Mechanism {
+  return (SUPPORTED_MECHANISMS as readonly string[]).includes(name);
+}

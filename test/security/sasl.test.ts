@@ -1,0 +1,354 @@
+// SASL through the wire with real clients: kcat (librdkafka) over SASL_PLAINTEXT and SASL_SSL with PLAIN,
+// SCRAM-SHA-256 and SCRAM-SHA-512, kafkajs with each mechanism; SCRAM users created with
+// AlterUserScramCredentials and described with DescribeUserScramCredentials. Negative cases on the wire: a wrong
+// password and an unknown user get the same answer, a mechanism not enabled, a Produce before authentication,
+// SaslAuthenticate before the handshake, an oversized token; and the v0 handshake followed by a bare token.
+
+import assert from 'node:assert/strict';
+import { pbkdf2Sync, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Kafka, logLevel } from 'kafkajs';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type DevCertFiles, writeDevCertificates } from '../../src/security/dev-certs.js';
+import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
+import { waitUntil } from '../helpers/wait.js';
+import { WireClient } from '../helpers/wire-client.js';
+import { freePort } from '../helpers/zookeeper.js';
+
+const JAAS =
+  'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret" user_bob="bob-secret";';
+const MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
+const dir = mkdtempSync(join(tmpdir(), 'brook-sasl-'));
+let certs: DevCertFiles;
+let broker: BrokerProcess;
+let plainPort: number;
+let saslPort: number;
+let saslSslPort: number;
+
+function kcat(port: number, args: string[], input?: string) {
+  return run('kcat', ['-b', `127.0.0.1:${port}`, ...args], { input, timeoutMs: 20_000 });
+}
+
+function saslArgs(
+  protocol: 'sasl_plaintext' | 'sasl_ssl',
+  mechanism: string,
+  user: string,
+  password: string,
+) {
+  const tls = protocol === 'sasl_ssl' ? ['-X', `ssl.ca.location=${certs.caCert}`] : [];
+  return [
+    '-X',
+    `security.protocol=${protocol}`,
+    '-X',
+    `sasl.mechanism=${mechanism}`,
+    '-X',
+    `sasl.username=${user}`,
+    '-X',
+    `sasl.password=${password}`,
+    ...tls,
+  ];
+}
+
+async function upsertScram(client: WireClient, name: string, password: string): Promise<void> {
+  const upsertions = [1, 2].map((mechanism) => {
+    const salt = randomBytes(16);
+    const saltedPassword = pbkdf2Sync(
+      password,
+      salt,
+      4096,
+      mechanism === 1 ? 32 : 64,
+      mechanism === 1 ? 'sha256' : 'sha512',
+    );
+    return { name, mechanism, iterations: 4096, salt, saltedPassword };
+  });
+  const response = await client.call(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, 0, { deletions: [], upsertions });
+  assert.deepEqual(response.results, [{ user: name, errorCode: 0, errorMessage: null }]);
+}
+
+/** A connection to the SASL_PLAINTEXT listener that has done a SaslHandshake v1 for `mechanism`. */
+async function handshaken(mechanism: string): Promise<WireClient> {
+  const client = await WireClient.connect('127.0.0.1', saslPort);
+  const handshake = await client.call(ApiKey.SASL_HANDSHAKE, 1, { mechanism });
+  assert.equal(handshake.errorCode, ErrorCode.NONE);
+  return client;
+}
+
+before(async () => {
+  certs = writeDevCertificates({ dir });
+  [plainPort, saslPort, saslSslPort] = [await freePort(), await freePort(), await freePort()];
+  broker = await startBroker({
+    port: plainPort,
+    overrides: {
+      listeners: `PLAINTEXT://127.0.0.1:${plainPort},SASL_PLAINTEXT://127.0.0.1:${saslPort},SASL_SSL://127.0.0.1:${saslSslPort}`,
+      'inter.broker.listener.name': 'PLAINTEXT',
+      'sasl.enabled.mechanisms': MECHANISMS.join(','),
+      'listener.name.sasl_plaintext.plain.sasl.jaas.config': JAAS,
+      'listener.name.sasl_ssl.plain.sasl.jaas.config': JAAS,
+      'ssl.keystore.type': 'PEM',
+      'ssl.keystore.location': certs.brokerKeystorePem,
+    },
+  });
+  const admin = await WireClient.connect('127.0.0.1', plainPort);
+  try {
+    await upsertScram(admin, 'carol', 'carol-scram');
+  } finally {
+    admin.close();
+  }
+});
+
+after(async () => {
+  await broker?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('SASL with real clients', () => {
+  it('kcat produces with PLAIN and consumes with SCRAM-SHA-256 and SCRAM-SHA-512 over SASL_PLAINTEXT', async () => {
+    const produced = await kcat(
+      saslPort,
+      [...saslArgs('sasl_plaintext', 'PLAIN', 'alice', 'alice-secret'), '-t', 'sasl-kcat', '-P'],
+      'a\nb\n',
+    );
+    assert.equal(produced.code, 0, produced.stderr);
+    for (const mechanism of ['SCRAM-SHA-256', 'SCRAM-SHA-512']) {
+      const consumed = await kcat(saslPort, [
+        ...saslArgs('sasl_plaintext', mechanism, 'carol', 'carol-scram'),
+        '-t',
+        'sasl-kcat',
+        '-C',
+        '-e',
+        '-o',
+        'beginning',
+      ]);
+      assert.equal(consumed.code, 0, consumed.stderr);
+      assert.deepEqual(consumed.stdout.trim().split('\n'), ['a', 'b']);
+    }
+  });
+
+  it('kcat authenticates over SASL_SSL with PLAIN and SCRAM, and learns the SASL_SSL endpoints', async () => {
+    for (const [mechanism, user, password] of [
+      ['PLAIN', 'bob', 'bob-secret'],
+      ['SCRAM-SHA-512', 'carol', 'carol-scram'],
+    ] as const) {
+      const listed = await kcat(saslSslPort, [
+        ...saslArgs('sasl_ssl', mechanism, user, password),
+        '-L',
+        '-J',
+      ]);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.deepEqual(JSON.parse(listed.stdout).brokers, [{ id: 0, name: `127.0.0.1:${saslSslPort}` }]);
+    }
+  });
+
+  it('kafkajs produces with plain, scram-sha-256 and scram-sha-512', async () => {
+    const logins = [
+      { mechanism: 'plain', username: 'alice', password: 'alice-secret' },
+      { mechanism: 'scram-sha-256', username: 'carol', password: 'carol-scram' },
+      { mechanism: 'scram-sha-512', username: 'carol', password: 'carol-scram' },
+    ] as const;
+    for (const sasl of logins) {
+      const kafka = new Kafka({
+        brokers: [`127.0.0.1:${saslSslPort}`],
+        logLevel: logLevel.NOTHING,
+        ssl: { ca: [readFileSync(certs.caCert, 'utf8')], servername: 'localhost' },
+        sasl: { ...sasl },
+      });
+      const producer = kafka.producer({ allowAutoTopicCreation: true });
+      await producer.connect();
+      const [meta] = await producer.send({ topic: 'sasl-kafkajs', messages: [{ value: sasl.mechanism }] });
+      assert.equal(meta?.errorCode, 0);
+      await producer.disconnect();
+    }
+  });
+
+  it('confluent-kafka-python produces over SASL_SSL with SCRAM-SHA-256', async () => {
+    const script = [
+      'import sys',
+      'from confluent_kafka import Producer',
+      'p = Producer({"bootstrap.servers": sys.argv[1], "security.protocol": "SASL_SSL", "ssl.ca.location": sys.argv[2],',
+      '  "sasl.mechanism": "SCRAM-SHA-256", "sasl.username": "carol", "sasl.password": "carol-scram"})',
+      'errors = []',
+      'p.produce("sasl-python", b"py", on_delivery=lambda e, m: errors.append(e))',
+      'p.flush(15)',
+      'print("delivered" if errors == [None] else "failed %r" % errors)',
+    ].join('\n');
+    const result = await run('/usr/bin/python3', ['-c', script, `127.0.0.1:${saslSslPort}`, certs.caCert]);
+    assert.equal(result.stdout.trim(), 'delivered', result.stderr);
+  });
+
+  it('kafkajs with a wrong password is refused with the broker message', async () => {
+    const kafka = new Kafka({
+      brokers: [`127.0.0.1:${saslPort}`],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 0 },
+      sasl: { mechanism: 'scram-sha-256', username: 'carol', password: 'nope' },
+    });
+    const admin = kafka.admin();
+    await assert.rejects(admin.connect(), /invalid credentials with SASL mechanism SCRAM-SHA-256/);
+  });
+
+  it('DescribeUserScramCredentials lists mechanisms and iterations, not keys', async () => {
+    const client = await WireClient.connect('127.0.0.1', plainPort);
+    try {
+      const described = await client.call(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, 0, {
+        users: [{ name: 'carol' }, { name: 'nobody' }],
+      });
+      assert.deepEqual(
+        described.results.map((r: { user: string; errorCode: number; credentialInfos: unknown[] }) => [
+          r.user,
+          r.errorCode,
+          r.credentialInfos,
+        ]),
+        [
+          [
+            'carol',
+            0,
+            [
+              { mechanism: 1, iterations: 4096 },
+              { mechanism: 2, iterations: 4096 },
+            ],
+          ],
+          ['nobody', ErrorCode.RESOURCE_NOT_FOUND, []],
+        ],
+      );
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe('SASL failures on the wire', () => {
+  it('a wrong password and an unknown user get the same PLAIN answer, and the connection closes', async () => {
+    const answers = [];
+    for (const token of ['\0alice\0wrong', '\0mallory\0alice-secret']) {
+      const client = await handshaken('PLAIN');
+      const answer = await client.call(ApiKey.SASL_AUTHENTICATE, 2, { authBytes: Buffer.from(token) });
+      answers.push([answer.errorCode, answer.errorMessage]);
+      assert.equal(await client.raw.waitClosed(), true);
+    }
+    assert.deepEqual(answers[0], [
+      ErrorCode.SASL_AUTHENTICATION_FAILED,
+      'Authentication failed: Invalid username or password',
+    ]);
+    assert.deepEqual(answers[1], answers[0]);
+  });
+
+  it('a wrong SCRAM password and an unknown SCRAM user fail alike with kcat', async () => {
+    const wrong = await kcat(saslPort, [
+      ...saslArgs('sasl_plaintext', 'SCRAM-SHA-512', 'carol', 'bad'),
+      '-L',
+      '-m',
+      '3',
+    ]);
+    const unknown = await kcat(saslPort, [
+      ...saslArgs('sasl_plaintext', 'SCRAM-SHA-512', 'mallory', 'bad'),
+      '-L',
+      '-m',
+      '3',
+    ]);
+    assert.notEqual(wrong.code, 0);
+    assert.notEqual(unknown.code, 0);
+    const message = (stderr: string) => /SASL authentication error: ([^(]*)/.exec(stderr)?.[1];
+    assert.equal(
+      message(wrong.stderr),
+      'Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512 ',
+    );
+    assert.equal(message(unknown.stderr), message(wrong.stderr));
+  });
+
+  it('a mechanism not enabled is UNSUPPORTED_SASL_MECHANISM with the enabled list, then the connection closes', async () => {
+    const client = await WireClient.connect('127.0.0.1', saslPort);
+    const answer = await client.call(ApiKey.SASL_HANDSHAKE, 1, { mechanism: 'GSSAPI' });
+    assert.equal(answer.errorCode, ErrorCode.UNSUPPORTED_SASL_MECHANISM);
+    assert.deepEqual(answer.mechanisms, MECHANISMS);
+    assert.equal(await client.raw.waitClosed(), true);
+  });
+
+  it('a Produce before authentication closes the connection without an answer', async () => {
+    const client = await handshaken('PLAIN');
+    client.send(ApiKey.PRODUCE, 9, { transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [] });
+    await assert.rejects(client.receive(3000), /closed/);
+  });
+
+  it('SaslAuthenticate before SaslHandshake is ILLEGAL_SASL_STATE and closes', async () => {
+    const client = await WireClient.connect('127.0.0.1', saslPort);
+    const answer = await client.call(ApiKey.SASL_AUTHENTICATE, 1, {
+      authBytes: Buffer.from('\0alice\0alice-secret'),
+    });
+    assert.equal(answer.errorCode, ErrorCode.ILLEGAL_SASL_STATE);
+    assert.equal(await client.raw.waitClosed(), true);
+  });
+
+  it('a token larger than sasl.server.max.receive.size closes the connection before it is read', async () => {
+    const client = await handshaken('PLAIN');
+    client.send(ApiKey.SASL_AUTHENTICATE, 2, { authBytes: Buffer.alloc(600_000, 1) });
+    await assert.rejects(client.receive(3000), /closed|ECONNRESET/);
+    await waitUntil(
+      () => /exceeds sasl\.server\.max\.receive\.size 524288/.test(broker.log()),
+      5000,
+      () => broker.log(),
+    );
+  });
+
+  it('a connection that does not authenticate in time is closed', async () => {
+    const client = await WireClient.connect('127.0.0.1', saslPort);
+    assert.equal(await client.raw.waitClosed(15_000), true);
+    await waitUntil(
+      () => /SASL authentication not completed in time/.test(broker.log()),
+      5000,
+      () => broker.log(),
+    );
+  });
+
+  it('after a SaslHandshake v0 a bare PLAIN token authenticates, and requests are served', async () => {
+    const client = await WireClient.connect('127.0.0.1', saslPort);
+    try {
+      const handshake = await client.call(ApiKey.SASL_HANDSHAKE, 0, { mechanism: 'PLAIN' });
+      assert.equal(handshake.errorCode, ErrorCode.NONE);
+      client.raw.sendFrame(Buffer.from('\0alice\0alice-secret'));
+      const token = await client.raw.nextFrame();
+      assert.equal(token.length, 0);
+      const metadata = await client.call(ApiKey.METADATA, 1, { topics: [] });
+      assert.deepEqual(
+        metadata.brokers.map((b: { port: number }) => b.port),
+        [saslPort],
+      );
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe('SASL startup errors', () => {
+  it('refuses a SASL listener with Kafka default GSSAPI, naming sasl.enabled.mechanisms', async () => {
+    const port = await freePort();
+    await assert.rejects(
+      startBroker({
+        overrides: {
+          listeners: `SASL_PLAINTEXT://127.0.0.1:${port}`,
+          'security.inter.broker.protocol': 'SASL_PLAINTEXT',
+        },
+      }),
+      (err: Error) =>
+        /sasl\.enabled\.mechanisms/.test(err.message) &&
+        /PLAIN, SCRAM-SHA-256, SCRAM-SHA-512/.test(err.message),
+    );
+  });
+
+  it('refuses PLAIN without a JAAS config listing users', async () => {
+    const port = await freePort();
+    await assert.rejects(
+      startBroker({
+        overrides: {
+          listeners: `SASL_PLAINTEXT://127.0.0.1:${port}`,
+          'security.inter.broker.protocol': 'SASL_PLAINTEXT',
+          'sasl.enabled.mechanisms': 'PLAIN',
+        },
+      }),
+      /listener\.name\.sasl_plaintext\.plain\.sasl\.jaas\.config/,
+    );
+  });
+});
