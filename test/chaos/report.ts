@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import type { CheckResult } from './checker.js';
 import type { Op } from './history.js';
+import { staleLeaderViews } from './liveness.js';
 
 export interface RunSummary {
   seed: number;
@@ -54,6 +55,17 @@ export function writeReport(
   for (const op of history) {
     if (op.process !== 'nemesis' || op.type === 'invoke') continue;
     lines.push(`| ${(op.time / 1000).toFixed(1)} | ${nemesisText(op)} |`);
+  }
+  const stale = staleLeaderViews(history);
+  if (stale.length > 0) {
+    lines.push(
+      '',
+      '## Liveness',
+      '',
+      'Consumers whose metadata named a broker as leader that the cluster no longer did (they fetch from it):',
+      '',
+    );
+    for (const line of stale) lines.push(`- ${line}`);
   }
   lines.push('', '## Checkers', '');
   for (const r of results) {

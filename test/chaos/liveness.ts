@@ -1,0 +1,44 @@
+// Liveness observations for the report (not checkers: they do not fail a run). A consumer that fetches a
+// partition from a broker that is no longer its leader, for several state samples in a row, is reported with
+// the time span; so are partitions the group had not consumed to the end when the run stopped.
+
+import type { Op } from './history.js';
+
+/** Consecutive consumer state samples (5 s apart) with a stale leader before it is reported. */
+const STALE_SAMPLES_MIN = 3;
+
+export function staleLeaderViews(history: readonly Op[]): string[] {
+  let leaders: Record<string, { leader: number }> | null = null;
+  // consumer/partition -> first time seen stale, samples, last time, what it had and what the cluster had
+  const open = new Map<string, { from: number; to: number; samples: number; had: number; actual: number }>();
+  const out: string[] = [];
+  const close = (key: string) => {
+    const s = open.get(key);
+    open.delete(key);
+    if (s === undefined || s.samples < STALE_SAMPLES_MIN) return;
+    const [consumer, partition] = key.split('/');
+    out.push(
+      `${consumer} fetched partition ${partition} from broker ${s.had} while the leader was ${s.actual}, ` +
+        `from ${(s.from / 1000).toFixed(1)} s to ${(s.to / 1000).toFixed(1)} s (${s.samples} samples)`,
+    );
+  };
+  for (const op of history) {
+    if (op.process === 'harness' && op.f === 'leaders')
+      leaders = op.value as Record<string, { leader: number }>;
+    if (op.f !== 'state' || leaders === null) continue;
+    const view = (op.value as { leaders?: Record<string, number> }).leaders ?? {};
+    for (const [partition, had] of Object.entries(view)) {
+      const key = `${op.process}/${partition}`;
+      const actual = leaders[partition]?.leader;
+      if (actual === undefined || actual < 0 || actual === had) {
+        close(key);
+        continue;
+      }
+      const s = open.get(key);
+      if (s === undefined) open.set(key, { from: op.time, to: op.time, samples: 1, had, actual });
+      else Object.assign(s, { to: op.time, samples: s.samples + 1, actual });
+    }
+  }
+  for (const key of [...open.keys()]) close(key);
+  return out;
+}
