@@ -1,8 +1,9 @@
 // Produce (0): each partition's records are validated and appended by its leader (see replica/partition.ts).
 // Offsets are assigned at once; the bytes reach the log file off the event loop. acks=1 answers once they are
 // written (Kafka's append to the page cache; on disk too when the log acknowledges after fsync), acks=-1 then
-// waits in the produce purgatory until the high watermark passes the appended records or the request's timeout
-// passes (REQUEST_TIMED_OUT). acks=0 answers nothing, so a request that failed closes the connection, as in
+// waits in the produce purgatory until the high watermark passes the appended records with min.insync.replicas
+// in the ISR (else NOT_ENOUGH_REPLICAS_AFTER_APPEND), this broker stops leading (NOT_LEADER_OR_FOLLOWER) or the
+// request's timeout passes (REQUEST_TIMED_OUT): see replica/replicated-append.ts. acks=0 answers nothing, so a request that failed closes the connection, as in
 // Kafka: the client has no other way to learn of the error. Its request still counts as in flight on the
 // connection until its bytes are written, which bounds what one producer can queue.
 
@@ -15,13 +16,12 @@ import type {
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
 import { leaderPartition } from '../replica/leader-lookup.js';
-import type { Partition } from '../replica/partition.js';
+import { awaitReplication, type ReplicationWait } from '../replica/replicated-append.js';
 
 const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
 
-interface PendingPartition {
-  readonly partition: Partition;
-  readonly lastOffset: number;
+/** An acks=-1 append waiting for replication (see replica/replicated-append.ts), with the response it fills. */
+interface PendingPartition extends ReplicationWait {
   readonly response: ProduceResponsePartitionProduceResponse;
 }
 
@@ -71,7 +71,7 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
           }
           if (request.acks === -1) {
             pending ??= [];
-            pending.push({ partition, lastOffset: result.lastOffset, response });
+            pending.push({ partition, lastOffset: result.lastOffset, outcome: null, response });
           }
         }
         return response;
@@ -87,14 +87,14 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
     }
     const replicas = pending;
     if (replicas === null) return waits === null ? answer : Promise.all(waits).then(() => answer);
-    const replicate = (): ProduceResponse | Promise<ProduceResponse> => {
+    const afterWrites = (): ProduceResponse | Promise<ProduceResponse> => {
       // A partition whose write failed meanwhile is answered with its storage error, not waited for.
       const replicating = replicas.filter((p) => p.response.errorCode === ErrorCode.NONE);
-      return replicating.length > 0 ? awaitReplication(context, request, replicating, answer) : answer;
+      return replicating.length > 0 ? replicate(context, request, replicating, answer) : answer;
     };
     // Even with nothing to wait for, replication is looked at in a later microtask: the log tells the partition
     // of an inline write in a microtask queued before this one, and the high watermark may have moved by then.
-    return Promise.all(waits ?? []).then(replicate);
+    return Promise.all(waits ?? []).then(afterWrites);
   },
 });
 
@@ -120,43 +120,26 @@ function closeIfFailed(context: RequestContext, answer: ProduceResponse): null {
   return null;
 }
 
-function awaitReplication(
+/**
+ * acks=-1: the request answers once every partition's wait has ended (replica/replicated-append.ts has the
+ * rules: replicated with enough in-sync replicas, NOT_ENOUGH_REPLICAS_AFTER_APPEND, NOT_LEADER_OR_FOLLOWER when
+ * this broker stops leading it, REQUEST_TIMED_OUT).
+ */
+function replicate(
   context: RequestContext,
   request: ProduceRequest,
   pending: readonly PendingPartition[],
   answer: ProduceResponse,
 ): Promise<ProduceResponse> {
   context.markWaiting();
-  const { replicas } = context.services;
-  // A leader that loses its partition (LeaderAndIsr makes it a follower, StopReplica removes it) will not see
-  // its high watermark move again: like Kafka's DelayedProduce, the wait ends with NOT_LEADER_OR_FOLLOWER at once
-  // rather than at the request's timeout, and the producer looks for the new leader. A new leader epoch alone
-  // does not end it: when the controller takes a dead follower out of the ISR, this broker stays leader at the
-  // next epoch, the write is in its log and is acknowledged once the rest of the ISR has it (answered
-  // NOT_LEADER_OR_FOLLOWER, a producer without idempotence would send it again, and the record would be written
-  // twice). The check runs right after each LeaderAndIsr and StopReplica is applied, so a leader made a follower
-  // is seen before it can truncate its log.
-  const deposed = (p: PendingPartition): boolean =>
-    !p.partition.isLeader || replicas.get(p.partition.topic, p.partition.partition) !== p.partition;
   return new Promise((resolve) => {
-    const replicated = (p: PendingPartition): boolean => p.partition.log.highWatermark > p.lastOffset;
-    context.services.producePurgatory.tryCompleteElseWatch(
-      {
-        tryComplete: () => pending.every((p) => replicated(p) || deposed(p)),
-        onComplete: () => {
-          pending.forEach((p) => {
-            if (replicated(p)) return;
-            // Not every in-sync replica confirmed: the write may or may not survive on the new leader.
-            p.response.errorCode = deposed(p)
-              ? ErrorCode.NOT_LEADER_OR_FOLLOWER
-              : ErrorCode.REQUEST_TIMED_OUT;
-          });
-          resolve(answer);
-        },
-      },
-      pending.map((p) => p.partition.key),
-      request.timeoutMs,
-    );
+    awaitReplication(context.services, pending, request.timeoutMs, () => {
+      for (const p of pending) {
+        const outcome = p.outcome ?? ErrorCode.REQUEST_TIMED_OUT;
+        if (outcome !== ErrorCode.NONE) p.response.errorCode = outcome;
+      }
+      resolve(answer);
+    });
   });
 }
 

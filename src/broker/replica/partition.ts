@@ -317,6 +317,19 @@ export class Partition {
     return changed ? this.replicas.filter((id) => isr.has(id)) : null;
   }
 
+  /**
+   * The number of replicas in the ISR counting a change in flight (Kafka's maximal ISR): the committed ISR with
+   * the replicas a pending change adds. What an acks=-1 write checks against min.insync.replicas once the high
+   * watermark passes it, the same replicas the high watermark waits for.
+   */
+  get maximalIsrSize(): number {
+    const pending = this.pendingIsr;
+    if (pending === null) return this.isr.length;
+    let size = this.isr.length;
+    for (const id of pending) if (!this.isr.includes(id)) size++;
+    return size;
+  }
+
   get isrChangeInFlight(): boolean {
     return this.pendingIsr !== null;
   }

@@ -1,0 +1,90 @@
+// The wait of an acks=-1 leader append for its replication: one rule for every writer that appends as leader and
+// answers once the records are committed (produce with acks=all, and the other writers that join it later).
+// It is Kafka's DelayedProduce with Partition.checkEnoughReplicasReachOffset:
+// - a write waits until the high watermark passes its last offset (every replica of the ISR has it);
+// - then it succeeds only if the ISR at that moment still has min.insync.replicas members (counting a change in
+//   flight, as the high watermark does). With fewer, the records are in the log but on fewer replicas than the
+//   topic asks for: NOT_ENOUGH_REPLICAS_AFTER_APPEND. This happens when the ISR shrinks after the append (a
+//   follower died or fell behind), which moves the high watermark past the write;
+// - it ends with NOT_LEADER_OR_FOLLOWER as soon as this broker stops leading the partition (made a follower, or
+//   its replica removed): the high watermark would not move again here. A new leader epoch alone does not end
+//   it: a leader that stays leader when the controller takes a dead follower out of the ISR still holds the write;
+// - and with REQUEST_TIMED_OUT at its deadline.
+//
+// Ownership: the caller owns the waits and reads their outcome once `done` is called; the produce purgatory owns
+// the timer and the watch. One delayed operation covers all the partitions of one request, so a produce request
+// adds no promise or timer per partition.
+
+import { ErrorCode } from '../../protocol/errors.js';
+import type { DelayedOperation, Purgatory } from '../purgatory.js';
+import type { Partition } from './partition.js';
+
+/** One partition's append waiting for replication. */
+export interface ReplicationWait {
+  readonly partition: Partition;
+  /** The last offset of the appended records: the high watermark must pass it. */
+  readonly lastOffset: number;
+  /** null while waiting; then the outcome, set once. */
+  outcome: number | null;
+}
+
+/** What the wait needs of the broker: the hosted partitions and the produce purgatory. */
+export interface ReplicationDeps {
+  readonly replicas: { get(topic: string, partition: number): Partition | undefined };
+  readonly producePurgatory: Purgatory;
+}
+
+/**
+ * Kafka's checkEnoughReplicasReachOffset with DelayedProduce's leadership check: null while the write waits, else
+ * its outcome. A partition object the replica manager no longer holds (StopReplica, or recreated) counts as not led.
+ * That lookup (a key string) is made only for a write still waiting: every change that moves the high watermark
+ * or the leadership is followed at once by this check, so a high watermark past the write was reached while this
+ * broker led the partition.
+ */
+export function replicationOutcome(
+  deps: ReplicationDeps,
+  partition: Partition,
+  lastOffset: number,
+): number | null {
+  if (!partition.isLeader) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+  if (partition.log.highWatermark <= lastOffset) {
+    const hosted = deps.replicas.get(partition.topic, partition.partition) === partition;
+    return hosted ? null : ErrorCode.NOT_LEADER_OR_FOLLOWER;
+  }
+  return partition.maximalIsrSize >= partition.settings.minInsyncReplicas
+    ? ErrorCode.NONE
+    : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+}
+
+/**
+ * Parks `waits` in the produce purgatory until each has an outcome or `timeoutMs` passes (those still waiting get
+ * REQUEST_TIMED_OUT); then calls `done`, exactly once. Each partition's outcome is fixed when first known: a write
+ * acknowledged stays acknowledged if another partition of the request is still waiting.
+ */
+export function awaitReplication(
+  deps: ReplicationDeps,
+  waits: readonly ReplicationWait[],
+  timeoutMs: number,
+  done: () => void,
+): void {
+  const operation: DelayedOperation = {
+    tryComplete: () => {
+      let waiting = false;
+      for (const w of waits) {
+        if (w.outcome !== null) continue;
+        w.outcome = replicationOutcome(deps, w.partition, w.lastOffset);
+        if (w.outcome === null) waiting = true;
+      }
+      return !waiting;
+    },
+    onComplete: () => {
+      for (const w of waits) w.outcome ??= ErrorCode.REQUEST_TIMED_OUT;
+      done();
+    },
+  };
+  deps.producePurgatory.tryCompleteElseWatch(
+    operation,
+    waits.map((w) => w.partition.key),
+    timeoutMs,
+  );
+}
