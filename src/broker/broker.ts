@@ -53,6 +53,7 @@ import { notReadyHandler } from './not-ready.js';
 import { ProducerIdManager } from './producer-id-manager.js';
 import { Purgatory } from './purgatory.js';
 import { ReplicaManager } from './replica/replica-manager.js';
+import { internalTopicAppender } from './replica/replicated-append.js';
 import { createRequestDispatcher } from './request-dispatcher.js';
 import { TopicConfigs } from './topic-configs.js';
 import { createTransactionCoordinator, type TransactionWiring } from './txn/transaction-wiring.js';
@@ -268,10 +269,7 @@ export class Broker {
     const producePurgatory = new Purgatory('produce', PRODUCE_PURGATORY_MAX);
     const fetchPurgatory = new Purgatory('fetch', FETCH_PURGATORY_MAX);
     replicas.onAppendWritten((p) => completeDelayedRequests({ producePurgatory, fetchPurgatory }, p.key));
-    const groupCoordinator = this.createGroupCoordinator(replicas, metadata, topicAdmin, {
-      producePurgatory,
-      fetchPurgatory,
-    });
+    const groupCoordinator = this.createGroupCoordinator(replicas, metadata, topicAdmin, producePurgatory);
     const transactions = createTransactionCoordinator({
       config,
       clock,
@@ -280,7 +278,6 @@ export class Broker {
       metadata,
       topicAdmin,
       producePurgatory,
-      fetchPurgatory,
       nextProducerId: () => producerIds.nextId(),
     });
     this.transactions = transactions;
@@ -399,7 +396,7 @@ export class Broker {
     replicas: ReplicaManager,
     metadata: MetadataCache,
     topicAdmin: TopicAdmin,
-    purgatories: { producePurgatory: Purgatory; fetchPurgatory: Purgatory },
+    producePurgatory: Purgatory,
   ): GroupCoordinator {
     const { config, clock, logger } = this.options;
     const coordinator = new GroupCoordinator({
@@ -419,7 +416,9 @@ export class Broker {
       },
       storage: partitionGroupStorage({
         partition: (index) => replicas.get(OFFSETS_TOPIC, index),
-        ...purgatories,
+        appendAsLeader: internalTopicAppender({ replicas, producePurgatory }, OFFSETS_TOPIC, () =>
+          clock.nowMs(),
+        ),
         compression: config.offsetsTopicCompressionCodec,
         commitTimeoutMs: config.offsetsCommitTimeoutMs,
         loadBufferBytes: config.offsetsLoadBufferSize,

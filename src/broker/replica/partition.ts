@@ -6,6 +6,7 @@
 // A leader's appends are queued by the log (offsets assigned at once, bytes written off the event loop); the
 // high watermark counts only written bytes, and moves again when the log says more were written.
 
+import { assert } from '../../common/assert.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { BATCH_HEADER_BYTES, batchHeader, LOG_OVERHEAD } from '../../protocol/records/batch-header.js';
 import { validateBatch } from '../../protocol/records/validate-batch.js';
@@ -122,6 +123,7 @@ export class Partition {
     this.partitionEpoch = partitionEpoch;
     this.replicas = replicas;
     this.isr = isr;
+    this.assertLeaderIsr();
     this.resetFollowers(newLeader, newEpoch, nowMs);
     // Followers kept in the ISR already at the log end let the high watermark move now, not at their next fetch.
     this.maybeAdvanceHighWatermark();
@@ -354,7 +356,15 @@ export class Partition {
     if (leaderEpoch !== this.leaderEpoch || partitionEpoch < this.partitionEpoch) return false;
     this.isr = isr;
     this.partitionEpoch = partitionEpoch;
+    if (this.isLeader) this.assertLeaderIsr();
     return this.maybeAdvanceHighWatermark();
+  }
+
+  /** A leader's ISR holds the leader itself and only assigned replicas (the controller only ever sends such). */
+  private assertLeaderIsr(): void {
+    assert(this.isr.includes(this.localBrokerId), `${this.key}: leader ${this.localBrokerId} not in its ISR`);
+    for (const id of this.isr)
+      assert(this.replicas.includes(id), `${this.key}: ISR member ${id} not a replica`);
   }
 
   /**
@@ -373,6 +383,7 @@ export class Partition {
     for (const id of this.isr) lowest(id);
     if (this.pendingIsr !== null) for (const id of this.pendingIsr) lowest(id);
     if (hw > this.log.highWatermark) {
+      assert(hw <= this.log.logEndOffset, `${this.key}: high watermark ${hw} past the log end`);
       this.log.setHighWatermark(hw);
       return true;
     }

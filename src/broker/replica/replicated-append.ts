@@ -1,5 +1,6 @@
 // The wait of an acks=-1 leader append for its replication: one rule for every writer that appends as leader and
-// answers once the records are committed (produce with acks=all, and the other writers that join it later).
+// answers once the records are committed: produce with acks=all (awaitReplication, many partitions at once), the
+// group and transaction coordinators' writes and the transaction markers (appendAsLeaderAndWait).
 // It is Kafka's DelayedProduce with Partition.checkEnoughReplicasReachOffset:
 // - a write waits until the high watermark passes its last offset (every replica of the ISR has it);
 // - then it succeeds only if the ISR at that moment still has min.insync.replicas members (counting a change in
@@ -87,4 +88,79 @@ export function awaitReplication(
     waits.map((w) => w.partition.key),
     timeoutMs,
   );
+}
+
+export interface LeaderAppendOptions {
+  readonly nowMs: number;
+  /** How long the wait for replication may take (offsets.commit.timeout.ms, a marker's timeout). */
+  readonly timeoutMs: number;
+  /**
+   * false for batches the broker builds itself (coordinator records, transaction markers): client produce checks
+   * are skipped, and of a producer's batch only the epoch is checked, not sequences.
+   */
+  readonly fromClient: boolean;
+  /** Called at once when the leader has taken the records (in its log, not yet replicated), with the first offset. */
+  readonly onAppended?: (baseOffset: number) => void;
+}
+
+/**
+ * The broker's own acks=-1 writes (group and transaction coordinators, transaction markers): appends `records` to
+ * `partition` as its leader and resolves with one error code: the append's refusal (NOT_LEADER_OR_FOLLOWER,
+ * NOT_ENOUGH_REPLICAS, ...), KAFKA_STORAGE_ERROR when the bytes could not be written or synced, else the outcome
+ * of the wait for replication above. Produce uses the same pieces for many partitions at once.
+ */
+export async function appendAsLeaderAndWait(
+  deps: ReplicationDeps,
+  partition: Partition,
+  records: Buffer,
+  options: LeaderAppendOptions,
+): Promise<number> {
+  const result = partition.appendAsLeader(
+    records,
+    -1,
+    partition.settings.minInsyncReplicas,
+    options.nowMs,
+    Number.MAX_SAFE_INTEGER,
+    options.fromClient,
+  );
+  if (result.errorCode !== ErrorCode.NONE) return result.errorCode;
+  options.onAppended?.(result.baseOffset);
+  try {
+    if (result.written !== null) await result.written;
+    if (result.durable !== null) await result.durable;
+  } catch {
+    return ErrorCode.KAFKA_STORAGE_ERROR;
+  }
+  const wait: ReplicationWait = { partition, lastOffset: result.lastOffset, outcome: null };
+  return new Promise((resolve) => {
+    awaitReplication(deps, [wait], options.timeoutMs, () =>
+      resolve(wait.outcome ?? ErrorCode.REQUEST_TIMED_OUT),
+    );
+  });
+}
+
+/**
+ * appendAsLeaderAndWait for the partitions of one internal topic by index, as the coordinators' storage calls it
+ * (not as a client's append): a partition not hosted here is NOT_LEADER_OR_FOLLOWER.
+ */
+export function internalTopicAppender(
+  deps: ReplicationDeps,
+  topic: string,
+  nowMs: () => number,
+): (
+  index: number,
+  records: Buffer,
+  timeoutMs: number,
+  onAppended?: (baseOffset: number) => void,
+) => Promise<number> {
+  return (index, records, timeoutMs, onAppended) => {
+    const partition = deps.replicas.get(topic, index);
+    if (partition === undefined) return Promise.resolve(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    return appendAsLeaderAndWait(deps, partition, records, {
+      nowMs: nowMs(),
+      timeoutMs,
+      fromClient: false,
+      ...(onAppended === undefined ? {} : { onAppended }),
+    });
+  };
 }

@@ -17,6 +17,7 @@ import type { BrokerConfig } from '../config/broker-config.js';
 import type { MetadataCache } from '../metadata/metadata-cache.js';
 import type { Purgatory } from '../purgatory.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
+import { internalTopicAppender } from '../replica/replicated-append.js';
 
 export const TXN_TICK_MS = 100;
 
@@ -35,7 +36,6 @@ export function createTransactionCoordinator(deps: {
   metadata: MetadataCache;
   topicAdmin: TopicAdmin;
   producePurgatory: Purgatory;
-  fetchPurgatory: Purgatory;
   nextProducerId: () => Promise<number>;
 }): TransactionWiring {
   const { config, clock, logger, replicas, metadata, topicAdmin } = deps;
@@ -45,8 +45,11 @@ export function createTransactionCoordinator(deps: {
     logger: logger.child('transactions'),
     storage: partitionGroupStorage({
       partition: (index) => replicas.get(TRANSACTION_STATE_TOPIC, index),
-      producePurgatory: deps.producePurgatory,
-      fetchPurgatory: deps.fetchPurgatory,
+      appendAsLeader: internalTopicAppender(
+        { replicas, producePurgatory: deps.producePurgatory },
+        TRANSACTION_STATE_TOPIC,
+        () => clock.nowMs(),
+      ),
       compression: 0,
       commitTimeoutMs: config.offsetsCommitTimeoutMs,
       loadBufferBytes: config.transactionStateLogLoadBufferSize,

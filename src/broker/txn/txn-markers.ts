@@ -1,6 +1,7 @@
 // Transaction markers: the control batches that end a transaction in each of its partitions. The leader of a
-// partition appends them (WriteTxnMarkers, key 27) as a leader append with acks=-1, answering once the marker is
-// durable and under the high watermark, so the log's producer state, transaction index and LSO move on. The
+// partition appends them (WriteTxnMarkers, key 27) as a leader append with acks=-1 (appendAsLeaderAndWait),
+// answering once the marker is durable and under the high watermark, so the log's producer state, transaction
+// index and LSO move on; NOT_LEADER_OR_FOLLOWER as soon as this broker stops leading the partition. The
 // transaction coordinator writes them through writeTxnMarkers(): directly for partitions this broker leads, over
 // the wire to the leaders of the others.
 
@@ -16,6 +17,7 @@ import { ApiKey } from '../../protocol/registry.js';
 import type { BrokerServices } from '../broker-services.js';
 import { InterBrokerConnection } from '../cluster/inter-broker-connection.js';
 import { OFFSETS_TOPIC } from '../handlers/10-find-coordinator.js';
+import { appendAsLeaderAndWait } from '../replica/replicated-append.js';
 
 const MARKER_TIMEOUT_MS = 30_000;
 
@@ -37,31 +39,15 @@ export async function appendMarker(
     producerEpoch: marker.producerEpoch,
     timestamp: nowMs,
   });
-  const result = partition.appendAsLeader(
-    batch,
-    -1,
-    partition.settings.minInsyncReplicas,
+  const errorCode = await appendAsLeaderAndWait(services, partition, batch, {
     nowMs,
-    Number.MAX_SAFE_INTEGER,
-    false,
-  );
-  if (result.errorCode !== ErrorCode.NONE) {
-    services.logger.warn(`transaction marker for ${topic}-${index} refused: error ${result.errorCode}`);
-    return result.errorCode;
-  }
-  services.fetchPurgatory.checkAndComplete(partition.key);
-  if (result.durable !== null) await result.durable;
-  const replicated = await new Promise<boolean>((resolve) => {
-    services.producePurgatory.tryCompleteElseWatch(
-      {
-        tryComplete: () => partition.log.highWatermark > result.lastOffset,
-        onComplete: (satisfied) => resolve(satisfied),
-      },
-      [partition.key],
-      MARKER_TIMEOUT_MS,
-    );
+    timeoutMs: MARKER_TIMEOUT_MS,
+    fromClient: false,
   });
-  if (!replicated) return ErrorCode.REQUEST_TIMED_OUT;
+  if (errorCode !== ErrorCode.NONE) {
+    services.logger.warn(`transaction marker for ${topic}-${index} not written: error ${errorCode}`);
+    return errorCode;
+  }
   if (topic === OFFSETS_TOPIC) {
     // Offsets of the transaction for groups of this partition become the groups' on commit, vanish on abort.
     services.groupCoordinator.replayEndTransactionMarker(index, marker.producerId, marker.commit);

@@ -2,14 +2,16 @@
 // GroupStorage interface (tests give it an in-memory one); partitionGroupStorage() implements it over the
 // broker's leader partitions, described here structurally so that the coordinator does not import the broker.
 //
-// An append is a leader append with acks=-1 semantics: it answers once the records are on disk (when the log
-// acknowledges after fsync) and the high watermark has passed them, or with an error code. An append may be a
+// An append is the broker's acks=-1 leader append (appendAsLeader, given by the broker): it answers once the
+// records are on disk (when the log acknowledges after fsync) and the high watermark has passed them with
+// min.insync.replicas in the ISR, or with an error code (NOT_LEADER_OR_FOLLOWER at once when the broker stops
+// leading the partition, NOT_ENOUGH_REPLICAS_AFTER_APPEND, REQUEST_TIMED_OUT after offsets.commit.timeout.ms).
+// An append may be a
 // transactional batch of a producer (TxnOffsetCommit, as Kafka writes it): the COMMIT or ABORT marker that the
 // transaction coordinator later writes to the partition ends it. Loading reads the partition's whole log, batch by
 // batch, from the log start offset to the log end offset, with each record's offset and transactional producer,
 // and the transaction markers.
 
-import { ErrorCode } from '../../protocol/errors.js';
 import { buildBatch } from '../../protocol/records/batch-builder.js';
 import { decodeRecordsBlob } from '../../protocol/records/decode-records-blob.js';
 import type { EncodedRecord } from './group-records.js';
@@ -42,52 +44,33 @@ export interface GroupStorage {
   readAll(partition: number): Iterable<StoredRecord>;
 }
 
-/** The parts of the broker's Partition that the coordinator uses. */
+/** The parts of the broker's Partition that loading reads. */
 export interface OffsetsPartition {
-  readonly key: string;
-  readonly isLeader: boolean;
-  readonly settings: { readonly minInsyncReplicas: number };
   readonly log: {
     readonly logStartOffset: number;
     readonly logEndOffset: number;
-    readonly highWatermark: number;
     read(
       startOffset: number,
       maxBytes: number,
     ): { readonly errorCode: number; readonly records?: Buffer; readonly nextOffset?: number };
   };
-  appendAsLeader(
-    records: Buffer,
-    requiredAcks: number,
-    minInsyncReplicas: number,
-    nowMs: number,
-    produceVersion?: number,
-    fromClient?: boolean,
-  ): {
-    readonly errorCode: number;
-    readonly baseOffset: number;
-    readonly lastOffset: number;
-    readonly durable: Promise<void> | null;
-  };
-}
-
-/** The parts of the broker's Purgatory used to wait for the high watermark. */
-export interface OffsetsPurgatory {
-  tryCompleteElseWatch(
-    op: { tryComplete(): boolean; onComplete(satisfied: boolean): void },
-    keys: readonly string[],
-    timeoutMs: number,
-  ): boolean;
-  checkAndComplete(key: string): number;
 }
 
 export interface PartitionGroupStorageOptions {
   /** The leader partition `__consumer_offsets-N` on this broker, if any. */
   readonly partition: (index: number) => OffsetsPartition | undefined;
-  /** Where acks=-1 writes wait for the high watermark (the broker's produce purgatory). */
-  readonly producePurgatory: OffsetsPurgatory;
-  /** Told after each append, so waiting follower fetches see the records (the broker's fetch purgatory). */
-  readonly fetchPurgatory: OffsetsPurgatory;
+  /**
+   * Appends a batch to partition `index` as its leader with acks=-1, not as a client's (as Kafka's coordinator
+   * appends: only the producer epoch is checked, not sequences), calls `onAppended` with the first offset once the
+   * leader has taken it, and resolves with its error code once replicated, refused or failed: the broker's
+   * appendAsLeaderAndWait (broker/replica/replicated-append.ts).
+   */
+  readonly appendAsLeader: (
+    index: number,
+    records: Buffer,
+    timeoutMs: number,
+    onAppended?: (baseOffset: number) => void,
+  ) => Promise<number>;
   /** offsets.topic.compression.codec */
   readonly compression: number;
   /** offsets.commit.timeout.ms */
@@ -99,9 +82,7 @@ export interface PartitionGroupStorageOptions {
 
 export function partitionGroupStorage(options: PartitionGroupStorageOptions): GroupStorage {
   return {
-    async append(index, records, appendOptions = {}) {
-      const partition = options.partition(index);
-      if (partition === undefined || !partition.isLeader) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    append(index, records, appendOptions = {}) {
       const nowMs = options.nowMs();
       const producer = appendOptions.producer;
       const batch = buildBatch(
@@ -119,21 +100,7 @@ export function partitionGroupStorage(options: PartitionGroupStorageOptions): Gr
               }),
         },
       );
-      // Not from a client: as Kafka's coordinator appends, only the producer epoch is checked, not sequences.
-      const result = partition.appendAsLeader(
-        batch,
-        -1,
-        partition.settings.minInsyncReplicas,
-        nowMs,
-        Number.MAX_SAFE_INTEGER,
-        false,
-      );
-      if (result.errorCode !== ErrorCode.NONE) return result.errorCode;
-      appendOptions.onAppended?.(result.baseOffset);
-      options.fetchPurgatory.checkAndComplete(partition.key);
-      if (result.durable !== null) await result.durable;
-      const replicated = await waitForHighWatermark(options, partition, result.lastOffset);
-      return replicated ? ErrorCode.NONE : ErrorCode.REQUEST_TIMED_OUT;
+      return options.appendAsLeader(index, batch, options.commitTimeoutMs, appendOptions.onAppended);
     },
     *readAll(index) {
       const partition = options.partition(index);
@@ -173,21 +140,4 @@ export function partitionGroupStorage(options: PartitionGroupStorageOptions): Gr
       }
     },
   };
-}
-
-function waitForHighWatermark(
-  options: PartitionGroupStorageOptions,
-  partition: OffsetsPartition,
-  lastOffset: number,
-): Promise<boolean> {
-  return new Promise((resolve) => {
-    options.producePurgatory.tryCompleteElseWatch(
-      {
-        tryComplete: () => partition.log.highWatermark > lastOffset,
-        onComplete: (satisfied) => resolve(satisfied),
-      },
-      [partition.key],
-      options.commitTimeoutMs,
-    );
-  });
 }
