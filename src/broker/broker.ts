@@ -12,7 +12,7 @@ import type { Clock } from '../common/clock.js';
 import { FramePool } from '../common/frame-pool.js';
 import type { BrokerId } from '../common/ids.js';
 import type { Logger } from '../common/logger.js';
-import { registerBroker } from '../controller/broker-registration.js';
+import { readClusterId, registerBroker } from '../controller/broker-registration.js';
 import type { BrokerChannel } from '../controller/channel.js';
 import { Controller } from '../controller/controller.js';
 import { InProcessStore } from '../controller/store/in-process-store.js';
@@ -130,13 +130,32 @@ export class Broker {
     this.store = await this.openStore(logDir);
     const topicConfigs = new TopicConfigs(staticOnly(this.options.staticConfig));
     const ackAfterFsync = config.brookLogFlushGroupCommitEnable;
+    // A debugging aid, not an operator's setting: see common/frame-pool.ts.
+    const poisonFrames = process.env.BROOK_DEBUG_POISON_FRAMES === '1';
+    const framePool = new FramePool(config.brookNetworkFramePoolBytes, poisonFrames);
+    // The logs are loaded (recovered after an unclean shutdown) before the broker registers, as in Kafka: a
+    // registered broker may be elected leader at once, and a leader must not serve a log still being recovered.
+    // The cluster id comes first, for the log directory's meta.properties check.
+    const clusterIdRead = await readClusterId(this.store);
+    if (!clusterIdRead.ok) throw new Error(`reading the cluster id failed: ${clusterIdRead.reason}`);
+    const clusterId = clusterIdRead.value;
+    this.logs = LogManager.open({
+      dir: logDir,
+      clock,
+      configFor: (topic) => toStorageLogConfig(topicConfigs.settingsFor(topic), ackAfterFsync),
+      managerConfig: toLogManagerConfig(config),
+      meta: { version: 1, brokerId: this.brokerId, clusterId },
+      onBackgroundError: (err) => logger.error(`storage: ${err.message}`),
+      framePool,
+    });
+    const logCount = [...this.logs.allLogs()].length;
+    if (!this.logs.hadCleanShutdown && logCount > 0) {
+      logger.info(`no clean-shutdown marker: ${logCount} partition logs were recovered`);
+    }
     // Listeners are bound before registration, because the registration carries the bound ports (port 0 in
     // tests). Requests that arrive before the services exist are answered by not-ready.ts.
     let dispatch: RequestHandler | null = null;
     const beforeReady = notReadyHandler(logger, () => this.brokerEpoch);
-    // A debugging aid, not an operator's setting: see common/frame-pool.ts.
-    const poisonFrames = process.env.BROOK_DEBUG_POISON_FRAMES === '1';
-    const framePool = new FramePool(config.brookNetworkFramePoolBytes, poisonFrames);
     this.server = new SocketServer({
       listeners: securedListeners(config),
       handler: (request) => {
@@ -174,21 +193,7 @@ export class Broker {
     if (!registered.ok) throw new Error(`broker registration failed: ${registered.reason}`);
     this.registered = true;
     this.brokerEpoch = registered.value.brokerEpoch;
-    const clusterId = registered.value.clusterId;
     const metadata = new MetadataCache(clusterId);
-    this.logs = LogManager.open({
-      dir: logDir,
-      clock,
-      configFor: (topic) => toStorageLogConfig(topicConfigs.settingsFor(topic), ackAfterFsync),
-      managerConfig: toLogManagerConfig(config),
-      meta: { version: 1, brokerId: this.brokerId, clusterId },
-      onBackgroundError: (err) => logger.error(`storage: ${err.message}`),
-      framePool,
-    });
-    const logCount = [...this.logs.allLogs()].length;
-    if (!this.logs.hadCleanShutdown && logCount > 0) {
-      logger.info(`no clean-shutdown marker: ${logCount} partition logs were recovered`);
-    }
     const storageConfigFor = (topic: string) =>
       toStorageLogConfig(topicConfigs.settingsFor(topic), ackAfterFsync);
     const replicas = new ReplicaManager(

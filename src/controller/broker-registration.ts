@@ -61,6 +61,19 @@ export async function registerBroker(
   return { ok: true, value: { clusterId: clusterId.value, brokerEpoch: node.value.stat.czxid } };
 }
 
+/**
+ * Makes sure Kafka's persistent paths exist and reads (or creates) the cluster id, without registering: a broker
+ * needs the id to check its log directories before it registers (Kafka's getOrGenerateClusterId).
+ */
+export async function readClusterId(
+  store: CoordinationStore,
+  random: Random = systemRandom,
+): Promise<{ ok: true; value: string } | { ok: false; reason: string; code?: StoreErrorCode }> {
+  const paths = await ensurePersistentPaths(store);
+  if (!paths.ok) return { ok: false, reason: `creating ${paths.path ?? 'paths'} failed`, code: paths.code };
+  return getOrCreateClusterId(store, random);
+}
+
 async function getOrCreateClusterId(
   store: CoordinationStore,
   random: Random,
