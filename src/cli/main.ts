@@ -19,6 +19,8 @@ commands:
   broker-api-versions API versions every broker supports (kafka-broker-api-versions)
   log-dirs            log directories and partition sizes of brokers (kafka-log-dirs)
   transactions        list, describe and abort transactions (kafka-transactions)
+  verifiable-producer produce integers, one JSON event per ack (Kafka's VerifiableProducer)
+  verifiable-consumer consume in a group, JSON events per poll and commit (Kafka's VerifiableConsumer)
   zookeeper           start, stop or check a local ZooKeeper for development (start|stop|status)
   cluster             start or stop a local ZooKeeper and brokers for development (up|down|status)
   certs               write a throw-away CA, broker and client certificate for TLS trials
@@ -43,6 +45,8 @@ const commands: Record<string, () => Promise<Command>> = {
   'broker-api-versions': async () => (await import('./broker-api-versions.js')).runBrokerApiVersions,
   'log-dirs': async () => (await import('./log-dirs.js')).runLogDirs,
   transactions: async () => (await import('./transactions.js')).runTransactions,
+  'verifiable-producer': async () => (await import('./verifiable.js')).runVerifiableProducer,
+  'verifiable-consumer': async () => (await import('./verifiable.js')).runVerifiableConsumer,
   zookeeper: async () => (await import('./zookeeper.js')).runZookeeperCommand,
   cluster: async () => (await import('./cluster.js')).runClusterCommand,
   certs: async () => (await import('./certs.js')).runCerts,

@@ -2,10 +2,13 @@
 // shapes Kafka's scripts take and the output lines they print, so scripts written for Kafka parse Brook's.
 
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
 import { test } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
+import { run } from '../helpers/broker-process.js';
 import { useToolBroker } from '../helpers/tool-broker.js';
 import { callCoordinator } from '../helpers/txn-session.js';
 import { WireClient } from '../helpers/wire-client.js';
@@ -288,4 +291,199 @@ test('transactions: list, describe, describe-producers and abort of an open tran
   r = await brook(['transactions', ...bs(), 'abort', '--topic', 'parity-txn', '--partition', '0']);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^The transaction to abort must be identified either with --start-offset/);
+});
+
+/** The JSON events of a verifiable tool's stdout, one a line. */
+function events(stdout: string): { name: string; timestamp: number; [field: string]: unknown }[] {
+  return stdout
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l));
+}
+
+/** Starts `bin/brook args`, waits until `ready` holds for its stdout so far, sends SIGTERM, and answers its outcome. */
+function runUntilTerminated(
+  args: string[],
+  ready: (stdout: string) => boolean,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const bin = resolve(import.meta.dirname, '../../../bin/brook');
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let signalled = false;
+    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (!signalled && ready(stdout)) {
+        signalled = true;
+        child.kill('SIGTERM');
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('exit', (code) => {
+      clearTimeout(killer);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+test('verifiable-producer prints Kafka events per ack, and kcat reads what it wrote', async () => {
+  await brook(['topics', ...bs(), '--create', '--topic', 'parity-vp']);
+  const r = await brook([
+    'verifiable-producer',
+    ...bs(),
+    '--topic',
+    'parity-vp',
+    '--max-messages',
+    '20',
+    '--acks',
+    '1',
+    '--value-prefix',
+    '7',
+    '--repeating-keys',
+    '3',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const all = events(r.stdout);
+  assert.equal(all[0]!.name, 'startup_complete');
+  assert.deepEqual(Object.keys(all[0]!), ['timestamp', 'name']);
+  const sends = all.filter((e) => e.name === 'producer_send_success');
+  assert.equal(sends.length, 20);
+  assert.deepEqual(Object.keys(sends[0]!), [
+    'timestamp',
+    'name',
+    'key',
+    'value',
+    'topic',
+    'partition',
+    'offset',
+  ]);
+  assert.deepEqual(
+    sends.map((e) => [e.key, e.value, e.topic, e.partition, e.offset]),
+    Array.from({ length: 20 }, (_, i) => [String(i % 3), `7.${i}`, 'parity-vp', 0, i]),
+  );
+  assert.deepEqual(
+    all.slice(-2).map((e) => e.name),
+    ['shutdown_complete', 'tool_data'],
+  );
+  const data = all.at(-1)!;
+  assert.deepEqual(Object.keys(data), [
+    'timestamp',
+    'name',
+    'sent',
+    'acked',
+    'target_throughput',
+    'avg_throughput',
+  ]);
+  assert.equal(data.sent, 20);
+  assert.equal(data.acked, 20);
+  assert.equal(data.target_throughput, -1);
+  const kcat = await run(
+    'kcat',
+    ['-C', '-b', tools.broker.bootstrap, '-t', 'parity-vp', '-e', '-f', '%k=%s@%o\n'],
+    {
+      timeoutMs: 30_000,
+    },
+  );
+  assert.equal(kcat.code, 0, kcat.stderr);
+  assert.deepEqual(
+    kcat.stdout.trim().split('\n'),
+    Array.from({ length: 20 }, (_, i) => `${i % 3}=7.${i}@${i}`),
+  );
+
+  const bad = await brook(['verifiable-producer', ...bs(), '--topic', 'parity-vp', '--acks', '2']);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /^argument --acks: invalid choice: '2' \(choose from 0, 1, -1\)\n/);
+});
+
+test('verifiable-producer without --max-messages stops on SIGTERM with every outcome reported', async () => {
+  const r = await runUntilTerminated(
+    ['verifiable-producer', ...bs(), '--topic', 'parity-vp-term', '--throughput', '200'],
+    (stdout) => stdout.split('"name":"producer_send_success"').length > 10,
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const all = events(r.stdout);
+  const acked = all.filter((e) => e.name === 'producer_send_success').length;
+  assert.ok(acked >= 10);
+  assert.deepEqual(
+    all.slice(-2).map((e) => e.name),
+    ['shutdown_complete', 'tool_data'],
+  );
+  assert.equal(all.at(-1)!.acked, acked);
+  assert.equal(all.at(-1)!.sent, acked, 'every record sent was acknowledged before the tool stopped');
+  assert.equal(all.at(-1)!.target_throughput, 200);
+});
+
+test('verifiable-consumer prints assignment, records, commits and revocation events', async () => {
+  // parity-vp holds the 20 records of the producer test.
+  const r = await brook([
+    'verifiable-consumer',
+    ...bs(),
+    '--topic',
+    'parity-vp',
+    '--group-id',
+    'parity-vc',
+    '--max-messages',
+    '20',
+    '--session-timeout',
+    '10000',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const all = events(r.stdout);
+  assert.equal(all[0]!.name, 'startup_complete');
+  const assigned = all.find((e) => e.name === 'partitions_assigned')!;
+  assert.deepEqual(assigned.partitions, [{ topic: 'parity-vp', partition: 0 }]);
+  const consumed = all.filter((e) => e.name === 'records_consumed');
+  assert.ok(consumed.length > 0);
+  assert.deepEqual(Object.keys(consumed[0]!), ['timestamp', 'name', 'count', 'partitions']);
+  const summaries = consumed.flatMap(
+    (e) => e.partitions as { count: number; minOffset: number; maxOffset: number }[],
+  );
+  assert.deepEqual(Object.keys(summaries[0]!), ['topic', 'partition', 'count', 'minOffset', 'maxOffset']);
+  assert.equal(
+    summaries.reduce((n, s) => n + s.count, 0),
+    20,
+  );
+  assert.equal(summaries[0]!.minOffset, 0);
+  assert.equal(summaries.at(-1)!.maxOffset, 19);
+  const commits = all.filter((e) => e.name === 'offsets_committed');
+  assert.equal(commits.length, consumed.length, 'one commit per poll without --enable-autocommit');
+  assert.deepEqual(commits.at(-1)!.offsets, [{ topic: 'parity-vp', partition: 0, offset: 20 }]);
+  assert.equal(commits.at(-1)!.success, true);
+  assert.deepEqual(
+    all.slice(-2).map((e) => e.name),
+    ['partitions_revoked', 'shutdown_complete'],
+  );
+  // The commits reached the group coordinator.
+  const described = await brook(['consumer-groups', ...bs(), '--describe', '--group', 'parity-vc']);
+  assert.match(described.stdout, /parity-vc\s+parity-vp\s+0\s+20\s+20\s+0/);
+});
+
+test('verifiable-consumer without --max-messages leaves its group on SIGTERM', async () => {
+  const r = await runUntilTerminated(
+    [
+      'verifiable-consumer',
+      ...bs(),
+      '--topic',
+      'parity-vp',
+      '--group-id',
+      'parity-vc-term',
+      '--enable-autocommit',
+    ],
+    (stdout) => stdout.includes('"name":"records_consumed"'),
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const all = events(r.stdout);
+  assert.equal(
+    all.filter((e) => e.name === 'offsets_committed').length,
+    0,
+    'no commit events with auto-commit',
+  );
+  assert.deepEqual(
+    all.slice(-2).map((e) => e.name),
+    ['partitions_revoked', 'shutdown_complete'],
+  );
 });
