@@ -5,6 +5,7 @@
 import { Admin, type ConfigResourceType } from '../client/admin.js';
 import { type ParsedArgs, splitTopLevel, UsageError } from './args.js';
 import { clientOptions, err, newClient, out, runTool, type Tool } from './client-tool.js';
+import { scramUsers } from './scram-users.js';
 
 const tool: Tool = {
   name: 'configs',
@@ -12,7 +13,10 @@ const tool: Tool = {
   specs: {
     describe: { help: 'List configs for the given entity.' },
     alter: { help: 'Alter the configuration for the entity.' },
-    'entity-type': { value: true, help: 'topics or brokers (broker-loggers also accepted).' },
+    'entity-type': {
+      value: true,
+      help: 'topics, brokers or users (SCRAM credentials; broker-loggers also accepted).',
+    },
     'entity-name': { value: true, help: 'Name of the entity (topic name or broker id).' },
     'entity-default': { help: 'Default entity name for brokers (cluster-wide default).' },
     topic: { value: true, help: 'The topic name (same as --entity-type topics --entity-name).' },
@@ -58,6 +62,14 @@ function entity(args: ParsedArgs): { type: ConfigResourceType; name: string; def
 async function run(args: ParsedArgs): Promise<number> {
   if (args.has('describe') === args.has('alter'))
     throw new UsageError('Command must include exactly one action: --describe, --alter');
+  if (args.get('entity-type') === 'users') {
+    const users = newClient(() => new Admin(clientOptions(args)));
+    try {
+      return await scramUsers(users, args);
+    } finally {
+      await users.close();
+    }
+  }
   const e = entity(args);
   const admin = newClient(() => new Admin(clientOptions(args)));
   try {

@@ -4,6 +4,7 @@
 // and reports per-item errors as values (`error` on each result) rather than failing the whole call, so a tool
 // can say which topic of five failed.
 
+import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { decodeAssignment, decodeSubscription } from '../protocol/consumer-protocol/index.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js';
@@ -23,6 +24,8 @@ import type { IncrementalAlterConfigsResponse } from '../protocol/messages/44-in
 import type { AlterPartitionReassignmentsResponse } from '../protocol/messages/45-alter-partition-reassignments.js';
 import type { ListPartitionReassignmentsResponse } from '../protocol/messages/46-list-partition-reassignments.js';
 import type { OffsetDeleteResponse } from '../protocol/messages/47-offset-delete.js';
+import type { DescribeUserScramCredentialsResponse } from '../protocol/messages/50-describe-user-scram-credentials.js';
+import type { AlterUserScramCredentialsResponse } from '../protocol/messages/51-alter-user-scram-credentials.js';
 import type { DescribeClusterResponse } from '../protocol/messages/60-describe-cluster.js';
 import { ZERO_UUID } from '../protocol/messages/codec-support.js';
 import { ApiKey } from '../protocol/registry.js';
@@ -154,6 +157,8 @@ function byTopic<T extends TopicPartition>(items: T[]): Map<string, T[]> {
   }
   return m;
 }
+
+export type ScramMechanismName = 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
 
 export class Admin {
   readonly cluster: Cluster;
@@ -803,6 +808,68 @@ export class Admin {
     return res.topics.flatMap((t) =>
       t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, error: errorOf(p.errorCode) })),
     );
+  }
+
+  /**
+   * AlterUserScramCredentials: sets (password given) or deletes (no password) users' SCRAM credentials. The
+   * password is salted and hashed here, as Kafka's admin client does; only the salted password travels.
+   */
+  async alterUserScramCredentials(
+    changes: { user: string; mechanism: ScramMechanismName; password?: string; iterations?: number }[],
+  ): Promise<{ user: string; error: KafkaProtocolError | null }[]> {
+    const type = (m: ScramMechanismName): number => (m === 'SCRAM-SHA-256' ? 1 : 2);
+    const upsertions = changes
+      .filter((c) => c.password !== undefined)
+      .map((c) => {
+        const salt = randomBytes(32);
+        const iterations = c.iterations ?? 4096;
+        const sha = c.mechanism === 'SCRAM-SHA-256' ? 'sha256' : 'sha512';
+        const saltedPassword = pbkdf2Sync(c.password!, salt, iterations, sha === 'sha256' ? 32 : 64, sha);
+        return { name: c.user, mechanism: type(c.mechanism), iterations, salt, saltedPassword };
+      });
+    const deletions = changes
+      .filter((c) => c.password === undefined)
+      .map((c) => ({ name: c.user, mechanism: type(c.mechanism) }));
+    const res = await this.toController<AlterUserScramCredentialsResponse>(
+      ApiKey.ALTER_USER_SCRAM_CREDENTIALS,
+      { deletions, upsertions },
+      (r) => r.results.map((x) => x.errorCode),
+    );
+    return res.results.map((r) => ({
+      user: r.user,
+      error:
+        r.errorCode === ErrorCode.NONE
+          ? null
+          : new KafkaProtocolError(r.errorCode, r.errorMessage ?? undefined),
+    }));
+  }
+
+  /** DescribeUserScramCredentials: mechanisms and iterations of the named users (all users when none named). */
+  async describeUserScramCredentials(users?: string[]): Promise<
+    {
+      user: string;
+      error: KafkaProtocolError | null;
+      credentials: { mechanism: ScramMechanismName; iterations: number }[];
+    }[]
+  > {
+    const res = await this.toController<DescribeUserScramCredentialsResponse>(
+      ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS,
+      { users: users === undefined ? null : users.map((name) => ({ name })) },
+      (r) => [r.errorCode],
+    );
+    if (res.errorCode !== ErrorCode.NONE)
+      throw new KafkaProtocolError(res.errorCode, res.errorMessage ?? undefined);
+    return res.results.map((r) => ({
+      user: r.user,
+      error:
+        r.errorCode === ErrorCode.NONE
+          ? null
+          : new KafkaProtocolError(r.errorCode, r.errorMessage ?? undefined),
+      credentials: r.credentialInfos.map((c) => ({
+        mechanism: c.mechanism === 1 ? ('SCRAM-SHA-256' as const) : ('SCRAM-SHA-512' as const),
+        iterations: c.iterations,
+      })),
+    }));
   }
 
   async close(): Promise<void> {

@@ -179,6 +179,54 @@ describe('SASL with real clients', () => {
     assert.equal(result.stdout.trim(), 'delivered', result.stderr);
   });
 
+  it('brook configs --entity-type users sets, describes and deletes SCRAM credentials as kafka-configs does', async () => {
+    const brook = (...args: string[]) =>
+      run(process.execPath, [
+        join(import.meta.dirname, '../../../bin/brook'),
+        'configs',
+        '--bootstrap-server',
+        `127.0.0.1:${plainPort}`,
+        ...args,
+      ]);
+    const added = await brook(
+      '--alter',
+      '--entity-type',
+      'users',
+      '--entity-name',
+      'dave',
+      '--add-config',
+      'SCRAM-SHA-512=[iterations=8192,password=dave-pw]',
+    );
+    assert.equal(added.stdout.trim(), 'Completed updating config for user dave.', added.stderr);
+    const described = await brook('--describe', '--entity-type', 'users', '--entity-name', 'dave');
+    assert.equal(
+      described.stdout.trim(),
+      "SCRAM credential configs for user-principal 'dave' are SCRAM-SHA-512=iterations=8192",
+    );
+    const listed = await kcat(saslPort, [
+      ...saslArgs('sasl_plaintext', 'SCRAM-SHA-512', 'dave', 'dave-pw'),
+      '-L',
+    ]);
+    assert.equal(listed.code, 0, listed.stderr);
+    const deleted = await brook(
+      '--alter',
+      '--entity-type',
+      'users',
+      '--entity-name',
+      'dave',
+      '--delete-config',
+      'SCRAM-SHA-512',
+    );
+    assert.equal(deleted.code, 0, deleted.stderr);
+    const refused = await kcat(saslPort, [
+      ...saslArgs('sasl_plaintext', 'SCRAM-SHA-512', 'dave', 'dave-pw'),
+      '-L',
+      '-m',
+      '3',
+    ]);
+    assert.notEqual(refused.code, 0);
+  });
+
   it('kafkajs with a wrong password is refused with the broker message', async () => {
     const kafka = new Kafka({
       brokers: [`127.0.0.1:${saslPort}`],
