@@ -6,6 +6,7 @@ import { Admin, type GroupDescription } from '../client/admin.js';
 import type { TopicPartition } from '../client/requests.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import { clientOptions, err, newClient, out, runTool, type Tool, table } from './client-tool.js';
+import { Progress } from './progress.js';
 
 const tool: Tool = {
   name: 'consumer-groups',
@@ -223,54 +224,68 @@ async function reset(admin: Admin, args: ParsedArgs, groups: string[]): Promise<
       'Exactly one reset scenario is required: --to-earliest, --to-latest, --to-current, --to-offset, --to-datetime, --shift-by',
     );
   const json: unknown[] = [];
-  for (const group of groups) {
-    const [d] = await admin.describeGroups([group]);
-    if (args.has('execute') && d !== undefined && d.members.length > 0) {
-      err(
-        `Error: Assignments can only be reset if the group '${group}' is inactive, but the current state is ${d.state}.`,
-      );
-      return 1;
-    }
-    const tps = await topicPartitions(admin, args, group);
-    const earliest = await admin.listOffsets(tps.map((tp) => ({ ...tp, spec: 'earliest' as const })));
-    const latest = await admin.listOffsets(tps.map((tp) => ({ ...tp, spec: 'latest' as const })));
-    const committed = await admin.listConsumerGroupOffsets(group, tps);
-    const clamp = (i: number, o: number) => Math.min(latest[i]!.offset, Math.max(earliest[i]!.offset, o));
-    let targets: number[];
-    const mode = modes[0]!;
-    if (mode === 'to-earliest') targets = earliest.map((e) => e.offset);
-    else if (mode === 'to-latest') targets = latest.map((e) => e.offset);
-    else if (mode === 'to-offset') targets = tps.map((_, i) => clamp(i, args.int('to-offset')!));
-    else if (mode === 'to-datetime') {
-      const ms = Date.parse(args.get('to-datetime')!);
-      if (Number.isNaN(ms)) throw new UsageError(`bad --to-datetime '${args.get('to-datetime')}'`);
-      const at = await admin.listOffsets(tps.map((tp) => ({ ...tp, spec: ms })));
-      targets = at.map((a, i) => (a.offset < 0 ? latest[i]!.offset : a.offset));
-    } else {
-      const current = tps.map((tp, i) => {
-        const c = committed.find((x) => x.topic === tp.topic && x.partition === tp.partition);
-        return c === undefined || c.offset < 0 ? latest[i]!.offset : c.offset;
-      });
-      const shift = mode === 'shift-by' ? args.int('shift-by')! : 0;
-      targets = current.map((c, i) => clamp(i, c + shift));
-    }
-    const plan = tps.map((tp, i) => ({ ...tp, offset: targets[i]! }));
-    if (args.has('execute')) {
-      for (const r of await admin.alterConsumerGroupOffsets(group, plan)) {
-        if (r.error !== null) {
-          err(`Error: resetting ${r.topic}-${r.partition} of '${group}' failed: ${r.error.message}`);
-          return 1;
+  // Over thousands of partitions a reset takes a while; a terminal is told which stage it is in.
+  const progress = new Progress();
+  try {
+    for (const group of groups) {
+      progress.update(`${group}: describing the group`, true);
+      const [d] = await admin.describeGroups([group]);
+      if (args.has('execute') && d !== undefined && d.members.length > 0) {
+        progress.clear();
+        err(
+          `Error: Assignments can only be reset if the group '${group}' is inactive, but the current state is ${d.state}.`,
+        );
+        return 1;
+      }
+      const tps = await topicPartitions(admin, args, group);
+      progress.update(`${group}: reading the offsets of ${tps.length} partitions`, true);
+      const earliest = await admin.listOffsets(tps.map((tp) => ({ ...tp, spec: 'earliest' as const })));
+      const latest = await admin.listOffsets(tps.map((tp) => ({ ...tp, spec: 'latest' as const })));
+      const committed = await admin.listConsumerGroupOffsets(group, tps);
+      const clamp = (i: number, o: number) => Math.min(latest[i]!.offset, Math.max(earliest[i]!.offset, o));
+      let targets: number[];
+      const mode = modes[0]!;
+      if (mode === 'to-earliest') targets = earliest.map((e) => e.offset);
+      else if (mode === 'to-latest') targets = latest.map((e) => e.offset);
+      else if (mode === 'to-offset') targets = tps.map((_, i) => clamp(i, args.int('to-offset')!));
+      else if (mode === 'to-datetime') {
+        const ms = Date.parse(args.get('to-datetime')!);
+        if (Number.isNaN(ms)) throw new UsageError(`bad --to-datetime '${args.get('to-datetime')}'`);
+        const at = await admin.listOffsets(tps.map((tp) => ({ ...tp, spec: ms })));
+        targets = at.map((a, i) => (a.offset < 0 ? latest[i]!.offset : a.offset));
+      } else {
+        const current = tps.map((tp, i) => {
+          const c = committed.find((x) => x.topic === tp.topic && x.partition === tp.partition);
+          return c === undefined || c.offset < 0 ? latest[i]!.offset : c.offset;
+        });
+        const shift = mode === 'shift-by' ? args.int('shift-by')! : 0;
+        targets = current.map((c, i) => clamp(i, c + shift));
+      }
+      const plan = tps.map((tp, i) => ({ ...tp, offset: targets[i]! }));
+      if (args.has('execute')) {
+        progress.update(`${group}: committing ${plan.length} offsets`, true);
+        const results = await admin.alterConsumerGroupOffsets(group, plan);
+        progress.clear();
+        for (const r of results) {
+          if (r.error !== null) {
+            err(`Error: resetting ${r.topic}-${r.partition} of '${group}' failed: ${r.error.message}`);
+            return 1;
+          }
         }
       }
+      progress.clear();
+      if (args.has('json')) json.push({ group, offsets: plan, executed: args.has('execute') });
+      else
+        out(
+          `\n${table(
+            ['GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET'],
+            plan.map((p) => [group, p.topic, p.partition, p.offset]),
+          )}`,
+        );
     }
-    if (args.has('json')) json.push({ group, offsets: plan, executed: args.has('execute') });
-    else
-      out(
-        `\n${table(
-          ['GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET'],
-          plan.map((p) => [group, p.topic, p.partition, p.offset]),
-        )}`,
-      );
+  } finally {
+    // Every way out of the loop, an early error return included, leaves a clean line.
+    progress.clear();
   }
   if (args.has('json')) out(JSON.stringify(json));
   return 0;

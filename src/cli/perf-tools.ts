@@ -16,6 +16,7 @@ import {
   runTool,
   type Tool,
 } from './client-tool.js';
+import { Progress } from './progress.js';
 
 const producerTool: Tool = {
   name: 'producer-perf-test',
@@ -156,7 +157,13 @@ async function producerPerf(args: ParsedArgs): Promise<number> {
   const options = producerOptions(args);
   const producer = newClient(() => new Producer(options));
   const stats = new Stats(records);
-  const interval = setInterval(() => out(stats.window()), args.int('reporting-interval', 5000)!);
+  // Kafka's progress lines go to stdout every interval; a terminal also gets a live count on stderr.
+  const progress = new Progress();
+  let acked = 0;
+  const interval = setInterval(() => {
+    progress.clear();
+    out(stats.window());
+  }, args.int('reporting-interval', 5000)!);
   let failure: Error | null = null;
   const start = Date.now();
   let inFlight = 0;
@@ -179,6 +186,8 @@ async function producerPerf(args: ParsedArgs): Promise<number> {
       producer.send({ topic, value: payload }).then(
         () => {
           stats.record(performance.now() - sentAt, payload.length);
+          acked++;
+          progress.update(`${acked}/${records} records acknowledged`);
           settle();
         },
         (e: Error) => {
@@ -193,6 +202,7 @@ async function producerPerf(args: ParsedArgs): Promise<number> {
     if (inFlight > 0) await new Promise<void>((r) => (drained = r));
   } finally {
     clearInterval(interval);
+    progress.clear();
     await producer.close(failure === null ? 30_000 : 0);
   }
   if (failure !== null) {

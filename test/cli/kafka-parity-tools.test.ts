@@ -35,6 +35,7 @@ test('producer-perf-test takes several key=value pairs after one --producer-prop
   ]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^50 records sent, /m);
+  assert.equal(r.stderr, '', 'no progress line when stderr is not a terminal');
   r = await brook([
     'producer-perf-test',
     ...bs(),
@@ -486,4 +487,53 @@ test('verifiable-consumer without --max-messages leaves its group on SIGTERM', a
     all.slice(-2).map((e) => e.name),
     ['partitions_revoked', 'shutdown_complete'],
   );
+});
+
+test('producer-perf-test and an offset reset show progress on a terminal only', async () => {
+  const bin = resolve(import.meta.dirname, '../../../bin/brook');
+  const perf = [bin, 'producer-perf-test', ...bs(), '--topic', 'parity-progress', '--num-records', '3000'];
+  perf.push('--record-size', '10', '--throughput', '-1', '--producer-props', 'acks=1');
+  // script(1) runs the tool with a pseudo-terminal as its stdin, stdout and stderr, and copies what it wrote.
+  const quoted = [process.execPath, ...perf].map((a) => `'${a}'`).join(' ');
+  let r = await run('script', ['-qec', quoted, '/dev/null'], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /\r\d+\/3000 records acknowledged/);
+  assert.match(r.stdout, /3000 records sent, /);
+
+  await brook([
+    'consumer-groups',
+    ...bs(),
+    '--reset-offsets',
+    '--group',
+    'parity-progress-g',
+    '--topic',
+    'parity-progress',
+    '--to-earliest',
+    '--execute',
+  ]);
+  const reset = [bin, 'consumer-groups', ...bs(), '--reset-offsets', '--group', 'parity-progress-g'];
+  reset.push('--topic', 'parity-progress', '--to-latest', '--execute');
+  r = await run(
+    'script',
+    ['-qec', [process.execPath, ...reset].map((a) => `'${a}'`).join(' '), '/dev/null'],
+    {
+      timeoutMs: 60_000,
+    },
+  );
+  assert.equal(r.code, 0, r.stdout);
+  assert.match(r.stdout, /\rparity-progress-g: reading the offsets of 1 partitions/);
+  assert.match(r.stdout, /parity-progress-g\s+parity-progress\s+0\s+3000/);
+  const piped = await brook([
+    'consumer-groups',
+    ...bs(),
+    '--reset-offsets',
+    '--group',
+    'parity-progress-g',
+    '--topic',
+    'parity-progress',
+    '--to-earliest',
+    '--execute',
+  ]);
+  assert.equal(piped.code, 0, piped.stderr);
+  assert.equal(piped.stderr, '');
 });
