@@ -1,9 +1,10 @@
 // The Broker: wires storage, the coordination store, the controller, the network layer and the request handlers,
 // and runs their lifecycle.
 //
-// Start-up: coordination store (in-process under the first log dir for a single node, or ZooKeeper when
-// zookeeper.connect is set) -> cluster id -> log manager (recovery) -> listeners bound -> broker registration ->
-// controller election (the controller sends this broker LeaderAndIsr and UpdateMetadata, directly on one node).
+// Start-up: metrics endpoint (when brook.metrics.listener is set) -> coordination store (in-process under the
+// first log dir for a single node, or ZooKeeper when zookeeper.connect is set) -> cluster id -> log manager
+// (recovery) -> listeners bound -> broker registration -> controller election (the controller sends this broker
+// LeaderAndIsr and UpdateMetadata, directly on one node). src/broker/README.md gives the same order.
 // Shutdown (SIGTERM): stop accepting, finish in-flight requests, complete waiting produces and fetches, stop the
 // controller, close the logs with a clean-shutdown marker, close the store session.
 
