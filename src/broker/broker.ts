@@ -235,7 +235,10 @@ export class Broker {
       },
       replicas,
       metadata,
-      () => {},
+      // A follower serves consumers too (KIP-392): their fetches waiting here for its high watermark to move.
+      (p) => {
+        if (this.services !== null) completeDelayedRequests(this.services, p.key);
+      },
       logger.child('fetcher'),
     );
     const fetchers = this.fetchers;

@@ -125,6 +125,7 @@ async function run(args: ParsedArgs): Promise<number> {
       ? 'earliest'
       : ((props['auto.offset.reset'] as 'earliest' | 'latest') ?? 'latest'),
     isolationLevel: isolation,
+    clientRack: props['client.rack'],
   };
   const maxMessages = args.int('max-messages');
   const timeoutMs = args.int('timeout-ms');

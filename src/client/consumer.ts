@@ -10,6 +10,11 @@
 // when poll() hands them out, up to max.poll.records. A seek, pause or reassignment bumps the partition's epoch, so an answer to an older fetch
 // is dropped instead of delivered.
 //
+// Follower fetching (KIP-392): the consumer sends client.rack as the Fetch rack_id; a leader that answers a
+// partition with preferred_read_replica is left for that broker, which the partition is fetched from until
+// metadata.max.age.ms passes, a fetch there fails, or it answers the partition with an error (then back to the
+// leader, as Kafka's consumer does).
+//
 // Positions: `position` is the next offset poll() will return. A partition without a position gets one from
 // its committed offset (with a group) or from auto.offset.reset; reset 'none' makes poll() throw.
 // read_committed drops records of aborted transactions using the fetch response's aborted list, and control
@@ -71,6 +76,8 @@ export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> extends C
   checkCrcs?: boolean;
   /** Incremental fetch sessions with each leader (KIP-227; default true). */
   fetchSessions?: boolean;
+  /** client.rack: the rack sent with fetches, so a broker with a replica selector can send us to our rack. */
+  clientRack?: string;
   /** group.protocol: 'classic' (JoinGroup/SyncGroup, default) or 'consumer' (KIP-848). */
   groupProtocol?: 'classic' | 'consumer';
   /** group.remote.assignor for the consumer protocol (uniform, range); default the coordinator's. */
@@ -102,7 +109,13 @@ interface PartitionState {
   logStartOffset: number;
   /** A retriable fetch error: do not fetch before this time. */
   backoffUntil: number;
+  /** The broker the leader sent us to (KIP-392), NO_READ_REPLICA for the leader. */
+  readReplica: number;
+  /** When readReplica lapses and the leader is asked again (now + metadata.max.age.ms when it was set). */
+  readReplicaUntilMs: number;
 }
+
+const NO_READ_REPLICA = -1;
 
 interface Chunk {
   records: FetchedRecords;
@@ -152,7 +165,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private readonly fetching = new Set<number>();
   /** Bytes of fetched chunks not yet handed out, as counted by the last startFetches(). */
   private buffered = 0;
-  /** Fetch sessions by leader (KIP-227), unless fetchSessions is off. */
+  /** Fetch sessions by broker (KIP-227), unless fetchSessions is off. */
   readonly sessions = new Map<number, FetchSession>();
   private dataWaiters: (() => void)[] = [];
   private fetchError: Error | null = null;
@@ -182,6 +195,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       maxPollIntervalMs: options.maxPollIntervalMs ?? 300_000,
       checkCrcs: options.checkCrcs ?? true,
       fetchSessions: options.fetchSessions ?? true,
+      clientRack: options.clientRack ?? '',
     };
     if (!['earliest', 'latest', 'none'].includes(this.o.autoOffsetReset)) {
       throw new ConfigError(
@@ -228,6 +242,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         lastStableOffset: -1,
         logStartOffset: -1,
         backoffUntil: 0,
+        readReplica: NO_READ_REPLICA,
+        readReplicaUntilMs: 0,
       });
     }
     this.cluster.addTopics(tps.map((tp) => tp.topic));
@@ -452,23 +468,36 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     );
   }
 
-  /** Starts a fetch at every leader that has fetchable partitions and no fetch in flight. */
+  /**
+   * The broker to fetch a partition from: the replica its leader sent us to while that holds and the broker is
+   * known, else the leader (Kafka's selectReadReplica); -1 when the leader is unknown.
+   */
+  private fetchNodeOf(s: PartitionState, now: number): number {
+    if (s.readReplica !== NO_READ_REPLICA) {
+      if (now < s.readReplicaUntilMs && this.cluster.snapshot.brokers.has(s.readReplica))
+        return s.readReplica;
+      s.readReplica = NO_READ_REPLICA;
+    }
+    return this.cluster.leaderOf(s.topic, s.partition);
+  }
+
+  /** Starts a fetch at every broker (leader or read replica) with fetchable partitions and no fetch in flight. */
   private startFetches(): void {
     if (this.closed) return;
     const now = Date.now();
     this.buffered = this.bufferedBytes;
-    const byLeader = new Map<number, PartitionState[]>();
+    const byNode = new Map<number, PartitionState[]>();
     let unknownLeader = false;
     for (const s of this.partitions.values()) {
       if (!this.fetchable(s, now)) continue;
-      const leader = this.cluster.leaderOf(s.topic, s.partition);
-      if (leader < 0) {
+      const node = this.fetchNodeOf(s, now);
+      if (node < 0) {
         unknownLeader = true;
         continue;
       }
-      if (this.fetching.has(leader)) continue;
-      let list = byLeader.get(leader);
-      if (list === undefined) byLeader.set(leader, (list = []));
+      if (this.fetching.has(node)) continue;
+      let list = byNode.get(node);
+      if (list === undefined) byNode.set(node, (list = []));
       list.push(s);
     }
     if (unknownLeader) {
@@ -480,17 +509,22 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         },
       );
     }
-    for (const [leader, list] of byLeader) this.fetchFrom(leader, list);
+    for (const [node, list] of byNode) this.fetchFrom(node, list);
   }
 
-  private fetchFrom(leader: number, list: PartitionState[]): void {
-    this.fetching.add(leader);
-    const sent = list.map((s) => ({ s, epoch: s.epoch, offset: fetchOffsetOf(s)! }));
+  private fetchFrom(node: number, list: PartitionState[]): void {
+    this.fetching.add(node);
+    const sent = list.map((s) => ({
+      s,
+      epoch: s.epoch,
+      offset: fetchOffsetOf(s)!,
+      fromReplica: s.readReplica,
+    }));
     let session: FetchSession | undefined;
     let plan = { sessionId: 0, sessionEpoch: -1, send: sent, forgotten: [] as TopicPartition[] };
     if (this.o.fetchSessions) {
-      session = this.sessions.get(leader);
-      if (session === undefined) this.sessions.set(leader, (session = new FetchSession()));
+      session = this.sessions.get(node);
+      if (session === undefined) this.sessions.set(node, (session = new FetchSession()));
       const p = session.plan(
         sent.map((x) => ({ topic: x.s.topic, partition: x.s.partition, offset: x.offset })),
       );
@@ -537,10 +571,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         topicId: this.cluster.snapshot.topics.get(topic)?.topicId ?? 'AAAAAAAAAAAAAAAAAAAAAA',
         partitions,
       })),
-      rackId: '',
+      rackId: this.o.clientRack,
     };
     this.cluster
-      .send<FetchResponse>(leader, ApiKey.FETCH, request, {
+      .send<FetchResponse>(node, ApiKey.FETCH, request, {
         timeoutMs: this.cluster.options.requestTimeoutMs + this.o.fetchMaxWaitMs,
       })
       .then(
@@ -556,7 +590,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
           for (const t of res.responses) {
             for (const p of t.partitions) {
               const x = sent.find((y) => y.s.topic === t.topic && y.s.partition === p.partitionIndex);
-              if (x !== undefined) this.onPartitionData(x.s, x.epoch, x.offset, p);
+              if (x !== undefined) this.onPartitionData(x.s, x.epoch, x.offset, x.fromReplica, p);
             }
           }
         },
@@ -564,7 +598,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
           session?.failed();
           this.cluster.invalidate();
           const until = Date.now() + this.cluster.backoffMs(0);
-          for (const x of sent) x.s.backoffUntil = until;
+          for (const x of sent) {
+            x.s.backoffUntil = until;
+            // A read replica that does not answer is left for the leader (Kafka's handleFetchFailure).
+            x.s.readReplica = NO_READ_REPLICA;
+          }
           if (!(err instanceof KafkaClientError) || !err.retriable) this.fetchError = err;
         },
       )
@@ -572,7 +610,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         this.fetchError = err;
       })
       .finally(() => {
-        this.fetching.delete(leader);
+        this.fetching.delete(node);
         // Prefetch: the next fetch leaves now, while the application works on what this one brought (after an
         // error, poll() reports it first and fetches again later).
         if (this.fetchError === null) this.startFetches();
@@ -584,6 +622,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     s: PartitionState,
     epoch: number,
     offset: number,
+    fromReplica: number,
     p: FetchResponsePartitionData,
   ): void {
     if (
@@ -594,6 +633,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       return;
     }
     if (p.errorCode !== 0) {
+      // Any error from a read replica sends the partition back to its leader; out of range there means only that
+      // the replica is behind, so the position stays (Kafka's clearPreferredReadReplica).
+      s.readReplica = NO_READ_REPLICA;
+      if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE && fromReplica !== NO_READ_REPLICA) return;
       if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
         if (this.o.autoOffsetReset === 'none') {
           this.fetchError = new KafkaProtocolError(
@@ -618,6 +661,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     s.highWatermark = Number(p.highWatermark);
     s.lastStableOffset = Number(p.lastStableOffset);
     s.logStartOffset = Number(p.logStartOffset);
+    if (p.preferredReadReplica >= 0) {
+      s.readReplica = p.preferredReadReplica;
+      s.readReplicaUntilMs = Date.now() + this.cluster.options.metadataMaxAgeMs;
+    }
     if (p.records === null || p.records.length === 0) return;
     const records = new FetchedRecords(
       p.records,

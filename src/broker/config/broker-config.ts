@@ -20,6 +20,8 @@ export interface BrokerConfig {
   readonly brokerIdGenerationEnable: boolean;
   readonly reservedBrokerMaxId: number;
   readonly brokerRack: string | null;
+  /** replica.selector.class: whether consumers are pointed to a replica in their rack (KIP-392). */
+  readonly replicaSelector: ReplicaSelector;
 
   readonly listeners: readonly Listener[];
   /** listeners when advertised.listeners is unset. A '' host is advertised as this machine's host name. */
@@ -209,6 +211,23 @@ function parseConnectionOverrides(values: ParsedConfig): Map<string, number> {
   return overrides;
 }
 
+/** 'leader': consumers read from the leader (Kafka's default, no selector); 'rack-aware': Kafka's selector. */
+export type ReplicaSelector = 'leader' | 'rack-aware';
+
+export const RACK_AWARE_REPLICA_SELECTOR = 'org.apache.kafka.common.replica.RackAwareReplicaSelector';
+
+/** The one selector Kafka ships is built in; any other class would be a Java plug-in, refused as those are. */
+function resolveReplicaSelector(values: ParsedConfig): ReplicaSelector {
+  const text = values.stringOrNull('replica.selector.class');
+  if (text === null || text === '') return 'leader';
+  if (text === RACK_AWARE_REPLICA_SELECTOR) return 'rack-aware';
+  throw new ConfigError(
+    'replica.selector.class',
+    text,
+    `Brook does not load Java plug-ins; the selector it has built in is ${RACK_AWARE_REPLICA_SELECTOR}`,
+  );
+}
+
 /** Kafka loads these as Java plug-ins. Brook has none, so a set value would be silently unenforced: refuse it. */
 function refusePlugins(values: ParsedConfig): void {
   for (const key of [
@@ -271,6 +290,7 @@ export function resolveBrokerConfig(merged: ReadonlyMap<string, string>): Broker
     brokerIdGenerationEnable: v.boolean('broker.id.generation.enable'),
     reservedBrokerMaxId: v.int('reserved.broker.max.id'),
     brokerRack: v.stringOrNull('broker.rack'),
+    replicaSelector: resolveReplicaSelector(v),
     ...listeners,
     zookeeperConnect: v.stringOrNull('zookeeper.connect'),
     zookeeperSessionTimeoutMs: v.int('zookeeper.session.timeout.ms'),

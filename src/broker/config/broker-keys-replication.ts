@@ -108,6 +108,7 @@ export const REPLICATION_KEYS = [
     null,
     'medium',
     'Chooses the replica a consumer fetches from (KIP-392); unset means the leader.',
+    { support: 'honoured' },
   ),
   key('num.replica.fetchers', T.INT, '1', 'high', 'Fetcher sessions per source broker.', {
     updateMode: 'cluster-wide',

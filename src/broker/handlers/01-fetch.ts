@@ -8,6 +8,10 @@
 // bounds, the byte budget shared in request order) and all reads then run at once in the thread pool; the
 // buffers they fill go into the response as they are (the encoder attaches them by reference). While a
 // request waits, readiness is checked by planning alone (`readableBytes`), without reading.
+//
+// Follower fetching (KIP-392): a consumer of Fetch v11+ may read from a follower, up to the follower's high
+// watermark. The leader, when replica.selector.class is set, sends a consumer that names its rack to an in-sync
+// follower in that rack (preferred_read_replica), reading nothing for that partition and answering at once.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -30,10 +34,13 @@ import type { Log, ReadResult } from '../../storage/log.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
 import { completeDelayedRequests } from '../broker-services.js';
 import type { ResolvedSession, SessionPartition } from '../fetch-session-cache.js';
-import { leaderPartition } from '../replica/leader-lookup.js';
+import { readablePartition } from '../replica/leader-lookup.js';
+import { NO_PREFERRED_REPLICA, preferredReadReplica } from '../replica/read-replica-selector.js';
 import { partitionKey } from '../replica/replica-manager.js';
 
 const READ_COMMITTED = 1;
+/** Consumers send rack_id from Fetch v11 on, and may read from followers from then (Kafka's fetchOnlyLeader). */
+const FOLLOWER_FETCH_VERSION_MIN = 11;
 const ZSTD_FETCH_VERSION_MIN = 10;
 const EMPTY = Buffer.alloc(0);
 const NO_EPOCH_END = { epoch: -1, endOffset: -1n };
@@ -51,6 +58,10 @@ interface FetchPlan {
   readonly replicaId: number;
   readonly isolationLevel: number;
   readonly maxBytes: number;
+  /** The consumer's rack_id ('' for none or a follower). */
+  readonly rackId: string;
+  /** A consumer that may read from a follower of the partition, not only from its leader. */
+  readonly followerReadAllowed: boolean;
   readonly partitions: readonly SessionPartition[];
   readonly resolved: Exclude<ResolvedSession, { kind: 'error' }>;
   /** Pool references of the views the reads returned (see Log.startRead). */
@@ -92,6 +103,8 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
       version,
       replicaId,
       isolationLevel: request.isolationLevel,
+      rackId: isFollower ? '' : request.rackId,
+      followerReadAllowed: !isFollower && version >= FOLLOWER_FETCH_VERSION_MIN,
       maxBytes: Math.min(
         request.maxBytes,
         isFollower ? config.replicaFetchResponseMaxBytes : config.fetchMaxBytes,
@@ -100,8 +113,10 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
       resolved,
       pins: [],
     };
+    // A partition sent to another replica is answered at once, as one with an error is.
     const ready = (reads: readonly PartitionRead[]): boolean =>
-      reads.reduce((n, r) => n + r.bytes, 0) >= request.minBytes || reads.some((r) => r.data.errorCode !== 0);
+      reads.reduce((n, r) => n + r.bytes, 0) >= request.minBytes ||
+      reads.some((r) => r.data.errorCode !== 0 || r.data.preferredReadReplica !== NO_PREFERRED_REPLICA);
     // Views of pooled request frames the reads return (tail cache); held until the response is written.
     context.releaseAfterResponse(plan.pins);
     return readAll(context, plan).then((first) => {
@@ -175,7 +190,13 @@ function readyToRead(context: RequestContext, plan: FetchPlan, minBytes: number)
   let bytes = 0;
   for (const p of plan.partitions) {
     if (p.topicName === '') return true;
-    const partition = leaderPartition(context.services, p.topicName, p.partition, p.currentLeaderEpoch);
+    const partition = readablePartition(
+      context.services,
+      p.topicName,
+      p.partition,
+      p.currentLeaderEpoch,
+      plan.followerReadAllowed,
+    );
     if (typeof partition === 'number') return true;
     const log = partition.log;
     if (p.fetchOffset < log.logStartOffset || p.fetchOffset > log.logEndOffset) return true;
@@ -213,13 +234,43 @@ function startPartitionRead(
     }),
   });
   if (p.topicName === '') return fail(ErrorCode.UNKNOWN_TOPIC_ID);
-  const partition = leaderPartition(context.services, p.topicName, p.partition, p.currentLeaderEpoch);
+  const partition = readablePartition(
+    context.services,
+    p.topicName,
+    p.partition,
+    p.currentLeaderEpoch,
+    plan.followerReadAllowed,
+  );
   if (typeof partition === 'number') return fail(partition);
   const log = partition.log;
-  if (plan.replicaId >= 0 && partition.recordFollowerEnd(plan.replicaId, p.fetchOffset)) {
+  if (plan.replicaId >= 0) {
+    const moved = partition.recordFollowerEnd(plan.replicaId, p.fetchOffset);
+    partition.recordFollowerStart(plan.replicaId, p.logStartOffset);
     // The high watermark moved: on a quiet partition nothing else would wake the consumer fetches waiting for it
     // before their max wait.
-    completeDelayedRequests(context.services, partition.key);
+    if (moved) completeDelayedRequests(context.services, partition.key);
+  } else if (plan.followerReadAllowed) {
+    const preferred = preferredReadReplica(partition, context.services.metadata, {
+      selector: context.services.config.replicaSelector,
+      clientRack: plan.rackId,
+      listenerName: context.listenerName,
+      fetchOffset: p.fetchOffset,
+      nowMs: Date.now(),
+    });
+    // Kafka reads nothing for a partition it sends elsewhere, and gives the leader's offsets with the pointer.
+    if (preferred !== NO_PREFERRED_REPLICA) {
+      const data = partitionData(
+        p.partition,
+        ErrorCode.NONE,
+        log.highWatermark,
+        log.lastStableOffset,
+        log.logStartOffset,
+        null,
+        EMPTY,
+      );
+      data.preferredReadReplica = preferred;
+      return { bytes: 0, result: Promise.resolve({ session: p, data, bytes: 0 }) };
+    }
   }
   const maxBytes = Math.min(p.partitionMaxBytes, remainingBytes);
   const read = log.startRead(p.fetchOffset, maxBytes, readBound(plan, log), minOneBatch, plan.pins);
@@ -330,7 +381,9 @@ function respond(context: RequestContext, plan: FetchPlan, reads: readonly Parti
     const lso = Number(d.lastStableOffset);
     const start = Number(d.logStartOffset);
     if (incremental) {
-      if (!fetchSessions.shouldInclude(read.session, read.bytes > 0, d.errorCode, hw, lso, start)) continue;
+      const include = fetchSessions.shouldInclude(read.session, read.bytes > 0, d.errorCode, hw, lso, start);
+      // A pointer to another replica must reach the consumer even when nothing else changed (as in Kafka).
+      if (!include && d.preferredReadReplica === NO_PREFERRED_REPLICA) continue;
     } else if (plan.resolved.kind === 'full') {
       fetchSessions.remember(read.session, hw, lso, start);
     }

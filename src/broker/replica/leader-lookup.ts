@@ -25,3 +25,28 @@ export function leaderPartition(
   }
   return partition;
 }
+
+/**
+ * As leaderPartition, for a consumer that may read from a follower too (Fetch v11+, KIP-392): a follower of the
+ * partition answers up to its own high watermark, which the leader's fetch responses move.
+ */
+export function readablePartition(
+  services: { readonly replicas: ReplicaManager; readonly metadata: MetadataCache },
+  topic: string,
+  index: number,
+  currentLeaderEpoch: number,
+  followerAllowed: boolean,
+): Partition | number {
+  if (!followerAllowed) return leaderPartition(services, topic, index, currentLeaderEpoch);
+  const partition = services.replicas.get(topic, index);
+  if (partition === undefined || partition.leaderEpoch < 0) {
+    const known = services.metadata.partition(topic, index) !== undefined;
+    return known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+  }
+  if (currentLeaderEpoch >= 0 && currentLeaderEpoch !== partition.leaderEpoch) {
+    return currentLeaderEpoch > partition.leaderEpoch
+      ? ErrorCode.UNKNOWN_LEADER_EPOCH
+      : ErrorCode.FENCED_LEADER_EPOCH;
+  }
+  return partition;
+}

@@ -65,6 +65,16 @@ interface FollowerState {
   lastFetchLeaderEndOffset: number;
   /** When the previous fetch came (Kafka's lastFetchTimeMs). */
   lastFetchMs: number;
+  /** The follower's log start offset as its last fetch gave it, -1 before one says (Kafka's logStartOffset). */
+  logStartOffset: number;
+}
+
+/** An in-sync follower that holds a consumer's fetch offset: a candidate to serve it (KIP-392). */
+export interface ReadReplicaCandidate {
+  readonly brokerId: number;
+  readonly logEndOffset: number;
+  /** How long since the follower was last known caught up. */
+  readonly lagMs: number;
 }
 
 export class Partition {
@@ -272,7 +282,13 @@ export class Partition {
       // Unseen since this broker became leader: caught up as of the election if in the ISR, else not at all
       // (Kafka's resetReplicaState for a new leader).
       const lastCaughtUpMs = this.isr.includes(brokerId) ? this.leaderSinceMs : 0;
-      state = { logEndOffset, lastCaughtUpMs, lastFetchLeaderEndOffset: -1, lastFetchMs: 0 };
+      state = {
+        logEndOffset,
+        lastCaughtUpMs,
+        lastFetchLeaderEndOffset: -1,
+        lastFetchMs: 0,
+        logStartOffset: -1,
+      };
       this.followers.set(brokerId, state);
     }
     state.logEndOffset = logEndOffset;
@@ -284,6 +300,29 @@ export class Partition {
     state.lastFetchLeaderEndOffset = leaderEnd;
     state.lastFetchMs = nowMs;
     return this.maybeAdvanceHighWatermark();
+  }
+
+  /** A follower's fetch also gives its log start offset, which says whether it can serve an older offset. */
+  recordFollowerStart(brokerId: number, logStartOffset: number): void {
+    const state = this.followers.get(brokerId);
+    if (state !== undefined) state.logStartOffset = logStartOffset;
+  }
+
+  /**
+   * The followers a consumer fetching `fetchOffset` could be sent to (Kafka's findPreferredReadReplica): in the
+   * ISR, and holding that offset by what their last fetch said. A follower outside the ISR may lag without bound,
+   * so it is never offered.
+   */
+  readReplicaCandidates(fetchOffset: number, nowMs: number): ReadReplicaCandidate[] {
+    const out: ReadReplicaCandidate[] = [];
+    if (!this.isLeader) return out;
+    for (const id of this.isr) {
+      const state = this.followers.get(id);
+      if (id === this.localBrokerId || state === undefined) continue;
+      if (state.logEndOffset < fetchOffset || state.logStartOffset > fetchOffset) continue;
+      out.push({ brokerId: id, logEndOffset: state.logEndOffset, lagMs: nowMs - state.lastCaughtUpMs });
+    }
+    return out;
   }
 
   /**

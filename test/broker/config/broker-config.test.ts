@@ -371,3 +371,15 @@ describe('listener overrides', () => {
     ]);
   });
 });
+
+describe('replica.selector.class (KIP-392)', () => {
+  test("unset means the leader serves consumers; Kafka's rack-aware selector is built in", () => {
+    assert.equal(resolve().replicaSelector, 'leader');
+    const rackAware = 'org.apache.kafka.common.replica.RackAwareReplicaSelector';
+    assert.equal(resolve({ 'replica.selector.class': rackAware }).replicaSelector, 'rack-aware');
+  });
+
+  test('any other class is refused at startup, as a plug-in Brook cannot load', () => {
+    failsOn('replica.selector.class', { 'replica.selector.class': 'com.example.MySelector' }, 'plug-ins');
+  });
+});
