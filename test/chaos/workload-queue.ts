@@ -26,6 +26,7 @@ export interface QueueWorkloadOptions {
 export type Seen = [number, number, string];
 
 const STATE_EVERY_MS = 5_000;
+const FINAL_READ_PATIENCE_MS = 60_000;
 const CLIENT_TIMEOUTS = { requestTimeoutMs: 5_000, connectionTimeoutMs: 3_000 };
 
 export class QueueWorkload {
@@ -254,9 +255,23 @@ export class QueueWorkload {
   /** Reads every partition from offset 0 to its high watermark, one op per partition. */
   async finalRead(): Promise<void> {
     for (let partition = 0; partition < this.o.partitions; partition++) {
-      await this.history.record('final', 'read', { partition }, () =>
-        withTimeout(this.readPartition(partition), 90_000),
-      );
+      await this.history.record('final', 'read', { partition }, () => this.readPartitionPatiently(partition));
+    }
+  }
+
+  /** A partition without a leader right after healing may get one soon: try again for up to a minute. */
+  private async readPartitionPatiently(
+    partition: number,
+  ): Promise<{ partition: number; end: number; records: Seen[] }> {
+    const deadline = Date.now() + FINAL_READ_PATIENCE_MS;
+    for (;;) {
+      try {
+        return await withTimeout(this.readPartition(partition), 90_000);
+      } catch (e) {
+        if (Date.now() > deadline) throw e;
+        this.log(`final read of partition ${partition} failed, trying again: ${errorText(e)}`);
+        await sleep(5_000);
+      }
     }
   }
 
