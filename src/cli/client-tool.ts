@@ -13,6 +13,7 @@ import {
   UsageError,
   usage,
 } from './args.js';
+import { securityOptions } from './client-security.js';
 
 export type ToolBody = (args: ParsedArgs) => Promise<number>;
 
@@ -119,6 +120,7 @@ export function clientOptions(args: ParsedArgs, ...props: Record<string, string>
     // Tools should say "unreachable" in seconds, not retry for minutes.
     retries: 3,
     connectionTimeoutMs: 5000,
+    ...securityOptions(merged),
   };
   for (const [name, spec] of Object.entries(NUMERIC)) {
     const n = numericProperty(merged, name, spec);

@@ -27,6 +27,7 @@ import { Reader, Writer } from '../protocol/primitives/index.js';
 import { ApiKey, findApi, getApi } from '../protocol/registry.js';
 import { ClientStateError, ConnectionError, KafkaClientError, RequestTimeoutError } from './errors.js';
 import type { ResolvedClientOptions } from './options.js';
+import { authenticate } from './sasl.js';
 
 /**
  * Newest versions this client sends. Fetch 13+ and Produce 13+ name topics by id only; the client speaks topic
@@ -91,15 +92,12 @@ export class Connection {
   ) {}
 
   static async connect(host: string, port: number, options: ResolvedClientOptions): Promise<Connection> {
-    if (options.sasl !== undefined) {
-      throw new ClientStateError(
-        `SASL mechanism ${options.sasl.mechanism} is not supported by this client yet`,
-      );
-    }
     const c = new Connection(host, port, options);
     await c.open();
     try {
       await c.negotiate();
+      const sasl = options.sasl;
+      if (sasl !== undefined) await authenticate((apiKey, body) => c.request(apiKey, body), sasl);
     } catch (err) {
       c.close();
       throw err;

@@ -1,6 +1,6 @@
 // Options shared by the producer, the consumer and the admin client, in Kafka's terms (camelCase of the Java
-// client's keys) with Kafka's defaults. TLS takes Node's own tls.ConnectionOptions; SASL is declared so callers
-// can shape their configuration now, and the connection refuses mechanisms it does not speak yet.
+// client's keys) with Kafka's defaults. TLS takes Node's own tls.ConnectionOptions; SASL (PLAIN, SCRAM-SHA-256,
+// SCRAM-SHA-512) runs on each connection after ApiVersions (sasl.ts).
 
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import type { Logger } from '../common/logger.js';

@@ -6,11 +6,12 @@
 
 import assert from 'node:assert/strict';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Kafka, logLevel } from 'kafkajs';
+import { Admin } from '../../src/client/admin.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type DevCertFiles, writeDevCertificates } from '../../src/security/dev-certs.js';
@@ -225,6 +226,59 @@ describe('SASL with real clients', () => {
       '3',
     ]);
     assert.notEqual(refused.code, 0);
+  });
+
+  it("Brook's client authenticates with PLAIN and SCRAM, and reports a wrong password", async () => {
+    for (const sasl of [
+      { mechanism: 'plain', username: 'alice', password: 'alice-secret' },
+      { mechanism: 'scram-sha-512', username: 'carol', password: 'carol-scram' },
+    ] as const) {
+      const admin = new Admin({
+        bootstrapServers: `127.0.0.1:${saslSslPort}`,
+        tls: { ca: readFileSync(certs.caCert), servername: 'localhost' },
+        sasl,
+      });
+      try {
+        assert.ok((await admin.listTopics()).includes('sasl-kcat'));
+      } finally {
+        await admin.close();
+      }
+    }
+    const wrong = new Admin({
+      bootstrapServers: `127.0.0.1:${saslPort}`,
+      retries: 0,
+      sasl: { mechanism: 'scram-sha-256', username: 'carol', password: 'nope' },
+    });
+    try {
+      await assert.rejects(wrong.listTopics(), /SASL_AUTHENTICATION_FAILED/);
+    } finally {
+      await wrong.close();
+    }
+  });
+
+  it('brook topics reads security.protocol, ssl.truststore.* and sasl.* from --command-config', async () => {
+    const config = join(dir, 'client.properties');
+    writeFileSync(
+      config,
+      [
+        'security.protocol=SASL_SSL',
+        'ssl.truststore.type=PEM',
+        `ssl.truststore.location=${certs.caCert}`,
+        'sasl.mechanism=SCRAM-SHA-256',
+        'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="carol" password="carol-scram";',
+      ].join('\n'),
+    );
+    const listed = await run(process.execPath, [
+      join(import.meta.dirname, '../../../bin/brook'),
+      'topics',
+      '--bootstrap-server',
+      `127.0.0.1:${saslSslPort}`,
+      '--command-config',
+      config,
+      '--list',
+    ]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.ok(listed.stdout.split('\n').includes('sasl-kcat'), listed.stdout);
   });
 
   it('kafkajs with a wrong password is refused with the broker message', async () => {
