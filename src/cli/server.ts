@@ -10,6 +10,7 @@ import { systemClock } from '../common/clock.js';
 import { createLogger } from '../common/logger.js';
 import { securedListeners } from '../security/listeners.js';
 import { listenerSaslSettings } from '../security/sasl/authenticator.js';
+import { describeStartupFailure } from './startup-failure.js';
 
 /** After a clean shutdown the process ends by itself; if it is still running this much later, say what holds it. */
 const LINGER_WARN_MS = 5_000;
@@ -23,8 +24,10 @@ export async function runServer(args: string[]): Promise<number> {
   }
   const logger = createLogger('brook');
   let loaded: Awaited<ReturnType<typeof loadBrokerConfig>>;
+  let configPath: string | null = null;
   try {
     const parsed = parseConfigArgs(args);
+    configPath = parsed.configPath;
     if (parsed.rest.length > 0) {
       process.stderr.write(`brook server: unexpected arguments: ${parsed.rest.join(' ')}\n${USAGE}`);
       return 2;
@@ -38,8 +41,17 @@ export async function runServer(args: string[]): Promise<number> {
     securedListeners(loaded.config);
     listenerSaslSettings(loaded.config);
   } catch (err) {
-    if (err instanceof ConfigError || (err as NodeJS.ErrnoException).code === 'ENOENT') {
-      process.stderr.write(`brook server: ${(err as Error).message}\n`);
+    // A bad value, or a config file that cannot be read (missing, a directory, not readable): one line.
+    if (err instanceof ConfigError) {
+      process.stderr.write(`brook server: ${err.message}\n`);
+      return 2;
+    }
+    if (typeof (err as NodeJS.ErrnoException).code === 'string') {
+      // readFile's EISDIR carries no path; any other file names itself.
+      const path = (err as NodeJS.ErrnoException).path;
+      const file = configPath !== null && (path === configPath || path === undefined);
+      const what = file ? `cannot read --config ${configPath}: ` : '';
+      process.stderr.write(`brook server: ${what}${(err as Error).message}\n`);
       return 2;
     }
     throw err;
@@ -68,9 +80,11 @@ export async function runServer(args: string[]): Promise<number> {
   try {
     bound = await broker.start();
   } catch (err) {
-    logger.error(`broker failed to start: ${err instanceof Error ? err.stack : String(err)}`);
+    const setting = describeStartupFailure(err, loaded.config, loaded.staticConfig);
+    if (setting !== null) logger.error(`broker failed to start: ${setting}`);
+    else logger.error(`broker failed to start: ${err instanceof Error ? err.stack : String(err)}`);
     await broker.stop().catch(() => {});
-    return 1;
+    return setting !== null ? 2 : 1;
   }
   for (const l of bound) {
     process.stdout.write(`Brook broker ${broker.brokerId} listening on ${l.host}:${l.port} (${l.name})\n`);
