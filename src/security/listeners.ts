@@ -10,7 +10,7 @@ import { listenerTls } from './tls-listener.js';
 export function securedListeners(config: BrokerConfig): ListenerConfig[] {
   return config.listeners.map((listener) => {
     if (!usesTls(listener.securityProtocol)) return listener;
-    const tls = listenerTls(config.values, listener.name);
+    const tls = listenerTls(config.values, listener.name, listener.securityProtocol === 'SASL_SSL');
     return { ...listener, tls: tls.options, peerPrincipal: (socket) => tls.principalOf(socket) };
   });
 }

@@ -212,10 +212,13 @@ function protocolOptions(s: ListenerSettings): TlsOptions {
 }
 
 /** Builds and checks the TLS server options of one listener; throws ConfigError naming the key at fault. */
-export function listenerTls(values: ParsedConfig, listenerName: string): ListenerTls {
+export function listenerTls(values: ParsedConfig, listenerName: string, sasl = false): ListenerTls {
   const s = new ListenerSettings(values, listenerName);
   const clientAuthKey = s.keyOf('ssl.client.auth');
-  const clientAuth = (s.text('ssl.client.auth') ?? 'none').toLowerCase() as ClientAuth;
+  // As in Kafka, a SASL_SSL listener asks for client certificates only when ssl.client.auth is set for it by
+  // name: the broker-wide key is meant for SSL listeners, whose clients have no other way to authenticate.
+  const clientAuthText = sasl && clientAuthKey === 'ssl.client.auth' ? 'none' : s.text('ssl.client.auth');
+  const clientAuth = (clientAuthText ?? 'none').toLowerCase() as ClientAuth;
   if (!['none', 'requested', 'required'].includes(clientAuth)) {
     throw new ConfigError(clientAuthKey, clientAuth, 'Expected none, requested or required');
   }

@@ -96,6 +96,18 @@ describe('listener TLS settings', () => {
     assert.equal(await principalOver(values, {}), 'User:ANONYMOUS');
   });
 
+  it('ignores the broker-wide ssl.client.auth on a SASL_SSL listener, as Kafka does', () => {
+    const base = {
+      'ssl.keystore.type': 'PEM',
+      'ssl.keystore.location': certs.brokerKeystorePem,
+      'ssl.client.auth': 'required',
+    };
+    assert.equal(listenerTls(settings(base), 'SASL_SSL', true).clientAuth, 'none');
+    assert.equal(listenerTls(settings(base), 'SSL').clientAuth, 'required');
+    const scoped = { ...base, 'listener.name.sasl_ssl.ssl.client.auth': 'requested' };
+    assert.equal(listenerTls(settings(scoped), 'SASL_SSL', true).clientAuth, 'requested');
+  });
+
   it('maps the principal with listener-scoped inline PEM and an encrypted key', async () => {
     const encrypted = execFileSync('openssl', [
       'pkcs8',
