@@ -3,7 +3,9 @@
 // one cluster directory, and waits until each serves; `down` stops the brokers (SIGTERM, so they shut down
 // cleanly) and then ZooKeeper, each by the PID recorded at start; `status` reports which are alive.
 // `--racks a,b,c` puts broker i in rack racks[i % n] (broker.rack), so rack-aware replica placement and
-// follower fetching (replica.selector.class, set with it) can be tried on one machine.
+// follower fetching (replica.selector.class, set with it) can be tried on one machine. `--override key=value`
+// (repeatable) passes a broker key to every broker, after the cluster's own settings, so it wins over them; the
+// four keys that must differ per broker are the cluster's to set.
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { startLocalZooKeeper, stopLocalZooKeeper } from '../controller/store/local-zookeeper.js';
 
 const USAGE = `usage: brook cluster up [--brokers N] [--base-port P] [--zookeeper-port Z] [--dir D] [--racks R1,R2,...]
+                       [--override key=value ...]
        brook cluster down [--dir D]
        brook cluster status [--dir D]
 `;
@@ -22,6 +25,15 @@ const STOP_TIMEOUT_MS = 30_000;
 /** Kafka's rack-aware selector (KIP-392): with racks, consumers that give a client.rack fetch from their rack. */
 const RACK_AWARE_SELECTOR = 'org.apache.kafka.common.replica.RackAwareReplicaSelector';
 const RACK_NAME = /^[A-Za-z0-9._-]+$/;
+/** Set by `up` for each broker, so not settable for all at once. */
+const PER_BROKER_KEYS = new Set([
+  'broker.id',
+  'node.id',
+  'listeners',
+  'log.dirs',
+  'log.dir',
+  'zookeeper.connect',
+]);
 const BIN = fileURLToPath(new URL('../../../bin/brook', import.meta.url));
 
 interface Options {
@@ -32,10 +44,12 @@ interface Options {
   dir: string;
   /** broker.rack of broker i is racks[i % racks.length]; empty for no racks. */
   racks: string[];
+  /** --override key=value for every broker, in order. */
+  overrides: Map<string, string>;
 }
 
 function parse(args: string[]): Options | string {
-  const o: Options = { action: '', ...DEFAULTS, racks: [] };
+  const o: Options = { action: '', ...DEFAULTS, racks: [], overrides: new Map() };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const value = (): number => Number(args[++i]);
@@ -44,7 +58,14 @@ function parse(args: string[]): Options | string {
     else if (arg === '--zookeeper-port') o.zookeeperPort = value();
     else if (arg === '--dir') o.dir = args[++i] ?? '';
     else if (arg === '--racks') o.racks = (args[++i] ?? '').split(',');
-    else if (o.action === '' && !arg.startsWith('-')) o.action = arg;
+    else if (arg === '--override') {
+      const pair = args[++i] ?? '';
+      const eq = pair.indexOf('=');
+      if (eq <= 0) return `--override expects key=value, got '${pair}'`;
+      const key = pair.slice(0, eq).trim();
+      if (PER_BROKER_KEYS.has(key)) return `--override ${key} is set per broker by brook cluster`;
+      o.overrides.set(key, pair.slice(eq + 1));
+    } else if (o.action === '' && !arg.startsWith('-')) o.action = arg;
     else return `unexpected argument '${arg}'`;
   }
   if (!['up', 'down', 'status'].includes(o.action)) return 'say up, down or status';
@@ -113,6 +134,7 @@ async function up(o: Options): Promise<number> {
       'offsets.topic.replication.factor': Math.min(3, o.brokers),
       'min.insync.replicas': o.brokers >= 3 ? 2 : 1,
       ...rackOverrides(o.racks, id),
+      ...Object.fromEntries(o.overrides),
     };
     const args = [BIN, 'server'];
     for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`);

@@ -59,7 +59,33 @@ async function racksOf(port: number): Promise<Record<number, string | null>> {
   }
 }
 
+/** Values of `keys` that broker `id` (at `port`) reports as set in its static config (source 4). */
+async function staticConfigsOf(port: number, id: number, keys: string[]): Promise<Record<string, string>> {
+  const client = await WireClient.connect('127.0.0.1', port);
+  try {
+    const described = await client.call(ApiKey.DESCRIBE_CONFIGS, 4, {
+      resources: [{ resourceType: 4, resourceName: String(id), configurationKeys: keys }],
+      includeSynonyms: false,
+      includeDocumentation: false,
+    });
+    const configs = described.results[0].configs as { name: string; value: string; configSource: number }[];
+    return Object.fromEntries(configs.filter((c) => c.configSource === 4).map((c) => [c.name, c.value]));
+  } finally {
+    client.close();
+  }
+}
+
 describe('brook cluster', () => {
+  it('rejects an --override of a key it sets per broker, or one without a value', async () => {
+    for (const pair of ['listeners=PLAINTEXT://127.0.0.1:1', 'num.partitions']) {
+      const bad = await run(process.execPath, [BIN, 'cluster', 'up', '--override', pair], {
+        timeoutMs: 30_000,
+      });
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, /--override/);
+    }
+  });
+
   it('rejects a --racks list with an empty or odd rack name', async () => {
     const bad = await run(process.execPath, [BIN, 'cluster', 'up', '--racks', 'a,,b'], { timeoutMs: 30_000 });
     assert.equal(bad.code, 2);
@@ -75,7 +101,20 @@ describe('brook cluster', () => {
     try {
       const up = await run(
         process.execPath,
-        [BIN, 'cluster', 'up', '--brokers', '3', '--racks', 'a,b', ...args],
+        [
+          BIN,
+          'cluster',
+          'up',
+          '--brokers',
+          '3',
+          '--racks',
+          'a,b',
+          '--override',
+          'num.partitions=5',
+          '--override',
+          'log.retention.ms=123456',
+          ...args,
+        ],
         {
           timeoutMs: 90_000,
         },
@@ -95,6 +134,13 @@ describe('brook cluster', () => {
       // Two racks for three brokers: the third goes back to the first rack.
       assert.deepEqual(await racksOf(base), { 0: 'a', 1: 'b', 2: 'a' });
       assert.match(up.stdout, /broker 1 on 127\.0\.0\.1:\d+ rack b/);
+      // --override reaches every broker as a static setting.
+      for (let id = 0; id < 3; id++) {
+        assert.deepEqual(await staticConfigsOf(base + id, id, ['log.retention.ms', 'num.partitions']), {
+          'log.retention.ms': '123456',
+          'num.partitions': '5',
+        });
+      }
       const down = await run(process.execPath, [BIN, 'cluster', 'down', ...args], { timeoutMs: 90_000 });
       assert.equal(down.code, 0, down.stderr);
       assert.match(down.stdout, /zookeeper stopped/);
