@@ -6,6 +6,7 @@
 //   brook transactions ... describe --transactional-id X                           DescribeTransactions (65), coordinator
 //   brook transactions ... describe-producers --topic T --partition P [--broker-id B]  DescribeProducers (61)
 //   brook transactions ... abort --topic T --partition P --start-offset N          WriteTxnMarkers (27) to the leader
+//   brook transactions ... find-hanging --topic T [--partition P] | --broker-id B [--max-transaction-timeout MIN]
 //
 // `abort` does what Kafka's tool does for brokers of 3.0 and later: finds the producer whose open transaction
 // starts at --start-offset (DescribeProducers on the leader), then asks the leader to write an ABORT marker for it,
@@ -14,6 +15,7 @@
 import { Admin } from '../client/admin.js';
 import { KafkaProtocolError } from '../client/errors.js';
 import { CoordinatorType, findCoordinator } from '../client/requests.js';
+import { ErrorCode } from '../protocol/errors.js';
 import type { WriteTxnMarkersResponse } from '../protocol/messages/27-write-txn-markers.js';
 import type { DescribeProducersResponse } from '../protocol/messages/61-describe-producers.js';
 import type { DescribeTransactionsResponse } from '../protocol/messages/65-describe-transactions.js';
@@ -279,6 +281,148 @@ async function abort(admin: Admin, args: ParsedArgs): Promise<void> {
   }
 }
 
+const HANGING_HEADERS = [
+  'Topic',
+  'Partition',
+  'ProducerId',
+  'ProducerEpoch',
+  'CoordinatorEpoch',
+  'StartOffset',
+  'LastTimestamp',
+  'Duration(min)',
+];
+
+interface OpenTransaction {
+  topic: string;
+  partition: number;
+  state: ProducerState;
+}
+
+/** The partitions to search: one, a topic's, or (with --broker-id) those with a replica on the broker. */
+async function partitionsToSearch(
+  admin: Admin,
+  topic: string | undefined,
+  partition: number | undefined,
+  brokerId: number | undefined,
+): Promise<{ topic: string; partition: number }[]> {
+  if (topic !== undefined && partition !== undefined) return [{ topic, partition }];
+  const names = topic !== undefined ? [topic] : await admin.listTopics({ listInternal: true });
+  const found: { topic: string; partition: number }[] = [];
+  for (const t of await admin.describeTopics(names)) {
+    if (t.error !== null) throw t.error;
+    for (const p of t.partitions)
+      if (brokerId === undefined || p.replicas.includes(brokerId))
+        found.push({ topic: t.topic, partition: p.partition });
+  }
+  return found;
+}
+
+/**
+ * Kafka's find-hanging: partitions' open transactions older than --max-transaction-timeout whose producer the
+ * coordinators do not know, or whose coordinator does not list the partition in the transaction (so no marker
+ * will come for it).
+ */
+async function findHanging(admin: Admin, args: ParsedArgs): Promise<void> {
+  const brokerId = intOption(args, 'broker-id', false);
+  const topic = args.get('topic');
+  const partition = intOption(args, 'partition', false);
+  if (topic === undefined && brokerId === undefined)
+    throw failure(
+      'The `find-hanging` command requires either --topic or --broker-id to limit the scope of the search',
+    );
+  if (partition !== undefined && topic === undefined)
+    throw failure('The --partition argument requires --topic to be provided');
+  const maxTimeoutMs = (intOption(args, 'max-transaction-timeout', false) ?? 15) * 60_000;
+  let partitions: { topic: string; partition: number }[];
+  try {
+    partitions = await partitionsToSearch(admin, topic, partition, brokerId);
+  } catch (e) {
+    throw failure('Failed to describe topics', e);
+  }
+  const candidates: OpenTransaction[] = [];
+  const now = Date.now();
+  for (const tp of partitions) {
+    let states: ProducerState[];
+    try {
+      states = await describeProducers(admin, tp.topic, tp.partition, brokerId);
+    } catch (e) {
+      throw failure(
+        `Failed to describe producers for ${partitions.length} partitions ${brokerId === undefined ? 'on their leaders' : `on broker ${brokerId}`}`,
+        e,
+      );
+    }
+    for (const state of states) {
+      if (state.currentTxnStartOffset >= 0n && now - Number(state.lastTimestamp) > maxTimeoutMs)
+        candidates.push({ ...tp, state });
+    }
+  }
+  const hanging: OpenTransaction[] = [];
+  if (candidates.length > 0) {
+    // Which transactional id each candidate producer id belongs to, on any coordinator.
+    const ids = new Map<bigint, string>();
+    try {
+      const brokers = [...(await admin.cluster.refreshMetadata()).brokers.keys()];
+      const producerIdFilters = [...new Set(candidates.map((c) => c.state.producerId))];
+      for (const broker of brokers) {
+        const res = await admin.cluster.send<ListTransactionsResponse>(broker, ApiKey.LIST_TRANSACTIONS, {
+          stateFilters: [],
+          producerIdFilters,
+          durationFilter: -1n,
+        });
+        if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode);
+        for (const t of res.transactionStates) ids.set(t.producerId, t.transactionalId);
+      }
+    } catch (e) {
+      throw failure("Failed to list transactions for the open transactions' producer ids", e);
+    }
+    for (const c of candidates) {
+      const id = ids.get(c.state.producerId);
+      if (id === undefined || !(await coordinatorHolds(admin, id, c))) hanging.push(c);
+    }
+  }
+  const rows = hanging.map((h) => [
+    h.topic,
+    String(h.partition),
+    String(h.state.producerId),
+    String(h.state.producerEpoch),
+    String(h.state.coordinatorEpoch),
+    String(h.state.currentTxnStartOffset),
+    String(h.state.lastTimestamp),
+    String(Math.floor((now - Number(h.state.lastTimestamp)) / 60_000)),
+  ]);
+  if (args.has('json'))
+    out(JSON.stringify(rows.map((r) => Object.fromEntries(HANGING_HEADERS.map((h, i) => [h, r[i]])))));
+  else process.stdout.write(prettyTable(HANGING_HEADERS, rows));
+}
+
+/** Whether the coordinator of `transactionalId` has the open transaction's partition in its current transaction. */
+async function coordinatorHolds(
+  admin: Admin,
+  transactionalId: string,
+  open: OpenTransaction,
+): Promise<boolean> {
+  try {
+    const coordinator = await findCoordinator(
+      admin.cluster,
+      transactionalId,
+      CoordinatorType.TRANSACTION as 0,
+    );
+    const res = await admin.cluster.send<DescribeTransactionsResponse>(
+      coordinator,
+      ApiKey.DESCRIBE_TRANSACTIONS,
+      {
+        transactionalIds: [transactionalId],
+      },
+    );
+    const state = res.transactionStates.find((s) => s.transactionalId === transactionalId);
+    if (state === undefined || state.errorCode === ErrorCode.TRANSACTIONAL_ID_NOT_FOUND) return false;
+    if (state.errorCode !== 0) throw new KafkaProtocolError(state.errorCode);
+    return state.topics.some((t) => t.topic === open.topic && t.partitions.includes(open.partition));
+  } catch (e) {
+    throw failure('Failed to describe 1 transactions', e);
+  }
+}
+
 type Subcommand = { specs: Specs; summary: string; run: (admin: Admin, args: ParsedArgs) => Promise<void> };
 
 const SUBCOMMANDS: Record<string, Subcommand> = {
@@ -323,6 +467,19 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       },
     },
     run: abort,
+  },
+  'find-hanging': {
+    summary: 'find hanging transactions',
+    specs: {
+      'broker-id': { value: true, help: 'broker id to search for hanging transactions' },
+      'max-transaction-timeout': {
+        value: true,
+        help: 'maximum transaction timeout in minutes to limit the scope of the search (15 minutes by default)',
+      },
+      topic: { value: true, help: 'topic name to limit search to (required if --partition is specified)' },
+      partition: { value: true, help: 'partition number' },
+    },
+    run: findHanging,
   },
 };
 

@@ -233,6 +233,18 @@ test('transactions: list, describe, describe-producers and abort of an open tran
   assert.equal(rows[1]![3], '2');
   assert.equal(rows[1]![5], '0');
 
+  // The coordinator lists the partition in the ongoing transaction, so the transaction is not hanging.
+  r = await brook([
+    'transactions',
+    ...bs(),
+    'find-hanging',
+    '--topic',
+    'parity-txn',
+    '--max-transaction-timeout',
+    '0',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(tableRows(r.stdout).length, 1, r.stdout);
   r = await brook([
     'transactions',
     ...bs(),
@@ -288,7 +300,10 @@ test('transactions: list, describe, describe-producers and abort of an open tran
   );
   r = await brook(['transactions', ...bs()]);
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /^a command is required: one of list, describe, describe-producers, abort\n/);
+  assert.match(
+    r.stderr,
+    /^a command is required: one of list, describe, describe-producers, abort, find-hanging\n/,
+  );
   r = await brook(['transactions', ...bs(), 'abort', '--topic', 'parity-txn', '--partition', '0']);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^The transaction to abort must be identified either with --start-offset/);
@@ -536,4 +551,76 @@ test('producer-perf-test and an offset reset show progress on a terminal only', 
   ]);
   assert.equal(piped.code, 0, piped.stderr);
   assert.equal(piped.stderr, '');
+});
+
+test('transactions find-hanging lists an open transaction no coordinator knows, until it is aborted', async () => {
+  await brook(['topics', ...bs(), '--create', '--topic', 'parity-ghost']);
+  // A transactional write from a producer id no InitProducerId handed out: the partition holds an open
+  // transaction that no coordinator will ever end.
+  const client = await WireClient.connect(tools.broker.host, tools.broker.port);
+  try {
+    const records = buildBatch([{ value: 'g' }], {
+      producerId: 424242,
+      producerEpoch: 0,
+      baseSequence: 0,
+      transactional: true,
+    });
+    const produced = await client.call(ApiKey.PRODUCE, 9, {
+      transactionalId: 'parity-ghost-tid',
+      acks: -1,
+      timeoutMs: 10_000,
+      topicData: [{ name: 'parity-ghost', partitionData: [{ index: 0, records }] }],
+    });
+    assert.equal(produced.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
+  } finally {
+    client.close();
+  }
+  const find = [
+    'transactions',
+    ...bs(),
+    'find-hanging',
+    '--topic',
+    'parity-ghost',
+    '--max-transaction-timeout',
+    '0',
+  ];
+  let r = await brook(find);
+  assert.equal(r.code, 0, r.stderr);
+  let rows = tableRows(r.stdout);
+  assert.deepEqual(rows[0], [
+    'Topic',
+    'Partition',
+    'ProducerId',
+    'ProducerEpoch',
+    'CoordinatorEpoch',
+    'StartOffset',
+    'LastTimestamp',
+    'Duration(min)',
+  ]);
+  assert.deepEqual(rows[1]!.slice(0, 6), ['parity-ghost', '0', '424242', '0', '-1', '0']);
+  assert.equal(rows.length, 2);
+  r = await brook(['transactions', ...bs(), 'find-hanging', '--topic', 'parity-ghost']);
+  assert.equal(tableRows(r.stdout).length, 1, 'younger than the default 15 minutes: not a candidate');
+
+  const abort = ['transactions', ...bs(), 'abort', '--topic', 'parity-ghost', '--partition', '0'];
+  r = await brook([
+    ...abort,
+    '--producer-id',
+    '424242',
+    '--producer-epoch',
+    '0',
+    '--coordinator-epoch',
+    '-1',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  r = await brook(find);
+  rows = tableRows(r.stdout);
+  assert.equal(rows.length, 1, r.stdout);
+
+  r = await brook(['transactions', ...bs(), 'find-hanging']);
+  assert.equal(r.code, 1);
+  assert.equal(
+    r.stderr,
+    'The `find-hanging` command requires either --topic or --broker-id to limit the scope of the search\n',
+  );
 });
