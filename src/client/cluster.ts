@@ -3,8 +3,11 @@
 // and send every request through it.
 //
 // Metadata is fetched for the topics the owner has asked about (the "interesting" set) and refreshed when it is
-// older than metadata.max.age.ms, or at once when a caller reports a stale leader (requestRefresh). Concurrent
-// refreshes share one request. Connections are opened lazily and reopened after a failure.
+// older than metadata.max.age.ms, or when a caller reports a stale leader (invalidate): at the next topic() call,
+// or from refreshIfDue(), which a loop that reads cached leaders (the consumer's fetcher) calls as it goes, at most
+// once per retry.backoff.ms (Kafka's Metadata.requestUpdate and timeToNextUpdate). metadataVersion counts the
+// refreshes done, so that such a caller can wait for one that began after the error. Concurrent refreshes share
+// one request. Connections are opened lazily and reopened after a failure.
 
 import type { MetadataResponse } from '../protocol/messages/03-metadata.js';
 import { ZERO_UUID } from '../protocol/messages/codec-support.js';
@@ -72,6 +75,10 @@ export class Cluster {
     topics: new Map(),
   };
   private metadataAtMs = 0;
+  /** Metadata responses taken so far. */
+  private version = 0;
+  /** When the last refresh ended, answered or failed: refreshIfDue() waits retry.backoff.ms after it. */
+  private refreshEndedMs = 0;
   private refreshing: Promise<MetadataSnapshot> | null = null;
   private readonly interesting = new Set<string>();
   private closed = false;
@@ -190,6 +197,7 @@ export class Cluster {
     if (this.refreshing === null) {
       this.refreshing = this.withRetry(() => this.fetchMetadata([...this.interesting])).finally(() => {
         this.refreshing = null;
+        this.refreshEndedMs = Date.now();
       });
     }
     return this.refreshing;
@@ -214,6 +222,7 @@ export class Cluster {
     };
     this.metadata = merged;
     this.metadataAtMs = Date.now();
+    this.version++;
     for (const id of this.connections.keys()) {
       if (!merged.brokers.has(id)) this.dropConnection(id);
     }
@@ -282,9 +291,26 @@ export class Cluster {
     return p === undefined || p.partition !== partition ? -1 : p.leader;
   }
 
-  /** Marks metadata stale, so the next topic() call refreshes it. */
+  /** Marks metadata stale, so the next topic() or refreshIfDue() call refreshes it. */
   invalidate(): void {
     this.metadataAtMs = 0;
+  }
+
+  /** How many metadata responses the cache has taken; moves with every refresh. */
+  get metadataVersion(): number {
+    return this.version;
+  }
+
+  /**
+   * Starts a refresh of the interesting topics when one is due: the metadata was marked stale or is older than
+   * metadata.max.age.ms, none is in flight, and retry.backoff.ms has passed since the last one ended. Answers
+   * the refresh, or null when none was started.
+   */
+  refreshIfDue(now = Date.now()): Promise<MetadataSnapshot> | null {
+    if (this.closed || this.refreshing !== null) return null;
+    if (now - this.metadataAtMs <= this.options.metadataMaxAgeMs) return null;
+    if (now - this.refreshEndedMs < this.options.retryBackoffMs) return null;
+    return this.refreshMetadata();
   }
 
   /** The backoff before retry number `attempt` (0-based): exponential with jitter, capped. */

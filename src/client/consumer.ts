@@ -10,6 +10,13 @@
 // when poll() hands them out, up to max.poll.records. A seek, pause or reassignment bumps the partition's epoch, so an answer to an older fetch
 // is dropped instead of delivered.
 //
+// Leadership moves: a retriable partition error (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH,
+// UNKNOWN_TOPIC_OR_PARTITION, ...) or a failed fetch request (connection refused or lost, timeout) marks the
+// metadata stale, and the partition is not fetched again before a Metadata response taken after the error names
+// its leader (Kafka's fetcher requests a metadata update the same way). The fetch loop itself starts that refresh (Cluster.refreshIfDue, at
+// most once per retry.backoff.ms), as it does for a partition without a known leader and when the metadata is
+// older than metadata.max.age.ms; the cached leaders are all it reads otherwise.
+//
 // Follower fetching (KIP-392): the consumer sends client.rack as the Fetch rack_id; a leader that answers a
 // partition with preferred_read_replica is left for that broker, which the partition is fetched from until
 // metadata.max.age.ms passes, a fetch there fails, or it answers the partition with an error (then back to the
@@ -109,6 +116,8 @@ interface PartitionState {
   logStartOffset: number;
   /** A retriable fetch error: do not fetch before this time. */
   backoffUntil: number;
+  /** A stale leader seen: do not fetch before the cluster's metadataVersion reaches this (a refresh after it). */
+  metadataVersionNeeded: number;
   /** The broker the leader sent us to (KIP-392), NO_READ_REPLICA for the leader. */
   readReplica: number;
   /** When readReplica lapses and the leader is asked again (now + metadata.max.age.ms when it was set). */
@@ -242,6 +251,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         lastStableOffset: -1,
         logStartOffset: -1,
         backoffUntil: 0,
+        metadataVersionNeeded: 0,
         readReplica: NO_READ_REPLICA,
         readReplicaUntilMs: 0,
       });
@@ -464,6 +474,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       s.position !== null &&
       s.chunks.length < PREFETCH_CHUNKS &&
       s.backoffUntil <= now &&
+      s.metadataVersionNeeded <= this.cluster.metadataVersion &&
       this.buffered < this.o.fetchMaxBytes
     );
   }
@@ -500,16 +511,33 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       if (list === undefined) byNode.set(node, (list = []));
       list.push(s);
     }
-    if (unknownLeader) {
-      this.cluster.refreshMetadata().then(
-        () => this.wake(),
-        (err: Error) => {
-          this.fetchError = err;
-          this.wake();
-        },
-      );
-    }
+    if (unknownLeader) this.cluster.invalidate();
+    this.refreshMetadataIfDue(now);
     for (const [node, list] of byNode) this.fetchFrom(node, list);
+  }
+
+  /** A leader seen to be stale: refresh metadata, and fetch the partition only once a newer answer is in. */
+  private awaitNewLeader(s: PartitionState, now: number): void {
+    this.cluster.invalidate();
+    s.metadataVersionNeeded = this.cluster.metadataVersion + 1;
+    s.backoffUntil = now + this.cluster.backoffMs(0);
+  }
+
+  /** Starts the metadata refresh that stale or unknown leaders (or metadata.max.age.ms) call for, if due. */
+  private refreshMetadataIfDue(now: number): void {
+    const refresh = this.cluster.refreshIfDue(now);
+    if (refresh === null) return;
+    refresh.then(
+      () => {
+        this.startFetches();
+        this.wake();
+      },
+      (err: Error) => {
+        // A retriable failure (no broker reachable yet) is tried again, after retry.backoff.ms, by the next call.
+        if (!(err instanceof KafkaClientError) || !err.retriable) this.fetchError = err;
+        this.wake();
+      },
+    );
   }
 
   private fetchFrom(node: number, list: PartitionState[]): void {
@@ -596,11 +624,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         },
         (err: Error) => {
           session?.failed();
-          this.cluster.invalidate();
-          const until = Date.now() + this.cluster.backoffMs(0);
+          const now = Date.now();
           for (const x of sent) {
-            x.s.backoffUntil = until;
-            // A read replica that does not answer is left for the leader (Kafka's handleFetchFailure).
+            // The broker may be gone or no longer lead: fetch again from the leader a refresh names. A read
+            // replica that does not answer is left for the leader (Kafka's handleFetchFailure).
+            this.awaitNewLeader(x.s, now);
             x.s.readReplica = NO_READ_REPLICA;
           }
           if (!(err instanceof KafkaClientError) || !err.retriable) this.fetchError = err;
@@ -654,8 +682,9 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         this.fetchError = err;
         return;
       }
-      this.cluster.invalidate();
-      s.backoffUntil = Date.now() + this.cluster.backoffMs(0);
+      // Retriable partition errors mostly say the leadership moved (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH,
+      // UNKNOWN_TOPIC_OR_PARTITION on a broker that dropped its copy, ...): ask for the leader again.
+      this.awaitNewLeader(s, Date.now());
       return;
     }
     s.highWatermark = Number(p.highWatermark);
