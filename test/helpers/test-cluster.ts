@@ -42,6 +42,8 @@ export interface ClusterOptions {
   brokerOverrides?: Record<number, Overrides>;
   /** Start the brokers one after another in this order (the first runs the controller); else side by side. */
   order?: number[];
+  /** The zookeeper.connect brokers get, given the cluster's ZooKeeper (a proxy in front of it); zk.connect unless told. */
+  zookeeperConnect?: (zk: TestZooKeeper) => Promise<string>;
 }
 
 export interface TestCluster {
@@ -68,6 +70,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
   const count = options.brokers ?? 3;
   const ids = Array.from({ length: count }, (_, id) => id);
   const zk = await startTestZooKeeper();
+  const zookeeperConnect = options.zookeeperConnect ? await options.zookeeperConnect(zk) : zk.connect;
   const dataDirs = ids.map((id) => mkdtempSync(join(tmpdir(), `brook-cluster-${id}-`)));
   const brokers: BrokerProcess[] = [];
   const started = new Set<BrokerProcess>();
@@ -85,7 +88,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
         ...options.brokerOverrides?.[id],
         ...overrides,
         'broker.id': id,
-        'zookeeper.connect': zk.connect,
+        'zookeeper.connect': zookeeperConnect,
       },
     });
     runningPids.add(child.pid);

@@ -29,7 +29,12 @@ process.once('exit', () => {
 export interface TestZooKeeper {
   readonly connect: string;
   readonly port: number;
+  /** The running server's PID (a new one after restart()). */
   readonly pid: number;
+  /** kill -9 the server, as a crash does: its data directory stays, the port is free once this answers. */
+  kill(): Promise<void>;
+  /** Starts the server again on the same port and data directory (after kill()). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -56,19 +61,32 @@ export async function startTestZooKeeper(): Promise<TestZooKeeper> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     try {
-      const server = await startLocalZooKeeper({
+      const options = {
         port,
         dataDir: dir,
         tickTimeMs: TEST_TICK_MS,
         minSessionTimeoutMs: 2 * TEST_TICK_MS,
         maxSessionTimeoutMs: 60_000,
-      });
+      };
+      const server = await startLocalZooKeeper(options);
+      let pid = server.pid;
       let stopped = false;
       running.add(dir);
       return {
         connect: server.connect,
         port,
-        pid: server.pid,
+        get pid() {
+          return pid;
+        },
+        async kill() {
+          const running = runningPid(dir);
+          if (running === null) return;
+          process.kill(running, 'SIGKILL');
+          while (runningPid(dir) !== null) await new Promise((r) => setTimeout(r, 20));
+        },
+        async restart() {
+          pid = (await startLocalZooKeeper(options)).pid;
+        },
         async stop() {
           if (stopped) return;
           stopped = true;

@@ -106,12 +106,21 @@ export class RenewableSession implements CoordinationStore {
         this.current = next;
         this.follow(next);
         this.logger.info(`new coordination store session ${next.sessionId}`);
-        await this.onRenewed();
-        return;
+        try {
+          await this.onRenewed();
+          return;
+        } catch (err) {
+          // Re-registration failed (a CONNECTIONLOSS, say). Close the session before opening another: left
+          // open, its half-made registration would make every later session's answer NODEEXISTS, owned by
+          // a session nobody uses.
+          this.logger.warn(`after a new session: ${err instanceof Error ? err.message : String(err)}`);
+          this.unsubscribeCurrent();
+          await next.close();
+        }
       } catch (err) {
         this.logger.warn(`opening a new session failed: ${err instanceof Error ? err.message : String(err)}`);
-        await new Promise((r) => setTimeout(r, RENEW_BACKOFF_MS));
       }
+      await new Promise((r) => setTimeout(r, RENEW_BACKOFF_MS));
     }
   }
 }

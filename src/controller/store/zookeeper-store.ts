@@ -11,6 +11,7 @@
 //
 // Watches are ZooKeeper's own one-shot watches. A session that expires never fires the watches it had.
 
+import type { Socket } from 'node:net';
 import * as zk from 'node-zookeeper-client';
 import { assert } from '../../common/assert.js';
 import { isValidPath } from './paths.js';
@@ -97,7 +98,10 @@ class ZooKeeperSession implements CoordinationStore {
     this.sessionId = client.getSessionId().toString('hex');
     this.sessionTimeoutMs = client.getSessionTimeout();
     client.on('state', (s: zk.State) => this.onState(s));
+    this.silence = new SilenceWatchdog(client);
   }
+
+  private readonly silence: SilenceWatchdog;
 
   async create(
     path: string,
@@ -203,6 +207,7 @@ class ZooKeeperSession implements CoordinationStore {
     if (this.state === 'closed') return;
     const wasExpired = this.state === 'expired';
     this.state = 'closed';
+    this.silence.stop();
     if (!wasExpired) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, CLOSE_WAIT_MS);
@@ -258,6 +263,7 @@ class ZooKeeperSession implements CoordinationStore {
       this.emit('reconnected');
     } else if (s === zk.State.EXPIRED) {
       this.state = 'expired';
+      this.silence.stop();
       this.client.close();
       this.emit('expired');
     }
@@ -267,6 +273,72 @@ class ZooKeeperSession implements CoordinationStore {
     // On the microtask queue, as the in-process store does: a listener never runs inside the client's own
     // event dispatch, so whatever it calls on the client starts from a consistent state.
     for (const listener of [...this.listeners]) queueMicrotask(() => listener(event));
+  }
+}
+
+/** What SilenceWatchdog reads of node-zookeeper-client's ConnectionManager (not public API; 1.1.3). */
+interface ConnectionManagerView {
+  readonly state: number;
+  readonly socket?: Socket;
+  /** The negotiated session timeout once connected. */
+  readonly sessionTimeout: number;
+  /** How long one server may take to answer a connection attempt. */
+  readonly connectTimeout: number;
+}
+
+/** The ConnectionManager's CONNECTING and CONNECTED states. */
+const CM_CONNECTING = 1;
+const CM_CONNECTED = 2;
+
+/**
+ * The read timeout node-zookeeper-client lacks. It pings only when the socket is idle and waits for a reply
+ * forever, so a connection whose server vanished without the close reaching us (ZooKeeper killed while the
+ * network dropped its packets, a half-open TCP connection) stays "connected" for good: no `disconnected`, no
+ * reconnection, so never an `expired` either, and every request times out (chaos finding F2). ZooKeeper's Java
+ * client gives a connection 2/3 of the session timeout to say anything (a ping reply, at least, since it pings
+ * after 1/3 of silence) and otherwise drops it and tries again; this does the same by destroying the socket,
+ * after which the library's own close handling reports the disconnection and reconnects with the session's id
+ * and password, and the server answers either the same session or its expiry. A connection that is open but
+ * has not answered the connect request yet gets the library's connect timeout.
+ */
+class SilenceWatchdog {
+  private watched: Socket | undefined;
+  private lastHeardMs = Date.now();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(client: zk.Client) {
+    const manager = (client as unknown as { connectionManager?: ConnectionManagerView }).connectionManager;
+    assert(
+      manager !== undefined && typeof manager.state === 'number',
+      'node-zookeeper-client no longer keeps its connection manager where expected',
+    );
+    const checkEveryMs = Math.max(50, Math.floor(manager.sessionTimeout / 12));
+    this.timer = setInterval(() => this.check(manager), checkEveryMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private check(manager: ConnectionManagerView): void {
+    const socket = manager.socket;
+    if (socket === undefined) return;
+    if (socket !== this.watched) {
+      this.watched = socket;
+      this.lastHeardMs = Date.now();
+      const heard = () => {
+        if (this.watched === socket) this.lastHeardMs = Date.now();
+      };
+      socket.on('connect', heard);
+      socket.on('data', heard);
+    }
+    if (socket.connecting || socket.destroyed) return;
+    let limitMs: number;
+    if (manager.state === CM_CONNECTED) limitMs = Math.floor((manager.sessionTimeout * 2) / 3);
+    else if (manager.state === CM_CONNECTING) limitMs = manager.connectTimeout;
+    else return;
+    if (Date.now() - this.lastHeardMs > limitMs) socket.destroy();
   }
 }
 

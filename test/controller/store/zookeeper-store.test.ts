@@ -126,3 +126,45 @@ describe('zookeeper store: connection loss', () => {
     }
   });
 });
+
+describe('zookeeper store: a connection that goes silent (chaos finding F2)', () => {
+  // ZooKeeper killed while the network dropped its packets: the client never hears the connection close.
+  // node-zookeeper-client only pings when idle and never gives up on a silent server, so without a read
+  // timeout of its own the session stays "connected" to nothing for good.
+  async function silentFor(holdMs: number, sessionTimeoutMs: number) {
+    const proxy = await TcpProxy.start(server.port);
+    try {
+      const result = await connectZooKeeper({
+        connect: `127.0.0.1:${proxy.port}`,
+        sessionTimeoutMs,
+        connectionTimeoutMs: 10_000,
+      });
+      assert.ok(result.ok);
+      const s = result.value;
+      const events: string[] = [];
+      s.onSessionEvent((e) => events.push(e));
+      proxy.blackHole();
+      await new Promise((r) => setTimeout(r, holdMs));
+      proxy.restore();
+      const deadline = Date.now() + 3 * sessionTimeoutMs;
+      while (!events.includes('reconnected') && !events.includes('expired') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      const outcome = [...events];
+      await s.close();
+      return outcome;
+    } finally {
+      await proxy.close();
+    }
+  }
+
+  it('drops a connection that hears nothing and reconnects to the same session', async () => {
+    // Restored at once: the client notices the silence after 2/3 of the session timeout and is back on the
+    // same session before the server expires it.
+    assert.deepEqual(await silentFor(0, 6_000), ['disconnected', 'reconnected']);
+  });
+
+  it('learns of the expiry when the silence outlasts the session', async () => {
+    const events = await silentFor(5_000, 2_000);
+    assert.deepEqual(events.slice(0, 2), ['disconnected', 'expired']);
+  });
+});
