@@ -10,10 +10,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectZooKeeper } from '../../src/controller/store/zookeeper-store.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { TcpProxy } from '../controller/store/tcp-proxy.js';
 import type { BrokerProcess } from '../helpers/broker-process.js';
 import { agreedController, partitionView, produceToLeader, waitFor } from '../helpers/cluster.js';
 import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
-import { TcpProxy } from '../controller/store/tcp-proxy.js';
 
 const SESSION_TIMEOUT_MS = 4000;
 /** How long the cluster has to recover once ZooKeeper serves again. */
