@@ -3,13 +3,16 @@
 // soon as it sees a registration, so these requests can arrive while the broker is still starting. They are
 // answered with an error in their own response, and the controller acts on it:
 //
-// - STALE_BROKER_EPOCH while this broker has not registered yet, or for a broker epoch older than its
-//   registration: the request was made for an earlier run of this broker (restarted before ZooKeeper expired
-//   the old session), as Kafka answers it. The controller drops it and sends everything again when it sees the
-//   new registration.
-// - COORDINATOR_LOAD_IN_PROGRESS once registered: the request is for this run, which is still loading its
-//   state. Kafka has no answer for this (its brokers accept connections only when ready); a retriable code, on
-//   which the controller sends the request again after a backoff (controller/channel.ts).
+// - STALE_BROKER_EPOCH for a broker epoch older than this run's registration: the request was made for an earlier
+//   run of this broker (restarted before ZooKeeper expired the old session), as Kafka answers it. The controller
+//   drops it; it sends everything again for the new registration.
+// - COORDINATOR_LOAD_IN_PROGRESS otherwise, a retriable code on which the controller sends the request again after
+//   a backoff (controller/channel.ts). Before this broker has its own registration's epoch it cannot tell an
+//   earlier run's request from this run's: the controller sees the registration (its watch) at the same time as
+//   this broker learns its epoch (the create's answer), and may send at once. Refusing such a request as stale
+//   left the broker without metadata until the next change; retried, it is answered properly once the epoch is
+//   known (or dropped by the controller when the registration it was made for goes away). Kafka has no answer for
+//   this: its brokers accept connections only when ready, so the controller's sends are retried there too.
 //
 // Any other request closes its connection, as Kafka's refused connection would; clients retry. None of this is
 // malformed input: it is logged at debug.
@@ -55,9 +58,9 @@ export function notReadyHandler(logger: Logger, brokerEpoch: () => number): Requ
   };
 }
 
-/** STALE_BROKER_EPOCH for a request made for an earlier run of this broker, else COORDINATOR_LOAD_IN_PROGRESS. */
+/** STALE_BROKER_EPOCH for a request known to be for an earlier run of this broker, else COORDINATOR_LOAD_IN_PROGRESS. */
 export function notReadyError(requestEpoch: bigint, registeredEpoch: number): number {
-  const stale = registeredEpoch < 0 || (requestEpoch >= 0n && requestEpoch < BigInt(registeredEpoch));
+  const stale = registeredEpoch >= 0 && requestEpoch >= 0n && requestEpoch < BigInt(registeredEpoch);
   return stale ? ErrorCode.STALE_BROKER_EPOCH : ErrorCode.COORDINATOR_LOAD_IN_PROGRESS;
 }
 

@@ -1,5 +1,5 @@
 // What a broker answers before it serves (broker/not-ready.ts): the controller's requests get an error in their
-// own response (STALE_BROKER_EPOCH when made for an earlier run of the broker, else the retriable
+// own response (STALE_BROKER_EPOCH when known to be made for an earlier run of the broker, else the retriable
 // COORDINATOR_LOAD_IN_PROGRESS, on which the controller sends again), logged at debug; any other request closes
 // its connection quietly (NotReadyError), not as malformed input.
 
@@ -69,12 +69,12 @@ function answer(handler: ReturnType<typeof notReadyHandler>, apiKey: number, ver
   return (getApi(apiKey).decodeResponse(r, version) as { errorCode: number }).errorCode;
 }
 
-test('before registering, every controller request is for an earlier run of the broker: STALE_BROKER_EPOCH', () => {
+test('before registering, a controller request may be for this run (the controller saw the registration first): retriable COORDINATOR_LOAD_IN_PROGRESS, never STALE_BROKER_EPOCH', () => {
   const lines: [LogLevel, string][] = [];
   const handler = notReadyHandler(capturingLogger(lines), () => -1);
-  assert.equal(answer(handler, ApiKey.LEADER_AND_ISR, 7, 5n), ErrorCode.STALE_BROKER_EPOCH);
-  assert.equal(answer(handler, ApiKey.UPDATE_METADATA, 8, 5n), ErrorCode.STALE_BROKER_EPOCH);
-  assert.equal(answer(handler, ApiKey.STOP_REPLICA, 4, 5n), ErrorCode.STALE_BROKER_EPOCH);
+  assert.equal(answer(handler, ApiKey.LEADER_AND_ISR, 7, 5n), ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+  assert.equal(answer(handler, ApiKey.UPDATE_METADATA, 8, 5n), ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+  assert.equal(answer(handler, ApiKey.STOP_REPLICA, 4, 5n), ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
   assert.ok(lines.length > 0 && lines.every(([level]) => level === 'debug'), JSON.stringify(lines));
 });
 

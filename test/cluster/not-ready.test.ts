@@ -1,6 +1,7 @@
 // A broker restarted before ZooKeeper expired its previous session waits for the old registration to go, with its
 // listener already bound: the controller's requests that reach it then (meant for its previous run) are answered
-// STALE_BROKER_EPOCH on a connection that stays open, not closed as malformed requests (broker/not-ready.ts).
+// COORDINATOR_LOAD_IN_PROGRESS (retriable: before registering it cannot tell them from this run's) on a connection
+// that stays open, not closed as malformed requests (broker/not-ready.ts).
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -51,7 +52,8 @@ test('controller requests that reach a broker still starting are answered, not c
       topicStates: [],
       liveBrokers: [],
     });
-    assert.equal(metadata.errorCode, ErrorCode.STALE_BROKER_EPOCH);
+    // Not registered yet: the broker cannot tell an earlier run's request from this run's, so it asks for a retry.
+    assert.equal(metadata.errorCode, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
     const leaderAndIsr = await client.call(ApiKey.LEADER_AND_ISR, 7, {
       controllerId: 0,
       isKRaftController: false,
@@ -62,7 +64,11 @@ test('controller requests that reach a broker still starting are answered, not c
       topicStates: [],
       liveLeaders: [],
     });
-    assert.equal(leaderAndIsr.errorCode, ErrorCode.STALE_BROKER_EPOCH, 'answered on the same connection');
+    assert.equal(
+      leaderAndIsr.errorCode,
+      ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+      'answered on the same connection',
+    );
     assert.equal(serving, false, 'both were answered before the broker served');
   } finally {
     client.close();
