@@ -5,8 +5,8 @@
 // A last scrape must show the broker counted the records the generator sent, so a run that silently had no
 // metrics cannot pass for a cheap one.
 
-import { createServer } from 'node:net';
 import { assert } from '../../src/common/assert.js';
+import { freePort } from '../cluster/local-cluster.js';
 import { type RatioSummary, ratioOfSummaries } from '../harness/ratio.js';
 import { summarize } from '../harness/repeat.js';
 import type { ResultWriter } from '../harness/results.js';
@@ -83,17 +83,4 @@ export async function runMetricsOnCell(
     meaning: 'produce wire MB/s and broker MB per CPU-second with brook.metrics.listener set over unset',
   });
   return comparison;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address !== null ? resolve(address.port) : reject(),
-      );
-    });
-  });
 }

@@ -251,7 +251,8 @@ function alive(pid: number): boolean {
   }
 }
 
-function freePort(): Promise<number> {
+/** A port on 127.0.0.1 that was free a moment ago (the kernel's choice for port 0). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
