@@ -15,6 +15,7 @@ import { checkApiVersions, createTopic, waitForTopic } from './broker-setup.js';
 import { FetchConsumer } from './fetch-consumer.js';
 import { runG1 } from './g1-producer.js';
 import { type G2Client, runG2 } from './g2-clients.js';
+import type { MockPeer } from './mock-peer.js';
 import { WireConnection } from './wire-connection.js';
 
 /** How long the tail consumer may take to catch up after a run, and a backlog read may take. */
@@ -22,6 +23,8 @@ const catchUpTimeoutMs = 30_000;
 /** fetch.max.wait.ms of the consumers (Kafka's default is 500; a tail reader wants answers sooner). */
 const consumerMaxWaitMs = 100;
 const rssSampleIntervalMs = 500;
+/** The highest Produce version librdkafka's mock cluster serves. */
+const mockPeerProduceVersion = 7;
 
 export interface CellSpec {
   recordBytes: number;
@@ -48,6 +51,8 @@ export interface CellOptions {
   /** Broker settings for every broker of the run (--broker-override), before the cell's own (D1). */
   brokerOverrides?: Readonly<Record<string, string>>;
   log: (message: string) => void;
+  /** Runs after each of Brook's repetitions (the C mock peer's, so that the two alternate). */
+  afterRepetition?: (repetition: number) => Promise<void>;
 }
 
 /** What a cell's broker is started with: the run's --broker-override settings, then D1's group commit. */
@@ -147,6 +152,7 @@ export async function runCell(spec: CellSpec, options: CellOptions): Promise<Cel
               `${run.figures.wireMBPerSecond.toFixed(1)} MB/s wire, tail ${run.figures.tailFetchMBPerSecond.toFixed(1)} MB/s ` +
               `(load ${run.figures.loadAverage1m.toFixed(1)})`,
           );
+          await options.afterRepetition?.(repetition);
         }
       } finally {
         setup.close();
@@ -392,4 +398,57 @@ export async function runClientCell(
       await broker.stop();
     }
   });
+}
+
+/** One repetition of G1 against the C mock peer: produce only, its CPU from /proc. */
+export interface PeerRepetition {
+  recordsPerSecond: number;
+  wireMBPerSecond: number;
+  peerCpuSeconds: number;
+  wireMBPerPeerCpuSecond: number;
+  latencyP99Ms: number;
+  loadAverage1m: number;
+}
+
+/** The same G1 load as Brook's repetition, on a fresh topic of the peer, with Produce v7 and no tail consumer. */
+export async function runPeerRepetition(
+  spec: CellSpec,
+  options: Pick<CellOptions, 'durationMs' | 'log'>,
+  peer: MockPeer,
+  repetition: number,
+): Promise<PeerRepetition> {
+  const topic = `peer-${cellName(spec).toLowerCase()}-${repetition}`;
+  await peer.createTopic(topic, spec.partitions);
+  const cpu = [0, 0];
+  const run = await runG1({
+    ...spec,
+    host: '127.0.0.1',
+    port: peer.port,
+    topic,
+    produceVersion: mockPeerProduceVersion,
+    warmupMs: warmupMsFor(options.durationMs),
+    durationMs: options.durationMs,
+    onWindow: (edge) => {
+      const usage = readProcessCpu(peer.pid);
+      cpu[edge === 'start' ? 0 : 1] = usage === undefined ? 0 : usage.userSeconds + usage.systemSeconds;
+    },
+  });
+  assert(
+    run.recordsAcknowledged === run.recordsSent && Object.keys(run.errors).length === 0,
+    `the mock peer acknowledged ${run.recordsAcknowledged} of ${run.recordsSent} records (${JSON.stringify(run.errors)})`,
+  );
+  const peerCpuSeconds = cpu[1]! - cpu[0]!;
+  const figures: PeerRepetition = {
+    recordsPerSecond: run.records / run.seconds,
+    wireMBPerSecond: run.wireBytes / 1e6 / run.seconds,
+    peerCpuSeconds,
+    wireMBPerPeerCpuSecond: run.wireBytes / 1e6 / Math.max(peerCpuSeconds, 0.01),
+    latencyP99Ms: run.latency.summary().p99 / 1000,
+    loadAverage1m: os.loadavg()[0]!,
+  };
+  options.log(
+    `  ${cellName(spec)} C mock peer #${repetition + 1}: ${figures.wireMBPerSecond.toFixed(1)} MB/s wire, ` +
+      `${figures.wireMBPerPeerCpuSecond.toFixed(0)} MB per CPU-second (load ${figures.loadAverage1m.toFixed(1)})`,
+  );
+  return figures;
 }

@@ -38,6 +38,8 @@ export interface G1Options extends Omit<ProduceShape, 'variants' | 'timeoutMs'> 
   onBatchSent?: (partition: number, intendedMs: number) => void;
   /** Called at the start and the end of the measured window (to sample the broker's usage). */
   onWindow?: (edge: 'start' | 'end') => void;
+  /** Produce version sent (default benchVersions.produce; the C mock peer serves up to v7). */
+  produceVersion?: number;
 }
 
 export interface G1Result {
@@ -79,7 +81,7 @@ export async function runG1(options: G1Options): Promise<G1Result> {
   assert(options.inFlight >= 1 && options.connections >= 1, 'need a connection and a request in flight');
   const requests = buildProduceRequests(
     { ...options, timeoutMs: 30_000, variants: 4 },
-    benchVersions.produce,
+    options.produceVersion ?? benchVersions.produce,
   );
   const groupCount = requests.length;
   const singleWriter = options.connections === 1 || groupCount >= options.connections;
@@ -126,6 +128,7 @@ function drive(
   const windowEnd = windowStart + options.durationMs;
   const intervalMs =
     options.requestsPerSecond === undefined ? 0 : (1000 * options.connections) / options.requestsPerSecond;
+  const produceVersion = options.produceVersion ?? benchVersions.produce;
   let windowOpened = false;
   let windowClosed = false;
 
@@ -211,30 +214,25 @@ function drive(
       sender.sent++;
       recordsSent += request.records;
       for (const partition of request.partitions) options.onBatchSent?.(partition, intendedMs);
-      const wireBytes = sender.connection.send(
-        ApiKey.PRODUCE,
-        benchVersions.produce,
-        [request.body],
-        (reader) => {
-          const now = performance.now();
-          try {
-            checkResponse(sender, request, decodeProduceResponse(reader, benchVersions.produce));
-          } catch (error) {
-            fail(error as Error);
-            return;
-          }
-          if (now >= windowStart && now < windowEnd) {
-            latency.record((now - intendedMs) * 1000);
-            measured.requests++;
-            measured.records += request.records;
-            measured.batches += request.partitions.length;
-            measured.payloadBytes += request.payloadBytes;
-            measured.batchBytes += request.batchBytes;
-            measured.wireBytes += wireBytes;
-          }
-          pump(sender);
-        },
-      );
+      const wireBytes = sender.connection.send(ApiKey.PRODUCE, produceVersion, [request.body], (reader) => {
+        const now = performance.now();
+        try {
+          checkResponse(sender, request, decodeProduceResponse(reader, produceVersion));
+        } catch (error) {
+          fail(error as Error);
+          return;
+        }
+        if (now >= windowStart && now < windowEnd) {
+          latency.record((now - intendedMs) * 1000);
+          measured.requests++;
+          measured.records += request.records;
+          measured.batches += request.partitions.length;
+          measured.payloadBytes += request.payloadBytes;
+          measured.batchBytes += request.batchBytes;
+          measured.wireBytes += wireBytes;
+        }
+        pump(sender);
+      });
     }
 
     function checkResponse(

@@ -1,6 +1,6 @@
 // `npm run bench -- broker [options]`: the broker matrix of the benchmark protocol with generator G1.
 //
-// In one run: the limits (L_net, L_relay, L_null for each record size and partition count, L_disk_sync first;
+// In one run: the limits (L_net, L_sink, L_relay, L_null for each record size and partition count, L_disk_sync first;
 // L_disk_async last, since it leaves writeback behind), then one cell per (record size, partitions, acks,
 // durability), each on a fresh broker: three G1 produce runs with a tail consumer, and for acks=1 D0 cells a read
 // of the stored backlog. Prints a summary and appends every figure and the ratios R_net, R_relay, R_disk, R_null
@@ -8,10 +8,15 @@
 //
 // R_relay divides the same bytes as R_net by L_relay, the work any broker must do for them on this machine
 // (receive, append to the page cache, send to the tail reader) without a protocol: it says how far the broker
-// is from its data path's ceiling, where R_net mixes that with how far the machine is from L_net.
+// is from its data path's ceiling, where R_net mixes that with how far the machine is from L_net. R_sink divides
+// the produce bytes alone by L_sink (receive and append to the page cache, no protocol).
+//
+// The C mock peer (mock-peer.ts, librdkafka's mock cluster) runs the same G1 load in every D0 cell, one
+// repetition after each of Brook's, and its figure is printed beside Brook's (`--no-peer` skips it).
 
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { assert } from '../../src/common/assert.js';
 import { type RatioSummary, ratioOfSummaries } from '../harness/ratio.js';
@@ -25,11 +30,14 @@ import {
   type CellSpec,
   type ClientCellResult,
   cellName,
+  type PeerRepetition,
   runCell,
   runClientCell,
+  runPeerRepetition,
 } from './cell.js';
 import { type G2Client, g2Clients } from './g2-clients.js';
 import { type MetricsComparison, runMetricsOnCell } from './metrics-compare.js';
+import { buildMockPeer, type MockPeer, type PeerBuild, startMockPeer } from './mock-peer.js';
 
 const usage = `usage: npm run bench -- broker [options]
   --quick                three cells, 1 s windows, 1 s limits: about a minute
@@ -45,6 +53,7 @@ const usage = `usage: npm run bench -- broker [options]
   --g2 LIST              also drive each cell with real clients (G2): kafkajs, platformatic, kcat
   --no-g1                skip G1 (with --g2: real clients only)
   --no-limits            skip the limits (no ratios; for profiling)
+  --no-peer              skip the C mock broker peer (librdkafka's mock cluster) in D0 cells
   --broker-override K=V  a broker setting for every cell (repeatable), to compare settings in one sitting
   --metrics-compare      run each cell again with brook.metrics.listener set, scraped every second; ratios on/off
   --cpu-prof DIR         run each broker under node --cpu-prof, profiles written to DIR
@@ -78,6 +87,7 @@ export async function run(args: string[]): Promise<void> {
       g2: { type: 'string' },
       'no-g1': { type: 'boolean', default: false },
       'no-limits': { type: 'boolean', default: false },
+      'no-peer': { type: 'boolean', default: false },
       'broker-override': { type: 'string', multiple: true, default: [] },
       'metrics-compare': { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
@@ -118,7 +128,7 @@ export async function run(args: string[]): Promise<void> {
   if (!values['no-limits']) {
     const limitMs = quick ? limitDurationMs.quick : limitDurationMs.full;
     const first = await measureLimits({
-      names: ['L_net', 'L_relay', 'L_disk_sync'],
+      names: ['L_net', 'L_sink', 'L_relay', 'L_disk_sync'],
       durationMs: limitMs,
       parentDir: values.dir,
       writer,
@@ -151,25 +161,59 @@ export async function run(args: string[]): Promise<void> {
   }
   const results: CellResult[] = [];
   const comparisons: MetricsComparison[] = [];
-  for (const spec of values['no-g1'] ? [] : specs) {
-    log(`cell ${cellName(spec)}`);
-    const cellOptions = {
-      repetitions,
-      durationMs,
-      tail: !values['no-tail'],
-      backlog: spec.acks === 1 && spec.durability === 'D0',
-      parentDir: values.dir,
-      cpuProfileDir: values['cpu-prof'],
-      brokerOverrides,
-      log,
-    };
-    const result = await runCell(spec, cellOptions);
-    results.push(result);
-    record(writer, result, limits, nullNames.get(nullKey(spec)));
-    if (values['metrics-compare']) {
-      log(`cell ${cellName(spec)} with metrics on`);
-      comparisons.push(await runMetricsOnCell(spec, result, { ...cellOptions, backlog: false }, writer));
+  const peerResults: PeerCellResult[] = [];
+  const peerDir = mkdtempSync(join(os.tmpdir(), 'brook-bench-peer-'));
+  try {
+    const g1Specs = values['no-g1'] ? [] : specs;
+    const peerBuild: PeerBuild | undefined =
+      values['no-peer'] || !g1Specs.some((s) => s.durability === 'D0') ? undefined : buildMockPeer(peerDir);
+    if (peerBuild !== undefined && 'skipped' in peerBuild) {
+      log(`C mock broker peer skipped: ${peerBuild.skipped}`);
+      writer.write('peer-skipped', { reason: peerBuild.skipped });
     }
+    for (const spec of g1Specs) {
+      log(`cell ${cellName(spec)}`);
+      const peer =
+        peerBuild !== undefined && 'binary' in peerBuild && spec.durability === 'D0'
+          ? await startMockPeer(peerBuild.binary)
+          : undefined;
+      const peerRepetitions: PeerRepetition[] = [];
+      const cellOptions = {
+        repetitions,
+        durationMs,
+        tail: !values['no-tail'],
+        backlog: spec.acks === 1 && spec.durability === 'D0',
+        parentDir: values.dir,
+        cpuProfileDir: values['cpu-prof'],
+        brokerOverrides,
+        log,
+      };
+      let result: CellResult;
+      try {
+        result = await runCell(spec, {
+          ...cellOptions,
+          afterRepetition: peer && (async (r) => void peerRepetitions.push(await runPeer(peer, spec, r))),
+        });
+      } finally {
+        await peer?.stop();
+      }
+      results.push(result);
+      record(writer, result, limits, nullNames.get(nullKey(spec)));
+      if (peerRepetitions.length > 0) {
+        const peerResult = { brook: result, peer: peerRepetitions };
+        peerResults.push(peerResult);
+        recordPeer(writer, peerResult, limits);
+      }
+      if (values['metrics-compare']) {
+        log(`cell ${cellName(spec)} with metrics on`);
+        comparisons.push(await runMetricsOnCell(spec, result, { ...cellOptions, backlog: false }, writer));
+      }
+    }
+  } finally {
+    rmSync(peerDir, { recursive: true, force: true });
+  }
+  function runPeer(peer: MockPeer, spec: CellSpec, repetition: number): Promise<PeerRepetition> {
+    return runPeerRepetition(spec, { durationMs, log }, peer, repetition);
   }
 
   const clientResults: ClientCellResult[] = [];
@@ -207,6 +251,7 @@ export async function run(args: string[]): Promise<void> {
   writer.write('summary', { elapsedSeconds, loadAverage: os.loadavg() });
   if (limits.size > 0) console.log(`\n${formatLimitsLine(limits)}`);
   if (results.length > 0) console.log(`\n${formatCells(results, limits, nullNames)}`);
+  if (peerResults.length > 0) console.log(`\n${formatPeers(peerResults, limits)}`);
   console.log('');
   if (clientResults.length > 0) console.log(`${formatClients(clientResults, limits, nullNames)}\n`);
   if (comparisons.length > 0) console.log(`${formatComparisons(comparisons)}\n`);
@@ -345,6 +390,12 @@ function record(
     const ratio = netRatio(result, limits, limit);
     if (ratio) writer.write(`${ratioName}-${name}`, { ...ratio, limit });
   }
+  const sinkRatio = produceOverSink(
+    summaryOf(result, (r) => r.wireMBPerSecond),
+    limits,
+  );
+  if (sinkRatio)
+    writer.write(`R_sink-${name}`, { ...sinkRatio, limit: 'L_sink', measured: 'produce wire MB/s' });
   const nullLimit = nullName === undefined ? undefined : limits.get(nullName);
   if (nullLimit) {
     writer.write(`R_null-${name}`, {
@@ -365,6 +416,86 @@ function netRatio(
 ): RatioSummary | undefined {
   const measured = limits.get(limit);
   return measured && ratioOfSummaries(summaryOf(result, netMBPerSecond), measured.summary);
+}
+
+/** Produce wire MB/s over L_sink (receive and append, no protocol); undefined when L_sink was not measured. */
+function produceOverSink(produce: Summary, limits: LimitSet): RatioSummary | undefined {
+  const sink = limits.get('L_sink');
+  return sink && ratioOfSummaries(produce, sink.summary);
+}
+
+/** A D0 cell's Brook result and the C mock peer's repetitions, alternated with Brook's. */
+interface PeerCellResult {
+  brook: CellResult;
+  peer: PeerRepetition[];
+}
+
+function recordPeer(writer: ResultWriter, result: PeerCellResult, limits: LimitSet): void {
+  const name = cellName(result.brook.spec);
+  const peerWire = summarize(result.peer.map((r) => r.wireMBPerSecond));
+  writer.figure(`peer-${name}`, 'MB/s', peerWire, {
+    peer: 'librdkafka mock cluster (C, in memory), Produce v7, no tail consumer',
+    recordsPerSecond: summarize(result.peer.map((r) => r.recordsPerSecond)),
+    wireMBPerPeerCpuSecond: summarize(result.peer.map((r) => r.wireMBPerPeerCpuSecond)),
+    repetitions: result.peer,
+  });
+  writer.write(`brook-over-peer-${name}`, {
+    throughput: ratioOfSummaries(
+      summaryOf(result.brook, (r) => r.wireMBPerSecond),
+      peerWire,
+    ),
+    cpuEfficiency: ratioOfSummaries(
+      summaryOf(result.brook, (r) => r.wireMBPerBrokerCpuSecond),
+      summarize(result.peer.map((r) => r.wireMBPerPeerCpuSecond)),
+    ),
+    peerOverSink: produceOverSink(peerWire, limits),
+  });
+}
+
+function formatPeers(results: readonly PeerCellResult[], limits: LimitSet): string {
+  const rows = results.map(({ brook, peer }) => {
+    const range = (values: number[]): string => {
+      const x = summarize(values);
+      return formatRange(x.median, x.min, x.max);
+    };
+    const peerWire = summarize(peer.map((r) => r.wireMBPerSecond));
+    const loads = [...brook.repetitions.map((r) => r.loadAverage1m), ...peer.map((r) => r.loadAverage1m)];
+    return [
+      cellName(brook.spec),
+      range(brook.repetitions.map((r) => r.wireMBPerSecond)),
+      range(peer.map((r) => r.wireMBPerSecond)),
+      ratioText(
+        ratioOfSummaries(
+          summaryOf(brook, (r) => r.wireMBPerSecond),
+          peerWire,
+        ),
+      ),
+      range(brook.repetitions.map((r) => r.wireMBPerBrokerCpuSecond)),
+      range(peer.map((r) => r.wireMBPerPeerCpuSecond)),
+      ratioText(
+        produceOverSink(
+          summaryOf(brook, (r) => r.wireMBPerSecond),
+          limits,
+        ),
+      ),
+      ratioText(produceOverSink(peerWire, limits)),
+      `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
+    ];
+  });
+  return formatTable(
+    [
+      'cell (C mock peer alternated)',
+      'Brook wire MB/s',
+      'peer wire MB/s',
+      'Brook/peer',
+      'Brook MB/CPU-s',
+      'peer MB/CPU-s',
+      'Brook/L_sink',
+      'peer/L_sink',
+      'load',
+    ],
+    rows,
+  );
 }
 
 function diskLimitName(result: CellResult): string {
@@ -447,6 +578,12 @@ function formatCells(
       s((r) => r.brokerEventLoopDelayP99Ms),
       ratioText(netRatio(result, limits, 'L_net')),
       ratioText(netRatio(result, limits, 'L_relay')),
+      ratioText(
+        produceOverSink(
+          summaryOf(result, (r) => r.wireMBPerSecond),
+          limits,
+        ),
+      ),
       ratioText(diskRatio(result, limits)),
       ratioText(
         nullLimit
@@ -473,6 +610,7 @@ function formatCells(
       'loop p99 ms',
       'R_net',
       'R_relay',
+      'R_sink',
       'R_disk',
       'R_null',
       'load',
