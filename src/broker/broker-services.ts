@@ -8,6 +8,7 @@ import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js
 import type { TransactionCoordinator } from '../coordinator/transaction/transaction-coordinator.js';
 import type { BrokerTopicStats } from '../metrics/topic-stats.js';
 import type { ApiVersionsResponseApiVersion } from '../protocol/messages/18-api-versions.js';
+import type { AclAuthorizer } from '../security/authorizer/authorizer.js';
 import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
 import type { LogManager } from '../storage/log-manager.js';
 import type { ControllerRequests } from './cluster/controller-requests.js';
@@ -23,6 +24,8 @@ export interface BrokerServices {
   /** SASL handshakes and authentication of connections on SASL listeners. */
   readonly sasl: SaslAuthenticator;
   readonly brokerId: number;
+  /** The ACL authorizer when authorizer.class.name turns it on; null: every operation is allowed. */
+  readonly authorizer: AclAuthorizer | null;
   readonly config: BrokerConfig;
   readonly clock: Clock;
   readonly logger: Logger;

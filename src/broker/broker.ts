@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Clock } from '../common/clock.js';
 import { FramePool } from '../common/frame-pool.js';
 import type { BrokerId } from '../common/ids.js';
-import type { Logger } from '../common/logger.js';
+import { createLogger, type Logger } from '../common/logger.js';
 import { readClusterId, registerBroker } from '../controller/broker-registration.js';
 import type { BrokerChannel } from '../controller/channel.js';
 import { Controller } from '../controller/controller.js';
@@ -30,6 +30,8 @@ import { RAW_SASL_TOKEN_API_KEY } from '../network/security.js';
 import { SocketServer } from '../network/socket-server.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ApiKey } from '../protocol/registry.js';
+import { AUDIT_LOGGER_NAME, AuditLog } from '../security/authorizer/audit-log.js';
+import { AclAuthorizer, parseSuperUsers } from '../security/authorizer/authorizer.js';
 import { securedListeners } from '../security/listeners.js';
 import { listenerSaslSettings, rawSaslToken, SaslAuthenticator } from '../security/sasl/authenticator.js';
 import { LogManager } from '../storage/log-manager.js';
@@ -111,6 +113,7 @@ export class Broker {
   /** brook.metrics.listener: /metrics, /healthz, /readyz; null when unset. */
   private metricsEndpoint: MetricsEndpoint | null = null;
   private registered = false;
+  private authorizer: AclAuthorizer | null = null;
   private serving = false;
   readonly brokerId: number;
 
@@ -290,7 +293,10 @@ export class Broker {
       nextProducerId: () => producerIds.nextId(),
     });
     this.transactions = transactions;
+    const authorizer = await this.startAuthorizer(store);
+    this.authorizer = authorizer;
     this.services = {
+      authorizer,
       sasl: new SaslAuthenticator(listenerSaslSettings(config), store, logger.child('sasl')),
       brokerId: this.brokerId,
       config,
@@ -356,6 +362,27 @@ export class Broker {
     await this.controller.start();
     this.logs.startScheduler();
     return bound;
+  }
+
+  /** The ACL authorizer when authorizer.class.name names it: every ACL read before the broker serves. */
+  private async startAuthorizer(store: CoordinationStore): Promise<AclAuthorizer | null> {
+    const { config, logger } = this.options;
+    if (config.authorizerClassName === '') return null;
+    const level = config.brookAuthorizerLogLevel;
+    // DEBUG lines of the authorization log are written whatever the broker's own level is.
+    const auditLogger =
+      level === 'DEBUG' ? createLogger(AUDIT_LOGGER_NAME, 'debug') : logger.child('authorizer');
+    const authorizer = new AclAuthorizer(
+      store,
+      {
+        superUsers: parseSuperUsers(config.superUsers),
+        allowEveryoneIfNoAclFound: config.allowEveryoneIfNoAclFound,
+      },
+      logger.child('acl'),
+      new AuditLog(level, auditLogger),
+    );
+    await authorizer.start();
+    return authorizer;
   }
 
   /** Starts the metrics endpoint first, so that /healthz answers and /readyz says what is missing meanwhile. */
@@ -614,6 +641,7 @@ export class Broker {
     if (this.isrManager !== null) this.isrManager.brokerEpoch = registered.value.brokerEpoch;
     this.controller?.restart(store);
     await this.dynamicConfig?.start();
+    await this.authorizer?.start();
     this.options.logger.info(`registered again with broker epoch ${registered.value.brokerEpoch}`);
   }
 
@@ -645,6 +673,7 @@ export class Broker {
     this.services?.producePurgatory.completeAll();
     this.services?.fetchPurgatory.completeAll();
     this.dynamicConfig?.stop();
+    this.authorizer?.stop();
     this.fetchers?.stop();
     await this.controller?.stop();
     this.wireChannel?.close();

@@ -9,6 +9,7 @@ commands:
   console-consumer    print records (kafka-console-consumer)
   consumer-groups     list, describe, reset offsets of and delete groups (kafka-consumer-groups)
   configs             describe and alter topic and broker configs (kafka-configs)
+  acls                add, list and remove ACLs (kafka-acls)
   get-offsets         earliest, latest or by-time offsets (kafka-get-offsets)
   delete-records      move partitions' log start offsets (kafka-delete-records)
   reassign-partitions move partition replicas between brokers (kafka-reassign-partitions)
@@ -37,6 +38,7 @@ const commands: Record<string, () => Promise<Command>> = {
   'get-offsets': async () => (await import('./offsets-tools.js')).runGetOffsets,
   'delete-records': async () => (await import('./offsets-tools.js')).runDeleteRecords,
   configs: async () => (await import('./configs.js')).runConfigs,
+  acls: async () => (await import('./acls.js')).runAcls,
   'reassign-partitions': async () => (await import('./reassign-partitions.js')).runReassignPartitions,
   'leader-election': async () => (await import('./leader-election.js')).runLeaderElection,
   'producer-perf-test': async () => (await import('./perf-tools.js')).runProducerPerfTest,

@@ -14,6 +14,9 @@ import type { ListGroupsResponse } from '../protocol/messages/16-list-groups.js'
 import type { CreateTopicsResponse } from '../protocol/messages/19-create-topics.js';
 import type { DeleteTopicsResponse } from '../protocol/messages/20-delete-topics.js';
 import type { DeleteRecordsResponse } from '../protocol/messages/21-delete-records.js';
+import type { DescribeAclsResponse } from '../protocol/messages/29-describe-acls.js';
+import type { CreateAclsResponse } from '../protocol/messages/30-create-acls.js';
+import type { DeleteAclsResponse } from '../protocol/messages/31-delete-acls.js';
 import type { DescribeConfigsResponse } from '../protocol/messages/32-describe-configs.js';
 import type { AlterConfigsResponse } from '../protocol/messages/33-alter-configs.js';
 import type { DescribeLogDirsResponse } from '../protocol/messages/35-describe-log-dirs.js';
@@ -29,6 +32,7 @@ import type { AlterUserScramCredentialsResponse } from '../protocol/messages/51-
 import type { DescribeClusterResponse } from '../protocol/messages/60-describe-cluster.js';
 import { ZERO_UUID } from '../protocol/messages/codec-support.js';
 import { ApiKey } from '../protocol/registry.js';
+import type { AclBinding, AclBindingFilter } from '../security/authorizer/acl-types.js';
 import { Cluster, type PartitionInfo } from './cluster.js';
 import { KafkaClientError, KafkaProtocolError } from './errors.js';
 import type { ClientOptions } from './options.js';
@@ -868,6 +872,96 @@ export class Admin {
       credentials: r.credentialInfos.map((c) => ({
         mechanism: c.mechanism === 1 ? ('SCRAM-SHA-256' as const) : ('SCRAM-SHA-512' as const),
         iterations: c.iterations,
+      })),
+    }));
+  }
+
+  /** CreateAcls: one error (or null) per binding, in order. */
+  async createAcls(bindings: readonly AclBinding[]): Promise<(KafkaProtocolError | null)[]> {
+    const res = await this.toController<CreateAclsResponse>(
+      ApiKey.CREATE_ACLS,
+      {
+        creations: bindings.map(({ pattern, entry }) => ({
+          resourceType: pattern.resourceType,
+          resourceName: pattern.name,
+          resourcePatternType: pattern.patternType,
+          principal: entry.principal,
+          host: entry.host,
+          operation: entry.operation,
+          permissionType: entry.permissionType,
+        })),
+      },
+      () => [],
+    );
+    return res.results.map((r) =>
+      r.errorCode === ErrorCode.NONE
+        ? null
+        : new KafkaProtocolError(r.errorCode, r.errorMessage ?? undefined),
+    );
+  }
+
+  /** DescribeAcls: the bindings the filter matches; a failed request throws its error. */
+  async describeAcls(filter: AclBindingFilter): Promise<AclBinding[]> {
+    const res = await this.toController<DescribeAclsResponse>(
+      ApiKey.DESCRIBE_ACLS,
+      {
+        resourceTypeFilter: filter.resourceType,
+        resourceNameFilter: filter.name,
+        patternTypeFilter: filter.patternType,
+        principalFilter: filter.principal,
+        hostFilter: filter.host,
+        operation: filter.operation,
+        permissionType: filter.permissionType,
+      },
+      () => [],
+    );
+    if (res.errorCode !== ErrorCode.NONE)
+      throw new KafkaProtocolError(res.errorCode, res.errorMessage ?? undefined);
+    return res.resources.flatMap((r) =>
+      r.acls.map((a) => ({
+        pattern: { resourceType: r.resourceType, name: r.resourceName, patternType: r.patternType },
+        entry: {
+          principal: a.principal,
+          host: a.host,
+          operation: a.operation,
+          permissionType: a.permissionType,
+        },
+      })),
+    );
+  }
+
+  /** DeleteAcls: per filter, the bindings deleted or the filter's error. */
+  async deleteAcls(
+    filters: readonly AclBindingFilter[],
+  ): Promise<{ error: KafkaProtocolError | null; deleted: AclBinding[] }[]> {
+    const res = await this.toController<DeleteAclsResponse>(
+      ApiKey.DELETE_ACLS,
+      {
+        filters: filters.map((f) => ({
+          resourceTypeFilter: f.resourceType,
+          resourceNameFilter: f.name,
+          patternTypeFilter: f.patternType,
+          principalFilter: f.principal,
+          hostFilter: f.host,
+          operation: f.operation,
+          permissionType: f.permissionType,
+        })),
+      },
+      () => [],
+    );
+    return res.filterResults.map((r) => ({
+      error:
+        r.errorCode === ErrorCode.NONE
+          ? null
+          : new KafkaProtocolError(r.errorCode, r.errorMessage ?? undefined),
+      deleted: r.matchingAcls.map((m) => ({
+        pattern: { resourceType: m.resourceType, name: m.resourceName, patternType: m.patternType },
+        entry: {
+          principal: m.principal,
+          host: m.host,
+          operation: m.operation,
+          permissionType: m.permissionType,
+        },
       })),
     }));
   }

@@ -126,6 +126,10 @@ export interface BrokerConfig {
   readonly producerIdExpirationCheckIntervalMs: number;
 
   readonly authorizerClassName: string;
+  readonly superUsers: string;
+  readonly allowEveryoneIfNoAclFound: boolean;
+  /** brook.authorizer.log.level: what the authorization log (kafka.authorizer.logger) writes. */
+  readonly brookAuthorizerLogLevel: 'OFF' | 'INFO' | 'DEBUG';
   readonly saslEnabledMechanisms: readonly string[];
 
   /** Every key, parsed, for the ones not lifted into fields above. */
@@ -148,6 +152,18 @@ export function listenerValue(
   const candidates = [listenerKeyName(listenerName, key, mechanism), listenerKeyName(listenerName, key), key];
   const name = candidates.find((n) => config.values.isSet(n)) ?? key;
   return config.values.value(name);
+}
+
+/** Kafka's ZooKeeper-mode ACL authorizer is the one authorizer Brook has; another class name cannot load. */
+function resolveAuthorizer(values: ParsedConfig): string {
+  const name = values.string('authorizer.class.name').trim();
+  if (name !== '' && name !== 'kafka.security.authorizer.AclAuthorizer') {
+    throw ConfigError.rule(
+      'authorizer.class.name',
+      `authorizer.class.name ${name} is not available: Brook implements kafka.security.authorizer.AclAuthorizer`,
+    );
+  }
+  return name;
 }
 
 /** node.id and broker.id are one id under two names; setting both to different values is an error. */
@@ -383,7 +399,10 @@ export function resolveBrokerConfig(merged: ReadonlyMap<string, string>): Broker
     transactionPartitionVerificationEnable: v.boolean('transaction.partition.verification.enable'),
     producerIdExpirationMs: v.int('producer.id.expiration.ms'),
     producerIdExpirationCheckIntervalMs: v.int('producer.id.expiration.check.interval.ms'),
-    authorizerClassName: v.string('authorizer.class.name'),
+    authorizerClassName: resolveAuthorizer(v),
+    superUsers: v.string('super.users'),
+    allowEveryoneIfNoAclFound: v.boolean('allow.everyone.if.no.acl.found'),
+    brookAuthorizerLogLevel: v.string('brook.authorizer.log.level').toUpperCase() as 'OFF' | 'INFO' | 'DEBUG',
     saslEnabledMechanisms: v.list('sasl.enabled.mechanisms'),
     values: v,
     unknownKeys: v.unknownKeys,

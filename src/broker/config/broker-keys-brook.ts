@@ -5,9 +5,18 @@ import { parseMetricsListener } from '../../metrics/metrics-listener.js';
 import { ConfigError } from './config-error.js';
 import { ConfigType as T } from './config-types.js';
 import { defineKey as key } from './define-key.js';
-import { atLeast, between, type Validator } from './validators.js';
+import { atLeast, between, oneOf, type Validator } from './validators.js';
 
 export const BROOK_KEYS = [
+  // Kafka chooses the authorization log's level in log4j (kafka.authorizer.logger), which Brook does not have.
+  key(
+    'brook.authorizer.log.level',
+    T.STRING,
+    'INFO',
+    'low',
+    'Authorization log (kafka.authorizer.logger): OFF, INFO (denied operations) or DEBUG (allowed ones too).',
+    { validator: oneOf(['OFF', 'INFO', 'DEBUG'], { ignoreCase: true }), support: 'honoured' },
+  ),
   // Kafka acknowledges after the page cache and relies on replication for durability. A single node has no
   // replicas, so this key lets it promise that an acknowledged write survives a power cut: the produce waits
   // for fsync, and appends that arrive while one fsync runs share the next one (group commit).

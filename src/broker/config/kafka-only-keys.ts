@@ -1,6 +1,6 @@
 // Broker keys Apache Kafka 3.9 knows that Brook neither defines nor implements: SASL/Kerberos and OAuth login,
-// TLS details, JMX and metric reporters, the password encoder, ZooKeeper TLS, tiered storage, KRaft, and the
-// properties Kafka's own authorizer reads from the broker config. A Kafka server.properties carries them, so
+// TLS details, JMX and metric reporters, the password encoder, ZooKeeper TLS, tiered storage and KRaft. A Kafka
+// server.properties carries them, so
 // they are accepted like any key Brook does not know (kept, no effect); they differ only in how the startup
 // warning names them: as Kafka names configs that were supplied but are not used, rather than as possible typos.
 //
@@ -35,8 +35,6 @@ const KAFKA_NAMES = new Set([
   'controller.listener.names',
   'metadata.log.dir',
   'sasl.mechanism.controller.protocol',
-  'super.users',
-  'allow.everyone.if.no.acl.found',
   'socket.connection.setup.timeout.ms',
   'socket.connection.setup.timeout.max.ms',
   'socket.listen.backlog.size',

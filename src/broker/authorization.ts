@@ -1,0 +1,130 @@
+// What request handlers ask the authorizer, in Kafka's terms (KafkaApis' AuthHelper): may this request's
+// principal, from its host, perform an operation on a resource. Without an authorizer (authorizer.class.name
+// unset) every answer is yes and nothing else runs. Each check writes the authorization log (audit-log.ts).
+//
+// The broker's own principal: brokers talk to each other over the inter-broker listener, where Brook's brokers
+// connect in plaintext (User:ANONYMOUS, see src/security/README.md). A connection on that listener whose
+// principal is the one brokers have there may perform CLUSTER_ACTION, so replication, controller requests and
+// transaction markers work without ACLs; every other operation goes through the ACLs (or super.users) as usual.
+
+import type { Connection } from '../network/connection.js';
+import { findApi } from '../protocol/registry.js';
+import { AclOperation, CLUSTER_RESOURCE_NAME, ResourceType } from '../security/authorizer/acl-types.js';
+import type { RequestContext } from './api-handler.js';
+import { ALL_AUTHORIZED_OPERATIONS, AUTHORIZED_OPERATIONS_OMITTED } from './authorized-operations.js';
+
+export { AclOperation, ResourceType };
+
+/** The address as Kafka prints an InetAddress: IPv4-mapped IPv6 addresses in their IPv4 form. */
+export function hostOf(connection: Connection): string {
+  const address = connection.remoteAddress;
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+/**
+ * Whether the request may perform `operation` on the resource. `logIfDenied` false for checks whose denial is
+ * not an error the caller sees (Metadata leaving out topics), as Kafka does.
+ */
+export function authorize(
+  context: RequestContext,
+  operation: number,
+  resourceType: number,
+  name: string,
+  logIfDenied = true,
+): boolean {
+  const authorizer = context.services.authorizer;
+  if (authorizer === null) return true;
+  const principal = context.connection.security.principal;
+  const host = hostOf(context.connection);
+  const allowed = authorizer.authorize(principal, host, operation, resourceType, name);
+  if (allowed || logIfDenied) {
+    authorizer.audit.record(allowed, principal, host, operation, resourceType, name, () =>
+      requestName(context),
+    );
+  }
+  return allowed;
+}
+
+export function authorizeTopic(context: RequestContext, operation: number, topic: string): boolean {
+  return authorize(context, operation, ResourceType.TOPIC, topic);
+}
+
+export function authorizeGroup(context: RequestContext, operation: number, group: string): boolean {
+  return authorize(context, operation, ResourceType.GROUP, group);
+}
+
+export function authorizeTransactionalId(context: RequestContext, operation: number, id: string): boolean {
+  return authorize(context, operation, ResourceType.TRANSACTIONAL_ID, id);
+}
+
+/** An operation on the cluster; CLUSTER_ACTION also passes for the broker's own principal. */
+export function authorizeCluster(context: RequestContext, operation: number): boolean {
+  if (context.services.authorizer === null) return true;
+  if (operation === AclOperation.CLUSTER_ACTION && isBrokerConnection(context)) return true;
+  return authorize(context, operation, ResourceType.CLUSTER, CLUSTER_RESOURCE_NAME);
+}
+
+/** Kafka's authorizeByResourceType: whether the principal may perform `operation` on some resource of the type. */
+export function authorizeAnyOfType(
+  context: RequestContext,
+  operation: number,
+  resourceType: number,
+): boolean {
+  const authorizer = context.services.authorizer;
+  if (authorizer === null) return true;
+  const principal = context.connection.security.principal;
+  return authorizer.authorizeAny(principal, hostOf(context.connection), operation, resourceType);
+}
+
+function isBrokerConnection(context: RequestContext): boolean {
+  const config = context.services.config;
+  if (context.connection.listenerName !== config.interBrokerListenerName) return false;
+  const protocol = config.interBrokerSecurityProtocol;
+  return (
+    (protocol === 'PLAINTEXT' || protocol === 'SSL') &&
+    context.connection.security.principal === 'User:ANONYMOUS'
+  );
+}
+
+function requestName(context: RequestContext): string {
+  return findApi(context.header.requestApiKey)?.name ?? String(context.header.requestApiKey);
+}
+
+const OPERATIONS_BY_TYPE = {
+  topic: ALL_AUTHORIZED_OPERATIONS.topic,
+  group: ALL_AUTHORIZED_OPERATIONS.group,
+  cluster: ALL_AUTHORIZED_OPERATIONS.cluster,
+} as const;
+
+const RESOURCE_TYPE_OF = {
+  topic: ResourceType.TOPIC,
+  group: ResourceType.GROUP,
+  cluster: ResourceType.CLUSTER,
+} as const;
+
+/**
+ * KIP-430: the operations the caller may perform on the resource, as Kafka's bit set, among those its type
+ * supports; INT32_MIN when the request did not ask. Checked without writing the authorization log, as Kafka.
+ */
+export function authorizedOperations(
+  context: RequestContext,
+  type: keyof typeof OPERATIONS_BY_TYPE,
+  name: string,
+  asked: boolean,
+): number {
+  if (!asked) return AUTHORIZED_OPERATIONS_OMITTED;
+  const supported = OPERATIONS_BY_TYPE[type];
+  const authorizer = context.services.authorizer;
+  if (authorizer === null) return supported;
+  const principal = context.connection.security.principal;
+  const host = hostOf(context.connection);
+  let bits = 0;
+  for (let op: number = AclOperation.READ; op <= AclOperation.IDEMPOTENT_WRITE; op++) {
+    if ((supported & (1 << op)) === 0) continue;
+    const allowed =
+      (type === 'cluster' && op === AclOperation.CLUSTER_ACTION && isBrokerConnection(context)) ||
+      authorizer.authorize(principal, host, op, RESOURCE_TYPE_OF[type], name);
+    if (allowed) bits |= 1 << op;
+  }
+  return bits;
+}
