@@ -80,6 +80,24 @@ console.log(JSON.stringify({
 }));
 `;
 
+// A streams application as a user writes it with `brook/streams`: word count in the test driver.
+const STREAMS_APP = `import { Consumed, Materialized, Produced, Serdes, StreamsBuilder, TopologyTestDriver } from 'brook/streams';
+
+const builder = new StreamsBuilder();
+builder
+  .stream('text-lines', Consumed.with(Serdes.String(), Serdes.String()))
+  .flatMapValues((line) => line.toLowerCase().split(/\\W+/))
+  .groupBy((_key, word) => word)
+  .count(Materialized.as('counts'))
+  .toStream()
+  .to('word-counts', Produced.with(Serdes.String(), Serdes.Long()));
+const driver = new TopologyTestDriver(builder.build());
+driver.createInputTopic('text-lines', Serdes.String(), Serdes.String()).pipeInput(null, 'to be or not to be');
+const counts = driver.createOutputTopic('word-counts', Serdes.String(), Serdes.Long()).readKeyValuesToMap();
+driver.close();
+console.log(JSON.stringify(Object.fromEntries(counts)));
+`;
+
 /** The TypeScript examples of the README's section on the client package. */
 function readmeExamples(): string[] {
   const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
@@ -104,7 +122,7 @@ describe('the packed package', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('holds the built client with its type declarations, and no tests or sources', () => {
+  it('holds the built client and streams with their type declarations, and no tests or sources', () => {
     const [packed] = JSON.parse(
       npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], REPO_ROOT),
     ) as { filename: string; files: { path: string }[] }[];
@@ -113,6 +131,8 @@ describe('the packed package', () => {
     for (const path of [
       'dist/src/client/index.js',
       'dist/src/client/index.d.ts',
+      'dist/src/streams/index.js',
+      'dist/src/streams/index.d.ts',
       'bin/brook',
       'package.json',
     ]) {
@@ -122,7 +142,7 @@ describe('the packed package', () => {
     assert.deepEqual(unwanted, []);
   });
 
-  it('installs into a fresh project, type-checks there and produces and consumes through `brook/client`', async () => {
+  it('installs into a fresh project, type-checks there, produces and consumes through `brook/client` and runs a `brook/streams` topology', async () => {
     assert.ok(tarball, 'the pack step failed');
     const app = join(work, 'app');
     mkdirSync(app);
@@ -135,6 +155,7 @@ describe('the packed package', () => {
       cpSync(join(REPO_ROOT, binding), join(app, binding), { recursive: true });
 
     writeFileSync(join(app, 'main.ts'), APP);
+    writeFileSync(join(app, 'streams.ts'), STREAMS_APP);
     const examples = readmeExamples();
     assert.ok(examples.length >= 4, `only ${examples.length} README examples`);
     examples.forEach((text, i) => {
@@ -153,7 +174,7 @@ describe('the packed package', () => {
           types: ['node'],
           typeRoots: [join(REPO_ROOT, 'node_modules/@types')],
         },
-        files: ['main.ts', ...examples.map((_, i) => `readme-${i + 1}.ts`)],
+        files: ['main.ts', 'streams.ts', ...examples.map((_, i) => `readme-${i + 1}.ts`)],
       }),
     );
     const tsc = node([join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], app);
@@ -173,5 +194,8 @@ describe('the packed package', () => {
       received: [{ offset: 0, key: 'k1', value: 'from the packed client' }],
       deepImport: 'ERR_PACKAGE_PATH_NOT_EXPORTED',
     });
+    const streams = node(['out/streams.js'], app);
+    assert.equal(streams.status, 0, streams.out);
+    assert.deepEqual(JSON.parse(streams.out.trim().split('\n').at(-1)!), { to: 2, be: 2, or: 1, not: 1 });
   });
 });

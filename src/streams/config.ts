@@ -1,0 +1,149 @@
+// StreamsConfig: Kafka Streams' configuration keys, their defaults, and their checks. Values may be given as
+// strings (as in a properties file) or as numbers; serdes and handlers as objects or by Kafka's names.
+
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StreamsConfigError } from './errors.js';
+import { type Serde, serdeByName } from './serdes.js';
+
+export { StreamsConfigError };
+
+import type { DeserializationExceptionHandler, RawRecord } from './runtime/task.js';
+
+export const StreamsConfig = {
+  APPLICATION_ID_CONFIG: 'application.id',
+  BOOTSTRAP_SERVERS_CONFIG: 'bootstrap.servers',
+  PROCESSING_GUARANTEE_CONFIG: 'processing.guarantee',
+  COMMIT_INTERVAL_MS_CONFIG: 'commit.interval.ms',
+  STATE_DIR_CONFIG: 'state.dir',
+  NUM_STREAM_THREADS_CONFIG: 'num.stream.threads',
+  NUM_STANDBY_REPLICAS_CONFIG: 'num.standby.replicas',
+  DEFAULT_KEY_SERDE_CLASS_CONFIG: 'default.key.serde',
+  DEFAULT_VALUE_SERDE_CLASS_CONFIG: 'default.value.serde',
+  DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG: 'default.deserialization.exception.handler',
+  REPLICATION_FACTOR_CONFIG: 'replication.factor',
+  CACHE_MAX_BYTES_BUFFERING_CONFIG: 'cache.max.bytes.buffering',
+  AT_LEAST_ONCE: 'at_least_once',
+  EXACTLY_ONCE_V2: 'exactly_once_v2',
+} as const;
+
+export type ProcessingGuarantee = 'at_least_once' | 'exactly_once_v2';
+
+export type StreamsProperties = {
+  'application.id'?: string;
+  'bootstrap.servers'?: string;
+  'processing.guarantee'?: ProcessingGuarantee;
+  'commit.interval.ms'?: number | string;
+  'state.dir'?: string;
+  'num.stream.threads'?: number | string;
+  'num.standby.replicas'?: number | string;
+  'default.key.serde'?: Serde<unknown> | string;
+  'default.value.serde'?: Serde<unknown> | string;
+  'default.deserialization.exception.handler'?: DeserializationExceptionHandler | string;
+  'replication.factor'?: number | string;
+  'cache.max.bytes.buffering'?: number | string;
+  'client.id'?: string;
+} & { [key: string]: unknown };
+
+export interface ResolvedConfig {
+  applicationId: string;
+  bootstrapServers: string;
+  processingGuarantee: ProcessingGuarantee;
+  commitIntervalMs: number;
+  stateDir: string;
+  numStreamThreads: number;
+  replicationFactor: number;
+  defaultKeySerde: Serde<unknown>;
+  defaultValueSerde: Serde<unknown>;
+  deserializationExceptionHandler: DeserializationExceptionHandler;
+  clientId: string;
+}
+
+function int(props: StreamsProperties, key: string, fallback: number, min: number): number {
+  const raw = props[key];
+  if (raw === undefined || raw === null) return fallback;
+  const n = typeof raw === 'number' ? raw : Number(raw);
+  if (!Number.isInteger(n) || n < min)
+    throw new StreamsConfigError(
+      `Invalid value ${String(raw)} for configuration ${key}: at least ${min} expected`,
+    );
+  return n;
+}
+
+/**
+ * The serde used where none was given and none is configured. Kafka 3 has none and fails; Brook writes a string
+ * as UTF-8 and a Buffer as it is, and reads bytes back as a UTF-8 string, so that an application of strings
+ * (word count) runs without configuring serdes, in the bytes Kafka's StringSerde writes. Anything else gets
+ * Kafka's error.
+ */
+function unconfiguredSerde(kind: 'key' | 'value'): Serde<unknown> {
+  const fail = (): never => {
+    throw new StreamsConfigError(
+      `Please specify a ${kind} serde or set one through StreamsConfig#DEFAULT_${kind.toUpperCase()}_SERDE_CLASS_CONFIG`,
+    );
+  };
+  return {
+    serialize: (_topic, data) => {
+      if (data === null || data === undefined) return null;
+      if (typeof data === 'string') return Buffer.from(data, 'utf8');
+      if (Buffer.isBuffer(data)) return data;
+      return fail();
+    },
+    deserialize: (_topic, data) => (data === null || data === undefined ? null : data.toString('utf8')),
+  };
+}
+
+function serde(props: StreamsProperties, key: string, kind: 'key' | 'value'): Serde<unknown> {
+  const raw = props[key];
+  if (raw === undefined || raw === null) return unconfiguredSerde(kind);
+  if (typeof raw === 'string') return serdeByName(raw);
+  return raw as Serde<unknown>;
+}
+
+export const logAndContinue: DeserializationExceptionHandler = () => 'CONTINUE';
+export const logAndFail: DeserializationExceptionHandler = () => 'FAIL';
+
+function handler(props: StreamsProperties): DeserializationExceptionHandler {
+  const raw = props['default.deserialization.exception.handler'];
+  if (raw === undefined || raw === null) return logAndFail;
+  if (typeof raw === 'function') return raw as DeserializationExceptionHandler;
+  const name = String(raw).replace(/^org\.apache\.kafka\.streams\.errors\./, '');
+  if (name === 'LogAndContinueExceptionHandler' || name === 'LogAndContinue') return logAndContinue;
+  if (name === 'LogAndFailExceptionHandler' || name === 'LogAndFail') return logAndFail;
+  throw new StreamsConfigError(`Invalid value ${name} for default.deserialization.exception.handler`);
+}
+
+/** Checks and completes the properties; `requireConnection` for KafkaStreams (not for the test driver). */
+export function resolveConfig(props: StreamsProperties, requireConnection: boolean): ResolvedConfig {
+  const applicationId = props['application.id'];
+  if (requireConnection && (typeof applicationId !== 'string' || applicationId.length === 0))
+    throw new StreamsConfigError(
+      'Missing required configuration "application.id" which has no default value.',
+    );
+  const bootstrapServers = props['bootstrap.servers'];
+  if (requireConnection && (typeof bootstrapServers !== 'string' || bootstrapServers.length === 0))
+    throw new StreamsConfigError(
+      'Missing required configuration "bootstrap.servers" which has no default value.',
+    );
+  const guarantee = props['processing.guarantee'] ?? 'at_least_once';
+  if (guarantee !== 'at_least_once' && guarantee !== 'exactly_once_v2')
+    throw new StreamsConfigError(
+      `Invalid value ${String(guarantee)} for configuration processing.guarantee: String must be one of: at_least_once, exactly_once_v2`,
+    );
+  const appId = applicationId ?? 'dummy-topology-test-driver-app-id';
+  return {
+    applicationId: appId,
+    bootstrapServers: bootstrapServers ?? '',
+    processingGuarantee: guarantee,
+    commitIntervalMs: int(props, 'commit.interval.ms', guarantee === 'at_least_once' ? 30_000 : 100, 0),
+    stateDir: props['state.dir'] ?? join(tmpdir(), 'kafka-streams'),
+    numStreamThreads: int(props, 'num.stream.threads', 1, 1),
+    replicationFactor: int(props, 'replication.factor', -1, -1),
+    defaultKeySerde: serde(props, 'default.key.serde', 'key'),
+    defaultValueSerde: serde(props, 'default.value.serde', 'value'),
+    deserializationExceptionHandler: handler(props),
+    clientId: props['client.id'] ?? appId,
+  };
+}
+
+export type { RawRecord };

@@ -1,0 +1,188 @@
+// The small parameter objects of the DSL, with Kafka's static constructors and fluent `with*` methods:
+// Consumed, Produced, Grouped, Materialized, Named, Branched. Each is immutable: a `with*` returns a copy.
+
+import type { KStream } from './kstream.js';
+import type { Serde } from './serdes.js';
+import type { StoreEngine } from './state/stores.js';
+import type { StreamPartitioner, TimestampExtractor } from './topology.js';
+
+export class Named {
+  protected constructor(readonly name: string | null) {}
+  static as(name: string): Named {
+    return new Named(name);
+  }
+}
+
+export class Consumed<K, V> {
+  private constructor(
+    readonly keySerde: Serde<K> | null,
+    readonly valueSerde: Serde<V> | null,
+    readonly timestampExtractor: TimestampExtractor | null,
+    readonly processorName: string | null,
+  ) {}
+
+  static with<K, V>(keySerde: Serde<K>, valueSerde: Serde<V>): Consumed<K, V> {
+    return new Consumed(keySerde, valueSerde, null, null);
+  }
+
+  static as<K = unknown, V = unknown>(processorName: string): Consumed<K, V> {
+    return new Consumed<K, V>(null, null, null, processorName);
+  }
+
+  static withTimestampExtractor<K = unknown, V = unknown>(extractor: TimestampExtractor): Consumed<K, V> {
+    return new Consumed<K, V>(null, null, extractor, null);
+  }
+
+  withTimestampExtractor(extractor: TimestampExtractor): Consumed<K, V> {
+    return new Consumed(this.keySerde, this.valueSerde, extractor, this.processorName);
+  }
+
+  withName(processorName: string): Consumed<K, V> {
+    return new Consumed(this.keySerde, this.valueSerde, this.timestampExtractor, processorName);
+  }
+}
+
+export class Produced<K, V> {
+  private constructor(
+    readonly keySerde: Serde<K> | null,
+    readonly valueSerde: Serde<V> | null,
+    readonly partitioner: StreamPartitioner<K, V> | null,
+    readonly processorName: string | null,
+  ) {}
+
+  static with<K, V>(
+    keySerde: Serde<K>,
+    valueSerde: Serde<V>,
+    partitioner?: StreamPartitioner<K, V>,
+  ): Produced<K, V> {
+    return new Produced(keySerde, valueSerde, partitioner ?? null, null);
+  }
+
+  static as<K = unknown, V = unknown>(processorName: string): Produced<K, V> {
+    return new Produced<K, V>(null, null, null, processorName);
+  }
+
+  static streamPartitioner<K, V>(partitioner: StreamPartitioner<K, V>): Produced<K, V> {
+    return new Produced<K, V>(null, null, partitioner, null);
+  }
+
+  withName(processorName: string): Produced<K, V> {
+    return new Produced(this.keySerde, this.valueSerde, this.partitioner, processorName);
+  }
+}
+
+export class Grouped<K, V> {
+  private constructor(
+    readonly name: string | null,
+    readonly keySerde: Serde<K> | null,
+    readonly valueSerde: Serde<V> | null,
+  ) {}
+
+  static as<K = unknown, V = unknown>(name: string): Grouped<K, V> {
+    return new Grouped<K, V>(name, null, null);
+  }
+
+  static with<K, V>(keySerde: Serde<K>, valueSerde: Serde<V>): Grouped<K, V> {
+    return new Grouped(null, keySerde, valueSerde);
+  }
+
+  withName(name: string): Grouped<K, V> {
+    return new Grouped(name, this.keySerde, this.valueSerde);
+  }
+
+  withKeySerde(keySerde: Serde<K>): Grouped<K, V> {
+    return new Grouped(this.name, keySerde, this.valueSerde);
+  }
+
+  withValueSerde(valueSerde: Serde<V>): Grouped<K, V> {
+    return new Grouped(this.name, this.keySerde, valueSerde);
+  }
+}
+
+export class Materialized<K, V> {
+  private constructor(
+    readonly storeName: string | null,
+    readonly engine: StoreEngine,
+    readonly keySerde: Serde<K> | null,
+    readonly valueSerde: Serde<V> | null,
+    readonly loggingEnabled: boolean,
+    readonly logConfig: Record<string, string>,
+    readonly cachingEnabled: boolean,
+  ) {}
+
+  /** A named store (queryable, and the base of its changelog's name); persistent, as Kafka's default. */
+  static as<K = unknown, V = unknown>(storeName: string): Materialized<K, V> {
+    return new Materialized<K, V>(storeName, 'persistent', null, null, true, {}, true);
+  }
+
+  static with<K, V>(keySerde: Serde<K>, valueSerde: Serde<V>): Materialized<K, V> {
+    return new Materialized(null, 'persistent', keySerde, valueSerde, true, {}, true);
+  }
+
+  /** Kafka's Materialized.as(Stores.inMemoryKeyValueStore(name)). */
+  static inMemory<K = unknown, V = unknown>(storeName: string): Materialized<K, V> {
+    return new Materialized<K, V>(storeName, 'in-memory', null, null, true, {}, true);
+  }
+
+  private copy(changes: Partial<Materialized<K, V>>): Materialized<K, V> {
+    const m = { ...this, ...changes };
+    return new Materialized(
+      m.storeName,
+      m.engine,
+      m.keySerde,
+      m.valueSerde,
+      m.loggingEnabled,
+      m.logConfig,
+      m.cachingEnabled,
+    );
+  }
+
+  withKeySerde(keySerde: Serde<K>): Materialized<K, V> {
+    return this.copy({ keySerde });
+  }
+
+  withValueSerde(valueSerde: Serde<V>): Materialized<K, V> {
+    return this.copy({ valueSerde });
+  }
+
+  withLoggingEnabled(config: Record<string, string> = {}): Materialized<K, V> {
+    return this.copy({ loggingEnabled: true, logConfig: { ...config } });
+  }
+
+  withLoggingDisabled(): Materialized<K, V> {
+    return this.copy({ loggingEnabled: false });
+  }
+
+  withCachingEnabled(): Materialized<K, V> {
+    return this.copy({ cachingEnabled: true });
+  }
+
+  withCachingDisabled(): Materialized<K, V> {
+    return this.copy({ cachingEnabled: false });
+  }
+}
+
+type BranchChain<K, V> = (stream: KStream<K, V>) => KStream<K, V> | undefined;
+
+export class Branched<K, V> {
+  private constructor(
+    readonly name: string | null,
+    readonly chain: BranchChain<K, V> | null,
+  ) {}
+
+  static as<K = unknown, V = unknown>(name: string): Branched<K, V> {
+    return new Branched<K, V>(name, null);
+  }
+
+  /** The branch goes through `chain`; what it answers is the branch in the result (none when undefined). */
+  static withFunction<K, V>(chain: BranchChain<K, V>, name?: string): Branched<K, V> {
+    return new Branched(name ?? null, chain);
+  }
+
+  static withConsumer<K, V>(consume: (stream: KStream<K, V>) => unknown, name?: string): Branched<K, V> {
+    return new Branched<K, V>(name ?? null, (s) => {
+      consume(s);
+      return undefined;
+    });
+  }
+}

@@ -1,0 +1,55 @@
+// Public surface of Brook Streams (`brook/streams`): Kafka Streams' DSL and Processor API, the runtime and the
+// test driver.
+
+export {
+  logAndContinue,
+  logAndFail,
+  type ProcessingGuarantee,
+  type ResolvedConfig,
+  StreamsConfig,
+  StreamsConfigError,
+  type StreamsProperties,
+} from './config.js';
+export { Branched, Consumed, Grouped, Materialized, Named, Produced } from './dsl-options.js';
+export { StreamsError } from './errors.js';
+export { KeyValue } from './key-value.js';
+export { BranchedKStream, KStream, type Predicate } from './kstream.js';
+export { type Aggregator, type Initializer, KGroupedStream, KTable, type Reducer } from './ktable.js';
+export {
+  type Cancellable,
+  Change,
+  type Header,
+  type Processor,
+  type ProcessorContext,
+  type ProcessorSupplier,
+  type PunctuationType,
+  Record,
+  type RecordMetadata,
+} from './processor.js';
+export type {
+  DeserializationExceptionHandler,
+  DeserializationHandlerResponse,
+  RawRecord,
+} from './runtime/task.js';
+export { type Deserializer, type Serde, Serdes, SerializationError, type Serializer } from './serdes.js';
+export { TimestampedStore } from './state/store-stack.js';
+export {
+  type KeyValueBytesStoreSupplier,
+  type KeyValueStore,
+  type ReadOnlyKeyValueStore,
+  type StateStore,
+  StoreBuilder,
+  Stores,
+  type TimestampedKeyValueStore,
+  type ValueAndTimestamp,
+} from './state/stores.js';
+export { StreamsBuilder } from './streams-builder.js';
+export { TestInputTopic, TestOutputTopic, type TestRecord, TopologyTestDriver } from './test-driver.js';
+export {
+  type StreamPartitioner,
+  type TimestampExtractor,
+  type TopicNameExtractor,
+  Topology,
+  TopologyError,
+} from './topology.js';
+export type { TopologyDescription } from './topology-description.js';

@@ -1,0 +1,303 @@
+// KStream: a record stream in the DSL. Each operation adds one node (sometimes a few) to the topology and
+// returns a new KStream for the node it added. The stream remembers its serdes (null: the configured
+// defaults) and whether a key-changing operation happened upstream, in which case a grouping repartitions
+// through `<application.id>-<name>-repartition` first, as Kafka does.
+
+import { Branched, type Consumed, Grouped, Named, Produced } from './dsl-options.js';
+import type { InternalBuilder } from './internal-builder.js';
+import type { KeyValue } from './key-value.js';
+import { KGroupedStream, type KTable } from './ktable.js';
+import type { Processor, ProcessorContext, ProcessorSupplier, Record } from './processor.js';
+import type { Serde } from './serdes.js';
+import type { TopicNameExtractor } from './topology.js';
+
+export type Predicate<K, V> = (key: K, value: V) => boolean;
+
+export class KStream<K, V> {
+  constructor(
+    /** @internal */ readonly builder: InternalBuilder,
+    /** @internal the node whose output this stream is */ readonly nodeName: string,
+    /** @internal */ readonly keySerde: Serde<K> | null,
+    /** @internal */ readonly valueSerde: Serde<V> | null,
+    /** @internal a key-changing operation happened upstream */ readonly repartitionRequired: boolean,
+  ) {}
+
+  /** Adds a processor below this stream. */
+  private add<K2, V2>(
+    name: string,
+    makeProcessor: (context: () => ProcessorContext<unknown, unknown>) => (record: Record<K, V>) => void,
+    keySerde: Serde<K2> | null,
+    valueSerde: Serde<V2> | null,
+    repartitionRequired: boolean,
+  ): KStream<K2, V2> {
+    this.builder.topology.addProcessor(name, statelessSupplier(makeProcessor), this.nodeName);
+    return new KStream<K2, V2>(this.builder, name, keySerde, valueSerde, repartitionRequired);
+  }
+
+  filter(predicate: Predicate<K, V>, named?: Named): KStream<K, V> {
+    const name = this.builder.nameOr(named, 'KSTREAM-FILTER-');
+    return this.add(
+      name,
+      (ctx) => (r) => {
+        if (predicate(r.key, r.value)) ctx().forward(r);
+      },
+      this.keySerde,
+      this.valueSerde,
+      this.repartitionRequired,
+    );
+  }
+
+  filterNot(predicate: Predicate<K, V>, named?: Named): KStream<K, V> {
+    return this.filter((k, v) => !predicate(k, v), named);
+  }
+
+  map<K2, V2>(mapper: (key: K, value: V) => KeyValue<K2, V2>, named?: Named): KStream<K2, V2> {
+    const name = this.builder.nameOr(named, 'KSTREAM-MAP-');
+    return this.add<K2, V2>(
+      name,
+      (ctx) => (r) => {
+        const kv = mapper(r.key, r.value);
+        ctx().forward(r.withKey(kv.key).withValue(kv.value));
+      },
+      null,
+      null,
+      true,
+    );
+  }
+
+  mapValues<V2>(mapper: (value: V, key: K) => V2, named?: Named): KStream<K, V2> {
+    const name = this.builder.nameOr(named, 'KSTREAM-MAPVALUES-');
+    return this.add<K, V2>(
+      name,
+      (ctx) => (r) => ctx().forward(r.withValue(mapper(r.value, r.key))),
+      this.keySerde,
+      null,
+      this.repartitionRequired,
+    );
+  }
+
+  flatMap<K2, V2>(mapper: (key: K, value: V) => Iterable<KeyValue<K2, V2>>, named?: Named): KStream<K2, V2> {
+    const name = this.builder.nameOr(named, 'KSTREAM-FLATMAP-');
+    return this.add<K2, V2>(
+      name,
+      (ctx) => (r) => {
+        for (const kv of mapper(r.key, r.value)) ctx().forward(r.withKey(kv.key).withValue(kv.value));
+      },
+      null,
+      null,
+      true,
+    );
+  }
+
+  flatMapValues<V2>(mapper: (value: V, key: K) => Iterable<V2>, named?: Named): KStream<K, V2> {
+    const name = this.builder.nameOr(named, 'KSTREAM-FLATMAPVALUES-');
+    return this.add<K, V2>(
+      name,
+      (ctx) => (r) => {
+        for (const v of mapper(r.value, r.key)) ctx().forward(r.withValue(v));
+      },
+      this.keySerde,
+      null,
+      this.repartitionRequired,
+    );
+  }
+
+  selectKey<K2>(mapper: (key: K, value: V) => K2, named?: Named): KStream<K2, V> {
+    const name = this.builder.nameOr(named, 'KSTREAM-KEY-SELECT-');
+    return this.add<K2, V>(
+      name,
+      (ctx) => (r) => ctx().forward(r.withKey(mapper(r.key, r.value))),
+      null,
+      this.valueSerde,
+      true,
+    );
+  }
+
+  peek(action: (key: K, value: V) => void, named?: Named): KStream<K, V> {
+    const name = this.builder.nameOr(named, 'KSTREAM-PEEK-');
+    return this.add(
+      name,
+      (ctx) => (r) => {
+        action(r.key, r.value);
+        ctx().forward(r);
+      },
+      this.keySerde,
+      this.valueSerde,
+      this.repartitionRequired,
+    );
+  }
+
+  foreach(action: (key: K, value: V) => void, named?: Named): void {
+    const name = this.builder.nameOr(named, 'KSTREAM-FOREACH-');
+    this.add(name, () => (r) => action(r.key, r.value), null, null, false);
+  }
+
+  /** Splits the stream by predicates; each record goes to the first branch whose predicate it matches. */
+  split(named?: Named): BranchedKStream<K, V> {
+    const name = this.builder.nameOr(named, 'KSTREAM-BRANCH-');
+    return new BranchedKStream(this, name);
+  }
+
+  merge(other: KStream<K, V>, named?: Named): KStream<K, V> {
+    const name = this.builder.nameOr(named, 'KSTREAM-MERGE-');
+    this.builder.topology.addProcessor(
+      name,
+      statelessSupplier((ctx) => (r) => ctx().forward(r)),
+      this.nodeName,
+      other.nodeName,
+    );
+    return new KStream<K, V>(
+      this.builder,
+      name,
+      this.keySerde,
+      this.valueSerde,
+      this.repartitionRequired || other.repartitionRequired,
+    );
+  }
+
+  /** Writes the stream to a topic, or to the topic an extractor names per record. */
+  to(topic: string | TopicNameExtractor<K, V>, produced?: Produced<K, V>): void {
+    const name = this.builder.nameOr(
+      produced?.processorName ? { name: produced.processorName } : null,
+      'KSTREAM-SINK-',
+    );
+    this.builder.topology.addSink(
+      {
+        name,
+        keySerializer: (produced?.keySerde ?? this.keySerde) as Serde<unknown> | undefined,
+        valueSerializer: (produced?.valueSerde ?? this.valueSerde) as Serde<unknown> | undefined,
+        partitioner: produced?.partitioner as never,
+      },
+      topic as string | TopicNameExtractor,
+      this.nodeName,
+    );
+  }
+
+  groupByKey(grouped?: Grouped<K, V>): KGroupedStream<K, V> {
+    return new KGroupedStream<K, V>(
+      this.builder,
+      this.nodeName,
+      grouped?.keySerde ?? this.keySerde,
+      grouped?.valueSerde ?? this.valueSerde,
+      this.repartitionRequired,
+      grouped?.name ?? null,
+    );
+  }
+
+  groupBy<K2>(selector: (key: K, value: V) => K2, grouped?: Grouped<K2, V>): KGroupedStream<K2, V> {
+    const selected = this.selectKey(selector);
+    return new KGroupedStream<K2, V>(
+      this.builder,
+      selected.nodeName,
+      grouped?.keySerde ?? null,
+      grouped?.valueSerde ?? this.valueSerde,
+      true,
+      grouped?.name ?? null,
+    );
+  }
+
+  /** Runs a Processor API processor on the stream; `stores` are connected to it. */
+  process<K2, V2>(supplier: ProcessorSupplier<K, V, K2, V2>, ...stores: string[]): KStream<K2, V2> {
+    const name = this.builder.newProcessorName('KSTREAM-PROCESSOR-');
+    this.builder.topology.addProcessor(name, supplier, this.nodeName);
+    if (stores.length > 0) this.builder.topology.connectProcessorAndStateStores(name, ...stores);
+    return new KStream<K2, V2>(this.builder, name, null, null, true);
+  }
+
+  /** As process(), for a processor that leaves keys alone (no repartition needed downstream). */
+  processValues<V2>(supplier: ProcessorSupplier<K, V, K, V2>, ...stores: string[]): KStream<K, V2> {
+    const name = this.builder.newProcessorName('KSTREAM-PROCESSVALUES-');
+    this.builder.topology.addProcessor(name, supplier, this.nodeName);
+    if (stores.length > 0) this.builder.topology.connectProcessorAndStateStores(name, ...stores);
+    return new KStream<K, V2>(this.builder, name, this.keySerde, null, this.repartitionRequired);
+  }
+
+  /** @internal for KTable */
+  static fromTable<K, V>(table: KTable<K, V>, name: string): KStream<K, V> {
+    return new KStream(table.builder, name, table.keySerde, table.valueSerde, false);
+  }
+}
+
+/** The result of split(): branches added in order, then a default branch or none. */
+export class BranchedKStream<K, V> {
+  private readonly predicates: Predicate<K, V>[] = [];
+  private readonly childNames: string[] = [];
+  private readonly out: { [name: string]: KStream<K, V> } = {};
+
+  constructor(
+    private readonly source: KStream<K, V>,
+    private readonly splitterName: string,
+  ) {
+    const predicates = this.predicates;
+    const childNames = this.childNames;
+    source.builder.topology.addProcessor(
+      splitterName,
+      statelessSupplier<K, V>((ctx) => (r) => {
+        for (let i = 0; i < predicates.length; i++) {
+          if (predicates[i]!(r.key, r.value)) return ctx().forward(r, childNames[i]);
+        }
+        if (childNames.length > predicates.length) ctx().forward(r, childNames[predicates.length]);
+      }),
+      source.nodeName,
+    );
+  }
+
+  branch(predicate: Predicate<K, V>, branched?: Branched<K, V>): this {
+    this.predicates.push(predicate);
+    this.createBranch(branched, this.predicates.length);
+    return this;
+  }
+
+  defaultBranch(branched?: Branched<K, V>): { [name: string]: KStream<K, V> } {
+    this.createBranch(branched, 0);
+    return this.out;
+  }
+
+  noDefaultBranch(): { [name: string]: KStream<K, V> } {
+    return this.out;
+  }
+
+  private createBranch(branched: Branched<K, V> | undefined, index: number): void {
+    const childName = this.splitterName + (branched?.name ?? String(index));
+    this.childNames.push(childName);
+    this.source.builder.newProcessorName(childName);
+    this.source.builder.topology.addProcessor(
+      childName,
+      statelessSupplier<K, V>((ctx) => (r) => ctx().forward(r)),
+      this.splitterName,
+    );
+    const stream = new KStream<K, V>(
+      this.source.builder,
+      childName,
+      this.source.keySerde,
+      this.source.valueSerde,
+      this.source.repartitionRequired,
+    );
+    if (branched?.chain) {
+      const result = branched.chain(stream);
+      if (result) this.out[childName] = result;
+    } else {
+      this.out[childName] = stream;
+    }
+  }
+}
+
+/** A processor supplier for the DSL's one-function operations. */
+export function statelessSupplier<K, V>(
+  make: (context: () => ProcessorContext<unknown, unknown>) => (record: Record<K, V>) => void,
+): ProcessorSupplier<unknown, unknown, unknown, unknown> {
+  return () => {
+    let context: ProcessorContext<unknown, unknown> | null = null;
+    const process = make(() => context!);
+    const processor: Processor<K, V, unknown, unknown> = {
+      init(c) {
+        context = c;
+      },
+      process,
+    };
+    return processor as Processor<unknown, unknown, unknown, unknown>;
+  };
+}
+
+export type { Consumed };
+export { Branched, Grouped, Named, Produced };

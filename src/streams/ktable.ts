@@ -1,0 +1,232 @@
+// KTable (a changelog stream: the latest value per key) and KGroupedStream (a stream grouped by key, ready to
+// aggregate). A table's nodes forward Change values (new and old value) so that downstream table operations
+// can retract; toStream() turns them back into plain values.
+//
+// Aggregations keep their state in a timestamped key-value store named by Materialized (or generated), logged
+// to `<application.id>-<store>-changelog`. When the key changed upstream, the grouped records first go through
+// the repartition topic `<name>-repartition` (name: the Grouped name, else the store name), in a new
+// sub-topology, so that every record of one key reaches the same task.
+
+import { Materialized, type Named } from './dsl-options.js';
+import type { InternalBuilder } from './internal-builder.js';
+import { KStream, statelessSupplier } from './kstream.js';
+import { Change, type Processor, type ProcessorContext, type Record } from './processor.js';
+import { type Serde, Serdes } from './serdes.js';
+import type { TimestampedStore } from './state/store-stack.js';
+import { StoreBuilder } from './state/stores.js';
+
+export type Initializer<VA> = () => VA;
+export type Aggregator<K, V, VA> = (key: K, value: V, aggregate: VA) => VA;
+export type Reducer<V> = (aggregate: V, value: V) => V;
+
+const REPARTITION_SUFFIX = '-repartition';
+
+export class KTable<K, V> {
+  constructor(
+    /** @internal */ readonly builder: InternalBuilder,
+    /** @internal */ readonly nodeName: string,
+    /** @internal */ readonly keySerde: Serde<K> | null,
+    /** @internal */ readonly valueSerde: Serde<V> | null,
+    private readonly storeName: string | null,
+  ) {}
+
+  /** The name of the store holding this table, when it is materialized. */
+  queryableStoreName(): string | null {
+    return this.storeName;
+  }
+
+  toStream(named?: Named): KStream<K, V> {
+    const name = this.builder.nameOr(named, 'KTABLE-TOSTREAM-');
+    this.builder.topology.addProcessor(
+      name,
+      statelessSupplier<K, Change<V>>((ctx) => (r) => ctx().forward(r.withValue(r.value.newValue))),
+      this.nodeName,
+    );
+    return KStream.fromTable(this, name);
+  }
+
+  filter(predicate: (key: K, value: V) => boolean, named?: Named): KTable<K, V> {
+    const name = this.builder.nameOr(named, 'KTABLE-FILTER-');
+    const keep = (k: K, v: V | null) => (v !== null && predicate(k, v) ? v : null);
+    this.builder.topology.addProcessor(
+      name,
+      statelessSupplier<K, Change<V>>((ctx) => (r) => {
+        const next = keep(r.key, r.value.newValue);
+        const old = keep(r.key, r.value.oldValue);
+        if (next === null && old === null) return;
+        ctx().forward(r.withValue(new Change(next, old)));
+      }),
+      this.nodeName,
+    );
+    return new KTable(this.builder, name, this.keySerde, this.valueSerde, null);
+  }
+
+  filterNot(predicate: (key: K, value: V) => boolean, named?: Named): KTable<K, V> {
+    return this.filter((k, v) => !predicate(k, v), named);
+  }
+
+  mapValues<V2>(mapper: (value: V, key: K) => V2, named?: Named): KTable<K, V2> {
+    const name = this.builder.nameOr(named, 'KTABLE-MAPVALUES-');
+    const map = (k: K, v: V | null) => (v === null ? null : mapper(v, k));
+    this.builder.topology.addProcessor(
+      name,
+      statelessSupplier<K, Change<V>>((ctx) => (r) => {
+        ctx().forward(r.withValue(new Change(map(r.key, r.value.newValue), map(r.key, r.value.oldValue))));
+      }),
+      this.nodeName,
+    );
+    return new KTable<K, V2>(this.builder, name, this.keySerde, null, null);
+  }
+}
+
+export class KGroupedStream<K, V> {
+  constructor(
+    private readonly builder: InternalBuilder,
+    private readonly nodeName: string,
+    private readonly keySerde: Serde<K> | null,
+    private readonly valueSerde: Serde<V> | null,
+    private readonly repartitionRequired: boolean,
+    private readonly repartitionName: string | null,
+  ) {}
+
+  count(materialized?: Materialized<K, number>, named?: Named): KTable<K, number> {
+    const m = materialized ?? Materialized.with<K, number>(this.keySerde as Serde<K>, Serdes.Long());
+    return this.build<number>(
+      'KSTREAM-AGGREGATE-',
+      m.valueSerde === null ? m.withValueSerde(Serdes.Long()) : m,
+      named,
+      (_key, _value, old) => (old ?? 0) + 1,
+    );
+  }
+
+  reduce(reducer: Reducer<V>, materialized?: Materialized<K, V>, named?: Named): KTable<K, V> {
+    const m = materialized ?? Materialized.with<K, V>(this.keySerde as Serde<K>, this.valueSerde as Serde<V>);
+    return this.build<V>(
+      'KSTREAM-REDUCE-',
+      m.valueSerde === null && this.valueSerde !== null ? m.withValueSerde(this.valueSerde) : m,
+      named,
+      (_key, value, old) => (old === null ? value : reducer(old, value)),
+    );
+  }
+
+  aggregate<VA>(
+    initializer: Initializer<VA>,
+    aggregator: Aggregator<K, V, VA>,
+    materialized?: Materialized<K, VA>,
+    named?: Named,
+  ): KTable<K, VA> {
+    return this.build<VA>(
+      'KSTREAM-AGGREGATE-',
+      materialized ?? Materialized.with<K, VA>(this.keySerde as Serde<K>, null as unknown as Serde<VA>),
+      named,
+      (key, value, old) => aggregator(key, value, old ?? initializer()),
+    );
+  }
+
+  private build<VA>(
+    prefix: string,
+    m: Materialized<K, VA>,
+    named: Named | undefined,
+    step: (key: K, value: V, old: VA | null) => VA,
+  ): KTable<K, VA> {
+    const b = this.builder;
+    const storeName = m.storeName ?? b.newStoreName(prefix);
+    const name = b.nameOr(named, prefix);
+    const keySerde = m.keySerde ?? this.keySerde;
+    let parent = this.nodeName;
+    if (this.repartitionRequired) parent = this.repartition(this.repartitionName ?? storeName, keySerde);
+    const store = new StoreBuilder<K, VA>(storeName, m.engine, keySerde, m.valueSerde, true);
+    if (m.loggingEnabled) store.withLoggingEnabled(m.logConfig);
+    else store.withLoggingDisabled();
+    b.topology.addProcessor(name, aggregateSupplier<K, V, VA>(storeName, step), parent);
+    b.topology.addStateStore(store as StoreBuilder, name);
+    return new KTable<K, VA>(b, name, keySerde, m.valueSerde, storeName);
+  }
+
+  /** Adds filter -> sink -> topic -> source, and answers the source's name. */
+  private repartition(prefix: string, keySerde: Serde<K> | null): string {
+    const b = this.builder;
+    const topic = prefix.endsWith(REPARTITION_SUFFIX) ? prefix : prefix + REPARTITION_SUFFIX;
+    // Generated even when unused, so that the counter moves as Kafka's does.
+    const genSink = b.newProcessorName('KSTREAM-SINK-');
+    const genFilter = b.newProcessorName('KSTREAM-FILTER-');
+    const genSource = b.newProcessorName('KSTREAM-SOURCE-');
+    const generated = /^KSTREAM.*-[0-9]{10}$/.test(prefix);
+    const sinkName = generated ? genSink : `${topic}-sink`;
+    const filterName = generated ? genFilter : `${topic}-filter`;
+    const sourceName = generated ? genSource : `${topic}-source`;
+    b.topology.addProcessor(
+      filterName,
+      statelessSupplier<K, V>((ctx) => (r) => {
+        if (r.key !== null && r.key !== undefined) ctx().forward(r);
+      }),
+      this.nodeName,
+    );
+    b.topology.addSink(
+      {
+        name: sinkName,
+        keySerializer: keySerde as Serde<unknown> | undefined,
+        valueSerializer: this.valueSerde as Serde<unknown> | undefined,
+      },
+      topic,
+      filterName,
+    );
+    b.topology.markInternalTopic(topic);
+    b.topology.addSource(
+      {
+        name: sourceName,
+        keyDeserializer: (keySerde ?? undefined) as Serde<unknown> | undefined,
+        valueDeserializer: (this.valueSerde ?? undefined) as Serde<unknown> | undefined,
+      },
+      topic,
+    );
+    return sourceName;
+  }
+}
+
+/**
+ * The processor behind count, reduce and aggregate: reads the key's aggregate, folds the record in, writes it
+ * back with the larger of the two timestamps (as Kafka since KIP-258) and forwards the change. Records with a
+ * null key or value are skipped, as Kafka skips them.
+ */
+function aggregateSupplier<K, V, VA>(storeName: string, step: (key: K, value: V, old: VA | null) => VA) {
+  return (): Processor<K, V, K, Change<VA>> => {
+    let context: ProcessorContext<K, Change<VA>>;
+    let store: TimestampedStore<K, VA>;
+    return {
+      init(c) {
+        context = c;
+        store = c.getStateStore<TimestampedStore<K, VA>>(storeName);
+      },
+      process(r: Record<K, V>) {
+        if (r.key === null || r.key === undefined || r.value === null || r.value === undefined) return;
+        const old = store.get(r.key);
+        const next = step(r.key, r.value, old?.value ?? null);
+        const timestamp = old === null ? r.timestamp : Math.max(old.timestamp, r.timestamp);
+        store.put(r.key, { value: next, timestamp });
+        context.forward(r.withValue(new Change(next, old?.value ?? null)).withTimestamp(timestamp));
+      },
+    };
+  };
+}
+
+/** The processor of builder.table(): keeps the latest value per key and forwards the change. */
+export function tableSourceSupplier<K, V>(storeName: string) {
+  return (): Processor<K, V, K, Change<V>> => {
+    let context: ProcessorContext<K, Change<V>>;
+    let store: TimestampedStore<K, V>;
+    return {
+      init(c) {
+        context = c;
+        store = c.getStateStore<TimestampedStore<K, V>>(storeName);
+      },
+      process(r: Record<K, V>) {
+        if (r.key === null || r.key === undefined) return;
+        const old = store.get(r.key);
+        const value = r.value ?? null;
+        store.put(r.key, value === null ? null : { value, timestamp: r.timestamp });
+        context.forward(r.withValue(new Change(value, old?.value ?? null)));
+      },
+    };
+  };
+}

@@ -1,0 +1,83 @@
+// The Processor API (Kafka's org.apache.kafka.streams.processor.api): the immutable Record that flows between
+// nodes, the Processor a user writes, and the ProcessorContext a task hands to each processor instance.
+// The DSL's operations are themselves processors written against this API.
+
+import type { StateStore } from './state/stores.js';
+
+export interface Header {
+  key: string;
+  value: Buffer | null;
+}
+
+/** One record on its way through a task: key, value, timestamp and headers; `with*` give changed copies. */
+export class Record<K, V> {
+  constructor(
+    readonly key: K,
+    readonly value: V,
+    readonly timestamp: number,
+    readonly headers: readonly Header[] = [],
+  ) {}
+
+  withKey<K2>(key: K2): Record<K2, V> {
+    return new Record(key, this.value, this.timestamp, this.headers);
+  }
+
+  withValue<V2>(value: V2): Record<K, V2> {
+    return new Record(this.key, value, this.timestamp, this.headers);
+  }
+
+  withTimestamp(timestamp: number): Record<K, V> {
+    return new Record(this.key, this.value, timestamp, this.headers);
+  }
+
+  withHeaders(headers: readonly Header[]): Record<K, V> {
+    return new Record(this.key, this.value, this.timestamp, headers);
+  }
+}
+
+/** Where the record being processed came from (null for records a punctuator made). */
+export interface RecordMetadata {
+  topic: string;
+  partition: number;
+  offset: number;
+}
+
+export type PunctuationType = 'STREAM_TIME' | 'WALL_CLOCK_TIME';
+
+export interface Cancellable {
+  cancel(): void;
+}
+
+export interface ProcessorContext<KOut = unknown, VOut = unknown> {
+  readonly applicationId: string;
+  /** "subtopology_partition", as Kafka's TaskId prints. */
+  readonly taskId: string;
+  /** Sends a record to all children, or to the one named. */
+  forward<K extends KOut, V extends VOut>(record: Record<K, V>, childName?: string): void;
+  recordMetadata(): RecordMetadata | null;
+  /** The task's stream time: the largest timestamp it has processed (-1 before the first). */
+  currentStreamTimeMs(): number;
+  currentSystemTimeMs(): number;
+  getStateStore<S extends StateStore>(name: string): S;
+  /** Calls `punctuator` every `intervalMs` of stream time or of wall-clock time. */
+  schedule(intervalMs: number, type: PunctuationType, punctuator: (timestamp: number) => void): Cancellable;
+  /** Asks for a commit soon. */
+  commit(): void;
+}
+
+export interface Processor<KIn, VIn, KOut = never, VOut = never> {
+  init?(context: ProcessorContext<KOut, VOut>): void;
+  process(record: Record<KIn, VIn>): void;
+  close?(): void;
+}
+
+/** Makes one processor instance per task (Kafka's ProcessorSupplier.get). */
+export type ProcessorSupplier<KIn, VIn, KOut = never, VOut = never> = () => Processor<KIn, VIn, KOut, VOut>;
+
+/** A KTable's update as it travels downstream: the new value and, where known, the one it replaced. */
+export class Change<V> {
+  constructor(
+    readonly newValue: V | null,
+    readonly oldValue: V | null,
+  ) {}
+}

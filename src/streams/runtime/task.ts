@@ -1,0 +1,351 @@
+// A task: one sub-topology instantiated for one partition number ("1_0"), with its own processor instances and
+// state stores. It takes raw records of its input partitions, deserializes them at their source node, pushes
+// each through the processors synchronously (a forward is a direct call), and hands what reaches a sink, and
+// each store write, to its RecordCollector. The same class runs under KafkaStreams and TopologyTestDriver; what
+// differs is the collector, the store engines and who calls commit.
+//
+// Lifecycle: constructed (processors made, stores opened) -> init() (after restoration) -> process()* and
+// punctuate()* -> close(). Stream time is the largest record timestamp the task has seen.
+
+import assert from 'node:assert/strict';
+import { StreamsConfigError, StreamsError } from '../errors.js';
+import {
+  type Cancellable,
+  type Header,
+  type Processor,
+  type ProcessorContext,
+  type PunctuationType,
+  Record,
+  type RecordMetadata,
+} from '../processor.js';
+import { type Serde, SerializationError } from '../serdes.js';
+
+export { StreamsError };
+
+import type { BytesKeyValueStore } from '../state/bytes-store.js';
+import { type ChangelogWriter, PlainKeyValueStore, TimestampedStore } from '../state/store-stack.js';
+import type { StateStore, StoreBuilder } from '../state/stores.js';
+import type { SinkNode, SourceNode, Subtopology, Topology } from '../topology.js';
+
+export interface RawRecord {
+  /** The topology's name of the topic (internal topics without the application id prefix). */
+  topic: string;
+  partition: number;
+  offset: number;
+  timestamp: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: Header[];
+}
+
+export interface RecordCollector {
+  /** `topic` is the real topic name; `partition` undefined lets the producer's murmur2 on the key choose. */
+  send(
+    topic: string,
+    key: Buffer | null,
+    value: Buffer | null,
+    timestamp: number,
+    headers: readonly Header[],
+    partition: number | undefined,
+  ): void;
+}
+
+export type DeserializationHandlerResponse = 'CONTINUE' | 'FAIL';
+
+/** default.deserialization.exception.handler: what to do with a record whose bytes cannot be read. */
+export type DeserializationExceptionHandler = (
+  record: RawRecord,
+  error: Error,
+) => DeserializationHandlerResponse;
+
+export interface TaskEnvironment {
+  applicationId: string;
+  topology: Topology;
+  collector: RecordCollector;
+  /** The real name of a topology topic (internal topics get the application id prefix). */
+  realTopic(topic: string): string;
+  changelogTopic(store: string): string;
+  openEngine(builder: StoreBuilder, taskId: string): BytesKeyValueStore;
+  defaultKeySerde: Serde<unknown>;
+  defaultValueSerde: Serde<unknown>;
+  deserializationExceptionHandler: DeserializationExceptionHandler;
+  wallClockMs(): number;
+  log(message: string): void;
+  /** A processor asked for a commit. */
+  requestCommit(): void;
+}
+
+interface NodeInstance {
+  name: string;
+  processor: Processor<unknown, unknown, unknown, unknown>;
+  children: NodeInstance[];
+}
+
+interface Punctuation {
+  node: NodeInstance;
+  type: PunctuationType;
+  intervalMs: number;
+  nextMs: number;
+  fn: (timestamp: number) => void;
+  cancelled: boolean;
+}
+
+export class Task {
+  readonly id: string;
+  private readonly nodes = new Map<string, NodeInstance>();
+  readonly stores = new Map<string, StateStore>();
+  /** Store name -> its engine and format, for restoration. */
+  readonly engines = new Map<
+    string,
+    { engine: BytesKeyValueStore; timestamped: boolean; changelog: string | null }
+  >();
+  private streamTimeMs = -1;
+  private current: RawRecord | null = null;
+  private currentTimestampMs = 0;
+  private currentNode: NodeInstance | null = null;
+  private readonly punctuations: Punctuation[] = [];
+  private initialized = false;
+  processed = 0;
+
+  constructor(
+    readonly subtopology: Subtopology,
+    readonly partition: number,
+    private readonly env: TaskEnvironment,
+  ) {
+    this.id = `${subtopology.id}_${partition}`;
+    for (const storeName of subtopology.stores) this.openStore(storeName);
+    for (const name of subtopology.nodes) {
+      const node = env.topology.nodes.get(name)!;
+      const processor =
+        node.kind === 'processor'
+          ? node.supplier()
+          : node.kind === 'sink'
+            ? this.sinkProcessor(node)
+            : { process: () => {} };
+      this.nodes.set(name, { name, processor, children: [] });
+    }
+    for (const name of subtopology.nodes) {
+      const node = env.topology.nodes.get(name)!;
+      if (node.kind === 'source') continue;
+      for (const p of node.parents) this.nodes.get(p)!.children.push(this.nodes.get(name)!);
+    }
+  }
+
+  private openStore(name: string): void {
+    const builder = this.env.topology.stores.get(name);
+    assert.ok(builder, `store ${name} has no builder`);
+    const engine = this.env.openEngine(builder, this.id);
+    const changelog = builder.loggingEnabled ? this.env.changelogTopic(name) : null;
+    const writer: ChangelogWriter | null =
+      changelog === null
+        ? null
+        : {
+            log: (key, value, timestamp) =>
+              this.env.collector.send(changelog, key, value, timestamp, [], this.partition),
+          };
+    const options = {
+      name,
+      engine,
+      changelog: writer,
+      serdeTopic: changelog ?? name,
+      keySerde: (builder.keySerde ?? this.env.defaultKeySerde) as Serde<unknown>,
+      valueSerde: (builder.valueSerde ?? this.env.defaultValueSerde) as Serde<unknown>,
+      recordTimestamp: () => this.currentTimestampMs,
+    };
+    this.stores.set(
+      name,
+      builder.timestamped ? new TimestampedStore(options) : new PlainKeyValueStore(options),
+    );
+    this.engines.set(name, { engine, timestamped: builder.timestamped, changelog });
+  }
+
+  /** Calls each processor's init, in the order the nodes were added; after the stores are restored. */
+  init(): void {
+    assert.ok(!this.initialized, `task ${this.id} initialized twice`);
+    this.initialized = true;
+    for (const node of this.nodes.values()) {
+      this.currentNode = node;
+      node.processor.init?.(this.contextFor(node));
+    }
+    this.currentNode = null;
+  }
+
+  process(raw: RawRecord): void {
+    assert.ok(this.initialized, `task ${this.id} processes before init`);
+    const source = this.env.topology.sourceNodeOfTopic(raw.topic);
+    assert.ok(
+      source && this.subtopology.nodes.includes(source.name),
+      `task ${this.id} does not read ${raw.topic}`,
+    );
+    const keyDeserializer = source.keyDeserializer ?? this.env.defaultKeySerde;
+    const valueDeserializer = source.valueDeserializer ?? this.env.defaultValueSerde;
+    const topic = this.env.realTopic(raw.topic);
+    let key: unknown;
+    let value: unknown;
+    try {
+      key = keyDeserializer.deserialize(topic, raw.key);
+      value = valueDeserializer.deserialize(topic, raw.value);
+    } catch (e) {
+      if (e instanceof StreamsConfigError) throw e;
+      const error = e instanceof Error ? e : new SerializationError(String(e));
+      const response = this.env.deserializationExceptionHandler(raw, error);
+      if (response === 'FAIL')
+        throw new StreamsError(
+          `Deserialization exception handler is set to fail upon a deserialization error (${topic}-${raw.partition} offset ${raw.offset}): ${error.message}`,
+        );
+      this.env.log(
+        `skipping record of ${topic}-${raw.partition} at offset ${raw.offset}: it failed to deserialize (${error.message})`,
+      );
+      return;
+    }
+    const timestamp = this.extractTimestamp(source, raw, key, value);
+    if (timestamp < 0) {
+      this.env.log(
+        `skipping record of ${topic}-${raw.partition} at offset ${raw.offset}: invalid timestamp ${timestamp}`,
+      );
+      return;
+    }
+    this.current = raw;
+    this.currentTimestampMs = timestamp;
+    if (timestamp > this.streamTimeMs) this.streamTimeMs = timestamp;
+    const node = this.nodes.get(source.name)!;
+    this.forwardFrom(node, new Record(key, value, timestamp, raw.headers), undefined);
+    this.processed++;
+    this.current = null;
+    this.punctuate('STREAM_TIME', this.streamTimeMs);
+  }
+
+  private extractTimestamp(source: SourceNode, raw: RawRecord, key: unknown, value: unknown): number {
+    if (source.timestampExtractor === null) return raw.timestamp;
+    return source.timestampExtractor(
+      {
+        topic: raw.topic,
+        partition: raw.partition,
+        offset: raw.offset,
+        timestamp: raw.timestamp,
+        key,
+        value,
+      },
+      this.streamTimeMs,
+    );
+  }
+
+  /** Runs the punctuators of a kind that are due at `nowMs` (stream time or wall-clock time). */
+  punctuate(type: PunctuationType, nowMs: number): void {
+    for (const p of this.punctuations) {
+      if (p.cancelled || p.type !== type || p.nextMs > nowMs) continue;
+      p.nextMs = nowMs + p.intervalMs - ((nowMs - p.nextMs) % p.intervalMs);
+      const previous = this.currentNode;
+      this.currentNode = p.node;
+      this.currentTimestampMs = nowMs;
+      p.fn(nowMs);
+      this.currentNode = previous;
+    }
+  }
+
+  get streamTime(): number {
+    return this.streamTimeMs;
+  }
+
+  private forwardFrom(
+    node: NodeInstance,
+    record: Record<unknown, unknown>,
+    childName: string | undefined,
+  ): void {
+    const previous = this.currentNode;
+    for (const child of node.children) {
+      if (childName !== undefined && child.name !== childName) continue;
+      this.currentNode = child;
+      this.currentTimestampMs = record.timestamp;
+      child.processor.process(record);
+    }
+    this.currentNode = previous;
+  }
+
+  private contextFor(node: NodeInstance): ProcessorContext<unknown, unknown> {
+    const task = this;
+    return {
+      applicationId: this.env.applicationId,
+      taskId: this.id,
+      forward(record, childName) {
+        if (childName !== undefined && !node.children.some((c) => c.name === childName))
+          throw new StreamsError(`Unknown downstream node: ${childName} of ${node.name}`);
+        task.forwardFrom(node, record as Record<unknown, unknown>, childName);
+      },
+      recordMetadata(): RecordMetadata | null {
+        const c = task.current;
+        return c === null
+          ? null
+          : { topic: task.env.realTopic(c.topic), partition: c.partition, offset: c.offset };
+      },
+      currentStreamTimeMs: () => task.streamTimeMs,
+      currentSystemTimeMs: () => task.env.wallClockMs(),
+      getStateStore<S extends StateStore>(name: string): S {
+        const store = task.stores.get(name);
+        if (store === undefined)
+          throw new StreamsError(
+            `Processor ${node.name} has no access to StateStore ${name} (connect it first)`,
+          );
+        return store as S;
+      },
+      schedule(intervalMs, type, fn): Cancellable {
+        assert.ok(intervalMs >= 1, 'The minimum supported scheduling interval is 1 millisecond.');
+        const p: Punctuation = {
+          node,
+          type,
+          intervalMs,
+          nextMs: type === 'WALL_CLOCK_TIME' ? task.env.wallClockMs() + intervalMs : 0,
+          fn,
+          cancelled: false,
+        };
+        task.punctuations.push(p);
+        return { cancel: () => void (p.cancelled = true) };
+      },
+      commit: () => task.env.requestCommit(),
+    };
+  }
+
+  private sinkProcessor(node: SinkNode): Processor<unknown, unknown> {
+    const env = this.env;
+    const task = this;
+    return {
+      process(record) {
+        const logical =
+          typeof node.topic === 'string'
+            ? node.topic
+            : node.topic(record.key, record.value, {
+                topic: task.current === null ? null : env.realTopic(task.current.topic),
+                partition: task.current?.partition ?? -1,
+                offset: task.current?.offset ?? -1,
+              });
+        const topic = env.realTopic(logical);
+        const keySerializer = node.keySerializer ?? env.defaultKeySerde;
+        const valueSerializer = node.valueSerializer ?? env.defaultValueSerde;
+        let key: Buffer | null;
+        let value: Buffer | null;
+        try {
+          key = keySerializer.serialize(topic, record.key);
+          value = valueSerializer.serialize(topic, record.value);
+        } catch (e) {
+          if (e instanceof StreamsConfigError) throw e;
+          throw new StreamsError(
+            `A serializer is not compatible with the record sent to ${topic} by ${node.name}: ${(e as Error).message}`,
+          );
+        }
+        const partition = node.partitioner?.(topic, record.key, record.value, -1);
+        env.collector.send(topic, key, value, record.timestamp, record.headers, partition);
+      },
+    };
+  }
+
+  /** Flushes the stores' engines (the changelog records are the collector's to flush). */
+  flush(): void {
+    for (const s of this.stores.values()) s.flush();
+  }
+
+  close(): void {
+    for (const node of this.nodes.values()) node.processor.close?.();
+    for (const s of this.stores.values()) s.close();
+    this.stores.clear();
+  }
+}

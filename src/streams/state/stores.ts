@@ -1,0 +1,106 @@
+// State store interfaces and the builders a topology holds (Kafka's StateStore, KeyValueStore, StoreBuilder and
+// the Stores factory). A store the application uses is a stack built per task (store-stack.ts): a bytes store
+// (in memory, or persistent on LMDB) at the bottom, the changelog layer that mirrors every write to the store's
+// `<application.id>-<store>-changelog` partition, and the typed layer with the serdes on top.
+
+import type { Serde } from '../serdes.js';
+
+export interface StateStore {
+  readonly name: string;
+  persistent(): boolean;
+  /** Makes every write so far durable in the store (persistent stores) and in its changelog's producer. */
+  flush(): void;
+  close(): void;
+}
+
+import type { KeyValue } from '../key-value.js';
+
+export type { KeyValue };
+
+export interface ReadOnlyKeyValueStore<K, V> {
+  get(key: K): V | null;
+  /** Keys from `from` to `to` inclusive, in the order of their serialized bytes (as Kafka's stores). */
+  range(from: K, to: K): KeyValue<K, V>[];
+  all(): KeyValue<K, V>[];
+  approximateNumEntries(): number;
+}
+
+export interface KeyValueStore<K, V> extends StateStore, ReadOnlyKeyValueStore<K, V> {
+  put(key: K, value: V | null): void;
+  putIfAbsent(key: K, value: V): V | null;
+  delete(key: K): V | null;
+}
+
+/** What the DSL keeps for a key: the value and the timestamp of the record that made it (KIP-258). */
+export interface ValueAndTimestamp<V> {
+  value: V;
+  timestamp: number;
+}
+
+export type TimestampedKeyValueStore<K, V> = KeyValueStore<K, ValueAndTimestamp<V>>;
+
+/** Which engine holds a store's bytes. */
+export type StoreEngine = 'in-memory' | 'persistent';
+
+/** How to build one store per task; what Topology.addStateStore takes. */
+export class StoreBuilder<K = unknown, V = unknown> {
+  loggingEnabled = true;
+  logConfig: Record<string, string> = {};
+  cachingEnabled = false;
+
+  constructor(
+    readonly name: string,
+    readonly engine: StoreEngine,
+    readonly keySerde: Serde<K> | null,
+    readonly valueSerde: Serde<V> | null,
+    /** Values stored with their record timestamp (the DSL's stores). */
+    readonly timestamped: boolean,
+  ) {}
+
+  withLoggingEnabled(config: Record<string, string> = {}): this {
+    this.loggingEnabled = true;
+    this.logConfig = { ...config };
+    return this;
+  }
+
+  withLoggingDisabled(): this {
+    this.loggingEnabled = false;
+    return this;
+  }
+
+  withCachingEnabled(): this {
+    this.cachingEnabled = true;
+    return this;
+  }
+
+  withCachingDisabled(): this {
+    this.cachingEnabled = false;
+    return this;
+  }
+}
+
+/** A named store of an engine, before serdes are given (Kafka's KeyValueBytesStoreSupplier). */
+export interface KeyValueBytesStoreSupplier {
+  readonly name: string;
+  readonly engine: StoreEngine;
+}
+
+/** Kafka's Stores factory. */
+export const Stores = {
+  persistentKeyValueStore: (name: string): KeyValueBytesStoreSupplier => ({ name, engine: 'persistent' }),
+  persistentTimestampedKeyValueStore: (name: string): KeyValueBytesStoreSupplier => ({
+    name,
+    engine: 'persistent',
+  }),
+  inMemoryKeyValueStore: (name: string): KeyValueBytesStoreSupplier => ({ name, engine: 'in-memory' }),
+  keyValueStoreBuilder: <K, V>(
+    supplier: KeyValueBytesStoreSupplier,
+    keySerde: Serde<K>,
+    valueSerde: Serde<V>,
+  ): StoreBuilder<K, V> => new StoreBuilder(supplier.name, supplier.engine, keySerde, valueSerde, false),
+  timestampedKeyValueStoreBuilder: <K, V>(
+    supplier: KeyValueBytesStoreSupplier,
+    keySerde: Serde<K>,
+    valueSerde: Serde<V>,
+  ): StoreBuilder<K, V> => new StoreBuilder(supplier.name, supplier.engine, keySerde, valueSerde, true),
+} as const;

@@ -1,0 +1,70 @@
+// StreamsBuilder: where a DSL application starts. stream() and table() add source nodes; build() hands back the
+// Topology that KafkaStreams or TopologyTestDriver runs.
+
+import { type Consumed, Materialized } from './dsl-options.js';
+import { InternalBuilder } from './internal-builder.js';
+import { KStream } from './kstream.js';
+import { KTable, tableSourceSupplier } from './ktable.js';
+import type { Serde } from './serdes.js';
+import { StoreBuilder } from './state/stores.js';
+import type { Topology } from './topology.js';
+
+export class StreamsBuilder {
+  private readonly internal = new InternalBuilder();
+
+  stream<K, V>(topics: string | string[], consumed?: Consumed<K, V>): KStream<K, V> {
+    const list = typeof topics === 'string' ? [topics] : topics;
+    const name = consumed?.processorName ?? this.internal.newProcessorName('KSTREAM-SOURCE-');
+    this.internal.topology.addSource(
+      {
+        name,
+        keyDeserializer: (consumed?.keySerde ?? undefined) as Serde<unknown> | undefined,
+        valueDeserializer: (consumed?.valueSerde ?? undefined) as Serde<unknown> | undefined,
+        timestampExtractor: consumed?.timestampExtractor ?? undefined,
+      },
+      ...list,
+    );
+    return new KStream<K, V>(
+      this.internal,
+      name,
+      consumed?.keySerde ?? null,
+      consumed?.valueSerde ?? null,
+      false,
+    );
+  }
+
+  /** A table of a topic's latest value per key, materialized in a store (logged to its changelog). */
+  table<K, V>(topic: string, consumed?: Consumed<K, V>, materialized?: Materialized<K, V>): KTable<K, V> {
+    const b = this.internal;
+    const m = materialized ?? Materialized.with<K, V>(null as never, null as never);
+    const sourceName = consumed?.processorName ?? b.newProcessorName('KSTREAM-SOURCE-');
+    const tableName = b.newProcessorName('KTABLE-SOURCE-');
+    const storeName = m.storeName ?? b.newStoreName(`${topic}-`);
+    const keySerde = m.keySerde ?? consumed?.keySerde ?? null;
+    const valueSerde = m.valueSerde ?? consumed?.valueSerde ?? null;
+    b.topology.addSource(
+      {
+        name: sourceName,
+        keyDeserializer: (consumed?.keySerde ?? undefined) as Serde<unknown> | undefined,
+        valueDeserializer: (consumed?.valueSerde ?? undefined) as Serde<unknown> | undefined,
+        timestampExtractor: consumed?.timestampExtractor ?? undefined,
+      },
+      topic,
+    );
+    b.topology.addProcessor(tableName, tableSourceSupplier<K, V>(storeName), sourceName);
+    const store = new StoreBuilder<K, V>(storeName, m.engine, keySerde, valueSerde, true);
+    if (!m.loggingEnabled) store.withLoggingDisabled();
+    b.topology.addStateStore(store as StoreBuilder, tableName);
+    return new KTable<K, V>(b, tableName, keySerde, valueSerde, storeName);
+  }
+
+  /** Adds a store for Processor API processors of the DSL (connect it with process(..., storeName)). */
+  addStateStore(store: StoreBuilder): this {
+    this.internal.topology.addStateStore(store);
+    return this;
+  }
+
+  build(): Topology {
+    return this.internal.topology;
+  }
+}
