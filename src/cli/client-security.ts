@@ -1,10 +1,13 @@
 // The security keys of Kafka's Java clients, as the tools read them from --command-config (or
 // --producer.config/--consumer.config): security.protocol, ssl.truststore.* and ssl.keystore.* in PEM,
-// sasl.mechanism and sasl.jaas.config (PlainLoginModule or ScramLoginModule with username and password).
+// sasl.mechanism and sasl.jaas.config (PlainLoginModule or ScramLoginModule with username and password;
+// OAuthBearerLoginModule with clientId, clientSecret and scope for sasl.oauthbearer.token.endpoint.url, or, with no
+// token endpoint, Kafka's unsecured login options unsecuredLoginStringClaim_sub and the like).
 
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
-import type { ClientOptions, SaslOptions } from '../client/options.js';
+import { clientCredentialsTokenProvider, unsecuredTokenProvider } from '../client/oauth-token.js';
+import type { ClientOptions, OAuthBearerSaslOptions, SaslOptions } from '../client/options.js';
 import { parseJaasConfig } from '../security/sasl/jaas.js';
 import { UsageError } from './args.js';
 
@@ -43,11 +46,59 @@ function tlsOptions(props: Record<string, string>): ConnectionOptions {
   return options;
 }
 
+/** OAUTHBEARER from Kafka's client keys: a token endpoint with client credentials, or an unsecured token. */
+function oauthBearerOptions(
+  props: Record<string, string>,
+  options: ReadonlyMap<string, string>,
+): OAuthBearerSaslOptions {
+  const endpoint = props['sasl.oauthbearer.token.endpoint.url'];
+  if (endpoint !== undefined) {
+    const token = clientCredentialsTokenProvider({
+      tokenEndpointUrl: endpoint,
+      clientId: options.get('clientId'),
+      clientSecret: options.get('clientSecret'),
+      scope: options.get('scope'),
+    });
+    return { mechanism: 'oauthbearer', token };
+  }
+  const principalClaimName = options.get('unsecuredLoginPrincipalClaimName') ?? 'sub';
+  const claims: Record<string, unknown> = {};
+  for (const [key, value] of options) {
+    if (key.startsWith('unsecuredLoginStringClaim_'))
+      claims[key.slice('unsecuredLoginStringClaim_'.length)] = value;
+    if (key.startsWith('unsecuredLoginNumberClaim_'))
+      claims[key.slice('unsecuredLoginNumberClaim_'.length)] = Number(value);
+    if (key.startsWith('unsecuredLoginListClaim_')) {
+      // Kafka: the first character is the separator of the values that follow.
+      claims[key.slice('unsecuredLoginListClaim_'.length)] = value.slice(1).split(value[0] ?? ',');
+    }
+  }
+  const principal = claims[principalClaimName];
+  if (typeof principal !== 'string' || principal === '') {
+    throw new UsageError(
+      `OAUTHBEARER needs sasl.oauthbearer.token.endpoint.url, or an unsecured token with unsecuredLoginStringClaim_${principalClaimName} in sasl.jaas.config`,
+    );
+  }
+  const lifetimeSeconds = Number(options.get('unsecuredLoginLifetimeSeconds') ?? '3600');
+  const token = unsecuredTokenProvider({
+    principal,
+    principalClaimName,
+    lifetimeMs: lifetimeSeconds * 1000,
+    claims,
+  });
+  return { mechanism: 'oauthbearer', token };
+}
+
 function saslOptions(props: Record<string, string>): SaslOptions {
   const mechanism = (props['sasl.mechanism'] ?? 'GSSAPI').toUpperCase();
-  if (mechanism !== 'PLAIN' && mechanism !== 'SCRAM-SHA-256' && mechanism !== 'SCRAM-SHA-512') {
+  if (
+    mechanism !== 'PLAIN' &&
+    mechanism !== 'SCRAM-SHA-256' &&
+    mechanism !== 'SCRAM-SHA-512' &&
+    mechanism !== 'OAUTHBEARER'
+  ) {
     throw new UsageError(
-      `sasl.mechanism=${mechanism}: Brook's tools speak PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512`,
+      `sasl.mechanism=${mechanism}: Brook's tools speak PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER`,
     );
   }
   const jaas = props['sasl.jaas.config'];
@@ -59,12 +110,14 @@ function saslOptions(props: Record<string, string>): SaslOptions {
   } catch (e) {
     throw new UsageError(`sasl.jaas.config: ${(e as Error).message}`);
   }
+  if (mechanism === 'OAUTHBEARER') return oauthBearerOptions(props, entry?.options ?? new Map());
   const username = entry?.options.get('username');
   const password = entry?.options.get('password');
   if (username === undefined || password === undefined) {
     throw new UsageError('sasl.jaas.config must set username and password');
   }
-  return { mechanism: mechanism.toLowerCase() as SaslOptions['mechanism'], username, password };
+  const lower = mechanism.toLowerCase() as 'plain' | 'scram-sha-256' | 'scram-sha-512';
+  return { mechanism: lower, username, password };
 }
 
 /** The tls and sasl client options that security.protocol and its keys ask for. */

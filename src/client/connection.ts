@@ -11,6 +11,11 @@
 // Lifecycle: connect() -> request()* -> close(). After close or a socket error every pending request is
 // rejected with ConnectionError and later requests are refused.
 //
+// With SASL, a broker may grant a session lifetime (KIP-368). The connection then re-authenticates on its own at a
+// random 85-95 % of it, as Kafka's clients do: new requests wait in the queue while the SaslHandshake and
+// SaslAuthenticate requests go first (requests already on the wire were admitted before the handshake), and a
+// failed re-authentication closes the connection.
+//
 // Buffers a request carries (record batches, attached by reference and written with writev, not copied) belong
 // to the socket until the request's promise settles, and only until then: it resolves once the response came (the
 // broker had read the whole request), and it rejects only after the socket was destroyed, which drops whatever of
@@ -68,6 +73,8 @@ export interface RequestOptions {
   /** Produce with acks=0: the broker sends no response. */
   noResponse?: boolean;
   timeoutMs?: number;
+  /** A SASL request of a re-authentication: sent ahead of the queued requests it holds back. */
+  sasl?: boolean;
 }
 
 export class Connection {
@@ -75,6 +82,10 @@ export class Connection {
   private correlationId = 0;
   private readonly inFlight = new Map<number, Pending>();
   private readonly queue: Queued[] = [];
+  /** SASL requests of a re-authentication; while `saslHold`, only these are sent. */
+  private readonly saslQueue: Queued[] = [];
+  private saslHold = false;
+  private reauthTimer: NodeJS.Timeout | null = null;
   /** The frame being received (its size known), filled as chunks arrive; null between frames. */
   private frame: Buffer | null = null;
   private frameFilled = 0;
@@ -97,12 +108,45 @@ export class Connection {
     try {
       await c.negotiate();
       const sasl = options.sasl;
-      if (sasl !== undefined) await authenticate((apiKey, body) => c.request(apiKey, body), sasl);
+      if (sasl !== undefined) {
+        const session = await authenticate((apiKey, body) => c.request(apiKey, body), sasl);
+        c.scheduleReauthentication(session.sessionLifetimeMs);
+      }
     } catch (err) {
       c.close();
       throw err;
     }
     return c;
+  }
+
+  private scheduleReauthentication(sessionLifetimeMs: number): void {
+    if (sessionLifetimeMs <= 0 || this.closed) return;
+    const delayMs = Math.floor(sessionLifetimeMs * (0.85 + Math.random() * 0.1));
+    this.reauthTimer = setTimeout(() => void this.reauthenticate(), delayMs);
+    this.reauthTimer.unref();
+  }
+
+  /** KIP-368: authenticates again on this connection, holding back other requests meanwhile. */
+  private async reauthenticate(): Promise<void> {
+    this.reauthTimer = null;
+    const sasl = this.options.sasl;
+    if (sasl === undefined || this.closed) return;
+    this.saslHold = true;
+    try {
+      const session = await authenticate((apiKey, body) => this.request(apiKey, body, { sasl: true }), sasl);
+      this.options.logger?.debug('SASL re-authenticated', {
+        broker: this.address,
+        sessionLifetimeMs: session.sessionLifetimeMs,
+      });
+      this.scheduleReauthentication(session.sessionLifetimeMs);
+    } catch (err) {
+      this.fail(
+        new ConnectionError(`re-authentication with ${this.address} failed: ${(err as Error).message}`),
+      );
+    } finally {
+      this.saslHold = false;
+      this.pump();
+    }
   }
 
   get isOpen(): boolean {
@@ -227,7 +271,7 @@ export class Connection {
     frame[0]!.writeInt32BE(w.length - 4, 0);
     if (options.noResponse) {
       return new Promise<T>((resolve, reject) => {
-        this.enqueue({ frame, pending: null, resolveSent: () => resolve(undefined as T) });
+        this.enqueue({ frame, pending: null, resolveSent: () => resolve(undefined as T) }, false);
         if (this.closed) reject(this.closeError!);
       });
     }
@@ -241,13 +285,16 @@ export class Connection {
         timer: undefined,
       };
       const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs;
-      this.enqueue({
-        frame,
-        pending,
-        resolveSent: () => {
-          pending.timer = setTimeout(() => this.onTimeout(pending, timeoutMs), timeoutMs);
+      this.enqueue(
+        {
+          frame,
+          pending,
+          resolveSent: () => {
+            pending.timer = setTimeout(() => this.onTimeout(pending, timeoutMs), timeoutMs);
+          },
         },
-      });
+        options.sasl === true,
+      );
     });
   }
 
@@ -256,7 +303,12 @@ export class Connection {
     return this.correlationId;
   }
 
-  private enqueue(q: Queued): void {
+  private enqueue(q: Queued, sasl: boolean): void {
+    if (sasl) {
+      this.saslQueue.push(q);
+      this.pump();
+      return;
+    }
     if (this.queue.length >= QUEUED_REQUESTS_MAX) {
       q.pending?.reject(
         new ClientStateError(`more than ${QUEUED_REQUESTS_MAX} requests queued for ${this.address}`),
@@ -271,11 +323,12 @@ export class Connection {
   private pump(): void {
     const max = this.options.maxInFlightRequestsPerConnection;
     const socket = this.socket;
-    if (socket === null || this.queue.length === 0) return;
+    if (socket === null || (this.queue.length === 0 && this.saslQueue.length === 0)) return;
     // The chunks of the frames sent now (header, attached record batches) leave in one write, not one each.
     socket.cork();
-    while (this.queue.length > 0 && this.inFlight.size < max && !this.closed) {
-      const q = this.queue.shift()!;
+    while (this.inFlight.size < max && !this.closed) {
+      const q = this.saslQueue.shift() ?? (this.saslHold ? undefined : this.queue.shift());
+      if (q === undefined) break;
       if (q.pending !== null) this.inFlight.set(q.pending.correlationId, q.pending);
       for (const chunk of q.frame) socket.write(chunk);
       q.resolveSent();
@@ -382,6 +435,8 @@ export class Connection {
       p.reject(err);
     }
     this.inFlight.clear();
+    if (this.reauthTimer !== null) clearTimeout(this.reauthTimer);
+    for (const q of this.saslQueue.splice(0)) q.pending?.reject(err);
     for (const q of this.queue.splice(0)) q.pending?.reject(err);
   }
 

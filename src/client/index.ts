@@ -34,7 +34,19 @@ export {
   RequestTimeoutError,
 } from './errors.js';
 export type { RebalanceListener } from './group.js';
-export type { ClientOptions, SaslOptions } from './options.js';
+export {
+  type ClientCredentialsOptions,
+  clientCredentialsTokenProvider,
+  type UnsecuredTokenOptions,
+  unsecuredToken,
+  unsecuredTokenProvider,
+} from './oauth-token.js';
+export type {
+  ClientOptions,
+  OAuthBearerSaslOptions,
+  PasswordSaslOptions,
+  SaslOptions,
+} from './options.js';
 export {
   createPartitioner,
   keyPartition,

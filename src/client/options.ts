@@ -1,15 +1,30 @@
 // Options shared by the producer, the consumer and the admin client, in Kafka's terms (camelCase of the Java
 // client's keys) with Kafka's defaults. TLS takes Node's own tls.ConnectionOptions; SASL (PLAIN, SCRAM-SHA-256,
-// SCRAM-SHA-512) runs on each connection after ApiVersions (sasl.ts).
+// SCRAM-SHA-512, OAUTHBEARER) runs on each connection after ApiVersions, and again before the session the broker
+// granted ends (KIP-368; sasl.ts).
 
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import type { Logger } from '../common/logger.js';
 import { ConfigError } from './errors.js';
 
-export interface SaslOptions {
+export type SaslOptions = PasswordSaslOptions | OAuthBearerSaslOptions;
+
+export interface PasswordSaslOptions {
   mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512';
   username: string;
   password: string;
+}
+
+/**
+ * OAUTHBEARER: `token` is called at each authentication and re-authentication and returns a compact JWT. Use
+ * `clientCredentialsTokenProvider` for an OAuth token endpoint, `unsecuredTokenProvider` for a development broker
+ * that runs Kafka's unsecured validator, or any function of your own.
+ */
+export interface OAuthBearerSaslOptions {
+  mechanism: 'oauthbearer';
+  token: () => string | Promise<string>;
+  /** SASL extensions (RFC 7628 key=value pairs) sent with the token. */
+  extensions?: Record<string, string>;
 }
 
 export interface ClientOptions {

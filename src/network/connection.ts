@@ -23,7 +23,7 @@ import {
   type RequestObserver,
   type Response,
 } from './request.js';
-import { RAW_SASL_TOKEN_API_KEY, type SecurityProtocol, SecurityState } from './security.js';
+import { RAW_SASL_TOKEN_API_KEY, SASL_HANDSHAKE, type SecurityProtocol, SecurityState } from './security.js';
 import type { NetworkStats } from './stats.js';
 
 /** What a connection needs from the server that accepted it: shared bounds, handler, logger and counters. */
@@ -269,6 +269,17 @@ export class Connection {
         saslState: this.security.saslState,
       });
       return;
+    }
+    if (this.security.sessionExpiresAtMs !== null && apiKey !== SASL_HANDSHAKE) {
+      if (this.security.sessionExpired(Date.now())) {
+        // KIP-368: the session (or its credential) expired and the client did not re-authenticate in time.
+        host.releaseRequestBytes(frame.length);
+        this.close('closing connection: SASL session expired without re-authentication', 'info', {
+          apiKey,
+          principal: this.security.principal,
+        });
+        return;
+      }
     }
     this.start(new PendingRequest(this, host, apiKey, frame.readInt16BE(2), frame.readInt32BE(4), frame));
   }

@@ -46,7 +46,7 @@ export const ANONYMOUS_PRINCIPAL = 'User:ANONYMOUS';
 
 /** API keys a SASL connection may send before it is authenticated. */
 const API_VERSIONS = 18;
-const SASL_HANDSHAKE = 17;
+export const SASL_HANDSHAKE = 17;
 const SASL_AUTHENTICATE = 36;
 
 /** Mutable per-connection security state. The security module writes it; the network layer and authorizer read it. */
@@ -56,6 +56,13 @@ export class SecurityState {
   principal = ANONYMOUS_PRINCIPAL;
   /** The mechanism chosen in SaslHandshake, once chosen. */
   saslMechanism: string | null = null;
+  /**
+   * When the authenticated session ends (epoch ms; KIP-368): after it, any request but a SaslHandshake that starts
+   * re-authentication closes the connection. Null: the session does not expire.
+   */
+  sessionExpiresAtMs: number | null = null;
+  /** Set while an authenticated connection re-authenticates; the principal must come out the same. */
+  reauthenticating = false;
 
   constructor(readonly protocol: SecurityProtocol) {
     this.saslState = usesSasl(protocol) ? 'handshake' : 'not-required';
@@ -84,8 +91,27 @@ export class SecurityState {
   }
 
   /** Called by the SASL mechanism when the peer has proven who it is. */
-  authenticate(principal: string): void {
+  authenticate(principal: string, sessionExpiresAtMs: number | null = null): void {
     this.principal = principal;
     this.saslState = 'authenticated';
+    this.sessionExpiresAtMs = sessionExpiresAtMs;
+    this.reauthenticating = false;
+  }
+
+  /** Called on a SaslHandshake v1+ of an authenticated connection whose session expires (KIP-368). */
+  beginReauthentication(mechanism: string): void {
+    this.saslMechanism = mechanism;
+    this.saslState = 'authenticating';
+    this.reauthenticating = true;
+  }
+
+  /** Whether a request other than the SaslHandshake of a re-authentication must close the connection. */
+  sessionExpired(nowMs: number): boolean {
+    // While re-authenticating, the SASL requests carry on; the gate in admits() keeps out everything else.
+    return (
+      this.saslState === 'authenticated' &&
+      this.sessionExpiresAtMs !== null &&
+      nowMs > this.sessionExpiresAtMs
+    );
   }
 }

@@ -253,6 +253,7 @@ export const SERVER_KEYS = [
     '0',
     'medium',
     'SASL session lifetime after which clients must re-authenticate; 0 disables.',
+    { support: 'honoured' },
   ),
   key(
     'queued.max.requests',

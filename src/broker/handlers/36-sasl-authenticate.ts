@@ -22,7 +22,7 @@ export const saslAuthenticateHandler = defineHandler<SaslAuthenticateRequest, Sa
       errorCode: ErrorCode[answer.errorCode],
       errorMessage: answer.errorMessage,
       authBytes: answer.authBytes,
-      sessionLifetimeMs: 0n,
+      sessionLifetimeMs: BigInt(answer.sessionLifetimeMs),
     };
   },
 });

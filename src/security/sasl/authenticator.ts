@@ -6,6 +6,11 @@
 // Kafka's rules: a mechanism not enabled is answered UNSUPPORTED_SASL_MECHANISM with the enabled list and the
 // connection closes; a request out of order is ILLEGAL_SASL_STATE and closes; a failed authentication is
 // SASL_AUTHENTICATION_FAILED with a message that never says whether the user exists, and closes.
+//
+// Sessions (KIP-368): with connections.max.reauth.ms set, or a credential that expires (an OAUTHBEARER token), a
+// successful SaslAuthenticate v1+ tells the client the session's lifetime; the client re-authenticates before it
+// ends with a new SaslHandshake on the same connection (same mechanism, same principal), and a connection that
+// sends anything else after the end is closed by the network layer.
 
 import type { BrokerConfig } from '../../broker/config/broker-config.js';
 import { listenerValue } from '../../broker/config/broker-config.js';
@@ -18,6 +23,9 @@ import { NO_RESPONSE, type Request, type Response } from '../../network/request.
 import { usesSasl } from '../../network/security.js';
 import { type JaasConfigError, parseJaasConfig, plainUsers } from './jaas.js';
 import { isSupportedMechanism, SaslFailure, type SaslServer, SUPPORTED_MECHANISMS } from './mechanism.js';
+import { OAuthBearerServer, type TokenValidator } from './oauthbearer.js';
+import { JwtValidator } from './oauthbearer-jwt.js';
+import { UnsecuredJwsValidator, unsecuredValidatorOptions } from './oauthbearer-unsecured.js';
 import { PlainServer } from './plain.js';
 import { ScramServer } from './scram.js';
 import { ScramCredentialStore } from './scram-store.js';
@@ -25,6 +33,16 @@ import { ScramCredentialStore } from './scram-store.js';
 export interface ListenerSasl {
   readonly mechanisms: readonly string[];
   readonly plainUsers: ReadonlyMap<string, string>;
+  /** The OAUTHBEARER token validator, when the listener enables OAUTHBEARER. */
+  readonly oauthBearer: OAuthBearerSettings | null;
+  /** connections.max.reauth.ms of the listener; 0: sessions end only when their credential does. */
+  readonly maxReauthMs: number;
+}
+
+export interface OAuthBearerSettings {
+  readonly validator: TokenValidator;
+  /** Kafka's unsecured JWS validator (development only) rather than signed JWTs against a JWKS. */
+  readonly unsecured: boolean;
 }
 
 export interface HandshakeAnswer {
@@ -42,6 +60,8 @@ export interface AuthenticateAnswer {
   readonly errorMessage: string | null;
   readonly authBytes: Buffer;
   readonly close: boolean;
+  /** KIP-368 session lifetime for SaslAuthenticate v1+; 0 when the session does not expire. */
+  readonly sessionLifetimeMs: number;
 }
 
 function text(value: unknown): string | null {
@@ -76,9 +96,77 @@ export function listenerSaslSettings(config: BrokerConfig): Map<string, Listener
         throw new ConfigError(key, '[hidden]', (err as JaasConfigError).message);
       }
     }
-    settings.set(listener.name, { mechanisms, plainUsers: users });
+    const oauthBearer = mechanisms.includes('OAUTHBEARER')
+      ? oauthBearerSettings(config, listener.name)
+      : null;
+    const maxReauthMs = Number(listenerValue(config, listener.name, 'connections.max.reauth.ms'));
+    settings.set(listener.name, { mechanisms, plainUsers: users, oauthBearer, maxReauthMs });
   }
   return settings;
+}
+
+const VALIDATOR_HANDLERS = new Set([
+  'org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler',
+  'org.apache.kafka.common.security.oauthbearer.secured.OAuthBearerValidatorCallbackHandler',
+]);
+
+/**
+ * A listener's OAUTHBEARER validator. As in Kafka, the listener needs an OAuthBearerLoginModule JAAS entry, and
+ * the validator callback handler selects signed JWTs against sasl.oauthbearer.jwks.endpoint.url; without it the
+ * unsecured JWS validator runs. Unlike Kafka, a JWKS URL alone also selects signed JWTs, so that configuring a
+ * JWKS can never leave the listener accepting unsigned tokens.
+ */
+function oauthBearerSettings(config: BrokerConfig, listenerName: string): OAuthBearerSettings {
+  const prefix = `listener.name.${listenerName.toLowerCase()}.oauthbearer.`;
+  const value = (key: string) => listenerValue(config, listenerName, key, 'oauthbearer');
+  const jaasKey = `${prefix}sasl.jaas.config`;
+  const jaas = text(value('sasl.jaas.config'));
+  if (jaas === null) throw ConfigError.rule(jaasKey, `${jaasKey} must configure the OAuthBearerLoginModule`);
+  let options: ReadonlyMap<string, string>;
+  try {
+    const entry = parseJaasConfig(jaas).find((e) => e.loginModule.endsWith('.OAuthBearerLoginModule'));
+    if (entry === undefined) throw new Error('no OAuthBearerLoginModule entry');
+    options = entry.options;
+  } catch (err) {
+    throw new ConfigError(jaasKey, '[hidden]', (err as Error).message);
+  }
+  const handler = text(value('sasl.server.callback.handler.class'));
+  if (handler !== null && !VALIDATOR_HANDLERS.has(handler)) {
+    throw new ConfigError(
+      `${prefix}sasl.server.callback.handler.class`,
+      handler,
+      "Brook runs Kafka's OAuthBearerValidatorCallbackHandler or, unset, the unsecured validator; it cannot load Java classes",
+    );
+  }
+  const jwksUrl = text(value('sasl.oauthbearer.jwks.endpoint.url'));
+  if (handler === null && jwksUrl === null) {
+    try {
+      return { validator: new UnsecuredJwsValidator(unsecuredValidatorOptions(options)), unsecured: true };
+    } catch (err) {
+      throw new ConfigError(jaasKey, '[hidden]', (err as Error).message);
+    }
+  }
+  if (jwksUrl === null) {
+    throw ConfigError.rule(
+      'sasl.oauthbearer.jwks.endpoint.url',
+      'OAuthBearerValidatorCallbackHandler needs sasl.oauthbearer.jwks.endpoint.url',
+    );
+  }
+  try {
+    const validator = new JwtValidator({
+      jwksEndpointUrl: jwksUrl,
+      jwksRefreshMs: Number(value('sasl.oauthbearer.jwks.endpoint.refresh.ms')),
+      jwksCooldownMs: Number(value('sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms')),
+      expectedAudience: value('sasl.oauthbearer.expected.audience') as string[],
+      expectedIssuer: text(value('sasl.oauthbearer.expected.issuer')),
+      clockSkewSeconds: Number(value('sasl.oauthbearer.clock.skew.seconds')),
+      scopeClaimName: text(value('sasl.oauthbearer.scope.claim.name')) ?? 'scope',
+      subClaimName: text(value('sasl.oauthbearer.sub.claim.name')) ?? 'sub',
+    });
+    return { validator, unsecured: false };
+  } catch (err) {
+    throw new ConfigError('sasl.oauthbearer.jwks.endpoint.url', jwksUrl, (err as Error).message);
+  }
 }
 
 export class SaslAuthenticator {
@@ -91,6 +179,14 @@ export class SaslAuthenticator {
     private readonly logger: Logger,
   ) {
     this.credentials = new ScramCredentialStore(store);
+    for (const [name, listener] of listeners) {
+      if (listener.oauthBearer?.unsecured === true) {
+        logger.warn(
+          'OAUTHBEARER accepts unsecured (unsigned) JWS tokens: for development only; set sasl.oauthbearer.jwks.endpoint.url to require signed tokens',
+          { listener: name },
+        );
+      }
+    }
   }
 
   get scramCredentials(): ScramCredentialStore {
@@ -101,6 +197,14 @@ export class SaslAuthenticator {
     const security = connection.security;
     const listener = this.listeners.get(connection.listenerName);
     const mechanisms = listener?.mechanisms ?? [];
+    if (
+      listener !== undefined &&
+      security.saslState === 'authenticated' &&
+      security.sessionExpiresAtMs !== null &&
+      version >= 1
+    ) {
+      return this.beginReauthentication(connection, listener, mechanism);
+    }
     if (listener === undefined || security.saslState !== 'handshake') {
       // Not a SASL listener, or already past the handshake: Kafka answers, and closes a connection still
       // authenticating.
@@ -111,7 +215,7 @@ export class SaslAuthenticator {
       this.logger.info('SASL mechanism not enabled', { listener: connection.listenerName, mechanism });
       return { errorCode: 'UNSUPPORTED_SASL_MECHANISM', mechanisms, close: true };
     }
-    this.servers.set(connection, this.serverFor(mechanism, listener));
+    this.servers.set(connection, this.serverFor(mechanism, listener, connection.listenerName));
     if (version === 0) security.expectRawSaslTokens(mechanism);
     else {
       security.saslMechanism = mechanism;
@@ -120,8 +224,45 @@ export class SaslAuthenticator {
     return { errorCode: 'NONE', mechanisms, close: false };
   }
 
-  private serverFor(mechanism: string, listener: ListenerSasl): SaslServer {
+  /**
+   * KIP-368: a SaslHandshake on an authenticated connection whose session expires starts re-authentication. A
+   * different mechanism is accepted here and refused at the SaslAuthenticate that follows, as Kafka does.
+   */
+  private beginReauthentication(
+    connection: Connection,
+    listener: ListenerSasl,
+    mechanism: string,
+  ): HandshakeAnswer {
+    const security = connection.security;
+    const previous = security.saslMechanism as string;
+    if (!listener.mechanisms.includes(mechanism)) {
+      security.fail();
+      return { errorCode: 'UNSUPPORTED_SASL_MECHANISM', mechanisms: listener.mechanisms, close: true };
+    }
+    const server: SaslServer =
+      mechanism === previous
+        ? this.serverFor(mechanism, listener, connection.listenerName)
+        : {
+            step: () => {
+              throw new SaslFailure(
+                'SASL_AUTHENTICATION_FAILED',
+                `SASL mechanism '${mechanism}' requested by client is not supported for re-authentication of mechanism '${previous}'`,
+              );
+            },
+          };
+    this.servers.set(connection, server);
+    security.beginReauthentication(previous);
+    return { errorCode: 'NONE', mechanisms: listener.mechanisms, close: false };
+  }
+
+  private serverFor(mechanism: string, listener: ListenerSasl, listenerName: string): SaslServer {
     if (mechanism === 'PLAIN') return new PlainServer(listener.plainUsers);
+    if (mechanism === 'OAUTHBEARER') {
+      const validator = (listener.oauthBearer as OAuthBearerSettings).validator;
+      return new OAuthBearerServer(validator, (detail) =>
+        this.logger.info('OAUTHBEARER token rejected', { listener: listenerName, detail }),
+      );
+    }
     const scram = mechanism as 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
     return new ScramServer(scram, (user, m) => this.credentials.credential(user, m));
   }
@@ -140,19 +281,37 @@ export class SaslAuthenticator {
         errorMessage: message,
         authBytes: Buffer.alloc(0),
         close: !security.authenticated,
+        sessionLifetimeMs: 0,
       };
     }
     try {
       const step = await server.step(token);
+      let sessionLifetimeMs = 0;
       if (step.principal !== null) {
+        if (security.reauthenticating && step.principal !== security.principal) {
+          throw new SaslFailure(
+            'SASL_AUTHENTICATION_FAILED',
+            `Cannot change principals during re-authentication from ${security.principal.replace(':', '.')}: ${step.principal.replace(':', '.')}`,
+          );
+        }
         this.servers.delete(connection);
-        security.authenticate(step.principal);
-        this.logger.debug('SASL authenticated', {
+        const nowMs = Date.now();
+        sessionLifetimeMs = this.sessionLifetimeMs(connection, step.credentialExpiresAtMs, nowMs);
+        const reauthenticated = security.reauthenticating;
+        security.authenticate(step.principal, sessionLifetimeMs > 0 ? nowMs + sessionLifetimeMs : null);
+        this.logger.debug(reauthenticated ? 'SASL re-authenticated' : 'SASL authenticated', {
           listener: connection.listenerName,
           principal: step.principal,
+          sessionLifetimeMs,
         });
       }
-      return { errorCode: 'NONE', errorMessage: null, authBytes: step.response, close: false };
+      return {
+        errorCode: 'NONE',
+        errorMessage: null,
+        authBytes: step.response,
+        close: false,
+        sessionLifetimeMs,
+      };
     } catch (err) {
       if (!(err instanceof SaslFailure)) throw err;
       this.servers.delete(connection);
@@ -163,8 +322,31 @@ export class SaslAuthenticator {
         mechanism: security.saslMechanism,
         error: err.message,
       });
-      return { errorCode: err.error, errorMessage: err.message, authBytes: Buffer.alloc(0), close: true };
+      return {
+        errorCode: err.error,
+        errorMessage: err.message,
+        authBytes: Buffer.alloc(0),
+        close: true,
+        sessionLifetimeMs: 0,
+      };
     }
+  }
+
+  /**
+   * Kafka's session lifetime: connections.max.reauth.ms, shortened to the credential's own expiry when it has
+   * one; 0 (no expiry) when neither applies. A credential already expired at this instant gives the smallest
+   * lifetime, 1 ms, rather than 0, which would mean "never expires".
+   */
+  private sessionLifetimeMs(
+    connection: Connection,
+    credentialExpiresAtMs: number | undefined,
+    nowMs: number,
+  ): number {
+    const maxReauthMs = this.listeners.get(connection.listenerName)?.maxReauthMs ?? 0;
+    if (credentialExpiresAtMs === undefined) return Math.max(maxReauthMs, 0);
+    const untilExpiryMs = credentialExpiresAtMs - nowMs;
+    const lifetimeMs = maxReauthMs > 0 ? Math.min(untilExpiryMs, maxReauthMs) : untilExpiryMs;
+    return Math.max(1, Math.floor(lifetimeMs));
   }
 }
 

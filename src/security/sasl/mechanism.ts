@@ -22,13 +22,18 @@ export interface SaslStep {
   readonly response: Buffer;
   /** Set once authentication is complete: "User:name". */
   readonly principal: string | null;
+  /**
+   * When the credential itself stops being valid (an OAUTHBEARER token's exp, epoch ms); it bounds the session
+   * lifetime given to the client (KIP-368). Absent: the credential does not expire.
+   */
+  readonly credentialExpiresAtMs?: number;
 }
 
 export interface SaslServer {
   step(token: Buffer): SaslStep | Promise<SaslStep>;
 }
 
-export const SUPPORTED_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
+export const SUPPORTED_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER'] as const;
 export type Mechanism = (typeof SUPPORTED_MECHANISMS)[number];
 
 export function isSupportedMechanism(name: string): name is Mechanism {
