@@ -47,13 +47,17 @@ export async function controllerOf(broker: BrokerProcess): Promise<number> {
 }
 
 /** Waits until every broker names the same controller and knows all the others alive; answers its id. */
-export function agreedController(brokers: readonly BrokerProcess[]): Promise<number> {
-  return waitFor('every broker to know the controller and its peers', async () => {
-    const ids = await Promise.all(brokers.map((b) => controllerOf(b)));
-    const peers = await Promise.all(brokers.map((b) => liveBrokers(b)));
-    const agreed = ids[0]! >= 0 && ids.every((id) => id === ids[0]);
-    return agreed && peers.every((p) => p.length === brokers.length) ? ids[0] : undefined;
-  });
+export function agreedController(brokers: readonly BrokerProcess[], timeoutMs = 20_000): Promise<number> {
+  return waitFor(
+    'every broker to know the controller and its peers',
+    async () => {
+      const ids = await Promise.all(brokers.map((b) => controllerOf(b)));
+      const peers = await Promise.all(brokers.map((b) => liveBrokers(b)));
+      const agreed = ids[0]! >= 0 && ids.every((id) => id === ids[0]);
+      return agreed && peers.every((p) => p.length === brokers.length) ? ids[0] : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 /**

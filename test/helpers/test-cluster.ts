@@ -6,14 +6,16 @@
 //
 // stop() always runs to the end: it resumes brokers a test paused (SIGSTOP), stops every broker by its PID (the
 // controller last, so that the others' controlled shutdowns find it), then ZooKeeper, whatever failed before.
-// A cluster that fails to start stops what it started before throwing. As a last resort, brokers still running
-// when the test process exits are killed by PID from an exit hook.
+// A cluster that fails to start stops what it started before throwing, and its error says why it could be: each
+// started broker's view (the controller it names, the peers it knows alive) and the last lines of its log, with
+// every log kept whole in a directory the message names (a start that timed out is otherwise undiagnosable).
+// As a last resort, brokers still running when the test process exits are killed by PID from an exit hook.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrokerProcess, startBroker } from './broker-process.js';
-import { agreedController, controllerOf } from './cluster.js';
+import { agreedController, controllerOf, liveBrokers } from './cluster.js';
 import { createTopic, type TopicSpec, WireClient } from './wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from './zookeeper.js';
 
@@ -145,9 +147,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
     // such as kafkajs's admin fail at once on that, so a test starts on a cluster that has settled.
     await agreedController(brokers);
   } catch (e) {
-    // Every broker that did start is in `started`: stop them all.
+    // The brokers' views and logs first (stopping adds shutdown lines and ends the views), then stop every
+    // broker that did start: they are all in `started`.
+    const failure = await explainFailedStart(e, [...started]);
     await stop();
-    throw e;
+    throw failure;
   }
   return {
     zk,
@@ -158,6 +162,40 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
     start,
     stop,
   };
+}
+
+/** Lines of each broker's log that a failed start's error shows (the whole logs are kept in a directory). */
+const LOG_TAIL_LINES = 40;
+
+/**
+ * An error for a cluster that did not start: `cause`'s message, then per broker its view of the cluster and the
+ * tail of its log; the whole logs are written to a new directory under the temporary directory, named in the
+ * message and kept (CI keeps a failed run's output; the directory is for a run on a workstation).
+ */
+export async function explainFailedStart(cause: unknown, brokers: readonly BrokerProcess[]): Promise<Error> {
+  const lines = [`the cluster did not start: ${cause instanceof Error ? cause.message : String(cause)}`];
+  let logDir: string | null = null;
+  try {
+    logDir = mkdtempSync(join(tmpdir(), 'brook-cluster-failed-'));
+  } catch {
+    // Only the message then.
+  }
+  for (const b of brokers) {
+    const controller = await controllerOf(b).catch((err: unknown) => `unanswered (${String(err)})`);
+    const peers = await liveBrokers(b).then(
+      (ids) => `[${ids.join(',')}]`,
+      (err: unknown) => `unanswered (${String(err)})`,
+    );
+    const log = b.log();
+    if (logDir !== null) writeFileSync(join(logDir, `broker-${b.brokerId}.log`), log);
+    const tail = log.trimEnd().split('\n').slice(-LOG_TAIL_LINES);
+    lines.push(
+      `--- broker ${b.brokerId} (pid ${b.pid}, ${b.bootstrap}): controller ${controller}, live brokers ${peers}; last ${tail.length} log lines:`,
+      ...tail,
+    );
+  }
+  if (logDir !== null) lines.push(`--- whole broker logs in ${logDir}`);
+  return new Error(lines.join('\n'), { cause });
 }
 
 /** Creates `topic` through `broker` (see wire-client's createTopic) and asserts that it was created. */
