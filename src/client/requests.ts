@@ -163,7 +163,7 @@ export const CoordinatorType = { GROUP: 0, TRANSACTION: 1 } as const;
 export async function findCoordinator(
   cluster: Cluster,
   key: string,
-  keyType = CoordinatorType.GROUP,
+  keyType: (typeof CoordinatorType)[keyof typeof CoordinatorType] = CoordinatorType.GROUP,
 ): Promise<number> {
   return cluster.withRetry(async () => {
     const c = await cluster.anyConnection();

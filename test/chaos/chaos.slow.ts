@@ -2,8 +2,10 @@
 // 95 s of seeded faults (kills, pauses, partitions, slow and lossy links, ZooKeeper restarts, a full disk)
 // under the queue workload, then the checkers: with unclean leader election off, min.insync.replicas=2 and
 // rf=3, no acknowledged write may be lost, duplicated, reordered or seen at two offsets, and no committed
-// offset may pass a record the group was not delivered. Needs root (namespaces, iptables); skipped otherwise.
-// BROOK_CHAOS_SEED picks the seed (default 1); the run directory named in the failure has the report.
+// offset may pass a record the group was not delivered. A second run puts the transactional read-process-write
+// workload under the same kind of schedule: every input record exactly once in the read_committed output, no
+// aborted or dirty read. Needs root (namespaces, iptables); skipped otherwise. BROOK_CHAOS_SEED picks the seed
+// (default 1); the run directory named in a failure has the report.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -17,8 +19,10 @@ function canMakeNamespaces(): boolean {
   return probe.status === 0;
 }
 
+const skip = canMakeNamespaces() ? false : 'needs root and iptables';
+
 test('short chaos run: nothing acknowledged is lost, duplicated, reordered or moved, committed offsets stay delivered', {
-  skip: canMakeNamespaces() ? false : 'needs root and iptables',
+  skip,
 }, async () => {
   const seed = Number(process.env.BROOK_CHAOS_SEED ?? 1);
   const { runDir, summary } = await runChaos({
@@ -35,5 +39,27 @@ test('short chaos run: nothing acknowledged is lost, duplicated, reordered or mo
     summary.verdict,
     'valid',
     `seed ${seed}: ${summary.notes.join('; ')}; see ${runDir}/report.md`,
+  );
+});
+
+test('short chaos run, transactional read-process-write: every input exactly once in the committed output', {
+  skip,
+}, async () => {
+  const seed = Number(process.env.BROOK_CHAOS_SEED ?? 1);
+  const { runDir, summary } = await runChaos({
+    seed,
+    profile: 'short',
+    workload: 'txn',
+    brokers: 3,
+    uncleanLeaderElection: false,
+    faults: FAULT_KINDS,
+    outDir: DEFAULT_OUT_DIR,
+    log: () => {},
+  });
+  assert.deepEqual(summary.anomalyCounts, {}, `anomalies (seed ${seed}, txn); see ${runDir}/report.md`);
+  assert.equal(
+    summary.verdict,
+    'valid',
+    `seed ${seed}, txn: ${summary.notes.join('; ')}; see ${runDir}/report.md`,
   );
 });

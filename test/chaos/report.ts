@@ -11,12 +11,15 @@ import { staleLeaderViews } from './liveness.js';
 export interface RunSummary {
   seed: number;
   profile: string;
+  workload: string;
   brokers: number;
   uncleanLeaderElection: boolean;
   tag: string;
   startedAt: string;
   durationMs: number;
   faults: string[];
+  /** The --faults argument, when the run used a subset of the fault kinds. */
+  faultsArg: string | null;
   verdict: 'valid' | 'anomalies' | 'unknown';
   /** Anomalies are expected (unclean leader election) and measured rather than failing the run. */
   anomaliesExpected: boolean;
@@ -36,7 +39,10 @@ export function writeReport(
   results: CheckResult[],
 ): void {
   const lines: string[] = [];
-  lines.push(`# Chaos run, seed ${summary.seed}, profile ${summary.profile}`, '');
+  lines.push(
+    `# Chaos run, seed ${summary.seed}, profile ${summary.profile}, workload ${summary.workload}`,
+    '',
+  );
   lines.push(
     `- verdict: **${summary.verdict}**${summary.anomaliesExpected ? ' (unclean leader election on: loss is measured, not failed)' : ''}`,
   );
@@ -48,7 +54,7 @@ export function writeReport(
     `- started ${summary.startedAt}, took ${(summary.durationMs / 1000).toFixed(0)} s, run tag ${summary.tag}`,
   );
   lines.push(
-    `- replay: \`npm run chaos -- --seed ${summary.seed} --profile ${summary.profile}${summary.brokers !== 3 ? ` --brokers ${summary.brokers}` : ''}${summary.uncleanLeaderElection ? ' --unclean' : ''}\``,
+    `- replay: \`npm run chaos -- --seed ${summary.seed} --profile ${summary.profile}${summary.workload !== 'queue' ? ` --workload ${summary.workload}` : ''}${summary.brokers !== 3 ? ` --brokers ${summary.brokers}` : ''}${summary.uncleanLeaderElection ? ' --unclean' : ''}${summary.faultsArg === null ? '' : ` --faults ${summary.faultsArg}`}\``,
   );
   for (const note of summary.notes) lines.push(`- note: ${note}`);
   lines.push('', '## Faults', '', '| time (s) | event |', '| ---: | --- |');

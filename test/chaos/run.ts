@@ -1,4 +1,5 @@
-// One chaos run from start to end: network and cluster up, the queue workload started, the nemesis schedule
+// One chaos run from start to end: network and cluster up, the workload (queue, or transactional
+// read-process-write) started, the nemesis schedule
 // (drawn from the seed) played, everything healed, a recovery period, the final reads, the checkers, and the
 // history, report and summary written to the run directory. Whatever happens, the cluster and the network are
 // torn down before runChaos returns or throws; SIGINT/SIGTERM tear them down too.
@@ -7,16 +8,34 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { Admin } from '../../src/client/index.js';
 import { ChaosCluster } from './chaos-cluster.js';
 import { anomalyCounts, type Checker, type CheckResult } from './checker.js';
 import { CommittedOffsetsChecker } from './checker-committed-offsets.js';
 import { QueueChecker } from './checker-queue.js';
+import { ExactlyOnceChecker } from './checker-txn.js';
 import { History } from './history.js';
 import { describeFault, FAULT_KINDS, type FaultKind, Nemesis, planFaults } from './nemesis.js';
 import { sleep } from './nodes.js';
 import { type RunSummary, writeReport } from './report.js';
 import { Rng } from './rng.js';
 import { QueueWorkload } from './workload-queue.js';
+import { TxnWorkload } from './workload-txn.js';
+
+export const WORKLOADS = ['queue', 'txn'] as const;
+export type WorkloadName = (typeof WORKLOADS)[number];
+
+/** What the run asks of a workload, in this order. */
+interface Workload {
+  setup(admin: Admin): Promise<void>;
+  start(): void;
+  watchLeaders(admin: Admin, until: () => boolean): Promise<void>;
+  waitForReplicas(admin: Admin, timeoutMs: number): Promise<boolean>;
+  stopProducers(): Promise<void>;
+  drain(admin: Admin, timeoutMs: number): Promise<Record<number, { polled: number; end: number }>>;
+  stopConsumers(): Promise<void>;
+  finalRead(admin: Admin): Promise<void>;
+}
 
 export interface Profile {
   warmupMs: number;
@@ -53,6 +72,8 @@ export const PROFILES: Record<string, Profile> = {
 export interface ChaosOptions {
   seed: number;
   profile: string;
+  /** queue (default) or txn. */
+  workload?: WorkloadName;
   brokers: number;
   uncleanLeaderElection: boolean;
   faults: readonly FaultKind[];
@@ -74,6 +95,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const profile = PROFILES[o.profile];
   if (profile === undefined) throw new Error(`unknown profile ${o.profile} (short, long)`);
   if (o.brokers < 3 || o.brokers > 5) throw new Error('--brokers: 3 to 5');
+  const workloadName = o.workload ?? 'queue';
+  if (!WORKLOADS.includes(workloadName)) throw new Error(`unknown workload ${workloadName} (queue, txn)`);
   const tag = randomBytes(3).toString('hex').slice(0, 5);
   const startedAt = new Date();
   const runDir = join(o.outDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}-seed${o.seed}-${tag}`);
@@ -86,7 +109,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const kinds = o.faults;
   const plan = planFaults(rng, { brokers: o.brokers, durationMs: profile.nemesisMs, kinds });
   writeFileSync(join(runDir, 'plan.json'), `${JSON.stringify(plan, null, 1)}\n`);
-  log(`run ${tag}, seed ${o.seed}, profile ${o.profile}: ${plan.length} faults planned; output in ${runDir}`);
+  log(
+    `run ${tag}, seed ${o.seed}, profile ${o.profile}, workload ${workloadName}: ${plan.length} faults planned; output in ${runDir}`,
+  );
   const history = new History(join(runDir, 'history.jsonl'));
   const notes: string[] = [];
   let cluster: ChaosCluster | null = null;
@@ -116,24 +141,42 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     );
     if (!cluster.net.hasNetem)
       notes.push('no netem in this kernel: slow links are tbf throttling, lossy links iptables random drops');
-    const workload = new QueueWorkload(
-      cluster.bootstrap,
-      history,
-      {
-        topic,
-        partitions: profile.partitions,
-        producers: profile.producers,
-        consumers: profile.consumers,
-        ratePerProducer: profile.ratePerProducer,
-        inFlightPerProducer: 5,
-        groupId: 'chaos-group',
-        uncleanLeaderElection: o.uncleanLeaderElection,
-      },
-      log,
-    );
+    const workload: Workload =
+      workloadName === 'txn'
+        ? new TxnWorkload(
+            cluster.bootstrap,
+            history,
+            {
+              inputTopic: topic,
+              outputTopic: `${topic}-out`,
+              partitions: profile.partitions,
+              producers: profile.producers,
+              processors: profile.consumers,
+              ratePerProducer: profile.ratePerProducer,
+              groupId: 'chaos-txn-group',
+              uncleanLeaderElection: o.uncleanLeaderElection,
+              seed: o.seed,
+            },
+            log,
+          )
+        : new QueueWorkload(
+            cluster.bootstrap,
+            history,
+            {
+              topic,
+              partitions: profile.partitions,
+              producers: profile.producers,
+              consumers: profile.consumers,
+              ratePerProducer: profile.ratePerProducer,
+              inFlightPerProducer: 5,
+              groupId: 'chaos-group',
+              uncleanLeaderElection: o.uncleanLeaderElection,
+            },
+            log,
+          );
     const admin = cluster.adminClient();
     await workload.setup(admin);
-    log(`topic ${topic} ready (${profile.partitions} partitions, rf 3); workload starts`);
+    log(`topics ready (${profile.partitions} partitions, rf 3); workload ${workloadName} starts`);
     workload.start();
     watcher = workload.watchLeaders(admin, () => !watching);
     await sleep(profile.warmupMs);
@@ -156,7 +199,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     }
     await workload.stopConsumers();
     log('final read');
-    await workload.finalRead();
+    await workload.finalRead(admin);
   } catch (e) {
     notes.push(`run aborted: ${String(e)}`);
     log(`run aborted: ${String(e)}`);
@@ -169,10 +212,12 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     await history.close();
   }
 
-  const checkers: Checker[] = [
-    new QueueChecker(profile.partitions),
-    new CommittedOffsetsChecker(profile.partitions),
-  ];
+  // The txn workload's input topic is a queue (its producers and final read are the queue workload's), so the
+  // queue checker judges it too; its consumers commit inside transactions, which the exactly-once checker judges.
+  const checkers: Checker[] =
+    workloadName === 'txn'
+      ? [new QueueChecker(profile.partitions), new ExactlyOnceChecker(profile.partitions)]
+      : [new QueueChecker(profile.partitions), new CommittedOffsetsChecker(profile.partitions)];
   const results = checkers.map((c) => c.check(history.ops));
   const counts = anomalyCounts(results);
   const verdict = results.some((r) => r.valid === false)
@@ -183,12 +228,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const summary: RunSummary = {
     seed: o.seed,
     profile: o.profile,
+    workload: workloadName,
     brokers: o.brokers,
     uncleanLeaderElection: o.uncleanLeaderElection,
     tag,
     startedAt: startedAt.toISOString(),
     durationMs: Date.now() - startedAt.getTime(),
     faults: plan.map(describeFault),
+    faultsArg: kinds.length === FAULT_KINDS.length ? null : kinds.join(','),
     verdict,
     anomaliesExpected: o.uncleanLeaderElection,
     anomalyCounts: counts,

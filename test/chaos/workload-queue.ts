@@ -7,6 +7,7 @@
 
 import { type Admin, Consumer, Producer } from '../../src/client/index.js';
 import { withTimeout } from './chaos-cluster.js';
+import { CLIENT_TIMEOUTS, readPartitionPatiently, type Seen } from './final-read.js';
 import { errorText, type History } from './history.js';
 import { sleep } from './nodes.js';
 
@@ -22,12 +23,7 @@ export interface QueueWorkloadOptions {
   uncleanLeaderElection: boolean;
 }
 
-/** The value of a polled or read record: [partition, offset, value]. */
-export type Seen = [number, number, string];
-
 const STATE_EVERY_MS = 5_000;
-const FINAL_READ_PATIENCE_MS = 60_000;
-const CLIENT_TIMEOUTS = { requestTimeoutMs: 5_000, connectionTimeoutMs: 3_000 };
 
 export class QueueWorkload {
   private producing = false;
@@ -255,48 +251,9 @@ export class QueueWorkload {
   /** Reads every partition from offset 0 to its high watermark, one op per partition. */
   async finalRead(): Promise<void> {
     for (let partition = 0; partition < this.o.partitions; partition++) {
-      await this.history.record('final', 'read', { partition }, () => this.readPartitionPatiently(partition));
-    }
-  }
-
-  /** A partition without a leader right after healing may get one soon: try again for up to a minute. */
-  private async readPartitionPatiently(
-    partition: number,
-  ): Promise<{ partition: number; end: number; records: Seen[] }> {
-    const deadline = Date.now() + FINAL_READ_PATIENCE_MS;
-    for (;;) {
-      try {
-        return await withTimeout(this.readPartition(partition), 90_000);
-      } catch (e) {
-        if (Date.now() > deadline) throw e;
-        this.log(`final read of partition ${partition} failed, trying again: ${errorText(e)}`);
-        await sleep(5_000);
-      }
-    }
-  }
-
-  private async readPartition(
-    partition: number,
-  ): Promise<{ partition: number; end: number; records: Seen[] }> {
-    const consumer = new Consumer({
-      bootstrapServers: this.bootstrap,
-      clientId: 'chaos-final',
-      ...CLIENT_TIMEOUTS,
-    });
-    try {
-      const tp = { topic: this.o.topic, partition };
-      const [end] = await consumer.endOffsets([tp]);
-      const endOffset = end?.offset ?? 0;
-      consumer.assign([tp]);
-      consumer.seek(tp, 0);
-      const records: Seen[] = [];
-      while ((await consumer.position(tp)) < endOffset) {
-        for (const r of await consumer.poll(1_000))
-          records.push([r.partition, r.offset, r.value?.toString() ?? '']);
-      }
-      return { partition, end: endOffset, records };
-    } finally {
-      await consumer.close().catch(() => {});
+      await this.history.record('final', 'read', { partition }, () =>
+        readPartitionPatiently(this.bootstrap, this.o.topic, partition, 'read_uncommitted', this.log),
+      );
     }
   }
 }

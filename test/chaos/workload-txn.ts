@@ -1,0 +1,408 @@
+// Workload 2 of the issue: transactional read-process-write (Kafka's consume-transform-produce). Idempotent
+// acks=all producers ("p0", ...) write unique values to an input topic, as in the queue workload (whose producers
+// and final input read this workload reuses). Processors ("t0", ...) each own a fixed share of the input
+// partitions and a transactional id (the classic exactly-once layout, where the transactional id fences a
+// processor's previous session): they poll the input with read_committed, write one output record
+// "<input value>@<transaction>" per input record to the same partition of the output topic, add the next input
+// offsets to the transaction (TxnOffsetCommit for the group) and commit; about one transaction in eight is aborted
+// on purpose, and the processor seeks back and processes those records again; about one in 25 "crashes" before
+// EndTxn: a new session starts, and the old session's producer, a zombie by then, tries to write and commit (it
+// must be fenced). Any failure ends the processor's
+// session: it starts a new one, whose InitProducerId finishes the old session's open transaction, and resumes
+// from the group's committed offsets. A downstream consumer ("d0") polls the output with read_committed all along.
+// At the end, besides the input read, the output is read to its last stable offset with read_committed and in
+// full with read_uncommitted, and the group's committed offsets are read; checker-txn.ts judges it all.
+
+import { KafkaProtocolError } from '../../src/client/errors.js';
+import { type Admin, Consumer } from '../../src/client/index.js';
+import { withTimeout } from './chaos-cluster.js';
+import { CLIENT_TIMEOUTS, readPartitionPatiently, type Seen } from './final-read.js';
+import { errorText, type History } from './history.js';
+import { sleep } from './nodes.js';
+import { Rng } from './rng.js';
+import { TxnProducer } from './txn-producer.js';
+import { QueueWorkload } from './workload-queue.js';
+
+export interface TxnWorkloadOptions {
+  inputTopic: string;
+  outputTopic: string;
+  partitions: number;
+  producers: number;
+  processors: number;
+  ratePerProducer: number;
+  groupId: string;
+  uncleanLeaderElection: boolean;
+  seed: number;
+}
+
+/** The share of transactions aborted on purpose. */
+const ABORT_RATE = 1 / 8;
+/**
+ * The share of transactions in which the processor "crashes" before EndTxn: it starts a new session at once,
+ * and the old session's producer, now a zombie, then tries to write and commit its transaction; both must be
+ * fenced (its records never visible).
+ */
+const CRASH_RATE = 1 / 25;
+const TRANSACTION_TIMEOUT_MS = 15_000;
+const CALL_TIMEOUT_MS = 20_000;
+const DOWNSTREAM_GROUP = 'chaos-downstream';
+
+export function transactionalId(processor: number): string {
+  return `chaos-txn-${processor}`;
+}
+
+/** Thrown by a transaction that simulates a processor crash; the producer lives on as a zombie. */
+class ProcessorCrash extends Error {
+  constructor(
+    readonly txn: string,
+    readonly producer: TxnProducer,
+    readonly sample: { partition: number; value: string },
+  ) {
+    super(`processor crash in transaction ${txn} (simulated)`);
+  }
+}
+
+export class TxnWorkload {
+  private readonly input: QueueWorkload;
+  /** The output topic seen as a queue without producers or consumers: only for its replica checks. */
+  private readonly output: QueueWorkload;
+  private processing = false;
+  private readonly loops: Promise<void>[] = [];
+
+  constructor(
+    private readonly bootstrap: string,
+    private readonly history: History,
+    private readonly o: TxnWorkloadOptions,
+    private readonly log: (line: string) => void,
+  ) {
+    const queue = {
+      topic: o.inputTopic,
+      partitions: o.partitions,
+      producers: o.producers,
+      consumers: 0,
+      ratePerProducer: o.ratePerProducer,
+      inFlightPerProducer: 5,
+      groupId: o.groupId,
+      uncleanLeaderElection: o.uncleanLeaderElection,
+    };
+    this.input = new QueueWorkload(bootstrap, history, queue, log);
+    this.output = new QueueWorkload(
+      bootstrap,
+      history,
+      { ...queue, topic: o.outputTopic, producers: 0 },
+      log,
+    );
+  }
+
+  async setup(admin: Admin): Promise<void> {
+    await this.input.setup(admin);
+    const [result] = await admin.createTopics([
+      {
+        topic: this.o.outputTopic,
+        numPartitions: this.o.partitions,
+        replicationFactor: 3,
+        configs: {
+          'min.insync.replicas': '2',
+          'unclean.leader.election.enable': String(this.o.uncleanLeaderElection),
+        },
+      },
+    ]);
+    if (result?.error) throw result.error;
+    await this.waitForReplicas(admin, 30_000);
+  }
+
+  async waitForReplicas(admin: Admin, timeoutMs: number): Promise<boolean> {
+    const started = Date.now();
+    if (!(await this.input.waitForReplicas(admin, timeoutMs))) return false;
+    return this.output.waitForReplicas(admin, Math.max(1_000, timeoutMs - (Date.now() - started)));
+  }
+
+  start(): void {
+    this.input.start();
+    this.processing = true;
+    for (let k = 0; k < this.o.processors; k++) this.loops.push(this.processLoop(k));
+    this.loops.push(this.downstreamLoop('d0'));
+  }
+
+  watchLeaders(admin: Admin, until: () => boolean): Promise<void> {
+    return this.input.watchLeaders(admin, until);
+  }
+
+  stopProducers(): Promise<void> {
+    return this.input.stopProducers();
+  }
+
+  /**
+   * Waits up to timeoutMs for the group's committed offsets to reach the end of every input partition; answers
+   * the partitions they did not reach.
+   */
+  async drain(admin: Admin, timeoutMs: number): Promise<Record<number, { polled: number; end: number }>> {
+    const tps = Array.from({ length: this.o.partitions }, (_, partition) => ({
+      topic: this.o.inputTopic,
+      partition,
+      spec: 'latest' as const,
+    }));
+    const ends = await withTimeout(admin.listOffsets(tps), 10_000).catch(() => []);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const committed = await withTimeout(admin.listConsumerGroupOffsets(this.o.groupId), 10_000).catch(
+        () => [],
+      );
+      const behind: Record<number, { polled: number; end: number }> = {};
+      for (const e of ends) {
+        const c = committed.find((x) => x.topic === this.o.inputTopic && x.partition === e.partition);
+        const at = c?.offset ?? 0;
+        if (at < e.offset) behind[e.partition] = { polled: at, end: e.offset };
+      }
+      if (Object.keys(behind).length === 0 || Date.now() > deadline) return behind;
+      await sleep(1_000);
+    }
+  }
+
+  /** Stops the processors and the downstream consumer, then fences every transactional id (no open transaction stays). */
+  async stopConsumers(): Promise<void> {
+    this.processing = false;
+    await Promise.all(this.loops);
+    for (let k = 0; k < this.o.processors; k++) {
+      const producer = this.newProducer(k);
+      await this.history.record(
+        'harness',
+        'fence',
+        { transactionalId: transactionalId(k) },
+        () => withTimeout(producer.init(), 60_000),
+        () => ({ transactionalId: transactionalId(k), epoch: producer.producerEpoch }),
+      );
+      await producer.close();
+    }
+  }
+
+  async finalRead(admin: Admin): Promise<void> {
+    await this.input.finalRead();
+    for (let partition = 0; partition < this.o.partitions; partition++) {
+      await this.history.record('final', 'read-output', { partition }, () =>
+        readPartitionPatiently(this.bootstrap, this.o.outputTopic, partition, 'read_committed', this.log),
+      );
+      await this.history.record('final', 'read-output-uncommitted', { partition }, () =>
+        readPartitionPatiently(this.bootstrap, this.o.outputTopic, partition, 'read_uncommitted', this.log),
+      );
+    }
+    await this.history.record(
+      'final',
+      'offsets',
+      { groupId: this.o.groupId },
+      () => withTimeout(admin.listConsumerGroupOffsets(this.o.groupId), 30_000),
+      (offsets) =>
+        Object.fromEntries(
+          offsets.filter((x) => x.topic === this.o.inputTopic).map((x) => [x.partition, x.offset]),
+        ),
+    );
+  }
+
+  private newProducer(k: number): TxnProducer {
+    return new TxnProducer({
+      bootstrapServers: this.bootstrap,
+      transactionalId: transactionalId(k),
+      topic: this.o.outputTopic,
+      transactionTimeoutMs: TRANSACTION_TIMEOUT_MS,
+      callTimeoutMs: CALL_TIMEOUT_MS,
+      ...CLIENT_TIMEOUTS,
+    });
+  }
+
+  /** One processor: sessions one after another until the workload stops. */
+  private async processLoop(k: number): Promise<void> {
+    const process = `t${k}`;
+    const tps: { topic: string; partition: number }[] = [];
+    for (let p = k; p < this.o.partitions; p += this.o.processors)
+      tps.push({ topic: this.o.inputTopic, partition: p });
+    const rng = new Rng(this.o.seed * 31 + k);
+    let zombie: ProcessorCrash | null = null;
+    for (let session = 1; this.processing; session++) {
+      const producer = this.newProducer(k);
+      let crashed: ProcessorCrash | null = null;
+      const consumer = new Consumer({
+        bootstrapServers: this.bootstrap,
+        clientId: `chaos-${process}`,
+        groupId: this.o.groupId,
+        isolationLevel: 'read_committed',
+        enableAutoCommit: false,
+        ...CLIENT_TIMEOUTS,
+      });
+      try {
+        // The new epoch first: it finishes the previous session's transaction, so the offsets read next are final.
+        await withTimeout(producer.init(), 60_000);
+        if (zombie !== null) {
+          await this.zombieTries(process, zombie);
+          zombie = null;
+        }
+        consumer.assign(tps);
+        const committed = await withTimeout(consumer.committed(tps), 30_000);
+        const positions: Record<number, number> = {};
+        for (const tp of tps) {
+          const at = Math.max(0, committed.get(`${tp.topic}\u0000${tp.partition}`) ?? 0);
+          consumer.seek(tp, at);
+          positions[tp.partition] = at;
+        }
+        this.history.add('ok', process, 'session', {
+          session,
+          producerId: String(producer.producerId),
+          epoch: producer.producerEpoch,
+          positions,
+        });
+        await this.transact(process, session, producer, consumer, rng);
+      } catch (e) {
+        if (e instanceof ProcessorCrash) crashed = e;
+        this.history.add('info', process, 'session', { session }, errorText(e));
+        this.log(`${process}: session ${session} ended: ${errorText(e)}`);
+      } finally {
+        await withTimeout(consumer.close(), 10_000).catch(() => {});
+        if (crashed === null) await producer.close().catch(() => {});
+      }
+      if (crashed !== null) {
+        await zombie?.producer.close().catch(() => {});
+        zombie = crashed;
+      } else if (this.processing) await sleep(1_000);
+    }
+    await zombie?.producer.close().catch(() => {});
+  }
+
+  /**
+   * The crashed session's producer, fenced by the new session's InitProducerId, writes one more record and
+   * commits: a broker that let either through would show the record, or the transaction, in the committed output.
+   */
+  private async zombieTries(process: string, zombie: ProcessorCrash): Promise<void> {
+    const outcome: Record<string, string> = {};
+    try {
+      await zombie.producer.send(zombie.sample.partition, [`${zombie.sample.value}@${zombie.txn}`]);
+      outcome.send = 'ok';
+    } catch (e) {
+      outcome.send = errorText(e);
+    }
+    // The commit goes even when the write was refused: the coordinator must refuse it on its own.
+    try {
+      await zombie.producer.end(true);
+      this.history.add('ok', process, 'txn', { txn: zombie.txn, outcome: 'committed', zombie: outcome });
+    } catch (e) {
+      // Refused (fenced): certainly not committed; no answer or only retriable ones: unknown.
+      const type = e instanceof KafkaProtocolError && !e.retriable ? 'fail' : 'info';
+      this.history.add(type, process, 'txn', { txn: zombie.txn, zombie: outcome }, errorText(e));
+    } finally {
+      await zombie.producer.close().catch(() => {});
+    }
+  }
+
+  /** Transactions of one session until the workload stops (returns) or something fails (throws). */
+  private async transact(
+    process: string,
+    session: number,
+    producer: TxnProducer,
+    consumer: Consumer,
+    rng: Rng,
+  ): Promise<void> {
+    for (let n = 0; this.processing; ) {
+      const invokedAt = this.history.now();
+      const polled = await withTimeout(consumer.poll(500), 30_000);
+      if (polled.length === 0) continue;
+      const records: Seen[] = polled.map((r) => [r.partition, r.offset, r.value?.toString() ?? '']);
+      const invoke = this.history.add('invoke', process, 'poll');
+      invoke.time = invokedAt;
+      this.history.add('ok', process, 'poll', records);
+      const first = new Map<number, number>();
+      const next = new Map<number, number>();
+      const values = new Map<number, string[]>();
+      for (const [p, offset, value] of records) {
+        if (!first.has(p)) first.set(p, offset);
+        next.set(p, offset + 1);
+        values.set(p, [...(values.get(p) ?? []), value]);
+      }
+      const txn = `${process}.${session}.${n++}`;
+      const abort = rng.next() < ABORT_RATE;
+      const crash = !abort && rng.next() < CRASH_RATE;
+      this.history.add('invoke', process, 'txn', {
+        txn,
+        inputs: records,
+        offsets: Object.fromEntries(next),
+        abort,
+        crash,
+      });
+      let commitSent = false;
+      try {
+        for (const [p, vs] of values)
+          await producer.send(
+            p,
+            vs.map((v) => `${v}@${txn}`),
+          );
+        await producer.sendOffsets(
+          this.o.groupId,
+          [...next].map(([partition, offset]) => ({ topic: this.o.inputTopic, partition, offset })),
+        );
+        if (crash) {
+          const [partition, , value] = records[0]!;
+          throw new ProcessorCrash(txn, producer, { partition, value });
+        }
+        if (abort) {
+          await producer.end(false);
+          this.history.add('ok', process, 'txn', { txn, outcome: 'aborted' });
+          for (const [partition, offset] of first)
+            consumer.seek({ topic: this.o.inputTopic, partition }, offset);
+          continue;
+        }
+        commitSent = true;
+        await producer.end(true);
+        this.history.add('ok', process, 'txn', { txn, outcome: 'committed' });
+      } catch (e) {
+        // The zombie records the outcome of a crashed transaction.
+        if (e instanceof ProcessorCrash) throw e;
+        // Before EndTxn(commit) was sent the transaction cannot commit; after, its outcome is unknown.
+        this.history.add(commitSent ? 'info' : 'fail', process, 'txn', { txn }, errorText(e));
+        throw e;
+      }
+    }
+  }
+
+  /** A read_committed consumer of the output, in its own group, recording what it polls (for dirty reads). */
+  private async downstreamLoop(process: string): Promise<void> {
+    const newConsumer = () => {
+      const c = new Consumer({
+        bootstrapServers: this.bootstrap,
+        clientId: `chaos-${process}`,
+        groupId: DOWNSTREAM_GROUP,
+        isolationLevel: 'read_committed',
+        autoOffsetReset: 'earliest',
+        enableAutoCommit: false,
+        sessionTimeoutMs: 10_000,
+        heartbeatIntervalMs: 1_000,
+        ...CLIENT_TIMEOUTS,
+      });
+      c.subscribe([this.o.outputTopic]);
+      return c;
+    };
+    let consumer = newConsumer();
+    let failures = 0;
+    try {
+      while (this.processing) {
+        try {
+          const polled = await withTimeout(consumer.poll(500), 30_000);
+          failures = 0;
+          if (polled.length === 0) continue;
+          this.history.add(
+            'ok',
+            process,
+            'poll-output',
+            polled.map((r) => [r.partition, r.offset, r.value?.toString() ?? '']),
+          );
+        } catch (e) {
+          this.history.add('info', process, 'poll-output', undefined, errorText(e));
+          if (++failures >= 5) {
+            await withTimeout(consumer.close(), 10_000).catch(() => {});
+            consumer = newConsumer();
+            failures = 0;
+          }
+          await sleep(500);
+        }
+      }
+    } finally {
+      await withTimeout(consumer.close(), 10_000).catch(() => {});
+    }
+  }
+}
