@@ -25,6 +25,7 @@ commands:
   zookeeper           start, stop or check a local ZooKeeper for development (start|stop|status)
   cluster             start or stop a local ZooKeeper and brokers for development (up|down|status)
   certs               write a throw-away CA, broker and client certificate for TLS trials
+  connect-standalone  run a Kafka Connect worker with its REST API and the given connectors (connect-standalone)
 `;
 
 type Command = (args: string[]) => Promise<number>;
@@ -52,6 +53,7 @@ const commands: Record<string, () => Promise<Command>> = {
   zookeeper: async () => (await import('./zookeeper.js')).runZookeeperCommand,
   cluster: async () => (await import('./cluster.js')).runClusterCommand,
   certs: async () => (await import('./certs.js')).runCerts,
+  'connect-standalone': async () => (await import('./connect-standalone.js')).runConnectStandalone,
 };
 
 export function registerCommand(name: string, load: () => Promise<Command>): void {

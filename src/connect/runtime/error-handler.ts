@@ -1,0 +1,132 @@
+// Error handling of a task's record pipeline (Kafka's RetryWithToleranceOperator and its reporters):
+// an operation that fails with a RetriableException is tried again with backoff (doubling from 300 ms, at most
+// errors.retry.delay.max.ms) until errors.retry.timeout; then, with errors.tolerance=none the task fails
+// ("Tolerance exceeded in error handler"), with errors.tolerance=all the record is skipped, logged when
+// errors.log.enable, and for sink connectors written to the dead letter queue topic
+// (errors.deadletterqueue.topic.name) as it was read, with Kafka's __connect.errors.* context headers when
+// errors.deadletterqueue.context.headers.enable.
+
+import type { ConsumerRecord, Producer } from '../../client/index.js';
+import { RetriableException } from '../api/connector.js';
+import { ConnectException } from '../errors.js';
+
+export type Stage =
+  | 'KEY_CONVERTER'
+  | 'VALUE_CONVERTER'
+  | 'HEADER_CONVERTER'
+  | 'TRANSFORMATION'
+  | 'TASK_PUT'
+  | 'TASK_POLL'
+  | 'KAFKA_PRODUCE'
+  | 'KAFKA_CONSUME';
+
+export const SKIPPED: unique symbol = Symbol('skipped');
+
+export interface ErrorHandlerOptions {
+  connector: string;
+  taskId: number;
+  tolerance: 'none' | 'all';
+  logEnable: boolean;
+  logIncludeMessages: boolean;
+  retryTimeoutMs: number;
+  retryDelayMaxMs: number;
+  dlqTopic: string | null;
+  dlqContextHeaders: boolean;
+  dlqProducer: Producer | null;
+  log: (line: string) => void;
+}
+
+const INITIAL_RETRY_DELAY_MS = 300;
+
+export class ErrorHandler {
+  totalErrors = 0;
+  totalSkipped = 0;
+
+  constructor(private readonly o: ErrorHandlerOptions) {}
+
+  get tolerateAll(): boolean {
+    return this.o.tolerance === 'all';
+  }
+
+  /** Runs `fn`; SKIPPED when it failed and errors are tolerated, otherwise its result or a thrown ConnectException. */
+  async execute<T>(
+    stage: Stage,
+    className: string,
+    fn: () => T | Promise<T>,
+    consumed?: ConsumerRecord,
+  ): Promise<T | typeof SKIPPED> {
+    const deadline = this.o.retryTimeoutMs < 0 ? Infinity : Date.now() + this.o.retryTimeoutMs;
+    let delay = INITIAL_RETRY_DELAY_MS;
+    for (;;) {
+      try {
+        return await fn();
+      } catch (err) {
+        const error = err instanceof Error ? err : new Error(String(err));
+        if (error instanceof RetriableException && Date.now() + delay <= deadline) {
+          await new Promise((r) => setTimeout(r, delay));
+          delay = Math.min(delay * 2, this.o.retryDelayMaxMs);
+          continue;
+        }
+        await this.report(stage, className, error, consumed);
+        if (!this.tolerateAll) {
+          const failure = new ConnectException('Tolerance exceeded in error handler', { cause: error });
+          throw failure;
+        }
+        this.totalSkipped++;
+        return SKIPPED;
+      }
+    }
+  }
+
+  private async report(
+    stage: Stage,
+    className: string,
+    error: Error,
+    consumed?: ConsumerRecord,
+  ): Promise<void> {
+    this.totalErrors++;
+    if (this.o.logEnable) {
+      const where =
+        consumed === undefined ? '' : ` on record ${consumed.topic}-${consumed.partition}@${consumed.offset}`;
+      const body =
+        this.o.logIncludeMessages && consumed !== undefined
+          ? ` value=${consumed.value?.toString('utf8') ?? 'null'}`
+          : '';
+      this.o.log(
+        `Error encountered in task ${this.o.connector}-${this.o.taskId}. Executing stage '${stage}' with class '${className}'${where}.${body} ${error.name}: ${error.message}`,
+      );
+    }
+    if (
+      !this.tolerateAll ||
+      this.o.dlqTopic === null ||
+      this.o.dlqProducer === null ||
+      consumed === undefined
+    )
+      return;
+    const headers: Array<{ key: string; value: Buffer | null }> = consumed.headers.map((h) => ({
+      key: h.key,
+      value: h.value,
+    }));
+    if (this.o.dlqContextHeaders) {
+      const add = (k: string, v: string) =>
+        headers.push({ key: `__connect.errors.${k}`, value: Buffer.from(v) });
+      add('topic', consumed.topic);
+      add('partition', String(consumed.partition));
+      add('offset', String(consumed.offset));
+      add('connector.name', this.o.connector);
+      add('task.id', String(this.o.taskId));
+      add('stage', stage);
+      add('class.name', className);
+      add('exception.class.name', error.name);
+      add('exception.message', error.message);
+      add('exception.stacktrace', error.stack ?? `${error.name}: ${error.message}`);
+    }
+    await this.o.dlqProducer.send({
+      topic: this.o.dlqTopic,
+      key: consumed.key,
+      value: consumed.value,
+      headers,
+      timestamp: consumed.timestamp,
+    });
+  }
+}

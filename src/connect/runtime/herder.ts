@@ -1,0 +1,117 @@
+// The herder's contract: everything the REST API asks of a Connect cluster (Kafka's Herder interface), in
+// Kafka Connect's JSON shapes. The standalone herder implements it for one worker; the distributed herder
+// (not built yet) will implement the same contract over the internal topics.
+
+import type { TaskConfig } from '../api/connector.js';
+import type { TargetState } from './status.js';
+
+export interface ConnectorTaskId {
+  connector: string;
+  task: number;
+}
+
+export interface ConnectorInfo {
+  name: string;
+  config: Record<string, string>;
+  tasks: ConnectorTaskId[];
+  type: 'source' | 'sink' | 'unknown';
+}
+
+export interface StateInfo {
+  state: string;
+  worker_id: string;
+  trace?: string;
+}
+
+export interface TaskStateInfo extends StateInfo {
+  id: number;
+}
+
+export interface ConnectorStateInfo {
+  name: string;
+  connector: StateInfo;
+  tasks: TaskStateInfo[];
+  type: 'source' | 'sink' | 'unknown';
+}
+
+export interface TaskInfo {
+  id: ConnectorTaskId;
+  config: TaskConfig;
+}
+
+export interface ConfigKeyInfo {
+  name: string;
+  type: string;
+  required: boolean;
+  default_value: string | null;
+  importance: string;
+  documentation: string;
+  group: string | null;
+  width: string;
+  display_name: string;
+  dependents: string[];
+  order: number;
+}
+
+export interface ConfigValueInfo {
+  name: string;
+  value: string | null;
+  recommended_values: string[];
+  errors: string[];
+  visible: boolean;
+}
+
+export interface ConfigInfos {
+  name: string;
+  error_count: number;
+  groups: string[];
+  configs: { definition: ConfigKeyInfo; value: ConfigValueInfo }[];
+}
+
+export interface PluginInfo {
+  class: string;
+  type: string;
+  version?: string;
+}
+
+export interface ConnectorOffset {
+  partition: Record<string, unknown>;
+  offset: Record<string, unknown> | null;
+}
+
+export interface RestartRequest {
+  includeTasks: boolean;
+  onlyFailed: boolean;
+}
+
+export interface Herder {
+  workerId(): string;
+  kafkaClusterId(): Promise<string | null>;
+  connectors(): string[];
+  connectorInfo(name: string): ConnectorInfo;
+  connectorConfig(name: string): Record<string, string>;
+  /** created is false when an existing connector was updated. */
+  putConnectorConfig(
+    name: string,
+    config: Record<string, string>,
+    allowReplace: boolean,
+    initialState?: TargetState,
+  ): Promise<{ created: boolean; info: ConnectorInfo }>;
+  deleteConnector(name: string): Promise<void>;
+  connectorStatus(name: string): ConnectorStateInfo;
+  taskStatus(name: string, task: number): TaskStateInfo;
+  taskConfigs(name: string): TaskInfo[];
+  connectorActiveTopics(name: string): string[];
+  resetConnectorActiveTopics(name: string): void;
+  restartConnector(name: string, request: RestartRequest): Promise<ConnectorStateInfo | null>;
+  restartTask(name: string, task: number): Promise<void>;
+  pauseConnector(name: string): Promise<void>;
+  resumeConnector(name: string): Promise<void>;
+  stopConnector(name: string): Promise<void>;
+  connectorOffsets(name: string): Promise<ConnectorOffset[]>;
+  alterConnectorOffsets(name: string, offsets: ConnectorOffset[] | null): Promise<string>;
+  validateConnectorConfig(config: Record<string, string>): Promise<ConfigInfos>;
+  connectorPlugins(connectorsOnly: boolean): PluginInfo[];
+  pluginConfig(pluginName: string): ConfigKeyInfo[];
+  stop(): Promise<void>;
+}

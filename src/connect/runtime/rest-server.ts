@@ -1,0 +1,380 @@
+// Kafka Connect's REST API over node:http, with its paths, status codes and JSON shapes, so that the curl
+// commands of Kafka's documentation and operator scripts work unchanged. Errors are {"error_code": <status>,
+// "message": "..."}: 404 for an unknown connector, task or path, 405 for a method a path does not take, 409 for
+// a name in use, 400 for an invalid config, malformed JSON or a body of the wrong shape, 413 for a body over
+// REST_BODY_BYTES_MAX, 415 for a body that is not JSON, 500 for anything unexpected (its message only; the
+// trace goes to the worker's log).
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ConfigException, ConnectException, RestError } from '../errors.js';
+import { BROOK_CONNECT_VERSION } from '../version.js';
+import type { ConnectorOffset, Herder } from './herder.js';
+import type { TargetState } from './status.js';
+
+/** The largest request body accepted (connector configs are a few KiB; this leaves room for big ones). */
+export const REST_BODY_BYTES_MAX = 1024 * 1024;
+
+type Handler = (req: Request) => Promise<Reply>;
+
+interface Request {
+  params: string[];
+  query: URLSearchParams;
+  body: () => Promise<unknown>;
+}
+
+interface Reply {
+  status: number;
+  body?: unknown;
+}
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  handler: Handler;
+}
+
+const SEGMENT = '([^/]+)';
+
+export class RestServer {
+  private server: Server | null = null;
+  private readonly routes: Route[] = [];
+
+  constructor(
+    private readonly herder: Herder,
+    private readonly log: (line: string) => void,
+  ) {
+    this.defineRoutes();
+  }
+
+  async start(host: string, port: number): Promise<{ host: string; port: number }> {
+    const server = createServer((req, res) => {
+      this.handle(req, res).catch((err) => {
+        this.log(`REST request failed: ${(err as Error).stack ?? String(err)}`);
+        if (!res.headersSent) send(res, 500, { error_code: 500, message: (err as Error).message });
+        else res.destroy();
+      });
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host === '' ? undefined : host, () => resolve());
+    });
+    const address = server.address() as AddressInfo;
+    return { host: address.address, port: address.port };
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (server === null) return;
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+
+  private route(method: string, path: string, handler: Handler): void {
+    const pattern = new RegExp(`^${path.replace(/\{[a-z]+\}/g, SEGMENT)}/?$`);
+    this.routes.push({ method, pattern, handler });
+  }
+
+  private defineRoutes(): void {
+    const h = this.herder;
+    this.route('GET', '/', async () => ({
+      status: 200,
+      body: { version: BROOK_CONNECT_VERSION, commit: 'brook', kafka_cluster_id: await h.kafkaClusterId() },
+    }));
+    this.route('GET', '/connectors', async (r) => {
+      const expand = r.query.getAll('expand');
+      const names = h.connectors();
+      if (expand.length === 0) return { status: 200, body: names };
+      const out: Record<string, Record<string, unknown>> = {};
+      for (const name of names) {
+        const item: Record<string, unknown> = {};
+        if (expand.includes('status')) item.status = h.connectorStatus(name);
+        if (expand.includes('info')) item.info = h.connectorInfo(name);
+        out[name] = item;
+      }
+      return { status: 200, body: out };
+    });
+    this.route('POST', '/connectors', async (r) => {
+      const body = objectBody(await r.body());
+      const name = typeof body.name === 'string' ? body.name.trim() : undefined;
+      const config = configBody(body.config ?? {});
+      if (name === undefined || name === '') {
+        if (config.name === undefined)
+          throw new RestError(400, 'Connector name must be specified in the request body ("name")');
+      }
+      const connectorName = name ?? config.name!;
+      checkNameMatches(connectorName, config);
+      const initial = initialState(body.initial_state);
+      const { info } = await h.putConnectorConfig(connectorName, config, false, initial);
+      return { status: 201, body: info };
+    });
+    this.route('GET', '/connectors/{name}', async (r) => ({
+      status: 200,
+      body: h.connectorInfo(r.params[0]!),
+    }));
+    this.route('GET', '/connectors/{name}/config', async (r) => ({
+      status: 200,
+      body: h.connectorConfig(r.params[0]!),
+    }));
+    this.route('PUT', '/connectors/{name}/config', async (r) => {
+      const name = r.params[0]!;
+      const config = configBody(await r.body());
+      checkNameMatches(name, config);
+      const { created, info } = await h.putConnectorConfig(name, config, true);
+      return { status: created ? 201 : 200, body: info };
+    });
+    this.route('PATCH', '/connectors/{name}/config', async (r) => {
+      // KIP-477: keys given replace, null removes; the result is validated as a whole.
+      const name = r.params[0]!;
+      const patch = objectBody(await r.body());
+      const merged = h.connectorConfig(name);
+      for (const [k, v] of Object.entries(patch)) {
+        if (v === null) delete merged[k];
+        else merged[k] = configBody({ [k]: v })[k]!;
+      }
+      checkNameMatches(name, merged);
+      const { info } = await h.putConnectorConfig(name, merged, true);
+      return { status: 200, body: info };
+    });
+    this.route('GET', '/connectors/{name}/tasks-config', async (r) => {
+      const out: Record<string, Record<string, string>> = {};
+      for (const t of h.taskConfigs(r.params[0]!)) out[`${t.id.connector}-${t.id.task}`] = t.config;
+      return { status: 200, body: out };
+    });
+    this.route('GET', '/connectors/{name}/status', async (r) => ({
+      status: 200,
+      body: h.connectorStatus(r.params[0]!),
+    }));
+    this.route('GET', '/connectors/{name}/topics', async (r) => ({
+      status: 200,
+      body: { [r.params[0]!]: { topics: h.connectorActiveTopics(r.params[0]!) } },
+    }));
+    this.route('PUT', '/connectors/{name}/topics/reset', async (r) => {
+      h.resetConnectorActiveTopics(r.params[0]!);
+      return { status: 202 };
+    });
+    this.route('POST', '/connectors/{name}/restart', async (r) => {
+      const plan = await h.restartConnector(r.params[0]!, {
+        includeTasks: booleanParam(r.query, 'includeTasks'),
+        onlyFailed: booleanParam(r.query, 'onlyFailed'),
+      });
+      return plan === null ? { status: 204 } : { status: 202, body: plan };
+    });
+    this.route('PUT', '/connectors/{name}/pause', async (r) => {
+      await h.pauseConnector(r.params[0]!);
+      return { status: 202 };
+    });
+    this.route('PUT', '/connectors/{name}/resume', async (r) => {
+      await h.resumeConnector(r.params[0]!);
+      return { status: 202 };
+    });
+    this.route('PUT', '/connectors/{name}/stop', async (r) => {
+      await h.stopConnector(r.params[0]!);
+      return { status: 202 };
+    });
+    this.route('GET', '/connectors/{name}/tasks', async (r) => ({
+      status: 200,
+      body: h.taskConfigs(r.params[0]!),
+    }));
+    this.route('GET', '/connectors/{name}/tasks/{task}/status', async (r) => ({
+      status: 200,
+      body: h.taskStatus(r.params[0]!, taskNumber(r.params[0]!, r.params[1]!)),
+    }));
+    this.route('POST', '/connectors/{name}/tasks/{task}/restart', async (r) => {
+      await h.restartTask(r.params[0]!, taskNumber(r.params[0]!, r.params[1]!));
+      return { status: 204 };
+    });
+    this.route('DELETE', '/connectors/{name}', async (r) => {
+      await h.deleteConnector(r.params[0]!);
+      return { status: 204 };
+    });
+    this.route('GET', '/connectors/{name}/offsets', async (r) => ({
+      status: 200,
+      body: { offsets: await h.connectorOffsets(r.params[0]!) },
+    }));
+    this.route('PATCH', '/connectors/{name}/offsets', async (r) => {
+      const body = objectBody(await r.body());
+      if (!Array.isArray(body.offsets))
+        throw new RestError(400, 'The request body must contain "offsets", a list of partitions and offsets');
+      const offsets: ConnectorOffset[] = body.offsets.map((o: unknown) => {
+        const entry = objectBody(o);
+        if (
+          entry.partition === null ||
+          typeof entry.partition !== 'object' ||
+          Array.isArray(entry.partition)
+        ) {
+          throw new RestError(400, 'Each offset entry needs a "partition" object');
+        }
+        if (entry.offset !== null && (typeof entry.offset !== 'object' || Array.isArray(entry.offset))) {
+          throw new RestError(400, 'Each offset entry needs an "offset" object or null');
+        }
+        return {
+          partition: entry.partition as Record<string, unknown>,
+          offset: entry.offset as Record<string, unknown> | null,
+        };
+      });
+      return { status: 200, body: { message: await h.alterConnectorOffsets(r.params[0]!, offsets) } };
+    });
+    this.route('DELETE', '/connectors/{name}/offsets', async (r) => ({
+      status: 200,
+      body: { message: await h.alterConnectorOffsets(r.params[0]!, null) },
+    }));
+    this.route('GET', '/connector-plugins', async (r) => ({
+      status: 200,
+      body: h.connectorPlugins(r.query.get('connectorsOnly') !== 'false'),
+    }));
+    this.route('GET', '/connector-plugins/{plugin}/config', async (r) => ({
+      status: 200,
+      body: h.pluginConfig(r.params[0]!),
+    }));
+    this.route('PUT', '/connector-plugins/{plugin}/config/validate', async (r) => {
+      const config = configBody(await r.body());
+      const plugin = r.params[0]!;
+      const declared = config['connector.class'];
+      if (declared === undefined) throw new RestError(400, 'Connector config is missing "connector.class"');
+      if (!sameClass(declared, plugin)) {
+        throw new RestError(400, `Included connector type ${declared} does not match request type ${plugin}`);
+      }
+      return { status: 200, body: await h.validateConnectorConfig(config) };
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const pathname = url.pathname.replace(/\/$/, '') || '/';
+    const candidates = this.routes.filter((r) => r.pattern.test(pathname));
+    if (candidates.length === 0) return send(res, 404, { error_code: 404, message: 'HTTP 404 Not Found' });
+    const route = candidates.find((r) => r.method === req.method);
+    if (route === undefined)
+      return send(res, 405, { error_code: 405, message: 'HTTP 405 Method Not Allowed' });
+    let params: string[];
+    try {
+      params = route.pattern
+        .exec(pathname)!
+        .slice(1)
+        .map((p) => decodeURIComponent(p));
+    } catch {
+      return send(res, 400, { error_code: 400, message: 'Malformed percent-encoding in the path' });
+    }
+    const request: Request = { params, query: url.searchParams, body: () => readJsonBody(req) };
+    let reply: Reply;
+    try {
+      reply = await route.handler(request);
+    } catch (err) {
+      if (err instanceof RestError)
+        return send(res, err.statusCode, { error_code: err.statusCode, message: err.message });
+      if (err instanceof ConfigException || err instanceof ConnectException) {
+        return send(res, 400, { error_code: 400, message: err.message });
+      }
+      throw err;
+    }
+    send(res, reply.status, reply.body);
+  }
+}
+
+function send(res: ServerResponse, status: number, body?: unknown): void {
+  if (body === undefined) {
+    res.writeHead(status);
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const type = req.headers['content-type'];
+  if (type !== undefined && !/^application\/(.+\+)?json\b/i.test(type) && !/^\*\/\*/.test(type)) {
+    // curl -d without -H sends application/x-www-form-urlencoded; Kafka (Jersey) refuses it with 415.
+    throw new RestError(415, `HTTP 415 Unsupported Media Type: expected application/json, got ${type}`);
+  }
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > REST_BODY_BYTES_MAX) {
+    req.resume();
+    throw new RestError(
+      413,
+      `Request body of ${declared} bytes is larger than the limit of ${REST_BODY_BYTES_MAX} bytes`,
+    );
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > REST_BODY_BYTES_MAX) {
+      req.resume();
+      throw new RestError(413, `Request body is larger than the limit of ${REST_BODY_BYTES_MAX} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') throw new RestError(400, 'Request body is empty; a JSON document was expected');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new RestError(400, `Request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function objectBody(v: unknown): Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    throw new RestError(400, 'Request body must be a JSON object');
+  return v as Record<string, unknown>;
+}
+
+/** A config object: string values, and numbers or booleans as their text (Jackson coerces them so in Kafka). */
+function configBody(v: unknown): Record<string, string> {
+  const obj = objectBody(v);
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(obj)) {
+    if (typeof x === 'string') out[k] = x;
+    else if (typeof x === 'number' || typeof x === 'boolean') out[k] = String(x);
+    else if (x === null) continue;
+    else
+      throw new RestError(
+        400,
+        `Connector config value of "${k}" must be a string, not ${Array.isArray(x) ? 'an array' : 'an object'}`,
+      );
+  }
+  return out;
+}
+
+function checkNameMatches(name: string, config: Record<string, string>): void {
+  const inConfig = config.name;
+  if (inConfig !== undefined && inConfig.trim() !== name) {
+    throw new RestError(
+      400,
+      `Connector name configuration (${inConfig}) doesn't match connector name in the URL (${name})`,
+    );
+  }
+  config.name = name;
+}
+
+function initialState(v: unknown): TargetState {
+  if (v === undefined || v === null) return 'STARTED';
+  const s = String(v).toUpperCase();
+  if (s === 'RUNNING') return 'STARTED';
+  if (s === 'PAUSED' || s === 'STOPPED') return s;
+  throw new RestError(400, `Invalid initial state ${String(v)}; expected RUNNING, PAUSED or STOPPED`);
+}
+
+function booleanParam(q: URLSearchParams, name: string): boolean {
+  const v = q.get(name);
+  if (v === null) return false;
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw new RestError(400, `Query parameter ${name} must be true or false, not ${v}`);
+}
+
+function taskNumber(connector: string, text: string): number {
+  if (!/^\d+$/.test(text)) throw new RestError(404, `No status found for task ${connector}-${text}`);
+  return Number(text);
+}
+
+/** "FileStreamSinkConnector" and the full class name name the same plugin. */
+function sameClass(a: string, b: string): boolean {
+  const simple = (s: string) => s.slice(s.lastIndexOf('.') + 1).replace(/Connector$/, '');
+  return a === b || simple(a) === simple(b);
+}

@@ -1,0 +1,288 @@
+// The worker's configuration with Kafka Connect's keys and defaults (WorkerConfig, StandaloneConfig,
+// DistributedConfig). Standalone needs offset.storage.file.filename; distributed needs group.id and the three
+// storage topics. `producer.` and `consumer.` prefixed keys reach the clients of tasks where Brook's client has
+// the setting; `key.converter.`/`value.converter.` prefixed keys reach the converters.
+
+import { ConfigDef, oneOf, type ParsedConfig, range } from '../api/config-def.js';
+import { ConfigException } from '../errors.js';
+
+const COMMON = 'Common';
+
+export function workerConfigDef(mode: 'standalone' | 'distributed'): ConfigDef {
+  const def = new ConfigDef()
+    .define({
+      name: 'bootstrap.servers',
+      type: 'LIST',
+      defaultValue: 'localhost:9092',
+      importance: 'HIGH',
+      documentation: 'Kafka brokers to connect to.',
+      group: COMMON,
+    })
+    .define({
+      name: 'key.converter',
+      type: 'CLASS',
+      defaultValue: 'org.apache.kafka.connect.json.JsonConverter',
+      importance: 'HIGH',
+      documentation: 'Converter of record keys.',
+      group: COMMON,
+    })
+    .define({
+      name: 'value.converter',
+      type: 'CLASS',
+      defaultValue: 'org.apache.kafka.connect.json.JsonConverter',
+      importance: 'HIGH',
+      documentation: 'Converter of record values.',
+      group: COMMON,
+    })
+    .define({
+      name: 'header.converter',
+      type: 'CLASS',
+      defaultValue: 'org.apache.kafka.connect.storage.SimpleHeaderConverter',
+      importance: 'LOW',
+      documentation: 'Converter of record headers.',
+      group: COMMON,
+    })
+    .define({
+      name: 'offset.flush.interval.ms',
+      type: 'LONG',
+      defaultValue: 60_000,
+      validator: range(0),
+      importance: 'LOW',
+      documentation: 'How often tasks commit offsets.',
+      group: COMMON,
+    })
+    .define({
+      name: 'offset.flush.timeout.ms',
+      type: 'LONG',
+      defaultValue: 5_000,
+      validator: range(0),
+      importance: 'LOW',
+      documentation: 'How long an offset commit may wait for records to be written.',
+      group: COMMON,
+    })
+    .define({
+      name: 'task.shutdown.graceful.timeout.ms',
+      type: 'LONG',
+      defaultValue: 5_000,
+      validator: range(0),
+      importance: 'LOW',
+      documentation: 'How long stopping tasks may take.',
+      group: COMMON,
+    })
+    .define({
+      name: 'listeners',
+      type: 'LIST',
+      defaultValue: null,
+      importance: 'LOW',
+      documentation: 'REST listeners, e.g. http://:8083.',
+      group: COMMON,
+    })
+    .define({
+      name: 'rest.host.name',
+      type: 'STRING',
+      defaultValue: null,
+      importance: 'LOW',
+      documentation: 'Deprecated: REST host (use listeners).',
+      group: COMMON,
+    })
+    .define({
+      name: 'rest.port',
+      type: 'INT',
+      defaultValue: 8083,
+      validator: range(0, 65535),
+      importance: 'LOW',
+      documentation: 'Deprecated: REST port (use listeners).',
+      group: COMMON,
+    })
+    .define({
+      name: 'rest.advertised.host.name',
+      type: 'STRING',
+      defaultValue: null,
+      importance: 'LOW',
+      documentation: 'Host name given to other workers.',
+      group: COMMON,
+    })
+    .define({
+      name: 'rest.advertised.port',
+      type: 'INT',
+      defaultValue: null,
+      importance: 'LOW',
+      documentation: 'Port given to other workers.',
+      group: COMMON,
+    })
+    .define({
+      name: 'plugin.path',
+      type: 'LIST',
+      defaultValue: null,
+      importance: 'LOW',
+      documentation: 'Folders of connector packages.',
+      group: COMMON,
+    })
+    .define({
+      name: 'client.id',
+      type: 'STRING',
+      defaultValue: '',
+      importance: 'LOW',
+      documentation: 'Client id prefix.',
+      group: COMMON,
+    })
+    .define({
+      name: 'connector.client.config.override.policy',
+      type: 'STRING',
+      defaultValue: 'All',
+      validator: oneOf(['All', 'None', 'Principal']),
+      importance: 'MEDIUM',
+      documentation: 'Which producer./consumer. overrides a connector may set.',
+      group: COMMON,
+    })
+    .define({
+      name: 'exactly.once.source.support',
+      type: 'STRING',
+      defaultValue: 'disabled',
+      validator: oneOf(['disabled', 'preparing', 'enabled'], true),
+      importance: 'HIGH',
+      documentation: 'KIP-618 (not yet supported beyond disabled).',
+      group: COMMON,
+    });
+  if (mode === 'standalone') {
+    def.define({
+      name: 'offset.storage.file.filename',
+      type: 'STRING',
+      importance: 'HIGH',
+      documentation: 'File of source offsets.',
+      group: COMMON,
+    });
+  } else {
+    def
+      .define({
+        name: 'group.id',
+        type: 'STRING',
+        importance: 'HIGH',
+        documentation: 'The Connect cluster.',
+        group: COMMON,
+      })
+      .define({
+        name: 'config.storage.topic',
+        type: 'STRING',
+        importance: 'HIGH',
+        documentation: 'Topic of connector configs.',
+        group: COMMON,
+      })
+      .define({
+        name: 'offset.storage.topic',
+        type: 'STRING',
+        importance: 'HIGH',
+        documentation: 'Topic of source offsets.',
+        group: COMMON,
+      })
+      .define({
+        name: 'status.storage.topic',
+        type: 'STRING',
+        importance: 'HIGH',
+        documentation: 'Topic of statuses.',
+        group: COMMON,
+      })
+      .define({
+        name: 'config.storage.replication.factor',
+        type: 'SHORT',
+        defaultValue: 3,
+        importance: 'LOW',
+        documentation: 'Replication factor of the config topic (-1: the broker default).',
+        group: COMMON,
+      })
+      .define({
+        name: 'offset.storage.replication.factor',
+        type: 'SHORT',
+        defaultValue: 3,
+        importance: 'LOW',
+        documentation: 'Replication factor of the offset topic.',
+        group: COMMON,
+      })
+      .define({
+        name: 'offset.storage.partitions',
+        type: 'INT',
+        defaultValue: 25,
+        importance: 'LOW',
+        documentation: 'Partitions of the offset topic.',
+        group: COMMON,
+      })
+      .define({
+        name: 'status.storage.replication.factor',
+        type: 'SHORT',
+        defaultValue: 3,
+        importance: 'LOW',
+        documentation: 'Replication factor of the status topic.',
+        group: COMMON,
+      })
+      .define({
+        name: 'status.storage.partitions',
+        type: 'INT',
+        defaultValue: 5,
+        importance: 'LOW',
+        documentation: 'Partitions of the status topic.',
+        group: COMMON,
+      })
+      .define({
+        name: 'scheduled.rebalance.max.delay.ms',
+        type: 'INT',
+        defaultValue: 300_000,
+        validator: range(0),
+        importance: 'LOW',
+        documentation: "How long a departed worker's tasks wait before they are reassigned (KIP-415).",
+        group: COMMON,
+      })
+      .define({
+        name: 'connect.protocol',
+        type: 'STRING',
+        defaultValue: 'sessioned',
+        validator: oneOf(['eager', 'compatible', 'sessioned']),
+        importance: 'LOW',
+        documentation: 'Group sub-protocol.',
+        group: COMMON,
+      });
+  }
+  return def;
+}
+
+export interface WorkerConfig {
+  readonly raw: Readonly<Record<string, string>>;
+  readonly parsed: ParsedConfig;
+  readonly bootstrapServers: string;
+  /** Where the REST server listens. */
+  readonly restHost: string;
+  readonly restPort: number;
+}
+
+export function loadWorkerConfig(
+  raw: Record<string, string>,
+  mode: 'standalone' | 'distributed',
+): WorkerConfig {
+  const parsed = workerConfigDef(mode).parse(raw);
+  const { host, port } = restListener(parsed);
+  return {
+    raw,
+    parsed,
+    bootstrapServers: (parsed['bootstrap.servers'] as string[]).join(','),
+    restHost: host,
+    restPort: port,
+  };
+}
+
+/** listeners (the first http:// one) wins over the deprecated rest.host.name/rest.port. */
+function restListener(parsed: ParsedConfig): { host: string; port: number } {
+  const listeners = parsed.listeners as string[] | null;
+  if (listeners !== null && listeners.length > 0) {
+    const m = /^(https?):\/\/(\[[^\]]*\]|[^:/]*):(\d+)$/.exec(listeners[0]!);
+    if (m === null || Number(m[3]) > 65535) {
+      throw ConfigException.invalid(
+        'listeners',
+        listeners.join(','),
+        'expected a listener like http://host:8083',
+      );
+    }
+    if (m[1] === 'https')
+      throw ConfigException.invalid('listeners', listeners[0], 'https listeners are not supported yet');
+    return { host: m[2]!.replace(/^\[|\]$/g, ''), port: Number(m[3]) };
+  }
+  return { host: (parsed['rest.host.name'] as string | null) ?? '', port: parsed['rest.port'] as number };
+}

@@ -1,0 +1,161 @@
+// Runs one SinkTask: a consumer in the group connect-<connector> (auto commit off, auto.offset.reset earliest,
+// as Kafka Connect sets them) -> converters -> transforms -> put(). Offsets are committed every
+// offset.flush.interval.ms, when the task asks (requestCommit), before partitions are revoked and when
+// stopping: the task's preCommit() (by default flush()) says which offsets are durable, and only those are
+// committed, so records are delivered at least once. A RetriableException from put() delivers the same records
+// again after a backoff; any other error fails the task. Conversion and transform errors go to the error
+// handler (errors.tolerance, dead letter queue).
+
+import { Consumer, type ConsumerRecord, type TopicPartition } from '../../client/index.js';
+import { type CommitOffsets, RetriableException, type SinkTask, tpKey } from '../api/connector.js';
+import { SinkRecord } from '../api/records.js';
+import { type ErrorHandler, SKIPPED } from './error-handler.js';
+import { toConnectHeaders } from './headers.js';
+import { type TaskDeps, WorkerTask } from './worker-task.js';
+
+const POLL_TIMEOUT_MS = 500;
+const PUT_RETRY_BACKOFF_MS = 1000;
+
+export class WorkerSinkTask extends WorkerTask {
+  private consumer: Consumer | null = null;
+  private readonly currentOffsets: CommitOffsets = new Map();
+  private readonly committed = new Map<string, number>();
+  private nextCommitMs = 0;
+  private commitRequested = false;
+
+  constructor(
+    d: TaskDeps,
+    private readonly task: SinkTask,
+    private readonly topics: string[] | RegExp,
+  ) {
+    super(d);
+  }
+
+  protected async initializeAndStart(): Promise<void> {
+    const consumer = new Consumer({
+      bootstrapServers: this.d.bootstrapServers,
+      groupId: `connect-${this.d.id.connector}`,
+      clientId: `connector-consumer-${this.d.id.connector}-${this.d.id.task}`,
+      enableAutoCommit: false,
+      autoOffsetReset: 'earliest',
+    });
+    this.consumer = consumer;
+    this.task.initialize({
+      configs: () => this.d.taskConfig,
+      offset: (offsets) => {
+        for (const o of offsets) consumer.seek(o, o.offset);
+      },
+      assignment: () => consumer.assignment(),
+      pause: (tps) => consumer.pause(tps),
+      resume: (tps) => consumer.resume(tps),
+      requestCommit: () => {
+        this.commitRequested = true;
+      },
+      errantRecordReporter: () => null,
+    });
+    await this.task.start(this.d.taskConfig);
+    consumer.subscribe(this.topics, {
+      onPartitionsAssigned: async (tps) => {
+        if (this.paused) consumer.pause(tps);
+        await this.task.open(tps);
+      },
+      onPartitionsRevoked: async (tps) => {
+        await this.commit();
+        await this.task.close(tps);
+        for (const tp of tps) this.currentOffsets.delete(tpKey(tp));
+      },
+    });
+    this.nextCommitMs = Date.now() + this.d.offsetFlushIntervalMs;
+  }
+
+  protected async runLoop(): Promise<void> {
+    const consumer = this.consumer!;
+    while (!this.stopping) {
+      if (this.paused) consumer.pause(consumer.assignment());
+      else if (consumer.paused().length > 0) consumer.resume(consumer.paused());
+      const polled = await consumer.poll(POLL_TIMEOUT_MS);
+      if (this.stopping) break;
+      if (polled.length > 0) await this.deliver(polled);
+      if (this.commitRequested || Date.now() >= this.nextCommitMs) await this.commit();
+    }
+    await this.commit();
+  }
+
+  private async deliver(polled: ConsumerRecord[]): Promise<void> {
+    const batch: SinkRecord[] = [];
+    for (const r of polled) {
+      const converted = await this.convert(r, this.d.errors);
+      if (converted !== null) batch.push(converted);
+    }
+    for (;;) {
+      try {
+        await this.task.put(batch);
+        break;
+      } catch (err) {
+        if (!(err instanceof RetriableException) || this.stopping) throw err;
+        this.d.log(`Task ${this.d.id.connector}-${this.d.id.task}: put() asked for a retry: ${err.message}`);
+        await new Promise((r) => setTimeout(r, PUT_RETRY_BACKOFF_MS));
+      }
+    }
+    for (const r of polled) {
+      this.d.onTopicUsed(r.topic);
+      this.currentOffsets.set(tpKey(r), { topic: r.topic, partition: r.partition, offset: r.offset + 1 });
+    }
+  }
+
+  private async convert(r: ConsumerRecord, e: ErrorHandler): Promise<SinkRecord | null> {
+    const key = await e.execute(
+      'KEY_CONVERTER',
+      this.d.keyConverter.constructor.name,
+      () => this.d.keyConverter.toConnectData(r.topic, r.key),
+      r,
+    );
+    if (key === SKIPPED) return null;
+    const value = await e.execute(
+      'VALUE_CONVERTER',
+      this.d.valueConverter.constructor.name,
+      () => this.d.valueConverter.toConnectData(r.topic, r.value),
+      r,
+    );
+    if (value === SKIPPED) return null;
+    const record = new SinkRecord({
+      topic: r.topic,
+      kafkaPartition: r.partition,
+      keySchema: key.schema,
+      key: key.value,
+      valueSchema: value.schema,
+      value: value.value,
+      timestamp: r.timestamp,
+      kafkaOffset: r.offset,
+      headers: toConnectHeaders(r.headers),
+    });
+    const t = await e.execute('TRANSFORMATION', 'TransformChain', () => this.d.transforms.apply(record), r);
+    return t === SKIPPED ? null : t;
+  }
+
+  /** Commits what preCommit() reports durable, for partitions whose offset moved since the last commit. */
+  private async commit(): Promise<void> {
+    this.commitRequested = false;
+    this.nextCommitMs = Date.now() + this.d.offsetFlushIntervalMs;
+    if (this.consumer === null || this.currentOffsets.size === 0) return;
+    const durable = await this.task.preCommit(new Map(this.currentOffsets));
+    const changed: Array<TopicPartition & { offset: number }> = [];
+    for (const [k, o] of durable) if (this.committed.get(k) !== o.offset) changed.push(o);
+    if (changed.length === 0) return;
+    await this.consumer.commit(changed);
+    for (const o of changed) this.committed.set(tpKey(o), o.offset);
+  }
+
+  protected override wakeForStop(): void {
+    // poll() returns within POLL_TIMEOUT_MS; nothing to interrupt.
+  }
+
+  protected async close(): Promise<void> {
+    try {
+      await this.task.stop();
+    } finally {
+      await this.consumer?.close();
+      this.consumer = null;
+    }
+  }
+}

@@ -1,0 +1,124 @@
+// What the source and sink task runners share: the state (RUNNING, PAUSED, FAILED...), the target state set by
+// pause/resume, and a run loop started once and awaited by stop(). A failure anywhere in the loop leaves the
+// task FAILED with its trace and ends the loop; stop() then only releases resources.
+
+import type { TaskConfig } from '../api/connector.js';
+import type { Converter } from '../converters/converter.js';
+import type { TransformChain } from '../transforms/transformation.js';
+import type { ErrorHandler } from './error-handler.js';
+import { type State, type Status, traceOf } from './status.js';
+
+export interface TaskId {
+  connector: string;
+  task: number;
+}
+
+export interface TaskDeps {
+  id: TaskId;
+  workerId: string;
+  connectorConfig: Readonly<Record<string, string>>;
+  taskConfig: TaskConfig;
+  keyConverter: Converter;
+  valueConverter: Converter;
+  transforms: TransformChain;
+  errors: ErrorHandler;
+  bootstrapServers: string;
+  offsetFlushIntervalMs: number;
+  /** Called on every state change (the herder keeps statuses). */
+  onStatus: (id: TaskId, status: Status) => void;
+  /** A topic the task produced to or consumed from (GET /connectors/{name}/topics, KIP-558). */
+  onTopicUsed: (topic: string) => void;
+  log: (line: string) => void;
+}
+
+export abstract class WorkerTask {
+  private stateValue: State = 'UNASSIGNED';
+  private traceValue: string | null = null;
+  protected paused = false;
+  protected stopping = false;
+  private loop: Promise<void> | null = null;
+  private resumeWaiters: Array<() => void> = [];
+
+  constructor(protected readonly d: TaskDeps) {}
+
+  get id(): TaskId {
+    return this.d.id;
+  }
+
+  status(): Status {
+    return { state: this.stateValue, workerId: this.d.workerId, trace: this.traceValue };
+  }
+
+  protected setState(state: State, trace: string | null = null): void {
+    this.stateValue = state;
+    this.traceValue = trace;
+    this.d.onStatus(this.d.id, this.status());
+  }
+
+  /** Starts the loop; `startPaused` for a connector whose target state is PAUSED. */
+  start(startPaused: boolean): void {
+    this.paused = startPaused;
+    this.loop = this.execute();
+  }
+
+  private async execute(): Promise<void> {
+    try {
+      await this.initializeAndStart();
+      this.setState(this.paused ? 'PAUSED' : 'RUNNING');
+      await this.runLoop();
+    } catch (err) {
+      if (!this.stopping) {
+        this.d.log(
+          `Task ${this.d.id.connector}-${this.d.id.task} threw an uncaught and unrecoverable exception: ${traceOf(err)}`,
+        );
+        this.setState('FAILED', traceOf(err));
+      }
+    } finally {
+      await this.close().catch((err) =>
+        this.d.log(`Task ${this.d.id.connector}-${this.d.id.task} failed to close: ${traceOf(err)}`),
+      );
+    }
+  }
+
+  pause(): void {
+    if (this.paused) return;
+    this.paused = true;
+    if (this.stateValue === 'RUNNING') this.setState('PAUSED');
+  }
+
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    if (this.stateValue === 'PAUSED') this.setState('RUNNING');
+    for (const w of this.resumeWaiters.splice(0)) w();
+  }
+
+  /** Waits up to `ms` while paused (woken by resume or stop). */
+  protected waitWhilePaused(ms: number): Promise<void> {
+    return new Promise((r) => {
+      const t = setTimeout(r, ms);
+      this.resumeWaiters.push(() => {
+        clearTimeout(t);
+        r();
+      });
+    });
+  }
+
+  /** Ends the loop and releases everything; at most `timeoutMs` for the loop to finish its current step. */
+  async stop(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    this.wakeForStop();
+    for (const w of this.resumeWaiters.splice(0)) w();
+    if (this.loop !== null) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.loop, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+      clearTimeout(timer);
+    }
+    if (this.stateValue !== 'FAILED') this.setState('UNASSIGNED');
+  }
+
+  protected wakeForStop(): void {}
+  protected abstract initializeAndStart(): Promise<void>;
+  protected abstract runLoop(): Promise<void>;
+  protected abstract close(): Promise<void>;
+}

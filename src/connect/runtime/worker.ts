@@ -1,0 +1,165 @@
+// The worker: builds and runs connector instances and task runners from configs, with the plugins, converters,
+// transforms, error handlers and offset store they need. It keeps no connector state of its own beyond what it
+// runs; the herder (standalone-herder.ts, and the distributed herder to come) decides what runs where.
+
+import { Admin, Producer } from '../../client/index.js';
+import type { Connector, ConnectorContext, SinkTask, SourceTask, TaskConfig } from '../api/connector.js';
+import { ConfigException } from '../errors.js';
+import { makeConverter, makeTransformChain, splitList } from './connector-config.js';
+import { ErrorHandler } from './error-handler.js';
+import type { OffsetStore } from './offset-store.js';
+import type { Plugins } from './plugins.js';
+import type { Status } from './status.js';
+import type { WorkerConfig } from './worker-config.js';
+import { WorkerSinkTask } from './worker-sink-task.js';
+import { WorkerSourceTask } from './worker-source-task.js';
+import type { TaskId, WorkerTask } from './worker-task.js';
+
+export interface WorkerOptions {
+  workerId: string;
+  config: WorkerConfig;
+  plugins: Plugins;
+  offsets: OffsetStore;
+  log: (line: string) => void;
+}
+
+export class Worker {
+  private readonly dlqProducers = new Map<string, Producer>();
+
+  constructor(readonly o: WorkerOptions) {}
+
+  get workerId(): string {
+    return this.o.workerId;
+  }
+
+  get plugins() {
+    return this.o.plugins;
+  }
+
+  get offsets(): OffsetStore {
+    return this.o.offsets;
+  }
+
+  /** A started connector instance. */
+  async startConnector(config: Record<string, string>, context: ConnectorContext): Promise<Connector> {
+    const connector = this.o.plugins.newConnector(config['connector.class']!);
+    connector.initialize(context);
+    await connector.start({ ...config });
+    return connector;
+  }
+
+  connectorType(config: Readonly<Record<string, string>>): 'source' | 'sink' {
+    return this.o.plugins.connector(config['connector.class'] ?? '').type as 'source' | 'sink';
+  }
+
+  /** Builds a task runner and starts it. */
+  async startTask(
+    id: TaskId,
+    connectorConfig: Readonly<Record<string, string>>,
+    taskConfig: TaskConfig,
+    paused: boolean,
+    onStatus: (id: TaskId, status: Status) => void,
+    onTopicUsed: (topic: string) => void = () => {},
+  ): Promise<WorkerTask> {
+    const desc = this.o.plugins.connector(connectorConfig['connector.class']!);
+    const connector = new desc.ctor() as Connector;
+    const taskInstance = new (connector.taskClass())();
+    const worker = this.o.config;
+    const deps = {
+      id,
+      workerId: this.o.workerId,
+      connectorConfig,
+      taskConfig,
+      keyConverter: makeConverter(this.o.plugins, 'key', connectorConfig, worker.raw),
+      valueConverter: makeConverter(this.o.plugins, 'value', connectorConfig, worker.raw),
+      transforms: makeTransformChain(this.o.plugins, connectorConfig),
+      errors: await this.errorHandler(id, connectorConfig, desc.type === 'sink'),
+      bootstrapServers: worker.bootstrapServers,
+      offsetFlushIntervalMs: worker.parsed['offset.flush.interval.ms'] as number,
+      onStatus,
+      onTopicUsed,
+      log: this.o.log,
+    };
+    let task: WorkerTask;
+    if (desc.type === 'source') {
+      task = new WorkerSourceTask(deps, taskInstance as SourceTask, this.o.offsets);
+    } else {
+      const regex = (connectorConfig['topics.regex'] ?? '').trim();
+      const topics = regex !== '' ? new RegExp(regex) : splitList(connectorConfig.topics);
+      task = new WorkerSinkTask(deps, taskInstance as SinkTask, topics);
+    }
+    task.start(paused);
+    return task;
+  }
+
+  private async errorHandler(
+    id: TaskId,
+    config: Readonly<Record<string, string>>,
+    sink: boolean,
+  ): Promise<ErrorHandler> {
+    const tolerance = (config['errors.tolerance'] ?? 'none').trim().toLowerCase();
+    if (tolerance !== 'none' && tolerance !== 'all')
+      throw ConfigException.invalid(
+        'errors.tolerance',
+        tolerance,
+        'String must be one of (case insensitive): NONE, ALL',
+      );
+    const dlqTopic = sink ? (config['errors.deadletterqueue.topic.name'] ?? '').trim() : '';
+    let dlqProducer: Producer | null = null;
+    if (dlqTopic !== '') {
+      await this.ensureTopic(
+        dlqTopic,
+        Number(config['errors.deadletterqueue.topic.replication.factor'] ?? 3),
+      );
+      dlqProducer = this.dlqProducer(id.connector);
+    }
+    return new ErrorHandler({
+      connector: id.connector,
+      taskId: id.task,
+      tolerance,
+      logEnable: (config['errors.log.enable'] ?? 'false').trim().toLowerCase() === 'true',
+      logIncludeMessages: (config['errors.log.include.messages'] ?? 'false').trim().toLowerCase() === 'true',
+      retryTimeoutMs: Number(config['errors.retry.timeout'] ?? 0),
+      retryDelayMaxMs: Number(config['errors.retry.delay.max.ms'] ?? 60_000),
+      dlqTopic: dlqTopic === '' ? null : dlqTopic,
+      dlqContextHeaders:
+        (config['errors.deadletterqueue.context.headers.enable'] ?? 'false').trim().toLowerCase() === 'true',
+      dlqProducer,
+      log: this.o.log,
+    });
+  }
+
+  private dlqProducer(connector: string): Producer {
+    let p = this.dlqProducers.get(connector);
+    if (p === undefined) {
+      p = new Producer({
+        bootstrapServers: this.o.config.bootstrapServers,
+        clientId: `connector-dlq-producer-${connector}`,
+      });
+      this.dlqProducers.set(connector, p);
+    }
+    return p;
+  }
+
+  /**
+   * Creates a topic unless it exists. A replication factor larger than the cluster (Kafka's default of 3 on a
+   * one-broker development cluster) falls back to the broker default (-1), as a development convenience.
+   */
+  async ensureTopic(topic: string, replicationFactor: number, partitions = 1): Promise<void> {
+    const admin = new Admin({ bootstrapServers: this.o.config.bootstrapServers });
+    try {
+      const existing = await admin.listTopics();
+      if (existing.includes(topic)) return;
+      const brokers = (await admin.describeCluster()).brokers.length;
+      const rf = replicationFactor > brokers ? -1 : replicationFactor;
+      await admin.createTopics([{ topic, numPartitions: partitions, replicationFactor: rf }]);
+    } finally {
+      await admin.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const p of this.dlqProducers.values()) await p.close().catch(() => {});
+    this.dlqProducers.clear();
+  }
+}

@@ -1,0 +1,338 @@
+// The REST API of a standalone worker against Kafka Connect's: the curl commands of the Connect
+// documentation (create, config, status, pause/resume, restart, tasks, validate, delete) with their status
+// codes and JSON shapes, KIP-875 stop and offsets, KIP-745 restarts, and bad input refused with
+// {"error_code", "message"}: invalid configs (400 with the errors), malformed JSON, oversized bodies, unknown
+// connectors and paths, wrong methods, duplicate names.
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { type ConnectWorker, rest, startConnectWorker } from '../helpers/connect-worker.js';
+import { waitUntil } from '../helpers/wait.js';
+
+let broker: BrokerProcess;
+let worker: ConnectWorker;
+let dir: string;
+
+before(async () => {
+  broker = await startBroker({ overrides: { 'num.partitions': 1 } });
+  dir = mkdtempSync(join(tmpdir(), 'brook-connect-rest-'));
+  worker = await startConnectWorker(dir, {
+    'bootstrap.servers': broker.bootstrap,
+    'offset.storage.file.filename': join(dir, 'connect.offsets'),
+  });
+});
+
+after(async () => {
+  await worker?.stop();
+  await broker?.stop();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs curl with the documentation's arguments against the worker; the body parsed when there is one. */
+function curl(...args: string[]): Promise<{ status: number; body: unknown }> {
+  const fixed = args.map((a) =>
+    a.replace('http://localhost:8083', worker.url).replace(/^localhost:8083/, worker.url),
+  );
+  return new Promise((resolve, reject) => {
+    execFile('curl', ['-s', '-w', '\n%{http_code}', ...fixed], (err, stdout) => {
+      if (err) return reject(err);
+      const cut = stdout.lastIndexOf('\n');
+      const text = stdout.slice(0, cut);
+      resolve({ status: Number(stdout.slice(cut + 1)), body: text === '' ? null : JSON.parse(text) });
+    });
+  });
+}
+
+test("the documentation's curl commands: create, read, update, pause, resume, restart, delete a connector", async () => {
+  const sinkFile = join(dir, 'test.sink.txt');
+  const root = await curl('http://localhost:8083/');
+  assert.equal(root.status, 200);
+  assert.deepEqual(Object.keys(root.body as object), ['version', 'commit', 'kafka_cluster_id']);
+  assert.equal(typeof (root.body as { kafka_cluster_id: string }).kafka_cluster_id, 'string');
+
+  const plugins = await curl('localhost:8083/connector-plugins');
+  assert.deepEqual(
+    (plugins.body as { class: string }[]).map((p) => p.class),
+    [
+      'org.apache.kafka.connect.file.FileStreamSinkConnector',
+      'org.apache.kafka.connect.file.FileStreamSourceConnector',
+    ].concat(
+      (plugins.body as { class: string }[])
+        .map((p) => p.class)
+        .filter((c) => !c.startsWith('org.apache.kafka.connect.file.')),
+    ),
+  );
+
+  const created = await curl(
+    '-X',
+    'POST',
+    '-H',
+    'Content-Type: application/json',
+    '--data',
+    `{"name": "local-file-sink", "config": {"connector.class":"FileStreamSinkConnector", "tasks.max":"1", "file":"${sinkFile}", "topics":"connect-test" }}`,
+    'http://localhost:8083/connectors',
+  );
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  assert.deepEqual(created.body, {
+    name: 'local-file-sink',
+    config: {
+      'connector.class': 'FileStreamSinkConnector',
+      'tasks.max': '1',
+      file: sinkFile,
+      topics: 'connect-test',
+      name: 'local-file-sink',
+    },
+    tasks: [{ connector: 'local-file-sink', task: 0 }],
+    type: 'sink',
+  });
+  assert.deepEqual((await curl('localhost:8083/connectors')).body, ['local-file-sink']);
+  assert.equal((await curl('localhost:8083/connectors/local-file-sink/config')).status, 200);
+
+  const updated = await curl(
+    '-X',
+    'PUT',
+    '-H',
+    'Content-Type: application/json',
+    '--data',
+    `{"connector.class":"FileStreamSinkConnector", "tasks.max":"2", "file":"${sinkFile}", "topics":"connect-test" }`,
+    'localhost:8083/connectors/local-file-sink/config',
+  );
+  assert.equal(updated.status, 200);
+  assert.deepEqual((updated.body as { tasks: unknown[] }).tasks, [
+    { connector: 'local-file-sink', task: 0 },
+    { connector: 'local-file-sink', task: 1 },
+  ]);
+
+  const workerId = new URL(worker.url).host;
+  const status = await curl('localhost:8083/connectors/local-file-sink/status');
+  assert.equal(status.status, 200);
+  assert.deepEqual((status.body as { connector: unknown }).connector, {
+    state: 'RUNNING',
+    worker_id: workerId,
+  });
+
+  const tasks = await curl('localhost:8083/connectors/local-file-sink/tasks');
+  assert.deepEqual(
+    (tasks.body as { id: unknown }[]).map((t) => t.id),
+    [
+      { connector: 'local-file-sink', task: 0 },
+      { connector: 'local-file-sink', task: 1 },
+    ],
+  );
+  assert.equal((tasks.body as { config: Record<string, string> }[])[0]!.config.topics, 'connect-test');
+
+  assert.equal((await curl('-X', 'PUT', 'localhost:8083/connectors/local-file-sink/pause')).status, 202);
+  const paused = (await curl('localhost:8083/connectors/local-file-sink/status')).body as {
+    connector: { state: string };
+    tasks: { state: string }[];
+  };
+  assert.equal(paused.connector.state, 'PAUSED');
+  assert.deepEqual(
+    paused.tasks.map((t) => t.state),
+    ['PAUSED', 'PAUSED'],
+  );
+  assert.equal((await curl('-X', 'PUT', 'localhost:8083/connectors/local-file-sink/resume')).status, 202);
+  assert.equal(
+    (
+      (await curl('localhost:8083/connectors/local-file-sink/status')).body as {
+        connector: { state: string };
+      }
+    ).connector.state,
+    'RUNNING',
+  );
+
+  assert.equal((await curl('-X', 'POST', 'localhost:8083/connectors/local-file-sink/restart')).status, 204);
+  const restarting = await curl(
+    '-X',
+    'POST',
+    'localhost:8083/connectors/local-file-sink/restart?includeTasks=true&onlyFailed=false',
+  );
+  assert.equal(restarting.status, 202);
+  assert.equal((restarting.body as { connector: { state: string } }).connector.state, 'RESTARTING');
+  assert.deepEqual(
+    (restarting.body as { tasks: { state: string }[] }).tasks.map((t) => t.state),
+    ['RESTARTING', 'RESTARTING'],
+  );
+  const onlyFailed = await curl(
+    '-X',
+    'POST',
+    'localhost:8083/connectors/local-file-sink/restart?includeTasks=true&onlyFailed=true',
+  );
+  assert.equal(onlyFailed.status, 202);
+  assert.equal(
+    (await curl('-X', 'POST', 'localhost:8083/connectors/local-file-sink/tasks/0/restart')).status,
+    204,
+  );
+  const taskStatus = await curl('localhost:8083/connectors/local-file-sink/tasks/1/status');
+  assert.equal(taskStatus.status, 200);
+  assert.equal((taskStatus.body as { id: number }).id, 1);
+
+  const validate = await curl(
+    '-X',
+    'PUT',
+    '-H',
+    'Content-Type: application/json',
+    '--data',
+    '{"connector.class":"org.apache.kafka.connect.file.FileStreamSinkConnector", "tasks.max":"1", "topics":"test-topic"}',
+    'localhost:8083/connector-plugins/FileStreamSinkConnector/config/validate',
+  );
+  assert.equal(validate.status, 200);
+  const infos = validate.body as {
+    name: string;
+    error_count: number;
+    groups: string[];
+    configs: { definition: { name: string }; value: { name: string; errors: string[] } }[];
+  };
+  assert.equal(infos.name, 'org.apache.kafka.connect.file.FileStreamSinkConnector');
+  assert.equal(infos.error_count, 1, JSON.stringify(infos.configs.filter((c) => c.value.errors.length > 0)));
+  assert.deepEqual(infos.groups.slice(0, 4), ['Common', 'Transforms', 'Predicates', 'Error Handling']);
+  assert.deepEqual(infos.configs.find((c) => c.definition.name === 'name')?.value.errors, [
+    'Missing required configuration "name" which has no default value.',
+  ]);
+  assert.ok(
+    infos.configs.some((c) => c.definition.name === 'file'),
+    "the connector's own keys are listed",
+  );
+
+  assert.equal((await curl('-X', 'DELETE', 'localhost:8083/connectors/local-file-sink')).status, 204);
+  assert.deepEqual((await curl('localhost:8083/connectors')).body, []);
+});
+
+test("stop, then offsets can be read, altered and reset (KIP-875); a running connector's offsets cannot", async () => {
+  const file = join(dir, 'offsets-source.txt');
+  writeFileSync(file, 'a\nb\nc\n');
+  const create = await rest(worker.url, 'PUT', '/connectors/offsets-source/config', {
+    'connector.class': 'FileStreamSource',
+    file,
+    topic: 'offsets-topic',
+  });
+  assert.equal(create.status, 201);
+  await waitUntil(
+    () =>
+      existsSync(join(dir, 'connect.offsets')) &&
+      readFileSync(join(dir, 'connect.offsets'), 'utf8').includes('offsets-source'),
+    15_000,
+    () => worker.stderr(),
+  );
+  const running = await rest(worker.url, 'DELETE', '/connectors/offsets-source/offsets');
+  assert.equal(running.status, 400);
+  assert.match((running.body as { message: string }).message, /must be in the STOPPED state/);
+  assert.equal((await rest(worker.url, 'PUT', '/connectors/offsets-source/stop')).status, 202);
+  const stopped = (await rest(worker.url, 'GET', '/connectors/offsets-source/status')).body as {
+    connector: { state: string };
+    tasks: unknown[];
+  };
+  assert.equal(stopped.connector.state, 'STOPPED');
+  assert.deepEqual(stopped.tasks, []);
+  assert.deepEqual((await rest(worker.url, 'GET', '/connectors/offsets-source/offsets')).body, {
+    offsets: [{ partition: { filename: file }, offset: { position: 6 } }],
+  });
+  const altered = await rest(worker.url, 'PATCH', '/connectors/offsets-source/offsets', {
+    offsets: [{ partition: { filename: file }, offset: { position: 2 } }],
+  });
+  assert.deepEqual(altered, {
+    status: 200,
+    body: { message: 'The offsets for this connector have been altered successfully' },
+  });
+  assert.deepEqual((await rest(worker.url, 'GET', '/connectors/offsets-source/offsets')).body, {
+    offsets: [{ partition: { filename: file }, offset: { position: 2 } }],
+  });
+  const reset = await rest(worker.url, 'DELETE', '/connectors/offsets-source/offsets');
+  assert.deepEqual(reset, {
+    status: 200,
+    body: { message: 'The offsets for this connector have been reset successfully' },
+  });
+  assert.deepEqual((await rest(worker.url, 'GET', '/connectors/offsets-source/offsets')).body, {
+    offsets: [],
+  });
+  assert.equal((await rest(worker.url, 'PUT', '/connectors/offsets-source/resume')).status, 202);
+  const resumed = (await rest(worker.url, 'GET', '/connectors/offsets-source/status')).body as {
+    connector: { state: string };
+    tasks: unknown[];
+  };
+  assert.equal(resumed.connector.state, 'RUNNING');
+  assert.equal(resumed.tasks.length, 1);
+  const topics = await rest(worker.url, 'GET', '/connectors/offsets-source/topics');
+  assert.deepEqual(topics.body, { 'offsets-source': { topics: ['offsets-topic'] } });
+  assert.equal((await rest(worker.url, 'DELETE', '/connectors/offsets-source')).status, 204);
+});
+
+test("bad input gets Kafka Connect's error bodies and status codes", async () => {
+  const err = (r: { status: number; body: unknown }, status: number, message: RegExp) => {
+    assert.equal(r.status, status, JSON.stringify(r.body));
+    assert.deepEqual(Object.keys(r.body as object), ['error_code', 'message']);
+    assert.equal((r.body as { error_code: number }).error_code, status);
+    assert.match((r.body as { message: string }).message, message);
+  };
+  const invalid = await rest(worker.url, 'POST', '/connectors', {
+    name: 'bad',
+    config: { 'connector.class': 'FileStreamSource', 'tasks.max': 'zero', 'batch.size': '-1' },
+  });
+  err(invalid, 400, /^Connector configuration is invalid and contains the following 3 error\(s\):\n/);
+  const message = (invalid.body as { message: string }).message;
+  assert.match(message, /Invalid value zero for configuration tasks.max: Not a number of type INT/);
+  assert.match(message, /Missing required configuration "topic" which has no default value./);
+  assert.match(message, /Invalid value -1 for configuration batch.size: Value must be at least 1/);
+  assert.deepEqual((await rest(worker.url, 'GET', '/connectors')).body, [], 'nothing was created');
+
+  err(await rest(worker.url, 'POST', '/connectors', '{"name": "x", "config": {'), 400, /not valid JSON/);
+  err(await rest(worker.url, 'POST', '/connectors', '[1,2]'), 400, /must be a JSON object/);
+  err(
+    await rest(worker.url, 'POST', '/connectors', {
+      name: 'x',
+      config: { 'connector.class': 'NoSuchConnector' },
+    }),
+    400,
+    /Failed to find any class that implements Connector and which name matches NoSuchConnector/,
+  );
+  err(
+    await rest(worker.url, 'POST', '/connectors', { name: 'x', config: { topics: { nested: true } } }),
+    400,
+    /must be a string/,
+  );
+  err(
+    await rest(worker.url, 'PUT', '/connectors/a/config', {
+      name: 'b',
+      'connector.class': 'FileStreamSink',
+      topics: 't',
+    }),
+    400,
+    /doesn't match connector name in the URL/,
+  );
+  const huge = JSON.stringify({
+    name: 'big',
+    config: { 'connector.class': 'FileStreamSink', topics: 't', pad: 'x'.repeat(2 * 1024 * 1024) },
+  });
+  err(await rest(worker.url, 'POST', '/connectors', huge), 413, /larger than the limit of 1048576 bytes/);
+  const form = await fetch(`${worker.url}/connectors`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'a=b',
+  });
+  err({ status: form.status, body: await form.json() }, 415, /Unsupported Media Type/);
+
+  err(await rest(worker.url, 'GET', '/connectors/nope/status'), 404, /^Connector nope not found$/);
+  err(await rest(worker.url, 'DELETE', '/connectors/nope'), 404, /^Connector nope not found$/);
+  err(await rest(worker.url, 'GET', '/no/such/path'), 404, /HTTP 404 Not Found/);
+  err(await rest(worker.url, 'DELETE', '/connector-plugins'), 405, /HTTP 405 Method Not Allowed/);
+
+  const sink = { 'connector.class': 'FileStreamSink', topics: 'dup-topic', file: join(dir, 'dup.txt') };
+  assert.equal((await rest(worker.url, 'POST', '/connectors', { name: 'dup', config: sink })).status, 201);
+  err(
+    await rest(worker.url, 'POST', '/connectors', { name: 'dup', config: sink }),
+    409,
+    /^Connector dup already exists$/,
+  );
+  err(await rest(worker.url, 'GET', '/connectors/dup/tasks/7/status'), 404, /No status found for task dup-7/);
+  err(
+    await rest(worker.url, 'PUT', '/connector-plugins/FileStreamSource/config/validate', sink),
+    400,
+    /does not match request type FileStreamSource/,
+  );
+  assert.equal((await rest(worker.url, 'DELETE', '/connectors/dup')).status, 204);
+});
