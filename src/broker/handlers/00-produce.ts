@@ -15,6 +15,7 @@ import type {
 } from '../../protocol/messages/00-produce.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
+import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../authorization.js';
 import { leaderPartition } from '../replica/leader-lookup.js';
 import { awaitReplication, type ReplicationWait } from '../replica/replicated-append.js';
 
@@ -37,46 +38,59 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
     // without a promise or a list.
     let waits = null as Promise<void>[] | null;
     let pending = null as PendingPartition[] | null;
-    const responses = request.topicData.map((topic) => ({
-      name: topic.name,
-      partitionResponses: topic.partitionData.map((data): ProduceResponsePartitionProduceResponse => {
-        if (!validAcks) return errorResponse(data.index, ErrorCode.INVALID_REQUIRED_ACKS);
-        const partition = leaderPartition(context.services, topic.name, data.index);
-        if (typeof partition === 'number') return errorResponse(data.index, partition);
-        if (data.records === null) return errorResponse(data.index, ErrorCode.CORRUPT_MESSAGE);
-        const result = partition.appendAsLeader(
-          data.records,
-          request.acks,
-          partition.settings.minInsyncReplicas,
-          now,
-          context.apiVersion,
-        );
-        context.services.topicStats?.produced(topic.name, data.records.length, result);
-        const response: ProduceResponsePartitionProduceResponse = {
-          index: data.index,
-          errorCode: result.errorCode,
-          baseOffset: BigInt(result.baseOffset),
-          logAppendTimeMs: BigInt(result.logAppendTimeMs),
-          logStartOffset: BigInt(partition.log.logStartOffset),
-          recordErrors: result.recordErrors === undefined ? [] : [...result.recordErrors],
-          errorMessage: result.errorMessage,
-          currentLeader: NO_LEADER,
-        };
-        if (result.errorCode === ErrorCode.NONE) {
-          if (result.written !== null || result.durable !== null) {
-            const failed = (): void => storageFailed(response);
-            waits ??= [];
-            if (result.written !== null) waits.push(result.written.then(undefined, failed));
-            if (result.durable !== null) waits.push(result.durable.then(undefined, failed));
+    // Authorization as Kafka's KafkaApis: a transactional producer needs WRITE on its transactional id (else the
+    // whole request fails), then each topic needs WRITE.
+    const transactionalDenied =
+      request.transactionalId !== null &&
+      !authorizeTransactionalId(context, AclOperation.WRITE, request.transactionalId);
+    const responses = request.topicData.map((topic) => {
+      const denied = transactionalDenied
+        ? ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        : authorizeTopic(context, AclOperation.WRITE, topic.name)
+          ? ErrorCode.NONE
+          : ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+      return {
+        name: topic.name,
+        partitionResponses: topic.partitionData.map((data): ProduceResponsePartitionProduceResponse => {
+          if (!validAcks) return errorResponse(data.index, ErrorCode.INVALID_REQUIRED_ACKS);
+          if (denied !== ErrorCode.NONE) return errorResponse(data.index, denied);
+          const partition = leaderPartition(context.services, topic.name, data.index);
+          if (typeof partition === 'number') return errorResponse(data.index, partition);
+          if (data.records === null) return errorResponse(data.index, ErrorCode.CORRUPT_MESSAGE);
+          const result = partition.appendAsLeader(
+            data.records,
+            request.acks,
+            partition.settings.minInsyncReplicas,
+            now,
+            context.apiVersion,
+          );
+          context.services.topicStats?.produced(topic.name, data.records.length, result);
+          const response: ProduceResponsePartitionProduceResponse = {
+            index: data.index,
+            errorCode: result.errorCode,
+            baseOffset: BigInt(result.baseOffset),
+            logAppendTimeMs: BigInt(result.logAppendTimeMs),
+            logStartOffset: BigInt(partition.log.logStartOffset),
+            recordErrors: result.recordErrors === undefined ? [] : [...result.recordErrors],
+            errorMessage: result.errorMessage,
+            currentLeader: NO_LEADER,
+          };
+          if (result.errorCode === ErrorCode.NONE) {
+            if (result.written !== null || result.durable !== null) {
+              const failed = (): void => storageFailed(response);
+              waits ??= [];
+              if (result.written !== null) waits.push(result.written.then(undefined, failed));
+              if (result.durable !== null) waits.push(result.durable.then(undefined, failed));
+            }
+            if (request.acks === -1) {
+              pending ??= [];
+              pending.push({ partition, lastOffset: result.lastOffset, outcome: null, response });
+            }
           }
-          if (request.acks === -1) {
-            pending ??= [];
-            pending.push({ partition, lastOffset: result.lastOffset, outcome: null, response });
-          }
-        }
-        return response;
-      }),
-    }));
+          return response;
+        }),
+      };
+    });
     // The log and its tail cache hold what they keep of the frame through pool references (see
     // Log.appendQueued); nothing else refers to it, so its memory may be reused once the request is answered.
     context.allowFrameReuse();

@@ -32,6 +32,7 @@ import { ApiKey } from '../../protocol/registry.js';
 import { StorageErrorCode } from '../../storage/error-codes.js';
 import type { Log, ReadResult } from '../../storage/log.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
+import { AclOperation, authorizeCluster, authorizeTopic } from '../authorization.js';
 import { completeDelayedRequests } from '../broker-services.js';
 import type { ResolvedSession, SessionPartition } from '../fetch-session-cache.js';
 import { readablePartition } from '../replica/leader-lookup.js';
@@ -66,6 +67,8 @@ interface FetchPlan {
   readonly resolved: Exclude<ResolvedSession, { kind: 'error' }>;
   /** Pool references of the views the reads returned (see Log.startRead). */
   readonly pins: Buffer[];
+  /** Topics the principal may not read (TOPIC_AUTHORIZATION_FAILED); null with no authorizer or none denied. */
+  readonly deniedTopics: ReadonlySet<string> | null;
 }
 
 export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
@@ -99,6 +102,8 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
         nodeEndpoints: [],
       };
     }
+    const partitions =
+      resolved.kind === 'sessionless' ? requested : [...resolved.session.partitions.values()];
     const plan: FetchPlan = {
       version,
       replicaId,
@@ -109,9 +114,11 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
         request.maxBytes,
         isFollower ? config.replicaFetchResponseMaxBytes : config.fetchMaxBytes,
       ),
-      partitions: resolved.kind === 'sessionless' ? requested : [...resolved.session.partitions.values()],
+      partitions,
       resolved,
       pins: [],
+      deniedTopics:
+        context.services.authorizer === null ? null : deniedTopics(context, replicaId >= 0, partitions),
     };
     // A partition sent to another replica is answered at once, as one with an error is.
     const ready = (reads: readonly PartitionRead[]): boolean =>
@@ -142,6 +149,29 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
     });
   },
 });
+
+/**
+ * Kafka's checks: a follower's fetch needs CLUSTER_ACTION (else every partition is TOPIC_AUTHORIZATION_FAILED, as
+ * Kafka answers), a consumer's needs READ on each topic. Checked once per request, for the partitions of the
+ * session too.
+ */
+function deniedTopics(
+  context: RequestContext,
+  follower: boolean,
+  partitions: readonly SessionPartition[],
+): ReadonlySet<string> | null {
+  const denied = new Set<string>();
+  const clusterDenied = follower && !authorizeCluster(context, AclOperation.CLUSTER_ACTION);
+  const checked = new Set<string>();
+  for (const p of partitions) {
+    if (p.topicName === '' || checked.has(p.topicName)) continue;
+    checked.add(p.topicName);
+    if (clusterDenied || (!follower && !authorizeTopic(context, AclOperation.READ, p.topicName))) {
+      denied.add(p.topicName);
+    }
+  }
+  return denied.size === 0 ? null : denied;
+}
 
 function sessionPartition(
   context: RequestContext,
@@ -189,7 +219,7 @@ function readyToRead(context: RequestContext, plan: FetchPlan, minBytes: number)
   let remaining = plan.maxBytes;
   let bytes = 0;
   for (const p of plan.partitions) {
-    if (p.topicName === '') return true;
+    if (p.topicName === '' || plan.deniedTopics?.has(p.topicName) === true) return true;
     const partition = readablePartition(
       context.services,
       p.topicName,
@@ -234,6 +264,7 @@ function startPartitionRead(
     }),
   });
   if (p.topicName === '') return fail(ErrorCode.UNKNOWN_TOPIC_ID);
+  if (plan.deniedTopics?.has(p.topicName) === true) return fail(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
   const partition = readablePartition(
     context.services,
     p.topicName,

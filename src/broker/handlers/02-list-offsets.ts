@@ -12,6 +12,7 @@ import { iterateRecords } from '../../protocol/records/batch-records.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { ListOffsetsTimestamp, type LocatedRecord } from '../../storage/log.js';
 import { defineHandler } from '../api-handler.js';
+import { AclOperation, authorizeTopic } from '../authorization.js';
 import { leaderPartition } from '../replica/leader-lookup.js';
 import type { Partition } from '../replica/partition.js';
 
@@ -36,23 +37,28 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
   handle(context, request) {
     return {
       throttleTimeMs: 0,
-      topics: request.topics.map((topic) => ({
-        name: topic.name,
-        partitions: topic.partitions.map((p): ListOffsetsResponseListOffsetsPartitionResponse => {
-          const partition = leaderPartition(
-            context.services,
-            topic.name,
-            p.partitionIndex,
-            p.currentLeaderEpoch,
-          );
-          if (typeof partition === 'number') return answer(p.partitionIndex, partition);
-          const timestamp = Number(p.timestamp);
-          const readCommitted = request.isolationLevel === READ_COMMITTED;
-          if (context.apiVersion === 0)
-            return oldStyle(partition, p.partitionIndex, timestamp, p.maxNumOffsets);
-          return lookup(partition, p.partitionIndex, timestamp, readCommitted, request.replicaId >= 0);
-        }),
-      })),
+      topics: request.topics.map((topic) => {
+        // Kafka's check: DESCRIBE on the topic, else TOPIC_AUTHORIZATION_FAILED for each of its partitions.
+        const allowed = authorizeTopic(context, AclOperation.DESCRIBE, topic.name);
+        return {
+          name: topic.name,
+          partitions: topic.partitions.map((p): ListOffsetsResponseListOffsetsPartitionResponse => {
+            if (!allowed) return answer(p.partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+            const partition = leaderPartition(
+              context.services,
+              topic.name,
+              p.partitionIndex,
+              p.currentLeaderEpoch,
+            );
+            if (typeof partition === 'number') return answer(p.partitionIndex, partition);
+            const timestamp = Number(p.timestamp);
+            const readCommitted = request.isolationLevel === READ_COMMITTED;
+            if (context.apiVersion === 0)
+              return oldStyle(partition, p.partitionIndex, timestamp, p.maxNumOffsets);
+            return lookup(partition, p.partitionIndex, timestamp, readCommitted, request.replicaId >= 0);
+          }),
+        };
+      }),
     };
   },
 });

@@ -1,6 +1,10 @@
 // Metadata (3): brokers, controller, cluster id and topics with their partitions, as this broker's metadata
 // cache knows them. Unknown topics are created when the request allows it (v4+ allow_auto_topic_creation) and
 // auto.create.topics.enable is on; the answer waits for the creation so the client sees leaders at once.
+//
+// Authorization, as Kafka's KafkaApis: a request for every topic leaves out those the principal may not DESCRIBE
+// (without logging them as denied); a topic asked for by name or id without DESCRIBE is TOPIC_AUTHORIZATION_FAILED;
+// auto-creation needs CREATE on the cluster or on the topic, else TOPIC_AUTHORIZATION_FAILED.
 
 import { topicNameProblem } from '../../controller/topic-names.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -12,7 +16,14 @@ import type {
 } from '../../protocol/messages/03-metadata.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
-import { AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations } from '../authorized-operations.js';
+import {
+  AclOperation,
+  authorize,
+  authorizedOperations,
+  authorizeTopic,
+  ResourceType,
+} from '../authorization.js';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../authorized-operations.js';
 import { INTERNAL_TOPICS, type TopicInfo } from '../metadata/metadata-cache.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -26,8 +37,13 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
     const topics: MetadataResponseMetadataResponseTopic[] = [];
     // v0 has no null: an empty list means every topic. From v1, null means every topic and empty means none.
     const all = request.topics === null || (context.apiVersion === 0 && request.topics.length === 0);
+    const checking = context.services.authorizer !== null;
     if (all) {
-      for (const t of metadata.topics()) topics.push(describeTopic(context, t));
+      for (const t of metadata.topics()) {
+        if (checking && !authorize(context, AclOperation.DESCRIBE, ResourceType.TOPIC, t.name, false))
+          continue;
+        topics.push(describeTopic(context, t));
+      }
     } else {
       const toCreate: string[] = [];
       for (const wanted of request.topics!) {
@@ -36,8 +52,14 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
           topics.push(
             t === undefined
               ? errorTopic(null, wanted.topicId, ErrorCode.UNKNOWN_TOPIC_ID)
-              : describeTopic(context, t),
+              : authorizeTopic(context, AclOperation.DESCRIBE, t.name)
+                ? describeTopic(context, t)
+                : errorTopic(null, wanted.topicId, ErrorCode.TOPIC_AUTHORIZATION_FAILED),
           );
+          continue;
+        }
+        if (!authorizeTopic(context, AclOperation.DESCRIBE, wanted.name)) {
+          topics.push(errorTopic(wanted.name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED));
           continue;
         }
         const t = metadata.topic(wanted.name);
@@ -46,6 +68,10 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
         } else if (topicNameProblem(wanted.name) !== null) {
           topics.push(errorTopic(wanted.name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION));
         } else if (request.allowAutoTopicCreation && config.autoCreateTopicsEnable) {
+          if (!mayCreate(context, wanted.name)) {
+            topics.push(errorTopic(wanted.name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED));
+            continue;
+          }
           toCreate.push(wanted.name);
           topics.push(errorTopic(wanted.name, ZERO_UUID, ErrorCode.LEADER_NOT_AVAILABLE));
         } else {
@@ -66,7 +92,8 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
     if (request.includeTopicAuthorizedOperations) {
       // As Kafka, every topic named in the answer; one asked for by an unknown id keeps the default.
       for (const t of topics)
-        if (t.name !== null) t.topicAuthorizedOperations = authorizedOperations('topic', true);
+        if (t.name !== null && t.errorCode !== ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+          t.topicAuthorizedOperations = authorizedOperations(context, 'topic', t.name, true);
     }
     return {
       throttleTimeMs: 0,
@@ -75,12 +102,23 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
       controllerId: metadata.controllerId,
       topics,
       clusterAuthorizedOperations: authorizedOperations(
+        context,
         'cluster',
+        'kafka-cluster',
         request.includeClusterAuthorizedOperations,
       ),
     };
   },
 });
+
+/** Auto-creation needs CREATE on the cluster or on the topic, as in Kafka. */
+function mayCreate(context: RequestContext, topic: string): boolean {
+  // The cluster-wide grant is asked without logging a denial, as Kafka does before asking for the topic.
+  return (
+    authorize(context, AclOperation.CREATE, ResourceType.CLUSTER, 'kafka-cluster', false) ||
+    authorizeTopic(context, AclOperation.CREATE, topic)
+  );
+}
 
 function brokers(context: RequestContext): MetadataResponseMetadataResponseBroker[] {
   const out: MetadataResponseMetadataResponseBroker[] = [];

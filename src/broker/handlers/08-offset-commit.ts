@@ -5,10 +5,12 @@
 // (offset-commit-topics.ts).
 
 import { toOffset } from '../../common/ids.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import type { OffsetCommitRequest, OffsetCommitResponse } from '../../protocol/messages/08-offset-commit.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
-import { commitKnownPartitions } from './offset-commit-topics.js';
+import { AclOperation, authorizeGroup } from '../authorization.js';
+import { commitKnownPartitions, commitReadableTopics, failAll } from './offset-commit-topics.js';
 
 export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetCommitResponse>({
   apiKey: ApiKey.OFFSET_COMMIT,
@@ -27,15 +29,22 @@ export const offsetCommitHandler = defineHandler<OffsetCommitRequest, OffsetComm
         committedMetadata: p.committedMetadata,
       })),
     }));
-    const topics = await commitKnownPartitions(metadata, requested, (known) =>
-      groupCoordinator.commitOffsets({
-        groupId: request.groupId,
-        generationId: version >= 1 ? request.generationIdOrMemberEpoch : -1,
-        memberId: version >= 1 ? request.memberId : '',
-        groupInstanceId: version >= 7 ? request.groupInstanceId : null,
-        retentionTimeMs: version >= 2 && version <= 4 ? Number(request.retentionTimeMs) : -1,
-        topics: known,
-      }),
+    // Kafka's checks: READ on the group (else every partition is GROUP_AUTHORIZATION_FAILED), then READ on each
+    // topic (TOPIC_AUTHORIZATION_FAILED for its partitions).
+    if (!authorizeGroup(context, AclOperation.READ, request.groupId)) {
+      return { throttleTimeMs: 0, topics: failAll(requested, ErrorCode.GROUP_AUTHORIZATION_FAILED) };
+    }
+    const topics = await commitReadableTopics(context, requested, (allowed) =>
+      commitKnownPartitions(metadata, allowed, (known) =>
+        groupCoordinator.commitOffsets({
+          groupId: request.groupId,
+          generationId: version >= 1 ? request.generationIdOrMemberEpoch : -1,
+          memberId: version >= 1 ? request.memberId : '',
+          groupInstanceId: version >= 7 ? request.groupInstanceId : null,
+          retentionTimeMs: version >= 2 && version <= 4 ? Number(request.retentionTimeMs) : -1,
+          topics: known,
+        }),
+      ),
     );
     return { throttleTimeMs: 0, topics };
   },

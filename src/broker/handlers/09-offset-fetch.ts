@@ -4,13 +4,15 @@
 // v9 names the KIP-848 member and its epoch, which its group checks.
 
 import type { FetchOffsetsResult } from '../../coordinator/group/group-coordinator.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import type {
   OffsetFetchRequest,
   OffsetFetchResponse,
   OffsetFetchResponseOffsetFetchResponseTopic,
 } from '../../protocol/messages/09-offset-fetch.js';
 import { ApiKey } from '../../protocol/registry.js';
-import { defineHandler } from '../api-handler.js';
+import { defineHandler, type RequestContext } from '../api-handler.js';
+import { AclOperation, authorizeGroup, authorizeTopic } from '../authorization.js';
 
 export const offsetFetchHandler = defineHandler<OffsetFetchRequest, OffsetFetchResponse>({
   apiKey: ApiKey.OFFSET_FETCH,
@@ -28,9 +30,38 @@ export const offsetFetchHandler = defineHandler<OffsetFetchRequest, OffsetFetchR
         groups: request.groups.map((g) => {
           const member =
             version >= 9 && g.memberId !== null ? { memberId: g.memberId, memberEpoch: g.memberEpoch } : null;
+          if (!authorizeGroup(context, AclOperation.DESCRIBE, g.groupId)) {
+            return { groupId: g.groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
+          }
           const result = coordinator.fetchOffsets(g.groupId, g.topics, requireStable, member);
-          return { groupId: g.groupId, errorCode: result.errorCode, topics: wireTopics(result) };
+          return {
+            groupId: g.groupId,
+            errorCode: result.errorCode,
+            topics: authorizedTopics(context, wireTopics(result), g.topics !== null),
+          };
         }),
+      };
+    }
+    if (!authorizeGroup(context, AclOperation.DESCRIBE, request.groupId)) {
+      // From v2 the error is at the top; v0 and v1 have only the partitions to carry it.
+      const failed = ErrorCode.GROUP_AUTHORIZATION_FAILED;
+      return {
+        throttleTimeMs: 0,
+        errorCode: version >= 2 ? failed : 0,
+        topics:
+          version >= 2
+            ? []
+            : (request.topics ?? []).map((t) => ({
+                name: t.name,
+                partitions: t.partitionIndexes.map((partitionIndex) => ({
+                  partitionIndex,
+                  committedOffset: -1n,
+                  committedLeaderEpoch: -1,
+                  metadata: null,
+                  errorCode: failed,
+                })),
+              })),
+        groups: [],
       };
     }
     const result = coordinator.fetchOffsets(request.groupId, request.topics, requireStable);
@@ -38,11 +69,40 @@ export const offsetFetchHandler = defineHandler<OffsetFetchRequest, OffsetFetchR
       throttleTimeMs: 0,
       // v0 and v1 report coordinator errors in every partition; from v2 at the top as well.
       errorCode: version >= 2 ? result.errorCode : 0,
-      topics: wireTopics(result),
+      topics: authorizedTopics(context, wireTopics(result), request.topics !== null),
       groups: [],
     };
   },
 });
+
+/**
+ * Kafka's check: DESCRIBE on each topic. A topic asked for by name answers TOPIC_AUTHORIZATION_FAILED in its
+ * partitions; when all were asked for, a topic the principal may not describe is left out.
+ */
+function authorizedTopics(
+  context: RequestContext,
+  topics: OffsetFetchResponseOffsetFetchResponseTopic[],
+  named: boolean,
+): OffsetFetchResponseOffsetFetchResponseTopic[] {
+  if (context.services.authorizer === null) return topics;
+  const out: OffsetFetchResponseOffsetFetchResponseTopic[] = [];
+  for (const t of topics) {
+    if (authorizeTopic(context, AclOperation.DESCRIBE, t.name)) out.push(t);
+    else if (named) {
+      out.push({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          committedOffset: -1n,
+          committedLeaderEpoch: -1,
+          metadata: null,
+          errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        })),
+      });
+    }
+  }
+  return out;
+}
 
 function wireTopics(result: FetchOffsetsResult): OffsetFetchResponseOffsetFetchResponseTopic[] {
   return result.topics.map((t) => ({

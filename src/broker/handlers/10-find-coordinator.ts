@@ -14,6 +14,7 @@ import type {
 } from '../../protocol/messages/10-find-coordinator.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
+import { AclOperation, authorizeGroup, authorizeTransactionalId } from '../authorization.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 const KEY_TYPE_GROUP = 0;
@@ -71,6 +72,13 @@ function locate(context: RequestContext, keyType: number, key: string): FindCoor
     errorMessage: errorByCode(errorCode)?.message ?? null,
   });
   if (keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) return fail(ErrorCode.INVALID_REQUEST);
+  // Kafka's checks: DESCRIBE on the group or on the transactional id.
+  if (keyType === KEY_TYPE_GROUP && !authorizeGroup(context, AclOperation.DESCRIBE, key)) {
+    return fail(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+  }
+  if (keyType === KEY_TYPE_TRANSACTION && !authorizeTransactionalId(context, AclOperation.DESCRIBE, key)) {
+    return fail(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  }
   const { metadata } = context.services;
   const topicName = keyType === KEY_TYPE_GROUP ? OFFSETS_TOPIC : TRANSACTION_STATE_TOPIC;
   const topic = metadata.topic(topicName);

@@ -5,9 +5,11 @@
 // skip the assignment.
 
 import type { JoinRequest } from '../../coordinator/group/group-coordinator.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import type { JoinGroupRequest, JoinGroupResponse } from '../../protocol/messages/11-join-group.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { AclOperation, authorizeGroup } from '../authorization.js';
 
 export const joinGroupHandler = defineHandler<JoinGroupRequest, JoinGroupResponse>({
   apiKey: ApiKey.JOIN_GROUP,
@@ -15,6 +17,19 @@ export const joinGroupHandler = defineHandler<JoinGroupRequest, JoinGroupRespons
   maxVersion: 9,
   async handle(context, request) {
     const version = context.apiVersion;
+    if (!authorizeGroup(context, AclOperation.READ, request.groupId)) {
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+        generationId: -1,
+        protocolType: null,
+        protocolName: version >= 7 ? null : '',
+        leader: '',
+        skipAssignment: false,
+        memberId: '',
+        members: [],
+      };
+    }
     const join: JoinRequest = {
       groupId: request.groupId,
       memberId: request.memberId,

@@ -2,15 +2,20 @@
 // by id and answer with its error at the top level; v3+ take a batch of members, each by id or by
 // group.instance.id, and answer each one.
 
+import { ErrorCode } from '../../protocol/errors.js';
 import type { LeaveGroupRequest, LeaveGroupResponse } from '../../protocol/messages/13-leave-group.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { AclOperation, authorizeGroup } from '../authorization.js';
 
 export const leaveGroupHandler = defineHandler<LeaveGroupRequest, LeaveGroupResponse>({
   apiKey: ApiKey.LEAVE_GROUP,
   minVersion: 0,
   maxVersion: 5,
   handle(context, request) {
+    if (!authorizeGroup(context, AclOperation.READ, request.groupId)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, members: [] };
+    }
     const batched = context.apiVersion >= 3;
     const members = batched
       ? request.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId }))

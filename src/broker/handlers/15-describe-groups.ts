@@ -8,7 +8,8 @@ import type {
 } from '../../protocol/messages/15-describe-groups.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
-import { authorizedOperations } from '../authorized-operations.js';
+import { AclOperation, authorizedOperations, authorizeGroup } from '../authorization.js';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../authorized-operations.js';
 
 export const describeGroupsHandler = defineHandler<DescribeGroupsRequest, DescribeGroupsResponse>({
   apiKey: ApiKey.DESCRIBE_GROUPS,
@@ -19,10 +20,25 @@ export const describeGroupsHandler = defineHandler<DescribeGroupsRequest, Descri
     return {
       throttleTimeMs: 0,
       groups: request.groups.map((groupId) => {
+        if (!authorizeGroup(context, AclOperation.DESCRIBE, groupId)) {
+          return {
+            errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+            groupId,
+            groupState: '',
+            protocolType: '',
+            protocolData: '',
+            members: [],
+            authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+          };
+        }
         const g = coordinator.describe(groupId);
         // Kafka fills the field (v3+) only for a group described without error.
         const asked = request.includeAuthorizedOperations && g.errorCode === ErrorCode.NONE;
-        return { ...g, members: [...g.members], authorizedOperations: authorizedOperations('group', asked) };
+        return {
+          ...g,
+          members: [...g.members],
+          authorizedOperations: authorizedOperations(context, 'group', groupId, asked),
+        };
       }),
     };
   },

@@ -4,6 +4,7 @@
 import type { ListGroupsRequest, ListGroupsResponse } from '../../protocol/messages/16-list-groups.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { AclOperation, authorize, authorizeCluster, ResourceType } from '../authorization.js';
 
 export const listGroupsHandler = defineHandler<ListGroupsRequest, ListGroupsResponse>({
   apiKey: ApiKey.LIST_GROUPS,
@@ -15,6 +16,13 @@ export const listGroupsHandler = defineHandler<ListGroupsRequest, ListGroupsResp
       version >= 4 ? request.statesFilter : [],
       version >= 5 ? request.typesFilter : [],
     );
-    return { throttleTimeMs: 0, errorCode: result.errorCode, groups: result.groups };
+    // Kafka: DESCRIBE on the cluster lists every group; otherwise only the groups the principal may describe.
+    const groups =
+      context.services.authorizer === null || authorizeCluster(context, AclOperation.DESCRIBE)
+        ? result.groups
+        : result.groups.filter((g) =>
+            authorize(context, AclOperation.DESCRIBE, ResourceType.GROUP, g.groupId, false),
+          );
+    return { throttleTimeMs: 0, errorCode: result.errorCode, groups };
   },
 });

@@ -12,6 +12,7 @@ import type {
 } from '../../protocol/messages/19-create-topics.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { AclOperation, authorize, authorizeTopic, ResourceType } from '../authorization.js';
 import { validateCreateTopicConfigs } from '../config/alter-validation.js';
 import { describeTopicConfigs } from '../config/describe-configs.js';
 
@@ -27,7 +28,15 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
     const results = new Map<string, CreateTopicsResponseCreatableTopicResult>();
     const valid: NewTopic[] = [];
     const validated = new Map<string, ReadonlyMap<string, string>>();
+    // Kafka's check: CREATE on the cluster (asked without logging a denial), else CREATE on each topic.
+    const clusterCreate =
+      context.services.authorizer === null ||
+      authorize(context, AclOperation.CREATE, ResourceType.CLUSTER, 'kafka-cluster', false);
     for (const t of request.topics) {
+      if (!clusterCreate && !authorizeTopic(context, AclOperation.CREATE, t.name)) {
+        results.set(t.name, failure(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.'));
+        continue;
+      }
       const checked = validateCreateTopicConfigs(t.configs, layers);
       if (!checked.ok) {
         results.set(t.name, failure(t.name, checked.errorCode, checked.errorMessage));
@@ -43,8 +52,13 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
       });
     }
     for (const r of await topicAdmin.createTopics(valid, request.validateOnly)) {
+      // The configs of the answer need DESCRIBE_CONFIGS on the topic, as in Kafka.
+      const configsAllowed =
+        r.errorCode !== ErrorCode.NONE ||
+        context.apiVersion < 5 ||
+        authorizeTopic(context, AclOperation.DESCRIBE_CONFIGS, r.name);
       const configs =
-        r.errorCode === ErrorCode.NONE && context.apiVersion >= 5
+        r.errorCode === ErrorCode.NONE && context.apiVersion >= 5 && configsAllowed
           ? describeTopicConfigs(validated.get(r.name) ?? new Map(), layers, {
               keys: null,
               includeSynonyms: false,
@@ -62,7 +76,7 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
         topicId: r.topicId,
         errorCode: r.errorCode,
         errorMessage: r.errorMessage,
-        topicConfigErrorCode: ErrorCode.NONE,
+        topicConfigErrorCode: configsAllowed ? ErrorCode.NONE : ErrorCode.TOPIC_AUTHORIZATION_FAILED,
         numPartitions: r.numPartitions,
         replicationFactor: r.replicationFactor,
         configs,

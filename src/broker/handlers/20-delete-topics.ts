@@ -9,6 +9,7 @@ import type {
 } from '../../protocol/messages/20-delete-topics.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { AclOperation, authorizeTopic } from '../authorization.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
@@ -41,7 +42,20 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
         names.push(topic.name);
       }
     }
-    for (const r of await topicAdmin.deleteTopics(names)) {
+    // Kafka's check: DELETE on each topic.
+    const allowed: string[] = [];
+    for (const name of names) {
+      if (authorizeTopic(context, AclOperation.DELETE, name)) allowed.push(name);
+      else {
+        responses.push({
+          name,
+          topicId: metadata.topic(name)?.topicId ?? ZERO_UUID,
+          errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+          errorMessage: null,
+        });
+      }
+    }
+    for (const r of await topicAdmin.deleteTopics(allowed)) {
       responses.push({
         name: r.name,
         topicId: r.topicId,

@@ -11,6 +11,13 @@ import type {
 } from '../../protocol/messages/22-init-producer-id.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import {
+  AclOperation,
+  authorizeAnyOfType,
+  authorizeCluster,
+  authorizeTransactionalId,
+  ResourceType,
+} from '../authorization.js';
 import { fencedForVersion } from './24-add-partitions-to-txn.js';
 
 export const initProducerIdHandler = defineHandler<InitProducerIdRequest, InitProducerIdResponse>({
@@ -22,6 +29,10 @@ export const initProducerIdHandler = defineHandler<InitProducerIdRequest, InitPr
       return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, producerId: -1n, producerEpoch: -1 };
     }
     if (request.transactionalId !== null) {
+      if (!authorizeTransactionalId(context, AclOperation.WRITE, request.transactionalId)) {
+        const errorCode = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        return { throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1 };
+      }
       const v = context.apiVersion;
       const result = await context.services.transactionCoordinator.initProducerId(
         request.transactionalId,
@@ -36,6 +47,14 @@ export const initProducerIdHandler = defineHandler<InitProducerIdRequest, InitPr
         producerId: BigInt(result.producerId),
         producerEpoch: result.producerEpoch,
       };
+    }
+    // An idempotent producer: IDEMPOTENT_WRITE on the cluster, or WRITE on any topic (Kafka 3.x).
+    if (
+      !authorizeCluster(context, AclOperation.IDEMPOTENT_WRITE) &&
+      !authorizeAnyOfType(context, AclOperation.WRITE, ResourceType.TOPIC)
+    ) {
+      const errorCode = ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
+      return { throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1 };
     }
     const producerId = await context.services.nextProducerId();
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: BigInt(producerId), producerEpoch: 0 };

@@ -10,6 +10,7 @@ import type {
 } from '../../protocol/messages/24-add-partitions-to-txn.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../authorization.js';
 
 export function fencedForVersion(errorCode: number, version: number, firstVersion: number): number {
   return errorCode === ErrorCode.PRODUCER_FENCED && version < firstVersion
@@ -24,6 +25,35 @@ export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequest
     maxVersion: 3,
     async handle(context, request) {
       const topics = request.v3AndBelowTopics;
+      // Kafka's checks: WRITE on the transactional id (else every partition fails), then WRITE on each topic; when
+      // a topic is refused, nothing is added and the other partitions are OPERATION_NOT_ATTEMPTED.
+      const refused = !authorizeTransactionalId(
+        context,
+        AclOperation.WRITE,
+        request.v3AndBelowTransactionalId,
+      )
+        ? ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        : null;
+      const deniedTopics =
+        refused === null ? topics.filter((t) => !authorizeTopic(context, AclOperation.WRITE, t.name)) : [];
+      if (refused !== null || deniedTopics.length > 0) {
+        return {
+          throttleTimeMs: 0,
+          errorCode: ErrorCode.NONE,
+          resultsByTransaction: [],
+          resultsByTopicV3AndBelow: topics.map((t) => ({
+            name: t.name,
+            resultsByPartition: t.partitions.map((p) => ({
+              partitionIndex: p,
+              partitionErrorCode:
+                refused ??
+                (deniedTopics.includes(t)
+                  ? ErrorCode.TOPIC_AUTHORIZATION_FAILED
+                  : ErrorCode.OPERATION_NOT_ATTEMPTED),
+            })),
+          })),
+        };
+      }
       const partitions = topics.flatMap((t) =>
         t.partitions.map((partition) => ({ topic: t.name, partition })),
       );

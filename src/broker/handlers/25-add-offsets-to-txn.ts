@@ -8,6 +8,7 @@ import type {
 } from '../../protocol/messages/25-add-offsets-to-txn.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { AclOperation, authorizeGroup, authorizeTransactionalId } from '../authorization.js';
 import { OFFSETS_TOPIC } from './10-find-coordinator.js';
 import { fencedForVersion } from './24-add-partitions-to-txn.js';
 
@@ -17,6 +18,13 @@ export const addOffsetsToTxnHandler = defineHandler<AddOffsetsToTxnRequest, AddO
   maxVersion: 3,
   async handle(context, request) {
     const { groupCoordinator, transactionCoordinator, metadata } = context.services;
+    // Kafka's checks: WRITE on the transactional id, READ on the group.
+    if (!authorizeTransactionalId(context, AclOperation.WRITE, request.transactionalId)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
+    }
+    if (!authorizeGroup(context, AclOperation.READ, request.groupId)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
+    }
     if (metadata.topic(OFFSETS_TOPIC) === undefined) await groupCoordinator.ensureOffsetsTopic();
     const partition = groupCoordinator.partitionFor(request.groupId);
     const errors = await transactionCoordinator.addPartitions(

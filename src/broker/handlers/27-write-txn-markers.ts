@@ -8,6 +8,7 @@ import type {
 } from '../../protocol/messages/27-write-txn-markers.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import { appendMarker } from '../txn/txn-markers.js';
 
 export const writeTxnMarkersHandler = defineHandler<WriteTxnMarkersRequest, WriteTxnMarkersResponse>({
@@ -15,6 +16,8 @@ export const writeTxnMarkersHandler = defineHandler<WriteTxnMarkersRequest, Writ
   minVersion: 0,
   maxVersion: 1,
   async handle(context, request) {
+    // From a transaction coordinator: CLUSTER_ACTION, else every partition is CLUSTER_AUTHORIZATION_FAILED.
+    const allowed = authorizeCluster(context, AclOperation.CLUSTER_ACTION);
     const markers = await Promise.all(
       request.markers.map(async (m) => ({
         producerId: m.producerId,
@@ -24,12 +27,14 @@ export const writeTxnMarkersHandler = defineHandler<WriteTxnMarkersRequest, Writ
             partitions: await Promise.all(
               t.partitionIndexes.map(async (p) => ({
                 partitionIndex: p,
-                errorCode: await appendMarker(context.services, t.name, p, {
-                  producerId: Number(m.producerId),
-                  producerEpoch: m.producerEpoch,
-                  commit: m.transactionResult,
-                  coordinatorEpoch: m.coordinatorEpoch,
-                }).catch(() => ErrorCode.UNKNOWN_SERVER_ERROR),
+                errorCode: !allowed
+                  ? ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+                  : await appendMarker(context.services, t.name, p, {
+                      producerId: Number(m.producerId),
+                      producerEpoch: m.producerEpoch,
+                      commit: m.transactionResult,
+                      coordinatorEpoch: m.coordinatorEpoch,
+                    }).catch(() => ErrorCode.UNKNOWN_SERVER_ERROR),
               })),
             ),
           })),

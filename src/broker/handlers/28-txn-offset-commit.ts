@@ -12,7 +12,8 @@ import type {
 } from '../../protocol/messages/28-txn-offset-commit.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
-import { commitKnownPartitions } from './offset-commit-topics.js';
+import { AclOperation, authorizeGroup, authorizeTransactionalId } from '../authorization.js';
+import { commitKnownPartitions, commitReadableTopics, failAll } from './offset-commit-topics.js';
 
 export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnOffsetCommitResponse>({
   apiKey: ApiKey.TXN_OFFSET_COMMIT,
@@ -31,16 +32,28 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnO
         committedMetadata: p.committedMetadata,
       })),
     }));
-    const topics = await commitKnownPartitions(metadata, requested, (known) =>
-      groupCoordinator.commitTransactionalOffsets({
-        groupId: request.groupId,
-        producerId: Number(request.producerId),
-        producerEpoch: request.producerEpoch,
-        generationId: version >= 3 ? request.generationId : -1,
-        memberId: version >= 3 ? request.memberId : '',
-        groupInstanceId: version >= 3 ? request.groupInstanceId : null,
-        topics: known,
-      }),
+    // Kafka's checks: WRITE on the transactional id, READ on the group, READ on each topic.
+    if (!authorizeTransactionalId(context, AclOperation.WRITE, request.transactionalId)) {
+      return {
+        throttleTimeMs: 0,
+        topics: failAll(requested, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
+      };
+    }
+    if (!authorizeGroup(context, AclOperation.READ, request.groupId)) {
+      return { throttleTimeMs: 0, topics: failAll(requested, ErrorCode.GROUP_AUTHORIZATION_FAILED) };
+    }
+    const topics = await commitReadableTopics(context, requested, (allowed) =>
+      commitKnownPartitions(metadata, allowed, (known) =>
+        groupCoordinator.commitTransactionalOffsets({
+          groupId: request.groupId,
+          producerId: Number(request.producerId),
+          producerEpoch: request.producerEpoch,
+          generationId: version >= 3 ? request.generationId : -1,
+          memberId: version >= 3 ? request.memberId : '',
+          groupInstanceId: version >= 3 ? request.groupInstanceId : null,
+          topics: known,
+        }),
+      ),
     );
     // Producers before 2.0 (v0, v1) may crash on COORDINATOR_LOAD_IN_PROGRESS (KAFKA-7296): they get
     // COORDINATOR_NOT_AVAILABLE, as from Kafka.

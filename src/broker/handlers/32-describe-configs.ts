@@ -9,6 +9,7 @@ import type {
 } from '../../protocol/messages/32-describe-configs.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
+import { AclOperation, authorizeCluster, authorizeTopic } from '../authorization.js';
 import { brokerResource } from '../config/broker-resource.js';
 import {
   type DescribedConfig,
@@ -48,6 +49,19 @@ function describe(
     resourceName: resource.resourceName,
     configs: configs.map((c) => ({ ...c, synonyms: [...c.synonyms] })),
   });
+  // Kafka's checks: DESCRIBE_CONFIGS on the topic, or on the cluster for broker and broker-logger configs.
+  if (
+    resource.resourceType === ResourceType.TOPIC &&
+    !authorizeTopic(context, AclOperation.DESCRIBE_CONFIGS, resource.resourceName)
+  ) {
+    return result(ErrorCode.TOPIC_AUTHORIZATION_FAILED, null, []);
+  }
+  if (
+    (resource.resourceType === ResourceType.BROKER || resource.resourceType === ResourceType.BROKER_LOGGER) &&
+    !authorizeCluster(context, AclOperation.DESCRIBE_CONFIGS)
+  ) {
+    return result(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, null, []);
+  }
   if (resource.resourceType === ResourceType.TOPIC) {
     if (metadata.topic(resource.resourceName) === undefined) {
       return result(

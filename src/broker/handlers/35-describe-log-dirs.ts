@@ -10,12 +10,17 @@ import type {
 } from '../../protocol/messages/35-describe-log-dirs.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 
 export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, DescribeLogDirsResponse>({
   apiKey: ApiKey.DESCRIBE_LOG_DIRS,
   minVersion: 0,
   maxVersion: 4,
   handle(context, request) {
+    // Kafka's check: DESCRIBE on the cluster; refused, the answer has no log directories (and, v3+, the error).
+    if (!authorizeCluster(context, AclOperation.DESCRIBE)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
+    }
     const { replicas, logs } = context.services;
     const wanted =
       request.topics === null

@@ -9,6 +9,7 @@ import type {
 } from '../../protocol/messages/50-describe-user-scram-credentials.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 
 const MECHANISM_TYPE = { 'SCRAM-SHA-256': 1, 'SCRAM-SHA-512': 2 } as const;
 
@@ -20,6 +21,10 @@ export const describeUserScramCredentialsHandler = defineHandler<
   minVersion: 0,
   maxVersion: 0,
   async handle(context, request) {
+    if (!authorizeCluster(context, AclOperation.DESCRIBE)) {
+      const errorCode = ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
+      return { throttleTimeMs: 0, errorCode, errorMessage: null, results: [] };
+    }
     const store = context.services.sasl.scramCredentials;
     const asked = request.users?.map((u) => u.name) ?? null;
     const names = asked ?? (await store.users());

@@ -17,6 +17,7 @@ import {
   SCRAM_MECHANISM_TYPES,
 } from '../../security/sasl/scram-credential.js';
 import { defineHandler } from '../api-handler.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 
 type Result = AlterUserScramCredentialsResponse['results'][number];
 
@@ -28,6 +29,18 @@ export const alterUserScramCredentialsHandler = defineHandler<
   minVersion: 0,
   maxVersion: 0,
   async handle(context, request) {
+    // Kafka's check: ALTER on the cluster, else every user named is refused.
+    if (!authorizeCluster(context, AclOperation.ALTER)) {
+      const users = [...new Set([...request.deletions, ...request.upsertions].map((c) => c.name))];
+      return {
+        throttleTimeMs: 0,
+        results: users.map((user) => ({
+          user,
+          errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+          errorMessage: null,
+        })),
+      };
+    }
     const store = context.services.sasl.scramCredentials;
     const results = new Map<string, Result>();
     const fail = (user: string, errorCode: number, errorMessage: string): void => {

@@ -7,7 +7,7 @@ import type {
 } from '../../protocol/messages/60-describe-cluster.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
-import { authorizedOperations } from '../authorized-operations.js';
+import { authorizedOperations } from '../authorization.js';
 
 /** endpoint_type 1 asks for brokers (2, controllers, is a KRaft notion). */
 const ENDPOINT_TYPE_BROKERS = 1;
@@ -24,7 +24,9 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequest, Desc
       clusterId: metadata.clusterId,
       controllerId: metadata.controllerId,
       clusterAuthorizedOperations: authorizedOperations(
+        context,
         'cluster',
+        'kafka-cluster',
         request.includeClusterAuthorizedOperations,
       ),
     };

@@ -9,6 +9,7 @@ import type {
 } from '../../protocol/messages/65-describe-transactions.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { AclOperation, authorizeTransactionalId } from '../authorization.js';
 
 export const describeTransactionsHandler = defineHandler<
   DescribeTransactionsRequest,
@@ -31,6 +32,9 @@ export const describeTransactionsHandler = defineHandler<
           producerEpoch: -1,
           topics: [],
         };
+        if (!authorizeTransactionalId(context, AclOperation.DESCRIBE, id)) {
+          return { ...empty, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
+        }
         const errorCode = coordinator.errorFor(id);
         if (errorCode !== ErrorCode.NONE) return { ...empty, errorCode };
         const m = coordinator.describe(id);

@@ -9,6 +9,7 @@ import type {
 } from '../../protocol/messages/66-list-transactions.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { AclOperation, authorize, ResourceType } from '../authorization.js';
 
 export const listTransactionsHandler = defineHandler<ListTransactionsRequest, ListTransactionsResponse>({
   apiKey: ApiKey.LIST_TRANSACTIONS,
@@ -23,6 +24,8 @@ export const listTransactionsHandler = defineHandler<ListTransactionsRequest, Li
     const transactionStates = context.services.transactionCoordinator
       .list(request.stateFilters, producerIds)
       .filter((t) => durationMs < 0 || (t.startMs >= 0 && nowMs - t.startMs >= durationMs))
+      // Kafka lists only the transactional ids the principal may describe.
+      .filter((t) => authorize(context, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, t.id, false))
       .map((t) => ({ transactionalId: t.id, producerId: BigInt(t.producerId), transactionState: t.state }));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, unknownStateFilters, transactionStates };
   },

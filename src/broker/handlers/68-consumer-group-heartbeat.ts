@@ -5,12 +5,14 @@
 // "consumer". Version 1 (client-chosen member ids) is
 // marked unstable in the specification and not advertised.
 
+import { ErrorCode } from '../../protocol/errors.js';
 import type {
   ConsumerGroupHeartbeatRequest,
   ConsumerGroupHeartbeatResponse,
 } from '../../protocol/messages/68-consumer-group-heartbeat.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { AclOperation, authorizeGroup } from '../authorization.js';
 
 export const consumerGroupHeartbeatHandler = defineHandler<
   ConsumerGroupHeartbeatRequest,
@@ -20,6 +22,17 @@ export const consumerGroupHeartbeatHandler = defineHandler<
   minVersion: 0,
   maxVersion: 0,
   async handle(context, request) {
+    if (!authorizeGroup(context, AclOperation.READ, request.groupId)) {
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+        errorMessage: null,
+        memberId: request.memberId,
+        memberEpoch: -1,
+        heartbeatIntervalMs: 0,
+        assignment: null,
+      };
+    }
     const result = await context.services.groupCoordinator.consumerGroupHeartbeat({
       groupId: request.groupId,
       memberId: request.memberId,

@@ -10,7 +10,7 @@ import type {
 } from '../../protocol/messages/69-consumer-group-describe.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
-import { authorizedOperations } from '../authorized-operations.js';
+import { AclOperation, authorizedOperations, authorizeGroup } from '../authorization.js';
 
 export const consumerGroupDescribeHandler = defineHandler<
   ConsumerGroupDescribeRequest,
@@ -24,7 +24,12 @@ export const consumerGroupDescribeHandler = defineHandler<
     return {
       throttleTimeMs: 0,
       groups: request.groupIds.map((groupId) => {
-        const { errorCode, group, topicName } = coordinator.describeConsumerGroup(groupId);
+        const described = coordinator.describeConsumerGroup(groupId);
+        // Kafka's check: DESCRIBE on the group; a refused group is described as an empty one with the error.
+        const denied = !authorizeGroup(context, AclOperation.DESCRIBE, groupId);
+        const errorCode = denied ? ErrorCode.GROUP_AUTHORIZATION_FAILED : described.errorCode;
+        const group = denied ? undefined : described.group;
+        const topicName = described.topicName;
         const wire = (tp: TopicPartitions): ConsumerGroupDescribeResponseAssignment => ({
           topicPartitions: [...tp].map(([topicId, partitions]) => ({
             topicId,
@@ -53,7 +58,9 @@ export const consumerGroupDescribeHandler = defineHandler<
             targetAssignment: wire(group!.target.get(m.memberId) ?? new Map()),
           })),
           authorizedOperations: authorizedOperations(
+            context,
             'group',
+            groupId,
             request.includeAuthorizedOperations && errorCode === ErrorCode.NONE,
           ),
         };

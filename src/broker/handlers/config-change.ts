@@ -4,6 +4,7 @@
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type { RequestContext } from '../api-handler.js';
+import { AclOperation, authorizeCluster, authorizeTopic } from '../authorization.js';
 import { brokerResource } from '../config/broker-resource.js';
 import type { ConfigChangeResult } from '../config/config-error-codes.js';
 import type { BrokerConfigLayers } from '../config/config-layers.js';
@@ -44,6 +45,22 @@ export async function alterConfigResources<Entry>(
         resourceType: resource.resourceType,
         resourceName: resource.resourceName,
       });
+    // Kafka's checks: ALTER_CONFIGS on the topic, or on the cluster for broker configs.
+    if (
+      resource.resourceType === ResourceType.TOPIC &&
+      !authorizeTopic(context, AclOperation.ALTER_CONFIGS, resource.resourceName)
+    ) {
+      respond(ErrorCode.TOPIC_AUTHORIZATION_FAILED, null);
+      continue;
+    }
+    if (
+      (resource.resourceType === ResourceType.BROKER ||
+        resource.resourceType === ResourceType.BROKER_LOGGER) &&
+      !authorizeCluster(context, AclOperation.ALTER_CONFIGS)
+    ) {
+      respond(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, null);
+      continue;
+    }
     const layers = topicConfigs.layers;
     let checked: ConfigChangeResult;
     let write: (configs: ReadonlyMap<string, string>) => Promise<boolean>;

@@ -5,6 +5,8 @@
 
 import type { PartitionErrors, TopicPartitions } from '../../coordinator/group/group-api.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import type { RequestContext } from '../api-handler.js';
+import { AclOperation, authorizeTopic } from '../authorization.js';
 import type { MetadataCache } from '../metadata/metadata-cache.js';
 
 /**
@@ -33,4 +35,36 @@ export async function commitKnownPartitions<P extends { readonly partitionIndex:
       errorCode: answered.get(`${t.name}\u0000${p.partitionIndex}`) ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
     })),
   }));
+}
+
+/** Every partition of `topics` answered with one error code. */
+export function failAll(
+  topics: readonly { name: string; partitions: readonly { partitionIndex: number }[] }[],
+  errorCode: number,
+): PartitionErrors {
+  return topics.map((t) => ({
+    name: t.name,
+    partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+  }));
+}
+
+/**
+ * Kafka's per-topic check of offset commits: READ on each topic. `commit` gets the readable topics; the others are
+ * answered TOPIC_AUTHORIZATION_FAILED, all in request order.
+ */
+export async function commitReadableTopics<
+  T extends { name: string; partitions: readonly { partitionIndex: number }[] },
+>(
+  context: RequestContext,
+  requested: readonly T[],
+  commit: (allowed: T[]) => Promise<PartitionErrors>,
+): Promise<PartitionErrors> {
+  const denied = requested.filter((t) => !authorizeTopic(context, AclOperation.READ, t.name));
+  const allowed = denied.length === 0 ? [...requested] : requested.filter((t) => !denied.includes(t));
+  const committed = await commit(allowed);
+  if (denied.length === 0) return committed;
+  const refused = failAll(denied, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+  return requested.map((t) =>
+    denied.includes(t) ? refused[denied.indexOf(t)]! : committed[allowed.indexOf(t)]!,
+  );
 }
