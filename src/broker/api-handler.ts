@@ -21,6 +21,19 @@ export interface RequestContext {
   allowFrameReuse(): void;
   /** See Request.releaseAfterResponse: pooled views the response sends, held until it is written. */
   releaseAfterResponse(views: Buffer[]): void;
+  /** The request's size in bytes (header and body), as producer_byte_rate counts it. */
+  readonly requestBytes: number;
+  /** The name of the connection's principal (User:alice gives alice), as client quotas measure it. */
+  readonly quotaUser: string;
+  /** The request header's client id ('' when null), as client quotas measure it. */
+  readonly clientId: string;
+  /**
+   * A client quota's throttle time for this request (KIP-219); the largest one given counts. The dispatcher puts
+   * it in the response's throttle_time_ms and mutes the connection for it.
+   */
+  throttle(throttleTimeMs: number): void;
+  /** Replica fetches do not count against request_percentage (as Kafka's sendResponseExemptThrottle). */
+  exemptFromRequestQuota(): void;
 }
 
 /** What a handler answers: a response body, a promise of one (waiting work), or null for no response at all. */

@@ -17,6 +17,7 @@ import type { DynamicConfig } from './dynamic-config.js';
 import type { FetchSessionCache } from './fetch-session-cache.js';
 import type { MetadataCache } from './metadata/metadata-cache.js';
 import type { Purgatory } from './purgatory.js';
+import type { ClientQuotas } from './quota/client-quotas.js';
 import type { ReplicaManager } from './replica/replica-manager.js';
 import type { TopicConfigs } from './topic-configs.js';
 
@@ -34,6 +35,8 @@ export interface BrokerServices {
   /** Writes and watches dynamic topic and broker configs in the coordination store. */
   readonly dynamicConfig: DynamicConfig;
   readonly replicas: ReplicaManager;
+  /** Client quotas (producer_byte_rate, consumer_byte_rate, request_percentage, controller_mutation_rate). */
+  readonly quotas: ClientQuotas;
   /** LeaderAndIsr, UpdateMetadata and StopReplica, from the local controller or over the wire. */
   readonly controllerRequests: ControllerRequests;
   readonly logs: LogManager;

@@ -55,6 +55,8 @@ import { MetadataCache } from './metadata/metadata-cache.js';
 import { notReadyHandler } from './not-ready.js';
 import { ProducerIdManager } from './producer-id-manager.js';
 import { Purgatory } from './purgatory.js';
+import { ClientQuotaStore } from './quota/client-quota-store.js';
+import { ClientQuotas } from './quota/client-quotas.js';
 import { ReplicaManager } from './replica/replica-manager.js';
 import { internalTopicAppender } from './replica/replicated-append.js';
 import { createRequestDispatcher } from './request-dispatcher.js';
@@ -219,6 +221,12 @@ export class Broker {
       () => logs.cleaner.reconfigure(cleanerConfigOf(topicConfigs.mergedBrokerConfig())),
     );
     this.dynamicConfig = dynamicConfig;
+    const quotas = new ClientQuotas(
+      new ClientQuotaStore(this.store, dynamicConfig),
+      config,
+      logger.child('quotas'),
+    );
+    dynamicConfig.addListener(quotas);
     await dynamicConfig.start();
     const store = this.store;
     const controllerRequests = new ControllerRequests(store, metadata, replicas, topicConfigs);
@@ -306,6 +314,7 @@ export class Broker {
       topicConfigs,
       dynamicConfig,
       replicas,
+      quotas,
       controllerRequests,
       logs: this.logs,
       topicAdmin,

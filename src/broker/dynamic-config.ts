@@ -25,9 +25,20 @@ import type { TopicConfigs } from './topic-configs.js';
 
 const CHANGE_PREFIX = 'config_change_';
 
+/**
+ * Another owner of /config entities (client quotas under users/ and clients/): told to load everything when
+ * watching starts (again, after a new session), and of each change notification for an entity type it serves.
+ */
+export interface ConfigEntityListener {
+  readonly entityTypes: readonly string[];
+  reloadAll(): Promise<void>;
+  changed(entityPath: string): Promise<void>;
+}
+
 export class DynamicConfig {
   private lastSeen = -1;
   private stopped = false;
+  private readonly listeners: ConfigEntityListener[] = [];
 
   constructor(
     private readonly store: CoordinationStore,
@@ -39,9 +50,15 @@ export class DynamicConfig {
     private readonly onBrokerLayers: () => void = () => {},
   ) {}
 
+  /** Adds an owner of other entity types; call before start(). */
+  addListener(listener: ConfigEntityListener): void {
+    this.listeners.push(listener);
+  }
+
   /** Loads the dynamic broker layers and starts watching for changes. */
   async start(): Promise<void> {
     await this.reloadBrokerLayers();
+    for (const l of this.listeners) await l.reloadAll();
     await this.processChanges();
   }
 
@@ -73,6 +90,15 @@ export class DynamicConfig {
       `brokers/${entity}`,
       configs,
     );
+  }
+
+  /** Writes any entity's complete configs at `path` and notifies every broker with `entityPath`. */
+  writeEntityConfig(
+    path: string,
+    entityPath: string,
+    configs: ReadonlyMap<string, string>,
+  ): Promise<boolean> {
+    return this.writeEntity(path, entityPath, configs);
   }
 
   private async writeEntity(
@@ -137,6 +163,8 @@ export class DynamicConfig {
       this.replicas.refreshSettings(name);
     } else if (type === 'brokers') {
       await this.reloadBrokerLayers();
+    } else {
+      for (const l of this.listeners) if (l.entityTypes.includes(type)) await l.changed(entityPath);
     }
   }
 

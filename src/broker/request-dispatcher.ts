@@ -17,6 +17,8 @@ import { ApiKey, findApi } from '../protocol/registry.js';
 import type { ApiHandler, RequestContext } from './api-handler.js';
 import type { BrokerServices } from './broker-services.js';
 import { advertisedApiVersions } from './handlers/18-api-versions.js';
+import { principalName } from './quota/quota-entity.js';
+import { applyThrottle, REQUEST_QUOTA_EXEMPT } from './quota/throttle.js';
 
 export function createRequestDispatcher(
   handlers: readonly ApiHandler[],
@@ -46,13 +48,24 @@ export function createRequestDispatcher(
     const { header } = decodeRequestHeader(reader);
     const body = api.decodeRequest(reader, version);
     const context = new DispatchedContext(header, version, request, services);
+    // request_percentage counts the handler's own time; measured only once some request quota exists.
+    const timed = services.quotas.request.quotasEnabled && !REQUEST_QUOTA_EXEMPT.has(request.apiKey);
+    const startMs = timed ? performance.now() : 0;
     const result = handler.handle(context, body);
-    const encode = (response: unknown): Response => {
-      if (response === null) return null;
+    const handlerMs = timed ? performance.now() - startMs : -1;
+    const encode = (response: unknown): Response | Promise<Response> => {
+      const throttleTimeMs = context.finalThrottleTimeMs(handlerMs);
+      if (response === null) {
+        // acks=0 produce: no response to carry the throttle time, the connection is still muted (as Kafka).
+        if (throttleTimeMs > 0) request.connection.throttle(throttleTimeMs);
+        return null;
+      }
+      if (throttleTimeMs > 0) setThrottleTime(response, throttleTimeMs);
       const w = new Writer(1024);
       encodeResponseHeader(w, request.apiKey, version, request.correlationId);
       api.encodeResponse(w, version, response);
-      return w.chunksOut();
+      const bytes = w.chunksOut();
+      return throttleTimeMs > 0 ? applyThrottle(request, bytes, throttleTimeMs) : bytes;
     };
     if (result instanceof Promise) {
       return result.then(encode, (error: unknown) => {
@@ -70,6 +83,9 @@ export function createRequestDispatcher(
 class DispatchedContext implements RequestContext {
   readonly connection: Connection;
   readonly listenerName: string;
+  readonly requestBytes: number;
+  private apiThrottleTimeMs = 0;
+  private requestQuotaExempt = false;
 
   constructor(
     readonly header: RequestHeader,
@@ -79,6 +95,8 @@ class DispatchedContext implements RequestContext {
   ) {
     this.connection = request.connection;
     this.listenerName = request.connection.listenerName;
+    // The size prefix is part of what Kafka counts.
+    this.requestBytes = request.frame.length + 4;
   }
 
   markWaiting(): void {
@@ -92,6 +110,50 @@ class DispatchedContext implements RequestContext {
   releaseAfterResponse(views: Buffer[]): void {
     this.request.releaseAfterResponse(views);
   }
+
+  get quotaUser(): string {
+    return principalName(this.connection.security.principal);
+  }
+
+  get clientId(): string {
+    return this.header.clientId ?? '';
+  }
+
+  throttle(throttleTimeMs: number): void {
+    if (throttleTimeMs > this.apiThrottleTimeMs) this.apiThrottleTimeMs = throttleTimeMs;
+  }
+
+  exemptFromRequestQuota(): void {
+    this.requestQuotaExempt = true;
+  }
+
+  /**
+   * The throttle time the response carries: the largest of what the handler's quotas gave and the request quota
+   * for `handlerMs` of handler time (-1: not measured). As in Kafka, a request's time counts as a percentage of
+   * one thread: 1 ms is 0.1.
+   */
+  finalThrottleTimeMs(handlerMs: number): number {
+    let throttleTimeMs = this.apiThrottleTimeMs;
+    if (handlerMs >= 0 && !this.requestQuotaExempt) {
+      const quotas = this.services.quotas;
+      const fromRequest = Math.min(
+        quotas.request.recordAndGetThrottleTimeMs(
+          this.quotaUser,
+          this.clientId,
+          handlerMs / 10,
+          this.services.clock.nowMs(),
+        ),
+        quotas.requestThrottleMaxMs,
+      );
+      if (fromRequest > throttleTimeMs) throttleTimeMs = fromRequest;
+    }
+    return throttleTimeMs;
+  }
+}
+
+function setThrottleTime(response: unknown, throttleTimeMs: number): void {
+  const body = response as { throttleTimeMs?: number };
+  if (typeof body.throttleTimeMs === 'number') body.throttleTimeMs = throttleTimeMs;
 }
 
 function unsupportedApiVersionsResponse(correlationId: number, handlers: readonly ApiHandler[]): Response {

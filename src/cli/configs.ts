@@ -4,8 +4,8 @@
 
 import { Admin, type ConfigResourceType } from '../client/admin.js';
 import { type ParsedArgs, splitTopLevel, UsageError } from './args.js';
+import { clientQuotas, isQuotaEntityType, type QuotaEntityArgs, quotaEntityArgs } from './client-quotas.js';
 import { clientOptions, err, newClient, out, runTool, type Tool } from './client-tool.js';
-import { scramUsers } from './scram-users.js';
 
 const tool: Tool = {
   name: 'configs',
@@ -15,10 +15,19 @@ const tool: Tool = {
     alter: { help: 'Alter the configuration for the entity.' },
     'entity-type': {
       value: true,
-      help: 'topics, brokers or users (SCRAM credentials; broker-loggers also accepted).',
+      repeat: true,
+      help: 'topics, brokers, users or clients (users and clients: quotas; users: SCRAM credentials too).',
     },
-    'entity-name': { value: true, help: 'Name of the entity (topic name or broker id).' },
-    'entity-default': { help: 'Default entity name for brokers (cluster-wide default).' },
+    'entity-name': {
+      value: true,
+      repeat: true,
+      help: 'Name of the entity (topic name, broker id, user principal or client id).',
+    },
+    'entity-default': { help: 'The default entity of the type (brokers, users, clients).' },
+    user: { value: true, help: 'The user principal (same as --entity-type users --entity-name).' },
+    client: { value: true, help: 'The client id (same as --entity-type clients --entity-name).' },
+    'user-defaults': { help: 'The default user principal (quotas).' },
+    'client-defaults': { help: 'The default client id (quotas).' },
     topic: { value: true, help: 'The topic name (same as --entity-type topics --entity-name).' },
     broker: { value: true, help: 'The broker id (same as --entity-type brokers --entity-name).' },
     'broker-defaults': { help: 'The cluster-wide broker defaults.' },
@@ -26,11 +35,13 @@ const tool: Tool = {
     'delete-config': { value: true, help: "Config keys to remove: 'k1,k2'." },
     all: { help: 'With --describe, list every config, not only the dynamic ones.' },
   },
-  run,
+  run: (parsed) => run(parsed, quotaEntityArgs([])),
 };
 
 export function runConfigs(args: string[]): Promise<number> {
-  return runTool(tool, args);
+  // Quota entities pair types with names in command-line order, which the parsed options do not keep.
+  const quotaEntities = quotaEntityArgs(args);
+  return runTool({ ...tool, run: (parsed) => run(parsed, quotaEntities) }, args);
 }
 
 const TYPES: Record<string, ConfigResourceType> = {
@@ -59,15 +70,15 @@ function entity(args: ParsedArgs): { type: ConfigResourceType; name: string; def
   return { type, name: args.get('entity-name') ?? '', defaults: false };
 }
 
-async function run(args: ParsedArgs): Promise<number> {
+async function run(args: ParsedArgs, quotaEntities: QuotaEntityArgs): Promise<number> {
   if (args.has('describe') === args.has('alter'))
     throw new UsageError('Command must include exactly one action: --describe, --alter');
-  if (args.get('entity-type') === 'users') {
-    const users = newClient(() => new Admin(clientOptions(args)));
+  if (isQuotaEntityType(quotaEntities.types[0])) {
+    const admin = newClient(() => new Admin(clientOptions(args)));
     try {
-      return await scramUsers(users, args);
+      return await clientQuotas(admin, args, quotaEntities);
     } finally {
-      await users.close();
+      await admin.close();
     }
   }
   const e = entity(args);

@@ -6,6 +6,7 @@
 //   --describe [--entity-name alice]
 
 import type { Admin, ScramMechanismName } from '../client/admin.js';
+import { ErrorCode } from '../protocol/errors.js';
 import { type ParsedArgs, splitTopLevel, UsageError } from './args.js';
 import { err, out } from './client-tool.js';
 
@@ -37,11 +38,13 @@ function parseAdd(text: string, user: string) {
   });
 }
 
-export async function scramUsers(admin: Admin, args: ParsedArgs): Promise<number> {
+/** `afterQuotas`: described after the user's quotas, so a user without credentials is no error. */
+export async function scramUsers(admin: Admin, args: ParsedArgs, afterQuotas = false): Promise<number> {
   const user = args.get('entity-name');
   if (args.has('describe')) {
     const results = await admin.describeUserScramCredentials(user === undefined ? undefined : [user]);
     for (const r of results) {
+      if (r.error !== null && afterQuotas && r.error.code === ErrorCode.RESOURCE_NOT_FOUND) continue;
       if (r.error !== null) {
         err(`Error describing SCRAM credentials of user ${r.user}: ${r.error.message}`);
         return 1;

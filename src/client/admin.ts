@@ -27,6 +27,8 @@ import type { IncrementalAlterConfigsResponse } from '../protocol/messages/44-in
 import type { AlterPartitionReassignmentsResponse } from '../protocol/messages/45-alter-partition-reassignments.js';
 import type { ListPartitionReassignmentsResponse } from '../protocol/messages/46-list-partition-reassignments.js';
 import type { OffsetDeleteResponse } from '../protocol/messages/47-offset-delete.js';
+import type { DescribeClientQuotasResponse } from '../protocol/messages/48-describe-client-quotas.js';
+import type { AlterClientQuotasResponse } from '../protocol/messages/49-alter-client-quotas.js';
 import type { DescribeUserScramCredentialsResponse } from '../protocol/messages/50-describe-user-scram-credentials.js';
 import type { AlterUserScramCredentialsResponse } from '../protocol/messages/51-alter-user-scram-credentials.js';
 import type { DescribeClusterResponse } from '../protocol/messages/60-describe-cluster.js';
@@ -163,6 +165,43 @@ function byTopic<T extends TopicPartition>(items: T[]): Map<string, T[]> {
 }
 
 export type ScramMechanismName = 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
+
+/**
+ * A client quota entity: a user, a client id, or both. A part that is null is Kafka's default entity (every user,
+ * every client id); a part left out is not part of the entity.
+ */
+export interface ClientQuotaEntity {
+  user?: string | null;
+  clientId?: string | null;
+}
+
+/** One quota change: a value sets the key, null removes it. */
+export interface ClientQuotaOp {
+  key: string;
+  value: number | null;
+}
+
+/** A describe filter component: one entity type, matched exactly (null: the default), or any name it has. */
+export interface ClientQuotaFilterComponent {
+  entityType: 'user' | 'client-id';
+  match: { name: string | null } | 'any';
+}
+
+function quotaEntityParts(entity: ClientQuotaEntity): { entityType: string; entityName: string | null }[] {
+  const parts: { entityType: string; entityName: string | null }[] = [];
+  if (entity.user !== undefined) parts.push({ entityType: 'user', entityName: entity.user });
+  if (entity.clientId !== undefined) parts.push({ entityType: 'client-id', entityName: entity.clientId });
+  return parts;
+}
+
+function quotaEntityOf(parts: { entityType: string; entityName: string | null }[]): ClientQuotaEntity {
+  const entity: ClientQuotaEntity = {};
+  for (const p of parts) {
+    if (p.entityType === 'user') entity.user = p.entityName;
+    else if (p.entityType === 'client-id') entity.clientId = p.entityName;
+  }
+  return entity;
+}
 
 export class Admin {
   readonly cluster: Cluster;
@@ -963,6 +1002,56 @@ export class Admin {
           permissionType: m.permissionType,
         },
       })),
+    }));
+  }
+
+  /** AlterClientQuotas: sets or removes quotas of each entity; one error (or null) per entity, in order. */
+  async alterClientQuotas(
+    entries: { entity: ClientQuotaEntity; ops: ClientQuotaOp[] }[],
+    options: { validateOnly?: boolean } = {},
+  ): Promise<{ entity: ClientQuotaEntity; error: KafkaProtocolError | null }[]> {
+    const res = await this.toController<AlterClientQuotasResponse>(
+      ApiKey.ALTER_CLIENT_QUOTAS,
+      {
+        entries: entries.map((e) => ({
+          entity: quotaEntityParts(e.entity),
+          ops: e.ops.map((op) => ({ key: op.key, value: op.value ?? 0, remove: op.value === null })),
+        })),
+        validateOnly: options.validateOnly ?? false,
+      },
+      () => [],
+    );
+    return res.entries.map((r) => ({
+      entity: quotaEntityOf(r.entity),
+      error:
+        r.errorCode === ErrorCode.NONE
+          ? null
+          : new KafkaProtocolError(r.errorCode, r.errorMessage ?? undefined),
+    }));
+  }
+
+  /** DescribeClientQuotas: the entities the filter matches, with their quota values. */
+  async describeClientQuotas(
+    components: ClientQuotaFilterComponent[],
+    options: { strict?: boolean } = {},
+  ): Promise<{ entity: ClientQuotaEntity; values: Record<string, number> }[]> {
+    const res = await this.toController<DescribeClientQuotasResponse>(
+      ApiKey.DESCRIBE_CLIENT_QUOTAS,
+      {
+        components: components.map((c) => ({
+          entityType: c.entityType,
+          matchType: c.match === 'any' ? 2 : c.match.name === null ? 1 : 0,
+          match: c.match === 'any' ? null : c.match.name,
+        })),
+        strict: options.strict ?? false,
+      },
+      (r) => [r.errorCode],
+    );
+    if (res.errorCode !== ErrorCode.NONE)
+      throw new KafkaProtocolError(res.errorCode, res.errorMessage ?? undefined);
+    return (res.entries ?? []).map((e) => ({
+      entity: quotaEntityOf(e.entity),
+      values: Object.fromEntries(e.values.map((v) => [v.key, v.value])),
     }));
   }
 

@@ -26,6 +26,7 @@
 
 import net from 'node:net';
 import tls from 'node:tls';
+import { clientShouldThrottle } from '../protocol/client-throttle.js';
 import { decodeResponseHeader, encodeRequestHeader } from '../protocol/headers.js';
 import type { ApiVersionsResponse } from '../protocol/messages/18-api-versions.js';
 import { Reader, Writer } from '../protocol/primitives/index.js';
@@ -95,6 +96,9 @@ export class Connection {
   private closed = false;
   private closeError: Error | null = null;
   private versions = new Map<number, { min: number; max: number }>();
+  /** A broker's quota asked this client to wait (KIP-219): nothing more is sent before this time (performance.now()). */
+  private throttledUntilMs = 0;
+  private throttleTimer: NodeJS.Timeout | null = null;
 
   private constructor(
     readonly host: string,
@@ -319,6 +323,26 @@ export class Connection {
     this.pump();
   }
 
+  /**
+   * Honours a response's throttle_time_ms as Kafka's NetworkClient does: requests to this broker wait in the queue
+   * until the time has passed (their timeouts start when they are sent).
+   */
+  private throttle(throttleTimeMs: number): void {
+    const until = performance.now() + throttleTimeMs;
+    if (until <= this.throttledUntilMs) return;
+    this.throttledUntilMs = until;
+    if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
+    this.throttleTimer = setTimeout(() => {
+      this.throttleTimer = null;
+      this.pump();
+    }, throttleTimeMs);
+  }
+
+  /** Whether a broker's throttle time is still running. */
+  get throttled(): boolean {
+    return performance.now() < this.throttledUntilMs;
+  }
+
   /** Moves queued requests onto the wire while there are free in-flight slots. */
   private pump(): void {
     const max = this.options.maxInFlightRequestsPerConnection;
@@ -327,7 +351,9 @@ export class Connection {
     // The chunks of the frames sent now (header, attached record batches) leave in one write, not one each.
     socket.cork();
     while (this.inFlight.size < max && !this.closed) {
-      const q = this.saslQueue.shift() ?? (this.saslHold ? undefined : this.queue.shift());
+      // While a broker's throttle time runs only re-authentication goes out (KIP-219 holds the application's requests).
+      const held = this.saslHold || this.throttleTimer !== null;
+      const q = this.saslQueue.shift() ?? (held ? undefined : this.queue.shift());
       if (q === undefined) break;
       if (q.pending !== null) this.inFlight.set(q.pending.correlationId, q.pending);
       for (const chunk of q.frame) socket.write(chunk);
@@ -416,7 +442,15 @@ export class Connection {
         // An UNSUPPORTED_VERSION answer to ApiVersions is always written at v0.
         p.resolve(getApi(p.apiKey).decodeResponse(r, 0));
       } else {
-        p.resolve(getApi(p.apiKey).decodeResponse(r, p.version));
+        const body = getApi(p.apiKey).decodeResponse(r, p.version) as { throttleTimeMs?: unknown };
+        const throttleTimeMs = body.throttleTimeMs;
+        if (
+          typeof throttleTimeMs === 'number' &&
+          throttleTimeMs > 0 &&
+          clientShouldThrottle(p.apiKey, p.version)
+        )
+          this.throttle(throttleTimeMs);
+        p.resolve(body);
       }
     } catch (err) {
       p.reject(err as Error);
@@ -428,6 +462,7 @@ export class Connection {
     if (this.closed) return;
     this.closed = true;
     this.closeError = err;
+    if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
     // Destroyed before any request is rejected: from here the socket reads none of their buffers.
     this.socket?.destroy();
     for (const p of this.inFlight.values()) {

@@ -243,6 +243,86 @@ test('configs: describe and alter a topic, describe a broker', async () => {
   assert.match(r.stderr, /INVALID_CONFIG|UNKNOWN|not/i);
 });
 
+test('configs: client quotas of users, clients and defaults as kafka-configs', async () => {
+  let r = await brook([
+    'configs',
+    ...bs(),
+    '--alter',
+    '--entity-type',
+    'users',
+    '--entity-name',
+    'cli-alice',
+    '--entity-type',
+    'clients',
+    '--entity-name',
+    'cli-app',
+    '--add-config',
+    'producer_byte_rate=1048576,request_percentage=50',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, 'Completed updating config for user cli-alice.\n');
+  r = await brook([
+    'configs',
+    ...bs(),
+    '--alter',
+    '--entity-type',
+    'clients',
+    '--entity-default',
+    '--add-config',
+    'consumer_byte_rate=20000000',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, 'Completed updating default config for clients in the cluster.\n');
+  r = await brook(['configs', ...bs(), '--describe', '--user', 'cli-alice', '--client', 'cli-app']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    r.stdout,
+    "Quota configs for user-principal 'cli-alice', client-id 'cli-app' are producer_byte_rate=1048576.0, request_percentage=50.0\n",
+  );
+  r = await brook(['configs', ...bs(), '--describe', '--entity-type', 'clients', '--entity-default']);
+  assert.equal(r.stdout, 'Quota configs for the default client-id are consumer_byte_rate=2.0E7\n');
+  r = await brook([
+    'configs',
+    ...bs(),
+    '--alter',
+    '--user',
+    'cli-alice',
+    '--client',
+    'cli-app',
+    '--delete-config',
+    'request_percentage',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  r = await brook(['configs', ...bs(), '--describe', '--user', 'cli-alice', '--client', 'cli-app']);
+  assert.match(r.stdout, /are producer_byte_rate=1048576\.0\n$/);
+  r = await brook([
+    'configs',
+    ...bs(),
+    '--alter',
+    '--entity-type',
+    'clients',
+    '--entity-name',
+    'cli-app',
+    '--delete-config',
+    'producer_byte_rate',
+  ]);
+  assert.equal(r.code, 1, 'deleting a key the entity does not have');
+  assert.match(r.stderr, /Invalid config\(s\): producer_byte_rate/);
+  r = await brook([
+    'configs',
+    ...bs(),
+    '--alter',
+    '--entity-type',
+    'clients',
+    '--entity-name',
+    'cli-app',
+    '--add-config',
+    'producer_byte_rate=1.5',
+  ]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /producer_byte_rate cannot be a fractional value/);
+});
+
 test('perf tests print Kafka lines; dump-log decodes the segment and its indexes', async () => {
   await brook(['topics', ...bs(), '--create', '--topic', 'cli-perf']);
   let r = await brook([

@@ -15,10 +15,14 @@ export class WireClient {
   private correlationId = 1;
   private readonly sent: { apiKey: number; apiVersion: number; correlationId: number }[] = [];
 
-  private constructor(readonly raw: RawClient) {}
+  private constructor(
+    readonly raw: RawClient,
+    private readonly clientId: string,
+  ) {}
 
-  static async connect(host: string, port: number): Promise<WireClient> {
-    return new WireClient(await RawClient.connect(host, port));
+  /** `clientId` goes into every request header (client quotas tell clients apart by it). */
+  static async connect(host: string, port: number, clientId = 'wire-test'): Promise<WireClient> {
+    return new WireClient(await RawClient.connect(host, port), clientId);
   }
 
   /** Encodes one request frame (header and body, no size prefix). */
@@ -42,7 +46,7 @@ export class WireClient {
 
   send(apiKey: number, apiVersion: number, body: unknown): number {
     const correlationId = this.correlationId++;
-    this.raw.sendFrame(WireClient.encode(apiKey, apiVersion, correlationId, body));
+    this.raw.sendFrame(WireClient.encode(apiKey, apiVersion, correlationId, body, this.clientId));
     this.sent.push({ apiKey, apiVersion, correlationId });
     return correlationId;
   }

@@ -91,6 +91,16 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
         }),
       };
     });
+    // producer_byte_rate counts the whole request, as Kafka's request.sizeInBytes; acks=0 requests are not
+    // measured against request_percentage (Kafka: no response to throttle).
+    const quotas = context.services.quotas;
+    if (quotas.produce.quotasEnabled) {
+      const user = context.quotaUser;
+      context.throttle(
+        quotas.produce.recordAndGetThrottleTimeMs(user, context.clientId, context.requestBytes, now),
+      );
+    }
+    if (request.acks === 0) context.exemptFromRequestQuota();
     // The log and its tail cache hold what they keep of the frame through pool references (see
     // Log.appendQueued); nothing else refers to it, so its memory may be reused once the request is answered.
     context.allowFrameReuse();

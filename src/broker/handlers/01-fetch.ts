@@ -85,7 +85,12 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
     const forgotten = request.forgottenTopicsData.flatMap((t) =>
       t.partitions.map((p) => `${version >= 13 ? t.topicId : t.topic}:${p}`),
     );
-    const { fetchSessions, config } = context.services;
+    const { fetchSessions, config, quotas } = context.services;
+    // Replica fetches are not client-quota'd; a consumer asks for no more than its quota allows in one window.
+    if (isFollower) context.exemptFromRequestQuota();
+    const quotaBytesMax = isFollower
+      ? Number.POSITIVE_INFINITY
+      : quotas.fetch.maxValueInQuotaWindow(context.quotaUser, context.clientId);
     const resolved = fetchSessions.resolve(
       request.sessionId,
       request.sessionEpoch,
@@ -110,9 +115,13 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
       isolationLevel: request.isolationLevel,
       rackId: isFollower ? '' : request.rackId,
       followerReadAllowed: !isFollower && version >= FOLLOWER_FETCH_VERSION_MIN,
-      maxBytes: Math.min(
-        request.maxBytes,
-        isFollower ? config.replicaFetchResponseMaxBytes : config.fetchMaxBytes,
+      maxBytes: Math.max(
+        0,
+        Math.min(
+          request.maxBytes,
+          isFollower ? config.replicaFetchResponseMaxBytes : config.fetchMaxBytes,
+          Math.trunc(quotaBytesMax),
+        ),
       ),
       partitions,
       resolved,
@@ -365,6 +374,34 @@ function finishPartitionRead(
   };
 }
 
+/**
+ * consumer_byte_rate (Kafka's handleFetchRequest): the response's bytes are recorded; over quota, the consumer
+ * gets an empty response with the throttle time instead, the bytes taken back from its rate, and its fetch
+ * session left as it was, so that the next fetch returns the same data.
+ */
+function throttledResponse(
+  context: RequestContext,
+  plan: FetchPlan,
+  reads: readonly PartitionRead[],
+): FetchResponse | null {
+  const fetchQuota = context.services.quotas.fetch;
+  const nowMs = context.services.clock.nowMs();
+  let bytes = 0;
+  for (const r of reads) bytes += r.bytes;
+  const user = context.quotaUser;
+  const throttleTimeMs = fetchQuota.recordAndGetThrottleTimeMs(user, context.clientId, bytes, nowMs);
+  if (throttleTimeMs <= 0) return null;
+  fetchQuota.recordNoThrottle(user, context.clientId, -bytes, nowMs);
+  context.throttle(throttleTimeMs);
+  return {
+    throttleTimeMs,
+    errorCode: ErrorCode.NONE,
+    sessionId: plan.resolved.kind === 'incremental' ? plan.resolved.session.id : 0,
+    responses: [],
+    nodeEndpoints: [],
+  };
+}
+
 function containsZstd(records: Buffer): boolean {
   for (let pos = 0; pos + BATCH_HEADER_BYTES <= records.length; ) {
     if (records[pos + 16] === 2 && batchHeader.compression(records, pos) === CompressionType.Zstd)
@@ -401,7 +438,11 @@ function partitionData(
 }
 
 function respond(context: RequestContext, plan: FetchPlan, reads: readonly PartitionRead[]): FetchResponse {
-  const { fetchSessions } = context.services;
+  const { fetchSessions, quotas } = context.services;
+  if (plan.replicaId < 0 && quotas.fetch.quotasEnabled) {
+    const throttled = throttledResponse(context, plan, reads);
+    if (throttled !== null) return throttled;
+  }
   const incremental = plan.resolved.kind === 'incremental';
   const byTopic = new Map<string, FetchResponseFetchableTopicResponse>();
   const stats = context.services.topicStats;

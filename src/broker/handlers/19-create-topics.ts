@@ -15,6 +15,7 @@ import { defineHandler } from '../api-handler.js';
 import { AclOperation, authorize, authorizeTopic, ResourceType } from '../authorization.js';
 import { validateCreateTopicConfigs } from '../config/alter-validation.js';
 import { describeTopicConfigs } from '../config/describe-configs.js';
+import { mutationQuota, THROTTLING_QUOTA_EXCEEDED_MESSAGE } from '../quota/controller-mutations.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
@@ -28,6 +29,7 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
     const results = new Map<string, CreateTopicsResponseCreatableTopicResult>();
     const valid: NewTopic[] = [];
     const validated = new Map<string, ReadonlyMap<string, string>>();
+    const quota = mutationQuota(context, 6);
     // Kafka's check: CREATE on the cluster (asked without logging a denial), else CREATE on each topic.
     const clusterCreate =
       context.services.authorizer === null ||
@@ -40,6 +42,15 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
       const checked = validateCreateTopicConfigs(t.configs, layers);
       if (!checked.ok) {
         results.set(t.name, failure(t.name, checked.errorCode, checked.errorMessage));
+        continue;
+      }
+      const partitions = t.assignments.length > 0 ? t.assignments.length : t.numPartitions;
+      const permits = partitions > 0 ? partitions : context.services.config.numPartitions;
+      if (!request.validateOnly && !quota.record(permits)) {
+        results.set(
+          t.name,
+          failure(t.name, ErrorCode.THROTTLING_QUOTA_EXCEEDED, THROTTLING_QUOTA_EXCEEDED_MESSAGE),
+        );
         continue;
       }
       validated.set(t.name, checked.configs);
@@ -84,6 +95,7 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
     }
     // Answer in request order; a name given twice is answered once, as Kafka does.
     const topics = [...new Set(request.topics.map((t) => t.name))].map((name) => results.get(name)!);
+    quota.finish();
     return { throttleTimeMs: 0, topics };
   },
 });

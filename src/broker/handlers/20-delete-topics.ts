@@ -10,6 +10,7 @@ import type {
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
 import { AclOperation, authorizeTopic } from '../authorization.js';
+import { mutationQuota, THROTTLING_QUOTA_EXCEEDED_MESSAGE } from '../quota/controller-mutations.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
@@ -44,14 +45,23 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
     }
     // Kafka's check: DELETE on each topic.
     const allowed: string[] = [];
+    // Each deleted partition is a mutation (KIP-599); a topic refused by the quota is not deleted.
+    const quota = mutationQuota(context, 5);
     for (const name of names) {
-      if (authorizeTopic(context, AclOperation.DELETE, name)) allowed.push(name);
-      else {
+      if (!authorizeTopic(context, AclOperation.DELETE, name)) {
         responses.push({
           name,
           topicId: metadata.topic(name)?.topicId ?? ZERO_UUID,
           errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
           errorMessage: null,
+        });
+      } else if (quota.record(metadata.topic(name)?.partitions.length ?? 0)) allowed.push(name);
+      else {
+        responses.push({
+          name,
+          topicId: metadata.topic(name)?.topicId ?? ZERO_UUID,
+          errorCode: ErrorCode.THROTTLING_QUOTA_EXCEEDED,
+          errorMessage: THROTTLING_QUOTA_EXCEEDED_MESSAGE,
         });
       }
     }
@@ -63,6 +73,7 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
         errorMessage: r.errorMessage,
       });
     }
+    quota.finish();
     return { throttleTimeMs: 0, responses };
   },
 });

@@ -9,6 +9,7 @@ import type {
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
 import { AclOperation, authorizeTopic } from '../authorization.js';
+import { mutationQuota, THROTTLING_QUOTA_EXCEEDED_MESSAGE } from '../quota/controller-mutations.js';
 
 export const createPartitionsHandler = defineHandler<CreatePartitionsRequest, CreatePartitionsResponse>({
   apiKey: ApiKey.CREATE_PARTITIONS,
@@ -16,10 +17,22 @@ export const createPartitionsHandler = defineHandler<CreatePartitionsRequest, Cr
   maxVersion: 3,
   async handle(context, request) {
     // Kafka's check: ALTER on each topic.
-    const allowed = request.topics.filter((t) => authorizeTopic(context, AclOperation.ALTER, t.name));
-    const denied = request.topics
-      .filter((t) => !allowed.includes(t))
+    const authorized = request.topics.filter((t) => authorizeTopic(context, AclOperation.ALTER, t.name));
+    const denied: { name: string; errorCode: number; errorMessage: string | null }[] = request.topics
+      .filter((t) => !authorized.includes(t))
       .map((t) => ({ name: t.name, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null }));
+    // Each new partition is a mutation (KIP-599); a topic refused by the quota is answered and not changed.
+    const quota = mutationQuota(context, 3);
+    const allowed = authorized.filter((t) => {
+      const current = context.services.metadata.topic(t.name)?.partitions.length ?? t.count;
+      if (request.validateOnly || quota.record(Math.max(0, t.count - current))) return true;
+      denied.push({
+        name: t.name,
+        errorCode: ErrorCode.THROTTLING_QUOTA_EXCEEDED,
+        errorMessage: THROTTLING_QUOTA_EXCEEDED_MESSAGE,
+      });
+      return false;
+    });
     const results = await context.services.topicAdmin.createPartitions(
       allowed.map((t) => ({
         name: t.name,
@@ -28,6 +41,7 @@ export const createPartitionsHandler = defineHandler<CreatePartitionsRequest, Cr
       })),
       request.validateOnly,
     );
+    quota.finish();
     return {
       throttleTimeMs: 0,
       results: [

@@ -1,0 +1,39 @@
+// DescribeClientQuotas (48): the quotas of the user, client-id and user/client-id entities a filter matches, read
+// from the metadata store (Kafka's ZooKeeper-mode semantics: exact, default and specified components; strict
+// leaves out entities with parts the filter does not name). A bad filter is a top-level error with no entries.
+
+import { ErrorCode } from '../../protocol/errors.js';
+import type {
+  DescribeClientQuotasRequest,
+  DescribeClientQuotasResponse,
+} from '../../protocol/messages/48-describe-client-quotas.js';
+import { ApiKey } from '../../protocol/registry.js';
+import { defineHandler } from '../api-handler.js';
+import { describeQuotas, entityParts, parseQuotaFilter } from '../quota/quota-requests.js';
+
+export const describeClientQuotasHandler = defineHandler<
+  DescribeClientQuotasRequest,
+  DescribeClientQuotasResponse
+>({
+  apiKey: ApiKey.DESCRIBE_CLIENT_QUOTAS,
+  minVersion: 0,
+  maxVersion: 1,
+  async handle(context, request) {
+    const filter = parseQuotaFilter(request.components, request.strict);
+    if ('errorCode' in filter) {
+      return {
+        throttleTimeMs: 0,
+        errorCode: filter.errorCode,
+        errorMessage: filter.errorMessage,
+        entries: null,
+      };
+    }
+    const found = await describeQuotas(context.services.quotas.store, filter);
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      entries: found.map((f) => ({ entity: entityParts(f.entity), values: f.values })),
+    };
+  },
+});

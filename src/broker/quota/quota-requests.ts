@@ -1,0 +1,205 @@
+// AlterClientQuotas and DescribeClientQuotas without the wire: Kafka's validation (its ClientQuotaControlManager
+// messages), the store updates, and the describe filter (its ZkAdminManager.describeClientQuotas semantics).
+
+import { ErrorCode } from '../../protocol/errors.js';
+import type { ClientQuotaStore } from './client-quota-store.js';
+import {
+  CLIENT_ID_ENTITY_TYPE,
+  CLIENT_QUOTA_KEYS,
+  type EntityPart,
+  IP_ENTITY_TYPE,
+  isClientQuotaKey,
+  type QuotaEntity,
+  USER_ENTITY_TYPE,
+} from './quota-entity.js';
+
+export interface QuotaError {
+  readonly errorCode: number;
+  readonly errorMessage: string;
+}
+
+const invalid = (errorMessage: string): QuotaError => ({
+  errorCode: ErrorCode.INVALID_REQUEST,
+  errorMessage,
+});
+
+/** An entity of the wire (type and name pairs, a null name for the default) as a QuotaEntity, or Kafka's error. */
+export function parseQuotaEntity(
+  parts: readonly { entityType: string; entityName: string | null }[],
+): QuotaEntity | QuotaError {
+  if (parts.length === 0) return invalid('Invalid empty client quota entity');
+  let user: EntityPart;
+  let clientId: EntityPart;
+  const seen = new Set<string>();
+  for (const { entityType, entityName } of parts) {
+    if (seen.has(entityType))
+      return invalid(`Invalid client quota entity, duplicate entity entry ${entityType}`);
+    seen.add(entityType);
+    if (entityType === USER_ENTITY_TYPE) user = entityName;
+    else if (entityType === CLIENT_ID_ENTITY_TYPE) clientId = entityName;
+    else if (entityType === IP_ENTITY_TYPE) {
+      if (parts.length > 1)
+        return invalid(
+          'Invalid quota entity combination, IP entity should not be used with user/client ID entity.',
+        );
+      return invalid('IP quotas (connection_creation_rate) are not supported by Brook');
+    } else return invalid(`Unhandled client quota entity type: ${entityType}`);
+    if (entityName === '') return invalid(`Empty ${entityType} not supported`);
+  }
+  return { user, clientId };
+}
+
+export function isQuotaError(x: QuotaEntity | QuotaError): x is QuotaError {
+  return (x as QuotaError).errorCode !== undefined;
+}
+
+export interface QuotaOp {
+  readonly key: string;
+  readonly value: number;
+  readonly remove: boolean;
+}
+
+/** Checks the ops of one entity as Kafka does; null when they may be applied. */
+export function validateQuotaOps(ops: readonly QuotaOp[]): QuotaError | null {
+  const keys = new Set<string>();
+  for (const op of ops) {
+    if (keys.has(op.key)) return invalid(`Duplicate quota key ${op.key} not updating quota for this entity`);
+    keys.add(op.key);
+    if (op.remove) continue;
+    const type = CLIENT_QUOTA_KEYS.get(op.key);
+    if (type === undefined) return invalid(`Invalid configuration key ${op.key}`);
+    if (!(op.value > 0)) return invalid(`Quota ${op.key} must be greater than 0`);
+    if (type === 'long') {
+      if (op.value >= 2 ** 63) return invalid(`Proposed value for ${op.key} is too large for a LONG.`);
+      if (Math.abs(op.value % 1) > 1e-6) return invalid(`${op.key} cannot be a fractional value.`);
+    }
+  }
+  return null;
+}
+
+/** The entity's document with the ops applied (other keys, such as SCRAM credentials, kept). */
+export function applyQuotaOps(configs: Map<string, string>, ops: readonly QuotaOp[]): Map<string, string> {
+  const next = new Map(configs);
+  for (const op of ops) {
+    if (op.remove) next.delete(op.key);
+    else
+      next.set(
+        op.key,
+        CLIENT_QUOTA_KEYS.get(op.key) === 'long' ? String(Math.round(op.value)) : String(op.value),
+      );
+  }
+  return next;
+}
+
+/** Applies ops to the store, retrying when another writer changed the document meanwhile. */
+export async function alterEntityQuotas(
+  store: ClientQuotaStore,
+  entity: QuotaEntity,
+  ops: readonly QuotaOp[],
+): Promise<QuotaError | null> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const current = await store.read(entity);
+    if (await store.write(entity, applyQuotaOps(current, ops))) return null;
+  }
+  return {
+    errorCode: ErrorCode.UNKNOWN_SERVER_ERROR,
+    errorMessage: 'the metadata store refused the quota update',
+  };
+}
+
+/** One component of a describe filter: an exact name (null: the default entity) or any specified name. */
+export type FilterMatch =
+  | { readonly kind: 'exact'; readonly name: string | null }
+  | { readonly kind: 'specified' };
+
+export interface QuotaFilter {
+  readonly user: FilterMatch | undefined;
+  readonly clientId: FilterMatch | undefined;
+  /** An ip component: Brook keeps no IP quotas, so such a filter matches nothing. */
+  readonly ip: boolean;
+  readonly strict: boolean;
+}
+
+const MATCH_EXACT = 0;
+const MATCH_DEFAULT = 1;
+const MATCH_SPECIFIED = 2;
+
+export function parseQuotaFilter(
+  components: readonly { entityType: string; matchType: number; match: string | null }[],
+  strict: boolean,
+): QuotaFilter | QuotaError {
+  let user: FilterMatch | undefined;
+  let clientId: FilterMatch | undefined;
+  let ip = false;
+  for (const c of components) {
+    let match: FilterMatch;
+    if (c.matchType === MATCH_EXACT) match = { kind: 'exact', name: c.match };
+    else if (c.matchType === MATCH_DEFAULT) match = { kind: 'exact', name: null };
+    else if (c.matchType === MATCH_SPECIFIED) match = { kind: 'specified' };
+    else
+      return {
+        errorCode: ErrorCode.UNKNOWN_SERVER_ERROR,
+        errorMessage: `Unexpected match type: ${c.matchType}`,
+      };
+    if (c.entityType === USER_ENTITY_TYPE) {
+      if (user !== undefined) return invalid('Duplicate user filter component entity type');
+      user = match;
+    } else if (c.entityType === CLIENT_ID_ENTITY_TYPE) {
+      if (clientId !== undefined) return invalid('Duplicate client filter component entity type');
+      clientId = match;
+    } else if (c.entityType === IP_ENTITY_TYPE) {
+      if (ip) return invalid('Duplicate ip filter component entity type');
+      ip = true;
+    } else if (c.entityType === '') {
+      return invalid('Unexpected empty filter component entity type');
+    } else {
+      return {
+        errorCode: ErrorCode.UNSUPPORTED_VERSION,
+        errorMessage: `Custom entity type '${c.entityType}' not supported`,
+      };
+    }
+  }
+  if (ip && (user !== undefined || clientId !== undefined))
+    return invalid(
+      'Invalid entity filter component combination, IP filter component should not be used with user or clientId filter component.',
+    );
+  return { user, clientId, ip, strict };
+}
+
+function matches(component: FilterMatch | undefined, part: EntityPart, strict: boolean): boolean {
+  if (component === undefined) return part === undefined || !strict;
+  if (part === undefined) return false;
+  return component.kind === 'specified' || component.name === part;
+}
+
+export interface DescribedQuotas {
+  readonly entity: QuotaEntity;
+  readonly values: { key: string; value: number }[];
+}
+
+export async function describeQuotas(
+  store: ClientQuotaStore,
+  filter: QuotaFilter,
+): Promise<DescribedQuotas[]> {
+  if (filter.ip) return [];
+  const out: DescribedQuotas[] = [];
+  for (const { entity, configs } of await store.all()) {
+    if (!matches(filter.user, entity.user, filter.strict)) continue;
+    if (!matches(filter.clientId, entity.clientId, filter.strict)) continue;
+    const values = [...configs]
+      .filter(([key]) => isClientQuotaKey(key))
+      .map(([key, text]) => ({ key, value: Number(text) }))
+      .filter((v) => Number.isFinite(v.value));
+    if (values.length > 0) out.push({ entity, values });
+  }
+  return out;
+}
+
+/** An entity as the wire lists it: user first, then client id; null names for default entities. */
+export function entityParts(entity: QuotaEntity): { entityType: string; entityName: string | null }[] {
+  const parts: { entityType: string; entityName: string | null }[] = [];
+  if (entity.user !== undefined) parts.push({ entityType: USER_ENTITY_TYPE, entityName: entity.user });
+  if (entity.clientId !== undefined)
+    parts.push({ entityType: CLIENT_ID_ENTITY_TYPE, entityName: entity.clientId });
+  return parts;
+}

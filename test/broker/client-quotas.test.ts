@@ -1,0 +1,327 @@
+// Client quotas through the wire on one broker: AlterClientQuotas / DescribeClientQuotas with Kafka's validation
+// and precedence, producer_byte_rate and consumer_byte_rate answered with throttle_time_ms in Produce and Fetch and
+// enforced by muting the connection, request_percentage, controller_mutation_rate (KIP-599), and Brook's client
+// waiting out the throttle time. The broker runs quota.window.num=2 (windows of 1 s) so that a quota bites after
+// about a second of traffic instead of ten.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Admin } from '../../src/client/admin.js';
+import { Producer } from '../../src/client/producer.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { createTopic, fetchBody, WireClient } from '../helpers/wire-client.js';
+
+const PAYLOAD = buildBatch(Array.from({ length: 20 }, () => ({ value: 'x'.repeat(1000) })));
+
+function produceBody(topic: string) {
+  return {
+    transactionalId: null,
+    acks: 1,
+    timeoutMs: 5000,
+    topicData: [{ name: topic, partitionData: [{ index: 0, records: PAYLOAD }] }],
+  };
+}
+
+describe('client quotas', () => {
+  let broker: BrokerProcess;
+  let admin: Admin;
+  let setup: WireClient;
+
+  before(async () => {
+    broker = await startBroker({ overrides: { 'quota.window.num': 2, 'controller.quota.window.num': 2 } });
+    admin = new Admin({ bootstrapServers: broker.bootstrap, clientId: 'quota-admin' });
+    setup = await WireClient.connect(broker.host, broker.port);
+    await createTopic(setup, 'quota-topic', { numPartitions: 1, replicationFactor: 1 });
+  });
+  after(async () => {
+    setup?.close();
+    await admin?.close();
+    await broker?.stop();
+  });
+
+  it('stores quotas per entity and describes them with exact, default and specified filters', async () => {
+    const results = await admin.alterClientQuotas([
+      { entity: { user: 'alice' }, ops: [{ key: 'producer_byte_rate', value: 1048576 }] },
+      {
+        entity: { user: 'alice', clientId: 'app' },
+        ops: [
+          { key: 'consumer_byte_rate', value: 2048 },
+          { key: 'request_percentage', value: 12.5 },
+        ],
+      },
+      { entity: { clientId: null }, ops: [{ key: 'controller_mutation_rate', value: 5 }] },
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.error),
+      [null, null, null],
+    );
+    const alice = await admin.describeClientQuotas([{ entityType: 'user', match: { name: 'alice' } }], {
+      strict: true,
+    });
+    assert.deepEqual(alice, [{ entity: { user: 'alice' }, values: { producer_byte_rate: 1048576 } }]);
+    const aliceAny = await admin.describeClientQuotas([{ entityType: 'user', match: { name: 'alice' } }]);
+    assert.equal(aliceAny.length, 2, 'not strict: alice and alice/app');
+    const both = await admin.describeClientQuotas(
+      [
+        { entityType: 'user', match: 'any' },
+        { entityType: 'client-id', match: 'any' },
+      ],
+      { strict: true },
+    );
+    assert.deepEqual(both, [
+      {
+        entity: { user: 'alice', clientId: 'app' },
+        values: { consumer_byte_rate: 2048, request_percentage: 12.5 },
+      },
+    ]);
+    const defaults = await admin.describeClientQuotas([{ entityType: 'client-id', match: { name: null } }], {
+      strict: true,
+    });
+    assert.deepEqual(defaults, [{ entity: { clientId: null }, values: { controller_mutation_rate: 5 } }]);
+    // Removing the last key leaves nothing to describe for that entity.
+    await admin.alterClientQuotas([
+      { entity: { clientId: null }, ops: [{ key: 'controller_mutation_rate', value: null }] },
+    ]);
+    assert.deepEqual(
+      await admin.describeClientQuotas([{ entityType: 'client-id', match: { name: null } }], {
+        strict: true,
+      }),
+      [],
+    );
+  });
+
+  it('answers invalid alterations per entity with Kafka errors and writes nothing for them', async () => {
+    const response = await setup.call(ApiKey.ALTER_CLIENT_QUOTAS, 1, {
+      entries: [
+        { entity: [], ops: [{ key: 'producer_byte_rate', value: 1, remove: false }] },
+        {
+          entity: [{ entityType: 'user', entityName: 'bob' }],
+          ops: [{ key: 'not_a_quota', value: 1, remove: false }],
+        },
+        {
+          entity: [{ entityType: 'user', entityName: 'bob' }],
+          ops: [{ key: 'producer_byte_rate', value: 1.5, remove: false }],
+        },
+        {
+          entity: [{ entityType: 'client-id', entityName: 'c' }],
+          ops: [{ key: 'consumer_byte_rate', value: 0, remove: false }],
+        },
+        { entity: [{ entityType: 'group', entityName: 'g' }], ops: [] },
+        { entity: [{ entityType: 'user', entityName: '' }], ops: [] },
+        {
+          entity: [
+            { entityType: 'user', entityName: 'a' },
+            { entityType: 'user', entityName: 'b' },
+          ],
+          ops: [],
+        },
+      ],
+      validateOnly: false,
+    });
+    const errors = response.entries.map((e: { errorCode: number; errorMessage: string }) => [
+      e.errorCode,
+      e.errorMessage,
+    ]);
+    assert.deepEqual(errors, [
+      [ErrorCode.INVALID_REQUEST, 'Invalid empty client quota entity'],
+      [ErrorCode.INVALID_REQUEST, 'Invalid configuration key not_a_quota'],
+      [ErrorCode.INVALID_REQUEST, 'producer_byte_rate cannot be a fractional value.'],
+      [ErrorCode.INVALID_REQUEST, 'Quota consumer_byte_rate must be greater than 0'],
+      [ErrorCode.INVALID_REQUEST, 'Unhandled client quota entity type: group'],
+      [ErrorCode.INVALID_REQUEST, 'Empty user not supported'],
+      [ErrorCode.INVALID_REQUEST, 'Invalid client quota entity, duplicate entity entry user'],
+    ]);
+    const validateOnly = await admin.alterClientQuotas(
+      [{ entity: { user: 'carol' }, ops: [{ key: 'producer_byte_rate', value: 100 }] }],
+      { validateOnly: true },
+    );
+    assert.equal(validateOnly[0]!.error, null);
+    assert.deepEqual(
+      await admin.describeClientQuotas([{ entityType: 'user', match: { name: 'carol' } }], { strict: true }),
+      [],
+      'validate_only writes nothing',
+    );
+    const badFilter = await setup.call(ApiKey.DESCRIBE_CLIENT_QUOTAS, 1, {
+      components: [
+        { entityType: 'user', matchType: 2, match: null },
+        { entityType: 'user', matchType: 2, match: null },
+      ],
+      strict: false,
+    });
+    assert.equal(badFilter.errorCode, ErrorCode.INVALID_REQUEST);
+    assert.equal(badFilter.entries, null);
+    const custom = await setup.call(ApiKey.DESCRIBE_CLIENT_QUOTAS, 0, {
+      components: [{ entityType: 'tenant', matchType: 2, match: null }],
+      strict: false,
+    });
+    assert.equal(custom.errorCode, ErrorCode.UNSUPPORTED_VERSION);
+  });
+
+  it('throttles a producer over producer_byte_rate and mutes its connection, while another producer is not', async () => {
+    await admin.alterClientQuotas([
+      { entity: { clientId: 'slow-producer' }, ops: [{ key: 'producer_byte_rate', value: 20000 }] },
+    ]);
+    const slow = await WireClient.connect(broker.host, broker.port, 'slow-producer');
+    const fast = await WireClient.connect(broker.host, broker.port, 'fast-producer');
+    try {
+      let throttleTimeMs = 0;
+      for (let i = 0; i < 10 && throttleTimeMs === 0; i++) {
+        const r = await slow.call(ApiKey.PRODUCE, 9, produceBody('quota-topic'));
+        assert.equal(r.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
+        throttleTimeMs = r.throttleTimeMs;
+      }
+      assert.ok(throttleTimeMs > 0, 'Produce v9 answers throttle_time_ms once over the quota');
+      // The broker reads nothing more from the throttled connection until the time has passed.
+      const sentAt = performance.now();
+      await slow.call(ApiKey.PRODUCE, 9, produceBody('quota-topic'));
+      const waitedMs = performance.now() - sentAt;
+      assert.ok(waitedMs >= throttleTimeMs * 0.8, `muted ${waitedMs.toFixed(0)} ms of ${throttleTimeMs}`);
+      for (let i = 0; i < 10; i++) {
+        const r = await fast.call(ApiKey.PRODUCE, 9, produceBody('quota-topic'));
+        assert.equal(r.throttleTimeMs, 0, 'a client id without a quota is never throttled');
+      }
+    } finally {
+      slow.close();
+      fast.close();
+    }
+  });
+
+  it('throttles a consumer over consumer_byte_rate with an empty Fetch answer and throttle_time_ms', async () => {
+    await admin.alterClientQuotas([
+      // One batch (about 20 kB) fits in a window's worth; the second fetch goes over.
+      { entity: { clientId: 'slow-consumer' }, ops: [{ key: 'consumer_byte_rate', value: 30000 }] },
+    ]);
+    const consumer = await WireClient.connect(broker.host, broker.port, 'slow-consumer');
+    try {
+      let throttled = null;
+      let fetched = 0;
+      for (let i = 0; i < 20 && throttled === null; i++) {
+        const r = await consumer.call(ApiKey.FETCH, 12, fetchBody('quota-topic', 0, 0));
+        if (r.throttleTimeMs > 0) throttled = r;
+        else fetched += r.responses[0].partitions[0].records.length;
+      }
+      assert.ok(fetched > 0, 'fetches within the quota return data');
+      assert.ok(throttled !== null, 'Fetch v12 answers throttle_time_ms once over the quota');
+      assert.deepEqual(throttled.responses, [], 'a throttled fetch returns no data');
+    } finally {
+      consumer.close();
+    }
+  });
+
+  it('applies the most specific entity: user/client-id over user over client-id defaults', async () => {
+    // ANONYMOUS is the principal of these PLAINTEXT connections.
+    await admin.alterClientQuotas([
+      { entity: { clientId: null }, ops: [{ key: 'producer_byte_rate', value: 1000 }] },
+      { entity: { user: 'ANONYMOUS', clientId: 'vip' }, ops: [{ key: 'producer_byte_rate', value: 1e9 }] },
+    ]);
+    const vip = await WireClient.connect(broker.host, broker.port, 'vip');
+    const other = await WireClient.connect(broker.host, broker.port, 'someone-else');
+    try {
+      for (let i = 0; i < 5; i++) {
+        const r = await vip.call(ApiKey.PRODUCE, 9, produceBody('quota-topic'));
+        assert.equal(r.throttleTimeMs, 0, '<user>/<client-id> wins over /config/clients/<default>');
+      }
+      const r = await other.call(ApiKey.PRODUCE, 9, produceBody('quota-topic'));
+      assert.ok(r.throttleTimeMs > 0, 'the client-id default applies to everyone else');
+    } finally {
+      vip.close();
+      other.close();
+      await admin.alterClientQuotas([
+        { entity: { clientId: null }, ops: [{ key: 'producer_byte_rate', value: null }] },
+        { entity: { user: 'ANONYMOUS', clientId: 'vip' }, ops: [{ key: 'producer_byte_rate', value: null }] },
+      ]);
+    }
+  });
+
+  it('refuses topic creation over controller_mutation_rate with THROTTLING_QUOTA_EXCEEDED (v6+)', async () => {
+    await admin.alterClientQuotas([
+      { entity: { clientId: 'mutator' }, ops: [{ key: 'controller_mutation_rate', value: 1 }] },
+    ]);
+    const create = async (names: string[], version: number) => {
+      // A new connection each time: the broker mutes a throttled one, which would make the test wait it out.
+      const client = await WireClient.connect(broker.host, broker.port, 'mutator');
+      try {
+        return await client.call(ApiKey.CREATE_TOPICS, version, {
+          topics: names.map((name) => ({
+            name,
+            numPartitions: 10,
+            replicationFactor: 1,
+            assignments: [],
+            configs: [],
+          })),
+          timeoutMs: 10_000,
+          validateOnly: false,
+        });
+      } finally {
+        client.close();
+      }
+    };
+    // A burst of 2 tokens (2 windows of 1 s at 1/s): the first topic takes 10 and leaves the bucket at -8, which
+    // takes 8 s to refill; the second topic of the same request finds it empty.
+    const strict = await create(['mutation-1', 'mutation-2'], 7);
+    assert.deepEqual(
+      strict.topics.map((t: { errorCode: number }) => t.errorCode),
+      [ErrorCode.NONE, ErrorCode.THROTTLING_QUOTA_EXCEEDED],
+    );
+    assert.ok(strict.throttleTimeMs > 5000, `throttle ${strict.throttleTimeMs} ms for 8 missing tokens`);
+    // Before v6 Kafka serves every topic and only throttles.
+    const permissive = await create(['mutation-3', 'mutation-4'], 5);
+    assert.deepEqual(
+      permissive.topics.map((t: { errorCode: number }) => t.errorCode),
+      [ErrorCode.NONE, ErrorCode.NONE],
+    );
+    assert.ok(permissive.throttleTimeMs > strict.throttleTimeMs, 'the debt grew');
+  });
+
+  it('throttles over request_percentage', async () => {
+    await admin.alterClientQuotas([
+      { entity: { clientId: 'busy' }, ops: [{ key: 'request_percentage', value: 0.01 }] },
+    ]);
+    const client = await WireClient.connect(broker.host, broker.port, 'busy');
+    try {
+      let throttleTimeMs = 0;
+      for (let i = 0; i < 2000 && throttleTimeMs === 0; i++) {
+        const r = await client.call(ApiKey.METADATA, 9, {
+          topics: null,
+          allowAutoTopicCreation: false,
+          includeClusterAuthorizedOperations: false,
+          includeTopicAuthorizedOperations: false,
+        });
+        throttleTimeMs = r.throttleTimeMs;
+      }
+      assert.ok(
+        throttleTimeMs > 0,
+        'Metadata answers throttle_time_ms once the handler time exceeds the quota',
+      );
+      assert.ok(throttleTimeMs <= 1000, 'a request quota throttles for at most one window');
+    } finally {
+      client.close();
+    }
+  });
+
+  it("Brook's producer waits out throttle_time_ms and completes", async () => {
+    await admin.alterClientQuotas([
+      { entity: { clientId: 'brook-slow' }, ops: [{ key: 'producer_byte_rate', value: 50000 }] },
+    ]);
+    const producer = new Producer({
+      bootstrapServers: broker.bootstrap,
+      clientId: 'brook-slow',
+      lingerMs: 0,
+      batchSize: 16384,
+    });
+    try {
+      const value = Buffer.alloc(10_000, 1);
+      const startedAt = performance.now();
+      // One at a time: a throttle time holds back the requests after the one it answers.
+      for (let i = 0; i < 20; i++) await producer.send({ topic: 'quota-topic', value });
+      const seconds = (performance.now() - startedAt) / 1000;
+      // 200 kB at 50 kB/s, about the first second's worth free: at least about 3 s.
+      assert.ok(seconds >= 2, `200 kB at 50 kB/s took ${seconds.toFixed(2)} s`);
+    } finally {
+      await producer.close();
+    }
+  });
+});
