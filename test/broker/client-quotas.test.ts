@@ -162,18 +162,22 @@ describe('client quotas', () => {
 
   it('throttles a producer over producer_byte_rate and mutes its connection, while another producer is not', async () => {
     await admin.alterClientQuotas([
-      { entity: { clientId: 'slow-producer' }, ops: [{ key: 'producer_byte_rate', value: 20000 }] },
+      { entity: { clientId: 'slow-producer' }, ops: [{ key: 'producer_byte_rate', value: 30000 }] },
     ]);
     const slow = await WireClient.connect(broker.host, broker.port, 'slow-producer');
     const fast = await WireClient.connect(broker.host, broker.port, 'fast-producer');
     try {
       let throttleTimeMs = 0;
-      for (let i = 0; i < 10 && throttleTimeMs === 0; i++) {
+      let firstThrottled = -1;
+      // Until the throttle is long enough to measure the mute against.
+      for (let i = 0; i < 30 && throttleTimeMs < 200; i++) {
         const r = await slow.call(ApiKey.PRODUCE, 9, produceBody('quota-topic'));
         assert.equal(r.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
         throttleTimeMs = r.throttleTimeMs;
+        if (throttleTimeMs > 0 && firstThrottled < 0) firstThrottled = i;
       }
-      assert.ok(throttleTimeMs > 0, 'Produce v9 answers throttle_time_ms once over the quota');
+      assert.ok(firstThrottled > 0, 'Produce v9 answers throttle_time_ms once over the quota, not before');
+      assert.ok(throttleTimeMs >= 200);
       // The broker reads nothing more from the throttled connection until the time has passed.
       const sentAt = performance.now();
       await slow.call(ApiKey.PRODUCE, 9, produceBody('quota-topic'));
