@@ -34,6 +34,11 @@ import { AUDIT_LOGGER_NAME, AuditLog } from '../security/authorizer/audit-log.js
 import { AclAuthorizer, parseSuperUsers } from '../security/authorizer/authorizer.js';
 import { securedListeners } from '../security/listeners.js';
 import { listenerSaslSettings, rawSaslToken, SaslAuthenticator } from '../security/sasl/authenticator.js';
+import {
+  type EncryptionSettings,
+  KeyRotation,
+  openKeyStore,
+} from '../storage/encryption/encryption-setup.js';
 import { LogManager } from '../storage/log-manager.js';
 import { type BrokerServices, completeDelayedRequests } from './broker-services.js';
 import { ControllerRequests } from './cluster/controller-requests.js';
@@ -117,6 +122,8 @@ export class Broker {
   private registered = false;
   private authorizer: AclAuthorizer | null = null;
   private serving = false;
+  /** brook.encryption.key.rotation.check.interval.ms; null without a key provider. */
+  private keyRotation: KeyRotation | null = null;
   readonly brokerId: number;
 
   constructor(private readonly options: BrokerOptions) {
@@ -132,6 +139,8 @@ export class Broker {
   private async runStart(): Promise<BoundListener[]> {
     const { config, clock, logger } = this.options;
     const logDir = config.logDirs[0]!;
+    // First: a missing or wrong master key must stop the broker before any file is touched.
+    const keyStore = await openKeyStore(encryptionSettingsOf(config), logDir, clock.nowMs());
     await this.startMetrics();
     this.store = await this.openStore(logDir);
     const topicConfigs = new TopicConfigs(staticOnly(this.options.staticConfig));
@@ -148,12 +157,18 @@ export class Broker {
     this.logs = LogManager.open({
       dir: logDir,
       clock,
-      configFor: (topic) => toStorageLogConfig(topicConfigs.settingsFor(topic), ackAfterFsync),
+      configFor: (topic) =>
+        toStorageLogConfig(topicConfigs.settingsFor(topic), ackAfterFsync, keyStore !== null),
       managerConfig: toLogManagerConfig(config),
       meta: { version: 1, brokerId: this.brokerId, clusterId },
       onBackgroundError: (err) => logger.error(`storage: ${err.message}`),
       framePool,
+      keys: keyStore,
     });
+    if (keyStore !== null) {
+      this.keyRotation = new KeyRotation(keyStore, logger, () => clock.nowMs());
+      this.keyRotation.start(config.values.long('brook.encryption.key.rotation.check.interval.ms'));
+    }
     const logCount = [...this.logs.allLogs()].length;
     if (!this.logs.hadCleanShutdown && logCount > 0) {
       logger.info(`no clean-shutdown marker: ${logCount} partition logs were recovered`);
@@ -201,7 +216,7 @@ export class Broker {
     this.brokerEpoch = registered.value.brokerEpoch;
     const metadata = new MetadataCache(clusterId);
     const storageConfigFor = (topic: string) =>
-      toStorageLogConfig(topicConfigs.settingsFor(topic), ackAfterFsync);
+      toStorageLogConfig(topicConfigs.settingsFor(topic), ackAfterFsync, keyStore !== null);
     const replicas = new ReplicaManager(
       this.brokerId,
       this.logs,
@@ -686,6 +701,7 @@ export class Broker {
     this.fetchers?.stop();
     await this.controller?.stop();
     this.wireChannel?.close();
+    await this.keyRotation?.stop();
     try {
       this.logs?.shutdown();
     } catch (err) {
@@ -696,4 +712,19 @@ export class Broker {
     await this.metricsEndpoint?.stop();
     logger.info('broker stopped');
   }
+}
+
+/** The brook.encryption.* keys, for openKeyStore. */
+function encryptionSettingsOf(config: BrokerConfig): EncryptionSettings {
+  const v = config.values;
+  return {
+    enable: v.boolean('brook.encryption.enable'),
+    provider: v.stringOrNull('brook.encryption.key.provider'),
+    keyFile: v.stringOrNull('brook.encryption.key.file'),
+    keyEnv: v.string('brook.encryption.key.env'),
+    httpUrl: v.stringOrNull('brook.encryption.key.http.url'),
+    httpKeyId: v.stringOrNull('brook.encryption.key.http.key.id'),
+    httpToken: v.password('brook.encryption.key.http.token')?.value ?? null,
+    httpTimeoutMs: v.int('brook.encryption.key.http.timeout.ms'),
+  };
 }

@@ -17,6 +17,8 @@ const LISTEN_CODES = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_A
 /** The setting behind a startup failure, or null when it is not one. */
 function settingOf(err: Error, config: BrokerConfig): string | null {
   const e = err as Error & SystemErrorLike;
+  // A missing or wrong master key names the brook.encryption.* key that chose it (storage/encryption).
+  if (err.name === 'EncryptionConfigError') return (err as Error & { configKey: string }).configKey;
   if (err.name === 'MetadataLockedError' || err.name === 'MetadataCorruptError') return 'log.dirs';
   if (typeof e.path === 'string' && config.logDirs.some((dir) => (e.path as string).startsWith(dir))) {
     return 'log.dirs';

@@ -71,6 +71,9 @@ export interface BatchInfo {
   partitionLeaderEpoch: number;
 }
 
+/** A file descriptor, or a reader of (buf, length, position) returning bytes read (a decrypting one). */
+export type HeaderSource = number | ((buf: Buffer, length: number, position: number) => number);
+
 const headerChunk = Buffer.allocUnsafe(STORAGE_LIMITS.scanChunkBytes);
 /**
  * The first read of a scan. A lookup (a fetch's offset lookup, run on the event loop) usually needs one or two
@@ -86,7 +89,7 @@ const FIRST_READ_BYTES = 4096;
  * Returns the position where the scan stopped. Not reentrant: `visit` must not start another scan.
  */
 export function scanHeaders(
-  fd: number,
+  source: HeaderSource,
   start: number,
   end: number,
   visit: (info: BatchInfo, header: Buffer, headerPos: number) => boolean,
@@ -106,7 +109,11 @@ export function scanHeaders(
   while (position + BATCH_HEADER_BYTES <= end) {
     if (chunkStart < 0 || position < chunkStart || position + BATCH_HEADER_BYTES > chunkStart + chunkLength) {
       chunkStart = position;
-      chunkLength = readSync(fd, headerChunk, 0, Math.min(readBytes, end - position), position);
+      const length = Math.min(readBytes, end - position);
+      chunkLength =
+        typeof source === 'number'
+          ? readSync(source, headerChunk, 0, length, position)
+          : source(headerChunk, length, position);
       readBytes = Math.min(readBytes * 2, headerChunk.length);
       if (chunkLength < BATCH_HEADER_BYTES) break;
     }

@@ -11,6 +11,8 @@ export const LOG_SUFFIX = '.log';
 export const INDEX_SUFFIX = '.index';
 export const TIME_INDEX_SUFFIX = '.timeindex';
 export const TXN_INDEX_SUFFIX = '.txnindex';
+/** An encrypted segment's key and chunk tags (storage/encryption/segment-cipher.ts). */
+export const ENC_SUFFIX = '.enc';
 export const SNAPSHOT_SUFFIX = '.snapshot';
 export const DELETED_SUFFIX = '.deleted';
 /** Compaction writes `.cleaned` files and swaps them in through `.swap` files (see cleaner/swap-files.ts). */

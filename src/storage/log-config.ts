@@ -53,6 +53,11 @@ export interface LogConfig {
    * fdatasync'ed. Appends that arrive while a sync runs share the next one (group commit).
    */
   ackAfterFsync: boolean;
+  /**
+   * Brook's own setting (brook.encryption.enable, broker default and topic override): new segments are encrypted
+   * with the log manager's key store (see encryption/). Segments keep the form they were written in.
+   */
+  encrypt: boolean;
 }
 
 export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
@@ -75,6 +80,7 @@ export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
   minCompactionLagMs: 0,
   maxCompactionLagMs: NEVER,
   ackAfterFsync: false,
+  encrypt: false,
 });
 
 export function logConfig(overrides: Partial<LogConfig> = {}): LogConfig {

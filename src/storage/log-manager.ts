@@ -16,6 +16,7 @@ import type { FramePool } from '../common/frame-pool.js';
 import { AtomicFile, StorageFormatError, writeFileAtomic } from './atomic-file.js';
 import { encodeOffsetCheckpoint, type PartitionOffset, readOffsetCheckpoint } from './checkpoint-file.js';
 import { LogCleaner } from './cleaner/log-cleaner.js';
+import type { SegmentKeys } from './encryption/segment-cipher.js';
 import {
   CLEAN_SHUTDOWN_FILE,
   deleteDirName,
@@ -47,6 +48,8 @@ export interface LogManagerOptions {
   readonly onBackgroundError?: (err: Error) => void;
   /** The pool appended request frames may come from (the tail cache holds references to cached ones). */
   readonly framePool?: FramePool;
+  /** The directory's key store (encryption at rest); null or absent when no key provider is configured. */
+  readonly keys?: SegmentKeys | null;
 }
 
 interface PendingDirDelete {
@@ -68,6 +71,7 @@ export class LogManager {
   private readonly configFor: (topic: string) => LogConfig;
   private readonly managerConfig: LogManagerConfig;
   private readonly random: () => number;
+  private readonly keys: SegmentKeys | null;
   private readonly onBackgroundError: (err: Error) => void;
   private readonly logs = new Map<string, Log>();
   /** The bound shared by every log's tail cache. */
@@ -94,6 +98,7 @@ export class LogManager {
     this.managerConfig = { ...DEFAULT_LOG_MANAGER_CONFIG, ...options.managerConfig };
     this.random = options.random ?? Math.random;
     this.onBackgroundError = options.onBackgroundError ?? (() => {});
+    this.keys = options.keys ?? null;
     this.hadCleanShutdown = hadCleanShutdown;
     this.tailCache = new TailCacheBudget(this.managerConfig.tailCacheBytes, options.framePool ?? null);
     this.cleaner = new LogCleaner({
@@ -154,6 +159,7 @@ export class LogManager {
         onTruncated: (logEndOffset) => this.cleaner.onTruncated(tp, logEndOffset),
         tailCache: this.tailCache,
         writeInlineWhenIdle: this.managerConfig.appendInlineEnable,
+        keys: this.keys,
       });
       this.logs.set(k, log);
     }
@@ -197,6 +203,7 @@ export class LogManager {
       onTruncated: (logEndOffset) => this.cleaner.onTruncated(tp, logEndOffset),
       tailCache: this.tailCache,
       writeInlineWhenIdle: this.managerConfig.appendInlineEnable,
+      keys: this.keys,
     });
     this.logs.set(key(tp), log);
     return log;

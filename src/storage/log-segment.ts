@@ -19,6 +19,7 @@
 
 import {
   closeSync,
+  existsSync,
   fdatasyncSync,
   read as fsRead,
   fstatSync,
@@ -35,9 +36,12 @@ import {
 import { assert } from '../common/assert.js';
 import type { FramePool } from '../common/frame-pool.js';
 import { BATCH_HEADER_BYTES, batchHeader } from '../protocol/records/batch-header.js';
-import { type BatchInfo, checkBatch, scanHeaders } from './batch-scan.js';
+import { type BatchInfo, checkBatch, type HeaderSource, scanHeaders } from './batch-scan.js';
+import { MasterKeyError } from './encryption/master-key-provider.js';
+import { SegmentCipher, SegmentIntegrityError, type SegmentKeys } from './encryption/segment-cipher.js';
 import {
   DELETED_SUFFIX,
+  ENC_SUFFIX,
   INDEX_SUFFIX,
   LOG_SUFFIX,
   segmentFilePath,
@@ -110,6 +114,8 @@ export class LogSegment {
     readonly txnIndex: TxnIndex,
     readonly createdMs: number,
     readonly rollJitterMs: number,
+    /** Set when the .log is encrypted (see encryption/segment-cipher.ts); null for a plaintext segment. */
+    readonly cipher: SegmentCipher | null = null,
   ) {
     this.fd = fd;
     this.sizeBytes = size;
@@ -124,7 +130,13 @@ export class LogSegment {
     config: LogConfig,
     nowMs: number,
     rollJitterMs: number,
+    /** Encrypts the new segment with a fresh data key when given. */
+    keys: SegmentKeys | null = null,
   ): LogSegment {
+    const encPath = segmentFilePath(dir, baseOffset, ENC_SUFFIX);
+    // The key file first: a .log never exists without the key that reads it.
+    const cipher = keys === null ? null : SegmentCipher.create(encPath, baseOffset, keys);
+    if (cipher === null) safeUnlink(encPath);
     const fd = openSync(segmentFilePath(dir, baseOffset, LOG_SUFFIX), 'w+');
     if (config.preallocate) ftruncateSync(fd, config.segmentBytes);
     const offsetIndex = OffsetIndex.create(
@@ -151,6 +163,7 @@ export class LogSegment {
       txnIndex,
       nowMs,
       rollJitterMs,
+      cipher,
     );
   }
 
@@ -165,16 +178,32 @@ export class LogSegment {
     config: LogConfig,
     nowMs: number,
     rollJitterMs: number,
+    keys: SegmentKeys | null = null,
   ): {
     segment: LogSegment;
     needsIndexRebuild: boolean;
+    /** An encrypted segment whose .log does not match its tags: a crash left bytes past them, or it was cut. */
+    integrityNote?: string;
   } {
     const logPath = segmentFilePath(dir, baseOffset, LOG_SUFFIX);
+    const cipher = openCipher(segmentFilePath(dir, baseOffset, ENC_SUFFIX), baseOffset, keys);
     const fd = openSync(logPath, 'r+');
-    const size = fstatSync(fd).size;
+    let size = fstatSync(fd).size;
+    let integrityNote: string | undefined;
+    if (cipher !== null) {
+      const authenticated = cipher.authenticatedLength();
+      if (authenticated > size) {
+        integrityNote = `${logPath}: ${size} bytes, but its tags cover ${authenticated}: the encrypted log was truncated`;
+      } else if (authenticated < size && !cipher.sealed) {
+        // Bytes no tag covers were never acknowledged (tags are written at commit); recovery cuts them.
+        integrityNote = `${logPath}: ${size - authenticated} bytes past the authenticated end`;
+      }
+      // Readers never go past what the tags vouch for.
+      size = Math.min(size, authenticated);
+    }
     const indexPath = segmentFilePath(dir, baseOffset, INDEX_SUFFIX);
     const timePath = segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX);
-    let needsIndexRebuild = false;
+    let needsIndexRebuild = integrityNote !== undefined;
     let offsetIndex = openIfPresent(() =>
       OffsetIndex.open(indexPath, baseOffset, config.segmentIndexBytes, size),
     );
@@ -198,8 +227,11 @@ export class LogSegment {
       txnIndex,
       nowMs,
       rollJitterMs,
+      cipher,
     );
-    return { segment, needsIndexRebuild };
+    return integrityNote === undefined
+      ? { segment, needsIndexRebuild }
+      : { segment, needsIndexRebuild, integrityNote };
   }
 
   /** Bytes of whole batches written and visible to readers. */
@@ -246,16 +278,25 @@ export class LogSegment {
       return;
     }
     this.ioInFlight++;
-    sync(this.fd, (err) => {
+    const finish = (err: Error | null): void => {
       this.ioInFlight--;
       const gone = this.deleted || this.closeWhenIdle;
       if (this.ioInFlight === 0 && this.closeWhenIdle) this.finishDelete();
       done(gone ? null : err);
+    };
+    // An encrypted segment's tags are part of its data: without them the bytes cannot be read back.
+    const cipher = this.cipher;
+    sync(this.fd, (err) => {
+      if (err !== null || cipher === null || cipher.fd < 0) finish(err);
+      else sync(cipher.fd, finish);
     });
   }
 
   /** Whether an append of `bytes` ending at `lastOffset`, at time `nowMs`, must go to a new segment first. */
   shouldRoll(bytes: number, lastOffset: number, maxTimestampMs: number, nowMs: number): boolean {
+    // A sealed encrypted segment takes no more bytes (see encryption/segment-cipher.ts): even empty, it is
+    // replaced by one with a new data key.
+    if (this.cipher?.sealed === true) return true;
     if (this.reservedBytes === 0) return false;
     if (this.reservedBytes > this.config.segmentBytes - bytes) return true;
     if (lastOffset - this.baseOffset > 0x7fffffff) return true;
@@ -276,15 +317,20 @@ export class LogSegment {
     assert(this.reservedBytes === this.sizeBytes, 'a synchronous append behind queued ones');
     let written = 0;
     const length = end - start;
+    const bytes = this.cipher === null ? buf : this.cipher.encryptForWrite(buf, start, end, this.sizeBytes);
+    const from = this.cipher === null ? start : 0;
     try {
       while (written < length) {
-        written += writeSync(this.fd, buf, start + written, length - written, this.sizeBytes + written);
+        written += writeSync(this.fd, bytes, from + written, length - written, this.sizeBytes + written);
       }
     } catch (err) {
       // Leave no partial batch behind for a reader or a restart to trip over.
       ftruncateSync(this.fd, this.sizeBytes);
+      this.cipher?.dropPending();
+      this.cipher?.seal();
       throw err;
     }
+    this.cipher?.commit(this.fd, buf, start, end, this.sizeBytes);
     let position = this.sizeBytes;
     for (let pos = start; pos < end; ) {
       const size = batchHeader.sizeInBytes(buf, pos);
@@ -333,14 +379,26 @@ export class LogSegment {
         step(remaining, at + written);
       });
     };
-    step(buffers, position);
+    if (this.cipher === null) {
+      step(buffers, position);
+      return;
+    }
+    const encrypted: Buffer[] = [];
+    let at = position;
+    for (const b of buffers) {
+      encrypted.push(this.cipher.encryptForWrite(b, 0, b.length, at));
+      at += b.length;
+    }
+    step(encrypted, position);
   }
 
   /** Writes buf[start, end) at `position` synchronously (a queued append completed on the event loop). */
   writeSyncAt(buf: Buffer, start: number, end: number, position: number): void {
+    const bytes = this.cipher === null ? buf : this.cipher.encryptForWrite(buf, start, end, position);
+    const from = this.cipher === null ? start : 0;
     let written = 0;
     while (written < end - start) {
-      written += writeSync(this.fd, buf, start + written, end - start - written, position + written);
+      written += writeSync(this.fd, bytes, from + written, end - start - written, position + written);
     }
   }
 
@@ -350,6 +408,7 @@ export class LogSegment {
    */
   commitAppend(buf: Buffer, start: number, end: number, position: number): void {
     assert(position === this.sizeBytes, 'queued appends commit in order');
+    this.cipher?.commit(this.fd, buf, start, end, position);
     for (let pos = start; pos < end; ) {
       const size = batchHeader.sizeInBytes(buf, pos);
       this.indexBatch(position, size, batchHeader.lastOffset(buf, pos), batchHeader.maxTimestamp(buf, pos));
@@ -378,6 +437,11 @@ export class LogSegment {
     if (this.reservedBytes === this.sizeBytes) return;
     this.reservedBytes = this.sizeBytes;
     if (this.fd >= 0) ftruncateSync(this.fd, this.sizeBytes);
+    // Bytes past the end may have reached the file: their keystream must not encrypt other bytes.
+    if (this.cipher !== null && this.fd >= 0) {
+      this.cipher.dropPending();
+      this.cipher.seal();
+    }
   }
 
   /** Index bookkeeping for one batch at `position`, shared by append and recovery (Kafka's order of steps). */
@@ -413,13 +477,39 @@ export class LogSegment {
     }
     if (last !== null) this.nextOffsetValue = last.offset + 1;
     if (end >= BATCH_HEADER_BYTES) {
-      const header = this.readBytes(0, BATCH_HEADER_BYTES);
-      this.firstBatchTimestampMs = batchHeader.maxTimestamp(header, 0);
+      try {
+        const header = this.readBytes(0, BATCH_HEADER_BYTES);
+        this.firstBatchTimestampMs = batchHeader.maxTimestamp(header, 0);
+      } catch (err) {
+        // A damaged first chunk of an encrypted segment: served as KAFKA_STORAGE_ERROR when read, not cut here.
+        if (!(err instanceof SegmentIntegrityError)) throw err;
+      }
     }
-    const stopped = scanHeaders(this.fd, last?.position ?? 0, end, (info) => {
+    let stopped: number;
+    try {
+      stopped = this.scanTail(last, end, () => {
+        ok = false;
+      });
+    } catch (err) {
+      // The tail fails authentication: recovered (cut) as a torn tail would be.
+      if (!(err instanceof SegmentIntegrityError)) throw err;
+      return false;
+    }
+    // Appends continue the interval count from the last indexed batch, as if they had never stopped.
+    this.bytesSinceLastIndexEntry = end - (last?.position ?? 0);
+    try {
+      return ok && stopped === end && this.timeIndexTailMatches();
+    } catch (err) {
+      if (!(err instanceof SegmentIntegrityError)) throw err;
+      return false;
+    }
+  }
+
+  private scanTail(last: { offset: number; position: number } | null, end: number, bad: () => void): number {
+    return scanHeaders(this.headerSource, last?.position ?? 0, end, (info) => {
       const badEntry = last !== null && info.position === last.position && info.lastOffset !== last.offset;
       if (badEntry || info.position + info.sizeInBytes > end || info.lastOffset < this.nextOffsetValue - 1) {
-        ok = false;
+        bad();
         return false;
       }
       if (info.maxTimestamp > this.maxTimestampSoFarMs) {
@@ -429,9 +519,6 @@ export class LogSegment {
       this.nextOffsetValue = info.lastOffset + 1;
       return true;
     });
-    // Appends continue the interval count from the last indexed batch, as if they had never stopped.
-    this.bytesSinceLastIndexEntry = end - (last?.position ?? 0);
-    return ok && stopped === end && this.timeIndexTailMatches();
   }
 
   /** The last time index entry must name a batch of this segment with exactly that max timestamp. */
@@ -452,7 +539,7 @@ export class LogSegment {
     this.offsetIndex.file.preallocate();
     this.timeIndex.file.preallocate();
     this.resetBookkeeping();
-    scanHeaders(this.fd, 0, this.sizeBytes, (info) => {
+    scanHeaders(this.headerSource, 0, this.sizeBytes, (info) => {
       this.indexBatch(info.position, info.sizeInBytes, info.lastOffset, info.maxTimestamp);
       return true;
     });
@@ -480,7 +567,9 @@ export class LogSegment {
     this.offsetIndex.file.preallocate();
     this.timeIndex.file.preallocate();
     this.resetBookkeeping();
-    const fileSize = fstatSync(this.fd).size;
+    const actualSize = fstatSync(this.fd).size;
+    // An encrypted segment is trusted only as far as its chunks verify; what follows is cut like a torn batch.
+    const fileSize = this.cipher === null ? actualSize : this.cipher.verifiedPrefix(this.fd, actualSize);
     let chunk = Buffer.allocUnsafe(Math.min(RECOVERY_CHUNK_BYTES, Math.max(fileSize, BATCH_HEADER_BYTES)));
     let chunkStart = 0;
     let chunkLength = 0;
@@ -498,7 +587,7 @@ export class LogSegment {
         }
         if (want > chunk.length) chunk = Buffer.allocUnsafe(want);
         chunkStart = position;
-        chunkLength = readFully(this.fd, chunk, Math.min(want, fileSize - position), position);
+        chunkLength = this.readAt(chunk, Math.min(want, fileSize - position), position);
         at = 0;
         check = checkBatch(chunk, 0, chunkLength, expectOffset, this.baseOffset, batchBytesMax);
       }
@@ -523,8 +612,12 @@ export class LogSegment {
       position += check.sizeInBytes;
       expectOffset = lastOffset + 1;
     }
-    const cut = fileSize - position;
+    const cut = actualSize - position;
     if (cut > 0) ftruncateSync(this.fd, position);
+    if (cut > 0 && this.cipher !== null) {
+      this.cipher.truncate(this.fd, position);
+      this.cipher.seal();
+    }
     this.sizeBytes = position;
     this.reservedBytes = position;
     return cut;
@@ -539,7 +632,7 @@ export class LogSegment {
     const entry = this.offsetIndex.lookup(target);
     let found: BatchLocation | null = null;
     let damaged = false;
-    scanHeaders(this.fd, entry?.position ?? 0, this.sizeBytes, (info) => {
+    scanHeaders(this.headerSource, entry?.position ?? 0, this.sizeBytes, (info) => {
       if (entry !== null && info.position === entry.position && info.lastOffset !== entry.offset) {
         damaged = true;
         return false;
@@ -563,7 +656,7 @@ export class LogSegment {
     const from = this.translateOffset(Math.max(entry?.offset ?? this.baseOffset, startingOffset));
     if (from === null) return null;
     let found: BatchLocation | null = null;
-    scanHeaders(this.fd, from.position, this.sizeBytes, (info) => {
+    scanHeaders(this.headerSource, from.position, this.sizeBytes, (info) => {
       if (info.maxTimestamp < timestampMs) return true;
       found = { ...info };
       return false;
@@ -579,6 +672,10 @@ export class LogSegment {
   read(startOffset: number, maxBytes: number, maxOffset: number, minOneBatch: boolean): SegmentRead | null {
     const plan = this.planRead(startOffset, maxBytes, maxOffset, minOneBatch);
     if (plan === null || plan.length === 0) return plan === null ? null : plan.empty;
+    if (this.cipher !== null) {
+      const plain = this.cipher.readSync(this.fd, plan.position, plan.length);
+      return wholeBatches(plain, plain.length, plan.firstOffset, maxOffset);
+    }
     const buf = Buffer.allocUnsafe(plan.length);
     const got = readFully(this.fd, buf, plan.length, plan.position);
     return wholeBatches(buf, got, plan.firstOffset, maxOffset);
@@ -632,6 +729,8 @@ export class LogSegment {
     minOneBatch: boolean,
     pooled: PooledRead | null,
   ): Promise<SegmentRead | null> {
+    if (this.cipher !== null)
+      return this.readPlannedEncrypted(plan, startOffset, maxBytes, maxOffset, minOneBatch);
     const generation = this.generation;
     const fromPool = pooled !== null && pooled.pool.pools(plan.length);
     const buf = fromPool ? pooled.pool.acquire(plan.length) : Buffer.allocUnsafe(plan.length);
@@ -648,6 +747,65 @@ export class LogSegment {
         else resolve(wholeBatches(buf, got, plan.firstOffset, maxOffset));
       });
     });
+  }
+
+  /**
+   * `readPlanned` of an encrypted segment: the tags are read now, the covering chunks off the event loop, then
+   * verified and decrypted (never from the pool: the plaintext is a new buffer).
+   */
+  private readPlannedEncrypted(
+    plan: { position: number; length: number; firstOffset: number },
+    startOffset: number,
+    maxBytes: number,
+    maxOffset: number,
+    minOneBatch: boolean,
+  ): Promise<SegmentRead | null> {
+    const cipher = this.cipher!;
+    const generation = this.generation;
+    const encrypted = cipher.planRead(plan.position, plan.length);
+    const buf = Buffer.allocUnsafe(encrypted.cipherLength);
+    this.ioInFlight++;
+    return new Promise<SegmentRead | null>((resolve, reject) => {
+      const done = (err: Error | null, got: number): void => {
+        this.ioInFlight--;
+        if (this.ioInFlight === 0 && this.closeWhenIdle) this.finishDelete();
+        if (err !== null) {
+          reject(err);
+          return;
+        }
+        try {
+          if (generation !== this.generation) {
+            resolve(this.deleted ? null : this.read(startOffset, maxBytes, maxOffset, minOneBatch));
+            return;
+          }
+          const plain = cipher.finishRead(encrypted, buf, got);
+          resolve(wholeBatches(plain, plain.length, plan.firstOffset, maxOffset));
+        } catch (e) {
+          reject(e);
+        }
+      };
+      const step = (got: number): void => {
+        fsRead(this.fd, buf, got, buf.length - got, encrypted.cipherStart + got, (err, n) => {
+          if (err !== null || n === 0 || got + n === buf.length) done(err, got + n);
+          else step(got + n);
+        });
+      };
+      step(0);
+    });
+  }
+
+  /** Reads `length` bytes at `position` into buf (decrypted and verified when encrypted); returns bytes read. */
+  private readAt(buf: Buffer, length: number, position: number): number {
+    if (this.cipher === null) return readFully(this.fd, buf, length, position);
+    const plain = this.cipher.readSync(this.fd, position, length);
+    plain.copy(buf, 0);
+    return plain.length;
+  }
+
+  /** What header scans read from: the descriptor itself, or a decrypting reader. */
+  private get headerSource(): HeaderSource {
+    if (this.cipher === null) return this.fd;
+    return (buf, length, position) => this.readAt(buf, length, position);
   }
 
   /** Where a read starts and how many bytes it takes; `length` 0 means the answer is `empty`. */
@@ -677,6 +835,7 @@ export class LogSegment {
 
   /** Reads `length` bytes at `position` of the .log file (whole batches found by an earlier lookup). */
   readBytes(position: number, length: number): Buffer {
+    if (this.cipher !== null) return this.cipher.readSync(this.fd, position, length);
     const buf = Buffer.allocUnsafe(length);
     const got = readFully(this.fd, buf, length, position);
     return got === length ? buf : buf.subarray(0, got);
@@ -684,7 +843,7 @@ export class LogSegment {
 
   /** Visits the headers of all batches at or after `position` (used to rebuild producer state). */
   scan(fromPosition: number, visit: (info: BatchInfo, header: Buffer, headerPos: number) => boolean): void {
-    scanHeaders(this.fd, fromPosition, this.sizeBytes, visit);
+    scanHeaders(this.headerSource, fromPosition, this.sizeBytes, visit);
   }
 
   /**
@@ -704,6 +863,10 @@ export class LogSegment {
     this.txnIndex.truncateTo(offset);
     assert(this.reservedBytes === this.sizeBytes, 'truncation behind queued appends');
     ftruncateSync(this.fd, position);
+    if (this.cipher !== null && removed > 0) {
+      this.cipher.truncate(this.fd, position);
+      this.cipher.seal();
+    }
     this.sizeBytes = position;
     this.reservedBytes = position;
     this.generation++;
@@ -730,11 +893,13 @@ export class LogSegment {
   /** fdatasync of the .log only: enough for durability, indexes are rebuilt by recovery. */
   flushLog(): void {
     fdatasyncSync(this.fd);
+    this.cipher?.flush();
   }
 
   /** fsync of the .log and every index: after this the segment can sit below the recovery point. */
   flushAll(): void {
     fsyncSync(this.fd);
+    this.cipher?.flush();
     this.offsetIndex.file.flush();
     this.timeIndex.file.flush();
     this.txnIndex.flush();
@@ -745,6 +910,7 @@ export class LogSegment {
     if (this.deleted) return;
     this.deleted = true;
     const logPath = segmentFilePath(this.dir, this.baseOffset, LOG_SUFFIX);
+    this.cipher?.renameTo(this.cipher.filePath + DELETED_SUFFIX);
     renameSync(logPath, logPath + DELETED_SUFFIX);
     this.offsetIndex.file.renameTo(this.offsetIndex.file.path + DELETED_SUFFIX);
     this.timeIndex.file.renameTo(this.timeIndex.file.path + DELETED_SUFFIX);
@@ -757,6 +923,7 @@ export class LogSegment {
       segmentFilePath(this.dir, this.baseOffset, LOG_SUFFIX) + (this.deleted ? DELETED_SUFFIX : '');
     this.deleted = true;
     safeUnlink(logPath);
+    if (this.cipher !== null) safeUnlink(this.cipher.filePath);
     this.offsetIndex.file.closeAndDelete();
     this.timeIndex.file.closeAndDelete();
     this.txnIndex.closeAndDelete();
@@ -793,6 +960,7 @@ export class LogSegment {
   private closeFd(): void {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
+    this.cipher?.close();
   }
 }
 
@@ -821,6 +989,19 @@ function readFully(fd: number, buf: Buffer, length: number, position: number): n
   }
   return done;
 }
+
+/** The cipher of an encrypted segment (its `.enc` exists), or null for a plaintext one. */
+function openCipher(encPath: string, baseOffset: number, keys: SegmentKeys | null): SegmentCipher | null {
+  if (!existsSync(encPath)) return null;
+  if (keys === null) {
+    throw new MasterKeyError(
+      `${encPath}: the segment is encrypted and no key provider is configured (brook.encryption.key.provider)`,
+    );
+  }
+  return SegmentCipher.open(encPath, baseOffset, keys);
+}
+
+export { SegmentIntegrityError };
 
 function openIfPresent<T>(open: () => T | null): T | null {
   try {

@@ -34,6 +34,7 @@ import { AssertionError, assert } from '../common/assert.js';
 import type { Clock } from '../common/clock.js';
 import { BATCH_HEADER_BYTES, batchHeader } from '../protocol/records/batch-header.js';
 import { completeSwaps } from './cleaner/swap-files.js';
+import { SegmentIntegrityError, type SegmentKeys } from './encryption/segment-cipher.js';
 import { StorageErrorCode } from './error-codes.js';
 import {
   CLEANED_SUFFIX,
@@ -88,6 +89,8 @@ export interface LogOptions {
   readonly tailCache?: TailCacheBudget;
   /** Whether an append that finds the queue idle is written at once on the event loop (default true). */
   readonly writeInlineWhenIdle?: boolean;
+  /** The log directory's key store: opens encrypted segments, and encrypts new ones when config.encrypt. */
+  readonly keys?: SegmentKeys | null;
 }
 
 export interface AppendInfo {
@@ -132,7 +135,9 @@ export type ReadResult =
       readonly firstOffset: number;
       readonly nextOffset: number;
     }
-  | { readonly errorCode: typeof StorageErrorCode.OffsetOutOfRange };
+  | { readonly errorCode: typeof StorageErrorCode.OffsetOutOfRange }
+  /** Stored bytes failed authentication (an encrypted segment tampered with or damaged): nothing is served. */
+  | { readonly errorCode: typeof StorageErrorCode.KafkaStorageError; readonly reason: string };
 
 export interface OffsetAndTimestamp {
   readonly offset: number;
@@ -235,6 +240,9 @@ export class Log {
   /** Called (not re-entrantly) after queued appends became visible: the owner moves its high watermark. */
   onWritten: (() => void) | null = null;
 
+  /** See LogOptions.keys; null when the broker has no key provider. */
+  readonly keys: SegmentKeys | null;
+
   private constructor(options: LogOptions) {
     this.dir = options.dir;
     this.topicPartition = options.topicPartition;
@@ -245,6 +253,7 @@ export class Log {
     this.onTruncated = options.onTruncated ?? (() => {});
     this.tailCache = options.tailCache === undefined ? null : new TailCache(options.tailCache);
     this.writeInlineWhenIdle = options.writeInlineWhenIdle ?? true;
+    this.keys = options.keys ?? null;
     this.epochCache = LeaderEpochCache.load(join(this.dir, LEADER_EPOCH_CHECKPOINT_FILE), (err) =>
       this.onBackgroundError(err),
     );
@@ -354,13 +363,16 @@ export class Log {
     // Kafka's recovery asks the same (valid framing and CRC, increasing offsets). A segment that ends short of
     // the next one is therefore kept; one with damaged or torn bytes drops every later segment (below).
     for (let i = 0; i < baseOffsets.length; i++) {
-      const { segment, needsIndexRebuild } = LogSegment.open(
+      const { segment, needsIndexRebuild, integrityNote } = LogSegment.open(
         this.dir,
         baseOffsets[i]!,
         this.config,
         nowMs,
         this.jitter(),
+        this.keys,
       );
+      if (integrityNote !== undefined)
+        this.onBackgroundError(new SegmentIntegrityError(this.dir, integrityNote));
       this.segments.push(segment);
       const mustRecover =
         needsIndexRebuild || (needsRecovery && i >= recoverFrom) || segment.baseOffset < expectOffset;
@@ -395,7 +407,16 @@ export class Log {
     }
     const checkpointStart = options.logStartOffset ?? 0;
     if (this.segments.length === 0) {
-      this.segments.push(LogSegment.create(this.dir, checkpointStart, this.config, nowMs, this.jitter()));
+      this.segments.push(
+        LogSegment.create(
+          this.dir,
+          checkpointStart,
+          this.config,
+          nowMs,
+          this.jitter(),
+          this.newSegmentKeys(),
+        ),
+      );
     }
     this.logEndOffsetValue = this.activeSegment.nextOffset;
     this.logStartOffsetValue = Math.max(checkpointStart, this.segments[0]!.baseOffset);
@@ -429,6 +450,14 @@ export class Log {
     this.epochCache.persistNow();
   }
 
+  /** The keys a new segment is encrypted with, or null for a plaintext one (config.encrypt). */
+  private newSegmentKeys(): SegmentKeys | null {
+    if (!this.config.encrypt) return null;
+    // Never plaintext where encryption was asked for: the broker refuses such a config before it gets here.
+    assert(this.keys !== null, `${this.dir}: encryption enabled without a key store`);
+    return this.keys;
+  }
+
   private prevNext(): number {
     const prev = this.segments[this.segments.length - 2];
     return prev === undefined ? -1 : prev.nextOffset;
@@ -444,7 +473,7 @@ export class Log {
    * cleaner/swap-files.ts).
    */
   private removeLeftovers(): void {
-    completeSwaps(this.dir);
+    completeSwaps(this.dir, this.keys);
     for (const name of readdirSync(this.dir)) {
       if (
         name.endsWith(TMP_SUFFIX) ||
@@ -924,7 +953,14 @@ export class Log {
       writeSnapshotFile(this.dir, snapshotOffset, this.producerState.toSnapshot());
       this.unsyncedSnapshots.delete(snapshotOffset);
     }
-    const segment = LogSegment.create(this.dir, baseOffset, this.config, this.clock.nowMs(), this.jitter());
+    const segment = LogSegment.create(
+      this.dir,
+      baseOffset,
+      this.config,
+      this.clock.nowMs(),
+      this.jitter(),
+      this.newSegmentKeys(),
+    );
     this.segments.push(segment);
     if (old.reservedSize > 0) this.flushInBackground(baseOffset);
     return segment;
@@ -956,11 +992,22 @@ export class Log {
     if (startOffset >= maxOffset || startOffset === this.logEndOffsetValue) return empty;
     const cached = this.tailCache?.read(startOffset, maxBytes, maxOffset, minOneBatch);
     if (cached != null) return cachedResult(cached);
-    for (let i = this.floorSegmentIndex(startOffset); i < this.segments.length; i++) {
-      const read = this.segments[i]!.read(startOffset, maxBytes, maxOffset, minOneBatch);
-      if (read !== null) return { errorCode: StorageErrorCode.None, ...read };
+    try {
+      for (let i = this.floorSegmentIndex(startOffset); i < this.segments.length; i++) {
+        const read = this.segments[i]!.read(startOffset, maxBytes, maxOffset, minOneBatch);
+        if (read !== null) return { errorCode: StorageErrorCode.None, ...read };
+      }
+    } catch (err) {
+      return this.integrityFailure(err);
     }
     return empty;
+  }
+
+  /** A read that met bytes failing authentication: reported once per read, answered as a storage error. */
+  private integrityFailure(err: unknown): ReadResult {
+    if (!(err instanceof SegmentIntegrityError)) throw err;
+    this.onBackgroundError(new SegmentIntegrityError(this.dir, `read refused: ${err.message}`));
+    return { errorCode: StorageErrorCode.KafkaStorageError, reason: err.message };
   }
 
   /** `read` with the file bytes read off the event loop (see LogSegment.readAsync); same answers. */
@@ -996,11 +1043,17 @@ export class Log {
     if (cached != null) return { bytes: cached.bytes, result: Promise.resolve(cachedResult(cached)) };
     const pool = this.tailCache?.pool ?? null;
     const pooled = pins !== null && pool !== null ? { pool, pins } : null;
-    const read = found.startRead(startOffset, maxBytes, maxOffset, minOneBatch, pooled);
+    let read: ReturnType<LogSegment['startRead']>;
+    try {
+      read = found.startRead(startOffset, maxBytes, maxOffset, minOneBatch, pooled);
+    } catch (err) {
+      return { bytes: 0, result: Promise.resolve(this.integrityFailure(err)) };
+    }
     return {
       bytes: read.bytes,
-      result: read.result.then((r) =>
-        r === null ? emptyRead(startOffset) : { errorCode: StorageErrorCode.None, ...r },
+      result: read.result.then(
+        (r): ReadResult => (r === null ? emptyRead(startOffset) : { errorCode: StorageErrorCode.None, ...r }),
+        (err: unknown) => this.integrityFailure(err),
       ),
     };
   }
@@ -1190,7 +1243,14 @@ export class Log {
       } else {
         active.onRoll();
       }
-      active = LogSegment.create(this.dir, offset, this.config, this.clock.nowMs(), this.jitter());
+      active = LogSegment.create(
+        this.dir,
+        offset,
+        this.config,
+        this.clock.nowMs(),
+        this.jitter(),
+        this.newSegmentKeys(),
+      );
       this.segments.push(active);
     }
     active.offsetIndex.file.preallocate();
@@ -1202,7 +1262,16 @@ export class Log {
   truncateFullyAndStartAt(offset: number): void {
     this.drainAppends();
     for (const s of this.segments) s.deleteFiles();
-    this.segments = [LogSegment.create(this.dir, offset, this.config, this.clock.nowMs(), this.jitter())];
+    this.segments = [
+      LogSegment.create(
+        this.dir,
+        offset,
+        this.config,
+        this.clock.nowMs(),
+        this.jitter(),
+        this.newSegmentKeys(),
+      ),
+    ];
     this.logStartOffsetValue = offset;
     this.epochCache.clear();
     for (const o of listSnapshotOffsets(this.dir)) deleteSnapshotFile(this.dir, o);

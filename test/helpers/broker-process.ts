@@ -35,6 +35,8 @@ export interface StartOptions {
   port?: number;
   /** A properties file passed as --config; the overrides still apply on top. */
   configPath?: string;
+  /** Extra environment variables for the broker process. */
+  env?: Record<string, string>;
 }
 
 export async function startBroker(options: StartOptions = {}): Promise<BrokerProcess> {
@@ -55,7 +57,7 @@ export async function startBroker(options: StartOptions = {}): Promise<BrokerPro
     stdio: ['ignore', 'pipe', 'pipe'],
     // Reused frame memory is overwritten when it becomes idle: a response or log that still used it would carry
     // garbage, which every test that reads data back would catch.
-    env: { ...process.env, BROOK_DEBUG_POISON_FRAMES: '1' },
+    env: { ...process.env, BROOK_DEBUG_POISON_FRAMES: '1', ...options.env },
   });
   let stdout = '';
   let stderr = '';

@@ -48,6 +48,13 @@ function checkTopicRules(configs: ReadonlyMap<string, string>, layers: BrokerCon
   if (effective.get('remote.storage.enable')?.value === true) {
     throw new ConfigError('remote.storage.enable', true, 'Brook has no tiered storage');
   }
+  // Never plaintext where encryption at rest was asked for: without a provider there is no key to encrypt with.
+  if (
+    effective.get('brook.encryption.enable')?.value === true &&
+    !mergeBrokerLayers(layers).get('brook.encryption.key.provider')
+  ) {
+    throw new ConfigError('brook.encryption.enable', true, 'the broker has no brook.encryption.key.provider');
+  }
 }
 
 /** Validates a complete set of topic overrides: every key known, every value valid, the rules between keys. */

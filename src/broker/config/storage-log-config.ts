@@ -24,8 +24,16 @@ function cleanup(
   };
 }
 
-/** ackAfterFsync comes from the broker's brook.log.flush.group.commit.enable; it has no topic-level key. */
-export function toStorageLogConfig(settings: TopicLogSettings, ackAfterFsync: boolean): LogConfig {
+/**
+ * ackAfterFsync comes from the broker's brook.log.flush.group.commit.enable; it has no topic-level key.
+ * `encryptionAvailable` is whether the broker has a key store: without one no segment can be encrypted, and the
+ * broker refused to start if brook.encryption.enable asked for it broker-wide.
+ */
+export function toStorageLogConfig(
+  settings: TopicLogSettings,
+  ackAfterFsync: boolean,
+  encryptionAvailable = false,
+): LogConfig {
   return {
     segmentBytes: settings.segmentBytes,
     segmentMs: settings.segmentMs,
@@ -43,6 +51,7 @@ export function toStorageLogConfig(settings: TopicLogSettings, ackAfterFsync: bo
     minCompactionLagMs: settings.minCompactionLagMs,
     maxCompactionLagMs: settings.maxCompactionLagMs,
     ackAfterFsync,
+    encrypt: settings.encryptionEnable && encryptionAvailable,
     ...cleanup(settings),
   };
 }

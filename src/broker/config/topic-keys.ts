@@ -282,6 +282,14 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
   topicKey('preallocate', T.BOOLEAN, 'false', 'Preallocate new segment files at full size.', [
     synonym('log.preallocate'),
   ]),
+  // Brook's own: encryption at rest per topic (src/storage/encryption), defaulting to the broker-wide setting.
+  topicKey(
+    'brook.encryption.enable',
+    T.BOOLEAN,
+    'false',
+    "Encrypt the topic's new segments at rest with the broker's key provider.",
+    [synonym('brook.encryption.enable')],
+  ),
   topicKey(
     'remote.storage.enable',
     T.BOOLEAN,

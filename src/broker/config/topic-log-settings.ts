@@ -49,6 +49,8 @@ export interface TopicLogSettings {
   readonly minInsyncReplicas: number;
   readonly uncleanLeaderElectionEnable: boolean;
   readonly preallocate: boolean;
+  /** brook.encryption.enable: new segments of the topic are encrypted at rest. */
+  readonly encryptionEnable: boolean;
 }
 
 function entryValue(config: EffectiveTopicConfig, name: string): ConfigValue {
@@ -121,6 +123,7 @@ export function toTopicLogSettings(config: EffectiveTopicConfig): TopicLogSettin
     minInsyncReplicas: num(config, 'min.insync.replicas'),
     uncleanLeaderElectionEnable: bool(config, 'unclean.leader.election.enable'),
     preallocate: bool(config, 'preallocate'),
+    encryptionEnable: bool(config, 'brook.encryption.enable'),
   };
 }
 

@@ -334,6 +334,10 @@ function finishPartitionRead(
   if (result.errorCode === StorageErrorCode.OffsetOutOfRange) {
     return fail(ErrorCode.OFFSET_OUT_OF_RANGE, log.highWatermark, log.lastStableOffset, log.logStartOffset);
   }
+  // Stored bytes that failed authentication (encryption at rest): the log said why, the client gets no bytes.
+  if (result.errorCode === StorageErrorCode.KafkaStorageError) {
+    return fail(ErrorCode.KAFKA_STORAGE_ERROR, log.highWatermark, log.lastStableOffset, log.logStartOffset);
+  }
   let records = result.records;
   // zstd came with Fetch v10: older clients cannot read it, and Kafka answers them with this error.
   if (plan.version < ZSTD_FETCH_VERSION_MIN && containsZstd(records)) {

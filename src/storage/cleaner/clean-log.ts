@@ -199,11 +199,14 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
   for (const group of groups) {
     const sizes = group.map((s) => s.size);
     if (log.isClosed || group.some((s) => s.isDeleted)) return null;
+    // Encrypted output when the topic asks for it, and whenever what it compacts was encrypted.
+    const encrypt = log.keys !== null && (log.config.encrypt || group.some((s) => s.cipher !== null));
     writer = await CleanedSegmentWriter.create(
       log.dir,
       group[0]!.baseOffset,
       log.config,
       options.ioBufferBytes,
+      encrypt ? log.keys : null,
     );
     let gone = false;
     try {
@@ -274,7 +277,7 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
 /** Step 3 of the swap (swap-files.ts): final names, then the segment opened as an inactive one. */
 function installSegment(log: Log, baseOffset: number, nowMs: number): LogSegment {
   swapToFinal(log.dir, baseOffset);
-  const { segment, needsIndexRebuild } = LogSegment.open(log.dir, baseOffset, log.config, nowMs, 0);
+  const { segment, needsIndexRebuild } = LogSegment.open(log.dir, baseOffset, log.config, nowMs, 0, log.keys);
   if (needsIndexRebuild || !segment.loadTail()) segment.rebuildIndexes();
   segment.txnIndex.load(segment.nextOffset);
   segment.onRoll();

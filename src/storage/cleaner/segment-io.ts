@@ -11,7 +11,9 @@ import { close, openSync, read } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { AssertionError } from '../../common/assert.js';
 import { BATCH_HEADER_BYTES, batchHeader } from '../../protocol/records/batch-header.js';
+import { SegmentCipher, type SegmentKeys } from '../encryption/segment-cipher.js';
 import {
+  ENC_SUFFIX,
   INDEX_SUFFIX,
   LOG_SUFFIX,
   segmentFilePath,
@@ -37,6 +39,8 @@ export async function* segmentBatches(
   batchBytesMax: number,
 ): AsyncGenerator<{ buf: Buffer; pos: number }, void, undefined> {
   const fd = openSync(segmentFilePath(segment.dir, segment.baseOffset, LOG_SUFFIX), 'r');
+  // Opened in the same turn as the .log, with its own descriptor for the same reason.
+  const cipher = segment.cipher?.reader() ?? null;
   const chunkSize = Math.max(chunkBytes, BATCH_HEADER_BYTES);
   let filePosition = 0;
   const readNext = (): Promise<Buffer> | null => {
@@ -44,7 +48,7 @@ export async function* segmentBatches(
     const length = Math.min(chunkSize, size - filePosition);
     const at = filePosition;
     filePosition += length;
-    return readChunk(fd, length, at);
+    return cipher === null ? readChunk(fd, length, at) : readDecrypted(cipher, fd, length, at);
   };
   let next = readNext();
   const checkSize = (batchSize: number, where: number): number => {
@@ -96,10 +100,23 @@ export async function* segmentBatches(
     // A read still in flight must finish before its descriptor is closed (and its number reused).
     await next?.catch(() => {});
     close(fd, () => {});
+    cipher?.close();
   }
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** `readChunk` of an encrypted segment: the covering chunks are read, verified and the range decrypted. */
+async function readDecrypted(
+  cipher: SegmentCipher,
+  fd: number,
+  length: number,
+  position: number,
+): Promise<Buffer> {
+  const plan = cipher.planRead(position, length);
+  const buf = await readChunk(fd, plan.cipherLength, plan.cipherStart);
+  return cipher.finishRead(plan, buf, buf.length);
+}
 
 /** Reads exactly `length` bytes at `position` into a new buffer (the file is not shorter: sizes are checked). */
 async function readChunk(fd: number, length: number, position: number): Promise<Buffer> {
@@ -151,6 +168,7 @@ export class CleanedSegmentWriter {
     private readonly offsetIndex: OffsetIndex,
     private readonly timeIndex: TimeIndex,
     private readonly txnIndex: TxnIndex,
+    private readonly cipher: SegmentCipher | null,
   ) {
     this.offsetOfMaxTimestamp = baseOffset;
   }
@@ -160,8 +178,11 @@ export class CleanedSegmentWriter {
     baseOffset: number,
     config: LogConfig,
     chunkBytes: number,
+    keys: SegmentKeys | null = null,
   ): Promise<CleanedSegmentWriter> {
     deleteCleaned(dir, baseOffset);
+    const cipher =
+      keys === null ? null : SegmentCipher.create(cleanedPath(dir, baseOffset, ENC_SUFFIX), baseOffset, keys);
     const file = await open(cleanedPath(dir, baseOffset, LOG_SUFFIX), 'w');
     const offsetIndex = OffsetIndex.create(
       cleanedPath(dir, baseOffset, INDEX_SUFFIX),
@@ -183,6 +204,7 @@ export class CleanedSegmentWriter {
       offsetIndex,
       timeIndex,
       txnIndex,
+      cipher,
     );
   }
 
@@ -222,11 +244,14 @@ export class CleanedSegmentWriter {
     const at = this.position - this.pendingBytes;
     this.pending = [];
     this.pendingBytes = 0;
+    const bytes = this.cipher === null ? data : this.cipher.encryptForWrite(data, 0, data.length, at);
     let done = 0;
-    while (done < data.length) {
-      const { bytesWritten } = await this.file.write(data, done, data.length - done, at + done);
+    while (done < bytes.length) {
+      const { bytesWritten } = await this.file.write(bytes, done, bytes.length - done, at + done);
       done += bytesWritten;
     }
+    // Tags after the bytes, as a segment's commit does; the output is written in order, one chunk at a time.
+    this.cipher?.commit(this.file.fd, data, 0, data.length, at);
   }
 
   /** Writes what is left, the final time index entry, trims and fsyncs every file, and closes them. */
@@ -242,6 +267,10 @@ export class CleanedSegmentWriter {
     }
     if (this.txnIndex.entries.length > 0) paths.push(this.txnIndex.path);
     // fsyncs off the event loop: a cleaned segment is durable before it is swapped in.
+    if (this.cipher !== null) {
+      paths.push(this.cipher.filePath);
+      this.cipher.close();
+    }
     for (const path of paths) await fsyncPath(path);
     await this.file.sync();
     await this.file.close();
@@ -254,6 +283,7 @@ export class CleanedSegmentWriter {
       await this.inFlight.catch(() => {});
       this.offsetIndex.file.close();
       this.timeIndex.file.close();
+      this.cipher?.close();
       await this.file.close().catch(() => {});
     }
     deleteCleaned(this.dir, this.baseOffset);

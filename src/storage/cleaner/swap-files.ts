@@ -10,11 +10,13 @@
 // every segment whose base offset lies in the range the swap file covers and renaming the swap files into place
 // (`completeSwaps`), as Kafka's LogLoader does; old segments already renamed `.deleted` are removed anyway.
 
-import { closeSync, fstatSync, openSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { scanHeaders } from '../batch-scan.js';
+import { type HeaderSource, scanHeaders } from '../batch-scan.js';
+import { SegmentCipher, type SegmentKeys } from '../encryption/segment-cipher.js';
 import {
   CLEANED_SUFFIX,
+  ENC_SUFFIX,
   INDEX_SUFFIX,
   LOG_SUFFIX,
   offsetFileStem,
@@ -25,7 +27,13 @@ import {
 } from '../file-names.js';
 
 /** The files of a segment, the .log last (the order of every rename). */
-export const SEGMENT_SUFFIXES = [INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, LOG_SUFFIX] as const;
+export const SEGMENT_SUFFIXES = [
+  ENC_SUFFIX,
+  INDEX_SUFFIX,
+  TIME_INDEX_SUFFIX,
+  TXN_INDEX_SUFFIX,
+  LOG_SUFFIX,
+] as const;
 
 export function cleanedPath(dir: string, baseOffset: number, suffix: string): string {
   return join(dir, offsetFileStem(baseOffset) + suffix + CLEANED_SUFFIX);
@@ -69,17 +77,29 @@ export function deleteCleaned(dir: string, baseOffset: number): void {
 }
 
 /** The last offset in a segment file (base offset when it holds no batch), by its batch headers. */
-function lastOffsetOfFile(path: string, baseOffset: number): number {
+function lastOffsetOfFile(
+  path: string,
+  encPath: string,
+  baseOffset: number,
+  keys: SegmentKeys | null,
+): number {
   const fd = openSync(path, 'r');
+  // An encrypted swap file is read through its own cipher (the `.enc.swap` renamed with it).
+  const cipher = keys !== null && existsSync(encPath) ? SegmentCipher.open(encPath, baseOffset, keys) : null;
   try {
     let last = baseOffset;
-    scanHeaders(fd, 0, fstatSync(fd).size, (info) => {
+    const source: HeaderSource =
+      cipher === null ? fd : (buf, length, position) => cipher.readSync(fd, position, length).copy(buf, 0);
+    const size =
+      cipher === null ? fstatSync(fd).size : Math.min(fstatSync(fd).size, cipher.authenticatedLength());
+    scanHeaders(source, 0, size, (info) => {
       last = Math.max(last, info.lastOffset);
       return true;
     });
     return last;
   } finally {
     closeSync(fd);
+    cipher?.close();
   }
 }
 
@@ -88,7 +108,7 @@ function lastOffsetOfFile(path: string, baseOffset: number): number {
  * go and its files take their final names. Returns the base offsets of the completed swaps. Leftover `.cleaned`
  * files and index `.swap` files without a `.log.swap` are left for the caller, which deletes them.
  */
-export function completeSwaps(dir: string): number[] {
+export function completeSwaps(dir: string, keys: SegmentKeys | null = null): number[] {
   const names = readdirSync(dir);
   const swaps: number[] = [];
   for (const name of names) {
@@ -98,7 +118,13 @@ export function completeSwaps(dir: string): number[] {
   }
   swaps.sort((a, b) => a - b);
   for (const base of swaps) {
-    const last = lastOffsetOfFile(join(dir, offsetFileStem(base) + LOG_SUFFIX + SWAP_SUFFIX), base);
+    const stem = join(dir, offsetFileStem(base));
+    const last = lastOffsetOfFile(
+      stem + LOG_SUFFIX + SWAP_SUFFIX,
+      stem + ENC_SUFFIX + SWAP_SUFFIX,
+      base,
+      keys,
+    );
     for (const name of readdirSync(dir)) {
       const parsed = parseOffsetFileName(name);
       if (parsed === null || !(SEGMENT_SUFFIXES as readonly string[]).includes(parsed.suffix)) continue;

@@ -1,0 +1,93 @@
+// A master key provider backed by an external key service over HTTP(S): a KMS, or a Vault-style transit engine
+// behind a small adapter. Brook sends it only 32-byte key-encryption keys to wrap and unwrap, never data.
+//
+// The contract (JSON bodies, UTF-8, base64 with padding for bytes; see src/storage/README.md):
+//   POST <url>/wrap    {"keyId"?: string, "plaintext": b64}  → 200 {"keyId": string, "ciphertext": b64}
+//   POST <url>/unwrap  {"keyId": string, "ciphertext": b64} → 200 {"plaintext": b64}
+// `keyId` in a wrap request is brook.encryption.key.http.key.id when set; without it the service uses its own
+// current key and says which in the answer (that is how a rotation made in the service reaches Brook). The answer's
+// keyId is stored with the wrapped key and sent back to unwrap it. Any other status is a failure; the service's
+// message (the first 200 characters of its body) is repeated in Brook's error. With
+// brook.encryption.key.http.token set, each request carries `Authorization: Bearer <token>`.
+
+import { MasterKeyError, type MasterKeyProvider, type WrappedKey } from './master-key-provider.js';
+
+export interface HttpKeyProviderOptions {
+  readonly url: string;
+  readonly keyId: string | null;
+  readonly token: string | null;
+  readonly timeoutMs: number;
+}
+
+export class HttpKeyProvider implements MasterKeyProvider {
+  readonly description: string;
+  private readonly base: string;
+
+  constructor(private readonly options: HttpKeyProviderOptions) {
+    let parsed: URL;
+    try {
+      parsed = new URL(options.url);
+    } catch {
+      throw new MasterKeyError(`key service url '${options.url}' is not a URL`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new MasterKeyError(`key service url '${options.url}' is not http or https`);
+    }
+    this.base = options.url.replace(/\/+$/, '');
+    this.description = `key service ${this.base}`;
+  }
+
+  async wrap(plaintext: Buffer): Promise<WrappedKey> {
+    const body: Record<string, string> = { plaintext: plaintext.toString('base64') };
+    if (this.options.keyId !== null) body.keyId = this.options.keyId;
+    const answer = await this.post('wrap', body);
+    const keyId = answer.keyId;
+    const ciphertext = answer.ciphertext;
+    if (typeof keyId !== 'string' || keyId === '' || typeof ciphertext !== 'string') {
+      throw new MasterKeyError(`${this.description}/wrap answered without keyId and ciphertext`);
+    }
+    return { keyId, wrapped: Buffer.from(ciphertext, 'base64') };
+  }
+
+  async unwrap(keyId: string, wrapped: Buffer): Promise<Buffer> {
+    const answer = await this.post('unwrap', { keyId, ciphertext: wrapped.toString('base64') });
+    if (typeof answer.plaintext !== 'string') {
+      throw new MasterKeyError(`${this.description}/unwrap answered without plaintext`);
+    }
+    return Buffer.from(answer.plaintext, 'base64');
+  }
+
+  async refresh(): Promise<void> {}
+
+  keyIds(): null {
+    return null;
+  }
+
+  private async post(operation: string, body: Record<string, string>): Promise<Record<string, unknown>> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (this.options.token !== null) headers.authorization = `Bearer ${this.options.token}`;
+    let response: Response;
+    try {
+      response = await fetch(`${this.base}/${operation}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+    } catch (err) {
+      const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
+      throw new MasterKeyError(`${this.description}/${operation} unreachable: ${cause}`);
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      throw new MasterKeyError(
+        `${this.description}/${operation} answered ${response.status}: ${text.slice(0, 200).trim()}`,
+      );
+    }
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (typeof parsed === 'object' && parsed !== null) return parsed as Record<string, unknown>;
+    } catch {}
+    throw new MasterKeyError(`${this.description}/${operation} answered no JSON object`);
+  }
+}

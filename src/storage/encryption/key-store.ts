@@ -1,0 +1,204 @@
+// The key-encryption keys (KEKs) of one log directory, in `encryption.keys`, each wrapped by a master key.
+//
+// Envelope encryption in two levels: every encrypted segment has its own random data key, wrapped (AES-256-GCM)
+// by a KEK of this store and kept in the segment's `.enc` file; each KEK is wrapped by a master key of the
+// provider. A segment file is opened synchronously (rolls happen on the append path), so data keys are wrapped and
+// unwrapped locally; the provider, which may be a remote service, is called only for the few KEKs: when the store
+// is loaded (before any log file is touched), when a new KEK is made, and when rotation re-wraps them.
+//
+// Rotation: `rotate()` asks the provider to wrap a fresh KEK. When the master key that answers is not the one of
+// the current KEK, the fresh KEK becomes current (new segments use it), and every older KEK is re-wrapped under
+// the new master key in the background, so old segments no longer depend on the old master key without a byte of
+// their own being rewritten. The file is replaced atomically (tmp, fsync, rename).
+//
+// File: JSON {"version":1,"current":"<kek id>","keks":[{"id","masterKeyId","wrapped"(base64),"createdMs"}]}.
+// Nothing in it is secret: a KEK is only usable through the provider's master key, and a KEK wrap is
+// authenticated by the provider, so a changed byte makes loading fail rather than produce a wrong key.
+
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { readSmallFile, writeFileAtomic } from '../atomic-file.js';
+import { LocalKeyProvider, MasterKeyError, type MasterKeyProvider } from './master-key-provider.js';
+
+export const KEY_STORE_FILE = 'encryption.keys';
+const KEY_STORE_BYTES_MAX = 1024 * 1024;
+export const KEK_BYTES = 32;
+
+interface KekEntry {
+  readonly id: string;
+  masterKeyId: string;
+  wrapped: Buffer;
+  readonly createdMs: number;
+  readonly key: Buffer;
+}
+
+export class KeyStore {
+  private constructor(
+    readonly dir: string,
+    private readonly provider: MasterKeyProvider,
+    private readonly keks: Map<string, KekEntry>,
+    private currentId: string | null,
+  ) {}
+
+  /**
+   * Reads and unwraps every KEK of `dir`, writing nothing. Rejects with MasterKeyError naming the master key and
+   * the directory when one cannot be unwrapped (missing or wrong master key).
+   */
+  static async load(dir: string, provider: MasterKeyProvider): Promise<KeyStore> {
+    const keks = new Map<string, KekEntry>();
+    const path = join(dir, KEY_STORE_FILE);
+    const bytes = readSmallFile(path, KEY_STORE_BYTES_MAX);
+    let current: string | null = null;
+    if (bytes !== null) {
+      const parsed = parseStore(bytes, path);
+      for (const e of parsed.keks) {
+        let key: Buffer;
+        try {
+          key = await provider.unwrap(e.masterKeyId, e.wrapped);
+        } catch (err) {
+          const why = err instanceof MasterKeyError ? err.message : String(err);
+          throw new MasterKeyError(
+            `${path}: key-encryption key ${e.id} is wrapped by master key '${e.masterKeyId}', which cannot unwrap it: ${why}`,
+          );
+        }
+        if (key.length !== KEK_BYTES)
+          throw new MasterKeyError(`${path}: key ${e.id} unwraps to ${key.length} bytes`);
+        keks.set(e.id, { ...e, key });
+      }
+      current = parsed.current !== null && keks.has(parsed.current) ? parsed.current : null;
+    }
+    return new KeyStore(dir, provider, keks, current);
+  }
+
+  /** Whether a store file exists in `dir` (a directory that once held encrypted segments). */
+  static existsIn(dir: string): boolean {
+    return existsSync(join(dir, KEY_STORE_FILE));
+  }
+
+  /** The KEK with this id, or undefined (a segment whose KEK is gone cannot be read). */
+  kek(id: string): Buffer | undefined {
+    return this.keks.get(id)?.key;
+  }
+
+  /** The KEK new segments use; `ensureCurrent` made it. */
+  current(): { readonly id: string; readonly key: Buffer } {
+    if (this.currentId === null) throw new MasterKeyError(`${this.dir}: no key-encryption key yet`);
+    return { id: this.currentId, key: this.keks.get(this.currentId)!.key };
+  }
+
+  get hasCurrent(): boolean {
+    return this.currentId !== null;
+  }
+
+  /** Master key ids that KEKs of this store depend on. */
+  masterKeysInUse(): Set<string> {
+    return new Set([...this.keks.values()].map((e) => e.masterKeyId));
+  }
+
+  /** Makes a current KEK when there is none (first use), wrapped by the provider's current master key. */
+  async ensureCurrent(nowMs: number): Promise<void> {
+    if (this.currentId !== null) return;
+    await this.addCurrent(nowMs);
+  }
+
+  /**
+   * One rotation check: re-reads the provider's keys; when its current master key changed, a new KEK becomes
+   * current and every KEK still wrapped by another master key is re-wrapped. Returns what changed, for the log.
+   */
+  async rotate(
+    nowMs: number,
+    warn: (message: string) => void = () => {},
+  ): Promise<{ newKek: string | null; rewrapped: number; masterKeyId: string }> {
+    await this.provider.refresh();
+    // A master key taken out of the provider while KEKs depend on it is not retired yet: the provider keeps it
+    // (LocalKeyProvider's retained keys) until the re-wrap below has moved every KEK off it.
+    const held = this.provider.keyIds();
+    const orphaned = held === null ? [] : [...this.masterKeysInUse()].filter((id) => !held.includes(id));
+    for (const id of orphaned) {
+      const n = [...this.keks.values()].filter((e) => e.masterKeyId === id).length;
+      warn(
+        `encryption: master key '${id}' was removed from ${this.provider.description} while ${n} key-encryption keys of ${this.dir} depend on it: retirement refused until they are re-wrapped`,
+      );
+    }
+    const fresh = randomBytes(KEK_BYTES);
+    const wrapped = await this.provider.wrap(fresh);
+    let newKek: string | null = null;
+    const current = this.currentId === null ? null : this.keks.get(this.currentId)!;
+    if (current === null || current.masterKeyId !== wrapped.keyId) {
+      newKek = this.add(fresh, wrapped.keyId, wrapped.wrapped, nowMs);
+    }
+    let rewrapped = 0;
+    for (const entry of this.keks.values()) {
+      if (entry.masterKeyId === wrapped.keyId) continue;
+      const again = await this.provider.wrap(entry.key);
+      entry.masterKeyId = again.keyId;
+      entry.wrapped = again.wrapped;
+      rewrapped++;
+    }
+    if (newKek !== null || rewrapped > 0) this.write();
+    if (this.provider instanceof LocalKeyProvider) {
+      const inUse = this.masterKeysInUse();
+      for (const id of orphaned) if (!inUse.has(id)) this.provider.forgetRetained(id);
+    }
+    return { newKek, rewrapped, masterKeyId: wrapped.keyId };
+  }
+
+  private async addCurrent(nowMs: number): Promise<void> {
+    const key = randomBytes(KEK_BYTES);
+    const wrapped = await this.provider.wrap(key);
+    this.add(key, wrapped.keyId, wrapped.wrapped, nowMs);
+    this.write();
+  }
+
+  private add(key: Buffer, masterKeyId: string, wrapped: Buffer, nowMs: number): string {
+    const id = randomBytes(8).toString('hex');
+    this.keks.set(id, { id, masterKeyId, wrapped, createdMs: nowMs, key });
+    this.currentId = id;
+    return id;
+  }
+
+  private write(): void {
+    const keks = [...this.keks.values()].map((e) => ({
+      id: e.id,
+      masterKeyId: e.masterKeyId,
+      wrapped: e.wrapped.toString('base64'),
+      createdMs: e.createdMs,
+    }));
+    writeFileAtomic(
+      join(this.dir, KEY_STORE_FILE),
+      `${JSON.stringify({ version: 1, current: this.currentId, keks })}\n`,
+    );
+  }
+}
+
+function parseStore(
+  bytes: Buffer,
+  path: string,
+): {
+  current: string | null;
+  keks: { id: string; masterKeyId: string; wrapped: Buffer; createdMs: number }[];
+} {
+  const bad = (why: string): MasterKeyError => new MasterKeyError(`${path} is damaged: ${why}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw bad('not JSON');
+  }
+  const o = parsed as { version?: unknown; current?: unknown; keks?: unknown };
+  if (o.version !== 1 || !Array.isArray(o.keks)) throw bad('version or keks missing');
+  const keks = o.keks.map((k: unknown) => {
+    const e = k as { id?: unknown; masterKeyId?: unknown; wrapped?: unknown; createdMs?: unknown };
+    if (typeof e.id !== 'string' || typeof e.masterKeyId !== 'string' || typeof e.wrapped !== 'string') {
+      throw bad('an entry lacks id, masterKeyId or wrapped');
+    }
+    return {
+      id: e.id,
+      masterKeyId: e.masterKeyId,
+      wrapped: Buffer.from(e.wrapped, 'base64'),
+      createdMs: typeof e.createdMs === 'number' ? e.createdMs : 0,
+    };
+  });
+  return { current: typeof o.current === 'string' ? o.current : null, keks };
+}
