@@ -2,15 +2,23 @@
 // with --print-data-log or --deep-iteration), offset indexes (.index: "offset: O position: P") and time indexes
 // (.timeindex: "timestamp: T offset: O"). Index files may be preallocated with zero entries past their end;
 // like Kafka's reader, the dump stops at the first zero entry after the first.
+// An encrypted segment (a `.enc` beside its `.log`) is decrypted when the tool is given the master key provider
+// (--encryption-config, a properties file with the broker's brook.encryption.* keys, or --key-file): the log
+// directory's encryption.keys is unwrapped with it and each chunk verified before it is decoded. Without a
+// provider, or when verification fails, the tool says so instead of decoding ciphertext.
 
-import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { parseProperties } from '../broker/config/properties-parser.js';
 import { compressionName } from '../protocol/compression/compression-type.js';
 import { isBatchCrcValid } from '../protocol/records/batch-crc.js';
 import { batchHeader } from '../protocol/records/batch-header.js';
 import { iterateRecords } from '../protocol/records/batch-records.js';
 import { decodeRecordsBlob } from '../protocol/records/decode-records-blob.js';
 import { RecordsCursor } from '../protocol/records/records-cursor.js';
+import { createProvider } from '../storage/encryption/encryption-setup.js';
+import { KeyStore } from '../storage/encryption/key-store.js';
+import { readEncryptedSegment } from '../storage/encryption/segment-file.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import { err, out, runTool, type Tool } from './client-tool.js';
 
@@ -22,6 +30,11 @@ const tool: Tool = {
     'print-data-log': { help: 'Print the records (keys and payloads) of each batch.' },
     'deep-iteration': { help: 'Iterate over the records of each batch.' },
     'max-bytes': { value: true, help: 'Bytes of a .log file to read (default the whole file).' },
+    'encryption-config': {
+      value: true,
+      help: 'Properties file with the brook.encryption.key.* settings that decrypt encrypted segments.',
+    },
+    'key-file': { value: true, help: 'Master key file for encrypted segments (brook.encryption.key.file).' },
   },
   run,
 };
@@ -45,8 +58,24 @@ async function run(args: ParsedArgs): Promise<number> {
   const json: unknown[] = [];
   for (const file of files) {
     if (!args.has('json')) out(`Dumping ${file}`);
-    const buf = readFileSync(file);
     let result: unknown;
+    if (file.endsWith('.log')) {
+      const read = await readLogFile(file, args);
+      if (read.error !== undefined) {
+        if (!args.has('json')) err(read.error);
+        result = { batches: [], error: read.error };
+      } else {
+        result = dumpLog(read.bytes, args, baseOffsetOf(file));
+        if (read.note !== undefined) {
+          if (!args.has('json')) err(read.note);
+          result = { ...(result as object), error: read.note };
+        }
+      }
+      if (args.has('json')) json.push({ file, ...(result as object) });
+      if ((result as { error?: string }).error !== undefined) code = 1;
+      continue;
+    }
+    const buf = readFileSync(file);
     if (file.endsWith('.log')) result = dumpLog(buf, args, baseOffsetOf(file));
     else if (file.endsWith('.index')) result = dumpIndex(buf, baseOffsetOf(file), args.has('json'));
     else if (file.endsWith('.timeindex')) result = dumpTimeIndex(buf, baseOffsetOf(file), args.has('json'));
@@ -60,6 +89,49 @@ async function run(args: ParsedArgs): Promise<number> {
   }
   if (args.has('json')) out(JSON.stringify(json));
   return code;
+}
+
+/**
+ * A .log file's plaintext: the file itself, or for an encrypted segment its verified, decrypted bytes (up to the
+ * first chunk that fails, with a note saying so), or an error saying why it cannot be decrypted.
+ */
+async function readLogFile(
+  file: string,
+  args: ParsedArgs,
+): Promise<{ bytes: Buffer; note?: string; error?: undefined } | { error: string }> {
+  const encPath = file.replace(/\.log$/, '.enc');
+  if (!existsSync(encPath)) return { bytes: readFileSync(file) };
+  const settings = encryptionSettings(args);
+  if (settings === null) {
+    return {
+      error: `${file} is encrypted (${basename(encPath)}): pass --encryption-config or --key-file to decrypt it`,
+    };
+  }
+  try {
+    const store = await KeyStore.load(dirname(dirname(file)), createProvider(settings));
+    return readEncryptedSegment(file, encPath, baseOffsetOf(file), store);
+  } catch (e) {
+    return { error: `${file} cannot be decrypted: ${(e as Error).message}` };
+  }
+}
+
+function encryptionSettings(args: ParsedArgs): Parameters<typeof createProvider>[0] | null {
+  const configPath = args.get('encryption-config');
+  const props =
+    configPath === undefined ? new Map<string, string>() : parseProperties(readFileSync(configPath, 'utf8'));
+  const keyFile = args.get('key-file') ?? props.get('brook.encryption.key.file') ?? null;
+  const provider = props.get('brook.encryption.key.provider') ?? (keyFile !== null ? 'file' : null);
+  if (provider === null) return null;
+  return {
+    enable: true,
+    provider,
+    keyFile,
+    keyEnv: props.get('brook.encryption.key.env') ?? 'BROOK_ENCRYPTION_KEY',
+    httpUrl: props.get('brook.encryption.key.http.url') ?? null,
+    httpKeyId: props.get('brook.encryption.key.http.key.id') ?? null,
+    httpToken: props.get('brook.encryption.key.http.token') ?? null,
+    httpTimeoutMs: Number(props.get('brook.encryption.key.http.timeout.ms') ?? 10000),
+  };
 }
 
 function text(b: Buffer | null): string {

@@ -26,7 +26,7 @@ import { after, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, type StartOptions, startBroker } from '../helpers/broker-process.js';
+import { type BrokerProcess, run, type StartOptions, startBroker } from '../helpers/broker-process.js';
 import { waitForCoordinator } from '../helpers/offset-commits.js';
 import {
   createTopic,
@@ -223,9 +223,48 @@ describe('encryption at rest', () => {
     } finally {
       await broker.stop();
     }
-    // A flipped byte in the first segment: fetches of it are refused, never served.
+    // brook dump-log decrypts with the provider, and says clearly when it has none.
     const segment = readdirSync(partitionDir(dataDir)).find((n) => n.endsWith('.log'))!;
-    flipByte(join(partitionDir(dataDir), segment), 3000);
+    const segmentPath = join(partitionDir(dataDir), segment);
+    const brook = join(REPO_ROOT, 'bin/brook');
+    const blind = await run(process.execPath, [
+      brook,
+      'dump-log',
+      '--files',
+      segmentPath,
+      '--print-data-log',
+    ]);
+    assert.equal(blind.code, 1);
+    assert.match(
+      blind.stderr,
+      /is encrypted \(00000000000000000000\.enc\): pass --encryption-config or --key-file/,
+    );
+    assert.equal(blind.stdout.includes(MARKER), false);
+    const dumped = await run(process.execPath, [
+      brook,
+      'dump-log',
+      '--files',
+      segmentPath,
+      '--print-data-log',
+      '--key-file',
+      keyFile,
+    ]);
+    assert.equal(dumped.code, 0, dumped.stderr);
+    assert.match(dumped.stdout, new RegExp(`payload: ${MARKER}-0-x`));
+    assert.match(dumped.stdout, /isvalid: true/);
+    // A flipped byte in the first segment: fetches of it are refused, never served.
+
+    flipByte(segmentPath, 3000);
+    const tampered = await run(process.execPath, [
+      brook,
+      'dump-log',
+      '--files',
+      segmentPath,
+      '--key-file',
+      keyFile,
+    ]);
+    assert.equal(tampered.code, 1);
+    assert.match(tampered.stderr, /stopped at position 0: .*fails authentication/);
     broker = await start();
     try {
       await withClient(broker, async (c) => {
