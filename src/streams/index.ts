@@ -12,6 +12,12 @@ export {
 } from './config.js';
 export { Branched, Consumed, Grouped, Materialized, Named, Produced } from './dsl-options.js';
 export { StreamsError } from './errors.js';
+export {
+  KafkaStreams,
+  type KafkaStreamsState,
+  type StateListener,
+  type StreamsUncaughtExceptionHandler,
+} from './kafka-streams.js';
 export { KeyValue } from './key-value.js';
 export { BranchedKStream, KStream, type Predicate } from './kstream.js';
 export { type Aggregator, type Initializer, KGroupedStream, KTable, type Reducer } from './ktable.js';

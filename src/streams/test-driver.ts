@@ -61,6 +61,7 @@ export class TopologyTestDriver {
         },
         realTopic: (t) => (internal.has(t) ? prefix + t : t),
         changelogTopic: (store) => `${prefix}${store}-changelog`,
+        partitionsOf: () => 1,
         openEngine: (builder, taskId) => openEngine(builder, join(this.stateDir, taskId)),
         defaultKeySerde: this.config.defaultKeySerde,
         defaultValueSerde: this.config.defaultValueSerde,

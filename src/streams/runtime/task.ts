@@ -8,6 +8,7 @@
 // punctuate()* -> close(). Stream time is the largest record timestamp the task has seen.
 
 import assert from 'node:assert/strict';
+import { keyPartition } from '../../client/partitioners.js';
 import { StreamsConfigError, StreamsError } from '../errors.js';
 import {
   type Cancellable,
@@ -65,6 +66,12 @@ export interface TaskEnvironment {
   /** The real name of a topology topic (internal topics get the application id prefix). */
   realTopic(topic: string): string;
   changelogTopic(store: string): string;
+  /**
+   * The partition count of a topic the application owns (repartition topics), so that a record's partition is
+   * chosen from the count the topic was created with, never from a producer's metadata that may not list every
+   * partition of a topic created a moment ago.
+   */
+  partitionsOf(topic: string): number | undefined;
   openEngine(builder: StoreBuilder, taskId: string): BytesKeyValueStore;
   defaultKeySerde: Serde<unknown>;
   defaultValueSerde: Serde<unknown>;
@@ -332,7 +339,10 @@ export class Task {
             `A serializer is not compatible with the record sent to ${topic} by ${node.name}: ${(e as Error).message}`,
           );
         }
-        const partition = node.partitioner?.(topic, record.key, record.value, -1);
+        const count = env.partitionsOf(topic);
+        let partition = node.partitioner?.(topic, record.key, record.value, count ?? -1);
+        if (partition === undefined && count !== undefined && key !== null)
+          partition = keyPartition(key, count);
         env.collector.send(topic, key, value, record.timestamp, record.headers, partition);
       },
     };

@@ -1,0 +1,142 @@
+// KafkaStreams: runs a topology against a cluster. start() checks the configuration, creates the internal
+// topics (repartition and changelog topics, see runtime/internal-topics.ts) and starts num.stream.threads
+// stream threads; each is a member of the consumer group named by application.id. close() commits, writes the
+// checkpoints and leaves the group.
+//
+// States and their transitions are Kafka's: CREATED -> REBALANCING <-> RUNNING -> PENDING_SHUTDOWN ->
+// NOT_RUNNING, and PENDING_ERROR -> ERROR when a thread dies of an error. The state listener hears each change.
+//
+// Threads share one event loop: num.stream.threads > 1 gives more group members (more concurrency in I/O), not
+// more cores; several instances (processes) of the application spread over cores and machines.
+
+import { Admin } from '../client/admin.js';
+import { type ResolvedConfig, resolveConfig, type StreamsProperties } from './config.js';
+import { StreamsError } from './errors.js';
+import { ensureInternalTopics, type TopicLayout } from './runtime/internal-topics.js';
+import { StreamThread, type ThreadState } from './runtime/stream-thread.js';
+import type { Topology } from './topology.js';
+
+export type KafkaStreamsState =
+  | 'CREATED'
+  | 'REBALANCING'
+  | 'RUNNING'
+  | 'PENDING_SHUTDOWN'
+  | 'NOT_RUNNING'
+  | 'PENDING_ERROR'
+  | 'ERROR';
+
+export type StateListener = (newState: KafkaStreamsState, oldState: KafkaStreamsState) => void;
+
+/** What the application is told of a thread's fatal error. */
+export type StreamsUncaughtExceptionHandler = (error: Error) => void;
+
+export class KafkaStreams {
+  private readonly config: ResolvedConfig;
+  private readonly threads: StreamThread[] = [];
+  private stateValue: KafkaStreamsState = 'CREATED';
+  private listener: StateListener | null = null;
+  private exceptionHandler: StreamsUncaughtExceptionHandler | null = null;
+  private logger: (message: string) => void = () => {};
+
+  constructor(
+    private readonly topology: Topology,
+    props: StreamsProperties,
+  ) {
+    this.config = resolveConfig(props, true);
+    if (topology.sourceTopics().length === 0) throw new StreamsError('Topology has no source topics');
+  }
+
+  state(): KafkaStreamsState {
+    return this.stateValue;
+  }
+
+  setStateListener(listener: StateListener): void {
+    if (this.stateValue !== 'CREATED')
+      throw new StreamsError('Can only set StateListener before calling start().');
+    this.listener = listener;
+  }
+
+  setUncaughtExceptionHandler(handler: StreamsUncaughtExceptionHandler): void {
+    this.exceptionHandler = handler;
+  }
+
+  /** Where log lines go (default: nowhere). */
+  setLogger(logger: (message: string) => void): void {
+    this.logger = logger;
+  }
+
+  private setState(next: KafkaStreamsState): void {
+    const old = this.stateValue;
+    if (old === next) return;
+    this.stateValue = next;
+    this.listener?.(next, old);
+  }
+
+  async start(): Promise<void> {
+    if (this.stateValue !== 'CREATED')
+      throw new StreamsError(`KafkaStreams is ${this.stateValue}, cannot start it`);
+    this.setState('REBALANCING');
+    let layout: TopicLayout;
+    const admin = new Admin({
+      bootstrapServers: this.config.bootstrapServers,
+      clientId: `${this.config.clientId}-admin`,
+    });
+    try {
+      layout = await ensureInternalTopics(
+        admin,
+        this.topology,
+        this.config.applicationId,
+        this.config.replicationFactor,
+      );
+    } catch (e) {
+      this.setState('PENDING_ERROR');
+      this.setState('ERROR');
+      throw e;
+    } finally {
+      await admin.close();
+    }
+    for (let i = 1; i <= this.config.numStreamThreads; i++) {
+      const thread = new StreamThread(i, this.config, this.topology, layout, {
+        onStateChange: (_t, s) => this.onThreadState(s),
+        onError: (t, e) => this.onThreadError(t, e),
+        log: (m) => this.logger(m),
+      });
+      this.threads.push(thread);
+    }
+    for (const t of this.threads) t.start();
+  }
+
+  private onThreadState(s: ThreadState): void {
+    if (this.stateValue !== 'REBALANCING' && this.stateValue !== 'RUNNING') return;
+    if (s === 'PARTITIONS_REVOKED' || s === 'PARTITIONS_ASSIGNED') this.setState('REBALANCING');
+    else if (s === 'RUNNING' && this.threads.every((t) => t.state === 'RUNNING')) this.setState('RUNNING');
+  }
+
+  private onThreadError(thread: StreamThread, error: Error): void {
+    this.logger(`${thread.name} failed: ${error.message}`);
+    this.exceptionHandler?.(error);
+    if (this.stateValue === 'PENDING_SHUTDOWN' || this.stateValue === 'NOT_RUNNING') return;
+    // SHUTDOWN_CLIENT, Kafka's default response: the other threads stop too.
+    this.setState('PENDING_ERROR');
+    void Promise.allSettled(this.threads.map((t) => t.close())).then(() => this.setState('ERROR'));
+  }
+
+  /** Commits, closes every task (checkpoints written) and leaves the group. */
+  async close(): Promise<void> {
+    if (this.stateValue === 'NOT_RUNNING' || this.stateValue === 'ERROR') return;
+    const erred = this.stateValue === 'PENDING_ERROR';
+    this.setState('PENDING_SHUTDOWN');
+    await Promise.allSettled(this.threads.map((t) => t.close()));
+    this.setState(erred ? 'ERROR' : 'NOT_RUNNING');
+  }
+
+  /** Records processed by all threads since start. */
+  processedRecords(): number {
+    return this.threads.reduce((n, t) => n + t.processed, 0);
+  }
+
+  /** Changelog records applied while restoring stores, since start. */
+  restoredRecords(): number {
+    return this.threads.reduce((n, t) => n + t.restoredRecords, 0);
+  }
+}

@@ -1,0 +1,436 @@
+// One stream thread: a group member (its own consumer in the group named by application.id), a producer for
+// its sinks and changelogs, a restore consumer, and the tasks of the partitions the group gave it.
+//
+// Loop: poll -> process each record in its task -> wall-clock punctuation -> commit every commit.interval.ms.
+// Commit (at_least_once): wait until the producer has every record sent so far acknowledged, flush the stores'
+// engines, commit the consumed offsets, then write the checkpoint files of the persistent stores. Whatever the
+// thread processed after its last commit is processed again after a crash, as Kafka's at-least-once does.
+//
+// Rebalances are eager (the range assignor, which co-locates equal partition numbers of co-partitioned topics):
+// on revocation the thread commits and closes its tasks; on assignment it creates the tasks, restores their
+// stores from the changelogs (from the checkpoint on, when there is one) and only then processes.
+
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Consumer, type ConsumerRecord } from '../../client/consumer.js';
+import { Producer } from '../../client/producer.js';
+import type { TopicPartition } from '../../client/requests.js';
+import type { ResolvedConfig } from '../config.js';
+import { StreamsError } from '../errors.js';
+import type { Header } from '../processor.js';
+import { restoreInto } from '../state/store-stack.js';
+import type { Topology } from '../topology.js';
+import { readCheckpoint, writeCheckpoint } from './checkpoint.js';
+import { openEngine } from './engines.js';
+import { changelogTopicName, repartitionTopicName, type TopicLayout } from './internal-topics.js';
+import { type RecordCollector, Task } from './task.js';
+
+/** Unacknowledged sends after which the loop waits for the producer before polling again. */
+const SENDS_IN_FLIGHT_MAX = 20_000;
+const POLL_TIMEOUT_MS = 100;
+
+export type ThreadState =
+  | 'CREATED'
+  | 'STARTING'
+  | 'PARTITIONS_REVOKED'
+  | 'PARTITIONS_ASSIGNED'
+  | 'RUNNING'
+  | 'PENDING_SHUTDOWN'
+  | 'DEAD';
+
+export interface ThreadHooks {
+  onStateChange(thread: StreamThread, state: ThreadState): void;
+  onError(thread: StreamThread, error: Error): void;
+  log(message: string): void;
+}
+
+export class StreamThread {
+  readonly name: string;
+  private readonly consumer: Consumer;
+  private readonly producer: Producer;
+  private readonly tasks = new Map<string, Task>();
+  /** "real topic:partition" -> the task reading it. */
+  private readonly taskOfPartition = new Map<string, Task>();
+  /** "real topic:partition" -> the next offset to commit. */
+  private readonly consumed = new Map<string, number>();
+  /** "changelog:partition" -> the last offset acknowledged. */
+  private readonly changelogOffsets = new Map<string, number>();
+  private sendError: Error | null = null;
+  private sendsInFlight = 0;
+  private lastCommitMs = Date.now();
+  private commitRequested = false;
+  private running = false;
+  private loop: Promise<void> | null = null;
+  state: ThreadState = 'CREATED';
+  /** Records processed since start (for tests and metrics). */
+  processed = 0;
+
+  constructor(
+    index: number,
+    private readonly config: ResolvedConfig,
+    private readonly topology: Topology,
+    private readonly layout: TopicLayout,
+    private readonly hooks: ThreadHooks,
+  ) {
+    this.name = `${config.clientId}-StreamThread-${index}`;
+    this.consumer = new Consumer({
+      bootstrapServers: config.bootstrapServers,
+      clientId: `${this.name}-consumer`,
+      groupId: config.applicationId,
+      autoOffsetReset: 'earliest',
+      enableAutoCommit: false,
+      partitionAssignmentStrategy: ['range'],
+      maxPollIntervalMs: 300_000,
+    });
+    this.producer = new Producer({
+      bootstrapServers: config.bootstrapServers,
+      clientId: `${this.name}-producer`,
+      lingerMs: 100,
+    });
+  }
+
+  private setState(state: ThreadState): void {
+    this.state = state;
+    this.hooks.onStateChange(this, state);
+  }
+
+  private realTopic = (topic: string): string =>
+    this.topology.internalTopics.has(topic) ? repartitionTopicName(this.config.applicationId, topic) : topic;
+
+  private logicalTopic(real: string): string {
+    const prefix = `${this.config.applicationId}-`;
+    if (real.startsWith(prefix) && this.topology.internalTopics.has(real.slice(prefix.length)))
+      return real.slice(prefix.length);
+    return real;
+  }
+
+  private taskDir(taskId: string): string {
+    return join(this.config.stateDir, this.config.applicationId, taskId);
+  }
+
+  start(): void {
+    assert.equal(this.state, 'CREATED');
+    this.running = true;
+    this.setState('STARTING');
+    this.consumer.subscribe(this.topology.sourceTopics().map(this.realTopic), {
+      onPartitionsRevoked: (tps) => this.onRevoked(tps),
+      onPartitionsAssigned: (tps) => this.onAssigned(tps),
+      onPartitionsLost: (tps) => this.onLost(tps),
+    });
+    this.loop = this.run().catch((e: unknown) => {
+      this.running = false;
+      this.hooks.onError(this, e instanceof Error ? e : new Error(String(e)));
+    });
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      const records = await this.consumer.poll(POLL_TIMEOUT_MS);
+      if (!this.running) break;
+      for (const r of records) this.processOne(r);
+      const now = Date.now();
+      for (const task of this.tasks.values()) task.punctuate('WALL_CLOCK_TIME', now);
+      if (this.sendError !== null) throw this.sendError;
+      if (this.sendsInFlight > SENDS_IN_FLIGHT_MAX) await this.flushSends();
+      if (this.commitRequested || now - this.lastCommitMs >= this.config.commitIntervalMs)
+        await this.commit();
+    }
+  }
+
+  private processOne(r: ConsumerRecord): void {
+    const key = `${r.topic}:${r.partition}`;
+    const task = this.taskOfPartition.get(key);
+    if (task === undefined) {
+      this.hooks.log(`${this.name}: no task for ${key}`);
+      return; // revoked meanwhile
+    }
+    task.process({
+      topic: this.logicalTopic(r.topic),
+      partition: r.partition,
+      offset: r.offset,
+      timestamp: r.timestamp,
+      key: r.key,
+      value: r.value,
+      headers: r.headers as Header[],
+    });
+    this.consumed.set(key, r.offset + 1);
+    this.processed++;
+  }
+
+  /**
+   * Topics whose metadata the producer holds. Until it does, Brook's producer sends each record through a slow
+   * path that awaits the metadata, and records sent once it has arrived can overtake those still waiting, which
+   * would reorder a key's updates. So the first records of a topic wait here, in order, and go to the producer
+   * together once its metadata is in; from then on every send takes the producer's synchronous path.
+   */
+  private readonly readyTopics = new Set<string>();
+  private readonly waitingForMetadata = new Map<string, (() => void)[]>();
+  private readonly metadataLoads = new Set<Promise<void>>();
+
+  private readonly collector: RecordCollector = {
+    send: (topic, key, value, timestamp, headers, partition) => {
+      const send = () => this.send(topic, key, value, timestamp, headers, partition);
+      if (this.readyTopics.has(topic)) return send();
+      const cached = this.producer.cluster.snapshot.topics.get(topic);
+      if (cached !== undefined && cached.errorCode === 0 && cached.partitions.length > 0) {
+        this.readyTopics.add(topic);
+        return send();
+      }
+      let queue = this.waitingForMetadata.get(topic);
+      if (queue === undefined) {
+        const list: (() => void)[] = [];
+        queue = list;
+        this.waitingForMetadata.set(topic, list);
+        const load: Promise<void> = this.producer.cluster.topic(topic).then(
+          () => {
+            this.readyTopics.add(topic);
+            this.waitingForMetadata.delete(topic);
+            for (const f of list) f();
+          },
+          (e: Error) => {
+            this.waitingForMetadata.delete(topic);
+            this.sendError ??= new StreamsError(
+              `Error encountered sending record to topic ${topic}: ${e.message}`,
+            );
+          },
+        );
+        this.metadataLoads.add(load);
+        void load.finally(() => this.metadataLoads.delete(load));
+      }
+      queue.push(send);
+    },
+  };
+
+  private send(
+    topic: string,
+    key: Buffer | null,
+    value: Buffer | null,
+    timestamp: number,
+    headers: readonly Header[],
+    partition: number | undefined,
+  ): void {
+    this.sendsInFlight++;
+    this.producer
+      .send({ topic, key, value, timestamp, headers: headers.map((h) => ({ ...h })), partition })
+      .then(
+        (m) => {
+          this.sendsInFlight--;
+          const tp = `${m.topic}:${m.partition}`;
+          if ((this.changelogOffsets.get(tp) ?? -1) < m.offset && topic.endsWith('-changelog'))
+            this.changelogOffsets.set(tp, m.offset);
+        },
+        (e: Error) => {
+          this.sendsInFlight--;
+          this.sendError ??= new StreamsError(
+            `Error encountered sending record to topic ${topic}: ${e.message}`,
+          );
+        },
+      );
+  }
+
+  /** Waits until every record handed to the collector so far is acknowledged. */
+  private async flushSends(): Promise<void> {
+    while (this.metadataLoads.size > 0) await Promise.all([...this.metadataLoads]);
+    await this.producer.flush();
+    if (this.sendError !== null) throw this.sendError;
+  }
+
+  /** Commits everything processed so far (at_least_once). */
+  async commit(): Promise<void> {
+    this.commitRequested = false;
+    await this.flushSends();
+    for (const task of this.tasks.values()) task.flush();
+    const offsets: (TopicPartition & { offset: number })[] = [];
+    for (const [tp, offset] of this.consumed) {
+      const at = tp.lastIndexOf(':');
+      offsets.push({ topic: tp.slice(0, at), partition: Number(tp.slice(at + 1)), offset });
+    }
+    if (offsets.length > 0) await this.consumer.commit(offsets);
+    this.consumed.clear();
+    for (const task of this.tasks.values()) this.checkpoint(task);
+    this.lastCommitMs = Date.now();
+  }
+
+  /** Writes a task's checkpoint: the changelog offsets its persistent stores hold. */
+  private checkpoint(task: Task): void {
+    const offsets = new Map<string, number>();
+    for (const [, e] of task.engines) {
+      if (!e.engine.persistent || e.changelog === null) continue;
+      const tp = `${e.changelog}:${task.partition}`;
+      const offset = this.changelogOffsets.get(tp);
+      if (offset !== undefined) offsets.set(tp, offset);
+      else {
+        const previous = readCheckpoint(this.taskDir(task.id)).get(tp);
+        if (previous !== undefined) offsets.set(tp, previous);
+      }
+    }
+    if (offsets.size > 0) writeCheckpoint(this.taskDir(task.id), offsets);
+  }
+
+  private async onRevoked(tps: TopicPartition[]): Promise<void> {
+    this.hooks.log(`${this.name}: revoked ${tps.map((tp) => `${tp.topic}-${tp.partition}`).join(', ')}`);
+    this.setState('PARTITIONS_REVOKED');
+    if (this.tasks.size === 0) return;
+    await this.commit();
+    const revoked = new Set(tps.map((tp) => `${tp.topic}:${tp.partition}`));
+    for (const [id, task] of this.tasks) {
+      const owned = [...this.taskOfPartition].filter(([, t]) => t === task).map(([k]) => k);
+      if (!owned.some((k) => revoked.has(k))) continue;
+      this.closeTask(id, task);
+    }
+  }
+
+  private onLost(tps: TopicPartition[]): void {
+    // Fenced: what was processed since the last commit belongs to another member now; drop without committing.
+    this.consumed.clear();
+    const lost = new Set(tps.map((tp) => `${tp.topic}:${tp.partition}`));
+    for (const [id, task] of this.tasks) {
+      const owned = [...this.taskOfPartition].filter(([, t]) => t === task).map(([k]) => k);
+      if (owned.some((k) => lost.has(k))) this.closeTask(id, task);
+    }
+  }
+
+  private closeTask(id: string, task: Task): void {
+    task.close();
+    this.tasks.delete(id);
+    for (const [k, t] of this.taskOfPartition) if (t === task) this.taskOfPartition.delete(k);
+    for (const [, e] of task.engines)
+      if (e.changelog !== null) this.changelogOffsets.delete(`${e.changelog}:${task.partition}`);
+  }
+
+  private async onAssigned(tps: TopicPartition[]): Promise<void> {
+    this.hooks.log(`${this.name}: assigned ${tps.map((tp) => `${tp.topic}-${tp.partition}`).join(', ')}`);
+    this.setState('PARTITIONS_ASSIGNED');
+    const created: Task[] = [];
+    for (const tp of tps) {
+      const st = this.topology.subtopologyOfTopic(this.logicalTopic(tp.topic));
+      if (st === undefined) continue;
+      const id = `${st.id}_${tp.partition}`;
+      let task = this.tasks.get(id);
+      if (task === undefined) {
+        task = this.createTask(st.id, tp.partition);
+        this.tasks.set(id, task);
+        created.push(task);
+      }
+      this.taskOfPartition.set(`${tp.topic}:${tp.partition}`, task);
+    }
+    await this.restore(created);
+    for (const task of created) task.init();
+    this.setState('RUNNING');
+  }
+
+  private createTask(subtopologyId: number, partition: number): Task {
+    const st = this.topology.subtopologies()[subtopologyId]!;
+    const applicationId = this.config.applicationId;
+    return new Task(st, partition, {
+      applicationId,
+      topology: this.topology,
+      collector: this.collector,
+      realTopic: this.realTopic,
+      changelogTopic: (store) => changelogTopicName(applicationId, store),
+      partitionsOf: (topic) => this.layout.partitions.get(topic),
+      openEngine: (builder, taskId) => {
+        const dir = this.taskDir(taskId);
+        mkdirSync(dir, { recursive: true });
+        return openEngine(builder, dir);
+      },
+      defaultKeySerde: this.config.defaultKeySerde,
+      defaultValueSerde: this.config.defaultValueSerde,
+      deserializationExceptionHandler: this.config.deserializationExceptionHandler,
+      wallClockMs: () => Date.now(),
+      log: (m) => this.hooks.log(m),
+      requestCommit: () => {
+        this.commitRequested = true;
+      },
+    });
+  }
+
+  /**
+   * Brings the stores of new tasks up to their changelogs' ends: from the offset after the checkpoint for a
+   * persistent store that has one, else from the beginning (an in-memory store, or no checkpoint).
+   */
+  private async restore(tasks: Task[]): Promise<void> {
+    interface Target {
+      tp: TopicPartition;
+      apply: (r: ConsumerRecord) => void;
+      from: number | null;
+    }
+    const targets: Target[] = [];
+    for (const task of tasks) {
+      const checkpoint = readCheckpoint(this.taskDir(task.id));
+      for (const [, e] of task.engines) {
+        if (e.changelog === null) continue;
+        const tp = { topic: e.changelog, partition: task.partition };
+        const saved = e.engine.persistent ? checkpoint.get(`${e.changelog}:${task.partition}`) : undefined;
+        if (saved !== undefined) this.changelogOffsets.set(`${e.changelog}:${task.partition}`, saved);
+        targets.push({
+          tp,
+          from: saved === undefined ? null : saved + 1,
+          apply: (r) => restoreInto(e.engine, e.timestamped, r.key!, r.value, r.timestamp),
+        });
+      }
+    }
+    if (targets.length === 0) return;
+    const restorer = new Consumer({
+      bootstrapServers: this.config.bootstrapServers,
+      clientId: `${this.name}-restore-consumer`,
+      autoOffsetReset: 'earliest',
+    });
+    try {
+      const ends = await restorer.endOffsets(targets.map((t) => t.tp));
+      const endOf = new Map(ends.map((e) => [`${e.topic}:${e.partition}`, e.offset]));
+      const pending = new Map<string, { target: Target; end: number }>();
+      for (const t of targets) {
+        const key = `${t.tp.topic}:${t.tp.partition}`;
+        const end = endOf.get(key) ?? 0;
+        if (end <= (t.from ?? 0)) continue;
+        pending.set(key, { target: t, end });
+      }
+      if (pending.size === 0) return;
+      restorer.assign([...pending.values()].map((p) => p.target.tp));
+      for (const p of pending.values()) {
+        if (p.target.from === null) await restorer.seekToBeginning([p.target.tp]);
+        else restorer.seek(p.target.tp, p.target.from);
+      }
+      let restored = 0;
+      const started = Date.now();
+      while (pending.size > 0 && this.running) {
+        for (const r of await restorer.poll(POLL_TIMEOUT_MS)) {
+          const key = `${r.topic}:${r.partition}`;
+          const p = pending.get(key);
+          if (p === undefined || r.offset >= p.end || r.key === null) continue;
+          p.target.apply(r);
+          this.changelogOffsets.set(key, r.offset);
+          restored++;
+        }
+        for (const [key, p] of pending)
+          if ((await restorer.position(p.target.tp)) >= p.end) pending.delete(key);
+      }
+      this.hooks.log(`${this.name}: restored ${restored} records in ${Date.now() - started} ms`);
+      this.restoredRecords += restored;
+    } finally {
+      await restorer.close();
+    }
+  }
+
+  /** Changelog records applied by restoration since start (for tests). */
+  restoredRecords = 0;
+
+  /** Commits, closes the tasks (writing their checkpoints), leaves the group. */
+  async close(): Promise<void> {
+    if (this.state === 'DEAD') return;
+    const wasRunning = this.running;
+    this.running = false;
+    this.setState('PENDING_SHUTDOWN');
+    await this.loop;
+    try {
+      if (wasRunning && this.sendError === null) await this.commit();
+    } finally {
+      for (const [id, task] of this.tasks) this.closeTask(id, task);
+      await this.consumer.close().catch(() => {});
+      await this.producer.close().catch(() => {});
+      this.setState('DEAD');
+    }
+  }
+}

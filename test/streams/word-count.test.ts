@@ -1,0 +1,208 @@
+// Word count through a real broker: KafkaStreams creates its repartition and changelog topics with Kafka's
+// names and configs, runs one task per input partition, writes counts as 8-byte big-endian longs that match a
+// reference computed here, and after a restart restores the counts from the changelog and counts on.
+
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { Admin } from '../../src/client/admin.js';
+import { Producer } from '../../src/client/producer.js';
+import {
+  Consumed,
+  KafkaStreams,
+  type KafkaStreamsState,
+  Materialized,
+  Produced,
+  Serdes,
+  StreamsBuilder,
+} from '../../src/streams/index.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { waitUntil } from '../helpers/wait.js';
+import { seeded, stateDir, TopicFollower } from './streams-helpers.js';
+
+const PARTITIONS = 3;
+const VOCABULARY = [
+  'kafka',
+  'streams',
+  'brook',
+  'topic',
+  'log',
+  'offset',
+  'broker',
+  'table',
+  'window',
+  'join',
+];
+
+function wordCountTopology() {
+  const builder = new StreamsBuilder();
+  builder
+    .stream('text-lines', Consumed.with(Serdes.String(), Serdes.String()))
+    .flatMapValues((line) =>
+      line
+        .toLowerCase()
+        .split(/\W+/)
+        .filter((w) => w.length > 0),
+    )
+    .groupBy((_key, word) => word)
+    .count(Materialized.as('counts'))
+    .toStream()
+    .to('word-counts', Produced.with(Serdes.String(), Serdes.Long()));
+  return builder.build();
+}
+
+function lines(seed: number, count: number): string[] {
+  const random = seeded(seed);
+  return Array.from({ length: count }, () => {
+    const n = 1 + Math.floor(random() * 6);
+    return Array.from({ length: n }, () => VOCABULARY[Math.floor(random() * VOCABULARY.length)]!).join(' ');
+  });
+}
+
+function reference(all: string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of all) for (const w of line.split(' ')) out.set(w, (out.get(w) ?? 0) + 1);
+  return out;
+}
+
+function decoded(latest: Map<string, Buffer | null>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [k, v] of latest) {
+    assert.ok(v !== null && v.length === 8, `count of ${k} is not an 8-byte long`);
+    out.set(k, Number(v.readBigInt64BE(0)));
+  }
+  return out;
+}
+
+describe('word count through a broker', () => {
+  let broker: BrokerProcess;
+  let bootstrap = '';
+  const dir = stateDir();
+
+  before(async () => {
+    broker = await startBroker();
+    bootstrap = broker.bootstrap;
+    const admin = new Admin({ bootstrapServers: bootstrap });
+    await admin.createTopics([
+      { topic: 'text-lines', numPartitions: PARTITIONS, replicationFactor: 1 },
+      { topic: 'word-counts', numPartitions: PARTITIONS, replicationFactor: 1 },
+    ]);
+    await admin.close();
+  });
+
+  after(async () => {
+    await broker?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function produce(batch: string[], offset: number): Promise<void> {
+    const producer = new Producer({ bootstrapServers: bootstrap });
+    await producer.sendBatch(
+      batch.map((line, i) => ({
+        topic: 'text-lines',
+        key: Buffer.from(`line-${offset + i}`),
+        value: Buffer.from(line),
+      })),
+    );
+    await producer.close();
+  }
+
+  it('counts words into word-counts, matching a reference, and counts on after a restart', async () => {
+    const first = lines(18, 400);
+    const second = lines(81, 300);
+    await produce(first, 0);
+
+    const states: string[] = [];
+    const streams = new KafkaStreams(wordCountTopology(), {
+      'application.id': 'wordcount',
+      'bootstrap.servers': bootstrap,
+      'commit.interval.ms': 200,
+      'state.dir': dir,
+    });
+    streams.setStateListener((next: KafkaStreamsState, old: KafkaStreamsState) =>
+      states.push(`${old}->${next}`),
+    );
+    if (process.env.STREAMS_DEBUG) streams.setLogger((m) => console.error(m));
+    const follower = new TopicFollower(bootstrap, 'word-counts', PARTITIONS);
+    follower.start();
+    try {
+      await streams.start();
+      const expected = reference(first);
+      await waitUntil(
+        () =>
+          follower.latest.size === expected.size &&
+          [...expected].every(([w, n]) => follower.latest.get(w)?.readBigInt64BE(0) === BigInt(n)),
+        60_000,
+        () =>
+          `counts so far: ${JSON.stringify([...decoded(follower.latest)])}, expected ${JSON.stringify([...expected])}; processed ${streams.processedRecords()}, read ${follower.records.length}`,
+      );
+      assert.deepEqual(decoded(follower.latest), expected);
+      assert.equal(streams.state(), 'RUNNING');
+
+      // The internal topics, with Kafka's names, partition counts and cleanup policies.
+      const admin = new Admin({ bootstrapServers: bootstrap });
+      try {
+        const topics = await admin.describeTopics([
+          'wordcount-counts-repartition',
+          'wordcount-counts-changelog',
+        ]);
+        assert.deepEqual(
+          topics.map((t) => [t.topic, t.error, t.partitions.length]),
+          [
+            ['wordcount-counts-repartition', null, PARTITIONS],
+            ['wordcount-counts-changelog', null, PARTITIONS],
+          ],
+        );
+        const [changelogConfig, repartitionConfig] = await admin.describeConfigs([
+          { type: 'topic', name: 'wordcount-counts-changelog', keys: ['cleanup.policy'] },
+          { type: 'topic', name: 'wordcount-counts-repartition', keys: ['cleanup.policy'] },
+        ]);
+        assert.equal(changelogConfig!.configs.find((c) => c.name === 'cleanup.policy')?.value, 'compact');
+        assert.equal(repartitionConfig!.configs.find((c) => c.name === 'cleanup.policy')?.value, 'delete');
+        // Consumer group = application.id, with the input offsets committed.
+        const offsets = await admin.listConsumerGroupOffsets('wordcount');
+        const committed = offsets.filter((o) => o.topic === 'text-lines').reduce((n, o) => n + o.offset, 0);
+        assert.equal(committed, first.length);
+      } finally {
+        await admin.close();
+      }
+    } finally {
+      await streams.close();
+    }
+    assert.deepEqual(states, [
+      'CREATED->REBALANCING',
+      'REBALANCING->RUNNING',
+      'RUNNING->PENDING_SHUTDOWN',
+      'PENDING_SHUTDOWN->NOT_RUNNING',
+    ]);
+
+    // A new instance of the application (same id and state directory) restores the counts and goes on.
+    await produce(second, first.length);
+    const again = new KafkaStreams(wordCountTopology(), {
+      'application.id': 'wordcount',
+      'bootstrap.servers': bootstrap,
+      'commit.interval.ms': 200,
+      'state.dir': dir,
+    });
+    if (process.env.STREAMS_DEBUG) again.setLogger((m) => console.error(m));
+    try {
+      await again.start();
+      const expected = reference([...first, ...second]);
+      await waitUntil(
+        () => [...expected].every(([w, n]) => follower.latest.get(w)?.readBigInt64BE(0) === BigInt(n)),
+        60_000,
+        () =>
+          `counts so far: ${JSON.stringify([...decoded(follower.latest)])}, expected ${JSON.stringify([...expected])}; processed ${again.processedRecords()}, restored ${again.restoredRecords()}`,
+      );
+      assert.deepEqual(decoded(follower.latest), expected);
+      // Only the new lines were processed (and their words, through the repartition topic): the counts of the
+      // first lines came back from the changelog.
+      const words = second.reduce((n, l) => n + l.split(' ').length, 0);
+      assert.equal(again.processedRecords(), second.length + words);
+      assert.ok(again.restoredRecords() > 0, 'nothing restored from the changelog');
+    } finally {
+      await again.close();
+      await follower.stop();
+    }
+  });
+});
