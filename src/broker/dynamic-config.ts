@@ -36,7 +36,10 @@ export interface ConfigEntityListener {
 }
 
 export class DynamicConfig {
+  /** The sequence number of the last notification applied; -1 before the first (they start at 0). */
   private lastSeen = -1;
+  /** Whether the notifications present at start were skipped as history. */
+  private primed = false;
   private stopped = false;
   private readonly listeners: ConfigEntityListener[] = [];
 
@@ -130,18 +133,26 @@ export class DynamicConfig {
 
   private async processChanges(): Promise<void> {
     if (this.stopped) return;
-    const children = await this.store.children(CONFIG_CHANGES_PATH, () => {
+    const again = () => {
       this.processChanges().catch((err: unknown) => this.logger.error(`config changes: ${String(err)}`));
-    });
-    if (!children.ok) return;
+    };
+    const children = await this.store.children(CONFIG_CHANGES_PATH, again);
+    if (!children.ok) {
+      // Not created yet (a fresh cluster): every notification that will appear is news. Watch for the node.
+      this.primed = true;
+      const exists = await this.store.exists(CONFIG_CHANGES_PATH, again);
+      if (exists.ok && exists.value !== null) again();
+      return;
+    }
     const fresh = children.value
       .filter((name) => name.startsWith(CHANGE_PREFIX))
       .map((name) => ({ name, seq: Number(name.slice(CHANGE_PREFIX.length)) }))
       .filter((c) => Number.isSafeInteger(c.seq) && c.seq > this.lastSeen)
       .sort((a, b) => a.seq - b.seq);
     // On start, notifications older than now are history: the current values were just read.
-    if (this.lastSeen < 0) {
-      this.lastSeen = fresh.length === 0 ? 0 : fresh[fresh.length - 1]!.seq;
+    if (!this.primed) {
+      this.primed = true;
+      if (fresh.length > 0) this.lastSeen = fresh[fresh.length - 1]!.seq;
       return;
     }
     for (const change of fresh) {
