@@ -89,6 +89,12 @@ export interface BrokerOptions {
   readonly staticConfig: ReadonlyMap<string, string>;
   readonly clock: Clock;
   readonly logger: Logger;
+  /**
+   * Called once when the log directory has failed (a write to a log failed, so the log refuses appends for good):
+   * `brook server` halts the process there, as Kafka halts a broker whose last log directory went offline. An
+   * embedded broker without it only logs the failure.
+   */
+  readonly onLogDirFailure?: (err: Error) => void;
 }
 
 export interface BoundListener {
@@ -124,6 +130,7 @@ export class Broker {
   private serving = false;
   /** brook.encryption.key.rotation.check.interval.ms; null without a key provider. */
   private keyRotation: KeyRotation | null = null;
+  private logDirFailed = false;
   readonly brokerId: number;
 
   constructor(private readonly options: BrokerOptions) {
@@ -161,7 +168,10 @@ export class Broker {
         toStorageLogConfig(topicConfigs.settingsFor(topic), ackAfterFsync, keyStore !== null),
       managerConfig: toLogManagerConfig(config),
       meta: { version: 1, brokerId: this.brokerId, clusterId },
-      onBackgroundError: (err) => logger.error(`storage: ${err.message}`),
+      onBackgroundError: (err) => {
+        logger.error(`storage: ${err.message}`);
+        this.checkLogDirFailure(logDir, err);
+      },
       framePool,
       keys: keyStore,
     });
@@ -584,6 +594,23 @@ export class Broker {
     } finally {
       connection.close();
     }
+  }
+
+  /**
+   * After a storage error: when a log now refuses appends because a write to it failed, the log directory has
+   * failed. Kafka takes such a directory offline and halts the broker when it was its last one
+   * (ReplicaManager.handleLogDirFailure); Brook has one log directory, so the broker halts. Staying up would keep
+   * every partition it leads unwritable (and the coordinators on them answering NOT_COORDINATOR) even after the
+   * cause is gone; once it is down, in-sync replicas take its partitions over.
+   */
+  private checkLogDirFailure(logDir: string, err: Error): void {
+    if (this.logDirFailed || this.logs === null) return;
+    if (![...this.logs.allLogs()].some((log) => log.writeFailed)) return;
+    this.logDirFailed = true;
+    this.options.logger.error(
+      `shutdown broker because all log dirs in ${logDir} have failed (a write failed: ${err.message})`,
+    );
+    this.options.onLogDirFailure?.(err);
   }
 
   private async openStore(logDir: string): Promise<CoordinationStore> {

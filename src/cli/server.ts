@@ -61,6 +61,8 @@ export async function runServer(args: string[]): Promise<number> {
     staticConfig: loaded.staticConfig,
     clock: systemClock,
     logger,
+    // As Kafka's Exit.halt: no controlled shutdown, since the logs can no longer be written.
+    onLogDirFailure: () => process.exit(1),
   });
   const stopped = new Promise<void>((resolve) => {
     let signalled = false;

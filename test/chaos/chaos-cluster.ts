@@ -179,14 +179,23 @@ export class ChaosCluster {
     writeFileSync(file, `${offsetSeconds >= 0 ? '+' : ''}${offsetSeconds}s\n`);
   }
 
-  /** Fills the disk broker's tmpfs with a file (all space but a few KiB); answers the bytes taken. */
+  /**
+   * Fills the disk broker's tmpfs with a file (all space but a few KiB); answers the bytes taken. The broker
+   * writes meanwhile, so a size that no longer fits is tried again a MiB smaller.
+   */
   async fillDisk(id: number): Promise<number> {
     const dir = this.broker(id).dataDir;
     if (!this.mounts.includes(dir)) throw new Error(`broker ${id} has no tmpfs log directory`);
-    const stats = statfsSync(dir);
-    const bytes = Math.max(0, stats.bavail * stats.bsize - 4096);
-    await run('fallocate', ['-l', String(bytes), join(dir, FILLER)]);
-    return bytes;
+    let failure = '';
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const stats = statfsSync(dir);
+      const bytes = Math.max(0, stats.bavail * stats.bsize - 4096 - attempt * 1024 * 1024);
+      const r = await tryRun('fallocate', ['-l', String(bytes), join(dir, FILLER)]);
+      if (r.code === 0) return bytes;
+      failure = r.stderr.trim();
+      rmSync(join(dir, FILLER), { force: true });
+    }
+    throw new Error(`fallocate in ${dir} kept failing: ${failure}`);
   }
 
   async freeDisk(id: number): Promise<void> {

@@ -266,7 +266,8 @@ export class Nemesis {
         const node = fault.kind === 'kill' ? fault.nodes[0]! : await this.controllerNode();
         const broker = brokerOf(node);
         await broker.kill();
-        return { undo: () => broker.start(), detail: { target: node } };
+        // Another fault may have started it again meanwhile (disk-full restarts a broker that halted).
+        return { undo: async () => (broker.running ? undefined : broker.start()), detail: { target: node } };
       }
       case 'pause':
       case 'pause-controller': {
@@ -332,7 +333,13 @@ export class Nemesis {
       case 'disk-full': {
         const id = Number(fault.nodes[0]!.slice(1));
         const bytes = await c.fillDisk(id);
-        return { undo: () => c.freeDisk(id), detail: { target: fault.nodes[0], filledBytes: bytes } };
+        // A broker whose log directory failed a write halts (as Kafka's does); the operator frees space and
+        // starts it again.
+        const undo = async () => {
+          await c.freeDisk(id);
+          if (!c.broker(id).running) await c.broker(id).start();
+        };
+        return { undo, detail: { target: fault.nodes[0], filledBytes: bytes } };
       }
     }
   }
