@@ -42,3 +42,39 @@ export function staleLeaderViews(history: readonly Op[]): string[] {
   for (const key of [...open.keys()]) close(key);
   return out;
 }
+
+/**
+ * Leader changes to a broker that was not in the partition's ISR at the previous sample of the cluster's view
+ * (harness `leaders`, every 5 s): unclean elections, which the measurement of --unclean counts. A broker that
+ * joined the ISR and became leader within one sample would be listed too; with no reassignment or preferred
+ * leader election in a run, that does not happen.
+ */
+export function leadersOutsideIsr(
+  history: readonly Op[],
+): { time: number; partition: string; text: string }[] {
+  const last = new Map<string, { leader: number; isr: number[] }>();
+  const out: { time: number; partition: string; text: string }[] = [];
+  for (const op of history) {
+    if (op.process !== 'harness' || op.f !== 'leaders') continue;
+    for (const [partition, now] of Object.entries(
+      op.value as Record<string, { leader: number; isr: number[] }>,
+    )) {
+      const before = last.get(partition);
+      if (
+        before !== undefined &&
+        now.leader >= 0 &&
+        now.leader !== before.leader &&
+        !before.isr.includes(now.leader)
+      )
+        out.push({
+          time: op.time,
+          partition,
+          text:
+            `partition ${partition}: leader ${now.leader} (ISR [${now.isr.join(',')}]) by ${(op.time / 1000).toFixed(1)} s, ` +
+            `not in the ISR [${before.isr.join(',')}] of leader ${before.leader} 5 s before`,
+        });
+      if (now.leader >= 0) last.set(partition, now);
+    }
+  }
+  return out;
+}

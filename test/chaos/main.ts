@@ -1,4 +1,4 @@
-// `npm run chaos -- [--seed N] [--profile short|long] [--workload queue|txn] [--brokers 3..5] [--unclean] [--faults k1,k2] [--out DIR]`
+// `npm run chaos -- [--seed N] [--profile short|long] [--workload queue|txn] [--brokers 3..5] [--unclean] [--min-isr 1..3] [--faults k1,k2] [--out DIR]`
 // Runs one chaos run (see run.ts) as root and exits 0 when the checkers found nothing (or when unclean leader
 // election is on, where loss is expected and only measured), 1 on anomalies, 2 when the run could not decide.
 
@@ -21,7 +21,7 @@ async function main(): Promise<number> {
   const args = parse(process.argv.slice(2));
   if (args.has('help')) {
     console.log(
-      `usage: npm run chaos -- [--seed N] [--profile short|long] [--workload ${WORKLOADS.join('|')}] [--brokers 3..5] [--unclean] [--faults ${FAULT_KINDS.join(',')}] [--out DIR]`,
+      `usage: npm run chaos -- [--seed N] [--profile short|long] [--workload ${WORKLOADS.join('|')}] [--brokers 3..5] [--unclean] [--min-isr 1..3] [--faults ${FAULT_KINDS.join(',')}] [--out DIR]`,
     );
     return 0;
   }
@@ -39,6 +39,7 @@ async function main(): Promise<number> {
     workload: (args.get('workload') ?? 'queue') as WorkloadName,
     brokers: Number(args.get('brokers') ?? 3),
     uncleanLeaderElection: args.has('unclean'),
+    minInsyncReplicas: Number(args.get('min-isr') ?? 2),
     faults,
     outDir: args.get('out') ?? DEFAULT_OUT_DIR,
   });

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import type { CheckResult } from './checker.js';
 import type { Op } from './history.js';
-import { staleLeaderViews } from './liveness.js';
+import { leadersOutsideIsr, staleLeaderViews } from './liveness.js';
 
 export interface RunSummary {
   seed: number;
@@ -14,6 +14,7 @@ export interface RunSummary {
   workload: string;
   brokers: number;
   uncleanLeaderElection: boolean;
+  minInsyncReplicas: number;
   tag: string;
   startedAt: string;
   durationMs: number;
@@ -48,13 +49,13 @@ export function writeReport(
   );
   lines.push(`- anomalies: ${formatCounts(summary.anomalyCounts)}`);
   lines.push(
-    `- brokers: ${summary.brokers}, unclean.leader.election.enable=${summary.uncleanLeaderElection}, min.insync.replicas=2, rf=3`,
+    `- brokers: ${summary.brokers}, unclean.leader.election.enable=${summary.uncleanLeaderElection}, min.insync.replicas=${summary.minInsyncReplicas}, rf=3`,
   );
   lines.push(
     `- started ${summary.startedAt}, took ${(summary.durationMs / 1000).toFixed(0)} s, run tag ${summary.tag}`,
   );
   lines.push(
-    `- replay: \`npm run chaos -- --seed ${summary.seed} --profile ${summary.profile}${summary.workload !== 'queue' ? ` --workload ${summary.workload}` : ''}${summary.brokers !== 3 ? ` --brokers ${summary.brokers}` : ''}${summary.uncleanLeaderElection ? ' --unclean' : ''}${summary.faultsArg === null ? '' : ` --faults ${summary.faultsArg}`}\``,
+    `- replay: \`npm run chaos -- --seed ${summary.seed} --profile ${summary.profile}${summary.workload !== 'queue' ? ` --workload ${summary.workload}` : ''}${summary.brokers !== 3 ? ` --brokers ${summary.brokers}` : ''}${summary.uncleanLeaderElection ? ' --unclean' : ''}${summary.minInsyncReplicas !== 2 ? ` --min-isr ${summary.minInsyncReplicas}` : ''}${summary.faultsArg === null ? '' : ` --faults ${summary.faultsArg}`}\``,
   );
   for (const note of summary.notes) lines.push(`- note: ${note}`);
   lines.push('', '## Faults', '', '| time (s) | event |', '| ---: | --- |');
@@ -72,6 +73,11 @@ export function writeReport(
       '',
     );
     for (const line of stale) lines.push(`- ${line}`);
+  }
+  const unclean = leadersOutsideIsr(history);
+  if (unclean.length > 0) {
+    lines.push('', '## Leaders from outside the ISR (unclean elections)', '');
+    for (const e of unclean) lines.push(`- ${e.text}`);
   }
   lines.push('', '## Checkers', '');
   for (const r of results) {

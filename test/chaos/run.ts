@@ -15,6 +15,7 @@ import { CommittedOffsetsChecker } from './checker-committed-offsets.js';
 import { QueueChecker } from './checker-queue.js';
 import { ExactlyOnceChecker } from './checker-txn.js';
 import { History } from './history.js';
+import { leadersOutsideIsr } from './liveness.js';
 import { describeFault, FAULT_KINDS, type FaultKind, Nemesis, planFaults } from './nemesis.js';
 import { sleep } from './nodes.js';
 import { type RunSummary, writeReport } from './report.js';
@@ -76,6 +77,8 @@ export interface ChaosOptions {
   workload?: WorkloadName;
   brokers: number;
   uncleanLeaderElection: boolean;
+  /** min.insync.replicas of the workload's topics (2 unless told; the internal topics keep 2). */
+  minInsyncReplicas?: number;
   faults: readonly FaultKind[];
   /** Parent of the run directories. */
   outDir: string;
@@ -96,6 +99,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   if (profile === undefined) throw new Error(`unknown profile ${o.profile} (short, long)`);
   if (o.brokers < 3 || o.brokers > 5) throw new Error('--brokers: 3 to 5');
   const workloadName = o.workload ?? 'queue';
+  const minInsyncReplicas = o.minInsyncReplicas ?? 2;
+  if (minInsyncReplicas < 1 || minInsyncReplicas > 3) throw new Error('--min-isr: 1 to 3');
   if (!WORKLOADS.includes(workloadName)) throw new Error(`unknown workload ${workloadName} (queue, txn)`);
   const tag = randomBytes(3).toString('hex').slice(0, 5);
   const startedAt = new Date();
@@ -155,6 +160,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
               ratePerProducer: profile.ratePerProducer,
               groupId: 'chaos-txn-group',
               uncleanLeaderElection: o.uncleanLeaderElection,
+              minInsyncReplicas,
               seed: o.seed,
             },
             log,
@@ -171,6 +177,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
               inFlightPerProducer: 5,
               groupId: 'chaos-group',
               uncleanLeaderElection: o.uncleanLeaderElection,
+              minInsyncReplicas,
             },
             log,
           );
@@ -220,6 +227,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       : [new QueueChecker(profile.partitions), new CommittedOffsetsChecker(profile.partitions)];
   const results = checkers.map((c) => c.check(history.ops));
   const counts = anomalyCounts(results);
+  const unclean = leadersOutsideIsr(history.ops);
+  if (unclean.length > 0)
+    notes.push(
+      `${unclean.length} leader change(s) to a replica outside the ISR (unclean elections), see the report`,
+    );
   const verdict = results.some((r) => r.valid === false)
     ? 'anomalies'
     : results.some((r) => r.valid === null)
@@ -231,6 +243,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     workload: workloadName,
     brokers: o.brokers,
     uncleanLeaderElection: o.uncleanLeaderElection,
+    minInsyncReplicas,
     tag,
     startedAt: startedAt.toISOString(),
     durationMs: Date.now() - startedAt.getTime(),

@@ -21,6 +21,8 @@ export interface QueueWorkloadOptions {
   inFlightPerProducer: number;
   groupId: string;
   uncleanLeaderElection: boolean;
+  /** The topic's min.insync.replicas (2 unless told). */
+  minInsyncReplicas?: number;
 }
 
 const STATE_EVERY_MS = 5_000;
@@ -47,7 +49,7 @@ export class QueueWorkload {
         numPartitions: this.o.partitions,
         replicationFactor: 3,
         configs: {
-          'min.insync.replicas': '2',
+          'min.insync.replicas': String(this.o.minInsyncReplicas ?? 2),
           'unclean.leader.election.enable': String(this.o.uncleanLeaderElection),
         },
       },

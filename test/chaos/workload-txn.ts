@@ -32,6 +32,7 @@ export interface TxnWorkloadOptions {
   ratePerProducer: number;
   groupId: string;
   uncleanLeaderElection: boolean;
+  minInsyncReplicas?: number;
   seed: number;
 }
 
@@ -84,6 +85,7 @@ export class TxnWorkload {
       inFlightPerProducer: 5,
       groupId: o.groupId,
       uncleanLeaderElection: o.uncleanLeaderElection,
+      minInsyncReplicas: o.minInsyncReplicas,
     };
     this.input = new QueueWorkload(bootstrap, history, queue, log);
     this.output = new QueueWorkload(
@@ -102,7 +104,7 @@ export class TxnWorkload {
         numPartitions: this.o.partitions,
         replicationFactor: 3,
         configs: {
-          'min.insync.replicas': '2',
+          'min.insync.replicas': String(this.o.minInsyncReplicas ?? 2),
           'unclean.leader.election.enable': String(this.o.uncleanLeaderElection),
         },
       },
