@@ -120,7 +120,11 @@ class DispatchedContext implements RequestContext {
   }
 
   throttle(throttleTimeMs: number): void {
-    if (throttleTimeMs > this.apiThrottleTimeMs) this.apiThrottleTimeMs = throttleTimeMs;
+    if (throttleTimeMs <= this.apiThrottleTimeMs) return;
+    this.apiThrottleTimeMs = throttleTimeMs;
+    // Muted at once, not only when the response leaves: Kafka reads a connection's next request only after
+    // answering this one, so requests a client pipelined behind a throttled one wait too.
+    this.connection.throttle(throttleTimeMs);
   }
 
   exemptFromRequestQuota(): void {
