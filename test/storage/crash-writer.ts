@@ -1,17 +1,34 @@
 // Child process for the crash test: opens a log directory (recovering it after the previous kill), then
 // appends batches whose content is a function of their base offset, with ackAfterFsync, and prints
 // "ack <next offset>" each time an append is durable. The parent kills it with SIGKILL at a random moment.
+// With a master key file as second argument the log is encrypted at rest (encryption/), and every other append
+// goes through the queued path (written off the event loop), as the broker's do.
 
+import { mkdirSync } from 'node:fs';
 import { ManualClock } from '../../src/common/clock.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
-import { logConfig } from '../../src/storage/log-config.js';
+import { KeyStore } from '../../src/storage/encryption/key-store.js';
+import { FileKeyProvider } from '../../src/storage/encryption/local-key-providers.js';
+import { type LogConfig, logConfig } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { buildBatch } from './batch-builder.js';
 
 export const CRASH_TP = { topic: 'crash', partition: 0 };
 
-export const crashConfig = () =>
+export const crashConfig = (): LogConfig =>
   logConfig({ segmentBytes: 16 * 1024, indexIntervalBytes: 512, ackAfterFsync: true });
+
+/** The encrypted variant: segments large enough to span several 64 KiB chunks. */
+export const encryptedCrashConfig = (): LogConfig =>
+  logConfig({ segmentBytes: 200 * 1024, indexIntervalBytes: 512, ackAfterFsync: true, encrypt: true });
+
+/** The key store of `dir` for the master keys in `keyFile` (made on first use). */
+export async function crashKeyStore(dir: string, keyFile: string): Promise<KeyStore> {
+  mkdirSync(dir, { recursive: true });
+  const store = await KeyStore.load(dir, new FileKeyProvider(keyFile));
+  await store.ensureCurrent(0);
+  return store;
+}
 
 /** The batch a writer appends at `baseOffset`; the verifier rebuilds it to compare bytes. */
 export function crashBatch(baseOffset: number): Buffer {
@@ -30,7 +47,14 @@ export function crashBatch(baseOffset: number): Buffer {
 
 async function main(): Promise<void> {
   const dir = process.argv[2]!;
-  const manager = LogManager.open({ dir, clock: new ManualClock(), configFor: crashConfig });
+  const keyFile = process.argv[3];
+  const keys = keyFile === undefined ? null : await crashKeyStore(dir, keyFile);
+  const manager = LogManager.open({
+    dir,
+    clock: new ManualClock(),
+    configFor: keys === null ? crashConfig : encryptedCrashConfig,
+    keys,
+  });
   const log = manager.getOrCreateLog(CRASH_TP);
   process.stdout.write(`start ${log.logEndOffset}\n`);
   for (;;) {
@@ -38,7 +62,8 @@ async function main(): Promise<void> {
     const pending: Promise<void>[] = [];
     let next = 0;
     for (let i = 0; i < 4; i++) {
-      const info = log.append(crashBatch(log.logEndOffset));
+      const batch = crashBatch(log.logEndOffset);
+      const info = keys !== null && i % 2 === 1 ? log.appendQueued(batch) : log.append(batch);
       pending.push(info.durable!);
       next = info.lastOffset + 1;
     }
