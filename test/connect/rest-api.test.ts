@@ -56,16 +56,23 @@ test("the documentation's curl commands: create, read, update, pause, resume, re
   assert.equal(typeof (root.body as { kafka_cluster_id: string }).kafka_cluster_id, 'string');
 
   const plugins = await curl('localhost:8083/connector-plugins');
+  const listed = plugins.body as { class: string; type: string; version: string }[];
   assert.deepEqual(
-    (plugins.body as { class: string }[]).map((p) => p.class),
-    [
-      'org.apache.kafka.connect.file.FileStreamSinkConnector',
-      'org.apache.kafka.connect.file.FileStreamSourceConnector',
-    ].concat(
-      (plugins.body as { class: string }[])
-        .map((p) => p.class)
-        .filter((c) => !c.startsWith('org.apache.kafka.connect.file.')),
-    ),
+    listed.map((p) => p.class),
+    listed.map((p) => p.class).sort(),
+    'sorted by class',
+  );
+  for (const [cls, type] of [
+    ['org.apache.kafka.connect.file.FileStreamSinkConnector', 'sink'],
+    ['org.apache.kafka.connect.file.FileStreamSourceConnector', 'source'],
+  ]) {
+    const p = listed.find((x) => x.class === cls);
+    assert.equal(p?.type, type);
+    assert.equal(typeof p?.version, 'string');
+  }
+  assert.ok(
+    listed.every((p) => p.type === 'source' || p.type === 'sink'),
+    'connectors only by default',
   );
 
   const created = await curl(

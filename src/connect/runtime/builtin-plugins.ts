@@ -1,8 +1,10 @@
 // The plugins every Brook worker has, under Kafka's class names: the converters, the FileStream example
-// connectors, and (registered by their own modules) the PostgreSQL connectors and the transforms.
+// connectors, the PostgreSQL connectors (also under the JDBC connectors' names).
 
 import { FileStreamSinkConnector } from '../connectors/file-stream-sink.js';
 import { FileStreamSourceConnector } from '../connectors/file-stream-source.js';
+import { PostgresSinkConnector } from '../connectors/postgres/sink-connector.js';
+import { PostgresSourceConnector } from '../connectors/postgres/source-connector.js';
 import { ByteArrayConverter } from '../converters/byte-array-converter.js';
 import { JsonConverter } from '../converters/json-converter.js';
 import { StringConverter } from '../converters/string-converter.js';
@@ -29,6 +31,15 @@ export function builtinPlugins(): Plugins {
     version,
     ctor: FileStreamSinkConnector,
   });
+  // The JDBC connectors' class names are aliases too, so that their configs for PostgreSQL work as they are.
+  p.register(
+    { className: PostgresSourceConnector.className, type: 'source', version, ctor: PostgresSourceConnector },
+    ['io.confluent.connect.jdbc.JdbcSourceConnector', 'JdbcSourceConnector', 'JdbcSource'],
+  );
+  p.register(
+    { className: PostgresSinkConnector.className, type: 'sink', version, ctor: PostgresSinkConnector },
+    ['io.confluent.connect.jdbc.JdbcSinkConnector', 'JdbcSinkConnector', 'JdbcSink'],
+  );
   p.register({
     className: 'org.apache.kafka.connect.json.JsonConverter',
     type: 'converter',

@@ -14,6 +14,12 @@ import { toConnectHeaders } from './headers.js';
 import { type TaskDeps, WorkerTask } from './worker-task.js';
 
 const POLL_TIMEOUT_MS = 500;
+/**
+ * How often the sink consumer looks for subscribed topics that appeared. Brook's group member re-matches only
+ * pattern subscriptions against the cluster's topics (every metadata.max.age.ms), so a topics list is subscribed
+ * as an anchored pattern: a sink created before its topic exists starts consuming within this time.
+ */
+const TOPIC_RECHECK_MS = 3000;
 const PUT_RETRY_BACKOFF_MS = 1000;
 
 export class WorkerSinkTask extends WorkerTask {
@@ -38,6 +44,7 @@ export class WorkerSinkTask extends WorkerTask {
       clientId: `connector-consumer-${this.d.id.connector}-${this.d.id.task}`,
       enableAutoCommit: false,
       autoOffsetReset: 'earliest',
+      metadataMaxAgeMs: TOPIC_RECHECK_MS,
     });
     this.consumer = consumer;
     this.task.initialize({
@@ -54,7 +61,10 @@ export class WorkerSinkTask extends WorkerTask {
       errantRecordReporter: () => null,
     });
     await this.task.start(this.d.taskConfig);
-    consumer.subscribe(this.topics, {
+    const pattern = Array.isArray(this.topics)
+      ? new RegExp(`^(?:${this.topics.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`)
+      : this.topics;
+    consumer.subscribe(pattern, {
       onPartitionsAssigned: async (tps) => {
         if (this.paused) consumer.pause(tps);
         await this.task.open(tps);
