@@ -198,6 +198,8 @@ export class Broker {
       options: toNetworkOptions(config),
       logger,
       framePool,
+      // A benchmarking and debugging aid, not an operator's setting: see src/network/own-reads.ts.
+      readsIntoFrames: process.env.BROOK_DEBUG_NODE_READS !== '1',
       requestObserver: this.metricsEndpoint?.metrics.requests,
     });
     await this.server.start();

@@ -15,6 +15,7 @@ import type { LogFields, Logger, LogLevel } from '../common/logger.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
 import { FrameError, FrameReader } from './frame-reader.js';
 import type { ResolvedNetworkOptions } from './options.js';
+import type { OwnReadSocket, ReadTarget } from './own-reads.js';
 import {
   NotReadyError,
   REQUEST_PREFIX_BYTES,
@@ -36,6 +37,8 @@ export interface ConnectionHost {
   readonly framePool: FramePool | null;
   /** Told where each request's time went (metrics); null: requests are not timed at all. */
   readonly requestObserver: RequestObserver | null;
+  /** Where reads land between frames on sockets that read into buffers of ours (own-reads.ts), shared. */
+  readonly scratchReadBuffer: Buffer;
   /** Whether the broker-wide request count admits one more; when not, the host calls resumeReading() later. */
   hasRequestCapacity(connection: Connection): boolean;
   /**
@@ -88,6 +91,8 @@ export class Connection {
     /** The socket (a TLSSocket on TLS listeners); owned by this connection, exposed for the server's bookkeeping. */
     readonly socket: Socket,
     private readonly host: ConnectionHost,
+    /** Set when `socket` reads into buffers of ours (own-reads.ts): reads then land straight in large frames. */
+    ownReads: OwnReadSocket | null = null,
   ) {
     this.security = new SecurityState(securityProtocol);
     this.remoteAddress = socket.remoteAddress ?? '';
@@ -96,6 +101,7 @@ export class Connection {
       host.options['socket.request.max.bytes'],
       (frameBytes) => host.reserveRequestBytes(this, frameBytes),
       host.framePool,
+      ownReads === null ? null : host.scratchReadBuffer,
     );
     this.inFlightMax = host.options['max.in.flight.requests.per.connection'];
     if (!this.security.authenticated) {
@@ -113,7 +119,15 @@ export class Connection {
       }, timeoutMs);
       this.authenticationTimer.unref();
     }
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    if (ownReads === null) {
+      socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    } else {
+      const target: ReadTarget = {
+        readBuffer: () => this.reader.readBuffer(),
+        onRead: (bytes, buffer) => this.onRead(bytes, buffer),
+      };
+      ownReads.attach(target);
+    }
     socket.on('drain', () => this.resumeReading());
     socket.on('end', () => this.onEnd());
     socket.on('error', (error: Error) => this.log('debug', 'socket error', { error: error.message }));
@@ -402,6 +416,15 @@ export class Connection {
     if (this.host.requestObserver !== null) this.lastReadMs = performance.now();
     if (this.stateValue !== 'open') return;
     this.reader.push(chunk);
+    this.resumeReading();
+  }
+
+  /** A read into a buffer of ours (see the constructor): `bytes` landed in `buffer`. */
+  private onRead(bytes: number, buffer: Buffer): void {
+    this.host.stats.bytesIn += bytes;
+    if (this.host.requestObserver !== null) this.lastReadMs = performance.now();
+    if (this.stateValue !== 'open') return;
+    if (this.reader.received(bytes, buffer)) this.host.stats.bytesReadIntoFrames += bytes;
     this.resumeReading();
   }
 

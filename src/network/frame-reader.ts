@@ -8,6 +8,15 @@
 // request size bound before anything of the body is kept. With a FramePool, that buffer comes from the pool
 // (held once, for the request; see common/frame-pool.ts).
 //
+// Reads into frames (plain sockets with buffers of their own, see own-reads.ts): instead of being pushed the
+// chunks Node allocates (a fresh 64 KiB ArrayBuffer per read, which V8 counts as external memory and collects
+// with full mark-compacts), the reader says where the next read should land (`readBuffer()`) and is told how
+// many bytes arrived there (`received()`). Once a large frame's size prefix is read and its bytes granted, reads
+// land straight in the frame's own buffer, so its body is copied once, by the kernel. Between frames they land
+// in a scratch buffer shared by every connection of the server: a frame found whole in it is copied out (it is
+// small), and bytes left in it when the connection stops are copied out before it is handed to another read,
+// so nothing handed on ever points into the scratch.
+//
 // Owned by one connection; not shared.
 
 import { assert } from '../common/assert.js';
@@ -28,6 +37,12 @@ export class FrameError extends Error {
 }
 
 const SIZE_PREFIX_BYTES = 4;
+/**
+ * Size of the scratch buffer reads land in between frames (see the header). Small, since a large frame's first
+ * read is copied from it into the frame and the rest is read into the frame directly; larger than any request
+ * but a produce request's, so that pipelined small requests still come in few reads.
+ */
+export const SCRATCH_READ_BYTES = 16 * 1024;
 /** Whole chunks waiting to be framed; the connection pauses its socket long before this is reached. */
 const PENDING_CHUNKS_MAX = 1024;
 
@@ -36,6 +51,10 @@ export class FrameReader {
   private readonly pending: Buffer[] = [];
   private current: Buffer | null = null;
   private position = 0;
+  /** Whether `current` lies in the shared scratch buffer: frames in it are copied out, never handed as views. */
+  private currentBorrowed = false;
+  /** The rest of the gathered frame, when the last readBuffer() pointed a read there; else null. */
+  private directTarget: Buffer | null = null;
   /** A size prefix split across chunks is assembled here. */
   private readonly prefix = Buffer.alloc(SIZE_PREFIX_BYTES);
   private prefixFilled = 0;
@@ -62,6 +81,8 @@ export class FrameReader {
     frameBytesMax: number,
     private readonly reserve: ((frameBytes: number) => boolean) | null = null,
     private readonly pool: FramePool | null = null,
+    /** Where reads land between frames when the socket reads into buffers of ours (shared; see the header). */
+    private readonly scratch: Buffer | null = null,
   ) {
     assert(
       Number.isInteger(frameBytesMax) && frameBytesMax >= 0,
@@ -89,9 +110,64 @@ export class FrameReader {
     if (this.current === null) {
       this.current = chunk;
       this.position = 0;
+      this.currentBorrowed = false;
     } else {
       this.pending.push(chunk);
     }
+  }
+
+  /**
+   * Where the next socket read should land: the rest of a large frame whose body is being read and whose bytes
+   * were granted, else the scratch buffer. Bytes still unread in the scratch are first copied out, so the read
+   * cannot overwrite them. Needs a scratch buffer (the constructor's last argument).
+   */
+  readBuffer(): Buffer {
+    const scratch = this.scratch;
+    assert(scratch !== null, 'readBuffer() needs a scratch buffer');
+    this.detachBorrowed();
+    this.directTarget = null;
+    if (this.current === null && this.frameSize > scratch.length && this.frameReserved) {
+      this.gathered ??= this.allocateFrame(this.frameSize);
+      this.directTarget = this.gathered.subarray(this.piecesBytes, this.frameSize);
+      return this.directTarget;
+    }
+    return scratch;
+  }
+
+  /**
+   * `bytes` bytes were read into `buffer`, the buffer of the last readBuffer() (or any other one, as a chunk).
+   * True when they landed straight in a frame.
+   */
+  received(bytes: number, buffer: Buffer): boolean {
+    if (bytes <= 0) return false;
+    assert(bytes <= buffer.length, 'a read reported more bytes than its buffer holds');
+    if (buffer === this.directTarget) {
+      this.directTarget = null;
+      this.piecesBytes += bytes;
+      return true;
+    }
+    this.directTarget = null;
+    if (buffer !== this.scratch) {
+      this.push(buffer.subarray(0, bytes));
+      return false;
+    }
+    if (this.current === null) {
+      this.current = buffer.subarray(0, bytes);
+      this.position = 0;
+      this.currentBorrowed = true;
+    } else {
+      // Unreachable while the scratch is only handed out with nothing buffered, but never keep a view of it.
+      this.push(Buffer.from(buffer.subarray(0, bytes)));
+    }
+    return false;
+  }
+
+  /** Copies what is left unread of a scratch chunk into memory of its own (the scratch is about to be reused). */
+  private detachBorrowed(): void {
+    if (!this.currentBorrowed || this.current === null) return;
+    this.current = Buffer.from(this.current.subarray(this.position));
+    this.position = 0;
+    this.currentBorrowed = false;
   }
 
   /** Bytes received and not yet returned as frames (unread chunks and a partial frame). */
@@ -121,6 +197,8 @@ export class FrameReader {
         this.frameReserved = false;
         return Buffer.alloc(0);
       }
+      // A frame whose last bytes were read straight into it.
+      if (this.gathered !== null && this.piecesBytes === this.frameSize) return this.finishGathered();
       const chunk = this.current;
       if (chunk === null) return null;
       if (this.position === chunk.length) {
@@ -139,6 +217,7 @@ export class FrameReader {
   private advanceChunk(): void {
     this.current = this.pending.length > 0 ? this.pending.shift()! : null;
     this.position = 0;
+    this.currentBorrowed = false;
   }
 
   /** Reads the size prefix from `chunk`, or as much of it as the chunk holds. */
@@ -172,23 +251,35 @@ export class FrameReader {
     const available = chunk.length - this.position;
     const needed = this.frameSize - this.piecesBytes;
     if (this.piecesBytes === 0 && available >= needed) {
-      // The common case: the whole frame is inside this chunk, so hand out a view.
-      const frame = chunk.subarray(this.position, this.position + needed);
-      this.position += needed;
+      // The common case: the whole frame is inside this chunk, so hand out a view (a copy, from the scratch).
+      const end = this.position + needed;
+      const frame = this.currentBorrowed
+        ? Buffer.from(chunk.subarray(this.position, end))
+        : chunk.subarray(this.position, end);
+      this.position = end;
       this.frameSize = -1;
       this.frameReserved = false;
       return frame;
     }
     const take = Math.min(needed, available);
     if (take === 0) return null;
-    // Not from Node's shared pool: the frame is handed on whole and may be kept (appended to a log queue).
-    this.gathered ??= this.pool?.acquire(this.frameSize) ?? Buffer.allocUnsafeSlow(this.frameSize);
+    this.gathered ??= this.allocateFrame(this.frameSize);
     chunk.copy(this.gathered, this.piecesBytes, this.position, this.position + take);
     this.piecesBytes += take;
     this.position += take;
     if (this.piecesBytes < this.frameSize) return null;
-    const frame = this.gathered;
+    return this.finishGathered();
+  }
+
+  /** Not from Node's shared pool: the frame is handed on whole and may be kept (appended to a log queue). */
+  private allocateFrame(size: number): Buffer {
+    return this.pool?.acquire(size) ?? Buffer.allocUnsafeSlow(size);
+  }
+
+  private finishGathered(): Buffer {
+    const frame = this.gathered!;
     this.gathered = null;
+    this.directTarget = null;
     this.piecesBytes = 0;
     this.frameSize = -1;
     this.frameReserved = false;

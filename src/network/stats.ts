@@ -28,6 +28,8 @@ export interface NetworkStats {
   bytesOut: number;
   /** Times a connection stopped reading because of a bound (in-flight, queued requests, write buffer). */
   readPauses: number;
+  /** Of bytesIn, those read straight into their frame's buffer (own-reads.ts), never copied after the kernel's. */
+  bytesReadIntoFrames: number;
 }
 
 export function createNetworkStats(): NetworkStats {
@@ -45,5 +47,6 @@ export function createNetworkStats(): NetworkStats {
     bytesIn: 0,
     bytesOut: 0,
     readPauses: 0,
+    bytesReadIntoFrames: 0,
   };
 }

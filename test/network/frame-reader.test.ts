@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FrameError, FrameReader } from '../../src/network/frame-reader.js';
+import { FrameError, FrameReader, SCRATCH_READ_BYTES } from '../../src/network/frame-reader.js';
 
 function sizePrefixed(...payloads: Buffer[]): Buffer {
   const parts: Buffer[] = [];
@@ -141,5 +141,85 @@ describe('FrameReader', () => {
     assert.deepEqual(reader.next(), Buffer.from('a'));
     reader.push(sizePrefixed(Buffer.from('c')));
     assert.deepEqual(drain(reader), [Buffer.from('b'), Buffer.from('c')]);
+  });
+
+  describe('reading into frames (readBuffer / received)', () => {
+    /** Plays the kernel: copies up to `readBytes` of `stream` from `at` into the buffer the reader chose. */
+    function readInto(
+      reader: FrameReader,
+      stream: Buffer,
+      at: number,
+      readBytes: number,
+    ): { n: number; direct: boolean } {
+      const target = reader.readBuffer();
+      const n = Math.min(readBytes, target.length, stream.length - at);
+      stream.copy(target, 0, at, at + n);
+      return { n, direct: reader.received(n, target) };
+    }
+
+    const mixed = [
+      Buffer.alloc(200 * 1024, 1),
+      Buffer.from('small'),
+      Buffer.alloc(SCRATCH_READ_BYTES + 1, 2),
+      Buffer.alloc(0),
+      Buffer.alloc(SCRATCH_READ_BYTES - 4, 3),
+      Buffer.alloc(128 * 1024 + 100, 4),
+      Buffer.from('tail'),
+    ];
+    for (const [i, frame] of mixed.entries()) if (frame.length > 0) frame[frame.length - 1] = 0x10 + i;
+
+    it('returns every frame whatever the read sizes, large ones read straight into their buffer', () => {
+      const stream = sizePrefixed(...mixed.map((f) => Buffer.from(f)));
+      for (const readBytes of [1, 7, 4096, SCRATCH_READ_BYTES, 65536, 1 << 20]) {
+        const scratch = Buffer.alloc(SCRATCH_READ_BYTES);
+        const reader = new FrameReader(1 << 20, null, null, scratch);
+        const frames: Buffer[] = [];
+        let direct = 0;
+        for (let at = 0; at < stream.length; ) {
+          const read = readInto(reader, stream, at, readBytes);
+          at += read.n;
+          if (read.direct) direct += read.n;
+          frames.push(...drain(reader));
+        }
+        assert.deepEqual(frames, mixed, `reads of ${readBytes} bytes`);
+        for (const frame of frames) {
+          assert.notEqual(frame.buffer, scratch.buffer, 'no frame is a view of the scratch buffer');
+        }
+        assert.equal(reader.bufferedBytes, 0);
+        assert.equal(reader.midFrame, false);
+        if (readBytes >= 4096) {
+          // Most of the large frames' bytes never passed through the scratch buffer.
+          assert.ok(
+            direct > stream.length / 2,
+            `${direct} of ${stream.length} bytes read straight into frames`,
+          );
+        }
+      }
+    });
+
+    it('keeps bytes left in the scratch when the caller stops, though another connection reads into it', () => {
+      const stream = sizePrefixed(...mixed.map((f) => Buffer.from(f)));
+      const scratch = Buffer.alloc(SCRATCH_READ_BYTES);
+      const reader = new FrameReader(1 << 20, null, null, scratch);
+      const frames: Buffer[] = [];
+      for (let at = 0; at < stream.length; ) {
+        at += readInto(reader, stream, at, 5000).n;
+        // Take one frame at most, as a connection at its in-flight bound would, and leave the rest.
+        const frame = reader.next();
+        if (frame !== null) frames.push(frame);
+        // The next read (this connection's or another's) may land in the scratch: readBuffer() detaches first.
+        const next = reader.readBuffer();
+        if (next === scratch) scratch.fill(0xee);
+        frames.push(...drain(reader));
+      }
+      assert.deepEqual(frames, mixed);
+    });
+
+    it('takes bytes read into a buffer other than its own as an ordinary chunk', () => {
+      const reader = new FrameReader(1024, null, null, Buffer.alloc(SCRATCH_READ_BYTES));
+      const other = sizePrefixed(Buffer.from('abc'));
+      assert.equal(reader.received(other.length, other), false);
+      assert.deepEqual(drain(reader), [Buffer.from('abc')]);
+    });
   });
 });

@@ -149,4 +149,37 @@ describe('ordered responses', () => {
       assert.equal(await client.waitClosed(), true);
     });
   });
+
+  it('reads large frames straight into their buffers, pipelined with small ones, and answers each intact', async () => {
+    const bodies = [
+      Buffer.alloc(300 * 1024),
+      Buffer.from('small-1'),
+      Buffer.alloc(128 * 1024 + 7),
+      Buffer.from('small-2'),
+      Buffer.alloc(20 * 1024),
+    ];
+    for (const [i, body] of bodies.entries())
+      for (let b = 0; b < body.length; b++) body[b] = (b * 31 + i) & 0xff;
+    await withServer({ handler: echoHandler }, async ({ connect, server }) => {
+      const client = await connect();
+      for (let round = 0; round < 3; round++) {
+        for (const [i, body] of bodies.entries()) {
+          client.sendRequest({ apiKey: 0, apiVersion: 9, correlationId: round * 10 + i }, body);
+        }
+        for (const [i, body] of bodies.entries()) {
+          const frame = await client.nextFrame();
+          assert.equal(responseCorrelationId(frame), round * 10 + i);
+          assert.ok(
+            frame.subarray(4).subarray(-body.length).equals(body),
+            `body ${i} of round ${round} intact`,
+          );
+        }
+      }
+      // Without reads into frames every byte would have come through a socket chunk and been copied.
+      assert.ok(
+        server.stats.bytesReadIntoFrames > server.stats.bytesIn / 2,
+        `${server.stats.bytesReadIntoFrames} of ${server.stats.bytesIn} bytes read straight into frames`,
+      );
+    });
+  });
 });
