@@ -12,7 +12,8 @@ export class BigDecimal {
   /** Parses "12.340", "-0.5", "1e3" (exponents are folded into the scale). */
   static parse(text: string): BigDecimal {
     const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
-    if (m === null || (m[2] === '' && (m[3] ?? '') === '')) throw new DataException(`Not a decimal number: ${text}`);
+    if (m === null || (m[2] === '' && (m[3] ?? '') === ''))
+      throw new DataException(`Not a decimal number: ${text}`);
     const fraction = m[3] ?? '';
     const digits = `${m[2]}${fraction}` || '0';
     let scale = fraction.length - Number(m[4] ?? 0);
@@ -73,7 +74,8 @@ export function bigintToTwosComplement(value: bigint): Buffer {
   // Negative: two's complement of the magnitude, one byte wider when the top bit would read as positive.
   const width = bytes.length;
   let mod = (1n << BigInt(width * 8)) + value;
-  if (mod < 0n || (width > 0 && mod < 1n << BigInt(width * 8 - 1))) mod = (1n << BigInt((width + 1) * 8)) + value;
+  if (mod < 0n || (width > 0 && mod < 1n << BigInt(width * 8 - 1)))
+    mod = (1n << BigInt((width + 1) * 8)) + value;
   hex = mod.toString(16);
   if (hex.length % 2 === 1) hex = `0${hex}`;
   bytes = Buffer.from(hex, 'hex');

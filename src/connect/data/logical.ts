@@ -16,7 +16,10 @@ export const Decimal = {
   LOGICAL_NAME: 'org.apache.kafka.connect.data.Decimal',
   SCALE_FIELD: 'scale',
   builder(scale: number): SchemaBuilder {
-    return SchemaBuilder.bytes().name(Decimal.LOGICAL_NAME).parameter(Decimal.SCALE_FIELD, String(scale)).version(1);
+    return SchemaBuilder.bytes()
+      .name(Decimal.LOGICAL_NAME)
+      .parameter(Decimal.SCALE_FIELD, String(scale))
+      .version(1);
   },
   schema(scale: number): Schema {
     return Decimal.builder(scale).build();
@@ -51,7 +54,9 @@ export const ConnectDate = {
   fromLogical(_schema: Schema, value: Date): number {
     const ms = value.getTime();
     if (ms % MS_PER_DAY !== 0) {
-      throw new DataException('Kafka Connect Date type should not have any time fields set to non-zero values.');
+      throw new DataException(
+        'Kafka Connect Date type should not have any time fields set to non-zero values.',
+      );
     }
     return ms / MS_PER_DAY;
   },
@@ -69,13 +74,17 @@ export const ConnectTime = {
   fromLogical(_schema: Schema, value: Date): number {
     const ms = value.getTime();
     if (ms < 0 || ms >= MS_PER_DAY) {
-      throw new DataException('Kafka Connect Time type should not have any date fields set to non-zero values.');
+      throw new DataException(
+        'Kafka Connect Time type should not have any date fields set to non-zero values.',
+      );
     }
     return ms;
   },
   toLogical(_schema: Schema, ms: number): Date {
     if (ms < 0 || ms >= MS_PER_DAY) {
-      throw new DataException('Time values must use number of milliseconds greater than 0 and less than 86400000');
+      throw new DataException(
+        'Time values must use number of milliseconds greater than 0 and less than 86400000',
+      );
     }
     return new Date(ms);
   },

@@ -155,7 +155,9 @@ export class Schema {
   }
 
   toString(): string {
-    return this.name === null ? `Schema{${this.type.toUpperCase()}}` : `Schema{${this.name}:${this.type.toUpperCase()}}`;
+    return this.name === null
+      ? `Schema{${this.type.toUpperCase()}}`
+      : `Schema{${this.name}:${this.type.toUpperCase()}}`;
   }
 }
 
@@ -163,8 +165,10 @@ function defaultsEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
   if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
-  return JSON.stringify(a, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) ===
-    JSON.stringify(b, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+  return (
+    JSON.stringify(a, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) ===
+    JSON.stringify(b, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
+  );
 }
 
 /** Builds a Schema step by step, as Kafka's SchemaBuilder: `SchemaBuilder.struct().name('x').field('id', Schema.INT32)`. */

@@ -9,7 +9,7 @@ export class Struct {
   private readonly values: unknown[];
 
   constructor(readonly schema: Schema) {
-    if (schema.type !== 'struct') throw new DataException('Not a struct schema: ' + schema.toString());
+    if (schema.type !== 'struct') throw new DataException(`Not a struct schema: ${schema.toString()}`);
     this.values = new Array(schema.fields().length).fill(undefined);
   }
 
@@ -67,12 +67,14 @@ export function valuesEqual(a: unknown, b: unknown): boolean {
   if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) {
     return BigInt(a) === BigInt(b);
   }
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => valuesEqual(x, b[i]));
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((x, i) => valuesEqual(x, b[i]));
   if (a instanceof Map && b instanceof Map) {
     return a.size === b.size && [...a].every(([k, v]) => b.has(k) && valuesEqual(v, b.get(k)));
   }
   if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') {
-    if (typeof (a as { equals?: unknown }).equals === 'function') return (a as { equals(o: unknown): boolean }).equals(b);
+    if (typeof (a as { equals?: unknown }).equals === 'function')
+      return (a as { equals(o: unknown): boolean }).equals(b);
     const ka = Object.keys(a);
     const kb = Object.keys(b);
     return ka.length === kb.length && ka.every((k) => valuesEqual((a as never)[k], (b as never)[k]));

@@ -19,7 +19,9 @@ export function validateValue(schema: Schema, value: unknown, field?: string): v
   const where = field === undefined ? '' : ` for field: "${field}"`;
   if (value === null || value === undefined) {
     if (!schema.optional && !schema.hasDefault()) {
-      throw new DataException(`Invalid value: null used for required field: "${field ?? ''}", schema type: ${schema.type.toUpperCase()}`);
+      throw new DataException(
+        `Invalid value: null used for required field: "${field ?? ''}", schema type: ${schema.type.toUpperCase()}`,
+      );
     }
     return;
   }
@@ -69,7 +71,11 @@ export function validateValue(schema: Schema, value: unknown, field?: string): v
       return;
     case 'map': {
       const entries =
-        value instanceof Map ? [...value] : typeof value === 'object' && !Array.isArray(value) ? Object.entries(value as object) : fail();
+        value instanceof Map
+          ? [...value]
+          : typeof value === 'object' && !Array.isArray(value)
+            ? Object.entries(value as object)
+            : fail();
       for (const [k, v] of entries) {
         validateValue(schema.keySchema!, k, field);
         validateValue(schema.valueSchema!, v, field);
@@ -90,7 +96,7 @@ function describe(value: unknown): string {
   if (Buffer.isBuffer(value)) return 'Buffer';
   if (value instanceof Date) return 'Date';
   if (Array.isArray(value)) return 'Array';
-  return typeof value === 'object' ? (value as object).constructor?.name ?? 'object' : typeof value;
+  return typeof value === 'object' ? ((value as object).constructor?.name ?? 'object') : typeof value;
 }
 
 setDefaultValidator((schema, value) => validateValue(schema, value));
