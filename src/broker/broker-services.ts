@@ -9,6 +9,7 @@ import type { TransactionCoordinator } from '../coordinator/transaction/transact
 import type { BrokerTopicStats } from '../metrics/topic-stats.js';
 import type { ApiVersionsResponseApiVersion } from '../protocol/messages/18-api-versions.js';
 import type { AclAuthorizer } from '../security/authorizer/authorizer.js';
+import type { InterBrokerSecurity } from '../security/inter-broker.js';
 import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
 import type { LogManager } from '../storage/log-manager.js';
 import type { ControllerRequests } from './cluster/controller-requests.js';
@@ -24,6 +25,8 @@ import type { TopicConfigs } from './topic-configs.js';
 export interface BrokerServices {
   /** SASL handshakes and authentication of connections on SASL listeners. */
   readonly sasl: SaslAuthenticator;
+  /** TLS and SASL of this broker's own connections to other brokers (transaction markers and the like). */
+  readonly interBrokerSecurity: InterBrokerSecurity;
   readonly brokerId: number;
   /** The ACL authorizer when authorizer.class.name turns it on; null: every operation is allowed. */
   readonly authorizer: AclAuthorizer | null;

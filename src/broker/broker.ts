@@ -32,6 +32,11 @@ import { ErrorCode } from '../protocol/errors.js';
 import { ApiKey } from '../protocol/registry.js';
 import { AUDIT_LOGGER_NAME, AuditLog } from '../security/authorizer/audit-log.js';
 import { AclAuthorizer, parseSuperUsers } from '../security/authorizer/authorizer.js';
+import {
+  type InterBrokerSecurity,
+  interBrokerSecurity,
+  PLAINTEXT_INTER_BROKER,
+} from '../security/inter-broker.js';
 import { securedListeners } from '../security/listeners.js';
 import { listenerSaslSettings, rawSaslToken, SaslAuthenticator } from '../security/sasl/authenticator.js';
 import {
@@ -116,6 +121,8 @@ export class Broker {
   private registration: BrokerRegistration | null = null;
   private controllerRequests: ControllerRequests | null = null;
   private wireChannel: WireChannel | null = null;
+  /** TLS and SASL of this broker's connections to other brokers' inter-broker listener. */
+  private interBroker: InterBrokerSecurity = PLAINTEXT_INTER_BROKER;
   private services: BrokerServices | null = null;
   private groupCoordinator: GroupCoordinator | null = null;
   private groupTicker: NodeJS.Timeout | null = null;
@@ -187,6 +194,7 @@ export class Broker {
     // tests). Requests that arrive before the services exist are answered by not-ready.ts.
     let dispatch: RequestHandler | null = null;
     const beforeReady = notReadyHandler(logger, () => this.brokerEpoch);
+    this.interBroker = interBrokerSecurity(config);
     this.server = new SocketServer({
       listeners: securedListeners(config),
       handler: (request) => {
@@ -270,6 +278,7 @@ export class Broker {
         minBytes: config.replicaFetchMinBytes,
         backoffMs: config.replicaFetchBackoffMs,
         socketTimeoutMs: config.replicaSocketTimeoutMs,
+        security: this.interBroker,
       },
       replicas,
       metadata,
@@ -333,6 +342,7 @@ export class Broker {
     this.services = {
       authorizer,
       sasl: new SaslAuthenticator(listenerSaslSettings(config), store, logger.child('sasl')),
+      interBrokerSecurity: this.interBroker,
       brokerId: this.brokerId,
       config,
       clock,
@@ -389,6 +399,7 @@ export class Broker {
       clock,
       (p) => producePurgatory.checkAndComplete(p.key),
       logger.child('isr'),
+      this.interBroker,
     );
     this.isrManager.brokerEpoch = registered.value.brokerEpoch;
     this.isrManager.start();
@@ -546,7 +557,12 @@ export class Broker {
       stopReplica: (_id, request) => requests.stopReplica(request),
     };
     if (this.options.config.zookeeperConnect === null) return local;
-    this.wireChannel = new WireChannel(this.brokerId, local, this.options.config.interBrokerListenerName);
+    this.wireChannel = new WireChannel(
+      this.brokerId,
+      local,
+      this.options.config.interBrokerListenerName,
+      this.interBroker,
+    );
     return this.wireChannel;
   }
 
@@ -590,7 +606,12 @@ export class Broker {
       this.options.config.interBrokerListenerName,
     );
     if (endpoint === undefined) throw new Error('no controller endpoint known');
-    const connection = new InterBrokerConnection(endpoint.host, endpoint.port, `broker-${this.brokerId}`);
+    const connection = new InterBrokerConnection(
+      endpoint.host,
+      endpoint.port,
+      `broker-${this.brokerId}`,
+      this.interBroker,
+    );
     try {
       return await connection.request<T>(apiKey, version, body, CONTROLLED_SHUTDOWN_TIMEOUT_MS);
     } finally {

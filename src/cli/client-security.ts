@@ -6,7 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
-import { clientCredentialsTokenProvider, unsecuredTokenProvider } from '../client/oauth-token.js';
+import { tokenProviderFromJaas } from '../client/oauth-token.js';
 import type { ClientOptions, OAuthBearerSaslOptions, SaslOptions } from '../client/options.js';
 import { parseJaasConfig } from '../security/sasl/jaas.js';
 import { UsageError } from './args.js';
@@ -51,42 +51,12 @@ function oauthBearerOptions(
   props: Record<string, string>,
   options: ReadonlyMap<string, string>,
 ): OAuthBearerSaslOptions {
-  const endpoint = props['sasl.oauthbearer.token.endpoint.url'];
-  if (endpoint !== undefined) {
-    const token = clientCredentialsTokenProvider({
-      tokenEndpointUrl: endpoint,
-      clientId: options.get('clientId'),
-      clientSecret: options.get('clientSecret'),
-      scope: options.get('scope'),
-    });
+  try {
+    const token = tokenProviderFromJaas(options, props['sasl.oauthbearer.token.endpoint.url'] ?? null);
     return { mechanism: 'oauthbearer', token };
+  } catch (e) {
+    throw new UsageError(`sasl.jaas.config: ${(e as Error).message}`);
   }
-  const principalClaimName = options.get('unsecuredLoginPrincipalClaimName') ?? 'sub';
-  const claims: Record<string, unknown> = {};
-  for (const [key, value] of options) {
-    if (key.startsWith('unsecuredLoginStringClaim_'))
-      claims[key.slice('unsecuredLoginStringClaim_'.length)] = value;
-    if (key.startsWith('unsecuredLoginNumberClaim_'))
-      claims[key.slice('unsecuredLoginNumberClaim_'.length)] = Number(value);
-    if (key.startsWith('unsecuredLoginListClaim_')) {
-      // Kafka: the first character is the separator of the values that follow.
-      claims[key.slice('unsecuredLoginListClaim_'.length)] = value.slice(1).split(value[0] ?? ',');
-    }
-  }
-  const principal = claims[principalClaimName];
-  if (typeof principal !== 'string' || principal === '') {
-    throw new UsageError(
-      `OAUTHBEARER needs sasl.oauthbearer.token.endpoint.url, or an unsecured token with unsecuredLoginStringClaim_${principalClaimName} in sasl.jaas.config`,
-    );
-  }
-  const lifetimeSeconds = Number(options.get('unsecuredLoginLifetimeSeconds') ?? '3600');
-  const token = unsecuredTokenProvider({
-    principal,
-    principalClaimName,
-    lifetimeMs: lifetimeSeconds * 1000,
-    claims,
-  });
-  return { mechanism: 'oauthbearer', token };
 }
 
 function saslOptions(props: Record<string, string>): SaslOptions {

@@ -8,6 +8,7 @@ import { ConfigError } from '../broker/config/config-error.js';
 import { loadBrokerConfig } from '../broker/config/load-broker-config.js';
 import { systemClock } from '../common/clock.js';
 import { createLogger } from '../common/logger.js';
+import { interBrokerSecurity } from '../security/inter-broker.js';
 import { securedListeners } from '../security/listeners.js';
 import { listenerSaslSettings } from '../security/sasl/authenticator.js';
 import { describeStartupFailure } from './startup-failure.js';
@@ -40,6 +41,7 @@ export async function runServer(args: string[]): Promise<number> {
     // TLS key and trust stores are read now so that a bad path, password or format is a config error.
     securedListeners(loaded.config);
     listenerSaslSettings(loaded.config);
+    interBrokerSecurity(loaded.config);
   } catch (err) {
     // A bad value, or a config file that cannot be read (missing, a directory, not readable): one line.
     if (err instanceof ConfigError) {

@@ -146,3 +146,46 @@ export function unsecuredToken(options: UnsecuredTokenOptions): string {
 export function unsecuredTokenProvider(options: UnsecuredTokenOptions): () => string {
   return () => unsecuredToken(options);
 }
+
+/**
+ * A token function from the options of an OAuthBearerLoginModule JAAS entry, as Kafka's login handlers read them:
+ * with a token endpoint, the client credentials grant (clientId, clientSecret, scope); without one, Kafka's unsecured
+ * login (unsecuredLoginStringClaim_<name>, unsecuredLoginNumberClaim_<name>, unsecuredLoginListClaim_<name>,
+ * unsecuredLoginPrincipalClaimName, unsecuredLoginLifetimeSeconds). Throws an Error saying what is missing.
+ */
+export function tokenProviderFromJaas(
+  options: ReadonlyMap<string, string>,
+  tokenEndpointUrl: string | null,
+): () => string | Promise<string> {
+  if (tokenEndpointUrl !== null) {
+    return clientCredentialsTokenProvider({
+      tokenEndpointUrl,
+      clientId: options.get('clientId'),
+      clientSecret: options.get('clientSecret'),
+      scope: options.get('scope'),
+    });
+  }
+  const principalClaimName = options.get('unsecuredLoginPrincipalClaimName') ?? 'sub';
+  const claims: Record<string, unknown> = {};
+  for (const [key, value] of options) {
+    const [kind, name] = key.split('_', 2) as [string, string | undefined];
+    if (name === undefined || name === '') continue;
+    if (kind === 'unsecuredLoginStringClaim') claims[name] = value;
+    else if (kind === 'unsecuredLoginNumberClaim') claims[name] = Number(value);
+    // Kafka: the first character of a list claim is the separator of the values that follow.
+    else if (kind === 'unsecuredLoginListClaim') claims[name] = value.slice(1).split(value[0] ?? ',');
+  }
+  const principal = claims[principalClaimName];
+  if (typeof principal !== 'string' || principal === '') {
+    throw new Error(
+      `OAUTHBEARER needs sasl.oauthbearer.token.endpoint.url, or an unsecured token with unsecuredLoginStringClaim_${principalClaimName}`,
+    );
+  }
+  const lifetimeSeconds = Number(options.get('unsecuredLoginLifetimeSeconds') ?? '3600');
+  return unsecuredTokenProvider({
+    principal,
+    principalClaimName,
+    lifetimeMs: lifetimeSeconds * 1000,
+    claims,
+  });
+}

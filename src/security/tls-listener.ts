@@ -261,3 +261,37 @@ export function listenerTls(values: ParsedConfig, listenerName: string, sasl = f
     },
   };
 }
+
+/**
+ * The node:tls options this broker uses as a client of the inter-broker listener of other brokers, as Kafka
+ * configures its inter-broker channel from that listener's `ssl.*` keys: their trust store checks the peer, their
+ * key store is this broker's certificate should the peer ask for one, and `ssl.endpoint.identification.algorithm`
+ * (https) checks the peer's host name; empty turns that check off.
+ */
+export function listenerTlsClientOptions(values: ParsedConfig, listenerName: string): tls.ConnectionOptions {
+  const s = new ListenerSettings(values, listenerName);
+  const { key, cert, pfx, passphrase } = keyStoreOptions(s);
+  const { ca } = trustStoreOptions(s);
+  const { minVersion, maxVersion, ciphers } = protocolOptions(s);
+  const options: tls.ConnectionOptions = {
+    key,
+    cert,
+    pfx,
+    passphrase,
+    ca,
+    minVersion,
+    maxVersion,
+    ciphers,
+    rejectUnauthorized: true,
+  };
+  const identification = s.text('ssl.endpoint.identification.algorithm') ?? 'https';
+  if (identification === '') options.checkServerIdentity = () => undefined;
+  else if (identification.toLowerCase() !== 'https') {
+    throw new ConfigError(
+      s.keyOf('ssl.endpoint.identification.algorithm'),
+      identification,
+      'Expected https or an empty value',
+    );
+  }
+  return options;
+}

@@ -2,16 +2,28 @@
 // are encoded with the generated codecs and matched to responses by correlation id; responses arrive in request
 // order (Kafka's guarantee), so a queue of waiters is enough. A broken connection fails every waiting request and
 // reconnects on the next one.
+//
+// Security is the inter-broker listener's (src/security/inter-broker.ts): TLS when it uses TLS, and on SASL
+// listeners a SaslHandshake v1 and SaslAuthenticate v2 exchange before the connection is handed out. When the
+// other broker grants a session lifetime (KIP-368), the connection re-authenticates in band before it ends: the
+// first request after 85 % of the lifetime waits for the exchange, and requests arriving meanwhile wait behind it.
 
 import net from 'node:net';
+import tls from 'node:tls';
+import { authenticate } from '../../client/sasl.js';
 import { FrameReader } from '../../network/frame-reader.js';
 import { decodeResponseHeader, encodeRequestHeader } from '../../protocol/headers.js';
 import { Reader, Writer } from '../../protocol/primitives/index.js';
-import { getApi } from '../../protocol/registry.js';
+import { ApiKey, getApi } from '../../protocol/registry.js';
+import { type InterBrokerSecurity, PLAINTEXT_INTER_BROKER } from '../../security/inter-broker.js';
 
 /** Largest response accepted from another broker (replica.fetch.response.max.bytes plus headroom). */
 const RESPONSE_BYTES_MAX = 128 * 1024 * 1024;
 const CONNECT_TIMEOUT_MS = 5_000;
+/** Time allowed to each SASL request of the broker's own login. */
+const SASL_REQUEST_TIMEOUT_MS = 10_000;
+/** Re-authenticate once this share of the session lifetime has passed. */
+const REAUTH_AT_SHARE = 0.85;
 
 interface Waiter {
   readonly apiKey: number;
@@ -28,11 +40,15 @@ export class InterBrokerConnection {
   private readonly waiters: Waiter[] = [];
   private nextCorrelationId = 1;
   private closed = false;
+  /** When the socket's SASL session should be renewed (epoch ms); null: it does not expire. */
+  private reauthenticateAtMs: number | null = null;
+  private reauthenticating: Promise<void> | null = null;
 
   constructor(
     readonly host: string,
     readonly port: number,
     private readonly clientId: string,
+    private readonly security: InterBrokerSecurity = PLAINTEXT_INTER_BROKER,
   ) {}
 
   /** Sends one request and resolves with the decoded response body. */
@@ -43,6 +59,42 @@ export class InterBrokerConnection {
     timeoutMs: number,
   ): Promise<Response> {
     const socket = await this.connect();
+    if (this.reauthenticateAtMs !== null && Date.now() >= this.reauthenticateAtMs) {
+      this.reauthenticating ??= this.login(socket).finally(() => {
+        this.reauthenticating = null;
+      });
+    }
+    if (this.reauthenticating !== null) await this.reauthenticating;
+    return this.send<Response>(socket, apiKey, apiVersion, body, timeoutMs);
+  }
+
+  /** The SASL exchange on this socket (at connect, and again before the session ends); a failure closes it. */
+  private async login(socket: net.Socket): Promise<void> {
+    const sasl = this.security.sasl;
+    if (sasl === null) return;
+    this.reauthenticateAtMs = null;
+    try {
+      const session = await authenticate(
+        (apiKey, body) =>
+          this.send(socket, apiKey, apiKey === ApiKey.SASL_HANDSHAKE ? 1 : 2, body, SASL_REQUEST_TIMEOUT_MS),
+        sasl,
+      );
+      if (session.sessionLifetimeMs > 0) {
+        this.reauthenticateAtMs = Date.now() + Math.floor(session.sessionLifetimeMs * REAUTH_AT_SHARE);
+      }
+    } catch (err) {
+      socket.destroy();
+      throw err;
+    }
+  }
+
+  private send<Response>(
+    socket: net.Socket,
+    apiKey: number,
+    apiVersion: number,
+    body: unknown,
+    timeoutMs: number,
+  ): Promise<Response> {
     const correlationId = this.nextCorrelationId++;
     const w = new Writer(256);
     w.int32(0);
@@ -81,17 +133,37 @@ export class InterBrokerConnection {
     if (this.closed) return Promise.reject(new Error('connection closed'));
     if (this.socket !== null) return Promise.resolve(this.socket);
     this.connecting ??= new Promise<net.Socket>((resolve, reject) => {
-      const socket = net.connect({ host: this.host, port: this.port, noDelay: true });
+      const tlsOptions = this.security.tls;
+      const socket =
+        tlsOptions === null
+          ? net.connect({ host: this.host, port: this.port, noDelay: true })
+          : tls.connect({
+              // SNI carries host names only (RFC 6066); the certificate is checked against the host either way.
+              servername: net.isIP(this.host) === 0 ? this.host : undefined,
+              ...tlsOptions,
+              host: this.host,
+              port: this.port,
+            });
+      socket.setNoDelay(true);
       const reader = new FrameReader(RESPONSE_BYTES_MAX);
       const timer = setTimeout(
         () => socket.destroy(new Error(`connect to ${this.host}:${this.port} timed out`)),
         CONNECT_TIMEOUT_MS,
       );
-      socket.once('connect', () => {
+      let failure: Error | null = null;
+      socket.once(tlsOptions === null ? 'connect' : 'secureConnect', () => {
         clearTimeout(timer);
-        this.socket = socket;
-        this.connecting = null;
-        resolve(socket);
+        this.login(socket).then(
+          () => {
+            this.socket = socket;
+            this.connecting = null;
+            resolve(socket);
+          },
+          (err: Error) => {
+            failure = err;
+            socket.destroy();
+          },
+        );
       });
       socket.on('data', (chunk: Buffer) => {
         try {
@@ -101,13 +173,16 @@ export class InterBrokerConnection {
           socket.destroy(err instanceof Error ? err : new Error(String(err)));
         }
       });
-      socket.on('error', () => {});
+      socket.on('error', (err: Error) => {
+        failure ??= err;
+      });
       socket.on('close', () => {
         clearTimeout(timer);
         if (this.socket === socket) this.socket = null;
         if (this.connecting !== null) {
           this.connecting = null;
-          reject(new Error(`cannot connect to ${this.host}:${this.port}`));
+          const reason = failure === null ? '' : `: ${failure.message}`;
+          reject(new Error(`cannot connect to ${this.host}:${this.port}${reason}`));
         }
         this.fail(new Error(`connection to ${this.host}:${this.port} closed`));
       });

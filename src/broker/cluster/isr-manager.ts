@@ -13,6 +13,7 @@ import type {
   AlterPartitionResponse,
 } from '../../protocol/messages/56-alter-partition.js';
 import { ApiKey } from '../../protocol/registry.js';
+import type { InterBrokerSecurity } from '../../security/inter-broker.js';
 import type { MetadataCache } from '../metadata/metadata-cache.js';
 import type { Partition } from '../replica/partition.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
@@ -40,6 +41,7 @@ export class IsrManager {
     private readonly clock: Clock,
     private readonly onHighWatermark: (p: Partition) => void,
     private readonly logger: Logger,
+    private readonly security?: InterBrokerSecurity,
   ) {}
 
   start(): void {
@@ -104,7 +106,12 @@ export class IsrManager {
       if (endpoint === undefined) throw new Error(`controller ${controllerId} has no known endpoint`);
       this.connection = {
         controllerId,
-        connection: new InterBrokerConnection(endpoint.host, endpoint.port, `broker-${this.brokerId}-isr`),
+        connection: new InterBrokerConnection(
+          endpoint.host,
+          endpoint.port,
+          `broker-${this.brokerId}-isr`,
+          this.security,
+        ),
       };
     }
     return this.connection.connection.request<AlterPartitionResponse>(

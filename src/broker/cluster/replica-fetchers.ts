@@ -19,6 +19,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { FetchResponse } from '../../protocol/messages/01-fetch.js';
 import type { OffsetForLeaderEpochResponse } from '../../protocol/messages/23-offset-for-leader-epoch.js';
 import { ApiKey } from '../../protocol/registry.js';
+import type { InterBrokerSecurity } from '../../security/inter-broker.js';
 import type { MetadataCache } from '../metadata/metadata-cache.js';
 import type { Partition } from '../replica/partition.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
@@ -43,6 +44,8 @@ export interface FetcherSettings {
   readonly backoffMs: number;
   /** replica.socket.timeout.ms */
   readonly socketTimeoutMs: number;
+  /** TLS and SASL of the inter-broker listener. */
+  readonly security?: InterBrokerSecurity;
 }
 
 interface Followed {
@@ -115,6 +118,7 @@ class LeaderFetcher {
       endpoint.host,
       endpoint.port,
       `broker-${this.settings.brokerId}-fetcher`,
+      this.settings.security,
     );
     return this.connection;
   }

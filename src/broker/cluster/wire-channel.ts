@@ -12,6 +12,7 @@ import type {
   UpdateMetadataResponse,
 } from '../../protocol/messages/06-update-metadata.js';
 import { ApiKey, getApi } from '../../protocol/registry.js';
+import type { InterBrokerSecurity } from '../../security/inter-broker.js';
 import { InterBrokerConnection } from './inter-broker-connection.js';
 
 /** controller.socket.timeout.ms (Kafka's default). */
@@ -25,6 +26,7 @@ export class WireChannel implements BrokerChannel {
     private readonly localBrokerId: number,
     private readonly local: BrokerChannel,
     private readonly interBrokerListener: string,
+    private readonly security?: InterBrokerSecurity,
   ) {}
 
   brokersChanged(brokers: ReadonlyMap<BrokerId, BrokerRegistration>): void {
@@ -89,6 +91,7 @@ export class WireChannel implements BrokerChannel {
         endpoint.host,
         endpoint.port,
         `broker-${this.localBrokerId}-controller`,
+        this.security,
       );
       this.connections.set(brokerId, connection);
     }

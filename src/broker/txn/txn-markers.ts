@@ -70,7 +70,12 @@ export function markerWriter(services: BrokerServices): {
       c = undefined;
     }
     if (c === undefined) {
-      c = new InterBrokerConnection(endpoint.host, endpoint.port, `broker-${services.brokerId}-txn`);
+      c = new InterBrokerConnection(
+        endpoint.host,
+        endpoint.port,
+        `broker-${services.brokerId}-txn`,
+        services.interBrokerSecurity,
+      );
       connections.set(brokerId, c);
     }
     return c;
