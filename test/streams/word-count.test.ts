@@ -1,9 +1,11 @@
 // Word count through a real broker: KafkaStreams creates its repartition and changelog topics with Kafka's
 // names and configs, runs one task per input partition, writes counts as 8-byte big-endian longs that match a
-// reference computed here, and after a restart restores the counts from the changelog and counts on.
+// reference computed here; a clean restart resumes from its checkpoint files (LMDB stores kept), and an instance
+// without local state restores the counts from the changelog; both count on.
 
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
 import { Producer } from '../../src/client/producer.js';
@@ -65,6 +67,10 @@ function reference(all: string[]): Map<string, number> {
   return out;
 }
 
+function words(all: string[]): number {
+  return all.reduce((n, l) => n + l.split(' ').length, 0);
+}
+
 function decoded(latest: Map<string, Buffer | null>): Map<string, number> {
   const out = new Map<string, number>();
   for (const [k, v] of latest) {
@@ -107,9 +113,8 @@ describe('word count through a broker', () => {
     await producer.close();
   }
 
-  it('counts words into word-counts, matching a reference, and counts on after a restart', async () => {
+  it('counts words matching a reference, resumes from checkpoints after a clean restart, and restores from the changelog without local state', async () => {
     const first = lines(18, 400);
-    const second = lines(81, 300);
     await produce(first, 0);
 
     const states: string[] = [];
@@ -176,33 +181,58 @@ describe('word count through a broker', () => {
       'PENDING_SHUTDOWN->NOT_RUNNING',
     ]);
 
-    // A new instance of the application (same id and state directory) restores the counts and goes on.
-    await produce(second, first.length);
-    const again = new KafkaStreams(wordCountTopology(), {
-      'application.id': 'wordcount',
-      'bootstrap.servers': bootstrap,
-      'commit.interval.ms': 200,
-      'state.dir': dir,
+    // Clean close: each task of sub-topology 1 (the counts) left a checkpoint in Kafka's format.
+    const checkpoint = readFileSync(join(dir, 'wordcount', '1_0', '.checkpoint'), 'utf8').split('\n');
+    assert.deepEqual(checkpoint.slice(0, 2), ['0', '1']);
+    assert.match(checkpoint[2]!, /^wordcount-counts-changelog 0 \d+$/);
+
+    // A new instance on the same state directory starts from the checkpoints: nothing to restore, and it counts on.
+    const third = lines(81, 300);
+    await produce(third, first.length);
+    await runUntilCounts([...first, ...third], dir, (s) => {
+      assert.equal(s.restoredRecords(), 0, 'a clean restart replayed the changelog');
+      assert.equal(s.processedRecords(), third.length + words(third));
     });
-    if (process.env.STREAMS_DEBUG) again.setLogger((m) => console.error(m));
+
+    // On a machine without the state (a fresh state directory), the stores come back from the changelogs.
+    const fresh = stateDir();
+    const fourth = lines(7, 200);
+    await produce(fourth, first.length + third.length);
     try {
-      await again.start();
-      const expected = reference([...first, ...second]);
-      await waitUntil(
-        () => [...expected].every(([w, n]) => follower.latest.get(w)?.readBigInt64BE(0) === BigInt(n)),
-        60_000,
-        () =>
-          `counts so far: ${JSON.stringify([...decoded(follower.latest)])}, expected ${JSON.stringify([...expected])}; processed ${again.processedRecords()}, restored ${again.restoredRecords()}`,
-      );
-      assert.deepEqual(decoded(follower.latest), expected);
-      // Only the new lines were processed (and their words, through the repartition topic): the counts of the
-      // first lines came back from the changelog.
-      const words = second.reduce((n, l) => n + l.split(' ').length, 0);
-      assert.equal(again.processedRecords(), second.length + words);
-      assert.ok(again.restoredRecords() > 0, 'nothing restored from the changelog');
+      await runUntilCounts([...first, ...third, ...fourth], fresh, (s) => {
+        assert.ok(
+          s.restoredRecords() >= reference([...first, ...third]).size,
+          'the changelog was not restored',
+        );
+        assert.equal(s.processedRecords(), fourth.length + words(fourth));
+      });
     } finally {
-      await again.close();
+      rmSync(fresh, { recursive: true, force: true });
       await follower.stop();
+    }
+
+    async function runUntilCounts(all: string[], stateDirectory: string, check: (s: KafkaStreams) => void) {
+      const streams = new KafkaStreams(wordCountTopology(), {
+        'application.id': 'wordcount',
+        'bootstrap.servers': bootstrap,
+        'commit.interval.ms': 200,
+        'state.dir': stateDirectory,
+      });
+      if (process.env.STREAMS_DEBUG) streams.setLogger((m) => console.error(m));
+      try {
+        await streams.start();
+        const expected = reference(all);
+        await waitUntil(
+          () => [...expected].every(([w, n]) => follower.latest.get(w)?.readBigInt64BE(0) === BigInt(n)),
+          60_000,
+          () =>
+            `counts so far: ${JSON.stringify([...decoded(follower.latest)])}, expected ${JSON.stringify([...expected])}; processed ${streams.processedRecords()}, restored ${streams.restoredRecords()}`,
+        );
+        assert.deepEqual(decoded(follower.latest), expected);
+        check(streams);
+      } finally {
+        await streams.close();
+      }
     }
   });
 });

@@ -362,7 +362,8 @@ export class StreamThread {
       for (const [, e] of task.engines) {
         if (e.changelog === null) continue;
         const tp = { topic: e.changelog, partition: task.partition };
-        const saved = e.engine.persistent ? checkpoint.get(`${e.changelog}:${task.partition}`) : undefined;
+        // A checkpoint speaks for the store's files only if they survived; a store created afresh is rebuilt.
+        const saved = e.engine.reopened ? checkpoint.get(`${e.changelog}:${task.partition}`) : undefined;
         if (saved !== undefined) this.changelogOffsets.set(`${e.changelog}:${task.partition}`, saved);
         targets.push({
           tp,
@@ -407,6 +408,7 @@ export class StreamThread {
         for (const [key, p] of pending)
           if ((await restorer.position(p.target.tp)) >= p.end) pending.delete(key);
       }
+      for (const task of tasks) task.flush();
       this.hooks.log(`${this.name}: restored ${restored} records in ${Date.now() - started} ms`);
       this.restoredRecords += restored;
     } finally {

@@ -9,6 +9,8 @@ export interface BytesEntry {
 
 export interface BytesKeyValueStore {
   readonly persistent: boolean;
+  /** A persistent store whose files were there before this run (its checkpoint, if any, describes them). */
+  readonly reopened?: boolean;
   get(key: Buffer): Buffer | null;
   /** null deletes. */
   put(key: Buffer, value: Buffer | null): void;
