@@ -8,6 +8,7 @@ import { PostgresSourceConnector } from '../connectors/postgres/source-connector
 import { ByteArrayConverter } from '../converters/byte-array-converter.js';
 import { JsonConverter } from '../converters/json-converter.js';
 import { StringConverter } from '../converters/string-converter.js';
+import { registerTransforms } from '../transforms/index.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import { Plugins } from './plugins.js';
 
@@ -64,5 +65,6 @@ export function builtinPlugins(): Plugins {
     version,
     ctor: SimpleHeaderConverter,
   });
+  registerTransforms(p, version);
   return p;
 }
