@@ -2,7 +2,7 @@
 // Runs one chaos run (see run.ts) as root and exits 0 when the checkers found nothing (or when unclean leader
 // election is on, where loss is expected and only measured), 1 on anomalies, 2 when the run could not decide.
 
-import { FAULT_KINDS, type FaultKind } from './nemesis.js';
+import { FAULT_KINDS, type FaultKind, isFaultKind, OPT_IN_FAULT_KINDS } from './nemesis.js';
 import { DEFAULT_OUT_DIR, runChaos, WORKLOADS, type WorkloadName } from './run.js';
 
 function parse(argv: string[]): Map<string, string> {
@@ -21,7 +21,7 @@ async function main(): Promise<number> {
   const args = parse(process.argv.slice(2));
   if (args.has('help')) {
     console.log(
-      `usage: npm run chaos -- [--seed N] [--profile short|long] [--workload ${WORKLOADS.join('|')}] [--brokers 3..5] [--unclean] [--min-isr 1..3] [--faults ${FAULT_KINDS.join(',')}] [--out DIR]`,
+      `usage: npm run chaos -- [--seed N] [--profile short|long] [--workload ${WORKLOADS.join('|')}] [--brokers 3..5] [--unclean] [--min-isr 1..3] [--faults ${[...FAULT_KINDS, ...OPT_IN_FAULT_KINDS].join(',')}] [--out DIR]`,
     );
     return 0;
   }
@@ -32,7 +32,7 @@ async function main(): Promise<number> {
   const seed = args.has('seed') ? Number(args.get('seed')) : Math.floor(Math.random() * 1_000_000);
   if (!Number.isSafeInteger(seed)) throw new Error('--seed: an integer');
   const faults = args.has('faults') ? (args.get('faults')!.split(',') as FaultKind[]) : [...FAULT_KINDS];
-  for (const f of faults) if (!FAULT_KINDS.includes(f)) throw new Error(`unknown fault ${f}`);
+  for (const f of faults) if (!isFaultKind(f)) throw new Error(`unknown fault ${f}`);
   const { summary } = await runChaos({
     seed,
     profile: args.get('profile') ?? 'short',

@@ -5,7 +5,7 @@
 // undoes everything at the end of the run, whatever is left in force, and restarts whatever is down.
 
 import type { ChaosCluster } from './chaos-cluster.js';
-import { REPLICA_LAG_TIME_MAX_MS, ZK_SESSION_TIMEOUT_MS } from './chaos-cluster.js';
+import { REPLICA_LAG_TIME_MAX_MS, withTimeout, ZK_SESSION_TIMEOUT_MS } from './chaos-cluster.js';
 import type { History } from './history.js';
 import type { Grudge } from './netns.js';
 import { sleep } from './nodes.js';
@@ -29,7 +29,27 @@ export const FAULT_KINDS = [
   'clock-jump',
 ] as const;
 
-export type FaultKind = (typeof FAULT_KINDS)[number];
+/**
+ * Faults drawn only when --faults names them (so that the default schedules of every seed stay as they were):
+ * partition-unclean sets up an unclean leader election of partition 0 of the workload's topic. First it cuts
+ * one follower off the leader and the other follower (it still hears ZooKeeper) until it has left the ISR,
+ * then it cuts the leader and the in-sync follower off ZooKeeper and that lagging follower, which is then the
+ * only live replica the controller can elect.
+ */
+export const OPT_IN_FAULT_KINDS = ['partition-unclean'] as const;
+
+export type FaultKind = (typeof FAULT_KINDS)[number] | (typeof OPT_IN_FAULT_KINDS)[number];
+
+export function isFaultKind(kind: string): kind is FaultKind {
+  return (
+    (FAULT_KINDS as readonly string[]).includes(kind) ||
+    (OPT_IN_FAULT_KINDS as readonly string[]).includes(kind)
+  );
+}
+
+/** partition-unclean: how long the follower is cut off before the leader side is, and the whole fault. */
+const UNCLEAN_LAG_PHASE_MS = REPLICA_LAG_TIME_MAX_MS + 4_000;
+const UNCLEAN_FAULT_MS = UNCLEAN_LAG_PHASE_MS + ZK_SESSION_TIMEOUT_MS + 8_000;
 
 export interface PlannedFault {
   kind: FaultKind;
@@ -76,9 +96,11 @@ export function planFaults(rng: Rng, o: NemesisPlanOptions): PlannedFault[] {
     // Pauses outlast both the ZooKeeper session and the replica lag time, so they cost the broker its
     // registration and its place in the ISR; other faults last a few seconds more or less than that.
     const durationMs =
-      kind === 'pause' || kind === 'pause-controller'
-        ? rng.int(ZK_SESSION_TIMEOUT_MS + 1_000, ZK_SESSION_TIMEOUT_MS + 6_000)
-        : rng.int(Math.min(REPLICA_LAG_TIME_MAX_MS, ZK_SESSION_TIMEOUT_MS) - 2_000, 14_000);
+      kind === 'partition-unclean'
+        ? UNCLEAN_FAULT_MS
+        : kind === 'pause' || kind === 'pause-controller'
+          ? rng.int(ZK_SESSION_TIMEOUT_MS + 1_000, ZK_SESSION_TIMEOUT_MS + 6_000)
+          : rng.int(Math.min(REPLICA_LAG_TIME_MAX_MS, ZK_SESSION_TIMEOUT_MS) - 2_000, 14_000);
     const previous = plan[plan.length - 1];
     let start = at;
     if (previous !== undefined && previous.durationMs > 2_000 && rng.next() < OVERLAP_PROBABILITY) {
@@ -183,6 +205,8 @@ export class Nemesis {
     private readonly cluster: ChaosCluster,
     private readonly history: History,
     private readonly log: (line: string) => void,
+    /** The workload's topic, whose partition 0 partition-unclean acts on. */
+    private readonly topic = 'chaos',
   ) {}
 
   /** Plays the plan; resolves when it is over or stop() was called (the fault in force is healed). */
@@ -246,6 +270,42 @@ export class Nemesis {
       this.history.add('info', 'nemesis', `stop-${fault.kind}`, { kind: fault.kind }, String(e));
       this.log(`nemesis: healing ${fault.kind} failed: ${String(e)}`);
     }
+  }
+
+  /** See OPT_IN_FAULT_KINDS. */
+  private async injectUnclean(): Promise<{ undo: () => Promise<void>; detail: Record<string, unknown> }> {
+    const net = this.cluster.net;
+    const [d] = await withTimeout(this.cluster.adminClient().describeTopics([this.topic]), 8_000);
+    const p = d?.partitions.find((x) => x.partition === 0);
+    if (p === undefined || p.leader < 0) throw new Error(`partition ${this.topic}-0 has no leader`);
+    const controller = await this.cluster.controllerId();
+    // The lagging follower should not run the controller: the leader could not shrink the ISR without it.
+    const followers = p.replicas
+      .filter((r) => r !== p.leader)
+      .sort((a, b) => Number(a === controller) - Number(b === controller));
+    if (followers.length < 2) throw new Error(`partition ${this.topic}-0 has fewer than 3 replicas`);
+    const leader = `b${p.leader}`;
+    const lagging = `b${followers[0]}`;
+    const partner = `b${followers[1]}`;
+    await net.partition(cutBetween([lagging], [leader, partner]));
+    let over = false;
+    const second = sleep(UNCLEAN_LAG_PHASE_MS).then(async () => {
+      if (over) return;
+      await net.partition(cutBetween([leader, partner], [lagging, 'zk']));
+      this.history.add('ok', 'nemesis', 'phase-partition-unclean', {
+        sides: [
+          [leader, partner],
+          [lagging, 'zk'],
+        ],
+      });
+      this.log(`nemesis: partition-unclean: ${leader},${partner} | ${lagging},zk`);
+    });
+    const undo = async () => {
+      over = true;
+      await second;
+      await net.heal();
+    };
+    return { undo, detail: { target: lagging, leader, partner, lagging } };
   }
 
   private async controllerNode(): Promise<string> {
@@ -330,6 +390,8 @@ export class Nemesis {
           detail: { target: node, offsetSeconds: fault.amount },
         };
       }
+      case 'partition-unclean':
+        return this.injectUnclean();
       case 'disk-full': {
         const id = Number(fault.nodes[0]!.slice(1));
         const bytes = await c.fillDisk(id);

@@ -187,7 +187,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     workload.start();
     watcher = workload.watchLeaders(admin, () => !watching);
     await sleep(profile.warmupMs);
-    const nemesis = new Nemesis(cluster, history, log);
+    const nemesis = new Nemesis(cluster, history, log, topic);
     await nemesis.play(plan);
     await nemesis.healAll();
     log('healed; waiting for the replicas to catch up');
@@ -248,7 +248,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     startedAt: startedAt.toISOString(),
     durationMs: Date.now() - startedAt.getTime(),
     faults: plan.map(describeFault),
-    faultsArg: kinds.length === FAULT_KINDS.length ? null : kinds.join(','),
+    faultsArg:
+      kinds.length === FAULT_KINDS.length && FAULT_KINDS.every((k) => kinds.includes(k))
+        ? null
+        : kinds.join(','),
     verdict,
     anomaliesExpected: o.uncleanLeaderElection,
     anomalyCounts: counts,
