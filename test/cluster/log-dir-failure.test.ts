@@ -68,13 +68,15 @@ describe('a leader whose log directory fails a write', { skip: canMount() ? fals
     assert.deepEqual(before, [0, 0, 0]);
 
     // Fill the log directory but a few KiB, then write more than that: an append fails with ENOSPC.
-    const stats = statfsSync(mount!);
-    const fill = spawnSync('fallocate', [
-      '-l',
-      String(stats.bavail * stats.bsize - 4096),
-      join(mount!, FILLER),
-    ]);
-    assert.equal(fill.status, 0, `fallocate: ${fill.stderr}`);
+    // The brokers write meanwhile: a size that no longer fits is tried again a little smaller.
+    let filled = false;
+    for (let attempt = 0; attempt < 8 && !filled; attempt++) {
+      const stats = statfsSync(mount!);
+      const bytes = stats.bavail * stats.bsize - 4096 - attempt * 256 * 1024;
+      filled = spawnSync('fallocate', ['-l', String(bytes), join(mount!, FILLER)]).status === 0;
+      if (!filled) rmSync(join(mount!, FILLER), { force: true });
+    }
+    assert.ok(filled, 'fallocate could not fill the log directory');
     const codes = await produceValues(brokers[0]!, TOPIC, ['x'.repeat(64 * 1024)]).catch(() => [-1]);
     assert.notDeepEqual(codes, [0], 'a write to the full log directory was acknowledged');
     rmSync(join(mount!, FILLER));
