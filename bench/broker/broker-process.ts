@@ -32,6 +32,8 @@ export interface BrokerOptions {
   cpuProfileDir?: string;
   /** Load loop-probe.ts into the broker, reporting its event-loop delay to this file on each `probeLoop()`. */
   loopProbeFile?: string;
+  /** Environment variables for the broker beside this process's own (`--compare-env`). */
+  env?: Readonly<Record<string, string>>;
 }
 
 export interface BrokerProcess {
@@ -63,7 +65,7 @@ export async function startBroker(options: BrokerOptions): Promise<BrokerProcess
   if (options.loopProbeFile !== undefined) args.push('--import', loopProbeModule);
   args.push('--input-type=module', '-e', cliScript, 'server');
   for (const [key, value] of Object.entries(overrides)) args.push('--override', `${key}=${String(value)}`);
-  const env = { ...process.env, BROOK_BENCH_LOOP_PROBE: options.loopProbeFile ?? '' };
+  const env = { ...process.env, ...options.env, BROOK_BENCH_LOOP_PROBE: options.loopProbeFile ?? '' };
   const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let probesSent = 0;
   let log = '';

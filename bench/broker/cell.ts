@@ -53,6 +53,11 @@ export interface CellOptions {
   log: (message: string) => void;
   /** Runs after each of Brook's repetitions (the C mock peer's, so that the two alternate). */
   afterRepetition?: (repetition: number) => Promise<void>;
+  /**
+   * `--compare-env`: a second broker of the same build, started with these environment variables beside the
+   * first, runs the same repetitions alternated with the first's (A, B, A, B, ...): `CellResult.compared`.
+   */
+  compareEnv?: Readonly<Record<string, string>>;
 }
 
 /** What a cell's broker is started with: the run's --broker-override settings, then D1's group commit. */
@@ -101,11 +106,55 @@ export interface CellResult {
   brokerPeakRssBytes: number;
   /** Broker RSS every half second over the whole cell, in MiB: flat under sustained load, or not. */
   rssSeriesMiB: number[];
+  /** With `compareEnv`: the second broker's repetitions, alternated with these (no backlog reads). */
+  compared?: CellResult;
 }
 
 export function cellName(spec: CellSpec): string {
   const rate = spec.requestsPerSecond === undefined ? '' : `-${spec.requestsPerSecond}rps`;
   return `${spec.recordBytes}B-${spec.partitions}p-acks${spec.acks === -1 ? 'all' : '1'}-${spec.durability}${rate}`;
+}
+
+/** A broker of the cell with what its repetitions accumulate. */
+interface CellBroker {
+  broker: BrokerProcess;
+  setup: WireConnection;
+  result: CellResult;
+  usage: ReturnType<typeof watchProcess>;
+  label: string;
+}
+
+function emptyResult(spec: CellSpec, rssSeriesMiB: number[]): CellResult {
+  return {
+    spec,
+    repetitions: [],
+    produceLatency: new Histogram('us'),
+    endToEndLatency: new Histogram('us'),
+    backlogMBPerSecond: [],
+    backlogRecordsPerSecond: [],
+    brokerPeakRssBytes: 0,
+    rssSeriesMiB,
+  };
+}
+
+/** One repetition on `cell`'s broker: a fresh topic, G1 with the tail consumer; its end offsets. */
+async function repetitionOn(
+  cell: CellBroker,
+  spec: CellSpec,
+  options: CellOptions,
+  repetition: number,
+): Promise<{ topic: string; endOffsets: number[] }> {
+  const topic = `bench-${cellName(spec).toLowerCase()}-${repetition}`;
+  await createTopic(cell.setup, topic, spec.partitions);
+  await waitForTopic(cell.setup, topic, spec.partitions);
+  const run = await produceOnce(spec, options, cell.broker, topic, cell.result);
+  cell.result.repetitions.push(run.figures);
+  options.log(
+    `  ${cellName(spec)}${cell.label} #${repetition + 1}: ${Math.round(run.figures.recordsPerSecond)} records/s, ` +
+      `${run.figures.wireMBPerSecond.toFixed(1)} MB/s wire, tail ${run.figures.tailFetchMBPerSecond.toFixed(1)} MB/s, ` +
+      `${run.figures.wireMBPerBrokerCpuSecond.toFixed(0)} MB per CPU-second (load ${run.figures.loadAverage1m.toFixed(1)})`,
+  );
+  return { topic, endOffsets: run.endOffsets };
 }
 
 export async function runCell(spec: CellSpec, options: CellOptions): Promise<CellResult> {
@@ -123,39 +172,30 @@ export async function runCell(spec: CellSpec, options: CellOptions): Promise<Cel
       const memory = readProcessMemory(broker.pid);
       if (memory) rssSeriesMiB.push(Math.round((memory.rssBytes / 1048576) * 10) / 10);
     }, rssSampleIntervalMs);
+    let second: CellBroker | undefined;
     try {
       const setup = await WireConnection.connect('127.0.0.1', broker.port);
       const topics: string[] = [];
       const endOffsets: number[][] = [];
-      const result: CellResult = {
-        spec,
-        repetitions: [],
-        produceLatency: new Histogram('us'),
-        endToEndLatency: new Histogram('us'),
-        backlogMBPerSecond: [],
-        backlogRecordsPerSecond: [],
-        brokerPeakRssBytes: 0,
-        rssSeriesMiB,
-      };
+      const result = emptyResult(spec, rssSeriesMiB);
+      const first: CellBroker = { broker, setup, result, usage, label: '' };
       try {
         await checkApiVersions(setup, ['apiVersions', 'metadata', 'createTopics', 'produce', 'fetch']);
+        if (options.compareEnv !== undefined) second = await startSecond(spec, options, dataDir);
         for (let repetition = 0; repetition < options.repetitions; repetition++) {
-          const topic = `bench-${cellName(spec).toLowerCase()}-${repetition}`;
-          await createTopic(setup, topic, spec.partitions);
-          await waitForTopic(setup, topic, spec.partitions);
-          const run = await produceOnce(spec, options, broker, topic, result);
-          topics.push(topic);
+          const run = await repetitionOn(first, spec, options, repetition);
+          topics.push(run.topic);
           endOffsets.push(run.endOffsets);
-          result.repetitions.push(run.figures);
-          options.log(
-            `  ${cellName(spec)} #${repetition + 1}: ${Math.round(run.figures.recordsPerSecond)} records/s, ` +
-              `${run.figures.wireMBPerSecond.toFixed(1)} MB/s wire, tail ${run.figures.tailFetchMBPerSecond.toFixed(1)} MB/s ` +
-              `(load ${run.figures.loadAverage1m.toFixed(1)})`,
-          );
+          if (second) await repetitionOn(second, spec, options, repetition);
           await options.afterRepetition?.(repetition);
+        }
+        if (second) {
+          second.result.brokerPeakRssBytes = second.usage.stop().peakRssBytes;
+          result.compared = second.result;
         }
       } finally {
         setup.close();
+        second?.setup.close();
       }
       if (options.backlog) {
         for (let i = 0; i < topics.length; i++) {
@@ -174,9 +214,32 @@ export async function runCell(spec: CellSpec, options: CellOptions): Promise<Cel
     } finally {
       clearInterval(rssTimer);
       usage.stop();
+      second?.usage.stop();
+      await second?.broker.stop();
       await broker.stop();
     }
   });
+}
+
+/** The `--compare-env` broker: same build and settings, the given environment, data in its own folder. */
+async function startSecond(spec: CellSpec, options: CellOptions, dataDir: string): Promise<CellBroker> {
+  const env = options.compareEnv!;
+  const broker = await startBroker({
+    dataDir: join(dataDir, 'logs-compared'),
+    overrides: brokerOverrides(spec, options),
+    loopProbeFile: join(dataDir, 'loop-probe-compared.json'),
+    env,
+  });
+  try {
+    const setup = await WireConnection.connect('127.0.0.1', broker.port);
+    const label = ` [${Object.entries(env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}]`;
+    return { broker, setup, result: emptyResult(spec, []), usage: watchProcess(broker.pid), label };
+  } catch (error) {
+    await broker.stop();
+    throw error;
+  }
 }
 
 async function produceOnce(

@@ -56,6 +56,8 @@ const usage = `usage: npm run bench -- broker [options]
   --no-peer              skip the C mock broker peer (librdkafka's mock cluster) in D0 cells
   --broker-override K=V  a broker setting for every cell (repeatable), to compare settings in one sitting
   --metrics-compare      run each cell again with brook.metrics.listener set, scraped every second; ratios on/off
+  --compare-env K=V      a second broker with this environment variable (repeatable) beside each cell's, its
+                         repetitions alternated with the first's; ratios second/first (same build, one sitting)
   --cpu-prof DIR         run each broker under node --cpu-prof, profiles written to DIR
   --dir DIR              parent of the brokers' data directories, on the disk under test (default .)
   --results-dir DIR      where the result file goes (default bench/results)`;
@@ -90,6 +92,7 @@ export async function run(args: string[]): Promise<void> {
       'no-peer': { type: 'boolean', default: false },
       'broker-override': { type: 'string', multiple: true, default: [] },
       'metrics-compare': { type: 'boolean', default: false },
+      'compare-env': { type: 'string', multiple: true, default: [] },
       'cpu-prof': { type: 'string' },
       dir: { type: 'string', default: '.' },
       'results-dir': { type: 'string' },
@@ -116,6 +119,8 @@ export async function run(args: string[]): Promise<void> {
   }));
   if (values['cpu-prof'] !== undefined) mkdirSync(values['cpu-prof'], { recursive: true });
   const brokerOverrides = parseOverrides(values['broker-override']);
+  const compareEnv =
+    values['compare-env'].length > 0 ? parseOverrides(values['compare-env'], '--compare-env') : undefined;
   const writer = new ResultWriter({ bench: 'broker', args, dir: values['results-dir'] });
   const log = (message: string): void => console.log(message);
   const started = performance.now();
@@ -192,6 +197,7 @@ export async function run(args: string[]): Promise<void> {
       try {
         result = await runCell(spec, {
           ...cellOptions,
+          compareEnv,
           afterRepetition: peer && (async (r) => void peerRepetitions.push(await runPeer(peer, spec, r))),
         });
       } finally {
@@ -199,6 +205,7 @@ export async function run(args: string[]): Promise<void> {
       }
       results.push(result);
       record(writer, result, limits, nullNames.get(nullKey(spec)));
+      if (result.compared && compareEnv) recordCompared(writer, result, compareEnv);
       if (peerRepetitions.length > 0) {
         const peerResult = { brook: result, peer: peerRepetitions };
         peerResults.push(peerResult);
@@ -252,6 +259,7 @@ export async function run(args: string[]): Promise<void> {
   if (limits.size > 0) console.log(`\n${formatLimitsLine(limits)}`);
   if (results.length > 0) console.log(`\n${formatCells(results, limits, nullNames)}`);
   if (peerResults.length > 0) console.log(`\n${formatPeers(peerResults, limits)}`);
+  if (compareEnv) console.log(`\n${formatCompared(results, compareEnv)}`);
   console.log('');
   if (clientResults.length > 0) console.log(`${formatClients(clientResults, limits, nullNames)}\n`);
   if (comparisons.length > 0) console.log(`${formatComparisons(comparisons)}\n`);
@@ -282,12 +290,90 @@ function formatComparisons(comparisons: readonly MetricsComparison[]): string {
   );
 }
 
-/** `--broker-override key=value` settings, in order (a later one wins). */
-function parseOverrides(pairs: readonly string[]): Record<string, string> {
+/** Second broker over first (`--compare-env`): produce wire MB/s and broker MB per CPU-second. */
+function comparedRatios(result: CellResult): { throughput: RatioSummary; cpuEfficiency: RatioSummary } {
+  const second = result.compared!;
+  return {
+    throughput: ratioOfSummaries(
+      summaryOf(second, (r) => r.wireMBPerSecond),
+      summaryOf(result, (r) => r.wireMBPerSecond),
+    ),
+    cpuEfficiency: ratioOfSummaries(
+      summaryOf(second, (r) => r.wireMBPerBrokerCpuSecond),
+      summaryOf(result, (r) => r.wireMBPerBrokerCpuSecond),
+    ),
+  };
+}
+
+function recordCompared(writer: ResultWriter, result: CellResult, env: Record<string, string>): void {
+  const name = cellName(result.spec);
+  const second = result.compared!;
+  writer.figure(
+    `produce-compared-${name}`,
+    'records/s',
+    summaryOf(second, (r) => r.recordsPerSecond),
+    {
+      env,
+      wireMBPerSecond: summaryOf(second, (r) => r.wireMBPerSecond),
+      tailFetchMBPerSecond: summaryOf(second, (r) => r.tailFetchMBPerSecond),
+      wireMBPerBrokerCpuSecond: summaryOf(second, (r) => r.wireMBPerBrokerCpuSecond),
+      brokerPeakRssBytes: second.brokerPeakRssBytes,
+      repetitions: second.repetitions,
+    },
+  );
+  writer.write(`compared-over-first-${name}`, {
+    env,
+    ...comparedRatios(result),
+    meaning: 'produce wire MB/s and broker MB per CPU-second, the broker with env over the one without',
+  });
+}
+
+function formatCompared(results: readonly CellResult[], env: Record<string, string>): string {
+  const label = Object.entries(env)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  const rows = results
+    .filter((r) => r.compared !== undefined)
+    .map((result) => {
+      const s = (r: CellResult, f: (x: CellResult['repetitions'][number]) => number): string => {
+        const x = summaryOf(r, f);
+        return formatRange(x.median, x.min, x.max);
+      };
+      const second = result.compared!;
+      const ratios = comparedRatios(result);
+      const loads = [...result.repetitions, ...second.repetitions].map((r) => r.loadAverage1m);
+      return [
+        cellName(result.spec),
+        s(result, (r) => r.wireMBPerSecond),
+        s(second, (r) => r.wireMBPerSecond),
+        ratioText(ratios.throughput),
+        s(result, (r) => r.wireMBPerBrokerCpuSecond),
+        s(second, (r) => r.wireMBPerBrokerCpuSecond),
+        ratioText(ratios.cpuEfficiency),
+        `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
+      ];
+    });
+  return `second broker: ${label}, repetitions alternated with the first's\n${formatTable(
+    [
+      'cell',
+      'first wire MB/s',
+      'second wire MB/s',
+      'second/first',
+      'first MB/CPU-s',
+      'second MB/CPU-s',
+      'second/first MB/CPU-s',
+      'load',
+    ],
+    rows,
+  )}`;
+}
+
+/** `--broker-override key=value` (or `--compare-env`) settings, in order (a later one wins). */
+function parseOverrides(pairs: readonly string[], flag = '--broker-override'): Record<string, string> {
   const overrides: Record<string, string> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
-    assert(at > 0, `--broker-override takes key=value, got '${pair}'`);
+    assert(at > 0, `${flag} takes key=value, got '${pair}'`);
     overrides[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return overrides;
