@@ -6,15 +6,22 @@
 // follower fetching (replica.selector.class, set with it) can be tried on one machine. `--override key=value`
 // (repeatable) passes a broker key to every broker, after the cluster's own settings, so it wins over them; the
 // four keys that must differ per broker are the cluster's to set.
+//
+// `--secure` starts the same cluster with SASL_SSL as its only listener, between brokers too: throw-away
+// certificates from `brook certs` under <dir>/certs, SASL PLAIN and SCRAM-SHA-256/512, a broker login and an admin
+// user with random passwords, <dir>/client.properties holding the admin's client settings for the tools'
+// --command-config and <dir>/kcat.conf the same for kcat -F; the passwords live only in that directory.
 
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startLocalZooKeeper, stopLocalZooKeeper } from '../controller/store/local-zookeeper.js';
+import { writeDevCertificates } from '../security/dev-certs.js';
 
 const USAGE = `usage: brook cluster up [--brokers N] [--base-port P] [--zookeeper-port Z] [--dir D] [--racks R1,R2,...]
-                       [--override key=value ...]
+                       [--secure] [--override key=value ...]
        brook cluster down [--dir D]
        brook cluster status [--dir D]
 `;
@@ -46,10 +53,12 @@ interface Options {
   racks: string[];
   /** --override key=value for every broker, in order. */
   overrides: Map<string, string>;
+  /** SASL_SSL everywhere, with development certificates and generated passwords. */
+  secure: boolean;
 }
 
 function parse(args: string[]): Options | string {
-  const o: Options = { action: '', ...DEFAULTS, racks: [], overrides: new Map() };
+  const o: Options = { action: '', ...DEFAULTS, racks: [], overrides: new Map(), secure: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const value = (): number => Number(args[++i]);
@@ -58,6 +67,7 @@ function parse(args: string[]): Options | string {
     else if (arg === '--zookeeper-port') o.zookeeperPort = value();
     else if (arg === '--dir') o.dir = args[++i] ?? '';
     else if (arg === '--racks') o.racks = (args[++i] ?? '').split(',');
+    else if (arg === '--secure') o.secure = true;
     else if (arg === '--override') {
       const pair = args[++i] ?? '';
       const eq = pair.indexOf('=');
@@ -109,6 +119,63 @@ function rackOverrides(racks: readonly string[], id: number): Record<string, str
   return { 'broker.rack': racks[id % racks.length]!, 'replica.selector.class': RACK_AWARE_SELECTOR };
 }
 
+/**
+ * The keys of a SASL_SSL-only cluster, and client.properties for its admin user. A cluster directory started
+ * secured before keeps its passwords, so that the users' settings stay valid.
+ */
+function securedSettings(dir: string): string {
+  const secrets = join(dir, 'secrets.json');
+  // New certificates at each start (a cluster that runs is never restarted over them); client.properties points at
+  // the new CA.
+  const certs = writeDevCertificates({ dir: join(dir, 'certs') });
+  const { broker, admin } = existsSync(secrets)
+    ? (JSON.parse(readFileSync(secrets, 'utf8')) as { broker: string; admin: string })
+    : { broker: randomBytes(18).toString('base64url'), admin: randomBytes(18).toString('base64url') };
+  writeFileSync(secrets, JSON.stringify({ broker, admin }), { mode: 0o600 });
+  const plain = 'org.apache.kafka.common.security.plain.PlainLoginModule required';
+  writeFileSync(
+    join(dir, 'client.properties'),
+    [
+      'security.protocol=SASL_SSL',
+      'ssl.truststore.type=PEM',
+      `ssl.truststore.location=${certs.caCert}`,
+      'sasl.mechanism=PLAIN',
+      `sasl.jaas.config=${plain} username="admin" password="${admin}";`,
+      '',
+    ].join('\n'),
+    { mode: 0o600 },
+  );
+  // kcat -F reads librdkafka's names.
+  writeFileSync(
+    join(dir, 'kcat.conf'),
+    [
+      'security.protocol=SASL_SSL',
+      `ssl.ca.location=${certs.caCert}`,
+      'sasl.mechanisms=PLAIN',
+      'sasl.username=admin',
+      `sasl.password=${admin}`,
+      '',
+    ].join('\n'),
+    { mode: 0o600 },
+  );
+  const settings = {
+    'listener.security.protocol.map': 'SASL_SSL:SASL_SSL',
+    'security.inter.broker.protocol': 'SASL_SSL',
+    'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512',
+    'sasl.mechanism.inter.broker.protocol': 'PLAIN',
+    'listener.name.sasl_ssl.plain.sasl.jaas.config': `${plain} username="broker" password="${broker}" user_broker="${broker}" user_admin="${admin}";`,
+    'ssl.keystore.type': 'PEM',
+    'ssl.keystore.location': certs.brokerKeystorePem,
+    'ssl.truststore.type': 'PEM',
+    'ssl.truststore.location': certs.caCert,
+  };
+  // A config file rather than --override, so that the passwords do not show in the process list.
+  const path = join(dir, 'secured.properties');
+  const lines = Object.entries(settings).map(([k, v]) => `${k}=${v}`);
+  writeFileSync(path, `${lines.join('\n')}\n`, { mode: 0o600 });
+  return path;
+}
+
 async function up(o: Options): Promise<number> {
   const dir = resolve(o.dir);
   if (brokerPids(dir).some((b) => alive(b.pid))) {
@@ -116,6 +183,8 @@ async function up(o: Options): Promise<number> {
     return 1;
   }
   mkdirSync(dir, { recursive: true });
+  const securedConfig = o.secure ? securedSettings(dir) : null;
+  const protocol = o.secure ? 'SASL_SSL' : 'PLAINTEXT';
   const zk = await startLocalZooKeeper({ port: o.zookeeperPort, dataDir: join(dir, 'zookeeper') });
   process.stdout.write(`zookeeper on ${zk.connect} (pid ${zk.pid})\n`);
   const started: { id: number; pid: number }[] = [];
@@ -127,7 +196,7 @@ async function up(o: Options): Promise<number> {
     const fd = openSync(out, 'w');
     const overrides = {
       'broker.id': id,
-      listeners: `PLAINTEXT://127.0.0.1:${port}`,
+      listeners: `${protocol}://127.0.0.1:${port}`,
       'log.dirs': logDir,
       'zookeeper.connect': zk.connect,
       'default.replication.factor': Math.min(3, o.brokers),
@@ -137,6 +206,7 @@ async function up(o: Options): Promise<number> {
       ...Object.fromEntries(o.overrides),
     };
     const args = [BIN, 'server'];
+    if (securedConfig !== null) args.push('--config', securedConfig);
     for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`);
     const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', fd, fd] });
     child.unref();
@@ -152,6 +222,14 @@ async function up(o: Options): Promise<number> {
   process.stdout.write(
     `bootstrap servers: ${started.map((b) => `127.0.0.1:${o.basePort + b.id}`).join(',')}\n`,
   );
+  if (o.secure) {
+    const properties = join(dir, 'client.properties');
+    process.stdout.write(
+      `secured: SASL_SSL only (PLAIN, SCRAM-SHA-256/512), between brokers too; the admin user's settings are in ${properties}\n` +
+        `  bin/brook topics --bootstrap-server 127.0.0.1:${o.basePort} --command-config ${properties} --list\n` +
+        `  kcat -b 127.0.0.1:${o.basePort} -F ${join(dir, 'kcat.conf')} -L\n`,
+    );
+  }
   return 0;
 }
 
