@@ -186,3 +186,29 @@ export class Branched<K, V> {
     });
   }
 }
+
+/** Serdes and name of a stream-table join (Kafka's Joined). */
+export class Joined<K, V, VO> {
+  private constructor(
+    readonly keySerde: Serde<K> | null,
+    readonly valueSerde: Serde<V> | null,
+    readonly otherValueSerde: Serde<VO> | null,
+    readonly name: string | null,
+  ) {}
+
+  static with<K, V, VO>(
+    keySerde: Serde<K>,
+    valueSerde: Serde<V>,
+    otherValueSerde?: Serde<VO>,
+  ): Joined<K, V, VO> {
+    return new Joined(keySerde, valueSerde, otherValueSerde ?? null, null);
+  }
+
+  static as<K = unknown, V = unknown, VO = unknown>(name: string): Joined<K, V, VO> {
+    return new Joined<K, V, VO>(null, null, null, name);
+  }
+
+  withName(name: string): Joined<K, V, VO> {
+    return new Joined(this.keySerde, this.valueSerde, this.otherValueSerde, name);
+  }
+}

@@ -10,7 +10,7 @@ export {
   StreamsConfigError,
   type StreamsProperties,
 } from './config.js';
-export { Branched, Consumed, Grouped, Materialized, Named, Produced } from './dsl-options.js';
+export { Branched, Consumed, Grouped, Joined, Materialized, Named, Produced } from './dsl-options.js';
 export { StreamsError } from './errors.js';
 export {
   KafkaStreams,
@@ -49,7 +49,9 @@ export {
   type TimestampedKeyValueStore,
   type ValueAndTimestamp,
 } from './state/stores.js';
+export { TimestampedWindowStore } from './state/window-store.js';
 export { StreamsBuilder } from './streams-builder.js';
+export { Suppressed } from './suppress.js';
 export { TestInputTopic, TestOutputTopic, type TestRecord, TopologyTestDriver } from './test-driver.js';
 export {
   type StreamPartitioner,
@@ -59,3 +61,4 @@ export {
   TopologyError,
 } from './topology.js';
 export type { TopologyDescription } from './topology-description.js';
+export { TimeWindow, TimeWindowedKStream, TimeWindows, Windowed, WindowedSerdes } from './windows.js';

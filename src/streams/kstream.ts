@@ -3,12 +3,14 @@
 // defaults) and whether a key-changing operation happened upstream, in which case a grouping repartitions
 // through `<application.id>-<name>-repartition` first, as Kafka does.
 
-import { Branched, type Consumed, Grouped, Named, Produced } from './dsl-options.js';
+import { Branched, type Consumed, Grouped, type Joined, Named, Produced } from './dsl-options.js';
+import { TopologyError } from './errors.js';
 import type { InternalBuilder } from './internal-builder.js';
 import type { KeyValue } from './key-value.js';
-import { KGroupedStream, type KTable } from './ktable.js';
+import { KGroupedStream, type KTable, repartitionThrough } from './ktable.js';
 import type { Processor, ProcessorContext, ProcessorSupplier, Record } from './processor.js';
 import type { Serde } from './serdes.js';
+import type { TimestampedStore } from './state/store-stack.js';
 import type { TopicNameExtractor } from './topology.js';
 
 export type Predicate<K, V> = (key: K, value: V) => boolean;
@@ -210,6 +212,76 @@ export class KStream<K, V> {
     this.builder.topology.addProcessor(name, supplier, this.nodeName);
     if (stores.length > 0) this.builder.topology.connectProcessorAndStateStores(name, ...stores);
     return new KStream<K, V2>(this.builder, name, this.keySerde, null, this.repartitionRequired);
+  }
+
+  /**
+   * Joins each record with the table's current value for its key (Kafka's stream-table join): records without
+   * a table value are dropped. The stream is repartitioned first when its key changed upstream; the stream's
+   * and the table's topics must be co-partitioned (checked at start).
+   */
+  join<VT, VR>(
+    table: KTable<K, VT>,
+    joiner: (value: V, tableValue: VT, key: K) => VR,
+    joined?: Joined<K, V, VT>,
+  ): KStream<K, VR> {
+    return this.tableJoin(table, joiner as (value: V, tableValue: VT | null, key: K) => VR, joined, false);
+  }
+
+  /** As join(), keeping records without a table value (the joiner gets null). */
+  leftJoin<VT, VR>(
+    table: KTable<K, VT>,
+    joiner: (value: V, tableValue: VT | null, key: K) => VR,
+    joined?: Joined<K, V, VT>,
+  ): KStream<K, VR> {
+    return this.tableJoin(table, joiner, joined, true);
+  }
+
+  private tableJoin<VT, VR>(
+    table: KTable<K, VT>,
+    joiner: (value: V, tableValue: VT | null, key: K) => VR,
+    joined: Joined<K, V, VT> | undefined,
+    left: boolean,
+  ): KStream<K, VR> {
+    const storeName = table.queryableStoreName();
+    if (storeName === null) throw new TopologyError('a stream-table join needs a materialized table');
+    const keySerde = joined?.keySerde ?? this.keySerde;
+    const valueSerde = joined?.valueSerde ?? this.valueSerde;
+    let parent = this.nodeName;
+    if (this.repartitionRequired)
+      parent = repartitionThrough(
+        this.builder,
+        this.nodeName,
+        joined?.name ?? this.nodeName,
+        keySerde as Serde<unknown> | null,
+        valueSerde as Serde<unknown> | null,
+      );
+    const name = this.builder.nameOr(joined, left ? 'KSTREAM-LEFTJOIN-' : 'KSTREAM-JOIN-');
+    this.builder.topology.addProcessor(
+      name,
+      (): Processor<K, V, K, VR> => {
+        let context: ProcessorContext<K, VR>;
+        let store: TimestampedStore<K, VT>;
+        return {
+          init(c) {
+            context = c;
+            store = c.getStateStore<TimestampedStore<K, VT>>(storeName);
+          },
+          process(r) {
+            if (r.key === null || r.key === undefined) {
+              if (left) context.forward(r.withValue(joiner(r.value, null, r.key)));
+              return;
+            }
+            const tableValue = store.get(r.key)?.value ?? null;
+            if (tableValue === null && !left) return;
+            context.forward(r.withValue(joiner(r.value, tableValue, r.key)));
+          },
+        };
+      },
+      parent,
+    );
+    this.builder.topology.connectProcessorAndStateStores(name, storeName);
+    this.builder.topology.markCopartitioned(name);
+    return new KStream<K, VR>(this.builder, name, keySerde, null, false);
   }
 
   /** @internal for KTable */

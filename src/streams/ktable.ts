@@ -14,6 +14,8 @@ import { Change, type Processor, type ProcessorContext, type Record } from './pr
 import { type Serde, Serdes } from './serdes.js';
 import type { TimestampedStore } from './state/store-stack.js';
 import { StoreBuilder } from './state/stores.js';
+import { type Suppressed, suppressTable } from './suppress.js';
+import { TimeWindowedKStream, type TimeWindows } from './windows.js';
 
 export type Initializer<VA> = () => VA;
 export type Aggregator<K, V, VA> = (key: K, value: V, aggregate: VA) => VA;
@@ -28,7 +30,13 @@ export class KTable<K, V> {
     /** @internal */ readonly keySerde: Serde<K> | null,
     /** @internal */ readonly valueSerde: Serde<V> | null,
     private readonly storeName: string | null,
+    /** @internal the windows of a windowed aggregation's table (for suppress) */ readonly windows: TimeWindows | null = null,
   ) {}
+
+  /** Holds back updates: until a window closes, or for a time limit (Kafka's suppress). */
+  suppress(suppressed: Suppressed, named?: Named): KTable<K, V> {
+    return suppressTable(this, suppressed, named);
+  }
 
   /** The name of the store holding this table, when it is materialized. */
   queryableStoreName(): string | null {
@@ -81,13 +89,18 @@ export class KTable<K, V> {
 
 export class KGroupedStream<K, V> {
   constructor(
-    private readonly builder: InternalBuilder,
-    private readonly nodeName: string,
-    private readonly keySerde: Serde<K> | null,
-    private readonly valueSerde: Serde<V> | null,
-    private readonly repartitionRequired: boolean,
-    private readonly repartitionName: string | null,
+    /** @internal */ readonly builder: InternalBuilder,
+    /** @internal */ readonly nodeName: string,
+    /** @internal */ readonly keySerde: Serde<K> | null,
+    /** @internal */ readonly valueSerde: Serde<V> | null,
+    /** @internal */ readonly repartitionRequired: boolean,
+    /** @internal */ readonly repartitionName: string | null,
   ) {}
+
+  /** Aggregates per key and time window (tumbling or hopping, with a grace period for late records). */
+  windowedBy(windows: TimeWindows): TimeWindowedKStream<K, V> {
+    return new TimeWindowedKStream(this, windows);
+  }
 
   count(materialized?: Materialized<K, number>, named?: Named): KTable<K, number> {
     const m = materialized ?? Materialized.with<K, number>(this.keySerde as Serde<K>, Serdes.Long());
@@ -134,7 +147,14 @@ export class KGroupedStream<K, V> {
     const name = b.nameOr(named, prefix);
     const keySerde = m.keySerde ?? this.keySerde;
     let parent = this.nodeName;
-    if (this.repartitionRequired) parent = this.repartition(this.repartitionName ?? storeName, keySerde);
+    if (this.repartitionRequired)
+      parent = repartitionThrough(
+        b,
+        this.nodeName,
+        this.repartitionName ?? storeName,
+        keySerde,
+        this.valueSerde,
+      );
     const store = new StoreBuilder<K, VA>(storeName, m.engine, keySerde, m.valueSerde, true);
     if (m.loggingEnabled) store.withLoggingEnabled(m.logConfig);
     else store.withLoggingDisabled();
@@ -142,46 +162,46 @@ export class KGroupedStream<K, V> {
     b.topology.addStateStore(store as StoreBuilder, name);
     return new KTable<K, VA>(b, name, keySerde, m.valueSerde, storeName);
   }
+}
 
-  /** Adds filter -> sink -> topic -> source, and answers the source's name. */
-  private repartition(prefix: string, keySerde: Serde<K> | null): string {
-    const b = this.builder;
-    const topic = prefix.endsWith(REPARTITION_SUFFIX) ? prefix : prefix + REPARTITION_SUFFIX;
-    // Generated even when unused, so that the counter moves as Kafka's does.
-    const genSink = b.newProcessorName('KSTREAM-SINK-');
-    const genFilter = b.newProcessorName('KSTREAM-FILTER-');
-    const genSource = b.newProcessorName('KSTREAM-SOURCE-');
-    const generated = /^KSTREAM.*-[0-9]{10}$/.test(prefix);
-    const sinkName = generated ? genSink : `${topic}-sink`;
-    const filterName = generated ? genFilter : `${topic}-filter`;
-    const sourceName = generated ? genSource : `${topic}-source`;
-    b.topology.addProcessor(
-      filterName,
-      statelessSupplier<K, V>((ctx) => (r) => {
-        if (r.key !== null && r.key !== undefined) ctx().forward(r);
-      }),
-      this.nodeName,
-    );
-    b.topology.addSink(
-      {
-        name: sinkName,
-        keySerializer: keySerde as Serde<unknown> | undefined,
-        valueSerializer: this.valueSerde as Serde<unknown> | undefined,
-      },
-      topic,
-      filterName,
-    );
-    b.topology.markInternalTopic(topic);
-    b.topology.addSource(
-      {
-        name: sourceName,
-        keyDeserializer: (keySerde ?? undefined) as Serde<unknown> | undefined,
-        valueDeserializer: (this.valueSerde ?? undefined) as Serde<unknown> | undefined,
-      },
-      topic,
-    );
-    return sourceName;
-  }
+/**
+ * Adds filter -> sink -> `<prefix>-repartition` -> source below `parent`, as Kafka names them (generated names
+ * when the prefix is itself generated), and answers the source's name.
+ */
+export function repartitionThrough(
+  b: InternalBuilder,
+  parent: string,
+  prefix: string,
+  keySerde: Serde<unknown> | null,
+  valueSerde: Serde<unknown> | null,
+): string {
+  const topic = prefix.endsWith(REPARTITION_SUFFIX) ? prefix : prefix + REPARTITION_SUFFIX;
+  // Generated even when unused, so that the counter moves as Kafka's does.
+  const genSink = b.newProcessorName('KSTREAM-SINK-');
+  const genFilter = b.newProcessorName('KSTREAM-FILTER-');
+  const genSource = b.newProcessorName('KSTREAM-SOURCE-');
+  const generated = /^KSTREAM.*-[0-9]{10}$/.test(prefix);
+  const sinkName = generated ? genSink : `${topic}-sink`;
+  const filterName = generated ? genFilter : `${topic}-filter`;
+  const sourceName = generated ? genSource : `${topic}-source`;
+  b.topology.addProcessor(
+    filterName,
+    statelessSupplier<unknown, unknown>((ctx) => (r) => {
+      if (r.key !== null && r.key !== undefined) ctx().forward(r);
+    }),
+    parent,
+  );
+  b.topology.addSink(
+    { name: sinkName, keySerializer: keySerde ?? undefined, valueSerializer: valueSerde ?? undefined },
+    topic,
+    filterName,
+  );
+  b.topology.markInternalTopic(topic);
+  b.topology.addSource(
+    { name: sourceName, keyDeserializer: keySerde ?? undefined, valueDeserializer: valueSerde ?? undefined },
+    topic,
+  );
+  return sourceName;
 }
 
 /**

@@ -15,6 +15,7 @@ import { type RawRecord, Task } from './runtime/task.js';
 import type { Deserializer, Serializer } from './serdes.js';
 import { TimestampedStore } from './state/store-stack.js';
 import type { KeyValue, KeyValueStore, StateStore } from './state/stores.js';
+import { TimestampedWindowStore } from './state/window-store.js';
 import type { Topology } from './topology.js';
 
 export interface TestRecord<K, V> {
@@ -185,6 +186,11 @@ export class TopologyTestDriver {
     const s = this.getStateStore(name);
     if (s instanceof TimestampedStore) return (s as TimestampedStore<K, V>).plainView();
     return (s as KeyValueStore<K, V> | null) ?? null;
+  }
+
+  getTimestampedWindowStore<K, V>(name: string): TimestampedWindowStore<K, V> | null {
+    const s = this.getStateStore(name);
+    return s instanceof TimestampedWindowStore ? (s as TimestampedWindowStore<K, V>) : null;
   }
 
   getTimestampedKeyValueStore<K, V>(name: string): TimestampedStore<K, V> | null {

@@ -105,6 +105,8 @@ export class Topology {
   /** Internal topic name (unprefixed) -> partition count hint (-1: derived from the writing sub-topology). */
   readonly internalTopics = new Map<string, number>();
   private readonly topicToSource = new Map<string, string>();
+  /** Processors (joins) whose sub-topology's input topics must be co-partitioned. */
+  readonly copartitioned = new Set<string>();
   private cachedSubtopologies: Subtopology[] | null = null;
 
   addSource(nameOrOptions: string | SourceOptions, ...topics: string[]): this {
@@ -187,6 +189,11 @@ export class Topology {
   /** Marks a topic as the application's own (a repartition topic), created by the application. */
   markInternalTopic(topic: string, partitions = -1): void {
     this.internalTopics.set(topic, partitions);
+  }
+
+  /** The input topics of this processor's sub-topology must have equal partition counts (a join). */
+  markCopartitioned(processorName: string): void {
+    this.copartitioned.add(processorName);
   }
 
   describe(): TopologyDescription {

@@ -81,6 +81,21 @@ export async function ensureInternalTopics(
       }
     }
   }
+  // Co-partitioning (joins): the external input topics of such a sub-topology must agree on their partition
+  // count, and its repartition topics take that count, as Kafka's CopartitionedTopicsEnforcer does.
+  for (const st of subtopologies) {
+    if (!st.nodes.some((n) => topology.copartitioned.has(n))) continue;
+    const externals = st.sourceTopics.filter((t) => !internal.has(t));
+    const counts = new Set(externals.map((t) => logical.get(t)));
+    if (counts.size > 1)
+      throw new StreamsError(
+        `Topics not co-partitioned: [${externals.map((t) => `${t}(${logical.get(t)})`).join(', ')}]`,
+      );
+    if (externals.length > 0) {
+      const n = logical.get(externals[0]!)!;
+      for (const t of st.sourceTopics) if (internal.has(t) && (internal.get(t) ?? -1) <= 0) logical.set(t, n);
+    }
+  }
   const tasksPerSubtopology = new Map<number, number>();
   for (const st of subtopologies) {
     const counts = st.sourceTopics.map((t) => logical.get(t));

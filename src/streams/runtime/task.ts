@@ -26,6 +26,7 @@ export { StreamsError };
 import type { BytesKeyValueStore } from '../state/bytes-store.js';
 import { type ChangelogWriter, PlainKeyValueStore, TimestampedStore } from '../state/store-stack.js';
 import type { StateStore, StoreBuilder } from '../state/stores.js';
+import { TimestampedWindowStore } from '../state/window-store.js';
 import type { SinkNode, SourceNode, Subtopology, Topology } from '../topology.js';
 
 export interface RawRecord {
@@ -159,10 +160,13 @@ export class Task {
       valueSerde: (builder.valueSerde ?? this.env.defaultValueSerde) as Serde<unknown>,
       recordTimestamp: () => this.currentTimestampMs,
     };
-    this.stores.set(
-      name,
-      builder.timestamped ? new TimestampedStore(options) : new PlainKeyValueStore(options),
-    );
+    if (builder.window !== null)
+      this.stores.set(name, new TimestampedWindowStore({ ...options, windowSizeMs: builder.window.sizeMs }));
+    else
+      this.stores.set(
+        name,
+        builder.timestamped ? new TimestampedStore(options) : new PlainKeyValueStore(options),
+      );
     this.engines.set(name, { engine, timestamped: builder.timestamped, changelog });
   }
 

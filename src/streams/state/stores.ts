@@ -47,6 +47,8 @@ export class StoreBuilder<K = unknown, V = unknown> {
   loggingEnabled = true;
   logConfig: Record<string, string> = {};
   cachingEnabled = false;
+  /** A window store: the size of its windows and how long it keeps them (both ms); null for key-value stores. */
+  window: { sizeMs: number; retentionMs: number } | null = null;
 
   constructor(
     readonly name: string,

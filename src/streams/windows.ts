@@ -1,0 +1,230 @@
+// Time windows (Kafka's TimeWindows: tumbling, or hopping with advanceBy, with a grace period), the Windowed
+// key, the windowed serde, and windowed aggregations (TimeWindowedKStream: count, reduce, aggregate).
+//
+// A record at time t belongs to every window [start, start + size) with start a multiple of the advance and
+// start <= t < start + size. A window accepts records until stream time passes its end plus the grace period;
+// later records for it are dropped (Kafka logs "Skipping record for expired window"). The aggregates live in a
+// window store (state/window-store.ts) whose changelog is compacted and deleted after the store's retention.
+
+import { Materialized, type Named } from './dsl-options.js';
+import {
+  type Aggregator,
+  type Initializer,
+  type KGroupedStream,
+  KTable,
+  type Reducer,
+  repartitionThrough,
+} from './ktable.js';
+import { Change, type Processor, type ProcessorContext, type Record } from './processor.js';
+import { type Serde, Serdes, SerializationError } from './serdes.js';
+import { StoreBuilder } from './state/stores.js';
+import type { TimestampedWindowStore } from './state/window-store.js';
+
+const DAY_MS = 86_400_000;
+
+export class TimeWindows {
+  private constructor(
+    readonly sizeMs: number,
+    readonly advanceMs: number,
+    readonly graceMs: number,
+  ) {
+    if (!(sizeMs > 0)) throw new RangeError('Window size must be larger than zero.');
+    if (!(advanceMs > 0 && advanceMs <= sizeMs))
+      throw new RangeError(
+        `Window advancement interval should be more than zero and less than window duration`,
+      );
+    if (!(graceMs >= 0)) throw new RangeError('Grace period must not be negative.');
+  }
+
+  static ofSizeWithNoGrace(sizeMs: number): TimeWindows {
+    return new TimeWindows(sizeMs, sizeMs, 0);
+  }
+
+  static ofSizeAndGrace(sizeMs: number, graceMs: number): TimeWindows {
+    return new TimeWindows(sizeMs, sizeMs, graceMs);
+  }
+
+  /** Hopping windows: a new window every `advanceMs`. */
+  advanceBy(advanceMs: number): TimeWindows {
+    return new TimeWindows(this.sizeMs, advanceMs, this.graceMs);
+  }
+
+  /** Start times of the windows a timestamp falls in (Kafka's TimeWindows.windowsFor). */
+  windowsFor(timestamp: number): number[] {
+    const out: number[] = [];
+    let start =
+      Math.floor(Math.max(0, timestamp - this.sizeMs + this.advanceMs) / this.advanceMs) * this.advanceMs;
+    for (; start <= timestamp; start += this.advanceMs) out.push(start);
+    return out;
+  }
+}
+
+export class TimeWindow {
+  constructor(
+    readonly startMs: number,
+    readonly endMs: number,
+  ) {}
+
+  start(): number {
+    return this.startMs;
+  }
+
+  end(): number {
+    return this.endMs;
+  }
+}
+
+/** A key within a window (Kafka's Windowed). */
+export class Windowed<K> {
+  constructor(
+    readonly key: K,
+    readonly window: TimeWindow,
+  ) {}
+
+  toString(): string {
+    return `[${String(this.key)}@${this.window.startMs}/${this.window.endMs}]`;
+  }
+}
+
+/**
+ * Kafka's TimeWindowedSerializer/Deserializer: the inner key's bytes followed by the window start as an 8-byte
+ * big-endian long; the end is start + window size, which the reader must know.
+ */
+export const WindowedSerdes = {
+  timeWindowedSerdeFrom<K>(inner: Serde<K>, windowSizeMs: number): Serde<Windowed<K>> {
+    return {
+      serialize(topic, data) {
+        if (data === null || data === undefined) return null;
+        const key = inner.serialize(topic, data.key);
+        if (key === null) throw new SerializationError('a windowed key may not be null');
+        const out = Buffer.allocUnsafe(key.length + 8);
+        key.copy(out, 0);
+        out.writeBigInt64BE(BigInt(data.window.startMs), key.length);
+        return out;
+      },
+      deserialize(topic, data) {
+        if (data === null || data === undefined) return null;
+        if (data.length < 8) throw new SerializationError('a windowed key needs at least 8 bytes');
+        const start = Number(data.readBigInt64BE(data.length - 8));
+        const key = inner.deserialize(topic, data.subarray(0, data.length - 8)) as K;
+        return new Windowed(key, new TimeWindow(start, start + windowSizeMs));
+      },
+    };
+  },
+} as const;
+
+export class TimeWindowedKStream<K, V> {
+  constructor(
+    private readonly grouped: KGroupedStream<K, V>,
+    private readonly windows: TimeWindows,
+  ) {}
+
+  count(materialized?: Materialized<K, number>, named?: Named): KTable<Windowed<K>, number> {
+    const m = materialized ?? Materialized.with<K, number>(this.grouped.keySerde as Serde<K>, Serdes.Long());
+    return this.build<number>(
+      m.valueSerde === null ? m.withValueSerde(Serdes.Long()) : m,
+      named,
+      (_k, _v, old) => (old ?? 0) + 1,
+    );
+  }
+
+  reduce(reducer: Reducer<V>, materialized?: Materialized<K, V>, named?: Named): KTable<Windowed<K>, V> {
+    const g = this.grouped;
+    const m = materialized ?? Materialized.with<K, V>(g.keySerde as Serde<K>, g.valueSerde as Serde<V>);
+    return this.build<V>(
+      m.valueSerde === null && g.valueSerde !== null ? m.withValueSerde(g.valueSerde) : m,
+      named,
+      (_k, v, old) => (old === null ? v : reducer(old, v)),
+      'KSTREAM-REDUCE-',
+    );
+  }
+
+  aggregate<VA>(
+    initializer: Initializer<VA>,
+    aggregator: Aggregator<K, V, VA>,
+    materialized?: Materialized<K, VA>,
+    named?: Named,
+  ): KTable<Windowed<K>, VA> {
+    return this.build<VA>(
+      materialized ??
+        Materialized.with<K, VA>(this.grouped.keySerde as Serde<K>, null as unknown as Serde<VA>),
+      named,
+      (k, v, old) => aggregator(k, v, old ?? initializer()),
+    );
+  }
+
+  private build<VA>(
+    m: Materialized<K, VA>,
+    named: Named | undefined,
+    step: (key: K, value: V, old: VA | null) => VA,
+    prefix = 'KSTREAM-AGGREGATE-',
+  ): KTable<Windowed<K>, VA> {
+    const g = this.grouped;
+    const b = g.builder;
+    const storeName = m.storeName ?? b.newStoreName(prefix);
+    const name = b.nameOr(named, prefix);
+    const keySerde = m.keySerde ?? g.keySerde;
+    let parent = g.nodeName;
+    if (g.repartitionRequired)
+      parent = repartitionThrough(
+        b,
+        g.nodeName,
+        g.repartitionName ?? storeName,
+        keySerde as Serde<unknown> | null,
+        g.valueSerde as Serde<unknown> | null,
+      );
+    const w = this.windows;
+    const retentionMs = w.sizeMs + w.graceMs;
+    const store = new StoreBuilder<K, VA>(storeName, m.engine, keySerde, m.valueSerde, true);
+    store.window = { sizeMs: w.sizeMs, retentionMs };
+    if (m.loggingEnabled)
+      store.withLoggingEnabled({
+        'cleanup.policy': 'compact,delete',
+        'retention.ms': String(retentionMs + DAY_MS),
+        ...m.logConfig,
+      });
+    else store.withLoggingDisabled();
+    b.topology.addProcessor(name, windowAggregateSupplier<K, V, VA>(storeName, w, step), parent);
+    b.topology.addStateStore(store as StoreBuilder, name);
+    const windowedKeySerde =
+      keySerde === null ? null : WindowedSerdes.timeWindowedSerdeFrom(keySerde, w.sizeMs);
+    return new KTable<Windowed<K>, VA>(b, name, windowedKeySerde, m.valueSerde, storeName, w);
+  }
+}
+
+function windowAggregateSupplier<K, V, VA>(
+  storeName: string,
+  windows: TimeWindows,
+  step: (key: K, value: V, old: VA | null) => VA,
+) {
+  return (): Processor<K, V, Windowed<K>, Change<VA>> => {
+    let context: ProcessorContext<Windowed<K>, Change<VA>>;
+    let store: TimestampedWindowStore<K, VA>;
+    let observedStreamTimeMs = -1;
+    return {
+      init(c) {
+        context = c;
+        store = c.getStateStore<TimestampedWindowStore<K, VA>>(storeName);
+      },
+      process(r: Record<K, V>) {
+        if (r.key === null || r.key === undefined || r.value === null || r.value === undefined) return;
+        observedStreamTimeMs = Math.max(observedStreamTimeMs, r.timestamp);
+        const closeTimeMs = observedStreamTimeMs - windows.graceMs;
+        for (const start of windows.windowsFor(r.timestamp)) {
+          const end = start + windows.sizeMs;
+          if (end <= closeTimeMs) continue; // expired window: dropped, as Kafka drops it
+          const old = store.fetch(r.key, start);
+          const next = step(r.key, r.value, old?.value ?? null);
+          const timestamp = old === null ? r.timestamp : Math.max(old.timestamp, r.timestamp);
+          store.put(r.key, { value: next, timestamp }, start);
+          context.forward(
+            r
+              .withKey(new Windowed(r.key, new TimeWindow(start, end)))
+              .withValue(new Change(next, old?.value ?? null))
+              .withTimestamp(timestamp),
+          );
+        }
+      },
+    };
+  };
+}
