@@ -19,6 +19,7 @@ import type { FetchSessionCache } from './fetch-session-cache.js';
 import type { MetadataCache } from './metadata/metadata-cache.js';
 import type { Purgatory } from './purgatory.js';
 import type { ClientQuotas } from './quota/client-quotas.js';
+import type { ReplicationQuota } from './quota/replication-quota.js';
 import type { ReplicaManager } from './replica/replica-manager.js';
 import type { TopicConfigs } from './topic-configs.js';
 
@@ -40,6 +41,8 @@ export interface BrokerServices {
   readonly replicas: ReplicaManager;
   /** Client quotas (producer_byte_rate, consumer_byte_rate, request_percentage, controller_mutation_rate). */
   readonly quotas: ClientQuotas;
+  /** leader.replication.throttled.rate and the throttled replicas of each topic, for follower fetches served here. */
+  readonly leaderReplicationQuota: ReplicationQuota;
   /** LeaderAndIsr, UpdateMetadata and StopReplica, from the local controller or over the wire. */
   readonly controllerRequests: ControllerRequests;
   readonly logs: LogManager;

@@ -67,6 +67,7 @@ import { ProducerIdManager } from './producer-id-manager.js';
 import { Purgatory } from './purgatory.js';
 import { ClientQuotaStore } from './quota/client-quota-store.js';
 import { ClientQuotas } from './quota/client-quotas.js';
+import { ReplicationQuota } from './quota/replication-quota.js';
 import { ReplicaManager } from './replica/replica-manager.js';
 import { internalTopicAppender } from './replica/replicated-append.js';
 import { createRequestDispatcher } from './request-dispatcher.js';
@@ -246,6 +247,24 @@ export class Broker {
     );
     const producerIds = new ProducerIdManager(this.store, this.brokerId);
     const logs = this.logs;
+    const replicationWindow = {
+      samples: config.values.int('replication.quota.window.num'),
+      windowMs: config.values.int('replication.quota.window.size.seconds') * 1000,
+    };
+    const leaderReplicationQuota = new ReplicationQuota(
+      'leader',
+      this.brokerId,
+      topicConfigs,
+      replicationWindow,
+    );
+    const followerReplicationQuota = new ReplicationQuota(
+      'follower',
+      this.brokerId,
+      topicConfigs,
+      replicationWindow,
+    );
+    leaderReplicationQuota.refreshRate();
+    followerReplicationQuota.refreshRate();
     const dynamicConfig = new DynamicConfig(
       this.store,
       this.brokerId,
@@ -253,7 +272,12 @@ export class Broker {
       replicas,
       logger.child('config'),
       // The log.cleaner.* keys Kafka makes dynamic (threads, throttle, buffers, backoff) reach the cleaner.
-      () => logs.cleaner.reconfigure(cleanerConfigOf(topicConfigs.mergedBrokerConfig())),
+      // The replication throttle rates are dynamic broker configs too.
+      () => {
+        leaderReplicationQuota.refreshRate();
+        followerReplicationQuota.refreshRate();
+        logs.cleaner.reconfigure(cleanerConfigOf(topicConfigs.mergedBrokerConfig()));
+      },
     );
     this.dynamicConfig = dynamicConfig;
     const quotas = new ClientQuotas(
@@ -279,6 +303,7 @@ export class Broker {
         backoffMs: config.replicaFetchBackoffMs,
         socketTimeoutMs: config.replicaSocketTimeoutMs,
         security: this.interBroker,
+        quota: followerReplicationQuota,
       },
       replicas,
       metadata,
@@ -352,6 +377,7 @@ export class Broker {
       dynamicConfig,
       replicas,
       quotas,
+      leaderReplicationQuota,
       controllerRequests,
       logs: this.logs,
       topicAdmin,

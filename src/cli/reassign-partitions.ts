@@ -13,8 +13,13 @@
 //
 // The reassignment file is Kafka's: {"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2]}]},
 // with an optional "log_dirs" list per partition that may only say "any" (moving replicas between log
-// directories of one broker, AlterReplicaLogDirs, is not implemented). Replication throttles (--throttle) are
-// not offered, so --verify has none to clear.
+// directories of one broker, AlterReplicaLogDirs, is not implemented).
+//
+// Throttles, as Kafka's tool sets them: --execute --throttle N marks the moving partitions' current replicas in
+// leader.replication.throttled.replicas and their new replicas in follower.replication.throttled.replicas (topic
+// configs) and sets leader.replication.throttled.rate and follower.replication.throttled.rate to N B/s on every
+// broker involved. --verify clears them once no partition of the file is still moving (unless
+// --preserve-throttles): the rates on every broker of the cluster, the replica lists on the file's topics.
 
 import { readFileSync } from 'node:fs';
 import { Admin } from '../client/admin.js';
@@ -50,7 +55,11 @@ const tool: Tool = {
     'broker-list': { value: true, help: 'With --generate, the brokers to move the topics to: "0,1,2".' },
     'disable-rack-aware': { help: "With --generate, ignore the brokers' racks." },
     additional: { help: 'With --execute, start the moves even while other reassignments are in progress.' },
-    'preserve-throttles': { help: 'Accepted for compatibility: this tool sets no throttles.' },
+    throttle: {
+      value: true,
+      help: 'With --execute, the replication throttle in B/s for the brokers and replicas moving data.',
+    },
+    'preserve-throttles': { help: 'With --verify, leave the throttles in place when the moves are done.' },
     timeout: {
       value: true,
       help: 'With --execute, the time in ms to wait for the reassignment to start (default 10000).',
@@ -164,7 +173,11 @@ async function run(args: ParsedArgs): Promise<number> {
       case 'execute':
         return await execute(admin, args);
       case 'verify':
-        return await verify(admin, parseReassignment(args.required('reassignment-json-file')));
+        return await verify(
+          admin,
+          parseReassignment(args.required('reassignment-json-file')),
+          args.has('preserve-throttles'),
+        );
       case 'list':
         return await list(admin);
       case 'cancel':
@@ -261,6 +274,21 @@ async function execute(admin: Admin, args: ParsedArgs): Promise<number> {
   out(reassignmentJson(moves.map((m) => ({ ...m, replicas: current.get(name(m))! }))));
   out();
   out('Save this to use as the --reassignment-json-file option during rollback');
+  const throttle = args.get('throttle');
+  if (throttle !== undefined) {
+    const rate = Number(throttle);
+    if (!Number.isSafeInteger(rate) || rate < 0)
+      throw new UsageError(`--throttle must be bytes per second, not '${throttle}'`);
+    out(
+      'Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle is removed.',
+    );
+    const failed = await setThrottles(admin, moves, current, rate);
+    if (failed !== null) {
+      err(`Error setting the replication throttle: ${failed}`);
+      return 1;
+    }
+    out(`The inter-broker throttle limit was set to ${rate} B/s`);
+  }
   const results = await admin.alterPartitionReassignments(moves, { timeoutMs });
   return reportResults(results, 'reassign', moves.length);
 }
@@ -289,7 +317,90 @@ function reportResults(
   return 1;
 }
 
-async function verify(admin: Admin, moves: readonly Move[]): Promise<number> {
+/** Kafka's calculateLeaderThrottles / calculateFollowerThrottles per topic, then the rates on every broker moved. */
+async function setThrottles(
+  admin: Admin,
+  moves: readonly Move[],
+  current: ReadonlyMap<string, number[]>,
+  rate: number,
+): Promise<string | null> {
+  const leaders = new Map<string, Set<string>>();
+  const followers = new Map<string, Set<string>>();
+  const brokers = new Set<number>();
+  for (const m of moves) {
+    const sources = current.get(name(m)) ?? [];
+    const l = leaders.get(m.topic) ?? new Set<string>();
+    const f = followers.get(m.topic) ?? new Set<string>();
+    for (const b of sources) l.add(`${m.partition}:${b}`);
+    for (const b of m.replicas) if (!sources.includes(b)) f.add(`${m.partition}:${b}`);
+    leaders.set(m.topic, l);
+    followers.set(m.topic, f);
+    for (const b of [...sources, ...m.replicas]) brokers.add(b);
+  }
+  const list = (s: Set<string>) => [...s].sort().join(',');
+  const results = await admin.incrementalAlterConfigs([
+    ...[...leaders.keys()].map((topic) => ({
+      type: 'topic' as const,
+      name: topic,
+      ops: [
+        {
+          name: 'leader.replication.throttled.replicas',
+          op: 'set' as const,
+          value: list(leaders.get(topic)!),
+        },
+        {
+          name: 'follower.replication.throttled.replicas',
+          op: 'set' as const,
+          value: list(followers.get(topic)!),
+        },
+      ],
+    })),
+    ...[...brokers]
+      .sort((a, b) => a - b)
+      .map((id) => ({
+        type: 'broker' as const,
+        name: String(id),
+        ops: [
+          { name: 'leader.replication.throttled.rate', op: 'set' as const, value: String(rate) },
+          { name: 'follower.replication.throttled.rate', op: 'set' as const, value: String(rate) },
+        ],
+      })),
+  ]);
+  const failed = results.find((r) => r.error !== null);
+  return failed === undefined ? null : `${failed.type} ${failed.name}: ${failed.error!.message}`;
+}
+
+const BROKER_THROTTLES = [
+  'leader.replication.throttled.rate',
+  'follower.replication.throttled.rate',
+  'replica.alter.log.dirs.io.max.bytes.per.second',
+];
+const TOPIC_THROTTLES = ['leader.replication.throttled.replicas', 'follower.replication.throttled.replicas'];
+
+/** Kafka's clearAllThrottles: the rates on every broker (of the cluster and the file), the lists on its topics. */
+async function clearThrottles(admin: Admin, moves: readonly Move[]): Promise<void> {
+  const brokers = new Set((await admin.describeCluster()).brokers.map((b) => b.nodeId));
+  for (const m of moves) for (const b of m.replicas) brokers.add(b);
+  out(`Clearing broker-level throttles on broker${brokers.size === 1 ? '' : 's'} ${[...brokers].join(',')}`);
+  await admin.incrementalAlterConfigs(
+    [...brokers].map((id) => ({
+      type: 'broker' as const,
+      name: String(id),
+      ops: BROKER_THROTTLES.map((key) => ({ name: key, op: 'delete' as const })),
+    })),
+  );
+  const topics = [...new Set(moves.map((m) => m.topic))];
+  out(`Clearing topic-level throttles on topic${topics.length === 1 ? '' : 's'} ${topics.join(',')}`);
+  await admin.incrementalAlterConfigs(
+    topics.map((topic) => ({
+      type: 'topic' as const,
+      name: topic,
+      ops: TOPIC_THROTTLES.map((key) => ({ name: key, op: 'delete' as const })),
+    })),
+  );
+}
+
+async function verify(admin: Admin, moves: readonly Move[], preserveThrottles = false): Promise<number> {
   const ongoing = new Set((await admin.listPartitionReassignments()).map(name));
   // Only the partitions that are not moving any more need their replicas read (from any broker's metadata).
   const settled = moves.filter((m) => !ongoing.has(name(m)));
@@ -307,6 +418,8 @@ async function verify(admin: Admin, moves: readonly Move[]): Promise<number> {
       );
     }
   }
+  // Done moving: the throttles set with --execute --throttle come off (Kafka clears them whether set or not).
+  if (!preserveThrottles && moves.every((m) => !ongoing.has(name(m)))) await clearThrottles(admin, moves);
   return 0;
 }
 

@@ -21,6 +21,7 @@ import type { OffsetForLeaderEpochResponse } from '../../protocol/messages/23-of
 import { ApiKey } from '../../protocol/registry.js';
 import type { InterBrokerSecurity } from '../../security/inter-broker.js';
 import type { MetadataCache } from '../metadata/metadata-cache.js';
+import type { ReplicationQuota } from '../quota/replication-quota.js';
 import type { Partition } from '../replica/partition.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import { InterBrokerConnection } from './inter-broker-connection.js';
@@ -46,6 +47,8 @@ export interface FetcherSettings {
   readonly socketTimeoutMs: number;
   /** TLS and SASL of the inter-broker listener. */
   readonly security?: InterBrokerSecurity;
+  /** follower.replication.throttled.rate over the topics' follower.replication.throttled.replicas. */
+  readonly quota?: ReplicationQuota;
 }
 
 interface Followed {
@@ -165,8 +168,22 @@ class LeaderFetcher {
   }
 
   private async fetchOnce(connection: InterBrokerConnection): Promise<void> {
-    const ready = [...this.partitions.values()].filter((f) => !f.needsTruncation);
-    if (ready.length === 0) return;
+    const quota = this.settings.quota;
+    const nowMs = Date.now();
+    const overQuota = quota?.isQuotaExceeded(nowMs) ?? false;
+    // Kafka's shouldFollowerThrottle: a throttled replica out of the ISR is not fetched while the rate is over.
+    const throttled = (f: Followed): boolean =>
+      quota !== undefined &&
+      !f.partition.isr.includes(this.settings.brokerId) &&
+      quota.isThrottled(f.partition.topic, f.partition.partition);
+    const ready = [...this.partitions.values()].filter(
+      (f) => !f.needsTruncation && !(overQuota && throttled(f)),
+    );
+    if (ready.length === 0) {
+      // Everything here is throttled: wait as Kafka's fetcher does with an empty fetch.
+      if (overQuota) await sleep(this.settings.backoffMs);
+      return;
+    }
     const byTopic = new Map<string, Followed[]>();
     for (const f of ready) {
       const list = byTopic.get(f.partition.topic) ?? [];
@@ -205,11 +222,13 @@ class LeaderFetcher {
       this.settings.waitMaxMs + this.settings.socketTimeoutMs,
     );
     let fenced = false;
+    let throttledBytes = 0;
     for (const t of response.responses) {
       for (const p of t.partitions) {
         const followed = this.partitions.get(`${t.topic}-${p.partitionIndex}`);
         if (followed === undefined) continue;
         if (p.errorCode === ErrorCode.NONE) {
+          if (throttled(followed)) throttledBytes += p.records?.length ?? 0;
           const before = followed.partition.log.highWatermark;
           followed.leaderHighWatermark = Number(p.highWatermark);
           followed.partition.appendAsFollower(p.records ?? EMPTY, followed.leaderHighWatermark);
@@ -222,6 +241,7 @@ class LeaderFetcher {
         }
       }
     }
+    quota?.record(throttledBytes, Date.now());
     // Leadership moved or is moving: wait for the controller's LeaderAndIsr rather than spin.
     if (fenced) await sleep(this.settings.backoffMs);
   }

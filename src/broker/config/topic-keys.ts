@@ -7,7 +7,7 @@ import { CLEANUP_POLICIES, COMPRESSION_TYPES, TIMESTAMP_TYPES } from './broker-k
 import type { ConfigKeyDef, ConfigValue } from './config-types.js';
 import { ConfigType as T } from './config-types.js';
 import { defineKey, type KeyOptions, LONG_MAX_TEXT } from './define-key.js';
-import { atLeast, between, betweenOrExactly, listOf, oneOf } from './validators.js';
+import { atLeast, between, betweenOrExactly, listOf, oneOf, throttledReplicaList } from './validators.js';
 
 export interface BrokerSynonym {
   readonly name: string;
@@ -155,7 +155,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'partition:broker pairs (or *) whose follower fetches are throttled.',
     [],
     {
-      support: 'planned',
+      support: 'honoured',
+      validator: throttledReplicaList(),
     },
   ),
   topicKey(
@@ -175,7 +176,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'partition:broker pairs (or *) whose leader sends are throttled.',
     [],
     {
-      support: 'planned',
+      support: 'honoured',
+      validator: throttledReplicaList(),
     },
   ),
   topicKey(

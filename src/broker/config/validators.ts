@@ -100,3 +100,20 @@ export function nonEmptyString(): Validator {
     describe: () => 'non-empty string',
   };
 }
+
+/** Kafka's ThrottledReplicaListValidator: `*`, or partitionId:brokerId pairs. */
+export function throttledReplicaList(): Validator {
+  return {
+    check(key, value) {
+      if (!Array.isArray(value)) throw new ConfigError(key, value, `${key} must be a List`);
+      const items = (value as readonly string[]).map((s) => String(s).trim());
+      if (items.every((s) => /^([0-9]+:[0-9]+)?$/.test(s)) || items.join('') === '*') return;
+      throw new ConfigError(
+        key,
+        value,
+        `${key} must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...`,
+      );
+    },
+    describe: () => '[partitionId]:[brokerId],[partitionId]:[brokerId],...',
+  };
+}

@@ -67,6 +67,8 @@ interface FetchPlan {
   readonly resolved: Exclude<ResolvedSession, { kind: 'error' }>;
   /** Pool references of the views the reads returned (see Log.startRead). */
   readonly pins: Buffer[];
+  /** Keys of the partitions read for a throttled follower (leader.replication.throttled.replicas). */
+  readonly throttledReplicaReads: string[];
   /** Topics the principal may not read (TOPIC_AUTHORIZATION_FAILED); null with no authorizer or none denied. */
   readonly deniedTopics: ReadonlySet<string> | null;
 }
@@ -126,6 +128,7 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
       partitions,
       resolved,
       pins: [],
+      throttledReplicaReads: [],
       deniedTopics:
         context.services.authorizer === null ? null : deniedTopics(context, replicaId >= 0, partitions),
     };
@@ -239,6 +242,12 @@ function readyToRead(context: RequestContext, plan: FetchPlan, minBytes: number)
     if (typeof partition === 'number') return true;
     const log = partition.log;
     if (p.fetchOffset < log.logStartOffset || p.fetchOffset > log.logEndOffset) return true;
+    // A throttled replica's bytes do not count while the rate is over (Kafka's DelayedFetch), else the follower
+    // would be answered at once with nothing and come straight back.
+    if (plan.replicaId >= 0 && !partition.isr.includes(plan.replicaId)) {
+      const quota = context.services.leaderReplicationQuota;
+      if (quota.isThrottled(p.topicName, p.partition) && quota.isQuotaExceeded(Date.now())) continue;
+    }
     const maxBytes = Math.min(p.partitionMaxBytes, remaining);
     const got = log.readableBytes(p.fetchOffset, maxBytes, readBound(plan, log), bytes === 0);
     bytes += got;
@@ -284,6 +293,23 @@ function startPartitionRead(
   if (typeof partition === 'number') return fail(partition);
   const log = partition.log;
   if (plan.replicaId >= 0) {
+    // leader.replication.throttled.rate (Kafka's shouldLeaderThrottle): a throttled replica out of the ISR gets
+    // nothing while the rate is over; what it gets otherwise is recorded against the rate.
+    const quota = context.services.leaderReplicationQuota;
+    const throttled = !partition.isr.includes(plan.replicaId) && quota.isThrottled(p.topicName, p.partition);
+    if (throttled && quota.isQuotaExceeded(Date.now())) {
+      const data = partitionData(
+        p.partition,
+        ErrorCode.NONE,
+        log.highWatermark,
+        log.lastStableOffset,
+        log.logStartOffset,
+        null,
+        EMPTY,
+      );
+      return { bytes: 0, result: Promise.resolve({ session: p, data, bytes: 0 }) };
+    }
+    if (throttled) plan.throttledReplicaReads.push(p.key);
     const moved = partition.recordFollowerEnd(plan.replicaId, p.fetchOffset);
     partition.recordFollowerStart(plan.replicaId, p.logStartOffset);
     // The high watermark moved: on a quiet partition nothing else would wake the consumer fetches waiting for it
@@ -446,6 +472,11 @@ function respond(context: RequestContext, plan: FetchPlan, reads: readonly Parti
   if (plan.replicaId < 0 && quotas.fetch.quotasEnabled) {
     const throttled = throttledResponse(context, plan, reads);
     if (throttled !== null) return throttled;
+  }
+  if (plan.throttledReplicaReads.length > 0) {
+    let bytes = 0;
+    for (const r of reads) if (plan.throttledReplicaReads.includes(r.session.key)) bytes += r.bytes;
+    context.services.leaderReplicationQuota.record(bytes, Date.now());
   }
   const incremental = plan.resolved.kind === 'incremental';
   const byTopic = new Map<string, FetchResponseFetchableTopicResponse>();
