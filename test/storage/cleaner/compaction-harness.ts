@@ -14,6 +14,7 @@ import {
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { iterateRecords } from '../../../src/protocol/records/batch-records.js';
 import { type CleanResult, cleanLog } from '../../../src/storage/cleaner/clean-log.js';
+import type { SegmentKeys } from '../../../src/storage/encryption/segment-cipher.js';
 import { StorageErrorCode } from '../../../src/storage/error-codes.js';
 import { Log } from '../../../src/storage/log.js';
 import { type LogConfig, logConfig } from '../../../src/storage/log-config.js';
@@ -37,7 +38,12 @@ export class CompactionHarness {
   config: LogConfig;
   log: Log;
 
-  constructor(t: TestContext | null, overrides: Partial<LogConfig> = {}) {
+  constructor(
+    t: TestContext | null,
+    overrides: Partial<LogConfig> = {},
+    /** An encryption key store: segments are then opened (and, with config.encrypt, written) encrypted. */
+    readonly keys: SegmentKeys | null = null,
+  ) {
     this.root = mkdtempSync(join(testRoot(), 'brook-compact-'));
     this.dir = join(this.root, 'compacted-0');
     mkdirSync(this.dir);
@@ -54,6 +60,7 @@ export class CompactionHarness {
       clock: this.clock,
       hadCleanShutdown: clean,
       highWatermark: Number.MAX_SAFE_INTEGER,
+      keys: this.keys,
     });
   }
 
