@@ -25,6 +25,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
     'memory per open partition (10,000), open time, recovery of 1 GiB',
     () => import('./storage/footprint.js'),
   ],
+  'storage-encryption': [
+    'append and fetch, encrypted at rest vs plaintext',
+    () => import('./storage/encryption.js'),
+  ],
   'storage-compaction': [
     'one compaction pass, MB/s vs L_disk_async',
     () => import('./storage/compaction.js'),

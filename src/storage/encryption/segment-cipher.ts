@@ -30,7 +30,6 @@ import {
   createCipheriv,
   createDecipheriv,
   createHash,
-  createHmac,
   type Hash,
   randomBytes,
   timingSafeEqual,
@@ -85,8 +84,12 @@ export class SegmentIntegrityError extends Error {
 export class SegmentCipher {
   private encFd: number;
   private sealedValue: boolean;
-  private readonly ipad: Buffer;
-  private readonly opad: Buffer;
+  /**
+   * SHA-256 states after the HMAC key's inner and outer pads: every tag copies them rather than keying an HMAC
+   * object, which costs as much as hashing a chunk (measured: half the verify rate at 16 KiB chunks).
+   */
+  private readonly innerBase: Hash;
+  private readonly outerBase: Hash;
   /** Writer state: the file position the running chunk hash has reached (-1: to be rebuilt). */
   private macEnd = -1;
   private chunkHash: Hash | null = null;
@@ -104,12 +107,14 @@ export class SegmentCipher {
   ) {
     this.encFd = encFd;
     this.sealedValue = header[SEALED_AT] === 1;
-    this.ipad = Buffer.alloc(64, 0x36);
-    this.opad = Buffer.alloc(64, 0x5c);
+    const ipad = Buffer.alloc(64, 0x36);
+    const opad = Buffer.alloc(64, 0x5c);
     for (let i = 0; i < macKey.length; i++) {
-      this.ipad[i]! ^= macKey[i]!;
-      this.opad[i]! ^= macKey[i]!;
+      ipad[i]! ^= macKey[i]!;
+      opad[i]! ^= macKey[i]!;
     }
+    this.innerBase = createHash('sha256').update(ipad);
+    this.outerBase = createHash('sha256').update(opad);
   }
 
   /** A new `.enc` with a fresh data key wrapped by the store's current KEK (replaces any file there). */
@@ -423,19 +428,16 @@ export class SegmentCipher {
   }
 
   private startChunk(chunk: number): Hash {
-    return createHash('sha256').update(this.ipad).update(tagPrefix(this.baseOffset, chunk));
+    return this.innerBase.copy().update(tagPrefix(this.baseOffset, chunk));
   }
 
+  /** HMAC-SHA256 from an inner state that has taken the message: the outer hash over its digest. */
   private finishTag(inner: Hash): Buffer {
-    return createHash('sha256').update(this.opad).update(inner.digest()).digest();
+    return this.outerBase.copy().update(inner.digest()).digest();
   }
 
   private tagOf(chunk: number, ciphertext: Buffer): Buffer {
-    return createHmac('sha256', this.macKey)
-      .update(tagPrefix(this.baseOffset, chunk))
-      .update(ciphertext)
-      .digest()
-      .subarray(0, TAG_BYTES);
+    return this.finishTag(this.startChunk(chunk).update(ciphertext)).subarray(0, TAG_BYTES);
   }
 }
 
