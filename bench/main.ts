@@ -33,6 +33,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
     'one compaction pass, MB/s vs L_disk_async',
     () => import('./storage/compaction.js'),
   ],
+  'acl-produce': [
+    'produce throughput with the ACL authorizer and 10,000 ACLs vs without',
+    () => import('./security/acl-produce.js'),
+  ],
   coordinator: ['50-member rebalance and offset commits per second', () => import('./coordinator/groups.js')],
   'client-produce': [
     'Brook client vs kafkajs, @platformatic/kafka and kcat producing',
