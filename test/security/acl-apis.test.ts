@@ -416,3 +416,41 @@ describe('without an authorizer', () => {
     }
   });
 });
+
+describe('brook.authorizer.log.level', () => {
+  it('DEBUG writes allowed checks too; OFF writes none, not even denials', async () => {
+    for (const level of ['DEBUG', 'OFF'] as const) {
+      const broker = await startAclBroker({ extra: { 'brook.authorizer.log.level': level } });
+      const alice = await broker.as('alice');
+      const admin = await broker.admin();
+      try {
+        const refused = await alice.call(ApiKey.DESCRIBE_ACLS, 3, describeFilter());
+        assert.equal(refused.errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
+        const allowed = await admin.call(ApiKey.DESCRIBE_ACLS, 3, describeFilter());
+        assert.equal(allowed.errorCode, ErrorCode.NONE);
+        // Lines are written before the answer leaves the broker; give stderr a moment to reach the pipe.
+        await new Promise((r) => setTimeout(r, 300));
+        const log = broker.broker.log();
+        const denied =
+          'Principal = User:alice is Denied Operation = Describe from host = 127.0.0.1 on resource = Cluster:LITERAL:kafka-cluster for request = DescribeAcls';
+        const allowedLine =
+          'Principal = User:ANONYMOUS is Allowed Operation = Describe from host = 127.0.0.1 on resource = Cluster:LITERAL:kafka-cluster for request = DescribeAcls';
+        if (level === 'DEBUG') {
+          assert.ok(log.includes(denied), log);
+          assert.match(
+            log,
+            new RegExp(
+              ` DEBUG kafka\\.authorizer\\.logger: ${allowedLine.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
+            ),
+          );
+        } else {
+          assert.ok(!log.includes('is Denied') && !log.includes('is Allowed'), log);
+        }
+      } finally {
+        alice.close();
+        admin.close();
+        await broker.broker.stop();
+      }
+    }
+  });
+});
