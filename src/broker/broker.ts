@@ -32,6 +32,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import { ApiKey } from '../protocol/registry.js';
 import { AUDIT_LOGGER_NAME, AuditLog } from '../security/authorizer/audit-log.js';
 import { AclAuthorizer, parseSuperUsers } from '../security/authorizer/authorizer.js';
+import { CertificateReloader } from '../security/certificate-reload.js';
 import {
   type InterBrokerSecurity,
   interBrokerSecurity,
@@ -114,6 +115,7 @@ export class Broker {
   private store: CoordinationStore | null = null;
   private logs: LogManager | null = null;
   private server: SocketServer | null = null;
+  private certificateReloader: CertificateReloader | null = null;
   private controller: Controller | null = null;
   private dynamicConfig: DynamicConfig | null = null;
   private fetchers: ReplicaFetchers | null = null;
@@ -212,6 +214,13 @@ export class Broker {
       requestObserver: this.metricsEndpoint?.metrics.requests,
     });
     await this.server.start();
+    const server = this.server;
+    this.certificateReloader = new CertificateReloader(
+      config,
+      (name, options) => server.updateTls(name, options),
+      logger.child('tls'),
+    );
+    this.certificateReloader.start();
     const bound = config.listeners.map((l) => {
       const address = this.server!.address(l.name);
       return { name: l.name, host: address.host, port: address.port };
@@ -768,6 +777,7 @@ export class Broker {
     if (this.transactions !== null) clearInterval(this.transactions.ticker);
     this.transactions?.coordinator.shutdown();
     this.markers?.close();
+    this.certificateReloader?.stop();
     await this.server?.shutdown();
     this.isrManager?.stop();
     this.services?.producePurgatory.completeAll();

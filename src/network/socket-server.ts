@@ -138,6 +138,17 @@ export class SocketServer implements ConnectionHost {
     return { host: address.address, port: address.port };
   }
 
+  /**
+   * Replaces the certificates and trust of a TLS listener (a certificate reload): connections accepted from now
+   * on handshake with the new ones, open connections keep the session they have.
+   */
+  updateTls(listenerName: string, options: tls.SecureContextOptions): void {
+    const listener = this.bound.find((l) => l.config.name === listenerName);
+    assert(listener !== undefined, `listener ${listenerName} is not bound`);
+    assert(listener.server instanceof tls.Server, `listener ${listenerName} does not use TLS`);
+    listener.server.setSecureContext(options);
+  }
+
   /** Open connections (for the admin APIs and tests); do not hold on to them. */
   openConnections(): ReadonlySet<Connection> {
     return this.connections;

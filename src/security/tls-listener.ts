@@ -295,3 +295,10 @@ export function listenerTlsClientOptions(values: ParsedConfig, listenerName: str
   }
   return options;
 }
+
+/** The files a TLS listener's settings read (key store, trust store): a change to one calls for a reload. */
+export function listenerTlsFiles(values: ParsedConfig, listenerName: string): string[] {
+  const s = new ListenerSettings(values, listenerName);
+  const files = [s.text('ssl.keystore.location'), s.text('ssl.truststore.location')];
+  return files.filter((f): f is string => f !== null);
+}

@@ -1,0 +1,75 @@
+// Certificates reload without a restart: the broker watches the key store and trust store files of each TLS
+// listener (polling their modification time, as files replaced by a renewal tool or a mounted secret change) and,
+// when one changes, loads the listener's TLS settings again and hands them to the socket server. Connections
+// accepted from then on use the new certificates; open connections keep theirs. Settings that do not load (a
+// file caught half-written, a key that does not match) are logged and the previous ones stay in use; the next
+// change is tried again.
+//
+// Lifecycle: start() after the listeners are bound, stop() at shutdown.
+
+import { unwatchFile, watchFile } from 'node:fs';
+import type { SecureContextOptions } from 'node:tls';
+import type { BrokerConfig } from '../broker/config/broker-config.js';
+import type { Logger } from '../common/logger.js';
+import { usesTls } from '../network/security.js';
+import { listenerTls, listenerTlsFiles } from './tls-listener.js';
+
+/** How often the files' modification times are checked. */
+const POLL_INTERVAL_MS = 1000;
+/** A change is acted on once the files have been quiet this long, so that a multi-file update lands whole. */
+const SETTLE_MS = 500;
+
+export type ApplyTls = (listenerName: string, options: SecureContextOptions) => void;
+
+export class CertificateReloader {
+  private readonly watched: { file: string; onChange: () => void }[] = [];
+  private readonly pending = new Map<string, NodeJS.Timeout>();
+
+  constructor(
+    private readonly config: BrokerConfig,
+    private readonly apply: ApplyTls,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    for (const listener of this.config.listeners) {
+      if (!usesTls(listener.securityProtocol)) continue;
+      for (const file of listenerTlsFiles(this.config.values, listener.name)) {
+        const onChange = () => this.schedule(listener.name);
+        watchFile(file, { interval: POLL_INTERVAL_MS, persistent: false }, onChange);
+        this.watched.push({ file, onChange });
+      }
+    }
+  }
+
+  stop(): void {
+    for (const { file, onChange } of this.watched.splice(0)) unwatchFile(file, onChange);
+    for (const timer of this.pending.values()) clearTimeout(timer);
+    this.pending.clear();
+  }
+
+  private schedule(listenerName: string): void {
+    clearTimeout(this.pending.get(listenerName));
+    const timer = setTimeout(() => {
+      this.pending.delete(listenerName);
+      this.reload(listenerName);
+    }, SETTLE_MS);
+    timer.unref();
+    this.pending.set(listenerName, timer);
+  }
+
+  private reload(listenerName: string): void {
+    const listener = this.config.listeners.find((l) => l.name === listenerName);
+    if (listener === undefined) return;
+    try {
+      const tls = listenerTls(this.config.values, listenerName, listener.securityProtocol === 'SASL_SSL');
+      this.apply(listenerName, tls.options as SecureContextOptions);
+      this.logger.info('TLS certificates reloaded', { listener: listenerName });
+    } catch (err) {
+      this.logger.warn('TLS certificates not reloaded; the previous ones stay in use', {
+        listener: listenerName,
+        error: (err as Error).message,
+      });
+    }
+  }
+}

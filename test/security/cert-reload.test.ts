@@ -1,0 +1,103 @@
+// Certificates reload without a restart: replacing the PEM key store file of an SSL listener makes new
+// connections handshake with the new certificate (kcat trusting only the new CA gets in, one trusting only the old
+// CA does not), while a connection opened before keeps working; a file that does not load is logged and the
+// certificate in use stays.
+
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, it } from 'node:test';
+import { Connection } from '../../src/client/connection.js';
+import { resolveClientOptions } from '../../src/client/options.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type DevCertFiles, writeDevCertificates } from '../../src/security/dev-certs.js';
+import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
+import { waitUntil } from '../helpers/wait.js';
+import { freePort } from '../helpers/zookeeper.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'brook-cert-reload-'));
+const live = join(dir, 'live', 'broker.pem');
+let oldCerts: DevCertFiles;
+let newCerts: DevCertFiles;
+let broker: BrokerProcess;
+let sslPort: number;
+
+function kcatList(ca: string) {
+  return run(
+    'kcat',
+    [
+      '-b',
+      `127.0.0.1:${sslPort}`,
+      '-X',
+      'security.protocol=ssl',
+      '-X',
+      `ssl.ca.location=${ca}`,
+      '-L',
+      '-m',
+      '5',
+    ],
+    { timeoutMs: 20_000 },
+  );
+}
+
+before(async () => {
+  oldCerts = writeDevCertificates({ dir: join(dir, 'old') });
+  newCerts = writeDevCertificates({ dir: join(dir, 'new') });
+  mkdirSync(join(dir, 'live'));
+  copyFileSync(oldCerts.brokerKeystorePem, live);
+  const plainPort = await freePort();
+  sslPort = await freePort();
+  broker = await startBroker({
+    port: plainPort,
+    overrides: {
+      listeners: `PLAINTEXT://127.0.0.1:${plainPort},SSL://127.0.0.1:${sslPort}`,
+      'ssl.keystore.type': 'PEM',
+      'ssl.keystore.location': live,
+    },
+  });
+});
+
+after(async () => {
+  await broker?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('a replaced key store file is used for new connections, open ones keep working, a broken one is refused', async () => {
+  const before = await kcatList(oldCerts.caCert);
+  assert.equal(before.code, 0, before.stderr);
+  const options = resolveClientOptions({
+    bootstrapServers: `127.0.0.1:${sslPort}`,
+    tls: { ca: readFileSync(oldCerts.caCert, 'utf8') },
+  });
+  const open = await Connection.connect('127.0.0.1', sslPort, options);
+  try {
+    copyFileSync(newCerts.brokerKeystorePem, live);
+    await waitUntil(
+      () => /TLS certificates reloaded/.test(broker.log()),
+      15_000,
+      () => broker.log(),
+    );
+    const withNew = await kcatList(newCerts.caCert);
+    assert.equal(withNew.code, 0, withNew.stderr);
+    const withOld = await kcatList(oldCerts.caCert);
+    assert.notEqual(withOld.code, 0);
+    const metadata = await open.request<{ brokers: unknown[] }>(
+      ApiKey.METADATA,
+      { topics: [] },
+      { version: 1 },
+    );
+    assert.equal(metadata.brokers.length, 1);
+
+    writeFileSync(live, 'not a key store\n');
+    await waitUntil(
+      () => /TLS certificates not reloaded/.test(broker.log()),
+      15_000,
+      () => broker.log(),
+    );
+    const stillNew = await kcatList(newCerts.caCert);
+    assert.equal(stillNew.code, 0, stillNew.stderr);
+  } finally {
+    open.close();
+  }
+});
