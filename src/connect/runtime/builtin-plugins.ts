@@ -3,6 +3,7 @@
 
 import { FileStreamSinkConnector } from '../connectors/file-stream-sink.js';
 import { FileStreamSourceConnector } from '../connectors/file-stream-source.js';
+import { PostgresCdcSourceConnector } from '../connectors/postgres/cdc-source.js';
 import { PostgresSinkConnector } from '../connectors/postgres/sink-connector.js';
 import { PostgresSourceConnector } from '../connectors/postgres/source-connector.js';
 import { ByteArrayConverter } from '../converters/byte-array-converter.js';
@@ -64,6 +65,12 @@ export function builtinPlugins(): Plugins {
     type: 'header_converter',
     version,
     ctor: SimpleHeaderConverter,
+  });
+  p.register({
+    className: PostgresCdcSourceConnector.className,
+    type: 'source',
+    version,
+    ctor: PostgresCdcSourceConnector,
   });
   registerTransforms(p, version);
   return p;

@@ -45,6 +45,7 @@ export class WorkerSinkTask extends WorkerTask {
       enableAutoCommit: false,
       autoOffsetReset: 'earliest',
       metadataMaxAgeMs: TOPIC_RECHECK_MS,
+      ...this.d.consumerOptions,
     });
     this.consumer = consumer;
     this.task.initialize({

@@ -39,6 +39,7 @@ export class WorkerSourceTask extends WorkerTask {
       bootstrapServers: this.d.bootstrapServers,
       clientId: `connector-producer-${this.d.id.connector}-${this.d.id.task}`,
       acks: 'all',
+      ...this.d.producerOptions,
     });
     this.task.initialize({
       configs: () => this.d.taskConfig,

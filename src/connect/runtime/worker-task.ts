@@ -23,6 +23,9 @@ export interface TaskDeps {
   transforms: TransformChain;
   errors: ErrorHandler;
   bootstrapServers: string;
+  /** The worker's `producer.`/`consumer.` keys and the connector's overrides, as client options. */
+  producerOptions: Record<string, unknown>;
+  consumerOptions: Record<string, unknown>;
   offsetFlushIntervalMs: number;
   /** Called on every state change (the herder keeps statuses). */
   onStatus: (id: TaskId, status: Status) => void;

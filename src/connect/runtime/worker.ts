@@ -5,6 +5,7 @@
 import { Admin, Producer } from '../../client/index.js';
 import type { Connector, ConnectorContext, SinkTask, SourceTask, TaskConfig } from '../api/connector.js';
 import { ConfigException } from '../errors.js';
+import { consumerOverrides, producerOverrides } from './client-configs.js';
 import { makeConverter, makeTransformChain, splitList } from './connector-config.js';
 import { ErrorHandler } from './error-handler.js';
 import type { OffsetStore } from './offset-store.js';
@@ -75,6 +76,8 @@ export class Worker {
       transforms: makeTransformChain(this.o.plugins, connectorConfig),
       errors: await this.errorHandler(id, connectorConfig, desc.type === 'sink'),
       bootstrapServers: worker.bootstrapServers,
+      producerOptions: producerOverrides(worker.raw, connectorConfig),
+      consumerOptions: consumerOverrides(worker.raw, connectorConfig),
       offsetFlushIntervalMs: worker.parsed['offset.flush.interval.ms'] as number,
       onStatus,
       onTopicUsed,

@@ -55,7 +55,7 @@ export class InsertField extends KeyOrValueTransform {
       throw new ConfigException('No field insertion configured');
     }
     if (this.staticField !== null && this.staticValue === null) {
-      throw new ConfigException('No value specified for static field: ' + this.staticField.name);
+      throw new ConfigException(`No value specified for static field: ${this.staticField.name}`);
     }
   }
 
@@ -136,7 +136,7 @@ export class ReplaceField extends KeyOrValueTransform {
     for (const pair of listProp(props, 'renames')) {
       const parts = pair.split(':');
       if (parts.length !== 2 || parts[0] === '' || parts[1] === '') {
-        throw ConfigException.invalid('renames', props.renames, 'Invalid rename mapping: ' + pair);
+        throw ConfigException.invalid('renames', props.renames, `Invalid rename mapping: ${pair}`);
       }
       this.renames.set(parts[0]!, parts[1]!);
     }

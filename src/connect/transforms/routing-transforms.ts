@@ -66,8 +66,13 @@ export function formatTimestamp(ms: number, pattern: string): string {
   return out;
 }
 
+// biome-ignore lint/suspicious/noTemplateCurlyInString: Kafka's placeholders, not a template.
+const DEFAULT_TOPIC_FORMAT = '${topic}-${timestamp}';
+// biome-ignore lint/suspicious/noTemplateCurlyInString: Kafka's placeholders, not a template.
+const TOPIC_FORMAT_DOC = 'Format string which can contain ${topic} and ${timestamp} as placeholders.';
+
 export class TimestampRouter implements Transformation {
-  private topicFormat = '${topic}-${timestamp}';
+  private topicFormat = DEFAULT_TOPIC_FORMAT;
   private timestampFormat = 'yyyyMMdd';
 
   configure(props: Readonly<Record<string, string>>): void {
@@ -78,13 +83,7 @@ export class TimestampRouter implements Transformation {
 
   config(): ConfigDef {
     return defWith(
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: Kafka's placeholders, not a template.
-      [
-        'topic.format',
-        'STRING',
-        '${topic}-${timestamp}',
-        'Format string which can contain ${topic} and ${timestamp} as placeholders.',
-      ],
+      ['topic.format', 'STRING', DEFAULT_TOPIC_FORMAT, TOPIC_FORMAT_DOC],
       [
         'timestamp.format',
         'STRING',

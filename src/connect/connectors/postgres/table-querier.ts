@@ -16,7 +16,14 @@ import { Struct } from '../../data/struct.js';
 import { ConnectException } from '../../errors.js';
 import { quoteIdent, quoteTable, splitTable } from './connection.js';
 import type { SourceConfig } from './source-config.js';
-import { type ColumnInfo, columnSchema, fromText, parseTimestamp, timestampText } from './types.js';
+import {
+  type ColumnInfo,
+  columnOfOid,
+  columnSchema,
+  fromText,
+  parseTimestamp,
+  timestampText,
+} from './types.js';
 
 interface Position {
   incrementing: bigint | null;
@@ -197,30 +204,5 @@ function positionOf(stored: SourceOffset | null): Position {
 /** Result columns of a query, from the row description of a run that returns nothing. */
 async function queryColumns(client: pg.PoolClient, query: string): Promise<ColumnInfo[]> {
   const res = await client.query(`SELECT * FROM (${query}) AS brook_query LIMIT 0`);
-  return res.fields.map((f) => {
-    const typmod = f.dataTypeModifier;
-    const numeric = f.dataTypeID === 1700 && typmod >= 4;
-    return {
-      name: f.name,
-      dataType: OID_TYPES[f.dataTypeID] ?? 'text',
-      nullable: true,
-      numericPrecision: numeric ? ((typmod - 4) >> 16) & 0xffff : null,
-      numericScale: numeric ? (typmod - 4) & 0xffff : null,
-    };
-  });
+  return res.fields.map((f) => columnOfOid(f.name, f.dataTypeID, f.dataTypeModifier, true));
 }
-
-const OID_TYPES: Record<number, string> = {
-  16: 'boolean',
-  17: 'bytea',
-  20: 'bigint',
-  21: 'smallint',
-  23: 'integer',
-  700: 'real',
-  701: 'double precision',
-  1082: 'date',
-  1083: 'time without time zone',
-  1114: 'timestamp without time zone',
-  1184: 'timestamp with time zone',
-  1700: 'numeric',
-};

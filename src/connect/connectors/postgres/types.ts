@@ -184,3 +184,34 @@ export function toParam(schema: Schema | null, value: unknown): unknown {
     return value;
   return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
 }
+
+/** Type names of the built-in type OIDs the connectors map; other types are read as text. */
+const OID_TYPES: Record<number, string> = {
+  16: 'boolean',
+  17: 'bytea',
+  20: 'bigint',
+  21: 'smallint',
+  23: 'integer',
+  700: 'real',
+  701: 'double precision',
+  1082: 'date',
+  1083: 'time without time zone',
+  1114: 'timestamp without time zone',
+  1184: 'timestamp with time zone',
+  1700: 'numeric',
+};
+
+const NUMERIC_OID = 1700;
+
+/** A column known by its type OID and modifier (a query's row description, a pgoutput Relation). */
+export function columnOfOid(name: string, oid: number, typeModifier: number, nullable: boolean): ColumnInfo {
+  // NUMERIC(p,s) is encoded in the modifier as ((p << 16) | s) + 4; -1 when unconstrained.
+  const numeric = oid === NUMERIC_OID && typeModifier >= 4;
+  return {
+    name,
+    dataType: OID_TYPES[oid] ?? 'text',
+    nullable,
+    numericPrecision: numeric ? ((typeModifier - 4) >> 16) & 0xffff : null,
+    numericScale: numeric ? (typeModifier - 4) & 0xffff : null,
+  };
+}

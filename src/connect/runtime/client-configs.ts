@@ -1,0 +1,106 @@
+// Kafka client settings for the clients of tasks: the worker's `producer.` and `consumer.` keys, then a
+// connector's `producer.override.` and `consumer.override.` keys (connector.client.config.override.policy All,
+// the default; None refuses them), as Kafka's property names mapped onto Brook's client options. Keys Brook's
+// client does not have are ignored; a value that does not parse is a ConfigException naming the key.
+
+import type { ConsumerOptions, ProducerOptions } from '../../client/index.js';
+import { ConfigException } from '../errors.js';
+
+type Kind = 'int' | 'string' | 'bool';
+
+const COMMON: Record<string, [field: string, kind: Kind]> = {
+  'request.timeout.ms': ['requestTimeoutMs', 'int'],
+  'retry.backoff.ms': ['retryBackoffMs', 'int'],
+  'retry.backoff.max.ms': ['retryBackoffMaxMs', 'int'],
+  'metadata.max.age.ms': ['metadataMaxAgeMs', 'int'],
+  'socket.connection.setup.timeout.ms': ['connectionTimeoutMs', 'int'],
+  'max.in.flight.requests.per.connection': ['maxInFlightRequestsPerConnection', 'int'],
+};
+
+const CONSUMER: Record<string, [field: string, kind: Kind]> = {
+  ...COMMON,
+  'session.timeout.ms': ['sessionTimeoutMs', 'int'],
+  'heartbeat.interval.ms': ['heartbeatIntervalMs', 'int'],
+  'max.poll.records': ['maxPollRecords', 'int'],
+  'max.poll.interval.ms': ['maxPollIntervalMs', 'int'],
+  'fetch.min.bytes': ['fetchMinBytes', 'int'],
+  'fetch.max.bytes': ['fetchMaxBytes', 'int'],
+  'fetch.max.wait.ms': ['fetchMaxWaitMs', 'int'],
+  'max.partition.fetch.bytes': ['maxPartitionFetchBytes', 'int'],
+  'auto.offset.reset': ['autoOffsetReset', 'string'],
+  'isolation.level': ['isolationLevel', 'string'],
+  'client.rack': ['clientRack', 'string'],
+};
+
+const PRODUCER: Record<string, [field: string, kind: Kind]> = {
+  ...COMMON,
+  'linger.ms': ['lingerMs', 'int'],
+  'batch.size': ['batchSize', 'int'],
+  'buffer.memory': ['bufferMemory', 'int'],
+  'max.block.ms': ['maxBlockMs', 'int'],
+  'max.request.size': ['maxRequestSize', 'int'],
+  'compression.type': ['compression', 'string'],
+  'enable.idempotence': ['idempotent', 'bool'],
+  'delivery.timeout.ms': ['deliveryTimeoutMs', 'int'],
+  acks: ['acks', 'string'],
+};
+
+function mapped(
+  table: Record<string, [string, Kind]>,
+  layers: { prefix: string; config: Readonly<Record<string, string>> }[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const { prefix, config } of layers) {
+    for (const [key, raw] of Object.entries(config)) {
+      if (!key.startsWith(prefix)) continue;
+      const name = key.slice(prefix.length);
+      const spec = table[name];
+      if (spec === undefined) continue;
+      const [field, kind] = spec;
+      const text = raw.trim();
+      if (kind === 'int') {
+        if (!/^-?\d+$/.test(text)) throw ConfigException.invalid(key, raw, 'Not a number of type INT');
+        out[field] = Number(text);
+      } else if (kind === 'bool') {
+        if (!/^(true|false)$/i.test(text))
+          throw ConfigException.invalid(key, raw, 'Expected value to be either true or false');
+        out[field] = text.toLowerCase() === 'true';
+      } else if (field === 'acks') {
+        out[field] = text === 'all' || text === '-1' ? 'all' : Number(text);
+      } else out[field] = text;
+    }
+  }
+  return out;
+}
+
+function layers(
+  kind: 'producer' | 'consumer',
+  worker: Readonly<Record<string, string>>,
+  connector: Readonly<Record<string, string>>,
+): { prefix: string; config: Readonly<Record<string, string>> }[] {
+  const policy = (worker['connector.client.config.override.policy'] ?? 'All').trim();
+  const overrides = Object.keys(connector).filter((k) => k.startsWith(`${kind}.override.`));
+  if (policy === 'None' && overrides.length > 0) {
+    throw new ConfigException(
+      `The connector is not allowed to override ${overrides.join(', ')} (connector.client.config.override.policy=None)`,
+    );
+  }
+  return [
+    { prefix: `${kind}.`, config: worker },
+    { prefix: `${kind}.override.`, config: connector },
+  ];
+}
+
+export function consumerOverrides(
+  worker: Readonly<Record<string, string>>,
+  connector: Readonly<Record<string, string>>,
+): Partial<ConsumerOptions> {
+  return mapped(CONSUMER, layers('consumer', worker, connector)) as Partial<ConsumerOptions>;
+}
+
+export function producerOverrides(
+  worker: Readonly<Record<string, string>>,
+  connector: Readonly<Record<string, string>>,
+): Partial<ProducerOptions> {
+  return mapped(PRODUCER, layers('producer', worker, connector)) as Partial<ProducerOptions>;
+}
