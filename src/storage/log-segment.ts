@@ -194,7 +194,7 @@ export class LogSegment {
       const authenticated = cipher.authenticatedLength();
       if (authenticated > size) {
         integrityNote = `${logPath}: ${size} bytes, but its tags cover ${authenticated}: the encrypted log was truncated`;
-      } else if (authenticated < size && !cipher.sealed) {
+      } else if (authenticated < size && !cipher.sealed && !config.preallocate) {
         // Bytes no tag covers were never acknowledged (tags are written at commit); recovery cuts them.
         integrityNote = `${logPath}: ${size - authenticated} bytes past the authenticated end`;
       }

@@ -39,6 +39,7 @@ import { StorageErrorCode } from './error-codes.js';
 import {
   CLEANED_SUFFIX,
   DELETED_SUFFIX,
+  ENC_SUFFIX,
   INDEX_SUFFIX,
   LEADER_EPOCH_CHECKPOINT_FILE,
   LOG_SUFFIX,
@@ -494,7 +495,7 @@ export class Log {
       const parsed = parseOffsetFileName(name);
       if (parsed === null) continue;
       if (parsed.suffix === LOG_SUFFIX) logs.add(parsed.offset);
-      else if ([INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX].includes(parsed.suffix)) {
+      else if ([INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, ENC_SUFFIX].includes(parsed.suffix)) {
         others.push({ offset: parsed.offset, name });
       }
     }
@@ -503,7 +504,7 @@ export class Log {
   }
 
   private deleteSegmentFilesAt(baseOffset: number): void {
-    for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX]) {
+    for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, ENC_SUFFIX]) {
       try {
         unlinkSync(join(this.dir, String(baseOffset).padStart(20, '0') + suffix));
       } catch (err) {
