@@ -33,6 +33,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
     'one compaction pass, MB/s vs L_disk_async',
     () => import('./storage/compaction.js'),
   ],
+  'security-tls': [
+    'produce and fetch over SSL and SASL_SSL vs PLAINTEXT, authentications per second',
+    () => import('./security/tls-throughput.js'),
+  ],
   'acl-produce': [
     'produce throughput with the ACL authorizer and 10,000 ACLs vs without',
     () => import('./security/acl-produce.js'),
