@@ -46,6 +46,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
     'Brook client vs kafkajs, @platformatic/kafka and kcat producing',
     () => import('./client/produce.js'),
   ],
+  quota: [
+    'a producer under producer_byte_rate beside an unthrottled one (issue 15)',
+    () => import('./quota/main.js'),
+  ],
   'client-consume': [
     'Brook client vs kafkajs, @platformatic/kafka and kcat consuming',
     () => import('./client/consume.js'),
