@@ -310,11 +310,17 @@ function startPartitionRead(
       return { bytes: 0, result: Promise.resolve({ session: p, data, bytes: 0 }) };
     }
     if (throttled) plan.throttledReplicaReads.push(p.key);
-    const moved = partition.recordFollowerEnd(plan.replicaId, p.fetchOffset);
-    partition.recordFollowerStart(plan.replicaId, p.logStartOffset);
-    // The high watermark moved: on a quiet partition nothing else would wake the consumer fetches waiting for it
-    // before their max wait.
-    if (moved) completeDelayedRequests(context.services, partition.key);
+    // A follower's fetch offset is its log end only when this log holds it: one past the end comes from a log that
+    // diverged (records this leader never had) and is answered OFFSET_OUT_OF_RANGE below. Counted as progress, it
+    // took a follower that had not fetched this log's records back into the ISR (chaos finding F4). Kafka updates
+    // a follower's state only after a read of the log succeeded.
+    if (p.fetchOffset >= log.logStartOffset && p.fetchOffset <= log.logEndOffset) {
+      const moved = partition.recordFollowerEnd(plan.replicaId, p.fetchOffset);
+      partition.recordFollowerStart(plan.replicaId, p.logStartOffset);
+      // The high watermark moved: on a quiet partition nothing else would wake the consumer fetches waiting for
+      // it before their max wait.
+      if (moved) completeDelayedRequests(context.services, partition.key);
+    }
   } else if (plan.followerReadAllowed) {
     const preferred = preferredReadReplica(partition, context.services.metadata, {
       selector: context.services.config.replicaSelector,
