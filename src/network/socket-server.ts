@@ -52,9 +52,6 @@ export interface ShutdownResult {
   readonly connectionsForced: number;
 }
 
-/** Node's own default for a TLS handshake, kept as the ceiling. */
-const TLS_HANDSHAKE_TIMEOUT_MS = 120_000;
-
 type ServerState = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
 interface BoundListener {
@@ -218,10 +215,11 @@ export class SocketServer implements ConnectionHost {
       ...(sendBufferBytes > 0 ? { highWaterMark: sendBufferBytes } : {}),
     };
     if (usesTls(config.securityProtocol)) {
-      // A client that never finishes its handshake is idle: it gets no longer than an idle connection would.
+      // A client that has not finished its TLS handshake has proven nothing: it gets the deadline of a SASL
+      // connection that has not authenticated (10 s), and never longer than an idle connection would.
       const idleMs = this.options['connections.max.idle.ms'];
-      const handshakeTimeout =
-        idleMs > 0 ? Math.min(idleMs, TLS_HANDSHAKE_TIMEOUT_MS) : TLS_HANDSHAKE_TIMEOUT_MS;
+      const unprovenMs = this.options['sasl.authentication.timeout.ms'];
+      const handshakeTimeout = idleMs > 0 ? Math.min(idleMs, unprovenMs) : unprovenMs;
       const server = tls.createServer({ handshakeTimeout, ...config.tls, ...socketOptions });
       // Connection bounds apply to TCP connections, before the TLS handshake spends anything on them.
       server.on('connection', (socket: net.Socket) => this.admit(socket, config));

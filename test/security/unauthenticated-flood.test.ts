@@ -1,7 +1,7 @@
 // Unauthenticated peers get bounded work: 1,500 connections that never finish authenticating (silent ones, ones
 // that stall half-way through a SaslAuthenticate frame, ones that never send a TLS ClientHello) do not slow an
 // authenticated client's requests much, a new client still authenticates among them, and the broker closes every
-// SASL one once the authentication deadline passes.
+// one once the authentication deadline passes (a TLS handshake has the same deadline).
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -92,21 +92,21 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it('1,500 unauthenticated connections do not hold up an authenticated client, and are closed at the deadline', async () => {
+it('1,500 unauthenticated connections do not hold up an authenticated client, and are all closed at the deadline', async () => {
   const client = await authenticatedConnection();
   try {
     await latenciesMs(client, 20); // warm-up
     const baseline = await latenciesMs(client, 100);
 
-    const floodStarted = Date.now();
     for (let i = 0; i < 500; i++) flood.push(await openSocket(saslPort)); // silent
     for (let i = 0; i < 500; i++) flood.push(await stalledMidToken());
     const tlsSilent: net.Socket[] = [];
     for (let i = 0; i < 500; i++) tlsSilent.push(await openSocket(saslSslPort)); // no ClientHello
     flood.push(...tlsSilent);
-    const saslFlood = flood.filter((s) => !tlsSilent.includes(s));
+    // Opening them all takes a while on a loaded machine; the deadline counts from each one's own start.
+    const floodOpened = Date.now();
     const closedByBroker = new Set<net.Socket>();
-    for (const socket of saslFlood) {
+    for (const socket of flood) {
       socket.on('error', () => {});
       socket.on('close', () => closedByBroker.add(socket));
     }
@@ -122,9 +122,9 @@ it('1,500 unauthenticated connections do not hold up an authenticated client, an
     newcomer.close();
     assert.ok(performance.now() - newcomerStarted < 2000);
 
-    // The authentication deadline (10 s from each connection's start) closes every SASL one.
-    while (closedByBroker.size < saslFlood.length && Date.now() - floodStarted < 25_000) await sleep(200);
-    assert.equal(closedByBroker.size, saslFlood.length);
+    // The authentication deadline (10 s from each connection's start) closes every one, TLS handshakes included.
+    while (closedByBroker.size < flood.length && Date.now() - floodOpened < 20_000) await sleep(200);
+    assert.equal(closedByBroker.size, flood.length);
     assert.equal((await latenciesMs(client, 10)).length, 10);
   } finally {
     client.close();
