@@ -21,6 +21,8 @@ export interface TestServerConfig {
   readonly options?: NetworkOptions;
   readonly listener?: Partial<ListenerConfig>;
   readonly framePool?: FramePool;
+  /** See SocketServerConfig.readsIntoFrames (default true). */
+  readonly readsIntoFrames?: boolean;
 }
 
 /** Starts a server on 127.0.0.1:0, runs `body`, and always destroys its clients and shuts the server down. */
@@ -42,6 +44,7 @@ export async function withServer(
     options: config.options,
     logger,
     framePool: config.framePool,
+    readsIntoFrames: config.readsIntoFrames,
   });
   await server.start();
   const port = server.address(listener.name).port;

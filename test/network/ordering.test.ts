@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { Socket } from 'node:net';
 import { describe, it } from 'node:test';
+import { adoptForOwnReads } from '../../src/network/own-reads.js';
 import { encodeRequest, responseCorrelationId } from '../../src/network/raw-client.js';
 import { NO_RESPONSE, type Request, type Response } from '../../src/network/request.js';
 import { deferred, echoHandler, echoResponse, sizePrefixed, sleep, waitFor, withServer } from './helpers.js';
@@ -180,6 +182,21 @@ describe('ordered responses', () => {
         server.stats.bytesReadIntoFrames > server.stats.bytesIn / 2,
         `${server.stats.bytesReadIntoFrames} of ${server.stats.bytesIn} bytes read straight into frames`,
       );
+    });
+  });
+
+  it('reads the Node way when asked, or when a socket has no handle to move, with the same answers', async () => {
+    assert.equal(adoptForOwnReads(new Socket(), Buffer.alloc(16), { allowHalfOpen: true }), null);
+    const body = Buffer.alloc(200 * 1024, 0x5a);
+    await withServer({ handler: echoHandler, readsIntoFrames: false }, async ({ connect, server }) => {
+      const client = await connect();
+      client.sendRequest({ apiKey: 0, apiVersion: 9, correlationId: 7 }, body);
+      client.sendRequest({ apiKey: 0, apiVersion: 9, correlationId: 8 }, Buffer.from('small'));
+      const first = await client.nextFrame();
+      assert.equal(responseCorrelationId(first), 7);
+      assert.ok(first.subarray(-body.length).equals(body));
+      assert.equal(responseCorrelationId(await client.nextFrame()), 8);
+      assert.equal(server.stats.bytesReadIntoFrames, 0);
     });
   });
 });
