@@ -77,6 +77,37 @@ describe('real clients under client quotas', () => {
     );
   });
 
+  it('kcat (librdkafka) as a consumer is held to consumer_byte_rate and reads everything', async () => {
+    // Runs after the kcat producer test, which left 2 x 300 messages of 1000 bytes in kcat-quota.
+    const total = await endOffset('kcat-quota');
+    assert.ok(total >= MESSAGES);
+    await admin.alterClientQuotas([
+      { entity: { clientId: 'kcat-reader' }, ops: [{ key: 'consumer_byte_rate', value: 2 * RATE }] },
+    ]);
+    const startedAt = performance.now();
+    const r = await run(
+      'kcat',
+      [
+        '-b',
+        broker.bootstrap,
+        '-C',
+        '-t',
+        'kcat-quota',
+        '-o',
+        'beginning',
+        '-e',
+        '-X',
+        'client.id=kcat-reader',
+      ],
+      { timeoutMs: 60_000 },
+    );
+    const seconds = (performance.now() - startedAt) / 1000;
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.split('\n').filter((l) => l === LINE).length, total, 'every message read');
+    // 600 kB at 100 kB/s, about a second's worth free: several seconds.
+    assert.ok(seconds >= 3, `throttled kcat consumer took ${seconds.toFixed(2)} s`);
+  });
+
   it('kafkajs backs off and delivers everything at the quota', async () => {
     const kafka = new Kafka({
       clientId: 'kafkajs-slow',
