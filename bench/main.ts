@@ -41,6 +41,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
     'produce throughput with the ACL authorizer and 10,000 ACLs vs without',
     () => import('./security/acl-produce.js'),
   ],
+  connect: [
+    'FileStreamSource vs the plain producer, PostgreSQL sink vs batched INSERTs',
+    () => import('./connect/throughput.js'),
+  ],
   coordinator: ['50-member rebalance and offset commits per second', () => import('./coordinator/groups.js')],
   'client-produce': [
     'Brook client vs kafkajs, @platformatic/kafka and kcat producing',
