@@ -615,7 +615,8 @@ export class LogSegment {
     const cut = actualSize - position;
     if (cut > 0) ftruncateSync(this.fd, position);
     if (cut > 0 && this.cipher !== null) {
-      this.cipher.truncate(this.fd, position);
+      // Everything below `position` was verified by verifiedPrefix and the batch checks above.
+      this.cipher.truncate(this.fd, position, true);
       this.cipher.seal();
     }
     this.sizeBytes = position;
@@ -862,11 +863,12 @@ export class LogSegment {
     this.timeIndex.truncateTo(offset);
     this.txnIndex.truncateTo(offset);
     assert(this.reservedBytes === this.sizeBytes, 'truncation behind queued appends');
-    ftruncateSync(this.fd, position);
+    // The cipher first: it verifies the chunk it re-tags while the .log still holds all of it.
     if (this.cipher !== null && removed > 0) {
-      this.cipher.truncate(this.fd, position);
+      this.cipher.truncate(this.fd, position, false);
       this.cipher.seal();
     }
+    ftruncateSync(this.fd, position);
     this.sizeBytes = position;
     this.reservedBytes = position;
     this.generation++;

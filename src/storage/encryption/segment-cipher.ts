@@ -361,11 +361,26 @@ export class SegmentCipher {
     return skip === 0 ? out : out.subarray(skip);
   }
 
-  /** Cuts the authenticated length to `position` (a truncation): the chunk holding it is re-tagged. */
-  truncate(logFd: number, position: number): void {
+  /**
+   * Cuts the authenticated length to `position` (a truncation): the chunk holding it is re-tagged over its bytes
+   * below `position`. Unless the caller has just verified them (recovery), the chunk is verified first, while the
+   * .log still holds all of it: a changed byte there loses the chunk's tag (reads of it then fail) rather than
+   * getting a fresh tag that would vouch for it.
+   */
+  truncate(logFd: number, position: number, verified: boolean): void {
     this.pending.clear();
     const chunk = Math.floor(position / ENC_CHUNK_BYTES);
-    const keep = position % ENC_CHUNK_BYTES === 0 ? chunk : chunk + 1;
+    let keep = position % ENC_CHUNK_BYTES === 0 ? chunk : chunk + 1;
+    if (keep > chunk && !verified) {
+      const from = chunk * ENC_CHUNK_BYTES;
+      const to = Math.min(from + ENC_CHUNK_BYTES, this.authenticatedLength());
+      try {
+        if (to > from) this.readSync(logFd, from, to - from);
+      } catch (err) {
+        if (!(err instanceof SegmentIntegrityError)) throw err;
+        keep = chunk;
+      }
+    }
     ftruncateSync(this.encFd, ENC_HEADER_BYTES + keep * TAG_RECORD_BYTES);
     this.macEnd = -1;
     if (keep > chunk) this.rebuildChunkHash(logFd, position, true);

@@ -19,7 +19,11 @@ import { ManualClock } from '../../../src/common/clock.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { KeyStore } from '../../../src/storage/encryption/key-store.js';
 import { FileKeyProvider } from '../../../src/storage/encryption/local-key-providers.js';
-import { ENC_CHUNK_BYTES, ENC_HEADER_BYTES } from '../../../src/storage/encryption/segment-cipher.js';
+import {
+  ENC_CHUNK_BYTES,
+  ENC_HEADER_BYTES,
+  SegmentIntegrityError,
+} from '../../../src/storage/encryption/segment-cipher.js';
 import { StorageErrorCode } from '../../../src/storage/error-codes.js';
 import { Log, type ReadResult } from '../../../src/storage/log.js';
 import { type LogConfig, logConfig } from '../../../src/storage/log-config.js';
@@ -244,3 +248,42 @@ function flip(path: string, position: number): void {
   writeSync(fd, b, 0, 1, position);
   closeSync(fd);
 }
+
+test('a truncation into a tampered chunk is refused, and the chunk stays refused to readers', async (t) => {
+  const dir = tempDir(t);
+  const keys = await keyStoreIn(dir);
+  const o = openLog(dir, keys, CONFIG);
+  deferCleanup(t, () => o.log.isClosed || o.log.close());
+  const stored: Buffer[] = [];
+  for (let i = 0; i < 120; i++) {
+    const batch = batchAt(o.log, i);
+    o.log.append(batch);
+    stored.push(batch);
+  }
+  o.log.close();
+  // A byte of chunk 1 changed while the broker was down; chunk 1 is not the tail, so loading does not read it.
+  const logFile = join(dir, '00000000000000000000.log');
+  flip(logFile, ENC_CHUNK_BYTES + 100);
+  o.log = Log.open({
+    dir,
+    topicPartition: TP,
+    config: CONFIG,
+    clock: new ManualClock(),
+    hadCleanShutdown: true,
+    keys,
+  });
+  // Truncate to a batch boundary inside chunk 1, past the changed byte.
+  let position = 0;
+  let offset = 0;
+  while (position + stored[offset / 2]!.length < ENC_CHUNK_BYTES + 3000) {
+    position += stored[offset / 2]!.length;
+    offset += 2;
+  }
+  assert.ok(position > ENC_CHUNK_BYTES + 100);
+  // Finding the batch to cut at reads (and verifies) the chunk: the truncation stops there, nothing re-tagged.
+  assert.throws(() => o.log.truncateTo(offset), SegmentIntegrityError);
+  o.log.setHighWatermark(o.log.logEndOffset);
+  const inChunk1 = Math.ceil(ENC_CHUNK_BYTES / stored[0]!.length) * 2;
+  assert.equal(o.log.read(inChunk1, 1000).errorCode, StorageErrorCode.KafkaStorageError);
+  assert.equal(records(o.log.read(0, 1000)).length > 0, true, 'chunk 0 is intact and served');
+});
