@@ -58,6 +58,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
     'Brook client vs kafkajs, @platformatic/kafka and kcat consuming',
     () => import('./client/consume.js'),
   ],
+  streams: [
+    'Brook Streams stateless and count topologies vs raw consume-produce',
+    () => import('./streams/throughput.js'),
+  ],
 };
 
 function list(): string {
