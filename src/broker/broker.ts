@@ -286,6 +286,8 @@ export class Broker {
         leaderReplicationQuota.refreshRate();
         followerReplicationQuota.refreshRate();
         logs.cleaner.reconfigure(cleanerConfigOf(topicConfigs.mergedBrokerConfig()));
+        // Altered listener ssl.* keys reload that listener's certificates (KIP-226).
+        this.certificateReloader?.brokerConfigChanged(topicConfigs.mergedBrokerConfig());
       },
     );
     this.dynamicConfig = dynamicConfig;

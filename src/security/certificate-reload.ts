@@ -5,11 +5,17 @@
 // file caught half-written, a key that does not match) are logged and the previous ones stay in use; the next
 // change is tried again.
 //
+// KIP-226's route too: altering a listener's ssl.* keys (`listener.name.<l>.ssl.keystore.location` and the like)
+// with IncrementalAlterConfigs on the broker resource reaches brokerConfigChanged(), which reloads each TLS
+// listener whose ssl settings changed, from the merged static and dynamic configs, and watches the new files.
+//
 // Lifecycle: start() after the listeners are bound, stop() at shutdown.
 
 import { unwatchFile, watchFile } from 'node:fs';
 import type { SecureContextOptions } from 'node:tls';
 import type { BrokerConfig } from '../broker/config/broker-config.js';
+import { BROKER_KEYS, brokerKey } from '../broker/config/broker-keys.js';
+import { ParsedConfig } from '../broker/config/parsed-config.js';
 import type { Logger } from '../common/logger.js';
 import { usesTls } from '../network/security.js';
 import { listenerTls, listenerTlsFiles } from './tls-listener.js';
@@ -24,17 +30,30 @@ export type ApplyTls = (listenerName: string, options: SecureContextOptions) => 
 export class CertificateReloader {
   private readonly watched: { file: string; onChange: () => void }[] = [];
   private readonly pending = new Map<string, NodeJS.Timeout>();
+  /** The settings in force: the static config, then the merged static and dynamic configs. */
+  private values: ParsedConfig;
+  /** Per TLS listener, the raw text of the ssl keys that apply to it, to tell which listeners an alter touched. */
+  private readonly sslSettings = new Map<string, string>();
 
   constructor(
     private readonly config: BrokerConfig,
     private readonly apply: ApplyTls,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.values = config.values;
+    for (const listener of this.tlsListeners()) {
+      this.sslSettings.set(listener, sslSettingsOf(config.values.originals, listener));
+    }
+  }
+
+  private tlsListeners(): string[] {
+    return this.config.listeners.filter((l) => usesTls(l.securityProtocol)).map((l) => l.name);
+  }
 
   start(): void {
     for (const listener of this.config.listeners) {
       if (!usesTls(listener.securityProtocol)) continue;
-      for (const file of listenerTlsFiles(this.config.values, listener.name)) {
+      for (const file of listenerTlsFiles(this.values, listener.name)) {
         const onChange = () => this.schedule(listener.name);
         watchFile(file, { interval: POLL_INTERVAL_MS, persistent: false }, onChange);
         this.watched.push({ file, onChange });
@@ -46,6 +65,20 @@ export class CertificateReloader {
     for (const { file, onChange } of this.watched.splice(0)) unwatchFile(file, onChange);
     for (const timer of this.pending.values()) clearTimeout(timer);
     this.pending.clear();
+  }
+
+  /** The broker's dynamic configs changed (KIP-226): reload the TLS listeners whose ssl settings did. */
+  brokerConfigChanged(merged: ReadonlyMap<string, string>): void {
+    const changed = this.tlsListeners().filter(
+      (listener) => sslSettingsOf(merged, listener) !== this.sslSettings.get(listener),
+    );
+    if (changed.length === 0) return;
+    this.values = ParsedConfig.parse(BROKER_KEYS, merged, brokerKey);
+    for (const listener of changed) this.sslSettings.set(listener, sslSettingsOf(merged, listener));
+    // Watch the files the settings now name.
+    for (const { file, onChange } of this.watched.splice(0)) unwatchFile(file, onChange);
+    this.start();
+    for (const listener of changed) this.reload(listener);
   }
 
   private schedule(listenerName: string): void {
@@ -62,7 +95,7 @@ export class CertificateReloader {
     const listener = this.config.listeners.find((l) => l.name === listenerName);
     if (listener === undefined) return;
     try {
-      const tls = listenerTls(this.config.values, listenerName, listener.securityProtocol === 'SASL_SSL');
+      const tls = listenerTls(this.values, listenerName, listener.securityProtocol === 'SASL_SSL');
       this.apply(listenerName, tls.options as SecureContextOptions);
       this.logger.info('TLS certificates reloaded', { listener: listenerName });
     } catch (err) {
@@ -72,4 +105,11 @@ export class CertificateReloader {
       });
     }
   }
+}
+
+/** The ssl keys that apply to a listener (broker-wide and its own), as one comparable text. */
+function sslSettingsOf(raw: ReadonlyMap<string, string>, listenerName: string): string {
+  const prefix = `listener.name.${listenerName.toLowerCase()}.ssl.`;
+  const keys = [...raw.keys()].filter((k) => k.startsWith('ssl.') || k.startsWith(prefix)).sort();
+  return keys.map((k) => `${k}=${raw.get(k)}`).join('\n');
 }

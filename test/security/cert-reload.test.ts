@@ -1,13 +1,15 @@
 // Certificates reload without a restart: replacing the PEM key store file of an SSL listener makes new
 // connections handshake with the new certificate (kcat trusting only the new CA gets in, one trusting only the old
 // CA does not), while a connection opened before keeps working; a file that does not load is logged and the
-// certificate in use stays.
+// certificate in use stays. Kafka's dynamic route (KIP-226): altering listener.name.ssl.ssl.keystore.location with
+// IncrementalAlterConfigs on the broker resource switches the listener to the named key store.
 
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
+import { Admin } from '../../src/client/admin.js';
 import { Connection } from '../../src/client/connection.js';
 import { resolveClientOptions } from '../../src/client/options.js';
 import { ApiKey } from '../../src/protocol/registry.js';
@@ -100,4 +102,32 @@ it('a replaced key store file is used for new connections, open ones keep workin
   } finally {
     open.close();
   }
+});
+
+it('IncrementalAlterConfigs of listener.name.ssl.ssl.keystore.location reloads the listener (KIP-226)', async () => {
+  const reloadsBefore = broker.log().match(/TLS certificates reloaded/g)?.length ?? 0;
+  const admin = new Admin({ bootstrapServers: broker.bootstrap });
+  try {
+    const [result] = await admin.incrementalAlterConfigs([
+      {
+        type: 'broker',
+        name: '0',
+        ops: [
+          { name: 'listener.name.ssl.ssl.keystore.location', op: 'set', value: oldCerts.brokerKeystorePem },
+        ],
+      },
+    ]);
+    assert.equal(result?.error, null);
+  } finally {
+    await admin.close();
+  }
+  await waitUntil(
+    () => (broker.log().match(/TLS certificates reloaded/g)?.length ?? 0) > reloadsBefore,
+    15_000,
+    () => broker.log(),
+  );
+  const withOld = await kcatList(oldCerts.caCert);
+  assert.equal(withOld.code, 0, withOld.stderr);
+  const withNew = await kcatList(newCerts.caCert);
+  assert.notEqual(withNew.code, 0);
 });
