@@ -329,6 +329,26 @@ describe('groups', () => {
     assert.deepEqual(bobList.groups, [], 'bob may describe no group');
     const deleted = await alice.call(ApiKey.DELETE_GROUPS, 2, { groupsNames: ['grp'] });
     assert.equal(deleted.results[0].errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    // KIP-848 heartbeats: READ on the group, DESCRIBE on every subscribed topic.
+    const heartbeat = (topics: string[]) =>
+      alice.call(ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, {
+        groupId: 'grp',
+        memberId: '',
+        memberEpoch: 0,
+        instanceId: null,
+        rackId: null,
+        rebalanceTimeoutMs: 10_000,
+        subscribedTopicNames: topics,
+        serverAssignor: null,
+        topicPartitions: [],
+      });
+    assert.equal((await heartbeat(['g-t', 'cfg-t'])).errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    const joined = await heartbeat(['g-t']);
+    assert.ok(
+      joined.errorCode !== ErrorCode.TOPIC_AUTHORIZATION_FAILED &&
+        joined.errorCode !== ErrorCode.GROUP_AUTHORIZATION_FAILED,
+      `error ${joined.errorCode}`,
+    );
   });
 });
 

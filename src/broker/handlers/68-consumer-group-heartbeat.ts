@@ -12,7 +12,7 @@ import type {
 } from '../../protocol/messages/68-consumer-group-heartbeat.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
-import { AclOperation, authorizeGroup } from '../authorization.js';
+import { AclOperation, authorizeGroup, authorizeTopic } from '../authorization.js';
 
 export const consumerGroupHeartbeatHandler = defineHandler<
   ConsumerGroupHeartbeatRequest,
@@ -22,10 +22,17 @@ export const consumerGroupHeartbeatHandler = defineHandler<
   minVersion: 0,
   maxVersion: 0,
   async handle(context, request) {
-    if (!authorizeGroup(context, AclOperation.READ, request.groupId)) {
+    // Kafka's checks: READ on the group, then DESCRIBE on every subscribed topic.
+    const refused = !authorizeGroup(context, AclOperation.READ, request.groupId)
+      ? ErrorCode.GROUP_AUTHORIZATION_FAILED
+      : request.subscribedTopicNames !== null &&
+          !request.subscribedTopicNames.every((t) => authorizeTopic(context, AclOperation.DESCRIBE, t))
+        ? ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        : ErrorCode.NONE;
+    if (refused !== ErrorCode.NONE) {
       return {
         throttleTimeMs: 0,
-        errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+        errorCode: refused,
         errorMessage: null,
         memberId: request.memberId,
         memberEpoch: -1,
