@@ -74,6 +74,29 @@ test("the documentation's curl commands: create, read, update, pause, resume, re
     listed.every((p) => p.type === 'source' || p.type === 'sink'),
     'connectors only by default',
   );
+  const everything = (await curl('localhost:8083/connector-plugins?connectorsOnly=false')).body as {
+    class: string;
+    type: string;
+  }[];
+  for (const [cls, type] of [
+    ['org.apache.kafka.connect.json.JsonConverter', 'converter'],
+    ['org.apache.kafka.connect.transforms.InsertField$Value', 'transformation'],
+    ['org.apache.kafka.connect.transforms.predicates.TopicNameMatches', 'predicate'],
+  ]) {
+    assert.equal(everything.find((p) => p.class === cls)?.type, type, cls);
+  }
+  const definitions = (await curl('localhost:8083/connector-plugins/FileStreamSource/config')).body as {
+    name: string;
+    required: boolean;
+  }[];
+  assert.deepEqual(
+    definitions.map((d) => [d.name, d.required]),
+    [
+      ['file', false],
+      ['topic', true],
+      ['batch.size', false],
+    ],
+  );
 
   const created = await curl(
     '-X',
