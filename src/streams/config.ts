@@ -57,6 +57,9 @@ export interface ResolvedConfig {
   defaultValueSerde: Serde<unknown>;
   deserializationExceptionHandler: DeserializationExceptionHandler;
   clientId: string;
+  /** Consumer settings passed through (Kafka lets a streams config carry consumer configs). */
+  sessionTimeoutMs: number | undefined;
+  heartbeatIntervalMs: number | undefined;
 }
 
 function int(props: StreamsProperties, key: string, fallback: number, min: number): number {
@@ -143,6 +146,10 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     defaultValueSerde: serde(props, 'default.value.serde', 'value'),
     deserializationExceptionHandler: handler(props),
     clientId: props['client.id'] ?? appId,
+    sessionTimeoutMs:
+      props['session.timeout.ms'] === undefined ? undefined : int(props, 'session.timeout.ms', 45_000, 1),
+    heartbeatIntervalMs:
+      props['heartbeat.interval.ms'] === undefined ? undefined : int(props, 'heartbeat.interval.ms', 3000, 1),
   };
 }
 

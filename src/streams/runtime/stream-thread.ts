@@ -82,6 +82,10 @@ export class StreamThread {
       enableAutoCommit: false,
       partitionAssignmentStrategy: ['range'],
       maxPollIntervalMs: 300_000,
+      ...(config.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: config.sessionTimeoutMs }),
+      ...(config.heartbeatIntervalMs === undefined
+        ? {}
+        : { heartbeatIntervalMs: config.heartbeatIntervalMs }),
     });
     this.producer = new Producer({
       bootstrapServers: config.bootstrapServers,

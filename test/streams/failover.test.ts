@@ -1,0 +1,104 @@
+// Fault test with two application instances (two processes) sharing the tasks of a word count: one is killed
+// with SIGKILL while it processes; the other takes its tasks over, restores their counts from the changelog and
+// finishes. With at_least_once nothing may be lost: every count reaches at least the reference (records
+// processed after the killed instance's last commit are processed again, so a count may exceed it).
+
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Admin } from '../../src/client/admin.js';
+import { Producer } from '../../src/client/producer.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { waitUntil } from '../helpers/wait.js';
+import { seeded, stateDir, TopicFollower } from './streams-helpers.js';
+
+const PARTITIONS = 4;
+const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'];
+const APP = join(import.meta.dirname, 'fixtures', 'word-count-app.js');
+
+function instance(bootstrap: string, dir: string): { child: ChildProcess; running: Promise<void> } {
+  const child = spawn(process.execPath, [APP], {
+    env: { ...process.env, BOOTSTRAP: bootstrap, STATE_DIR: dir, APP_ID: 'wc-failover' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const running = new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      if (d.toString().includes('running')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`instance exited with ${code}`)));
+  });
+  running.catch(() => {});
+  return { child, running };
+}
+
+describe('two instances, one killed', () => {
+  let broker: BrokerProcess;
+  const dirs = [stateDir(), stateDir()];
+  const children: ChildProcess[] = [];
+
+  before(async () => {
+    broker = await startBroker();
+    const admin = new Admin({ bootstrapServers: broker.bootstrap });
+    await admin.createTopics([
+      { topic: 'text-lines', numPartitions: PARTITIONS, replicationFactor: 1 },
+      { topic: 'word-counts', numPartitions: PARTITIONS, replicationFactor: 1 },
+    ]);
+    await admin.close();
+  });
+
+  after(async () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    await broker?.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('the survivor takes the tasks over, restores them and loses nothing (at_least_once)', async () => {
+    const bootstrap = broker.bootstrap;
+    const random = seeded(99);
+    const lines = Array.from({ length: 1500 }, () =>
+      Array.from(
+        { length: 1 + Math.floor(random() * 5) },
+        () => WORDS[Math.floor(random() * WORDS.length)]!,
+      ).join(' '),
+    );
+    const expected = new Map<string, number>();
+    for (const l of lines) for (const w of l.split(' ')) expected.set(w, (expected.get(w) ?? 0) + 1);
+    const producer = new Producer({ bootstrapServers: bootstrap });
+    const send = (from: number, to: number) =>
+      producer.sendBatch(
+        lines
+          .slice(from, to)
+          .map((l, i) => ({ topic: 'text-lines', key: Buffer.from(`l${from + i}`), value: Buffer.from(l) })),
+      );
+    const follower = new TopicFollower(bootstrap, 'word-counts', PARTITIONS);
+    follower.start();
+    try {
+      const a = instance(bootstrap, dirs[0]!);
+      const b = instance(bootstrap, dirs[1]!);
+      children.push(a.child, b.child);
+      await Promise.all([a.running, b.running]);
+      await send(0, 500);
+      await waitUntil(
+        () => follower.records.length > 300,
+        60_000,
+        () => `${follower.records.length} counts`,
+      );
+      await send(500, 1000);
+      a.child.kill('SIGKILL'); // while it processes
+      await send(1000, 1500);
+      await waitUntil(
+        () => [...expected].every(([w, n]) => Number(follower.latest.get(w)?.readBigInt64BE(0) ?? -1) >= n),
+        90_000,
+        () =>
+          `counts ${JSON.stringify([...follower.latest].map(([k, v]) => [k, v === null ? null : Number(v.readBigInt64BE(0))]))}, expected at least ${JSON.stringify([...expected])}`,
+      );
+      assert.equal(b.child.exitCode, null, 'the survivor stopped');
+      b.child.kill('SIGTERM');
+    } finally {
+      await follower.stop();
+      await producer.close();
+    }
+  });
+});
