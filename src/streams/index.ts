@@ -17,6 +17,7 @@ export {
   type KafkaStreamsState,
   type StateListener,
   type StreamsUncaughtExceptionHandler,
+  type StreamThreadExceptionResponse,
 } from './kafka-streams.js';
 export { KeyValue } from './key-value.js';
 export { BranchedKStream, KStream, type Predicate } from './kstream.js';

@@ -27,8 +27,15 @@ export type KafkaStreamsState =
 
 export type StateListener = (newState: KafkaStreamsState, oldState: KafkaStreamsState) => void;
 
-/** What the application is told of a thread's fatal error. */
-export type StreamsUncaughtExceptionHandler = (error: Error) => void;
+/** What to do after a stream thread died of an error (Kafka's StreamThreadExceptionResponse). */
+export type StreamThreadExceptionResponse = 'REPLACE_THREAD' | 'SHUTDOWN_CLIENT' | 'SHUTDOWN_APPLICATION';
+
+/**
+ * Hears a thread's fatal error and answers what to do; no handler, or no answer, is SHUTDOWN_CLIENT, Kafka's
+ * default. SHUTDOWN_APPLICATION is taken as SHUTDOWN_CLIENT for now: telling the other instances needs the
+ * streams assignor (README: not built yet).
+ */
+export type StreamsUncaughtExceptionHandler = (error: Error) => StreamThreadExceptionResponse | undefined;
 
 export class KafkaStreams {
   private readonly config: ResolvedConfig;
@@ -37,6 +44,8 @@ export class KafkaStreams {
   private listener: StateListener | null = null;
   private exceptionHandler: StreamsUncaughtExceptionHandler | null = null;
   private logger: (message: string) => void = () => {};
+  private layout: TopicLayout | null = null;
+  private threadIndex = 0;
 
   constructor(
     private readonly topology: Topology,
@@ -95,27 +104,41 @@ export class KafkaStreams {
     } finally {
       await admin.close();
     }
-    for (let i = 1; i <= this.config.numStreamThreads; i++) {
-      const thread = new StreamThread(i, this.config, this.topology, layout, {
-        onStateChange: (_t, s) => this.onThreadState(s),
-        onError: (t, e) => this.onThreadError(t, e),
-        log: (m) => this.logger(m),
-      });
-      this.threads.push(thread);
-    }
+    this.layout = layout;
+    for (let i = 1; i <= this.config.numStreamThreads; i++) this.threads.push(this.newThread(layout));
     for (const t of this.threads) t.start();
+  }
+
+  private newThread(layout: TopicLayout): StreamThread {
+    return new StreamThread(++this.threadIndex, this.config, this.topology, layout, {
+      onStateChange: (_t, s) => this.onThreadState(s),
+      onError: (t, e) => this.onThreadError(t, e),
+      log: (m) => this.logger(m),
+    });
   }
 
   private onThreadState(s: ThreadState): void {
     if (this.stateValue !== 'REBALANCING' && this.stateValue !== 'RUNNING') return;
     if (s === 'PARTITIONS_REVOKED' || s === 'PARTITIONS_ASSIGNED') this.setState('REBALANCING');
-    else if (s === 'RUNNING' && this.threads.every((t) => t.state === 'RUNNING')) this.setState('RUNNING');
+    else if (s === 'RUNNING' && this.threads.every((t) => t.state === 'RUNNING' || t.state === 'DEAD'))
+      this.setState('RUNNING');
   }
 
   private onThreadError(thread: StreamThread, error: Error): void {
     this.logger(`${thread.name} failed: ${error.message}`);
-    this.exceptionHandler?.(error);
+    const response = this.exceptionHandler?.(error) ?? 'SHUTDOWN_CLIENT';
     if (this.stateValue === 'PENDING_SHUTDOWN' || this.stateValue === 'NOT_RUNNING') return;
+    if (response === 'REPLACE_THREAD') {
+      // The failed thread is closed without a commit (what it processed since its last commit is processed
+      // again by its replacement, at least once), and a new thread joins the group in its place.
+      void thread.close().then(() => {
+        if (this.stateValue !== 'RUNNING' && this.stateValue !== 'REBALANCING') return;
+        const replacement = this.newThread(this.layout!);
+        this.threads[this.threads.indexOf(thread)] = replacement;
+        replacement.start();
+      });
+      return;
+    }
     // SHUTDOWN_CLIENT, Kafka's default response: the other threads stop too.
     this.setState('PENDING_ERROR');
     void Promise.allSettled(this.threads.map((t) => t.close())).then(() => this.setState('ERROR'));
