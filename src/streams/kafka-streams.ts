@@ -153,6 +153,15 @@ export class KafkaStreams {
     this.setState(erred ? 'ERROR' : 'NOT_RUNNING');
   }
 
+  /** Each local thread and the tasks it runs (Kafka's metadataForLocalThreads, in part). */
+  metadataForLocalThreads(): { threadName: string; threadState: string; activeTasks: string[] }[] {
+    return this.threads.map((t) => ({
+      threadName: t.name,
+      threadState: t.state,
+      activeTasks: t.activeTaskIds(),
+    }));
+  }
+
   /** Records processed by all threads since start. */
   processedRecords(): number {
     return this.threads.reduce((n, t) => n + t.processed, 0);

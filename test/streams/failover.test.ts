@@ -10,6 +10,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
 import { Producer } from '../../src/client/producer.js';
+import {
+  Consumed,
+  KafkaStreams,
+  Materialized,
+  Produced,
+  Serdes,
+  StreamsBuilder,
+} from '../../src/streams/index.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { waitUntil } from '../helpers/wait.js';
 import { seeded, stateDir, TopicFollower } from './streams-helpers.js';
@@ -97,6 +105,59 @@ describe('two instances, one killed', () => {
       assert.equal(b.child.exitCode, null, 'the survivor stopped');
       b.child.kill('SIGTERM');
     } finally {
+      await follower.stop();
+      await producer.close();
+    }
+  });
+
+  it('num.stream.threads 2: the threads of one instance share the tasks and count right', async () => {
+    const bootstrap = broker.bootstrap;
+    const admin = new Admin({ bootstrapServers: bootstrap });
+    await admin.createTopics([
+      { topic: 'threads-in', numPartitions: PARTITIONS, replicationFactor: 1 },
+      { topic: 'threads-out', numPartitions: PARTITIONS, replicationFactor: 1 },
+    ]);
+    await admin.close();
+    const builder = new StreamsBuilder();
+    builder
+      .stream('threads-in', Consumed.with(Serdes.String(), Serdes.String()))
+      .groupBy((_k, v) => v)
+      .count(Materialized.inMemory('thread-counts'))
+      .toStream()
+      .to('threads-out', Produced.with(Serdes.String(), Serdes.Long()));
+    const streams = new KafkaStreams(builder.build(), {
+      'application.id': 'two-threads',
+      'bootstrap.servers': bootstrap,
+      'state.dir': dirs[0]!,
+      'num.stream.threads': 2,
+      'commit.interval.ms': 100,
+    });
+    const follower = new TopicFollower(bootstrap, 'threads-out', PARTITIONS);
+    const producer = new Producer({ bootstrapServers: bootstrap });
+    try {
+      await streams.start();
+      await waitUntil(
+        () => streams.state() === 'RUNNING',
+        30_000,
+        () => streams.state(),
+      );
+      const values = Array.from({ length: 400 }, (_, i) => WORDS[i % WORDS.length]!);
+      await producer.sendBatch(
+        values.map((v, i) => ({ topic: 'threads-in', key: Buffer.from(`k${i}`), value: Buffer.from(v) })),
+      );
+      follower.start();
+      await waitUntil(
+        () => WORDS.every((w) => Number(follower.latest.get(w)?.readBigInt64BE(0) ?? -1) === 50),
+        60_000,
+        () => `${follower.records.length} counts`,
+      );
+      const threads = streams.metadataForLocalThreads();
+      assert.equal(threads.length, 2);
+      for (const t of threads) assert.ok(t.activeTasks.length > 0, `${t.threadName} has no task`);
+      const all = threads.flatMap((t) => t.activeTasks).sort();
+      assert.deepEqual(all, ['0_0', '0_1', '0_2', '0_3', '1_0', '1_1', '1_2', '1_3']);
+    } finally {
+      await streams.close();
       await follower.stop();
       await producer.close();
     }

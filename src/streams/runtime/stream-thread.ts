@@ -420,6 +420,11 @@ export class StreamThread {
     }
   }
 
+  /** Ids of the tasks this thread runs now ("0_1", ...). */
+  activeTaskIds(): string[] {
+    return [...this.tasks.keys()].sort();
+  }
+
   /** Changelog records applied by restoration since start (for tests). */
   restoredRecords = 0;
 
