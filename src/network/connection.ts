@@ -183,7 +183,7 @@ export class Connection {
   throttle(durationMs: number): void {
     if (this.stateValue !== 'open' || !(durationMs > 0)) return;
     if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
-    if (this.authenticationTimer !== null) clearTimeout(this.authenticationTimer);
+    // The authentication deadline keeps running: a mute must never extend what an unauthenticated peer may hold.
     this.throttleTimer = setTimeout(() => {
       this.throttleTimer = null;
       this.resumeReading();

@@ -111,6 +111,29 @@ describe('listener security', () => {
     );
   });
 
+  it('keeps the authentication deadline of a SASL connection whose request was throttled', async () => {
+    // A quota may throttle ApiVersions before authentication (request_percentage of a <default> user): the mute
+    // must not cancel the deadline, or a peer that never authenticates keeps its connection for good.
+    const handler = (request: Request): Response => {
+      request.connection.throttle(60_000);
+      return echoResponse(request);
+    };
+    await withServer(
+      {
+        handler,
+        options: { 'sasl.authentication.timeout.ms': 300 },
+        listener: { name: 'SASL', securityProtocol: 'SASL_PLAINTEXT' },
+      },
+      async ({ connect, logger }) => {
+        const client = await connect();
+        client.sendRequest({ apiKey: 18, apiVersion: 3, correlationId: 1, headerVersion: 2 });
+        assert.equal(responseCorrelationId(await client.nextFrame()), 1);
+        assert.equal(await client.waitClosed(5_000), true, 'closed at the authentication deadline');
+        assert.equal(logger.matching('SASL authentication not completed in time').length, 1);
+      },
+    );
+  });
+
   it('admits every request once the SASL exchange marks the connection authenticated', async () => {
     const handler = (request: Request): Response => {
       if (request.apiKey === 36) request.connection.security.authenticate('User:alice');
