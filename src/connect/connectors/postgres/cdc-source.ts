@@ -22,6 +22,7 @@ import { Decimal } from '../../data/logical.js';
 import { type Schema, SchemaBuilder, Schemas } from '../../data/schema.js';
 import { Struct } from '../../data/struct.js';
 import { ConnectException } from '../../errors.js';
+import { InterruptibleSleep } from '../../runtime/interruptible-sleep.js';
 import { BROOK_CONNECT_VERSION } from '../../version.js';
 import { openPool, quoteIdent, quoteTable, splitTable } from './connection.js';
 import { decodePgOutput, formatLsn, parseLsn, type Relation, type TupleValue } from './pgoutput.js';
@@ -147,8 +148,7 @@ export class PostgresCdcSourceTask extends SourceTask {
   /** The last change handed out: skip it and what came before when a read returns them again. */
   private last: { commit: bigint; lsn: bigint } | null = null;
   private advancedTo = 0n;
-  private stopped = false;
-  private wake: (() => void) | null = null;
+  private readonly pause = new InterruptibleSleep();
 
   version(): string {
     return BROOK_CONNECT_VERSION;
@@ -220,7 +220,7 @@ export class PostgresCdcSourceTask extends SourceTask {
       client.release();
     }
     if (records.length === 0)
-      await this.sleep(Math.min(this.c['poll.interval.ms'] as number, POLL_WAIT_MAX_MS));
+      await this.pause.sleep(Math.min(this.c['poll.interval.ms'] as number, POLL_WAIT_MAX_MS));
     return records;
   }
 
@@ -411,20 +411,8 @@ export class PostgresCdcSourceTask extends SourceTask {
     });
   }
 
-  private sleep(ms: number): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    return new Promise((r) => {
-      const t = setTimeout(r, ms);
-      this.wake = () => {
-        clearTimeout(t);
-        r();
-      };
-    });
-  }
-
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake?.();
+    this.pause.stop();
     await this.pool?.end();
     this.pool = null;
   }

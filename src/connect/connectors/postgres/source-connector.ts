@@ -9,6 +9,7 @@ import type { ConfigValue } from '../../api/config-def.js';
 import { SourceConnector, SourceTask, type TaskConfig } from '../../api/connector.js';
 import type { SourceRecord } from '../../api/records.js';
 import { ConnectException } from '../../errors.js';
+import { InterruptibleSleep } from '../../runtime/interruptible-sleep.js';
 import { BROOK_CONNECT_VERSION } from '../../version.js';
 import { openPool } from './connection.js';
 import {
@@ -84,8 +85,7 @@ export class PostgresSourceTask extends SourceTask {
   private config!: SourceConfig;
   private pool: pg.Pool | null = null;
   private queriers: TableQuerier[] = [];
-  private stopped = false;
-  private wake: (() => void) | null = null;
+  private readonly pause = new InterruptibleSleep();
 
   version(): string {
     return BROOK_CONNECT_VERSION;
@@ -110,13 +110,13 @@ export class PostgresSourceTask extends SourceTask {
 
   async poll(): Promise<SourceRecord[] | null> {
     if (this.queriers.length === 0) {
-      await this.sleep(POLL_WAIT_MAX_MS);
+      await this.pause.sleep(POLL_WAIT_MAX_MS);
       return null;
     }
     const next = this.queriers.reduce((a, b) => (b.nextPollMs < a.nextPollMs ? b : a));
     const wait = next.nextPollMs - Date.now();
     if (wait > 0) {
-      await this.sleep(Math.min(wait, POLL_WAIT_MAX_MS));
+      await this.pause.sleep(Math.min(wait, POLL_WAIT_MAX_MS));
       return null;
     }
     const client = await this.pool!.connect();
@@ -132,20 +132,8 @@ export class PostgresSourceTask extends SourceTask {
     return records;
   }
 
-  private sleep(ms: number): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    return new Promise((r) => {
-      const t = setTimeout(r, ms);
-      this.wake = () => {
-        clearTimeout(t);
-        r();
-      };
-    });
-  }
-
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake?.();
+    this.pause.stop();
     await this.pool?.end();
     this.pool = null;
   }
