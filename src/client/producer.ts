@@ -33,6 +33,11 @@
 // Memory: buffer.memory bounds the bytes of records accepted but not yet acknowledged; send() waits up to
 // max.block.ms for room, then fails.
 //
+// Order: a partition's records reach its batches in the order of the send() calls, as Kafka's blocking send()
+// gives. A record whose topic's metadata is not cached joins that topic's line; one wait per topic loads the
+// metadata and admits the whole line at once, and later sends to the topic join the line until then. Room in
+// buffer.memory is given in request order. Only a record with nothing waiting before it takes the synchronous path.
+//
 // State is owned by this object and changed only between awaits; network I/O starts after each change.
 
 import { CompressionType, compressionTypeFromName } from '../protocol/compression/compression-type.js';
@@ -180,6 +185,20 @@ interface Prepared {
   size: number;
 }
 
+/**
+ * A record that waits, before it reaches a batch, for its topic's metadata (in its topic's line) or for room in
+ * buffer.memory (in memoryWaiters), with who learns its outcome.
+ */
+interface Waiting extends Prepared {
+  topic: string;
+  /** The partition asked for, if any: one is chosen once the topic's partition count is known. */
+  partition: number | undefined;
+  onSuccess: OnSuccess;
+  onFailure: OnFailure;
+  /** When send() took it: max.block.ms bounds its wait from then. */
+  startedMs: number;
+}
+
 interface Batch {
   pq: PartitionQueue;
   /** The records, encoded as they were appended. */
@@ -284,6 +303,11 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   private bufferedBytes = 0;
   /** Batch buffers back from finished batches (none with acks=0: see buffer-pool.ts). */
   private readonly bufferPool: BufferPool | null;
+  /**
+   * Per topic whose metadata is loading, the records sent to it meanwhile, in send order (waitForTopic). While a
+   * topic has a line, its later records join it instead of taking the fast path, so none overtakes them.
+   */
+  private readonly topicWaiters = new Map<string, Fifo<Waiting>>();
   private readonly memoryWaiters = new Fifo<{
     bytes: number;
     resolve: () => void;
@@ -298,6 +322,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   private readonly expiryTimer = new EarliestTimer(() => this.expireBatches());
   /** Wakes drain when the first retried batch waiting out its backoff may go. */
   private readonly backoffTimer = new EarliestTimer(() => this.scheduleDrain());
+  /** Records accepted by send() without an outcome yet: in batches, or waiting for metadata or memory. */
   private unsettled = 0;
   private idleWaiters: (() => void)[] = [];
   private closed = false;
@@ -379,16 +404,29 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       const headers = record.headers === undefined ? undefined : encodeHeaders(record.headers);
       const size = this.checkedSize(key, value, headers);
       const timestamp = record.timestamp ?? Date.now();
-      // The common case (metadata known, buffer room) appends without waiting a turn of the event loop.
+      // The common case (metadata known, nothing waiting before it, buffer room) appends without waiting a turn
+      // of the event loop.
       const partition = this.partitionNow(record, key, size);
+      const sent = new Promise<RecordMetadata>(this.captureSettlers);
       if (partition >= 0) {
         this.bufferedBytes += size;
-        const sent = new Promise<RecordMetadata>(this.captureSettlers);
         const pq = this.queueOf(topic, partition);
         this.append(pq, key, value, headers, timestamp, size, this.newResolve, this.newReject);
-        return sent;
+      } else {
+        this.sendSlow({
+          topic,
+          partition: record.partition,
+          key,
+          value,
+          headers,
+          timestamp,
+          size,
+          onSuccess: this.newResolve,
+          onFailure: this.newReject,
+          startedMs: Date.now(),
+        });
       }
-      return this.sendSlow(record, { key, value, headers, timestamp, size });
+      return sent;
     } catch (err) {
       return Promise.reject(err);
     }
@@ -413,10 +451,13 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
             this.bufferedBytes += prepared.size;
             this.appendPrepared(this.queueOf(record.topic, partition), prepared, slot, slot);
           } else {
-            this.sendSlow(record, prepared).then(
-              (m) => slot.resolve(m),
-              (e: Error) => slot.reject(e),
-            );
+            const waiting = prepared as Waiting;
+            waiting.topic = record.topic;
+            waiting.partition = record.partition;
+            waiting.onSuccess = slot;
+            waiting.onFailure = slot;
+            waiting.startedMs = Date.now();
+            this.sendSlow(waiting);
           }
         } catch (err) {
           group.fail(err as Error);
@@ -452,18 +493,22 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     return size;
   }
 
-  /** The record's partition when metadata is cached and buffer.memory has room, else -1 (take the slow path). */
+  /**
+   * The record's partition when it may be appended at once, else -1 (take the slow path): its topic's metadata is
+   * cached, no earlier record of the topic waits for it, and buffer.memory has room with no one waiting for it.
+   */
   private partitionNow(record: ProducerRecord<K, V>, key: Buffer | null, size: number): number {
-    const cached = this.cluster.snapshot.topics.get(record.topic);
-    if (
-      cached === undefined ||
-      cached.errorCode !== 0 ||
-      cached.partitions.length === 0 ||
-      !this.hasRoom(size)
-    ) {
-      return -1;
-    }
-    return this.choosePartition(record, key, cached.partitions.length);
+    const topic = record.topic;
+    const count = this.knownPartitionCount(topic);
+    if (count === 0 || !this.hasRoom(size)) return -1;
+    if (this.topicWaiters.size > 0 && this.topicWaiters.has(topic)) return -1;
+    return this.choosePartition(topic, record.partition, key, count);
+  }
+
+  /** The topic's partition count from cached metadata, or 0 while it is unknown (or answered with an error). */
+  private knownPartitionCount(topic: string): number {
+    const cached = this.cluster.snapshot.topics.get(topic);
+    return cached === undefined || cached.errorCode !== 0 ? 0 : cached.partitions.length;
   }
 
   private hasRoom(bytes: number): boolean {
@@ -473,79 +518,153 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     );
   }
 
-  private choosePartition(record: ProducerRecord<K, V>, key: Buffer | null, count: number): number {
-    const partition = record.partition ?? this.partitioner.partition(record.topic, key, count);
+  private choosePartition(
+    topic: string,
+    asked: number | undefined,
+    key: Buffer | null,
+    count: number,
+  ): number {
+    const partition = asked ?? this.partitioner.partition(topic, key, count);
     if (partition < 0 || partition >= count || !Number.isInteger(partition)) {
       throw new KafkaProtocolError(
         ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-        `partition ${partition} of ${record.topic} does not exist (${count} partitions)`,
+        `partition ${partition} of ${topic} does not exist (${count} partitions)`,
       );
     }
     return partition;
   }
 
-  private async sendSlow(record: ProducerRecord<K, V>, prepared: Prepared): Promise<RecordMetadata> {
-    const started = Date.now();
-    const topic = await this.topicWithin(record.topic, started);
-    const partition = this.choosePartition(record, prepared.key, topic.partitions.length);
-    await this.reserve(prepared.size, started);
-    if (this.closedHard) {
-      this.release(prepared.size);
-      throw new ClientStateError('the producer was closed before the record was sent');
-    }
-    return new Promise<RecordMetadata>((resolve, reject) => {
-      this.appendPrepared(this.queueOf(record.topic, partition), prepared, resolve, reject);
-    });
-  }
-
-  private async topicWithin(topic: string, started: number): Promise<{ partitions: unknown[] }> {
-    const cached = this.cluster.snapshot.topics.get(topic);
-    if (cached !== undefined && cached.errorCode === 0 && cached.partitions.length > 0) return cached;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.cluster.topic(topic);
-      } catch (err) {
-        const left = this.maxBlockMs - (Date.now() - started);
-        if (!isRetriableError(err) || left <= 0) {
-          if (isRetriableError(err)) {
-            throw new KafkaClientError(
-              `topic ${topic} not present in metadata after ${this.maxBlockMs} ms: ${(err as Error).message}`,
-              false,
-            );
-          }
-          throw err;
-        }
-        await new Promise((r) => setTimeout(r, Math.min(left, this.cluster.backoffMs(attempt))));
-      }
-    }
-  }
-
-  private reserve(bytes: number, started: number): Promise<void> | void {
-    if (
-      this.memoryWaiters.length === 0 &&
-      (this.bufferedBytes + bytes <= this.bufferMemory || this.bufferedBytes === 0)
-    ) {
-      this.bufferedBytes += bytes;
+  /**
+   * A record that cannot be appended at once. It counts as unsettled from here (flush() waits for it). Behind the
+   * records of its topic that wait for metadata, if any; else, when the topic is known, it takes its partition
+   * and waits for buffer.memory in line (admit); else it starts its topic's wait.
+   */
+  private sendSlow(w: Waiting): void {
+    this.unsettled++;
+    const line = this.topicWaiters.get(w.topic);
+    if (line !== undefined) {
+      line.push(w);
       return;
     }
-    return new Promise<void>((resolve, reject) => {
-      const waiter = {
-        bytes,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        reject,
-      };
-      const timer = setTimeout(
-        () => {
-          this.memoryWaiters.remove(waiter);
-          reject(new KafkaClientError(`no room in buffer.memory after ${this.maxBlockMs} ms`, false));
-        },
-        Math.max(0, this.maxBlockMs - (Date.now() - started)),
-      );
-      this.memoryWaiters.push(waiter);
-    });
+    const count = this.knownPartitionCount(w.topic);
+    if (count > 0) {
+      this.admit(w, count);
+      return;
+    }
+    const started = new Fifo<Waiting>();
+    started.push(w);
+    this.topicWaiters.set(w.topic, started);
+    void this.waitForTopic(w.topic, started);
+  }
+
+  /**
+   * Loads the metadata of a topic that records wait for, then admits them all, in send order, in one go. One
+   * wait per topic, so those records take their partitions and their places in its queues in the order they
+   * were sent, and none sent later overtakes them (send() takes its fast path for the topic only once the line
+   * is gone). max.block.ms bounds each record's wait from its own send().
+   */
+  private async waitForTopic(topic: string, line: Fifo<Waiting>): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      let error: unknown = null;
+      let count = 0;
+      try {
+        count = (await this.cluster.topic(topic)).partitions.length;
+      } catch (err) {
+        error = err;
+      }
+      // close() failed the records and removed the line meanwhile.
+      if (this.topicWaiters.get(topic) !== line) return;
+      if (error === null) {
+        this.topicWaiters.delete(topic);
+        for (const w of line.drain()) this.admit(w, count);
+        return;
+      }
+      const now = Date.now();
+      if (!isRetriableError(error)) {
+        this.topicWaiters.delete(topic);
+        for (const w of line.drain()) this.abandon(w, error as Error);
+        return;
+      }
+      for (let w = line.peek(); w !== undefined && w.startedMs + this.maxBlockMs <= now; w = line.peek()) {
+        line.shift();
+        this.abandon(
+          w,
+          new KafkaClientError(
+            `topic ${topic} not present in metadata after ${this.maxBlockMs} ms: ${(error as Error).message}`,
+            false,
+          ),
+        );
+      }
+      const first = line.peek();
+      if (first === undefined) {
+        this.topicWaiters.delete(topic);
+        return;
+      }
+      const leftMs = first.startedMs + this.maxBlockMs - now;
+      await new Promise((r) => setTimeout(r, Math.min(leftMs, this.cluster.backoffMs(attempt))));
+      if (this.topicWaiters.get(topic) !== line) return;
+    }
+  }
+
+  /**
+   * A record whose topic is known: it takes its partition now, and is appended as soon as buffer.memory has room.
+   * Memory is given in request order (memoryWaiters), and send() takes its fast path only while no one waits for
+   * it, so a record waiting here is not overtaken either.
+   */
+  private admit(w: Waiting, partitionCount: number): void {
+    let partition: number;
+    try {
+      partition = this.choosePartition(w.topic, w.partition, w.key, partitionCount);
+    } catch (err) {
+      this.abandon(w, err as Error);
+      return;
+    }
+    if (this.hasRoom(w.size)) {
+      this.bufferedBytes += w.size;
+      this.appendWaiting(w, partition);
+      return;
+    }
+    const waiter = {
+      bytes: w.size,
+      resolve: () => {
+        clearTimeout(timer);
+        this.appendWaiting(w, partition);
+      },
+      reject: (e: Error) => {
+        clearTimeout(timer);
+        this.abandon(w, e);
+      },
+    };
+    const timer = setTimeout(
+      () => {
+        this.memoryWaiters.remove(waiter);
+        this.abandon(w, new KafkaClientError(`no room in buffer.memory after ${this.maxBlockMs} ms`, false));
+      },
+      Math.max(0, this.maxBlockMs - (Date.now() - w.startedMs)),
+    );
+    this.memoryWaiters.push(waiter);
+  }
+
+  /** A waiting record with its memory reserved goes into its partition's open batch. */
+  private appendWaiting(w: Waiting, partition: number): void {
+    if (this.closedHard) {
+      this.release(w.size);
+      this.abandon(w, new ClientStateError('the producer was closed before the record was sent'));
+      return;
+    }
+    // append() counts it among the unsettled records again.
+    this.unsettled--;
+    this.appendPrepared(this.queueOf(w.topic, partition), w, w.onSuccess, w.onFailure);
+    // A flush() under way sends it without waiting for linger.ms.
+    if (this.idleWaiters.length > 0) this.scheduleDrain();
+  }
+
+  /** A waiting record fails before it reached a batch. */
+  private abandon(w: Waiting, err: Error): void {
+    if (typeof w.onFailure === 'function') w.onFailure(err);
+    else w.onFailure.reject(err);
+    this.unsettled--;
+    if (this.unsettled === 0) this.onIdle();
   }
 
   private release(bytes: number): void {
@@ -839,7 +958,11 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
         if (this.idempotent && !this.mayMoveOn(pq)) continue;
         if (pq.ready.length === 0) {
           const open = pq.open;
-          if (open === null || !(open.lingered || open.writer.sizeInBytes >= this.batchSize)) continue;
+          // While a flush() waits, an open batch goes without waiting for linger.ms (records that were waiting
+          // for metadata or memory reach their batches then), as Kafka's flush makes every batch ready.
+          const flushing = this.idleWaiters.length > 0;
+          if (open === null || !(flushing || open.lingered || open.writer.sizeInBytes >= this.batchSize))
+            continue;
           this.closeBatch(open, false);
         }
         const leader = this.cluster.leaderOf(pq.topic, pq.partition);
@@ -1064,11 +1187,14 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     b.timestamps = [];
     b.built = null;
     b.writer.release();
-    if (this.unsettled === 0) {
-      this.expiryTimer.cancel();
-      this.backoffTimer.cancel();
-      for (const w of this.idleWaiters.splice(0)) w();
-    }
+    if (this.unsettled === 0) this.onIdle();
+  }
+
+  /** Every record sent so far has its outcome. */
+  private onIdle(): void {
+    this.expiryTimer.cancel();
+    this.backoffTimer.cancel();
+    for (const w of this.idleWaiters.splice(0)) w();
   }
 
   private failAll(err: Error): void {
@@ -1083,7 +1209,10 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     }
   }
 
-  /** Sends every buffered record now and resolves when all records sent so far have an outcome. */
+  /**
+   * Sends every buffered record now and resolves when all records sent so far have an outcome, those still
+   * waiting for their topic's metadata or for buffer.memory included.
+   */
   async flush(): Promise<void> {
     for (const pq of this.queueList) if (pq.open !== null) this.closeBatch(pq.open);
     if (this.unsettled === 0) return;
@@ -1107,6 +1236,11 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     this.backoffTimer.cancel();
     this.failAll(new ClientStateError('the producer was closed before the record was sent'));
     for (const w of this.memoryWaiters.drain()) w.reject(new ClientStateError('the producer is closed'));
+    const lines = [...this.topicWaiters.values()];
+    this.topicWaiters.clear();
+    for (const line of lines) {
+      for (const w of line.drain()) this.abandon(w, new ClientStateError('the producer is closed'));
+    }
     await this.cluster.close();
   }
 }
