@@ -92,6 +92,8 @@ export class ChannelSender {
   private readonly tails = new Map<BrokerId, Promise<void>>();
   private pendingCount = 0;
   private closed = false;
+  /** Bumped by dropQueued(): a request queued under an older generation is not sent. */
+  private generation = 0;
 
   private readonly queued = new Map<BrokerId, number>();
   /** Brokers that had requests refused because their queue was full; they get onDrained when it empties. */
@@ -131,14 +133,23 @@ export class ChannelSender {
     this.queued.set(brokerId, queued + 1);
     const previous = this.tails.get(brokerId) ?? Promise.resolve();
     this.pendingCount += 1;
+    const generation = this.generation;
     const next = previous.then(async () => {
       let answer: ControllerResponse | null = null;
-      for (let attempt = 1; !this.closed; attempt++) {
+      for (let attempt = 1; !this.closed && generation === this.generation; attempt++) {
         let failure: string;
         let refused = false;
         try {
           answer = await this.dispatch(brokerId, message);
-          if (!isRetriable(answer.response.errorCode)) break;
+          if (!isRetriable(answer.response.errorCode)) {
+            // A refusal (a stale epoch) leaves the broker with a view the controller did not mean: worth a line.
+            if (answer.response.errorCode !== 0) {
+              this.logger.warn(
+                `${message.kind} to broker ${brokerId} refused: ${errorName(answer.response.errorCode)}`,
+              );
+            }
+            break;
+          }
           // The broker is alive but cannot take the request yet (still starting): ask again.
           refused = true;
           failure = `answered ${errorName(answer.response.errorCode)}`;
@@ -196,6 +207,17 @@ export class ChannelSender {
   close(): void {
     this.closed = true;
     this.channel.close?.();
+  }
+
+  /**
+   * The controller resigned: requests it queued and has not sent yet are dropped (onAnswer(null)), and none is
+   * retried, as Kafka's controller shuts its channel manager down on resignation. Sent later, they would carry
+   * the old controller epoch to a broker that may not have heard of the new controller yet, and be applied
+   * there (chaos finding F4: a resigned controller's UpdateMetadata went out six seconds after it resigned).
+   * A request already in flight is answered as usual.
+   */
+  dropQueued(): void {
+    this.generation++;
   }
 
   /** Resolves when every request queued before the call has been answered (or has failed). */

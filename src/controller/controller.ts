@@ -541,6 +541,7 @@ export class Controller {
       `broker ${this.options.brokerId} resigns as controller (epoch ${this.ctx.epoch}): ${reason}`,
     );
     this.ctx = null;
+    this.sender.dropQueued();
     if (this.activeId === this.options.brokerId) this.activeId = -1;
   }
 

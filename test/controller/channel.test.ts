@@ -88,3 +88,37 @@ test('a broker that never stops answering a retriable error is given up after th
     ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
   );
 });
+
+test('requests queued by a controller that resigned are not sent (chaos F4)', async () => {
+  let release: () => void = () => {};
+  const blocked = new Promise<void>((r) => {
+    release = r;
+  });
+  const sent: number[] = [];
+  const channel: BrokerChannel = {
+    async updateMetadata(_broker, request) {
+      sent.push(request.controllerEpoch);
+      if (sent.length === 1) await blocked;
+      return { errorCode: ErrorCode.NONE };
+    },
+    leaderAndIsr: () => Promise.reject(new Error('not used')),
+    stopReplica: () => Promise.reject(new Error('not used')),
+  };
+  const s = sender(channel);
+  const answers: (ControllerResponse | null)[] = [];
+  // The first is in flight (the broker is slow, or a partition holds it); two more wait behind it.
+  for (let i = 0; i < 3; i++) {
+    s.send(BROKER, { kind: 'updateMetadata', request: updateMetadata() }, (a) => answers.push(a));
+  }
+  await new Promise((r) => setImmediate(r));
+  s.dropQueued();
+  // A controller that wins again queues under the new generation: that one is sent.
+  s.send(BROKER, { kind: 'updateMetadata', request: { ...updateMetadata(), controllerEpoch: 2 } }, (a) =>
+    answers.push(a),
+  );
+  release();
+  await s.idle();
+  assert.deepEqual(sent, [1, 2], 'only the request in flight and the new controller one reached the broker');
+  assert.equal(answers.length, 4);
+  assert.equal(answers.filter((a) => a === null).length, 2, 'the dropped ones are answered null');
+});

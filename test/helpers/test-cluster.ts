@@ -46,6 +46,8 @@ export interface ClusterOptions {
   order?: number[];
   /** The zookeeper.connect brokers get, given the cluster's ZooKeeper (a proxy in front of it); zk.connect unless told. */
   zookeeperConnect?: (zk: TestZooKeeper) => Promise<string>;
+  /** As zookeeperConnect, for one broker (a proxy of its own, to cut that broker alone off ZooKeeper). */
+  brokerZookeeperConnect?: (zk: TestZooKeeper, brokerId: number) => Promise<string>;
 }
 
 export interface TestCluster {
@@ -90,7 +92,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
         ...options.brokerOverrides?.[id],
         ...overrides,
         'broker.id': id,
-        'zookeeper.connect': zookeeperConnect,
+        'zookeeper.connect': options.brokerZookeeperConnect
+          ? await options.brokerZookeeperConnect(zk, id)
+          : zookeeperConnect,
       },
     });
     runningPids.add(child.pid);

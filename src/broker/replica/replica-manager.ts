@@ -76,6 +76,9 @@ export class ReplicaManager {
 
   becomeLeaderOrFollower(request: LeaderAndIsrRequest): LeaderAndIsrResponse {
     if (request.controllerEpoch < this.controllerEpoch) {
+      this.logger.warn(
+        `LeaderAndIsr from controller ${request.controllerId} refused: controller epoch ${request.controllerEpoch} < ${this.controllerEpoch}`,
+      );
       return { errorCode: ErrorCode.STALE_CONTROLLER_EPOCH, partitionErrors: [], topics: [] };
     }
     this.controllerEpoch = request.controllerEpoch;
@@ -110,8 +113,12 @@ export class ReplicaManager {
   private applyPartitionState(topicId: string, state: LeaderAndIsrRequestLeaderAndIsrPartitionState): number {
     const key = partitionKey(state.topicName, state.partitionIndex);
     let partition = this.partitions.get(key);
-    if (partition !== undefined && state.leaderEpoch < partition.leaderEpoch)
+    if (partition !== undefined && state.leaderEpoch < partition.leaderEpoch) {
+      this.logger.warn(
+        `LeaderAndIsr for ${key} ignored: leader epoch ${state.leaderEpoch} (leader ${state.leader}) < ours ${partition.leaderEpoch}`,
+      );
       return ErrorCode.STALE_CONTROLLER_EPOCH;
+    }
     if (!state.replicas.includes(this.brokerId)) return ErrorCode.NONE;
     const isLeader = state.leader === this.brokerId;
     if (this.shuttingDown && isLeader && partition?.isLeader !== true) {
