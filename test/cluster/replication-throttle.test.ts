@@ -2,7 +2,8 @@
 // --throttle` sets Kafka's throttle configs (the moving partitions' replicas on the topic, the rates on the brokers
 // involved), the new replica then catches up at about the throttled rate instead of at once, and `--verify` clears
 // every throttle once the move is done. The brokers run replication.quota.window.num=2 (windows of 1 s), so that
-// the rate bites after about a second of traffic.
+// the rate bites after about a second of traffic, and replica.fetch.max.bytes=100000: the leader checks the rate
+// before each read, as Kafka does, so with the default 1 MiB a single fetch would take most of the data at once.
 
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -31,7 +32,7 @@ describe('replication throttles', () => {
   const files = mkdtempSync(join(tmpdir(), 'brook-throttle-'));
 
   before(async () => {
-    cluster = await startCluster({ overrides: { 'replication.quota.window.num': 2 } });
+    cluster = await startCluster({ overrides: { 'replication.quota.window.num': 2, 'replica.fetch.max.bytes': 100_000 } });
     admin = new Admin({ bootstrapServers: cluster.bootstrap, clientId: 'throttle-test' });
   });
   after(async () => {
