@@ -32,7 +32,9 @@ describe('replication throttles', () => {
   const files = mkdtempSync(join(tmpdir(), 'brook-throttle-'));
 
   before(async () => {
-    cluster = await startCluster({ overrides: { 'replication.quota.window.num': 2, 'replica.fetch.max.bytes': 100_000 } });
+    cluster = await startCluster({
+      overrides: { 'replication.quota.window.num': 2, 'replica.fetch.max.bytes': 100_000 },
+    });
     admin = new Admin({ bootstrapServers: cluster.bootstrap, clientId: 'throttle-test' });
   });
   after(async () => {
