@@ -214,10 +214,12 @@ export class ChannelSender {
    * retried, as Kafka's controller shuts its channel manager down on resignation. Sent later, they would carry
    * the old controller epoch to a broker that may not have heard of the new controller yet, and be applied
    * there (chaos finding F4: a resigned controller's UpdateMetadata went out six seconds after it resigned).
-   * A request already in flight is answered as usual.
+   * The channel's connections are closed too, so that a request in flight (waiting on a partitioned broker)
+   * fails rather than arrives late; the channel opens new ones for the next controller's requests.
    */
   dropQueued(): void {
     this.generation++;
+    this.channel.close?.();
   }
 
   /** Resolves when every request queued before the call has been answered (or has failed). */

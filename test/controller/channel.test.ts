@@ -95,7 +95,11 @@ test('requests queued by a controller that resigned are not sent (chaos F4)', as
     release = r;
   });
   const sent: number[] = [];
+  let closes = 0;
   const channel: BrokerChannel = {
+    close() {
+      closes++;
+    },
     async updateMetadata(_broker, request) {
       sent.push(request.controllerEpoch);
       if (sent.length === 1) await blocked;
@@ -121,4 +125,5 @@ test('requests queued by a controller that resigned are not sent (chaos F4)', as
   assert.deepEqual(sent, [1, 2], 'only the request in flight and the new controller one reached the broker');
   assert.equal(answers.length, 4);
   assert.equal(answers.filter((a) => a === null).length, 2, 'the dropped ones are answered null');
+  assert.equal(closes, 1, 'the connections were closed, failing what was in flight');
 });
