@@ -35,6 +35,12 @@ export {
 } from './errors.js';
 export type { RebalanceListener } from './group.js';
 export {
+  type GenerationInfo,
+  GroupMembership,
+  type GroupMembershipOptions,
+  type JoinedMember,
+} from './group-membership.js';
+export {
   type ClientCredentialsOptions,
   clientCredentialsTokenProvider,
   type UnsecuredTokenOptions,
