@@ -26,6 +26,7 @@ commands:
   cluster             start or stop a local ZooKeeper and brokers for development (up|down|status)
   certs               write a throw-away CA, broker and client certificate for TLS trials
   connect-standalone  run a Kafka Connect worker with its REST API and the given connectors (connect-standalone)
+  console             serve the web console (brokers, topics, messages, groups, lag, charts) on 127.0.0.1:9021
 `;
 
 type Command = (args: string[]) => Promise<number>;
@@ -54,6 +55,7 @@ const commands: Record<string, () => Promise<Command>> = {
   cluster: async () => (await import('./cluster.js')).runClusterCommand,
   certs: async () => (await import('./certs.js')).runCerts,
   'connect-standalone': async () => (await import('./connect-standalone.js')).runConnectStandalone,
+  console: async () => (await import('./console.js')).runConsole,
 };
 
 export function registerCommand(name: string, load: () => Promise<Command>): void {
