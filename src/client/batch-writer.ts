@@ -10,6 +10,7 @@ import { compress } from '../protocol/compression/codecs.js';
 import { writeBatchCrc } from '../protocol/records/batch-crc.js';
 import {
   ATTRIBUTES,
+  Attribute,
   BASE_OFFSET,
   BASE_SEQUENCE,
   BASE_TIMESTAMP,
@@ -71,6 +72,8 @@ export interface FinishOptions {
   producerId: number;
   producerEpoch: number;
   baseSequence: number;
+  /** A transactional producer's batch (attribute bit 4): read_committed consumers wait for its transaction's end. */
+  transactional?: boolean;
 }
 
 export class BatchWriter {
@@ -196,7 +199,7 @@ export class BatchWriter {
     out.writeInt32BE(out.length - LOG_OVERHEAD, BATCH_LENGTH);
     out.writeInt32BE(NO_PARTITION_LEADER_EPOCH, PARTITION_LEADER_EPOCH);
     out[MAGIC] = CURRENT_MAGIC;
-    out.writeInt16BE(o.compression, ATTRIBUTES);
+    out.writeInt16BE(o.compression | (o.transactional === true ? Attribute.Transactional : 0), ATTRIBUTES);
     out.writeInt32BE(this.count - 1, LAST_OFFSET_DELTA);
     out.writeBigInt64BE(BigInt(this.baseTimestamp), BASE_TIMESTAMP);
     out.writeBigInt64BE(BigInt(this.maxTimestamp), MAX_TIMESTAMP);

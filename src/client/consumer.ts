@@ -55,6 +55,7 @@ import {
   tpKey,
 } from './requests.js';
 import { bytesSerde, type Deserializer } from './serdes.js';
+import type { ConsumerGroupMetadata } from './transactions.js';
 
 export type OffsetResetPolicy = 'earliest' | 'latest' | 'none';
 export type IsolationLevel = 'read_uncommitted' | 'read_committed';
@@ -258,6 +259,21 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     }
     this.cluster.addTopics(tps.map((tp) => tp.topic));
     this.wake();
+  }
+
+  /**
+   * The group metadata a transactional producer's sendOffsetsToTransaction() takes (KafkaConsumer.groupMetadata):
+   * the group id, and the generation, member id and group instance id of this member now (generation -1 and no
+   * member id when not in a group yet, or for assign() with a group id: then the commit is not fenced by member).
+   */
+  groupMetadata(): ConsumerGroupMetadata {
+    if (this.groupId === undefined) throw new ClientStateError('groupMetadata() needs a groupId');
+    const g = this.group?.generation() ?? {
+      generationId: -1,
+      memberId: '',
+      groupInstanceId: this.options.groupInstanceId ?? null,
+    };
+    return { groupId: this.groupId, ...g };
   }
 
   assignment(): TopicPartition[] {

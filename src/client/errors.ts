@@ -56,6 +56,14 @@ export class DeliveryTimeoutError extends KafkaClientError {
   }
 }
 
+/** A record of a transaction that was aborted before it was sent (Kafka's TransactionAbortedException). */
+export class TransactionAbortedError extends KafkaClientError {
+  constructor(message: string) {
+    super(message, false);
+    this.name = 'TransactionAbortedError';
+  }
+}
+
 /** A client-side bound was reached or a call came after close(). Not retriable. */
 export class ClientStateError extends KafkaClientError {
   constructor(message: string) {

@@ -32,6 +32,7 @@ export {
   KafkaClientError,
   KafkaProtocolError,
   RequestTimeoutError,
+  TransactionAbortedError,
 } from './errors.js';
 export type { RebalanceListener } from './group.js';
 export {
@@ -70,3 +71,4 @@ export {
 } from './producer.js';
 export type { OffsetAnswer, TopicPartition } from './requests.js';
 export * from './serdes.js';
+export type { ConsumerGroupMetadata, TransactionOffset, TransactionState } from './transactions.js';

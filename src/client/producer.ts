@@ -56,6 +56,7 @@ import {
   isRetriableError,
   KafkaClientError,
   KafkaProtocolError,
+  TransactionAbortedError,
 } from './errors.js';
 import { Fifo } from './fifo.js';
 import type { ClientOptions } from './options.js';
@@ -66,6 +67,12 @@ import {
   type PartitionerName,
 } from './partitioners.js';
 import { bytesSerde, type Serializer } from './serdes.js';
+import {
+  type ConsumerGroupMetadata,
+  isFatalTransactionError,
+  TransactionManager,
+  type TransactionOffset,
+} from './transactions.js';
 
 export type CompressionName = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
 export type Acks = 0 | 1 | -1 | 'all';
@@ -101,6 +108,13 @@ export interface ProducerOptions<K = Buffer | null, V = Buffer | null> extends C
   allowAutoCreateTopics?: boolean;
   keySerializer?: Serializer<K>;
   valueSerializer?: Serializer<V>;
+  /**
+   * transactional.id: makes the producer transactional (initTransactions, beginTransaction, commitTransaction,
+   * abortTransaction, sendOffsetsToTransaction). Needs idempotence, which it turns on.
+   */
+  transactionalId?: string;
+  /** transaction.timeout.ms (default 60000): the coordinator aborts a transaction left open longer. */
+  transactionTimeoutMs?: number;
 }
 
 export type HeadersInput =
@@ -242,7 +256,13 @@ interface PartitionQueue {
   sequenceGap: boolean;
   /** A batch failed retriably: send nothing more until the in-flight batches have come back. */
   blocked: boolean;
+  /** Transactional: is the partition in the open transaction (TXN_ADDED), to be added (TXN_PENDING), or not? */
+  inTxn: number;
 }
+
+const TXN_NONE = 0;
+const TXN_PENDING = 1;
+const TXN_ADDED = 2;
 
 const SEQUENCE_MAX = 0x7fffffff;
 /** The last producer epoch (int16); past it the producer needs a new producer id. */
@@ -326,6 +346,8 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   private unsettled = 0;
   private idleWaiters: (() => void)[] = [];
   private closed = false;
+  /** Transactional producers only (transactional.id): the transaction's state and coordinator requests. */
+  private readonly txn: TransactionManager | null;
 
   constructor(options: ProducerOptions<K, V>) {
     this.cluster = new Cluster(options);
@@ -336,7 +358,16 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     if (options.idempotent === true && this.acks !== -1) {
       throw new ConfigError('an idempotent producer needs acks=all');
     }
-    this.idempotent = options.idempotent ?? this.acks === -1;
+    const transactional = options.transactionalId !== undefined;
+    if (transactional) {
+      // Kafka's rule: a transactional producer is idempotent; turning idempotence off is a configuration error.
+      if (options.idempotent === false) {
+        throw new ConfigError('a transactional producer needs enable.idempotence (idempotent: true)');
+      }
+      if (this.acks !== -1) throw new ConfigError('a transactional producer needs acks=all');
+      if (options.transactionalId === '') throw new ConfigError('transactional.id must not be empty');
+    }
+    this.idempotent = transactional || (options.idempotent ?? this.acks === -1);
     this.lingerMs = options.lingerMs ?? 5;
     this.batchSize = options.batchSize ?? 16_384;
     this.bufferMemory = options.bufferMemory ?? 32 * 1024 * 1024;
@@ -374,12 +405,20 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     this.partitioner = createPartitioner(options.partitioner);
     this.keySerializer = options.keySerializer ?? (bytesSerde as unknown as Serializer<K>);
     this.valueSerializer = options.valueSerializer ?? (bytesSerde as unknown as Serializer<V>);
+    this.txn = transactional
+      ? new TransactionManager(
+          this.cluster,
+          options.transactionalId!,
+          options.transactionTimeoutMs ?? 60_000,
+          this.maxBlockMs,
+        )
+      : null;
   }
 
   /** Connects and learns the cluster (optional: send() does it on first use). */
   async connect(): Promise<void> {
     await this.cluster.refreshMetadata();
-    if (this.idempotent) await this.ensureProducerId();
+    if (this.idempotent && this.txn === null) await this.ensureProducerId();
   }
 
   /**
@@ -398,6 +437,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   send(record: ProducerRecord<K, V>): Promise<RecordMetadata> {
     try {
       if (this.closed) throw new ClientStateError('the producer is closed');
+      if (this.txn !== null) this.txn.check('send', 'IN_TRANSACTION');
       const topic = record.topic;
       const key = record.key === undefined ? null : this.keySerializer.serialize(record.key, topic);
       const value = this.valueSerializer.serialize(record.value, topic) ?? null;
@@ -470,6 +510,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   /** Serializes and sizes a record; throws when the producer is closed or the record is too large. */
   private prepare(record: ProducerRecord<K, V>): Prepared {
     if (this.closed) throw new ClientStateError('the producer is closed');
+    if (this.txn !== null) this.txn.check('send', 'IN_TRANSACTION');
     const key = record.key === undefined ? null : this.keySerializer.serialize(record.key, record.topic);
     const value = this.valueSerializer.serialize(record.value, record.topic) ?? null;
     const headers = record.headers === undefined ? undefined : encodeHeaders(record.headers);
@@ -695,6 +736,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
         lastAckedSequence: -1,
         sequenceGap: false,
         blocked: false,
+        inTxn: TXN_NONE,
       };
       list[partition] = pq;
       this.queueList.push(pq);
@@ -746,7 +788,15 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
    * producer id, or a new producer id once the epoch is exhausted. A batch of an epoch already left behind needs
    * no bump: its partition starts again under the current one.
    */
-  private bumpEpochAfter(b: Batch): void {
+  private bumpEpochAfter(b: Batch, err: Error): void {
+    if (this.txn !== null) {
+      // In a transaction any record that fails breaks it (abortable, or fatal when fenced). The epoch is bumped
+      // by the coordinator after the abort (KIP-360), not here: the transaction's partitions carry this one.
+      if (b.baseSequence >= 0) this.txn.epochBumpRequired = true;
+      this.txn.fail(err);
+      if (this.txn.hasError) this.scheduleDrain();
+      return;
+    }
     if (!this.idempotent || b.baseSequence < 0) return;
     if (b.producerId !== this.producerId || b.producerEpoch !== this.producerEpoch) return;
     if (this.producerEpoch >= EPOCH_MAX) this.producerId = -1;
@@ -778,6 +828,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       }
     }
     if (batch === null) batch = this.openBatch(pq, size);
+    if (pq.inTxn === TXN_NONE && this.txn !== null) this.addToTransaction(pq);
     batch.writer.append(key, value, headers, timestamp);
     batch.onSuccess.push(onSuccess);
     batch.onFailure.push(onFailure);
@@ -892,7 +943,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       lastError === null ? undefined : { cause: lastError },
     );
     this.settle(b, err);
-    this.bumpEpochAfter(b);
+    this.bumpEpochAfter(b, err);
   }
 
   private scheduleDrain(): void {
@@ -932,7 +983,18 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
    * per leader, so a partition with several batches waiting fills its slots in one go.
    */
   private drain(): void {
-    if (this.idempotent && this.producerId < 0) {
+    if (this.txn !== null) {
+      // Outside a transaction that may still commit, nothing more is sent: the batches not sent yet fail (Kafka's
+      // abortUndrainedBatches), with the error that broke the transaction or, for an abort asked for, as aborted.
+      const state = this.txn.state;
+      if (state !== 'IN_TRANSACTION' && state !== 'COMMITTING_TRANSACTION') {
+        this.failUnsent(
+          this.txn.lastError ?? new TransactionAbortedError('Failing batch since transaction was aborted'),
+        );
+        return;
+      }
+      if (this.producerId < 0) return;
+    } else if (this.idempotent && this.producerId < 0) {
       this.ensureProducerId().then(
         () => this.scheduleDrain(),
         (err: Error) => this.failAll(err),
@@ -949,6 +1011,8 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
           pq.blocked = false;
         }
         if (pq.inFlight >= this.maxInFlightPerPartition) continue;
+        // A partition's batches go only once the coordinator has it in the transaction (AddPartitionsToTxn).
+        if (this.txn !== null && pq.inTxn !== TXN_ADDED) continue;
         // A retry waits out its backoff, as in Kafka's accumulator: a broker that is down is not hammered.
         const first = pq.ready[0];
         if (first !== undefined && first.retryAtMs > now) {
@@ -1022,6 +1086,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
         producerId: this.idempotent ? batch.producerId : -1,
         producerEpoch: this.idempotent ? batch.producerEpoch : -1,
         baseSequence: this.idempotent ? batch.baseSequence : -1,
+        transactional: this.txn !== null,
       });
     }
     return batch.built;
@@ -1039,11 +1104,11 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
         // Building fails only for a programming error or a codec failure; the batch cannot be sent.
         b.pq.inFlight--;
         this.settle(b, err as Error);
-        this.bumpEpochAfter(b);
+        this.bumpEpochAfter(b, err as Error);
       }
     }
     const request: ProduceRequest = {
-      transactionalId: null,
+      transactionalId: this.txn === null ? null : this.txn.transactionalId,
       acks: this.acks,
       timeoutMs: this.ackTimeoutMs,
       topicData: [...topics].map(([name, partitionData]) => ({ name, partitionData })),
@@ -1084,8 +1149,17 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
           this.idempotent &&
           (p.errorCode === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER ||
             p.errorCode === ErrorCode.UNKNOWN_PRODUCER_ID);
-        if (sequenceError) this.onSequenceError(b, p.errorCode);
-        this.onBatchError(b, err, sequenceError || err.retriable);
+        let retriable = err.retriable;
+        if (sequenceError && this.txn === null) {
+          this.onSequenceError(b, p.errorCode);
+          retriable = true;
+        } else if (sequenceError) {
+          // Transactional: the epoch does not move during a transaction. A batch out of sequence behind an
+          // earlier one being retried goes again; lost producer state or a real gap fails it, which makes the
+          // transaction abortable and bumps the epoch after the abort (KIP-360), as Kafka's canRetry decides.
+          retriable = !this.isSequenceGap(b, p.errorCode);
+        }
+        this.onBatchError(b, err, retriable);
       }
     }
     this.scheduleDrain();
@@ -1127,17 +1201,23 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   private onSequenceError(b: Batch, code: number): void {
     const pq = b.pq;
     if (b.producerId !== pq.producerId || b.producerEpoch !== pq.producerEpoch) return;
-    if (
-      code === ErrorCode.UNKNOWN_PRODUCER_ID ||
-      (this.onCurrentEpoch(pq) && b.baseSequence === (pq.lastAckedSequence + 1) % (SEQUENCE_MAX + 1))
-    ) {
+    if (this.isSequenceGap(b, code)) {
       // Lost producer state, or a real gap: every sequence before this batch was acknowledged, yet the broker
       // does not take it (it lost records). No retry under this epoch can succeed.
-      this.bumpEpochAfter(b);
+      this.bumpEpochAfter(b, new KafkaProtocolError(code));
       pq.sequenceGap = true;
     } else if (!this.onCurrentEpoch(pq)) {
       pq.sequenceGap = true;
     }
+  }
+
+  /** Lost producer state, or OUT_OF_ORDER_SEQUENCE_NUMBER right after the last acknowledged sequence. */
+  private isSequenceGap(b: Batch, code: number): boolean {
+    const pq = b.pq;
+    return (
+      code === ErrorCode.UNKNOWN_PRODUCER_ID ||
+      (this.onCurrentEpoch(pq) && b.baseSequence === (pq.lastAckedSequence + 1) % (SEQUENCE_MAX + 1))
+    );
   }
 
   private onBatchError(b: Batch, err: Error, retriable: boolean): void {
@@ -1166,7 +1246,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       this.expire(b, Date.now(), err);
     } else {
       this.settle(b, err);
-      this.bumpEpochAfter(b);
+      this.bumpEpochAfter(b, err);
     }
   }
 
@@ -1205,8 +1285,189 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
         this.closeBatch(pq.open, false);
         pq.ready.length = 0;
       }
-      for (const b of all) this.settle(b, err);
+      for (const b of all) {
+        // A batch that was sent, failed and waits for its retry may have been written: its sequences are spent.
+        if (this.txn !== null && b.baseSequence >= 0) this.txn.epochBumpRequired = true;
+        this.settle(b, err);
+      }
     }
+  }
+
+  /** Fails every record not sent yet: in batches, and those still waiting for their topic's metadata or memory. */
+  private failUnsent(err: Error): void {
+    this.failAll(err);
+    for (const w of this.memoryWaiters.drain()) w.reject(err);
+    const lines = [...this.topicWaiters.values()];
+    this.topicWaiters.clear();
+    for (const line of lines) for (const w of line.drain()) this.abandon(w, err);
+  }
+
+  /** A partition got its first record of the transaction: it joins the next AddPartitionsToTxn request. */
+  private addToTransaction(pq: PartitionQueue): void {
+    pq.inTxn = TXN_PENDING;
+    // One request for all the partitions that get records in this turn of the event loop, or while the previous
+    // request is out (Kafka's Sender batches the partitions added since its last AddPartitionsToTxn likewise).
+    if (this.partitionsAdding === null) this.partitionsAdding = this.addPendingPartitions();
+  }
+
+  /** The AddPartitionsToTxn requests going on, one after another while partitions are pending; never rejects. */
+  private partitionsAdding: Promise<void> | null = null;
+
+  private async addPendingPartitions(): Promise<void> {
+    const txn = this.txn!;
+    await Promise.resolve();
+    try {
+      for (;;) {
+        const pending = this.queueList.filter((pq) => pq.inTxn === TXN_PENDING);
+        if (pending.length === 0) return;
+        if (txn.state !== 'IN_TRANSACTION' && txn.state !== 'COMMITTING_TRANSACTION') return;
+        try {
+          await txn.addPartitions(
+            pending.map((pq) => ({ topic: pq.topic, partition: pq.partition })),
+            this.deliveryTimeoutMs,
+          );
+        } catch (err) {
+          txn.fail(err as Error);
+          return;
+        }
+        for (const pq of pending) if (pq.inTxn === TXN_PENDING) pq.inTxn = TXN_ADDED;
+        this.scheduleDrain();
+      }
+    } finally {
+      this.partitionsAdding = null;
+      this.scheduleDrain();
+    }
+  }
+
+  /** The transaction ended: no partition is in it any more. */
+  private resetTransactionPartitions(): void {
+    for (const pq of this.queueList) pq.inTxn = TXN_NONE;
+  }
+
+  private transactional(what: string): TransactionManager {
+    if (this.txn === null) {
+      throw new ClientStateError(`Cannot ${what}: the producer has no transactional.id (transactionalId)`);
+    }
+    if (this.closed) throw new ClientStateError('the producer is closed');
+    return this.txn;
+  }
+
+  /**
+   * initTransactions(): gets the producer id and epoch of the transactional id from its coordinator, which fences
+   * any older producer with the same transactional.id and finishes (aborts, or completes a prepared commit) the
+   * transaction it left open. Call once, before the first transaction; after a timeout it may be called again.
+   */
+  async initTransactions(): Promise<void> {
+    const txn = this.transactional('initTransactions');
+    txn.check('initTransactions', 'UNINITIALIZED', 'INITIALIZING');
+    txn.transitionTo('INITIALIZING');
+    try {
+      await txn.initProducerId(false);
+    } catch (err) {
+      if (isFatalTransactionError(err)) txn.transitionTo('FATAL_ERROR', err as Error);
+      throw err;
+    }
+    this.producerId = txn.producerId;
+    this.producerEpoch = txn.producerEpoch;
+    txn.transitionTo('READY');
+  }
+
+  /** beginTransaction(): starts a transaction on the client (the coordinator hears of it with its first partition). */
+  beginTransaction(): void {
+    const txn = this.transactional('beginTransaction');
+    txn.check('beginTransaction', 'READY');
+    this.resetTransactionPartitions();
+    txn.transactionStarted = false;
+    txn.transitionTo('IN_TRANSACTION');
+  }
+
+  /**
+   * sendOffsetsToTransaction(offsets, groupMetadata): commits a consumer group's offsets as part of the transaction
+   * (AddOffsetsToTxn, then TxnOffsetCommit at the group coordinator), so they count only if it commits. Pass the
+   * consumer's groupMetadata() so that a member the group has moved on from is fenced (KIP-447); a group id alone
+   * commits without that check, as Kafka's older overload does.
+   */
+  async sendOffsetsToTransaction(
+    offsets: readonly TransactionOffset[],
+    groupMetadata: ConsumerGroupMetadata | string,
+  ): Promise<void> {
+    const txn = this.transactional('sendOffsetsToTransaction');
+    txn.check('sendOffsetsToTransaction', 'IN_TRANSACTION');
+    const group: ConsumerGroupMetadata =
+      typeof groupMetadata === 'string'
+        ? { groupId: groupMetadata, generationId: -1, memberId: '', groupInstanceId: null }
+        : groupMetadata;
+    if (offsets.length === 0) return;
+    try {
+      await txn.sendOffsets(offsets, group);
+    } catch (err) {
+      txn.fail(err as Error);
+      this.scheduleDrain();
+      throw err;
+    }
+  }
+
+  /**
+   * commitTransaction(): sends every record of the transaction (flush), then commits it (EndTxn). Fails with the
+   * error of a record or request that broke the transaction: then only abortTransaction() is left (or close(),
+   * after a fatal error). After a timeout it may be called again.
+   */
+  async commitTransaction(): Promise<void> {
+    const txn = this.transactional('commitTransaction');
+    txn.check('commitTransaction', 'IN_TRANSACTION', 'COMMITTING_TRANSACTION');
+    if (txn.state === 'IN_TRANSACTION') txn.transitionTo('COMMITTING_TRANSACTION');
+    await this.flush();
+    while (this.partitionsAdding !== null) await this.partitionsAdding;
+    if (txn.hasError) throw txn.lastError;
+    if (txn.transactionStarted) {
+      try {
+        await txn.endTxn(true);
+      } catch (err) {
+        if (isFatalTransactionError(err)) txn.transitionTo('FATAL_ERROR', err as Error);
+        else if (!isRetriableError(err)) txn.transitionTo('ABORTABLE_ERROR', err as Error);
+        throw err;
+      }
+    }
+    this.resetTransactionPartitions();
+    txn.transitionTo('READY');
+  }
+
+  /**
+   * abortTransaction(): fails the records not sent yet, waits for those in flight, and aborts the transaction
+   * (EndTxn); after an error that left sequences unresolved, bumps the epoch (InitProducerId with the current id
+   * and epoch, KIP-360). The producer is then ready for the next transaction.
+   */
+  async abortTransaction(): Promise<void> {
+    const txn = this.transactional('abortTransaction');
+    txn.check('abortTransaction', 'IN_TRANSACTION', 'ABORTABLE_ERROR', 'ABORTING_TRANSACTION');
+    if (txn.state !== 'ABORTING_TRANSACTION') txn.transitionTo('ABORTING_TRANSACTION');
+    this.failUnsent(new TransactionAbortedError('Failing batch since transaction was aborted'));
+    await this.flush();
+    while (this.partitionsAdding !== null) await this.partitionsAdding;
+    txn.check('abortTransaction', 'ABORTING_TRANSACTION');
+    try {
+      if (txn.transactionStarted) await txn.endTxn(false);
+      if (txn.epochBumpRequired) {
+        await txn.initProducerId(true);
+        this.producerId = txn.producerId;
+        this.producerEpoch = txn.producerEpoch;
+      }
+    } catch (err) {
+      if (isFatalTransactionError(err)) txn.transitionTo('FATAL_ERROR', err as Error);
+      throw err;
+    }
+    this.resetTransactionPartitions();
+    txn.transitionTo('READY');
+  }
+
+  /** The transaction state (Kafka's TransactionManager state), or null for a producer without transactional.id. */
+  get transactionState(): string | null {
+    return this.txn === null ? null : this.txn.state;
+  }
+
+  /** The producer id and epoch in use (-1 before the first). */
+  get producerIdAndEpoch(): { producerId: number; producerEpoch: number } {
+    return { producerId: this.producerId, producerEpoch: this.producerEpoch };
   }
 
   /**

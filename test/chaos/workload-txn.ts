@@ -14,13 +14,12 @@
 // full with read_uncommitted, and the group's committed offsets are read; checker-txn.ts judges it all.
 
 import { KafkaProtocolError } from '../../src/client/errors.js';
-import { type Admin, Consumer } from '../../src/client/index.js';
+import { type Admin, Consumer, Producer } from '../../src/client/index.js';
 import { withTimeout } from './chaos-cluster.js';
 import { CLIENT_TIMEOUTS, readPartitionPatiently, type Seen } from './final-read.js';
 import { errorText, type History } from './history.js';
 import { sleep } from './nodes.js';
 import { Rng } from './rng.js';
-import { TxnProducer } from './txn-producer.js';
 import { QueueWorkload } from './workload-queue.js';
 
 export interface TxnWorkloadOptions {
@@ -56,7 +55,7 @@ export function transactionalId(processor: number): string {
 class ProcessorCrash extends Error {
   constructor(
     readonly txn: string,
-    readonly producer: TxnProducer,
+    readonly producer: Producer,
     readonly sample: { partition: number; value: string },
   ) {
     super(`processor crash in transaction ${txn} (simulated)`);
@@ -171,8 +170,8 @@ export class TxnWorkload {
         'harness',
         'fence',
         { transactionalId: transactionalId(k) },
-        () => withTimeout(producer.init(), 60_000),
-        () => ({ transactionalId: transactionalId(k), epoch: producer.producerEpoch }),
+        () => withTimeout(producer.initTransactions(), 60_000),
+        () => ({ transactionalId: transactionalId(k), epoch: producer.producerIdAndEpoch.producerEpoch }),
       );
       await producer.close();
     }
@@ -200,15 +199,27 @@ export class TxnWorkload {
     );
   }
 
-  private newProducer(k: number): TxnProducer {
-    return new TxnProducer({
+  /**
+   * The client's transactional Producer: each coordinator call retried up to CALL_TIMEOUT_MS (max.block.ms), each
+   * record up to the same (delivery.timeout.ms).
+   */
+  private newProducer(k: number): Producer {
+    return new Producer({
       bootstrapServers: this.bootstrap,
+      clientId: `chaos-${transactionalId(k)}`,
       transactionalId: transactionalId(k),
-      topic: this.o.outputTopic,
       transactionTimeoutMs: TRANSACTION_TIMEOUT_MS,
-      callTimeoutMs: CALL_TIMEOUT_MS,
+      maxBlockMs: CALL_TIMEOUT_MS,
+      deliveryTimeoutMs: CALL_TIMEOUT_MS,
       ...CLIENT_TIMEOUTS,
     });
+  }
+
+  /** Writes values to one partition of the output in the producer's open transaction. */
+  private async write(producer: Producer, partition: number, values: readonly string[]): Promise<void> {
+    await producer.sendBatch(
+      values.map((v) => ({ topic: this.o.outputTopic, partition, value: Buffer.from(v) })),
+    );
   }
 
   /** One processor: sessions one after another until the workload stops. */
@@ -232,7 +243,7 @@ export class TxnWorkload {
       });
       try {
         // The new epoch first: it finishes the previous session's transaction, so the offsets read next are final.
-        await withTimeout(producer.init(), 60_000);
+        await withTimeout(producer.initTransactions(), 60_000);
         if (zombie !== null) {
           await this.zombieTries(process, zombie);
           zombie = null;
@@ -247,8 +258,8 @@ export class TxnWorkload {
         }
         this.history.add('ok', process, 'session', {
           session,
-          producerId: String(producer.producerId),
-          epoch: producer.producerEpoch,
+          producerId: String(producer.producerIdAndEpoch.producerId),
+          epoch: producer.producerIdAndEpoch.producerEpoch,
           positions,
         });
         await this.transact(process, session, producer, consumer, rng);
@@ -275,14 +286,14 @@ export class TxnWorkload {
   private async zombieTries(process: string, zombie: ProcessorCrash): Promise<void> {
     const outcome: Record<string, string> = {};
     try {
-      await zombie.producer.send(zombie.sample.partition, [`${zombie.sample.value}@${zombie.txn}`]);
+      await this.write(zombie.producer, zombie.sample.partition, [`${zombie.sample.value}@${zombie.txn}`]);
       outcome.send = 'ok';
     } catch (e) {
       outcome.send = errorText(e);
     }
     // The commit goes even when the write was refused: the coordinator must refuse it on its own.
     try {
-      await zombie.producer.end(true);
+      await zombie.producer.commitTransaction();
       this.history.add('ok', process, 'txn', { txn: zombie.txn, outcome: 'committed', zombie: outcome });
     } catch (e) {
       // Refused (fenced): certainly not committed; no answer or only retriable ones: unknown.
@@ -297,7 +308,7 @@ export class TxnWorkload {
   private async transact(
     process: string,
     session: number,
-    producer: TxnProducer,
+    producer: Producer,
     consumer: Consumer,
     rng: Rng,
   ): Promise<void> {
@@ -329,28 +340,33 @@ export class TxnWorkload {
       });
       let commitSent = false;
       try {
-        for (const [p, vs] of values)
-          await producer.send(
-            p,
-            vs.map((v) => `${v}@${txn}`),
-          );
-        await producer.sendOffsets(
-          this.o.groupId,
+        producer.beginTransaction();
+        await Promise.all(
+          [...values].map(([p, vs]) =>
+            this.write(
+              producer,
+              p,
+              vs.map((v) => `${v}@${txn}`),
+            ),
+          ),
+        );
+        await producer.sendOffsetsToTransaction(
           [...next].map(([partition, offset]) => ({ topic: this.o.inputTopic, partition, offset })),
+          this.o.groupId,
         );
         if (crash) {
           const [partition, , value] = records[0]!;
           throw new ProcessorCrash(txn, producer, { partition, value });
         }
         if (abort) {
-          await producer.end(false);
+          await producer.abortTransaction();
           this.history.add('ok', process, 'txn', { txn, outcome: 'aborted' });
           for (const [partition, offset] of first)
             consumer.seek({ topic: this.o.inputTopic, partition }, offset);
           continue;
         }
         commitSent = true;
-        await producer.end(true);
+        await producer.commitTransaction();
         this.history.add('ok', process, 'txn', { txn, outcome: 'committed' });
       } catch (e) {
         // The zombie records the outcome of a crashed transaction.

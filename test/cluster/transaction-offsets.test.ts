@@ -9,13 +9,34 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Producer } from '../../src/client/producer.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
-import { callCoordinator, fetchOffset, TxnSession } from '../helpers/txn-session.js';
+import { callCoordinator, fetchOffset, transactionCompleted } from '../helpers/txn-session.js';
 
 const TOPIC = 'txn-src';
+
+/** A transactional producer with a transaction begun, its offsets to be sent with sendOffsetsToTransaction. */
+async function transaction(bootstrap: string, transactionalId: string): Promise<Producer> {
+  const producer = new Producer({ bootstrapServers: bootstrap, transactionalId, maxBlockMs: 60_000 });
+  await producer.initTransactions();
+  producer.beginTransaction();
+  return producer;
+}
+
+/** Commits or aborts, then waits for the markers (the stable offsets are read next). */
+async function end(
+  brokers: () => readonly BrokerProcess[],
+  producer: Producer,
+  transactionalId: string,
+  commit: boolean,
+): Promise<void> {
+  if (commit) await producer.commitTransaction();
+  else await producer.abortTransaction();
+  await transactionCompleted(brokers, transactionalId, commit);
+}
 
 const SINGLE = {
   'offsets.topic.num.partitions': 2,
@@ -76,23 +97,26 @@ describe('transactional offset commits across a broker restart', () => {
     assert.ok(broker);
     if (how === 'stop') await broker.stop();
     else await broker.kill();
-    broker = await startBroker({ dataDir, overrides: SINGLE });
+    // The same port: the transaction's producer reconnects to it.
+    broker = await startBroker({ dataDir, overrides: SINGLE, port: broker.port });
   }
 
   for (const [commit, how] of [
     [true, 'stop'],
     [false, 'kill'],
   ] as const) {
-    it(`keeps pending offsets over a restart (${how}) and ${commit ? 'commits' : 'aborts'} them`, async () => {
+    it(`keeps pending offsets over a restart (${how}) and ${commit ? 'commits' : 'aborts'} them`, async (t) => {
       const groupId = `txn-group-${how}`;
       await commitPlain(brokers, groupId, 7);
-      const txn = new TxnSession(brokers, `txn-${how}`);
-      await txn.init();
-      const errors = await txn.commitOffsets(groupId, [
-        { topic: TOPIC, partition: 0, offset: 42 },
-        { topic: TOPIC, partition: 1, offset: 43 },
-      ]);
-      assert.deepEqual(errors, [ErrorCode.NONE, ErrorCode.NONE]);
+      const txn = await transaction(broker!.bootstrap, `txn-${how}`);
+      t.after(() => txn.close());
+      await txn.sendOffsetsToTransaction(
+        [
+          { topic: TOPIC, partition: 0, offset: 42 },
+          { topic: TOPIC, partition: 1, offset: 43 },
+        ],
+        groupId,
+      );
       assert.deepEqual(await fetchOffset(brokers, groupId, TOPIC, 0, true), [
         ErrorCode.UNSTABLE_OFFSET_COMMIT,
         -1,
@@ -107,7 +131,7 @@ describe('transactional offset commits across a broker restart', () => {
       ]);
       assert.deepEqual(await fetchOffset(brokers, groupId, TOPIC, 0, false), [ErrorCode.NONE, 7]);
 
-      await txn.end(commit);
+      await end(brokers, txn, `txn-${how}`, commit);
       assert.deepEqual(await fetchOffset(brokers, groupId, TOPIC, 0, true), [
         ErrorCode.NONE,
         commit ? 42 : 7,
@@ -130,14 +154,12 @@ describe('transactional offset commits across a broker restart', () => {
     });
   }
 
-  it('OffsetFetch: require_stable (v7+) sees pending transactional offsets, other fetches the committed offset', async () => {
+  it('OffsetFetch: require_stable (v7+) sees pending transactional offsets, other fetches the committed offset', async (t) => {
     const groupId = 'txn-group-fetch';
     await commitPlain(brokers, groupId, 7);
-    const txn = new TxnSession(brokers, 'txn-fetch');
-    await txn.init();
-    assert.deepEqual(await txn.commitOffsets(groupId, [{ topic: TOPIC, partition: 0, offset: 42 }]), [
-      ErrorCode.NONE,
-    ]);
+    const txn = await transaction(broker!.bootstrap, 'txn-fetch');
+    t.after(() => txn.close());
+    await txn.sendOffsetsToTransaction([{ topic: TOPIC, partition: 0, offset: 42 }], groupId);
     const one = [{ name: TOPIC, partitionIndexes: [0, 1] }];
     const fetch = (version: number, body: object) =>
       callCoordinator(
@@ -185,7 +207,7 @@ describe('transactional offset commits across a broker restart', () => {
     assert.deepEqual(partitions(grouped.groups[0].topics), unstable);
     assert.deepEqual(partitions((await v8(false)).groups[0].topics), stable);
 
-    await txn.end(true);
+    await end(brokers, txn, 'txn-fetch', true);
     assert.deepEqual(partitions((await fetch(7, { groupId, topics: one, requireStable: true })).topics), [
       [0, ErrorCode.NONE, 42],
       [1, ErrorCode.NONE, -1],
@@ -197,7 +219,7 @@ describe('transactional offset commits when the group coordinator broker dies', 
   let cluster: TestCluster | undefined;
   after(() => cluster?.stop());
 
-  it('commits the offsets through the new coordinator', async () => {
+  it('commits the offsets through the new coordinator', async (t) => {
     cluster = await startCluster({
       overrides: {
         'zookeeper.session.timeout.ms': 6000,
@@ -213,11 +235,9 @@ describe('transactional offset commits when the group coordinator broker dies', 
     const alive = new Set(c.brokers);
     const brokers = () => [...alive];
     const groupId = 'txn-group-cluster';
-    const txn = new TxnSession(brokers, 'txn-cluster');
-    await txn.init();
-    assert.deepEqual(await txn.commitOffsets(groupId, [{ topic: TOPIC, partition: 0, offset: 99 }]), [
-      ErrorCode.NONE,
-    ]);
+    const txn = await transaction(c.brokers.map((b) => b.bootstrap).join(','), 'txn-cluster');
+    t.after(() => txn.close());
+    await txn.sendOffsetsToTransaction([{ topic: TOPIC, partition: 0, offset: 99 }], groupId);
     const found = await callCoordinator(
       brokers,
       0,
@@ -231,7 +251,7 @@ describe('transactional offset commits when the group coordinator broker dies', 
     await victim.kill();
     alive.delete(victim);
 
-    await txn.end(true);
+    await end(brokers, txn, 'txn-cluster', true);
     assert.deepEqual(await fetchOffset(brokers, groupId, TOPIC, 0, true), [ErrorCode.NONE, 99]);
     assert.deepEqual(await fetchOffset(brokers, groupId, TOPIC, 0, false), [ErrorCode.NONE, 99]);
   });

@@ -5,12 +5,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Admin } from '@platformatic/kafka';
+import { Producer } from '../../src/client/producer.js';
 import { decodeGroupRecord } from '../../src/coordinator/group/group-records.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { createTopicOn } from '../helpers/test-cluster.js';
-import { callCoordinator, fetchOffset, TxnSession } from '../helpers/txn-session.js';
+import { callCoordinator, fetchOffset, transactionCompleted } from '../helpers/txn-session.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 
 const E = ErrorCode;
@@ -118,16 +119,58 @@ describe('offset commits for unknown topics and partitions', () => {
   });
 
   it('TxnOffsetCommit answers UNKNOWN_TOPIC_OR_PARTITION per partition and commits the rest', async () => {
-    const txn = new TxnSession(brokers, 'unknown-txn');
-    await txn.init();
-    const answer = await txn.commitOffsets('unknown-txn-group', [
-      { topic: KNOWN, partition: 0, offset: 9 },
-      { topic: KNOWN, partition: 4, offset: 9 },
-      { topic: `${MISSING}-txn`, partition: 0, offset: 9 },
-    ]);
-    assert.deepEqual(answer, [E.NONE, E.UNKNOWN_TOPIC_OR_PARTITION, E.UNKNOWN_TOPIC_OR_PARTITION]);
-    await txn.end(true);
-    assert.deepEqual(await fetchOffset(brokers, 'unknown-txn-group', KNOWN, 0, true), [E.NONE, 9]);
+    const groupId = 'unknown-txn-group';
+    const txn = new Producer({ bootstrapServers: broker.bootstrap, transactionalId: 'unknown-txn' });
+    try {
+      await txn.initTransactions();
+      txn.beginTransaction();
+      // The client retries UNKNOWN_TOPIC_OR_PARTITION (a log may be loading): the group joins the transaction
+      // through it (AddOffsetsToTxn), and the mixed commit goes over the wire with its id and epoch, to see the
+      // answer per partition.
+      await txn.sendOffsetsToTransaction([{ topic: KNOWN, partition: 1, offset: 8 }], groupId);
+      const { producerId, producerEpoch } = txn.producerIdAndEpoch;
+      const offsets = [
+        { name: KNOWN, partitions: [0, 4] },
+        { name: `${MISSING}-txn`, partitions: [0] },
+      ];
+      const answer = await callCoordinator(
+        brokers,
+        0,
+        groupId,
+        ApiKey.TXN_OFFSET_COMMIT,
+        3,
+        {
+          transactionalId: 'unknown-txn',
+          groupId,
+          producerId: BigInt(producerId),
+          producerEpoch,
+          generationId: -1,
+          memberId: '',
+          groupInstanceId: null,
+          topics: offsets.map((t) => ({
+            name: t.name,
+            partitions: t.partitions.map((partitionIndex) => ({
+              partitionIndex,
+              committedOffset: 9n,
+              committedLeaderEpoch: -1,
+              committedMetadata: 'm9',
+            })),
+          })),
+        },
+        () => 0,
+      );
+      assert.deepEqual(errors(answer), [
+        [KNOWN, 0, E.NONE],
+        [KNOWN, 4, E.UNKNOWN_TOPIC_OR_PARTITION],
+        [`${MISSING}-txn`, 0, E.UNKNOWN_TOPIC_OR_PARTITION],
+      ]);
+      await txn.commitTransaction();
+    } finally {
+      await txn.close();
+    }
+    await transactionCompleted(brokers, 'unknown-txn', true);
+    assert.deepEqual(await fetchOffset(brokers, groupId, KNOWN, 0, true), [E.NONE, 9]);
+    assert.deepEqual(await fetchOffset(brokers, groupId, KNOWN, 1, true), [E.NONE, 8]);
     const written = await committedTopics();
     assert.ok(!written.has(`${KNOWN}-4`) && !written.has(`${MISSING}-txn-0`), [...written].join(','));
   });

@@ -1,7 +1,8 @@
-// One transactional producer driven over the wire, for tests of transactions that commit consumer offsets
-// (KIP-98's consume-transform-produce): InitProducerId, AddOffsetsToTxn, TxnOffsetCommit and EndTxn, each sent to
-// the coordinator that FindCoordinator names and retried while coordinators load, move or finish the previous
-// transaction. `brokers` is asked again on every try, so a test may restart or kill brokers between calls.
+// Coordinator requests over the wire for tests that look at a coordinator's answers themselves: any request sent
+// to the coordinator that FindCoordinator names, retried while coordinators load, move or finish the previous
+// transaction; OffsetFetch of one partition; waiting for a transaction's markers. `brokers` is asked again on
+// every try, so a test may restart or kill brokers between calls. (Transactions themselves are driven with the
+// client's transactional Producer.)
 
 import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -68,117 +69,32 @@ export async function callCoordinator(
   }
 }
 
-export interface OffsetToCommit {
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: number;
-}
-
-export class TxnSession {
-  producerId = -1n;
-  producerEpoch = -1;
-
-  constructor(
-    private readonly brokers: () => readonly BrokerProcess[],
-    readonly transactionalId: string,
-  ) {}
-
-  // biome-ignore lint/suspicious/noExplicitAny: as callCoordinator.
-  private txnCall(apiKey: number, version: number, body: unknown, errorOf: (r: any) => number) {
-    return callCoordinator(this.brokers, 1, this.transactionalId, apiKey, version, body, errorOf);
-  }
-
-  async init(): Promise<void> {
-    const r = await this.txnCall(
-      ApiKey.INIT_PRODUCER_ID,
-      4,
-      {
-        transactionalId: this.transactionalId,
-        transactionTimeoutMs: 60_000,
-        producerId: -1n,
-        producerEpoch: -1,
-      },
-      (x) => x.errorCode,
-    );
-    assert.equal(r.errorCode, ErrorCode.NONE, 'InitProducerId');
-    this.producerId = r.producerId;
-    this.producerEpoch = r.producerEpoch;
-  }
-
-  /** AddOffsetsToTxn then TxnOffsetCommit; answers the TxnOffsetCommit's per-partition error codes. */
-  async commitOffsets(groupId: string, offsets: readonly OffsetToCommit[], version = 3): Promise<number[]> {
-    const added = await this.txnCall(
-      ApiKey.ADD_OFFSETS_TO_TXN,
-      3,
-      {
-        transactionalId: this.transactionalId,
-        producerId: this.producerId,
-        producerEpoch: this.producerEpoch,
-        groupId,
-      },
-      (x) => x.errorCode,
-    );
-    assert.equal(added.errorCode, ErrorCode.NONE, 'AddOffsetsToTxn');
-    const topics = new Map<string, OffsetToCommit[]>();
-    for (const o of offsets) topics.set(o.topic, [...(topics.get(o.topic) ?? []), o]);
-    const r = await callCoordinator(
-      this.brokers,
+/**
+ * Waits until the coordinator reports the transaction of `transactionalId` complete (CompleteCommit or
+ * CompleteAbort: its markers written everywhere). The client Producer's commitTransaction() returns once EndTxn is
+ * answered, as Kafka's does; a test that reads the group's stable offsets next waits for the markers with this.
+ */
+export async function transactionCompleted(
+  brokers: () => readonly BrokerProcess[],
+  transactionalId: string,
+  commit: boolean,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const want = commit ? 'CompleteCommit' : 'CompleteAbort';
+  const started = Date.now();
+  for (;;) {
+    const d = await callCoordinator(
+      brokers,
+      1,
+      transactionalId,
+      ApiKey.DESCRIBE_TRANSACTIONS,
       0,
-      groupId,
-      ApiKey.TXN_OFFSET_COMMIT,
-      version,
-      {
-        transactionalId: this.transactionalId,
-        groupId,
-        producerId: this.producerId,
-        producerEpoch: this.producerEpoch,
-        generationId: -1,
-        memberId: '',
-        groupInstanceId: null,
-        topics: [...topics].map(([name, list]) => ({
-          name,
-          partitions: list.map((o) => ({
-            partitionIndex: o.partition,
-            committedOffset: BigInt(o.offset),
-            committedLeaderEpoch: -1,
-            committedMetadata: `m${o.offset}`,
-          })),
-        })),
-      },
-      (x) => x.topics[0]?.partitions[0]?.errorCode ?? 0,
+      { transactionalIds: [transactionalId] },
+      (x) => x.transactionStates[0].errorCode,
     );
-    return r.topics.flatMap((t: { partitions: { errorCode: number }[] }) =>
-      t.partitions.map((p) => p.errorCode),
-    );
-  }
-
-  /** EndTxn, then waits until the transaction is complete (its markers written everywhere). */
-  async end(commit: boolean): Promise<void> {
-    const r = await this.txnCall(
-      ApiKey.END_TXN,
-      3,
-      {
-        transactionalId: this.transactionalId,
-        producerId: this.producerId,
-        producerEpoch: this.producerEpoch,
-        committed: commit,
-      },
-      (x) => x.errorCode,
-    );
-    assert.equal(r.errorCode, ErrorCode.NONE, 'EndTxn');
-    const want = commit ? 'CompleteCommit' : 'CompleteAbort';
-    const started = Date.now();
-    for (;;) {
-      const d = await this.txnCall(
-        ApiKey.DESCRIBE_TRANSACTIONS,
-        0,
-        { transactionalIds: [this.transactionalId] },
-        (x) => x.transactionStates[0].errorCode,
-      );
-      if (d.transactionStates[0].transactionState === want) return;
-      if (Date.now() - started > 30_000) throw new Error(`transaction never reached ${want}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    if (d.transactionStates[0].transactionState === want) return;
+    if (Date.now() - started > timeoutMs) throw new Error(`transaction never reached ${want}`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 

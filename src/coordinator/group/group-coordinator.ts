@@ -1104,7 +1104,9 @@ export class GroupCoordinator {
    * TxnOffsetCommit: the offsets are written as a transactional batch of the producer and wait, pending, for the
    * transaction's marker in the group's partition (replayEndTransactionMarker): committed on COMMIT, dropped on
    * ABORT. They are pending from the moment the leader has their record, so that OffsetFetch with require_stable
-   * answers UNSTABLE_OFFSET_COMMIT for them from then on. The member and generation are not checked yet.
+   * answers UNSTABLE_OFFSET_COMMIT for them from then on. A commit that names a member or a generation (KIP-447,
+   * TxnOffsetCommit v3+) is checked against the group as Kafka's coordinator does (txnCommitError), so that a
+   * zombie whose group moved on cannot commit offsets in its transaction.
    */
   commitTransactionalOffsets(request: TxnCommitRequest): Promise<PartitionErrors> {
     const coordinator = this.coordinatorError(request.groupId);
@@ -1118,6 +1120,8 @@ export class GroupCoordinator {
     } else if (group.is('Dead')) {
       return Promise.resolve(allPartitions(request, ErrorCode.COORDINATOR_NOT_AVAILABLE));
     }
+    const invalid = this.txnCommitError(group, request);
+    if (invalid !== ErrorCode.NONE) return Promise.resolve(allPartitions(request, invalid));
     const { records, accepted, response } = this.offsetRecords(request);
     if (records.length === 0) return Promise.resolve(response);
     const target = group;
@@ -1173,6 +1177,30 @@ export class GroupCoordinator {
       }),
     }));
     return { records, accepted, response };
+  }
+
+  /**
+   * Kafka's rule for TxnOffsetCommit (GroupCoordinator.handleTxnCommitOffsets): a commit that names a member must
+   * come from a member of the group (UNKNOWN_MEMBER_ID), not from one whose static instance id another member has
+   * taken (FENCED_INSTANCE_ID), and one that names a generation must name the current one (ILLEGAL_GENERATION); a
+   * commit naming neither (a producer from before KIP-447, or offsets kept outside any group) is not checked.
+   * A KIP-848 group checks the member epoch instead.
+   */
+  private txnCommitError(group: ClassicGroup, request: TxnCommitRequest): number {
+    if (request.memberId === '' && request.generationId < 0) return ErrorCode.NONE;
+    const consumer = this.consumerGroups.get(request.groupId);
+    if (consumer !== undefined && consumer.members.size > 0) {
+      return consumerCommitError(consumer, request);
+    }
+    if (request.memberId !== '') {
+      const fenced = this.fencingError(group, request.memberId, request.groupInstanceId);
+      if (fenced !== ErrorCode.NONE) return fenced;
+      if (!group.members.has(request.memberId)) return ErrorCode.UNKNOWN_MEMBER_ID;
+    }
+    if (request.generationId >= 0 && request.generationId !== group.generationId) {
+      return ErrorCode.ILLEGAL_GENERATION;
+    }
+    return ErrorCode.NONE;
   }
 
   private commitError(group: ClassicGroup, request: CommitRequest): number {
@@ -1636,7 +1664,10 @@ export class GroupCoordinator {
 }
 
 /** OffsetCommit from a KIP-848 member: it must be known and name its current (or previous) member epoch. */
-function consumerCommitError(group: ConsumerGroup, request: CommitRequest): number {
+function consumerCommitError(
+  group: ConsumerGroup,
+  request: { readonly memberId: string; readonly generationId: number },
+): number {
   const member = group.members.get(request.memberId);
   if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
   if (request.generationId !== member.memberEpoch && request.generationId !== member.previousMemberEpoch) {

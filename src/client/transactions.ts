@@ -1,0 +1,415 @@
+// The transactional producer's side of Kafka's transaction protocol (KIP-98, KIP-360, KIP-447): the state a
+// transactional Producer is in, and the requests it sends to coordinators. The Producer (producer.ts) owns the
+// records and decides when to call these; this module owns the state machine and the coordinator requests:
+//   InitProducerId     to the transaction coordinator (FindCoordinator key type 1): a producer id and epoch for the
+//                      transactional id, fencing older sessions and finishing their open transaction; with the
+//                      current id and epoch (v3+) it bumps the epoch after an abortable error (KIP-360);
+//   AddPartitionsToTxn every partition new to the transaction, batched: the partitions that got records while the
+//                      previous request was out go together in the next one, before any of their batches is sent;
+//   AddOffsetsToTxn    then TxnOffsetCommit to the group coordinator (key type 0), with the consumer's generation,
+//                      member id and group instance id, so a zombie of the group is fenced (KIP-447);
+//   EndTxn             commit or abort.
+// Each request is retried while its error is retriable (CONCURRENT_TRANSACTIONS, COORDINATOR_LOAD_IN_PROGRESS,
+// NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, a lost connection), the coordinator looked up again when it moved,
+// up to a deadline. As in Kafka's TransactionManager, errors are fatal (the producer was fenced or is not
+// authorized: every later call fails, only close() is left) or abortable (the transaction cannot commit; after
+// abortTransaction() the producer goes on).
+
+import { ErrorCode } from '../protocol/errors.js';
+import type { InitProducerIdResponse } from '../protocol/messages/22-init-producer-id.js';
+import type { AddPartitionsToTxnResponse } from '../protocol/messages/24-add-partitions-to-txn.js';
+import type { AddOffsetsToTxnResponse } from '../protocol/messages/25-add-offsets-to-txn.js';
+import type { EndTxnResponse } from '../protocol/messages/26-end-txn.js';
+import type { TxnOffsetCommitResponse } from '../protocol/messages/28-txn-offset-commit.js';
+import { ApiKey } from '../protocol/registry.js';
+import type { Cluster } from './cluster.js';
+import { sleep } from './cluster.js';
+import { ClientStateError, isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
+import { CoordinatorType, findCoordinator } from './requests.js';
+
+/** Kafka's TransactionManager states. */
+export type TransactionState =
+  | 'UNINITIALIZED'
+  | 'INITIALIZING'
+  | 'READY'
+  | 'IN_TRANSACTION'
+  | 'COMMITTING_TRANSACTION'
+  | 'ABORTING_TRANSACTION'
+  | 'ABORTABLE_ERROR'
+  | 'FATAL_ERROR';
+
+/** What KafkaConsumer.groupMetadata() answers: what TxnOffsetCommit needs to fence a zombie member (KIP-447). */
+export interface ConsumerGroupMetadata {
+  groupId: string;
+  generationId: number;
+  memberId: string;
+  groupInstanceId: string | null;
+}
+
+/** An offset to commit in a transaction: the next offset to read, as Kafka's OffsetAndMetadata. */
+export interface TransactionOffset {
+  topic: string;
+  partition: number;
+  offset: number;
+  metadata?: string | null;
+  leaderEpoch?: number;
+}
+
+/** Errors after which a transactional producer can only be closed (Kafka's fatal errors). */
+const FATAL_CODES = new Set<number>([
+  ErrorCode.PRODUCER_FENCED,
+  ErrorCode.INVALID_PRODUCER_EPOCH,
+  ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+  ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+  ErrorCode.INVALID_TXN_STATE,
+  ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+  ErrorCode.TRANSACTION_COORDINATOR_FENCED,
+  ErrorCode.UNSUPPORTED_VERSION,
+]);
+
+/** Answers that mean: ask again, later (the coordinator is busy, loading, or moved). */
+const RETRY_CODES = new Set<number>([
+  ErrorCode.CONCURRENT_TRANSACTIONS,
+  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+  ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  ErrorCode.NOT_COORDINATOR,
+  ErrorCode.REQUEST_TIMED_OUT,
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+]);
+
+/** Answers after which the coordinator must be looked up again. */
+const MOVED_CODES = new Set<number>([ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE]);
+
+/** The group fenced this member's commit (a rebalance moved on without it): Kafka's CommitFailedException. */
+const GROUP_FENCED_CODES = new Set<number>([
+  ErrorCode.UNKNOWN_MEMBER_ID,
+  ErrorCode.ILLEGAL_GENERATION,
+  ErrorCode.FENCED_INSTANCE_ID,
+]);
+
+/** Highest versions this client speaks: above them the protocol changes to KIP-890's server-side checks. */
+const MAX_VERSION = {
+  [ApiKey.INIT_PRODUCER_ID]: 4,
+  [ApiKey.ADD_PARTITIONS_TO_TXN]: 3,
+  [ApiKey.ADD_OFFSETS_TO_TXN]: 3,
+  [ApiKey.END_TXN]: 4,
+  [ApiKey.TXN_OFFSET_COMMIT]: 3,
+} as Record<number, number>;
+
+export function isFatalTransactionError(err: unknown): boolean {
+  return err instanceof KafkaProtocolError && FATAL_CODES.has(err.code);
+}
+
+/** Transitions Kafka's TransactionManager allows (State.isTransitionValid), by target. */
+const ALLOWED_FROM: Record<TransactionState, readonly TransactionState[]> = {
+  UNINITIALIZED: [],
+  INITIALIZING: ['UNINITIALIZED', 'READY', 'ABORTING_TRANSACTION', 'COMMITTING_TRANSACTION', 'INITIALIZING'],
+  READY: ['INITIALIZING', 'COMMITTING_TRANSACTION', 'ABORTING_TRANSACTION'],
+  IN_TRANSACTION: ['READY'],
+  COMMITTING_TRANSACTION: ['IN_TRANSACTION'],
+  ABORTING_TRANSACTION: ['IN_TRANSACTION', 'ABORTABLE_ERROR'],
+  ABORTABLE_ERROR: ['IN_TRANSACTION', 'COMMITTING_TRANSACTION', 'ABORTABLE_ERROR', 'ABORTING_TRANSACTION'],
+  FATAL_ERROR: [
+    'UNINITIALIZED',
+    'INITIALIZING',
+    'READY',
+    'IN_TRANSACTION',
+    'COMMITTING_TRANSACTION',
+    'ABORTING_TRANSACTION',
+    'ABORTABLE_ERROR',
+    'FATAL_ERROR',
+  ],
+};
+
+export class TransactionManager {
+  state: TransactionState = 'UNINITIALIZED';
+  /** The error that put the producer in ABORTABLE_ERROR or FATAL_ERROR. */
+  lastError: Error | null = null;
+  producerId = -1;
+  producerEpoch = -1;
+  /**
+   * A batch of this epoch failed after it may have been written, or was dropped with its sequences: the
+   * partitions' sequences cannot go on, so the epoch is bumped once the transaction is aborted (KIP-360).
+   */
+  epochBumpRequired = false;
+  /** The coordinator has heard of the open transaction (partitions or offsets added): EndTxn is needed. */
+  transactionStarted = false;
+  private txnCoordinator = -1;
+  private readonly groupCoordinators = new Map<string, number>();
+
+  constructor(
+    private readonly cluster: Cluster,
+    readonly transactionalId: string,
+    readonly transactionTimeoutMs: number,
+    /** How long one call retries before it fails (max.block.ms). */
+    private readonly callTimeoutMs: number,
+  ) {}
+
+  get inTransaction(): boolean {
+    return this.state === 'IN_TRANSACTION';
+  }
+
+  get hasError(): boolean {
+    return this.state === 'ABORTABLE_ERROR' || this.state === 'FATAL_ERROR';
+  }
+
+  transitionTo(target: TransactionState, error: Error | null = null): void {
+    if (this.state === 'FATAL_ERROR' && target !== 'FATAL_ERROR') throw this.fatal();
+    if (!ALLOWED_FROM[target].includes(this.state)) {
+      throw new ClientStateError(`Invalid transition attempted from state ${this.state} to state ${target}`);
+    }
+    if (target === 'ABORTABLE_ERROR' || target === 'FATAL_ERROR') {
+      // The first error is the one reported; later ones are its consequences.
+      if (this.lastError === null || target === 'FATAL_ERROR') this.lastError = error;
+    } else {
+      this.lastError = null;
+    }
+    this.state = target;
+  }
+
+  /** A failure during the transaction: fatal for a fenced or unauthorized producer, otherwise abortable. */
+  fail(err: Error): void {
+    if (this.state === 'FATAL_ERROR') return;
+    if (isFatalTransactionError(err)) {
+      this.transitionTo('FATAL_ERROR', err);
+    } else if (this.state === 'IN_TRANSACTION' || this.state === 'COMMITTING_TRANSACTION') {
+      this.transitionTo('ABORTABLE_ERROR', err);
+    } else if (this.state === 'ABORTABLE_ERROR') {
+      // Already there: keep the first error.
+    }
+  }
+
+  /** The error every call gets in FATAL_ERROR: of the fatal error's own code (fenced, say), as Kafka's is. */
+  private fatal(): Error {
+    const cause = this.lastError;
+    const text = `The producer is in a fatal error state and can only be closed${cause ? `: ${cause.message}` : ''}`;
+    if (cause instanceof KafkaProtocolError) return new KafkaProtocolError(cause.code, text);
+    return new ClientStateError(text);
+  }
+
+  /** Throws unless the producer may do `what` in one of `states`. */
+  check(what: string, ...states: TransactionState[]): void {
+    if (this.state === 'FATAL_ERROR') throw this.fatal();
+    if (states.includes(this.state)) return;
+    if (this.state === 'ABORTABLE_ERROR') {
+      throw new KafkaClientError(
+        `Cannot ${what}: the transaction must be aborted, it failed with ${this.lastError?.message ?? 'an error'}`,
+        false,
+        { cause: this.lastError },
+      );
+    }
+    throw new ClientStateError(`Cannot ${what} in state ${this.state}`);
+  }
+
+  /** InitProducerId for the transactional id; with `bump`, for the current id and epoch (KIP-360). */
+  async initProducerId(bump: boolean): Promise<void> {
+    const res = await this.txnCall<InitProducerIdResponse>('InitProducerId', ApiKey.INIT_PRODUCER_ID, (v) => {
+      if (bump && v < 3) {
+        throw new KafkaProtocolError(
+          ErrorCode.UNSUPPORTED_VERSION,
+          'the transaction coordinator cannot bump the epoch of an existing producer (InitProducerId v3, KIP-360)',
+        );
+      }
+      return {
+        transactionalId: this.transactionalId,
+        transactionTimeoutMs: this.transactionTimeoutMs,
+        producerId: bump ? BigInt(this.producerId) : -1n,
+        producerEpoch: bump ? this.producerEpoch : -1,
+      };
+    });
+    this.producerId = Number(res.producerId);
+    this.producerEpoch = res.producerEpoch;
+    this.epochBumpRequired = false;
+  }
+
+  /** AddPartitionsToTxn for these partitions (v3 and below: one transaction per request). */
+  async addPartitions(
+    partitions: readonly { topic: string; partition: number }[],
+    timeoutMs: number,
+  ): Promise<void> {
+    const topics = new Map<string, number[]>();
+    for (const p of partitions) {
+      let list = topics.get(p.topic);
+      if (list === undefined) topics.set(p.topic, (list = []));
+      list.push(p.partition);
+    }
+    const body = {
+      transactions: [],
+      v3AndBelowTransactionalId: this.transactionalId,
+      v3AndBelowProducerId: BigInt(this.producerId),
+      v3AndBelowProducerEpoch: this.producerEpoch,
+      v3AndBelowTopics: [...topics].map(([name, ps]) => ({ name, partitions: ps })),
+    };
+    await this.txnCall<AddPartitionsToTxnResponse>(
+      'AddPartitionsToTxn',
+      ApiKey.ADD_PARTITIONS_TO_TXN,
+      () => body,
+      (res) => {
+        if (res.errorCode !== ErrorCode.NONE) return res.errorCode;
+        // The worst partition error decides: a fatal or other non-retriable one first, then a retriable one.
+        let retry: number = ErrorCode.NONE;
+        for (const t of res.resultsByTopicV3AndBelow) {
+          for (const p of t.resultsByPartition) {
+            const c = p.partitionErrorCode;
+            if (c === ErrorCode.NONE || c === ErrorCode.OPERATION_NOT_ATTEMPTED) continue;
+            if (!RETRY_CODES.has(c)) return c;
+            retry = c;
+          }
+        }
+        return retry;
+      },
+      timeoutMs,
+    );
+    this.transactionStarted = true;
+  }
+
+  /** AddOffsetsToTxn, then TxnOffsetCommit at the group's coordinator. */
+  async sendOffsets(offsets: readonly TransactionOffset[], group: ConsumerGroupMetadata): Promise<void> {
+    await this.txnCall<AddOffsetsToTxnResponse>('AddOffsetsToTxn', ApiKey.ADD_OFFSETS_TO_TXN, () => ({
+      transactionalId: this.transactionalId,
+      producerId: BigInt(this.producerId),
+      producerEpoch: this.producerEpoch,
+      groupId: group.groupId,
+    }));
+    this.transactionStarted = true;
+    let pending = offsets;
+    await this.retrying('TxnOffsetCommit', this.callTimeoutMs, async () => {
+      let coordinator = this.groupCoordinators.get(group.groupId);
+      if (coordinator === undefined) {
+        coordinator = await findCoordinator(this.cluster, group.groupId, CoordinatorType.GROUP);
+        this.groupCoordinators.set(group.groupId, coordinator);
+      }
+      const topics = new Map<string, TransactionOffset[]>();
+      for (const o of pending) {
+        let list = topics.get(o.topic);
+        if (list === undefined) topics.set(o.topic, (list = []));
+        list.push(o);
+      }
+      const res = await this.cluster
+        .send<TxnOffsetCommitResponse>(
+          coordinator,
+          ApiKey.TXN_OFFSET_COMMIT,
+          {
+            transactionalId: this.transactionalId,
+            groupId: group.groupId,
+            producerId: BigInt(this.producerId),
+            producerEpoch: this.producerEpoch,
+            generationId: group.generationId,
+            memberId: group.memberId,
+            groupInstanceId: group.groupInstanceId,
+            topics: [...topics].map(([name, list]) => ({
+              name,
+              partitions: list.map((o) => ({
+                partitionIndex: o.partition,
+                committedOffset: BigInt(o.offset),
+                committedLeaderEpoch: o.leaderEpoch ?? -1,
+                committedMetadata: o.metadata ?? '',
+              })),
+            })),
+          },
+          { maxVersion: MAX_VERSION[ApiKey.TXN_OFFSET_COMMIT] },
+        )
+        .catch((e: unknown) => {
+          this.groupCoordinators.delete(group.groupId);
+          throw e;
+        });
+      // Partitions committed are done; a retriable error sends the rest again.
+      const failed: TransactionOffset[] = [];
+      let retriable: KafkaProtocolError | null = null;
+      for (const t of res.topics) {
+        for (const p of t.partitions) {
+          const code = p.errorCode;
+          if (code === ErrorCode.NONE) continue;
+          const what = `TxnOffsetCommit ${t.name}-${p.partitionIndex} for group ${group.groupId}`;
+          if (MOVED_CODES.has(code)) this.groupCoordinators.delete(group.groupId);
+          if (GROUP_FENCED_CODES.has(code)) {
+            throw new KafkaProtocolError(
+              code,
+              `${what}: the group moved on without this member (generation ${group.generationId}, member ` +
+                `${group.memberId}); the transaction must be aborted`,
+            );
+          }
+          if (!RETRY_CODES.has(code)) throw new KafkaProtocolError(code, what);
+          retriable = new KafkaProtocolError(code, what);
+          const o = pending.find((x) => x.topic === t.name && x.partition === p.partitionIndex);
+          if (o !== undefined) failed.push(o);
+        }
+      }
+      if (retriable !== null) {
+        pending = failed;
+        // Retriable whatever the code's own classification (UNKNOWN_TOPIC_OR_PARTITION while a log loads, say).
+        throw new KafkaClientError(retriable.message, true, { cause: retriable });
+      }
+    });
+  }
+
+  /** EndTxn (commit or abort). */
+  async endTxn(commit: boolean): Promise<void> {
+    await this.txnCall<EndTxnResponse>(commit ? 'EndTxn(commit)' : 'EndTxn(abort)', ApiKey.END_TXN, () => ({
+      transactionalId: this.transactionalId,
+      producerId: BigInt(this.producerId),
+      producerEpoch: this.producerEpoch,
+      committed: commit,
+    }));
+    this.transactionStarted = false;
+  }
+
+  /** A request to the transaction coordinator, found (again) as needed, retried while its answer says so. */
+  private txnCall<T extends { errorCode: number }>(
+    what: string,
+    apiKey: number,
+    body: (version: number) => unknown,
+    errorOf: (res: T) => number = (res) => res.errorCode,
+    timeoutMs = this.callTimeoutMs,
+  ): Promise<T> {
+    return this.retrying(what, timeoutMs, async () => {
+      if (this.txnCoordinator < 0) {
+        this.txnCoordinator = await findCoordinator(
+          this.cluster,
+          this.transactionalId,
+          CoordinatorType.TRANSACTION,
+        );
+      }
+      const coordinator = this.txnCoordinator;
+      const connection = await this.cluster.connection(coordinator).catch((e: unknown) => {
+        this.txnCoordinator = -1;
+        throw e;
+      });
+      const version = connection.pickVersion(apiKey, MAX_VERSION[apiKey]);
+      const res = await connection.request<T>(apiKey, body(version), { version }).catch((e: unknown) => {
+        this.txnCoordinator = -1;
+        throw e;
+      });
+      const code = errorOf(res);
+      if (code === ErrorCode.NONE) return res;
+      if (MOVED_CODES.has(code)) this.txnCoordinator = -1;
+      const err = new KafkaProtocolError(code, `${what} for transactional id ${this.transactionalId}`);
+      if (RETRY_CODES.has(code)) throw new KafkaClientError(err.message, true, { cause: err });
+      throw err;
+    });
+  }
+
+  /** Runs fn until it succeeds, fails for good, or timeoutMs has passed; backoff as the cluster's, shorter at first. */
+  private async retrying<T>(what: string, timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (!isRetriableError(err)) throw err;
+        if (Date.now() >= deadline) {
+          throw new KafkaClientError(
+            `${what} did not succeed within ${timeoutMs} ms: ${(err as Error).message}`,
+            true,
+            { cause: err },
+          );
+        }
+        this.cluster.invalidate();
+        // CONCURRENT_TRANSACTIONS right after a commit clears within milliseconds (Kafka retries it after 20 ms).
+        await sleep(
+          Math.min(attempt === 0 ? 20 : this.cluster.backoffMs(attempt - 1), deadline - Date.now()),
+        );
+      }
+    }
+  }
+}
