@@ -317,7 +317,10 @@ export class LogSegment {
     assert(this.reservedBytes === this.sizeBytes, 'a synchronous append behind queued ones');
     let written = 0;
     const length = end - start;
-    const bytes = this.cipher === null ? buf : this.cipher.encryptForWrite(buf, start, end, this.sizeBytes);
+    const bytes =
+      this.cipher === null
+        ? buf
+        : this.cipher.encryptForWrite(buf, start, end, this.sizeBytes, this.fd, this.sizeBytes);
     const from = this.cipher === null ? start : 0;
     try {
       while (written < length) {
@@ -385,16 +388,25 @@ export class LogSegment {
     }
     const encrypted: Buffer[] = [];
     let at = position;
-    for (const b of buffers) {
-      encrypted.push(this.cipher.encryptForWrite(b, 0, b.length, at));
-      at += b.length;
+    try {
+      for (const b of buffers) {
+        encrypted.push(this.cipher.encryptForWrite(b, 0, b.length, at, this.fd, this.sizeBytes));
+        at += b.length;
+      }
+    } catch (err) {
+      // A damaged tail chunk (see SegmentCipher.encryptForWrite): the write fails as an I/O error would, later.
+      queueMicrotask(() => finish(err as Error));
+      return;
     }
     step(encrypted, position);
   }
 
   /** Writes buf[start, end) at `position` synchronously (a queued append completed on the event loop). */
   writeSyncAt(buf: Buffer, start: number, end: number, position: number): void {
-    const bytes = this.cipher === null ? buf : this.cipher.encryptForWrite(buf, start, end, position);
+    const bytes =
+      this.cipher === null
+        ? buf
+        : this.cipher.encryptForWrite(buf, start, end, position, this.fd, this.sizeBytes);
     const from = this.cipher === null ? start : 0;
     let written = 0;
     while (written < end - start) {
@@ -558,7 +570,12 @@ export class LogSegment {
    * first byte that is not part of a valid batch. Offsets must increase from `minOffset` on; gaps are accepted,
    * as Kafka does, since compaction leaves them. Returns the number of bytes cut.
    */
-  recover(minOffset: number, batchBytesMax: number, visit: RecoveredBatchVisitor): number {
+  recover(
+    minOffset: number,
+    batchBytesMax: number,
+    visit: RecoveredBatchVisitor,
+    onIntegrityFailure?: (note: string) => void,
+  ): number {
     this.offsetIndex.reset();
     this.timeIndex.reset();
     // The transaction index is rebuilt by the Log from producer state as it replays this segment.
@@ -570,6 +587,11 @@ export class LogSegment {
     const actualSize = fstatSync(this.fd).size;
     // An encrypted segment is trusted only as far as its chunks verify; what follows is cut like a torn batch.
     const fileSize = this.cipher === null ? actualSize : this.cipher.verifiedPrefix(this.fd, actualSize);
+    if (this.cipher !== null && fileSize < Math.min(actualSize, this.cipher.authenticatedLength())) {
+      onIntegrityFailure?.(
+        `${segmentFilePath(this.dir, this.baseOffset, LOG_SUFFIX)}: the chunk at byte ${fileSize} fails authentication (tampered or damaged): the segment is cut there`,
+      );
+    }
     let chunk = Buffer.allocUnsafe(Math.min(RECOVERY_CHUNK_BYTES, Math.max(fileSize, BATCH_HEADER_BYTES)));
     let chunkStart = 0;
     let chunkLength = 0;

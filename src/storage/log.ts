@@ -516,10 +516,15 @@ export class Log {
   private recoverSegment(segment: LogSegment, minOffset: number): number {
     // Not max.message.bytes alone: it may have been lowered after larger batches were written.
     const batchBytesMax = Math.max(STORAGE_LIMITS.batchBytesMax, this.config.maxMessageBytes);
-    return segment.recover(minOffset, batchBytesMax, (_buf, _pos, info) => {
-      const epoch = info.partitionLeaderEpoch;
-      if (epoch >= 0 && epoch > this.epochCache.latestEpoch) this.epochCache.assign(epoch, info.baseOffset);
-    });
+    return segment.recover(
+      minOffset,
+      batchBytesMax,
+      (_buf, _pos, info) => {
+        const epoch = info.partitionLeaderEpoch;
+        if (epoch >= 0 && epoch > this.epochCache.latestEpoch) this.epochCache.assign(epoch, info.baseOffset);
+      },
+      (note) => this.onBackgroundError(new SegmentIntegrityError(this.dir, note)),
+    );
   }
 
   /**

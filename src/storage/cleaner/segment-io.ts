@@ -244,7 +244,8 @@ export class CleanedSegmentWriter {
     const at = this.position - this.pendingBytes;
     this.pending = [];
     this.pendingBytes = 0;
-    const bytes = this.cipher === null ? data : this.cipher.encryptForWrite(data, 0, data.length, at);
+    const bytes =
+      this.cipher === null ? data : this.cipher.encryptForWrite(data, 0, data.length, at, this.file.fd, at);
     let done = 0;
     while (done < bytes.length) {
       const { bytesWritten } = await this.file.write(bytes, done, bytes.length - done, at + done);

@@ -1,13 +1,22 @@
-// The encryption of one segment's .log file: AES-256-CTR at the file position, authenticated per 16 KiB chunk
-// by HMAC-SHA256, with the segment's own random data key. Its `.enc` side file holds the wrapped data key and
-// one tag record per chunk.
+// The encryption of one segment's .log file: AES-256-GCM per 16 KiB chunk with the segment's own random data key,
+// the growing last chunk authenticated by a GMAC of its ciphertext. The `.enc` side file holds the wrapped data
+// key and one tag record per chunk.
 //
-// Why this shape. CTR keeps ciphertext and plaintext the same length at the same position, so every offset,
-// index entry, size and truncation point of the plaintext log stays valid, and a read of any byte range decrypts
-// just that range (random access: a fetch decrypts only what it serves). Chunk tags authenticate: a read
-// verifies the chunks it touches before decrypting, so a changed or missing byte is an error, never data. An
-// append-only file grows its last chunk; its tag is extended incrementally (the inner SHA-256 state of the HMAC
-// is kept and copied), so an append costs its own bytes, not the chunk's.
+// Why this shape. GCM encrypts in counter mode, so ciphertext keeps the plaintext's length at the plaintext's
+// position: every offset, index entry, size and truncation point of the plaintext log stays valid, and a byte
+// range is found where its plaintext would be. A read verifies and decrypts the whole chunks it touches in one
+// pass (node:crypto's GCM), never a whole segment. An append-only file grows its last chunk, and GCM cannot
+// extend a tag, so a chunk gets its GCM tag when it is full; until then its record holds a GMAC (GCM with the
+// ciphertext as additional data and no plaintext) of the bytes it has, recomputed at every append. That costs
+// at most one chunk (16 KiB of GHASH, several GB/s) per append, keeps one record per chunk, and lets a crash
+// leave the tags covering exactly the committed bytes. Appends encrypt with AES-256-CTR at the chunk's GCM
+// counter (the keystream GCM itself uses), so the bytes written are the GCM ciphertext of the chunk; the full
+// chunk's tag then comes from a GCM pass over its plaintext kept in memory, checked to give the same bytes.
+//
+// Nonces (12 bytes, all under the data key; the first byte keeps the kinds apart, so no two share a counter
+// block): a full chunk k uses 0x01 | 0 0 0 | k u64; the GMAC of chunk k's first `covered` bytes uses
+// 0x02 | covered u24 | k u64. Each nonce only ever authenticates one message: bytes at a position are never
+// rewritten with other bytes (below), so a chunk's content, and a prefix of it, is fixed once written.
 //
 // A CTR keystream must never encrypt two different plaintexts at one position. Bytes past the visible end are
 // only ever rewritten with the same plaintext (a queued append completed again synchronously), except after a
@@ -18,22 +27,17 @@
 // so after a process crash the tags cover exactly the acknowledged bytes; bytes past them are cut by recovery.
 //
 // `.enc` layout (big-endian):
-//   header, 512 bytes: magic "BRKE" | version u8 (1) | chunk shift u8 (14) | 2 reserved | sealed u8 |
+//   header, 512 bytes: magic "BRKE" | version u8 (2) | chunk shift u8 (14) | 2 reserved | sealed u8 |
 //     3 reserved | kek id length u8 | kek id (ASCII, at most 64) | padding to 80 | wrapped key length u16 |
-//     wrapped data key (AES-256-GCM by the KEK: iv 12, 64 key bytes, tag 16) | zeros | crc32c of bytes 0..507
-//   then one 32-byte record per chunk k at 512 + 32k: covered length u32 | 4 reserved | tag (24 bytes).
-// tag(k) = HMAC-SHA256(mac key, "BRKT" | segment base offset i64 | k u64 | ciphertext of the chunk's first
-// `length` bytes), first 24 bytes. The data key is 64 bytes: the AES key, then the MAC key. CTR counter block
-// for file position p: the 128-bit big-endian number floor(p / 16).
+//     wrapped data key (AES-256-GCM by the KEK: iv 12, 32 key bytes, tag 16) | zeros | crc32c of bytes 0..507
+//   then one 32-byte record per chunk k at 512 + 32k: covered length u32 | 4 reserved | tag (16 bytes) |
+//     8 reserved.
+// Every tag's additional data starts with "BRKT" | segment base offset i64 | k u64, so a chunk moved to another
+// place or another segment's name fails. covered = 16384: the GCM tag of the chunk (the stored bytes are its
+// ciphertext). covered < 16384 (only the last chunk): the GMAC over that prefix, then the chunk's first `covered`
+// ciphertext bytes. Version 1 (HMAC-SHA256 tags) is refused with a clear error.
 
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHash,
-  type Hash,
-  randomBytes,
-  timingSafeEqual,
-} from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import {
   closeSync,
   fstatSync,
@@ -50,19 +54,23 @@ import { assert } from '../../common/assert.js';
 import { MasterKeyError } from './master-key-provider.js';
 
 export const ENC_HEADER_BYTES = 512;
-// 16 KiB: a small fetch verifies at most two chunks (at most twice its bytes), while the per-chunk cost (one HMAC
-// object, one 32-byte record) stays far below the hashing of the chunk itself.
+export const ENC_FORMAT_VERSION = 2;
+// 16 KiB: a small fetch verifies at most two chunks (at most twice its bytes), while the per-chunk cost (one GCM
+// object, one 32-byte record) stays below the cipher work on the chunk itself.
 export const ENC_CHUNK_SHIFT = 14;
 export const ENC_CHUNK_BYTES = 1 << ENC_CHUNK_SHIFT;
 export const TAG_RECORD_BYTES = 32;
-const TAG_BYTES = 24;
+const TAG_AT = 8;
+const TAG_BYTES = 16;
 const MAGIC = Buffer.from('BRKE');
 const TAG_DOMAIN = Buffer.from('BRKT');
 const SEALED_AT = 8;
 const KEK_ID_AT = 12;
 const WRAPPED_AT = 80;
 const CRC_AT = 508;
-const DATA_KEY_BYTES = 64;
+const DATA_KEY_BYTES = 32;
+const NONCE_FULL = 0x01;
+const NONCE_PREFIX = 0x02;
 
 /** What a segment needs of the key store: the KEK to wrap new data keys with, and KEKs by id to unwrap. */
 export interface SegmentKeys {
@@ -85,14 +93,12 @@ export class SegmentCipher {
   private encFd: number;
   private sealedValue: boolean;
   /**
-   * SHA-256 states after the HMAC key's inner and outer pads: every tag copies them rather than keying an HMAC
-   * object, which costs as much as hashing a chunk (measured: half the verify rate at 16 KiB chunks).
+   * Writer state: the last chunk's bytes committed so far, as plaintext (for its GCM tag once full) and as
+   * ciphertext (for its GMAC meanwhile), and the file position they reach (-1: to be loaded from the file).
    */
-  private readonly innerBase: Hash;
-  private readonly outerBase: Hash;
-  /** Writer state: the file position the running chunk hash has reached (-1: to be rebuilt). */
-  private macEnd = -1;
-  private chunkHash: Hash | null = null;
+  private tailEnd = -1;
+  private tailPlain: Buffer | null = null;
+  private tailCipher: Buffer | null = null;
   /** Ciphertext handed to the file but not committed yet, by position (see encryptForWrite). */
   private readonly pending = new Map<number, Buffer>();
 
@@ -101,20 +107,11 @@ export class SegmentCipher {
     readonly baseOffset: number,
     encFd: number,
     private readonly header: Buffer,
-    private readonly encKey: Buffer,
-    private readonly macKey: Buffer,
+    private readonly key: Buffer,
     readonly kekId: string,
   ) {
     this.encFd = encFd;
     this.sealedValue = header[SEALED_AT] === 1;
-    const ipad = Buffer.alloc(64, 0x36);
-    const opad = Buffer.alloc(64, 0x5c);
-    for (let i = 0; i < macKey.length; i++) {
-      ipad[i]! ^= macKey[i]!;
-      opad[i]! ^= macKey[i]!;
-    }
-    this.innerBase = createHash('sha256').update(ipad);
-    this.outerBase = createHash('sha256').update(opad);
   }
 
   /** A new `.enc` with a fresh data key wrapped by the store's current KEK (replaces any file there). */
@@ -124,15 +121,7 @@ export class SegmentCipher {
     const header = buildHeader(kek.id, wrapDataKey(kek.key, kek.id, dataKey));
     const fd = openSync(path, 'w+');
     writeFully(fd, header, 0);
-    return new SegmentCipher(
-      path,
-      baseOffset,
-      fd,
-      header,
-      dataKey.subarray(0, 32),
-      dataKey.subarray(32),
-      kek.id,
-    );
+    return new SegmentCipher(path, baseOffset, fd, header, dataKey, kek.id);
   }
 
   /** Opens an existing `.enc`: header checked, data key unwrapped (MasterKeyError when its KEK is unknown). */
@@ -142,11 +131,18 @@ export class SegmentCipher {
       const header = Buffer.alloc(ENC_HEADER_BYTES);
       const got = readSync(fd, header, 0, ENC_HEADER_BYTES, 0);
       if (got !== ENC_HEADER_BYTES) throw new SegmentIntegrityError(path, 'header cut');
-      if (!header.subarray(0, 4).equals(MAGIC) || header[4] !== 1 || header[5] !== ENC_CHUNK_SHIFT) {
-        throw new SegmentIntegrityError(path, 'not an encryption header of version 1');
+      if (!header.subarray(0, 4).equals(MAGIC) || header[5] !== ENC_CHUNK_SHIFT) {
+        throw new SegmentIntegrityError(path, 'not a segment encryption header');
       }
       if (crc32c(header.subarray(0, CRC_AT)) !== header.readUInt32BE(CRC_AT)) {
         throw new SegmentIntegrityError(path, 'header checksum mismatch');
+      }
+      if (header[4] !== ENC_FORMAT_VERSION) {
+        // Version 1 (HMAC-SHA256 chunk tags) was written only by development builds before version 2.
+        throw new SegmentIntegrityError(
+          path,
+          `segment encryption format version ${header[4]} is not readable by this broker (it reads version ${ENC_FORMAT_VERSION})`,
+        );
       }
       const kekId = header.toString('ascii', KEK_ID_AT + 1, KEK_ID_AT + 1 + header[KEK_ID_AT]!);
       const wrapped = header.subarray(WRAPPED_AT + 2, WRAPPED_AT + 2 + header.readUInt16BE(WRAPPED_AT));
@@ -154,15 +150,7 @@ export class SegmentCipher {
       if (kek === undefined)
         throw new MasterKeyError(`${path}: key-encryption key ${kekId} is not in the key store`);
       const dataKey = unwrapDataKey(kek, kekId, wrapped, path);
-      return new SegmentCipher(
-        path,
-        baseOffset,
-        fd,
-        header,
-        dataKey.subarray(0, 32),
-        dataKey.subarray(32),
-        kekId,
-      );
+      return new SegmentCipher(path, baseOffset, fd, header, dataKey, kekId);
     } catch (err) {
       closeSync(fd);
       throw err;
@@ -175,15 +163,7 @@ export class SegmentCipher {
    */
   reader(): SegmentCipher {
     const fd = openSync(this.path, 'r');
-    return new SegmentCipher(
-      this.path,
-      this.baseOffset,
-      fd,
-      this.header,
-      this.encKey,
-      this.macKey,
-      this.kekId,
-    );
+    return new SegmentCipher(this.path, this.baseOffset, fd, this.header, this.key, this.kekId);
   }
 
   /** Sealed: no more appends (a truncation or cut happened; see the file header). */
@@ -197,20 +177,51 @@ export class SegmentCipher {
     this.header[SEALED_AT] = 1;
     this.header.writeUInt32BE(crc32c(this.header.subarray(0, CRC_AT)), CRC_AT);
     writeFully(this.encFd, this.header, 0);
+    this.dropTail();
   }
 
-  /** CTR encryption of plain[start, end), which sits at file position `position`. */
+  /** Encryption of plain[start, end), which sits at file position `position`: each chunk at its GCM counter. */
   encrypt(plain: Buffer, start: number, end: number, position: number): Buffer {
-    const skip = position & 15;
-    const cipher = createCipheriv('aes-256-ctr', this.encKey, counterBlock(position));
-    if (skip === 0) return cipher.update(plain.subarray(start, end));
-    cipher.update(ZEROS.subarray(0, skip));
-    return cipher.update(plain.subarray(start, end));
+    const length = end - start;
+    let out: Buffer | null = null;
+    let at = 0;
+    while (at < length) {
+      const pos = position + at;
+      const chunk = Math.floor(pos / ENC_CHUNK_BYTES);
+      const inChunk = pos - chunk * ENC_CHUNK_BYTES;
+      const n = Math.min(ENC_CHUNK_BYTES - inChunk, length - at);
+      const piece = this.ctr(chunk, inChunk, plain.subarray(start + at, start + at + n));
+      if (n === length) return piece;
+      out ??= Buffer.allocUnsafe(length);
+      piece.copy(out, at);
+      at += n;
+    }
+    return out ?? EMPTY;
   }
 
-  /** Encrypts bytes about to be written at `position`, keeping the ciphertext for their commit. */
-  encryptForWrite(plain: Buffer, start: number, end: number, position: number): Buffer {
+  /**
+   * Encrypts bytes about to be written at `position`, keeping the ciphertext for their commit. `committedEnd` is
+   * where the authenticated bytes end (the segment's visible size): before the first write after an open, the
+   * committed part of the last chunk is read and verified, so a damaged tail fails this append before any byte
+   * is written (the segment is then sealed: the log rolls past it, readers of that chunk get errors).
+   */
+  encryptForWrite(
+    plain: Buffer,
+    start: number,
+    end: number,
+    position: number,
+    logFd: number,
+    committedEnd: number,
+  ): Buffer {
     assert(!this.sealedValue, 'write to a sealed encrypted segment');
+    if (this.tailEnd < 0) {
+      try {
+        this.loadTail(logFd, committedEnd);
+      } catch (err) {
+        if (err instanceof SegmentIntegrityError) this.seal();
+        throw err;
+      }
+    }
     const existing = this.pending.get(position);
     if (existing !== undefined && existing.length === end - start) return existing;
     const out = this.encrypt(plain, start, end, position);
@@ -219,8 +230,9 @@ export class SegmentCipher {
   }
 
   /**
-   * Makes the bytes at `position` (written before) authenticated: extends the running chunk tag and writes the
-   * tag records they touch. Called in file order, once per append, before the bytes become visible.
+   * Makes the bytes at `position` (written before) authenticated: the chunks they fill get their GCM tag, the
+   * chunk they end in its GMAC, and those tag records are written. Called in file order, once per append, before
+   * the bytes become visible.
    */
   commit(logFd: number, plain: Buffer, start: number, end: number, position: number): void {
     let ciphertext = this.pending.get(position);
@@ -228,8 +240,10 @@ export class SegmentCipher {
     if (ciphertext === undefined || ciphertext.length !== end - start) {
       ciphertext = this.encrypt(plain, start, end, position);
     }
-    if (this.macEnd !== position) this.rebuildChunkHash(logFd, position);
     if (ciphertext.length === 0) return;
+    if (this.tailEnd !== position) this.loadTail(logFd, position);
+    const tailPlain = this.tailPlain!;
+    const tailCipher = this.tailCipher!;
     const firstChunk = Math.floor(position / ENC_CHUNK_BYTES);
     const lastChunk = Math.floor((position + ciphertext.length - 1) / ENC_CHUNK_BYTES);
     const records = Buffer.alloc((lastChunk - firstChunk + 1) * TAG_RECORD_BYTES);
@@ -237,18 +251,19 @@ export class SegmentCipher {
     let pos = position;
     while (at < ciphertext.length) {
       const chunk = Math.floor(pos / ENC_CHUNK_BYTES);
-      const room = (chunk + 1) * ENC_CHUNK_BYTES - pos;
-      const n = Math.min(room, ciphertext.length - at);
-      this.chunkHash!.update(ciphertext.subarray(at, at + n));
+      const inChunk = pos - chunk * ENC_CHUNK_BYTES;
+      const n = Math.min(ENC_CHUNK_BYTES - inChunk, ciphertext.length - at);
+      plain.copy(tailPlain, inChunk, start + at, start + at + n);
+      ciphertext.copy(tailCipher, inChunk, at, at + n);
       at += n;
       pos += n;
-      const covered = pos - chunk * ENC_CHUNK_BYTES;
+      const covered = inChunk + n;
       const record = records.subarray((chunk - firstChunk) * TAG_RECORD_BYTES);
       record.writeUInt32BE(covered, 0);
-      this.finishTag(this.chunkHash!.copy()).copy(record, 8, 0, TAG_BYTES);
-      if (covered === ENC_CHUNK_BYTES) this.chunkHash = this.startChunk(chunk + 1);
+      if (covered === ENC_CHUNK_BYTES) this.sealChunk(chunk, tailPlain, tailCipher).copy(record, TAG_AT);
+      else this.prefixTag(chunk, tailCipher.subarray(0, covered)).copy(record, TAG_AT);
     }
-    this.macEnd = pos;
+    this.tailEnd = pos;
     writeFully(this.encFd, records, ENC_HEADER_BYTES + firstChunk * TAG_RECORD_BYTES);
   }
 
@@ -291,12 +306,7 @@ export class SegmentCipher {
     if (length === 0) return EMPTY;
     const plan = this.planRead(position, length);
     const buf = Buffer.allocUnsafe(plan.cipherLength);
-    let done = 0;
-    while (done < plan.cipherLength) {
-      const n = readSync(logFd, buf, done, plan.cipherLength - done, plan.cipherStart + done);
-      if (n === 0) break;
-      done += n;
-    }
+    const done = readFullySync(logFd, buf, plan.cipherStart);
     return this.finishRead(plan, buf, done);
   }
 
@@ -307,7 +317,7 @@ export class SegmentCipher {
   planRead(position: number, length: number): EncryptedReadPlan {
     const firstChunk = Math.floor(position / ENC_CHUNK_BYTES);
     const lastChunk = Math.floor((position + length - 1) / ENC_CHUNK_BYTES);
-    const tags = Buffer.alloc((lastChunk - firstChunk + 1) * TAG_RECORD_BYTES);
+    const tags = Buffer.allocUnsafe((lastChunk - firstChunk + 1) * TAG_RECORD_BYTES);
     const got = readSync(this.encFd, tags, 0, tags.length, ENC_HEADER_BYTES + firstChunk * TAG_RECORD_BYTES);
     if (got < tags.length) {
       throw new SegmentIntegrityError(
@@ -327,7 +337,11 @@ export class SegmentCipher {
     return { position, length, firstChunk, cipherStart, cipherLength, tags };
   }
 
-  /** Verifies every chunk of `buf` (the plan's range, `got` bytes read) and returns the requested plaintext. */
+  /**
+   * Verifies every chunk of `buf` (the plan's range, `got` bytes read) and returns the requested plaintext: full
+   * chunks are verified and decrypted in one GCM pass, a last partial chunk is checked by its GMAC and only the
+   * requested bytes of it decrypted.
+   */
   finishRead(plan: EncryptedReadPlan, buf: Buffer, got: number): Buffer {
     if (got < plan.cipherLength) {
       throw new SegmentIntegrityError(
@@ -336,54 +350,71 @@ export class SegmentCipher {
       );
     }
     const chunks = plan.tags.length / TAG_RECORD_BYTES;
+    const end = plan.position + plan.length;
+    let out: Buffer | null = null;
     for (let i = 0; i < chunks; i++) {
+      const chunk = plan.firstChunk + i;
       const record = plan.tags.subarray(i * TAG_RECORD_BYTES, (i + 1) * TAG_RECORD_BYTES);
       const covered = record.readUInt32BE(0);
-      const from = i * ENC_CHUNK_BYTES;
       if ((i < chunks - 1 && covered !== ENC_CHUNK_BYTES) || covered === 0 || covered > ENC_CHUNK_BYTES) {
-        throw new SegmentIntegrityError(
-          this.path,
-          `tag of chunk ${plan.firstChunk + i} covers ${covered} bytes`,
-        );
+        throw new SegmentIntegrityError(this.path, `tag of chunk ${chunk} covers ${covered} bytes`);
       }
-      const tag = this.tagOf(plan.firstChunk + i, buf.subarray(from, from + covered));
-      if (!timingSafeEqual(tag, record.subarray(8, 8 + TAG_BYTES))) {
-        throw new SegmentIntegrityError(
-          this.path,
-          `chunk ${plan.firstChunk + i} (bytes ${(plan.firstChunk + i) * ENC_CHUNK_BYTES}..) fails authentication: tampered or damaged`,
-        );
+      const tag = record.subarray(TAG_AT, TAG_AT + TAG_BYTES);
+      const chunkStart = chunk * ENC_CHUNK_BYTES;
+      const ciphertext = buf.subarray(i * ENC_CHUNK_BYTES, i * ENC_CHUNK_BYTES + covered);
+      const lo = Math.max(plan.position, chunkStart) - chunkStart;
+      const hi = Math.min(end, chunkStart + covered) - chunkStart;
+      if (covered === ENC_CHUNK_BYTES) {
+        const plain = this.openChunk(chunk, ciphertext, tag);
+        // A read of exactly one whole chunk needs no copy.
+        if (chunks === 1 && lo === 0 && hi === ENC_CHUNK_BYTES) return plain;
+        out ??= Buffer.allocUnsafe(plan.length);
+        plain.copy(out, chunkStart + lo - plan.position, lo, hi);
+      } else {
+        this.checkPrefix(chunk, ciphertext, tag);
+        const plain = this.ctr(chunk, lo, ciphertext.subarray(lo, hi));
+        if (chunks === 1) return plain;
+        out ??= Buffer.allocUnsafe(plan.length);
+        plain.copy(out, chunkStart + lo - plan.position);
       }
     }
-    const at = plan.position - plan.cipherStart;
-    const skip = plan.position & 15;
-    const decipher = createDecipheriv('aes-256-ctr', this.encKey, counterBlock(plan.position));
-    const out = decipher.update(buf.subarray(at - skip, at + plan.length));
-    return skip === 0 ? out : out.subarray(skip);
+    return out!;
   }
 
   /**
-   * Cuts the authenticated length to `position` (a truncation): the chunk holding it is re-tagged over its bytes
-   * below `position`. Unless the caller has just verified them (recovery), the chunk is verified first, while the
-   * .log still holds all of it: a changed byte there loses the chunk's tag (reads of it then fail) rather than
-   * getting a fresh tag that would vouch for it.
+   * Cuts the authenticated length to `position` (a truncation): the chunk holding it is re-tagged by a GMAC of its
+   * bytes below `position`. Unless the caller has just verified them (recovery), the chunk is verified first,
+   * while the .log still holds all of it: a changed byte there loses the chunk's tag (reads of it then fail)
+   * rather than getting a fresh tag that would vouch for it.
    */
   truncate(logFd: number, position: number, verified: boolean): void {
     this.pending.clear();
+    this.dropTail();
     const chunk = Math.floor(position / ENC_CHUNK_BYTES);
-    let keep = position % ENC_CHUNK_BYTES === 0 ? chunk : chunk + 1;
-    if (keep > chunk && !verified) {
-      const from = chunk * ENC_CHUNK_BYTES;
+    const from = chunk * ENC_CHUNK_BYTES;
+    let keep = position === from ? chunk : chunk + 1;
+    if (keep > chunk) {
       const to = Math.min(from + ENC_CHUNK_BYTES, this.authenticatedLength());
+      let ciphertext: Buffer | null = null;
       try {
-        if (to > from) this.readSync(logFd, from, to - from);
+        if (to < position) throw new SegmentIntegrityError(this.path, `cut at ${position} past the tags`);
+        if (!verified) this.readSync(logFd, from, to - from);
+        ciphertext = Buffer.allocUnsafe(position - from);
+        if (readFullySync(logFd, ciphertext, from) < ciphertext.length) {
+          throw new SegmentIntegrityError(this.path, `log file ends inside chunk ${chunk}`);
+        }
       } catch (err) {
         if (!(err instanceof SegmentIntegrityError)) throw err;
         keep = chunk;
       }
+      if (ciphertext !== null && keep > chunk) {
+        const record = Buffer.alloc(TAG_RECORD_BYTES);
+        record.writeUInt32BE(ciphertext.length, 0);
+        this.prefixTag(chunk, ciphertext).copy(record, TAG_AT);
+        writeFully(this.encFd, record, ENC_HEADER_BYTES + chunk * TAG_RECORD_BYTES);
+      }
     }
     ftruncateSync(this.encFd, ENC_HEADER_BYTES + keep * TAG_RECORD_BYTES);
-    this.macEnd = -1;
-    if (keep > chunk) this.rebuildChunkHash(logFd, position, true);
   }
 
   flush(): void {
@@ -407,6 +438,7 @@ export class SegmentCipher {
   close(): void {
     if (this.encFd >= 0) closeSync(this.encFd);
     this.encFd = -1;
+    this.dropTail();
   }
 
   closeAndDelete(): void {
@@ -418,41 +450,99 @@ export class SegmentCipher {
     }
   }
 
-  /** Rebuilds the running hash of the chunk holding `position` from the file (first append after open or cut). */
-  private rebuildChunkHash(logFd: number, position: number, writeRecord = false): void {
+  /**
+   * Loads the committed part of the chunk holding `position` (the first append after open): its ciphertext is
+   * read and verified against its record (never re-tag bytes nobody vouched for), then decrypted.
+   */
+  private loadTail(logFd: number, position: number): void {
+    this.tailPlain ??= Buffer.allocUnsafe(ENC_CHUNK_BYTES);
+    this.tailCipher ??= Buffer.allocUnsafe(ENC_CHUNK_BYTES);
     const chunk = Math.floor(position / ENC_CHUNK_BYTES);
     const from = chunk * ENC_CHUNK_BYTES;
-    this.chunkHash = this.startChunk(chunk);
     if (position > from) {
-      const bytes = Buffer.allocUnsafe(position - from);
-      let done = 0;
-      while (done < bytes.length) {
-        const n = readSync(logFd, bytes, done, bytes.length - done, from + done);
-        if (n === 0) throw new SegmentIntegrityError(this.path, `log file ends inside chunk ${chunk}`);
-        done += n;
+      const plan = this.planRead(from, position - from);
+      if (plan.cipherLength !== position - from) {
+        throw new SegmentIntegrityError(
+          this.path,
+          `append at ${position}, the tags cover ${from + plan.cipherLength}`,
+        );
       }
-      this.chunkHash.update(bytes);
-      if (writeRecord) {
-        const record = Buffer.alloc(TAG_RECORD_BYTES);
-        record.writeUInt32BE(position - from, 0);
-        this.finishTag(this.chunkHash.copy()).copy(record, 8, 0, TAG_BYTES);
-        writeFully(this.encFd, record, ENC_HEADER_BYTES + chunk * TAG_RECORD_BYTES);
-      }
+      const ciphertext = this.tailCipher.subarray(0, position - from);
+      const got = readFullySync(logFd, ciphertext, from);
+      this.finishRead(plan, ciphertext, got).copy(this.tailPlain, 0);
     }
-    this.macEnd = position;
+    this.tailEnd = position;
   }
 
-  private startChunk(chunk: number): Hash {
-    return this.innerBase.copy().update(tagPrefix(this.baseOffset, chunk));
+  private dropTail(): void {
+    this.tailEnd = -1;
+    this.tailPlain = null;
+    this.tailCipher = null;
   }
 
-  /** HMAC-SHA256 from an inner state that has taken the message: the outer hash over its digest. */
-  private finishTag(inner: Hash): Buffer {
-    return this.outerBase.copy().update(inner.digest()).digest();
+  /** AES-256-CTR of `input` at offset `inChunk` of chunk `chunk` (the chunk's GCM keystream). */
+  private ctr(chunk: number, inChunk: number, input: Buffer): Buffer {
+    const counter = Buffer.allocUnsafe(16);
+    writeNonce(counter, NONCE_FULL, 0, chunk);
+    // GCM's first counter block (..., 1) masks the tag; its keystream starts at 2.
+    counter.writeUInt32BE(2 + (inChunk >>> 4), 12);
+    const cipher = createCipheriv('aes-256-ctr', this.key, counter);
+    // OpenSSL's CTR is a stream: update answers as many bytes as it takes.
+    const skip = inChunk & 15;
+    if (skip > 0) cipher.update(ZEROS.subarray(0, skip));
+    return cipher.update(input);
   }
 
-  private tagOf(chunk: number, ciphertext: Buffer): Buffer {
-    return this.finishTag(this.startChunk(chunk).update(ciphertext)).subarray(0, TAG_BYTES);
+  /** The GCM tag of a full chunk, from its plaintext; asserts GCM gives the ciphertext that was written. */
+  private sealChunk(chunk: number, plain: Buffer, written: Buffer): Buffer {
+    const cipher = createCipheriv('aes-256-gcm', this.key, nonce(NONCE_FULL, 0, chunk));
+    cipher.setAAD(tagPrefix(this.baseOffset, chunk));
+    const ciphertext = cipher.update(plain);
+    cipher.final();
+    assert(ciphertext.equals(written), 'chunk ciphertext is the GCM ciphertext of its plaintext');
+    return cipher.getAuthTag();
+  }
+
+  /** Verifies and decrypts a full chunk. */
+  private openChunk(chunk: number, ciphertext: Buffer, tag: Buffer): Buffer {
+    const decipher = createDecipheriv('aes-256-gcm', this.key, nonce(NONCE_FULL, 0, chunk));
+    decipher.setAAD(tagPrefix(this.baseOffset, chunk));
+    decipher.setAuthTag(tag);
+    const plain = decipher.update(ciphertext);
+    try {
+      decipher.final();
+    } catch {
+      throw this.failed(chunk);
+    }
+    return plain;
+  }
+
+  /** The GMAC of a chunk's first ciphertext.length bytes. */
+  private prefixTag(chunk: number, ciphertext: Buffer): Buffer {
+    const cipher = createCipheriv('aes-256-gcm', this.key, nonce(NONCE_PREFIX, ciphertext.length, chunk));
+    cipher.setAAD(tagPrefix(this.baseOffset, chunk));
+    cipher.setAAD(ciphertext);
+    cipher.final();
+    return cipher.getAuthTag();
+  }
+
+  private checkPrefix(chunk: number, ciphertext: Buffer, tag: Buffer): void {
+    const decipher = createDecipheriv('aes-256-gcm', this.key, nonce(NONCE_PREFIX, ciphertext.length, chunk));
+    decipher.setAAD(tagPrefix(this.baseOffset, chunk));
+    decipher.setAAD(ciphertext);
+    decipher.setAuthTag(tag);
+    try {
+      decipher.final();
+    } catch {
+      throw this.failed(chunk);
+    }
+  }
+
+  private failed(chunk: number): SegmentIntegrityError {
+    return new SegmentIntegrityError(
+      this.path,
+      `chunk ${chunk} (bytes ${chunk * ENC_CHUNK_BYTES}..) fails authentication: tampered or damaged`,
+    );
   }
 }
 
@@ -468,14 +558,20 @@ export interface EncryptedReadPlan {
 const EMPTY = Buffer.alloc(0);
 const ZEROS = Buffer.alloc(16);
 
-function counterBlock(position: number): Buffer {
-  const iv = Buffer.alloc(16);
-  iv.writeBigUInt64BE(BigInt(Math.floor(position / 16)), 8);
-  return iv;
+function writeNonce(into: Buffer, kind: number, covered: number, chunk: number): void {
+  into[0] = kind;
+  into.writeUIntBE(covered, 1, 3);
+  into.writeBigUInt64BE(BigInt(chunk), 4);
+}
+
+function nonce(kind: number, covered: number, chunk: number): Buffer {
+  const out = Buffer.allocUnsafe(12);
+  writeNonce(out, kind, covered, chunk);
+  return out;
 }
 
 function tagPrefix(baseOffset: number, chunk: number): Buffer {
-  const prefix = Buffer.alloc(20);
+  const prefix = Buffer.allocUnsafe(20);
   TAG_DOMAIN.copy(prefix, 0);
   prefix.writeBigInt64BE(BigInt(baseOffset), 4);
   prefix.writeBigUInt64BE(BigInt(chunk), 12);
@@ -486,7 +582,7 @@ function buildHeader(kekId: string, wrapped: Buffer): Buffer {
   assert(kekId.length <= 64 && wrapped.length <= CRC_AT - WRAPPED_AT - 2, 'key fields fit the header');
   const header = Buffer.alloc(ENC_HEADER_BYTES);
   MAGIC.copy(header, 0);
-  header[4] = 1;
+  header[4] = ENC_FORMAT_VERSION;
   header[5] = ENC_CHUNK_SHIFT;
   header[KEK_ID_AT] = kekId.length;
   header.write(kekId, KEK_ID_AT + 1, 'ascii');
@@ -522,4 +618,15 @@ function unwrapDataKey(kek: Buffer, kekId: string, wrapped: Buffer, path: string
 function writeFully(fd: number, buf: Buffer, position: number): void {
   let done = 0;
   while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done, position + done);
+}
+
+/** Fills buf from `position` of fd, or up to the file's end; returns the bytes read. */
+function readFullySync(fd: number, buf: Buffer, position: number): number {
+  let done = 0;
+  while (done < buf.length) {
+    const n = readSync(fd, buf, done, buf.length - done, position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done;
 }
