@@ -27,6 +27,7 @@ commands:
   certs               write a throw-away CA, broker and client certificate for TLS trials
   connect-standalone  run a Kafka Connect worker with its REST API and the given connectors (connect-standalone)
   console             serve the web console (brokers, topics, messages, groups, lag, charts) on 127.0.0.1:9021
+  mirror-maker        mirror topics, configs and group offsets between clusters (connect-mirror-maker)
 `;
 
 type Command = (args: string[]) => Promise<number>;
@@ -56,6 +57,7 @@ const commands: Record<string, () => Promise<Command>> = {
   certs: async () => (await import('./certs.js')).runCerts,
   'connect-standalone': async () => (await import('./connect-standalone.js')).runConnectStandalone,
   console: async () => (await import('./console.js')).runConsole,
+  'mirror-maker': async () => (await import('./mirror-maker.js')).runMirrorMaker,
 };
 
 export function registerCommand(name: string, load: () => Promise<Command>): void {

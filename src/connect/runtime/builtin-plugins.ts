@@ -9,6 +9,9 @@ import { PostgresSourceConnector } from '../connectors/postgres/source-connector
 import { ByteArrayConverter } from '../converters/byte-array-converter.js';
 import { JsonConverter } from '../converters/json-converter.js';
 import { StringConverter } from '../converters/string-converter.js';
+import { MirrorCheckpointConnector } from '../mirror/checkpoint-connector.js';
+import { MirrorHeartbeatConnector } from '../mirror/heartbeat-connector.js';
+import { MirrorSourceConnector } from '../mirror/source-connector.js';
 import { registerTransforms } from '../transforms/index.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import { Plugins } from './plugins.js';
@@ -72,6 +75,10 @@ export function builtinPlugins(): Plugins {
     version,
     ctor: PostgresCdcSourceConnector,
   });
+  // MirrorMaker 2's connectors, under Kafka's class names (src/connect/mirror).
+  for (const ctor of [MirrorSourceConnector, MirrorCheckpointConnector, MirrorHeartbeatConnector]) {
+    p.register({ className: ctor.className, type: 'source', version, ctor });
+  }
   registerTransforms(p, version);
   return p;
 }

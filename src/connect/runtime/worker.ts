@@ -22,6 +22,8 @@ export interface WorkerOptions {
   plugins: Plugins;
   offsets: OffsetStore;
   log: (line: string) => void;
+  /** Client settings every task client starts from (MirrorMaker passes the target cluster's TLS/SASL here). */
+  clientOptions?: Record<string, unknown>;
 }
 
 export class Worker {
@@ -76,8 +78,8 @@ export class Worker {
       transforms: makeTransformChain(this.o.plugins, connectorConfig),
       errors: await this.errorHandler(id, connectorConfig, desc.type === 'sink'),
       bootstrapServers: worker.bootstrapServers,
-      producerOptions: producerOverrides(worker.raw, connectorConfig),
-      consumerOptions: consumerOverrides(worker.raw, connectorConfig),
+      producerOptions: { ...this.o.clientOptions, ...producerOverrides(worker.raw, connectorConfig) },
+      consumerOptions: { ...this.o.clientOptions, ...consumerOverrides(worker.raw, connectorConfig) },
       offsetFlushIntervalMs: worker.parsed['offset.flush.interval.ms'] as number,
       onStatus,
       onTopicUsed,

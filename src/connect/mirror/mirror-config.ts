@@ -1,0 +1,206 @@
+// The keys every Mirror connector reads (Kafka's MirrorConnectorConfig, MirrorSourceConfig,
+// MirrorCheckpointConfig, MirrorHeartbeatConfig), with Kafka's defaults, and the clients built from them:
+// `source.cluster.` and `target.cluster.` keys (bootstrap.servers and the security keys) give each cluster's
+// client settings, as MirrorMaker passes them to the connectors it runs.
+//
+// Security: the connectors live under src/connect, which imports only the client; the command line installs
+// the translation of Kafka's security keys (security.protocol, ssl.*, sasl.*) with setClientSecurity(). Without
+// it, only PLAINTEXT clusters can be mirrored.
+
+import type { ClientOptions } from '../../client/index.js';
+import { ConfigException } from '../errors.js';
+import { type ReplicationPolicy, replicationPolicyFrom } from './replication-policy.js';
+
+export type SecurityResolver = (props: Record<string, string>) => Pick<ClientOptions, 'tls' | 'sasl'>;
+let securityResolver: SecurityResolver | null = null;
+
+/** Installs the translation of Kafka's client security keys (called once by the command line). */
+export function setClientSecurity(resolver: SecurityResolver): void {
+  securityResolver = resolver;
+}
+
+const SECURITY_PREFIXES = ['security.protocol', 'ssl.', 'sasl.'];
+
+export function isClientSecurityKey(key: string): boolean {
+  return SECURITY_PREFIXES.some((p) => key.startsWith(p));
+}
+
+/** Kafka's MirrorConnectorConfig defaults (topics.exclude and groups.exclude as in Kafka 3.x). */
+export const MIRROR_DEFAULTS: Readonly<Record<string, string>> = {
+  topics: '.*',
+  'topics.exclude': '.*[\\-\\.]internal, .*\\.replica, __.*',
+  groups: '.*',
+  'groups.exclude': 'console-consumer-.*, connect-.*, __.*',
+  'replication.factor': '2',
+  'replication.policy.separator': '.',
+  'sync.topic.configs.enabled': 'true',
+  'sync.topic.configs.interval.ms': '600000',
+  'sync.topic.acls.enabled': 'true',
+  'sync.topic.acls.interval.ms': '600000',
+  'refresh.topics.enabled': 'true',
+  'refresh.topics.interval.ms': '600000',
+  'refresh.groups.enabled': 'true',
+  'refresh.groups.interval.ms': '600000',
+  'emit.checkpoints.enabled': 'true',
+  'emit.checkpoints.interval.ms': '60000',
+  'sync.group.offsets.enabled': 'false',
+  'sync.group.offsets.interval.ms': '60000',
+  'emit.heartbeats.enabled': 'true',
+  'emit.heartbeats.interval.ms': '1000',
+  'heartbeats.topic.replication.factor': '3',
+  'checkpoints.topic.replication.factor': '3',
+  'offset-syncs.topic.replication.factor': '3',
+  'offset-syncs.topic.location': 'source',
+  'offset.lag.max': '100',
+  'consumer.poll.timeout.ms': '1000',
+  'config.properties.exclude':
+    'follower\\.replication\\.throttled\\.replicas, leader\\.replication\\.throttled\\.replicas, ' +
+    'message\\.timestamp\\.difference\\.max\\.ms, message\\.timestamp\\.type, unclean\\.leader\\.election\\.enable, ' +
+    'min\\.insync\\.replicas',
+};
+
+export class MirrorConfig {
+  readonly sourceAlias: string;
+  readonly targetAlias: string;
+  readonly policy: ReplicationPolicy;
+
+  constructor(readonly props: Readonly<Record<string, string>>) {
+    this.sourceAlias = this.required('source.cluster.alias');
+    this.targetAlias = this.required('target.cluster.alias');
+    this.policy = replicationPolicyFrom({ ...MIRROR_DEFAULTS, ...props });
+    const location = this.string('offset-syncs.topic.location');
+    if (location !== 'source' && location !== 'target')
+      throw ConfigException.invalid(
+        'offset-syncs.topic.location',
+        location,
+        'String must be one of (case insensitive): SOURCE, TARGET',
+      );
+    for (const k of ['offset.lag.max', 'replication.factor', 'refresh.topics.interval.ms']) this.int(k);
+  }
+
+  private required(key: string): string {
+    const v = this.props[key]?.trim();
+    if (v === undefined || v === '')
+      throw new ConfigException(`Missing required configuration "${key}" which has no default value.`);
+    return v;
+  }
+
+  string(key: string): string {
+    return (this.props[key] ?? MIRROR_DEFAULTS[key] ?? '').trim();
+  }
+
+  bool(key: string): boolean {
+    const v = this.string(key).toLowerCase();
+    if (v !== 'true' && v !== 'false')
+      throw ConfigException.invalid(key, v, 'Expected value to be either true or false');
+    return v === 'true';
+  }
+
+  int(key: string): number {
+    const text = this.string(key);
+    const v = Number(text);
+    if (text === '' || !Number.isSafeInteger(v))
+      throw ConfigException.invalid(key, text, 'Not a number of type LONG');
+    return v;
+  }
+
+  /** A comma-separated list of regexes, each matched against the whole name (Kafka's Pattern.matches). */
+  patterns(key: string): RegExp[] {
+    return this.string(key)
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
+      .map((s) => {
+        try {
+          return new RegExp(`^(?:${s})$`);
+        } catch (err) {
+          throw ConfigException.invalid(key, s, (err as Error).message);
+        }
+      });
+  }
+
+  /** Client options for one side: its `<side>.cluster.` keys (bootstrap.servers, security keys). */
+  clientOptions(side: 'source' | 'target', clientId: string): ClientOptions {
+    const prefix = `${side}.cluster.`;
+    const props: Record<string, string> = {};
+    for (const [k, v] of Object.entries(this.props))
+      if (k.startsWith(prefix)) props[k.slice(prefix.length)] = v;
+    const bootstrap = props['bootstrap.servers'] ?? '';
+    if (bootstrap.trim() === '')
+      throw new ConfigException(
+        `Missing required configuration "${prefix}bootstrap.servers" which has no default value.`,
+      );
+    return { bootstrapServers: bootstrap, clientId, ...clientSecurity(props) };
+  }
+
+  /** The cluster that holds the offset-syncs topic. */
+  get offsetSyncsSide(): 'source' | 'target' {
+    return this.string('offset-syncs.topic.location') === 'target' ? 'target' : 'source';
+  }
+
+  get offsetSyncsTopic(): string {
+    return this.policy.offsetSyncsTopic(this.targetAlias);
+  }
+
+  get checkpointsTopic(): string {
+    return this.policy.checkpointsTopic(this.sourceAlias);
+  }
+}
+
+function clientSecurity(props: Record<string, string>): Pick<ClientOptions, 'tls' | 'sasl'> {
+  const protocol = (props['security.protocol'] ?? 'PLAINTEXT').trim().toUpperCase();
+  if (securityResolver !== null) return securityResolver(props);
+  if (protocol !== 'PLAINTEXT')
+    throw ConfigException.invalid(
+      'security.protocol',
+      protocol,
+      'this worker reads only PLAINTEXT cluster settings (run the connectors with `brook mirror-maker` for security)',
+    );
+  return {};
+}
+
+/** Which topics and groups a flow mirrors: Kafka's DefaultTopicFilter, DefaultGroupFilter and cycle check. */
+export class MirrorFilters {
+  private readonly topics: RegExp[];
+  private readonly topicsExclude: RegExp[];
+  private readonly groups: RegExp[];
+  private readonly groupsExclude: RegExp[];
+  private readonly configsExclude: RegExp[];
+
+  constructor(private readonly c: MirrorConfig) {
+    this.topics = c.patterns('topics');
+    this.topicsExclude = c.patterns('topics.exclude');
+    this.groups = c.patterns('groups');
+    this.groupsExclude = c.patterns('groups.exclude');
+    this.configsExclude = c.patterns('config.properties.exclude');
+  }
+
+  shouldReplicateTopic(topic: string): boolean {
+    const p = this.c.policy;
+    const byFilter = this.topics.some((r) => r.test(topic)) && !this.topicsExclude.some((r) => r.test(topic));
+    return (byFilter || p.isHeartbeatsTopic(topic)) && !p.isInternalTopic(topic) && !this.isCycle(topic);
+  }
+
+  /** A topic that came from the target cluster (directly or through others) must not go back there. */
+  private isCycle(topic: string): boolean {
+    const p = this.c.policy;
+    let t: string | null = topic;
+    for (let hops = 0; t !== null && hops < 100; hops++) {
+      const source = p.topicSource(t);
+      if (source === null) return false;
+      if (source === this.c.targetAlias) return true;
+      const up = p.upstreamTopic(t);
+      if (up === t) return false;
+      t = up;
+    }
+    return false;
+  }
+
+  shouldReplicateGroup(group: string): boolean {
+    return this.groups.some((r) => r.test(group)) && !this.groupsExclude.some((r) => r.test(group));
+  }
+
+  shouldReplicateConfig(name: string): boolean {
+    return !this.configsExclude.some((r) => r.test(name));
+  }
+}

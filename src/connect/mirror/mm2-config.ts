@@ -1,0 +1,101 @@
+// MirrorMaker 2's dedicated-mode configuration file (Kafka's MirrorMakerConfig): `clusters` names the clusters;
+// `<alias>.<key>` are a cluster's client settings (bootstrap.servers, security.protocol, ssl.*, sasl.*; top-level
+// security keys apply to every cluster unless the cluster sets its own); `A->B.enabled = true` turns a flow on;
+// `A->B.<key>` overrides a top-level key for one flow (topics, groups, replication.factor, ...). For each enabled
+// flow this gives the connector config shared by its three connectors (source.cluster.* and target.cluster.*
+// carry the cluster settings, as in Kafka) and the worker config of the Connect worker that runs them, on the
+// target cluster, with its internal topics named as Kafka names them (mm2-offsets.<source>.internal, ...).
+
+import { ConfigException } from '../errors.js';
+import { isClientSecurityKey } from './mirror-config.js';
+
+export const BYTE_ARRAY_CONVERTER = 'org.apache.kafka.connect.converters.ByteArrayConverter';
+
+export interface Flow {
+  source: string;
+  target: string;
+  /** The config of the flow's connectors, without `name` and `connector.class`. */
+  connectorProps: Record<string, string>;
+  /** The Connect worker config for the flow (bootstrap.servers is the target cluster). */
+  workerProps: Record<string, string>;
+  /** The target cluster's client settings (bootstrap.servers and security keys). */
+  targetClusterProps: Record<string, string>;
+}
+
+export interface MirrorMakerConfig {
+  clusters: string[];
+  flows: Flow[];
+  clusterProps(alias: string): Record<string, string>;
+}
+
+/** Worker keys a flow takes from the file (top-level, or `A->B.` for one flow). */
+const WORKER_KEYS = [
+  'offset.flush.interval.ms',
+  'offset.flush.timeout.ms',
+  'task.shutdown.graceful.timeout.ms',
+];
+
+const FLOW_KEY = /^([^.>-][^>]*?)->([^.]+)\.(.+)$/;
+
+export function parseMirrorMakerConfig(props: Readonly<Record<string, string>>): MirrorMakerConfig {
+  const clusters = (props.clusters ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (clusters.length === 0)
+    throw new ConfigException('Missing required configuration "clusters" which has no default value.');
+  const isClusterKey = (k: string) => clusters.some((a) => k.startsWith(`${a}.`));
+  const topLevel: Record<string, string> = {};
+  for (const [k, v] of Object.entries(props)) {
+    if (k === 'clusters' || FLOW_KEY.test(k) || isClusterKey(k)) continue;
+    topLevel[k] = v;
+  }
+  const clusterProps = (alias: string): Record<string, string> => {
+    if (!clusters.includes(alias)) throw new ConfigException(`Unknown cluster alias ${alias}`);
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(topLevel)) if (isClientSecurityKey(k)) out[k] = v;
+    for (const [k, v] of Object.entries(props))
+      if (k.startsWith(`${alias}.`)) out[k.slice(alias.length + 1)] = v;
+    if ((out['bootstrap.servers'] ?? '').trim() === '')
+      throw new ConfigException(
+        `Missing required configuration "${alias}.bootstrap.servers" which has no default value.`,
+      );
+    return out;
+  };
+  const flows: Flow[] = [];
+  for (const source of clusters) {
+    for (const target of clusters) {
+      if (source === target) continue;
+      const prefix = `${source}->${target}.`;
+      const flowProps: Record<string, string> = { ...topLevel };
+      for (const [k, v] of Object.entries(props))
+        if (k.startsWith(prefix)) flowProps[k.slice(prefix.length)] = v;
+      if ((flowProps.enabled ?? 'false').trim().toLowerCase() !== 'true') continue;
+      delete flowProps.enabled;
+      const sourceProps = clusterProps(source);
+      const targetProps = clusterProps(target);
+      const connectorProps: Record<string, string> = {};
+      for (const [k, v] of Object.entries(flowProps)) {
+        if (!isClientSecurityKey(k) && !WORKER_KEYS.includes(k)) connectorProps[k] = v;
+      }
+      connectorProps['source.cluster.alias'] = source;
+      connectorProps['target.cluster.alias'] = target;
+      for (const [k, v] of Object.entries(sourceProps)) connectorProps[`source.cluster.${k}`] = v;
+      for (const [k, v] of Object.entries(targetProps)) connectorProps[`target.cluster.${k}`] = v;
+      connectorProps['key.converter'] = BYTE_ARRAY_CONVERTER;
+      connectorProps['value.converter'] = BYTE_ARRAY_CONVERTER;
+      const workerProps: Record<string, string> = {
+        'bootstrap.servers': targetProps['bootstrap.servers']!,
+        'group.id': `${source}-mm2`,
+        'config.storage.topic': `mm2-configs.${source}.internal`,
+        'offset.storage.topic': `mm2-offsets.${source}.internal`,
+        'status.storage.topic': `mm2-status.${source}.internal`,
+        'key.converter': BYTE_ARRAY_CONVERTER,
+        'value.converter': BYTE_ARRAY_CONVERTER,
+      };
+      for (const k of WORKER_KEYS) if (flowProps[k] !== undefined) workerProps[k] = flowProps[k]!;
+      flows.push({ source, target, connectorProps, workerProps, targetClusterProps: targetProps });
+    }
+  }
+  return { clusters, flows, clusterProps };
+}

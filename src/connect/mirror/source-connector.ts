@@ -1,0 +1,323 @@
+// MirrorSourceConnector (org.apache.kafka.connect.mirror.MirrorSourceConnector): copies the records of the
+// topics a flow mirrors from the source cluster to remote topics on the target, partition for partition, with
+// keys, values, headers and timestamps. The connector owns the topic side: it lists the source's topics every
+// refresh.topics.interval.ms, creates missing remote topics (same partition count; configs too with
+// sync.topic.configs.enabled) and partitions, syncs topic configs and ACLs on their intervals, creates the
+// offset-syncs topic, and asks for new task configs when the set of partitions changes. Each task reads its
+// `task.assigned.partitions` with a consumer that belongs to no group; its position is the Connect source
+// offset {"offset": n} of partition {"cluster", "partition", "topic"}, stored by the runtime only once the
+// records are acknowledged by the target (at least once, kill -9 included).
+
+import { Admin, Consumer, Producer } from '../../client/index.js';
+import { ConfigDef } from '../api/config-def.js';
+import { SourceConnector, SourceTask, type TaskConfig } from '../api/connector.js';
+import { SourceRecord } from '../api/records.js';
+import { Schemas } from '../data/schema.js';
+import { BROOK_CONNECT_VERSION } from '../version.js';
+import { mirrorLog } from './log.js';
+import { mirrorMetrics } from './metrics.js';
+import { MIRROR_DEFAULTS, MirrorConfig, MirrorFilters } from './mirror-config.js';
+import { SyncDecider } from './offset-syncs.js';
+import { encodeOffsetSyncKey, encodeOffsetSyncValue } from './records.js';
+import { listSourcePartitions, type SourcePartitions, TopicSync } from './topic-sync.js';
+
+export const ASSIGNED_PARTITIONS_KEY = 'task.assigned.partitions';
+/** Offset syncs in flight at once (Kafka's MAX_OUTSTANDING_OFFSET_SYNCS). */
+const OUTSTANDING_OFFSET_SYNCS_MAX = 10;
+
+export function mirrorConfigDef(): ConfigDef {
+  const def = new ConfigDef();
+  for (const key of ['source.cluster.alias', 'target.cluster.alias']) {
+    def.define({
+      name: key,
+      type: 'STRING',
+      importance: 'HIGH',
+      documentation: `Alias of the ${key.split('.')[0]} cluster`,
+    });
+  }
+  for (const [name, value] of Object.entries(MIRROR_DEFAULTS)) {
+    def.define({
+      name,
+      type: 'STRING',
+      defaultValue: value,
+      importance: 'MEDIUM',
+      documentation: `MirrorMaker's ${name}`,
+    });
+  }
+  return def;
+}
+
+/** Ensures an internal compacted topic with one partition (offset syncs, checkpoints, heartbeats). */
+export async function ensureInternalTopic(
+  admin: Admin,
+  topic: string,
+  replicationFactor: number,
+  log: (line: string) => void,
+): Promise<void> {
+  if ((await admin.listTopics({ listInternal: true })).includes(topic)) return;
+  const brokers = (await admin.describeCluster()).brokers.length;
+  const rf = replicationFactor > brokers ? -1 : replicationFactor;
+  const [r] = await admin.createTopics([
+    { topic, numPartitions: 1, replicationFactor: rf, configs: { 'cleanup.policy': 'compact' } },
+  ]);
+  if (r?.error && r.error.code !== 36) throw r.error;
+  log(`Created internal topic ${topic}`);
+}
+
+function tpText(topic: string, partition: number): string {
+  return `${topic}-${partition}`;
+}
+
+export function parseAssigned(text: string | undefined): { topic: string; partition: number }[] {
+  return (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((s) => {
+      const at = s.lastIndexOf('-');
+      const partition = Number(s.slice(at + 1));
+      if (at <= 0 || !Number.isInteger(partition) || partition < 0)
+        throw new Error(`bad topic-partition ${s}`);
+      return { topic: s.slice(0, at), partition };
+    });
+}
+
+export class MirrorSourceConnector extends SourceConnector {
+  static readonly className = 'org.apache.kafka.connect.mirror.MirrorSourceConnector';
+  private props: Record<string, string> = {};
+  private c: MirrorConfig | null = null;
+  private source: Admin | null = null;
+  private target: Admin | null = null;
+  private sync: TopicSync | null = null;
+  private known: SourcePartitions = { topics: new Map() };
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private nextConfigSyncMs = 0;
+  private nextAclSyncMs = 0;
+
+  version(): string {
+    return BROOK_CONNECT_VERSION;
+  }
+
+  config(): ConfigDef {
+    return mirrorConfigDef();
+  }
+
+  private log = (line: string): void => {
+    mirrorLog(`${this.c?.sourceAlias}->${this.c?.targetAlias} MirrorSourceConnector`, line);
+  };
+
+  async start(props: Record<string, string>): Promise<void> {
+    this.props = { ...props };
+    const c = new MirrorConfig(props);
+    this.c = c;
+    this.source = new Admin(c.clientOptions('source', `${c.sourceAlias}->${c.targetAlias}|source-admin`));
+    this.target = new Admin(c.clientOptions('target', `${c.sourceAlias}->${c.targetAlias}|target-admin`));
+    this.sync = new TopicSync(c, new MirrorFilters(c), this.source, this.target, this.log);
+    const syncsAdmin = c.offsetSyncsSide === 'source' ? this.source : this.target;
+    await ensureInternalTopic(
+      syncsAdmin,
+      c.offsetSyncsTopic,
+      c.int('offset-syncs.topic.replication.factor'),
+      this.log,
+    );
+    await this.refresh(true);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.stopped || !this.c!.bool('refresh.topics.enabled')) return;
+    this.timer = setTimeout(() => {
+      this.refresh(false)
+        .catch((err) => this.log(`Refreshing topics failed: ${(err as Error).message}`))
+        .finally(() => this.schedule());
+    }, this.c!.int('refresh.topics.interval.ms'));
+  }
+
+  /** Lists the source's partitions, mirrors the topic side, and asks for new tasks when partitions changed. */
+  private async refresh(initial: boolean): Promise<void> {
+    const c = this.c!;
+    const sync = this.sync!;
+    const now = Date.now();
+    const found = await listSourcePartitions(this.source!, new MirrorFilters(c));
+    await sync.createTopicsAndPartitions(found);
+    if (c.bool('sync.topic.configs.enabled') && now >= this.nextConfigSyncMs) {
+      this.nextConfigSyncMs = now + c.int('sync.topic.configs.interval.ms');
+      await sync.syncTopicConfigs([...found.topics.keys()]);
+    }
+    if (c.bool('sync.topic.acls.enabled') && now >= this.nextAclSyncMs) {
+      this.nextAclSyncMs = now + c.int('sync.topic.acls.interval.ms');
+      await sync
+        .syncTopicAcls(new Set(found.topics.keys()))
+        .catch((err) => this.log(`Syncing ACLs failed: ${(err as Error).message}`));
+    }
+    const changed =
+      JSON.stringify([...found.topics].sort()) !== JSON.stringify([...this.known.topics].sort());
+    this.known = found;
+    if (changed && !initial && !this.stopped) {
+      this.log(
+        `Found ${[...found.topics.values()].reduce((a, b) => a + b, 0)} partitions; reconfiguring tasks`,
+      );
+      this.context.requestTaskReconfiguration();
+    }
+  }
+
+  taskClass() {
+    return MirrorSourceTask;
+  }
+
+  /** Partitions spread round-robin over at most tasks.max tasks (none when there is nothing to mirror). */
+  taskConfigs(maxTasks: number): TaskConfig[] {
+    const tps: string[] = [];
+    for (const [t, n] of [...this.known.topics].sort()) for (let p = 0; p < n; p++) tps.push(tpText(t, p));
+    const count = Math.min(maxTasks, tps.length);
+    const groups: string[][] = Array.from({ length: count }, () => []);
+    for (const [i, tp] of tps.entries()) groups[i % count]!.push(tp);
+    return groups.map((g) => ({ ...this.props, [ASSIGNED_PARTITIONS_KEY]: g.join(',') }));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    await this.source?.close();
+    await this.target?.close();
+  }
+}
+
+interface PendingSync {
+  topic: string;
+  partition: number;
+  upstream: number;
+  downstream: number;
+}
+
+export class MirrorSourceTask extends SourceTask {
+  private c: MirrorConfig | null = null;
+  private consumer: Consumer | null = null;
+  private syncProducer: Producer | null = null;
+  private readonly deciders = new Map<string, SyncDecider>();
+  /** Syncs to send now, and syncs held until the next offset commit (one per partition, the newest). */
+  private readonly pendingSyncs = new Map<string, PendingSync>();
+  private readonly delayedSyncs = new Map<string, PendingSync>();
+  private outstandingSyncs = 0;
+  private stopped = false;
+
+  version(): string {
+    return BROOK_CONNECT_VERSION;
+  }
+
+  async start(props: TaskConfig): Promise<void> {
+    const c = new MirrorConfig(props);
+    this.c = c;
+    const flow = `${c.sourceAlias}->${c.targetAlias}`;
+    const assigned = parseAssigned(props[ASSIGNED_PARTITIONS_KEY]);
+    this.consumer = new Consumer({
+      ...c.clientOptions('source', `${flow}|MirrorSourceTask`),
+      autoOffsetReset: 'earliest',
+      enableAutoCommit: false,
+      maxPollRecords: 2000,
+    });
+    this.syncProducer = new Producer({
+      ...c.clientOptions(c.offsetSyncsSide, `${flow}|offset-syncs-producer`),
+      acks: 'all',
+    });
+    this.consumer.assign(assigned);
+    const reader = this.context.offsetStorageReader();
+    for (const tp of assigned) {
+      const stored = reader.offset({ cluster: c.sourceAlias, partition: tp.partition, topic: tp.topic });
+      const offset = stored?.offset;
+      if (typeof offset === 'number' && offset >= 0) this.consumer.seek(tp, offset + 1);
+    }
+    mirrorLog(`${flow} MirrorSourceTask`, `Mirroring ${assigned.length} partition(s)`);
+  }
+
+  async poll(): Promise<SourceRecord[] | null> {
+    if (this.stopped || this.consumer === null) return null;
+    const c = this.c!;
+    const records = await this.consumer.poll(c.int('consumer.poll.timeout.ms'));
+    if (records.length === 0) return null;
+    const out: SourceRecord[] = new Array(records.length);
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      const remote = c.policy.formatRemoteTopic(c.sourceAlias, r.topic);
+      const bytes = (r.key?.length ?? 0) + (r.value?.length ?? 0);
+      mirrorMetrics.recordPolled(c.targetAlias, remote, r.partition, bytes, r.timestamp);
+      out[i] = new SourceRecord({
+        sourcePartition: { cluster: c.sourceAlias, partition: r.partition, topic: r.topic },
+        sourceOffset: { offset: r.offset },
+        topic: remote,
+        kafkaPartition: r.partition,
+        keySchema: Schemas.OPTIONAL_BYTES,
+        key: r.key,
+        valueSchema: Schemas.OPTIONAL_BYTES,
+        value: r.value,
+        timestamp: r.timestamp,
+        headers: r.headers.map((h) => ({ key: h.key, schema: Schemas.OPTIONAL_BYTES, value: h.value })),
+      });
+    }
+    return out;
+  }
+
+  override commitRecord(
+    record: SourceRecord,
+    metadata: { topic: string; partition: number; offset: number } | null,
+  ): void {
+    if (metadata === null || record.sourcePartition === null) return;
+    const c = this.c!;
+    const topic = record.sourcePartition.topic as string;
+    const partition = record.sourcePartition.partition as number;
+    const upstream = (record.sourceOffset as { offset: number }).offset;
+    mirrorMetrics.recordCommitted(c.targetAlias, metadata.topic, partition, record.timestamp ?? Date.now());
+    const key = tpText(topic, partition);
+    let decider = this.deciders.get(key);
+    if (decider === undefined) this.deciders.set(key, (decider = new SyncDecider(c.int('offset.lag.max'))));
+    const sync = { topic, partition, upstream, downstream: metadata.offset };
+    if (decider.update(upstream, metadata.offset)) {
+      this.delayedSyncs.delete(key);
+      this.pendingSyncs.set(key, sync);
+      this.firePendingSyncs();
+    } else {
+      this.delayedSyncs.set(key, sync);
+    }
+  }
+
+  /** After the runtime stored offsets: the held syncs go out too, so checkpoints can be precise when idle. */
+  override commit(): void {
+    for (const [k, s] of this.delayedSyncs) this.pendingSyncs.set(k, s);
+    this.delayedSyncs.clear();
+    this.firePendingSyncs();
+  }
+
+  private firePendingSyncs(): void {
+    const producer = this.syncProducer;
+    if (producer === null) return;
+    const topic = this.c!.offsetSyncsTopic;
+    for (const [k, s] of this.pendingSyncs) {
+      if (this.outstandingSyncs >= OUTSTANDING_OFFSET_SYNCS_MAX) return;
+      this.pendingSyncs.delete(k);
+      this.outstandingSyncs++;
+      producer
+        .send({
+          topic,
+          partition: 0,
+          key: encodeOffsetSyncKey(s),
+          value: encodeOffsetSyncValue({ upstreamOffset: s.upstream, downstreamOffset: s.downstream }),
+        })
+        .catch((err) =>
+          mirrorLog('MirrorSourceTask', `Failure sending offset sync: ${(err as Error).message}`),
+        )
+        .finally(() => {
+          this.outstandingSyncs--;
+          this.firePendingSyncs();
+        });
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.consumer?.close().catch(() => {});
+    await this.syncProducer?.close().catch(() => {});
+    this.consumer = null;
+    this.syncProducer = null;
+  }
+}

@@ -1,0 +1,197 @@
+// What MirrorSourceConnector keeps in step on the target besides records: topics created with the source's
+// partition count (and, with sync.topic.configs.enabled, its topic configs), partitions added when the source
+// gains some, topic configs changed since, and (sync.topic.acls.enabled) the source's topic ACLs that grant
+// reading, as Kafka's connector does: ALLOW ... WRITE is never copied (only MirrorMaker writes remote topics)
+// and ALLOW ... ALL becomes READ.
+
+import type { Admin } from '../../client/index.js';
+import type { MirrorConfig, MirrorFilters } from './mirror-config.js';
+
+// Kafka's ACL codes (ResourceType TOPIC, PatternType ANY/LITERAL, AclOperation ANY/ALL/READ/WRITE, permission).
+const RESOURCE_TOPIC = 2;
+const PATTERN_ANY = 1;
+const PATTERN_LITERAL = 3;
+const OP_ANY = 1;
+const OP_ALL = 2;
+const OP_READ = 3;
+const OP_WRITE = 4;
+const PERMISSION_ANY = 1;
+const PERMISSION_ALLOW = 3;
+
+type AclBinding = Parameters<Admin['createAcls']>[0][number];
+
+export interface SourcePartitions {
+  /** Source topic -> partition count, for the topics this flow mirrors. */
+  topics: Map<string, number>;
+}
+
+export async function listSourcePartitions(source: Admin, filters: MirrorFilters): Promise<SourcePartitions> {
+  const names = (await source.listTopics()).filter((t) => filters.shouldReplicateTopic(t));
+  const topics = new Map<string, number>();
+  if (names.length === 0) return { topics };
+  for (const d of await source.describeTopics(names)) {
+    if (d.error === null && d.partitions.length > 0) topics.set(d.topic, d.partitions.length);
+  }
+  return { topics };
+}
+
+/** The source's topic configs worth copying: set on the topic itself, not excluded. */
+export async function sourceTopicConfigs(
+  source: Admin,
+  filters: MirrorFilters,
+  topics: string[],
+): Promise<Map<string, Record<string, string>>> {
+  const out = new Map<string, Record<string, string>>();
+  if (topics.length === 0) return out;
+  const results = await source.describeConfigs(topics.map((name) => ({ type: 'topic' as const, name })));
+  for (const r of results) {
+    if (r.error !== null) continue;
+    const configs: Record<string, string> = {};
+    for (const c of r.configs) {
+      if (c.source !== 'DYNAMIC_TOPIC_CONFIG' || c.value === null || c.isSensitive) continue;
+      if (filters.shouldReplicateConfig(c.name)) configs[c.name] = c.value;
+    }
+    out.set(r.name, configs);
+  }
+  return out;
+}
+
+export class TopicSync {
+  /** Remote topic -> configs last written, so unchanged configs are not written again. */
+  private readonly syncedConfigs = new Map<string, string>();
+
+  constructor(
+    private readonly c: MirrorConfig,
+    private readonly filters: MirrorFilters,
+    private readonly source: Admin,
+    private readonly target: Admin,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  remote(topic: string): string {
+    return this.c.policy.formatRemoteTopic(this.c.sourceAlias, topic);
+  }
+
+  /** Creates missing remote topics and adds missing partitions. */
+  async createTopicsAndPartitions(wanted: SourcePartitions): Promise<void> {
+    const existing = new Map<string, number>();
+    const remotes = [...wanted.topics.keys()].map((t) => this.remote(t));
+    if (remotes.length === 0) return;
+    for (const d of await this.target.describeTopics(remotes)) {
+      if (d.error === null) existing.set(d.topic, d.partitions.length);
+    }
+    const toCreate = [...wanted.topics].filter(([t]) => !existing.has(this.remote(t)));
+    if (toCreate.length > 0) {
+      const configs = this.c.bool('sync.topic.configs.enabled')
+        ? await sourceTopicConfigs(
+            this.source,
+            this.filters,
+            toCreate.map(([t]) => t),
+          )
+        : new Map<string, Record<string, string>>();
+      const rf = await this.replicationFactor();
+      const results = await this.target.createTopics(
+        toCreate.map(([t, n]) => ({
+          topic: this.remote(t),
+          numPartitions: n,
+          replicationFactor: rf,
+          configs: configs.get(t) ?? {},
+        })),
+      );
+      for (const r of results) {
+        if (r.error !== null && r.error.code !== 36 /* TOPIC_ALREADY_EXISTS */)
+          this.log(`Could not create topic ${r.topic} on ${this.c.targetAlias}: ${r.error.message}`);
+        else this.log(`Created remote topic ${r.topic} with ${r.numPartitions} partitions`);
+      }
+      for (const [t] of toCreate) {
+        const cfg = configs.get(t);
+        if (cfg !== undefined) this.syncedConfigs.set(this.remote(t), JSON.stringify(cfg));
+      }
+    }
+    const grow = [...wanted.topics].filter(([t, n]) => (existing.get(this.remote(t)) ?? n) < n);
+    if (grow.length > 0) {
+      const results = await this.target.createPartitions(
+        grow.map(([t, n]) => ({ topic: this.remote(t), count: n })),
+      );
+      for (const r of results) {
+        if (r.error !== null) this.log(`Could not add partitions to ${r.topic}: ${r.error.message}`);
+        else this.log(`Increased ${r.topic} to ${wanted.topics.get(this.upstreamOf(r.topic))} partitions`);
+      }
+    }
+  }
+
+  private upstreamOf(remote: string): string {
+    return this.c.policy.upstreamTopic(remote) ?? remote;
+  }
+
+  /** replication.factor, or the target's default when the target has fewer brokers (a development cluster). */
+  private async replicationFactor(): Promise<number> {
+    const rf = this.c.int('replication.factor');
+    const brokers = (await this.target.describeCluster()).brokers.length;
+    if (rf > brokers) {
+      this.log(
+        `replication.factor=${rf} exceeds the ${brokers} broker(s) of ${this.c.targetAlias}; using its default`,
+      );
+      return -1;
+    }
+    return rf;
+  }
+
+  /** Copies changed topic configs to the remote topics (incremental: only the keys the source sets). */
+  async syncTopicConfigs(topics: string[]): Promise<void> {
+    const configs = await sourceTopicConfigs(this.source, this.filters, topics);
+    for (const [t, cfg] of configs) {
+      const remote = this.remote(t);
+      const text = JSON.stringify(cfg);
+      if (this.syncedConfigs.get(remote) === text) continue;
+      const ops = Object.entries(cfg).map(([name, value]) => ({ name, op: 'set' as const, value }));
+      if (ops.length === 0) {
+        this.syncedConfigs.set(remote, text);
+        continue;
+      }
+      const [r] = await this.target.incrementalAlterConfigs([{ type: 'topic', name: remote, ops }]);
+      if (r?.error) this.log(`Could not sync configs of ${remote}: ${r.error.message}`);
+      else {
+        this.syncedConfigs.set(remote, text);
+        this.log(`Synced configs of ${remote}: ${Object.keys(cfg).join(', ')}`);
+      }
+    }
+  }
+
+  /** Copies the topic ACLs that allow reading mirrored topics. */
+  async syncTopicAcls(topics: Set<string>): Promise<void> {
+    let bindings: AclBinding[];
+    try {
+      bindings = await this.source.describeAcls({
+        resourceType: RESOURCE_TOPIC,
+        name: null,
+        patternType: PATTERN_ANY,
+        principal: null,
+        host: null,
+        operation: OP_ANY,
+        permissionType: PERMISSION_ANY,
+      });
+    } catch (err) {
+      // A cluster without an authorizer answers SECURITY_DISABLED: nothing to copy.
+      if ((err as { code?: number }).code === 54) return;
+      throw err;
+    }
+    const out: AclBinding[] = [];
+    for (const b of bindings) {
+      if (b.pattern.patternType !== PATTERN_LITERAL || !topics.has(b.pattern.name)) continue;
+      if (b.entry.permissionType === PERMISSION_ALLOW && b.entry.operation === OP_WRITE) continue;
+      const operation =
+        b.entry.permissionType === PERMISSION_ALLOW && b.entry.operation === OP_ALL
+          ? OP_READ
+          : b.entry.operation;
+      out.push({
+        pattern: { ...b.pattern, name: this.remote(b.pattern.name) },
+        entry: { ...b.entry, operation },
+      });
+    }
+    if (out.length === 0) return;
+    const errors = await this.target.createAcls(out);
+    const failed = errors.filter((e) => e !== null);
+    if (failed.length > 0) this.log(`Could not sync ${failed.length} ACL(s): ${failed[0]!.message}`);
+  }
+}

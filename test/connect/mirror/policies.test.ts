@@ -1,0 +1,184 @@
+// Replication policies, MirrorMaker's config file, the internal record formats (byte layouts written out by
+// hand from Kafka's schemas) and offset translation: no broker needed.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { MirrorConfig, MirrorFilters } from '../../../src/connect/mirror/mirror-config.js';
+import { parseMirrorMakerConfig } from '../../../src/connect/mirror/mm2-config.js';
+import { OffsetSyncStore, SyncDecider } from '../../../src/connect/mirror/offset-syncs.js';
+import {
+  decodeCheckpoint,
+  decodeHeartbeat,
+  decodeOffsetSync,
+  encodeCheckpointKey,
+  encodeCheckpointValue,
+  encodeHeartbeatKey,
+  encodeHeartbeatValue,
+  encodeOffsetSyncKey,
+  encodeOffsetSyncValue,
+} from '../../../src/connect/mirror/records.js';
+import {
+  DefaultReplicationPolicy,
+  IdentityReplicationPolicy,
+  replicationPolicyFrom,
+} from '../../../src/connect/mirror/replication-policy.js';
+
+test('DefaultReplicationPolicy names remote topics A.topic and finds their source', () => {
+  const p = new DefaultReplicationPolicy();
+  assert.equal(p.formatRemoteTopic('A', 'orders'), 'A.orders');
+  assert.equal(p.topicSource('A.orders'), 'A');
+  assert.equal(p.upstreamTopic('A.orders'), 'orders');
+  assert.equal(p.topicSource('orders'), null);
+  assert.equal(p.offsetSyncsTopic('B'), 'mm2-offset-syncs.B.internal');
+  assert.equal(p.checkpointsTopic('A'), 'A.checkpoints.internal');
+  assert.ok(p.isHeartbeatsTopic('heartbeats') && p.isHeartbeatsTopic('B.A.heartbeats'));
+  assert.ok(p.isInternalTopic('__consumer_offsets') && p.isInternalTopic('mm2-offsets.A.internal'));
+  assert.ok(!p.isInternalTopic('orders'));
+  const dash = replicationPolicyFrom({ 'replication.policy.separator': '_' });
+  assert.equal(dash.formatRemoteTopic('A', 't'), 'A_t');
+  assert.equal(dash.checkpointsTopic('A'), 'A_checkpoints.internal');
+});
+
+test('IdentityReplicationPolicy keeps names except heartbeats; Kafka class names are accepted', () => {
+  const p = replicationPolicyFrom({
+    'replication.policy.class': 'org.apache.kafka.connect.mirror.IdentityReplicationPolicy',
+  });
+  assert.ok(p instanceof IdentityReplicationPolicy);
+  assert.equal(p.formatRemoteTopic('A', 'orders'), 'orders');
+  assert.equal(p.formatRemoteTopic('A', 'heartbeats'), 'A.heartbeats');
+  assert.equal(p.topicSource('orders'), null);
+  assert.throws(
+    () => replicationPolicyFrom({ 'replication.policy.class': 'com.example.Nope' }),
+    /could not be found/,
+  );
+});
+
+test('filters: topics/topics.exclude regexes, internal topics, cycles, groups', () => {
+  const c = new MirrorConfig({
+    'source.cluster.alias': 'A',
+    'target.cluster.alias': 'B',
+    topics: 'orders.*, heart.*',
+    'topics.exclude': 'orders-private',
+    'groups.exclude': 'skip-.*',
+  });
+  const f = new MirrorFilters(c);
+  assert.ok(f.shouldReplicateTopic('orders'));
+  assert.ok(f.shouldReplicateTopic('orders-eu'));
+  assert.ok(!f.shouldReplicateTopic('orders-private'));
+  assert.ok(!f.shouldReplicateTopic('payments'), 'topics is matched against the whole name');
+  assert.ok(!f.shouldReplicateTopic('B.orders'), 'a topic that came from the target is a cycle');
+  assert.ok(f.shouldReplicateTopic('heartbeats'));
+  assert.ok(!f.shouldReplicateTopic('mm2-offset-syncs.B.internal'));
+  assert.ok(f.shouldReplicateGroup('app'));
+  assert.ok(!f.shouldReplicateGroup('skip-me'));
+  const defaults = new MirrorFilters(
+    new MirrorConfig({ 'source.cluster.alias': 'A', 'target.cluster.alias': 'B' }),
+  );
+  assert.ok(!defaults.shouldReplicateGroup('console-consumer-123'), "Kafka's default groups.exclude");
+  assert.ok(!defaults.shouldReplicateTopic('x.internal') && defaults.shouldReplicateTopic('x'));
+  assert.ok(!f.shouldReplicateConfig('min.insync.replicas'));
+  assert.ok(f.shouldReplicateConfig('retention.ms'));
+});
+
+test('mm2.properties: clusters, per-cluster settings, enabled flows, per-flow overrides', () => {
+  const cfg = parseMirrorMakerConfig({
+    clusters: 'A, B',
+    'A.bootstrap.servers': 'a:9092',
+    'B.bootstrap.servers': 'b:9092',
+    'B.security.protocol': 'SSL',
+    'A->B.enabled': 'true',
+    'A->B.topics': 'orders',
+    topics: '.*',
+    'replication.factor': '1',
+    'offset.flush.interval.ms': '1000',
+  });
+  assert.equal(cfg.flows.length, 1, 'B->A is not enabled');
+  const f = cfg.flows[0]!;
+  assert.equal(f.source, 'A');
+  assert.equal(f.target, 'B');
+  assert.equal(f.connectorProps.topics, 'orders');
+  assert.equal(f.connectorProps['replication.factor'], '1');
+  assert.equal(f.connectorProps['source.cluster.bootstrap.servers'], 'a:9092');
+  assert.equal(f.connectorProps['target.cluster.security.protocol'], 'SSL');
+  assert.equal(f.workerProps['bootstrap.servers'], 'b:9092');
+  assert.equal(f.workerProps['offset.storage.topic'], 'mm2-offsets.A.internal');
+  assert.equal(f.workerProps['config.storage.topic'], 'mm2-configs.A.internal');
+  assert.equal(f.workerProps['status.storage.topic'], 'mm2-status.A.internal');
+  assert.equal(f.workerProps['offset.flush.interval.ms'], '1000');
+  assert.throws(() => parseMirrorMakerConfig({ 'A.bootstrap.servers': 'x' }), /clusters/);
+  assert.throws(
+    () => parseMirrorMakerConfig({ clusters: 'A,B', 'A.bootstrap.servers': 'a', 'A->B.enabled': 'true' }),
+    /B\.bootstrap\.servers/,
+  );
+});
+
+test("record formats are Kafka's Struct layouts", () => {
+  const syncKey = encodeOffsetSyncKey({ topic: 'ab', partition: 3 });
+  assert.deepEqual([...syncKey], [0, 2, 0x61, 0x62, 0, 0, 0, 3]);
+  const syncValue = encodeOffsetSyncValue({ upstreamOffset: 5, downstreamOffset: 7 });
+  assert.equal(syncValue.toString('hex'), '0000000000000005' + '0000000000000007');
+  assert.deepEqual(decodeOffsetSync(syncKey, syncValue), {
+    topic: 'ab',
+    partition: 3,
+    upstreamOffset: 5,
+    downstreamOffset: 7,
+  });
+  const cp = {
+    group: 'g',
+    topic: 'A.t',
+    partition: 1,
+    upstreamOffset: 10,
+    downstreamOffset: 9,
+    metadata: 'm',
+  };
+  const cpValue = encodeCheckpointValue(cp);
+  assert.equal(cpValue.toString('hex'), '0000' + '000000000000000a' + '0000000000000009' + '0001' + '6d');
+  assert.equal(encodeCheckpointKey(cp).toString('hex'), '000167' + '0003412e74' + '00000001');
+  assert.deepEqual(decodeCheckpoint(encodeCheckpointKey(cp), cpValue), cp);
+  const hb = { sourceClusterAlias: 'A', targetClusterAlias: 'B', timestamp: 1_700_000_000_000 };
+  assert.equal(
+    encodeHeartbeatValue(hb).toString('hex'),
+    `0000${(1_700_000_000_000).toString(16).padStart(16, '0')}`,
+  );
+  assert.deepEqual(decodeHeartbeat(encodeHeartbeatKey(hb), encodeHeartbeatValue(hb)), hb);
+  assert.throws(() => decodeOffsetSync(Buffer.from([0, 9, 1]), syncValue), /truncated/);
+});
+
+test('offset syncs are emitted as Kafka does: first record, lag over offset.lag.max, gaps, truncation', () => {
+  const d = new SyncDecider(100);
+  assert.equal(d.update(0, 0), true, 'the first record of a lifetime');
+  let emitted = 0;
+  for (let i = 1; i < 100; i++) if (d.update(i, i)) emitted++;
+  assert.equal(emitted, 0, 'nothing until the translation would be 100 behind');
+  assert.equal(d.update(100, 101), true, 'downstream 101 is 100 past the sync + 1');
+  assert.equal(d.update(105, 102), true, 'a gap upstream');
+  assert.equal(d.update(106, 50), true, 'downstream went back');
+});
+
+test('translation never passes the true position: sync itself exact, one past a sync otherwise', () => {
+  const s = new OffsetSyncStore();
+  s.add({ topic: 't', partition: 0, upstreamOffset: 0, downstreamOffset: 10 });
+  assert.equal(s.translate('t', 0, 0), null, 'nothing before the syncs topic was read to its end');
+  s.markReadToEnd();
+  s.add({ topic: 't', partition: 0, upstreamOffset: 100, downstreamOffset: 110 });
+  s.add({ topic: 't', partition: 0, upstreamOffset: 200, downstreamOffset: 215 });
+  assert.equal(s.translate('t', 0, 200), 215, 'at the newest sync: exact');
+  assert.equal(s.translate('t', 0, 201), 216, 'one past the sync, not 216 + more');
+  const older = s.translate('t', 0, 150);
+  assert.ok(older !== null && older >= 11 && older <= 111, `150 translates through an older sync: ${older}`);
+  assert.equal(s.translate('t', 0, 5000), 216);
+  assert.equal(s.translate('t', 1, 5), null, 'no sync for the partition');
+  // Every translation is at or before the true position, for a mapping with gaps (downstream = upstream + 10
+  // + duplicates), whatever syncs the store kept.
+  const store = new OffsetSyncStore();
+  store.markReadToEnd();
+  const truth = (u: number) => u + 10 + Math.floor(u / 7);
+  for (let u = 0; u < 5000; u += 13)
+    store.add({ topic: 'x', partition: 0, upstreamOffset: u, downstreamOffset: truth(u) });
+  for (let u = 0; u < 5000; u++) {
+    const t = store.translate('x', 0, u);
+    assert.ok(t !== null && t <= truth(u), `upstream ${u}: ${t} > ${truth(u)}`);
+  }
+  store.add({ topic: 'x', partition: 0, upstreamOffset: 10, downstreamOffset: 9000 });
+  assert.equal(store.translate('x', 0, 9), -1, 'a restart from an older offset drops the older syncs');
+});
