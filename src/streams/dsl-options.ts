@@ -212,3 +212,71 @@ export class Joined<K, V, VO> {
     return new Joined(this.keySerde, this.valueSerde, this.otherValueSerde, name);
   }
 }
+
+/** Serdes, names and store settings of a stream-stream join (Kafka's StreamJoined). */
+export class StreamJoined<K, V, VO> {
+  private constructor(
+    readonly keySerde: Serde<K> | null,
+    readonly valueSerde: Serde<V> | null,
+    readonly otherValueSerde: Serde<VO> | null,
+    readonly name: string | null,
+    readonly storeName: string | null,
+    readonly loggingEnabled: boolean,
+    readonly logConfig: Record<string, string>,
+  ) {}
+
+  static with<K, V, VO>(
+    keySerde: Serde<K>,
+    valueSerde: Serde<V>,
+    otherValueSerde: Serde<VO>,
+  ): StreamJoined<K, V, VO> {
+    return new StreamJoined(keySerde, valueSerde, otherValueSerde, null, null, true, {});
+  }
+
+  /** The base name of the join's stores (and so of their changelogs). */
+  static as<K = unknown, V = unknown, VO = unknown>(storeName: string): StreamJoined<K, V, VO> {
+    return new StreamJoined<K, V, VO>(null, null, null, null, storeName, true, {});
+  }
+
+  private copy(changes: Partial<StreamJoined<K, V, VO>>): StreamJoined<K, V, VO> {
+    const m = { ...this, ...changes };
+    return new StreamJoined(
+      m.keySerde,
+      m.valueSerde,
+      m.otherValueSerde,
+      m.name,
+      m.storeName,
+      m.loggingEnabled,
+      m.logConfig,
+    );
+  }
+
+  /** The base of the join's processor names (and of repartition topics before it). */
+  withName(name: string): StreamJoined<K, V, VO> {
+    return this.copy({ name });
+  }
+
+  withStoreName(storeName: string): StreamJoined<K, V, VO> {
+    return this.copy({ storeName });
+  }
+
+  withKeySerde(keySerde: Serde<K>): StreamJoined<K, V, VO> {
+    return this.copy({ keySerde });
+  }
+
+  withValueSerde(valueSerde: Serde<V>): StreamJoined<K, V, VO> {
+    return this.copy({ valueSerde });
+  }
+
+  withOtherValueSerde(otherValueSerde: Serde<VO>): StreamJoined<K, V, VO> {
+    return this.copy({ otherValueSerde });
+  }
+
+  withLoggingEnabled(config: Record<string, string> = {}): StreamJoined<K, V, VO> {
+    return this.copy({ loggingEnabled: true, logConfig: { ...config } });
+  }
+
+  withLoggingDisabled(): StreamJoined<K, V, VO> {
+    return this.copy({ loggingEnabled: false });
+  }
+}

@@ -10,8 +10,19 @@ export {
   StreamsConfigError,
   type StreamsProperties,
 } from './config.js';
-export { Branched, Consumed, Grouped, Joined, Materialized, Named, Produced } from './dsl-options.js';
+export {
+  Branched,
+  Consumed,
+  Grouped,
+  Joined,
+  Materialized,
+  Named,
+  Produced,
+  StreamJoined,
+} from './dsl-options.js';
 export { StreamsError } from './errors.js';
+export { GlobalKTable } from './global-ktable.js';
+export { JoinWindows } from './join-windows.js';
 export {
   KafkaStreams,
   type KafkaStreamsState,

@@ -12,6 +12,7 @@
 import { Admin } from '../client/admin.js';
 import { type ResolvedConfig, resolveConfig, type StreamsProperties } from './config.js';
 import { StreamsError } from './errors.js';
+import { GlobalStreamThread } from './runtime/global-thread.js';
 import { ensureInternalTopics, type TopicLayout } from './runtime/internal-topics.js';
 import { StreamThread, type ThreadState } from './runtime/stream-thread.js';
 import type { Topology } from './topology.js';
@@ -46,6 +47,7 @@ export class KafkaStreams {
   private logger: (message: string) => void = () => {};
   private layout: TopicLayout | null = null;
   private threadIndex = 0;
+  private globalThread: GlobalStreamThread | null = null;
 
   constructor(
     private readonly topology: Topology,
@@ -105,6 +107,31 @@ export class KafkaStreams {
       await admin.close();
     }
     this.layout = layout;
+    if (this.topology.globalTopics().length > 0) {
+      const global = new GlobalStreamThread(
+        this.config,
+        this.topology,
+        (t) => layout.partitions.get(t) ?? 0,
+        {
+          log: (m) => this.logger(m),
+          onError: (e) => {
+            // Kafka shuts the client down when the global thread dies: every task may read its stores.
+            this.logger(`global thread failed: ${e.message}`);
+            this.setState('PENDING_ERROR');
+            void Promise.allSettled(this.threads.map((t) => t.close())).then(() => this.setState('ERROR'));
+          },
+        },
+      );
+      this.globalThread = global;
+      try {
+        await global.start();
+      } catch (e) {
+        await global.close().catch(() => {});
+        this.setState('PENDING_ERROR');
+        this.setState('ERROR');
+        throw e;
+      }
+    }
     for (let i = 1; i <= this.config.numStreamThreads; i++) this.threads.push(this.newThread(layout));
     for (const t of this.threads) t.start();
   }
@@ -114,6 +141,7 @@ export class KafkaStreams {
       onStateChange: (_t, s) => this.onThreadState(s),
       onError: (t, e) => this.onThreadError(t, e),
       log: (m) => this.logger(m),
+      globalStore: (name) => this.globalThread?.store(name),
     });
   }
 
@@ -150,6 +178,7 @@ export class KafkaStreams {
     const erred = this.stateValue === 'PENDING_ERROR';
     this.setState('PENDING_SHUTDOWN');
     await Promise.allSettled(this.threads.map((t) => t.close()));
+    await this.globalThread?.close().catch(() => {});
     this.setState(erred ? 'ERROR' : 'NOT_RUNNING');
   }
 

@@ -3,14 +3,25 @@
 // defaults) and whether a key-changing operation happened upstream, in which case a grouping repartitions
 // through `<application.id>-<name>-repartition` first, as Kafka does.
 
-import { Branched, type Consumed, Grouped, type Joined, Named, Produced } from './dsl-options.js';
+import {
+  Branched,
+  type Consumed,
+  Grouped,
+  type Joined,
+  Named,
+  Produced,
+  type StreamJoined,
+} from './dsl-options.js';
 import { TopologyError } from './errors.js';
+import { GlobalKTable, globalTableJoin } from './global-ktable.js';
 import type { InternalBuilder } from './internal-builder.js';
+import { JoinWindows } from './join-windows.js';
 import type { KeyValue } from './key-value.js';
 import { KGroupedStream, type KTable, repartitionThrough } from './ktable.js';
 import type { Processor, ProcessorContext, ProcessorSupplier, Record } from './processor.js';
 import type { Serde } from './serdes.js';
-import type { TimestampedStore } from './state/store-stack.js';
+import type { ValueAndTimestamp } from './state/stores.js';
+import { streamStreamJoin } from './stream-join.js';
 import type { TopicNameExtractor } from './topology.js';
 
 export type Predicate<K, V> = (key: K, value: V) => boolean;
@@ -215,25 +226,94 @@ export class KStream<K, V> {
   }
 
   /**
-   * Joins each record with the table's current value for its key (Kafka's stream-table join): records without
-   * a table value are dropped. The stream is repartitioned first when its key changed upstream; the stream's
-   * and the table's topics must be co-partitioned (checked at start).
+   * Joins this stream with another stream within a time window (JoinWindows), with a table on the key (Kafka's
+   * stream-table join: records without a table value are dropped), or with a global table on a key the
+   * selector picks from each record.
    */
+  join<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: (value: V, otherValue: VO, key: K) => VR,
+    windows: JoinWindows,
+    streamJoined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>;
   join<VT, VR>(
     table: KTable<K, VT>,
     joiner: (value: V, tableValue: VT, key: K) => VR,
     joined?: Joined<K, V, VT>,
-  ): KStream<K, VR> {
-    return this.tableJoin(table, joiner as (value: V, tableValue: VT | null, key: K) => VR, joined, false);
+  ): KStream<K, VR>;
+  join<GK, GV, VR>(
+    globalTable: GlobalKTable<GK, GV>,
+    keySelector: (key: K, value: V) => GK,
+    joiner: (value: V, globalValue: GV, key: K) => VR,
+    named?: Named,
+  ): KStream<K, VR>;
+  join(other: unknown, a: unknown, b?: unknown, c?: unknown): KStream<K, unknown> {
+    return this.dispatchJoin(other, a, b, c, false, false);
   }
 
-  /** As join(), keeping records without a table value (the joiner gets null). */
+  /** As join(), keeping this stream's records without a partner (the joiner gets null). */
+  leftJoin<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: (value: V, otherValue: VO | null, key: K) => VR,
+    windows: JoinWindows,
+    streamJoined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>;
   leftJoin<VT, VR>(
     table: KTable<K, VT>,
     joiner: (value: V, tableValue: VT | null, key: K) => VR,
     joined?: Joined<K, V, VT>,
+  ): KStream<K, VR>;
+  leftJoin<GK, GV, VR>(
+    globalTable: GlobalKTable<GK, GV>,
+    keySelector: (key: K, value: V) => GK,
+    joiner: (value: V, globalValue: GV | null, key: K) => VR,
+    named?: Named,
+  ): KStream<K, VR>;
+  leftJoin(other: unknown, a: unknown, b?: unknown, c?: unknown): KStream<K, unknown> {
+    return this.dispatchJoin(other, a, b, c, true, false);
+  }
+
+  /** A windowed stream-stream join keeping the records of either side without a partner. */
+  outerJoin<VO, VR>(
+    other: KStream<K, VO>,
+    joiner: (value: V | null, otherValue: VO | null, key: K) => VR,
+    windows: JoinWindows,
+    streamJoined?: StreamJoined<K, V, VO>,
   ): KStream<K, VR> {
-    return this.tableJoin(table, joiner, joined, true);
+    return streamStreamJoin(this, other, joiner, windows, streamJoined, true, true);
+  }
+
+  private dispatchJoin(
+    other: unknown,
+    a: unknown,
+    b: unknown,
+    c: unknown,
+    left: boolean,
+    right: boolean,
+  ): KStream<K, unknown> {
+    type Joiner = (v: unknown, o: unknown, k: unknown) => unknown;
+    if (other instanceof KStream) {
+      if (!(b instanceof JoinWindows)) throw new TopologyError('a stream-stream join needs JoinWindows');
+      return streamStreamJoin<K, V, unknown, unknown>(
+        this,
+        other as KStream<K, unknown>,
+        a as Joiner,
+        b,
+        c as StreamJoined<K, V, unknown>,
+        left,
+        right,
+      );
+    }
+    if (other instanceof GlobalKTable)
+      return globalTableJoin<K, V, unknown, unknown, unknown>(
+        this,
+        other as GlobalKTable<unknown, unknown>,
+        a as (k: K, v: V) => unknown,
+        b as Joiner,
+        c as Named,
+        left,
+      );
+    return this.tableJoin(other as KTable<K, unknown>, a as Joiner, b as Joined<K, V, unknown>, left);
   }
 
   private tableJoin<VT, VR>(
@@ -242,8 +322,9 @@ export class KStream<K, V> {
     joined: Joined<K, V, VT> | undefined,
     left: boolean,
   ): KStream<K, VR> {
-    const storeName = table.queryableStoreName();
-    if (storeName === null) throw new TopologyError('a stream-table join needs a materialized table');
+    const getter = table.valueGetter;
+    if (getter === null)
+      throw new TopologyError('a stream-table join needs a table whose values can be read');
     const keySerde = joined?.keySerde ?? this.keySerde;
     const valueSerde = joined?.valueSerde ?? this.valueSerde;
     let parent = this.nodeName;
@@ -260,18 +341,18 @@ export class KStream<K, V> {
       name,
       (): Processor<K, V, K, VR> => {
         let context: ProcessorContext<K, VR>;
-        let store: TimestampedStore<K, VT>;
+        let get: (key: K) => ValueAndTimestamp<VT> | null;
         return {
           init(c) {
             context = c;
-            store = c.getStateStore<TimestampedStore<K, VT>>(storeName);
+            get = getter.init(c as ProcessorContext<unknown, unknown>);
           },
           process(r) {
             if (r.key === null || r.key === undefined) {
               if (left) context.forward(r.withValue(joiner(r.value, null, r.key)));
               return;
             }
-            const tableValue = store.get(r.key)?.value ?? null;
+            const tableValue = get(r.key)?.value ?? null;
             if (tableValue === null && !left) return;
             context.forward(r.withValue(joiner(r.value, tableValue, r.key)));
           },
@@ -279,7 +360,7 @@ export class KStream<K, V> {
       },
       parent,
     );
-    this.builder.topology.connectProcessorAndStateStores(name, storeName);
+    this.builder.topology.connectProcessorAndStateStores(name, ...getter.stores);
     this.builder.topology.markCopartitioned(name);
     return new KStream<K, VR>(this.builder, name, keySerde, null, false);
   }

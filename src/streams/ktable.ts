@@ -13,8 +13,9 @@ import { KStream, statelessSupplier } from './kstream.js';
 import { Change, type Processor, type ProcessorContext, type Record } from './processor.js';
 import { type Serde, Serdes } from './serdes.js';
 import type { TimestampedStore } from './state/store-stack.js';
-import { StoreBuilder } from './state/stores.js';
+import { StoreBuilder, type ValueAndTimestamp } from './state/stores.js';
 import { type Suppressed, suppressTable } from './suppress.js';
+import { tableTableJoin } from './table-join.js';
 import { TimeWindowedKStream, type TimeWindows } from './windows.js';
 
 export type Initializer<VA> = () => VA;
@@ -23,7 +24,49 @@ export type Reducer<V> = (aggregate: V, value: V) => V;
 
 const REPARTITION_SUFFIX = '-repartition';
 
+/**
+ * Reads a table's current value for a key from inside a processor (Kafka's KTableValueGetter): from the table's
+ * store, or through the filters and mappers between the nearest store and the table.
+ */
+export interface ValueGetterSupplier<K, V> {
+  /** The stores the getter reads; a processor using it must be connected to them. */
+  readonly stores: string[];
+  init(context: ProcessorContext<unknown, unknown>): (key: K) => ValueAndTimestamp<V> | null;
+}
+
+export function storeGetter<K, V>(storeName: string): ValueGetterSupplier<K, V> {
+  return {
+    stores: [storeName],
+    init(context) {
+      const store = context.getStateStore<TimestampedStore<K, V>>(storeName);
+      return (key) => store.get(key);
+    },
+  };
+}
+
+function derivedGetter<K, V, V2>(
+  parent: ValueGetterSupplier<K, V> | null,
+  map: (key: K, value: V) => V2 | null,
+): ValueGetterSupplier<K, V2> | null {
+  if (parent === null) return null;
+  return {
+    stores: parent.stores,
+    init(context) {
+      const get = parent.init(context);
+      return (key) => {
+        const vt = get(key);
+        if (vt === null) return null;
+        const value = map(key, vt.value);
+        return value === null ? null : { value, timestamp: vt.timestamp };
+      };
+    },
+  };
+}
+
 export class KTable<K, V> {
+  /** @internal how processors below read this table's values (null: not readable, a windowed table) */
+  readonly valueGetter: ValueGetterSupplier<K, V> | null;
+
   constructor(
     /** @internal */ readonly builder: InternalBuilder,
     /** @internal */ readonly nodeName: string,
@@ -31,7 +74,41 @@ export class KTable<K, V> {
     /** @internal */ readonly valueSerde: Serde<V> | null,
     private readonly storeName: string | null,
     /** @internal the windows of a windowed aggregation's table (for suppress) */ readonly windows: TimeWindows | null = null,
-  ) {}
+    getter?: ValueGetterSupplier<K, V> | null,
+  ) {
+    this.valueGetter =
+      getter !== undefined ? getter : storeName !== null && windows === null ? storeGetter(storeName) : null;
+  }
+
+  /** Joins with another table on the key: an update on either side emits the joined value (inner join). */
+  join<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: (value: V, otherValue: VO, key: K) => VR,
+    named?: Named,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR> {
+    return tableTableJoin(this, other, joiner as never, 'inner', named, materialized);
+  }
+
+  /** As join(), keeping this table's keys that the other lacks (the joiner gets null). */
+  leftJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: (value: V, otherValue: VO | null, key: K) => VR,
+    named?: Named,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR> {
+    return tableTableJoin(this, other, joiner as never, 'left', named, materialized);
+  }
+
+  /** As join(), keeping the keys of either table (the joiner gets null for the missing side). */
+  outerJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: (value: V | null, otherValue: VO | null, key: K) => VR,
+    named?: Named,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR> {
+    return tableTableJoin(this, other, joiner, 'outer', named, materialized);
+  }
 
   /** Holds back updates: until a window closes, or for a time limit (Kafka's suppress). */
   suppress(suppressed: Suppressed, named?: Named): KTable<K, V> {
@@ -66,7 +143,15 @@ export class KTable<K, V> {
       }),
       this.nodeName,
     );
-    return new KTable(this.builder, name, this.keySerde, this.valueSerde, null);
+    return new KTable(
+      this.builder,
+      name,
+      this.keySerde,
+      this.valueSerde,
+      null,
+      null,
+      derivedGetter(this.valueGetter, keep),
+    );
   }
 
   filterNot(predicate: (key: K, value: V) => boolean, named?: Named): KTable<K, V> {
@@ -83,7 +168,15 @@ export class KTable<K, V> {
       }),
       this.nodeName,
     );
-    return new KTable<K, V2>(this.builder, name, this.keySerde, null, null);
+    return new KTable<K, V2>(
+      this.builder,
+      name,
+      this.keySerde,
+      null,
+      null,
+      null,
+      derivedGetter(this.valueGetter, (k, v) => mapper(v, k)),
+    );
   }
 }
 

@@ -2,6 +2,7 @@
 // Topology that KafkaStreams or TopologyTestDriver runs.
 
 import { type Consumed, Materialized } from './dsl-options.js';
+import { GlobalKTable } from './global-ktable.js';
 import { InternalBuilder } from './internal-builder.js';
 import { KStream } from './kstream.js';
 import { KTable, tableSourceSupplier } from './ktable.js';
@@ -37,9 +38,10 @@ export class StreamsBuilder {
   table<K, V>(topic: string, consumed?: Consumed<K, V>, materialized?: Materialized<K, V>): KTable<K, V> {
     const b = this.internal;
     const m = materialized ?? Materialized.with<K, V>(null as never, null as never);
+    // Kafka names the store first (`<topic>-STATE-STORE-<n>`), then the source and the table's processor.
+    const storeName = m.storeName ?? b.newStoreName(`${topic}-`);
     const sourceName = consumed?.processorName ?? b.newProcessorName('KSTREAM-SOURCE-');
     const tableName = b.newProcessorName('KTABLE-SOURCE-');
-    const storeName = m.storeName ?? b.newStoreName(`${topic}-`);
     const keySerde = m.keySerde ?? consumed?.keySerde ?? null;
     const valueSerde = m.valueSerde ?? consumed?.valueSerde ?? null;
     b.topology.addSource(
@@ -56,6 +58,35 @@ export class StreamsBuilder {
     if (!m.loggingEnabled) store.withLoggingDisabled();
     b.topology.addStateStore(store as StoreBuilder, tableName);
     return new KTable<K, V>(b, tableName, keySerde, valueSerde, storeName);
+  }
+
+  /**
+   * A table of the whole topic (all partitions) on every instance, kept in a global store that a global thread
+   * feeds; no changelog (restored from the topic).
+   */
+  globalTable<K, V>(
+    topic: string,
+    consumed?: Consumed<K, V>,
+    materialized?: Materialized<K, V>,
+  ): GlobalKTable<K, V> {
+    const b = this.internal;
+    const m = materialized ?? Materialized.with<K, V>(null as never, null as never);
+    const storeName = m.storeName ?? b.newStoreName(`${topic}-`);
+    const sourceName = consumed?.processorName ?? b.newProcessorName('KSTREAM-SOURCE-');
+    const tableName = b.newProcessorName('KTABLE-SOURCE-');
+    const keySerde = m.keySerde ?? consumed?.keySerde ?? null;
+    const valueSerde = m.valueSerde ?? consumed?.valueSerde ?? null;
+    const store = new StoreBuilder<K, V>(storeName, m.engine, keySerde, valueSerde, true);
+    b.topology.addGlobalStore(
+      store as StoreBuilder,
+      sourceName,
+      (consumed?.keySerde ?? null) as Serde<unknown> | null,
+      (consumed?.valueSerde ?? null) as Serde<unknown> | null,
+      topic,
+      tableName,
+      tableSourceSupplier<K, V>(storeName) as never,
+    );
+    return new GlobalKTable<K, V>(b, storeName);
   }
 
   /** Adds a store for Processor API processors of the DSL (connect it with process(..., storeName)). */

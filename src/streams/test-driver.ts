@@ -70,6 +70,7 @@ export class TopologyTestDriver {
         wallClockMs: () => this.wallClockMs,
         log: () => {},
         requestCommit: () => {},
+        globalStore: (name) => this.globalStore(name),
       });
       this.tasks.set(st.id, task);
     }
@@ -171,6 +172,12 @@ export class TopologyTestDriver {
       const next = this.pending.shift()!;
       this.tasks.get(this.topology.subtopologyOfTopic(next.topic)!.id)!.process(next);
     }
+  }
+
+  private globalStore(name: string): StateStore | undefined {
+    for (const task of this.tasks.values())
+      if (task.subtopology.global) return task.stores.get(name) ?? undefined;
+    return undefined;
   }
 
   getStateStore(name: string): StateStore | null {

@@ -30,17 +30,25 @@ function names(list: DescribedNode[]): string {
         .join(', ');
 }
 
+/**
+ * Predecessors in the order the node named its parents: what Kafka prints for the merge nodes of joins
+ * ("<-- KSTREAM-JOINTHIS-…, KSTREAM-JOINOTHER-…"), whose parents have equal sizes.
+ */
+function parentNames(list: DescribedNode[]): string {
+  return list.length === 0 ? 'none' : list.map((d) => d.node.name).join(', ');
+}
+
 function nodeText(d: DescribedNode): string {
   const n = d.node;
   switch (n.kind) {
     case 'source':
       return `Source: ${n.name} (topics: [${n.topics.join(', ')}])\n      --> ${names(d.successors)}`;
     case 'processor':
-      return `Processor: ${n.name} (stores: [${n.stores.join(', ')}])\n      --> ${names(d.successors)}\n      <-- ${names(d.predecessors)}`;
+      return `Processor: ${n.name} (stores: [${n.stores.join(', ')}])\n      --> ${names(d.successors)}\n      <-- ${parentNames(d.predecessors)}`;
     case 'sink': {
       const target =
         typeof n.topic === 'string' ? `topic: ${n.topic}` : `extractor class: ${n.topic.name || 'function'}`;
-      return `Sink: ${n.name} (${target})\n      <-- ${names(d.predecessors)}`;
+      return `Sink: ${n.name} (${target})\n      <-- ${parentNames(d.predecessors)}`;
     }
   }
 }
@@ -64,7 +72,7 @@ export function describeTopology(topology: Topology): TopologyDescription {
         grow(parent, d.size);
       }
     }
-    return { id: st.id, nodes: [...described.values()].sort(order) };
+    return { id: st.id, global: st.global, nodes: [...described.values()].sort(order) };
   });
   return {
     subtopologies: subtopologies.map((s) => ({
@@ -74,6 +82,12 @@ export function describeTopology(topology: Topology): TopologyDescription {
     toString() {
       let out = 'Topologies:\n ';
       for (const s of subtopologies) {
+        if (s.global) {
+          // Kafka prints a global store's source and processor without the blank line after them.
+          out += `  Sub-topology: ${s.id} for global store (will not generate tasks)\n`;
+          for (const d of s.nodes) out += `    ${nodeText(d)}\n`;
+          continue;
+        }
         out += `  Sub-topology: ${s.id}\n`;
         for (const d of s.nodes) out += `    ${nodeText(d)}\n`;
         out += '\n';

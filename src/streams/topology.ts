@@ -97,6 +97,8 @@ export interface Subtopology {
   /** Internal topics this sub-topology writes to (repartition topics), unprefixed. */
   sinkTopics: string[];
   stores: string[];
+  /** A global store's source and updater: it makes no tasks, a global thread feeds it from every partition. */
+  global: boolean;
 }
 
 export class Topology {
@@ -107,6 +109,8 @@ export class Topology {
   private readonly topicToSource = new Map<string, string>();
   /** Processors (joins) whose sub-topology's input topics must be co-partitioned. */
   readonly copartitioned = new Set<string>();
+  /** Topics feeding global stores (read whole by every instance, never part of the group's subscription). */
+  private readonly globalTopicSet = new Set<string>();
   private cachedSubtopologies: Subtopology[] | null = null;
 
   addSource(nameOrOptions: string | SourceOptions, ...topics: string[]): this {
@@ -174,6 +178,40 @@ export class Topology {
     return this;
   }
 
+  /**
+   * A global store (Kafka's addGlobalStore): `topic`, read from all its partitions by every instance, goes
+   * through the processor `processorName`, which keeps the store up to date. The store has no changelog: it is
+   * restored from the topic itself.
+   */
+  addGlobalStore<KIn, VIn>(
+    store: StoreBuilder,
+    sourceName: string,
+    keyDeserializer: Deserializer<unknown> | null,
+    valueDeserializer: Deserializer<unknown> | null,
+    topic: string,
+    processorName: string,
+    supplier: ProcessorSupplier<KIn, VIn, never, never>,
+  ): this {
+    store.withLoggingDisabled();
+    this.addSource(
+      {
+        name: sourceName,
+        keyDeserializer: keyDeserializer ?? undefined,
+        valueDeserializer: valueDeserializer ?? undefined,
+      },
+      topic,
+    );
+    this.globalTopicSet.add(topic);
+    this.addProcessor(processorName, supplier as ProcessorSupplier<KIn, VIn, unknown, unknown>, sourceName);
+    this.addStateStore(store, processorName);
+    return this;
+  }
+
+  /** The topics of global stores. */
+  globalTopics(): string[] {
+    return [...this.globalTopicSet];
+  }
+
   connectProcessorAndStateStores(processorName: string, ...storeNames: string[]): this {
     const node = this.nodes.get(processorName);
     if (node === undefined || node.kind !== 'processor')
@@ -229,12 +267,15 @@ export class Topology {
       const r = find(node.name);
       let st = byRoot.get(r);
       if (st === undefined) {
-        st = { id: out.length, nodes: [], sourceTopics: [], sinkTopics: [], stores: [] };
+        st = { id: out.length, nodes: [], sourceTopics: [], sinkTopics: [], stores: [], global: false };
         byRoot.set(r, st);
         out.push(st);
       }
       st.nodes.push(node.name);
-      if (node.kind === 'source') st.sourceTopics.push(...node.topics);
+      if (node.kind === 'source') {
+        st.sourceTopics.push(...node.topics);
+        if (node.topics.some((t) => this.globalTopicSet.has(t))) st.global = true;
+      }
       if (node.kind === 'sink' && typeof node.topic === 'string' && this.internalTopics.has(node.topic))
         st.sinkTopics.push(node.topic);
       if (node.kind === 'processor')
@@ -251,8 +292,9 @@ export class Topology {
     return this.subtopologies().find((s) => s.nodes.includes(source));
   }
 
+  /** The topics tasks read (the group's subscription): every source topic but those of global stores. */
   sourceTopics(): string[] {
-    return [...this.topicToSource.keys()];
+    return [...this.topicToSource.keys()].filter((t) => !this.globalTopicSet.has(t));
   }
 
   sourceNodeOfTopic(topic: string): SourceNode | undefined {

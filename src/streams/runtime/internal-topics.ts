@@ -63,10 +63,11 @@ export async function ensureInternalTopics(
   applicationId: string,
   replicationFactor: number,
 ): Promise<TopicLayout> {
-  const subtopologies = topology.subtopologies();
+  // Global stores' sub-topologies make no tasks and own no internal topics; their topics are read whole.
+  const subtopologies = topology.subtopologies().filter((st) => !st.global);
   const internal = topology.internalTopics;
   const external = topology.sourceTopics().filter((t) => !internal.has(t));
-  const partitions = await sourcePartitions(admin, external);
+  const partitions = await sourcePartitions(admin, [...external, ...topology.globalTopics()]);
   const logical = new Map<string, number>(partitions);
   // A repartition topic has as many partitions as its writer has tasks; writers may read other repartition
   // topics, so repeat until every count is known (the graph of sub-topologies has no cycles).

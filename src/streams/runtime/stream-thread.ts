@@ -20,6 +20,7 @@ import type { ResolvedConfig } from '../config.js';
 import { StreamsError } from '../errors.js';
 import type { Header } from '../processor.js';
 import { restoreInto } from '../state/store-stack.js';
+import type { StateStore } from '../state/stores.js';
 import type { Topology } from '../topology.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { openEngine } from './engines.js';
@@ -43,6 +44,8 @@ export interface ThreadHooks {
   onStateChange(thread: StreamThread, state: ThreadState): void;
   onError(thread: StreamThread, error: Error): void;
   log(message: string): void;
+  /** The instance's global stores (GlobalKTable), readable by every task. */
+  globalStore?(name: string): StateStore | undefined;
 }
 
 export class StreamThread {
@@ -347,6 +350,7 @@ export class StreamThread {
       requestCommit: () => {
         this.commitRequested = true;
       },
+      globalStore: (name) => this.hooks.globalStore?.(name),
     });
   }
 

@@ -26,7 +26,7 @@ export { StreamsError };
 import type { BytesKeyValueStore } from '../state/bytes-store.js';
 import { type ChangelogWriter, PlainKeyValueStore, TimestampedStore } from '../state/store-stack.js';
 import type { StateStore, StoreBuilder } from '../state/stores.js';
-import { TimestampedWindowStore } from '../state/window-store.js';
+import { DuplicatesWindowStore, TimestampedWindowStore } from '../state/window-store.js';
 import type { SinkNode, SourceNode, Subtopology, Topology } from '../topology.js';
 
 export interface RawRecord {
@@ -81,6 +81,8 @@ export interface TaskEnvironment {
   log(message: string): void;
   /** A processor asked for a commit. */
   requestCommit(): void;
+  /** The global stores (GlobalKTable), which every task may read. */
+  globalStore?(name: string): StateStore | undefined;
 }
 
 interface NodeInstance {
@@ -151,16 +153,19 @@ export class Task {
             log: (key, value, timestamp) =>
               this.env.collector.send(changelog, key, value, timestamp, [], this.partition),
           };
+    const wrapped = builder.serdesFrom?.(this.env.defaultKeySerde, this.env.defaultValueSerde);
     const options = {
       name,
       engine,
       changelog: writer,
       serdeTopic: changelog ?? name,
-      keySerde: (builder.keySerde ?? this.env.defaultKeySerde) as Serde<unknown>,
-      valueSerde: (builder.valueSerde ?? this.env.defaultValueSerde) as Serde<unknown>,
+      keySerde: wrapped?.key ?? ((builder.keySerde ?? this.env.defaultKeySerde) as Serde<unknown>),
+      valueSerde: wrapped?.value ?? ((builder.valueSerde ?? this.env.defaultValueSerde) as Serde<unknown>),
       recordTimestamp: () => this.currentTimestampMs,
     };
-    if (builder.window !== null)
+    if (builder.window?.retainDuplicates)
+      this.stores.set(name, new DuplicatesWindowStore({ ...options, windowSizeMs: builder.window.sizeMs }));
+    else if (builder.window !== null)
       this.stores.set(name, new TimestampedWindowStore({ ...options, windowSizeMs: builder.window.sizeMs }));
     else
       this.stores.set(
@@ -292,7 +297,7 @@ export class Task {
       currentStreamTimeMs: () => task.streamTimeMs,
       currentSystemTimeMs: () => task.env.wallClockMs(),
       getStateStore<S extends StateStore>(name: string): S {
-        const store = task.stores.get(name);
+        const store = task.stores.get(name) ?? task.env.globalStore?.(name);
         if (store === undefined)
           throw new StreamsError(
             `Processor ${node.name} has no access to StateStore ${name} (connect it first)`,

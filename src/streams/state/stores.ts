@@ -48,7 +48,17 @@ export class StoreBuilder<K = unknown, V = unknown> {
   logConfig: Record<string, string> = {};
   cachingEnabled = false;
   /** A window store: the size of its windows and how long it keeps them (both ms); null for key-value stores. */
-  window: { sizeMs: number; retentionMs: number } | null = null;
+  window: { sizeMs: number; retentionMs: number; retainDuplicates?: boolean } | null = null;
+  /**
+   * Serdes made from the configured defaults at task creation, for stores whose keys or values wrap the user's
+   * (the outer-join buffer of a stream-stream join); takes precedence over keySerde and valueSerde.
+   */
+  serdesFrom:
+    | ((
+        defaultKey: Serde<unknown>,
+        defaultValue: Serde<unknown>,
+      ) => { key: Serde<unknown>; value: Serde<unknown> })
+    | null = null;
 
   constructor(
     readonly name: string,

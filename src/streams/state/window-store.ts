@@ -11,11 +11,11 @@ import type { StateStore, ValueAndTimestamp } from './stores.js';
 
 const SUFFIX_BYTES = 12;
 
-export function windowStoreKey(key: Buffer, windowStartMs: number): Buffer {
+export function windowStoreKey(key: Buffer, windowStartMs: number, sequence = 0): Buffer {
   const out = Buffer.allocUnsafe(key.length + SUFFIX_BYTES);
   key.copy(out, 0);
   out.writeBigInt64BE(BigInt(windowStartMs), key.length);
-  out.writeInt32BE(0, key.length + 8);
+  out.writeUInt32BE(sequence >>> 0, key.length + 8);
   return out;
 }
 
@@ -90,6 +90,74 @@ export class TimestampedWindowStore<K, V> implements StateStore {
       timestamp: Number(stored.readBigInt64BE(0)),
       value: this.o.valueSerde.deserialize(this.o.serdeTopic, stored.subarray(8)) as V,
     };
+  }
+
+  flush(): void {
+    this.o.engine.flush();
+  }
+
+  close(): void {
+    this.o.engine.close();
+  }
+}
+
+/**
+ * The window store of a stream-stream join (Kafka's window store with retainDuplicates): every record is kept
+ * under (key, record timestamp, sequence number), so two records of one key and time both stay. Values are
+ * plain (not timestamped: the timestamp is the key's), and the changelog carries the same key and value. The
+ * sequence number starts at a random point so that records written after a restoration do not overwrite the
+ * restored ones of the same key and time.
+ */
+export class DuplicatesWindowStore<K, V> implements StateStore {
+  readonly name: string;
+  private sequence = Math.floor(Math.random() * 0xffffffff);
+
+  constructor(private readonly o: WindowStoreOptions<K, V>) {
+    this.name = o.name;
+  }
+
+  persistent(): boolean {
+    return this.o.engine.persistent;
+  }
+
+  private keyBytes(key: K): Buffer {
+    const b = this.o.keySerde.serialize(this.o.serdeTopic, key);
+    if (b === null) throw new Error(`store ${this.name}: a key may not serialize to null`);
+    return b;
+  }
+
+  put(key: K, value: V, timestampMs: number): void {
+    this.sequence = (this.sequence + 1) >>> 0;
+    const k = windowStoreKey(this.keyBytes(key), timestampMs, this.sequence);
+    const bytes = this.o.valueSerde.serialize(this.o.serdeTopic, value);
+    if (bytes === null) throw new Error(`store ${this.name}: a value may not serialize to null`);
+    this.o.engine.put(k, bytes);
+    this.o.changelog?.log(k, bytes, timestampMs);
+  }
+
+  /** The key's records with timestamps from `fromMs` to `toMs` inclusive, by timestamp. */
+  fetch(key: K, fromMs: number, toMs: number): { timestamp: number; value: V }[] {
+    if (toMs < fromMs) return [];
+    const kb = this.keyBytes(key);
+    const lo = windowStoreKey(kb, Math.max(0, fromMs), 0);
+    const hi = windowStoreKey(kb, toMs, 0xffffffff);
+    return this.o.engine
+      .range(lo, hi)
+      .filter((e) => e.key.length === kb.length + SUFFIX_BYTES)
+      .map((e) => ({
+        timestamp: Number(e.key.readBigInt64BE(kb.length)),
+        value: this.o.valueSerde.deserialize(this.o.serdeTopic, e.value) as V,
+      }));
+  }
+
+  /** Drops the records older than `beforeMs` (retention), without logging: the changelog expires by time. */
+  purge(key: K, beforeMs: number): void {
+    const kb = this.keyBytes(key);
+    for (const e of this.o.engine.range(
+      windowStoreKey(kb, 0, 0),
+      windowStoreKey(kb, beforeMs - 1, 0xffffffff),
+    ))
+      if (e.key.length === kb.length + SUFFIX_BYTES) this.o.engine.put(e.key, null);
   }
 
   flush(): void {
