@@ -132,7 +132,13 @@ export async function onAlterPartition(
       partitionAnswer(w.tp.partition, ErrorCode.NONE, { entry, leadership: entry.leadership! }),
     );
   }
-  if (outcome.conflicts.length > 0) await core.refreshStates(outcome.conflicts);
+  if (outcome.conflicts.length > 0) {
+    await core.refreshStates(outcome.conflicts);
+    // The leader is told the state as it is in the store: it keeps its proposal pending until a LeaderAndIsr
+    // (isr-manager.ts), and the state it did not know may be its own earlier proposal, committed by a write whose
+    // answer was lost.
+    if (core.ctx === ctx) core.propagate(outcome.conflicts.map((tp) => ({ tp, created: false })));
+  }
   for (const tp of outcome.conflicts)
     answers.set(partitionKey(tp), partitionAnswer(tp.partition, ErrorCode.INVALID_UPDATE_VERSION, null));
   for (const w of writes) {

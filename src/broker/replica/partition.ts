@@ -86,9 +86,12 @@ export class Partition {
   /** Followers as their fetches report them (leader only). */
   private readonly followers = new Map<number, FollowerState>();
   /**
-   * An ISR change sent to the controller and not answered yet; no other is proposed meanwhile. The controller
+   * An ISR change proposed to the controller and not settled yet; no other is proposed meanwhile. The controller
    * may already have committed it, and may already have made a replica it adds the leader (a reassignment
-   * finishing), so until the answer the high watermark counts the proposed ISR too (Kafka's maximal ISR).
+   * finishing), so until it is settled the high watermark counts the proposed ISR too (Kafka's maximal ISR).
+   * Settled means accepted, refused by a controller that says it did not apply it (OPERATION_NOT_ATTEMPTED,
+   * INELIGIBLE_REPLICA), or replaced by a LeaderAndIsr; an answer that leaves the outcome unknown (a lost
+   * connection, a timeout, a store write whose answer was lost) keeps it (see cluster/isr-manager.ts).
    */
   private pendingIsr: readonly number[] | null = null;
   private leaderSinceMs = 0;
@@ -171,6 +174,7 @@ export class Partition {
     this.leaderEpoch = leaderEpoch;
     this.partitionEpoch = partitionEpoch;
     this.replicas = replicas;
+    this.pendingIsr = null;
     this.followers.clear();
   }
 
@@ -375,19 +379,34 @@ export class Partition {
     return this.pendingIsr !== null;
   }
 
-  /** An ISR change (from proposedIsr) goes to the controller: until it is answered, no other is proposed. */
+  /** The ISR change proposed and not settled yet (the same array isrChangeSent was given), or null. */
+  get pendingIsrChange(): readonly number[] | null {
+    return this.pendingIsr;
+  }
+
+  /** An ISR change (from proposedIsr) goes to the controller: until it is settled, no other is proposed. */
   isrChangeSent(isr: readonly number[]): void {
     this.pendingIsr = isr;
   }
 
   /**
-   * The ISR change sent is answered (accepted, refused or failed): the committed ISR alone counts again, unless
-   * a newer change (after a LeaderAndIsr) is in flight by now.
+   * The ISR change sent is settled (accepted, or refused by a controller that did not apply it): the committed ISR
+   * alone counts again, unless a newer change (after a LeaderAndIsr) is pending by now. Never called for an answer
+   * that leaves the outcome unknown: the controller may have committed the change, and a replica it adds may be
+   * elected from it, so that replica must hold every acknowledged record.
    */
   isrChangeEnded(isr: readonly number[]): boolean {
     if (this.pendingIsr !== isr) return false;
     this.pendingIsr = null;
     return this.maybeAdvanceHighWatermark();
+  }
+
+  /**
+   * Whether an accepted ISR change answered with these epochs applies here: not after a LeaderAndIsr gave a new
+   * leader epoch or a newer partition epoch (Kafka's handleAlterPartitionUpdate).
+   */
+  isrAnswerCurrent(leaderEpoch: number, partitionEpoch: number): boolean {
+    return this.isLeader && leaderEpoch === this.leaderEpoch && partitionEpoch >= this.partitionEpoch;
   }
 
   /** The controller accepted an ISR change (AlterPartition): the high watermark follows the new ISR. */
