@@ -52,4 +52,7 @@ function App() {
   );
 }
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+// The page's "Loading" line is replaced, not kept beside the app (render() adds to what a container holds).
+root.replaceChildren();
+render(<App />, root);
