@@ -28,6 +28,7 @@ commands:
   connect-standalone  run a Kafka Connect worker with its REST API and the given connectors (connect-standalone)
   console             serve the web console (brokers, topics, messages, groups, lag, charts) on 127.0.0.1:9021
   mirror-maker        mirror topics, configs and group offsets between clusters (connect-mirror-maker)
+  connect-distributed run a worker of a distributed Kafka Connect cluster (connect-distributed)
 `;
 
 type Command = (args: string[]) => Promise<number>;
@@ -58,6 +59,7 @@ const commands: Record<string, () => Promise<Command>> = {
   'connect-standalone': async () => (await import('./connect-standalone.js')).runConnectStandalone,
   console: async () => (await import('./console.js')).runConsole,
   'mirror-maker': async () => (await import('./mirror-maker.js')).runMirrorMaker,
+  'connect-distributed': async () => (await import('./connect-distributed.js')).runConnectDistributed,
 };
 
 export function registerCommand(name: string, load: () => Promise<Command>): void {

@@ -28,3 +28,18 @@ export class RestError extends Error {
     super(message);
   }
 }
+
+/**
+ * The request must be served by another worker (Kafka's RequestTargetException): the leader for config changes,
+ * the owner of a connector or task for its restart. The REST server forwards it there once.
+ */
+export class RequestTargetError extends Error {
+  override name = 'RequestTargetError';
+  constructor(
+    /** The base URL of the worker to forward to, e.g. http://host:8083 */
+    readonly targetUrl: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,6 +1,7 @@
-// Runs `bin/brook connect-standalone` as a process for Connect tests: writes the worker properties (REST on a
-// free 127.0.0.1 port unless given) and connector files into a directory, waits for "Kafka Connect started",
-// and gives the REST URL. stop() sends SIGTERM and waits; kill() is SIGKILL. Both end only this process.
+// Runs `bin/brook connect-standalone` (or `connect-distributed`) as a process for Connect tests: writes the
+// worker properties (REST on a free 127.0.0.1 port unless given) and connector files into a directory, waits for
+// "Kafka Connect started", and gives the REST URL. stop() sends SIGTERM and waits; kill() is SIGKILL. Both end
+// only this process.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -31,7 +32,7 @@ export async function startConnectWorker(
   dir: string,
   workerProps: Record<string, string | number | boolean>,
   connectors: Record<string, string | number | boolean>[] = [],
-  options: { expectFailure?: boolean } = {},
+  options: { expectFailure?: boolean; mode?: 'standalone' | 'distributed' } = {},
 ): Promise<ConnectWorker> {
   const workerFile = join(dir, `worker-${Date.now()}-${Math.random().toString(36).slice(2)}.properties`);
   writeFileSync(
@@ -45,7 +46,7 @@ export async function startConnectWorker(
   });
   const child: ChildProcess = spawn(
     process.execPath,
-    [BROOK, 'connect-standalone', workerFile, ...connectorFiles],
+    [BROOK, `connect-${options.mode ?? 'standalone'}`, workerFile, ...connectorFiles],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },

@@ -1,6 +1,6 @@
 // The herder's contract: everything the REST API asks of a Connect cluster (Kafka's Herder interface), in
 // Kafka Connect's JSON shapes. The standalone herder implements it for one worker; the distributed herder
-// (not built yet) will implement the same contract over the internal topics.
+// (distributed/distributed-herder.ts) implements the same contract over the internal topics.
 
 import type { TaskConfig } from '../api/connector.js';
 import type { TargetState } from './status.js';
@@ -113,5 +113,7 @@ export interface Herder {
   validateConnectorConfig(config: Record<string, string>): Promise<ConfigInfos>;
   connectorPlugins(connectorsOnly: boolean): PluginInfo[];
   pluginConfig(pluginName: string): ConfigKeyInfo[];
+  /** Distributed mode only: task configs a connector's worker hands to the leader (POST /connectors/{name}/tasks). */
+  putTaskConfigs?(name: string, configs: TaskConfig[]): Promise<void>;
   stop(): Promise<void>;
 }

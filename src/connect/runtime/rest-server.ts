@@ -5,15 +5,23 @@
 // REST_BODY_BYTES_MAX, 415 for a body that is not JSON, 500 for anything unexpected (its message only; the
 // trace goes to the worker's log).
 
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigException, ConnectException, RestError } from '../errors.js';
+import { ConfigException, ConnectException, RequestTargetError, RestError } from '../errors.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import type { ConnectorOffset, Herder } from './herder.js';
 import type { TargetState } from './status.js';
 
 /** The largest request body accepted (connector configs are a few KiB; this leaves room for big ones). */
 export const REST_BODY_BYTES_MAX = 1024 * 1024;
+/** How long a request forwarded to another worker may take (Kafka's REST request timeout is 90 s). */
+const FORWARD_TIMEOUT_MS = 90_000;
 
 type Handler = (req: Request) => Promise<Reply>;
 
@@ -21,6 +29,32 @@ interface Request {
   params: string[];
   query: URLSearchParams;
   body: () => Promise<unknown>;
+}
+
+/** A request's body, read once: parsed for the handler, the text kept for forwarding. */
+class BodyOnce {
+  private read: Promise<{ text: string; json: unknown }> | null = null;
+
+  constructor(private readonly req: IncomingMessage) {}
+
+  get(): Promise<{ text: string; json: unknown }> {
+    this.read ??= readJsonBody(this.req);
+    return this.read;
+  }
+
+  /** The text to forward: the body if the handler read it, else whatever the client sent. */
+  async text(): Promise<string | null> {
+    if (this.read !== null) return (await this.read).text;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of this.req) {
+      size += (chunk as Buffer).length;
+      if (size > REST_BODY_BYTES_MAX)
+        throw new RestError(413, `Request body is larger than the limit of ${REST_BODY_BYTES_MAX} bytes`);
+      chunks.push(chunk as Buffer);
+    }
+    return chunks.length === 0 ? null : Buffer.concat(chunks).toString('utf8');
+  }
 }
 
 interface Reply {
@@ -178,6 +212,18 @@ export class RestServer {
       status: 200,
       body: h.taskConfigs(r.params[0]!),
     }));
+    this.route('POST', '/connectors/{name}/tasks', async (r) => {
+      // Internal: a worker running a connector hands its task configs to the leader (distributed mode).
+      if (h.putTaskConfigs === undefined)
+        throw new RestError(400, 'Task configs are only written through the REST API in distributed mode');
+      const body = await r.body();
+      if (!Array.isArray(body)) throw new RestError(400, 'Request body must be a JSON array of task configs');
+      await h.putTaskConfigs(
+        r.params[0]!,
+        body.map((c) => configBody(c)),
+      );
+      return { status: 204 };
+    });
     this.route('GET', '/connectors/{name}/tasks/{task}/status', async (r) => ({
       status: 200,
       body: h.taskStatus(r.params[0]!, taskNumber(r.params[0]!, r.params[1]!)),
@@ -258,11 +304,13 @@ export class RestServer {
     } catch {
       return send(res, 400, { error_code: 400, message: 'Malformed percent-encoding in the path' });
     }
-    const request: Request = { params, query: url.searchParams, body: () => readJsonBody(req) };
+    const body = new BodyOnce(req);
+    const request: Request = { params, query: url.searchParams, body: async () => (await body.get()).json };
     let reply: Reply;
     try {
       reply = await route.handler(request);
     } catch (err) {
+      if (err instanceof RequestTargetError) return this.forward(req, res, url, body, err);
       if (err instanceof RestError)
         return send(res, err.statusCode, { error_code: err.statusCode, message: err.message });
       if (err instanceof ConfigException || err instanceof ConnectException) {
@@ -271,6 +319,72 @@ export class RestServer {
       throw err;
     }
     send(res, reply.status, reply.body);
+  }
+
+  /**
+   * Sends the request on to the worker that must serve it (the leader, or a task's owner) with forward=false, and
+   * relays its answer, as Kafka's workers do. A request that was already forwarded once gets 409 instead of
+   * travelling on (two workers disagreeing about the leader during a rebalance).
+   */
+  private async forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    body: BodyOnce,
+    target: RequestTargetError,
+  ): Promise<void> {
+    if (url.searchParams.get('forward') === 'false') {
+      return send(res, 409, {
+        error_code: 409,
+        message: 'Cannot complete request because of a conflicting operation (e.g. worker rebalance)',
+      });
+    }
+    const text = await body.text();
+    const query = new URLSearchParams(url.searchParams);
+    query.set('forward', 'false');
+    const to = new URL(`${url.pathname}?${query.toString()}`, target.targetUrl);
+    this.log(`Forwarding ${req.method} ${url.pathname} to ${to.origin}: ${target.message}`);
+    const answer = await new Promise<{ status: number; type: string | undefined; body: Buffer }>(
+      (resolve, reject) => {
+        const out = httpRequest(
+          to,
+          {
+            method: req.method,
+            headers:
+              text === null
+                ? {}
+                : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+            timeout: FORWARD_TIMEOUT_MS,
+          },
+          (answer) => {
+            const chunks: Buffer[] = [];
+            answer.on('data', (c: Buffer) => chunks.push(c));
+            answer.on('end', () =>
+              resolve({
+                status: answer.statusCode ?? 500,
+                type: answer.headers['content-type'],
+                body: Buffer.concat(chunks),
+              }),
+            );
+            answer.on('error', reject);
+          },
+        );
+        out.on('timeout', () =>
+          out.destroy(new Error(`no answer from ${to.origin} within ${FORWARD_TIMEOUT_MS} ms`)),
+        );
+        out.on('error', reject);
+        out.end(text ?? undefined);
+      },
+    ).catch((err: Error) => {
+      throw new RestError(
+        409,
+        `Cannot complete request momentarily: forwarding to ${to.origin} failed (${err.message})`,
+      );
+    });
+    const headers: Record<string, string | number> = { 'content-length': answer.body.length };
+    if (answer.type !== undefined) headers['content-type'] = answer.type;
+    res.writeHead(answer.status, headers);
+    res.end(answer.body);
   }
 }
 
@@ -285,7 +399,7 @@ function send(res: ServerResponse, status: number, body?: unknown): void {
   res.end(text);
 }
 
-async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+async function readJsonBody(req: IncomingMessage): Promise<{ text: string; json: unknown }> {
   const type = req.headers['content-type'];
   if (type !== undefined && !/^application\/(.+\+)?json\b/i.test(type) && !/^\*\/\*/.test(type)) {
     // curl -d without -H sends application/x-www-form-urlencoded; Kafka (Jersey) refuses it with 415.
@@ -312,7 +426,7 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') throw new RestError(400, 'Request body is empty; a JSON document was expected');
   try {
-    return JSON.parse(text);
+    return { text, json: JSON.parse(text) };
   } catch (err) {
     throw new RestError(400, `Request body is not valid JSON: ${(err as Error).message}`);
   }

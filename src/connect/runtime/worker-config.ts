@@ -232,6 +232,33 @@ export function workerConfigDef(mode: 'standalone' | 'distributed'): ConfigDef {
         group: COMMON,
       })
       .define({
+        name: 'session.timeout.ms',
+        type: 'INT',
+        defaultValue: 10_000,
+        validator: range(1),
+        importance: 'HIGH',
+        documentation: 'How long a worker may go without heartbeats before the group drops it.',
+        group: COMMON,
+      })
+      .define({
+        name: 'heartbeat.interval.ms',
+        type: 'INT',
+        defaultValue: 3_000,
+        validator: range(1),
+        importance: 'HIGH',
+        documentation: 'How often a worker heartbeats to the group coordinator.',
+        group: COMMON,
+      })
+      .define({
+        name: 'rebalance.timeout.ms',
+        type: 'INT',
+        defaultValue: 60_000,
+        validator: range(1),
+        importance: 'HIGH',
+        documentation: 'How long workers may take to rejoin the group in a rebalance.',
+        group: COMMON,
+      })
+      .define({
         name: 'connect.protocol',
         type: 'STRING',
         defaultValue: 'sessioned',

@@ -1,0 +1,306 @@
+// What every herder shares (Kafka's AbstractHerder): config validation against the connector's ConfigDef and the
+// common/source/sink keys, the plugin listings, the Kafka cluster id, task config generation, and the committed
+// offsets of sink connectors (their consumer group connect-<name>). The standalone and distributed herders add
+// where configs live and where connectors and tasks run.
+
+import { Admin } from '../../client/index.js';
+import type { ConfigKey, ConfigValue } from '../api/config-def.js';
+import { type Connector, SinkConnector, type TaskConfig } from '../api/connector.js';
+import { RestError } from '../errors.js';
+import {
+  addErrors,
+  sinkConnectorDef,
+  sinkTopicErrors,
+  sourceConnectorDef,
+  splitList,
+} from './connector-config.js';
+import type { ConfigInfos, ConfigKeyInfo, ConnectorOffset, PluginInfo } from './herder.js';
+import type { PluginDesc } from './plugins.js';
+import type { Status } from './status.js';
+import type { Worker } from './worker.js';
+
+export abstract class AbstractHerder {
+  private clusterId: string | null | undefined;
+
+  constructor(protected readonly worker: Worker) {}
+
+  workerId(): string {
+    return this.worker.workerId;
+  }
+
+  async kafkaClusterId(): Promise<string | null> {
+    if (this.clusterId !== undefined) return this.clusterId;
+    const admin = new Admin({ bootstrapServers: this.worker.o.config.bootstrapServers });
+    try {
+      this.clusterId = (await admin.describeCluster()).clusterId;
+    } finally {
+      await admin.close();
+    }
+    return this.clusterId;
+  }
+
+  /** Validates a config and throws Kafka's 400 listing every error. */
+  protected async checkValid(config: Record<string, string>): Promise<void> {
+    const validation = await this.validateConnectorConfig(config);
+    if (validation.error_count === 0) return;
+    const messages = validation.configs.flatMap((c) => c.value.errors);
+    throw new RestError(
+      400,
+      `Connector configuration is invalid and contains the following ${messages.length} error(s):\n${messages.join('\n')}\n` +
+        'You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`',
+    );
+  }
+
+  /** The task configs a started connector asks for, at most tasks.max, with task.class and the sink's topics. */
+  protected async generateTaskConfigs(
+    instance: Connector,
+    config: Record<string, string>,
+  ): Promise<TaskConfig[]> {
+    const max = Number(config['tasks.max'] ?? 1);
+    const configs = (await instance.taskConfigs(max)).slice(0, max);
+    const taskClass = instance.taskClass().name;
+    return configs.map((c) => {
+      const out: TaskConfig = { ...c, 'task.class': taskClass };
+      if (instance instanceof SinkConnector) {
+        if (config.topics !== undefined) out.topics = config.topics;
+        if (config['topics.regex'] !== undefined) out['topics.regex'] = config['topics.regex'];
+      }
+      return out;
+    });
+  }
+
+  /** A sink connector's committed offsets: those of its consumer group. */
+  protected async sinkOffsets(name: string): Promise<ConnectorOffset[]> {
+    const admin = new Admin({ bootstrapServers: this.worker.o.config.bootstrapServers });
+    try {
+      const committed = await admin.listConsumerGroupOffsets(`connect-${name}`);
+      return committed.map((o) => ({
+        partition: { kafka_topic: o.topic, kafka_partition: o.partition },
+        offset: { kafka_offset: o.offset },
+      }));
+    } finally {
+      await admin.close();
+    }
+  }
+
+  protected async alterSinkOffsets(name: string, offsets: ConnectorOffset[] | null): Promise<void> {
+    const admin = new Admin({ bootstrapServers: this.worker.o.config.bootstrapServers });
+    const group = `connect-${name}`;
+    try {
+      if (offsets === null) {
+        const committed = await admin.listConsumerGroupOffsets(group);
+        if (committed.length > 0) await admin.deleteConsumerGroupOffsets(group, committed);
+        return;
+      }
+      const toSet: { topic: string; partition: number; offset: number }[] = [];
+      const toDelete: { topic: string; partition: number }[] = [];
+      for (const o of offsets) {
+        const topic = o.partition.kafka_topic;
+        const partition = o.partition.kafka_partition;
+        if (typeof topic !== 'string' || typeof partition !== 'number') {
+          throw new RestError(
+            400,
+            'Partitions of sink connectors need "kafka_topic" (a string) and "kafka_partition" (an integer)',
+          );
+        }
+        const offset = o.offset?.kafka_offset;
+        if (o.offset === null) toDelete.push({ topic, partition });
+        else if (typeof offset === 'number' && offset >= 0) toSet.push({ topic, partition, offset });
+        else
+          throw new RestError(400, 'Offsets of sink connectors need "kafka_offset" (a non-negative integer)');
+      }
+      if (toSet.length > 0) await admin.alterConsumerGroupOffsets(group, toSet);
+      if (toDelete.length > 0) await admin.deleteConsumerGroupOffsets(group, toDelete);
+    } finally {
+      await admin.close();
+    }
+  }
+
+  async validateConnectorConfig(config: Record<string, string>): Promise<ConfigInfos> {
+    const className = config['connector.class'];
+    if (className === undefined || className.trim() === '') {
+      throw new RestError(400, `Connector config ${JSON.stringify(config)} contains no connector type`);
+    }
+    let desc: PluginDesc;
+    try {
+      desc = this.worker.plugins.connector(className);
+    } catch (err) {
+      throw new RestError(400, (err as Error).message);
+    }
+    const connector = new desc.ctor() as Connector;
+    const def = desc.type === 'sink' ? sinkConnectorDef() : sourceConnectorDef();
+    const values = def.validate(config);
+    if (desc.type === 'sink') addErrors(values, sinkTopicErrors(config));
+    this.checkClasses(config, values);
+    const own = connector.config();
+    let ownValues: ConfigValue[];
+    try {
+      ownValues = await connector.validate({ ...config });
+    } catch (err) {
+      ownValues = [
+        {
+          name: 'connector.class',
+          value: className,
+          recommendedValues: [],
+          errors: [(err as Error).message],
+          visible: true,
+        },
+      ];
+    }
+    const keys = [...def.keys(), ...own.keys().filter((k) => def.key(k.name) === undefined)];
+    const allValues = [...values, ...ownValues.filter((v) => def.key(v.name) === undefined)];
+    const groups = [...def.groups(), ...own.groups().filter((g) => !def.groups().includes(g))];
+    const configs = keys.map((key, i) => {
+      const v = allValues.find((x) => x.name === key.name) ?? {
+        name: key.name,
+        value: null,
+        recommendedValues: [],
+        errors: [],
+        visible: true,
+      };
+      return { definition: keyInfo(key, i), value: valueInfo(v) };
+    });
+    for (const v of allValues) {
+      if (keys.some((k) => k.name === v.name)) continue;
+      configs.push({
+        definition: keyInfo(
+          { name: v.name, type: 'STRING', importance: 'HIGH', documentation: '', required: false },
+          configs.length,
+        ),
+        value: valueInfo(v),
+      });
+    }
+    return {
+      name: desc.className,
+      error_count: configs.reduce((n, c) => n + c.value.errors.length, 0),
+      groups,
+      configs,
+    };
+  }
+
+  /** Converters, transforms and predicates named in a config must exist (reported on their keys). */
+  private checkClasses(config: Record<string, string>, values: ConfigValue[]): void {
+    const plugins = this.worker.plugins;
+    for (const key of ['key.converter', 'value.converter']) {
+      const name = config[key];
+      if (name === undefined || name === '') continue;
+      try {
+        plugins.converter(name);
+      } catch (err) {
+        values
+          .find((v) => v.name === key)
+          ?.errors.push(`Invalid value ${name} for configuration ${key}: ${(err as Error).message}`);
+      }
+    }
+    const extra = (name: string, message: string) =>
+      values.push({
+        name,
+        value: config[name] ?? null,
+        recommendedValues: [],
+        errors: [message],
+        visible: true,
+      });
+    for (const alias of splitList(config.transforms)) {
+      const key = `transforms.${alias}.type`;
+      const type = config[key];
+      if (type === undefined || type === '')
+        extra(key, `Missing required configuration "${key}" which has no default value.`);
+      else {
+        try {
+          const t = new (plugins.transformation(type))();
+          for (const v of t.config().validate(withoutPrefix(config, `transforms.${alias}.`))) {
+            for (const err of v.errors) extra(`transforms.${alias}.${v.name}`, err);
+          }
+        } catch (err) {
+          extra(key, `Invalid value ${type} for configuration ${key}: ${(err as Error).message}`);
+        }
+      }
+    }
+    for (const alias of splitList(config.predicates)) {
+      const key = `predicates.${alias}.type`;
+      const type = config[key];
+      if (type === undefined || type === '')
+        extra(key, `Missing required configuration "${key}" which has no default value.`);
+      else {
+        try {
+          plugins.predicate(type);
+        } catch (err) {
+          extra(key, `Invalid value ${type} for configuration ${key}: ${(err as Error).message}`);
+        }
+      }
+    }
+  }
+
+  connectorPlugins(connectorsOnly: boolean): PluginInfo[] {
+    return this.worker.plugins
+      .list()
+      .filter((p) => !connectorsOnly || p.type === 'source' || p.type === 'sink')
+      .map((p) =>
+        p.type === 'source' || p.type === 'sink'
+          ? { class: p.className, type: p.type, version: p.version }
+          : { class: p.className, type: p.type, version: p.version },
+      )
+      .sort((a, b) => (a.class < b.class ? -1 : a.class > b.class ? 1 : 0));
+  }
+
+  pluginConfig(pluginName: string): ConfigKeyInfo[] {
+    const desc = this.worker.plugins.find(pluginName);
+    if (desc === undefined) throw new RestError(404, `Unknown plugin ${pluginName}.`);
+    const instance = new desc.ctor() as { config?: () => { keys(): ConfigKey[] } };
+    if (typeof instance.config !== 'function') return [];
+    return instance
+      .config()
+      .keys()
+      .map((k, i) => keyInfo(k, i));
+  }
+}
+
+function withoutPrefix(config: Record<string, string>, prefix: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(config)) if (k.startsWith(prefix)) out[k.slice(prefix.length)] = v;
+  return out;
+}
+
+export function stateInfo(s: Status): { state: string; worker_id: string; trace?: string } {
+  return s.trace === null
+    ? { state: s.state, worker_id: s.workerId }
+    : { state: s.state, worker_id: s.workerId, trace: s.trace };
+}
+
+function valueToString(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  if (Array.isArray(v)) return v.join(',');
+  return String(v);
+}
+
+function keyInfo(k: ConfigKey, order: number): ConfigKeyInfo {
+  return {
+    name: k.name,
+    type: k.type,
+    required: k.required,
+    default_value: k.required ? null : valueToString(k.defaultValue),
+    importance: k.importance,
+    documentation: k.documentation,
+    group: k.group ?? null,
+    width: k.width ?? 'NONE',
+    display_name: k.displayName ?? k.name,
+    dependents: k.dependents ?? [],
+    order: k.orderInGroup ?? order,
+  };
+}
+
+function valueInfo(v: ConfigValue): {
+  name: string;
+  value: string | null;
+  recommended_values: string[];
+  errors: string[];
+  visible: boolean;
+} {
+  return {
+    name: v.name,
+    value: valueToString(v.value),
+    recommended_values: v.recommendedValues.map(String),
+    errors: v.errors,
+    visible: v.visible,
+  };
+}

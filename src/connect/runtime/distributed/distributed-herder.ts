@@ -1,0 +1,830 @@
+// The distributed herder (Kafka's DistributedHerder): workers sharing a group.id form a group, the leader
+// assigns connectors and tasks (assignor.ts), configs live in the config topic (only the leader writes them;
+// other workers forward REST changes to it), statuses in the status topic (each worker writes what it runs,
+// every worker answers for all), source offsets in the offset topic.
+//
+// One loop (tick) owns what this worker runs: it keeps the group membership active (a rebalance runs inside it,
+// stopping revoked work before the member rejoins), applies config changes read from the config topic (a new
+// config restarts its connector, new task configs restart their tasks, target states pause, resume or stop),
+// starts assigned work whose configs are known, hands task configs of the connectors it runs to the leader,
+// and runs REST requests that touch what it runs (a restart). REST requests that change configs only write to
+// the config topic, on the leader, and take effect through that loop on every worker.
+
+import { Cluster } from '../../../client/index.js';
+import type { Connector, TaskConfig } from '../../api/connector.js';
+import { ConnectException, RequestTargetError, RestError } from '../../errors.js';
+import { AbstractHerder, stateInfo } from '../abstract-herder.js';
+import { checkConnectorName } from '../connector-config.js';
+import type {
+  ConnectorInfo,
+  ConnectorOffset,
+  ConnectorStateInfo,
+  ConnectorTaskId,
+  Herder,
+  RestartRequest,
+  TaskInfo,
+  TaskStateInfo,
+} from '../herder.js';
+import { type Status, type TargetState, traceOf } from '../status.js';
+import type { Worker } from '../worker.js';
+import type { WorkerTask } from '../worker-task.js';
+import {
+  assignEager,
+  assignIncremental,
+  connectorKey,
+  type LeaderMemory,
+  type MemberInfo,
+  taskKey,
+} from './assignor.js';
+import { type ConfigEvent, ConfigStore } from './config-store.js';
+import {
+  CONFIG_MISMATCH,
+  type ConnectAssignment,
+  type ConnectProtocolMode,
+  PROTOCOL_VERSIONS,
+  type WorkUnits,
+} from './connect-protocol.js';
+import { StatusStore } from './status-store.js';
+import type { TopicOffsetStore } from './topic-offset-store.js';
+import { WorkerGroupMember } from './worker-group-member.js';
+
+/** The longest the loop sleeps when nothing wakes it (statuses of failed starts are retried this often too). */
+const TICK_MS = 1000;
+const REBALANCE_MESSAGE =
+  'Cannot complete request momentarily due to no known leader URL, likely because a rebalance was underway.';
+
+interface RunningConnector {
+  config: Record<string, string>;
+  instance: Connector | null;
+}
+
+interface RunningTask {
+  id: ConnectorTaskId;
+  runner: WorkerTask;
+  config: TaskConfig;
+}
+
+export interface DistributedHerderOptions {
+  worker: Worker;
+  offsets: TopicOffsetStore;
+  /** This worker's REST URL as other workers reach it, e.g. http://host:8083/ */
+  url: string;
+}
+
+export class DistributedHerder extends AbstractHerder implements Herder {
+  private readonly configs: ConfigStore;
+  private readonly statuses: StatusStore;
+  private readonly offsets: TopicOffsetStore;
+  private readonly cluster: Cluster;
+  private readonly member: WorkerGroupMember;
+  private readonly maxDelayMs: number;
+  /** Units (assignor keys) this worker was assigned and has not had revoked. */
+  private readonly owned = new Set<string>();
+  private readonly connectorsRunning = new Map<string, RunningConnector>();
+  private readonly tasksRunning = new Map<string, RunningTask>();
+  /** Tasks whose start failed (status FAILED): not started again until a restart or new configs. */
+  private readonly startFailed = new Set<string>();
+  private readonly activeTopics = new Map<string, Set<string>>();
+  /** Connectors whose task configs this worker must (re)generate and hand to the leader. */
+  private readonly taskConfigsPending = new Set<string>();
+  private readonly knownConnectors = new Set<string>();
+  private readonly knownTaskCounts = new Map<string, number>();
+  private events: ConfigEvent[] = [];
+  private requests: Array<() => Promise<void>> = [];
+  private leader: { id: string; url: string } | null = null;
+  private memory: { generation: number; memory: LeaderMemory } | null = null;
+  private rejoinTimer: NodeJS.Timeout | null = null;
+  private wakeUp: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+  private stopping = false;
+  private joinedOnce: Promise<void>;
+  private resolveJoined: () => void = () => {};
+
+  constructor(private readonly o: DistributedHerderOptions) {
+    super(o.worker);
+    const c = o.worker.o.config;
+    const p = c.parsed;
+    const clientId = (p['client.id'] as string) || `connect-${p['group.id'] as string}`;
+    const log = o.worker.o.log;
+    this.configs = new ConfigStore(
+      p['config.storage.topic'] as string,
+      c.bootstrapServers,
+      p['config.storage.replication.factor'] as number,
+      `${clientId}-configs`,
+      (e) => {
+        this.events.push(e);
+        this.wake();
+      },
+      log,
+    );
+    this.statuses = new StatusStore(
+      p['status.storage.topic'] as string,
+      c.bootstrapServers,
+      p['status.storage.partitions'] as number,
+      p['status.storage.replication.factor'] as number,
+      `${clientId}-statuses`,
+      log,
+    );
+    this.offsets = o.offsets;
+    this.maxDelayMs = p['scheduled.rebalance.max.delay.ms'] as number;
+    this.cluster = new Cluster({ bootstrapServers: c.bootstrapServers, clientId });
+    this.member = new WorkerGroupMember({
+      cluster: this.cluster,
+      groupId: p['group.id'] as string,
+      sessionTimeoutMs: p['session.timeout.ms'] as number,
+      rebalanceTimeoutMs: p['rebalance.timeout.ms'] as number,
+      heartbeatIntervalMs: p['heartbeat.interval.ms'] as number,
+      mode: p['connect.protocol'] as ConnectProtocolMode,
+      hooks: {
+        state: () => ({ url: this.o.url, configOffset: this.configs.offset, owned: this.ownedUnits() }),
+        beforeJoin: (eager) => this.beforeJoin(eager),
+        assign: (protocol, leaderId, members) => this.assign(protocol, leaderId, members),
+        onAssigned: (protocol, a) => this.onAssigned(protocol, a),
+      },
+    });
+    this.joinedOnce = new Promise((r) => {
+      this.resolveJoined = r;
+    });
+  }
+
+  private log(line: string): void {
+    this.o.worker.o.log(line);
+  }
+
+  /** Reads the internal topics, then joins the group; resolves after the first assignment. */
+  async start(): Promise<void> {
+    await this.offsets.start();
+    await this.statuses.start();
+    await this.configs.start();
+    this.loop = this.tickLoop();
+    await this.joinedOnce;
+  }
+
+  private wake(): void {
+    const w = this.wakeUp;
+    this.wakeUp = null;
+    w?.();
+  }
+
+  private async tickLoop(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        await this.member.ensureActive();
+        this.member.polled();
+        if (this.stopping) break;
+        await this.handleEvents();
+        await this.reconcile();
+        await this.runRequests();
+      } catch (err) {
+        this.log(`Distributed herder tick failed, retrying: ${traceOf(err)}`);
+        await new Promise((r) => setTimeout(r, TICK_MS));
+      }
+      if (this.stopping || this.member.rejoinNeeded() || this.events.length > 0 || this.requests.length > 0)
+        continue;
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, TICK_MS);
+        this.wakeUp = () => {
+          clearTimeout(t);
+          r();
+        };
+      });
+    }
+  }
+
+  private generation(): number {
+    return this.member.generation().generationId;
+  }
+
+  private isLeader(): boolean {
+    return this.leader !== null && this.leader.id === this.member.generation().memberId;
+  }
+
+  /** What this worker was assigned and still holds, running or waiting for its configs. */
+  private ownedUnits(): WorkUnits {
+    const out: WorkUnits = { connectors: [], tasks: [] };
+    for (const key of this.owned) {
+      const [kind, name, task] = key.split('\u0000') as [string, string, string | undefined];
+      if (kind === 'c') out.connectors.push(name);
+      else out.tasks.push({ connector: name, task: Number(task) });
+    }
+    return out;
+  }
+
+  // ---- the group protocol ------------------------------------------------------------------------------------
+
+  private async beforeJoin(eager: boolean): Promise<void> {
+    if (!eager) return;
+    for (const name of [...this.connectorsRunning.keys()]) await this.haltConnector(name, 'UNASSIGNED');
+    for (const key of [...this.tasksRunning.keys()]) await this.haltTask(key);
+    this.owned.clear();
+  }
+
+  private async assign(
+    protocolName: string,
+    leaderId: string,
+    members: { memberId: string; state: { url: string; configOffset: number; assignment: WorkUnits } }[],
+  ): Promise<Map<string, ConnectAssignment>> {
+    await this.configs.readToEnd();
+    const work = { connectors: new Map<string, number>() };
+    for (const name of this.configs.connectors.keys())
+      work.connectors.set(name, this.configs.taskCount(name));
+    const infos: MemberInfo[] = members.map((m) => ({
+      memberId: m.memberId,
+      url: m.state.url,
+      configOffset: m.state.configOffset,
+      owned: m.state.assignment,
+    }));
+    const behind = infos.find((m) => m.configOffset > this.configs.offset);
+    const version = PROTOCOL_VERSIONS[protocolName] ?? 0;
+    if (behind !== undefined) {
+      // The leader could not read as far as a member has: every member reads to the end and rejoins.
+      this.log(
+        `Leader's config offset ${this.configs.offset} is behind ${behind.url}'s ${behind.configOffset}`,
+      );
+      return new Map(
+        infos.map((m) => [
+          m.memberId,
+          {
+            version,
+            error: CONFIG_MISMATCH,
+            leader: leaderId,
+            leaderUrl: this.o.url,
+            configOffset: this.configs.offset,
+            connectors: [],
+            tasks: [],
+            revoked: { connectors: [], tasks: [] },
+            delayMs: 0,
+          },
+        ]),
+      );
+    }
+    if (version === 0) {
+      this.memory = null;
+      return assignEager(leaderId, this.o.url, this.configs.offset, infos, work);
+    }
+    const generation = this.generation();
+    const memory =
+      this.memory !== null && this.memory.generation === generation - 1 ? this.memory.memory : null;
+    const result = assignIncremental(
+      leaderId,
+      this.o.url,
+      this.configs.offset,
+      version,
+      infos,
+      work,
+      memory,
+      this.maxDelayMs,
+      Date.now(),
+    );
+    this.memory = { generation, memory: result.memory };
+    for (const [id, a] of result.assignments) {
+      const url = infos.find((m) => m.memberId === id)?.url ?? id;
+      this.log(
+        `Generation ${generation} assignment for ${url}: assigned ${describe(a)}, revoked ${describe(a.revoked)}` +
+          (a.delayMs > 0 ? `, scheduled rebalance in ${a.delayMs} ms` : ''),
+      );
+    }
+    return result.assignments;
+  }
+
+  private async onAssigned(protocolName: string, a: ConnectAssignment): Promise<void> {
+    this.leader = { id: a.leader, url: a.leaderUrl };
+    if (a.error === CONFIG_MISMATCH) {
+      await this.configs.readToEnd();
+      this.member.requestRejoin();
+      return;
+    }
+    for (const name of a.revoked.connectors) {
+      this.owned.delete(connectorKey(name));
+      await this.haltConnector(name, 'UNASSIGNED');
+    }
+    for (const id of a.revoked.tasks) {
+      this.owned.delete(taskKey(id));
+      await this.haltTask(taskKey(id));
+    }
+    // KIP-415: a worker that gave work up rejoins at once, so that the leader can hand it out.
+    if (a.revoked.connectors.length > 0 || a.revoked.tasks.length > 0) this.member.requestRejoin();
+    for (const name of a.connectors) this.owned.add(connectorKey(name));
+    for (const id of a.tasks) this.owned.add(taskKey(id));
+    if (a.configOffset > this.configs.offset) await this.configs.readToEnd();
+    if (this.rejoinTimer !== null) clearTimeout(this.rejoinTimer);
+    this.rejoinTimer = null;
+    if (a.delayMs > 0) {
+      this.rejoinTimer = setTimeout(() => {
+        this.rejoinTimer = null;
+        this.member.requestRejoin();
+        this.wake();
+      }, a.delayMs);
+    }
+    this.log(
+      `Joined generation ${this.generation()} (${protocolName}) as ${this.isLeader() ? 'leader' : 'member'}: ` +
+        `assigned ${describe(a)}, revoked ${describe(a.revoked)}, leader ${a.leaderUrl}`,
+    );
+    this.resolveJoined();
+  }
+
+  // ---- config changes ------------------------------------------------------------------------------------------
+
+  private async handleEvents(): Promise<void> {
+    for (const e of this.events.splice(0)) {
+      if (e.kind === 'connector') await this.onConnectorConfig(e.name, e.removed);
+      else if (e.kind === 'tasks') await this.onTaskConfigs(e.name);
+      else if (e.kind === 'target-state') await this.onTargetState(e.name);
+      else await this.onRestartRequest(e.name, e.request);
+    }
+  }
+
+  private async onConnectorConfig(name: string, removed: boolean): Promise<void> {
+    if (removed) {
+      this.knownConnectors.delete(name);
+      this.knownTaskCounts.delete(name);
+      const tasks = [...this.tasksRunning.values()]
+        .filter((t) => t.id.connector === name)
+        .map((t) => t.id.task);
+      const ran = this.connectorsRunning.has(name);
+      for (const t of tasks) await this.haltTask(taskKey({ connector: name, task: t }));
+      if (ran) await this.haltConnector(name, null);
+      if (ran || tasks.length > 0)
+        await this.statuses.remove(name, tasks).catch((err) => this.logFailure(err));
+      this.activeTopics.delete(name);
+      if (this.isLeader()) this.member.requestRejoin();
+      return;
+    }
+    if (!this.knownConnectors.has(name)) {
+      this.knownConnectors.add(name);
+      if (this.isLeader()) this.member.requestRejoin();
+    }
+    const running = this.connectorsRunning.get(name);
+    const config = this.configs.connectors.get(name);
+    if (running !== undefined && config !== undefined && !sameConfig(running.config, config)) {
+      this.log(`Connector ${name} has a new config: restarting it`);
+      await this.haltConnector(name, null);
+      await this.launchConnector(name);
+    }
+  }
+
+  private async onTaskConfigs(name: string): Promise<void> {
+    const count = this.configs.taskCount(name);
+    if (this.knownTaskCounts.get(name) !== count) {
+      this.knownTaskCounts.set(name, count);
+      if (this.isLeader()) this.member.requestRejoin();
+    }
+    const configs = this.configs.taskConfigs.get(name) ?? [];
+    for (const key of [...this.startFailed])
+      if (key.startsWith(taskKey({ connector: name, task: 0 }).slice(0, -1))) this.startFailed.delete(key);
+    for (const [key, t] of [...this.tasksRunning]) {
+      if (t.id.connector !== name) continue;
+      const next = configs[t.id.task];
+      // A task whose config changed is stopped here and started again with the new one by reconcile().
+      if (next === undefined || !sameConfig(next, t.config)) await this.haltTask(key);
+    }
+  }
+
+  private async onTargetState(name: string): Promise<void> {
+    const state = this.configs.targetState(name);
+    const running = this.connectorsRunning.get(name);
+    if (running !== undefined) {
+      if (state === 'STOPPED') {
+        if (running.instance !== null) {
+          await this.haltConnector(name, null);
+          this.connectorsRunning.set(name, { config: running.config, instance: null });
+        }
+        await this.putConnectorStatus(name, 'STOPPED', null);
+      } else if (running.instance === null) {
+        // Resumed from STOPPED (or a failed start retried by a resume): start again.
+        await this.haltConnector(name, null);
+        await this.launchConnector(name);
+      } else {
+        await this.putConnectorStatus(name, state === 'PAUSED' ? 'PAUSED' : 'RUNNING', null);
+      }
+    }
+    for (const t of this.tasksRunning.values()) {
+      if (t.id.connector !== name) continue;
+      if (state === 'PAUSED') t.runner.pause();
+      else if (state === 'STARTED') t.runner.resume();
+    }
+  }
+
+  private async onRestartRequest(name: string, request: RestartRequest): Promise<void> {
+    const running = this.connectorsRunning.get(name);
+    if (running !== undefined) {
+      const failed = this.statuses.connector(name)?.state === 'FAILED';
+      if (!request.onlyFailed || failed) {
+        await this.haltConnector(name, null);
+        await this.launchConnector(name);
+      }
+    }
+    if (!request.includeTasks) return;
+    for (const key of [...this.startFailed])
+      if (key.startsWith(taskKey({ connector: name, task: 0 }).slice(0, -1))) this.startFailed.delete(key);
+    for (const [key, t] of [...this.tasksRunning]) {
+      if (t.id.connector !== name) continue;
+      if (request.onlyFailed && t.runner.status().state !== 'FAILED') continue;
+      await this.haltTask(key);
+    }
+  }
+
+  // ---- running work ---------------------------------------------------------------------------------------------
+
+  /** Starts assigned work that is not running yet and whose configs are known; hands task configs over. */
+  private async reconcile(): Promise<void> {
+    for (const key of this.owned) {
+      const [kind, name, task] = key.split('\u0000') as [string, string, string | undefined];
+      if (kind === 'c' && !this.connectorsRunning.has(name) && this.configs.connectors.has(name)) {
+        await this.launchConnector(name);
+      } else if (kind === 't' && !this.tasksRunning.has(key) && !this.startFailed.has(key)) {
+        const config = this.configs.taskConfigs.get(name)?.[Number(task)];
+        const connectorConfig = this.configs.connectors.get(name);
+        if (
+          config !== undefined &&
+          connectorConfig !== undefined &&
+          this.configs.targetState(name) !== 'STOPPED'
+        )
+          await this.launchTask({ connector: name, task: Number(task) }, config, connectorConfig);
+      }
+    }
+    for (const name of [...this.taskConfigsPending]) await this.publishTaskConfigs(name);
+  }
+
+  private async launchConnector(name: string): Promise<void> {
+    const config = this.configs.connectors.get(name);
+    if (config === undefined) return;
+    const entry: RunningConnector = { config, instance: null };
+    this.connectorsRunning.set(name, entry);
+    if (this.configs.targetState(name) === 'STOPPED') {
+      await this.putConnectorStatus(name, 'STOPPED', null);
+      return;
+    }
+    try {
+      entry.instance = await this.worker.startConnector(config, {
+        requestTaskReconfiguration: () => {
+          this.taskConfigsPending.add(name);
+          this.wake();
+        },
+        raiseError: (err) => {
+          this.putConnectorStatus(name, 'FAILED', traceOf(err)).catch(() => {});
+        },
+      });
+    } catch (err) {
+      this.log(`Connector ${name} failed to start: ${traceOf(err)}`);
+      await this.putConnectorStatus(name, 'FAILED', traceOf(err));
+      return;
+    }
+    await this.putConnectorStatus(
+      name,
+      this.configs.targetState(name) === 'PAUSED' ? 'PAUSED' : 'RUNNING',
+      null,
+    );
+    this.taskConfigsPending.add(name);
+  }
+
+  /** Stops a connector instance; `status` is written afterwards unless null. */
+  private async haltConnector(name: string, status: 'UNASSIGNED' | null): Promise<void> {
+    const entry = this.connectorsRunning.get(name);
+    this.connectorsRunning.delete(name);
+    this.taskConfigsPending.delete(name);
+    if (entry?.instance) {
+      try {
+        await entry.instance.stop();
+      } catch (err) {
+        this.log(`Connector ${name} failed to stop: ${traceOf(err)}`);
+      }
+    }
+    if (entry !== undefined && status !== null) await this.putConnectorStatus(name, status, null);
+  }
+
+  private async putConnectorStatus(
+    name: string,
+    state: Status['state'],
+    trace: string | null,
+  ): Promise<void> {
+    await this.statuses
+      .putConnector(name, { state, trace, workerId: this.workerId() }, this.generation())
+      .catch((err) => this.logFailure(err));
+  }
+
+  private logFailure(err: unknown): void {
+    this.log(`Writing to an internal topic failed: ${traceOf(err)}`);
+  }
+
+  /** Generates the task configs of a connector this worker runs and hands them to the leader if they changed. */
+  private async publishTaskConfigs(name: string): Promise<void> {
+    const entry = this.connectorsRunning.get(name);
+    if (entry?.instance == null || this.configs.targetState(name) === 'STOPPED') {
+      this.taskConfigsPending.delete(name);
+      return;
+    }
+    let configs: TaskConfig[];
+    try {
+      configs = await this.generateTaskConfigs(entry.instance, entry.config);
+    } catch (err) {
+      this.taskConfigsPending.delete(name);
+      await this.putConnectorStatus(name, 'FAILED', traceOf(err));
+      return;
+    }
+    const current = this.configs.taskConfigs.get(name);
+    if (current !== undefined && JSON.stringify(current) === JSON.stringify(configs)) {
+      this.taskConfigsPending.delete(name);
+      return;
+    }
+    try {
+      if (this.isLeader()) await this.configs.putTaskConfigs(name, configs);
+      else await this.sendTaskConfigsToLeader(name, configs);
+      this.taskConfigsPending.delete(name);
+    } catch (err) {
+      // Kept pending: the next tick tries again (after a rebalance the leader may be another worker).
+      this.log(`Could not hand task configs of ${name} to the leader yet: ${(err as Error).message}`);
+    }
+  }
+
+  private async sendTaskConfigsToLeader(name: string, configs: TaskConfig[]): Promise<void> {
+    if (this.leader === null) throw new ConnectException('no leader known');
+    const url = new URL(`connectors/${encodeURIComponent(name)}/tasks?forward=false`, this.leader.url);
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(configs),
+      signal: AbortSignal.timeout(30_000),
+    });
+    if (res.status !== 204)
+      throw new ConnectException(`the leader answered ${res.status}: ${await res.text()}`);
+  }
+
+  private async launchTask(
+    id: ConnectorTaskId,
+    config: TaskConfig,
+    connectorConfig: Record<string, string>,
+  ): Promise<void> {
+    const key = taskKey(id);
+    const paused = this.configs.targetState(id.connector) === 'PAUSED';
+    let topics = this.activeTopics.get(id.connector);
+    if (topics === undefined) this.activeTopics.set(id.connector, (topics = new Set()));
+    const used = topics;
+    try {
+      // A source task moved here from another worker resumes from the offsets that worker committed last.
+      if (this.worker.connectorType(connectorConfig) === 'source') await this.offsets.refresh();
+      const runner = await this.worker.startTask(
+        id,
+        { ...connectorConfig },
+        config,
+        paused,
+        (tid, status) => {
+          this.statuses
+            .putTask(tid.connector, tid.task, status, this.generation())
+            .catch((err) => this.logFailure(err));
+        },
+        (topic) => used.add(topic),
+      );
+      this.tasksRunning.set(key, { id, runner, config });
+    } catch (err) {
+      this.log(`Task ${id.connector}-${id.task} failed to start: ${traceOf(err)}`);
+      this.startFailed.add(key);
+      await this.statuses
+        .putTask(
+          id.connector,
+          id.task,
+          { state: 'FAILED', workerId: this.workerId(), trace: traceOf(err) },
+          this.generation(),
+        )
+        .catch((e) => this.logFailure(e));
+    }
+  }
+
+  /** Stops a task (its runner writes UNASSIGNED); reconcile() starts it again if it is still assigned. */
+  private async haltTask(key: string): Promise<void> {
+    this.startFailed.delete(key);
+    const t = this.tasksRunning.get(key);
+    if (t === undefined) return;
+    this.tasksRunning.delete(key);
+    await t.runner.stop(this.worker.o.config.parsed['task.shutdown.graceful.timeout.ms'] as number);
+  }
+
+  private async runRequests(): Promise<void> {
+    for (const r of this.requests.splice(0)) await r();
+  }
+
+  /** Runs `op` inside the loop (it touches what this worker runs) and resolves with it. */
+  private inLoop(op: () => Promise<void>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.requests.push(() => op().then(resolve, reject));
+      this.wake();
+    });
+  }
+
+  // ---- the REST API -------------------------------------------------------------------------------------------
+
+  private requireLeader(): void {
+    if (this.leader === null || this.generation() < 0) throw new RestError(409, REBALANCE_MESSAGE);
+    if (!this.isLeader()) throw new RequestTargetError(this.leader.url, 'Only the leader can change configs');
+  }
+
+  private config(name: string): Record<string, string> {
+    const c = this.configs.connectors.get(name);
+    if (c === undefined) throw new RestError(404, `Connector ${name} not found`);
+    return c;
+  }
+
+  private typeOf(config: Record<string, string>): 'source' | 'sink' | 'unknown' {
+    try {
+      return this.worker.connectorType(config);
+    } catch {
+      return 'unknown';
+    }
+  }
+
+  connectors(): string[] {
+    return [...this.configs.connectors.keys()].sort();
+  }
+
+  connectorInfo(name: string): ConnectorInfo {
+    const config = this.config(name);
+    return {
+      name,
+      config: { ...config },
+      tasks: [...Array(this.configs.taskCount(name)).keys()].map((task) => ({ connector: name, task })),
+      type: this.typeOf(config),
+    };
+  }
+
+  connectorConfig(name: string): Record<string, string> {
+    return { ...this.config(name) };
+  }
+
+  async putConnectorConfig(
+    name: string,
+    config: Record<string, string>,
+    allowReplace: boolean,
+    initialState: TargetState = 'STARTED',
+  ): Promise<{ created: boolean; info: ConnectorInfo }> {
+    checkConnectorName(name);
+    this.requireLeader();
+    const exists = this.configs.connectors.has(name);
+    if (exists && !allowReplace) throw new RestError(409, `Connector ${name} already exists`);
+    await this.checkValid(config);
+    await this.configs.putConnectorConfig(name, config, exists ? undefined : initialState);
+    return { created: !exists, info: this.connectorInfo(name) };
+  }
+
+  async deleteConnector(name: string): Promise<void> {
+    this.requireLeader();
+    this.config(name);
+    await this.configs.removeConnector(name);
+  }
+
+  connectorStatus(name: string): ConnectorStateInfo {
+    const config = this.config(name);
+    const c = this.statuses.connector(name);
+    if (c === undefined) throw new RestError(404, `No status found for connector ${name}`);
+    const tasks: TaskStateInfo[] = [];
+    for (let t = 0; t < this.configs.taskCount(name); t++) {
+      const s = this.statuses.task(name, t);
+      if (s !== undefined) tasks.push({ id: t, ...stateInfo(s) });
+    }
+    return { name, connector: stateInfo(c), tasks, type: this.typeOf(config) };
+  }
+
+  taskStatus(name: string, task: number): TaskStateInfo {
+    this.config(name);
+    const s = task < this.configs.taskCount(name) ? this.statuses.task(name, task) : undefined;
+    if (s === undefined) throw new RestError(404, `No status found for task ${name}-${task}`);
+    return { id: task, ...stateInfo(s) };
+  }
+
+  taskConfigs(name: string): TaskInfo[] {
+    this.config(name);
+    return (this.configs.taskConfigs.get(name) ?? []).map((config, task) => ({
+      id: { connector: name, task },
+      config: { ...config },
+    }));
+  }
+
+  /** The topics of this worker's tasks only (Kafka shares them through status records; Brook not yet). */
+  connectorActiveTopics(name: string): string[] {
+    this.config(name);
+    return [...(this.activeTopics.get(name) ?? [])].sort();
+  }
+
+  resetConnectorActiveTopics(name: string): void {
+    this.config(name);
+    this.activeTopics.get(name)?.clear();
+  }
+
+  async restartConnector(name: string, request: RestartRequest): Promise<ConnectorStateInfo | null> {
+    this.config(name);
+    if (!request.includeTasks && !request.onlyFailed) {
+      // The connector's owner restarts it (the status says who that is).
+      const owner = this.statuses.connector(name)?.workerId;
+      if (owner === undefined) throw new RestError(409, REBALANCE_MESSAGE);
+      if (owner !== this.workerId() || !this.connectorsRunning.has(name))
+        throw new RequestTargetError(`http://${owner}/`, `Connector ${name} runs on ${owner}`);
+      await this.inLoop(async () => {
+        await this.haltConnector(name, null);
+        await this.launchConnector(name);
+      });
+      return null;
+    }
+    this.requireLeader();
+    const plan = this.connectorStatus(name);
+    const restartConnector = !request.onlyFailed || plan.connector.state === 'FAILED';
+    if (restartConnector) plan.connector = { state: 'RESTARTING', worker_id: plan.connector.worker_id };
+    plan.tasks = plan.tasks.map((t) =>
+      request.includeTasks && (!request.onlyFailed || t.state === 'FAILED')
+        ? { id: t.id, state: 'RESTARTING', worker_id: t.worker_id }
+        : t,
+    );
+    await this.configs.putRestartRequest(name, request);
+    return plan;
+  }
+
+  async restartTask(name: string, task: number): Promise<void> {
+    const status = this.taskStatus(name, task);
+    const key = taskKey({ connector: name, task });
+    if (status.worker_id !== this.workerId() || !this.owned.has(key))
+      throw new RequestTargetError(
+        `http://${status.worker_id}/`,
+        `Task ${name}-${task} runs on ${status.worker_id}`,
+      );
+    // Stopped here; reconcile() in the same loop starts it again with its current config.
+    await this.inLoop(() => this.haltTask(key));
+  }
+
+  async pauseConnector(name: string): Promise<void> {
+    this.requireLeader();
+    this.config(name);
+    if (this.configs.targetState(name) !== 'STOPPED') await this.configs.putTargetState(name, 'PAUSED');
+  }
+
+  async resumeConnector(name: string): Promise<void> {
+    this.requireLeader();
+    this.config(name);
+    await this.configs.putTargetState(name, 'STARTED');
+  }
+
+  async stopConnector(name: string): Promise<void> {
+    this.requireLeader();
+    this.config(name);
+    // As Kafka: no tasks first (the leader revokes them), then the STOPPED target state.
+    await this.configs.putTaskConfigs(name, []);
+    await this.configs.putTargetState(name, 'STOPPED');
+  }
+
+  async connectorOffsets(name: string): Promise<ConnectorOffset[]> {
+    const config = this.config(name);
+    if (this.typeOf(config) === 'sink') return this.sinkOffsets(name);
+    await this.offsets.refresh();
+    return this.offsets.list(name);
+  }
+
+  async alterConnectorOffsets(name: string, offsets: ConnectorOffset[] | null): Promise<string> {
+    this.requireLeader();
+    const config = this.config(name);
+    if (this.configs.targetState(name) !== 'STOPPED') {
+      throw new RestError(
+        400,
+        `Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/${name}/stop' endpoint`,
+      );
+    }
+    if (this.typeOf(config) === 'sink') await this.alterSinkOffsets(name, offsets);
+    else {
+      await this.offsets.refresh();
+      const entries =
+        offsets ?? this.offsets.list(name).map((o) => ({ partition: o.partition, offset: null }));
+      await this.offsets.write(name, entries);
+    }
+    return offsets === null
+      ? 'The offsets for this connector have been reset successfully'
+      : 'The offsets for this connector have been altered successfully';
+  }
+
+  async putTaskConfigs(name: string, configs: TaskConfig[]): Promise<void> {
+    this.requireLeader();
+    this.config(name);
+    await this.configs.putTaskConfigs(name, configs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.rejoinTimer !== null) clearTimeout(this.rejoinTimer);
+    this.wake();
+    await this.loop?.catch(() => {});
+    for (const name of [...this.connectorsRunning.keys()]) await this.haltConnector(name, 'UNASSIGNED');
+    for (const key of [...this.tasksRunning.keys()]) await this.haltTask(key);
+    this.owned.clear();
+    await this.member.leave().catch(() => {});
+    await this.cluster.close().catch(() => {});
+    await this.configs.stop();
+    await this.statuses.stop();
+    await this.offsets.stop();
+  }
+}
+
+function sameConfig(a: Record<string, string>, b: Record<string, string>): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => a[k] === b[k]);
+}
+
+function describe(u: WorkUnits): string {
+  const parts = [...u.connectors, ...u.tasks.map((t) => `${t.connector}-${t.task}`)];
+  return parts.length === 0 ? 'nothing' : parts.join(', ');
+}

@@ -1,0 +1,90 @@
+// A distributed Connect worker put together: the worker config (distributed keys), the plugins (built-in and
+// plugin.path), the offset topic store, the REST server, and the distributed herder, started together (the REST
+// server first: its URL is what the worker tells the group) and stopped together. Used by
+// `brook connect-distributed` and by tests that run a worker in-process.
+
+import { hostname } from 'node:os';
+import { ConfigException } from '../../errors.js';
+import { builtinPlugins } from '../builtin-plugins.js';
+import { RestServer } from '../rest-server.js';
+import { Worker } from '../worker.js';
+import { loadWorkerConfig } from '../worker-config.js';
+import { DistributedHerder } from './distributed-herder.js';
+import { TopicOffsetStore } from './topic-offset-store.js';
+
+export interface DistributedWorker {
+  readonly herder: DistributedHerder;
+  readonly restUrl: string;
+  readonly workerId: string;
+  stop(): Promise<void>;
+}
+
+export async function startDistributed(
+  props: Record<string, string>,
+  log: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): Promise<DistributedWorker> {
+  const config = loadWorkerConfig(props, 'distributed');
+  const plugins = builtinPlugins();
+  const pluginPath = config.parsed['plugin.path'] as string[] | null;
+  if (pluginPath !== null && pluginPath.length > 0) {
+    try {
+      const found = await plugins.loadPluginPath(pluginPath);
+      log(`Loaded plugins from plugin.path: ${found.join(', ') || '(none)'}`);
+    } catch (err) {
+      throw ConfigException.invalid('plugin.path', pluginPath.join(','), (err as Error).message);
+    }
+  }
+  const p = config.parsed;
+  const clientId = (p['client.id'] as string) || `connect-${p['group.id'] as string}`;
+  const offsets = new TopicOffsetStore(
+    p['offset.storage.topic'] as string,
+    config.bootstrapServers,
+    p['offset.storage.partitions'] as number,
+    p['offset.storage.replication.factor'] as number,
+    `${clientId}-offsets`,
+    log,
+  );
+  let workerId = '';
+  const worker = new Worker({
+    get workerId() {
+      return workerId;
+    },
+    config,
+    plugins,
+    offsets,
+    log,
+  });
+  let url = '';
+  const herder = new DistributedHerder({
+    worker,
+    offsets,
+    // Known once the REST server is bound (an ephemeral rest port in tests); read only when the herder starts.
+    get url() {
+      return url;
+    },
+  });
+  const rest = new RestServer(herder, log);
+  const bound = await rest.start(config.restHost, config.restPort);
+  const advertisedHost = (p['rest.advertised.host.name'] as string | null) ?? (config.restHost || hostname());
+  const advertisedPort = (p['rest.advertised.port'] as number | null) ?? bound.port;
+  workerId = `${advertisedHost}:${advertisedPort}`;
+  url = `http://${advertisedHost.includes(':') ? `[${advertisedHost}]` : advertisedHost}:${advertisedPort}/`;
+  const urlHost = config.restHost === '' || config.restHost === '0.0.0.0' ? 'localhost' : config.restHost;
+  try {
+    await herder.start();
+  } catch (err) {
+    await herder.stop().catch(() => {});
+    await rest.stop();
+    throw err;
+  }
+  return {
+    herder,
+    restUrl: `http://${urlHost.includes(':') ? `[${urlHost}]` : urlHost}:${bound.port}`,
+    workerId,
+    async stop() {
+      await herder.stop();
+      await worker.close();
+      await rest.stop();
+    },
+  };
+}

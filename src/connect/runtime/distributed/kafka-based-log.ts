@@ -1,0 +1,188 @@
+// A topic read from its beginning and followed for as long as the worker runs, with a producer to append to it
+// (Kafka Connect's KafkaBasedLog): the base of the config, offset and status stores of distributed mode.
+//
+// Lifecycle: start() creates the topic if it is missing (compacted, with the given partitions and replication
+// factor), assigns every partition to a group-less consumer from the earliest offset and starts one loop that
+// hands each record to onRecord in offset order per partition. readToEnd() resolves once every record that was
+// in the topic when it was called has been handed over: the way a worker makes sure it has seen what others
+// wrote (a config change, a dead worker's last offsets). stop() ends the loop and closes both clients.
+
+import {
+  Admin,
+  Consumer,
+  type ConsumerRecord,
+  Producer,
+  type ProducerRecord,
+  type TopicPartition,
+} from '../../../client/index.js';
+import { ConnectException } from '../../errors.js';
+
+export interface KafkaBasedLogOptions {
+  topic: string;
+  bootstrapServers: string;
+  clientId: string;
+  partitions: number;
+  replicationFactor: number;
+  onRecord: (record: ConsumerRecord) => void;
+  log: (line: string) => void;
+}
+
+const POLL_TIMEOUT_MS = 200;
+/** How long readToEnd() may take before it fails (Kafka's READ_TO_END_TIMEOUT_MS is 30 s as well). */
+const READ_TO_END_TIMEOUT_MS = 30_000;
+const TOPIC_METADATA_WAIT_MS = 30_000;
+
+export class KafkaBasedLog {
+  private consumer: Consumer | null = null;
+  private producer: Producer | null = null;
+  private partitions: TopicPartition[] = [];
+  /** Next offset to hand over, per partition. */
+  private readonly positions = new Map<number, number>();
+  private loop: Promise<void> | null = null;
+  private stopped = false;
+  private waiters: Array<() => void> = [];
+
+  constructor(private readonly o: KafkaBasedLogOptions) {}
+
+  async start(): Promise<void> {
+    await this.ensureTopic();
+    const consumer = new Consumer({
+      bootstrapServers: this.o.bootstrapServers,
+      clientId: `${this.o.clientId}-consumer`,
+      autoOffsetReset: 'earliest',
+      enableAutoCommit: false,
+    });
+    this.consumer = consumer;
+    this.producer = new Producer({
+      bootstrapServers: this.o.bootstrapServers,
+      clientId: `${this.o.clientId}-producer`,
+      acks: 'all',
+      lingerMs: 0,
+      // Records of one key must stay in order (a status, then its successor): one request in flight.
+      maxInFlightRequestsPerConnection: 1,
+    });
+    const admin = new Admin({ bootstrapServers: this.o.bootstrapServers });
+    try {
+      // A topic just created (by this worker or another) may take a moment to show its partitions.
+      const deadline = Date.now() + TOPIC_METADATA_WAIT_MS;
+      while (this.partitions.length === 0 && Date.now() < deadline) {
+        const [description] = await admin.describeTopics([this.o.topic]);
+        this.partitions = (description?.partitions ?? []).map((p) => ({
+          topic: this.o.topic,
+          partition: p.partition,
+        }));
+        if (this.partitions.length === 0) await new Promise((r) => setTimeout(r, 200));
+      }
+    } finally {
+      await admin.close();
+    }
+    if (this.partitions.length === 0) throw new ConnectException(`Topic ${this.o.topic} has no partitions`);
+    consumer.assign(this.partitions);
+    for (const tp of this.partitions) this.positions.set(tp.partition, 0);
+    await consumer.seekToBeginning(this.partitions);
+    this.loop = this.run();
+    await this.readToEnd();
+  }
+
+  private async ensureTopic(): Promise<void> {
+    const admin = new Admin({ bootstrapServers: this.o.bootstrapServers });
+    try {
+      const existing = await admin.listTopics();
+      if (existing.includes(this.o.topic)) return;
+      const brokers = (await admin.describeCluster()).brokers.length;
+      // Kafka's default of 3 on a smaller development cluster falls back to the broker default (-1).
+      const rf = this.o.replicationFactor > brokers ? -1 : this.o.replicationFactor;
+      this.o.log(`Creating topic ${this.o.topic} (${this.o.partitions} partitions, cleanup.policy=compact)`);
+      const results = await admin.createTopics([
+        {
+          topic: this.o.topic,
+          numPartitions: this.o.partitions,
+          replicationFactor: rf,
+          configs: { 'cleanup.policy': 'compact' },
+        },
+      ]);
+      // TOPIC_ALREADY_EXISTS (36): another worker created it meanwhile.
+      const failed = results.find((r) => r.error !== null && r.error.code !== 36);
+      if (failed?.error)
+        throw new ConnectException(`Could not create topic ${this.o.topic}: ${failed.error.message}`);
+    } finally {
+      await admin.close();
+    }
+  }
+
+  private async run(): Promise<void> {
+    const consumer = this.consumer!;
+    while (!this.stopped) {
+      let records: ConsumerRecord[];
+      try {
+        records = await consumer.poll(POLL_TIMEOUT_MS);
+      } catch (err) {
+        if (this.stopped) return;
+        this.o.log(`Reading ${this.o.topic} failed, retrying: ${(err as Error).message}`);
+        await new Promise((r) => setTimeout(r, 1000));
+        continue;
+      }
+      for (const r of records) {
+        try {
+          this.o.onRecord(r);
+        } catch (err) {
+          this.o.log(
+            `Skipping a record of ${this.o.topic} at ${r.partition}/${r.offset}: ${(err as Error).message}`,
+          );
+        }
+        this.positions.set(r.partition, r.offset + 1);
+      }
+      // Positions also move past offsets that hold no record (transaction markers, compacted gaps).
+      for (const tp of this.partitions) {
+        const p = await consumer.position(tp).catch(() => null);
+        if (p !== null && p > (this.positions.get(tp.partition) ?? 0)) this.positions.set(tp.partition, p);
+      }
+      for (const w of this.waiters.splice(0)) w();
+    }
+  }
+
+  /** Resolves once everything written before the call has been handed to onRecord. */
+  async readToEnd(): Promise<void> {
+    const consumer = this.consumer;
+    if (consumer === null) throw new ConnectException(`The log of ${this.o.topic} is not started`);
+    const ends = await consumer.endOffsets(this.partitions);
+    const deadline = Date.now() + READ_TO_END_TIMEOUT_MS;
+    for (;;) {
+      const behind = ends.some((e) => (this.positions.get(e.partition) ?? 0) < e.offset);
+      if (!behind) return;
+      if (this.stopped) throw new ConnectException(`The log of ${this.o.topic} was stopped`);
+      if (Date.now() > deadline) throw new ConnectException(`Timed out reading ${this.o.topic} to its end`);
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, POLL_TIMEOUT_MS * 2);
+        this.waiters.push(() => {
+          clearTimeout(t);
+          r();
+        });
+      });
+    }
+  }
+
+  /** Appends a record and resolves when the broker has it (acks=all). */
+  async send(key: string, value: Buffer | null, partition?: number): Promise<void> {
+    if (this.producer === null) throw new ConnectException(`The log of ${this.o.topic} is not started`);
+    const record: ProducerRecord = { topic: this.o.topic, key: Buffer.from(key, 'utf8'), value };
+    if (partition !== undefined) record.partition = partition;
+    await this.producer.send(record);
+  }
+
+  /** Appends a record with a key given as bytes (the offset topic's keys). */
+  async sendBytes(key: Buffer, value: Buffer | null): Promise<void> {
+    if (this.producer === null) throw new ConnectException(`The log of ${this.o.topic} is not started`);
+    await this.producer.send({ topic: this.o.topic, key, value });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const w of this.waiters.splice(0)) w();
+    await this.loop?.catch(() => {});
+    await this.producer?.close().catch(() => {});
+    await this.consumer?.close().catch(() => {});
+    this.producer = null;
+    this.consumer = null;
+  }
+}

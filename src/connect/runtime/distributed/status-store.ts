@@ -1,0 +1,128 @@
+// Connector and task statuses of every worker in status.storage.topic (Kafka's KafkaStatusBackingStore):
+// compacted, keys `status-connector-<name>` and `status-task-<name>-<n>`, values as JsonConverter writes them
+// without schemas: {"state": "RUNNING", "trace": null, "worker_id": "host:8083", "generation": 7}. A tombstone
+// removes a status (a deleted connector). Each worker writes the statuses of what it runs and reads everyone's,
+// so any worker answers GET /connectors/{name}/status for the whole cluster.
+//
+// Ordering across workers: a status written by another worker in an older generation than the one held is
+// dropped (a worker that stopped a task in generation 5 must not overwrite the RUNNING written by its new owner
+// in generation 6), as Kafka's store does.
+
+import type { ConsumerRecord } from '../../../client/index.js';
+import type { State, Status } from '../status.js';
+import { KafkaBasedLog } from './kafka-based-log.js';
+
+export interface StoredStatus extends Status {
+  generation: number;
+}
+
+export class StatusStore {
+  private readonly connectors = new Map<string, StoredStatus>();
+  private readonly tasks = new Map<string, Map<number, StoredStatus>>();
+  private readonly log: KafkaBasedLog;
+
+  constructor(
+    topic: string,
+    bootstrapServers: string,
+    partitions: number,
+    replicationFactor: number,
+    clientId: string,
+    logLine: (line: string) => void,
+  ) {
+    this.log = new KafkaBasedLog({
+      topic,
+      bootstrapServers,
+      clientId,
+      partitions,
+      replicationFactor,
+      onRecord: (r) => this.apply(r),
+      log: logLine,
+    });
+  }
+
+  start(): Promise<void> {
+    return this.log.start();
+  }
+
+  stop(): Promise<void> {
+    return this.log.stop();
+  }
+
+  connector(name: string): StoredStatus | undefined {
+    return this.connectors.get(name);
+  }
+
+  task(name: string, task: number): StoredStatus | undefined {
+    return this.tasks.get(name)?.get(task);
+  }
+
+  private apply(r: ConsumerRecord): void {
+    const key = r.key?.toString('utf8') ?? '';
+    const value = r.value === null ? null : parseStatus(r.value);
+    if (key.startsWith('status-connector-')) {
+      this.update(this.connectors, key.slice('status-connector-'.length), value);
+    } else if (key.startsWith('status-task-')) {
+      const rest = key.slice('status-task-'.length);
+      const dash = rest.lastIndexOf('-');
+      const task = Number(rest.slice(dash + 1));
+      if (dash < 0 || !Number.isInteger(task)) return;
+      const name = rest.slice(0, dash);
+      let map = this.tasks.get(name);
+      if (map === undefined) this.tasks.set(name, (map = new Map()));
+      this.update(map, task, value);
+    }
+  }
+
+  private update<K>(map: Map<K, StoredStatus>, key: K, value: StoredStatus | null): void {
+    if (value === null) {
+      map.delete(key);
+      return;
+    }
+    const held = map.get(key);
+    if (held !== undefined && held.workerId !== value.workerId && value.generation < held.generation) return;
+    map.set(key, value);
+  }
+
+  /** Writes a status (and holds it at once, so this worker's answers do not wait for the round trip). */
+  async putConnector(name: string, status: Status, generation: number): Promise<void> {
+    const stored = { ...status, generation };
+    this.update(this.connectors, name, stored);
+    await this.log.send(`status-connector-${name}`, encode(stored));
+  }
+
+  async putTask(name: string, task: number, status: Status, generation: number): Promise<void> {
+    const stored = { ...status, generation };
+    let map = this.tasks.get(name);
+    if (map === undefined) this.tasks.set(name, (map = new Map()));
+    this.update(map, task, stored);
+    await this.log.send(`status-task-${name}-${task}`, encode(stored));
+  }
+
+  /** Tombstones for a deleted connector and the given tasks. */
+  async remove(name: string, tasks: number[]): Promise<void> {
+    this.connectors.delete(name);
+    await this.log.send(`status-connector-${name}`, null);
+    for (const t of tasks) {
+      this.tasks.get(name)?.delete(t);
+      await this.log.send(`status-task-${name}-${t}`, null);
+    }
+  }
+}
+
+function encode(s: StoredStatus): Buffer {
+  return Buffer.from(
+    JSON.stringify({ state: s.state, trace: s.trace, worker_id: s.workerId, generation: s.generation }),
+    'utf8',
+  );
+}
+
+function parseStatus(bytes: Buffer): StoredStatus | null {
+  const v = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+  if (typeof v.state !== 'string' || typeof v.worker_id !== 'string') return null;
+  return {
+    state: v.state as State,
+    trace: typeof v.trace === 'string' ? v.trace : null,
+    workerId: v.worker_id,
+    generation: typeof v.generation === 'number' ? v.generation : 0,
+  };
+}

@@ -1,0 +1,85 @@
+// Source offsets in offset.storage.topic (Kafka's KafkaOffsetBackingStore): compacted, offset.storage.partitions
+// partitions, the key the JSON array ["<connector>", {partition}] and the value the offset's JSON, both as
+// JsonConverter writes them without schemas (offset-store.ts makes the texts), a tombstone for a removed
+// partition. Every worker reads the whole topic and follows it; a worker about to start a source task reads it
+// to its end first (refresh()), so a task moved from a dead worker resumes from the last offsets that worker
+// committed.
+
+import type { ConsumerRecord } from '../../../client/index.js';
+import type { SourceOffset, SourcePartition } from '../../api/records.js';
+import { parseJson, stringifyJson } from '../../converters/json-text.js';
+import { type OffsetStore, offsetKey } from '../offset-store.js';
+import { KafkaBasedLog } from './kafka-based-log.js';
+
+export class TopicOffsetStore implements OffsetStore {
+  /** Key text (re-serialized, so equal keys compare equal) -> offset text. */
+  private readonly data = new Map<string, string>();
+  private readonly log: KafkaBasedLog;
+
+  constructor(
+    topic: string,
+    bootstrapServers: string,
+    partitions: number,
+    replicationFactor: number,
+    clientId: string,
+    log: (line: string) => void,
+  ) {
+    this.log = new KafkaBasedLog({
+      topic,
+      bootstrapServers,
+      clientId,
+      partitions,
+      replicationFactor,
+      onRecord: (r) => this.apply(r),
+      log,
+    });
+  }
+
+  start(): Promise<void> {
+    return this.log.start();
+  }
+
+  stop(): Promise<void> {
+    return this.log.stop();
+  }
+
+  refresh(): Promise<void> {
+    return this.log.readToEnd();
+  }
+
+  private apply(r: ConsumerRecord): void {
+    if (r.key === null) return;
+    const key = parseJson(r.key.toString('utf8'));
+    if (!Array.isArray(key) || key.length !== 2 || typeof key[0] !== 'string') return;
+    const k = offsetKey(key[0], key[1] as SourcePartition);
+    if (r.value === null) this.data.delete(k);
+    else this.data.set(k, r.value.toString('utf8'));
+  }
+
+  get(connector: string, partition: SourcePartition): SourceOffset | null {
+    const v = this.data.get(offsetKey(connector, partition));
+    return v === undefined ? null : (parseJson(v) as SourceOffset);
+  }
+
+  list(connector: string): { partition: SourcePartition; offset: SourceOffset | null }[] {
+    const out: { partition: SourcePartition; offset: SourceOffset | null }[] = [];
+    for (const [k, v] of this.data) {
+      const key = parseJson(k) as [string, SourcePartition];
+      if (key[0] === connector) out.push({ partition: key[1], offset: parseJson(v) as SourceOffset });
+    }
+    return out;
+  }
+
+  async write(
+    connector: string,
+    entries: { partition: SourcePartition; offset: SourceOffset | null }[],
+  ): Promise<void> {
+    for (const e of entries) {
+      const k = offsetKey(connector, e.partition);
+      const value = e.offset === null ? null : stringifyJson(e.offset);
+      await this.log.sendBytes(Buffer.from(k, 'utf8'), value === null ? null : Buffer.from(value, 'utf8'));
+      if (value === null) this.data.delete(k);
+      else this.data.set(k, value);
+    }
+  }
+}
