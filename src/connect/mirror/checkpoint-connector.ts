@@ -203,11 +203,16 @@ export class MirrorCheckpointTask extends SourceTask {
     if (latest === undefined) this.latest.set(group, (latest = new Map()));
     for (const o of await this.source!.listConsumerGroupOffsets(group)) {
       if (o.offset < 0 || !filters.shouldReplicateTopic(o.topic)) continue;
-      const translated = this.store.translate(o.topic, o.partition, o.offset);
-      if (translated === null || translated < 0) continue;
+      let translated = this.store.translate(o.topic, o.partition, o.offset);
       const remote = c.policy.formatRemoteTopic(c.sourceAlias, o.topic);
       const key = `${remote}-${o.partition}`;
       const prev = latest.get(key);
+      // The store keeps fewer syncs for older offsets, so a later translation of a group that did not move
+      // back may come out coarser. The previous checkpoint was at or before the true position of an offset at or
+      // before this one, so it still is: keep it rather than move the group back (as Kafka's CheckpointStore).
+      if (prev !== undefined && o.offset >= prev.upstreamOffset && (translated ?? -1) < prev.downstreamOffset)
+        translated = prev.downstreamOffset;
+      if (translated === null || translated < 0) continue;
       if (prev !== undefined && prev.upstreamOffset === o.offset && prev.downstreamOffset === translated)
         continue;
       const cp: Checkpoint = {

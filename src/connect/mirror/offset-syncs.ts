@@ -9,13 +9,16 @@
 // is known to be safe). A group behind every known sync cannot be translated (-1, no checkpoint).
 //
 // Memory: per partition 64 slots, slot i holding a sync whose upstream offset shares all but the low i bits with
-// the newest one, so recent offsets translate precisely and old ones coarsely but still safely (any subset of
-// syncs gives an answer at or before the true position).
+// the newest one (Kafka's layout), so old offsets translate coarsely but still safely (any subset of syncs gives
+// an answer at or before the true position); plus the last RECENT_SYNCS syncs as they came, so that a group a
+// few thousand records behind the mirror (one that just stopped) translates to within offset.lag.max of its
+// position rather than to a power-of-two bucket's start.
 
 import { assert } from '../../common/index.js';
 import type { OffsetSync } from './records.js';
 
 const SLOTS = 64;
+const RECENT_SYNCS = 64;
 
 export class SyncDecider {
   private previousUpstream = -1;
@@ -49,6 +52,7 @@ interface Pair {
 
 export class OffsetSyncStore {
   private readonly syncs = new Map<string, Pair[]>();
+  private readonly recent = new Map<string, Pair[]>();
   /** False until the syncs topic has been read to its end once; until then nothing is translated. */
   private ready = false;
 
@@ -68,8 +72,12 @@ export class OffsetSyncStore {
     // from its stored position), older syncs may describe records written again elsewhere: start over from this one.
     if (slots === undefined || !this.ready || slots[0]!.upstream > pair.upstream) {
       this.syncs.set(key, new Array<Pair>(SLOTS).fill(pair));
+      this.recent.set(key, [pair]);
       return;
     }
+    const recent = this.recent.get(key)!;
+    recent.push(pair);
+    if (recent.length > RECENT_SYNCS) recent.shift();
     slots[0] = pair;
     for (let i = 1; i < SLOTS; i++) {
       // Slot i keeps its sync while the two offsets agree above the low i bits.
@@ -83,9 +91,18 @@ export class OffsetSyncStore {
   /** The downstream offset for a group at `upstreamOffset`; null when it cannot be translated (yet). */
   translate(topic: string, partition: number, upstreamOffset: number): number | null {
     if (!this.ready) return null;
-    const slots = this.syncs.get(`${topic}\u0000${partition}`);
+    const key = `${topic}\u0000${partition}`;
+    const slots = this.syncs.get(key);
     if (slots === undefined) return null;
-    const sync = slots.find((s) => s.upstream <= upstreamOffset);
+    let sync = slots.find((s) => s.upstream <= upstreamOffset);
+    // A recent sync closer below the offset gives a more precise answer (upstream offsets only grow in both).
+    const recent = this.recent.get(key)!;
+    for (let i = recent.length - 1; i >= 0; i--) {
+      const r = recent[i]!;
+      if (r.upstream > upstreamOffset) continue;
+      if (sync === undefined || r.upstream > sync.upstream) sync = r;
+      break;
+    }
     if (sync === undefined) return -1;
     const translated = sync.downstream + (upstreamOffset === sync.upstream ? 0 : 1);
     assert(translated >= 0, 'a translated offset is never negative');

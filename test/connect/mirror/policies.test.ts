@@ -179,6 +179,13 @@ test('translation never passes the true position: sync itself exact, one past a 
     const t = store.translate('x', 0, u);
     assert.ok(t !== null && t <= truth(u), `upstream ${u}: ${t} > ${truth(u)}`);
   }
+  // Recent syncs stay precise: a group a few thousand records behind translates within offset.lag.max.
+  const busy = new OffsetSyncStore();
+  busy.markReadToEnd();
+  for (let u = 0; u <= 6000; u += 100)
+    busy.add({ topic: 'y', partition: 0, upstreamOffset: u, downstreamOffset: u });
+  assert.equal(busy.translate('y', 0, 3050), 3001);
+  assert.equal(busy.translate('y', 0, 3000), 3000);
   store.add({ topic: 'x', partition: 0, upstreamOffset: 10, downstreamOffset: 9000 });
   assert.equal(store.translate('x', 0, 9), -1, 'a restart from an older offset drops the older syncs');
 });
