@@ -50,6 +50,9 @@ export type {
   RawRecord,
 } from './runtime/task.js';
 export { type Deserializer, type Serde, Serdes, SerializationError, type Serializer } from './serdes.js';
+export { type Merger, SessionWindow, SessionWindowedKStream, SessionWindows } from './session-windows.js';
+export { SlidingWindows } from './sliding-windows.js';
+export { SessionStore, type StoredSession } from './state/session-store.js';
 export { TimestampedStore } from './state/store-stack.js';
 export {
   type KeyValueBytesStoreSupplier,

@@ -12,6 +12,8 @@ import type { InternalBuilder } from './internal-builder.js';
 import { KStream, statelessSupplier } from './kstream.js';
 import { Change, type Processor, type ProcessorContext, type Record } from './processor.js';
 import { type Serde, Serdes } from './serdes.js';
+import { SessionWindowedKStream, SessionWindows } from './session-windows.js';
+import type { SlidingWindows } from './sliding-windows.js';
 import type { TimestampedStore } from './state/store-stack.js';
 import { StoreBuilder, type ValueAndTimestamp } from './state/stores.js';
 import { type Suppressed, suppressTable } from './suppress.js';
@@ -73,7 +75,9 @@ export class KTable<K, V> {
     /** @internal */ readonly keySerde: Serde<K> | null,
     /** @internal */ readonly valueSerde: Serde<V> | null,
     private readonly storeName: string | null,
-    /** @internal the windows of a windowed aggregation's table (for suppress) */ readonly windows: TimeWindows | null = null,
+    /** @internal the windows of a windowed aggregation's table (for suppress) */ readonly windows: {
+      readonly graceMs: number;
+    } | null = null,
     getter?: ValueGetterSupplier<K, V> | null,
   ) {
     this.valueGetter =
@@ -191,7 +195,13 @@ export class KGroupedStream<K, V> {
   ) {}
 
   /** Aggregates per key and time window (tumbling or hopping, with a grace period for late records). */
-  windowedBy(windows: TimeWindows): TimeWindowedKStream<K, V> {
+  windowedBy(windows: TimeWindows): TimeWindowedKStream<K, V>;
+  windowedBy(windows: SessionWindows): SessionWindowedKStream<K, V>;
+  windowedBy(windows: SlidingWindows): TimeWindowedKStream<K, V>;
+  windowedBy(
+    windows: TimeWindows | SessionWindows | SlidingWindows,
+  ): TimeWindowedKStream<K, V> | SessionWindowedKStream<K, V> {
+    if (windows instanceof SessionWindows) return new SessionWindowedKStream(this, windows);
     return new TimeWindowedKStream(this, windows);
   }
 

@@ -13,6 +13,7 @@ import type { Header } from './processor.js';
 import { openEngine } from './runtime/engines.js';
 import { type RawRecord, Task } from './runtime/task.js';
 import type { Deserializer, Serializer } from './serdes.js';
+import { SessionStore } from './state/session-store.js';
 import { TimestampedStore } from './state/store-stack.js';
 import type { KeyValue, KeyValueStore, StateStore } from './state/stores.js';
 import { TimestampedWindowStore } from './state/window-store.js';
@@ -198,6 +199,11 @@ export class TopologyTestDriver {
   getTimestampedWindowStore<K, V>(name: string): TimestampedWindowStore<K, V> | null {
     const s = this.getStateStore(name);
     return s instanceof TimestampedWindowStore ? (s as TimestampedWindowStore<K, V>) : null;
+  }
+
+  getSessionStore<K, V>(name: string): SessionStore<K, V> | null {
+    const s = this.getStateStore(name);
+    return s instanceof SessionStore ? (s as SessionStore<K, V>) : null;
   }
 
   getTimestampedKeyValueStore<K, V>(name: string): TimestampedStore<K, V> | null {

@@ -17,6 +17,7 @@ import {
 } from './ktable.js';
 import { Change, type Processor, type ProcessorContext, type Record } from './processor.js';
 import { type Serde, Serdes, SerializationError } from './serdes.js';
+import { SlidingWindows, slidingAggregateSupplier } from './sliding-windows.js';
 import { StoreBuilder } from './state/stores.js';
 import type { TimestampedWindowStore } from './state/window-store.js';
 
@@ -111,12 +112,36 @@ export const WindowedSerdes = {
       },
     };
   },
+
+  /** Kafka's SessionWindowedSerializer/Deserializer: the key's bytes, the session end, then its start (8 bytes each). */
+  sessionWindowedSerdeFrom<K>(inner: Serde<K>): Serde<Windowed<K>> {
+    return {
+      serialize(topic, data) {
+        if (data === null || data === undefined) return null;
+        const key = inner.serialize(topic, data.key);
+        if (key === null) throw new SerializationError('a windowed key may not be null');
+        const out = Buffer.allocUnsafe(key.length + 16);
+        key.copy(out, 0);
+        out.writeBigInt64BE(BigInt(data.window.endMs), key.length);
+        out.writeBigInt64BE(BigInt(data.window.startMs), key.length + 8);
+        return out;
+      },
+      deserialize(topic, data) {
+        if (data === null || data === undefined) return null;
+        if (data.length < 16) throw new SerializationError('a session-windowed key needs at least 16 bytes');
+        const end = Number(data.readBigInt64BE(data.length - 16));
+        const start = Number(data.readBigInt64BE(data.length - 8));
+        const key = inner.deserialize(topic, data.subarray(0, data.length - 16)) as K;
+        return new Windowed(key, new TimeWindow(start, end));
+      },
+    };
+  },
 } as const;
 
 export class TimeWindowedKStream<K, V> {
   constructor(
     private readonly grouped: KGroupedStream<K, V>,
-    private readonly windows: TimeWindows,
+    private readonly windows: TimeWindows | SlidingWindows,
   ) {}
 
   count(materialized?: Materialized<K, number>, named?: Named): KTable<Windowed<K>, number> {
@@ -174,20 +199,38 @@ export class TimeWindowedKStream<K, V> {
         g.valueSerde as Serde<unknown> | null,
       );
     const w = this.windows;
-    const retentionMs = w.sizeMs + w.graceMs;
+    const sliding = w instanceof SlidingWindows;
+    const sizeMs = sliding ? w.timeDifferenceMs : w.sizeMs;
+    // A sliding window's records reach back one difference further than its own window (the one just after).
+    const retentionMs = sliding ? 2 * sizeMs + w.graceMs : sizeMs + w.graceMs;
+    const logConfig = (policy: string) => ({
+      'cleanup.policy': policy,
+      'retention.ms': String(retentionMs + DAY_MS),
+      ...m.logConfig,
+    });
     const store = new StoreBuilder<K, VA>(storeName, m.engine, keySerde, m.valueSerde, true);
-    store.window = { sizeMs: w.sizeMs, retentionMs };
-    if (m.loggingEnabled)
-      store.withLoggingEnabled({
-        'cleanup.policy': 'compact,delete',
-        'retention.ms': String(retentionMs + DAY_MS),
-        ...m.logConfig,
-      });
+    store.window = { sizeMs, retentionMs };
+    if (m.loggingEnabled) store.withLoggingEnabled(logConfig('compact,delete'));
     else store.withLoggingDisabled();
-    b.topology.addProcessor(name, windowAggregateSupplier<K, V, VA>(storeName, w, step), parent);
-    b.topology.addStateStore(store as StoreBuilder, name);
+    if (sliding) {
+      const recordsStoreName = `${storeName}-records`;
+      const records = new StoreBuilder<K, V>(recordsStoreName, m.engine, keySerde, g.valueSerde, false);
+      records.window = { sizeMs, retentionMs, retainDuplicates: true };
+      if (m.loggingEnabled) records.withLoggingEnabled(logConfig('delete'));
+      else records.withLoggingDisabled();
+      b.topology.addProcessor(
+        name,
+        slidingAggregateSupplier<K, V, VA>(storeName, recordsStoreName, w, step),
+        parent,
+      );
+      b.topology.addStateStore(store as StoreBuilder, name);
+      b.topology.addStateStore(records as StoreBuilder, name);
+    } else {
+      b.topology.addProcessor(name, windowAggregateSupplier<K, V, VA>(storeName, w, step), parent);
+      b.topology.addStateStore(store as StoreBuilder, name);
+    }
     const windowedKeySerde =
-      keySerde === null ? null : WindowedSerdes.timeWindowedSerdeFrom(keySerde, w.sizeMs);
+      keySerde === null ? null : WindowedSerdes.timeWindowedSerdeFrom(keySerde, sizeMs);
     return new KTable<Windowed<K>, VA>(b, name, windowedKeySerde, m.valueSerde, storeName, w);
   }
 }

@@ -24,6 +24,7 @@ import { type Serde, SerializationError } from '../serdes.js';
 export { StreamsError };
 
 import type { BytesKeyValueStore } from '../state/bytes-store.js';
+import { SessionStore } from '../state/session-store.js';
 import { type ChangelogWriter, PlainKeyValueStore, TimestampedStore } from '../state/store-stack.js';
 import type { StateStore, StoreBuilder } from '../state/stores.js';
 import { DuplicatesWindowStore, TimestampedWindowStore } from '../state/window-store.js';
@@ -163,7 +164,8 @@ export class Task {
       valueSerde: wrapped?.value ?? ((builder.valueSerde ?? this.env.defaultValueSerde) as Serde<unknown>),
       recordTimestamp: () => this.currentTimestampMs,
     };
-    if (builder.window?.retainDuplicates)
+    if (builder.session !== null) this.stores.set(name, new SessionStore(options));
+    else if (builder.window?.retainDuplicates)
       this.stores.set(name, new DuplicatesWindowStore({ ...options, windowSizeMs: builder.window.sizeMs }));
     else if (builder.window !== null)
       this.stores.set(name, new TimestampedWindowStore({ ...options, windowSizeMs: builder.window.sizeMs }));

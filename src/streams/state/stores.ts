@@ -49,6 +49,8 @@ export class StoreBuilder<K = unknown, V = unknown> {
   cachingEnabled = false;
   /** A window store: the size of its windows and how long it keeps them (both ms); null for key-value stores. */
   window: { sizeMs: number; retentionMs: number; retainDuplicates?: boolean } | null = null;
+  /** A session store (session windows); null for other stores. */
+  session: { retentionMs: number } | null = null;
   /**
    * Serdes made from the configured defaults at task creation, for stores whose keys or values wrap the user's
    * (the outer-join buffer of a stream-stream join); takes precedence over keySerde and valueSerde.
