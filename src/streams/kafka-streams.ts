@@ -9,6 +9,7 @@
 // Threads share one event loop: num.stream.threads > 1 gives more group members (more concurrency in I/O), not
 // more cores; several instances (processes) of the application spread over cores and machines.
 
+import { randomUUID } from 'node:crypto';
 import { Admin } from '../client/admin.js';
 import { type ResolvedConfig, resolveConfig, type StreamsProperties } from './config.js';
 import { StreamsError } from './errors.js';
@@ -48,6 +49,8 @@ export class KafkaStreams {
   private layout: TopicLayout | null = null;
   private threadIndex = 0;
   private globalThread: GlobalStreamThread | null = null;
+  /** This instance's process id, as Kafka Streams': part of its threads' transactional.id under exactly-once. */
+  private readonly processId = randomUUID();
 
   constructor(
     private readonly topology: Topology,
@@ -137,12 +140,19 @@ export class KafkaStreams {
   }
 
   private newThread(layout: TopicLayout): StreamThread {
-    return new StreamThread(++this.threadIndex, this.config, this.topology, layout, {
-      onStateChange: (_t, s) => this.onThreadState(s),
-      onError: (t, e) => this.onThreadError(t, e),
-      log: (m) => this.logger(m),
-      globalStore: (name) => this.globalThread?.store(name),
-    });
+    return new StreamThread(
+      ++this.threadIndex,
+      this.config,
+      this.topology,
+      layout,
+      {
+        onStateChange: (_t, s) => this.onThreadState(s),
+        onError: (t, e) => this.onThreadError(t, e),
+        log: (m) => this.logger(m),
+        globalStore: (name) => this.globalThread?.store(name),
+      },
+      this.processId,
+    );
   }
 
   private onThreadState(s: ThreadState): void {

@@ -6,12 +6,23 @@
 // engines, commit the consumed offsets, then write the checkpoint files of the persistent stores. Whatever the
 // thread processed after its last commit is processed again after a crash, as Kafka's at-least-once does.
 //
+// Exactly-once v2 (processing.guarantee=exactly_once_v2, KIP-447): the thread's producer is transactional, with
+// Kafka Streams' transactional.id `<application.id>-<processId>-<thread index>`; a transaction begins with the
+// first record sent after a commit, and a commit sends the consumed offsets into it (sendOffsetsToTransaction with
+// the consumer's group metadata, so a member the group moved on from is fenced by its generation) and commits
+// it. The consumers read with read_committed, restoration included, so nothing of an aborted transaction reaches
+// a store or a task. A failure aborts the open transaction. Local state may be ahead of what was committed, so
+// under EOS, as in Kafka, no checkpoint file exists while a task runs: it is deleted once the task's stores are
+// restored and written only when the task is closed cleanly (after a commit); a task that finds no checkpoint
+// under EOS (its last run ended in a crash) wipes its stores and restores them from the changelog.
+//
 // Rebalances are eager (the range assignor, which co-locates equal partition numbers of co-partitioned topics):
 // on revocation the thread commits and closes its tasks; on assignment it creates the tasks, restores their
 // stores from the changelogs (from the checkpoint on, when there is one) and only then processes.
 
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Consumer, type ConsumerRecord } from '../../client/consumer.js';
 import { Producer } from '../../client/producer.js';
@@ -22,7 +33,7 @@ import type { Header } from '../processor.js';
 import { restoreInto } from '../state/store-stack.js';
 import type { StateStore } from '../state/stores.js';
 import type { Topology } from '../topology.js';
-import { readCheckpoint, writeCheckpoint } from './checkpoint.js';
+import { checkpointPath, readCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { openEngine } from './engines.js';
 import { changelogTopicName, repartitionTopicName, type TopicLayout } from './internal-topics.js';
 import { type RecordCollector, Task } from './task.js';
@@ -30,6 +41,8 @@ import { type RecordCollector, Task } from './task.js';
 /** Unacknowledged sends after which the loop waits for the producer before polling again. */
 const SENDS_IN_FLIGHT_MAX = 20_000;
 const POLL_TIMEOUT_MS = 100;
+/** Kafka Streams' transaction.timeout.ms under exactly-once (StreamsConfig's producer default): 10 s. */
+const EOS_TRANSACTION_TIMEOUT_MS = 10_000;
 
 export type ThreadState =
   | 'CREATED'
@@ -68,6 +81,10 @@ export class StreamThread {
   state: ThreadState = 'CREATED';
   /** Records processed since start (for tests and metrics). */
   processed = 0;
+  /** processing.guarantee=exactly_once_v2. */
+  private readonly eos: boolean;
+  /** Under EOS: a transaction is open (records sent or offsets to commit since the last commit). */
+  private inTransaction = false;
 
   constructor(
     index: number,
@@ -75,8 +92,11 @@ export class StreamThread {
     private readonly topology: Topology,
     private readonly layout: TopicLayout,
     private readonly hooks: ThreadHooks,
+    /** The instance's process id (a UUID, as Kafka Streams'): part of the transactional.id under EOS. */
+    processId: string = randomUUID(),
   ) {
     this.name = `${config.clientId}-StreamThread-${index}`;
+    this.eos = config.processingGuarantee === 'exactly_once_v2';
     this.consumer = new Consumer({
       bootstrapServers: config.bootstrapServers,
       clientId: `${this.name}-consumer`,
@@ -85,6 +105,7 @@ export class StreamThread {
       enableAutoCommit: false,
       partitionAssignmentStrategy: ['range'],
       maxPollIntervalMs: 300_000,
+      isolationLevel: this.eos ? 'read_committed' : 'read_uncommitted',
       ...(config.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: config.sessionTimeoutMs }),
       ...(config.heartbeatIntervalMs === undefined
         ? {}
@@ -94,6 +115,12 @@ export class StreamThread {
       bootstrapServers: config.bootstrapServers,
       clientId: `${this.name}-producer`,
       lingerMs: 100,
+      ...(this.eos
+        ? {
+            transactionalId: `${config.applicationId}-${processId}-${index}`,
+            transactionTimeoutMs: EOS_TRANSACTION_TIMEOUT_MS,
+          }
+        : {}),
     });
   }
 
@@ -132,6 +159,7 @@ export class StreamThread {
   }
 
   private async run(): Promise<void> {
+    if (this.eos) await this.producer.initTransactions();
     while (this.running) {
       const records = await this.consumer.poll(POLL_TIMEOUT_MS);
       if (!this.running) break;
@@ -165,48 +193,9 @@ export class StreamThread {
     this.processed++;
   }
 
-  /**
-   * Topics whose metadata the producer holds. Until it does, Brook's producer sends each record through a slow
-   * path that awaits the metadata, and records sent once it has arrived can overtake those still waiting, which
-   * would reorder a key's updates. So the first records of a topic wait here, in order, and go to the producer
-   * together once its metadata is in; from then on every send takes the producer's synchronous path.
-   */
-  private readonly readyTopics = new Set<string>();
-  private readonly waitingForMetadata = new Map<string, (() => void)[]>();
-  private readonly metadataLoads = new Set<Promise<void>>();
-
   private readonly collector: RecordCollector = {
-    send: (topic, key, value, timestamp, headers, partition) => {
-      const send = () => this.send(topic, key, value, timestamp, headers, partition);
-      if (this.readyTopics.has(topic)) return send();
-      const cached = this.producer.cluster.snapshot.topics.get(topic);
-      if (cached !== undefined && cached.errorCode === 0 && cached.partitions.length > 0) {
-        this.readyTopics.add(topic);
-        return send();
-      }
-      let queue = this.waitingForMetadata.get(topic);
-      if (queue === undefined) {
-        const list: (() => void)[] = [];
-        queue = list;
-        this.waitingForMetadata.set(topic, list);
-        const load: Promise<void> = this.producer.cluster.topic(topic).then(
-          () => {
-            this.readyTopics.add(topic);
-            this.waitingForMetadata.delete(topic);
-            for (const f of list) f();
-          },
-          (e: Error) => {
-            this.waitingForMetadata.delete(topic);
-            this.sendError ??= new StreamsError(
-              `Error encountered sending record to topic ${topic}: ${e.message}`,
-            );
-          },
-        );
-        this.metadataLoads.add(load);
-        void load.finally(() => this.metadataLoads.delete(load));
-      }
-      queue.push(send);
-    },
+    send: (topic, key, value, timestamp, headers, partition) =>
+      this.send(topic, key, value, timestamp, headers, partition),
   };
 
   private send(
@@ -217,6 +206,7 @@ export class StreamThread {
     headers: readonly Header[],
     partition: number | undefined,
   ): void {
+    if (this.eos) this.beginTransaction();
     this.sendsInFlight++;
     this.producer
       .send({ topic, key, value, timestamp, headers: headers.map((h) => ({ ...h })), partition })
@@ -236,14 +226,24 @@ export class StreamThread {
       );
   }
 
+  /** Under EOS, opens the thread's transaction if none is open (Kafka's StreamsProducer.maybeBeginTransaction). */
+  private beginTransaction(): void {
+    if (this.inTransaction) return;
+    this.producer.beginTransaction();
+    this.inTransaction = true;
+  }
+
   /** Waits until every record handed to the collector so far is acknowledged. */
   private async flushSends(): Promise<void> {
-    while (this.metadataLoads.size > 0) await Promise.all([...this.metadataLoads]);
     await this.producer.flush();
     if (this.sendError !== null) throw this.sendError;
   }
 
-  /** Commits everything processed so far (at_least_once). */
+  /**
+   * Commits everything processed so far. at_least_once: records acknowledged, stores flushed, offsets committed,
+   * checkpoints written. exactly_once_v2: records acknowledged, stores flushed, the offsets sent into the
+   * transaction, which then commits; no checkpoint (see the header).
+   */
   async commit(): Promise<void> {
     this.commitRequested = false;
     await this.flushSends();
@@ -253,10 +253,36 @@ export class StreamThread {
       const at = tp.lastIndexOf(':');
       offsets.push({ topic: tp.slice(0, at), partition: Number(tp.slice(at + 1)), offset });
     }
-    if (offsets.length > 0) await this.consumer.commit(offsets);
+    if (this.eos) {
+      if (offsets.length > 0) {
+        this.beginTransaction();
+        await this.producer.sendOffsetsToTransaction(offsets, this.consumer.groupMetadata());
+      }
+      if (this.inTransaction) {
+        await this.producer.commitTransaction();
+        this.inTransaction = false;
+      }
+    } else if (offsets.length > 0) {
+      await this.consumer.commit(offsets);
+    }
     this.consumed.clear();
-    for (const task of this.tasks.values()) this.checkpoint(task);
+    if (!this.eos) for (const task of this.tasks.values()) this.checkpoint(task);
     this.lastCommitMs = Date.now();
+  }
+
+  /**
+   * Under EOS, after a failure: aborts the open transaction, so that none of what was processed since the last
+   * commit becomes visible (its input is read again by whoever owns the partitions next). Errors are logged: a
+   * producer that cannot abort (fenced) leaves the transaction to the coordinator's timeout.
+   */
+  private async abortTransaction(): Promise<void> {
+    if (!this.eos || !this.inTransaction) return;
+    this.inTransaction = false;
+    try {
+      await this.producer.abortTransaction();
+    } catch (e) {
+      this.hooks.log(`${this.name}: could not abort the transaction: ${(e as Error).message}`);
+    }
   }
 
   /** Writes a task's checkpoint: the changelog offsets its persistent stores hold. */
@@ -284,13 +310,17 @@ export class StreamThread {
     for (const [id, task] of this.tasks) {
       const owned = [...this.taskOfPartition].filter(([, t]) => t === task).map(([k]) => k);
       if (!owned.some((k) => revoked.has(k))) continue;
+      // Closed cleanly after a commit: under EOS too, its stores match its changelogs now.
+      if (this.eos) this.checkpoint(task);
       this.closeTask(id, task);
     }
   }
 
-  private onLost(tps: TopicPartition[]): void {
-    // Fenced: what was processed since the last commit belongs to another member now; drop without committing.
+  private async onLost(tps: TopicPartition[]): Promise<void> {
+    // Fenced: what was processed since the last commit belongs to another member now; drop without committing
+    // (under EOS, the transaction is aborted; the tasks' checkpoints stay absent, so their stores are rebuilt).
     this.consumed.clear();
+    await this.abortTransaction();
     const lost = new Set(tps.map((tp) => `${tp.topic}:${tp.partition}`));
     for (const [id, task] of this.tasks) {
       const owned = [...this.taskOfPartition].filter(([, t]) => t === task).map(([k]) => k);
@@ -330,6 +360,15 @@ export class StreamThread {
   private createTask(subtopologyId: number, partition: number): Task {
     const st = this.topology.subtopologies()[subtopologyId]!;
     const applicationId = this.config.applicationId;
+    const dir = this.taskDir(`${subtopologyId}_${partition}`);
+    if (this.eos && existsSync(dir) && !existsSync(checkpointPath(dir))) {
+      // Kafka's rule under EOS: state without a checkpoint may hold writes of a transaction that never
+      // committed (the task's last run did not close cleanly). Wiped, it is restored from the changelog.
+      this.hooks.log(
+        `${this.name}: no checkpoint for task ${subtopologyId}_${partition} under EOS: wiping its state`,
+      );
+      rmSync(dir, { recursive: true, force: true });
+    }
     return new Task(st, partition, {
       applicationId,
       topology: this.topology,
@@ -359,6 +398,15 @@ export class StreamThread {
    * persistent store that has one, else from the beginning (an in-memory store, or no checkpoint).
    */
   private async restore(tasks: Task[]): Promise<void> {
+    try {
+      await this.restoreStores(tasks);
+    } finally {
+      // Under EOS the stores move ahead of the last commit from now on: no checkpoint may speak for them.
+      if (this.eos) for (const task of tasks) rmSync(checkpointPath(this.taskDir(task.id)), { force: true });
+    }
+  }
+
+  private async restoreStores(tasks: Task[]): Promise<void> {
     interface Target {
       tp: TopicPartition;
       apply: (r: ConsumerRecord) => void;
@@ -385,6 +433,7 @@ export class StreamThread {
       bootstrapServers: this.config.bootstrapServers,
       clientId: `${this.name}-restore-consumer`,
       autoOffsetReset: 'earliest',
+      isolationLevel: this.eos ? 'read_committed' : 'read_uncommitted',
     });
     try {
       const ends = await restorer.endOffsets(targets.map((t) => t.tp));
@@ -439,10 +488,19 @@ export class StreamThread {
     this.running = false;
     this.setState('PENDING_SHUTDOWN');
     await this.loop;
+    let clean = false;
     try {
-      if (wasRunning && this.sendError === null) await this.commit();
+      if (wasRunning && this.sendError === null) {
+        await this.commit();
+        clean = true;
+      }
     } finally {
-      for (const [id, task] of this.tasks) this.closeTask(id, task);
+      if (!clean) await this.abortTransaction();
+      for (const [id, task] of this.tasks) {
+        // Under EOS a checkpoint is written only here, on a clean close (at_least_once wrote it at the commit).
+        if (clean && this.eos) this.checkpoint(task);
+        this.closeTask(id, task);
+      }
       await this.consumer.close().catch(() => {});
       await this.producer.close().catch(() => {});
       this.setState('DEAD');
