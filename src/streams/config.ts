@@ -23,6 +23,8 @@ export const StreamsConfig = {
   DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG: 'default.deserialization.exception.handler',
   REPLICATION_FACTOR_CONFIG: 'replication.factor',
   CACHE_MAX_BYTES_BUFFERING_CONFIG: 'cache.max.bytes.buffering',
+  STATESTORE_CACHE_MAX_BYTES_CONFIG: 'statestore.cache.max.bytes',
+  APPLICATION_SERVER_CONFIG: 'application.server',
   AT_LEAST_ONCE: 'at_least_once',
   EXACTLY_ONCE_V2: 'exactly_once_v2',
 } as const;
@@ -57,6 +59,8 @@ export interface ResolvedConfig {
   defaultValueSerde: Serde<unknown>;
   deserializationExceptionHandler: DeserializationExceptionHandler;
   clientId: string;
+  /** application.server: this instance's `host:port` for interactive queries (null: none). */
+  applicationServer: string | null;
   /** Consumer settings passed through (Kafka lets a streams config carry consumer configs). */
   sessionTimeoutMs: number | undefined;
   heartbeatIntervalMs: number | undefined;
@@ -116,6 +120,16 @@ function handler(props: StreamsProperties): DeserializationExceptionHandler {
   throw new StreamsConfigError(`Invalid value ${name} for default.deserialization.exception.handler`);
 }
 
+function applicationServer(props: StreamsProperties): string | null {
+  const raw = props['application.server'];
+  if (raw === undefined || raw === null || raw === '') return null;
+  if (typeof raw !== 'string' || !/^[^:]+:\d+$/.test(raw))
+    throw new StreamsConfigError(
+      `Invalid value ${String(raw)} for configuration application.server: host:port expected`,
+    );
+  return raw;
+}
+
 /** Checks and completes the properties; `requireConnection` for KafkaStreams (not for the test driver). */
 export function resolveConfig(props: StreamsProperties, requireConnection: boolean): ResolvedConfig {
   const applicationId = props['application.id'];
@@ -146,6 +160,7 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     defaultValueSerde: serde(props, 'default.value.serde', 'value'),
     deserializationExceptionHandler: handler(props),
     clientId: props['client.id'] ?? appId,
+    applicationServer: applicationServer(props),
     sessionTimeoutMs:
       props['session.timeout.ms'] === undefined ? undefined : int(props, 'session.timeout.ms', 45_000, 1),
     heartbeatIntervalMs:

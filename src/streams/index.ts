@@ -44,6 +44,14 @@ export {
   Record,
   type RecordMetadata,
 } from './processor.js';
+export {
+  InvalidStateStoreException,
+  type QueryableStoreType,
+  QueryableStoreTypes,
+  type ReadOnlySessionStore,
+  type ReadOnlyWindowStore,
+  StoreQueryParameters,
+} from './queryable.js';
 export type {
   DeserializationExceptionHandler,
   DeserializationHandlerResponse,

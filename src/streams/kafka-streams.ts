@@ -11,8 +11,10 @@
 
 import { randomUUID } from 'node:crypto';
 import { Admin } from '../client/admin.js';
+import { keyPartition } from '../client/partitioners.js';
 import { type ResolvedConfig, resolveConfig, type StreamsProperties } from './config.js';
 import { StreamsError } from './errors.js';
+import { InvalidStateStoreException, type StoreQueryParameters } from './queryable.js';
 import { GlobalStreamThread } from './runtime/global-thread.js';
 import { ensureInternalTopics, type TopicLayout } from './runtime/internal-topics.js';
 import { StreamThread, type ThreadState } from './runtime/stream-thread.js';
@@ -199,6 +201,76 @@ export class KafkaStreams {
       threadState: t.state,
       activeTasks: t.activeTaskIds(),
     }));
+  }
+
+  /**
+   * A read-only view of a state store over the tasks of this instance that hold it (Kafka's interactive
+   * queries). Each call on the view reads the instances current at that moment, so it survives rebalances;
+   * it throws InvalidStateStoreException while the store is not queryable here.
+   */
+  store<T extends object>(params: StoreQueryParameters<T>): T {
+    const name = params.storeName;
+    if (!this.topology.stores.has(name))
+      throw new InvalidStateStoreException(
+        `Cannot get state store ${name} because no such store is registered in the topology.`,
+      );
+    const resolve = (): T => {
+      const state = this.stateValue;
+      if (state !== 'RUNNING' && !(params.staleStoresEnabled && state === 'REBALANCING'))
+        throw new InvalidStateStoreException(
+          `Cannot get state store ${name} because the stream thread is ${state}, not RUNNING`,
+        );
+      const global = this.globalThread?.store(name);
+      const found =
+        global !== undefined
+          ? [global]
+          : this.threads
+              .flatMap((t) => t.storesNamed(name))
+              .filter((e) => params.partition === null || e.partition === params.partition)
+              .map((e) => e.store);
+      if (found.length === 0)
+        throw new InvalidStateStoreException(
+          `The state store, ${name}, may have migrated to another instance.`,
+        );
+      const type = params.queryableStoreType;
+      if (!found.every((s) => type.accepts(s)))
+        throw new InvalidStateStoreException(
+          `Cannot get state store ${name} because the queryable store type [${type.kind}] does not accept the actual store type.`,
+        );
+      return type.create(found);
+    };
+    resolve(); // fail now, as Kafka does, when the store is not queryable at all
+    return new Proxy({} as T, {
+      get: (_target, prop) => {
+        const view = resolve() as Record<string | symbol, unknown>;
+        const member = view[prop];
+        return typeof member === 'function' ? (member as (...a: unknown[]) => unknown).bind(view) : member;
+      },
+    });
+  }
+
+  /**
+   * Where a key of a store lives (Kafka's queryMetadataForKey): its partition (murmur2 of the serialized key
+   * over the store's sub-topology task count), and this instance's application.server when one of its threads
+   * runs that task, else null. Brook's group assignor does not share hosts between instances yet, so other
+   * instances are not named.
+   */
+  queryMetadataForKey<K>(
+    storeName: string,
+    key: K,
+    keySerializer: { serialize(topic: string, data: K): Buffer | null },
+  ): { partition: number; activeHost: string | null } {
+    const st = this.topology.subtopologies().find((s) => s.stores.includes(storeName));
+    const tasks = st === undefined ? undefined : this.layout?.tasksPerSubtopology.get(st.id);
+    if (st === undefined || tasks === undefined)
+      throw new InvalidStateStoreException(
+        `Cannot get metadata for store ${storeName}: unknown or not started`,
+      );
+    const bytes = keySerializer.serialize(st.sourceTopics[0] ?? storeName, key);
+    if (bytes === null) throw new StreamsError('a key may not serialize to null');
+    const partition = keyPartition(bytes, tasks);
+    const local = this.threads.some((t) => t.activeTaskIds().includes(`${st.id}_${partition}`));
+    return { partition, activeHost: local ? this.config.applicationServer : null };
   }
 
   /** Records processed by all threads since start. */

@@ -473,6 +473,16 @@ export class StreamThread {
     }
   }
 
+  /** The instances of a store in this thread's running tasks, with their partition (interactive queries). */
+  storesNamed(name: string): { partition: number; store: StateStore }[] {
+    const out: { partition: number; store: StateStore }[] = [];
+    for (const task of this.tasks.values()) {
+      const store = task.stores.get(name);
+      if (store !== undefined && task.initialized) out.push({ partition: task.partition, store });
+    }
+    return out;
+  }
+
   /** Ids of the tasks this thread runs now ("0_1", ...). */
   activeTaskIds(): string[] {
     return [...this.tasks.keys()].sort();

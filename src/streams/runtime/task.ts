@@ -115,7 +115,8 @@ export class Task {
   private currentTimestampMs = 0;
   private currentNode: NodeInstance | null = null;
   private readonly punctuations: Punctuation[] = [];
-  private initialized = false;
+  /** Restored and initialized: its stores may be read from outside (interactive queries). */
+  initialized = false;
   processed = 0;
 
   constructor(

@@ -36,6 +36,10 @@ export class TimestampedWindowStore<K, V> implements StateStore {
     this.name = o.name;
   }
 
+  get windowSizeMs(): number {
+    return this.o.windowSizeMs;
+  }
+
   persistent(): boolean {
     return this.o.engine.persistent;
   }
