@@ -347,6 +347,10 @@ export class Broker {
             checkIntervalMs: config.leaderImbalanceCheckIntervalSeconds * 1000,
           }
         : null,
+      selfHealing: {
+        brokerFailureTimeoutMs: config.brookSelfHealingBrokerFailureTimeoutMs,
+        throttledRateBytesPerSecond: config.brookSelfHealingReplicationThrottledRate,
+      },
     });
     const controller = this.controller;
     const topicAdmin = new TopicAdmin({

@@ -80,6 +80,7 @@ import {
   buildUpdateMetadata,
   type RequestHeaderFields,
 } from './requests.js';
+import { SelfHealer, type SelfHealingOptions, type SelfHealingStatus } from './self-healing.js';
 import type { CoordinationStore, MultiResult, Op } from './store/store.js';
 import {
   CONTROLLER_EPOCH_PATH,
@@ -131,6 +132,8 @@ export interface ControllerOptions {
   readonly queuedRequestsPerBrokerMax?: number;
   /** inter.broker.listener.name; null (default) uses each broker's first endpoint. */
   readonly interBrokerListener?: string | null;
+  /** brook.self.healing.*: replicas of a broker gone this long move to live brokers; absent or null: off. */
+  readonly selfHealing?: SelfHealingOptions | null;
 }
 
 export interface LeaderRebalanceOptions {
@@ -196,6 +199,7 @@ export class Controller {
   private readonly header: RequestHeaderFields;
   /** What the request handlers in broker-requests.ts and reassignment-requests.ts may use. */
   private readonly core: ControllerCore;
+  private readonly healer: SelfHealer;
 
   constructor(private readonly options: ControllerOptions) {
     this.store = options.store;
@@ -236,8 +240,26 @@ export class Controller {
         this.sendStopReplica(brokers, tps, deletePartitions),
       reassignmentFinished: (tp) => {
         if (this.ctx?.znodeReassignments.has(partitionKey(tp))) this.watchReassignZnode();
+        if (this.healer.noteFinished(tp)) {
+          this.queue.enqueue(
+            'selfHealingThrottles',
+            () => this.healer.clearThrottlesWhenIdle(),
+            'selfHealingThrottles',
+          );
+        }
       },
     };
+    const clock = options.clock ?? systemClock;
+    this.healer = new SelfHealer(
+      {
+        core: this.core,
+        monotonicMs: () => clock.monotonicMs(),
+        store: () => this.store,
+        fencedMulti: (ops) => this.fencedMulti(ops),
+        enqueue: (name, fn) => this.queue.enqueue(name, fn),
+      },
+      options.selfHealing ?? { brokerFailureTimeoutMs: -1, throttledRateBytesPerSecond: -1 },
+    );
   }
 
   /** True while this broker is the controller. */
@@ -253,6 +275,11 @@ export class Controller {
   /** The broker id of the active controller as last seen, -1 when unknown. */
   get activeControllerId(): number {
     return this.activeId;
+  }
+
+  /** What self-healing knows and has done, for metrics and diagnostics (empty while not active). */
+  get selfHealingStatus(): SelfHealingStatus {
+    return this.healer.status();
   }
 
   /** The context, for tests and diagnostics; null while not active. Do not change it. */
@@ -541,6 +568,7 @@ export class Controller {
       `broker ${this.options.brokerId} resigns as controller (epoch ${this.ctx.epoch}): ${reason}`,
     );
     this.ctx = null;
+    this.healer.reset();
     this.sender.dropQueued();
     if (this.activeId === this.options.brokerId) this.activeId = -1;
   }
@@ -611,6 +639,7 @@ export class Controller {
     for (const name of deletions.value)
       ctx.deletions.set(name, { started: false, awaiting: new Set(), failed: false });
     this.ctx = ctx;
+    this.healer.onFailover();
     for (const bad of brokers.bad) this.logger.warn(`ignoring broker registration ${bad}`);
     await this.assignMissingTopicIds(topics);
     if (this.ctx !== ctx) return;
@@ -1183,6 +1212,7 @@ export class Controller {
     }
     for (const [b, tps] of byBroker) this.sendLeaderAndIsr(b, tps, created);
     await this.processDeletions();
+    if (this.ctx === ctx) await this.healer.onBrokersChanged(gone, newcomers);
   }
 
   private async onTopicsChanged(): Promise<void> {

@@ -290,6 +290,48 @@ export class BrokerMetrics {
       [],
       (set, s) => set({}, [...(context(s)?.allPartitions() ?? [])].length),
     );
+    this.registerSelfHealing();
+  }
+
+  /** Self-healing on the active controller (Brook's own; Cruise Control reports the same as anomalies). */
+  private registerSelfHealing(): void {
+    const status = (s: MetricsSources) => s.controller.selfHealingStatus;
+    this.gauge(
+      'brook_controller_selfhealing_failedbrokers',
+      'Brokers gone from the cluster whose replicas are not all moved yet, by state (waiting, healing, stuck)',
+      ['state'],
+      (set, s) => {
+        const counts = new Map<string, number>([
+          ['waiting', 0],
+          ['healing', 0],
+          ['stuck', 0],
+        ]);
+        for (const b of status(s).failedBrokers)
+          if (counts.has(b.state)) counts.set(b.state, counts.get(b.state)! + 1);
+        for (const [state, n] of counts) set({ state }, n);
+      },
+    );
+    this.gauge(
+      'brook_controller_selfhealing_movingpartitions',
+      'Partitions that self-healing is moving off failed brokers',
+      [],
+      (set, s) =>
+        set(
+          {},
+          status(s).failedBrokers.reduce((n, b) => n + b.moving, 0),
+        ),
+    );
+    this.gauge(
+      'brook_controller_selfhealing_moves',
+      'Partition moves of self-healing since this broker became controller, by outcome',
+      ['outcome'],
+      (set, s) => {
+        const st = status(s);
+        set({ outcome: 'started' }, st.movesStarted);
+        set({ outcome: 'finished' }, st.movesFinished);
+        set({ outcome: 'cancelled' }, st.movesCancelled);
+      },
+    );
   }
 
   /** kafka.log:type=Log, per hosted partition. */

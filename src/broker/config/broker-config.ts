@@ -54,6 +54,10 @@ export interface BrokerConfig {
   readonly brookNetworkFramePoolBytes: number;
   /** brook.metrics.listener: http://host:port of /metrics, /healthz and /readyz; null: none. */
   readonly brookMetricsListener: string | null;
+  /** brook.self.healing.broker.failure.timeout.ms; -1: no self-healing. */
+  readonly brookSelfHealingBrokerFailureTimeoutMs: number;
+  /** brook.self.healing.replication.throttled.rate (B/s); -1: moves are not throttled. */
+  readonly brookSelfHealingReplicationThrottledRate: number;
 
   readonly socketSendBufferBytes: number;
   readonly socketReceiveBufferBytes: number;
@@ -330,6 +334,8 @@ export function resolveBrokerConfig(merged: ReadonlyMap<string, string>): Broker
     brookLogFlushGroupCommitMaxDelayMs: v.int('brook.log.flush.group.commit.max.delay.ms'),
     brookNetworkFramePoolBytes: v.long('brook.network.frame.pool.bytes'),
     brookMetricsListener: v.stringOrNull('brook.metrics.listener'),
+    brookSelfHealingBrokerFailureTimeoutMs: v.long('brook.self.healing.broker.failure.timeout.ms'),
+    brookSelfHealingReplicationThrottledRate: v.long('brook.self.healing.replication.throttled.rate'),
     socketSendBufferBytes: v.int('socket.send.buffer.bytes'),
     socketReceiveBufferBytes: v.int('socket.receive.buffer.bytes'),
     socketRequestMaxBytes: v.int('socket.request.max.bytes'),

@@ -177,6 +177,25 @@ export const BROOK_KEYS = [
       support: 'honoured',
     },
   ),
+  // Kafka leaves replacing a dead broker's replicas to an operator or to Cruise Control's self-healing; a
+  // managed service does it by itself. The controller does it here (src/controller/self-healing.ts).
+  key(
+    'brook.self.healing.broker.failure.timeout.ms',
+    T.LONG,
+    '300000',
+    'medium',
+    'How long a broker may be gone before the controller moves its replicas to live brokers; -1 never.',
+    { validator: atLeast(-1), support: 'honoured' },
+  ),
+  // The moves of self-healing copy whole logs: bound what they take from producers' and consumers' bandwidth.
+  key(
+    'brook.self.healing.replication.throttled.rate',
+    T.LONG,
+    String(50 * 1024 * 1024),
+    'medium',
+    'Replication throttle (bytes/s) on the brokers taking part while self-healing moves replicas; -1 none.',
+    { validator: atLeast(-1), support: 'honoured' },
+  ),
 ];
 
 /** `brook.metrics.listener` must parse as the endpoint's address (http, a host, an explicit port). */

@@ -1,0 +1,514 @@
+// Self-healing of broker failures (brook.self.healing.broker.failure.timeout.ms), what a managed Kafka service or
+// Cruise Control's broker-failure detector does: once a broker has been gone for the timeout, the controller
+// moves every replica it held to live brokers (rack-aware, onto the least loaded), through the ordinary
+// reassignment machinery (KIP-455) and with replication throttles, so every partition gets back to its
+// replication factor. A broker that comes back while its replicas are still moving cancels the moves not yet
+// finished (they go back to the original replicas, the returning broker among them); moves already finished stay,
+// and the broker rejoins without those replicas (a later `brook rebalance` gives it load again).
+//
+// Ownership: one SelfHealer per Controller; every method runs inside the controller's event queue (timers only
+// enqueue events). Its state is rebuilt at each failover: a new controller counts a missing broker as gone from
+// the moment it took over (the time a broker has been gone is not in the store), so a failover can only delay
+// healing, never hasten it. Moves started by a previous controller go on and finish; a broker that returns
+// does not cancel them (they cannot be told apart from an operator's).
+//
+// Throttles: the moving partitions' current replicas go into leader.replication.throttled.replicas and their
+// new replicas into follower.replication.throttled.replicas (topic configs, merged with what is there), and
+// leader/follower.replication.throttled.rate are set on the brokers involved that have no rate of their own;
+// all of it is taken off again once nothing self-healing started is moving any more.
+
+import type { BrokerId, PartitionId } from '../common/ids.js';
+import type { TopicPartition } from './context.js';
+import { type ControllerCore, partitionKey } from './controller-core.js';
+import { isReassigning } from './reassignment.js';
+import { reassign } from './reassignment-requests.js';
+import type { CoordinationStore, MultiResult, Op } from './store/store.js';
+import {
+  brokerConfigPath,
+  configChangeCreatePath,
+  decodeEntityConfig,
+  encodeConfigChange,
+  encodeEntityConfig,
+  topicConfigPath,
+} from './zk-layout/index.js';
+
+export interface SelfHealingOptions {
+  /** brook.self.healing.broker.failure.timeout.ms: how long a broker may be gone before its replicas move; -1: never. */
+  readonly brokerFailureTimeoutMs: number;
+  /** brook.self.healing.replication.throttled.rate: bytes/s for the moves; -1: no throttle. */
+  readonly throttledRateBytesPerSecond: number;
+  /** The timer; default setTimeout, not keeping the process alive. Answers a function that cancels. */
+  readonly schedule?: (run: () => void, delayMs: number) => () => void;
+}
+
+/** What the healer needs of its controller. */
+export interface SelfHealingHost {
+  readonly core: ControllerCore;
+  /** Monotonic milliseconds. */
+  monotonicMs(): number;
+  /** The controller's current session, for reading configs. */
+  store(): CoordinationStore;
+  /** A write guarded by the controller epoch; `fenced` when another controller has taken over. */
+  fencedMulti(ops: readonly Op[]): Promise<MultiResult | { readonly fenced: true }>;
+  /** Runs `fn` as an event of the controller's queue. */
+  enqueue(name: string, fn: () => Promise<void>): void;
+}
+
+export type FailedBrokerState = 'waiting' | 'healing' | 'healed' | 'stuck';
+
+export interface FailedBrokerStatus {
+  readonly brokerId: BrokerId;
+  /** Monotonic milliseconds when this controller saw it go. */
+  readonly goneSinceMs: number;
+  readonly state: FailedBrokerState;
+  /** Partitions still moving away from it. */
+  readonly moving: number;
+}
+
+export interface SelfHealingStatus {
+  readonly enabled: boolean;
+  readonly failedBrokers: readonly FailedBrokerStatus[];
+  /** Partition moves started since this broker became controller. */
+  readonly movesStarted: number;
+  /** Moves cancelled because the broker came back. */
+  readonly movesCancelled: number;
+  /** Moves that finished. */
+  readonly movesFinished: number;
+}
+
+/** A failed broker whose replicas could not all move is looked at again this often (at most). */
+const RETRY_INTERVAL_MS_MAX = 30_000;
+
+const LEADER_THROTTLED = 'leader.replication.throttled.replicas';
+const FOLLOWER_THROTTLED = 'follower.replication.throttled.replicas';
+const RATE_KEYS = ['leader.replication.throttled.rate', 'follower.replication.throttled.rate'];
+
+interface FailedBroker {
+  readonly sinceMs: number;
+  state: FailedBrokerState;
+  cancelTimer: (() => void) | null;
+  /** Partition key → the partition and its replicas before, for the moves this healer started away from the broker. */
+  readonly moving: Map<string, { readonly tp: TopicPartition; readonly from: readonly BrokerId[] }>;
+}
+
+function defaultSchedule(run: () => void, delayMs: number): () => void {
+  const timer = setTimeout(run, delayMs);
+  timer.unref();
+  return () => clearTimeout(timer);
+}
+
+export class SelfHealer {
+  private readonly failed = new Map<BrokerId, FailedBroker>();
+  /** Throttle entries this healer added, per topic ("partition:broker"), and brokers whose rates it set. */
+  private readonly addedThrottles = new Map<string, { leader: Set<string>; follower: Set<string> }>();
+  private readonly ratedBrokers = new Set<BrokerId>();
+  private movesStarted = 0;
+  private movesCancelled = 0;
+  private movesFinished = 0;
+
+  constructor(
+    private readonly host: SelfHealingHost,
+    private readonly options: SelfHealingOptions,
+  ) {}
+
+  get enabled(): boolean {
+    return this.options.brokerFailureTimeoutMs >= 0;
+  }
+
+  status(): SelfHealingStatus {
+    return {
+      enabled: this.enabled,
+      failedBrokers: [...this.failed].map(([brokerId, f]) => ({
+        brokerId,
+        goneSinceMs: f.sinceMs,
+        state: f.state,
+        moving: f.moving.size,
+      })),
+      movesStarted: this.movesStarted,
+      movesCancelled: this.movesCancelled,
+      movesFinished: this.movesFinished,
+    };
+  }
+
+  /** This broker became controller: every broker named in an assignment and not registered counts as gone now. */
+  onFailover(): void {
+    this.reset();
+    const ctx = this.host.core.ctx;
+    if (ctx === null) return;
+    const missing = new Set<BrokerId>();
+    for (const { entry } of ctx.allPartitions())
+      for (const r of entry.assignment.replicas) if (!ctx.liveBrokers.has(r)) missing.add(r);
+    for (const id of [...missing].sort((a, b) => a - b)) this.noteGone(id);
+  }
+
+  /** The controller resigned or stopped: forget everything (throttles stay until a controller clears them). */
+  reset(): void {
+    for (const f of this.failed.values()) f.cancelTimer?.();
+    this.failed.clear();
+    this.addedThrottles.clear();
+    this.ratedBrokers.clear();
+  }
+
+  /** Brokers went and came (a restart within the watch's reach is both: gone with its old epoch, back with a new one). */
+  async onBrokersChanged(gone: readonly BrokerId[], back: readonly BrokerId[]): Promise<void> {
+    const backSet = new Set(back);
+    for (const id of gone) if (!backSet.has(id)) this.noteGone(id);
+    for (const id of back) await this.noteBack(id);
+  }
+
+  /**
+   * A reassignment finished or was cancelled (whoever asked for it). Synchronous, as it runs inside the step that
+   * finished the partition; answers whether it was one of this healer's moves, and then the controller queues
+   * clearThrottlesWhenIdle as an event of its own.
+   */
+  noteFinished(tp: TopicPartition): boolean {
+    const key = partitionKey(tp);
+    let touched = false;
+    for (const [id, f] of this.failed) {
+      if (!f.moving.delete(key)) continue;
+      touched = true;
+      this.movesFinished++;
+      if (f.moving.size === 0 && f.state === 'healing') {
+        f.state = 'healed';
+        this.host.core.logger.info(
+          `self-healing: every replica of failed broker ${id} has moved to live brokers; its partitions are back to their replication factor`,
+        );
+      }
+    }
+    return touched;
+  }
+
+  private noteGone(id: BrokerId): void {
+    if (this.failed.has(id)) return;
+    const f: FailedBroker = {
+      sinceMs: this.host.monotonicMs(),
+      state: 'waiting',
+      cancelTimer: null,
+      moving: new Map(),
+    };
+    this.failed.set(id, f);
+    if (!this.enabled) return;
+    const timeoutMs = this.options.brokerFailureTimeoutMs;
+    this.host.core.logger.info(
+      `self-healing: broker ${id} is gone; its replicas move to live brokers if it is not back within ${timeoutMs} ms`,
+    );
+    this.schedule(id, f, timeoutMs);
+  }
+
+  private schedule(id: BrokerId, f: FailedBroker, delayMs: number): void {
+    f.cancelTimer?.();
+    f.cancelTimer = (this.options.schedule ?? defaultSchedule)(() => {
+      this.host.enqueue(`selfHealing ${id}`, () => this.heal(id));
+    }, delayMs);
+  }
+
+  private async noteBack(id: BrokerId): Promise<void> {
+    const f = this.failed.get(id);
+    if (f === undefined) return;
+    f.cancelTimer?.();
+    this.failed.delete(id);
+    const ctx = this.host.core.ctx;
+    if (ctx === null || f.moving.size === 0) {
+      if (f.state !== 'waiting') this.host.core.logger.info(`self-healing: broker ${id} is back`);
+      return;
+    }
+    const pending = [...f.moving.values()].filter(({ tp }) => {
+      const entry = ctx.partition(tp);
+      return entry !== undefined && isReassigning(entry.assignment) && entry.assignment.replicas.includes(id);
+    });
+    this.host.core.logger.info(
+      `self-healing: broker ${id} is back before its replicas finished moving; cancelling ${pending.length} moves`,
+    );
+    for (const { tp, from } of pending) {
+      if (this.host.core.ctx !== ctx) return;
+      // Back to the replicas as they were, in their order (a plain cancel would put the returning broker last
+      // and so change the preferred leader).
+      const problem = await reassign(this.host.core, tp, [...from]);
+      if (problem === null) this.movesCancelled++;
+      else
+        this.host.core.logger.warn(
+          `self-healing: cancelling the move of ${tp.topic}-${tp.partition}: ${problem.errorMessage}`,
+        );
+    }
+    await this.clearThrottlesWhenIdle();
+  }
+
+  /** The timer of a failed broker fired: moves its replicas if it is still gone. */
+  async heal(id: BrokerId): Promise<void> {
+    const core = this.host.core;
+    const ctx = core.ctx;
+    const f = this.failed.get(id);
+    if (ctx === null || f === undefined || ctx.liveBrokers.has(id)) return;
+    f.cancelTimer = null;
+    const goneMs = Math.round(this.host.monotonicMs() - f.sinceMs);
+    const plan = planReplacements(ctx, id);
+    if (plan.moves.length === 0 && plan.skipped.length === 0) {
+      if (f.moving.size === 0) f.state = 'healed';
+      return;
+    }
+    f.state = 'healing';
+    core.logger.info(
+      `self-healing: broker ${id} has been gone ${goneMs} ms (timeout ${this.options.brokerFailureTimeoutMs} ms); moving ${plan.moves.length} of its replicas to live brokers`,
+    );
+    await this.setThrottles(plan.moves);
+    for (const m of plan.moves) {
+      if (core.ctx !== ctx) return;
+      const key = partitionKey(m.tp);
+      f.moving.set(key, { tp: m.tp, from: m.from });
+      const problem = await reassign(core, m.tp, m.target);
+      const entry = ctx.partition(m.tp);
+      if (problem !== null) {
+        f.moving.delete(key);
+        plan.skipped.push({ tp: m.tp, reason: problem.errorMessage ?? `error ${problem.errorCode}` });
+        continue;
+      }
+      this.movesStarted++;
+      core.logger.info(
+        `self-healing: ${m.tp.topic}-${m.tp.partition} [${m.from.join(',')}] -> [${m.target.join(',')}] (replacing failed broker ${id})`,
+      );
+      // A move that finished at once was taken off the list by noteFinished already.
+      if (entry === undefined || !isReassigning(entry.assignment)) f.moving.delete(key);
+    }
+    for (const s of plan.skipped) {
+      core.logger.warn(
+        `self-healing: ${s.tp.topic}-${s.tp.partition} keeps its replica on failed broker ${id}: ${s.reason}`,
+      );
+    }
+    if (plan.skipped.length > 0) {
+      f.state = f.moving.size > 0 ? 'healing' : 'stuck';
+      this.schedule(
+        id,
+        f,
+        Math.min(RETRY_INTERVAL_MS_MAX, Math.max(1000, this.options.brokerFailureTimeoutMs)),
+      );
+    } else if (f.moving.size === 0) {
+      f.state = 'healed';
+      core.logger.info(`self-healing: every replica of failed broker ${id} has moved to live brokers`);
+    }
+    await this.clearThrottlesWhenIdle();
+  }
+
+  // ---- throttles ------------------------------------------------------------------------------------------
+
+  private async setThrottles(moves: readonly Move[]): Promise<void> {
+    const rate = this.options.throttledRateBytesPerSecond;
+    const ctx = this.host.core.ctx;
+    if (rate < 0 || moves.length === 0 || ctx === null) return;
+    const byTopic = new Map<string, { leader: Set<string>; follower: Set<string> }>();
+    const brokers = new Set<BrokerId>();
+    for (const m of moves) {
+      const t = byTopic.get(m.tp.topic) ?? { leader: new Set<string>(), follower: new Set<string>() };
+      byTopic.set(m.tp.topic, t);
+      for (const b of m.from) {
+        if (!ctx.liveBrokers.has(b)) continue;
+        t.leader.add(`${m.tp.partition}:${b}`);
+        brokers.add(b);
+      }
+      for (const b of m.target) {
+        if (m.from.includes(b)) continue;
+        t.follower.add(`${m.tp.partition}:${b}`);
+        brokers.add(b);
+      }
+    }
+    for (const [topic, entries] of byTopic) {
+      const added = this.addedThrottles.get(topic) ?? {
+        leader: new Set<string>(),
+        follower: new Set<string>(),
+      };
+      const ok = await this.updateConfig(topicConfigPath(topic), `topics/${topic}`, (config) => {
+        const leader = addEntries(config[LEADER_THROTTLED], entries.leader, added.leader);
+        const follower = addEntries(config[FOLLOWER_THROTTLED], entries.follower, added.follower);
+        return { ...config, [LEADER_THROTTLED]: leader, [FOLLOWER_THROTTLED]: follower };
+      });
+      if (ok) this.addedThrottles.set(topic, added);
+    }
+    for (const b of brokers) {
+      if (this.ratedBrokers.has(b)) continue;
+      let set = false;
+      const ok = await this.updateConfig(brokerConfigPath(b), `brokers/${b}`, (config) => {
+        // A rate an operator set is theirs: it stays, and stays theirs to remove.
+        if (RATE_KEYS.some((k) => config[k] !== undefined)) return null;
+        set = true;
+        return { ...config, ...Object.fromEntries(RATE_KEYS.map((k) => [k, String(rate)])) };
+      });
+      if (ok && set) this.ratedBrokers.add(b);
+    }
+    this.host.core.logger.info(
+      `self-healing: replication throttled to ${rate} B/s on brokers [${[...brokers].sort((a, b) => a - b).join(',')}] while replicas move`,
+    );
+  }
+
+  /** Takes off the throttles this healer set once none of its moves is left. */
+  async clearThrottlesWhenIdle(): Promise<void> {
+    for (const f of this.failed.values()) if (f.moving.size > 0) return;
+    if (this.addedThrottles.size === 0 && this.ratedBrokers.size === 0) return;
+    for (const [topic, added] of [...this.addedThrottles]) {
+      const ok = await this.updateConfig(topicConfigPath(topic), `topics/${topic}`, (config) => {
+        const next = { ...config };
+        for (const [key, mine] of [
+          [LEADER_THROTTLED, added.leader],
+          [FOLLOWER_THROTTLED, added.follower],
+        ] as const) {
+          const rest = removeEntries(config[key], mine);
+          if (rest === null) delete next[key];
+          else next[key] = rest;
+        }
+        return next;
+      });
+      if (ok) this.addedThrottles.delete(topic);
+    }
+    for (const b of [...this.ratedBrokers]) {
+      const ok = await this.updateConfig(brokerConfigPath(b), `brokers/${b}`, (config) => {
+        const next = { ...config };
+        for (const k of RATE_KEYS) delete next[k];
+        return next;
+      });
+      if (ok) this.ratedBrokers.delete(b);
+    }
+    this.host.core.logger.info('self-healing: replication throttles removed');
+  }
+
+  /**
+   * Read-modify-write of one config entity, with the change notification every broker watches, guarded by the
+   * controller epoch. `change` answers null to leave it as it is. Answers whether the entity is as wanted.
+   */
+  private async updateConfig(
+    path: string,
+    entityPath: string,
+    change: (config: Record<string, string>) => Record<string, string> | null,
+  ): Promise<boolean> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const node = await this.host.store().get(path);
+      if (!node.ok && node.code !== 'NONODE') return false;
+      let current: Record<string, string> = {};
+      if (node.ok && node.value.data.length > 0) {
+        const decoded = decodeEntityConfig(node.value.data);
+        if (!decoded.ok) return false;
+        current = decoded.value;
+      }
+      const next = change(current);
+      if (next === null) return true;
+      const data = encodeEntityConfig(next);
+      const write: Op = node.ok
+        ? { op: 'set', path, data, version: node.value.stat.version }
+        : { op: 'create', path, data, mode: 'persistent' };
+      const result = await this.host.fencedMulti([
+        write,
+        {
+          op: 'create',
+          path: configChangeCreatePath(),
+          data: encodeConfigChange({ entityPath }),
+          mode: 'persistent_sequential',
+        },
+      ]);
+      if ('fenced' in result) return false;
+      if (result.ok) return true;
+      // BADVERSION or NODEEXISTS: someone wrote meanwhile; read again.
+    }
+    this.host.core.logger.warn(`self-healing: could not update the throttles in ${path}`);
+    return false;
+  }
+}
+
+function addEntries(existing: string | undefined, entries: ReadonlySet<string>, added: Set<string>): string {
+  if (existing?.trim() === '*') return '*';
+  const list = parseList(existing);
+  for (const e of entries) {
+    if (list.includes(e)) continue;
+    list.push(e);
+    added.add(e);
+  }
+  return list.join(',');
+}
+
+/** The list without `mine`; null when nothing is left. */
+function removeEntries(existing: string | undefined, mine: ReadonlySet<string>): string | null {
+  const rest = parseList(existing).filter((e) => !mine.has(e));
+  return rest.length === 0 ? null : rest.join(',');
+}
+
+function parseList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+// ---- planning ------------------------------------------------------------------------------------------------
+
+export interface Move {
+  readonly tp: TopicPartition;
+  readonly from: readonly BrokerId[];
+  readonly target: BrokerId[];
+}
+
+interface PlanContext {
+  readonly liveBrokers: ReadonlyMap<BrokerId, { readonly registration: { readonly rack: string | null } }>;
+  allPartitions(): Iterable<
+    TopicPartition & {
+      entry: {
+        assignment: {
+          replicas: readonly BrokerId[];
+          addingReplicas: readonly BrokerId[];
+          removingReplicas: readonly BrokerId[];
+        };
+      };
+    }
+  >;
+  isDeleting(topic: string): boolean;
+}
+
+/**
+ * For each partition with a replica on `failed`, the replica set with that replica replaced by a live broker that
+ * holds none of the partition: first one whose rack none of the partition's other replicas use, then the one
+ * holding the fewest replicas (counting the moves already planned), then the lowest id. Partitions being moved
+ * or deleted are skipped, as are those with no candidate (fewer live brokers than the replication factor).
+ */
+export function planReplacements(
+  ctx: PlanContext,
+  failed: BrokerId,
+): { moves: Move[]; skipped: { tp: TopicPartition; reason: string }[] } {
+  const load = new Map<BrokerId, number>();
+  for (const id of ctx.liveBrokers.keys()) load.set(id, 0);
+  const affected: { tp: TopicPartition; replicas: readonly BrokerId[] }[] = [];
+  const skipped: { tp: TopicPartition; reason: string }[] = [];
+  for (const { topic, partition, entry } of ctx.allPartitions()) {
+    const a = entry.assignment;
+    for (const r of a.replicas) if (load.has(r)) load.set(r, load.get(r)! + 1);
+    if (!a.replicas.includes(failed) || ctx.isDeleting(topic)) continue;
+    const tp = { topic, partition };
+    if (a.addingReplicas.length > 0 || a.removingReplicas.length > 0) {
+      skipped.push({ tp, reason: 'a reassignment is in progress' });
+      continue;
+    }
+    affected.push({ tp, replicas: a.replicas });
+  }
+  affected.sort((x, y) =>
+    x.tp.topic === y.tp.topic ? x.tp.partition - y.tp.partition : x.tp.topic < y.tp.topic ? -1 : 1,
+  );
+  const rackOf = (b: BrokerId) => ctx.liveBrokers.get(b)?.registration.rack ?? null;
+  const moves: Move[] = [];
+  for (const { tp, replicas } of affected) {
+    const others = replicas.filter((r) => r !== failed);
+    const usedRacks = new Set(others.map(rackOf).filter((r): r is string => r !== null));
+    const candidates = [...ctx.liveBrokers.keys()].filter((b) => !replicas.includes(b));
+    if (candidates.length === 0) {
+      skipped.push({ tp, reason: 'no live broker outside the partition to take the replica' });
+      continue;
+    }
+    candidates.sort((x, y) => {
+      const rx = rackOf(x);
+      const ry = rackOf(y);
+      const newRack = Number(rx !== null && usedRacks.has(rx)) - Number(ry !== null && usedRacks.has(ry));
+      if (newRack !== 0) return newRack;
+      const byLoad = load.get(x)! - load.get(y)!;
+      return byLoad !== 0 ? byLoad : x - y;
+    });
+    const chosen = candidates[0]!;
+    load.set(chosen, load.get(chosen)! + 1);
+    // The replacement takes the failed replica's place, so the preferred leader order is otherwise kept.
+    const target = replicas.map((r) => (r === failed ? chosen : r));
+    moves.push({ tp: { topic: tp.topic, partition: tp.partition as PartitionId }, from: replicas, target });
+  }
+  return { moves, skipped };
+}

@@ -1,0 +1,265 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import type { BrokerId } from '../../src/common/ids.js';
+import { Controller } from '../../src/controller/controller.js';
+import { planReplacements } from '../../src/controller/self-healing.js';
+import {
+  brokerConfigPath,
+  decodeEntityConfig,
+  decodeTopicAssignment,
+  topicConfigPath,
+  topicPath,
+} from '../../src/controller/zk-layout/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { admin, isrChange, newTopic, RecordingChannel, settle, TestCluster } from './helpers.js';
+
+const TIMEOUT_MS = 60_000;
+
+interface Timer {
+  run: () => void;
+  delayMs: number;
+}
+
+/** Brokers 1..4 on racks a, b, c, c; broker 1 runs the controller with self-healing on a manual timer. */
+async function setup(assignments: number[][], throttle = 1_000_000) {
+  const cluster = new TestCluster();
+  after(() => cluster.close());
+  const b1 = await cluster.addBroker(1, 'a');
+  await cluster.addBroker(2, 'b');
+  await cluster.addBroker(3, 'c');
+  await cluster.addBroker(4, 'c');
+  const timers: Timer[] = [];
+  const controller = new Controller({
+    brokerId: 1 as BrokerId,
+    store: b1.session,
+    channel: new RecordingChannel(),
+    clock: cluster.clock,
+    selfHealing: {
+      brokerFailureTimeoutMs: TIMEOUT_MS,
+      throttledRateBytesPerSecond: throttle,
+      schedule: (run, delayMs) => {
+        const timer = { run, delayMs };
+        timers.push(timer);
+        return () => {
+          const i = timers.indexOf(timer);
+          if (i >= 0) timers.splice(i, 1);
+        };
+      },
+    },
+  });
+  after(() => controller.stop());
+  await controller.start();
+  const [created] = await admin(b1.session, controller).createTopics(
+    [
+      newTopic(
+        't',
+        -1,
+        -1,
+        assignments.map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds })),
+      ),
+    ],
+    false,
+  );
+  assert.equal(created!.errorCode, ErrorCode.NONE);
+  return { cluster, controller, timers };
+}
+
+async function replicas(cluster: TestCluster, partition: number) {
+  const node = await cluster.observer.get(topicPath('t'));
+  assert.ok(node.ok);
+  const decoded = decodeTopicAssignment(node.value.data);
+  assert.ok(decoded.ok);
+  return decoded.value.partitions.get(partition as never)!;
+}
+
+async function config(cluster: TestCluster, path: string): Promise<Record<string, string>> {
+  const node = await cluster.observer.get(path);
+  if (!node.ok || node.value.data.length === 0) return {};
+  const decoded = decodeEntityConfig(node.value.data);
+  assert.ok(decoded.ok);
+  return decoded.value;
+}
+
+/** The leader reports `isr` for a partition, as a follower that caught up makes it do. */
+async function reportIsr(cluster: TestCluster, controller: Controller, partition: number, isr: number[]) {
+  const state = await cluster.partitionState('t', partition);
+  assert.ok(state !== null);
+  const answer = await controller.alterPartition(
+    {
+      brokerId: state.leader,
+      brokerEpoch: -1n,
+      topics: [
+        {
+          topicName: 't',
+          topicId: '',
+          partitions: [isrChange(partition, state.leaderEpoch, state.version, isr)],
+        },
+      ],
+    },
+    2,
+  );
+  assert.equal(answer.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+}
+
+test("after the timeout a failed broker's replicas move to live brokers, throttled, and the throttles go when done", async () => {
+  const { cluster, controller, timers } = await setup([
+    [1, 2, 4],
+    [4, 1, 2],
+  ]);
+  cluster.killBroker(4);
+  await settle(controller);
+  assert.equal(timers.length, 1, 'a timer waits for the broker');
+  assert.equal(timers[0]!.delayMs, TIMEOUT_MS);
+  assert.deepEqual(
+    controller.selfHealingStatus.failedBrokers.map((b) => [b.brokerId, b.state]),
+    [[4, 'waiting']],
+  );
+  cluster.clock.advance(TIMEOUT_MS);
+  timers.shift()!.run();
+  await settle(controller);
+  // Broker 3 is the only live broker outside both partitions (rack c, as broker 4 was).
+  assert.deepEqual(await replicas(cluster, 0), {
+    replicas: [1, 2, 3, 4],
+    addingReplicas: [3],
+    removingReplicas: [4],
+  });
+  assert.deepEqual((await replicas(cluster, 1)).addingReplicas, [3]);
+  assert.equal(controller.selfHealingStatus.movesStarted, 2);
+  const throttled = await config(cluster, topicConfigPath('t'));
+  assert.equal(throttled['follower.replication.throttled.replicas'], '0:3,1:3');
+  assert.equal(throttled['leader.replication.throttled.replicas'], '0:1,0:2,1:1,1:2');
+  assert.equal(
+    (await config(cluster, brokerConfigPath(3 as BrokerId)))['leader.replication.throttled.rate'],
+    '1000000',
+  );
+
+  await reportIsr(cluster, controller, 0, [1, 2, 3]);
+  await reportIsr(cluster, controller, 1, [1, 2, 3]);
+  await settle(controller);
+  assert.deepEqual(await replicas(cluster, 0), {
+    replicas: [1, 2, 3],
+    addingReplicas: [],
+    removingReplicas: [],
+  });
+  assert.deepEqual(await replicas(cluster, 1), {
+    replicas: [3, 1, 2],
+    addingReplicas: [],
+    removingReplicas: [],
+  });
+  assert.deepEqual((await cluster.partitionState('t', 1))?.isr, [1, 2, 3]);
+  const status = controller.selfHealingStatus;
+  assert.deepEqual(
+    status.failedBrokers.map((b) => [b.brokerId, b.state, b.moving]),
+    [[4, 'healed', 0]],
+  );
+  assert.equal(status.movesFinished, 2);
+  assert.deepEqual(await config(cluster, topicConfigPath('t')), {}, 'topic throttles removed');
+  assert.deepEqual(await config(cluster, brokerConfigPath(3 as BrokerId)), {}, 'broker rates removed');
+});
+
+test('a broker that comes back before its replicas have moved cancels the moves not finished', async () => {
+  const { cluster, controller, timers } = await setup([
+    [1, 2, 4],
+    [4, 1, 2],
+  ]);
+  cluster.killBroker(4);
+  await settle(controller);
+  timers.shift()!.run();
+  await settle(controller);
+  // Partition 0's move finishes; partition 1's is still copying when broker 4 returns.
+  await reportIsr(cluster, controller, 0, [1, 2, 3]);
+  await settle(controller);
+  assert.deepEqual((await replicas(cluster, 0)).replicas, [1, 2, 3]);
+  assert.deepEqual((await replicas(cluster, 1)).addingReplicas, [3]);
+  await cluster.addBroker(4, 'c');
+  await settle(controller);
+  assert.deepEqual(await replicas(cluster, 1), {
+    replicas: [4, 1, 2],
+    addingReplicas: [],
+    removingReplicas: [],
+  });
+  assert.deepEqual((await replicas(cluster, 0)).replicas, [1, 2, 3], 'a finished move stays');
+  const status = controller.selfHealingStatus;
+  assert.equal(status.movesCancelled, 1);
+  assert.deepEqual(status.failedBrokers, []);
+  assert.deepEqual(await config(cluster, topicConfigPath('t')), {}, 'throttles removed after the cancel');
+  assert.equal(timers.length, 0);
+});
+
+test('a broker back within the timeout moves nothing, and -1 turns self-healing off', async () => {
+  const { cluster, controller, timers } = await setup([[1, 2, 4]]);
+  cluster.killBroker(4);
+  await settle(controller);
+  assert.equal(timers.length, 1);
+  await cluster.addBroker(4, 'c');
+  await settle(controller);
+  assert.equal(timers.length, 0, 'the timer was cancelled');
+  assert.deepEqual((await replicas(cluster, 0)).replicas, [1, 2, 4]);
+
+  const off = new TestCluster();
+  after(() => off.close());
+  const b1 = await off.addBroker(1);
+  const scheduled: number[] = [];
+  const controllerOff = new Controller({
+    brokerId: 1 as BrokerId,
+    store: b1.session,
+    channel: new RecordingChannel(),
+    selfHealing: {
+      brokerFailureTimeoutMs: -1,
+      throttledRateBytesPerSecond: -1,
+      schedule: (_run, delayMs) => {
+        scheduled.push(delayMs);
+        return () => {};
+      },
+    },
+  });
+  after(() => controllerOff.stop());
+  await controllerOff.start();
+  await off.addBroker(2);
+  await admin(b1.session, controllerOff).createTopics([newTopic('t', 1, 2)], false);
+  off.killBroker(2);
+  await settle(controllerOff);
+  assert.deepEqual(scheduled, []);
+  assert.equal(controllerOff.selfHealingStatus.enabled, false);
+});
+
+test('replacements go to a rack the partition does not use, then to the least loaded broker', () => {
+  const live = new Map(
+    (
+      [
+        [1, 'a'],
+        [2, 'a'],
+        [3, 'b'],
+        [4, 'b'],
+        [5, 'c'],
+        [6, 'c'],
+      ] as const
+    ).map(([id, rack]) => [id as BrokerId, { registration: { rack } }]),
+  );
+  const partitions = Array.from({ length: 12 }, (_, p) => ({
+    topic: 't',
+    partition: p as never,
+    entry: {
+      assignment: {
+        // Every partition on failed broker 9 and on racks a and b: the replacement must be on rack c.
+        replicas: [9, (1 + (p % 2)) as BrokerId, (3 + (p % 2)) as BrokerId] as BrokerId[],
+        addingReplicas: [],
+        removingReplicas: [],
+      },
+    },
+  }));
+  const { moves, skipped } = planReplacements(
+    { liveBrokers: live, allPartitions: () => partitions, isDeleting: () => false },
+    9 as BrokerId,
+  );
+  assert.deepEqual(skipped, []);
+  assert.equal(moves.length, 12);
+  const counts = new Map<number, number>();
+  for (const m of moves) {
+    const added = m.target.find((b) => !m.from.includes(b))!;
+    assert.ok(added === 5 || added === 6, `partition ${m.tp.partition} got broker ${added}, not on rack c`);
+    assert.equal(m.target[0], added, 'the replacement takes the failed replica’s place');
+    counts.set(added, (counts.get(added) ?? 0) + 1);
+  }
+  assert.deepEqual([...counts.values()], [6, 6], 'the two rack-c brokers share the load');
+});
