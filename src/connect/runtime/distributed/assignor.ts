@@ -56,7 +56,12 @@ export function connectorKey(name: string): string {
 }
 
 export function taskKey(id: ConnectorTaskId): string {
-  return `${TASK_PREFIX}${id.connector}\u0000${id.task}`;
+  return `${taskKeyPrefix(id.connector)}${id.task}`;
+}
+
+/** What the keys of every task of a connector start with. */
+export function taskKeyPrefix(connector: string): string {
+  return `${TASK_PREFIX}${connector}\u0000`;
 }
 
 function isConnectorKey(key: string): boolean {

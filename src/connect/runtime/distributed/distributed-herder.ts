@@ -35,6 +35,7 @@ import {
   type LeaderMemory,
   type MemberInfo,
   taskKey,
+  taskKeyPrefix,
 } from './assignor.js';
 import { type ConfigEvent, ConfigStore } from './config-store.js';
 import {
@@ -156,6 +157,12 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     await this.offsets.start();
     await this.statuses.start();
     await this.configs.start();
+    // What the topic held at start is known, not news: no rebalance is asked for it.
+    this.events = [];
+    for (const name of this.configs.connectors.keys()) {
+      this.knownConnectors.add(name);
+      this.knownTaskCounts.set(name, this.configs.taskCount(name));
+    }
     this.loop = this.tickLoop();
     await this.joinedOnce;
   }
@@ -193,6 +200,11 @@ export class DistributedHerder extends AbstractHerder implements Herder {
 
   private generation(): number {
     return this.member.generation().generationId;
+  }
+
+  /** The leader's REST URL as the last assignment gave it (null before the first one). */
+  leaderUrl(): string | null {
+    return this.leader?.url ?? null;
   }
 
   private isLeader(): boolean {
@@ -370,8 +382,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       if (this.isLeader()) this.member.requestRejoin();
     }
     const configs = this.configs.taskConfigs.get(name) ?? [];
-    for (const key of [...this.startFailed])
-      if (key.startsWith(taskKey({ connector: name, task: 0 }).slice(0, -1))) this.startFailed.delete(key);
+    this.forgetFailedStarts(name);
     for (const [key, t] of [...this.tasksRunning]) {
       if (t.id.connector !== name) continue;
       const next = configs[t.id.task];
@@ -415,8 +426,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       }
     }
     if (!request.includeTasks) return;
-    for (const key of [...this.startFailed])
-      if (key.startsWith(taskKey({ connector: name, task: 0 }).slice(0, -1))) this.startFailed.delete(key);
+    this.forgetFailedStarts(name);
     for (const [key, t] of [...this.tasksRunning]) {
       if (t.id.connector !== name) continue;
       if (request.onlyFailed && t.runner.status().state !== 'FAILED') continue;
@@ -597,6 +607,12 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     if (t === undefined) return;
     this.tasksRunning.delete(key);
     await t.runner.stop(this.worker.o.config.parsed['task.shutdown.graceful.timeout.ms'] as number);
+  }
+
+  /** A connector's tasks whose start failed may start again (new task configs, a restart). */
+  private forgetFailedStarts(name: string): void {
+    const prefix = taskKeyPrefix(name);
+    for (const key of [...this.startFailed]) if (key.startsWith(prefix)) this.startFailed.delete(key);
   }
 
   private async runRequests(): Promise<void> {

@@ -74,12 +74,22 @@ export class TopicOffsetStore implements OffsetStore {
     connector: string,
     entries: { partition: SourcePartition; offset: SourceOffset | null }[],
   ): Promise<void> {
-    for (const e of entries) {
-      const k = offsetKey(connector, e.partition);
-      const value = e.offset === null ? null : stringifyJson(e.offset);
-      await this.log.sendBytes(Buffer.from(k, 'utf8'), value === null ? null : Buffer.from(value, 'utf8'));
-      if (value === null) this.data.delete(k);
-      else this.data.set(k, value);
+    // All sent at once (the producer keeps each key's order); held here only once every one is acknowledged.
+    const records = entries.map((e) => ({
+      key: offsetKey(connector, e.partition),
+      value: e.offset === null ? null : stringifyJson(e.offset),
+    }));
+    await Promise.all(
+      records.map((r) =>
+        this.log.sendBytes(
+          Buffer.from(r.key, 'utf8'),
+          r.value === null ? null : Buffer.from(r.value, 'utf8'),
+        ),
+      ),
+    );
+    for (const r of records) {
+      if (r.value === null) this.data.delete(r.key);
+      else this.data.set(r.key, r.value);
     }
   }
 }

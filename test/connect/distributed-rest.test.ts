@@ -1,0 +1,213 @@
+// The REST API of a distributed Connect cluster of two in-process workers against a broker process: changes sent
+// to the worker that does not lead are forwarded to the leader (and refused with Kafka's 409 when they arrive
+// already forwarded), validation errors come back from the leader, restarts with includeTasks (KIP-745) and of
+// one task reach the worker that runs it, stop (KIP-875) leaves no tasks, offsets of a stopped source are read
+// and reset from the offset topic (the source then reads its file again), and a delete applies on both workers.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { Consumer } from '../../src/client/index.js';
+import {
+  type DistributedWorker,
+  startDistributed,
+} from '../../src/connect/runtime/distributed/distributed.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { rest } from '../helpers/connect-worker.js';
+import { sleep } from '../helpers/wait.js';
+
+let broker: BrokerProcess;
+let dir: string;
+const workers: DistributedWorker[] = [];
+
+before(async () => {
+  broker = await startBroker({ overrides: { 'num.partitions': 1, 'group.initial.rebalance.delay.ms': 0 } });
+  dir = mkdtempSync(join(tmpdir(), 'brook-connect-rest-'));
+});
+
+after(async () => {
+  for (const w of workers) await w.stop().catch(() => {});
+  await broker?.stop();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+async function eventually(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+function start(): Promise<DistributedWorker> {
+  return startDistributed(
+    {
+      'bootstrap.servers': broker.bootstrap,
+      listeners: 'http://127.0.0.1:0',
+      'group.id': 'rest-cluster',
+      'config.storage.topic': 'rest-configs',
+      'offset.storage.topic': 'rest-offsets',
+      'status.storage.topic': 'rest-status',
+      'config.storage.replication.factor': '1',
+      'offset.storage.replication.factor': '1',
+      'status.storage.replication.factor': '1',
+      'offset.storage.partitions': '2',
+      'status.storage.partitions': '2',
+      'session.timeout.ms': '6000',
+      'heartbeat.interval.ms': '500',
+      'key.converter': 'org.apache.kafka.connect.storage.StringConverter',
+      'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
+      'offset.flush.interval.ms': '200',
+    },
+    () => {},
+  );
+}
+
+/** Records in a topic (the sum of its partitions' end offsets). */
+async function topicCount(topic: string, partitions = 1): Promise<number> {
+  const consumer = new Consumer({ bootstrapServers: broker.bootstrap });
+  try {
+    const ends = await consumer.endOffsets(
+      [...Array(partitions).keys()].map((partition) => ({ topic, partition })),
+    );
+    return ends.reduce((n, e) => n + e.offset, 0);
+  } finally {
+    await consumer.close();
+  }
+}
+
+interface Status {
+  connector: { state: string; worker_id: string };
+  tasks: { id: number; state: string; worker_id: string }[];
+}
+
+async function statusOf(url: string, name: string): Promise<Status | null> {
+  const r = await rest(url, 'GET', `/connectors/${name}/status`);
+  return r.status === 200 ? (r.body as Status) : null;
+}
+
+async function running(url: string, name: string, tasks: number): Promise<boolean> {
+  const s = await statusOf(url, name);
+  return (
+    s?.connector.state === 'RUNNING' &&
+    s.tasks.length === tasks &&
+    s.tasks.every((t) => t.state === 'RUNNING')
+  );
+}
+
+test('a two-worker cluster forwards changes to its leader and restarts, stops and resets where the work runs', async () => {
+  workers.push(...(await Promise.all([start(), start()])));
+  const [w1, w2] = workers as [DistributedWorker, DistributedWorker];
+  await eventually(
+    async () => w1.herder.leaderUrl() !== null && w1.herder.leaderUrl() === w2.herder.leaderUrl(),
+    30_000,
+    'one leader',
+  );
+  const leaderUrl = w1.herder.leaderUrl()!;
+  const [leader, follower] = leaderUrl.includes(w1.workerId) ? [w1, w2] : [w2, w1];
+  assert.equal(leaderUrl, `http://${leader.workerId}/`);
+
+  const input = join(dir, 'in.txt');
+  writeFileSync(input, 'a\nb\nc\n');
+  const created = await rest(follower.restUrl, 'POST', '/connectors', {
+    name: 'src',
+    config: { 'connector.class': 'FileStreamSource', file: input, topic: 'rest-lines', 'tasks.max': '1' },
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  assert.deepEqual((created.body as { name: string }).name, 'src');
+
+  // Already forwarded once and still not at the leader: Kafka's 409.
+  const twice = await rest(follower.restUrl, 'POST', '/connectors?forward=false', {
+    name: 'other',
+    config: { 'connector.class': 'FileStreamSource', topic: 't' },
+  });
+  assert.deepEqual(twice, {
+    status: 409,
+    body: {
+      error_code: 409,
+      message: 'Cannot complete request because of a conflicting operation (e.g. worker rebalance)',
+    },
+  });
+  // Validation happens at the leader and its 400 comes back through the follower.
+  const invalid = await rest(follower.restUrl, 'PUT', '/connectors/bad/config', {
+    'connector.class': 'FileStreamSource',
+    'tasks.max': 'many',
+  });
+  assert.equal(invalid.status, 400);
+  assert.match((invalid.body as { message: string }).message, /Connector configuration is invalid/);
+
+  await eventually(() => running(follower.restUrl, 'src', 1), 30_000, 'src running');
+  await eventually(async () => (await topicCount('rest-lines')) === 3, 30_000, 'three lines in the topic');
+
+  // KIP-745 restart through the follower: the plan first, then the work restarts where it runs.
+  const statusesBefore = await topicCount('rest-status', 2);
+  const plan = await rest(
+    follower.restUrl,
+    'POST',
+    '/connectors/src/restart?includeTasks=true&onlyFailed=false',
+  );
+  assert.equal(plan.status, 202, JSON.stringify(plan.body));
+  const p = plan.body as Status;
+  assert.equal(p.connector.state, 'RESTARTING');
+  assert.deepEqual(
+    p.tasks.map((t) => t.state),
+    ['RESTARTING'],
+  );
+  // Restarted: the connector wrote RUNNING again, the task UNASSIGNED and RUNNING.
+  await eventually(
+    async () =>
+      (await topicCount('rest-status', 2)) >= statusesBefore + 3 && (await running(leader.restUrl, 'src', 1)),
+    30_000,
+    'src restarted and running',
+  );
+  // One task restarted through the worker that does not run it: forwarded to its owner.
+  const owner = (await statusOf(leader.restUrl, 'src'))!.tasks[0]!.worker_id;
+  const notOwner = owner === w1.workerId ? w2 : w1;
+  const statusesBeforeTask = await topicCount('rest-status', 2);
+  assert.equal((await rest(notOwner.restUrl, 'POST', '/connectors/src/tasks/0/restart')).status, 204);
+  await eventually(
+    async () =>
+      (await topicCount('rest-status', 2)) >= statusesBeforeTask + 2 &&
+      (await running(notOwner.restUrl, 'src', 1)),
+    30_000,
+    'the task restarted and running',
+  );
+  // The source resumed from its offsets: nothing was produced twice.
+  await sleep(500);
+  assert.equal(await topicCount('rest-lines'), 3);
+
+  // KIP-875 stop: no tasks, then offsets from the offset topic, reset, and a resume that reads the file again.
+  assert.equal((await rest(follower.restUrl, 'PUT', '/connectors/src/stop')).status, 202);
+  await eventually(
+    async () => {
+      const s = await statusOf(leader.restUrl, 'src');
+      return s?.connector.state === 'STOPPED' && s.tasks.length === 0;
+    },
+    30_000,
+    'src stopped',
+  );
+  const offsets = await rest(follower.restUrl, 'GET', '/connectors/src/offsets');
+  assert.deepEqual(offsets.body, { offsets: [{ partition: { filename: input }, offset: { position: 6 } }] });
+  const reset = await rest(follower.restUrl, 'DELETE', '/connectors/src/offsets');
+  assert.deepEqual(reset, {
+    status: 200,
+    body: { message: 'The offsets for this connector have been reset successfully' },
+  });
+  assert.deepEqual((await rest(leader.restUrl, 'GET', '/connectors/src/offsets')).body, { offsets: [] });
+  assert.equal((await rest(follower.restUrl, 'PUT', '/connectors/src/resume')).status, 202);
+  await eventually(() => running(follower.restUrl, 'src', 1), 30_000, 'src running after resume');
+  await eventually(async () => (await topicCount('rest-lines')) === 6, 30_000, 'the file read again');
+
+  // Delete through the follower: gone on both workers, statuses too.
+  assert.equal((await rest(follower.restUrl, 'DELETE', '/connectors/src')).status, 204);
+  for (const w of [w1, w2]) {
+    await eventually(
+      async () => (await rest(w.restUrl, 'GET', '/connectors/src')).status === 404,
+      30_000,
+      'src gone',
+    );
+    assert.deepEqual((await rest(w.restUrl, 'GET', '/connectors')).body, []);
+  }
+});
