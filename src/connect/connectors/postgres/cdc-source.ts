@@ -24,34 +24,24 @@ import { Struct } from '../../data/struct.js';
 import { ConnectException } from '../../errors.js';
 import { InterruptibleSleep } from '../../runtime/interruptible-sleep.js';
 import { BROOK_CONNECT_VERSION } from '../../version.js';
-import { openPool, quoteIdent, quoteTable, splitTable } from './connection.js';
+import {
+  connectionConfigKeys,
+  openPool,
+  parseConnectionConfig,
+  quoteIdent,
+  quoteTable,
+  splitTable,
+} from './connection.js';
 import { decodePgOutput, formatLsn, parseLsn, type Relation, type TupleValue } from './pgoutput.js';
 import { columnOfOid, columnSchema, fromText } from './types.js';
 
 const POLL_WAIT_MAX_MS = 1000;
 
 function cdcConfigDef(): ConfigDef {
-  return new ConfigDef()
-    .define({
-      name: 'connection.url',
-      type: 'STRING',
-      importance: 'HIGH',
-      documentation: 'jdbc:postgresql://host:port/db or postgres://...',
-    })
-    .define({
-      name: 'connection.user',
-      type: 'STRING',
-      defaultValue: null,
-      importance: 'HIGH',
-      documentation: 'User (needs the REPLICATION attribute or superuser).',
-    })
-    .define({
-      name: 'connection.password',
-      type: 'PASSWORD',
-      defaultValue: null,
-      importance: 'HIGH',
-      documentation: 'Password.',
-    })
+  // One connection: the slot is read by one session (the user needs REPLICATION or superuser).
+  const def = new ConfigDef();
+  for (const key of connectionConfigKeys('Connection', false)) def.define(key);
+  return def
     .define({
       name: 'slot.name',
       type: 'STRING',
@@ -159,13 +149,7 @@ export class PostgresCdcSourceTask extends SourceTask {
     this.slot = this.c['slot.name'] as string;
     this.publication = this.c['publication.name'] as string;
     this.prefix = this.c['topic.prefix'] as string;
-    const password = (this.c['connection.password'] as { value: string } | null)?.value ?? null;
-    this.pool = openPool({
-      url: this.c['connection.url'] as string,
-      user: this.c['connection.user'] as string | null,
-      password,
-      poolSize: 1,
-    });
+    this.pool = openPool(parseConnectionConfig(this.c, 1));
     const tables = this.c['table.include.list'] as string[];
     const client = await this.pool.connect();
     try {

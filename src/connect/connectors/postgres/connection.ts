@@ -5,6 +5,7 @@
 // exactly by the connectors; sessions run in UTC so timestamptz text is unambiguous.
 
 import pg from 'pg';
+import { type ConfigKeyInput, type ParsedConfig, range } from '../../api/config-def.js';
 import { ConfigException } from '../../errors.js';
 
 export interface ConnectionConfig {
@@ -12,6 +13,60 @@ export interface ConnectionConfig {
   user: string | null;
   password: string | null;
   poolSize: number;
+}
+
+/**
+ * The connection keys every PostgreSQL connector takes, in the JDBC connectors' names: connection.url (required),
+ * connection.user, connection.password and, for connectors that pool, connection.pool.size (Brook's).
+ */
+export function connectionConfigKeys(group: string, pooled = true): ConfigKeyInput[] {
+  const keys: ConfigKeyInput[] = [
+    {
+      name: 'connection.url',
+      type: 'STRING',
+      importance: 'HIGH',
+      documentation: 'JDBC connection URL, e.g. jdbc:postgresql://localhost:5432/db (or a postgres:// URL)',
+      group,
+    },
+    {
+      name: 'connection.user',
+      type: 'STRING',
+      defaultValue: null,
+      importance: 'HIGH',
+      documentation: 'JDBC connection user.',
+      group,
+    },
+    {
+      name: 'connection.password',
+      type: 'PASSWORD',
+      defaultValue: null,
+      importance: 'HIGH',
+      documentation: 'JDBC connection password.',
+      group,
+    },
+  ];
+  if (pooled) {
+    keys.push({
+      name: 'connection.pool.size',
+      type: 'INT',
+      defaultValue: 2,
+      validator: range(1, 100),
+      importance: 'LOW',
+      documentation: 'Connections each task keeps in its pool.',
+      group,
+    });
+  }
+  return keys;
+}
+
+/** The connection keys of a parsed config; a connector without connection.pool.size gets `poolSize`. */
+export function parseConnectionConfig(c: ParsedConfig, poolSize = 1): ConnectionConfig {
+  return {
+    url: c['connection.url'] as string,
+    user: c['connection.user'] as string | null,
+    password: (c['connection.password'] as { value: string } | null)?.value ?? null,
+    poolSize: (c['connection.pool.size'] as number | undefined) ?? poolSize,
+  };
 }
 
 const BYTEA_OID = 17;

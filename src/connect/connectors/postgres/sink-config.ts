@@ -1,44 +1,15 @@
 // The PostgreSQL sink's configuration: the keys of the widely used JDBC sink connector, with its defaults.
 
 import { ConfigDef, oneOf, type ParsedConfig, range } from '../../api/config-def.js';
+import { connectionConfigKeys, parseConnectionConfig } from './connection.js';
 
 export type InsertMode = 'insert' | 'upsert' | 'update';
 export type PkMode = 'none' | 'kafka' | 'record_key' | 'record_value';
 
 export function sinkConfigDef(): ConfigDef {
-  return new ConfigDef()
-    .define({
-      name: 'connection.url',
-      type: 'STRING',
-      importance: 'HIGH',
-      documentation: 'JDBC connection URL, e.g. jdbc:postgresql://localhost:5432/db',
-      group: 'Connection',
-    })
-    .define({
-      name: 'connection.user',
-      type: 'STRING',
-      defaultValue: null,
-      importance: 'HIGH',
-      documentation: 'JDBC connection user.',
-      group: 'Connection',
-    })
-    .define({
-      name: 'connection.password',
-      type: 'PASSWORD',
-      defaultValue: null,
-      importance: 'HIGH',
-      documentation: 'JDBC connection password.',
-      group: 'Connection',
-    })
-    .define({
-      name: 'connection.pool.size',
-      type: 'INT',
-      defaultValue: 2,
-      validator: range(1, 100),
-      importance: 'LOW',
-      documentation: 'Connections each task keeps in its pool.',
-      group: 'Connection',
-    })
+  const def = new ConfigDef();
+  for (const key of connectionConfigKeys('Connection')) def.define(key);
+  return def
     .define({
       name: 'insert.mode',
       type: 'STRING',
@@ -158,10 +129,7 @@ export interface SinkConfig {
 export function parseSinkConfig(props: Record<string, string>): SinkConfig {
   const c: ParsedConfig = sinkConfigDef().parse(props);
   return {
-    url: c['connection.url'] as string,
-    user: c['connection.user'] as string | null,
-    password: (c['connection.password'] as { value: string } | null)?.value ?? null,
-    poolSize: c['connection.pool.size'] as number,
+    ...parseConnectionConfig(c),
     insertMode: (c['insert.mode'] as string).toLowerCase() as InsertMode,
     batchSize: c['batch.size'] as number,
     deleteEnabled: c['delete.enabled'] as boolean,

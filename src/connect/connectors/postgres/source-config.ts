@@ -1,43 +1,14 @@
 // The PostgreSQL source's configuration: the keys of the widely used JDBC source connector, with its defaults.
 
 import { ConfigDef, oneOf, type ParsedConfig, range } from '../../api/config-def.js';
+import { connectionConfigKeys, parseConnectionConfig } from './connection.js';
 
 export type SourceMode = 'bulk' | 'incrementing' | 'timestamp' | 'timestamp+incrementing';
 
 export function sourceConfigDef(): ConfigDef {
-  return new ConfigDef()
-    .define({
-      name: 'connection.url',
-      type: 'STRING',
-      importance: 'HIGH',
-      documentation: 'JDBC connection URL, e.g. jdbc:postgresql://localhost:5432/db',
-      group: 'Database',
-    })
-    .define({
-      name: 'connection.user',
-      type: 'STRING',
-      defaultValue: null,
-      importance: 'HIGH',
-      documentation: 'JDBC connection user.',
-      group: 'Database',
-    })
-    .define({
-      name: 'connection.password',
-      type: 'PASSWORD',
-      defaultValue: null,
-      importance: 'HIGH',
-      documentation: 'JDBC connection password.',
-      group: 'Database',
-    })
-    .define({
-      name: 'connection.pool.size',
-      type: 'INT',
-      defaultValue: 2,
-      validator: range(1, 100),
-      importance: 'LOW',
-      documentation: 'Connections each task keeps in its pool.',
-      group: 'Database',
-    })
+  const def = new ConfigDef();
+  for (const key of connectionConfigKeys('Database')) def.define(key);
+  return def
     .define({
       name: 'table.whitelist',
       type: 'LIST',
@@ -183,10 +154,7 @@ export interface SourceConfig {
 export function parseSourceConfig(props: Record<string, string>): SourceConfig {
   const c: ParsedConfig = sourceConfigDef().parse(props);
   return {
-    url: c['connection.url'] as string,
-    user: c['connection.user'] as string | null,
-    password: (c['connection.password'] as { value: string } | null)?.value ?? null,
-    poolSize: c['connection.pool.size'] as number,
+    ...parseConnectionConfig(c),
     whitelist: c['table.whitelist'] as string[],
     blacklist: c['table.blacklist'] as string[],
     schemaPattern: c['schema.pattern'] as string,
