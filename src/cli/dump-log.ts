@@ -18,6 +18,7 @@ import { decodeRecordsBlob } from '../protocol/records/decode-records-blob.js';
 import { RecordsCursor } from '../protocol/records/records-cursor.js';
 import { createProvider } from '../storage/encryption/encryption-setup.js';
 import { KeyStore } from '../storage/encryption/key-store.js';
+import { IndexFileKind, SegmentCipher } from '../storage/encryption/segment-cipher.js';
 import { readEncryptedSegment } from '../storage/encryption/segment-file.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import { err, out, runTool, type Tool } from './client-tool.js';
@@ -75,7 +76,14 @@ async function run(args: ParsedArgs): Promise<number> {
       if ((result as { error?: string }).error !== undefined) code = 1;
       continue;
     }
-    const buf = readFileSync(file);
+    const index = await readIndexFile(file, args);
+    if (index.error !== undefined) {
+      if (!args.has('json')) err(index.error);
+      if (args.has('json')) json.push({ file, entries: [], error: index.error });
+      code = 1;
+      continue;
+    }
+    const buf = index.bytes;
     if (file.endsWith('.log')) result = dumpLog(buf, args, baseOffsetOf(file));
     else if (file.endsWith('.index')) result = dumpIndex(buf, baseOffsetOf(file), args.has('json'));
     else if (file.endsWith('.timeindex')) result = dumpTimeIndex(buf, baseOffsetOf(file), args.has('json'));
@@ -110,6 +118,38 @@ async function readLogFile(
   try {
     const store = await KeyStore.load(dirname(dirname(file)), createProvider(settings));
     return readEncryptedSegment(file, encPath, baseOffsetOf(file), store);
+  } catch (e) {
+    return { error: `${file} cannot be decrypted: ${(e as Error).message}` };
+  }
+}
+
+/** An index file's plaintext: the file itself, or for an encrypted segment's .index/.timeindex its decryption. */
+async function readIndexFile(
+  file: string,
+  args: ParsedArgs,
+): Promise<{ bytes: Buffer; error?: undefined } | { error: string }> {
+  const kind = file.endsWith('.index')
+    ? IndexFileKind.offset
+    : file.endsWith('.timeindex')
+      ? IndexFileKind.time
+      : null;
+  const encPath = file.replace(/\.(index|timeindex)$/, '.enc');
+  if (kind === null || !existsSync(encPath)) return { bytes: readFileSync(file) };
+  const settings = encryptionSettings(args);
+  if (settings === null) {
+    return {
+      error: `${file} is encrypted (${basename(encPath)}): pass --encryption-config or --key-file to decrypt it`,
+    };
+  }
+  try {
+    const store = await KeyStore.load(dirname(dirname(file)), createProvider(settings));
+    const cipher = SegmentCipher.open(encPath, baseOffsetOf(file), store);
+    try {
+      const bytes = readFileSync(file);
+      return { bytes: cipher.indexCrypt(kind).apply(bytes, 0, bytes.length, 0) };
+    } finally {
+      cipher.close();
+    }
   } catch (e) {
     return { error: `${file} cannot be decrypted: ${(e as Error).message}` };
   }

@@ -95,7 +95,8 @@ export function writeEpochCheckpoint(path: string, entries: readonly EpochEntry[
   writeFileAtomic(path, encodeEpochCheckpoint(entries));
 }
 
-export function readEpochCheckpoint(path: string): EpochEntry[] {
+/** `open` turns the file's bytes into the text (an encrypted log's file is sealed, see encryption/file-seal.ts). */
+export function readEpochCheckpoint(path: string, open: (bytes: Buffer) => Buffer = (b) => b): EpochEntry[] {
   const bytes = readSmallFile(path, STORAGE_LIMITS.checkpointBytesMax);
-  return bytes === null ? [] : decodeEpochCheckpoint(path, bytes.toString('utf8'));
+  return bytes === null ? [] : decodeEpochCheckpoint(path, open(bytes).toString('utf8'));
 }

@@ -8,6 +8,11 @@
 // entries reach the file in groups, and the file is open only during the event-loop turn that uses it, so an
 // index holds no descriptor between uses.
 //
+// An encrypted segment's index files are encrypted too (`crypt`, see IndexCrypt in encryption/segment-cipher.ts):
+// entries are plaintext in memory and ciphertext in the file. Since a keystream must never encrypt two entries at
+// one position, the first append after an open or a truncation moves to a new keystream and rewrites the entries
+// kept (at most segment.index.bytes; rare: once per open of an appended segment, and after truncations).
+//
 // Ownership: one LogSegment owns each index. Every method is synchronous, so an append that adds an entry
 // never interleaves with a lookup.
 
@@ -24,6 +29,7 @@ import {
 } from 'node:fs';
 import { AssertionError, assert } from '../common/assert.js';
 import { fsyncInBackground } from './atomic-file.js';
+import type { IndexCrypt } from './encryption/segment-cipher.js';
 import { STORAGE_LIMITS } from './log-config.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -55,6 +61,8 @@ export class IndexFile {
   /** Entries [0, writtenCount) are in the file; later ones wait in the warm buffer (see writePending). */
   private writtenCount: number;
   private closed = false;
+  /** Encrypted: a position may already have been written under the current keystream (see the file header). */
+  private rekeyDue: boolean;
 
   private constructor(
     public path: string,
@@ -62,8 +70,10 @@ export class IndexFile {
     readonly maxEntries: number,
     fd: number,
     entryCount: number,
+    private readonly crypt: IndexCrypt | null,
   ) {
     this.fd = fd;
+    this.rekeyDue = crypt !== null && !crypt.fresh;
     setImmediate(() => this.dropFd());
     if (fd >= 0) this.hold();
     this.entryCount = entryCount;
@@ -76,9 +86,14 @@ export class IndexFile {
   }
 
   /** Creates (or empties) the index file and preallocates it. */
-  static create(path: string, entryBytes: number, maxIndexBytes: number): IndexFile {
+  static create(
+    path: string,
+    entryBytes: number,
+    maxIndexBytes: number,
+    crypt: IndexCrypt | null = null,
+  ): IndexFile {
     const fd = openSync(path, 'w+');
-    const index = new IndexFile(path, entryBytes, Math.floor(maxIndexBytes / entryBytes), fd, 0);
+    const index = new IndexFile(path, entryBytes, Math.floor(maxIndexBytes / entryBytes), fd, 0, crypt);
     index.preallocate();
     // Not held until the loop turns: opening or creating thousands of partitions in one synchronous pass (a
     // broker's startup, a large CreateTopics) would otherwise need three descriptors per partition at once.
@@ -90,7 +105,12 @@ export class IndexFile {
    * Opens an existing file and takes its length as the entry count. Returns null when the length cannot be
    * right (not a whole number of entries, or more than the maximum): such an index must be rebuilt.
    */
-  static open(path: string, entryBytes: number, maxIndexBytes: number): IndexFile | null {
+  static open(
+    path: string,
+    entryBytes: number,
+    maxIndexBytes: number,
+    crypt: IndexCrypt | null = null,
+  ): IndexFile | null {
     const fd = openSync(path, 'r+');
     const size = fstatSync(fd).size;
     const maxEntries = Math.floor(maxIndexBytes / entryBytes);
@@ -98,7 +118,7 @@ export class IndexFile {
       closeSync(fd);
       return null;
     }
-    const index = new IndexFile(path, entryBytes, maxEntries, fd, size / entryBytes);
+    const index = new IndexFile(path, entryBytes, maxEntries, fd, size / entryBytes, crypt);
     index.dropFd();
     return index;
   }
@@ -148,6 +168,9 @@ export class IndexFile {
       if (n <= 0) throw new AssertionError(`${this.path}: shorter than its entries`);
       done += n;
     }
+    if (this.crypt !== null && bytes > 0) {
+      this.crypt.apply(this.warm, 0, bytes, this.warmFirst * this.entryBytes).copy(this.warm, 0);
+    }
   }
 
   /** Sets the file to its maximum size so that appends never extend it (Kafka preallocates the same way). */
@@ -176,6 +199,7 @@ export class IndexFile {
   append(entry: Buffer): void {
     // Messages are built only on failure: these checks run on every append and lookup.
     if (this.isFull) throw new AssertionError(`${this.path}: index is full`);
+    if (this.rekeyDue) this.rekey();
     let warmCount = this.entryCount - this.warmFirst;
     if (warmCount === 2 * this.warmEntriesMax) {
       // Keep the newest half: the buffer never grows past twice the warm size. What leaves it is written first.
@@ -198,8 +222,36 @@ export class IndexFile {
     const from = (this.writtenCount - this.warmFirst) * this.entryBytes;
     const to = (this.entryCount - this.warmFirst) * this.entryBytes;
     const at = this.writtenCount * this.entryBytes;
+    const bytes = this.crypt === null ? this.warm : this.crypt.apply(this.warm, from, to - from, at);
+    const start = this.crypt === null ? from : 0;
     let done = 0;
-    while (done < to - from) done += writeSync(fd, this.warm, from + done, to - from - done, at + done);
+    while (done < to - from) done += writeSync(fd, bytes, start + done, to - from - done, at + done);
+    this.writtenCount = this.entryCount;
+  }
+
+  /**
+   * A new keystream for an encrypted index, and every entry it keeps rewritten under it (read in order, so the
+   * cold ones are decrypted under the old one first).
+   */
+  private rekey(): void {
+    const crypt = this.crypt!;
+    const plain = Buffer.allocUnsafe(this.entryCount * this.entryBytes);
+    for (let i = 0; i < this.warmFirst; i++) {
+      const { buf, pos } = this.entry(i);
+      buf.copy(plain, i * this.entryBytes, pos, pos + this.entryBytes);
+    }
+    this.warm.copy(
+      plain,
+      this.warmFirst * this.entryBytes,
+      0,
+      (this.entryCount - this.warmFirst) * this.entryBytes,
+    );
+    crypt.rekey();
+    this.rekeyDue = false;
+    const bytes = crypt.apply(plain, 0, plain.length, 0);
+    const fd = this.useFd();
+    let done = 0;
+    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, done);
     this.writtenCount = this.entryCount;
   }
 
@@ -210,6 +262,9 @@ export class IndexFile {
     if (i >= this.warmFirst) return { buf: this.warm, pos: (i - this.warmFirst) * this.entryBytes };
     const n = readSync(this.useFd(), this.scratch, 0, this.entryBytes, i * this.entryBytes);
     if (n !== this.entryBytes) throw new AssertionError(`${this.path}: short read of entry ${i}`);
+    if (this.crypt !== null) {
+      this.crypt.apply(this.scratch, 0, this.entryBytes, i * this.entryBytes).copy(this.scratch, 0);
+    }
     return { buf: this.scratch, pos: 0 };
   }
 
@@ -260,6 +315,7 @@ export class IndexFile {
     assert(count >= 0 && count <= this.entryCount, 'truncate beyond the index');
     this.entryCount = count;
     this.writtenCount = Math.min(this.writtenCount, count);
+    if (this.crypt !== null) this.rekeyDue = true;
     // Cutting the file zeroes the dropped entries, so that a crash cannot resurrect them as valid-looking ones.
     ftruncateSync(this.useFd(), count * this.entryBytes);
     if (this.preallocatedBytes > 0) ftruncateSync(this.useFd(), this.preallocatedBytes);

@@ -5,12 +5,14 @@
 // event loop (the first append of a new epoch would otherwise wait for two fsyncs while other partitions
 // stream). The file may thus be briefly behind the log, which recovery tolerates only below the recovery
 // point: so the Log moves its recovery point only after `whenPersisted`, and makes the file current
-// synchronously (`persistNow`) when it loads and when it closes. Owned by the partition's Log; entries are
+// synchronously (`persistNow`) when it loads and when it closes. An encrypted topic's file is sealed (`seal`,
+// see encryption/file-seal.ts). Owned by the partition's Log; entries are
 // kept sorted by epoch and by start offset, both strictly increasing.
 
 import { assert } from '../common/assert.js';
 import { AtomicFile } from './atomic-file.js';
 import { type EpochEntry, encodeEpochCheckpoint, readEpochCheckpoint } from './checkpoint-file.js';
+import { type FileSeal, openWithoutKeys } from './encryption/file-seal.js';
 
 export const UNDEFINED_EPOCH = -1;
 export const UNDEFINED_EPOCH_OFFSET = -1;
@@ -32,6 +34,7 @@ export class LeaderEpochCache {
     path: string | null,
     entries: readonly EpochEntry[] = [],
     onError: (err: Error) => void = () => {},
+    private readonly seal: FileSeal | null = null,
   ) {
     this.file = path === null ? null : new AtomicFile(path, onError);
     this.entries = [];
@@ -39,14 +42,21 @@ export class LeaderEpochCache {
   }
 
   /** Loads the checkpoint; a damaged file is ignored (the log's batches rebuild what is missing on recovery). */
-  static load(path: string, onError?: (err: Error) => void): LeaderEpochCache {
+  static load(path: string, onError?: (err: Error) => void, seal: FileSeal | null = null): LeaderEpochCache {
     let entries: EpochEntry[] = [];
     try {
-      entries = readEpochCheckpoint(path);
+      entries = readEpochCheckpoint(path, (bytes) =>
+        seal === null ? openWithoutKeys(path, bytes) : seal.open(path, 'leader-epoch-checkpoint', bytes),
+      );
     } catch (err) {
       if ((err as Error).name !== 'StorageFormatError') throw err;
     }
-    return new LeaderEpochCache(path, entries, onError);
+    return new LeaderEpochCache(path, entries, onError, seal);
+  }
+
+  private encoded(): string | Buffer {
+    const text = encodeEpochCheckpoint(this.entries);
+    return this.seal === null ? text : this.seal.seal('leader-epoch-checkpoint', Buffer.from(text));
   }
 
   /** Resolves once the file holds every change made so far. */
@@ -64,7 +74,7 @@ export class LeaderEpochCache {
     const due = this.dirty || this.file?.pending === true;
     this.held = false;
     this.dirty = false;
-    if (due) this.file?.writeSync(encodeEpochCheckpoint(this.entries));
+    if (due) this.file?.writeSync(this.encoded());
   }
 
   /** No more writes: the log's directory is going away. */
@@ -158,6 +168,6 @@ export class LeaderEpochCache {
 
   private persist(): void {
     if (this.held) this.dirty = true;
-    else this.file?.write(encodeEpochCheckpoint(this.entries));
+    else this.file?.write(this.encoded());
   }
 }

@@ -38,7 +38,12 @@ import type { FramePool } from '../common/frame-pool.js';
 import { BATCH_HEADER_BYTES, batchHeader } from '../protocol/records/batch-header.js';
 import { type BatchInfo, checkBatch, type HeaderSource, scanHeaders } from './batch-scan.js';
 import { MasterKeyError } from './encryption/master-key-provider.js';
-import { SegmentCipher, SegmentIntegrityError, type SegmentKeys } from './encryption/segment-cipher.js';
+import {
+  IndexFileKind,
+  SegmentCipher,
+  SegmentIntegrityError,
+  type SegmentKeys,
+} from './encryption/segment-cipher.js';
 import {
   DELETED_SUFFIX,
   ENC_SUFFIX,
@@ -143,13 +148,18 @@ export class LogSegment {
       segmentFilePath(dir, baseOffset, INDEX_SUFFIX),
       baseOffset,
       config.segmentIndexBytes,
+      cipher?.indexCrypt(IndexFileKind.offset) ?? null,
     );
     const timeIndex = TimeIndex.create(
       segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX),
       baseOffset,
       config.segmentIndexBytes,
+      cipher?.indexCrypt(IndexFileKind.time) ?? null,
     );
-    const txnIndex = new TxnIndex(segmentFilePath(dir, baseOffset, TXN_INDEX_SUFFIX));
+    const txnIndex = new TxnIndex(
+      segmentFilePath(dir, baseOffset, TXN_INDEX_SUFFIX),
+      cipher?.indexCrypt(IndexFileKind.txn) ?? null,
+    );
     txnIndex.reset();
     safeUnlink(txnIndex.path);
     return new LogSegment(
@@ -205,17 +215,43 @@ export class LogSegment {
     const timePath = segmentFilePath(dir, baseOffset, TIME_INDEX_SUFFIX);
     let needsIndexRebuild = integrityNote !== undefined;
     let offsetIndex = openIfPresent(() =>
-      OffsetIndex.open(indexPath, baseOffset, config.segmentIndexBytes, size),
+      OffsetIndex.open(
+        indexPath,
+        baseOffset,
+        config.segmentIndexBytes,
+        size,
+        cipher?.indexCrypt(IndexFileKind.offset) ?? null,
+      ),
     );
-    let timeIndex = openIfPresent(() => TimeIndex.open(timePath, baseOffset, config.segmentIndexBytes));
+    let timeIndex = openIfPresent(() =>
+      TimeIndex.open(
+        timePath,
+        baseOffset,
+        config.segmentIndexBytes,
+        cipher?.indexCrypt(IndexFileKind.time) ?? null,
+      ),
+    );
     if (offsetIndex === null || timeIndex === null) {
       offsetIndex?.file.close();
       timeIndex?.file.close();
-      offsetIndex = OffsetIndex.create(indexPath, baseOffset, config.segmentIndexBytes);
-      timeIndex = TimeIndex.create(timePath, baseOffset, config.segmentIndexBytes);
+      offsetIndex = OffsetIndex.create(
+        indexPath,
+        baseOffset,
+        config.segmentIndexBytes,
+        cipher?.indexCrypt(IndexFileKind.offset) ?? null,
+      );
+      timeIndex = TimeIndex.create(
+        timePath,
+        baseOffset,
+        config.segmentIndexBytes,
+        cipher?.indexCrypt(IndexFileKind.time) ?? null,
+      );
       needsIndexRebuild = true;
     }
-    const txnIndex = new TxnIndex(segmentFilePath(dir, baseOffset, TXN_INDEX_SUFFIX));
+    const txnIndex = new TxnIndex(
+      segmentFilePath(dir, baseOffset, TXN_INDEX_SUFFIX),
+      cipher?.indexCrypt(IndexFileKind.txn) ?? null,
+    );
     const segment = new LogSegment(
       dir,
       baseOffset,

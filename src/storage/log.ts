@@ -34,6 +34,7 @@ import { AssertionError, assert } from '../common/assert.js';
 import type { Clock } from '../common/clock.js';
 import { BATCH_HEADER_BYTES, batchHeader } from '../protocol/records/batch-header.js';
 import { completeSwaps } from './cleaner/swap-files.js';
+import { FileSeal } from './encryption/file-seal.js';
 import { SegmentIntegrityError, type SegmentKeys } from './encryption/segment-cipher.js';
 import { StorageErrorCode } from './error-codes.js';
 import {
@@ -243,6 +244,8 @@ export class Log {
 
   /** See LogOptions.keys; null when the broker has no key provider. */
   readonly keys: SegmentKeys | null;
+  /** Encrypts producer snapshots and the leader epoch checkpoint (see encryption/file-seal.ts). */
+  private readonly seal: FileSeal | null;
 
   private constructor(options: LogOptions) {
     this.dir = options.dir;
@@ -255,8 +258,12 @@ export class Log {
     this.tailCache = options.tailCache === undefined ? null : new TailCache(options.tailCache);
     this.writeInlineWhenIdle = options.writeInlineWhenIdle ?? true;
     this.keys = options.keys ?? null;
-    this.epochCache = LeaderEpochCache.load(join(this.dir, LEADER_EPOCH_CHECKPOINT_FILE), (err) =>
-      this.onBackgroundError(err),
+    // Snapshots and the epoch checkpoint are encrypted while the topic's new segments are.
+    this.seal = this.keys === null ? null : new FileSeal(this.keys, () => this.configValue.encrypt);
+    this.epochCache = LeaderEpochCache.load(
+      join(this.dir, LEADER_EPOCH_CHECKPOINT_FILE),
+      (err) => this.onBackgroundError(err),
+      this.seal,
     );
     this.producerState = new ProducerStateManager();
     this.lastFlushMs = this.clock.monotonicMs();
@@ -542,7 +549,7 @@ export class Log {
     for (let i = offsets.length - 1; i >= 0; i--) {
       const offset = offsets[i]!;
       if (offset > limit || offset < this.logStartOffsetValue) continue;
-      const entries = readSnapshotFile(this.dir, offset);
+      const entries = readSnapshotFile(this.dir, offset, this.seal);
       if (entries === null) continue;
       this.producerState.loadSnapshot(offset, entries);
       from = offset;
@@ -951,12 +958,12 @@ export class Log {
     // (it would not reach this one anyway, as the rolled segment is then above the recovery point).
     const snapshotOffset = this.logEndOffsetValue;
     if (snapshotOffset > this.recoveryPointValue) {
-      writeSnapshotFileUnsynced(this.dir, snapshotOffset, this.producerState.toSnapshot());
+      writeSnapshotFileUnsynced(this.dir, snapshotOffset, this.producerState.toSnapshot(), this.seal);
       this.unsyncedSnapshots.set(snapshotOffset, { sync: null });
     } else {
       // Nothing was appended since a flush reached the log end: the recovery point already covers this offset,
       // so the snapshot must be durable before roll returns, as it always was.
-      writeSnapshotFile(this.dir, snapshotOffset, this.producerState.toSnapshot());
+      writeSnapshotFile(this.dir, snapshotOffset, this.producerState.toSnapshot(), this.seal);
       this.unsyncedSnapshots.delete(snapshotOffset);
     }
     const segment = LogSegment.create(
@@ -1568,7 +1575,7 @@ export class Log {
     // Snapshots of rolls whose flush has not run are made durable too: after a clean shutdown every file is.
     for (const offset of this.unsyncedSnapshots.keys()) syncSnapshotFileNow(this.dir, offset);
     this.unsyncedSnapshots.clear();
-    writeSnapshotFile(this.dir, this.logEndOffsetValue, this.producerState.toSnapshot());
+    writeSnapshotFile(this.dir, this.logEndOffsetValue, this.producerState.toSnapshot(), this.seal);
     // As Kafka does on a clean shutdown, everything is made durable, so the checkpointed recovery point is the
     // log end offset.
     for (const s of this.segments) {

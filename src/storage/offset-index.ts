@@ -7,6 +7,7 @@
 // positions strictly increase, and no entry ever points at position 0 (the first batch is never indexed).
 // Entries are verified by the segment when used: an entry is only a hint, the log is the truth.
 
+import type { IndexCrypt } from './encryption/segment-cipher.js';
 import { IndexFile } from './index-file.js';
 
 export const OFFSET_INDEX_ENTRY_BYTES = 8;
@@ -26,16 +27,30 @@ export class OffsetIndex {
     readonly baseOffset: number,
   ) {}
 
-  static create(path: string, baseOffset: number, maxIndexBytes: number): OffsetIndex {
-    return new OffsetIndex(IndexFile.create(path, OFFSET_INDEX_ENTRY_BYTES, maxIndexBytes), baseOffset);
+  static create(
+    path: string,
+    baseOffset: number,
+    maxIndexBytes: number,
+    crypt: IndexCrypt | null = null,
+  ): OffsetIndex {
+    return new OffsetIndex(
+      IndexFile.create(path, OFFSET_INDEX_ENTRY_BYTES, maxIndexBytes, crypt),
+      baseOffset,
+    );
   }
 
   /**
    * Opens an existing index and checks what can be checked cheaply: whole entries, and a last entry inside the
    * segment (below `logBytes`, offset at least the base). Returns null when it must be rebuilt.
    */
-  static open(path: string, baseOffset: number, maxIndexBytes: number, logBytes: number): OffsetIndex | null {
-    const file = IndexFile.open(path, OFFSET_INDEX_ENTRY_BYTES, maxIndexBytes);
+  static open(
+    path: string,
+    baseOffset: number,
+    maxIndexBytes: number,
+    logBytes: number,
+    crypt: IndexCrypt | null = null,
+  ): OffsetIndex | null {
+    const file = IndexFile.open(path, OFFSET_INDEX_ENTRY_BYTES, maxIndexBytes, crypt);
     if (file === null) return null;
     const index = new OffsetIndex(file, baseOffset);
     if (!index.tailIsSane(logBytes)) {

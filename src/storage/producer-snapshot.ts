@@ -17,6 +17,7 @@ import {
   writeFileAtomic,
   writeFileUnsynced,
 } from './atomic-file.js';
+import { type FileSeal, openWithoutKeys } from './encryption/file-seal.js';
 import { parseOffsetFileName, SNAPSHOT_SUFFIX, segmentFilePath } from './file-names.js';
 import { STORAGE_LIMITS } from './log-config.js';
 
@@ -97,8 +98,19 @@ export function listSnapshotOffsets(dir: string): number[] {
   return out.sort((a, b) => a - b);
 }
 
-export function writeSnapshotFile(dir: string, offset: number, entries: readonly SnapshotEntry[]): void {
-  writeFileAtomic(segmentFilePath(dir, offset, SNAPSHOT_SUFFIX), encodeSnapshot(entries));
+/** A snapshot's file bytes: encrypted by `seal` when the topic is (see encryption/file-seal.ts). */
+function snapshotBytes(entries: readonly SnapshotEntry[], seal: FileSeal | null): Buffer {
+  const plain = encodeSnapshot(entries);
+  return seal === null ? plain : seal.seal('producer-snapshot', plain);
+}
+
+export function writeSnapshotFile(
+  dir: string,
+  offset: number,
+  entries: readonly SnapshotEntry[],
+  seal: FileSeal | null = null,
+): void {
+  writeFileAtomic(segmentFilePath(dir, offset, SNAPSHOT_SUFFIX), snapshotBytes(entries, seal));
 }
 
 /**
@@ -109,8 +121,9 @@ export function writeSnapshotFileUnsynced(
   dir: string,
   offset: number,
   entries: readonly SnapshotEntry[],
+  seal: FileSeal | null = null,
 ): void {
-  writeFileUnsynced(segmentFilePath(dir, offset, SNAPSHOT_SUFFIX), encodeSnapshot(entries));
+  writeFileUnsynced(segmentFilePath(dir, offset, SNAPSHOT_SUFFIX), snapshotBytes(entries, seal));
 }
 
 /** Makes a `writeSnapshotFileUnsynced` durable off the event loop; a snapshot deleted meanwhile resolves. */
@@ -124,11 +137,17 @@ export function syncSnapshotFileNow(dir: string, offset: number): void {
 }
 
 /** Reads the snapshot at `offset`; null when it is missing or damaged (the caller then replays more log). */
-export function readSnapshotFile(dir: string, offset: number): SnapshotEntry[] | null {
+export function readSnapshotFile(
+  dir: string,
+  offset: number,
+  seal: FileSeal | null = null,
+): SnapshotEntry[] | null {
   const path = segmentFilePath(dir, offset, SNAPSHOT_SUFFIX);
   try {
     const bytes = readSmallFile(path, STORAGE_LIMITS.snapshotBytesMax);
-    return bytes === null ? null : decodeSnapshot(path, bytes);
+    if (bytes === null) return null;
+    const plain = seal === null ? openWithoutKeys(path, bytes) : seal.open(path, 'producer-snapshot', bytes);
+    return decodeSnapshot(path, plain);
   } catch (err) {
     if (err instanceof StorageFormatError) return null;
     throw err;

@@ -7,6 +7,7 @@
 // by timestamp works. When a segment rolls or closes, a last entry records its final maximum (Kafka does the
 // same), so an inactive segment's largest timestamp is its last entry.
 
+import type { IndexCrypt } from './encryption/segment-cipher.js';
 import { IndexFile } from './index-file.js';
 
 export const TIME_INDEX_ENTRY_BYTES = 12;
@@ -34,13 +35,23 @@ export class TimeIndex {
     if (file.entries > 0) this.last = this.entryAt(file.entries - 1);
   }
 
-  static create(path: string, baseOffset: number, maxIndexBytes: number): TimeIndex {
-    return new TimeIndex(IndexFile.create(path, TIME_INDEX_ENTRY_BYTES, maxIndexBytes), baseOffset);
+  static create(
+    path: string,
+    baseOffset: number,
+    maxIndexBytes: number,
+    crypt: IndexCrypt | null = null,
+  ): TimeIndex {
+    return new TimeIndex(IndexFile.create(path, TIME_INDEX_ENTRY_BYTES, maxIndexBytes, crypt), baseOffset);
   }
 
   /** Opens an existing index; null when its length or its tail shows it must be rebuilt. */
-  static open(path: string, baseOffset: number, maxIndexBytes: number): TimeIndex | null {
-    const file = IndexFile.open(path, TIME_INDEX_ENTRY_BYTES, maxIndexBytes);
+  static open(
+    path: string,
+    baseOffset: number,
+    maxIndexBytes: number,
+    crypt: IndexCrypt | null = null,
+  ): TimeIndex | null {
+    const file = IndexFile.open(path, TIME_INDEX_ENTRY_BYTES, maxIndexBytes, crypt);
     if (file === null) return null;
     const index = new TimeIndex(file, baseOffset);
     if (!index.tailIsSane()) {

@@ -23,6 +23,7 @@ import {
 } from 'node:fs';
 import { assert } from '../common/assert.js';
 import { fsyncInBackground } from './atomic-file.js';
+import type { IndexCrypt } from './encryption/segment-cipher.js';
 import { STORAGE_LIMITS } from './log-config.js';
 
 export const TXN_INDEX_ENTRY_BYTES = 34;
@@ -63,9 +64,19 @@ export function decodeAbortedTxn(buf: Buffer, pos: number): AbortedTxn | null {
 
 export class TxnIndex {
   private readonly txns: AbortedTxn[] = [];
+  /** Encrypted: a position may already have been written under the current keystream (see IndexCrypt). */
+  private rekeyDue: boolean;
 
-  /** The file is created on the first aborted transaction, as Kafka does; most segments never have one. */
-  constructor(public path: string) {}
+  /**
+   * The file is created on the first aborted transaction, as Kafka does; most segments never have one. An
+   * encrypted segment's file is encrypted with `crypt` (entries stay plaintext in memory).
+   */
+  constructor(
+    public path: string,
+    private readonly crypt: IndexCrypt | null = null,
+  ) {
+    this.rekeyDue = crypt !== null && !crypt.fresh;
+  }
 
   /**
    * Loads an existing file. Entries from the first implausible one on are dropped (and cut from the file),
@@ -98,8 +109,9 @@ export class TxnIndex {
       if (n === 0) break;
       done += n;
     }
+    const entries = this.crypt === null ? buf : this.crypt.apply(buf, 0, done, 0);
     for (let pos = 0; pos + TXN_INDEX_ENTRY_BYTES <= done; pos += TXN_INDEX_ENTRY_BYTES) {
-      const txn = decodeAbortedTxn(buf, pos);
+      const txn = decodeAbortedTxn(entries, pos);
       if (txn === null || txn.lastOffset >= endOffset) break;
       this.txns.push(txn);
     }
@@ -114,8 +126,18 @@ export class TxnIndex {
   append(txn: AbortedTxn): void {
     const last = this.txns[this.txns.length - 1];
     assert(last === undefined || txn.lastOffset > last.lastOffset, 'aborted transactions out of order');
-    const bytes = encodeAbortedTxn(txn);
-    const at = this.txns.length * TXN_INDEX_ENTRY_BYTES;
+    let bytes = encodeAbortedTxn(txn);
+    let at = this.txns.length * TXN_INDEX_ENTRY_BYTES;
+    if (this.crypt !== null) {
+      if (this.rekeyDue) {
+        // A new keystream: every kept entry is written again under it, with the new one.
+        this.crypt.rekey();
+        this.rekeyDue = false;
+        bytes = Buffer.concat([...this.txns.map((t) => encodeAbortedTxn(t)), bytes]);
+        at = 0;
+      }
+      bytes = this.crypt.apply(bytes, 0, bytes.length, at);
+    }
     // One open per aborted transaction: rare enough that holding a descriptor per segment is not worth it.
     const fd = openSync(this.path, this.txns.length === 0 ? 'w' : 'r+');
     try {
@@ -146,6 +168,7 @@ export class TxnIndex {
     while (keep > 0 && this.txns[keep - 1]!.lastOffset >= offset) keep--;
     if (keep === this.txns.length) return;
     this.txns.length = keep;
+    if (this.crypt !== null) this.rekeyDue = true;
     if (existsSync(this.path)) truncateSync(this.path, keep * TXN_INDEX_ENTRY_BYTES);
   }
 

@@ -37,6 +37,8 @@ import {
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 const MARKER = 'ZEBRA-MARKER-4b1d9e';
+/** Record timestamps of the produced markers: they reach the .timeindex files, which must not show them. */
+const MARKER_TS = 1_234_567_890_123;
 const TOPIC = 'secret';
 const KEY1 = randomBytes(32).toString('hex');
 
@@ -72,7 +74,12 @@ async function withClient<T>(broker: BrokerProcess, fn: (c: WireClient) => Promi
 async function produceMarkers(c: WireClient, from: number, count: number): Promise<void> {
   for (let i = from; i < from + count; i++) {
     const value = `${MARKER}-${i}-${'x'.repeat(2000)}`;
-    const r = await produceBatch(c, TOPIC, buildBatch([{ key: `k${i}`, value }]), -1);
+    const r = await produceBatch(
+      c,
+      TOPIC,
+      buildBatch([{ key: `k${i}`, value }], { timestamp: MARKER_TS + i }),
+      -1,
+    );
     assert.equal(r.errorCode, ErrorCode.NONE, `produce ${i}`);
   }
 }
@@ -203,8 +210,32 @@ describe('encryption at rest', () => {
           files.some((f) => f.includes('__consumer_offsets') && f.endsWith('.enc')),
           'internal topic encrypted',
         );
+        // The 120 timestamps share their top six bytes: one search finds any of them (random bytes match it with
+        // odds of 2^-48 per position).
+        const tsPrefix = Buffer.alloc(8);
+        tsPrefix.writeBigInt64BE(BigInt(MARKER_TS));
+        assert.equal(Math.floor((MARKER_TS + 119) / 65536), Math.floor(MARKER_TS / 65536));
         for (const f of files) {
-          assert.equal(readIfPresent(f).includes(MARKER), false, `${phase}: plaintext marker in ${f}`);
+          const bytes = readIfPresent(f);
+          assert.equal(bytes.includes(MARKER), false, `${phase}: plaintext marker in ${f}`);
+          assert.equal(
+            bytes.includes(tsPrefix.subarray(0, 6)),
+            false,
+            `${phase}: a record timestamp in ${f}`,
+          );
+        }
+        const topicFiles = readdirSync(partitionDir(dataDir));
+        assert.ok(
+          topicFiles.some(
+            (n) => n.endsWith('.timeindex') && statSync(join(partitionDir(dataDir), n)).size > 0,
+          ),
+        );
+        // Producer snapshots and the epoch checkpoint are sealed (encryption/file-seal.ts), not text or Kafka's layout.
+        for (const n of topicFiles.filter(
+          (n) => n.endsWith('.snapshot') || n === 'leader-epoch-checkpoint',
+        )) {
+          const bytes = readIfPresent(join(partitionDir(dataDir), n));
+          if (bytes.length > 0) assert.equal(bytes.subarray(0, 4).toString(), 'BRKF', `${n} is sealed`);
         }
       }
       broker = await start();
@@ -249,6 +280,21 @@ describe('encryption at rest', () => {
     assert.equal(dumped.code, 0, dumped.stderr);
     assert.match(dumped.stdout, new RegExp(`payload: ${MARKER}-0-x`));
     assert.match(dumped.stdout, /isvalid: true/);
+    // The segment's time index is encrypted too: dump-log decrypts it with the same key, and without says why not.
+    const timeIndex = segmentPath.replace(/\.log$/, '.timeindex');
+    const index = await run(process.execPath, [
+      brook,
+      'dump-log',
+      '--files',
+      timeIndex,
+      '--key-file',
+      keyFile,
+    ]);
+    assert.equal(index.code, 0, index.stderr);
+    assert.match(index.stdout, /timestamp: 12345678901\d\d offset: \d+/);
+    const blindIndex = await run(process.execPath, [brook, 'dump-log', '--files', timeIndex]);
+    assert.equal(blindIndex.code, 1);
+    assert.match(blindIndex.stderr, /is encrypted \(00000000000000000000\.enc\)/);
     // A flipped byte in the first segment: fetches of it are refused, never served.
 
     flipByte(segmentPath, 3000);

@@ -11,7 +11,7 @@ import { close, openSync, read } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { AssertionError } from '../../common/assert.js';
 import { BATCH_HEADER_BYTES, batchHeader } from '../../protocol/records/batch-header.js';
-import { SegmentCipher, type SegmentKeys } from '../encryption/segment-cipher.js';
+import { IndexFileKind, SegmentCipher, type SegmentKeys } from '../encryption/segment-cipher.js';
 import {
   ENC_SUFFIX,
   INDEX_SUFFIX,
@@ -184,17 +184,23 @@ export class CleanedSegmentWriter {
     const cipher =
       keys === null ? null : SegmentCipher.create(cleanedPath(dir, baseOffset, ENC_SUFFIX), baseOffset, keys);
     const file = await open(cleanedPath(dir, baseOffset, LOG_SUFFIX), 'w');
+    // An encrypted output's indexes are encrypted under its own new data key.
     const offsetIndex = OffsetIndex.create(
       cleanedPath(dir, baseOffset, INDEX_SUFFIX),
       baseOffset,
       config.segmentIndexBytes,
+      cipher?.indexCrypt(IndexFileKind.offset) ?? null,
     );
     const timeIndex = TimeIndex.create(
       cleanedPath(dir, baseOffset, TIME_INDEX_SUFFIX),
       baseOffset,
       config.segmentIndexBytes,
+      cipher?.indexCrypt(IndexFileKind.time) ?? null,
     );
-    const txnIndex = new TxnIndex(cleanedPath(dir, baseOffset, TXN_INDEX_SUFFIX));
+    const txnIndex = new TxnIndex(
+      cleanedPath(dir, baseOffset, TXN_INDEX_SUFFIX),
+      cipher?.indexCrypt(IndexFileKind.txn) ?? null,
+    );
     return new CleanedSegmentWriter(
       dir,
       baseOffset,

@@ -29,7 +29,8 @@
 // `.enc` layout (big-endian):
 //   header, 512 bytes: magic "BRKE" | version u8 (2) | chunk shift u8 (14) | 2 reserved | sealed u8 |
 //     3 reserved | kek id length u8 | kek id (ASCII, at most 64) | padding to 80 | wrapped key length u16 |
-//     wrapped data key (AES-256-GCM by the KEK: iv 12, 32 key bytes, tag 16) | zeros | crc32c of bytes 0..507
+//     wrapped data key (AES-256-GCM by the KEK: iv 12, 32 key bytes, tag 16) | zeros | at 496 the keystream
+//     generations of .index, .timeindex, .txnindex (u32 each, see indexCrypt) | crc32c of bytes 0..507
 //   then one 32-byte record per chunk k at 512 + 32k: covered length u32 | 4 reserved | tag (16 bytes) |
 //     8 reserved.
 // Every tag's additional data starts with "BRKT" | segment base offset i64 | k u64, so a chunk moved to another
@@ -68,9 +69,12 @@ const SEALED_AT = 8;
 const KEK_ID_AT = 12;
 const WRAPPED_AT = 80;
 const CRC_AT = 508;
+/** Keystream generations of the segment's index files, u32 each (see indexCrypt), in the header before the CRC. */
+const INDEX_GENERATIONS_AT = 496;
 const DATA_KEY_BYTES = 32;
 const NONCE_FULL = 0x01;
 const NONCE_PREFIX = 0x02;
+const NONCE_INDEX = 0x03;
 
 /** What a segment needs of the key store: the KEK to wrap new data keys with, and KEKs by id to unwrap. */
 export interface SegmentKeys {
@@ -89,6 +93,26 @@ export class SegmentIntegrityError extends Error {
   }
 }
 
+/** The index files of an encrypted segment, each with its own keystream (see SegmentCipher.indexCrypt). */
+export const IndexFileKind = { offset: 0, time: 1, txn: 2 } as const;
+export type IndexFileKind = (typeof IndexFileKind)[keyof typeof IndexFileKind];
+
+/**
+ * Encryption of one index file of an encrypted segment: AES-256-CTR at the file position, under a keystream
+ * generation kept in the segment's `.enc` header. Index entries are hints verified against the (authenticated)
+ * log when used, so they are encrypted, not authenticated: a changed entry decrypts to a wrong hint and is
+ * caught and rebuilt as in a plaintext log. A position must never be written twice under one generation: the
+ * owner calls `rekey` (and rewrites what it keeps) before writing at a position it may have written before.
+ */
+export interface IndexCrypt {
+  /** Whether nothing was ever written under the current generation (a new segment): no rekey needed yet. */
+  readonly fresh: boolean;
+  /** buf[start, start + length), at file position `position`, XORed with the keystream (a new buffer). */
+  apply(buf: Buffer, start: number, length: number, position: number): Buffer;
+  /** Moves to a new generation, durable in the `.enc` header before it returns. */
+  rekey(): void;
+}
+
 export class SegmentCipher {
   private encFd: number;
   private sealedValue: boolean;
@@ -101,6 +125,8 @@ export class SegmentCipher {
   private tailCipher: Buffer | null = null;
   /** Ciphertext handed to the file but not committed yet, by position (see encryptForWrite). */
   private readonly pending = new Map<number, Buffer>();
+  /** Set on a new segment: its index files start under generation 0 with nothing written before. */
+  private freshIndexes = false;
 
   private constructor(
     private path: string,
@@ -121,7 +147,9 @@ export class SegmentCipher {
     const header = buildHeader(kek.id, wrapDataKey(kek.key, kek.id, dataKey));
     const fd = openSync(path, 'w+');
     writeFully(fd, header, 0);
-    return new SegmentCipher(path, baseOffset, fd, header, dataKey, kek.id);
+    const cipher = new SegmentCipher(path, baseOffset, fd, header, dataKey, kek.id);
+    cipher.freshIndexes = true;
+    return cipher;
   }
 
   /** Opens an existing `.enc`: header checked, data key unwrapped (MasterKeyError when its KEK is unknown). */
@@ -304,6 +332,11 @@ export class SegmentCipher {
   /** Reads, verifies and decrypts `length` bytes at `position` of the .log. */
   readSync(logFd: number, position: number, length: number): Buffer {
     if (length === 0) return EMPTY;
+    // A header read inside a full chunk verified just before (a fetch's offset lookup) needs no file read.
+    const chunk = Math.floor(position / ENC_CHUNK_BYTES);
+    const inChunk = position - chunk * ENC_CHUNK_BYTES;
+    const cached = inChunk + length <= ENC_CHUNK_BYTES ? verifiedChunks.get(this, chunk) : undefined;
+    if (cached !== undefined) return Buffer.from(cached.subarray(inChunk, inChunk + length));
     const plan = this.planRead(position, length);
     const buf = Buffer.allocUnsafe(plan.cipherLength);
     const done = readFullySync(logFd, buf, plan.cipherStart);
@@ -365,9 +398,8 @@ export class SegmentCipher {
       const lo = Math.max(plan.position, chunkStart) - chunkStart;
       const hi = Math.min(end, chunkStart + covered) - chunkStart;
       if (covered === ENC_CHUNK_BYTES) {
+        // Copied out: the chunk's plaintext stays in the verified-chunk cache, unchanged.
         const plain = this.openChunk(chunk, ciphertext, tag);
-        // A read of exactly one whole chunk needs no copy.
-        if (chunks === 1 && lo === 0 && hi === ENC_CHUNK_BYTES) return plain;
         out ??= Buffer.allocUnsafe(plan.length);
         plain.copy(out, chunkStart + lo - plan.position, lo, hi);
       } else {
@@ -390,6 +422,7 @@ export class SegmentCipher {
   truncate(logFd: number, position: number, verified: boolean): void {
     this.pending.clear();
     this.dropTail();
+    verifiedChunks.forget(this);
     const chunk = Math.floor(position / ENC_CHUNK_BYTES);
     const from = chunk * ENC_CHUNK_BYTES;
     let keep = position === from ? chunk : chunk + 1;
@@ -417,6 +450,39 @@ export class SegmentCipher {
     ftruncateSync(this.encFd, ENC_HEADER_BYTES + keep * TAG_RECORD_BYTES);
   }
 
+  /**
+   * The keystream of one of the segment's index files: counter block 0x03 | kind | generation u32 | 0 0 |
+   * position / 16 u64, under the data key (the first byte keeps it apart from every GCM counter block).
+   */
+  indexCrypt(kind: IndexFileKind): IndexCrypt {
+    let fresh = this.freshIndexes;
+    const at = INDEX_GENERATIONS_AT + 4 * kind;
+    return {
+      get fresh() {
+        return fresh;
+      },
+      apply: (buf, start, length, position) => {
+        const counter = Buffer.alloc(16);
+        counter[0] = NONCE_INDEX;
+        counter[1] = kind;
+        counter.writeUInt32BE(this.header.readUInt32BE(at), 2);
+        counter.writeBigUInt64BE(BigInt(Math.floor(position / 16)), 8);
+        const cipher = createCipheriv('aes-256-ctr', this.key, counter);
+        if ((position & 15) > 0) cipher.update(ZEROS.subarray(0, position & 15));
+        return cipher.update(buf.subarray(start, start + length));
+      },
+      rekey: () => {
+        fresh = false;
+        const generation = this.header.readUInt32BE(at) + 1;
+        assert(generation <= 0xffffffff, 'index keystream generations fit u32');
+        this.header.writeUInt32BE(generation, at);
+        this.header.writeUInt32BE(crc32c(this.header.subarray(0, CRC_AT)), CRC_AT);
+        writeFully(this.encFd, this.header, 0);
+        fsyncSync(this.encFd);
+      },
+    };
+  }
+
   flush(): void {
     fsyncSync(this.encFd);
   }
@@ -439,6 +505,7 @@ export class SegmentCipher {
     if (this.encFd >= 0) closeSync(this.encFd);
     this.encFd = -1;
     this.dropTail();
+    verifiedChunks.forget(this);
   }
 
   closeAndDelete(): void {
@@ -505,6 +572,8 @@ export class SegmentCipher {
 
   /** Verifies and decrypts a full chunk. */
   private openChunk(chunk: number, ciphertext: Buffer, tag: Buffer): Buffer {
+    const cached = verifiedChunks.get(this, chunk);
+    if (cached !== undefined) return cached;
     const decipher = createDecipheriv('aes-256-gcm', this.key, nonce(NONCE_FULL, 0, chunk));
     decipher.setAAD(tagPrefix(this.baseOffset, chunk));
     decipher.setAuthTag(tag);
@@ -514,6 +583,7 @@ export class SegmentCipher {
     } catch {
       throw this.failed(chunk);
     }
+    verifiedChunks.add(this, chunk, plain);
     return plain;
   }
 
@@ -545,6 +615,42 @@ export class SegmentCipher {
     );
   }
 }
+
+/**
+ * Plaintext of the full chunks verified last, across all segments. A fetch's offset lookup reads a batch header
+ * from the chunk the fetch then reads, and a consumer's next fetch starts in the chunk where its previous one
+ * ended: each would otherwise be verified and decrypted two or three times. A full chunk never changes (its bytes
+ * are written once; a truncation seals the segment and forgets its entries here). Bounded by entries (16 KiB
+ * each); the least recently used goes first. Read-only for callers: a hit is copied or copied from.
+ */
+class VerifiedChunks {
+  private readonly entries: { owner: SegmentCipher; chunk: number; plain: Buffer }[] = [];
+
+  constructor(private readonly max: number) {}
+
+  get(owner: SegmentCipher, chunk: number): Buffer | undefined {
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const e = this.entries[i]!;
+      if (e.owner !== owner || e.chunk !== chunk) continue;
+      if (i !== this.entries.length - 1) this.entries.push(...this.entries.splice(i, 1));
+      return e.plain;
+    }
+    return undefined;
+  }
+
+  add(owner: SegmentCipher, chunk: number, plain: Buffer): void {
+    assert(plain.length === ENC_CHUNK_BYTES, 'only full chunks are cached');
+    if (this.entries.length >= this.max) this.entries.shift();
+    this.entries.push({ owner, chunk, plain });
+  }
+
+  forget(owner: SegmentCipher): void {
+    for (let i = this.entries.length - 1; i >= 0; i--)
+      if (this.entries[i]!.owner === owner) this.entries.splice(i, 1);
+  }
+}
+
+const verifiedChunks = new VerifiedChunks(16);
 
 export interface EncryptedReadPlan {
   readonly position: number;
@@ -579,7 +685,10 @@ function tagPrefix(baseOffset: number, chunk: number): Buffer {
 }
 
 function buildHeader(kekId: string, wrapped: Buffer): Buffer {
-  assert(kekId.length <= 64 && wrapped.length <= CRC_AT - WRAPPED_AT - 2, 'key fields fit the header');
+  assert(
+    kekId.length <= 64 && wrapped.length <= INDEX_GENERATIONS_AT - WRAPPED_AT - 2,
+    'key fields fit the header',
+  );
   const header = Buffer.alloc(ENC_HEADER_BYTES);
   MAGIC.copy(header, 0);
   header[4] = ENC_FORMAT_VERSION;

@@ -1,8 +1,9 @@
 // A byte flipped in each kind of file of an encrypted log directory is detected: the log either refuses to open
 // with a clear error (the key store, a segment's key header), or every read answers the exact bytes written or
-// KAFKA_STORAGE_ERROR, never other data. Indexes, snapshots and checkpoints are not encrypted (they hold no
-// record data); their damage is caught as it always was (index entries checked against the decrypted batches,
-// snapshot CRCs), which this test holds them to as well.
+// KAFKA_STORAGE_ERROR, never other data. Indexes are encrypted but not authenticated, snapshots and the epoch
+// checkpoint are sealed with AES-GCM; their damage is caught as it always was (index entries checked against the
+// decrypted batches, a snapshot that does not open is skipped for an older one and a replay), which this test
+// holds them to as well.
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
