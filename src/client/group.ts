@@ -51,6 +51,8 @@ export interface GroupMemberOptions {
 }
 
 const SUBSCRIPTION_VERSION = 1;
+/** How often the leader looks for a subscribed topic that does not exist yet. */
+const MISSING_TOPIC_RECHECK_MS = 1000;
 
 function groupByTopic(tps: TopicPartition[]): { topic: string; partitions: number[] }[] {
   const m = new Map<string, number[]>();
@@ -69,7 +71,12 @@ function flatten(list: { topic: string; partitions: number[] }[]): TopicPartitio
 export class GroupMember extends GroupMembership {
   private topics: string[] | RegExp;
   private subscribed: string[] = [];
-  private patternCheckedMs = Date.now();
+  private metadataCheckedMs = Date.now();
+  /** The partition counts this member assigned with, as the leader of generation ledGeneration. */
+  private assignedCounts: Map<string, number> | null = null;
+  private ledGeneration = -1;
+  /** Every member's subscribed topics in that generation. */
+  private ledTopics: string[] = [];
 
   constructor(private readonly o: GroupMemberOptions) {
     super({
@@ -104,20 +111,53 @@ export class GroupMember extends GroupMembership {
 
   /** Joins (or rejoins) when needed; resolves once the member has a current assignment. */
   override async ensureActive(): Promise<void> {
-    await this.recheckPattern();
+    await this.recheckMetadata();
     await super.ensureActive();
   }
 
   /**
-   * A pattern subscription is matched again against the cluster's topics every metadata.max.age.ms, as Kafka's
-   * consumer does on its metadata refresh; a topic created or deleted since makes the member rejoin.
+   * What Kafka's consumer does on its metadata refresh (every metadata.max.age.ms): a pattern subscription is
+   * matched again against the cluster's topics, and the leader of the generation compares the partition counts
+   * of the subscribed topics with those it assigned; a topic created (a subscribed name that did not exist yet)
+   * or deleted since, or partitions added, make the member rejoin so that the group is assigned again. While a
+   * subscribed topic is missing, the leader looks every second, as Kafka's consumer retries unknown topics.
    */
-  private async recheckPattern(): Promise<void> {
-    if (Array.isArray(this.topics) || this.needsJoin) return;
-    if (Date.now() - this.patternCheckedMs < this.o.cluster.options.metadataMaxAgeMs) return;
-    this.patternCheckedMs = Date.now();
-    const now = await this.resolveTopics().catch(() => this.subscribed);
-    if (now.join('\u0000') !== this.subscribed.join('\u0000')) this.needsJoin = true;
+  private async recheckMetadata(): Promise<void> {
+    if (this.needsJoin || this.generationId < 0) return;
+    const leading = this.ledGeneration === this.generationId && this.assignedCounts !== null;
+    const missing = leading && this.ledTopics.some((t) => !this.assignedCounts!.has(t));
+    const intervalMs = missing
+      ? Math.min(MISSING_TOPIC_RECHECK_MS, this.o.cluster.options.metadataMaxAgeMs)
+      : this.o.cluster.options.metadataMaxAgeMs;
+    if (Date.now() - this.metadataCheckedMs < intervalMs) return;
+    this.metadataCheckedMs = Date.now();
+    if (!Array.isArray(this.topics)) {
+      const now = await this.resolveTopics().catch(() => this.subscribed);
+      if (now.join('\u0000') !== this.subscribed.join('\u0000')) {
+        this.needsJoin = true;
+        return;
+      }
+    }
+    if (!leading) return;
+    const counts = await this.partitionCounts(this.ledTopics).catch(() => null);
+    if (counts === null) return;
+    const before = this.assignedCounts!;
+    if (counts.size !== before.size || [...counts].some(([t, n]) => before.get(t) !== n)) {
+      this.log('Subscribed topics changed since the assignment; rejoining', {
+        generationId: this.generationId,
+      });
+      this.needsJoin = true;
+    }
+  }
+
+  /** Partition counts of the topics that exist. */
+  private async partitionCounts(topics: string[]): Promise<Map<string, number>> {
+    const snapshot = await this.o.cluster.fetchMetadata(topics);
+    const counts = new Map<string, number>();
+    for (const t of snapshot.topics.values()) {
+      if (t.errorCode === 0 && topics.includes(t.name)) counts.set(t.name, t.partitions.length);
+    }
+    return counts;
   }
 
   private async resolveTopics(): Promise<string[]> {
@@ -196,9 +236,12 @@ export class GroupMember extends GroupMembership {
       };
     });
     const topics = [...new Set(members.flatMap((m) => m.topics))];
-    const snapshot = await this.o.cluster.fetchMetadata(topics);
-    const counts = new Map<string, number>();
-    for (const t of snapshot.topics.values()) if (t.errorCode === 0) counts.set(t.name, t.partitions.length);
+    const counts = await this.partitionCounts(topics);
+    // Kept to notice topics that appear or grow later (recheckMetadata); other members' topics count too.
+    this.assignedCounts = counts;
+    this.ledTopics = topics;
+    this.ledGeneration = this.generationId;
+    this.metadataCheckedMs = Date.now();
     const plan = assignor.assign(members, counts);
     return new Map(
       members.map((m) => [

@@ -1,6 +1,7 @@
 // Group membership against a real broker: two members split the partitions and hand them over when one leaves,
 // committed offsets survive a restart of the consumer, rebalance listeners see what moves, heartbeats keep a
-// member with a slow handler in the group, cooperative-sticky moves only what it must, and admin sees the group.
+// member with a slow handler in the group, cooperative-sticky moves only what it must, a subscribed topic created
+// later (or grown) is assigned, and admin sees the group.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -203,6 +204,33 @@ test('a pattern subscription picks up matching topics', async () => {
   assert.ok(got.includes('pat-three'));
   assert.deepEqual(c.subscription(), ['pat-one', 'pat-three', 'pat-two']);
   await c.close();
+});
+
+test('a subscribed topic created after the subscription is picked up without waiting for metadata.max.age.ms', async () => {
+  // Kafka's leader notices on its metadata refresh that a subscribed topic now exists and rejoins; before the
+  // fix a plain (non-pattern) subscription never looked again, so the records below never arrived.
+  const c = member('later', { metadataMaxAgeMs: 300_000 });
+  c.subscribe(['later-topic']);
+  for (let i = 0; i < 5; i++) await c.poll(100);
+  assert.deepEqual(c.assignment(), []);
+  await topicWith('later-topic', 2, 4);
+  const got: string[] = [];
+  const deadline = Date.now() + 20_000;
+  while (got.length < 4 && Date.now() < deadline)
+    for (const r of await c.poll(200)) got.push(r.value!.toString());
+  assert.deepEqual(got.sort(), ['0', '1', '2', '3']);
+  assert.deepEqual(names(c.assignment()), ['later-topic-0', 'later-topic-1']);
+  await c.close();
+  // Partitions added later are assigned at the next metadata refresh.
+  const d = member('later-grown', { metadataMaxAgeMs: 1000 });
+  d.subscribe(['later-topic']);
+  let until = Date.now() + 20_000;
+  while (d.assignment().length < 2 && Date.now() < until) await d.poll(200);
+  await admin.createPartitions([{ topic: 'later-topic', count: 3 }]);
+  until = Date.now() + 20_000;
+  while (d.assignment().length < 3 && Date.now() < until) await d.poll(200);
+  assert.deepEqual(names(d.assignment()), ['later-topic-0', 'later-topic-1', 'later-topic-2']);
+  await d.close();
 });
 
 test('the consumer protocol (KIP-848): members share partitions, commit, and hand over on leave', async () => {

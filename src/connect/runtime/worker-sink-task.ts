@@ -15,9 +15,9 @@ import { type TaskDeps, WorkerTask } from './worker-task.js';
 
 const POLL_TIMEOUT_MS = 500;
 /**
- * How often the sink consumer looks for subscribed topics that appeared. Brook's group member re-matches only
- * pattern subscriptions against the cluster's topics (every metadata.max.age.ms), so a topics list is subscribed
- * as an anchored pattern: a sink created before its topic exists starts consuming within this time.
+ * How often a `topics.regex` sink matches its pattern against the cluster's topics again (metadata.max.age.ms of
+ * its consumer), so that a matching topic created later is consumed within this time. A `topics` list needs no
+ * such setting: the group's leader looks for subscribed topics that do not exist yet every second.
  */
 const TOPIC_RECHECK_MS = 3000;
 const PUT_RETRY_BACKOFF_MS = 1000;
@@ -44,7 +44,7 @@ export class WorkerSinkTask extends WorkerTask {
       clientId: `connector-consumer-${this.d.id.connector}-${this.d.id.task}`,
       enableAutoCommit: false,
       autoOffsetReset: 'earliest',
-      metadataMaxAgeMs: TOPIC_RECHECK_MS,
+      ...(Array.isArray(this.topics) ? {} : { metadataMaxAgeMs: TOPIC_RECHECK_MS }),
       ...this.d.consumerOptions,
     });
     this.consumer = consumer;
@@ -62,10 +62,7 @@ export class WorkerSinkTask extends WorkerTask {
       errantRecordReporter: () => null,
     });
     await this.task.start(this.d.taskConfig);
-    const pattern = Array.isArray(this.topics)
-      ? new RegExp(`^(?:${this.topics.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`)
-      : this.topics;
-    consumer.subscribe(pattern, {
+    consumer.subscribe(this.topics, {
       onPartitionsAssigned: async (tps) => {
         if (this.paused) consumer.pause(tps);
         await this.task.open(tps);
