@@ -137,6 +137,11 @@ async function read(
         w.records.push(view(r));
         w.next = r.offset + 1;
       }
+      // The position also moves past what poll() does not return (transaction markers, aborted records), so a
+      // window that ends in a marker is done when the position reaches its end, not when the budget runs out.
+      for (const [partition, w] of wanted) {
+        w.next = Math.max(w.next, await consumer.position({ topic, partition }));
+      }
     }
   } finally {
     // A consumer without a group has nothing to commit or leave; closing only ends its connections.

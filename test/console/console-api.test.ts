@@ -257,6 +257,32 @@ describe('console API against a broker', () => {
     assert.deepEqual(quotas.body, [{ user: 'alice', values: { producer_byte_rate: 1024 } }]);
   });
 
+  test('a window that ends in a transaction marker is read to its end at once, not at the time budget', async () => {
+    await admin!.createTopics([{ topic: 'api-txn', numPartitions: 1 }]);
+    const script = [
+      'import sys',
+      'from confluent_kafka import Producer',
+      'p = Producer({"bootstrap.servers": sys.argv[1], "transactional.id": "console-txn"})',
+      'p.init_transactions()',
+      'p.begin_transaction()',
+      'p.produce("api-txn", b"committed", partition=0)',
+      'p.commit_transaction()',
+      'print("committed")',
+    ].join('\n');
+    const result = await run('/usr/bin/python3', ['-c', script, broker!.bootstrap], { timeoutMs: 60_000 });
+    assert.equal(result.stdout.trim(), 'committed', result.stderr);
+    const started = Date.now();
+    const browsed = await call(base, 'GET', '/topics/api-txn/messages');
+    const elapsedMs = Date.now() - started;
+    assert.deepEqual(
+      browsed.body.records.map((r: { value: string }) => Buffer.from(r.value, 'base64').toString()),
+      ['committed'],
+    );
+    assert.equal(browsed.body.partitions[0].endOffset, 2, 'the record and the commit marker');
+    // The browse budget is 5 s; a read that waited for it would take that long.
+    assert.ok(elapsedMs < 4_000, `browsed in ${elapsedMs} ms`);
+  });
+
   test('bad input gets 4xx JSON errors, never a crash', async () => {
     const cases: [string, string, unknown, number][] = [
       ['POST', '/topics', { name: 'bad name!' }, 400],
