@@ -29,6 +29,9 @@ export const StreamsConfig = {
   EXACTLY_ONCE_V2: 'exactly_once_v2',
 } as const;
 
+/** Kafka's default for statestore.cache.max.bytes: 10 MiB. */
+const DEFAULT_CACHE_MAX_BYTES = 10 * 1024 * 1024;
+
 export type ProcessingGuarantee = 'at_least_once' | 'exactly_once_v2';
 
 export type StreamsProperties = {
@@ -44,6 +47,8 @@ export type StreamsProperties = {
   'default.deserialization.exception.handler'?: DeserializationExceptionHandler | string;
   'replication.factor'?: number | string;
   'cache.max.bytes.buffering'?: number | string;
+  'statestore.cache.max.bytes'?: number | string;
+  'application.server'?: string;
   'client.id'?: string;
 } & { [key: string]: unknown };
 
@@ -59,6 +64,8 @@ export interface ResolvedConfig {
   defaultValueSerde: Serde<unknown>;
   deserializationExceptionHandler: DeserializationExceptionHandler;
   clientId: string;
+  /** statestore.cache.max.bytes (or the older cache.max.bytes.buffering): all threads' record caches together. */
+  cacheMaxBytes: number;
   /** application.server: this instance's `host:port` for interactive queries (null: none). */
   applicationServer: string | null;
   /** Consumer settings passed through (Kafka lets a streams config carry consumer configs). */
@@ -161,6 +168,10 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     deserializationExceptionHandler: handler(props),
     clientId: props['client.id'] ?? appId,
     applicationServer: applicationServer(props),
+    cacheMaxBytes:
+      props['statestore.cache.max.bytes'] !== undefined
+        ? int(props, 'statestore.cache.max.bytes', DEFAULT_CACHE_MAX_BYTES, 0)
+        : int(props, 'cache.max.bytes.buffering', DEFAULT_CACHE_MAX_BYTES, 0),
     sessionTimeoutMs:
       props['session.timeout.ms'] === undefined ? undefined : int(props, 'session.timeout.ms', 45_000, 1),
     heartbeatIntervalMs:

@@ -10,10 +10,11 @@
 import { Materialized, type Named } from './dsl-options.js';
 import type { InternalBuilder } from './internal-builder.js';
 import { KStream, statelessSupplier } from './kstream.js';
-import { Change, type Processor, type ProcessorContext, type Record } from './processor.js';
+import { Change, type Processor, type ProcessorContext, Record } from './processor.js';
 import { type Serde, Serdes } from './serdes.js';
 import { SessionWindowedKStream, SessionWindows } from './session-windows.js';
 import type { SlidingWindows } from './sliding-windows.js';
+import { CachingTimestampedStore } from './state/caching-store.js';
 import type { TimestampedStore } from './state/store-stack.js';
 import { StoreBuilder, type ValueAndTimestamp } from './state/stores.js';
 import { type Suppressed, suppressTable } from './suppress.js';
@@ -261,6 +262,7 @@ export class KGroupedStream<K, V> {
     const store = new StoreBuilder<K, VA>(storeName, m.engine, keySerde, m.valueSerde, true);
     if (m.loggingEnabled) store.withLoggingEnabled(m.logConfig);
     else store.withLoggingDisabled();
+    if (m.cachingEnabled) store.withCachingEnabled();
     b.topology.addProcessor(name, aggregateSupplier<K, V, VA>(storeName, step), parent);
     b.topology.addStateStore(store as StoreBuilder, name);
     return new KTable<K, VA>(b, name, keySerde, m.valueSerde, storeName);
@@ -316,10 +318,12 @@ function aggregateSupplier<K, V, VA>(storeName: string, step: (key: K, value: V,
   return (): Processor<K, V, K, Change<VA>> => {
     let context: ProcessorContext<K, Change<VA>>;
     let store: TimestampedStore<K, VA>;
+    let cached = false;
     return {
       init(c) {
         context = c;
         store = c.getStateStore<TimestampedStore<K, VA>>(storeName);
+        cached = forwardOnCacheFlush(store, c);
       },
       process(r: Record<K, V>) {
         if (r.key === null || r.key === undefined || r.value === null || r.value === undefined) return;
@@ -327,10 +331,27 @@ function aggregateSupplier<K, V, VA>(storeName: string, step: (key: K, value: V,
         const next = step(r.key, r.value, old?.value ?? null);
         const timestamp = old === null ? r.timestamp : Math.max(old.timestamp, r.timestamp);
         store.put(r.key, { value: next, timestamp });
-        context.forward(r.withValue(new Change(next, old?.value ?? null)).withTimestamp(timestamp));
+        if (!cached)
+          context.forward(r.withValue(new Change(next, old?.value ?? null)).withTimestamp(timestamp));
       },
     };
   };
+}
+
+/**
+ * With a record cache, a table's changes go downstream when the cache lets them go (commit or eviction), one
+ * per key, rather than on every update. Answers whether the store caches.
+ */
+function forwardOnCacheFlush<K, V>(
+  store: TimestampedStore<K, V>,
+  context: ProcessorContext<K, Change<V>>,
+): boolean {
+  if (!(store instanceof CachingTimestampedStore) || !store.cachingEnabled) return false;
+  store.setFlushListener((key, next, old) => {
+    const timestamp = next?.timestamp ?? old?.timestamp ?? context.currentStreamTimeMs();
+    context.forward(new Record(key, new Change(next?.value ?? null, old?.value ?? null), timestamp));
+  });
+  return true;
 }
 
 /** The processor of builder.table(): keeps the latest value per key and forwards the change. */
@@ -338,17 +359,19 @@ export function tableSourceSupplier<K, V>(storeName: string) {
   return (): Processor<K, V, K, Change<V>> => {
     let context: ProcessorContext<K, Change<V>>;
     let store: TimestampedStore<K, V>;
+    let cached = false;
     return {
       init(c) {
         context = c;
         store = c.getStateStore<TimestampedStore<K, V>>(storeName);
+        cached = forwardOnCacheFlush(store, c);
       },
       process(r: Record<K, V>) {
         if (r.key === null || r.key === undefined) return;
         const old = store.get(r.key);
         const value = r.value ?? null;
         store.put(r.key, value === null ? null : { value, timestamp: r.timestamp });
-        context.forward(r.withValue(new Change(value, old?.value ?? null)));
+        if (!cached) context.forward(r.withValue(new Change(value, old?.value ?? null)));
       },
     };
   };

@@ -56,6 +56,7 @@ export class StreamsBuilder {
     b.topology.addProcessor(tableName, tableSourceSupplier<K, V>(storeName), sourceName);
     const store = new StoreBuilder<K, V>(storeName, m.engine, keySerde, valueSerde, true);
     if (!m.loggingEnabled) store.withLoggingDisabled();
+    if (m.cachingEnabled) store.withCachingEnabled();
     b.topology.addStateStore(store as StoreBuilder, tableName);
     return new KTable<K, V>(b, tableName, keySerde, valueSerde, storeName);
   }

@@ -13,6 +13,7 @@ import type { Header } from './processor.js';
 import { openEngine } from './runtime/engines.js';
 import { type RawRecord, Task } from './runtime/task.js';
 import type { Deserializer, Serializer } from './serdes.js';
+import { CacheBudget } from './state/caching-store.js';
 import { SessionStore } from './state/session-store.js';
 import { TimestampedStore } from './state/store-stack.js';
 import type { KeyValue, KeyValueStore, StateStore } from './state/stores.js';
@@ -53,6 +54,7 @@ export class TopologyTestDriver {
     this.stateDir = mkdtempSync(join(props['state.dir'] ?? tmpdir(), 'brook-streams-driver-'));
     const prefix = `${this.config.applicationId}-`;
     const internal = topology.internalTopics;
+    const cacheBudget = this.config.cacheMaxBytes > 0 ? new CacheBudget(this.config.cacheMaxBytes) : null;
     for (const st of topology.subtopologies()) {
       const task = new Task(st, 0, {
         applicationId: this.config.applicationId,
@@ -72,6 +74,7 @@ export class TopologyTestDriver {
         log: () => {},
         requestCommit: () => {},
         globalStore: (name) => this.globalStore(name),
+        cacheBudget,
       });
       this.tasks.set(st.id, task);
     }
@@ -126,10 +129,21 @@ export class TopologyTestDriver {
     const logical = this.logicalTopic(topic);
     if (logical === null) throw new Error(`Unknown topic: ${topic}`);
     this.pending.push(this.raw(logical, key, value, timestamp, headers));
-    while (this.pending.length > 0) {
-      const next = this.pending.shift()!;
-      const st = this.topology.subtopologyOfTopic(next.topic)!;
-      this.tasks.get(st.id)!.process(next);
+    this.drain();
+  }
+
+  /**
+   * Processes what is pending, then commits as Kafka's driver does after each input record: the record caches
+   * are flushed (what they forward may write to repartition topics, processed in turn).
+   */
+  private drain(): void {
+    for (;;) {
+      while (this.pending.length > 0) {
+        const next = this.pending.shift()!;
+        this.tasks.get(this.topology.subtopologyOfTopic(next.topic)!.id)!.process(next);
+      }
+      for (const task of this.tasks.values()) task.flushCaches();
+      if (this.pending.length === 0) return;
     }
   }
 
@@ -169,10 +183,7 @@ export class TopologyTestDriver {
   advanceWallClockTime(ms: number): void {
     this.wallClockMs += ms;
     for (const task of this.tasks.values()) task.punctuate('WALL_CLOCK_TIME', this.wallClockMs);
-    while (this.pending.length > 0) {
-      const next = this.pending.shift()!;
-      this.tasks.get(this.topology.subtopologyOfTopic(next.topic)!.id)!.process(next);
-    }
+    this.drain();
   }
 
   private globalStore(name: string): StateStore | undefined {

@@ -236,6 +236,8 @@ describe('exactly_once_v2', () => {
       'bootstrap.servers': bootstrap,
       'state.dir': dirs[2]!,
       'commit.interval.ms': 100,
+      // No record cache: every update goes out, so that each word's sequence of counts can be checked.
+      'statestore.cache.max.bytes': 0,
     });
     const counts = new CommittedCounts(bootstrap, 'order-out');
     counts.start();

@@ -30,6 +30,7 @@ import type { TopicPartition } from '../../client/requests.js';
 import type { ResolvedConfig } from '../config.js';
 import { StreamsError } from '../errors.js';
 import type { Header } from '../processor.js';
+import { CacheBudget } from '../state/caching-store.js';
 import { restoreInto } from '../state/store-stack.js';
 import type { StateStore } from '../state/stores.js';
 import type { Topology } from '../topology.js';
@@ -79,6 +80,8 @@ export class StreamThread {
   private running = false;
   private loop: Promise<void> | null = null;
   state: ThreadState = 'CREATED';
+  /** The record caches of this thread's tasks share statestore.cache.max.bytes / num.stream.threads. */
+  private readonly cacheBudget: CacheBudget | null;
   /** Records processed since start (for tests and metrics). */
   processed = 0;
   /** processing.guarantee=exactly_once_v2. */
@@ -96,6 +99,8 @@ export class StreamThread {
     processId: string = randomUUID(),
   ) {
     this.name = `${config.clientId}-StreamThread-${index}`;
+    const cacheBytes = Math.floor(config.cacheMaxBytes / config.numStreamThreads);
+    this.cacheBudget = cacheBytes > 0 ? new CacheBudget(cacheBytes) : null;
     this.eos = config.processingGuarantee === 'exactly_once_v2';
     this.consumer = new Consumer({
       bootstrapServers: config.bootstrapServers,
@@ -246,6 +251,7 @@ export class StreamThread {
    */
   async commit(): Promise<void> {
     this.commitRequested = false;
+    for (const task of this.tasks.values()) task.flushCaches();
     await this.flushSends();
     for (const task of this.tasks.values()) task.flush();
     const offsets: (TopicPartition & { offset: number })[] = [];
@@ -390,6 +396,7 @@ export class StreamThread {
         this.commitRequested = true;
       },
       globalStore: (name) => this.hooks.globalStore?.(name),
+      cacheBudget: this.cacheBudget,
     });
   }
 

@@ -24,6 +24,7 @@ import { type Serde, SerializationError } from '../serdes.js';
 export { StreamsError };
 
 import type { BytesKeyValueStore } from '../state/bytes-store.js';
+import { type CacheBudget, CachingTimestampedStore } from '../state/caching-store.js';
 import { SessionStore } from '../state/session-store.js';
 import { type ChangelogWriter, PlainKeyValueStore, TimestampedStore } from '../state/store-stack.js';
 import type { StateStore, StoreBuilder } from '../state/stores.js';
@@ -82,6 +83,8 @@ export interface TaskEnvironment {
   log(message: string): void;
   /** A processor asked for a commit. */
   requestCommit(): void;
+  /** The thread's record cache budget; absent or null: no caching (statestore.cache.max.bytes 0). */
+  cacheBudget?: CacheBudget | null;
   /** The global stores (GlobalKTable), which every task may read. */
   globalStore?(name: string): StateStore | undefined;
 }
@@ -170,7 +173,11 @@ export class Task {
       this.stores.set(name, new DuplicatesWindowStore({ ...options, windowSizeMs: builder.window.sizeMs }));
     else if (builder.window !== null)
       this.stores.set(name, new TimestampedWindowStore({ ...options, windowSizeMs: builder.window.sizeMs }));
-    else
+    else if (builder.timestamped && builder.cachingEnabled && this.env.cacheBudget) {
+      const store = new CachingTimestampedStore(options);
+      store.enableCache(this.env.cacheBudget);
+      this.stores.set(name, store);
+    } else
       this.stores.set(
         name,
         builder.timestamped ? new TimestampedStore(options) : new PlainKeyValueStore(options),
@@ -358,6 +365,14 @@ export class Task {
         env.collector.send(topic, key, value, record.timestamp, record.headers, partition);
       },
     };
+  }
+
+  /**
+   * Empties the record caches: their latest values go to the stores, changelogs and downstream. Called before
+   * a commit flushes the producer, so that what they forward is acknowledged before the offsets are committed.
+   */
+  flushCaches(): void {
+    for (const s of this.stores.values()) if (s instanceof CachingTimestampedStore) s.flushCache();
   }
 
   /** Flushes the stores' engines (the changelog records are the collector's to flush). */

@@ -62,7 +62,7 @@ abstract class TypedStoreBase<K, V, S> implements KeyValueStore<K, S> {
     return this.o.engine.persistent;
   }
 
-  protected keyBytes(key: K): Buffer {
+  keyBytes(key: K): Buffer {
     const b = this.o.keySerde.serialize(this.o.serdeTopic, key);
     if (b === null) throw new Error(`store ${this.name}: a key may not serialize to null`);
     return b;

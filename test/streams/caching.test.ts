@@ -1,0 +1,161 @@
+// Record caches (statestore.cache.max.bytes, Materialized.withCachingEnabled/Disabled): updates of a key between
+// commits reach downstream and the changelog once, with the latest value. In the test driver (which commits
+// after each input record, as Kafka's does) and through a broker, where a long commit interval lets many
+// updates collapse; with caching off every update goes out. Final values are checked against a reference.
+
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { Admin } from '../../src/client/admin.js';
+import { Producer } from '../../src/client/producer.js';
+import {
+  Consumed,
+  KafkaStreams,
+  Materialized,
+  Produced,
+  Serdes,
+  StreamsBuilder,
+  TopologyTestDriver,
+} from '../../src/streams/index.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { waitUntil } from '../helpers/wait.js';
+import { stateDir, TopicFollower } from './streams-helpers.js';
+
+const S = Serdes.String();
+const L = Serdes.Long();
+
+function wordCount(caching: boolean, output = 'counts-out') {
+  const builder = new StreamsBuilder();
+  const m = Materialized.as<string, number>('word-counts');
+  builder
+    .stream('lines', Consumed.with(S, S))
+    .flatMapValues((line) => line.split(' '))
+    .groupBy((_k, w) => w, undefined)
+    .count(caching ? m.withCachingEnabled() : m.withCachingDisabled())
+    .toStream()
+    .to(output, Produced.with(S, L));
+  return builder.build();
+}
+
+describe('record caches in the test driver', () => {
+  it('one input record updating a key three times forwards it once with caching, three times without', () => {
+    for (const [caching, props, expected] of [
+      [true, {}, ['a=3', 'b=1']],
+      [false, {}, ['a=1', 'a=2', 'a=3', 'b=1']],
+      [true, { 'statestore.cache.max.bytes': 0 }, ['a=1', 'a=2', 'a=3', 'b=1']],
+    ] as const) {
+      const driver = new TopologyTestDriver(wordCount(caching), props);
+      try {
+        driver.createInputTopic('lines', S, S).pipeInput('l1', 'a a a b', 1);
+        const out = driver.createOutputTopic('counts-out', S, L).readKeyValuesToList();
+        assert.deepEqual(
+          out.map((kv) => `${kv.key}=${kv.value}`),
+          expected,
+          `caching ${caching} ${JSON.stringify(props)}`,
+        );
+        // Reads see the cache (and, after the flush, the store) either way.
+        assert.equal(driver.getKeyValueStore<string, number>('word-counts')!.get('a'), 3);
+        const changelog = driver.createOutputTopic(
+          'dummy-topology-test-driver-app-id-word-counts-changelog',
+          S,
+          L,
+        );
+        assert.equal(changelog.getQueueSize(), expected.length, 'the changelog gets what goes downstream');
+      } finally {
+        driver.close();
+      }
+    }
+  });
+
+  it('a full cache evicts its least recently written keys early', () => {
+    // Room for two entries: z evicts x (x=1 goes out), x evicts y, then x's last update stays cached.
+    const driver = new TopologyTestDriver(wordCount(true), { 'statestore.cache.max.bytes': 150 });
+    try {
+      driver.createInputTopic('lines', S, S).pipeInput('l1', 'x y z x x', 1);
+      const out = driver.createOutputTopic('counts-out', S, L).readKeyValuesToList();
+      const last = new Map(out.map((kv) => [kv.key, kv.value]));
+      assert.deepEqual(
+        new Map([...last].sort()),
+        new Map([
+          ['x', 3],
+          ['y', 1],
+          ['z', 1],
+        ]),
+      );
+      assert.deepEqual(
+        out.map((kv) => `${kv.key}=${kv.value}`),
+        ['x=1', 'y=1', 'z=1', 'x=3'],
+      );
+    } finally {
+      driver.close();
+    }
+  });
+});
+
+describe('record caches through a broker', () => {
+  let broker: BrokerProcess;
+  let bootstrap = '';
+  const dir = stateDir();
+
+  before(async () => {
+    broker = await startBroker();
+    bootstrap = broker.bootstrap;
+    const admin = new Admin({ bootstrapServers: bootstrap });
+    await admin.createTopics(
+      ['lines', 'cached-out', 'uncached-out'].map((topic) => ({
+        topic,
+        numPartitions: 1,
+        replicationFactor: 1,
+      })),
+    );
+    await admin.close();
+  });
+
+  after(async () => {
+    await broker?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('forwards far fewer updates with caching on, and the same final counts', async () => {
+    const words = ['red', 'green', 'blue', 'cyan'];
+    const lines = Array.from({ length: 200 }, (_, i) => `${words[i % 4]} ${words[(i * 7) % 4]} red`);
+    const expected = new Map<string, number>();
+    for (const l of lines) for (const w of l.split(' ')) expected.set(w, (expected.get(w) ?? 0) + 1);
+    const totalWords = lines.length * 3;
+    const producer = new Producer({ bootstrapServers: bootstrap });
+    await producer.sendBatch(
+      lines.map((l, i) => ({ topic: 'lines', key: Buffer.from(`${i}`), value: Buffer.from(l) })),
+    );
+    await producer.close();
+    const run = async (caching: boolean) => {
+      const output = caching ? 'cached-out' : 'uncached-out';
+      const streams = new KafkaStreams(wordCount(caching, output), {
+        'application.id': `caching-${caching}`,
+        'bootstrap.servers': bootstrap,
+        'state.dir': dir,
+        // Long enough that the whole input is processed between two commits.
+        'commit.interval.ms': 3000,
+      });
+      const follower = new TopicFollower(bootstrap, output, 1);
+      follower.start();
+      try {
+        await streams.start();
+        await waitUntil(
+          () => [...expected].every(([w, n]) => follower.latest.get(w)?.readBigInt64BE(0) === BigInt(n)),
+          60_000,
+          () =>
+            `${output}: ${[...follower.latest].map(([k, v]) => `${k}=${v?.readBigInt64BE(0)}`).join(' ')}`,
+        );
+        return follower.records.length;
+      } finally {
+        await streams.close();
+        await follower.stop();
+      }
+    };
+    const cached = await run(true);
+    const uncached = await run(false);
+    assert.equal(uncached, totalWords, 'without a cache every update goes out');
+    assert.ok(cached < totalWords / 4, `with a cache, ${cached} updates for ${totalWords} words`);
+    assert.ok(cached >= expected.size);
+  });
+});
