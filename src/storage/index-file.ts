@@ -34,6 +34,11 @@ import { STORAGE_LIMITS } from './log-config.js';
 
 const EMPTY = Buffer.alloc(0);
 
+/** Cold entries a lookup reads at once when its search has narrowed to them (see floor). */
+const COLD_PAGE_BYTES = 4096;
+/** One page for those reads: lookups are synchronous, so all indexes share it. */
+const coldPageBuffer = Buffer.allocUnsafe(COLD_PAGE_BYTES);
+
 /** Entries held in memory before they are written to the file together. */
 const PENDING_ENTRIES_MAX = 64;
 
@@ -55,6 +60,7 @@ export class IndexFile {
   private warm: Buffer;
   private warmFirst: number;
   private readonly warmEntriesMax: number;
+  private readonly coldPage = coldPageBuffer;
   /** One entry read from the cold part; reused because lookups are synchronous. */
   private readonly scratch: Buffer;
   private preallocatedBytes = 0;
@@ -282,6 +288,10 @@ export class IndexFile {
     let hi = this.warmFirst - 1;
     let found = -1;
     while (lo <= hi) {
+      // The last few probes fall within a page: read it once (one system call, and one keystream when the
+      // index is encrypted) rather than an entry per probe.
+      if ((hi - lo + 1) * this.entryBytes <= COLD_PAGE_BYTES)
+        return this.floorInRange(key, target, lo, hi, found);
       const mid = (lo + hi) >>> 1;
       const { buf, pos } = this.entry(mid);
       if (key(buf, pos) <= target) {
@@ -292,6 +302,32 @@ export class IndexFile {
       }
     }
     return found;
+  }
+
+  /** `floor` within cold entries [lo, hi], read at once; `found` is the answer when none of them is <= target. */
+  private floorInRange(key: EntryKey, target: number, lo: number, hi: number, found: number): number {
+    const length = (hi - lo + 1) * this.entryBytes;
+    const page = this.coldPage.subarray(0, length);
+    let done = 0;
+    while (done < length) {
+      const n = readSync(this.useFd(), page, done, length - done, lo * this.entryBytes + done);
+      if (n <= 0) throw new AssertionError(`${this.path}: short read of entries ${lo}..${hi}`);
+      done += n;
+    }
+    const entries = this.crypt === null ? page : this.crypt.apply(page, 0, length, lo * this.entryBytes);
+    let result = found;
+    let l = 0;
+    let h = hi - lo;
+    while (l <= h) {
+      const mid = (l + h) >>> 1;
+      if (key(entries, mid * this.entryBytes) <= target) {
+        result = lo + mid;
+        l = mid + 1;
+      } else {
+        h = mid - 1;
+      }
+    }
+    return result;
   }
 
   private searchBuffer(key: EntryKey, target: number, count: number): number {

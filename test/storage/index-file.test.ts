@@ -2,9 +2,15 @@
 // same answers as a brute-force search, before and after reopening and truncation.
 
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import {
+  type IndexCrypt,
+  IndexFileKind,
+  SegmentCipher,
+} from '../../src/storage/encryption/segment-cipher.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { OffsetIndex } from '../../src/storage/offset-index.js';
 import { TimeIndex } from '../../src/storage/time-index.js';
@@ -20,51 +26,89 @@ function bruteFloor(entries: { offset: number; position: number }[], target: num
   return found;
 }
 
-test('offset index lookups agree with brute force across warm and cold entries, reopen and truncation', (t) => {
-  const path = join(tempDir(t), '00000000000001000000.index');
-  const random = seededRandom(5);
-  const index = OffsetIndex.create(path, BASE, 8 * 20_000);
-  const entries: { offset: number; position: number }[] = [];
-  let offset = BASE;
-  let position = 0;
-  for (let i = 0; i < 5000; i++) {
-    offset += 1 + Math.floor(random() * 20);
-    position += 1 + Math.floor(random() * 5000);
-    index.append(offset, position);
-    entries.push({ offset, position });
-  }
-  const check = (idx: OffsetIndex, list: typeof entries, what: string) => {
-    for (let i = 0; i < 2000; i++) {
-      const target = BASE + Math.floor(random() * (offset - BASE + 50)) - 5;
-      const got = idx.lookup(target);
-      const want = bruteFloor(list, target);
-      assert.deepEqual(
-        got === null ? null : { offset: got.offset, position: got.position },
-        want,
-        `${what} ${target}`,
-      );
-    }
+/** A segment cipher's index keystream, as a segment's `.enc` gives it (opened again: a new instance, same file). */
+function encryptedIndexes(dir: string): { crypt(): IndexCrypt; close(): void } {
+  const key = randomBytes(32);
+  const keys = { current: () => ({ id: 'k1', key }), kek: (id: string) => (id === 'k1' ? key : undefined) };
+  const encPath = join(dir, '00000000000001000000.enc');
+  let cipher = SegmentCipher.create(encPath, BASE, keys);
+  let first = true;
+  return {
+    crypt() {
+      if (!first) {
+        cipher.close();
+        cipher = SegmentCipher.open(encPath, BASE, keys);
+      }
+      first = false;
+      return cipher.indexCrypt(IndexFileKind.offset);
+    },
+    close: () => cipher.close(),
   };
-  check(index, entries, 'live');
-  index.file.trimToValidSize();
-  index.file.close();
-  const reopened = OffsetIndex.open(path, BASE, 8 * 20_000, position + 1)!;
-  assert.equal(reopened.entries, 5000);
-  check(reopened, entries, 'reopened');
-  const cut = entries[1234]!.offset;
-  reopened.truncateTo(cut);
-  const kept = entries.filter((e) => e.offset < cut);
-  assert.equal(reopened.entries, kept.length);
-  check(reopened, kept, 'truncated into the cold part');
-  // Appends after a truncation continue the file where it was cut.
-  reopened.append(cut + 1, kept[kept.length - 1]!.position + 10);
-  assert.deepEqual(reopened.lookup(cut + 5), {
-    offset: cut + 1,
-    position: kept[kept.length - 1]!.position + 10,
-    slot: kept.length,
+}
+
+for (const encrypted of [false, true]) {
+  test(`${encrypted ? 'encrypted ' : ''}offset index lookups agree with brute force across warm and cold entries, reopen and truncation`, (t) => {
+    const dir = tempDir(t);
+    const path = join(dir, '00000000000001000000.index');
+    const enc = encrypted ? encryptedIndexes(dir) : null;
+    t.after(() => enc?.close());
+    const random = seededRandom(5);
+    const index = OffsetIndex.create(path, BASE, 8 * 20_000, enc?.crypt() ?? null);
+    const entries: { offset: number; position: number }[] = [];
+    let offset = BASE;
+    let position = 0;
+    for (let i = 0; i < 5000; i++) {
+      offset += 1 + Math.floor(random() * 20);
+      position += 1 + Math.floor(random() * 5000);
+      index.append(offset, position);
+      entries.push({ offset, position });
+    }
+    const check = (idx: OffsetIndex, list: typeof entries, what: string) => {
+      for (let i = 0; i < 2000; i++) {
+        const target = BASE + Math.floor(random() * (offset - BASE + 50)) - 5;
+        const got = idx.lookup(target);
+        const want = bruteFloor(list, target);
+        assert.deepEqual(
+          got === null ? null : { offset: got.offset, position: got.position },
+          want,
+          `${what} ${target}`,
+        );
+      }
+    };
+    check(index, entries, 'live');
+    index.file.trimToValidSize();
+    index.file.close();
+    if (encrypted) {
+      const first = Buffer.alloc(8);
+      first.writeInt32BE(entries[0]!.offset - BASE, 0);
+      first.writeInt32BE(entries[0]!.position, 4);
+      assert.equal(readFileSync(path).includes(first), false, 'entries are not in the file as plaintext');
+    }
+    const reopened = OffsetIndex.open(path, BASE, 8 * 20_000, position + 1, enc?.crypt() ?? null)!;
+    assert.equal(reopened.entries, 5000);
+    check(reopened, entries, 'reopened');
+    const cut = entries[1234]!.offset;
+    reopened.truncateTo(cut);
+    const kept = entries.filter((e) => e.offset < cut);
+    assert.equal(reopened.entries, kept.length);
+    check(reopened, kept, 'truncated into the cold part');
+    // Appends after a truncation continue the file where it was cut.
+    reopened.append(cut + 1, kept[kept.length - 1]!.position + 10);
+    assert.deepEqual(reopened.lookup(cut + 5), {
+      offset: cut + 1,
+      position: kept[kept.length - 1]!.position + 10,
+      slot: kept.length,
+    });
+    // Encrypted, that append moved the index to a new keystream and rewrote what it kept: all of it reads back.
+    kept.push({ offset: cut + 1, position: kept[kept.length - 1]!.position + 10 });
+    check(reopened, kept, 'appended after the truncation');
+    reopened.file.trimToValidSize();
+    reopened.file.close();
+    const again = OffsetIndex.open(path, BASE, 8 * 20_000, position + 1, enc?.crypt() ?? null)!;
+    check(again, kept, 'reopened after the truncation');
+    again.file.close();
   });
-  reopened.file.close();
-});
+}
 
 test('time index lookups agree with brute force across warm and cold entries', (t) => {
   const path = join(tempDir(t), '00000000000001000000.timeindex');
