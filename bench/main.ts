@@ -45,6 +45,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
     'FileStreamSource vs the plain producer, PostgreSQL sink vs batched INSERTs',
     () => import('./connect/throughput.js'),
   ],
+  mirror: [
+    'MirrorMaker 2 copying a topic vs plain consume-and-produce between two brokers',
+    () => import('./connect/mirror.js'),
+  ],
   coordinator: ['50-member rebalance and offset commits per second', () => import('./coordinator/groups.js')],
   'client-produce': [
     'Brook client vs kafkajs, @platformatic/kafka and kcat producing',

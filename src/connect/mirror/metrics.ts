@@ -35,7 +35,8 @@ function observe(s: Stat, v: number): void {
 class MirrorMetricsRegistry {
   private readonly partitions = new Map<string, PartitionMetrics>();
 
-  private get(target: string, topic: string, partition: number): PartitionMetrics {
+  /** The metrics of one remote partition (tasks keep the object, so a record costs no lookup). */
+  partition(target: string, topic: string, partition: number): PartitionMetrics {
     const key = `${target}\u0000${topic}\u0000${partition}`;
     let m = this.partitions.get(key);
     if (m === undefined) {
@@ -54,16 +55,15 @@ class MirrorMetricsRegistry {
   }
 
   /** A record read upstream and handed to the producer (Kafka counts it in poll()). */
-  recordPolled(target: string, topic: string, partition: number, bytes: number, timestampMs: number): void {
-    const m = this.get(target, topic, partition);
+  recordPolled(m: PartitionMetrics, bytes: number, timestampMs: number, nowMs: number): void {
     m.recordCount++;
     m.byteCount += bytes;
-    observe(m.recordAgeMs, Math.max(0, Date.now() - timestampMs));
+    observe(m.recordAgeMs, Math.max(0, nowMs - timestampMs));
   }
 
   /** A record acknowledged downstream: its latency from its timestamp, as Kafka measures it. */
-  recordCommitted(target: string, topic: string, partition: number, timestampMs: number): void {
-    observe(this.get(target, topic, partition).replicationLatencyMs, Math.max(0, Date.now() - timestampMs));
+  recordCommitted(m: PartitionMetrics, timestampMs: number): void {
+    observe(m.replicationLatencyMs, Math.max(0, Date.now() - timestampMs));
   }
 
   all(): PartitionMetrics[] {

@@ -15,7 +15,7 @@ import { SourceRecord } from '../api/records.js';
 import { Schemas } from '../data/schema.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import { mirrorLog } from './log.js';
-import { mirrorMetrics } from './metrics.js';
+import { mirrorMetrics, type PartitionMetrics } from './metrics.js';
 import { MIRROR_DEFAULTS, MirrorConfig, MirrorFilters } from './mirror-config.js';
 import { SyncDecider } from './offset-syncs.js';
 import { encodeOffsetSyncKey, encodeOffsetSyncValue } from './records.js';
@@ -184,6 +184,13 @@ export class MirrorSourceConnector extends SourceConnector {
   }
 }
 
+interface PartitionState {
+  sourcePartition: { cluster: string; partition: number; topic: string };
+  remoteTopic: string;
+  metrics: PartitionMetrics;
+  decider: SyncDecider;
+}
+
 interface PendingSync {
   topic: string;
   partition: number;
@@ -195,7 +202,8 @@ export class MirrorSourceTask extends SourceTask {
   private c: MirrorConfig | null = null;
   private consumer: Consumer | null = null;
   private syncProducer: Producer | null = null;
-  private readonly deciders = new Map<string, SyncDecider>();
+  /** Per source topic-partition: its Connect partition object (one per partition, reused), metrics and sync rule. */
+  private readonly partitions = new Map<string, PartitionState>();
   /** Syncs to send now, and syncs held until the next offset commit (one per partition, the newest). */
   private readonly pendingSyncs = new Map<string, PendingSync>();
   private readonly delayedSyncs = new Map<string, PendingSync>();
@@ -237,15 +245,16 @@ export class MirrorSourceTask extends SourceTask {
     const records = await this.consumer.poll(c.int('consumer.poll.timeout.ms'));
     if (records.length === 0) return null;
     const out: SourceRecord[] = new Array(records.length);
+    const now = Date.now();
     for (let i = 0; i < records.length; i++) {
       const r = records[i]!;
-      const remote = c.policy.formatRemoteTopic(c.sourceAlias, r.topic);
+      const p = this.partitionState(r.topic, r.partition);
       const bytes = (r.key?.length ?? 0) + (r.value?.length ?? 0);
-      mirrorMetrics.recordPolled(c.targetAlias, remote, r.partition, bytes, r.timestamp);
+      mirrorMetrics.recordPolled(p.metrics, bytes, r.timestamp, now);
       out[i] = new SourceRecord({
-        sourcePartition: { cluster: c.sourceAlias, partition: r.partition, topic: r.topic },
+        sourcePartition: p.sourcePartition,
         sourceOffset: { offset: r.offset },
-        topic: remote,
+        topic: p.remoteTopic,
         kafkaPartition: r.partition,
         keySchema: Schemas.OPTIONAL_BYTES,
         key: r.key,
@@ -258,21 +267,36 @@ export class MirrorSourceTask extends SourceTask {
     return out;
   }
 
+  private partitionState(topic: string, partition: number): PartitionState {
+    const key = tpText(topic, partition);
+    let p = this.partitions.get(key);
+    if (p === undefined) {
+      const c = this.c!;
+      const remoteTopic = c.policy.formatRemoteTopic(c.sourceAlias, topic);
+      p = {
+        sourcePartition: { cluster: c.sourceAlias, partition, topic },
+        remoteTopic,
+        metrics: mirrorMetrics.partition(c.targetAlias, remoteTopic, partition),
+        decider: new SyncDecider(c.int('offset.lag.max')),
+      };
+      this.partitions.set(key, p);
+    }
+    return p;
+  }
+
   override commitRecord(
     record: SourceRecord,
     metadata: { topic: string; partition: number; offset: number } | null,
   ): void {
     if (metadata === null || record.sourcePartition === null) return;
-    const c = this.c!;
     const topic = record.sourcePartition.topic as string;
     const partition = record.sourcePartition.partition as number;
     const upstream = (record.sourceOffset as { offset: number }).offset;
-    mirrorMetrics.recordCommitted(c.targetAlias, metadata.topic, partition, record.timestamp ?? Date.now());
-    const key = tpText(topic, partition);
-    let decider = this.deciders.get(key);
-    if (decider === undefined) this.deciders.set(key, (decider = new SyncDecider(c.int('offset.lag.max'))));
+    const p = this.partitionState(topic, partition);
+    mirrorMetrics.recordCommitted(p.metrics, record.timestamp ?? Date.now());
     const sync = { topic, partition, upstream, downstream: metadata.offset };
-    if (decider.update(upstream, metadata.offset)) {
+    const key = tpText(topic, partition);
+    if (p.decider.update(upstream, metadata.offset)) {
       this.delayedSyncs.delete(key);
       this.pendingSyncs.set(key, sync);
       this.firePendingSyncs();

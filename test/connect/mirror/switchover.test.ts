@@ -146,52 +146,69 @@ test('consumers switched to the target with translated offsets skip nothing; dup
     `${consumed.size} of ${produced} consumed on the source`,
   );
 
-  // The final committed offsets upstream, and the checkpoints and target group offsets that follow from them.
+  // As a runbook does: wait for the mirror to catch up, then for the checkpoints to settle (none new for
+  // 3 s: more than offset.flush.interval.ms, after which held offset syncs go out, plus a checkpoint interval),
+  // then for the target group to hold the last checkpoints' offsets.
   const source = new Admin({ bootstrapServers: a.bootstrap });
   const target = new Admin({ bootstrapServers: b.bootstrap });
-  let committedUpstream: Map<number, number>;
+  const ends = async (admin: Admin) =>
+    (
+      await admin.listOffsets(
+        Array.from({ length: PARTITIONS }, (_, partition) => ({
+          topic: 'events',
+          partition,
+          spec: 'latest' as const,
+        })),
+      )
+    )
+      .map((o) => o.offset)
+      .join(',');
   try {
-    committedUpstream = new Map(
+    const committedUpstream = new Map(
       (await source.listConsumerGroupOffsets('app')).map((o) => [o.partition, o.offset]),
     );
     assert.equal(committedUpstream.size, PARTITIONS);
-    let targetOffsets = new Map<number, number>();
-    const checkpointed = new Map<number, number>();
+    const sourceEnds = await ends(source);
+    const caughtUp = Date.now() + 60_000;
+    while ((await ends(target).catch(() => '')) !== sourceEnds) {
+      assert.ok(Date.now() < caughtUp, `the mirror did not catch up with ${sourceEnds}`);
+      await sleep(200);
+    }
     const cps = new Consumer({
       bootstrapServers: b.bootstrap,
       enableAutoCommit: false,
       autoOffsetReset: 'earliest',
     });
     cps.assign([{ topic: 'A.checkpoints.internal', partition: 0 }]);
-    const cpDeadline = Date.now() + 30_000;
-    const downstreamFor = new Map<number, number>();
-    while (Date.now() < cpDeadline && ![...committedUpstream].every(([p, o]) => checkpointed.get(p) === o)) {
+    const last = new Map<number, { upstream: number; downstream: number }>();
+    let quietSince = Date.now();
+    const settleDeadline = Date.now() + 60_000;
+    while (Date.now() - quietSince < 3000 || last.size < PARTITIONS) {
+      assert.ok(Date.now() < settleDeadline, `checkpoints never settled: ${JSON.stringify([...last])}`);
       for (const r of await cps.poll(300)) {
         const cp = decodeCheckpoint(r.key!, r.value!);
         assert.equal(cp.group, 'app');
         assert.equal(cp.topic, 'events', 'identity policy: same topic name');
-        checkpointed.set(cp.partition, cp.upstreamOffset);
-        downstreamFor.set(cp.partition, cp.downstreamOffset);
+        last.set(cp.partition, { upstream: cp.upstreamOffset, downstream: cp.downstreamOffset });
+        quietSince = Date.now();
       }
     }
     await cps.close();
-    assert.deepEqual(
-      [...checkpointed].sort(),
-      [...committedUpstream].sort(),
-      'a checkpoint for the final offsets',
-    );
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline && ![...downstreamFor].every(([p, o]) => targetOffsets.get(p) === o)) {
+    for (const [p, o] of committedUpstream)
+      assert.equal(last.get(p)?.upstream, o, `partition ${p}: checkpoint of the final offset`);
+    let targetOffsets = new Map<number, number>();
+    const expected = JSON.stringify([...last].map(([p, c]) => [p, c.downstream]).sort());
+    const syncDeadline = Date.now() + 30_000;
+    while (JSON.stringify([...targetOffsets].sort()) !== expected) {
+      assert.ok(
+        Date.now() < syncDeadline,
+        `target offsets ${JSON.stringify([...targetOffsets])}, expected ${expected}`,
+      );
+      await sleep(200);
       targetOffsets = new Map(
         (await target.listConsumerGroupOffsets('app')).map((o) => [o.partition, o.offset]),
       );
-      await sleep(200);
     }
-    assert.deepEqual(
-      [...targetOffsets].sort(),
-      [...downstreamFor].sort(),
-      'the target group has the translated offsets',
-    );
   } finally {
     await source.close();
     await target.close();
