@@ -44,6 +44,8 @@ export class LiveMetrics {
   private running = false;
   private lastWantedMs = 0;
   private error: string | null = null;
+  /** Why the last scrape of the brokers' endpoints failed, if it did. */
+  private scrapeError: string | null = null;
   private source: MetricsSeries['source'];
 
   constructor(private readonly o: LiveMetricsOptions) {
@@ -61,7 +63,7 @@ export class LiveMetrics {
       source: this.source,
       intervalMs: this.o.intervalMs,
       points: [...this.points],
-      error: this.error,
+      error: this.error ?? this.scrapeError,
     };
   }
 
@@ -99,12 +101,22 @@ export class LiveMetrics {
   /** One point, or null for the first sample (rates need two). */
   private async sample(): Promise<MetricsPoint | null> {
     const offsets = await this.offsetTotals();
-    const scraped = this.o.metricsUrls.length > 0 ? await this.scrape() : null;
+    // An endpoint that fails blanks only the metrics' lines for this point; lag and commits still come.
+    let scraped: Sample[] | null = null;
+    this.scrapeError = null;
+    if (this.o.metricsUrls.length > 0) {
+      scraped = await this.scrape().catch((error: unknown) => {
+        this.scrapeError = `metrics: ${error instanceof Error ? error.message : String(error)}`;
+        return null;
+      });
+    }
     const now: Totals = {
       timeMs: Date.now(),
       messagesIn: scraped
         ? sumOf(scraped, 'kafka_server_brokertopicmetrics_messagesin_total', { topic: '' })
-        : offsets.logEnd,
+        : this.o.metricsUrls.length > 0
+          ? null
+          : offsets.logEnd,
       bytesIn: scraped
         ? sumOf(scraped, 'kafka_server_brokertopicmetrics_bytesin_total', { topic: '' })
         : null,

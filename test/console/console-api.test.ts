@@ -360,4 +360,25 @@ describe('console API against a broker', () => {
     assert.ok((busy.messagesInPerSec ?? 0) > 0);
     assert.ok('api-group' in busy.lag, 'lag per group');
   });
+
+  test('a metrics endpoint that does not answer blanks only its lines; lag still comes, with the error', async () => {
+    const dead = `http://127.0.0.1:${await freePort()}/metrics`;
+    const other = await startConsole(['--bootstrap-server', broker!.bootstrap, '--metrics-url', dead]);
+    try {
+      let series = (await call(other.url, 'GET', '/metrics')).body;
+      const deadline = Date.now() + 30_000;
+      while (series.points.length < 1 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        series = (await call(other.url, 'GET', '/metrics')).body;
+      }
+      const point = series.points[0];
+      assert.ok(point, JSON.stringify(series));
+      assert.equal(point.bytesInPerSec, null);
+      assert.equal(point.messagesInPerSec, null);
+      assert.equal(typeof point.lag['api-group'], 'number', 'lag from offsets');
+      assert.match(series.error, /^metrics: /);
+    } finally {
+      await other.stop();
+    }
+  });
 });
