@@ -84,4 +84,47 @@ describe('a follower fetch from past the leader log end', () => {
       'broker 1 was taken back into the ISR without having fetched the log',
     );
   });
+
+  // KIP-320: a follower that names the epoch of its last batch (Fetch v12 lastFetchedEpoch) and fetches from
+  // past where this leader ends that epoch holds records the leader never had: the leader answers the end of the
+  // epoch both logs share (divergingEpoch), no records, and does not count the fetch as progress. Before, such a
+  // fetch was answered OFFSET_OUT_OF_RANGE and the follower only learnt where to truncate from a separate
+  // OffsetForLeaderEpoch, which a follower whose log diverged below the leader's end never sent.
+  it('is answered a diverging epoch when the follower names the epoch of its last batch', async () => {
+    const leader = cluster!.brokers[0]!;
+    const view = (await partitionView(leader, TOPIC))!;
+    assert.deepEqual(view.isrNodes, [0]);
+    const client = await WireClient.connect(leader.host, leader.port);
+    const fetchAsFollower = async (offset: number, lastFetchedEpoch: number) => {
+      const body = fetchBody(TOPIC, 0, offset);
+      body.replicaId = 1;
+      body.replicaState = { replicaId: 1, replicaEpoch: -1n };
+      const p = body.topics[0]!.partitions[0]!;
+      p.currentLeaderEpoch = view.leaderEpoch;
+      p.lastFetchedEpoch = lastFetchedEpoch;
+      const response = await client.call(ApiKey.FETCH, 12, body);
+      return response.responses[0].partitions[0];
+    };
+    try {
+      // The three records are all of the current epoch: the leader's log ends it at 3.
+      const diverged = await fetchAsFollower(5, view.leaderEpoch);
+      assert.equal(diverged.errorCode, ErrorCode.NONE);
+      assert.deepEqual(diverged.divergingEpoch, { epoch: view.leaderEpoch, endOffset: 3n });
+      assert.equal(diverged.records?.length ?? 0, 0, 'no records with a diverging epoch');
+      // An epoch the leader cannot place: out of range, as in Kafka.
+      const unknown = await fetchAsFollower(2, view.leaderEpoch + 5);
+      assert.equal(unknown.errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
+      // Where the logs agree the fetch reads as before.
+      const agreed = await fetchAsFollower(1, view.leaderEpoch);
+      assert.equal(agreed.errorCode, ErrorCode.NONE);
+      assert.deepEqual(agreed.divergingEpoch, { epoch: -1, endOffset: -1n });
+      assert.ok((agreed.records?.length ?? 0) > 0, 'the records from offset 1');
+    } finally {
+      client.close();
+    }
+    // The diverged fetch (offset 5 at the end of the log's epoch) did not count; the one from offset 1 is behind
+    // the log end. Broker 1 stays out of the ISR.
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.deepEqual((await partitionView(leader, TOPIC))?.isrNodes, [0]);
+  });
 });

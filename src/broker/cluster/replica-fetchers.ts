@@ -20,6 +20,7 @@ import type { FetchResponse } from '../../protocol/messages/01-fetch.js';
 import type { OffsetForLeaderEpochResponse } from '../../protocol/messages/23-offset-for-leader-epoch.js';
 import { ApiKey } from '../../protocol/registry.js';
 import type { InterBrokerSecurity } from '../../security/inter-broker.js';
+import type { Log } from '../../storage/log.js';
 import type { MetadataCache } from '../metadata/metadata-cache.js';
 import type { ReplicationQuota } from '../quota/replication-quota.js';
 import type { Partition } from '../replica/partition.js';
@@ -92,6 +93,7 @@ class LeaderFetcher {
   }
 
   private async loop(): Promise<void> {
+    let storageFailures = 0;
     while (!this.stopped && this.partitions.size > 0) {
       const connection = this.connect();
       if (connection === null) {
@@ -101,11 +103,22 @@ class LeaderFetcher {
       try {
         await this.truncateWhereNeeded(connection);
         await this.fetchOnce(connection);
+        storageFailures = 0;
       } catch (err) {
         if (this.stopped) return;
-        this.logger.warn(
-          `fetch from broker ${this.leaderId} failed: ${err instanceof Error ? err.message : String(err)}`,
-        );
+        const message = err instanceof Error ? err.message : String(err);
+        // A local disk that refuses writes (full, read-only, failing) does not get better in a second: back off
+        // (issue 13, N1: a full disk was retried every second). The connection was fine; keep it.
+        if (isStorageError(err)) {
+          storageFailures++;
+          const waitMs = storageBackoffMs(this.settings.backoffMs, storageFailures);
+          this.logger.warn(
+            `fetch from broker ${this.leaderId} failed writing locally: ${message}; next attempt in ${waitMs} ms`,
+          );
+          await sleep(waitMs);
+          continue;
+        }
+        this.logger.warn(`fetch from broker ${this.leaderId} failed: ${message}`);
         this.connection?.close();
         this.connection = null;
         await sleep(this.settings.backoffMs);
@@ -167,6 +180,22 @@ class LeaderFetcher {
     }
   }
 
+  /** KIP-320: the leader answered a diverging epoch; truncate where the logs agree (divergenceTruncationOffset). */
+  private truncateToDivergence(followed: Followed, leaderEpoch: number, leaderEnd: number): void {
+    const log = followed.partition.log;
+    const target = divergenceTruncationOffset(log, leaderEpoch, leaderEnd);
+    if (target >= log.logEndOffset) {
+      // Nothing to cut by the leader's answer (it should not happen): find the point with OffsetForLeaderEpoch
+      // rather than fetch the same way again.
+      followed.needsTruncation = true;
+      return;
+    }
+    this.logger.info(
+      `truncating ${followed.partition.key} from ${log.logEndOffset} to ${target} (diverging epoch ${leaderEpoch} ending at ${leaderEnd})`,
+    );
+    log.truncateTo(target);
+  }
+
   private async fetchOnce(connection: InterBrokerConnection): Promise<void> {
     const quota = this.settings.quota;
     const nowMs = Date.now();
@@ -210,7 +239,8 @@ class LeaderFetcher {
             partition: f.partition.partition,
             currentLeaderEpoch: f.epoch,
             fetchOffset: BigInt(f.partition.log.logEndOffset),
-            lastFetchedEpoch: -1,
+            // KIP-320: the leader answers a diverging epoch when this log went past where the logs agree.
+            lastFetchedEpoch: f.partition.log.epochCache.latestEpoch,
             logStartOffset: BigInt(f.partition.log.logStartOffset),
             partitionMaxBytes: this.settings.fetchMaxBytes,
             replicaDirectoryId: ZERO_UUID,
@@ -227,7 +257,12 @@ class LeaderFetcher {
       for (const p of t.partitions) {
         const followed = this.partitions.get(`${t.topic}-${p.partitionIndex}`);
         if (followed === undefined) continue;
-        if (p.errorCode === ErrorCode.NONE) {
+        if (
+          p.errorCode === ErrorCode.NONE &&
+          (p.divergingEpoch.epoch >= 0 || p.divergingEpoch.endOffset >= 0n)
+        ) {
+          this.truncateToDivergence(followed, p.divergingEpoch.epoch, Number(p.divergingEpoch.endOffset));
+        } else if (p.errorCode === ErrorCode.NONE) {
           if (throttled(followed)) throttledBytes += p.records?.length ?? 0;
           const before = followed.partition.log.highWatermark;
           followed.leaderHighWatermark = Number(p.highWatermark);
@@ -248,6 +283,47 @@ class LeaderFetcher {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** Error codes of a local write that failed because of the disk, not of the leader or the network. */
+const STORAGE_ERROR_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO']);
+
+export function isStorageError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && STORAGE_ERROR_CODES.has(code);
+}
+
+/** replica.fetch.backoff.ms doubled for each storage failure in a row, at most 32 times it. */
+export function storageBackoffMs(backoffMs: number, failuresInARow: number): number {
+  return backoffMs * 2 ** Math.min(Math.max(failuresInARow - 1, 0), 5);
+}
+
+/**
+ * Where a follower truncates when the leader answers a diverging epoch (KIP-320): the end of the latest epoch
+ * both logs may share. Kafka's AbstractFetcherThread.getOffsetTruncationState:
+ * - no end offset: back to the high watermark;
+ * - an end offset without an epoch: to that offset;
+ * - an epoch this log does not have (it kept no epochs then): to the leader's end offset;
+ * - an epoch this log has: to the smaller of both ends of it;
+ * - otherwise (this log's floor entry is an older epoch): to the end of that epoch here, and the next fetch, whose
+ *   last fetched epoch is then older, asks the leader again.
+ * Never past this log's end.
+ */
+export function divergenceTruncationOffset(
+  log: Pick<Log, 'logEndOffset' | 'highWatermark' | 'epochCache'>,
+  leaderEpoch: number,
+  leaderEnd: number,
+): number {
+  let target: number;
+  if (leaderEnd < 0) target = log.highWatermark;
+  else if (leaderEpoch < 0) target = leaderEnd;
+  else {
+    const mine = log.epochCache.endOffsetFor(leaderEpoch, log.logEndOffset);
+    if (mine.endOffset < 0) target = leaderEnd;
+    else if (mine.epoch === leaderEpoch) target = Math.min(mine.endOffset, leaderEnd);
+    else target = mine.endOffset;
+  }
+  return Math.min(target, log.logEndOffset);
+}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

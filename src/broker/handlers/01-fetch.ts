@@ -43,6 +43,8 @@ const READ_COMMITTED = 1;
 /** Consumers send rack_id from Fetch v11 on, and may read from followers from then (Kafka's fetchOnlyLeader). */
 const FOLLOWER_FETCH_VERSION_MIN = 11;
 const ZSTD_FETCH_VERSION_MIN = 10;
+/** Fetch v12 added lastFetchedEpoch and the diverging epoch of the response (KIP-320 for followers). */
+const LAST_FETCHED_EPOCH_VERSION_MIN = 12;
 const EMPTY = Buffer.alloc(0);
 const NO_EPOCH_END = { epoch: -1, endOffset: -1n };
 const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
@@ -135,7 +137,12 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
     // A partition sent to another replica is answered at once, as one with an error is.
     const ready = (reads: readonly PartitionRead[]): boolean =>
       reads.reduce((n, r) => n + r.bytes, 0) >= request.minBytes ||
-      reads.some((r) => r.data.errorCode !== 0 || r.data.preferredReadReplica !== NO_PREFERRED_REPLICA);
+      reads.some(
+        (r) =>
+          r.data.errorCode !== 0 ||
+          r.data.preferredReadReplica !== NO_PREFERRED_REPLICA ||
+          hasDivergingEpoch(r.data),
+      );
     // Views of pooled request frames the reads return (tail cache); held until the response is written.
     context.releaseAfterResponse(plan.pins);
     return readAll(context, plan).then((first) => {
@@ -292,6 +299,10 @@ function startPartitionRead(
   );
   if (typeof partition === 'number') return fail(partition);
   const log = partition.log;
+  const divergence = checkLastFetchedEpoch(plan, p, log);
+  if (divergence !== null) {
+    return { bytes: 0, result: Promise.resolve({ session: p, data: divergence, bytes: 0 }) };
+  }
   if (plan.replicaId >= 0) {
     // leader.replication.throttled.rate (Kafka's shouldLeaderThrottle): a throttled replica out of the ISR gets
     // nothing while the rate is over; what it gets otherwise is recorded against the rate.
@@ -350,6 +361,43 @@ function startPartitionRead(
     bytes: read.bytes,
     result: read.result.then((result) => finishPartitionRead(plan, p, log, result)),
   };
+}
+
+/**
+ * KIP-320 (Kafka's Partition.readRecords): a fetch of v12+ names the epoch of the last batch the fetcher has
+ * (lastFetchedEpoch). When this log ends that epoch below the fetch offset, or knows only an older epoch than it,
+ * the fetcher's log has diverged from this one: it gets the end of the epoch both logs share (divergingEpoch),
+ * no records, and its fetch does not count as its progress; it truncates and fetches again. An epoch this log
+ * cannot place, or a fetch offset below the log start, is OFFSET_OUT_OF_RANGE. Null when the fetch goes on.
+ */
+function checkLastFetchedEpoch(
+  plan: FetchPlan,
+  p: SessionPartition,
+  log: Log,
+): FetchResponsePartitionData | null {
+  if (plan.version < LAST_FETCHED_EPOCH_VERSION_MIN || p.lastFetchedEpoch < 0) return null;
+  const end = log.epochCache.endOffsetFor(p.lastFetchedEpoch, log.logEndOffset);
+  const answer = (errorCode: number): FetchResponsePartitionData =>
+    partitionData(
+      p.partition,
+      errorCode,
+      log.highWatermark,
+      log.lastStableOffset,
+      log.logStartOffset,
+      null,
+      EMPTY,
+    );
+  if (end.epoch < 0 || end.endOffset < 0 || p.fetchOffset < log.logStartOffset) {
+    return answer(ErrorCode.OFFSET_OUT_OF_RANGE);
+  }
+  if (end.epoch >= p.lastFetchedEpoch && end.endOffset >= p.fetchOffset) return null;
+  const data = answer(ErrorCode.NONE);
+  data.divergingEpoch = { epoch: end.epoch, endOffset: BigInt(end.endOffset) };
+  return data;
+}
+
+function hasDivergingEpoch(d: FetchResponsePartitionData): boolean {
+  return d.divergingEpoch.epoch >= 0 || d.divergingEpoch.endOffset >= 0n;
 }
 
 function finishPartitionRead(
@@ -496,7 +544,7 @@ function respond(context: RequestContext, plan: FetchPlan, reads: readonly Parti
     if (incremental) {
       const include = fetchSessions.shouldInclude(read.session, read.bytes > 0, d.errorCode, hw, lso, start);
       // A pointer to another replica must reach the consumer even when nothing else changed (as in Kafka).
-      if (!include && d.preferredReadReplica === NO_PREFERRED_REPLICA) continue;
+      if (!include && d.preferredReadReplica === NO_PREFERRED_REPLICA && !hasDivergingEpoch(d)) continue;
     } else if (plan.resolved.kind === 'full') {
       fetchSessions.remember(read.session, hw, lso, start);
     }
