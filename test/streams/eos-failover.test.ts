@@ -33,6 +33,8 @@ const APP = join(import.meta.dirname, 'fixtures', 'word-count-app.js');
 /** Every count update of a topic in partition order (read_committed unless told): word -> counts. */
 class CommittedCounts {
   readonly updates = new Map<string, number[]>();
+  /** Updates read per partition. */
+  readonly perPartition = new Array<number>(PARTITIONS).fill(0);
   private readonly consumer: Consumer;
   private running = true;
   private loop: Promise<void> = Promise.resolve();
@@ -52,6 +54,7 @@ class CommittedCounts {
           let list = this.updates.get(word);
           if (list === undefined) this.updates.set(word, (list = []));
           list.push(Number(r.value!.readBigInt64BE(0)));
+          this.perPartition[r.partition]!++;
         }
       }
     })();
@@ -83,7 +86,7 @@ function instance(
       BOOTSTRAP: bootstrap,
       STATE_DIR: dir,
       APP_ID: appId,
-      GUARANTEE: process.env.TEST_GUARANTEE ?? 'exactly_once_v2',
+      GUARANTEE: 'exactly_once_v2',
       // Long enough that the killed instance has processed records in a transaction it never commits.
       COMMIT_INTERVAL_MS: '2000',
     },
@@ -181,15 +184,27 @@ describe('exactly_once_v2', () => {
         60_000,
         () => `${counts.updates.size} words so far`,
       );
-      await send(500, 1000);
-      // Killed with its transaction open: updates written that no commit has made visible yet.
-      const committedBefore = counts.total;
+      // Lines 500..1000 trickle in; the instance is killed at a moment when every output partition that gets
+      // updates has some written that no commit has made visible yet. Each instance owns count tasks (the range assignor gives
+      // each two of the four), so the killed one dies with a transaction that holds written updates.
+      let trickle = 500;
+      const trickling = (async () => {
+        // Over ten seconds or so: several commit intervals of each instance.
+        for (; trickle < 1000; trickle += 5) {
+          await send(trickle, trickle + 5);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+      // (The eight words land in three of the four output partitions: the empty one is left out.)
+      const allOpen = () => uncommitted.perPartition.every((n, p) => n === 0 || n > counts.perPartition[p]!);
       await waitUntil(
-        () => uncommitted.total > committedBefore + 200,
+        () => allOpen() || trickle >= 1000,
         60_000,
         () => `${uncommitted.total} updates written, ${counts.total} committed`,
       );
-      a.child.kill('SIGKILL'); // while it processes, a transaction open
+      assert.ok(allOpen(), 'no moment with written, uncommitted updates in every partition');
+      a.child.kill('SIGKILL');
+      await trickling;
       await send(1000, 1500);
       await waitUntil(
         () => [...expected].every(([w, n]) => counts.latest(w) >= n),

@@ -1,0 +1,88 @@
+// KIP-360 in the transactional producer, through a proxy that answers a chosen Produce request itself: a batch
+// that fails after it was numbered (the broker never saw it, so its sequences leave a gap) makes the transaction
+// abortable; abortTransaction() then bumps the epoch with InitProducerId carrying the current producer id and
+// epoch, and the next transaction's batches start again at sequence 0 of the new epoch (without the bump the
+// broker would refuse them as out of sequence). read_committed sees only the committed transactions.
+
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { Consumer } from '../../src/client/consumer.js';
+import { KafkaProtocolError } from '../../src/client/errors.js';
+import { Producer } from '../../src/client/producer.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { brokerBehind, startProduceProxy } from '../helpers/produce-proxy.js';
+import { createTopic, WireClient } from '../helpers/wire-client.js';
+
+const TOPIC = 'txn-epoch';
+
+it('an abortable error with a sequence gap: the abort bumps the epoch (KIP-360) and the producer goes on', async () => {
+  const proxy = await startProduceProxy();
+  const broker = await brokerBehind(proxy, {
+    'transaction.state.log.num.partitions': 1,
+    'transaction.state.log.replication.factor': 1,
+    'transaction.state.log.min.isr': 1,
+  });
+  const wire = await WireClient.connect(broker.host, broker.port);
+  const producer = new Producer({
+    bootstrapServers: `127.0.0.1:${proxy.port}`,
+    transactionalId: 'txn-epoch-1',
+    // Held requests are answered by the test, never timed out.
+    requestTimeoutMs: 60_000,
+  });
+  try {
+    await createTopic(wire, TOPIC, { numPartitions: 1, replicationFactor: 1 });
+    await producer.initTransactions();
+    const first = producer.producerIdAndEpoch;
+    producer.beginTransaction();
+    await producer.send({ topic: TOPIC, partition: 0, value: Buffer.from('committed-1') });
+    await producer.commitTransaction();
+
+    producer.beginTransaction();
+    await producer.send({ topic: TOPIC, partition: 0, value: Buffer.from('aborted-1') });
+    const held = proxy.holdNext(0, false);
+    const lost = producer.send({ topic: TOPIC, partition: 0, value: Buffer.from('never-written') });
+    await held.caught;
+    held.answer(ErrorCode.INVALID_RECORD);
+    await assert.rejects(
+      lost,
+      (e: Error) => e instanceof KafkaProtocolError && e.code === ErrorCode.INVALID_RECORD,
+    );
+    assert.equal(producer.transactionState, 'ABORTABLE_ERROR');
+    await assert.rejects(producer.commitTransaction(), /must be aborted/);
+    await producer.abortTransaction();
+    const bumped = producer.producerIdAndEpoch;
+    assert.equal(bumped.producerId, first.producerId, 'the same producer id');
+    assert.equal(bumped.producerEpoch, first.producerEpoch + 1, 'the next epoch');
+
+    producer.beginTransaction();
+    await producer.send({ topic: TOPIC, partition: 0, value: Buffer.from('committed-2') });
+    await producer.commitTransaction();
+    const last = proxy.forwarded.at(-1)!;
+    assert.deepEqual(
+      [last.values, last.epoch, last.baseSequence],
+      [['committed-2'], first.producerEpoch + 1, 0],
+      'the new epoch starts its sequences at 0',
+    );
+    const consumer = new Consumer({
+      bootstrapServers: `127.0.0.1:${proxy.port}`,
+      isolationLevel: 'read_committed',
+    });
+    try {
+      consumer.assign([{ topic: TOPIC, partition: 0 }]);
+      consumer.seek({ topic: TOPIC, partition: 0 }, 0);
+      const seen: string[] = [];
+      const deadline = Date.now() + 20_000;
+      while (seen.length < 2 && Date.now() < deadline)
+        for (const r of await consumer.poll(200)) seen.push(r.value!.toString());
+      for (const r of await consumer.poll(500)) seen.push(r.value!.toString());
+      assert.deepEqual(seen, ['committed-1', 'committed-2']);
+    } finally {
+      await consumer.close();
+    }
+  } finally {
+    await producer.close();
+    wire.close();
+    await broker.stop();
+    await proxy.close();
+  }
+});
