@@ -14,6 +14,7 @@ commands:
   delete-records      move partitions' log start offsets (kafka-delete-records)
   reassign-partitions move partition replicas between brokers (kafka-reassign-partitions)
   leader-election     preferred or unclean leader election (kafka-leader-election)
+  rebalance           plan and apply moves evening out replicas, bytes and leaders (Cruise-Control-like)
   producer-perf-test  produce load and report throughput and latency (kafka-producer-perf-test)
   consumer-perf-test  consume load and report throughput (kafka-consumer-perf-test)
   dump-log            decode segment and index files (kafka-dump-log)
@@ -45,6 +46,7 @@ const commands: Record<string, () => Promise<Command>> = {
   acls: async () => (await import('./acls.js')).runAcls,
   'reassign-partitions': async () => (await import('./reassign-partitions.js')).runReassignPartitions,
   'leader-election': async () => (await import('./leader-election.js')).runLeaderElection,
+  rebalance: async () => (await import('./rebalance.js')).runRebalance,
   'producer-perf-test': async () => (await import('./perf-tools.js')).runProducerPerfTest,
   'consumer-perf-test': async () => (await import('./perf-tools.js')).runConsumerPerfTest,
   'dump-log': async () => (await import('./dump-log.js')).runDumpLog,

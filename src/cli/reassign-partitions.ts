@@ -318,7 +318,7 @@ function reportResults(
 }
 
 /** Kafka's calculateLeaderThrottles / calculateFollowerThrottles per topic, then the rates on every broker moved. */
-async function setThrottles(
+export async function setThrottles(
   admin: Admin,
   moves: readonly Move[],
   current: ReadonlyMap<string, number[]>,
@@ -378,7 +378,7 @@ const BROKER_THROTTLES = [
 const TOPIC_THROTTLES = ['leader.replication.throttled.replicas', 'follower.replication.throttled.replicas'];
 
 /** Kafka's clearAllThrottles: the rates on every broker (of the cluster and the file), the lists on its topics. */
-async function clearThrottles(admin: Admin, moves: readonly Move[]): Promise<void> {
+export async function clearThrottles(admin: Admin, moves: readonly Move[]): Promise<void> {
   const brokers = new Set((await admin.describeCluster()).brokers.map((b) => b.nodeId));
   for (const m of moves) for (const b of m.replicas) brokers.add(b);
   out(`Clearing broker-level throttles on broker${brokers.size === 1 ? '' : 's'} ${[...brokers].join(',')}`);
