@@ -10,6 +10,8 @@ import { startDistributed } from '../connect/runtime/distributed/distributed.js'
 import { parseProperties } from '../connect/runtime/properties.js';
 
 const USAGE = 'usage: brook connect-distributed [-daemon] worker.properties\n';
+/** How long the process may linger after the worker stopped before it exits anyway. */
+const EXIT_GRACE_MS = 2000;
 
 export async function runConnectDistributed(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
@@ -50,5 +52,8 @@ export async function runConnectDistributed(args: string[]): Promise<number> {
   log('Kafka Connect stopping');
   await worker.stop();
   log('Kafka Connect stopped');
+  // A task client still closing in the background (a sink consumer leaving a group that waits in a rebalance
+  // for a dead member) must not hold the process: everything that needed an orderly end has had it.
+  setTimeout(() => process.exit(0), EXIT_GRACE_MS).unref();
   return 0;
 }

@@ -3,7 +3,7 @@
 // spread over the workers; REST changes made through any worker (create, config update, pause, resume) apply
 // on every worker; the internal topics hold Kafka Connect's record formats; a worker killed with SIGKILL has
 // its work restarted on the survivors after scheduled.rebalance.max.delay.ms, with no line lost; the worker
-// started again gets work again.
+// started again gets work again; when the leader is killed, its work moves and the new leader takes changes.
 
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -105,7 +105,7 @@ function workerIdOf(w: ConnectWorker): string {
   return w.url.replace(/^http:\/\//, '');
 }
 
-test('three distributed workers share connectors, survive a SIGKILL without losing a line, and take a returning worker back', async () => {
+test('three distributed workers share connectors, survive a SIGKILL of a member and of the leader without losing a line, and take a returning worker back', async () => {
   const names = { sources: [] as string[], sinks: [] as string[] };
   for (let i = 0; i < SOURCES; i++) {
     writeFileSync(join(dir, `in-${i}.txt`), '');
@@ -281,6 +281,23 @@ test('three distributed workers share connectors, survive a SIGKILL without losi
       () => back.stderr().slice(-3000),
     );
     await eventually(() => allIn(back.url, all, 'RUNNING'), 60_000);
+
+    // The leader dies: a new leader (without the old one's view) hands its work out at once, and config
+    // changes through the remaining workers reach the new leader.
+    const live = [...survivors, back];
+    const oldLeader = live.find((w) => w.url === leaderOf(live))!;
+    assert.ok(oldLeader !== undefined, 'a leader among the live workers');
+    const oldLeaderId = workerIdOf(oldLeader);
+    const rest2 = live.filter((w) => w !== oldLeader);
+    await oldLeader.kill();
+    killed.add(oldLeader);
+    await eventually(
+      () => allIn(rest2[0]!.url, all, 'RUNNING', (id) => id !== oldLeaderId),
+      90_000,
+      async () => JSON.stringify(await Promise.all(all.map((n) => status(rest2[0]!.url, n)))),
+    );
+    assert.equal((await rest(rest2[1]!.url, 'PUT', '/connectors/source-2/pause')).status, 202);
+    await eventually(() => allIn(rest2[0]!.url, ['source-2'], 'PAUSED'), 30_000);
   } finally {
     clearInterval(writer);
   }

@@ -49,8 +49,10 @@ import { StatusStore } from './status-store.js';
 import type { TopicOffsetStore } from './topic-offset-store.js';
 import { WorkerGroupMember } from './worker-group-member.js';
 
-/** The longest the loop sleeps when nothing wakes it (statuses of failed starts are retried this often too). */
+/** The longest the loop sleeps when nothing wakes it. */
 const TICK_MS = 1000;
+/** How long stop() waits for the loop to finish its current step. */
+const LOOP_STOP_WAIT_MS = 10_000;
 const REBALANCE_MESSAGE =
   'Cannot complete request momentarily due to no known leader URL, likely because a rebalance was underway.';
 
@@ -822,11 +824,24 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     this.stopping = true;
     if (this.rejoinTimer !== null) clearTimeout(this.rejoinTimer);
     this.wake();
-    await this.loop?.catch(() => {});
+    // The loop may wait in a JoinGroup for members that are gone (up to rebalance.timeout.ms): not that long.
+    let timer: NodeJS.Timeout | undefined;
+    const ended = await Promise.race([
+      (this.loop ?? Promise.resolve()).then(
+        () => true,
+        () => true,
+      ),
+      new Promise<boolean>((r) => {
+        timer = setTimeout(() => r(false), LOOP_STOP_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    await Promise.all([...this.tasksRunning.keys()].map((key) => this.haltTask(key)));
     for (const name of [...this.connectorsRunning.keys()]) await this.haltConnector(name, 'UNASSIGNED');
-    for (const key of [...this.tasksRunning.keys()]) await this.haltTask(key);
     this.owned.clear();
-    await this.member.leave().catch(() => {});
+    // Leaving waits for a join in flight; without one the group hands the work out at once. A worker stuck in a
+    // join just closes its connections and the coordinator drops it after session.timeout.ms.
+    if (ended) await this.member.leave().catch(() => {});
     await this.cluster.close().catch(() => {});
     await this.configs.stop();
     await this.statuses.stop();
