@@ -5,8 +5,8 @@
 //            4 partitions from cluster A to `A.<topic>` on B (acks=all, offsets and offset syncs stored)
 //   plain    one Consumer reading the same kind of topic and one Producer (acks=all) writing each record to the
 //            same partition of a topic on B, every poll's records sent without waiting for the previous ones
-// Rates count from the first record read upstream until the target topic holds all N records (end offsets polled
-// every 20 ms), so start-up is left out of both (for MirrorMaker, 1-5 s here: reading its offsets topic, creating
+// Rates count from the first record read upstream to the N-th acknowledged by the target, so start-up is left
+// out of both (for MirrorMaker, 1-5 s here: reading its offsets topic, creating
 // the remote and internal topics, starting three connectors).
 
 import { Admin, Consumer, Producer } from '../../src/client/index.js';
@@ -27,46 +27,28 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-async function endSum(admin: Admin, topic: string): Promise<number> {
-  const tps = Array.from({ length: PARTITIONS }, (_, partition) => ({
-    topic,
-    partition,
-    spec: 'latest' as const,
-  }));
-  try {
-    return (await admin.listOffsets(tps)).reduce((s, o) => s + Math.max(0, o.offset), 0);
-  } catch {
-    return 0;
-  }
-}
-
-/** Records/s from the time `firstRead()` gives (waited for) until the target topic holds `records` records. */
-async function rateFromFirstRead(
-  firstRead: () => number | null,
-  bootstrap: string,
-  topic: string,
-  records: number,
-): Promise<number> {
-  const deadline = Date.now() + 600_000;
-  for (;;) {
-    // A fresh client each time: one that asked before the topic existed may keep its "unknown topic" answer.
-    const admin = new Admin({ bootstrapServers: bootstrap });
-    const n = await endSum(admin, topic).finally(() => admin.close());
-    const t0 = firstRead();
-    if (n >= records && t0 !== null) return (records * 1000) / (performance.now() - t0);
-    if (Date.now() > deadline) throw new Error(`${topic}: ${n} of ${records} after 10 minutes`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** The time MirrorMaker's task first read a record of `remoteTopic` (polled from its in-process metrics). */
-function watchFirstMirrored(remoteTopic: string): { first: () => number | null; stop: () => void } {
-  let first: number | null = null;
-  const timer = setInterval(() => {
-    if (first === null && mirrorMetrics.all().some((m) => m.topic === remoteTopic && m.recordCount > 0))
-      first = performance.now();
-  }, 1);
-  return { first: () => first, stop: () => clearInterval(timer) };
+/**
+ * Records/s of MirrorMaker copying `remoteTopic`: from its task's first record read to the N-th record
+ * acknowledged by the target, from its in-process metrics (record-count counts reads, replication-latency-ms one
+ * observation per acknowledged record), checked every millisecond.
+ */
+function mirrorRate(remoteTopic: string, records: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let first: number | null = null;
+    const deadline = Date.now() + 600_000;
+    const timer = setInterval(() => {
+      const ms = mirrorMetrics.all().filter((m) => m.topic === remoteTopic);
+      if (first === null && ms.some((m) => m.recordCount > 0)) first = performance.now();
+      const acked = ms.reduce((n, m) => n + m.replicationLatencyMs.count, 0);
+      if (first !== null && acked >= records) {
+        clearInterval(timer);
+        resolve((records * 1000) / (performance.now() - first));
+      } else if (Date.now() > deadline) {
+        clearInterval(timer);
+        reject(new Error(`${remoteTopic}: ${acked} of ${records} acknowledged after 10 minutes`));
+      }
+    }, 1);
+  });
 }
 
 async function preload(bootstrap: string, topic: string, records: number): Promise<void> {
@@ -84,15 +66,14 @@ async function preload(bootstrap: string, topic: string, records: number): Promi
   await producer.close();
 }
 
-/** Copies `records` records; `onFirstRead` gets the time the first records were read. */
+/** Copies `records` records; records/s from the first record read to the last acknowledged by the target. */
 async function plainCopy(
   from: string,
   to: string,
   topic: string,
   target: string,
   records: number,
-  onFirstRead: (t: number) => void,
-): Promise<void> {
+): Promise<number> {
   const admin = new Admin({ bootstrapServers: to });
   await admin.createTopics([{ topic: target, numPartitions: PARTITIONS, replicationFactor: 1 }]);
   await admin.close();
@@ -104,10 +85,11 @@ async function plainCopy(
   const producer = new Producer({ bootstrapServers: to, acks: 'all' });
   consumer.assign(Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition })));
   let copied = 0;
+  let first = 0;
   const sent: Promise<unknown>[] = [];
   while (copied < records) {
     const batch = await consumer.poll(500);
-    if (copied === 0 && batch.length > 0) onFirstRead(performance.now());
+    if (copied === 0 && batch.length > 0) first = performance.now();
     copied += batch.length;
     sent.push(
       producer.sendBatch(
@@ -123,8 +105,10 @@ async function plainCopy(
     );
   }
   await Promise.all(sent);
+  const rate = (records * 1000) / (performance.now() - first);
   await producer.close();
   await consumer.close();
+  return rate;
 }
 
 export async function run(args: string[]): Promise<void> {
@@ -141,7 +125,7 @@ export async function run(args: string[]): Promise<void> {
     for (let rep = 0; rep < repeats; rep++) {
       const mirrored = `bench-mirror-${rep}`;
       await preload(a.bootstrap, mirrored, records);
-      const watch = watchFirstMirrored(`A.${mirrored}`);
+      const rate = mirrorRate(`A.${mirrored}`, records);
       const mm = await MirrorMaker.start(
         {
           clusters: 'A, B',
@@ -158,18 +142,12 @@ export async function run(args: string[]): Promise<void> {
         },
         () => {},
       );
-      results.mirror.push(await rateFromFirstRead(watch.first, b.bootstrap, `A.${mirrored}`, records));
-      watch.stop();
+      results.mirror.push(await rate);
       await mm.stop();
 
       const plain = `bench-plain-${rep}`;
       await preload(a.bootstrap, plain, records);
-      let firstRead: number | null = null;
-      const copy = plainCopy(a.bootstrap, b.bootstrap, plain, `copy-${plain}`, records, (t) => {
-        firstRead = t;
-      });
-      results.plain.push(await rateFromFirstRead(() => firstRead, b.bootstrap, `copy-${plain}`, records));
-      await copy;
+      results.plain.push(await plainCopy(a.bootstrap, b.bootstrap, plain, `copy-${plain}`, records));
     }
   } finally {
     await Promise.all([a.stop(), b.stop()]);
