@@ -1,0 +1,100 @@
+// Protocol negotiation in a Connect group: a worker offering only the eager protocol ("default", connect.protocol
+// = eager) and one offering sessioned, compatible and default agree on "default"; every rebalance then hands all
+// work out afresh, and the connectors and their tasks run spread over both workers.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import {
+  type DistributedWorker,
+  startDistributed,
+} from '../../src/connect/runtime/distributed/distributed.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { rest } from '../helpers/connect-worker.js';
+import { sleep } from '../helpers/wait.js';
+
+let broker: BrokerProcess;
+let dir: string;
+const workers: DistributedWorker[] = [];
+const logs: string[][] = [];
+
+before(async () => {
+  broker = await startBroker({ overrides: { 'num.partitions': 1, 'group.initial.rebalance.delay.ms': 0 } });
+  dir = mkdtempSync(join(tmpdir(), 'brook-connect-eager-'));
+});
+
+after(async () => {
+  for (const w of workers) await w.stop().catch(() => {});
+  await broker?.stop();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+function start(protocol: string): Promise<DistributedWorker> {
+  const lines: string[] = [];
+  logs.push(lines);
+  return startDistributed(
+    {
+      'bootstrap.servers': broker.bootstrap,
+      listeners: 'http://127.0.0.1:0',
+      'group.id': 'eager-cluster',
+      'config.storage.topic': 'eager-configs',
+      'offset.storage.topic': 'eager-offsets',
+      'status.storage.topic': 'eager-status',
+      'config.storage.replication.factor': '1',
+      'offset.storage.replication.factor': '1',
+      'status.storage.replication.factor': '1',
+      'offset.storage.partitions': '1',
+      'status.storage.partitions': '1',
+      'heartbeat.interval.ms': '500',
+      'session.timeout.ms': '6000',
+      'connect.protocol': protocol,
+      'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
+    },
+    (l) => lines.push(l),
+  );
+}
+
+test('an eager worker and a sessioned one agree on the eager protocol and share the work', async () => {
+  workers.push(...(await Promise.all([start('eager'), start('sessioned')])));
+  const [w1, w2] = workers as [DistributedWorker, DistributedWorker];
+  for (let i = 0; i < 2; i++) {
+    writeFileSync(join(dir, `in-${i}.txt`), 'x\n');
+    const r = await rest(w2.restUrl, 'POST', '/connectors', {
+      name: `eager-${i}`,
+      config: { 'connector.class': 'FileStreamSource', file: join(dir, `in-${i}.txt`), topic: `eager-${i}` },
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+  }
+  const owners = new Set<string>();
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    owners.clear();
+    let running = 0;
+    for (const name of ['eager-0', 'eager-1']) {
+      const s = await rest(w1.restUrl, 'GET', `/connectors/${name}/status`);
+      const body = s.body as {
+        connector: { state: string; worker_id: string };
+        tasks: { state: string; worker_id: string }[];
+      };
+      if (s.status !== 200 || body.connector.state !== 'RUNNING' || body.tasks[0]?.state !== 'RUNNING')
+        continue;
+      running++;
+      owners.add(body.connector.worker_id);
+      owners.add(body.tasks[0]!.worker_id);
+    }
+    if (running === 2 && owners.size === 2) break;
+    if (Date.now() > deadline)
+      throw new Error(`not running on both workers: ${logs.flat().slice(-20).join('\n')}`);
+    await sleep(200);
+  }
+  assert.deepEqual([...owners].sort(), [w1.workerId, w2.workerId].sort());
+  // Both workers joined with the protocol they have in common.
+  for (const lines of logs)
+    assert.ok(
+      lines.some((l) => /Joined generation \d+ \(default\)/.test(l)),
+      lines.join('\n'),
+    );
+  assert.ok(!logs.flat().some((l) => /\((sessioned|compatible)\)/.test(l)));
+});
