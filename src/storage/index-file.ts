@@ -39,6 +39,9 @@ const COLD_PAGE_BYTES = 4096;
 /** One page for those reads: lookups are synchronous, so all indexes share it. */
 const coldPageBuffer = Buffer.allocUnsafe(COLD_PAGE_BYTES);
 
+/** Cold entries of an encrypted index kept decrypted (the top of its binary search tree: 31 slots). */
+const PROBES_KEPT_MAX = 32;
+
 /** Entries held in memory before they are written to the file together. */
 const PENDING_ENTRIES_MAX = 64;
 
@@ -61,6 +64,10 @@ export class IndexFile {
   private warmFirst: number;
   private readonly warmEntriesMax: number;
   private readonly coldPage = coldPageBuffer;
+  /** Slot whose plaintext `scratch` holds (-1: none); cold entries never change short of a truncation. */
+  private scratchSlot = -1;
+  /** Decrypted cold entries an encrypted index's searches probed, at most PROBES_KEPT_MAX. */
+  private probes: Map<number, Buffer> | null = null;
   /** One entry read from the cold part; reused because lookups are synchronous. */
   private readonly scratch: Buffer;
   private preallocatedBytes = 0;
@@ -266,10 +273,18 @@ export class IndexFile {
     if (i < 0 || i >= this.entryCount)
       throw new AssertionError(`${this.path}: entry ${i} of ${this.entryCount}`);
     if (i >= this.warmFirst) return { buf: this.warm, pos: (i - this.warmFirst) * this.entryBytes };
+    if (i === this.scratchSlot) return { buf: this.scratch, pos: 0 };
+    const probed = this.probes?.get(i);
+    if (probed !== undefined) return { buf: probed, pos: 0 };
     const n = readSync(this.useFd(), this.scratch, 0, this.entryBytes, i * this.entryBytes);
     if (n !== this.entryBytes) throw new AssertionError(`${this.path}: short read of entry ${i}`);
+    this.scratchSlot = i;
     if (this.crypt !== null) {
       this.crypt.apply(this.scratch, 0, this.entryBytes, i * this.entryBytes).copy(this.scratch, 0);
+      // The first probes of a cold search are the same slots every time: keep them decrypted (bounded).
+      this.probes ??= new Map();
+      if (this.probes.size >= PROBES_KEPT_MAX) this.probes.clear();
+      this.probes.set(i, Buffer.from(this.scratch));
     }
     return { buf: this.scratch, pos: 0 };
   }
@@ -315,6 +330,7 @@ export class IndexFile {
       done += n;
     }
     const entries = this.crypt === null ? page : this.crypt.apply(page, 0, length, lo * this.entryBytes);
+    this.scratchSlot = -1;
     let result = found;
     let l = 0;
     let h = hi - lo;
@@ -326,6 +342,11 @@ export class IndexFile {
       } else {
         h = mid - 1;
       }
+    }
+    // The caller reads the entry found next: keep it (one read fewer, and one keystream fewer if encrypted).
+    if (result >= lo) {
+      entries.copy(this.scratch, 0, (result - lo) * this.entryBytes, (result - lo + 1) * this.entryBytes);
+      this.scratchSlot = result;
     }
     return result;
   }
@@ -351,6 +372,8 @@ export class IndexFile {
     assert(count >= 0 && count <= this.entryCount, 'truncate beyond the index');
     this.entryCount = count;
     this.writtenCount = Math.min(this.writtenCount, count);
+    this.scratchSlot = -1;
+    this.probes = null;
     if (this.crypt !== null) this.rekeyDue = true;
     // Cutting the file zeroes the dropped entries, so that a crash cannot resurrect them as valid-looking ones.
     ftruncateSync(this.useFd(), count * this.entryBytes);

@@ -820,6 +820,10 @@ export class LogSegment {
     minOneBatch: boolean,
   ): Promise<SegmentRead | null> {
     const cipher = this.cipher!;
+    // Chunks verified just before (by this fetch's offset lookup, or the previous fetch) are not read again.
+    const cached = cipher.readCached(plan.position, plan.length);
+    if (cached !== null)
+      return Promise.resolve(wholeBatches(cached, cached.length, plan.firstOffset, maxOffset));
     const generation = this.generation;
     const encrypted = cipher.planRead(plan.position, plan.length);
     const buf = Buffer.allocUnsafe(encrypted.cipherLength);

@@ -332,15 +332,32 @@ export class SegmentCipher {
   /** Reads, verifies and decrypts `length` bytes at `position` of the .log. */
   readSync(logFd: number, position: number, length: number): Buffer {
     if (length === 0) return EMPTY;
-    // A header read inside a full chunk verified just before (a fetch's offset lookup) needs no file read.
-    const chunk = Math.floor(position / ENC_CHUNK_BYTES);
-    const inChunk = position - chunk * ENC_CHUNK_BYTES;
-    const cached = inChunk + length <= ENC_CHUNK_BYTES ? verifiedChunks.get(this, chunk) : undefined;
-    if (cached !== undefined) return Buffer.from(cached.subarray(inChunk, inChunk + length));
+    const cached = this.readCached(position, length);
+    if (cached !== null) return cached;
     const plan = this.planRead(position, length);
     const buf = Buffer.allocUnsafe(plan.cipherLength);
     const done = readFullySync(logFd, buf, plan.cipherStart);
     return this.finishRead(plan, buf, done);
+  }
+
+  /**
+   * The plaintext of [position, position + length) when every chunk it touches is a full chunk verified lately (a
+   * fetch whose offset lookup just read its chunk, or the chunk a previous fetch ended in): no file read, no
+   * decryption. Null otherwise.
+   */
+  readCached(position: number, length: number): Buffer | null {
+    const firstChunk = Math.floor(position / ENC_CHUNK_BYTES);
+    const lastChunk = Math.floor((position + length - 1) / ENC_CHUNK_BYTES);
+    if (lastChunk - firstChunk > 1) return null;
+    const first = verifiedChunks.get(this, firstChunk);
+    const last = lastChunk === firstChunk ? first : verifiedChunks.get(this, lastChunk);
+    if (first === undefined || last === undefined) return null;
+    const inChunk = position - firstChunk * ENC_CHUNK_BYTES;
+    if (lastChunk === firstChunk) return Buffer.from(first.subarray(inChunk, inChunk + length));
+    const out = Buffer.allocUnsafe(length);
+    first.copy(out, 0, inChunk);
+    last.copy(out, ENC_CHUNK_BYTES - inChunk, 0, length - (ENC_CHUNK_BYTES - inChunk));
+    return out;
   }
 
   /**
