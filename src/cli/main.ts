@@ -30,6 +30,7 @@ commands:
   console             serve the web console (brokers, topics, messages, groups, lag, charts) on 127.0.0.1:9021
   mirror-maker        mirror topics, configs and group offsets between clusters (connect-mirror-maker)
   connect-distributed run a worker of a distributed Kafka Connect cluster (connect-distributed)
+  streams-application-reset  reset a Streams application to reprocess its input (kafka-streams-application-reset)
 `;
 
 type Command = (args: string[]) => Promise<number>;
@@ -62,6 +63,8 @@ const commands: Record<string, () => Promise<Command>> = {
   console: async () => (await import('./console.js')).runConsole,
   'mirror-maker': async () => (await import('./mirror-maker.js')).runMirrorMaker,
   'connect-distributed': async () => (await import('./connect-distributed.js')).runConnectDistributed,
+  'streams-application-reset': async () =>
+    (await import('./streams-application-reset.js')).runStreamsApplicationReset,
 };
 
 export function registerCommand(name: string, load: () => Promise<Command>): void {

@@ -10,6 +10,8 @@
 // more cores; several instances (processes) of the application spread over cores and machines.
 
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { Admin } from '../client/admin.js';
 import { keyPartition } from '../client/partitioners.js';
 import { type ResolvedConfig, resolveConfig, type StreamsProperties } from './config.js';
@@ -271,6 +273,16 @@ export class KafkaStreams {
     const partition = keyPartition(bytes, tasks);
     const local = this.threads.some((t) => t.activeTaskIds().includes(`${st.id}_${partition}`));
     return { partition, activeHost: local ? this.config.applicationServer : null };
+  }
+
+  /**
+   * Deletes this application's local state directory (`<state.dir>/<application.id>`), as Kafka's cleanUp: for a
+   * reset, or to rebuild every store from its changelog. Only while not running.
+   */
+  cleanUp(): void {
+    if (this.stateValue !== 'CREATED' && this.stateValue !== 'NOT_RUNNING' && this.stateValue !== 'ERROR')
+      throw new StreamsError(`Cannot clean up while running (state ${this.stateValue}).`);
+    rmSync(join(this.config.stateDir, this.config.applicationId), { recursive: true, force: true });
   }
 
   /** Records processed by all threads since start. */
