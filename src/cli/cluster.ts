@@ -7,6 +7,13 @@
 // (repeatable) passes a broker key to every broker, after the cluster's own settings, so it wins over them; the
 // four keys that must differ per broker are the cluster's to set.
 //
+// `restart --rolling` restarts the brokers of a running cluster one at a time, the controller last, as Kafka's
+// rolling-restart procedure asks: it checks that the cluster is healthy (every broker registered, no partition
+// under-replicated), stops one broker with SIGTERM (a controlled shutdown: its leaderships move first), starts it
+// again with the same arguments, waits until it is registered and no partition is under-replicated, and goes on;
+// when the cluster does not become healthy within --timeout-ms (default 120000) it stops and says why, leaving
+// the other brokers as they are. Not yet for --secure clusters.
+//
 // `--secure` starts the same cluster with SASL_SSL as its only listener, between brokers too: throw-away
 // certificates from `brook certs` under <dir>/certs, SASL PLAIN and SCRAM-SHA-256/512, a broker login and an admin
 // user with random passwords, <dir>/client.properties holding the admin's client settings for the tools'
@@ -14,15 +21,17 @@
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Admin } from '../client/admin.js';
 import { startLocalZooKeeper, stopLocalZooKeeper } from '../controller/store/local-zookeeper.js';
 import { writeDevCertificates } from '../security/dev-certs.js';
 
 const USAGE = `usage: brook cluster up [--brokers N] [--base-port P] [--zookeeper-port Z] [--dir D] [--racks R1,R2,...]
                        [--secure] [--override key=value ...]
        brook cluster down [--dir D]
+       brook cluster restart --rolling [--dir D] [--timeout-ms T]
        brook cluster status [--dir D]
 `;
 const DEFAULTS = { brokers: 3, basePort: 9092, zookeeperPort: 2181, dir: './cluster' };
@@ -55,10 +64,22 @@ interface Options {
   overrides: Map<string, string>;
   /** SASL_SSL everywhere, with development certificates and generated passwords. */
   secure: boolean;
+  /** restart: one broker at a time. */
+  rolling: boolean;
+  /** restart: how long to wait for the cluster to be healthy around each broker. */
+  timeoutMs: number;
 }
 
 function parse(args: string[]): Options | string {
-  const o: Options = { action: '', ...DEFAULTS, racks: [], overrides: new Map(), secure: false };
+  const o: Options = {
+    action: '',
+    ...DEFAULTS,
+    racks: [],
+    overrides: new Map(),
+    secure: false,
+    rolling: false,
+    timeoutMs: 120_000,
+  };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const value = (): number => Number(args[++i]);
@@ -68,6 +89,8 @@ function parse(args: string[]): Options | string {
     else if (arg === '--dir') o.dir = args[++i] ?? '';
     else if (arg === '--racks') o.racks = (args[++i] ?? '').split(',');
     else if (arg === '--secure') o.secure = true;
+    else if (arg === '--rolling') o.rolling = true;
+    else if (arg === '--timeout-ms') o.timeoutMs = value();
     else if (arg === '--override') {
       const pair = args[++i] ?? '';
       const eq = pair.indexOf('=');
@@ -78,7 +101,9 @@ function parse(args: string[]): Options | string {
     } else if (o.action === '' && !arg.startsWith('-')) o.action = arg;
     else return `unexpected argument '${arg}'`;
   }
-  if (!['up', 'down', 'status'].includes(o.action)) return 'say up, down or status';
+  if (!['up', 'down', 'status', 'restart'].includes(o.action)) return 'say up, down, status or restart';
+  if (o.action === 'restart' && !o.rolling) return 'restart needs --rolling (one broker at a time)';
+  if (!Number.isInteger(o.timeoutMs) || o.timeoutMs < 1) return '--timeout-ms must be a positive integer';
   if (!Number.isInteger(o.brokers) || o.brokers < 1 || o.brokers > BROKERS_MAX)
     return `--brokers must be 1-${BROKERS_MAX}`;
   if (!Number.isInteger(o.basePort) || o.basePort < 1 || o.basePort + o.brokers > 65535)
@@ -98,10 +123,20 @@ function alive(pid: number): boolean {
   }
 }
 
-function brokerPids(dir: string): { id: number; pid: number }[] {
+/** What `up` records of each broker: enough to stop it, and to start it again the same way. */
+interface BrokerRecord {
+  id: number;
+  pid: number;
+  /** Absent in records of older versions. */
+  port?: number;
+  args?: string[];
+  secure?: boolean;
+}
+
+function brokerPids(dir: string): BrokerRecord[] {
   const file = join(dir, 'brokers.json');
   if (!existsSync(file)) return [];
-  return JSON.parse(readFileSync(file, 'utf8')) as { id: number; pid: number }[];
+  return JSON.parse(readFileSync(file, 'utf8')) as BrokerRecord[];
 }
 
 async function waitForLine(path: string, pattern: RegExp, pid: number): Promise<boolean> {
@@ -187,7 +222,7 @@ async function up(o: Options): Promise<number> {
   const protocol = o.secure ? 'SASL_SSL' : 'PLAINTEXT';
   const zk = await startLocalZooKeeper({ port: o.zookeeperPort, dataDir: join(dir, 'zookeeper') });
   process.stdout.write(`zookeeper on ${zk.connect} (pid ${zk.pid})\n`);
-  const started: { id: number; pid: number }[] = [];
+  const started: BrokerRecord[] = [];
   for (let id = 0; id < o.brokers; id++) {
     const port = o.basePort + id;
     const logDir = join(dir, `broker-${id}`);
@@ -210,7 +245,7 @@ async function up(o: Options): Promise<number> {
     for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`);
     const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', fd, fd] });
     child.unref();
-    started.push({ id, pid: child.pid! });
+    started.push({ id, pid: child.pid!, port, args, secure: o.secure });
     writeFileSync(join(dir, 'brokers.json'), JSON.stringify(started));
     if (!(await waitForLine(out, /listening on/, child.pid!))) {
       process.stderr.write(`brook cluster: broker ${id} did not start; see ${out}\n`);
@@ -258,6 +293,108 @@ function status(o: Options): number {
   return brokers.some((b) => alive(b.pid)) ? 0 : 1;
 }
 
+async function stopBroker(b: BrokerRecord): Promise<void> {
+  if (!alive(b.pid)) return;
+  process.kill(b.pid, 'SIGTERM');
+  const started = Date.now();
+  while (alive(b.pid) && Date.now() - started < STOP_TIMEOUT_MS) await new Promise((r) => setTimeout(r, 100));
+  if (alive(b.pid)) process.kill(b.pid, 'SIGKILL');
+}
+
+/** Why the cluster is not healthy (a broker not registered, partitions under-replicated), or null when it is. */
+async function unhealthy(admin: Admin, ids: readonly number[]): Promise<string | null> {
+  try {
+    const registered = new Set((await admin.describeCluster()).brokers.map((b) => b.nodeId));
+    const missing = ids.filter((id) => !registered.has(id));
+    if (missing.length > 0) return `broker ${missing.join(',')} not registered`;
+    const under: string[] = [];
+    for (const t of await admin.describeTopics())
+      for (const p of t.partitions)
+        if (p.isr.length < p.replicas.length) under.push(`${t.topic}-${p.partition}`);
+    if (under.length > 0)
+      return `${under.length} under-replicated partitions (${under.slice(0, 5).join(', ')}${under.length > 5 ? ', ...' : ''})`;
+    return null;
+  } catch (e) {
+    return `the cluster does not answer: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
+async function waitHealthy(admin: Admin, ids: readonly number[], timeoutMs: number): Promise<string | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const problem = await unhealthy(admin, ids);
+    if (problem === null || Date.now() > deadline) return problem;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+async function restart(o: Options): Promise<number> {
+  const dir = resolve(o.dir);
+  const brokers = brokerPids(dir);
+  if (brokers.length === 0) {
+    process.stderr.write(`brook cluster: no cluster brokers recorded in ${dir}\n`);
+    return 1;
+  }
+  if (brokers.some((b) => b.args === undefined || b.port === undefined)) {
+    process.stderr.write(
+      'brook cluster: this cluster was started by an older brook; restart it with down and up\n',
+    );
+    return 1;
+  }
+  if (brokers.some((b) => b.secure)) {
+    process.stderr.write('brook cluster: restart --rolling does not support --secure clusters yet\n');
+    return 1;
+  }
+  const ids = brokers.map((b) => b.id);
+  const admin = new Admin({
+    bootstrapServers: brokers.map((b) => `127.0.0.1:${b.port}`).join(','),
+    clientId: 'brook-cluster-restart',
+  });
+  try {
+    const controllerId = await admin.describeCluster().then(
+      (c) => c.controllerId,
+      () => -1,
+    );
+    // The controller last, so that the cluster changes controller once rather than at every step.
+    const order = [...brokers].sort(
+      (a, b) => Number(a.id === controllerId) - Number(b.id === controllerId) || a.id - b.id,
+    );
+    for (const b of order) {
+      const before = await waitHealthy(admin, ids, o.timeoutMs);
+      if (before !== null) {
+        process.stderr.write(
+          `brook cluster: aborting the rolling restart before broker ${b.id}: ${before}\n`,
+        );
+        return 1;
+      }
+      process.stdout.write(`broker ${b.id}: controlled shutdown\n`);
+      await stopBroker(b);
+      const logDir = join(dir, `broker-${b.id}`);
+      const out = join(logDir, 'server.out');
+      if (existsSync(out)) renameSync(out, join(logDir, 'server.out.1'));
+      const fd = openSync(out, 'w');
+      const child = spawn(process.execPath, b.args!, { detached: true, stdio: ['ignore', fd, fd] });
+      child.unref();
+      b.pid = child.pid!;
+      writeFileSync(join(dir, 'brokers.json'), JSON.stringify(brokers));
+      if (!(await waitForLine(out, /listening on/, b.pid))) {
+        process.stderr.write(`brook cluster: broker ${b.id} did not start again; see ${out}\n`);
+        return 1;
+      }
+      const after = await waitHealthy(admin, ids, o.timeoutMs);
+      if (after !== null) {
+        process.stderr.write(`brook cluster: aborting the rolling restart after broker ${b.id}: ${after}\n`);
+        return 1;
+      }
+      process.stdout.write(`broker ${b.id} restarted (pid ${b.pid}); no partition under-replicated\n`);
+    }
+    process.stdout.write('rolling restart done\n');
+    return 0;
+  } finally {
+    await admin.close();
+  }
+}
+
 export async function runClusterCommand(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(USAGE);
@@ -271,6 +408,7 @@ export async function runClusterCommand(args: string[]): Promise<number> {
   try {
     if (o.action === 'up') return await up(o);
     if (o.action === 'down') return await down(o);
+    if (o.action === 'restart') return await restart(o);
     return status(o);
   } catch (err) {
     process.stderr.write(`brook cluster: ${err instanceof Error ? err.message : String(err)}\n`);
