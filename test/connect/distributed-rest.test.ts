@@ -2,7 +2,8 @@
 // to the worker that does not lead are forwarded to the leader (and refused with Kafka's 409 when they arrive
 // already forwarded), validation errors come back from the leader, restarts with includeTasks (KIP-745) and of
 // one task reach the worker that runs it, stop (KIP-875) leaves no tasks, offsets of a stopped source are read
-// and reset from the offset topic (the source then reads its file again), and a delete applies on both workers.
+// and reset from the offset topic (the source then reads its file again), active topics (KIP-558) are shared
+// and reset through the status topic, and a delete applies on both workers.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -140,6 +141,27 @@ test('a two-worker cluster forwards changes to its leader and restarts, stops an
 
   await eventually(() => running(follower.restUrl, 'src', 1), 30_000, 'src running');
   await eventually(async () => (await topicCount('rest-lines')) === 3, 30_000, 'three lines in the topic');
+
+  // KIP-558: the topics the connector used, known to both workers through the status topic, and reset.
+  for (const w of [w1, w2]) {
+    await eventually(
+      async () =>
+        JSON.stringify((await rest(w.restUrl, 'GET', '/connectors/src/topics')).body) ===
+        JSON.stringify({ src: { topics: ['rest-lines'] } }),
+      30_000,
+      'active topics on both workers',
+    );
+  }
+  assert.equal((await rest(follower.restUrl, 'PUT', '/connectors/src/topics/reset')).status, 202);
+  for (const w of [w1, w2]) {
+    await eventually(
+      async () =>
+        JSON.stringify((await rest(w.restUrl, 'GET', '/connectors/src/topics')).body) ===
+        JSON.stringify({ src: { topics: [] } }),
+      30_000,
+      'active topics reset on both workers',
+    );
+  }
 
   // KIP-745 restart through the follower: the plan first, then the work restarts where it runs.
   const statusesBefore = await topicCount('rest-status', 2);

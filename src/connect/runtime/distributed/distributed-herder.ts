@@ -87,7 +87,6 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   private readonly tasksRunning = new Map<string, RunningTask>();
   /** Tasks whose start failed (status FAILED): not started again until a restart or new configs. */
   private readonly startFailed = new Set<string>();
-  private readonly activeTopics = new Map<string, Set<string>>();
   /** Connectors whose task configs this worker must (re)generate and hand to the leader. */
   private readonly taskConfigsPending = new Set<string>();
   private readonly knownConnectors = new Set<string>();
@@ -360,8 +359,10 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       if (ran) await this.haltConnector(name, null);
       if (ran || tasks.length > 0)
         await this.statuses.remove(name, tasks).catch((err) => this.logFailure(err));
-      this.activeTopics.delete(name);
-      if (this.isLeader()) this.member.requestRejoin();
+      if (this.isLeader()) {
+        await this.statuses.resetTopics(name).catch((err) => this.logFailure(err));
+        this.member.requestRejoin();
+      }
       return;
     }
     if (!this.knownConnectors.has(name)) {
@@ -569,9 +570,6 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   ): Promise<void> {
     const key = taskKey(id);
     const paused = this.configs.targetState(id.connector) === 'PAUSED';
-    let topics = this.activeTopics.get(id.connector);
-    if (topics === undefined) this.activeTopics.set(id.connector, (topics = new Set()));
-    const used = topics;
     try {
       // A source task moved here from another worker resumes from the offsets that worker committed last.
       if (this.worker.connectorType(connectorConfig) === 'source') await this.offsets.refresh();
@@ -585,7 +583,9 @@ export class DistributedHerder extends AbstractHerder implements Herder {
             .putTask(tid.connector, tid.task, status, this.generation())
             .catch((err) => this.logFailure(err));
         },
-        (topic) => used.add(topic),
+        (topic) => {
+          this.statuses.putTopic(id.connector, topic, id.task).catch((err) => this.logFailure(err));
+        },
       );
       this.tasksRunning.set(key, { id, runner, config });
     } catch (err) {
@@ -716,15 +716,15 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     }));
   }
 
-  /** The topics of this worker's tasks only (Kafka shares them through status records; Brook not yet). */
+  /** The topics every worker's tasks of the connector used (KIP-558), from the status topic. */
   connectorActiveTopics(name: string): string[] {
     this.config(name);
-    return [...(this.activeTopics.get(name) ?? [])].sort();
+    return this.statuses.activeTopics(name);
   }
 
   resetConnectorActiveTopics(name: string): void {
     this.config(name);
-    this.activeTopics.get(name)?.clear();
+    this.statuses.resetTopics(name).catch((err) => this.logFailure(err));
   }
 
   async restartConnector(name: string, request: RestartRequest): Promise<ConnectorStateInfo | null> {

@@ -2,7 +2,9 @@
 // compacted, keys `status-connector-<name>` and `status-task-<name>-<n>`, values as JsonConverter writes them
 // without schemas: {"state": "RUNNING", "trace": null, "worker_id": "host:8083", "generation": 7}. A tombstone
 // removes a status (a deleted connector). Each worker writes the statuses of what it runs and reads everyone's,
-// so any worker answers GET /connectors/{name}/status for the whole cluster.
+// so any worker answers GET /connectors/{name}/status for the whole cluster. The topics a connector's tasks used
+// (KIP-558) are records too: `status-topic-<topic>:connector-<name>` with
+// {"topic": {"name", "connector", "task", "discoverTimestamp"}}, a tombstone when reset.
 //
 // Ordering across workers: a status written by another worker in an older generation than the one held is
 // dropped (a worker that stopped a task in generation 5 must not overwrite the RUNNING written by its new owner
@@ -12,12 +14,16 @@ import type { ConsumerRecord } from '../../../client/index.js';
 import type { State, Status } from '../status.js';
 import { KafkaBasedLog } from './kafka-based-log.js';
 
+const TOPIC_SEPARATOR = ':connector-';
+
 export interface StoredStatus extends Status {
   generation: number;
 }
 
 export class StatusStore {
   private readonly connectors = new Map<string, StoredStatus>();
+  /** Active topics (KIP-558) per connector, as `status-topic-<topic>:connector-<name>` records hold them. */
+  private readonly topics = new Map<string, Set<string>>();
   private readonly tasks = new Map<string, Map<number, StoredStatus>>();
   private readonly log: KafkaBasedLog;
 
@@ -56,8 +62,20 @@ export class StatusStore {
     return this.tasks.get(name)?.get(task);
   }
 
+  activeTopics(connector: string): string[] {
+    return [...(this.topics.get(connector) ?? [])].sort();
+  }
+
   private apply(r: ConsumerRecord): void {
     const key = r.key?.toString('utf8') ?? '';
+    if (key.startsWith('status-topic-')) {
+      // Topic names cannot hold ':', so the first ':connector-' separates the two names.
+      const rest = key.slice('status-topic-'.length);
+      const sep = rest.indexOf(TOPIC_SEPARATOR);
+      if (sep < 0) return;
+      this.trackTopic(rest.slice(sep + TOPIC_SEPARATOR.length), rest.slice(0, sep), r.value !== null);
+      return;
+    }
     const value = r.value === null ? null : parseStatus(r.value);
     if (key.startsWith('status-connector-')) {
       this.update(this.connectors, key.slice('status-connector-'.length), value);
@@ -96,6 +114,35 @@ export class StatusStore {
     if (map === undefined) this.tasks.set(name, (map = new Map()));
     this.update(map, task, stored);
     await this.log.send(`status-task-${name}-${task}`, encode(stored));
+  }
+
+  private trackTopic(connector: string, topic: string, present: boolean): void {
+    let set = this.topics.get(connector);
+    if (present) {
+      if (set === undefined) this.topics.set(connector, (set = new Set()));
+      set.add(topic);
+    } else {
+      set?.delete(topic);
+    }
+  }
+
+  /** Records that a task of the connector used a topic, once per connector and topic (Kafka's topic status). */
+  async putTopic(connector: string, topic: string, task: number): Promise<void> {
+    if (this.topics.get(connector)?.has(topic)) return;
+    this.trackTopic(connector, topic, true);
+    const value = { topic: { name: topic, connector, task, discoverTimestamp: Date.now() } };
+    await this.log.send(
+      `status-topic-${topic}${TOPIC_SEPARATOR}${connector}`,
+      Buffer.from(JSON.stringify(value), 'utf8'),
+    );
+  }
+
+  /** Tombstones for every active topic of a connector (PUT /connectors/{name}/topics/reset, a deletion). */
+  async resetTopics(connector: string): Promise<void> {
+    for (const topic of this.activeTopics(connector)) {
+      this.trackTopic(connector, topic, false);
+      await this.log.send(`status-topic-${topic}${TOPIC_SEPARATOR}${connector}`, null);
+    }
   }
 
   /** Tombstones for a deleted connector and the given tasks. */
