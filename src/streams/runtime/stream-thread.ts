@@ -25,8 +25,10 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Consumer, type ConsumerRecord } from '../../client/consumer.js';
+import { KafkaProtocolError } from '../../client/errors.js';
 import { Producer } from '../../client/producer.js';
 import type { TopicPartition } from '../../client/requests.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import type { ResolvedConfig } from '../config.js';
 import { StreamsError } from '../errors.js';
 import type { Header } from '../processor.js';
@@ -42,6 +44,18 @@ import { type RecordCollector, Task } from './task.js';
 /** Unacknowledged sends after which the loop waits for the producer before polling again. */
 const SENDS_IN_FLIGHT_MAX = 20_000;
 const POLL_TIMEOUT_MS = 100;
+/** Errors of a commit that mean the group moved on without this member (Kafka's TaskMigratedException). */
+const MIGRATED_CODES = new Set<number>([
+  ErrorCode.ILLEGAL_GENERATION,
+  ErrorCode.UNKNOWN_MEMBER_ID,
+  ErrorCode.FENCED_INSTANCE_ID,
+  ErrorCode.REBALANCE_IN_PROGRESS,
+]);
+
+function isTaskMigrated(e: unknown): boolean {
+  return e instanceof KafkaProtocolError && MIGRATED_CODES.has(e.code);
+}
+
 /** Kafka Streams' transaction.timeout.ms under exactly-once (StreamsConfig's producer default): 10 s. */
 const EOS_TRANSACTION_TIMEOUT_MS = 10_000;
 
@@ -173,8 +187,14 @@ export class StreamThread {
       for (const task of this.tasks.values()) task.punctuate('WALL_CLOCK_TIME', now);
       if (this.sendError !== null) throw this.sendError;
       if (this.sendsInFlight > SENDS_IN_FLIGHT_MAX) await this.flushSends();
-      if (this.commitRequested || now - this.lastCommitMs >= this.config.commitIntervalMs)
-        await this.commit();
+      if (this.commitRequested || now - this.lastCommitMs >= this.config.commitIntervalMs) {
+        try {
+          await this.commit();
+        } catch (e) {
+          if (!this.eos || !isTaskMigrated(e)) throw e;
+          await this.onTaskMigrated(e as Error);
+        }
+      }
     }
   }
 
@@ -277,6 +297,21 @@ export class StreamThread {
   }
 
   /**
+   * Under EOS, the group refused the transaction's offsets: it has moved on without this member (Kafka's
+   * TaskMigratedException). The transaction is aborted and the tasks are dropped without a checkpoint, as for lost
+   * partitions; the consumer finds out at its next heartbeat or poll and rejoins, and the partitions it gets back
+   * start again from their committed offsets (a rejoin drops the old partitions' positions), their stores rebuilt
+   * from the changelogs. Records polled meanwhile for a dropped task are skipped and never committed.
+   */
+  private async onTaskMigrated(e: Error): Promise<void> {
+    this.hooks.log(`${this.name}: the group moved on without this member (${e.message}); tasks dropped`);
+    this.consumed.clear();
+    await this.abortTransaction();
+    for (const [id, task] of this.tasks) this.closeTask(id, task);
+    this.lastCommitMs = Date.now();
+  }
+
+  /**
    * Under EOS, after a failure: aborts the open transaction, so that none of what was processed since the last
    * commit becomes visible (its input is read again by whoever owns the partitions next). Errors are logged: a
    * producer that cannot abort (fenced) leaves the transaction to the coordinator's timeout.
@@ -325,6 +360,7 @@ export class StreamThread {
   private async onLost(tps: TopicPartition[]): Promise<void> {
     // Fenced: what was processed since the last commit belongs to another member now; drop without committing
     // (under EOS, the transaction is aborted; the tasks' checkpoints stay absent, so their stores are rebuilt).
+    this.hooks.log(`${this.name}: lost ${tps.map((tp) => `${tp.topic}-${tp.partition}`).join(', ')}`);
     this.consumed.clear();
     await this.abortTransaction();
     const lost = new Set(tps.map((tp) => `${tp.topic}:${tp.partition}`));

@@ -3,6 +3,8 @@
 // and the coordinator has aborted its open transaction, restores the counts from the changelog (read_committed),
 // and finishes. Read with read_committed, each word's count updates are then exactly 1, 2, ..., n in its
 // partition: nothing lost, nothing counted twice, no update of the aborted transaction visible.
+// A thread whose member the group drops (its event loop blocked past session.timeout.ms in mid-transaction)
+// aborts the transaction, rejoins and still counts exactly once.
 // Also: output order without the thread holding records back while a topic's metadata loads (the producer keeps
 // send order itself): at_least_once word count into fresh topics, each word's updates 1..n in order.
 
@@ -264,6 +266,74 @@ describe('exactly_once_v2', () => {
         () => `counts ${JSON.stringify(WORDS.map((w) => [w, counts.latest(w)]))}`,
       );
       assertExactSequences(counts, expected);
+    } finally {
+      await streams.close();
+      await counts.stop();
+    }
+  });
+
+  it('a member the group dropped (its event loop blocked past session.timeout.ms) carries on, exactly once', async () => {
+    const bootstrap = broker.bootstrap;
+    await topics('stall-in', 'stall-out');
+    let stalled = false;
+    const builder = new StreamsBuilder();
+    builder
+      .stream('stall-in', Consumed.with(Serdes.String(), Serdes.String()))
+      .peek((key) => {
+        // Once, in the middle of a transaction: nothing runs (no heartbeat) for longer than the session timeout,
+        // so the coordinator drops the member, and the transaction's offsets are refused at its next commit.
+        if (key !== 'l300' || stalled) return;
+        stalled = true;
+        const until = Date.now() + 8_000;
+        while (Date.now() < until) {
+          // busy: the event loop is blocked
+        }
+      })
+      .flatMapValues((line) => line.split(' '))
+      .groupBy((_k, word) => word)
+      .count(Materialized.as('stall-counts'))
+      .toStream()
+      .to('stall-out', Produced.with(Serdes.String(), Serdes.Long()));
+    const all = lines(13, 600);
+    const expected = reference(all);
+    const producer = new Producer({ bootstrapServers: bootstrap });
+    await producer.sendBatch(
+      all.map((l, i) => ({
+        topic: 'stall-in',
+        partition: 0,
+        key: Buffer.from(`l${i}`),
+        value: Buffer.from(l),
+      })),
+    );
+    await producer.close();
+    const streams = new KafkaStreams(builder.build(), {
+      'application.id': 'stall-app',
+      'bootstrap.servers': bootstrap,
+      'state.dir': dirs[2]!,
+      'processing.guarantee': 'exactly_once_v2',
+      'session.timeout.ms': 6000,
+      'heartbeat.interval.ms': 500,
+      'statestore.cache.max.bytes': 0,
+    });
+    const log: string[] = [];
+    streams.setLogger((m) => log.push(m));
+    const counts = new CommittedCounts(bootstrap, 'stall-out');
+    counts.start();
+    try {
+      await streams.start();
+      await waitUntil(
+        () => [...expected].every(([w, n]) => counts.latest(w) >= n),
+        90_000,
+        () => `counts ${JSON.stringify(WORDS.map((w) => [w, counts.latest(w)]))}; state ${streams.state()}`,
+      );
+      await new Promise((r) => setTimeout(r, 1_000));
+      assert.ok(stalled);
+      assertExactSequences(counts, expected);
+      assert.equal(streams.state(), 'RUNNING', log.join('\n'));
+      assert.ok(
+        log.some((l) => /group moved on|: lost /.test(l)),
+        `the member was not dropped:\n${log.join('\n')}`,
+      );
     } finally {
       await streams.close();
       await counts.stop();
