@@ -37,6 +37,11 @@ export class TopicConfigs {
     this.settings.delete(topic);
   }
 
+  /** Whether the topic's overrides were set (read from the store) at least once. */
+  hasOverrides(topic: string): boolean {
+    return this.overrides.has(topic);
+  }
+
   overridesFor(topic: string): ReadonlyMap<string, string> {
     return this.overrides.get(topic) ?? NO_OVERRIDES;
   }

@@ -6,11 +6,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ControllerRequests } from '../../src/broker/cluster/controller-requests.js';
+import { staticOnly } from '../../src/broker/config/config-layers.js';
 import type { MetadataCache } from '../../src/broker/metadata/metadata-cache.js';
 import type { ReplicaManager } from '../../src/broker/replica/replica-manager.js';
-import type { TopicConfigs } from '../../src/broker/topic-configs.js';
+import { TopicConfigs } from '../../src/broker/topic-configs.js';
+import { InProcessStore } from '../../src/controller/store/in-process-store.js';
 import type { CoordinationStore } from '../../src/controller/store/store.js';
+import { encodeEntityConfig, ensurePath, topicConfigPath } from '../../src/controller/zk-layout/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import type { LeaderAndIsrRequest } from '../../src/protocol/messages/04-leader-and-isr.js';
 import type { StopReplicaRequest } from '../../src/protocol/messages/05-stop-replica.js';
 
 function stopReplica(brokerEpoch: bigint): StopReplicaRequest {
@@ -63,4 +67,63 @@ test('a StopReplica that was applied makes the replica fetchers look again; a st
   assert.equal(stale.errorCode, ErrorCode.STALE_BROKER_EPOCH);
   assert.equal(stopped.length, 1);
   assert.equal(refreshed, 1, 'nothing changed, nothing to tell');
+});
+
+function leaderAndIsr(topic: string): LeaderAndIsrRequest {
+  return {
+    controllerId: 1,
+    isKRaftController: false,
+    controllerEpoch: 1,
+    brokerEpoch: -1n,
+    type: 0,
+    ungroupedPartitionStates: [],
+    topicStates: [{ topicName: topic, topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitionStates: [] }],
+    liveLeaders: [],
+  };
+}
+
+// A broker cut off ZooKeeper still gets its own controller's requests. Its read of a topic's config then fails;
+// taken as "no overrides", it put the topic on the broker's defaults (a lower min.insync.replicas, delete instead
+// of compact) until the next request.
+test('a topic config read that fails keeps the overrides known, or fails the request to be sent again', async () => {
+  const store = InProcessStore.open({ dataDir: null });
+  const session = store.openSession();
+  const path = topicConfigPath('t');
+  assert.ok((await ensurePath(session, path.slice(0, path.lastIndexOf('/')))).ok);
+  assert.ok(
+    (
+      await session.create(
+        path,
+        encodeEntityConfig({ 'min.insync.replicas': '2', 'cleanup.policy': 'compact' }),
+      )
+    ).ok,
+  );
+  const topicConfigs = new TopicConfigs(staticOnly(new Map()));
+  const applied: LeaderAndIsrRequest[] = [];
+  const replicas = {
+    becomeLeaderOrFollower(request: LeaderAndIsrRequest) {
+      applied.push(request);
+      return { errorCode: ErrorCode.NONE, partitionErrors: [], topics: [] };
+    },
+  } as unknown as ReplicaManager;
+  const requests = new ControllerRequests(session, {} as MetadataCache, replicas, topicConfigs);
+
+  assert.equal((await requests.leaderAndIsr(leaderAndIsr('t'))).errorCode, ErrorCode.NONE);
+  assert.equal(topicConfigs.settingsFor('t').minInsyncReplicas, 2);
+
+  await session.close();
+  // Known overrides stay. Before the fix they were replaced by none: min.insync.replicas 1, cleanup.policy delete.
+  assert.equal((await requests.leaderAndIsr(leaderAndIsr('t'))).errorCode, ErrorCode.NONE);
+  assert.equal(topicConfigs.settingsFor('t').minInsyncReplicas, 2);
+  assert.deepEqual(Object.fromEntries(topicConfigs.overridesFor('t')), {
+    'min.insync.replicas': '2',
+    'cleanup.policy': 'compact',
+  });
+  assert.equal(applied.length, 2);
+  // A topic whose config was never read: the request is refused with a retriable error and not applied.
+  const refused = await requests.leaderAndIsr(leaderAndIsr('u'));
+  assert.equal(refused.errorCode, ErrorCode.REQUEST_TIMED_OUT);
+  assert.equal(applied.length, 2);
+  assert.equal(topicConfigs.hasOverrides('u'), false);
+  store.close();
 });

@@ -41,7 +41,9 @@ export class ControllerRequests {
     if (this.isStale(request.brokerEpoch)) {
       return { errorCode: ErrorCode.STALE_BROKER_EPOCH, partitionErrors: [], topics: [] };
     }
-    await this.loadConfigs(topicsOf(request));
+    if (!(await this.loadConfigs(topicsOf(request)))) {
+      return { errorCode: ErrorCode.REQUEST_TIMED_OUT, partitionErrors: [], topics: [] };
+    }
     const response = this.replicas.becomeLeaderOrFollower(request);
     this.onReplicasChanged([
       ...request.ungroupedPartitionStates.map((p) => `${p.topicName}-${p.partitionIndex}`),
@@ -55,7 +57,7 @@ export class ControllerRequests {
   async updateMetadata(request: UpdateMetadataRequest): Promise<UpdateMetadataResponse> {
     if (this.isStale(request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH };
     const fresh = [...topicsOf(request)].filter((t) => this.metadata.topic(t) === undefined);
-    await this.loadConfigs(fresh);
+    if (!(await this.loadConfigs(fresh))) return { errorCode: ErrorCode.REQUEST_TIMED_OUT };
     const applied = this.metadata.applyUpdateMetadata(request, new Map());
     return { errorCode: applied ? ErrorCode.NONE : ErrorCode.STALE_CONTROLLER_EPOCH };
   }
@@ -72,12 +74,25 @@ export class ControllerRequests {
     return requestEpoch >= 0n && this.brokerEpoch >= 0 && Number(requestEpoch) < this.brokerEpoch;
   }
 
-  private async loadConfigs(topics: Iterable<string>): Promise<void> {
+  /**
+   * Reads the topics' config overrides. A read that fails (the store unreachable: a broker cut off ZooKeeper
+   * still gets its own controller's requests) says nothing about them: the overrides known stay, and a topic with
+   * none known yet makes the request fail with a retriable error (false), so the controller sends it again. Taken
+   * as "no overrides", it put the topic on the broker's defaults (min.insync.replicas, cleanup.policy, retention)
+   * until the next request.
+   */
+  private async loadConfigs(topics: Iterable<string>): Promise<boolean> {
+    let complete = true;
     for (const topic of topics) {
       const node = await this.store.get(topicConfigPath(topic));
+      if (!node.ok && node.code !== 'NONODE') {
+        if (!this.topicConfigs.hasOverrides(topic)) complete = false;
+        continue;
+      }
       const decoded = node.ok && node.value.data.length > 0 ? decodeEntityConfig(node.value.data) : null;
       this.topicConfigs.setOverrides(topic, new Map(decoded?.ok ? Object.entries(decoded.value) : []));
     }
+    return complete;
   }
 }
 
