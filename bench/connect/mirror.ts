@@ -47,7 +47,7 @@ function mirrorRate(remoteTopic: string, records: number): Promise<number> {
         clearInterval(timer);
         reject(new Error(`${remoteTopic}: ${acked} of ${records} acknowledged after 10 minutes`));
       }
-    }, 1);
+    }, 5);
   });
 }
 
@@ -148,6 +148,9 @@ export async function run(args: string[]): Promise<void> {
       const plain = `bench-plain-${rep}`;
       await preload(a.bootstrap, plain, records);
       results.plain.push(await plainCopy(a.bootstrap, b.bootstrap, plain, `copy-${plain}`, records));
+      process.stdout.write(
+        `repetition ${rep + 1}: MirrorMaker ${Math.round(results.mirror.at(-1)!)} rec/s, plain ${Math.round(results.plain.at(-1)!)} rec/s\n`,
+      );
     }
   } finally {
     await Promise.all([a.stop(), b.stop()]);

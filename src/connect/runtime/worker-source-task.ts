@@ -4,7 +4,7 @@
 // acknowledged are the offsets written to the offset store; a failed send fails the task before its offset is
 // stored, so a restart reads that record again. Records a transform drops still advance the offsets.
 
-import { Producer } from '../../client/index.js';
+import { Producer, type ProducerRecord } from '../../client/index.js';
 import type { SourceTask } from '../api/connector.js';
 import type { SourceRecord } from '../api/records.js';
 import { stringifyJson } from '../converters/json-text.js';
@@ -15,6 +15,12 @@ import { type TaskDeps, WorkerTask } from './worker-task.js';
 
 /** Records handed to the producer and not yet acknowledged before the task waits (a bound on memory). */
 const OUTSTANDING_RECORDS_MAX = 10_000;
+
+/** A record ready for the producer, with the record the task returned (for commitRecord). */
+interface Prepared {
+  record: SourceRecord;
+  out: ProducerRecord;
+}
 
 /**
  * Source partitions as JSON, remembered per object: a connector that reuses one partition object for all its
@@ -70,10 +76,15 @@ export class WorkerSourceTask extends WorkerTask {
       }
       const records = await this.task.poll();
       if (this.stopping) break;
+      // A poll's records go to the producer as one batch (one promise, not one per record).
+      const batch: Prepared[] = [];
       for (const r of records ?? []) {
-        const waiting = this.send(r);
-        if (waiting !== undefined) await waiting;
+        let p = this.prepare(r);
+        if (p instanceof Promise) p = await p;
+        if (p !== null) batch.push(p);
+        if (batch.length >= OUTSTANDING_RECORDS_MAX / 2) await this.produce(batch.splice(0));
       }
+      if (batch.length > 0) await this.produce(batch);
       if (this.sendError !== null) throw this.sendError;
       if (Date.now() >= this.nextCommitMs) await this.commitOffsets();
     }
@@ -99,8 +110,8 @@ export class WorkerSourceTask extends WorkerTask {
     }
   }
 
-  /** Hands one record to the producer; returns a promise only when it had to wait (a failed stage, a full pipeline). */
-  private send(record: SourceRecord): void | Promise<void> {
+  /** Runs a record through transforms and converters; null when it is dropped (its offset still moves on). */
+  private prepare(record: SourceRecord): Prepared | null | Promise<Prepared | null> {
     if (record.sourcePartition !== null) {
       this.pendingOffsets.set(partitionKey(record.sourcePartition), {
         partition: record.sourcePartition,
@@ -108,15 +119,18 @@ export class WorkerSourceTask extends WorkerTask {
       });
     }
     const t = this.stage('TRANSFORMATION', 'TransformChain', () => this.d.transforms.apply(record));
-    if (t instanceof Promise) return t.then((v) => this.convertAndSend(record, v));
-    return this.convertAndSend(record, t);
+    if (t instanceof Promise) return t.then((v) => this.convert(record, v));
+    return this.convert(record, t);
   }
 
-  private convertAndSend(
+  private convert(
     record: SourceRecord,
     t: SourceRecord | null | typeof SKIPPED,
-  ): void | Promise<void> {
-    if (t === SKIPPED || t === null) return this.task.commitRecord(record, null) as void | Promise<void>;
+  ): Prepared | null | Promise<Prepared | null> {
+    if (t === SKIPPED || t === null) {
+      const done = this.task.commitRecord(record, null);
+      return done instanceof Promise ? done.then(() => null) : null;
+    }
     const kc = this.d.keyConverter;
     const key = this.stage('KEY_CONVERTER', kc.constructor.name, () =>
       kc.fromConnectData(t.topic, t.keySchema, t.key),
@@ -127,50 +141,61 @@ export class WorkerSourceTask extends WorkerTask {
     );
     if (key instanceof Promise || value instanceof Promise) {
       return Promise.all([key, value]).then(([k, v]) =>
-        this.produce(record, t, k as Buffer | null | typeof SKIPPED, v as Buffer | null | typeof SKIPPED),
+        this.prepared(record, t, k as Buffer | null | typeof SKIPPED, v as Buffer | null | typeof SKIPPED),
       );
     }
-    return this.produce(record, t, key, value);
+    return this.prepared(record, t, key, value);
   }
 
-  private produce(
+  private prepared(
     record: SourceRecord,
     t: SourceRecord,
     key: Buffer | null | typeof SKIPPED,
     value: Buffer | null | typeof SKIPPED,
-  ): void | Promise<void> {
-    if (key === SKIPPED || value === SKIPPED) return;
-    // Wait for acknowledgements rather than flush(): a flush empties the pipeline, and the copy stalls until it has.
-    if (this.outstanding >= OUTSTANDING_RECORDS_MAX) {
-      return new Promise<void>((r) => (this.drained = r)).then(() => this.produce(record, t, key, value));
-    }
-    this.outstanding++;
+  ): Prepared | null {
+    if (key === SKIPPED || value === SKIPPED) return null;
     this.d.onTopicUsed(t.topic);
-    this.producer!.send({
-      topic: t.topic,
-      key,
-      value,
-      partition: t.kafkaPartition ?? undefined,
-      timestamp: t.timestamp ?? undefined,
-      headers: fromConnectHeaders(t.headers),
-    }).then(
-      async (meta) => {
-        this.acknowledged();
-        await this.task.commitRecord(record, {
-          topic: meta.topic,
-          partition: meta.partition,
-          offset: meta.offset,
-        });
+    return {
+      record,
+      out: {
+        topic: t.topic,
+        key,
+        value,
+        partition: t.kafkaPartition ?? undefined,
+        timestamp: t.timestamp ?? undefined,
+        headers: fromConnectHeaders(t.headers),
+      },
+    };
+  }
+
+  /** Sends records as one batch; each record's commitRecord() follows, in order, once the batch is acknowledged. */
+  private async produce(batch: Prepared[]): Promise<void> {
+    // Wait for acknowledgements rather than flush(): a flush empties the pipeline, and the copy stalls until it has.
+    while (this.outstanding >= OUTSTANDING_RECORDS_MAX && this.sendError === null) {
+      await new Promise<void>((r) => (this.drained = r));
+    }
+    this.outstanding += batch.length;
+    this.producer!.sendBatch(batch.map((p) => p.out)).then(
+      async (metas) => {
+        this.acknowledged(batch.length);
+        for (let i = 0; i < batch.length; i++) {
+          const meta = metas[i]!;
+          await this.task.commitRecord(batch[i]!.record, {
+            topic: meta.topic,
+            partition: meta.partition,
+            offset: meta.offset,
+          });
+        }
       },
       (err: Error) => {
-        this.acknowledged();
+        this.acknowledged(batch.length);
         this.sendError ??= err;
       },
     );
   }
 
-  private acknowledged(): void {
-    this.outstanding--;
+  private acknowledged(count: number): void {
+    this.outstanding -= count;
     if (this.drained !== null && this.outstanding <= OUTSTANDING_RECORDS_MAX / 2) {
       const wake = this.drained;
       this.drained = null;
