@@ -59,6 +59,7 @@ function setUp(t: TestContext) {
   p.becomeLeader(5, 0, [1, 2, 3], [1, 2]);
   const script: Answer[] = [];
   const sent: number[][] = [];
+  const hosted: Partition[] = [p];
   const controller = {
     isActive: true,
     alterPartition: async (request: AlterPartitionRequest): Promise<AlterPartitionResponse> => {
@@ -73,7 +74,7 @@ function setUp(t: TestContext) {
     LEADER,
     LAG_MS,
     'PLAINTEXT',
-    { all: () => [p][Symbol.iterator]() },
+    { all: () => hosted[Symbol.iterator]() },
     {} as MetadataCache,
     controller,
     systemClock,
@@ -84,7 +85,7 @@ function setUp(t: TestContext) {
     for (let i = 0; i < count; i++) h.append({}, p.leaderEpoch);
     p.maybeAdvanceHighWatermark();
   };
-  return { p, log: h.log, isr, script, sent, append };
+  return { p, log: h.log, isr, script, sent, append, hosted };
 }
 
 describe('ISR manager: answers to AlterPartition', () => {
@@ -140,6 +141,23 @@ describe('ISR manager: answers to AlterPartition', () => {
     assert.equal(log.highWatermark, 2);
     p.recordFollowerEnd(3, 5);
     assert.equal(log.highWatermark, 5);
+  });
+
+  it('forgets a retry of a partition no longer hosted', async (t) => {
+    const { p, isr, script, sent, hosted } = setUp(t);
+    p.recordFollowerEnd(2, 0);
+    p.recordFollowerEnd(3, 0);
+    script.push(new Error('connection to the controller closed'));
+    isr.check();
+    await isr.idle();
+    assert.deepEqual(sent, [[1, 2, 3]]);
+    // A StopReplica removes it before the next check: the retry is dropped, not kept for ever.
+    hosted.length = 0;
+    isr.check();
+    hosted.push(p);
+    isr.check();
+    await isr.idle();
+    assert.equal(sent.length, 1, 'the dropped retry is not sent');
   });
 
   it('goes back to the committed ISR when the controller says it did not apply the change', async (t) => {

@@ -107,11 +107,17 @@ export class IsrManager {
   check(): void {
     const now = this.clock.monotonicMs();
     const wallNow = Date.now();
-    for (const p of this.retries) {
-      // Settled meanwhile by a LeaderAndIsr (a new proposal, or none), or no longer led here: nothing to resend.
-      if (!p.isLeader || p.pendingIsrChange === null || this.inFlight.has(p)) this.retries.delete(p);
+    const hosted = [...this.replicas.all()];
+    if (this.retries.size > 0) {
+      const present = new Set(hosted);
+      for (const p of this.retries) {
+        // Settled meanwhile by a LeaderAndIsr (a new proposal, or none), no longer led here, or no longer hosted
+        // (StopReplica): nothing to resend.
+        if (!present.has(p) || !p.isLeader || p.pendingIsrChange === null || this.inFlight.has(p))
+          this.retries.delete(p);
+      }
     }
-    for (const p of this.replicas.all()) {
+    for (const p of hosted) {
       if (this.inFlight.has(p)) continue;
       let isr: readonly number[] | null;
       if (this.retries.delete(p)) {
