@@ -280,3 +280,44 @@ export class StreamJoined<K, V, VO> {
     return this.copy({ loggingEnabled: false });
   }
 }
+
+/** How KStream.repartition() writes its repartition topic (Kafka's Repartitioned). */
+export class Repartitioned<K, V> {
+  private constructor(
+    readonly name: string | null,
+    readonly keySerde: Serde<K> | null,
+    readonly valueSerde: Serde<V> | null,
+    readonly numberOfPartitions: number | null,
+  ) {}
+
+  /** The topic is `<application.id>-<name>-repartition`. */
+  static as<K = unknown, V = unknown>(name: string): Repartitioned<K, V> {
+    return new Repartitioned<K, V>(name, null, null, null);
+  }
+
+  static with<K, V>(keySerde: Serde<K>, valueSerde: Serde<V>): Repartitioned<K, V> {
+    return new Repartitioned(null, keySerde, valueSerde, null);
+  }
+
+  static numberOfPartitions<K = unknown, V = unknown>(partitions: number): Repartitioned<K, V> {
+    return new Repartitioned<K, V>(null, null, null, partitions);
+  }
+
+  withName(name: string): Repartitioned<K, V> {
+    return new Repartitioned(name, this.keySerde, this.valueSerde, this.numberOfPartitions);
+  }
+
+  withKeySerde(keySerde: Serde<K>): Repartitioned<K, V> {
+    return new Repartitioned(this.name, keySerde, this.valueSerde, this.numberOfPartitions);
+  }
+
+  withValueSerde(valueSerde: Serde<V>): Repartitioned<K, V> {
+    return new Repartitioned(this.name, this.keySerde, valueSerde, this.numberOfPartitions);
+  }
+
+  withNumberOfPartitions(partitions: number): Repartitioned<K, V> {
+    if (!Number.isInteger(partitions) || partitions < 1)
+      throw new RangeError('Number of partitions must be a positive integer');
+    return new Repartitioned(this.name, this.keySerde, this.valueSerde, partitions);
+  }
+}

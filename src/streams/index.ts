@@ -18,6 +18,7 @@ export {
   Materialized,
   Named,
   Produced,
+  Repartitioned,
   StreamJoined,
 } from './dsl-options.js';
 export { StreamsError } from './errors.js';

@@ -8,8 +8,10 @@ import {
   type Consumed,
   Grouped,
   type Joined,
+  type Materialized,
   Named,
   Produced,
+  type Repartitioned,
   type StreamJoined,
 } from './dsl-options.js';
 import { TopologyError } from './errors.js';
@@ -17,10 +19,10 @@ import { GlobalKTable, globalTableJoin } from './global-ktable.js';
 import type { InternalBuilder } from './internal-builder.js';
 import { JoinWindows } from './join-windows.js';
 import type { KeyValue } from './key-value.js';
-import { KGroupedStream, type KTable, repartitionThrough } from './ktable.js';
+import { KGroupedStream, KTable, repartitionThrough, tableSourceSupplier } from './ktable.js';
 import type { Processor, ProcessorContext, ProcessorSupplier, Record } from './processor.js';
 import type { Serde } from './serdes.js';
-import type { ValueAndTimestamp } from './state/stores.js';
+import { StoreBuilder, type ValueAndTimestamp } from './state/stores.js';
 import { streamStreamJoin } from './stream-join.js';
 import type { TopicNameExtractor } from './topology.js';
 
@@ -184,6 +186,62 @@ export class KStream<K, V> {
       topic as string | TopicNameExtractor,
       this.nodeName,
     );
+  }
+
+  /**
+   * Writes the stream through `<application.id>-<name>-repartition` and reads it back (name: the Repartitioned
+   * name, else KSTREAM-REPARTITION-<n>), so that records are partitioned by their current key; the topic gets
+   * the given partition count, else the writing sub-topology's.
+   */
+  repartition(repartitioned?: Repartitioned<K, V>): KStream<K, V> {
+    const b = this.builder;
+    const name = repartitioned?.name ?? b.newProcessorName('KSTREAM-REPARTITION-');
+    const keySerde = repartitioned?.keySerde ?? this.keySerde;
+    const valueSerde = repartitioned?.valueSerde ?? this.valueSerde;
+    const source = repartitionThrough(
+      b,
+      this.nodeName,
+      name,
+      keySerde as Serde<unknown> | null,
+      valueSerde as Serde<unknown> | null,
+    );
+    const partitions = repartitioned?.numberOfPartitions ?? null;
+    if (partitions !== null) b.topology.markInternalTopic(`${name}-repartition`, partitions);
+    return new KStream<K, V>(b, source, keySerde, valueSerde, false);
+  }
+
+  /**
+   * The stream as a table: the latest value per key, kept in a store (Materialized name, else
+   * KSTREAM-TOTABLE-STATE-STORE-<n>); a null value deletes the key. Repartitioned first when the key changed.
+   */
+  toTable(named?: Named, materialized?: Materialized<K, V>): KTable<K, V> {
+    const b = this.builder;
+    const name = b.nameOr(named, 'KSTREAM-TOTABLE-');
+    const storeName = materialized?.storeName ?? b.newStoreName('KSTREAM-TOTABLE-');
+    const keySerde = materialized?.keySerde ?? this.keySerde;
+    const valueSerde = materialized?.valueSerde ?? this.valueSerde;
+    let parent = this.nodeName;
+    if (this.repartitionRequired)
+      parent = repartitionThrough(
+        b,
+        this.nodeName,
+        name,
+        keySerde as Serde<unknown> | null,
+        valueSerde as Serde<unknown> | null,
+      );
+    b.topology.addProcessor(name, tableSourceSupplier<K, V>(storeName), parent);
+    const store = new StoreBuilder<K, V>(
+      storeName,
+      materialized?.engine ?? 'persistent',
+      keySerde,
+      valueSerde,
+      true,
+    );
+    if (materialized?.loggingEnabled === false) store.withLoggingDisabled();
+    else store.withLoggingEnabled(materialized?.logConfig ?? {});
+    if (materialized?.cachingEnabled !== false) store.withCachingEnabled();
+    b.topology.addStateStore(store as StoreBuilder, name);
+    return new KTable<K, V>(b, name, keySerde, valueSerde, storeName);
   }
 
   groupByKey(grouped?: Grouped<K, V>): KGroupedStream<K, V> {

@@ -14,6 +14,7 @@ import {
   JoinWindows,
   KafkaStreams,
   Produced,
+  Repartitioned,
   Serdes,
   StreamJoined,
   StreamsBuilder,
@@ -47,6 +48,8 @@ function topology() {
   const regions = builder.globalTable('regions', Consumed.with(S, S));
   builder
     .stream('signups', Consumed.with(S, S))
+    // Through a repartition topic of its own partition count: a global table needs no co-partitioning.
+    .repartition(Repartitioned.with(S, S).withName('signups-by-user').withNumberOfPartitions(3))
     .leftJoin(
       regions,
       (_user, country) => country,
@@ -202,6 +205,8 @@ describe('joins through a broker', () => {
       const values = new Map(config!.configs.map((c) => [c.name, c.value]));
       assert.equal(values.get('cleanup.policy'), 'delete');
       assert.equal(values.get('retention.ms'), String(2 * WINDOW_MS + 86_400_000));
+      const [repartition] = await admin.describeTopics(['joins-signups-by-user-repartition']);
+      assert.equal(repartition!.partitions.length, 3);
       const globalStore = [...topology().stores.keys()].find((n) => n.startsWith('regions-'))!;
       assert.match(globalStore, /^regions-STATE-STORE-\d{10}$/);
       const all = (await admin.describeTopics()).map((d) => d.topic);
