@@ -1,10 +1,12 @@
 // `brook mirror-maker mm2.properties [--clusters B,C]`, as Kafka's connect-mirror-maker.sh: MirrorMaker 2 in
 // dedicated mode for every enabled flow of the file (only flows into the --clusters targets when given).
+// With brook.metrics.listener=http://host:port in the file, serves the mirror's metrics at /metrics (Prometheus).
 // Prints "MirrorMaker started" once every flow runs; runs until SIGTERM or SIGINT. `--status` instead prints
 // each mirrored partition's source end offset, the mirror's position and the lag, then exits. A bad file exits 2.
 
 import { readFileSync } from 'node:fs';
 import { ConnectException } from '../connect/errors.js';
+import { startMetricsServer } from '../connect/mirror/metrics-server.js';
 import { setClientSecurity } from '../connect/mirror/mirror-config.js';
 import { MirrorMaker } from '../connect/mirror/mirror-maker.js';
 import { mirrorLag } from '../connect/mirror/status.js';
@@ -46,7 +48,14 @@ export async function runMirrorMaker(args: string[]): Promise<number> {
   }
   try {
     if (status) return await printStatus(props);
-    const mm = await MirrorMaker.start(props, log, targets);
+    const listener = props['brook.metrics.listener'];
+    const metrics =
+      listener === undefined || listener.trim() === '' ? null : await startMetricsServer(listener);
+    if (metrics !== null) process.stdout.write(`Metrics listening at ${metrics.url}/metrics\n`);
+    const mm = await MirrorMaker.start(props, log, targets).catch(async (err) => {
+      await metrics?.close();
+      throw err;
+    });
     process.stdout.write('MirrorMaker started\n');
     await new Promise<void>((resolve) => {
       process.once('SIGTERM', resolve);
@@ -54,6 +63,7 @@ export async function runMirrorMaker(args: string[]): Promise<number> {
     });
     log('MirrorMaker stopping');
     await mm.stop();
+    await metrics?.close();
     log('MirrorMaker stopped');
     return 0;
   } catch (err) {

@@ -47,7 +47,7 @@ export function parseMirrorMakerConfig(props: Readonly<Record<string, string>>):
   const isClusterKey = (k: string) => clusters.some((a) => k.startsWith(`${a}.`));
   const topLevel: Record<string, string> = {};
   for (const [k, v] of Object.entries(props)) {
-    if (k === 'clusters' || FLOW_KEY.test(k) || isClusterKey(k)) continue;
+    if (k === 'clusters' || k.startsWith('brook.') || FLOW_KEY.test(k) || isClusterKey(k)) continue;
     topLevel[k] = v;
   }
   const clusterProps = (alias: string): Record<string, string> => {

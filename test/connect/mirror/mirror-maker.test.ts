@@ -87,6 +87,7 @@ test('records, partitions, configs and heartbeats are mirrored to A.<topic>', as
       'heartbeats.topic.replication.factor': 1,
       'checkpoints.topic.replication.factor': 1,
       'offset.storage.replication.factor': 1,
+      'brook.metrics.listener': 'http://127.0.0.1:0',
     });
     mm = await startMirrorMaker(mm2File);
 
@@ -101,6 +102,23 @@ test('records, partitions, configs and heartbeats are mirrored to A.<topic>', as
       assert.equal(r.timestamp, s.timestamp);
       assert.deepEqual(r.headers, s.headers);
     }
+    // MirrorMaker's metric names, per remote partition, on the metrics listener.
+    const metricsUrl = /Metrics listening at (\S+)/.exec(mm.output())?.[1];
+    assert.ok(metricsUrl !== undefined, mm.output());
+    const text = await (await fetch(metricsUrl)).text();
+    const count = (p: number) =>
+      Number(
+        new RegExp(`record_count\\{target="B",topic="A.orders",partition="${p}"\\} (\\d+)`).exec(text)?.[1],
+      );
+    assert.equal(count(0) + count(1) + count(2), 300, text);
+    assert.match(
+      text,
+      /kafka_connect_mirror_mirrorsourceconnector_replication_latency_ms_max\{target="B",topic="A.orders",partition="0"\} \d+/,
+    );
+    assert.match(text, /kafka_connect_mirror_mirrorsourceconnector_byte_count\{/);
+    assert.match(text, /kafka_connect_mirror_mirrorsourceconnector_record_age_ms_avg\{/);
+    assert.equal((await fetch(metricsUrl.replace('/metrics', '/nope'))).status, 404);
+
     const [remote] = await target.describeTopics(['A.orders']);
     assert.equal(remote!.partitions.length, 3);
     const [cfg] = await target.describeConfigs([{ type: 'topic', name: 'A.orders', keys: ['retention.ms'] }]);
