@@ -1,46 +1,22 @@
 // The web console end to end in headless Chromium (Debian's chromium, driven by playwright-core) against live
 // brokers: the brokers page loads; a topic created in the page is listed by `brook topics --list`; a message
 // produced by kcat shows in the message browser as text, JSON and hex; a group's lag shows and falls, step by
-// step, as its consumer catches up; the charts and the ACL and quota views render; and a broker that stops
-// answering gives the page an error in bounded time (console-browser-failure.test.ts).
-// Screenshots of the main views go to test-artifacts/console/ (ignored by git) for a person to look at.
+// step, as its consumer catches up, and an offset reset in the page; partitions added and a topic deleted. The
+// charts, ACL and quota views and a broker that stops answering: console-browser-live.test.ts. Screenshots of the
+// views go to test-artifacts/console/ (ignored by git) for a person to look at.
 
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
 import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
-import { freePort } from '../helpers/zookeeper.js';
+import { launchChromium, screenshot, waitForText } from './browser.js';
 import { type ConsoleProcess, call, startConsole } from './console-process.js';
 
-const REPO_ROOT = resolve(import.meta.dirname, '../../..');
-const BROOK = join(REPO_ROOT, 'bin/brook');
-const ARTIFACTS = join(REPO_ROOT, 'test-artifacts/console');
-const CHROMIUM = process.env.BROOK_CHROMIUM ?? '/usr/bin/chromium';
-
-/** Polls the locator's text until it matches; fails with the last text seen. */
-async function waitForText(locator: Locator, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    last =
-      (await locator
-        .first()
-        .textContent({ timeout: Math.max(1, deadline - Date.now()) })
-        .catch(() => null)) ?? '';
-    if (pattern.test(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${pattern} in ${locator}; last text: ${JSON.stringify(last)}`);
-}
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-}
+const BROOK = join(resolve(import.meta.dirname, '../../..'), 'bin/brook');
 
 describe('web console in Chromium', () => {
   let broker: BrokerProcess | undefined;
@@ -50,22 +26,10 @@ describe('web console in Chromium', () => {
   let admin: Admin | undefined;
 
   before(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const metricsPort = await freePort();
-    broker = await startBroker({
-      overrides: { 'num.partitions': 1, 'brook.metrics.listener': `http://127.0.0.1:${metricsPort}` },
-    });
-    web = await startConsole([
-      '--bootstrap-server',
-      broker.bootstrap,
-      '--metrics-url',
-      `http://127.0.0.1:${metricsPort}/metrics`,
-    ]);
+    broker = await startBroker({ overrides: { 'num.partitions': 1 } });
+    web = await startConsole(['--bootstrap-server', broker.bootstrap]);
     admin = new Admin({ bootstrapServers: broker.bootstrap });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-background-networking', '--headless=new'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   });
   after(async () => {
@@ -115,6 +79,29 @@ describe('web console in Chromium', () => {
     await waitForText(page!.locator('.ok'), /cleanup.policy set to compact/);
     const [altered] = await admin!.describeConfigs([{ type: 'topic', name: 'page-made' }]);
     assert.equal(altered!.configs.find((c) => c.name === 'cleanup.policy')!.value, 'compact');
+  });
+
+  test('partitions added and a topic deleted in the page, the delete only once its name is typed', async () => {
+    await page!.goto(`${web!.url}/#/topics/page-made/partitions`);
+    await page!.locator('input[name=count]').fill('4');
+    await page!.locator('button', { hasText: 'Add partitions' }).click();
+    await waitForText(page!.locator('.ok'), /page-made now has 4 partitions/);
+    await page!.locator('[data-test=partitions] tbody tr').nth(3).waitFor({ timeout: 15_000 });
+    const deleteButton = page!.locator('button', { hasText: 'Delete topic' });
+    assert.equal(await deleteButton.isDisabled(), true, 'disabled until the name is typed');
+    await page!.locator('input[name=confirm-name]').fill('page-made');
+    await deleteButton.click();
+    await page!.locator('[data-test=confirm-yes]').click();
+    await waitForText(page!.locator('h2'), /^Topics$/);
+    const listed = await run(
+      process.execPath,
+      [BROOK, 'topics', '--bootstrap-server', broker!.bootstrap, '--list'],
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.ok(!listed.stdout.split('\n').includes('page-made'), listed.stdout);
   });
 
   test('a message produced by kcat shows in the browser as text, pretty JSON and hex', async () => {
@@ -186,45 +173,11 @@ describe('web console in Chromium', () => {
     } finally {
       await consumer.close();
     }
-  });
-
-  test('the live charts and the ACL and quota views render', async () => {
-    // Some traffic while the charts fill, so that they draw more than flat lines.
-    const producer = new Producer({ bootstrapServers: broker!.bootstrap, lingerMs: 5 });
-    let producing = true;
-    const load = (async () => {
-      while (producing) {
-        await Promise.all(
-          Array.from({ length: 20 }, (_, i) =>
-            producer.send({ topic: 'lagging', partition: i % 2, value: Buffer.alloc(200) }),
-          ),
-        );
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    })();
-    try {
-      await page!.goto(`${web!.url}/#/charts`);
-      await waitForText(
-        page!.locator('[data-test=charts-source]'),
-        /Prometheus.* ([4-9]|\d{2,}) so far/,
-        30_000,
-      );
-      const captions = page!.locator('[data-test=chart] figcaption');
-      await waitForText(captions.nth(0), /Messages in \(max [1-9]/, 15_000);
-      await waitForText(captions.nth(1), /Bytes in and out \(max [1-9]/, 15_000);
-    } finally {
-      producing = false;
-      await load;
-      await producer.close();
-    }
-    assert.ok((await page!.locator('[data-test=chart] polyline').count()) >= 4, 'lines drawn');
-    await screenshot(page!, 'charts');
-    await admin!.alterClientQuotas([
-      { entity: { clientId: 'loader' }, ops: [{ key: 'consumer_byte_rate', value: 2048 }] },
-    ]);
-    await page!.goto(`${web!.url}/#/security`);
-    await waitForText(page!.locator('[data-test=acls-disabled]'), /no authorizer/);
-    assert.match(await waitForText(page!.locator('[data-test=quotas]'), /loader/), /consumer_byte_rate=2048/);
-    await screenshot(page!, 'security');
+    // The consumer has left: the page's reset, confirmed, takes the group back to the start.
+    await page!.locator('select[name=to]').selectOption('earliest');
+    await page!.locator('button', { hasText: 'Reset offsets' }).click();
+    await page!.locator('[data-test=confirm-yes]').click();
+    await waitForText(page!.locator('.ok'), /reset 2 partition/);
+    await waitForText(lag, /^300$/);
   });
 });
