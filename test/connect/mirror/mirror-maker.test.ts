@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import { Admin, Consumer, type ConsumerRecord, Producer } from '../../../src/client/index.js';
 import { decodeHeartbeat, decodeOffsetSync } from '../../../src/connect/mirror/records.js';
 import { type BrokerProcess, startBroker } from '../../helpers/broker-process.js';
+import { type ConnectWorker, rest, startConnectWorker } from '../../helpers/connect-worker.js';
 import { sleep, waitUntil } from '../../helpers/wait.js';
 import { type MirrorProcess, mirrorStatus, startMirrorMaker, writeMm2 } from './mirror-process.js';
 
@@ -180,5 +181,55 @@ test('records, partitions, configs and heartbeats are mirrored to A.<topic>', as
     await producer.close();
     await source.close();
     await target.close();
+  }
+});
+
+test('MirrorSourceConnector runs on a Brook Connect worker (connect-standalone) under its Kafka class name', async () => {
+  const source = new Admin({ bootstrapServers: a.bootstrap });
+  const producer = new Producer({ bootstrapServers: a.bootstrap });
+  let worker: ConnectWorker | null = null;
+  try {
+    await source.createTopics([{ topic: 'invoices', numPartitions: 2, replicationFactor: 1 }]);
+    await producer.sendBatch(
+      Array.from({ length: 50 }, (_, i) => ({
+        topic: 'invoices',
+        partition: i % 2,
+        value: Buffer.from(`i${i}`),
+      })),
+    );
+    worker = await startConnectWorker(
+      dir,
+      {
+        'bootstrap.servers': b.bootstrap,
+        'offset.storage.file.filename': join(dir, 'standalone.offsets'),
+      },
+      [
+        {
+          name: 'mirror-source',
+          'connector.class': 'org.apache.kafka.connect.mirror.MirrorSourceConnector',
+          'source.cluster.alias': 'X',
+          'target.cluster.alias': 'Y',
+          'source.cluster.bootstrap.servers': a.bootstrap,
+          'target.cluster.bootstrap.servers': b.bootstrap,
+          topics: 'invoices',
+          'replication.factor': 1,
+          'offset-syncs.topic.replication.factor': 1,
+          'key.converter': 'org.apache.kafka.connect.converters.ByteArrayConverter',
+          'value.converter': 'org.apache.kafka.connect.converters.ByteArrayConverter',
+        },
+      ],
+    );
+    const got = await readAll(b.bootstrap, 'X.invoices', 2, 50);
+    assert.equal(got.length, 50, worker.stderr());
+    assert.deepEqual(
+      got.map((r) => r.value!.toString()).sort(),
+      Array.from({ length: 50 }, (_, i) => `i${i}`).sort(),
+    );
+    const status = await rest(worker.url, 'GET', '/connectors/mirror-source/status');
+    assert.equal((status.body as { connector: { state: string } }).connector.state, 'RUNNING');
+  } finally {
+    await worker?.stop();
+    await producer.close();
+    await source.close();
   }
 });
