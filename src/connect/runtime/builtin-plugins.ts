@@ -9,12 +9,14 @@ import { PostgresSourceConnector } from '../connectors/postgres/source-connector
 import { ByteArrayConverter } from '../converters/byte-array-converter.js';
 import { JsonConverter } from '../converters/json-converter.js';
 import { StringConverter } from '../converters/string-converter.js';
+import { ConfigException } from '../errors.js';
 import { MirrorCheckpointConnector } from '../mirror/checkpoint-connector.js';
 import { MirrorHeartbeatConnector } from '../mirror/heartbeat-connector.js';
 import { MirrorSourceConnector } from '../mirror/source-connector.js';
 import { registerTransforms } from '../transforms/index.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import { Plugins } from './plugins.js';
+import type { WorkerConfig } from './worker-config.js';
 
 /** Header conversion is fixed (headers.ts); the class is listed so that configs naming it are accepted. */
 export class SimpleHeaderConverter {
@@ -81,4 +83,22 @@ export function builtinPlugins(): Plugins {
   }
   registerTransforms(p, version);
   return p;
+}
+
+/**
+ * A worker's plugins: the built-in ones and those found under the worker's plugin.path (standalone and distributed
+ * workers alike). A plugin.path that cannot be loaded is the worker's config error, naming the key.
+ */
+export async function workerPlugins(config: WorkerConfig, log: (line: string) => void): Promise<Plugins> {
+  const plugins = builtinPlugins();
+  const pluginPath = config.parsed['plugin.path'] as string[] | null;
+  if (pluginPath !== null && pluginPath.length > 0) {
+    try {
+      const found = await plugins.loadPluginPath(pluginPath);
+      log(`Loaded plugins from plugin.path: ${found.join(', ') || '(none)'}`);
+    } catch (err) {
+      throw ConfigException.invalid('plugin.path', pluginPath.join(','), (err as Error).message);
+    }
+  }
+  return plugins;
 }

@@ -3,8 +3,7 @@
 // `brook connect-standalone` and by tests that run a worker in-process.
 
 import { hostname } from 'node:os';
-import { ConfigException } from '../errors.js';
-import { builtinPlugins } from './builtin-plugins.js';
+import { workerPlugins } from './builtin-plugins.js';
 import { FileOffsetStore } from './offset-store.js';
 import { RestServer } from './rest-server.js';
 import { StandaloneHerder } from './standalone-herder.js';
@@ -23,16 +22,7 @@ export async function startStandalone(
   log: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
 ): Promise<StandaloneWorker> {
   const config = loadWorkerConfig(props, 'standalone');
-  const plugins = builtinPlugins();
-  const pluginPath = config.parsed['plugin.path'] as string[] | null;
-  if (pluginPath !== null && pluginPath.length > 0) {
-    try {
-      const found = await plugins.loadPluginPath(pluginPath);
-      log(`Loaded plugins from plugin.path: ${found.join(', ') || '(none)'}`);
-    } catch (err) {
-      throw ConfigException.invalid('plugin.path', pluginPath.join(','), (err as Error).message);
-    }
-  }
+  const plugins = await workerPlugins(config, log);
   const offsets = new FileOffsetStore(config.parsed['offset.storage.file.filename'] as string);
   let workerId = '';
   const worker = new Worker({

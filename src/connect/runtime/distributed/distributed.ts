@@ -4,8 +4,7 @@
 // `brook connect-distributed` and by tests that run a worker in-process.
 
 import { hostname } from 'node:os';
-import { ConfigException } from '../../errors.js';
-import { builtinPlugins } from '../builtin-plugins.js';
+import { workerPlugins } from '../builtin-plugins.js';
 import { RestServer } from '../rest-server.js';
 import { Worker } from '../worker.js';
 import { loadWorkerConfig } from '../worker-config.js';
@@ -24,16 +23,7 @@ export async function startDistributed(
   log: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
 ): Promise<DistributedWorker> {
   const config = loadWorkerConfig(props, 'distributed');
-  const plugins = builtinPlugins();
-  const pluginPath = config.parsed['plugin.path'] as string[] | null;
-  if (pluginPath !== null && pluginPath.length > 0) {
-    try {
-      const found = await plugins.loadPluginPath(pluginPath);
-      log(`Loaded plugins from plugin.path: ${found.join(', ') || '(none)'}`);
-    } catch (err) {
-      throw ConfigException.invalid('plugin.path', pluginPath.join(','), (err as Error).message);
-    }
-  }
+  const plugins = await workerPlugins(config, log);
   const p = config.parsed;
   const clientId = (p['client.id'] as string) || `connect-${p['group.id'] as string}`;
   const offsets = new TopicOffsetStore(
