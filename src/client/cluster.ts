@@ -66,6 +66,8 @@ export function sleep(ms: number): Promise<void> {
 export class Cluster {
   readonly options: ResolvedClientOptions;
   private readonly connections = new Map<number, Promise<Connection>>();
+  /** Per broker, the connection lookup of the latest send() not yet ended: the next one waits for it. */
+  private readonly lookups = new Map<number, Promise<Connection>>();
   private bootstrapConnection: Promise<Connection> | null = null;
   private bootstrapIndex = 0;
   private metadata: MetadataSnapshot = {
@@ -174,9 +176,29 @@ export class Cluster {
     return attempt;
   }
 
-  /** Sends to one broker by id. */
+  /**
+   * Sends to one broker by id. Requests to a broker go onto its connection in the order send() was called, also
+   * while the connection is being opened: the idempotent producer sends a partition's batches in separate requests
+   * and the broker appends them in arrival order. Each call's connection lookup starts only once the previous
+   * call's has ended, and that call has queued its request (its continuation runs before the next lookup's), so
+   * no call overtakes an earlier one however many awaits its own lookup takes (a new connection takes more than
+   * one already open: a second batch used to leave first, its sequence refused as out of order for ever).
+   */
   async send<T>(nodeId: number, apiKey: number, body: unknown, options?: RequestOptions): Promise<T> {
-    const c = await this.connection(nodeId);
+    const previous = this.lookups.get(nodeId);
+    const lookup =
+      previous === undefined
+        ? this.connection(nodeId)
+        : previous.then(
+            () => this.connection(nodeId),
+            () => this.connection(nodeId),
+          );
+    this.lookups.set(nodeId, lookup);
+    const done = (): void => {
+      if (this.lookups.get(nodeId) === lookup) this.lookups.delete(nodeId);
+    };
+    lookup.then(done, done);
+    const c = await lookup;
     return c.request<T>(apiKey, body, options);
   }
 
