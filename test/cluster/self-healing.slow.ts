@@ -185,8 +185,8 @@ describe('self-healing in a four-broker ZooKeeper cluster', () => {
     // the rest only once the 100 kB/s throttle allows, seconds later.
     const loader = new Producer({ bootstrapServers: cluster.bootstrap, acks: -1 });
     try {
-      // One send at a time: with 20 acks=all sends in flight at once to a fresh cluster, one of them sometimes
-      // never completes (seen with this client, unrelated to self-healing).
+      // One send at a time, to load the partitions in a known order (the stall once seen with 20 sends in flight
+      // was the client reordering its first requests to a broker; test/cluster/concurrent-acks-all.slow.ts).
       const value = Buffer.alloc(50_000, 1);
       for (let i = 0; i < PRELOADED; i++) await loader.send({ topic, partition: i % PARTITIONS, value });
     } finally {

@@ -7,22 +7,23 @@
 
 import { Admin, type ClientOptions, Consumer, Producer } from '../../client/index.js';
 import type { SourceOffset, SourcePartition } from '../api/records.js';
-import { parseJson, stringifyJson } from '../converters/json-text.js';
-import { type OffsetStore, offsetKey } from '../runtime/offset-store.js';
+import { stringifyJson } from '../converters/json-text.js';
+import { OffsetTable, offsetKey } from '../runtime/offset-store.js';
 
 /** Kafka's offset.storage.partitions default. */
 const OFFSET_TOPIC_PARTITIONS = 25;
 const READ_TO_END_TIMEOUT_MS = 60_000;
 
-export class TopicOffsetStore implements OffsetStore {
-  private readonly data = new Map<string, string>();
+export class TopicOffsetStore extends OffsetTable {
   private producer: Producer | null = null;
 
   constructor(
     private readonly client: ClientOptions,
     readonly topic: string,
     private readonly replicationFactor: number,
-  ) {}
+  ) {
+    super();
+  }
 
   async start(): Promise<void> {
     const admin = new Admin(this.client);
@@ -81,20 +82,6 @@ export class TopicOffsetStore implements OffsetStore {
     } finally {
       await consumer.close();
     }
-  }
-
-  get(connector: string, partition: SourcePartition): SourceOffset | null {
-    const v = this.data.get(offsetKey(connector, partition));
-    return v === undefined ? null : (parseJson(v) as SourceOffset);
-  }
-
-  list(connector: string): { partition: SourcePartition; offset: SourceOffset | null }[] {
-    const out: { partition: SourcePartition; offset: SourceOffset | null }[] = [];
-    for (const [k, v] of this.data) {
-      const key = parseJson(k) as [string, SourcePartition];
-      if (key[0] === connector) out.push({ partition: key[1], offset: parseJson(v) as SourceOffset });
-    }
-    return out;
   }
 
   async write(

@@ -25,21 +25,12 @@ export function offsetKey(connector: string, partition: SourcePartition): string
   return stringifyJson([connector, partition]);
 }
 
-export class FileOffsetStore implements OffsetStore {
-  private readonly data = new Map<string, string>();
-
-  constructor(private readonly path: string) {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw err;
-    }
-    if (text.trim() === '') return;
-    const stored = JSON.parse(text) as Record<string, string>;
-    for (const [k, v] of Object.entries(stored)) this.data.set(k, v);
-  }
+/**
+ * The offsets a store holds, as the key and value texts above, and the reads every store answers the same way
+ * from them; each store says how it loads and writes them durably.
+ */
+export abstract class OffsetTable implements OffsetStore {
+  protected readonly data = new Map<string, string>();
 
   get(connector: string, partition: SourcePartition): SourceOffset | null {
     const v = this.data.get(offsetKey(connector, partition));
@@ -53,6 +44,27 @@ export class FileOffsetStore implements OffsetStore {
       if (key[0] === connector) out.push({ partition: key[1], offset: parseJson(v) as SourceOffset });
     }
     return out;
+  }
+
+  abstract write(
+    connector: string,
+    entries: { partition: SourcePartition; offset: SourceOffset | null }[],
+  ): Promise<void>;
+}
+
+export class FileOffsetStore extends OffsetTable {
+  constructor(private readonly path: string) {
+    super();
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    if (text.trim() === '') return;
+    const stored = JSON.parse(text) as Record<string, string>;
+    for (const [k, v] of Object.entries(stored)) this.data.set(k, v);
   }
 
   async write(

@@ -8,12 +8,11 @@
 import type { ConsumerRecord } from '../../../client/index.js';
 import type { SourceOffset, SourcePartition } from '../../api/records.js';
 import { parseJson, stringifyJson } from '../../converters/json-text.js';
-import { type OffsetStore, offsetKey } from '../offset-store.js';
+import { OffsetTable, offsetKey } from '../offset-store.js';
 import { KafkaBasedLog } from './kafka-based-log.js';
 
-export class TopicOffsetStore implements OffsetStore {
-  /** Key text (re-serialized, so equal keys compare equal) -> offset text. */
-  private readonly data = new Map<string, string>();
+export class TopicOffsetStore extends OffsetTable {
+  // The offsets' keys are stored re-serialized (see apply), so that equal keys compare equal.
   private readonly log: KafkaBasedLog;
 
   constructor(
@@ -24,6 +23,7 @@ export class TopicOffsetStore implements OffsetStore {
     clientId: string,
     log: (line: string) => void,
   ) {
+    super();
     this.log = new KafkaBasedLog({
       topic,
       bootstrapServers,
@@ -54,20 +54,6 @@ export class TopicOffsetStore implements OffsetStore {
     const k = offsetKey(key[0], key[1] as SourcePartition);
     if (r.value === null) this.data.delete(k);
     else this.data.set(k, r.value.toString('utf8'));
-  }
-
-  get(connector: string, partition: SourcePartition): SourceOffset | null {
-    const v = this.data.get(offsetKey(connector, partition));
-    return v === undefined ? null : (parseJson(v) as SourceOffset);
-  }
-
-  list(connector: string): { partition: SourcePartition; offset: SourceOffset | null }[] {
-    const out: { partition: SourcePartition; offset: SourceOffset | null }[] = [];
-    for (const [k, v] of this.data) {
-      const key = parseJson(k) as [string, SourcePartition];
-      if (key[0] === connector) out.push({ partition: key[1], offset: parseJson(v) as SourceOffset });
-    }
-    return out;
   }
 
   async write(
