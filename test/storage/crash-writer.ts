@@ -67,7 +67,14 @@ async function main(): Promise<void> {
       pending.push(info.durable!);
       next = info.lastOffset + 1;
     }
-    await Promise.all(pending);
+    // Every failure is printed, in append order: the first is the cause, later ones may only follow from it.
+    const outcomes = await Promise.allSettled(pending);
+    const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
+    if (failures.length > 0) {
+      for (const f of failures)
+        process.stderr.write(`${f instanceof Error ? (f.stack ?? String(f)) : String(f)}\n`);
+      process.exit(1);
+    }
     log.setHighWatermark(next);
     process.stdout.write(`ack ${next}\n`);
     if (next % 64 < 4) manager.writeCheckpoints();
@@ -76,7 +83,7 @@ async function main(): Promise<void> {
 
 if (process.argv[1]?.endsWith('crash-writer.js')) {
   main().catch((err) => {
-    process.stderr.write(`${String(err)}\n`);
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? String(err)) : String(err)}\n`);
     process.exit(1);
   });
 }
