@@ -293,6 +293,11 @@ export class LogSegment {
     return this.offsetOfMaxTimestamp;
   }
 
+  /** An encrypted segment sealed against further bytes (rolled, or cut by recovery); never true unencrypted. */
+  get isSealed(): boolean {
+    return this.cipher?.sealed === true;
+  }
+
   get isDeleted(): boolean {
     return this.deleted;
   }

@@ -938,7 +938,8 @@ export class Log {
     assert(baseOffset >= this.logEndOffsetValue, 'roll below the log end offset');
     const old = this.activeSegment;
     if (old.reservedSize === 0) {
-      if (old.baseOffset === baseOffset) return old;
+      // A sealed one (recovery cut bytes no tag covered) takes no more bytes: it is replaced even at the same base.
+      if (old.baseOffset === baseOffset && !old.isSealed) return old;
       // An empty active segment is replaced rather than kept: segments never overlap and never hold nothing.
       this.segments.pop();
       old.deleteFiles();
