@@ -2,10 +2,25 @@
 // sensitivity, in the shape of the response's DescribeConfigsResourceResult (field names are the camelCase of
 // the specification's). Sensitive values (passwords, and keys of unknown type, which might be passwords) are
 // reported as null, in synonyms too.
+//
+// Synonyms are listed exactly as Kafka's ConfigHelper lists them: for the key's broker synonym group, every layer
+// in turn (dynamic per-broker, dynamic default, static, then Kafka's defaults), each in the group's order, and
+// then everything before the first entry of the key itself is dropped. For a topic key the key looked for is its
+// first broker synonym, and the topic override, when there is one, goes in front. So a topic's retention.ms
+// with a static log.retention.ms lists [retention.ms TOPIC, log.retention.ms STATIC, log.retention.hours
+// DEFAULT 168], and without any log.retention.ms set lists nothing after the override (the hours are dropped
+// with everything before the first log.retention.ms): its source is then the override's, or DEFAULT_CONFIG,
+// even when a static log.retention.hours is the value in force. The value is always the one in force.
 
 import { BROKER_KEYS, brokerKey, brokerSynonyms } from './broker-keys.js';
-import { type BrokerConfigLayers, brokerValueChain, type LayeredValue } from './config-layers.js';
+import {
+  type BrokerConfigLayers,
+  brokerValueChain,
+  type LayeredValue,
+  mergeBrokerLayers,
+} from './config-layers.js';
 import { ConfigSource, ConfigType } from './config-types.js';
+import { parseKey } from './parsed-config.js';
 import { resolveTopicConfig } from './topic-config.js';
 import { TOPIC_KEYS } from './topic-keys.js';
 import { formatConfigValue } from './value-codec.js';
@@ -52,6 +67,13 @@ function format(v: LayeredValue, sensitive: boolean): DescribedSynonym {
   };
 }
 
+/** Kafka's configSynonyms: the chain of the group, from the first entry named `name` on (nothing if none). */
+function synonymsFrom(layers: BrokerConfigLayers, name: string, group: readonly string[]): LayeredValue[] {
+  const chain = brokerValueChain(layers, group);
+  const first = chain.findIndex((v) => v.name === name);
+  return first < 0 ? [] : chain.slice(first);
+}
+
 function wanted(names: Iterable<string>, options: DescribeOptions): string[] {
   const all = [...names].sort();
   if (options.keys === null || options.keys.length === 0) return all;
@@ -59,7 +81,7 @@ function wanted(names: Iterable<string>, options: DescribeOptions): string[] {
   return all.filter((n) => keys.has(n));
 }
 
-/** A topic's configs: overrides first, then the broker's layers, then defaults. Topic configs are never read-only. */
+/** A topic's configs: the override first, then the broker's layers, then defaults. Topic configs are never read-only. */
 export function describeTopicConfigs(
   overrides: ReadonlyMap<string, string>,
   layers: BrokerConfigLayers,
@@ -70,14 +92,20 @@ export function describeTopicConfigs(
     const def = TOPIC_KEYS.get(name)!;
     const entry = effective.get(name)!;
     const sensitive = def.type === ConfigType.PASSWORD;
+    const value = sensitive ? null : formatConfigValue(def.type, entry.value);
+    const group = def.synonyms.map((s) => s.name);
+    const fromBroker = group.length === 0 ? [] : synonymsFrom(layers, group[0]!, group);
+    const synonyms: DescribedSynonym[] = fromBroker.map((s) => format(s, sensitive));
+    if (overrides.has(name)) synonyms.unshift({ name, value, source: ConfigSource.DYNAMIC_TOPIC_CONFIG });
+    const configSource = synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG;
     return {
       name,
-      value: sensitive ? null : formatConfigValue(def.type, entry.value),
+      value,
       readOnly: false,
-      isDefault: entry.source === ConfigSource.DEFAULT_CONFIG,
-      configSource: entry.source,
+      isDefault: configSource === ConfigSource.DEFAULT_CONFIG,
+      configSource,
       isSensitive: sensitive,
-      synonyms: options.includeSynonyms ? entry.synonyms.map((s) => format(s, sensitive)) : [],
+      synonyms: options.includeSynonyms ? synonyms : [],
       configType: def.type,
       documentation: options.includeDocumentation ? def.doc : null,
     };
@@ -101,33 +129,38 @@ export function describeBrokerConfigs(
         ...layers.dynamicBroker.keys(),
       ])
     : new Set(layers.dynamicDefault.keys());
+  // The value in force, as Kafka's merged config holds it: a dynamic log.retention.hours removes a static
+  // log.retention.ms from the merge, so log.retention.ms then has no value even though it is listed as a synonym.
+  const merged = perBroker ? mergeBrokerLayers(layers) : layers.dynamicDefault;
   return wanted(names, options).map((name) => {
     const def = brokerKey(name);
     const type = def?.type ?? ConfigType.UNKNOWN;
     const sensitive = isSensitiveType(type);
     // The default resource reports only its own layer, synonyms included.
-    const chain = brokerValueChain(layers, brokerSynonyms(name)).filter(
+    const synonyms = synonymsFrom(layers, name, brokerSynonyms(name)).filter(
       (v) => perBroker || v.source === ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
     );
-    // Synonyms of more precise keys that come before this one are not this key's synonyms.
-    const fromHere = chain.slice(
-      Math.max(
-        0,
-        chain.findIndex((v) => v.name === name),
-      ),
-    );
-    const own = chain.find((v) => v.name === name);
-    const configSource = own?.source ?? ConfigSource.DEFAULT_CONFIG;
+    const configSource = synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG;
     return {
       name,
-      value: own === undefined || sensitive ? null : formatConfigValue(type, own.value),
+      value: sensitive ? null : brokerValueText(def, merged.get(name), perBroker),
       readOnly: def === undefined || def.updateMode === 'read-only',
       isDefault: configSource === ConfigSource.DEFAULT_CONFIG,
       configSource,
       isSensitive: sensitive,
-      synonyms: options.includeSynonyms && own !== undefined ? fromHere.map((s) => format(s, sensitive)) : [],
+      synonyms: options.includeSynonyms ? synonyms.map((s) => format(s, sensitive)) : [],
       configType: type,
       documentation: options.includeDocumentation ? (def?.doc ?? null) : null,
     };
   });
+}
+
+function brokerValueText(
+  def: ReturnType<typeof brokerKey>,
+  text: string | undefined,
+  perBroker: boolean,
+): string | null {
+  if (def === undefined) return text ?? null;
+  if (text === undefined && (!perBroker || def.defaultValue === null)) return null;
+  return formatConfigValue(def.type, parseKey(def, text));
 }
