@@ -9,6 +9,7 @@
 // controller, close the logs with a clean-shutdown marker, close the store session.
 
 import { join } from 'node:path';
+import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import type { Clock } from '../common/clock.js';
 import { FramePool } from '../common/frame-pool.js';
 import type { BrokerId } from '../common/ids.js';
@@ -40,6 +41,7 @@ import {
 } from '../security/inter-broker.js';
 import { securedListeners } from '../security/listeners.js';
 import { listenerSaslSettings, rawSaslToken, SaslAuthenticator } from '../security/sasl/authenticator.js';
+import { zooKeeperClientTls } from '../security/zookeeper-tls.js';
 import {
   type EncryptionSettings,
   KeyRotation,
@@ -126,6 +128,10 @@ export class Broker {
   private wireChannel: WireChannel | null = null;
   /** TLS and SASL of this broker's connections to other brokers' inter-broker listener. */
   private interBroker: InterBrokerSecurity = PLAINTEXT_INTER_BROKER;
+  /** TLS to ZooKeeper (zookeeper.ssl.client.enable), or null for plain TCP. */
+  private zooKeeperTls: TlsConnectionOptions | null = null;
+  /** The last TLS failure logged for the ZooKeeper connection: a reconnecting client repeats it every attempt. */
+  private lastZooKeeperTlsError = '';
   private services: BrokerServices | null = null;
   private groupCoordinator: GroupCoordinator | null = null;
   private groupTicker: NodeJS.Timeout | null = null;
@@ -683,6 +689,7 @@ export class Broker {
       this.embeddedStore = InProcessStore.open({ dataDir: join(logDir, METADATA_DIR) });
       return this.embeddedStore.openSession({ sessionTimeoutMs: EMBEDDED_SESSION_TIMEOUT_MS });
     }
+    this.zooKeeperTls = zooKeeperClientTls(config.values);
     await this.ensureChroot();
     const first = await this.connectZooKeeper();
     return new RenewableSession(
@@ -700,6 +707,8 @@ export class Broker {
       connect: config.zookeeperConnect!,
       sessionTimeoutMs: config.zookeeperSessionTimeoutMs,
       connectionTimeoutMs: config.zookeeperConnectionTimeoutMs,
+      tls: this.zooKeeperTls,
+      onTlsError: (err) => this.zooKeeperTlsError(err),
     });
     if (!created.ok) {
       throw new Error(
@@ -708,12 +717,20 @@ export class Broker {
     }
   }
 
+  private zooKeeperTlsError(err: Error): void {
+    if (err.message === this.lastZooKeeperTlsError) return;
+    this.lastZooKeeperTlsError = err.message;
+    this.options.logger.warn(`TLS connection to ZooKeeper failed: ${err.message}`);
+  }
+
   private async connectZooKeeper(): Promise<CoordinationStore> {
     const { config } = this.options;
     const connected = await connectZooKeeper({
       connect: config.zookeeperConnect!,
       sessionTimeoutMs: config.zookeeperSessionTimeoutMs,
       connectionTimeoutMs: config.zookeeperConnectionTimeoutMs,
+      tls: this.zooKeeperTls,
+      onTlsError: (err) => this.zooKeeperTlsError(err),
     });
     if (!connected.ok)
       throw new Error(`cannot connect to ZooKeeper at ${config.zookeeperConnect}: ${connected.code}`);

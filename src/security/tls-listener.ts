@@ -34,12 +34,29 @@ export interface ListenerTls {
 const FORMATS_ACCEPTED = 'PEM and PKCS12';
 const TLS_VERSIONS: readonly SecureVersion[] = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'];
 
+/**
+ * Where the TLS helpers below read Kafka's ssl.* settings, by their broker-wide names: a listener's (with its
+ * overrides) or another family of keys under other names (zookeeper.ssl.*, zookeeper-tls.ts).
+ */
+export interface TlsSettings {
+  /** What the settings are for, in error messages ("Listener SSL"). */
+  readonly owner: string;
+  /** The key a setting is read from, for error messages. */
+  keyOf(name: string): string;
+  text(name: string): string | null;
+  list(name: string): readonly string[];
+}
+
 /** Reads one setting of a listener: its listener.name.<l>. override when set, else the broker-wide key. */
-class ListenerSettings {
+class ListenerSettings implements TlsSettings {
   constructor(
     private readonly values: ParsedConfig,
     readonly listenerName: string,
   ) {}
+
+  get owner(): string {
+    return `Listener ${this.listenerName}`;
+  }
 
   keyOf(name: string): string {
     const scoped = listenerKeyName(this.listenerName, name);
@@ -75,7 +92,7 @@ function refuseFormat(key: string, type: string): never {
   );
 }
 
-function keyStoreOptions(s: ListenerSettings): TlsOptions {
+export function keyStoreOptions(s: TlsSettings): TlsOptions {
   const typeKey = s.keyOf('ssl.keystore.type');
   const type = (s.text('ssl.keystore.type') ?? 'JKS').toUpperCase();
   const location = s.text('ssl.keystore.location');
@@ -101,7 +118,7 @@ function keyStoreOptions(s: ListenerSettings): TlsOptions {
   if (location === null) {
     throw ConfigError.rule(
       s.keyOf('ssl.keystore.location'),
-      `Listener ${s.listenerName} uses TLS but has no key store: set ssl.keystore.location, or ssl.keystore.key ` +
+      `${s.owner} uses TLS but has no key store: set ssl.keystore.location, or ssl.keystore.key ` +
         'and ssl.keystore.certificate.chain',
     );
   }
@@ -150,7 +167,7 @@ function pemKeyStore(key: string, keyText: string, chainText: string, password: 
   return { key: privateKey, cert: chain.join('') };
 }
 
-function trustStoreOptions(s: ListenerSettings): TlsOptions {
+export function trustStoreOptions(s: TlsSettings): TlsOptions {
   const typeKey = s.keyOf('ssl.truststore.type');
   const type = (s.text('ssl.truststore.type') ?? 'JKS').toUpperCase();
   const location = s.text('ssl.truststore.location');
@@ -187,7 +204,7 @@ function opensslCipherName(name: string): string {
   return name;
 }
 
-function protocolOptions(s: ListenerSettings): TlsOptions {
+export function protocolOptions(s: TlsSettings): TlsOptions {
   const enabledKey = s.keyOf('ssl.enabled.protocols');
   const enabled = s.list('ssl.enabled.protocols');
   for (const p of enabled) {

@@ -9,6 +9,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  type LocalZooKeeperTls,
   runningPid,
   startLocalZooKeeper,
   stopLocalZooKeeper,
@@ -54,7 +55,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startTestZooKeeper(): Promise<TestZooKeeper> {
+/** `tls`: serve over TLS only (the port is a secureClientPort), see LocalZooKeeperTls. */
+export async function startTestZooKeeper(extra: { tls?: LocalZooKeeperTls } = {}): Promise<TestZooKeeper> {
   const dir = mkdtempSync(join(tmpdir(), 'brook-zk-'));
   let lastError: unknown;
   // Another process may take the free port between our probe and the server's bind; try a few ports.
@@ -67,6 +69,7 @@ export async function startTestZooKeeper(): Promise<TestZooKeeper> {
         tickTimeMs: TEST_TICK_MS,
         minSessionTimeoutMs: 2 * TEST_TICK_MS,
         maxSessionTimeoutMs: 60_000,
+        tls: extra.tls,
       };
       const server = await startLocalZooKeeper(options);
       let pid = server.pid;

@@ -177,4 +177,90 @@ export const SECURITY_KEYS = [
     'medium',
     'OAuth token endpoint (client credentials) for the broker as a client of other brokers.',
   ),
+
+  // TLS to ZooKeeper (Kafka's ZooKeeper client keys, read-only as in Kafka; src/security/zookeeper-tls.ts).
+  key('zookeeper.ssl.client.enable', T.BOOLEAN, 'false', 'medium', 'Reach ZooKeeper over TLS.', {
+    support: 'honoured',
+  }),
+  key(
+    'zookeeper.clientCnxnSocket',
+    T.STRING,
+    null,
+    'medium',
+    'ZooKeeper client socket class; org.apache.zookeeper.ClientCnxnSocketNetty for TLS.',
+    { support: 'honoured' },
+  ),
+  key(
+    'zookeeper.ssl.keystore.location',
+    T.STRING,
+    null,
+    'medium',
+    'Key store of the certificate presented to ZooKeeper.',
+    { support: 'honoured' },
+  ),
+  key('zookeeper.ssl.keystore.password', T.PASSWORD, null, 'medium', 'Password of the ZooKeeper key store.', {
+    support: 'honoured',
+  }),
+  key(
+    'zookeeper.ssl.keystore.type',
+    T.STRING,
+    null,
+    'medium',
+    'Format of the ZooKeeper key store (PEM, PKCS12); unset: from the file name extension.',
+    { support: 'honoured' },
+  ),
+  key(
+    'zookeeper.ssl.truststore.location',
+    T.STRING,
+    null,
+    'medium',
+    'Trust store of the certificates ZooKeeper servers are checked against.',
+    { support: 'honoured' },
+  ),
+  key(
+    'zookeeper.ssl.truststore.password',
+    T.PASSWORD,
+    null,
+    'medium',
+    'Password of the ZooKeeper trust store.',
+    {
+      support: 'no-op',
+    },
+  ),
+  key(
+    'zookeeper.ssl.truststore.type',
+    T.STRING,
+    null,
+    'medium',
+    'Format of the ZooKeeper trust store (PEM); unset: from the file name extension.',
+    { support: 'honoured' },
+  ),
+  key('zookeeper.ssl.protocol', T.STRING, 'TLSv1.2', 'low', 'TLS protocol used with ZooKeeper.', {
+    support: 'honoured',
+  }),
+  key(
+    'zookeeper.ssl.enabled.protocols',
+    T.LIST,
+    null,
+    'low',
+    'TLS versions enabled with ZooKeeper; unset: zookeeper.ssl.protocol.',
+    { support: 'honoured' },
+  ),
+  key('zookeeper.ssl.cipher.suites', T.LIST, null, 'low', 'Cipher suites enabled with ZooKeeper.', {
+    support: 'honoured',
+  }),
+  key(
+    'zookeeper.ssl.endpoint.identification.enable',
+    T.BOOLEAN,
+    'true',
+    'low',
+    "Check the ZooKeeper server's host name against its certificate.",
+    { support: 'honoured' },
+  ),
+  key('zookeeper.ssl.crl.enable', T.BOOLEAN, 'false', 'low', 'Certificate revocation lists with ZooKeeper.', {
+    support: 'honoured',
+  }),
+  key('zookeeper.ssl.ocsp.enable', T.BOOLEAN, 'false', 'low', 'OCSP with ZooKeeper.', {
+    support: 'honoured',
+  }),
 ];

@@ -1,5 +1,5 @@
 // Broker keys Apache Kafka 3.9 knows that Brook neither defines nor implements: SASL/Kerberos and OAuth login,
-// TLS details, JMX and metric reporters, the password encoder, ZooKeeper TLS, tiered storage and KRaft. A Kafka
+// TLS details, JMX and metric reporters, the password encoder, tiered storage and KRaft. A Kafka
 // server.properties carries them, so
 // they are accepted like any key Brook does not know (kept, no effect); they differ only in how the startup
 // warning names them: as Kafka names configs that were supplied but are not used, rather than as possible typos.
@@ -17,7 +17,6 @@ const KAFKA_PREFIXES = [
   'kafka.metrics.',
   'metrics.',
   'password.encoder.',
-  'zookeeper.ssl.',
   'remote.log.',
   'log.local.retention.',
   'controller.quorum.',
@@ -27,7 +26,6 @@ const KAFKA_PREFIXES = [
 
 const KAFKA_NAMES = new Set([
   'auto.include.jmx.reporter',
-  'zookeeper.clientCnxnSocket',
   'zookeeper.metadata.migration.enable',
   'security.providers',
   'early.start.listeners',

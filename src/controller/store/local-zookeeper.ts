@@ -11,8 +11,14 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
+import tls from 'node:tls';
 
 export const ZOOKEEPER_CLASSPATH = '/etc/zookeeper/conf:/usr/share/java/zookeeper.jar';
+/**
+ * Debian's zookeeper.jar lists netty-handler but not netty-codec in its Class-Path, and the Netty TLS handler
+ * needs it (NoClassDefFoundError: io/netty/handler/codec/ByteToMessageDecoder at the first TLS connection).
+ */
+const NETTY_CODEC_JAR = '/usr/share/java/netty-codec.jar';
 const MAIN_CLASS = 'org.apache.zookeeper.server.quorum.QuorumPeerMain';
 const PID_FILE = 'zookeeper.pid';
 const CONFIG_FILE = 'zoo.cfg';
@@ -29,6 +35,22 @@ export interface LocalZooKeeperOptions {
   /** How long to wait for the port to answer. Default 20000. */
   readonly startTimeoutMs?: number;
   readonly javaCommand?: string;
+  /**
+   * Serve clients over TLS only: `port` becomes the secureClientPort of Netty's connection factory, with no
+   * plaintext client port.
+   */
+  readonly tls?: LocalZooKeeperTls;
+}
+
+export interface LocalZooKeeperTls {
+  /** PEM file with the server's private key and certificate chain (ssl.keyStore.location). */
+  readonly keyStorePem: string;
+  /** PEM file of the CA certificates client certificates are checked against (ssl.trustStore.location). */
+  readonly trustStorePem: string;
+  /** ssl.clientAuth: need (a trusted client certificate is required), want, none. */
+  readonly clientAuth: 'need' | 'want' | 'none';
+  /** How the readiness probe connects (CA, and a client certificate when clientAuth is need). */
+  readonly probe: tls.ConnectionOptions;
 }
 
 export interface LocalZooKeeper {
@@ -45,8 +67,7 @@ export function zooKeeperConfig(options: LocalZooKeeperOptions): string {
     '# Written by brook zookeeper start.',
     `tickTime=${tickTimeMs}`,
     `dataDir=${join(resolve(options.dataDir), 'data')}`,
-    `clientPort=${options.port}`,
-    'clientPortAddress=127.0.0.1',
+    ...portLines(options),
     'maxClientCnxns=0',
     'admin.enableServer=false',
     '4lw.commands.whitelist=ruok,srvr,stat,mntr,cons,dump',
@@ -56,6 +77,23 @@ export function zooKeeperConfig(options: LocalZooKeeperOptions): string {
   if (options.maxSessionTimeoutMs !== undefined)
     lines.push(`maxSessionTimeout=${options.maxSessionTimeoutMs}`);
   return `${lines.join('\n')}\n`;
+}
+
+function portLines(options: LocalZooKeeperOptions): string[] {
+  if (options.tls === undefined) return [`clientPort=${options.port}`, 'clientPortAddress=127.0.0.1'];
+  const t = options.tls;
+  return [
+    `secureClientPort=${options.port}`,
+    'secureClientPortAddress=127.0.0.1',
+    'serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory',
+    `ssl.keyStore.location=${resolve(t.keyStorePem)}`,
+    'ssl.keyStore.type=PEM',
+    `ssl.trustStore.location=${resolve(t.trustStorePem)}`,
+    'ssl.trustStore.type=PEM',
+    `ssl.clientAuth=${t.clientAuth}`,
+    // Host names are checked by clients (the servers of a standalone node have no quorum peers to check).
+    'ssl.hostnameVerification=false',
+  ];
 }
 
 /** Starts the server and waits until it serves clients; throws with its output if it does not. */
@@ -68,7 +106,9 @@ export async function startLocalZooKeeper(options: LocalZooKeeperOptions): Promi
   const configPath = join(dataDir, CONFIG_FILE);
   writeFileSync(configPath, zooKeeperConfig(options));
   const outputFd = openSync(join(dataDir, OUTPUT_FILE), 'w');
-  const args = ['-Xmx256m', '-cp', ZOOKEEPER_CLASSPATH, MAIN_CLASS, configPath];
+  const classpath =
+    options.tls === undefined ? ZOOKEEPER_CLASSPATH : `${ZOOKEEPER_CLASSPATH}:${NETTY_CODEC_JAR}`;
+  const args = ['-Xmx256m', '-cp', classpath, MAIN_CLASS, configPath];
   const child = spawn(options.javaCommand ?? 'java', args, {
     detached: true,
     stdio: ['ignore', outputFd, outputFd],
@@ -88,7 +128,7 @@ export async function startLocalZooKeeper(options: LocalZooKeeperOptions): Promi
   const deadline = Date.now() + (options.startTimeoutMs ?? 20_000);
   while (Date.now() < deadline) {
     if (exitCode !== null) break;
-    if (await serving(options.port))
+    if (await serving(options.port, options.tls?.probe))
       return { pid: spawned, port: options.port, connect: `127.0.0.1:${options.port}`, dataDir };
     await sleep(50);
   }
@@ -159,16 +199,19 @@ function signal(pid: number, name: NodeJS.Signals): void {
  * Whether the server serves sessions yet. It binds its port a good while before it does, so a TCP connect is
  * not enough; `srvr` (whitelisted in the config written above) answers "Zookeeper version: ..." only then.
  */
-function serving(port: number): Promise<boolean> {
+function serving(port: number, overTls?: tls.ConnectionOptions): Promise<boolean> {
   return new Promise((done) => {
-    const socket = connect({ host: '127.0.0.1', port });
+    const socket =
+      overTls === undefined
+        ? connect({ host: '127.0.0.1', port })
+        : tls.connect({ ...overTls, host: '127.0.0.1', port });
     let reply = '';
     const finish = (ready: boolean) => {
       socket.destroy();
       done(ready);
     };
     socket.setTimeout(1000, () => finish(false));
-    socket.once('connect', () => socket.write('srvr'));
+    socket.once(overTls === undefined ? 'connect' : 'secureConnect', () => socket.write('srvr'));
     socket.on('data', (chunk) => {
       reply += chunk.toString('latin1');
     });

@@ -12,6 +12,7 @@
 // Watches are ZooKeeper's own one-shot watches. A session that expires never fires the watches it had.
 
 import type { Socket } from 'node:net';
+import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import * as zk from 'node-zookeeper-client';
 import { assert } from '../../common/assert.js';
 import { isValidPath } from './paths.js';
@@ -35,6 +36,7 @@ import {
   type WatchEventType,
   type Watcher,
 } from './store.js';
+import { useTlsSockets } from './zookeeper-tls-socket.js';
 
 export interface ZooKeeperStoreOptions {
   /** Kafka's zookeeper.connect: "host:port[,host:port...][/chroot]". */
@@ -53,6 +55,13 @@ export interface ZooKeeperStoreOptions {
    * Default: twice the session timeout.
    */
   readonly requestTimeoutMs?: number;
+  /**
+   * Reach the servers over TLS (ZooKeeper's secureClientPort) with these options; unset: plain TCP. Built from
+   * Kafka's zookeeper.ssl.* keys by src/security/zookeeper-tls.ts.
+   */
+  readonly tls?: TlsConnectionOptions | null;
+  /** Hears each TLS socket error (a refused certificate, an untrusted server), which would otherwise be silent. */
+  readonly onTlsError?: (error: Error) => void;
 }
 
 const DEFAULT_SESSION_TIMEOUT_MS = 18_000;
@@ -70,6 +79,7 @@ export async function connectZooKeeper(
     spinDelay: options.reconnectDelayMs ?? DEFAULT_RECONNECT_DELAY_MS,
     retries: 0,
   });
+  if (options.tls) useTlsSockets(client, options.tls, options.onTlsError);
   const connected = await new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), options.connectionTimeoutMs ?? sessionTimeoutMs);
     client.once('connected', () => {

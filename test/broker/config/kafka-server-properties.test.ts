@@ -50,12 +50,14 @@ describe("a Kafka server.properties and Kafka's keys on a Brook broker", () => {
       'sasl.kerberos.kinit.cmd',
       'kafka.metrics.reporters',
       'auto.include.jmx.reporter',
-      'zookeeper.ssl.client.enable',
     ]) {
       assert.ok(unused[0]!.includes(key), `${key} is not named in: ${unused[0]}`);
     }
     // The authorizer's keys are Brook's own now (they take effect with authorizer.class.name).
     assert.ok(!unused[0]!.includes('super.users'), unused[0]);
+    // So are ZooKeeper's TLS keys (they take effect with zookeeper.ssl.client.enable=true).
+    assert.ok(!unused[0]!.includes('zookeeper.ssl.client.enable'), unused[0]);
+    assert.ok(!unused[0]!.includes('zookeeper.clientCnxnSocket'), unused[0]);
     assert.ok(!unused[0]!.includes('my.company.datacenter'));
     const unknown = lines.filter((l) => l.includes('my.company.datacenter'));
     assert.equal(unknown.length, 1, broker.log());
