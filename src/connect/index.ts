@@ -31,6 +31,7 @@ export {
   type Task,
   type TaskConfig,
   type TopicPartition,
+  type TransactionContext,
 } from './api/connector.js';
 export {
   type ConnectHeader,

@@ -70,6 +70,14 @@ export abstract class SourceConnector extends Connector {
   exactlyOnceSupport(_props: Record<string, string>): 'SUPPORTED' | 'UNSUPPORTED' | undefined {
     return undefined;
   }
+
+  /**
+   * KIP-618: whether the connector's tasks can define their own transactions (`transaction.boundary=connector`)
+   * through the TransactionContext; Kafka's default is UNSUPPORTED.
+   */
+  canDefineTransactionBoundaries(_props: Record<string, string>): 'SUPPORTED' | 'UNSUPPORTED' {
+    return 'UNSUPPORTED';
+  }
 }
 
 export abstract class SinkConnector extends Connector {}
@@ -80,9 +88,22 @@ export interface OffsetStorageReader {
   offsets(partitions: SourcePartition[]): Map<SourcePartition, SourceOffset | null>;
 }
 
+/**
+ * KIP-618: how a task of a connector with `transaction.boundary=connector` marks its transactions. A request
+ * without a record applies after the records of the current poll() batch; with a record, right after that record
+ * (which must be one this task returned from poll()). An aborted transaction's records are never visible to
+ * read_committed consumers and its source offsets are not committed.
+ */
+export interface TransactionContext {
+  commitTransaction(record?: SourceRecord): void;
+  abortTransaction(record?: SourceRecord): void;
+}
+
 export interface SourceTaskContext {
   configs(): TaskConfig;
   offsetStorageReader(): OffsetStorageReader;
+  /** The transaction context, or null unless exactly-once is enabled and the boundary is `connector`. */
+  transactionContext?(): TransactionContext | null;
 }
 
 export abstract class SourceTask implements Task {

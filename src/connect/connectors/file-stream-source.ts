@@ -64,6 +64,11 @@ export class FileStreamSourceConnector extends SourceConnector {
   config(): ConfigDef {
     return configDef();
   }
+  /** As Kafka's: a file only appended to is read exactly once; stdin cannot be read again after a failure. */
+  override exactlyOnceSupport(props: Record<string, string>): 'SUPPORTED' | 'UNSUPPORTED' {
+    const file = (props.file ?? '').trim();
+    return file !== '' ? 'SUPPORTED' : 'UNSUPPORTED';
+  }
 }
 
 export class FileStreamSourceTask extends SourceTask {

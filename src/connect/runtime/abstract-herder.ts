@@ -5,7 +5,7 @@
 
 import { Admin } from '../../client/index.js';
 import type { ConfigKey, ConfigValue } from '../api/config-def.js';
-import { type Connector, SinkConnector, type TaskConfig } from '../api/connector.js';
+import { type Connector, SinkConnector, type SourceConnector, type TaskConfig } from '../api/connector.js';
 import { RestError } from '../errors.js';
 import {
   addErrors,
@@ -131,6 +131,7 @@ export abstract class AbstractHerder {
     const def = desc.type === 'sink' ? sinkConnectorDef() : sourceConnectorDef();
     const values = def.validate(config);
     if (desc.type === 'sink') addErrors(values, sinkTopicErrors(config));
+    else await this.validateSourceConnector(connector as SourceConnector, config, values);
     this.checkClasses(config, values);
     const own = connector.config();
     let ownValues: ConfigValue[];
@@ -177,6 +178,13 @@ export abstract class AbstractHerder {
       configs,
     };
   }
+
+  /** Checks a source connector config beyond its keys (the distributed herder adds KIP-618's checks). */
+  protected async validateSourceConnector(
+    _connector: SourceConnector,
+    _config: Record<string, string>,
+    _values: ConfigValue[],
+  ): Promise<void> {}
 
   /** Converters, transforms and predicates named in a config must exist (reported on their keys). */
   private checkClasses(config: Record<string, string>, values: ConfigValue[]): void {

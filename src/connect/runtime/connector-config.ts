@@ -268,9 +268,23 @@ export function sourceConnectorDef(): ConfigDef {
       displayName: 'Transaction Boundary',
     })
     .define({
+      name: 'transaction.boundary.interval.ms',
+      type: 'LONG',
+      defaultValue: null,
+      validator: range(0),
+      importance: 'LOW',
+      documentation:
+        "If 'transaction.boundary' is set to 'interval', determines the interval for producer transaction commits by connector tasks. If unset, defaults to the value of the worker-level 'offset.flush.interval.ms' property.",
+      group: 'Exactly Once Support',
+      orderInGroup: 3,
+      width: 'SHORT',
+      displayName: 'Transaction boundary interval',
+    })
+    .define({
       name: 'offsets.storage.topic',
       type: 'STRING',
       defaultValue: null,
+      validator: nonEmptyString,
       importance: 'LOW',
       documentation: 'The name of a separate offsets topic to use for this connector.',
       group: 'offsets.topic',

@@ -115,5 +115,10 @@ export interface Herder {
   pluginConfig(pluginName: string): ConfigKeyInfo[];
   /** Distributed mode only: task configs a connector's worker hands to the leader (POST /connectors/{name}/tasks). */
   putTaskConfigs?(name: string, configs: TaskConfig[]): Promise<void>;
+  /**
+   * Distributed mode only (KIP-618): fences the transactional producers of a source connector's older task
+   * generations and records the new task count (PUT /connectors/{name}/fence, on the leader).
+   */
+  fenceZombies?(name: string): Promise<void>;
   stop(): Promise<void>;
 }

@@ -19,6 +19,10 @@ export interface OffsetStore {
     connector: string,
     entries: { partition: SourcePartition; offset: SourceOffset | null }[],
   ): Promise<void>;
+  /** Whether the store holds the partition (a removed one included until it is forgotten). */
+  has(connector: string, partition: SourcePartition): boolean;
+  /** Reads what other workers wrote, to the end (stores kept in a topic). */
+  refresh?(): Promise<void>;
 }
 
 export function offsetKey(connector: string, partition: SourcePartition): string {
@@ -31,6 +35,10 @@ export function offsetKey(connector: string, partition: SourcePartition): string
  */
 export abstract class OffsetTable implements OffsetStore {
   protected readonly data = new Map<string, string>();
+
+  has(connector: string, partition: SourcePartition): boolean {
+    return this.data.has(offsetKey(connector, partition));
+  }
 
   get(connector: string, partition: SourcePartition): SourceOffset | null {
     const v = this.data.get(offsetKey(connector, partition));

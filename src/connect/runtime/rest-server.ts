@@ -224,6 +224,13 @@ export class RestServer {
       );
       return { status: 204 };
     });
+    this.route('PUT', '/connectors/{name}/fence', async (r) => {
+      // Internal (KIP-618): a worker about to start exactly-once source tasks asks the leader to fence zombies.
+      if (h.fenceZombies === undefined)
+        throw new RestError(400, 'Zombie fencing is only available in distributed mode');
+      await h.fenceZombies(r.params[0]!);
+      return { status: 204 };
+    });
     this.route('GET', '/connectors/{name}/tasks/{task}/status', async (r) => ({
       status: 200,
       body: h.taskStatus(r.params[0]!, taskNumber(r.params[0]!, r.params[1]!)),

@@ -141,7 +141,8 @@ export function workerConfigDef(mode: 'standalone' | 'distributed'): ConfigDef {
       defaultValue: 'disabled',
       validator: oneOf(['disabled', 'preparing', 'enabled'], true),
       importance: 'HIGH',
-      documentation: 'KIP-618 (not yet supported beyond disabled).',
+      documentation:
+        "Whether to enable exactly-once support for source connectors in the cluster by using transactions to write source records and their source offsets, and by proactively fencing out old task generations before bringing up new ones. 'preparing' reads offsets read_committed without running tasks transactionally (a rolling upgrade's first step).",
       group: COMMON,
     });
   if (mode === 'standalone') {

@@ -5,7 +5,7 @@
 // stored, so a restart reads that record again. Records a transform drops still advance the offsets.
 
 import { Producer, type ProducerRecord } from '../../client/index.js';
-import type { SourceTask } from '../api/connector.js';
+import type { SourceTask, TransactionContext } from '../api/connector.js';
 import type { SourceRecord } from '../api/records.js';
 import { stringifyJson } from '../converters/json-text.js';
 import { SKIPPED, type Stage } from './error-handler.js';
@@ -14,10 +14,10 @@ import { type OffsetStore, storageReader } from './offset-store.js';
 import { type TaskDeps, WorkerTask } from './worker-task.js';
 
 /** Records handed to the producer and not yet acknowledged before the task waits (a bound on memory). */
-const OUTSTANDING_RECORDS_MAX = 10_000;
+export const OUTSTANDING_RECORDS_MAX = 10_000;
 
 /** A record ready for the producer, with the record the task returned (for commitRecord). */
-interface Prepared {
+export interface Prepared {
   record: SourceRecord;
   out: ProducerRecord;
 }
@@ -34,21 +34,21 @@ function partitionKey(partition: Record<string, unknown>): string {
 }
 
 export class WorkerSourceTask extends WorkerTask {
-  private producer: Producer | null = null;
-  private readonly pendingOffsets = new Map<
+  protected producer: Producer | null = null;
+  protected readonly pendingOffsets = new Map<
     string,
     { partition: Record<string, unknown>; offset: Record<string, unknown> | null }
   >();
   private outstanding = 0;
   /** Resolves the wait of a task that reached OUTSTANDING_RECORDS_MAX once half of them are acknowledged. */
   private drained: (() => void) | null = null;
-  private sendError: Error | null = null;
+  protected sendError: Error | null = null;
   private nextCommitMs = 0;
 
   constructor(
     d: TaskDeps,
-    private readonly task: SourceTask,
-    private readonly offsets: OffsetStore,
+    protected readonly task: SourceTask,
+    protected readonly offsets: OffsetStore,
   ) {
     super(d);
   }
@@ -60,12 +60,19 @@ export class WorkerSourceTask extends WorkerTask {
       acks: 'all',
       ...this.d.producerOptions,
     });
+    await this.startTask();
+    this.nextCommitMs = Date.now() + this.d.offsetFlushIntervalMs;
+  }
+
+  /** Reads the stored offsets to their end (distributed mode), then initializes and starts the task. */
+  protected async startTask(transactionContext: TransactionContext | null = null): Promise<void> {
+    await this.offsets.refresh?.();
     this.task.initialize({
       configs: () => this.d.taskConfig,
       offsetStorageReader: () => storageReader(this.offsets, this.d.id.connector),
+      transactionContext: () => transactionContext,
     });
     await this.task.start(this.d.taskConfig);
-    this.nextCommitMs = Date.now() + this.d.offsetFlushIntervalMs;
   }
 
   protected async runLoop(): Promise<void> {
@@ -111,7 +118,7 @@ export class WorkerSourceTask extends WorkerTask {
   }
 
   /** Runs a record through transforms and converters; null when it is dropped (its offset still moves on). */
-  private prepare(record: SourceRecord): Prepared | null | Promise<Prepared | null> {
+  protected prepare(record: SourceRecord): Prepared | null | Promise<Prepared | null> {
     if (record.sourcePartition !== null) {
       this.pendingOffsets.set(partitionKey(record.sourcePartition), {
         partition: record.sourcePartition,
@@ -169,7 +176,7 @@ export class WorkerSourceTask extends WorkerTask {
   }
 
   /** Sends records as one batch; each record's commitRecord() follows, in order, once the batch is acknowledged. */
-  private async produce(batch: Prepared[]): Promise<void> {
+  protected async produce(batch: Prepared[]): Promise<void> {
     // Wait for acknowledgements rather than flush(): a flush empties the pipeline, and the copy stalls until it has.
     while (this.outstanding >= OUTSTANDING_RECORDS_MAX && this.sendError === null) {
       await new Promise<void>((r) => (this.drained = r));
@@ -189,9 +196,14 @@ export class WorkerSourceTask extends WorkerTask {
       },
       (err: Error) => {
         this.acknowledged(batch.length);
-        this.sendError ??= err;
+        this.sendFailed(err);
       },
     );
+  }
+
+  /** A batch failed: the task fails with the first such error. */
+  protected sendFailed(err: Error): void {
+    this.sendError ??= err;
   }
 
   private acknowledged(count: number): void {

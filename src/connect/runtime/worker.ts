@@ -7,7 +7,13 @@ import type { Connector, ConnectorContext, SinkTask, SourceTask, TaskConfig } fr
 import { ConfigException } from '../errors.js';
 import { consumerOverrides, producerOverrides } from './client-configs.js';
 import { makeConverter, makeTransformChain, splitList } from './connector-config.js';
+import { ConnectorOffsetStore } from './connector-offset-store.js';
 import { ErrorHandler } from './error-handler.js';
+import {
+  ExactlyOnceWorkerSourceTask,
+  taskTransactionalId,
+  transactionBoundary,
+} from './exactly-once-source-task.js';
 import type { OffsetStore } from './offset-store.js';
 import type { Plugins } from './plugins.js';
 import type { Status } from './status.js';
@@ -24,10 +30,16 @@ export interface WorkerOptions {
   log: (line: string) => void;
   /** Client settings every task client starts from (MirrorMaker passes the target cluster's TLS/SASL here). */
   clientOptions?: Record<string, unknown>;
+  /**
+   * Opens (creates if missing, reads to its end, follows) the offsets topic a source connector names in
+   * `offsets.storage.topic`; distributed mode only (standalone ignores the key, as Kafka's does).
+   */
+  openOffsetsTopic?: (topic: string) => Promise<OffsetStore & { stop(): Promise<void> }>;
 }
 
 export class Worker {
   private readonly dlqProducers = new Map<string, Producer>();
+  private readonly offsetsTopics = new Map<string, Promise<OffsetStore & { stop(): Promise<void> }>>();
 
   constructor(readonly o: WorkerOptions) {}
 
@@ -87,7 +99,18 @@ export class Worker {
     };
     let task: WorkerTask;
     if (desc.type === 'source') {
-      task = new WorkerSourceTask(deps, taskInstance as SourceTask, this.o.offsets);
+      const offsets = await this.sourceOffsetStore(connectorConfig);
+      if (this.exactlyOnceSourceEnabled()) {
+        const own = this.ownOffsetsTopic(connectorConfig);
+        task = new ExactlyOnceWorkerSourceTask(deps, taskInstance as SourceTask, offsets, {
+          transactionalId: taskTransactionalId(worker.parsed['group.id'] as string, id.connector, id.task),
+          ...transactionBoundary(connectorConfig, deps.offsetFlushIntervalMs),
+          offsetsTopic: own ?? (worker.parsed['offset.storage.topic'] as string),
+          globalCopy: own === null ? null : this.o.offsets,
+        });
+      } else {
+        task = new WorkerSourceTask(deps, taskInstance as SourceTask, offsets);
+      }
     } else {
       const regex = (connectorConfig['topics.regex'] ?? '').trim();
       const topics = regex !== '' ? new RegExp(regex) : splitList(connectorConfig.topics);
@@ -95,6 +118,35 @@ export class Worker {
     }
     task.start(paused);
     return task;
+  }
+
+  /** A source connector's own offsets topic (`offsets.storage.topic`), or null for the worker's. */
+  private ownOffsetsTopic(config: Readonly<Record<string, string>>): string | null {
+    const t = (config['offsets.storage.topic'] ?? '').trim();
+    return t === '' || t === this.o.config.parsed['offset.storage.topic'] ? null : t;
+  }
+
+  /** KIP-618: `exactly.once.source.support=enabled` on a distributed worker. */
+  exactlyOnceSourceEnabled(): boolean {
+    const p = this.o.config.parsed;
+    return p['group.id'] !== undefined && p['exactly.once.source.support'] === 'enabled';
+  }
+
+  /**
+   * The offsets a source connector reads and writes: the worker's store, or, with `offsets.storage.topic`, that
+   * topic first and the worker's store as the fallback.
+   */
+  async sourceOffsetStore(connectorConfig: Readonly<Record<string, string>>): Promise<OffsetStore> {
+    const own = this.ownOffsetsTopic(connectorConfig);
+    const open = this.o.openOffsetsTopic;
+    if (own === null || open === undefined) return this.o.offsets;
+    let store = this.offsetsTopics.get(own);
+    if (store === undefined) {
+      store = open(own);
+      this.offsetsTopics.set(own, store);
+      store.catch(() => this.offsetsTopics.delete(own));
+    }
+    return new ConnectorOffsetStore(await store, this.o.offsets);
   }
 
   private async errorHandler(
@@ -166,5 +218,7 @@ export class Worker {
   async close(): Promise<void> {
     for (const p of this.dlqProducers.values()) await p.close().catch(() => {});
     this.dlqProducers.clear();
+    for (const s of this.offsetsTopics.values()) await (await s.catch(() => null))?.stop();
+    this.offsetsTopics.clear();
   }
 }

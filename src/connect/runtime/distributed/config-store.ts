@@ -8,6 +8,8 @@
 //   target-state-<name>       {"state": "PAUSED", "state.v2": "STOPPED"}   (state is PAUSED for STOPPED, for
 //                                                                           workers that predate KIP-875)
 //   restart-connector-<name>  {"include-tasks": true, "only-failed": false}   (KIP-745)
+//   tasks-fencing-<name>      {"task-count": N}                (KIP-618: the task generation whose zombies are
+//                                                               fenced; a commit after it leaves fencing pending)
 //
 // Only the leader writes, except through the leader's own REST calls; every worker reads the whole topic at
 // start and follows it, and the herder is told what changed. Task configs are buffered per connector until
@@ -18,7 +20,7 @@ import type { ConsumerRecord } from '../../../client/index.js';
 import type { TaskConfig } from '../../api/connector.js';
 import type { RestartRequest } from '../herder.js';
 import type { TargetState } from '../status.js';
-import { KafkaBasedLog } from './kafka-based-log.js';
+import type { KafkaBasedLog, LogOpener } from './kafka-based-log.js';
 
 export type ConfigEvent =
   | { kind: 'connector'; name: string; removed: boolean }
@@ -32,26 +34,18 @@ export class ConfigStore {
   /** Committed task configs per connector. */
   readonly taskConfigs = new Map<string, TaskConfig[]>();
   private readonly deferred = new Map<string, Map<number, TaskConfig>>();
+  /** KIP-618: the task count of the last fenced generation, per connector (its `tasks-fencing-` record). */
+  readonly taskCountRecords = new Map<string, number>();
+  /** Connectors whose task configs were committed after their last task count record. */
+  readonly pendingFencing = new Set<string>();
   offset = 0;
   private readonly log: KafkaBasedLog;
 
   constructor(
-    topic: string,
-    bootstrapServers: string,
-    replicationFactor: number,
-    clientId: string,
+    open: LogOpener,
     private readonly onEvent: (e: ConfigEvent) => void,
-    log: (line: string) => void,
   ) {
-    this.log = new KafkaBasedLog({
-      topic,
-      bootstrapServers,
-      clientId,
-      partitions: 1,
-      replicationFactor,
-      onRecord: (r) => this.apply(r),
-      log,
-    });
+    this.log = open((r) => this.apply(r));
   }
 
   start(): Promise<void> {
@@ -85,6 +79,8 @@ export class ConfigStore {
         this.targetStates.delete(name);
         this.taskConfigs.delete(name);
         this.deferred.delete(name);
+        this.taskCountRecords.delete(name);
+        this.pendingFencing.delete(name);
         this.onEvent({ kind: 'connector', name, removed: true });
       } else {
         this.connectors.set(name, stringMap(value.properties));
@@ -115,6 +111,7 @@ export class ConfigStore {
       }
       this.deferred.delete(name);
       this.taskConfigs.set(name, next);
+      this.pendingFencing.add(name);
       this.onEvent({ kind: 'tasks', name });
     } else if (key.startsWith('target-state-')) {
       const name = key.slice('target-state-'.length);
@@ -125,6 +122,14 @@ export class ConfigStore {
       const state = String(value['state.v2'] ?? value.state ?? 'STARTED');
       this.targetStates.set(name, state === 'PAUSED' || state === 'STOPPED' ? state : 'STARTED');
       this.onEvent({ kind: 'target-state', name });
+    } else if (key.startsWith('tasks-fencing-')) {
+      const name = key.slice('tasks-fencing-'.length);
+      if (value === null) {
+        this.taskCountRecords.delete(name);
+        return;
+      }
+      this.taskCountRecords.set(name, Number(value['task-count']));
+      this.pendingFencing.delete(name);
     } else if (key.startsWith('restart-connector-')) {
       if (value === null) return;
       const name = key.slice('restart-connector-'.length);
@@ -164,6 +169,12 @@ export class ConfigStore {
       `target-state-${name}`,
       json({ state: state === 'STOPPED' ? 'PAUSED' : state, 'state.v2': state }),
     );
+    await this.log.readToEnd();
+  }
+
+  /** Records that the zombies of every task generation before `count` tasks are fenced (KIP-618). */
+  async putTaskCountRecord(name: string, count: number): Promise<void> {
+    await this.log.send(`tasks-fencing-${name}`, json({ 'task-count': count }));
     await this.log.readToEnd();
   }
 

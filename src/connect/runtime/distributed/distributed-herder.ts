@@ -10,11 +10,13 @@
 // and runs REST requests that touch what it runs (a restart). REST requests that change configs only write to
 // the config topic, on the leader, and take effect through that loop on every worker.
 
-import { Cluster } from '../../../client/index.js';
-import type { Connector, TaskConfig } from '../../api/connector.js';
+import { Cluster, Producer } from '../../../client/index.js';
+import type { ConfigValue } from '../../api/config-def.js';
+import type { Connector, SourceConnector, TaskConfig } from '../../api/connector.js';
 import { ConnectException, RequestTargetError, RestError } from '../../errors.js';
 import { AbstractHerder, stateInfo } from '../abstract-herder.js';
 import { checkConnectorName } from '../connector-config.js';
+import { taskTransactionalId } from '../exactly-once-source-task.js';
 import type {
   ConnectorInfo,
   ConnectorOffset,
@@ -45,6 +47,7 @@ import {
   PROTOCOL_VERSIONS,
   type WorkUnits,
 } from './connect-protocol.js';
+import type { LogOpener } from './kafka-based-log.js';
 import { StatusStore } from './status-store.js';
 import type { TopicOffsetStore } from './topic-offset-store.js';
 import { WorkerGroupMember } from './worker-group-member.js';
@@ -70,6 +73,8 @@ interface RunningTask {
 export interface DistributedHerderOptions {
   worker: Worker;
   offsets: TopicOffsetStore;
+  /** The logs of the internal topics (kafka-based-log.ts internalTopicLogs). */
+  logs: { config: LogOpener; status: LogOpener };
   /** This worker's REST URL as other workers reach it, e.g. http://host:8083/ */
   url: string;
 }
@@ -91,6 +96,8 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   private readonly taskConfigsPending = new Set<string>();
   private readonly knownConnectors = new Set<string>();
   private readonly knownTaskCounts = new Map<string, number>();
+  /** Zombie fencings in progress on this (leading) worker, per connector. */
+  private readonly fencings = new Map<string, Promise<void>>();
   private events: ConfigEvent[] = [];
   private requests: Array<() => Promise<void>> = [];
   private leader: { id: string; url: string } | null = null;
@@ -107,26 +114,11 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     const c = o.worker.o.config;
     const p = c.parsed;
     const clientId = (p['client.id'] as string) || `connect-${p['group.id'] as string}`;
-    const log = o.worker.o.log;
-    this.configs = new ConfigStore(
-      p['config.storage.topic'] as string,
-      c.bootstrapServers,
-      p['config.storage.replication.factor'] as number,
-      `${clientId}-configs`,
-      (e) => {
-        this.events.push(e);
-        this.wake();
-      },
-      log,
-    );
-    this.statuses = new StatusStore(
-      p['status.storage.topic'] as string,
-      c.bootstrapServers,
-      p['status.storage.partitions'] as number,
-      p['status.storage.replication.factor'] as number,
-      `${clientId}-statuses`,
-      log,
-    );
+    this.configs = new ConfigStore(o.logs.config, (e) => {
+      this.events.push(e);
+      this.wake();
+    });
+    this.statuses = new StatusStore(o.logs.status);
     this.offsets = o.offsets;
     this.maxDelayMs = p['scheduled.rebalance.max.delay.ms'] as number;
     this.cluster = new Cluster({ bootstrapServers: c.bootstrapServers, clientId });
@@ -550,6 +542,50 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     }
   }
 
+  /** Fencing done here if this worker leads, else by the leader through its REST API. */
+  private async requestFencing(name: string): Promise<void> {
+    if (this.isLeader()) return this.fenceZombies(name);
+    if (this.leader === null) throw new ConnectException('no leader known');
+    const url = new URL(`connectors/${encodeURIComponent(name)}/fence`, this.leader.url);
+    const res = await fetch(url, { method: 'PUT', signal: AbortSignal.timeout(60_000) });
+    if (res.status !== 204)
+      throw new ConnectException(`the leader answered ${res.status}: ${await res.text()}`);
+  }
+
+  /**
+   * KIP-618 zombie fencing, on the leader: when a connector's task configs were committed after its last
+   * `tasks-fencing-` record, the transactional ids of the previous generation's tasks are fenced (InitProducerId
+   * bumps their epochs, so a zombie task still running somewhere can neither write nor commit), then the new task
+   * count is recorded. As in Kafka, nothing is fenced for a connector's first generation, nor from one task to one
+   * task (the new task's own initTransactions fences the old one, same id).
+   */
+  async fenceZombies(name: string): Promise<void> {
+    this.requireLeader();
+    const config = this.config(name);
+    if (this.typeOf(config) !== 'source')
+      throw new RestError(400, `Connector ${name} is not a source connector`);
+    let running = this.fencings.get(name);
+    if (running === undefined) {
+      running = this.fence(name).finally(() => this.fencings.delete(name));
+      this.fencings.set(name, running);
+    }
+    await running;
+  }
+
+  private async fence(name: string): Promise<void> {
+    await this.configs.readToEnd();
+    if (!this.configs.pendingFencing.has(name)) return;
+    const count = this.configs.taskCount(name);
+    const previous = this.configs.taskCountRecords.get(name);
+    if (previous !== undefined && !(previous === 1 && count === 1)) {
+      const groupId = this.worker.o.config.parsed['group.id'] as string;
+      const ids = [...Array(previous).keys()].map((t) => taskTransactionalId(groupId, name, t));
+      this.log(`Fencing ${ids.length} transactional producers of ${name}: ${ids.join(', ')}`);
+      await Promise.all(ids.map((id) => fenceProducer(this.worker.o.config.bootstrapServers, id)));
+    }
+    await this.configs.putTaskCountRecord(name, count);
+  }
+
   private async sendTaskConfigsToLeader(name: string, configs: TaskConfig[]): Promise<void> {
     if (this.leader === null) throw new ConnectException('no leader known');
     const url = new URL(`connectors/${encodeURIComponent(name)}/tasks?forward=false`, this.leader.url);
@@ -571,8 +607,19 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     const key = taskKey(id);
     const paused = this.configs.targetState(id.connector) === 'PAUSED';
     try {
+      const source = this.worker.connectorType(connectorConfig) === 'source';
+      // KIP-618: no task of a new generation starts before the older generations' producers are fenced.
+      if (source && this.worker.exactlyOnceSourceEnabled() && this.configs.pendingFencing.has(id.connector)) {
+        try {
+          await this.requestFencing(id.connector);
+        } catch (err) {
+          // Not started (nor failed): the next tick asks again, after a rebalance perhaps of another leader.
+          this.log(`Zombie fencing for ${id.connector} failed, the task waits: ${(err as Error).message}`);
+          return;
+        }
+      }
       // A source task moved here from another worker resumes from the offsets that worker committed last.
-      if (this.worker.connectorType(connectorConfig) === 'source') await this.offsets.refresh();
+      if (source) await this.offsets.refresh();
       const runner = await this.worker.startTask(
         id,
         { ...connectorConfig },
@@ -652,6 +699,54 @@ export class DistributedHerder extends AbstractHerder implements Herder {
 
   connectors(): string[] {
     return [...this.configs.connectors.keys()].sort();
+  }
+
+  /** KIP-618's checks of `exactly.once.support` and `transaction.boundary`, with Kafka's messages. */
+  protected override async validateSourceConnector(
+    connector: SourceConnector,
+    config: Record<string, string>,
+    values: ConfigValue[],
+  ): Promise<void> {
+    const eos = values.find((v) => v.name === 'exactly.once.support');
+    if (eos !== undefined && eos.errors.length === 0 && String(eos.value).toLowerCase() === 'required') {
+      if (!this.worker.exactlyOnceSourceEnabled())
+        eos.errors.push('This worker does not have exactly-once source support enabled.');
+      try {
+        const support = await connector.exactlyOnceSupport({ ...config });
+        if (support === undefined || support === null) {
+          eos.errors.push(
+            'The connector does not implement the API required for preflight validation of exactly-once source support. Please consult the documentation for the connector to determine whether it supports exactly-once semantics, and then consider reconfiguring the connector to use the value "requested" for this property (which will disable this preflight check and allow the connector to be created).',
+          );
+        } else if (support !== 'SUPPORTED') {
+          eos.errors.push(
+            'The connector does not support exactly-once semantics with the provided configuration.',
+          );
+        }
+      } catch (err) {
+        eos.errors.push(unexpectedValidationError(err));
+      }
+    }
+    const boundary = values.find((v) => v.name === 'transaction.boundary');
+    if (
+      boundary !== undefined &&
+      boundary.errors.length === 0 &&
+      String(boundary.value).toLowerCase() === 'connector'
+    ) {
+      try {
+        const can = await connector.canDefineTransactionBoundaries({ ...config });
+        if (can === undefined || can === null) {
+          boundary.errors.push(
+            "This connector has returned a null value from its canDefineTransactionBoundaries method, which is not permitted. The connector will be treated as if it cannot define its own transaction boundaries, and cannot be configured with 'transaction.boundary' set to 'connector'.",
+          );
+        } else if (can !== 'SUPPORTED') {
+          boundary.errors.push(
+            'The connector does not support connector-defined transaction boundaries with the given configuration. Please reconfigure it to use a different transaction boundary definition.',
+          );
+        }
+      } catch (err) {
+        boundary.errors.push(unexpectedValidationError(err));
+      }
+    }
   }
 
   connectorInfo(name: string): ConnectorInfo {
@@ -789,8 +884,9 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   async connectorOffsets(name: string): Promise<ConnectorOffset[]> {
     const config = this.config(name);
     if (this.typeOf(config) === 'sink') return this.sinkOffsets(name);
-    await this.offsets.refresh();
-    return this.offsets.list(name);
+    const store = await this.worker.sourceOffsetStore(config);
+    await store.refresh?.();
+    return store.list(name);
   }
 
   async alterConnectorOffsets(name: string, offsets: ConnectorOffset[] | null): Promise<string> {
@@ -804,10 +900,10 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     }
     if (this.typeOf(config) === 'sink') await this.alterSinkOffsets(name, offsets);
     else {
-      await this.offsets.refresh();
-      const entries =
-        offsets ?? this.offsets.list(name).map((o) => ({ partition: o.partition, offset: null }));
-      await this.offsets.write(name, entries);
+      const store = await this.worker.sourceOffsetStore(config);
+      await store.refresh?.();
+      const entries = offsets ?? store.list(name).map((o) => ({ partition: o.partition, offset: null }));
+      await store.write(name, entries);
     }
     return offsets === null
       ? 'The offsets for this connector have been reset successfully'
@@ -847,6 +943,26 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     await this.statuses.stop();
     await this.offsets.stop();
   }
+}
+
+/**
+ * Fences a transactional id as Kafka's Admin.fenceProducers does: InitProducerId for it bumps its epoch and
+ * aborts its open transaction, so its current holder fails with PRODUCER_FENCED on its next request.
+ */
+async function fenceProducer(bootstrapServers: string, transactionalId: string): Promise<void> {
+  const p = new Producer({ bootstrapServers, transactionalId, clientId: `fencer-${transactionalId}` });
+  try {
+    await p.initTransactions();
+  } finally {
+    await p.close().catch(() => {});
+  }
+}
+
+function unexpectedValidationError(err: unknown): string {
+  const message = err instanceof Error ? err.message.trim() : '';
+  return message === ''
+    ? 'An unexpected error occurred during validation; please see the worker logs for more details.'
+    : `An unexpected error occurred during validation: ${message}`;
 }
 
 function sameConfig(a: Record<string, string>, b: Record<string, string>): boolean {

@@ -9,6 +9,7 @@ import { RestServer } from '../rest-server.js';
 import { Worker } from '../worker.js';
 import { loadWorkerConfig } from '../worker-config.js';
 import { DistributedHerder } from './distributed-herder.js';
+import { internalTopicLogs } from './kafka-based-log.js';
 import { TopicOffsetStore } from './topic-offset-store.js';
 
 export interface DistributedWorker {
@@ -25,15 +26,8 @@ export async function startDistributed(
   const config = loadWorkerConfig(props, 'distributed');
   const plugins = await workerPlugins(config, log);
   const p = config.parsed;
-  const clientId = (p['client.id'] as string) || `connect-${p['group.id'] as string}`;
-  const offsets = new TopicOffsetStore(
-    p['offset.storage.topic'] as string,
-    config.bootstrapServers,
-    p['offset.storage.partitions'] as number,
-    p['offset.storage.replication.factor'] as number,
-    `${clientId}-offsets`,
-    log,
-  );
+  const logs = internalTopicLogs(config, log);
+  const offsets = new TopicOffsetStore(logs.offsets());
   let workerId = '';
   const worker = new Worker({
     get workerId() {
@@ -43,11 +37,17 @@ export async function startDistributed(
     plugins,
     offsets,
     log,
+    async openOffsetsTopic(topic) {
+      const store = new TopicOffsetStore(logs.offsets(topic));
+      await store.start();
+      return store;
+    },
   });
   let url = '';
   const herder = new DistributedHerder({
     worker,
     offsets,
+    logs,
     // Known once the REST server is bound (an ephemeral rest port in tests); read only when the herder starts.
     get url() {
       return url;

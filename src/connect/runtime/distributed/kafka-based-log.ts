@@ -16,6 +16,7 @@ import {
   type TopicPartition,
 } from '../../../client/index.js';
 import { ConnectException } from '../../errors.js';
+import type { WorkerConfig } from '../worker-config.js';
 
 export interface KafkaBasedLogOptions {
   topic: string;
@@ -25,6 +26,10 @@ export interface KafkaBasedLogOptions {
   replicationFactor: number;
   onRecord: (record: ConsumerRecord) => void;
   log: (line: string) => void;
+  /** Read only committed transactions (the offsets topic under exactly-once source, KIP-618). */
+  readCommitted?: boolean;
+  /** Settings every client of the log starts from (security.protocol, ssl.*, sasl.* as client options). */
+  clientOptions?: Record<string, unknown>;
 }
 
 const POLL_TIMEOUT_MS = 200;
@@ -47,13 +52,16 @@ export class KafkaBasedLog {
   async start(): Promise<void> {
     await this.ensureTopic();
     const consumer = new Consumer({
+      ...this.o.clientOptions,
       bootstrapServers: this.o.bootstrapServers,
+      isolationLevel: this.o.readCommitted === true ? 'read_committed' : 'read_uncommitted',
       clientId: `${this.o.clientId}-consumer`,
       autoOffsetReset: 'earliest',
       enableAutoCommit: false,
     });
     this.consumer = consumer;
     this.producer = new Producer({
+      ...this.o.clientOptions,
       bootstrapServers: this.o.bootstrapServers,
       clientId: `${this.o.clientId}-producer`,
       acks: 'all',
@@ -61,7 +69,7 @@ export class KafkaBasedLog {
       // Records of one key must stay in order (a status, then its successor): one request in flight.
       maxInFlightRequestsPerConnection: 1,
     });
-    const admin = new Admin({ bootstrapServers: this.o.bootstrapServers });
+    const admin = new Admin({ ...this.o.clientOptions, bootstrapServers: this.o.bootstrapServers });
     try {
       // A topic just created (by this worker or another) may take a moment to show its partitions.
       const deadline = Date.now() + TOPIC_METADATA_WAIT_MS;
@@ -85,7 +93,7 @@ export class KafkaBasedLog {
   }
 
   private async ensureTopic(): Promise<void> {
-    const admin = new Admin({ bootstrapServers: this.o.bootstrapServers });
+    const admin = new Admin({ ...this.o.clientOptions, bootstrapServers: this.o.bootstrapServers });
     try {
       const existing = await admin.listTopics();
       if (existing.includes(this.o.topic)) return;
@@ -185,4 +193,62 @@ export class KafkaBasedLog {
     this.producer = null;
     this.consumer = null;
   }
+}
+
+/** Opens the log of one internal topic, handing its records to onRecord. */
+export type LogOpener = (onRecord: (record: ConsumerRecord) => void) => KafkaBasedLog;
+
+/**
+ * The logs of the worker's internal topics, all from the worker config: topic names, partitions, replication
+ * factors, client ids (`<client.id>-configs`, `-offsets`, `-statuses`) and client settings in one place. The
+ * offsets topics are read read_committed unless exactly.once.source.support is disabled, so that offsets of an
+ * aborted transaction are never seen.
+ */
+export function internalTopicLogs(
+  config: WorkerConfig,
+  log: (line: string) => void,
+  clientOptions: Record<string, unknown> = {},
+): { config: LogOpener; status: LogOpener; offsets: (topic?: string) => LogOpener } {
+  const p = config.parsed;
+  const clientId = (p['client.id'] as string) || `connect-${p['group.id'] as string}`;
+  const open =
+    (topic: string, partitions: number, rf: number, suffix: string, readCommitted: boolean): LogOpener =>
+    (onRecord) =>
+      new KafkaBasedLog({
+        topic,
+        bootstrapServers: config.bootstrapServers,
+        clientId: `${clientId}-${suffix}`,
+        partitions,
+        replicationFactor: rf,
+        onRecord,
+        log,
+        readCommitted,
+        clientOptions,
+      });
+  const offsetsReadCommitted = p['exactly.once.source.support'] !== 'disabled';
+  return {
+    config: open(
+      p['config.storage.topic'] as string,
+      1,
+      p['config.storage.replication.factor'] as number,
+      'configs',
+      false,
+    ),
+    status: open(
+      p['status.storage.topic'] as string,
+      p['status.storage.partitions'] as number,
+      p['status.storage.replication.factor'] as number,
+      'statuses',
+      false,
+    ),
+    // A connector's own offsets topic is made like the worker's (Kafka does the same).
+    offsets: (topic) =>
+      open(
+        topic ?? (p['offset.storage.topic'] as string),
+        p['offset.storage.partitions'] as number,
+        p['offset.storage.replication.factor'] as number,
+        topic === undefined ? 'offsets' : `offsets-${topic}`,
+        offsetsReadCommitted,
+      ),
+  };
 }

@@ -12,7 +12,7 @@
 
 import type { ConsumerRecord } from '../../../client/index.js';
 import type { State, Status } from '../status.js';
-import { KafkaBasedLog } from './kafka-based-log.js';
+import type { KafkaBasedLog, LogOpener } from './kafka-based-log.js';
 
 const TOPIC_SEPARATOR = ':connector-';
 
@@ -27,23 +27,8 @@ export class StatusStore {
   private readonly tasks = new Map<string, Map<number, StoredStatus>>();
   private readonly log: KafkaBasedLog;
 
-  constructor(
-    topic: string,
-    bootstrapServers: string,
-    partitions: number,
-    replicationFactor: number,
-    clientId: string,
-    logLine: (line: string) => void,
-  ) {
-    this.log = new KafkaBasedLog({
-      topic,
-      bootstrapServers,
-      clientId,
-      partitions,
-      replicationFactor,
-      onRecord: (r) => this.apply(r),
-      log: logLine,
-    });
+  constructor(open: LogOpener) {
+    this.log = open((r) => this.apply(r));
   }
 
   start(): Promise<void> {

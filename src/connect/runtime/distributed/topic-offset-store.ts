@@ -9,30 +9,15 @@ import type { ConsumerRecord } from '../../../client/index.js';
 import type { SourceOffset, SourcePartition } from '../../api/records.js';
 import { parseJson, stringifyJson } from '../../converters/json-text.js';
 import { OffsetTable, offsetKey } from '../offset-store.js';
-import { KafkaBasedLog } from './kafka-based-log.js';
+import type { KafkaBasedLog, LogOpener } from './kafka-based-log.js';
 
 export class TopicOffsetStore extends OffsetTable {
   // The offsets' keys are stored re-serialized (see apply), so that equal keys compare equal.
   private readonly log: KafkaBasedLog;
 
-  constructor(
-    topic: string,
-    bootstrapServers: string,
-    partitions: number,
-    replicationFactor: number,
-    clientId: string,
-    log: (line: string) => void,
-  ) {
+  constructor(open: LogOpener) {
     super();
-    this.log = new KafkaBasedLog({
-      topic,
-      bootstrapServers,
-      clientId,
-      partitions,
-      replicationFactor,
-      onRecord: (r) => this.apply(r),
-      log,
-    });
+    this.log = open((r) => this.apply(r));
   }
 
   start(): Promise<void> {

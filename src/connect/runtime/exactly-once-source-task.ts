@@ -1,0 +1,211 @@
+// Runs one SourceTask with exactly-once delivery (KIP-618, Kafka's ExactlyOnceWorkerSourceTask): one transactional
+// producer per task, transactional.id `${group.id}-${connector}-${task}`, and the source offsets of the records
+// written into the offsets topic inside the same transaction as the records. A transaction commits at the
+// boundary the connector config asks for (`transaction.boundary`):
+//   poll      after every poll() batch that produced anything (records or offsets)
+//   interval  every transaction.boundary.interval.ms (default offset.flush.interval.ms)
+//   connector when the task asks through its TransactionContext (after a batch, or right after a given record)
+// So a read_committed consumer sees a record exactly when its offset is stored: after a crash the next instance
+// of the task resumes from the offsets of the last committed transaction, and the records of the transaction the
+// crash left open are aborted when that instance's initTransactions() fences the old producer (or by the
+// coordinator at transaction.timeout.ms).
+//
+// Order at start matters: initTransactions() first (it completes or aborts the previous instance's transaction),
+// then the offsets are read to their end (read_committed), then the task starts and reads them.
+
+import { Producer, type ProducerRecord, TransactionAbortedError } from '../../client/index.js';
+import type { SourceTask, TransactionContext } from '../api/connector.js';
+import type { SourceRecord } from '../api/records.js';
+import { stringifyJson } from '../converters/json-text.js';
+import { ConnectException } from '../errors.js';
+import { type OffsetStore, offsetKey } from './offset-store.js';
+import { OUTSTANDING_RECORDS_MAX, type Prepared, WorkerSourceTask } from './worker-source-task.js';
+import type { TaskDeps } from './worker-task.js';
+
+export type TransactionBoundary = 'poll' | 'interval' | 'connector';
+
+export interface ExactlyOnceOptions {
+  transactionalId: string;
+  boundary: TransactionBoundary;
+  intervalMs: number;
+  /** The topic the offsets are written to inside the transaction (the connector's own, else the worker's). */
+  offsetsTopic: string;
+  /** The worker's global store when offsetsTopic is the connector's own: a copy is written there after commit. */
+  globalCopy: OffsetStore | null;
+}
+
+/** Kafka's transactional id of a source task: `${group.id}-${connector}-${task}`. */
+export function taskTransactionalId(groupId: string, connector: string, task: number): string {
+  return `${groupId}-${connector}-${task}`;
+}
+
+type Request = 'commit' | 'abort';
+
+export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
+  private inTransaction = false;
+  private nextTransactionMs = 0;
+  /** Connector-defined boundaries: a request for after the batch, and requests for after given records. */
+  private batchRequest: Request | null = null;
+  private readonly recordRequests = new Map<SourceRecord, Request>();
+
+  constructor(
+    d: TaskDeps,
+    task: SourceTask,
+    offsets: OffsetStore,
+    private readonly eos: ExactlyOnceOptions,
+  ) {
+    super(d, task, offsets);
+  }
+
+  protected override async initializeAndStart(): Promise<void> {
+    this.producer = new Producer({
+      bootstrapServers: this.d.bootstrapServers,
+      clientId: `connector-producer-${this.d.id.connector}-${this.d.id.task}`,
+      ...this.d.producerOptions,
+      // Not overridable: exactly-once needs them (Kafka refuses overrides of these for such tasks too).
+      acks: 'all',
+      transactionalId: this.eos.transactionalId,
+    });
+    await this.producer.initTransactions();
+    await this.startTask(this.eos.boundary === 'connector' ? this.transactionContext() : null);
+    this.nextTransactionMs = Date.now() + this.eos.intervalMs;
+  }
+
+  private transactionContext(): TransactionContext {
+    const request = (what: Request, record?: SourceRecord) => {
+      if (record === undefined) this.batchRequest = what;
+      else this.recordRequests.set(record, what);
+    };
+    return {
+      commitTransaction: (record) => request('commit', record),
+      abortTransaction: (record) => request('abort', record),
+    };
+  }
+
+  protected override async runLoop(): Promise<void> {
+    while (!this.stopping) {
+      if (this.paused) {
+        await this.waitWhilePaused(Math.min(1000, this.eos.intervalMs));
+        if (this.eos.boundary === 'interval' && Date.now() >= this.nextTransactionMs) await this.commit();
+        continue;
+      }
+      const records = (await this.task.poll()) ?? [];
+      if (this.stopping) break;
+      const batch: Prepared[] = [];
+      for (const r of records) {
+        this.begin();
+        let p = this.prepare(r);
+        if (p instanceof Promise) p = await p;
+        if (p !== null) batch.push(p);
+        const request = this.recordRequests.get(r);
+        if (request !== undefined) {
+          this.recordRequests.delete(r);
+          await this.produce(batch.splice(0));
+          await (request === 'commit' ? this.commit() : this.abort());
+        } else if (batch.length >= OUTSTANDING_RECORDS_MAX / 2) {
+          await this.produce(batch.splice(0));
+        }
+      }
+      if (batch.length > 0) await this.produce(batch);
+      if (this.sendError !== null) throw this.sendError;
+      await this.atBoundary(records.length > 0);
+    }
+    // Stopping: what was read is committed, unless the connector draws the lines (then only it may commit).
+    if (this.eos.boundary === 'connector') await this.abort();
+    else await this.commit();
+  }
+
+  private begin(): void {
+    if (this.inTransaction) return;
+    this.producer!.beginTransaction();
+    this.inTransaction = true;
+  }
+
+  private async atBoundary(polledAny: boolean): Promise<void> {
+    if (this.eos.boundary === 'poll') {
+      if (polledAny) await this.commit();
+    } else if (this.eos.boundary === 'interval') {
+      if (Date.now() >= this.nextTransactionMs) await this.commit();
+    } else {
+      const request = this.batchRequest;
+      this.batchRequest = null;
+      if (request === 'commit') await this.commit();
+      else if (request === 'abort') await this.abort();
+    }
+  }
+
+  protected override sendFailed(err: Error): void {
+    // A record of a transaction this task aborted: dropped on purpose, not a failure.
+    if (err instanceof TransactionAbortedError) return;
+    super.sendFailed(err);
+  }
+
+  /** Writes the offsets into the transaction and commits it; then the global copy and the task's commit(). */
+  private async commit(): Promise<void> {
+    this.nextTransactionMs = Date.now() + this.eos.intervalMs;
+    const producer = this.producer;
+    if (producer === null) return;
+    const snapshot = [...this.pendingOffsets.values()];
+    this.pendingOffsets.clear();
+    if (!this.inTransaction && snapshot.length === 0) return;
+    this.begin();
+    if (snapshot.length > 0) {
+      const out: ProducerRecord[] = snapshot.map((e) => ({
+        topic: this.eos.offsetsTopic,
+        key: Buffer.from(offsetKey(this.d.id.connector, e.partition), 'utf8'),
+        value: e.offset === null ? null : Buffer.from(stringifyJson(e.offset), 'utf8'),
+      }));
+      producer.sendBatch(out).catch((err: Error) => this.sendFailed(err));
+    }
+    await producer.commitTransaction();
+    this.inTransaction = false;
+    if (this.sendError !== null) throw this.sendError;
+    if (this.eos.globalCopy !== null && snapshot.length > 0) {
+      await this.eos.globalCopy
+        .write(this.d.id.connector, snapshot)
+        .catch((err) =>
+          this.d.log(
+            `Task ${this.d.id.connector}-${this.d.id.task} could not copy offsets to the global offsets topic: ${(err as Error).message}`,
+          ),
+        );
+    }
+    await this.task.commit();
+  }
+
+  /** Aborts the open transaction: its records and offsets are dropped. */
+  private async abort(): Promise<void> {
+    this.pendingOffsets.clear();
+    if (!this.inTransaction || this.producer === null) return;
+    await this.producer.abortTransaction();
+    this.inTransaction = false;
+  }
+
+  /** Offsets are committed by transactions only. */
+  override async commitOffsets(): Promise<void> {}
+
+  protected override async close(): Promise<void> {
+    try {
+      await this.task.stop();
+    } finally {
+      const producer = this.producer;
+      this.producer = null;
+      // A transaction left open by a failure is aborted now rather than at transaction.timeout.ms.
+      if (producer !== null && this.inTransaction) {
+        await producer.abortTransaction().catch(() => {});
+      }
+      await producer?.close();
+    }
+  }
+}
+
+/** The boundary and interval of a connector config, as KIP-618 defines them. */
+export function transactionBoundary(
+  config: Readonly<Record<string, string>>,
+  offsetFlushIntervalMs: number,
+): { boundary: TransactionBoundary; intervalMs: number } {
+  const boundary = (config['transaction.boundary'] ?? 'poll').trim().toLowerCase();
+  if (boundary !== 'poll' && boundary !== 'interval' && boundary !== 'connector')
+    throw new ConnectException(`Invalid transaction.boundary ${boundary}`);
+  const interval = (config['transaction.boundary.interval.ms'] ?? '').trim();
+  return { boundary, intervalMs: interval === '' ? offsetFlushIntervalMs : Number(interval) };
+}
