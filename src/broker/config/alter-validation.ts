@@ -15,6 +15,7 @@ import {
 } from './config-error-codes.js';
 import { type BrokerConfigLayers, mergeBrokerLayers } from './config-layers.js';
 import { type ConfigKeyDef, ConfigType } from './config-types.js';
+import { isKafkaReadOnlyKey } from './kafka-only-keys.js';
 import { parseKey } from './parsed-config.js';
 import { resolveTopicConfig } from './topic-config.js';
 import { TOPIC_KEYS } from './topic-keys.js';
@@ -173,32 +174,84 @@ export function validateIncrementalTopicConfigs(
 }
 
 /**
+ * Kafka's SslConfigs.RECONFIGURABLE_CONFIGS: the key and trust store settings, which Kafka lets AlterConfigs change
+ * only for one listener (`listener.name.<listener>.ssl.keystore.location`), never for all listeners at once.
+ */
+const LISTENER_ONLY_SECURITY_KEYS = new Set([
+  'ssl.keystore.type',
+  'ssl.keystore.location',
+  'ssl.keystore.password',
+  'ssl.key.password',
+  'ssl.truststore.type',
+  'ssl.truststore.location',
+  'ssl.truststore.password',
+  'ssl.keystore.key',
+  'ssl.keystore.certificate.chain',
+  'ssl.truststore.certificates',
+]);
+
+/** Names as Kafka prints a Scala set in these messages: `Set(a, b)`. */
+function scalaSet(names: readonly string[]): string {
+  return `Set(${names.join(', ')})`;
+}
+
+/**
+ * Kafka's DynamicBrokerConfig.validateConfigs, in its order: keys that cannot change dynamically, key store
+ * settings without a listener prefix, then (at the cluster default) per-broker keys. Kafka answers these
+ * INVALID_REQUEST, "Invalid config value for resource ConfigResource(type=BROKER, name='<id>'): <rule>: Set(...)".
+ * Returns the refusal, or null.
+ */
+function dynamicUpdateRefusal(
+  names: readonly string[],
+  perBroker: boolean,
+  resourceName: string,
+): ConfigChangeResult | null {
+  const refuse = (rule: string, keys: string[]) =>
+    keys.length === 0
+      ? null
+      : configFailure(
+          ConfigErrorCode.INVALID_REQUEST,
+          `Invalid config value for resource ConfigResource(type=BROKER, name='${resourceName}'): ${rule}: ${scalaSet(keys)}`,
+        );
+  const readOnly = names.filter((name) => {
+    const def = brokerKey(name);
+    return def === undefined ? isKafkaReadOnlyKey(name) : def.updateMode === 'read-only';
+  });
+  const perBrokerKeys = names.filter((name) => brokerKey(name)?.updateMode === 'per-broker');
+  return (
+    refuse('Cannot update these configs dynamically', readOnly) ??
+    refuse(
+      'These security configs can be dynamically updated only per-listener using the listener prefix',
+      names.filter((name) => LISTENER_ONLY_SECURITY_KEYS.has(name)),
+    ) ??
+    (perBroker
+      ? null
+      : refuse(
+          'Cannot update these configs at default cluster level, broker id must be specified',
+          perBrokerKeys,
+        ))
+  );
+}
+
+/**
  * Validates the complete new content of one dynamic broker layer (this broker's when perBroker, else the
  * cluster default), then resolves the whole broker config with it so rules between keys are checked too.
+ * `resourceName` is the request's ("" or this broker's id), which Kafka's refusals name.
  */
 export function validateDynamicBrokerConfigs(
   configs: ReadonlyMap<string, string>,
   perBroker: boolean,
   layers: BrokerConfigLayers,
+  resourceName = '',
 ): ConfigChangeResult {
+  const refusal = dynamicUpdateRefusal([...configs.keys()], perBroker, resourceName);
+  if (refusal !== null) return refusal;
   try {
     for (const [name, text] of configs) {
       const def = brokerKey(name);
-      // Kafka allows custom broker configs (DynamicConfig.Broker validates with customPropsAllowed): a key Brook
-      // does not define is stored, described as sensitive and has no effect.
+      // Kafka allows custom broker configs (DynamicConfig.Broker validates with customPropsAllowed): a key Kafka
+      // does not define either is stored, described as sensitive and has no effect.
       if (def === undefined) continue;
-      if (def.updateMode === 'read-only') {
-        return configFailure(
-          ConfigErrorCode.INVALID_CONFIG,
-          `Cannot update these configs dynamically: ${name}`,
-        );
-      }
-      if (!perBroker && def.updateMode === 'per-broker') {
-        return configFailure(
-          ConfigErrorCode.INVALID_CONFIG,
-          `Cannot update these configs at default cluster level, broker id must be specified: ${name}`,
-        );
-      }
       // Kafka stores dynamic passwords encrypted with password.encoder.secret; Brook has no encoder yet and will
       // not write secrets to the metadata store in clear text.
       if (def.type === ConfigType.PASSWORD) {
@@ -241,18 +294,22 @@ export function validateAlterBrokerConfigs(
   entries: readonly ConfigEntry[],
   perBroker: boolean,
   layers: BrokerConfigLayers,
+  resourceName = '',
 ): ConfigChangeResult {
   const configs = new Map<string, string>();
   for (const { name, value } of entries) if (value !== null) configs.set(name, value);
-  return validateDynamicBrokerConfigs(configs, perBroker, layers);
+  return validateDynamicBrokerConfigs(configs, perBroker, layers, resourceName);
 }
 
 export function validateIncrementalBrokerConfigs(
   operations: readonly ConfigOperation[],
   perBroker: boolean,
   layers: BrokerConfigLayers,
+  resourceName = '',
 ): ConfigChangeResult {
   const current = perBroker ? layers.dynamicBroker : layers.dynamicDefault;
   const applied = applyOperations(current, operations, brokerKey, (n) => `Unknown broker config name: ${n}`);
-  return applied.ok ? validateDynamicBrokerConfigs(applied.configs, perBroker, layers) : applied;
+  return applied.ok
+    ? validateDynamicBrokerConfigs(applied.configs, perBroker, layers, resourceName)
+    : applied;
 }

@@ -127,7 +127,7 @@ export function alterResource(
     target,
     target.kind === 'topic'
       ? validateAlterTopicConfigs(entries, state.layers)
-      : validateAlterBrokerConfigs(entries, target.perBroker, state.layers),
+      : validateAlterBrokerConfigs(entries, target.perBroker, state.layers, resourceName),
   );
 }
 
@@ -145,6 +145,6 @@ export function incrementalAlterResource(
     target,
     target.kind === 'topic'
       ? validateIncrementalTopicConfigs(located.overrides, operations, state.layers)
-      : validateIncrementalBrokerConfigs(operations, target.perBroker, state.layers),
+      : validateIncrementalBrokerConfigs(operations, target.perBroker, state.layers, resourceName),
   );
 }

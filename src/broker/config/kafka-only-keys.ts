@@ -47,6 +47,33 @@ const KAFKA_NAMES = new Set([
   'unstable.feature.versions.enable',
 ]);
 
+/**
+ * The keys above that Kafka 3.9 lets AlterConfigs change (DynamicBrokerConfig's AllDynamicConfigs: SASL listener
+ * settings, tiered storage bounds and the local retention defaults). Every other Kafka-only key is read-only in
+ * Kafka and refused there with "Cannot update these configs dynamically"; so it is here.
+ */
+const KAFKA_DYNAMIC_NAMES = new Set([
+  'sasl.kerberos.service.name',
+  'sasl.kerberos.kinit.cmd',
+  'sasl.kerberos.ticket.renew.window.factor',
+  'sasl.kerberos.ticket.renew.jitter',
+  'sasl.kerberos.min.time.before.relogin',
+  'sasl.kerberos.principal.to.local.rules',
+  'sasl.login.refresh.window.factor',
+  'sasl.login.refresh.window.jitter',
+  'sasl.login.refresh.min.period.seconds',
+  'sasl.login.refresh.buffer.seconds',
+  'ssl.engine.factory.class',
+  'remote.log.index.file.cache.total.size.bytes',
+  'remote.log.manager.copy.max.bytes.per.second',
+  'remote.log.manager.fetch.max.bytes.per.second',
+  'remote.log.manager.copier.thread.pool.size',
+  'remote.log.manager.expiration.thread.pool.size',
+  'remote.log.reader.threads',
+  'log.local.retention.ms',
+  'log.local.retention.bytes',
+]);
+
 /** `listener.name.<listener>.` and, for SASL keys, `listener.name.<listener>.<mechanism>.`. */
 const LISTENER_PREFIXES = [/^listener\.name\.[^.]+\./, /^listener\.name\.[^.]+\.[^.]+\./];
 
@@ -58,4 +85,13 @@ function isKafkaName(name: string): boolean {
 export function isKafkaOnlyKey(name: string): boolean {
   if (isKafkaName(name)) return true;
   return LISTENER_PREFIXES.some((prefix) => prefix.test(name) && isKafkaName(name.replace(prefix, '')));
+}
+
+/**
+ * Whether `name` (a key Brook does not define) is one of Kafka's own keys that Kafka cannot change dynamically.
+ * Listener-prefixed names are not: Kafka does not know them by name and checks them only per broker. Keys under
+ * `confluent.` are not Apache Kafka's and count as custom keys, which Kafka stores.
+ */
+export function isKafkaReadOnlyKey(name: string): boolean {
+  return isKafkaName(name) && !name.startsWith('confluent.') && !KAFKA_DYNAMIC_NAMES.has(name);
 }

@@ -19,7 +19,12 @@ export interface ConfigResource<Entry> {
 /** How one handler turns a resource's entries into the complete new config, or a Kafka error. */
 export interface ConfigValidation<Entry> {
   topic(topic: string, entries: readonly Entry[], layers: BrokerConfigLayers): ConfigChangeResult;
-  broker(entries: readonly Entry[], perBroker: boolean, layers: BrokerConfigLayers): ConfigChangeResult;
+  broker(
+    entries: readonly Entry[],
+    perBroker: boolean,
+    layers: BrokerConfigLayers,
+    resourceName: string,
+  ): ConfigChangeResult;
 }
 
 export interface ConfigResourceResponse {
@@ -78,7 +83,7 @@ export async function alterConfigResources<Entry>(
         respond(target.errorCode, target.errorMessage);
         continue;
       }
-      checked = validation.broker(resource.configs, target.perBroker, layers);
+      checked = validation.broker(resource.configs, target.perBroker, layers, resource.resourceName);
       write = (configs) => dynamicConfig.writeBrokerConfig(target.perBroker, configs);
     } else {
       respond(ErrorCode.INVALID_REQUEST, `Resource type ${resource.resourceType} is not supported.`);

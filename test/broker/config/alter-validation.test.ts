@@ -301,19 +301,67 @@ describe('broker config changes', () => {
     );
   });
 
-  test('read-only keys cannot change dynamically', () => {
+  test("read-only keys, Brook's and Kafka's, are refused with Kafka's INVALID_REQUEST and message", () => {
+    const refused = validateAlterBrokerConfigs(
+      [
+        { name: 'num.partitions', value: '3' },
+        { name: 'log.dirs', value: '/x' },
+      ],
+      true,
+      L,
+      '0',
+    );
+    assert.deepEqual(refused, {
+      ok: false,
+      errorCode: ConfigErrorCode.INVALID_REQUEST,
+      errorMessage:
+        "Invalid config value for resource ConfigResource(type=BROKER, name='0'): Cannot update these configs dynamically: Set(num.partitions, log.dirs)",
+    });
+    // Kafka's own keys that Brook does not implement: read-only ones are refused, dynamic ones and custom keys stored.
     failure(
-      validateAlterBrokerConfigs([{ name: 'num.partitions', value: '3' }], true, L),
-      ConfigErrorCode.INVALID_CONFIG,
-      'dynamically',
+      validateIncrementalBrokerConfigs(
+        [{ name: 'metrics.num.samples', value: '3', configOperation: AlterConfigOp.SET }],
+        true,
+        L,
+        '0',
+      ),
+      ConfigErrorCode.INVALID_REQUEST,
+      'Cannot update these configs dynamically: Set(metrics.num.samples)',
+    );
+    assert.ok(
+      validateAlterBrokerConfigs(
+        [
+          { name: 'sasl.kerberos.service.name', value: 'kafka' },
+          { name: 'my.custom.key', value: '1' },
+        ],
+        true,
+        L,
+        '0',
+      ).ok,
+    );
+  });
+
+  test('key store settings change only per listener', () => {
+    failure(
+      validateAlterBrokerConfigs([{ name: 'ssl.keystore.location', value: '/k.pem' }], true, L, '0'),
+      ConfigErrorCode.INVALID_REQUEST,
+      'These security configs can be dynamically updated only per-listener using the listener prefix: Set(ssl.keystore.location)',
+    );
+    assert.ok(
+      validateAlterBrokerConfigs(
+        [{ name: 'listener.name.plaintext.ssl.keystore.location', value: '/k.pem' }],
+        true,
+        L,
+        '0',
+      ).ok,
     );
   });
 
   test('per-broker keys cannot be set as the cluster default', () => {
     failure(
       validateAlterBrokerConfigs([{ name: 'advertised.listeners', value: 'PLAINTEXT://h:1' }], false, L),
-      ConfigErrorCode.INVALID_CONFIG,
-      'broker id must be specified',
+      ConfigErrorCode.INVALID_REQUEST,
+      "ConfigResource(type=BROKER, name=''): Cannot update these configs at default cluster level, broker id must be specified: Set(advertised.listeners)",
     );
   });
 
@@ -342,14 +390,18 @@ describe('broker config changes', () => {
         false,
         L,
       ),
-      ConfigErrorCode.INVALID_CONFIG,
+      ConfigErrorCode.INVALID_REQUEST,
       'broker id must be specified',
     );
   });
 
   test('dynamic passwords are refused rather than stored in clear text', () => {
     failure(
-      validateAlterBrokerConfigs([{ name: 'ssl.keystore.password', value: 'x' }], true, L),
+      validateAlterBrokerConfigs(
+        [{ name: 'listener.name.plaintext.ssl.keystore.password', value: 'x' }],
+        true,
+        L,
+      ),
       ConfigErrorCode.INVALID_CONFIG,
       'password',
     );

@@ -188,4 +188,49 @@ describe('DescribeConfigs synonyms and sources as Kafka lists them', () => {
       ['log.cleanup.policy', 'compact', S.DYNAMIC_DEFAULT],
     ]);
   });
+
+  test('keys Kafka cannot change dynamically are refused with INVALID_REQUEST and nothing is stored', async () => {
+    const message =
+      "Invalid config value for resource ConfigResource(type=BROKER, name='0'): Cannot update these configs dynamically: Set(log.dirs, zookeeper.ssl.client.enable)";
+    const legacy = await suite.client.call(ApiKey.ALTER_CONFIGS, 2, {
+      resources: [
+        {
+          resourceType: BROKER,
+          resourceName: '0',
+          configs: [
+            { name: 'log.dirs', value: '/elsewhere' },
+            { name: 'zookeeper.ssl.client.enable', value: 'true' },
+          ],
+        },
+      ],
+      validateOnly: false,
+    });
+    assert.deepEqual(
+      [legacy.responses[0].errorCode, legacy.responses[0].errorMessage],
+      [ErrorCode.INVALID_REQUEST, message],
+    );
+    const incremental = await suite.client.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
+      resources: [
+        {
+          resourceType: BROKER,
+          resourceName: '0',
+          configs: [
+            { name: 'log.dirs', configOperation: 0, value: '/elsewhere' },
+            { name: 'zookeeper.ssl.client.enable', configOperation: 0, value: 'true' },
+          ],
+        },
+      ],
+      validateOnly: false,
+    });
+    assert.deepEqual(
+      [incremental.responses[0].errorCode, incremental.responses[0].errorMessage],
+      [ErrorCode.INVALID_REQUEST, message],
+    );
+    const configs = await describeOne(suite.client, BROKER, '0', ['log.dirs', 'zookeeper.ssl.client.enable']);
+    assert.equal(configs.get('log.dirs')?.configSource, S.STATIC);
+    assert.equal(configs.has('zookeeper.ssl.client.enable'), false);
+    // The dynamic value set before is still in force: the refused request did not replace the layer.
+    const minutes = await describeOne(suite.client, BROKER, '0', ['log.retention.minutes']);
+    assert.equal(minutes.get('log.retention.minutes')?.value, '30');
+  });
 });
