@@ -12,6 +12,7 @@ import type { Connection } from '../network/connection.js';
 import type { Request, RequestHandler, Response } from '../network/request.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { decodeRequestHeader, encodeResponseHeader, type RequestHeader } from '../protocol/headers.js';
+import type { FetchRequest } from '../protocol/messages/01-fetch.js';
 import { DecodeError, Reader, Writer } from '../protocol/primitives/index.js';
 import { ApiKey, findApi } from '../protocol/registry.js';
 import type { ApiHandler, RequestContext } from './api-handler.js';
@@ -47,6 +48,9 @@ export function createRequestDispatcher(
     const reader = new Reader(request.frame);
     const { header } = decodeRequestHeader(reader);
     const body = api.decodeRequest(reader, version);
+    if (request.apiKey === ApiKey.FETCH && isFollowerFetch(body as FetchRequest, version)) {
+      request.markFollowerFetch();
+    }
     const context = new DispatchedContext(header, version, request, services);
     // request_percentage counts the handler's own time; measured only once some request quota exists.
     const timed = services.quotas.request.quotasEnabled && !REQUEST_QUOTA_EXEMPT.has(request.apiKey);
@@ -77,6 +81,11 @@ export function createRequestDispatcher(
     }
     return encode(result);
   };
+}
+
+/** A follower's Fetch names its replica id (0 or more); a consumer's is -1 (or an observer's -2). */
+function isFollowerFetch(body: FetchRequest, version: number): boolean {
+  return (version >= 15 ? body.replicaState.replicaId : body.replicaId) >= 0;
 }
 
 /** What a handler sees of its request: one object per request, whose methods pass on to the network layer. */

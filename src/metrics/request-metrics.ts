@@ -1,6 +1,8 @@
 // Kafka's RequestMetrics per request type: how many requests, and where their time went (queue, local, remote,
 // response queue, response send, total), as Prometheus histograms named as the JMX exporter names Kafka's
 // (kafka_network_requestmetrics_totaltimems{request="Produce"}: its _count is the exporter's _count).
+// As Kafka's RequestChannel does, a Fetch counts twice: under "Fetch", and under "FetchConsumer" or
+// "FetchFollower" by who sent it (a replica id of 0 or more is a follower).
 //
 // The network layer reports each request with numbers only (RequestObserver); this module adds them to
 // preallocated bucket arrays indexed by API key, so timing allocates nothing per request. prom-client sees the
@@ -9,7 +11,7 @@
 
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { RequestObserver } from '../network/request.js';
-import { findApi } from '../protocol/registry.js';
+import { ApiKey, findApi } from '../protocol/registry.js';
 
 /** Upper bounds in milliseconds: from sub-millisecond local work to request.timeout.ms-long waits. */
 export const REQUEST_TIME_BUCKETS_MS: readonly number[] = [
@@ -107,9 +109,35 @@ class StageHistogram extends Histogram<'request'> {
   }
 }
 
+/** Kafka's RequestMetrics.CONSUMER_FETCH_METRIC_NAME and FOLLOW_FETCH_METRIC_NAME. */
+export const FETCH_CONSUMER = 'FetchConsumer';
+export const FETCH_FOLLOWER = 'FetchFollower';
+
+/** Adds one request's six stage times (RequestObserver's order) to `t`. */
+function observeAll(
+  t: RequestTimes,
+  q: number,
+  l: number,
+  r: number,
+  rq: number,
+  s: number,
+  total: number,
+): void {
+  const stages = t.stages;
+  stages[0]!.observe(q);
+  stages[1]!.observe(l);
+  stages[2]!.observe(r);
+  stages[3]!.observe(rq);
+  stages[4]!.observe(s);
+  stages[5]!.observe(total);
+}
+
 export class RequestMetrics implements RequestObserver {
   /** Indexed by API key. */
   private readonly byApiKey: (RequestTimes | undefined)[] = [];
+  /** Fetches by sender, made at the first of each. */
+  private fetchConsumer: RequestTimes | undefined;
+  private fetchFollower: RequestTimes | undefined;
 
   requestDone(
     apiKey: number,
@@ -119,6 +147,7 @@ export class RequestMetrics implements RequestObserver {
     responseQueueMs: number,
     sendMs: number,
     totalMs: number,
+    followerFetch = false,
   ): void {
     // Bare SASL tokens (no header, key -1) are not requests of any type.
     if (apiKey < 0) return;
@@ -127,18 +156,21 @@ export class RequestMetrics implements RequestObserver {
       t = new RequestTimes(requestName(apiKey));
       this.byApiKey[apiKey] = t;
     }
-    const s = t.stages;
-    s[0]!.observe(queueMs);
-    s[1]!.observe(localMs);
-    s[2]!.observe(remoteMs);
-    s[3]!.observe(responseQueueMs);
-    s[4]!.observe(sendMs);
-    s[5]!.observe(totalMs);
+    observeAll(t, queueMs, localMs, remoteMs, responseQueueMs, sendMs, totalMs);
+    if (apiKey !== ApiKey.FETCH) return;
+    let bySender: RequestTimes;
+    if (followerFetch) bySender = this.fetchFollower ??= new RequestTimes(FETCH_FOLLOWER);
+    else bySender = this.fetchConsumer ??= new RequestTimes(FETCH_CONSUMER);
+    observeAll(bySender, queueMs, localMs, remoteMs, responseQueueMs, sendMs, totalMs);
   }
 
   /** Registers the request counter and the six histograms. */
   register(registry: Registry): void {
-    const times = (): readonly (RequestTimes | undefined)[] => this.byApiKey;
+    const times = (): readonly (RequestTimes | undefined)[] => [
+      ...this.byApiKey,
+      this.fetchConsumer,
+      this.fetchFollower,
+    ];
     STAGES.forEach(([name, help], stage) => {
       registry.registerMetric(new StageHistogram(`kafka_network_requestmetrics_${name}`, help, stage, times));
     });

@@ -519,6 +519,8 @@ class PendingRequest implements Request {
   /** Frame-pool references the response holds until it is written (see Request.releaseAfterResponse). */
   private held: Buffer[][] | null = null;
   private gaveBack = false;
+  /** See Request.markFollowerFetch. */
+  private followerFetch = false;
   /** Times of the request's stages (performance.now()), kept only while requests are timed. */
   private receivedMs = 0;
   private dispatchedMs = 0;
@@ -544,6 +546,10 @@ class PendingRequest implements Request {
 
   allowFrameReuse(): void {
     this.frameReusable = true;
+  }
+
+  markFollowerFetch(): void {
+    this.followerFetch = true;
   }
 
   releaseAfterResponse(views: Buffer[]): void {
@@ -599,6 +605,7 @@ class PendingRequest implements Request {
       this.flushedMs - this.completedMs,
       writtenMs - this.flushedMs,
       writtenMs - this.receivedMs,
+      this.followerFetch,
     );
   }
 

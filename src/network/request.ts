@@ -38,6 +38,11 @@ export interface Request {
    * back, which only keeps their memory out of the pool.
    */
   releaseAfterResponse(views: Buffer[]): void;
+  /**
+   * Says that this is a Fetch from a follower replica, not from a consumer: its times are then also reported as
+   * Kafka's FetchFollower rather than FetchConsumer (RequestObserver's `followerFetch`).
+   */
+  markFollowerFetch(): void;
 }
 
 /**
@@ -75,7 +80,8 @@ export type RequestHandler = (request: Request) => Response | Promise<Response>;
  * - remote: from markWaiting until the response was ready (long polls, acks=all), else 0;
  * - responseQueue: from ready until written, waiting for the responses before it on the connection;
  * - send: from the write until the socket took all of it;
- * - total: the sum, from the read to the socket.
+ * - total: the sum, from the read to the socket;
+ * - followerFetch: a Fetch the dispatcher marked as a follower's (Request.markFollowerFetch).
  * Called with numbers only, so that timing allocates nothing per request.
  */
 export interface RequestObserver {
@@ -87,5 +93,6 @@ export interface RequestObserver {
     responseQueueMs: number,
     sendMs: number,
     totalMs: number,
+    followerFetch: boolean,
   ): void;
 }

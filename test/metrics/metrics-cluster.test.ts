@@ -86,6 +86,8 @@ describe('metrics in a three-broker cluster', () => {
       const s = await scrape(leaderPort);
       assert.equal(s.value('kafka_server_replicamanager_underreplicatedpartitions'), 0);
       assert.equal(s.value('kafka_log_log_logendoffset', { topic: TOPIC, partition: 0 }), 2);
+      // The followers' fetches are timed as Kafka's FetchFollower on the leader.
+      assert.ok(s.value('kafka_network_requestmetrics_totaltimems_count', { request: 'FetchFollower' }) > 0);
       const f = await scrape(followerPort);
       assert.equal(f.value('kafka_server_fetcherlagmetrics_consumerlag', fetcherLag), 0);
       assert.equal(f.value('kafka_log_log_logendoffset', { topic: TOPIC, partition: 0 }), 2);

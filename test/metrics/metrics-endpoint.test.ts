@@ -149,7 +149,37 @@ describe('metrics endpoint of a single broker', () => {
     }
     // Two produces (kafkajs with acks=-1 and one wire produce) at least.
     assert.ok(s.value('kafka_network_requestmetrics_totaltimems_count', { request: 'Produce' }) >= 2);
+    // As Kafka, every Fetch also counts by sender: here only consumers fetched.
+    const fetches = s.value('kafka_network_requestmetrics_totaltimems_count', { request: 'Fetch' });
+    assert.equal(
+      s.value('kafka_network_requestmetrics_totaltimems_count', { request: 'FetchConsumer' }),
+      fetches,
+    );
+    assert.equal(
+      s.value('kafka_network_requestmetrics_requests_total', { request: 'FetchConsumer' }),
+      fetches,
+    );
+    assert.equal(
+      s.get('kafka_network_requestmetrics_totaltimems_count', { request: 'FetchFollower' }),
+      undefined,
+    );
     assert.equal(s.value('kafka_network_requestchannel_requestqueuesize'), 0);
+  });
+
+  it('counts a Fetch that names a replica id as FetchFollower, and as Fetch', async () => {
+    const earlier = await scrape(port);
+    const count = (samples: Samples, request: string) =>
+      samples.get('kafka_network_requestmetrics_totaltimems_count', { request }) ?? 0;
+    // Replica id 7 is no replica here: the answer is an error, but the request is timed as a follower's.
+    await client.call(ApiKey.FETCH, 12, { ...fetchBody(TOPIC, 0, 0), replicaId: 7 });
+    const later = await scrape(port);
+    assert.equal(count(later, 'FetchFollower'), count(earlier, 'FetchFollower') + 1);
+    assert.equal(count(later, 'Fetch'), count(earlier, 'Fetch') + 1);
+    assert.equal(count(later, 'FetchConsumer'), count(earlier, 'FetchConsumer'));
+    assert.equal(
+      later.value('kafka_network_requestmetrics_localtimems_count', { request: 'FetchFollower' }),
+      count(later, 'FetchFollower'),
+    );
   });
 
   it('reports partition, controller and process gauges', async () => {
