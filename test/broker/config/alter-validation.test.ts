@@ -320,13 +320,13 @@ describe('broker config changes', () => {
     // Kafka's own keys that Brook does not implement: read-only ones are refused, dynamic ones and custom keys stored.
     failure(
       validateIncrementalBrokerConfigs(
-        [{ name: 'metrics.num.samples', value: '3', configOperation: AlterConfigOp.SET }],
+        [{ name: 'auto.include.jmx.reporter', value: 'false', configOperation: AlterConfigOp.SET }],
         true,
         L,
         '0',
       ),
       ConfigErrorCode.INVALID_REQUEST,
-      'Cannot update these configs dynamically: Set(metrics.num.samples)',
+      'Cannot update these configs dynamically: Set(auto.include.jmx.reporter)',
     );
     assert.ok(
       validateAlterBrokerConfigs(

@@ -191,7 +191,7 @@ describe('DescribeConfigs synonyms and sources as Kafka lists them', () => {
 
   test('keys Kafka cannot change dynamically are refused with INVALID_REQUEST and nothing is stored', async () => {
     const message =
-      "Invalid config value for resource ConfigResource(type=BROKER, name='0'): Cannot update these configs dynamically: Set(log.dirs, zookeeper.ssl.client.enable)";
+      "Invalid config value for resource ConfigResource(type=BROKER, name='0'): Cannot update these configs dynamically: Set(log.dirs, auto.include.jmx.reporter)";
     const legacy = await suite.client.call(ApiKey.ALTER_CONFIGS, 2, {
       resources: [
         {
@@ -199,7 +199,7 @@ describe('DescribeConfigs synonyms and sources as Kafka lists them', () => {
           resourceName: '0',
           configs: [
             { name: 'log.dirs', value: '/elsewhere' },
-            { name: 'zookeeper.ssl.client.enable', value: 'true' },
+            { name: 'auto.include.jmx.reporter', value: 'true' },
           ],
         },
       ],
@@ -216,7 +216,7 @@ describe('DescribeConfigs synonyms and sources as Kafka lists them', () => {
           resourceName: '0',
           configs: [
             { name: 'log.dirs', configOperation: 0, value: '/elsewhere' },
-            { name: 'zookeeper.ssl.client.enable', configOperation: 0, value: 'true' },
+            { name: 'auto.include.jmx.reporter', configOperation: 0, value: 'true' },
           ],
         },
       ],
@@ -226,9 +226,9 @@ describe('DescribeConfigs synonyms and sources as Kafka lists them', () => {
       [incremental.responses[0].errorCode, incremental.responses[0].errorMessage],
       [ErrorCode.INVALID_REQUEST, message],
     );
-    const configs = await describeOne(suite.client, BROKER, '0', ['log.dirs', 'zookeeper.ssl.client.enable']);
+    const configs = await describeOne(suite.client, BROKER, '0', ['log.dirs', 'auto.include.jmx.reporter']);
     assert.equal(configs.get('log.dirs')?.configSource, S.STATIC);
-    assert.equal(configs.has('zookeeper.ssl.client.enable'), false);
+    assert.equal(configs.has('auto.include.jmx.reporter'), false);
     // The dynamic value set before is still in force: the refused request did not replace the layer.
     const minutes = await describeOne(suite.client, BROKER, '0', ['log.retention.minutes']);
     assert.equal(minutes.get('log.retention.minutes')?.value, '30');
