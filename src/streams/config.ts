@@ -25,6 +25,7 @@ export const StreamsConfig = {
   CACHE_MAX_BYTES_BUFFERING_CONFIG: 'cache.max.bytes.buffering',
   STATESTORE_CACHE_MAX_BYTES_CONFIG: 'statestore.cache.max.bytes',
   APPLICATION_SERVER_CONFIG: 'application.server',
+  WINDOW_STORE_CHANGE_LOG_ADDITIONAL_RETENTION_MS_CONFIG: 'windowstore.changelog.additional.retention.ms',
   AT_LEAST_ONCE: 'at_least_once',
   EXACTLY_ONCE_V2: 'exactly_once_v2',
 } as const;
@@ -50,6 +51,7 @@ export type StreamsProperties = {
   'statestore.cache.max.bytes'?: number | string;
   'application.server'?: string;
   'client.id'?: string;
+  'windowstore.changelog.additional.retention.ms'?: number | string;
 } & { [key: string]: unknown };
 
 export interface ResolvedConfig {
@@ -68,6 +70,8 @@ export interface ResolvedConfig {
   cacheMaxBytes: number;
   /** application.server: this instance's `host:port` for interactive queries (null: none). */
   applicationServer: string | null;
+  /** How much longer a window or session store's changelog keeps records than the store (1 day). */
+  windowStoreChangelogAdditionalRetentionMs: number;
   /** Consumer settings passed through (Kafka lets a streams config carry consumer configs). */
   sessionTimeoutMs: number | undefined;
   heartbeatIntervalMs: number | undefined;
@@ -172,6 +176,12 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
       props['statestore.cache.max.bytes'] !== undefined
         ? int(props, 'statestore.cache.max.bytes', DEFAULT_CACHE_MAX_BYTES, 0)
         : int(props, 'cache.max.bytes.buffering', DEFAULT_CACHE_MAX_BYTES, 0),
+    windowStoreChangelogAdditionalRetentionMs: int(
+      props,
+      'windowstore.changelog.additional.retention.ms',
+      86_400_000,
+      0,
+    ),
     sessionTimeoutMs:
       props['session.timeout.ms'] === undefined ? undefined : int(props, 'session.timeout.ms', 45_000, 1),
     heartbeatIntervalMs:

@@ -108,6 +108,8 @@ export class Materialized<K, V> {
     readonly loggingEnabled: boolean,
     readonly logConfig: Record<string, string>,
     readonly cachingEnabled: boolean,
+    /** Window and session stores: how long windows are kept (Kafka's withRetention); null: size + grace. */
+    readonly retentionMs: number | null = null,
   ) {}
 
   /** A named store (queryable, and the base of its changelog's name); persistent, as Kafka's default. */
@@ -134,7 +136,18 @@ export class Materialized<K, V> {
       m.loggingEnabled,
       m.logConfig,
       m.cachingEnabled,
+      m.retentionMs,
     );
+  }
+
+  /**
+   * How long a window or session store keeps its windows (at least the windows' size plus grace; Kafka's
+   * Materialized.withRetention). The changelog keeps them `windowstore.changelog.additional.retention.ms` longer.
+   */
+  withRetention(retentionMs: number): Materialized<K, V> {
+    if (!Number.isSafeInteger(retentionMs) || retentionMs < 0)
+      throw new Error(`Retention must be a non-negative number of milliseconds, not ${retentionMs}`);
+    return this.copy({ retentionMs });
   }
 
   withKeySerde(keySerde: Serde<K>): Materialized<K, V> {

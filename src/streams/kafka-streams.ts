@@ -105,6 +105,7 @@ export class KafkaStreams {
         this.topology,
         this.config.applicationId,
         this.config.replicationFactor,
+        this.config.windowStoreChangelogAdditionalRetentionMs,
       );
     } catch (e) {
       this.setState('PENDING_ERROR');

@@ -11,10 +11,8 @@ import { KTable, repartitionThrough } from './ktable.js';
 import { Change, type Processor, type ProcessorContext, type Record } from './processor.js';
 import { type Serde, Serdes } from './serdes.js';
 import type { SessionStore } from './state/session-store.js';
-import { StoreBuilder } from './state/stores.js';
+import { StoreBuilder, storeRetentionMs } from './state/stores.js';
 import { TimeWindow, Windowed, WindowedSerdes } from './windows.js';
-
-const DAY_MS = 86_400_000;
 
 /** Combines the aggregates of two sessions being merged (Kafka's Merger). */
 export type Merger<K, VA> = (key: K, aggregate1: VA, aggregate2: VA) => VA;
@@ -125,13 +123,17 @@ export class SessionWindowedKStream<K, V> {
         g.valueSerde as Serde<unknown> | null,
       );
     const w = this.windows;
-    const retentionMs = w.inactivityGapMs + w.graceMs;
+    const retentionMs = storeRetentionMs(
+      storeName,
+      m.retentionMs,
+      w.inactivityGapMs + w.graceMs,
+      w.inactivityGapMs + w.graceMs,
+    );
     const store = new StoreBuilder<K, VA>(storeName, m.engine, keySerde, m.valueSerde, false);
     store.session = { retentionMs };
     if (m.loggingEnabled)
       store.withLoggingEnabled({
         'cleanup.policy': 'compact,delete',
-        'retention.ms': String(retentionMs + DAY_MS),
         ...m.logConfig,
       });
     else store.withLoggingDisabled();

@@ -19,8 +19,6 @@ import type { PlainKeyValueStore } from './state/store-stack.js';
 import { StoreBuilder } from './state/stores.js';
 import type { DuplicatesWindowStore } from './state/window-store.js';
 
-const DAY_MS = 86_400_000;
-
 export type StreamJoiner<K, V, VO, VR> = (value: V | null, otherValue: VO | null, key: K) => VR;
 
 /** A record waiting for a partner in the outer-join store. */
@@ -134,7 +132,6 @@ export function streamStreamJoin<K, V, VO, VR>(
     else
       store.withLoggingEnabled({
         'cleanup.policy': 'delete',
-        'retention.ms': String(retentionMs + DAY_MS),
         ...joined?.logConfig,
       });
     return store as StoreBuilder;

@@ -15,13 +15,12 @@ import {
   type Reducer,
   repartitionThrough,
 } from './ktable.js';
-import { Change, type Processor, type ProcessorContext, type Record } from './processor.js';
+import { Change, type Processor, type ProcessorContext, Record } from './processor.js';
 import { type Serde, Serdes, SerializationError } from './serdes.js';
 import { SlidingWindows, slidingAggregateSupplier } from './sliding-windows.js';
-import { StoreBuilder } from './state/stores.js';
+import { CachingTimestampedWindowStore } from './state/caching-window-store.js';
+import { StoreBuilder, storeRetentionMs } from './state/stores.js';
 import type { TimestampedWindowStore } from './state/window-store.js';
-
-const DAY_MS = 86_400_000;
 
 export class TimeWindows {
   private constructor(
@@ -202,14 +201,19 @@ export class TimeWindowedKStream<K, V> {
     const sliding = w instanceof SlidingWindows;
     const sizeMs = sliding ? w.timeDifferenceMs : w.sizeMs;
     // A sliding window's records reach back one difference further than its own window (the one just after).
-    const retentionMs = sliding ? 2 * sizeMs + w.graceMs : sizeMs + w.graceMs;
-    const logConfig = (policy: string) => ({
-      'cleanup.policy': policy,
-      'retention.ms': String(retentionMs + DAY_MS),
-      ...m.logConfig,
-    });
+    const retentionMs = storeRetentionMs(
+      storeName,
+      m.retentionMs,
+      sliding ? 2 * sizeMs + w.graceMs : sizeMs + w.graceMs,
+      sizeMs + w.graceMs,
+    );
+    // retention.ms of the changelog is the store's retention plus windowstore.changelog.additional.retention.ms,
+    // set when the topic is created (runtime/internal-topics.ts).
+    const logConfig = (policy: string) => ({ 'cleanup.policy': policy, ...m.logConfig });
     const store = new StoreBuilder<K, VA>(storeName, m.engine, keySerde, m.valueSerde, true);
     store.window = { sizeMs, retentionMs };
+    // Sliding windows fold each window again from the records store and forward as they go: not cached.
+    if (m.cachingEnabled && !sliding) store.withCachingEnabled();
     if (m.loggingEnabled) store.withLoggingEnabled(logConfig('compact,delete'));
     else store.withLoggingDisabled();
     if (sliding) {
@@ -244,10 +248,22 @@ function windowAggregateSupplier<K, V, VA>(
     let context: ProcessorContext<Windowed<K>, Change<VA>>;
     let store: TimestampedWindowStore<K, VA>;
     let observedStreamTimeMs = -1;
+    let cached = false;
     return {
       init(c) {
         context = c;
         store = c.getStateStore<TimestampedWindowStore<K, VA>>(storeName);
+        cached = store instanceof CachingTimestampedWindowStore && store.cachingEnabled;
+        if (cached)
+          (store as CachingTimestampedWindowStore<K, VA>).setFlushListener((key, start, next, old) =>
+            c.forward(
+              new Record(
+                new Windowed(key, new TimeWindow(start, start + windows.sizeMs)),
+                new Change(next?.value ?? null, old?.value ?? null),
+                next?.timestamp ?? old?.timestamp ?? c.currentStreamTimeMs(),
+              ),
+            ),
+          );
       },
       process(r: Record<K, V>) {
         if (r.key === null || r.key === undefined || r.value === null || r.value === undefined) return;
@@ -260,6 +276,7 @@ function windowAggregateSupplier<K, V, VA>(
           const next = step(r.key, r.value, old?.value ?? null);
           const timestamp = old === null ? r.timestamp : Math.max(old.timestamp, r.timestamp);
           store.put(r.key, { value: next, timestamp }, start);
+          if (cached) continue; // forwarded when the cache lets the window go
           context.forward(
             r
               .withKey(new Windowed(r.key, new TimeWindow(start, end)))

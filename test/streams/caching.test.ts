@@ -15,7 +15,9 @@ import {
   Produced,
   Serdes,
   StreamsBuilder,
+  TimeWindows,
   TopologyTestDriver,
+  WindowedSerdes,
 } from '../../src/streams/index.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -86,6 +88,74 @@ describe('record caches in the test driver', () => {
         out.map((kv) => `${kv.key}=${kv.value}`),
         ['x=1', 'y=1', 'z=1', 'x=3'],
       );
+    } finally {
+      driver.close();
+    }
+  });
+});
+
+describe('record caches of window stores in the test driver', () => {
+  const windowedCount = (caching: boolean) => {
+    const builder = new StreamsBuilder();
+    const m = Materialized.as<string, number>('windowed-counts');
+    builder
+      .stream('lines', Consumed.with(S, S))
+      .flatMapValues((line) => line.split(' '))
+      .groupBy((_k, w) => w, undefined)
+      .windowedBy(TimeWindows.ofSizeWithNoGrace(1000))
+      .count(caching ? m.withCachingEnabled() : m.withCachingDisabled())
+      .toStream()
+      .to('windowed-out', Produced.with(WindowedSerdes.timeWindowedSerdeFrom(S, 1000), L));
+    return builder.build();
+  };
+
+  it('a window updated three times by one input record is forwarded and logged once with caching', () => {
+    for (const [caching, props, expected] of [
+      [true, {}, ['a@0=3', 'b@0=1', 'a@1000=1']],
+      [false, {}, ['a@0=1', 'a@0=2', 'a@0=3', 'b@0=1', 'a@1000=1']],
+      [true, { 'statestore.cache.max.bytes': 0 }, ['a@0=1', 'a@0=2', 'a@0=3', 'b@0=1', 'a@1000=1']],
+    ] as const) {
+      const driver = new TopologyTestDriver(windowedCount(caching), props);
+      try {
+        const input = driver.createInputTopic('lines', S, S);
+        input.pipeInput('l1', 'a a a b', 10);
+        input.pipeInput('l2', 'a', 1500);
+        const out = driver
+          .createOutputTopic('windowed-out', WindowedSerdes.timeWindowedSerdeFrom(S, 1000), L)
+          .readKeyValuesToList();
+        assert.deepEqual(
+          out.map((kv) => `${kv.key!.key}@${kv.key!.window.start()}=${kv.value}`),
+          expected,
+          `caching ${caching} ${JSON.stringify(props)}`,
+        );
+        assert.equal(
+          driver.getTimestampedWindowStore<string, number>('windowed-counts')!.fetch('a', 0)?.value,
+          3,
+        );
+        const changelog = driver.createOutputTopic(
+          'dummy-topology-test-driver-app-id-windowed-counts-changelog',
+          S,
+          L,
+        );
+        assert.equal(changelog.getQueueSize(), expected.length, 'the changelog gets what goes downstream');
+      } finally {
+        driver.close();
+      }
+    }
+  });
+
+  it('reads see cached windows before they are flushed, and a full cache evicts early', () => {
+    // Room for about two windows: the third word's window evicts the first's.
+    const driver = new TopologyTestDriver(windowedCount(true), { 'statestore.cache.max.bytes': 190 });
+    try {
+      driver.createInputTopic('lines', S, S).pipeInput('l1', 'x y z x x', 5);
+      const out = driver
+        .createOutputTopic('windowed-out', WindowedSerdes.timeWindowedSerdeFrom(S, 1000), L)
+        .readKeyValuesToList()
+        .map((kv) => `${kv.key!.key}=${kv.value}`);
+      assert.ok(out.length > 3 && out.length < 5, `evictions sent some updates early: ${out.join(', ')}`);
+      const last = new Map(out.map((e) => e.split('=') as [string, string]));
+      assert.deepEqual(Object.fromEntries([...last].sort()), { x: '3', y: '1', z: '1' });
     } finally {
       driver.close();
     }

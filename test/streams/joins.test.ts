@@ -87,10 +87,9 @@ describe('stream-stream joins', () => {
       'j-outer-this-join-store',
     ]);
     const store = left.stores.get('KSTREAM-JOINTHIS-0000000004-store')!;
-    assert.deepEqual(store.logConfig, {
-      'cleanup.policy': 'delete',
-      'retention.ms': String(20 + 86_400_000),
-    });
+    // retention.ms of the changelog: the store's retention plus one day, set when the topic is created.
+    assert.deepEqual(store.logConfig, { 'cleanup.policy': 'delete' });
+    assert.equal(store.window?.retentionMs, 20);
   });
 
   it('an inner join pairs the records of a key within the window, each pair once, at the later timestamp', () => {

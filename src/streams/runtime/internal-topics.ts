@@ -62,6 +62,7 @@ export async function ensureInternalTopics(
   topology: Topology,
   applicationId: string,
   replicationFactor: number,
+  windowChangelogAdditionalRetentionMs = 86_400_000,
 ): Promise<TopicLayout> {
   // Global stores' sub-topologies make no tasks and own no internal topics; their topics are read whole.
   const subtopologies = topology.subtopologies().filter((st) => !st.global);
@@ -117,10 +118,17 @@ export async function ensureInternalTopics(
     for (const store of st.stores) {
       const builder = topology.stores.get(store)!;
       if (!builder.loggingEnabled) continue;
+      // A window or session changelog is deleted by time too: it keeps what the store keeps, plus
+      // windowstore.changelog.additional.retention.ms (unless the store's log config names retention.ms).
+      const storeRetentionMs = builder.window?.retentionMs ?? builder.session?.retentionMs;
+      const retention: Record<string, string> =
+        storeRetentionMs === undefined
+          ? {}
+          : { 'retention.ms': String(storeRetentionMs + windowChangelogAdditionalRetentionMs) };
       wanted.push({
         topic: changelogTopicName(applicationId, store),
         numPartitions: tasksPerSubtopology.get(st.id)!,
-        configs: { ...CHANGELOG_CONFIGS, ...builder.logConfig },
+        configs: { ...CHANGELOG_CONFIGS, ...retention, ...builder.logConfig },
       });
     }
   }

@@ -25,6 +25,7 @@ export { StreamsError };
 
 import type { BytesKeyValueStore } from '../state/bytes-store.js';
 import { type CacheBudget, CachingTimestampedStore } from '../state/caching-store.js';
+import { CachingTimestampedWindowStore } from '../state/caching-window-store.js';
 import { SessionStore } from '../state/session-store.js';
 import { type ChangelogWriter, PlainKeyValueStore, TimestampedStore } from '../state/store-stack.js';
 import type { StateStore, StoreBuilder } from '../state/stores.js';
@@ -171,7 +172,11 @@ export class Task {
     if (builder.session !== null) this.stores.set(name, new SessionStore(options));
     else if (builder.window?.retainDuplicates)
       this.stores.set(name, new DuplicatesWindowStore({ ...options, windowSizeMs: builder.window.sizeMs }));
-    else if (builder.window !== null)
+    else if (builder.window !== null && builder.cachingEnabled && this.env.cacheBudget) {
+      const store = new CachingTimestampedWindowStore({ ...options, windowSizeMs: builder.window.sizeMs });
+      store.enableCache(this.env.cacheBudget);
+      this.stores.set(name, store);
+    } else if (builder.window !== null)
       this.stores.set(name, new TimestampedWindowStore({ ...options, windowSizeMs: builder.window.sizeMs }));
     else if (builder.timestamped && builder.cachingEnabled && this.env.cacheBudget) {
       const store = new CachingTimestampedStore(options);
@@ -372,7 +377,8 @@ export class Task {
    * a commit flushes the producer, so that what they forward is acknowledged before the offsets are committed.
    */
   flushCaches(): void {
-    for (const s of this.stores.values()) if (s instanceof CachingTimestampedStore) s.flushCache();
+    for (const s of this.stores.values())
+      if (s instanceof CachingTimestampedStore || s instanceof CachingTimestampedWindowStore) s.flushCache();
   }
 
   /** Flushes the stores' engines (the changelog records are the collector's to flush). */

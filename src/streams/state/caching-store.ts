@@ -22,7 +22,7 @@ export class CacheBudget {
 }
 
 /** Per-entry overhead counted on top of the key and value bytes (object, map slot, timestamps). */
-const ENTRY_OVERHEAD_BYTES = 64;
+export const ENTRY_OVERHEAD_BYTES = 64;
 
 interface Dirty<K, V> {
   key: K;

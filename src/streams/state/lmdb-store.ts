@@ -30,7 +30,8 @@ export class LmdbBytesStore implements BytesKeyValueStore {
   constructor(readonly path: string) {
     this.reopened = existsSync(path);
     mkdirSync(path, { recursive: true });
-    this.db = open<Buffer, Buffer>({ path, keyEncoding: 'binary', encoding: 'binary' });
+    // noSubdir false: lmdb would take a path with a dot (a segment `store.60000`, a store named `a.b`) for a file.
+    this.db = open<Buffer, Buffer>({ path, keyEncoding: 'binary', encoding: 'binary', noSubdir: false });
   }
 
   private get open(): RootDatabase<Buffer, Buffer> {

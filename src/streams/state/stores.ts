@@ -118,3 +118,21 @@ export const Stores = {
     valueSerde: Serde<V>,
   ): StoreBuilder<K, V> => new StoreBuilder(supplier.name, supplier.engine, keySerde, valueSerde, true),
 } as const;
+
+/**
+ * The retention of a window or session store: what Materialized.withRetention asked for, which may not be less
+ * than the windows' size plus grace (Kafka's check), else what the windows need.
+ */
+export function storeRetentionMs(
+  storeName: string,
+  givenMs: number | null,
+  neededMs: number,
+  minimumMs: number,
+): number {
+  if (givenMs === null) return neededMs;
+  if (givenMs < minimumMs)
+    throw new Error(
+      `The retention period of the window store ${storeName} must be no smaller than its window size plus the grace period. Got retention=[${givenMs}], size plus grace=[${minimumMs}]`,
+    );
+  return Math.max(givenMs, neededMs);
+}

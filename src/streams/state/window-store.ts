@@ -32,7 +32,7 @@ export interface WindowStoreOptions<K, V> {
 export class TimestampedWindowStore<K, V> implements StateStore {
   readonly name: string;
 
-  constructor(private readonly o: WindowStoreOptions<K, V>) {
+  constructor(protected readonly o: WindowStoreOptions<K, V>) {
     this.name = o.name;
   }
 

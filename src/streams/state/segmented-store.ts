@@ -1,0 +1,133 @@
+// The bytes engine of window and session stores: Kafka's segmented store. Entries are spread over segments by a
+// timestamp read from their key (a window's start, a session's end, a joined record's time); segment i holds the
+// timestamps [i * interval, (i + 1) * interval), interval = max(retention / 2, 60 s) as Kafka sets it. Each
+// segment is its own engine (for persistent stores its own LMDB environment, directory
+// `<store>.<i * interval>`), so expiry drops a whole segment and gives its disk space back: LMDB never shrinks a
+// file, and deleting entries one by one would leave the file as large as it ever was.
+//
+// Retention follows the store's own stream time, the largest timestamp ever put (restoration included), as in
+// Kafka's AbstractRocksDBSegmentedBytesStore: the oldest live segment is the one holding streamTime - retention;
+// each write removes the segments before it, and a write into one of them is dropped (Kafka's "Skipping record
+// for expired segment"). Entries of the oldest live segment may be older than the retention: like Kafka, reads
+// still see them until their segment goes (a stream-stream join's late record still finds its partners).
+
+import assert from 'node:assert/strict';
+import type { BytesEntry, BytesKeyValueStore } from './bytes-store.js';
+
+/** Kafka's smallest segment interval for window and session stores. */
+const SEGMENT_INTERVAL_MIN_MS = 60_000;
+
+export function segmentIntervalMs(retentionMs: number): number {
+  return Math.max(Math.floor(retentionMs / 2), SEGMENT_INTERVAL_MIN_MS);
+}
+
+/** How the segments of one store are made and unmade (in memory, or LMDB directories). */
+export interface SegmentFactory {
+  /** Segment ids found from an earlier run (persistent stores), in any order. */
+  existing(): number[];
+  open(segmentId: number): BytesKeyValueStore;
+  /** Closes the segment and removes what it kept (its files). */
+  destroy(segmentId: number, segment: BytesKeyValueStore): void;
+  readonly persistent: boolean;
+  /** The store's files were there before this run. */
+  readonly reopened: boolean;
+}
+
+export interface SegmentedStoreOptions {
+  retentionMs: number;
+  /** The timestamp that places an entry (window start, session end), read from its engine key. */
+  timestampOf(key: Buffer): number;
+  segments: SegmentFactory;
+}
+
+export class SegmentedBytesStore implements BytesKeyValueStore {
+  readonly persistent: boolean;
+  readonly reopened: boolean;
+  readonly intervalMs: number;
+  /** Segment id -> engine, live segments only. */
+  private readonly segments = new Map<number, BytesKeyValueStore>();
+  private streamTimeMs = -1;
+  /** Writes dropped because their segment had expired (Kafka's expired-window-record-drop metric). */
+  expiredRecordsDropped = 0;
+  segmentsDropped = 0;
+
+  constructor(private readonly o: SegmentedStoreOptions) {
+    assert.ok(o.retentionMs >= 0, `retention ${o.retentionMs} must not be negative`);
+    this.intervalMs = segmentIntervalMs(o.retentionMs);
+    this.persistent = o.segments.persistent;
+    this.reopened = o.segments.reopened;
+    for (const id of o.segments.existing()) {
+      this.segments.set(id, o.segments.open(id));
+      // A lower bound of the stream time the last run reached: the start of its newest segment.
+      this.streamTimeMs = Math.max(this.streamTimeMs, id * this.intervalMs);
+    }
+  }
+
+  /** The store's stream time: the largest timestamp put so far (-1 before any). */
+  get observedStreamTimeMs(): number {
+    return this.streamTimeMs;
+  }
+
+  /** Live segment ids, oldest first. */
+  segmentIds(): number[] {
+    return [...this.segments.keys()].sort((a, b) => a - b);
+  }
+
+  private segmentId(timestampMs: number): number {
+    return Math.floor(timestampMs / this.intervalMs);
+  }
+
+  get(key: Buffer): Buffer | null {
+    return this.segments.get(this.segmentId(this.o.timestampOf(key)))?.get(key) ?? null;
+  }
+
+  put(key: Buffer, value: Buffer | null): void {
+    const timestampMs = this.o.timestampOf(key);
+    if (timestampMs > this.streamTimeMs) this.streamTimeMs = timestampMs;
+    const minLiveSegment = this.segmentId(Math.max(0, this.streamTimeMs - this.o.retentionMs));
+    const id = this.segmentId(timestampMs);
+    this.dropSegmentsBefore(minLiveSegment);
+    if (id < minLiveSegment) {
+      this.expiredRecordsDropped++;
+      return;
+    }
+    let segment = this.segments.get(id);
+    if (segment === undefined) {
+      if (value === null) return; // deleting from a segment that does not exist: nothing there
+      segment = this.o.segments.open(id);
+      this.segments.set(id, segment);
+    }
+    segment.put(key, value);
+  }
+
+  private dropSegmentsBefore(minLiveSegment: number): void {
+    for (const [id, segment] of this.segments) {
+      if (id >= minLiveSegment) continue;
+      this.segments.delete(id);
+      this.o.segments.destroy(id, segment);
+      this.segmentsDropped++;
+    }
+  }
+
+  range(from: Buffer | null, to: Buffer | null): BytesEntry[] {
+    const out: BytesEntry[] = [];
+    for (const segment of this.segments.values()) for (const e of segment.range(from, to)) out.push(e);
+    // The key comes first in every layout, so one key's entries sit in several segments: merge them.
+    return this.segments.size > 1 ? out.sort((a, b) => Buffer.compare(a.key, b.key)) : out;
+  }
+
+  count(): number {
+    let n = 0;
+    for (const segment of this.segments.values()) n += segment.count();
+    return n;
+  }
+
+  flush(): void {
+    for (const segment of this.segments.values()) segment.flush();
+  }
+
+  close(): void {
+    for (const segment of this.segments.values()) segment.close();
+    this.segments.clear();
+  }
+}
