@@ -11,7 +11,7 @@ import type { ApiVersionsResponseApiVersion } from '../protocol/messages/18-api-
 import type { AclAuthorizer } from '../security/authorizer/authorizer.js';
 import type { InterBrokerSecurity } from '../security/inter-broker.js';
 import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
-import type { LogManager } from '../storage/log-manager.js';
+import type { LogDirs } from '../storage/log-dirs.js';
 import type { ControllerRequests } from './cluster/controller-requests.js';
 import type { BrokerConfig } from './config/broker-config.js';
 import type { DynamicConfig } from './dynamic-config.js';
@@ -45,7 +45,8 @@ export interface BrokerServices {
   readonly leaderReplicationQuota: ReplicationQuota;
   /** LeaderAndIsr, UpdateMetadata and StopReplica, from the local controller or over the wire. */
   readonly controllerRequests: ControllerRequests;
-  readonly logs: LogManager;
+  /** The log directories (JBOD), their placement and their failures. */
+  readonly logs: LogDirs;
   /** CreateTopics, DeleteTopics, CreatePartitions: written to the coordination store, then propagated. */
   readonly topicAdmin: TopicAdmin;
   /** This broker's controller instance (active or standing by): AlterPartition, ControlledShutdown, ElectLeaders. */

@@ -17,6 +17,7 @@ import { createLogger, type Logger } from '../common/logger.js';
 import { readClusterId, registerBroker } from '../controller/broker-registration.js';
 import type { BrokerChannel } from '../controller/channel.js';
 import { Controller } from '../controller/controller.js';
+import { writeLogDirFailureEvent } from '../controller/log-dir-events.js';
 import { InProcessStore } from '../controller/store/in-process-store.js';
 import type { CoordinationStore } from '../controller/store/store.js';
 import { connectZooKeeper, ensureZooKeeperChroot } from '../controller/store/zookeeper-store.js';
@@ -47,7 +48,8 @@ import {
   KeyRotation,
   openKeyStore,
 } from '../storage/encryption/encryption-setup.js';
-import { LogManager } from '../storage/log-manager.js';
+import type { KeyStore } from '../storage/encryption/key-store.js';
+import { LogDirs } from '../storage/log-dirs.js';
 import { type BrokerServices, completeDelayedRequests } from './broker-services.js';
 import { ControllerRequests } from './cluster/controller-requests.js';
 import { InterBrokerConnection } from './cluster/inter-broker-connection.js';
@@ -87,6 +89,8 @@ const FETCH_SESSION_EVICTION_MS = 120_000;
 const EMBEDDED_SESSION_TIMEOUT_MS = 18_000;
 const METADATA_DIR = '__brook_metadata';
 const REGISTRATION_RETRY_MS = 500;
+/** Attempts to write a log dir failure event (every REGISTRATION_RETRY_MS): a minute of store trouble. */
+const LOG_DIR_EVENT_ATTEMPTS = 120;
 /** controller.socket.timeout.ms (Kafka's default) bounds each ControlledShutdown request. */
 const CONTROLLED_SHUTDOWN_TIMEOUT_MS = 30_000;
 const OFFSETS_TOPIC = '__consumer_offsets';
@@ -115,7 +119,7 @@ export interface BoundListener {
 export class Broker {
   private embeddedStore: InProcessStore | null = null;
   private store: CoordinationStore | null = null;
-  private logs: LogManager | null = null;
+  private logs: LogDirs | null = null;
   private server: SocketServer | null = null;
   private certificateReloader: CertificateReloader | null = null;
   private controller: Controller | null = null;
@@ -144,8 +148,8 @@ export class Broker {
   private registered = false;
   private authorizer: AclAuthorizer | null = null;
   private serving = false;
-  /** brook.encryption.key.rotation.check.interval.ms; null without a key provider. */
-  private keyRotation: KeyRotation | null = null;
+  /** brook.encryption.key.rotation.check.interval.ms, one per log directory; empty without a key provider. */
+  private keyRotations: KeyRotation[] = [];
   private logDirFailed = false;
   readonly brokerId: number;
 
@@ -162,8 +166,13 @@ export class Broker {
   private async runStart(): Promise<BoundListener[]> {
     const { config, clock, logger } = this.options;
     const logDir = config.logDirs[0]!;
-    // First: a missing or wrong master key must stop the broker before any file is touched.
-    const keyStore = await openKeyStore(encryptionSettingsOf(config), logDir, clock.nowMs());
+    // First: a missing or wrong master key must stop the broker before any file is touched. Each log directory
+    // keeps its own encryption.keys.
+    const keyStores = new Map<string, KeyStore | null>();
+    for (const dir of config.logDirs) {
+      keyStores.set(dir, await openKeyStore(encryptionSettingsOf(config), dir, clock.nowMs()));
+    }
+    const keyStore = keyStores.get(logDir) ?? null;
     await this.startMetrics();
     this.store = await this.openStore(logDir);
     const topicConfigs = new TopicConfigs(staticOnly(this.options.staticConfig));
@@ -177,23 +186,25 @@ export class Broker {
     const clusterIdRead = await readClusterId(this.store);
     if (!clusterIdRead.ok) throw new Error(`reading the cluster id failed: ${clusterIdRead.reason}`);
     const clusterId = clusterIdRead.value;
-    this.logs = LogManager.open({
-      dir: logDir,
+    this.logs = LogDirs.open({
+      dirs: config.logDirs,
       clock,
       configFor: (topic) =>
         toStorageLogConfig(topicConfigs.settingsFor(topic), ackAfterFsync, keyStore !== null),
       managerConfig: toLogManagerConfig(config),
       meta: { version: 1, brokerId: this.brokerId, clusterId },
-      onBackgroundError: (err) => {
+      onBackgroundError: (dir, err) => {
         logger.error(`storage: ${err.message}`);
-        this.checkLogDirFailure(logDir, err);
+        this.checkLogDirFailure(dir, err);
       },
       framePool,
-      keys: keyStore,
+      keysFor: (dir) => keyStores.get(dir) ?? null,
     });
-    if (keyStore !== null) {
-      this.keyRotation = new KeyRotation(keyStore, logger, () => clock.nowMs());
-      this.keyRotation.start(config.values.long('brook.encryption.key.rotation.check.interval.ms'));
+    for (const store of keyStores.values()) {
+      if (store === null) continue;
+      const rotation = new KeyRotation(store, logger, () => clock.nowMs());
+      rotation.start(config.values.long('brook.encryption.key.rotation.check.interval.ms'));
+      this.keyRotations.push(rotation);
     }
     const logCount = [...this.logs.allLogs()].length;
     if (!this.logs.hadCleanShutdown && logCount > 0) {
@@ -291,7 +302,7 @@ export class Broker {
       () => {
         leaderReplicationQuota.refreshRate();
         followerReplicationQuota.refreshRate();
-        logs.cleaner.reconfigure(cleanerConfigOf(topicConfigs.mergedBrokerConfig()));
+        logs.reconfigureCleaner(cleanerConfigOf(topicConfigs.mergedBrokerConfig()));
         // Altered listener ssl.* keys reload that listener's certificates (KIP-226).
         this.certificateReloader?.brokerConfigChanged(topicConfigs.mergedBrokerConfig());
       },
@@ -667,20 +678,52 @@ export class Broker {
   }
 
   /**
-   * After a storage error: when a log now refuses appends because a write to it failed, the log directory has
-   * failed. Kafka takes such a directory offline and halts the broker when it was its last one
-   * (ReplicaManager.handleLogDirFailure); Brook has one log directory, so the broker halts. Staying up would keep
-   * every partition it leads unwritable (and the coordinators on them answering NOT_COORDINATOR) even after the
-   * cause is gone; once it is down, in-sync replicas take its partitions over.
+   * After a storage error in `dir`: when a log there now refuses appends because a write to it failed, the
+   * directory has failed. As Kafka's ReplicaManager.handleLogDirFailure: the directory goes offline, its
+   * partitions stop being served (KAFKA_STORAGE_ERROR), the controller is told through
+   * /log_dir_event_notification so that it moves their leadership and removes this replica from their ISRs, and
+   * the broker keeps serving its other directories. When no directory is left the broker halts: staying up would
+   * keep every partition it leads unwritable until a restart, while once it is down in-sync replicas take over.
    */
-  private checkLogDirFailure(logDir: string, err: Error): void {
-    if (this.logDirFailed || this.logs === null) return;
-    if (![...this.logs.allLogs()].some((log) => log.writeFailed)) return;
-    this.logDirFailed = true;
-    this.options.logger.error(
-      `shutdown broker because all log dirs in ${logDir} have failed (a write failed: ${err.message})`,
-    );
-    this.options.onLogDirFailure?.(err);
+  private checkLogDirFailure(dir: string, err: Error): void {
+    const logs = this.logs;
+    if (this.logDirFailed || logs === null || !logs.isOnline(dir)) return;
+    const manager = logs.managers.find((m) => m.dir === dir);
+    if (manager === undefined || ![...manager.allLogs()].some((log) => log.writeFailed)) return;
+    const { logger } = this.options;
+    logs.markOffline(dir);
+    if (logs.onlineManagers.length === 0) {
+      this.logDirFailed = true;
+      logger.error(
+        `shutdown broker because all log dirs in ${logs.dirs.join(', ')} have failed (a write failed: ${err.message})`,
+      );
+      this.options.onLogDirFailure?.(err);
+      return;
+    }
+    logger.error(`log directory ${dir} is offline (a write failed: ${err.message}); serving the others`);
+    const taken = this.services?.replicas.takeOffline((p) => logs.dirOfLog(p.log) === dir) ?? [];
+    this.fetchers?.refresh();
+    for (const p of taken) this.services?.producePurgatory.checkAndComplete(p.key);
+    if (taken.length > 0) {
+      logger.warn(`partitions offline with ${dir}: ${taken.map((p) => p.key).join(', ')}`);
+    }
+    void this.notifyLogDirFailure();
+  }
+
+  /**
+   * Kafka's ZooKeeper-mode propagateLogDirEvent: a persistent sequential
+   * /log_dir_event_notification/log_dir_event_<seq> with {"version":1,"broker":id,"event":1}. The controller
+   * deletes it once read. Retried while the session is down, as the event must not be lost.
+   */
+  private async notifyLogDirFailure(): Promise<void> {
+    for (let attempt = 0; attempt < LOG_DIR_EVENT_ATTEMPTS && this.stopping === null; attempt++) {
+      const store = this.store;
+      if (store === null) return;
+      const written = await writeLogDirFailureEvent(store, this.brokerId as BrokerId);
+      if (written.ok) return;
+      this.options.logger.warn(`writing the log dir failure event failed (${written.code}); retrying`);
+      await new Promise((r) => setTimeout(r, REGISTRATION_RETRY_MS));
+    }
   }
 
   private async openStore(logDir: string): Promise<CoordinationStore> {
@@ -810,7 +853,7 @@ export class Broker {
     this.fetchers?.stop();
     await this.controller?.stop();
     this.wireChannel?.close();
-    await this.keyRotation?.stop();
+    for (const rotation of this.keyRotations) await rotation.stop();
     try {
       this.logs?.shutdown();
     } catch (err) {

@@ -48,6 +48,12 @@ export class ControllerContext {
   readonly deletions = new Map<string, DeletionProgress>();
   /** Partitions whose reassignment was asked through /admin/reassign_partitions (keys of partitionKey). */
   readonly znodeReassignments = new Set<string>();
+  /**
+   * Replicas on a live broker whose log directory failed (answered KAFKA_STORAGE_ERROR to LeaderAndIsr): for
+   * their partitions the broker counts as dead (Kafka's OfflineReplica). Keys are `topic-partition`; cleared when
+   * the broker registers again or dies.
+   */
+  readonly offlineReplicas = new Map<BrokerId, Set<string>>();
 
   constructor(
     readonly epoch: number,
@@ -59,6 +65,29 @@ export class ControllerContext {
     alive: (b) => this.liveBrokers.has(b),
     eligible: (b) => this.liveBrokers.has(b) && !this.shuttingDown.has(b),
   };
+
+  /** Whether `broker`'s replica of `tp` is offline (its log directory failed). */
+  isReplicaOffline(broker: BrokerId, tp: TopicPartition): boolean {
+    return this.offlineReplicas.get(broker)?.has(`${tp.topic}-${tp.partition}`) ?? false;
+  }
+
+  /** Records `broker`'s replicas of `tps` as offline; answers those that were not already. */
+  markReplicasOffline(broker: BrokerId, tps: readonly TopicPartition[]): TopicPartition[] {
+    const set = this.offlineReplicas.get(broker) ?? new Set<string>();
+    const fresh = tps.filter((tp) => !set.has(`${tp.topic}-${tp.partition}`));
+    for (const tp of fresh) set.add(`${tp.topic}-${tp.partition}`);
+    this.offlineReplicas.set(broker, set);
+    return fresh;
+  }
+
+  /** Liveness for one partition: a broker whose replica of it is offline counts as dead there. */
+  livenessFor(tp: TopicPartition): Liveness {
+    if (this.offlineReplicas.size === 0) return this.liveness;
+    return {
+      alive: (b) => this.liveness.alive(b) && !this.isReplicaOffline(b, tp),
+      eligible: (b) => this.liveness.eligible(b) && !this.isReplicaOffline(b, tp),
+    };
+  }
 
   putTopic(entry: TopicEntry): void {
     const old = this.topics.get(entry.name);

@@ -24,6 +24,7 @@ import { type Clock, systemClock } from '../common/clock.js';
 import type { BrokerId, PartitionId } from '../common/ids.js';
 import { type Logger, silentLogger } from '../common/logger.js';
 import { ErrorCode } from '../protocol/errors.js';
+import type { LeaderAndIsrResponse } from '../protocol/messages/04-leader-and-isr.js';
 import type {
   ControlledShutdownRequest,
   ControlledShutdownResponse,
@@ -65,6 +66,7 @@ import {
 import { type ControllerCore, partitionKey, type StateWrite, sameList } from './controller-core.js';
 import { EventQueue } from './event-queue.js';
 import { initialLeadership, type Leadership, NO_LEADER, reconcileLeadership } from './leader-election.js';
+import { takeLogDirEvents } from './log-dir-events.js';
 import { newUuid, type Random, systemRandom } from './random.js';
 import { isReassigning, targetReplicas } from './reassignment.js';
 import {
@@ -451,6 +453,7 @@ export class Controller {
         this.watchDeletions();
         this.watchReassignZnode();
         this.watchPreferredElectionZnode();
+        this.watchLogDirEvents();
         return;
       }
       if (event !== 'expired' && event !== 'closed') return;
@@ -600,6 +603,9 @@ export class Controller {
   private watchReassignZnode = (): void => {
     this.queue.enqueue('zkPartitionReassignment', () => this.onReassignZnode(), 'zkPartitionReassignment');
   };
+  private watchLogDirEvents = (): void => {
+    this.queue.enqueue('logDirEvents', () => this.onLogDirEvents(), 'logDirEvents');
+  };
   private watchPreferredElectionZnode = (): void => {
     this.queue.enqueue('zkPreferredElection', () => this.onPreferredElectionZnode(), 'zkPreferredElection');
   };
@@ -655,6 +661,7 @@ export class Controller {
     await this.processDeletions();
     await this.onReassignZnode();
     await this.onPreferredElectionZnode();
+    await this.onLogDirEvents();
   }
 
   // ---- reading the store ------------------------------------------------------------------------------------
@@ -946,14 +953,14 @@ export class Controller {
       const entry = ctx.partition(tp);
       if (entry === undefined || ctx.isDeleting(tp.topic)) continue;
       if (entry.leadership === null) {
-        const first = initialLeadership(entry.assignment.replicas, ctx.liveness);
+        const first = initialLeadership(entry.assignment.replicas, ctx.livenessFor(tp));
         if (first !== null) writes.push({ tp, next: first, expectedVersion: -1 });
         continue;
       }
       const plan = reconcileLeadership(
         entry.assignment.replicas,
         entry.leadership,
-        ctx.liveness,
+        ctx.livenessFor(tp),
         unclean === null ? null : (unclean.get(tp.topic) ?? false),
       );
       if (plan.kind === 'needsUncleanDecision') undecided.push(tp);
@@ -975,7 +982,58 @@ export class Controller {
     const ctx = this.ctx;
     if (ctx === null || tps.length === 0) return;
     const request = buildLeaderAndIsr(ctx, this.header, broker, tps, (tp) => created.has(partitionKey(tp)));
-    if (request !== null) this.sender.send(broker, { kind: 'leaderAndIsr', request });
+    if (request === null) return;
+    const epoch = ctx.liveBrokers.get(broker)?.epoch;
+    this.sender.send(broker, { kind: 'leaderAndIsr', request }, (answer) => {
+      if (answer?.kind !== 'leaderAndIsr') return;
+      const offline = storageErrorPartitions(ctx, answer.response);
+      if (offline.length === 0) return;
+      this.queue.enqueue(`offlineReplicas ${broker}`, () =>
+        this.onReplicasOffline(ctx, broker, epoch, offline),
+      );
+    });
+  }
+
+  /**
+   * A broker answered KAFKA_STORAGE_ERROR for partitions: their logs are in a failed directory (Kafka's
+   * OfflineReplica). The broker counts as dead for them: leadership moves to another in-sync replica, it leaves
+   * their ISRs, and every broker learns the offline replicas.
+   */
+  private async onReplicasOffline(
+    ctx: ControllerContext,
+    broker: BrokerId,
+    epoch: number | undefined,
+    tps: readonly TopicPartition[],
+  ): Promise<void> {
+    if (this.ctx !== ctx || ctx.liveBrokers.get(broker)?.epoch !== epoch) return;
+    const fresh = ctx.markReplicasOffline(broker, tps);
+    if (fresh.length === 0) return;
+    this.logger.warn(
+      `replicas offline on broker ${broker} (log directory failure): ${fresh.map((tp) => `${tp.topic}-${tp.partition}`).join(', ')}`,
+    );
+    const changed = await this.reconcile(fresh);
+    if (this.ctx !== ctx) return;
+    this.propagate(changed);
+    this.sendUpdateMetadata([...ctx.liveBrokers.keys()], fresh);
+  }
+
+  /** /log_dir_event_notification: each named broker is asked, by a LeaderAndIsr, which replicas are offline. */
+  private async onLogDirEvents(): Promise<void> {
+    const ctx = this.ctx;
+    if (ctx === null) return;
+    const taken = await takeLogDirEvents(this.store, this.watchLogDirEvents, (name) =>
+      this.logger.warn(`ignoring log dir event ${name}`),
+    );
+    if (!taken.ok) {
+      this.logger.warn(`reading log dir events failed: ${taken.code}`);
+      return;
+    }
+    if (this.ctx !== ctx) return;
+    for (const broker of taken.value) {
+      if (!ctx.liveBrokers.has(broker)) continue;
+      this.logger.info(`broker ${broker} reported a log directory failure`);
+      this.sendLeaderAndIsr(broker, ctx.partitionsOn(broker), new Set());
+    }
   }
 
   private sendUpdateMetadata(
@@ -1176,6 +1234,8 @@ export class Controller {
     ctx.liveBrokers.clear();
     for (const [id, b] of read.brokers) ctx.liveBrokers.set(id, b);
     for (const id of [...gone, ...newcomers]) ctx.shuttingDown.delete(id);
+    // A broker that registers again has reopened its log directories: its replicas are asked afresh.
+    for (const id of [...gone, ...newcomers]) ctx.offlineReplicas.delete(id);
     this.sender.brokersChanged(registrations(ctx));
 
     const changed = await this.reconcile([...ctx.allPartitions()]);
@@ -1516,3 +1576,23 @@ function registrations(ctx: ControllerContext): Map<BrokerId, LiveBroker['regist
 }
 
 export type { TopicEntry };
+
+/** The partitions a LeaderAndIsr answer refused with KAFKA_STORAGE_ERROR (grouped by topic id from v5). */
+function storageErrorPartitions(ctx: ControllerContext, response: LeaderAndIsrResponse): TopicPartition[] {
+  const out: TopicPartition[] = [];
+  for (const p of response.partitionErrors) {
+    if (p.errorCode === ErrorCode.KAFKA_STORAGE_ERROR)
+      out.push({ topic: p.topicName, partition: p.partitionIndex as PartitionId });
+  }
+  for (const t of response.topics) {
+    const topic = ctx.topicsById.get(t.topicId);
+    if (topic === undefined) continue;
+    for (const p of t.partitionErrors) {
+      if (p.errorCode !== ErrorCode.KAFKA_STORAGE_ERROR) continue;
+      if (!out.some((o) => o.topic === topic && o.partition === p.partitionIndex)) {
+        out.push({ topic, partition: p.partitionIndex as PartitionId });
+      }
+    }
+  }
+  return out;
+}

@@ -1,7 +1,7 @@
 // Builds LeaderAndIsr, UpdateMetadata and StopReplica requests from the controller's context, in the newest
 // versions' shape (partitions grouped by topic, with topic ids and partition epochs).
 
-import type { BrokerId } from '../common/ids.js';
+import type { BrokerId, PartitionId } from '../common/ids.js';
 import type {
   LeaderAndIsrRequest,
   LeaderAndIsrRequestLeaderAndIsrPartitionState,
@@ -150,7 +150,10 @@ function metadataPartitionState(
     isr: [...l.isr],
     zkVersion: entry.partitionEpoch,
     replicas: [...entry.assignment.replicas],
-    offlineReplicas: replicasOf(entry).filter((r) => !ctx.liveBrokers.has(r)),
+    offlineReplicas: replicasOf(entry).filter(
+      (r) =>
+        !ctx.liveBrokers.has(r) || ctx.isReplicaOffline(r, { topic, partition: partition as PartitionId }),
+    ),
   };
 }
 

@@ -50,6 +50,8 @@ export interface LogManagerOptions {
   readonly framePool?: FramePool;
   /** The directory's key store (encryption at rest); null or absent when no key provider is configured. */
   readonly keys?: SegmentKeys | null;
+  /** The tail-cache budget, shared by the managers of a broker's log directories; a new one when absent. */
+  readonly tailCache?: TailCacheBudget;
 }
 
 interface PendingDirDelete {
@@ -100,7 +102,8 @@ export class LogManager {
     this.onBackgroundError = options.onBackgroundError ?? (() => {});
     this.keys = options.keys ?? null;
     this.hadCleanShutdown = hadCleanShutdown;
-    this.tailCache = new TailCacheBudget(this.managerConfig.tailCacheBytes, options.framePool ?? null);
+    this.tailCache =
+      options.tailCache ?? new TailCacheBudget(this.managerConfig.tailCacheBytes, options.framePool ?? null);
     this.cleaner = new LogCleaner({
       dir: this.dir,
       clock: this.clock,
@@ -167,6 +170,11 @@ export class LogManager {
 
   getLog(tp: TopicPartition): Log | undefined {
     return this.logs.get(key(tp));
+  }
+
+  /** How many partition logs this directory holds (placement of new partitions, JBOD). */
+  get logCount(): number {
+    return this.logs.size;
   }
 
   allLogs(): IterableIterator<Log> {
@@ -318,6 +326,17 @@ export class LogManager {
     this.timer = null;
     // A cleaning in flight finds its log closed at its next swap and abandons its output.
     void this.cleaner.stop();
+  }
+
+  /**
+   * The directory failed (an I/O error): nothing more is written to it, not even at shutdown, so the next start
+   * recovers it (no clean-shutdown marker). The logs stay open but unused, as Kafka leaves an offline directory's
+   * files alone until the broker restarts.
+   */
+  abandon(): void {
+    if (this.stopped) return;
+    this.stopScheduler();
+    this.stopped = true;
   }
 
   /** Closes every log, writes the checkpoints and, last, the clean-shutdown marker. */

@@ -15,6 +15,7 @@ export function leaderPartition(
 ): Partition | number {
   const partition = services.replicas.get(topic, index);
   if (partition === undefined || !partition.isLeader) {
+    if (services.replicas.isOffline(topic, index)) return ErrorCode.KAFKA_STORAGE_ERROR;
     const known = services.metadata.partition(topic, index) !== undefined;
     return known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
   }
@@ -40,6 +41,7 @@ export function readablePartition(
   if (!followerAllowed) return leaderPartition(services, topic, index, currentLeaderEpoch);
   const partition = services.replicas.get(topic, index);
   if (partition === undefined || partition.leaderEpoch < 0) {
+    if (services.replicas.isOffline(topic, index)) return ErrorCode.KAFKA_STORAGE_ERROR;
     const known = services.metadata.partition(topic, index) !== undefined;
     return known ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
   }

@@ -13,8 +13,10 @@ import type {
   LeaderAndIsrResponse,
 } from '../../protocol/messages/04-leader-and-isr.js';
 import type { StopReplicaRequest, StopReplicaResponse } from '../../protocol/messages/05-stop-replica.js';
+import type { TopicPartition } from '../../storage/file-names.js';
+import type { Log } from '../../storage/log.js';
 import type { LogConfig } from '../../storage/log-config.js';
-import type { LogManager } from '../../storage/log-manager.js';
+import { LogDirOfflineError } from '../../storage/log-dirs.js';
 import type { TopicConfigs } from '../topic-configs.js';
 import { Partition } from './partition.js';
 
@@ -22,11 +24,23 @@ export function partitionKey(topic: string, partition: number): string {
   return `${topic}-${partition}`;
 }
 
+/** What the replica manager needs of the log directories (LogDirs, or one LogManager in tests). */
+export interface PartitionLogs {
+  getOrCreateLog(tp: TopicPartition, topicId?: string): Log;
+  deleteLog(tp: TopicPartition): boolean;
+  updateConfig(topic: string, config: LogConfig): void;
+}
+
 /** Told after a LeaderAndIsr request was applied, for each partition whose role it set (coordinators load state). */
 export type LeadershipListener = (partition: Partition, isLeader: boolean) => void;
 
 export class ReplicaManager {
   private readonly partitions = new Map<string, Partition>();
+  /**
+   * Partitions whose log is in an offline log directory (Kafka's HostedPartition.Offline): requests for them are
+   * answered KAFKA_STORAGE_ERROR, LeaderAndIsr for them too (so the controller marks the replica offline).
+   */
+  private readonly offline = new Set<string>();
   private readonly leadershipListeners: LeadershipListener[] = [];
   private appendWrittenListener: ((partition: Partition) => void) | null = null;
   /** Controller epoch of the last accepted request: older controllers are fenced (STALE_CONTROLLER_EPOCH). */
@@ -36,7 +50,7 @@ export class ReplicaManager {
 
   constructor(
     private readonly brokerId: number,
-    private readonly logs: LogManager,
+    private readonly logs: PartitionLogs,
     private readonly topicConfigs: TopicConfigs,
     private readonly logger: Logger,
     /** The storage engine's config for a topic's logs, from its current settings. */
@@ -72,6 +86,32 @@ export class ReplicaManager {
 
   all(): IterableIterator<Partition> {
     return this.partitions.values();
+  }
+
+  /** True when the partition's log is in an offline log directory. */
+  isOffline(topic: string, partition: number): boolean {
+    return this.offline.has(partitionKey(topic, partition));
+  }
+
+  get offlineCount(): number {
+    return this.offline.size;
+  }
+
+  /**
+   * A log directory went offline: the partitions whose logs `inFailedDir` names stop being served (Kafka's
+   * ReplicaManager.handleLogDirFailure). They leave the map (so fetchers drop them at their next refresh and
+   * waiting produces end NOT_LEADER_OR_FOLLOWER) and are remembered as offline; coordinators on them unload.
+   */
+  takeOffline(inFailedDir: (partition: Partition) => boolean): Partition[] {
+    const taken: Partition[] = [];
+    for (const [key, p] of [...this.partitions]) {
+      if (!inFailedDir(p)) continue;
+      this.partitions.delete(key);
+      this.offline.add(key);
+      taken.push(p);
+    }
+    for (const p of taken) for (const listener of this.leadershipListeners) listener(p, false);
+    return taken;
   }
 
   becomeLeaderOrFollower(request: LeaderAndIsrRequest): LeaderAndIsrResponse {
@@ -120,6 +160,7 @@ export class ReplicaManager {
       return ErrorCode.STALE_CONTROLLER_EPOCH;
     }
     if (!state.replicas.includes(this.brokerId)) return ErrorCode.NONE;
+    if (this.offline.has(key)) return ErrorCode.KAFKA_STORAGE_ERROR;
     const isLeader = state.leader === this.brokerId;
     if (this.shuttingDown && isLeader && partition?.isLeader !== true) {
       this.logger.info(`not taking leadership of ${key} while shutting down`);
@@ -144,6 +185,7 @@ export class ReplicaManager {
         this.partitions.set(key, partition);
       } catch (err) {
         this.logger.error(`cannot open log of ${key}: ${err instanceof Error ? err.message : String(err)}`);
+        if (err instanceof LogDirOfflineError) this.offline.add(key);
         return ErrorCode.KAFKA_STORAGE_ERROR;
       }
     }
@@ -183,6 +225,8 @@ export class ReplicaManager {
       const key = partitionKey(target.topic, target.partition);
       const stopped = this.partitions.get(key);
       this.partitions.delete(key);
+      // The replica moved away from a failed directory: its files stay there until an operator clears them.
+      if (target.deletePartition) this.offline.delete(key);
       if (stopped !== undefined) for (const listener of this.leadershipListeners) listener(stopped, false);
       if (target.deletePartition) this.logs.deleteLog({ topic: target.topic, partition: target.partition });
       partitionErrors.push({

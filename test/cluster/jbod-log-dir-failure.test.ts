@@ -1,0 +1,203 @@
+// JBOD: a broker with two log directories, one of which fails a write (a small tmpfs filled up), keeps serving the
+// other, as Kafka's ZooKeeper-mode brokers do: the failed directory goes offline, its partitions answer
+// KAFKA_STORAGE_ERROR, the broker writes /log_dir_event_notification, and the controller moves their leadership
+// to an in-sync replica and removes the offline replica from their ISRs. Nothing acknowledged is lost. Needs root
+// (the tmpfs mount); skipped otherwise.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Admin } from '../../src/client/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import type { BrokerProcess } from '../helpers/broker-process.js';
+import { waitFor } from '../helpers/cluster.js';
+import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { readPartition, WireClient } from '../helpers/wire-client.js';
+
+const TOPIC = 'jbod';
+const FILLER = 'filler';
+
+function canMount(): boolean {
+  return process.getuid?.() === 0 && spawnSync('fallocate', ['--version']).status === 0;
+}
+
+interface View {
+  leaderId: number;
+  leaderEpoch: number;
+  isrNodes: number[];
+  offlineReplicas: number[];
+}
+
+async function partitionViewOf(broker: BrokerProcess, partition: number): Promise<View | undefined> {
+  const client = await WireClient.connect(broker.host, broker.port);
+  try {
+    const res = await client.call(ApiKey.METADATA, 9, {
+      topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: TOPIC }],
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    return res.topics[0]?.partitions.find((p: { partitionIndex: number }) => p.partitionIndex === partition);
+  } finally {
+    client.close();
+  }
+}
+
+/** Waits until every broker's metadata names the same leader of `partition`, one that `accept`s the view. */
+function agreed(
+  brokers: readonly BrokerProcess[],
+  partition: number,
+  accept: (v: View) => boolean,
+): Promise<View> {
+  return waitFor(
+    `the brokers to agree on the leader of ${TOPIC}-${partition}`,
+    async () => {
+      const views = await Promise.all(brokers.map((b) => partitionViewOf(b, partition)));
+      const first = views[0];
+      if (first === undefined || first.leaderId < 0 || !accept(first)) return undefined;
+      return views.every((v) => v?.leaderId === first.leaderId && v.leaderEpoch === first.leaderEpoch)
+        ? first
+        : undefined;
+    },
+    30_000,
+  );
+}
+
+async function produce(broker: BrokerProcess, partition: number, value: string): Promise<number> {
+  const client = await WireClient.connect(broker.host, broker.port);
+  try {
+    const res = await client.call(
+      ApiKey.PRODUCE,
+      9,
+      {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 15_000,
+        topicData: [{ name: TOPIC, partitionData: [{ index: partition, records: buildBatch([{ value }]) }] }],
+      },
+      20_000,
+    );
+    return res.responses[0].partitionResponses[0].errorCode;
+  } finally {
+    client.close();
+  }
+}
+
+async function valuesOf(broker: BrokerProcess, partition: number): Promise<string[]> {
+  const client = await WireClient.connect(broker.host, broker.port);
+  try {
+    return (await readPartition(client, TOPIC, partition)).map((r) => r.value?.toString() ?? '');
+  } finally {
+    client.close();
+  }
+}
+
+describe('a broker with two log directories, one failing', {
+  skip: canMount() ? false : 'needs root',
+}, () => {
+  let mount: string | undefined;
+  let healthy: string | undefined;
+  let mounted = false;
+  let cluster: TestCluster | undefined;
+
+  before(async () => {
+    mount = mkdtempSync(join(tmpdir(), 'brook-jbod-failing-'));
+    healthy = mkdtempSync(join(tmpdir(), 'brook-jbod-healthy-'));
+    const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'brook-jbod-tmpfs', mount]);
+    assert.equal(m.status, 0, `mount: ${m.stderr}`);
+    mounted = true;
+    cluster = await startCluster({
+      overrides: { 'min.insync.replicas': 2, 'default.replication.factor': 3 },
+      brokerOverrides: { 0: { 'log.dirs': `${healthy},${mount}` } },
+    });
+  });
+  after(async () => {
+    await cluster?.stop();
+    if (mounted) spawnSync('umount', [mount!]);
+    for (const dir of [mount, healthy]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('takes only that directory offline; its partitions move with every acknowledged record', async () => {
+    try {
+      await scenario();
+    } catch (err) {
+      for (const b of cluster!.brokers) console.error(`--- broker ${b.brokerId}\n${b.log().slice(-6000)}`);
+      throw err;
+    }
+  });
+
+  async function scenario(): Promise<void> {
+    const brokers = cluster!.brokers;
+    await createTopicOn(brokers[0]!, TOPIC, {
+      assignments: { 0: [0, 1, 2], 1: [0, 1, 2] },
+      configs: { 'min.insync.replicas': '2' },
+    });
+    for (const p of [0, 1]) await agreed(brokers, p, (v) => v.leaderId === 0 && v.isrNodes.length === 3);
+
+    // Placement: one partition per directory (fewest partitions first).
+    const admin = new Admin({ bootstrapServers: brokers[0]!.bootstrap });
+    let failing = -1;
+    try {
+      const dirs = await admin.describeLogDirs([0]);
+      assert.deepEqual(dirs.map((d) => d.logDir).sort(), [healthy!, mount!].sort());
+      const onMount = dirs.find((d) => d.logDir === mount)!.partitions.filter((p) => p.topic === TOPIC);
+      const onHealthy = dirs.find((d) => d.logDir === healthy)!.partitions.filter((p) => p.topic === TOPIC);
+      assert.equal(onMount.length, 1, 'one partition on each directory');
+      assert.equal(onHealthy.length, 1, 'one partition on each directory');
+      failing = onMount[0]!.partition;
+    } finally {
+      await admin.close();
+    }
+    const good = 1 - failing;
+    for (const p of [0, 1])
+      for (const v of ['a', 'b', 'c']) assert.equal(await produce(brokers[0]!, p, v), 0);
+
+    // Fill the tmpfs but a few KiB, then write more than that: an append fails with ENOSPC.
+    let filled = false;
+    for (let attempt = 0; attempt < 8 && !filled; attempt++) {
+      const stats = statfsSync(mount!);
+      const bytes = stats.bavail * stats.bsize - 4096 - attempt * 256 * 1024;
+      filled = spawnSync('fallocate', ['-l', String(bytes), join(mount!, FILLER)]).status === 0;
+      if (!filled) rmSync(join(mount!, FILLER), { force: true });
+    }
+    assert.ok(filled, 'fallocate could not fill the log directory');
+    const code = await produce(brokers[0]!, failing, 'x'.repeat(64 * 1024)).catch(() => -1);
+    assert.notEqual(code, 0, 'a write to the full log directory was acknowledged');
+    rmSync(join(mount!, FILLER));
+
+    // The controller moves the failed partition's leadership and drops broker 0 from its ISR.
+    const moved = await agreed(brokers, failing, (v) => v.leaderId !== 0 && !v.isrNodes.includes(0));
+    assert.ok(moved.offlineReplicas.includes(0), `offline replicas ${moved.offlineReplicas}`);
+    assert.match(brokers[0]!.log(), /log directory .* is offline/);
+
+    // Broker 0 is up and keeps serving the partition on its healthy directory.
+    assert.equal(await produce(brokers[0]!, good, 'd'), 0);
+    const goodView = await partitionViewOf(brokers[0]!, good);
+    assert.equal(goodView?.leaderId, 0);
+    assert.equal(goodView?.isrNodes.length, 3);
+    assert.deepEqual(await valuesOf(brokers[0]!, good), ['a', 'b', 'c', 'd']);
+    // The offline partition is answered KAFKA_STORAGE_ERROR there.
+    assert.equal(await produce(brokers[0]!, failing, 'y'), ErrorCode.KAFKA_STORAGE_ERROR);
+
+    // The new leader has every acknowledged record and takes writes.
+    const leader = brokers[moved.leaderId]!;
+    assert.equal(await produce(leader, failing, 'd'), 0);
+    assert.deepEqual(await valuesOf(leader, failing), ['a', 'b', 'c', 'd']);
+
+    // DescribeLogDirs reports the failed directory.
+    const admin2 = new Admin({ bootstrapServers: brokers[1]!.bootstrap });
+    try {
+      const dirs = await admin2.describeLogDirs([0]);
+      const failed = dirs.find((d) => d.logDir === mount);
+      assert.equal(failed?.error?.code, ErrorCode.KAFKA_STORAGE_ERROR);
+      assert.equal(dirs.find((d) => d.logDir === healthy)?.error, null);
+    } finally {
+      await admin2.close();
+    }
+  }
+});
