@@ -10,6 +10,7 @@
 
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { crc32c } from '@node-rs/crc32';
 import { ManualClock } from '../../src/common/clock.js';
@@ -43,9 +44,10 @@ function batchOf(bytes: number): Buffer {
   return buf;
 }
 
-async function appendAll(log: Log, totalBytes: number): Promise<number> {
+async function appendAll(log: Log, totalBytes: number): Promise<Rate> {
   const batches = Array.from({ length: 16 }, () => batchOf(BATCH_BYTES));
   const started = performance.now();
+  const cpu = process.cpuUsage();
   let bytes = 0;
   let inFlight: Promise<void>[] = [];
   for (let i = 0; bytes < totalBytes; i++) {
@@ -61,11 +63,26 @@ async function appendAll(log: Log, totalBytes: number): Promise<number> {
     }
   }
   await Promise.all(inFlight);
-  return megabytesPerSecond(bytes, (performance.now() - started) / 1000);
+  return rateOf(bytes, started, cpu);
 }
 
-async function fetchAll(log: Log, fetchBytes: number, limitBytes: number): Promise<number> {
+/** Throughput and process CPU cost (every thread: the pool's file reads too) of one measured phase. */
+interface Rate {
+  mbps: number;
+  mbPerCpuS: number;
+}
+
+function rateOf(bytes: number, started: number, cpu: NodeJS.CpuUsage): Rate {
+  const used = process.cpuUsage(cpu);
+  return {
+    mbps: megabytesPerSecond(bytes, (performance.now() - started) / 1000),
+    mbPerCpuS: megabytesPerSecond(bytes, (used.user + used.system) / 1e6),
+  };
+}
+
+async function fetchAll(log: Log, fetchBytes: number, limitBytes: number): Promise<Rate> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   let bytes = 0;
   for (let offset = 0; offset < log.logEndOffset && bytes < limitBytes; ) {
     const r = await log.readAsync(offset, fetchBytes);
@@ -73,7 +90,7 @@ async function fetchAll(log: Log, fetchBytes: number, limitBytes: number): Promi
     bytes += r.records.length;
     offset = r.nextOffset;
   }
-  return megabytesPerSecond(bytes, (performance.now() - started) / 1000);
+  return rateOf(bytes, started, cpu);
 }
 
 /** MB/s of `op` over a 1 MiB buffer, repeated for about 300 ms. */
@@ -116,16 +133,17 @@ export async function run(args: string[]): Promise<void> {
   };
   const quick = args.includes('--quick');
   const mib = arg('--mib', quick ? 48 : 128);
-  const rounds = quick ? 2 : 3;
+  const rounds = arg('--rounds', quick ? 2 : 3);
   const dirIndex = args.indexOf('--dir');
   const parent = dirIndex >= 0 ? args[dirIndex + 1]! : '.';
+  const loads: number[] = [];
   const writer = args.includes('--no-results')
     ? null
     : new ResultWriter({ bench: 'storage-encryption', args });
   await withTempDir(parent, '.brook-bench-enc-', async (root) => {
     const keyFile = join(root, 'master.key');
     writeFileSync(keyFile, `bench:${randomBytes(32).toString('hex')}\n`);
-    const results: Record<string, Record<'plain' | 'encrypted', number[]>> = {
+    const results: Record<string, Record<'plain' | 'encrypted', Rate[]>> = {
       append: { plain: [], encrypted: [] },
       'fetch 1 MiB': { plain: [], encrypted: [] },
       'fetch 16 KiB': { plain: [], encrypted: [] },
@@ -159,22 +177,43 @@ export async function run(args: string[]): Promise<void> {
         results['fetch 16 KiB']![kind].push(await fetchAll(log, 16 * 1024, (mib * 1024 * 1024) / 4));
         log.close();
       }
+      loads.push(loadavg()[0]!);
     }
     const rows: string[][] = [];
     for (const [name, r] of Object.entries(results)) {
-      const plain = summarize(r.plain);
-      const encrypted = summarize(r.encrypted);
-      const ratio = ratioOfSummaries(encrypted, plain);
-      rows.push([
-        name,
-        formatRange(plain.median, plain.min, plain.max),
-        formatRange(encrypted.median, encrypted.min, encrypted.max),
-        `${(ratio.median * 100).toFixed(0)} %`,
-      ]);
-      writer?.figure(`${name}-plain`, 'MB/s', plain, { mib });
-      writer?.figure(`${name}-encrypted`, 'MB/s', encrypted, { mib });
+      const cells: string[] = [name];
+      for (const [field, unit] of [
+        ['mbps', 'MB/s'],
+        ['mbPerCpuS', 'MB/CPU-s'],
+      ] as const) {
+        const plain = summarize(r.plain.map((x) => x[field]));
+        const encrypted = summarize(r.encrypted.map((x) => x[field]));
+        const ratio = ratioOfSummaries(encrypted, plain);
+        cells.push(
+          formatRange(plain.median, plain.min, plain.max),
+          formatRange(encrypted.median, encrypted.min, encrypted.max),
+          `${(ratio.median * 100).toFixed(0)} %`,
+        );
+        const suffix = field === 'mbps' ? '' : '-cpu';
+        writer?.figure(`${name}-plain${suffix}`, unit, plain, { mib });
+        writer?.figure(`${name}-encrypted${suffix}`, unit, encrypted, { mib });
+      }
+      rows.push(cells);
     }
-    console.log(formatTable(['operation', 'plaintext MB/s', 'encrypted MB/s', 'encrypted/plain'], rows));
+    console.log(
+      formatTable(
+        [
+          'operation',
+          'plain MB/s',
+          'encrypted MB/s',
+          'enc/plain',
+          'plain MB/CPU-s',
+          'encrypted MB/CPU-s',
+          'enc/plain CPU',
+        ],
+        rows,
+      ),
+    );
     const primitiveRows: string[][] = [];
     for (const [name, label] of [
       ['gcm', 'AES-256-GCM open, 16 KiB chunks'],
@@ -186,6 +225,9 @@ export async function run(args: string[]): Promise<void> {
       writer?.figure(`crypto-${name}`, 'MB/s', s, {});
     }
     console.log(formatTable(['primitive', 'MB/s'], primitiveRows));
+    // On two shared cores, a load above 2 means other work competed: the MB/CPU-s ratios are the steadier figure.
+    console.log(`1-minute load average after each round: ${loads.map((l) => l.toFixed(1)).join(', ')}`);
+    writer?.write('load', { loadAverage1m: loads });
   });
 }
 

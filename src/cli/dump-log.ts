@@ -1,6 +1,7 @@
 // `brook dump-log`: Kafka's kafka-dump-log.sh, offline. Decodes segment files (.log: batch headers, and records
 // with --print-data-log or --deep-iteration), offset indexes (.index: "offset: O position: P") and time indexes
-// (.timeindex: "timestamp: T offset: O"). Index files may be preallocated with zero entries past their end;
+// (.timeindex: "timestamp: T offset: O") and transaction indexes (.txnindex: "version: V producerId: P firstOffset: F
+// lastOffset: L lastStableOffset: S", one line per aborted transaction, as Kafka prints them). Index files may be preallocated with zero entries past their end;
 // like Kafka's reader, the dump stops at the first zero entry after the first.
 // An encrypted segment (a `.enc` beside its `.log`) is decrypted when the tool is given the master key provider
 // (--encryption-config, a properties file with the broker's brook.encryption.* keys, or --key-file): the log
@@ -20,6 +21,7 @@ import { createProvider } from '../storage/encryption/encryption-setup.js';
 import { KeyStore } from '../storage/encryption/key-store.js';
 import { IndexFileKind, SegmentCipher } from '../storage/encryption/segment-cipher.js';
 import { readEncryptedSegment } from '../storage/encryption/segment-file.js';
+import { TXN_INDEX_ENTRY_BYTES } from '../storage/txn-index.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import { err, out, runTool, type Tool } from './client-tool.js';
 
@@ -27,7 +29,7 @@ const tool: Tool = {
   name: 'dump-log',
   summary: 'Decode log segment and index files.',
   specs: {
-    files: { value: true, help: 'REQUIRED: comma-separated .log, .index or .timeindex files.' },
+    files: { value: true, help: 'REQUIRED: comma-separated .log, .index, .timeindex or .txnindex files.' },
     'print-data-log': { help: 'Print the records (keys and payloads) of each batch.' },
     'deep-iteration': { help: 'Iterate over the records of each batch.' },
     'max-bytes': { value: true, help: 'Bytes of a .log file to read (default the whole file).' },
@@ -87,6 +89,7 @@ async function run(args: ParsedArgs): Promise<number> {
     if (file.endsWith('.log')) result = dumpLog(buf, args, baseOffsetOf(file));
     else if (file.endsWith('.index')) result = dumpIndex(buf, baseOffsetOf(file), args.has('json'));
     else if (file.endsWith('.timeindex')) result = dumpTimeIndex(buf, baseOffsetOf(file), args.has('json'));
+    else if (file.endsWith('.txnindex')) result = dumpTxnIndex(buf, args.has('json'));
     else {
       err(`Ignoring unknown file ${file}`);
       code = 1;
@@ -123,7 +126,7 @@ async function readLogFile(
   }
 }
 
-/** An index file's plaintext: the file itself, or for an encrypted segment's .index/.timeindex its decryption. */
+/** An index file's plaintext: the file itself, or for an encrypted segment's index files their decryption. */
 async function readIndexFile(
   file: string,
   args: ParsedArgs,
@@ -132,8 +135,10 @@ async function readIndexFile(
     ? IndexFileKind.offset
     : file.endsWith('.timeindex')
       ? IndexFileKind.time
-      : null;
-  const encPath = file.replace(/\.(index|timeindex)$/, '.enc');
+      : file.endsWith('.txnindex')
+        ? IndexFileKind.txn
+        : null;
+  const encPath = file.replace(/\.(index|timeindex|txnindex)$/, '.enc');
   if (kind === null || !existsSync(encPath)) return { bytes: readFileSync(file) };
   const settings = encryptionSettings(args);
   if (settings === null) {
@@ -293,6 +298,31 @@ function dumpTimeIndex(buf: Buffer, baseOffset: number, asJson: boolean): { entr
     if (timestamp === 0 && relative === 0 && buf.length === 12) break;
     entries.push({ timestamp, offset: baseOffset + relative });
     if (!asJson) out(`timestamp: ${timestamp} offset: ${baseOffset + relative}`);
+  }
+  return { entries };
+}
+
+function dumpTxnIndex(buf: Buffer, asJson: boolean): { entries: unknown[]; error?: string } {
+  const entries: unknown[] = [];
+  let at = 0;
+  for (; at + TXN_INDEX_ENTRY_BYTES <= buf.length; at += TXN_INDEX_ENTRY_BYTES) {
+    const entry = {
+      version: buf.readInt16BE(at),
+      producerId: Number(buf.readBigInt64BE(at + 2)),
+      firstOffset: Number(buf.readBigInt64BE(at + 10)),
+      lastOffset: Number(buf.readBigInt64BE(at + 18)),
+      lastStableOffset: Number(buf.readBigInt64BE(at + 26)),
+    };
+    entries.push(entry);
+    if (!asJson)
+      out(
+        `version: ${entry.version} producerId: ${entry.producerId} firstOffset: ${entry.firstOffset} lastOffset: ${entry.lastOffset} lastStableOffset: ${entry.lastStableOffset}`,
+      );
+  }
+  if (at < buf.length) {
+    const message = `Found ${buf.length - at} bytes of an incomplete entry at position ${at}`;
+    if (!asJson) err(message);
+    return { entries, error: message };
   }
   return { entries };
 }

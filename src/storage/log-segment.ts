@@ -39,6 +39,7 @@ import { BATCH_HEADER_BYTES, batchHeader } from '../protocol/records/batch-heade
 import { type BatchInfo, checkBatch, type HeaderSource, scanHeaders } from './batch-scan.js';
 import { MasterKeyError } from './encryption/master-key-provider.js';
 import {
+  ENC_CHUNK_BYTES,
   IndexFileKind,
   SegmentCipher,
   SegmentIntegrityError,
@@ -88,6 +89,36 @@ export interface SegmentRead {
 export type RecoveredBatchVisitor = (buf: Buffer, pos: number, info: BatchInfo) => void;
 
 const RECOVERY_CHUNK_BYTES = 1024 * 1024;
+/** An encrypted read of more than this many chunks goes in pieces (see readPlannedEncrypted)... */
+const ENC_READ_PIECE_CHUNKS_MIN = 4;
+/** ...at most this many, so that one fetch takes at most the thread pool's default four threads. */
+const ENC_READ_PIECES_MAX = 4;
+
+/**
+ * Ciphertext buffers of encrypted reads, reused: a fetch's ciphertext is only read into and decrypted from,
+ * never kept, and a fresh megabyte per fetch is external memory that V8 collects late and whose pages fault in.
+ * Reads larger than the buffers, or more at once than are kept, take fresh ones.
+ */
+class CipherReadBuffers {
+  private readonly spare: Buffer[] = [];
+
+  constructor(
+    private readonly bytes: number,
+    private readonly keep: number,
+  ) {}
+
+  acquire(length: number): Buffer {
+    if (length > this.bytes) return Buffer.allocUnsafe(length);
+    return (this.spare.pop() ?? Buffer.allocUnsafe(this.bytes)).subarray(0, length);
+  }
+
+  release(buf: Buffer): void {
+    if (buf.buffer.byteLength !== this.bytes || buf.byteOffset !== 0) return;
+    if (this.spare.length < this.keep) this.spare.push(Buffer.from(buf.buffer, 0, this.bytes));
+  }
+}
+
+const cipherReadBuffers = new CipherReadBuffers(1024 * 1024 + 2 * ENC_CHUNK_BYTES, 4);
 
 export class LogSegment {
   private fd: number;
@@ -831,14 +862,22 @@ export class LogSegment {
       return Promise.resolve(wholeBatches(cached, cached.length, plan.firstOffset, maxOffset));
     const generation = this.generation;
     const encrypted = cipher.planRead(plan.position, plan.length);
-    const buf = Buffer.allocUnsafe(encrypted.cipherLength);
-    this.ioInFlight++;
+    const chunks = SegmentCipher.planChunks(encrypted);
+    // A read of several chunks goes in pieces read at once on the thread pool; each piece is verified and
+    // decrypted as soon as it is in, while the others are still being read.
+    const pieceChunks = Math.max(ENC_READ_PIECE_CHUNKS_MIN, Math.ceil(chunks / ENC_READ_PIECES_MAX));
+    const pieces = Math.ceil(chunks / pieceChunks);
+    const buf = cipherReadBuffers.acquire(encrypted.cipherLength);
+    const out = chunks === 1 ? null : Buffer.allocUnsafe(plan.length);
+    this.ioInFlight += pieces;
     return new Promise<SegmentRead | null>((resolve, reject) => {
-      const done = (err: Error | null, got: number): void => {
-        this.ioInFlight--;
-        if (this.ioInFlight === 0 && this.closeWhenIdle) this.finishDelete();
-        if (err !== null) {
-          reject(err);
+      let left = pieces;
+      let failure: unknown = null;
+      let single: Buffer | null = null;
+      const finish = (): void => {
+        cipherReadBuffers.release(buf);
+        if (failure !== null) {
+          reject(failure);
           return;
         }
         try {
@@ -846,19 +885,44 @@ export class LogSegment {
             resolve(this.deleted ? null : this.read(startOffset, maxBytes, maxOffset, minOneBatch));
             return;
           }
-          const plain = cipher.finishRead(encrypted, buf, got);
+          const plain = out ?? single!;
           resolve(wholeBatches(plain, plain.length, plan.firstOffset, maxOffset));
         } catch (e) {
           reject(e);
         }
       };
-      const step = (got: number): void => {
-        fsRead(this.fd, buf, got, buf.length - got, encrypted.cipherStart + got, (err, n) => {
-          if (err !== null || n === 0 || got + n === buf.length) done(err, got + n);
-          else step(got + n);
-        });
+      const pieceDone = (from: number, to: number, err: Error | null, got: number, want: number): void => {
+        this.ioInFlight--;
+        if (this.ioInFlight === 0 && this.closeWhenIdle) this.finishDelete();
+        if (err !== null) failure ??= err;
+        // After a truncation the bytes may be gone: the whole read is done again (finish).
+        if (failure === null && generation === this.generation) {
+          try {
+            if (got < want) {
+              // What finishRead says of a cut file, for the bytes this piece should have had.
+              cipher.finishRead(encrypted, buf, from * ENC_CHUNK_BYTES + got);
+            }
+            if (out === null) single = cipher.finishRead(encrypted, buf, encrypted.cipherLength);
+            else cipher.finishChunks(encrypted, buf, from, to, out);
+          } catch (e) {
+            failure = e;
+          }
+        }
+        if (--left === 0) finish();
       };
-      step(0);
+      for (let p = 0; p < pieces; p++) {
+        const from = p * pieceChunks;
+        const to = Math.min(chunks, from + pieceChunks);
+        const start = from * ENC_CHUNK_BYTES;
+        const want = Math.min(encrypted.cipherLength, to * ENC_CHUNK_BYTES) - start;
+        const step = (got: number): void => {
+          fsRead(this.fd, buf, start + got, want - got, encrypted.cipherStart + start + got, (err, n) => {
+            if (err !== null || n === 0 || got + n === want) pieceDone(from, to, err, got + n, want);
+            else step(got + n);
+          });
+        };
+        step(0);
+      }
     });
   }
 

@@ -400,34 +400,61 @@ export class SegmentCipher {
       );
     }
     const chunks = plan.tags.length / TAG_RECORD_BYTES;
-    const end = plan.position + plan.length;
-    let out: Buffer | null = null;
-    for (let i = 0; i < chunks; i++) {
-      const chunk = plan.firstChunk + i;
-      const record = plan.tags.subarray(i * TAG_RECORD_BYTES, (i + 1) * TAG_RECORD_BYTES);
-      const covered = record.readUInt32BE(0);
-      if ((i < chunks - 1 && covered !== ENC_CHUNK_BYTES) || covered === 0 || covered > ENC_CHUNK_BYTES) {
-        throw new SegmentIntegrityError(this.path, `tag of chunk ${chunk} covers ${covered} bytes`);
-      }
-      const tag = record.subarray(TAG_AT, TAG_AT + TAG_BYTES);
-      const chunkStart = chunk * ENC_CHUNK_BYTES;
-      const ciphertext = buf.subarray(i * ENC_CHUNK_BYTES, i * ENC_CHUNK_BYTES + covered);
-      const lo = Math.max(plan.position, chunkStart) - chunkStart;
-      const hi = Math.min(end, chunkStart + covered) - chunkStart;
-      if (covered === ENC_CHUNK_BYTES) {
-        // Copied out: the chunk's plaintext stays in the verified-chunk cache, unchanged.
-        const plain = this.openChunk(chunk, ciphertext, tag);
-        out ??= Buffer.allocUnsafe(plan.length);
-        plain.copy(out, chunkStart + lo - plan.position, lo, hi);
-      } else {
-        this.checkPrefix(chunk, ciphertext, tag);
-        const plain = this.ctr(chunk, lo, ciphertext.subarray(lo, hi));
-        if (chunks === 1) return plain;
-        out ??= Buffer.allocUnsafe(plan.length);
-        plain.copy(out, chunkStart + lo - plan.position);
-      }
+    if (chunks === 1) {
+      // One chunk: a partial one decrypts only the bytes asked for, straight into the answer.
+      const only = this.openPlanChunk(plan, buf, 0, null);
+      if (only !== null) return only;
     }
-    return out!;
+    const out = Buffer.allocUnsafe(plan.length);
+    this.finishChunks(plan, buf, 0, chunks, out);
+    return out;
+  }
+
+  /**
+   * finishRead for the plan's chunks [from, to) only, into `out` (plan.length bytes, the plan's plaintext): for a
+   * read whose pieces arrive apart, each verified and decrypted as it comes. buf holds the plan's ciphertext at
+   * its place (chunk i at i * ENC_CHUNK_BYTES); the caller has checked that the pieces' bytes were all read.
+   */
+  finishChunks(plan: EncryptedReadPlan, buf: Buffer, from: number, to: number, out: Buffer): void {
+    for (let i = from; i < to; i++) this.openPlanChunk(plan, buf, i, out);
+  }
+
+  /** Number of chunks a plan covers. */
+  static planChunks(plan: EncryptedReadPlan): number {
+    return plan.tags.length / TAG_RECORD_BYTES;
+  }
+
+  /**
+   * Verifies the plan's chunk i and decrypts what the plan asks of it into `out`; with out null, a partial chunk's
+   * bytes come back as a new buffer instead (and a full chunk's are not decrypted: null).
+   */
+  private openPlanChunk(plan: EncryptedReadPlan, buf: Buffer, i: number, out: Buffer | null): Buffer | null {
+    const chunks = plan.tags.length / TAG_RECORD_BYTES;
+    const chunk = plan.firstChunk + i;
+    const record = plan.tags.subarray(i * TAG_RECORD_BYTES, (i + 1) * TAG_RECORD_BYTES);
+    const covered = record.readUInt32BE(0);
+    if ((i < chunks - 1 && covered !== ENC_CHUNK_BYTES) || covered === 0 || covered > ENC_CHUNK_BYTES) {
+      throw new SegmentIntegrityError(this.path, `tag of chunk ${chunk} covers ${covered} bytes`);
+    }
+    const tag = record.subarray(TAG_AT, TAG_AT + TAG_BYTES);
+    const chunkStart = chunk * ENC_CHUNK_BYTES;
+    const ciphertext = buf.subarray(i * ENC_CHUNK_BYTES, i * ENC_CHUNK_BYTES + covered);
+    const end = plan.position + plan.length;
+    const lo = Math.max(plan.position, chunkStart) - chunkStart;
+    const hi = Math.min(end, chunkStart + covered) - chunkStart;
+    if (covered === ENC_CHUNK_BYTES) {
+      if (out === null) return null;
+      // Only a read's first and last chunks are kept verified: the ones an offset lookup or the next fetch
+      // shares. Copied out either way (node:crypto decrypts into a buffer of its own).
+      const plain = this.openChunk(chunk, ciphertext, tag, i === 0 || i === chunks - 1);
+      plain.copy(out, chunkStart + lo - plan.position, lo, hi);
+      return null;
+    }
+    this.checkPrefix(chunk, ciphertext, tag);
+    const plain = this.ctr(chunk, lo, ciphertext.subarray(lo, hi));
+    if (out === null) return plain;
+    plain.copy(out, chunkStart + lo - plan.position);
+    return null;
   }
 
   /**
@@ -588,7 +615,7 @@ export class SegmentCipher {
   }
 
   /** Verifies and decrypts a full chunk. */
-  private openChunk(chunk: number, ciphertext: Buffer, tag: Buffer): Buffer {
+  private openChunk(chunk: number, ciphertext: Buffer, tag: Buffer, keep = true): Buffer {
     const cached = verifiedChunks.get(this, chunk);
     if (cached !== undefined) return cached;
     const decipher = createDecipheriv('aes-256-gcm', this.key, nonce(NONCE_FULL, 0, chunk));
@@ -600,7 +627,7 @@ export class SegmentCipher {
     } catch {
       throw this.failed(chunk);
     }
-    verifiedChunks.add(this, chunk, plain);
+    if (keep) verifiedChunks.add(this, chunk, plain);
     return plain;
   }
 

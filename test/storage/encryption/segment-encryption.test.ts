@@ -170,6 +170,39 @@ test('a flipped byte in a .log or in a tag record is refused as KAFKA_STORAGE_ER
   assert.equal(errors.length, 0);
 });
 
+test('a fetch of many chunks, read in pieces, equals the synchronous read and fails on a flipped byte in any piece', async (t) => {
+  const dir = tempDir(t);
+  const keys = await keyStoreIn(dir);
+  const o = openLog(dir, keys, logConfig({ encrypt: true, indexIntervalBytes: 4096 }));
+  deferCleanup(t, () => o.log.isClosed || o.log.close());
+  for (let i = 0; i < 300; i++) o.log.append(batchAt(o.log, i));
+  o.log.setHighWatermark(o.log.logEndOffset);
+  o.log.close();
+  const reopen = (): Log =>
+    Log.open({
+      dir,
+      topicPartition: TP,
+      config: o.log.config,
+      clock: new ManualClock(),
+      hadCleanShutdown: true,
+      keys,
+    });
+  // Reopened: nothing verified yet, every chunk comes from the file.
+  o.log = reopen();
+  o.log.setHighWatermark(o.log.logEndOffset);
+  const whole = records(await o.log.readAsync(0, 1024 * 1024));
+  assert.ok(whole.length > 16 * ENC_CHUNK_BYTES, 'the read spans more than four pieces of four chunks');
+  assert.ok(records(o.log.read(0, 1024 * 1024)).equals(whole));
+  o.log.close();
+  // A byte of chunk 13 (the third or fourth piece) flipped: the whole fetch is refused.
+  flip(join(dir, '00000000000000000000.log'), 13 * ENC_CHUNK_BYTES + 100);
+  o.log = reopen();
+  o.log.setHighWatermark(o.log.logEndOffset);
+  assert.equal((await o.log.readAsync(0, 1024 * 1024)).errorCode, StorageErrorCode.KafkaStorageError);
+  // Below the damage the log is still served.
+  assert.ok(records(await o.log.readAsync(0, 8 * ENC_CHUNK_BYTES)).length > 0);
+});
+
 test('a crash leaves bytes past the tags: recovery cuts them, seals the segment, and appends roll on', async (t) => {
   const dir = tempDir(t);
   const keys = await keyStoreIn(dir);
