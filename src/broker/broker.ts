@@ -76,6 +76,7 @@ import { ReplicationQuota } from './quota/replication-quota.js';
 import { ReplicaManager } from './replica/replica-manager.js';
 import { internalTopicAppender } from './replica/replicated-append.js';
 import { createRequestDispatcher } from './request-dispatcher.js';
+import type { RequestInterception } from './request-interceptor.js';
 import { TopicConfigs } from './topic-configs.js';
 import { createTransactionCoordinator, type TransactionWiring } from './txn/transaction-wiring.js';
 import { markerWriter } from './txn/txn-markers.js';
@@ -108,6 +109,11 @@ export interface BrokerOptions {
    * embedded broker without it only logs the failure.
    */
   readonly onLogDirFailure?: (err: Error) => void;
+  /**
+   * Lets a test delay, drop, answer or rewrite requests inside this broker (request-interceptor.ts); `brook server`
+   * never sets it.
+   */
+  readonly requestInterception?: RequestInterception;
 }
 
 export interface BoundListener {
@@ -461,7 +467,12 @@ export class Broker {
     );
     this.isrManager.brokerEpoch = registered.value.brokerEpoch;
     this.isrManager.start();
-    dispatch = createRequestDispatcher(HANDLERS, this.services, logger);
+    dispatch = createRequestDispatcher(
+      HANDLERS,
+      this.services,
+      logger,
+      this.options.requestInterception ?? null,
+    );
     this.serving = true;
     this.attachMetrics();
     await this.controller.start();

@@ -20,11 +20,14 @@ import type { BrokerServices } from './broker-services.js';
 import { advertisedApiVersions } from './handlers/18-api-versions.js';
 import { principalName } from './quota/quota-entity.js';
 import { applyThrottle, REQUEST_QUOTA_EXEMPT } from './quota/throttle.js';
+import { interceptRequest, type RequestInterception } from './request-interceptor.js';
 
 export function createRequestDispatcher(
   handlers: readonly ApiHandler[],
   services: BrokerServices,
   logger: Logger,
+  /** Tests' hook (request-interceptor.ts); null in production. */
+  interception: RequestInterception | null = null,
 ): RequestHandler {
   const table: (ApiHandler | undefined)[] = [];
   for (const h of handlers) table[h.apiKey] = h;
@@ -55,7 +58,20 @@ export function createRequestDispatcher(
     // request_percentage counts the handler's own time; measured only once some request quota exists.
     const timed = services.quotas.request.quotasEnabled && !REQUEST_QUOTA_EXEMPT.has(request.apiKey);
     const startMs = timed ? performance.now() : 0;
-    const result = handler.handle(context, body);
+    const interceptor = interception?.current ?? null;
+    let result: unknown;
+    if (interceptor === null) {
+      result = handler.handle(context, body);
+    } else {
+      const runHandler = () => handler.handle(context, body);
+      const answer = interceptRequest(
+        interceptor,
+        { apiKey: request.apiKey, apiVersion: version, header, listenerName: context.listenerName, body },
+        runHandler,
+      );
+      if (answer instanceof Promise) request.markWaiting();
+      result = answer === undefined ? runHandler() : answer;
+    }
     const handlerMs = timed ? performance.now() - startMs : -1;
     const encode = (response: unknown): Response | Promise<Response> => {
       const throttleTimeMs = context.finalThrottleTimeMs(handlerMs);

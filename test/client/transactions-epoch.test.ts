@@ -1,4 +1,5 @@
-// KIP-360 in the transactional producer, through a proxy that answers a chosen Produce request itself: a batch
+// KIP-360 in the transactional producer, against a broker whose request interceptor answers a chosen Produce
+// request itself (test/helpers/in-process-broker.ts; no proxy in between): a batch
 // that fails after it was numbered (the broker never saw it, so its sequences leave a gap) makes the transaction
 // abortable; abortTransaction() then bumps the epoch with InitProducerId carrying the current producer id and
 // epoch, and the next transaction's batches start again at sequence 0 of the new epoch (without the bump the
@@ -10,24 +11,40 @@ import { Consumer } from '../../src/client/consumer.js';
 import { KafkaProtocolError } from '../../src/client/errors.js';
 import { Producer } from '../../src/client/producer.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { brokerBehind, startProduceProxy } from '../helpers/produce-proxy.js';
+import type { ProduceRequest } from '../../src/protocol/messages/00-produce.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { startInProcessBroker } from '../helpers/in-process-broker.js';
+import { batchesOf, produceAnswer, type SeenBatch } from '../helpers/produce-proxy.js';
 import { createTopic, WireClient } from '../helpers/wire-client.js';
 
 const TOPIC = 'txn-epoch';
 
 it('an abortable error with a sequence gap: the abort bumps the epoch (KIP-360) and the producer goes on', async () => {
-  const proxy = await startProduceProxy();
-  const broker = await brokerBehind(proxy, {
+  const broker = await startInProcessBroker({
     'transaction.state.log.num.partitions': 1,
     'transaction.state.log.replication.factor': 1,
     'transaction.state.log.min.isr': 1,
   });
+  /** Batches the broker's Produce handler saw, in order. */
+  const forwarded: SeenBatch[] = [];
+  /** Set to catch the next Produce request: it is answered by the test and never reaches the handler. */
+  let holdNext: ((request: ProduceRequest) => void) | null = null;
+  broker.interception.set((request) => {
+    if (request.apiKey !== ApiKey.PRODUCE) return undefined;
+    const produce = request.body as ProduceRequest;
+    const catcher = holdNext;
+    if (catcher !== null && batchesOf(produce).some((b) => b.partition === 0)) {
+      holdNext = null;
+      catcher(produce);
+      return produceAnswer(produce, ErrorCode.INVALID_RECORD);
+    }
+    forwarded.push(...batchesOf(produce));
+    return undefined;
+  });
   const wire = await WireClient.connect(broker.host, broker.port);
   const producer = new Producer({
-    bootstrapServers: `127.0.0.1:${proxy.port}`,
+    bootstrapServers: `127.0.0.1:${broker.port}`,
     transactionalId: 'txn-epoch-1',
-    // Held requests are answered by the test, never timed out.
-    requestTimeoutMs: 60_000,
   });
   try {
     await createTopic(wire, TOPIC, { numPartitions: 1, replicationFactor: 1 });
@@ -39,10 +56,13 @@ it('an abortable error with a sequence gap: the abort bumps the epoch (KIP-360) 
 
     producer.beginTransaction();
     await producer.send({ topic: TOPIC, partition: 0, value: Buffer.from('aborted-1') });
-    const held = proxy.holdNext(0, false);
+    const caught = new Promise<ProduceRequest>((resolve) => (holdNext = resolve));
     const lost = producer.send({ topic: TOPIC, partition: 0, value: Buffer.from('never-written') });
-    await held.caught;
-    held.answer(ErrorCode.INVALID_RECORD);
+    const held = await caught;
+    assert.deepEqual(
+      batchesOf(held).flatMap((b) => b.values),
+      ['never-written'],
+    );
     await assert.rejects(
       lost,
       (e: Error) => e instanceof KafkaProtocolError && e.code === ErrorCode.INVALID_RECORD,
@@ -57,14 +77,14 @@ it('an abortable error with a sequence gap: the abort bumps the epoch (KIP-360) 
     producer.beginTransaction();
     await producer.send({ topic: TOPIC, partition: 0, value: Buffer.from('committed-2') });
     await producer.commitTransaction();
-    const last = proxy.forwarded.at(-1)!;
+    const last = forwarded.at(-1)!;
     assert.deepEqual(
       [last.values, last.epoch, last.baseSequence],
       [['committed-2'], first.producerEpoch + 1, 0],
       'the new epoch starts its sequences at 0',
     );
     const consumer = new Consumer({
-      bootstrapServers: `127.0.0.1:${proxy.port}`,
+      bootstrapServers: `127.0.0.1:${broker.port}`,
       isolationLevel: 'read_committed',
     });
     try {
@@ -83,6 +103,5 @@ it('an abortable error with a sequence gap: the abort bumps the epoch (KIP-360) 
     await producer.close();
     wire.close();
     await broker.stop();
-    await proxy.close();
   }
 });

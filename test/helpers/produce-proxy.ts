@@ -14,7 +14,7 @@ import {
   decodeResponseHeader,
   encodeResponseHeader,
 } from '../../src/protocol/headers.js';
-import type { ProduceRequest } from '../../src/protocol/messages/00-produce.js';
+import type { ProduceRequest, ProduceResponse } from '../../src/protocol/messages/00-produce.js';
 import type { MetadataResponse } from '../../src/protocol/messages/03-metadata.js';
 import { Reader, Writer } from '../../src/protocol/primitives/index.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
@@ -47,7 +47,8 @@ interface HeldRequest {
   request: ProduceRequest;
 }
 
-function batchesOf(request: ProduceRequest): SeenBatch[] {
+/** The batches of a Produce request, with the producer fields of each. */
+export function batchesOf(request: ProduceRequest): SeenBatch[] {
   const out: SeenBatch[] = [];
   for (const t of request.topicData) {
     for (const p of t.partitionData) {
@@ -73,6 +74,27 @@ function responseFrame(apiKey: number, version: number, correlationId: number, b
   const out = w.toBuffer();
   out.writeInt32BE(out.length - 4, 0);
   return out;
+}
+
+/** A Produce response answering every partition of `request` with `errorCode` (and `baseOffset`, for a success). */
+export function produceAnswer(request: ProduceRequest, errorCode: number, baseOffset = -1n): ProduceResponse {
+  return {
+    responses: request.topicData.map((t) => ({
+      name: t.name,
+      partitionResponses: t.partitionData.map((p) => ({
+        index: p.index,
+        errorCode,
+        baseOffset,
+        logAppendTimeMs: -1n,
+        logStartOffset: -1n,
+        recordErrors: [],
+        errorMessage: null,
+        currentLeader: { leaderId: -1, leaderEpoch: -1 },
+      })),
+    })),
+    throttleTimeMs: 0,
+    nodeEndpoints: [],
+  };
 }
 
 export async function startProduceProxy() {
@@ -189,23 +211,12 @@ export async function startProduceProxy() {
         answer(errorCode: number, baseOffset = -1n): void {
           const held = h.held!;
           held.client.write(
-            responseFrame(ApiKey.PRODUCE, held.version, held.correlationId, {
-              responses: held.request.topicData.map((t) => ({
-                name: t.name,
-                partitionResponses: t.partitionData.map((p) => ({
-                  index: p.index,
-                  errorCode,
-                  baseOffset,
-                  logAppendTimeMs: -1n,
-                  logStartOffset: -1n,
-                  recordErrors: [],
-                  errorMessage: null,
-                  currentLeader: { leaderId: -1, leaderEpoch: -1 },
-                })),
-              })),
-              throttleTimeMs: 0,
-              nodeEndpoints: [],
-            }),
+            responseFrame(
+              ApiKey.PRODUCE,
+              held.version,
+              held.correlationId,
+              produceAnswer(held.request, errorCode, baseOffset),
+            ),
           );
         },
       };

@@ -1,0 +1,78 @@
+// A broker run inside the test's own process, with a request interceptor the test controls
+// (src/broker/request-interceptor.ts): the in-broker counterpart of the TCP proxies in produce-proxy.ts, for tests
+// that need to delay, drop, answer or rewrite particular requests. Same defaults as broker-process.ts (embedded
+// coordination store, a fresh log directory removed on stop); logs go nowhere unless BROOK_TEST_LOG=1.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Broker } from '../../src/broker/broker.js';
+import { loadBrokerConfig } from '../../src/broker/config/load-broker-config.js';
+import {
+  type InterceptedRequest,
+  RequestInterception,
+  type RequestInterceptor,
+} from '../../src/broker/request-interceptor.js';
+import { systemClock } from '../../src/common/clock.js';
+import { createLogger, silentLogger } from '../../src/common/logger.js';
+
+export interface InProcessBroker {
+  readonly broker: Broker;
+  readonly host: string;
+  readonly port: number;
+  readonly interception: RequestInterception;
+  stop(): Promise<void>;
+}
+
+export async function startInProcessBroker(
+  overrides: Record<string, string | number | boolean> = {},
+): Promise<InProcessBroker> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'brook-test-'));
+  const text = new Map(
+    Object.entries({
+      'broker.id': 0,
+      listeners: 'PLAINTEXT://127.0.0.1:0',
+      'log.dirs': dataDir,
+      'offsets.topic.replication.factor': 1,
+      'group.initial.rebalance.delay.ms': 0,
+      ...overrides,
+    }).map(([k, v]) => [k, String(v)]),
+  );
+  const logger = process.env.BROOK_TEST_LOG === '1' ? createLogger('brook') : silentLogger;
+  const loaded = await loadBrokerConfig({ configPath: null, overrides: text, warn: (m) => logger.warn(m) });
+  const interception = new RequestInterception();
+  const broker = new Broker({ ...loaded, clock: systemClock, logger, requestInterception: interception });
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    interception.clear();
+    await broker.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const [listener] = await broker.start();
+    return { broker, host: listener!.host, port: listener!.port, interception, stop };
+  } catch (err) {
+    await stop().catch(() => {});
+    throw err;
+  }
+}
+
+/** An interceptor for the requests of one API key only; the others pass. */
+export function onKey<Body>(
+  apiKey: number,
+  interceptor: (request: InterceptedRequest<Body>) => unknown,
+): RequestInterceptor {
+  return (request) =>
+    request.apiKey === apiKey ? interceptor(request as InterceptedRequest<Body>) : undefined;
+}
+
+/** Handles every request of `apiKey` only after `delayMs`. */
+export function delayKey(apiKey: number, delayMs: number): RequestInterceptor {
+  return onKey(apiKey, async (request) => {
+    await sleep(delayMs);
+    return request.handle();
+  });
+}
