@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { RestError } from '../../src/connect/errors.js';
 import {
   assignEager,
   assignIncremental,
@@ -18,6 +19,13 @@ import {
   encodeWorkerState,
   offeredProtocols,
 } from '../../src/connect/runtime/distributed/connect-protocol.js';
+import {
+  generateSessionKey,
+  sign,
+  signatureHeaders,
+  verify,
+} from '../../src/connect/runtime/distributed/request-signature.js';
+import { loadWorkerConfig } from '../../src/connect/runtime/worker-config.js';
 
 test('a version 1 assignment has Kafka’s layout, the connector as task -1, revoked null when empty', () => {
   const a: ConnectAssignment = {
@@ -202,4 +210,72 @@ test('eager assignment hands every unit out round robin', () => {
   assert.deepEqual(plan.get('m2')!.connectors, ['b']);
   assert.equal(plan.get('m1')!.tasks.length + plan.get('m2')!.tasks.length, 3);
   assert.equal(plan.get('m1')!.version, 0);
+});
+
+test('request signatures: HMAC as Kafka names it (RFC 4231 vector), Kafka 400/403 checks, worker key settings', () => {
+  const jefe = Buffer.from('Jefe');
+  const body = Buffer.from('what do ya want for nothing?');
+  assert.equal(
+    Buffer.from(sign(jefe, 'HmacSHA256', body), 'base64').toString('hex'),
+    '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+  );
+  const key = { key: jefe, algorithm: 'HmacSHA256', creationTimestamp: 0 };
+  const headers = signatureHeaders(key, 'HmacSHA256', body);
+  verify(
+    {
+      signature: headers['X-Connect-Authorization'],
+      algorithm: headers['X-Connect-Request-Signature-Algorithm'],
+      body,
+    },
+    key,
+    ['HmacSHA256'],
+  );
+  const status = (f: () => void) => {
+    try {
+      f();
+      return 0;
+    } catch (err) {
+      return (err as RestError).statusCode;
+    }
+  };
+  assert.equal(
+    status(() => verify({ signature: undefined, algorithm: undefined, body }, key, ['HmacSHA256'])),
+    400,
+  );
+  assert.equal(
+    status(() =>
+      verify(
+        { signature: headers['X-Connect-Authorization'], algorithm: 'HmacSHA256', body: Buffer.from('x') },
+        key,
+        ['HmacSHA256'],
+      ),
+    ),
+    403,
+  );
+  assert.equal(
+    status(() =>
+      verify({ signature: headers['X-Connect-Authorization'], algorithm: 'HmacSHA1', body }, key, [
+        'HmacSHA256',
+      ]),
+    ),
+    400,
+  );
+  assert.equal(generateSessionKey('HmacSHA256', null, 1).key.length, 32);
+  assert.equal(generateSessionKey('HmacSHA512', 128, 1).key.length, 16);
+  const base = {
+    'bootstrap.servers': 'localhost:9092',
+    'group.id': 'g',
+    'config.storage.topic': 'c',
+    'offset.storage.topic': 'o',
+    'status.storage.topic': 's',
+  };
+  assert.equal(loadWorkerConfig(base, 'distributed').parsed['inter.worker.key.ttl.ms'], 3_600_000);
+  assert.throws(
+    () => loadWorkerConfig({ ...base, 'inter.worker.signature.algorithm': 'HmacSHA512' }, 'distributed'),
+    /must be present in verification algorithms list/,
+  );
+  assert.throws(
+    () => loadWorkerConfig({ ...base, 'inter.worker.key.generation.algorithm': 'AES' }, 'distributed'),
+    /KeyGenerator not available/,
+  );
 });

@@ -3,9 +3,12 @@
 // already forwarded), validation errors come back from the leader, restarts with includeTasks (KIP-745) and of
 // one task reach the worker that runs it, stop (KIP-875) leaves no tasks, offsets of a stopped source are read
 // and reset from the offset topic (the source then reads its file again), active topics (KIP-558) are shared
-// and reset through the status topic, and a delete applies on both workers.
+// and reset through the status topic, and a delete applies on both workers. Internal requests (the sessioned
+// protocol) are signed with the session key the leader writes to the config topic: unsigned, wrongly signed and
+// unknown-algorithm requests get Kafka's 400/403, one signed with the key read from the topic goes through.
 
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -232,4 +235,82 @@ test('a two-worker cluster forwards changes to its leader and restarts, stops an
     );
     assert.deepEqual((await rest(w.restUrl, 'GET', '/connectors')).body, []);
   }
+});
+
+test('internal requests are signed with the session key the leader keeps in the config topic (sessioned)', async () => {
+  const [w1, w2] = workers as [DistributedWorker, DistributedWorker];
+  const leaderUrl = w1.herder.leaderUrl()!;
+  const [leader, follower] = leaderUrl.includes(w1.workerId) ? [w1, w2] : [w2, w1];
+
+  // Kafka's session-key record: a base64 key, its algorithm and creation time.
+  const consumer = new Consumer({ bootstrapServers: broker.bootstrap });
+  let session: { key: string; algorithm: string; 'creation-timestamp': number } | undefined;
+  try {
+    const tp = { topic: 'rest-configs', partition: 0 };
+    consumer.assign([tp]);
+    await consumer.seekToBeginning([tp]);
+    const [end] = await consumer.endOffsets([tp]);
+    while ((await consumer.position(tp)) < end!.offset)
+      for (const r of await consumer.poll(500))
+        if (r.key?.toString() === 'session-key') session = JSON.parse(r.value!.toString());
+  } finally {
+    await consumer.close();
+  }
+  assert.ok(session !== undefined, 'a session-key record');
+  assert.equal(session.algorithm, 'HmacSHA256');
+  assert.equal(Buffer.from(session.key, 'base64').length, 32);
+  assert.ok(Math.abs(session['creation-timestamp'] - Date.now()) < 600_000);
+
+  // A source the follower may run: its task configs reach the leader signed.
+  const input = join(dir, 'signed.txt');
+  writeFileSync(input, 'x\n');
+  const created = await rest(follower.restUrl, 'POST', '/connectors', {
+    name: 'signed',
+    config: { 'connector.class': 'FileStreamSource', file: input, topic: 'rest-signed', 'tasks.max': '1' },
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  await eventually(() => running(leader.restUrl, 'signed', 1), 30_000, 'signed running');
+
+  const internal = async (headers: Record<string, string>, body: string, to = leader.restUrl) => {
+    const res = await fetch(`${to}/connectors/signed/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+    return { status: res.status, body: (await res.json().catch(() => null)) as { message?: string } | null };
+  };
+  const tasks = JSON.stringify([
+    { 'task.class': 'x', file: input, topic: 'rest-signed', 'batch.size': '2000' },
+  ]);
+  const unsigned = await internal({}, tasks);
+  assert.deepEqual(unsigned, {
+    status: 400,
+    body: { error_code: 400, message: 'Internal request missing required signature' },
+  });
+  const wrong = await internal(
+    { 'X-Connect-Authorization': 'AAAA', 'X-Connect-Request-Signature-Algorithm': 'HmacSHA256' },
+    tasks,
+  );
+  assert.deepEqual(wrong, {
+    status: 403,
+    body: { error_code: 403, message: 'Internal request contained invalid signature.' },
+  });
+  const otherAlgorithm = await internal(
+    { 'X-Connect-Authorization': 'AAAA', 'X-Connect-Request-Signature-Algorithm': 'HmacSHA512' },
+    tasks,
+  );
+  assert.equal(otherAlgorithm.status, 400);
+  assert.match(otherAlgorithm.body!.message!, /does not support the 'HmacSHA512' key signing algorithm/);
+  // Signed with the key from the config topic, as another worker does: accepted, even through the follower
+  // (forwarded to the leader with its signature).
+  const key = Buffer.from(session.key, 'base64');
+  const fence = await fetch(`${follower.restUrl}/connectors/signed/fence`, {
+    method: 'PUT',
+    headers: {
+      'X-Connect-Authorization': createHmac('sha256', key).update(Buffer.alloc(0)).digest('base64'),
+      'X-Connect-Request-Signature-Algorithm': 'HmacSHA256',
+    },
+  });
+  assert.equal(fence.status, 204, await fence.text());
+  assert.equal((await rest(leader.restUrl, 'DELETE', '/connectors/signed')).status, 204);
 });

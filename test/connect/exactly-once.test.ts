@@ -235,8 +235,11 @@ test('exactly-once source: transactional records and offsets, zombie fencing, co
       .map((r) => r.value),
     ['{"task-count":2}', '{"task-count":1}'],
   );
-  // Nothing pending: the fence endpoint answers at once.
-  assert.equal((await rest(workers[1]!.restUrl, 'PUT', '/connectors/count/fence')).status, 204);
+  // The fence endpoint is internal: without a session key signature, Kafka's 400.
+  assert.deepEqual(await rest(workers[1]!.restUrl, 'PUT', '/connectors/count/fence'), {
+    status: 400,
+    body: { error_code: 400, message: 'Internal request missing required signature' },
+  });
 
   // Connector-defined boundaries: committed batches seen, aborted ones never.
   const byConnector = await rest(url, 'POST', '/connectors', {

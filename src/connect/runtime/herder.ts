@@ -3,6 +3,7 @@
 // (distributed/distributed-herder.ts) implements the same contract over the internal topics.
 
 import type { TaskConfig } from '../api/connector.js';
+import type { RequestSignature } from './distributed/request-signature.js';
 import type { TargetState } from './status.js';
 
 export interface ConnectorTaskId {
@@ -114,11 +115,11 @@ export interface Herder {
   connectorPlugins(connectorsOnly: boolean): PluginInfo[];
   pluginConfig(pluginName: string): ConfigKeyInfo[];
   /** Distributed mode only: task configs a connector's worker hands to the leader (POST /connectors/{name}/tasks). */
-  putTaskConfigs?(name: string, configs: TaskConfig[]): Promise<void>;
+  putTaskConfigs?(name: string, configs: TaskConfig[], signature?: RequestSignature): Promise<void>;
   /**
    * Distributed mode only (KIP-618): fences the transactional producers of a source connector's older task
    * generations and records the new task count (PUT /connectors/{name}/fence, on the leader).
    */
-  fenceZombies?(name: string): Promise<void>;
+  fenceZombies?(name: string, signature?: RequestSignature): Promise<void>;
   stop(): Promise<void>;
 }

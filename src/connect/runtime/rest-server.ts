@@ -15,6 +15,11 @@ import {
 import type { AddressInfo } from 'node:net';
 import { ConfigException, ConnectException, RequestTargetError, RestError } from '../errors.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
+import {
+  type RequestSignature,
+  SIGNATURE_ALGORITHM_HEADER,
+  SIGNATURE_HEADER,
+} from './distributed/request-signature.js';
 import type { ConnectorOffset, Herder } from './herder.js';
 import type { TargetState } from './status.js';
 
@@ -29,6 +34,8 @@ interface Request {
   params: string[];
   query: URLSearchParams;
   body: () => Promise<unknown>;
+  /** The signature headers and the exact body bytes of an internal request (request-signature.ts). */
+  signature: () => Promise<RequestSignature>;
 }
 
 /** A request's body, read once: parsed for the handler, the text kept for forwarding. */
@@ -221,6 +228,7 @@ export class RestServer {
       await h.putTaskConfigs(
         r.params[0]!,
         body.map((c) => configBody(c)),
+        await r.signature(),
       );
       return { status: 204 };
     });
@@ -228,7 +236,7 @@ export class RestServer {
       // Internal (KIP-618): a worker about to start exactly-once source tasks asks the leader to fence zombies.
       if (h.fenceZombies === undefined)
         throw new RestError(400, 'Zombie fencing is only available in distributed mode');
-      await h.fenceZombies(r.params[0]!);
+      await h.fenceZombies(r.params[0]!, await r.signature());
       return { status: 204 };
     });
     this.route('GET', '/connectors/{name}/tasks/{task}/status', async (r) => ({
@@ -312,7 +320,20 @@ export class RestServer {
       return send(res, 400, { error_code: 400, message: 'Malformed percent-encoding in the path' });
     }
     const body = new BodyOnce(req);
-    const request: Request = { params, query: url.searchParams, body: async () => (await body.get()).json };
+    const header = (name: string) => {
+      const v = req.headers[name.toLowerCase()];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const request: Request = {
+      params,
+      query: url.searchParams,
+      body: async () => (await body.get()).json,
+      signature: async () => ({
+        signature: header(SIGNATURE_HEADER),
+        algorithm: header(SIGNATURE_ALGORITHM_HEADER),
+        body: Buffer.from((await body.text()) ?? '', 'utf8'),
+      }),
+    };
     let reply: Reply;
     try {
       reply = await route.handler(request);
@@ -357,10 +378,13 @@ export class RestServer {
           to,
           {
             method: req.method,
-            headers:
-              text === null
+            headers: {
+              ...(text === null
                 ? {}
-                : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+                : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }),
+              // An internal request keeps its signature on its way to the leader.
+              ...signatureHeadersOf(req),
+            },
             timeout: FORWARD_TIMEOUT_MS,
           },
           (answer) => {
@@ -393,6 +417,15 @@ export class RestServer {
     res.writeHead(answer.status, headers);
     res.end(answer.body);
   }
+}
+
+function signatureHeadersOf(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of [SIGNATURE_HEADER, SIGNATURE_ALGORITHM_HEADER]) {
+    const v = req.headers[name.toLowerCase()];
+    if (typeof v === 'string') out[name] = v;
+  }
+  return out;
 }
 
 function send(res: ServerResponse, status: number, body?: unknown): void {

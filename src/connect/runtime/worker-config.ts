@@ -5,6 +5,7 @@
 
 import { ConfigDef, oneOf, type ParsedConfig, range } from '../api/config-def.js';
 import { ConfigException } from '../errors.js';
+import { supportedAlgorithm } from './distributed/request-signature.js';
 
 const COMMON = 'Common';
 
@@ -224,6 +225,50 @@ export function workerConfigDef(mode: 'standalone' | 'distributed'): ConfigDef {
         group: COMMON,
       })
       .define({
+        name: 'inter.worker.key.generation.algorithm',
+        type: 'STRING',
+        defaultValue: 'HmacSHA256',
+        importance: 'LOW',
+        documentation: 'The algorithm to use for generating internal request keys.',
+        group: COMMON,
+      })
+      .define({
+        name: 'inter.worker.key.size',
+        type: 'INT',
+        defaultValue: null,
+        importance: 'MEDIUM',
+        documentation:
+          'The size of the key to use for signing internal requests, in bits. If null, the default key size for the key generation algorithm will be used.',
+        group: COMMON,
+      })
+      .define({
+        name: 'inter.worker.key.ttl.ms',
+        type: 'INT',
+        defaultValue: 3_600_000,
+        validator: range(0, 2_147_483_647),
+        importance: 'LOW',
+        documentation:
+          'The TTL of generated session keys used for internal request validation (in milliseconds)',
+        group: COMMON,
+      })
+      .define({
+        name: 'inter.worker.signature.algorithm',
+        type: 'STRING',
+        defaultValue: 'HmacSHA256',
+        importance: 'LOW',
+        documentation: 'The algorithm used to sign internal requests.',
+        group: COMMON,
+      })
+      .define({
+        name: 'inter.worker.verification.algorithms',
+        type: 'LIST',
+        defaultValue: 'HmacSHA256',
+        importance: 'LOW',
+        documentation:
+          'A list of permitted algorithms for verifying internal requests, which must include the algorithm used for the inter.worker.signature.algorithm property.',
+        group: COMMON,
+      })
+      .define({
         name: 'scheduled.rebalance.max.delay.ms',
         type: 'INT',
         defaultValue: 300_000,
@@ -286,6 +331,7 @@ export function loadWorkerConfig(
   mode: 'standalone' | 'distributed',
 ): WorkerConfig {
   const parsed = workerConfigDef(mode).parse(raw);
+  if (mode === 'distributed') checkInterWorkerKeys(parsed);
   const { host, port } = restListener(parsed);
   return {
     raw,
@@ -294,6 +340,51 @@ export function loadWorkerConfig(
     restHost: host,
     restPort: port,
   };
+}
+
+/** The session key and signature settings (request-signature.ts knows the algorithms). */
+function checkInterWorkerKeys(parsed: ParsedConfig): void {
+  const keyAlgorithm = parsed['inter.worker.key.generation.algorithm'] as string;
+  if (!supportedAlgorithm(keyAlgorithm))
+    throw ConfigException.invalid(
+      'inter.worker.key.generation.algorithm',
+      keyAlgorithm,
+      `${keyAlgorithm} KeyGenerator not available`,
+    );
+  const size = parsed['inter.worker.key.size'] as number | null;
+  if (size !== null && (size < 8 || size % 8 !== 0))
+    throw ConfigException.invalid(
+      'inter.worker.key.size',
+      size,
+      'Key size must be a positive multiple of 8 bits',
+    );
+  const verification = parsed['inter.worker.verification.algorithms'] as string[];
+  if (verification.length === 0)
+    throw ConfigException.invalid(
+      'inter.worker.verification.algorithms',
+      '',
+      'At least one signature verification algorithm must be provided',
+    );
+  for (const a of verification)
+    if (!supportedAlgorithm(a))
+      throw ConfigException.invalid(
+        'inter.worker.verification.algorithms',
+        verification.join(','),
+        `${a} Mac not available`,
+      );
+  const signature = parsed['inter.worker.signature.algorithm'] as string;
+  if (!supportedAlgorithm(signature))
+    throw ConfigException.invalid(
+      'inter.worker.signature.algorithm',
+      signature,
+      `${signature} Mac not available`,
+    );
+  if (!verification.includes(signature))
+    throw ConfigException.invalid(
+      'inter.worker.verification.algorithms',
+      verification.join(','),
+      `Signature algorithm '${signature}' must be present in verification algorithms list`,
+    );
 }
 
 /** listeners (the first http:// one) wins over the deprecated rest.host.name/rest.port. */

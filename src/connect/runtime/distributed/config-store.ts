@@ -8,6 +8,8 @@
 //   target-state-<name>       {"state": "PAUSED", "state.v2": "STOPPED"}   (state is PAUSED for STOPPED, for
 //                                                                           workers that predate KIP-875)
 //   restart-connector-<name>  {"include-tasks": true, "only-failed": false}   (KIP-745)
+//   session-key               {"key": <base64>, "algorithm": "HmacSHA256", "creation-timestamp": <ms>}
+//                                                              (the key internal requests are signed with)
 //   tasks-fencing-<name>      {"task-count": N}                (KIP-618: the task generation whose zombies are
 //                                                               fenced; a commit after it leaves fencing pending)
 //
@@ -21,6 +23,7 @@ import type { TaskConfig } from '../../api/connector.js';
 import type { RestartRequest } from '../herder.js';
 import type { TargetState } from '../status.js';
 import type { KafkaBasedLog, LogOpener } from './kafka-based-log.js';
+import type { SessionKey } from './request-signature.js';
 
 export type ConfigEvent =
   | { kind: 'connector'; name: string; removed: boolean }
@@ -38,6 +41,8 @@ export class ConfigStore {
   readonly taskCountRecords = new Map<string, number>();
   /** Connectors whose task configs were committed after their last task count record. */
   readonly pendingFencing = new Set<string>();
+  /** The session key the leader wrote last (request-signature.ts). */
+  sessionKey: SessionKey | null = null;
   offset = 0;
   private readonly log: KafkaBasedLog;
 
@@ -122,6 +127,13 @@ export class ConfigStore {
       const state = String(value['state.v2'] ?? value.state ?? 'STARTED');
       this.targetStates.set(name, state === 'PAUSED' || state === 'STOPPED' ? state : 'STARTED');
       this.onEvent({ kind: 'target-state', name });
+    } else if (key === 'session-key') {
+      if (value === null) return;
+      this.sessionKey = {
+        key: Buffer.from(String(value.key), 'base64'),
+        algorithm: String(value.algorithm),
+        creationTimestamp: Number(value['creation-timestamp']),
+      };
     } else if (key.startsWith('tasks-fencing-')) {
       const name = key.slice('tasks-fencing-'.length);
       if (value === null) {
@@ -168,6 +180,18 @@ export class ConfigStore {
     await this.log.send(
       `target-state-${name}`,
       json({ state: state === 'STOPPED' ? 'PAUSED' : state, 'state.v2': state }),
+    );
+    await this.log.readToEnd();
+  }
+
+  async putSessionKey(key: SessionKey): Promise<void> {
+    await this.log.send(
+      'session-key',
+      json({
+        key: key.key.toString('base64'),
+        algorithm: key.algorithm,
+        'creation-timestamp': key.creationTimestamp,
+      }),
     );
     await this.log.readToEnd();
   }

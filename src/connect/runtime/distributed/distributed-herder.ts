@@ -48,6 +48,7 @@ import {
   type WorkUnits,
 } from './connect-protocol.js';
 import type { LogOpener } from './kafka-based-log.js';
+import { generateSessionKey, type RequestSignature, signatureHeaders, verify } from './request-signature.js';
 import { StatusStore } from './status-store.js';
 import type { TopicOffsetStore } from './topic-offset-store.js';
 import { WorkerGroupMember } from './worker-group-member.js';
@@ -173,6 +174,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
         this.member.polled();
         if (this.stopping) break;
         await this.handleEvents();
+        await this.rotateSessionKey();
         await this.reconcile();
         await this.runRequests();
       } catch (err) {
@@ -542,12 +544,61 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     }
   }
 
+  // ---- signed internal requests (request-signature.ts) ---------------------------------------------------------
+
+  /** Internal requests are signed once the group speaks `sessioned` (protocol version 2), as in Kafka. */
+  private signingEnabled(): boolean {
+    return this.member.currentProtocol() === 'sessioned';
+  }
+
+  /** The leader writes a new session key when there is none or the current one is older than its TTL. */
+  private async rotateSessionKey(): Promise<void> {
+    if (!this.isLeader() || !this.signingEnabled()) return;
+    const p = this.worker.o.config.parsed;
+    const current = this.configs.sessionKey;
+    const now = Date.now();
+    if (current !== null && current.creationTimestamp + (p['inter.worker.key.ttl.ms'] as number) > now)
+      return;
+    const key = generateSessionKey(
+      p['inter.worker.key.generation.algorithm'] as string,
+      p['inter.worker.key.size'] as number | null,
+      now,
+    );
+    this.log(current === null ? 'Writing the first session key' : 'Session key expired: writing a new one');
+    await this.configs.putSessionKey(key);
+  }
+
+  /** Signature headers for an internal request's body (none before a session key is known, or when not sessioned). */
+  private signed(body: Buffer): Record<string, string> {
+    const key = this.configs.sessionKey;
+    if (!this.signingEnabled() || key === null) return {};
+    return signatureHeaders(
+      key,
+      this.worker.o.config.parsed['inter.worker.signature.algorithm'] as string,
+      body,
+    );
+  }
+
+  /** Kafka's checks of an internal request: 400 without a signature or with an unknown algorithm, 403 if wrong. */
+  private checkSignature(signature: RequestSignature | undefined): void {
+    if (!this.signingEnabled()) return;
+    verify(
+      signature ?? { signature: undefined, algorithm: undefined, body: Buffer.alloc(0) },
+      this.configs.sessionKey,
+      this.worker.o.config.parsed['inter.worker.verification.algorithms'] as string[],
+    );
+  }
+
   /** Fencing done here if this worker leads, else by the leader through its REST API. */
   private async requestFencing(name: string): Promise<void> {
-    if (this.isLeader()) return this.fenceZombies(name);
+    if (this.isLeader()) return this.fenceAsLeader(name);
     if (this.leader === null) throw new ConnectException('no leader known');
     const url = new URL(`connectors/${encodeURIComponent(name)}/fence`, this.leader.url);
-    const res = await fetch(url, { method: 'PUT', signal: AbortSignal.timeout(60_000) });
+    const res = await fetch(url, {
+      method: 'PUT',
+      headers: this.signed(Buffer.alloc(0)),
+      signal: AbortSignal.timeout(60_000),
+    });
     if (res.status !== 204)
       throw new ConnectException(`the leader answered ${res.status}: ${await res.text()}`);
   }
@@ -559,7 +610,12 @@ export class DistributedHerder extends AbstractHerder implements Herder {
    * count is recorded. As in Kafka, nothing is fenced for a connector's first generation, nor from one task to one
    * task (the new task's own initTransactions fences the old one, same id).
    */
-  async fenceZombies(name: string): Promise<void> {
+  async fenceZombies(name: string, signature?: RequestSignature): Promise<void> {
+    this.checkSignature(signature);
+    return this.fenceAsLeader(name);
+  }
+
+  private async fenceAsLeader(name: string): Promise<void> {
     this.requireLeader();
     const config = this.config(name);
     if (this.typeOf(config) !== 'source')
@@ -589,10 +645,11 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   private async sendTaskConfigsToLeader(name: string, configs: TaskConfig[]): Promise<void> {
     if (this.leader === null) throw new ConnectException('no leader known');
     const url = new URL(`connectors/${encodeURIComponent(name)}/tasks?forward=false`, this.leader.url);
+    const body = Buffer.from(JSON.stringify(configs), 'utf8');
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(configs),
+      headers: { 'content-type': 'application/json', ...this.signed(body) },
+      body,
       signal: AbortSignal.timeout(30_000),
     });
     if (res.status !== 204)
@@ -910,7 +967,8 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       : 'The offsets for this connector have been altered successfully';
   }
 
-  async putTaskConfigs(name: string, configs: TaskConfig[]): Promise<void> {
+  async putTaskConfigs(name: string, configs: TaskConfig[], signature?: RequestSignature): Promise<void> {
+    this.checkSignature(signature);
     this.requireLeader();
     this.config(name);
     await this.configs.putTaskConfigs(name, configs);
