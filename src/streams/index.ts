@@ -32,6 +32,7 @@ export {
   type StreamThreadExceptionResponse,
 } from './kafka-streams.js';
 export { KeyValue } from './key-value.js';
+export { ChangedSerde, KGroupedTable } from './kgrouped-table.js';
 export { BranchedKStream, KStream, type Predicate } from './kstream.js';
 export { type Aggregator, type Initializer, KGroupedStream, KTable, type Reducer } from './ktable.js';
 export {

@@ -7,8 +7,10 @@
 // the repartition topic `<name>-repartition` (name: the Grouped name, else the store name), in a new
 // sub-topology, so that every record of one key reaches the same task.
 
-import { Materialized, type Named } from './dsl-options.js';
+import { type Grouped, Materialized, type Named } from './dsl-options.js';
 import type { InternalBuilder } from './internal-builder.js';
+import type { KeyValue } from './key-value.js';
+import { groupBySelect, KGroupedTable } from './kgrouped-table.js';
 import { KStream, statelessSupplier } from './kstream.js';
 import { Change, type Processor, type ProcessorContext, Record } from './processor.js';
 import { type Serde, Serdes } from './serdes.js';
@@ -118,6 +120,25 @@ export class KTable<K, V> {
   /** Holds back updates: until a window closes, or for a time limit (Kafka's suppress). */
   suppress(suppressed: Suppressed, named?: Named): KTable<K, V> {
     return suppressTable(this, suppressed, named);
+  }
+
+  /**
+   * Regroups the rows under new keys (and values) for count, reduce or aggregate with an adder and a subtractor;
+   * the changes go through `<Grouped name or store name>-repartition`.
+   */
+  groupBy<KR, VR>(
+    selector: (key: K, value: V) => KeyValue<KR, VR>,
+    grouped?: Grouped<KR, VR>,
+  ): KGroupedTable<KR, VR> {
+    const name = this.builder.nameOr(grouped?.name ? { name: grouped.name } : null, 'KTABLE-SELECT-');
+    groupBySelect(this.builder, this.nodeName, selector, name);
+    return new KGroupedTable<KR, VR>(
+      this.builder,
+      name,
+      grouped?.keySerde ?? null,
+      grouped?.valueSerde ?? null,
+      grouped?.name ?? null,
+    );
   }
 
   /** The name of the store holding this table, when it is materialized. */

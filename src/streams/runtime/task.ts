@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { keyPartition } from '../../client/partitioners.js';
 import { StreamsConfigError, StreamsError } from '../errors.js';
+import { resolveSerde } from '../kgrouped-table.js';
 import {
   type Cancellable,
   type Header,
@@ -209,7 +210,7 @@ export class Task {
       `task ${this.id} does not read ${raw.topic}`,
     );
     const keyDeserializer = source.keyDeserializer ?? this.env.defaultKeySerde;
-    const valueDeserializer = source.valueDeserializer ?? this.env.defaultValueSerde;
+    const valueDeserializer = resolveSerde(source.valueDeserializer, this.env.defaultValueSerde);
     const topic = this.env.realTopic(raw.topic);
     let key: unknown;
     let value: unknown;
@@ -351,7 +352,7 @@ export class Task {
               });
         const topic = env.realTopic(logical);
         const keySerializer = node.keySerializer ?? env.defaultKeySerde;
-        const valueSerializer = node.valueSerializer ?? env.defaultValueSerde;
+        const valueSerializer = resolveSerde(node.valueSerializer, env.defaultValueSerde);
         let key: Buffer | null;
         let value: Buffer | null;
         try {
