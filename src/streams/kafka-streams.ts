@@ -9,7 +9,6 @@
 // Threads share one event loop: num.stream.threads > 1 gives more group members (more concurrency in I/O), not
 // more cores; several instances (processes) of the application spread over cores and machines.
 
-import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Admin } from '../client/admin.js';
@@ -19,6 +18,7 @@ import { StreamsError } from './errors.js';
 import { InvalidStateStoreException, type StoreQueryParameters } from './queryable.js';
 import { GlobalStreamThread } from './runtime/global-thread.js';
 import { ensureInternalTopics, type TopicLayout } from './runtime/internal-topics.js';
+import { acquireProcessId, releaseProcessId } from './runtime/process-id.js';
 import { StreamThread, type ThreadState } from './runtime/stream-thread.js';
 import type { Topology } from './topology.js';
 
@@ -53,8 +53,11 @@ export class KafkaStreams {
   private layout: TopicLayout | null = null;
   private threadIndex = 0;
   private globalThread: GlobalStreamThread | null = null;
-  /** This instance's process id, as Kafka Streams': part of its threads' transactional.id under exactly-once. */
-  private readonly processId = randomUUID();
+  /**
+   * This instance's process id, as Kafka Streams': part of its threads' transactional.id under exactly-once;
+   * kept in the state directory across restarts (runtime/process-id.ts).
+   */
+  private processIdValue: string | null = null;
 
   constructor(
     private readonly topology: Topology,
@@ -160,6 +163,15 @@ export class KafkaStreams {
     );
   }
 
+  /** The process id (read from the state directory, or made and saved there, on first use). */
+  get processId(): string {
+    if (this.processIdValue === null)
+      this.processIdValue = acquireProcessId(join(this.config.stateDir, this.config.applicationId), (m) =>
+        this.logger(m),
+      );
+    return this.processIdValue;
+  }
+
   private onThreadState(s: ThreadState): void {
     if (this.stateValue !== 'REBALANCING' && this.stateValue !== 'RUNNING') return;
     if (s === 'PARTITIONS_REVOKED' || s === 'PARTITIONS_ASSIGNED') this.setState('REBALANCING');
@@ -194,6 +206,7 @@ export class KafkaStreams {
     this.setState('PENDING_SHUTDOWN');
     await Promise.allSettled(this.threads.map((t) => t.close()));
     await this.globalThread?.close().catch(() => {});
+    if (this.processIdValue !== null) releaseProcessId(this.processIdValue);
     this.setState(erred ? 'ERROR' : 'NOT_RUNNING');
   }
 
