@@ -30,7 +30,10 @@ export abstract class AbstractHerder {
 
   async kafkaClusterId(): Promise<string | null> {
     if (this.clusterId !== undefined) return this.clusterId;
-    const admin = new Admin({ bootstrapServers: this.worker.o.config.bootstrapServers });
+    const admin = new Admin({
+      ...this.worker.internalClientOptions,
+      bootstrapServers: this.worker.o.config.bootstrapServers,
+    });
     try {
       this.clusterId = (await admin.describeCluster()).clusterId;
     } finally {
@@ -71,7 +74,10 @@ export abstract class AbstractHerder {
 
   /** A sink connector's committed offsets: those of its consumer group. */
   protected async sinkOffsets(name: string): Promise<ConnectorOffset[]> {
-    const admin = new Admin({ bootstrapServers: this.worker.o.config.bootstrapServers });
+    const admin = new Admin({
+      ...this.worker.internalClientOptions,
+      bootstrapServers: this.worker.o.config.bootstrapServers,
+    });
     try {
       const committed = await admin.listConsumerGroupOffsets(`connect-${name}`);
       return committed.map((o) => ({
@@ -84,7 +90,10 @@ export abstract class AbstractHerder {
   }
 
   protected async alterSinkOffsets(name: string, offsets: ConnectorOffset[] | null): Promise<void> {
-    const admin = new Admin({ bootstrapServers: this.worker.o.config.bootstrapServers });
+    const admin = new Admin({
+      ...this.worker.internalClientOptions,
+      bootstrapServers: this.worker.o.config.bootstrapServers,
+    });
     const group = `connect-${name}`;
     try {
       if (offsets === null) {

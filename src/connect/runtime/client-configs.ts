@@ -3,6 +3,7 @@
 // the default; None refuses them), as Kafka's property names mapped onto Brook's client options. Keys Brook's
 // client does not have are ignored; a value that does not parse is a ConfigException naming the key.
 
+import { securityOptions } from '../../cli/client-security.js';
 import type { ConsumerOptions, ProducerOptions } from '../../client/index.js';
 import { ConfigException } from '../errors.js';
 
@@ -95,12 +96,51 @@ export function consumerOverrides(
   worker: Readonly<Record<string, string>>,
   connector: Readonly<Record<string, string>>,
 ): Partial<ConsumerOptions> {
-  return mapped(CONSUMER, layers('consumer', worker, connector)) as Partial<ConsumerOptions>;
+  const l = layers('consumer', worker, connector);
+  return { ...mapped(CONSUMER, l), ...security(l) } as Partial<ConsumerOptions>;
 }
 
 export function producerOverrides(
   worker: Readonly<Record<string, string>>,
   connector: Readonly<Record<string, string>>,
 ): Partial<ProducerOptions> {
-  return mapped(PRODUCER, layers('producer', worker, connector)) as Partial<ProducerOptions>;
+  const l = layers('producer', worker, connector);
+  return { ...mapped(PRODUCER, l), ...security(l) } as Partial<ProducerOptions>;
+}
+
+/** The `admin.` keys of the worker (the admin clients of tasks: topic creation for dead letter queues). */
+export function adminOverrides(worker: Readonly<Record<string, string>>): Record<string, unknown> {
+  const l = [{ prefix: 'admin.', config: worker }];
+  return { ...mapped(COMMON, l), ...security(l) };
+}
+
+function isSecurityKey(name: string): boolean {
+  return name === 'security.protocol' || name.startsWith('ssl.') || name.startsWith('sasl.');
+}
+
+/**
+ * security.protocol, ssl.* and sasl.* of the layers (later layers win) as Brook's tls and sasl client options.
+ * As in Kafka, the worker's own unprefixed keys are for its internal clients only (clientSecurity): a task's
+ * producer needs `producer.security.protocol` and so on.
+ */
+function security(
+  layers: { prefix: string; config: Readonly<Record<string, string>> }[],
+): Record<string, unknown> {
+  const props: Record<string, string> = {};
+  for (const { prefix, config } of layers)
+    for (const [key, value] of Object.entries(config))
+      if (key.startsWith(prefix) && isSecurityKey(key.slice(prefix.length)))
+        props[key.slice(prefix.length)] = value;
+  return Object.keys(props).length === 0 ? {} : clientSecurity(props);
+}
+
+/** The tls and sasl client options of Kafka's security keys (unprefixed); a ConfigException when they are wrong. */
+export function clientSecurity(props: Readonly<Record<string, string>>): Record<string, unknown> {
+  const own: Record<string, string> = {};
+  for (const [k, v] of Object.entries(props)) if (isSecurityKey(k)) own[k] = v;
+  try {
+    return securityOptions(own);
+  } catch (err) {
+    throw new ConfigException((err as Error).message);
+  }
 }

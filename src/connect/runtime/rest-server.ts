@@ -1,18 +1,14 @@
-// Kafka Connect's REST API over node:http, with its paths, status codes and JSON shapes, so that the curl
+// Kafka Connect's REST API over node:http (node:https for an https listener), with its paths, status codes and JSON shapes, so that the curl
 // commands of Kafka's documentation and operator scripts work unchanged. Errors are {"error_code": <status>,
 // "message": "..."}: 404 for an unknown connector, task or path, 405 for a method a path does not take, 409 for
 // a name in use, 400 for an invalid config, malformed JSON or a body of the wrong shape, 413 for a body over
 // REST_BODY_BYTES_MAX, 415 for a body that is not JSON, 500 for anything unexpected (its message only; the
 // trace goes to the worker's log).
 
-import {
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TlsOptions } from 'node:tls';
 import { ConfigException, ConnectException, RequestTargetError, RestError } from '../errors.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import {
@@ -21,6 +17,8 @@ import {
   SIGNATURE_HEADER,
 } from './distributed/request-signature.js';
 import type { ConnectorOffset, Herder } from './herder.js';
+import { restRequest } from './rest-client.js';
+import type { RestTls } from './rest-tls.js';
 import type { TargetState } from './status.js';
 
 /** The largest request body accepted (connector configs are a few KiB; this leaves room for big ones). */
@@ -84,18 +82,25 @@ export class RestServer {
   constructor(
     private readonly herder: Herder,
     private readonly log: (line: string) => void,
+    /** https listener options (rest-tls.ts); null for http. */
+    private readonly tls: RestTls | null = null,
   ) {
     this.defineRoutes();
   }
 
+  private get clientTls(): TlsOptions | null {
+    return this.tls?.client ?? null;
+  }
+
   async start(host: string, port: number): Promise<{ host: string; port: number }> {
-    const server = createServer((req, res) => {
+    const listener = (req: IncomingMessage, res: ServerResponse) => {
       this.handle(req, res).catch((err) => {
         this.log(`REST request failed: ${(err as Error).stack ?? String(err)}`);
         if (!res.headersSent) send(res, 500, { error_code: 500, message: (err as Error).message });
         else res.destroy();
       });
-    });
+    };
+    const server = this.tls === null ? createServer(listener) : createHttpsServer(this.tls.server, listener);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -372,40 +377,19 @@ export class RestServer {
     query.set('forward', 'false');
     const to = new URL(`${url.pathname}?${query.toString()}`, target.targetUrl);
     this.log(`Forwarding ${req.method} ${url.pathname} to ${to.origin}: ${target.message}`);
-    const answer = await new Promise<{ status: number; type: string | undefined; body: Buffer }>(
-      (resolve, reject) => {
-        const out = httpRequest(
-          to,
-          {
-            method: req.method,
-            headers: {
-              ...(text === null
-                ? {}
-                : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }),
-              // An internal request keeps its signature on its way to the leader.
-              ...signatureHeadersOf(req),
-            },
-            timeout: FORWARD_TIMEOUT_MS,
-          },
-          (answer) => {
-            const chunks: Buffer[] = [];
-            answer.on('data', (c: Buffer) => chunks.push(c));
-            answer.on('end', () =>
-              resolve({
-                status: answer.statusCode ?? 500,
-                type: answer.headers['content-type'],
-                body: Buffer.concat(chunks),
-              }),
-            );
-            answer.on('error', reject);
-          },
-        );
-        out.on('timeout', () =>
-          out.destroy(new Error(`no answer from ${to.origin} within ${FORWARD_TIMEOUT_MS} ms`)),
-        );
-        out.on('error', reject);
-        out.end(text ?? undefined);
+    const answer = await restRequest(
+      to,
+      req.method ?? 'GET',
+      {
+        ...(text === null
+          ? {}
+          : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }),
+        // An internal request keeps its signature on its way to the leader.
+        ...signatureHeadersOf(req),
       },
+      text,
+      this.clientTls,
+      FORWARD_TIMEOUT_MS,
     ).catch((err: Error) => {
       throw new RestError(
         409,

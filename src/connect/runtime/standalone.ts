@@ -35,16 +35,17 @@ export async function startStandalone(
     log,
   });
   const herder = new StandaloneHerder(worker);
-  const rest = new RestServer(herder, log);
+  const rest = new RestServer(herder, log, config.restTls);
   const bound = await rest.start(config.restHost, config.restPort);
   const advertisedHost =
     (config.parsed['rest.advertised.host.name'] as string | null) ?? (config.restHost || hostname());
   const advertisedPort = (config.parsed['rest.advertised.port'] as number | null) ?? bound.port;
   workerId = `${advertisedHost}:${advertisedPort}`;
+  const scheme = config.restTls === null ? 'http' : 'https';
   const urlHost = config.restHost === '' || config.restHost === '0.0.0.0' ? 'localhost' : config.restHost;
   return {
     herder,
-    restUrl: `http://${urlHost.includes(':') ? `[${urlHost}]` : urlHost}:${bound.port}`,
+    restUrl: `${scheme}://${urlHost.includes(':') ? `[${urlHost}]` : urlHost}:${bound.port}`,
     workerId,
     async stop() {
       await herder.stop();

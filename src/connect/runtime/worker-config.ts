@@ -6,6 +6,7 @@
 import { ConfigDef, oneOf, type ParsedConfig, range } from '../api/config-def.js';
 import { ConfigException } from '../errors.js';
 import { supportedAlgorithm } from './distributed/request-signature.js';
+import { type RestTls, restTls } from './rest-tls.js';
 
 const COMMON = 'Common';
 
@@ -324,6 +325,8 @@ export interface WorkerConfig {
   /** Where the REST server listens. */
   readonly restHost: string;
   readonly restPort: number;
+  /** The REST listener's TLS (`listeners=https://...`), else null. */
+  readonly restTls: RestTls | null;
 }
 
 export function loadWorkerConfig(
@@ -332,13 +335,14 @@ export function loadWorkerConfig(
 ): WorkerConfig {
   const parsed = workerConfigDef(mode).parse(raw);
   if (mode === 'distributed') checkInterWorkerKeys(parsed);
-  const { host, port } = restListener(parsed);
+  const { host, port, https } = restListener(parsed);
   return {
     raw,
     parsed,
     bootstrapServers: (parsed['bootstrap.servers'] as string[]).join(','),
     restHost: host,
     restPort: port,
+    restTls: https ? restTls(raw) : null,
   };
 }
 
@@ -387,8 +391,8 @@ function checkInterWorkerKeys(parsed: ParsedConfig): void {
     );
 }
 
-/** listeners (the first http:// one) wins over the deprecated rest.host.name/rest.port. */
-function restListener(parsed: ParsedConfig): { host: string; port: number } {
+/** listeners (the first one) wins over the deprecated rest.host.name/rest.port. */
+function restListener(parsed: ParsedConfig): { host: string; port: number; https: boolean } {
   const listeners = parsed.listeners as string[] | null;
   if (listeners !== null && listeners.length > 0) {
     const m = /^(https?):\/\/(\[[^\]]*\]|[^:/]*):(\d+)$/.exec(listeners[0]!);
@@ -399,9 +403,11 @@ function restListener(parsed: ParsedConfig): { host: string; port: number } {
         'expected a listener like http://host:8083',
       );
     }
-    if (m[1] === 'https')
-      throw ConfigException.invalid('listeners', listeners[0], 'https listeners are not supported yet');
-    return { host: m[2]!.replace(/^\[|\]$/g, ''), port: Number(m[3]) };
+    return { host: m[2]!.replace(/^\[|\]$/g, ''), port: Number(m[3]), https: m[1] === 'https' };
   }
-  return { host: (parsed['rest.host.name'] as string | null) ?? '', port: parsed['rest.port'] as number };
+  return {
+    host: (parsed['rest.host.name'] as string | null) ?? '',
+    port: parsed['rest.port'] as number,
+    https: false,
+  };
 }

@@ -5,7 +5,7 @@
 import { Admin, Producer } from '../../client/index.js';
 import type { Connector, ConnectorContext, SinkTask, SourceTask, TaskConfig } from '../api/connector.js';
 import { ConfigException } from '../errors.js';
-import { consumerOverrides, producerOverrides } from './client-configs.js';
+import { adminOverrides, clientSecurity, consumerOverrides, producerOverrides } from './client-configs.js';
 import { makeConverter, makeTransformChain, splitList } from './connector-config.js';
 import { ConnectorOffsetStore } from './connector-offset-store.js';
 import { ErrorHandler } from './error-handler.js';
@@ -41,7 +41,15 @@ export class Worker {
   private readonly dlqProducers = new Map<string, Producer>();
   private readonly offsetsTopics = new Map<string, Promise<OffsetStore & { stop(): Promise<void> }>>();
 
-  constructor(readonly o: WorkerOptions) {}
+  /**
+   * Settings of the worker's own clients (internal topics, group membership, fencing, admin): the clients'
+   * settings given by the embedder, then the worker's unprefixed security.protocol, ssl.* and sasl.* keys.
+   */
+  readonly internalClientOptions: Record<string, unknown>;
+
+  constructor(readonly o: WorkerOptions) {
+    this.internalClientOptions = { ...o.clientOptions, ...clientSecurity(o.config.raw) };
+  }
 
   get workerId(): string {
     return this.o.workerId;
@@ -190,6 +198,8 @@ export class Worker {
     let p = this.dlqProducers.get(connector);
     if (p === undefined) {
       p = new Producer({
+        ...this.o.clientOptions,
+        ...producerOverrides(this.o.config.raw, {}),
         bootstrapServers: this.o.config.bootstrapServers,
         clientId: `connector-dlq-producer-${connector}`,
       });
@@ -203,7 +213,11 @@ export class Worker {
    * one-broker development cluster) falls back to the broker default (-1), as a development convenience.
    */
   async ensureTopic(topic: string, replicationFactor: number, partitions = 1): Promise<void> {
-    const admin = new Admin({ bootstrapServers: this.o.config.bootstrapServers });
+    const admin = new Admin({
+      ...this.o.clientOptions,
+      ...adminOverrides(this.o.config.raw),
+      bootstrapServers: this.o.config.bootstrapServers,
+    });
     try {
       const existing = await admin.listTopics();
       if (existing.includes(topic)) return;

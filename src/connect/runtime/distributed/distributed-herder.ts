@@ -27,6 +27,7 @@ import type {
   TaskInfo,
   TaskStateInfo,
 } from '../herder.js';
+import { type RestAnswer, restRequest } from '../rest-client.js';
 import { type Status, type TargetState, traceOf } from '../status.js';
 import type { Worker } from '../worker.js';
 import type { WorkerTask } from '../worker-task.js';
@@ -122,7 +123,11 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     this.statuses = new StatusStore(o.logs.status);
     this.offsets = o.offsets;
     this.maxDelayMs = p['scheduled.rebalance.max.delay.ms'] as number;
-    this.cluster = new Cluster({ bootstrapServers: c.bootstrapServers, clientId });
+    this.cluster = new Cluster({
+      ...o.worker.internalClientOptions,
+      bootstrapServers: c.bootstrapServers,
+      clientId,
+    });
     this.member = new WorkerGroupMember({
       cluster: this.cluster,
       groupId: p['group.id'] as string,
@@ -568,6 +573,21 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     await this.configs.putSessionKey(key);
   }
 
+  /** Workers of a cluster listen alike: this worker's scheme is every worker's. */
+  private restScheme(): 'http' | 'https' {
+    return this.worker.o.config.restTls === null ? 'http' : 'https';
+  }
+
+  /** A request to another worker's REST API (its https listener trusted through this worker's trust store). */
+  private internalRequest(
+    url: URL,
+    method: string,
+    headers: Record<string, string | number>,
+    body: Buffer | null,
+  ): Promise<RestAnswer> {
+    return restRequest(url, method, headers, body, this.worker.o.config.restTls?.client ?? null, 60_000);
+  }
+
   /** Signature headers for an internal request's body (none before a session key is known, or when not sessioned). */
   private signed(body: Buffer): Record<string, string> {
     const key = this.configs.sessionKey;
@@ -594,13 +614,9 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     if (this.isLeader()) return this.fenceAsLeader(name);
     if (this.leader === null) throw new ConnectException('no leader known');
     const url = new URL(`connectors/${encodeURIComponent(name)}/fence`, this.leader.url);
-    const res = await fetch(url, {
-      method: 'PUT',
-      headers: this.signed(Buffer.alloc(0)),
-      signal: AbortSignal.timeout(60_000),
-    });
+    const res = await this.internalRequest(url, 'PUT', this.signed(Buffer.alloc(0)), null);
     if (res.status !== 204)
-      throw new ConnectException(`the leader answered ${res.status}: ${await res.text()}`);
+      throw new ConnectException(`the leader answered ${res.status}: ${res.body.toString('utf8')}`);
   }
 
   /**
@@ -637,7 +653,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       const groupId = this.worker.o.config.parsed['group.id'] as string;
       const ids = [...Array(previous).keys()].map((t) => taskTransactionalId(groupId, name, t));
       this.log(`Fencing ${ids.length} transactional producers of ${name}: ${ids.join(', ')}`);
-      await Promise.all(ids.map((id) => fenceProducer(this.worker.o.config.bootstrapServers, id)));
+      await Promise.all(ids.map((id) => fenceProducer(this.worker, id)));
     }
     await this.configs.putTaskCountRecord(name, count);
   }
@@ -646,14 +662,14 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     if (this.leader === null) throw new ConnectException('no leader known');
     const url = new URL(`connectors/${encodeURIComponent(name)}/tasks?forward=false`, this.leader.url);
     const body = Buffer.from(JSON.stringify(configs), 'utf8');
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...this.signed(body) },
+    const res = await this.internalRequest(
+      url,
+      'POST',
+      { 'content-type': 'application/json', 'content-length': body.length, ...this.signed(body) },
       body,
-      signal: AbortSignal.timeout(30_000),
-    });
+    );
     if (res.status !== 204)
-      throw new ConnectException(`the leader answered ${res.status}: ${await res.text()}`);
+      throw new ConnectException(`the leader answered ${res.status}: ${res.body.toString('utf8')}`);
   }
 
   private async launchTask(
@@ -886,7 +902,10 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       const owner = this.statuses.connector(name)?.workerId;
       if (owner === undefined) throw new RestError(409, REBALANCE_MESSAGE);
       if (owner !== this.workerId() || !this.connectorsRunning.has(name))
-        throw new RequestTargetError(`http://${owner}/`, `Connector ${name} runs on ${owner}`);
+        throw new RequestTargetError(
+          `${this.restScheme()}://${owner}/`,
+          `Connector ${name} runs on ${owner}`,
+        );
       await this.inLoop(async () => {
         await this.haltConnector(name, null);
         await this.launchConnector(name);
@@ -911,7 +930,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     const key = taskKey({ connector: name, task });
     if (status.worker_id !== this.workerId() || !this.owned.has(key))
       throw new RequestTargetError(
-        `http://${status.worker_id}/`,
+        `${this.restScheme()}://${status.worker_id}/`,
         `Task ${name}-${task} runs on ${status.worker_id}`,
       );
     // Stopped here; reconcile() in the same loop starts it again with its current config.
@@ -1007,8 +1026,13 @@ export class DistributedHerder extends AbstractHerder implements Herder {
  * Fences a transactional id as Kafka's Admin.fenceProducers does: InitProducerId for it bumps its epoch and
  * aborts its open transaction, so its current holder fails with PRODUCER_FENCED on its next request.
  */
-async function fenceProducer(bootstrapServers: string, transactionalId: string): Promise<void> {
-  const p = new Producer({ bootstrapServers, transactionalId, clientId: `fencer-${transactionalId}` });
+async function fenceProducer(worker: Worker, transactionalId: string): Promise<void> {
+  const p = new Producer({
+    ...worker.internalClientOptions,
+    bootstrapServers: worker.o.config.bootstrapServers,
+    transactionalId,
+    clientId: `fencer-${transactionalId}`,
+  });
   try {
     await p.initTransactions();
   } finally {

@@ -5,6 +5,7 @@
 
 import { hostname } from 'node:os';
 import { workerPlugins } from '../builtin-plugins.js';
+import { clientSecurity } from '../client-configs.js';
 import { RestServer } from '../rest-server.js';
 import { Worker } from '../worker.js';
 import { loadWorkerConfig } from '../worker-config.js';
@@ -26,7 +27,7 @@ export async function startDistributed(
   const config = loadWorkerConfig(props, 'distributed');
   const plugins = await workerPlugins(config, log);
   const p = config.parsed;
-  const logs = internalTopicLogs(config, log);
+  const logs = internalTopicLogs(config, log, { ...clientSecurity(config.raw) });
   const offsets = new TopicOffsetStore(logs.offsets());
   let workerId = '';
   const worker = new Worker({
@@ -53,12 +54,13 @@ export async function startDistributed(
       return url;
     },
   });
-  const rest = new RestServer(herder, log);
+  const rest = new RestServer(herder, log, config.restTls);
   const bound = await rest.start(config.restHost, config.restPort);
   const advertisedHost = (p['rest.advertised.host.name'] as string | null) ?? (config.restHost || hostname());
   const advertisedPort = (p['rest.advertised.port'] as number | null) ?? bound.port;
   workerId = `${advertisedHost}:${advertisedPort}`;
-  url = `http://${advertisedHost.includes(':') ? `[${advertisedHost}]` : advertisedHost}:${advertisedPort}/`;
+  const scheme = config.restTls === null ? 'http' : 'https';
+  url = `${scheme}://${advertisedHost.includes(':') ? `[${advertisedHost}]` : advertisedHost}:${advertisedPort}/`;
   const urlHost = config.restHost === '' || config.restHost === '0.0.0.0' ? 'localhost' : config.restHost;
   try {
     await herder.start();
@@ -69,7 +71,7 @@ export async function startDistributed(
   }
   return {
     herder,
-    restUrl: `http://${urlHost.includes(':') ? `[${urlHost}]` : urlHost}:${bound.port}`,
+    restUrl: `${scheme}://${urlHost.includes(':') ? `[${urlHost}]` : urlHost}:${bound.port}`,
     workerId,
     async stop() {
       await herder.stop();
