@@ -45,36 +45,54 @@ export function staleLeaderViews(history: readonly Op[]): string[] {
 
 /**
  * Leader changes to a broker that was not in the partition's ISR at the previous sample of the cluster's view
- * (harness `leaders`, every 5 s): unclean elections, which the measurement of --unclean counts. A broker that
- * joined the ISR and became leader within one sample would be listed too; with no reassignment or preferred
- * leader election in a run, that does not happen.
+ * (harness `leaders`, every 5 s): unclean elections, which the measurement of --unclean counts. Each sample is
+ * one broker's metadata, and a broker cut off from the controller keeps describing itself as leader at its old
+ * epoch (a deposed leader that cannot acknowledge acks=all writes): only a sample at a higher leader epoch than
+ * the last one taken counts as a change, so such stale views are not read as elections. A broker that joined
+ * the ISR and became leader between two samples would be listed too; with no reassignment or preferred leader
+ * election in a run, that does not happen. When the epoch rose by more than one, elections were missed between
+ * the samples, and the text says so.
  */
 export function leadersOutsideIsr(
   history: readonly Op[],
 ): { time: number; partition: string; text: string }[] {
-  const last = new Map<string, { leader: number; isr: number[] }>();
+  const last = new Map<string, LeaderSample>();
   const out: { time: number; partition: string; text: string }[] = [];
   for (const op of history) {
     if (op.process !== 'harness' || op.f !== 'leaders') continue;
-    for (const [partition, now] of Object.entries(
-      op.value as Record<string, { leader: number; isr: number[] }>,
-    )) {
+    for (const [partition, now] of Object.entries(op.value as Record<string, LeaderSample>)) {
+      if (now.leader < 0) continue;
       const before = last.get(partition);
-      if (
-        before !== undefined &&
-        now.leader >= 0 &&
-        now.leader !== before.leader &&
-        !before.isr.includes(now.leader)
-      )
+      // Samples recorded before leader epochs were (no epoch) compare as before: every change counts.
+      const newer =
+        before === undefined ||
+        now.leaderEpoch === undefined ||
+        before.leaderEpoch === undefined ||
+        now.leaderEpoch > before.leaderEpoch;
+      if (!newer) continue;
+      if (before !== undefined && now.leader !== before.leader && !before.isr.includes(now.leader)) {
+        const missed =
+          now.leaderEpoch !== undefined && before.leaderEpoch !== undefined
+            ? now.leaderEpoch - before.leaderEpoch - 1
+            : 0;
         out.push({
           time: op.time,
           partition,
           text:
             `partition ${partition}: leader ${now.leader} (ISR [${now.isr.join(',')}]) by ${(op.time / 1000).toFixed(1)} s, ` +
-            `not in the ISR [${before.isr.join(',')}] of leader ${before.leader} 5 s before`,
+            `not in the ISR [${before.isr.join(',')}] of leader ${before.leader} 5 s before` +
+            (missed > 0 ? ` (${missed} election(s) between the two samples not seen)` : ''),
         });
-      if (now.leader >= 0) last.set(partition, now);
+      }
+      last.set(partition, now);
     }
   }
   return out;
+}
+
+/** One partition in a `leaders` sample; leaderEpoch is absent in histories recorded before it was added. */
+interface LeaderSample {
+  leader: number;
+  leaderEpoch?: number;
+  isr: number[];
 }

@@ -218,7 +218,10 @@ export class QueueWorkload {
       const [d] = await withTimeout(admin.describeTopics([this.o.topic]), 4_000).catch(() => []);
       if (d !== undefined && d.error === null) {
         const partitions = Object.fromEntries(
-          d.partitions.map((p) => [p.partition, { leader: p.leader, isr: p.isr }]),
+          d.partitions.map((p) => [
+            p.partition,
+            { leader: p.leader, leaderEpoch: p.leaderEpoch, isr: p.isr },
+          ]),
         );
         this.history.add('ok', 'harness', 'leaders', partitions);
       }
