@@ -49,8 +49,8 @@ export function staleLeaderViews(history: readonly Op[]): string[] {
  * one broker's metadata, and a broker cut off from the controller keeps describing itself as leader at its old
  * epoch (a deposed leader that cannot acknowledge acks=all writes): only a sample at a higher leader epoch than
  * the last one taken counts as a change, so such stale views are not read as elections. A broker that joined
- * the ISR and became leader between two samples would be listed too; with no reassignment or preferred leader
- * election in a run, that does not happen. When the epoch rose by more than one, elections were missed between
+ * the ISR and became leader between two samples is listed too: long runs show it (the ISR grew back, then its
+ * leader died, within 5 s). The list points at elections to look at; the checkers decide whether anything was lost. When the epoch rose by more than one, elections were missed between
  * the samples, and the text says so.
  */
 export function leadersOutsideIsr(

@@ -230,7 +230,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const unclean = leadersOutsideIsr(history.ops);
   if (unclean.length > 0)
     notes.push(
-      `${unclean.length} leader change(s) to a replica outside the ISR (unclean elections), see the report`,
+      `${unclean.length} leader change(s) to a replica outside the ISR of the previous sample (unclean elections, or an ISR that grew back within one sample), see the report`,
     );
   const verdict = results.some((r) => r.valid === false)
     ? 'anomalies'
