@@ -6,68 +6,37 @@
 // task. A bad worker or connector config exits 2 with one line saying why.
 
 import { readFileSync } from 'node:fs';
-import { ConnectException, RestError } from '../connect/errors.js';
+import { RestError } from '../connect/errors.js';
 import { parseProperties } from '../connect/runtime/properties.js';
 import { startStandalone } from '../connect/runtime/standalone.js';
+import { runWorker } from './connect-worker.js';
 
 const USAGE =
   'usage: brook connect-standalone [-daemon] worker.properties [connector1.properties connector2.json ...]\n';
 
-export async function runConnectStandalone(args: string[]): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const files = args.filter((a) => a !== '-daemon');
-  if (files.length < 1) {
-    process.stderr.write(USAGE);
-    return 2;
-  }
-  const log = (line: string) => process.stderr.write(`[${new Date().toISOString()}] ${line}\n`);
-  let workerProps: Record<string, string>;
-  let connectorConfigs: Record<string, string>[];
-  try {
-    workerProps = parseProperties(readFileSync(files[0]!, 'utf8'));
-    connectorConfigs = files.slice(1).map(readConnectorFile);
-  } catch (err) {
-    process.stderr.write(`brook connect-standalone: ${(err as Error).message}\n`);
-    return 2;
-  }
-  let worker: Awaited<ReturnType<typeof startStandalone>>;
-  try {
-    worker = await startStandalone(workerProps, log);
-  } catch (err) {
-    if (err instanceof ConnectException || (err as NodeJS.ErrnoException).code !== undefined) {
-      process.stderr.write(`brook connect-standalone: ${(err as Error).message}\n`);
-      return 2;
-    }
-    throw err;
-  }
-  process.stdout.write(
-    `REST server listening at ${worker.restUrl}/, advertising URL http://${worker.workerId}/\n`,
+export function runConnectStandalone(args: string[]): Promise<number> {
+  return runWorker(
+    {
+      command: 'connect-standalone',
+      usage: USAGE,
+      fileCount: (n) => n >= 1,
+      load: (workerProps, files) => ({ workerProps, connectors: files.map(readConnectorFile) }),
+      start: (loaded, log) => startStandalone(loaded.workerProps, log),
+      async afterStart(worker, loaded, log) {
+        for (const config of loaded.connectors) {
+          try {
+            const name = config.name ?? '';
+            await worker.herder.putConnectorConfig(name, config, false);
+            log(`Created connector ${name}`);
+          } catch (err) {
+            return `failed to create connector ${config.name ?? '(no name)'}: ${(err as Error).message}`;
+          }
+        }
+        return null;
+      },
+    },
+    args,
   );
-  for (const config of connectorConfigs) {
-    try {
-      const name = config.name ?? '';
-      await worker.herder.putConnectorConfig(name, config, false);
-      log(`Created connector ${name}`);
-    } catch (err) {
-      process.stderr.write(
-        `brook connect-standalone: failed to create connector ${config.name ?? '(no name)'}: ${(err as Error).message}\n`,
-      );
-      await worker.stop();
-      return 2;
-    }
-  }
-  process.stdout.write('Kafka Connect started\n');
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
-  });
-  log('Kafka Connect stopping');
-  await worker.stop();
-  log('Kafka Connect stopped');
-  return 0;
 }
 
 function readConnectorFile(path: string): Record<string, string> {

@@ -1,0 +1,84 @@
+// What `brook connect-standalone` and `brook connect-distributed` share: the arguments (`-daemon` accepted and
+// ignored, as Kafka's scripts take it), the worker properties file, starting the worker with its error handling (a
+// bad config, a file that cannot be read or a port in use exits 2 with one line saying why; anything else is a
+// bug and is thrown), the lines tests and scripts wait for ("REST server listening at URL", "Kafka Connect
+// started"), and running until SIGTERM or SIGINT, then stopping the worker and exiting 0.
+
+import { readFileSync } from 'node:fs';
+import { ConnectException } from '../connect/errors.js';
+import { parseProperties } from '../connect/runtime/properties.js';
+
+export interface RunningWorker {
+  readonly restUrl: string;
+  readonly workerId: string;
+  stop(): Promise<void>;
+}
+
+export interface WorkerCommand<L, W extends RunningWorker> {
+  /** The command's name, for its messages (connect-standalone). */
+  command: string;
+  usage: string;
+  /** Whether this many file arguments (the worker properties first) are right. */
+  fileCount(n: number): boolean;
+  /** Reads what the files other than the worker properties hold; throws when one is bad. */
+  load(workerProps: Record<string, string>, otherFiles: string[]): L;
+  start(loaded: L, log: (line: string) => void): Promise<W>;
+  /** Work after the worker serves (creating connectors): an error message stops it and exits 2. */
+  afterStart?(worker: W, loaded: L, log: (line: string) => void): Promise<string | null>;
+  /** How long the process may linger after the worker stopped before it exits anyway. */
+  exitGraceMs?: number;
+}
+
+export async function runWorker<L, W extends RunningWorker>(
+  c: WorkerCommand<L, W>,
+  args: string[],
+): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(c.usage);
+    return 0;
+  }
+  const files = args.filter((a) => a !== '-daemon');
+  if (!c.fileCount(files.length)) {
+    process.stderr.write(c.usage);
+    return 2;
+  }
+  const fail = (message: string) => {
+    process.stderr.write(`brook ${c.command}: ${message}\n`);
+    return 2;
+  };
+  const log = (line: string) => process.stderr.write(`[${new Date().toISOString()}] ${line}\n`);
+  let loaded: L;
+  try {
+    loaded = c.load(parseProperties(readFileSync(files[0]!, 'utf8')), files.slice(1));
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  let worker: W;
+  try {
+    worker = await c.start(loaded, log);
+  } catch (err) {
+    // A config the worker refuses, or the system refusing a file or a port: the user's to fix.
+    if (err instanceof ConnectException || (err as NodeJS.ErrnoException).code !== undefined)
+      return fail((err as Error).message);
+    throw err;
+  }
+  const scheme = worker.restUrl.startsWith('https:') ? 'https' : 'http';
+  process.stdout.write(
+    `REST server listening at ${worker.restUrl}/, advertising URL ${scheme}://${worker.workerId}/\n`,
+  );
+  const problem = (await c.afterStart?.(worker, loaded, log)) ?? null;
+  if (problem !== null) {
+    await worker.stop();
+    return fail(problem);
+  }
+  process.stdout.write('Kafka Connect started\n');
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  log('Kafka Connect stopping');
+  await worker.stop();
+  log('Kafka Connect stopped');
+  if (c.exitGraceMs !== undefined) setTimeout(() => process.exit(0), c.exitGraceMs).unref();
+  return 0;
+}
