@@ -1,19 +1,21 @@
 // MirrorCheckpointConnector (org.apache.kafka.connect.mirror.MirrorCheckpointConnector): every
-// emit.checkpoints.interval.ms, each task reads the committed offsets of its consumer groups on the source,
+// emit.checkpoints.interval.seconds, each task reads the committed offsets of its consumer groups on the source,
 // translates them through the offset syncs (offset-syncs.ts: at or before the true position) and writes
 // Checkpoint records to `<source>.checkpoints.internal` on the target. With sync.group.offsets.enabled it also
-// commits the translated offsets to the same groups on the target every sync.group.offsets.interval.ms, but only
+// commits the translated offsets to the same groups on the target every sync.group.offsets.interval.seconds, but only
 // to groups with no active members there and only forwards (a consumer already further on the target is left
-// alone), as Kafka does. The connector lists the source's groups every refresh.groups.interval.ms and spreads
+// alone), as Kafka does. The connector lists the source's groups every refresh.groups.interval.seconds and spreads
 // them over tasks as `task.assigned.groups`.
 
-import { Admin, Consumer } from '../../client/index.js';
+import { Admin } from '../../client/index.js';
 import type { ConfigDef } from '../api/config-def.js';
 import { SourceConnector, SourceTask, type TaskConfig } from '../api/connector.js';
 import { SourceRecord } from '../api/records.js';
 import { Schemas } from '../data/schema.js';
+import { KafkaBasedLog } from '../runtime/distributed/kafka-based-log.js';
 import { InterruptibleSleep } from '../runtime/interruptible-sleep.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
+import { CheckpointStore, partitionKey } from './checkpoint-store.js';
 import { mirrorLog } from './log.js';
 import { MirrorConfig, MirrorFilters } from './mirror-config.js';
 import { OffsetSyncStore } from './offset-syncs.js';
@@ -77,7 +79,8 @@ export class MirrorCheckpointConnector extends SourceConnector {
   }
 
   private schedule(): void {
-    if (this.stopped || !this.c!.bool('refresh.groups.enabled')) return;
+    if (this.stopped || !this.c!.bool('refresh.groups.enabled') || this.c!.intervalMs('refresh.groups') < 0)
+      return;
     this.timer = setTimeout(async () => {
       try {
         const groups = await this.listGroups();
@@ -90,7 +93,7 @@ export class MirrorCheckpointConnector extends SourceConnector {
         this.log(`Refreshing groups failed: ${(err as Error).message}`);
       }
       this.schedule();
-    }, this.c!.int('refresh.groups.interval.ms'));
+    }, this.c!.intervalMs('refresh.groups'));
   }
 
   taskClass() {
@@ -99,6 +102,8 @@ export class MirrorCheckpointConnector extends SourceConnector {
 
   taskConfigs(maxTasks: number): TaskConfig[] {
     if (this.c === null || !this.c.bool('emit.checkpoints.enabled') || this.groups.length === 0) return [];
+    // A negative interval turns checkpoints off, as in Kafka.
+    if (this.c.intervalMs('emit.checkpoints') < 0) return [];
     const count = Math.min(maxTasks, this.groups.length);
     const split: string[][] = Array.from({ length: count }, () => []);
     for (const [i, g] of this.groups.entries()) split[i % count]!.push(g);
@@ -117,19 +122,20 @@ export class MirrorCheckpointTask extends SourceTask {
   private groups: string[] = [];
   private source: Admin | null = null;
   private target: Admin | null = null;
-  private syncsConsumer: Consumer | null = null;
-  private readonly store = new OffsetSyncStore();
+  private syncsLog: KafkaBasedLog | null = null;
+  private store = new OffsetSyncStore();
+  /** The checkpoints emitted so far, loaded from the checkpoints topic at start (what is synced to groups). */
+  private checkpointStore = new CheckpointStore(new Set());
   private readonly sleeper = new InterruptibleSleep();
-  private syncsLoop: Promise<void> | null = null;
   private nextCheckpointMs = 0;
   private nextGroupSyncMs = 0;
-  /** The newest checkpoint per group and remote partition (what is synced to target groups). */
-  private readonly latest = new Map<string, Map<string, Checkpoint>>();
   private flow = '';
 
   version(): string {
     return BROOK_CONNECT_VERSION;
   }
+
+  private log = (line: string): void => mirrorLog(`${this.flow} MirrorCheckpointTask`, line);
 
   async start(props: TaskConfig): Promise<void> {
     const c = new MirrorConfig(props);
@@ -138,95 +144,94 @@ export class MirrorCheckpointTask extends SourceTask {
     this.groups = (props[ASSIGNED_GROUPS_KEY] ?? '').split(',').filter((g) => g !== '');
     this.source = new Admin(c.clientOptions('source', `${this.flow}|checkpoint-task`));
     this.target = new Admin(c.clientOptions('target', `${this.flow}|checkpoint-task`));
-    this.syncsConsumer = new Consumer({
-      ...c.clientOptions(c.offsetSyncsSide, `${this.flow}|offset-syncs-reader`),
-      enableAutoCommit: false,
-      autoOffsetReset: 'earliest',
+    // Checkpoints first: when they load, every offset sync may be kept (see OffsetSyncStore's constructor).
+    this.checkpointStore = new CheckpointStore(new Set(this.groups));
+    const loaded = await this.checkpointStore.load(
+      c.checkpointsTopic,
+      c.clientOptions('target', `${this.flow}|checkpoint-task`),
+      c.int('checkpoints.topic.replication.factor'),
+      this.log,
+    );
+    this.store = new OffsetSyncStore(!loaded);
+    const {
+      bootstrapServers,
+      clientId: _id,
+      ...security
+    } = c.clientOptions(c.offsetSyncsSide, `${this.flow}|offset-syncs-reader`);
+    // Kafka's OffsetSyncStore: a KafkaBasedLog read to its end before anything is translated (so no checkpoint
+    // comes from a stale sync), then followed.
+    this.syncsLog = new KafkaBasedLog({
+      topic: c.offsetSyncsTopic,
+      bootstrapServers: Array.isArray(bootstrapServers) ? bootstrapServers.join(',') : bootstrapServers,
+      clientId: `${this.flow}|offset-syncs-reader`,
+      partitions: 1,
+      replicationFactor: c.int('offset-syncs.topic.replication.factor'),
+      clientOptions: security,
+      log: this.log,
+      onRecord: (r) => {
+        if (r.key === null || r.value === null) return;
+        try {
+          this.store.add(decodeOffsetSync(r.key, r.value));
+        } catch (err) {
+          this.log(`Skipping a malformed offset sync at offset ${r.offset}: ${(err as Error).message}`);
+        }
+      },
     });
-    const tp = { topic: c.offsetSyncsTopic, partition: 0 };
-    this.syncsConsumer.assign([tp]);
-    await this.syncsConsumer.seekToBeginning([tp]);
-    const [end] = await this.syncsConsumer.endOffsets([tp]);
-    // Read what exists before translating anything, so no checkpoint comes from a stale sync.
-    while ((await this.syncsConsumer.position(tp)) < (end?.offset ?? 0)) await this.readSyncs();
+    await this.syncsLog.start();
     this.store.markReadToEnd();
-    this.syncsLoop = (async () => {
-      while (!this.sleeper.stopped) await this.readSyncs().catch(() => this.sleeper.sleep(1000));
-    })();
-  }
-
-  private async readSyncs(): Promise<void> {
-    for (const r of await this.syncsConsumer!.poll(500)) {
-      if (r.key === null || r.value === null) continue;
-      try {
-        this.store.add(decodeOffsetSync(r.key, r.value));
-      } catch (err) {
-        mirrorLog(
-          this.flow,
-          `Skipping a malformed offset sync at offset ${r.offset}: ${(err as Error).message}`,
-        );
-      }
-    }
   }
 
   async poll(): Promise<SourceRecord[] | null> {
     const c = this.c!;
     const now = Date.now();
     if (now >= this.nextGroupSyncMs && c.bool('sync.group.offsets.enabled')) {
-      this.nextGroupSyncMs = now + c.int('sync.group.offsets.interval.ms');
+      this.nextGroupSyncMs = now + c.intervalMs('sync.group.offsets');
       await this.syncGroupOffsets().catch((err) =>
-        mirrorLog(this.flow, `Syncing group offsets failed: ${(err as Error).message}`),
+        this.log(`Syncing group offsets failed: ${(err as Error).message}`),
       );
     }
     if (now < this.nextCheckpointMs) {
       await this.sleeper.sleep(Math.min(POLL_SLICE_MS, this.nextCheckpointMs - now));
       return null;
     }
-    this.nextCheckpointMs = now + c.int('emit.checkpoints.interval.ms');
+    this.nextCheckpointMs = now + c.intervalMs('emit.checkpoints');
     const out: SourceRecord[] = [];
     for (const group of this.groups) {
       try {
         out.push(...(await this.checkpoints(group)));
       } catch (err) {
-        mirrorLog(this.flow, `Checkpointing group ${group} failed: ${(err as Error).message}`);
+        this.log(`Checkpointing group ${group} failed: ${(err as Error).message}`);
       }
     }
     return out;
   }
 
-  /** Checkpoints of one group that changed since the last ones emitted. */
+  /** The group's checkpoints that are more recent than the ones emitted before (Kafka's checkpointsForGroup). */
   private async checkpoints(group: string): Promise<SourceRecord[]> {
     const c = this.c!;
     const filters = new MirrorFilters(c);
-    const out: SourceRecord[] = [];
-    let latest = this.latest.get(group);
-    if (latest === undefined) this.latest.set(group, (latest = new Map()));
+    const fresh: Checkpoint[] = [];
     for (const o of await this.source!.listConsumerGroupOffsets(group)) {
       if (o.offset < 0 || !filters.shouldReplicateTopic(o.topic)) continue;
-      let translated = this.store.translate(o.topic, o.partition, o.offset);
-      const remote = c.policy.formatRemoteTopic(c.sourceAlias, o.topic);
-      const key = `${remote}-${o.partition}`;
-      const prev = latest.get(key);
-      // The store keeps fewer syncs for older offsets, so a later translation of a group that did not move
-      // back may come out coarser. The previous checkpoint was at or before the true position of an offset at or
-      // before this one, so it still is: keep it rather than move the group back (as Kafka's CheckpointStore).
-      if (prev !== undefined && o.offset >= prev.upstreamOffset && (translated ?? -1) < prev.downstreamOffset)
-        translated = prev.downstreamOffset;
+      const translated = this.store.translate(o.topic, o.partition, o.offset);
+      // No sync at or before the group's offset: it cannot be translated without risking a skipped record.
       if (translated === null || translated < 0) continue;
-      if (prev !== undefined && prev.upstreamOffset === o.offset && prev.downstreamOffset === translated)
-        continue;
       const cp: Checkpoint = {
         group,
-        topic: remote,
+        topic: c.policy.formatRemoteTopic(c.sourceAlias, o.topic),
         partition: o.partition,
         upstreamOffset: o.offset,
         downstreamOffset: translated,
         metadata: o.metadata ?? '',
       };
-      latest.set(key, cp);
-      out.push(
+      if (this.checkpointStore.isMoreRecent(cp)) fresh.push(cp);
+    }
+    this.checkpointStore.update(fresh);
+    const timestamp = Date.now();
+    return fresh.map(
+      (cp) =>
         new SourceRecord({
-          sourcePartition: { group, topic: remote, partition: o.partition },
+          sourcePartition: { group, topic: cp.topic, partition: cp.partition },
           sourceOffset: { offset: 0 },
           topic: c.checkpointsTopic,
           kafkaPartition: 0,
@@ -234,23 +239,24 @@ export class MirrorCheckpointTask extends SourceTask {
           key: encodeCheckpointKey(cp),
           valueSchema: Schemas.BYTES,
           value: encodeCheckpointValue(cp),
-          timestamp: Date.now(),
+          timestamp,
         }),
-      );
-    }
-    return out;
+    );
   }
 
   /** Commits translated offsets to target groups that have no active members, never moving one backwards. */
   private async syncGroupOffsets(): Promise<void> {
     const target = this.target!;
-    for (const [group, checkpoints] of this.latest) {
+    for (const [group, checkpoints] of this.checkpointStore.groupsWithCheckpoints()) {
       if (checkpoints.size === 0) continue;
       const [d] = await target.describeGroups([group]);
       if (d !== undefined && d.members.length > 0) continue;
       if (d !== undefined && d.state !== 'Empty' && d.state !== 'Dead' && d.state !== '') continue;
       const committed = new Map(
-        (await target.listConsumerGroupOffsets(group)).map((o) => [`${o.topic}-${o.partition}`, o.offset]),
+        (await target.listConsumerGroupOffsets(group)).map((o) => [
+          partitionKey(o.topic, o.partition),
+          o.offset,
+        ]),
       );
       const existing = new Map<string, number>();
       for (const t of await target.describeTopics([
@@ -267,14 +273,13 @@ export class MirrorCheckpointTask extends SourceTask {
       if (offsets.length === 0) continue;
       const results = await target.alterConsumerGroupOffsets(group, offsets);
       const failed = results.filter((r) => r.error !== null);
-      if (failed.length > 0) mirrorLog(this.flow, `Group ${group}: ${failed[0]!.error!.message}`);
+      if (failed.length > 0) this.log(`Group ${group}: ${failed[0]!.error!.message}`);
     }
   }
 
   async stop(): Promise<void> {
     this.sleeper.stop();
-    await this.syncsLoop?.catch(() => {});
-    await this.syncsConsumer?.close().catch(() => {});
+    await this.syncsLog?.stop().catch(() => {});
     await this.source?.close().catch(() => {});
     await this.target?.close().catch(() => {});
   }

@@ -1,6 +1,6 @@
 // MirrorHeartbeatConnector (org.apache.kafka.connect.mirror.MirrorHeartbeatConnector): one task writes a
 // Heartbeat record (source alias, target alias, timestamp) to the target's `heartbeats` topic every
-// emit.heartbeats.interval.ms. Mirrored onwards by other flows (`A.heartbeats`), heartbeats show that a flow is
+// emit.heartbeats.interval.seconds. Mirrored onwards by other flows (`A.heartbeats`), heartbeats show that a flow is
 // alive end to end, and Kafka's RemoteClusterUtils finds upstream clusters through them.
 
 import { Admin } from '../../client/index.js';
@@ -31,7 +31,8 @@ export class MirrorHeartbeatConnector extends SourceConnector {
   async start(props: Record<string, string>): Promise<void> {
     this.props = { ...props };
     const c = new MirrorConfig(props);
-    this.enabled = c.bool('emit.heartbeats.enabled');
+    // A negative interval turns heartbeats off, as in Kafka.
+    this.enabled = c.bool('emit.heartbeats.enabled') && c.intervalMs('emit.heartbeats') >= 0;
     if (!this.enabled) return;
     const target = new Admin(c.clientOptions('target', `${c.sourceAlias}->${c.targetAlias}|heartbeat-admin`));
     try {
@@ -77,7 +78,7 @@ export class MirrorHeartbeatTask extends SourceTask {
       await this.sleeper.sleep(Math.min(1000, this.nextMs - now));
       return null;
     }
-    this.nextMs = now + c.int('emit.heartbeats.interval.ms');
+    this.nextMs = now + c.intervalMs('emit.heartbeats');
     const hb = { sourceClusterAlias: c.sourceAlias, targetClusterAlias: c.targetAlias, timestamp: now };
     return [
       new SourceRecord({

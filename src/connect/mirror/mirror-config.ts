@@ -34,19 +34,19 @@ export const MIRROR_DEFAULTS: Readonly<Record<string, string>> = {
   'replication.factor': '2',
   'replication.policy.separator': '.',
   'sync.topic.configs.enabled': 'true',
-  'sync.topic.configs.interval.ms': '600000',
+  'sync.topic.configs.interval.seconds': '600',
   'sync.topic.acls.enabled': 'true',
-  'sync.topic.acls.interval.ms': '600000',
+  'sync.topic.acls.interval.seconds': '600',
   'refresh.topics.enabled': 'true',
-  'refresh.topics.interval.ms': '600000',
+  'refresh.topics.interval.seconds': '600',
   'refresh.groups.enabled': 'true',
-  'refresh.groups.interval.ms': '600000',
+  'refresh.groups.interval.seconds': '600',
   'emit.checkpoints.enabled': 'true',
-  'emit.checkpoints.interval.ms': '60000',
+  'emit.checkpoints.interval.seconds': '60',
   'sync.group.offsets.enabled': 'false',
-  'sync.group.offsets.interval.ms': '60000',
+  'sync.group.offsets.interval.seconds': '60',
   'emit.heartbeats.enabled': 'true',
-  'emit.heartbeats.interval.ms': '1000',
+  'emit.heartbeats.interval.seconds': '1',
   'heartbeats.topic.replication.factor': '3',
   'checkpoints.topic.replication.factor': '3',
   'offset-syncs.topic.replication.factor': '3',
@@ -58,6 +58,17 @@ export const MIRROR_DEFAULTS: Readonly<Record<string, string>> = {
     'message\\.timestamp\\.difference\\.max\\.ms, message\\.timestamp\\.type, unclean\\.leader\\.election\\.enable, ' +
     'min\\.insync\\.replicas',
 };
+
+/** The repeated jobs, each with `<name>.interval.seconds` (see intervalMs). */
+const INTERVAL_NAMES = [
+  'sync.topic.configs',
+  'sync.topic.acls',
+  'refresh.topics',
+  'refresh.groups',
+  'emit.checkpoints',
+  'sync.group.offsets',
+  'emit.heartbeats',
+];
 
 export class MirrorConfig {
   readonly sourceAlias: string;
@@ -75,7 +86,8 @@ export class MirrorConfig {
         location,
         'String must be one of (case insensitive): SOURCE, TARGET',
       );
-    for (const k of ['offset.lag.max', 'replication.factor', 'refresh.topics.interval.ms']) this.int(k);
+    for (const k of ['offset.lag.max', 'replication.factor']) this.int(k);
+    for (const k of INTERVAL_NAMES) this.intervalMs(k);
   }
 
   private required(key: string): string {
@@ -102,6 +114,16 @@ export class MirrorConfig {
     if (text === '' || !Number.isSafeInteger(v))
       throw ConfigException.invalid(key, text, 'Not a number of type LONG');
     return v;
+  }
+
+  /**
+   * The period of a repeated job in ms, from Kafka's `<name>.interval.seconds`; `<name>.interval.ms`, when set,
+   * wins (a Brook addition for sub-second periods). Negative disables the job, as in Kafka's Scheduler.
+   */
+  intervalMs(name: string): number {
+    const ms = this.props[`${name}.interval.ms`];
+    if (ms !== undefined && ms.trim() !== '') return this.int(`${name}.interval.ms`);
+    return this.int(`${name}.interval.seconds`) * 1000;
   }
 
   /** A comma-separated list of regexes, each matched against the whole name (Kafka's Pattern.matches). */

@@ -8,13 +8,14 @@
 
 import { Admin, Producer } from '../../client/index.js';
 import { builtinPlugins } from '../runtime/builtin-plugins.js';
+import { KafkaBasedLog } from '../runtime/distributed/kafka-based-log.js';
+import { TopicOffsetStore } from '../runtime/distributed/topic-offset-store.js';
 import { StandaloneHerder } from '../runtime/standalone-herder.js';
 import { Worker } from '../runtime/worker.js';
 import { loadWorkerConfig } from '../runtime/worker-config.js';
 import { MirrorConfig } from './mirror-config.js';
 import { type Flow, parseMirrorMakerConfig } from './mm2-config.js';
 import { ensureInternalTopic } from './source-connector.js';
-import { TopicOffsetStore } from './topic-offset-store.js';
 
 export const MIRROR_CONNECTORS = [
   'org.apache.kafka.connect.mirror.MirrorSourceConnector',
@@ -23,6 +24,31 @@ export const MIRROR_CONNECTORS = [
 ] as const;
 
 const STATUS_WRITE_INTERVAL_MS = 5000;
+/** Kafka's offset.storage.partitions default. */
+const OFFSET_TOPIC_PARTITIONS = 25;
+
+/**
+ * The flow's source offsets in `mm2-offsets.<source>.internal` on the target: Connect distributed's store (a
+ * KafkaBasedLog read to its end at start, then followed), with the target cluster's client settings.
+ */
+export function flowOffsetStore(flow: Flow, clientId: string, log: (line: string) => void): TopicOffsetStore {
+  const c = new MirrorConfig(flow.connectorProps);
+  const { bootstrapServers, clientId: _id, ...security } = c.clientOptions('target', clientId);
+  const rf = Number(flow.connectorProps['offset.storage.replication.factor'] ?? 3);
+  return new TopicOffsetStore(
+    (onRecord) =>
+      new KafkaBasedLog({
+        topic: flow.workerProps['offset.storage.topic']!,
+        bootstrapServers: Array.isArray(bootstrapServers) ? bootstrapServers.join(',') : bootstrapServers,
+        clientId,
+        partitions: OFFSET_TOPIC_PARTITIONS,
+        replicationFactor: rf,
+        onRecord,
+        log,
+        clientOptions: security,
+      }),
+  );
+}
 
 export interface RunningFlow {
   readonly flow: Flow;
@@ -72,7 +98,7 @@ export class MirrorMaker {
     const c = new MirrorConfig(flow.connectorProps);
     const targetClient = c.clientOptions('target', `${name}|mm2`);
     const rf = Number(flow.connectorProps['offset.storage.replication.factor'] ?? 3);
-    const offsets = new TopicOffsetStore(targetClient, flow.workerProps['offset.storage.topic']!, rf);
+    const offsets = flowOffsetStore(flow, `${name}|mm2-offsets`, this.log);
     await offsets.start();
     const { bootstrapServers: _b, clientId: _c, ...security } = targetClient;
     const worker = new Worker({
@@ -148,7 +174,7 @@ export class MirrorMaker {
     for (const r of this.running)
       await r.herder.stop().catch((err) => this.log(`Stopping: ${(err as Error).message}`));
     for (const w of this.workers) await w.close().catch(() => {});
-    for (const r of this.running) await r.offsets.close().catch(() => {});
+    for (const r of this.running) await r.offsets.stop().catch(() => {});
     for (const p of this.statusProducers) await p.close().catch(() => {});
   }
 }

@@ -56,6 +56,15 @@ export class OffsetSyncStore {
   /** False until the syncs topic has been read to its end once; until then nothing is translated. */
   private ready = false;
 
+  /**
+   * `onlyLastUntilReadToEnd`: while reading the topic at start, keep only the newest sync per partition (Kafka's
+   * initializationMustReadToEnd). Needed when the emitted checkpoints could not be loaded: a translation through
+   * an older sync may be coarser than a checkpoint emitted before the restart, and nothing would stop it moving
+   * the group back. With the checkpoints loaded (CheckpointStore) the whole history is kept, so groups behind the
+   * newest sync still translate after a restart.
+   */
+  constructor(private readonly onlyLastUntilReadToEnd = true) {}
+
   markReadToEnd(): void {
     this.ready = true;
   }
@@ -68,9 +77,10 @@ export class OffsetSyncStore {
     const key = `${sync.topic}\u0000${sync.partition}`;
     const pair = { upstream: sync.upstreamOffset, downstream: sync.downstreamOffset };
     const slots = this.syncs.get(key);
-    // Before the first read to the end, or when the upstream offset went back (a restarted task mirroring again
-    // from its stored position), older syncs may describe records written again elsewhere: start over from this one.
-    if (slots === undefined || !this.ready || slots[0]!.upstream > pair.upstream) {
+    // Before the first read to the end (see the constructor), or when the upstream offset went back (a restarted
+    // task mirroring again from its stored position, whose older syncs are superseded): start over from this one.
+    const onlyLast = !this.ready && this.onlyLastUntilReadToEnd;
+    if (slots === undefined || onlyLast || slots[0]!.upstream > pair.upstream) {
       this.syncs.set(key, new Array<Pair>(SLOTS).fill(pair));
       this.recent.set(key, [pair]);
       return;

@@ -1,7 +1,7 @@
 // MirrorSourceConnector (org.apache.kafka.connect.mirror.MirrorSourceConnector): copies the records of the
 // topics a flow mirrors from the source cluster to remote topics on the target, partition for partition, with
 // keys, values, headers and timestamps. The connector owns the topic side: it lists the source's topics every
-// refresh.topics.interval.ms, creates missing remote topics (same partition count; configs too with
+// refresh.topics.interval.seconds, creates missing remote topics (same partition count; configs too with
 // sync.topic.configs.enabled) and partitions, syncs topic configs and ACLs on their intervals, creates the
 // offset-syncs topic, and asks for new task configs when the set of partitions changes. Each task reads its
 // `task.assigned.partitions` with a consumer that belongs to no group; its position is the Connect source
@@ -22,8 +22,14 @@ import { encodeOffsetSyncKey, encodeOffsetSyncValue } from './records.js';
 import { listSourcePartitions, type SourcePartitions, TopicSync } from './topic-sync.js';
 
 export const ASSIGNED_PARTITIONS_KEY = 'task.assigned.partitions';
-/** Offset syncs in flight at once (Kafka's MAX_OUTSTANDING_OFFSET_SYNCS). */
+/** Sends of offset syncs in flight at once (Kafka's MAX_OUTSTANDING_OFFSET_SYNCS); each send is one batch. */
 const OUTSTANDING_OFFSET_SYNCS_MAX = 10;
+/**
+ * Syncs waiting for a send. Kafka keeps one per partition and replaces it, so a burst of acknowledgements loses
+ * syncs while ten sends are in flight and translation gets coarser than offset.lag.max; here the waiting syncs go
+ * out together in the next batch, and only beyond this bound are the oldest dropped (any subset is still safe).
+ */
+const QUEUED_OFFSET_SYNCS_MAX = 10_000;
 
 export function mirrorConfigDef(): ConfigDef {
   const def = new ConfigDef();
@@ -126,12 +132,13 @@ export class MirrorSourceConnector extends SourceConnector {
   }
 
   private schedule(): void {
-    if (this.stopped || !this.c!.bool('refresh.topics.enabled')) return;
+    const intervalMs = this.c!.intervalMs('refresh.topics');
+    if (this.stopped || !this.c!.bool('refresh.topics.enabled') || intervalMs < 0) return;
     this.timer = setTimeout(() => {
       this.refresh(false)
         .catch((err) => this.log(`Refreshing topics failed: ${(err as Error).message}`))
         .finally(() => this.schedule());
-    }, this.c!.int('refresh.topics.interval.ms'));
+    }, intervalMs);
   }
 
   /** Lists the source's partitions, mirrors the topic side, and asks for new tasks when partitions changed. */
@@ -141,12 +148,14 @@ export class MirrorSourceConnector extends SourceConnector {
     const now = Date.now();
     const found = await listSourcePartitions(this.source!, new MirrorFilters(c));
     await sync.createTopicsAndPartitions(found);
-    if (c.bool('sync.topic.configs.enabled') && now >= this.nextConfigSyncMs) {
-      this.nextConfigSyncMs = now + c.int('sync.topic.configs.interval.ms');
+    const configsMs = c.intervalMs('sync.topic.configs');
+    if (c.bool('sync.topic.configs.enabled') && configsMs >= 0 && now >= this.nextConfigSyncMs) {
+      this.nextConfigSyncMs = now + configsMs;
       await sync.syncTopicConfigs([...found.topics.keys()]);
     }
-    if (c.bool('sync.topic.acls.enabled') && now >= this.nextAclSyncMs) {
-      this.nextAclSyncMs = now + c.int('sync.topic.acls.interval.ms');
+    const aclsMs = c.intervalMs('sync.topic.acls');
+    if (c.bool('sync.topic.acls.enabled') && aclsMs >= 0 && now >= this.nextAclSyncMs) {
+      this.nextAclSyncMs = now + aclsMs;
       await sync
         .syncTopicAcls(new Set(found.topics.keys()))
         .catch((err) => this.log(`Syncing ACLs failed: ${(err as Error).message}`));
@@ -204,8 +213,8 @@ export class MirrorSourceTask extends SourceTask {
   private syncProducer: Producer | null = null;
   /** Per source topic-partition: its Connect partition object (one per partition, reused), metrics and sync rule. */
   private readonly partitions = new Map<string, PartitionState>();
-  /** Syncs to send now, and syncs held until the next offset commit (one per partition, the newest). */
-  private readonly pendingSyncs = new Map<string, PendingSync>();
+  /** Syncs to send now, in order, and syncs held until the next offset commit (one per partition, the newest). */
+  private pendingSyncs: PendingSync[] = [];
   private readonly delayedSyncs = new Map<string, PendingSync>();
   private outstandingSyncs = 0;
   private stopped = false;
@@ -298,7 +307,7 @@ export class MirrorSourceTask extends SourceTask {
     const key = tpText(topic, partition);
     if (p.decider.update(upstream, metadata.offset)) {
       this.delayedSyncs.delete(key);
-      this.pendingSyncs.set(key, sync);
+      this.queueSync(sync);
       this.firePendingSyncs();
     } else {
       this.delayedSyncs.set(key, sync);
@@ -307,34 +316,41 @@ export class MirrorSourceTask extends SourceTask {
 
   /** After the runtime stored offsets: the held syncs go out too, so checkpoints can be precise when idle. */
   override commit(): void {
-    for (const [k, s] of this.delayedSyncs) this.pendingSyncs.set(k, s);
+    for (const s of this.delayedSyncs.values()) this.queueSync(s);
     this.delayedSyncs.clear();
     this.firePendingSyncs();
   }
 
+  private queueSync(sync: PendingSync): void {
+    if (this.pendingSyncs.length >= QUEUED_OFFSET_SYNCS_MAX) this.pendingSyncs.shift();
+    this.pendingSyncs.push(sync);
+  }
+
+  /** Sends every waiting sync as one batch, unless OUTSTANDING_OFFSET_SYNCS_MAX batches are in flight. */
   private firePendingSyncs(): void {
     const producer = this.syncProducer;
-    if (producer === null) return;
+    if (producer === null || this.pendingSyncs.length === 0) return;
+    if (this.outstandingSyncs >= OUTSTANDING_OFFSET_SYNCS_MAX) return;
     const topic = this.c!.offsetSyncsTopic;
-    for (const [k, s] of this.pendingSyncs) {
-      if (this.outstandingSyncs >= OUTSTANDING_OFFSET_SYNCS_MAX) return;
-      this.pendingSyncs.delete(k);
-      this.outstandingSyncs++;
-      producer
-        .send({
+    const syncs = this.pendingSyncs;
+    this.pendingSyncs = [];
+    this.outstandingSyncs++;
+    producer
+      .sendBatch(
+        syncs.map((s) => ({
           topic,
           partition: 0,
           key: encodeOffsetSyncKey(s),
           value: encodeOffsetSyncValue({ upstreamOffset: s.upstream, downstreamOffset: s.downstream }),
-        })
-        .catch((err) =>
-          mirrorLog('MirrorSourceTask', `Failure sending offset sync: ${(err as Error).message}`),
-        )
-        .finally(() => {
-          this.outstandingSyncs--;
-          this.firePendingSyncs();
-        });
-    }
+        })),
+      )
+      .catch((err) =>
+        mirrorLog('MirrorSourceTask', `Failure sending offset syncs: ${(err as Error).message}`),
+      )
+      .finally(() => {
+        this.outstandingSyncs--;
+        this.firePendingSyncs();
+      });
   }
 
   async stop(): Promise<void> {

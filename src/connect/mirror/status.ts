@@ -4,8 +4,8 @@
 
 import { Admin } from '../../client/index.js';
 import { MirrorConfig } from './mirror-config.js';
+import { flowOffsetStore } from './mirror-maker.js';
 import { parseMirrorMakerConfig } from './mm2-config.js';
-import { TopicOffsetStore } from './topic-offset-store.js';
 
 export interface PartitionLag {
   flow: string;
@@ -24,11 +24,7 @@ export async function mirrorLag(props: Record<string, string>): Promise<Partitio
   for (const flow of parseMirrorMakerConfig(props).flows) {
     const c = new MirrorConfig(flow.connectorProps);
     const name = `${flow.source}->${flow.target}`;
-    const store = new TopicOffsetStore(
-      c.clientOptions('target', `${name}|status`),
-      flow.workerProps['offset.storage.topic']!,
-      1,
-    );
+    const store = flowOffsetStore(flow, `${name}|status`, () => {});
     const stored = new Map<string, number>();
     try {
       await store.start();
@@ -39,7 +35,7 @@ export async function mirrorLag(props: Record<string, string>): Promise<Partitio
           stored.set(`${p.topic}\u0000${p.partition}`, o + 1);
       }
     } finally {
-      await store.close();
+      await store.stop();
     }
     const source = new Admin(c.clientOptions('source', `${name}|status`));
     try {

@@ -44,6 +44,8 @@ export class WorkerSourceTask extends WorkerTask {
   private drained: (() => void) | null = null;
   protected sendError: Error | null = null;
   private nextCommitMs = 0;
+  /** The commitRecord calls of acknowledged batches, one batch after another. */
+  private commits: Promise<void> = Promise.resolve();
 
   constructor(
     d: TaskDeps,
@@ -183,16 +185,25 @@ export class WorkerSourceTask extends WorkerTask {
     }
     this.outstanding += batch.length;
     this.producer!.sendBatch(batch.map((p) => p.out)).then(
-      async (metas) => {
+      (metas) => {
         this.acknowledged(batch.length);
-        for (let i = 0; i < batch.length; i++) {
-          const meta = metas[i]!;
-          await this.task.commitRecord(batch[i]!.record, {
-            topic: meta.topic,
-            partition: meta.partition,
-            offset: meta.offset,
+        // One batch's commitRecord calls after the previous batch's: awaited calls of two batches acknowledged
+        // together would interleave, and a task that tracks positions (MirrorSourceTask's offset syncs) would see
+        // offsets go back and forth. Kafka calls them from the producer's callbacks, in order per partition.
+        this.commits = this.commits
+          .then(async () => {
+            for (let i = 0; i < batch.length; i++) {
+              const meta = metas[i]!;
+              await this.task.commitRecord(batch[i]!.record, {
+                topic: meta.topic,
+                partition: meta.partition,
+                offset: meta.offset,
+              });
+            }
+          })
+          .catch((err: Error) => {
+            this.sendError ??= err;
           });
-        }
       },
       (err: Error) => {
         this.acknowledged(batch.length);

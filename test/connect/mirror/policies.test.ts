@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { CheckpointStore } from '../../../src/connect/mirror/checkpoint-store.js';
 import { MirrorConfig, MirrorFilters } from '../../../src/connect/mirror/mirror-config.js';
 import { parseMirrorMakerConfig } from '../../../src/connect/mirror/mm2-config.js';
 import { OffsetSyncStore, SyncDecider } from '../../../src/connect/mirror/offset-syncs.js';
@@ -188,4 +189,60 @@ test('translation never passes the true position: sync itself exact, one past a 
   assert.equal(busy.translate('y', 0, 3000), 3000);
   store.add({ topic: 'x', partition: 0, upstreamOffset: 10, downstreamOffset: 9000 });
   assert.equal(store.translate('x', 0, 9), -1, 'a restart from an older offset drops the older syncs');
+});
+
+test('a restart keeps every offset sync only when the checkpoints were loaded; checkpoints never go back', () => {
+  const syncs = [0, 100, 200].map((u) => ({
+    topic: 't',
+    partition: 0,
+    upstreamOffset: u,
+    downstreamOffset: u,
+  }));
+  const onlyLast = new OffsetSyncStore(true);
+  const history = new OffsetSyncStore(false);
+  for (const s of syncs) {
+    onlyLast.add(s);
+    history.add(s);
+  }
+  onlyLast.markReadToEnd();
+  history.markReadToEnd();
+  assert.equal(onlyLast.translate('t', 0, 150), -1, 'syncs read before the end: only the newest kept');
+  assert.equal(history.translate('t', 0, 150), 101, 'with the checkpoints loaded the history is kept');
+
+  const store = new CheckpointStore(new Set(['g']));
+  const cp = (upstreamOffset: number, downstreamOffset: number) => ({
+    group: 'g',
+    topic: 't',
+    partition: 0,
+    upstreamOffset,
+    downstreamOffset,
+    metadata: '',
+  });
+  assert.equal(store.isMoreRecent(cp(500, 490)), true, 'the first of its partition');
+  store.update([cp(500, 490)]);
+  assert.equal(store.isMoreRecent(cp(500, 490)), false, 'the same again');
+  assert.equal(store.isMoreRecent(cp(501, 101)), false, 'a coarser translation of a later offset');
+  assert.equal(store.isMoreRecent(cp(600, 590)), true, 'further downstream');
+  assert.equal(store.isMoreRecent(cp(100, 95)), true, 'the group was reset upstream');
+});
+
+test("intervals: Kafka's <job>.interval.seconds, or Brook's .interval.ms when set; negative turns a job off", () => {
+  const base = { 'source.cluster.alias': 'A', 'target.cluster.alias': 'B' };
+  assert.equal(new MirrorConfig(base).intervalMs('refresh.topics'), 600_000);
+  assert.equal(new MirrorConfig(base).intervalMs('emit.heartbeats'), 1000);
+  assert.equal(new MirrorConfig(base).intervalMs('emit.checkpoints'), 60_000);
+  const c = new MirrorConfig({
+    ...base,
+    'sync.topic.acls.interval.seconds': '5',
+    'emit.checkpoints.interval.seconds': '-1',
+    'refresh.groups.interval.ms': '250',
+    'refresh.groups.interval.seconds': '9',
+  });
+  assert.equal(c.intervalMs('sync.topic.acls'), 5000);
+  assert.equal(c.intervalMs('emit.checkpoints'), -1000);
+  assert.equal(c.intervalMs('refresh.groups'), 250);
+  assert.throws(
+    () => new MirrorConfig({ ...base, 'refresh.topics.interval.seconds': 'soon' }),
+    /refresh\.topics/,
+  );
 });

@@ -133,8 +133,10 @@ test('consumers switched to the target with translated offsets skip nothing; dup
     enableAutoCommit: false,
   });
   app.subscribe(['events']);
+  // At least 4 s, and until something was consumed: joining the group can take longer on a loaded machine.
   const until = Date.now() + 4000;
-  while (Date.now() < until) {
+  const joinDeadline = Date.now() + 60_000;
+  while (Date.now() < until || (consumed.size === 0 && Date.now() < joinDeadline)) {
     for (const r of await app.poll(200)) consumed.set(r.value!.toString(), 1);
     await app.commit();
   }
