@@ -6,6 +6,7 @@
 // and reset through the status topic, and a delete applies on both workers. Internal requests (the sessioned
 // protocol) are signed with the session key the leader writes to the config topic: unsigned, wrongly signed and
 // unknown-algorithm requests get Kafka's 400/403, one signed with the key read from the topic goes through.
+// A worker with exactly.once.source.support disabled refuses exactly.once.support=required with Kafka's message.
 
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
@@ -313,4 +314,16 @@ test('internal requests are signed with the session key the leader keeps in the 
   });
   assert.equal(fence.status, 204, await fence.text());
   assert.equal((await rest(leader.restUrl, 'DELETE', '/connectors/signed')).status, 204);
+
+  // KIP-618 on a worker with exactly-once source disabled (the default): Kafka's message for `required`.
+  const eos = await rest(follower.restUrl, 'PUT', '/connector-plugins/FileStreamSource/config/validate', {
+    'connector.class': 'FileStreamSource',
+    file: input,
+    topic: 'x',
+    'exactly.once.support': 'required',
+  });
+  const errors = (eos.body as { configs: { value: { name: string; errors: string[] } }[] }).configs.find(
+    (c) => c.value.name === 'exactly.once.support',
+  )?.value.errors;
+  assert.deepEqual(errors, ['This worker does not have exactly-once source support enabled.']);
 });
