@@ -1,17 +1,24 @@
 // The global stream thread: keeps the global stores (GlobalKTable, Topology.addGlobalStore) of one instance up to
 // date. It reads every partition of the global topics with its own consumer (no group), first up to the end
 // offsets read at start, before any stream thread starts (so a join never sees a half-loaded table), then
-// continuously. Each global store's sub-topology runs as one task; its stores have no changelog and are rebuilt
-// from the topic at every start, under `<state.dir>/<application.id>/global` (emptied first: a checkpoint for
-// global stores is not written yet, and stale keys deleted meanwhile would otherwise survive).
+// continuously. Each global store's sub-topology runs as one task; its stores have no changelog (the topic is
+// their changelog) and live under `<state.dir>/<application.id>/global`.
+//
+// Checkpoint (Kafka's GlobalStateManager): `global/.checkpoint` in the OffsetCheckpoint format holds, per topic
+// partition, the next offset to read; it is written after each periodic flush of the stores and at close. At
+// start, when every global store is persistent and the checkpoint covers every partition within its current
+// offsets, the stores are kept and reading resumes there (a crash since replays what came after the last
+// checkpoint: a table's puts and deletes converge again). Otherwise the directory is emptied and the stores are
+// rebuilt from the beginning.
 
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Consumer, type ConsumerRecord } from '../../client/consumer.js';
 import type { ResolvedConfig } from '../config.js';
 import type { Header } from '../processor.js';
 import type { StateStore } from '../state/stores.js';
 import type { Topology } from '../topology.js';
+import { readCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { openEngine } from './engines.js';
 import { Task } from './task.js';
 
@@ -29,6 +36,8 @@ export class GlobalStreamThread {
   private readonly dir: string;
   /** Records applied since start (bootstrap included). */
   applied = 0;
+  /** "topic:partition" -> the next offset to read, for the checkpoint. */
+  private readonly positions = new Map<string, number>();
 
   constructor(
     private readonly config: ResolvedConfig,
@@ -54,9 +63,36 @@ export class GlobalStreamThread {
 
   /** Loads every global store up to the topics' current ends, then keeps following them. */
   async start(): Promise<void> {
-    rmSync(this.dir, { recursive: true, force: true });
+    const globals = this.topology.subtopologies().filter((st) => st.global);
+    const persistent = globals.every((st) =>
+      st.stores.every((name) => this.topology.stores.get(name)?.engine === 'persistent'),
+    );
+    const saved = persistent && existsSync(this.dir) ? readCheckpoint(this.dir) : new Map<string, number>();
+    const tps = globals
+      .flatMap((st) => st.sourceTopics)
+      .flatMap((topic) =>
+        Array.from({ length: this.partitionsOf(topic) }, (_, partition) => ({ topic, partition })),
+      );
+    this.consumer.assign(tps);
+    const ends = await this.consumer.endOffsets(tps);
+    const starts = await this.consumer.beginningOffsets(tps);
+    const usable =
+      saved.size > 0 &&
+      tps.every((tp) => {
+        const offset = saved.get(`${tp.topic}:${tp.partition}`);
+        const end = ends.find((e) => e.topic === tp.topic && e.partition === tp.partition)?.offset;
+        const start = starts.find((e) => e.topic === tp.topic && e.partition === tp.partition)?.offset;
+        return (
+          offset !== undefined && end !== undefined && start !== undefined && offset >= start && offset <= end
+        );
+      });
+    if (!usable) {
+      if (saved.size > 0)
+        this.hooks.log('global checkpoint does not fit the topics: rebuilding the global stores');
+      rmSync(this.dir, { recursive: true, force: true });
+    }
     mkdirSync(this.dir, { recursive: true });
-    for (const st of this.topology.subtopologies()) {
+    for (const st of globals) {
       if (!st.global) continue;
       const task = new Task(st, 0, {
         applicationId: this.config.applicationId,
@@ -81,14 +117,21 @@ export class GlobalStreamThread {
       this.tasks.push(task);
       for (const topic of st.sourceTopics) this.taskOfTopic.set(topic, task);
     }
-    const tps = [...this.taskOfTopic.keys()].flatMap((topic) =>
-      Array.from({ length: this.partitionsOf(topic) }, (_, partition) => ({ topic, partition })),
-    );
-    this.consumer.assign(tps);
-    await this.consumer.seekToBeginning(tps);
-    const ends = await this.consumer.endOffsets(tps);
+    if (usable)
+      for (const tp of tps) {
+        const offset = saved.get(`${tp.topic}:${tp.partition}`)!;
+        this.consumer.seek(tp, offset);
+        this.positions.set(`${tp.topic}:${tp.partition}`, offset);
+      }
+    else {
+      await this.consumer.seekToBeginning(tps);
+      // Every partition gets a position, records or not, so that the next start finds all of them.
+      for (const e of starts) this.positions.set(`${e.topic}:${e.partition}`, e.offset);
+    }
     const pending = new Map(
-      ends.filter((e) => e.offset > 0).map((e) => [`${e.topic}:${e.partition}`, e.offset]),
+      ends
+        .filter((e) => e.offset > (this.positions.get(`${e.topic}:${e.partition}`) ?? 0))
+        .map((e) => [`${e.topic}:${e.partition}`, e.offset]),
     );
     const started = Date.now();
     this.running = true;
@@ -103,7 +146,7 @@ export class GlobalStreamThread {
         if (position >= end) pending.delete(key);
       }
     }
-    for (const t of this.tasks) t.flush();
+    this.checkpoint();
     this.hooks.log(`global stores loaded: ${this.applied} records in ${Date.now() - started} ms`);
     this.loop = this.run().catch((e: unknown) => {
       this.running = false;
@@ -123,7 +166,14 @@ export class GlobalStreamThread {
       value: r.value,
       headers: r.headers as Header[],
     });
+    this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);
     this.applied++;
+  }
+
+  /** Flushes the stores, then records how far they have read (never further than what they hold). */
+  private checkpoint(): void {
+    for (const t of this.tasks) t.flush();
+    if (this.positions.size > 0) writeCheckpoint(this.dir, this.positions);
   }
 
   private async run(): Promise<void> {
@@ -131,7 +181,7 @@ export class GlobalStreamThread {
     while (this.running) {
       for (const r of await this.consumer.poll(POLL_TIMEOUT_MS)) this.apply(r);
       if (Date.now() - lastFlushMs >= FLUSH_INTERVAL_MS) {
-        for (const t of this.tasks) t.flush();
+        this.checkpoint();
         lastFlushMs = Date.now();
       }
     }
@@ -140,6 +190,7 @@ export class GlobalStreamThread {
   async close(): Promise<void> {
     this.running = false;
     await this.loop;
+    if (this.tasks.length > 0) this.checkpoint();
     for (const t of this.tasks) t.close();
     this.tasks.length = 0;
     await this.consumer.close().catch(() => {});
