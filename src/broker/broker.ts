@@ -276,6 +276,7 @@ export class Broker {
       topicConfigs,
       logger.child('replicas'),
       storageConfigFor,
+      clock,
     );
     const producerIds = new ProducerIdManager(this.store, this.brokerId);
     const logs = this.logs;
@@ -346,6 +347,7 @@ export class Broker {
         if (this.services !== null) completeDelayedRequests(this.services, p.key);
       },
       logger.child('fetcher'),
+      { clock },
     );
     const fetchers = this.fetchers;
     controllerRequests.onReplicasChanged = (keys) => {
@@ -385,8 +387,8 @@ export class Broker {
       },
       propagation: new PropagationWaiter(controller, metadata, clock),
     });
-    const producePurgatory = new Purgatory('produce', PRODUCE_PURGATORY_MAX);
-    const fetchPurgatory = new Purgatory('fetch', FETCH_PURGATORY_MAX);
+    const producePurgatory = new Purgatory('produce', PRODUCE_PURGATORY_MAX, clock);
+    const fetchPurgatory = new Purgatory('fetch', FETCH_PURGATORY_MAX, clock);
     replicas.onAppendWritten((p) => completeDelayedRequests({ producePurgatory, fetchPurgatory }, p.key));
     const groupCoordinator = this.createGroupCoordinator(replicas, metadata, topicAdmin, producePurgatory);
     const transactions = createTransactionCoordinator({

@@ -7,6 +7,7 @@
 // checked one last time), which is the same outcome as a timeout and keeps memory flat under overload.
 
 import { assert } from '../common/assert.js';
+import { type Clock, systemClock, type Timer } from '../common/clock.js';
 
 export interface DelayedOperation {
   /** Checks the condition; returns true when the operation can complete now. Must not await. */
@@ -18,7 +19,7 @@ export interface DelayedOperation {
 interface Parked {
   readonly op: DelayedOperation;
   readonly keys: readonly string[];
-  timer: NodeJS.Timeout | undefined;
+  timer: Timer | undefined;
   done: boolean;
 }
 
@@ -29,6 +30,8 @@ export class Purgatory {
   constructor(
     readonly name: string,
     private readonly parkedMax: number,
+    /** Whose timers fire the deadlines: the system's in a broker, a manual one in the simulation. */
+    private readonly clock: Clock = systemClock,
   ) {
     assert(parkedMax > 0, 'purgatory bound must be positive');
   }
@@ -51,7 +54,7 @@ export class Purgatory {
       return true;
     }
     const entry: Parked = { op, keys, timer: undefined, done: false };
-    entry.timer = setTimeout(() => this.finish(entry, op.tryComplete()), timeoutMs);
+    entry.timer = this.clock.setTimer(timeoutMs, () => this.finish(entry, op.tryComplete()));
     for (const key of keys) {
       let set = this.watchers.get(key);
       if (set === undefined) {
@@ -88,7 +91,7 @@ export class Purgatory {
   private finish(entry: Parked, satisfied: boolean): void {
     if (entry.done) return;
     entry.done = true;
-    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    entry.timer?.cancel();
     for (const key of entry.keys) {
       const set = this.watchers.get(key);
       if (set === undefined) continue;
@@ -96,6 +99,7 @@ export class Purgatory {
       if (set.size === 0) this.watchers.delete(key);
     }
     this.parked--;
+    assert(this.parked >= 0, `${this.name} purgatory: more operations finished than parked`);
     entry.op.onComplete(satisfied);
   }
 }

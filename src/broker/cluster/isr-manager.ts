@@ -15,7 +15,7 @@
 //   next check. Dropping it there let a leader acknowledge writes with a smaller ISR than the one the controller
 //   had committed, from which the next controller then elected a replica that lacked them (chaos finding F4).
 
-import type { Clock } from '../../common/clock.js';
+import type { Clock, Timer } from '../../common/clock.js';
 import type { Logger } from '../../common/logger.js';
 import type { Controller } from '../../controller/controller.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -65,7 +65,7 @@ export function isrAnswerAction(topLevel: number | null, partition: number | und
 export type LocalController = Pick<Controller, 'isActive' | 'alterPartition'>;
 
 export class IsrManager {
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Timer | null = null;
   /** Partitions whose proposal is on its way to the controller (at most one request each). */
   private readonly inFlight = new Set<Partition>();
   /** Partitions whose proposal had an unknown outcome: sent again, unchanged, at the next check. */
@@ -88,13 +88,23 @@ export class IsrManager {
     private readonly security?: InterBrokerSecurity,
   ) {}
 
+  /** Checks every half replica.lag.time.max.ms (at least every 100 ms) until stop(), on the clock's timers. */
   start(): void {
-    this.timer = setInterval(() => this.check(), Math.max(100, Math.floor(this.lagTimeMaxMs / 2)));
-    this.timer.unref();
+    const periodMs = Math.max(100, Math.floor(this.lagTimeMaxMs / 2));
+    const arm = (): void => {
+      this.timer = this.clock
+        .setTimer(periodMs, () => {
+          if (this.timer === null) return;
+          arm();
+          this.check();
+        })
+        .unref();
+    };
+    arm();
   }
 
   stop(): void {
-    if (this.timer !== null) clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = null;
     this.connection?.connection.close();
   }
@@ -106,7 +116,7 @@ export class IsrManager {
 
   check(): void {
     const now = this.clock.monotonicMs();
-    const wallNow = Date.now();
+    const wallNow = this.clock.nowMs();
     const hosted = [...this.replicas.all()];
     if (this.retries.size > 0) {
       const present = new Set(hosted);

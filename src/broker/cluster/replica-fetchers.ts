@@ -4,31 +4,32 @@
 //
 // After a leader change a follower first asks the new leader for the end offset of its own latest leader epoch
 // (OffsetForLeaderEpoch) and truncates to it, never to its high watermark alone: that is what keeps the
-// records KIP-101 describes from being lost.
+// records KIP-101 describes from being lost. An OFFSET_OUT_OF_RANGE answer makes it ask the leader's log end
+// and start offsets, as Kafka's fetchOffsetAndTruncate does (see resolveOutOfRange).
 //
-// Ownership: the manager owns the fetchers; each fetcher owns its partition set and its connection. A fetch
-// response is applied in one synchronous step per partition.
+// The leader is reached through a LeaderEndPoint (over the wire in a broker, in process in the data-plane
+// simulation), and every wait (backoffs) is a timer of the injected clock.
+//
+// Ownership: the manager owns the fetchers; each fetcher owns its partition set and its end point. A fetch
+// response is applied in one synchronous step per partition, and only to the fetch state (leader epoch, fetch
+// offset) it was asked for: an answer that arrives after a LeaderAndIsr or a truncation is dropped.
 //
 // Lifecycle: refresh() after every LeaderAndIsr and StopReplica. Once the broker's shutdown has begun
 // (beginShutdown(), as Kafka's ReplicaManager skips adding fetchers while shutting down) a refresh only stops
 // fetching, never starts: a LeaderAndIsr that arrives then (from a controller elected while this broker stops)
 // must not start a loop that keeps the process alive after stop(). stop() ends every fetcher for good.
 
+import { type Clock, sleep, systemClock } from '../../common/clock.js';
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import type { FetchResponse } from '../../protocol/messages/01-fetch.js';
-import type { OffsetForLeaderEpochResponse } from '../../protocol/messages/23-offset-for-leader-epoch.js';
-import { ApiKey } from '../../protocol/registry.js';
 import type { InterBrokerSecurity } from '../../security/inter-broker.js';
 import type { Log } from '../../storage/log.js';
 import type { MetadataCache } from '../metadata/metadata-cache.js';
 import type { ReplicationQuota } from '../quota/replication-quota.js';
 import type { Partition } from '../replica/partition.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
-import { InterBrokerConnection } from './inter-broker-connection.js';
+import { type LeaderEndPoint, RemoteLeaderEndPoint } from './leader-end-point.js';
 
-const FETCH_VERSION = 12;
-const OFFSET_FOR_LEADER_EPOCH_VERSION = 4;
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 export interface FetcherSettings {
@@ -52,25 +53,40 @@ export interface FetcherSettings {
   readonly quota?: ReplicationQuota;
 }
 
+/** Opens an end point to a leader, or null when its address is not known yet (the fetcher backs off). */
+export type LeaderEndPoints = (leaderId: number) => LeaderEndPoint | null;
+
+/** What a fetcher runs on besides the settings: in a broker, the wire and the system clock. */
+export interface FetcherEnvironment {
+  readonly endPoints?: LeaderEndPoints;
+  readonly clock?: Clock;
+}
+
 interface Followed {
   readonly partition: Partition;
   /** The leader epoch this broker followed it at; a new one means truncating first. */
   epoch: number;
   needsTruncation: boolean;
+  /**
+   * The leader answered OFFSET_OUT_OF_RANGE: before fetching again the fetcher asks for the leader's log end and
+   * start offsets (Kafka's fetchOffsetAndTruncate).
+   */
+  outOfRange: boolean;
   /** The leader's high watermark in its last answer, absent before one (FetcherLagMetrics). */
   leaderHighWatermark?: number;
 }
 
 class LeaderFetcher {
   readonly partitions = new Map<string, Followed>();
-  private connection: InterBrokerConnection | null = null;
+  private endPoint: LeaderEndPoint | null = null;
   private running = false;
   private stopped = false;
 
   constructor(
     private readonly leaderId: number,
     private readonly settings: FetcherSettings,
-    private readonly metadata: MetadataCache,
+    private readonly endPoints: LeaderEndPoints,
+    private readonly clock: Clock,
     private readonly onHighWatermark: (p: Partition) => void,
     private readonly logger: Logger,
   ) {}
@@ -89,20 +105,21 @@ class LeaderFetcher {
 
   stop(): void {
     this.stopped = true;
-    this.connection?.close();
+    this.endPoint?.close();
   }
 
   private async loop(): Promise<void> {
     let storageFailures = 0;
     while (!this.stopped && this.partitions.size > 0) {
-      const connection = this.connect();
-      if (connection === null) {
-        await sleep(this.settings.backoffMs);
+      const endPoint = this.connect();
+      if (endPoint === null) {
+        await sleep(this.clock, this.settings.backoffMs);
         continue;
       }
       try {
-        await this.truncateWhereNeeded(connection);
-        await this.fetchOnce(connection);
+        await this.truncateWhereNeeded(endPoint);
+        await this.resolveOutOfRange(endPoint);
+        await this.fetchOnce(endPoint);
         storageFailures = 0;
       } catch (err) {
         if (this.stopped) return;
@@ -115,31 +132,23 @@ class LeaderFetcher {
           this.logger.warn(
             `fetch from broker ${this.leaderId} failed writing locally: ${message}; next attempt in ${waitMs} ms`,
           );
-          await sleep(waitMs);
+          await sleep(this.clock, waitMs);
           continue;
         }
         this.logger.warn(`fetch from broker ${this.leaderId} failed: ${message}`);
-        this.connection?.close();
-        this.connection = null;
-        await sleep(this.settings.backoffMs);
+        this.endPoint?.close();
+        this.endPoint = null;
+        await sleep(this.clock, this.settings.backoffMs);
       }
     }
   }
 
-  private connect(): InterBrokerConnection | null {
-    if (this.connection !== null) return this.connection;
-    const endpoint = this.metadata.endpointFor(this.leaderId, this.settings.listenerName);
-    if (endpoint === undefined) return null;
-    this.connection = new InterBrokerConnection(
-      endpoint.host,
-      endpoint.port,
-      `broker-${this.settings.brokerId}-fetcher`,
-      this.settings.security,
-    );
-    return this.connection;
+  private connect(): LeaderEndPoint | null {
+    if (this.endPoint === null) this.endPoint = this.endPoints(this.leaderId);
+    return this.endPoint;
   }
 
-  private async truncateWhereNeeded(connection: InterBrokerConnection): Promise<void> {
+  private async truncateWhereNeeded(endPoint: LeaderEndPoint): Promise<void> {
     const pending = [...this.partitions.values()].filter((f) => f.needsTruncation);
     if (pending.length === 0) return;
     const byTopic = new Map<string, Followed[]>();
@@ -148,9 +157,7 @@ class LeaderFetcher {
       list.push(f);
       byTopic.set(f.partition.topic, list);
     }
-    const response = await connection.request<OffsetForLeaderEpochResponse>(
-      ApiKey.OFFSET_FOR_LEADER_EPOCH,
-      OFFSET_FOR_LEADER_EPOCH_VERSION,
+    const response = await endPoint.fetchEpochEndOffsets(
       {
         replicaId: this.settings.brokerId,
         topics: [...byTopic].map(([topic, list]) => ({
@@ -167,7 +174,8 @@ class LeaderFetcher {
     for (const t of response.topics) {
       for (const p of t.partitions) {
         const followed = this.partitions.get(`${t.topic}-${p.partition}`);
-        if (followed === undefined || p.errorCode !== ErrorCode.NONE) continue;
+        // Only for the state the request was made for: a LeaderAndIsr meanwhile replaced it.
+        if (followed === undefined || !pending.includes(followed) || p.errorCode !== ErrorCode.NONE) continue;
         const log = followed.partition.log;
         // No epoch known on either side: fall back to the high watermark, as Kafka does.
         const target = p.endOffset >= 0n ? Number(p.endOffset) : log.highWatermark;
@@ -177,6 +185,44 @@ class LeaderFetcher {
         }
         followed.needsTruncation = false;
       }
+    }
+  }
+
+  /**
+   * Kafka's AbstractFetcherThread.fetchOffsetAndTruncate, after an OFFSET_OUT_OF_RANGE: the leader's log end
+   * below this log's end means this log has records the leader never had (the leader could not place this log's
+   * last epoch, or an unclean election): truncate to the leader's end and fetch from there. Otherwise this log is
+   * behind the leader's log start: start again empty at it. Asking OffsetForLeaderEpoch again instead (as Brook
+   * did) answered nothing usable when the leader knew none of this log's epochs, and the follower, whose high
+   * watermark was past the leader's end, fetched the same offset again, forever.
+   */
+  private async resolveOutOfRange(endPoint: LeaderEndPoint): Promise<void> {
+    for (const followed of [...this.partitions.values()]) {
+      if (!followed.outOfRange || followed.needsTruncation) continue;
+      const { topic, partition, log } = followed.partition;
+      const latest = await endPoint.fetchLatestOffset(topic, partition, followed.epoch);
+      if (this.partitions.get(followed.partition.key) !== followed || !followed.outOfRange) continue;
+      if (latest.errorCode !== ErrorCode.NONE) continue;
+      if (latest.offset < log.logEndOffset) {
+        const belowHw =
+          latest.offset < log.highWatermark ? ` (below its high watermark ${log.highWatermark})` : '';
+        this.logger.warn(
+          `truncating ${followed.partition.key} from ${log.logEndOffset} to the leader's log end ${latest.offset}${belowHw}`,
+        );
+        log.truncateTo(latest.offset);
+        followed.outOfRange = false;
+        continue;
+      }
+      const earliest = await endPoint.fetchEarliestOffset(topic, partition, followed.epoch);
+      if (this.partitions.get(followed.partition.key) !== followed || !followed.outOfRange) continue;
+      if (earliest.errorCode !== ErrorCode.NONE) continue;
+      if (earliest.offset > log.logEndOffset) {
+        this.logger.warn(
+          `${followed.partition.key}: log end ${log.logEndOffset} below the leader's log start ${earliest.offset}; starting again there`,
+        );
+        log.truncateFullyAndStartAt(earliest.offset);
+      }
+      followed.outOfRange = false;
     }
   }
 
@@ -196,9 +242,9 @@ class LeaderFetcher {
     log.truncateTo(target);
   }
 
-  private async fetchOnce(connection: InterBrokerConnection): Promise<void> {
+  private async fetchOnce(endPoint: LeaderEndPoint): Promise<void> {
     const quota = this.settings.quota;
-    const nowMs = Date.now();
+    const nowMs = this.clock.nowMs();
     const overQuota = quota?.isQuotaExceeded(nowMs) ?? false;
     // Kafka's shouldFollowerThrottle: a throttled replica out of the ISR is not fetched while the rate is over.
     const throttled = (f: Followed): boolean =>
@@ -206,22 +252,24 @@ class LeaderFetcher {
       !f.partition.isr.includes(this.settings.brokerId) &&
       quota.isThrottled(f.partition.topic, f.partition.partition);
     const ready = [...this.partitions.values()].filter(
-      (f) => !f.needsTruncation && !(overQuota && throttled(f)),
+      (f) => !f.needsTruncation && !f.outOfRange && !(overQuota && throttled(f)),
     );
     if (ready.length === 0) {
       // Everything here is throttled: wait as Kafka's fetcher does with an empty fetch.
-      if (overQuota) await sleep(this.settings.backoffMs);
+      if (overQuota) await sleep(this.clock, this.settings.backoffMs);
       return;
     }
     const byTopic = new Map<string, Followed[]>();
+    // The state and fetch offset each partition is asked for: an answer applies only to them (Kafka's check of
+    // the fetch state's epoch and offset before processing a partition's data).
+    const sent = new Map<Followed, number>();
     for (const f of ready) {
       const list = byTopic.get(f.partition.topic) ?? [];
       list.push(f);
       byTopic.set(f.partition.topic, list);
+      sent.set(f, f.partition.log.logEndOffset);
     }
-    const response = await connection.request<FetchResponse>(
-      ApiKey.FETCH,
-      FETCH_VERSION,
+    const response = await endPoint.fetch(
       {
         clusterId: null,
         replicaId: this.settings.brokerId,
@@ -257,6 +305,14 @@ class LeaderFetcher {
       for (const p of t.partitions) {
         const followed = this.partitions.get(`${t.topic}-${p.partitionIndex}`);
         if (followed === undefined) continue;
+        const fetchOffset = sent.get(followed);
+        if (
+          fetchOffset === undefined ||
+          followed.needsTruncation ||
+          followed.outOfRange ||
+          fetchOffset !== followed.partition.log.logEndOffset
+        )
+          continue;
         if (
           p.errorCode === ErrorCode.NONE &&
           (p.divergingEpoch.epoch >= 0 || p.divergingEpoch.endOffset >= 0n)
@@ -269,16 +325,16 @@ class LeaderFetcher {
           followed.partition.appendAsFollower(p.records ?? EMPTY, followed.leaderHighWatermark);
           if (followed.partition.log.highWatermark !== before) this.onHighWatermark(followed.partition);
         } else if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
-          // Our log end is beyond the leader's: find where the logs agree again.
-          followed.needsTruncation = true;
+          // This log's end is past the leader's, or before its start: ask the leader where its log is.
+          followed.outOfRange = true;
         } else {
           fenced = true;
         }
       }
     }
-    quota?.record(throttledBytes, Date.now());
+    quota?.record(throttledBytes, this.clock.nowMs());
     // Leadership moved or is moving: wait for the controller's LeaderAndIsr rather than spin.
-    if (fenced) await sleep(this.settings.backoffMs);
+    if (fenced) await sleep(this.clock, this.settings.backoffMs);
   }
 }
 
@@ -325,21 +381,35 @@ export function divergenceTruncationOffset(
   return Math.min(target, log.logEndOffset);
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
 export class ReplicaFetchers {
   private readonly fetchers = new Map<number, LeaderFetcher>();
   private shuttingDown = false;
+  private readonly endPoints: LeaderEndPoints;
+  private readonly clock: Clock;
 
   constructor(
     private readonly settings: FetcherSettings,
-    private readonly replicas: ReplicaManager,
-    private readonly metadata: MetadataCache,
+    private readonly replicas: Pick<ReplicaManager, 'all'>,
+    metadata: Pick<MetadataCache, 'endpointFor'>,
     private readonly onHighWatermark: (p: Partition) => void,
     private readonly logger: Logger,
-  ) {}
+    environment: FetcherEnvironment = {},
+  ) {
+    this.clock = environment.clock ?? systemClock;
+    this.endPoints =
+      environment.endPoints ??
+      ((leaderId) => {
+        const endpoint = metadata.endpointFor(leaderId, settings.listenerName);
+        if (endpoint === undefined) return null;
+        return new RemoteLeaderEndPoint(
+          endpoint.host,
+          endpoint.port,
+          settings.brokerId,
+          settings.socketTimeoutMs,
+          settings.security,
+        );
+      });
+  }
 
   /**
    * Re-reads which partitions this broker follows, and from whom (after every LeaderAndIsr). While shutting
@@ -372,7 +442,8 @@ export class ReplicaFetchers {
         fetcher = new LeaderFetcher(
           leaderId,
           this.settings,
-          this.metadata,
+          this.endPoints,
+          this.clock,
           this.onHighWatermark,
           this.logger,
         );
@@ -381,7 +452,12 @@ export class ReplicaFetchers {
       for (const p of partitions) {
         const known = fetcher.partitions.get(p.key);
         if (known !== undefined && known.partition === p && known.epoch === p.leaderEpoch) continue;
-        fetcher.partitions.set(p.key, { partition: p, epoch: p.leaderEpoch, needsTruncation: true });
+        fetcher.partitions.set(p.key, {
+          partition: p,
+          epoch: p.leaderEpoch,
+          needsTruncation: true,
+          outOfRange: false,
+        });
       }
       fetcher.start();
     }

@@ -37,6 +37,10 @@ import { completeDelayedRequests } from '../broker-services.js';
 import type { ResolvedSession, SessionPartition } from '../fetch-session-cache.js';
 import { readablePartition } from '../replica/leader-lookup.js';
 import { NO_PREFERRED_REPLICA, preferredReadReplica } from '../replica/read-replica-selector.js';
+import {
+  fetchOffsetIsProgress,
+  checkLastFetchedEpoch as lastFetchedEpochCheck,
+} from '../replica/replica-fetch-rules.js';
 import { partitionKey } from '../replica/replica-manager.js';
 
 const READ_COMMITTED = 1;
@@ -321,11 +325,8 @@ function startPartitionRead(
       return { bytes: 0, result: Promise.resolve({ session: p, data, bytes: 0 }) };
     }
     if (throttled) plan.throttledReplicaReads.push(p.key);
-    // A follower's fetch offset is its log end only when this log holds it: one past the end comes from a log that
-    // diverged (records this leader never had) and is answered OFFSET_OUT_OF_RANGE below. Counted as progress, it
-    // took a follower that had not fetched this log's records back into the ISR (chaos finding F4). Kafka updates
-    // a follower's state only after a read of the log succeeded.
-    if (p.fetchOffset >= log.logStartOffset && p.fetchOffset <= log.logEndOffset) {
+    // Only a fetch offset this log holds is the follower's progress (see fetchOffsetIsProgress).
+    if (fetchOffsetIsProgress(log, p.fetchOffset)) {
       const moved = partition.recordFollowerEnd(plan.replicaId, p.fetchOffset);
       partition.recordFollowerStart(plan.replicaId, p.logStartOffset);
       // The high watermark moved: on a quiet partition nothing else would wake the consumer fetches waiting for
@@ -375,24 +376,20 @@ function checkLastFetchedEpoch(
   p: SessionPartition,
   log: Log,
 ): FetchResponsePartitionData | null {
-  if (plan.version < LAST_FETCHED_EPOCH_VERSION_MIN || p.lastFetchedEpoch < 0) return null;
-  const end = log.epochCache.endOffsetFor(p.lastFetchedEpoch, log.logEndOffset);
-  const answer = (errorCode: number): FetchResponsePartitionData =>
-    partitionData(
-      p.partition,
-      errorCode,
-      log.highWatermark,
-      log.lastStableOffset,
-      log.logStartOffset,
-      null,
-      EMPTY,
-    );
-  if (end.epoch < 0 || end.endOffset < 0 || p.fetchOffset < log.logStartOffset) {
-    return answer(ErrorCode.OFFSET_OUT_OF_RANGE);
-  }
-  if (end.epoch >= p.lastFetchedEpoch && end.endOffset >= p.fetchOffset) return null;
-  const data = answer(ErrorCode.NONE);
-  data.divergingEpoch = { epoch: end.epoch, endOffset: BigInt(end.endOffset) };
+  if (plan.version < LAST_FETCHED_EPOCH_VERSION_MIN) return null;
+  const check = lastFetchedEpochCheck(log, p.fetchOffset, p.lastFetchedEpoch);
+  if (check.kind === 'read') return null;
+  const data = partitionData(
+    p.partition,
+    check.kind === 'out-of-range' ? ErrorCode.OFFSET_OUT_OF_RANGE : ErrorCode.NONE,
+    log.highWatermark,
+    log.lastStableOffset,
+    log.logStartOffset,
+    null,
+    EMPTY,
+  );
+  if (check.kind === 'diverging')
+    data.divergingEpoch = { epoch: check.epoch, endOffset: BigInt(check.endOffset) };
   return data;
 }
 

@@ -7,6 +7,7 @@
 // high watermark counts only written bytes, and moves again when the log says more were written.
 
 import { assert } from '../../common/assert.js';
+import { type Clock, systemClock } from '../../common/clock.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { BATCH_HEADER_BYTES, batchHeader, LOG_OVERHEAD } from '../../protocol/records/batch-header.js';
 import { validateBatch } from '../../protocol/records/validate-batch.js';
@@ -105,6 +106,8 @@ export class Partition {
     readonly log: Log,
     private readonly localBrokerId: number,
     public settings: TopicLogSettings,
+    /** Wall time of fetches and elections (the ISR rules' caught-up times). */
+    private readonly clock: Clock = systemClock,
   ) {
     log.onWritten = () => {
       this.maybeAdvanceHighWatermark();
@@ -125,7 +128,7 @@ export class Partition {
     partitionEpoch: number,
     replicas: readonly number[],
     isr: readonly number[],
-    nowMs = Date.now(),
+    nowMs = this.clock.nowMs(),
   ): void {
     const newLeader = !this.isLeader;
     const newEpoch = newLeader || leaderEpoch !== this.leaderEpoch;
@@ -280,7 +283,7 @@ export class Partition {
    * fetch. Without the second half, a follower that keeps up with a leader taking writes all the time, so that
    * something new is always written between its fetches, would never count as caught up and would leave the ISR.
    */
-  recordFollowerEnd(brokerId: number, logEndOffset: number, nowMs = Date.now()): boolean {
+  recordFollowerEnd(brokerId: number, logEndOffset: number, nowMs = this.clock.nowMs()): boolean {
     let state = this.followers.get(brokerId);
     if (state === undefined) {
       // Unseen since this broker became leader: caught up as of the election if in the ISR, else not at all

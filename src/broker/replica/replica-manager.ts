@@ -5,6 +5,7 @@
 // applied in one synchronous step per request (after any I/O it needs), so a concurrent produce sees either the
 // old or the new leadership, never half of it.
 
+import { type Clock, systemClock } from '../../common/clock.js';
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -55,6 +56,8 @@ export class ReplicaManager {
     private readonly logger: Logger,
     /** The storage engine's config for a topic's logs, from its current settings. */
     private readonly storageConfigFor: (topic: string) => LogConfig,
+    /** The partitions' clock (see Partition). */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Group and transaction coordinators follow the leadership of their internal topics' partitions. */
@@ -180,6 +183,7 @@ export class ReplicaManager {
           log,
           this.brokerId,
           settings,
+          this.clock,
         );
         partition.onWritten = (p) => this.appendWrittenListener?.(p);
         this.partitions.set(key, partition);
