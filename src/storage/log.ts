@@ -1229,9 +1229,16 @@ export class Log {
    * Follower truncation: removes every batch with an offset >= `offset` (a batch holding it goes whole), and
    * the log end becomes `offset`, as in Kafka, even when the offsets just below it hold no batch (compaction
    * emptied them). The leader epoch cache, producer state, high watermark and recovery point follow.
+   * At or past the log end nothing is removed but epoch entries starting at the log end: this broker may have
+   * recorded the start of its own epoch when it was elected and written nothing in it before another leader took
+   * over (Kafka's UnifiedLog.truncateTo does the same); kept, that empty epoch would be the follower's last
+   * fetched epoch, which the new leader cannot place.
    */
   truncateTo(offset: number): void {
-    if (offset >= this.logEndOffsetValue) return;
+    if (offset >= this.logEndOffsetValue) {
+      this.epochCache.truncateFromEnd(this.logEndOffsetValue);
+      return;
+    }
     this.drainAppends();
     if (offset <= this.logStartOffsetValue) {
       this.truncateFullyAndStartAt(Math.max(offset, 0));

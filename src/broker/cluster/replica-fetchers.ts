@@ -231,9 +231,12 @@ class LeaderFetcher {
     const log = followed.partition.log;
     const target = divergenceTruncationOffset(log, leaderEpoch, leaderEnd);
     if (target >= log.logEndOffset) {
-      // Nothing to cut by the leader's answer (it should not happen): find the point with OffsetForLeaderEpoch
-      // rather than fetch the same way again.
-      followed.needsTruncation = true;
+      // No record to cut, but maybe an epoch this broker started as leader and wrote nothing in: truncating to the
+      // log end drops it, and the next fetch names the epoch before it. With nothing dropped (it should not
+      // happen), find the point with OffsetForLeaderEpoch rather than fetch the same way again.
+      const epochBefore = log.epochCache.latestEpoch;
+      log.truncateTo(log.logEndOffset);
+      if (log.epochCache.latestEpoch === epochBefore) followed.needsTruncation = true;
       return;
     }
     this.logger.info(

@@ -133,6 +133,13 @@ export class Partition {
     const newLeader = !this.isLeader;
     const newEpoch = newLeader || leaderEpoch !== this.leaderEpoch;
     if (newEpoch) this.leaderSinceMs = nowMs;
+    // Kafka's makeLeader (maybeAssignEpochStartOffset, KIP-279): the new epoch starts at this log's end now, not
+    // at the first record this leader writes. Without the entry, a follower whose last epoch is newer than every
+    // epoch written here (it fetched records of the previous leader that this one lacks) got no end offset from
+    // OffsetForLeaderEpoch and fell back to its high watermark, which may be below the committed one: an ISR member
+    // then dropped acknowledged records (data-plane simulation, seed 28).
+    if (leaderEpoch > this.log.epochCache.latestEpoch)
+      this.log.epochCache.assign(leaderEpoch, this.log.logEndOffset);
     this.pendingIsr = null;
     this.leaderId = this.localBrokerId;
     this.leaderEpoch = leaderEpoch;

@@ -1,0 +1,115 @@
+// One broker of the data-plane simulation: Brook's real replica side (ReplicaManager, Partition, real logs in a
+// directory of its own, the produce purgatory, the replica fetchers and the ISR manager), on the simulation's
+// manual clock, reaching other brokers and the controller only through the simulated network.
+//
+// Lifecycle: start() opens the logs (recovering them after a crash) and builds the replica side afresh (a new
+// incarnation); crash() drops everything in memory as kill -9 would, leaving the files as they are (written
+// bytes survive: a process crash, not a power loss).
+
+import { IsrManager, type LocalController } from '../../src/broker/cluster/isr-manager.js';
+import type { LeaderEndPoint } from '../../src/broker/cluster/leader-end-point.js';
+import { ReplicaFetchers } from '../../src/broker/cluster/replica-fetchers.js';
+import { staticOnly } from '../../src/broker/config/config-layers.js';
+import type { MetadataCache } from '../../src/broker/metadata/metadata-cache.js';
+import { Purgatory } from '../../src/broker/purgatory.js';
+import type { Partition } from '../../src/broker/replica/partition.js';
+import { ReplicaManager } from '../../src/broker/replica/replica-manager.js';
+import { TopicConfigs } from '../../src/broker/topic-configs.js';
+import type { ManualClock } from '../../src/common/clock.js';
+import { silentLogger } from '../../src/common/logger.js';
+import { logConfig } from '../../src/storage/log-config.js';
+import { LogManager } from '../../src/storage/log-manager.js';
+
+export const LAG_TIME_MAX_MS = 1000;
+export const FETCH_BACKOFF_MS = 100;
+export const SOCKET_TIMEOUT_MS = 2000;
+const PRODUCE_PURGATORY_MAX = 1000;
+
+/** What a running incarnation of a broker holds; all of it is dropped by a crash. */
+export interface Incarnation {
+  readonly number: number;
+  readonly logs: LogManager;
+  readonly replicas: ReplicaManager;
+  readonly purgatory: Purgatory;
+  readonly fetchers: ReplicaFetchers;
+  readonly isr: IsrManager;
+}
+
+export class SimBroker {
+  running: Incarnation | null = null;
+  private incarnations = 0;
+
+  constructor(
+    readonly id: number,
+    readonly dir: string,
+    private readonly clock: ManualClock,
+    private readonly minInsyncReplicas: number,
+  ) {}
+
+  get alive(): boolean {
+    return this.running !== null;
+  }
+
+  /** The incarnation number of the running broker, or -1. */
+  get incarnation(): number {
+    return this.running?.number ?? -1;
+  }
+
+  /** Opens the logs and builds the replica side; the caller registers it and sets the ISR manager's broker epoch. */
+  start(endPoints: (leaderId: number) => LeaderEndPoint, controller: LocalController): Incarnation {
+    const clock = this.clock;
+    const logs = LogManager.open({ dir: this.dir, clock, configFor: () => logConfig() });
+    const topicConfigs = new TopicConfigs(
+      staticOnly(new Map([['min.insync.replicas', String(this.minInsyncReplicas)]])),
+    );
+    const replicas = new ReplicaManager(this.id, logs, topicConfigs, silentLogger, () => logConfig(), clock);
+    const purgatory = new Purgatory('produce', PRODUCE_PURGATORY_MAX, clock);
+    // As the broker wires it: a write or a fetch that moved a high watermark completes waiting acks=all writes.
+    replicas.onAppendWritten((p) => purgatory.checkAndComplete(p.key));
+    const fetchers = new ReplicaFetchers(
+      {
+        brokerId: this.id,
+        listenerName: 'PLAINTEXT',
+        fetchMaxBytes: 1 << 20,
+        responseMaxBytes: 10 << 20,
+        waitMaxMs: 500,
+        minBytes: 1,
+        backoffMs: FETCH_BACKOFF_MS,
+        socketTimeoutMs: SOCKET_TIMEOUT_MS,
+      },
+      replicas,
+      { endpointFor: () => undefined } as unknown as Pick<MetadataCache, 'endpointFor'>,
+      () => {},
+      silentLogger,
+      { clock, endPoints: endPoints },
+    );
+    const isr = new IsrManager(
+      this.id,
+      LAG_TIME_MAX_MS,
+      'PLAINTEXT',
+      replicas,
+      {} as MetadataCache,
+      controller,
+      clock,
+      (p) => purgatory.checkAndComplete(p.key),
+      silentLogger,
+    );
+    isr.start();
+    this.running = { number: ++this.incarnations, logs, replicas, purgatory, fetchers, isr };
+    return this.running;
+  }
+
+  /** kill -9: nothing in memory survives, files stay as written; no checkpoint, no clean-shutdown marker. */
+  crash(): void {
+    const r = this.running;
+    if (r === null) return;
+    this.running = null;
+    r.isr.stop();
+    r.fetchers.stop();
+    for (const log of r.logs.allLogs()) log.abandon();
+  }
+
+  partition(topic: string, index: number): Partition | undefined {
+    return this.running?.replicas.get(topic, index);
+  }
+}
