@@ -50,9 +50,11 @@ export class MirrorCheckpointConnector extends SourceConnector {
     const c = new MirrorConfig(props);
     this.c = c;
     if (!c.bool('emit.checkpoints.enabled')) return;
-    this.source = new Admin(c.clientOptions('source', `${c.sourceAlias}->${c.targetAlias}|checkpoint-admin`));
+    this.source = new Admin(
+      c.clientOptions('source', `${c.sourceAlias}->${c.targetAlias}|checkpoint-admin`, 'admin'),
+    );
     const target = new Admin(
-      c.clientOptions('target', `${c.sourceAlias}->${c.targetAlias}|checkpoint-admin`),
+      c.clientOptions('target', `${c.sourceAlias}->${c.targetAlias}|checkpoint-admin`, 'admin'),
     );
     try {
       await ensureInternalTopic(
@@ -142,8 +144,8 @@ export class MirrorCheckpointTask extends SourceTask {
     this.c = c;
     this.flow = `${c.sourceAlias}->${c.targetAlias}`;
     this.groups = (props[ASSIGNED_GROUPS_KEY] ?? '').split(',').filter((g) => g !== '');
-    this.source = new Admin(c.clientOptions('source', `${this.flow}|checkpoint-task`));
-    this.target = new Admin(c.clientOptions('target', `${this.flow}|checkpoint-task`));
+    this.source = new Admin(c.clientOptions('source', `${this.flow}|checkpoint-task`, 'admin'));
+    this.target = new Admin(c.clientOptions('target', `${this.flow}|checkpoint-task`, 'admin'));
     // Checkpoints first: when they load, every offset sync may be kept (see OffsetSyncStore's constructor).
     this.checkpointStore = new CheckpointStore(new Set(this.groups));
     const loaded = await this.checkpointStore.load(
@@ -157,7 +159,7 @@ export class MirrorCheckpointTask extends SourceTask {
       bootstrapServers,
       clientId: _id,
       ...security
-    } = c.clientOptions(c.offsetSyncsSide, `${this.flow}|offset-syncs-reader`);
+    } = c.clientOptions(c.offsetSyncsSide, `${this.flow}|offset-syncs-reader`, 'consumer');
     // Kafka's OffsetSyncStore: a KafkaBasedLog read to its end before anything is translated (so no checkpoint
     // comes from a stale sync), then followed.
     this.syncsLog = new KafkaBasedLog({

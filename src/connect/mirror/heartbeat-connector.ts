@@ -34,7 +34,9 @@ export class MirrorHeartbeatConnector extends SourceConnector {
     // A negative interval turns heartbeats off, as in Kafka.
     this.enabled = c.bool('emit.heartbeats.enabled') && c.intervalMs('emit.heartbeats') >= 0;
     if (!this.enabled) return;
-    const target = new Admin(c.clientOptions('target', `${c.sourceAlias}->${c.targetAlias}|heartbeat-admin`));
+    const target = new Admin(
+      c.clientOptions('target', `${c.sourceAlias}->${c.targetAlias}|heartbeat-admin`, 'admin'),
+    );
     try {
       await ensureInternalTopic(
         target,

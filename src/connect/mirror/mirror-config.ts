@@ -15,7 +15,7 @@ export type SecurityResolver = (props: Record<string, string>) => Pick<ClientOpt
 let securityResolver: SecurityResolver | null = null;
 
 /** Installs the translation of Kafka's client security keys (called once by the command line). */
-export function setClientSecurity(resolver: SecurityResolver): void {
+export function setClientSecurity(resolver: SecurityResolver | null): void {
   securityResolver = resolver;
 }
 
@@ -141,16 +141,31 @@ export class MirrorConfig {
       });
   }
 
-  /** Client options for one side: its `<side>.cluster.` keys (bootstrap.servers, security keys). */
-  clientOptions(side: 'source' | 'target', clientId: string): ClientOptions {
-    const prefix = `${side}.cluster.`;
+  /**
+   * Client options for one side: its `<side>.cluster.` keys (bootstrap.servers, security keys), then for a role
+   * the overrides Kafka's MirrorConnectorConfig layers on them: `<side>.cluster.<role>.` (from `A.consumer.*` in
+   * mm2.properties), `<role>.` and `<side>.<role>.` (`source.consumer.*`, `target.producer.*`, `target.admin.*`).
+   */
+  clientOptions(
+    side: 'source' | 'target',
+    clientId: string,
+    role?: 'consumer' | 'producer' | 'admin',
+  ): ClientOptions {
     const props: Record<string, string> = {};
-    for (const [k, v] of Object.entries(this.props))
-      if (k.startsWith(prefix)) props[k.slice(prefix.length)] = v;
+    const take = (prefix: string) => {
+      for (const [k, v] of Object.entries(this.props))
+        if (k.startsWith(prefix)) props[k.slice(prefix.length)] = v;
+    };
+    take(`${side}.cluster.`);
+    if (role !== undefined) {
+      take(`${side}.cluster.${role}.`);
+      take(`${role}.`);
+      take(`${side}.${role}.`);
+    }
     const bootstrap = props['bootstrap.servers'] ?? '';
     if (bootstrap.trim() === '')
       throw new ConfigException(
-        `Missing required configuration "${prefix}bootstrap.servers" which has no default value.`,
+        `Missing required configuration "${side}.cluster.bootstrap.servers" which has no default value.`,
       );
     return { bootstrapServers: bootstrap, clientId, ...clientSecurity(props) };
   }

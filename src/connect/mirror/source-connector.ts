@@ -117,8 +117,12 @@ export class MirrorSourceConnector extends SourceConnector {
     this.props = { ...props };
     const c = new MirrorConfig(props);
     this.c = c;
-    this.source = new Admin(c.clientOptions('source', `${c.sourceAlias}->${c.targetAlias}|source-admin`));
-    this.target = new Admin(c.clientOptions('target', `${c.sourceAlias}->${c.targetAlias}|target-admin`));
+    this.source = new Admin(
+      c.clientOptions('source', `${c.sourceAlias}->${c.targetAlias}|source-admin`, 'admin'),
+    );
+    this.target = new Admin(
+      c.clientOptions('target', `${c.sourceAlias}->${c.targetAlias}|target-admin`, 'admin'),
+    );
     this.sync = new TopicSync(c, new MirrorFilters(c), this.source, this.target, this.log);
     const syncsAdmin = c.offsetSyncsSide === 'source' ? this.source : this.target;
     await ensureInternalTopic(
@@ -229,13 +233,13 @@ export class MirrorSourceTask extends SourceTask {
     const flow = `${c.sourceAlias}->${c.targetAlias}`;
     const assigned = parseAssigned(props[ASSIGNED_PARTITIONS_KEY]);
     this.consumer = new Consumer({
-      ...c.clientOptions('source', `${flow}|MirrorSourceTask`),
+      ...c.clientOptions('source', `${flow}|MirrorSourceTask`, 'consumer'),
       autoOffsetReset: 'earliest',
       enableAutoCommit: false,
       maxPollRecords: 2000,
     });
     this.syncProducer = new Producer({
-      ...c.clientOptions(c.offsetSyncsSide, `${flow}|offset-syncs-producer`),
+      ...c.clientOptions(c.offsetSyncsSide, `${flow}|offset-syncs-producer`, 'producer'),
       acks: 'all',
     });
     this.consumer.assign(assigned);

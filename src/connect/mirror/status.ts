@@ -37,7 +37,7 @@ export async function mirrorLag(props: Record<string, string>): Promise<Partitio
     } finally {
       await store.stop();
     }
-    const source = new Admin(c.clientOptions('source', `${name}|status`));
+    const source = new Admin(c.clientOptions('source', `${name}|status`, 'admin'));
     try {
       const tps = [...stored.keys()].map((k) => {
         const [topic, partition] = k.split('\u0000') as [string, string];

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CheckpointStore } from '../../../src/connect/mirror/checkpoint-store.js';
-import { MirrorConfig, MirrorFilters } from '../../../src/connect/mirror/mirror-config.js';
+import { MirrorConfig, MirrorFilters, setClientSecurity } from '../../../src/connect/mirror/mirror-config.js';
 import { parseMirrorMakerConfig } from '../../../src/connect/mirror/mm2-config.js';
 import { OffsetSyncStore, SyncDecider } from '../../../src/connect/mirror/offset-syncs.js';
 import {
@@ -245,4 +245,36 @@ test("intervals: Kafka's <job>.interval.seconds, or Brook's .interval.ms when se
     () => new MirrorConfig({ ...base, 'refresh.topics.interval.seconds': 'soon' }),
     /refresh\.topics/,
   );
+});
+
+test('client settings per role: <side>.cluster.*, then <side>.cluster.<role>.*, <role>.*, <side>.<role>.*', () => {
+  const seen: Record<string, string>[] = [];
+  setClientSecurity((props) => {
+    seen.push({ ...props });
+    return {};
+  });
+  try {
+    const c = new MirrorConfig({
+      'source.cluster.alias': 'A',
+      'target.cluster.alias': 'B',
+      'source.cluster.bootstrap.servers': 'a:9093',
+      'source.cluster.security.protocol': 'SASL_SSL',
+      'source.cluster.sasl.jaas.config': 'cluster',
+      'source.cluster.consumer.sasl.jaas.config': 'cluster-consumer',
+      'source.admin.sasl.jaas.config': 'source-admin',
+      'target.cluster.bootstrap.servers': 'b:9093',
+      'target.producer.ssl.truststore.location': '/b.pem',
+    });
+    c.clientOptions('source', 'x');
+    c.clientOptions('source', 'x', 'consumer');
+    c.clientOptions('source', 'x', 'admin');
+    c.clientOptions('target', 'x', 'producer');
+    assert.equal(seen[0]!['sasl.jaas.config'], 'cluster');
+    assert.equal(seen[1]!['sasl.jaas.config'], 'cluster-consumer');
+    assert.equal(seen[2]!['sasl.jaas.config'], 'source-admin');
+    assert.equal(seen[2]!['security.protocol'], 'SASL_SSL');
+    assert.equal(seen[3]!['ssl.truststore.location'], '/b.pem');
+  } finally {
+    setClientSecurity(null);
+  }
 });
