@@ -21,7 +21,7 @@ import {
   type ResolvedNetworkOptions,
   resolveNetworkOptions,
 } from './options.js';
-import { adoptForOwnReads, type OwnReadSocket } from './own-reads.js';
+import { adoptForOwnReads, adoptTlsForOwnReads, type OwnReadSocket } from './own-reads.js';
 import type { RequestHandler, RequestObserver } from './request.js';
 import { usesTls } from './security.js';
 import { createNetworkStats, type NetworkStats } from './stats.js';
@@ -223,7 +223,9 @@ export class SocketServer implements ConnectionHost {
       const server = tls.createServer({ handshakeTimeout, ...config.tls, ...socketOptions });
       // Connection bounds apply to TCP connections, before the TLS handshake spends anything on them.
       server.on('connection', (socket: net.Socket) => this.admit(socket, config));
-      server.on('secureConnection', (socket: tls.TLSSocket) => this.open(socket, config));
+      server.on('secureConnection', (socket: tls.TLSSocket) =>
+        this.open(socket, config, this.readsIntoFrames ? adoptTlsForOwnReads(socket) : null),
+      );
       server.on('tlsClientError', (error: Error, socket: tls.TLSSocket) => {
         this.logger.info('TLS handshake failed', {
           listener: config.name,
