@@ -22,7 +22,7 @@ import { InProcessStore } from '../controller/store/in-process-store.js';
 import type { CoordinationStore } from '../controller/store/store.js';
 import { connectZooKeeper, ensureZooKeeperChroot } from '../controller/store/zookeeper-store.js';
 import { TopicAdmin } from '../controller/topic-admin.js';
-import type { BrokerRegistration } from '../controller/zk-layout/index.js';
+import { type BrokerRegistration, brokerPath } from '../controller/zk-layout/index.js';
 import { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import { partitionGroupStorage } from '../coordinator/group/group-storage.js';
 import { MetricsEndpoint } from '../metrics/metrics-endpoint.js';
@@ -266,6 +266,7 @@ export class Broker {
     const registered = await this.register(this.store, this.registration);
     if (!registered.ok) throw new Error(`broker registration failed: ${registered.reason}`);
     this.registered = true;
+    void this.watchOwnRegistration();
     this.brokerEpoch = registered.value.brokerEpoch;
     const metadata = new MetadataCache(clusterId);
     const storageConfigFor = (topic: string) =>
@@ -326,7 +327,7 @@ export class Broker {
     const controllerRequests = new ControllerRequests(store, metadata, replicas, topicConfigs);
     controllerRequests.brokerEpoch = registered.value.brokerEpoch;
     this.controllerRequests = controllerRequests;
-    const channel = this.controllerChannel(controllerRequests);
+    const channel = this.controllerChannel(controllerRequests, metadata);
     this.fetchers = new ReplicaFetchers(
       {
         brokerId: this.brokerId,
@@ -375,6 +376,10 @@ export class Broker {
       selfHealing: {
         brokerFailureTimeoutMs: config.brookSelfHealingBrokerFailureTimeoutMs,
         throttledRateBytesPerSecond: config.brookSelfHealingReplicationThrottledRate,
+      },
+      liveness: {
+        intervalMs: config.values.int('brook.controller.liveness.probe.interval.ms'),
+        refusalsToFence: config.values.int('brook.controller.liveness.probe.refusals'),
       },
     });
     const controller = this.controller;
@@ -621,7 +626,7 @@ export class Broker {
   /**
    * Direct calls for this broker; over the wire for the others, which only a cluster (zookeeper.connect) has.
    */
-  private controllerChannel(requests: ControllerRequests): BrokerChannel {
+  private controllerChannel(requests: ControllerRequests, metadata: MetadataCache): BrokerChannel {
     const local: BrokerChannel = {
       leaderAndIsr: (_id, request) => requests.leaderAndIsr(request),
       updateMetadata: (_id, request) => requests.updateMetadata(request),
@@ -633,6 +638,10 @@ export class Broker {
       local,
       this.options.config.interBrokerListenerName,
       this.interBroker,
+      (id) => {
+        const e = metadata.endpointFor(id, this.options.config.interBrokerListenerName);
+        return e === undefined ? undefined : { host: e.host === '' ? '127.0.0.1' : e.host, port: e.port };
+      },
     );
     return this.wireChannel;
   }
@@ -828,10 +837,43 @@ export class Broker {
     if (this.controllerRequests !== null) this.controllerRequests.brokerEpoch = registered.value.brokerEpoch;
     if (this.isrManager !== null) this.isrManager.brokerEpoch = registered.value.brokerEpoch;
     this.controller?.restart(store);
+    void this.watchOwnRegistration();
     await this.dynamicConfig?.start();
     await this.authorizer?.start();
     this.options.logger.info(`registered again with broker epoch ${registered.value.brokerEpoch}`);
   }
+
+  /**
+   * The controller fences a broker whose listener refused its liveness probes by deleting the registration
+   * (src/controller/liveness-probe.ts). A broker that sees its own registration deleted while its session lives
+   * was wrongly taken for dead (or came back from a pause): it registers again with a new broker epoch, as after
+   * a session expiry, and the controller sends it the state again. Its old epoch stays fenced.
+   */
+  private async watchOwnRegistration(): Promise<void> {
+    const store = this.store;
+    if (store === null || this.stopping !== null) return;
+    const path = brokerPath(this.brokerId as BrokerId);
+    const watched = await store.exists(path, this.ownRegistrationWatcher);
+    if (!watched.ok || watched.value !== null || this.stopping !== null || this.store !== store) return;
+    if (this.registration === null || this.logDirFailed) return;
+    this.options.logger.warn(
+      'this broker registration was deleted (fenced by the controller); registering again',
+    );
+    const registered = await registerBroker(store, {
+      ...this.registration,
+      timestampMs: this.options.clock.nowMs(),
+    });
+    if (!registered.ok) {
+      this.options.logger.error(`registering again failed: ${registered.reason}`);
+      return;
+    }
+    this.brokerEpoch = registered.value.brokerEpoch;
+    if (this.controllerRequests !== null) this.controllerRequests.brokerEpoch = registered.value.brokerEpoch;
+    if (this.isrManager !== null) this.isrManager.brokerEpoch = registered.value.brokerEpoch;
+  }
+
+  /** One function, so that the store keeps one watch however often it is set again. */
+  private readonly ownRegistrationWatcher = (): void => void this.watchOwnRegistration();
 
   stop(): Promise<void> {
     this.stopping ??= this.runStop();

@@ -22,6 +22,7 @@ import type {
   UpdateMetadataRequest,
   UpdateMetadataResponse,
 } from '../protocol/messages/06-update-metadata.js';
+import type { ProbeResult } from './liveness-probe.js';
 import type { BrokerRegistration } from './zk-layout/index.js';
 
 export interface BrokerChannel {
@@ -39,6 +40,11 @@ export interface BrokerChannel {
    * broker's shutdown with it, for a whole request timeout per retry.
    */
   close?(): void;
+  /**
+   * Fast failure detection (liveness-probe.ts): opens and closes a TCP connection to the broker's inter-broker
+   * listener; 'refused' only when the connection was actively refused (no process listens there).
+   */
+  probe?(brokerId: BrokerId): Promise<ProbeResult>;
 }
 
 export type ControllerRequest =

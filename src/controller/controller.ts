@@ -66,6 +66,7 @@ import {
 import { type ControllerCore, partitionKey, type StateWrite, sameList } from './controller-core.js';
 import { EventQueue } from './event-queue.js';
 import { initialLeadership, type Leadership, NO_LEADER, reconcileLeadership } from './leader-election.js';
+import { LivenessProber } from './liveness-probe.js';
 import { takeLogDirEvents } from './log-dir-events.js';
 import { newUuid, type Random, systemRandom } from './random.js';
 import { isReassigning, targetReplicas } from './reassignment.js';
@@ -85,6 +86,7 @@ import {
 import { SelfHealer, type SelfHealingOptions, type SelfHealingStatus } from './self-healing.js';
 import type { CoordinationStore, MultiResult, Op } from './store/store.js';
 import {
+  brokerPath,
   CONTROLLER_EPOCH_PATH,
   CONTROLLER_PATH,
   DELETE_TOPICS_PATH,
@@ -136,6 +138,11 @@ export interface ControllerOptions {
   readonly interBrokerListener?: string | null;
   /** brook.self.healing.*: replicas of a broker gone this long move to live brokers; absent or null: off. */
   readonly selfHealing?: SelfHealingOptions | null;
+  /**
+   * Fast failure detection (liveness-probe.ts): probe interval and refusals in a row before the controller fences
+   * a broker; null or an interval <= 0: off (brokers die only when their sessions expire).
+   */
+  readonly liveness?: { readonly intervalMs: number; readonly refusalsToFence: number } | null;
 }
 
 export interface LeaderRebalanceOptions {
@@ -202,12 +209,30 @@ export class Controller {
   /** What the request handlers in broker-requests.ts and reassignment-requests.ts may use. */
   private readonly core: ControllerCore;
   private readonly healer: SelfHealer;
+  private readonly prober: LivenessProber | null;
+  /** The /controller node of the active controller as last read (not this one's): what a probe of it fences. */
+  private activeNode: { readonly czxid: number } | null = null;
 
   constructor(private readonly options: ControllerOptions) {
     this.store = options.store;
     this.logger = options.logger ?? silentLogger;
     this.random = options.random ?? systemRandom;
     this.queue = new EventQueue(this.logger);
+    const liveness = options.liveness;
+    const probe = options.channel.probe?.bind(options.channel);
+    this.prober =
+      liveness != null && liveness.intervalMs > 0 && probe !== undefined
+        ? new LivenessProber({
+            intervalMs: liveness.intervalMs,
+            refusalsToFence: Math.max(1, liveness.refusalsToFence),
+            brokers: () => this.probedBrokers(),
+            probe,
+            onSuspect: (broker, epoch) =>
+              this.queue.enqueue(`fence ${broker}`, () =>
+                this.ctx !== null ? this.fenceBroker(broker, epoch) : this.fenceController(broker, epoch),
+              ),
+          })
+        : null;
     this.sender = new ChannelSender(
       options.channel,
       this.logger,
@@ -292,6 +317,7 @@ export class Controller {
   /** Runs for election; resolves once this first attempt is over (and, if won, the failover is done). */
   async start(): Promise<void> {
     this.subscribe();
+    this.prober?.start();
     this.scheduleRebalance();
     await this.queue.request('elect', () => this.elect());
   }
@@ -322,6 +348,7 @@ export class Controller {
       const wasActive = this.ctx !== null;
       this.resign('stopping');
       this.stopped = true;
+      this.prober?.stop();
       this.unsubscribe?.();
       this.cancelRebalance?.();
       if (wasActive) await this.deleteOwnControllerNode();
@@ -545,6 +572,11 @@ export class Controller {
     }
     const decoded = decodeController(node.value.data);
     this.activeId = decoded.ok ? decoded.value.brokerId : -1;
+    const stat = node.value.stat;
+    this.activeNode =
+      decoded.ok && stat.ephemeralOwner !== this.store.sessionId
+        ? { czxid: stat.czxid }
+        : null;
   }
 
   private async readControllerEpoch(): Promise<{ epoch: number; version: number } | null> {
@@ -574,6 +606,77 @@ export class Controller {
     this.healer.reset();
     this.sender.dropQueued();
     if (this.activeId === this.options.brokerId) this.activeId = -1;
+  }
+
+  /** The brokers the liveness prober watches: the live ones but this one, while this controller is active. */
+  private *probedBrokers(): Generator<readonly [BrokerId, number]> {
+    const ctx = this.ctx;
+    if (ctx === null) {
+      // Not active: watch the active controller, keyed by its /controller node (a new one is a new controllership).
+      const active = this.activeId as BrokerId;
+      if (this.activeNode !== null && active >= 0 && active !== this.options.brokerId && !this.stopped)
+        yield [active, this.activeNode.czxid];
+      return;
+    }
+    for (const [id, b] of ctx.liveBrokers) if (id !== this.options.brokerId) yield [id, b.epoch];
+  }
+
+  /**
+   * A broker refused the prober's connections (its process is gone): it is fenced through the store, by deleting
+   * its registration, in a transaction guarded by this controller's epoch, and only when that registration is
+   * still the one suspected (its czxid is the broker epoch). From that write on the broker is dead for the cluster
+   * exactly as after its session expired: its partitions get new leaders at a higher leader epoch, it leaves every
+   * ISR, and AlterPartition from that broker epoch is refused. A broker that was in fact alive sees its
+   * registration go and registers again with a new epoch (broker.ts), as after a session expiry.
+   */
+  private async fenceBroker(broker: BrokerId, epoch: number): Promise<void> {
+    const ctx = this.ctx;
+    if (ctx === null || ctx.liveBrokers.get(broker)?.epoch !== epoch) return;
+    const path = brokerPath(broker);
+    const node = await this.store.get(path);
+    if (!node.ok || node.value.stat.czxid !== epoch || this.ctx !== ctx) return;
+    const deleted = await this.fencedMulti([{ op: 'delete', path, version: node.value.stat.version }]);
+    if ('fenced' in deleted) {
+      this.onFenced();
+      return;
+    }
+    if (!deleted.ok) {
+      this.logger.warn(`fencing broker ${broker} failed: ${deleted.code}`);
+      return;
+    }
+    this.logger.warn(
+      `broker ${broker} (epoch ${epoch}) refuses connections: fenced by deleting its registration before its session expired`,
+    );
+    await this.onBrokersChanged();
+  }
+
+  /**
+   * The active controller's broker refused this broker's probes (its process is gone). Any broker may fence it:
+   * /controller and that broker's registration are deleted in one transaction, only while /controller is still the
+   * node suspected and both belong to the same (dead) session. The election that follows makes a new controller,
+   * with a higher controller epoch that fences anything the old one might still send, and it finds the dead broker
+   * unregistered, so its partitions get new leaders at once. Several brokers racing: one transaction wins, the
+   * others fail on the versions.
+   */
+  private async fenceController(broker: BrokerId, czxid: number): Promise<void> {
+    if (this.ctx !== null || this.stopped || this.activeId !== broker) return;
+    const [controller, registration] = await Promise.all([
+      this.store.get(CONTROLLER_PATH),
+      this.store.get(brokerPath(broker)),
+    ]);
+    if (!controller.ok || controller.value.stat.czxid !== czxid) return;
+    const decoded = decodeController(controller.value.data);
+    if (!decoded.ok || decoded.value.brokerId !== broker) return;
+    const owner = controller.value.stat.ephemeralOwner;
+    const ops: Op[] = [{ op: 'delete', path: CONTROLLER_PATH, version: controller.value.stat.version }];
+    if (registration.ok && registration.value.stat.ephemeralOwner === owner) {
+      ops.push({ op: 'delete', path: brokerPath(broker), version: registration.value.stat.version });
+    }
+    const deleted = await this.store.multi(ops);
+    if (!deleted.ok) return;
+    this.logger.warn(
+      `controller broker ${broker} refuses connections: fenced by deleting /controller and its registration before its session expired`,
+    );
   }
 
   private async deleteOwnControllerNode(): Promise<void> {

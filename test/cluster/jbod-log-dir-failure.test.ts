@@ -111,7 +111,9 @@ describe('a broker with two log directories, one failing', {
     const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'brook-jbod-tmpfs', mount]);
     assert.equal(m.status, 0, `mount: ${m.stderr}`);
     mounted = true;
+    // One broker after another: each gets the whole start timeout on a loaded machine.
     cluster = await startCluster({
+      order: [0, 1, 2],
       overrides: { 'min.insync.replicas': 2, 'default.replication.factor': 3 },
       brokerOverrides: { 0: { 'log.dirs': `${healthy},${mount}` } },
     });

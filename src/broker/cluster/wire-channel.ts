@@ -2,8 +2,10 @@
 // to other brokers go over the wire to their inter-broker listener, one connection per broker, at the newest
 // versions (every Brook broker speaks them). Connections follow the registrations the controller reports.
 
+import { connect } from 'node:net';
 import type { BrokerId } from '../../common/ids.js';
 import type { BrokerChannel } from '../../controller/channel.js';
+import type { ProbeResult } from '../../controller/liveness-probe.js';
 import type { BrokerRegistration } from '../../controller/zk-layout/index.js';
 import type { LeaderAndIsrRequest, LeaderAndIsrResponse } from '../../protocol/messages/04-leader-and-isr.js';
 import type { StopReplicaRequest, StopReplicaResponse } from '../../protocol/messages/05-stop-replica.js';
@@ -17,6 +19,8 @@ import { InterBrokerConnection } from './inter-broker-connection.js';
 
 /** controller.socket.timeout.ms (Kafka's default). */
 const CONTROLLER_REQUEST_TIMEOUT_MS = 30_000;
+/** A liveness probe's connection attempt that takes longer is 'unknown' (only a refusal is a hint). */
+const PROBE_TIMEOUT_MS = 1000;
 
 export class WireChannel implements BrokerChannel {
   private readonly connections = new Map<number, InterBrokerConnection>();
@@ -27,6 +31,8 @@ export class WireChannel implements BrokerChannel {
     private readonly local: BrokerChannel,
     private readonly interBrokerListener: string,
     private readonly security?: InterBrokerSecurity,
+    /** Endpoints of brokers the controller has not reported (the active controller, probed by the others). */
+    private readonly knownEndpoint?: (brokerId: BrokerId) => { host: string; port: number } | undefined,
   ) {}
 
   brokersChanged(brokers: ReadonlyMap<BrokerId, BrokerRegistration>): void {
@@ -48,6 +54,25 @@ export class WireChannel implements BrokerChannel {
       this.connections.get(id)?.close();
       this.connections.delete(id);
     }
+  }
+
+  /** A TCP connection to the broker's inter-broker listener, closed at once (see controller/liveness-probe.ts). */
+  probe(brokerId: BrokerId): Promise<ProbeResult> {
+    const endpoint = this.endpoints.get(brokerId) ?? this.knownEndpoint?.(brokerId);
+    if (brokerId === this.localBrokerId || endpoint === undefined) return Promise.resolve('unknown');
+    return new Promise((resolve) => {
+      const socket = connect({ host: endpoint.host, port: endpoint.port });
+      const done = (result: ProbeResult): void => {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(result);
+      };
+      const timer = setTimeout(() => done('unknown'), PROBE_TIMEOUT_MS);
+      socket.once('connect', () => done('reachable'));
+      socket.once('error', (err: NodeJS.ErrnoException) =>
+        done(err.code === 'ECONNREFUSED' ? 'refused' : 'unknown'),
+      );
+    });
   }
 
   leaderAndIsr(brokerId: BrokerId, request: LeaderAndIsrRequest): Promise<LeaderAndIsrResponse> {

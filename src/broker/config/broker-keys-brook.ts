@@ -196,6 +196,24 @@ export const BROOK_KEYS = [
     'Replication throttle (bytes/s) on the brokers taking part while self-healing moves replicas; -1 none.',
     { validator: atLeast(-1), support: 'honoured' },
   ),
+  // Fast failure detection (src/controller/liveness-probe.ts): a broker whose listener refuses connections is
+  // fenced through the store long before its ZooKeeper session expires.
+  key(
+    'brook.controller.liveness.probe.interval.ms',
+    T.INT,
+    '250',
+    'medium',
+    'How often the controller probes each broker with a TCP connection to its inter-broker listener; 0 off.',
+    { validator: atLeast(0), support: 'honoured' },
+  ),
+  key(
+    'brook.controller.liveness.probe.refusals',
+    T.INT,
+    '2',
+    'medium',
+    'Refused probe connections in a row after which the controller fences the broker (deletes its registration).',
+    { validator: atLeast(1), support: 'honoured' },
+  ),
 ];
 
 /** `brook.metrics.listener` must parse as the endpoint's address (http, a host, an explicit port). */

@@ -30,11 +30,14 @@ describe('config key definitions', () => {
   });
 
   test('Brook extras all use the brook. prefix and are few', () => {
-    // Encryption at rest is a feature Kafka leaves to the disk, self-healing one it leaves to Cruise Control:
-    // their keys form their own families.
+    // Encryption at rest is a feature Kafka leaves to the disk, self-healing one it leaves to Cruise Control,
+    // fast failure detection one it leaves to the ZooKeeper session: their keys form their own families.
     const extras = [...BROKER_KEYS.keys()].filter(
       (k) =>
-        k.startsWith('brook.') && !k.startsWith('brook.encryption.') && !k.startsWith('brook.self.healing.'),
+        k.startsWith('brook.') &&
+        !k.startsWith('brook.encryption.') &&
+        !k.startsWith('brook.self.healing.') &&
+        !k.startsWith('brook.controller.liveness.'),
     );
     // Five for storage and network behaviour, one for the metrics endpoint (Kafka has JMX instead), one for the
     // authorization log's level (Kafka sets it in log4j).
