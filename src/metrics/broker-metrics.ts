@@ -193,6 +193,12 @@ export class BrokerMetrics {
       set({}, leaders(s).length),
     );
     this.gauge(
+      'kafka_server_replicamanager_offlinereplicacount',
+      'OfflineReplicaCount: replicas here whose log directory is offline (JBOD)',
+      [],
+      (set, s) => set({}, s.replicas.offlineCount),
+    );
+    this.gauge(
       'kafka_server_replicamanager_underreplicatedpartitions',
       'UnderReplicatedPartitions: partitions led here whose ISR is smaller than their replica set',
       [],
