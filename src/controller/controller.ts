@@ -574,9 +574,7 @@ export class Controller {
     this.activeId = decoded.ok ? decoded.value.brokerId : -1;
     const stat = node.value.stat;
     this.activeNode =
-      decoded.ok && stat.ephemeralOwner !== this.store.sessionId
-        ? { czxid: stat.czxid }
-        : null;
+      decoded.ok && stat.ephemeralOwner !== this.store.sessionId ? { czxid: stat.czxid } : null;
   }
 
   private async readControllerEpoch(): Promise<{ epoch: number; version: number } | null> {
