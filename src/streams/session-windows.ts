@@ -8,8 +8,9 @@
 import { Materialized, type Named } from './dsl-options.js';
 import type { Aggregator, Initializer, KGroupedStream, Reducer } from './ktable.js';
 import { KTable, repartitionThrough } from './ktable.js';
-import { Change, type Processor, type ProcessorContext, type Record } from './processor.js';
+import { Change, type Processor, type ProcessorContext, Record } from './processor.js';
 import { type Serde, Serdes } from './serdes.js';
+import { CachingSessionStore } from './state/caching-session-store.js';
 import type { SessionStore } from './state/session-store.js';
 import { StoreBuilder, storeRetentionMs } from './state/stores.js';
 import { TimeWindow, Windowed, WindowedSerdes } from './windows.js';
@@ -131,6 +132,7 @@ export class SessionWindowedKStream<K, V> {
     );
     const store = new StoreBuilder<K, VA>(storeName, m.engine, keySerde, m.valueSerde, false);
     store.session = { retentionMs };
+    if (m.cachingEnabled) store.withCachingEnabled();
     if (m.loggingEnabled)
       store.withLoggingEnabled({
         'cleanup.policy': 'compact,delete',
@@ -159,11 +161,17 @@ function sessionAggregateSupplier<K, V, VA>(
     let context: ProcessorContext<Windowed<K>, Change<VA>>;
     let store: SessionStore<K, VA>;
     let observedStreamTimeMs = -1;
+    let cached = false;
     const windowed = (key: K, start: number, end: number) => new Windowed(key, new SessionWindow(start, end));
     return {
       init(c) {
         context = c;
         store = c.getStateStore<SessionStore<K, VA>>(storeName);
+        cached = store instanceof CachingSessionStore && store.cachingEnabled;
+        if (cached)
+          (store as CachingSessionStore<K, VA>).setFlushListener((key, start, end, next, old) =>
+            c.forward(new Record(windowed(key, start, end), new Change<VA>(next, old), end)),
+          );
       },
       process(r: Record<K, V>) {
         if (r.key === null || r.key === undefined || r.value === null || r.value === undefined) return;
@@ -184,6 +192,7 @@ function sessionAggregateSupplier<K, V, VA>(
         if (end < closeTimeMs) return;
         for (const s of overlapping) {
           store.put(r.key, s.startMs, s.endMs, null);
+          if (cached) continue; // forwarded when the cache lets the session go
           context.forward(
             r
               .withKey(windowed(r.key, s.startMs, s.endMs))
@@ -193,6 +202,7 @@ function sessionAggregateSupplier<K, V, VA>(
         }
         agg = aggregator(r.key, r.value, agg);
         store.put(r.key, start, end, agg);
+        if (cached) return;
         context.forward(
           r
             .withKey(windowed(r.key, start, end))

@@ -14,6 +14,7 @@ import {
   Materialized,
   Produced,
   Serdes,
+  SessionWindows,
   StreamsBuilder,
   TimeWindows,
   TopologyTestDriver,
@@ -158,6 +159,44 @@ describe('record caches of window stores in the test driver', () => {
       assert.deepEqual(Object.fromEntries([...last].sort()), { x: '3', y: '1', z: '1' });
     } finally {
       driver.close();
+    }
+  });
+});
+
+describe('record caches of session stores in the test driver', () => {
+  it('sessions merged within one commit go out and to the changelog once with caching', () => {
+    for (const [caching, expected] of [
+      [true, ['a@10-10=2', 'b@10-10=1']],
+      [false, ['a@10-10=1', 'a@10-10=null', 'a@10-10=2', 'b@10-10=1']],
+    ] as const) {
+      const builder = new StreamsBuilder();
+      const m = Materialized.as<string, number>('sessions');
+      builder
+        .stream('lines', Consumed.with(S, S))
+        .flatMapValues((line) => line.split(' '))
+        .groupBy((_k, w) => w, undefined)
+        .windowedBy(SessionWindows.ofInactivityGapWithNoGrace(100))
+        .count(caching ? m.withCachingEnabled() : m.withCachingDisabled())
+        .toStream()
+        .to('session-out', Produced.with(WindowedSerdes.sessionWindowedSerdeFrom(S), L));
+      const driver = new TopologyTestDriver(builder.build());
+      try {
+        driver.createInputTopic('lines', S, S).pipeInput('l1', 'a a b', 10);
+        const out = driver
+          .createOutputTopic('session-out', WindowedSerdes.sessionWindowedSerdeFrom(S), L)
+          .readKeyValuesToList()
+          .map((kv) => `${kv.key!.key}@${kv.key!.window.start()}-${kv.key!.window.end()}=${kv.value}`);
+        assert.deepEqual(out, expected, `caching ${caching}`);
+        const changelog = driver.createOutputTopic(
+          'dummy-topology-test-driver-app-id-sessions-changelog',
+          S,
+          L,
+        );
+        assert.equal(changelog.getQueueSize(), expected.length, 'the changelog gets what goes downstream');
+        assert.equal(driver.getSessionStore<string, number>('sessions')!.fetchSession('a', 10, 10), 2);
+      } finally {
+        driver.close();
+      }
     }
   });
 });

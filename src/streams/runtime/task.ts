@@ -25,6 +25,7 @@ import { type Serde, SerializationError } from '../serdes.js';
 export { StreamsError };
 
 import type { BytesKeyValueStore } from '../state/bytes-store.js';
+import { CachingSessionStore } from '../state/caching-session-store.js';
 import { type CacheBudget, CachingTimestampedStore } from '../state/caching-store.js';
 import { CachingTimestampedWindowStore } from '../state/caching-window-store.js';
 import { SessionStore } from '../state/session-store.js';
@@ -170,7 +171,11 @@ export class Task {
       valueSerde: wrapped?.value ?? ((builder.valueSerde ?? this.env.defaultValueSerde) as Serde<unknown>),
       recordTimestamp: () => this.currentTimestampMs,
     };
-    if (builder.session !== null) this.stores.set(name, new SessionStore(options));
+    if (builder.session !== null && builder.cachingEnabled && this.env.cacheBudget) {
+      const store = new CachingSessionStore(options);
+      store.enableCache(this.env.cacheBudget);
+      this.stores.set(name, store);
+    } else if (builder.session !== null) this.stores.set(name, new SessionStore(options));
     else if (builder.window?.retainDuplicates)
       this.stores.set(name, new DuplicatesWindowStore({ ...options, windowSizeMs: builder.window.sizeMs }));
     else if (builder.window !== null && builder.cachingEnabled && this.env.cacheBudget) {
@@ -379,7 +384,12 @@ export class Task {
    */
   flushCaches(): void {
     for (const s of this.stores.values())
-      if (s instanceof CachingTimestampedStore || s instanceof CachingTimestampedWindowStore) s.flushCache();
+      if (
+        s instanceof CachingTimestampedStore ||
+        s instanceof CachingTimestampedWindowStore ||
+        s instanceof CachingSessionStore
+      )
+        s.flushCache();
   }
 
   /** Flushes the stores' engines (the changelog records are the collector's to flush). */

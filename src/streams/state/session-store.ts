@@ -38,7 +38,7 @@ export interface StoredSession<K, V> {
 export class SessionStore<K, V> implements StateStore {
   readonly name: string;
 
-  constructor(private readonly o: SessionStoreOptions<K, V>) {
+  constructor(protected readonly o: SessionStoreOptions<K, V>) {
     this.name = o.name;
   }
 
@@ -46,7 +46,7 @@ export class SessionStore<K, V> implements StateStore {
     return this.o.engine.persistent;
   }
 
-  private keyBytes(key: K): Buffer {
+  protected keyBytes(key: K): Buffer {
     const b = this.o.keySerde.serialize(this.o.serdeTopic, key);
     if (b === null) throw new Error(`store ${this.name}: a key may not serialize to null`);
     return b;

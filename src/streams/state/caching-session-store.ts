@@ -1,0 +1,152 @@
+// The record cache of a session aggregation's store (Kafka's CachingSessionStore): writes stay in the cache, one
+// entry per key and session, until the thread commits or its cache is full; only then does a session's latest
+// aggregate (or its removal, when a later record merged it into a bigger session) go to the engine, the
+// changelog and, through the flush listener, downstream as one change. A session created and merged away between
+// two commits never leaves the cache: nothing of it reaches the changelog or downstream, as in Kafka.
+//
+// Reads (the aggregation's own findSessions, interactive queries) see the cache over the store. The cache is in
+// memory only: what it holds at a crash was not committed either, so it is processed again.
+
+import { type CacheBudget, ENTRY_OVERHEAD_BYTES } from './caching-store.js';
+import { SessionStore, type StoredSession, sessionStoreKey } from './session-store.js';
+
+interface DirtySession<K, V> {
+  key: K;
+  keyBytes: Buffer;
+  startMs: number;
+  endMs: number;
+  value: V | null;
+  sizeBytes: number;
+}
+
+export type SessionCacheFlushListener<K, V> = (
+  key: K,
+  startMs: number,
+  endMs: number,
+  newValue: V | null,
+  oldValue: V | null,
+) => void;
+
+export class CachingSessionStore<K, V> extends SessionStore<K, V> {
+  /** latin1 of the session store key -> the session's latest write, least recently written first. */
+  private readonly dirty = new Map<string, DirtySession<K, V>>();
+  private listener: SessionCacheFlushListener<K, V> | null = null;
+  private budget: CacheBudget | null = null;
+
+  enableCache(budget: CacheBudget): void {
+    this.budget = budget;
+  }
+
+  get cachingEnabled(): boolean {
+    return this.budget !== null;
+  }
+
+  setFlushListener(listener: SessionCacheFlushListener<K, V>): void {
+    this.listener = listener;
+  }
+
+  override put(key: K, startMs: number, endMs: number, value: V | null): void {
+    const budget = this.budget;
+    if (budget === null) {
+      super.put(key, startMs, endMs, value);
+      return;
+    }
+    const keyBytes = this.keyBytes(key);
+    const id = sessionStoreKey(keyBytes, startMs, endMs).toString('latin1');
+    const previous = this.dirty.get(id);
+    if (previous !== undefined) {
+      budget.usedBytes -= previous.sizeBytes;
+      this.dirty.delete(id); // re-inserted below: most recently written last
+    }
+    const valueBytes =
+      value === null ? 0 : (this.o.valueSerde.serialize(this.o.serdeTopic, value)?.length ?? 0);
+    const sizeBytes = id.length + valueBytes + ENTRY_OVERHEAD_BYTES;
+    this.dirty.set(id, { key, keyBytes, startMs, endMs, value, sizeBytes });
+    budget.usedBytes += sizeBytes;
+    while (budget.usedBytes > budget.maxBytes && this.dirty.size > 0) {
+      const [oldestId, oldest] = this.dirty.entries().next().value as [string, DirtySession<K, V>];
+      this.dirty.delete(oldestId);
+      budget.usedBytes -= oldest.sizeBytes;
+      this.write(oldest);
+    }
+  }
+
+  private write(d: DirtySession<K, V>): void {
+    const old = super.fetchSession(d.key, d.startMs, d.endMs);
+    if (old === null && d.value === null) return; // created and merged away within the cache
+    super.put(d.key, d.startMs, d.endMs, d.value);
+    this.listener?.(d.key, d.startMs, d.endMs, d.value, old);
+  }
+
+  /** Writes every cached session through, oldest first, each forwarded through the flush listener. */
+  flushCache(): void {
+    if (this.dirty.size === 0) return;
+    const entries = [...this.dirty.values()];
+    this.dirty.clear();
+    for (const d of entries) {
+      this.budget!.usedBytes -= d.sizeBytes;
+      this.write(d);
+    }
+  }
+
+  override flush(): void {
+    this.flushCache();
+    super.flush();
+  }
+
+  override fetchSession(key: K, startMs: number, endMs: number): V | null {
+    if (this.budget !== null) {
+      const d = this.dirty.get(sessionStoreKey(this.keyBytes(key), startMs, endMs).toString('latin1'));
+      if (d !== undefined) return d.value;
+    }
+    return super.fetchSession(key, startMs, endMs);
+  }
+
+  override findSessions(key: K, earliestEndMs: number, latestStartMs: number): StoredSession<K, V>[] {
+    const stored = super.findSessions(key, earliestEndMs, latestStartMs);
+    if (this.dirty.size === 0) return stored;
+    const keyBytes = this.keyBytes(key);
+    const merged = new Map<string, { order: Buffer; session: StoredSession<K, V> | null }>();
+    for (const s of stored) {
+      const order = sessionStoreKey(keyBytes, s.startMs, s.endMs);
+      merged.set(order.toString('latin1'), { order, session: s });
+    }
+    for (const [id, d] of this.dirty) {
+      if (!d.keyBytes.equals(keyBytes) || d.endMs < earliestEndMs || d.startMs > latestStartMs) continue;
+      merged.set(id, {
+        order: sessionStoreKey(keyBytes, d.startMs, d.endMs),
+        session: d.value === null ? null : { key, startMs: d.startMs, endMs: d.endMs, value: d.value },
+      });
+    }
+    return [...merged.values()]
+      .filter((m) => m.session !== null)
+      .sort((a, b) => Buffer.compare(a.order, b.order))
+      .map((m) => m.session!);
+  }
+
+  override all(): StoredSession<K, V>[] {
+    const stored = super.all();
+    if (this.dirty.size === 0) return stored;
+    const merged = new Map<string, { order: Buffer; session: StoredSession<K, V> | null }>();
+    for (const s of stored) {
+      const order = sessionStoreKey(this.keyBytes(s.key), s.startMs, s.endMs);
+      merged.set(order.toString('latin1'), { order, session: s });
+    }
+    for (const [id, d] of this.dirty)
+      merged.set(id, {
+        order: sessionStoreKey(d.keyBytes, d.startMs, d.endMs),
+        session: d.value === null ? null : { key: d.key, startMs: d.startMs, endMs: d.endMs, value: d.value },
+      });
+    return [...merged.values()]
+      .filter((m) => m.session !== null)
+      .sort((a, b) => Buffer.compare(a.order, b.order))
+      .map((m) => m.session!);
+  }
+
+  override close(): void {
+    // Dropped, not written: close follows a commit (which flushed) or a failure (whose work is redone).
+    if (this.budget !== null) for (const d of this.dirty.values()) this.budget.usedBytes -= d.sizeBytes;
+    this.dirty.clear();
+    super.close();
+  }
+}
