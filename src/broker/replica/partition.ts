@@ -130,6 +130,11 @@ export class Partition {
     isr: readonly number[],
     nowMs = this.clock.nowMs(),
   ): void {
+    // The replica manager refuses an older leader epoch before it gets here: epochs only rise.
+    assert(
+      leaderEpoch >= this.leaderEpoch,
+      `${this.key}: leader epoch ${leaderEpoch} after ${this.leaderEpoch}`,
+    );
     const newLeader = !this.isLeader;
     const newEpoch = newLeader || leaderEpoch !== this.leaderEpoch;
     if (newEpoch) this.leaderSinceMs = nowMs;
@@ -180,6 +185,10 @@ export class Partition {
     partitionEpoch: number,
     replicas: readonly number[],
   ): void {
+    assert(
+      leaderEpoch >= this.leaderEpoch,
+      `${this.key}: leader epoch ${leaderEpoch} after ${this.leaderEpoch}`,
+    );
     this.leaderId = leaderId;
     this.leaderEpoch = leaderEpoch;
     this.partitionEpoch = partitionEpoch;
