@@ -4,13 +4,19 @@
 import { type DataSchema, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `ConsumerProtocolAssignment`, in versions 0-3. */
 export interface ConsumerProtocolAssignment {
+  /** `AssignedPartitions` ([]TopicPartition), versions 0+. */
   assignedPartitions: ConsumerProtocolAssignmentTopicPartition[];
+  /** `UserData` (bytes), versions 0+; nullable in 0+. */
   userData: Buffer | null;
 }
 
+/** `TopicPartition`, in versions 0-3. */
 export interface ConsumerProtocolAssignmentTopicPartition {
+  /** `Topic` (string), versions 0+. */
   topic: string;
+  /** `Partitions` ([]int32), versions 0+. */
   partitions: number[];
 }
 

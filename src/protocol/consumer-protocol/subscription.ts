@@ -4,16 +4,25 @@
 import { type DataSchema, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `ConsumerProtocolSubscription`, in versions 0-3. */
 export interface ConsumerProtocolSubscription {
+  /** `Topics` ([]string), versions 0+. */
   topics: string[];
+  /** `UserData` (bytes), versions 0+; nullable in 0+. */
   userData: Buffer | null;
+  /** `OwnedPartitions` ([]TopicPartition), versions 1+. */
   ownedPartitions: ConsumerProtocolSubscriptionTopicPartition[];
+  /** `GenerationId` (int32), versions 2+; default -1. */
   generationId: number;
+  /** `RackId` (string), versions 3+; nullable in 3+. */
   rackId: string | null;
 }
 
+/** `TopicPartition`, in versions 1-3. */
 export interface ConsumerProtocolSubscriptionTopicPartition {
+  /** `Topic` (string), versions 1+. */
   topic: string;
+  /** `Partitions` ([]int32), versions 1+. */
   partitions: number[];
 }
 

@@ -8,7 +8,7 @@
 // - Array counts are checked against the smallest encoded size of one element before anything is allocated.
 
 import type { FieldSchema, FieldType, MessageSchema, StructSchema } from './schema.js';
-import { contains, intersect, isEmpty, VERSION_MAX, type VersionRange } from './versions.js';
+import { contains, formatVersions, intersect, isEmpty, VERSION_MAX, type VersionRange } from './versions.js';
 
 /** Names the emitted functions use for their own locals; a field with one of these names gets a suffix. */
 const RESERVED = new Set([
@@ -75,6 +75,36 @@ const RESERVED = new Set([
 
 function local(field: FieldSchema): string {
   return RESERVED.has(field.property) ? `${field.property}Value` : field.property;
+}
+
+/** The specification's name of a field type: `int32`, `[]string`, `[]TopicData`. */
+function specTypeName(type: FieldType): string {
+  if (type.kind === 'primitive') return type.name;
+  if (type.kind === 'array') return `[]${specTypeName(type.element)}`;
+  return type.struct.name;
+}
+
+function defaultText(field: FieldSchema): string | null {
+  const d = field.defaultValue;
+  // Zero, false and "" are what every absent field of those types reads as: not worth a word.
+  if (d.kind !== 'value' || d.value === 0 || d.value === 0n || d.value === false || d.value === '') return null;
+  return typeof d.value === 'string' ? JSON.stringify(d.value) : String(d.value);
+}
+
+/**
+ * A field's TSDoc: the facts the committed schema holds about it (the specification's name and type, the versions
+ * it is in, where it may be null, its tag, a default other than zero or empty). The schema keeps no prose, so
+ * neither does this.
+ */
+export function fieldDoc(field: FieldSchema): string {
+  const parts = [
+    `\`${field.name}\` (${specTypeName(field.type)}), versions ${formatVersions(field.versions)}`,
+  ];
+  if (!isEmpty(field.nullableVersions)) parts.push(`nullable in ${formatVersions(field.nullableVersions)}`);
+  if (field.tag !== null) parts.push(`tag ${field.tag} in ${formatVersions(field.taggedVersions)}`);
+  const value = defaultText(field);
+  if (value !== null) parts.push(`default ${value}`);
+  return `${parts.join('; ')}.`;
 }
 
 /**
@@ -237,8 +267,9 @@ export class StructEmitter {
   }
 
   private emitInterface(struct: StructSchema): string {
-    const lines = struct.fields.map((f) => `  ${f.property}: ${fieldTypeText(f)};`);
-    return `export interface ${struct.typeName} {\n${lines.join('\n')}\n}`;
+    const lines = struct.fields.map((f) => `  /** ${fieldDoc(f)} */\n  ${f.property}: ${fieldTypeText(f)};`);
+    const doc = `/** \`${struct.name}\`, in versions ${formatVersions(struct.versions)}. */`;
+    return `${doc}\nexport interface ${struct.typeName} {\n${lines.join('\n')}\n}`;
   }
 
   defaultExpression(field: FieldSchema): string {

@@ -4,8 +4,11 @@
 import { type DataSchema, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `ConsumerGroupCurrentMemberAssignmentKey`, in versions 8. */
 export interface ConsumerGroupCurrentMemberAssignmentKey {
+  /** `GroupId` (string), versions 8. */
   groupId: string;
+  /** `MemberId` (string), versions 8. */
   memberId: string;
 }
 

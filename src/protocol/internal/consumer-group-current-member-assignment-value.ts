@@ -4,16 +4,25 @@
 import { type DataSchema, skipTaggedFields, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `ConsumerGroupCurrentMemberAssignmentValue`, in versions 0. */
 export interface ConsumerGroupCurrentMemberAssignmentValue {
+  /** `MemberEpoch` (int32), versions 0+. */
   memberEpoch: number;
+  /** `PreviousMemberEpoch` (int32), versions 0+. */
   previousMemberEpoch: number;
+  /** `State` (int8), versions 0+. */
   state: number;
+  /** `AssignedPartitions` ([]TopicPartitions), versions 0+. */
   assignedPartitions: ConsumerGroupCurrentMemberAssignmentValueTopicPartitions[];
+  /** `PartitionsPendingRevocation` ([]TopicPartitions), versions 0+. */
   partitionsPendingRevocation: ConsumerGroupCurrentMemberAssignmentValueTopicPartitions[];
 }
 
+/** `TopicPartitions`, in versions 0. */
 export interface ConsumerGroupCurrentMemberAssignmentValueTopicPartitions {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]int32), versions 0+. */
   partitions: number[];
 }
 

@@ -4,8 +4,11 @@
 import { type DataSchema, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `ConsumerGroupMemberMetadataKey`, in versions 5. */
 export interface ConsumerGroupMemberMetadataKey {
+  /** `GroupId` (string), versions 5. */
   groupId: string;
+  /** `MemberId` (string), versions 5. */
   memberId: string;
 }
 

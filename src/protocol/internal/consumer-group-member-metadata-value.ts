@@ -11,25 +11,41 @@ import {
 } from '../messages/codec-support.js';
 import { type Reader, Writer } from '../primitives/index.js';
 
+/** `ConsumerGroupMemberMetadataValue`, in versions 0. */
 export interface ConsumerGroupMemberMetadataValue {
+  /** `InstanceId` (string), versions 0+; nullable in 0+. */
   instanceId: string | null;
+  /** `RackId` (string), versions 0+; nullable in 0+. */
   rackId: string | null;
+  /** `ClientId` (string), versions 0+. */
   clientId: string;
+  /** `ClientHost` (string), versions 0+. */
   clientHost: string;
+  /** `SubscribedTopicNames` ([]string), versions 0+. */
   subscribedTopicNames: string[];
+  /** `SubscribedTopicRegex` (string), versions 0+; nullable in 0+. */
   subscribedTopicRegex: string | null;
+  /** `RebalanceTimeoutMs` (int32), versions 0+; default -1. */
   rebalanceTimeoutMs: number;
+  /** `ServerAssignor` (string), versions 0+; nullable in 0+. */
   serverAssignor: string | null;
+  /** `ClassicMemberMetadata` (ClassicMemberMetadata), versions 0+; nullable in 0+; tag 0 in 0+. */
   classicMemberMetadata: ConsumerGroupMemberMetadataValueClassicMemberMetadata | null;
 }
 
+/** `ClassicMemberMetadata`, in versions 0. */
 export interface ConsumerGroupMemberMetadataValueClassicMemberMetadata {
+  /** `SessionTimeoutMs` (int32), versions 0+. */
   sessionTimeoutMs: number;
+  /** `SupportedProtocols` ([]ClassicProtocol), versions 0+. */
   supportedProtocols: ConsumerGroupMemberMetadataValueClassicProtocol[];
 }
 
+/** `ClassicProtocol`, in versions 0. */
 export interface ConsumerGroupMemberMetadataValueClassicProtocol {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Metadata` (bytes), versions 0+. */
   metadata: Buffer;
 }
 

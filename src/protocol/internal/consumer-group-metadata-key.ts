@@ -4,7 +4,9 @@
 import { type DataSchema, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `ConsumerGroupMetadataKey`, in versions 3. */
 export interface ConsumerGroupMetadataKey {
+  /** `GroupId` (string), versions 3. */
   groupId: string;
 }
 

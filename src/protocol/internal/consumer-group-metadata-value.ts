@@ -4,7 +4,9 @@
 import { type DataSchema, skipTaggedFields, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `ConsumerGroupMetadataValue`, in versions 0. */
 export interface ConsumerGroupMetadataValue {
+  /** `Epoch` (int32), versions 0+. */
   epoch: number;
 }
 

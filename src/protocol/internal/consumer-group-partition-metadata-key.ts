@@ -4,7 +4,9 @@
 import { type DataSchema, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `ConsumerGroupPartitionMetadataKey`, in versions 4. */
 export interface ConsumerGroupPartitionMetadataKey {
+  /** `GroupId` (string), versions 4. */
   groupId: string;
 }
 

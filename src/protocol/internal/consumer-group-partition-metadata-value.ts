@@ -4,19 +4,29 @@
 import { type DataSchema, skipTaggedFields, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `ConsumerGroupPartitionMetadataValue`, in versions 0. */
 export interface ConsumerGroupPartitionMetadataValue {
+  /** `Topics` ([]TopicMetadata), versions 0+. */
   topics: ConsumerGroupPartitionMetadataValueTopicMetadata[];
 }
 
+/** `TopicMetadata`, in versions 0. */
 export interface ConsumerGroupPartitionMetadataValueTopicMetadata {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `TopicName` (string), versions 0+. */
   topicName: string;
+  /** `NumPartitions` (int32), versions 0+. */
   numPartitions: number;
+  /** `PartitionMetadata` ([]PartitionMetadata), versions 0+. */
   partitionMetadata: ConsumerGroupPartitionMetadataValuePartitionMetadata[];
 }
 
+/** `PartitionMetadata`, in versions 0. */
 export interface ConsumerGroupPartitionMetadataValuePartitionMetadata {
+  /** `Partition` (int32), versions 0+. */
   partition: number;
+  /** `Racks` ([]string), versions 0+. */
   racks: string[];
 }
 

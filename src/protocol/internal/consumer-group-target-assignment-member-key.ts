@@ -4,8 +4,11 @@
 import { type DataSchema, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `ConsumerGroupTargetAssignmentMemberKey`, in versions 7. */
 export interface ConsumerGroupTargetAssignmentMemberKey {
+  /** `GroupId` (string), versions 7. */
   groupId: string;
+  /** `MemberId` (string), versions 7. */
   memberId: string;
 }
 

@@ -4,12 +4,17 @@
 import { type DataSchema, skipTaggedFields, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `ConsumerGroupTargetAssignmentMemberValue`, in versions 0. */
 export interface ConsumerGroupTargetAssignmentMemberValue {
+  /** `TopicPartitions` ([]TopicPartition), versions 0+. */
   topicPartitions: ConsumerGroupTargetAssignmentMemberValueTopicPartition[];
 }
 
+/** `TopicPartition`, in versions 0. */
 export interface ConsumerGroupTargetAssignmentMemberValueTopicPartition {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]int32), versions 0+. */
   partitions: number[];
 }
 

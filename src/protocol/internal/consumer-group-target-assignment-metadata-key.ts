@@ -4,7 +4,9 @@
 import { type DataSchema, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `ConsumerGroupTargetAssignmentMetadataKey`, in versions 6. */
 export interface ConsumerGroupTargetAssignmentMetadataKey {
+  /** `GroupId` (string), versions 6. */
   groupId: string;
 }
 

@@ -4,7 +4,9 @@
 import { type DataSchema, skipTaggedFields, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `ConsumerGroupTargetAssignmentMetadataValue`, in versions 0. */
 export interface ConsumerGroupTargetAssignmentMetadataValue {
+  /** `AssignmentEpoch` (int32), versions 0+. */
   assignmentEpoch: number;
 }
 

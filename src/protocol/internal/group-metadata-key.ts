@@ -4,7 +4,9 @@
 import { type DataSchema, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `GroupMetadataKey`, in versions 2. */
 export interface GroupMetadataKey {
+  /** `group` (string), versions 2. */
   group: string;
 }
 

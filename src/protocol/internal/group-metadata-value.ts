@@ -4,23 +4,39 @@
 import { type DataSchema, skipTaggedFields, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `GroupMetadataValue`, in versions 0-4. */
 export interface GroupMetadataValue {
+  /** `protocolType` (string), versions 0+. */
   protocolType: string;
+  /** `generation` (int32), versions 0+. */
   generation: number;
+  /** `protocol` (string), versions 0+; nullable in 0+. */
   protocol: string | null;
+  /** `leader` (string), versions 0+; nullable in 0+. */
   leader: string | null;
+  /** `currentStateTimestamp` (int64), versions 2+; default -1. */
   currentStateTimestamp: bigint;
+  /** `members` ([]MemberMetadata), versions 0+. */
   members: GroupMetadataValueMemberMetadata[];
 }
 
+/** `MemberMetadata`, in versions 0-4. */
 export interface GroupMetadataValueMemberMetadata {
+  /** `memberId` (string), versions 0+. */
   memberId: string;
+  /** `groupInstanceId` (string), versions 3+; nullable in 3+. */
   groupInstanceId: string | null;
+  /** `clientId` (string), versions 0+. */
   clientId: string;
+  /** `clientHost` (string), versions 0+. */
   clientHost: string;
+  /** `rebalanceTimeout` (int32), versions 1+; default -1. */
   rebalanceTimeout: number;
+  /** `sessionTimeout` (int32), versions 0+. */
   sessionTimeout: number;
+  /** `subscription` (bytes), versions 0+. */
   subscription: Buffer;
+  /** `assignment` (bytes), versions 0+. */
   assignment: Buffer;
 }
 

@@ -4,9 +4,13 @@
 import { type DataSchema, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `OffsetCommitKey`, in versions 0-1. */
 export interface OffsetCommitKey {
+  /** `group` (string), versions 0-1. */
   group: string;
+  /** `topic` (string), versions 0-1. */
   topic: string;
+  /** `partition` (int32), versions 0-1. */
   partition: number;
 }
 

@@ -4,11 +4,17 @@
 import { type DataSchema, skipTaggedFields, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `OffsetCommitValue`, in versions 0-4. */
 export interface OffsetCommitValue {
+  /** `offset` (int64), versions 0+. */
   offset: bigint;
+  /** `leaderEpoch` (int32), versions 3+; default -1. */
   leaderEpoch: number;
+  /** `metadata` (string), versions 0+. */
   metadata: string;
+  /** `commitTimestamp` (int64), versions 0+. */
   commitTimestamp: bigint;
+  /** `expireTimestamp` (int64), versions 1; default -1. */
   expireTimestamp: bigint;
 }
 

@@ -4,19 +4,31 @@
 import { type DataSchema, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `ProducerSnapshot`, in versions 1. */
 export interface ProducerSnapshot {
+  /** `Crc` (uint32), versions 1. */
   crc: number;
+  /** `ProducerEntries` ([]ProducerEntry), versions 1. */
   producerEntries: ProducerSnapshotProducerEntry[];
 }
 
+/** `ProducerEntry`, in versions 1. */
 export interface ProducerSnapshotProducerEntry {
+  /** `ProducerId` (int64), versions 1. */
   producerId: bigint;
+  /** `Epoch` (int16), versions 1. */
   epoch: number;
+  /** `LastSequence` (int32), versions 1. */
   lastSequence: number;
+  /** `LastOffset` (int64), versions 1. */
   lastOffset: bigint;
+  /** `OffsetDelta` (int32), versions 1. */
   offsetDelta: number;
+  /** `Timestamp` (int64), versions 1. */
   timestamp: bigint;
+  /** `CoordinatorEpoch` (int32), versions 1. */
   coordinatorEpoch: number;
+  /** `CurrentTxnFirstOffset` (int64), versions 1. */
   currentTxnFirstOffset: bigint;
 }
 

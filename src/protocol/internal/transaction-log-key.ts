@@ -4,7 +4,9 @@
 import { type DataSchema, unsupportedVersion } from '../messages/codec-support.js';
 import type { Reader, Writer } from '../primitives/index.js';
 
+/** `TransactionLogKey`, in versions 0. */
 export interface TransactionLogKey {
+  /** `TransactionalId` (string), versions 0. */
   transactionalId: string;
 }
 

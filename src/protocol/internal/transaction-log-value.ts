@@ -11,21 +11,35 @@ import {
 } from '../messages/codec-support.js';
 import { type Reader, Writer } from '../primitives/index.js';
 
+/** `TransactionLogValue`, in versions 0-1. */
 export interface TransactionLogValue {
+  /** `ProducerId` (int64), versions 0+. */
   producerId: bigint;
+  /** `PreviousProducerId` (int64), versions 1+; tag 0 in 1+; default -1. */
   previousProducerId: bigint;
+  /** `NextProducerId` (int64), versions 1+; tag 1 in 1+; default -1. */
   nextProducerId: bigint;
+  /** `ProducerEpoch` (int16), versions 0+. */
   producerEpoch: number;
+  /** `TransactionTimeoutMs` (int32), versions 0+. */
   transactionTimeoutMs: number;
+  /** `TransactionStatus` (int8), versions 0+. */
   transactionStatus: number;
+  /** `TransactionPartitions` ([]PartitionsSchema), versions 0+; nullable in 0+. */
   transactionPartitions: TransactionLogValuePartitionsSchema[] | null;
+  /** `TransactionLastUpdateTimestampMs` (int64), versions 0+. */
   transactionLastUpdateTimestampMs: bigint;
+  /** `TransactionStartTimestampMs` (int64), versions 0+. */
   transactionStartTimestampMs: bigint;
+  /** `ClientTransactionVersion` (int16), versions 1+; tag 2 in 1+. */
   clientTransactionVersion: number;
 }
 
+/** `PartitionsSchema`, in versions 0-1. */
 export interface TransactionLogValuePartitionsSchema {
+  /** `Topic` (string), versions 0+. */
   topic: string;
+  /** `PartitionIds` ([]int32), versions 0+. */
   partitionIds: number[];
 }
 

@@ -11,20 +11,31 @@ import {
   writeTaggedField,
 } from './codec-support.js';
 
+/** `ProduceRequest`, in versions 0-11. */
 export interface ProduceRequest {
+  /** `TransactionalId` (string), versions 3+; nullable in 3+. */
   transactionalId: string | null;
+  /** `Acks` (int16), versions 0+. */
   acks: number;
+  /** `TimeoutMs` (int32), versions 0+. */
   timeoutMs: number;
+  /** `TopicData` ([]TopicProduceData), versions 0+. */
   topicData: ProduceRequestTopicProduceData[];
 }
 
+/** `TopicProduceData`, in versions 0-11. */
 export interface ProduceRequestTopicProduceData {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `PartitionData` ([]PartitionProduceData), versions 0+. */
   partitionData: ProduceRequestPartitionProduceData[];
 }
 
+/** `PartitionProduceData`, in versions 0-11. */
 export interface ProduceRequestPartitionProduceData {
+  /** `Index` (int32), versions 0+. */
   index: number;
+  /** `Records` (records), versions 0+; nullable in 0+. */
   records: Buffer | null;
 }
 
@@ -143,42 +154,69 @@ function writeProduceRequestPartitionProduceData(
   }
 }
 
+/** `ProduceResponse`, in versions 0-11. */
 export interface ProduceResponse {
+  /** `Responses` ([]TopicProduceResponse), versions 0+. */
   responses: ProduceResponseTopicProduceResponse[];
+  /** `ThrottleTimeMs` (int32), versions 1+. */
   throttleTimeMs: number;
+  /** `NodeEndpoints` ([]NodeEndpoint), versions 10+; tag 0 in 10+. */
   nodeEndpoints: ProduceResponseNodeEndpoint[];
 }
 
+/** `TopicProduceResponse`, in versions 0-11. */
 export interface ProduceResponseTopicProduceResponse {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `PartitionResponses` ([]PartitionProduceResponse), versions 0+. */
   partitionResponses: ProduceResponsePartitionProduceResponse[];
 }
 
+/** `PartitionProduceResponse`, in versions 0-11. */
 export interface ProduceResponsePartitionProduceResponse {
+  /** `Index` (int32), versions 0+. */
   index: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `BaseOffset` (int64), versions 0+. */
   baseOffset: bigint;
+  /** `LogAppendTimeMs` (int64), versions 2+; default -1. */
   logAppendTimeMs: bigint;
+  /** `LogStartOffset` (int64), versions 5+; default -1. */
   logStartOffset: bigint;
+  /** `RecordErrors` ([]BatchIndexAndErrorMessage), versions 8+. */
   recordErrors: ProduceResponseBatchIndexAndErrorMessage[];
+  /** `ErrorMessage` (string), versions 8+; nullable in 8+. */
   errorMessage: string | null;
+  /** `CurrentLeader` (LeaderIdAndEpoch), versions 10+; tag 0 in 10+. */
   currentLeader: ProduceResponseLeaderIdAndEpoch;
 }
 
+/** `BatchIndexAndErrorMessage`, in versions 8-11. */
 export interface ProduceResponseBatchIndexAndErrorMessage {
+  /** `BatchIndex` (int32), versions 8+. */
   batchIndex: number;
+  /** `BatchIndexErrorMessage` (string), versions 8+; nullable in 8+. */
   batchIndexErrorMessage: string | null;
 }
 
+/** `LeaderIdAndEpoch`, in versions 10-11. */
 export interface ProduceResponseLeaderIdAndEpoch {
+  /** `LeaderId` (int32), versions 10+; default -1. */
   leaderId: number;
+  /** `LeaderEpoch` (int32), versions 10+; default -1. */
   leaderEpoch: number;
 }
 
+/** `NodeEndpoint`, in versions 10-11. */
 export interface ProduceResponseNodeEndpoint {
+  /** `NodeId` (int32), versions 10+. */
   nodeId: number;
+  /** `Host` (string), versions 10+. */
   host: string;
+  /** `Port` (int32), versions 10+. */
   port: number;
+  /** `Rack` (string), versions 10+; nullable in 10+. */
   rack: string | null;
 }
 

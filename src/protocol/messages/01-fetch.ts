@@ -12,45 +12,77 @@ import {
   ZERO_UUID,
 } from './codec-support.js';
 
+/** `FetchRequest`, in versions 0-17. */
 export interface FetchRequest {
+  /** `ClusterId` (string), versions 12+; nullable in 12+; tag 0 in 12+. */
   clusterId: string | null;
+  /** `ReplicaId` (int32), versions 0-14; default -1. */
   replicaId: number;
+  /** `ReplicaState` (ReplicaState), versions 15+; tag 1 in 15+. */
   replicaState: FetchRequestReplicaState;
+  /** `MaxWaitMs` (int32), versions 0+. */
   maxWaitMs: number;
+  /** `MinBytes` (int32), versions 0+. */
   minBytes: number;
+  /** `MaxBytes` (int32), versions 3+; default 2147483647. */
   maxBytes: number;
+  /** `IsolationLevel` (int8), versions 4+. */
   isolationLevel: number;
+  /** `SessionId` (int32), versions 7+. */
   sessionId: number;
+  /** `SessionEpoch` (int32), versions 7+; default -1. */
   sessionEpoch: number;
+  /** `Topics` ([]FetchTopic), versions 0+. */
   topics: FetchRequestFetchTopic[];
+  /** `ForgottenTopicsData` ([]ForgottenTopic), versions 7+. */
   forgottenTopicsData: FetchRequestForgottenTopic[];
+  /** `RackId` (string), versions 11+. */
   rackId: string;
 }
 
+/** `ReplicaState`, in versions 15-17. */
 export interface FetchRequestReplicaState {
+  /** `ReplicaId` (int32), versions 15+; default -1. */
   replicaId: number;
+  /** `ReplicaEpoch` (int64), versions 15+; default -1. */
   replicaEpoch: bigint;
 }
 
+/** `FetchTopic`, in versions 0-17. */
 export interface FetchRequestFetchTopic {
+  /** `Topic` (string), versions 0-12. */
   topic: string;
+  /** `TopicId` (uuid), versions 13+. */
   topicId: string;
+  /** `Partitions` ([]FetchPartition), versions 0+. */
   partitions: FetchRequestFetchPartition[];
 }
 
+/** `FetchPartition`, in versions 0-17. */
 export interface FetchRequestFetchPartition {
+  /** `Partition` (int32), versions 0+. */
   partition: number;
+  /** `CurrentLeaderEpoch` (int32), versions 9+; default -1. */
   currentLeaderEpoch: number;
+  /** `FetchOffset` (int64), versions 0+. */
   fetchOffset: bigint;
+  /** `LastFetchedEpoch` (int32), versions 12+; default -1. */
   lastFetchedEpoch: number;
+  /** `LogStartOffset` (int64), versions 5+; default -1. */
   logStartOffset: bigint;
+  /** `PartitionMaxBytes` (int32), versions 0+. */
   partitionMaxBytes: number;
+  /** `ReplicaDirectoryId` (uuid), versions 17+; tag 0 in 17+. */
   replicaDirectoryId: string;
 }
 
+/** `ForgottenTopic`, in versions 7-17. */
 export interface FetchRequestForgottenTopic {
+  /** `Topic` (string), versions 7-12. */
   topic: string;
+  /** `TopicId` (uuid), versions 13+. */
   topicId: string;
+  /** `Partitions` ([]int32), versions 7+. */
   partitions: number[];
 }
 
@@ -340,58 +372,97 @@ function writeFetchRequestForgottenTopic(w: Writer, version: number, v: FetchReq
   }
 }
 
+/** `FetchResponse`, in versions 0-17. */
 export interface FetchResponse {
+  /** `ThrottleTimeMs` (int32), versions 1+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 7+. */
   errorCode: number;
+  /** `SessionId` (int32), versions 7+. */
   sessionId: number;
+  /** `Responses` ([]FetchableTopicResponse), versions 0+. */
   responses: FetchResponseFetchableTopicResponse[];
+  /** `NodeEndpoints` ([]NodeEndpoint), versions 16+; tag 0 in 16+. */
   nodeEndpoints: FetchResponseNodeEndpoint[];
 }
 
+/** `FetchableTopicResponse`, in versions 0-17. */
 export interface FetchResponseFetchableTopicResponse {
+  /** `Topic` (string), versions 0-12. */
   topic: string;
+  /** `TopicId` (uuid), versions 13+. */
   topicId: string;
+  /** `Partitions` ([]PartitionData), versions 0+. */
   partitions: FetchResponsePartitionData[];
 }
 
+/** `PartitionData`, in versions 0-17. */
 export interface FetchResponsePartitionData {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `HighWatermark` (int64), versions 0+. */
   highWatermark: bigint;
+  /** `LastStableOffset` (int64), versions 4+; default -1. */
   lastStableOffset: bigint;
+  /** `LogStartOffset` (int64), versions 5+; default -1. */
   logStartOffset: bigint;
+  /** `DivergingEpoch` (EpochEndOffset), versions 12+; tag 0 in 12+. */
   divergingEpoch: FetchResponseEpochEndOffset;
+  /** `CurrentLeader` (LeaderIdAndEpoch), versions 12+; tag 1 in 12+. */
   currentLeader: FetchResponseLeaderIdAndEpoch;
+  /** `SnapshotId` (SnapshotId), versions 12+; tag 2 in 12+. */
   snapshotId: FetchResponseSnapshotId;
+  /** `AbortedTransactions` ([]AbortedTransaction), versions 4+; nullable in 4+. */
   abortedTransactions: FetchResponseAbortedTransaction[] | null;
+  /** `PreferredReadReplica` (int32), versions 11+; default -1. */
   preferredReadReplica: number;
+  /** `Records` (records), versions 0+; nullable in 0+. */
   records: Buffer | null;
 }
 
+/** `EpochEndOffset`, in versions 12-17. */
 export interface FetchResponseEpochEndOffset {
+  /** `Epoch` (int32), versions 12+; default -1. */
   epoch: number;
+  /** `EndOffset` (int64), versions 12+; default -1. */
   endOffset: bigint;
 }
 
+/** `LeaderIdAndEpoch`, in versions 12-17. */
 export interface FetchResponseLeaderIdAndEpoch {
+  /** `LeaderId` (int32), versions 12+; default -1. */
   leaderId: number;
+  /** `LeaderEpoch` (int32), versions 12+; default -1. */
   leaderEpoch: number;
 }
 
+/** `SnapshotId`, in versions 12-17. */
 export interface FetchResponseSnapshotId {
+  /** `EndOffset` (int64), versions 0+; default -1. */
   endOffset: bigint;
+  /** `Epoch` (int32), versions 0+; default -1. */
   epoch: number;
 }
 
+/** `AbortedTransaction`, in versions 4-17. */
 export interface FetchResponseAbortedTransaction {
+  /** `ProducerId` (int64), versions 4+. */
   producerId: bigint;
+  /** `FirstOffset` (int64), versions 4+. */
   firstOffset: bigint;
 }
 
+/** `NodeEndpoint`, in versions 16-17. */
 export interface FetchResponseNodeEndpoint {
+  /** `NodeId` (int32), versions 16+. */
   nodeId: number;
+  /** `Host` (string), versions 16+. */
   host: string;
+  /** `Port` (int32), versions 16+. */
   port: number;
+  /** `Rack` (string), versions 16+; nullable in 16+. */
   rack: string | null;
 }
 

@@ -4,22 +4,35 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ListOffsetsRequest`, in versions 0-10. */
 export interface ListOffsetsRequest {
+  /** `ReplicaId` (int32), versions 0+. */
   replicaId: number;
+  /** `IsolationLevel` (int8), versions 2+. */
   isolationLevel: number;
+  /** `Topics` ([]ListOffsetsTopic), versions 0+. */
   topics: ListOffsetsRequestListOffsetsTopic[];
+  /** `TimeoutMs` (int32), versions 10+. */
   timeoutMs: number;
 }
 
+/** `ListOffsetsTopic`, in versions 0-10. */
 export interface ListOffsetsRequestListOffsetsTopic {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]ListOffsetsPartition), versions 0+. */
   partitions: ListOffsetsRequestListOffsetsPartition[];
 }
 
+/** `ListOffsetsPartition`, in versions 0-10. */
 export interface ListOffsetsRequestListOffsetsPartition {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `CurrentLeaderEpoch` (int32), versions 4+; default -1. */
   currentLeaderEpoch: number;
+  /** `Timestamp` (int64), versions 0+. */
   timestamp: bigint;
+  /** `MaxNumOffsets` (int32), versions 0; default 1. */
   maxNumOffsets: number;
 }
 
@@ -140,22 +153,35 @@ function writeListOffsetsRequestListOffsetsPartition(
   }
 }
 
+/** `ListOffsetsResponse`, in versions 0-10. */
 export interface ListOffsetsResponse {
+  /** `ThrottleTimeMs` (int32), versions 2+. */
   throttleTimeMs: number;
+  /** `Topics` ([]ListOffsetsTopicResponse), versions 0+. */
   topics: ListOffsetsResponseListOffsetsTopicResponse[];
 }
 
+/** `ListOffsetsTopicResponse`, in versions 0-10. */
 export interface ListOffsetsResponseListOffsetsTopicResponse {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]ListOffsetsPartitionResponse), versions 0+. */
   partitions: ListOffsetsResponseListOffsetsPartitionResponse[];
 }
 
+/** `ListOffsetsPartitionResponse`, in versions 0-10. */
 export interface ListOffsetsResponseListOffsetsPartitionResponse {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `OldStyleOffsets` ([]int64), versions 0. */
   oldStyleOffsets: bigint[];
+  /** `Timestamp` (int64), versions 1+; default -1. */
   timestamp: bigint;
+  /** `Offset` (int64), versions 1+; default -1. */
   offset: bigint;
+  /** `LeaderEpoch` (int32), versions 4+; default -1. */
   leaderEpoch: number;
 }
 

@@ -4,15 +4,23 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion, ZERO_UUID } from './codec-support.js';
 
+/** `MetadataRequest`, in versions 0-12. */
 export interface MetadataRequest {
+  /** `Topics` ([]MetadataRequestTopic), versions 0+; nullable in 1+. */
   topics: MetadataRequestMetadataRequestTopic[] | null;
+  /** `AllowAutoTopicCreation` (bool), versions 4+; default true. */
   allowAutoTopicCreation: boolean;
+  /** `IncludeClusterAuthorizedOperations` (bool), versions 8-10. */
   includeClusterAuthorizedOperations: boolean;
+  /** `IncludeTopicAuthorizedOperations` (bool), versions 8+. */
   includeTopicAuthorizedOperations: boolean;
 }
 
+/** `MetadataRequestTopic`, in versions 0-12. */
 export interface MetadataRequestMetadataRequestTopic {
+  /** `TopicId` (uuid), versions 10+. */
   topicId: string;
+  /** `Name` (string), versions 0+; nullable in 10+. */
   name: string | null;
 }
 
@@ -136,38 +144,65 @@ function writeMetadataRequestMetadataRequestTopic(
   }
 }
 
+/** `MetadataResponse`, in versions 0-12. */
 export interface MetadataResponse {
+  /** `ThrottleTimeMs` (int32), versions 3+. */
   throttleTimeMs: number;
+  /** `Brokers` ([]MetadataResponseBroker), versions 0+. */
   brokers: MetadataResponseMetadataResponseBroker[];
+  /** `ClusterId` (string), versions 2+; nullable in 2+. */
   clusterId: string | null;
+  /** `ControllerId` (int32), versions 1+; default -1. */
   controllerId: number;
+  /** `Topics` ([]MetadataResponseTopic), versions 0+. */
   topics: MetadataResponseMetadataResponseTopic[];
+  /** `ClusterAuthorizedOperations` (int32), versions 8-10; default -2147483648. */
   clusterAuthorizedOperations: number;
 }
 
+/** `MetadataResponseBroker`, in versions 0-12. */
 export interface MetadataResponseMetadataResponseBroker {
+  /** `NodeId` (int32), versions 0+. */
   nodeId: number;
+  /** `Host` (string), versions 0+. */
   host: string;
+  /** `Port` (int32), versions 0+. */
   port: number;
+  /** `Rack` (string), versions 1+; nullable in 1+. */
   rack: string | null;
 }
 
+/** `MetadataResponseTopic`, in versions 0-12. */
 export interface MetadataResponseMetadataResponseTopic {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `Name` (string), versions 0+; nullable in 12+. */
   name: string | null;
+  /** `TopicId` (uuid), versions 10+. */
   topicId: string;
+  /** `IsInternal` (bool), versions 1+. */
   isInternal: boolean;
+  /** `Partitions` ([]MetadataResponsePartition), versions 0+. */
   partitions: MetadataResponseMetadataResponsePartition[];
+  /** `TopicAuthorizedOperations` (int32), versions 8+; default -2147483648. */
   topicAuthorizedOperations: number;
 }
 
+/** `MetadataResponsePartition`, in versions 0-12. */
 export interface MetadataResponseMetadataResponsePartition {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `LeaderId` (int32), versions 0+. */
   leaderId: number;
+  /** `LeaderEpoch` (int32), versions 7+; default -1. */
   leaderEpoch: number;
+  /** `ReplicaNodes` ([]int32), versions 0+. */
   replicaNodes: number[];
+  /** `IsrNodes` ([]int32), versions 0+. */
   isrNodes: number[];
+  /** `OfflineReplicas` ([]int32), versions 5+. */
   offlineReplicas: number[];
 }
 

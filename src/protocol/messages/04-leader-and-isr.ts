@@ -4,41 +4,71 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion, ZERO_UUID } from './codec-support.js';
 
+/** `LeaderAndIsrRequest`, in versions 0-7. */
 export interface LeaderAndIsrRequest {
+  /** `ControllerId` (int32), versions 0+. */
   controllerId: number;
+  /** `isKRaftController` (bool), versions 7+. */
   isKRaftController: boolean;
+  /** `ControllerEpoch` (int32), versions 0+. */
   controllerEpoch: number;
+  /** `BrokerEpoch` (int64), versions 2+; default -1. */
   brokerEpoch: bigint;
+  /** `Type` (int8), versions 5+. */
   type: number;
+  /** `UngroupedPartitionStates` ([]LeaderAndIsrPartitionState), versions 0-1. */
   ungroupedPartitionStates: LeaderAndIsrRequestLeaderAndIsrPartitionState[];
+  /** `TopicStates` ([]LeaderAndIsrTopicState), versions 2+. */
   topicStates: LeaderAndIsrRequestLeaderAndIsrTopicState[];
+  /** `LiveLeaders` ([]LeaderAndIsrLiveLeader), versions 0+. */
   liveLeaders: LeaderAndIsrRequestLeaderAndIsrLiveLeader[];
 }
 
+/** `LeaderAndIsrPartitionState`, in versions 0-7. */
 export interface LeaderAndIsrRequestLeaderAndIsrPartitionState {
+  /** `TopicName` (string), versions 0-1. */
   topicName: string;
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ControllerEpoch` (int32), versions 0+. */
   controllerEpoch: number;
+  /** `Leader` (int32), versions 0+. */
   leader: number;
+  /** `LeaderEpoch` (int32), versions 0+. */
   leaderEpoch: number;
+  /** `Isr` ([]int32), versions 0+. */
   isr: number[];
+  /** `PartitionEpoch` (int32), versions 0+. */
   partitionEpoch: number;
+  /** `Replicas` ([]int32), versions 0+. */
   replicas: number[];
+  /** `AddingReplicas` ([]int32), versions 3+. */
   addingReplicas: number[];
+  /** `RemovingReplicas` ([]int32), versions 3+. */
   removingReplicas: number[];
+  /** `IsNew` (bool), versions 1+. */
   isNew: boolean;
+  /** `LeaderRecoveryState` (int8), versions 6+. */
   leaderRecoveryState: number;
 }
 
+/** `LeaderAndIsrTopicState`, in versions 2-7. */
 export interface LeaderAndIsrRequestLeaderAndIsrTopicState {
+  /** `TopicName` (string), versions 2+. */
   topicName: string;
+  /** `TopicId` (uuid), versions 5+. */
   topicId: string;
+  /** `PartitionStates` ([]LeaderAndIsrPartitionState), versions 2+. */
   partitionStates: LeaderAndIsrRequestLeaderAndIsrPartitionState[];
 }
 
+/** `LeaderAndIsrLiveLeader`, in versions 0-7. */
 export interface LeaderAndIsrRequestLeaderAndIsrLiveLeader {
+  /** `BrokerId` (int32), versions 0+. */
   brokerId: number;
+  /** `HostName` (string), versions 0+. */
   hostName: string;
+  /** `Port` (int32), versions 0+. */
   port: number;
 }
 
@@ -345,20 +375,31 @@ function writeLeaderAndIsrRequestLeaderAndIsrLiveLeader(
   }
 }
 
+/** `LeaderAndIsrResponse`, in versions 0-7. */
 export interface LeaderAndIsrResponse {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `PartitionErrors` ([]LeaderAndIsrPartitionError), versions 0-4. */
   partitionErrors: LeaderAndIsrResponseLeaderAndIsrPartitionError[];
+  /** `Topics` ([]LeaderAndIsrTopicError), versions 5+. */
   topics: LeaderAndIsrResponseLeaderAndIsrTopicError[];
 }
 
+/** `LeaderAndIsrPartitionError`, in versions 0-7. */
 export interface LeaderAndIsrResponseLeaderAndIsrPartitionError {
+  /** `TopicName` (string), versions 0-4. */
   topicName: string;
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
 }
 
+/** `LeaderAndIsrTopicError`, in versions 5-7. */
 export interface LeaderAndIsrResponseLeaderAndIsrTopicError {
+  /** `TopicId` (uuid), versions 5+. */
   topicId: string;
+  /** `PartitionErrors` ([]LeaderAndIsrPartitionError), versions 5+. */
   partitionErrors: LeaderAndIsrResponseLeaderAndIsrPartitionError[];
 }
 

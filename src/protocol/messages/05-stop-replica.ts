@@ -4,35 +4,57 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `StopReplicaRequest`, in versions 0-4. */
 export interface StopReplicaRequest {
+  /** `ControllerId` (int32), versions 0+. */
   controllerId: number;
+  /** `isKRaftController` (bool), versions 4+. */
   isKRaftController: boolean;
+  /** `ControllerEpoch` (int32), versions 0+. */
   controllerEpoch: number;
+  /** `BrokerEpoch` (int64), versions 1+; default -1. */
   brokerEpoch: bigint;
+  /** `DeletePartitions` (bool), versions 0-2. */
   deletePartitions: boolean;
+  /** `UngroupedPartitions` ([]StopReplicaPartitionV0), versions 0. */
   ungroupedPartitions: StopReplicaRequestStopReplicaPartitionV0[];
+  /** `Topics` ([]StopReplicaTopicV1), versions 1-2. */
   topics: StopReplicaRequestStopReplicaTopicV1[];
+  /** `TopicStates` ([]StopReplicaTopicState), versions 3+. */
   topicStates: StopReplicaRequestStopReplicaTopicState[];
 }
 
+/** `StopReplicaPartitionV0`, in versions 0. */
 export interface StopReplicaRequestStopReplicaPartitionV0 {
+  /** `TopicName` (string), versions 0. */
   topicName: string;
+  /** `PartitionIndex` (int32), versions 0. */
   partitionIndex: number;
 }
 
+/** `StopReplicaTopicV1`, in versions 1-2. */
 export interface StopReplicaRequestStopReplicaTopicV1 {
+  /** `Name` (string), versions 1-2. */
   name: string;
+  /** `PartitionIndexes` ([]int32), versions 1-2. */
   partitionIndexes: number[];
 }
 
+/** `StopReplicaTopicState`, in versions 3-4. */
 export interface StopReplicaRequestStopReplicaTopicState {
+  /** `TopicName` (string), versions 3+. */
   topicName: string;
+  /** `PartitionStates` ([]StopReplicaPartitionState), versions 3+. */
   partitionStates: StopReplicaRequestStopReplicaPartitionState[];
 }
 
+/** `StopReplicaPartitionState`, in versions 3-4. */
 export interface StopReplicaRequestStopReplicaPartitionState {
+  /** `PartitionIndex` (int32), versions 3+. */
   partitionIndex: number;
+  /** `LeaderEpoch` (int32), versions 3+; default -1. */
   leaderEpoch: number;
+  /** `DeletePartition` (bool), versions 3+. */
   deletePartition: boolean;
 }
 
@@ -243,14 +265,21 @@ function writeStopReplicaRequestStopReplicaPartitionState(
   w.uvarint(0);
 }
 
+/** `StopReplicaResponse`, in versions 0-4. */
 export interface StopReplicaResponse {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `PartitionErrors` ([]StopReplicaPartitionError), versions 0+. */
   partitionErrors: StopReplicaResponseStopReplicaPartitionError[];
 }
 
+/** `StopReplicaPartitionError`, in versions 0-4. */
 export interface StopReplicaResponseStopReplicaPartitionError {
+  /** `TopicName` (string), versions 0+. */
   topicName: string;
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
 }
 

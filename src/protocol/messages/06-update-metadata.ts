@@ -12,47 +12,81 @@ import {
   ZERO_UUID,
 } from './codec-support.js';
 
+/** `UpdateMetadataRequest`, in versions 0-8. */
 export interface UpdateMetadataRequest {
+  /** `ControllerId` (int32), versions 0+. */
   controllerId: number;
+  /** `isKRaftController` (bool), versions 8+. */
   isKRaftController: boolean;
+  /** `Type` (int8), versions 8+; tag 0 in 8+. */
   type: number;
+  /** `ControllerEpoch` (int32), versions 0+. */
   controllerEpoch: number;
+  /** `BrokerEpoch` (int64), versions 5+; default -1. */
   brokerEpoch: bigint;
+  /** `UngroupedPartitionStates` ([]UpdateMetadataPartitionState), versions 0-4. */
   ungroupedPartitionStates: UpdateMetadataRequestUpdateMetadataPartitionState[];
+  /** `TopicStates` ([]UpdateMetadataTopicState), versions 5+. */
   topicStates: UpdateMetadataRequestUpdateMetadataTopicState[];
+  /** `LiveBrokers` ([]UpdateMetadataBroker), versions 0+. */
   liveBrokers: UpdateMetadataRequestUpdateMetadataBroker[];
 }
 
+/** `UpdateMetadataPartitionState`, in versions 0-8. */
 export interface UpdateMetadataRequestUpdateMetadataPartitionState {
+  /** `TopicName` (string), versions 0-4. */
   topicName: string;
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ControllerEpoch` (int32), versions 0+. */
   controllerEpoch: number;
+  /** `Leader` (int32), versions 0+. */
   leader: number;
+  /** `LeaderEpoch` (int32), versions 0+. */
   leaderEpoch: number;
+  /** `Isr` ([]int32), versions 0+. */
   isr: number[];
+  /** `ZkVersion` (int32), versions 0+. */
   zkVersion: number;
+  /** `Replicas` ([]int32), versions 0+. */
   replicas: number[];
+  /** `OfflineReplicas` ([]int32), versions 4+. */
   offlineReplicas: number[];
 }
 
+/** `UpdateMetadataTopicState`, in versions 5-8. */
 export interface UpdateMetadataRequestUpdateMetadataTopicState {
+  /** `TopicName` (string), versions 5+. */
   topicName: string;
+  /** `TopicId` (uuid), versions 7+. */
   topicId: string;
+  /** `PartitionStates` ([]UpdateMetadataPartitionState), versions 5+. */
   partitionStates: UpdateMetadataRequestUpdateMetadataPartitionState[];
 }
 
+/** `UpdateMetadataBroker`, in versions 0-8. */
 export interface UpdateMetadataRequestUpdateMetadataBroker {
+  /** `Id` (int32), versions 0+. */
   id: number;
+  /** `V0Host` (string), versions 0. */
   v0Host: string;
+  /** `V0Port` (int32), versions 0. */
   v0Port: number;
+  /** `Endpoints` ([]UpdateMetadataEndpoint), versions 1+. */
   endpoints: UpdateMetadataRequestUpdateMetadataEndpoint[];
+  /** `Rack` (string), versions 2+; nullable in 0+. */
   rack: string | null;
 }
 
+/** `UpdateMetadataEndpoint`, in versions 1-8. */
 export interface UpdateMetadataRequestUpdateMetadataEndpoint {
+  /** `Port` (int32), versions 1+. */
   port: number;
+  /** `Host` (string), versions 1+. */
   host: string;
+  /** `Listener` (string), versions 3+. */
   listener: string;
+  /** `SecurityProtocol` (int16), versions 1+. */
   securityProtocol: number;
 }
 
@@ -410,7 +444,9 @@ function writeUpdateMetadataRequestUpdateMetadataEndpoint(
   }
 }
 
+/** `UpdateMetadataResponse`, in versions 0-8. */
 export interface UpdateMetadataResponse {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
 }
 

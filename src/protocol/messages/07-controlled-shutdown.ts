@@ -4,8 +4,11 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ControlledShutdownRequest`, in versions 0-3. */
 export interface ControlledShutdownRequest {
+  /** `BrokerId` (int32), versions 0+. */
   brokerId: number;
+  /** `BrokerEpoch` (int64), versions 2+; default -1. */
   brokerEpoch: bigint;
 }
 
@@ -28,13 +31,19 @@ function writeControlledShutdownRequest(w: Writer, version: number, v: Controlle
   }
 }
 
+/** `ControlledShutdownResponse`, in versions 0-3. */
 export interface ControlledShutdownResponse {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `RemainingPartitions` ([]RemainingPartition), versions 0+. */
   remainingPartitions: ControlledShutdownResponseRemainingPartition[];
 }
 
+/** `RemainingPartition`, in versions 0-3. */
 export interface ControlledShutdownResponseRemainingPartition {
+  /** `TopicName` (string), versions 0+. */
   topicName: string;
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
 }
 

@@ -4,25 +4,41 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `OffsetCommitRequest`, in versions 0-9. */
 export interface OffsetCommitRequest {
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `GenerationIdOrMemberEpoch` (int32), versions 1+; default -1. */
   generationIdOrMemberEpoch: number;
+  /** `MemberId` (string), versions 1+. */
   memberId: string;
+  /** `GroupInstanceId` (string), versions 7+; nullable in 7+. */
   groupInstanceId: string | null;
+  /** `RetentionTimeMs` (int64), versions 2-4; default -1. */
   retentionTimeMs: bigint;
+  /** `Topics` ([]OffsetCommitRequestTopic), versions 0+. */
   topics: OffsetCommitRequestOffsetCommitRequestTopic[];
 }
 
+/** `OffsetCommitRequestTopic`, in versions 0-9. */
 export interface OffsetCommitRequestOffsetCommitRequestTopic {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]OffsetCommitRequestPartition), versions 0+. */
   partitions: OffsetCommitRequestOffsetCommitRequestPartition[];
 }
 
+/** `OffsetCommitRequestPartition`, in versions 0-9. */
 export interface OffsetCommitRequestOffsetCommitRequestPartition {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `CommittedOffset` (int64), versions 0+. */
   committedOffset: bigint;
+  /** `CommittedLeaderEpoch` (int32), versions 6+; default -1. */
   committedLeaderEpoch: number;
+  /** `CommitTimestamp` (int64), versions 1; default -1. */
   commitTimestamp: bigint;
+  /** `CommittedMetadata` (string), versions 0+; nullable in 0+. */
   committedMetadata: string | null;
 }
 
@@ -173,18 +189,27 @@ function writeOffsetCommitRequestOffsetCommitRequestPartition(
   }
 }
 
+/** `OffsetCommitResponse`, in versions 0-9. */
 export interface OffsetCommitResponse {
+  /** `ThrottleTimeMs` (int32), versions 3+. */
   throttleTimeMs: number;
+  /** `Topics` ([]OffsetCommitResponseTopic), versions 0+. */
   topics: OffsetCommitResponseOffsetCommitResponseTopic[];
 }
 
+/** `OffsetCommitResponseTopic`, in versions 0-9. */
 export interface OffsetCommitResponseOffsetCommitResponseTopic {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]OffsetCommitResponsePartition), versions 0+. */
   partitions: OffsetCommitResponseOffsetCommitResponsePartition[];
 }
 
+/** `OffsetCommitResponsePartition`, in versions 0-9. */
 export interface OffsetCommitResponseOffsetCommitResponsePartition {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
 }
 

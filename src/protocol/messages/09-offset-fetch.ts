@@ -4,27 +4,43 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `OffsetFetchRequest`, in versions 0-9. */
 export interface OffsetFetchRequest {
+  /** `GroupId` (string), versions 0-7. */
   groupId: string;
+  /** `Topics` ([]OffsetFetchRequestTopic), versions 0-7; nullable in 2-7. */
   topics: OffsetFetchRequestOffsetFetchRequestTopic[] | null;
+  /** `Groups` ([]OffsetFetchRequestGroup), versions 8+. */
   groups: OffsetFetchRequestOffsetFetchRequestGroup[];
+  /** `RequireStable` (bool), versions 7+. */
   requireStable: boolean;
 }
 
+/** `OffsetFetchRequestTopic`, in versions 0-7. */
 export interface OffsetFetchRequestOffsetFetchRequestTopic {
+  /** `Name` (string), versions 0-7. */
   name: string;
+  /** `PartitionIndexes` ([]int32), versions 0-7. */
   partitionIndexes: number[];
 }
 
+/** `OffsetFetchRequestGroup`, in versions 8-9. */
 export interface OffsetFetchRequestOffsetFetchRequestGroup {
+  /** `GroupId` (string), versions 8+. */
   groupId: string;
+  /** `MemberId` (string), versions 9+; nullable in 9+. */
   memberId: string | null;
+  /** `MemberEpoch` (int32), versions 9+; default -1. */
   memberEpoch: number;
+  /** `Topics` ([]OffsetFetchRequestTopics), versions 8+; nullable in 8+. */
   topics: OffsetFetchRequestOffsetFetchRequestTopics[] | null;
 }
 
+/** `OffsetFetchRequestTopics`, in versions 8-9. */
 export interface OffsetFetchRequestOffsetFetchRequestTopics {
+  /** `Name` (string), versions 8+. */
   name: string;
+  /** `PartitionIndexes` ([]int32), versions 8+. */
   partitionIndexes: number[];
 }
 
@@ -230,42 +246,69 @@ function writeOffsetFetchRequestOffsetFetchRequestTopics(
   w.uvarint(0);
 }
 
+/** `OffsetFetchResponse`, in versions 0-9. */
 export interface OffsetFetchResponse {
+  /** `ThrottleTimeMs` (int32), versions 3+. */
   throttleTimeMs: number;
+  /** `Topics` ([]OffsetFetchResponseTopic), versions 0-7. */
   topics: OffsetFetchResponseOffsetFetchResponseTopic[];
+  /** `ErrorCode` (int16), versions 2-7. */
   errorCode: number;
+  /** `Groups` ([]OffsetFetchResponseGroup), versions 8+. */
   groups: OffsetFetchResponseOffsetFetchResponseGroup[];
 }
 
+/** `OffsetFetchResponseTopic`, in versions 0-7. */
 export interface OffsetFetchResponseOffsetFetchResponseTopic {
+  /** `Name` (string), versions 0-7. */
   name: string;
+  /** `Partitions` ([]OffsetFetchResponsePartition), versions 0-7. */
   partitions: OffsetFetchResponseOffsetFetchResponsePartition[];
 }
 
+/** `OffsetFetchResponsePartition`, in versions 0-7. */
 export interface OffsetFetchResponseOffsetFetchResponsePartition {
+  /** `PartitionIndex` (int32), versions 0-7. */
   partitionIndex: number;
+  /** `CommittedOffset` (int64), versions 0-7. */
   committedOffset: bigint;
+  /** `CommittedLeaderEpoch` (int32), versions 5-7; default -1. */
   committedLeaderEpoch: number;
+  /** `Metadata` (string), versions 0-7; nullable in 0-7. */
   metadata: string | null;
+  /** `ErrorCode` (int16), versions 0-7. */
   errorCode: number;
 }
 
+/** `OffsetFetchResponseGroup`, in versions 8-9. */
 export interface OffsetFetchResponseOffsetFetchResponseGroup {
+  /** `GroupId` (string), versions 8+. */
   groupId: string;
+  /** `Topics` ([]OffsetFetchResponseTopics), versions 8+. */
   topics: OffsetFetchResponseOffsetFetchResponseTopics[];
+  /** `ErrorCode` (int16), versions 8+. */
   errorCode: number;
 }
 
+/** `OffsetFetchResponseTopics`, in versions 8-9. */
 export interface OffsetFetchResponseOffsetFetchResponseTopics {
+  /** `Name` (string), versions 8+. */
   name: string;
+  /** `Partitions` ([]OffsetFetchResponsePartitions), versions 8+. */
   partitions: OffsetFetchResponseOffsetFetchResponsePartitions[];
 }
 
+/** `OffsetFetchResponsePartitions`, in versions 8-9. */
 export interface OffsetFetchResponseOffsetFetchResponsePartitions {
+  /** `PartitionIndex` (int32), versions 8+. */
   partitionIndex: number;
+  /** `CommittedOffset` (int64), versions 8+. */
   committedOffset: bigint;
+  /** `CommittedLeaderEpoch` (int32), versions 8+; default -1. */
   committedLeaderEpoch: number;
+  /** `Metadata` (string), versions 8+; nullable in 8+. */
   metadata: string | null;
+  /** `ErrorCode` (int16), versions 8+. */
   errorCode: number;
 }
 

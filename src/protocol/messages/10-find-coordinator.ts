@@ -4,9 +4,13 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `FindCoordinatorRequest`, in versions 0-6. */
 export interface FindCoordinatorRequest {
+  /** `Key` (string), versions 0-3. */
   key: string;
+  /** `KeyType` (int8), versions 1+. */
   keyType: number;
+  /** `CoordinatorKeys` ([]string), versions 4+. */
   coordinatorKeys: string[];
 }
 
@@ -53,22 +57,37 @@ function writeFindCoordinatorRequest(w: Writer, version: number, v: FindCoordina
   }
 }
 
+/** `FindCoordinatorResponse`, in versions 0-6. */
 export interface FindCoordinatorResponse {
+  /** `ThrottleTimeMs` (int32), versions 1+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0-3. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 1-3; nullable in 1-3. */
   errorMessage: string | null;
+  /** `NodeId` (int32), versions 0-3. */
   nodeId: number;
+  /** `Host` (string), versions 0-3. */
   host: string;
+  /** `Port` (int32), versions 0-3. */
   port: number;
+  /** `Coordinators` ([]Coordinator), versions 4+. */
   coordinators: FindCoordinatorResponseCoordinator[];
 }
 
+/** `Coordinator`, in versions 4-6. */
 export interface FindCoordinatorResponseCoordinator {
+  /** `Key` (string), versions 4+. */
   key: string;
+  /** `NodeId` (int32), versions 4+. */
   nodeId: number;
+  /** `Host` (string), versions 4+. */
   host: string;
+  /** `Port` (int32), versions 4+. */
   port: number;
+  /** `ErrorCode` (int16), versions 4+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 4+; nullable in 4+. */
   errorMessage: string | null;
 }
 

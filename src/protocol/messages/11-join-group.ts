@@ -4,19 +4,31 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `JoinGroupRequest`, in versions 0-9. */
 export interface JoinGroupRequest {
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `SessionTimeoutMs` (int32), versions 0+. */
   sessionTimeoutMs: number;
+  /** `RebalanceTimeoutMs` (int32), versions 1+; default -1. */
   rebalanceTimeoutMs: number;
+  /** `MemberId` (string), versions 0+. */
   memberId: string;
+  /** `GroupInstanceId` (string), versions 5+; nullable in 5+. */
   groupInstanceId: string | null;
+  /** `ProtocolType` (string), versions 0+. */
   protocolType: string;
+  /** `Protocols` ([]JoinGroupRequestProtocol), versions 0+. */
   protocols: JoinGroupRequestJoinGroupRequestProtocol[];
+  /** `Reason` (string), versions 8+; nullable in 8+. */
   reason: string | null;
 }
 
+/** `JoinGroupRequestProtocol`, in versions 0-9. */
 export interface JoinGroupRequestJoinGroupRequestProtocol {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Metadata` (bytes), versions 0+. */
   metadata: Buffer;
 }
 
@@ -131,21 +143,35 @@ function writeJoinGroupRequestJoinGroupRequestProtocol(
   }
 }
 
+/** `JoinGroupResponse`, in versions 0-9. */
 export interface JoinGroupResponse {
+  /** `ThrottleTimeMs` (int32), versions 2+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `GenerationId` (int32), versions 0+; default -1. */
   generationId: number;
+  /** `ProtocolType` (string), versions 7+; nullable in 7+. */
   protocolType: string | null;
+  /** `ProtocolName` (string), versions 0+; nullable in 7+. */
   protocolName: string | null;
+  /** `Leader` (string), versions 0+. */
   leader: string;
+  /** `SkipAssignment` (bool), versions 9+. */
   skipAssignment: boolean;
+  /** `MemberId` (string), versions 0+. */
   memberId: string;
+  /** `Members` ([]JoinGroupResponseMember), versions 0+. */
   members: JoinGroupResponseJoinGroupResponseMember[];
 }
 
+/** `JoinGroupResponseMember`, in versions 0-9. */
 export interface JoinGroupResponseJoinGroupResponseMember {
+  /** `MemberId` (string), versions 0+. */
   memberId: string;
+  /** `GroupInstanceId` (string), versions 5+; nullable in 5+. */
   groupInstanceId: string | null;
+  /** `Metadata` (bytes), versions 0+. */
   metadata: Buffer;
 }
 

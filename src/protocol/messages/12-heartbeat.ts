@@ -4,10 +4,15 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `HeartbeatRequest`, in versions 0-4. */
 export interface HeartbeatRequest {
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `GenerationId` (int32), versions 0+. */
   generationId: number;
+  /** `MemberId` (string), versions 0+. */
   memberId: string;
+  /** `GroupInstanceId` (string), versions 3+; nullable in 3+. */
   groupInstanceId: string | null;
 }
 
@@ -49,8 +54,11 @@ function writeHeartbeatRequest(w: Writer, version: number, v: HeartbeatRequest):
   }
 }
 
+/** `HeartbeatResponse`, in versions 0-4. */
 export interface HeartbeatResponse {
+  /** `ThrottleTimeMs` (int32), versions 1+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
 }
 

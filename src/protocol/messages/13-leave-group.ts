@@ -4,15 +4,23 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `LeaveGroupRequest`, in versions 0-5. */
 export interface LeaveGroupRequest {
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `MemberId` (string), versions 0-2. */
   memberId: string;
+  /** `Members` ([]MemberIdentity), versions 3+. */
   members: LeaveGroupRequestMemberIdentity[];
 }
 
+/** `MemberIdentity`, in versions 3-5. */
 export interface LeaveGroupRequestMemberIdentity {
+  /** `MemberId` (string), versions 3+. */
   memberId: string;
+  /** `GroupInstanceId` (string), versions 3+; nullable in 3+. */
   groupInstanceId: string | null;
+  /** `Reason` (string), versions 5+; nullable in 5+. */
   reason: string | null;
 }
 
@@ -96,15 +104,23 @@ function writeLeaveGroupRequestMemberIdentity(
   }
 }
 
+/** `LeaveGroupResponse`, in versions 0-5. */
 export interface LeaveGroupResponse {
+  /** `ThrottleTimeMs` (int32), versions 1+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `Members` ([]MemberResponse), versions 3+. */
   members: LeaveGroupResponseMemberResponse[];
 }
 
+/** `MemberResponse`, in versions 3-5. */
 export interface LeaveGroupResponseMemberResponse {
+  /** `MemberId` (string), versions 3+. */
   memberId: string;
+  /** `GroupInstanceId` (string), versions 3+; nullable in 3+. */
   groupInstanceId: string | null;
+  /** `ErrorCode` (int16), versions 3+. */
   errorCode: number;
 }
 

@@ -4,18 +4,29 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `SyncGroupRequest`, in versions 0-5. */
 export interface SyncGroupRequest {
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `GenerationId` (int32), versions 0+. */
   generationId: number;
+  /** `MemberId` (string), versions 0+. */
   memberId: string;
+  /** `GroupInstanceId` (string), versions 3+; nullable in 3+. */
   groupInstanceId: string | null;
+  /** `ProtocolType` (string), versions 5+; nullable in 5+. */
   protocolType: string | null;
+  /** `ProtocolName` (string), versions 5+; nullable in 5+. */
   protocolName: string | null;
+  /** `Assignments` ([]SyncGroupRequestAssignment), versions 0+. */
   assignments: SyncGroupRequestSyncGroupRequestAssignment[];
 }
 
+/** `SyncGroupRequestAssignment`, in versions 0-5. */
 export interface SyncGroupRequestSyncGroupRequestAssignment {
+  /** `MemberId` (string), versions 0+. */
   memberId: string;
+  /** `Assignment` (bytes), versions 0+. */
   assignment: Buffer;
 }
 
@@ -116,11 +127,17 @@ function writeSyncGroupRequestSyncGroupRequestAssignment(
   }
 }
 
+/** `SyncGroupResponse`, in versions 0-5. */
 export interface SyncGroupResponse {
+  /** `ThrottleTimeMs` (int32), versions 1+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ProtocolType` (string), versions 5+; nullable in 5+. */
   protocolType: string | null;
+  /** `ProtocolName` (string), versions 5+; nullable in 5+. */
   protocolName: string | null;
+  /** `Assignment` (bytes), versions 0+. */
   assignment: Buffer;
 }
 

@@ -4,8 +4,11 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `DescribeGroupsRequest`, in versions 0-5. */
 export interface DescribeGroupsRequest {
+  /** `Groups` ([]string), versions 0+. */
   groups: string[];
+  /** `IncludeAuthorizedOperations` (bool), versions 3+. */
   includeAuthorizedOperations: boolean;
 }
 
@@ -48,27 +51,45 @@ function writeDescribeGroupsRequest(w: Writer, version: number, v: DescribeGroup
   }
 }
 
+/** `DescribeGroupsResponse`, in versions 0-5. */
 export interface DescribeGroupsResponse {
+  /** `ThrottleTimeMs` (int32), versions 1+. */
   throttleTimeMs: number;
+  /** `Groups` ([]DescribedGroup), versions 0+. */
   groups: DescribeGroupsResponseDescribedGroup[];
 }
 
+/** `DescribedGroup`, in versions 0-5. */
 export interface DescribeGroupsResponseDescribedGroup {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `GroupState` (string), versions 0+. */
   groupState: string;
+  /** `ProtocolType` (string), versions 0+. */
   protocolType: string;
+  /** `ProtocolData` (string), versions 0+. */
   protocolData: string;
+  /** `Members` ([]DescribedGroupMember), versions 0+. */
   members: DescribeGroupsResponseDescribedGroupMember[];
+  /** `AuthorizedOperations` (int32), versions 3+; default -2147483648. */
   authorizedOperations: number;
 }
 
+/** `DescribedGroupMember`, in versions 0-5. */
 export interface DescribeGroupsResponseDescribedGroupMember {
+  /** `MemberId` (string), versions 0+. */
   memberId: string;
+  /** `GroupInstanceId` (string), versions 4+; nullable in 4+. */
   groupInstanceId: string | null;
+  /** `ClientId` (string), versions 0+. */
   clientId: string;
+  /** `ClientHost` (string), versions 0+. */
   clientHost: string;
+  /** `MemberMetadata` (bytes), versions 0+. */
   memberMetadata: Buffer;
+  /** `MemberAssignment` (bytes), versions 0+. */
   memberAssignment: Buffer;
 }
 

@@ -4,8 +4,11 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ListGroupsRequest`, in versions 0-5. */
 export interface ListGroupsRequest {
+  /** `StatesFilter` ([]string), versions 4+. */
   statesFilter: string[];
+  /** `TypesFilter` ([]string), versions 5+. */
   typesFilter: string[];
 }
 
@@ -54,16 +57,25 @@ function writeListGroupsRequest(w: Writer, version: number, v: ListGroupsRequest
   }
 }
 
+/** `ListGroupsResponse`, in versions 0-5. */
 export interface ListGroupsResponse {
+  /** `ThrottleTimeMs` (int32), versions 1+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `Groups` ([]ListedGroup), versions 0+. */
   groups: ListGroupsResponseListedGroup[];
 }
 
+/** `ListedGroup`, in versions 0-5. */
 export interface ListGroupsResponseListedGroup {
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `ProtocolType` (string), versions 0+. */
   protocolType: string;
+  /** `GroupState` (string), versions 4+. */
   groupState: string;
+  /** `GroupType` (string), versions 5+. */
   groupType: string;
 }
 

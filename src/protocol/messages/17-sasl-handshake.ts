@@ -4,7 +4,9 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, unsupportedVersion } from './codec-support.js';
 
+/** `SaslHandshakeRequest`, in versions 0-1. */
 export interface SaslHandshakeRequest {
+  /** `Mechanism` (string), versions 0+. */
   mechanism: string;
 }
 
@@ -17,8 +19,11 @@ function writeSaslHandshakeRequest(w: Writer, _version: number, v: SaslHandshake
   w.string(v.mechanism);
 }
 
+/** `SaslHandshakeResponse`, in versions 0-1. */
 export interface SaslHandshakeResponse {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `Mechanisms` ([]string), versions 0+. */
   mechanisms: string[];
 }
 

@@ -11,8 +11,11 @@ import {
   writeTaggedField,
 } from './codec-support.js';
 
+/** `ApiVersionsRequest`, in versions 0-4. */
 export interface ApiVersionsRequest {
+  /** `ClientSoftwareName` (string), versions 3+. */
   clientSoftwareName: string;
+  /** `ClientSoftwareVersion` (string), versions 3+. */
   clientSoftwareVersion: string;
 }
 
@@ -37,31 +40,51 @@ function writeApiVersionsRequest(w: Writer, version: number, v: ApiVersionsReque
   }
 }
 
+/** `ApiVersionsResponse`, in versions 0-4. */
 export interface ApiVersionsResponse {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ApiKeys` ([]ApiVersion), versions 0+. */
   apiKeys: ApiVersionsResponseApiVersion[];
+  /** `ThrottleTimeMs` (int32), versions 1+. */
   throttleTimeMs: number;
+  /** `SupportedFeatures` ([]SupportedFeatureKey), versions 3+; tag 0 in 3+. */
   supportedFeatures: ApiVersionsResponseSupportedFeatureKey[];
+  /** `FinalizedFeaturesEpoch` (int64), versions 3+; tag 1 in 3+; default -1. */
   finalizedFeaturesEpoch: bigint;
+  /** `FinalizedFeatures` ([]FinalizedFeatureKey), versions 3+; tag 2 in 3+. */
   finalizedFeatures: ApiVersionsResponseFinalizedFeatureKey[];
+  /** `ZkMigrationReady` (bool), versions 3+; tag 3 in 3+. */
   zkMigrationReady: boolean;
 }
 
+/** `ApiVersion`, in versions 0-4. */
 export interface ApiVersionsResponseApiVersion {
+  /** `ApiKey` (int16), versions 0+. */
   apiKey: number;
+  /** `MinVersion` (int16), versions 0+. */
   minVersion: number;
+  /** `MaxVersion` (int16), versions 0+. */
   maxVersion: number;
 }
 
+/** `SupportedFeatureKey`, in versions 3-4. */
 export interface ApiVersionsResponseSupportedFeatureKey {
+  /** `Name` (string), versions 3+. */
   name: string;
+  /** `MinVersion` (int16), versions 3+. */
   minVersion: number;
+  /** `MaxVersion` (int16), versions 3+. */
   maxVersion: number;
 }
 
+/** `FinalizedFeatureKey`, in versions 3-4. */
 export interface ApiVersionsResponseFinalizedFeatureKey {
+  /** `Name` (string), versions 3+. */
   name: string;
+  /** `MaxVersionLevel` (int16), versions 3+. */
   maxVersionLevel: number;
+  /** `MinVersionLevel` (int16), versions 3+. */
   minVersionLevel: number;
 }
 

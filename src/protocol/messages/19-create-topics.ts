@@ -12,27 +12,43 @@ import {
   ZERO_UUID,
 } from './codec-support.js';
 
+/** `CreateTopicsRequest`, in versions 0-7. */
 export interface CreateTopicsRequest {
+  /** `Topics` ([]CreatableTopic), versions 0+. */
   topics: CreateTopicsRequestCreatableTopic[];
+  /** `timeoutMs` (int32), versions 0+; default 60000. */
   timeoutMs: number;
+  /** `validateOnly` (bool), versions 1+. */
   validateOnly: boolean;
 }
 
+/** `CreatableTopic`, in versions 0-7. */
 export interface CreateTopicsRequestCreatableTopic {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `NumPartitions` (int32), versions 0+. */
   numPartitions: number;
+  /** `ReplicationFactor` (int16), versions 0+. */
   replicationFactor: number;
+  /** `Assignments` ([]CreatableReplicaAssignment), versions 0+. */
   assignments: CreateTopicsRequestCreatableReplicaAssignment[];
+  /** `Configs` ([]CreatableTopicConfig), versions 0+. */
   configs: CreateTopicsRequestCreatableTopicConfig[];
 }
 
+/** `CreatableReplicaAssignment`, in versions 0-7. */
 export interface CreateTopicsRequestCreatableReplicaAssignment {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `BrokerIds` ([]int32), versions 0+. */
   brokerIds: number[];
 }
 
+/** `CreatableTopicConfig`, in versions 0-7. */
 export interface CreateTopicsRequestCreatableTopicConfig {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Value` (string), versions 0+; nullable in 0+. */
   value: string | null;
 }
 
@@ -212,27 +228,45 @@ function writeCreateTopicsRequestCreatableTopicConfig(
   }
 }
 
+/** `CreateTopicsResponse`, in versions 0-7. */
 export interface CreateTopicsResponse {
+  /** `ThrottleTimeMs` (int32), versions 2+. */
   throttleTimeMs: number;
+  /** `Topics` ([]CreatableTopicResult), versions 0+. */
   topics: CreateTopicsResponseCreatableTopicResult[];
 }
 
+/** `CreatableTopicResult`, in versions 0-7. */
 export interface CreateTopicsResponseCreatableTopicResult {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `TopicId` (uuid), versions 7+. */
   topicId: string;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 1+; nullable in 0+. */
   errorMessage: string | null;
+  /** `TopicConfigErrorCode` (int16), versions 5+; tag 0 in 5+. */
   topicConfigErrorCode: number;
+  /** `NumPartitions` (int32), versions 5+; default -1. */
   numPartitions: number;
+  /** `ReplicationFactor` (int16), versions 5+; default -1. */
   replicationFactor: number;
+  /** `Configs` ([]CreatableTopicConfigs), versions 5+; nullable in 5+. */
   configs: CreateTopicsResponseCreatableTopicConfigs[] | null;
 }
 
+/** `CreatableTopicConfigs`, in versions 5-7. */
 export interface CreateTopicsResponseCreatableTopicConfigs {
+  /** `Name` (string), versions 5+. */
   name: string;
+  /** `Value` (string), versions 5+; nullable in 5+. */
   value: string | null;
+  /** `ReadOnly` (bool), versions 5+. */
   readOnly: boolean;
+  /** `ConfigSource` (int8), versions 5+; default -1. */
   configSource: number;
+  /** `IsSensitive` (bool), versions 5+. */
   isSensitive: boolean;
 }
 

@@ -4,14 +4,21 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion, ZERO_UUID } from './codec-support.js';
 
+/** `DeleteTopicsRequest`, in versions 0-6. */
 export interface DeleteTopicsRequest {
+  /** `Topics` ([]DeleteTopicState), versions 6+. */
   topics: DeleteTopicsRequestDeleteTopicState[];
+  /** `TopicNames` ([]string), versions 0-5. */
   topicNames: string[];
+  /** `TimeoutMs` (int32), versions 0+. */
   timeoutMs: number;
 }
 
+/** `DeleteTopicState`, in versions 6. */
 export interface DeleteTopicsRequestDeleteTopicState {
+  /** `Name` (string), versions 6+; nullable in 6+. */
   name: string | null;
+  /** `TopicId` (uuid), versions 6+. */
   topicId: string;
 }
 
@@ -92,15 +99,23 @@ function writeDeleteTopicsRequestDeleteTopicState(
   w.uvarint(0);
 }
 
+/** `DeleteTopicsResponse`, in versions 0-6. */
 export interface DeleteTopicsResponse {
+  /** `ThrottleTimeMs` (int32), versions 1+. */
   throttleTimeMs: number;
+  /** `Responses` ([]DeletableTopicResult), versions 0+. */
   responses: DeleteTopicsResponseDeletableTopicResult[];
 }
 
+/** `DeletableTopicResult`, in versions 0-6. */
 export interface DeleteTopicsResponseDeletableTopicResult {
+  /** `Name` (string), versions 0+; nullable in 6+. */
   name: string | null;
+  /** `TopicId` (uuid), versions 6+. */
   topicId: string;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 5+; nullable in 5+. */
   errorMessage: string | null;
 }
 

@@ -4,18 +4,27 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `DeleteRecordsRequest`, in versions 0-2. */
 export interface DeleteRecordsRequest {
+  /** `Topics` ([]DeleteRecordsTopic), versions 0+. */
   topics: DeleteRecordsRequestDeleteRecordsTopic[];
+  /** `TimeoutMs` (int32), versions 0+. */
   timeoutMs: number;
 }
 
+/** `DeleteRecordsTopic`, in versions 0-2. */
 export interface DeleteRecordsRequestDeleteRecordsTopic {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]DeleteRecordsPartition), versions 0+. */
   partitions: DeleteRecordsRequestDeleteRecordsPartition[];
 }
 
+/** `DeleteRecordsPartition`, in versions 0-2. */
 export interface DeleteRecordsRequestDeleteRecordsPartition {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `Offset` (int64), versions 0+. */
   offset: bigint;
 }
 
@@ -121,19 +130,29 @@ function writeDeleteRecordsRequestDeleteRecordsPartition(
   }
 }
 
+/** `DeleteRecordsResponse`, in versions 0-2. */
 export interface DeleteRecordsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `Topics` ([]DeleteRecordsTopicResult), versions 0+. */
   topics: DeleteRecordsResponseDeleteRecordsTopicResult[];
 }
 
+/** `DeleteRecordsTopicResult`, in versions 0-2. */
 export interface DeleteRecordsResponseDeleteRecordsTopicResult {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]DeleteRecordsPartitionResult), versions 0+. */
   partitions: DeleteRecordsResponseDeleteRecordsPartitionResult[];
 }
 
+/** `DeleteRecordsPartitionResult`, in versions 0-2. */
 export interface DeleteRecordsResponseDeleteRecordsPartitionResult {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `LowWatermark` (int64), versions 0+. */
   lowWatermark: bigint;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
 }
 

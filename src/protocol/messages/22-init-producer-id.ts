@@ -4,10 +4,15 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `InitProducerIdRequest`, in versions 0-5. */
 export interface InitProducerIdRequest {
+  /** `TransactionalId` (string), versions 0+; nullable in 0+. */
   transactionalId: string | null;
+  /** `TransactionTimeoutMs` (int32), versions 0+. */
   transactionTimeoutMs: number;
+  /** `ProducerId` (int64), versions 3+; default -1. */
   producerId: bigint;
+  /** `ProducerEpoch` (int16), versions 3+; default -1. */
   producerEpoch: number;
 }
 
@@ -42,10 +47,15 @@ function writeInitProducerIdRequest(w: Writer, version: number, v: InitProducerI
   }
 }
 
+/** `InitProducerIdResponse`, in versions 0-5. */
 export interface InitProducerIdResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ProducerId` (int64), versions 0+; default -1. */
   producerId: bigint;
+  /** `ProducerEpoch` (int16), versions 0+. */
   producerEpoch: number;
 }
 

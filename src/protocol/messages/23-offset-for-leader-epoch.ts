@@ -4,19 +4,29 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `OffsetForLeaderEpochRequest`, in versions 0-4. */
 export interface OffsetForLeaderEpochRequest {
+  /** `ReplicaId` (int32), versions 3+; default -2. */
   replicaId: number;
+  /** `Topics` ([]OffsetForLeaderTopic), versions 0+. */
   topics: OffsetForLeaderEpochRequestOffsetForLeaderTopic[];
 }
 
+/** `OffsetForLeaderTopic`, in versions 0-4. */
 export interface OffsetForLeaderEpochRequestOffsetForLeaderTopic {
+  /** `Topic` (string), versions 0+. */
   topic: string;
+  /** `Partitions` ([]OffsetForLeaderPartition), versions 0+. */
   partitions: OffsetForLeaderEpochRequestOffsetForLeaderPartition[];
 }
 
+/** `OffsetForLeaderPartition`, in versions 0-4. */
 export interface OffsetForLeaderEpochRequestOffsetForLeaderPartition {
+  /** `Partition` (int32), versions 0+. */
   partition: number;
+  /** `CurrentLeaderEpoch` (int32), versions 2+; default -1. */
   currentLeaderEpoch: number;
+  /** `LeaderEpoch` (int32), versions 0+. */
   leaderEpoch: number;
 }
 
@@ -129,20 +139,31 @@ function writeOffsetForLeaderEpochRequestOffsetForLeaderPartition(
   }
 }
 
+/** `OffsetForLeaderEpochResponse`, in versions 0-4. */
 export interface OffsetForLeaderEpochResponse {
+  /** `ThrottleTimeMs` (int32), versions 2+. */
   throttleTimeMs: number;
+  /** `Topics` ([]OffsetForLeaderTopicResult), versions 0+. */
   topics: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[];
 }
 
+/** `OffsetForLeaderTopicResult`, in versions 0-4. */
 export interface OffsetForLeaderEpochResponseOffsetForLeaderTopicResult {
+  /** `Topic` (string), versions 0+. */
   topic: string;
+  /** `Partitions` ([]EpochEndOffset), versions 0+. */
   partitions: OffsetForLeaderEpochResponseEpochEndOffset[];
 }
 
+/** `EpochEndOffset`, in versions 0-4. */
 export interface OffsetForLeaderEpochResponseEpochEndOffset {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `Partition` (int32), versions 0+. */
   partition: number;
+  /** `LeaderEpoch` (int32), versions 1+; default -1. */
   leaderEpoch: number;
+  /** `EndOffset` (int64), versions 0+; default -1. */
   endOffset: bigint;
 }
 

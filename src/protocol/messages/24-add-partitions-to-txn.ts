@@ -4,24 +4,39 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `AddPartitionsToTxnRequest`, in versions 0-5. */
 export interface AddPartitionsToTxnRequest {
+  /** `Transactions` ([]AddPartitionsToTxnTransaction), versions 4+. */
   transactions: AddPartitionsToTxnRequestAddPartitionsToTxnTransaction[];
+  /** `V3AndBelowTransactionalId` (string), versions 0-3. */
   v3AndBelowTransactionalId: string;
+  /** `V3AndBelowProducerId` (int64), versions 0-3. */
   v3AndBelowProducerId: bigint;
+  /** `V3AndBelowProducerEpoch` (int16), versions 0-3. */
   v3AndBelowProducerEpoch: number;
+  /** `V3AndBelowTopics` ([]AddPartitionsToTxnTopic), versions 0-3. */
   v3AndBelowTopics: AddPartitionsToTxnRequestAddPartitionsToTxnTopic[];
 }
 
+/** `AddPartitionsToTxnTransaction`, in versions 4-5. */
 export interface AddPartitionsToTxnRequestAddPartitionsToTxnTransaction {
+  /** `TransactionalId` (string), versions 4+. */
   transactionalId: string;
+  /** `ProducerId` (int64), versions 4+. */
   producerId: bigint;
+  /** `ProducerEpoch` (int16), versions 4+. */
   producerEpoch: number;
+  /** `VerifyOnly` (bool), versions 4+. */
   verifyOnly: boolean;
+  /** `Topics` ([]AddPartitionsToTxnTopic), versions 4+. */
   topics: AddPartitionsToTxnRequestAddPartitionsToTxnTopic[];
 }
 
+/** `AddPartitionsToTxnTopic`, in versions 0-5. */
 export interface AddPartitionsToTxnRequestAddPartitionsToTxnTopic {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]int32), versions 0+. */
   partitions: number[];
 }
 
@@ -181,25 +196,39 @@ function writeAddPartitionsToTxnRequestAddPartitionsToTxnTopic(
   }
 }
 
+/** `AddPartitionsToTxnResponse`, in versions 0-5. */
 export interface AddPartitionsToTxnResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 4+. */
   errorCode: number;
+  /** `ResultsByTransaction` ([]AddPartitionsToTxnResult), versions 4+. */
   resultsByTransaction: AddPartitionsToTxnResponseAddPartitionsToTxnResult[];
+  /** `ResultsByTopicV3AndBelow` ([]AddPartitionsToTxnTopicResult), versions 0-3. */
   resultsByTopicV3AndBelow: AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult[];
 }
 
+/** `AddPartitionsToTxnResult`, in versions 4-5. */
 export interface AddPartitionsToTxnResponseAddPartitionsToTxnResult {
+  /** `TransactionalId` (string), versions 4+. */
   transactionalId: string;
+  /** `TopicResults` ([]AddPartitionsToTxnTopicResult), versions 4+. */
   topicResults: AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult[];
 }
 
+/** `AddPartitionsToTxnTopicResult`, in versions 0-5. */
 export interface AddPartitionsToTxnResponseAddPartitionsToTxnTopicResult {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `ResultsByPartition` ([]AddPartitionsToTxnPartitionResult), versions 0+. */
   resultsByPartition: AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult[];
 }
 
+/** `AddPartitionsToTxnPartitionResult`, in versions 0-5. */
 export interface AddPartitionsToTxnResponseAddPartitionsToTxnPartitionResult {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `PartitionErrorCode` (int16), versions 0+. */
   partitionErrorCode: number;
 }
 

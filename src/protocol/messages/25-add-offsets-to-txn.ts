@@ -4,10 +4,15 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `AddOffsetsToTxnRequest`, in versions 0-4. */
 export interface AddOffsetsToTxnRequest {
+  /** `TransactionalId` (string), versions 0+. */
   transactionalId: string;
+  /** `ProducerId` (int64), versions 0+. */
   producerId: bigint;
+  /** `ProducerEpoch` (int16), versions 0+. */
   producerEpoch: number;
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
 }
 
@@ -42,8 +47,11 @@ function writeAddOffsetsToTxnRequest(w: Writer, version: number, v: AddOffsetsTo
   }
 }
 
+/** `AddOffsetsToTxnResponse`, in versions 0-4. */
 export interface AddOffsetsToTxnResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
 }
 

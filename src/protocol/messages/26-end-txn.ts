@@ -4,10 +4,15 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `EndTxnRequest`, in versions 0-5. */
 export interface EndTxnRequest {
+  /** `TransactionalId` (string), versions 0+. */
   transactionalId: string;
+  /** `ProducerId` (int64), versions 0+. */
   producerId: bigint;
+  /** `ProducerEpoch` (int16), versions 0+. */
   producerEpoch: number;
+  /** `Committed` (bool), versions 0+. */
   committed: boolean;
 }
 
@@ -38,10 +43,15 @@ function writeEndTxnRequest(w: Writer, version: number, v: EndTxnRequest): void 
   }
 }
 
+/** `EndTxnResponse`, in versions 0-5. */
 export interface EndTxnResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ProducerId` (int64), versions 5+; default -1. */
   producerId: bigint;
+  /** `ProducerEpoch` (int16), versions 5+; default -1. */
   producerEpoch: number;
 }
 

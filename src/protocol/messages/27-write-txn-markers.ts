@@ -4,20 +4,31 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `WriteTxnMarkersRequest`, in versions 0-1. */
 export interface WriteTxnMarkersRequest {
+  /** `Markers` ([]WritableTxnMarker), versions 0+. */
   markers: WriteTxnMarkersRequestWritableTxnMarker[];
 }
 
+/** `WritableTxnMarker`, in versions 0-1. */
 export interface WriteTxnMarkersRequestWritableTxnMarker {
+  /** `ProducerId` (int64), versions 0+. */
   producerId: bigint;
+  /** `ProducerEpoch` (int16), versions 0+. */
   producerEpoch: number;
+  /** `TransactionResult` (bool), versions 0+. */
   transactionResult: boolean;
+  /** `Topics` ([]WritableTxnMarkerTopic), versions 0+. */
   topics: WriteTxnMarkersRequestWritableTxnMarkerTopic[];
+  /** `CoordinatorEpoch` (int32), versions 0+. */
   coordinatorEpoch: number;
 }
 
+/** `WritableTxnMarkerTopic`, in versions 0-1. */
 export interface WriteTxnMarkersRequestWritableTxnMarkerTopic {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `PartitionIndexes` ([]int32), versions 0+. */
   partitionIndexes: number[];
 }
 
@@ -142,22 +153,33 @@ function writeWriteTxnMarkersRequestWritableTxnMarkerTopic(
   }
 }
 
+/** `WriteTxnMarkersResponse`, in versions 0-1. */
 export interface WriteTxnMarkersResponse {
+  /** `Markers` ([]WritableTxnMarkerResult), versions 0+. */
   markers: WriteTxnMarkersResponseWritableTxnMarkerResult[];
 }
 
+/** `WritableTxnMarkerResult`, in versions 0-1. */
 export interface WriteTxnMarkersResponseWritableTxnMarkerResult {
+  /** `ProducerId` (int64), versions 0+. */
   producerId: bigint;
+  /** `Topics` ([]WritableTxnMarkerTopicResult), versions 0+. */
   topics: WriteTxnMarkersResponseWritableTxnMarkerTopicResult[];
 }
 
+/** `WritableTxnMarkerTopicResult`, in versions 0-1. */
 export interface WriteTxnMarkersResponseWritableTxnMarkerTopicResult {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]WritableTxnMarkerPartitionResult), versions 0+. */
   partitions: WriteTxnMarkersResponseWritableTxnMarkerPartitionResult[];
 }
 
+/** `WritableTxnMarkerPartitionResult`, in versions 0-1. */
 export interface WriteTxnMarkersResponseWritableTxnMarkerPartitionResult {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
 }
 

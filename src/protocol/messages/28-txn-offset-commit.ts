@@ -4,26 +4,43 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `TxnOffsetCommitRequest`, in versions 0-4. */
 export interface TxnOffsetCommitRequest {
+  /** `TransactionalId` (string), versions 0+. */
   transactionalId: string;
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `ProducerId` (int64), versions 0+. */
   producerId: bigint;
+  /** `ProducerEpoch` (int16), versions 0+. */
   producerEpoch: number;
+  /** `GenerationId` (int32), versions 3+; default -1. */
   generationId: number;
+  /** `MemberId` (string), versions 3+. */
   memberId: string;
+  /** `GroupInstanceId` (string), versions 3+; nullable in 3+. */
   groupInstanceId: string | null;
+  /** `Topics` ([]TxnOffsetCommitRequestTopic), versions 0+. */
   topics: TxnOffsetCommitRequestTxnOffsetCommitRequestTopic[];
 }
 
+/** `TxnOffsetCommitRequestTopic`, in versions 0-4. */
 export interface TxnOffsetCommitRequestTxnOffsetCommitRequestTopic {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]TxnOffsetCommitRequestPartition), versions 0+. */
   partitions: TxnOffsetCommitRequestTxnOffsetCommitRequestPartition[];
 }
 
+/** `TxnOffsetCommitRequestPartition`, in versions 0-4. */
 export interface TxnOffsetCommitRequestTxnOffsetCommitRequestPartition {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `CommittedOffset` (int64), versions 0+. */
   committedOffset: bigint;
+  /** `CommittedLeaderEpoch` (int32), versions 2+; default -1. */
   committedLeaderEpoch: number;
+  /** `CommittedMetadata` (string), versions 0+; nullable in 0+. */
   committedMetadata: string | null;
 }
 
@@ -177,18 +194,27 @@ function writeTxnOffsetCommitRequestTxnOffsetCommitRequestPartition(
   }
 }
 
+/** `TxnOffsetCommitResponse`, in versions 0-4. */
 export interface TxnOffsetCommitResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `Topics` ([]TxnOffsetCommitResponseTopic), versions 0+. */
   topics: TxnOffsetCommitResponseTxnOffsetCommitResponseTopic[];
 }
 
+/** `TxnOffsetCommitResponseTopic`, in versions 0-4. */
 export interface TxnOffsetCommitResponseTxnOffsetCommitResponseTopic {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]TxnOffsetCommitResponsePartition), versions 0+. */
   partitions: TxnOffsetCommitResponseTxnOffsetCommitResponsePartition[];
 }
 
+/** `TxnOffsetCommitResponsePartition`, in versions 0-4. */
 export interface TxnOffsetCommitResponseTxnOffsetCommitResponsePartition {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
 }
 

@@ -4,13 +4,21 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `DescribeAclsRequest`, in versions 0-3. */
 export interface DescribeAclsRequest {
+  /** `ResourceTypeFilter` (int8), versions 0+. */
   resourceTypeFilter: number;
+  /** `ResourceNameFilter` (string), versions 0+; nullable in 0+. */
   resourceNameFilter: string | null;
+  /** `PatternTypeFilter` (int8), versions 1+; default 3. */
   patternTypeFilter: number;
+  /** `PrincipalFilter` (string), versions 0+; nullable in 0+. */
   principalFilter: string | null;
+  /** `HostFilter` (string), versions 0+; nullable in 0+. */
   hostFilter: string | null;
+  /** `Operation` (int8), versions 0+. */
   operation: number;
+  /** `PermissionType` (int8), versions 0+. */
   permissionType: number;
 }
 
@@ -65,24 +73,39 @@ function writeDescribeAclsRequest(w: Writer, version: number, v: DescribeAclsReq
   }
 }
 
+/** `DescribeAclsResponse`, in versions 0-3. */
 export interface DescribeAclsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `Resources` ([]DescribeAclsResource), versions 0+. */
   resources: DescribeAclsResponseDescribeAclsResource[];
 }
 
+/** `DescribeAclsResource`, in versions 0-3. */
 export interface DescribeAclsResponseDescribeAclsResource {
+  /** `ResourceType` (int8), versions 0+. */
   resourceType: number;
+  /** `ResourceName` (string), versions 0+. */
   resourceName: string;
+  /** `PatternType` (int8), versions 1+; default 3. */
   patternType: number;
+  /** `Acls` ([]AclDescription), versions 0+. */
   acls: DescribeAclsResponseAclDescription[];
 }
 
+/** `AclDescription`, in versions 0-3. */
 export interface DescribeAclsResponseAclDescription {
+  /** `Principal` (string), versions 0+. */
   principal: string;
+  /** `Host` (string), versions 0+. */
   host: string;
+  /** `Operation` (int8), versions 0+. */
   operation: number;
+  /** `PermissionType` (int8), versions 0+. */
   permissionType: number;
 }
 

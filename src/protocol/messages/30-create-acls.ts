@@ -4,17 +4,27 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `CreateAclsRequest`, in versions 0-3. */
 export interface CreateAclsRequest {
+  /** `Creations` ([]AclCreation), versions 0+. */
   creations: CreateAclsRequestAclCreation[];
 }
 
+/** `AclCreation`, in versions 0-3. */
 export interface CreateAclsRequestAclCreation {
+  /** `ResourceType` (int8), versions 0+. */
   resourceType: number;
+  /** `ResourceName` (string), versions 0+. */
   resourceName: string;
+  /** `ResourcePatternType` (int8), versions 1+; default 3. */
   resourcePatternType: number;
+  /** `Principal` (string), versions 0+. */
   principal: string;
+  /** `Host` (string), versions 0+. */
   host: string;
+  /** `Operation` (int8), versions 0+. */
   operation: number;
+  /** `PermissionType` (int8), versions 0+. */
   permissionType: number;
 }
 
@@ -96,13 +106,19 @@ function writeCreateAclsRequestAclCreation(
   }
 }
 
+/** `CreateAclsResponse`, in versions 0-3. */
 export interface CreateAclsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `Results` ([]AclCreationResult), versions 0+. */
   results: CreateAclsResponseAclCreationResult[];
 }
 
+/** `AclCreationResult`, in versions 0-3. */
 export interface CreateAclsResponseAclCreationResult {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
 }
 

@@ -4,17 +4,27 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `DeleteAclsRequest`, in versions 0-3. */
 export interface DeleteAclsRequest {
+  /** `Filters` ([]DeleteAclsFilter), versions 0+. */
   filters: DeleteAclsRequestDeleteAclsFilter[];
 }
 
+/** `DeleteAclsFilter`, in versions 0-3. */
 export interface DeleteAclsRequestDeleteAclsFilter {
+  /** `ResourceTypeFilter` (int8), versions 0+. */
   resourceTypeFilter: number;
+  /** `ResourceNameFilter` (string), versions 0+; nullable in 0+. */
   resourceNameFilter: string | null;
+  /** `PatternTypeFilter` (int8), versions 1+; default 3. */
   patternTypeFilter: number;
+  /** `PrincipalFilter` (string), versions 0+; nullable in 0+. */
   principalFilter: string | null;
+  /** `HostFilter` (string), versions 0+; nullable in 0+. */
   hostFilter: string | null;
+  /** `Operation` (int8), versions 0+. */
   operation: number;
+  /** `PermissionType` (int8), versions 0+. */
   permissionType: number;
 }
 
@@ -107,26 +117,43 @@ function writeDeleteAclsRequestDeleteAclsFilter(
   }
 }
 
+/** `DeleteAclsResponse`, in versions 0-3. */
 export interface DeleteAclsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `FilterResults` ([]DeleteAclsFilterResult), versions 0+. */
   filterResults: DeleteAclsResponseDeleteAclsFilterResult[];
 }
 
+/** `DeleteAclsFilterResult`, in versions 0-3. */
 export interface DeleteAclsResponseDeleteAclsFilterResult {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `MatchingAcls` ([]DeleteAclsMatchingAcl), versions 0+. */
   matchingAcls: DeleteAclsResponseDeleteAclsMatchingAcl[];
 }
 
+/** `DeleteAclsMatchingAcl`, in versions 0-3. */
 export interface DeleteAclsResponseDeleteAclsMatchingAcl {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `ResourceType` (int8), versions 0+. */
   resourceType: number;
+  /** `ResourceName` (string), versions 0+. */
   resourceName: string;
+  /** `PatternType` (int8), versions 1+; default 3. */
   patternType: number;
+  /** `Principal` (string), versions 0+. */
   principal: string;
+  /** `Host` (string), versions 0+. */
   host: string;
+  /** `Operation` (int8), versions 0+. */
   operation: number;
+  /** `PermissionType` (int8), versions 0+. */
   permissionType: number;
 }
 

@@ -4,15 +4,23 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `DescribeConfigsRequest`, in versions 0-4. */
 export interface DescribeConfigsRequest {
+  /** `Resources` ([]DescribeConfigsResource), versions 0+. */
   resources: DescribeConfigsRequestDescribeConfigsResource[];
+  /** `IncludeSynonyms` (bool), versions 1+. */
   includeSynonyms: boolean;
+  /** `IncludeDocumentation` (bool), versions 3+. */
   includeDocumentation: boolean;
 }
 
+/** `DescribeConfigsResource`, in versions 0-4. */
 export interface DescribeConfigsRequestDescribeConfigsResource {
+  /** `ResourceType` (int8), versions 0+. */
   resourceType: number;
+  /** `ResourceName` (string), versions 0+. */
   resourceName: string;
+  /** `ConfigurationKeys` ([]string), versions 0+; nullable in 0+. */
   configurationKeys: string[] | null;
 }
 
@@ -110,34 +118,57 @@ function writeDescribeConfigsRequestDescribeConfigsResource(
   }
 }
 
+/** `DescribeConfigsResponse`, in versions 0-4. */
 export interface DescribeConfigsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `Results` ([]DescribeConfigsResult), versions 0+. */
   results: DescribeConfigsResponseDescribeConfigsResult[];
 }
 
+/** `DescribeConfigsResult`, in versions 0-4. */
 export interface DescribeConfigsResponseDescribeConfigsResult {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `ResourceType` (int8), versions 0+. */
   resourceType: number;
+  /** `ResourceName` (string), versions 0+. */
   resourceName: string;
+  /** `Configs` ([]DescribeConfigsResourceResult), versions 0+. */
   configs: DescribeConfigsResponseDescribeConfigsResourceResult[];
 }
 
+/** `DescribeConfigsResourceResult`, in versions 0-4. */
 export interface DescribeConfigsResponseDescribeConfigsResourceResult {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Value` (string), versions 0+; nullable in 0+. */
   value: string | null;
+  /** `ReadOnly` (bool), versions 0+. */
   readOnly: boolean;
+  /** `IsDefault` (bool), versions 0. */
   isDefault: boolean;
+  /** `ConfigSource` (int8), versions 1+; default -1. */
   configSource: number;
+  /** `IsSensitive` (bool), versions 0+. */
   isSensitive: boolean;
+  /** `Synonyms` ([]DescribeConfigsSynonym), versions 1+. */
   synonyms: DescribeConfigsResponseDescribeConfigsSynonym[];
+  /** `ConfigType` (int8), versions 3+. */
   configType: number;
+  /** `Documentation` (string), versions 3+; nullable in 0+. */
   documentation: string | null;
 }
 
+/** `DescribeConfigsSynonym`, in versions 1-4. */
 export interface DescribeConfigsResponseDescribeConfigsSynonym {
+  /** `Name` (string), versions 1+. */
   name: string;
+  /** `Value` (string), versions 1+; nullable in 0+. */
   value: string | null;
+  /** `Source` (int8), versions 1+. */
   source: number;
 }
 

@@ -4,19 +4,29 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `AlterConfigsRequest`, in versions 0-2. */
 export interface AlterConfigsRequest {
+  /** `Resources` ([]AlterConfigsResource), versions 0+. */
   resources: AlterConfigsRequestAlterConfigsResource[];
+  /** `ValidateOnly` (bool), versions 0+. */
   validateOnly: boolean;
 }
 
+/** `AlterConfigsResource`, in versions 0-2. */
 export interface AlterConfigsRequestAlterConfigsResource {
+  /** `ResourceType` (int8), versions 0+. */
   resourceType: number;
+  /** `ResourceName` (string), versions 0+. */
   resourceName: string;
+  /** `Configs` ([]AlterableConfig), versions 0+. */
   configs: AlterConfigsRequestAlterableConfig[];
 }
 
+/** `AlterableConfig`, in versions 0-2. */
 export interface AlterConfigsRequestAlterableConfig {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Value` (string), versions 0+; nullable in 0+. */
   value: string | null;
 }
 
@@ -133,15 +143,23 @@ function writeAlterConfigsRequestAlterableConfig(
   }
 }
 
+/** `AlterConfigsResponse`, in versions 0-2. */
 export interface AlterConfigsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `Responses` ([]AlterConfigsResourceResponse), versions 0+. */
   responses: AlterConfigsResponseAlterConfigsResourceResponse[];
 }
 
+/** `AlterConfigsResourceResponse`, in versions 0-2. */
 export interface AlterConfigsResponseAlterConfigsResourceResponse {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `ResourceType` (int8), versions 0+. */
   resourceType: number;
+  /** `ResourceName` (string), versions 0+. */
   resourceName: string;
 }
 

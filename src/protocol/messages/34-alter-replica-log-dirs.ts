@@ -4,17 +4,25 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `AlterReplicaLogDirsRequest`, in versions 0-2. */
 export interface AlterReplicaLogDirsRequest {
+  /** `Dirs` ([]AlterReplicaLogDir), versions 0+. */
   dirs: AlterReplicaLogDirsRequestAlterReplicaLogDir[];
 }
 
+/** `AlterReplicaLogDir`, in versions 0-2. */
 export interface AlterReplicaLogDirsRequestAlterReplicaLogDir {
+  /** `Path` (string), versions 0+. */
   path: string;
+  /** `Topics` ([]AlterReplicaLogDirTopic), versions 0+. */
   topics: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic[];
 }
 
+/** `AlterReplicaLogDirTopic`, in versions 0-2. */
 export interface AlterReplicaLogDirsRequestAlterReplicaLogDirTopic {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]int32), versions 0+. */
   partitions: number[];
 }
 
@@ -138,18 +146,27 @@ function writeAlterReplicaLogDirsRequestAlterReplicaLogDirTopic(
   }
 }
 
+/** `AlterReplicaLogDirsResponse`, in versions 0-2. */
 export interface AlterReplicaLogDirsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `Results` ([]AlterReplicaLogDirTopicResult), versions 0+. */
   results: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[];
 }
 
+/** `AlterReplicaLogDirTopicResult`, in versions 0-2. */
 export interface AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult {
+  /** `TopicName` (string), versions 0+. */
   topicName: string;
+  /** `Partitions` ([]AlterReplicaLogDirPartitionResult), versions 0+. */
   partitions: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult[];
 }
 
+/** `AlterReplicaLogDirPartitionResult`, in versions 0-2. */
 export interface AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
 }
 

@@ -4,12 +4,17 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `DescribeLogDirsRequest`, in versions 0-4. */
 export interface DescribeLogDirsRequest {
+  /** `Topics` ([]DescribableLogDirTopic), versions 0+; nullable in 0+. */
   topics: DescribeLogDirsRequestDescribableLogDirTopic[] | null;
 }
 
+/** `DescribableLogDirTopic`, in versions 0-4. */
 export interface DescribeLogDirsRequestDescribableLogDirTopic {
+  /** `Topic` (string), versions 0+. */
   topic: string;
+  /** `Partitions` ([]int32), versions 0+. */
   partitions: number[];
 }
 
@@ -92,29 +97,47 @@ function writeDescribeLogDirsRequestDescribableLogDirTopic(
   }
 }
 
+/** `DescribeLogDirsResponse`, in versions 0-4. */
 export interface DescribeLogDirsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 3+. */
   errorCode: number;
+  /** `Results` ([]DescribeLogDirsResult), versions 0+. */
   results: DescribeLogDirsResponseDescribeLogDirsResult[];
 }
 
+/** `DescribeLogDirsResult`, in versions 0-4. */
 export interface DescribeLogDirsResponseDescribeLogDirsResult {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `LogDir` (string), versions 0+. */
   logDir: string;
+  /** `Topics` ([]DescribeLogDirsTopic), versions 0+. */
   topics: DescribeLogDirsResponseDescribeLogDirsTopic[];
+  /** `TotalBytes` (int64), versions 4+; default -1. */
   totalBytes: bigint;
+  /** `UsableBytes` (int64), versions 4+; default -1. */
   usableBytes: bigint;
 }
 
+/** `DescribeLogDirsTopic`, in versions 0-4. */
 export interface DescribeLogDirsResponseDescribeLogDirsTopic {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]DescribeLogDirsPartition), versions 0+. */
   partitions: DescribeLogDirsResponseDescribeLogDirsPartition[];
 }
 
+/** `DescribeLogDirsPartition`, in versions 0-4. */
 export interface DescribeLogDirsResponseDescribeLogDirsPartition {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `PartitionSize` (int64), versions 0+. */
   partitionSize: bigint;
+  /** `OffsetLag` (int64), versions 0+. */
   offsetLag: bigint;
+  /** `IsFutureKey` (bool), versions 0+. */
   isFutureKey: boolean;
 }
 

@@ -4,7 +4,9 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `SaslAuthenticateRequest`, in versions 0-2. */
 export interface SaslAuthenticateRequest {
+  /** `AuthBytes` (bytes), versions 0+. */
   authBytes: Buffer;
 }
 
@@ -29,10 +31,15 @@ function writeSaslAuthenticateRequest(w: Writer, version: number, v: SaslAuthent
   }
 }
 
+/** `SaslAuthenticateResponse`, in versions 0-2. */
 export interface SaslAuthenticateResponse {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `AuthBytes` (bytes), versions 0+. */
   authBytes: Buffer;
+  /** `SessionLifetimeMs` (int64), versions 1+. */
   sessionLifetimeMs: bigint;
 }
 

@@ -4,19 +4,29 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `CreatePartitionsRequest`, in versions 0-3. */
 export interface CreatePartitionsRequest {
+  /** `Topics` ([]CreatePartitionsTopic), versions 0+. */
   topics: CreatePartitionsRequestCreatePartitionsTopic[];
+  /** `TimeoutMs` (int32), versions 0+. */
   timeoutMs: number;
+  /** `ValidateOnly` (bool), versions 0+. */
   validateOnly: boolean;
 }
 
+/** `CreatePartitionsTopic`, in versions 0-3. */
 export interface CreatePartitionsRequestCreatePartitionsTopic {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Count` (int32), versions 0+. */
   count: number;
+  /** `Assignments` ([]CreatePartitionsAssignment), versions 0+; nullable in 0+. */
   assignments: CreatePartitionsRequestCreatePartitionsAssignment[] | null;
 }
 
+/** `CreatePartitionsAssignment`, in versions 0-3. */
 export interface CreatePartitionsRequestCreatePartitionsAssignment {
+  /** `BrokerIds` ([]int32), versions 0+. */
   brokerIds: number[];
 }
 
@@ -144,14 +154,21 @@ function writeCreatePartitionsRequestCreatePartitionsAssignment(
   }
 }
 
+/** `CreatePartitionsResponse`, in versions 0-3. */
 export interface CreatePartitionsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `Results` ([]CreatePartitionsTopicResult), versions 0+. */
   results: CreatePartitionsResponseCreatePartitionsTopicResult[];
 }
 
+/** `CreatePartitionsTopicResult`, in versions 0-3. */
 export interface CreatePartitionsResponseCreatePartitionsTopicResult {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
 }
 

@@ -4,15 +4,23 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `CreateDelegationTokenRequest`, in versions 0-3. */
 export interface CreateDelegationTokenRequest {
+  /** `OwnerPrincipalType` (string), versions 3+; nullable in 3+. */
   ownerPrincipalType: string | null;
+  /** `OwnerPrincipalName` (string), versions 3+; nullable in 3+. */
   ownerPrincipalName: string | null;
+  /** `Renewers` ([]CreatableRenewers), versions 0+. */
   renewers: CreateDelegationTokenRequestCreatableRenewers[];
+  /** `MaxLifetimeMs` (int64), versions 0+. */
   maxLifetimeMs: bigint;
 }
 
+/** `CreatableRenewers`, in versions 0-3. */
 export interface CreateDelegationTokenRequestCreatableRenewers {
+  /** `PrincipalType` (string), versions 0+. */
   principalType: string;
+  /** `PrincipalName` (string), versions 0+. */
   principalName: string;
 }
 
@@ -96,17 +104,29 @@ function writeCreateDelegationTokenRequestCreatableRenewers(
   }
 }
 
+/** `CreateDelegationTokenResponse`, in versions 0-3. */
 export interface CreateDelegationTokenResponse {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `PrincipalType` (string), versions 0+. */
   principalType: string;
+  /** `PrincipalName` (string), versions 0+. */
   principalName: string;
+  /** `TokenRequesterPrincipalType` (string), versions 3+. */
   tokenRequesterPrincipalType: string;
+  /** `TokenRequesterPrincipalName` (string), versions 3+. */
   tokenRequesterPrincipalName: string;
+  /** `IssueTimestampMs` (int64), versions 0+. */
   issueTimestampMs: bigint;
+  /** `ExpiryTimestampMs` (int64), versions 0+. */
   expiryTimestampMs: bigint;
+  /** `MaxTimestampMs` (int64), versions 0+. */
   maxTimestampMs: bigint;
+  /** `TokenId` (string), versions 0+. */
   tokenId: string;
+  /** `Hmac` (bytes), versions 0+. */
   hmac: Buffer;
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
 }
 

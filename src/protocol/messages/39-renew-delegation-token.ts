@@ -4,8 +4,11 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `RenewDelegationTokenRequest`, in versions 0-2. */
 export interface RenewDelegationTokenRequest {
+  /** `Hmac` (bytes), versions 0+. */
   hmac: Buffer;
+  /** `RenewPeriodMs` (int64), versions 0+. */
   renewPeriodMs: bigint;
 }
 
@@ -32,9 +35,13 @@ function writeRenewDelegationTokenRequest(w: Writer, version: number, v: RenewDe
   }
 }
 
+/** `RenewDelegationTokenResponse`, in versions 0-2. */
 export interface RenewDelegationTokenResponse {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ExpiryTimestampMs` (int64), versions 0+. */
   expiryTimestampMs: bigint;
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
 }
 

@@ -4,8 +4,11 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ExpireDelegationTokenRequest`, in versions 0-2. */
 export interface ExpireDelegationTokenRequest {
+  /** `Hmac` (bytes), versions 0+. */
   hmac: Buffer;
+  /** `ExpiryTimePeriodMs` (int64), versions 0+. */
   expiryTimePeriodMs: bigint;
 }
 
@@ -36,9 +39,13 @@ function writeExpireDelegationTokenRequest(
   }
 }
 
+/** `ExpireDelegationTokenResponse`, in versions 0-2. */
 export interface ExpireDelegationTokenResponse {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ExpiryTimestampMs` (int64), versions 0+. */
   expiryTimestampMs: bigint;
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
 }
 

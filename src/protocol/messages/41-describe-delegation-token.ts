@@ -4,12 +4,17 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `DescribeDelegationTokenRequest`, in versions 0-3. */
 export interface DescribeDelegationTokenRequest {
+  /** `Owners` ([]DescribeDelegationTokenOwner), versions 0+; nullable in 0+. */
   owners: DescribeDelegationTokenRequestDescribeDelegationTokenOwner[] | null;
 }
 
+/** `DescribeDelegationTokenOwner`, in versions 0-3. */
 export interface DescribeDelegationTokenRequestDescribeDelegationTokenOwner {
+  /** `PrincipalType` (string), versions 0+. */
   principalType: string;
+  /** `PrincipalName` (string), versions 0+. */
   principalName: string;
 }
 
@@ -87,27 +92,45 @@ function writeDescribeDelegationTokenRequestDescribeDelegationTokenOwner(
   }
 }
 
+/** `DescribeDelegationTokenResponse`, in versions 0-3. */
 export interface DescribeDelegationTokenResponse {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `Tokens` ([]DescribedDelegationToken), versions 0+. */
   tokens: DescribeDelegationTokenResponseDescribedDelegationToken[];
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
 }
 
+/** `DescribedDelegationToken`, in versions 0-3. */
 export interface DescribeDelegationTokenResponseDescribedDelegationToken {
+  /** `PrincipalType` (string), versions 0+. */
   principalType: string;
+  /** `PrincipalName` (string), versions 0+. */
   principalName: string;
+  /** `TokenRequesterPrincipalType` (string), versions 3+. */
   tokenRequesterPrincipalType: string;
+  /** `TokenRequesterPrincipalName` (string), versions 3+. */
   tokenRequesterPrincipalName: string;
+  /** `IssueTimestamp` (int64), versions 0+. */
   issueTimestamp: bigint;
+  /** `ExpiryTimestamp` (int64), versions 0+. */
   expiryTimestamp: bigint;
+  /** `MaxTimestamp` (int64), versions 0+. */
   maxTimestamp: bigint;
+  /** `TokenId` (string), versions 0+. */
   tokenId: string;
+  /** `Hmac` (bytes), versions 0+. */
   hmac: Buffer;
+  /** `Renewers` ([]DescribedDelegationTokenRenewer), versions 0+. */
   renewers: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[];
 }
 
+/** `DescribedDelegationTokenRenewer`, in versions 0-3. */
 export interface DescribeDelegationTokenResponseDescribedDelegationTokenRenewer {
+  /** `PrincipalType` (string), versions 0+. */
   principalType: string;
+  /** `PrincipalName` (string), versions 0+. */
   principalName: string;
 }
 

@@ -4,7 +4,9 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `DeleteGroupsRequest`, in versions 0-2. */
 export interface DeleteGroupsRequest {
+  /** `GroupsNames` ([]string), versions 0+. */
   groupsNames: string[];
 }
 
@@ -43,13 +45,19 @@ function writeDeleteGroupsRequest(w: Writer, version: number, v: DeleteGroupsReq
   }
 }
 
+/** `DeleteGroupsResponse`, in versions 0-2. */
 export interface DeleteGroupsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `Results` ([]DeletableGroupResult), versions 0+. */
   results: DeleteGroupsResponseDeletableGroupResult[];
 }
 
+/** `DeletableGroupResult`, in versions 0-2. */
 export interface DeleteGroupsResponseDeletableGroupResult {
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
 }
 

@@ -4,14 +4,21 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ElectLeadersRequest`, in versions 0-2. */
 export interface ElectLeadersRequest {
+  /** `ElectionType` (int8), versions 1+. */
   electionType: number;
+  /** `TopicPartitions` ([]TopicPartitions), versions 0+; nullable in 0+. */
   topicPartitions: ElectLeadersRequestTopicPartitions[] | null;
+  /** `TimeoutMs` (int32), versions 0+; default 60000. */
   timeoutMs: number;
 }
 
+/** `TopicPartitions`, in versions 0-2. */
 export interface ElectLeadersRequestTopicPartitions {
+  /** `Topic` (string), versions 0+. */
   topic: string;
+  /** `Partitions` ([]int32), versions 0+. */
   partitions: number[];
 }
 
@@ -100,20 +107,31 @@ function writeElectLeadersRequestTopicPartitions(
   }
 }
 
+/** `ElectLeadersResponse`, in versions 0-2. */
 export interface ElectLeadersResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 1+. */
   errorCode: number;
+  /** `ReplicaElectionResults` ([]ReplicaElectionResult), versions 0+. */
   replicaElectionResults: ElectLeadersResponseReplicaElectionResult[];
 }
 
+/** `ReplicaElectionResult`, in versions 0-2. */
 export interface ElectLeadersResponseReplicaElectionResult {
+  /** `Topic` (string), versions 0+. */
   topic: string;
+  /** `PartitionResult` ([]PartitionResult), versions 0+. */
   partitionResult: ElectLeadersResponsePartitionResult[];
 }
 
+/** `PartitionResult`, in versions 0-2. */
 export interface ElectLeadersResponsePartitionResult {
+  /** `PartitionId` (int32), versions 0+. */
   partitionId: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
 }
 

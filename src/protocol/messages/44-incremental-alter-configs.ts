@@ -4,20 +4,31 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `IncrementalAlterConfigsRequest`, in versions 0-1. */
 export interface IncrementalAlterConfigsRequest {
+  /** `Resources` ([]AlterConfigsResource), versions 0+. */
   resources: IncrementalAlterConfigsRequestAlterConfigsResource[];
+  /** `ValidateOnly` (bool), versions 0+. */
   validateOnly: boolean;
 }
 
+/** `AlterConfigsResource`, in versions 0-1. */
 export interface IncrementalAlterConfigsRequestAlterConfigsResource {
+  /** `ResourceType` (int8), versions 0+. */
   resourceType: number;
+  /** `ResourceName` (string), versions 0+. */
   resourceName: string;
+  /** `Configs` ([]AlterableConfig), versions 0+. */
   configs: IncrementalAlterConfigsRequestAlterableConfig[];
 }
 
+/** `AlterableConfig`, in versions 0-1. */
 export interface IncrementalAlterConfigsRequestAlterableConfig {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `ConfigOperation` (int8), versions 0+. */
   configOperation: number;
+  /** `Value` (string), versions 0+; nullable in 0+. */
   value: string | null;
 }
 
@@ -142,15 +153,23 @@ function writeIncrementalAlterConfigsRequestAlterableConfig(
   }
 }
 
+/** `IncrementalAlterConfigsResponse`, in versions 0-1. */
 export interface IncrementalAlterConfigsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `Responses` ([]AlterConfigsResourceResponse), versions 0+. */
   responses: IncrementalAlterConfigsResponseAlterConfigsResourceResponse[];
 }
 
+/** `AlterConfigsResourceResponse`, in versions 0-1. */
 export interface IncrementalAlterConfigsResponseAlterConfigsResourceResponse {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `ResourceType` (int8), versions 0+. */
   resourceType: number;
+  /** `ResourceName` (string), versions 0+. */
   resourceName: string;
 }
 

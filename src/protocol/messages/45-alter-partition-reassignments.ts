@@ -4,18 +4,27 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `AlterPartitionReassignmentsRequest`, in versions 0. */
 export interface AlterPartitionReassignmentsRequest {
+  /** `TimeoutMs` (int32), versions 0+; default 60000. */
   timeoutMs: number;
+  /** `Topics` ([]ReassignableTopic), versions 0+. */
   topics: AlterPartitionReassignmentsRequestReassignableTopic[];
 }
 
+/** `ReassignableTopic`, in versions 0. */
 export interface AlterPartitionReassignmentsRequestReassignableTopic {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]ReassignablePartition), versions 0+. */
   partitions: AlterPartitionReassignmentsRequestReassignablePartition[];
 }
 
+/** `ReassignablePartition`, in versions 0. */
 export interface AlterPartitionReassignmentsRequestReassignablePartition {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `Replicas` ([]int32), versions 0+; nullable in 0+. */
   replicas: number[] | null;
 }
 
@@ -115,21 +124,33 @@ function writeAlterPartitionReassignmentsRequestReassignablePartition(
   w.uvarint(0);
 }
 
+/** `AlterPartitionReassignmentsResponse`, in versions 0. */
 export interface AlterPartitionReassignmentsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `Responses` ([]ReassignableTopicResponse), versions 0+. */
   responses: AlterPartitionReassignmentsResponseReassignableTopicResponse[];
 }
 
+/** `ReassignableTopicResponse`, in versions 0. */
 export interface AlterPartitionReassignmentsResponseReassignableTopicResponse {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]ReassignablePartitionResponse), versions 0+. */
   partitions: AlterPartitionReassignmentsResponseReassignablePartitionResponse[];
 }
 
+/** `ReassignablePartitionResponse`, in versions 0. */
 export interface AlterPartitionReassignmentsResponseReassignablePartitionResponse {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
 }
 

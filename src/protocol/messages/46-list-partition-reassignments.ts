@@ -4,13 +4,19 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ListPartitionReassignmentsRequest`, in versions 0. */
 export interface ListPartitionReassignmentsRequest {
+  /** `TimeoutMs` (int32), versions 0+; default 60000. */
   timeoutMs: number;
+  /** `Topics` ([]ListPartitionReassignmentsTopics), versions 0+; nullable in 0+. */
   topics: ListPartitionReassignmentsRequestListPartitionReassignmentsTopics[] | null;
 }
 
+/** `ListPartitionReassignmentsTopics`, in versions 0. */
 export interface ListPartitionReassignmentsRequestListPartitionReassignmentsTopics {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `PartitionIndexes` ([]int32), versions 0+. */
   partitionIndexes: number[];
 }
 
@@ -79,22 +85,35 @@ function writeListPartitionReassignmentsRequestListPartitionReassignmentsTopics(
   w.uvarint(0);
 }
 
+/** `ListPartitionReassignmentsResponse`, in versions 0. */
 export interface ListPartitionReassignmentsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `Topics` ([]OngoingTopicReassignment), versions 0+. */
   topics: ListPartitionReassignmentsResponseOngoingTopicReassignment[];
 }
 
+/** `OngoingTopicReassignment`, in versions 0. */
 export interface ListPartitionReassignmentsResponseOngoingTopicReassignment {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]OngoingPartitionReassignment), versions 0+. */
   partitions: ListPartitionReassignmentsResponseOngoingPartitionReassignment[];
 }
 
+/** `OngoingPartitionReassignment`, in versions 0. */
 export interface ListPartitionReassignmentsResponseOngoingPartitionReassignment {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `Replicas` ([]int32), versions 0+. */
   replicas: number[];
+  /** `AddingReplicas` ([]int32), versions 0+. */
   addingReplicas: number[];
+  /** `RemovingReplicas` ([]int32), versions 0+. */
   removingReplicas: number[];
 }
 

@@ -4,17 +4,25 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, unsupportedVersion } from './codec-support.js';
 
+/** `OffsetDeleteRequest`, in versions 0. */
 export interface OffsetDeleteRequest {
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `Topics` ([]OffsetDeleteRequestTopic), versions 0+. */
   topics: OffsetDeleteRequestOffsetDeleteRequestTopic[];
 }
 
+/** `OffsetDeleteRequestTopic`, in versions 0. */
 export interface OffsetDeleteRequestOffsetDeleteRequestTopic {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]OffsetDeleteRequestPartition), versions 0+. */
   partitions: OffsetDeleteRequestOffsetDeleteRequestPartition[];
 }
 
+/** `OffsetDeleteRequestPartition`, in versions 0. */
 export interface OffsetDeleteRequestOffsetDeleteRequestPartition {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
 }
 
@@ -84,19 +92,29 @@ function writeOffsetDeleteRequestOffsetDeleteRequestPartition(
   w.int32(v.partitionIndex);
 }
 
+/** `OffsetDeleteResponse`, in versions 0. */
 export interface OffsetDeleteResponse {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `Topics` ([]OffsetDeleteResponseTopic), versions 0+. */
   topics: OffsetDeleteResponseOffsetDeleteResponseTopic[];
 }
 
+/** `OffsetDeleteResponseTopic`, in versions 0. */
 export interface OffsetDeleteResponseOffsetDeleteResponseTopic {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]OffsetDeleteResponsePartition), versions 0+. */
   partitions: OffsetDeleteResponseOffsetDeleteResponsePartition[];
 }
 
+/** `OffsetDeleteResponsePartition`, in versions 0. */
 export interface OffsetDeleteResponseOffsetDeleteResponsePartition {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
 }
 

@@ -4,14 +4,21 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `DescribeClientQuotasRequest`, in versions 0-1. */
 export interface DescribeClientQuotasRequest {
+  /** `Components` ([]ComponentData), versions 0+. */
   components: DescribeClientQuotasRequestComponentData[];
+  /** `Strict` (bool), versions 0+. */
   strict: boolean;
 }
 
+/** `ComponentData`, in versions 0-1. */
 export interface DescribeClientQuotasRequestComponentData {
+  /** `EntityType` (string), versions 0+. */
   entityType: string;
+  /** `MatchType` (int8), versions 0+. */
   matchType: number;
+  /** `Match` (string), versions 0+; nullable in 0+. */
   match: string | null;
 }
 
@@ -84,25 +91,39 @@ function writeDescribeClientQuotasRequestComponentData(
   }
 }
 
+/** `DescribeClientQuotasResponse`, in versions 0-1. */
 export interface DescribeClientQuotasResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `Entries` ([]EntryData), versions 0+; nullable in 0+. */
   entries: DescribeClientQuotasResponseEntryData[] | null;
 }
 
+/** `EntryData`, in versions 0-1. */
 export interface DescribeClientQuotasResponseEntryData {
+  /** `Entity` ([]EntityData), versions 0+. */
   entity: DescribeClientQuotasResponseEntityData[];
+  /** `Values` ([]ValueData), versions 0+. */
   values: DescribeClientQuotasResponseValueData[];
 }
 
+/** `EntityData`, in versions 0-1. */
 export interface DescribeClientQuotasResponseEntityData {
+  /** `EntityType` (string), versions 0+. */
   entityType: string;
+  /** `EntityName` (string), versions 0+; nullable in 0+. */
   entityName: string | null;
 }
 
+/** `ValueData`, in versions 0-1. */
 export interface DescribeClientQuotasResponseValueData {
+  /** `Key` (string), versions 0+. */
   key: string;
+  /** `Value` (float64), versions 0+. */
   value: number;
 }
 

@@ -4,24 +4,37 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `AlterClientQuotasRequest`, in versions 0-1. */
 export interface AlterClientQuotasRequest {
+  /** `Entries` ([]EntryData), versions 0+. */
   entries: AlterClientQuotasRequestEntryData[];
+  /** `ValidateOnly` (bool), versions 0+. */
   validateOnly: boolean;
 }
 
+/** `EntryData`, in versions 0-1. */
 export interface AlterClientQuotasRequestEntryData {
+  /** `Entity` ([]EntityData), versions 0+. */
   entity: AlterClientQuotasRequestEntityData[];
+  /** `Ops` ([]OpData), versions 0+. */
   ops: AlterClientQuotasRequestOpData[];
 }
 
+/** `EntityData`, in versions 0-1. */
 export interface AlterClientQuotasRequestEntityData {
+  /** `EntityType` (string), versions 0+. */
   entityType: string;
+  /** `EntityName` (string), versions 0+; nullable in 0+. */
   entityName: string | null;
 }
 
+/** `OpData`, in versions 0-1. */
 export interface AlterClientQuotasRequestOpData {
+  /** `Key` (string), versions 0+. */
   key: string;
+  /** `Value` (float64), versions 0+. */
   value: number;
+  /** `Remove` (bool), versions 0+. */
   remove: boolean;
 }
 
@@ -175,19 +188,29 @@ function writeAlterClientQuotasRequestOpData(
   }
 }
 
+/** `AlterClientQuotasResponse`, in versions 0-1. */
 export interface AlterClientQuotasResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `Entries` ([]EntryData), versions 0+. */
   entries: AlterClientQuotasResponseEntryData[];
 }
 
+/** `EntryData`, in versions 0-1. */
 export interface AlterClientQuotasResponseEntryData {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `Entity` ([]EntityData), versions 0+. */
   entity: AlterClientQuotasResponseEntityData[];
 }
 
+/** `EntityData`, in versions 0-1. */
 export interface AlterClientQuotasResponseEntityData {
+  /** `EntityType` (string), versions 0+. */
   entityType: string;
+  /** `EntityName` (string), versions 0+; nullable in 0+. */
   entityName: string | null;
 }
 

@@ -4,11 +4,15 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `DescribeUserScramCredentialsRequest`, in versions 0. */
 export interface DescribeUserScramCredentialsRequest {
+  /** `Users` ([]UserName), versions 0+; nullable in 0+. */
   users: DescribeUserScramCredentialsRequestUserName[] | null;
 }
 
+/** `UserName`, in versions 0. */
 export interface DescribeUserScramCredentialsRequestUserName {
+  /** `Name` (string), versions 0+. */
   name: string;
 }
 
@@ -62,22 +66,35 @@ function writeDescribeUserScramCredentialsRequestUserName(
   w.uvarint(0);
 }
 
+/** `DescribeUserScramCredentialsResponse`, in versions 0. */
 export interface DescribeUserScramCredentialsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `Results` ([]DescribeUserScramCredentialsResult), versions 0+. */
   results: DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult[];
 }
 
+/** `DescribeUserScramCredentialsResult`, in versions 0. */
 export interface DescribeUserScramCredentialsResponseDescribeUserScramCredentialsResult {
+  /** `User` (string), versions 0+. */
   user: string;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `CredentialInfos` ([]CredentialInfo), versions 0+. */
   credentialInfos: DescribeUserScramCredentialsResponseCredentialInfo[];
 }
 
+/** `CredentialInfo`, in versions 0. */
 export interface DescribeUserScramCredentialsResponseCredentialInfo {
+  /** `Mechanism` (int8), versions 0+. */
   mechanism: number;
+  /** `Iterations` (int32), versions 0+. */
   iterations: number;
 }
 

@@ -4,21 +4,33 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `AlterUserScramCredentialsRequest`, in versions 0. */
 export interface AlterUserScramCredentialsRequest {
+  /** `Deletions` ([]ScramCredentialDeletion), versions 0+. */
   deletions: AlterUserScramCredentialsRequestScramCredentialDeletion[];
+  /** `Upsertions` ([]ScramCredentialUpsertion), versions 0+. */
   upsertions: AlterUserScramCredentialsRequestScramCredentialUpsertion[];
 }
 
+/** `ScramCredentialDeletion`, in versions 0. */
 export interface AlterUserScramCredentialsRequestScramCredentialDeletion {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Mechanism` (int8), versions 0+. */
   mechanism: number;
 }
 
+/** `ScramCredentialUpsertion`, in versions 0. */
 export interface AlterUserScramCredentialsRequestScramCredentialUpsertion {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Mechanism` (int8), versions 0+. */
   mechanism: number;
+  /** `Iterations` (int32), versions 0+. */
   iterations: number;
+  /** `Salt` (bytes), versions 0+. */
   salt: Buffer;
+  /** `SaltedPassword` (bytes), versions 0+. */
   saltedPassword: Buffer;
 }
 
@@ -107,14 +119,21 @@ function writeAlterUserScramCredentialsRequestScramCredentialUpsertion(
   w.uvarint(0);
 }
 
+/** `AlterUserScramCredentialsResponse`, in versions 0. */
 export interface AlterUserScramCredentialsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `Results` ([]AlterUserScramCredentialsResult), versions 0+. */
   results: AlterUserScramCredentialsResponseAlterUserScramCredentialsResult[];
 }
 
+/** `AlterUserScramCredentialsResult`, in versions 0. */
 export interface AlterUserScramCredentialsResponseAlterUserScramCredentialsResult {
+  /** `User` (string), versions 0+. */
   user: string;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
 }
 

@@ -4,16 +4,23 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion, ZERO_UUID } from './codec-support.js';
 
+/** `DescribeQuorumRequest`, in versions 0-2. */
 export interface DescribeQuorumRequest {
+  /** `Topics` ([]TopicData), versions 0+. */
   topics: DescribeQuorumRequestTopicData[];
 }
 
+/** `TopicData`, in versions 0-2. */
 export interface DescribeQuorumRequestTopicData {
+  /** `TopicName` (string), versions 0+. */
   topicName: string;
+  /** `Partitions` ([]PartitionData), versions 0+. */
   partitions: DescribeQuorumRequestPartitionData[];
 }
 
+/** `PartitionData`, in versions 0-2. */
 export interface DescribeQuorumRequestPartitionData {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
 }
 
@@ -83,45 +90,75 @@ function writeDescribeQuorumRequestPartitionData(
   w.uvarint(0);
 }
 
+/** `DescribeQuorumResponse`, in versions 0-2. */
 export interface DescribeQuorumResponse {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 2+; nullable in 2+. */
   errorMessage: string | null;
+  /** `Topics` ([]TopicData), versions 0+. */
   topics: DescribeQuorumResponseTopicData[];
+  /** `Nodes` ([]Node), versions 2+. */
   nodes: DescribeQuorumResponseNode[];
 }
 
+/** `TopicData`, in versions 0-2. */
 export interface DescribeQuorumResponseTopicData {
+  /** `TopicName` (string), versions 0+. */
   topicName: string;
+  /** `Partitions` ([]PartitionData), versions 0+. */
   partitions: DescribeQuorumResponsePartitionData[];
 }
 
+/** `PartitionData`, in versions 0-2. */
 export interface DescribeQuorumResponsePartitionData {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 2+; nullable in 2+. */
   errorMessage: string | null;
+  /** `LeaderId` (int32), versions 0+. */
   leaderId: number;
+  /** `LeaderEpoch` (int32), versions 0+. */
   leaderEpoch: number;
+  /** `HighWatermark` (int64), versions 0+. */
   highWatermark: bigint;
+  /** `CurrentVoters` ([]ReplicaState), versions 0+. */
   currentVoters: DescribeQuorumResponseReplicaState[];
+  /** `Observers` ([]ReplicaState), versions 0+. */
   observers: DescribeQuorumResponseReplicaState[];
 }
 
+/** `ReplicaState`, in versions 0-2. */
 export interface DescribeQuorumResponseReplicaState {
+  /** `ReplicaId` (int32), versions 0+. */
   replicaId: number;
+  /** `ReplicaDirectoryId` (uuid), versions 2+. */
   replicaDirectoryId: string;
+  /** `LogEndOffset` (int64), versions 0+. */
   logEndOffset: bigint;
+  /** `LastFetchTimestamp` (int64), versions 1+; default -1. */
   lastFetchTimestamp: bigint;
+  /** `LastCaughtUpTimestamp` (int64), versions 1+; default -1. */
   lastCaughtUpTimestamp: bigint;
 }
 
+/** `Node`, in versions 2. */
 export interface DescribeQuorumResponseNode {
+  /** `NodeId` (int32), versions 2+. */
   nodeId: number;
+  /** `Listeners` ([]Listener), versions 2+. */
   listeners: DescribeQuorumResponseListener[];
 }
 
+/** `Listener`, in versions 2. */
 export interface DescribeQuorumResponseListener {
+  /** `Name` (string), versions 2+. */
   name: string;
+  /** `Host` (string), versions 2+. */
   host: string;
+  /** `Port` (uint16), versions 2+. */
   port: number;
 }
 

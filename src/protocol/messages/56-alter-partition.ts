@@ -4,29 +4,47 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion, ZERO_UUID } from './codec-support.js';
 
+/** `AlterPartitionRequest`, in versions 0-3. */
 export interface AlterPartitionRequest {
+  /** `BrokerId` (int32), versions 0+. */
   brokerId: number;
+  /** `BrokerEpoch` (int64), versions 0+; default -1. */
   brokerEpoch: bigint;
+  /** `Topics` ([]TopicData), versions 0+. */
   topics: AlterPartitionRequestTopicData[];
 }
 
+/** `TopicData`, in versions 0-3. */
 export interface AlterPartitionRequestTopicData {
+  /** `TopicName` (string), versions 0-1. */
   topicName: string;
+  /** `TopicId` (uuid), versions 2+. */
   topicId: string;
+  /** `Partitions` ([]PartitionData), versions 0+. */
   partitions: AlterPartitionRequestPartitionData[];
 }
 
+/** `PartitionData`, in versions 0-3. */
 export interface AlterPartitionRequestPartitionData {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `LeaderEpoch` (int32), versions 0+. */
   leaderEpoch: number;
+  /** `NewIsr` ([]int32), versions 0-2. */
   newIsr: number[];
+  /** `NewIsrWithEpochs` ([]BrokerState), versions 3+. */
   newIsrWithEpochs: AlterPartitionRequestBrokerState[];
+  /** `LeaderRecoveryState` (int8), versions 1+. */
   leaderRecoveryState: number;
+  /** `PartitionEpoch` (int32), versions 0+. */
   partitionEpoch: number;
 }
 
+/** `BrokerState`, in versions 3. */
 export interface AlterPartitionRequestBrokerState {
+  /** `BrokerId` (int32), versions 3+. */
   brokerId: number;
+  /** `BrokerEpoch` (int64), versions 3+; default -1. */
   brokerEpoch: bigint;
 }
 
@@ -163,25 +181,41 @@ function writeAlterPartitionRequestBrokerState(
   w.uvarint(0);
 }
 
+/** `AlterPartitionResponse`, in versions 0-3. */
 export interface AlterPartitionResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `Topics` ([]TopicData), versions 0+. */
   topics: AlterPartitionResponseTopicData[];
 }
 
+/** `TopicData`, in versions 0-3. */
 export interface AlterPartitionResponseTopicData {
+  /** `TopicName` (string), versions 0-1. */
   topicName: string;
+  /** `TopicId` (uuid), versions 2+. */
   topicId: string;
+  /** `Partitions` ([]PartitionData), versions 0+. */
   partitions: AlterPartitionResponsePartitionData[];
 }
 
+/** `PartitionData`, in versions 0-3. */
 export interface AlterPartitionResponsePartitionData {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `LeaderId` (int32), versions 0+. */
   leaderId: number;
+  /** `LeaderEpoch` (int32), versions 0+. */
   leaderEpoch: number;
+  /** `Isr` ([]int32), versions 0+. */
   isr: number[];
+  /** `LeaderRecoveryState` (int8), versions 1+. */
   leaderRecoveryState: number;
+  /** `PartitionEpoch` (int32), versions 0+. */
   partitionEpoch: number;
 }
 

@@ -4,16 +4,25 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `UpdateFeaturesRequest`, in versions 0-2. */
 export interface UpdateFeaturesRequest {
+  /** `timeoutMs` (int32), versions 0+; default 60000. */
   timeoutMs: number;
+  /** `FeatureUpdates` ([]FeatureUpdateKey), versions 0+. */
   featureUpdates: UpdateFeaturesRequestFeatureUpdateKey[];
+  /** `ValidateOnly` (bool), versions 1+. */
   validateOnly: boolean;
 }
 
+/** `FeatureUpdateKey`, in versions 0-2. */
 export interface UpdateFeaturesRequestFeatureUpdateKey {
+  /** `Feature` (string), versions 0+. */
   feature: string;
+  /** `MaxVersionLevel` (int16), versions 0+. */
   maxVersionLevel: number;
+  /** `AllowDowngrade` (bool), versions 0. */
   allowDowngrade: boolean;
+  /** `UpgradeType` (int8), versions 1+; default 1. */
   upgradeType: number;
 }
 
@@ -73,16 +82,25 @@ function writeUpdateFeaturesRequestFeatureUpdateKey(
   w.uvarint(0);
 }
 
+/** `UpdateFeaturesResponse`, in versions 0-2. */
 export interface UpdateFeaturesResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `Results` ([]UpdatableFeatureResult), versions 0-1. */
   results: UpdateFeaturesResponseUpdatableFeatureResult[];
 }
 
+/** `UpdatableFeatureResult`, in versions 0-1. */
 export interface UpdateFeaturesResponseUpdatableFeatureResult {
+  /** `Feature` (string), versions 0+. */
   feature: string;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
 }
 

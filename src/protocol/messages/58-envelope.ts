@@ -4,9 +4,13 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `EnvelopeRequest`, in versions 0. */
 export interface EnvelopeRequest {
+  /** `RequestData` (bytes), versions 0+. */
   requestData: Buffer;
+  /** `RequestPrincipal` (bytes), versions 0+; nullable in 0+. */
   requestPrincipal: Buffer | null;
+  /** `ClientHostAddress` (bytes), versions 0+. */
   clientHostAddress: Buffer;
 }
 
@@ -25,8 +29,11 @@ function writeEnvelopeRequest(w: Writer, _version: number, v: EnvelopeRequest): 
   w.uvarint(0);
 }
 
+/** `EnvelopeResponse`, in versions 0. */
 export interface EnvelopeResponse {
+  /** `ResponseData` (bytes), versions 0+; nullable in 0+. */
   responseData: Buffer | null;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
 }
 

@@ -4,8 +4,11 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `DescribeClusterRequest`, in versions 0-1. */
 export interface DescribeClusterRequest {
+  /** `IncludeClusterAuthorizedOperations` (bool), versions 0+. */
   includeClusterAuthorizedOperations: boolean;
+  /** `EndpointType` (int8), versions 1+; default 1. */
   endpointType: number;
 }
 
@@ -24,21 +27,35 @@ function writeDescribeClusterRequest(w: Writer, version: number, v: DescribeClus
   w.uvarint(0);
 }
 
+/** `DescribeClusterResponse`, in versions 0-1. */
 export interface DescribeClusterResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `EndpointType` (int8), versions 1+; default 1. */
   endpointType: number;
+  /** `ClusterId` (string), versions 0+. */
   clusterId: string;
+  /** `ControllerId` (int32), versions 0+; default -1. */
   controllerId: number;
+  /** `Brokers` ([]DescribeClusterBroker), versions 0+. */
   brokers: DescribeClusterResponseDescribeClusterBroker[];
+  /** `ClusterAuthorizedOperations` (int32), versions 0+; default -2147483648. */
   clusterAuthorizedOperations: number;
 }
 
+/** `DescribeClusterBroker`, in versions 0-1. */
 export interface DescribeClusterResponseDescribeClusterBroker {
+  /** `BrokerId` (int32), versions 0+. */
   brokerId: number;
+  /** `Host` (string), versions 0+. */
   host: string;
+  /** `Port` (int32), versions 0+. */
   port: number;
+  /** `Rack` (string), versions 0+; nullable in 0+. */
   rack: string | null;
 }
 

@@ -4,12 +4,17 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `DescribeProducersRequest`, in versions 0. */
 export interface DescribeProducersRequest {
+  /** `Topics` ([]TopicRequest), versions 0+. */
   topics: DescribeProducersRequestTopicRequest[];
 }
 
+/** `TopicRequest`, in versions 0. */
 export interface DescribeProducersRequestTopicRequest {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `PartitionIndexes` ([]int32), versions 0+. */
   partitionIndexes: number[];
 }
 
@@ -64,29 +69,47 @@ function writeDescribeProducersRequestTopicRequest(
   w.uvarint(0);
 }
 
+/** `DescribeProducersResponse`, in versions 0. */
 export interface DescribeProducersResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `Topics` ([]TopicResponse), versions 0+. */
   topics: DescribeProducersResponseTopicResponse[];
 }
 
+/** `TopicResponse`, in versions 0. */
 export interface DescribeProducersResponseTopicResponse {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Partitions` ([]PartitionResponse), versions 0+. */
   partitions: DescribeProducersResponsePartitionResponse[];
 }
 
+/** `PartitionResponse`, in versions 0. */
 export interface DescribeProducersResponsePartitionResponse {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `ActiveProducers` ([]ProducerState), versions 0+. */
   activeProducers: DescribeProducersResponseProducerState[];
 }
 
+/** `ProducerState`, in versions 0. */
 export interface DescribeProducersResponseProducerState {
+  /** `ProducerId` (int64), versions 0+. */
   producerId: bigint;
+  /** `ProducerEpoch` (int32), versions 0+. */
   producerEpoch: number;
+  /** `LastSequence` (int32), versions 0+; default -1. */
   lastSequence: number;
+  /** `LastTimestamp` (int64), versions 0+; default -1. */
   lastTimestamp: bigint;
+  /** `CoordinatorEpoch` (int32), versions 0+. */
   coordinatorEpoch: number;
+  /** `CurrentTxnStartOffset` (int64), versions 0+; default -1. */
   currentTxnStartOffset: bigint;
 }
 

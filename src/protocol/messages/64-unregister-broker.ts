@@ -4,7 +4,9 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `UnregisterBrokerRequest`, in versions 0. */
 export interface UnregisterBrokerRequest {
+  /** `BrokerId` (int32), versions 0+. */
   brokerId: number;
 }
 
@@ -19,9 +21,13 @@ function writeUnregisterBrokerRequest(w: Writer, _version: number, v: Unregister
   w.uvarint(0);
 }
 
+/** `UnregisterBrokerResponse`, in versions 0. */
 export interface UnregisterBrokerResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
 }
 

@@ -4,7 +4,9 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `DescribeTransactionsRequest`, in versions 0. */
 export interface DescribeTransactionsRequest {
+  /** `TransactionalIds` ([]string), versions 0+. */
   transactionalIds: string[];
 }
 
@@ -29,24 +31,39 @@ function writeDescribeTransactionsRequest(w: Writer, _version: number, v: Descri
   w.uvarint(0);
 }
 
+/** `DescribeTransactionsResponse`, in versions 0. */
 export interface DescribeTransactionsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `TransactionStates` ([]TransactionState), versions 0+. */
   transactionStates: DescribeTransactionsResponseTransactionState[];
 }
 
+/** `TransactionState`, in versions 0. */
 export interface DescribeTransactionsResponseTransactionState {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `TransactionalId` (string), versions 0+. */
   transactionalId: string;
+  /** `TransactionState` (string), versions 0+. */
   transactionState: string;
+  /** `TransactionTimeoutMs` (int32), versions 0+. */
   transactionTimeoutMs: number;
+  /** `TransactionStartTimeMs` (int64), versions 0+. */
   transactionStartTimeMs: bigint;
+  /** `ProducerId` (int64), versions 0+. */
   producerId: bigint;
+  /** `ProducerEpoch` (int16), versions 0+. */
   producerEpoch: number;
+  /** `Topics` ([]TopicData), versions 0+. */
   topics: DescribeTransactionsResponseTopicData[];
 }
 
+/** `TopicData`, in versions 0. */
 export interface DescribeTransactionsResponseTopicData {
+  /** `Topic` (string), versions 0+. */
   topic: string;
+  /** `Partitions` ([]int32), versions 0+. */
   partitions: number[];
 }
 

@@ -4,9 +4,13 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ListTransactionsRequest`, in versions 0-1. */
 export interface ListTransactionsRequest {
+  /** `StateFilters` ([]string), versions 0+. */
   stateFilters: string[];
+  /** `ProducerIdFilters` ([]int64), versions 0+. */
   producerIdFilters: bigint[];
+  /** `DurationFilter` (int64), versions 1+; default -1. */
   durationFilter: bigint;
 }
 
@@ -47,16 +51,25 @@ function writeListTransactionsRequest(w: Writer, version: number, v: ListTransac
   w.uvarint(0);
 }
 
+/** `ListTransactionsResponse`, in versions 0-1. */
 export interface ListTransactionsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `UnknownStateFilters` ([]string), versions 0+. */
   unknownStateFilters: string[];
+  /** `TransactionStates` ([]TransactionState), versions 0+. */
   transactionStates: ListTransactionsResponseTransactionState[];
 }
 
+/** `TransactionState`, in versions 0-1. */
 export interface ListTransactionsResponseTransactionState {
+  /** `TransactionalId` (string), versions 0+. */
   transactionalId: string;
+  /** `ProducerId` (int64), versions 0+. */
   producerId: bigint;
+  /** `TransactionState` (string), versions 0+. */
   transactionState: string;
 }
 

@@ -4,8 +4,11 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `AllocateProducerIdsRequest`, in versions 0. */
 export interface AllocateProducerIdsRequest {
+  /** `BrokerId` (int32), versions 0+. */
   brokerId: number;
+  /** `BrokerEpoch` (int64), versions 0+; default -1. */
   brokerEpoch: bigint;
 }
 
@@ -22,10 +25,15 @@ function writeAllocateProducerIdsRequest(w: Writer, _version: number, v: Allocat
   w.uvarint(0);
 }
 
+/** `AllocateProducerIdsResponse`, in versions 0. */
 export interface AllocateProducerIdsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ProducerIdStart` (int64), versions 0+. */
   producerIdStart: bigint;
+  /** `ProducerIdLen` (int32), versions 0+. */
   producerIdLen: number;
 }
 

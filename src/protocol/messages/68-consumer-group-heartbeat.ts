@@ -4,21 +4,35 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ConsumerGroupHeartbeatRequest`, in versions 0-1. */
 export interface ConsumerGroupHeartbeatRequest {
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `MemberId` (string), versions 0+. */
   memberId: string;
+  /** `MemberEpoch` (int32), versions 0+. */
   memberEpoch: number;
+  /** `InstanceId` (string), versions 0+; nullable in 0+. */
   instanceId: string | null;
+  /** `RackId` (string), versions 0+; nullable in 0+. */
   rackId: string | null;
+  /** `RebalanceTimeoutMs` (int32), versions 0+; default -1. */
   rebalanceTimeoutMs: number;
+  /** `SubscribedTopicNames` ([]string), versions 0+; nullable in 0+. */
   subscribedTopicNames: string[] | null;
+  /** `SubscribedTopicRegex` (string), versions 1+; nullable in 1+. */
   subscribedTopicRegex: string | null;
+  /** `ServerAssignor` (string), versions 0+; nullable in 0+. */
   serverAssignor: string | null;
+  /** `TopicPartitions` ([]TopicPartitions), versions 0+; nullable in 0+. */
   topicPartitions: ConsumerGroupHeartbeatRequestTopicPartitions[] | null;
 }
 
+/** `TopicPartitions`, in versions 0-1. */
 export interface ConsumerGroupHeartbeatRequestTopicPartitions {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]int32), versions 0+. */
   partitions: number[];
 }
 
@@ -126,22 +140,35 @@ function writeConsumerGroupHeartbeatRequestTopicPartitions(
   w.uvarint(0);
 }
 
+/** `ConsumerGroupHeartbeatResponse`, in versions 0-1. */
 export interface ConsumerGroupHeartbeatResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `MemberId` (string), versions 0+; nullable in 0+. */
   memberId: string | null;
+  /** `MemberEpoch` (int32), versions 0+. */
   memberEpoch: number;
+  /** `HeartbeatIntervalMs` (int32), versions 0+. */
   heartbeatIntervalMs: number;
+  /** `Assignment` (Assignment), versions 0+; nullable in 0+. */
   assignment: ConsumerGroupHeartbeatResponseAssignment | null;
 }
 
+/** `Assignment`, in versions 0-1. */
 export interface ConsumerGroupHeartbeatResponseAssignment {
+  /** `TopicPartitions` ([]TopicPartitions), versions 0+. */
   topicPartitions: ConsumerGroupHeartbeatResponseTopicPartitions[];
 }
 
+/** `TopicPartitions`, in versions 0-1. */
 export interface ConsumerGroupHeartbeatResponseTopicPartitions {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]int32), versions 0+. */
   partitions: number[];
 }
 

@@ -4,8 +4,11 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ConsumerGroupDescribeRequest`, in versions 0. */
 export interface ConsumerGroupDescribeRequest {
+  /** `GroupIds` ([]string), versions 0+. */
   groupIds: string[];
+  /** `IncludeAuthorizedOperations` (bool), versions 0+. */
   includeAuthorizedOperations: boolean;
 }
 
@@ -36,43 +39,73 @@ function writeConsumerGroupDescribeRequest(
   w.uvarint(0);
 }
 
+/** `ConsumerGroupDescribeResponse`, in versions 0. */
 export interface ConsumerGroupDescribeResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `Groups` ([]DescribedGroup), versions 0+. */
   groups: ConsumerGroupDescribeResponseDescribedGroup[];
 }
 
+/** `DescribedGroup`, in versions 0. */
 export interface ConsumerGroupDescribeResponseDescribedGroup {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `GroupState` (string), versions 0+. */
   groupState: string;
+  /** `GroupEpoch` (int32), versions 0+. */
   groupEpoch: number;
+  /** `AssignmentEpoch` (int32), versions 0+. */
   assignmentEpoch: number;
+  /** `AssignorName` (string), versions 0+. */
   assignorName: string;
+  /** `Members` ([]Member), versions 0+. */
   members: ConsumerGroupDescribeResponseMember[];
+  /** `AuthorizedOperations` (int32), versions 0+; default -2147483648. */
   authorizedOperations: number;
 }
 
+/** `Member`, in versions 0. */
 export interface ConsumerGroupDescribeResponseMember {
+  /** `MemberId` (string), versions 0+. */
   memberId: string;
+  /** `InstanceId` (string), versions 0+; nullable in 0+. */
   instanceId: string | null;
+  /** `RackId` (string), versions 0+; nullable in 0+. */
   rackId: string | null;
+  /** `MemberEpoch` (int32), versions 0+. */
   memberEpoch: number;
+  /** `ClientId` (string), versions 0+. */
   clientId: string;
+  /** `ClientHost` (string), versions 0+. */
   clientHost: string;
+  /** `SubscribedTopicNames` ([]string), versions 0+. */
   subscribedTopicNames: string[];
+  /** `SubscribedTopicRegex` (string), versions 0+; nullable in 0+. */
   subscribedTopicRegex: string | null;
+  /** `Assignment` (Assignment), versions 0+. */
   assignment: ConsumerGroupDescribeResponseAssignment;
+  /** `TargetAssignment` (Assignment), versions 0+. */
   targetAssignment: ConsumerGroupDescribeResponseAssignment;
 }
 
+/** `Assignment`, in versions 0. */
 export interface ConsumerGroupDescribeResponseAssignment {
+  /** `TopicPartitions` ([]TopicPartitions), versions 0+. */
   topicPartitions: ConsumerGroupDescribeResponseTopicPartitions[];
 }
 
+/** `TopicPartitions`, in versions 0. */
 export interface ConsumerGroupDescribeResponseTopicPartitions {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `TopicName` (string), versions 0+. */
   topicName: string;
+  /** `Partitions` ([]int32), versions 0+. */
   partitions: number[];
 }
 

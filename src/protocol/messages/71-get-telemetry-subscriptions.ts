@@ -4,7 +4,9 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `GetTelemetrySubscriptionsRequest`, in versions 0. */
 export interface GetTelemetrySubscriptionsRequest {
+  /** `ClientInstanceId` (uuid), versions 0+. */
   clientInstanceId: string;
 }
 
@@ -23,15 +25,25 @@ function writeGetTelemetrySubscriptionsRequest(
   w.uvarint(0);
 }
 
+/** `GetTelemetrySubscriptionsResponse`, in versions 0. */
 export interface GetTelemetrySubscriptionsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ClientInstanceId` (uuid), versions 0+. */
   clientInstanceId: string;
+  /** `SubscriptionId` (int32), versions 0+. */
   subscriptionId: number;
+  /** `AcceptedCompressionTypes` ([]int8), versions 0+. */
   acceptedCompressionTypes: number[];
+  /** `PushIntervalMs` (int32), versions 0+. */
   pushIntervalMs: number;
+  /** `TelemetryMaxBytes` (int32), versions 0+. */
   telemetryMaxBytes: number;
+  /** `DeltaTemporality` (bool), versions 0+. */
   deltaTemporality: boolean;
+  /** `RequestedMetrics` ([]string), versions 0+. */
   requestedMetrics: string[];
 }
 

@@ -4,11 +4,17 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `PushTelemetryRequest`, in versions 0. */
 export interface PushTelemetryRequest {
+  /** `ClientInstanceId` (uuid), versions 0+. */
   clientInstanceId: string;
+  /** `SubscriptionId` (int32), versions 0+. */
   subscriptionId: number;
+  /** `Terminating` (bool), versions 0+. */
   terminating: boolean;
+  /** `CompressionType` (int8), versions 0+. */
   compressionType: number;
+  /** `Metrics` (bytes), versions 0+. */
   metrics: Buffer;
 }
 
@@ -31,8 +37,11 @@ function writePushTelemetryRequest(w: Writer, _version: number, v: PushTelemetry
   w.uvarint(0);
 }
 
+/** `PushTelemetryResponse`, in versions 0. */
 export interface PushTelemetryResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
 }
 

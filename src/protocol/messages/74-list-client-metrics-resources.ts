@@ -4,6 +4,7 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ListClientMetricsResourcesRequest`, in versions 0. */
 export type ListClientMetricsResourcesRequest = {};
 
 function readListClientMetricsResourcesRequest(
@@ -22,13 +23,19 @@ function writeListClientMetricsResourcesRequest(
   w.uvarint(0);
 }
 
+/** `ListClientMetricsResourcesResponse`, in versions 0. */
 export interface ListClientMetricsResourcesResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ClientMetricsResources` ([]ClientMetricsResource), versions 0+. */
   clientMetricsResources: ListClientMetricsResourcesResponseClientMetricsResource[];
 }
 
+/** `ClientMetricsResource`, in versions 0. */
 export interface ListClientMetricsResourcesResponseClientMetricsResource {
+  /** `Name` (string), versions 0+. */
   name: string;
 }
 

@@ -4,18 +4,27 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `DescribeTopicPartitionsRequest`, in versions 0. */
 export interface DescribeTopicPartitionsRequest {
+  /** `Topics` ([]TopicRequest), versions 0+. */
   topics: DescribeTopicPartitionsRequestTopicRequest[];
+  /** `ResponsePartitionLimit` (int32), versions 0+; default 2000. */
   responsePartitionLimit: number;
+  /** `Cursor` (Cursor), versions 0+; nullable in 0+. */
   cursor: DescribeTopicPartitionsRequestCursor | null;
 }
 
+/** `TopicRequest`, in versions 0. */
 export interface DescribeTopicPartitionsRequestTopicRequest {
+  /** `Name` (string), versions 0+. */
   name: string;
 }
 
+/** `Cursor`, in versions 0. */
 export interface DescribeTopicPartitionsRequestCursor {
+  /** `TopicName` (string), versions 0+. */
   topicName: string;
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
 }
 
@@ -92,35 +101,59 @@ function writeDescribeTopicPartitionsRequestCursor(
   w.uvarint(0);
 }
 
+/** `DescribeTopicPartitionsResponse`, in versions 0. */
 export interface DescribeTopicPartitionsResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `Topics` ([]DescribeTopicPartitionsResponseTopic), versions 0+. */
   topics: DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic[];
+  /** `NextCursor` (Cursor), versions 0+; nullable in 0+. */
   nextCursor: DescribeTopicPartitionsResponseCursor | null;
 }
 
+/** `DescribeTopicPartitionsResponseTopic`, in versions 0. */
 export interface DescribeTopicPartitionsResponseDescribeTopicPartitionsResponseTopic {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `Name` (string), versions 0+; nullable in 0+. */
   name: string | null;
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `IsInternal` (bool), versions 0+. */
   isInternal: boolean;
+  /** `Partitions` ([]DescribeTopicPartitionsResponsePartition), versions 0+. */
   partitions: DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition[];
+  /** `TopicAuthorizedOperations` (int32), versions 0+; default -2147483648. */
   topicAuthorizedOperations: number;
 }
 
+/** `DescribeTopicPartitionsResponsePartition`, in versions 0. */
 export interface DescribeTopicPartitionsResponseDescribeTopicPartitionsResponsePartition {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `LeaderId` (int32), versions 0+. */
   leaderId: number;
+  /** `LeaderEpoch` (int32), versions 0+; default -1. */
   leaderEpoch: number;
+  /** `ReplicaNodes` ([]int32), versions 0+. */
   replicaNodes: number[];
+  /** `IsrNodes` ([]int32), versions 0+. */
   isrNodes: number[];
+  /** `EligibleLeaderReplicas` ([]int32), versions 0+; nullable in 0+. */
   eligibleLeaderReplicas: number[] | null;
+  /** `LastKnownElr` ([]int32), versions 0+; nullable in 0+. */
   lastKnownElr: number[] | null;
+  /** `OfflineReplicas` ([]int32), versions 0+. */
   offlineReplicas: number[];
 }
 
+/** `Cursor`, in versions 0. */
 export interface DescribeTopicPartitionsResponseCursor {
+  /** `TopicName` (string), versions 0+. */
   topicName: string;
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
 }
 

@@ -4,11 +4,17 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ShareGroupHeartbeatRequest`, in versions 0. */
 export interface ShareGroupHeartbeatRequest {
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `MemberId` (string), versions 0+. */
   memberId: string;
+  /** `MemberEpoch` (int32), versions 0+. */
   memberEpoch: number;
+  /** `RackId` (string), versions 0+; nullable in 0+. */
   rackId: string | null;
+  /** `SubscribedTopicNames` ([]string), versions 0+; nullable in 0+. */
   subscribedTopicNames: string[] | null;
 }
 
@@ -45,22 +51,35 @@ function writeShareGroupHeartbeatRequest(w: Writer, _version: number, v: ShareGr
   w.uvarint(0);
 }
 
+/** `ShareGroupHeartbeatResponse`, in versions 0. */
 export interface ShareGroupHeartbeatResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `MemberId` (string), versions 0+; nullable in 0+. */
   memberId: string | null;
+  /** `MemberEpoch` (int32), versions 0+. */
   memberEpoch: number;
+  /** `HeartbeatIntervalMs` (int32), versions 0+. */
   heartbeatIntervalMs: number;
+  /** `Assignment` (Assignment), versions 0+; nullable in 0+. */
   assignment: ShareGroupHeartbeatResponseAssignment | null;
 }
 
+/** `Assignment`, in versions 0. */
 export interface ShareGroupHeartbeatResponseAssignment {
+  /** `TopicPartitions` ([]TopicPartitions), versions 0+. */
   topicPartitions: ShareGroupHeartbeatResponseTopicPartitions[];
 }
 
+/** `TopicPartitions`, in versions 0. */
 export interface ShareGroupHeartbeatResponseTopicPartitions {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]int32), versions 0+. */
   partitions: number[];
 }
 

@@ -4,8 +4,11 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ShareGroupDescribeRequest`, in versions 0. */
 export interface ShareGroupDescribeRequest {
+  /** `GroupIds` ([]string), versions 0+. */
   groupIds: string[];
+  /** `IncludeAuthorizedOperations` (bool), versions 0+. */
   includeAuthorizedOperations: boolean;
 }
 
@@ -32,40 +35,67 @@ function writeShareGroupDescribeRequest(w: Writer, _version: number, v: ShareGro
   w.uvarint(0);
 }
 
+/** `ShareGroupDescribeResponse`, in versions 0. */
 export interface ShareGroupDescribeResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `Groups` ([]DescribedGroup), versions 0+. */
   groups: ShareGroupDescribeResponseDescribedGroup[];
 }
 
+/** `DescribedGroup`, in versions 0. */
 export interface ShareGroupDescribeResponseDescribedGroup {
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `GroupState` (string), versions 0+. */
   groupState: string;
+  /** `GroupEpoch` (int32), versions 0+. */
   groupEpoch: number;
+  /** `AssignmentEpoch` (int32), versions 0+. */
   assignmentEpoch: number;
+  /** `AssignorName` (string), versions 0+. */
   assignorName: string;
+  /** `Members` ([]Member), versions 0+. */
   members: ShareGroupDescribeResponseMember[];
+  /** `AuthorizedOperations` (int32), versions 0+; default -2147483648. */
   authorizedOperations: number;
 }
 
+/** `Member`, in versions 0. */
 export interface ShareGroupDescribeResponseMember {
+  /** `MemberId` (string), versions 0+. */
   memberId: string;
+  /** `RackId` (string), versions 0+; nullable in 0+. */
   rackId: string | null;
+  /** `MemberEpoch` (int32), versions 0+. */
   memberEpoch: number;
+  /** `ClientId` (string), versions 0+. */
   clientId: string;
+  /** `ClientHost` (string), versions 0+. */
   clientHost: string;
+  /** `SubscribedTopicNames` ([]string), versions 0+. */
   subscribedTopicNames: string[];
+  /** `Assignment` (Assignment), versions 0+. */
   assignment: ShareGroupDescribeResponseAssignment;
 }
 
+/** `Assignment`, in versions 0. */
 export interface ShareGroupDescribeResponseAssignment {
+  /** `TopicPartitions` ([]TopicPartitions), versions 0+. */
   topicPartitions: ShareGroupDescribeResponseTopicPartitions[];
 }
 
+/** `TopicPartitions`, in versions 0. */
 export interface ShareGroupDescribeResponseTopicPartitions {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `TopicName` (string), versions 0+. */
   topicName: string;
+  /** `Partitions` ([]int32), versions 0+. */
   partitions: number[];
 }
 

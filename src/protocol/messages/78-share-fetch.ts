@@ -4,36 +4,59 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ShareFetchRequest`, in versions 0. */
 export interface ShareFetchRequest {
+  /** `GroupId` (string), versions 0+; nullable in 0+. */
   groupId: string | null;
+  /** `MemberId` (string), versions 0+; nullable in 0+. */
   memberId: string | null;
+  /** `ShareSessionEpoch` (int32), versions 0+. */
   shareSessionEpoch: number;
+  /** `MaxWaitMs` (int32), versions 0+. */
   maxWaitMs: number;
+  /** `MinBytes` (int32), versions 0+. */
   minBytes: number;
+  /** `MaxBytes` (int32), versions 0+; default 2147483647. */
   maxBytes: number;
+  /** `Topics` ([]FetchTopic), versions 0+. */
   topics: ShareFetchRequestFetchTopic[];
+  /** `ForgottenTopicsData` ([]ForgottenTopic), versions 0+. */
   forgottenTopicsData: ShareFetchRequestForgottenTopic[];
 }
 
+/** `FetchTopic`, in versions 0. */
 export interface ShareFetchRequestFetchTopic {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]FetchPartition), versions 0+. */
   partitions: ShareFetchRequestFetchPartition[];
 }
 
+/** `FetchPartition`, in versions 0. */
 export interface ShareFetchRequestFetchPartition {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `PartitionMaxBytes` (int32), versions 0+. */
   partitionMaxBytes: number;
+  /** `AcknowledgementBatches` ([]AcknowledgementBatch), versions 0+. */
   acknowledgementBatches: ShareFetchRequestAcknowledgementBatch[];
 }
 
+/** `AcknowledgementBatch`, in versions 0. */
 export interface ShareFetchRequestAcknowledgementBatch {
+  /** `FirstOffset` (int64), versions 0+. */
   firstOffset: bigint;
+  /** `LastOffset` (int64), versions 0+. */
   lastOffset: bigint;
+  /** `AcknowledgeTypes` ([]int8), versions 0+. */
   acknowledgeTypes: number[];
 }
 
+/** `ForgottenTopic`, in versions 0. */
 export interface ShareFetchRequestForgottenTopic {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]int32), versions 0+. */
   partitions: number[];
 }
 
@@ -194,45 +217,75 @@ function writeShareFetchRequestForgottenTopic(
   w.uvarint(0);
 }
 
+/** `ShareFetchResponse`, in versions 0. */
 export interface ShareFetchResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `Responses` ([]ShareFetchableTopicResponse), versions 0+. */
   responses: ShareFetchResponseShareFetchableTopicResponse[];
+  /** `NodeEndpoints` ([]NodeEndpoint), versions 0+. */
   nodeEndpoints: ShareFetchResponseNodeEndpoint[];
 }
 
+/** `ShareFetchableTopicResponse`, in versions 0. */
 export interface ShareFetchResponseShareFetchableTopicResponse {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]PartitionData), versions 0+. */
   partitions: ShareFetchResponsePartitionData[];
 }
 
+/** `PartitionData`, in versions 0. */
 export interface ShareFetchResponsePartitionData {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `AcknowledgeErrorCode` (int16), versions 0+. */
   acknowledgeErrorCode: number;
+  /** `AcknowledgeErrorMessage` (string), versions 0+; nullable in 0+. */
   acknowledgeErrorMessage: string | null;
+  /** `CurrentLeader` (LeaderIdAndEpoch), versions 0+. */
   currentLeader: ShareFetchResponseLeaderIdAndEpoch;
+  /** `Records` (records), versions 0+; nullable in 0+. */
   records: Buffer | null;
+  /** `AcquiredRecords` ([]AcquiredRecords), versions 0+. */
   acquiredRecords: ShareFetchResponseAcquiredRecords[];
 }
 
+/** `LeaderIdAndEpoch`, in versions 0. */
 export interface ShareFetchResponseLeaderIdAndEpoch {
+  /** `LeaderId` (int32), versions 0+. */
   leaderId: number;
+  /** `LeaderEpoch` (int32), versions 0+. */
   leaderEpoch: number;
 }
 
+/** `AcquiredRecords`, in versions 0. */
 export interface ShareFetchResponseAcquiredRecords {
+  /** `FirstOffset` (int64), versions 0+. */
   firstOffset: bigint;
+  /** `LastOffset` (int64), versions 0+. */
   lastOffset: bigint;
+  /** `DeliveryCount` (int16), versions 0+. */
   deliveryCount: number;
 }
 
+/** `NodeEndpoint`, in versions 0. */
 export interface ShareFetchResponseNodeEndpoint {
+  /** `NodeId` (int32), versions 0+. */
   nodeId: number;
+  /** `Host` (string), versions 0+. */
   host: string;
+  /** `Port` (int32), versions 0+. */
   port: number;
+  /** `Rack` (string), versions 0+; nullable in 0+. */
   rack: string | null;
 }
 

@@ -4,26 +4,41 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ShareAcknowledgeRequest`, in versions 0. */
 export interface ShareAcknowledgeRequest {
+  /** `GroupId` (string), versions 0+; nullable in 0+. */
   groupId: string | null;
+  /** `MemberId` (string), versions 0+; nullable in 0+. */
   memberId: string | null;
+  /** `ShareSessionEpoch` (int32), versions 0+. */
   shareSessionEpoch: number;
+  /** `Topics` ([]AcknowledgeTopic), versions 0+. */
   topics: ShareAcknowledgeRequestAcknowledgeTopic[];
 }
 
+/** `AcknowledgeTopic`, in versions 0. */
 export interface ShareAcknowledgeRequestAcknowledgeTopic {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]AcknowledgePartition), versions 0+. */
   partitions: ShareAcknowledgeRequestAcknowledgePartition[];
 }
 
+/** `AcknowledgePartition`, in versions 0. */
 export interface ShareAcknowledgeRequestAcknowledgePartition {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `AcknowledgementBatches` ([]AcknowledgementBatch), versions 0+. */
   acknowledgementBatches: ShareAcknowledgeRequestAcknowledgementBatch[];
 }
 
+/** `AcknowledgementBatch`, in versions 0. */
 export interface ShareAcknowledgeRequestAcknowledgementBatch {
+  /** `FirstOffset` (int64), versions 0+. */
   firstOffset: bigint;
+  /** `LastOffset` (int64), versions 0+. */
   lastOffset: bigint;
+  /** `AcknowledgeTypes` ([]int8), versions 0+. */
   acknowledgeTypes: number[];
 }
 
@@ -148,35 +163,57 @@ function writeShareAcknowledgeRequestAcknowledgementBatch(
   w.uvarint(0);
 }
 
+/** `ShareAcknowledgeResponse`, in versions 0. */
 export interface ShareAcknowledgeResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `Responses` ([]ShareAcknowledgeTopicResponse), versions 0+. */
   responses: ShareAcknowledgeResponseShareAcknowledgeTopicResponse[];
+  /** `NodeEndpoints` ([]NodeEndpoint), versions 0+. */
   nodeEndpoints: ShareAcknowledgeResponseNodeEndpoint[];
 }
 
+/** `ShareAcknowledgeTopicResponse`, in versions 0. */
 export interface ShareAcknowledgeResponseShareAcknowledgeTopicResponse {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]PartitionData), versions 0+. */
   partitions: ShareAcknowledgeResponsePartitionData[];
 }
 
+/** `PartitionData`, in versions 0. */
 export interface ShareAcknowledgeResponsePartitionData {
+  /** `PartitionIndex` (int32), versions 0+. */
   partitionIndex: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `CurrentLeader` (LeaderIdAndEpoch), versions 0+. */
   currentLeader: ShareAcknowledgeResponseLeaderIdAndEpoch;
 }
 
+/** `LeaderIdAndEpoch`, in versions 0. */
 export interface ShareAcknowledgeResponseLeaderIdAndEpoch {
+  /** `LeaderId` (int32), versions 0+. */
   leaderId: number;
+  /** `LeaderEpoch` (int32), versions 0+. */
   leaderEpoch: number;
 }
 
+/** `NodeEndpoint`, in versions 0. */
 export interface ShareAcknowledgeResponseNodeEndpoint {
+  /** `NodeId` (int32), versions 0+. */
   nodeId: number;
+  /** `Host` (string), versions 0+. */
   host: string;
+  /** `Port` (int32), versions 0+. */
   port: number;
+  /** `Rack` (string), versions 0+; nullable in 0+. */
   rack: string | null;
 }
 

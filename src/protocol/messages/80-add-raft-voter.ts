@@ -4,17 +4,27 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `AddRaftVoterRequest`, in versions 0. */
 export interface AddRaftVoterRequest {
+  /** `ClusterId` (string), versions 0+; nullable in 0+. */
   clusterId: string | null;
+  /** `TimeoutMs` (int32), versions 0+. */
   timeoutMs: number;
+  /** `VoterId` (int32), versions 0+. */
   voterId: number;
+  /** `VoterDirectoryId` (uuid), versions 0+. */
   voterDirectoryId: string;
+  /** `Listeners` ([]Listener), versions 0+. */
   listeners: AddRaftVoterRequestListener[];
 }
 
+/** `Listener`, in versions 0. */
 export interface AddRaftVoterRequestListener {
+  /** `Name` (string), versions 0+. */
   name: string;
+  /** `Host` (string), versions 0+. */
   host: string;
+  /** `Port` (uint16), versions 0+. */
   port: number;
 }
 
@@ -62,9 +72,13 @@ function writeAddRaftVoterRequestListener(w: Writer, _version: number, v: AddRaf
   w.uvarint(0);
 }
 
+/** `AddRaftVoterResponse`, in versions 0. */
 export interface AddRaftVoterResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
 }
 

@@ -4,9 +4,13 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `RemoveRaftVoterRequest`, in versions 0. */
 export interface RemoveRaftVoterRequest {
+  /** `ClusterId` (string), versions 0+; nullable in 0+. */
   clusterId: string | null;
+  /** `VoterId` (int32), versions 0+. */
   voterId: number;
+  /** `VoterDirectoryId` (uuid), versions 0+. */
   voterDirectoryId: string;
 }
 
@@ -25,9 +29,13 @@ function writeRemoveRaftVoterRequest(w: Writer, _version: number, v: RemoveRaftV
   w.uvarint(0);
 }
 
+/** `RemoveRaftVoterResponse`, in versions 0. */
 export interface RemoveRaftVoterResponse {
+  /** `ThrottleTimeMs` (int32), versions 0+. */
   throttleTimeMs: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
 }
 

@@ -4,19 +4,29 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `InitializeShareGroupStateRequest`, in versions 0. */
 export interface InitializeShareGroupStateRequest {
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `Topics` ([]InitializeStateData), versions 0+. */
   topics: InitializeShareGroupStateRequestInitializeStateData[];
 }
 
+/** `InitializeStateData`, in versions 0. */
 export interface InitializeShareGroupStateRequestInitializeStateData {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]PartitionData), versions 0+. */
   partitions: InitializeShareGroupStateRequestPartitionData[];
 }
 
+/** `PartitionData`, in versions 0. */
 export interface InitializeShareGroupStateRequestPartitionData {
+  /** `Partition` (int32), versions 0+. */
   partition: number;
+  /** `StateEpoch` (int32), versions 0+. */
   stateEpoch: number;
+  /** `StartOffset` (int64), versions 0+. */
   startOffset: bigint;
 }
 
@@ -101,18 +111,27 @@ function writeInitializeShareGroupStateRequestPartitionData(
   w.uvarint(0);
 }
 
+/** `InitializeShareGroupStateResponse`, in versions 0. */
 export interface InitializeShareGroupStateResponse {
+  /** `Results` ([]InitializeStateResult), versions 0+. */
   results: InitializeShareGroupStateResponseInitializeStateResult[];
 }
 
+/** `InitializeStateResult`, in versions 0. */
 export interface InitializeShareGroupStateResponseInitializeStateResult {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]PartitionResult), versions 0+. */
   partitions: InitializeShareGroupStateResponsePartitionResult[];
 }
 
+/** `PartitionResult`, in versions 0. */
 export interface InitializeShareGroupStateResponsePartitionResult {
+  /** `Partition` (int32), versions 0+. */
   partition: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
 }
 

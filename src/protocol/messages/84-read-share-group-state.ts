@@ -4,18 +4,27 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ReadShareGroupStateRequest`, in versions 0. */
 export interface ReadShareGroupStateRequest {
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `Topics` ([]ReadStateData), versions 0+. */
   topics: ReadShareGroupStateRequestReadStateData[];
 }
 
+/** `ReadStateData`, in versions 0. */
 export interface ReadShareGroupStateRequestReadStateData {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]PartitionData), versions 0+. */
   partitions: ReadShareGroupStateRequestPartitionData[];
 }
 
+/** `PartitionData`, in versions 0. */
 export interface ReadShareGroupStateRequestPartitionData {
+  /** `Partition` (int32), versions 0+. */
   partition: number;
+  /** `LeaderEpoch` (int32), versions 0+. */
   leaderEpoch: number;
 }
 
@@ -92,28 +101,45 @@ function writeReadShareGroupStateRequestPartitionData(
   w.uvarint(0);
 }
 
+/** `ReadShareGroupStateResponse`, in versions 0. */
 export interface ReadShareGroupStateResponse {
+  /** `Results` ([]ReadStateResult), versions 0+. */
   results: ReadShareGroupStateResponseReadStateResult[];
 }
 
+/** `ReadStateResult`, in versions 0. */
 export interface ReadShareGroupStateResponseReadStateResult {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]PartitionResult), versions 0+. */
   partitions: ReadShareGroupStateResponsePartitionResult[];
 }
 
+/** `PartitionResult`, in versions 0. */
 export interface ReadShareGroupStateResponsePartitionResult {
+  /** `Partition` (int32), versions 0+. */
   partition: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `StateEpoch` (int32), versions 0+. */
   stateEpoch: number;
+  /** `StartOffset` (int64), versions 0+. */
   startOffset: bigint;
+  /** `StateBatches` ([]StateBatch), versions 0+. */
   stateBatches: ReadShareGroupStateResponseStateBatch[];
 }
 
+/** `StateBatch`, in versions 0. */
 export interface ReadShareGroupStateResponseStateBatch {
+  /** `FirstOffset` (int64), versions 0+. */
   firstOffset: bigint;
+  /** `LastOffset` (int64), versions 0+. */
   lastOffset: bigint;
+  /** `DeliveryState` (int8), versions 0+. */
   deliveryState: number;
+  /** `DeliveryCount` (int16), versions 0+. */
   deliveryCount: number;
 }
 

@@ -4,28 +4,45 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `WriteShareGroupStateRequest`, in versions 0. */
 export interface WriteShareGroupStateRequest {
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `Topics` ([]WriteStateData), versions 0+. */
   topics: WriteShareGroupStateRequestWriteStateData[];
 }
 
+/** `WriteStateData`, in versions 0. */
 export interface WriteShareGroupStateRequestWriteStateData {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]PartitionData), versions 0+. */
   partitions: WriteShareGroupStateRequestPartitionData[];
 }
 
+/** `PartitionData`, in versions 0. */
 export interface WriteShareGroupStateRequestPartitionData {
+  /** `Partition` (int32), versions 0+. */
   partition: number;
+  /** `StateEpoch` (int32), versions 0+. */
   stateEpoch: number;
+  /** `LeaderEpoch` (int32), versions 0+. */
   leaderEpoch: number;
+  /** `StartOffset` (int64), versions 0+. */
   startOffset: bigint;
+  /** `StateBatches` ([]StateBatch), versions 0+. */
   stateBatches: WriteShareGroupStateRequestStateBatch[];
 }
 
+/** `StateBatch`, in versions 0. */
 export interface WriteShareGroupStateRequestStateBatch {
+  /** `FirstOffset` (int64), versions 0+. */
   firstOffset: bigint;
+  /** `LastOffset` (int64), versions 0+. */
   lastOffset: bigint;
+  /** `DeliveryState` (int8), versions 0+. */
   deliveryState: number;
+  /** `DeliveryCount` (int16), versions 0+. */
   deliveryCount: number;
 }
 
@@ -142,18 +159,27 @@ function writeWriteShareGroupStateRequestStateBatch(
   w.uvarint(0);
 }
 
+/** `WriteShareGroupStateResponse`, in versions 0. */
 export interface WriteShareGroupStateResponse {
+  /** `Results` ([]WriteStateResult), versions 0+. */
   results: WriteShareGroupStateResponseWriteStateResult[];
 }
 
+/** `WriteStateResult`, in versions 0. */
 export interface WriteShareGroupStateResponseWriteStateResult {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]PartitionResult), versions 0+. */
   partitions: WriteShareGroupStateResponsePartitionResult[];
 }
 
+/** `PartitionResult`, in versions 0. */
 export interface WriteShareGroupStateResponsePartitionResult {
+  /** `Partition` (int32), versions 0+. */
   partition: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
 }
 

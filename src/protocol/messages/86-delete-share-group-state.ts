@@ -4,17 +4,25 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `DeleteShareGroupStateRequest`, in versions 0. */
 export interface DeleteShareGroupStateRequest {
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `Topics` ([]DeleteStateData), versions 0+. */
   topics: DeleteShareGroupStateRequestDeleteStateData[];
 }
 
+/** `DeleteStateData`, in versions 0. */
 export interface DeleteShareGroupStateRequestDeleteStateData {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]PartitionData), versions 0+. */
   partitions: DeleteShareGroupStateRequestPartitionData[];
 }
 
+/** `PartitionData`, in versions 0. */
 export interface DeleteShareGroupStateRequestPartitionData {
+  /** `Partition` (int32), versions 0+. */
   partition: number;
 }
 
@@ -94,18 +102,27 @@ function writeDeleteShareGroupStateRequestPartitionData(
   w.uvarint(0);
 }
 
+/** `DeleteShareGroupStateResponse`, in versions 0. */
 export interface DeleteShareGroupStateResponse {
+  /** `Results` ([]DeleteStateResult), versions 0+. */
   results: DeleteShareGroupStateResponseDeleteStateResult[];
 }
 
+/** `DeleteStateResult`, in versions 0. */
 export interface DeleteShareGroupStateResponseDeleteStateResult {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]PartitionResult), versions 0+. */
   partitions: DeleteShareGroupStateResponsePartitionResult[];
 }
 
+/** `PartitionResult`, in versions 0. */
 export interface DeleteShareGroupStateResponsePartitionResult {
+  /** `Partition` (int32), versions 0+. */
   partition: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
 }
 

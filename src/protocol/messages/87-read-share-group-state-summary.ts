@@ -4,18 +4,27 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type ApiDescriptor, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ReadShareGroupStateSummaryRequest`, in versions 0. */
 export interface ReadShareGroupStateSummaryRequest {
+  /** `GroupId` (string), versions 0+. */
   groupId: string;
+  /** `Topics` ([]ReadStateSummaryData), versions 0+. */
   topics: ReadShareGroupStateSummaryRequestReadStateSummaryData[];
 }
 
+/** `ReadStateSummaryData`, in versions 0. */
 export interface ReadShareGroupStateSummaryRequestReadStateSummaryData {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]PartitionData), versions 0+. */
   partitions: ReadShareGroupStateSummaryRequestPartitionData[];
 }
 
+/** `PartitionData`, in versions 0. */
 export interface ReadShareGroupStateSummaryRequestPartitionData {
+  /** `Partition` (int32), versions 0+. */
   partition: number;
+  /** `LeaderEpoch` (int32), versions 0+. */
   leaderEpoch: number;
 }
 
@@ -101,20 +110,31 @@ function writeReadShareGroupStateSummaryRequestPartitionData(
   w.uvarint(0);
 }
 
+/** `ReadShareGroupStateSummaryResponse`, in versions 0. */
 export interface ReadShareGroupStateSummaryResponse {
+  /** `Results` ([]ReadStateSummaryResult), versions 0+. */
   results: ReadShareGroupStateSummaryResponseReadStateSummaryResult[];
 }
 
+/** `ReadStateSummaryResult`, in versions 0. */
 export interface ReadShareGroupStateSummaryResponseReadStateSummaryResult {
+  /** `TopicId` (uuid), versions 0+. */
   topicId: string;
+  /** `Partitions` ([]PartitionResult), versions 0+. */
   partitions: ReadShareGroupStateSummaryResponsePartitionResult[];
 }
 
+/** `PartitionResult`, in versions 0. */
 export interface ReadShareGroupStateSummaryResponsePartitionResult {
+  /** `Partition` (int32), versions 0+. */
   partition: number;
+  /** `ErrorCode` (int16), versions 0+. */
   errorCode: number;
+  /** `ErrorMessage` (string), versions 0+; nullable in 0+. */
   errorMessage: string | null;
+  /** `StateEpoch` (int32), versions 0+. */
   stateEpoch: number;
+  /** `StartOffset` (int64), versions 0+. */
   startOffset: bigint;
 }
 

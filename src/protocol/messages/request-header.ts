@@ -4,10 +4,15 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type DataSchema, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `RequestHeader`, in versions 0-2. */
 export interface RequestHeader {
+  /** `RequestApiKey` (int16), versions 0+. */
   requestApiKey: number;
+  /** `RequestApiVersion` (int16), versions 0+. */
   requestApiVersion: number;
+  /** `CorrelationId` (int32), versions 0+. */
   correlationId: number;
+  /** `ClientId` (string), versions 1+; nullable in 1+. */
   clientId: string | null;
 }
 

@@ -4,7 +4,9 @@
 import type { Reader, Writer } from '../primitives/index.js';
 import { type DataSchema, skipTaggedFields, unsupportedVersion } from './codec-support.js';
 
+/** `ResponseHeader`, in versions 0-1. */
 export interface ResponseHeader {
+  /** `CorrelationId` (int32), versions 0+. */
   correlationId: number;
 }
 
