@@ -56,30 +56,38 @@ const NOT_CODE = /^(\/\/|\/\*|\*|[)}\];,\s]*$)/;
 function compiledFile(jsPath) {
   const map = JSON.parse(readFileSync(`${jsPath}.map`, 'utf8'));
   const tsPath = resolve(dirname(jsPath), map.sourceRoot ?? '', map.sources[0]);
+  // A compiled file whose source is gone (left in dist/ by an earlier build) is not part of src/.
+  if (!existsSync(tsPath)) return null;
   const tsLines = readFileSync(tsPath, 'utf8').split('\n');
   const js = readFileSync(jsPath, 'utf8');
   const jsStarts = lineStarts(js);
   /** TS line (0-based) -> compiled offset of its first entry. */
   const offsets = new Map();
   let sourceLine = 0;
-  let sourceColumn = 0;
+
   let sourceIndex = 0;
   map.mappings.split(';').forEach((line, generatedLine) => {
     let generatedColumn = 0;
     for (const segment of line.split(',')) {
       if (segment === '') continue;
-      const [dCol, dSource, dLine, dColumn] = decodeVlq(segment);
+      const [dCol, dSource, dLine] = decodeVlq(segment);
       generatedColumn += dCol;
       if (dSource === undefined) continue;
       sourceIndex += dSource;
       sourceLine += dLine;
-      sourceColumn += dColumn;
+
       if (sourceIndex !== 0 || offsets.has(sourceLine)) continue;
       if (NOT_CODE.test((tsLines[sourceLine] ?? '').trim())) continue;
       offsets.set(sourceLine, (jsStarts[generatedLine] ?? 0) + generatedColumn);
     }
   });
   return { source: relative(REPO_ROOT, tsPath), offsets, jsLength: js.length };
+}
+
+/** compiledFile() once per URL; null for a stale compiled file. */
+function compiledOnce(cache, url, jsPath) {
+  if (!cache.has(url)) cache.set(url, compiledFile(jsPath));
+  return cache.get(url);
 }
 
 /** Every compiled file of src/, by file URL. */
@@ -137,11 +145,8 @@ export class CoverageFolder {
     for (const script of raw.result ?? []) {
       const jsPath = this.paths.get(script.url);
       if (jsPath === undefined) continue;
-      let file = this.compiled.get(script.url);
-      if (file === undefined) {
-        file = compiledFile(jsPath);
-        this.compiled.set(script.url, file);
-      }
+      const file = compiledOnce(this.compiled, script.url, jsPath);
+      if (file === null) continue;
       // The innermost block around an offset decides: apply the largest blocks first.
       const ranges = script.functions.flatMap((f) => f.ranges);
       ranges.sort((a, b) => b.endOffset - b.startOffset - (a.endOffset - a.startOffset));
@@ -162,11 +167,8 @@ export class CoverageFolder {
     let lines = 0;
     let covered = 0;
     for (const [url, jsPath] of this.paths) {
-      let file = this.compiled.get(url);
-      if (file === undefined) {
-        file = compiledFile(jsPath);
-        this.compiled.set(url, file);
-      }
+      const file = compiledOnce(this.compiled, url, jsPath);
+      if (file === null) continue;
       const hit = this.covered.get(url)?.size ?? 0;
       lines += file.offsets.size;
       covered += hit;

@@ -87,7 +87,8 @@ function specTypeName(type: FieldType): string {
 function defaultText(field: FieldSchema): string | null {
   const d = field.defaultValue;
   // Zero, false and "" are what every absent field of those types reads as: not worth a word.
-  if (d.kind !== 'value' || d.value === 0 || d.value === 0n || d.value === false || d.value === '') return null;
+  if (d.kind !== 'value' || d.value === 0 || d.value === 0n || d.value === false || d.value === '')
+    return null;
   return typeof d.value === 'string' ? JSON.stringify(d.value) : String(d.value);
 }
 
