@@ -13,6 +13,8 @@ import { Admin, Consumer, Producer } from '../../src/client/index.js';
 import { mirrorMetrics } from '../../src/connect/mirror/metrics.js';
 import { MirrorMaker } from '../../src/connect/mirror/mirror-maker.js';
 import { startBroker } from '../../test/helpers/broker-process.js';
+import { summarize } from '../harness/repeat.js';
+import { ResultWriter } from '../harness/results.js';
 
 const PARTITIONS = 4;
 const VALUE_BYTES = 100;
@@ -121,6 +123,8 @@ export async function run(args: string[]): Promise<void> {
   const repeats = option(args, '--repeats', quick ? 1 : 3);
   const [a, b] = await Promise.all([startBroker(), startBroker()]);
   const results = { mirror: [] as number[], plain: [] as number[] };
+  const writer = new ResultWriter({ bench: 'mirror', args });
+  const details = { records, valueBytes: VALUE_BYTES, partitions: PARTITIONS };
   try {
     for (let rep = 0; rep < repeats; rep++) {
       const mirrored = `bench-mirror-${rep}`;
@@ -148,6 +152,13 @@ export async function run(args: string[]): Promise<void> {
       const plain = `bench-plain-${rep}`;
       await preload(a.bootstrap, plain, records);
       results.plain.push(await plainCopy(a.bootstrap, b.bootstrap, plain, `copy-${plain}`, records));
+      writer.write('repetition', {
+        repetition: rep + 1,
+        mirrorRecordsPerSec: results.mirror.at(-1),
+        plainRecordsPerSec: results.plain.at(-1),
+        ratio: results.mirror.at(-1)! / results.plain.at(-1)!,
+        ...details,
+      });
       process.stdout.write(
         `repetition ${rep + 1}: MirrorMaker ${Math.round(results.mirror.at(-1)!)} rec/s, plain ${Math.round(results.plain.at(-1)!)} rec/s\n`,
       );
@@ -155,6 +166,16 @@ export async function run(args: string[]): Promise<void> {
   } finally {
     await Promise.all([a.stop(), b.stop()]);
   }
+  writer.figure('mirror', 'records/s', summarize(results.mirror), details);
+  writer.figure('plain-consume-produce', 'records/s', summarize(results.plain), details);
+  // The same-run ratio per repetition (mirror and plain alternate, so each pair saw the same machine load).
+  writer.figure(
+    'ratio',
+    'mirror/plain',
+    summarize(results.mirror.map((m, i) => m / results.plain[i]!)),
+    details,
+  );
+  process.stdout.write(`results: ${writer.path}\n`);
   const fmt = (xs: number[]) =>
     `${Math.round(median(xs))} (${Math.round(Math.min(...xs))}-${Math.round(Math.max(...xs))})`;
   process.stdout.write(
