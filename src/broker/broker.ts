@@ -20,6 +20,7 @@ import { Controller } from '../controller/controller.js';
 import { writeLogDirFailureEvent } from '../controller/log-dir-events.js';
 import { InProcessStore } from '../controller/store/in-process-store.js';
 import type { CoordinationStore } from '../controller/store/store.js';
+import type { ZooKeeperSaslExchange } from '../controller/store/zookeeper-sasl.js';
 import { connectZooKeeper, ensureZooKeeperChroot } from '../controller/store/zookeeper-store.js';
 import { TopicAdmin } from '../controller/topic-admin.js';
 import { type BrokerRegistration, brokerPath } from '../controller/zk-layout/index.js';
@@ -42,6 +43,7 @@ import {
 } from '../security/inter-broker.js';
 import { securedListeners } from '../security/listeners.js';
 import { listenerSaslSettings, rawSaslToken, SaslAuthenticator } from '../security/sasl/authenticator.js';
+import { digestExchanges, zooKeeperSaslLogin } from '../security/zookeeper-sasl.js';
 import { zooKeeperClientTls } from '../security/zookeeper-tls.js';
 import {
   type EncryptionSettings,
@@ -140,8 +142,10 @@ export class Broker {
   private interBroker: InterBrokerSecurity = PLAINTEXT_INTER_BROKER;
   /** TLS to ZooKeeper (zookeeper.ssl.client.enable), or null for plain TCP. */
   private zooKeeperTls: TlsConnectionOptions | null = null;
-  /** The last TLS failure logged for the ZooKeeper connection: a reconnecting client repeats it every attempt. */
-  private lastZooKeeperTlsError = '';
+  /** SASL to ZooKeeper (a JAAS Client section named in KAFKA_OPTS), or null. */
+  private zooKeeperSasl: (() => ZooKeeperSaslExchange) | null = null;
+  /** The last TLS or SASL failure logged for the ZooKeeper connection: a reconnecting client repeats it every attempt. */
+  private lastZooKeeperConnectionError = '';
   private services: BrokerServices | null = null;
   private groupCoordinator: GroupCoordinator | null = null;
   private groupTicker: NodeJS.Timeout | null = null;
@@ -755,6 +759,8 @@ export class Broker {
       return this.embeddedStore.openSession({ sessionTimeoutMs: EMBEDDED_SESSION_TIMEOUT_MS });
     }
     this.zooKeeperTls = zooKeeperClientTls(config.values);
+    const saslLogin = zooKeeperSaslLogin();
+    this.zooKeeperSasl = saslLogin === null ? null : digestExchanges(saslLogin);
     await this.ensureChroot();
     const first = await this.connectZooKeeper();
     return new RenewableSession(
@@ -773,7 +779,8 @@ export class Broker {
       sessionTimeoutMs: config.zookeeperSessionTimeoutMs,
       connectionTimeoutMs: config.zookeeperConnectionTimeoutMs,
       tls: this.zooKeeperTls,
-      onTlsError: (err) => this.zooKeeperTlsError(err),
+      sasl: this.zooKeeperSasl,
+      onConnectionError: (err) => this.zooKeeperConnectionError(err),
     });
     if (!created.ok) {
       throw new Error(
@@ -782,10 +789,10 @@ export class Broker {
     }
   }
 
-  private zooKeeperTlsError(err: Error): void {
-    if (err.message === this.lastZooKeeperTlsError) return;
-    this.lastZooKeeperTlsError = err.message;
-    this.options.logger.warn(`TLS connection to ZooKeeper failed: ${err.message}`);
+  private zooKeeperConnectionError(err: Error): void {
+    if (err.message === this.lastZooKeeperConnectionError) return;
+    this.lastZooKeeperConnectionError = err.message;
+    this.options.logger.warn(`connection to ZooKeeper failed: ${err.message}`);
   }
 
   private async connectZooKeeper(): Promise<CoordinationStore> {
@@ -795,7 +802,8 @@ export class Broker {
       sessionTimeoutMs: config.zookeeperSessionTimeoutMs,
       connectionTimeoutMs: config.zookeeperConnectionTimeoutMs,
       tls: this.zooKeeperTls,
-      onTlsError: (err) => this.zooKeeperTlsError(err),
+      sasl: this.zooKeeperSasl,
+      onConnectionError: (err) => this.zooKeeperConnectionError(err),
     });
     if (!connected.ok)
       throw new Error(`cannot connect to ZooKeeper at ${config.zookeeperConnect}: ${connected.code}`);

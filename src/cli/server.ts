@@ -11,6 +11,7 @@ import { createLogger } from '../common/logger.js';
 import { interBrokerSecurity } from '../security/inter-broker.js';
 import { securedListeners } from '../security/listeners.js';
 import { listenerSaslSettings } from '../security/sasl/authenticator.js';
+import { zooKeeperSaslLogin } from '../security/zookeeper-sasl.js';
 import { zooKeeperClientTls } from '../security/zookeeper-tls.js';
 import { describeStartupFailure } from './startup-failure.js';
 
@@ -44,6 +45,7 @@ export async function runServer(args: string[]): Promise<number> {
     listenerSaslSettings(loaded.config);
     interBrokerSecurity(loaded.config);
     zooKeeperClientTls(loaded.config.values);
+    zooKeeperSaslLogin();
   } catch (err) {
     // A bad value, or a config file that cannot be read (missing, a directory, not readable): one line.
     if (err instanceof ConfigError) {

@@ -55,8 +55,13 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** `tls`: serve over TLS only (the port is a secureClientPort), see LocalZooKeeperTls. */
-export async function startTestZooKeeper(extra: { tls?: LocalZooKeeperTls } = {}): Promise<TestZooKeeper> {
+/**
+ * `tls`: serve over TLS only (the port is a secureClientPort), see LocalZooKeeperTls; `saslUsers`: require SASL
+ * DIGEST-MD5 with these users.
+ */
+export async function startTestZooKeeper(
+  extra: { tls?: LocalZooKeeperTls; saslUsers?: Record<string, string> } = {},
+): Promise<TestZooKeeper> {
   const dir = mkdtempSync(join(tmpdir(), 'brook-zk-'));
   let lastError: unknown;
   // Another process may take the free port between our probe and the server's bind; try a few ports.
@@ -70,6 +75,7 @@ export async function startTestZooKeeper(extra: { tls?: LocalZooKeeperTls } = {}
         minSessionTimeoutMs: 2 * TEST_TICK_MS,
         maxSessionTimeoutMs: 60_000,
         tls: extra.tls,
+        saslUsers: extra.saslUsers,
       };
       const server = await startLocalZooKeeper(options);
       let pid = server.pid;

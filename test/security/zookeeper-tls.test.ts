@@ -67,7 +67,7 @@ async function trySession(tls: ConnectionOptions | null) {
     sessionTimeoutMs: 6_000,
     connectionTimeoutMs: 4_000,
     tls,
-    onTlsError: (err) => errors.push(err.message),
+    onConnectionError: (err) => errors.push(err.message),
   });
   return { opened, errors };
 }

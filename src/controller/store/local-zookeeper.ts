@@ -40,6 +40,11 @@ export interface LocalZooKeeperOptions {
    * plaintext client port.
    */
   readonly tls?: LocalZooKeeperTls;
+  /**
+   * SASL DIGEST-MD5: users (name to password) of the JAAS `Server` section; every client must authenticate with
+   * SASL (enforce.auth.schemes=sasl) before anything else succeeds.
+   */
+  readonly saslUsers?: Readonly<Record<string, string>>;
 }
 
 export interface LocalZooKeeperTls {
@@ -76,6 +81,13 @@ export function zooKeeperConfig(options: LocalZooKeeperOptions): string {
     lines.push(`minSessionTimeout=${options.minSessionTimeoutMs}`);
   if (options.maxSessionTimeoutMs !== undefined)
     lines.push(`maxSessionTimeout=${options.maxSessionTimeoutMs}`);
+  if (options.saslUsers !== undefined) {
+    lines.push(
+      'authProvider.sasl=org.apache.zookeeper.server.auth.SASLAuthenticationProvider',
+      'enforce.auth.enabled=true',
+      'enforce.auth.schemes=sasl',
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -96,6 +108,13 @@ function portLines(options: LocalZooKeeperOptions): string[] {
   ];
 }
 
+/** The JAAS `Server` section of ZooKeeper's DigestLoginModule, one user_<name>="<password>" per user. */
+function serverJaas(users: Readonly<Record<string, string>>): string {
+  const quote = (v: string) => `"${v.replace(/(["\\])/g, '\\$1')}"`;
+  const entries = Object.entries(users).map(([name, password]) => `  user_${name}=${quote(password)}`);
+  return `Server {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n${entries.join('\n')};\n};\n`;
+}
+
 /** Starts the server and waits until it serves clients; throws with its output if it does not. */
 export async function startLocalZooKeeper(options: LocalZooKeeperOptions): Promise<LocalZooKeeper> {
   const dataDir = resolve(options.dataDir);
@@ -108,7 +127,13 @@ export async function startLocalZooKeeper(options: LocalZooKeeperOptions): Promi
   const outputFd = openSync(join(dataDir, OUTPUT_FILE), 'w');
   const classpath =
     options.tls === undefined ? ZOOKEEPER_CLASSPATH : `${ZOOKEEPER_CLASSPATH}:${NETTY_CODEC_JAR}`;
-  const args = ['-Xmx256m', '-cp', classpath, MAIN_CLASS, configPath];
+  const jvm = ['-Xmx256m'];
+  if (options.saslUsers !== undefined) {
+    const jaasPath = join(dataDir, 'jaas.conf');
+    writeFileSync(jaasPath, serverJaas(options.saslUsers), { mode: 0o600 });
+    jvm.push(`-Djava.security.auth.login.config=${jaasPath}`);
+  }
+  const args = [...jvm, '-cp', classpath, MAIN_CLASS, configPath];
   const child = spawn(options.javaCommand ?? 'java', args, {
     detached: true,
     stdio: ['ignore', outputFd, outputFd],

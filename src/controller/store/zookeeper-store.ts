@@ -36,6 +36,7 @@ import {
   type WatchEventType,
   type Watcher,
 } from './store.js';
+import { useSasl, type ZooKeeperSaslExchange } from './zookeeper-sasl.js';
 import { useTlsSockets } from './zookeeper-tls-socket.js';
 
 export interface ZooKeeperStoreOptions {
@@ -60,8 +61,16 @@ export interface ZooKeeperStoreOptions {
    * Kafka's zookeeper.ssl.* keys by src/security/zookeeper-tls.ts.
    */
   readonly tls?: TlsConnectionOptions | null;
-  /** Hears each TLS socket error (a refused certificate, an untrusted server), which would otherwise be silent. */
-  readonly onTlsError?: (error: Error) => void;
+  /**
+   * Authenticate each connection with SASL (ZooKeeper's DIGEST-MD5 for a JAAS `Client` section): a new exchange
+   * per connection. Unset: no SASL.
+   */
+  readonly sasl?: (() => ZooKeeperSaslExchange) | null;
+  /**
+   * Hears each TLS socket error (a refused certificate, an untrusted server) and SASL failure, which would
+   * otherwise be silent.
+   */
+  readonly onConnectionError?: (error: Error) => void;
 }
 
 const DEFAULT_SESSION_TIMEOUT_MS = 18_000;
@@ -79,12 +88,20 @@ export async function connectZooKeeper(
     spinDelay: options.reconnectDelayMs ?? DEFAULT_RECONNECT_DELAY_MS,
     retries: 0,
   });
-  if (options.tls) useTlsSockets(client, options.tls, options.onTlsError);
+  guardReplies(client, options.onConnectionError);
+  if (options.tls) useTlsSockets(client, options.tls, options.onConnectionError);
+  if (options.sasl) useSasl(client, options.sasl, options.onConnectionError);
   const connected = await new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), options.connectionTimeoutMs ?? sessionTimeoutMs);
     client.once('connected', () => {
       clearTimeout(timer);
       resolve(true);
+    });
+    // A refused SASL exchange: the client does not try again, so neither does waiting (the reason went to
+    // onConnectionError).
+    client.once('authenticationFailed', () => {
+      clearTimeout(timer);
+      resolve(false);
     });
     client.connect();
   });
@@ -284,6 +301,34 @@ class ZooKeeperSession implements CoordinationStore {
     // event dispatch, so whatever it calls on the client starts from a consistent state.
     for (const listener of [...this.listeners]) queueMicrotask(() => listener(event));
   }
+}
+
+/**
+ * node-zookeeper-client throws from its socket's data handler at an error code it does not know (ZooKeeper 3.6+
+ * answers -124, SESSIONCLOSEDREQUIRESASLAUTH, to every request of a client that has not authenticated when the
+ * server enforces SASL), which would end the process. Such a throw drops the connection instead, reported as a
+ * connection error; the request it was about times out as CONNECTIONLOSS (requestTimeoutMs).
+ */
+function guardReplies(client: zk.Client, onError: (error: Error) => void = () => {}): void {
+  const manager = (client as unknown as { connectionManager?: ReplyHandlerView }).connectionManager;
+  assert(
+    manager !== undefined && typeof manager.onSocketData === 'function',
+    'node-zookeeper-client no longer has the reply handler guarded here',
+  );
+  const onSocketData = manager.onSocketData.bind(manager);
+  manager.onSocketData = (data: Buffer) => {
+    try {
+      onSocketData(data);
+    } catch (err) {
+      onError(new Error(`ZooKeeper reply not understood (${(err as Error).message}); reconnecting`));
+      manager.socket?.destroy();
+    }
+  };
+}
+
+interface ReplyHandlerView {
+  readonly socket?: Socket;
+  onSocketData(data: Buffer): void;
 }
 
 /** What SilenceWatchdog reads of node-zookeeper-client's ConnectionManager (not public API; 1.1.3). */
