@@ -13,7 +13,7 @@ import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import type { Clock } from '../common/clock.js';
 import { FramePool } from '../common/frame-pool.js';
 import type { BrokerId } from '../common/ids.js';
-import { createLogger, type Logger } from '../common/logger.js';
+import { createLogger, type Logger, type LogLevel } from '../common/logger.js';
 import { readClusterId, registerBroker } from '../controller/broker-registration.js';
 import type { BrokerChannel } from '../controller/channel.js';
 import { Controller } from '../controller/controller.js';
@@ -74,6 +74,7 @@ import { ProducerIdManager } from './producer-id-manager.js';
 import { Purgatory } from './purgatory.js';
 import { ClientQuotaStore } from './quota/client-quota-store.js';
 import { ClientQuotas } from './quota/client-quotas.js';
+import { IpConnectionQuotas } from './quota/ip-quotas.js';
 import { ReplicationQuota } from './quota/replication-quota.js';
 import { ReplicaManager } from './replica/replica-manager.js';
 import { internalTopicAppender } from './replica/replicated-append.js';
@@ -105,6 +106,12 @@ export interface BrokerOptions {
   readonly staticConfig: ReadonlyMap<string, string>;
   readonly clock: Clock;
   readonly logger: Logger;
+  /**
+   * A logger of its own name and level, beside `logger`: the authorization log is Kafka's
+   * kafka.authorizer.logger, whatever the broker's own logger is called. `brook server` passes createLogger;
+   * without it (embedded brokers, tests) the authorization log is a child of `logger`, except at DEBUG.
+   */
+  readonly namedLogger?: (name: string, level: LogLevel) => Logger;
   /**
    * Called once when the log directory has failed (a write to a log failed, so the log refuses appends for good):
    * `brook server` halts the process there, as Kafka halts a broker whose last log directory went offline. An
@@ -142,6 +149,8 @@ export class Broker {
   private interBroker: InterBrokerSecurity = PLAINTEXT_INTER_BROKER;
   /** TLS to ZooKeeper (zookeeper.ssl.client.enable), or null for plain TCP. */
   private zooKeeperTls: TlsConnectionOptions | null = null;
+  /** KIP-612 IP connection-rate quotas, once the dynamic configs are read. */
+  private ipQuotas: IpConnectionQuotas | null = null;
   /** SASL to ZooKeeper (a JAAS Client section named in KAFKA_OPTS), or null. */
   private zooKeeperSasl: (() => ZooKeeperSaslExchange) | null = null;
   /** The last TLS or SASL failure logged for the ZooKeeper connection: a reconnecting client repeats it every attempt. */
@@ -227,6 +236,7 @@ export class Broker {
     this.interBroker = interBrokerSecurity(config);
     this.server = new SocketServer({
       listeners: securedListeners(config),
+      connectionThrottleMs: (address) => this.ipQuotas?.throttleMs(address, Date.now()) ?? 0,
       handler: (request) => {
         if (dispatch === null) return beforeReady(request);
         // Bare SASL tokens (after a SaslHandshake v0) have no header for the dispatcher to read.
@@ -326,6 +336,15 @@ export class Broker {
       logger.child('quotas'),
     );
     dynamicConfig.addListener(quotas);
+    this.ipQuotas = new IpConnectionQuotas(
+      quotas.store,
+      {
+        samples: config.values.int('quota.window.num'),
+        windowMs: config.values.int('quota.window.size.seconds') * 1000,
+      },
+      logger.child('quotas'),
+    );
+    dynamicConfig.addListener(this.ipQuotas);
     await dynamicConfig.start();
     const store = this.store;
     const controllerRequests = new ControllerRequests(store, metadata, replicas, topicConfigs);
@@ -497,8 +516,10 @@ export class Broker {
     if (config.authorizerClassName === '') return null;
     const level = config.brookAuthorizerLogLevel;
     // DEBUG lines of the authorization log are written whatever the broker's own level is.
+    const auditLevel = level === 'DEBUG' ? 'debug' : 'info';
     const auditLogger =
-      level === 'DEBUG' ? createLogger(AUDIT_LOGGER_NAME, 'debug') : logger.child('authorizer');
+      this.options.namedLogger?.(AUDIT_LOGGER_NAME, auditLevel) ??
+      (level === 'DEBUG' ? createLogger(AUDIT_LOGGER_NAME, 'debug') : logger.child('authorizer'));
     const authorizer = new AclAuthorizer(
       store,
       {

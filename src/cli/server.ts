@@ -67,6 +67,7 @@ export async function runServer(args: string[]): Promise<number> {
     staticConfig: loaded.staticConfig,
     clock: systemClock,
     logger,
+    namedLogger: (name, level) => createLogger(name, level),
     // As Kafka's Exit.halt: no controlled shutdown, since the logs can no longer be written.
     onLogDirFailure: () => process.exit(1),
   });

@@ -40,6 +40,11 @@ export interface SocketServerConfig {
    * buffer, the rest into one scratch buffer, instead of a fresh 64 KiB buffer per read. Default true.
    */
   readonly readsIntoFrames?: boolean;
+  /**
+   * Asked for each connection admitted (KIP-612 IP connection-rate quotas): milliseconds to hold it, unread, before
+   * closing it, or 0 to serve it. None: every admitted connection is served.
+   */
+  readonly connectionThrottleMs?: (address: string) => number;
 }
 
 export interface BoundAddress {
@@ -68,6 +73,7 @@ export class SocketServer implements ConnectionHost {
   readonly requestObserver: RequestObserver | null;
   readonly scratchReadBuffer = Buffer.allocUnsafeSlow(SCRATCH_READ_BYTES);
   private readonly readsIntoFrames: boolean;
+  private readonly connectionThrottleMs: ((address: string) => number) | null;
   private state: ServerState = 'new';
   private readonly listenerConfigs: readonly ListenerConfig[];
   private readonly bound: BoundListener[] = [];
@@ -90,6 +96,7 @@ export class SocketServer implements ConnectionHost {
     this.framePool = config.framePool ?? null;
     this.requestObserver = config.requestObserver ?? null;
     this.readsIntoFrames = config.readsIntoFrames ?? true;
+    this.connectionThrottleMs = config.connectionThrottleMs ?? null;
     // Listeners come from the operator's configuration: mistakes are reported, not asserted.
     if (config.listeners.length === 0) throw new ListenerConfigError('no listeners configured');
     for (const listener of config.listeners) checkListener(listener);
@@ -286,6 +293,23 @@ export class SocketServer implements ConnectionHost {
     this.stats.connectionsAccepted++;
     this.stats.connectionsOpen++;
     socket.once('close', () => this.release(socket, address));
+    const throttleMs = this.connectionThrottleMs?.(address) ?? 0;
+    if (throttleMs > 0) {
+      // Kafka's delayed close of a throttled connection: it stays counted and unread, then closes, so a client
+      // that reconnects in a loop waits rather than being served or refused at once.
+      this.stats.connectionsRejected++;
+      this.logger.debug(
+        `delaying the close of a connection over its IP connection rate for ${throttleMs} ms`,
+        {
+          listener: config.name,
+          remote: address,
+        },
+      );
+      socket.pause();
+      const timer = setTimeout(() => socket.destroy(), throttleMs);
+      socket.once('close', () => clearTimeout(timer));
+      return false;
+    }
     return true;
   }
 

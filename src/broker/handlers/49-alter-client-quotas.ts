@@ -30,7 +30,7 @@ export const alterClientQuotasHandler = defineHandler<AlterClientQuotasRequest, 
       let error: QuotaError | null;
       if (isQuotaError(entity)) error = entity;
       else {
-        error = validateQuotaOps(entry.ops);
+        error = validateQuotaOps(entry.ops, entity);
         if (error === null && !request.validateOnly)
           error = await alterEntityQuotas(store, entity, entry.ops);
       }

@@ -36,7 +36,7 @@ export class ClientQuotaStore {
     return this.dynamicConfig.writeEntityConfig(`${CONFIG_PATH}/${entityPath}`, entityPath, configs);
   }
 
-  /** Every user, user and client id, and client id entity in the store, with its configs. */
+  /** Every user, user and client id, client id and IP entity in the store, with its configs. */
   async all(): Promise<EntityConfigs[]> {
     const out: EntityConfigs[] = [];
     for (const u of await this.childrenOf(`${CONFIG_PATH}/users`)) {
@@ -52,6 +52,17 @@ export class ClientQuotaStore {
     }
     for (const c of await this.childrenOf(`${CONFIG_PATH}/clients`)) {
       const entity = { user: undefined, clientId: desanitizeEntityName(c) };
+      out.push({ entity, configs: await this.read(entity) });
+    }
+    out.push(...(await this.ips()));
+    return out;
+  }
+
+  /** Every IP entity (KIP-612) with its configs. */
+  async ips(): Promise<EntityConfigs[]> {
+    const out: EntityConfigs[] = [];
+    for (const name of await this.childrenOf(`${CONFIG_PATH}/ips`)) {
+      const entity = { user: undefined, clientId: undefined, ip: desanitizeEntityName(name) };
       out.push({ entity, configs: await this.read(entity) });
     }
     return out;

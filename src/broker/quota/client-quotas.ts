@@ -88,6 +88,7 @@ export class ClientQuotas implements ConfigEntityListener {
   async reloadAll(): Promise<void> {
     const seen = new Set<string>();
     for (const { entity, configs } of await this.store.all()) {
+      if (entity.ip !== undefined) continue; // IP entities are IpConnectionQuotas' (ip-quotas.ts)
       seen.add(entityKey(entity.user, entity.clientId));
       this.apply(entity, configs);
     }

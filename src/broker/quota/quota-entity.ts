@@ -25,7 +25,12 @@ export type EntityPart = string | null | undefined;
 export interface QuotaEntity {
   readonly user: EntityPart;
   readonly clientId: EntityPart;
+  /** An IP entity (KIP-612) has no other part: `/config/ips/<address>`, `<default>` for the default. */
+  readonly ip?: EntityPart;
 }
+
+/** The IP entity's one key (KIP-612): new connections per second from one address; an INT in Kafka. */
+export const IP_CONNECTION_RATE_KEY = 'connection_creation_rate';
 
 /** Quota keys Kafka allows for users and client ids, with their ConfigDef types. */
 export const CLIENT_QUOTA_KEYS: ReadonlyMap<string, 'long' | 'double'> = new Map([
@@ -50,6 +55,8 @@ export function desanitizeEntityName(segment: string): string | null {
 /** The entity's path below /config, which is also its change notification's entity_path. */
 export function entityConfigPath(entity: QuotaEntity): string {
   const { user, clientId } = entity;
+  // Kafka writes addresses as they are (they need no sanitizing).
+  if (entity.ip !== undefined) return `ips/${entity.ip ?? DEFAULT_ENTITY_NAME}`;
   if (user !== undefined && clientId !== undefined)
     return `users/${sanitizeEntityName(user)}/clients/${sanitizeEntityName(clientId)}`;
   if (user !== undefined) return `users/${sanitizeEntityName(user)}`;
@@ -67,6 +74,8 @@ export function parseEntityConfigPath(entityPath: string): QuotaEntity | null {
       return { user: desanitizeEntityName(parts[1]!), clientId: desanitizeEntityName(parts[3]!) };
     if (parts[0] === 'clients' && parts.length === 2)
       return { user: undefined, clientId: desanitizeEntityName(parts[1]!) };
+    if (parts[0] === 'ips' && parts.length === 2)
+      return { user: undefined, clientId: undefined, ip: parts[1] === DEFAULT_ENTITY_NAME ? null : parts[1] };
   } catch {
     // A name that is not valid URL encoding was not written by Kafka's tools or Brook: not a quota entity.
   }

@@ -1,14 +1,15 @@
 // AlterClientQuotas and DescribeClientQuotas without the wire: Kafka's validation (its ClientQuotaControlManager
 // messages), the store updates, and the describe filter (its ZkAdminManager.describeClientQuotas semantics).
 
+import { isIP } from 'node:net';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ClientQuotaStore } from './client-quota-store.js';
 import {
   CLIENT_ID_ENTITY_TYPE,
   CLIENT_QUOTA_KEYS,
   type EntityPart,
+  IP_CONNECTION_RATE_KEY,
   IP_ENTITY_TYPE,
-  isClientQuotaKey,
   type QuotaEntity,
   USER_ENTITY_TYPE,
 } from './quota-entity.js';
@@ -42,7 +43,10 @@ export function parseQuotaEntity(
         return invalid(
           'Invalid quota entity combination, IP entity should not be used with user/client ID entity.',
         );
-      return invalid('IP quotas (connection_creation_rate) are not supported by Brook');
+      // Kafka resolves host names here; Brook takes addresses, which is what connections are counted by.
+      if (entityName !== null && isIP(entityName) === 0)
+        return invalid(`${entityName} is not a valid IP or resolvable host.`);
+      return { user: undefined, clientId: undefined, ip: entityName };
     } else return invalid(`Unhandled client quota entity type: ${entityType}`);
     if (entityName === '') return invalid(`Empty ${entityType} not supported`);
   }
@@ -59,18 +63,29 @@ export interface QuotaOp {
   readonly remove: boolean;
 }
 
+/** The keys an entity may have: connection_creation_rate for an IP, the client quota keys for the others. */
+function keysOf(entity: QuotaEntity): ReadonlyMap<string, 'long' | 'double' | 'int'> {
+  return entity.ip !== undefined ? IP_QUOTA_KEYS : CLIENT_QUOTA_KEYS;
+}
+
+const IP_QUOTA_KEYS: ReadonlyMap<string, 'int'> = new Map([[IP_CONNECTION_RATE_KEY, 'int']]);
+
 /** Checks the ops of one entity as Kafka does; null when they may be applied. */
-export function validateQuotaOps(ops: readonly QuotaOp[]): QuotaError | null {
+export function validateQuotaOps(ops: readonly QuotaOp[], entity: QuotaEntity): QuotaError | null {
   const keys = new Set<string>();
   for (const op of ops) {
     if (keys.has(op.key)) return invalid(`Duplicate quota key ${op.key} not updating quota for this entity`);
     keys.add(op.key);
     if (op.remove) continue;
-    const type = CLIENT_QUOTA_KEYS.get(op.key);
+    const type = keysOf(entity).get(op.key);
     if (type === undefined) return invalid(`Invalid configuration key ${op.key}`);
     if (!(op.value > 0)) return invalid(`Quota ${op.key} must be greater than 0`);
     if (type === 'long') {
       if (op.value >= 2 ** 63) return invalid(`Proposed value for ${op.key} is too large for a LONG.`);
+      if (Math.abs(op.value % 1) > 1e-6) return invalid(`${op.key} cannot be a fractional value.`);
+    }
+    if (type === 'int') {
+      if (op.value >= 2 ** 31) return invalid(`Proposed value for ${op.key} is too large for a INT.`);
       if (Math.abs(op.value % 1) > 1e-6) return invalid(`${op.key} cannot be a fractional value.`);
     }
   }
@@ -82,11 +97,10 @@ export function applyQuotaOps(configs: Map<string, string>, ops: readonly QuotaO
   const next = new Map(configs);
   for (const op of ops) {
     if (op.remove) next.delete(op.key);
-    else
-      next.set(
-        op.key,
-        CLIENT_QUOTA_KEYS.get(op.key) === 'long' ? String(Math.round(op.value)) : String(op.value),
-      );
+    else {
+      const integral = CLIENT_QUOTA_KEYS.get(op.key) === 'long' || op.key === IP_CONNECTION_RATE_KEY;
+      next.set(op.key, integral ? String(Math.round(op.value)) : String(op.value));
+    }
   }
   return next;
 }
@@ -115,8 +129,8 @@ export type FilterMatch =
 export interface QuotaFilter {
   readonly user: FilterMatch | undefined;
   readonly clientId: FilterMatch | undefined;
-  /** An ip component: Brook keeps no IP quotas, so such a filter matches nothing. */
-  readonly ip: boolean;
+  /** An ip component (never with user or client id components). */
+  readonly ip: FilterMatch | undefined;
   readonly strict: boolean;
 }
 
@@ -130,7 +144,7 @@ export function parseQuotaFilter(
 ): QuotaFilter | QuotaError {
   let user: FilterMatch | undefined;
   let clientId: FilterMatch | undefined;
-  let ip = false;
+  let ip: FilterMatch | undefined;
   for (const c of components) {
     let match: FilterMatch;
     if (c.matchType === MATCH_EXACT) match = { kind: 'exact', name: c.match };
@@ -148,8 +162,8 @@ export function parseQuotaFilter(
       if (clientId !== undefined) return invalid('Duplicate client filter component entity type');
       clientId = match;
     } else if (c.entityType === IP_ENTITY_TYPE) {
-      if (ip) return invalid('Duplicate ip filter component entity type');
-      ip = true;
+      if (ip !== undefined) return invalid('Duplicate ip filter component entity type');
+      ip = match;
     } else if (c.entityType === '') {
       return invalid('Unexpected empty filter component entity type');
     } else {
@@ -159,7 +173,7 @@ export function parseQuotaFilter(
       };
     }
   }
-  if (ip && (user !== undefined || clientId !== undefined))
+  if (ip !== undefined && (user !== undefined || clientId !== undefined))
     return invalid(
       'Invalid entity filter component combination, IP filter component should not be used with user or clientId filter component.',
     );
@@ -181,13 +195,17 @@ export async function describeQuotas(
   store: ClientQuotaStore,
   filter: QuotaFilter,
 ): Promise<DescribedQuotas[]> {
-  if (filter.ip) return [];
   const out: DescribedQuotas[] = [];
   for (const { entity, configs } of await store.all()) {
     if (!matches(filter.user, entity.user, filter.strict)) continue;
     if (!matches(filter.clientId, entity.clientId, filter.strict)) continue;
+    if (!matches(filter.ip, entity.ip, filter.strict)) continue;
+    // As Kafka's ZooKeeper mode: a filter without an ip component lists user and client entities only, and one
+    // with it lists IP entities only.
+    if ((filter.ip === undefined) !== (entity.ip === undefined)) continue;
+    const keys = keysOf(entity);
     const values = [...configs]
-      .filter(([key]) => isClientQuotaKey(key))
+      .filter(([key]) => keys.has(key))
       .map(([key, text]) => ({ key, value: Number(text) }))
       .filter((v) => Number.isFinite(v.value));
     if (values.length > 0) out.push({ entity, values });
@@ -201,5 +219,6 @@ export function entityParts(entity: QuotaEntity): { entityType: string; entityNa
   if (entity.user !== undefined) parts.push({ entityType: USER_ENTITY_TYPE, entityName: entity.user });
   if (entity.clientId !== undefined)
     parts.push({ entityType: CLIENT_ID_ENTITY_TYPE, entityName: entity.clientId });
+  if (entity.ip !== undefined) parts.push({ entityType: IP_ENTITY_TYPE, entityName: entity.ip });
   return parts;
 }

@@ -176,10 +176,12 @@ export class AclCache {
   }
 
   /**
-   * Whether `principal` may perform `operation` on at least one resource of the type (Kafka's
-   * authorizeByResourceType, used for idempotent producers: WRITE on any topic). An ALLOW counts unless a DENY for
-   * the same principal covers every resource of the type (a DENY on the literal wildcard) or the same pattern.
-   * Scans the type's ACLs: used by rare requests (InitProducerId), not per record.
+   * Kafka's AclAuthorizer.authorizeByResourceType, used for idempotent producers (WRITE on any topic): first
+   * the check of a made-up resource name ("hardcode", as Kafka), which lets allow.everyone.if.no.acl.found and
+   * wildcard ALLOWs through; then, over the ACLs of the principal (or User:*) from the host (or *) for the
+   * operation (or ALL): a DENY of the literal `*` refuses; an ALLOW of the literal `*` grants; an ALLOWed prefix
+   * grants unless a DENYed prefix starts it; an ALLOWed literal grants unless it is DENYed literally or a DENYed
+   * prefix starts it. Scans the type's ACLs: used by rare requests (InitProducerId), not per record.
    */
   authorizeAny(
     principal: string,
@@ -188,32 +190,26 @@ export class AclCache {
     resourceType: number,
     allowIfNoAcl: boolean,
   ): boolean {
+    if (this.authorize(principal, host, operation, resourceType, 'hardcode', allowIfNoAcl)) return true;
     const idx = this.types[resourceType];
-    if (idx === undefined || idx.size === 0) return allowIfNoAcl;
-    const denies = (entries: readonly AclEntry[] | undefined): boolean =>
-      entries?.some(
-        (e) =>
-          e.permissionType === PermissionType.DENY &&
-          (e.operation === operation || e.operation === AclOperation.ALL) &&
-          entryApplies(e, principal, host),
-      ) === true;
-    if (denies(idx.literal.get(WILDCARD_RESOURCE))) return false;
-    let anyForOperation = false;
-    for (const map of [idx.literal, idx.prefixed]) {
-      for (const entries of map.values()) {
-        for (const e of entries) {
-          if (e.operation === operation || e.operation === AclOperation.ALL) anyForOperation = true;
-          if (
-            e.permissionType === PermissionType.ALLOW &&
-            (e.operation === operation || e.operation === AclOperation.ALL) &&
-            entryApplies(e, principal, host) &&
-            !denies(entries)
-          ) {
-            return true;
-          }
-        }
-      }
-    }
-    return !anyForOperation && allowIfNoAcl;
+    if (idx === undefined) return false;
+    const matching = (e: AclEntry, permission: number) =>
+      e.permissionType === permission &&
+      (e.operation === operation || e.operation === AclOperation.ALL) &&
+      entryApplies(e, principal, host);
+    const names = (map: ReadonlyMap<string, readonly AclEntry[]>, permission: number): string[] => {
+      const out: string[] = [];
+      for (const [name, entries] of map) if (entries.some((e) => matching(e, permission))) out.push(name);
+      return out;
+    };
+    const denyLiterals = new Set(names(idx.literal, PermissionType.DENY));
+    if (denyLiterals.has(WILDCARD_RESOURCE)) return false;
+    const allowLiterals = names(idx.literal, PermissionType.ALLOW);
+    if (allowLiterals.includes(WILDCARD_RESOURCE)) return true;
+    const denyPrefixes = names(idx.prefixed, PermissionType.DENY);
+    const dominated = (name: string) => denyPrefixes.some((p) => name.startsWith(p));
+    for (const prefix of names(idx.prefixed, PermissionType.ALLOW)) if (!dominated(prefix)) return true;
+    for (const literal of allowLiterals) if (!denyLiterals.has(literal) && !dominated(literal)) return true;
+    return false;
   }
 }
