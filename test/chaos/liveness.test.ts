@@ -44,6 +44,18 @@ describe('leadersOutsideIsr', () => {
     assert.deepEqual(found, []);
   });
 
+  it('follows an ISR that grows within one leader epoch before the next election', () => {
+    // ISR changes keep the leader epoch: the view at the same epoch with a larger ISR must replace the last one.
+    const found = leadersOutsideIsr(
+      history(
+        { 0: { leader: 1, leaderEpoch: 5, isr: [1] } },
+        { 0: { leader: 1, leaderEpoch: 5, isr: [1, 0] } },
+        { 0: { leader: 0, leaderEpoch: 6, isr: [0] } },
+      ),
+    );
+    assert.deepEqual(found, []);
+  });
+
   it('does not list a clean election, and says when elections were missed between samples', () => {
     assert.deepEqual(
       leadersOutsideIsr(

@@ -47,8 +47,8 @@ export function staleLeaderViews(history: readonly Op[]): string[] {
  * Leader changes to a broker that was not in the partition's ISR at the previous sample of the cluster's view
  * (harness `leaders`, every 5 s): unclean elections, which the measurement of --unclean counts. Each sample is
  * one broker's metadata, and a broker cut off from the controller keeps describing itself as leader at its old
- * epoch (a deposed leader that cannot acknowledge acks=all writes): only a sample at a higher leader epoch than
- * the last one taken counts as a change, so such stale views are not read as elections. A broker that joined
+ * epoch (a deposed leader that cannot acknowledge acks=all writes): a sample at a lower leader epoch than the
+ * last one taken is skipped, so such stale views are not read as elections. A broker that joined
  * the ISR and became leader between two samples is listed too: long runs show it (the ISR grew back, then its
  * leader died, within 5 s). The list points at elections to look at; the checkers decide whether anything was lost. When the epoch rose by more than one, elections were missed between
  * the samples, and the text says so.
@@ -63,13 +63,15 @@ export function leadersOutsideIsr(
     for (const [partition, now] of Object.entries(op.value as Record<string, LeaderSample>)) {
       if (now.leader < 0) continue;
       const before = last.get(partition);
+      // A view at a lower epoch is a deposed leader's: skipped. One at the same epoch is the same term, whose
+      // ISR may have grown or shrunk since (ISR changes keep the leader epoch): it replaces the last view.
       // Samples recorded before leader epochs were (no epoch) compare as before: every change counts.
-      const newer =
-        before === undefined ||
-        now.leaderEpoch === undefined ||
-        before.leaderEpoch === undefined ||
-        now.leaderEpoch > before.leaderEpoch;
-      if (!newer) continue;
+      const stale =
+        before !== undefined &&
+        now.leaderEpoch !== undefined &&
+        before.leaderEpoch !== undefined &&
+        now.leaderEpoch < before.leaderEpoch;
+      if (stale) continue;
       if (before !== undefined && now.leader !== before.leader && !before.isr.includes(now.leader)) {
         const missed =
           now.leaderEpoch !== undefined && before.leaderEpoch !== undefined
