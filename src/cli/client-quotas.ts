@@ -20,6 +20,7 @@ const QUOTA_KEYS: readonly string[] = [
   'consumer_byte_rate',
   'request_percentage',
   'controller_mutation_rate',
+  'connection_creation_rate',
 ];
 const SCRAM_KEYS: readonly string[] = ['SCRAM-SHA-256', 'SCRAM-SHA-512'];
 
@@ -60,14 +61,20 @@ function splitFlag(arg: string): [string, string | undefined] {
 }
 
 export function isQuotaEntityType(type: string | undefined): boolean {
-  return type === 'users' || type === 'clients';
+  return type === 'users' || type === 'clients' || type === 'ips';
 }
 
 function components(e: QuotaEntityArgs): ClientQuotaFilterComponent[] {
   if (e.names.length > e.types.length) throw new UsageError('More entity names specified than entity types');
   return e.types.map((type, i) => {
     const entityType =
-      type === 'users' ? ('user' as const) : type === 'clients' ? ('client-id' as const) : null;
+      type === 'users'
+        ? ('user' as const)
+        : type === 'clients'
+          ? ('client-id' as const)
+          : type === 'ips'
+            ? ('ip' as const)
+            : null;
     if (entityType === null) throw new UsageError(`Unexpected entity type ${type}`);
     const name = e.names[i];
     return { entityType, match: name === undefined ? 'any' : { name: name === '' ? null : name } };
@@ -92,6 +99,7 @@ function describeEntity(entity: ClientQuotaEntity): string {
     parts.push(entity.user === null ? 'the default user-principal' : `user-principal '${entity.user}'`);
   if (entity.clientId !== undefined)
     parts.push(entity.clientId === null ? 'the default client-id' : `client-id '${entity.clientId}'`);
+  if (entity.ip !== undefined) parts.push(entity.ip === null ? 'the default ip' : `ip '${entity.ip}'`);
   return parts.join(', ');
 }
 
@@ -105,7 +113,8 @@ export async function clientQuotas(admin: Admin, args: ParsedArgs, e: QuotaEntit
       out(`Quota configs for ${describeEntity(f.entity)} are ${values}`);
     }
     // Kafka lists SCRAM credentials too, unless clients or a default are described.
-    if (!e.types.includes('clients') && !e.names.includes('')) return scramUsers(admin, args, true);
+    if (!e.types.includes('clients') && !e.types.includes('ips') && !e.names.includes(''))
+      return scramUsers(admin, args, true);
     return 0;
   }
   const adds = new Map<string, string>();
@@ -122,7 +131,7 @@ export async function clientQuotas(admin: Admin, args: ParsedArgs, e: QuotaEntit
   const keys = [...adds.keys(), ...deletes];
   const scram = keys.filter((k) => SCRAM_KEYS.includes(k));
   const unknown = keys.filter((k) => !SCRAM_KEYS.includes(k) && !QUOTA_KEYS.includes(k));
-  const forClients = e.types[0] === 'clients' || e.types.length === 2;
+  const forClients = e.types[0] === 'clients' || e.types[0] === 'ips' || e.types.length === 2;
   if (unknown.length > 0 || (forClients && scram.length > 0)) {
     const what = forClients ? 'Only quota configs' : 'Only quota and SCRAM credential configs';
     throw new UsageError(
@@ -146,6 +155,7 @@ export async function clientQuotas(admin: Admin, args: ParsedArgs, e: QuotaEntit
   e.types.forEach((type, i) => {
     const name = e.names[i] === '' ? null : e.names[i]!;
     if (type === 'users') entity.user = name;
+    else if (type === 'ips') entity.ip = name;
     else entity.clientId = name;
   });
   // Kafka's tool refuses to delete a key the entity does not have.

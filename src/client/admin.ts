@@ -173,6 +173,8 @@ export type ScramMechanismName = 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
 export interface ClientQuotaEntity {
   user?: string | null;
   clientId?: string | null;
+  /** An IP address (KIP-612 connection_creation_rate); alone, never with user or clientId. */
+  ip?: string | null;
 }
 
 /** One quota change: a value sets the key, null removes it. */
@@ -183,7 +185,7 @@ export interface ClientQuotaOp {
 
 /** A describe filter component: one entity type, matched exactly (null: the default), or any name it has. */
 export interface ClientQuotaFilterComponent {
-  entityType: 'user' | 'client-id';
+  entityType: 'user' | 'client-id' | 'ip';
   match: { name: string | null } | 'any';
 }
 
@@ -191,6 +193,7 @@ function quotaEntityParts(entity: ClientQuotaEntity): { entityType: string; enti
   const parts: { entityType: string; entityName: string | null }[] = [];
   if (entity.user !== undefined) parts.push({ entityType: 'user', entityName: entity.user });
   if (entity.clientId !== undefined) parts.push({ entityType: 'client-id', entityName: entity.clientId });
+  if (entity.ip !== undefined) parts.push({ entityType: 'ip', entityName: entity.ip });
   return parts;
 }
 
@@ -199,6 +202,7 @@ function quotaEntityOf(parts: { entityType: string; entityName: string | null }[
   for (const p of parts) {
     if (p.entityType === 'user') entity.user = p.entityName;
     else if (p.entityType === 'client-id') entity.clientId = p.entityName;
+    else if (p.entityType === 'ip') entity.ip = p.entityName;
   }
   return entity;
 }

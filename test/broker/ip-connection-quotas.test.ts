@@ -6,14 +6,16 @@
 
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
 import { sleep } from '../helpers/wait.js';
 import { WireClient } from '../helpers/wire-client.js';
 
 const IP = 'ip';
+const BROOK = join(import.meta.dirname, '../../../bin/brook');
 
 /** Whether a new connection is served: an ApiVersions request answered within `ms`. */
 function served(port: number, ms = 3_000): Promise<boolean> {
@@ -141,6 +143,36 @@ describe('IP connection-rate quotas (KIP-612)', () => {
     assert.equal(users.entries.length, 0);
     assert.equal((await alter(null, null)).errorCode, ErrorCode.NONE);
     assert.equal((await alter('10.1.2.3', null)).errorCode, ErrorCode.NONE);
+  });
+
+  it('brook configs --entity-type ips alters and describes them as kafka-configs', async () => {
+    const configs = (args: string[]) =>
+      run(process.execPath, [BROOK, 'configs', '--bootstrap-server', broker.bootstrap, ...args], {
+        timeoutMs: 30_000,
+      });
+    const altered = await configs([
+      '--alter',
+      '--entity-type',
+      'ips',
+      '--entity-name',
+      '10.9.8.7',
+      '--add-config',
+      'connection_creation_rate=15',
+    ]);
+    assert.equal(altered.code, 0, altered.stderr);
+    const described = await configs(['--describe', '--entity-type', 'ips', '--entity-name', '10.9.8.7']);
+    assert.equal(described.code, 0, described.stderr);
+    assert.match(described.stdout, /Quota configs for ip '10\.9\.8\.7' are connection_creation_rate=15\.0/);
+    const removed = await configs([
+      '--alter',
+      '--entity-type',
+      'ips',
+      '--entity-name',
+      '10.9.8.7',
+      '--delete-config',
+      'connection_creation_rate',
+    ]);
+    assert.equal(removed.code, 0, removed.stderr);
   });
 
   it('holds and closes new connections over the rate, and serves again once it falls', async () => {
