@@ -16,14 +16,14 @@ const tool: Tool = {
     'entity-type': {
       value: true,
       repeat: true,
-      help: 'topics, brokers, users or clients (users and clients: quotas; users: SCRAM credentials too).',
+      help: 'topics, brokers, users, clients or ips (users and clients: quotas; users: SCRAM credentials too; ips: connection_creation_rate).',
     },
     'entity-name': {
       value: true,
       repeat: true,
-      help: 'Name of the entity (topic name, broker id, user principal or client id).',
+      help: 'Name of the entity (topic name, broker id, user principal, client id or IP address).',
     },
-    'entity-default': { help: 'The default entity of the type (brokers, users, clients).' },
+    'entity-default': { help: 'The default entity of the type (brokers, users, clients, ips).' },
     user: { value: true, help: 'The user principal (same as --entity-type users --entity-name).' },
     client: { value: true, help: 'The client id (same as --entity-type clients --entity-name).' },
     'user-defaults': { help: 'The default user principal (quotas).' },
