@@ -196,8 +196,12 @@ test('consumers switched to the target with translated offsets skip nothing; dup
       }
     }
     await cps.close();
-    for (const [p, o] of committedUpstream)
-      assert.equal(last.get(p)?.upstream, o, `partition ${p}: checkpoint of the final offset`);
+    // Kafka's checkpointIsMoreRecent emits a checkpoint only when its downstream offset moves on, so the last
+    // one may carry an earlier upstream offset that translates to the same downstream offset as the final commit.
+    for (const [p, o] of committedUpstream) {
+      const upstream = last.get(p)?.upstream;
+      assert.ok(upstream !== undefined && upstream <= o, `partition ${p}: checkpoint ${upstream}, committed ${o}`);
+    }
     let targetOffsets = new Map<number, number>();
     const expected = JSON.stringify([...last].map(([p, c]) => [p, c.downstream]).sort());
     const syncDeadline = Date.now() + 30_000;
