@@ -9,6 +9,11 @@
 //   so fewer partitions move (the idea of Kafka's StickyAssignor, with a simpler greedy balance).
 // - cooperative-sticky: the sticky plan, except a partition that moves from one live owner to another is left
 //   unassigned in this round: its owner revokes it, rejoins, and the next round hands it over (KIP-429).
+//
+// Besides these, a consumer takes any ConsumerPartitionAssignor (Kafka's interface of that name): it puts its
+// own user data in each member's subscription, computes every member's partitions and user data as the leader,
+// and reads its own assignment's user data in onAssignment. Kafka Streams' assignor is one; the built-in ones
+// are wrapped into it by toConsumerPartitionAssignor and carry no user data.
 
 import type { TopicPartition } from './requests.js';
 
@@ -26,6 +31,90 @@ export interface Assignor {
   readonly name: AssignorName;
   readonly protocol: 'eager' | 'cooperative';
   assign(members: MemberSubscription[], partitionCounts: Map<string, number>): Map<string, TopicPartition[]>;
+}
+
+/** One member's subscription as the leader reads it (Kafka's ConsumerPartitionAssignor.Subscription). */
+export interface Subscription {
+  topics: string[];
+  userData: Buffer | null;
+  ownedPartitions: TopicPartition[];
+  /** The generation the member owned its partitions in (-1 when unknown). */
+  generationId: number;
+  groupInstanceId: string | null;
+  rackId: string | null;
+}
+
+/** Every member's subscription, by member id (Kafka's GroupSubscription). */
+export interface GroupSubscription {
+  subscriptions: Map<string, Subscription>;
+}
+
+/** One member's partitions and the assignor's bytes for it (Kafka's ConsumerPartitionAssignor.Assignment). */
+export interface Assignment {
+  partitions: TopicPartition[];
+  userData: Buffer | null;
+}
+
+/** Every member's assignment, by member id (Kafka's GroupAssignment). */
+export interface GroupAssignment {
+  assignments: Map<string, Assignment>;
+}
+
+/** What the leader knows of the cluster when it assigns: the partition counts of the subscribed topics. */
+export interface AssignorCluster {
+  /** Null for a topic that does not exist (or that no member subscribed to). */
+  partitionCountForTopic(topic: string): number | null;
+}
+
+/** The generation an assignment belongs to (the parts of Kafka's ConsumerGroupMetadata an assignor reads). */
+export interface AssignmentGeneration {
+  generationId: number;
+  memberId: string;
+}
+
+/**
+ * A pluggable assignor (Kafka's ConsumerPartitionAssignor). The group chooses the first name in the leader's
+ * preference list that every member supports; only the leader's assign() runs, every member's onAssignment().
+ */
+export interface ConsumerPartitionAssignor {
+  /** The protocol name sent in JoinGroup; members of one group must agree on it. */
+  readonly name: string;
+  /** Rebalance protocol (Kafka's supportedProtocols): cooperative only if every listed assignor is. Default eager. */
+  readonly protocol?: 'eager' | 'cooperative';
+  /** Bytes put in this member's subscription at each join (Kafka's subscriptionUserData). */
+  subscriptionUserData?(topics: string[]): Buffer | null | Promise<Buffer | null>;
+  /** The leader's part: every member of the subscription must get an entry. */
+  assign(cluster: AssignorCluster, group: GroupSubscription): GroupAssignment | Promise<GroupAssignment>;
+  /** This member's assignment of a new generation, before the rebalance listener hears of it. */
+  onAssignment?(assignment: Assignment, generation: AssignmentGeneration): void | Promise<void>;
+}
+
+/** A built-in assignor as a ConsumerPartitionAssignor (no user data either way). */
+export function toConsumerPartitionAssignor(assignor: Assignor): ConsumerPartitionAssignor {
+  return {
+    name: assignor.name,
+    protocol: assignor.protocol,
+    assign(cluster, group) {
+      const members: MemberSubscription[] = [...group.subscriptions].map(([memberId, s]) => ({
+        memberId,
+        groupInstanceId: s.groupInstanceId,
+        topics: s.topics,
+        ownedPartitions: s.ownedPartitions,
+        generationId: s.generationId,
+      }));
+      const counts = new Map<string, number>();
+      for (const t of new Set(members.flatMap((m) => m.topics))) {
+        const n = cluster.partitionCountForTopic(t);
+        if (n !== null) counts.set(t, n);
+      }
+      const plan = assignor.assign(members, counts);
+      return {
+        assignments: new Map(
+          members.map((m) => [m.memberId, { partitions: plan.get(m.memberId) ?? [], userData: null }]),
+        ),
+      };
+    },
+  };
 }
 
 /** Java orders members by group instance id when they have one, else by member id. */

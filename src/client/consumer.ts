@@ -37,7 +37,7 @@ import type { OffsetCommitResponse } from '../protocol/messages/08-offset-commit
 import type { OffsetFetchResponse } from '../protocol/messages/09-offset-fetch.js';
 import type { RecordHeader } from '../protocol/records/record.js';
 import { ApiKey } from '../protocol/registry.js';
-import type { AssignorName } from './assignors.js';
+import type { AssignorName, ConsumerPartitionAssignor } from './assignors.js';
 import { Cluster, sleep } from './cluster.js';
 import { ClientStateError, ConfigError, KafkaClientError, KafkaProtocolError } from './errors.js';
 import { FetchedRecords, type RecordFactory } from './fetch-records.js';
@@ -78,8 +78,11 @@ export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> extends C
   sessionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
   maxPollIntervalMs?: number;
-  /** partition.assignment.strategy (default range then cooperative-sticky, as Kafka 3+). */
-  partitionAssignmentStrategy?: AssignorName[];
+  /**
+   * partition.assignment.strategy (default range then cooperative-sticky, as Kafka 3+): built-in names or
+   * ConsumerPartitionAssignor objects (user data both ways), in order of preference.
+   */
+  partitionAssignmentStrategy?: (AssignorName | ConsumerPartitionAssignor)[];
   /** check.crcs (default true). */
   checkCrcs?: boolean;
   /** Incremental fetch sessions with each leader (KIP-227; default true). */
@@ -274,6 +277,16 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       groupInstanceId: this.options.groupInstanceId ?? null,
     };
     return { groupId: this.groupId, ...g };
+  }
+
+  /**
+   * Asks for a rebalance of the whole group at the next poll (KafkaConsumer.enforceRebalance): an assignor whose
+   * plan needs another round (Kafka Streams' probing or follow-up rebalances) calls it. The KIP-848 protocol has
+   * no client-side rebalances; there it does nothing, as in Kafka's new consumer.
+   */
+  enforceRebalance(): void {
+    if (this.group === null) throw new ClientStateError('enforceRebalance() needs a subscription');
+    if (this.group instanceof GroupMember) this.group.requestRejoin();
   }
 
   assignment(): TopicPartition[] {

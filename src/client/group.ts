@@ -9,6 +9,11 @@
 //
 // Eager assignors revoke every owned partition before joining; cooperative-sticky revokes only the partitions
 // that moved away and rejoins once more if it gave any up (KIP-429).
+//
+// The assignors are ConsumerPartitionAssignors (assignors.ts): built-in names are wrapped, user ones are taken
+// as they are. Each protocol of the JoinGroup carries that assignor's own subscription user data; the leader
+// returns each member's user data in the assignment, and the member hands its own to the chosen assignor's
+// onAssignment before the rebalance listener runs (Kafka's order).
 
 import {
   decodeAssignment,
@@ -16,7 +21,13 @@ import {
   encodeAssignment,
   encodeSubscription,
 } from '../protocol/consumer-protocol/index.js';
-import { ASSIGNORS, type AssignorName, type MemberSubscription } from './assignors.js';
+import {
+  ASSIGNORS,
+  type AssignorName,
+  type ConsumerPartitionAssignor,
+  type Subscription,
+  toConsumerPartitionAssignor,
+} from './assignors.js';
 import type { Cluster } from './cluster.js';
 import { ConfigError, KafkaClientError } from './errors.js';
 import { GroupMembership, type JoinedMember } from './group-membership.js';
@@ -44,7 +55,8 @@ export interface GroupMemberOptions {
   sessionTimeoutMs: number;
   rebalanceTimeoutMs: number;
   heartbeatIntervalMs: number;
-  assignors: AssignorName[];
+  /** In order of preference: built-in names or pluggable assignors. */
+  assignors: (AssignorName | ConsumerPartitionAssignor)[];
   topics: string[] | RegExp;
   listener: RebalanceListener | undefined;
   consumer: GroupConsumerHooks;
@@ -64,6 +76,21 @@ function groupByTopic(tps: TopicPartition[]): { topic: string; partitions: numbe
   return [...m].map(([topic, partitions]) => ({ topic, partitions: partitions.sort((a, b) => a - b) }));
 }
 
+/** Built-in names become their assignors; names must be unique, as they are the group's protocol names. */
+function resolveAssignors(list: (AssignorName | ConsumerPartitionAssignor)[]): ConsumerPartitionAssignor[] {
+  if (list.length === 0) throw new ConfigError('partition.assignment.strategy is empty');
+  const out = list.map((a) => {
+    if (typeof a !== 'string') return a;
+    const builtin = ASSIGNORS[a];
+    if (builtin === undefined) throw new ConfigError(`unknown assignor ${a}`);
+    return toConsumerPartitionAssignor(builtin);
+  });
+  const names = out.map((a) => a.name);
+  if (new Set(names).size !== names.length)
+    throw new ConfigError(`assignor names repeat: ${names.join(',')}`);
+  return out;
+}
+
 function flatten(list: { topic: string; partitions: number[] }[]): TopicPartition[] {
   return list.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));
 }
@@ -77,6 +104,7 @@ export class GroupMember extends GroupMembership {
   private ledGeneration = -1;
   /** Every member's subscribed topics in that generation. */
   private ledTopics: string[] = [];
+  private readonly assignors: ConsumerPartitionAssignor[];
 
   constructor(private readonly o: GroupMemberOptions) {
     super({
@@ -90,9 +118,7 @@ export class GroupMember extends GroupMembership {
       leaveWhenNotPolled: true,
     });
     this.topics = o.topics;
-    for (const name of o.assignors) {
-      if (ASSIGNORS[name] === undefined) throw new ConfigError(`unknown assignor ${name}`);
-    }
+    this.assignors = resolveAssignors(o.assignors);
   }
 
   subscribedTopics(): string[] {
@@ -106,7 +132,7 @@ export class GroupMember extends GroupMembership {
 
   /** The rebalance protocol is cooperative only when every listed assignor supports it, as in Kafka. */
   private get cooperative(): boolean {
-    return this.o.assignors.every((a) => ASSIGNORS[a].protocol === 'cooperative');
+    return this.assignors.every((a) => a.protocol === 'cooperative');
   }
 
   /** Joins (or rejoins) when needed; resolves once the member has a current assignment. */
@@ -190,19 +216,33 @@ export class GroupMember extends GroupMembership {
   protected async joinProtocols(): Promise<{ name: string; metadata: Buffer }[]> {
     this.subscribed = await this.resolveTopics();
     this.o.cluster.addTopics(this.subscribed);
-    const metadata = encodeSubscription(SUBSCRIPTION_VERSION, {
-      topics: this.subscribed,
-      userData: null,
-      ownedPartitions: groupByTopic(this.cooperative ? this.o.consumer.owned() : []),
-      generationId: this.generationId,
-      rackId: null,
-    });
-    return this.o.assignors.map((name) => ({ name, metadata }));
+    const ownedPartitions = groupByTopic(this.cooperative ? this.o.consumer.owned() : []);
+    const protocols: { name: string; metadata: Buffer }[] = [];
+    for (const assignor of this.assignors) {
+      const userData = (await assignor.subscriptionUserData?.(this.subscribed)) ?? null;
+      const metadata = encodeSubscription(SUBSCRIPTION_VERSION, {
+        topics: this.subscribed,
+        userData,
+        ownedPartitions,
+        generationId: this.generationId,
+        rackId: null,
+      });
+      protocols.push({ name: assignor.name, metadata });
+    }
+    return protocols;
   }
 
-  protected async onAssigned(_protocolName: string, assignment: Buffer): Promise<void> {
-    const assigned =
-      assignment.length === 0 ? [] : flatten(decodeAssignment(assignment).value.assignedPartitions);
+  private chosen(protocolName: string): ConsumerPartitionAssignor {
+    const assignor = this.assignors.find((a) => a.name === protocolName);
+    if (assignor === undefined)
+      throw new KafkaClientError(`the group chose unknown assignor ${protocolName}`, false);
+    return assignor;
+  }
+
+  protected async onAssigned(protocolName: string, assignment: Buffer): Promise<void> {
+    // An empty assignment (a member the leader left out) reads as no partitions and no user data, as in Kafka.
+    const decoded = assignment.length === 0 ? null : decodeAssignment(assignment).value;
+    const assigned = decoded === null ? [] : flatten(decoded.assignedPartitions);
     const now = new Set(assigned.map((tp) => tpKey(tp.topic, tp.partition)));
     const before = this.o.consumer.owned();
     const had = new Set(before.map((tp) => tpKey(tp.topic, tp.partition)));
@@ -210,6 +250,10 @@ export class GroupMember extends GroupMembership {
     const added = assigned.filter((tp) => !had.has(tpKey(tp.topic, tp.partition)));
     if (revoked.length > 0) await this.revoke(revoked, false);
     this.o.consumer.assign(assigned);
+    await this.chosen(protocolName).onAssignment?.(
+      { partitions: assigned, userData: decoded?.userData ?? null },
+      { generationId: this.generationId, memberId: this.memberId },
+    );
     // KIP-429: a cooperative member that gave partitions up joins once more so they can be handed out.
     if (this.cooperative && revoked.length > 0) this.needsJoin = true;
     if (added.length > 0 || !this.cooperative)
@@ -222,33 +266,41 @@ export class GroupMember extends GroupMembership {
     _leaderId: string,
     joined: JoinedMember[],
   ): Promise<Map<string, Buffer>> {
-    const assignor = ASSIGNORS[protocolName as AssignorName];
-    if (assignor === undefined)
-      throw new KafkaClientError(`the group chose unknown assignor ${protocolName}`, false);
-    const members: MemberSubscription[] = joined.map((m) => {
+    const assignor = this.chosen(protocolName);
+    const subscriptions = new Map<string, Subscription>();
+    for (const m of joined) {
       const s = decodeSubscription(m.metadata).value;
-      return {
-        memberId: m.memberId,
-        groupInstanceId: m.groupInstanceId,
+      subscriptions.set(m.memberId, {
         topics: s.topics,
+        userData: s.userData,
         ownedPartitions: flatten(s.ownedPartitions),
         generationId: s.generationId,
-      };
-    });
-    const topics = [...new Set(members.flatMap((m) => m.topics))];
+        groupInstanceId: m.groupInstanceId,
+        rackId: s.rackId,
+      });
+    }
+    const topics = [...new Set([...subscriptions.values()].flatMap((s) => s.topics))];
     const counts = await this.partitionCounts(topics);
     // Kept to notice topics that appear or grow later (recheckMetadata); other members' topics count too.
     this.assignedCounts = counts;
     this.ledTopics = topics;
     this.ledGeneration = this.generationId;
     this.metadataCheckedMs = Date.now();
-    const plan = assignor.assign(members, counts);
-    return new Map(
-      members.map((m) => [
-        m.memberId,
-        encodeAssignment(0, { assignedPartitions: groupByTopic(plan.get(m.memberId) ?? []), userData: null }),
-      ]),
+    const plan = await assignor.assign(
+      { partitionCountForTopic: (topic) => counts.get(topic) ?? null },
+      { subscriptions },
     );
+    const out = new Map<string, Buffer>();
+    for (const memberId of subscriptions.keys()) {
+      const a = plan.assignments.get(memberId);
+      if (a === undefined)
+        throw new KafkaClientError(`assignor ${assignor.name} left member ${memberId} out`, false);
+      out.set(
+        memberId,
+        encodeAssignment(0, { assignedPartitions: groupByTopic(a.partitions), userData: a.userData }),
+      );
+    }
+    return out;
   }
 
   /** Revokes the partitions (listener first) before leaving. */

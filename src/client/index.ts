@@ -13,7 +13,19 @@ export type {
   TopicDescription,
 } from './admin.js';
 export { Admin } from './admin.js';
-export { ASSIGNORS, type AssignorName, type MemberSubscription } from './assignors.js';
+export {
+  ASSIGNORS,
+  type Assignment,
+  type AssignmentGeneration,
+  type AssignorCluster,
+  type AssignorName,
+  type ConsumerPartitionAssignor,
+  type GroupAssignment,
+  type GroupSubscription,
+  type MemberSubscription,
+  type Subscription,
+  toConsumerPartitionAssignor,
+} from './assignors.js';
 export { type BrokerInfo, Cluster, type PartitionInfo, type TopicInfo } from './cluster.js';
 export { Connection } from './connection.js';
 export {
