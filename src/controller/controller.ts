@@ -1331,16 +1331,31 @@ export class Controller {
       this.sendUpdateMetadata([...ctx.liveBrokers.keys()], []);
       return;
     }
-    this.logger.info(`brokers changed: up [${newcomers.join(',')}], down [${gone.join(',')}]`);
+    // A broker registered under a new epoch while the controller still knew the old one crashed and came back
+    // between two reads (Kafka's bounced broker, KIP-380): it lost its memory and maybe its unflushed bytes, so it
+    // is first handled as dead (it leaves every ISR; what it led elects another leader) and then as a newcomer.
+    const bounced = newcomers.filter((id) => ctx.liveBrokers.has(id));
+    this.logger.info(
+      `brokers changed: up [${newcomers.join(',')}], down [${gone.join(',')}]` +
+        (bounced.length > 0 ? `, bounced [${bounced.join(',')}]` : ''),
+    );
     ctx.liveBrokers.clear();
-    for (const [id, b] of read.brokers) ctx.liveBrokers.set(id, b);
+    for (const [id, b] of read.brokers) if (!bounced.includes(id)) ctx.liveBrokers.set(id, b);
     for (const id of [...gone, ...newcomers]) ctx.shuttingDown.delete(id);
     // A broker that registers again has reopened its log directories: its replicas are asked afresh.
     for (const id of [...gone, ...newcomers]) ctx.offlineReplicas.delete(id);
-    this.sender.brokersChanged(registrations(ctx));
 
     const changed = await this.reconcile([...ctx.allPartitions()]);
     if (this.ctx !== ctx) return;
+    if (bounced.length > 0) {
+      for (const id of bounced) ctx.liveBrokers.set(id, read.brokers.get(id)!);
+      const seen = new Set(changed.map((c) => partitionKey(c.tp)));
+      for (const c of await this.reconcile([...ctx.allPartitions()])) {
+        if (!seen.has(partitionKey(c.tp))) changed.push(c);
+      }
+      if (this.ctx !== ctx) return;
+    }
+    this.sender.brokersChanged(registrations(ctx));
     const all = [...ctx.allPartitions()].map(({ topic, partition }) => ({ topic, partition }));
     const newSet = new Set(newcomers);
     // Newcomers learn the whole cluster; the others learn the new broker list, what changed, and every partition

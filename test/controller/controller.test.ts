@@ -325,6 +325,42 @@ test('a broker that restarts (new registration, new epoch) is sent its partition
   assert.equal(metadata.topicStates.length, 1, 'the newcomer gets every partition');
 });
 
+// A broker that crashed and registered again before the controller read /brokers/ids shows up with a new epoch
+// only (Kafka's bounced broker, KIP-380). Its in-memory state is gone, and what it had not flushed may be too, so
+// it is first handled as dead (it leaves every ISR, what it led elects another leader) and then as a newcomer,
+// as Kafka's controller does with onBrokerFailure and onBrokerStartup.
+for (const role of ['leader', 'follower'] as const) {
+  test(`a ${role} that bounces between two reads of the brokers leaves the ISR and comes back as a newcomer`, async () => {
+    const { cluster, channel, controller } = await threeBrokers();
+    const bouncing = role === 'leader' ? 2 : 3;
+    const oldEpoch = controller.context!.liveBrokers.get(bouncing as never)!.epoch;
+    channel.clear();
+    // Both changes land before the controller runs again (the store applies a write when it is called, and
+    // watches fire later): it sees the same id with a new epoch.
+    cluster.killBroker(bouncing);
+    const session = cluster.store.openSession({ sessionTimeoutMs: 6000 });
+    const created = session.create(
+      brokerPath(bouncing as BrokerId),
+      encodeBrokerRegistration(registration(bouncing)),
+      'ephemeral',
+    );
+    assert.equal((await created).ok, true);
+    await settle(controller);
+    assert.notEqual(controller.context!.liveBrokers.get(bouncing as never)?.epoch, oldEpoch);
+    const state = await cluster.partitionState('t', 0);
+    assert.equal(state?.leader, role === 'leader' ? 3 : 2);
+    assert.deepEqual(state?.isr, role === 'leader' ? [3, 1] : [2, 1]);
+    assert.equal(
+      state?.leaderEpoch,
+      1,
+      'an ISR change by the controller bumps the leader epoch (ZooKeeper mode)',
+    );
+    const sent = channel.of('leaderAndIsr', bouncing).at(-1)?.request.topicStates[0]?.partitionStates[0];
+    assert.equal(sent?.leader, state?.leader, 'the bounced broker is told who leads now');
+    assert.deepEqual(sent?.isr, state?.isr);
+  });
+}
+
 test('a request whose send fails is retried while its broker stays registered, and dropped once it is gone', async () => {
   const cluster = new TestCluster();
   after(() => cluster.close());
