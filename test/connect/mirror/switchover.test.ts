@@ -200,7 +200,10 @@ test('consumers switched to the target with translated offsets skip nothing; dup
     // one may carry an earlier upstream offset that translates to the same downstream offset as the final commit.
     for (const [p, o] of committedUpstream) {
       const upstream = last.get(p)?.upstream;
-      assert.ok(upstream !== undefined && upstream <= o, `partition ${p}: checkpoint ${upstream}, committed ${o}`);
+      assert.ok(
+        upstream !== undefined && upstream <= o,
+        `partition ${p}: checkpoint ${upstream}, committed ${o}`,
+      );
     }
     let targetOffsets = new Map<number, number>();
     const expected = JSON.stringify([...last].map(([p, c]) => [p, c.downstream]).sort());
