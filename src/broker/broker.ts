@@ -44,6 +44,7 @@ import {
 import { securedListeners } from '../security/listeners.js';
 import { listenerSaslSettings, rawSaslToken, SaslAuthenticator } from '../security/sasl/authenticator.js';
 import { digestExchanges, zooKeeperSaslLogin } from '../security/zookeeper-sasl.js';
+import { zooKeeperSecureAcls } from '../security/zookeeper-secure-acls.js';
 import { zooKeeperClientTls } from '../security/zookeeper-tls.js';
 import {
   type EncryptionSettings,
@@ -153,6 +154,8 @@ export class Broker {
   private ipQuotas: IpConnectionQuotas | null = null;
   /** SASL to ZooKeeper (a JAAS Client section named in KAFKA_OPTS), or null. */
   private zooKeeperSasl: (() => ZooKeeperSaslExchange) | null = null;
+  /** zookeeper.set.acl: the znodes this broker creates get Kafka's secure ACLs. */
+  private zooKeeperSecureAcls = false;
   /** The last TLS or SASL failure logged for the ZooKeeper connection: a reconnecting client repeats it every attempt. */
   private lastZooKeeperConnectionError = '';
   private services: BrokerServices | null = null;
@@ -776,12 +779,17 @@ export class Broker {
   private async openStore(logDir: string): Promise<CoordinationStore> {
     const { config, logger } = this.options;
     if (config.zookeeperConnect === null) {
+      if (config.values.boolean('zookeeper.set.acl'))
+        logger.warn(
+          'zookeeper.set.acl has no effect without zookeeper.connect: the embedded store has no ACLs',
+        );
       this.embeddedStore = InProcessStore.open({ dataDir: join(logDir, METADATA_DIR) });
       return this.embeddedStore.openSession({ sessionTimeoutMs: EMBEDDED_SESSION_TIMEOUT_MS });
     }
     this.zooKeeperTls = zooKeeperClientTls(config.values);
     const saslLogin = zooKeeperSaslLogin();
     this.zooKeeperSasl = saslLogin === null ? null : digestExchanges(saslLogin);
+    this.zooKeeperSecureAcls = zooKeeperSecureAcls(config.values, this.zooKeeperTls, saslLogin);
     await this.ensureChroot();
     const first = await this.connectZooKeeper();
     return new RenewableSession(
@@ -801,6 +809,7 @@ export class Broker {
       connectionTimeoutMs: config.zookeeperConnectionTimeoutMs,
       tls: this.zooKeeperTls,
       sasl: this.zooKeeperSasl,
+      secureAcls: this.zooKeeperSecureAcls,
       onConnectionError: (err) => this.zooKeeperConnectionError(err),
     });
     if (!created.ok) {
@@ -824,6 +833,7 @@ export class Broker {
       connectionTimeoutMs: config.zookeeperConnectionTimeoutMs,
       tls: this.zooKeeperTls,
       sasl: this.zooKeeperSasl,
+      secureAcls: this.zooKeeperSecureAcls,
       onConnectionError: (err) => this.zooKeeperConnectionError(err),
     });
     if (!connected.ok)

@@ -12,6 +12,7 @@ import { interBrokerSecurity } from '../security/inter-broker.js';
 import { securedListeners } from '../security/listeners.js';
 import { listenerSaslSettings } from '../security/sasl/authenticator.js';
 import { zooKeeperSaslLogin } from '../security/zookeeper-sasl.js';
+import { zooKeeperSecureAcls } from '../security/zookeeper-secure-acls.js';
 import { zooKeeperClientTls } from '../security/zookeeper-tls.js';
 import { describeStartupFailure } from './startup-failure.js';
 
@@ -44,8 +45,7 @@ export async function runServer(args: string[]): Promise<number> {
     securedListeners(loaded.config);
     listenerSaslSettings(loaded.config);
     interBrokerSecurity(loaded.config);
-    zooKeeperClientTls(loaded.config.values);
-    zooKeeperSaslLogin();
+    zooKeeperSecureAcls(loaded.config.values, zooKeeperClientTls(loaded.config.values), zooKeeperSaslLogin());
   } catch (err) {
     // A bad value, or a config file that cannot be read (missing, a directory, not readable): one line.
     if (err instanceof ConfigError) {

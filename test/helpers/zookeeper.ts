@@ -57,10 +57,10 @@ export async function freePort(): Promise<number> {
 
 /**
  * `tls`: serve over TLS only (the port is a secureClientPort), see LocalZooKeeperTls; `saslUsers`: require SASL
- * DIGEST-MD5 with these users.
+ * DIGEST-MD5 with these users (`saslOptional`: offer it without requiring it).
  */
 export async function startTestZooKeeper(
-  extra: { tls?: LocalZooKeeperTls; saslUsers?: Record<string, string> } = {},
+  extra: { tls?: LocalZooKeeperTls; saslUsers?: Record<string, string>; saslOptional?: boolean } = {},
 ): Promise<TestZooKeeper> {
   const dir = mkdtempSync(join(tmpdir(), 'brook-zk-'));
   let lastError: unknown;
@@ -76,6 +76,7 @@ export async function startTestZooKeeper(
         maxSessionTimeoutMs: 60_000,
         tls: extra.tls,
         saslUsers: extra.saslUsers,
+        saslOptional: extra.saslOptional,
       };
       const server = await startLocalZooKeeper(options);
       let pid = server.pid;

@@ -153,7 +153,18 @@ export const SERVER_KEYS = [
       support: 'honoured',
     },
   ),
-  key('zookeeper.set.acl', T.BOOLEAN, 'false', 'medium', 'Create ZooKeeper nodes with secure ACLs.'),
+  key(
+    'zookeeper.set.acl',
+    T.BOOLEAN,
+    'false',
+    'medium',
+    'Whether the znodes the broker creates get secure ACLs: all permissions for the identity the broker ' +
+      'authenticated to ZooKeeper with (SASL or a TLS client certificate, which then must be configured) and ' +
+      'read for everyone except on the nodes that hold credentials and secrets; false leaves them open to all.',
+    {
+      support: 'honoured',
+    },
+  ),
 
   // Sockets, connections and request bounds.
   key(

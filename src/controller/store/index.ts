@@ -10,4 +10,16 @@ export {
 } from './local-zookeeper.js';
 export { METADATA_DIR_NAME, MetadataCorruptError, MetadataLockedError } from './metadata-files.js';
 export * from './store.js';
-export { connectZooKeeper, ensureZooKeeperChroot, type ZooKeeperStoreOptions } from './zookeeper-store.js';
+export {
+  isSensitivePath,
+  kafkaNodeAcls,
+  OPEN_ACL,
+  ZOOKEEPER_PERMS,
+  type ZooKeeperAcl,
+} from './zookeeper-acls.js';
+export {
+  connectZooKeeper,
+  ensureZooKeeperChroot,
+  readZooKeeperAcl,
+  type ZooKeeperStoreOptions,
+} from './zookeeper-store.js';

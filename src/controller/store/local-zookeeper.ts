@@ -42,9 +42,14 @@ export interface LocalZooKeeperOptions {
   readonly tls?: LocalZooKeeperTls;
   /**
    * SASL DIGEST-MD5: users (name to password) of the JAAS `Server` section; every client must authenticate with
-   * SASL (enforce.auth.schemes=sasl) before anything else succeeds.
+   * SASL (enforce.auth.schemes=sasl) before anything else succeeds, unless saslOptional.
    */
   readonly saslUsers?: Readonly<Record<string, string>>;
+  /**
+   * With saslUsers: SASL is offered but not enforced, so an unauthenticated client connects and only the znodes'
+   * ACLs decide what it may do (how secure ACLs are tested). Default false.
+   */
+  readonly saslOptional?: boolean;
 }
 
 export interface LocalZooKeeperTls {
@@ -82,11 +87,8 @@ export function zooKeeperConfig(options: LocalZooKeeperOptions): string {
   if (options.maxSessionTimeoutMs !== undefined)
     lines.push(`maxSessionTimeout=${options.maxSessionTimeoutMs}`);
   if (options.saslUsers !== undefined) {
-    lines.push(
-      'authProvider.sasl=org.apache.zookeeper.server.auth.SASLAuthenticationProvider',
-      'enforce.auth.enabled=true',
-      'enforce.auth.schemes=sasl',
-    );
+    lines.push('authProvider.sasl=org.apache.zookeeper.server.auth.SASLAuthenticationProvider');
+    if (options.saslOptional !== true) lines.push('enforce.auth.enabled=true', 'enforce.auth.schemes=sasl');
   }
   return `${lines.join('\n')}\n`;
 }

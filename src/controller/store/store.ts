@@ -27,7 +27,11 @@ export type StoreErrorCode =
   | 'NOCHILDRENFOREPHEMERALS'
   | 'BADARGUMENTS'
   | 'SESSIONEXPIRED'
-  | 'CONNECTIONLOSS';
+  | 'CONNECTIONLOSS'
+  /** ZooKeeper only, with secure ACLs (zookeeper.set.acl): the session's identity lacks the permission. */
+  | 'NOAUTH'
+  /** ZooKeeper only: a creation with an ACL the server refuses (the creator ACL on an unauthenticated session). */
+  | 'INVALIDACL';
 
 /** Matches any version in set, delete and check. */
 export const ANY_VERSION = -1;

@@ -36,6 +36,7 @@ import {
   type WatchEventType,
   type Watcher,
 } from './store.js';
+import { kafkaNodeAcls, type ZooKeeperAcl } from './zookeeper-acls.js';
 import { useSasl, type ZooKeeperSaslExchange } from './zookeeper-sasl.js';
 import { useTlsSockets } from './zookeeper-tls-socket.js';
 
@@ -66,6 +67,13 @@ export interface ZooKeeperStoreOptions {
    * per connection. Unset: no SASL.
    */
   readonly sasl?: (() => ZooKeeperSaslExchange) | null;
+  /**
+   * Kafka's zookeeper.set.acl: nodes are created with Kafka's secure ACLs (all permissions to the authenticated
+   * identity, read to everyone except on sensitive paths; zookeeper-acls.ts) instead of open to everyone. The
+   * session must be authenticated (SASL or a TLS client certificate), or ZooKeeper refuses creations with
+   * INVALIDACL. Default false.
+   */
+  readonly secureAcls?: boolean;
   /**
    * Hears each TLS socket error (a refused certificate, an untrusted server) and SASL failure, which would
    * otherwise be silent.
@@ -109,7 +117,8 @@ export async function connectZooKeeper(
     client.close();
     return failure('CONNECTIONLOSS');
   }
-  return success(new ZooKeeperSession(client, options.requestTimeoutMs ?? 2 * sessionTimeoutMs));
+  const requestTimeoutMs = options.requestTimeoutMs ?? 2 * sessionTimeoutMs;
+  return success(new ZooKeeperSession(client, requestTimeoutMs, options.secureAcls ?? false));
 }
 
 class ZooKeeperSession implements CoordinationStore {
@@ -121,6 +130,7 @@ class ZooKeeperSession implements CoordinationStore {
   constructor(
     private readonly client: zk.Client,
     private readonly requestTimeoutMs: number,
+    private readonly secureAcls: boolean,
   ) {
     this.sessionId = client.getSessionId().toString('hex');
     this.sessionTimeoutMs = client.getSessionTimeout();
@@ -138,7 +148,7 @@ class ZooKeeperSession implements CoordinationStore {
     const refused = this.refuse(path, data);
     if (refused !== null) return refused;
     return this.request(path, (resolve) => {
-      this.client.create(path, toBuffer(data), createModes[mode], (error, created) => {
+      this.client.create(path, toBuffer(data), this.aclsFor(path), createModes[mode], (error, created) => {
         resolve(error ? fromError(error, path) : success(created));
       });
     });
@@ -212,7 +222,8 @@ class ZooKeeperSession implements CoordinationStore {
     assert(Array.isArray(queued), 'node-zookeeper-client no longer keeps transaction ops where expected');
     for (const op of ops) {
       if (op.op === 'check') txn.check(op.path, op.version);
-      else if (op.op === 'create') txn.create(op.path, toBuffer(op.data), createModes[op.mode]);
+      else if (op.op === 'create')
+        txn.create(op.path, toBuffer(op.data), this.aclsFor(op.path), createModes[op.mode]);
       else if (op.op === 'set') txn.setData(op.path, toBuffer(op.data), op.version);
       else txn.remove(op.path, op.version);
       // The client turns an expected version of 0 into -1 (`version || -1`, its issue #67), which would make
@@ -223,6 +234,24 @@ class ZooKeeperSession implements CoordinationStore {
     return this.send<MultiResult>(lost, (resolve) => {
       txn.commit((error, results: MultiResponse[] | undefined) => resolve(multiOutcome(ops, error, results)));
     });
+  }
+
+  /** The ACL list of a node (ZooKeeper's getACL); NOAUTH when the session may neither read nor administer it. */
+  async getAcl(path: string): Promise<StoreResult<ZooKeeperAcl[]>> {
+    const refused = this.refuse(path);
+    if (refused !== null) return refused;
+    return this.request(path, (resolve) => {
+      this.client.getACL(path, (error, acls) => {
+        if (error) return resolve(fromError(error, path));
+        // The library's ACL keeps its bits in `permission`; its type declarations call the field `perms`.
+        const perms = (acl: zk.ACL) => (acl as unknown as { permission: number }).permission;
+        resolve(success(acls.map((a) => ({ perms: perms(a), scheme: a.id.scheme, id: a.id.id }))));
+      });
+    });
+  }
+
+  private aclsFor(path: string): zk.ACL[] {
+    return kafkaNodeAcls(this.secureAcls, path).map((a) => new zk.ACL(a.perms, new zk.Id(a.scheme, a.id)));
   }
 
   onSessionEvent(listener: SessionListener): () => void {
@@ -421,6 +450,9 @@ const errorNames = new Map<number, StoreErrorCode>([
   [zk.Exception.BAD_ARGUMENTS, 'BADARGUMENTS'],
   [zk.Exception.SESSION_EXPIRED, 'SESSIONEXPIRED'],
   [zk.Exception.CONNECTION_LOSS, 'CONNECTIONLOSS'],
+  // Possible only with secure ACLs: another identity's node, or creating one without being authenticated.
+  [zk.Exception.NO_AUTH, 'NOAUTH'],
+  [zk.Exception.INVALID_ACL, 'INVALIDACL'],
   // A timed-out request is, for its caller, a lost connection: the outcome is unknown.
   [zk.Exception.OPERATION_TIMEOUT, 'CONNECTIONLOSS'],
 ]);
@@ -432,7 +464,7 @@ const OP_ERROR = -1;
 function errorCode(error: Error | zk.Exception): StoreErrorCode {
   const code = (error as { code?: unknown }).code;
   const name = typeof code === 'number' ? errorNames.get(code) : undefined;
-  // Anything else (NOAUTH, MARSHALLINGERROR, ...) is not an outcome Brook's callers can act on.
+  // Anything else (MARSHALLINGERROR, ...) is not an outcome Brook's callers can act on.
   if (name === undefined) throw new Error(`unexpected ZooKeeper error: ${String(error)}`);
   return name;
 }
@@ -517,6 +549,15 @@ function toStat(stat: zk.Stat): Stat {
     dataLength: stat.dataLength,
     numChildren: stat.numChildren,
   };
+}
+
+/** The ACL list of a node of a ZooKeeper store (not of the in-process store, which has no ACLs). */
+export function readZooKeeperAcl(
+  store: CoordinationStore,
+  path: string,
+): Promise<StoreResult<ZooKeeperAcl[]>> {
+  assert(store instanceof ZooKeeperSession, 'ACLs exist only in a ZooKeeper store');
+  return store.getAcl(path);
 }
 
 /**
