@@ -13,7 +13,7 @@ import type { Header } from './processor.js';
 import { openEngine } from './runtime/engines.js';
 import { type RawRecord, Task } from './runtime/task.js';
 import type { Deserializer, Serializer } from './serdes.js';
-import { CacheBudget } from './state/caching-store.js';
+import { CacheBudget } from './state/record-cache.js';
 import { SessionStore } from './state/session-store.js';
 import { TimestampedStore } from './state/store-stack.js';
 import type { KeyValue, KeyValueStore, StateStore } from './state/stores.js';

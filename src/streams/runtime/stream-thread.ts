@@ -32,7 +32,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { ResolvedConfig } from '../config.js';
 import { StreamsError } from '../errors.js';
 import type { Header } from '../processor.js';
-import { CacheBudget } from '../state/caching-store.js';
+import { CacheBudget } from '../state/record-cache.js';
 import { restoreInto } from '../state/store-stack.js';
 import type { StateStore } from '../state/stores.js';
 import type { Topology } from '../topology.js';

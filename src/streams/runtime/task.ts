@@ -26,8 +26,9 @@ export { StreamsError };
 
 import type { BytesKeyValueStore } from '../state/bytes-store.js';
 import { CachingSessionStore } from '../state/caching-session-store.js';
-import { type CacheBudget, CachingTimestampedStore } from '../state/caching-store.js';
+import { CachingTimestampedStore } from '../state/caching-store.js';
 import { CachingTimestampedWindowStore } from '../state/caching-window-store.js';
+import type { CacheBudget } from '../state/record-cache.js';
 import { SessionStore } from '../state/session-store.js';
 import { type ChangelogWriter, PlainKeyValueStore, TimestampedStore } from '../state/store-stack.js';
 import type { StateStore, StoreBuilder } from '../state/stores.js';

@@ -7,7 +7,7 @@
 // Reads (the aggregation's own findSessions, interactive queries) see the cache over the store. The cache is in
 // memory only: what it holds at a crash was not committed either, so it is processed again.
 
-import { type CacheBudget, ENTRY_OVERHEAD_BYTES } from './caching-store.js';
+import { type CacheBudget, RecordCache } from './record-cache.js';
 import { SessionStore, type StoredSession, sessionStoreKey } from './session-store.js';
 
 interface DirtySession<K, V> {
@@ -16,7 +16,6 @@ interface DirtySession<K, V> {
   startMs: number;
   endMs: number;
   value: V | null;
-  sizeBytes: number;
 }
 
 export type SessionCacheFlushListener<K, V> = (
@@ -28,17 +27,16 @@ export type SessionCacheFlushListener<K, V> = (
 ) => void;
 
 export class CachingSessionStore<K, V> extends SessionStore<K, V> {
-  /** latin1 of the session store key -> the session's latest write, least recently written first. */
-  private readonly dirty = new Map<string, DirtySession<K, V>>();
+  /** Keyed by the latin1 of the session store key; null until the runtime turns caching on. */
+  private cache: RecordCache<DirtySession<K, V>> | null = null;
   private listener: SessionCacheFlushListener<K, V> | null = null;
-  private budget: CacheBudget | null = null;
 
   enableCache(budget: CacheBudget): void {
-    this.budget = budget;
+    this.cache = new RecordCache(budget, (d) => this.write(d));
   }
 
   get cachingEnabled(): boolean {
-    return this.budget !== null;
+    return this.cache !== null;
   }
 
   setFlushListener(listener: SessionCacheFlushListener<K, V>): void {
@@ -46,29 +44,15 @@ export class CachingSessionStore<K, V> extends SessionStore<K, V> {
   }
 
   override put(key: K, startMs: number, endMs: number, value: V | null): void {
-    const budget = this.budget;
-    if (budget === null) {
+    if (this.cache === null) {
       super.put(key, startMs, endMs, value);
       return;
     }
     const keyBytes = this.keyBytes(key);
     const id = sessionStoreKey(keyBytes, startMs, endMs).toString('latin1');
-    const previous = this.dirty.get(id);
-    if (previous !== undefined) {
-      budget.usedBytes -= previous.sizeBytes;
-      this.dirty.delete(id); // re-inserted below: most recently written last
-    }
     const valueBytes =
       value === null ? 0 : (this.o.valueSerde.serialize(this.o.serdeTopic, value)?.length ?? 0);
-    const sizeBytes = id.length + valueBytes + ENTRY_OVERHEAD_BYTES;
-    this.dirty.set(id, { key, keyBytes, startMs, endMs, value, sizeBytes });
-    budget.usedBytes += sizeBytes;
-    while (budget.usedBytes > budget.maxBytes && this.dirty.size > 0) {
-      const [oldestId, oldest] = this.dirty.entries().next().value as [string, DirtySession<K, V>];
-      this.dirty.delete(oldestId);
-      budget.usedBytes -= oldest.sizeBytes;
-      this.write(oldest);
-    }
+    this.cache.put(id, { key, keyBytes, startMs, endMs, value }, valueBytes);
   }
 
   private write(d: DirtySession<K, V>): void {
@@ -80,13 +64,7 @@ export class CachingSessionStore<K, V> extends SessionStore<K, V> {
 
   /** Writes every cached session through, oldest first, each forwarded through the flush listener. */
   flushCache(): void {
-    if (this.dirty.size === 0) return;
-    const entries = [...this.dirty.values()];
-    this.dirty.clear();
-    for (const d of entries) {
-      this.budget!.usedBytes -= d.sizeBytes;
-      this.write(d);
-    }
+    this.cache?.flush();
   }
 
   override flush(): void {
@@ -95,8 +73,8 @@ export class CachingSessionStore<K, V> extends SessionStore<K, V> {
   }
 
   override fetchSession(key: K, startMs: number, endMs: number): V | null {
-    if (this.budget !== null) {
-      const d = this.dirty.get(sessionStoreKey(this.keyBytes(key), startMs, endMs).toString('latin1'));
+    if (this.cache !== null) {
+      const d = this.cache.get(sessionStoreKey(this.keyBytes(key), startMs, endMs).toString('latin1'));
       if (d !== undefined) return d.value;
     }
     return super.fetchSession(key, startMs, endMs);
@@ -104,14 +82,14 @@ export class CachingSessionStore<K, V> extends SessionStore<K, V> {
 
   override findSessions(key: K, earliestEndMs: number, latestStartMs: number): StoredSession<K, V>[] {
     const stored = super.findSessions(key, earliestEndMs, latestStartMs);
-    if (this.dirty.size === 0) return stored;
+    if (this.cache === null || this.cache.size === 0) return stored;
     const keyBytes = this.keyBytes(key);
     const merged = new Map<string, { order: Buffer; session: StoredSession<K, V> | null }>();
     for (const s of stored) {
       const order = sessionStoreKey(keyBytes, s.startMs, s.endMs);
       merged.set(order.toString('latin1'), { order, session: s });
     }
-    for (const [id, d] of this.dirty) {
+    for (const [id, d] of this.cache.entries()) {
       if (!d.keyBytes.equals(keyBytes) || d.endMs < earliestEndMs || d.startMs > latestStartMs) continue;
       merged.set(id, {
         order: sessionStoreKey(keyBytes, d.startMs, d.endMs),
@@ -126,13 +104,13 @@ export class CachingSessionStore<K, V> extends SessionStore<K, V> {
 
   override all(): StoredSession<K, V>[] {
     const stored = super.all();
-    if (this.dirty.size === 0) return stored;
+    if (this.cache === null || this.cache.size === 0) return stored;
     const merged = new Map<string, { order: Buffer; session: StoredSession<K, V> | null }>();
     for (const s of stored) {
       const order = sessionStoreKey(this.keyBytes(s.key), s.startMs, s.endMs);
       merged.set(order.toString('latin1'), { order, session: s });
     }
-    for (const [id, d] of this.dirty)
+    for (const [id, d] of this.cache.entries())
       merged.set(id, {
         order: sessionStoreKey(d.keyBytes, d.startMs, d.endMs),
         session: d.value === null ? null : { key: d.key, startMs: d.startMs, endMs: d.endMs, value: d.value },
@@ -145,8 +123,7 @@ export class CachingSessionStore<K, V> extends SessionStore<K, V> {
 
   override close(): void {
     // Dropped, not written: close follows a commit (which flushed) or a failure (whose work is redone).
-    if (this.budget !== null) for (const d of this.dirty.values()) this.budget.usedBytes -= d.sizeBytes;
-    this.dirty.clear();
+    this.cache?.drop();
     super.close();
   }
 }

@@ -8,27 +8,15 @@
 // Reads see the cache first. The cache is in memory only: what it holds when an instance crashes was not
 // committed either (the input offsets are committed after the flush), so it is processed again.
 
-import assert from 'node:assert/strict';
 import type { KeyValue } from '../key-value.js';
+import { type CacheBudget, RecordCache } from './record-cache.js';
 import { TimestampedStore } from './store-stack.js';
 import type { ValueAndTimestamp } from './stores.js';
-
-/** The bytes a thread's caches may hold together (statestore.cache.max.bytes divided among the threads). */
-export class CacheBudget {
-  usedBytes = 0;
-  constructor(readonly maxBytes: number) {
-    assert.ok(maxBytes > 0, 'a cache budget must be positive');
-  }
-}
-
-/** Per-entry overhead counted on top of the key and value bytes (object, map slot, timestamps). */
-export const ENTRY_OVERHEAD_BYTES = 64;
 
 interface Dirty<K, V> {
   key: K;
   keyBytes: Buffer;
   value: ValueAndTimestamp<V> | null;
-  sizeBytes: number;
 }
 
 export type CacheFlushListener<K, V> = (
@@ -38,18 +26,17 @@ export type CacheFlushListener<K, V> = (
 ) => void;
 
 export class CachingTimestampedStore<K, V> extends TimestampedStore<K, V> {
-  /** latin1 of the key bytes -> the key's latest write, in least-recently-written order. */
-  private readonly dirty = new Map<string, Dirty<K, V>>();
+  /** Keyed by the latin1 of the key bytes; null until the runtime turns caching on. */
+  private cache: RecordCache<Dirty<K, V>> | null = null;
   private listener: CacheFlushListener<K, V> | null = null;
-  private budget: CacheBudget | null = null;
 
   /** Turns the cache on (the runtime does, when the store asks for caching and the budget is not zero). */
   enableCache(budget: CacheBudget): void {
-    this.budget = budget;
+    this.cache = new RecordCache(budget, (d) => this.write(d));
   }
 
   get cachingEnabled(): boolean {
-    return this.budget !== null;
+    return this.cache !== null;
   }
 
   /** Who hears each entry as it leaves the cache (the processor that owns the store, to forward it). */
@@ -58,39 +45,19 @@ export class CachingTimestampedStore<K, V> extends TimestampedStore<K, V> {
   }
 
   override get(key: K): ValueAndTimestamp<V> | null {
-    if (this.budget !== null) {
-      const d = this.dirty.get(this.keyBytes(key).toString('latin1'));
-      if (d !== undefined) return d.value;
-    }
-    return super.get(key);
+    const d = this.cache?.get(this.keyBytes(key).toString('latin1'));
+    return d !== undefined ? d.value : super.get(key);
   }
 
   override put(key: K, value: ValueAndTimestamp<V> | null): void {
-    const budget = this.budget;
-    if (budget === null) {
+    if (this.cache === null) {
       super.put(key, value);
       return;
     }
     const keyBytes = this.keyBytes(key);
-    const id = keyBytes.toString('latin1');
-    const previous = this.dirty.get(id);
-    if (previous !== undefined) {
-      budget.usedBytes -= previous.sizeBytes;
-      this.dirty.delete(id); // re-inserted below: most recently written last
-    }
     const valueBytes =
       value === null ? 0 : (this.o.valueSerde.serialize(this.o.serdeTopic, value.value)?.length ?? 0);
-    const sizeBytes = keyBytes.length + valueBytes + ENTRY_OVERHEAD_BYTES;
-    this.dirty.set(id, { key, keyBytes, value, sizeBytes });
-    budget.usedBytes += sizeBytes;
-    while (budget.usedBytes > budget.maxBytes && this.dirty.size > 0) this.evictOldest();
-  }
-
-  private evictOldest(): void {
-    const [id, d] = this.dirty.entries().next().value as [string, Dirty<K, V>];
-    this.dirty.delete(id);
-    this.budget!.usedBytes -= d.sizeBytes;
-    this.write(d);
+    this.cache.put(keyBytes.toString('latin1'), { key, keyBytes, value }, valueBytes);
   }
 
   private write(d: Dirty<K, V>): void {
@@ -102,13 +69,7 @@ export class CachingTimestampedStore<K, V> extends TimestampedStore<K, V> {
 
   /** Writes every cached entry through, oldest first, and forwards each through the flush listener. */
   flushCache(): void {
-    if (this.dirty.size === 0) return;
-    const entries = [...this.dirty.values()];
-    this.dirty.clear();
-    for (const d of entries) {
-      this.budget!.usedBytes -= d.sizeBytes;
-      this.write(d);
-    }
+    this.cache?.flush();
   }
 
   override flush(): void {
@@ -134,13 +95,13 @@ export class CachingTimestampedStore<K, V> extends TimestampedStore<K, V> {
     stored: KeyValue<K, ValueAndTimestamp<V>>[],
     inRange: (keyBytes: Buffer) => boolean,
   ): KeyValue<K, ValueAndTimestamp<V>>[] {
-    if (this.dirty.size === 0) return stored;
+    if (this.cache === null || this.cache.size === 0) return stored;
     const merged = new Map<string, { keyBytes: Buffer; entry: KeyValue<K, ValueAndTimestamp<V>> | null }>();
     for (const e of stored) {
       const keyBytes = this.keyBytes(e.key);
       merged.set(keyBytes.toString('latin1'), { keyBytes, entry: e });
     }
-    for (const [id, d] of this.dirty) {
+    for (const [id, d] of this.cache.entries()) {
       if (!inRange(d.keyBytes)) continue;
       merged.set(id, {
         keyBytes: d.keyBytes,
@@ -154,13 +115,12 @@ export class CachingTimestampedStore<K, V> extends TimestampedStore<K, V> {
   }
 
   override approximateNumEntries(): number {
-    return super.approximateNumEntries() + this.dirty.size;
+    return super.approximateNumEntries() + (this.cache?.size ?? 0);
   }
 
   override close(): void {
     // Dropped, not written: close follows a commit (which flushed) or a failure (whose work is redone).
-    if (this.budget !== null) for (const d of this.dirty.values()) this.budget.usedBytes -= d.sizeBytes;
-    this.dirty.clear();
+    this.cache?.drop();
     super.close();
   }
 }

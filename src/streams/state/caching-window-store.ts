@@ -7,7 +7,7 @@
 // Reads (the aggregation's own fetch, interactive queries) see the cache over the store. The cache is in memory
 // only: what it holds at a crash was not committed either, so it is processed again.
 
-import { type CacheBudget, ENTRY_OVERHEAD_BYTES } from './caching-store.js';
+import { type CacheBudget, RecordCache } from './record-cache.js';
 import type { ValueAndTimestamp } from './stores.js';
 import { TimestampedWindowStore, windowStoreKey } from './window-store.js';
 
@@ -16,7 +16,6 @@ interface DirtyWindow<K, V> {
   keyBytes: Buffer;
   windowStartMs: number;
   value: ValueAndTimestamp<V> | null;
-  sizeBytes: number;
 }
 
 export type WindowCacheFlushListener<K, V> = (
@@ -27,17 +26,16 @@ export type WindowCacheFlushListener<K, V> = (
 ) => void;
 
 export class CachingTimestampedWindowStore<K, V> extends TimestampedWindowStore<K, V> {
-  /** latin1 of the window store key -> the window's latest write, least recently written first. */
-  private readonly dirty = new Map<string, DirtyWindow<K, V>>();
+  /** Keyed by the latin1 of the window store key; null until the runtime turns caching on. */
+  private cache: RecordCache<DirtyWindow<K, V>> | null = null;
   private listener: WindowCacheFlushListener<K, V> | null = null;
-  private budget: CacheBudget | null = null;
 
   enableCache(budget: CacheBudget): void {
-    this.budget = budget;
+    this.cache = new RecordCache(budget, (d) => this.write(d));
   }
 
   get cachingEnabled(): boolean {
-    return this.budget !== null;
+    return this.cache !== null;
   }
 
   setFlushListener(listener: WindowCacheFlushListener<K, V>): void {
@@ -51,37 +49,23 @@ export class CachingTimestampedWindowStore<K, V> extends TimestampedWindowStore<
   }
 
   override fetch(key: K, windowStartMs: number): ValueAndTimestamp<V> | null {
-    if (this.budget !== null) {
-      const d = this.dirty.get(windowStoreKey(this.serializedKey(key), windowStartMs).toString('latin1'));
+    if (this.cache !== null) {
+      const d = this.cache.get(windowStoreKey(this.serializedKey(key), windowStartMs).toString('latin1'));
       if (d !== undefined) return d.value;
     }
     return super.fetch(key, windowStartMs);
   }
 
   override put(key: K, value: ValueAndTimestamp<V> | null, windowStartMs: number): void {
-    const budget = this.budget;
-    if (budget === null) {
+    if (this.cache === null) {
       super.put(key, value, windowStartMs);
       return;
     }
     const keyBytes = this.serializedKey(key);
     const id = windowStoreKey(keyBytes, windowStartMs).toString('latin1');
-    const previous = this.dirty.get(id);
-    if (previous !== undefined) {
-      budget.usedBytes -= previous.sizeBytes;
-      this.dirty.delete(id); // re-inserted below: most recently written last
-    }
     const valueBytes =
       value === null ? 0 : (this.o.valueSerde.serialize(this.o.serdeTopic, value.value)?.length ?? 0);
-    const sizeBytes = id.length + valueBytes + ENTRY_OVERHEAD_BYTES;
-    this.dirty.set(id, { key, keyBytes, windowStartMs, value, sizeBytes });
-    budget.usedBytes += sizeBytes;
-    while (budget.usedBytes > budget.maxBytes && this.dirty.size > 0) {
-      const [oldestId, oldest] = this.dirty.entries().next().value as [string, DirtyWindow<K, V>];
-      this.dirty.delete(oldestId);
-      budget.usedBytes -= oldest.sizeBytes;
-      this.write(oldest);
-    }
+    this.cache.put(id, { key, keyBytes, windowStartMs, value }, valueBytes);
   }
 
   private write(d: DirtyWindow<K, V>): void {
@@ -93,13 +77,7 @@ export class CachingTimestampedWindowStore<K, V> extends TimestampedWindowStore<
 
   /** Writes every cached window through, oldest first, each forwarded through the flush listener. */
   flushCache(): void {
-    if (this.dirty.size === 0) return;
-    const entries = [...this.dirty.values()];
-    this.dirty.clear();
-    for (const d of entries) {
-      this.budget!.usedBytes -= d.sizeBytes;
-      this.write(d);
-    }
+    this.cache?.flush();
   }
 
   override flush(): void {
@@ -113,11 +91,11 @@ export class CachingTimestampedWindowStore<K, V> extends TimestampedWindowStore<
     toMs: number,
   ): { windowStartMs: number; value: ValueAndTimestamp<V> }[] {
     const stored = super.fetchRange(key, fromMs, toMs);
-    if (this.dirty.size === 0) return stored;
+    if (this.cache === null || this.cache.size === 0) return stored;
     const keyBytes = this.serializedKey(key);
     const merged = new Map<number, ValueAndTimestamp<V> | null>();
     for (const w of stored) merged.set(w.windowStartMs, w.value);
-    for (const d of this.dirty.values())
+    for (const [, d] of this.cache.entries())
       if (d.keyBytes.equals(keyBytes) && d.windowStartMs >= fromMs && d.windowStartMs <= toMs)
         merged.set(d.windowStartMs, d.value);
     return [...merged]
@@ -128,7 +106,7 @@ export class CachingTimestampedWindowStore<K, V> extends TimestampedWindowStore<
 
   override all(): { key: K; windowStartMs: number; value: ValueAndTimestamp<V> }[] {
     const stored = super.all();
-    if (this.dirty.size === 0) return stored;
+    if (this.cache === null || this.cache.size === 0) return stored;
     const entries = new Map<
       string,
       { order: Buffer; entry: { key: K; windowStartMs: number; value: ValueAndTimestamp<V> } | null }
@@ -137,7 +115,7 @@ export class CachingTimestampedWindowStore<K, V> extends TimestampedWindowStore<
       const order = windowStoreKey(this.serializedKey(e.key), e.windowStartMs);
       entries.set(order.toString('latin1'), { order, entry: e });
     }
-    for (const [id, d] of this.dirty)
+    for (const [id, d] of this.cache.entries())
       entries.set(id, {
         order: windowStoreKey(d.keyBytes, d.windowStartMs),
         entry: d.value === null ? null : { key: d.key, windowStartMs: d.windowStartMs, value: d.value },
@@ -150,8 +128,7 @@ export class CachingTimestampedWindowStore<K, V> extends TimestampedWindowStore<
 
   override close(): void {
     // Dropped, not written: close follows a commit (which flushed) or a failure (whose work is redone).
-    if (this.budget !== null) for (const d of this.dirty.values()) this.budget.usedBytes -= d.sizeBytes;
-    this.dirty.clear();
+    this.cache?.drop();
     super.close();
   }
 }
