@@ -17,9 +17,18 @@
 // start and follows it, and the herder is told what changed. Task configs are buffered per connector until
 // their commit record, so a reader never sees half of an update. `offset` is the offset after the last record
 // read: the config offset workers compare in the group protocol.
+//
+// KIP-618: with exactly.once.source.support preparing or enabled, the leader's writes (connector and task
+// configs, commits, task count records, session keys, restart requests; target states stay plain writes, as in
+// Kafka) go through a transactional producer, transactional.id `connect-cluster-<group.id>`, claimed when the
+// worker becomes leader. Claiming fences the previous leader's producer, so a zombie leader (one that has not
+// noticed that the group moved on) can no longer write configs: its transaction fails with PRODUCER_FENCED and
+// read_committed readers never see it. `generations` counts the commit records applied per connector (Kafka's
+// task config generation): a task started for one generation must not start once a later one is read.
 
 import type { ConsumerRecord } from '../../../client/index.js';
 import type { TaskConfig } from '../../api/connector.js';
+import { ConnectException } from '../../errors.js';
 import type { RestartRequest } from '../herder.js';
 import type { TargetState } from '../status.js';
 import type { KafkaBasedLog, LogOpener } from './kafka-based-log.js';
@@ -31,6 +40,23 @@ export type ConfigEvent =
   | { kind: 'target-state'; name: string }
   | { kind: 'restart'; name: string; request: RestartRequest };
 
+/** The leader's transactional id for the config topic (Kafka's DistributedConfig.transactionalProducerId). */
+export function leaderTransactionalId(groupId: string): string {
+  return `connect-cluster-${groupId}`;
+}
+
+/** A privileged (transactional) write to the config topic failed: this worker may no longer lead (Kafka's name). */
+export class PrivilegedWriteException extends ConnectException {
+  override name = 'PrivilegedWriteException';
+}
+
+export interface ConfigWriterFencing {
+  /** The transactional id claimed by the leader. */
+  transactionalId: string;
+  /** Called after a privileged write failed (privileges are then lost until claimed again). */
+  onFenced: (err: unknown) => void;
+}
+
 export class ConfigStore {
   readonly connectors = new Map<string, Record<string, string>>();
   readonly targetStates = new Map<string, TargetState>();
@@ -39,6 +65,8 @@ export class ConfigStore {
   private readonly deferred = new Map<string, Map<number, TaskConfig>>();
   /** KIP-618: the task count of the last fenced generation, per connector (its `tasks-fencing-` record). */
   readonly taskCountRecords = new Map<string, number>();
+  /** KIP-618: the number of task config commits applied per connector (Kafka's task config generation). */
+  readonly generations = new Map<string, number>();
   /** Connectors whose task configs were committed after their last task count record. */
   readonly pendingFencing = new Set<string>();
   /** The session key the leader wrote last (request-signature.ts). */
@@ -49,8 +77,50 @@ export class ConfigStore {
   constructor(
     open: LogOpener,
     private readonly onEvent: (e: ConfigEvent) => void,
+    /** Set when the leader must write through a fencable transactional producer (KIP-618). */
+    private readonly fencing: ConfigWriterFencing | null = null,
   ) {
     this.log = open((r) => this.apply(r));
+  }
+
+  /** Whether the leader's writes need write privileges (exactly.once.source.support preparing or enabled). */
+  usesFencableWriter(): boolean {
+    return this.fencing !== null;
+  }
+
+  hasWritePrivileges(): boolean {
+    return this.fencing === null || this.log.hasWritePrivileges();
+  }
+
+  /** Called when this worker becomes leader: fences any previous leader's writer. */
+  async claimWritePrivileges(): Promise<void> {
+    if (this.fencing === null || this.log.hasWritePrivileges()) return;
+    await this.log.claimWritePrivileges(this.fencing.transactionalId);
+  }
+
+  async relinquishWritePrivileges(): Promise<void> {
+    await this.log.relinquishWritePrivileges();
+  }
+
+  taskGeneration(name: string): number {
+    return this.generations.get(name) ?? 0;
+  }
+
+  /** Writes records as the leader: one transaction when fencing is on, else plain sends in order. */
+  private async sendPrivileged(records: Array<{ key: string; value: Buffer | null }>): Promise<void> {
+    if (this.fencing === null) {
+      for (const r of records) await this.log.send(r.key, r.value);
+      return;
+    }
+    try {
+      await this.log.sendTransactional(records);
+    } catch (err) {
+      this.fencing.onFenced(err);
+      throw new PrivilegedWriteException(
+        `Failed to perform fencable send to config topic: ${(err as Error).message}`,
+        { cause: err },
+      );
+    }
   }
 
   start(): Promise<void> {
@@ -86,6 +156,7 @@ export class ConfigStore {
         this.deferred.delete(name);
         this.taskCountRecords.delete(name);
         this.pendingFencing.delete(name);
+        this.generations.delete(name);
         this.onEvent({ kind: 'connector', name, removed: true });
       } else {
         this.connectors.set(name, stringMap(value.properties));
@@ -116,6 +187,7 @@ export class ConfigStore {
       }
       this.deferred.delete(name);
       this.taskConfigs.set(name, next);
+      this.generations.set(name, this.taskGeneration(name) + 1);
       this.pendingFencing.add(name);
       this.onEvent({ kind: 'tasks', name });
     } else if (key.startsWith('target-state-')) {
@@ -156,59 +228,72 @@ export class ConfigStore {
   // ---- writes (the leader's) ----------------------------------------------------------------------------------
 
   async putConnectorConfig(name: string, config: Record<string, string>, state?: TargetState): Promise<void> {
-    // A new connector's target state goes first, so that it never starts in the wrong state.
-    if (state !== undefined) await this.putTargetState(name, state);
-    await this.log.send(`connector-${name}`, json({ properties: config }));
+    // A new connector's target state goes first (in the same transaction when fencing is on), so that it never
+    // starts in the wrong state.
+    const records =
+      state === undefined ? [] : [{ key: `target-state-${name}`, value: targetStateValue(state) }];
+    records.push({ key: `connector-${name}`, value: json({ properties: config }) });
+    await this.sendPrivileged(records);
     await this.log.readToEnd();
   }
 
   async removeConnector(name: string): Promise<void> {
-    await this.log.send(`connector-${name}`, null);
-    await this.log.send(`target-state-${name}`, null);
+    await this.sendPrivileged([
+      { key: `connector-${name}`, value: null },
+      { key: `target-state-${name}`, value: null },
+    ]);
     await this.log.readToEnd();
   }
 
   async putTaskConfigs(name: string, configs: TaskConfig[]): Promise<void> {
     await this.log.readToEnd();
-    for (let t = 0; t < configs.length; t++)
-      await this.log.send(`task-${name}-${t}`, json({ properties: configs[t] }));
-    await this.log.send(`commit-${name}`, json({ tasks: configs.length }));
+    if (configs.length > 0)
+      await this.sendPrivileged(
+        configs.map((c, t) => ({ key: `task-${name}-${t}`, value: json({ properties: c }) })),
+      );
+    await this.sendPrivileged([{ key: `commit-${name}`, value: json({ tasks: configs.length }) }]);
     await this.log.readToEnd();
   }
 
   async putTargetState(name: string, state: TargetState): Promise<void> {
-    await this.log.send(
-      `target-state-${name}`,
-      json({ state: state === 'STOPPED' ? 'PAUSED' : state, 'state.v2': state }),
-    );
+    await this.log.send(`target-state-${name}`, targetStateValue(state));
     await this.log.readToEnd();
   }
 
   async putSessionKey(key: SessionKey): Promise<void> {
-    await this.log.send(
-      'session-key',
-      json({
-        key: key.key.toString('base64'),
-        algorithm: key.algorithm,
-        'creation-timestamp': key.creationTimestamp,
-      }),
-    );
+    await this.sendPrivileged([
+      {
+        key: 'session-key',
+        value: json({
+          key: key.key.toString('base64'),
+          algorithm: key.algorithm,
+          'creation-timestamp': key.creationTimestamp,
+        }),
+      },
+    ]);
     await this.log.readToEnd();
   }
 
   /** Records that the zombies of every task generation before `count` tasks are fenced (KIP-618). */
   async putTaskCountRecord(name: string, count: number): Promise<void> {
-    await this.log.send(`tasks-fencing-${name}`, json({ 'task-count': count }));
+    await this.sendPrivileged([{ key: `tasks-fencing-${name}`, value: json({ 'task-count': count }) }]);
     await this.log.readToEnd();
   }
 
   async putRestartRequest(name: string, request: RestartRequest): Promise<void> {
-    await this.log.send(
-      `restart-connector-${name}`,
-      json({ 'include-tasks': request.includeTasks, 'only-failed': request.onlyFailed }),
-    );
+    await this.sendPrivileged([
+      {
+        key: `restart-connector-${name}`,
+        value: json({ 'include-tasks': request.includeTasks, 'only-failed': request.onlyFailed }),
+      },
+    ]);
     await this.log.readToEnd();
   }
+}
+
+/** `state` is PAUSED for STOPPED, for workers that predate KIP-875. */
+function targetStateValue(state: TargetState): Buffer {
+  return json({ state: state === 'STOPPED' ? 'PAUSED' : state, 'state.v2': state });
 }
 
 function json(value: unknown): Buffer {

@@ -40,7 +40,7 @@ import {
   taskKey,
   taskKeyPrefix,
 } from './assignor.js';
-import { type ConfigEvent, ConfigStore } from './config-store.js';
+import { type ConfigEvent, ConfigStore, leaderTransactionalId } from './config-store.js';
 import {
   CONFIG_MISMATCH,
   type ConnectAssignment,
@@ -116,10 +116,23 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     const c = o.worker.o.config;
     const p = c.parsed;
     const clientId = (p['client.id'] as string) || `connect-${p['group.id'] as string}`;
-    this.configs = new ConfigStore(o.logs.config, (e) => {
-      this.events.push(e);
-      this.wake();
-    });
+    // KIP-618: with exactly-once source support preparing or enabled the leader writes configs through a fencable
+    // transactional producer, so that a zombie leader cannot write once another worker leads.
+    const fencing =
+      p['exactly.once.source.support'] === 'disabled'
+        ? null
+        : {
+            transactionalId: leaderTransactionalId(p['group.id'] as string),
+            onFenced: (err: unknown) => this.onFencedFromConfigTopic(err),
+          };
+    this.configs = new ConfigStore(
+      o.logs.config,
+      (e) => {
+        this.events.push(e);
+        this.wake();
+      },
+      fencing,
+    );
     this.statuses = new StatusStore(o.logs.status);
     this.offsets = o.offsets;
     this.maxDelayMs = p['scheduled.rebalance.max.delay.ms'] as number;
@@ -178,6 +191,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
         await this.member.ensureActive();
         this.member.polled();
         if (this.stopping) break;
+        await this.checkWritePrivileges();
         await this.handleEvents();
         await this.rotateSessionKey();
         await this.reconcile();
@@ -209,6 +223,30 @@ export class DistributedHerder extends AbstractHerder implements Herder {
 
   private isLeader(): boolean {
     return this.leader !== null && this.leader.id === this.member.generation().memberId;
+  }
+
+  /**
+   * KIP-618: the leader holds the config topic's fencable writer, claimed when it became leader (onAssigned) or
+   * again here after a failed claim or a fenced write; a worker that no longer leads lets it go.
+   */
+  private async checkWritePrivileges(): Promise<void> {
+    if (!this.configs.usesFencableWriter()) return;
+    if (!this.isLeader()) {
+      if (this.configs.hasWritePrivileges()) await this.configs.relinquishWritePrivileges();
+      return;
+    }
+    if (this.configs.hasWritePrivileges()) return;
+    this.log('Claiming write privileges for the config topic');
+    await this.configs.claimWritePrivileges();
+  }
+
+  /** A privileged write failed (PRODUCER_FENCED: another worker claimed the writer): find out who leads now. */
+  private onFencedFromConfigTopic(err: unknown): void {
+    this.log(
+      `Failed to write to the config topic as leader (${(err as Error).message}); rejoining the group to learn whether this worker still leads`,
+    );
+    this.member.requestRejoin();
+    this.wake();
   }
 
   /** What this worker was assigned and still holds, running or waiting for its configs. */
@@ -328,6 +366,11 @@ export class DistributedHerder extends AbstractHerder implements Herder {
         this.wake();
       }, a.delayMs);
     }
+    // A new leader claims the config topic's writer before anything else it writes (a claim that fails is
+    // retried by the loop; until then its writes are refused).
+    await this.checkWritePrivileges().catch((err) =>
+      this.log(`Could not claim write privileges for the config topic yet: ${(err as Error).message}`),
+    );
     this.log(
       `Joined generation ${this.generation()} (${protocolName}) as ${this.isLeader() ? 'leader' : 'member'}: ` +
         `assigned ${describe(a)}, revoked ${describe(a.revoked)}, leader ${a.leaderUrl}`,
@@ -754,6 +797,12 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   private requireLeader(): void {
     if (this.leader === null || this.generation() < 0) throw new RestError(409, REBALANCE_MESSAGE);
     if (!this.isLeader()) throw new RequestTargetError(this.leader.url, 'Only the leader can change configs');
+    // A leader that lost (or has not yet claimed) the config topic's writer cannot write until it claims it again.
+    if (!this.configs.hasWritePrivileges())
+      throw new RestError(
+        409,
+        'Cannot complete request because of a conflicting operation (e.g. worker rebalance)',
+      );
   }
 
   private config(name: string): Record<string, string> {

@@ -6,6 +6,11 @@
 // hands each record to onRecord in offset order per partition. readToEnd() resolves once every record that was
 // in the topic when it was called has been handed over: the way a worker makes sure it has seen what others
 // wrote (a config change, a dead worker's last offsets). stop() ends the loop and closes both clients.
+//
+// A log can also hold a fencable writer (the config topic's leader producer under KIP-618): a transactional
+// producer claimed with claimWritePrivileges(), whose initTransactions() fences the previous holder of the same
+// transactional.id. sendTransactional() writes a group of records in one transaction through it; a failure
+// (PRODUCER_FENCED after another worker claimed the id) closes it, so the privileges must be claimed again.
 
 import {
   Admin,
@@ -40,6 +45,10 @@ const TOPIC_METADATA_WAIT_MS = 30_000;
 export class KafkaBasedLog {
   private consumer: Consumer | null = null;
   private producer: Producer | null = null;
+  /** The transactional writer, while this log holds write privileges. */
+  private fencable: Producer | null = null;
+  /** The last transaction queued through the writer (each starts when the one before has ended). */
+  private transactions: Promise<void> = Promise.resolve();
   private partitions: TopicPartition[] = [];
   /** Next offset to hand over, per partition. */
   private readonly positions = new Map<number, number>();
@@ -184,8 +193,73 @@ export class KafkaBasedLog {
     await this.producer.send({ topic: this.o.topic, key, value });
   }
 
+  /** Whether claimWritePrivileges() succeeded and no transactional write failed since. */
+  hasWritePrivileges(): boolean {
+    return this.fencable !== null;
+  }
+
+  /**
+   * Opens the transactional writer for `transactionalId` and initializes it, which fences whoever held the id
+   * before (its next transactional write fails with PRODUCER_FENCED) and aborts a transaction it left open.
+   */
+  async claimWritePrivileges(transactionalId: string): Promise<void> {
+    await this.relinquishWritePrivileges();
+    const producer = new Producer({
+      ...this.o.clientOptions,
+      bootstrapServers: this.o.bootstrapServers,
+      clientId: `${this.o.clientId}-leader`,
+      acks: 'all',
+      lingerMs: 0,
+      transactionalId,
+    });
+    try {
+      await producer.initTransactions();
+    } catch (err) {
+      await producer.close().catch(() => {});
+      throw err;
+    }
+    this.fencable = producer;
+  }
+
+  async relinquishWritePrivileges(): Promise<void> {
+    const producer = this.fencable;
+    this.fencable = null;
+    await producer?.close().catch(() => {});
+  }
+
+  /**
+   * Writes the records in one transaction through the writer claimed with claimWritePrivileges(). On any failure
+   * the writer is closed (a fenced producer cannot be used again) and the error is thrown.
+   */
+  sendTransactional(records: ReadonlyArray<{ key: string; value: Buffer | null }>): Promise<void> {
+    // One transaction at a time: the herder's loop and REST requests write concurrently.
+    const run = this.transactions.then(() => this.runTransaction(records));
+    this.transactions = run.catch(() => {});
+    return run;
+  }
+
+  private async runTransaction(records: ReadonlyArray<{ key: string; value: Buffer | null }>): Promise<void> {
+    const producer = this.fencable;
+    if (producer === null)
+      throw new ConnectException('Cannot produce to config topic without claiming write privileges first');
+    try {
+      producer.beginTransaction();
+      const sent = producer.sendBatch(
+        records.map((r) => ({ topic: this.o.topic, key: Buffer.from(r.key, 'utf8'), value: r.value })),
+      );
+      // A record's failure also fails the commit; its own rejection is awaited below so that none is left unhandled.
+      sent.catch(() => {});
+      await producer.commitTransaction();
+      await sent;
+    } catch (err) {
+      await this.relinquishWritePrivileges();
+      throw err;
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    await this.relinquishWritePrivileges();
     for (const w of this.waiters.splice(0)) w();
     await this.loop?.catch(() => {});
     await this.producer?.close().catch(() => {});
@@ -202,7 +276,7 @@ export type LogOpener = (onRecord: (record: ConsumerRecord) => void) => KafkaBas
  * The logs of the worker's internal topics, all from the worker config: topic names, partitions, replication
  * factors, client ids (`<client.id>-configs`, `-offsets`, `-statuses`) and client settings in one place. The
  * offsets topics are read read_committed unless exactly.once.source.support is disabled, so that offsets of an
- * aborted transaction are never seen.
+ * aborted transaction are never seen; the config topic when it is enabled.
  */
 export function internalTopicLogs(
   config: WorkerConfig,
@@ -227,12 +301,14 @@ export function internalTopicLogs(
       });
   const offsetsReadCommitted = p['exactly.once.source.support'] !== 'disabled';
   return {
+    // With exactly-once enabled the leader writes configs in transactions (a zombie leader's are aborted): as
+    // Kafka, the config topic is then read read_committed.
     config: open(
       p['config.storage.topic'] as string,
       1,
       p['config.storage.replication.factor'] as number,
       'configs',
-      false,
+      p['exactly.once.source.support'] === 'enabled',
     ),
     status: open(
       p['status.storage.topic'] as string,
