@@ -35,6 +35,7 @@ const CLIENT_ERRORS: Record<number, number> = {
   [ErrorCode.GROUP_AUTHORIZATION_FAILED]: 403,
   [ErrorCode.CLUSTER_AUTHORIZATION_FAILED]: 403,
   [ErrorCode.TOPIC_DELETION_DISABLED]: 409,
+  [ErrorCode.SECURITY_DISABLED]: 409,
 };
 
 /** A Kafka error code as an HttpError (4xx for the caller's mistakes, 502 for the cluster's failures). */

@@ -8,6 +8,8 @@ import { KafkaProtocolError } from '../client/errors.js';
 import type { TopicPartition } from '../client/requests.js';
 import { ErrorCode } from '../protocol/errors.js';
 import {
+  type AclBinding,
+  type AclBindingFilter,
   AclOperation,
   operationName,
   PatternType,
@@ -20,6 +22,7 @@ import {
 import { HttpError, kafkaError } from './api-error.js';
 import type {
   AclsResult,
+  AclView,
   BrokerView,
   ClusterView,
   ConfigView,
@@ -378,7 +381,35 @@ export async function resetOffsets(
 
 // ---- security -------------------------------------------------------------------------------------------------
 
-export async function aclList(admin: Admin): Promise<AclsResult> {
+function aclView(b: AclBinding): AclView {
+  return {
+    resourceType: resourceTypeName(b.pattern.resourceType),
+    resourceName: b.pattern.name,
+    patternType: patternTypeEnumName(b.pattern.patternType),
+    principal: b.entry.principal,
+    host: b.entry.host,
+    operation: operationName(b.entry.operation),
+    permission: permissionName(b.entry.permissionType),
+  };
+}
+
+/** The binding exactly, as a DeleteAcls filter: it matches that one binding and no other. */
+export function exactFilter(b: AclBinding): AclBindingFilter {
+  return {
+    resourceType: b.pattern.resourceType,
+    name: b.pattern.name,
+    patternType: b.pattern.patternType,
+    principal: b.entry.principal,
+    host: b.entry.host,
+    operation: b.entry.operation,
+    permissionType: b.entry.permissionType,
+  };
+}
+
+const SECURITY_DISABLED_MESSAGE = 'no authorizer is configured on the cluster';
+
+/** The bindings a DescribeAcls filter matches (every binding by default); "no authorizer" is an answer, not an error. */
+export async function aclList(admin: Admin, filter: Partial<AclBindingFilter> = {}): Promise<AclsResult> {
   try {
     const bindings = await admin.describeAcls({
       resourceType: ResourceType.ANY,
@@ -388,26 +419,32 @@ export async function aclList(admin: Admin): Promise<AclsResult> {
       host: null,
       operation: AclOperation.ANY,
       permissionType: PermissionType.ANY,
+      ...filter,
     });
-    return {
-      enabled: true,
-      message: null,
-      acls: bindings.map((b) => ({
-        resourceType: resourceTypeName(b.pattern.resourceType),
-        resourceName: b.pattern.name,
-        patternType: patternTypeEnumName(b.pattern.patternType),
-        principal: b.entry.principal,
-        host: b.entry.host,
-        operation: operationName(b.entry.operation),
-        permission: permissionName(b.entry.permissionType),
-      })),
-    };
+    return { enabled: true, message: null, acls: bindings.map(aclView) };
   } catch (error) {
     if (error instanceof KafkaProtocolError && error.code === ErrorCode.SECURITY_DISABLED) {
-      return { enabled: false, message: 'no authorizer is configured on the cluster', acls: [] };
+      return { enabled: false, message: SECURITY_DISABLED_MESSAGE, acls: [] };
     }
     throw error;
   }
+}
+
+/** CreateAcls of one binding; the broker's refusal (not authorized, no authorizer, invalid) is the HTTP error. */
+export async function createAcl(admin: Admin, binding: AclBinding): Promise<AclView> {
+  const [error] = await admin.createAcls([binding]);
+  if (error !== null && error !== undefined) throw kafkaError(error.code, error.message);
+  return aclView(binding);
+}
+
+/** DeleteAcls of exactly one binding; 404 when the cluster has no such binding (deleted meanwhile). */
+export async function deleteAcl(admin: Admin, binding: AclBinding): Promise<AclView> {
+  const [result] = await admin.deleteAcls([exactFilter(binding)]);
+  if (result === undefined) throw new HttpError(502, 'DeleteAcls answered no filter result');
+  if (result.error !== null) throw kafkaError(result.error.code, result.error.message);
+  if (result.deleted.length === 0)
+    throw new HttpError(404, `no such ACL: ${JSON.stringify(aclView(binding))}`);
+  return aclView(binding);
 }
 
 export async function quotaList(admin: Admin): Promise<QuotaView[]> {

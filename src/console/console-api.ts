@@ -13,11 +13,27 @@
 // POST   /api/topics/:t/messages              produce {partition?, key?, value, headers?}
 // GET    /api/groups, /api/groups/:g          groups; members, assignments, lag per partition
 // POST   /api/groups/:g/reset-offsets         {topic?, to: earliest|latest|offset|timestamp, value?}
-// GET    /api/acls, /api/quotas, /api/metrics ACLs, client quotas, the live charts' points
+// GET    /api/acls                            ?resourceType&resourceName&patternType&principal (DescribeAcls filter)
+// POST   /api/acls                            create one binding {principal, host?, operation, permission,
+//                                              resourceType, resourceName, patternType?}
+// DELETE /api/acls                            delete exactly one binding, the same fields and {confirm: true}
+// GET    /api/quotas, /api/metrics            client quotas, the live charts' points
 
 import type { Admin } from '../client/admin.js';
 import type { ClientOptions } from '../client/options.js';
 import type { Producer } from '../client/producer.js';
+import {
+  type AclBinding,
+  type AclBindingFilter,
+  AclOperation,
+  PatternType,
+  PermissionType,
+  parseOperation,
+  parsePatternType,
+  parsePermission,
+  parseResourceType,
+  STORABLE_RESOURCE_TYPES,
+} from '../security/authorizer/acl-types.js';
 import { HttpError, withDeadline } from './api-error.js';
 import type { BrowseMode, ResetOffsetsRequest } from './api-types.js';
 import * as views from './cluster-views.js';
@@ -81,6 +97,105 @@ function topicName(value: unknown): string {
     throw new HttpError(400, `'${name}' is not a legal topic name: 1-249 of a-z, A-Z, 0-9, '.', '_' and '-'`);
   }
   return name;
+}
+
+/** A name of one of Kafka's ACL enums ("Topic", "ClusterAction", "PREFIXED"), as a code among `allowed`. */
+function aclEnum(
+  value: unknown,
+  what: string,
+  parse: (text: string) => number | null,
+  allowed: readonly number[],
+  names: string,
+): number {
+  const code = typeof value === 'string' ? parse(value) : null;
+  if (code === null || !allowed.includes(code)) {
+    throw new HttpError(400, `${what} must be one of ${names}, got ${JSON.stringify(value)}`);
+  }
+  return code;
+}
+
+const OPERATIONS = Object.values(AclOperation).filter(
+  (c) => c !== AclOperation.UNKNOWN && c !== AclOperation.ANY,
+);
+const OPERATION_NAMES =
+  'All, Read, Write, Create, Delete, Alter, Describe, ClusterAction, DescribeConfigs, AlterConfigs, IdempotentWrite, CreateTokens, DescribeTokens';
+const RESOURCE_TYPE_NAMES = 'Topic, Group, Cluster, TransactionalId, DelegationToken, User';
+
+/** Kafka's principal form "Type:name" (SecurityUtils.parseKafkaPrincipal), e.g. "User:alice" or "User:*". */
+function principal(value: unknown): string {
+  const p = str(value, 'principal');
+  if (!/^[^:\s]+:.+$/.test(p))
+    throw new HttpError(400, `principal must be Type:name (User:alice), got '${p}'`);
+  return p;
+}
+
+/** One ACL binding as the page sends it, for CreateAcls and (exactly) DeleteAcls. */
+function aclBinding(body: Record<string, unknown>): AclBinding {
+  const resourceType = aclEnum(
+    body.resourceType,
+    'resourceType',
+    parseResourceType,
+    STORABLE_RESOURCE_TYPES,
+    RESOURCE_TYPE_NAMES,
+  );
+  return {
+    pattern: {
+      resourceType,
+      name: str(body.resourceName, 'resourceName'),
+      patternType: aclEnum(
+        body.patternType ?? 'LITERAL',
+        'patternType',
+        parsePatternType,
+        [PatternType.LITERAL, PatternType.PREFIXED],
+        'LITERAL, PREFIXED',
+      ),
+    },
+    entry: {
+      principal: principal(body.principal),
+      host: body.host === undefined || body.host === '' ? '*' : str(body.host, 'host'),
+      operation: aclEnum(body.operation, 'operation', parseOperation, OPERATIONS, OPERATION_NAMES),
+      permissionType: aclEnum(
+        body.permission,
+        'permission',
+        parsePermission,
+        [PermissionType.ALLOW, PermissionType.DENY],
+        'Allow, Deny',
+      ),
+    },
+  };
+}
+
+/** The list's filter from the query string: DescribeAcls matches names and principals exactly. */
+function aclFilter(query: URLSearchParams): Partial<AclBindingFilter> {
+  const filter: { -readonly [K in keyof AclBindingFilter]?: AclBindingFilter[K] } = {};
+  const type = query.get('resourceType');
+  if (type !== null && type !== '' && type.toLowerCase() !== 'any') {
+    filter.resourceType = aclEnum(
+      type,
+      'resourceType',
+      parseResourceType,
+      STORABLE_RESOURCE_TYPES,
+      RESOURCE_TYPE_NAMES,
+    );
+  }
+  const pattern = query.get('patternType');
+  if (pattern !== null && pattern !== '') {
+    filter.patternType = aclEnum(
+      pattern,
+      'patternType',
+      parsePatternType,
+      [PatternType.ANY, PatternType.MATCH, PatternType.LITERAL, PatternType.PREFIXED],
+      'ANY, MATCH, LITERAL, PREFIXED',
+    );
+  }
+  const name = query.get('resourceName');
+  if (name !== null && name !== '') filter.name = name;
+  const p = query.get('principal');
+  if (p !== null && p !== '') filter.principal = principal(p);
+  if (filter.patternType === PatternType.MATCH && filter.name === undefined) {
+    throw new HttpError(400, 'patternType MATCH needs a resourceName to match');
+  }
+  return filter;
 }
 
 const MODES: BrowseMode[] = ['newest', 'oldest', 'offset', 'timestamp'];
@@ -212,8 +327,23 @@ export function consoleApi(deps: ConsoleApiDeps): ApiHandler {
         if (get) return { body: await bounded(() => views.groupList(admin), 'groups') };
         break;
       case 'acls':
-        if (get && id === undefined) return { body: await bounded(() => views.aclList(admin), 'ACLs') };
-        break;
+        if (id !== undefined) break;
+        if (get) {
+          const filter = aclFilter(r.query);
+          return { body: await bounded(() => views.aclList(admin, filter), 'ACLs') };
+        }
+        if (r.method === 'POST') {
+          const binding = aclBinding(object(r.body));
+          return { status: 201, body: await bounded(() => views.createAcl(admin, binding), 'create ACL') };
+        }
+        if (r.method === 'DELETE') {
+          const b = object(r.body);
+          if (b.confirm !== true)
+            throw new HttpError(400, 'to delete an ACL, confirm with {"confirm": true}');
+          const binding = aclBinding(b);
+          return { body: { deleted: await bounded(() => views.deleteAcl(admin, binding), 'delete ACL') } };
+        }
+        throw new HttpError(405, `method ${r.method} not allowed at /api/acls`);
       case 'quotas':
         if (get && id === undefined) return { body: await bounded(() => views.quotaList(admin), 'quotas') };
         break;

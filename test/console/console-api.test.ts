@@ -249,6 +249,15 @@ describe('console API against a broker', () => {
     const acls = await call(base, 'GET', '/acls');
     assert.equal(acls.status, 200);
     assert.equal(acls.body.enabled, false);
+    const added = await call(base, 'POST', '/acls', {
+      principal: 'User:alice',
+      operation: 'Read',
+      permission: 'Allow',
+      resourceType: 'Topic',
+      resourceName: 'orders',
+    });
+    assert.equal(added.status, 409, JSON.stringify(added.body));
+    assert.equal(added.body.code, 'SECURITY_DISABLED');
     const errors = await admin!.alterClientQuotas([
       { entity: { user: 'alice' }, ops: [{ key: 'producer_byte_rate', value: 1024 }] },
     ]);
@@ -284,6 +293,13 @@ describe('console API against a broker', () => {
   });
 
   test('bad input gets 4xx JSON errors, never a crash', async () => {
+    const ACL = {
+      principal: 'User:alice',
+      operation: 'Read',
+      permission: 'Allow',
+      resourceType: 'Topic',
+      resourceName: 'orders',
+    };
     const cases: [string, string, unknown, number][] = [
       ['POST', '/topics', { name: 'bad name!' }, 400],
       ['POST', '/topics', { name: 'ok', partitions: 0 }, 400],
@@ -299,6 +315,17 @@ describe('console API against a broker', () => {
       ['POST', '/topics/api-lag/configs', { set: { 'no.such.config': '1' } }, 400],
       ['POST', '/topics/api-lag/messages', { value: 42 }, 400],
       ['POST', '/groups/g/reset-offsets', { to: 'yesterday' }, 400],
+      ['GET', '/acls?resourceType=Table', undefined, 400],
+      ['GET', '/acls?patternType=MATCH', undefined, 400],
+      ['GET', '/acls?principal=alice', undefined, 400],
+      ['POST', '/acls', { ...ACL, principal: 'alice' }, 400],
+      ['POST', '/acls', { ...ACL, operation: 'Any' }, 400],
+      ['POST', '/acls', { ...ACL, permission: 'Maybe' }, 400],
+      ['POST', '/acls', { ...ACL, resourceType: 'Any' }, 400],
+      ['POST', '/acls', { ...ACL, patternType: 'MATCH' }, 400],
+      ['POST', '/acls', { ...ACL, resourceName: '' }, 400],
+      ['DELETE', '/acls', ACL, 400],
+      ['PUT', '/acls', ACL, 405],
       ['PUT', '/topics', { name: 'x' }, 405],
       ['GET', '/nothing', undefined, 404],
     ];

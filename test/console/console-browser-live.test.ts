@@ -1,5 +1,6 @@
 // The web console's live views in headless Chromium: the charts, fed from a broker's Prometheus endpoint while a
-// producer writes, draw throughput, latency and lag; the ACL and quota views render; and a broker that stops
+// producer writes, draw throughput, latency and lag; the ACL and quota views render (adding an ACL
+// without an authorizer shows the broker's error); and a broker that stops
 // answering (SIGSTOP: its connections stay open and nothing comes back, so only a deadline ends the calls) gives
 // the page an error within the console's --timeout-ms instead of a page that hangs. Screenshots in
 // test-artifacts/console/.
@@ -84,6 +85,13 @@ describe('web console charts, ACLs and quotas in Chromium', () => {
     ]);
     await page!.goto(`${web!.url}/#/security`);
     await waitForText(page!.locator('[data-test=acls-disabled]'), /no authorizer/);
+    // Adding an ACL to a cluster without an authorizer: the broker's SECURITY_DISABLED, shown in the page.
+    await page!.locator('details.panel summary', { hasText: 'Add an ACL' }).click();
+    const form = page!.locator('[data-test=add-acl]');
+    await form.locator('input[name=principal]').fill('User:alice');
+    await form.locator('input[name=resourceName]').fill('orders');
+    await form.locator('button[type=submit]').click();
+    await waitForText(form.locator('[data-test=error]'), /SECURITY_DISABLED/);
     assert.match(await waitForText(page!.locator('[data-test=quotas]'), /loader/), /consumer_byte_rate=2048/);
     await screenshot(page!, 'security');
   });
