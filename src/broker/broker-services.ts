@@ -9,6 +9,7 @@ import type { TransactionCoordinator } from '../coordinator/transaction/transact
 import type { BrokerTopicStats } from '../metrics/topic-stats.js';
 import type { ApiVersionsResponseApiVersion } from '../protocol/messages/18-api-versions.js';
 import type { AclAuthorizer } from '../security/authorizer/authorizer.js';
+import type { DelegationTokenManager } from '../security/delegation-token/token-manager.js';
 import type { InterBrokerSecurity } from '../security/inter-broker.js';
 import type { SaslAuthenticator } from '../security/sasl/authenticator.js';
 import type { LogDirs } from '../storage/log-dirs.js';
@@ -31,6 +32,8 @@ export interface BrokerServices {
   readonly brokerId: number;
   /** The ACL authorizer when authorizer.class.name turns it on; null: every operation is allowed. */
   readonly authorizer: AclAuthorizer | null;
+  /** Delegation tokens (KIP-48); disabled, answering DELEGATION_TOKEN_AUTH_DISABLED, without a secret key. */
+  readonly delegationTokens: DelegationTokenManager;
   readonly config: BrokerConfig;
   readonly clock: Clock;
   readonly logger: Logger;

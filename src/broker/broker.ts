@@ -37,6 +37,10 @@ import { AUDIT_LOGGER_NAME, AuditLog } from '../security/authorizer/audit-log.js
 import { AclAuthorizer, parseSuperUsers } from '../security/authorizer/authorizer.js';
 import { CertificateReloader } from '../security/certificate-reload.js';
 import {
+  DelegationTokenManager,
+  delegationTokenSettings,
+} from '../security/delegation-token/token-manager.js';
+import {
   type InterBrokerSecurity,
   interBrokerSecurity,
   PLAINTEXT_INTER_BROKER,
@@ -169,6 +173,7 @@ export class Broker {
   private metricsEndpoint: MetricsEndpoint | null = null;
   private registered = false;
   private authorizer: AclAuthorizer | null = null;
+  private delegationTokens: DelegationTokenManager | null = null;
   private serving = false;
   /** brook.encryption.key.rotation.check.interval.ms, one per log directory; empty without a key provider. */
   private keyRotations: KeyRotation[] = [];
@@ -435,9 +440,19 @@ export class Broker {
     this.transactions = transactions;
     const authorizer = await this.startAuthorizer(store);
     this.authorizer = authorizer;
+    const delegationTokens = new DelegationTokenManager(
+      store,
+      delegationTokenSettings(config),
+      logger.child('tokens'),
+    );
+    await delegationTokens.start();
+    this.delegationTokens = delegationTokens;
     this.services = {
       authorizer,
-      sasl: new SaslAuthenticator(listenerSaslSettings(config), store, logger.child('sasl')),
+      delegationTokens,
+      sasl: new SaslAuthenticator(listenerSaslSettings(config), store, logger.child('sasl'), (id, m) =>
+        delegationTokens.tokenCredential(id, m),
+      ),
       interBrokerSecurity: this.interBroker,
       brokerId: this.brokerId,
       config,
@@ -879,6 +894,7 @@ export class Broker {
     void this.watchOwnRegistration();
     await this.dynamicConfig?.start();
     await this.authorizer?.start();
+    await this.delegationTokens?.start();
     this.options.logger.info(`registered again with broker epoch ${registered.value.brokerEpoch}`);
   }
 
@@ -944,6 +960,7 @@ export class Broker {
     this.services?.fetchPurgatory.completeAll();
     this.dynamicConfig?.stop();
     this.authorizer?.stop();
+    this.delegationTokens?.stop();
     this.fetchers?.stop();
     await this.controller?.stop();
     this.wireChannel?.close();

@@ -13,6 +13,11 @@ export interface PasswordSaslOptions {
   mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512';
   username: string;
   password: string;
+  /**
+   * SCRAM with a delegation token (Kafka's `tokenauth="true"` of the ScramLoginModule): `username` is the token id,
+   * `password` its HMAC in base64, and the broker authenticates the token's owner.
+   */
+  tokenauth?: boolean;
 }
 
 /**

@@ -76,7 +76,9 @@ async function scram(
   hash: 'sha256' | 'sha512',
 ): Promise<void> {
   const clientNonce = randomBytes(24).toString('base64url');
-  const firstBare = `n=${saslName(sasl.username)},r=${clientNonce}`;
+  // Kafka's extension for delegation tokens goes after the nonce, in the bare message the proof covers.
+  const extensions = sasl.tokenauth === true ? ',tokenauth=true' : '';
+  const firstBare = `n=${saslName(sasl.username)},r=${clientNonce}${extensions}`;
   const serverFirst = (await exchange.send(Buffer.from(`n,,${firstBare}`))).toString('utf8');
   const attrs = new Map(serverFirst.split(',').map((a) => [a[0], a.slice(2)]));
   const nonce = attrs.get('r') ?? '';

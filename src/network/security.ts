@@ -63,6 +63,11 @@ export class SecurityState {
   sessionExpiresAtMs: number | null = null;
   /** Set while an authenticated connection re-authenticates; the principal must come out the same. */
   reauthenticating = false;
+  /**
+   * Whether the principal was proven with a delegation token (SCRAM tokenauth); such a connection may not create,
+   * renew, expire or describe tokens, as in Kafka.
+   */
+  tokenAuthenticated = false;
 
   constructor(readonly protocol: SecurityProtocol) {
     this.saslState = usesSasl(protocol) ? 'handshake' : 'not-required';
@@ -91,8 +96,13 @@ export class SecurityState {
   }
 
   /** Called by the SASL mechanism when the peer has proven who it is. */
-  authenticate(principal: string, sessionExpiresAtMs: number | null = null): void {
+  authenticate(
+    principal: string,
+    sessionExpiresAtMs: number | null = null,
+    tokenAuthenticated = false,
+  ): void {
     this.principal = principal;
+    this.tokenAuthenticated = tokenAuthenticated;
     this.saslState = 'authenticated';
     this.sessionExpiresAtMs = sessionExpiresAtMs;
     this.reauthenticating = false;

@@ -80,6 +80,48 @@ export const SECURITY_KEYS = [
     { validator: atLeast(1), support: 'honoured' },
   ),
 
+  // Delegation tokens (KIP-48), with Kafka's names and defaults; none can be altered dynamically.
+  key(
+    'delegation.token.secret.key',
+    T.PASSWORD,
+    null,
+    'medium',
+    'Secret that signs delegation tokens, the same on every broker; unset or empty disables them.',
+    { support: 'honoured' },
+  ),
+  key(
+    'delegation.token.master.key',
+    T.PASSWORD,
+    null,
+    'medium',
+    'Deprecated alias of delegation.token.secret.key, read when that key is unset.',
+    { support: 'honoured' },
+  ),
+  key(
+    'delegation.token.max.lifetime.ms',
+    T.LONG,
+    '604800000',
+    'medium',
+    'Longest lifetime of a delegation token; it cannot be renewed past it.',
+    { validator: atLeast(1), support: 'honoured' },
+  ),
+  key(
+    'delegation.token.expiry.time.ms',
+    T.LONG,
+    '86400000',
+    'medium',
+    'How long a delegation token is valid before it must be renewed.',
+    { validator: atLeast(1), support: 'honoured' },
+  ),
+  key(
+    'delegation.token.expiry.check.interval.ms',
+    T.LONG,
+    '3600000',
+    'low',
+    'How often expired delegation tokens are removed.',
+    { validator: atLeast(1), support: 'honoured' },
+  ),
+
   // OAUTHBEARER (KIP-255, KIP-768). Each may also be set for a listener and mechanism, as
   // listener.name.<listener>.oauthbearer.<key>.
   key(

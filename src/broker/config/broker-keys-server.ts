@@ -429,13 +429,6 @@ export const SERVER_KEYS = [
       updateMode: 'per-broker',
     },
   ),
-  key(
-    'delegation.token.secret.key',
-    T.PASSWORD,
-    null,
-    'medium',
-    'Secret that signs delegation tokens; unset disables them.',
-  ),
 
   // Metrics and quotas.
   key(

@@ -39,6 +39,10 @@ import { alterConfigsHandler } from './33-alter-configs.js';
 import { describeLogDirsHandler } from './35-describe-log-dirs.js';
 import { saslAuthenticateHandler } from './36-sasl-authenticate.js';
 import { createPartitionsHandler } from './37-create-partitions.js';
+import { createDelegationTokenHandler } from './38-create-delegation-token.js';
+import { renewDelegationTokenHandler } from './39-renew-delegation-token.js';
+import { expireDelegationTokenHandler } from './40-expire-delegation-token.js';
+import { describeDelegationTokenHandler } from './41-describe-delegation-token.js';
 import { deleteGroupsHandler } from './42-delete-groups.js';
 import { electLeadersHandler } from './43-elect-leaders.js';
 import { incrementalAlterConfigsHandler } from './44-incremental-alter-configs.js';
@@ -95,6 +99,10 @@ export const HANDLERS: readonly ApiHandler[] = [
   describeLogDirsHandler,
   saslAuthenticateHandler,
   createPartitionsHandler,
+  createDelegationTokenHandler,
+  renewDelegationTokenHandler,
+  expireDelegationTokenHandler,
+  describeDelegationTokenHandler,
   deleteGroupsHandler,
   incrementalAlterConfigsHandler,
   offsetDeleteHandler,

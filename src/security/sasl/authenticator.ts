@@ -27,7 +27,7 @@ import { OAuthBearerServer, type TokenValidator } from './oauthbearer.js';
 import { JwtValidator } from './oauthbearer-jwt.js';
 import { UnsecuredJwsValidator, unsecuredValidatorOptions } from './oauthbearer-unsecured.js';
 import { PlainServer } from './plain.js';
-import { ScramServer } from './scram.js';
+import { ScramServer, type TokenCredentialLookup } from './scram.js';
 import { ScramCredentialStore } from './scram-store.js';
 
 export interface ListenerSasl {
@@ -177,6 +177,8 @@ export class SaslAuthenticator {
     private readonly listeners: ReadonlyMap<string, ListenerSasl>,
     store: CoordinationStore,
     private readonly logger: Logger,
+    /** Delegation tokens for SCRAM's tokenauth extension; none by default. */
+    private readonly tokenLookup: TokenCredentialLookup = () => null,
   ) {
     this.credentials = new ScramCredentialStore(store);
     for (const [name, listener] of listeners) {
@@ -264,7 +266,7 @@ export class SaslAuthenticator {
       );
     }
     const scram = mechanism as 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
-    return new ScramServer(scram, (user, m) => this.credentials.credential(user, m));
+    return new ScramServer(scram, (user, m) => this.credentials.credential(user, m), this.tokenLookup);
   }
 
   /** One SaslAuthenticate token (or a raw token after a v0 handshake). */
@@ -298,7 +300,11 @@ export class SaslAuthenticator {
         const nowMs = Date.now();
         sessionLifetimeMs = this.sessionLifetimeMs(connection, step.credentialExpiresAtMs, nowMs);
         const reauthenticated = security.reauthenticating;
-        security.authenticate(step.principal, sessionLifetimeMs > 0 ? nowMs + sessionLifetimeMs : null);
+        security.authenticate(
+          step.principal,
+          sessionLifetimeMs > 0 ? nowMs + sessionLifetimeMs : null,
+          step.tokenAuthenticated === true,
+        );
         this.logger.debug(reauthenticated ? 'SASL re-authenticated' : 'SASL authenticated', {
           listener: connection.listenerName,
           principal: step.principal,

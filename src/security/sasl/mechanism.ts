@@ -27,6 +27,8 @@ export interface SaslStep {
    * lifetime given to the client (KIP-368). Absent: the credential does not expire.
    */
   readonly credentialExpiresAtMs?: number;
+  /** The peer authenticated with a delegation token (which may not be used to get or manage tokens). */
+  readonly tokenAuthenticated?: boolean;
 }
 
 export interface SaslServer {

@@ -1,7 +1,9 @@
-// SCRAM-SHA-256 and SCRAM-SHA-512 server (RFC 5802, RFC 7677), as Kafka runs them: no channel binding, the
-// `tokenauth` extension refused, credentials from the metadata store. Three messages:
+// SCRAM-SHA-256 and SCRAM-SHA-512 server (RFC 5802, RFC 7677), as Kafka runs them: no channel binding,
+// credentials from the metadata store, or from a delegation token with Kafka's `tokenauth=true` extension (the
+// user name is then the token id, the password the token's HMAC in base64, and the principal the token's owner,
+// marked as token-authenticated). Three messages:
 //
-//   client-first  n,,n=<user>,r=<client nonce>
+//   client-first  n,,n=<user>,r=<client nonce>[,tokenauth=true]
 //   server-first  r=<client nonce><server nonce>,s=<salt>,i=<iterations>
 //   client-final  c=biws,r=<nonce>,p=<proof>      answered with  v=<server signature>
 //
@@ -9,6 +11,8 @@
 // stable) and fails at the proof like a wrong password: same messages, same work.
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { principalName } from '../delegation-token/token-info.js';
+import type { TokenCredential } from '../delegation-token/token-manager.js';
 import { SaslFailure, type SaslStep } from './mechanism.js';
 import {
   hash,
@@ -19,6 +23,9 @@ import {
 } from './scram-credential.js';
 
 export type CredentialLookup = (user: string, mechanism: ScramMechanism) => Promise<ScramCredential | null>;
+
+/** A delegation token's credential by token id, its owner and expiry; null for an unknown or expired token. */
+export type TokenCredentialLookup = (tokenId: string, mechanism: ScramMechanism) => TokenCredential | null;
 
 const FAKE_SECRET = randomBytes(32);
 
@@ -57,6 +64,26 @@ function attributes(text: string): Map<string, string> {
   return map;
 }
 
+/**
+ * The client-first message's attributes and, after `r`, Kafka's extensions (`key=value` with a longer key, as
+ * its ScramExtensions; `tokenauth` is the one it knows).
+ */
+function clientFirstAttributes(text: string): {
+  attrs: Map<string, string>;
+  extensions: Map<string, string>;
+} {
+  const attrs = new Map<string, string>();
+  const extensions = new Map<string, string>();
+  for (const part of text.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq === 1) attrs.set(part[0] as string, part.slice(2));
+    else if (eq > 1 && attrs.has('r') && /^[A-Za-z]+$/.test(part.slice(0, eq))) {
+      extensions.set(part.slice(0, eq), part.slice(eq + 1));
+    } else throw malformed(`bad attribute "${part}"`);
+  }
+  return { attrs, extensions };
+}
+
 function saslName(value: string): string {
   if (/=(?!2C|3D)/.test(value)) throw malformed('bad user name escape');
   return value.replace(/=2C/g, ',').replace(/=3D/g, '=');
@@ -73,10 +100,13 @@ export class ScramServer {
   private gs2Header = '';
   private credential: ScramCredential | null = null;
   private known = false;
+  /** Set for a tokenauth exchange with a known token: its owner becomes the principal. */
+  private token: TokenCredential | null = null;
 
   constructor(
     private readonly mechanism: ScramMechanism,
     private readonly lookup: CredentialLookup,
+    private readonly tokenLookup: TokenCredentialLookup = () => null,
   ) {}
 
   async step(token: Buffer): Promise<SaslStep> {
@@ -92,14 +122,20 @@ export class ScramServer {
     if ((match[1] as string).startsWith('p=')) throw malformed('channel binding is not supported');
     this.gs2Header = message.slice(0, message.length - (match[3] as string).length);
     this.clientFirstBare = match[3] as string;
-    const attrs = attributes(this.clientFirstBare);
+    const { attrs, extensions } = clientFirstAttributes(this.clientFirstBare);
     const user = attrs.get('n');
     const clientNonce = attrs.get('r');
     if (user === undefined || clientNonce === undefined || clientNonce === '')
       throw malformed('missing n or r');
     if (attrs.has('m')) throw malformed('mandatory extensions are not supported');
     this.user = saslName(user);
-    const found = this.user === '' ? null : await this.lookup(this.user, this.mechanism);
+    let found: ScramCredential | null = null;
+    if (this.user !== '' && extensions.get('tokenauth')?.toLowerCase() === 'true') {
+      this.token = this.tokenLookup(this.user, this.mechanism);
+      found = this.token?.credential ?? null;
+    } else if (this.user !== '') {
+      found = await this.lookup(this.user, this.mechanism);
+    }
     this.known = found !== null;
     this.credential = found ?? fakeCredential(this.mechanism, this.user);
     this.nonce = clientNonce + randomBytes(18).toString('base64url');
@@ -130,9 +166,16 @@ export class ScramServer {
     const matches = timingSafeEqual(hash(this.mechanism, clientKey), credential.storedKey);
     if (!matches || !this.known) throw invalid(this.mechanism);
     const serverSignature = hmac(this.mechanism, credential.serverKey, authMessage);
-    return {
-      response: Buffer.from(`v=${serverSignature.toString('base64')}`, 'utf8'),
-      principal: `User:${this.user}`,
-    };
+    const response = Buffer.from(`v=${serverSignature.toString('base64')}`, 'utf8');
+    if (this.token !== null) {
+      // As Kafka: the principal is User:<owner's name>, and the session ends with the token's expiry (KIP-368).
+      return {
+        response,
+        principal: `User:${principalName(this.token.owner)}`,
+        credentialExpiresAtMs: this.token.expiryTimestampMs,
+        tokenAuthenticated: true,
+      };
+    }
+    return { response, principal: `User:${this.user}` };
   }
 }
