@@ -61,6 +61,8 @@ export interface ResolvedConfig {
   commitIntervalMs: number;
   stateDir: string;
   numStreamThreads: number;
+  /** num.standby.replicas: standby tasks per task, each on another instance (default 0). */
+  numStandbyReplicas: number;
   replicationFactor: number;
   defaultKeySerde: Serde<unknown>;
   defaultValueSerde: Serde<unknown>;
@@ -166,6 +168,7 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     commitIntervalMs: int(props, 'commit.interval.ms', guarantee === 'at_least_once' ? 30_000 : 100, 0),
     stateDir: props['state.dir'] ?? join(tmpdir(), 'kafka-streams'),
     numStreamThreads: int(props, 'num.stream.threads', 1, 1),
+    numStandbyReplicas: int(props, 'num.standby.replicas', 0, 0),
     replicationFactor: int(props, 'replication.factor', -1, -1),
     defaultKeySerde: serde(props, 'default.key.serde', 'key'),
     defaultValueSerde: serde(props, 'default.value.serde', 'value'),

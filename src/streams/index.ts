@@ -25,11 +25,15 @@ export { StreamsError } from './errors.js';
 export { GlobalKTable } from './global-ktable.js';
 export { JoinWindows } from './join-windows.js';
 export {
+  type HostInfo,
   KafkaStreams,
   type KafkaStreamsState,
+  type KeyQueryMetadata,
   type StateListener,
+  type StreamsMetadata,
   type StreamsUncaughtExceptionHandler,
   type StreamThreadExceptionResponse,
+  UNAVAILABLE_HOST,
 } from './kafka-streams.js';
 export { KeyValue } from './key-value.js';
 export { ChangedSerde, KGroupedTable } from './kgrouped-table.js';

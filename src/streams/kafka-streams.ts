@@ -13,13 +13,16 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Admin } from '../client/admin.js';
 import { keyPartition } from '../client/partitioners.js';
+import type { TopicPartition } from '../client/requests.js';
 import { type ResolvedConfig, resolveConfig, type StreamsProperties } from './config.js';
 import { StreamsError } from './errors.js';
 import { InvalidStateStoreException, type StoreQueryParameters } from './queryable.js';
 import { GlobalStreamThread } from './runtime/global-thread.js';
 import { ensureInternalTopics, type TopicLayout } from './runtime/internal-topics.js';
 import { acquireProcessId, releaseProcessId } from './runtime/process-id.js';
+import { StandbyUpdater } from './runtime/standby-updater.js';
 import { StreamThread, type ThreadState } from './runtime/stream-thread.js';
+import type { AssignmentInfo } from './runtime/streams-assignor.js';
 import type { Topology } from './topology.js';
 
 export type KafkaStreamsState =
@@ -43,6 +46,36 @@ export type StreamThreadExceptionResponse = 'REPLACE_THREAD' | 'SHUTDOWN_CLIENT'
  */
 export type StreamsUncaughtExceptionHandler = (error: Error) => StreamThreadExceptionResponse | undefined;
 
+/** An instance's application.server (Kafka's HostInfo); `unavailable:-1` when not known. */
+export interface HostInfo {
+  host: string;
+  port: number;
+}
+
+/** One instance of the application as the last assignment describes it (Kafka's StreamsMetadata). */
+export interface StreamsMetadata {
+  hostInfo: HostInfo;
+  stateStoreNames: string[];
+  topicPartitions: TopicPartition[];
+  standbyStateStoreNames: string[];
+  standbyTopicPartitions: TopicPartition[];
+}
+
+/** Where a key of a store lives (Kafka's KeyQueryMetadata). */
+export interface KeyQueryMetadata {
+  activeHost: HostInfo;
+  standbyHosts: HostInfo[];
+  partition: number;
+}
+
+/** Kafka's HostInfo.unavailable(): the host of a key whose task has no known instance. */
+export const UNAVAILABLE_HOST: HostInfo = Object.freeze({ host: 'unavailable', port: -1 });
+
+function hostInfo(endpoint: string): HostInfo {
+  const at = endpoint.lastIndexOf(':');
+  return { host: endpoint.slice(0, at), port: Number(endpoint.slice(at + 1)) };
+}
+
 export class KafkaStreams {
   private readonly config: ResolvedConfig;
   private readonly threads: StreamThread[] = [];
@@ -58,6 +91,10 @@ export class KafkaStreams {
    * kept in the state directory across restarts (runtime/process-id.ts).
    */
   private processIdValue: string | null = null;
+  /** The instance's standby tasks, shared by its threads. */
+  private standbys: StandbyUpdater | null = null;
+  /** The newest assignment info any thread received: every instance's partitions by host. */
+  private hosts: { generationId: number; info: AssignmentInfo } | null = null;
 
   constructor(
     private readonly topology: Topology,
@@ -143,6 +180,7 @@ export class KafkaStreams {
         throw e;
       }
     }
+    this.standbys = new StandbyUpdater(this.config, this.topology, (m) => this.logger(m));
     for (let i = 1; i <= this.config.numStreamThreads; i++) this.threads.push(this.newThread(layout));
     for (const t of this.threads) t.start();
   }
@@ -158,6 +196,11 @@ export class KafkaStreams {
         onError: (t, e) => this.onThreadError(t, e),
         log: (m) => this.logger(m),
         globalStore: (name) => this.globalThread?.store(name),
+        standbys: this.standbys ?? undefined,
+        onAssignmentInfo: (_t, info, generationId) => {
+          if (this.hosts === null || generationId >= this.hosts.generationId)
+            this.hosts = { generationId, info };
+        },
       },
       this.processId,
     );
@@ -205,6 +248,7 @@ export class KafkaStreams {
     const erred = this.stateValue === 'PENDING_ERROR';
     this.setState('PENDING_SHUTDOWN');
     await Promise.allSettled(this.threads.map((t) => t.close()));
+    await this.standbys?.close().catch(() => {});
     await this.globalThread?.close().catch(() => {});
     if (this.processIdValue !== null) releaseProcessId(this.processIdValue);
     this.setState(erred ? 'ERROR' : 'NOT_RUNNING');
@@ -265,17 +309,60 @@ export class KafkaStreams {
     });
   }
 
+  /** The stores of the sub-topologies that read these partitions. */
+  private storesOf(tps: TopicPartition[]): string[] {
+    const topics = new Set(tps.map((tp) => tp.topic));
+    const out = new Set<string>();
+    for (const st of this.topology.subtopologies())
+      if (st.sourceTopics.some((t) => topics.has(this.realTopic(t)))) for (const s of st.stores) out.add(s);
+    return [...out].sort();
+  }
+
+  private realTopic(topic: string): string {
+    return this.topology.internalTopics.has(topic) ? `${this.config.applicationId}-${topic}` : topic;
+  }
+
+  /**
+   * Every instance of the application with an application.server, as the newest assignment describes them
+   * (Kafka's metadataForAllStreamsClients): its host, the partitions of its active and standby tasks and their
+   * stores. Empty before the first assignment, or when no instance sets application.server.
+   */
+  metadataForAllStreamsClients(): StreamsMetadata[] {
+    const info = this.hosts?.info;
+    if (info === undefined) return [];
+    const endpoints = [
+      ...new Set([...Object.keys(info.partitionsByHost), ...Object.keys(info.standbyPartitionsByHost)]),
+    ];
+    return endpoints.sort().map((endpoint) => {
+      const active = (info.partitionsByHost[endpoint] ?? []).map(([topic, partition]) => ({
+        topic,
+        partition,
+      }));
+      const standby = (info.standbyPartitionsByHost[endpoint] ?? []).map(([topic, partition]) => ({
+        topic,
+        partition,
+      }));
+      return {
+        hostInfo: hostInfo(endpoint),
+        stateStoreNames: this.storesOf(active),
+        topicPartitions: active,
+        standbyStateStoreNames: this.storesOf(standby),
+        standbyTopicPartitions: standby,
+      };
+    });
+  }
+
   /**
    * Where a key of a store lives (Kafka's queryMetadataForKey): its partition (murmur2 of the serialized key
-   * over the store's sub-topology task count), and this instance's application.server when one of its threads
-   * runs that task, else null. Brook's group assignor does not share hosts between instances yet, so other
-   * instances are not named.
+   * over the store's sub-topology task count), the application.server of the instance running that task and
+   * those of its standbys, from the newest assignment; `UNAVAILABLE_HOST` when no instance with an endpoint
+   * runs it (Kafka's KeyQueryMetadata.NOT_AVAILABLE host).
    */
   queryMetadataForKey<K>(
     storeName: string,
     key: K,
     keySerializer: { serialize(topic: string, data: K): Buffer | null },
-  ): { partition: number; activeHost: string | null } {
+  ): KeyQueryMetadata {
     const st = this.topology.subtopologies().find((s) => s.stores.includes(storeName));
     const tasks = st === undefined ? undefined : this.layout?.tasksPerSubtopology.get(st.id);
     if (st === undefined || tasks === undefined)
@@ -285,8 +372,29 @@ export class KafkaStreams {
     const bytes = keySerializer.serialize(st.sourceTopics[0] ?? storeName, key);
     if (bytes === null) throw new StreamsError('a key may not serialize to null');
     const partition = keyPartition(bytes, tasks);
-    const local = this.threads.some((t) => t.activeTaskIds().includes(`${st.id}_${partition}`));
-    return { partition, activeHost: local ? this.config.applicationServer : null };
+    const topics = new Set(st.sourceTopics.map((t) => this.realTopic(t)));
+    const holds = (pairs: [string, number][] | undefined): boolean =>
+      (pairs ?? []).some(([t, p]) => p === partition && topics.has(t));
+    const info = this.hosts?.info;
+    const active = Object.keys(info?.partitionsByHost ?? {}).find((h) => holds(info!.partitionsByHost[h]));
+    const standbys = Object.keys(info?.standbyPartitionsByHost ?? {})
+      .filter((h) => holds(info!.standbyPartitionsByHost[h]))
+      .sort();
+    return {
+      activeHost: active === undefined ? UNAVAILABLE_HOST : hostInfo(active),
+      standbyHosts: standbys.map(hostInfo),
+      partition,
+    };
+  }
+
+  /** Ids of the standby tasks this instance keeps now (num.standby.replicas). */
+  standbyTaskIds(): string[] {
+    return this.standbys?.taskIds() ?? [];
+  }
+
+  /** Changelog records applied to this instance's standby stores since start. */
+  standbyRecords(): number {
+    return this.standbys?.applied ?? 0;
   }
 
   /**

@@ -172,7 +172,8 @@ describe('interactive queries through a broker', () => {
 
       assert.deepEqual(streams.queryMetadataForKey('plays-per-song', 'song-00', S), {
         partition,
-        activeHost: 'localhost:7070',
+        activeHost: { host: 'localhost', port: 7070 },
+        standbyHosts: [],
       });
       assert.throws(
         () =>

@@ -4,7 +4,7 @@
 // temporary file and a rename, so a crash leaves the old file or the new one, never a torn one. A restart
 // restores each store from the offset after its checkpoint instead of from the changelog's beginning.
 
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 const VERSION = 0;
@@ -50,4 +50,23 @@ export function writeCheckpoint(taskDir: string, offsets: Map<string, number>): 
 
 export function deleteCheckpoint(taskDir: string): void {
   rmSync(checkpointPath(taskDir), { force: true });
+}
+
+/**
+ * Task id -> the sum of the changelog offsets in its checkpoint, for every task directory of an application's
+ * state directory that has one (Kafka's task offset sums, sent to the streams assignor so it can place a task
+ * where its state is).
+ */
+export function taskOffsetSums(appDir: string): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!existsSync(appDir)) return out;
+  for (const name of readdirSync(appDir)) {
+    if (!/^\d+_\d+$/.test(name)) continue;
+    const offsets = readCheckpoint(join(appDir, name));
+    if (offsets.size === 0) continue;
+    let sum = 0;
+    for (const o of offsets.values()) sum += o + 1;
+    out.set(name, sum);
+  }
+  return out;
 }

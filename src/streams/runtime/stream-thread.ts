@@ -16,9 +16,11 @@
 // restored and written only when the task is closed cleanly (after a commit); a task that finds no checkpoint
 // under EOS (its last run ended in a crash) wipes its stores and restores them from the changelog.
 //
-// Rebalances are eager (the range assignor, which co-locates equal partition numbers of co-partitioned topics):
-// on revocation the thread commits and closes its tasks; on assignment it creates the tasks, restores their
-// stores from the changelogs (from the checkpoint on, when there is one) and only then processes.
+// Rebalances are eager, with the streams assignor (streams-assignor.ts: tasks placed per instance, sticky, with
+// standby replicas; equal partition numbers of co-partitioned topics form one task): on revocation the thread
+// commits and closes its tasks; on assignment it hands its standby tasks to the instance's standby updater,
+// creates the active tasks (releasing a standby of the same task first, whose checkpoint the active then
+// restores from), restores their stores from the changelogs and only then processes.
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -36,9 +38,11 @@ import { CacheBudget } from '../state/record-cache.js';
 import { restoreInto } from '../state/store-stack.js';
 import type { StateStore } from '../state/stores.js';
 import type { Topology } from '../topology.js';
-import { checkpointPath, readCheckpoint, writeCheckpoint } from './checkpoint.js';
+import { checkpointPath, readCheckpoint, taskOffsetSums, writeCheckpoint } from './checkpoint.js';
 import { openEngine } from './engines.js';
 import { changelogTopicName, repartitionTopicName, type TopicLayout } from './internal-topics.js';
+import type { StandbyUpdater } from './standby-updater.js';
+import { type AssignmentInfo, StreamsPartitionAssignor } from './streams-assignor.js';
 import { type RecordCollector, Task } from './task.js';
 
 /** Unacknowledged sends after which the loop waits for the producer before polling again. */
@@ -74,6 +78,10 @@ export interface ThreadHooks {
   log(message: string): void;
   /** The instance's global stores (GlobalKTable), readable by every task. */
   globalStore?(name: string): StateStore | undefined;
+  /** The instance's standby tasks (num.standby.replicas). */
+  standbys?: StandbyUpdater;
+  /** The streams assignor's answer to this thread in a new generation (hosts of every instance). */
+  onAssignmentInfo?(thread: StreamThread, info: AssignmentInfo, generationId: number): void;
 }
 
 export class StreamThread {
@@ -102,6 +110,9 @@ export class StreamThread {
   private readonly eos: boolean;
   /** Under EOS: a transaction is open (records sent or offsets to commit since the last commit). */
   private inTransaction = false;
+  /** The tasks the last assignment gave this thread, reported in the next subscription (stickiness). */
+  private assignedActive: string[] = [];
+  private assignedStandby: string[] = [];
 
   constructor(
     index: number,
@@ -122,7 +133,26 @@ export class StreamThread {
       groupId: config.applicationId,
       autoOffsetReset: 'earliest',
       enableAutoCommit: false,
-      partitionAssignmentStrategy: ['range'],
+      partitionAssignmentStrategy: [
+        new StreamsPartitionAssignor({
+          processId,
+          applicationServer: config.applicationServer,
+          applicationId: config.applicationId,
+          numStandbyReplicas: config.numStandbyReplicas,
+          topology,
+          realTopic: (t) => this.realTopic(t),
+          previousTasks: () => ({ active: this.assignedActive, standby: this.assignedStandby }),
+          taskOffsetSums: () => taskOffsetSums(join(config.stateDir, config.applicationId)),
+          onAssignment: (info, _partitions, generationId) => {
+            this.assignedActive = info.activeTasks;
+            this.assignedStandby = info.standbyTasks;
+            // Before onPartitionsAssigned, which releases the standbys of tasks that became active here.
+            this.hooks.standbys?.setFor(this.name, info.standbyTasks);
+            this.hooks.onAssignmentInfo?.(this, info, generationId);
+          },
+          log: (m) => this.hooks.log(`${this.name}: ${m}`),
+        }),
+      ],
       maxPollIntervalMs: 300_000,
       isolationLevel: this.eos ? 'read_committed' : 'read_uncommitted',
       ...(config.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: config.sessionTimeoutMs }),
@@ -388,6 +418,7 @@ export class StreamThread {
       const id = `${st.id}_${tp.partition}`;
       let task = this.tasks.get(id);
       if (task === undefined) {
+        this.hooks.standbys?.release(id);
         task = this.createTask(st.id, tp.partition);
         this.tasks.set(id, task);
         created.push(task);
@@ -556,6 +587,7 @@ export class StreamThread {
       }
       await this.consumer.close().catch(() => {});
       await this.producer.close().catch(() => {});
+      this.hooks.standbys?.setFor(this.name, []);
       this.setState('DEAD');
     }
   }

@@ -1,0 +1,205 @@
+// Standby tasks of one KafkaStreams instance (num.standby.replicas): copies of other instances' task state kept
+// up to date by reading the changelogs, with no processing, so that a failover restores only the tail.
+//
+// Owned by the instance, not by a thread (as Kafka's state updater): each stream thread tells it the standby
+// tasks its assignment lists (setFor), and releases a task before running it as active (release), so that one
+// task's state directory is never open twice. A standby keeps the persistent stores of its task (the engines
+// under `<state.dir>/<application.id>/<task id>`, as the active task would open them) and writes their
+// checkpoint every commit.interval.ms and when released or closed; the active task then restores from that
+// checkpoint on. In-memory stores get no standby: their state would not survive the hand-over (README).
+//
+// One consumer (no group) reads every standby changelog partition, from the checkpoint or the beginning.
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Consumer } from '../../client/consumer.js';
+import type { TopicPartition } from '../../client/requests.js';
+import type { ResolvedConfig } from '../config.js';
+import type { BytesKeyValueStore } from '../state/bytes-store.js';
+import { restoreInto } from '../state/store-stack.js';
+import type { Topology } from '../topology.js';
+import { readCheckpoint, writeCheckpoint } from './checkpoint.js';
+import { openEngine } from './engines.js';
+import { changelogTopicName } from './internal-topics.js';
+
+const POLL_TIMEOUT_MS = 100;
+
+interface StandbyStore {
+  changelog: string;
+  engine: BytesKeyValueStore;
+  timestamped: boolean;
+}
+
+interface StandbyTask {
+  id: string;
+  partition: number;
+  dir: string;
+  stores: StandbyStore[];
+  /** "changelog:partition" -> last offset applied. */
+  offsets: Map<string, number>;
+}
+
+export class StandbyUpdater {
+  private readonly wanted = new Map<string, Set<string>>();
+  private readonly tasks = new Map<string, StandbyTask>();
+  private consumer: Consumer | null = null;
+  private running = true;
+  private loop: Promise<void> | null = null;
+  private lastCheckpointMs = Date.now();
+  /** Changelog records applied to standby stores since start (for tests and metrics). */
+  applied = 0;
+
+  constructor(
+    private readonly config: ResolvedConfig,
+    private readonly topology: Topology,
+    private readonly log: (message: string) => void,
+  ) {}
+
+  /** Ids of the standby tasks open now. */
+  taskIds(): string[] {
+    return [...this.tasks.keys()].sort();
+  }
+
+  /** The standby tasks a thread's newest assignment lists; the instance's standbys are the union. */
+  setFor(thread: string, ids: string[]): void {
+    this.wanted.set(thread, new Set(ids));
+    this.reconcile();
+  }
+
+  /** Closes the task's standby (checkpoint written) before the caller opens it as an active task. */
+  release(id: string): void {
+    for (const set of this.wanted.values()) set.delete(id);
+    this.reconcile();
+  }
+
+  private reconcile(): void {
+    if (!this.running) return;
+    const union = new Set([...this.wanted.values()].flatMap((s) => [...s]));
+    let changed = false;
+    for (const [id, task] of this.tasks) {
+      if (union.has(id)) continue;
+      this.closeTask(task);
+      this.tasks.delete(id);
+      changed = true;
+    }
+    for (const id of union) {
+      if (this.tasks.has(id)) continue;
+      const task = this.openTask(id);
+      if (task === null) continue;
+      this.tasks.set(id, task);
+      changed = true;
+    }
+    if (changed) this.reassign();
+  }
+
+  private openTask(id: string): StandbyTask | null {
+    const [st, partition] = id.split('_').map(Number) as [number, number];
+    const subtopology = this.topology.subtopologies()[st];
+    if (subtopology === undefined) return null;
+    const dir = join(this.config.stateDir, this.config.applicationId, id);
+    const checkpoint = readCheckpoint(dir);
+    const task: StandbyTask = { id, partition, dir, stores: [], offsets: new Map() };
+    for (const name of subtopology.stores) {
+      const builder = this.topology.stores.get(name)!;
+      if (!builder.loggingEnabled) continue;
+      mkdirSync(dir, { recursive: true });
+      const engine = openEngine(builder, dir);
+      if (!engine.persistent) {
+        engine.close();
+        continue;
+      }
+      const changelog = changelogTopicName(this.config.applicationId, name);
+      const saved = engine.reopened ? checkpoint.get(`${changelog}:${partition}`) : undefined;
+      if (saved !== undefined) task.offsets.set(`${changelog}:${partition}`, saved);
+      task.stores.push({ changelog, engine, timestamped: builder.timestamped });
+    }
+    if (task.stores.length === 0) return null;
+    this.log(`standby task ${id} opened`);
+    return task;
+  }
+
+  private closeTask(task: StandbyTask): void {
+    this.checkpoint(task);
+    for (const s of task.stores) s.engine.close();
+    this.log(`standby task ${task.id} closed`);
+  }
+
+  private checkpoint(task: StandbyTask): void {
+    for (const s of task.stores) s.engine.flush();
+    if (task.offsets.size > 0) writeCheckpoint(task.dir, task.offsets);
+  }
+
+  /** Points the consumer at every open standby's changelog partitions, each from where its store is. */
+  private reassign(): void {
+    const tps: TopicPartition[] = [];
+    for (const t of this.tasks.values())
+      for (const s of t.stores) tps.push({ topic: s.changelog, partition: t.partition });
+    if (this.consumer === null) {
+      if (tps.length === 0) return;
+      this.consumer = new Consumer({
+        bootstrapServers: this.config.bootstrapServers,
+        clientId: `${this.config.clientId}-standby-consumer`,
+        autoOffsetReset: 'earliest',
+        isolationLevel:
+          this.config.processingGuarantee === 'exactly_once_v2' ? 'read_committed' : 'read_uncommitted',
+      });
+      this.loop = this.run().catch((e: unknown) =>
+        this.log(`standby updater failed: ${(e as Error).message}`),
+      );
+    }
+    const before = new Set(this.consumer.assignment().map((tp) => `${tp.topic}:${tp.partition}`));
+    this.consumer.assign(tps);
+    for (const t of this.tasks.values()) {
+      for (const s of t.stores) {
+        const key = `${s.changelog}:${t.partition}`;
+        if (before.has(key)) continue;
+        const tp = { topic: s.changelog, partition: t.partition };
+        const at = t.offsets.get(key);
+        if (at !== undefined) this.consumer.seek(tp, at + 1);
+        else void this.consumer.seekToBeginning([tp]).catch(() => {});
+      }
+    }
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      const consumer = this.consumer!;
+      if (consumer.assignment().length === 0) {
+        await new Promise((r) => setTimeout(r, POLL_TIMEOUT_MS));
+        continue;
+      }
+      const records = await consumer.poll(POLL_TIMEOUT_MS);
+      for (const r of records) {
+        if (r.key === null) continue;
+        const task = this.tasks.get(`${this.taskOfChangelog(r.topic)}_${r.partition}`);
+        const store = task?.stores.find((s) => s.changelog === r.topic);
+        // Released meanwhile: the active task restores this record itself.
+        if (task === undefined || store === undefined) continue;
+        restoreInto(store.engine, store.timestamped, r.key, r.value, r.timestamp);
+        task.offsets.set(`${r.topic}:${r.partition}`, r.offset);
+        this.applied++;
+      }
+      if (Date.now() - this.lastCheckpointMs >= this.config.commitIntervalMs) {
+        for (const t of this.tasks.values()) this.checkpoint(t);
+        this.lastCheckpointMs = Date.now();
+      }
+    }
+  }
+
+  /** The sub-topology id whose store writes this changelog. */
+  private taskOfChangelog(changelog: string): number | undefined {
+    for (const st of this.topology.subtopologies())
+      for (const name of st.stores)
+        if (changelogTopicName(this.config.applicationId, name) === changelog) return st.id;
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    this.running = false;
+    await this.loop;
+    for (const t of this.tasks.values()) this.closeTask(t);
+    this.tasks.clear();
+    await this.consumer?.close().catch(() => {});
+    this.consumer = null;
+  }
+}

@@ -1,0 +1,238 @@
+// The streams partition assignor (Kafka's StreamsPartitionAssignor, protocol name "stream"): every stream thread's
+// consumer uses one. It puts a SubscriptionInfo in the member's subscription user data and reads an
+// AssignmentInfo from its assignment's user data; the group leader's assign() turns the subscriptions into
+// tasks placed per client (task-assignment.ts) and then into partitions per member.
+//
+// User data layout: Brook's own, a JSON object with a `version` field (1), not Kafka's binary SubscriptionInfo
+// and AssignmentInfo; Brook and Java instances do not share one application, so the bytes only need to be read
+// by Brook. The fields are Kafka's:
+//   SubscriptionInfo: processId, userEndpoint (application.server or ""), prevTasks / standbyTasks (what this
+//     member ran in the previous generation), taskOffsetSums (per task with state in this client's state
+//     directory: the sum of its changelog offsets in the checkpoint).
+//   AssignmentInfo: activeTasks and standbyTasks of this member, partitionsByHost and standbyPartitionsByHost
+//     ("host:port" -> [topic, partition] pairs of every client with an endpoint), errCode (0).
+
+import type {
+  Assignment,
+  AssignorCluster,
+  ConsumerPartitionAssignor,
+  GroupAssignment,
+  GroupSubscription,
+} from '../../client/assignors.js';
+import type { TopicPartition } from '../../client/requests.js';
+import type { Topology } from '../topology.js';
+import { assignTasks, type ClientState, compareTaskIds, spreadOverMembers } from './task-assignment.js';
+
+const USER_DATA_VERSION = 1;
+
+export interface SubscriptionInfo {
+  version: number;
+  processId: string;
+  userEndpoint: string;
+  prevTasks: string[];
+  standbyTasks: string[];
+  taskOffsetSums: Record<string, number>;
+}
+
+export interface AssignmentInfo {
+  version: number;
+  activeTasks: string[];
+  standbyTasks: string[];
+  partitionsByHost: Record<string, [string, number][]>;
+  standbyPartitionsByHost: Record<string, [string, number][]>;
+  errCode: number;
+}
+
+export function encodeInfo(info: SubscriptionInfo | AssignmentInfo): Buffer {
+  return Buffer.from(JSON.stringify(info));
+}
+
+/** Null for bytes that are not Brook's streams user data of a version it reads. */
+export function decodeSubscriptionInfo(bytes: Buffer | null): SubscriptionInfo | null {
+  const v = parse(bytes);
+  if (v === null || typeof v.processId !== 'string' || !Array.isArray(v.prevTasks)) return null;
+  return {
+    version: USER_DATA_VERSION,
+    processId: v.processId,
+    userEndpoint: typeof v.userEndpoint === 'string' ? v.userEndpoint : '',
+    prevTasks: (v.prevTasks as unknown[]).filter((t): t is string => typeof t === 'string'),
+    standbyTasks: Array.isArray(v.standbyTasks)
+      ? (v.standbyTasks as unknown[]).filter((t): t is string => typeof t === 'string')
+      : [],
+    taskOffsetSums:
+      typeof v.taskOffsetSums === 'object' && v.taskOffsetSums !== null
+        ? (v.taskOffsetSums as Record<string, number>)
+        : {},
+  };
+}
+
+export function decodeAssignmentInfo(bytes: Buffer | null): AssignmentInfo | null {
+  const v = parse(bytes);
+  if (v === null || !Array.isArray(v.activeTasks) || !Array.isArray(v.standbyTasks)) return null;
+  return v as unknown as AssignmentInfo;
+}
+
+function parse(bytes: Buffer | null): Record<string, unknown> | null {
+  if (bytes === null || bytes.length === 0) return null;
+  try {
+    const v = JSON.parse(bytes.toString('utf8')) as unknown;
+    if (typeof v !== 'object' || v === null) return null;
+    const o = v as Record<string, unknown>;
+    return o.version === USER_DATA_VERSION ? o : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the assignor reads from and tells its stream thread. */
+export interface StreamsAssignorContext {
+  processId: string;
+  applicationServer: string | null;
+  applicationId: string;
+  numStandbyReplicas: number;
+  topology: Topology;
+  /** Real (prefixed) name of a topology topic. */
+  realTopic(topic: string): string;
+  /** Tasks this thread ran (active and standby) in the previous generation. */
+  previousTasks(): { active: string[]; standby: string[] };
+  /** Task id -> changelog offset sum of the state in this client's state directory. */
+  taskOffsetSums(): Map<string, number>;
+  onAssignment(info: AssignmentInfo, partitions: TopicPartition[], generationId: number): void;
+  log(message: string): void;
+}
+
+export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
+  readonly name = 'stream';
+  readonly protocol = 'eager' as const;
+
+  constructor(private readonly ctx: StreamsAssignorContext) {}
+
+  subscriptionUserData(): Buffer {
+    const prev = this.ctx.previousTasks();
+    return encodeInfo({
+      version: USER_DATA_VERSION,
+      processId: this.ctx.processId,
+      userEndpoint: this.ctx.applicationServer ?? '',
+      prevTasks: prev.active,
+      standbyTasks: prev.standby,
+      taskOffsetSums: Object.fromEntries(this.ctx.taskOffsetSums()),
+    });
+  }
+
+  /** Task id -> the source partitions it reads (equal partition numbers of its sub-topology's topics). */
+  private tasksOf(cluster: AssignorCluster): Map<string, TopicPartition[]> {
+    const out = new Map<string, TopicPartition[]>();
+    for (const st of this.ctx.topology.subtopologies()) {
+      if (st.global) continue;
+      const topics = st.sourceTopics.map((t) => this.ctx.realTopic(t));
+      const counts = topics.map((t) => cluster.partitionCountForTopic(t) ?? 0);
+      const n = Math.max(0, ...counts);
+      for (let p = 0; p < n; p++) {
+        const tps = topics.filter((_t, i) => p < counts[i]!).map((topic) => ({ topic, partition: p }));
+        out.set(`${st.id}_${p}`, tps);
+      }
+    }
+    return out;
+  }
+
+  assign(cluster: AssignorCluster, group: GroupSubscription): GroupAssignment {
+    const taskPartitions = this.tasksOf(cluster);
+    const tasks = [...taskPartitions.keys()].sort(compareTaskIds);
+    // Members grouped by client (process id); a member whose user data cannot be read is a client of its own.
+    const clients = new Map<string, { state: ClientState; endpoint: string; members: string[] }>();
+    const infos = new Map<string, SubscriptionInfo>();
+    for (const [memberId, s] of group.subscriptions) {
+      const info = decodeSubscriptionInfo(s.userData) ?? {
+        version: USER_DATA_VERSION,
+        processId: `unknown-${memberId}`,
+        userEndpoint: '',
+        prevTasks: [],
+        standbyTasks: [],
+        taskOffsetSums: {},
+      };
+      infos.set(memberId, info);
+      let c = clients.get(info.processId);
+      if (c === undefined) {
+        c = {
+          state: {
+            processId: info.processId,
+            capacity: 0,
+            prevActive: new Set(),
+            prevStandby: new Set(),
+            taskOffsetSums: new Map(),
+          },
+          endpoint: info.userEndpoint,
+          members: [],
+        };
+        clients.set(info.processId, c);
+      }
+      c.state.capacity++;
+      c.members.push(memberId);
+      for (const t of info.prevTasks) c.state.prevActive.add(t);
+      for (const t of info.standbyTasks) c.state.prevStandby.add(t);
+      for (const [t, sum] of Object.entries(info.taskOffsetSums))
+        if (typeof sum === 'number')
+          c.state.taskOffsetSums.set(t, Math.max(sum, c.state.taskOffsetSums.get(t) ?? -1));
+    }
+    const perClient = assignTasks(
+      [...clients.values()].map((c) => c.state),
+      tasks,
+      this.ctx.numStandbyReplicas,
+    );
+    if (this.ctx.numStandbyReplicas > 0 && clients.size <= this.ctx.numStandbyReplicas)
+      this.ctx.log(
+        `num.standby.replicas is ${this.ctx.numStandbyReplicas} but only ${clients.size} clients: some standbys are not assigned`,
+      );
+    const partitionsByHost: Record<string, [string, number][]> = {};
+    const standbyPartitionsByHost: Record<string, [string, number][]> = {};
+    const pairs = (ids: string[]): [string, number][] =>
+      ids.flatMap((id) => taskPartitions.get(id)!.map((tp): [string, number] => [tp.topic, tp.partition]));
+    for (const c of clients.values()) {
+      if (c.endpoint === '') continue;
+      const a = perClient.get(c.state.processId)!;
+      partitionsByHost[c.endpoint] = pairs(a.active);
+      standbyPartitionsByHost[c.endpoint] = pairs(a.standby);
+    }
+    const assignments = new Map<string, Assignment>();
+    for (const c of clients.values()) {
+      const a = perClient.get(c.state.processId)!;
+      const members = c.members.map((memberId) => ({
+        memberId,
+        prev: new Set(infos.get(memberId)!.prevTasks),
+        prevStandby: new Set(infos.get(memberId)!.standbyTasks),
+      }));
+      const active = spreadOverMembers(a.active, members);
+      const standby = spreadOverMembers(
+        a.standby,
+        members.map((m) => ({ memberId: m.memberId, prev: m.prevStandby })),
+      );
+      for (const memberId of c.members) {
+        const mine = active.get(memberId)!;
+        assignments.set(memberId, {
+          partitions: mine.flatMap((id) => taskPartitions.get(id)!),
+          userData: encodeInfo({
+            version: USER_DATA_VERSION,
+            activeTasks: mine,
+            standbyTasks: standby.get(memberId)!,
+            partitionsByHost,
+            standbyPartitionsByHost,
+            errCode: 0,
+          }),
+        });
+      }
+    }
+    return { assignments };
+  }
+
+  onAssignment(assignment: Assignment, generation: { generationId: number }): void {
+    const info = decodeAssignmentInfo(assignment.userData) ?? {
+      version: USER_DATA_VERSION,
+      activeTasks: [],
+      standbyTasks: [],
+      partitionsByHost: {},
+      standbyPartitionsByHost: {},
+      errCode: 0,
+    };
+    this.ctx.onAssignment(info, assignment.partitions, generation.generationId);
+  }
+}

@@ -1,0 +1,130 @@
+// Which instance runs which task, actively or as a standby: the decision of the group leader's streams assignor
+// (streams-assignor.ts), kept free of I/O so it can be read and tested on its own.
+//
+// The shape of Kafka Streams' sticky task assignment, simplified: each client (one process id, one or more
+// stream threads) has a capacity equal to its thread count. An active task stays on the client that ran it in
+// the previous generation while that client is under its fair share; a task without a place goes to the client
+// under its share that holds the most state for it (a standby, or state left on disk), then to the least loaded
+// one. num.standby.replicas standbys of each task go to other clients (never the active's), preferring those
+// that already hold its state, then the least loaded. Kafka's high-availability assignor also warms up replicas
+// and probes for lag before moving an active task; this one moves at once (README: what is missing).
+
+import assert from 'node:assert/strict';
+
+/** What the leader knows of one client from its members' subscriptions. */
+export interface ClientState {
+  processId: string;
+  /** Stream threads (group members) of the client. */
+  capacity: number;
+  /** Active tasks in the previous generation. */
+  prevActive: Set<string>;
+  /** Standby tasks in the previous generation. */
+  prevStandby: Set<string>;
+  /** Task id -> sum of the changelog offsets its local state holds (larger: more caught up). */
+  taskOffsetSums: Map<string, number>;
+}
+
+export interface ClientAssignment {
+  active: string[];
+  standby: string[];
+}
+
+/** Task ids in Kafka's order: by sub-topology, then partition. */
+export function compareTaskIds(a: string, b: string): number {
+  const [sa, pa] = a.split('_').map(Number) as [number, number];
+  const [sb, pb] = b.split('_').map(Number) as [number, number];
+  return sa === sb ? pa - pb : sa - sb;
+}
+
+export function assignTasks(
+  clients: ClientState[],
+  tasks: string[],
+  numStandbyReplicas: number,
+): Map<string, ClientAssignment> {
+  assert.ok(clients.length > 0, 'no client to assign to');
+  const sorted = [...clients].sort((a, b) => (a.processId < b.processId ? -1 : 1));
+  const out = new Map<string, ClientAssignment>(
+    sorted.map((c) => [c.processId, { active: [], standby: [] }]),
+  );
+  const ordered = [...tasks].sort(compareTaskIds);
+  const totalCapacity = sorted.reduce((n, c) => n + c.capacity, 0);
+  const share = (c: ClientState): number => Math.ceil((ordered.length * c.capacity) / totalCapacity);
+  const activeOf = (c: ClientState): string[] => out.get(c.processId)!.active;
+  const stateFor = (c: ClientState, task: string): number => c.taskOffsetSums.get(task) ?? -1;
+
+  const unplaced: string[] = [];
+  for (const task of ordered) {
+    const owner = sorted.find((c) => c.prevActive.has(task));
+    if (owner !== undefined && activeOf(owner).length < share(owner)) activeOf(owner).push(task);
+    else unplaced.push(task);
+  }
+  for (const task of unplaced) {
+    const best = pick(
+      sorted.filter((c) => activeOf(c).length < share(c)),
+      (a, b) =>
+        stateFor(b, task) - stateFor(a, task) ||
+        activeOf(a).length / a.capacity - activeOf(b).length / b.capacity,
+    );
+    assert.ok(best !== undefined, 'the shares add up to at least the task count');
+    activeOf(best).push(task);
+  }
+
+  const load = (c: ClientState): number => {
+    const a = out.get(c.processId)!;
+    return (a.active.length + a.standby.length) / c.capacity;
+  };
+  for (const task of ordered) {
+    for (let replica = 0; replica < numStandbyReplicas; replica++) {
+      const candidates = sorted.filter((c) => {
+        const a = out.get(c.processId)!;
+        return !a.active.includes(task) && !a.standby.includes(task);
+      });
+      const best = pick(
+        candidates,
+        (a, b) =>
+          Number(b.prevStandby.has(task)) - Number(a.prevStandby.has(task)) ||
+          stateFor(b, task) - stateFor(a, task) ||
+          load(a) - load(b),
+      );
+      // Fewer clients than replicas + 1: Kafka assigns what it can and logs a warning; so does the caller.
+      if (best === undefined) break;
+      out.get(best.processId)!.standby.push(task);
+    }
+  }
+  for (const a of out.values()) {
+    a.active.sort(compareTaskIds);
+    a.standby.sort(compareTaskIds);
+    assert.ok(!a.active.some((t) => a.standby.includes(t)), 'a standby never shares the active task client');
+  }
+  return out;
+}
+
+/** The first of the candidates in the order `better` (negative: a first), stable on ties. */
+function pick<T>(candidates: T[], better: (a: T, b: T) => number): T | undefined {
+  let best: T | undefined;
+  for (const c of candidates) if (best === undefined || better(c, best) < 0) best = c;
+  return best;
+}
+
+/**
+ * Spreads a client's tasks over its members (threads): a task stays with the member that had it, the rest go
+ * to the member with the fewest tasks.
+ */
+export function spreadOverMembers(
+  tasks: string[],
+  members: { memberId: string; prev: Set<string> }[],
+): Map<string, string[]> {
+  const out = new Map<string, string[]>(members.map((m) => [m.memberId, []]));
+  const share = Math.ceil(tasks.length / Math.max(1, members.length));
+  const rest: string[] = [];
+  for (const task of tasks) {
+    const m = members.find((x) => x.prev.has(task));
+    if (m !== undefined && out.get(m.memberId)!.length < share) out.get(m.memberId)!.push(task);
+    else rest.push(task);
+  }
+  for (const task of rest) {
+    const m = pick(members, (a, b) => out.get(a.memberId)!.length - out.get(b.memberId)!.length)!;
+    out.get(m.memberId)!.push(task);
+  }
+  return out;
+}
