@@ -3,8 +3,9 @@
 // the default; None refuses them), as Kafka's property names mapped onto Brook's client options. Keys Brook's
 // client does not have are ignored; a value that does not parse is a ConfigException naming the key.
 
-import { securityOptions } from '../../cli/client-security.js';
+import { ConfigError } from '../../client/errors.js';
 import type { ConsumerOptions, ProducerOptions } from '../../client/index.js';
+import { securityOptionsFromProperties } from '../../client/security-config.js';
 import { ConfigException } from '../errors.js';
 
 type Kind = 'int' | 'string' | 'bool';
@@ -139,8 +140,9 @@ export function clientSecurity(props: Readonly<Record<string, string>>): Record<
   const own: Record<string, string> = {};
   for (const [k, v] of Object.entries(props)) if (isSecurityKey(k)) own[k] = v;
   try {
-    return securityOptions(own);
+    return securityOptionsFromProperties(own);
   } catch (err) {
-    throw new ConfigException((err as Error).message);
+    if (err instanceof ConfigError) throw new ConfigException(err.message);
+    throw err;
   }
 }

@@ -1,0 +1,108 @@
+// The security keys of Kafka's Java clients translated into the client's tls and sasl options: security.protocol,
+// ssl.truststore.* and ssl.keystore.* in PEM, sasl.mechanism and sasl.jaas.config (PlainLoginModule or
+// ScramLoginModule with username and password; OAuthBearerLoginModule with clientId, clientSecret and scope for
+// sasl.oauthbearer.token.endpoint.url, or, with no token endpoint, Kafka's unsecured login options
+// unsecuredLoginStringClaim_sub and the like).
+//
+// Who reads Kafka properties files uses it: the command-line tools (--command-config, which turn a ConfigError into
+// a usage error) and Connect's workers (worker and connector client keys, as a ConfigException). A wrong or
+// unreadable key is a ConfigError naming it, as Kafka's ConfigException does.
+
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions } from 'node:tls';
+import { parseJaasConfig } from '../common/jaas-config.js';
+import { ConfigError } from './errors.js';
+import { tokenProviderFromJaas } from './oauth-token.js';
+import type { ClientOptions, OAuthBearerSaslOptions, SaslOptions } from './options.js';
+
+const PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'];
+
+function pem(props: Record<string, string>, locationKey: string, inlineKey: string): string | undefined {
+  const inline = props[inlineKey];
+  if (inline !== undefined) return inline;
+  const location = props[locationKey];
+  if (location === undefined) return undefined;
+  try {
+    return readFileSync(location, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`${locationKey}: cannot read ${location}: ${(e as Error).message}`);
+  }
+}
+
+function tlsOptions(props: Record<string, string>): ConnectionOptions {
+  for (const key of ['ssl.truststore.type', 'ssl.keystore.type']) {
+    const type = props[key];
+    if (type !== undefined && type.toUpperCase() !== 'PEM') {
+      throw new ConfigError(`${key}=${type}: Brook's client reads PEM files only`);
+    }
+  }
+  const options: ConnectionOptions = {};
+  const ca = pem(props, 'ssl.truststore.location', 'ssl.truststore.certificates');
+  if (ca !== undefined) options.ca = ca;
+  const keystore = pem(props, 'ssl.keystore.location', 'ssl.keystore.key');
+  if (keystore !== undefined) {
+    options.key = props['ssl.keystore.key'] ?? keystore;
+    options.cert = props['ssl.keystore.certificate.chain'] ?? keystore;
+    if (props['ssl.key.password'] !== undefined) options.passphrase = props['ssl.key.password'];
+  }
+  // Kafka's default https checks the host name; an empty value turns the check off.
+  if (props['ssl.endpoint.identification.algorithm'] === '') options.checkServerIdentity = () => undefined;
+  return options;
+}
+
+/** OAUTHBEARER from Kafka's client keys: a token endpoint with client credentials, or an unsecured token. */
+function oauthBearerOptions(
+  props: Record<string, string>,
+  options: ReadonlyMap<string, string>,
+): OAuthBearerSaslOptions {
+  try {
+    const token = tokenProviderFromJaas(options, props['sasl.oauthbearer.token.endpoint.url'] ?? null);
+    return { mechanism: 'oauthbearer', token };
+  } catch (e) {
+    throw new ConfigError(`sasl.jaas.config: ${(e as Error).message}`);
+  }
+}
+
+function saslOptions(props: Record<string, string>): SaslOptions {
+  const mechanism = (props['sasl.mechanism'] ?? 'GSSAPI').toUpperCase();
+  if (
+    mechanism !== 'PLAIN' &&
+    mechanism !== 'SCRAM-SHA-256' &&
+    mechanism !== 'SCRAM-SHA-512' &&
+    mechanism !== 'OAUTHBEARER'
+  ) {
+    throw new ConfigError(
+      `sasl.mechanism=${mechanism}: Brook's client speaks PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER`,
+    );
+  }
+  const jaas = props['sasl.jaas.config'];
+  if (jaas === undefined)
+    throw new ConfigError('sasl.jaas.config is required with SASL (username="..." password="...")');
+  let entry: ReturnType<typeof parseJaasConfig>[number] | undefined;
+  try {
+    entry = parseJaasConfig(jaas)[0];
+  } catch (e) {
+    throw new ConfigError(`sasl.jaas.config: ${(e as Error).message}`);
+  }
+  if (mechanism === 'OAUTHBEARER') return oauthBearerOptions(props, entry?.options ?? new Map());
+  const username = entry?.options.get('username');
+  const password = entry?.options.get('password');
+  if (username === undefined || password === undefined) {
+    throw new ConfigError('sasl.jaas.config must set username and password');
+  }
+  const lower = mechanism.toLowerCase() as 'plain' | 'scram-sha-256' | 'scram-sha-512';
+  return { mechanism: lower, username, password };
+}
+
+/** The tls and sasl client options that security.protocol and its keys ask for; a ConfigError when they are wrong. */
+export function securityOptionsFromProperties(
+  props: Record<string, string>,
+): Pick<ClientOptions, 'tls' | 'sasl'> {
+  const protocol = (props['security.protocol'] ?? 'PLAINTEXT').toUpperCase();
+  if (!PROTOCOLS.includes(protocol))
+    throw new ConfigError(`security.protocol=${protocol} is not one of ${PROTOCOLS.join(', ')}`);
+  const out: Pick<ClientOptions, 'tls' | 'sasl'> = {};
+  if (protocol === 'SSL' || protocol === 'SASL_SSL') out.tls = tlsOptions(props);
+  if (protocol === 'SASL_PLAINTEXT' || protocol === 'SASL_SSL') out.sasl = saslOptions(props);
+  return out;
+}
