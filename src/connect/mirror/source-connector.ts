@@ -11,7 +11,7 @@
 import { Admin, Consumer, Producer } from '../../client/index.js';
 import { ConfigDef } from '../api/config-def.js';
 import { SourceConnector, SourceTask, type TaskConfig } from '../api/connector.js';
-import { SourceRecord } from '../api/records.js';
+import { type ConnectHeader, SourceRecord } from '../api/records.js';
 import { Schemas } from '../data/schema.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import { mirrorLog } from './log.js';
@@ -199,9 +199,14 @@ export class MirrorSourceConnector extends SourceConnector {
 
 interface PartitionState {
   sourcePartition: { cluster: string; partition: number; topic: string };
+  topic: string;
+  partition: number;
   remoteTopic: string;
   metrics: PartitionMetrics;
   decider: SyncDecider;
+  /** The newest sync not sent yet (held until the next offset commit); -1 when none is held. */
+  heldUpstream: number;
+  heldDownstream: number;
 }
 
 interface PendingSync {
@@ -211,15 +216,19 @@ interface PendingSync {
   downstream: number;
 }
 
+/** Headers of a record that has none: one shared, empty, frozen array rather than one per record. */
+const NO_HEADERS: readonly ConnectHeader[] = Object.freeze([]);
+
 export class MirrorSourceTask extends SourceTask {
   private c: MirrorConfig | null = null;
   private consumer: Consumer | null = null;
   private syncProducer: Producer | null = null;
   /** Per source topic-partition: its Connect partition object (one per partition, reused), metrics and sync rule. */
   private readonly partitions = new Map<string, PartitionState>();
-  /** Syncs to send now, in order, and syncs held until the next offset commit (one per partition, the newest). */
+  /** The same states by their Connect partition object, which every record of the partition carries. */
+  private readonly bySourcePartition = new Map<object, PartitionState>();
+  /** Syncs to send now, in order; the held ones wait in their PartitionState until the next offset commit. */
   private pendingSyncs: PendingSync[] = [];
-  private readonly delayedSyncs = new Map<string, PendingSync>();
   private outstandingSyncs = 0;
   private stopped = false;
 
@@ -259,11 +268,16 @@ export class MirrorSourceTask extends SourceTask {
     if (records.length === 0) return null;
     const out: SourceRecord[] = new Array(records.length);
     const now = Date.now();
+    // A poll's records come partition by partition: look the state up only when the partition changes.
+    let p: PartitionState | null = null;
     for (let i = 0; i < records.length; i++) {
       const r = records[i]!;
-      const p = this.partitionState(r.topic, r.partition);
+      if (p === null || p.partition !== r.partition || p.topic !== r.topic) {
+        p = this.partitionState(r.topic, r.partition);
+      }
       const bytes = (r.key?.length ?? 0) + (r.value?.length ?? 0);
       mirrorMetrics.recordPolled(p.metrics, bytes, r.timestamp, now);
+      const headers = r.headers;
       out[i] = new SourceRecord({
         sourcePartition: p.sourcePartition,
         sourceOffset: { offset: r.offset },
@@ -274,7 +288,10 @@ export class MirrorSourceTask extends SourceTask {
         valueSchema: Schemas.OPTIONAL_BYTES,
         value: r.value,
         timestamp: r.timestamp,
-        headers: r.headers.map((h) => ({ key: h.key, schema: Schemas.OPTIONAL_BYTES, value: h.value })),
+        headers:
+          headers.length === 0
+            ? NO_HEADERS
+            : headers.map((h) => ({ key: h.key, schema: Schemas.OPTIONAL_BYTES, value: h.value })),
       });
     }
     return out;
@@ -288,11 +305,16 @@ export class MirrorSourceTask extends SourceTask {
       const remoteTopic = c.policy.formatRemoteTopic(c.sourceAlias, topic);
       p = {
         sourcePartition: { cluster: c.sourceAlias, partition, topic },
+        topic,
+        partition,
         remoteTopic,
         metrics: mirrorMetrics.partition(c.targetAlias, remoteTopic, partition),
         decider: new SyncDecider(c.int('offset.lag.max')),
+        heldUpstream: -1,
+        heldDownstream: -1,
       };
       this.partitions.set(key, p);
+      this.bySourcePartition.set(p.sourcePartition, p);
     }
     return p;
   }
@@ -301,27 +323,35 @@ export class MirrorSourceTask extends SourceTask {
     record: SourceRecord,
     metadata: { topic: string; partition: number; offset: number } | null,
   ): void {
-    if (metadata === null || record.sourcePartition === null) return;
-    const topic = record.sourcePartition.topic as string;
-    const partition = record.sourcePartition.partition as number;
+    const sp = record.sourcePartition;
+    if (metadata === null || sp === null) return;
+    // Records carry the partition object poll() gave them; a transform may have made another, equal one.
+    const p =
+      this.bySourcePartition.get(sp) ?? this.partitionState(sp.topic as string, sp.partition as number);
     const upstream = (record.sourceOffset as { offset: number }).offset;
-    const p = this.partitionState(topic, partition);
     mirrorMetrics.recordCommitted(p.metrics, record.timestamp ?? Date.now());
-    const sync = { topic, partition, upstream, downstream: metadata.offset };
-    const key = tpText(topic, partition);
     if (p.decider.update(upstream, metadata.offset)) {
-      this.delayedSyncs.delete(key);
-      this.queueSync(sync);
+      p.heldUpstream = -1;
+      this.queueSync({ topic: p.topic, partition: p.partition, upstream, downstream: metadata.offset });
       this.firePendingSyncs();
     } else {
-      this.delayedSyncs.set(key, sync);
+      p.heldUpstream = upstream;
+      p.heldDownstream = metadata.offset;
     }
   }
 
   /** After the runtime stored offsets: the held syncs go out too, so checkpoints can be precise when idle. */
   override commit(): void {
-    for (const s of this.delayedSyncs.values()) this.queueSync(s);
-    this.delayedSyncs.clear();
+    for (const p of this.partitions.values()) {
+      if (p.heldUpstream < 0) continue;
+      this.queueSync({
+        topic: p.topic,
+        partition: p.partition,
+        upstream: p.heldUpstream,
+        downstream: p.heldDownstream,
+      });
+      p.heldUpstream = -1;
+    }
     this.firePendingSyncs();
   }
 
