@@ -22,7 +22,7 @@ export const LOG_KEYS = [
     T.STRING,
     '/tmp/kafka-logs',
     'high',
-    'Directory for partition data when log.dirs is not set.',
+    'Directory for partition data, used when log.dirs is not set.',
     {
       support: 'honoured',
     },
@@ -32,7 +32,7 @@ export const LOG_KEYS = [
     T.STRING,
     null,
     'high',
-    'Comma-separated directories for partition data; takes precedence over log.dir.',
+    'Comma-separated directories for partition data; when unset, log.dir is used.',
     {
       support: 'honoured',
     },
@@ -42,7 +42,8 @@ export const LOG_KEYS = [
     T.INT,
     '1',
     'medium',
-    'Partition count of topics created without one (auto-created topics, CreateTopics with -1).',
+    'Number of partitions of a topic created without a count (auto-created topics, CreateTopics with ' +
+      '-1).',
     {
       validator: atLeast(1),
       support: 'honoured',
@@ -53,7 +54,7 @@ export const LOG_KEYS = [
     T.INT,
     '1073741824',
     'high',
-    'Size at which a segment file is closed and a new one started.',
+    'Largest size, in bytes, of one segment file; the default of the topic setting segment.bytes.',
     {
       validator: atLeast(SEGMENT_BYTES_MIN),
       ...dynamic,
@@ -64,7 +65,8 @@ export const LOG_KEYS = [
     T.LONG,
     null,
     'high',
-    'Age at which a segment is rolled even if not full; takes precedence over log.roll.hours.',
+    'Time, in milliseconds, after which a new segment is rolled even if the active one is not full; ' +
+      'when unset, log.roll.hours is used. The default of segment.ms.',
     dynamic,
   ),
   key(
@@ -72,7 +74,8 @@ export const LOG_KEYS = [
     T.INT,
     '168',
     'high',
-    'Segment roll age in hours, used when log.roll.ms is not set.',
+    'Time, in hours, after which a new segment is rolled even if the active one is not full; used ' +
+      'when log.roll.ms is not set.',
     {
       validator: atLeast(1),
       ...dynamic,
@@ -83,7 +86,8 @@ export const LOG_KEYS = [
     T.LONG,
     null,
     'high',
-    'Random amount subtracted from the roll age so segments do not all roll at once.',
+    'Largest random time, in milliseconds, taken off the roll time of each segment; when unset, ' +
+      'log.roll.jitter.hours is used. The default of segment.jitter.ms.',
     dynamic,
   ),
   key(
@@ -91,7 +95,8 @@ export const LOG_KEYS = [
     T.INT,
     '0',
     'high',
-    'Roll jitter in hours, used when log.roll.jitter.ms is not set.',
+    'Largest random time, in hours, taken off the roll time of each segment; used when ' +
+      'log.roll.jitter.ms is not set.',
     {
       validator: atLeast(0),
       ...dynamic,
@@ -102,7 +107,8 @@ export const LOG_KEYS = [
     T.LONG,
     null,
     'high',
-    'Age after which segments are deleted; -1 keeps them forever. Takes precedence over minutes and hours.',
+    'Time, in milliseconds, a segment is kept before it is deleted; -1 sets no time limit. When ' +
+      'unset, log.retention.minutes is used, then log.retention.hours. The default of retention.ms.',
     dynamic,
   ),
   key(
@@ -110,7 +116,8 @@ export const LOG_KEYS = [
     T.INT,
     null,
     'high',
-    'Retention age in minutes, used when log.retention.ms is not set.',
+    'Time, in minutes, a segment is kept before it is deleted; used when log.retention.ms is not ' +
+      'set, and before log.retention.hours.',
     dynamic,
   ),
   key(
@@ -118,7 +125,8 @@ export const LOG_KEYS = [
     T.INT,
     '168',
     'high',
-    'Retention age in hours, used when neither log.retention.ms nor .minutes is set.',
+    'Time, in hours, a segment is kept before it is deleted; used when neither log.retention.ms nor ' +
+      'log.retention.minutes is set.',
     dynamic,
   ),
   key(
@@ -126,7 +134,8 @@ export const LOG_KEYS = [
     T.LONG,
     '-1',
     'high',
-    'Size per partition above which the oldest segments are deleted; -1 means no size bound.',
+    "Largest size, in bytes, of a partition's log before its oldest segments are deleted; -1 sets no " +
+      'size limit. The default of retention.bytes.',
     dynamic,
   ),
   key(
@@ -134,7 +143,7 @@ export const LOG_KEYS = [
     T.LONG,
     '300000',
     'medium',
-    'How often the broker looks for segments to delete.',
+    'How often, in milliseconds, the broker looks for segments that retention allows it to delete.',
     {
       validator: atLeast(1),
       support: 'honoured',
@@ -145,7 +154,9 @@ export const LOG_KEYS = [
     T.LIST,
     'delete',
     'medium',
-    'What happens to old segments: delete, compact, or both.',
+    'Default retention policy for old segments, a list of delete and compact: delete removes ' +
+      'segments past retention, compact keeps the latest record of each key, both do both. The default ' +
+      'of cleanup.policy.',
     {
       validator: listOf(CLEANUP_POLICIES),
       ...dynamic,
@@ -156,7 +167,8 @@ export const LOG_KEYS = [
     T.INT,
     '10485760',
     'medium',
-    'Largest offset index file per segment; a full index rolls the segment.',
+    "Largest size, in bytes, of a segment's offset index (and time index); a full index rolls the " +
+      'segment.',
     {
       validator: atLeast(4),
       ...dynamic,
@@ -167,7 +179,8 @@ export const LOG_KEYS = [
     T.INT,
     '4096',
     'medium',
-    'Bytes of batches between two offset index entries.',
+    'Bytes of record batches between two entries of the offset index; the default of ' +
+      'index.interval.bytes.',
     {
       validator: atLeast(0),
       ...dynamic,
@@ -178,7 +191,8 @@ export const LOG_KEYS = [
     T.LONG,
     LONG_MAX_TEXT,
     'high',
-    'Messages appended to a partition before it is fsynced.',
+    'Number of records a partition takes before its log is forced to disk (fsync); the default of ' +
+      'flush.messages.',
     {
       validator: atLeast(1),
       ...dynamic,
@@ -189,7 +203,8 @@ export const LOG_KEYS = [
     T.LONG,
     null,
     'high',
-    'Longest time appended data stays unsynced; defaults to log.flush.scheduler.interval.ms.',
+    'Longest time, in milliseconds, a record may stay in memory before its log is forced to disk; ' +
+      'when unset, log.flush.scheduler.interval.ms is used. The default of flush.ms.',
     dynamic,
   ),
   key(
@@ -197,7 +212,7 @@ export const LOG_KEYS = [
     T.LONG,
     LONG_MAX_TEXT,
     'high',
-    'How often the flusher checks whether a partition is due for fsync.',
+    'How often, in milliseconds, the flusher checks whether any log is due to be forced to disk.',
     dynamic,
   ),
   key(
@@ -205,7 +220,8 @@ export const LOG_KEYS = [
     T.INT,
     '60000',
     'high',
-    'How often the recovery point checkpoint is written.',
+    'How often, in milliseconds, the recovery point of each log (the offset up to which it is on ' +
+      'disk) is written to the recovery checkpoint file.',
     {
       validator: atLeast(0),
       support: 'honoured',
@@ -216,7 +232,8 @@ export const LOG_KEYS = [
     T.INT,
     '60000',
     'high',
-    'How often the log start offset checkpoint is written.',
+    "How often, in milliseconds, each log's start offset is written to the log start offset " +
+      'checkpoint file.',
     {
       validator: atLeast(0),
       support: 'honoured',
@@ -227,7 +244,8 @@ export const LOG_KEYS = [
     T.LONG,
     '60000',
     'high',
-    'Delay between removing a segment from the log and deleting its files.',
+    'How long, in milliseconds, a segment removed from the log waits before its files are deleted; ' +
+      'the default of file.delete.delay.ms.',
     {
       validator: atLeast(0),
       ...dynamic,
@@ -238,7 +256,8 @@ export const LOG_KEYS = [
     T.BOOLEAN,
     'false',
     'medium',
-    'Preallocate segment files at their full size when they are created.',
+    'Whether new segment files are allocated on disk at full size when created; the default of ' +
+      'preallocate.',
     dynamic,
   ),
   key(
@@ -246,7 +265,8 @@ export const LOG_KEYS = [
     T.INT,
     '1',
     'high',
-    'Kafka recovery thread count per directory; Brook recovers with async I/O and ignores it.',
+    'Threads per log directory Kafka uses to recover logs at startup and flush them at shutdown; ' +
+      'accepted and ignored by Brook, which recovers with asynchronous I/O.',
     {
       validator: atLeast(1),
       updateMode: 'cluster-wide',
@@ -258,7 +278,8 @@ export const LOG_KEYS = [
     T.STRING,
     'CreateTime',
     'medium',
-    'Keep the producer timestamp (CreateTime) or stamp the append time (LogAppendTime).',
+    "Default of message.timestamp.type: CreateTime keeps the producer's timestamp, LogAppendTime " +
+      "replaces it with the broker's time at append.",
     {
       validator: oneOf(TIMESTAMP_TYPES),
       ...dynamic,
@@ -269,7 +290,9 @@ export const LOG_KEYS = [
     T.LONG,
     LONG_MAX_TEXT,
     'medium',
-    'Deprecated: largest gap between a CreateTime timestamp and the broker clock, either way.',
+    'Deprecated (use the .before.max.ms and .after.max.ms keys): largest difference, in milliseconds ' +
+      "and either way, between a record's CreateTime timestamp and the broker's clock, applied while " +
+      'those two are unbounded. Ignored with LogAppendTime.',
     {
       validator: atLeast(0),
       ...dynamic,
@@ -280,7 +303,9 @@ export const LOG_KEYS = [
     T.LONG,
     LONG_MAX_TEXT,
     'medium',
-    'How far in the past a CreateTime timestamp may be.',
+    "How far, in milliseconds, a record's CreateTime timestamp may be behind the broker's clock " +
+      'before its batch is refused; the default of message.timestamp.before.max.ms. Ignored with ' +
+      'LogAppendTime.',
     {
       validator: atLeast(0),
       ...dynamic,
@@ -291,7 +316,9 @@ export const LOG_KEYS = [
     T.LONG,
     LONG_MAX_TEXT,
     'medium',
-    'How far in the future a CreateTime timestamp may be.',
+    "How far, in milliseconds, a record's CreateTime timestamp may be ahead of the broker's clock " +
+      'before its batch is refused; the default of message.timestamp.after.max.ms. Ignored with ' +
+      'LogAppendTime.',
     {
       validator: atLeast(0),
       ...dynamic,
@@ -302,7 +329,8 @@ export const LOG_KEYS = [
     T.BOOLEAN,
     'true',
     'low',
-    'Convert batches to magic 0/1 for old fetch versions; when false those fetches get UNSUPPORTED_VERSION.',
+    'Whether batches are converted down to message format 0 or 1 for old fetch versions; when false ' +
+      'those fetches get UNSUPPORTED_VERSION. The default of message.downconversion.enable.',
     dynamic,
   ),
   key(
@@ -310,7 +338,7 @@ export const LOG_KEYS = [
     T.STRING,
     '3.0-IV1',
     'medium',
-    'Deprecated and ignored: batches are always stored in format v2.',
+    'Deprecated since Kafka 3.0 and ignored: batches are always written in message format v2.',
     {
       support: 'no-op',
     },
@@ -320,7 +348,8 @@ export const LOG_KEYS = [
     T.INT,
     '1048588',
     'high',
-    'Largest record batch the broker accepts, after compression.',
+    'Largest record batch, in bytes after compression, the broker accepts; the default of the topic ' +
+      'setting max.message.bytes.',
     {
       validator: atLeast(0),
       ...dynamic,
@@ -331,7 +360,8 @@ export const LOG_KEYS = [
     T.STRING,
     'producer',
     'high',
-    'Codec batches are stored with; producer keeps the codec the producer chose.',
+    'Default compression codec of topics: gzip, snappy, lz4 or zstd, uncompressed for none, or ' +
+      "producer to keep the producer's codec.",
     {
       validator: oneOf(COMPRESSION_TYPES),
       ...dynamic,
@@ -342,26 +372,44 @@ export const LOG_KEYS = [
     T.INT,
     '-1',
     'medium',
-    'gzip level when the broker recompresses; -1 is the library default.',
+    'Default gzip level when the broker compresses with gzip: 1 (fastest) to 9 (smallest), or -1 for ' +
+      'the codec default.',
     {
       validator: betweenOrExactly(1, 9, -1),
       ...dynamic,
     },
   ),
-  key('compression.lz4.level', T.INT, '9', 'medium', 'lz4 level when the broker recompresses.', {
-    validator: between(1, 17),
-    ...dynamic,
-  }),
-  key('compression.zstd.level', T.INT, '3', 'medium', 'zstd level when the broker recompresses.', {
-    validator: between(-131072, 22),
-    ...dynamic,
-  }),
+  key(
+    'compression.lz4.level',
+    T.INT,
+    '9',
+    'medium',
+    'Default lz4 level when the broker compresses with lz4: 1 to 17, higher compressing more and ' +
+      'more slowly.',
+    {
+      validator: between(1, 17),
+      ...dynamic,
+    },
+  ),
+  key(
+    'compression.zstd.level',
+    T.INT,
+    '3',
+    'medium',
+    'Default zstd level when the broker compresses with zstd: -131072 to 22, higher compressing more ' +
+      'and more slowly.',
+    {
+      validator: between(-131072, 22),
+      ...dynamic,
+    },
+  ),
   key(
     'min.insync.replicas',
     T.INT,
     '1',
     'high',
-    'With acks=all, the fewest in-sync replicas that must hold a write; fewer gives NOT_ENOUGH_REPLICAS.',
+    'When a producer asks for acks=all (-1), the fewest in-sync replicas that must hold a write; ' +
+      'with fewer the write fails with NOT_ENOUGH_REPLICAS. The default of the topic setting.',
     {
       validator: atLeast(1),
       ...dynamic,
@@ -372,7 +420,8 @@ export const LOG_KEYS = [
     T.BOOLEAN,
     'false',
     'high',
-    'Allow an out-of-sync replica to become leader when no in-sync one is left, losing data.',
+    'Whether a replica outside the ISR may become leader when no in-sync replica is left, at the ' +
+      'cost of the records it lacks. The default of the topic setting.',
     dynamic,
   ),
 
@@ -382,7 +431,8 @@ export const LOG_KEYS = [
     T.BOOLEAN,
     'true',
     'medium',
-    'Run the log cleaner, needed by compacted topics such as __consumer_offsets.',
+    'Whether the log cleaner runs. Compacted topics, __consumer_offsets among them, are compacted ' +
+      'only when it does; without it they grow without bound.',
     {
       support: 'honoured',
     },
@@ -392,7 +442,8 @@ export const LOG_KEYS = [
     T.INT,
     '1',
     'medium',
-    'Concurrent cleanings; Brook runs cleanings as async tasks up to this count.',
+    'Number of logs that may be cleaned at once (background threads in Kafka, concurrent tasks in ' +
+      'Brook).',
     {
       validator: atLeast(0),
       ...dynamic,
@@ -403,7 +454,7 @@ export const LOG_KEYS = [
     T.DOUBLE,
     DOUBLE_MAX_TEXT,
     'medium',
-    'Bytes per second the cleaner may read and write together.',
+    "Cap on the cleaner's disk I/O in bytes per second, reads and writes together.",
     dynamic,
   ),
   key(
@@ -411,7 +462,7 @@ export const LOG_KEYS = [
     T.LONG,
     '134217728',
     'medium',
-    'Memory for the key-to-offset map of all cleaner tasks together.',
+    "Memory, in bytes, for the cleaner's map from key to latest offset, shared by all cleanings.",
     dynamic,
   ),
   key(
@@ -419,7 +470,7 @@ export const LOG_KEYS = [
     T.INT,
     '524288',
     'medium',
-    'I/O buffer memory for all cleaner tasks together.',
+    "Memory, in bytes, for the cleaner's read and write buffers, shared by all cleanings.",
     {
       validator: atLeast(0),
       ...dynamic,
@@ -430,19 +481,28 @@ export const LOG_KEYS = [
     T.DOUBLE,
     '0.9',
     'medium',
-    'How full the dedupe map may get.',
+    "How full the cleaner's dedupe map may get, as a fraction: higher values clean more of a log per " +
+      'pass at the cost of more hash collisions.',
     dynamic,
   ),
-  key('log.cleaner.backoff.ms', T.LONG, '15000', 'medium', 'Pause when no log needs cleaning.', {
-    validator: atLeast(0),
-    ...dynamic,
-  }),
+  key(
+    'log.cleaner.backoff.ms',
+    T.LONG,
+    '15000',
+    'medium',
+    'How long, in milliseconds, the cleaner sleeps when no log needs cleaning.',
+    {
+      validator: atLeast(0),
+      ...dynamic,
+    },
+  ),
   key(
     'log.cleaner.min.cleanable.ratio',
     T.DOUBLE,
     '0.5',
     'medium',
-    'Dirty share of a log above which it is cleaned.',
+    'Share of a log, from 0 to 1, that must be dirty (not yet compacted) for the cleaner to take it; ' +
+      'the default of min.cleanable.dirty.ratio.',
     {
       validator: between(0, 1),
       ...dynamic,
@@ -453,7 +513,8 @@ export const LOG_KEYS = [
     T.LONG,
     '86400000',
     'medium',
-    'How long tombstones are kept in compacted topics.',
+    'How long, in milliseconds, tombstones are kept in compacted topics; the default of ' +
+      'delete.retention.ms.',
     {
       validator: atLeast(0),
       ...dynamic,
@@ -464,7 +525,7 @@ export const LOG_KEYS = [
     T.LONG,
     '0',
     'medium',
-    'Youngest a record may be and still be compacted.',
+    'Shortest time, in milliseconds, a record stays uncompacted; the default of ' + 'min.compaction.lag.ms.',
     {
       validator: atLeast(0),
       ...dynamic,
@@ -475,7 +536,8 @@ export const LOG_KEYS = [
     T.LONG,
     LONG_MAX_TEXT,
     'medium',
-    'Oldest a record may get before its segment must be compacted.',
+    'Longest time, in milliseconds, a record may stay ineligible for compaction; the default of ' +
+      'max.compaction.lag.ms.',
     {
       validator: atLeast(1),
       ...dynamic,
@@ -488,13 +550,15 @@ export const LOG_KEYS = [
     T.CLASS,
     null,
     'low',
-    'CreateTopics policy plug-in; Brook has no plug-ins and rejects a value at startup.',
+    'Class Kafka calls to approve CreateTopics requests. Brook loads no Java plug-ins and refuses a ' +
+      'value at startup.',
   ),
   key(
     'alter.config.policy.class.name',
     T.CLASS,
     null,
     'low',
-    'AlterConfigs policy plug-in; Brook has no plug-ins and rejects a value at startup.',
+    'Class Kafka calls to approve AlterConfigs requests. Brook loads no Java plug-ins and refuses a ' +
+      'value at startup.',
   ),
 ];

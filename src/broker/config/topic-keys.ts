@@ -64,7 +64,9 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'cleanup.policy',
     T.LIST,
     'delete',
-    'delete, compact, or both: what happens to old segments.',
+    'Retention policy for old segments, a list of delete and compact: delete discards segments once ' +
+      'retention.ms or retention.bytes is passed; compact keeps only the latest record of each key ' +
+      '(log compaction); delete,compact discards expired segments and compacts the rest.',
     [synonym('log.cleanup.policy')],
     {
       validator: listOf(CLEANUP_POLICIES),
@@ -74,7 +76,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'compression.type',
     T.STRING,
     'producer',
-    "Codec batches are stored with; producer keeps the producer's codec.",
+    "Final compression codec of the topic's batches: gzip, snappy, lz4 or zstd, uncompressed for " +
+      'none, or producer to keep the codec each producer chose.',
     [synonym('compression.type')],
     {
       validator: oneOf(COMPRESSION_TYPES),
@@ -84,7 +87,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'compression.gzip.level',
     T.INT,
     '-1',
-    'gzip level when recompressing.',
+    'Compression level used when compression.type is gzip: 1 (fastest) to 9 (smallest), or -1 for ' +
+      'the codec default.',
     [synonym('compression.gzip.level')],
     {
       validator: betweenOrExactly(1, 9, -1),
@@ -94,7 +98,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'compression.lz4.level',
     T.INT,
     '9',
-    'lz4 level when recompressing.',
+    'Compression level used when compression.type is lz4: 1 to 17, where higher levels compress more ' +
+      'and more slowly.',
     [synonym('compression.lz4.level')],
     {
       validator: between(1, 17),
@@ -104,7 +109,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'compression.zstd.level',
     T.INT,
     '3',
-    'zstd level when recompressing.',
+    'Compression level used when compression.type is zstd: -131072 to 22, where higher levels ' +
+      'compress more and more slowly and negative ones favour speed.',
     [synonym('compression.zstd.level')],
     {
       validator: between(-131072, 22),
@@ -114,7 +120,9 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'delete.retention.ms',
     T.LONG,
     '86400000',
-    'How long tombstones survive compaction.',
+    'How long, in milliseconds, a tombstone (a record with a null value) stays in a compacted topic ' +
+      'once compaction reaches it. A consumer reading from the start must finish within this time or ' +
+      'it may miss deletions.',
     [synonym('log.cleaner.delete.retention.ms')],
     {
       validator: atLeast(0),
@@ -124,7 +132,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'file.delete.delay.ms',
     T.LONG,
     '60000',
-    "Delay before a removed segment's files are deleted.",
+    "How long, in milliseconds, a removed segment's files wait before they are deleted from the file " +
+      'system.',
     [synonym('log.segment.delete.delay.ms')],
     {
       validator: atLeast(0),
@@ -134,7 +143,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'flush.messages',
     T.LONG,
     LONG_MAX_TEXT,
-    'Messages between two fsyncs of a partition.',
+    'Number of records written to a partition after which its log is forced to disk (fsync); 1 syncs ' +
+      'after every record. Kafka advises leaving it unset and relying on replication for durability.',
     [synonym('log.flush.interval.messages')],
     {
       validator: atLeast(1),
@@ -144,7 +154,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'flush.ms',
     T.LONG,
     LONG_MAX_TEXT,
-    'Longest time appended data stays unsynced.',
+    'Longest time, in milliseconds, written data may stay unsynced before the log is forced to disk ' +
+      '(fsync). Kafka advises leaving it unset and relying on replication for durability.',
     [synonym('log.flush.interval.ms'), synonym('log.flush.scheduler.interval.ms')],
     { validator: atLeast(0) },
   ),
@@ -152,7 +163,9 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'follower.replication.throttled.replicas',
     T.LIST,
     '',
-    'partition:broker pairs (or *) whose follower fetches are throttled.',
+    'Replicas whose replication is throttled on the follower side: partitionId:brokerId pairs ' +
+      'separated by commas, or * for every replica of the topic. The rate is the broker setting ' +
+      'follower.replication.throttled.rate.',
     [],
     {
       support: 'honoured',
@@ -163,7 +176,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'index.interval.bytes',
     T.INT,
     '4096',
-    'Bytes of batches between two offset index entries.',
+    'Bytes of record batches between two entries of the offset index: smaller values index more ' +
+      'densely, so reads land closer to their offset, and make the indexes larger.',
     [synonym('log.index.interval.bytes')],
     {
       validator: atLeast(0),
@@ -173,7 +187,9 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'leader.replication.throttled.replicas',
     T.LIST,
     '',
-    'partition:broker pairs (or *) whose leader sends are throttled.',
+    'Replicas whose replication is throttled on the leader side: partitionId:brokerId pairs ' +
+      'separated by commas, or * for every replica of the topic. The rate is the broker setting ' +
+      'leader.replication.throttled.rate.',
     [],
     {
       support: 'honoured',
@@ -184,7 +200,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'max.compaction.lag.ms',
     T.LONG,
     LONG_MAX_TEXT,
-    'Oldest a record may get before its segment must be compacted.',
+    'Longest time, in milliseconds, a record may stay ineligible for compaction: a log whose dirty ' +
+      'records are older is compacted even below min.cleanable.dirty.ratio. Only for compacted topics.',
     [synonym('log.cleaner.max.compaction.lag.ms')],
     {
       validator: atLeast(1),
@@ -194,20 +211,27 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'max.message.bytes',
     T.INT,
     '1048588',
-    'Largest record batch accepted, after compression.',
+    'Largest record batch, in bytes after compression, the topic accepts; a larger one is refused ' +
+      'with MESSAGE_TOO_LARGE.',
     [synonym('message.max.bytes')],
     {
       validator: atLeast(0),
     },
   ),
-  topicKey('message.downconversion.enable', T.BOOLEAN, 'true', 'Convert batches for old fetch versions.', [
-    synonym('log.message.downconversion.enable'),
-  ]),
+  topicKey(
+    'message.downconversion.enable',
+    T.BOOLEAN,
+    'true',
+    'Whether batches are converted down to the older message formats (magic 0 and 1) that old fetch ' +
+      'versions need; when false such fetches get UNSUPPORTED_VERSION. Replication is not affected.',
+    [synonym('log.message.downconversion.enable')],
+  ),
   topicKey(
     'message.format.version',
     T.STRING,
     '3.0-IV1',
-    'Deprecated and ignored: batches are always stored in format v2.',
+    'Deprecated since Kafka 3.0 and ignored: batches are always written in message format v2. Values ' +
+      'such as 3.0-IV1 are accepted.',
     [synonym('log.message.format.version')],
     {
       support: 'no-op',
@@ -217,7 +241,9 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'message.timestamp.after.max.ms',
     T.LONG,
     LONG_MAX_TEXT,
-    'How far in the future a CreateTime timestamp may be.',
+    "How far, in milliseconds, a record's timestamp may be ahead of the broker's clock when " +
+      'message.timestamp.type is CreateTime; a batch beyond it is refused with INVALID_TIMESTAMP. ' +
+      'Ignored with LogAppendTime.',
     [synonym('log.message.timestamp.after.max.ms')],
     {
       validator: atLeast(0),
@@ -227,7 +253,9 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'message.timestamp.before.max.ms',
     T.LONG,
     LONG_MAX_TEXT,
-    'How far in the past a CreateTime timestamp may be.',
+    "How far, in milliseconds, a record's timestamp may be behind the broker's clock when " +
+      'message.timestamp.type is CreateTime; a batch beyond it is refused with INVALID_TIMESTAMP. ' +
+      'Ignored with LogAppendTime.',
     [synonym('log.message.timestamp.before.max.ms')],
     {
       validator: atLeast(0),
@@ -237,7 +265,9 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'message.timestamp.difference.max.ms',
     T.LONG,
     LONG_MAX_TEXT,
-    'Deprecated: largest gap either way between a CreateTime timestamp and the broker clock.',
+    'Deprecated (use message.timestamp.before.max.ms and message.timestamp.after.max.ms): largest ' +
+      "difference, in milliseconds and either way, between a record's CreateTime timestamp and the " +
+      "broker's clock, applied while those two are unbounded. Ignored with LogAppendTime.",
     [synonym('log.message.timestamp.difference.max.ms')],
     { validator: atLeast(0) },
   ),
@@ -245,7 +275,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'message.timestamp.type',
     T.STRING,
     'CreateTime',
-    'CreateTime keeps the producer timestamp; LogAppendTime stamps the append time.',
+    'Which timestamp records keep: CreateTime, the one the producer set, or LogAppendTime, the ' +
+      "broker's time when it appends them.",
     [synonym('log.message.timestamp.type')],
     {
       validator: oneOf(TIMESTAMP_TYPES),
@@ -255,7 +286,10 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'min.cleanable.dirty.ratio',
     T.DOUBLE,
     '0.5',
-    'Dirty share of the log above which it is compacted.',
+    'Share of the log, from 0 to 1, that must be dirty (not yet compacted) before the cleaner ' +
+      'compacts it; lower values compact more often at more I/O. A log is also eligible once it has ' +
+      'held dirty records for max.compaction.lag.ms, and records younger than min.compaction.lag.ms ' +
+      'are never compacted.',
     [synonym('log.cleaner.min.cleanable.ratio')],
     {
       validator: between(0, 1),
@@ -265,7 +299,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'min.compaction.lag.ms',
     T.LONG,
     '0',
-    'Youngest a record may be and still be compacted.',
+    'Shortest time, in milliseconds, a record stays uncompacted after it is written. Only for ' +
+      'compacted topics.',
     [synonym('log.cleaner.min.compaction.lag.ms')],
     {
       validator: atLeast(0),
@@ -275,28 +310,35 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'min.insync.replicas',
     T.INT,
     '1',
-    'With acks=all, the fewest in-sync replicas that must hold a write.',
+    'When a producer asks for acks=all (-1), the fewest in-sync replicas that must hold a write for ' +
+      'it to succeed; with fewer in the ISR the write fails with NOT_ENOUGH_REPLICAS or ' +
+      'NOT_ENOUGH_REPLICAS_AFTER_APPEND.',
     [synonym('min.insync.replicas')],
     {
       validator: atLeast(1),
     },
   ),
-  topicKey('preallocate', T.BOOLEAN, 'false', 'Preallocate new segment files at full size.', [
-    synonym('log.preallocate'),
-  ]),
+  topicKey(
+    'preallocate',
+    T.BOOLEAN,
+    'false',
+    'Whether a new segment file is allocated on disk at its full size when it is created.',
+    [synonym('log.preallocate')],
+  ),
   // Brook's own: encryption at rest per topic (src/storage/encryption), defaulting to the broker-wide setting.
   topicKey(
     'brook.encryption.enable',
     T.BOOLEAN,
     'false',
-    "Encrypt the topic's new segments at rest with the broker's key provider.",
+    "Brook: whether the topic's new segments are encrypted at rest with the broker's key provider " +
+      '(brook.encryption.key.provider).',
     [synonym('brook.encryption.enable')],
   ),
   topicKey(
     'remote.storage.enable',
     T.BOOLEAN,
     'false',
-    'Tiered storage; Brook has none, so only false is accepted.',
+    'Tiered storage of the topic (KIP-405). Brook has no tiered storage, so only false is accepted.',
     [],
     {
       support: 'planned',
@@ -306,14 +348,17 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'retention.bytes',
     T.LONG,
     '-1',
-    'Partition size above which old segments are deleted; -1 means no bound.',
+    "Largest size, in bytes, a partition's log may reach under the delete policy before its oldest " +
+      'segments are discarded; -1 sets no size limit. It counts per partition, so a topic may hold ' +
+      'this times its partition count.',
     [synonym('log.retention.bytes')],
   ),
   topicKey(
     'retention.ms',
     T.LONG,
     '604800000',
-    'Age after which segments are deleted; -1 keeps them forever.',
+    'Longest time, in milliseconds, a segment is kept under the delete policy before it is ' +
+      'discarded, judged by the newest timestamp in it; -1 sets no time limit.',
     [
       synonym('log.retention.ms', retentionMs),
       synonym('log.retention.minutes', scaledToMs(MINUTE_MS, true)),
@@ -325,7 +370,9 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'segment.bytes',
     T.INT,
     '1073741824',
-    'Size at which a segment is rolled.',
+    'Size, in bytes, at which the active segment file of a partition is closed and a new one ' +
+      'started. Retention and compaction work on whole segments, so smaller segments give finer ' +
+      'control and more files.',
     [synonym('log.segment.bytes')],
     {
       validator: atLeast(14),
@@ -335,7 +382,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'segment.index.bytes',
     T.INT,
     '10485760',
-    'Largest offset index per segment.',
+    'Size, in bytes, of the offset index preallocated for each segment (the time index gets the same ' +
+      'bound); a full index rolls the segment.',
     [synonym('log.index.size.max.bytes')],
     {
       validator: atLeast(4),
@@ -345,7 +393,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'segment.jitter.ms',
     T.LONG,
     '0',
-    'Random amount subtracted from segment.ms per segment.',
+    'Largest random time, in milliseconds, taken off segment.ms for each segment, so that the ' +
+      'segments of many partitions do not all roll at once.',
     [synonym('log.roll.jitter.ms'), synonym('log.roll.jitter.hours', scaledToMs(HOUR_MS, false))],
     { validator: atLeast(0) },
   ),
@@ -353,7 +402,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'segment.ms',
     T.LONG,
     '604800000',
-    'Age at which a segment is rolled even if not full.',
+    'Time, in milliseconds, after which the active segment is rolled even if it is not full, so that ' +
+      'retention and compaction can reach its records.',
     [synonym('log.roll.ms'), synonym('log.roll.hours', scaledToMs(HOUR_MS, false))],
     { validator: atLeast(1) },
   ),
@@ -361,7 +411,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     'unclean.leader.election.enable',
     T.BOOLEAN,
     'false',
-    'Allow an out-of-sync replica to become leader, losing data.',
+    'Whether a replica outside the ISR may become leader when no in-sync replica is left: the ' +
+      'partition comes back at the cost of the records that replica lacks.',
     [synonym('unclean.leader.election.enable')],
   ),
 ];

@@ -9,6 +9,8 @@ export interface Validator {
   /** Throws ConfigError when the value is not allowed. A null value has already been accepted or refused. */
   check(key: string, value: Exclude<ConfigValue, null>): void;
   describe(): string;
+  /** For a key whose values come from a fixed set: that set (which its documentation names). */
+  readonly allowed?: readonly string[];
 }
 
 function compare(value: number | bigint, bound: number | bigint): number {
@@ -75,6 +77,7 @@ export function oneOf(allowed: readonly string[], options: { ignoreCase?: boolea
       }
     },
     describe: () => `[${allowed.join(', ')}]`,
+    allowed,
   };
 }
 
@@ -89,6 +92,7 @@ export function listOf(allowed: readonly string[]): Validator {
       }
     },
     describe: () => `[${allowed.join(', ')}]`,
+    allowed,
   };
 }
 
