@@ -21,6 +21,7 @@ import type { MetadataCache } from './metadata/metadata-cache.js';
 import type { Purgatory } from './purgatory.js';
 import type { ClientQuotas } from './quota/client-quotas.js';
 import type { ReplicationQuota } from './quota/replication-quota.js';
+import type { LogDirMover } from './replica/log-dir-mover.js';
 import type { ReplicaManager } from './replica/replica-manager.js';
 import type { TopicConfigs } from './topic-configs.js';
 
@@ -50,6 +51,8 @@ export interface BrokerServices {
   readonly controllerRequests: ControllerRequests;
   /** The log directories (JBOD), their placement and their failures. */
   readonly logs: LogDirs;
+  /** Moves of replicas between log directories (AlterReplicaLogDirs). */
+  readonly logDirMover: LogDirMover;
   /** CreateTopics, DeleteTopics, CreatePartitions: written to the coordination store, then propagated. */
   readonly topicAdmin: TopicAdmin;
   /** This broker's controller instance (active or standing by): AlterPartition, ControlledShutdown, ElectLeaders. */

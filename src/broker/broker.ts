@@ -81,6 +81,7 @@ import { ClientQuotaStore } from './quota/client-quota-store.js';
 import { ClientQuotas } from './quota/client-quotas.js';
 import { IpConnectionQuotas } from './quota/ip-quotas.js';
 import { ReplicationQuota } from './quota/replication-quota.js';
+import { LogDirMover } from './replica/log-dir-mover.js';
 import { ReplicaManager } from './replica/replica-manager.js';
 import { internalTopicAppender } from './replica/replicated-append.js';
 import { createRequestDispatcher } from './request-dispatcher.js';
@@ -145,6 +146,8 @@ export class Broker {
   private controller: Controller | null = null;
   private dynamicConfig: DynamicConfig | null = null;
   private fetchers: ReplicaFetchers | null = null;
+  /** Moves replicas between log directories (AlterReplicaLogDirs). */
+  private logDirMover: LogDirMover | null = null;
   private isrManager: IsrManager | null = null;
   private brokerEpoch = -1;
   private registration: BrokerRegistration | null = null;
@@ -303,6 +306,24 @@ export class Broker {
     );
     const producerIds = new ProducerIdManager(this.store, this.brokerId);
     const logs = this.logs;
+    const logDirMover = new LogDirMover({
+      logs,
+      replicas,
+      logger: logger.child('log-dir-mover'),
+      onError: (dir, err) => this.checkLogDirFailure(dir, err),
+      maxBytesPerSecond: () => {
+        const text = topicConfigs.mergedBrokerConfig().get('replica.alter.log.dirs.io.max.bytes.per.second');
+        const n = text === undefined ? Number.NaN : Number(text);
+        return Number.isFinite(n) && n >= 0 && n < 2 ** 63 - 1024 ? n : Number.POSITIVE_INFINITY;
+      },
+      rateWindow: {
+        samples: config.values.int('replication.quota.window.num'),
+        windowMs: config.values.int('replication.quota.window.size.seconds') * 1000,
+      },
+    });
+    this.logDirMover = logDirMover;
+    // Moves left by the previous run (future logs found at load) resume once their partitions are hosted.
+    logDirMover.start();
     const replicationWindow = {
       samples: config.values.int('replication.quota.window.num'),
       windowMs: config.values.int('replication.quota.window.size.seconds') * 1000,
@@ -466,6 +487,7 @@ export class Broker {
       leaderReplicationQuota,
       controllerRequests,
       logs: this.logs,
+      logDirMover,
       topicAdmin,
       controller,
       fetchSessions: new FetchSessionCache({
@@ -962,6 +984,7 @@ export class Broker {
     this.authorizer?.stop();
     this.delegationTokens?.stop();
     this.fetchers?.stop();
+    this.logDirMover?.stop();
     await this.controller?.stop();
     this.wireChannel?.close();
     for (const rotation of this.keyRotations) await rotation.stop();

@@ -19,6 +19,7 @@ import type { CreateAclsResponse } from '../protocol/messages/30-create-acls.js'
 import type { DeleteAclsResponse } from '../protocol/messages/31-delete-acls.js';
 import type { DescribeConfigsResponse } from '../protocol/messages/32-describe-configs.js';
 import type { AlterConfigsResponse } from '../protocol/messages/33-alter-configs.js';
+import type { AlterReplicaLogDirsResponse } from '../protocol/messages/34-alter-replica-log-dirs.js';
 import type { DescribeLogDirsResponse } from '../protocol/messages/35-describe-log-dirs.js';
 import type { CreatePartitionsResponse } from '../protocol/messages/37-create-partitions.js';
 import type { DeleteGroupsResponse } from '../protocol/messages/42-delete-groups.js';
@@ -509,6 +510,44 @@ export class Admin {
       }
     }
     return out;
+  }
+
+  /**
+   * Moves replicas to other log directories of their brokers (AlterReplicaLogDirs, sent to each replica's broker,
+   * as Kafka's Admin.alterReplicaLogDirs does). Each replica's answer: null, or its error (LOG_DIR_NOT_FOUND,
+   * KAFKA_STORAGE_ERROR, REPLICA_NOT_AVAILABLE when the broker does not host the replica yet).
+   */
+  async alterReplicaLogDirs(
+    moves: readonly { topic: string; partition: number; broker: number; logDir: string }[],
+  ): Promise<
+    { topic: string; partition: number; broker: number; logDir: string; error: KafkaProtocolError | null }[]
+  > {
+    const byBroker = new Map<number, Map<string, Map<string, number[]>>>();
+    for (const m of moves) {
+      let dirs = byBroker.get(m.broker);
+      if (dirs === undefined) byBroker.set(m.broker, (dirs = new Map()));
+      let topics = dirs.get(m.logDir);
+      if (topics === undefined) dirs.set(m.logDir, (topics = new Map()));
+      let partitions = topics.get(m.topic);
+      if (partitions === undefined) topics.set(m.topic, (partitions = []));
+      partitions.push(m.partition);
+    }
+    const errors = new Map<string, KafkaProtocolError | null>();
+    for (const [broker, dirs] of byBroker) {
+      const res = await this.cluster.withRetry(() =>
+        this.cluster.send<AlterReplicaLogDirsResponse>(broker, ApiKey.ALTER_REPLICA_LOG_DIRS, {
+          dirs: [...dirs].map(([path, topics]) => ({
+            path,
+            topics: [...topics].map(([name, partitions]) => ({ name, partitions })),
+          })),
+        }),
+      );
+      for (const t of res.results) {
+        for (const p of t.partitions)
+          errors.set(`${broker}/${t.topicName}/${p.partitionIndex}`, errorOf(p.errorCode));
+      }
+    }
+    return moves.map((m) => ({ ...m, error: errors.get(`${m.broker}/${m.topic}/${m.partition}`) ?? null }));
   }
 
   /** Deletes records before `offset` (-1: the high watermark) in each partition; answers the new low watermarks. */

@@ -2,7 +2,9 @@
 //
 // A partition lives in `<topic>-<partition>`; its segments are named by their base offset, zero-padded to
 // 20 digits, with one suffix per file kind. A partition being deleted is renamed
-// `<topic>-<partition>.<uuid without dashes>-delete`, and a segment being deleted gets `.deleted` appended.
+// `<topic>-<partition>.<uuid without dashes>-delete`, and a segment being deleted gets `.deleted` appended. A
+// replica being moved to another log directory (AlterReplicaLogDirs) is copied into
+// `<topic>-<partition>.<uuid without dashes>-future` there until it replaces the current log.
 
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -20,6 +22,7 @@ export const CLEANED_SUFFIX = '.cleaned';
 export const SWAP_SUFFIX = '.swap';
 export const TMP_SUFFIX = '.tmp';
 export const DELETE_DIR_SUFFIX = '-delete';
+export const FUTURE_DIR_SUFFIX = '-future';
 
 export const CLEAN_SHUTDOWN_FILE = '.kafka_cleanshutdown';
 export const RECOVERY_POINT_CHECKPOINT_FILE = 'recovery-point-offset-checkpoint';
@@ -78,4 +81,15 @@ export function deleteDirName(tp: TopicPartition): string {
 
 export function isDeleteDirName(name: string): boolean {
   return /\.[0-9a-f]{32}-delete$/.test(name);
+}
+
+/** `<topic>-<partition>.<uuid hex>-future`, the name Kafka gives the log a replica is being moved into. */
+export function futureDirName(tp: TopicPartition): string {
+  return `${partitionDirName(tp)}.${randomUUID().replaceAll('-', '')}${FUTURE_DIR_SUFFIX}`;
+}
+
+/** The partition of a `-future` directory name, or null for any other name. */
+export function parseFutureDirName(name: string): TopicPartition | null {
+  const m = /^(.+)\.[0-9a-f]{32}-future$/.exec(name);
+  return m === null ? null : parsePartitionDirName(m[1]!);
 }

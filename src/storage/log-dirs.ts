@@ -11,11 +11,19 @@
 // clean-shutdown marker, so the next start recovers it), and new partitions go elsewhere. The broker decides what
 // an offline directory means for its partitions and for the controller (see src/broker/broker.ts).
 //
+// Moves (AlterReplicaLogDirs): a partition being moved has a future log in the destination directory
+// (`<topic>-<partition>.<uuid>-future`), filled by the broker's mover (src/broker/replica/log-dir-mover.ts).
+// `replaceCurrentWithFuture` swaps it in with two renames: the current directory to `-delete` first, then the
+// future one to `<topic>-<partition>`. A crash between them leaves only the future log of the partition, which
+// `open` promotes (it was complete: the swap starts once it holds everything the current log held); a crash
+// before the first leaves both, and the move resumes from what the future log holds.
+//
 // Ownership: the broker owns the LogDirs; each LogManager owns its directory's files. Everything here is
 // synchronous and runs on the event loop.
 
 import { statfsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { assert } from '../common/assert.js';
 import type { FramePool } from '../common/frame-pool.js';
 import type { LogCleanerConfig } from './cleaner/log-cleaner.js';
 import type { SegmentKeys } from './encryption/segment-cipher.js';
@@ -49,6 +57,11 @@ export class LogDirs {
   /** Every configured directory's manager, in `log.dirs` order. */
   readonly managers: readonly LogManager[];
   private readonly offline = new Set<string>();
+  /**
+   * Where a partition not hosted yet must be created (AlterReplicaLogDirs before the replica exists, as Kafka's
+   * LogManager.maybeUpdatePreferredLogDir): used and forgotten when its log is created.
+   */
+  private readonly preferredDirs = new Map<string, string>();
   private readonly usableBytes: (dir: string) => number;
 
   private constructor(managers: LogManager[], usableBytes: (dir: string) => number) {
@@ -85,6 +98,20 @@ export class LogDirs {
         seen.set(name, dir);
       }
       managers.push(manager);
+    }
+    // Future logs: one whose partition has no current log any more was being swapped in when the broker stopped.
+    const futures = new Set<string>();
+    for (const manager of managers) {
+      for (const future of [...manager.allFutureLogs()]) {
+        const tp = future.topicPartition;
+        const name = `${tp.topic}-${tp.partition}`;
+        if (futures.has(name)) {
+          manager.deleteFutureLog(tp);
+          continue;
+        }
+        futures.add(name);
+        if (!seen.has(name)) manager.promoteFutureLog(tp);
+      }
     }
     return new LogDirs(managers, usableBytes ?? statfsUsableBytes);
   }
@@ -143,11 +170,78 @@ export class LogDirs {
       if (this.offline.has(m.dir)) throw new LogDirOfflineError(m.dir);
       return m.getOrCreateLog(tp, topicId);
     }
-    const target = dir ?? this.nextDir();
+    const name = `${tp.topic}-${tp.partition}`;
+    const preferred = this.preferredDirs.get(name);
+    const target = dir ?? (preferred !== undefined && this.isOnline(preferred) ? preferred : this.nextDir());
     if (this.offline.has(target)) throw new LogDirOfflineError(target);
-    const manager = this.managers.find((m) => m.dir === target);
-    if (manager === undefined) throw new Error(`${target} is not one of log.dirs`);
-    return manager.getOrCreateLog(tp, topicId);
+    const manager = this.managerOf(target);
+    const log = manager.getOrCreateLog(tp, topicId);
+    this.preferredDirs.delete(name);
+    return log;
+  }
+
+  private managerOf(dir: string): LogManager {
+    const manager = this.managers.find((m) => m.dir === dir);
+    if (manager === undefined) throw new Error(`${dir} is not one of log.dirs`);
+    return manager;
+  }
+
+  /** The configured directory equal to `dir` once normalized (Kafka compares absolute paths), or undefined. */
+  configuredDir(dir: string): string | undefined {
+    const wanted = resolve(dir);
+    return this.dirs.find((d) => resolve(d) === wanted);
+  }
+
+  /** Records where the partition goes when its log is created here later (see preferredDirs). */
+  setPreferredDir(tp: TopicPartition, dir: string): void {
+    this.preferredDirs.set(`${tp.topic}-${tp.partition}`, dir);
+  }
+
+  /** The partition's future log in an online directory, or undefined. */
+  getFutureLog(tp: TopicPartition): Log | undefined {
+    for (const m of this.onlineManagers) {
+      const log = m.getFutureLog(tp);
+      if (log !== undefined) return log;
+    }
+    return undefined;
+  }
+
+  /** The online directory holding the partition's future log, or undefined. */
+  futureDirOf(tp: TopicPartition): string | undefined {
+    return this.onlineManagers.find((m) => m.getFutureLog(tp) !== undefined)?.dir;
+  }
+
+  *allFutureLogs(): Generator<Log> {
+    for (const m of this.onlineManagers) yield* m.allFutureLogs();
+  }
+
+  /** An empty future log of the partition in `dir`, which must be online and not hold its current log. */
+  createFutureLog(tp: TopicPartition, dir: string, topicId?: string): Log {
+    if (this.offline.has(dir)) throw new LogDirOfflineError(dir);
+    return this.managerOf(dir).createFutureLog(tp, topicId);
+  }
+
+  deleteFutureLog(tp: TopicPartition): boolean {
+    let deleted = false;
+    for (const m of this.onlineManagers) deleted = m.deleteFutureLog(tp) || deleted;
+    return deleted;
+  }
+
+  /**
+   * The future log replaces the partition's current log (the caller made sure it holds everything the current
+   * log holds, and that nothing is appended meanwhile: this runs in one synchronous step). The current log is
+   * closed and renamed `-delete` first, then the future one is renamed into place and opened again: see the file
+   * header for what a crash in between leaves. Returns the partition's log, now in the future log's directory.
+   */
+  replaceCurrentWithFuture(tp: TopicPartition): Log {
+    const source = this.onlineManagers.find((m) => m.getLog(tp) !== undefined);
+    const target = this.onlineManagers.find((m) => m.getFutureLog(tp) !== undefined);
+    if (source === undefined || target === undefined) {
+      throw new Error(`${tp.topic}-${tp.partition}: no current and future log to swap`);
+    }
+    assert(source !== target, 'a future log in the directory of the current one');
+    source.deleteLog(tp);
+    return target.promoteFutureLog(tp);
   }
 
   /** Where a new partition goes: fewest partition logs, then most usable bytes, then `log.dirs` order. */
@@ -167,7 +261,10 @@ export class LogDirs {
     }
   }
 
+  /** Deletes the partition's log and any future log of it (StopReplica with delete). */
   deleteLog(tp: TopicPartition): boolean {
+    this.deleteFutureLog(tp);
+    this.preferredDirs.delete(`${tp.topic}-${tp.partition}`);
     for (const m of this.onlineManagers) if (m.deleteLog(tp)) return true;
     return false;
   }

@@ -20,10 +20,12 @@ import type { SegmentKeys } from './encryption/segment-cipher.js';
 import {
   CLEAN_SHUTDOWN_FILE,
   deleteDirName,
+  futureDirName,
   isDeleteDirName,
   LOG_START_OFFSET_CHECKPOINT_FILE,
   META_PROPERTIES_FILE,
   PARTITION_METADATA_FILE,
+  parseFutureDirName,
   parsePartitionDirName,
   partitionDirName,
   RECOVERY_POINT_CHECKPOINT_FILE,
@@ -76,6 +78,12 @@ export class LogManager {
   private readonly keys: SegmentKeys | null;
   private readonly onBackgroundError: (err: Error) => void;
   private readonly logs = new Map<string, Log>();
+  /**
+   * Future logs (AlterReplicaLogDirs): copies of partitions whose current log lives in another directory of the
+   * broker, in `<topic>-<partition>.<uuid>-future`. Never in the same directory as the partition's current log, so
+   * the checkpoints hold them under the partition's name. Not cleaned, not subject to retention until promoted.
+   */
+  private readonly futureLogs = new Map<string, Log>();
   /** The bound shared by every log's tail cache. */
   readonly tailCache: TailCacheBudget;
   private readonly pendingDirDeletes: PendingDirDelete[] = [];
@@ -145,9 +153,15 @@ export class LogManager {
         rmSync(path, { recursive: true, force: true });
         continue;
       }
-      const tp = parsePartitionDirName(name);
+      const future = parseFutureDirName(name);
+      const tp = future ?? parsePartitionDirName(name);
       if (tp === null) continue;
       const k = key(tp);
+      if (future !== null && (this.futureLogs.has(k) || this.logs.has(k))) {
+        // A second copy of one partition here: a move that cannot be trusted; the current log stays.
+        rmSync(path, { recursive: true, force: true });
+        continue;
+      }
       const log = Log.open({
         dir: path,
         topicPartition: tp,
@@ -164,6 +178,16 @@ export class LogManager {
         writeInlineWhenIdle: this.managerConfig.appendInlineEnable,
         keys: this.keys,
       });
+      if (future !== null) {
+        this.futureLogs.set(k, log);
+        continue;
+      }
+      const stale = this.futureLogs.get(k);
+      if (stale !== undefined) {
+        this.futureLogs.delete(k);
+        stale.close();
+        rmSync(stale.dir, { recursive: true, force: true });
+      }
       this.logs.set(k, log);
     }
   }
@@ -200,7 +224,39 @@ export class LogManager {
     }
     mkdirSync(dir, { recursive: true });
     if (topicId !== undefined) writePartitionMetadata(join(dir, PARTITION_METADATA_FILE), topicId);
-    const log = Log.open({
+    const log = this.openNewLog(tp, dir);
+    this.logs.set(key(tp), log);
+    return log;
+  }
+
+  getFutureLog(tp: TopicPartition): Log | undefined {
+    return this.futureLogs.get(key(tp));
+  }
+
+  allFutureLogs(): IterableIterator<Log> {
+    return this.futureLogs.values();
+  }
+
+  /**
+   * An empty future log of a partition whose current log lives in another directory (AlterReplicaLogDirs), in a
+   * fresh `-future` directory.
+   */
+  createFutureLog(tp: TopicPartition, topicId?: string): Log {
+    assert(!this.stopped, 'log manager is shut down');
+    const k = key(tp);
+    assert(!this.logs.has(k) && !this.futureLogs.has(k), `${k}: a future log next to a log of the partition`);
+    const dir = join(this.dir, futureDirName(tp));
+    mkdirSync(dir, { recursive: true });
+    if (topicId !== undefined && topicId !== '')
+      writePartitionMetadata(join(dir, PARTITION_METADATA_FILE), topicId);
+    const log = this.openNewLog(tp, dir);
+    this.futureLogs.set(k, log);
+    this.writeCheckpoints(true);
+    return log;
+  }
+
+  private openNewLog(tp: TopicPartition, dir: string): Log {
+    return Log.open({
       dir,
       topicPartition: tp,
       config: this.configFor(tp.topic),
@@ -213,7 +269,50 @@ export class LogManager {
       writeInlineWhenIdle: this.managerConfig.appendInlineEnable,
       keys: this.keys,
     });
-    this.logs.set(key(tp), log);
+  }
+
+  /** Drops a partition's future log (a move cancelled or superseded), as deleteLog drops a log. */
+  deleteFutureLog(tp: TopicPartition): boolean {
+    const log = this.futureLogs.get(key(tp));
+    if (log === undefined) return false;
+    this.futureLogs.delete(key(tp));
+    this.retire(log);
+    return true;
+  }
+
+  /**
+   * The future log becomes the partition's log here: it is closed (everything written is made durable), its
+   * directory renamed to `<topic>-<partition>` (one atomic rename: a crash leaves either name) and opened again.
+   * The caller has removed the current log from its directory first (LogDirs.replaceCurrentWithFuture).
+   */
+  promoteFutureLog(tp: TopicPartition): Log {
+    const k = key(tp);
+    const future = this.futureLogs.get(k);
+    assert(future !== undefined, `${k}: no future log to promote`);
+    assert(!this.logs.has(k), `${k}: promoting a future log next to the current one`);
+    future.close();
+    const dir = join(this.dir, partitionDirName(tp));
+    renameSync(future.dir, dir);
+    this.futureLogs.delete(k);
+    const log = Log.open({
+      dir,
+      topicPartition: tp,
+      config: this.configFor(tp.topic),
+      clock: this.clock,
+      // Closed cleanly just now: everything is durable, the recovery point is the log end.
+      recoveryPoint: future.recoveryPoint,
+      logStartOffset: future.logStartOffset,
+      highWatermark: future.highWatermark,
+      hadCleanShutdown: true,
+      random: this.random,
+      onBackgroundError: this.onBackgroundError,
+      onTruncated: (logEndOffset) => this.cleaner.onTruncated(tp, logEndOffset),
+      tailCache: this.tailCache,
+      writeInlineWhenIdle: this.managerConfig.appendInlineEnable,
+      keys: this.keys,
+    });
+    this.logs.set(k, log);
+    this.writeCheckpoints(true);
     return log;
   }
 
@@ -222,7 +321,9 @@ export class LogManager {
    * append, roll, flush or retention check; existing segments and indexes are not rewritten.
    */
   updateConfig(topic: string, config: LogConfig): void {
-    for (const log of this.logs.values()) if (log.topicPartition.topic === topic) log.config = config;
+    for (const log of [...this.logs.values(), ...this.futureLogs.values()]) {
+      if (log.topicPartition.topic === topic) log.config = config;
+    }
   }
 
   /**
@@ -234,13 +335,18 @@ export class LogManager {
     if (log === undefined) return false;
     this.logs.delete(key(tp));
     this.cleaner.forget(tp);
+    this.retire(log);
+    return true;
+  }
+
+  /** Closes a log no longer in the maps, renames its directory `-delete` at once and removes it later. */
+  private retire(log: Log): void {
     log.close();
-    const renamed = join(this.dir, deleteDirName(tp));
+    const renamed = join(this.dir, deleteDirName(log.topicPartition));
     renameSync(log.dir, renamed);
     this.pendingDirDeletes.push({ path: renamed, dueMs: this.clock.nowMs() + log.config.fileDeleteDelayMs });
     this.runDueDirDeletes(this.clock.nowMs());
     this.writeCheckpoints(true);
-    return true;
   }
 
   private runDueDirDeletes(nowMs: number): void {
@@ -263,7 +369,7 @@ export class LogManager {
     const recovery: PartitionOffset[] = [];
     const start: PartitionOffset[] = [];
     const hw: PartitionOffset[] = [];
-    for (const log of this.logs.values()) {
+    for (const log of [...this.logs.values(), ...this.futureLogs.values()]) {
       const { topic, partition } = log.topicPartition;
       recovery.push({ topic, partition, offset: log.recoveryPoint });
       start.push({ topic, partition, offset: log.logStartOffset });
@@ -297,6 +403,7 @@ export class LogManager {
     }
     if (due('flush', Math.min(c.flushSchedulerIntervalMs, SCHEDULER_TICK_MS))) {
       for (const log of this.logs.values()) log.flushIfDue();
+      for (const log of this.futureLogs.values()) log.flushIfDue();
     }
     if (due('expiry', c.producerIdExpirationCheckIntervalMs)) {
       for (const log of this.logs.values()) log.removeExpiredProducers(now, c.producerIdExpirationMs);
@@ -305,6 +412,7 @@ export class LogManager {
     const startDue = due('startCheckpoint', c.flushStartOffsetCheckpointIntervalMs);
     if (recoveryDue || startDue) this.writeCheckpoints(true);
     for (const log of this.logs.values()) log.runDueDeletes(now);
+    for (const log of this.futureLogs.values()) log.runDueDeletes(now);
     this.runDueDirDeletes(now);
   }
 
@@ -344,6 +452,7 @@ export class LogManager {
     if (this.stopped) return;
     this.stopScheduler();
     for (const log of this.logs.values()) log.close();
+    for (const log of this.futureLogs.values()) log.close();
     this.writeCheckpoints();
     for (const pending of this.pendingDirDeletes) rmSync(pending.path, { recursive: true, force: true });
     this.pendingDirDeletes.length = 0;

@@ -860,6 +860,14 @@ export class Log {
   }
 
   /**
+   * Writes every queued append now, synchronously (a move between log directories copies up to the log end in
+   * one step). Throws when a write fails, as the drain before a truncation does.
+   */
+  completeQueuedAppends(): void {
+    this.drainAppends();
+  }
+
+  /**
    * Gives up every append not yet written: their waiters are rejected, their reserved bytes forgotten. After a
    * failed write the log refuses appends (Kafka takes the log directory offline).
    */

@@ -1,6 +1,8 @@
 // DescribeLogDirs (35): each log directory (JBOD, `log.dirs`) with the size of each partition's log and, from v4,
 // the directory's total and usable bytes. An offline directory (a failed write took it out of service) is
-// answered KAFKA_STORAGE_ERROR without partitions, as Kafka's ReplicaManager.describeLogDirs does.
+// answered KAFKA_STORAGE_ERROR without partitions, as Kafka's ReplicaManager.describeLogDirs does. A replica being
+// moved between directories (AlterReplicaLogDirs) shows twice: its current log, and its future log with
+// isFutureKey and, as offsetLag, how far the future log is behind the current one.
 
 import { statfsSync } from 'node:fs';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -11,6 +13,7 @@ import type {
   DescribeLogDirsResponseDescribeLogDirsTopic,
 } from '../../protocol/messages/35-describe-log-dirs.js';
 import { ApiKey } from '../../protocol/registry.js';
+import type { Log } from '../../storage/log.js';
 import { defineHandler } from '../api-handler.js';
 import { AclOperation, authorizeCluster } from '../authorization.js';
 
@@ -30,22 +33,32 @@ export const describeLogDirsHandler = defineHandler<DescribeLogDirsRequest, Desc
         : new Set(request.topics.flatMap((t) => t.partitions.map((p) => `${t.topic}-${p}`)));
     const byDir = new Map<string, Map<string, DescribeLogDirsResponseDescribeLogDirsTopic>>();
     for (const dir of logs.dirs) byDir.set(dir, new Map());
-    for (const p of replicas.all()) {
-      if (wanted !== null && !wanted.has(p.key)) continue;
-      const dir = logs.dirOfLog(p.log);
+    const add = (log: Log, isFutureKey: boolean, offsetLag: number): void => {
+      const dir = logs.dirOfLog(log);
       const topics = dir === undefined ? undefined : byDir.get(dir);
-      if (topics === undefined) continue;
-      let topic = topics.get(p.topic);
+      if (topics === undefined) return;
+      const { topic: name, partition } = log.topicPartition;
+      let topic = topics.get(name);
       if (topic === undefined) {
-        topic = { name: p.topic, partitions: [] };
-        topics.set(p.topic, topic);
+        topic = { name, partitions: [] };
+        topics.set(name, topic);
       }
       topic.partitions.push({
-        partitionIndex: p.partition,
-        partitionSize: BigInt(p.log.sizeInBytes),
-        offsetLag: 0n,
-        isFutureKey: false,
+        partitionIndex: partition,
+        partitionSize: BigInt(log.sizeInBytes),
+        offsetLag: BigInt(offsetLag),
+        isFutureKey,
       });
+    };
+    for (const p of replicas.all()) {
+      if (wanted !== null && !wanted.has(p.key)) continue;
+      add(p.log, false, 0);
+    }
+    for (const future of logs.allFutureLogs()) {
+      const { topic, partition } = future.topicPartition;
+      if (wanted !== null && !wanted.has(`${topic}-${partition}`)) continue;
+      const current = replicas.get(topic, partition)?.log;
+      add(future, true, Math.max(0, (current?.logEndOffset ?? future.logEndOffset) - future.logEndOffset));
     }
     const results: DescribeLogDirsResponseDescribeLogDirsResult[] = [];
     for (const [dir, topics] of byDir) {

@@ -103,16 +103,42 @@ export class Partition {
     readonly topic: string,
     readonly partition: number,
     readonly topicId: string,
-    readonly log: Log,
+    log: Log,
     private readonly localBrokerId: number,
     public settings: TopicLogSettings,
     /** Wall time of fetches and elections (the ISR rules' caught-up times). */
     private readonly clock: Clock = systemClock,
   ) {
+    this.currentLog = log;
+    this.watch(log);
+  }
+
+  /** The replica's log; replaced only by a move between log directories (replaceLog). */
+  private currentLog: Log;
+
+  get log(): Log {
+    return this.currentLog;
+  }
+
+  private watch(log: Log): void {
     log.onWritten = () => {
       this.maybeAdvanceHighWatermark();
       this.onWritten?.(this);
     };
+  }
+
+  /**
+   * A move between log directories swapped in `log` (AlterReplicaLogDirs): it holds every offset of the old log,
+   * so offsets, epochs and follower positions stay as they are. Runs in the synchronous step of the swap.
+   */
+  replaceLog(log: Log): void {
+    assert(
+      log.logEndOffset === this.currentLog.logEndOffset,
+      `${this.key}: replacement log ends at ${log.logEndOffset}, not ${this.currentLog.logEndOffset}`,
+    );
+    this.currentLog.onWritten = null;
+    this.currentLog = log;
+    this.watch(log);
   }
 
   get isLeader(): boolean {
