@@ -39,3 +39,16 @@ test('data-plane simulation: a seed replays step for step', async () => {
   assert.ok(traces[0]!.length > STEPS);
   assert.deepEqual(traces[1], traces[0]);
 });
+
+// The power-loss model (a crash that also drops each log's bytes above its recovery point) found a gap that
+// Brook shares with ZooKeeper-mode Kafka: a leader adds a follower back to the ISR from fetch state the follower
+// had before it lost power (an AlterPartition decided then, or the follower's old log end), so the ISR holds a
+// replica without the committed bytes, which can then lead and make the others truncate (seed 137: committed
+// records dropped). KIP-903 closes it with broker epochs: the follower's epoch in its fetches (Fetch v15), the
+// new members' epochs in AlterPartition (newIsrWithEpochs), refused by the controller when stale. Until Brook's
+// replication sends them this test is a todo (it runs and reports, and does not fail the suite).
+test('data-plane simulation with power losses: no acknowledged write lost (KIP-903 broker epochs missing)', {
+  todo: 'replication must carry broker epochs (KIP-903) before a power loss is survived',
+}, async () => {
+  await runSeeds(130, 10, STEPS, { weights: { powerLoss: 1 } });
+});

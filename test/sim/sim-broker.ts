@@ -6,6 +6,8 @@
 // incarnation); crash() drops everything in memory as kill -9 would, leaving the files as they are (written
 // bytes survive: a process crash, not a power loss).
 
+import { truncateSync } from 'node:fs';
+import { join } from 'node:path';
 import { IsrManager, type LocalController } from '../../src/broker/cluster/isr-manager.js';
 import type { LeaderEndPoint } from '../../src/broker/cluster/leader-end-point.js';
 import { ReplicaFetchers } from '../../src/broker/cluster/replica-fetchers.js';
@@ -17,6 +19,7 @@ import { ReplicaManager } from '../../src/broker/replica/replica-manager.js';
 import { TopicConfigs } from '../../src/broker/topic-configs.js';
 import type { ManualClock } from '../../src/common/clock.js';
 import { silentLogger } from '../../src/common/logger.js';
+import type { Log } from '../../src/storage/log.js';
 import { logConfig } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 
@@ -99,17 +102,46 @@ export class SimBroker {
     return this.running;
   }
 
-  /** kill -9: nothing in memory survives, files stay as written; no checkpoint, no clean-shutdown marker. */
-  crash(): void {
+  /**
+   * kill -9: nothing in memory survives, files stay as written; no checkpoint, no clean-shutdown marker. With
+   * `powerLoss`, the page cache dies too: each log loses every byte above its recovery point (the offset its
+   * last fsync covered), the harshest outcome a power loss allows. Checkpoint files (written whole, fsync'ed,
+   * renamed) survive as they were. Returns what was cut, for the trace.
+   */
+  crash(options: { powerLoss?: boolean } = {}): string[] {
     const r = this.running;
-    if (r === null) return;
+    if (r === null) return [];
     this.running = null;
     r.isr.stop();
     r.fetchers.stop();
+    const cuts = options.powerLoss === true ? [...r.logs.allLogs()].map(unflushedCut) : [];
     for (const log of r.logs.allLogs()) log.abandon();
+    return cuts.map((cut) => cut());
   }
 
   partition(topic: string, index: number): Partition | undefined {
     return this.running?.replicas.get(topic, index);
   }
+}
+
+/** Plans the loss of a log's unflushed bytes while it is open; the returned step cuts the files once abandoned. */
+function unflushedCut(log: Log): () => string {
+  const flushed = log.recoveryPoint;
+  const end = log.logEndOffset;
+  const steps: (() => void)[] = [];
+  for (const segment of log.segmentList()) {
+    const base = segment.baseOffset;
+    const file = join(log.dir, `${String(base).padStart(20, '0')}.log`);
+    if (base >= flushed) {
+      // Wholly unflushed: a segment the loss leaves empty (its indexes are rebuilt by recovery from the files).
+      steps.push(() => truncateSync(file, 0));
+    } else {
+      const at = segment.translateOffset(flushed);
+      if (at !== null) steps.push(() => truncateSync(file, at.position));
+    }
+  }
+  return () => {
+    for (const step of steps) step();
+    return `${log.topicPartition.topic}-${log.topicPartition.partition}: log end ${end}, bytes from offset ${flushed} lost`;
+  };
 }

@@ -60,6 +60,9 @@ export class SimController {
 
   /** A broker registered (started, its logs recovered): it gets the state of its partitions; offline ones elect. */
   brokerStarted(brokerId: number): number {
+    // Registered again before its old session was seen to expire (a bounce): first dead, then a newcomer, as
+    // Brook's controller and Kafka's (KIP-380) handle it.
+    if (this.live.has(brokerId)) this.brokerDied(brokerId, this.live.get(brokerId)!);
     const epoch = this.nextBrokerEpoch++;
     this.live.set(brokerId, epoch);
     this.out.trace(`controller: broker ${brokerId} registered (broker epoch ${epoch})`);
@@ -77,8 +80,10 @@ export class SimController {
   }
 
   /** A broker's session expired: it leaves every ISR it can leave, and partitions it led elect another leader. */
-  brokerDied(brokerId: number): void {
-    if (!this.live.delete(brokerId)) return;
+  brokerDied(brokerId: number, epoch: number): void {
+    // The expiry of an older session (the broker bounced since) says nothing about the current one.
+    if (this.live.get(brokerId) !== epoch) return;
+    this.live.delete(brokerId);
     this.out.trace(`controller: broker ${brokerId} is dead`);
     for (const [p, s] of this.states) {
       if (s.leader === brokerId) {
