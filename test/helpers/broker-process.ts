@@ -1,14 +1,65 @@
 // Starts a real broker process (bin/brook server) on a free loopback port with a throwaway data directory, for
 // integration tests with real clients. The broker prints "listening on HOST:PORT" once it serves; the helper
 // waits for that line. stop() always ends the process it started (by its PID) and removes the directory.
+//
+// The wait is bounded by progress, not by a fixed short time: on a loaded machine (CI runs several suites on
+// two cores) a broker can take far longer than usual to start and still be fine. As long as it moves (new log
+// output, or CPU time spent, read from /proc where there is one) the helper keeps waiting, up to a generous
+// overall bound; a broker that does nothing for START_STALL_MS fails at once, with its log.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../..');
-const START_TIMEOUT_MS = 20_000;
+/** A broker that shows no progress for this long has hung (a healthy one logs or computes within seconds). */
+const START_STALL_MS = 30_000;
+/** The bound on a start that keeps progressing, so that a broker retrying forever still fails the test. */
+const START_TIMEOUT_MS = 180_000;
+
+/** The user plus system CPU clock ticks of a process from /proc, or null where there is no /proc. */
+export function cpuTicks(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: the fields after it start at the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name and state.
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Calls `onStall` once when `progress()` has not changed for `stallMs`, or when `timeoutMs` has passed in all,
+ * checking every `checkMs`. Returns the function that stops watching.
+ */
+export function watchProgress(
+  progress: () => string,
+  onStall: (reason: string) => void,
+  stallMs: number,
+  timeoutMs: number,
+  checkMs = 1_000,
+): () => void {
+  const startedMs = Date.now();
+  let last = progress();
+  let lastChangeMs = startedMs;
+  const timer = setInterval(() => {
+    const now = Date.now();
+    const current = progress();
+    if (current !== last) {
+      last = current;
+      lastChangeMs = now;
+    }
+    if (now - lastChangeMs >= stallMs)
+      onStall(`no progress for ${Math.round((now - lastChangeMs) / 1000)} s`);
+    else if (now - startedMs >= timeoutMs) onStall(`still starting after ${Math.round(timeoutMs / 1000)} s`);
+    else return;
+    clearInterval(timer);
+  }, checkMs);
+  return () => clearInterval(timer);
+}
 
 export interface BrokerProcess {
   /** Its broker.id. */
@@ -70,20 +121,24 @@ export async function startBroker(options: StartOptions = {}): Promise<BrokerPro
       rmSync(dataDir, { recursive: true, force: true });
   };
   const port = await new Promise<number>((resolvePort, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`broker did not start in time:\n${stderr}`)),
+    // Output length and CPU time together: either advancing means the broker is still on its way.
+    const progress = () => `${stdout.length}/${stderr.length}/${cpuTicks(child.pid!) ?? ''}`;
+    const stopWatching = watchProgress(
+      progress,
+      (reason) => reject(new Error(`broker did not start (${reason}):\n${stderr}`)),
+      START_STALL_MS,
       START_TIMEOUT_MS,
     );
     child.stdout!.on('data', (d: Buffer) => {
       stdout += d.toString();
       const m = /listening on [^\s:]+:(\d+)/.exec(stdout);
       if (m) {
-        clearTimeout(timer);
+        stopWatching();
         resolvePort(Number(m[1]));
       }
     });
     exited.then((code) => {
-      clearTimeout(timer);
+      stopWatching();
       reject(new Error(`broker exited with ${code} before listening:\n${stderr}`));
     });
   }).catch(async (e: unknown) => {
