@@ -194,10 +194,24 @@ export interface AclsResult {
   acls: AclView[];
 }
 
-export interface QuotaView {
+/**
+ * A client quota entity: a user, a client id, both, or an IP. A part that is null is Kafka's default entity (every
+ * user, every client id, every IP); a part left out is not part of the entity.
+ */
+export interface QuotaEntityView {
   user?: string | null;
   clientId?: string | null;
+  ip?: string | null;
+}
+
+export interface QuotaView extends QuotaEntityView {
   values: Record<string, number>;
+}
+
+/** AlterClientQuotas of one entity: a number sets the key, null removes it. */
+export interface AlterQuotasRequest {
+  entity: QuotaEntityView;
+  set: Record<string, number | null>;
 }
 
 /** One point of the live charts. Rates are per second over the interval before `timeMs`. */

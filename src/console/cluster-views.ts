@@ -3,7 +3,7 @@
 // with lag, ACLs and quotas. Each function makes the calls one view needs and shapes the answer (api-types.ts);
 // per-item Kafka errors become HttpErrors. Deadlines are the caller's (console-api.ts wraps every call).
 
-import type { Admin } from '../client/admin.js';
+import type { Admin, ClientQuotaEntity } from '../client/admin.js';
 import { KafkaProtocolError } from '../client/errors.js';
 import type { TopicPartition } from '../client/requests.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -447,7 +447,37 @@ export async function deleteAcl(admin: Admin, binding: AclBinding): Promise<AclV
   return aclView(binding);
 }
 
+function quotaView(e: { entity: ClientQuotaEntity; values: Record<string, number> }): QuotaView {
+  return { ...e.entity, values: e.values };
+}
+
+function quotaKey(entity: ClientQuotaEntity): string {
+  return JSON.stringify([entity.user, entity.clientId, entity.ip]);
+}
+
+/**
+ * Every entity with quotas: users, client ids, users with client ids, IPs, and their defaults. Kafka lists IP
+ * entities only for a filter with an ip component, so two describes, merged (a cluster that answers both with
+ * every entity lists each once).
+ */
 export async function quotaList(admin: Admin): Promise<QuotaView[]> {
-  const entries = await admin.describeClientQuotas([]);
-  return entries.map((e) => ({ ...e.entity, values: e.values }));
+  const [clients, ips] = await Promise.all([
+    admin.describeClientQuotas([]),
+    admin.describeClientQuotas([{ entityType: 'ip', match: 'any' }]),
+  ]);
+  const byEntity = new Map<string, QuotaView>();
+  for (const e of [...clients, ...ips]) byEntity.set(quotaKey(e.entity), quotaView(e));
+  return [...byEntity.values()];
+}
+
+/** AlterClientQuotas of one entity: a number sets the key, null removes it. */
+export async function alterQuotas(
+  admin: Admin,
+  entity: ClientQuotaEntity,
+  set: Record<string, number | null>,
+): Promise<void> {
+  const ops = Object.entries(set).map(([key, value]) => ({ key, value }));
+  const [result] = await admin.alterClientQuotas([{ entity, ops }]);
+  if (result === undefined) throw new HttpError(502, 'AlterClientQuotas answered no entry');
+  if (result.error !== null) throw kafkaError(result.error.code, result.error.message);
 }

@@ -17,9 +17,11 @@
 // POST   /api/acls                            create one binding {principal, host?, operation, permission,
 //                                              resourceType, resourceName, patternType?}
 // DELETE /api/acls                            delete exactly one binding, the same fields and {confirm: true}
-// GET    /api/quotas, /api/metrics            client quotas, the live charts' points
+// GET    /api/quotas                          client quotas of every entity (users, clients, IPs, defaults)
+// POST   /api/quotas                          {entity: {user?, clientId?, ip?}, set: {key: number | null}}
+// GET    /api/metrics                         the live charts' points
 
-import type { Admin } from '../client/admin.js';
+import type { Admin, ClientQuotaEntity } from '../client/admin.js';
 import type { ClientOptions } from '../client/options.js';
 import type { Producer } from '../client/producer.js';
 import {
@@ -198,6 +200,47 @@ function aclFilter(query: URLSearchParams): Partial<AclBindingFilter> {
   return filter;
 }
 
+/** Kafka's client quota keys (QuotaConfigs): the first four for users and client ids, the last for IPs. */
+const QUOTA_KEYS = [
+  'producer_byte_rate',
+  'consumer_byte_rate',
+  'request_percentage',
+  'controller_mutation_rate',
+  'connection_creation_rate',
+];
+
+/** A quota entity: each part a name or null (the default); at least one part; an IP stands alone. */
+function quotaEntity(value: unknown): ClientQuotaEntity {
+  const o = object(value);
+  const entity: ClientQuotaEntity = {};
+  for (const [k, v] of Object.entries(o)) {
+    if (k !== 'user' && k !== 'clientId' && k !== 'ip')
+      throw new HttpError(400, `entity parts are user, clientId and ip, not '${k}'`);
+    if (v !== null && (typeof v !== 'string' || v === ''))
+      throw new HttpError(400, `entity.${k} must be a name or null (the default)`);
+    entity[k] = v;
+  }
+  const parts = Object.keys(entity).length;
+  if (parts === 0) throw new HttpError(400, 'the entity names no user, clientId or ip');
+  if (entity.ip !== undefined && parts > 1) throw new HttpError(400, 'an ip entity stands alone');
+  return entity;
+}
+
+function quotaSet(value: unknown): Record<string, number | null> {
+  const o = object(value);
+  const set: Record<string, number | null> = {};
+  for (const [k, v] of Object.entries(o)) {
+    if (!QUOTA_KEYS.includes(k))
+      throw new HttpError(400, `'${k}' is not a quota; one of ${QUOTA_KEYS.join(', ')}`);
+    const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+    if (n !== null && (typeof n !== 'number' || !Number.isFinite(n)))
+      throw new HttpError(400, `set.${k} must be a number or null (remove), got ${JSON.stringify(v)}`);
+    set[k] = n;
+  }
+  if (Object.keys(set).length === 0) throw new HttpError(400, 'set names no quota');
+  return set;
+}
+
 const MODES: BrowseMode[] = ['newest', 'oldest', 'offset', 'timestamp'];
 const RESET_TO = ['earliest', 'latest', 'offset', 'timestamp'] as const;
 
@@ -345,8 +388,16 @@ export function consoleApi(deps: ConsoleApiDeps): ApiHandler {
         }
         throw new HttpError(405, `method ${r.method} not allowed at /api/acls`);
       case 'quotas':
-        if (get && id === undefined) return { body: await bounded(() => views.quotaList(admin), 'quotas') };
-        break;
+        if (id !== undefined) break;
+        if (get) return { body: await bounded(() => views.quotaList(admin), 'quotas') };
+        if (r.method === 'POST') {
+          const b = object(r.body);
+          const entity = quotaEntity(b.entity);
+          const set = quotaSet(b.set);
+          await bounded(() => views.alterQuotas(admin, entity, set), 'alter quotas');
+          return { body: { entity, altered: Object.keys(set) } };
+        }
+        throw new HttpError(405, `method ${r.method} not allowed at /api/quotas`);
       case 'metrics':
         if (get && id === undefined) return { body: deps.metrics.series() };
         break;
