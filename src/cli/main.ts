@@ -10,6 +10,7 @@ commands:
   consumer-groups     list, describe, reset offsets of and delete groups (kafka-consumer-groups)
   configs             describe and alter topic and broker configs (kafka-configs)
   acls                add, list and remove ACLs (kafka-acls)
+  delegation-tokens   create, renew, expire and describe delegation tokens (kafka-delegation-tokens)
   get-offsets         earliest, latest or by-time offsets (kafka-get-offsets)
   delete-records      move partitions' log start offsets (kafka-delete-records)
   reassign-partitions move partition replicas between brokers (kafka-reassign-partitions)
@@ -45,6 +46,7 @@ const commands: Record<string, () => Promise<Command>> = {
   'delete-records': async () => (await import('./offsets-tools.js')).runDeleteRecords,
   configs: async () => (await import('./configs.js')).runConfigs,
   acls: async () => (await import('./acls.js')).runAcls,
+  'delegation-tokens': async () => (await import('./delegation-tokens.js')).runDelegationTokens,
   'reassign-partitions': async () => (await import('./reassign-partitions.js')).runReassignPartitions,
   'leader-election': async () => (await import('./leader-election.js')).runLeaderElection,
   rebalance: async () => (await import('./rebalance.js')).runRebalance,

@@ -91,6 +91,10 @@ function saslOptions(props: Record<string, string>): SaslOptions {
     throw new ConfigError('sasl.jaas.config must set username and password');
   }
   const lower = mechanism.toLowerCase() as 'plain' | 'scram-sha-256' | 'scram-sha-512';
+  // The ScramLoginModule's tokenauth="true": username and password are a delegation token's id and HMAC.
+  if (lower !== 'plain' && entry?.options.get('tokenauth')?.toLowerCase() === 'true') {
+    return { mechanism: lower, username, password, tokenauth: true };
+  }
   return { mechanism: lower, username, password };
 }
 

@@ -6,12 +6,16 @@
 
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { authenticate } from '../../src/client/sasl.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { AclOperation, ResourceType } from '../../src/security/authorizer/acl-types.js';
 import { type AclBroker, addAcls, startAclBroker } from '../helpers/acl-broker.js';
+import { run } from '../helpers/broker-process.js';
 import { WireClient } from '../helpers/wire-client.js';
 
 const SECRET = 'cluster-token-secret';
@@ -272,6 +276,133 @@ describe('delegation token APIs', () => {
       );
     } finally {
       plainScram.close();
+    }
+  });
+});
+
+describe('brook delegation-tokens', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'brook-tokens-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  function config(name: string, lines: string[]): string {
+    const path = join(dir, `${name}.properties`);
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    return path;
+  }
+  const plain = (user: string, password: string) =>
+    config(user, [
+      'security.protocol=SASL_PLAINTEXT',
+      'sasl.mechanism=PLAIN',
+      `sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="${user}" password="${password}";`,
+    ]);
+  const brook = (commandConfig: string, ...args: string[]) =>
+    run(process.execPath, [
+      join(import.meta.dirname, '../../../bin/brook'),
+      'delegation-tokens',
+      '--bootstrap-server',
+      `127.0.0.1:${acl.saslPort}`,
+      '--command-config',
+      commandConfig,
+      ...args,
+    ]);
+
+  it('creates, describes, renews and expires with kafka-delegation-tokens flags and output', async () => {
+    const alice = plain('alice', 'alice-secret');
+    const bob = plain('bob', 'bob-secret');
+    const created = await brook(
+      alice,
+      '--create',
+      '--max-life-time-period',
+      '-1',
+      '--renewer-principal',
+      'User:bob',
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const lines = created.stdout.split('\n');
+    assert.equal(
+      lines[0],
+      'Calling create token operation with renewers :[User:bob] , max-life-time-period :-1',
+    );
+    const tokenId = /^Created delegation token with tokenId : (\S+)$/.exec(lines[1] ?? '')?.[1];
+    assert.ok(tokenId, created.stdout);
+    assert.equal(lines[2], '');
+    assert.match(
+      lines[3] ?? '',
+      /^TOKENID {9}HMAC {27}OWNER {11}REQUESTER {7}RENEWERS {18}ISSUEDATE {7}EXPIRYDATE {6}MAXDATE/,
+    );
+    const row = (lines[5] ?? '').split(/\s+/);
+    assert.equal(row[0], tokenId);
+    const hmac = row[1]!;
+    assert.equal(hmac, createHmac('sha512', SECRET).update(tokenId).digest('base64'));
+    assert.deepEqual(row.slice(2, 5), ['User:alice', 'User:alice', '[User:bob]']);
+    assert.match(row[5]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d$/);
+
+    const described = await brook(bob, '--describe', '--owner-principal', 'User:alice');
+    assert.equal(described.code, 0, described.stderr);
+    assert.match(
+      described.stdout,
+      /^Calling describe token operation for owners: \[User:alice\]\nTotal number of tokens : 1\nTOKENID/,
+    );
+    assert.ok(described.stdout.includes(tokenId));
+
+    const renewed = await brook(bob, '--renew', '--hmac', hmac, '--renew-time-period', '-1');
+    assert.equal(renewed.code, 0, renewed.stderr);
+    assert.match(renewed.stdout, /Completed renew operation\. New expiry date : \d{4}-\d\d-\d\dT\d\d:\d\d/);
+
+    // Tools authenticate with the token through the ScramLoginModule's tokenauth="true", as Kafka's do; over
+    // such a connection token requests are refused.
+    const tokenConfig = config('token', [
+      'security.protocol=SASL_PLAINTEXT',
+      'sasl.mechanism=SCRAM-SHA-512',
+      `sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="${tokenId}" password="${hmac}" tokenauth="true";`,
+    ]);
+    const viaToken = await brook(tokenConfig, '--describe');
+    assert.equal(viaToken.code, 1);
+    assert.match(viaToken.stderr, /DELEGATION_TOKEN_REQUEST_NOT_ALLOWED/);
+    const wrongHmac = config('wrong', [
+      'security.protocol=SASL_PLAINTEXT',
+      'sasl.mechanism=SCRAM-SHA-512',
+      `sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="${tokenId}" password="AAAA" tokenauth="true";`,
+    ]);
+    const refused = await brook(wrongHmac, '--describe');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /SASL_AUTHENTICATION_FAILED|authentication failed/i);
+
+    const carolExpires = await brook(
+      plain('carol', 'carol-secret'),
+      '--expire',
+      '--hmac',
+      hmac,
+      '--expiry-time-period',
+      '-1',
+    );
+    assert.equal(carolExpires.code, 1);
+    assert.match(carolExpires.stderr, /DELEGATION_TOKEN_OWNER_MISMATCH/);
+    const expired = await brook(alice, '--expire', '--hmac', hmac, '--expiry-time-period', '-1');
+    assert.equal(expired.code, 0, expired.stderr);
+    assert.match(
+      expired.stdout,
+      /^Calling expire token operation with hmac :\S+ , expire-time-period :-1\nCompleted expire operation\./,
+    );
+    const remaining = await brook(alice, '--describe');
+    assert.match(
+      remaining.stdout,
+      /^Calling describe token operation for current user\.\nTotal number of tokens : \d+\n/,
+    );
+    assert.ok(!remaining.stdout.includes(tokenId), 'the expired token is gone');
+  });
+
+  it('refuses what kafka-delegation-tokens refuses', async () => {
+    const alice = plain('alice', 'alice-secret');
+    for (const args of [
+      ['--create', '--describe', '--max-life-time-period', '-1'],
+      ['--create'],
+      ['--renew', '--hmac', 'AAAA'],
+      ['--describe', '--hmac', 'AAAA'],
+    ]) {
+      const result = await brook(alice, ...args);
+      assert.equal(result.code, 1, args.join(' '));
+      assert.match(result.stderr, /exactly one action|Missing required argument|can't be used with/);
     }
   });
 });
