@@ -16,7 +16,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '50',
     'high',
-    'Partitions of __consumer_offsets; fixed once the topic exists.',
+    'Number of partitions of __consumer_offsets; it cannot change once the topic exists.',
     positive,
   ),
   key(
@@ -24,7 +24,7 @@ export const COORDINATOR_KEYS = [
     T.SHORT,
     '3',
     'high',
-    'Replication factor of __consumer_offsets; creation fails until this many brokers are up.',
+    'Replication factor of __consumer_offsets; creating it fails until this many brokers are alive.',
     positive,
   ),
   key(
@@ -32,7 +32,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '104857600',
     'high',
-    'Segment size of __consumer_offsets, kept small for fast loading.',
+    'Segment size, in bytes, of __consumer_offsets, kept small so that compaction and loading are ' + 'fast.',
     positive,
   ),
   key(
@@ -40,7 +40,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '0',
     'high',
-    'Codec id for offset commits: 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd.',
+    'Compression codec of offset commit writes, by number: 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd.',
     honoured,
   ),
   key(
@@ -48,7 +48,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '5242880',
     'high',
-    'Read size when loading __consumer_offsets into the coordinator.',
+    'Bytes read at a time when a group coordinator loads __consumer_offsets into its cache.',
     positive,
   ),
   key(
@@ -56,7 +56,8 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '10080',
     'high',
-    'How long offsets of an empty group are kept.',
+    "Time, in minutes, a group's committed offsets are kept after the group becomes empty (for a " +
+      'consumer without a group, after its last commit) before they are deleted.',
     positive,
   ),
   key(
@@ -64,7 +65,7 @@ export const COORDINATOR_KEYS = [
     T.LONG,
     '600000',
     'high',
-    'How often expired offsets are removed.',
+    'How often, in milliseconds, expired committed offsets are looked for and removed.',
     positive,
   ),
   key(
@@ -72,7 +73,8 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '5000',
     'high',
-    'Longest an offset commit waits for its write to replicate.',
+    'Longest time, in milliseconds, an offset commit waits for every replica of __consumer_offsets ' +
+      'to hold it before it is answered.',
     positive,
   ),
   key(
@@ -80,14 +82,14 @@ export const COORDINATOR_KEYS = [
     T.SHORT,
     '-1',
     'high',
-    'Deprecated: acks for offset commit writes; keep -1.',
+    'Deprecated: acknowledgements an offset commit write needs; keep the default -1.',
   ),
   key(
     'offset.metadata.max.bytes',
     T.INT,
     '4096',
     'high',
-    'Largest metadata string accepted with a committed offset.',
+    'Largest metadata string, in bytes, a committed offset may carry.',
     honoured,
   ),
 
@@ -97,7 +99,8 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '3000',
     'medium',
-    'Wait for more members before the first rebalance of an empty group.',
+    'Time, in milliseconds, the coordinator waits for more members to join an empty classic group ' +
+      'before its first rebalance: longer means fewer rebalances and a later start.',
     honoured,
   ),
   key(
@@ -105,7 +108,8 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '6000',
     'medium',
-    'Smallest session timeout a classic group member may ask for.',
+    'Smallest session timeout, in milliseconds, a classic group member may ask for; shorter ones ' +
+      'detect failures sooner with more frequent heartbeats.',
     honoured,
   ),
   key(
@@ -113,7 +117,8 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '1800000',
     'medium',
-    'Largest session timeout a classic group member may ask for.',
+    'Largest session timeout, in milliseconds, a classic group member may ask for; longer ones give ' +
+      'members more time between heartbeats.',
     honoured,
   ),
   key(
@@ -121,7 +126,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     INT_MAX_TEXT,
     'medium',
-    'Most members in one classic group; more get GROUP_MAX_SIZE_REACHED.',
+    'Most members of one classic group; a member beyond it gets GROUP_MAX_SIZE_REACHED.',
     positive,
   ),
   key(
@@ -129,7 +134,8 @@ export const COORDINATOR_KEYS = [
     T.LIST,
     'classic',
     'medium',
-    'Group protocols served: classic, and consumer for KIP-848.',
+    'Group protocols the coordinator serves, a list of classic and consumer (the KIP-848 consumer ' +
+      'group protocol).',
     {
       validator: listOf(['classic', 'consumer']),
       support: 'honoured',
@@ -140,7 +146,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '45000',
     'medium',
-    'Session timeout of KIP-848 consumer group members.',
+    'Session timeout, in milliseconds, of members of KIP-848 consumer groups.',
     positive,
   ),
   key(
@@ -148,7 +154,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '45000',
     'medium',
-    'Smallest session timeout of KIP-848 members.',
+    'Smallest session timeout, in milliseconds, of members of KIP-848 consumer groups.',
     positive,
   ),
   key(
@@ -156,7 +162,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '60000',
     'medium',
-    'Largest session timeout of KIP-848 members.',
+    'Largest session timeout, in milliseconds, of members of KIP-848 consumer groups.',
     positive,
   ),
   key(
@@ -164,7 +170,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '5000',
     'medium',
-    'Heartbeat interval given to KIP-848 members.',
+    'Heartbeat interval, in milliseconds, the coordinator gives members of KIP-848 consumer groups.',
     positive,
   ),
   key(
@@ -172,7 +178,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '5000',
     'medium',
-    'Smallest heartbeat interval of KIP-848 members.',
+    'Smallest heartbeat interval, in milliseconds, of members of KIP-848 consumer groups.',
     positive,
   ),
   key(
@@ -180,7 +186,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '15000',
     'medium',
-    'Largest heartbeat interval of KIP-848 members.',
+    'Largest heartbeat interval, in milliseconds, of members of KIP-848 consumer groups.',
     positive,
   ),
   key(
@@ -188,7 +194,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     INT_MAX_TEXT,
     'medium',
-    'Most members in one KIP-848 consumer group.',
+    'Most members of one KIP-848 consumer group; a member beyond it gets GROUP_MAX_SIZE_REACHED.',
     positive,
   ),
 
@@ -198,7 +204,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '50',
     'high',
-    'Partitions of __transaction_state; fixed once the topic exists.',
+    'Number of partitions of __transaction_state; it cannot change once the topic exists.',
     positive,
   ),
   key(
@@ -206,7 +212,7 @@ export const COORDINATOR_KEYS = [
     T.SHORT,
     '3',
     'high',
-    'Replication factor of __transaction_state.',
+    'Replication factor of __transaction_state; creating it fails until this many brokers are alive.',
     positive,
   ),
   key(
@@ -222,7 +228,8 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '104857600',
     'high',
-    'Segment size of __transaction_state.',
+    'Segment size, in bytes, of __transaction_state, kept small so that compaction and loading are ' +
+      'fast.',
     positive,
   ),
   key(
@@ -230,7 +237,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '5242880',
     'high',
-    'Read size when loading __transaction_state.',
+    'Bytes read at a time when a transaction coordinator loads __transaction_state into its cache.',
     positive,
   ),
   key(
@@ -238,7 +245,9 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '900000',
     'high',
-    'Largest transaction timeout a producer may ask for.',
+    'Largest transaction timeout, in milliseconds, a producer may ask for; a larger one gets ' +
+      'INVALID_TRANSACTION_TIMEOUT, so that no transaction holds read_committed consumers back for too ' +
+      'long.',
     positive,
   ),
   key(
@@ -246,7 +255,8 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '604800000',
     'high',
-    'Idle time after which a transactional id is forgotten.',
+    'Time, in milliseconds, after which the coordinator forgets a transactional id whose ' +
+      'transactions have not changed state; an ongoing transaction keeps it alive.',
     positive,
   ),
   key(
@@ -254,7 +264,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '10000',
     'low',
-    'How often timed-out transactions are aborted.',
+    'How often, in milliseconds, the coordinator aborts transactions that have run past their ' + 'timeout.',
     positive,
   ),
   key(
@@ -262,7 +272,8 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '3600000',
     'low',
-    'How often expired transactional ids are removed.',
+    'How often, in milliseconds, the coordinator removes transactional ids past ' +
+      'transactional.id.expiration.ms.',
     positive,
   ),
   key(
@@ -270,7 +281,8 @@ export const COORDINATOR_KEYS = [
     T.BOOLEAN,
     'true',
     'low',
-    'Check that a partition was added to the transaction before a transactional write.',
+    'Whether a partition leader checks with the transaction coordinator that a partition was added ' +
+      'to the transaction before it appends transactional records there (KIP-890).',
     {
       updateMode: 'cluster-wide',
       support: 'honoured',
@@ -281,7 +293,9 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '86400000',
     'low',
-    "Idle time after which a producer id's state is dropped from a partition.",
+    'Time, in milliseconds, a partition leader keeps the state of a producer id it has not heard ' +
+      "from; an ongoing transaction keeps it, and retention deleting the producer's last write may end " +
+      'it sooner.',
     {
       validator: atLeast(1),
       updateMode: 'cluster-wide',
@@ -293,7 +307,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '600000',
     'low',
-    'How often expired producer ids are removed.',
+    'How often, in milliseconds, expired producer ids are removed.',
     positive,
   ),
 ];

@@ -12,7 +12,7 @@ export const REPLICATION_KEYS = [
     T.INT,
     '1',
     'medium',
-    'Replication factor of topics created without one.',
+    'Replication factor of topics created without one (auto-created topics, CreateTopics with -1).',
     {
       support: 'honoured',
     },
@@ -22,7 +22,8 @@ export const REPLICATION_KEYS = [
     T.BOOLEAN,
     'true',
     'high',
-    'Create a topic when Metadata asks for one that does not exist (and the client allows it).',
+    'Whether a Metadata request naming a topic that does not exist creates it, when the client ' +
+      'allows it, with num.partitions and default.replication.factor.',
     {
       support: 'honoured',
     },
@@ -32,7 +33,7 @@ export const REPLICATION_KEYS = [
     T.BOOLEAN,
     'true',
     'high',
-    'Allow DeleteTopics; when false it answers TOPIC_DELETION_DISABLED.',
+    'Whether topics may be deleted; when false, DeleteTopics fails with TOPIC_DELETION_DISABLED.',
     {
       support: 'honoured',
     },
@@ -42,25 +43,34 @@ export const REPLICATION_KEYS = [
     T.LONG,
     '30000',
     'high',
-    'A follower that has not caught up to the leader for this long leaves the ISR.',
+    'Time, in milliseconds, after which a follower that has sent no fetch, or has not reached the ' +
+      "leader's log end offset, is removed from the ISR.",
     {
       support: 'honoured',
     },
   ),
-  key('replica.socket.timeout.ms', T.INT, '30000', 'high', 'Socket timeout of follower fetch connections.'),
+  key(
+    'replica.socket.timeout.ms',
+    T.INT,
+    '30000',
+    'high',
+    'Socket timeout, in milliseconds, of follower fetch requests; it should be at least ' +
+      'replica.fetch.wait.max.ms.',
+  ),
   key(
     'replica.socket.receive.buffer.bytes',
     T.INT,
     '65536',
     'high',
-    'SO_RCVBUF of follower fetch connections.',
+    'Size, in bytes, of the receive buffer (SO_RCVBUF) of follower fetch connections.',
   ),
   key(
     'replica.fetch.max.bytes',
     T.INT,
     '1048576',
     'medium',
-    'Bytes a follower asks for per partition (the first batch is returned whole anyway).',
+    'Bytes a follower asks for per partition in one fetch. Not a hard limit: a first batch larger ' +
+      'than this is still returned whole, so that replication goes on.',
     {
       validator: atLeast(0),
     },
@@ -70,7 +80,8 @@ export const REPLICATION_KEYS = [
     T.INT,
     '10485760',
     'medium',
-    'Bytes a follower asks for per fetch response.',
+    'Bytes a follower asks for in a whole fetch response. Not a hard limit: a first batch larger ' +
+      'than this is still returned whole.',
     {
       validator: atLeast(0),
     },
@@ -80,24 +91,34 @@ export const REPLICATION_KEYS = [
     T.INT,
     '500',
     'medium',
-    'Longest a follower fetch waits at the leader; keep below replica.lag.time.max.ms.',
+    'Longest time, in milliseconds, a follower fetch waits at the leader for data; keep it below ' +
+      'replica.lag.time.max.ms so that followers of quiet partitions stay in the ISR.',
   ),
   key(
     'replica.fetch.min.bytes',
     T.INT,
     '1',
     'high',
-    'Bytes a follower fetch waits for before the leader answers.',
+    'Fewest bytes a follower fetch waits for before the leader answers, up to ' +
+      'replica.fetch.wait.max.ms.',
   ),
-  key('replica.fetch.backoff.ms', T.INT, '1000', 'medium', 'Pause after a follower fetch fails.', {
-    validator: atLeast(0),
-  }),
+  key(
+    'replica.fetch.backoff.ms',
+    T.INT,
+    '1000',
+    'medium',
+    'Time, in milliseconds, a follower waits after a failed fetch before it fetches again.',
+    {
+      validator: atLeast(0),
+    },
+  ),
   key(
     'replica.high.watermark.checkpoint.interval.ms',
     T.LONG,
     '5000',
     'high',
-    'How often high watermarks are written to replication-offset-checkpoint.',
+    'How often, in milliseconds, the high watermarks of all partitions are written to the ' +
+      'replication-offset-checkpoint file.',
     {
       support: 'honoured',
     },
@@ -107,18 +128,29 @@ export const REPLICATION_KEYS = [
     T.STRING,
     null,
     'medium',
-    'Chooses the replica a consumer fetches from (KIP-392); unset means the leader.',
+    'Class that picks the replica a consumer reads from (KIP-392): ' +
+      "org.apache.kafka.common.replica.RackAwareReplicaSelector prefers one in the consumer's rack " +
+      '(client.rack); unset, consumers read from the leader.',
     { support: 'honoured' },
   ),
-  key('num.replica.fetchers', T.INT, '1', 'high', 'Fetcher sessions per source broker.', {
-    updateMode: 'cluster-wide',
-  }),
+  key(
+    'num.replica.fetchers',
+    T.INT,
+    '1',
+    'high',
+    'Number of fetchers per source broker replicating its partitions to this broker; more fetchers ' +
+      'replicate more in parallel.',
+    {
+      updateMode: 'cluster-wide',
+    },
+  ),
   key(
     'num.replica.alter.log.dirs.threads',
     T.INT,
     null,
     'high',
-    'Kafka thread count for moving replicas between directories; ignored by Brook.',
+    'Threads Kafka uses to move replicas between log directories (unset: one per directory); ' +
+      'accepted and ignored by Brook.',
     {
       support: 'no-op',
     },
@@ -128,21 +160,24 @@ export const REPLICATION_KEYS = [
     T.BOOLEAN,
     'true',
     'high',
-    'Periodically move leadership back to preferred replicas.',
+    "Whether the controller moves leadership back to each partition's preferred replica (the first " +
+      "in its list) when a broker's imbalance passes leader.imbalance.per.broker.percentage, checked " +
+      'every leader.imbalance.check.interval.seconds.',
   ),
   key(
     'leader.imbalance.per.broker.percentage',
     T.INT,
     '10',
     'high',
-    'Share of non-preferred leaders on a broker that triggers a rebalance.',
+    'Share, in percent, of the partitions whose preferred leader is a broker but which another ' +
+      'broker leads, above which the controller rebalances leadership.',
   ),
   key(
     'leader.imbalance.check.interval.seconds',
     T.LONG,
     '300',
     'high',
-    'How often the controller checks leader balance.',
+    'How often, in seconds, the controller checks leader balance.',
     {
       validator: atLeast(1),
     },
@@ -152,7 +187,8 @@ export const REPLICATION_KEYS = [
     T.BOOLEAN,
     'true',
     'medium',
-    'Move leadership away before this broker shuts down.',
+    'Whether a stopping broker first asks the controller to move its leaderships to other replicas ' +
+      '(controlled shutdown).',
     {
       support: 'honoured',
     },
@@ -162,28 +198,28 @@ export const REPLICATION_KEYS = [
     T.INT,
     '3',
     'medium',
-    'Attempts at controlled shutdown before shutting down anyway.',
+    'Attempts at controlled shutdown before the broker shuts down without it.',
   ),
   key(
     'controlled.shutdown.retry.backoff.ms',
     T.LONG,
     '5000',
     'medium',
-    'Pause between controlled shutdown attempts.',
+    'Time, in milliseconds, between two attempts at controlled shutdown.',
   ),
   key(
     'controller.socket.timeout.ms',
     T.INT,
     '30000',
     'medium',
-    'Socket timeout of controller-to-broker connections.',
+    "Socket timeout, in milliseconds, of the controller's connections to brokers.",
   ),
   key(
     'fetch.max.bytes',
     T.INT,
     '57671680',
     'medium',
-    'Most bytes one Fetch response may carry, whatever the client asks.',
+    'Most bytes the broker returns in one Fetch response, whatever the client asks; at least 1024.',
     {
       validator: atLeast(1024),
       support: 'honoured',
@@ -194,7 +230,7 @@ export const REPLICATION_KEYS = [
     T.INT,
     '1000',
     'medium',
-    'Incremental fetch sessions (KIP-227) the broker keeps.',
+    'Most incremental fetch sessions (KIP-227) the broker keeps at once.',
     {
       validator: atLeast(0),
       support: 'honoured',
@@ -205,7 +241,7 @@ export const REPLICATION_KEYS = [
     T.INT,
     '1000',
     'medium',
-    'Completed entries tolerated in the fetch purgatory before a purge.',
+    'Number of requests between two purges of completed entries from the fetch purgatory.',
     {
       support: 'honoured',
     },
@@ -215,7 +251,7 @@ export const REPLICATION_KEYS = [
     T.INT,
     '1000',
     'medium',
-    'Completed entries tolerated in the produce purgatory before a purge.',
+    'Number of requests between two purges of completed entries from the produce purgatory.',
     {
       support: 'honoured',
     },
@@ -225,7 +261,7 @@ export const REPLICATION_KEYS = [
     T.INT,
     '1',
     'medium',
-    'Completed entries tolerated in the DeleteRecords purgatory before a purge.',
+    'Number of requests between two purges of completed entries from the DeleteRecords purgatory.',
     {
       support: 'honoured',
     },
@@ -235,6 +271,7 @@ export const REPLICATION_KEYS = [
     T.STRING,
     '3.9-IV0',
     'medium',
-    'Inter-broker protocol level, reported for compatibility.',
+    'Version of the inter-broker protocol (3.9-IV0), which Kafka pins during rolling upgrades; Brook ' +
+      'reports it and ignores it.',
   ),
 ];

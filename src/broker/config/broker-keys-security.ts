@@ -86,7 +86,8 @@ export const SECURITY_KEYS = [
     T.PASSWORD,
     null,
     'medium',
-    'Secret that signs delegation tokens, the same on every broker; unset or empty disables them.',
+    'Secret that signs and verifies delegation tokens, the same on every broker; unset, delegation ' +
+      'tokens are disabled.',
     { support: 'honoured' },
   ),
   key(

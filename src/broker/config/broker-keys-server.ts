@@ -14,20 +14,29 @@ export const SERVER_KEYS = [
     T.INT,
     '-1',
     'high',
-    'Id of this broker; -1 lets the broker take one from meta.properties or generate one.',
+    'Id of this broker in the cluster. -1 takes the id stored in meta.properties or, with ' +
+      'broker.id.generation.enable, generates one above reserved.broker.max.id.',
     {
       support: 'honoured',
     },
   ),
-  key('node.id', T.INT, '-1', 'high', 'KRaft name for the broker id; when set it must equal broker.id.', {
-    support: 'honoured',
-  }),
+  key(
+    'node.id',
+    T.INT,
+    '-1',
+    'high',
+    'KRaft name of the broker id; when both are set it must equal broker.id.',
+    {
+      support: 'honoured',
+    },
+  ),
   key(
     'broker.id.generation.enable',
     T.BOOLEAN,
     'true',
     'medium',
-    'Generate a broker id above reserved.broker.max.id when none is configured.',
+    'Whether a broker started without a broker.id gets one generated through ZooKeeper, above ' +
+      'reserved.broker.max.id.',
     {
       support: 'honoured',
     },
@@ -37,7 +46,7 @@ export const SERVER_KEYS = [
     T.INT,
     '1000',
     'medium',
-    'Largest id an operator may configure; generated ids start above it.',
+    'Largest broker.id an operator may configure; generated ids start above it.',
     {
       validator: atLeast(0),
       support: 'honoured',
@@ -48,7 +57,8 @@ export const SERVER_KEYS = [
     T.STRING,
     null,
     'medium',
-    'Rack of this broker, for rack-aware replica placement and fetch-from-follower.',
+    'Rack (or availability zone) of the broker: replicas of a partition are spread over racks, and ' +
+      'with replica.selector.class consumers may read from a replica in their own rack.',
   ),
 
   // Listeners.
@@ -57,7 +67,8 @@ export const SERVER_KEYS = [
     T.STRING,
     'PLAINTEXT://:9092',
     'high',
-    'Comma-separated NAME://host:port addresses to listen on; an empty host binds every interface.',
+    'Comma-separated listeners the broker binds, each NAME://host:port; the name picks the security ' +
+      'protocol through listener.security.protocol.map. An empty host binds every interface.',
     {
       updateMode: 'per-broker',
       support: 'honoured',
@@ -68,7 +79,8 @@ export const SERVER_KEYS = [
     T.STRING,
     null,
     'high',
-    'Addresses given to clients in metadata when they differ from listeners; defaults to listeners.',
+    'Listeners published in ZooKeeper for clients and other brokers, when they differ from listeners ' +
+      '(behind NAT, a proxy or a container); unset, listeners is used. 0.0.0.0 cannot be advertised.',
     {
       updateMode: 'per-broker',
       support: 'honoured',
@@ -79,7 +91,8 @@ export const SERVER_KEYS = [
     T.STRING,
     'SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT',
     'low',
-    'Maps each listener name to its security protocol, as NAME:PROTOCOL pairs.',
+    'Security protocol of each listener name, as comma-separated NAME:PROTOCOL pairs where the ' +
+      'protocol is PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL.',
     { updateMode: 'per-broker', support: 'honoured' },
   ),
   key(
@@ -87,7 +100,8 @@ export const SERVER_KEYS = [
     T.STRING,
     null,
     'medium',
-    'Listener that brokers use to reach each other; exclusive with security.inter.broker.protocol.',
+    'Listener brokers use to reach each other; unset, the listener of security.inter.broker.protocol ' +
+      'is used. Setting both is an error.',
     {
       support: 'honoured',
     },
@@ -97,7 +111,8 @@ export const SERVER_KEYS = [
     T.STRING,
     'PLAINTEXT',
     'medium',
-    'Security protocol between brokers when inter.broker.listener.name is not set.',
+    'Security protocol brokers use with each other, one of PLAINTEXT, SSL, SASL_PLAINTEXT and ' +
+      'SASL_SSL; used when inter.broker.listener.name is not set.',
     {
       validator: oneOf(SECURITY_PROTOCOLS),
       support: 'honoured',
@@ -108,7 +123,8 @@ export const SERVER_KEYS = [
     T.STRING,
     null,
     'high',
-    'Optional separate listener for controller-to-broker requests.',
+    "Listener kept for the controller's requests to brokers (KIP-291), so that they do not queue " +
+      'behind data requests; unset, they use the inter-broker listener.',
   ),
 
   // ZooKeeper (the embedded metadata store is used when zookeeper.connect is not set).
@@ -117,7 +133,9 @@ export const SERVER_KEYS = [
     T.STRING,
     null,
     'high',
-    'ZooKeeper connection string host:port[,host:port][/chroot]; unset means the embedded single-node store.',
+    'ZooKeeper connection string: comma-separated host:port pairs, optionally followed by a chroot ' +
+      'path (/kafka) that is created at startup if missing. Brook: unset keeps metadata in an embedded ' +
+      'single-node store.',
     {
       support: 'honoured',
     },
@@ -127,7 +145,8 @@ export const SERVER_KEYS = [
     T.INT,
     '18000',
     'high',
-    'ZooKeeper session timeout; the broker loses its registration after this long without contact.',
+    'ZooKeeper session timeout in milliseconds: a broker not heard from for this long loses its ' +
+      'session, and with it its registration and leaderships.',
     {
       support: 'honoured',
     },
@@ -137,7 +156,8 @@ export const SERVER_KEYS = [
     T.INT,
     null,
     'high',
-    'Longest wait for a ZooKeeper connection; defaults to zookeeper.session.timeout.ms.',
+    'Longest time, in milliseconds, the broker waits to connect to ZooKeeper; unset, ' +
+      'zookeeper.session.timeout.ms is used.',
     {
       support: 'honoured',
     },
@@ -147,7 +167,7 @@ export const SERVER_KEYS = [
     T.INT,
     '10',
     'high',
-    'Requests the broker may have outstanding to ZooKeeper before it waits.',
+    'Most requests the broker sends to ZooKeeper without a reply before it waits.',
     {
       validator: atLeast(1),
       support: 'honoured',
@@ -172,7 +192,8 @@ export const SERVER_KEYS = [
     T.INT,
     '102400',
     'high',
-    'SO_SNDBUF for client sockets; -1 keeps the operating system default.',
+    "Size, in bytes, of the send buffer (SO_SNDBUF) of the broker's sockets; -1 keeps the operating " +
+      'system default.',
     {
       support: 'honoured',
     },
@@ -182,7 +203,8 @@ export const SERVER_KEYS = [
     T.INT,
     '102400',
     'high',
-    'SO_RCVBUF for client sockets; -1 keeps the operating system default.',
+    "Size, in bytes, of the receive buffer (SO_RCVBUF) of the broker's sockets; -1 keeps the " +
+      'operating system default.',
     {
       support: 'honoured',
     },
@@ -192,7 +214,7 @@ export const SERVER_KEYS = [
     T.INT,
     '104857600',
     'high',
-    'Largest request frame accepted; a larger size prefix closes the connection.',
+    'Largest request, in bytes, the broker accepts; a connection announcing a larger one is closed.',
     {
       validator: atLeast(1),
       support: 'honoured',
@@ -203,7 +225,7 @@ export const SERVER_KEYS = [
     T.INT,
     '50',
     'medium',
-    'Pending connection queue length passed to listen().',
+    'Length of the queue of pending connections of each listening socket (the backlog of listen).',
     {
       validator: atLeast(1),
       support: 'honoured',
@@ -214,7 +236,8 @@ export const SERVER_KEYS = [
     T.INT,
     INT_MAX_TEXT,
     'medium',
-    'Most client connections the broker keeps open at once; new ones wait or are closed.',
+    'Most connections the broker keeps open at once, over all listeners (per listener with the ' +
+      'listener.name.<listener>. prefix); further ones wait or are closed.',
     {
       validator: atLeast(0),
       updateMode: 'cluster-wide',
@@ -226,7 +249,8 @@ export const SERVER_KEYS = [
     T.INT,
     INT_MAX_TEXT,
     'medium',
-    'Most connections allowed from one IP address.',
+    'Most connections the broker accepts from one IP address; max.connections.per.ip.overrides sets ' +
+      'exceptions.',
     {
       validator: atLeast(0),
       updateMode: 'cluster-wide',
@@ -238,7 +262,7 @@ export const SERVER_KEYS = [
     T.STRING,
     '',
     'medium',
-    'Per-address exceptions to max.connections.per.ip, as host:count pairs.',
+    'Exceptions to max.connections.per.ip, as comma-separated host:count or address:count pairs.',
     {
       updateMode: 'cluster-wide',
       support: 'honoured',
@@ -249,21 +273,30 @@ export const SERVER_KEYS = [
     T.INT,
     INT_MAX_TEXT,
     'medium',
-    'Most new connections accepted per second.',
+    'Most new connections the broker accepts per second, over all listeners (per listener with the ' +
+      'listener.name.<listener>. prefix); faster ones are delayed.',
     {
       validator: atLeast(0),
       updateMode: 'cluster-wide',
     },
   ),
-  key('connections.max.idle.ms', T.LONG, '600000', 'medium', 'Connections idle for longer are closed.', {
-    support: 'honoured',
-  }),
+  key(
+    'connections.max.idle.ms',
+    T.LONG,
+    '600000',
+    'medium',
+    'Time, in milliseconds, after which a connection without traffic is closed.',
+    {
+      support: 'honoured',
+    },
+  ),
   key(
     'connections.max.reauth.ms',
     T.LONG,
     '0',
     'medium',
-    'SASL session lifetime after which clients must re-authenticate; 0 disables.',
+    'Longest life, in milliseconds, of an authenticated SASL session: a client must re-authenticate ' +
+      'before it ends (KIP-368) or its connection is closed; 0 sets no limit.',
     { support: 'honoured' },
   ),
   key(
@@ -271,7 +304,8 @@ export const SERVER_KEYS = [
     T.INT,
     '500',
     'high',
-    'Requests queued for processing across all connections before the broker stops reading sockets.',
+    'Most requests waiting to be processed, over all connections, before the broker stops reading ' +
+      'from sockets.',
     {
       validator: atLeast(1),
       support: 'honoured',
@@ -282,7 +316,8 @@ export const SERVER_KEYS = [
     T.LONG,
     '-1',
     'medium',
-    'Bytes of queued requests before the broker stops reading sockets; -1 means no byte bound.',
+    'Most bytes of requests waiting to be processed before the broker stops reading from sockets; -1 ' +
+      'sets no bound in bytes.',
     {
       support: 'honoured',
     },
@@ -294,7 +329,8 @@ export const SERVER_KEYS = [
     T.INT,
     '3',
     'high',
-    'Kafka network thread count; accepted and ignored by Brook (one event loop).',
+    'Threads Kafka uses to receive requests and send responses; accepted and ignored by Brook, which ' +
+      'serves sockets from one event loop.',
     {
       validator: atLeast(1),
       updateMode: 'cluster-wide',
@@ -306,7 +342,8 @@ export const SERVER_KEYS = [
     T.INT,
     '8',
     'high',
-    'Kafka request handler thread count; accepted and ignored by Brook (one event loop).',
+    'Threads Kafka uses to process requests, disk I/O included; accepted and ignored by Brook (one ' +
+      'event loop, asynchronous I/O).',
     {
       validator: atLeast(1),
       updateMode: 'cluster-wide',
@@ -318,7 +355,7 @@ export const SERVER_KEYS = [
     T.INT,
     '10',
     'high',
-    'Kafka background thread count; accepted and ignored by Brook.',
+    'Threads Kafka uses for background tasks; accepted and ignored by Brook.',
     {
       validator: atLeast(1),
       updateMode: 'cluster-wide',
@@ -332,7 +369,9 @@ export const SERVER_KEYS = [
     T.STRING,
     '',
     'low',
-    'Authorizer to check ACLs with (kafka.security.authorizer.AclAuthorizer); empty allows every operation.',
+    'Authorizer that checks every request against ACLs: Brook provides ' +
+      'kafka.security.authorizer.AclAuthorizer (ACLs stored in ZooKeeper); empty allows every ' +
+      'operation.',
     { support: 'honoured' },
   ),
   key(
@@ -340,7 +379,8 @@ export const SERVER_KEYS = [
     T.STRING,
     '',
     'low',
-    "Principals (';'-separated, e.g. User:admin;User:CN=broker) the authorizer allows every operation.",
+    'Principals allowed every operation whatever the ACLs, separated by semicolons ' +
+      '(User:admin;User:CN=broker).',
     { support: 'honoured' },
   ),
   key(
@@ -348,7 +388,8 @@ export const SERVER_KEYS = [
     T.BOOLEAN,
     'false',
     'low',
-    'With the authorizer on, whether a resource with no ACL at all is open to everyone.',
+    'With an authorizer, whether a resource that no ACL matches is open to everyone (true) or only ' +
+      'to super users (false).',
     { support: 'honoured' },
   ),
   key(
@@ -356,75 +397,146 @@ export const SERVER_KEYS = [
     T.CLASS,
     'org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder',
     'medium',
-    'Builds the principal of an authenticated connection.',
+    "Class that builds the principal of a connection; Brook computes what Kafka's " +
+      'DefaultKafkaPrincipalBuilder does (mapped certificate name, SASL user name, User:ANONYMOUS).',
     {
       updateMode: 'per-broker',
     },
   ),
-  key('sasl.enabled.mechanisms', T.LIST, 'GSSAPI', 'medium', 'SASL mechanisms offered to clients.', {
-    updateMode: 'per-broker',
-  }),
+  key(
+    'sasl.enabled.mechanisms',
+    T.LIST,
+    'GSSAPI',
+    'medium',
+    'SASL mechanisms offered to clients, a list of GSSAPI, PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and ' +
+      'OAUTHBEARER; Brook has all but GSSAPI (Kerberos).',
+    {
+      updateMode: 'per-broker',
+    },
+  ),
   key(
     'sasl.mechanism.inter.broker.protocol',
     T.STRING,
     'GSSAPI',
     'medium',
-    'SASL mechanism brokers use with each other.',
+    'SASL mechanism brokers use with each other: GSSAPI, PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or ' +
+      'OAUTHBEARER.',
     {
       updateMode: 'per-broker',
     },
   ),
-  key('sasl.jaas.config', T.PASSWORD, null, 'medium', 'JAAS login settings for SASL connections.', {
-    updateMode: 'per-broker',
-  }),
-  key('ssl.keystore.type', T.STRING, 'JKS', 'medium', 'Format of the key store file.', {
-    updateMode: 'per-broker',
-  }),
-  key('ssl.keystore.location', T.STRING, null, 'high', 'Key store holding the broker certificate and key.', {
-    updateMode: 'per-broker',
-  }),
-  key('ssl.keystore.password', T.PASSWORD, null, 'high', 'Password of the key store.', {
-    updateMode: 'per-broker',
-  }),
-  key('ssl.key.password', T.PASSWORD, null, 'high', 'Password of the private key in the key store.', {
-    updateMode: 'per-broker',
-  }),
-  key('ssl.truststore.type', T.STRING, 'JKS', 'medium', 'Format of the trust store file.', {
-    updateMode: 'per-broker',
-  }),
+  key(
+    'sasl.jaas.config',
+    T.PASSWORD,
+    null,
+    'medium',
+    'JAAS login configuration in the one-line form LoginModule required key="value";, usually set ' +
+      'per listener and mechanism (listener.name.<listener>.<mechanism>.sasl.jaas.config).',
+    {
+      updateMode: 'per-broker',
+    },
+  ),
+  key(
+    'ssl.keystore.type',
+    T.STRING,
+    'JKS',
+    'medium',
+    'Format of the key store: JKS, PKCS12 or PEM. Node cannot read JKS, so Brook takes PKCS12 and ' + 'PEM.',
+    {
+      updateMode: 'per-broker',
+    },
+  ),
+  key(
+    'ssl.keystore.location',
+    T.STRING,
+    null,
+    'high',
+    "Path of the key store holding the broker's private key and certificate chain.",
+    {
+      updateMode: 'per-broker',
+    },
+  ),
+  key(
+    'ssl.keystore.password',
+    T.PASSWORD,
+    null,
+    'high',
+    'Password of the key store file; a PEM key store takes none (its key password is ' + 'ssl.key.password).',
+    {
+      updateMode: 'per-broker',
+    },
+  ),
+  key(
+    'ssl.key.password',
+    T.PASSWORD,
+    null,
+    'high',
+    'Password of the private key in the key store, or of the encrypted PEM key in ssl.keystore.key.',
+    {
+      updateMode: 'per-broker',
+    },
+  ),
+  key(
+    'ssl.truststore.type',
+    T.STRING,
+    'JKS',
+    'medium',
+    'Format of the trust store: JKS, PKCS12 or PEM. Node cannot read JKS, so Brook takes PKCS12 and ' +
+      'PEM.',
+    {
+      updateMode: 'per-broker',
+    },
+  ),
   key(
     'ssl.truststore.location',
     T.STRING,
     null,
     'high',
-    'Trust store holding the certificates the broker trusts.',
+    'Path of the trust store holding the CA certificates the broker trusts, for client certificates ' +
+      'and other brokers.',
     {
       updateMode: 'per-broker',
     },
   ),
-  key('ssl.truststore.password', T.PASSWORD, null, 'high', 'Password of the trust store.', {
-    updateMode: 'per-broker',
-  }),
+  key(
+    'ssl.truststore.password',
+    T.PASSWORD,
+    null,
+    'high',
+    'Password of the trust store file; a PEM trust store takes none.',
+    {
+      updateMode: 'per-broker',
+    },
+  ),
   key(
     'ssl.client.auth',
     T.STRING,
     'none',
     'medium',
-    'Whether TLS clients must, may or need not present a certificate.',
+    'Whether TLS clients present a certificate: required (a trusted one is needed), requested (asked ' +
+      'for, optional) or none.',
     {
       validator: oneOf(['required', 'requested', 'none']),
       updateMode: 'per-broker',
     },
   ),
-  key('ssl.enabled.protocols', T.LIST, 'TLSv1.2,TLSv1.3', 'medium', 'TLS versions accepted.', {
-    updateMode: 'per-broker',
-  }),
+  key(
+    'ssl.enabled.protocols',
+    T.LIST,
+    'TLSv1.2,TLSv1.3',
+    'medium',
+    'TLS versions accepted, a list such as TLSv1.2,TLSv1.3.',
+    {
+      updateMode: 'per-broker',
+    },
+  ),
   key(
     'ssl.endpoint.identification.algorithm',
     T.STRING,
     'https',
     'low',
-    'Host name verification of peer certificates; empty disables.',
+    "How the broker, as a TLS client of other brokers, checks a server's host name against its " +
+      'certificate: https checks it, empty turns the check off.',
     {
       updateMode: 'per-broker',
     },
@@ -436,35 +548,65 @@ export const SERVER_KEYS = [
     T.LIST,
     '',
     'low',
-    'Metric reporter classes; Brook exposes metrics through its own endpoint.',
+    'Classes Kafka loads as metric reporters; accepted and ignored by Brook, which exposes metrics ' +
+      'on its own endpoint (brook.metrics.listener).',
     {
       updateMode: 'cluster-wide',
       support: 'no-op',
     },
   ),
-  key('metrics.num.samples', T.INT, '2', 'low', 'Samples kept per metric window.', { validator: atLeast(1) }),
-  key('metrics.sample.window.ms', T.LONG, '30000', 'low', 'Length of one metric sample window.', {
+  key('metrics.num.samples', T.INT, '2', 'low', 'Number of samples kept to compute metrics.', {
     validator: atLeast(1),
   }),
-  key('metrics.recording.level', T.STRING, 'INFO', 'low', 'Highest recording level of metrics kept.'),
-  key('quota.window.num', T.INT, '11', 'low', 'Samples kept in memory for client quotas.', {
+  key(
+    'metrics.sample.window.ms',
+    T.LONG,
+    '30000',
+    'low',
+    'Time, in milliseconds, one metric sample covers.',
+    {
+      validator: atLeast(1),
+    },
+  ),
+  key(
+    'metrics.recording.level',
+    T.STRING,
+    'INFO',
+    'low',
+    'Highest level of metrics recorded: INFO, DEBUG or TRACE.',
+  ),
+  key('quota.window.num', T.INT, '11', 'low', 'Number of samples kept in memory to compute client quotas.', {
     validator: atLeast(1),
   }),
-  key('quota.window.size.seconds', T.INT, '1', 'low', 'Length of one client quota sample.', {
+  key('quota.window.size.seconds', T.INT, '1', 'low', 'Time, in seconds, one client quota sample covers.', {
     validator: atLeast(1),
   }),
-  key('replication.quota.window.num', T.INT, '11', 'low', 'Samples kept in memory for replication quotas.', {
-    validator: atLeast(1),
-  }),
-  key('replication.quota.window.size.seconds', T.INT, '1', 'low', 'Length of one replication quota sample.', {
-    validator: atLeast(1),
-  }),
+  key(
+    'replication.quota.window.num',
+    T.INT,
+    '11',
+    'low',
+    'Number of samples kept in memory to compute replication quotas.',
+    {
+      validator: atLeast(1),
+    },
+  ),
+  key(
+    'replication.quota.window.size.seconds',
+    T.INT,
+    '1',
+    'low',
+    'Time, in seconds, one replication quota sample covers.',
+    {
+      validator: atLeast(1),
+    },
+  ),
   key(
     'controller.quota.window.num',
     T.INT,
     '11',
     'low',
-    'Samples kept in memory for controller mutation quotas.',
+    'Number of samples kept in memory to compute controller mutation quotas.',
     {
       validator: atLeast(1),
     },
@@ -474,7 +616,7 @@ export const SERVER_KEYS = [
     T.INT,
     '1',
     'low',
-    'Length of one controller mutation quota sample.',
+    'Time, in seconds, one controller mutation quota sample covers.',
     {
       validator: atLeast(1),
     },
@@ -484,7 +626,8 @@ export const SERVER_KEYS = [
     T.CLASS,
     null,
     'low',
-    'Custom quota callback; Brook supports only the built-in quotas.',
+    'Class Kafka calls to decide client quotas; Brook has only the built-in quotas and refuses a ' +
+      'value at startup.',
   ),
   // These three exist in Kafka only as dynamic broker configs; Brook also accepts them statically.
   key(
@@ -492,7 +635,8 @@ export const SERVER_KEYS = [
     T.LONG,
     LONG_MAX_TEXT,
     'medium',
-    'Bytes per second a leader may send to throttled followers.',
+    'Cap, in bytes per second, on what a leader sends to followers of the replicas listed in ' +
+      'leader.replication.throttled.replicas; usually set while partitions are reassigned.',
     {
       validator: atLeast(0),
       updateMode: 'per-broker',
@@ -503,7 +647,8 @@ export const SERVER_KEYS = [
     T.LONG,
     LONG_MAX_TEXT,
     'medium',
-    'Bytes per second a follower may fetch for throttled replicas.',
+    'Cap, in bytes per second, on what a follower fetches for the replicas listed in ' +
+      'follower.replication.throttled.replicas; usually set while partitions are reassigned.',
     {
       validator: atLeast(0),
       updateMode: 'per-broker',
@@ -514,7 +659,8 @@ export const SERVER_KEYS = [
     T.LONG,
     LONG_MAX_TEXT,
     'medium',
-    'Bytes per second for moving replicas between log directories.',
+    'Cap, in bytes per second, on the disk I/O of moving replicas between the log directories of one ' +
+      'broker.',
     {
       validator: atLeast(0),
       updateMode: 'per-broker',
