@@ -41,8 +41,7 @@ export type StreamThreadExceptionResponse = 'REPLACE_THREAD' | 'SHUTDOWN_CLIENT'
 
 /**
  * Hears a thread's fatal error and answers what to do; no handler, or no answer, is SHUTDOWN_CLIENT, Kafka's
- * default. SHUTDOWN_APPLICATION is taken as SHUTDOWN_CLIENT for now: telling the other instances needs the
- * streams assignor (README: not built yet).
+ * default. SHUTDOWN_APPLICATION stops every instance of the application through the streams assignor (KIP-671).
  */
 export type StreamsUncaughtExceptionHandler = (error: Error) => StreamThreadExceptionResponse | undefined;
 
@@ -197,6 +196,7 @@ export class KafkaStreams {
         log: (m) => this.logger(m),
         globalStore: (name) => this.globalThread?.store(name),
         standbys: this.standbys ?? undefined,
+        onShutdownRequested: (t) => this.onShutdownRequested(t),
         onAssignmentInfo: (_t, info, generationId) => {
           if (this.hosts === null || generationId >= this.hosts.generationId)
             this.hosts = { generationId, info };
@@ -237,9 +237,35 @@ export class KafkaStreams {
       });
       return;
     }
+    if (response === 'SHUTDOWN_APPLICATION') {
+      // KIP-671: the request travels in a subscription. The failed thread is gone from the group, so a new
+      // thread joins carrying it (Kafka adds one too when no live thread is left); the leader then answers
+      // SHUTDOWN_REQUESTED to every member of every instance, this one included, and each shuts down.
+      void thread.close().then(() => {
+        if (this.stateValue !== 'RUNNING' && this.stateValue !== 'REBALANCING') return;
+        const messenger = this.newThread(this.layout!);
+        messenger.sendShutdownRequest();
+        this.threads[this.threads.indexOf(thread)] = messenger;
+        messenger.start();
+      });
+      return;
+    }
     // SHUTDOWN_CLIENT, Kafka's default response: the other threads stop too.
     this.setState('PENDING_ERROR');
     void Promise.allSettled(this.threads.map((t) => t.close())).then(() => this.setState('ERROR'));
+  }
+
+  /**
+   * The leader answered SHUTDOWN_REQUESTED: the application is shutting down, this instance with it; it ends in
+   * ERROR, as Kafka's clients do. Called from inside a thread's poll, so the threads are closed after it returns.
+   */
+  private onShutdownRequested(thread: StreamThread): void {
+    if (this.stateValue !== 'RUNNING' && this.stateValue !== 'REBALANCING') return;
+    this.logger(`${thread.name}: the application is asked to shut down`);
+    this.setState('PENDING_ERROR');
+    setImmediate(() => {
+      void Promise.allSettled(this.threads.map((t) => t.close())).then(() => this.setState('ERROR'));
+    });
   }
 
   /** Commits, closes every task (checkpoints written) and leaves the group. */

@@ -187,7 +187,7 @@ describe('exactly_once_v2', () => {
         () => `${counts.updates.size} words so far`,
       );
       // Lines 500..1000 trickle in; the instance is killed at a moment when every output partition that gets
-      // updates has some written that no commit has made visible yet. Each instance owns count tasks (the range assignor gives
+      // updates has some written that no commit has made visible yet. Each instance owns count tasks (the streams assignor gives
       // each two of the four), so the killed one dies with a transaction that holds written updates.
       let trickle = 500;
       const trickling = (async () => {

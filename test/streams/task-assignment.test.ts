@@ -37,12 +37,11 @@ test('active tasks stay where they ran while the client is within its share', ()
   assert.deepEqual(plan.get('a')!.standby, []);
 });
 
-test('a new client takes its share; the rest stay put', () => {
+test('a new client takes its share of every sub-topology; the rest stay put', () => {
   const a = client('a', { prevActive: new Set(TASKS) });
   const plan = assignTasks([a, client('b')], TASKS, 0);
-  assert.equal(plan.get('a')!.active.length, 3);
-  assert.equal(plan.get('b')!.active.length, 3);
-  assert.ok(plan.get('a')!.active.every((t) => TASKS.includes(t)));
+  assert.deepEqual(plan.get('a')!.active, ['0_0', '0_1', '1_0']);
+  assert.deepEqual(plan.get('b')!.active, ['0_2', '0_3', '1_1']);
   // Shares follow thread counts.
   const big = assignTasks([client('a'), client('b', { capacity: 2 })], TASKS, 0);
   assert.equal(big.get('b')!.active.length, 4);
@@ -100,6 +99,7 @@ test('user data round-trips; foreign or broken bytes read as none', () => {
     prevTasks: ['0_1'],
     standbyTasks: ['0_0'],
     taskOffsetSums: { '0_0': 12 },
+    errorCode: 0,
   };
   assert.deepEqual(decodeSubscriptionInfo(encodeInfo(sub)), sub);
   const info = {

@@ -42,7 +42,7 @@ import { checkpointPath, readCheckpoint, taskOffsetSums, writeCheckpoint } from 
 import { openEngine } from './engines.js';
 import { changelogTopicName, repartitionTopicName, type TopicLayout } from './internal-topics.js';
 import type { StandbyUpdater } from './standby-updater.js';
-import { type AssignmentInfo, StreamsPartitionAssignor } from './streams-assignor.js';
+import { type AssignmentInfo, SHUTDOWN_REQUESTED, StreamsPartitionAssignor } from './streams-assignor.js';
 import { type RecordCollector, Task } from './task.js';
 
 /** Unacknowledged sends after which the loop waits for the producer before polling again. */
@@ -82,6 +82,8 @@ export interface ThreadHooks {
   standbys?: StandbyUpdater;
   /** The streams assignor's answer to this thread in a new generation (hosts of every instance). */
   onAssignmentInfo?(thread: StreamThread, info: AssignmentInfo, generationId: number): void;
+  /** The group's leader answered SHUTDOWN_REQUESTED: some instance asked the whole application to stop. */
+  onShutdownRequested?(thread: StreamThread): void;
 }
 
 export class StreamThread {
@@ -113,6 +115,8 @@ export class StreamThread {
   /** The tasks the last assignment gave this thread, reported in the next subscription (stickiness). */
   private assignedActive: string[] = [];
   private assignedStandby: string[] = [];
+  /** Sent in the subscription: SHUTDOWN_REQUESTED once this thread carries a SHUTDOWN_APPLICATION request. */
+  private assignmentErrorCode = 0;
 
   constructor(
     index: number,
@@ -143,7 +147,12 @@ export class StreamThread {
           realTopic: (t) => this.realTopic(t),
           previousTasks: () => ({ active: this.assignedActive, standby: this.assignedStandby }),
           taskOffsetSums: () => taskOffsetSums(join(config.stateDir, config.applicationId)),
+          errorCode: () => this.assignmentErrorCode,
           onAssignment: (info, _partitions, generationId) => {
+            if (info.errCode === SHUTDOWN_REQUESTED) {
+              this.hooks.onShutdownRequested?.(this);
+              return;
+            }
             this.assignedActive = info.activeTasks;
             this.assignedStandby = info.standbyTasks;
             // Before onPartitionsAssigned, which releases the standbys of tasks that became active here.
@@ -171,6 +180,15 @@ export class StreamThread {
           }
         : {}),
     });
+  }
+
+  /**
+   * Asks every instance of the application to shut down (KIP-671): the next subscription carries
+   * SHUTDOWN_REQUESTED, and a rebalance is asked for so the leader sees it at once.
+   */
+  sendShutdownRequest(): void {
+    this.assignmentErrorCode = SHUTDOWN_REQUESTED;
+    if (this.state !== 'CREATED') this.consumer.enforceRebalance();
   }
 
   private setState(state: ThreadState): void {

@@ -8,9 +8,11 @@
 // by Brook. The fields are Kafka's:
 //   SubscriptionInfo: processId, userEndpoint (application.server or ""), prevTasks / standbyTasks (what this
 //     member ran in the previous generation), taskOffsetSums (per task with state in this client's state
-//     directory: the sum of its changelog offsets in the checkpoint).
+//     directory: the sum of its changelog offsets in the checkpoint), errorCode (SHUTDOWN_REQUESTED from a
+//     client whose uncaught exception handler answered SHUTDOWN_APPLICATION, else 0).
 //   AssignmentInfo: activeTasks and standbyTasks of this member, partitionsByHost and standbyPartitionsByHost
-//     ("host:port" -> [topic, partition] pairs of every client with an endpoint), errCode (0).
+//     ("host:port" -> [topic, partition] pairs of every client with an endpoint), errCode: SHUTDOWN_REQUESTED
+//     for every member, with no tasks, when any member asked for it (KIP-671), else 0.
 
 import type {
   Assignment,
@@ -24,6 +26,8 @@ import type { Topology } from '../topology.js';
 import { assignTasks, type ClientState, compareTaskIds, spreadOverMembers } from './task-assignment.js';
 
 const USER_DATA_VERSION = 1;
+/** Kafka's AssignorError.SHUTDOWN_REQUESTED: every instance of the application shuts down. */
+export const SHUTDOWN_REQUESTED = 2;
 
 export interface SubscriptionInfo {
   version: number;
@@ -32,6 +36,7 @@ export interface SubscriptionInfo {
   prevTasks: string[];
   standbyTasks: string[];
   taskOffsetSums: Record<string, number>;
+  errorCode: number;
 }
 
 export interface AssignmentInfo {
@@ -63,6 +68,7 @@ export function decodeSubscriptionInfo(bytes: Buffer | null): SubscriptionInfo |
       typeof v.taskOffsetSums === 'object' && v.taskOffsetSums !== null
         ? (v.taskOffsetSums as Record<string, number>)
         : {},
+    errorCode: typeof v.errorCode === 'number' ? v.errorCode : 0,
   };
 }
 
@@ -97,6 +103,8 @@ export interface StreamsAssignorContext {
   previousTasks(): { active: string[]; standby: string[] };
   /** Task id -> changelog offset sum of the state in this client's state directory. */
   taskOffsetSums(): Map<string, number>;
+  /** The error code this member sends (SHUTDOWN_REQUESTED to shut the application down). */
+  errorCode(): number;
   onAssignment(info: AssignmentInfo, partitions: TopicPartition[], generationId: number): void;
   log(message: string): void;
 }
@@ -116,6 +124,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
       prevTasks: prev.active,
       standbyTasks: prev.standby,
       taskOffsetSums: Object.fromEntries(this.ctx.taskOffsetSums()),
+      errorCode: this.ctx.errorCode(),
     });
   }
 
@@ -136,6 +145,24 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
   }
 
   assign(cluster: AssignorCluster, group: GroupSubscription): GroupAssignment {
+    const infos = new Map<string, SubscriptionInfo | null>();
+    for (const [memberId, s] of group.subscriptions) infos.set(memberId, decodeSubscriptionInfo(s.userData));
+    if ([...infos.values()].some((i) => i?.errorCode === SHUTDOWN_REQUESTED)) {
+      this.ctx.log('a member asked to shut the application down: every member gets SHUTDOWN_REQUESTED');
+      const userData = encodeInfo({
+        version: USER_DATA_VERSION,
+        activeTasks: [],
+        standbyTasks: [],
+        partitionsByHost: {},
+        standbyPartitionsByHost: {},
+        errCode: SHUTDOWN_REQUESTED,
+      });
+      return { assignments: new Map([...infos.keys()].map((id) => [id, { partitions: [], userData }])) };
+    }
+    return this.assignTasks(cluster, group);
+  }
+
+  private assignTasks(cluster: AssignorCluster, group: GroupSubscription): GroupAssignment {
     const taskPartitions = this.tasksOf(cluster);
     const tasks = [...taskPartitions.keys()].sort(compareTaskIds);
     // Members grouped by client (process id); a member whose user data cannot be read is a client of its own.
@@ -149,6 +176,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
         prevTasks: [],
         standbyTasks: [],
         taskOffsetSums: {},
+        errorCode: 0,
       };
       infos.set(memberId, info);
       let c = clients.get(info.processId);

@@ -3,9 +3,10 @@
 //
 // The shape of Kafka Streams' sticky task assignment, simplified: each client (one process id, one or more
 // stream threads) has a capacity equal to its thread count. An active task stays on the client that ran it in
-// the previous generation while that client is under its fair share; a task without a place goes to the client
-// under its share that holds the most state for it (a standby, or state left on disk), then to the least loaded
-// one. num.standby.replicas standbys of each task go to other clients (never the active's), preferring those
+// the previous generation while that client is under its fair share, both of all tasks and of the tasks of that
+// sub-topology (so each instance gets some of every sub-topology's tasks, as Kafka spreads them); a task without
+// a place goes to the client under its shares that holds the most state for it (a standby, or state left on
+// disk), then to the one with the fewest tasks of its sub-topology, then the least loaded. num.standby.replicas standbys of each task go to other clients (never the active's), preferring those
 // that already hold its state, then the least loaded. Kafka's high-availability assignor also warms up replicas
 // and probes for lag before moving an active task; this one moves at once (README: what is missing).
 
@@ -51,18 +52,31 @@ export function assignTasks(
   const share = (c: ClientState): number => Math.ceil((ordered.length * c.capacity) / totalCapacity);
   const activeOf = (c: ClientState): string[] => out.get(c.processId)!.active;
   const stateFor = (c: ClientState, task: string): number => c.taskOffsetSums.get(task) ?? -1;
+  const subtopologyOf = (task: string): string => task.slice(0, task.indexOf('_'));
+  const perSubtopology = new Map<string, number>();
+  for (const t of ordered)
+    perSubtopology.set(subtopologyOf(t), (perSubtopology.get(subtopologyOf(t)) ?? 0) + 1);
+  const subShare = (c: ClientState, st: string): number =>
+    Math.ceil((perSubtopology.get(st)! * c.capacity) / totalCapacity);
+  const subLoad = (c: ClientState, st: string): number =>
+    activeOf(c).filter((t) => subtopologyOf(t) === st).length;
+  const fits = (c: ClientState, st: string): boolean =>
+    activeOf(c).length < share(c) && subLoad(c, st) < subShare(c, st);
 
   const unplaced: string[] = [];
   for (const task of ordered) {
     const owner = sorted.find((c) => c.prevActive.has(task));
-    if (owner !== undefined && activeOf(owner).length < share(owner)) activeOf(owner).push(task);
+    if (owner !== undefined && fits(owner, subtopologyOf(task))) activeOf(owner).push(task);
     else unplaced.push(task);
   }
   for (const task of unplaced) {
+    const st = subtopologyOf(task);
+    const within = sorted.filter((c) => fits(c, st));
     const best = pick(
-      sorted.filter((c) => activeOf(c).length < share(c)),
+      within.length > 0 ? within : sorted.filter((c) => activeOf(c).length < share(c)),
       (a, b) =>
         stateFor(b, task) - stateFor(a, task) ||
+        subLoad(a, st) / a.capacity - subLoad(b, st) / b.capacity ||
         activeOf(a).length / a.capacity - activeOf(b).length / b.capacity,
     );
     assert.ok(best !== undefined, 'the shares add up to at least the task count');
