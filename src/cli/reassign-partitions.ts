@@ -12,8 +12,13 @@
 //   --cancel    --reassignment-json-file F: cancels the file's moves that are still in progress.
 //
 // The reassignment file is Kafka's: {"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2]}]},
-// with an optional "log_dirs" list per partition that may only say "any" (moving replicas between log
-// directories of one broker, AlterReplicaLogDirs, is not implemented).
+// with an optional "log_dirs" list per partition: one entry per replica, "any" or an absolute log directory of
+// that replica's broker. As Kafka's tool, --execute then sends AlterReplicaLogDirs to those brokers after starting
+// the reassignment, retrying every 100 ms while a broker answers REPLICA_NOT_AVAILABLE (the replica is not there
+// yet; the broker creates it in that directory when it comes) until --timeout; any other error fails the run
+// ("Failed to alter dir for <topic>-<partition>-<broker>"). --verify also reports each such replica: completed,
+// still in progress, moving elsewhere, not being moved, or not found. --replica-alter-log-dirs-throttle N sets
+// replica.alter.log.dirs.io.max.bytes.per.second on the brokers with such moves (cleared by --verify).
 //
 // Throttles, as Kafka's tool sets them: --execute --throttle N marks the moving partitions' current replicas in
 // leader.replication.throttled.replicas and their new replicas in follower.replication.throttled.replicas (topic
@@ -27,6 +32,7 @@ import type { KafkaProtocolError } from '../client/errors.js';
 import type { BrokerId } from '../common/ids.js';
 import { systemRandom } from '../controller/random.js';
 import { assignReplicas } from '../controller/replica-assignment.js';
+import { ErrorCode } from '../protocol/errors.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import { clientOptions, err, newClient, out, runTool, type Tool } from './client-tool.js';
 
@@ -59,6 +65,10 @@ const tool: Tool = {
       value: true,
       help: 'With --execute, the replication throttle in B/s for the brokers and replicas moving data.',
     },
+    'replica-alter-log-dirs-throttle': {
+      value: true,
+      help: 'With --execute, the throttle in B/s of moves between log directories of one broker.',
+    },
     'preserve-throttles': { help: 'With --verify, leave the throttles in place when the moves are done.' },
     timeout: {
       value: true,
@@ -76,6 +86,35 @@ interface Move {
   topic: string;
   partition: number;
   replicas: number[];
+  /** From "log_dirs": the directory of each replica, "any" for wherever its broker places it. */
+  logDirs?: string[];
+}
+
+/** One replica to move to a given log directory of its broker (Kafka's TopicPartitionReplica and its dir). */
+interface ReplicaDir {
+  topic: string;
+  partition: number;
+  broker: number;
+  logDir: string;
+}
+
+/** Kafka's TopicPartitionReplica text: `<topic>-<partition>-<broker>`. */
+const replicaName = (r: ReplicaDir): string => `${r.topic}-${r.partition}-${r.broker}`;
+
+function byReplica(a: ReplicaDir, b: ReplicaDir): number {
+  return byTopicPartition(a, b) || a.broker - b.broker;
+}
+
+/** The replicas of `moves` whose "log_dirs" name a directory. */
+export function replicaDirs(moves: readonly Move[]): ReplicaDir[] {
+  const out: ReplicaDir[] = [];
+  for (const m of moves) {
+    m.logDirs?.forEach((logDir, i) => {
+      if (logDir !== 'any')
+        out.push({ topic: m.topic, partition: m.partition, broker: m.replicas[i]!, logDir });
+    });
+  }
+  return out.sort(byReplica);
 }
 
 const name = (m: { topic: string; partition: number }): string => `${m.topic}-${m.partition}`;
@@ -126,17 +165,18 @@ export function parseReassignment(path: string): Move[] {
     ) {
       throw new UsageError(`${path}: bad partition entry ${JSON.stringify(p)}`);
     }
-    const move = { topic: p.topic, partition: p.partition as number, replicas: replicas as number[] };
+    const move: Move = { topic: p.topic, partition: p.partition as number, replicas: replicas as number[] };
     if (p.log_dirs !== undefined) {
       const dirs = p.log_dirs;
       if (!Array.isArray(dirs) || dirs.length !== replicas.length) {
-        throw new UsageError(`${path}: log_dirs of ${name(move)} must list one directory per replica`);
-      }
-      if (dirs.some((d) => d !== 'any')) {
         throw new UsageError(
-          `${path}: ${name(move)} names log directories; moving replicas between log directories is not supported, use "any"`,
+          `Size of replicas list ${JSON.stringify(replicas)} is different from size of log dirs list ${JSON.stringify(dirs)} for partition ${name(move)}`,
         );
       }
+      if (!dirs.every((d) => typeof d === 'string' && d !== '')) {
+        throw new UsageError(`${path}: log_dirs of ${name(move)} must be "any" or directories`);
+      }
+      move.logDirs = dirs as string[];
     }
     const repeated = replicas.find((r, i) => replicas.indexOf(r) !== i);
     if (repeated !== undefined) {
@@ -289,8 +329,133 @@ async function execute(admin: Admin, args: ParsedArgs): Promise<number> {
     }
     out(`The inter-broker throttle limit was set to ${rate} B/s`);
   }
+  const dirMoves = replicaDirs(moves);
+  const dirThrottle = args.get('replica-alter-log-dirs-throttle');
+  if (dirThrottle !== undefined) {
+    const rate = Number(dirThrottle);
+    if (!Number.isSafeInteger(rate) || rate < 0) {
+      throw new UsageError(
+        `--replica-alter-log-dirs-throttle must be bytes per second, not '${dirThrottle}'`,
+      );
+    }
+    if (dirMoves.length > 0) {
+      const brokers = [...new Set(dirMoves.map((r) => r.broker))].sort((a, b) => a - b);
+      const results = await admin.incrementalAlterConfigs(
+        brokers.map((id) => ({
+          type: 'broker' as const,
+          name: String(id),
+          ops: [
+            {
+              name: 'replica.alter.log.dirs.io.max.bytes.per.second',
+              op: 'set' as const,
+              value: String(rate),
+            },
+          ],
+        })),
+      );
+      const failed = results.find((r) => r.error !== null);
+      if (failed !== undefined) {
+        err(`Error setting the log directory throttle: broker ${failed.name}: ${failed.error!.message}`);
+        return 1;
+      }
+      out(`The replica-alter-dir throttle limit was set to ${rate} B/s`);
+    }
+  }
   const results = await admin.alterPartitionReassignments(moves, { timeoutMs });
-  return reportResults(results, 'reassign', moves.length);
+  const code = reportResults(results, 'reassign', moves.length);
+  if (code !== 0 || dirMoves.length === 0) return code;
+  return await executeDirMoves(admin, dirMoves, timeoutMs);
+}
+
+/**
+ * Kafka's executeMoves: AlterReplicaLogDirs for every replica with a directory, again every 100 ms for those whose
+ * broker does not host them yet (REPLICA_NOT_AVAILABLE), until all started or the timeout passes.
+ */
+async function executeDirMoves(
+  admin: Admin,
+  replicas: readonly ReplicaDir[],
+  timeoutMs: number,
+): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let pending = [...replicas];
+  for (;;) {
+    const results = await admin.alterReplicaLogDirs(pending);
+    const failed = results.find((r) => r.error !== null && r.error.code !== ErrorCode.REPLICA_NOT_AVAILABLE);
+    if (failed !== undefined) {
+      err(`Failed to alter dir for ${replicaName(failed)}: ${failed.error!.message}`);
+      return 1;
+    }
+    const started = results.filter((r) => r.error === null).sort(byReplica);
+    if (started.length > 0) {
+      out(
+        `Successfully started log directory move${started.length === 1 ? '' : 's'} for: ${started.map(replicaName).join(',')}`,
+      );
+    }
+    pending = results.filter((r) => r.error !== null);
+    if (pending.length === 0) return 0;
+    if (Date.now() >= deadline) {
+      err(
+        `Timed out before log directory move${pending.length === 1 ? '' : 's'} could be started for: ${pending.map(replicaName).join(',')}`,
+      );
+      return 1;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Kafka's findLogDirMoveStates and replicaMoveStatesToString: each replica's current and future directory, from
+ * DescribeLogDirs of its broker. Answers whether every move is done.
+ */
+async function verifyDirMoves(admin: Admin, replicas: readonly ReplicaDir[]): Promise<boolean> {
+  const brokers = [...new Set(replicas.map((r) => r.broker))];
+  const current = new Map<string, string>();
+  const future = new Map<string, string>();
+  const described = new Set<number>();
+  for (const broker of brokers) {
+    let dirs: Awaited<ReturnType<Admin['describeLogDirs']>>;
+    try {
+      dirs = await admin.describeLogDirs([broker]);
+    } catch {
+      continue;
+    }
+    described.add(broker);
+    for (const d of dirs) {
+      if (d.error !== null) continue;
+      for (const p of d.partitions) {
+        const key = `${p.topic}-${p.partition}-${broker}`;
+        (p.isFuture ? future : current).set(key, d.logDir);
+      }
+    }
+  }
+  let done = true;
+  for (const r of replicas) {
+    const key = replicaName(r);
+    const at = current.get(key);
+    const to = future.get(key);
+    const tp = name(r);
+    if (!described.has(r.broker) || (at === undefined && to === undefined)) {
+      done = false;
+      out(`Partition ${tp} cannot be found in any live log directory on broker ${r.broker}.`);
+    } else if (at === undefined) {
+      done = false;
+      out(
+        `Partition ${tp} is not found in any live log dir on broker ${r.broker}. There is likely an offline log directory on the broker.`,
+      );
+    } else if (to === undefined) {
+      if (at === r.logDir) out(`Reassignment of replica ${key} completed successfully.`);
+      else {
+        done = false;
+        out(`Partition ${tp} on broker ${r.broker} is not being moved from log dir ${at} to ${r.logDir}.`);
+      }
+    } else {
+      done = false;
+      if (to === r.logDir) out(`Reassignment of replica ${key} is still in progress.`);
+      else
+        out(`Partition ${tp} on broker ${r.broker} is being moved to log dir ${to} instead of ${r.logDir}.`);
+    }
+  }
+  return done;
 }
 
 /** Prints the outcome of AlterPartitionReassignments as Kafka's tool does; 1 when a partition failed. */
@@ -418,8 +583,12 @@ async function verify(admin: Admin, moves: readonly Move[], preserveThrottles = 
       );
     }
   }
+  const dirMoves = replicaDirs(moves);
+  const dirsDone = dirMoves.length === 0 || (await verifyDirMoves(admin, dirMoves));
   // Done moving: the throttles set with --execute --throttle come off (Kafka clears them whether set or not).
-  if (!preserveThrottles && moves.every((m) => !ongoing.has(name(m)))) await clearThrottles(admin, moves);
+  if (!preserveThrottles && dirsDone && moves.every((m) => !ongoing.has(name(m)))) {
+    await clearThrottles(admin, moves);
+  }
   return 0;
 }
 

@@ -117,9 +117,17 @@ test('reassign-partitions refuses bad actions, files and assignments with exit c
       [
         '--execute',
         '--reassignment-json-file',
-        file('dirs.json', { version: 1, partitions: [{ ...onBroker0(0), log_dirs: ['/data'] }] }),
+        file('dirs.json', { version: 1, partitions: [{ ...onBroker0(0), log_dirs: ['/data', '/x'] }] }),
       ],
-      /log directories/,
+      /Size of replicas list \[0\] is different from size of log dirs list/,
+    ],
+    [
+      [
+        '--execute',
+        '--reassignment-json-file',
+        file('nodir.json', { version: 1, partitions: [{ ...onBroker0(0), log_dirs: ['/no/such/log/dir'] }] }),
+      ],
+      /Failed to alter dir for gen-t-0-0: .*log directory is not configured on the broker/,
     ],
     [
       [

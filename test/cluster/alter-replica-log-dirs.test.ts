@@ -2,22 +2,24 @@
 // moves to the other directory through a `-future` log while it keeps taking writes (DescribeLogDirs shows the
 // future log meanwhile), then replaces the current log with every acknowledged record; errors as Kafka answers
 // them; and a broker killed with SIGKILL in the middle of a move restarts with a consistent log and finishes it.
-// replica.alter.log.dirs.io.max.bytes.per.second slows the copy down so that the move can be observed.
+// replica.alter.log.dirs.io.max.bytes.per.second slows the copy down so that the move can be observed. Last,
+// `brook reassign-partitions` with Kafka's "log_dirs" starts such a move and --verify reports it.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Admin } from '../../src/client/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 
 const BIG = 'x'.repeat(50_000);
+const BROOK = resolve(import.meta.dirname, '../../../bin/brook');
 
 function brokerOverrides(dirs: readonly string[]): Record<string, string | number> {
   return {
@@ -226,6 +228,74 @@ describe('AlterReplicaLogDirs', () => {
       throw err;
     } finally {
       await admin.close();
+      await broker.kill();
+    }
+  });
+
+  it('brook reassign-partitions moves a replica to the log directory its log_dirs name, and --verify reports it', async () => {
+    const broker = await start();
+    const admin = new Admin({ bootstrapServers: broker.bootstrap });
+    const scratch = mkdtempSync(join(tmpdir(), 'brook-move-cli-'));
+    const brook = (...args: string[]) =>
+      run(process.execPath, [BROOK, 'reassign-partitions', '--bootstrap-server', broker.bootstrap, ...args], {
+        timeoutMs: 60_000,
+      });
+    try {
+      const [created] = await admin.createTopics([{ topic: 'cli', numPartitions: 1, replicationFactor: 1 }]);
+      assert.equal(created!.error, null);
+      const values = Array.from({ length: 30 }, (_, i) => `${i}:${BIG}`);
+      await waitFor('the partition to take writes', async () => {
+        try {
+          await produce(broker, 'cli', [values[0]!]);
+          return true;
+        } catch {
+          return undefined;
+        }
+      });
+      await produce(broker, 'cli', values.slice(1));
+      const source = (await placementOf(admin, 'cli')).current!;
+      const target = dirs.find((d) => d !== source)!;
+      const file = join(scratch, 'move.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          version: 1,
+          partitions: [{ topic: 'cli', partition: 0, replicas: [0], log_dirs: [target] }],
+        }),
+      );
+      const executed = await brook(
+        '--execute',
+        '--reassignment-json-file',
+        file,
+        '--replica-alter-log-dirs-throttle',
+        '300000',
+      );
+      assert.equal(executed.code, 0, executed.stderr);
+      assert.match(executed.stdout, /The replica-alter-dir throttle limit was set to 300000 B\/s/);
+      assert.match(executed.stdout, /Successfully started log directory move for: cli-0-0/);
+      const first = await brook('--verify', '--reassignment-json-file', file);
+      assert.equal(first.code, 0, first.stderr);
+      assert.match(
+        first.stdout,
+        /Reassignment of replica cli-0-0 (is still in progress|completed successfully)\./,
+      );
+      await waitFor(
+        'verify to report the move completed',
+        async () => {
+          const r = await brook('--verify', '--reassignment-json-file', file);
+          return r.stdout.includes('Reassignment of replica cli-0-0 completed successfully.') ? r : undefined;
+        },
+        60_000,
+      );
+      assert.equal((await placementOf(admin, 'cli')).current, target);
+      assert.deepEqual(await valuesOf(broker, 'cli'), values);
+    } catch (err) {
+      console.error(broker.log().slice(-6000));
+      throw err;
+    } finally {
+      await admin.close();
+      await broker.kill();
+      rmSync(scratch, { recursive: true, force: true });
     }
   });
 });
