@@ -2,10 +2,14 @@
 // exactly.once.source.support=enabled against a broker process: the leader writes the config topic through a
 // transactional producer (transactional.id `connect-cluster-<group.id>`) claimed when it becomes leader, so a
 // zombie leader (a config writer that claimed the id before the current leader) is fenced: its write fails with
-// PRODUCER_FENCED and neither the workers nor a read_committed reader of the config topic ever see it.
+// PRODUCER_FENCED and neither the workers nor a read_committed reader of the config topic ever see it. And a
+// source task whose task config generation was superseded while it was being started (a new commit record read
+// before its producer is initialized) never starts: the new generation's task does. SourceTask.commitRecord() is
+// called only once a read_committed consumer sees the record (after its transaction commits), never for a record
+// of an aborted transaction.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -23,6 +27,7 @@ import { internalTopicLogs } from '../../src/connect/runtime/distributed/kafka-b
 import { loadWorkerConfig } from '../../src/connect/runtime/worker-config.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { rest } from '../helpers/connect-worker.js';
+import { committedRecords, taskEvents } from '../helpers/counting-source.js';
 import { sleep } from '../helpers/wait.js';
 
 const GROUP = 'eos-leader-cluster';
@@ -35,6 +40,10 @@ const stores: ConfigStore[] = [];
 before(async () => {
   broker = await startBroker({ overrides: { 'num.partitions': 1, 'group.initial.rebalance.delay.ms': 0 } });
   dir = mkdtempSync(join(tmpdir(), 'brook-connect-eos-leader-'));
+  const pluginDir = join(dir, 'plugins');
+  mkdirSync(pluginDir);
+  const fixture = new URL('../helpers/counting-source.js', import.meta.url).href;
+  writeFileSync(join(pluginDir, 'counting.mjs'), `export * from ${JSON.stringify(fixture)};\n`);
 });
 
 after(async () => {
@@ -44,14 +53,14 @@ after(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-function workerProps(): Record<string, string> {
+function workerProps(group = GROUP, prefix = 'eosl'): Record<string, string> {
   return {
     'bootstrap.servers': broker.bootstrap,
     listeners: 'http://127.0.0.1:0',
-    'group.id': GROUP,
-    'config.storage.topic': CONFIG_TOPIC,
-    'offset.storage.topic': 'eosl-offsets',
-    'status.storage.topic': 'eosl-status',
+    'group.id': group,
+    'config.storage.topic': `${prefix}-configs`,
+    'offset.storage.topic': `${prefix}-offsets`,
+    'status.storage.topic': `${prefix}-status`,
     'config.storage.replication.factor': '1',
     'offset.storage.replication.factor': '1',
     'status.storage.replication.factor': '1',
@@ -61,7 +70,9 @@ function workerProps(): Record<string, string> {
     'heartbeat.interval.ms': '500',
     'key.converter': 'org.apache.kafka.connect.storage.StringConverter',
     'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
+    'offset.flush.interval.ms': '500',
     'exactly.once.source.support': 'enabled',
+    'plugin.path': join(dir, 'plugins'),
   };
 }
 
@@ -76,18 +87,19 @@ async function eventually(condition: () => Promise<boolean>, timeoutMs: number, 
 /** Every record of the config topic as a consumer with the given isolation sees it, with its offset. */
 async function readConfigTopic(
   isolation: 'read_committed' | 'read_uncommitted',
-): Promise<{ records: { key: string; offset: number }[]; end: number }> {
+  topic = CONFIG_TOPIC,
+): Promise<{ records: { key: string; value: string; offset: number }[]; end: number }> {
   const consumer = new Consumer({ bootstrapServers: broker.bootstrap, isolationLevel: isolation });
   try {
-    const tp = { topic: CONFIG_TOPIC, partition: 0 };
+    const tp = { topic, partition: 0 };
     consumer.assign([tp]);
     await consumer.seekToBeginning([tp]);
     const [end] = await consumer.endOffsets([tp]);
-    const records: { key: string; offset: number }[] = [];
+    const records: { key: string; value: string; offset: number }[] = [];
     const deadline = Date.now() + 30_000;
     while ((await consumer.position(tp)) < end!.offset && Date.now() < deadline) {
       for (const r of await consumer.poll(500))
-        records.push({ key: r.key?.toString() ?? '', offset: r.offset });
+        records.push({ key: r.key?.toString() ?? '', value: r.value?.toString() ?? '', offset: r.offset });
     }
     return { records, end: end!.offset };
   } finally {
@@ -187,4 +199,136 @@ test('a worker that takes the leadership over claims the writer and its config w
   );
   const committed = await readConfigTopic('read_committed');
   assert.ok(committed.records.some((r) => r.key === 'connector-after-second-takeover'));
+});
+
+test('a source task whose task generation changed while it was starting never starts; the new generation does', async () => {
+  for (const w of workers.splice(0)) await w.stop();
+  const group = 'eos-generation-cluster';
+  const props = workerProps(group, 'eosg');
+  // Another writer of the config topic (plain writes, visible to read_committed readers), used to commit a new
+  // task config generation at the moment the worker is about to start a task of the previous one.
+  const writer = new ConfigStore(
+    internalTopicLogs(loadWorkerConfig(props, 'distributed'), () => {}).config,
+    () => {},
+  );
+  stores.push(writer);
+  const lines: string[] = [];
+  let bumped = false;
+  const w = await startDistributed(props, (l) => lines.push(l), {
+    async beforeTaskStart(id, generation) {
+      if (id.connector !== 'gen') return;
+      taskEvents.push(`launch ${id.task} generation ${generation}`);
+      if (bumped) return;
+      bumped = true;
+      // The same task configs committed again: a new generation, read by the worker before the task starts.
+      await writer.start();
+      await writer.putTaskConfigs(
+        'gen',
+        w.herder.taskConfigs('gen').map((t) => t.config),
+      );
+      taskEvents.push('new generation committed');
+    },
+  });
+  workers.push(w);
+  await eventually(async () => w.herder.leaderUrl() !== null, 30_000, 'a leader');
+  const created = await rest(w.restUrl, 'POST', '/connectors', {
+    name: 'gen',
+    config: {
+      'connector.class': 'test.CountingSourceConnector',
+      topic: 'eosg-out',
+      'tasks.max': '1',
+      'records.max': '30',
+      'exactly.once.support': 'required',
+    },
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const values = async () => {
+    const consumer = new Consumer({ bootstrapServers: broker.bootstrap, isolationLevel: 'read_committed' });
+    try {
+      const tp = { topic: 'eosg-out', partition: 0 };
+      consumer.assign([tp]);
+      await consumer.seekToBeginning([tp]);
+      const [end] = await consumer.endOffsets([tp]);
+      const out: string[] = [];
+      const deadline = Date.now() + 30_000;
+      while ((await consumer.position(tp)) < end!.offset && Date.now() < deadline)
+        for (const r of await consumer.poll(500)) out.push(r.value?.toString() ?? '');
+      return out;
+    } catch {
+      return [];
+    } finally {
+      await consumer.close();
+    }
+  };
+  await eventually(async () => (await values()).length >= 30, 90_000, 'the 30 records of the task');
+
+  // The task launched for generation 1 was refused by its generation check; only generation 2's task started.
+  assert.deepEqual(
+    taskEvents,
+    ['launch 0 generation 1', 'new generation committed', 'launch 0 generation 2', 'start 0'],
+    lines.filter((l) => l.includes('gen-0')).join('\n'),
+  );
+  assert.ok(
+    lines.some((l) =>
+      l.includes(
+        'Failed to start source task gen-0 as its task generation has changed since it was assigned to this worker',
+      ),
+    ),
+  );
+  const got = await values();
+  assert.deepEqual(
+    got,
+    [...Array(30).keys()].map((n) => `0-${n}`),
+  );
+  const status = await rest(w.restUrl, 'GET', '/connectors/gen/status');
+  assert.equal((status.body as { tasks: { state: string }[] }).tasks[0]?.state, 'RUNNING');
+});
+
+test('exactly-once: commitRecord() follows the commit of the transaction holding the record, never an abort', async () => {
+  const w = workers[0]!;
+  committedRecords.length = 0;
+  const base = {
+    'connector.class': 'test.CountingSourceConnector',
+    'tasks.max': '1',
+    'records.max': '12',
+    'exactly.once.support': 'required',
+    'commit.record.check': 'true',
+    'check.bootstrap.servers': broker.bootstrap,
+  };
+  // Interval boundaries: the records are acknowledged long before their transaction commits.
+  const interval = await rest(w.restUrl, 'POST', '/connectors', {
+    name: 'cr-interval',
+    config: {
+      ...base,
+      topic: 'eosg-cr-interval',
+      'transaction.boundary': 'interval',
+      'transaction.boundary.interval.ms': '3000',
+    },
+  });
+  assert.equal(interval.status, 201, JSON.stringify(interval.body));
+  // Connector boundaries: every other poll's records are aborted.
+  const connector = await rest(w.restUrl, 'POST', '/connectors', {
+    name: 'cr-connector',
+    config: { ...base, topic: 'eosg-cr-connector', 'transaction.boundary': 'connector' },
+  });
+  assert.equal(connector.status, 201, JSON.stringify(connector.body));
+  const of = (topic: string) => committedRecords.filter((c) => c.topic === topic);
+  await eventually(
+    async () => of('eosg-cr-interval').length >= 12 && of('eosg-cr-connector').length >= 12,
+    90_000,
+    'commitRecord() for the 12 records of each connector',
+  );
+  for (const topic of ['eosg-cr-interval', 'eosg-cr-connector']) {
+    const calls = of(topic);
+    assert.deepEqual(
+      calls.map((c) => c.value),
+      [...Array(12).keys()].map((n) => `0-${n}`),
+      `${topic}: one commitRecord() per committed record, in order, none for aborted ones`,
+    );
+    assert.deepEqual(
+      calls.filter((c) => !c.visibleToReadCommitted).map((c) => c.value),
+      [],
+      `${topic}: records not yet visible to read_committed consumers when commitRecord() ran`,
+    );
+  }
 });

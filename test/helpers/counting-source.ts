@@ -6,6 +6,7 @@
 // consumer must see every `<task>-<n>` and no `drop-` record.
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Consumer } from '../../src/client/index.js';
 import {
   ConfigDef,
   SourceConnector,
@@ -13,6 +14,20 @@ import {
   SourceTask,
   type TaskConfig,
 } from '../../src/connect/index.js';
+
+/**
+ * What the tasks of this process did, in order (`start <task>`): tests push their own marks in between to check
+ * when a task really started.
+ */
+export const taskEvents: string[] = [];
+
+const CHECK_GRACE_MS = 1000;
+
+/**
+ * The commitRecord() calls of this process, in order, when `commit.record.check=true`: the record's value and
+ * whether a read_committed consumer already saw it then (its offset below the partition's last stable offset).
+ */
+export const committedRecords: Array<{ topic: string; value: string; visibleToReadCommitted: boolean }> = [];
 
 function def(): ConfigDef {
   return new ConfigDef()
@@ -23,6 +38,20 @@ function def(): ConfigDef {
       defaultValue: 1_000_000,
       importance: 'LOW',
       documentation: 'Records per task',
+    })
+    .define({
+      name: 'commit.record.check',
+      type: 'BOOLEAN',
+      defaultValue: false,
+      importance: 'LOW',
+      documentation: 'Record each commitRecord() call and whether read_committed consumers see the record',
+    })
+    .define({
+      name: 'check.bootstrap.servers',
+      type: 'STRING',
+      defaultValue: '',
+      importance: 'LOW',
+      documentation: 'The cluster the commitRecord() check reads from',
     })
     .define({
       name: 'poll.delay.ms',
@@ -68,10 +97,17 @@ export class CountingSourceTask extends SourceTask {
   private delayMs = 0;
   private connectorBoundaries = false;
   private polls = 0;
+  /** The read_committed consumer of the commitRecord() check, when it is on. */
+  private checker: Consumer | null = null;
   version(): string {
     return '1.0';
   }
   start(props: TaskConfig): void {
+    if (props['commit.record.check'] === 'true')
+      this.checker = new Consumer({
+        bootstrapServers: props['check.bootstrap.servers']!,
+        isolationLevel: 'read_committed',
+      });
     this.topic = props.topic!;
     this.task = Number(props['task.id']);
     this.max = Number(props['records.max'] ?? 1_000_000);
@@ -79,6 +115,7 @@ export class CountingSourceTask extends SourceTask {
     this.connectorBoundaries = props['transaction.boundary'] === 'connector';
     const stored = this.context.offsetStorageReader().offset({ task: this.task });
     this.next = stored === null ? 0 : Number(stored.n) + 1;
+    taskEvents.push(`start ${this.task}`);
   }
   async poll(): Promise<SourceRecord[] | null> {
     await sleep(this.delayMs);
@@ -104,5 +141,31 @@ export class CountingSourceTask extends SourceTask {
       value,
     });
   }
-  stop(): void {}
+  override async commitRecord(
+    record: SourceRecord,
+    metadata: { topic: string; partition: number; offset: number } | null,
+  ): Promise<void> {
+    if (this.checker === null || metadata === null) return;
+    // The commit markers follow the end of a transaction by a moment (the coordinator writes them after answering
+    // EndTxn, as Kafka's does): a record counts as visible if it is within CHECK_GRACE_MS, far less than the
+    // transaction intervals the tests use.
+    const deadline = Date.now() + CHECK_GRACE_MS;
+    let visible = false;
+    for (;;) {
+      const tp = { topic: metadata.topic, partition: metadata.partition };
+      const [lso] = await this.checker.endOffsets([tp]);
+      visible = metadata.offset < lso!.offset;
+      if (visible || Date.now() > deadline) break;
+      await sleep(50);
+    }
+    committedRecords.push({
+      topic: metadata.topic,
+      value: String(record.value),
+      visibleToReadCommitted: visible,
+    });
+  }
+  async stop(): Promise<void> {
+    await this.checker?.close().catch(() => {});
+    this.checker = null;
+  }
 }

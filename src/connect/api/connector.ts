@@ -123,7 +123,11 @@ export abstract class SourceTask implements Task {
   abstract stop(): MaybePromise<void>;
   /** Called after the runtime committed offsets of records this task returned. */
   commit(): MaybePromise<void> {}
-  /** Called once a record is written to Kafka (or dropped by a transform or the error handler). */
+  /**
+   * Called once a record is written to Kafka (or dropped by a transform or the error handler, with null): when the
+   * broker acknowledges it, or under exactly-once (KIP-618) once the transaction that holds it has committed, so a
+   * read_committed consumer already sees it; never for a record of an aborted transaction.
+   */
   commitRecord(
     _record: SourceRecord,
     _metadata: { topic: string; partition: number; offset: number } | null,

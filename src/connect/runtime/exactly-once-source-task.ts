@@ -5,13 +5,15 @@
 //   poll      after every poll() batch that produced anything (records or offsets)
 //   interval  every transaction.boundary.interval.ms (default offset.flush.interval.ms)
 //   connector when the task asks through its TransactionContext (after a batch, or right after a given record)
+// SourceTask.commitRecord() is called for a transaction's records only after it commits (none if it aborts).
 // So a read_committed consumer sees a record exactly when its offset is stored: after a crash the next instance
 // of the task resumes from the offsets of the last committed transaction, and the records of the transaction the
 // crash left open are aborted when that instance's initTransactions() fences the old producer (or by the
 // coordinator at transaction.timeout.ms).
 //
-// Order at start matters: initTransactions() first (it completes or aborts the previous instance's transaction),
-// then the offsets are read to their end (read_committed), then the task starts and reads them.
+// Order at start matters: the herder's generation check, initTransactions() (it completes or aborts the previous
+// instance's transaction), the check again, then the offsets are read to their end (read_committed), then the
+// task starts and reads them.
 
 import { Producer, type ProducerRecord, TransactionAbortedError } from '../../client/index.js';
 import type { SourceTask, TransactionContext } from '../api/connector.js';
@@ -19,7 +21,12 @@ import type { SourceRecord } from '../api/records.js';
 import { stringifyJson } from '../converters/json-text.js';
 import { ConnectException } from '../errors.js';
 import { type OffsetStore, offsetKey } from './offset-store.js';
-import { OUTSTANDING_RECORDS_MAX, type Prepared, WorkerSourceTask } from './worker-source-task.js';
+import {
+  OUTSTANDING_RECORDS_MAX,
+  type Prepared,
+  WorkerSourceTask,
+  type WrittenRecord,
+} from './worker-source-task.js';
 import type { TaskDeps } from './worker-task.js';
 
 export type TransactionBoundary = 'poll' | 'interval' | 'connector';
@@ -32,6 +39,13 @@ export interface ExactlyOnceOptions {
   offsetsTopic: string;
   /** The worker's global store when offsetsTopic is the connector's own: a copy is written there after commit. */
   globalCopy: OffsetStore | null;
+  /**
+   * Run before the producer is initialized and again after (Kafka's pre- and post-producer checks): the herder
+   * verifies that the task is still assigned here and its task generation still current, and throws if not, so a
+   * task of a stale generation never fences the current one's producer nor starts.
+   */
+  preProducerCheck?: () => Promise<void>;
+  postProducerCheck?: () => Promise<void>;
 }
 
 /** Kafka's transactional id of a source task: `${group.id}-${connector}-${task}`. */
@@ -47,6 +61,11 @@ export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
   /** Connector-defined boundaries: a request for after the batch, and requests for after given records. */
   private batchRequest: Request | null = null;
   private readonly recordRequests = new Map<SourceRecord, Request>();
+  /**
+   * The records of the open transaction, acknowledged or dropped, in order: their commitRecord() calls wait for
+   * the transaction's commit (Kafka's committableRecords) and are dropped with it when it aborts.
+   */
+  private committable: Array<{ record: SourceRecord; written: WrittenRecord | null }> = [];
 
   constructor(
     d: TaskDeps,
@@ -66,7 +85,9 @@ export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
       acks: 'all',
       transactionalId: this.eos.transactionalId,
     });
+    await this.eos.preProducerCheck?.();
     await this.producer.initTransactions();
+    await this.eos.postProducerCheck?.();
     await this.startTask(this.eos.boundary === 'connector' ? this.transactionContext() : null);
     this.nextTransactionMs = Date.now() + this.eos.intervalMs;
   }
@@ -134,6 +155,20 @@ export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
     }
   }
 
+  protected override recordDropped(record: SourceRecord): void {
+    this.committable.push({ record, written: null });
+  }
+
+  protected override batchAcknowledged(batch: Prepared[], metas: ReadonlyArray<WrittenRecord>): void {
+    for (let i = 0; i < batch.length; i++) {
+      const meta = metas[i]!;
+      this.committable.push({
+        record: batch[i]!.record,
+        written: { topic: meta.topic, partition: meta.partition, offset: meta.offset },
+      });
+    }
+  }
+
   protected override sendFailed(err: Error): void {
     // A record of a transaction this task aborted: dropped on purpose, not a failure.
     if (err instanceof TransactionAbortedError) return;
@@ -160,6 +195,8 @@ export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
     await producer.commitTransaction();
     this.inTransaction = false;
     if (this.sendError !== null) throw this.sendError;
+    // Every record of the transaction was acknowledged before the commit returned (it flushes first).
+    const committed = this.committable.splice(0);
     if (this.eos.globalCopy !== null && snapshot.length > 0) {
       await this.eos.globalCopy
         .write(this.d.id.connector, snapshot)
@@ -169,15 +206,30 @@ export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
           ),
         );
     }
+    // Now that read_committed consumers see them (Kafka logs a failing commitRecord and goes on, as here).
+    for (const c of committed) {
+      try {
+        await this.task.commitRecord(c.record, c.written);
+      } catch (err) {
+        this.d.log(
+          `Task ${this.d.id.connector}-${this.d.id.task} threw an exception from commitRecord(): ${(err as Error).message}`,
+        );
+      }
+    }
     await this.task.commit();
   }
 
   /** Aborts the open transaction: its records and offsets are dropped. */
   private async abort(): Promise<void> {
     this.pendingOffsets.clear();
-    if (!this.inTransaction || this.producer === null) return;
+    if (!this.inTransaction || this.producer === null) {
+      this.committable = [];
+      return;
+    }
     await this.producer.abortTransaction();
     this.inTransaction = false;
+    // Its records were never committed: no commitRecord() for them.
+    this.committable = [];
   }
 
   /** Offsets are committed by transactions only. */

@@ -16,6 +16,9 @@ import { type TaskDeps, WorkerTask } from './worker-task.js';
 /** Records handed to the producer and not yet acknowledged before the task waits (a bound on memory). */
 export const OUTSTANDING_RECORDS_MAX = 10_000;
 
+/** Where a record was written, as SourceTask.commitRecord() receives it. */
+export type WrittenRecord = { topic: string; partition: number; offset: number };
+
 /** A record ready for the producer, with the record the task returned (for commitRecord). */
 export interface Prepared {
   record: SourceRecord;
@@ -154,7 +157,7 @@ export class WorkerSourceTask extends WorkerTask {
     t: SourceRecord | null | typeof SKIPPED,
   ): Prepared | null | Promise<Prepared | null> {
     if (t === SKIPPED || t === null) {
-      const done = this.task.commitRecord(record, null);
+      const done = this.recordDropped(record);
       return done instanceof Promise ? done.then(() => null) : null;
     }
     const key = this.stage('KEY_CONVERTER', this.keyConverterName, this.keyFromConnect, t, null, null);
@@ -205,31 +208,41 @@ export class WorkerSourceTask extends WorkerTask {
     this.producer!.sendBatch(batch.map((p) => p.out)).then(
       (metas) => {
         this.acknowledged(batch.length);
-        // One batch's commitRecord calls after the previous batch's: awaited calls of two batches acknowledged
-        // together would interleave, and a task that tracks positions (MirrorSourceTask's offset syncs) would see
-        // offsets go back and forth. Kafka calls them from the producer's callbacks, in order per partition.
-        this.commits = this.commits
-          .then(async () => {
-            for (let i = 0; i < batch.length; i++) {
-              const meta = metas[i]!;
-              // Awaited only when the task returns a promise: an await per record was a microtask per record.
-              const done = this.task.commitRecord(batch[i]!.record, {
-                topic: meta.topic,
-                partition: meta.partition,
-                offset: meta.offset,
-              });
-              if (done instanceof Promise) await done;
-            }
-          })
-          .catch((err: Error) => {
-            this.sendError ??= err;
-          });
+        this.batchAcknowledged(batch, metas);
       },
       (err: Error) => {
         this.acknowledged(batch.length);
         this.sendFailed(err);
       },
     );
+  }
+
+  /** A record a transform or the error handler dropped: at least once, its commitRecord(record, null) at once. */
+  protected recordDropped(record: SourceRecord): void | Promise<void> {
+    return this.task.commitRecord(record, null);
+  }
+
+  /** The broker acknowledged a batch: at least once, as Kafka, each record's commitRecord() now. */
+  protected batchAcknowledged(batch: Prepared[], metas: ReadonlyArray<WrittenRecord>): void {
+    // One batch's commitRecord calls after the previous batch's: awaited calls of two batches acknowledged
+    // together would interleave, and a task that tracks positions (MirrorSourceTask's offset syncs) would see
+    // offsets go back and forth. Kafka calls them from the producer's callbacks, in order per partition.
+    this.commits = this.commits
+      .then(async () => {
+        for (let i = 0; i < batch.length; i++) {
+          const meta = metas[i]!;
+          // Awaited only when the task returns a promise: an await per record was a microtask per record.
+          const done = this.task.commitRecord(batch[i]!.record, {
+            topic: meta.topic,
+            partition: meta.partition,
+            offset: meta.offset,
+          });
+          if (done instanceof Promise) await done;
+        }
+      })
+      .catch((err: Error) => {
+        this.sendError ??= err;
+      });
   }
 
   /** A batch failed: the task fails with the first such error. */

@@ -10,6 +10,7 @@ import { makeConverter, makeTransformChain, splitList } from './connector-config
 import { ConnectorOffsetStore } from './connector-offset-store.js';
 import { ErrorHandler } from './error-handler.js';
 import {
+  type ExactlyOnceOptions,
   ExactlyOnceWorkerSourceTask,
   taskTransactionalId,
   transactionBoundary,
@@ -83,6 +84,8 @@ export class Worker {
     paused: boolean,
     onStatus: (id: TaskId, status: Status) => void,
     onTopicUsed: (topic: string) => void = () => {},
+    /** Exactly-once source tasks: the herder's checks around the producer's initialization. */
+    producerChecks: Pick<ExactlyOnceOptions, 'preProducerCheck' | 'postProducerCheck'> = {},
   ): Promise<WorkerTask> {
     const desc = this.o.plugins.connector(connectorConfig['connector.class']!);
     const connector = new desc.ctor() as Connector;
@@ -115,6 +118,7 @@ export class Worker {
           ...transactionBoundary(connectorConfig, deps.offsetFlushIntervalMs),
           offsetsTopic: own ?? (worker.parsed['offset.storage.topic'] as string),
           globalCopy: own === null ? null : this.o.offsets,
+          ...producerChecks,
         });
       } else {
         task = new WorkerSourceTask(deps, taskInstance as SourceTask, offsets);

@@ -70,6 +70,14 @@ interface RunningTask {
   id: ConnectorTaskId;
   runner: WorkerTask;
   config: TaskConfig;
+  /** The task config generation an exactly-once source task was started for (null for other tasks). */
+  generation: number | null;
+}
+
+/** Fault-injection points for tests: each awaited where the herder would otherwise go on at once. */
+export interface DistributedHerderFaults {
+  /** Just before a task is built and started, with the task config generation it is started for. */
+  beforeTaskStart?: (id: ConnectorTaskId, generation: number) => Promise<void>;
 }
 
 export interface DistributedHerderOptions {
@@ -79,6 +87,7 @@ export interface DistributedHerderOptions {
   logs: { config: LogOpener; status: LogOpener };
   /** This worker's REST URL as other workers reach it, e.g. http://host:8083/ */
   url: string;
+  faults?: DistributedHerderFaults;
 }
 
 export class DistributedHerder extends AbstractHerder implements Herder {
@@ -431,8 +440,11 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     for (const [key, t] of [...this.tasksRunning]) {
       if (t.id.connector !== name) continue;
       const next = configs[t.id.task];
-      // A task whose config changed is stopped here and started again with the new one by reconcile().
-      if (next === undefined || !sameConfig(next, t.config)) await this.haltTask(key);
+      // A task whose config changed is stopped here and started again with the new one by reconcile(). So is an
+      // exactly-once source task of an older generation: the new generation's fencing would fence it anyway (and
+      // one that failed its generation check must start again).
+      const stale = t.generation !== null && t.generation !== this.configs.taskGeneration(name);
+      if (next === undefined || stale || !sameConfig(next, t.config)) await this.haltTask(key);
     }
   }
 
@@ -722,10 +734,13 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   ): Promise<void> {
     const key = taskKey(id);
     const paused = this.configs.targetState(id.connector) === 'PAUSED';
+    // The task config generation `config` belongs to: an exactly-once task checks it is still current (below).
+    const taskGeneration = this.configs.taskGeneration(id.connector);
     try {
       const source = this.worker.connectorType(connectorConfig) === 'source';
+      const exactlyOnce = source && this.worker.exactlyOnceSourceEnabled();
       // KIP-618: no task of a new generation starts before the older generations' producers are fenced.
-      if (source && this.worker.exactlyOnceSourceEnabled() && this.configs.pendingFencing.has(id.connector)) {
+      if (exactlyOnce && this.configs.pendingFencing.has(id.connector)) {
         try {
           await this.requestFencing(id.connector);
         } catch (err) {
@@ -736,6 +751,8 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       }
       // A source task moved here from another worker resumes from the offsets that worker committed last.
       if (source) await this.offsets.refresh();
+      await this.o.faults?.beforeTaskStart?.(id, taskGeneration);
+      const check = () => this.verifyTaskGenerationAndOwnership(id, taskGeneration);
       const runner = await this.worker.startTask(
         id,
         { ...connectorConfig },
@@ -749,8 +766,9 @@ export class DistributedHerder extends AbstractHerder implements Herder {
         (topic) => {
           this.statuses.putTopic(id.connector, topic, id.task).catch((err) => this.logFailure(err));
         },
+        exactlyOnce ? { preProducerCheck: check, postProducerCheck: check } : {},
       );
-      this.tasksRunning.set(key, { id, runner, config });
+      this.tasksRunning.set(key, { id, runner, config, generation: exactlyOnce ? taskGeneration : null });
     } catch (err) {
       this.log(`Task ${id.connector}-${id.task} failed to start: ${traceOf(err)}`);
       this.startFailed.add(key);
@@ -763,6 +781,26 @@ export class DistributedHerder extends AbstractHerder implements Herder {
         )
         .catch((e) => this.logFailure(e));
     }
+  }
+
+  /**
+   * KIP-618 (Kafka's verifyTaskGenerationAndOwnership): before and after an exactly-once source task initializes
+   * its transactional producer, the config topic is read to its end and the task must still be assigned here and
+   * its task config generation still the newest; otherwise the task fails before it starts, so a task of a stale
+   * generation neither fences the current generation's producer nor writes. The new generation's event restarts
+   * it (onTaskConfigs).
+   */
+  private async verifyTaskGenerationAndOwnership(id: ConnectorTaskId, generation: number): Promise<void> {
+    await this.configs.readToEnd();
+    let refusal: string | null = null;
+    if (!this.owned.has(taskKey(id))) refusal = 'it is no longer assigned to this worker';
+    else if (this.configs.taskGeneration(id.connector) !== generation)
+      refusal = 'its task generation has changed since it was assigned to this worker';
+    if (refusal === null) return;
+    // Logged here too: a task being stopped meanwhile does not report its failure.
+    const message = `Failed to start source task ${id.connector}-${id.task} as ${refusal}`;
+    this.log(message);
+    throw new ConnectException(message);
   }
 
   /** Stops a task (its runner writes UNASSIGNED); reconcile() starts it again if it is still assigned. */

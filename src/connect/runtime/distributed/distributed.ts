@@ -9,7 +9,7 @@ import { clientSecurity } from '../client-configs.js';
 import { RestServer } from '../rest-server.js';
 import { Worker } from '../worker.js';
 import { loadWorkerConfig } from '../worker-config.js';
-import { DistributedHerder } from './distributed-herder.js';
+import { DistributedHerder, type DistributedHerderFaults } from './distributed-herder.js';
 import { internalTopicLogs } from './kafka-based-log.js';
 import { TopicOffsetStore } from './topic-offset-store.js';
 
@@ -23,6 +23,7 @@ export interface DistributedWorker {
 export async function startDistributed(
   props: Record<string, string>,
   log: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+  faults?: DistributedHerderFaults,
 ): Promise<DistributedWorker> {
   const config = loadWorkerConfig(props, 'distributed');
   const plugins = await workerPlugins(config, log);
@@ -49,6 +50,7 @@ export async function startDistributed(
     worker,
     offsets,
     logs,
+    faults,
     // Known once the REST server is bound (an ephemeral rest port in tests); read only when the herder starts.
     get url() {
       return url;
