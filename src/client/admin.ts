@@ -49,6 +49,7 @@ import {
   type TopicPartition,
 } from './requests.js';
 
+/** The kinds of resource that have configurations (Kafka's ConfigResource.Type). */
 export type ConfigResourceType = 'topic' | 'broker' | 'broker-logger' | 'client-metrics' | 'group';
 const RESOURCE_TYPE: Record<ConfigResourceType, number> = {
   topic: 2,
@@ -73,6 +74,7 @@ function errorOf(code: number, message?: string | null): KafkaProtocolError | nu
   return code === 0 ? null : new KafkaProtocolError(code, message);
 }
 
+/** A topic to create: name, partitions, replication factor or explicit assignment, and topic configs. */
 export interface NewTopic {
   topic: string;
   /** -1 (default) takes the broker's num.partitions. */
@@ -89,18 +91,26 @@ export interface TopicResult {
   error: KafkaProtocolError | null;
 }
 
+/**
+ * The outcome of creating one topic: its id, partitions and replication factor as the controller set them.
+ */
 export interface CreateTopicResult extends TopicResult {
   topicId: string;
   numPartitions: number;
   replicationFactor: number;
 }
 
+/** A topic as Metadata describes it: id, internal flag and each partition's leader, replicas and ISR. */
 export interface TopicDescription extends TopicResult {
   topicId: string;
   isInternal: boolean;
   partitions: PartitionInfo[];
 }
 
+/**
+ * A configuration entry of a resource as DescribeConfigs returns it (Kafka's ConfigEntry): value, source,
+ * flags.
+ */
 export interface ConfigEntry {
   name: string;
   value: string | null;
@@ -111,6 +121,7 @@ export interface ConfigEntry {
   synonyms: { name: string; value: string | null; source: string }[];
 }
 
+/** The configuration of one resource, or the error describing it failed with. */
 export interface ConfigResourceResult {
   type: ConfigResourceType;
   name: string;
@@ -118,6 +129,10 @@ export interface ConfigResourceResult {
   configs: ConfigEntry[];
 }
 
+/**
+ * One change of IncrementalAlterConfigs: set, delete, append to or subtract from a list config (Kafka's
+ * AlterConfigOp).
+ */
 export interface ConfigOp {
   name: string;
   op: 'set' | 'delete' | 'append' | 'subtract';
@@ -133,6 +148,7 @@ export interface GroupMemberDescription {
   subscribedTopics: string[];
 }
 
+/** A consumer group as DescribeGroups returns it: state, protocol, and members with their assignments. */
 export interface GroupDescription {
   groupId: string;
   error: KafkaProtocolError | null;
@@ -143,6 +159,7 @@ export interface GroupDescription {
   members: GroupMemberDescription[];
 }
 
+/** A committed offset of a group for one partition (with its metadata and leader epoch). */
 export interface GroupOffset extends TopicPartition {
   offset: number;
   metadata: string | null;
@@ -153,6 +170,10 @@ export interface PartitionResult extends TopicPartition {
   error: KafkaProtocolError | null;
 }
 
+/**
+ * Which offset ListOffsets looks up: the earliest, the latest, the record of the largest timestamp, or the
+ * first at or after a timestamp (ms).
+ */
 export type OffsetSpec = 'earliest' | 'latest' | 'max-timestamp' | number;
 
 function byTopic<T extends TopicPartition>(items: T[]): Map<string, T[]> {
@@ -208,6 +229,10 @@ function quotaEntityOf(parts: { entityType: string; entityName: string | null }[
   return entity;
 }
 
+/**
+ * Kafka's Admin client: topics, partitions, configs, cluster, log dirs, records, offsets, groups, ACLs,
+ * quotas, elections and reassignment, over the protocol only.
+ */
 export class Admin {
   readonly cluster: Cluster;
 

@@ -17,8 +17,10 @@
 
 import type { TopicPartition } from './requests.js';
 
+/** The names of the built-in assignors, as Kafka's clients announce them in JoinGroup. */
 export type AssignorName = 'range' | 'roundrobin' | 'sticky' | 'cooperative-sticky';
 
+/** One member's subscription as the leader's assignor sees it: topics, owned partitions and generation. */
 export interface MemberSubscription {
   memberId: string;
   groupInstanceId: string | null;
@@ -261,6 +263,7 @@ export const cooperativeStickyAssignor: Assignor = {
   },
 };
 
+/** The built-in assignors by the name the group protocol uses (partition.assignment.strategy). */
 export const ASSIGNORS: Record<AssignorName, Assignor> = {
   range: rangeAssignor,
   roundrobin: roundRobinAssignor,

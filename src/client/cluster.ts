@@ -27,6 +27,7 @@ import {
   resolveClientOptions,
 } from './options.js';
 
+/** A broker of the cluster as Metadata describes it. */
 export interface BrokerInfo {
   nodeId: number;
   host: string;
@@ -34,6 +35,7 @@ export interface BrokerInfo {
   rack: string | null;
 }
 
+/** A partition's leader, leader epoch, replicas and in-sync replicas from Metadata. */
 export interface PartitionInfo {
   partition: number;
   leader: number;
@@ -44,6 +46,7 @@ export interface PartitionInfo {
   errorCode: number;
 }
 
+/** A topic from Metadata: its id, error and partitions. */
 export interface TopicInfo {
   name: string;
   topicId: string;
@@ -63,6 +66,10 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
+/**
+ * The client's view of the cluster: bootstrap, cached metadata with refresh, one connection per broker, and
+ * retries with backoff. Producer, Consumer and Admin each own one.
+ */
 export class Cluster {
   readonly options: ResolvedClientOptions;
   private readonly connections = new Map<number, Promise<Connection>>();

@@ -78,6 +78,10 @@ export interface RequestOptions {
   sasl?: boolean;
 }
 
+/**
+ * One socket to one broker: ApiVersions negotiation, optional TLS and SASL, pipelined requests up to
+ * max.in.flight with correlation ids and timeouts.
+ */
 export class Connection {
   private socket: net.Socket | null = null;
   private correlationId = 0;

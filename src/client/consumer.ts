@@ -57,9 +57,18 @@ import {
 import { bytesSerde, type Deserializer } from './serdes.js';
 import type { ConsumerGroupMetadata } from './transactions.js';
 
+/**
+ * auto.offset.reset: where to start a partition that has no committed offset, or whose offset is out of
+ * range.
+ */
 export type OffsetResetPolicy = 'earliest' | 'latest' | 'none';
+/** isolation.level: read_committed hides records of open and aborted transactions. */
 export type IsolationLevel = 'read_uncommitted' | 'read_committed';
 
+/**
+ * The consumer's settings (Kafka's consumer keys in camelCase, with Kafka's defaults) and its key and value
+ * deserializers.
+ */
 export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> extends ClientOptions {
   groupId?: string;
   groupInstanceId?: string;
@@ -97,6 +106,7 @@ export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> extends C
   valueDeserializer?: Deserializer<V>;
 }
 
+/** A record as the consumer returns it: topic, partition, offset, timestamp, key, value and headers. */
 export interface ConsumerRecord<K = Buffer | null, V = Buffer | null> {
   topic: string;
   partition: number;
@@ -151,11 +161,16 @@ export interface EachBatchPayload<K, V> {
   highWatermark: number;
 }
 
+/** Callbacks for Consumer.run(): one record or one batch at a time. */
 export interface RunOptions<K, V> {
   eachRecord?: (record: ConsumerRecord<K, V>) => Promise<void> | void;
   eachBatch?: (batch: EachBatchPayload<K, V>) => Promise<void> | void;
 }
 
+/**
+ * Kafka's consumer: assign or subscribe (with a group), fetch, positions and seeks, pause and resume,
+ * read_committed, offset commits; read with poll(), run() or `for await`.
+ */
 export class Consumer<K = Buffer | null, V = Buffer | null> {
   readonly cluster: Cluster;
   readonly groupId: string | undefined;

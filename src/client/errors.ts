@@ -5,6 +5,7 @@
 
 import { errorByCode, errorName, isRetriable } from '../protocol/errors.js';
 
+/** The base of the client's errors; `retriable` says whether trying again may succeed. */
 export class KafkaClientError extends Error {
   readonly retriable: boolean;
   constructor(message: string, retriable: boolean, options?: { cause?: unknown }) {

@@ -19,6 +19,10 @@ import { type Cluster, sleep } from './cluster.js';
 import { KafkaClientError, KafkaProtocolError } from './errors.js';
 import { findCoordinator } from './requests.js';
 
+/**
+ * Settings of a group member: group id, static instance id, session, rebalance and heartbeat timing, protocol
+ * type.
+ */
 export interface GroupMembershipOptions {
   cluster: Cluster;
   groupId: string;
@@ -39,6 +43,7 @@ export interface JoinedMember {
   metadata: Buffer;
 }
 
+/** The generation a member joined: the generation id, its member id and its static instance id. */
 export interface GenerationInfo {
   generationId: number;
   memberId: string;
@@ -47,6 +52,10 @@ export interface GenerationInfo {
 
 const MEMBER_ID_REQUIRED = 79;
 
+/**
+ * A classic group member's life (JoinGroup, SyncGroup, heartbeats, leave) for any protocol type; the consumer
+ * and Connect's workers build on it.
+ */
 export abstract class GroupMembership {
   protected memberId = '';
   protected generationId = -1;

@@ -33,6 +33,7 @@ import { ConfigError, KafkaClientError } from './errors.js';
 import { GroupMembership, type JoinedMember } from './group-membership.js';
 import { type TopicPartition, tpKey } from './requests.js';
 
+/** Callbacks around a rebalance of a subscribed consumer (Kafka's ConsumerRebalanceListener). */
 export interface RebalanceListener {
   /** Before partitions are taken away (commit their offsets here). */
   onPartitionsRevoked?(partitions: TopicPartition[]): Promise<void> | void;

@@ -10,6 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { ConnectionError } from './errors.js';
 
+/** Settings of the OAuth client credentials grant for SASL/OAUTHBEARER (Kafka's sasl.oauthbearer.* keys). */
 export interface ClientCredentialsOptions {
   /** sasl.oauthbearer.token.endpoint.url: https:, http:, or file: (a file holding the token). */
   tokenEndpointUrl: string;
@@ -115,6 +116,7 @@ export function clientCredentialsTokenProvider(options: ClientCredentialsOptions
   };
 }
 
+/** Claims of an unsecured (unsigned) token, for development brokers running Kafka's unsecured validator. */
 export interface UnsecuredTokenOptions {
   /** The principal's name, in the principal claim. */
   principal: string;
@@ -143,6 +145,10 @@ export function unsecuredToken(options: UnsecuredTokenOptions): string {
   return `${encode({ alg: 'none' })}.${encode(claims)}.`;
 }
 
+/**
+ * A token function for `sasl: { mechanism: 'oauthbearer', token }` that mints a fresh unsecured token at each
+ * authentication.
+ */
 export function unsecuredTokenProvider(options: UnsecuredTokenOptions): () => string {
   return () => unsecuredToken(options);
 }

@@ -7,8 +7,10 @@ import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import type { Logger } from '../common/logger.js';
 import { ConfigError } from './errors.js';
 
+/** How a client authenticates with SASL: a password mechanism or OAUTHBEARER. */
 export type SaslOptions = PasswordSaslOptions | OAuthBearerSaslOptions;
 
+/** SASL PLAIN or SCRAM with a username and password. */
 export interface PasswordSaslOptions {
   mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512';
   username: string;
@@ -32,6 +34,10 @@ export interface OAuthBearerSaslOptions {
   extensions?: Record<string, string>;
 }
 
+/**
+ * Settings every client shares: bootstrap servers, client id, timeouts, retries, TLS and SASL (Kafka's common
+ * client keys in camelCase).
+ */
 export interface ClientOptions {
   /** host:port pairs (bootstrap.servers). */
   bootstrapServers: string[] | string;

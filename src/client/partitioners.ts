@@ -7,8 +7,10 @@
 // - murmur2: the key hash for keyed records, random for null keys (librdkafka's murmur2_random).
 // - round-robin, random, or a custom function.
 
+/** A custom partitioner: the partition for a record of a topic with `partitionCount` partitions. */
 export type PartitionerFn = (args: { topic: string; key: Buffer | null; partitionCount: number }) => number;
 
+/** The built-in partitioners. */
 export type PartitionerName = 'default' | 'murmur2' | 'round-robin' | 'random';
 
 const SEED = 0x9747b28c;
@@ -114,6 +116,10 @@ class CustomPartitioner implements Partitioner {
   onBatchClosed(): void {}
 }
 
+/**
+ * The partitioner for a name (`default` is Kafka's sticky partitioner with murmur2 for keyed records) or a
+ * custom function.
+ */
 export function createPartitioner(choice: PartitionerName | PartitionerFn = 'default'): Partitioner {
   if (typeof choice === 'function') return new CustomPartitioner(choice);
   switch (choice) {

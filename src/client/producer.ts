@@ -74,9 +74,18 @@ import {
   type TransactionOffset,
 } from './transactions.js';
 
+/** compression.type of the batches the producer writes. */
 export type CompressionName = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
+/**
+ * acks: how many replicas must have a batch before the broker answers (0 none, 1 the leader, all/-1 every in-
+ * sync replica).
+ */
 export type Acks = 0 | 1 | -1 | 'all';
 
+/**
+ * The producer's settings (Kafka's producer keys in camelCase, with Kafka's defaults) and its key and value
+ * serializers.
+ */
 export interface ProducerOptions<K = Buffer | null, V = Buffer | null> extends ClientOptions {
   /** acks (default all). */
   acks?: Acks;
@@ -121,6 +130,7 @@ export type HeadersInput =
   | Record<string, string | Buffer>
   | Array<{ key: string; value: string | Buffer | null }>;
 
+/** A record to send: topic, optional partition, key, value, headers and timestamp. */
 export interface ProducerRecord<K = Buffer | null, V = Buffer | null> {
   topic: string;
   value: V;
@@ -131,6 +141,7 @@ export interface ProducerRecord<K = Buffer | null, V = Buffer | null> {
   timestamp?: number;
 }
 
+/** Where a sent record was written: its partition, offset and timestamp. */
 export interface RecordMetadata {
   topic: string;
   partition: number;
@@ -298,6 +309,10 @@ function recordBytesBound(
   return size;
 }
 
+/**
+ * Kafka's producer: batches per partition (batch.size, linger.ms) under buffer.memory, idempotence,
+ * compression, transactions, flush and close.
+ */
 export class Producer<K = Buffer | null, V = Buffer | null> {
   readonly cluster: Cluster;
   private readonly acks: number;

@@ -8,6 +8,7 @@ import { ApiKey } from '../protocol/registry.js';
 import type { Cluster } from './cluster.js';
 import { KafkaClientError, KafkaProtocolError } from './errors.js';
 
+/** A partition of a topic. */
 export interface TopicPartition {
   topic: string;
   partition: number;
@@ -27,6 +28,7 @@ export interface OffsetQuery extends TopicPartition {
   timestamp: number;
 }
 
+/** The offset ListOffsets found for a partition, with the timestamp of that record. */
 export interface OffsetAnswer extends TopicPartition {
   /** -1 when no record has a timestamp at or after the one asked for. */
   offset: number;

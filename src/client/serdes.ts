@@ -1,26 +1,32 @@
 // Serializers and deserializers: how typed keys and values become record bytes and back. A null stays null
 // (Kafka's tombstone) in both directions.
 
+/** Turns a value into the bytes of a record's key or value; null stays null (a tombstone). */
 export interface Serializer<T> {
   serialize(value: T, topic: string): Buffer | null;
 }
 
+/** Turns a record's key or value bytes back into a value; null bytes give null. */
 export interface Deserializer<T> {
   deserialize(bytes: Buffer | null, topic: string): T;
 }
 
+/** A serializer and deserializer pair. */
 export type Serde<T> = Serializer<T> & Deserializer<T>;
 
+/** Bytes as they are. */
 export const bytesSerde: Serde<Buffer | null> = {
   serialize: (v) => v,
   deserialize: (b) => b,
 };
 
+/** UTF-8 strings. */
 export const stringSerde: Serde<string | null> = {
   serialize: (v) => (v === null ? null : Buffer.from(v, 'utf8')),
   deserialize: (b) => (b === null ? null : b.toString('utf8')),
 };
 
+/** JSON values (JSON.stringify and JSON.parse over UTF-8). */
 export function jsonSerde<T>(): Serde<T | null> {
   return {
     serialize: (v) => (v === null ? null : Buffer.from(JSON.stringify(v), 'utf8')),
