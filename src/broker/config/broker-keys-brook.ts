@@ -14,7 +14,8 @@ export const BROOK_KEYS = [
     T.STRING,
     'INFO',
     'low',
-    'Authorization log (kafka.authorizer.logger): OFF, INFO (denied operations) or DEBUG (allowed ones too).',
+    'Brook: level of the authorization log (kafka.authorizer.logger): OFF, INFO (denied operations) ' +
+      'or DEBUG (allowed ones too).',
     { validator: oneOf(['OFF', 'INFO', 'DEBUG'], { ignoreCase: true }), support: 'honoured' },
   ),
   // Kafka acknowledges after the page cache and relies on replication for durability. A single node has no
@@ -25,7 +26,8 @@ export const BROOK_KEYS = [
     T.BOOLEAN,
     'false',
     'medium',
-    'Acknowledge produces only after their data is fsynced; concurrent appends share one fsync.',
+    'Brook: acknowledge produced records only once they are on disk (fsync); appends in flight share ' +
+      'one fsync.',
     {
       updateMode: 'cluster-wide',
       support: 'honoured',
@@ -37,7 +39,8 @@ export const BROOK_KEYS = [
     T.INT,
     '0',
     'low',
-    'Longest wait before a group-commit fsync starts, to gather more appends; 0 starts at once.',
+    'Brook: longest time, in milliseconds, a group-commit fsync waits to gather more appends; 0 ' +
+      'starts it at once.',
     {
       validator: between(0, 1000),
       updateMode: 'cluster-wide',
@@ -52,7 +55,8 @@ export const BROOK_KEYS = [
     T.LONG,
     String(32 * 1024 * 1024),
     'low',
-    'Memory for recently written batches kept to answer tail fetches without a file read, over all partitions; 0 disables it.',
+    'Brook: memory, in bytes over all partitions, kept for recently written batches so that fetches ' +
+      'at the tail of a log need no file read; 0 turns the cache off.',
     {
       validator: atLeast(0),
       support: 'honoured',
@@ -69,7 +73,8 @@ export const BROOK_KEYS = [
     T.BOOLEAN,
     'false',
     'low',
-    'Write an append on the event loop when its log has no write running; false sends every append to the I/O threads.',
+    'Brook: write an append on the event loop when its log has no write running, instead of handing ' +
+      'every append to the I/O threads (false).',
     {
       support: 'honoured',
     },
@@ -83,7 +88,8 @@ export const BROOK_KEYS = [
     T.LONG,
     String(16 * 1024 * 1024),
     'low',
-    'Memory kept idle for reuse by large request frames (16 KiB to 1 MiB); 0 gathers each frame into a new buffer.',
+    'Brook: memory, in bytes, kept idle for reuse by request frames of 16 KiB to 1 MiB; 0 gives each ' +
+      'frame a new buffer.',
     {
       validator: atLeast(0),
       support: 'honoured',
@@ -96,7 +102,8 @@ export const BROOK_KEYS = [
     T.BOOLEAN,
     'false',
     'high',
-    'Encrypt new log segments at rest (the default of the topic key of the same name); needs a key provider.',
+    'Brook: encrypt new log segments at rest (the default of the topic key of the same name); needs ' +
+      'brook.encryption.key.provider.',
     { support: 'honoured' },
   ),
   key(
@@ -104,7 +111,8 @@ export const BROOK_KEYS = [
     T.STRING,
     null,
     'high',
-    'Where the master keys are: file (brook.encryption.key.file), env (brook.encryption.key.env) or http (a key service).',
+    'Brook: where the master keys are: file (brook.encryption.key.file), env ' +
+      '(brook.encryption.key.env) or http (a key service at brook.encryption.key.http.url).',
     { validator: oneOf(['file', 'env', 'http']), support: 'honoured' },
   ),
   key(
@@ -112,7 +120,8 @@ export const BROOK_KEYS = [
     T.STRING,
     null,
     'high',
-    'File of master keys: 256-bit keys as hex or base64, one per line, optionally "id:key"; the last is current.',
+    'Brook: file of master keys, 256-bit keys in hex or base64, one per line, optionally as id:key; ' +
+      'the last one is current.',
     { support: 'honoured' },
   ),
   key(
@@ -120,7 +129,7 @@ export const BROOK_KEYS = [
     T.STRING,
     'BROOK_ENCRYPTION_KEY',
     'medium',
-    'Environment variable holding the master keys (same text as the key file, lines or commas).',
+    'Brook: environment variable holding the master keys, in the key file text (lines or commas).',
     { support: 'honoured' },
   ),
   key(
@@ -128,7 +137,7 @@ export const BROOK_KEYS = [
     T.STRING,
     null,
     'high',
-    'Base URL of the key service: POST <url>/wrap and <url>/unwrap (contract in src/storage/README.md).',
+    'Brook: base URL of the key service, which takes POST <url>/wrap and <url>/unwrap.',
     { support: 'honoured' },
   ),
   key(
@@ -136,7 +145,7 @@ export const BROOK_KEYS = [
     T.STRING,
     null,
     'medium',
-    'Key id sent with wrap requests; unset lets the service use its current key.',
+    'Brook: key id sent with wrap requests; unset, the service uses its current key.',
     { support: 'honoured' },
   ),
   key(
@@ -144,7 +153,7 @@ export const BROOK_KEYS = [
     T.PASSWORD,
     null,
     'medium',
-    'Bearer token sent to the key service.',
+    'Brook: bearer token sent to the key service.',
     { support: 'honoured' },
   ),
   key(
@@ -152,7 +161,7 @@ export const BROOK_KEYS = [
     T.INT,
     '10000',
     'low',
-    'Longest wait for one key service request.',
+    'Brook: longest wait, in milliseconds, for one key service request.',
     { validator: between(1, 600000), support: 'honoured' },
   ),
   key(
@@ -160,7 +169,8 @@ export const BROOK_KEYS = [
     T.LONG,
     '60000',
     'low',
-    "How often the broker re-reads the provider's current master key, rotating and re-wrapping when it changed; 0 never.",
+    "Brook: how often, in milliseconds, the broker reads the provider's current master key again, " +
+      'rotating and re-wrapping when it changed; 0 never.',
     { validator: atLeast(0), support: 'honoured' },
   ),
   // Kafka exposes its metrics over JMX, which Node does not have; operators scrape Kafka through the Prometheus
@@ -171,7 +181,8 @@ export const BROOK_KEYS = [
     T.STRING,
     null,
     'medium',
-    'http://host:port of the Prometheus endpoint (/metrics, /healthz, /readyz); unset: no endpoint.',
+    'Brook: http://host:port of the Prometheus endpoint (/metrics, /healthz, /readyz); unset, no ' +
+      'endpoint.',
     {
       validator: metricsListener(),
       support: 'honoured',
@@ -184,7 +195,8 @@ export const BROOK_KEYS = [
     T.LONG,
     '300000',
     'medium',
-    'How long a broker may be gone before the controller moves its replicas to live brokers; -1 never.',
+    'Brook: time, in milliseconds, a broker may be gone before the controller moves its replicas to ' +
+      'live brokers; -1 never.',
     { validator: atLeast(-1), support: 'honoured' },
   ),
   // The moves of self-healing copy whole logs: bound what they take from producers' and consumers' bandwidth.
@@ -193,7 +205,8 @@ export const BROOK_KEYS = [
     T.LONG,
     String(50 * 1024 * 1024),
     'medium',
-    'Replication throttle (bytes/s) on the brokers taking part while self-healing moves replicas; -1 none.',
+    'Brook: replication throttle, in bytes per second, on the brokers taking part while self-healing ' +
+      'moves replicas; -1 none.',
     { validator: atLeast(-1), support: 'honoured' },
   ),
   // Fast failure detection (src/controller/liveness-probe.ts): a broker whose listener refuses connections is
@@ -203,7 +216,8 @@ export const BROOK_KEYS = [
     T.INT,
     '250',
     'medium',
-    'How often the controller probes each broker with a TCP connection to its inter-broker listener; 0 off.',
+    'Brook: how often, in milliseconds, the controller probes each broker with a TCP connection to ' +
+      'its inter-broker listener; 0 turns probing off.',
     { validator: atLeast(0), support: 'honoured' },
   ),
   key(
@@ -211,7 +225,8 @@ export const BROOK_KEYS = [
     T.INT,
     '2',
     'medium',
-    'Refused probe connections in a row after which the controller fences the broker (deletes its registration).',
+    'Brook: refused probe connections in a row after which the controller fences the broker (deletes ' +
+      'its registration).',
     { validator: atLeast(1), support: 'honoured' },
   ),
 ];

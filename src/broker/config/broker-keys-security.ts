@@ -13,7 +13,8 @@ export const SECURITY_KEYS = [
     T.PASSWORD,
     null,
     'high',
-    'Certificate chain in PEM, inline; needs ssl.keystore.type=PEM.',
+    'Certificate chain of the broker in PEM, given inline instead of a file; needs ' +
+      'ssl.keystore.type=PEM and ssl.keystore.key.',
     { updateMode: 'per-broker', support: 'honoured' },
   ),
   key(
@@ -21,7 +22,8 @@ export const SECURITY_KEYS = [
     T.PASSWORD,
     null,
     'high',
-    'Private key in PEM, inline; needs ssl.keystore.type=PEM.',
+    'Private key of the broker in PEM, encrypted with ssl.key.password if one is set, given inline ' +
+      'instead of a file; needs ssl.keystore.type=PEM.',
     {
       updateMode: 'per-broker',
       support: 'honoured',
@@ -32,43 +34,80 @@ export const SECURITY_KEYS = [
     T.PASSWORD,
     null,
     'high',
-    'Trusted certificates in PEM, inline; needs ssl.truststore.type=PEM.',
+    'Trusted CA certificates in PEM, given inline instead of a file; needs ssl.truststore.type=PEM.',
     { updateMode: 'per-broker', support: 'honoured' },
   ),
-  key('ssl.protocol', T.STRING, 'TLSv1.3', 'high', 'TLS protocol of the SSL context.', {
-    updateMode: 'per-broker',
-    support: 'honoured',
-  }),
-  key('ssl.cipher.suites', T.LIST, '', 'medium', 'Cipher suites accepted; empty accepts the defaults.', {
-    updateMode: 'per-broker',
-    support: 'honoured',
-  }),
+  key(
+    'ssl.protocol',
+    T.STRING,
+    'TLSv1.3',
+    'high',
+    'TLS protocol of the TLS context, TLSv1.2 or TLSv1.3 (the default); the versions actually ' +
+      'accepted are ssl.enabled.protocols.',
+    {
+      updateMode: 'per-broker',
+      support: 'honoured',
+    },
+  ),
+  key(
+    'ssl.cipher.suites',
+    T.LIST,
+    '',
+    'medium',
+    'Cipher suites accepted, as a list of names; empty accepts the TLS library defaults.',
+    {
+      updateMode: 'per-broker',
+      support: 'honoured',
+    },
+  ),
   key(
     'ssl.principal.mapping.rules',
     T.STRING,
     'DEFAULT',
     'low',
-    'Rules mapping a client certificate distinguished name to a principal name.',
+    "Rules that turn a client certificate's distinguished name into a principal name, in Kafka's " +
+      'RULE:pattern/replacement/[LU] syntax tried in order; DEFAULT keeps the whole name.',
     { support: 'honoured' },
   ),
-  key('ssl.keymanager.algorithm', T.STRING, 'SunX509', 'low', 'Java key manager; unused by Node.', {
-    updateMode: 'per-broker',
-    support: 'no-op',
-  }),
-  key('ssl.trustmanager.algorithm', T.STRING, 'PKIX', 'low', 'Java trust manager; unused by Node.', {
-    updateMode: 'per-broker',
-    support: 'no-op',
-  }),
-  key('ssl.provider', T.STRING, null, 'medium', 'Java security provider; unused by Node.', {
-    updateMode: 'per-broker',
-    support: 'no-op',
-  }),
+  key(
+    'ssl.keymanager.algorithm',
+    T.STRING,
+    'SunX509',
+    'low',
+    'Java key manager factory algorithm; accepted and unused, as Node has no key managers.',
+    {
+      updateMode: 'per-broker',
+      support: 'no-op',
+    },
+  ),
+  key(
+    'ssl.trustmanager.algorithm',
+    T.STRING,
+    'PKIX',
+    'low',
+    'Java trust manager factory algorithm; accepted and unused, as Node has no trust managers.',
+    {
+      updateMode: 'per-broker',
+      support: 'no-op',
+    },
+  ),
+  key(
+    'ssl.provider',
+    T.STRING,
+    null,
+    'medium',
+    'Java security provider of TLS connections; accepted and unused by Node.',
+    {
+      updateMode: 'per-broker',
+      support: 'no-op',
+    },
+  ),
   key(
     'ssl.secure.random.implementation',
     T.STRING,
     null,
     'low',
-    'Java random number generator; unused by Node.',
+    'Java random number generator for TLS; accepted and unused by Node.',
     { updateMode: 'per-broker', support: 'no-op' },
   ),
   key(
@@ -76,7 +115,8 @@ export const SECURITY_KEYS = [
     T.INT,
     '524288',
     'low',
-    'Largest request a connection may send before it has authenticated.',
+    'Largest request, in bytes, a connection may send before it has authenticated; a larger one ' +
+      'closes it.',
     { validator: atLeast(1), support: 'honoured' },
   ),
 
@@ -95,7 +135,7 @@ export const SECURITY_KEYS = [
     T.PASSWORD,
     null,
     'medium',
-    'Deprecated alias of delegation.token.secret.key, read when that key is unset.',
+    'Deprecated name of delegation.token.secret.key, read when that key is not set.',
     { support: 'honoured' },
   ),
   key(
@@ -103,7 +143,8 @@ export const SECURITY_KEYS = [
     T.LONG,
     '604800000',
     'medium',
-    'Longest lifetime of a delegation token; it cannot be renewed past it.',
+    'Longest life of a delegation token, in milliseconds from its creation; renewals cannot extend ' +
+      'it beyond.',
     { validator: atLeast(1), support: 'honoured' },
   ),
   key(
@@ -111,7 +152,8 @@ export const SECURITY_KEYS = [
     T.LONG,
     '86400000',
     'medium',
-    'How long a delegation token is valid before it must be renewed.',
+    'Time, in milliseconds, a delegation token stays valid after its creation or last renewal unless ' +
+      'renewed again.',
     { validator: atLeast(1), support: 'honoured' },
   ),
   key(
@@ -119,7 +161,7 @@ export const SECURITY_KEYS = [
     T.LONG,
     '3600000',
     'low',
-    'How often expired delegation tokens are removed.',
+    'How often, in milliseconds, expired delegation tokens are looked for and removed.',
     { validator: atLeast(1), support: 'honoured' },
   ),
 
@@ -130,7 +172,8 @@ export const SECURITY_KEYS = [
     T.CLASS,
     null,
     'medium',
-    "Server callback handler; for OAUTHBEARER, Kafka's OAuthBearerValidatorCallbackHandler selects signed JWTs.",
+    "Server callback handler of a SASL mechanism; for OAUTHBEARER, Kafka's " +
+      'OAuthBearerValidatorCallbackHandler turns on the checking of signed JWTs against the JWKS.',
     { support: 'honoured' },
   ),
   key(
@@ -138,7 +181,8 @@ export const SECURITY_KEYS = [
     T.CLASS,
     null,
     'medium',
-    "Login callback handler; Kafka's OAuthBearerLoginCallbackHandler gets tokens from the token endpoint.",
+    "Login callback handler of a SASL mechanism; for OAUTHBEARER, Kafka's " +
+      'OAuthBearerLoginCallbackHandler gets tokens from sasl.oauthbearer.token.endpoint.url.',
     { support: 'honoured' },
   ),
   key(
@@ -146,7 +190,7 @@ export const SECURITY_KEYS = [
     T.STRING,
     null,
     'medium',
-    'JWKS (https:, http: or file: URL) holding the keys that sign OAUTHBEARER tokens.',
+    'URL (https:, http: or file:) of the JWKS holding the keys that sign OAUTHBEARER tokens.',
     { support: 'honoured' },
   ),
   key(
@@ -154,7 +198,7 @@ export const SECURITY_KEYS = [
     T.LONG,
     '3600000',
     'low',
-    'How long a fetched JWKS is used before it is fetched again.',
+    'Time, in milliseconds, a fetched JWKS is used before it is fetched again.',
     { validator: atLeast(1), support: 'honoured' },
   ),
   key(
@@ -162,7 +206,8 @@ export const SECURITY_KEYS = [
     T.LONG,
     '100',
     'low',
-    'First wait before retrying a failed JWKS fetch; Brook uses only the maximum below.',
+    'First wait, in milliseconds, before a failed JWKS fetch is retried; accepted and unused, as ' +
+      'Brook applies only the maximum wait.',
     { validator: atLeast(0), support: 'no-op' },
   ),
   key(
@@ -170,7 +215,7 @@ export const SECURITY_KEYS = [
     T.LONG,
     '10000',
     'low',
-    'Least time between JWKS fetches caused by a token naming an unknown key id.',
+    'Least time, in milliseconds, between two JWKS fetches caused by tokens naming an unknown key ' + 'id.',
     { validator: atLeast(0), support: 'honoured' },
   ),
   key(
@@ -178,7 +223,8 @@ export const SECURITY_KEYS = [
     T.LIST,
     '',
     'low',
-    'Audiences of which an OAUTHBEARER token must name one (aud); empty checks none.',
+    'Audiences an OAUTHBEARER token must name at least one of in its aud claim; empty checks no ' +
+      'audience.',
     { support: 'honoured' },
   ),
   key(
@@ -186,7 +232,7 @@ export const SECURITY_KEYS = [
     T.STRING,
     null,
     'low',
-    'Issuer an OAUTHBEARER token must name (iss); unset checks none.',
+    'Issuer an OAUTHBEARER token must name in its iss claim; unset checks no issuer.',
     { support: 'honoured' },
   ),
   key(
@@ -194,7 +240,7 @@ export const SECURITY_KEYS = [
     T.STRING,
     'scope',
     'low',
-    'Claim holding the scope of an OAUTHBEARER token.',
+    'Name of the claim holding the scopes of an OAUTHBEARER token.',
     { support: 'honoured' },
   ),
   key(
@@ -202,7 +248,7 @@ export const SECURITY_KEYS = [
     T.STRING,
     'sub',
     'low',
-    'Claim holding the principal name of an OAUTHBEARER token.',
+    'Name of the claim holding the principal name of an OAUTHBEARER token.',
     { support: 'honoured' },
   ),
   key(
@@ -210,7 +256,8 @@ export const SECURITY_KEYS = [
     T.INT,
     '30',
     'low',
-    'Clock difference tolerated when checking exp, iat and nbf of an OAUTHBEARER token.',
+    'Clock difference, in seconds, tolerated when the exp, iat and nbf claims of an OAUTHBEARER ' +
+      'token are checked.',
     { validator: atLeast(0), support: 'honoured' },
   ),
   key(
@@ -218,19 +265,28 @@ export const SECURITY_KEYS = [
     T.STRING,
     null,
     'medium',
-    'OAuth token endpoint (client credentials) for the broker as a client of other brokers.',
+    'OAuth token endpoint (client credentials grant) the broker gets its own tokens from when it ' +
+      'authenticates to other brokers with OAUTHBEARER.',
   ),
 
   // TLS to ZooKeeper (Kafka's ZooKeeper client keys, read-only as in Kafka; src/security/zookeeper-tls.ts).
-  key('zookeeper.ssl.client.enable', T.BOOLEAN, 'false', 'medium', 'Reach ZooKeeper over TLS.', {
-    support: 'honoured',
-  }),
+  key(
+    'zookeeper.ssl.client.enable',
+    T.BOOLEAN,
+    'false',
+    'medium',
+    "Whether the broker connects to ZooKeeper over TLS (the servers' secureClientPort).",
+    {
+      support: 'honoured',
+    },
+  ),
   key(
     'zookeeper.clientCnxnSocket',
     T.STRING,
     null,
     'medium',
-    'ZooKeeper client socket class; org.apache.zookeeper.ClientCnxnSocketNetty for TLS.',
+    'ZooKeeper client socket class; TLS needs org.apache.zookeeper.ClientCnxnSocketNetty (or the key ' +
+      'left unset).',
     { support: 'honoured' },
   ),
   key(
@@ -238,18 +294,26 @@ export const SECURITY_KEYS = [
     T.STRING,
     null,
     'medium',
-    'Key store of the certificate presented to ZooKeeper.',
+    'Path of the key store with the client certificate and key the broker presents to ZooKeeper.',
     { support: 'honoured' },
   ),
-  key('zookeeper.ssl.keystore.password', T.PASSWORD, null, 'medium', 'Password of the ZooKeeper key store.', {
-    support: 'honoured',
-  }),
+  key(
+    'zookeeper.ssl.keystore.password',
+    T.PASSWORD,
+    null,
+    'medium',
+    'Password of the ZooKeeper key store; also decrypts an encrypted PEM key.',
+    {
+      support: 'honoured',
+    },
+  ),
   key(
     'zookeeper.ssl.keystore.type',
     T.STRING,
     null,
     'medium',
-    'Format of the ZooKeeper key store (PEM, PKCS12); unset: from the file name extension.',
+    'Format of the ZooKeeper key store: JKS, PKCS12 or PEM; unset, guessed from the file name ' +
+      'extension. Node cannot read JKS.',
     { support: 'honoured' },
   ),
   key(
@@ -257,7 +321,7 @@ export const SECURITY_KEYS = [
     T.STRING,
     null,
     'medium',
-    'Trust store of the certificates ZooKeeper servers are checked against.',
+    'Path of the trust store with the CA certificates ZooKeeper servers are checked against.',
     { support: 'honoured' },
   ),
   key(
@@ -265,7 +329,8 @@ export const SECURITY_KEYS = [
     T.PASSWORD,
     null,
     'medium',
-    'Password of the ZooKeeper trust store.',
+    'Password of the ZooKeeper trust store; accepted and unused, as Brook reads PEM trust stores, ' +
+      'which have none.',
     {
       support: 'no-op',
     },
@@ -275,35 +340,67 @@ export const SECURITY_KEYS = [
     T.STRING,
     null,
     'medium',
-    'Format of the ZooKeeper trust store (PEM); unset: from the file name extension.',
+    'Format of the ZooKeeper trust store: JKS, PKCS12 or PEM (Brook reads PEM); unset, guessed from ' +
+      'the file name extension.',
     { support: 'honoured' },
   ),
-  key('zookeeper.ssl.protocol', T.STRING, 'TLSv1.2', 'low', 'TLS protocol used with ZooKeeper.', {
-    support: 'honoured',
-  }),
+  key(
+    'zookeeper.ssl.protocol',
+    T.STRING,
+    'TLSv1.2',
+    'low',
+    'TLS protocol used with ZooKeeper, TLSv1.2 (the default) or TLSv1.3.',
+    {
+      support: 'honoured',
+    },
+  ),
   key(
     'zookeeper.ssl.enabled.protocols',
     T.LIST,
     null,
     'low',
-    'TLS versions enabled with ZooKeeper; unset: zookeeper.ssl.protocol.',
+    'TLS versions enabled with ZooKeeper, a list such as TLSv1.2,TLSv1.3; unset, only ' +
+      'zookeeper.ssl.protocol.',
     { support: 'honoured' },
   ),
-  key('zookeeper.ssl.cipher.suites', T.LIST, null, 'low', 'Cipher suites enabled with ZooKeeper.', {
-    support: 'honoured',
-  }),
+  key(
+    'zookeeper.ssl.cipher.suites',
+    T.LIST,
+    null,
+    'low',
+    'Cipher suites enabled with ZooKeeper, as a list of names; unset, the TLS library defaults.',
+    {
+      support: 'honoured',
+    },
+  ),
   key(
     'zookeeper.ssl.endpoint.identification.enable',
     T.BOOLEAN,
     'true',
     'low',
-    "Check the ZooKeeper server's host name against its certificate.",
+    "Whether the ZooKeeper server's host name is checked against its certificate.",
     { support: 'honoured' },
   ),
-  key('zookeeper.ssl.crl.enable', T.BOOLEAN, 'false', 'low', 'Certificate revocation lists with ZooKeeper.', {
-    support: 'honoured',
-  }),
-  key('zookeeper.ssl.ocsp.enable', T.BOOLEAN, 'false', 'low', 'OCSP with ZooKeeper.', {
-    support: 'honoured',
-  }),
+  key(
+    'zookeeper.ssl.crl.enable',
+    T.BOOLEAN,
+    'false',
+    'low',
+    'Whether certificate revocation lists are checked for ZooKeeper certificates; Brook does not ' +
+      'check revocation and refuses true at startup.',
+    {
+      support: 'honoured',
+    },
+  ),
+  key(
+    'zookeeper.ssl.ocsp.enable',
+    T.BOOLEAN,
+    'false',
+    'low',
+    'Whether OCSP is used to check ZooKeeper certificates for revocation; Brook does not check ' +
+      'revocation and refuses true at startup.',
+    {
+      support: 'honoured',
+    },
+  ),
 ];

@@ -6,23 +6,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { BROKER_KEYS } from '../../../src/broker/config/broker-keys.js';
-import { COORDINATOR_KEYS } from '../../../src/broker/config/broker-keys-coordinator.js';
-import { LOG_KEYS } from '../../../src/broker/config/broker-keys-log.js';
-import { REPLICATION_KEYS } from '../../../src/broker/config/broker-keys-replication.js';
-import { SERVER_KEYS } from '../../../src/broker/config/broker-keys-server.js';
 import type { BrokerConfigLayers } from '../../../src/broker/config/config-layers.js';
 import type { ConfigKeyDef } from '../../../src/broker/config/config-types.js';
 import { describeBrokerConfigs, describeTopicConfigs } from '../../../src/broker/config/describe-configs.js';
 import { TOPIC_KEYS } from '../../../src/broker/config/topic-keys.js';
 
-/** The key tables reviewed against Kafka's documentation so far. */
-const ALL_KEYS: readonly ConfigKeyDef[] = [
-  ...SERVER_KEYS,
-  ...LOG_KEYS,
-  ...REPLICATION_KEYS,
-  ...COORDINATOR_KEYS,
-  ...TOPIC_KEYS.values(),
-];
+const ALL_KEYS: readonly ConfigKeyDef[] = [...BROKER_KEYS.values(), ...TOPIC_KEYS.values()];
 
 /** Keys counted in bytes whose names do not end in .bytes. */
 const BYTE_SIZED = new Set([
