@@ -79,6 +79,7 @@ import { ProducerIdManager } from './producer-id-manager.js';
 import { Purgatory } from './purgatory.js';
 import { ClientQuotaStore } from './quota/client-quota-store.js';
 import { ClientQuotas } from './quota/client-quotas.js';
+import { ConnectionCreationRates } from './quota/connection-creation-rate.js';
 import { IpConnectionQuotas } from './quota/ip-quotas.js';
 import { ReplicationQuota } from './quota/replication-quota.js';
 import { LogDirMover } from './replica/log-dir-mover.js';
@@ -177,6 +178,7 @@ export class Broker {
   private registered = false;
   private authorizer: AclAuthorizer | null = null;
   private delegationTokens: DelegationTokenManager | null = null;
+  private connectionCreationRates: ConnectionCreationRates | null = null;
   private serving = false;
   /** brook.encryption.key.rotation.check.interval.ms, one per log directory; empty without a key provider. */
   private keyRotations: KeyRotation[] = [];
@@ -245,9 +247,19 @@ export class Broker {
     let dispatch: RequestHandler | null = null;
     const beforeReady = notReadyHandler(logger, () => this.brokerEpoch);
     this.interBroker = interBrokerSecurity(config);
+    const creationRates = new ConnectionCreationRates(
+      {
+        samples: config.values.int('quota.window.num'),
+        windowMs: config.values.int('quota.window.size.seconds') * 1000,
+      },
+      config.listeners.length > 1 ? config.interBrokerListenerName : null,
+    );
+    creationRates.configure(config.values.originals);
+    this.connectionCreationRates = creationRates;
     this.server = new SocketServer({
       listeners: securedListeners(config),
       connectionThrottleMs: (address) => this.ipQuotas?.throttleMs(address, Date.now()) ?? 0,
+      listenerThrottleMs: (listener, nowMs) => creationRates.throttleMs(listener, nowMs),
       handler: (request) => {
         if (dispatch === null) return beforeReady(request);
         // Bare SASL tokens (after a SaslHandshake v0) have no header for the dispatcher to read.
@@ -354,6 +366,8 @@ export class Broker {
         leaderReplicationQuota.refreshRate();
         followerReplicationQuota.refreshRate();
         logs.reconfigureCleaner(cleanerConfigOf(topicConfigs.mergedBrokerConfig()));
+        // max.connection.creation.rate and its listener overrides are dynamic (KIP-612).
+        this.connectionCreationRates?.configure(topicConfigs.mergedBrokerConfig());
         // Altered listener ssl.* keys reload that listener's certificates (KIP-226).
         this.certificateReloader?.brokerConfigChanged(topicConfigs.mergedBrokerConfig());
       },

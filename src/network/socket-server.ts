@@ -45,6 +45,12 @@ export interface SocketServerConfig {
    * closing it, or 0 to serve it. None: every admitted connection is served.
    */
   readonly connectionThrottleMs?: (address: string) => number;
+  /**
+   * Asked for each connection about to be served (KIP-612 broker-wide and listener connection creation rates):
+   * how long the listener's acceptor must wait, with the connection recorded at `nowMs`. The connection and those
+   * accepted after it on the listener are served that much later, as Kafka's blocked acceptor does.
+   */
+  readonly listenerThrottleMs?: (listenerName: string, nowMs: number) => number;
 }
 
 export interface BoundAddress {
@@ -74,6 +80,9 @@ export class SocketServer implements ConnectionHost {
   readonly scratchReadBuffer = Buffer.allocUnsafeSlow(SCRATCH_READ_BYTES);
   private readonly readsIntoFrames: boolean;
   private readonly connectionThrottleMs: ((address: string) => number) | null;
+  private readonly listenerThrottleMs: ((listenerName: string, nowMs: number) => number) | null;
+  /** When each listener's acceptor is free again after a connection creation rate throttle (epoch ms). */
+  private readonly acceptorFreeAtMs = new Map<string, number>();
   private state: ServerState = 'new';
   private readonly listenerConfigs: readonly ListenerConfig[];
   private readonly bound: BoundListener[] = [];
@@ -97,6 +106,7 @@ export class SocketServer implements ConnectionHost {
     this.requestObserver = config.requestObserver ?? null;
     this.readsIntoFrames = config.readsIntoFrames ?? true;
     this.connectionThrottleMs = config.connectionThrottleMs ?? null;
+    this.listenerThrottleMs = config.listenerThrottleMs ?? null;
     // Listeners come from the operator's configuration: mistakes are reported, not asserted.
     if (config.listeners.length === 0) throw new ListenerConfigError('no listeners configured');
     for (const listener of config.listeners) checkListener(listener);
@@ -230,8 +240,11 @@ export class SocketServer implements ConnectionHost {
       const server = tls.createServer({ handshakeTimeout, ...config.tls, ...socketOptions });
       // Connection bounds apply to TCP connections, before the TLS handshake spends anything on them.
       server.on('connection', (socket: net.Socket) => this.admit(socket, config));
+      // TLS connections are counted against the connection creation rates once their handshake is done.
       server.on('secureConnection', (socket: tls.TLSSocket) =>
-        this.open(socket, config, this.readsIntoFrames ? adoptTlsForOwnReads(socket) : null),
+        this.openWhenDue(socket, config, () =>
+          this.open(socket, config, this.readsIntoFrames ? adoptTlsForOwnReads(socket) : null),
+        ),
       );
       server.on('tlsClientError', (error: Error, socket: tls.TLSSocket) => {
         this.logger.info('TLS handshake failed', {
@@ -247,7 +260,7 @@ export class SocketServer implements ConnectionHost {
     if (!this.readsIntoFrames) {
       const server = net.createServer(socketOptions);
       server.on('connection', (socket: net.Socket) => {
-        if (this.admit(socket, config)) this.open(socket, config);
+        if (this.admit(socket, config)) this.openWhenDue(socket, config, () => this.open(socket, config));
       });
       return server;
     }
@@ -260,9 +273,43 @@ export class SocketServer implements ConnectionHost {
       });
       if (own === null) accepted.resume();
       const socket = own?.socket ?? accepted;
-      if (this.admit(socket, config)) this.open(socket, config, own);
+      if (this.admit(socket, config)) this.openWhenDue(socket, config, () => this.open(socket, config, own));
     });
     return server;
+  }
+
+  /**
+   * Opens an admitted socket now, or when its listener's acceptor is free again (KIP-612): a connection over the
+   * broker's or the listener's connection creation rate waits, unread, and the ones behind it wait their turn.
+   */
+  private openWhenDue(socket: net.Socket, config: ListenerConfig, open: () => void): void {
+    const delayMs = this.acceptorDelayMs(config.name);
+    if (delayMs <= 0) {
+      open();
+      return;
+    }
+    this.logger.debug(`delaying a connection over the connection creation rate for ${delayMs} ms`, {
+      listener: config.name,
+      remote: socket.remoteAddress,
+    });
+    // Nothing is read meanwhile: a socket reading into our buffers has none to read into before open().
+    socket.pause();
+    const timer = setTimeout(() => {
+      socket.resume();
+      open();
+    }, delayMs);
+    socket.once('close', () => clearTimeout(timer));
+  }
+
+  private acceptorDelayMs(listenerName: string): number {
+    if (this.listenerThrottleMs === null) return 0;
+    const nowMs = Date.now();
+    // Recorded when the acceptor gets to it: after the wait of the connections before it.
+    const startMs = Math.max(nowMs, this.acceptorFreeAtMs.get(listenerName) ?? 0);
+    const throttleMs = this.listenerThrottleMs(listenerName, startMs);
+    if (throttleMs > 0 || startMs > nowMs) this.acceptorFreeAtMs.set(listenerName, startMs + throttleMs);
+    else this.acceptorFreeAtMs.delete(listenerName);
+    return startMs + throttleMs - nowMs;
   }
 
   /**

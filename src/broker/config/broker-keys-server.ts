@@ -278,6 +278,7 @@ export const SERVER_KEYS = [
     {
       validator: atLeast(0),
       updateMode: 'cluster-wide',
+      support: 'honoured',
     },
   ),
   key(

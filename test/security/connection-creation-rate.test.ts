@@ -1,0 +1,102 @@
+// KIP-612 broker-wide and per-listener connection creation rates: max.connection.creation.rate on every
+// listener but the inter-broker one, listener.name.<l>.max.connection.creation.rate on its listener. The
+// measurement with a made-up clock, then a broker process whose CLIENT listener is held to 5 new connections a
+// second: 20 connections there are all served, but over seconds (the acceptor waits, nothing is refused), while
+// 20 on the inter-broker listener are served at once. quota.window.num=2 (windows of 1 s) so the rate bites.
+
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { ConnectionCreationRates } from '../../src/broker/quota/connection-creation-rate.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { freePort } from '../helpers/zookeeper.js';
+
+const WINDOW = { samples: 2, windowMs: 1_000 };
+
+describe('connection creation rates', () => {
+  it('throttles past the broker-wide rate, except on the inter-broker listener', () => {
+    const rates = new ConnectionCreationRates(WINDOW, 'REPLICATION');
+    rates.configure([['max.connection.creation.rate', '5']]);
+    const t = 1_000_000;
+    for (let i = 0; i < 5; i++) assert.equal(rates.throttleMs('CLIENT', t), 0);
+    const sixth = rates.throttleMs('CLIENT', t);
+    // (6 - 5) / 5 x 1 s.
+    assert.equal(sixth, 200);
+    for (let i = 0; i < 50; i++) assert.equal(rates.throttleMs('REPLICATION', t), 0);
+    // Never more than one window.
+    for (let i = 0; i < 50; i++) rates.throttleMs('OTHER', t);
+    assert.equal(rates.throttleMs('OTHER', t), 1_000);
+  });
+
+  it('applies a listener rate to its listener, the inter-broker one too, and forgets removed rates', () => {
+    const rates = new ConnectionCreationRates(WINDOW, 'REPLICATION');
+    rates.configure([['listener.name.replication.max.connection.creation.rate', '2']]);
+    const t = 2_000_000;
+    assert.equal(rates.throttleMs('REPLICATION', t), 0);
+    assert.equal(rates.throttleMs('REPLICATION', t), 0);
+    assert.ok(rates.throttleMs('REPLICATION', t) > 0);
+    assert.equal(rates.throttleMs('CLIENT', t), 0, 'other listeners are not limited');
+    rates.configure([['listener.name.replication.max.connection.creation.rate', '2147483647']]);
+    assert.equal(rates.throttleMs('REPLICATION', t), 0, "Kafka's default means no quota");
+  });
+});
+
+/** Opens `count` connections at once and answers how long until each had its ApiVersions answered. */
+function openAll(port: number, count: number): Promise<number> {
+  const started = Date.now();
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error('not served within 30 s'));
+      }, 30_000);
+      socket.once('error', reject);
+      socket.once('close', () => reject(new Error('closed instead of served')));
+      socket.once('connect', () => {
+        const body = Buffer.from([0, 18, 0, 0, 0, 0, 0, 1, 0, 3, 0x63, 0x63, 0x72]);
+        const frame = Buffer.alloc(4 + body.length);
+        frame.writeInt32BE(body.length, 0);
+        body.copy(frame, 4);
+        socket.write(frame);
+      });
+      socket.once('data', () => {
+        clearTimeout(timer);
+        socket.removeAllListeners('close');
+        socket.destroy();
+        resolve();
+      });
+    });
+  return Promise.all(Array.from({ length: count }, one)).then(() => Date.now() - started);
+}
+
+describe('max.connection.creation.rate on a broker', () => {
+  let broker: BrokerProcess;
+  let clientPort: number;
+
+  before(async () => {
+    const plainPort = await freePort();
+    clientPort = await freePort();
+    broker = await startBroker({
+      port: plainPort,
+      overrides: {
+        listeners: `PLAINTEXT://127.0.0.1:${plainPort},CLIENT://127.0.0.1:${clientPort}`,
+        'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CLIENT:PLAINTEXT',
+        'inter.broker.listener.name': 'PLAINTEXT',
+        'max.connection.creation.rate': 5,
+        'quota.window.num': 2,
+      },
+    });
+  });
+  after(async () => {
+    await broker?.stop();
+  });
+
+  it('serves connections over the rate late rather than refusing them, and not on the inter-broker listener', async () => {
+    const protectedMs = await openAll(broker.port, 20);
+    const limitedMs = await openAll(clientPort, 20);
+    // 15 connections over the rate wait about 200 ms each, one after another: about 3 s.
+    assert.ok(limitedMs >= 1_500, `20 connections at 5/s took ${limitedMs} ms`);
+    assert.ok(limitedMs > protectedMs + 1_000, `limited ${limitedMs} ms, inter-broker ${protectedMs} ms`);
+  });
+});
