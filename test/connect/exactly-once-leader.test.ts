@@ -332,3 +332,26 @@ test('exactly-once: commitRecord() follows the commit of the transaction holding
     );
   }
 });
+
+test('exactly.once.source.support=preparing: the leader already writes configs in transactions', async () => {
+  const props = {
+    ...workerProps('eos-preparing-cluster', 'eosp'),
+    'exactly.once.source.support': 'preparing',
+  };
+  const lines: string[] = [];
+  const w = await startDistributed(props, (l) => lines.push(l));
+  workers.push(w);
+  await eventually(async () => w.herder.leaderUrl() !== null, 30_000, 'a leader');
+  assert.ok(lines.some((l) => l.includes('Claiming write privileges for the config topic')));
+  const created = await rest(w.restUrl, 'POST', '/connectors', {
+    name: 'prepared',
+    config: sourceConfig('prepared'),
+    initial_state: 'STOPPED',
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const { records, end } = await readConfigTopic('read_uncommitted', 'eosp-configs');
+  const written = records.find((r) => r.key === 'connector-prepared');
+  assert.ok(written !== undefined, records.map((r) => r.key).join(','));
+  const next = records.find((r) => r.offset > written.offset)?.offset ?? end;
+  assert.ok(next > written.offset + 1, `a commit marker after offset ${written.offset} (next ${next})`);
+});
