@@ -2,6 +2,8 @@
 // every config with --all) as Kafka does; --alter applies --add-config and --delete-config with
 // IncrementalAlterConfigs, so configs not named are left alone.
 
+import { BROKER_KEYS } from '../broker/config/broker-keys.js';
+import { TOPIC_KEYS } from '../broker/config/topic-keys.js';
 import { Admin, type ConfigResourceType } from '../client/admin.js';
 import { type ParsedArgs, splitTopLevel, UsageError } from './args.js';
 import { clientQuotas, isQuotaEntityType, type QuotaEntityArgs, quotaEntityArgs } from './client-quotas.js';
@@ -31,12 +33,39 @@ const tool: Tool = {
     topic: { value: true, help: 'The topic name (same as --entity-type topics --entity-name).' },
     broker: { value: true, help: 'The broker id (same as --entity-type brokers --entity-name).' },
     'broker-defaults': { help: 'The cluster-wide broker defaults.' },
-    'add-config': { value: true, help: "Configs to add or change: 'k1=v1,k2=[v1,v2,v2],k3=v3'." },
+    'add-config': { value: true, help: addConfigHelp() },
     'delete-config': { value: true, help: "Config keys to remove: 'k1,k2'." },
     all: { help: 'With --describe, list every config, not only the dynamic ones.' },
   },
   run: (parsed) => run(parsed, quotaEntityArgs([])),
 };
+
+/**
+ * The --add-config help with the valid config names of each entity type, as kafka-configs lists them: every topic
+ * key, the broker keys that can change without a restart, the quota keys (and SCRAM mechanisms for users).
+ */
+export function addConfigHelp(): string {
+  const quotas = [
+    'consumer_byte_rate',
+    'controller_mutation_rate',
+    'producer_byte_rate',
+    'request_percentage',
+  ];
+  const dynamicBrokerKeys = [...BROKER_KEYS.values()].filter((k) => k.updateMode !== 'read-only');
+  const byType: [string, string[]][] = [
+    ['topics', [...TOPIC_KEYS.keys()]],
+    ['brokers', dynamicBrokerKeys.map((k) => k.name)],
+    ['users', [...quotas, 'SCRAM-SHA-256', 'SCRAM-SHA-512']],
+    ['clients', quotas],
+    ['ips', ['connection_creation_rate']],
+  ];
+  const lines = [
+    "Configs to add or change: 'k1=v1,k2=[v1,v2,v2],k3=v3'. Valid configs:",
+    ...byType.map(([type, names]) => `For entity-type '${type}': ${[...names].sort().join(' ')}`),
+  ];
+  // Lines after the first start at the description column of the usage table.
+  return lines.join(`\n${' '.repeat(41)}`);
+}
 
 export function runConfigs(args: string[]): Promise<number> {
   // Quota entities pair types with names in command-line order, which the parsed options do not keep.
