@@ -11,7 +11,7 @@
 import { Admin, Consumer, Producer } from '../../client/index.js';
 import { ConfigDef } from '../api/config-def.js';
 import { SourceConnector, SourceTask, type TaskConfig } from '../api/connector.js';
-import { type ConnectHeader, SourceRecord } from '../api/records.js';
+import { type ConnectHeader, SourceRecord, type SourceRecordFields } from '../api/records.js';
 import { Schemas } from '../data/schema.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import { mirrorLog } from './log.js';
@@ -270,6 +270,19 @@ export class MirrorSourceTask extends SourceTask {
     const now = Date.now();
     // A poll's records come partition by partition: look the state up only when the partition changes.
     let p: PartitionState | null = null;
+    // One fields object for the poll, refilled per record: SourceRecord copies the fields out of it.
+    const f: SourceRecordFields = {
+      sourcePartition: null,
+      sourceOffset: null,
+      topic: '',
+      kafkaPartition: 0,
+      keySchema: Schemas.OPTIONAL_BYTES,
+      key: null,
+      valueSchema: Schemas.OPTIONAL_BYTES,
+      value: null,
+      timestamp: 0,
+      headers: NO_HEADERS,
+    };
     for (let i = 0; i < records.length; i++) {
       const r = records[i]!;
       if (p === null || p.partition !== r.partition || p.topic !== r.topic) {
@@ -278,21 +291,18 @@ export class MirrorSourceTask extends SourceTask {
       const bytes = (r.key?.length ?? 0) + (r.value?.length ?? 0);
       mirrorMetrics.recordPolled(p.metrics, bytes, r.timestamp, now);
       const headers = r.headers;
-      out[i] = new SourceRecord({
-        sourcePartition: p.sourcePartition,
-        sourceOffset: { offset: r.offset },
-        topic: p.remoteTopic,
-        kafkaPartition: r.partition,
-        keySchema: Schemas.OPTIONAL_BYTES,
-        key: r.key,
-        valueSchema: Schemas.OPTIONAL_BYTES,
-        value: r.value,
-        timestamp: r.timestamp,
-        headers:
-          headers.length === 0
-            ? NO_HEADERS
-            : headers.map((h) => ({ key: h.key, schema: Schemas.OPTIONAL_BYTES, value: h.value })),
-      });
+      f.sourcePartition = p.sourcePartition;
+      f.sourceOffset = { offset: r.offset };
+      f.topic = p.remoteTopic;
+      f.kafkaPartition = r.partition;
+      f.key = r.key;
+      f.value = r.value;
+      f.timestamp = r.timestamp;
+      f.headers =
+        headers.length === 0
+          ? NO_HEADERS
+          : headers.map((h) => ({ key: h.key, schema: Schemas.OPTIONAL_BYTES, value: h.value }));
+      out[i] = new SourceRecord(f);
     }
     return out;
   }
