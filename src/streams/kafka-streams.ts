@@ -281,11 +281,17 @@ export class KafkaStreams {
   }
 
   /** Each local thread and the tasks it runs (Kafka's metadataForLocalThreads, in part). */
-  metadataForLocalThreads(): { threadName: string; threadState: string; activeTasks: string[] }[] {
+  metadataForLocalThreads(): {
+    threadName: string;
+    threadState: string;
+    activeTasks: string[];
+    standbyTasks: string[];
+  }[] {
     return this.threads.map((t) => ({
       threadName: t.name,
       threadState: t.state,
       activeTasks: t.activeTaskIds(),
+      standbyTasks: t.standbyTaskIds(),
     }));
   }
 

@@ -110,6 +110,11 @@ test('a standby follows the changelog, metadata names the hosts, failover restor
     // Sticky: a kept one of its tasks; each standby is the other instance's active task.
     assert.deepEqual(b.standbyTaskIds(), activeTasks(a));
     assert.deepEqual(a.standbyTaskIds(), activeTasks(b));
+    assert.deepEqual(
+      b.metadataForLocalThreads().flatMap((t) => t.standbyTasks),
+      b.standbyTaskIds(),
+      'the thread lists the standby tasks its assignment gave it',
+    );
 
     const keys = Array.from({ length: 40 }, (_, i) => `k${i}`);
     const reference = new Map<string, number>();

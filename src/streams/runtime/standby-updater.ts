@@ -10,7 +10,7 @@
 //
 // One consumer (no group) reads every standby changelog partition, from the checkpoint or the beginning.
 
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Consumer } from '../../client/consumer.js';
 import type { TopicPartition } from '../../client/requests.js';
@@ -18,7 +18,7 @@ import type { ResolvedConfig } from '../config.js';
 import type { BytesKeyValueStore } from '../state/bytes-store.js';
 import { restoreInto } from '../state/store-stack.js';
 import type { Topology } from '../topology.js';
-import { readCheckpoint, writeCheckpoint } from './checkpoint.js';
+import { checkpointPath, readCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { openEngine } from './engines.js';
 import { changelogTopicName } from './internal-topics.js';
 
@@ -97,6 +97,16 @@ export class StandbyUpdater {
     const subtopology = this.topology.subtopologies()[st];
     if (subtopology === undefined) return null;
     const dir = join(this.config.stateDir, this.config.applicationId, id);
+    if (
+      this.config.processingGuarantee === 'exactly_once_v2' &&
+      existsSync(dir) &&
+      !existsSync(checkpointPath(dir))
+    ) {
+      // The active task's rule under EOS: state without a checkpoint may hold writes of an aborted transaction
+      // (this instance ran the task and crashed); rebuilt from the changelog, read_committed.
+      this.log(`no checkpoint for standby task ${id} under EOS: wiping its state`);
+      rmSync(dir, { recursive: true, force: true });
+    }
     const checkpoint = readCheckpoint(dir);
     const task: StandbyTask = { id, partition, dir, stores: [], offsets: new Map() };
     for (const name of subtopology.stores) {

@@ -575,6 +575,11 @@ export class StreamThread {
     return out;
   }
 
+  /** Ids of the standby tasks the thread's last assignment listed (kept by the instance's standby updater). */
+  standbyTaskIds(): string[] {
+    return [...this.assignedStandby].sort();
+  }
+
   /** Ids of the tasks this thread runs now ("0_1", ...). */
   activeTaskIds(): string[] {
     return [...this.tasks.keys()].sort();
