@@ -8,7 +8,11 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { ConnectionCreationRates } from '../../src/broker/quota/connection-creation-rate.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { sleep } from '../helpers/wait.js';
+import { WireClient } from '../helpers/wire-client.js';
 import { freePort } from '../helpers/zookeeper.js';
 
 const WINDOW = { samples: 2, windowMs: 1_000 };
@@ -98,5 +102,29 @@ describe('max.connection.creation.rate on a broker', () => {
     // 15 connections over the rate wait about 200 ms each, one after another: about 3 s.
     assert.ok(limitedMs >= 1_500, `20 connections at 5/s took ${limitedMs} ms`);
     assert.ok(limitedMs > protectedMs + 1_000, `limited ${limitedMs} ms, inter-broker ${protectedMs} ms`);
+
+    // Dynamic, as in Kafka: the cluster-wide default set to Kafka's default lifts the quota.
+    const admin = await WireClient.connect('127.0.0.1', broker.port);
+    try {
+      const altered = await admin.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
+        resources: [
+          {
+            resourceType: 4,
+            resourceName: '',
+            configs: [{ name: 'max.connection.creation.rate', configOperation: 0, value: '2147483647' }],
+          },
+        ],
+        validateOnly: false,
+      });
+      assert.equal(altered.responses[0].errorCode, ErrorCode.NONE, altered.responses[0].errorMessage);
+    } finally {
+      admin.close();
+    }
+    let liftedMs = Number.POSITIVE_INFINITY;
+    for (let attempt = 0; attempt < 10 && liftedMs > limitedMs - 1_000; attempt++) {
+      await sleep(500);
+      liftedMs = await openAll(clientPort, 20);
+    }
+    assert.ok(liftedMs < limitedMs - 1_000, `after the change ${liftedMs} ms, before ${limitedMs} ms`);
   });
 });
