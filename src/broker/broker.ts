@@ -779,8 +779,8 @@ export class Broker {
   }
 
   /**
-   * After a storage error in `dir`: when a log there now refuses appends because a write to it failed, the
-   * directory has failed. As Kafka's ReplicaManager.handleLogDirFailure: the directory goes offline, its
+   * After a storage error in `dir`: when a log there failed a write or a read with an I/O error (Log.storageFailed),
+   * the directory has failed. As Kafka's ReplicaManager.handleLogDirFailure: the directory goes offline, its
    * partitions stop being served (KAFKA_STORAGE_ERROR), the controller is told through
    * /log_dir_event_notification so that it moves their leadership and removes this replica from their ISRs, and
    * the broker keeps serving its other directories. When no directory is left the broker halts: staying up would
@@ -790,18 +790,22 @@ export class Broker {
     const logs = this.logs;
     if (this.logDirFailed || logs === null || !logs.isOnline(dir)) return;
     const manager = logs.managers.find((m) => m.dir === dir);
-    if (manager === undefined || ![...manager.allLogs()].some((log) => log.writeFailed)) return;
+    if (manager === undefined) return;
+    // A log that failed a write or a read (a leader's produce, a follower's replicated append, a fetch read, a
+    // move between directories): the directory has failed, as any IOException in Kafka's LogDirFailureChannel.
+    const failed = [...manager.allLogs(), ...manager.allFutureLogs()].some((log) => log.storageFailed);
+    if (!failed) return;
     const { logger } = this.options;
     logs.markOffline(dir);
     if (logs.onlineManagers.length === 0) {
       this.logDirFailed = true;
       logger.error(
-        `shutdown broker because all log dirs in ${logs.dirs.join(', ')} have failed (a write failed: ${err.message})`,
+        `shutdown broker because all log dirs in ${logs.dirs.join(', ')} have failed (an I/O error: ${err.message})`,
       );
       this.options.onLogDirFailure?.(err);
       return;
     }
-    logger.error(`log directory ${dir} is offline (a write failed: ${err.message}); serving the others`);
+    logger.error(`log directory ${dir} is offline (an I/O error: ${err.message}); serving the others`);
     const taken = this.services?.replicas.takeOffline((p) => logs.dirOfLog(p.log) === dir) ?? [];
     this.fetchers?.refresh();
     for (const p of taken) this.services?.producePurgatory.checkAndComplete(p.key);

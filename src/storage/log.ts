@@ -205,6 +205,8 @@ export class Log {
   private groupSyncs = 0;
   private syncScheduled = false;
   private closed = false;
+  /** The first read that failed with an I/O error (see storageFailed). */
+  private readFailure: Error | null = null;
   /** Bumped by every truncation, so a flush that started before one does not vouch for bytes written after. */
   private truncations = 0;
   /**
@@ -308,6 +310,14 @@ export class Log {
   /** True once a queued write failed: the log refuses appends (Kafka would take the directory offline). */
   get writeFailed(): boolean {
     return this.writeFailure !== null;
+  }
+
+  /**
+   * True once a write or a read of this log failed with an I/O error (Kafka's LogDirFailureChannel: any
+   * IOException takes the directory offline). The owner was told through onBackgroundError.
+   */
+  get storageFailed(): boolean {
+    return this.writeFailure !== null || this.readFailure !== null;
   }
 
   /** True while queued appends are not yet written. */
@@ -600,9 +610,20 @@ export class Log {
     // Synchronous appends (followers) are not cached, and the cached run must reach the written end.
     this.tailCache?.clear();
     const scan = this.scanAppend(batches);
-    this.maybeRoll(batches.length, scan.firstOffset, scan.lastOffset, scan.maxTimestampMs);
-    const segment = this.activeSegment;
-    segment.append(batches, 0, batches.length);
+    let segment: LogSegment;
+    try {
+      this.maybeRoll(batches.length, scan.firstOffset, scan.lastOffset, scan.maxTimestampMs);
+      segment = this.activeSegment;
+      segment.append(batches, 0, batches.length);
+    } catch (err) {
+      // A follower's (or the mover's) write failed: the log refuses appends from now on and the owner hears of
+      // it after this step (it takes the directory offline), as for a failed queued write.
+      if (isIoError(err) && !this.closed && this.writeFailure === null) {
+        this.writeFailure = err;
+        queueMicrotask(() => this.onBackgroundError(err));
+      }
+      throw err;
+    }
     this.afterAppend(batches, segment, scan);
     this.writtenEndValue = this.logEndOffsetValue;
     return { ...scan, durable: this.durableAfterGroupSync(segment), written: null };
@@ -1025,8 +1046,18 @@ export class Log {
     return empty;
   }
 
-  /** A read that met bytes failing authentication: reported once per read, answered as a storage error. */
+  /**
+   * A read that met bytes failing authentication: reported once per read, answered as a storage error. A read
+   * that failed in a system call (EIO from a failing disk, a file gone under it) is a storage failure of the
+   * log, reported to the owner (who takes the directory offline) after the current step, and answered the same.
+   */
   private integrityFailure(err: unknown): ReadResult {
+    if (isIoError(err)) {
+      const first = this.readFailure === null;
+      this.readFailure ??= err;
+      if (first && !this.closed) queueMicrotask(() => this.onBackgroundError(err));
+      return { errorCode: StorageErrorCode.KafkaStorageError, reason: err.message };
+    }
     if (!(err instanceof SegmentIntegrityError)) throw err;
     this.onBackgroundError(new SegmentIntegrityError(this.dir, `read refused: ${err.message}`));
     return { errorCode: StorageErrorCode.KafkaStorageError, reason: err.message };
@@ -1703,5 +1734,14 @@ function fdatasyncSegment(segment: LogSegment): Promise<void> {
 function syncLogFile(segment: LogSegment, sync: typeof fsync): Promise<void> {
   return new Promise((resolve, reject) =>
     segment.syncLog(sync, (err) => (err === null ? resolve() : reject(err))),
+  );
+}
+
+/** An error of a failed system call (EIO, ENOSPC, EROFS, ENOENT...): Kafka's IOException. */
+export function isIoError(err: unknown): err is Error {
+  return (
+    err instanceof Error &&
+    typeof (err as { code?: unknown }).code === 'string' &&
+    typeof (err as { syscall?: unknown }).syscall === 'string'
   );
 }

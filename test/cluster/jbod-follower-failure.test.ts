@@ -1,0 +1,191 @@
+// JBOD, the follower side: a follower whose replicated append fails (its log directory, a small tmpfs, is full)
+// takes that directory offline as a leader's failed produce does (Kafka's LogDirFailureChannel): the broker writes
+// /log_dir_event_notification, the controller marks the replica offline and drops it from the ISR, so the leader's
+// acks=all writes go on without it; the broker keeps following the partition on its other directory. Before, the
+// fetcher only backed off and retried, and the replica stayed "online" until it fell out of the ISR by lag. Needs
+// root (the tmpfs mount); skipped otherwise.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Admin } from '../../src/client/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import type { BrokerProcess } from '../helpers/broker-process.js';
+import { waitFor } from '../helpers/cluster.js';
+import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { readPartition, WireClient } from '../helpers/wire-client.js';
+
+const TOPIC = 'jbod-follower';
+const FILLER = 'filler';
+
+function canMount(): boolean {
+  return process.getuid?.() === 0 && spawnSync('fallocate', ['--version']).status === 0;
+}
+
+interface View {
+  leaderId: number;
+  leaderEpoch: number;
+  isrNodes: number[];
+  offlineReplicas: number[];
+}
+
+async function partitionViewOf(broker: BrokerProcess, partition: number): Promise<View | undefined> {
+  const client = await WireClient.connect(broker.host, broker.port);
+  try {
+    const res = await client.call(ApiKey.METADATA, 9, {
+      topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: TOPIC }],
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    return res.topics[0]?.partitions.find((p: { partitionIndex: number }) => p.partitionIndex === partition);
+  } finally {
+    client.close();
+  }
+}
+
+/** Waits until every broker's metadata names the same leader of `partition`, one that `accept`s the view. */
+function agreed(
+  brokers: readonly BrokerProcess[],
+  partition: number,
+  accept: (v: View) => boolean,
+): Promise<View> {
+  return waitFor(
+    `the brokers to agree on the leader of ${TOPIC}-${partition}`,
+    async () => {
+      const views = await Promise.all(brokers.map((b) => partitionViewOf(b, partition)));
+      const first = views[0];
+      if (first === undefined || first.leaderId < 0 || !accept(first)) return undefined;
+      return views.every((v) => v?.leaderId === first.leaderId && v.leaderEpoch === first.leaderEpoch)
+        ? first
+        : undefined;
+    },
+    30_000,
+  );
+}
+
+async function produce(broker: BrokerProcess, partition: number, value: string): Promise<number> {
+  const client = await WireClient.connect(broker.host, broker.port);
+  try {
+    const res = await client.call(
+      ApiKey.PRODUCE,
+      9,
+      {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 15_000,
+        topicData: [{ name: TOPIC, partitionData: [{ index: partition, records: buildBatch([{ value }]) }] }],
+      },
+      20_000,
+    );
+    return res.responses[0].partitionResponses[0].errorCode;
+  } finally {
+    client.close();
+  }
+}
+
+async function valuesOf(broker: BrokerProcess, partition: number): Promise<string[]> {
+  const client = await WireClient.connect(broker.host, broker.port);
+  try {
+    return (await readPartition(client, TOPIC, partition)).map((r) => r.value?.toString() ?? '');
+  } finally {
+    client.close();
+  }
+}
+
+describe('a follower with two log directories, one failing its replicated appends', {
+  skip: canMount() ? false : 'needs root',
+}, () => {
+  let mount: string | undefined;
+  let healthy: string | undefined;
+  let mounted = false;
+  let cluster: TestCluster | undefined;
+
+  before(async () => {
+    mount = mkdtempSync(join(tmpdir(), 'brook-jbod-follower-failing-'));
+    healthy = mkdtempSync(join(tmpdir(), 'brook-jbod-follower-healthy-'));
+    const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'brook-jbod-tmpfs', mount]);
+    assert.equal(m.status, 0, `mount: ${m.stderr}`);
+    mounted = true;
+    cluster = await startCluster({
+      order: [0, 1, 2],
+      overrides: { 'min.insync.replicas': 2, 'default.replication.factor': 3 },
+      brokerOverrides: { 1: { 'log.dirs': `${healthy},${mount}` } },
+    });
+  });
+  after(async () => {
+    await cluster?.stop();
+    if (mounted) spawnSync('umount', [mount!]);
+    for (const dir of [mount, healthy]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('takes the directory offline and leaves the ISR of its partitions; the other directory keeps following', async () => {
+    try {
+      await scenario();
+    } catch (err) {
+      for (const b of cluster!.brokers) console.error(`--- broker ${b.brokerId}\n${b.log().slice(-6000)}`);
+      throw err;
+    }
+  });
+
+  async function scenario(): Promise<void> {
+    const brokers = cluster!.brokers;
+    await createTopicOn(brokers[0]!, TOPIC, {
+      assignments: { 0: [0, 1, 2], 1: [0, 1, 2] },
+      configs: { 'min.insync.replicas': '2' },
+    });
+    for (const p of [0, 1]) await agreed(brokers, p, (v) => v.leaderId === 0 && v.isrNodes.length === 3);
+
+    const admin = new Admin({ bootstrapServers: brokers[0]!.bootstrap });
+    let failing = -1;
+    try {
+      const dirs = await admin.describeLogDirs([1]);
+      const onMount = dirs.find((d) => d.logDir === mount)!.partitions.filter((p) => p.topic === TOPIC);
+      assert.equal(onMount.length, 1, 'one partition on each directory of broker 1');
+      failing = onMount[0]!.partition;
+    } finally {
+      await admin.close();
+    }
+    const good = 1 - failing;
+    for (const p of [0, 1])
+      for (const v of ['a', 'b', 'c']) assert.equal(await produce(brokers[0]!, p, v), 0);
+
+    // Fill the follower's tmpfs but a few KiB; the leader (broker 0) writes more than that.
+    let filled = false;
+    for (let attempt = 0; attempt < 8 && !filled; attempt++) {
+      const stats = statfsSync(mount!);
+      const bytes = stats.bavail * stats.bsize - 4096 - attempt * 256 * 1024;
+      filled = spawnSync('fallocate', ['-l', String(bytes), join(mount!, FILLER)]).status === 0;
+      if (!filled) rmSync(join(mount!, FILLER), { force: true });
+    }
+    assert.ok(filled, 'fallocate could not fill the log directory');
+    // acks=all: acknowledged once the controller took broker 1 out of the ISR (0 and 2 remain, min.insync 2).
+    assert.equal(await produce(brokers[0]!, failing, 'x'.repeat(64 * 1024)), 0);
+    rmSync(join(mount!, FILLER));
+
+    const view = await agreed(brokers, failing, (v) => !v.isrNodes.includes(1));
+    assert.equal(view.leaderId, 0);
+    assert.ok(view.offlineReplicas.includes(1), `offline replicas ${view.offlineReplicas}`);
+    assert.match(brokers[1]!.log(), /log directory .* is offline/);
+
+    // Broker 1 keeps following the partition on its healthy directory.
+    assert.equal(await produce(brokers[0]!, good, 'd'), 0);
+    const goodView = await agreed(brokers, good, (v) => v.isrNodes.length === 3);
+    assert.equal(goodView.leaderId, 0);
+    assert.deepEqual(await valuesOf(brokers[0]!, failing), ['a', 'b', 'c', 'x'.repeat(64 * 1024)]);
+
+    const admin2 = new Admin({ bootstrapServers: brokers[0]!.bootstrap });
+    try {
+      const dirs = await admin2.describeLogDirs([1]);
+      assert.equal(dirs.find((d) => d.logDir === mount)?.error?.code, ErrorCode.KAFKA_STORAGE_ERROR);
+      assert.equal(dirs.find((d) => d.logDir === healthy)?.error, null);
+    } finally {
+      await admin2.close();
+    }
+  }
+});
