@@ -14,6 +14,7 @@ import type { Clock } from '../common/clock.js';
 import { FramePool } from '../common/frame-pool.js';
 import type { BrokerId } from '../common/ids.js';
 import { createLogger, type Logger, type LogLevel } from '../common/logger.js';
+import { WebConsole } from '../console/web-console.js';
 import { readClusterId, registerBroker } from '../controller/broker-registration.js';
 import type { BrokerChannel } from '../controller/channel.js';
 import { Controller } from '../controller/controller.js';
@@ -175,6 +176,10 @@ export class Broker {
   private stopping: Promise<void> | null = null;
   /** brook.metrics.listener: /metrics, /healthz, /readyz; null when unset. */
   private metricsEndpoint: MetricsEndpoint | null = null;
+  /** Where the metrics endpoint listens, for the console's charts. */
+  private metricsAddress: { host: string; port: number } | null = null;
+  /** brook.console.listener: the web console, a client of this broker's own listener; null when unset. */
+  private webConsole: WebConsole | null = null;
   private registered = false;
   private authorizer: AclAuthorizer | null = null;
   private delegationTokens: DelegationTokenManager | null = null;
@@ -561,7 +566,55 @@ export class Broker {
     this.attachMetrics();
     await this.controller.start();
     this.logs.startScheduler();
+    await this.startConsole(bound);
     return bound;
+  }
+
+  /**
+   * The web console, once the broker serves: it speaks to this broker through Brook's client like any other
+   * client, over the inter-broker listener when that is PLAINTEXT, else the first PLAINTEXT listener (the console
+   * has no credentials of its own to give a TLS or SASL listener). With brook.metrics.listener its charts read this
+   * broker's /metrics.
+   */
+  private async startConsole(bound: readonly BoundListener[]): Promise<void> {
+    const { config, logger } = this.options;
+    if (config.brookConsoleListener === null) return;
+    const address = parseMetricsListener(config.brookConsoleListener);
+    if (!address.ok) throw new Error(`brook.console.listener: ${address.reason}`);
+    const plaintext = config.listeners.filter((l) => l.securityProtocol === 'PLAINTEXT');
+    const target =
+      plaintext.find((l) => l.name === config.interBrokerListenerName) ?? plaintext[0] ?? undefined;
+    const listener = bound.find((b) => b.name === target?.name);
+    if (listener === undefined) {
+      throw new Error(
+        'brook.console.listener: the console needs a PLAINTEXT listener of this broker to speak to',
+      );
+    }
+    // A listener bound to every interface is reached on loopback.
+    const host =
+      listener.host === '' || listener.host === '0.0.0.0'
+        ? '127.0.0.1'
+        : listener.host === '::'
+          ? '[::1]'
+          : listener.host.includes(':')
+            ? `[${listener.host}]`
+            : listener.host;
+    const metrics = this.metricsAddress;
+    const metricsHost =
+      metrics === null ? '' : metrics.host.includes(':') ? `[${metrics.host}]` : metrics.host;
+    const consoleLogger = logger.child('console');
+    this.webConsole = new WebConsole({
+      client: { bootstrapServers: `${host}:${listener.port}`, clientId: `brook-console-${this.brokerId}` },
+      host: address.value.host,
+      port: address.value.port,
+      metricsUrls: metrics === null ? [] : [`http://${metricsHost}:${metrics.port}/metrics`],
+      log: (line) => consoleLogger.info(line),
+    });
+    const served = await this.webConsole.start();
+    const shown = served.host.includes(':') ? `[${served.host}]` : served.host;
+    logger.info(
+      `console listening at http://${shown}:${served.port}/ (a client of ${host}:${listener.port})`,
+    );
   }
 
   /** The ACL authorizer when authorizer.class.name names it: every ACL read before the broker serves. */
@@ -607,6 +660,7 @@ export class Broker {
       logger.child('metrics'),
     );
     const bound = await this.metricsEndpoint.start();
+    this.metricsAddress = bound;
     logger.info(`metrics listening on http://${bound.host}:${bound.port}`);
   }
 
@@ -980,6 +1034,9 @@ export class Broker {
     // A stop during start-up (SIGTERM while recovering logs) lets the start finish or fail first, so that
     // nothing it creates is left running after the stop.
     await this.starting?.catch(() => {});
+    // The console first: its pages get no answer from a broker that is going away, and its client must not hold
+    // the listener's connections open while they drain.
+    await this.webConsole?.stop();
     // From here on nothing starts: no new fetchers, no controller election, no leadership taken. LeaderAndIsr
     // requests still make this broker a follower (so that its clients move to the new leaders), as in Kafka.
     this.controller?.beginShutdown();

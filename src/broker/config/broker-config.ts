@@ -54,6 +54,8 @@ export interface BrokerConfig {
   readonly brookNetworkFramePoolBytes: number;
   /** brook.metrics.listener: http://host:port of /metrics, /healthz and /readyz; null: none. */
   readonly brookMetricsListener: string | null;
+  /** brook.console.listener: http://host:port of the web console served by the broker; null: none. */
+  readonly brookConsoleListener: string | null;
   /** brook.self.healing.broker.failure.timeout.ms; -1: no self-healing. */
   readonly brookSelfHealingBrokerFailureTimeoutMs: number;
   /** brook.self.healing.replication.throttled.rate (B/s); -1: moves are not throttled. */
@@ -334,6 +336,7 @@ export function resolveBrokerConfig(merged: ReadonlyMap<string, string>): Broker
     brookLogFlushGroupCommitMaxDelayMs: v.int('brook.log.flush.group.commit.max.delay.ms'),
     brookNetworkFramePoolBytes: v.long('brook.network.frame.pool.bytes'),
     brookMetricsListener: v.stringOrNull('brook.metrics.listener'),
+    brookConsoleListener: v.stringOrNull('brook.console.listener'),
     brookSelfHealingBrokerFailureTimeoutMs: v.long('brook.self.healing.broker.failure.timeout.ms'),
     brookSelfHealingReplicationThrottledRate: v.long('brook.self.healing.replication.throttled.rate'),
     socketSendBufferBytes: v.int('socket.send.buffer.bytes'),

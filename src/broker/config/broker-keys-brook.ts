@@ -188,6 +188,19 @@ export const BROOK_KEYS = [
       support: 'honoured',
     },
   ),
+  // Kafka has no console of its own; operators run one beside it (AKHQ, Kafka UI, Redpanda Console). This key
+  // serves Brook's web console (src/console) from the broker process, speaking to the broker's own listener.
+  key(
+    'brook.console.listener',
+    T.STRING,
+    null,
+    'low',
+    'http://host:port of the web console served by the broker, a client of its own PLAINTEXT listener; unset: none.',
+    {
+      validator: metricsListener(),
+      support: 'honoured',
+    },
+  ),
   // Kafka leaves replacing a dead broker's replicas to an operator or to Cruise Control's self-healing; a
   // managed service does it by itself. The controller does it here (src/controller/self-healing.ts).
   key(
@@ -231,7 +244,7 @@ export const BROOK_KEYS = [
   ),
 ];
 
-/** `brook.metrics.listener` must parse as the endpoint's address (http, a host, an explicit port). */
+/** `brook.metrics.listener` and `brook.console.listener` must parse as an address (http, a host, an explicit port). */
 function metricsListener(): Validator {
   return {
     check(key, value) {
