@@ -32,7 +32,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '104857600',
     'high',
-    'Segment size, in bytes, of __consumer_offsets, kept small so that compaction and loading are ' + 'fast.',
+    'Segment size, in bytes, of __consumer_offsets, kept small so that compaction and loading are fast.',
     positive,
   ),
   key(
@@ -264,7 +264,7 @@ export const COORDINATOR_KEYS = [
     T.INT,
     '10000',
     'low',
-    'How often, in milliseconds, the coordinator aborts transactions that have run past their ' + 'timeout.',
+    'How often, in milliseconds, the coordinator aborts transactions that have run past their timeout.',
     positive,
   ),
   key(

@@ -525,7 +525,7 @@ export const LOG_KEYS = [
     T.LONG,
     '0',
     'medium',
-    'Shortest time, in milliseconds, a record stays uncompacted; the default of ' + 'min.compaction.lag.ms.',
+    'Shortest time, in milliseconds, a record stays uncompacted; the default of min.compaction.lag.ms.',
     {
       validator: atLeast(0),
       ...dynamic,

@@ -56,6 +56,7 @@ export const REPLICATION_KEYS = [
     'high',
     'Socket timeout, in milliseconds, of follower fetch requests; it should be at least ' +
       'replica.fetch.wait.max.ms.',
+    { support: 'honoured' },
   ),
   key(
     'replica.socket.receive.buffer.bytes',
@@ -71,9 +72,7 @@ export const REPLICATION_KEYS = [
     'medium',
     'Bytes a follower asks for per partition in one fetch. Not a hard limit: a first batch larger ' +
       'than this is still returned whole, so that replication goes on.',
-    {
-      validator: atLeast(0),
-    },
+    { support: 'honoured', validator: atLeast(0) },
   ),
   key(
     'replica.fetch.response.max.bytes',
@@ -82,9 +81,7 @@ export const REPLICATION_KEYS = [
     'medium',
     'Bytes a follower asks for in a whole fetch response. Not a hard limit: a first batch larger ' +
       'than this is still returned whole.',
-    {
-      validator: atLeast(0),
-    },
+    { support: 'honoured', validator: atLeast(0) },
   ),
   key(
     'replica.fetch.wait.max.ms',
@@ -93,6 +90,7 @@ export const REPLICATION_KEYS = [
     'medium',
     'Longest time, in milliseconds, a follower fetch waits at the leader for data; keep it below ' +
       'replica.lag.time.max.ms so that followers of quiet partitions stay in the ISR.',
+    { support: 'honoured' },
   ),
   key(
     'replica.fetch.min.bytes',
@@ -101,6 +99,7 @@ export const REPLICATION_KEYS = [
     'high',
     'Fewest bytes a follower fetch waits for before the leader answers, up to ' +
       'replica.fetch.wait.max.ms.',
+    { support: 'honoured' },
   ),
   key(
     'replica.fetch.backoff.ms',
@@ -108,9 +107,7 @@ export const REPLICATION_KEYS = [
     '1000',
     'medium',
     'Time, in milliseconds, a follower waits after a failed fetch before it fetches again.',
-    {
-      validator: atLeast(0),
-    },
+    { support: 'honoured', validator: atLeast(0) },
   ),
   key(
     'replica.high.watermark.checkpoint.interval.ms',
@@ -163,6 +160,7 @@ export const REPLICATION_KEYS = [
     "Whether the controller moves leadership back to each partition's preferred replica (the first " +
       "in its list) when a broker's imbalance passes leader.imbalance.per.broker.percentage, checked " +
       'every leader.imbalance.check.interval.seconds.',
+    { support: 'honoured' },
   ),
   key(
     'leader.imbalance.per.broker.percentage',
@@ -171,6 +169,7 @@ export const REPLICATION_KEYS = [
     'high',
     'Share, in percent, of the partitions whose preferred leader is a broker but which another ' +
       'broker leads, above which the controller rebalances leadership.',
+    { support: 'honoured' },
   ),
   key(
     'leader.imbalance.check.interval.seconds',
@@ -178,9 +177,7 @@ export const REPLICATION_KEYS = [
     '300',
     'high',
     'How often, in seconds, the controller checks leader balance.',
-    {
-      validator: atLeast(1),
-    },
+    { support: 'honoured', validator: atLeast(1) },
   ),
   key(
     'controlled.shutdown.enable',
@@ -199,6 +196,7 @@ export const REPLICATION_KEYS = [
     '3',
     'medium',
     'Attempts at controlled shutdown before the broker shuts down without it.',
+    { support: 'honoured' },
   ),
   key(
     'controlled.shutdown.retry.backoff.ms',
@@ -206,6 +204,7 @@ export const REPLICATION_KEYS = [
     '5000',
     'medium',
     'Time, in milliseconds, between two attempts at controlled shutdown.',
+    { support: 'honoured' },
   ),
   key(
     'controller.socket.timeout.ms',

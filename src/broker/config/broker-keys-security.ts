@@ -215,7 +215,7 @@ export const SECURITY_KEYS = [
     T.LONG,
     '10000',
     'low',
-    'Least time, in milliseconds, between two JWKS fetches caused by tokens naming an unknown key ' + 'id.',
+    'Least time, in milliseconds, between two JWKS fetches caused by tokens naming an unknown key id.',
     { validator: atLeast(0), support: 'honoured' },
   ),
   key(
@@ -267,6 +267,7 @@ export const SECURITY_KEYS = [
     'medium',
     'OAuth token endpoint (client credentials grant) the broker gets its own tokens from when it ' +
       'authenticates to other brokers with OAUTHBEARER.',
+    { support: 'honoured' },
   ),
 
   // TLS to ZooKeeper (Kafka's ZooKeeper client keys, read-only as in Kafka; src/security/zookeeper-tls.ts).

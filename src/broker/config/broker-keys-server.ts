@@ -59,6 +59,7 @@ export const SERVER_KEYS = [
     'medium',
     'Rack (or availability zone) of the broker: replicas of a partition are spread over racks, and ' +
       'with replica.selector.class consumers may read from a replica in their own rack.',
+    { support: 'honoured' },
   ),
 
   // Listeners.
@@ -411,9 +412,7 @@ export const SERVER_KEYS = [
     'medium',
     'SASL mechanisms offered to clients, a list of GSSAPI, PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and ' +
       'OAUTHBEARER; Brook has all but GSSAPI (Kerberos).',
-    {
-      updateMode: 'per-broker',
-    },
+    { support: 'honoured', updateMode: 'per-broker' },
   ),
   key(
     'sasl.mechanism.inter.broker.protocol',
@@ -422,9 +421,7 @@ export const SERVER_KEYS = [
     'medium',
     'SASL mechanism brokers use with each other: GSSAPI, PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or ' +
       'OAUTHBEARER.',
-    {
-      updateMode: 'per-broker',
-    },
+    { support: 'honoured', updateMode: 'per-broker' },
   ),
   key(
     'sasl.jaas.config',
@@ -433,19 +430,15 @@ export const SERVER_KEYS = [
     'medium',
     'JAAS login configuration in the one-line form LoginModule required key="value";, usually set ' +
       'per listener and mechanism (listener.name.<listener>.<mechanism>.sasl.jaas.config).',
-    {
-      updateMode: 'per-broker',
-    },
+    { support: 'honoured', updateMode: 'per-broker' },
   ),
   key(
     'ssl.keystore.type',
     T.STRING,
     'JKS',
     'medium',
-    'Format of the key store: JKS, PKCS12 or PEM. Node cannot read JKS, so Brook takes PKCS12 and ' + 'PEM.',
-    {
-      updateMode: 'per-broker',
-    },
+    'Format of the key store: JKS, PKCS12 or PEM. Node cannot read JKS, so Brook takes PKCS12 and PEM.',
+    { support: 'honoured', updateMode: 'per-broker' },
   ),
   key(
     'ssl.keystore.location',
@@ -453,19 +446,15 @@ export const SERVER_KEYS = [
     null,
     'high',
     "Path of the key store holding the broker's private key and certificate chain.",
-    {
-      updateMode: 'per-broker',
-    },
+    { support: 'honoured', updateMode: 'per-broker' },
   ),
   key(
     'ssl.keystore.password',
     T.PASSWORD,
     null,
     'high',
-    'Password of the key store file; a PEM key store takes none (its key password is ' + 'ssl.key.password).',
-    {
-      updateMode: 'per-broker',
-    },
+    'Password of the key store file; a PEM key store takes none (its key password is ssl.key.password).',
+    { support: 'honoured', updateMode: 'per-broker' },
   ),
   key(
     'ssl.key.password',
@@ -473,9 +462,7 @@ export const SERVER_KEYS = [
     null,
     'high',
     'Password of the private key in the key store, or of the encrypted PEM key in ssl.keystore.key.',
-    {
-      updateMode: 'per-broker',
-    },
+    { support: 'honoured', updateMode: 'per-broker' },
   ),
   key(
     'ssl.truststore.type',
@@ -484,9 +471,7 @@ export const SERVER_KEYS = [
     'medium',
     'Format of the trust store: JKS, PKCS12 or PEM. Node cannot read JKS, so Brook takes PKCS12 and ' +
       'PEM.',
-    {
-      updateMode: 'per-broker',
-    },
+    { support: 'honoured', updateMode: 'per-broker' },
   ),
   key(
     'ssl.truststore.location',
@@ -495,9 +480,7 @@ export const SERVER_KEYS = [
     'high',
     'Path of the trust store holding the CA certificates the broker trusts, for client certificates ' +
       'and other brokers.',
-    {
-      updateMode: 'per-broker',
-    },
+    { support: 'honoured', updateMode: 'per-broker' },
   ),
   key(
     'ssl.truststore.password',
@@ -505,9 +488,7 @@ export const SERVER_KEYS = [
     null,
     'high',
     'Password of the trust store file; a PEM trust store takes none.',
-    {
-      updateMode: 'per-broker',
-    },
+    { support: 'honoured', updateMode: 'per-broker' },
   ),
   key(
     'ssl.client.auth',
@@ -516,10 +497,7 @@ export const SERVER_KEYS = [
     'medium',
     'Whether TLS clients present a certificate: required (a trusted one is needed), requested (asked ' +
       'for, optional) or none.',
-    {
-      validator: oneOf(['required', 'requested', 'none']),
-      updateMode: 'per-broker',
-    },
+    { support: 'honoured', validator: oneOf(['required', 'requested', 'none']), updateMode: 'per-broker' },
   ),
   key(
     'ssl.enabled.protocols',
@@ -527,9 +505,7 @@ export const SERVER_KEYS = [
     'TLSv1.2,TLSv1.3',
     'medium',
     'TLS versions accepted, a list such as TLSv1.2,TLSv1.3.',
-    {
-      updateMode: 'per-broker',
-    },
+    { support: 'honoured', updateMode: 'per-broker' },
   ),
   key(
     'ssl.endpoint.identification.algorithm',
@@ -538,9 +514,7 @@ export const SERVER_KEYS = [
     'low',
     "How the broker, as a TLS client of other brokers, checks a server's host name against its " +
       'certificate: https checks it, empty turns the check off.',
-    {
-      updateMode: 'per-broker',
-    },
+    { support: 'honoured', updateMode: 'per-broker' },
   ),
 
   // Metrics and quotas.
@@ -577,9 +551,11 @@ export const SERVER_KEYS = [
     'Highest level of metrics recorded: INFO, DEBUG or TRACE.',
   ),
   key('quota.window.num', T.INT, '11', 'low', 'Number of samples kept in memory to compute client quotas.', {
+    support: 'honoured',
     validator: atLeast(1),
   }),
   key('quota.window.size.seconds', T.INT, '1', 'low', 'Time, in seconds, one client quota sample covers.', {
+    support: 'honoured',
     validator: atLeast(1),
   }),
   key(
@@ -588,9 +564,7 @@ export const SERVER_KEYS = [
     '11',
     'low',
     'Number of samples kept in memory to compute replication quotas.',
-    {
-      validator: atLeast(1),
-    },
+    { support: 'honoured', validator: atLeast(1) },
   ),
   key(
     'replication.quota.window.size.seconds',
@@ -598,9 +572,7 @@ export const SERVER_KEYS = [
     '1',
     'low',
     'Time, in seconds, one replication quota sample covers.',
-    {
-      validator: atLeast(1),
-    },
+    { support: 'honoured', validator: atLeast(1) },
   ),
   key(
     'controller.quota.window.num',
@@ -608,9 +580,7 @@ export const SERVER_KEYS = [
     '11',
     'low',
     'Number of samples kept in memory to compute controller mutation quotas.',
-    {
-      validator: atLeast(1),
-    },
+    { support: 'honoured', validator: atLeast(1) },
   ),
   key(
     'controller.quota.window.size.seconds',
@@ -618,9 +588,7 @@ export const SERVER_KEYS = [
     '1',
     'low',
     'Time, in seconds, one controller mutation quota sample covers.',
-    {
-      validator: atLeast(1),
-    },
+    { support: 'honoured', validator: atLeast(1) },
   ),
   key(
     'client.quota.callback.class',
