@@ -199,10 +199,12 @@ class LeaderFetcher {
   private async resolveOutOfRange(endPoint: LeaderEndPoint): Promise<void> {
     for (const followed of [...this.partitions.values()]) {
       if (!followed.outOfRange || followed.needsTruncation) continue;
-      const { topic, partition, log } = followed.partition;
+      const { topic, partition } = followed.partition;
       const latest = await endPoint.fetchLatestOffset(topic, partition, followed.epoch);
       if (this.partitions.get(followed.partition.key) !== followed || !followed.outOfRange) continue;
       if (latest.errorCode !== ErrorCode.NONE) continue;
+      // Read after each wait: a move between log directories may have replaced the partition's log meanwhile.
+      let log = followed.partition.log;
       if (latest.offset < log.logEndOffset) {
         const belowHw =
           latest.offset < log.highWatermark ? ` (below its high watermark ${log.highWatermark})` : '';
@@ -216,6 +218,7 @@ class LeaderFetcher {
       const earliest = await endPoint.fetchEarliestOffset(topic, partition, followed.epoch);
       if (this.partitions.get(followed.partition.key) !== followed || !followed.outOfRange) continue;
       if (earliest.errorCode !== ErrorCode.NONE) continue;
+      log = followed.partition.log;
       if (earliest.offset > log.logEndOffset) {
         this.logger.warn(
           `${followed.partition.key}: log end ${log.logEndOffset} below the leader's log start ${earliest.offset}; starting again there`,

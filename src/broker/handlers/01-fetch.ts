@@ -360,7 +360,9 @@ function startPartitionRead(
   const read = log.startRead(p.fetchOffset, maxBytes, readBound(plan, log), minOneBatch, plan.pins);
   return {
     bytes: read.bytes,
-    result: read.result.then((result) => finishPartitionRead(plan, p, log, result)),
+    // The partition's log, not `log`: a move between log directories may swap it while the bytes are read (the
+    // new log holds the same offsets; the old one is closed).
+    result: read.result.then((result) => finishPartitionRead(plan, p, partition.log, result)),
   };
 }
 

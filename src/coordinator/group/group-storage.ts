@@ -109,7 +109,8 @@ export function partitionGroupStorage(options: PartitionGroupStorageOptions): Gr
       let offset = log.logStartOffset;
       const end = log.logEndOffset;
       while (offset < end) {
-        const read = log.read(offset, options.loadBufferBytes);
+        // partition.log each time: a move between log directories may swap the log between two reads.
+        const read = partition.log.read(offset, options.loadBufferBytes);
         if (read.errorCode !== 0 || read.records === undefined || read.records.length === 0) return;
         const blob = decodeRecordsBlob(read.records, 0, read.records.length, { verifyCrc: false });
         let next = offset;
