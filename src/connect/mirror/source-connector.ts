@@ -96,10 +96,9 @@ export class MirrorSourceConnector extends SourceConnector {
   private target: Admin | null = null;
   private sync: TopicSync | null = null;
   private known: SourcePartitions = { topics: new Map() };
-  private timer: NodeJS.Timeout | null = null;
+  /** The refresh, config-sync and ACL-sync timers: each job repeats on its own interval, as Kafka schedules them. */
+  private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
-  private nextConfigSyncMs = 0;
-  private nextAclSyncMs = 0;
 
   version(): string {
     return BROOK_CONNECT_VERSION;
@@ -132,38 +131,34 @@ export class MirrorSourceConnector extends SourceConnector {
       this.log,
     );
     await this.refresh(true);
-    this.schedule();
+    await this.syncConfigs();
+    await this.syncAcls();
+    this.repeat('refresh.topics', 'Refreshing topics', () => this.refresh(false));
+    this.repeat('sync.topic.configs', 'Syncing topic configs', () => this.syncConfigs());
+    this.repeat('sync.topic.acls', 'Syncing ACLs', () => this.syncAcls());
   }
 
-  private schedule(): void {
-    const intervalMs = this.c!.intervalMs('refresh.topics');
-    if (this.stopped || !this.c!.bool('refresh.topics.enabled') || intervalMs < 0) return;
-    this.timer = setTimeout(() => {
-      this.refresh(false)
-        .catch((err) => this.log(`Refreshing topics failed: ${(err as Error).message}`))
-        .finally(() => this.schedule());
-    }, intervalMs);
-  }
-
-  /** Lists the source's partitions, mirrors the topic side, and asks for new tasks when partitions changed. */
-  private async refresh(initial: boolean): Promise<void> {
+  /**
+   * Runs `job` every `<name>.interval.seconds` (or .interval.ms) while `<name>.enabled` is true, the next run
+   * timed from the end of the previous one, so runs of one job never overlap; a negative interval turns it off.
+   */
+  private repeat(name: string, what: string, job: () => Promise<void>): void {
     const c = this.c!;
-    const sync = this.sync!;
-    const now = Date.now();
-    const found = await listSourcePartitions(this.source!, new MirrorFilters(c));
-    await sync.createTopicsAndPartitions(found);
-    const configsMs = c.intervalMs('sync.topic.configs');
-    if (c.bool('sync.topic.configs.enabled') && configsMs >= 0 && now >= this.nextConfigSyncMs) {
-      this.nextConfigSyncMs = now + configsMs;
-      await sync.syncTopicConfigs([...found.topics.keys()]);
-    }
-    const aclsMs = c.intervalMs('sync.topic.acls');
-    if (c.bool('sync.topic.acls.enabled') && aclsMs >= 0 && now >= this.nextAclSyncMs) {
-      this.nextAclSyncMs = now + aclsMs;
-      await sync
-        .syncTopicAcls(new Set(found.topics.keys()))
-        .catch((err) => this.log(`Syncing ACLs failed: ${(err as Error).message}`));
-    }
+    const intervalMs = c.intervalMs(name);
+    if (this.stopped || !c.bool(`${name}.enabled`) || intervalMs < 0) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      job()
+        .catch((err) => this.log(`${what} failed: ${(err as Error).message}`))
+        .finally(() => this.repeat(name, what, job));
+    }, intervalMs);
+    this.timers.add(timer);
+  }
+
+  /** Lists the source's partitions, creates remote topics and partitions, and asks for new tasks on a change. */
+  private async refresh(initial: boolean): Promise<void> {
+    const found = await listSourcePartitions(this.source!, new MirrorFilters(this.c!));
+    await this.sync!.createTopicsAndPartitions(found);
     const changed =
       JSON.stringify([...found.topics].sort()) !== JSON.stringify([...this.known.topics].sort());
     this.known = found;
@@ -173,6 +168,22 @@ export class MirrorSourceConnector extends SourceConnector {
       );
       this.context.requestTaskReconfiguration();
     }
+  }
+
+  /** Copies the configs of the mirrored topics known from the last refresh (sync.topic.configs.enabled). */
+  private async syncConfigs(): Promise<void> {
+    const c = this.c!;
+    if (!c.bool('sync.topic.configs.enabled') || c.intervalMs('sync.topic.configs') < 0) return;
+    await this.sync!.syncTopicConfigs([...this.known.topics.keys()]);
+  }
+
+  /** Copies the ACLs of the mirrored topics (sync.topic.acls.enabled); a failure is logged, never fatal. */
+  private async syncAcls(): Promise<void> {
+    const c = this.c!;
+    if (!c.bool('sync.topic.acls.enabled') || c.intervalMs('sync.topic.acls') < 0) return;
+    await this.sync!.syncTopicAcls(new Set(this.known.topics.keys())).catch((err) =>
+      this.log(`Syncing ACLs failed: ${(err as Error).message}`),
+    );
   }
 
   taskClass() {
@@ -191,7 +202,8 @@ export class MirrorSourceConnector extends SourceConnector {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer !== null) clearTimeout(this.timer);
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
     await this.source?.close();
     await this.target?.close();
   }
