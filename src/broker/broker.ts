@@ -411,6 +411,7 @@ export class Broker {
         socketTimeoutMs: config.replicaSocketTimeoutMs,
         security: this.interBroker,
         quota: followerReplicationQuota,
+        brokerEpoch: () => this.brokerEpoch,
       },
       replicas,
       metadata,

@@ -53,16 +53,21 @@ function answer(errorCode: number, isr: number[] = [], leaderEpoch = 5, partitio
 }
 
 /** A leader of t-0 (replicas 1, 2, 3; ISR [1, 2]) and an ISR manager whose controller answers from `script`. */
-function setUp(t: TestContext) {
+function setUp(t: TestContext, topicId = '') {
   const h = openHarness(t);
-  const p = new Partition('t', 0, '', h.log, LEADER, {} as TopicLogSettings);
+  const p = new Partition('t', 0, topicId, h.log, LEADER, {} as TopicLogSettings);
   p.becomeLeader(5, 0, [1, 2, 3], [1, 2]);
   const script: Answer[] = [];
   const sent: number[][] = [];
+  const requests: { request: AlterPartitionRequest; version: number }[] = [];
   const hosted: Partition[] = [p];
   const controller = {
     isActive: true,
-    alterPartition: async (request: AlterPartitionRequest): Promise<AlterPartitionResponse> => {
+    alterPartition: async (
+      request: AlterPartitionRequest,
+      version: number,
+    ): Promise<AlterPartitionResponse> => {
+      requests.push({ request, version });
       sent.push([...request.topics[0]!.partitions[0]!.newIsr]);
       const next = script.shift();
       if (next === undefined) throw new Error('no answer scripted');
@@ -85,7 +90,7 @@ function setUp(t: TestContext) {
     for (let i = 0; i < count; i++) h.append({}, p.leaderEpoch);
     p.maybeAdvanceHighWatermark();
   };
-  return { p, log: h.log, isr, script, sent, append, hosted };
+  return { p, log: h.log, isr, script, sent, requests, append, hosted };
 }
 
 describe('ISR manager: answers to AlterPartition', () => {
@@ -190,6 +195,51 @@ describe('ISR manager: answers to AlterPartition', () => {
     assert.equal(log.highWatermark, 2);
     p.recordFollowerEnd(3, 3);
     assert.equal(log.highWatermark, 3);
+  });
+
+  it('names each ISR member with the broker epoch of its last fetch (KIP-903), by topic id', async (t) => {
+    const { p, isr, script, requests, append } = setUp(t, 'YnJvb2stdGVzdC10b3BpYw');
+    isr.brokerEpoch = 100;
+    append(2);
+    p.recordFollowerEnd(2, 2, undefined, 201);
+    p.recordFollowerEnd(3, 2, undefined, 302);
+    assert.equal(p.followerBrokerEpoch(3), 302);
+    script.push(answer(ErrorCode.NONE, [1, 2, 3], 5, 1));
+    isr.check();
+    await isr.idle();
+    const [{ request, version }] = requests as [(typeof requests)[number]];
+    assert.equal(version, 3);
+    assert.equal(request.topics[0]!.topicId, 'YnJvb2stdGVzdC10b3BpYw');
+    assert.deepEqual(request.topics[0]!.partitions[0]!.newIsrWithEpochs, [
+      { brokerId: 1, brokerEpoch: 100n },
+      { brokerId: 2, brokerEpoch: 201n },
+      { brokerId: 3, brokerEpoch: 302n },
+    ]);
+  });
+
+  it('a topic without a known id goes by name, without epochs (version 1)', async (t) => {
+    const { p, isr, script, requests } = setUp(t);
+    p.recordFollowerEnd(3, 0, undefined, 302);
+    script.push(answer(ErrorCode.NONE, [1, 2, 3], 5, 1));
+    isr.check();
+    await isr.idle();
+    assert.equal(requests[0]?.version, 1);
+    assert.deepEqual(requests[0]?.request.topics[0]?.partitions[0]?.newIsrWithEpochs, []);
+  });
+
+  it("an ISR follower fetching under a new broker epoch leaves the ISR unless it is at the leader's end", (t) => {
+    const { p, append } = setUp(t, 'YnJvb2stdGVzdC10b3BpYw');
+    append(4);
+    p.recordFollowerEnd(2, 4, undefined, 201);
+    append(2);
+    // Broker 2 restarted as epoch 202 and fetches from before where it was (it lost unflushed bytes): what its
+    // earlier incarnation fetched no longer counts, so it is out at once, not after replica.lag.time.max.ms.
+    p.recordFollowerEnd(2, 3, undefined, 202);
+    assert.equal(p.followerBrokerEpoch(2), 202);
+    assert.deepEqual(p.proposedIsr(Date.now(), LAG_MS), [1]);
+    // The same incarnation catching up to the leader's end is in sync again.
+    p.recordFollowerEnd(2, 6, undefined, 202);
+    assert.equal(p.proposedIsr(Date.now(), LAG_MS), null);
   });
 
   it('classifies answers as Kafka does', () => {

@@ -41,7 +41,7 @@ import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import type { Log } from '../../src/storage/log.js';
 import { answerEpochEndOffsets, answerFetch, answerOffset, readLog } from './in-process-leader.js';
 import { type Incarnation, SimBroker, SOCKET_TIMEOUT_MS } from './sim-broker.js';
-import { type PartitionState, SimController } from './sim-controller.js';
+import { type PartitionState, SimController, TOPIC_ID } from './sim-controller.js';
 import { SimNetwork } from './sim-network.js';
 
 export const TOPIC = 'sim';
@@ -70,8 +70,6 @@ export interface SimulationOptions {
    * Fault weights (relative, per step); 0 turns a fault off. Defaults: the mix the fast and slow suites run.
    */
   readonly weights?: Partial<Weights>;
-  /** Lets a power loss hit while an ISR change is in flight: the KIP-903 race Brook has not closed yet. */
-  readonly powerLossDuringIsrChange?: boolean;
 }
 
 interface Weights {
@@ -92,7 +90,7 @@ const DEFAULT_WEIGHTS: Weights = {
   advance: 30,
   produce: 30,
   crash: 2,
-  powerLoss: 0,
+  powerLoss: 1,
   restart: 8,
   moveLeader: 3,
 };
@@ -154,8 +152,6 @@ export class DataPlaneSimulation {
   private produced = 0;
   private crashes = 0;
   private powerLosses = 0;
-  /** AlterPartition requests sent and not yet delivered or dropped. */
-  alterPartitionsInFlight = 0;
   /** Brokers that lost power and are not yet back in every ISR of their partitions. */
   private readonly lostPower = new Set<number>();
   private leaderChanges = 0;
@@ -351,6 +347,7 @@ export class DataPlaneSimulation {
     const epoch = this.controller.brokerStarted(b.id);
     this.registeredEpoch.set(b.id, epoch);
     running.isr.brokerEpoch = epoch;
+    b.brokerEpoch = epoch;
   }
 
   private crash(b: SimBroker, powerLoss = false): void {
@@ -382,27 +379,10 @@ export class DataPlaneSimulation {
    */
   private powerLossTargets(): SimBroker[] {
     if (this.lostPower.size > 0 || this.brokers.some((b) => !b.alive)) return [];
-    // An ISR expansion decided before the loss and applied after it puts the broker back in the ISR without the
-    // bytes it lost: KIP-903 closes that race with the broker epochs of the new members (Fetch v15's replica
-    // epoch, AlterPartition's newIsrWithEpochs), which Brook's replication does not send yet. Until it does, a
-    // power loss waits for every ISR change to be settled; `powerLossDuringIsrChange` lifts that (the known gap).
-    if (
-      !this.options.powerLossDuringIsrChange &&
-      (this.alterPartitionsInFlight > 0 || this.isrChangePending())
-    )
-      return [];
     const states = [...this.controller.states.values()];
     return this.brokers.filter((b) =>
       states.every((s) => s.leader !== b.id && (!s.isr.includes(b.id) || s.isr.length > 1)),
     );
-  }
-
-  private isrChangePending(): boolean {
-    for (const b of this.brokers) {
-      for (let p = 0; p < this.partitions; p++)
-        if (b.partition(TOPIC, p)?.isrChangeInFlight === true) return true;
-    }
-    return false;
   }
 
   /** Forgets power losses whose broker is whole again (see powerLossTargets). */
@@ -508,7 +488,7 @@ export class DataPlaneSimulation {
       topicStates: [
         {
           topicName: TOPIC,
-          topicId: '',
+          topicId: TOPIC_ID,
           partitionStates: [...states].map(([p, s]) => ({
             topicName: TOPIC,
             partitionIndex: p,
@@ -544,12 +524,10 @@ export class DataPlaneSimulation {
             sim.clock.setTimer(SOCKET_TIMEOUT_MS, () => reject(new Error('AlterPartition timed out')));
           };
           const p = request.topics[0]?.partitions[0];
-          sim.alterPartitionsInFlight++;
           sim.network.send({
             label: `AlterPartition ${b.id}->controller p${p?.partitionIndex} isr ${JSON.stringify(p?.newIsr)} e${p?.leaderEpoch}/${p?.partitionEpoch}`,
             droppable: true,
             deliver: () => {
-              sim.alterPartitionsInFlight--;
               const response = sim.controller.alterPartition(request);
               const code = response.errorCode || (response.topics[0]?.partitions[0]?.errorCode ?? 0);
               sim.network.send({
@@ -559,10 +537,7 @@ export class DataPlaneSimulation {
                 drop: timeout,
               });
             },
-            drop: () => {
-              sim.alterPartitionsInFlight--;
-              timeout();
-            },
+            drop: timeout,
           });
         });
       },

@@ -42,7 +42,15 @@ export async function answerFetch(leader: LeaderSide, request: FetchRequest): Pr
   for (const t of request.topics) {
     const partitions: FetchResponsePartitionData[] = [];
     for (const p of t.partitions) {
-      partitions.push(await answerPartitionFetch(leader, request.replicaId, t.topic, p));
+      partitions.push(
+        await answerPartitionFetch(
+          leader,
+          request.replicaId,
+          Number(request.replicaState.replicaEpoch),
+          t.topic,
+          p,
+        ),
+      );
     }
     responses.push({ topic: t.topic, topicId: t.topicId, partitions });
   }
@@ -52,6 +60,7 @@ export async function answerFetch(leader: LeaderSide, request: FetchRequest): Pr
 async function answerPartitionFetch(
   leader: LeaderSide,
   replicaId: number,
+  replicaEpoch: number,
   topic: string,
   p: FetchRequest['topics'][number]['partitions'][number],
 ): Promise<FetchResponsePartitionData> {
@@ -72,7 +81,7 @@ async function answerPartitionFetch(
     return data;
   }
   if (fetchOffsetIsProgress(log, fetchOffset)) {
-    const moved = part.recordFollowerEnd(replicaId, fetchOffset);
+    const moved = part.recordFollowerEnd(replicaId, fetchOffset, undefined, replicaEpoch);
     part.recordFollowerStart(replicaId, Number(p.logStartOffset));
     if (moved) leader.purgatory.checkAndComplete(part.key);
   }

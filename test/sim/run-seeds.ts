@@ -12,6 +12,7 @@ export interface SeedTotals {
   acked: number;
   produced: number;
   crashes: number;
+  powerLosses: number;
   leaderChanges: number;
   truncations: number;
   healStepsMax: number;
@@ -31,6 +32,7 @@ export async function runSeeds(
     acked: 0,
     produced: 0,
     crashes: 0,
+    powerLosses: 0,
     leaderChanges: 0,
     truncations: 0,
     healStepsMax: 0,
@@ -44,6 +46,7 @@ export async function runSeeds(
       totals.acked += result.acked;
       totals.produced += result.produced;
       totals.crashes += result.crashes;
+      totals.powerLosses += result.powerLosses;
       totals.leaderChanges += result.leaderChanges;
       totals.truncations += result.truncations;
       totals.healStepsMax = Math.max(totals.healStepsMax, result.healSteps);

@@ -40,6 +40,8 @@ export interface Incarnation {
 
 export class SimBroker {
   running: Incarnation | null = null;
+  /** The epoch of the running incarnation's registration (its fetches carry it, KIP-903); -1 before one. */
+  brokerEpoch = -1;
   private incarnations = 0;
 
   constructor(
@@ -79,6 +81,7 @@ export class SimBroker {
         minBytes: 1,
         backoffMs: FETCH_BACKOFF_MS,
         socketTimeoutMs: SOCKET_TIMEOUT_MS,
+        brokerEpoch: () => this.brokerEpoch,
       },
       replicas,
       { endpointFor: () => undefined } as unknown as Pick<MetadataCache, 'endpointFor'>,

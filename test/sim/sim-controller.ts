@@ -18,6 +18,9 @@ import type {
   AlterPartitionResponse,
 } from '../../src/protocol/messages/56-alter-partition.js';
 
+/** The simulated topic's id: replication by topic id (Fetch v15, AlterPartition v3) needs one. */
+export const TOPIC_ID = 'YnJvb2stc2ltLXRvcGljIQ';
+
 export interface PartitionState {
   leader: number;
   leaderEpoch: number;
@@ -115,7 +118,7 @@ export class SimController {
       topics: [
         {
           topicName: this.topic,
-          topicId: '',
+          topicId: TOPIC_ID,
           partitions: [
             {
               partitionIndex,
@@ -141,7 +144,8 @@ export class SimController {
       return answer(ErrorCode.NOT_CONTROLLER, r.partitionIndex);
     if (r.leaderEpoch < s.leaderEpoch) return answer(ErrorCode.FENCED_LEADER_EPOCH, r.partitionIndex);
     if (s.leader !== request.brokerId) return answer(ErrorCode.NOT_LEADER_OR_FOLLOWER, r.partitionIndex);
-    const isr = r.newIsr;
+    // Version 3 carries the members with their broker epochs (KIP-903); earlier ones the plain list.
+    const isr = r.newIsrWithEpochs.length > 0 ? r.newIsrWithEpochs.map((b) => b.brokerId) : r.newIsr;
     // Already in the requested state (a retry whose first answer was lost): answered with it, as Kafka does.
     if (isr.length === s.isr.length && isr.every((id, i) => s.isr[i] === id))
       return answer(ErrorCode.NONE, r.partitionIndex, s);
@@ -153,6 +157,15 @@ export class SimController {
     if (isr.some((id) => !s.isr.includes(id) && !this.live.has(id))) {
       return answer(ErrorCode.INELIGIBLE_REPLICA, r.partitionIndex);
     }
+    // A member named with an epoch that is not its current registration's: the leader decided on what an earlier
+    // incarnation fetched (KIP-903).
+    const stale = r.newIsrWithEpochs.some(
+      (b) =>
+        b.brokerEpoch !== -1n &&
+        this.live.has(b.brokerId) &&
+        BigInt(this.live.get(b.brokerId)!) !== b.brokerEpoch,
+    );
+    if (stale) return answer(ErrorCode.INELIGIBLE_REPLICA, r.partitionIndex);
     s.isr = [...isr];
     s.partitionEpoch++;
     this.out.trace(

@@ -30,8 +30,10 @@ import type { Partition } from '../replica/partition.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import { InterBrokerConnection } from './inter-broker-connection.js';
 
-/** Names (not topic ids) and the plain ISR list. */
-const ALTER_PARTITION_VERSION = 1;
+/** Topic names and the plain ISR list: for a partition whose topic id is not known here. */
+const ALTER_PARTITION_VERSION_BY_NAME = 1;
+/** Topic ids and each ISR member's broker epoch (newIsrWithEpochs, KIP-903). */
+const ALTER_PARTITION_VERSION = 3;
 const REQUEST_TIMEOUT_MS = 30_000;
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
@@ -176,7 +178,13 @@ export class IsrManager {
               partitionIndex: p.partition,
               leaderEpoch: p.leaderEpoch,
               newIsr: [...isr],
-              newIsrWithEpochs: [],
+              // The epoch of each member as its last fetch here gave it (this broker's own for itself): the
+              // controller refuses the change when one is not that broker's current epoch, so an ISR grown from a
+              // follower's state before it restarted (and maybe lost what it had not flushed) does not stand.
+              newIsrWithEpochs: isr.map((id) => ({
+                brokerId: id,
+                brokerEpoch: BigInt(id === this.brokerId ? this.brokerEpoch : p.followerBrokerEpoch(id)),
+              })),
               // RECOVERED: a leader elected uncleanly (RECOVERING, KIP-704) has nothing to recover in this
               // log format and counts itself recovered when it takes over, as Kafka's ZooKeeper-mode brokers do;
               // its first ISR change tells the controller so.
@@ -187,7 +195,10 @@ export class IsrManager {
         },
       ],
     };
-    if (this.controller.isActive) return this.controller.alterPartition(request, ALTER_PARTITION_VERSION);
+    const version =
+      p.topicId && p.topicId !== ZERO_UUID ? ALTER_PARTITION_VERSION : ALTER_PARTITION_VERSION_BY_NAME;
+    if (version < 3) request.topics[0]!.partitions[0]!.newIsrWithEpochs = [];
+    if (this.controller.isActive) return this.controller.alterPartition(request, version);
     const controllerId = this.metadata.controllerId;
     if (this.connection?.controllerId !== controllerId) {
       this.connection?.connection.close();
@@ -205,7 +216,7 @@ export class IsrManager {
     }
     return this.connection.connection.request<AlterPartitionResponse>(
       ApiKey.ALTER_PARTITION,
-      ALTER_PARTITION_VERSION,
+      version,
       request,
       REQUEST_TIMEOUT_MS,
     );

@@ -20,7 +20,10 @@ import { ListOffsetsTimestamp } from '../../storage/log.js';
 import { InterBrokerConnection } from './inter-broker-connection.js';
 
 /** Fetch v12: KIP-320 (lastFetchedEpoch, divergingEpoch) with topic names. */
-export const REPLICA_FETCH_VERSION = 12;
+export const REPLICA_FETCH_VERSION_BY_NAME = 12;
+/** Fetch v15: topic ids, and the follower's broker epoch in replicaState (KIP-903). */
+export const REPLICA_FETCH_VERSION = 15;
+const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 /** OffsetForLeaderEpoch v4: the replica id and the current leader epoch. */
 export const OFFSET_FOR_LEADER_EPOCH_VERSION = 4;
 /** ListOffsets v4: the current leader epoch (fencing) and one offset per partition. */
@@ -62,8 +65,18 @@ export class RemoteLeaderEndPoint implements LeaderEndPoint {
     this.connection = new InterBrokerConnection(host, port, `broker-${brokerId}-fetcher`, security);
   }
 
-  fetch(request: FetchRequest, timeoutMs: number): Promise<FetchResponse> {
-    return this.connection.request<FetchResponse>(ApiKey.FETCH, REPLICA_FETCH_VERSION, request, timeoutMs);
+  /**
+   * By topic id (v15, with this broker's epoch) when every topic's id is known here, else by name (v12). The
+   * answer carries names either way: a v15 answer's topic ids are mapped back to the names asked for.
+   */
+  async fetch(request: FetchRequest, timeoutMs: number): Promise<FetchResponse> {
+    const byId = request.topics.every((t) => t.topicId !== '' && t.topicId !== ZERO_UUID);
+    const version = byId ? REPLICA_FETCH_VERSION : REPLICA_FETCH_VERSION_BY_NAME;
+    const response = await this.connection.request<FetchResponse>(ApiKey.FETCH, version, request, timeoutMs);
+    if (!byId) return response;
+    const names = new Map(request.topics.map((t) => [t.topicId, t.topic]));
+    for (const t of response.responses) t.topic = names.get(t.topicId) ?? t.topic;
+    return response;
   }
 
   fetchEpochEndOffsets(

@@ -51,6 +51,11 @@ export interface FetcherSettings {
   readonly security?: InterBrokerSecurity;
   /** follower.replication.throttled.rate over the topics' follower.replication.throttled.replicas. */
   readonly quota?: ReplicationQuota;
+  /**
+   * This broker's epoch (its registration's), sent in each fetch (Fetch v15's replica epoch) so that the leader
+   * puts it in the ISR changes it asks for (KIP-903); -1 or absent when not registered.
+   */
+  readonly brokerEpoch?: () => number;
 }
 
 /** Opens an end point to a leader, or null when its address is not known yet (the fetcher backs off). */
@@ -279,7 +284,10 @@ class LeaderFetcher {
       {
         clusterId: null,
         replicaId: this.settings.brokerId,
-        replicaState: { replicaId: this.settings.brokerId, replicaEpoch: -1n },
+        replicaState: {
+          replicaId: this.settings.brokerId,
+          replicaEpoch: BigInt(this.settings.brokerEpoch?.() ?? -1),
+        },
         maxWaitMs: this.settings.waitMaxMs,
         minBytes: this.settings.minBytes,
         maxBytes: this.settings.responseMaxBytes,
@@ -288,7 +296,7 @@ class LeaderFetcher {
         sessionEpoch: -1,
         topics: [...byTopic].map(([topic, list]) => ({
           topic,
-          topicId: ZERO_UUID,
+          topicId: list[0]!.partition.topicId || ZERO_UUID,
           partitions: list.map((f) => ({
             partition: f.partition.partition,
             currentLeaderEpoch: f.epoch,

@@ -63,6 +63,8 @@ interface PartitionRead {
 interface FetchPlan {
   readonly version: number;
   readonly replicaId: number;
+  /** The follower's broker epoch (Fetch v15+, KIP-903), -1 when the version does not carry it. */
+  readonly replicaEpoch: number;
   readonly isolationLevel: number;
   readonly maxBytes: number;
   /** The consumer's rack_id ('' for none or a follower). */
@@ -120,6 +122,7 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
     const plan: FetchPlan = {
       version,
       replicaId,
+      replicaEpoch: version >= 15 ? Number(request.replicaState.replicaEpoch) : -1,
       isolationLevel: request.isolationLevel,
       rackId: isFollower ? '' : request.rackId,
       followerReadAllowed: !isFollower && version >= FOLLOWER_FETCH_VERSION_MIN,
@@ -327,7 +330,7 @@ function startPartitionRead(
     if (throttled) plan.throttledReplicaReads.push(p.key);
     // Only a fetch offset this log holds is the follower's progress (see fetchOffsetIsProgress).
     if (fetchOffsetIsProgress(log, p.fetchOffset)) {
-      const moved = partition.recordFollowerEnd(plan.replicaId, p.fetchOffset);
+      const moved = partition.recordFollowerEnd(plan.replicaId, p.fetchOffset, undefined, plan.replicaEpoch);
       partition.recordFollowerStart(plan.replicaId, p.logStartOffset);
       // The high watermark moved: on a quiet partition nothing else would wake the consumer fetches waiting for
       // it before their max wait.

@@ -68,6 +68,11 @@ interface FollowerState {
   lastFetchMs: number;
   /** The follower's log start offset as its last fetch gave it, -1 before one says (Kafka's logStartOffset). */
   logStartOffset: number;
+  /**
+   * The follower's broker epoch as its last fetch gave it (Fetch v15's replica epoch), -1 when unknown: sent
+   * with an ISR change so that the controller refuses one decided on an earlier incarnation's state (KIP-903).
+   */
+  brokerEpoch: number;
 }
 
 /** An in-sync follower that holds a consumer's fetch offset: a candidate to serve it (KIP-392). */
@@ -325,8 +330,24 @@ export class Partition {
    * fetch. Without the second half, a follower that keeps up with a leader taking writes all the time, so that
    * something new is always written between its fetches, would never count as caught up and would leave the ISR.
    */
-  recordFollowerEnd(brokerId: number, logEndOffset: number, nowMs = this.clock.nowMs()): boolean {
+  recordFollowerEnd(
+    brokerId: number,
+    logEndOffset: number,
+    nowMs = this.clock.nowMs(),
+    brokerEpoch = -1,
+  ): boolean {
     let state = this.followers.get(brokerId);
+    if (
+      state !== undefined &&
+      brokerEpoch >= 0 &&
+      state.brokerEpoch >= 0 &&
+      brokerEpoch !== state.brokerEpoch
+    ) {
+      // Another incarnation of the follower (it restarted, maybe without bytes it had not flushed): what the
+      // earlier one fetched says nothing of this log, so it counts as not caught up until it shows it again.
+      state.lastCaughtUpMs = 0;
+      state.lastFetchLeaderEndOffset = -1;
+    }
     if (state === undefined) {
       // Unseen since this broker became leader: caught up as of the election if in the ISR, else not at all
       // (Kafka's resetReplicaState for a new leader).
@@ -337,9 +358,11 @@ export class Partition {
         lastFetchLeaderEndOffset: -1,
         lastFetchMs: 0,
         logStartOffset: -1,
+        brokerEpoch,
       };
       this.followers.set(brokerId, state);
     }
+    if (brokerEpoch >= 0) state.brokerEpoch = brokerEpoch;
     state.logEndOffset = logEndOffset;
     // Against what a follower can fetch: appends still being written are not readable yet.
     const leaderEnd = this.log.writtenEndOffset;
@@ -349,6 +372,11 @@ export class Partition {
     state.lastFetchLeaderEndOffset = leaderEnd;
     state.lastFetchMs = nowMs;
     return this.maybeAdvanceHighWatermark();
+  }
+
+  /** The broker epoch the follower's last fetch gave, -1 when unknown (KIP-903; see FollowerState). */
+  followerBrokerEpoch(brokerId: number): number {
+    return this.followers.get(brokerId)?.brokerEpoch ?? -1;
   }
 
   /** A follower's fetch also gives its log start offset, which says whether it can serve an older offset. */
