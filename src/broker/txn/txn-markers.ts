@@ -4,6 +4,14 @@
 // index and LSO move on; NOT_LEADER_OR_FOLLOWER as soon as this broker stops leading the partition. The
 // transaction coordinator writes them through writeTxnMarkers(): directly for partitions this broker leads, over
 // the wire to the leaders of the others.
+//
+// A marker counts as written only when its leader answers NONE for it; any other answer, or none, has the
+// coordinator send it again (to the partition's leader of that moment), as Kafka's
+// TransactionMarkerRequestCompletionHandler retries. UNKNOWN_TOPIC_OR_PARTITION is such an answer too: a broker
+// that has just restarted serves before the controller's LeaderAndIsr has given it its partitions. Only a partition
+// this broker's metadata no longer has (a deleted topic) is skipped. A marker given up on leaves the transaction's
+// records open in that partition, and the COMMIT marker of the producer id's next transaction there would take
+// them in: records of an aborted transaction would become visible to read_committed.
 
 import type {
   MarkerRequest,
@@ -91,8 +99,7 @@ export function markerWriter(services: BrokerServices): {
         if (info.leader === services.brokerId) {
           local.push(
             appendMarker(services, tp.topic, tp.partition, request).then((errorCode) => {
-              if (errorCode !== ErrorCode.NONE && errorCode !== ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-                failed.push(tp);
+              if (errorCode !== ErrorCode.NONE) failed.push(tp);
             }),
           );
         } else if (info.leader < 0) {
@@ -131,15 +138,13 @@ export function markerWriter(services: BrokerServices): {
             )
             .then(
               (response) => {
+                // Written are the partitions answered NONE; the others, answered otherwise or not at all, go again.
+                const written = new Set<string>();
                 for (const m of response.markers)
                   for (const t of m.topics)
                     for (const p of t.partitions)
-                      if (
-                        p.errorCode !== ErrorCode.NONE &&
-                        p.errorCode !== ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-                      ) {
-                        failed.push({ topic: t.name, partition: p.partitionIndex });
-                      }
+                      if (p.errorCode === ErrorCode.NONE) written.add(`${t.name}\0${p.partitionIndex}`);
+                for (const tp of tps) if (!written.has(`${tp.topic}\0${tp.partition}`)) failed.push(tp);
               },
               () => {
                 failed.push(...tps);
