@@ -32,7 +32,7 @@ import {
   REPLICATION_CHECKPOINT_FILE,
   type TopicPartition,
 } from './file-names.js';
-import { Log } from './log.js';
+import { Log, type LogOptions } from './log.js';
 import { DEFAULT_LOG_MANAGER_CONFIG, type LogConfig, type LogManagerConfig } from './log-config.js';
 import { type MetaProperties, readMetaProperties, writeMetaProperties } from './meta-properties.js';
 import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
@@ -162,21 +162,11 @@ export class LogManager {
         rmSync(path, { recursive: true, force: true });
         continue;
       }
-      const log = Log.open({
-        dir: path,
-        topicPartition: tp,
-        config: this.configFor(tp.topic),
-        clock: this.clock,
+      const log = this.openLog(tp, path, {
         recoveryPoint: recoveryPoints.get(k),
         logStartOffset: startOffsets.get(k),
         highWatermark: highWatermarks.get(k),
         hadCleanShutdown: this.hadCleanShutdown,
-        random: this.random,
-        onBackgroundError: this.onBackgroundError,
-        onTruncated: (logEndOffset) => this.cleaner.onTruncated(tp, logEndOffset),
-        tailCache: this.tailCache,
-        writeInlineWhenIdle: this.managerConfig.appendInlineEnable,
-        keys: this.keys,
       });
       if (future !== null) {
         this.futureLogs.set(k, log);
@@ -256,12 +246,21 @@ export class LogManager {
   }
 
   private openNewLog(tp: TopicPartition, dir: string): Log {
+    return this.openLog(tp, dir, { hadCleanShutdown: true });
+  }
+
+  /** Opens a partition's log in `dir` with this manager's wiring (config, clock, cleaner, tail cache, keys). */
+  private openLog(
+    tp: TopicPartition,
+    dir: string,
+    state: Pick<LogOptions, 'recoveryPoint' | 'logStartOffset' | 'highWatermark' | 'hadCleanShutdown'>,
+  ): Log {
     return Log.open({
+      ...state,
       dir,
       topicPartition: tp,
       config: this.configFor(tp.topic),
       clock: this.clock,
-      hadCleanShutdown: true,
       random: this.random,
       onBackgroundError: this.onBackgroundError,
       onTruncated: (logEndOffset) => this.cleaner.onTruncated(tp, logEndOffset),
@@ -294,22 +293,12 @@ export class LogManager {
     const dir = join(this.dir, partitionDirName(tp));
     renameSync(future.dir, dir);
     this.futureLogs.delete(k);
-    const log = Log.open({
-      dir,
-      topicPartition: tp,
-      config: this.configFor(tp.topic),
-      clock: this.clock,
-      // Closed cleanly just now: everything is durable, the recovery point is the log end.
+    // Closed cleanly just now: everything is durable, the recovery point is the log end.
+    const log = this.openLog(tp, dir, {
       recoveryPoint: future.recoveryPoint,
       logStartOffset: future.logStartOffset,
       highWatermark: future.highWatermark,
       hadCleanShutdown: true,
-      random: this.random,
-      onBackgroundError: this.onBackgroundError,
-      onTruncated: (logEndOffset) => this.cleaner.onTruncated(tp, logEndOffset),
-      tailCache: this.tailCache,
-      writeInlineWhenIdle: this.managerConfig.appendInlineEnable,
-      keys: this.keys,
     });
     this.logs.set(k, log);
     this.writeCheckpoints(true);
