@@ -12,10 +12,8 @@ import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Admin } from '../../src/client/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { buildBatch } from '../../src/protocol/records/batch-builder.js';
-import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
-import { waitFor } from '../helpers/cluster.js';
+import { produceValues, waitFor } from '../helpers/cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 
 const BIG = 'x'.repeat(50_000);
@@ -32,25 +30,12 @@ function brokerOverrides(dirs: readonly string[]): Record<string, string | numbe
 }
 
 async function produce(broker: BrokerProcess, topic: string, values: readonly string[]): Promise<void> {
-  const client = await WireClient.connect(broker.host, broker.port);
-  try {
-    for (const value of values) {
-      const res = await client.call(
-        ApiKey.PRODUCE,
-        9,
-        {
-          transactionalId: null,
-          acks: -1,
-          timeoutMs: 15_000,
-          topicData: [{ name: topic, partitionData: [{ index: 0, records: buildBatch([{ value }]) }] }],
-        },
-        20_000,
-      );
-      assert.equal(res.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE, `produce ${topic}`);
-    }
-  } finally {
-    client.close();
-  }
+  const codes = await produceValues(broker, topic, values);
+  assert.deepEqual(
+    codes,
+    values.map(() => ErrorCode.NONE),
+    `produce ${topic}`,
+  );
 }
 
 async function valuesOf(broker: BrokerProcess, topic: string): Promise<string[]> {
