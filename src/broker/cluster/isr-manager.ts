@@ -166,6 +166,8 @@ export class IsrManager {
   }
 
   private async send(p: Partition, isr: readonly number[]): Promise<AlterPartitionResponse> {
+    const byId = p.topicId !== '' && p.topicId !== ZERO_UUID;
+    const version = byId ? ALTER_PARTITION_VERSION : ALTER_PARTITION_VERSION_BY_NAME;
     const request: AlterPartitionRequest = {
       brokerId: this.brokerId,
       brokerEpoch: BigInt(this.brokerEpoch),
@@ -181,10 +183,12 @@ export class IsrManager {
               // The epoch of each member as its last fetch here gave it (this broker's own for itself): the
               // controller refuses the change when one is not that broker's current epoch, so an ISR grown from a
               // follower's state before it restarted (and maybe lost what it had not flushed) does not stand.
-              newIsrWithEpochs: isr.map((id) => ({
-                brokerId: id,
-                brokerEpoch: BigInt(id === this.brokerId ? this.brokerEpoch : p.followerBrokerEpoch(id)),
-              })),
+              newIsrWithEpochs: byId
+                ? isr.map((id) => ({
+                    brokerId: id,
+                    brokerEpoch: BigInt(id === this.brokerId ? this.brokerEpoch : p.followerBrokerEpoch(id)),
+                  }))
+                : [],
               // RECOVERED: a leader elected uncleanly (RECOVERING, KIP-704) has nothing to recover in this
               // log format and counts itself recovered when it takes over, as Kafka's ZooKeeper-mode brokers do;
               // its first ISR change tells the controller so.
@@ -195,9 +199,6 @@ export class IsrManager {
         },
       ],
     };
-    const version =
-      p.topicId && p.topicId !== ZERO_UUID ? ALTER_PARTITION_VERSION : ALTER_PARTITION_VERSION_BY_NAME;
-    if (version < 3) request.topics[0]!.partitions[0]!.newIsrWithEpochs = [];
     if (this.controller.isActive) return this.controller.alterPartition(request, version);
     const controllerId = this.metadata.controllerId;
     if (this.connection?.controllerId !== controllerId) {
