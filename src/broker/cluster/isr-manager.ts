@@ -23,6 +23,7 @@ import type {
   AlterPartitionRequest,
   AlterPartitionResponse,
 } from '../../protocol/messages/56-alter-partition.js';
+import { ZERO_UUID } from '../../protocol/messages/codec-support.js';
 import { ApiKey } from '../../protocol/registry.js';
 import type { InterBrokerSecurity } from '../../security/inter-broker.js';
 import type { MetadataCache } from '../metadata/metadata-cache.js';
@@ -35,7 +36,6 @@ const ALTER_PARTITION_VERSION_BY_NAME = 1;
 /** Topic ids and each ISR member's broker epoch (newIsrWithEpochs, KIP-903). */
 const ALTER_PARTITION_VERSION = 3;
 const REQUEST_TIMEOUT_MS = 30_000;
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 /** What an answer to AlterPartition does with the proposal it answers. */
 export type IsrAnswerAction = 'accepted' | 'reset' | 'wait' | 'retry';

@@ -14,6 +14,7 @@ import type {
   OffsetForLeaderEpochRequest,
   OffsetForLeaderEpochResponse,
 } from '../../protocol/messages/23-offset-for-leader-epoch.js';
+import { ZERO_UUID } from '../../protocol/messages/codec-support.js';
 import { ApiKey } from '../../protocol/registry.js';
 import type { InterBrokerSecurity } from '../../security/inter-broker.js';
 import { ListOffsetsTimestamp } from '../../storage/log.js';
@@ -23,7 +24,6 @@ import { InterBrokerConnection } from './inter-broker-connection.js';
 export const REPLICA_FETCH_VERSION_BY_NAME = 12;
 /** Fetch v15: topic ids, and the follower's broker epoch in replicaState (KIP-903). */
 export const REPLICA_FETCH_VERSION = 15;
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 /** OffsetForLeaderEpoch v4: the replica id and the current leader epoch. */
 export const OFFSET_FOR_LEADER_EPOCH_VERSION = 4;
 /** ListOffsets v4: the current leader epoch (fencing) and one offset per partition. */

@@ -22,6 +22,7 @@
 import { type Clock, sleep, systemClock } from '../../common/clock.js';
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import { ZERO_UUID } from '../../protocol/messages/codec-support.js';
 import type { InterBrokerSecurity } from '../../security/inter-broker.js';
 import type { Log } from '../../storage/log.js';
 import type { MetadataCache } from '../metadata/metadata-cache.js';
@@ -29,8 +30,6 @@ import type { ReplicationQuota } from '../quota/replication-quota.js';
 import type { Partition } from '../replica/partition.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import { type LeaderEndPoint, RemoteLeaderEndPoint } from './leader-end-point.js';
-
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 export interface FetcherSettings {
   readonly brokerId: number;

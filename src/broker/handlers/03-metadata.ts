@@ -14,6 +14,7 @@ import type {
   MetadataResponseMetadataResponseBroker,
   MetadataResponseMetadataResponseTopic,
 } from '../../protocol/messages/03-metadata.js';
+import { ZERO_UUID } from '../../protocol/messages/codec-support.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
 import {
@@ -25,8 +26,6 @@ import {
 } from '../authorization.js';
 import { AUTHORIZED_OPERATIONS_OMITTED } from '../authorized-operations.js';
 import { INTERNAL_TOPICS, type TopicInfo } from '../metadata/metadata-cache.js';
-
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>({
   apiKey: ApiKey.METADATA,

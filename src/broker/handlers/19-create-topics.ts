@@ -10,14 +10,13 @@ import type {
   CreateTopicsResponse,
   CreateTopicsResponseCreatableTopicResult,
 } from '../../protocol/messages/19-create-topics.js';
+import { ZERO_UUID } from '../../protocol/messages/codec-support.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
 import { AclOperation, authorize, authorizeTopic, ResourceType } from '../authorization.js';
 import { validateCreateTopicConfigs } from '../config/alter-validation.js';
 import { describeTopicConfigs } from '../config/describe-configs.js';
 import { mutationQuota, THROTTLING_QUOTA_EXCEEDED_MESSAGE } from '../quota/controller-mutations.js';
-
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopicsResponse>({
   apiKey: ApiKey.CREATE_TOPICS,

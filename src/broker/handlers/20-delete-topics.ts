@@ -7,12 +7,11 @@ import type {
   DeleteTopicsResponse,
   DeleteTopicsResponseDeletableTopicResult,
 } from '../../protocol/messages/20-delete-topics.js';
+import { ZERO_UUID } from '../../protocol/messages/codec-support.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
 import { AclOperation, authorizeTopic } from '../authorization.js';
 import { mutationQuota, THROTTLING_QUOTA_EXCEEDED_MESSAGE } from '../quota/controller-mutations.js';
-
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopicsResponse>({
   apiKey: ApiKey.DELETE_TOPICS,
