@@ -7,14 +7,13 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Admin } from '../../src/client/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { canMount, topicOps } from '../helpers/jbod.js';
-import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { canMount, jbodCluster, topicOps } from '../helpers/jbod.js';
+import { createTopicOn } from '../helpers/test-cluster.js';
 
 const TOPIC = 'jbod-follower';
 const FILLER = 'filler';
@@ -24,40 +23,20 @@ const { agreed, produce, valuesOf } = topicOps(TOPIC);
 describe('a follower with two log directories, one failing its replicated appends', {
   skip: canMount() ? false : 'needs root',
 }, () => {
-  let mount: string | undefined;
-  let healthy: string | undefined;
-  let mounted = false;
-  let cluster: TestCluster | undefined;
-
-  before(async () => {
-    mount = mkdtempSync(join(tmpdir(), 'brook-jbod-follower-failing-'));
-    healthy = mkdtempSync(join(tmpdir(), 'brook-jbod-follower-healthy-'));
-    const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'brook-jbod-tmpfs', mount]);
-    assert.equal(m.status, 0, `mount: ${m.stderr}`);
-    mounted = true;
-    cluster = await startCluster({
-      order: [0, 1, 2],
-      overrides: { 'min.insync.replicas': 2, 'default.replication.factor': 3 },
-      brokerOverrides: { 1: { 'log.dirs': `${healthy},${mount}` } },
-    });
-  });
-  after(async () => {
-    await cluster?.stop();
-    if (mounted) spawnSync('umount', [mount!]);
-    for (const dir of [mount, healthy]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  });
+  const jbod = jbodCluster(1, 'brook-jbod-follower');
 
   it('takes the directory offline and leaves the ISR of its partitions; the other directory keeps following', async () => {
     try {
       await scenario();
     } catch (err) {
-      for (const b of cluster!.brokers) console.error(`--- broker ${b.brokerId}\n${b.log().slice(-6000)}`);
+      for (const b of jbod.cluster!.brokers)
+        console.error(`--- broker ${b.brokerId}\n${b.log().slice(-6000)}`);
       throw err;
     }
   });
 
   async function scenario(): Promise<void> {
-    const brokers = cluster!.brokers;
+    const brokers = jbod.cluster!.brokers;
     await createTopicOn(brokers[0]!, TOPIC, {
       assignments: { 0: [0, 1, 2], 1: [0, 1, 2] },
       configs: { 'min.insync.replicas': '2' },
@@ -68,7 +47,7 @@ describe('a follower with two log directories, one failing its replicated append
     let failing = -1;
     try {
       const dirs = await admin.describeLogDirs([1]);
-      const onMount = dirs.find((d) => d.logDir === mount)!.partitions.filter((p) => p.topic === TOPIC);
+      const onMount = dirs.find((d) => d.logDir === jbod.mount)!.partitions.filter((p) => p.topic === TOPIC);
       assert.equal(onMount.length, 1, 'one partition on each directory of broker 1');
       failing = onMount[0]!.partition;
     } finally {
@@ -81,15 +60,15 @@ describe('a follower with two log directories, one failing its replicated append
     // Fill the follower's tmpfs but a few KiB; the leader (broker 0) writes more than that.
     let filled = false;
     for (let attempt = 0; attempt < 8 && !filled; attempt++) {
-      const stats = statfsSync(mount!);
+      const stats = statfsSync(jbod.mount!);
       const bytes = stats.bavail * stats.bsize - 4096 - attempt * 256 * 1024;
-      filled = spawnSync('fallocate', ['-l', String(bytes), join(mount!, FILLER)]).status === 0;
-      if (!filled) rmSync(join(mount!, FILLER), { force: true });
+      filled = spawnSync('fallocate', ['-l', String(bytes), join(jbod.mount!, FILLER)]).status === 0;
+      if (!filled) rmSync(join(jbod.mount!, FILLER), { force: true });
     }
     assert.ok(filled, 'fallocate could not fill the log directory');
     // acks=all: acknowledged once the controller took broker 1 out of the ISR (0 and 2 remain, min.insync 2).
     assert.equal(await produce(brokers[0]!, failing, 'x'.repeat(64 * 1024)), 0);
-    rmSync(join(mount!, FILLER));
+    rmSync(join(jbod.mount!, FILLER));
 
     const view = await agreed(brokers, failing, (v) => !v.isrNodes.includes(1));
     assert.equal(view.leaderId, 0);
@@ -105,8 +84,8 @@ describe('a follower with two log directories, one failing its replicated append
     const admin2 = new Admin({ bootstrapServers: brokers[0]!.bootstrap });
     try {
       const dirs = await admin2.describeLogDirs([1]);
-      assert.equal(dirs.find((d) => d.logDir === mount)?.error?.code, ErrorCode.KAFKA_STORAGE_ERROR);
-      assert.equal(dirs.find((d) => d.logDir === healthy)?.error, null);
+      assert.equal(dirs.find((d) => d.logDir === jbod.mount)?.error?.code, ErrorCode.KAFKA_STORAGE_ERROR);
+      assert.equal(dirs.find((d) => d.logDir === jbod.healthy)?.error, null);
     } finally {
       await admin2.close();
     }

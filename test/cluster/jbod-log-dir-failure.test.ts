@@ -6,14 +6,13 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Admin } from '../../src/client/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { canMount, topicOps } from '../helpers/jbod.js';
-import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { canMount, jbodCluster, topicOps } from '../helpers/jbod.js';
+import { createTopicOn } from '../helpers/test-cluster.js';
 
 const TOPIC = 'jbod';
 const FILLER = 'filler';
@@ -23,41 +22,20 @@ const { partitionViewOf, agreed, produce, valuesOf } = topicOps(TOPIC);
 describe('a broker with two log directories, one failing', {
   skip: canMount() ? false : 'needs root',
 }, () => {
-  let mount: string | undefined;
-  let healthy: string | undefined;
-  let mounted = false;
-  let cluster: TestCluster | undefined;
-
-  before(async () => {
-    mount = mkdtempSync(join(tmpdir(), 'brook-jbod-failing-'));
-    healthy = mkdtempSync(join(tmpdir(), 'brook-jbod-healthy-'));
-    const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'brook-jbod-tmpfs', mount]);
-    assert.equal(m.status, 0, `mount: ${m.stderr}`);
-    mounted = true;
-    // One broker after another: each gets the whole start timeout on a loaded machine.
-    cluster = await startCluster({
-      order: [0, 1, 2],
-      overrides: { 'min.insync.replicas': 2, 'default.replication.factor': 3 },
-      brokerOverrides: { 0: { 'log.dirs': `${healthy},${mount}` } },
-    });
-  });
-  after(async () => {
-    await cluster?.stop();
-    if (mounted) spawnSync('umount', [mount!]);
-    for (const dir of [mount, healthy]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  });
+  const jbod = jbodCluster(0, 'brook-jbod');
 
   it('takes only that directory offline; its partitions move with every acknowledged record', async () => {
     try {
       await scenario();
     } catch (err) {
-      for (const b of cluster!.brokers) console.error(`--- broker ${b.brokerId}\n${b.log().slice(-6000)}`);
+      for (const b of jbod.cluster!.brokers)
+        console.error(`--- broker ${b.brokerId}\n${b.log().slice(-6000)}`);
       throw err;
     }
   });
 
   async function scenario(): Promise<void> {
-    const brokers = cluster!.brokers;
+    const brokers = jbod.cluster!.brokers;
     await createTopicOn(brokers[0]!, TOPIC, {
       assignments: { 0: [0, 1, 2], 1: [0, 1, 2] },
       configs: { 'min.insync.replicas': '2' },
@@ -69,9 +47,11 @@ describe('a broker with two log directories, one failing', {
     let failing = -1;
     try {
       const dirs = await admin.describeLogDirs([0]);
-      assert.deepEqual(dirs.map((d) => d.logDir).sort(), [healthy!, mount!].sort());
-      const onMount = dirs.find((d) => d.logDir === mount)!.partitions.filter((p) => p.topic === TOPIC);
-      const onHealthy = dirs.find((d) => d.logDir === healthy)!.partitions.filter((p) => p.topic === TOPIC);
+      assert.deepEqual(dirs.map((d) => d.logDir).sort(), [jbod.healthy!, jbod.mount!].sort());
+      const onMount = dirs.find((d) => d.logDir === jbod.mount)!.partitions.filter((p) => p.topic === TOPIC);
+      const onHealthy = dirs
+        .find((d) => d.logDir === jbod.healthy)!
+        .partitions.filter((p) => p.topic === TOPIC);
       assert.equal(onMount.length, 1, 'one partition on each directory');
       assert.equal(onHealthy.length, 1, 'one partition on each directory');
       failing = onMount[0]!.partition;
@@ -85,15 +65,15 @@ describe('a broker with two log directories, one failing', {
     // Fill the tmpfs but a few KiB, then write more than that: an append fails with ENOSPC.
     let filled = false;
     for (let attempt = 0; attempt < 8 && !filled; attempt++) {
-      const stats = statfsSync(mount!);
+      const stats = statfsSync(jbod.mount!);
       const bytes = stats.bavail * stats.bsize - 4096 - attempt * 256 * 1024;
-      filled = spawnSync('fallocate', ['-l', String(bytes), join(mount!, FILLER)]).status === 0;
-      if (!filled) rmSync(join(mount!, FILLER), { force: true });
+      filled = spawnSync('fallocate', ['-l', String(bytes), join(jbod.mount!, FILLER)]).status === 0;
+      if (!filled) rmSync(join(jbod.mount!, FILLER), { force: true });
     }
     assert.ok(filled, 'fallocate could not fill the log directory');
     const code = await produce(brokers[0]!, failing, 'x'.repeat(64 * 1024)).catch(() => -1);
     assert.notEqual(code, 0, 'a write to the full log directory was acknowledged');
-    rmSync(join(mount!, FILLER));
+    rmSync(join(jbod.mount!, FILLER));
 
     // The controller moves the failed partition's leadership and drops broker 0 from its ISR.
     const moved = await agreed(brokers, failing, (v) => v.leaderId !== 0 && !v.isrNodes.includes(0));
@@ -118,9 +98,9 @@ describe('a broker with two log directories, one failing', {
     const admin2 = new Admin({ bootstrapServers: brokers[1]!.bootstrap });
     try {
       const dirs = await admin2.describeLogDirs([0]);
-      const failed = dirs.find((d) => d.logDir === mount);
+      const failed = dirs.find((d) => d.logDir === jbod.mount);
       assert.equal(failed?.error?.code, ErrorCode.KAFKA_STORAGE_ERROR);
-      assert.equal(dirs.find((d) => d.logDir === healthy)?.error, null);
+      assert.equal(dirs.find((d) => d.logDir === jbod.healthy)?.error, null);
     } finally {
       await admin2.close();
     }

@@ -1,11 +1,18 @@
-// The JBOD cluster tests' shared pieces: whether a tmpfs can be mounted (root), and one topic's partition views,
+// The JBOD cluster tests' shared pieces: whether a tmpfs can be mounted (root), the mounted directory and cluster
+// a test runs on, and one topic's partition views,
 // acks=all writes and reads through the wire, with a wait for every broker to agree on a partition's leader.
 
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import type { BrokerProcess } from './broker-process.js';
 import { waitFor } from './cluster.js';
+import { startCluster, type TestCluster } from './test-cluster.js';
 import { readPartition, WireClient } from './wire-client.js';
 
 /** Root with fallocate: the tests mount a small tmpfs as the failing log directory. */
@@ -90,4 +97,42 @@ export function topicOps(TOPIC: string) {
     }
   }
   return { partitionViewOf, agreed, produce, valuesOf };
+}
+
+/** The directories and cluster of one JBOD test, set by the hooks jbodCluster registers. */
+export interface JbodCluster {
+  /** The failing directory: a 16 MiB tmpfs. */
+  mount: string | undefined;
+  healthy: string | undefined;
+  cluster: TestCluster | undefined;
+}
+
+/**
+ * Registers the describe block's hooks: a small tmpfs as the failing log directory and a healthy one for broker
+ * `brokerId`, in a three-broker cluster (min.insync.replicas 2, replication factor 3) started one broker after
+ * another (each gets the whole start timeout on a loaded machine); all stopped, unmounted and removed after.
+ */
+export function jbodCluster(brokerId: number, prefix: string): JbodCluster {
+  const jbod: JbodCluster = { mount: undefined, healthy: undefined, cluster: undefined };
+  let mounted = false;
+  before(async () => {
+    const mount = mkdtempSync(join(tmpdir(), `${prefix}-failing-`));
+    jbod.mount = mount;
+    jbod.healthy = mkdtempSync(join(tmpdir(), `${prefix}-healthy-`));
+    const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'brook-jbod-tmpfs', mount]);
+    assert.equal(m.status, 0, `mount: ${m.stderr}`);
+    mounted = true;
+    jbod.cluster = await startCluster({
+      order: [0, 1, 2],
+      overrides: { 'min.insync.replicas': 2, 'default.replication.factor': 3 },
+      brokerOverrides: { [brokerId]: { 'log.dirs': `${jbod.healthy},${mount}` } },
+    });
+  });
+  after(async () => {
+    await jbod.cluster?.stop();
+    if (mounted) spawnSync('umount', [jbod.mount!]);
+    for (const dir of [jbod.mount, jbod.healthy])
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+  return jbod;
 }
