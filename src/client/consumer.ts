@@ -35,6 +35,7 @@ import type {
 } from '../protocol/messages/01-fetch.js';
 import type { OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js';
 import type { OffsetFetchResponse } from '../protocol/messages/09-offset-fetch.js';
+import { ZERO_UUID } from '../protocol/messages/codec-support.js';
 import type { RecordHeader } from '../protocol/records/record.js';
 import { ApiKey } from '../protocol/registry.js';
 import type { AssignorName, ConsumerPartitionAssignor } from './assignors.js';
@@ -627,7 +628,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       sessionEpoch: plan.sessionEpoch,
       topics: [...topics].map(([topic, xs]) => ({
         topic,
-        topicId: this.cluster.snapshot.topics.get(topic)?.topicId ?? 'AAAAAAAAAAAAAAAAAAAAAA',
+        topicId: this.cluster.snapshot.topics.get(topic)?.topicId ?? ZERO_UUID,
         partitions: xs.map((x) => ({
           partition: x.s.partition,
           currentLeaderEpoch: -1,
@@ -635,12 +636,12 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
           lastFetchedEpoch: -1,
           logStartOffset: -1n,
           partitionMaxBytes: this.o.maxPartitionFetchBytes,
-          replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
+          replicaDirectoryId: ZERO_UUID,
         })),
       })),
       forgottenTopicsData: [...forgotten].map(([topic, partitions]) => ({
         topic,
-        topicId: this.cluster.snapshot.topics.get(topic)?.topicId ?? 'AAAAAAAAAAAAAAAAAAAAAA',
+        topicId: this.cluster.snapshot.topics.get(topic)?.topicId ?? ZERO_UUID,
         partitions,
       })),
       rackId: this.o.clientRack,
