@@ -3,7 +3,7 @@
 // row by row; the worker killed with SIGKILL in the middle resumes from its stored LSN and the copy ends equal.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -12,7 +12,7 @@ import { Consumer } from '../../src/client/index.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { type ConnectWorker, rest, startConnectWorker } from '../helpers/connect-worker.js';
 import { type PostgresServer, startPostgres } from '../helpers/postgres.js';
-import { sleep } from '../helpers/wait.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 
 let broker: BrokerProcess;
 let postgres: PostgresServer;
@@ -66,6 +66,20 @@ async function waitEqual(timeoutMs = 30_000): Promise<void> {
     }
     await sleep(200);
   }
+}
+
+/** The CDC task's offset as the standalone worker last stored it, or null before its first flush. */
+function storedOffset(): Record<string, unknown> | null {
+  let text: string;
+  try {
+    text = readFileSync(join(dir, 'connect.offsets'), 'utf8');
+  } catch {
+    return null;
+  }
+  const value = (JSON.parse(text) as Record<string, string>)[
+    JSON.stringify(['items-cdc', { slot: 'brook_items' }])
+  ];
+  return value === undefined ? null : (JSON.parse(value) as Record<string, unknown>);
 }
 
 function start(): Promise<ConnectWorker> {
@@ -128,6 +142,14 @@ test('snapshot, then inserts, updates and deletes in order, resumed after kill -
   await db.query(`INSERT INTO items (id, name) VALUES (7, 'id 7 again')`);
   await waitEqual();
 
+  // The kill must come after the worker has stored an LSN past the snapshot (offsets are flushed every 500 ms
+  // here); killed sooner, it rightly takes the snapshot again on restart (at least once), which this test does not
+  // look at.
+  await waitUntil(
+    () => storedOffset()?.lsn_end !== undefined,
+    10_000,
+    () => 'no change offset stored',
+  );
   // Changes made while the worker is dead are picked up from the slot after the restart.
   await worker.kill();
   await db.query(`UPDATE items SET name = name || ' (while down)' WHERE id % 4 = 0`);
