@@ -1,6 +1,8 @@
 // The log of one partition: an ordered list of segments in `<topic>-<partition>/`, with the bookkeeping the
 // broker reads (log start offset, log end offset, high watermark, recovery point, last stable offset), the
-// leader epoch cache, producer state, flushing, truncation, DeleteRecords and retention.
+// leader epoch cache, producer state, flushing, truncation, DeleteRecords and retention. Opening and recovery
+// are log-loader.ts's (Kafka's LogLoader), the fsyncs and group commit log-sync.ts's: this file decides the
+// offsets from what they report.
 //
 // Ownership and concurrency: one Log per partition, owned by the LogManager; the partition (broker) is its only
 // caller. Every state change (append, roll, truncate, delete) is synchronous and completes before returning.
@@ -28,36 +30,22 @@
 // background; they change state only to make written appends visible, to move the recovery point forward and
 // to resolve promises.
 
-import { fdatasync, fsync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { AssertionError, assert } from '../common/assert.js';
 import type { Clock } from '../common/clock.js';
 import { BATCH_HEADER_BYTES, batchHeader } from '../protocol/records/batch-header.js';
-import { completeSwaps } from './cleaner/swap-files.js';
 import { FileSeal } from './encryption/file-seal.js';
 import { SegmentIntegrityError, type SegmentKeys } from './encryption/segment-cipher.js';
 import { StorageErrorCode } from './error-codes.js';
-import {
-  CLEANED_SUFFIX,
-  DELETED_SUFFIX,
-  ENC_SUFFIX,
-  INDEX_SUFFIX,
-  LEADER_EPOCH_CHECKPOINT_FILE,
-  LOG_SUFFIX,
-  parseOffsetFileName,
-  SWAP_SUFFIX,
-  TIME_INDEX_SUFFIX,
-  TMP_SUFFIX,
-  type TopicPartition,
-  TXN_INDEX_SUFFIX,
-} from './file-names.js';
+import { LEADER_EPOCH_CHECKPOINT_FILE, type TopicPartition } from './file-names.js';
 import { type EpochEndOffset, LeaderEpochCache } from './leader-epoch-cache.js';
 import { type LogConfig, STORAGE_LIMITS } from './log-config.js';
+import { loadSegments, rebuildProducerState } from './log-loader.js';
 import { LogSegment } from './log-segment.js';
+import { type DurableWaiter, fsyncSegment, GroupSync } from './log-sync.js';
 import {
   deleteSnapshotFile,
   listSnapshotOffsets,
-  readSnapshotFile,
   syncSnapshotFile,
   syncSnapshotFileNow,
   writeSnapshotFile,
@@ -174,11 +162,6 @@ interface PendingDelete {
   readonly dueMs: number;
 }
 
-interface DurableWaiter {
-  resolve(): void;
-  reject(err: Error): void;
-}
-
 export class Log {
   readonly dir: string;
   readonly topicPartition: TopicPartition;
@@ -199,11 +182,7 @@ export class Log {
   private unflushedRecords = 0;
   private lastFlushMs: number;
   private readonly pendingDeletes: PendingDelete[] = [];
-  private readonly dirtySegments = new Set<LogSegment>();
-  private durableWaiters: DurableWaiter[] = [];
-  private syncInFlight = false;
-  private groupSyncs = 0;
-  private syncScheduled = false;
+  private readonly groupSync: GroupSync;
   private closed = false;
   /** The first read that failed with an I/O error (see storageFailed). */
   private readFailure: Error | null = null;
@@ -268,6 +247,7 @@ export class Log {
       this.seal,
     );
     this.producerState = new ProducerStateManager();
+    this.groupSync = new GroupSync((err) => this.onBackgroundError(err));
     this.lastFlushMs = this.clock.monotonicMs();
   }
 
@@ -365,64 +345,25 @@ export class Log {
 
   private load(options: LogOptions): void {
     this.epochCache.holdWrites();
-    this.removeLeftovers();
-    const baseOffsets = this.segmentFileOffsets();
     const nowMs = this.clock.nowMs();
     const needsRecovery = options.hadCleanShutdown !== true;
     const recoveryPoint = options.recoveryPoint ?? 0;
-    // Segments from the one holding the recovery point on are re-checked after a crash.
-    let recoverFrom = 0;
-    for (let i = 0; i < baseOffsets.length; i++) if (baseOffsets[i]! <= recoveryPoint) recoverFrom = i;
-    const recovered = new Set<LogSegment>();
-    let damaged = false;
-    let expectOffset = 0;
-    // Offsets must increase, not follow on: compaction leaves gaps (here, or on a leader this log copied), and
-    // the topic may have turned to cleanup.policy=delete since, so no config tells where gaps are legitimate.
-    // Kafka's recovery asks the same (valid framing and CRC, increasing offsets). A segment that ends short of
-    // the next one is therefore kept; one with damaged or torn bytes drops every later segment (below).
-    for (let i = 0; i < baseOffsets.length; i++) {
-      const { segment, needsIndexRebuild, integrityNote } = LogSegment.open(
-        this.dir,
-        baseOffsets[i]!,
-        this.config,
+    const loaded = loadSegments(
+      {
+        dir: this.dir,
+        config: this.config,
+        keys: this.keys,
         nowMs,
-        this.jitter(),
-        this.keys,
-      );
-      if (integrityNote !== undefined)
-        this.onBackgroundError(new SegmentIntegrityError(this.dir, integrityNote));
-      this.segments.push(segment);
-      const mustRecover =
-        needsIndexRebuild || (needsRecovery && i >= recoverFrom) || segment.baseOffset < expectOffset;
-      let cut = 0;
-      if (mustRecover || !segment.loadTail()) {
-        cut = this.recoverSegment(segment, expectOffset);
-        recovered.add(segment);
-      }
-      segment.txnIndex.load(segment.nextOffset);
-      expectOffset = segment.nextOffset;
-      if (cut > 0) {
-        damaged = true;
-        this.recoveredBytesCutValue += cut;
-        // Nothing after damage can be trusted to follow on from it: drop the later segments.
-        for (const later of baseOffsets.slice(i + 1)) this.deleteSegmentFilesAt(later);
-        break;
-      }
-    }
-    // After a crash or damage, an empty active segment past a gap is dropped unless it is the only one: recovery
-    // emptied it, or it was rolled while its predecessor's queued bytes were still on their way (and are lost).
-    // After a clean shutdown it stays: a truncation into offsets compaction emptied put the log end there.
-    while (
-      (needsRecovery || damaged) &&
-      this.segments.length > 1 &&
-      this.activeSegment.size === 0 &&
-      this.activeSegment.baseOffset > this.prevNext()
-    ) {
-      const dropped = this.segments.pop()!;
-      // Gone: neither flushed below nor replayed for producer state.
-      recovered.delete(dropped);
-      dropped.deleteFiles();
-    }
+        epochCache: this.epochCache,
+        jitter: () => this.jitter(),
+        onBackgroundError: this.onBackgroundError,
+      },
+      needsRecovery,
+      recoveryPoint,
+    );
+    this.segments = loaded.segments;
+    this.recoveredBytesCutValue = loaded.bytesCut;
+    const recovered = loaded.recovered;
     const checkpointStart = options.logStartOffset ?? 0;
     if (this.segments.length === 0) {
       this.segments.push(
@@ -476,117 +417,23 @@ export class Log {
     return this.keys;
   }
 
-  private prevNext(): number {
-    const prev = this.segments[this.segments.length - 2];
-    return prev === undefined ? -1 : prev.nextOffset;
-  }
-
   private jitter(): number {
     return this.config.segmentJitterMs > 0 ? Math.floor(this.random() * this.config.segmentJitterMs) : 0;
   }
 
-  /**
-   * Removes files that only exist half-way through an operation: temp files, deleted segments, cleaner output
-   * that was never swapped in. A cleaned segment that was being swapped in is completed first (see
-   * cleaner/swap-files.ts).
-   */
-  private removeLeftovers(): void {
-    completeSwaps(this.dir, this.keys);
-    for (const name of readdirSync(this.dir)) {
-      if (
-        name.endsWith(TMP_SUFFIX) ||
-        name.endsWith(DELETED_SUFFIX) ||
-        name.endsWith(CLEANED_SUFFIX) ||
-        name.endsWith(SWAP_SUFFIX)
-      ) {
-        unlinkSync(join(this.dir, name));
-      }
-    }
-  }
-
-  /** Base offsets that have a .log file; index files without one are removed. */
-  private segmentFileOffsets(): number[] {
-    const logs = new Set<number>();
-    const others: { offset: number; name: string }[] = [];
-    for (const name of readdirSync(this.dir)) {
-      const parsed = parseOffsetFileName(name);
-      if (parsed === null) continue;
-      if (parsed.suffix === LOG_SUFFIX) logs.add(parsed.offset);
-      else if ([INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, ENC_SUFFIX].includes(parsed.suffix)) {
-        others.push({ offset: parsed.offset, name });
-      }
-    }
-    for (const o of others) if (!logs.has(o.offset)) unlinkSync(join(this.dir, o.name));
-    return [...logs].sort((a, b) => a - b);
-  }
-
-  private deleteSegmentFilesAt(baseOffset: number): void {
-    for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, ENC_SUFFIX]) {
-      try {
-        unlinkSync(join(this.dir, String(baseOffset).padStart(20, '0') + suffix));
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      }
-    }
-  }
-
-  private recoverSegment(segment: LogSegment, minOffset: number): number {
-    // Not max.message.bytes alone: it may have been lowered after larger batches were written.
-    const batchBytesMax = Math.max(STORAGE_LIMITS.batchBytesMax, this.config.maxMessageBytes);
-    return segment.recover(
-      minOffset,
-      batchBytesMax,
-      (_buf, _pos, info) => {
-        const epoch = info.partitionLeaderEpoch;
-        if (epoch >= 0 && epoch > this.epochCache.latestEpoch) this.epochCache.assign(epoch, info.baseOffset);
-      },
-      (note) => this.onBackgroundError(new SegmentIntegrityError(this.dir, note)),
-    );
-  }
-
-  /**
-   * Rebuilds producer state: the latest usable snapshot at or below the first recovered segment (and the log
-   * end), then every batch after it. Aborted transactions found in recovered segments go back into their
-   * transaction index.
-   */
+  /** See rebuildProducerState (log-loader.ts): also after a truncation, which moves the log end. */
   private rebuildProducerState(recovered: ReadonlySet<LogSegment>): void {
-    let limit = this.logEndOffsetValue;
-    for (const s of recovered) limit = Math.min(limit, s.baseOffset);
-    const offsets = listSnapshotOffsets(this.dir);
-    for (const o of offsets) if (o > this.logEndOffsetValue) deleteSnapshotFile(this.dir, o);
-    let from = this.logStartOffsetValue;
-    this.producerState.clear(from);
-    for (let i = offsets.length - 1; i >= 0; i--) {
-      const offset = offsets[i]!;
-      if (offset > limit || offset < this.logStartOffsetValue) continue;
-      const entries = readSnapshotFile(this.dir, offset, this.seal);
-      if (entries === null) continue;
-      this.producerState.loadSnapshot(offset, entries);
-      from = offset;
-      break;
-    }
-    this.replayProducerState(from, recovered);
-  }
-
-  private replayProducerState(from: number, reindex: ReadonlySet<LogSegment>): void {
-    for (const segment of this.segments) {
-      if (segment.nextOffset <= from) continue;
-      const start = segment.baseOffset >= from ? null : segment.translateOffset(from);
-      segment.scan(start?.position ?? 0, (info, header, headerPos) => {
-        if (batchHeader.producerId(header, headerPos) < 0) {
-          this.producerState.apply(header, headerPos);
-          return true;
-        }
-        // Transaction markers are read whole (they are tiny: a larger one is damage and read as a header only);
-        // other batches only by their header.
-        const isControl =
-          batchHeader.isControl(header, headerPos) && info.sizeInBytes <= CONTROL_BATCH_BYTES_MAX;
-        const buf = isControl ? segment.readBytes(info.position, info.sizeInBytes) : header;
-        const completed = this.producerState.apply(buf, isControl ? 0 : headerPos);
-        if (completed?.isAborted === true && reindex.has(segment)) segment.txnIndex.append(completed);
-        return true;
-      });
-    }
+    rebuildProducerState(
+      {
+        dir: this.dir,
+        segments: this.segments,
+        producerState: this.producerState,
+        seal: this.seal,
+        logStartOffset: this.logStartOffsetValue,
+        logEndOffset: this.logEndOffsetValue,
+      },
+      recovered,
+    );
   }
 
   // ---------------------------------------------------------------- append
@@ -849,7 +696,7 @@ export class Log {
     this.settledSeq = a.seq;
     this.writtenEndValue = a.lastOffset + 1;
     a.written.resolve();
-    if (a.durable !== null) this.joinGroupSync(a.segment, a.durable);
+    if (a.durable !== null) this.groupSync.join(a.segment, a.durable);
   }
 
   /**
@@ -1390,7 +1237,7 @@ export class Log {
     const nowMs = this.clock.nowMs();
     steps.toSwap();
     for (const segment of old) {
-      this.dirtySegments.delete(segment);
+      this.groupSync.forget(segment);
       segment.markDeleted();
       this.pendingDeletes.push({ segment, dueMs: nowMs + this.config.fileDeleteDelayMs });
     }
@@ -1442,7 +1289,7 @@ export class Log {
     this.epochCache.truncateFromStart(this.logStartOffsetValue);
     this.tailCache?.dropBelow(this.logStartOffsetValue);
     for (const segment of gone) {
-      this.dirtySegments.delete(segment);
+      this.groupSync.forget(segment);
       segment.markDeleted();
       this.pendingDeletes.push({ segment, dueMs: nowMs + this.config.fileDeleteDelayMs });
     }
@@ -1558,52 +1405,9 @@ export class Log {
    */
   private durableAfterGroupSync(segment: LogSegment): Promise<void> | null {
     if (!this.config.ackAfterFsync) return null;
-    const durable = new Promise<void>((resolve, reject) => this.joinGroupSync(segment, { resolve, reject }));
+    const durable = new Promise<void>((resolve, reject) => this.groupSync.join(segment, { resolve, reject }));
     durable.catch(ignore);
     return durable;
-  }
-
-  /** `waiter` is told when a group fdatasync that includes `segment` is done. */
-  private joinGroupSync(segment: LogSegment, waiter: DurableWaiter): void {
-    this.dirtySegments.add(segment);
-    this.durableWaiters.push(waiter);
-    this.scheduleGroupSync();
-  }
-
-  /** Group commit: all appends made before the sync starts share one fdatasync of their segments. */
-  private scheduleGroupSync(): void {
-    if (this.syncInFlight || this.syncScheduled) return;
-    this.syncScheduled = true;
-    // setImmediate lets every append of the current event loop turn (one produce request touching many
-    // partitions, or many requests read together) join the same sync.
-    setImmediate(() => {
-      this.syncScheduled = false;
-      this.startGroupSync();
-    });
-  }
-
-  private startGroupSync(): void {
-    if (this.durableWaiters.length === 0) return;
-    this.syncInFlight = true;
-    this.groupSyncs++;
-    const waiters = this.durableWaiters;
-    this.durableWaiters = [];
-    const segments = [...this.dirtySegments];
-    this.dirtySegments.clear();
-    Promise.all(segments.map((s) => fdatasyncSegment(s)))
-      .then(
-        () => {
-          for (const w of waiters) w.resolve();
-        },
-        (err: Error) => {
-          for (const w of waiters) w.reject(err);
-          this.onBackgroundError(err);
-        },
-      )
-      .finally(() => {
-        this.syncInFlight = false;
-        if (this.durableWaiters.length > 0) this.scheduleGroupSync();
-      });
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -1632,9 +1436,7 @@ export class Log {
     for (const s of this.segments) s.close();
     for (const p of this.pendingDeletes) p.segment.deleteFiles();
     this.pendingDeletes.length = 0;
-    const err = new Error('log closed before the append was synced');
-    for (const w of this.durableWaiters) w.reject(err);
-    this.durableWaiters = [];
+    this.groupSync.rejectWaiting(new Error('log closed before the append was synced'));
   }
 
   /** Releases file descriptors and writes nothing: the files stay as a crash would leave them (tests). */
@@ -1645,7 +1447,7 @@ export class Log {
     this.failWrites(new Error('log abandoned before the append was written'));
     for (const s of this.segments) s.abandon();
     for (const p of this.pendingDeletes) p.segment.abandon();
-    this.durableWaiters = [];
+    this.groupSync.dropWaiting();
   }
 
   /** Closes and removes every file of the log (the directory itself is the manager's). */
@@ -1662,7 +1464,7 @@ export class Log {
 
   /** Group-commit fdatasyncs started so far (a metric; also proves appends share syncs). */
   get groupSyncCount(): number {
-    return this.groupSyncs;
+    return this.groupSync.syncCount;
   }
 
   /** True once close() ran; a closed log refuses appends. */
@@ -1703,38 +1505,6 @@ function emptyRead(startOffset: number): ReadResult {
     firstOffset: startOffset,
     nextOffset: startOffset,
   };
-}
-/** A transaction marker batch holds one small record; anything larger is not read whole. */
-const CONTROL_BATCH_BYTES_MAX = 64 * 1024;
-
-function fsyncSegment(segment: LogSegment): Promise<void> {
-  if (segment.isDeleted) return Promise.resolve();
-  // Every fsync runs in the thread pool, the indexes' too: small as they are, on ext4 (data=ordered) an fsync
-  // of any file waits for a journal commit that writes out every dirty byte of the disk first. Their pending
-  // entries are written now; each index fsync uses a descriptor of its own (see IndexFile.flushInBackground).
-  const syncs = [
-    segment.offsetIndex.file.flushInBackground(),
-    segment.timeIndex.file.flushInBackground(),
-    segment.txnIndex.flushInBackground(),
-    syncLogFile(segment, fsync),
-  ];
-  return Promise.all(syncs).then(
-    () => {},
-    (err: Error) => {
-      // A segment deleted while its fsyncs ran no longer matters.
-      if (!segment.isDeleted) throw err;
-    },
-  );
-}
-
-function fdatasyncSegment(segment: LogSegment): Promise<void> {
-  return syncLogFile(segment, fdatasync);
-}
-
-function syncLogFile(segment: LogSegment, sync: typeof fsync): Promise<void> {
-  return new Promise((resolve, reject) =>
-    segment.syncLog(sync, (err) => (err === null ? resolve() : reject(err))),
-  );
 }
 
 /** An error of a failed system call (EIO, ENOSPC, EROFS, ENOENT...): Kafka's IOException. */
