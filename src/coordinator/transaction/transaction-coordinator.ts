@@ -72,6 +72,12 @@ export interface TxnMetadata {
   updateMs: number;
   /** A write of this id is in flight: other requests answer CONCURRENT_TRANSACTIONS. */
   busy: boolean;
+  /**
+   * An epoch fence (the abort of a timed-out transaction, or of one a new producer interrupts) bumped the epoch in
+   * memory but failed to write it: the next fence reuses that epoch instead of bumping again (Kafka's
+   * hasFailedEpochFence). Cleared once a PrepareCommit/PrepareAbort is written.
+   */
+  hasFailedEpochFence: boolean;
   readonly partition: number;
 }
 
@@ -119,7 +125,17 @@ const tpOf = (key: string): TopicPartitionRef => {
   return { topic: key.slice(0, i), partition: Number(key.slice(i + 1)) };
 };
 
-export function transactionRecord(m: TxnMetadata, state: TxnState, partitions: Set<string>): EncodedRecord {
+/** The fields of a transaction that its TransactionLogValue record stores besides the state and partitions. */
+export type TxnRecordFields = Pick<
+  TxnMetadata,
+  'transactionalId' | 'producerId' | 'producerEpoch' | 'timeoutMs' | 'startMs' | 'updateMs'
+>;
+
+export function transactionRecord<T extends Readonly<TxnRecordFields>>(
+  m: T,
+  state: TxnState,
+  partitions: Set<string>,
+): EncodedRecord {
   const byTopic = new Map<string, number[]>();
   for (const k of partitions) {
     const tp = tpOf(k);
@@ -308,6 +324,7 @@ export class TransactionCoordinator {
         startMs: Number(v.transactionStartTimestampMs),
         updateMs: Number(v.transactionLastUpdateTimestampMs),
         busy: false,
+        hasFailedEpochFence: false,
         partition,
       };
       this.txns.set(id, m);
@@ -402,6 +419,7 @@ export class TransactionCoordinator {
           startMs: -1,
           updateMs: now,
           busy: false,
+          hasFailedEpochFence: false,
           partition: this.partitionFor(transactionalId),
         };
         this.txns.set(transactionalId, m);
@@ -565,6 +583,7 @@ export class TransactionCoordinator {
     const state = commit ? TxnState.PrepareCommit : TxnState.PrepareAbort;
     return this.write(m, state, m.partitions, () => {}).then((errorCode) => {
       if (errorCode === ErrorCode.NONE && this.isCurrent(m, token)) {
+        m.hasFailedEpochFence = false;
         m.busy = true;
         this.completeTransaction(m, commit, token);
       }
@@ -577,14 +596,23 @@ export class TransactionCoordinator {
    * in Kafka's epoch fence, no last epoch is kept: the fenced producer's InitProducerId with its old epoch must
    * not pass for a retry of a bump it asked for. An epoch at the maximum (a fence can follow a bump to 32766)
    * cannot grow; Kafka refuses that case outright, Brook aborts under the same epoch.
+   *
+   * As in Kafka, the bumped epoch is set in memory before PrepareAbort is written, and stays there if the write
+   * fails: it was never given to a client, and the old producer stays fenced here. The fence is then marked failed,
+   * and the next one (the next timeout check, or InitProducerId) writes the same epoch again rather than bumping
+   * once more for every failed attempt; a new coordinator loading the log starts from the epoch written there.
    */
   private abortWithBump(m: TxnMetadata): void {
     m.lastProducerEpoch = -1;
-    if (m.producerEpoch < MAX_EPOCH) m.producerEpoch += 1;
+    if (!m.hasFailedEpochFence && m.producerEpoch < MAX_EPOCH) m.producerEpoch += 1;
+    const token = this.tokenOf(m.partition);
     void this.prepare(m, false).then((errorCode) => {
-      if (errorCode !== ErrorCode.NONE) {
-        this.options.logger.warn(`aborting transaction ${m.transactionalId} failed: error ${errorCode}`);
-      }
+      if (errorCode === ErrorCode.NONE) return;
+      if (this.isCurrent(m, token)) m.hasFailedEpochFence = true;
+      this.options.logger.warn(
+        `fencing producer of transaction ${m.transactionalId} failed: error ${errorCode}; epoch ${m.producerEpoch} ` +
+          'is kept in memory (not given to any client) and written by the next attempt',
+      );
     });
   }
 

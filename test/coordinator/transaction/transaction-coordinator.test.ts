@@ -167,6 +167,49 @@ describe('transaction coordinator', () => {
     );
   });
 
+  it('a timeout abort whose write fails keeps one bumped epoch and writes it on the next attempt', async () => {
+    // Before the fix, every failed fence bumped the epoch again: two failures and a success aborted under epoch + 3.
+    const { coordinator, clock, markers, storage } = harness();
+    const p = await coordinator.initProducerId('tx', 5_000, null);
+    await coordinator.addPartitions('tx', p.producerId, p.producerEpoch, TP);
+    storage.failWith = E.NOT_ENOUGH_REPLICAS;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      clock.advance(10_000);
+      coordinator.tick();
+      await settle();
+      const m = coordinator.describe('tx');
+      assert.equal(m?.state, TxnState.Ongoing, 'the failed PrepareAbort leaves the transaction Ongoing');
+      assert.equal(m?.busy, false);
+      assert.equal(m?.producerEpoch, p.producerEpoch + 1, 'the fence epoch is bumped once, in memory');
+    }
+    assert.equal(coordinator.describe('tx')?.hasFailedEpochFence, true);
+    assert.equal(markers.length, 0);
+    // The old producer stays fenced while the fence is not written.
+    assert.equal(
+      await coordinator.endTransaction('tx', p.producerId, p.producerEpoch, true),
+      E.PRODUCER_FENCED,
+    );
+    storage.failWith = 0;
+    clock.advance(10_000);
+    coordinator.tick();
+    await settle();
+    assert.equal(markers.length, 1);
+    assert.equal(markers[0]!.commit, false);
+    assert.equal(markers[0]!.producerEpoch, p.producerEpoch + 1);
+    const m = coordinator.describe('tx');
+    assert.equal(m?.state, TxnState.CompleteAbort);
+    assert.equal(m?.hasFailedEpochFence, false);
+    // The log holds the epoch of the written fence: a new coordinator loading it hands out the next one.
+    const b = harness(storage);
+    await settle();
+    const next = await b.coordinator.initProducerId('tx', 60_000, null);
+    assert.deepEqual(next, {
+      errorCode: E.NONE,
+      producerId: p.producerId,
+      producerEpoch: p.producerEpoch + 2,
+    });
+  });
+
   it('answers UNKNOWN_TOPIC_OR_PARTITION for missing partitions and OPERATION_NOT_ATTEMPTED for the others', async () => {
     const { coordinator } = harness();
     const p = await coordinator.initProducerId('tx', 60_000, null);
