@@ -18,7 +18,8 @@ describe('client security keys', () => {
     assert.deepEqual(securityOptionsFromProperties({}), {});
     const dir = mkdtempSync(join(tmpdir(), 'brook-security-config-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
-    writeFileSync(join(dir, 'ca.pem'), 'CA PEM');
+    const ca = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    writeFileSync(join(dir, 'ca.pem'), ca);
     const options = securityOptionsFromProperties({
       'security.protocol': 'SASL_SSL',
       'ssl.truststore.location': join(dir, 'ca.pem'),
@@ -26,7 +27,7 @@ describe('client security keys', () => {
       'sasl.jaas.config':
         'org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="a;b";',
     });
-    assert.equal(options.tls?.ca, 'CA PEM');
+    assert.equal(options.tls?.ca, ca);
     assert.deepEqual(options.sasl, { mechanism: 'scram-sha-512', username: 'alice', password: 'a;b' });
   });
 

@@ -115,6 +115,27 @@ export function adminOverrides(worker: Readonly<Record<string, string>>): Record
   return { ...mapped(COMMON, l), ...security(l) };
 }
 
+/**
+ * Checks the worker's own security keys and its `producer.`, `consumer.` and `admin.` ones when the worker starts,
+ * so that a Java store (JKS), Kerberos (GSSAPI) or a missing JAAS config stops the worker with a message naming
+ * the key, instead of failing each task as it starts.
+ */
+export function checkWorkerClientSecurity(worker: Readonly<Record<string, string>>): void {
+  for (const prefix of ['', 'producer.', 'consumer.', 'admin.']) {
+    const props: Record<string, string> = {};
+    for (const [key, value] of Object.entries(worker))
+      if (key.startsWith(prefix) && isSecurityKey(key.slice(prefix.length)))
+        props[key.slice(prefix.length)] = value;
+    if (Object.keys(props).length === 0) continue;
+    try {
+      securityOptionsFromProperties(props, prefix);
+    } catch (err) {
+      if (err instanceof ConfigError) throw new ConfigException(err.message);
+      throw err;
+    }
+  }
+}
+
 function isSecurityKey(name: string): boolean {
   return name === 'security.protocol' || name.startsWith('ssl.') || name.startsWith('sasl.');
 }

@@ -5,6 +5,7 @@
 
 import { ConfigDef, oneOf, type ParsedConfig, range } from '../api/config-def.js';
 import { ConfigException } from '../errors.js';
+import { checkWorkerClientSecurity } from './client-configs.js';
 import { supportedAlgorithm } from './distributed/request-signature.js';
 import { type RestTls, restTls } from './rest-tls.js';
 
@@ -335,6 +336,7 @@ export function loadWorkerConfig(
 ): WorkerConfig {
   const parsed = workerConfigDef(mode).parse(raw);
   if (mode === 'distributed') checkInterWorkerKeys(parsed);
+  checkWorkerClientSecurity(raw);
   const { host, port, https } = restListener(parsed);
   return {
     raw,

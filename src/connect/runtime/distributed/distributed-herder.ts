@@ -40,7 +40,12 @@ import {
   taskKey,
   taskKeyPrefix,
 } from './assignor.js';
-import { type ConfigEvent, ConfigStore, leaderTransactionalId } from './config-store.js';
+import {
+  type ConfigEvent,
+  ConfigStore,
+  leaderTransactionalId,
+  PrivilegedWriteException,
+} from './config-store.js';
 import {
   CONFIG_MISMATCH,
   type ConnectAssignment,
@@ -60,6 +65,9 @@ const TICK_MS = 1000;
 const LOOP_STOP_WAIT_MS = 10_000;
 const REBALANCE_MESSAGE =
   'Cannot complete request momentarily due to no known leader URL, likely because a rebalance was underway.';
+/** Kafka's answer (500) to a request whose config write was fenced: the leader claims its writer again. */
+const FENCED_WRITE_MESSAGE =
+  'Failed to write to config topic; this may be due to a transient error and the request can be safely retried';
 
 interface RunningConnector {
   config: Record<string, string>;
@@ -710,7 +718,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       this.log(`Fencing ${ids.length} transactional producers of ${name}: ${ids.join(', ')}`);
       await Promise.all(ids.map((id) => fenceProducer(this.worker, id)));
     }
-    await this.configs.putTaskCountRecord(name, count);
+    await this.writeAsLeader(() => this.configs.putTaskCountRecord(name, count));
   }
 
   private async sendTaskConfigsToLeader(name: string, configs: TaskConfig[]): Promise<void> {
@@ -843,6 +851,20 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       );
   }
 
+  /**
+   * A config write on behalf of a REST request (Kafka's writeToConfigTopicAsLeader): when the write is fenced
+   * (another worker claimed the config topic's writer, so this one may no longer lead) the store has already
+   * asked for a rejoin, and the client gets Kafka's 500 saying the request can be retried.
+   */
+  private async writeAsLeader(write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (err) {
+      if (err instanceof PrivilegedWriteException) throw new RestError(500, FENCED_WRITE_MESSAGE);
+      throw err;
+    }
+  }
+
   private config(name: string): Record<string, string> {
     const c = this.configs.connectors.get(name);
     if (c === undefined) throw new RestError(404, `Connector ${name} not found`);
@@ -934,14 +956,16 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     const exists = this.configs.connectors.has(name);
     if (exists && !allowReplace) throw new RestError(409, `Connector ${name} already exists`);
     await this.checkValid(config);
-    await this.configs.putConnectorConfig(name, config, exists ? undefined : initialState);
+    await this.writeAsLeader(() =>
+      this.configs.putConnectorConfig(name, config, exists ? undefined : initialState),
+    );
     return { created: !exists, info: this.connectorInfo(name) };
   }
 
   async deleteConnector(name: string): Promise<void> {
     this.requireLeader();
     this.config(name);
-    await this.configs.removeConnector(name);
+    await this.writeAsLeader(() => this.configs.removeConnector(name));
   }
 
   connectorStatus(name: string): ConnectorStateInfo {
@@ -1008,7 +1032,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
         ? { id: t.id, state: 'RESTARTING', worker_id: t.worker_id }
         : t,
     );
-    await this.configs.putRestartRequest(name, request);
+    await this.writeAsLeader(() => this.configs.putRestartRequest(name, request));
     return plan;
   }
 
@@ -1027,21 +1051,24 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   async pauseConnector(name: string): Promise<void> {
     this.requireLeader();
     this.config(name);
-    if (this.configs.targetState(name) !== 'STOPPED') await this.configs.putTargetState(name, 'PAUSED');
+    if (this.configs.targetState(name) !== 'STOPPED')
+      await this.writeAsLeader(() => this.configs.putTargetState(name, 'PAUSED'));
   }
 
   async resumeConnector(name: string): Promise<void> {
     this.requireLeader();
     this.config(name);
-    await this.configs.putTargetState(name, 'STARTED');
+    await this.writeAsLeader(() => this.configs.putTargetState(name, 'STARTED'));
   }
 
   async stopConnector(name: string): Promise<void> {
     this.requireLeader();
     this.config(name);
     // As Kafka: no tasks first (the leader revokes them), then the STOPPED target state.
-    await this.configs.putTaskConfigs(name, []);
-    await this.configs.putTargetState(name, 'STOPPED');
+    await this.writeAsLeader(async () => {
+      await this.configs.putTaskConfigs(name, []);
+      await this.configs.putTargetState(name, 'STOPPED');
+    });
   }
 
   async connectorOffsets(name: string): Promise<ConnectorOffset[]> {
@@ -1077,7 +1104,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     this.checkSignature(signature);
     this.requireLeader();
     this.config(name);
-    await this.configs.putTaskConfigs(name, configs);
+    await this.writeAsLeader(() => this.configs.putTaskConfigs(name, configs));
   }
 
   async stop(): Promise<void> {

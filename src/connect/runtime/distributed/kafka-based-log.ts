@@ -35,6 +35,8 @@ export interface KafkaBasedLogOptions {
   readCommitted?: boolean;
   /** Settings every client of the log starts from (security.protocol, ssl.*, sasl.* as client options). */
   clientOptions?: Record<string, unknown>;
+  /** Topic configs for creating the topic (KIP-605's `config.storage.<key>` keys); compaction always wins. */
+  topicConfigs?: Readonly<Record<string, string>>;
 }
 
 const POLL_TIMEOUT_MS = 200;
@@ -109,14 +111,13 @@ export class KafkaBasedLog {
       const brokers = (await admin.describeCluster()).brokers.length;
       // Kafka's default of 3 on a smaller development cluster falls back to the broker default (-1).
       const rf = this.o.replicationFactor > brokers ? -1 : this.o.replicationFactor;
-      this.o.log(`Creating topic ${this.o.topic} (${this.o.partitions} partitions, cleanup.policy=compact)`);
+      const configs = { ...this.o.topicConfigs, 'cleanup.policy': 'compact' };
+      const listed = Object.entries(configs)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ');
+      this.o.log(`Creating topic ${this.o.topic} (${this.o.partitions} partitions, ${listed})`);
       const results = await admin.createTopics([
-        {
-          topic: this.o.topic,
-          numPartitions: this.o.partitions,
-          replicationFactor: rf,
-          configs: { 'cleanup.policy': 'compact' },
-        },
+        { topic: this.o.topic, numPartitions: this.o.partitions, replicationFactor: rf, configs },
       ]);
       // TOPIC_ALREADY_EXISTS (36): another worker created it meanwhile.
       const failed = results.find((r) => r.error !== null && r.error.code !== 36);
@@ -286,7 +287,14 @@ export function internalTopicLogs(
   const p = config.parsed;
   const clientId = (p['client.id'] as string) || `connect-${p['group.id'] as string}`;
   const open =
-    (topic: string, partitions: number, rf: number, suffix: string, readCommitted: boolean): LogOpener =>
+    (
+      topic: string,
+      partitions: number,
+      rf: number,
+      suffix: string,
+      readCommitted: boolean,
+      prefix: StoragePrefix,
+    ): LogOpener =>
     (onRecord) =>
       new KafkaBasedLog({
         topic,
@@ -298,6 +306,7 @@ export function internalTopicLogs(
         log,
         readCommitted,
         clientOptions,
+        topicConfigs: storageTopicSettings(config.raw, prefix, log),
       });
   const offsetsReadCommitted = p['exactly.once.source.support'] !== 'disabled';
   return {
@@ -309,6 +318,7 @@ export function internalTopicLogs(
       p['config.storage.replication.factor'] as number,
       'configs',
       p['exactly.once.source.support'] === 'enabled',
+      'config.storage.',
     ),
     status: open(
       p['status.storage.topic'] as string,
@@ -316,6 +326,7 @@ export function internalTopicLogs(
       p['status.storage.replication.factor'] as number,
       'statuses',
       false,
+      'status.storage.',
     ),
     // A connector's own offsets topic is made like the worker's (Kafka does the same).
     offsets: (topic) =>
@@ -325,6 +336,36 @@ export function internalTopicLogs(
         p['offset.storage.replication.factor'] as number,
         topic === undefined ? 'offsets' : `offsets-${topic}`,
         offsetsReadCommitted,
+        'offset.storage.',
       ),
   };
+}
+
+type StoragePrefix = 'config.storage.' | 'offset.storage.' | 'status.storage.';
+
+/** Worker keys under a storage prefix that are the runtime's own settings, not topic configs. */
+const STORAGE_SETTINGS = new Set(['topic', 'replication.factor', 'partitions', 'file.filename']);
+
+/**
+ * KIP-605 (Kafka's DistributedConfig.topicSettings): every other `<prefix><key>` of the worker config is a topic
+ * config for creating that internal topic (`config.storage.min.insync.replicas=2`). As in Kafka, cleanup.policy
+ * is ignored with a warning (the topics must be compacted), and so is `config.storage.partitions` (the config
+ * topic has one partition). `offset.storage.file.filename` is standalone's offsets file, never a topic config.
+ */
+export function storageTopicSettings(
+  raw: Readonly<Record<string, string>>,
+  prefix: StoragePrefix,
+  log: (line: string) => void = () => {},
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!key.startsWith(prefix)) continue;
+    const name = key.slice(prefix.length);
+    if (name === 'partitions' && prefix === 'config.storage.')
+      log(`Ignoring '${key}=${value}' setting, since config topic partitions is always 1`);
+    else if (name === 'cleanup.policy')
+      log(`Ignoring '${key}=${value}' setting, since compaction is always used`);
+    else if (name !== '' && !STORAGE_SETTINGS.has(name)) out[name] = value;
+  }
+  return out;
 }
