@@ -269,9 +269,9 @@ export class Controller {
         if (this.ctx?.znodeReassignments.has(partitionKey(tp))) this.watchReassignZnode();
         if (this.healer.noteFinished(tp)) {
           this.queue.enqueue(
-            'selfHealingThrottles',
-            () => this.healer.clearThrottlesWhenIdle(),
-            'selfHealingThrottles',
+            'selfHealingMoveFinished',
+            () => this.healer.afterMoveFinished(),
+            'selfHealingMoveFinished',
           );
         }
       },
@@ -281,6 +281,7 @@ export class Controller {
       {
         core: this.core,
         monotonicMs: () => clock.monotonicMs(),
+        nowMs: () => clock.nowMs(),
         store: () => this.store,
         fencedMulti: (ops) => this.fencedMulti(ops),
         enqueue: (name, fn) => this.queue.enqueue(name, fn),
@@ -746,7 +747,6 @@ export class Controller {
     for (const name of deletions.value)
       ctx.deletions.set(name, { started: false, awaiting: new Set(), failed: false });
     this.ctx = ctx;
-    this.healer.onFailover();
     for (const bad of brokers.bad) this.logger.warn(`ignoring broker registration ${bad}`);
     await this.assignMissingTopicIds(topics);
     if (this.ctx !== ctx) return;
@@ -763,6 +763,8 @@ export class Controller {
     await this.onReassignZnode();
     await this.onPreferredElectionZnode();
     await this.onLogDirEvents();
+    // Last: self-healing's takeover may cancel moves, which needs the brokers to have the state sent above.
+    if (this.ctx === ctx) await this.healer.onFailover();
   }
 
   // ---- reading the store ------------------------------------------------------------------------------------

@@ -7,10 +7,14 @@
 // and the broker rejoins without those replicas (a later `brook rebalance` gives it load again).
 //
 // Ownership: one SelfHealer per Controller; every method runs inside the controller's event queue (timers only
-// enqueue events). Its state is rebuilt at each failover: a new controller counts a missing broker as gone from
-// the moment it took over (the time a broker has been gone is not in the store), so a failover can only delay
-// healing, never hasten it. Moves started by a previous controller go on and finish; a broker that returns
-// does not cancel them (they cannot be told apart from an operator's).
+// enqueue events). What must survive a controller change is written to one znode (self-healing-state.ts) each
+// time it changes: the wall-clock time each failed broker was first seen gone, the moves self-healing started
+// (written before they start) and the throttle entries it added. A new controller reads it at failover: a broker
+// still gone keeps its clock (the timer runs for what is left of the timeout, not the whole of it again), moves
+// still running stay self-healing's (a broker that returns cancels them; finishing them takes the throttles off),
+// and a broker that came back while no controller watched gets its unfinished moves cancelled at once. A broker
+// missing at failover that the node does not name counts as gone from then, so without the node (or with it
+// unreadable) a failover can only delay healing, never hasten it.
 //
 // Throttles: the moving partitions' current replicas go into leader.replication.throttled.replicas and their
 // new replicas into follower.replication.throttled.replicas (topic configs, merged with what is there), and
@@ -22,6 +26,12 @@ import type { TopicPartition } from './context.js';
 import { type ControllerCore, partitionKey } from './controller-core.js';
 import { isReassigning } from './reassignment.js';
 import { reassign } from './reassignment-requests.js';
+import {
+  decodeSelfHealingState,
+  encodeSelfHealingState,
+  SELF_HEALING_STATE_PATH,
+  type SelfHealingState,
+} from './self-healing-state.js';
 import type { CoordinationStore, MultiResult, Op } from './store/store.js';
 import {
   brokerConfigPath,
@@ -46,6 +56,8 @@ export interface SelfHealingHost {
   readonly core: ControllerCore;
   /** Monotonic milliseconds. */
   monotonicMs(): number;
+  /** Wall-clock milliseconds (the persisted failure times: another controller's monotonic clock differs). */
+  nowMs(): number;
   /** The controller's current session, for reading configs. */
   store(): CoordinationStore;
   /** A write guarded by the controller epoch; `fenced` when another controller has taken over. */
@@ -58,8 +70,10 @@ export type FailedBrokerState = 'waiting' | 'healing' | 'healed' | 'stuck';
 
 export interface FailedBrokerStatus {
   readonly brokerId: BrokerId;
-  /** Monotonic milliseconds when this controller saw it go. */
+  /** Monotonic milliseconds when it went (earlier than this controller's failover when a previous one saw it go). */
   readonly goneSinceMs: number;
+  /** Wall-clock milliseconds when the first controller that saw it gone noted it (kept across failovers). */
+  readonly failedAtMs: number;
   readonly state: FailedBrokerState;
   /** Partitions still moving away from it. */
   readonly moving: number;
@@ -85,6 +99,7 @@ const RATE_KEYS = ['leader.replication.throttled.rate', 'follower.replication.th
 
 interface FailedBroker {
   readonly sinceMs: number;
+  readonly failedAtMs: number;
   state: FailedBrokerState;
   cancelTimer: (() => void) | null;
   /** Partition key → the partition and its replicas before, for the moves this healer started away from the broker. */
@@ -105,6 +120,8 @@ export class SelfHealer {
   private movesStarted = 0;
   private movesCancelled = 0;
   private movesFinished = 0;
+  /** Data version of the state znode as this controller last wrote or read it; null: absent (or not read yet). */
+  private stateVersion: number | null = null;
 
   constructor(
     private readonly host: SelfHealingHost,
@@ -121,6 +138,7 @@ export class SelfHealer {
       failedBrokers: [...this.failed].map(([brokerId, f]) => ({
         brokerId,
         goneSinceMs: f.sinceMs,
+        failedAtMs: f.failedAtMs,
         state: f.state,
         moving: f.moving.size,
       })),
@@ -130,30 +148,86 @@ export class SelfHealer {
     };
   }
 
-  /** This broker became controller: every broker named in an assignment and not registered counts as gone now. */
-  onFailover(): void {
+  /**
+   * This broker became controller (its context is built and sent): what the previous controllers persisted is
+   * taken over, and every other broker named in an assignment and not registered counts as gone now.
+   */
+  async onFailover(): Promise<void> {
     this.reset();
     const ctx = this.host.core.ctx;
-    if (ctx === null) return;
+    if (ctx === null || !this.enabled) return;
+    const persisted = await this.readState();
+    if (this.host.core.ctx !== ctx) return;
     const missing = new Set<BrokerId>();
     for (const { entry } of ctx.allPartitions())
       for (const r of entry.assignment.replicas) if (!ctx.liveBrokers.has(r)) missing.add(r);
+    const returned: BrokerId[] = [];
+    for (const [id, p] of [...persisted.brokers].sort(([x], [y]) => x - y)) {
+      const elapsedMs = Math.max(0, this.host.nowMs() - p.failedAtMs);
+      const f: FailedBroker = {
+        sinceMs: this.host.monotonicMs() - elapsedMs,
+        failedAtMs: p.failedAtMs,
+        state: 'waiting',
+        cancelTimer: null,
+        moving: new Map(),
+      };
+      // Only moves still running away from the broker count: the others finished, were cancelled or never began.
+      for (const m of p.moving) {
+        const entry = ctx.partition(m.tp);
+        if (entry !== undefined && isReassigning(entry.assignment) && entry.assignment.replicas.includes(id))
+          f.moving.set(partitionKey(m.tp), { tp: m.tp, from: m.from });
+      }
+      this.failed.set(id, f);
+      if (ctx.liveBrokers.has(id)) {
+        returned.push(id);
+        continue;
+      }
+      const onBroker = [...ctx.allPartitions()].filter(({ entry }) => entry.assignment.replicas.includes(id));
+      if (f.moving.size > 0) f.state = 'healing';
+      else if (onBroker.length === 0) f.state = 'healed';
+      if (onBroker.some(({ topic, partition }) => !f.moving.has(partitionKey({ topic, partition })))) {
+        const leftMs = Math.max(0, this.options.brokerFailureTimeoutMs - elapsedMs);
+        this.host.core.logger.info(
+          `self-healing: broker ${id} has been gone ${Math.round(elapsedMs)} ms (noted by an earlier controller); its replicas move in ${Math.round(leftMs)} ms unless it returns`,
+        );
+        this.schedule(id, f, leftMs);
+      } else if (f.moving.size > 0) {
+        this.host.core.logger.info(
+          `self-healing: taking over ${f.moving.size} moves away from failed broker ${id} started by an earlier controller`,
+        );
+      }
+    }
+    for (const [topic, t] of persisted.throttledTopics)
+      this.addedThrottles.set(topic, { leader: new Set(t.leader), follower: new Set(t.follower) });
+    for (const b of persisted.ratedBrokers) this.ratedBrokers.add(b);
     for (const id of [...missing].sort((a, b) => a - b)) this.noteGone(id);
+    await this.persist();
+    for (const id of returned) await this.noteBack(id);
+    await this.clearThrottlesWhenIdle();
   }
 
-  /** The controller resigned or stopped: forget everything (throttles stay until a controller clears them). */
+  /** The controller resigned or stopped: forget everything (the next controller reads the persisted state). */
   reset(): void {
     for (const f of this.failed.values()) f.cancelTimer?.();
     this.failed.clear();
     this.addedThrottles.clear();
     this.ratedBrokers.clear();
+    this.stateVersion = null;
   }
 
   /** Brokers went and came (a restart within the watch's reach is both: gone with its old epoch, back with a new one). */
   async onBrokersChanged(gone: readonly BrokerId[], back: readonly BrokerId[]): Promise<void> {
     const backSet = new Set(back);
-    for (const id of gone) if (!backSet.has(id)) this.noteGone(id);
+    let noted = false;
+    for (const id of gone) if (!backSet.has(id)) noted = this.noteGone(id) || noted;
+    if (noted) await this.persist();
     for (const id of back) await this.noteBack(id);
+  }
+
+  /** A move of this healer finished (noteFinished said so): the state is written again, throttles go when idle. */
+  async afterMoveFinished(): Promise<void> {
+    await this.persist();
+    await this.clearThrottlesWhenIdle();
   }
 
   /**
@@ -178,21 +252,24 @@ export class SelfHealer {
     return touched;
   }
 
-  private noteGone(id: BrokerId): void {
-    if (this.failed.has(id)) return;
+  /** Answers whether the broker was new to the list (then the state must be written). */
+  private noteGone(id: BrokerId): boolean {
+    if (this.failed.has(id)) return false;
     const f: FailedBroker = {
       sinceMs: this.host.monotonicMs(),
+      failedAtMs: this.host.nowMs(),
       state: 'waiting',
       cancelTimer: null,
       moving: new Map(),
     };
     this.failed.set(id, f);
-    if (!this.enabled) return;
+    if (!this.enabled) return false;
     const timeoutMs = this.options.brokerFailureTimeoutMs;
     this.host.core.logger.info(
       `self-healing: broker ${id} is gone; its replicas move to live brokers if it is not back within ${timeoutMs} ms`,
     );
     this.schedule(id, f, timeoutMs);
+    return true;
   }
 
   private schedule(id: BrokerId, f: FailedBroker, delayMs: number): void {
@@ -207,6 +284,7 @@ export class SelfHealer {
     if (f === undefined) return;
     f.cancelTimer?.();
     this.failed.delete(id);
+    await this.persist();
     const ctx = this.host.core.ctx;
     if (ctx === null || f.moving.size === 0) {
       if (f.state !== 'waiting') this.host.core.logger.info(`self-healing: broker ${id} is back`);
@@ -250,11 +328,14 @@ export class SelfHealer {
     core.logger.info(
       `self-healing: broker ${id} has been gone ${goneMs} ms (timeout ${this.options.brokerFailureTimeoutMs} ms); moving ${plan.moves.length} of its replicas to live brokers`,
     );
+    // The moves are written down before they start (with the throttles), so a controller that takes over
+    // mid-way knows them as self-healing's; one that never started is dropped at failover (not reassigning).
+    for (const m of plan.moves) f.moving.set(partitionKey(m.tp), { tp: m.tp, from: m.from });
     await this.setThrottles(plan.moves);
+    await this.persist();
     for (const m of plan.moves) {
       if (core.ctx !== ctx) return;
       const key = partitionKey(m.tp);
-      f.moving.set(key, { tp: m.tp, from: m.from });
       const problem = await reassign(core, m.tp, m.target);
       const entry = ctx.partition(m.tp);
       if (problem !== null) {
@@ -285,6 +366,7 @@ export class SelfHealer {
       f.state = 'healed';
       core.logger.info(`self-healing: every replica of failed broker ${id} has moved to live brokers`);
     }
+    await this.persist();
     await this.clearThrottlesWhenIdle();
   }
 
@@ -365,7 +447,60 @@ export class SelfHealer {
       });
       if (ok) this.ratedBrokers.delete(b);
     }
+    await this.persist();
     this.host.core.logger.info('self-healing: replication throttles removed');
+  }
+
+  // ---- persisted state ------------------------------------------------------------------------------------
+
+  private async readState(): Promise<SelfHealingState> {
+    const empty: SelfHealingState = { brokers: new Map(), throttledTopics: new Map(), ratedBrokers: [] };
+    const node = await this.host.store().get(SELF_HEALING_STATE_PATH);
+    if (!node.ok) {
+      if (node.code !== 'NONODE')
+        this.host.core.logger.warn(`self-healing: reading ${SELF_HEALING_STATE_PATH} failed: ${node.code}`);
+      this.stateVersion = null;
+      return empty;
+    }
+    this.stateVersion = node.value.stat.version;
+    const decoded = decodeSelfHealingState(node.value.data);
+    if (decoded.ok) return decoded.value;
+    this.host.core.logger.error(
+      `self-healing: ignoring ${SELF_HEALING_STATE_PATH}: ${decoded.error.message}; failure times start from now`,
+    );
+    return empty;
+  }
+
+  /** Writes what this healer knows, guarded by the controller epoch (a replaced controller writes nothing). */
+  private async persist(): Promise<void> {
+    if (!this.enabled || this.host.core.ctx === null) return;
+    const data = encodeSelfHealingState({
+      brokers: new Map(
+        [...this.failed].map(([id, f]) => [id, { failedAtMs: f.failedAtMs, moving: [...f.moving.values()] }]),
+      ),
+      throttledTopics: new Map(
+        [...this.addedThrottles].map(([t, a]) => [t, { leader: [...a.leader], follower: [...a.follower] }]),
+      ),
+      ratedBrokers: [...this.ratedBrokers].sort((a, b) => a - b),
+    });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const write: Op =
+        this.stateVersion === null
+          ? { op: 'create', path: SELF_HEALING_STATE_PATH, data, mode: 'persistent' }
+          : { op: 'set', path: SELF_HEALING_STATE_PATH, data, version: this.stateVersion };
+      const result = await this.host.fencedMulti([write]);
+      if ('fenced' in result) return;
+      if (result.ok) {
+        const r = result.value[1];
+        this.stateVersion = r?.op === 'set' ? r.stat.version : 0;
+        return;
+      }
+      // Written by hand meanwhile (or created by a write whose answer was lost): take its version and write again.
+      const node = await this.host.store().exists(SELF_HEALING_STATE_PATH);
+      if (!node.ok) break;
+      this.stateVersion = node.value === null ? null : node.value.version;
+    }
+    this.host.core.logger.warn(`self-healing: could not write ${SELF_HEALING_STATE_PATH}`);
   }
 
   /**

@@ -1,0 +1,251 @@
+// Self-healing across a controller change: the failure time, the moves in progress and the throttles survive in
+// the store (/brook_self_healing), so a new controller neither restarts the timeout from zero nor forgets a move.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import type { BrokerId } from '../../src/common/ids.js';
+import { Controller } from '../../src/controller/controller.js';
+import { decodeSelfHealingState, SELF_HEALING_STATE_PATH } from '../../src/controller/self-healing-state.js';
+import {
+  decodeEntityConfig,
+  decodeTopicAssignment,
+  topicConfigPath,
+  topicPath,
+} from '../../src/controller/zk-layout/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { admin, isrChange, newTopic, RecordingChannel, settle, TestCluster } from './helpers.js';
+
+const TIMEOUT_MS = 60_000;
+
+interface Timer {
+  run: () => void;
+  delayMs: number;
+}
+
+/** A controller on broker `id` with self-healing on a manual timer list of its own. */
+function controllerOn(cluster: TestCluster, id: number): { controller: Controller; timers: Timer[] } {
+  const timers: Timer[] = [];
+  const controller = new Controller({
+    brokerId: id as BrokerId,
+    store: cluster.brokers.get(id)!.session,
+    channel: new RecordingChannel(),
+    clock: cluster.clock,
+    selfHealing: {
+      brokerFailureTimeoutMs: TIMEOUT_MS,
+      throttledRateBytesPerSecond: 1_000_000,
+      schedule: (run, delayMs) => {
+        const timer = { run, delayMs };
+        timers.push(timer);
+        return () => {
+          const i = timers.indexOf(timer);
+          if (i >= 0) timers.splice(i, 1);
+        };
+      },
+    },
+  });
+  after(() => controller.stop());
+  return { controller, timers };
+}
+
+/** Brokers 1..4 (racks a, b, c, c); broker 1's controller is active, broker 2's waits; topic t on the given replicas. */
+async function setup(assignments: number[][]) {
+  const cluster = new TestCluster();
+  after(() => cluster.close());
+  await cluster.addBroker(1, 'a');
+  await cluster.addBroker(2, 'b');
+  await cluster.addBroker(3, 'c');
+  await cluster.addBroker(4, 'c');
+  const first = controllerOn(cluster, 1);
+  await first.controller.start();
+  const second = controllerOn(cluster, 2);
+  await second.controller.start();
+  assert.ok(first.controller.isActive && !second.controller.isActive);
+  const [created] = await admin(cluster.brokers.get(1)!.session, first.controller).createTopics(
+    [
+      newTopic(
+        't',
+        -1,
+        -1,
+        assignments.map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds })),
+      ),
+    ],
+    false,
+  );
+  assert.equal(created!.errorCode, ErrorCode.NONE);
+  return { cluster, first, second };
+}
+
+/** The first controller stops (resigns, deletes /controller); the second takes over. */
+async function failOver(first: Controller, second: Controller): Promise<void> {
+  await first.stop();
+  for (let i = 0; i < 50 && !second.isActive; i++) await settle(second);
+  assert.ok(second.isActive, 'the second controller took over');
+  await settle(second);
+}
+
+async function replicas(cluster: TestCluster, partition: number) {
+  const node = await cluster.observer.get(topicPath('t'));
+  assert.ok(node.ok);
+  const decoded = decodeTopicAssignment(node.value.data);
+  assert.ok(decoded.ok);
+  return decoded.value.partitions.get(partition as never)!;
+}
+
+async function topicConfig(cluster: TestCluster): Promise<Record<string, string>> {
+  const node = await cluster.observer.get(topicConfigPath('t'));
+  if (!node.ok || node.value.data.length === 0) return {};
+  const decoded = decodeEntityConfig(node.value.data);
+  assert.ok(decoded.ok);
+  return decoded.value;
+}
+
+async function persisted(cluster: TestCluster) {
+  const node = await cluster.observer.get(SELF_HEALING_STATE_PATH);
+  assert.ok(node.ok, 'the state znode exists');
+  const decoded = decodeSelfHealingState(node.value.data);
+  assert.ok(decoded.ok);
+  return decoded.value;
+}
+
+async function reportIsr(cluster: TestCluster, controller: Controller, partition: number, isr: number[]) {
+  const state = await cluster.partitionState('t', partition);
+  assert.ok(state !== null);
+  const answer = await controller.alterPartition(
+    {
+      brokerId: state.leader,
+      brokerEpoch: -1n,
+      topics: [
+        {
+          topicName: 't',
+          topicId: '',
+          partitions: [isrChange(partition, state.leaderEpoch, state.version, isr)],
+        },
+      ],
+    },
+    2,
+  );
+  assert.equal(answer.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+}
+
+test('a new controller waits only for what is left of the timeout of a broker an earlier one saw go', async () => {
+  const { cluster, first, second } = await setup([[1, 2, 4]]);
+  cluster.killBroker(4);
+  await settle(first.controller);
+  assert.equal(first.timers.length, 1);
+  const failedAtMs = cluster.clock.nowMs();
+  assert.equal((await persisted(cluster)).brokers.get(4 as BrokerId)?.failedAtMs, failedAtMs);
+
+  cluster.clock.advance(40_000);
+  await failOver(first.controller, second.controller);
+  assert.deepEqual(
+    second.timers.map((t) => t.delayMs),
+    [TIMEOUT_MS - 40_000],
+    'the timeout runs on from where the first controller was, not from zero',
+  );
+  const [status] = second.controller.selfHealingStatus.failedBrokers;
+  assert.equal(status?.brokerId, 4);
+  assert.equal(status?.failedAtMs, failedAtMs);
+  assert.equal(status?.state, 'waiting');
+
+  // The rest of the timeout passes: the replica moves.
+  second.timers.shift()!.run();
+  await settle(second.controller);
+  assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [3], 'the replica moves');
+});
+
+test('moves started by an earlier controller are cancelled by the new one when the broker returns, and its throttles go', async () => {
+  const { cluster, first, second } = await setup([
+    [1, 2, 4],
+    [4, 1, 2],
+  ]);
+  cluster.killBroker(4);
+  await settle(first.controller);
+  cluster.clock.advance(TIMEOUT_MS);
+  first.timers.shift()!.run();
+  await settle(first.controller);
+  assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [3]);
+  assert.deepEqual((await replicas(cluster, 1)).addingReplicas, [3]);
+  assert.equal((await topicConfig(cluster))['follower.replication.throttled.replicas'], '0:3,1:3');
+  const state = await persisted(cluster);
+  assert.deepEqual(
+    state.brokers.get(4 as BrokerId)?.moving.map((m) => [m.tp.partition, m.from]),
+    [
+      [0, [1, 2, 4]],
+      [1, [4, 1, 2]],
+    ],
+  );
+
+  await failOver(first.controller, second.controller);
+  assert.deepEqual(
+    second.controller.selfHealingStatus.failedBrokers.map((b) => [b.brokerId, b.state, b.moving]),
+    [[4, 'healing', 2]],
+    'the new controller knows the moves as self-healing’s',
+  );
+  assert.equal(second.timers.length, 0, 'no second round of moves is planned');
+
+  await cluster.addBroker(4, 'c');
+  await settle(second.controller);
+  assert.deepEqual(await replicas(cluster, 0), {
+    replicas: [1, 2, 4],
+    addingReplicas: [],
+    removingReplicas: [],
+  });
+  assert.deepEqual(await replicas(cluster, 1), {
+    replicas: [4, 1, 2],
+    addingReplicas: [],
+    removingReplicas: [],
+  });
+  assert.equal(second.controller.selfHealingStatus.movesCancelled, 2);
+  assert.deepEqual(await topicConfig(cluster), {}, 'the first controller’s throttle entries are removed');
+  const after = await persisted(cluster);
+  assert.equal(after.brokers.size, 0);
+  assert.equal(after.throttledTopics.size, 0);
+  assert.deepEqual(after.ratedBrokers, []);
+});
+
+test('moves finishing under the new controller take the throttles off; a broker back while no controller ran cancels at failover', async () => {
+  const { cluster, first, second } = await setup([
+    [1, 2, 4],
+    [4, 1, 2],
+  ]);
+  cluster.killBroker(4);
+  await settle(first.controller);
+  first.timers.shift()!.run();
+  await settle(first.controller);
+  await reportIsr(cluster, first.controller, 0, [1, 2, 3]);
+  await settle(first.controller);
+  assert.deepEqual((await replicas(cluster, 0)).replicas, [1, 2, 3], 'partition 0 moved under the first');
+
+  // Broker 4 returns in the gap between the two controllers: the second cancels partition 1's move at failover.
+  await first.controller.stop();
+  await cluster.addBroker(4, 'c');
+  await failOver(first.controller, second.controller);
+  assert.deepEqual(await replicas(cluster, 1), {
+    replicas: [4, 1, 2],
+    addingReplicas: [],
+    removingReplicas: [],
+  });
+  assert.deepEqual((await replicas(cluster, 0)).replicas, [1, 2, 3], 'a finished move stays');
+  assert.deepEqual(second.controller.selfHealingStatus.failedBrokers, []);
+  assert.deepEqual(await topicConfig(cluster), {});
+
+  // Another failure, healed across a failover to a fresh controller on broker 1: the move finishes under it,
+  // and it removes the throttles the second controller set.
+  cluster.killBroker(3);
+  await settle(second.controller);
+  second.timers.shift()!.run();
+  await settle(second.controller);
+  assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [4]);
+  assert.notDeepEqual(await topicConfig(cluster), {});
+  const third = controllerOn(cluster, 1);
+  await third.controller.start();
+  await failOver(second.controller, third.controller);
+  await reportIsr(cluster, third.controller, 0, [1, 2, 4]);
+  await settle(third.controller);
+  assert.deepEqual((await replicas(cluster, 0)).replicas, [1, 2, 4]);
+  assert.deepEqual(
+    third.controller.selfHealingStatus.failedBrokers.map((b) => [b.brokerId, b.state]),
+    [[3, 'healed']],
+  );
+  assert.deepEqual(await topicConfig(cluster), {}, 'throttles set by the previous controller removed');
+  assert.deepEqual((await persisted(cluster)).throttledTopics.size, 0);
+});
