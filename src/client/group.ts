@@ -211,7 +211,11 @@ export class GroupMember extends GroupMembership {
 
   protected override async beforeJoin(): Promise<void> {
     const owned = this.o.consumer.owned();
-    if (!this.cooperative) await this.revoke(owned, this.generationId < 0 && owned.length > 0);
+    const lost = this.generationId < 0 && owned.length > 0;
+    // Eager: everything is given up before joining. Cooperative: a member keeps its partitions through the
+    // rebalance, unless its generation is gone (fenced, timed out): then they may already be someone else's,
+    // and it loses them before joining, as Kafka's ConsumerCoordinator.onJoinPrepare does.
+    if (!this.cooperative || lost) await this.revoke(owned, lost);
   }
 
   protected async joinProtocols(): Promise<{ name: string; metadata: Buffer }[]> {

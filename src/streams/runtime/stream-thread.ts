@@ -16,11 +16,14 @@
 // restored and written only when the task is closed cleanly (after a commit); a task that finds no checkpoint
 // under EOS (its last run ended in a crash) wipes its stores and restores them from the changelog.
 //
-// Rebalances are eager, with the streams assignor (streams-assignor.ts: tasks placed per instance, sticky, with
-// standby replicas; equal partition numbers of co-partitioned topics form one task): on revocation the thread
-// commits and closes its tasks; on assignment it hands its standby tasks to the instance's standby updater,
-// creates the active tasks (releasing a standby of the same task first, whose checkpoint the active then
-// restores from), restores their stores from the changelogs and only then processes.
+// Rebalances are cooperative (KIP-429), with the streams assignor (streams-assignor.ts: tasks placed per
+// instance, sticky, with standby replicas; equal partition numbers of co-partitioned topics form one task): a
+// rebalance revokes only the partitions of tasks that move away; the thread commits and closes just those tasks
+// (the others keep their stores open and go on processing after the rebalance) and its consumer rejoins so
+// that the follow-up rebalance hands them to their new owner. On assignment it hands its standby tasks to the
+// instance's standby updater, creates the new active tasks (releasing a standby of the same task first, whose
+// checkpoint the active then restores from), restores their stores from the changelogs and only then
+// processes them.
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -117,6 +120,8 @@ export class StreamThread {
   private assignedStandby: string[] = [];
   /** Sent in the subscription: SHUTDOWN_REQUESTED once this thread carries a SHUTDOWN_APPLICATION request. */
   private assignmentErrorCode = 0;
+  /** A generation's assignment arrived in the current poll (see run()). */
+  private assignmentReceived = false;
 
   constructor(
     index: number,
@@ -153,6 +158,9 @@ export class StreamThread {
               this.hooks.onShutdownRequested?.(this);
               return;
             }
+            // Under the cooperative protocol the listener hears only of added partitions, maybe none: the
+            // thread is RUNNING again once the poll that completed this generation returns.
+            this.assignmentReceived = true;
             this.assignedActive = info.activeTasks;
             this.assignedStandby = info.standbyTasks;
             // Before onPartitionsAssigned, which releases the standbys of tasks that became active here.
@@ -230,6 +238,10 @@ export class StreamThread {
     while (this.running) {
       const records = await this.consumer.poll(POLL_TIMEOUT_MS);
       if (!this.running) break;
+      if (this.assignmentReceived) {
+        this.assignmentReceived = false;
+        if (this.state !== 'RUNNING') this.setState('RUNNING');
+      }
       for (const r of records) this.processOne(r);
       const now = Date.now();
       for (const task of this.tasks.values()) task.punctuate('WALL_CLOCK_TIME', now);
@@ -239,6 +251,13 @@ export class StreamThread {
         try {
           await this.commit();
         } catch (e) {
+          if (!this.eos && e instanceof KafkaProtocolError && e.code === ErrorCode.REBALANCE_IN_PROGRESS) {
+            // at_least_once: the group is completing a rebalance; the offsets stay and the next commit, after
+            // it, sends them (Kafka Streams retries such a commit the same way).
+            this.hooks.log(`${this.name}: commit deferred, the group is rebalancing`);
+            this.lastCommitMs = Date.now();
+            continue;
+          }
           if (!this.eos || !isTaskMigrated(e)) throw e;
           await this.onTaskMigrated(e as Error);
         }

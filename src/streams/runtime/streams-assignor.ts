@@ -109,9 +109,27 @@ export interface StreamsAssignorContext {
   log(message: string): void;
 }
 
+/**
+ * "topic:partition" -> the member that owns it now (the cooperative subscriptions' owned partitions); when two
+ * members claim one, the claim of the newer generation wins (the other's generation was fenced).
+ */
+function partitionOwners(group: GroupSubscription): Map<string, string> {
+  const claims = new Map<string, { memberId: string; generationId: number }>();
+  for (const [memberId, s] of group.subscriptions) {
+    for (const tp of s.ownedPartitions) {
+      const k = `${tp.topic}:${tp.partition}`;
+      const prev = claims.get(k);
+      if (prev === undefined || s.generationId > prev.generationId)
+        claims.set(k, { memberId, generationId: s.generationId });
+    }
+  }
+  return new Map([...claims].map(([k, c]) => [k, c.memberId]));
+}
+
 export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
   readonly name = 'stream';
-  readonly protocol = 'eager' as const;
+  /** KIP-429, as Kafka Streams since 2.4: a task that stays keeps running through a rebalance. */
+  readonly protocol = 'cooperative' as const;
 
   constructor(private readonly ctx: StreamsAssignorContext) {}
 
@@ -211,17 +229,12 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
       this.ctx.log(
         `num.standby.replicas is ${this.ctx.numStandbyReplicas} but only ${clients.size} clients: some standbys are not assigned`,
       );
-    const partitionsByHost: Record<string, [string, number][]> = {};
-    const standbyPartitionsByHost: Record<string, [string, number][]> = {};
-    const pairs = (ids: string[]): [string, number][] =>
-      ids.flatMap((id) => taskPartitions.get(id)!.map((tp): [string, number] => [tp.topic, tp.partition]));
-    for (const c of clients.values()) {
-      if (c.endpoint === '') continue;
-      const a = perClient.get(c.state.processId)!;
-      partitionsByHost[c.endpoint] = pairs(a.active);
-      standbyPartitionsByHost[c.endpoint] = pairs(a.standby);
-    }
-    const assignments = new Map<string, Assignment>();
+    // Per member: the client's tasks spread over its threads, then (cooperative protocol) without the tasks whose
+    // partitions another member still owns: that member revokes them in this generation and rejoins, and the
+    // follow-up rebalance hands them over (KIP-429). Every other task keeps running where it is.
+    const owners = partitionOwners(group);
+    const plans = new Map<string, { processId: string; active: string[]; standby: string[] }>();
+    let withheld = 0;
     for (const c of clients.values()) {
       const a = perClient.get(c.state.processId)!;
       const members = c.members.map((memberId) => ({
@@ -235,19 +248,44 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
         members.map((m) => ({ memberId: m.memberId, prev: m.prevStandby })),
       );
       for (const memberId of c.members) {
-        const mine = active.get(memberId)!;
-        assignments.set(memberId, {
-          partitions: mine.flatMap((id) => taskPartitions.get(id)!),
-          userData: encodeInfo({
-            version: USER_DATA_VERSION,
-            activeTasks: mine,
-            standbyTasks: standby.get(memberId)!,
-            partitionsByHost,
-            standbyPartitionsByHost,
-            errCode: 0,
-          }),
+        const mine = active.get(memberId)!.filter((id) => {
+          const elsewhere = taskPartitions.get(id)!.some((tp) => {
+            const owner = owners.get(`${tp.topic}:${tp.partition}`);
+            return owner !== undefined && owner !== memberId;
+          });
+          if (elsewhere) withheld++;
+          return !elsewhere;
         });
+        plans.set(memberId, { processId: c.state.processId, active: mine, standby: standby.get(memberId)! });
       }
+    }
+    if (withheld > 0)
+      this.ctx.log(
+        `${withheld} tasks move: revoked from their owners first, assigned in a follow-up rebalance`,
+      );
+    const partitionsByHost: Record<string, [string, number][]> = {};
+    const standbyPartitionsByHost: Record<string, [string, number][]> = {};
+    const pairs = (ids: string[]): [string, number][] =>
+      ids.flatMap((id) => taskPartitions.get(id)!.map((tp): [string, number] => [tp.topic, tp.partition]));
+    for (const c of clients.values()) {
+      if (c.endpoint === '') continue;
+      const mine = c.members.map((m) => plans.get(m)!);
+      partitionsByHost[c.endpoint] = pairs(mine.flatMap((p) => p.active).sort(compareTaskIds));
+      standbyPartitionsByHost[c.endpoint] = pairs(mine.flatMap((p) => p.standby).sort(compareTaskIds));
+    }
+    const assignments = new Map<string, Assignment>();
+    for (const [memberId, plan] of plans) {
+      assignments.set(memberId, {
+        partitions: plan.active.flatMap((id) => taskPartitions.get(id)!),
+        userData: encodeInfo({
+          version: USER_DATA_VERSION,
+          activeTasks: plan.active,
+          standbyTasks: plan.standby,
+          partitionsByHost,
+          standbyPartitionsByHost,
+          errCode: 0,
+        }),
+      });
     }
     return { assignments };
   }
