@@ -39,6 +39,10 @@
 // buffer.memory is given in request order. Only a record with nothing waiting before it takes the synchronous path.
 //
 // State is owned by this object and changed only between awaits; network I/O starts after each change.
+//
+// Around it: partition-queue.ts holds each partition's batches and sequence state (and decides when a partition
+// follows the producer to a new epoch), send-outcome.ts delivers each record's outcome once, producer-record.ts
+// sizes a record for buffer.memory; transactions.ts is the transactional state machine.
 
 import { CompressionType, compressionTypeFromName } from '../protocol/compression/compression-type.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -61,11 +65,33 @@ import {
 import { Fifo } from './fifo.js';
 import type { ClientOptions } from './options.js';
 import {
+  type Batch,
+  EPOCH_MAX,
+  mayMoveOn,
+  newPartitionQueue,
+  onCurrentEpoch,
+  type PartitionQueue,
+  requeueInSequenceOrder,
+  SEQUENCE_MAX,
+  TXN_ADDED,
+  TXN_NONE,
+  TXN_PENDING,
+} from './partition-queue.js';
+import {
   createPartitioner,
   type Partitioner,
   type PartitionerFn,
   type PartitionerName,
 } from './partitioners.js';
+import { encodeHeaders, recordBytesBound } from './producer-record.js';
+import {
+  deliverFailure,
+  deliverSuccess,
+  GroupSlot,
+  type OnFailure,
+  type OnSuccess,
+  SendGroup,
+} from './send-outcome.js';
 import { bytesSerde, type Serializer } from './serdes.js';
 import {
   type ConsumerGroupMetadata,
@@ -151,56 +177,6 @@ export interface RecordMetadata {
   timestamp: number;
 }
 
-/**
- * Who learns a record's outcome: the resolve and reject functions of send()'s promise, or one slot of a
- * sendBatch() call (in both lists). Functions rather than an object holding them: send() makes no object of its
- * own per record (see Producer.captureSettlers).
- */
-type OnSuccess = ((m: RecordMetadata) => void) | GroupSlot;
-type OnFailure = ((e: Error) => void) | GroupSlot;
-
-/** One sendBatch() call: a single promise for all its records, settled when the last one is. */
-class SendGroup {
-  readonly results: RecordMetadata[];
-  private left: number;
-  private failed = false;
-
-  constructor(
-    count: number,
-    private readonly onDone: (results: RecordMetadata[]) => void,
-    private readonly onError: (e: Error) => void,
-  ) {
-    this.results = new Array(count);
-    this.left = count;
-  }
-
-  settle(index: number, m: RecordMetadata): void {
-    this.results[index] = m;
-    if (--this.left === 0 && !this.failed) this.onDone(this.results);
-  }
-
-  fail(e: Error): void {
-    if (this.failed) return;
-    this.failed = true;
-    this.onError(e);
-  }
-}
-
-class GroupSlot {
-  constructor(
-    private readonly group: SendGroup,
-    private readonly index: number,
-  ) {}
-
-  resolve(m: RecordMetadata): void {
-    this.group.settle(this.index, m);
-  }
-
-  reject(e: Error): void {
-    this.group.fail(e);
-  }
-}
-
 /** A record serialized and sized, waiting for metadata or memory (the slow path; the fast one keeps no object). */
 interface Prepared {
   key: Buffer | null;
@@ -224,90 +200,7 @@ interface Waiting extends Prepared {
   startedMs: number;
 }
 
-interface Batch {
-  pq: PartitionQueue;
-  /** The records, encoded as they were appended. */
-  writer: BatchWriter;
-  /** Per record, in order: who learns its outcome, and its timestamp. */
-  onSuccess: OnSuccess[];
-  onFailure: OnFailure[];
-  timestamps: number[];
-  /** Bytes counted against buffer.memory (an upper bound of the records' encoded size). */
-  bytes: number;
-  createdMs: number;
-  built: Buffer | null;
-  /** The producer id, epoch and first sequence it was numbered with; -1 until its first send. */
-  producerId: number;
-  producerEpoch: number;
-  baseSequence: number;
-  attempts: number;
-  /** After a retriable failure: not sent again before this time (retry.backoff.ms, growing per attempt). */
-  retryAtMs: number;
-  lingerTimer: NodeJS.Timeout | NodeJS.Immediate | null;
-  /** linger.ms has passed: the batch leaves with the partition's next free in-flight slot, full or not. */
-  lingered: boolean;
-}
-
-interface PartitionQueue {
-  topic: string;
-  partition: number;
-  open: Batch | null;
-  ready: Batch[];
-  inFlight: number;
-  /**
-   * The producer id and epoch this partition's sequences run under (-1 before its first batch). Behind the
-   * producer's own after an epoch bump until the partition has nothing of the old epoch in flight (drain).
-   */
-  producerId: number;
-  producerEpoch: number;
-  nextSequence: number;
-  /** The last sequence acknowledged under the partition's id and epoch (-1: none yet). */
-  lastAckedSequence: number;
-  /** The broker refused an old-epoch retry as out of sequence: number the unsent batches again, new epoch. */
-  sequenceGap: boolean;
-  /** A batch failed retriably: send nothing more until the in-flight batches have come back. */
-  blocked: boolean;
-  /** Transactional: is the partition in the open transaction (TXN_ADDED), to be added (TXN_PENDING), or not? */
-  inTxn: number;
-}
-
-const TXN_NONE = 0;
-const TXN_PENDING = 1;
-const TXN_ADDED = 2;
-
-const SEQUENCE_MAX = 0x7fffffff;
-/** The last producer epoch (int16); past it the producer needs a new producer id. */
-const EPOCH_MAX = 0x7fff;
-
 function noop(): void {}
-
-function headerValue(v: string | Buffer | null | undefined): Buffer | null {
-  if (v === null || v === undefined) return null;
-  return typeof v === 'string' ? Buffer.from(v, 'utf8') : v;
-}
-
-function encodeHeaders(h: HeadersInput): EncodedHeader[] {
-  const entries = Array.isArray(h) ? h : Object.entries(h).map(([key, value]) => ({ key, value }));
-  return entries.map((e) => ({ key: Buffer.from(e.key, 'utf8'), value: headerValue(e.value) }));
-}
-
-/** Most bytes a varint of a length, count or delta takes; a varlong (timestamp delta) takes at most 10. */
-const VARINT_BYTES_MAX = 5;
-/** Bound on a record's encoded bytes apart from its key, value and headers: length, attributes, deltas, count. */
-const RECORD_OVERHEAD_MAX = VARINT_BYTES_MAX + 1 + 10 + VARINT_BYTES_MAX + 3 * VARINT_BYTES_MAX;
-
-/** An upper bound on the bytes a record takes in a batch, whatever its deltas: what buffer.memory counts. */
-function recordBytesBound(
-  key: Buffer | null,
-  value: Buffer | null,
-  headers: EncodedHeader[] | undefined,
-): number {
-  let size = RECORD_OVERHEAD_MAX + (key === null ? 0 : key.length) + (value === null ? 0 : value.length);
-  if (headers !== undefined) {
-    for (const h of headers) size += 2 * VARINT_BYTES_MAX + h.key.length + (h.value?.length ?? 0);
-  }
-  return size;
-}
 
 /**
  * Kafka's producer: batches per partition (batch.size, linger.ms) under buffer.memory, idempotence,
@@ -717,8 +610,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
 
   /** A waiting record fails before it reached a batch. */
   private abandon(w: Waiting, err: Error): void {
-    if (typeof w.onFailure === 'function') w.onFailure(err);
-    else w.onFailure.reject(err);
+    deliverFailure(w.onFailure, err);
     this.unsettled--;
     if (this.unsettled === 0) this.onIdle();
   }
@@ -739,20 +631,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     if (list === undefined) this.queues.set(topic, (list = []));
     let pq = list[partition];
     if (pq === undefined) {
-      pq = {
-        topic,
-        partition,
-        open: null,
-        ready: [],
-        inFlight: 0,
-        producerId: -1,
-        producerEpoch: -1,
-        nextSequence: 0,
-        lastAckedSequence: -1,
-        sequenceGap: false,
-        blocked: false,
-        inTxn: TXN_NONE,
-      };
+      pq = newPartitionQueue(topic, partition);
       list[partition] = pq;
       this.queueList.push(pq);
     }
@@ -775,26 +654,12 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
 
   /** The partition's sequences run under the producer's current id and epoch. */
   private onCurrentEpoch(pq: PartitionQueue): boolean {
-    return pq.producerId === this.producerId && pq.producerEpoch === this.producerEpoch;
+    return onCurrentEpoch(pq, this.producerId, this.producerEpoch);
   }
 
-  /**
-   * May the partition send its next batch? Behind the producer's epoch, it sends a retry of an old-epoch batch
-   * as it is; a new batch only once nothing of the old epoch is in flight: then its sequences start again at 0
-   * under the current epoch, and its unsent batches, retries first, take them in order.
-   */
+  /** See mayMoveOn (partition-queue.ts): the partition follows the producer to its current epoch when it can. */
   private mayMoveOn(pq: PartitionQueue): boolean {
-    if (this.onCurrentEpoch(pq)) return true;
-    const first = pq.ready[0];
-    if (first !== undefined && first.baseSequence >= 0 && !pq.sequenceGap) return true;
-    if (pq.inFlight > 0) return false;
-    pq.producerId = this.producerId;
-    pq.producerEpoch = this.producerEpoch;
-    pq.nextSequence = 0;
-    pq.lastAckedSequence = -1;
-    pq.sequenceGap = false;
-    for (const b of pq.ready) b.baseSequence = -1;
-    return true;
+    return mayMoveOn(pq, this.producerId, this.producerEpoch);
   }
 
   /**
@@ -1196,9 +1061,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
         offset: baseOffset < 0 ? -1 : baseOffset + i,
         timestamp: logAppendTimeMs >= 0 ? logAppendTimeMs : b.timestamps[i]!,
       };
-      const s = onSuccess[i]!;
-      if (typeof s === 'function') s(metadata);
-      else s.resolve(metadata);
+      deliverSuccess(onSuccess[i]!, metadata);
     }
     this.finish(b);
   }
@@ -1242,15 +1105,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     if (retriable && !expired && b.attempts <= this.retries && !this.closedHard) {
       // Back into the queue in sequence order, and hold the partition until its in-flight batches return.
       pq.blocked = true;
-      let i = 0;
-      // (Numbered batches come first; the ones numbered again under a new epoch get their sequences as they go.)
-      while (
-        i < pq.ready.length &&
-        pq.ready[i]!.baseSequence >= 0 &&
-        pq.ready[i]!.baseSequence < b.baseSequence
-      )
-        i++;
-      pq.ready.splice(i, 0, b);
+      requeueInSequenceOrder(pq, b);
       b.retryAtMs = Date.now() + this.cluster.backoffMs(Math.min(b.attempts - 1, 10));
       this.expiryTimer.armBy(b.createdMs + this.deliveryTimeoutMs);
       this.cluster.invalidate();
@@ -1266,10 +1121,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   }
 
   private settle(b: Batch, err: Error): void {
-    for (const f of b.onFailure) {
-      if (typeof f === 'function') f(err);
-      else f.reject(err);
-    }
+    for (const f of b.onFailure) deliverFailure(f, err);
     this.finish(b);
   }
 

@@ -1,0 +1,121 @@
+// A partition's record buffer in the producer (franz-go's recBuf): its open batch, its closed batches waiting to
+// be sent, how many are in flight, and the producer id, epoch and sequences its batches are numbered under.
+// The sender (producer.ts) drains these queues into Produce requests and feeds the answers back.
+//
+// Ownership: one PartitionQueue per topic-partition the producer has sent to, owned by the producer and changed
+// only on the event loop between awaits. The functions here decide from a queue's own fields and the producer's
+// current id and epoch; they never start I/O.
+
+import type { BatchWriter } from './batch-writer.js';
+import type { OnFailure, OnSuccess } from './send-outcome.js';
+
+/** A batch of one partition, from its first record to its outcome. */
+export interface Batch {
+  pq: PartitionQueue;
+  /** The records, encoded as they were appended. */
+  writer: BatchWriter;
+  /** Per record, in order: who learns its outcome, and its timestamp. */
+  onSuccess: OnSuccess[];
+  onFailure: OnFailure[];
+  timestamps: number[];
+  /** Bytes counted against buffer.memory (an upper bound of the records' encoded size). */
+  bytes: number;
+  createdMs: number;
+  built: Buffer | null;
+  /** The producer id, epoch and first sequence it was numbered with; -1 until its first send. */
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+  attempts: number;
+  /** After a retriable failure: not sent again before this time (retry.backoff.ms, growing per attempt). */
+  retryAtMs: number;
+  lingerTimer: NodeJS.Timeout | NodeJS.Immediate | null;
+  /** linger.ms has passed: the batch leaves with the partition's next free in-flight slot, full or not. */
+  lingered: boolean;
+}
+
+/** One partition's batches and sequence state. */
+export interface PartitionQueue {
+  topic: string;
+  partition: number;
+  open: Batch | null;
+  ready: Batch[];
+  inFlight: number;
+  /**
+   * The producer id and epoch this partition's sequences run under (-1 before its first batch). Behind the
+   * producer's own after an epoch bump until the partition has nothing of the old epoch in flight (drain).
+   */
+  producerId: number;
+  producerEpoch: number;
+  nextSequence: number;
+  /** The last sequence acknowledged under the partition's id and epoch (-1: none yet). */
+  lastAckedSequence: number;
+  /** The broker refused an old-epoch retry as out of sequence: number the unsent batches again, new epoch. */
+  sequenceGap: boolean;
+  /** A batch failed retriably: send nothing more until the in-flight batches have come back. */
+  blocked: boolean;
+  /** Transactional: is the partition in the open transaction (TXN_ADDED), to be added (TXN_PENDING), or not? */
+  inTxn: number;
+}
+
+export const TXN_NONE = 0;
+export const TXN_PENDING = 1;
+export const TXN_ADDED = 2;
+
+/** The largest sequence (int32); the next one wraps to 0, as Kafka's do. */
+export const SEQUENCE_MAX = 0x7fffffff;
+/** The last producer epoch (int16); past it the producer needs a new producer id. */
+export const EPOCH_MAX = 0x7fff;
+
+/** An empty queue: no batch yet, sequences not yet under any producer id. */
+export function newPartitionQueue(topic: string, partition: number): PartitionQueue {
+  return {
+    topic,
+    partition,
+    open: null,
+    ready: [],
+    inFlight: 0,
+    producerId: -1,
+    producerEpoch: -1,
+    nextSequence: 0,
+    lastAckedSequence: -1,
+    sequenceGap: false,
+    blocked: false,
+    inTxn: TXN_NONE,
+  };
+}
+
+/** The partition's sequences run under the producer's current id and epoch. */
+export function onCurrentEpoch(pq: PartitionQueue, producerId: number, producerEpoch: number): boolean {
+  return pq.producerId === producerId && pq.producerEpoch === producerEpoch;
+}
+
+/**
+ * May the partition send its next batch? Behind the producer's epoch, it sends a retry of an old-epoch batch
+ * as it is; a new batch only once nothing of the old epoch is in flight: then its sequences start again at 0
+ * under the current epoch, and its unsent batches, retries first, take them in order.
+ */
+export function mayMoveOn(pq: PartitionQueue, producerId: number, producerEpoch: number): boolean {
+  if (onCurrentEpoch(pq, producerId, producerEpoch)) return true;
+  const first = pq.ready[0];
+  if (first !== undefined && first.baseSequence >= 0 && !pq.sequenceGap) return true;
+  if (pq.inFlight > 0) return false;
+  pq.producerId = producerId;
+  pq.producerEpoch = producerEpoch;
+  pq.nextSequence = 0;
+  pq.lastAckedSequence = -1;
+  pq.sequenceGap = false;
+  for (const b of pq.ready) b.baseSequence = -1;
+  return true;
+}
+
+/**
+ * Puts a batch that failed retriably back into its queue, in sequence order: numbered batches come first, and
+ * the ones numbered again under a new epoch get their sequences as they go.
+ */
+export function requeueInSequenceOrder(pq: PartitionQueue, b: Batch): void {
+  let i = 0;
+  while (i < pq.ready.length && pq.ready[i]!.baseSequence >= 0 && pq.ready[i]!.baseSequence < b.baseSequence)
+    i++;
+  pq.ready.splice(i, 0, b);
+}
