@@ -1,8 +1,8 @@
 // The log of one partition: an ordered list of segments in `<topic>-<partition>/`, with the bookkeeping the
 // broker reads (log start offset, log end offset, high watermark, recovery point, last stable offset), the
 // leader epoch cache, producer state, flushing, truncation, DeleteRecords and retention. Opening and recovery
-// are log-loader.ts's (Kafka's LogLoader), the fsyncs and group commit log-sync.ts's: this file decides the
-// offsets from what they report.
+// are log-loader.ts's (Kafka's LogLoader), the write queue append-queue.ts's, the fsyncs and group commit
+// log-sync.ts's: this file decides the offsets from what they report.
 //
 // Ownership and concurrency: one Log per partition, owned by the LogManager; the partition (broker) is its only
 // caller. Every state change (append, roll, truncate, delete) is synchronous and completes before returning.
@@ -26,7 +26,7 @@
 // disk) send appends through the queue for `inlineWritePauseMs`, so a slow disk does not stall the event loop
 // on every request.
 // Operations that need the file as the offsets say (a synchronous append, truncation, retention, close)
-// first complete every queued append synchronously (`drainAppends`). Only writes and fsyncs run in the
+// first complete every queued append synchronously (AppendQueue.drain, append-queue.ts). Only writes and fsyncs run in the
 // background; they change state only to make written appends visible, to move the recovery point forward and
 // to resolve promises.
 
@@ -34,6 +34,7 @@ import { join } from 'node:path';
 import { AssertionError, assert } from '../common/assert.js';
 import type { Clock } from '../common/clock.js';
 import { BATCH_HEADER_BYTES, batchHeader } from '../protocol/records/batch-header.js';
+import { AppendQueue, type QueuedAppend } from './append-queue.js';
 import { FileSeal } from './encryption/file-seal.js';
 import { SegmentIntegrityError, type SegmentKeys } from './encryption/segment-cipher.js';
 import { StorageErrorCode } from './error-codes.js';
@@ -100,23 +101,6 @@ export interface AppendInfo {
 }
 
 /** An append whose bytes are on their way to the file. */
-interface QueuedAppend {
-  readonly segment: LogSegment;
-  readonly buf: Buffer;
-  readonly position: number;
-  readonly lastOffset: number;
-  readonly seq: number;
-  /** Set once committed, or given up (failed write, closed log). */
-  settled: boolean;
-  readonly written: DurableWaiter;
-  readonly durable: DurableWaiter | null;
-}
-
-interface AfterWrites {
-  readonly seq: number;
-  readonly run: () => void;
-}
-
 export type ReadResult =
   | {
       readonly errorCode: typeof StorageErrorCode.None;
@@ -198,13 +182,8 @@ export class Log {
   private flushRunning: Promise<void> | null = null;
   private flushWantedUpTo = 0;
   private recoveredBytesCutValue = 0;
-  /** Queued appends not yet handed to the file system, oldest first. */
-  private queued: QueuedAppend[] = [];
-  /** The appends of the one write running, or null. */
-  private writing: QueuedAppend[] | null = null;
-  /** The segment generation when the running write started: a truncation since leaves stale bytes to cut. */
-  private writingGeneration = 0;
-  private queuedBytes = 0;
+  /** Appends whose bytes are on their way to the file (see append-queue.ts). */
+  private readonly appendQueue: AppendQueue;
   /** Until when (monotonic ms) appends go through the queue after a slow inline write; 0 when they need not. */
   private inlineWritesPausedUntilMs = 0;
   /** Inline writes in a row slower than STORAGE_LIMITS.inlineWriteSlowMs. */
@@ -214,9 +193,6 @@ export class Log {
    * the file header; brook.log.append.inline.enable).
    */
   writeInlineWhenIdle: boolean;
-  private appendSeq = 0;
-  private settledSeq = 0;
-  private afterWrites: AfterWrites[] = [];
   private writtenEndValue = 0;
   /** Set when a queued write failed: the file no longer matches the offsets, so appends are refused. */
   private writeFailure: Error | null = null;
@@ -248,6 +224,17 @@ export class Log {
     );
     this.producerState = new ProducerStateManager();
     this.groupSync = new GroupSync((err) => this.onBackgroundError(err));
+    this.appendQueue = new AppendQueue({
+      pool: this.tailCache?.pool ?? null,
+      commit: (a) => this.commitWritten(a),
+      written: () => this.onWritten?.(),
+      failed: (err, lost) => {
+        if (this.closed) return;
+        this.writeFailure = err;
+        if (lost) this.onBackgroundError(err);
+      },
+      isClosed: () => this.closed,
+    });
     this.lastFlushMs = this.clock.monotonicMs();
   }
 
@@ -302,7 +289,7 @@ export class Log {
 
   /** True while queued appends are not yet written. */
   get hasQueuedAppends(): boolean {
-    return this.settledSeq < this.appendSeq;
+    return this.appendQueue.hasPending;
   }
 
   get highWatermark(): number {
@@ -453,7 +440,7 @@ export class Log {
    * least the log end offset and offsets increase. The bytes are written unchanged.
    */
   append(batches: Buffer): AppendInfo {
-    this.drainAppends();
+    this.appendQueue.drain();
     // Synchronous appends (followers) are not cached, and the cached run must reach the written end.
     this.tailCache?.clear();
     const scan = this.scanAppend(batches);
@@ -489,7 +476,9 @@ export class Log {
   appendQueued(batches: Buffer): AppendInfo {
     if (this.writeFailure !== null) throw this.writeFailure;
     const scan = this.scanAppend(batches);
-    if (this.queuedBytes + batches.length > STORAGE_LIMITS.queuedAppendBytesMax) this.drainAppends();
+    if (this.appendQueue.queuedBytes + batches.length > STORAGE_LIMITS.queuedAppendBytesMax) {
+      this.appendQueue.drain();
+    }
     this.maybeRoll(batches.length, scan.firstOffset, scan.lastOffset, scan.maxTimestampMs);
     const segment = this.activeSegment;
     const position = segment.reserve(batches.length, batchHeader.maxTimestamp(batches, 0));
@@ -508,22 +497,17 @@ export class Log {
       });
       durable.catch(ignore);
     }
-    // The buffer may be a pooled request frame: held until the file has it (see releaseQueued).
-    this.tailCache?.pool?.retain(batches);
-    this.queued.push({
+    this.appendQueue.enqueue({
       segment,
       buf: batches,
       position,
       lastOffset: scan.lastOffset,
-      seq: ++this.appendSeq,
-      settled: false,
       written: writtenWaiter!,
       durable: durableWaiter,
     });
-    this.queuedBytes += batches.length;
     // After the append is queued, so that a flush it triggers waits for its bytes.
     this.afterAppend(batches, segment, scan);
-    this.startWrite();
+    this.appendQueue.startWrite();
     return { ...scan, durable, written };
   }
 
@@ -531,8 +515,7 @@ export class Log {
   private mayWriteInline(bytes: number): boolean {
     return (
       this.writeInlineWhenIdle &&
-      this.writing === null &&
-      this.queued.length === 0 &&
+      this.appendQueue.isIdle &&
       bytes <= STORAGE_LIMITS.inlineWriteBytesMax &&
       (this.inlineWritesPausedUntilMs === 0 || this.clock.monotonicMs() >= this.inlineWritesPausedUntilMs)
     );
@@ -643,88 +626,12 @@ export class Log {
 
   // ---------------------------------------------------------------- queued writes
 
-  /** Hands the oldest queued appends of one segment to the file system, unless a write is running. */
-  private startWrite(): void {
-    if (this.writing !== null || this.queued.length === 0) return;
-    const first = this.queued[0]!;
-    let count = 1;
-    while (
-      count < this.queued.length &&
-      count < STORAGE_LIMITS.appendsPerWriteMax &&
-      this.queued[count]!.segment === first.segment
-    ) {
-      count++;
-    }
-    const batch = this.queued.splice(0, count);
-    const buffers: Buffer[] = [];
-    for (const a of batch) buffers.push(a.buf);
-    this.writing = batch;
-    this.writingGeneration = first.segment.generation;
-    first.segment.writeAt(buffers, first.position, (err) => this.writeDone(batch, err));
-  }
-
-  private writeDone(batch: QueuedAppend[], err: Error | null): void {
-    this.writing = null;
-    const segment = batch[0]!.segment;
-    if (err !== null) {
-      this.failWrites(err, batch);
-      this.releaseQueued(batch);
-      return;
-    }
-    // Appends completed meanwhile by drainAppends were written again synchronously; if the segment was also
-    // truncated since, this late write put stale bytes past its end.
-    if (segment.generation !== this.writingGeneration) segment.cutPastSize();
-    let committed = false;
-    for (const a of batch) {
-      if (a.settled) continue;
-      this.commit(a);
-      committed = true;
-    }
-    // The thread pool no longer reads these buffers (after commit: the tail cache has taken its own reference).
-    this.releaseQueued(batch);
-    this.runAfterWrites();
-    this.startWrite();
-    if (committed) this.onWritten?.();
-  }
-
-  /** Makes a written append visible and tells whoever waits for it. */
-  private commit(a: QueuedAppend): void {
+  /** A queued append's bytes are in the file: they become visible to reads, the high watermark and followers. */
+  private commitWritten(a: QueuedAppend): void {
     a.segment.commitAppend(a.buf, 0, a.buf.length, a.position);
     this.tailCache?.add(a.buf, batchHeader.baseOffset(a.buf, 0), a.lastOffset);
-    a.settled = true;
-    this.queuedBytes -= a.buf.length;
-    this.settledSeq = a.seq;
     this.writtenEndValue = a.lastOffset + 1;
-    a.written.resolve();
     if (a.durable !== null) this.groupSync.join(a.segment, a.durable);
-  }
-
-  /**
-   * Completes every queued append now, on the event loop, in order: a write still running for some of them
-   * writes the same bytes at the same place again, which is harmless. Afterwards the file matches the offsets.
-   */
-  private drainAppends(): void {
-    if (!this.hasQueuedAppends) return;
-    const unwritten = this.queued;
-    const pending = [...(this.writing ?? []).filter((a) => !a.settled), ...unwritten];
-    this.queued = [];
-    try {
-      for (const a of pending) {
-        a.segment.writeSyncAt(a.buf, 0, a.buf.length, a.position);
-        this.commit(a);
-      }
-    } catch (err) {
-      this.failWrites(err as Error, pending);
-      throw err;
-    } finally {
-      // Those never handed to a write are done with; the running write's own are released when it ends.
-      this.releaseQueued(unwritten);
-    }
-    this.runAfterWrites();
-    // The owner hears of it once the current state change is over (it may be a truncation, or a close).
-    queueMicrotask(() => {
-      if (!this.closed) this.onWritten?.();
-    });
   }
 
   /**
@@ -732,55 +639,7 @@ export class Log {
    * one step). Throws when a write fails, as the drain before a truncation does.
    */
   completeQueuedAppends(): void {
-    this.drainAppends();
-  }
-
-  /**
-   * Gives up every append not yet written: their waiters are rejected, their reserved bytes forgotten. After a
-   * failed write the log refuses appends (Kafka takes the log directory offline).
-   */
-  private failWrites(err: Error, also: readonly QueuedAppend[] = []): void {
-    const pending = [...also, ...(this.writing ?? []), ...this.queued].filter((a) => !a.settled);
-    this.releaseQueued(this.queued);
-    this.queued = [];
-    this.queuedBytes = 0;
-    this.settledSeq = this.appendSeq;
-    if (!this.closed) this.writeFailure = err;
-    const segments = new Set<LogSegment>();
-    for (const a of pending) {
-      a.settled = true;
-      segments.add(a.segment);
-      a.written.reject(err);
-      a.durable?.reject(err);
-    }
-    // The file keeps only whole committed batches; with no write running, nothing else touches it now.
-    if (this.writing === null) for (const s of segments) if (!s.isDeleted) s.dropReserved();
-    this.runAfterWrites();
-    if (pending.length > 0 && !this.closed) this.onBackgroundError(err);
-  }
-
-  /**
-   * Gives back the frame-pool references queued appends took (appendQueued): called once per append, when no
-   * write of the thread pool reads its buffer any more.
-   */
-  private releaseQueued(appends: readonly QueuedAppend[]): void {
-    const pool = this.tailCache?.pool;
-    if (pool == null) return;
-    for (const a of appends) pool.release(a.buf);
-  }
-
-  /** Runs `run` once every append queued so far is written (or given up); at once when none is queued. */
-  private whenWritten(run: () => void): void {
-    if (!this.hasQueuedAppends) run();
-    else this.afterWrites.push({ seq: this.appendSeq, run });
-  }
-
-  private runAfterWrites(): void {
-    let i = 0;
-    while (i < this.afterWrites.length && this.afterWrites[i]!.seq <= this.settledSeq) i++;
-    if (i === 0) return;
-    const due = this.afterWrites.splice(0, i);
-    for (const a of due) a.run();
+    this.appendQueue.drain();
   }
 
   /** Epoch cache and producer state follow the appended batches; aborted transactions get indexed. */
@@ -821,7 +680,7 @@ export class Log {
       old.deleteFiles();
     } else {
       // Its final index entries wait for its queued bytes.
-      this.whenWritten(() => {
+      this.appendQueue.whenWritten(() => {
         if (!old.isDeleted) old.onRoll();
       });
     }
@@ -1125,7 +984,7 @@ export class Log {
       this.epochCache.truncateFromEnd(this.logEndOffsetValue);
       return;
     }
-    this.drainAppends();
+    this.appendQueue.drain();
     if (offset <= this.logStartOffsetValue) {
       this.truncateFullyAndStartAt(Math.max(offset, 0));
       return;
@@ -1167,7 +1026,7 @@ export class Log {
 
   /** Empties the log and restarts it at `offset` (a follower too far behind, or an unclean leader change). */
   truncateFullyAndStartAt(offset: number): void {
-    this.drainAppends();
+    this.appendQueue.drain();
     for (const s of this.segments) s.deleteFiles();
     this.segments = [
       LogSegment.create(
@@ -1282,7 +1141,7 @@ export class Log {
   private deleteOldestSegments(count: number, nowMs: number): void {
     assert(count < this.segments.length, 'the active segment is never deleted');
     // A rolled segment may still have queued bytes: they go to the file before it is renamed.
-    this.drainAppends();
+    this.appendQueue.drain();
     const gone = this.segments.splice(0, count);
     const first = this.segments[0]!;
     this.logStartOffsetValue = Math.max(this.logStartOffsetValue, first.baseOffset);
@@ -1360,7 +1219,7 @@ export class Log {
     const truncationsBefore = this.truncations;
     // An fsync vouches only for bytes already written: wait for the queued appends below upTo.
     if (this.hasQueuedAppends) {
-      await new Promise<void>((resolve) => this.whenWritten(resolve));
+      await new Promise<void>((resolve) => this.appendQueue.whenWritten(resolve));
       if (this.closed || this.truncations !== truncationsBefore) return;
       upTo = Math.min(upTo, this.writtenEndValue);
     }
@@ -1419,7 +1278,7 @@ export class Log {
    */
   close(): void {
     if (this.closed) return;
-    this.drainAppends();
+    this.appendQueue.drain();
     this.closed = true;
     this.tailCache?.clear();
     this.epochCache.persistNow();
@@ -1444,7 +1303,7 @@ export class Log {
     this.closed = true;
     this.tailCache?.clear();
     this.epochCache.close();
-    this.failWrites(new Error('log abandoned before the append was written'));
+    this.appendQueue.fail(new Error('log abandoned before the append was written'));
     for (const s of this.segments) s.abandon();
     for (const p of this.pendingDeletes) p.segment.abandon();
     this.groupSync.dropWaiting();
@@ -1455,7 +1314,7 @@ export class Log {
     this.closed = true;
     this.tailCache?.clear();
     this.epochCache.close();
-    this.failWrites(new Error('log deleted before the append was written'));
+    this.appendQueue.fail(new Error('log deleted before the append was written'));
     for (const s of this.segments) s.deleteFiles();
     for (const p of this.pendingDeletes) p.segment.deleteFiles();
     this.segments = [];
