@@ -6,7 +6,13 @@
 // (every top-level export of that file) and declarations in the entry itself. A declaration is
 // `export [declare] [abstract] [async] class|interface|type|function|const|let|enum NAME`; its comment is the
 // `/** ... */` block right before it (blank lines and nothing else between). For an overloaded function the first
-// signature carries it. Class and interface members are not checked here.
+// signature carries it.
+//
+// Members: every public member (method, property, accessor; static or not) of an exported class needs a comment
+// too, the first overload or the first of a get/set pair carrying it. Private and protected members, `#names` and
+// constructors (the class comment says how to make one) are left out. Members are found by their indentation,
+// two spaces inside a top-level class, which the formatter (biome, also in `npm run lint`) guarantees; the
+// TypeScript in use has no JavaScript API to parse with. Interface members are not checked.
 //
 // Usage: node tools/check-tsdoc.mjs [--root <dir>] [entry.ts ...]; exits 1 and lists each symbol without a comment.
 
@@ -108,8 +114,41 @@ function publicNames(entry, seen = new Set()) {
   return names;
 }
 
+const CLASS_DECLARATION = /^export\s+(?:declare\s+)?(?:abstract\s+)?class\s/;
+const MEMBER =
+  /^(?:(public|private|protected|static|readonly|abstract|override|declare|async|accessor)\s+)*(?:(?:get|set)\s+(?=[#\w$[]))?\*?(#?[A-Za-z_$][\w$]*|\[[^\]]*\]|'[^']*')\s*[?!]?\s*[(<:=;]/;
+
+/**
+ * The public members of the class declared at `offset` of `text`, each with its offset: from the line after the
+ * one that opens the class body to the first line that closes it (`}` in the first column).
+ */
+function publicMembers(text, offset) {
+  const members = [];
+  const seen = new Set();
+  let at = text.indexOf('{\n', offset);
+  if (at < 0) return members;
+  at += 2;
+  while (at < text.length) {
+    const end = text.indexOf('\n', at);
+    const line = text.slice(at, end < 0 ? text.length : end);
+    if (line.startsWith('}')) break;
+    const m = /^ {2}(?! )/.test(line) ? MEMBER.exec(line.slice(2)) : null;
+    if (m !== null) {
+      const name = m[2];
+      const modifiers = m[0].slice(0, m[0].indexOf(name));
+      const hidden = /\b(?:private|protected)\s/.test(modifiers) || name.startsWith('#');
+      if (!hidden && name !== 'constructor' && !seen.has(name)) members.push({ name, offset: at });
+      seen.add(name);
+    }
+    if (end < 0) break;
+    at = end + 1;
+  }
+  return members;
+}
+
 export function checkTsdoc(root, entries = DEFAULT_ENTRIES) {
   const problems = [];
+  const classesSeen = new Set();
   let checked = 0;
   for (const entry of entries) {
     for (const { name, file } of publicNames(resolve(root, entry))) {
@@ -124,6 +163,18 @@ export function checkTsdoc(root, entries = DEFAULT_ENTRIES) {
         problems.push(
           `${relative(root, found.file)}:${lineOf(found.text, found.offset)}: ${name} has no TSDoc comment`,
         );
+      if (!CLASS_DECLARATION.test(found.text.slice(found.offset, found.text.indexOf('\n', found.offset))))
+        continue;
+      const classKey = `${found.file}#${found.offset}`;
+      if (classesSeen.has(classKey)) continue;
+      classesSeen.add(classKey);
+      for (const member of publicMembers(found.text, found.offset)) {
+        checked++;
+        if (!hasDocComment(found.text, member.offset))
+          problems.push(
+            `${relative(root, found.file)}:${lineOf(found.text, member.offset)}: ${name}.${member.name} has no TSDoc comment`,
+          );
+      }
     }
   }
   return { checked, problems };
@@ -138,7 +189,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { checked, problems } = checkTsdoc(root, entries.length > 0 ? entries : DEFAULT_ENTRIES);
   for (const p of problems) console.error(p);
   if (problems.length > 0) {
-    console.error(`${problems.length} of ${checked} exported symbols of the client lack a TSDoc comment`);
+    console.error(
+      `${problems.length} of ${checked} exported symbols and class members of the client lack a TSDoc comment`,
+    );
     process.exit(1);
   }
 }

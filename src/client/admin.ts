@@ -234,6 +234,7 @@ function quotaEntityOf(parts: { entityType: string; entityName: string | null }[
  * quotas, elections and reassignment, over the protocol only.
  */
 export class Admin {
+  /** The connections and metadata this client uses, exposed so tests and tools can reach one broker directly. */
   readonly cluster: Cluster;
 
   constructor(options: ClientOptions) {
@@ -261,6 +262,10 @@ export class Admin {
     });
   }
 
+  /**
+   * CreateTopics, sent to the controller (retried on NOT_CONTROLLER): one result per topic, as the broker answers
+   * each on its own. `validateOnly` checks the request without creating anything.
+   */
   async createTopics(
     topics: NewTopic[],
     options: { validateOnly?: boolean; timeoutMs?: number } = {},
@@ -296,6 +301,7 @@ export class Admin {
     }));
   }
 
+  /** DeleteTopics by name, sent to the controller; each topic's error comes back as a value, not a throw. */
   async deleteTopics(names: string[], options: { timeoutMs?: number } = {}): Promise<TopicResult[]> {
     const res = await this.toController<DeleteTopicsResponse>(
       ApiKey.DELETE_TOPICS,
@@ -309,6 +315,7 @@ export class Admin {
     return res.responses.map((t) => ({ topic: t.name ?? '', error: errorOf(t.errorCode, t.errorMessage) }));
   }
 
+  /** Topic names from fresh metadata; internal topics (`__consumer_offsets`...) only when asked, as in Kafka. */
   async listTopics(options: { listInternal?: boolean } = {}): Promise<string[]> {
     const snapshot = await this.cluster.withRetry(() => this.cluster.fetchMetadata(null));
     return [...snapshot.topics.values()]
@@ -317,6 +324,7 @@ export class Admin {
       .sort();
   }
 
+  /** Partitions, leaders and replicas of the named topics (every topic when none is named), from metadata. */
   async describeTopics(names?: string[]): Promise<TopicDescription[]> {
     const snapshot = await this.cluster.withRetry(() => this.cluster.fetchMetadata(names ?? null));
     const list = names ?? [...snapshot.topics.keys()].sort();
@@ -344,6 +352,7 @@ export class Admin {
     });
   }
 
+  /** CreatePartitions: raises each topic's partition count to `count` (never lowers it), with optional placement. */
   async createPartitions(
     requests: { topic: string; count: number; assignments?: number[][] }[],
     options: { validateOnly?: boolean; timeoutMs?: number } = {},
@@ -370,6 +379,7 @@ export class Admin {
     return null;
   }
 
+  /** DescribeConfigs: the effective configs of topics or brokers, with their source and, if asked, synonyms. */
   async describeConfigs(
     resources: { type: ConfigResourceType; name: string; keys?: string[] }[],
     options: { includeSynonyms?: boolean; includeDocumentation?: boolean } = {},
@@ -442,6 +452,10 @@ export class Admin {
     return out;
   }
 
+  /**
+   * IncrementalAlterConfigs: set, delete, append or subtract single keys, leaving the others as they are (unlike
+   * the legacy AlterConfigs, which replaces the whole set).
+   */
   async incrementalAlterConfigs(
     resources: { type: ConfigResourceType; name: string; ops: ConfigOp[] }[],
     options: { validateOnly?: boolean } = {},
@@ -475,6 +489,7 @@ export class Admin {
     return out;
   }
 
+  /** The cluster id, the active controller and the brokers, as the metadata of any broker gives them. */
   async describeCluster(): Promise<{
     clusterId: string | null;
     controllerId: number;
@@ -499,6 +514,7 @@ export class Admin {
     });
   }
 
+  /** DescribeLogDirs of each broker (every one by default): its directories, their space and partition sizes. */
   async describeLogDirs(brokerIds?: number[]): Promise<
     {
       broker: number;
@@ -730,6 +746,7 @@ export class Admin {
 
   // ---- groups -------------------------------------------------------------------------------------------------
 
+  /** Every group of the cluster: ListGroups goes to each broker, as each only knows the groups it coordinates. */
   async listGroups(): Promise<{ groupId: string; protocolType: string; state: string; broker: number }[]> {
     const brokers = [...(await this.cluster.refreshMetadata()).brokers.keys()];
     const out = [];
@@ -768,6 +785,7 @@ export class Admin {
     }, 10);
   }
 
+  /** Each group's state, protocol and members, asked of the group's own coordinator. */
   async describeGroups(groupIds: string[]): Promise<GroupDescription[]> {
     const out: GroupDescription[] = [];
     for (const groupId of groupIds) {
@@ -817,6 +835,7 @@ export class Admin {
     return out;
   }
 
+  /** Deletes empty groups at their coordinators; a group with members answers NON_EMPTY_GROUP as a value. */
   async deleteGroups(groupIds: string[]): Promise<{ groupId: string; error: KafkaProtocolError | null }[]> {
     const out = [];
     for (const groupId of groupIds) {
@@ -899,6 +918,7 @@ export class Admin {
     );
   }
 
+  /** OffsetDelete: forgets a group's committed offsets of the given partitions, which the group must not consume. */
   async deleteConsumerGroupOffsets(
     groupId: string,
     partitions: TopicPartition[],
@@ -1123,6 +1143,7 @@ export class Admin {
     }));
   }
 
+  /** Closes every connection; the client cannot be used afterwards. */
   async close(): Promise<void> {
     await this.cluster.close();
   }

@@ -71,6 +71,7 @@ export function sleep(ms: number): Promise<void> {
  * retries with backoff. Producer, Consumer and Admin each own one.
  */
 export class Cluster {
+  /** The client options with every default filled in, read by whoever owns this cluster view. */
   readonly options: ResolvedClientOptions;
   private readonly connections = new Map<number, Promise<Connection>>();
   /** Per broker, the connection lookup of the latest send() not yet ended: the next one waits for it. */
@@ -98,6 +99,7 @@ export class Cluster {
     this.options = resolveClientOptions(options);
   }
 
+  /** The cached metadata, possibly stale: callers that need it fresh call refreshMetadata(). */
   get snapshot(): MetadataSnapshot {
     return this.metadata;
   }
@@ -361,6 +363,7 @@ export class Cluster {
     }
   }
 
+  /** Closes every broker connection; later sends fail instead of reconnecting. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -110,6 +110,10 @@ export class Connection {
     private readonly options: ResolvedClientOptions,
   ) {}
 
+  /**
+   * Opens a connection and makes it ready for requests (TLS, ApiVersions, SASL as configured), so that a caller
+   * never holds a half-opened one; closes it again when a step fails.
+   */
   static async connect(host: string, port: number, options: ResolvedClientOptions): Promise<Connection> {
     const c = new Connection(host, port, options);
     await c.open();
@@ -157,10 +161,12 @@ export class Connection {
     }
   }
 
+  /** False once the connection closed, for good: the cluster then opens a new one. */
   get isOpen(): boolean {
     return !this.closed;
   }
 
+  /** `host:port`, for error messages and logs. */
   get address(): string {
     return `${this.host}:${this.port}`;
   }

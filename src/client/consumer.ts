@@ -173,7 +173,9 @@ export interface RunOptions<K, V> {
  * read_committed, offset commits; read with poll(), run() or `for await`.
  */
 export class Consumer<K = Buffer | null, V = Buffer | null> {
+  /** The connections and metadata this consumer uses, exposed so tests and tools can reach a broker directly. */
   readonly cluster: Cluster;
+  /** group.id; undefined for a consumer that assigns its partitions itself and commits nothing. */
   readonly groupId: string | undefined;
   private readonly o: Required<
     Omit<
@@ -305,6 +307,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     if (this.group instanceof GroupMember) this.group.requestRejoin();
   }
 
+  /** The partitions this consumer fetches now: its group's assignment, or what assign() gave it. */
   assignment(): TopicPartition[] {
     return [...this.partitions.values()].map((s) => ({ topic: s.topic, partition: s.partition }));
   }
@@ -366,6 +369,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     this.setAssignment([]);
   }
 
+  /** The topics subscribed to (empty without a group subscription). */
   subscription(): string[] {
     return this.group?.subscribedTopics() ?? [];
   }
@@ -391,6 +395,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     return s.position!;
   }
 
+  /** The next fetch of `tp` starts at `offset`; records already fetched past the old position are dropped. */
   seek(tp: TopicPartition, offset: number): void {
     if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`bad offset ${offset}`);
     const s = this.state(tp);
@@ -399,10 +404,12 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     this.wake();
   }
 
+  /** Moves to each partition's log start offset (asked of the broker now, not at the next fetch). */
   async seekToBeginning(tps: TopicPartition[] = this.assignment()): Promise<void> {
     await this.seekToTimestamp(tps, EARLIEST_TIMESTAMP);
   }
 
+  /** Moves to each partition's end: the high watermark, or the last stable offset under read_committed. */
   async seekToEnd(tps: TopicPartition[] = this.assignment()): Promise<void> {
     await this.seekToTimestamp(tps, LATEST_TIMESTAMP);
   }
@@ -424,6 +431,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     return answers.map((a) => (a.offset < 0 ? null : a));
   }
 
+  /** Each partition's log start offset, without moving the position. */
   async beginningOffsets(tps: TopicPartition[]): Promise<OffsetAnswer[]> {
     return listOffsets(
       this.cluster,
@@ -441,6 +449,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     );
   }
 
+  /** Stops fetching these partitions without giving them up, so the group does not rebalance (back-pressure). */
   pause(tps: TopicPartition[]): void {
     for (const tp of tps) {
       const s = this.state(tp);
@@ -450,11 +459,13 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     }
   }
 
+  /** Fetches paused partitions again, from where they stopped. */
   resume(tps: TopicPartition[]): void {
     for (const tp of tps) this.state(tp).paused = false;
     this.wake();
   }
 
+  /** The partitions paused now. */
   paused(): TopicPartition[] {
     return [...this.partitions.values()]
       .filter((s) => s.paused)

@@ -7,6 +7,7 @@ import { errorByCode, errorName, isRetriable } from '../protocol/errors.js';
 
 /** The base of the client's errors; `retriable` says whether trying again may succeed. */
 export class KafkaClientError extends Error {
+  /** Whether the same request may succeed later (a leader moved, a broker restarts), as Kafka's RetriableException. */
   readonly retriable: boolean;
   constructor(message: string, retriable: boolean, options?: { cause?: unknown }) {
     super(message, options);
@@ -17,7 +18,9 @@ export class KafkaClientError extends Error {
 
 /** A Kafka error code returned by a broker. */
 export class KafkaProtocolError extends KafkaClientError {
+  /** The Kafka error code, to compare with ErrorCode values. */
   readonly code: number;
+  /** Kafka's name of the error (NOT_LEADER_OR_FOLLOWER), searchable in Kafka's documentation. */
   readonly type: string;
   constructor(code: number, detail?: string | null) {
     const known = errorByCode(code);

@@ -69,6 +69,7 @@ export abstract class GroupMembership {
 
   constructor(protected readonly m: GroupMembershipOptions) {}
 
+  /** The generation and member id an offset commit must carry, so the coordinator refuses one from a stale member. */
   generation(): GenerationInfo {
     return {
       generationId: this.generationId,
@@ -77,6 +78,7 @@ export abstract class GroupMembership {
     };
   }
 
+  /** True while the member has joined and no rebalance is pending: its assignment can be used. */
   isStable(): boolean {
     return this.generationId >= 0 && !this.needsJoin;
   }
@@ -91,6 +93,7 @@ export abstract class GroupMembership {
     this.needsJoin = true;
   }
 
+  /** The owner shows it is alive: without it for rebalanceTimeoutMs the member leaves (max.poll.interval.ms). */
   polled(): void {
     this.lastPollMs = Date.now();
   }

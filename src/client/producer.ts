@@ -207,6 +207,7 @@ function noop(): void {}
  * compression, transactions, flush and close.
  */
 export class Producer<K = Buffer | null, V = Buffer | null> {
+  /** The connections and metadata this producer uses, exposed so tests and tools can reach a broker directly. */
   readonly cluster: Cluster;
   private readonly acks: number;
   private readonly lingerMs: number;
@@ -216,6 +217,10 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   private readonly maxRequestSize: number;
   private readonly compression: number;
   private readonly compressionLevel: number | undefined;
+  /**
+   * enable.idempotence as resolved (it is turned off quietly when acks is not all and it was not asked for), so a
+   * caller can tell whether retries may duplicate.
+   */
   readonly idempotent: boolean;
   private readonly deliveryTimeoutMs: number;
   private readonly ackTimeoutMs: number;

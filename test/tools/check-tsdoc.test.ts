@@ -1,5 +1,6 @@
 // The TSDoc check of `npm run lint` (tools/check-tsdoc.mjs), run on a small made-up client: every symbol its entry
-// exports, through named re-exports, `export *` and renames, needs a /** comment on its declaration.
+// exports, through named re-exports, `export *` and renames, needs a /** comment on its declaration, and so does
+// every public member of an exported class.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -45,7 +46,39 @@ const documented = {
     '/**',
     ' * The producer.',
     ' */',
-    'export class Producer {}',
+    'export class Producer {',
+    '  /** Why it is public. */',
+    '  readonly cluster: string;',
+    '  private readonly acks = 1;',
+    '  protected lingerMs = 5;',
+    '  #secret = 0;',
+    '',
+    '  constructor(options: ProducerOptions) {',
+    '    this.cluster = String(options.acks);',
+    '  }',
+    '',
+    '  /** The first overload carries the comment. */',
+    '  send(a: string): void;',
+    '  send(a: number): void;',
+    '  send(_a: string | number): void {',
+    '    const inner = { x: 1 };',
+    '    void inner;',
+    '  }',
+    '',
+    '  /** The getter carries it for the pair. */',
+    '  get state(): string {',
+    "    return 'ready';",
+    '  }',
+    '',
+    '  set state(_v: string) {}',
+    '',
+    '  /** Static members too. */',
+    '  static async create(): Promise<Producer> {',
+    '    return new Producer({});',
+    '  }',
+    '',
+    '  private helper(): void {}',
+    '}',
     '',
     '/** Renamed on export. */',
     'export function inner(): void {}',
@@ -75,7 +108,26 @@ describe('tools/check-tsdoc.mjs', () => {
     assert.match(stderr, /src\/client\/producer\.ts:\d+: renamed has no TSDoc comment/);
     assert.match(stderr, /src\/client\/serdes\.ts:1: bytesSerde has no TSDoc comment/);
     assert.doesNotMatch(stderr, /Producer has no|\bS has no/);
-    assert.match(stderr, /3 of 5 exported symbols/);
+    assert.match(stderr, /3 of 9 exported symbols/);
+  });
+
+  it('names each undocumented public member of an exported class, leaving private ones, constructors and later overloads alone', () => {
+    const { status, stderr } = check({
+      ...documented,
+      'src/client/producer.ts': documented['src/client/producer.ts']
+        .replace('  /** Why it is public. */\n', '')
+        .replace('  /** The first overload carries the comment. */\n', '  // A line comment is not TSDoc.\n')
+        .replace('  /** The getter carries it for the pair. */\n', '')
+        .replace('  /** Static members too. */\n', ''),
+    });
+    assert.equal(status, 1);
+    assert.match(stderr, /src\/client\/producer\.ts:\d+: Producer\.cluster has no TSDoc comment/);
+    assert.match(stderr, /Producer\.send has no TSDoc comment/);
+    assert.match(stderr, /Producer\.state has no TSDoc comment/);
+    assert.match(stderr, /Producer\.create has no TSDoc comment/);
+    assert.doesNotMatch(stderr, /Producer\.(acks|lingerMs|#secret|constructor|helper|inner|x) /);
+    assert.equal(stderr.match(/has no TSDoc comment/g)?.length, 4);
+    assert.match(stderr, /4 of 9 exported symbols and class members/);
   });
 
   it('fails on an export whose declaration it cannot find, rather than passing it unchecked', () => {
