@@ -8,12 +8,13 @@
 //
 // Two brokers in this process share a ZooKeeper: the transaction coordinator on one, the only replica of the
 // output partition on the other, whose request interceptor answers the first WriteTxnMarkers as that restarted
-// broker did.
+// broker did (three times). The coordinator logs that answer of the remote leader once, with the transactional id.
 
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { Consumer } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
+import { createLogger } from '../../src/common/logger.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type {
   WriteTxnMarkersRequest,
@@ -44,21 +45,32 @@ function unknownPartitions(request: WriteTxnMarkersRequest): WriteTxnMarkersResp
   };
 }
 
+const FAKED = 3;
+
 it('a marker answered UNKNOWN_TOPIC_OR_PARTITION is retried: a fenced transaction never turns committed', async () => {
   const zk = await startTestZooKeeper();
   const brokers: InProcessBroker[] = [];
   const clients: { close(): unknown }[] = [];
+  // Each broker's log lines about failed markers.
+  const markerLines: string[][] = [[], []];
   try {
     for (const id of [0, 1]) {
+      const lines = markerLines[id]!;
+      const logger = createLogger('brook', 'info', (line) => {
+        if (line.includes('marker of transaction')) lines.push(line);
+      });
       brokers.push(
-        await startInProcessBroker({
-          'broker.id': id,
-          'zookeeper.connect': zk.connect,
-          'transaction.state.log.num.partitions': 1,
-          'transaction.state.log.replication.factor': 1,
-          'transaction.state.log.min.isr': 1,
-          'offsets.topic.num.partitions': 1,
-        }),
+        await startInProcessBroker(
+          {
+            'broker.id': id,
+            'zookeeper.connect': zk.connect,
+            'transaction.state.log.num.partitions': 1,
+            'transaction.state.log.replication.factor': 1,
+            'transaction.state.log.min.isr': 1,
+            'offsets.topic.num.partitions': 1,
+          },
+          { logger },
+        ),
       );
     }
     const bootstrap = brokers.map((b) => `${b.host}:${b.port}`).join(',');
@@ -81,7 +93,7 @@ it('a marker answered UNKNOWN_TOPIC_OR_PARTITION is retried: a fenced transactio
     let written = 0;
     brokers[leader]!.interception.set(
       onKey<WriteTxnMarkersRequest>(ApiKey.WRITE_TXN_MARKERS, (request) => {
-        if (faked === 0) {
+        if (faked < FAKED) {
           faked++;
           return unknownPartitions(request.body);
         }
@@ -114,8 +126,17 @@ it('a marker answered UNKNOWN_TOPIC_OR_PARTITION is retried: a fenced transactio
       for (const r of await consumer.poll(200)) seen.push(r.value!.toString());
     // Everything before committed-1 in the log was read with it: the fenced record must not be among it.
     assert.deepEqual(seen, ['committed-1'], 'read_committed shows the committed record only');
-    assert.equal(faked, 1, 'the abort marker was first answered UNKNOWN_TOPIC_OR_PARTITION');
+    assert.equal(faked, FAKED, 'the abort marker was first answered UNKNOWN_TOPIC_OR_PARTITION');
     assert.ok(written >= 2, 'the abort marker was sent again, then the commit marker');
+    // The coordinator logged the remote leader's answer, once for the three, naming the transaction.
+    assert.equal(markerLines[leader]!.length, 0);
+    assert.equal(markerLines[coordinator]!.length, 1, markerLines[coordinator]!.join('\n'));
+    assert.match(
+      markerLines[coordinator]![0]!,
+      new RegExp(
+        `ABORT marker of transaction ${TID} .* for ${TOPIC}-0 failed with UNKNOWN_TOPIC_OR_PARTITION`,
+      ),
+    );
   } finally {
     for (const c of clients.reverse()) await Promise.resolve(c.close()).catch(() => {});
     for (const b of brokers.reverse()) await b.stop().catch(() => {});

@@ -15,7 +15,7 @@ import {
   type RequestInterceptor,
 } from '../../src/broker/request-interceptor.js';
 import { systemClock } from '../../src/common/clock.js';
-import { createLogger, silentLogger } from '../../src/common/logger.js';
+import { createLogger, type Logger, silentLogger } from '../../src/common/logger.js';
 
 export interface InProcessBroker {
   readonly broker: Broker;
@@ -27,6 +27,7 @@ export interface InProcessBroker {
 
 export async function startInProcessBroker(
   overrides: Record<string, string | number | boolean> = {},
+  options: { readonly logger?: Logger } = {},
 ): Promise<InProcessBroker> {
   const dataDir = mkdtempSync(join(tmpdir(), 'brook-test-'));
   const text = new Map(
@@ -39,7 +40,8 @@ export async function startInProcessBroker(
       ...overrides,
     }).map(([k, v]) => [k, String(v)]),
   );
-  const logger = process.env.BROOK_TEST_LOG === '1' ? createLogger('brook') : silentLogger;
+  const logger =
+    options.logger ?? (process.env.BROOK_TEST_LOG === '1' ? createLogger('brook') : silentLogger);
   const loaded = await loadBrokerConfig({ configPath: null, overrides: text, warn: (m) => logger.warn(m) });
   const interception = new RequestInterception();
   const broker = new Broker({ ...loaded, clock: systemClock, logger, requestInterception: interception });

@@ -7,8 +7,8 @@ import type { Logger } from '../../common/logger.js';
 import type { TopicAdmin } from '../../controller/topic-admin.js';
 import { partitionGroupStorage } from '../../coordinator/group/group-storage.js';
 import {
+  type MarkerFailure,
   type MarkerRequest,
-  type TopicPartitionRef,
   TRANSACTION_STATE_TOPIC,
   TransactionCoordinator,
 } from '../../coordinator/transaction/transaction-coordinator.js';
@@ -24,7 +24,7 @@ export const TXN_TICK_MS = 100;
 export interface TransactionWiring {
   readonly coordinator: TransactionCoordinator;
   /** Set once the broker's services exist. */
-  writeMarkers: ((request: MarkerRequest) => Promise<TopicPartitionRef[]>) | null;
+  writeMarkers: ((request: MarkerRequest) => Promise<MarkerFailure[]>) | null;
   readonly ticker: NodeJS.Timeout;
 }
 
@@ -61,7 +61,11 @@ export function createTransactionCoordinator(deps: {
     maxTimeoutMs: config.transactionMaxTimeoutMs,
     abortIntervalMs: config.transactionAbortTimedOutTransactionCleanupIntervalMs,
     writeMarkers: (request) =>
-      wiring.writeMarkers === null ? Promise.resolve([...request.partitions]) : wiring.writeMarkers(request),
+      wiring.writeMarkers === null
+        ? Promise.resolve(
+            request.partitions.map((tp) => ({ ...tp, errorCode: ErrorCode.BROKER_NOT_AVAILABLE })),
+          )
+        : wiring.writeMarkers(request),
     coordinatorEpoch: (index) => replicas.get(TRANSACTION_STATE_TOPIC, index)?.leaderEpoch ?? -1,
     partitionExists: (topic, partition) => metadata.partition(topic, partition) !== undefined,
     createTopic: async () => {

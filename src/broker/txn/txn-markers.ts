@@ -5,18 +5,16 @@
 // transaction coordinator writes them through writeTxnMarkers(): directly for partitions this broker leads, over
 // the wire to the leaders of the others.
 //
-// A marker counts as written only when its leader answers NONE for it; any other answer, or none, has the
-// coordinator send it again (to the partition's leader of that moment), as Kafka's
-// TransactionMarkerRequestCompletionHandler retries. UNKNOWN_TOPIC_OR_PARTITION is such an answer too: a broker
-// that has just restarted serves before the controller's LeaderAndIsr has given it its partitions. Only a partition
-// this broker's metadata no longer has (a deleted topic) is skipped. A marker given up on leaves the transaction's
-// records open in that partition, and the COMMIT marker of the producer id's next transaction there would take
-// them in: records of an aborted transaction would become visible to read_committed.
+// The writer reports, for every partition whose leader did not answer NONE, that answer (or, when none came, why:
+// LEADER_NOT_AVAILABLE, BROKER_NOT_AVAILABLE, NETWORK_EXCEPTION); the coordinator decides what each means, as
+// Kafka's TransactionMarkerRequestCompletionHandler does (markerAnswerAction), and logs it. Most are sent again to
+// the partition's leader of that moment. UNKNOWN_TOPIC_OR_PARTITION is such an answer too: a broker that has just
+// restarted serves before the controller's LeaderAndIsr has given it its partitions. Only a partition this broker's
+// metadata no longer has (a deleted topic) is skipped. A marker given up on leaves the transaction's records open in
+// that partition, and the COMMIT marker of the producer id's next transaction there would take them in: records of
+// an aborted transaction would become visible to read_committed.
 
-import type {
-  MarkerRequest,
-  TopicPartitionRef,
-} from '../../coordinator/transaction/transaction-coordinator.js';
+import type { MarkerFailure, MarkerRequest } from '../../coordinator/transaction/transaction-coordinator.js';
 import { TRANSACTION_STATE_TOPIC } from '../../coordinator/transaction/transaction-coordinator.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { WriteTxnMarkersResponse } from '../../protocol/messages/27-write-txn-markers.js';
@@ -34,7 +32,7 @@ export async function appendMarker(
   services: BrokerServices,
   topic: string,
   index: number,
-  marker: Omit<MarkerRequest, 'partitions'>,
+  marker: Omit<MarkerRequest, 'partitions' | 'transactionalId'>,
 ): Promise<number> {
   const partition = services.replicas.get(topic, index);
   if (partition === undefined) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
@@ -53,7 +51,8 @@ export async function appendMarker(
     fromClient: false,
   });
   if (errorCode !== ErrorCode.NONE) {
-    services.logger.warn(`transaction marker for ${topic}-${index} not written: error ${errorCode}`);
+    // The coordinator logs the failure once, with the transactional id; a retry every 200 ms would flood this log.
+    services.logger.debug(`transaction marker for ${topic}-${index} not written: error ${errorCode}`);
     return errorCode;
   }
   if (topic === OFFSETS_TOPIC) {
@@ -63,9 +62,9 @@ export async function appendMarker(
   return ErrorCode.NONE;
 }
 
-/** Sends markers to the partitions' leaders; resolves with the partitions that did not take them. */
+/** Sends markers to the partitions' leaders; resolves with the partitions that did not take them, and why. */
 export function markerWriter(services: BrokerServices): {
-  write(request: MarkerRequest): Promise<TopicPartitionRef[]>;
+  write(request: MarkerRequest): Promise<MarkerFailure[]>;
   close(): void;
 } {
   const connections = new Map<number, InterBrokerConnection>();
@@ -90,20 +89,25 @@ export function markerWriter(services: BrokerServices): {
   };
   return {
     async write(request) {
-      const failed: TopicPartitionRef[] = [];
-      const remote = new Map<number, TopicPartitionRef[]>();
+      const failed: MarkerFailure[] = [];
+      const remote = new Map<number, { topic: string; partition: number }[]>();
       const local: Promise<void>[] = [];
       for (const tp of request.partitions) {
         const info = services.metadata.partition(tp.topic, tp.partition);
         if (info === undefined) continue; // a deleted partition needs no marker
         if (info.leader === services.brokerId) {
           local.push(
-            appendMarker(services, tp.topic, tp.partition, request).then((errorCode) => {
-              if (errorCode !== ErrorCode.NONE) failed.push(tp);
-            }),
+            appendMarker(services, tp.topic, tp.partition, request).then(
+              (errorCode) => {
+                if (errorCode !== ErrorCode.NONE) failed.push({ ...tp, errorCode });
+              },
+              () => {
+                failed.push({ ...tp, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR });
+              },
+            ),
           );
         } else if (info.leader < 0) {
-          failed.push(tp);
+          failed.push({ ...tp, errorCode: ErrorCode.LEADER_NOT_AVAILABLE });
         } else {
           const list = remote.get(info.leader) ?? [];
           list.push(tp);
@@ -113,7 +117,7 @@ export function markerWriter(services: BrokerServices): {
       for (const [brokerId, tps] of remote) {
         const connection = connectionTo(brokerId);
         if (connection === undefined) {
-          failed.push(...tps);
+          for (const tp of tps) failed.push({ ...tp, errorCode: ErrorCode.BROKER_NOT_AVAILABLE });
           continue;
         }
         const byTopic = new Map<string, number[]>();
@@ -138,16 +142,19 @@ export function markerWriter(services: BrokerServices): {
             )
             .then(
               (response) => {
-                // Written are the partitions answered NONE; the others, answered otherwise or not at all, go again.
-                const written = new Set<string>();
+                // Each partition's answer; one the response leaves out counts as not answered.
+                const answers = new Map<string, number>();
                 for (const m of response.markers)
                   for (const t of m.topics)
-                    for (const p of t.partitions)
-                      if (p.errorCode === ErrorCode.NONE) written.add(`${t.name}\0${p.partitionIndex}`);
-                for (const tp of tps) if (!written.has(`${tp.topic}\0${tp.partition}`)) failed.push(tp);
+                    for (const p of t.partitions) answers.set(`${t.name}\0${p.partitionIndex}`, p.errorCode);
+                for (const tp of tps) {
+                  const errorCode =
+                    answers.get(`${tp.topic}\0${tp.partition}`) ?? ErrorCode.NETWORK_EXCEPTION;
+                  if (errorCode !== ErrorCode.NONE) failed.push({ ...tp, errorCode });
+                }
               },
               () => {
-                failed.push(...tps);
+                for (const tp of tps) failed.push({ ...tp, errorCode: ErrorCode.NETWORK_EXCEPTION });
               },
             ),
         );

@@ -4,7 +4,8 @@
 // under the high watermark; while a write is in flight the id answers CONCURRENT_TRANSACTIONS.
 //
 // EndTxn writes PrepareCommit/PrepareAbort, answers the producer, then has the markers written to every partition
-// of the transaction (retrying until each leader accepts them) and writes CompleteCommit/CompleteAbort. Loading a
+// of the transaction (retrying until each leader accepts them, unless one answers that another coordinator owns
+// the transaction: markerAnswerAction) and writes CompleteCommit/CompleteAbort. Loading a
 // partition replays its records, last per id winning, and finishes any transaction left in a Prepare state.
 // Transactions older than their timeout are aborted by tick() with the producer epoch bumped (fencing the
 // producer), as Kafka's abortTimedOutTransactions does.
@@ -14,7 +15,7 @@
 
 import type { Clock } from '../../common/clock.js';
 import type { Logger } from '../../common/logger.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode, errorName } from '../../protocol/errors.js';
 import { transactionLogKeySchema, transactionLogValueSchema } from '../../protocol/internal/index.js';
 import type { TransactionLogValue } from '../../protocol/internal/transaction-log-value.js';
 import { decodeVersioned, encodeVersioned } from '../../protocol/messages/codec-support.js';
@@ -82,11 +83,45 @@ export interface TxnMetadata {
 }
 
 export interface MarkerRequest {
+  /** For logs: the markers carry the producer id only. */
+  readonly transactionalId: string;
   readonly producerId: number;
   readonly producerEpoch: number;
   readonly commit: boolean;
   readonly coordinatorEpoch: number;
   readonly partitions: readonly TopicPartitionRef[];
+}
+
+/** A partition whose leader did not take a marker: its answer, or the writer's reason when none came. */
+export interface MarkerFailure extends TopicPartitionRef {
+  readonly errorCode: number;
+}
+
+/**
+ * What the coordinator does with a partition's answer to a marker, as Kafka's
+ * TransactionMarkerRequestCompletionHandler does:
+ * - 'written': NONE; and UNSUPPORTED_FOR_MESSAGE_FORMAT or UNSUPPORTED_VERSION, which Kafka takes the partition out
+ *   of the waiting set for (its producer could not have written to it either);
+ * - 'fenced': INVALID_PRODUCER_EPOCH or TRANSACTION_COORDINATOR_FENCED. The partition has seen a later epoch of the
+ *   producer or a marker of a later coordinator: another coordinator owns the transaction and completes it. This
+ *   one stops sending markers and writes no Complete record; the transaction stays in its Prepare state here
+ *   (CONCURRENT_TRANSACTIONS) until this broker stops leading its __transaction_state partition;
+ * - 'retry': every other answer, and none (leader moving or restarting, not enough replicas, timeout, a lost
+ *   connection): the marker goes again to the partition's leader of that moment. Kafka throws on the answers it
+ *   calls fatal (CORRUPT_MESSAGE, ...) and leaves the transaction hanging; Brook retries them, and logs them.
+ */
+export function markerAnswerAction(errorCode: number): 'written' | 'fenced' | 'retry' {
+  switch (errorCode) {
+    case ErrorCode.NONE:
+    case ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT:
+    case ErrorCode.UNSUPPORTED_VERSION:
+      return 'written';
+    case ErrorCode.INVALID_PRODUCER_EPOCH:
+    case ErrorCode.TRANSACTION_COORDINATOR_FENCED:
+      return 'fenced';
+    default:
+      return 'retry';
+  }
 }
 
 export interface TransactionCoordinatorOptions {
@@ -99,8 +134,8 @@ export interface TransactionCoordinatorOptions {
   readonly maxTimeoutMs: number;
   /** transaction.abort.timed.out.transaction.cleanup.interval.ms */
   readonly abortIntervalMs: number;
-  /** Writes the markers; resolves with the partitions that still need them (empty when all were written). */
-  readonly writeMarkers: (request: MarkerRequest) => Promise<TopicPartitionRef[]>;
+  /** Writes the markers; resolves with the partitions that did not take them (empty when all were written). */
+  readonly writeMarkers: (request: MarkerRequest) => Promise<MarkerFailure[]>;
   /** The leader epoch of partition `index` of __transaction_state (the markers' coordinator epoch). */
   readonly coordinatorEpoch: (index: number) => number;
   /** Whether a partition exists (AddPartitionsToTxn answers UNKNOWN_TOPIC_OR_PARTITION otherwise). */
@@ -616,26 +651,47 @@ export class TransactionCoordinator {
     });
   }
 
-  /** Writes the markers until every partition has them, then the Complete record. `m.busy` is set throughout. */
+  /**
+   * Writes the markers until every partition has them, then the Complete record. `m.busy` is set throughout, and
+   * stays set when a leader answers that another coordinator owns the transaction (markerAnswerAction).
+   */
   private completeTransaction(m: TxnMetadata, commit: boolean, token: number): void {
     let remaining = [...m.partitions].map(tpOf);
+    // A partition's failure is logged the first time it comes with a given error, not at every retry.
+    const logged = new Set<string>();
     const attempt = (): void => {
       if (!this.isCurrent(m, token) || this.stopped) return;
+      const request: MarkerRequest = {
+        transactionalId: m.transactionalId,
+        producerId: m.producerId,
+        producerEpoch: m.producerEpoch,
+        commit,
+        coordinatorEpoch: this.options.coordinatorEpoch(m.partition),
+        partitions: remaining,
+      };
       this.options
-        .writeMarkers({
-          producerId: m.producerId,
-          producerEpoch: m.producerEpoch,
-          commit,
-          coordinatorEpoch: this.options.coordinatorEpoch(m.partition),
-          partitions: remaining,
-        })
+        .writeMarkers(request)
         .then(
-          (left) => left,
-          () => remaining,
+          (failures) => failures,
+          (): MarkerFailure[] =>
+            remaining.map((tp) => ({ ...tp, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR })),
         )
-        .then((left) => {
+        .then((failures) => {
           if (!this.isCurrent(m, token) || this.stopped) return;
-          remaining = left;
+          const retry: TopicPartitionRef[] = [];
+          let fenced = false;
+          for (const f of failures) {
+            const action = markerAnswerAction(f.errorCode);
+            const key = `${tpKey(f.topic, f.partition)}\0${f.errorCode}`;
+            if (!logged.has(key)) {
+              logged.add(key);
+              this.logMarkerFailure(request, f, action);
+            }
+            if (action === 'retry') retry.push({ topic: f.topic, partition: f.partition });
+            else if (action === 'fenced') fenced = true;
+          }
+          if (fenced) return;
+          remaining = retry;
           if (remaining.length > 0) {
             this.retry(attempt, MARKER_RETRY_MS);
             return;
@@ -656,6 +712,27 @@ export class TransactionCoordinator {
         });
     };
     attempt();
+  }
+
+  private logMarkerFailure(
+    request: MarkerRequest,
+    failure: MarkerFailure,
+    action: 'written' | 'fenced' | 'retry',
+  ): void {
+    const what =
+      `${request.commit ? 'COMMIT' : 'ABORT'} marker of transaction ${request.transactionalId} (producer ` +
+      `${request.producerId} epoch ${request.producerEpoch}, coordinator epoch ${request.coordinatorEpoch}) for ` +
+      `${failure.topic}-${failure.partition} failed with ${errorName(failure.errorCode)}`;
+    if (action === 'fenced') {
+      this.options.logger.warn(
+        `${what}: another coordinator owns the transaction; no more markers are sent and the transaction stays ` +
+          'in its Prepare state here until this broker stops coordinating it',
+      );
+    } else if (action === 'written') {
+      this.options.logger.info(`${what}: the partition is taken out of the transaction, as Kafka does`);
+    } else {
+      this.options.logger.info(`${what}: retrying (repeats of this error for the partition are not logged)`);
+    }
   }
 
   /** Aborts Ongoing transactions older than their timeout, every abortIntervalMs. */

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ManualClock } from '../../../src/common/clock.js';
-import { silentLogger } from '../../../src/common/logger.js';
+import { CapturingLogger, silentLogger } from '../../../src/common/logger.js';
 import {
+  type MarkerFailure,
   type MarkerRequest,
-  type TopicPartitionRef,
   TransactionCoordinator,
   TxnState,
   transactionPartition,
@@ -24,8 +24,12 @@ interface Harness {
   clock: ManualClock;
   storage: MemoryStorage;
   markers: MarkerRequest[];
+  /** While true, every marker is answered NOT_LEADER_OR_FOLLOWER. */
   failMarkers: { value: boolean };
+  /** Answers for single partitions ("topic-partition"), taking precedence over failMarkers. */
+  markerErrors: Map<string, number>;
   retries: (() => void)[];
+  logger: CapturingLogger;
   coordinator: TransactionCoordinator;
 }
 
@@ -33,18 +37,27 @@ function harness(storage = new MemoryStorage(), clock = new ManualClock()): Harn
   let nextId = 1000;
   const markers: MarkerRequest[] = [];
   const failMarkers = { value: false };
+  const markerErrors = new Map<string, number>();
   const retries: (() => void)[] = [];
+  const logger = new CapturingLogger();
   const coordinator = new TransactionCoordinator({
     clock,
-    logger: silentLogger,
+    logger,
     storage,
     partitionCount: () => PARTITIONS,
     nextProducerId: async () => nextId++,
     maxTimeoutMs: 900_000,
     abortIntervalMs: 10_000,
-    writeMarkers: async (request): Promise<TopicPartitionRef[]> => {
+    writeMarkers: async (request): Promise<MarkerFailure[]> => {
       markers.push(request);
-      return failMarkers.value ? [...request.partitions] : [];
+      const failures: MarkerFailure[] = [];
+      for (const tp of request.partitions) {
+        const errorCode =
+          markerErrors.get(`${tp.topic}-${tp.partition}`) ??
+          (failMarkers.value ? E.NOT_LEADER_OR_FOLLOWER : E.NONE);
+        if (errorCode !== E.NONE) failures.push({ ...tp, errorCode });
+      }
+      return failures;
     },
     coordinatorEpoch: () => 7,
     partitionExists: (topic) => topic !== 'missing',
@@ -54,7 +67,7 @@ function harness(storage = new MemoryStorage(), clock = new ManualClock()): Harn
     },
   });
   for (let p = 0; p < PARTITIONS; p++) coordinator.onLeadershipChange(p, true);
-  return { clock, storage, markers, failMarkers, retries, coordinator };
+  return { clock, storage, markers, failMarkers, markerErrors, retries, logger, coordinator };
 }
 
 const settle = () => new Promise((r) => setImmediate(r));
@@ -95,7 +108,7 @@ describe('transaction coordinator', () => {
     assert.equal(markers.length, 1);
     assert.deepEqual(
       { ...markers[0]!, partitions: [...markers[0]!.partitions] },
-      { producerId, producerEpoch, commit: true, coordinatorEpoch: 7, partitions: TP },
+      { transactionalId: 'tx', producerId, producerEpoch, commit: true, coordinatorEpoch: 7, partitions: TP },
     );
     assert.equal(coordinator.describe('tx')?.state, TxnState.CompleteCommit);
     // A retried commit is answered NONE; an abort now is an invalid state.
@@ -122,6 +135,89 @@ describe('transaction coordinator', () => {
     retries.shift()!();
     await settle();
     assert.equal(coordinator.describe('tx')?.state, TxnState.CompleteAbort);
+  });
+
+  it('stops sending markers when a leader answers that another coordinator owns the transaction', async () => {
+    // INVALID_PRODUCER_EPOCH and TRANSACTION_COORDINATOR_FENCED: a later epoch of the producer, or a marker of a
+    // later coordinator, reached the partition. As Kafka's TransactionMarkerRequestCompletionHandler, no marker is
+    // sent again and no Complete record is written; the transaction stays Prepare here. Before the fix both were
+    // retried every 200 ms for as long as this broker stayed coordinator.
+    for (const errorCode of [E.INVALID_PRODUCER_EPOCH, E.TRANSACTION_COORDINATOR_FENCED]) {
+      const { coordinator, markers, markerErrors, retries, logger, storage } = harness();
+      const p = await coordinator.initProducerId('tx', 60_000, null);
+      await coordinator.addPartitions('tx', p.producerId, p.producerEpoch, TP);
+      markerErrors.set('t-1', errorCode);
+      const logged = storage.logs.get(transactionPartition('tx', PARTITIONS))!.length;
+      assert.equal(await coordinator.endTransaction('tx', p.producerId, p.producerEpoch, true), E.NONE);
+      await settle();
+      assert.equal(markers.length, 1);
+      assert.equal(retries.length, 0, `${errorCode}: no retry is scheduled`);
+      assert.equal(coordinator.describe('tx')?.state, TxnState.PrepareCommit);
+      assert.equal(
+        storage.logs.get(transactionPartition('tx', PARTITIONS))!.length,
+        logged + 1,
+        'PrepareCommit only: no CompleteCommit',
+      );
+      assert.equal(
+        (await coordinator.initProducerId('tx', 60_000, null)).errorCode,
+        E.CONCURRENT_TRANSACTIONS,
+      );
+      const lines = logger.matching('marker of transaction tx');
+      assert.equal(lines.length, 1);
+      assert.equal(lines[0]!.level, 'warn');
+      assert.match(
+        lines[0]!.message,
+        /t-1 failed with (INVALID_PRODUCER_EPOCH|TRANSACTION_COORDINATOR_FENCED)/,
+      );
+    }
+  });
+
+  it('takes a partition answered UNSUPPORTED_FOR_MESSAGE_FORMAT out of the transaction, as Kafka does', async () => {
+    const { coordinator, markers, markerErrors, retries } = harness();
+    const p = await coordinator.initProducerId('tx', 60_000, null);
+    await coordinator.addPartitions('tx', p.producerId, p.producerEpoch, TP);
+    markerErrors.set('t-0', E.UNSUPPORTED_FOR_MESSAGE_FORMAT);
+    assert.equal(await coordinator.endTransaction('tx', p.producerId, p.producerEpoch, false), E.NONE);
+    await settle();
+    assert.equal(markers.length, 1);
+    assert.equal(retries.length, 0);
+    assert.equal(coordinator.describe('tx')?.state, TxnState.CompleteAbort);
+  });
+
+  it('logs a failed marker once per partition and error, with the transactional id, and retries it', async () => {
+    const { coordinator, markers, markerErrors, retries, logger } = harness();
+    const p = await coordinator.initProducerId('tx', 60_000, null);
+    await coordinator.addPartitions('tx', p.producerId, p.producerEpoch, TP);
+    markerErrors.set('t-1', E.NOT_ENOUGH_REPLICAS);
+    assert.equal(await coordinator.endTransaction('tx', p.producerId, p.producerEpoch, true), E.NONE);
+    await settle();
+    for (let i = 0; i < 3; i++) {
+      assert.equal(retries.length, 1);
+      retries.shift()!();
+      await settle();
+    }
+    markerErrors.set('t-1', E.NOT_LEADER_OR_FOLLOWER);
+    retries.shift()!();
+    await settle();
+    assert.deepEqual(
+      markers.map((m) => m.partitions.map((tp) => `${tp.topic}-${tp.partition}`)),
+      [['t-0', 't-1'], ['t-1'], ['t-1'], ['t-1'], ['t-1']],
+      'only the partition that did not take the marker is sent again',
+    );
+    const lines = logger.matching('marker of transaction tx');
+    assert.deepEqual(
+      lines.map((l) => l.level),
+      ['info', 'info'],
+    );
+    assert.match(
+      lines[0]!.message,
+      /COMMIT marker of transaction tx .* for t-1 failed with NOT_ENOUGH_REPLICAS/,
+    );
+    assert.match(lines[1]!.message, /for t-1 failed with NOT_LEADER_OR_FOLLOWER/);
+    markerErrors.clear();
+    retries.shift()!();
+    await settle();
+    assert.equal(coordinator.describe('tx')?.state, TxnState.CompleteCommit);
   });
 
   it('fences an older epoch and aborts its ongoing transaction when a new producer initializes', async () => {
