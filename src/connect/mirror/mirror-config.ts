@@ -170,6 +170,26 @@ export class MirrorConfig {
     return { bootstrapServers: bootstrap, clientId, ...clientSecurity(props) };
   }
 
+  /**
+   * One client key of a role as Kafka layers them (see clientOptions), e.g. the source consumer's
+   * `isolation.level` from `source.consumer.isolation.level`, `consumer.isolation.level` or `A.consumer.*`.
+   */
+  clientProp(side: 'source' | 'target', role: 'consumer' | 'producer' | 'admin', key: string): string | null {
+    let v: string | null = null;
+    for (const prefix of [`${side}.cluster.`, `${side}.cluster.${role}.`, `${role}.`, `${side}.${role}.`]) {
+      const x = this.props[`${prefix}${key}`];
+      if (x !== undefined) v = x.trim();
+    }
+    return v;
+  }
+
+  /** The source consumer reads only committed records (isolation.level=read_committed). */
+  get sourceReadCommitted(): boolean {
+    return (
+      (this.clientProp('source', 'consumer', 'isolation.level') ?? '').toLowerCase() === 'read_committed'
+    );
+  }
+
   /** The cluster that holds the offset-syncs topic. */
   get offsetSyncsSide(): 'source' | 'target' {
     return this.string('offset-syncs.topic.location') === 'target' ? 'target' : 'source';

@@ -1,21 +1,26 @@
 // MirrorMaker 2 in dedicated mode (Kafka's MirrorMaker driver behind connect-mirror-maker.sh): for every
-// enabled flow A->B one Connect worker on cluster B runs MirrorSourceConnector, MirrorCheckpointConnector and
-// MirrorHeartbeatConnector with the flow's config. Source offsets (the mirror's position) live in
-// `mm2-offsets.A.internal` on B, so a restarted process, kill -9 included, resumes where the acknowledged
-// records end; the connector configs go to `mm2-configs.A.internal` and statuses to `mm2-status.A.internal`
-// in Kafka Connect's record layouts. Lifecycle: start() brings every flow up (or fails, stopping what started);
-// stop() stops the herders (tasks commit their offsets), then the workers and stores.
+// enabled flow A->B a distributed Connect worker on cluster B (group `A-mm2`, Kafka's workerConfig) runs
+// MirrorSourceConnector, MirrorCheckpointConnector and MirrorHeartbeatConnector with the flow's config. Several
+// processes started on the same file join the same groups and share the connectors and tasks through the Connect
+// group protocol (KIP-710); when one dies, the others take its work after scheduled.rebalance.max.delay.ms.
+// With `dedicated.mode.enable.internal.rest=true` each process serves the internal REST endpoints (mirror-rest.ts)
+// so that followers can hand task configs to the flow's leader and ask it to fence zombies; without it, as in
+// Kafka, only the leader's own connectors can publish task configs. `<target>.exactly.once.source.support=enabled`
+// turns on KIP-618 for the flows into that target: records and their source offsets are written in one
+// transaction. Source offsets live in `mm2-offsets.A.internal` on B, configs in `mm2-configs.A.internal`,
+// statuses in `mm2-status.A.internal`, in Kafka Connect's layouts.
 
-import { Admin, Producer } from '../../client/index.js';
+import { hostname } from 'node:os';
+import { ConfigException, RequestTargetError, RestError } from '../errors.js';
 import { builtinPlugins } from '../runtime/builtin-plugins.js';
-import { KafkaBasedLog } from '../runtime/distributed/kafka-based-log.js';
+import { DistributedHerder } from '../runtime/distributed/distributed-herder.js';
+import { internalTopicLogs, KafkaBasedLog } from '../runtime/distributed/kafka-based-log.js';
 import { TopicOffsetStore } from '../runtime/distributed/topic-offset-store.js';
-import { StandaloneHerder } from '../runtime/standalone-herder.js';
 import { Worker } from '../runtime/worker.js';
-import { loadWorkerConfig } from '../runtime/worker-config.js';
+import { loadWorkerConfig, type WorkerConfig } from '../runtime/worker-config.js';
 import { MirrorConfig } from './mirror-config.js';
+import { MirrorRestServer } from './mirror-rest.js';
 import { type Flow, parseMirrorMakerConfig } from './mm2-config.js';
-import { ensureInternalTopic } from './source-connector.js';
 
 export const MIRROR_CONNECTORS = [
   'org.apache.kafka.connect.mirror.MirrorSourceConnector',
@@ -23,7 +28,8 @@ export const MIRROR_CONNECTORS = [
   'org.apache.kafka.connect.mirror.MirrorHeartbeatConnector',
 ] as const;
 
-const STATUS_WRITE_INTERVAL_MS = 5000;
+/** How often a flow's leader checks that the connector configs in its config topic are the file's. */
+const CONFIGURE_INTERVAL_MS = 2000;
 /** Kafka's offset.storage.partitions default. */
 const OFFSET_TOPIC_PARTITIONS = 25;
 
@@ -52,20 +58,34 @@ export function flowOffsetStore(flow: Flow, clientId: string, log: (line: string
 
 export interface RunningFlow {
   readonly flow: Flow;
-  readonly herder: StandaloneHerder;
-  readonly offsets: TopicOffsetStore;
+  readonly herder: DistributedHerder;
+  readonly worker: Worker;
 }
 
 function simpleName(className: string): string {
   return className.slice(className.lastIndexOf('.') + 1);
 }
 
+/** Kafka's `dedicated.mode.enable.internal.rest` (default false). */
+export function internalRestEnabled(props: Readonly<Record<string, string>>): boolean {
+  const v = (props['dedicated.mode.enable.internal.rest'] ?? 'false').trim().toLowerCase();
+  if (v !== 'true' && v !== 'false')
+    throw ConfigException.invalid(
+      'dedicated.mode.enable.internal.rest',
+      v,
+      'Expected value to be either true or false',
+    );
+  return v === 'true';
+}
+
 export class MirrorMaker {
   private readonly running: RunningFlow[] = [];
-  private readonly workers: Worker[] = [];
-  private readonly statusProducers: Producer[] = [];
-  private statusTimer: NodeJS.Timeout | null = null;
-  private readonly lastStatus = new Map<string, string>();
+  private rest: MirrorRestServer | null = null;
+  private configureTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  /** This process's REST base URL (KIP-710), or a unique placeholder nobody can reach when REST is off. */
+  private baseUrl = '';
+  private workerIdBase = '';
 
   private constructor(private readonly log: (line: string) => void) {}
 
@@ -80,105 +100,129 @@ export class MirrorMaker {
     targets: string[] | null = null,
   ): Promise<MirrorMaker> {
     const config = parseMirrorMakerConfig(props);
+    const rest = internalRestEnabled(props);
     const flows = config.flows.filter((f) => targets === null || targets.includes(f.target));
     if (flows.length === 0) log('No enabled replication flows (set A->B.enabled = true)');
     const mm = new MirrorMaker(log);
     try {
+      await mm.startRest(rest, flows[0]);
       for (const f of flows) await mm.startFlow(f);
     } catch (err) {
       await mm.stop();
       throw err;
     }
-    mm.scheduleStatus();
+    mm.scheduleConfigure();
     return mm;
+  }
+
+  /** The internal REST server (KIP-710): Connect's listener keys, read from the file's top level. */
+  private async startRest(enabled: boolean, flow: Flow | undefined): Promise<void> {
+    const unique = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    if (!enabled || flow === undefined) {
+      // Kafka's dedicated mode without REST: no worker can be reached, which is what this URL says.
+      this.baseUrl = `http://${unique}.invalid:1/`;
+      this.workerIdBase = unique;
+      return;
+    }
+    const c: WorkerConfig = loadWorkerConfig(flow.workerProps, 'distributed');
+    if (c.restTls !== null)
+      throw new ConfigException('The dedicated mode internal REST server listens on http only');
+    const rest = new MirrorRestServer(this.log);
+    const bound = await rest.start(c.restHost, c.restPort);
+    this.rest = rest;
+    const p = c.parsed;
+    const host =
+      (p['rest.advertised.host.name'] as string | null) ??
+      (c.restHost === '' || c.restHost === '0.0.0.0' ? hostname() : c.restHost);
+    const port = (p['rest.advertised.port'] as number | null) ?? bound.port;
+    const h = host.includes(':') ? `[${host}]` : host;
+    this.baseUrl = `http://${h}:${port}/`;
+    this.workerIdBase = `${host}:${port}`;
+    this.log(`Internal REST server listening at ${this.baseUrl}`);
   }
 
   private async startFlow(flow: Flow): Promise<void> {
     const name = `${flow.source}->${flow.target}`;
     const c = new MirrorConfig(flow.connectorProps);
-    const targetClient = c.clientOptions('target', `${name}|mm2`);
-    const rf = Number(flow.connectorProps['offset.storage.replication.factor'] ?? 3);
-    const offsets = flowOffsetStore(flow, `${name}|mm2-offsets`, this.log);
-    await offsets.start();
-    const { bootstrapServers: _b, clientId: _c, ...security } = targetClient;
+    const { bootstrapServers: _b, clientId: _c, ...security } = c.clientOptions('target', `${name}|mm2`);
+    const config = loadWorkerConfig(flow.workerProps, 'distributed');
+    const logs = internalTopicLogs(config, this.log, security);
+    const offsets = new TopicOffsetStore(logs.offsets());
     const worker = new Worker({
-      workerId: `mm2-${name}`,
-      config: loadWorkerConfig(flow.workerProps, 'distributed'),
+      workerId: `${this.workerIdBase}/${name}`,
+      config,
       plugins: builtinPlugins(),
       offsets,
       log: this.log,
       clientOptions: security,
+      async openOffsetsTopic(topic) {
+        const store = new TopicOffsetStore(logs.offsets(topic));
+        await store.start();
+        return store;
+      },
     });
-    this.workers.push(worker);
-    const herder = new StandaloneHerder(worker);
-    this.running.push({ flow, herder, offsets });
-    const producer = new Producer({ ...targetClient, acks: 'all' });
-    this.statusProducers.push(producer);
-    const admin = new Admin(targetClient);
-    try {
-      for (const key of ['config.storage.topic', 'status.storage.topic'])
-        await ensureInternalTopic(admin, flow.workerProps[key]!, rf, this.log);
-    } finally {
-      await admin.close();
-    }
-    for (const className of MIRROR_CONNECTORS) {
-      const connector = simpleName(className);
-      const config = { ...flow.connectorProps, name: connector, 'connector.class': className };
-      // Kafka Connect's config record: key connector-<name>, value {"properties": {...}}.
-      await producer.send({
-        topic: flow.workerProps['config.storage.topic']!,
-        key: Buffer.from(`connector-${connector}`),
-        value: Buffer.from(JSON.stringify({ properties: config })),
-      });
-      await herder.putConnectorConfig(connector, config, true);
-    }
+    // Kafka's flow prefix: the leader's URL with it is where followers send the flow's internal requests.
+    const url = new URL(
+      `${encodeURIComponent(flow.source)}/${encodeURIComponent(flow.target)}/`,
+      this.baseUrl,
+    ).toString();
+    const herder = new DistributedHerder({ worker, offsets, logs, url });
+    this.rest?.addFlow(flow.source, flow.target, herder);
+    this.running.push({ flow, herder, worker });
+    await herder.start();
+    await this.configureFlow(this.running[this.running.length - 1]!);
     this.log(`Started flow ${name}`);
   }
 
-  private scheduleStatus(): void {
-    this.statusTimer = setTimeout(() => {
-      this.writeStatuses()
-        .catch((err) => this.log(`Writing statuses failed: ${(err as Error).message}`))
-        .finally(() => {
-          if (this.statusTimer !== null) this.scheduleStatus();
-        });
-    }, STATUS_WRITE_INTERVAL_MS);
-  }
-
-  /** Writes changed connector and task statuses in Kafka Connect's status record layout. */
-  private async writeStatuses(): Promise<void> {
-    for (const [i, r] of this.running.entries()) {
-      const topic = r.flow.workerProps['status.storage.topic']!;
-      for (const connector of r.herder.connectors()) {
-        const s = r.herder.connectorStatus(connector);
-        const records: { key: string; value: string }[] = [
-          { key: `status-connector-${connector}`, value: statusJson(s.connector) },
-          ...s.tasks.map((t) => ({ key: `status-task-${connector}-${t.id}`, value: statusJson(t) })),
-        ];
-        for (const rec of records) {
-          if (this.lastStatus.get(`${i}/${rec.key}`) === rec.value) continue;
-          await this.statusProducers[i]!.send({
-            topic,
-            key: Buffer.from(rec.key),
-            value: Buffer.from(rec.value),
-          });
-          this.lastStatus.set(`${i}/${rec.key}`, rec.value);
-        }
+  /**
+   * On the flow's leader, writes the three connector configs when the config topic lacks them or holds other
+   * ones (Kafka's MirrorMaker does the same on every node and ignores NotLeaderException on followers).
+   */
+  private async configureFlow(r: RunningFlow): Promise<void> {
+    for (const className of MIRROR_CONNECTORS) {
+      const connector = simpleName(className);
+      const want = { ...r.flow.connectorProps, name: connector, 'connector.class': className };
+      let have: Record<string, string> | null = null;
+      try {
+        have = r.herder.connectorConfig(connector);
+      } catch {
+        have = null;
+      }
+      if (have !== null && sameConfig(have, want)) continue;
+      try {
+        await r.herder.putConnectorConfig(connector, want, true);
+        this.log(`Wrote the config of ${connector} for ${r.flow.source}->${r.flow.target}`);
+      } catch (err) {
+        if (err instanceof RequestTargetError) return; // another process leads this flow: it writes them
+        if (err instanceof RestError && err.statusCode === 409) return; // a rebalance: the next round
+        throw err;
       }
     }
   }
 
+  private scheduleConfigure(): void {
+    if (this.stopped) return;
+    this.configureTimer = setTimeout(() => {
+      (async () => {
+        for (const r of this.running) await this.configureFlow(r);
+      })()
+        .catch((err) => this.log(`Configuring connectors failed: ${(err as Error).message}`))
+        .finally(() => this.scheduleConfigure());
+    }, CONFIGURE_INTERVAL_MS);
+  }
+
   async stop(): Promise<void> {
-    if (this.statusTimer !== null) clearTimeout(this.statusTimer);
-    this.statusTimer = null;
+    this.stopped = true;
+    if (this.configureTimer !== null) clearTimeout(this.configureTimer);
+    this.configureTimer = null;
     for (const r of this.running)
       await r.herder.stop().catch((err) => this.log(`Stopping: ${(err as Error).message}`));
-    for (const w of this.workers) await w.close().catch(() => {});
-    for (const r of this.running) await r.offsets.stop().catch(() => {});
-    for (const p of this.statusProducers) await p.close().catch(() => {});
+    for (const r of this.running) await r.worker.close().catch(() => {});
+    await this.rest?.stop();
   }
 }
 
-function statusJson(s: { state: string; trace?: string | null; worker_id: string }): string {
-  return JSON.stringify({ state: s.state, trace: s.trace ?? null, worker_id: s.worker_id, generation: 0 });
+function sameConfig(a: Record<string, string>, b: Record<string, string>): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
 }

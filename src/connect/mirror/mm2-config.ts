@@ -4,7 +4,9 @@
 // `A->B.<key>` overrides a top-level key for one flow (topics, groups, replication.factor, ...). For each enabled
 // flow this gives the connector config shared by its three connectors (source.cluster.* and target.cluster.*
 // carry the cluster settings, as in Kafka) and the worker config of the Connect worker that runs them, on the
-// target cluster, with its internal topics named as Kafka names them (mm2-offsets.<source>.internal, ...).
+// target cluster, with its internal topics named as Kafka names them (mm2-offsets.<source>.internal, ...): the
+// target cluster's keys (`B.exactly.once.source.support`, ...) and a few top-level prefixes, as Kafka's
+// MirrorMakerConfig.workerConfig.
 
 import { ConfigException } from '../errors.js';
 import { isClientSecurityKey } from './mirror-config.js';
@@ -28,11 +30,40 @@ export interface MirrorMakerConfig {
   clusterProps(alias: string): Record<string, string>;
 }
 
-/** Worker keys a flow takes from the file (top-level, or `A->B.` for one flow). */
+/**
+ * Worker keys a flow takes from the file (top-level, or `A->B.` for one flow): Brook's, kept for files written
+ * before the worker took Kafka's keys (below).
+ */
 const WORKER_KEYS = [
   'offset.flush.interval.ms',
   'offset.flush.timeout.ms',
   'task.shutdown.graceful.timeout.ms',
+];
+
+/**
+ * Top-level key prefixes Kafka's MirrorMakerConfig.workerConfig passes to every flow's worker; every other worker
+ * key is the target cluster's (`B.exactly.once.source.support`, `B.scheduled.rebalance.max.delay.ms`, ...).
+ */
+const WORKER_PREFIXES = [
+  'offset.storage',
+  'config.storage',
+  'status.storage',
+  'key.converter',
+  'value.converter',
+  'header.converter',
+  'task',
+  'worker',
+  'replication.policy',
+];
+
+/** Top-level keys of the dedicated mode's internal REST server (KIP-710), the same for every flow. */
+export const REST_KEYS = [
+  'listeners',
+  'rest.host.name',
+  'rest.port',
+  'rest.advertised.host.name',
+  'rest.advertised.port',
+  'rest.advertised.listener',
 ];
 
 const FLOW_KEY = /^([^.>-][^>]*?)->([^.]+)\.(.+)$/;
@@ -84,8 +115,15 @@ export function parseMirrorMakerConfig(props: Readonly<Record<string, string>>):
       for (const [k, v] of Object.entries(targetProps)) connectorProps[`target.cluster.${k}`] = v;
       connectorProps['key.converter'] = BYTE_ARRAY_CONVERTER;
       connectorProps['value.converter'] = BYTE_ARRAY_CONVERTER;
-      const workerProps: Record<string, string> = {
-        'bootstrap.servers': targetProps['bootstrap.servers']!,
+      // Kafka's MirrorMakerConfig.workerConfig: the target cluster's keys, then the top-level worker prefixes,
+      // then its defaults for what is still unset.
+      const workerProps: Record<string, string> = { ...targetProps };
+      for (const [k, v] of Object.entries(topLevel))
+        if (WORKER_PREFIXES.some((prefix) => k.startsWith(prefix))) workerProps[k] = v;
+      for (const k of REST_KEYS) if (topLevel[k] !== undefined) workerProps[k] = topLevel[k]!;
+      for (const k of WORKER_KEYS) if (flowProps[k] !== undefined) workerProps[k] = flowProps[k]!;
+      const defaults: Record<string, string> = {
+        'client.id': `${source}->${target}`,
         'group.id': `${source}-mm2`,
         'config.storage.topic': `mm2-configs.${source}.internal`,
         'offset.storage.topic': `mm2-offsets.${source}.internal`,
@@ -93,7 +131,7 @@ export function parseMirrorMakerConfig(props: Readonly<Record<string, string>>):
         'key.converter': BYTE_ARRAY_CONVERTER,
         'value.converter': BYTE_ARRAY_CONVERTER,
       };
-      for (const k of WORKER_KEYS) if (flowProps[k] !== undefined) workerProps[k] = flowProps[k]!;
+      for (const [k, v] of Object.entries(defaults)) workerProps[k] ??= v;
       flows.push({ source, target, connectorProps, workerProps, targetClusterProps: targetProps });
     }
   }

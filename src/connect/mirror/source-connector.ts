@@ -190,6 +190,14 @@ export class MirrorSourceConnector extends SourceConnector {
     return MirrorSourceTask;
   }
 
+  /**
+   * KIP-618 as Kafka's MirrorSourceConnector answers it: exactly once only when the source consumer reads
+   * read_committed, else records of transactions the source aborts would be copied as committed ones.
+   */
+  override exactlyOnceSupport(props: Record<string, string>): 'SUPPORTED' | 'UNSUPPORTED' {
+    return new MirrorConfig(props).sourceReadCommitted ? 'SUPPORTED' : 'UNSUPPORTED';
+  }
+
   /** Partitions spread round-robin over at most tasks.max tasks (none when there is nothing to mirror). */
   taskConfigs(maxTasks: number): TaskConfig[] {
     const tps: string[] = [];
@@ -257,6 +265,7 @@ export class MirrorSourceTask extends SourceTask {
       ...c.clientOptions('source', `${flow}|MirrorSourceTask`, 'consumer'),
       autoOffsetReset: 'earliest',
       enableAutoCommit: false,
+      isolationLevel: c.sourceReadCommitted ? 'read_committed' : 'read_uncommitted',
       maxPollRecords: 2000,
     });
     this.syncProducer = new Producer({

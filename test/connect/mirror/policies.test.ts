@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CheckpointStore } from '../../../src/connect/mirror/checkpoint-store.js';
 import { MirrorConfig, MirrorFilters, setClientSecurity } from '../../../src/connect/mirror/mirror-config.js';
+import { internalRestEnabled } from '../../../src/connect/mirror/mirror-maker.js';
 import { parseMirrorMakerConfig } from '../../../src/connect/mirror/mm2-config.js';
 import { OffsetSyncStore, SyncDecider } from '../../../src/connect/mirror/offset-syncs.js';
 import {
@@ -23,6 +24,7 @@ import {
   IdentityReplicationPolicy,
   replicationPolicyFrom,
 } from '../../../src/connect/mirror/replication-policy.js';
+import { MirrorSourceConnector } from '../../../src/connect/mirror/source-connector.js';
 
 test('DefaultReplicationPolicy names remote topics A.topic and finds their source', () => {
   const p = new DefaultReplicationPolicy();
@@ -111,6 +113,54 @@ test('mm2.properties: clusters, per-cluster settings, enabled flows, per-flow ov
     () => parseMirrorMakerConfig({ clusters: 'A,B', 'A.bootstrap.servers': 'a', 'A->B.enabled': 'true' }),
     /B\.bootstrap\.servers/,
   );
+});
+
+test("worker config as Kafka's workerConfig: the target cluster's keys, exactly once per target, REST keys", () => {
+  const cfg = parseMirrorMakerConfig({
+    clusters: 'A, B, C',
+    'A.bootstrap.servers': 'a:9092',
+    'B.bootstrap.servers': 'b:9092',
+    'C.bootstrap.servers': 'c:9092',
+    'B.exactly.once.source.support': 'enabled',
+    'B.scheduled.rebalance.max.delay.ms': '2000',
+    'exactly.once.source.support': 'enabled',
+    'A->C.exactly.once.source.support': 'enabled',
+    'offset.storage.replication.factor': '1',
+    'dedicated.mode.enable.internal.rest': 'true',
+    listeners: 'http://127.0.0.1:0',
+    'A->B.enabled': 'true',
+    'A->C.enabled': 'true',
+  });
+  const toB = cfg.flows.find((f) => f.target === 'B')!;
+  const toC = cfg.flows.find((f) => f.target === 'C')!;
+  assert.equal(toB.workerProps['exactly.once.source.support'], 'enabled', 'B.exactly.once.source.support');
+  assert.equal(toB.workerProps['scheduled.rebalance.max.delay.ms'], '2000');
+  assert.equal(
+    toC.workerProps['exactly.once.source.support'],
+    undefined,
+    'as in Kafka, neither the top-level nor the A->C key reaches the worker',
+  );
+  assert.equal(toB.workerProps['offset.storage.replication.factor'], '1');
+  assert.equal(toB.workerProps.listeners, 'http://127.0.0.1:0');
+  assert.equal(toB.workerProps['group.id'], 'A-mm2');
+  assert.equal(toB.workerProps['client.id'], 'A->B');
+  assert.equal(toB.workerProps['bootstrap.servers'], 'b:9092');
+  assert.equal(internalRestEnabled({ 'dedicated.mode.enable.internal.rest': 'true' }), true);
+  assert.equal(internalRestEnabled({}), false);
+  assert.throws(
+    () => internalRestEnabled({ 'dedicated.mode.enable.internal.rest': 'yes' }),
+    /internal\.rest/,
+  );
+  // KIP-618 preflight as Kafka's MirrorSourceConnector: supported only when the source consumer reads committed.
+  const connector = new MirrorSourceConnector();
+  const base = { 'source.cluster.alias': 'A', 'target.cluster.alias': 'B' };
+  assert.equal(connector.exactlyOnceSupport(base), 'UNSUPPORTED');
+  for (const key of [
+    'source.consumer.isolation.level',
+    'consumer.isolation.level',
+    'source.cluster.consumer.isolation.level',
+  ])
+    assert.equal(connector.exactlyOnceSupport({ ...base, [key]: 'read_committed' }), 'SUPPORTED', key);
 });
 
 test("record formats are Kafka's Struct layouts", () => {

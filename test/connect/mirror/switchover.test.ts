@@ -34,13 +34,17 @@ after(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-function mm2(topics: string): string {
+/**
+ * The file of a flow `source`->B. Processes with the same source alias on the same target join one Connect group
+ * (`<source>-mm2`) and share one config, as in Kafka: each test mirrors under its own alias.
+ */
+function mm2(topics: string, source = 'A'): string {
   return writeMm2(dir, {
-    clusters: 'A, B',
-    'A.bootstrap.servers': a.bootstrap,
+    clusters: `${source}, B`,
+    [`${source}.bootstrap.servers`]: a.bootstrap,
     'B.bootstrap.servers': b.bootstrap,
-    'A->B.enabled': true,
-    'A->B.topics': topics,
+    [`${source}->B.enabled`]: true,
+    [`${source}->B.topics`]: topics,
     'replication.policy.class': 'org.apache.kafka.connect.mirror.IdentityReplicationPolicy',
     'replication.factor': 1,
     'refresh.topics.interval.ms': 1000,
@@ -253,7 +257,7 @@ test('consumers switched to the target with translated offsets skip nothing; dup
 test('kill -9 of the mirror mid-stream: the restarted mirror resumes from its stored offsets without loss', async () => {
   await createTopic('stream');
   const producer = produceContinuously('stream');
-  const file = mm2('stream');
+  const file = mm2('stream', 'K');
   const first = await startMirrorMaker(file);
   await sleep(2500);
   await first.kill();

@@ -1,0 +1,133 @@
+// The internal REST server of dedicated mode (KIP-710, `dedicated.mode.enable.internal.rest=true`): only the
+// endpoints Connect workers call on each other, each under its flow's `/<source>/<target>` prefix, so that one
+// listener serves every flow of the process. A follower running a connector hands its task configs to the flow's
+// leader (POST .../connectors/<name>/tasks) and asks it to fence zombie tasks before starting exactly-once tasks
+// (PUT .../connectors/<name>/fence). Every other path is 404: dedicated mode has no public REST API.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TaskConfig } from '../api/connector.js';
+import { ConfigException, ConnectException, RestError } from '../errors.js';
+import type { DistributedHerder } from '../runtime/distributed/distributed-herder.js';
+import { SIGNATURE_ALGORITHM_HEADER, SIGNATURE_HEADER } from '../runtime/distributed/request-signature.js';
+
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const PATH = /^\/([^/]+)\/([^/]+)\/connectors\/([^/]+)\/(tasks|fence)\/?$/;
+
+export class MirrorRestServer {
+  private server: Server | null = null;
+  private readonly herders = new Map<string, DistributedHerder>();
+
+  constructor(private readonly log: (line: string) => void) {}
+
+  /** Serves `/<source>/<target>/...` from this flow's herder. */
+  addFlow(source: string, target: string, herder: DistributedHerder): void {
+    this.herders.set(`${source}\u0000${target}`, herder);
+  }
+
+  async start(host: string, port: number): Promise<{ host: string; port: number }> {
+    const server = createServer((req, res) => {
+      this.handle(req, res).catch((err) => {
+        this.log(`Mirror REST request failed: ${(err as Error).message}`);
+        if (!res.headersSent) send(res, 500, (err as Error).message);
+        else res.destroy();
+      });
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host === '' ? undefined : host, () => resolve());
+    });
+    const a = server.address() as AddressInfo;
+    return { host: a.address, port: a.port };
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (server === null) return;
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const m = PATH.exec(url.pathname);
+    if (m === null) return send(res, 404, 'HTTP 404 Not Found');
+    let source: string;
+    let target: string;
+    let name: string;
+    try {
+      [source, target, name] = [m[1]!, m[2]!, m[3]!].map((s) => decodeURIComponent(s)) as [
+        string,
+        string,
+        string,
+      ];
+    } catch {
+      return send(res, 400, 'Malformed percent-encoding in the path');
+    }
+    const herder = this.herders.get(`${source}\u0000${target}`);
+    if (herder === undefined) return send(res, 404, `No replication flow ${source}->${target}`);
+    const wantMethod = m[4] === 'tasks' ? 'POST' : 'PUT';
+    if (req.method !== wantMethod) return send(res, 405, 'HTTP 405 Method Not Allowed');
+    const body = await readBody(req);
+    if (body === null) return send(res, 413, 'Request body too large');
+    const header = (h: string) => {
+      const v = req.headers[h.toLowerCase()];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const signature = {
+      signature: header(SIGNATURE_HEADER),
+      algorithm: header(SIGNATURE_ALGORITHM_HEADER),
+      body,
+    };
+    try {
+      if (m[4] === 'tasks') {
+        let configs: unknown;
+        try {
+          configs = JSON.parse(body.toString('utf8'));
+        } catch {
+          return send(res, 400, 'Request body is not JSON');
+        }
+        if (!Array.isArray(configs) || !configs.every(isStringMap))
+          return send(res, 400, 'Request body must be a JSON array of task configs');
+        await herder.putTaskConfigs(name, configs as TaskConfig[], signature);
+      } else {
+        await herder.fenceZombies(name, signature);
+      }
+    } catch (err) {
+      if (err instanceof RestError) return send(res, err.statusCode, err.message);
+      if (err instanceof ConfigException || err instanceof ConnectException)
+        return send(res, 400, err.message);
+      // A follower that is asked (a leader change under way): the caller retries on its next tick.
+      return send(res, 409, (err as Error).message);
+    }
+    res.writeHead(204).end();
+  }
+}
+
+function isStringMap(v: unknown): boolean {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    Object.values(v).every((x) => typeof x === 'string')
+  );
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(res: ServerResponse, status: number, message: string): void {
+  const body = JSON.stringify({ error_code: status, message });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
