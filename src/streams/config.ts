@@ -18,6 +18,9 @@ export const StreamsConfig = {
   STATE_DIR_CONFIG: 'state.dir',
   NUM_STREAM_THREADS_CONFIG: 'num.stream.threads',
   NUM_STANDBY_REPLICAS_CONFIG: 'num.standby.replicas',
+  ACCEPTABLE_RECOVERY_LAG_CONFIG: 'acceptable.recovery.lag',
+  MAX_WARMUP_REPLICAS_CONFIG: 'max.warmup.replicas',
+  PROBING_REBALANCE_INTERVAL_MS_CONFIG: 'probing.rebalance.interval.ms',
   DEFAULT_KEY_SERDE_CLASS_CONFIG: 'default.key.serde',
   DEFAULT_VALUE_SERDE_CLASS_CONFIG: 'default.value.serde',
   DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG: 'default.deserialization.exception.handler',
@@ -43,6 +46,9 @@ export type StreamsProperties = {
   'state.dir'?: string;
   'num.stream.threads'?: number | string;
   'num.standby.replicas'?: number | string;
+  'acceptable.recovery.lag'?: number | string;
+  'max.warmup.replicas'?: number | string;
+  'probing.rebalance.interval.ms'?: number | string;
   'default.key.serde'?: Serde<unknown> | string;
   'default.value.serde'?: Serde<unknown> | string;
   'default.deserialization.exception.handler'?: DeserializationExceptionHandler | string;
@@ -63,6 +69,12 @@ export interface ResolvedConfig {
   numStreamThreads: number;
   /** num.standby.replicas: standby tasks per task, each on another instance (default 0). */
   numStandbyReplicas: number;
+  /** acceptable.recovery.lag: changelog records an instance may lack and still count as caught up (10000). */
+  acceptableRecoveryLag: number;
+  /** max.warmup.replicas: warm-up replicas the assignment may hold at once (2). */
+  maxWarmupReplicas: number;
+  /** probing.rebalance.interval.ms: how soon a rebalance follows one that placed warm-ups (600000). */
+  probingRebalanceIntervalMs: number;
   replicationFactor: number;
   defaultKeySerde: Serde<unknown>;
   defaultValueSerde: Serde<unknown>;
@@ -169,6 +181,10 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     stateDir: props['state.dir'] ?? join(tmpdir(), 'kafka-streams'),
     numStreamThreads: int(props, 'num.stream.threads', 1, 1),
     numStandbyReplicas: int(props, 'num.standby.replicas', 0, 0),
+    acceptableRecoveryLag: int(props, 'acceptable.recovery.lag', 10_000, 0),
+    maxWarmupReplicas: int(props, 'max.warmup.replicas', 2, 1),
+    // Kafka refuses less than a minute; Brook takes any positive interval (tests probe within seconds).
+    probingRebalanceIntervalMs: int(props, 'probing.rebalance.interval.ms', 600_000, 1),
     replicationFactor: int(props, 'replication.factor', -1, -1),
     defaultKeySerde: serde(props, 'default.key.serde', 'key'),
     defaultValueSerde: serde(props, 'default.value.serde', 'value'),

@@ -115,3 +115,35 @@ test('user data round-trips; foreign or broken bytes read as none', () => {
   assert.equal(decodeSubscriptionInfo(Buffer.from([0, 1, 2])), null);
   assert.equal(decodeAssignmentInfo(null), null);
 });
+
+test('KIP-441: a lagging client gets warm-ups, not actives; a caught-up one takes them; no one caught up moves at once', () => {
+  const end = 1000;
+  const ha = (acceptableRecoveryLag: number, maxWarmupReplicas: number) => ({
+    acceptableRecoveryLag,
+    maxWarmupReplicas,
+    lag: (c: ClientState, task: string) => Math.max(0, end - (c.taskOffsetSums.get(task) ?? 0)),
+  });
+  const a = client('a', { prevActive: new Set(['0_0', '0_1', '0_2', '0_3']) });
+  const fresh = client('b');
+  const lagging = assignTasks([a, fresh], ['0_0', '0_1', '0_2', '0_3'], 0, ha(100, 1));
+  assert.deepEqual(lagging.get('a')!.active, ['0_0', '0_1', '0_2', '0_3'], 'the owner keeps them');
+  assert.equal(lagging.get('b')!.warmup.length, 1, 'max.warmup.replicas bounds the warm-ups');
+  assert.deepEqual(lagging.get('b')!.standby, lagging.get('b')!.warmup);
+  // Caught up (within the acceptable lag) on two tasks: those two move now.
+  const warm = client('b', {
+    taskOffsetSums: new Map([
+      ['0_2', 950],
+      ['0_3', 990],
+    ]),
+  });
+  const moved = assignTasks([a, warm], ['0_0', '0_1', '0_2', '0_3'], 0, ha(100, 2));
+  assert.deepEqual(moved.get('b')!.active, ['0_2', '0_3']);
+  assert.deepEqual(moved.get('b')!.warmup, []);
+  // The owner is gone and no one is caught up: the balance decides at once, with no warm-up.
+  const orphan = assignTasks([fresh, client('c')], ['0_0', '0_1'], 0, ha(100, 2));
+  assert.deepEqual([...orphan.values()].flatMap((x) => x.active).sort(), ['0_0', '0_1']);
+  assert.deepEqual(
+    [...orphan.values()].flatMap((x) => x.warmup),
+    [],
+  );
+});

@@ -122,6 +122,8 @@ export class StreamThread {
   private assignmentErrorCode = 0;
   /** A generation's assignment arrived in the current poll (see run()). */
   private assignmentReceived = false;
+  /** When this generation's warm-up replicas are probed: a rebalance is asked for then (KIP-441). */
+  private probeAtMs: number | null = null;
 
   constructor(
     index: number,
@@ -148,6 +150,10 @@ export class StreamThread {
           applicationServer: config.applicationServer,
           applicationId: config.applicationId,
           numStandbyReplicas: config.numStandbyReplicas,
+          acceptableRecoveryLag: config.acceptableRecoveryLag,
+          maxWarmupReplicas: config.maxWarmupReplicas,
+          probingRebalanceIntervalMs: config.probingRebalanceIntervalMs,
+          endOffsets: (tps) => this.endOffsets(tps),
           topology,
           realTopic: (t) => this.realTopic(t),
           previousTasks: () => ({ active: this.assignedActive, standby: this.assignedStandby }),
@@ -161,6 +167,8 @@ export class StreamThread {
             // Under the cooperative protocol the listener hears only of added partitions, maybe none: the
             // thread is RUNNING again once the poll that completed this generation returns.
             this.assignmentReceived = true;
+            this.probeAtMs =
+              info.nextRebalanceMs !== undefined && info.nextRebalanceMs > 0 ? info.nextRebalanceMs : null;
             this.assignedActive = info.activeTasks;
             this.assignedStandby = info.standbyTasks;
             // Before onPartitionsAssigned, which releases the standbys of tasks that became active here.
@@ -244,6 +252,12 @@ export class StreamThread {
       }
       for (const r of records) this.processOne(r);
       const now = Date.now();
+      if (this.probeAtMs !== null && now >= this.probeAtMs) {
+        // A probing rebalance: the leader reads the warm-ups' lags again and moves the tasks they caught up on.
+        this.probeAtMs = null;
+        this.hooks.log(`${this.name}: probing rebalance`);
+        this.consumer.enforceRebalance();
+      }
       for (const task of this.tasks.values()) task.punctuate('WALL_CLOCK_TIME', now);
       if (this.sendError !== null) throw this.sendError;
       if (this.sendsInFlight > SENDS_IN_FLIGHT_MAX) await this.flushSends();
@@ -592,6 +606,21 @@ export class StreamThread {
       if (store !== undefined && task.initialized) out.push({ partition: task.partition, store });
     }
     return out;
+  }
+
+  /** End offsets of changelog partitions, read by a short-lived consumer (the group leader's lag probe). */
+  private async endOffsets(tps: TopicPartition[]): Promise<Map<string, number>> {
+    const reader = new Consumer({
+      bootstrapServers: this.config.bootstrapServers,
+      clientId: `${this.name}-lag-consumer`,
+      isolationLevel: this.eos ? 'read_committed' : 'read_uncommitted',
+    });
+    try {
+      const ends = await reader.endOffsets(tps);
+      return new Map(ends.map((e) => [`${e.topic}:${e.partition}`, e.offset]));
+    } finally {
+      await reader.close().catch(() => {});
+    }
   }
 
   /** Ids of the standby tasks the thread's last assignment listed (kept by the instance's standby updater). */

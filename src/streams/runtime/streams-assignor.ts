@@ -12,7 +12,8 @@
 //     client whose uncaught exception handler answered SHUTDOWN_APPLICATION, else 0).
 //   AssignmentInfo: activeTasks and standbyTasks of this member, partitionsByHost and standbyPartitionsByHost
 //     ("host:port" -> [topic, partition] pairs of every client with an endpoint), errCode: SHUTDOWN_REQUESTED
-//     for every member, with no tasks, when any member asked for it (KIP-671), else 0.
+//     for every member, with no tasks, when any member asked for it (KIP-671), else 0; nextRebalanceMs: the
+//     wall-clock time of the probing rebalance when the assignment holds warm-up replicas (KIP-441), else 0.
 
 import type {
   Assignment,
@@ -23,7 +24,13 @@ import type {
 } from '../../client/assignors.js';
 import type { TopicPartition } from '../../client/requests.js';
 import type { Topology } from '../topology.js';
-import { assignTasks, type ClientState, compareTaskIds, spreadOverMembers } from './task-assignment.js';
+import {
+  assignTasks,
+  type ClientState,
+  compareTaskIds,
+  type HighAvailability,
+  spreadOverMembers,
+} from './task-assignment.js';
 
 const USER_DATA_VERSION = 1;
 /** Kafka's AssignorError.SHUTDOWN_REQUESTED: every instance of the application shuts down. */
@@ -46,6 +53,8 @@ export interface AssignmentInfo {
   partitionsByHost: Record<string, [string, number][]>;
   standbyPartitionsByHost: Record<string, [string, number][]>;
   errCode: number;
+  /** When to rejoin for a probing rebalance (epoch ms); 0 or absent: no probing rebalance is due. */
+  nextRebalanceMs?: number;
 }
 
 export function encodeInfo(info: SubscriptionInfo | AssignmentInfo): Buffer {
@@ -96,7 +105,12 @@ export interface StreamsAssignorContext {
   applicationServer: string | null;
   applicationId: string;
   numStandbyReplicas: number;
+  acceptableRecoveryLag: number;
+  maxWarmupReplicas: number;
+  probingRebalanceIntervalMs: number;
   topology: Topology;
+  /** The end offsets of changelog partitions ("topic:partition" -> next offset), for the lags (KIP-441). */
+  endOffsets(tps: TopicPartition[]): Promise<Map<string, number>>;
   /** Real (prefixed) name of a topology topic. */
   realTopic(topic: string): string;
   /** Tasks this thread ran (active and standby) in the previous generation. */
@@ -162,7 +176,48 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
     return out;
   }
 
-  assign(cluster: AssignorCluster, group: GroupSubscription): GroupAssignment {
+  /**
+   * Task id -> the partitions of its persistent, logged stores' changelogs: the state a warm-up replica can
+   * build (a task without any is placed by balance alone; its state could not be warmed up).
+   */
+  private changelogsOf(tasks: string[]): Map<string, TopicPartition[]> {
+    const out = new Map<string, TopicPartition[]>();
+    for (const id of tasks) {
+      const [st, partition] = id.split('_').map(Number) as [number, number];
+      const sub = this.ctx.topology.subtopologies()[st];
+      const tps: TopicPartition[] = [];
+      for (const name of sub?.stores ?? []) {
+        const b = this.ctx.topology.stores.get(name);
+        if (b?.loggingEnabled && b.engine === 'persistent')
+          tps.push({ topic: `${this.ctx.applicationId}-${name}-changelog`, partition });
+      }
+      out.set(id, tps);
+    }
+    return out;
+  }
+
+  /** Each stateful task's changelog end offset sum, or null when the ends cannot be read (no warm-ups then). */
+  private async endOffsetSums(tasks: string[]): Promise<Map<string, number> | null> {
+    const changelogs = this.changelogsOf(tasks);
+    const tps = [...changelogs.values()].flat();
+    const sums = new Map<string, number>();
+    if (tps.length === 0) return sums;
+    try {
+      const ends = await this.ctx.endOffsets(tps);
+      for (const [id, list] of changelogs)
+        if (list.length > 0)
+          sums.set(
+            id,
+            list.reduce((n, tp) => n + (ends.get(`${tp.topic}:${tp.partition}`) ?? 0), 0),
+          );
+      return sums;
+    } catch (e) {
+      this.ctx.log(`changelog end offsets unavailable, placing without lags: ${(e as Error).message}`);
+      return null;
+    }
+  }
+
+  async assign(cluster: AssignorCluster, group: GroupSubscription): Promise<GroupAssignment> {
     const infos = new Map<string, SubscriptionInfo | null>();
     for (const [memberId, s] of group.subscriptions) infos.set(memberId, decodeSubscriptionInfo(s.userData));
     if ([...infos.values()].some((i) => i?.errorCode === SHUTDOWN_REQUESTED)) {
@@ -177,12 +232,17 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
       });
       return { assignments: new Map([...infos.keys()].map((id) => [id, { partitions: [], userData }])) };
     }
-    return this.assignTasks(cluster, group);
-  }
-
-  private assignTasks(cluster: AssignorCluster, group: GroupSubscription): GroupAssignment {
     const taskPartitions = this.tasksOf(cluster);
     const tasks = [...taskPartitions.keys()].sort(compareTaskIds);
+    return this.assignTasks(taskPartitions, tasks, group, await this.endOffsetSums(tasks));
+  }
+
+  private assignTasks(
+    taskPartitions: Map<string, TopicPartition[]>,
+    tasks: string[],
+    group: GroupSubscription,
+    endSums: Map<string, number> | null,
+  ): GroupAssignment {
     // Members grouped by client (process id); a member whose user data cannot be read is a client of its own.
     const clients = new Map<string, { state: ClientState; endpoint: string; members: string[] }>();
     const infos = new Map<string, SubscriptionInfo>();
@@ -220,11 +280,32 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
         if (typeof sum === 'number')
           c.state.taskOffsetSums.set(t, Math.max(sum, c.state.taskOffsetSums.get(t) ?? -1));
     }
+    const ha: HighAvailability | null =
+      endSums === null
+        ? null
+        : {
+            acceptableRecoveryLag: this.ctx.acceptableRecoveryLag,
+            maxWarmupReplicas: this.ctx.maxWarmupReplicas,
+            lag: (c, task) => {
+              const end = endSums.get(task);
+              if (end === undefined) return 0;
+              // Without local state the whole changelog is to be restored (Kafka's lag for an unknown sum).
+              return Math.max(0, end - (c.taskOffsetSums.get(task) ?? 0));
+            },
+          };
     const perClient = assignTasks(
       [...clients.values()].map((c) => c.state),
       tasks,
       this.ctx.numStandbyReplicas,
+      ha,
     );
+    const warmups = [...perClient.values()].reduce((n, a) => n + a.warmup.length, 0);
+    // KIP-441: warm-ups are probed for their lag after probing.rebalance.interval.ms.
+    const nextRebalanceMs = warmups > 0 ? Date.now() + this.ctx.probingRebalanceIntervalMs : 0;
+    if (warmups > 0)
+      this.ctx.log(
+        `${warmups} warm-up replicas placed; probing rebalance in ${this.ctx.probingRebalanceIntervalMs} ms`,
+      );
     if (this.ctx.numStandbyReplicas > 0 && clients.size <= this.ctx.numStandbyReplicas)
       this.ctx.log(
         `num.standby.replicas is ${this.ctx.numStandbyReplicas} but only ${clients.size} clients: some standbys are not assigned`,
@@ -284,6 +365,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
           partitionsByHost,
           standbyPartitionsByHost,
           errCode: 0,
+          nextRebalanceMs,
         }),
       });
     }

@@ -7,8 +7,14 @@
 // sub-topology (so each instance gets some of every sub-topology's tasks, as Kafka spreads them); a task without
 // a place goes to the client under its shares that holds the most state for it (a standby, or state left on
 // disk), then to the one with the fewest tasks of its sub-topology, then the least loaded. num.standby.replicas standbys of each task go to other clients (never the active's), preferring those
-// that already hold its state, then the least loaded. Kafka's high-availability assignor also warms up replicas
-// and probes for lag before moving an active task; this one moves at once (README: what is missing).
+// that already hold its state, then the least loaded.
+//
+// High availability (KIP-441, given the lags): an active task whose chosen client is not caught up (its state
+// lags the changelog by more than acceptable.recovery.lag) stays on a caught-up client instead (the previous
+// owner when it is one, else the least lagging), and the chosen client gets a warm-up replica of it (a standby
+// beyond num.standby.replicas), at most max.warmup.replicas of them; a probing rebalance later moves the task
+// once the warm-up has caught up. A task no client is caught up on goes where the balance puts it. A client
+// counts as caught up on the tasks it ran as active in the previous generation (Kafka's "running" offset sum).
 
 import assert from 'node:assert/strict';
 
@@ -27,7 +33,18 @@ export interface ClientState {
 
 export interface ClientAssignment {
   active: string[];
+  /** Standby replicas, warm-ups included. */
   standby: string[];
+  /** The warm-up replicas among the standbys (tasks that will move here once caught up). */
+  warmup: string[];
+}
+
+/** KIP-441's settings and the lags the leader read (changelog end offsets against the clients' offset sums). */
+export interface HighAvailability {
+  acceptableRecoveryLag: number;
+  maxWarmupReplicas: number;
+  /** Records the client's local state of the task lacks (the whole changelog without any); 0 without state. */
+  lag(client: ClientState, task: string): number;
 }
 
 /** Task ids in Kafka's order: by sub-topology, then partition. */
@@ -41,11 +58,12 @@ export function assignTasks(
   clients: ClientState[],
   tasks: string[],
   numStandbyReplicas: number,
+  ha: HighAvailability | null = null,
 ): Map<string, ClientAssignment> {
   assert.ok(clients.length > 0, 'no client to assign to');
   const sorted = [...clients].sort((a, b) => (a.processId < b.processId ? -1 : 1));
   const out = new Map<string, ClientAssignment>(
-    sorted.map((c) => [c.processId, { active: [], standby: [] }]),
+    sorted.map((c) => [c.processId, { active: [], standby: [], warmup: [] }]),
   );
   const ordered = [...tasks].sort(compareTaskIds);
   const totalCapacity = sorted.reduce((n, c) => n + c.capacity, 0);
@@ -83,6 +101,24 @@ export function assignTasks(
     activeOf(best).push(task);
   }
 
+  const warmups: { client: ClientState; task: string }[] = [];
+  if (ha !== null) {
+    const caughtUp = (c: ClientState, task: string): boolean =>
+      c.prevActive.has(task) || ha.lag(c, task) <= ha.acceptableRecoveryLag;
+    for (const task of ordered) {
+      const dest = sorted.find((c) => activeOf(c).includes(task))!;
+      if (caughtUp(dest, task)) continue;
+      const caught = sorted.filter((c) => caughtUp(c, task));
+      if (caught.length === 0) continue;
+      const src =
+        caught.find((c) => c.prevActive.has(task)) ??
+        pick(caught, (a, b) => ha.lag(a, task) - ha.lag(b, task))!;
+      activeOf(dest).splice(activeOf(dest).indexOf(task), 1);
+      activeOf(src).push(task);
+      if (warmups.length < ha.maxWarmupReplicas) warmups.push({ client: dest, task });
+    }
+  }
+
   const load = (c: ClientState): number => {
     const a = out.get(c.processId)!;
     return (a.active.length + a.standby.length) / c.capacity;
@@ -104,6 +140,11 @@ export function assignTasks(
       if (best === undefined) break;
       out.get(best.processId)!.standby.push(task);
     }
+  }
+  for (const { client, task } of warmups) {
+    const a = out.get(client.processId)!;
+    a.warmup.push(task);
+    if (!a.standby.includes(task)) a.standby.push(task);
   }
   for (const a of out.values()) {
     a.active.sort(compareTaskIds);
