@@ -1,0 +1,150 @@
+// The JDBC-style source's `timestamp` mode and `query` mode and the sink's `pk.mode=kafka` with plain inserts,
+// against a real PostgreSQL and a broker process through `brook connect-standalone`: a table read by its
+// timestamp column alone carries inserts and later updates into a copy kept by upserts; a query (the even rows
+// of a table) read incrementally lands on the topic named by topic.prefix alone, and the sink inserts each record
+// once keyed by its topic, partition and offset (__connect_topic, __connect_partition, __connect_offset).
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { type ConnectWorker, rest, startConnectWorker } from '../helpers/connect-worker.js';
+import { type PostgresServer, startPostgres } from '../helpers/postgres.js';
+import { sleep } from '../helpers/wait.js';
+
+let broker: BrokerProcess;
+let postgres: PostgresServer;
+let worker: ConnectWorker;
+let db: pg.Client;
+let dir: string;
+
+before(async () => {
+  [broker, postgres] = await Promise.all([
+    startBroker({ overrides: { 'num.partitions': 1 } }),
+    startPostgres(),
+  ]);
+  db = new pg.Client({ connectionString: postgres.url });
+  await db.connect();
+  dir = mkdtempSync(join(tmpdir(), 'brook-connect-pg-modes-'));
+  worker = await startConnectWorker(dir, {
+    'bootstrap.servers': broker.bootstrap,
+    'offset.storage.file.filename': join(dir, 'connect.offsets'),
+  });
+});
+
+after(async () => {
+  await worker?.stop();
+  await db?.end();
+  await postgres?.stop();
+  await broker?.stop();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Rows as text arrays, ordered by the first column (named with its table, not an output alias). */
+async function rows(sql: string): Promise<(string | null)[][]> {
+  return (await db.query({ text: sql, rowMode: 'array' })).rows as (string | null)[][];
+}
+
+/** Waits until `sql` gives `expected` (compared as JSON), then asserts it; the failure shows the worker's log. */
+async function waitForRows(sql: string, expected: (string | null)[][], timeoutMs = 40_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const got = await rows(sql).catch(() => null);
+    if (got !== null && JSON.stringify(got) === JSON.stringify(expected)) return;
+    if (Date.now() > deadline) {
+      const status = await rest(worker.url, 'GET', '/connectors?expand=status');
+      assert.deepEqual(got, expected, `${JSON.stringify(status.body)}\n${worker.stderr().slice(-3000)}`);
+      return;
+    }
+    await sleep(250);
+  }
+}
+
+async function created(name: string, config: Record<string, string>): Promise<void> {
+  const res = await rest(worker.url, 'POST', '/connectors', { name, config });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+}
+
+test('timestamp mode carries inserts and updates by the timestamp column alone', async () => {
+  await db.query(`CREATE TABLE events (id INT PRIMARY KEY, note TEXT NOT NULL,
+    modified TIMESTAMP(3) NOT NULL DEFAULT clock_timestamp())`);
+  for (let i = 1; i <= 12; i++)
+    await db.query('INSERT INTO events (id, note) VALUES ($1, $2)', [i, `note ${i}`]);
+  await created('events-source', {
+    'connector.class': 'PostgresSource',
+    'connection.url': `${postgres.jdbcUrl}?user=${postgres.user}`,
+    'table.whitelist': 'events',
+    mode: 'timestamp',
+    'timestamp.column.name': 'modified',
+    'topic.prefix': 'pgm-',
+    'poll.interval.ms': '200',
+  });
+  await created('events-sink', {
+    'connector.class': 'PostgresSink',
+    'connection.url': `${postgres.jdbcUrl}?user=${postgres.user}`,
+    topics: 'pgm-events',
+    'table.name.format': 'events_copy',
+    'insert.mode': 'upsert',
+    'pk.mode': 'record_value',
+    'pk.fields': 'id',
+    'auto.create': 'true',
+  });
+  const copy = 'SELECT id::text, note, modified::text FROM events_copy ORDER BY events_copy.id';
+  const original = 'SELECT id::text, note, modified::text FROM events ORDER BY events.id';
+  await waitForRows(copy, await rows(original));
+
+  // Updated rows get a later timestamp: only they are read again, and the upserts apply them.
+  await db.query(
+    `UPDATE events SET note = note || ' (edited)', modified = clock_timestamp() WHERE id % 4 = 0`,
+  );
+  await db.query(`INSERT INTO events (id, note) VALUES (13, 'note 13')`);
+  const expected = await rows(original);
+  assert.equal(expected.filter((r) => r[1]!.endsWith('(edited)')).length, 3);
+  await waitForRows(copy, expected);
+});
+
+test('a query read incrementally lands on the topic.prefix topic; pk.mode=kafka inserts each record once', async () => {
+  await db.query(`CREATE TABLE items (id SERIAL PRIMARY KEY, label TEXT NOT NULL)`);
+  for (let i = 1; i <= 20; i++) await db.query('INSERT INTO items (label) VALUES ($1)', [`item ${i}`]);
+  await created('evens-source', {
+    'connector.class': 'io.confluent.connect.jdbc.JdbcSourceConnector',
+    'connection.url': `${postgres.jdbcUrl}?user=${postgres.user}`,
+    query: 'SELECT id, label FROM items WHERE id % 2 = 0',
+    mode: 'incrementing',
+    'incrementing.column.name': 'id',
+    'topic.prefix': 'pgm-evens',
+    'poll.interval.ms': '200',
+    'batch.max.rows': '4',
+  });
+  await created('evens-sink', {
+    'connector.class': 'io.confluent.connect.jdbc.JdbcSinkConnector',
+    'connection.url': `${postgres.jdbcUrl}?user=${postgres.user}`,
+    topics: 'pgm-evens',
+    'table.name.format': 'evens_copy',
+    'insert.mode': 'insert',
+    'pk.mode': 'kafka',
+    'auto.create': 'true',
+    'batch.size': '3',
+  });
+  const copy = `SELECT __connect_topic, __connect_partition::text, __connect_offset::text, id::text, label
+    FROM evens_copy ORDER BY evens_copy.__connect_offset`;
+  const expectedFor = (ids: number[]) =>
+    ids.map((id, offset) => ['pgm-evens', '0', String(offset), String(id), `item ${id}`]);
+  const evens = (to: number) => Array.from({ length: to / 2 }, (_, i) => (i + 1) * 2);
+  await waitForRows(copy, expectedFor(evens(20)));
+
+  // New rows: only the new even ones follow, each inserted once after the ones before.
+  for (let i = 21; i <= 30; i++) await db.query('INSERT INTO items (label) VALUES ($1)', [`item ${i}`]);
+  await waitForRows(copy, expectedFor(evens(30)));
+  const key = await db.query(
+    `SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+      WHERE i.indrelid = 'evens_copy'::regclass AND i.indisprimary ORDER BY a.attname`,
+  );
+  assert.deepEqual(
+    key.rows.map((r) => r.attname),
+    ['__connect_offset', '__connect_partition', '__connect_topic'],
+  );
+});
