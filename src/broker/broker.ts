@@ -14,6 +14,7 @@ import type { Clock } from '../common/clock.js';
 import { FramePool } from '../common/frame-pool.js';
 import type { BrokerId } from '../common/ids.js';
 import { createLogger, type Logger, type LogLevel } from '../common/logger.js';
+import { brokerConsoleClient } from '../console/broker-console.js';
 import { WebConsole } from '../console/web-console.js';
 import { readClusterId, registerBroker } from '../controller/broker-registration.js';
 import type { BrokerChannel } from '../controller/channel.js';
@@ -573,39 +574,27 @@ export class Broker {
 
   /**
    * The web console, once the broker serves: it speaks to this broker through Brook's client like any other
-   * client, over the inter-broker listener when that is PLAINTEXT, else the first PLAINTEXT listener (the console
-   * has no credentials of its own to give a TLS or SASL listener). With brook.metrics.listener its charts read this
-   * broker's /metrics.
+   * client, over the inter-broker listener with the broker's own inter-broker TLS and SASL settings
+   * (src/console/broker-console.ts), so it works whatever the listeners' security protocols. With
+   * brook.metrics.listener its charts read this broker's /metrics.
    */
   private async startConsole(bound: readonly BoundListener[]): Promise<void> {
     const { config, logger } = this.options;
     if (config.brookConsoleListener === null) return;
     const address = parseMetricsListener(config.brookConsoleListener);
     if (!address.ok) throw new Error(`brook.console.listener: ${address.reason}`);
-    const plaintext = config.listeners.filter((l) => l.securityProtocol === 'PLAINTEXT');
-    const target =
-      plaintext.find((l) => l.name === config.interBrokerListenerName) ?? plaintext[0] ?? undefined;
-    const listener = bound.find((b) => b.name === target?.name);
-    if (listener === undefined) {
-      throw new Error(
-        'brook.console.listener: the console needs a PLAINTEXT listener of this broker to speak to',
-      );
-    }
-    // A listener bound to every interface is reached on loopback.
-    const host =
-      listener.host === '' || listener.host === '0.0.0.0'
-        ? '127.0.0.1'
-        : listener.host === '::'
-          ? '[::1]'
-          : listener.host.includes(':')
-            ? `[${listener.host}]`
-            : listener.host;
+    const client = brokerConsoleClient(
+      bound,
+      config.interBrokerListenerName,
+      this.interBroker,
+      `brook-console-${this.brokerId}`,
+    );
     const metrics = this.metricsAddress;
     const metricsHost =
       metrics === null ? '' : metrics.host.includes(':') ? `[${metrics.host}]` : metrics.host;
     const consoleLogger = logger.child('console');
     this.webConsole = new WebConsole({
-      client: { bootstrapServers: `${host}:${listener.port}`, clientId: `brook-console-${this.brokerId}` },
+      client,
       host: address.value.host,
       port: address.value.port,
       metricsUrls: metrics === null ? [] : [`http://${metricsHost}:${metrics.port}/metrics`],
@@ -614,7 +603,7 @@ export class Broker {
     const served = await this.webConsole.start();
     const shown = served.host.includes(':') ? `[${served.host}]` : served.host;
     logger.info(
-      `console listening at http://${shown}:${served.port}/ (a client of ${host}:${listener.port})`,
+      `console listening at http://${shown}:${served.port}/ (a client of ${config.interBrokerListenerName} at ${client.bootstrapServers})`,
     );
   }
 
