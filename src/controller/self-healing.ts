@@ -102,6 +102,8 @@ interface FailedBroker {
   readonly failedAtMs: number;
   state: FailedBrokerState;
   cancelTimer: (() => void) | null;
+  /** The timer set is a retry of partitions an earlier round could not move (see heal). */
+  retrying: boolean;
   /** Partition key → the partition and its replicas before, for the moves this healer started away from the broker. */
   readonly moving: Map<string, { readonly tp: TopicPartition; readonly from: readonly BrokerId[] }>;
 }
@@ -169,6 +171,7 @@ export class SelfHealer {
         failedAtMs: p.failedAtMs,
         state: 'waiting',
         cancelTimer: null,
+        retrying: false,
         moving: new Map(),
       };
       // Only moves still running away from the broker count: the others finished, were cancelled or never began.
@@ -222,6 +225,9 @@ export class SelfHealer {
     for (const id of gone) if (!backSet.has(id)) noted = this.noteGone(id) || noted;
     if (noted) await this.persist();
     for (const id of back) await this.noteBack(id);
+    // A broker that (re)joined may be the candidate a waiting retry lacked: look again now, not in 30 s.
+    if (back.length === 0) return;
+    for (const [id, f] of this.failed) if (f.retrying && f.cancelTimer !== null) this.schedule(id, f, 0);
   }
 
   /** A move of this healer finished (noteFinished said so): the state is written again, throttles go when idle. */
@@ -260,6 +266,7 @@ export class SelfHealer {
       failedAtMs: this.host.nowMs(),
       state: 'waiting',
       cancelTimer: null,
+      retrying: false,
       moving: new Map(),
     };
     this.failed.set(id, f);
@@ -272,8 +279,9 @@ export class SelfHealer {
     return true;
   }
 
-  private schedule(id: BrokerId, f: FailedBroker, delayMs: number): void {
+  private schedule(id: BrokerId, f: FailedBroker, delayMs: number, retrying = false): void {
     f.cancelTimer?.();
+    f.retrying = retrying;
     f.cancelTimer = (this.options.schedule ?? defaultSchedule)(() => {
       this.host.enqueue(`selfHealing ${id}`, () => this.heal(id));
     }, delayMs);
@@ -361,6 +369,7 @@ export class SelfHealer {
         id,
         f,
         Math.min(RETRY_INTERVAL_MS_MAX, Math.max(1000, this.options.brokerFailureTimeoutMs)),
+        true,
       );
     } else if (f.moving.size === 0) {
       f.state = 'healed';

@@ -111,6 +111,8 @@ export class LogDirs {
         }
         futures.add(name);
         if (!seen.has(name)) manager.promoteFutureLog(tp);
+        // A move in progress: the current log's directory does not compact it meanwhile (log-cleaner.ts).
+        else managers.find((m) => m.getLog(tp) !== undefined)?.cleaner.pause(tp);
       }
     }
     return new LogDirs(managers, usableBytes ?? statfsUsableBytes);
@@ -218,12 +220,17 @@ export class LogDirs {
   /** An empty future log of the partition in `dir`, which must be online and not hold its current log. */
   createFutureLog(tp: TopicPartition, dir: string, topicId?: string): Log {
     if (this.offline.has(dir)) throw new LogDirOfflineError(dir);
-    return this.managerOf(dir).createFutureLog(tp, topicId);
+    const future = this.managerOf(dir).createFutureLog(tp, topicId);
+    // Kafka's abortAndPauseCleaning: the current log is not compacted while it is copied (log-cleaner.ts).
+    this.onlineManagers.find((m) => m.getLog(tp) !== undefined)?.cleaner.pause(tp);
+    return future;
   }
 
   deleteFutureLog(tp: TopicPartition): boolean {
     let deleted = false;
     for (const m of this.onlineManagers) deleted = m.deleteFutureLog(tp) || deleted;
+    // The move is off: the current log is compacted again.
+    for (const m of this.managers) if (m.getLog(tp) !== undefined) m.cleaner.resume(tp);
     return deleted;
   }
 
@@ -240,8 +247,13 @@ export class LogDirs {
       throw new Error(`${tp.topic}-${tp.partition}: no current and future log to swap`);
     }
     assert(source !== target, 'a future log in the directory of the current one');
+    const cleanedTo = source.cleaner.checkpointOf(tp);
     source.deleteLog(tp);
-    return target.promoteFutureLog(tp);
+    const log = target.promoteFutureLog(tp);
+    // Kafka's alterCheckpointDir: what was cleaned in the old directory is clean in the new one.
+    if (cleanedTo !== undefined && cleanedTo <= log.logEndOffset)
+      target.cleaner.adoptCheckpoint(tp, cleanedTo);
+    return log;
   }
 
   /** Where a new partition goes: fewest partition logs, then most usable bytes, then `log.dirs` order. */
@@ -285,8 +297,12 @@ export class LogDirs {
     if (this.offline.has(dir)) return false;
     const manager = this.managers.find((m) => m.dir === dir);
     if (manager === undefined) return false;
+    // Moves into the failed directory are over: their current logs are compacted again where they are.
+    const moving = [...manager.allFutureLogs()].map((f) => f.topicPartition);
     this.offline.add(dir);
     manager.abandon();
+    for (const tp of moving)
+      for (const m of this.onlineManagers) if (m.getLog(tp) !== undefined) m.cleaner.resume(tp);
     return true;
   }
 

@@ -249,3 +249,33 @@ test('moves finishing under the new controller take the throttles off; a broker 
   assert.deepEqual(await topicConfig(cluster), {}, 'throttles set by the previous controller removed');
   assert.deepEqual((await persisted(cluster)).throttledTopics.size, 0);
 });
+
+test('a broker joining while a failed broker’s replicas have nowhere to go retries at once, not 30 s later', async () => {
+  const { cluster, first } = await setup([[1, 2, 4]]);
+  cluster.killBroker(3);
+  cluster.killBroker(4);
+  await settle(first.controller);
+  const fired = first.timers.splice(0);
+  assert.equal(fired.length, 2);
+  for (const t of fired) t.run();
+  await settle(first.controller);
+  assert.deepEqual(
+    first.controller.selfHealingStatus.failedBrokers.find((b) => b.brokerId === 4)?.state,
+    'stuck',
+    'no live broker outside the partition',
+  );
+  assert.deepEqual(
+    first.timers.map((t) => t.delayMs),
+    [30_000],
+  );
+  await cluster.addBroker(5, 'c');
+  await settle(first.controller);
+  assert.deepEqual(
+    first.timers.map((t) => t.delayMs),
+    [0],
+    'looked at again at once',
+  );
+  first.timers.shift()!.run();
+  await settle(first.controller);
+  assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [5]);
+});

@@ -12,6 +12,14 @@
 // splits it between log.cleaner.threads threads; here 0 threads disables the cleaner and any other count runs
 // one), its reads and writes throttled to log.cleaner.io.max.bytes.per.second (throttler.ts). The log.cleaner.*
 // settings Kafka makes dynamic change through `reconfigure`. Tests call `runOnce` under a ManualClock instead.
+//
+// Moves between log directories (AlterReplicaLogDirs): while a partition's future log is being filled, the
+// cleaner of the directory holding its current log leaves it alone (`pause`, Kafka's abortAndPauseCleaning,
+// which ReplicaManager calls when a future log is created or found at start): compaction would rewrite the
+// segments the copy follows, and the work would be thrown away at the swap anyway. A pass already running on it
+// finishes (it swaps its segments in one synchronous step; the copy reads whole batches on either side of it).
+// At the swap the checkpoint goes to the destination directory's cleaner (`adoptCheckpoint`, Kafka's
+// alterCheckpointDir), so what was cleaned stays clean there; a cancelled move `resume`s the partition.
 
 import { join } from 'node:path';
 import type { Clock } from '../../common/clock.js';
@@ -62,6 +70,8 @@ export class LogCleaner {
   /** Earliest delete horizon written into each log by its last pass: when it passes, tombstones can go. */
   private readonly horizons = new Map<string, number>();
   private readonly inProgress = new Set<string>();
+  /** Partitions being moved to another directory: not picked until resumed (see the file header). */
+  private readonly paused = new Set<string>();
   /** Logs whose cleaning failed (damaged batch, map too small): skipped until restart, as Kafka does. */
   private readonly uncleanable = new Set<string>();
   private readonly passes = new Set<Promise<unknown>>();
@@ -131,7 +141,7 @@ export class LogCleaner {
     for (const log of this.options.logs()) {
       const key = partitionDirName(log.topicPartition);
       if (log.isClosed || !log.config.cleanupPolicy.includes('compact')) continue;
-      if (this.inProgress.has(key) || this.uncleanable.has(key)) continue;
+      if (this.inProgress.has(key) || this.uncleanable.has(key) || this.paused.has(key)) continue;
       const firstDirtyOffset = this.firstDirtyOffset(log);
       const range = cleanableRange(log, firstDirtyOffset, nowMs);
       const total = range.cleanBytes + range.dirtyBytes;
@@ -224,10 +234,35 @@ export class LogCleaner {
     return [...this.uncleanable];
   }
 
+  /** The partition is not cleaned until `resume` (its replica is moving to another directory). */
+  pause(tp: TopicPartition): void {
+    this.paused.add(partitionDirName(tp));
+  }
+
+  resume(tp: TopicPartition): void {
+    this.paused.delete(partitionDirName(tp));
+  }
+
+  isPaused(tp: TopicPartition): boolean {
+    return this.paused.has(partitionDirName(tp));
+  }
+
+  /** Where cleaning of the partition got to (cleaner-offset-checkpoint), if it was ever cleaned here. */
+  checkpointOf(tp: TopicPartition): number | undefined {
+    return this.checkpoints.get(partitionDirName(tp));
+  }
+
+  /** The partition's log arrived from another directory whose cleaner had cleaned it up to `offset`. */
+  adoptCheckpoint(tp: TopicPartition, offset: number): void {
+    this.checkpoints.set(partitionDirName(tp), offset);
+    this.writeCheckpoint();
+  }
+
   /** A deleted log's state is dropped. */
   forget(tp: TopicPartition): void {
     const key = partitionDirName(tp);
     this.uncleanable.delete(key);
+    this.paused.delete(key);
     this.horizons.delete(key);
     // Written at once: a topic created again under the same name must not inherit the checkpoint.
     if (this.checkpoints.delete(key)) this.writeCheckpoint();
