@@ -94,14 +94,12 @@ describe('leader epochs keep acknowledged records through a follower restart and
       },
       45_000,
     );
-    // Named leader by the controller, broker 1 may not have been told yet: its read is retried until it has. A
-    // read in the moment it takes over may still see an empty partition (the first empty answer ends a read), so
-    // it is read again for a while; records really lost stay lost and fail the assertion.
-    let values: string[] = [];
-    for (const until = Date.now() + 10_000; values.length < 10 && Date.now() < until; ) {
-      values = (await readWhenLeading(restarted, TOPIC)).map((r) => r.value!.toString());
-      if (values.length < 10) await new Promise((r) => setTimeout(r, 200));
-    }
+    // Named leader by the controller, broker 1 may not have been told yet: its read is retried until it has. In
+    // the moment it takes over its high watermark may still be behind its records; the read waits (up to 10 s) for
+    // it to reach the ten acknowledged ones. Records really lost stay lost and fail the assertion.
+    const values = (
+      await readWhenLeading(restarted, TOPIC, 20_000, { untilOffset: 10, timeoutMs: 10_000 })
+    ).map((r) => r.value!.toString());
     assert.deepEqual(
       values,
       Array.from({ length: 10 }, (_, i) => `m${i}`),

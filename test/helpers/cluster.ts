@@ -5,7 +5,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import type { BrokerProcess } from './broker-process.js';
-import { FetchError, readPartition, WireClient } from './wire-client.js';
+import { FetchError, type ReadPartitionOptions, readPartition, WireClient } from './wire-client.js';
 
 export interface PartitionView {
   leaderId: number;
@@ -162,14 +162,20 @@ export async function produceToLeader(
 
 /**
  * readPartition from `broker`, again while it answers NOT_LEADER_OR_FOLLOWER: a broker named leader by the
- * controller's metadata may not have been told yet itself.
+ * controller's metadata may not have been told yet itself. `read` is passed on (untilOffset: the records the
+ * caller knows were acknowledged, which a new leader's high watermark may not cover yet).
  */
-export async function readWhenLeading(broker: BrokerProcess, topic: string, timeoutMs = 20_000) {
+export async function readWhenLeading(
+  broker: BrokerProcess,
+  topic: string,
+  timeoutMs = 20_000,
+  read: ReadPartitionOptions = {},
+) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const client = await WireClient.connect(broker.host, broker.port);
     try {
-      return await readPartition(client, topic, 0);
+      return await readPartition(client, topic, 0, 0, read);
     } catch (e) {
       const notYet = e instanceof FetchError && e.code === ErrorCode.NOT_LEADER_OR_FOLLOWER;
       if (!notYet || Date.now() > deadline) throw e;

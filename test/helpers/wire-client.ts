@@ -135,32 +135,56 @@ export class FetchError extends Error {
   }
 }
 
-/** Every record of a partition from `fromOffset` to the high watermark, fetched with Brook's own codecs. */
+/** How far readPartition reads, and how long it may wait to get there. */
+export interface ReadPartitionOptions {
+  /**
+   * The high watermark the caller knows the partition has reached (exclusive end offset): the read goes on until
+   * it has read that far, even while the broker answers a lower high watermark. A leader that has just taken over
+   * answers its own high watermark, which can be behind the records it holds (and the writes acknowledged) until
+   * it has moved; a read in that moment would otherwise end empty.
+   */
+  readonly untilOffset?: number;
+  /** How long the read waits for records below its end before it returns what it has (default 30 s). */
+  readonly timeoutMs?: number;
+}
+
+const READ_RETRY_MS = 50;
+
+/**
+ * Every record of a partition from `fromOffset` to the high watermark, fetched with Brook's own codecs. The end is
+ * the high watermark of the last answer, or `untilOffset` if that is further; an answer that brings nothing while
+ * the end is not reached (an empty answer below the high watermark, or a high watermark still behind
+ * `untilOffset`) is fetched again until `timeoutMs` has passed, then the records read so far are returned: the
+ * caller's assertion on them says what is missing.
+ */
 export async function readPartition(
   client: WireClient,
   topic: string,
   partition: number,
   fromOffset = 0,
+  options: ReadPartitionOptions = {},
 ): Promise<BatchRecord[]> {
   const records: BatchRecord[] = [];
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   let offset = fromOffset;
   for (;;) {
     const response = await client.call(ApiKey.FETCH, 12, fetchBody(topic, partition, offset));
     const data = response.responses[0].partitions[0];
     if (data.errorCode !== 0) throw new FetchError(topic, partition, data.errorCode);
     const bytes: Buffer = data.records;
-    let got = 0;
+    const before = offset;
     for (let pos = 0; pos + 12 <= bytes.length; pos += 12 + bytes.readInt32BE(pos + 8)) {
       if (pos + 12 + bytes.readInt32BE(pos + 8) > bytes.length) break;
       for (const r of readRecords(bytes, pos)) {
-        if (r.offset < offset) continue;
-        records.push(r);
-        got++;
+        if (r.offset >= offset) records.push(r);
       }
-      offset = batchHeader.lastOffset(bytes, pos) + 1;
+      offset = Math.max(offset, batchHeader.lastOffset(bytes, pos) + 1);
     }
-    if (got === 0 && offset >= Number(data.highWatermark)) return records;
-    if (bytes.length === 0) return records;
+    if (offset >= Math.max(Number(data.highWatermark), options.untilOffset ?? 0)) return records;
+    if (offset === before) {
+      if (Date.now() >= deadline) return records;
+      await new Promise((r) => setTimeout(r, READ_RETRY_MS));
+    }
   }
 }
 
