@@ -48,33 +48,44 @@ export class ErrorHandler {
     return this.o.tolerance === 'all';
   }
 
-  /** Runs `fn`; SKIPPED when it failed and errors are tolerated, otherwise its result or a thrown ConnectException. */
+  /**
+   * Runs `fn`; SKIPPED when it failed and errors are tolerated, otherwise its result or a thrown ConnectException.
+   * `firstAttempt` is the failure of an attempt the caller already made (the source task's fast path): it counts
+   * as the first attempt, so each attempt runs the operation once, as in Kafka (a transform with state, or one
+   * calling a service, sees exactly the attempts the retry settings allow).
+   */
   async execute<T>(
     stage: Stage,
     className: string,
     fn: () => T | Promise<T>,
     consumed?: ConsumerRecord,
+    firstAttempt?: { error: unknown },
   ): Promise<T | typeof SKIPPED> {
     const deadline = this.o.retryTimeoutMs < 0 ? Infinity : Date.now() + this.o.retryTimeoutMs;
     let delay = INITIAL_RETRY_DELAY_MS;
+    let failed = firstAttempt;
     for (;;) {
-      try {
-        return await fn();
-      } catch (err) {
-        const error = err instanceof Error ? err : new Error(String(err));
-        if (error instanceof RetriableException && Date.now() + delay <= deadline) {
-          await new Promise((r) => setTimeout(r, delay));
-          delay = Math.min(delay * 2, this.o.retryDelayMaxMs);
-          continue;
+      if (failed === undefined) {
+        try {
+          return await fn();
+        } catch (err) {
+          failed = { error: err };
         }
-        await this.report(stage, className, error, consumed);
-        if (!this.tolerateAll) {
-          const failure = new ConnectException('Tolerance exceeded in error handler', { cause: error });
-          throw failure;
-        }
-        this.totalSkipped++;
-        return SKIPPED;
       }
+      const error = failed.error instanceof Error ? failed.error : new Error(String(failed.error));
+      failed = undefined;
+      if (error instanceof RetriableException && Date.now() + delay <= deadline) {
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, this.o.retryDelayMaxMs);
+        continue;
+      }
+      await this.report(stage, className, error, consumed);
+      if (!this.tolerateAll) {
+        const failure = new ConnectException('Tolerance exceeded in error handler', { cause: error });
+        throw failure;
+      }
+      this.totalSkipped++;
+      return SKIPPED;
     }
   }
 

@@ -4,7 +4,9 @@
 // org.apache.kafka.connect.file.FileStreamSourceConnector as in Kafka. Built-ins are registered by
 // builtin-plugins.ts; plugin.path folders add more (loadPluginPath): each entry is a .js/.mjs file or a package
 // folder (its package.json "main", else index.js), and every exported class that extends SourceConnector or
-// SinkConnector (or carries a static `pluginType`) is registered under its static `className` or export name.
+// SinkConnector, or carries a static `pluginType` ('source', 'sink', 'transformation', 'predicate', 'converter',
+// 'header_converter': a custom SMT is a class with apply()), is registered under its static `className` or
+// export name.
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -99,11 +101,11 @@ export class Plugins {
         if (file === null) continue;
         const mod = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>;
         for (const [exportName, value] of Object.entries(mod)) {
-          const type = connectorType(value);
+          const type = pluginTypeOf(value);
           if (type === null) continue;
           const ctor = value as (new () => Connector) & { className?: string };
           const className = typeof ctor.className === 'string' ? ctor.className : exportName;
-          const version = safeVersion(ctor);
+          const version = safeVersion(ctor as new () => { version?: () => string });
           this.register({ className, type, version, ctor });
           found.push(className);
         }
@@ -132,18 +134,33 @@ function moduleOf(path: string): string | null {
   }
 }
 
-function connectorType(value: unknown): 'source' | 'sink' | null {
+const PLUGIN_TYPES: readonly PluginType[] = [
+  'source',
+  'sink',
+  'converter',
+  'header_converter',
+  'transformation',
+  'predicate',
+];
+
+/**
+ * What an export of a plugin package is: a connector by its base class, anything else (transformations,
+ * predicates, converters, which are interfaces in TypeScript as in Java) by its static `pluginType`.
+ */
+function pluginTypeOf(value: unknown): PluginType | null {
   if (typeof value !== 'function') return null;
   const proto = (value as { prototype?: unknown }).prototype;
   if (proto instanceof SourceConnector) return 'source';
   if (proto instanceof SinkConnector) return 'sink';
   const declared = (value as { pluginType?: unknown }).pluginType;
-  return declared === 'source' || declared === 'sink' ? declared : null;
+  return PLUGIN_TYPES.find((t) => t === declared) ?? null;
 }
 
-function safeVersion(ctor: new () => Connector): string {
+/** The plugin's version() (connectors have one; Kafka's Versioned for the others), else 'unknown'. */
+function safeVersion(ctor: new () => { version?: () => string }): string {
   try {
-    return new ctor().version();
+    const v = new ctor().version?.();
+    return typeof v === 'string' ? v : 'unknown';
   } catch {
     return 'unknown';
   }

@@ -104,10 +104,10 @@ export class WorkerSourceTask extends WorkerTask {
   }
 
   /**
-   * Runs one stage (transforms, a converter) directly; only when it throws does the error handler take over, running
-   * it again with its retries, tolerance and reporting. Stages are synchronous and pure, so running one twice after
-   * a failure changes nothing, and a record that passes costs no await (three per record otherwise: a third of a
-   * mirrored record's time). The stage is a function of up to three arguments rather than a closure: a closure
+   * Runs one stage (transforms, a converter) directly; only when it throws does the error handler take over, with
+   * that failure as the first attempt, then its retries, tolerance and reporting (a stage is never run twice for
+   * one attempt: transforms may keep state or call out). A record that passes costs no await (three per record
+   * otherwise: a third of a mirrored record's time). The stage is a function of up to three arguments rather than a closure: a closure
    * per stage and record was garbage on every record of a byte-for-byte copy.
    */
   private stage<T, A, B, C>(
@@ -118,12 +118,21 @@ export class WorkerSourceTask extends WorkerTask {
     b: B,
     c: C,
   ): T | typeof SKIPPED | Promise<T | typeof SKIPPED> {
+    let v: T;
     try {
-      const v = fn(a, b, c);
-      return v instanceof Promise ? this.d.errors.execute(stage, className, () => v) : v;
-    } catch {
-      return this.d.errors.execute(stage, className, () => fn(a, b, c));
+      v = fn(a, b, c);
+    } catch (error) {
+      // This call was the first attempt: the handler retries from the second on.
+      return this.d.errors.execute(stage, className, () => fn(a, b, c), undefined, { error });
     }
+    if (!(v instanceof Promise)) return v;
+    // The first attempt is the promise in hand; a retry calls the stage again.
+    let first: Promise<T> | null = v;
+    return this.d.errors.execute(stage, className, () => {
+      const attempt = first ?? fn(a, b, c);
+      first = null;
+      return attempt;
+    });
   }
 
   /** Transforms and converters bound once (see stage()). */
