@@ -18,7 +18,7 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /** Polls the locator's text until it matches; fails with the last text seen. */
-export async function waitForText(locator: Locator, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+export async function waitForText(locator: Locator, pattern: RegExp, timeoutMs = 45_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {

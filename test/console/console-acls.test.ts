@@ -129,7 +129,7 @@ describe('ACL editing in the web console', () => {
     await erin.locator('button', { hasText: 'Cancel' }).click();
     await erin.locator('button', { hasText: 'Delete' }).click();
     await erin.locator('[data-test=confirm-yes]').click();
-    await erin.waitFor({ state: 'detached', timeout: 15_000 });
+    await erin.waitFor({ state: 'detached', timeout: 45_000 });
     const remaining = await admin!.describeAcls({
       resourceType: ResourceType.ANY,
       name: null,

@@ -71,8 +71,8 @@ describe('web console charts, ACLs and quotas in Chromium', () => {
         30_000,
       );
       const captions = page!.locator('[data-test=chart] figcaption');
-      await waitForText(captions.nth(0), /Messages in \(max [1-9]/, 15_000);
-      await waitForText(captions.nth(1), /Bytes in and out \(max [1-9]/, 15_000);
+      await waitForText(captions.nth(0), /Messages in \(max [1-9]/, 45_000);
+      await waitForText(captions.nth(1), /Bytes in and out \(max [1-9]/, 45_000);
     } finally {
       producing = false;
       await load;
@@ -108,7 +108,7 @@ describe('web console with a broker that stops answering', () => {
       browser = await launchChromium();
       const page = await browser.newPage({ viewport: { width: 1280, height: 600 } });
       await page.goto(`${web.url}/#/topics`);
-      await page.locator('[data-test=topics]').waitFor({ timeout: 15_000 });
+      await page.locator('[data-test=topics]').waitFor({ timeout: 45_000 });
       process.kill(broker.pid, 'SIGSTOP');
       stopped = true;
       const started = Date.now();

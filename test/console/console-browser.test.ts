@@ -57,7 +57,7 @@ describe('web console in Chromium', () => {
     await form.locator('button[type=submit]').click();
     // The page goes to the new topic's partitions.
     await waitForText(page!.locator('h2'), /page-made/);
-    await page!.locator('[data-test=partitions] tbody tr').nth(2).waitFor({ timeout: 15_000 });
+    await page!.locator('[data-test=partitions] tbody tr').nth(2).waitFor({ timeout: 45_000 });
     await screenshot(page!, 'topic');
     const listed = await run(
       process.execPath,
@@ -86,7 +86,7 @@ describe('web console in Chromium', () => {
     await page!.locator('input[name=count]').fill('4');
     await page!.locator('button', { hasText: 'Add partitions' }).click();
     await waitForText(page!.locator('.ok'), /page-made now has 4 partitions/);
-    await page!.locator('[data-test=partitions] tbody tr').nth(3).waitFor({ timeout: 15_000 });
+    await page!.locator('[data-test=partitions] tbody tr').nth(3).waitFor({ timeout: 45_000 });
     const deleteButton = page!.locator('button', { hasText: 'Delete topic' });
     assert.equal(await deleteButton.isDisabled(), true, 'disabled until the name is typed');
     await page!.locator('input[name=confirm-name]').fill('page-made');

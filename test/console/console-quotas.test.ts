@@ -139,7 +139,7 @@ describe('client quota editing in the web console', () => {
     const producerRate = alice.locator('[data-quota=producer_byte_rate]');
     await producerRate.locator('button', { hasText: 'Remove' }).click();
     await producerRate.locator('[data-test=confirm-yes]').click();
-    await producerRate.waitFor({ state: 'detached', timeout: 15_000 });
+    await producerRate.waitFor({ state: 'detached', timeout: 45_000 });
     const described = await configs(['--describe', '--entity-type', 'users', '--entity-name', 'alice']);
     assert.match(described, /user-principal 'alice' are consumer_byte_rate=4096.0/);
     assert.doesNotMatch(described, /producer_byte_rate/);
