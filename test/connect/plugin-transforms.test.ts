@@ -106,6 +106,18 @@ test('the plugin.path transform is listed by the validate endpoint and its failu
   ).configs.find((c) => c.value.name === 'transforms.flaky.failures');
   assert.ok(failures !== undefined && failures.value.errors.length > 0, JSON.stringify(validated.body));
 
+  // Listed as Kafka lists every plugin kind (KIP-769), with its version and its config definition.
+  const listed = await rest(worker.url, 'GET', '/connector-plugins?connectorsOnly=false');
+  assert.deepEqual(
+    (listed.body as { class: string }[]).find((p) => p.class === 'com.example.FlakyTransform'),
+    { class: 'com.example.FlakyTransform', type: 'transformation', version: '1.0.0' },
+  );
+  const defined = await rest(worker.url, 'GET', '/connector-plugins/com.example.FlakyTransform/config');
+  assert.deepEqual(
+    (defined.body as { name: string }[]).map((k) => k.name),
+    ['failures'],
+  );
+
   await createSource('retried', { 'errors.retry.timeout': '30000', 'errors.retry.delay.max.ms': '500' });
   assert.deepEqual(await readValues('smt-retried', LINES.length), LINES);
   assert.equal((await taskStatus('retried'))?.state, 'RUNNING');
