@@ -6,6 +6,7 @@
 // only on the event loop between awaits. The functions here decide from a queue's own fields and the producer's
 // current id and epoch; they never start I/O.
 
+import { ErrorCode } from '../protocol/errors.js';
 import type { BatchWriter } from './batch-writer.js';
 import type { OnFailure, OnSuccess } from './send-outcome.js';
 
@@ -118,4 +119,42 @@ export function requeueInSequenceOrder(pq: PartitionQueue, b: Batch): void {
   while (i < pq.ready.length && pq.ready[i]!.baseSequence >= 0 && pq.ready[i]!.baseSequence < b.baseSequence)
     i++;
   pq.ready.splice(i, 0, b);
+}
+
+/**
+ * Numbers a batch for its first send, or after its partition started its sequences again: the next sequences
+ * under the partition's id and epoch (the producer's current ones: drain sends an unnumbered batch only then).
+ * A numbered batch keeps its id, epoch and sequence on retries, so a retry of a batch that landed is answered as
+ * a duplicate. Returns whether the batch was (re)numbered, so its built bytes are stale.
+ */
+export function numberBatch(b: Batch): boolean {
+  if (b.baseSequence >= 0) return false;
+  const pq = b.pq;
+  b.producerId = pq.producerId;
+  b.producerEpoch = pq.producerEpoch;
+  b.baseSequence = pq.nextSequence;
+  pq.nextSequence = (pq.nextSequence + b.onSuccess.length) % (SEQUENCE_MAX + 1);
+  return true;
+}
+
+/** The broker acknowledged `b`: its last sequence is the partition's last acknowledged, if still of its epoch. */
+export function acknowledge(b: Batch): void {
+  const pq = b.pq;
+  if (b.baseSequence >= 0 && b.producerId === pq.producerId && b.producerEpoch === pq.producerEpoch) {
+    pq.lastAckedSequence = (b.baseSequence + b.onSuccess.length - 1) % (SEQUENCE_MAX + 1);
+  }
+}
+
+/**
+ * Lost producer state (UNKNOWN_PRODUCER_ID), or OUT_OF_ORDER_SEQUENCE_NUMBER for the batch right after the last
+ * acknowledged sequence of the current epoch: every earlier sequence landed, so the broker lost records and no
+ * retry under this epoch can fill the gap (Kafka's TransactionManager.canRetry).
+ */
+export function isSequenceGap(b: Batch, code: number, producerId: number, producerEpoch: number): boolean {
+  const pq = b.pq;
+  return (
+    code === ErrorCode.UNKNOWN_PRODUCER_ID ||
+    (onCurrentEpoch(pq, producerId, producerEpoch) &&
+      b.baseSequence === (pq.lastAckedSequence + 1) % (SEQUENCE_MAX + 1))
+  );
 }

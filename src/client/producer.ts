@@ -65,14 +65,16 @@ import {
 import { Fifo } from './fifo.js';
 import type { ClientOptions } from './options.js';
 import {
+  acknowledge,
   type Batch,
   EPOCH_MAX,
+  isSequenceGap,
   mayMoveOn,
   newPartitionQueue,
+  numberBatch,
   onCurrentEpoch,
   type PartitionQueue,
   requeueInSequenceOrder,
-  SEQUENCE_MAX,
   TXN_ADDED,
   TXN_NONE,
   TXN_PENDING,
@@ -954,16 +956,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
    * closes the connection before the batch hears of it. So a retry may rewrite the header in place.
    */
   private build(batch: Batch): Buffer {
-    if (this.idempotent && batch.baseSequence < 0) {
-      // First send, or its partition started its sequences again: the next ones under the partition's epoch
-      // (the current one: drain sends an unnumbered batch only then). A retry keeps its id, epoch and sequence.
-      const pq = batch.pq;
-      batch.producerId = pq.producerId;
-      batch.producerEpoch = pq.producerEpoch;
-      batch.baseSequence = pq.nextSequence;
-      pq.nextSequence = (pq.nextSequence + batch.onSuccess.length) % (SEQUENCE_MAX + 1);
-      batch.built = null;
-    }
+    if (this.idempotent && numberBatch(batch)) batch.built = null;
     if (batch.built === null) {
       batch.built = batch.writer.finish({
         compression: this.compression,
@@ -1053,9 +1046,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   private succeed(b: Batch, baseOffset: number, logAppendTimeMs: number): void {
     const pq = b.pq;
     pq.inFlight--;
-    if (b.baseSequence >= 0 && b.producerId === pq.producerId && b.producerEpoch === pq.producerEpoch) {
-      pq.lastAckedSequence = (b.baseSequence + b.onSuccess.length - 1) % (SEQUENCE_MAX + 1);
-    }
+    acknowledge(b);
     const topic = b.pq.topic;
     const partition = b.pq.partition;
     const onSuccess = b.onSuccess;
@@ -1094,13 +1085,9 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     }
   }
 
-  /** Lost producer state, or OUT_OF_ORDER_SEQUENCE_NUMBER right after the last acknowledged sequence. */
+  /** See isSequenceGap (partition-queue.ts), under the producer's current id and epoch. */
   private isSequenceGap(b: Batch, code: number): boolean {
-    const pq = b.pq;
-    return (
-      code === ErrorCode.UNKNOWN_PRODUCER_ID ||
-      (this.onCurrentEpoch(pq) && b.baseSequence === (pq.lastAckedSequence + 1) % (SEQUENCE_MAX + 1))
-    );
+    return isSequenceGap(b, code, this.producerId, this.producerEpoch);
   }
 
   private onBatchError(b: Batch, err: Error, retriable: boolean): void {
