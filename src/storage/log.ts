@@ -45,6 +45,13 @@ import { loadSegments, rebuildProducerState } from './log-loader.js';
 import { LogSegment } from './log-segment.js';
 import { type DurableWaiter, fsyncSegment, GroupSync } from './log-sync.js';
 import {
+  ListOffsetsTimestamp,
+  type LocatedRecord,
+  type OffsetAndTimestamp,
+  offsetForTimestamp,
+  type RecordTimestampLocator,
+} from './offset-for-timestamp.js';
+import {
   deleteSnapshotFile,
   listSnapshotOffsets,
   syncSnapshotFile,
@@ -101,6 +108,8 @@ export interface AppendInfo {
 }
 
 /** An append whose bytes are on their way to the file. */
+export { ListOffsetsTimestamp, type LocatedRecord, type OffsetAndTimestamp, type RecordTimestampLocator };
+
 export type ReadResult =
   | {
       readonly errorCode: typeof StorageErrorCode.None;
@@ -112,34 +121,6 @@ export type ReadResult =
   | { readonly errorCode: typeof StorageErrorCode.OffsetOutOfRange }
   /** Stored bytes failed authentication (an encrypted segment tampered with or damaged): nothing is served. */
   | { readonly errorCode: typeof StorageErrorCode.KafkaStorageError; readonly reason: string };
-
-export interface OffsetAndTimestamp {
-  readonly offset: number;
-  readonly timestampMs: number;
-  readonly leaderEpoch: number;
-}
-
-/** ListOffsets' special timestamps. */
-export const ListOffsetsTimestamp = {
-  Latest: -1,
-  Earliest: -2,
-  MaxTimestamp: -3,
-  EarliestLocal: -4,
-} as const;
-
-/** The first record of a batch whose timestamp reaches a target: its offset and its own timestamp. */
-export interface LocatedRecord {
-  readonly offset: number;
-  readonly timestampMs: number;
-}
-
-/**
- * Finds the first record with a timestamp >= target inside a batch (storage never decodes records itself).
- * Without one, the answer is the batch's first offset and its max timestamp, which is where a consumer has to
- * start reading anyway; the broker passes a decoder-backed one to answer ListOffsets with the exact record and
- * that record's timestamp, as Kafka does.
- */
-export type RecordTimestampLocator = (batch: Buffer, targetMs: number) => LocatedRecord | null;
 
 interface PendingDelete {
   readonly segment: LogSegment;
@@ -863,65 +844,19 @@ export class Log {
 
   /**
    * ListOffsets: the earliest or latest offset, the offset of the largest timestamp, or the first offset whose
-   * batch reaches `timestampMs`. Null when no batch has a timestamp that large. Latest is the log end offset:
-   * the partition clamps it to the high watermark or last stable offset for consumers.
+   * batch reaches `timestampMs` (see offset-for-timestamp.ts).
    */
   offsetForTimestamp(timestampMs: number, locate?: RecordTimestampLocator): OffsetAndTimestamp | null {
-    if (timestampMs === ListOffsetsTimestamp.Earliest || timestampMs === ListOffsetsTimestamp.EarliestLocal) {
-      const offset = this.logStartOffsetValue;
-      return { offset, timestampMs: -1, leaderEpoch: this.epochCache.epochForOffset(offset) };
-    }
-    if (timestampMs === ListOffsetsTimestamp.Latest) {
-      const offset = this.logEndOffsetValue;
-      return { offset, timestampMs: -1, leaderEpoch: this.epochCache.latestEpoch };
-    }
-    if (timestampMs === ListOffsetsTimestamp.MaxTimestamp) {
-      let best: LogSegment | null = null;
-      for (const s of this.segments)
-        if (s.size > 0 && (best === null || s.maxTimestampMs > best.maxTimestampMs)) best = s;
-      if (best === null || best.maxTimestampMs < 0) return null;
-      // KIP-734: the record holding the largest timestamp, found in the first batch whose max it is (as
-      // Kafka's RecordBatch.offsetOfMaxTimestamp); the segment only knows that batch's last offset.
-      const found = this.locateInSegment(best, best.maxTimestampMs, locate);
-      if (found !== null) return found;
-      const offset = Math.max(best.offsetOfMaxTimestampMs, this.logStartOffsetValue);
-      return {
-        offset,
-        timestampMs: best.maxTimestampMs,
-        leaderEpoch: this.epochCache.epochForOffset(offset),
-      };
-    }
-    if (timestampMs < 0) return null;
-    for (const segment of this.segments) {
-      if (segment.maxTimestampMs < timestampMs || segment.nextOffset <= this.logStartOffsetValue) continue;
-      const found = this.locateInSegment(segment, timestampMs, locate);
-      if (found !== null) return found;
-    }
-    return null;
-  }
-
-  /** The first record of `segment` whose timestamp reaches `timestampMs`, or the batch holding it. */
-  private locateInSegment(
-    segment: LogSegment,
-    timestampMs: number,
-    locate: RecordTimestampLocator | undefined,
-  ): OffsetAndTimestamp | null {
-    const batch = segment.findByTimestamp(timestampMs, this.logStartOffsetValue);
-    if (batch === null) return null;
-    let offset = batch.baseOffset;
-    let foundTimestampMs = batch.maxTimestamp;
-    // A batch length that runs past the segment is damage: it must not size a read.
-    const wholeInSegment = batch.sizeInBytes <= segment.size - batch.position;
-    const record =
-      locate !== undefined && wholeInSegment
-        ? locate(segment.readBytes(batch.position, batch.sizeInBytes), timestampMs)
-        : null;
-    if (record !== null) {
-      offset = record.offset;
-      foundTimestampMs = record.timestampMs;
-    }
-    offset = Math.max(offset, this.logStartOffsetValue);
-    return { offset, timestampMs: foundTimestampMs, leaderEpoch: this.epochCache.epochForOffset(offset) };
+    return offsetForTimestamp(
+      {
+        segments: this.segments,
+        logStartOffset: this.logStartOffsetValue,
+        logEndOffset: this.logEndOffsetValue,
+        epochCache: this.epochCache,
+      },
+      timestampMs,
+      locate,
+    );
   }
 
   /** OffsetForLeaderEpoch for this log: see LeaderEpochCache.endOffsetFor. */

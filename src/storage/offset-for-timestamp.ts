@@ -1,0 +1,113 @@
+// ListOffsets against one log: the earliest or latest offset, the offset of the largest timestamp (KIP-734), or
+// the first offset whose record reaches a timestamp, found through the segments' time indexes.
+//
+// Ownership: pure lookups over the log's segments at the moment of the call; nothing here changes a file or an
+// offset. The Log calls them with its own state (see Log.offsetForTimestamp).
+
+import type { LeaderEpochCache } from './leader-epoch-cache.js';
+import type { LogSegment } from './log-segment.js';
+
+/** Where a ListOffsets answer was found: the offset, the timestamp that matched and the epoch of the offset. */
+export interface OffsetAndTimestamp {
+  readonly offset: number;
+  readonly timestampMs: number;
+  readonly leaderEpoch: number;
+}
+
+/** ListOffsets' special timestamps. */
+export const ListOffsetsTimestamp = {
+  Latest: -1,
+  Earliest: -2,
+  MaxTimestamp: -3,
+  EarliestLocal: -4,
+} as const;
+
+/** The first record of a batch whose timestamp reaches a target: its offset and its own timestamp. */
+export interface LocatedRecord {
+  readonly offset: number;
+  readonly timestampMs: number;
+}
+
+/**
+ * Finds the first record with a timestamp >= target inside a batch (storage never decodes records itself).
+ * Without one, the answer is the batch's first offset and its max timestamp, which is where a consumer has to
+ * start reading anyway; the broker passes a decoder-backed one to answer ListOffsets with the exact record and
+ * that record's timestamp, as Kafka does.
+ */
+export type RecordTimestampLocator = (batch: Buffer, targetMs: number) => LocatedRecord | null;
+
+/** What a timestamp lookup reads of the log. */
+export interface TimestampLookupView {
+  readonly segments: readonly LogSegment[];
+  readonly logStartOffset: number;
+  readonly logEndOffset: number;
+  readonly epochCache: LeaderEpochCache;
+}
+
+/**
+ * ListOffsets: the earliest or latest offset, the offset of the largest timestamp, or the first offset whose
+ * batch reaches `timestampMs`. Null when no batch has a timestamp that large. Latest is the log end offset:
+ * the partition clamps it to the high watermark or last stable offset for consumers.
+ */
+export function offsetForTimestamp(
+  log: TimestampLookupView,
+  timestampMs: number,
+  locate?: RecordTimestampLocator,
+): OffsetAndTimestamp | null {
+  if (timestampMs === ListOffsetsTimestamp.Earliest || timestampMs === ListOffsetsTimestamp.EarliestLocal) {
+    const offset = log.logStartOffset;
+    return { offset, timestampMs: -1, leaderEpoch: log.epochCache.epochForOffset(offset) };
+  }
+  if (timestampMs === ListOffsetsTimestamp.Latest) {
+    const offset = log.logEndOffset;
+    return { offset, timestampMs: -1, leaderEpoch: log.epochCache.latestEpoch };
+  }
+  if (timestampMs === ListOffsetsTimestamp.MaxTimestamp) {
+    let best: LogSegment | null = null;
+    for (const s of log.segments)
+      if (s.size > 0 && (best === null || s.maxTimestampMs > best.maxTimestampMs)) best = s;
+    if (best === null || best.maxTimestampMs < 0) return null;
+    // KIP-734: the record holding the largest timestamp, found in the first batch whose max it is (as
+    // Kafka's RecordBatch.offsetOfMaxTimestamp); the segment only knows that batch's last offset.
+    const found = locateInSegment(log, best, best.maxTimestampMs, locate);
+    if (found !== null) return found;
+    const offset = Math.max(best.offsetOfMaxTimestampMs, log.logStartOffset);
+    return {
+      offset,
+      timestampMs: best.maxTimestampMs,
+      leaderEpoch: log.epochCache.epochForOffset(offset),
+    };
+  }
+  if (timestampMs < 0) return null;
+  for (const segment of log.segments) {
+    if (segment.maxTimestampMs < timestampMs || segment.nextOffset <= log.logStartOffset) continue;
+    const found = locateInSegment(log, segment, timestampMs, locate);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/** The first record of `segment` whose timestamp reaches `timestampMs`, or the batch holding it. */
+function locateInSegment(
+  log: TimestampLookupView,
+  segment: LogSegment,
+  timestampMs: number,
+  locate: RecordTimestampLocator | undefined,
+): OffsetAndTimestamp | null {
+  const batch = segment.findByTimestamp(timestampMs, log.logStartOffset);
+  if (batch === null) return null;
+  let offset = batch.baseOffset;
+  let foundTimestampMs = batch.maxTimestamp;
+  // A batch length that runs past the segment is damage: it must not size a read.
+  const wholeInSegment = batch.sizeInBytes <= segment.size - batch.position;
+  const record =
+    locate !== undefined && wholeInSegment
+      ? locate(segment.readBytes(batch.position, batch.sizeInBytes), timestampMs)
+      : null;
+  if (record !== null) {
+    offset = record.offset;
+    foundTimestampMs = record.timestampMs;
+  }
+  offset = Math.max(offset, log.logStartOffset);
+  return { offset, timestampMs: foundTimestampMs, leaderEpoch: log.epochCache.epochForOffset(offset) };
+}
