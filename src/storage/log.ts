@@ -31,10 +31,11 @@
 // to resolve promises.
 
 import { join } from 'node:path';
-import { AssertionError, assert } from '../common/assert.js';
+import { assert } from '../common/assert.js';
 import type { Clock } from '../common/clock.js';
-import { BATCH_HEADER_BYTES, batchHeader } from '../protocol/records/batch-header.js';
+import { batchHeader } from '../protocol/records/batch-header.js';
 import { AppendQueue, type QueuedAppend } from './append-queue.js';
+import { type AppendScan, scanAppend } from './append-scan.js';
 import { FileSeal } from './encryption/file-seal.js';
 import { SegmentIntegrityError, type SegmentKeys } from './encryption/segment-cipher.js';
 import { StorageErrorCode } from './error-codes.js';
@@ -549,51 +550,10 @@ export class Log {
     if (!this.closed) this.onWritten?.();
   };
 
-  /** Checks the framing and offsets of batches to append; their offsets, timestamps and counts. */
+  /** Checks the framing and offsets of batches to append (see append-scan.ts). */
   private scanAppend(batches: Buffer): AppendScan {
     assert(!this.closed, 'append to a closed log');
-    assert(batches.length >= BATCH_HEADER_BYTES, 'append of less than one batch');
-    const firstOffset = batchHeader.baseOffset(batches, 0);
-    if (firstOffset < this.logEndOffsetValue) {
-      throw new AssertionError(`append at ${firstOffset} below log end ${this.logEndOffsetValue}`);
-    }
-    let lastOffset = firstOffset - 1;
-    let maxTimestampMs = -1;
-    let offsetOfMaxTimestamp = firstOffset;
-    let batchCount = 0;
-    let recordCount = 0;
-    // Producer state and the epoch cache need a second pass only for idempotent batches or a new epoch.
-    let stateWalk = false;
-    for (let pos = 0; pos < batches.length; ) {
-      assert(batches.length - pos >= BATCH_HEADER_BYTES, 'append ends inside a batch header');
-      const size = batchHeader.sizeInBytes(batches, pos);
-      assert(size >= BATCH_HEADER_BYTES && pos + size <= batches.length, 'append ends inside a batch');
-      const base = batchHeader.baseOffset(batches, pos);
-      assert(base > lastOffset, 'offsets must increase');
-      lastOffset = base + batchHeader.lastOffsetDelta(batches, pos);
-      const ts = batchHeader.maxTimestamp(batches, pos);
-      if (ts > maxTimestampMs) {
-        maxTimestampMs = ts;
-        offsetOfMaxTimestamp = lastOffset;
-      }
-      batchCount++;
-      recordCount += batchHeader.recordsCount(batches, pos);
-      if (!stateWalk) {
-        stateWalk =
-          batchHeader.producerId(batches, pos) >= 0 ||
-          batchHeader.partitionLeaderEpoch(batches, pos) > this.epochCache.latestEpoch;
-      }
-      pos += size;
-    }
-    return {
-      firstOffset,
-      lastOffset,
-      maxTimestampMs,
-      offsetOfMaxTimestamp,
-      batchCount,
-      recordCount,
-      stateWalk,
-    };
+    return scanAppend(batches, this.logEndOffsetValue, this.epochCache.latestEpoch);
   }
 
   /** The state an append changes at once, written or not: producer state, epoch cache, log end, flushing. */
@@ -1265,17 +1225,6 @@ export class Log {
   get isClosed(): boolean {
     return this.closed;
   }
-}
-
-interface AppendScan {
-  readonly firstOffset: number;
-  readonly lastOffset: number;
-  readonly maxTimestampMs: number;
-  readonly offsetOfMaxTimestamp: number;
-  readonly batchCount: number;
-  readonly recordCount: number;
-  /** Producer state and the epoch cache need a walk of the batches (idempotent batches, or a new epoch). */
-  readonly stateWalk: boolean;
 }
 
 const ignore = (): void => {};
