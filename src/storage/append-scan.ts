@@ -5,14 +5,18 @@
 import { AssertionError, assert } from '../common/assert.js';
 import { BATCH_HEADER_BYTES, batchHeader } from '../protocol/records/batch-header.js';
 
-/** The headers of an append, summed up. */
-export interface AppendScan {
+/** The offsets, timestamps and counts of an append: what the log reports back for it (see AppendInfo). */
+export interface AppendSummary {
   readonly firstOffset: number;
   readonly lastOffset: number;
   readonly maxTimestampMs: number;
   readonly offsetOfMaxTimestamp: number;
   readonly batchCount: number;
   readonly recordCount: number;
+}
+
+/** The headers of an append, summed up. */
+export interface AppendScan extends AppendSummary {
   /** Producer state and the epoch cache need a walk of the batches (idempotent batches, or a new epoch). */
   readonly stateWalk: boolean;
 }

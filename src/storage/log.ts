@@ -35,7 +35,7 @@ import { assert } from '../common/assert.js';
 import type { Clock } from '../common/clock.js';
 import { batchHeader } from '../protocol/records/batch-header.js';
 import { AppendQueue, type QueuedAppend } from './append-queue.js';
-import { type AppendScan, scanAppend } from './append-scan.js';
+import { type AppendScan, type AppendSummary, scanAppend } from './append-scan.js';
 import { FileSeal } from './encryption/file-seal.js';
 import { SegmentIntegrityError, type SegmentKeys } from './encryption/segment-cipher.js';
 import { StorageErrorCode } from './error-codes.js';
@@ -92,13 +92,8 @@ export interface LogOptions {
   readonly keys?: SegmentKeys | null;
 }
 
-export interface AppendInfo {
-  readonly firstOffset: number;
-  readonly lastOffset: number;
-  readonly maxTimestampMs: number;
-  readonly offsetOfMaxTimestamp: number;
-  readonly batchCount: number;
-  readonly recordCount: number;
+/** An append's offsets, timestamps and counts, and when its bytes are written and durable. */
+export interface AppendInfo extends AppendSummary {
   /** With ackAfterFsync, resolves once the appended bytes are fdatasync'ed; otherwise null. */
   readonly durable: Promise<void> | null;
   /**
@@ -108,7 +103,6 @@ export interface AppendInfo {
   readonly written: Promise<void> | null;
 }
 
-/** An append whose bytes are on their way to the file. */
 export { ListOffsetsTimestamp, type LocatedRecord, type OffsetAndTimestamp, type RecordTimestampLocator };
 
 export type ReadResult =
