@@ -21,6 +21,8 @@ export const StreamsConfig = {
   ACCEPTABLE_RECOVERY_LAG_CONFIG: 'acceptable.recovery.lag',
   MAX_WARMUP_REPLICAS_CONFIG: 'max.warmup.replicas',
   PROBING_REBALANCE_INTERVAL_MS_CONFIG: 'probing.rebalance.interval.ms',
+  RACK_AWARE_ASSIGNMENT_TAGS_CONFIG: 'rack.aware.assignment.tags',
+  CLIENT_TAG_PREFIX: 'client.tag.',
   DEFAULT_KEY_SERDE_CLASS_CONFIG: 'default.key.serde',
   DEFAULT_VALUE_SERDE_CLASS_CONFIG: 'default.value.serde',
   DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG: 'default.deserialization.exception.handler',
@@ -49,6 +51,7 @@ export type StreamsProperties = {
   'acceptable.recovery.lag'?: number | string;
   'max.warmup.replicas'?: number | string;
   'probing.rebalance.interval.ms'?: number | string;
+  'rack.aware.assignment.tags'?: string | string[];
   'default.key.serde'?: Serde<unknown> | string;
   'default.value.serde'?: Serde<unknown> | string;
   'default.deserialization.exception.handler'?: DeserializationExceptionHandler | string;
@@ -75,6 +78,10 @@ export interface ResolvedConfig {
   maxWarmupReplicas: number;
   /** probing.rebalance.interval.ms: how soon a rebalance follows one that placed warm-ups (600000). */
   probingRebalanceIntervalMs: number;
+  /** rack.aware.assignment.tags: the client tag keys standby replicas are spread over (KIP-708). */
+  rackAwareAssignmentTags: string[];
+  /** client.tag.<key>=<value>: this instance's tags. */
+  clientTags: Record<string, string>;
   replicationFactor: number;
   defaultKeySerde: Serde<unknown>;
   defaultValueSerde: Serde<unknown>;
@@ -155,6 +162,51 @@ function applicationServer(props: StreamsProperties): string | null {
   return raw;
 }
 
+/** Kafka's limits on client tags (StreamsConfig): five tags, keys of 20 and values of 30 characters at most. */
+const MAX_CLIENT_TAGS = 5;
+const MAX_TAG_KEY_LENGTH = 20;
+const MAX_TAG_VALUE_LENGTH = 30;
+
+/** rack.aware.assignment.tags and the client.tag.* keys, checked as Kafka checks them. */
+function rackAwareness(props: StreamsProperties): {
+  rackAwareAssignmentTags: string[];
+  clientTags: Record<string, string>;
+} {
+  const clientTags: Record<string, string> = {};
+  for (const [key, value] of Object.entries(props)) {
+    if (!key.startsWith('client.tag.')) continue;
+    const tag = key.slice('client.tag.'.length);
+    const v = String(value);
+    if (tag.length === 0 || tag.length > MAX_TAG_KEY_LENGTH)
+      throw new StreamsConfigError(
+        `Invalid value ${tag} for configuration client.tag.: Tag key exceeds maximum length of ${MAX_TAG_KEY_LENGTH}.`,
+      );
+    if (v.length > MAX_TAG_VALUE_LENGTH)
+      throw new StreamsConfigError(
+        `Invalid value ${v} for configuration client.tag.: Tag value exceeds maximum length of ${MAX_TAG_VALUE_LENGTH}.`,
+      );
+    clientTags[tag] = v;
+  }
+  if (Object.keys(clientTags).length > MAX_CLIENT_TAGS)
+    throw new StreamsConfigError(
+      `Invalid value ${Object.keys(clientTags).length} for configuration client.tag.: At most ${MAX_CLIENT_TAGS} client tags can be specified using client.tag. prefix.`,
+    );
+  const raw = props['rack.aware.assignment.tags'];
+  const tags = (Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(',') : [])
+    .map((t) => t.trim())
+    .filter((t) => t.length > 0);
+  if (tags.length > MAX_CLIENT_TAGS)
+    throw new StreamsConfigError(
+      `Invalid value ${tags.join(',')} for configuration rack.aware.assignment.tags: exceeds maximum list size of ${MAX_CLIENT_TAGS}.`,
+    );
+  for (const t of tags)
+    if (!(t in clientTags))
+      throw new StreamsConfigError(
+        `Invalid value ${tags.join(',')} for configuration rack.aware.assignment.tags: Contains invalid value [${t}] which doesn't have corresponding tag set via [client.tag.] prefix.`,
+      );
+  return { rackAwareAssignmentTags: tags, clientTags };
+}
+
 /** Checks and completes the properties; `requireConnection` for KafkaStreams (not for the test driver). */
 export function resolveConfig(props: StreamsProperties, requireConnection: boolean): ResolvedConfig {
   const applicationId = props['application.id'];
@@ -185,6 +237,7 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     maxWarmupReplicas: int(props, 'max.warmup.replicas', 2, 1),
     // Kafka refuses less than a minute; Brook takes any positive interval (tests probe within seconds).
     probingRebalanceIntervalMs: int(props, 'probing.rebalance.interval.ms', 600_000, 1),
+    ...rackAwareness(props),
     replicationFactor: int(props, 'replication.factor', -1, -1),
     defaultKeySerde: serde(props, 'default.key.serde', 'key'),
     defaultValueSerde: serde(props, 'default.value.serde', 'value'),

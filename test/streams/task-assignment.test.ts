@@ -100,6 +100,7 @@ test('user data round-trips; foreign or broken bytes read as none', () => {
     standbyTasks: ['0_0'],
     taskOffsetSums: { '0_0': 12 },
     errorCode: 0,
+    clientTags: { zone: 'z1' },
   };
   assert.deepEqual(decodeSubscriptionInfo(encodeInfo(sub)), sub);
   const info = {
@@ -146,4 +147,16 @@ test('KIP-441: a lagging client gets warm-ups, not actives; a caught-up one take
     [...orphan.values()].flatMap((x) => x.warmup),
     [],
   );
+});
+
+test('rack.aware.assignment.tags: a standby goes to a client of another zone when there is one', () => {
+  const zone = (processId: string, z: string, prev: string[]) =>
+    client(processId, { prevActive: new Set(prev), tags: { zone: z } });
+  const clients = [zone('a', 'z1', ['0_0']), zone('b', 'z1', ['0_1']), zone('c', 'z2', ['0_2'])];
+  const plan = assignTasks(clients, ['0_0', '0_1', '0_2'], 1, null, ['zone']);
+  assert.deepEqual(plan.get('c')!.standby, ['0_0', '0_1'], "a's and b's tasks keep a copy in z2");
+  assert.equal(plan.get('a')!.standby.length + plan.get('b')!.standby.length, 1);
+  // Without the tags the standbys go by load alone, and a zone may hold a task's only copies.
+  const plain = assignTasks(clients, ['0_0', '0_1', '0_2'], 1);
+  assert.notDeepEqual(plain.get('c')!.standby, ['0_0', '0_1']);
 });

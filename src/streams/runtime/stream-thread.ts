@@ -153,6 +153,8 @@ export class StreamThread {
           acceptableRecoveryLag: config.acceptableRecoveryLag,
           maxWarmupReplicas: config.maxWarmupReplicas,
           probingRebalanceIntervalMs: config.probingRebalanceIntervalMs,
+          rackAwareAssignmentTags: config.rackAwareAssignmentTags,
+          clientTags: config.clientTags,
           endOffsets: (tps) => this.endOffsets(tps),
           topology,
           realTopic: (t) => this.realTopic(t),

@@ -44,6 +44,8 @@ export interface SubscriptionInfo {
   standbyTasks: string[];
   taskOffsetSums: Record<string, number>;
   errorCode: number;
+  /** client.tag.* of the instance (Kafka's SubscriptionInfo clientTags, KIP-708). */
+  clientTags?: Record<string, string>;
 }
 
 export interface AssignmentInfo {
@@ -78,6 +80,14 @@ export function decodeSubscriptionInfo(bytes: Buffer | null): SubscriptionInfo |
         ? (v.taskOffsetSums as Record<string, number>)
         : {},
     errorCode: typeof v.errorCode === 'number' ? v.errorCode : 0,
+    clientTags:
+      typeof v.clientTags === 'object' && v.clientTags !== null
+        ? Object.fromEntries(
+            Object.entries(v.clientTags as Record<string, unknown>).filter(
+              (e): e is [string, string] => typeof e[1] === 'string',
+            ),
+          )
+        : {},
   };
 }
 
@@ -108,6 +118,10 @@ export interface StreamsAssignorContext {
   acceptableRecoveryLag: number;
   maxWarmupReplicas: number;
   probingRebalanceIntervalMs: number;
+  /** rack.aware.assignment.tags (the leader's): tag keys standbys are spread over. */
+  rackAwareAssignmentTags: string[];
+  /** This instance's client.tag.* values. */
+  clientTags: Record<string, string>;
   topology: Topology;
   /** The end offsets of changelog partitions ("topic:partition" -> next offset), for the lags (KIP-441). */
   endOffsets(tps: TopicPartition[]): Promise<Map<string, number>>;
@@ -157,6 +171,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
       standbyTasks: prev.standby,
       taskOffsetSums: Object.fromEntries(this.ctx.taskOffsetSums()),
       errorCode: this.ctx.errorCode(),
+      clientTags: this.ctx.clientTags,
     });
   }
 
@@ -266,6 +281,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
             prevActive: new Set(),
             prevStandby: new Set(),
             taskOffsetSums: new Map(),
+            tags: info.clientTags ?? {},
           },
           endpoint: info.userEndpoint,
           members: [],
@@ -298,6 +314,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
       tasks,
       this.ctx.numStandbyReplicas,
       ha,
+      this.ctx.rackAwareAssignmentTags,
     );
     const warmups = [...perClient.values()].reduce((n, a) => n + a.warmup.length, 0);
     // KIP-441: warm-ups are probed for their lag after probing.rebalance.interval.ms.

@@ -15,6 +15,9 @@
 // beyond num.standby.replicas), at most max.warmup.replicas of them; a probing rebalance later moves the task
 // once the warm-up has caught up. A task no client is caught up on goes where the balance puts it. A client
 // counts as caught up on the tasks it ran as active in the previous generation (Kafka's "running" offset sum).
+//
+// Rack awareness (KIP-708, rack.aware.assignment.tags): a standby goes first to the client with the most tag
+// values not yet among the clients holding the task, so that one zone's loss leaves a copy elsewhere.
 
 import assert from 'node:assert/strict';
 
@@ -29,6 +32,8 @@ export interface ClientState {
   prevStandby: Set<string>;
   /** Task id -> sum of the changelog offsets its local state holds (larger: more caught up). */
   taskOffsetSums: Map<string, number>;
+  /** client.tag.* of the instance (rack-aware standby placement, KIP-708). */
+  tags?: Record<string, string>;
 }
 
 export interface ClientAssignment {
@@ -59,6 +64,7 @@ export function assignTasks(
   tasks: string[],
   numStandbyReplicas: number,
   ha: HighAvailability | null = null,
+  rackAwareTags: string[] = [],
 ): Map<string, ClientAssignment> {
   assert.ok(clients.length > 0, 'no client to assign to');
   const sorted = [...clients].sort((a, b) => (a.processId < b.processId ? -1 : 1));
@@ -123,15 +129,23 @@ export function assignTasks(
     const a = out.get(c.processId)!;
     return (a.active.length + a.standby.length) / c.capacity;
   };
+  // Rack awareness (rack.aware.assignment.tags): a standby goes first to a client whose value of each tag differs
+  // from those of the clients already holding the task (active or standby), so a zone's loss keeps a copy.
+  const holders = (task: string): ClientState[] =>
+    sorted.filter((c) => {
+      const a = out.get(c.processId)!;
+      return a.active.includes(task) || a.standby.includes(task);
+    });
+  const newTagValues = (c: ClientState, taken: ClientState[]): number =>
+    rackAwareTags.filter((tag) => !taken.some((h) => h.tags?.[tag] === c.tags?.[tag])).length;
   for (const task of ordered) {
     for (let replica = 0; replica < numStandbyReplicas; replica++) {
-      const candidates = sorted.filter((c) => {
-        const a = out.get(c.processId)!;
-        return !a.active.includes(task) && !a.standby.includes(task);
-      });
+      const taken = holders(task);
+      const candidates = sorted.filter((c) => !taken.includes(c));
       const best = pick(
         candidates,
         (a, b) =>
+          newTagValues(b, taken) - newTagValues(a, taken) ||
           Number(b.prevStandby.has(task)) - Number(a.prevStandby.has(task)) ||
           stateFor(b, task) - stateFor(a, task) ||
           load(a) - load(b),
