@@ -279,3 +279,26 @@ test('request signatures: HMAC as Kafka names it (RFC 4231 vector), Kafka 400/40
     /KeyGenerator not available/,
   );
 });
+
+test('a worker that joins while new work is handed out still gets its share of the running work', () => {
+  // m1 runs connector a with four tasks; m2 joins in the round that also brings a new connector h with one task.
+  let members = [member('m1')];
+  let r = run(members, { a: 4 }, null, 0);
+  members = apply(members, r.assignments);
+  assert.deepEqual(members.map(load), [5]);
+  members.push(member('m2'));
+  r = run(members, { a: 4, h: 1 }, r.memory, 1000);
+  const revokedFromM1 = r.assignments.get('m1')!.revoked;
+  assert.ok(
+    revokedFromM1.connectors.length + revokedFromM1.tasks.length > 0,
+    'm1 gives some of its units up',
+  );
+  members = apply(members, r.assignments);
+  r = run(members, { a: 4, h: 1 }, r.memory, 1100);
+  members = apply(members, r.assignments);
+  assert.equal(
+    members.map(load).reduce((x, y) => x + y),
+    7,
+  );
+  assert.ok(Math.abs(load(members[0]!) - load(members[1]!)) <= 1, JSON.stringify(members.map(load)));
+});

@@ -10,8 +10,8 @@
 //   to the least loaded workers;
 // - other unassigned units (new connectors and tasks, units revoked in the previous round) go to the least
 //   loaded workers, connectors and tasks balanced separately;
-// - when nothing is lost or waiting and the load is uneven by more than one unit (a worker joined), the most
-//   loaded workers give units up: they are only revoked in this round, and assigned in the next, which the
+// - when nothing is lost or waiting and the running units are uneven by more than one (a worker joined, perhaps
+//   together with new work), the most loaded workers give units up: they are only revoked in this round, and assigned in the next, which the
 //   revoking workers start by rejoining at once.
 // Eager: every member has stopped everything before joining; every unit is assigned afresh, round robin.
 //
@@ -218,7 +218,10 @@ export function assignIncremental(
   );
   spread(toAssign, plan, ids);
   const revokedSome = [...plan.revoked.values()].some((s) => s.size > 0);
-  if (waiting.size === 0 && !revokedSome && toAssign.length === 0) revokeForBalance(plan, ids);
+  // New units handed out in this round do not hold the balancing back (Kafka's performTaskRevocation balances the
+  // running units whatever else is assigned): a worker that joins together with a new connector would otherwise
+  // get only the new units and leave the others where they were.
+  if (waiting.size === 0 && !revokedSome) revokeForBalance(plan, ids);
   const delayMs = delayDeadlineMs === null ? 0 : Math.max(0, delayDeadlineMs - nowMs);
   const assignments = new Map<string, ConnectAssignment>();
   for (const id of ids) {
