@@ -36,6 +36,12 @@ const tool: Tool = {
     'unavailable-partitions': {
       help: 'When describing, only show partitions whose leader is not available.',
     },
+    'under-min-isr-partitions': {
+      help: 'When describing, only show partitions whose ISR count is less than the configured minimum.',
+    },
+    'at-min-isr-partitions': {
+      help: 'When describing, only show partitions whose ISR count is equal to the configured minimum.',
+    },
   },
   run,
 };
@@ -140,17 +146,34 @@ async function describe(admin: Admin, args: ParsedArgs): Promise<number> {
     admin,
     topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.topic, partition: p.partition }))),
   );
-  const onlyUnder = args.has('under-replicated-partitions');
-  const onlyUnavailable = args.has('unavailable-partitions');
+  // Kafka's report filters: with none, every partition and the topic lines; with some, only the partitions that
+  // at least one of them selects (TopicCommand's DescribeOptions), and no topic lines.
+  const reports = {
+    underReplicated: args.has('under-replicated-partitions'),
+    unavailable: args.has('unavailable-partitions'),
+    underMinIsr: args.has('under-min-isr-partitions'),
+    atMinIsr: args.has('at-min-isr-partitions'),
+  };
+  const reporting = Object.values(reports).some((r) => r);
+  const live = reports.unavailable
+    ? new Set((await admin.describeCluster()).brokers.map((b) => b.nodeId))
+    : new Set<number>();
   const result = topics.map((t, i) => {
-    const overrides = (configs[i]?.configs ?? []).filter((c) => c.source === 'DYNAMIC_TOPIC_CONFIG');
+    const topicConfigs = configs[i]?.configs ?? [];
+    const overrides = topicConfigs.filter((c) => c.source === 'DYNAMIC_TOPIC_CONFIG');
+    const minIsr = Number(topicConfigs.find((c) => c.name === 'min.insync.replicas')?.value ?? 1);
     const partitions = t.partitions
       .map((p) => ({ ...p, reassignment: moving.get(`${t.topic}-${p.partition}`) }))
-      .filter(
-        (p) =>
-          (!onlyUnder || p.isr.length < replicationFactor(p, p.reassignment)) &&
-          (!onlyUnavailable || p.leader < 0),
-      );
+      .filter((p) => {
+        if (!reporting) return true;
+        const hasLeader = p.leader >= 0;
+        return (
+          (reports.underReplicated && p.isr.length < replicationFactor(p, p.reassignment)) ||
+          (reports.unavailable && (!hasLeader || !live.has(p.leader))) ||
+          (reports.underMinIsr && (!hasLeader || p.isr.length < minIsr)) ||
+          (reports.atMinIsr && p.isr.length === minIsr)
+        );
+      });
     const first = t.partitions[0];
     const factor =
       first === undefined ? 0 : replicationFactor(first, moving.get(`${t.topic}-${first.partition}`));
@@ -183,7 +206,7 @@ async function describe(admin: Admin, args: ParsedArgs): Promise<number> {
     return 0;
   }
   for (const { t, overrides, partitions, factor } of result) {
-    if (!onlyUnder && !onlyUnavailable) {
+    if (!reporting) {
       const cfg = overrides.map((c) => `${c.name}=${c.value}`).join(',');
       out(
         `Topic: ${t.topic}\tTopicId: ${t.topicId}\tPartitionCount: ${t.partitions.length}\tReplicationFactor: ${factor}\tConfigs: ${cfg}`,

@@ -1,16 +1,19 @@
 // ISR changes and controlled shutdown in a real three-broker cluster: a stopped follower (SIGSTOP) leaves the
 // ISR after replica.lag.time.max.ms and acks=all writes continue without it; resumed, it catches up and rejoins.
-// A broker stopped with SIGTERM first moves leadership away, and the topic keeps a leader throughout.
+// A broker stopped with SIGTERM first moves leadership away, and the topic keeps a leader throughout. `brook topics
+// --describe` reports the partition at min ISR (Kafka's --at-min-isr-partitions and related filters) while one is gone.
 
 import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import type { BrokerProcess } from '../helpers/broker-process.js';
+import { type BrokerProcess, run } from '../helpers/broker-process.js';
 import { controllerOf, liveBrokers, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
 import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 
 const TOPIC = 'isr-topic';
+const BROOK = resolve(import.meta.dirname, '../../../bin/brook');
 
 function produce(broker: BrokerProcess, values: string[]): Promise<number[]> {
   return produceValues(broker, TOPIC, values);
@@ -104,6 +107,38 @@ describe('ISR changes and controlled shutdown in a three-broker cluster', () => 
         },
         15_000,
       );
+      // With the broker gone the ISR holds exactly min.insync.replicas (2): Kafka's describe filters report it
+      // at the minimum and under-replicated, not under the minimum; several filters select any partition one
+      // of them selects, and print no topic line.
+      const leader = brokers[full.leaderId]!;
+      await waitFor('the ISR without the paused broker', async () => {
+        const v = await partitionView(leader, TOPIC);
+        return v?.isrNodes.length === 2 ? v : undefined;
+      });
+      const describe = async (...filters: string[]) => {
+        const r = await run(
+          process.execPath,
+          [
+            BROOK,
+            'topics',
+            '--bootstrap-server',
+            leader.bootstrap,
+            '--describe',
+            '--topic',
+            TOPIC,
+            ...filters,
+          ],
+          { timeoutMs: 60_000 },
+        );
+        assert.equal(r.code, 0, r.stderr);
+        return r.stdout.split('\n').filter((l) => l.trim() !== '');
+      };
+      const atMin = await describe('--at-min-isr-partitions');
+      assert.equal(atMin.length, 1, atMin.join('\n'));
+      assert.match(atMin[0]!, /Partition: 0\tLeader: \d\tReplicas: [\d,]+\tIsr: \d,\d(\t|$)/);
+      assert.deepEqual(await describe('--under-min-isr-partitions'), []);
+      assert.equal((await describe('--under-replicated-partitions')).length, 1);
+      assert.equal((await describe('--under-min-isr-partitions', '--under-replicated-partitions')).length, 1);
     } finally {
       process.kill(paused.pid, 'SIGCONT');
     }
