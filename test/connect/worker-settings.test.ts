@@ -3,7 +3,8 @@
 // creates them; a request whose config write meets a fenced leader writer gets Kafka's 500 "can be safely
 // retried", and the retry succeeds once the leader has claimed its writer again; Java key stores (JKS, Kafka's
 // default store type) and Kerberos (GSSAPI, Kafka's default SASL mechanism) stop `brook connect-distributed` at
-// startup with exit code 2 and a message naming the key and what Brook accepts.
+// startup with exit code 2 and a message naming the key and what Brook accepts; without `listeners`, the deprecated
+// rest.host.name and rest.port place the REST server.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ import {
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { rest, startConnectWorker } from '../helpers/connect-worker.js';
 import { sleep } from '../helpers/wait.js';
+import { freePort } from '../helpers/zookeeper.js';
 
 let broker: BrokerProcess;
 let dir: string;
@@ -216,5 +218,24 @@ test('Java key stores and Kerberos stop the worker at startup with the key and w
     } finally {
       await worker.kill();
     }
+  }
+});
+
+test('without listeners, the deprecated rest.host.name and rest.port place the REST server', async () => {
+  const port = await freePort();
+  const worker = await startConnectWorker(dir, {
+    'bootstrap.servers': broker.bootstrap,
+    'offset.storage.file.filename': join(dir, 'rest-port.offsets'),
+    listeners: '',
+    'rest.host.name': '127.0.0.1',
+    'rest.port': port,
+  });
+  try {
+    assert.equal(worker.url, `http://127.0.0.1:${port}`);
+    const root = await rest(worker.url, 'GET', '/');
+    assert.equal(root.status, 200);
+    assert.equal(typeof (root.body as { version?: unknown }).version, 'string');
+  } finally {
+    await worker.stop();
   }
 });
