@@ -2,7 +2,9 @@
 // against a real PostgreSQL and a broker process through `brook connect-standalone`: a table read by its
 // timestamp column alone carries inserts and later updates into a copy kept by upserts; a query (the even rows
 // of a table) read incrementally lands on the topic named by topic.prefix alone, and the sink inserts each record
-// once keyed by its topic, partition and offset (__connect_topic, __connect_partition, __connect_offset).
+// once keyed by its topic, partition and offset (__connect_topic, __connect_partition, __connect_offset); bulk mode
+// reads the whole table on every poll, insert.mode=update changes only rows that exist, and pk.mode=none appends
+// every record to a table without a key.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -147,4 +149,58 @@ test('a query read incrementally lands on the topic.prefix topic; pk.mode=kafka 
     key.rows.map((r) => r.attname),
     ['__connect_offset', '__connect_partition', '__connect_topic'],
   );
+});
+
+test('bulk mode reads the whole table each poll; insert.mode=update changes existing rows only; pk.mode=none appends', async () => {
+  await db.query(`CREATE TABLE prices (id INT PRIMARY KEY, price INT NOT NULL)`);
+  await db.query(`INSERT INTO prices VALUES (1, 10), (2, 20), (3, 30)`);
+  // The update target has rows 1 and 2 (to change) and 99 (to keep); row 3 must not appear: update never inserts.
+  await db.query(`CREATE TABLE prices_target (id INT PRIMARY KEY, price INT NOT NULL)`);
+  await db.query(`INSERT INTO prices_target VALUES (1, 0), (2, 0), (99, 7)`);
+  await created('prices-source', {
+    'connector.class': 'PostgresSource',
+    'connection.url': `${postgres.jdbcUrl}?user=${postgres.user}`,
+    'table.whitelist': 'prices',
+    mode: 'bulk',
+    'topic.prefix': 'pgm-',
+    'poll.interval.ms': '500',
+  });
+  await created('prices-update-sink', {
+    'connector.class': 'PostgresSink',
+    'connection.url': `${postgres.jdbcUrl}?user=${postgres.user}`,
+    topics: 'pgm-prices',
+    'table.name.format': 'prices_target',
+    'insert.mode': 'update',
+    'pk.mode': 'record_value',
+    'pk.fields': 'id',
+  });
+  await created('prices-log-sink', {
+    'connector.class': 'PostgresSink',
+    'connection.url': `${postgres.jdbcUrl}?user=${postgres.user}`,
+    topics: 'pgm-prices',
+    'table.name.format': 'prices_log',
+    'insert.mode': 'insert',
+    'pk.mode': 'none',
+    'auto.create': 'true',
+  });
+  await waitForRows('SELECT id::text, price::text FROM prices_target ORDER BY prices_target.id', [
+    ['1', '10'],
+    ['2', '20'],
+    ['99', '7'],
+  ]);
+  // Bulk reads the table again on every poll, and the key-less sink appends every copy: at least two whole reads.
+  const deadline = Date.now() + 40_000;
+  let logged: (string | null)[][] = [];
+  while (Date.now() < deadline) {
+    logged = await rows('SELECT id::text, price::text FROM prices_log').catch(() => []);
+    if (logged.length >= 6) break;
+    await sleep(250);
+  }
+  assert.ok(logged.length >= 6, `${logged.length} rows in prices_log\n${worker.stderr().slice(-3000)}`);
+  const source = new Set(['1,10', '2,20', '3,30']);
+  for (const r of logged) assert.ok(source.has(r.join(',')), `unexpected row ${r.join(',')}`);
+  const key = await db.query(
+    `SELECT 1 FROM pg_index WHERE indrelid = 'prices_log'::regclass AND indisprimary`,
+  );
+  assert.equal(key.rows.length, 0, 'pk.mode=none creates no primary key');
 });
