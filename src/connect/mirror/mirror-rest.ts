@@ -5,11 +5,11 @@
 // (PUT .../connectors/<name>/fence). Every other path is 404: dedicated mode has no public REST API.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { TaskConfig } from '../api/connector.js';
 import { ConfigException, ConnectException, RestError } from '../errors.js';
 import type { DistributedHerder } from '../runtime/distributed/distributed-herder.js';
 import { SIGNATURE_ALGORITHM_HEADER, SIGNATURE_HEADER } from '../runtime/distributed/request-signature.js';
+import { closeHttp, listenHttp } from '../runtime/rest-server.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const PATH = /^\/([^/]+)\/([^/]+)\/connectors\/([^/]+)\/(tasks|fence)\/?$/;
@@ -34,20 +34,13 @@ export class MirrorRestServer {
       });
     });
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host === '' ? undefined : host, () => resolve());
-    });
-    const a = server.address() as AddressInfo;
-    return { host: a.address, port: a.port };
+    return listenHttp(server, host, port);
   }
 
   async stop(): Promise<void> {
     const server = this.server;
     this.server = null;
-    if (server === null) return;
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
+    if (server !== null) await closeHttp(server);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -23,6 +23,26 @@ import type { TargetState } from './status.js';
 
 /** The largest request body accepted (connector configs are a few KiB; this leaves room for big ones). */
 export const REST_BODY_BYTES_MAX = 1024 * 1024;
+
+/** Binds an HTTP(S) server (every interface for an empty host) and resolves with the address it got. */
+export async function listenHttp(
+  server: Server,
+  host: string,
+  port: number,
+): Promise<{ host: string; port: number }> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host === '' ? undefined : host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return { host: address.address, port: address.port };
+}
+
+/** Closes a server together with the connections it holds open (keep-alive ones would hold close() back). */
+export async function closeHttp(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+}
 /** How long a request forwarded to another worker may take (Kafka's REST request timeout is 90 s). */
 const FORWARD_TIMEOUT_MS = 90_000;
 
@@ -102,20 +122,13 @@ export class RestServer {
     };
     const server = this.tls === null ? createServer(listener) : createHttpsServer(this.tls.server, listener);
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host === '' ? undefined : host, () => resolve());
-    });
-    const address = server.address() as AddressInfo;
-    return { host: address.address, port: address.port };
+    return listenHttp(server, host, port);
   }
 
   async stop(): Promise<void> {
     const server = this.server;
     this.server = null;
-    if (server === null) return;
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
+    if (server !== null) await closeHttp(server);
   }
 
   private route(method: string, path: string, handler: Handler): void {
