@@ -5,9 +5,7 @@
 // rebalance, which this test catches.
 
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { after, before, test } from 'node:test';
-import { Admin } from '../../src/client/admin.js';
+import { test } from 'node:test';
 import { Producer } from '../../src/client/producer.js';
 import {
   Consumed,
@@ -18,33 +16,16 @@ import {
   Serdes,
   StreamsBuilder,
 } from '../../src/streams/index.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
-import { stateDir, TopicFollower } from './streams-helpers.js';
+import { TopicFollower, useStreamsBroker } from './streams-helpers.js';
 
 const S = Serdes.String();
 const INPUT = 'cr-input';
 const OUTPUT = 'cr-output';
 const PARTITIONS = 6;
 
-let broker: BrokerProcess;
-let admin: Admin;
-const dirs = [stateDir(), stateDir(), stateDir()];
-
-before(async () => {
-  broker = await startBroker({ overrides: { 'group.initial.rebalance.delay.ms': 0 } });
-  admin = new Admin({ bootstrapServers: broker.bootstrap });
-  for (const topic of [INPUT, OUTPUT]) {
-    const [r] = await admin.createTopics([{ topic, numPartitions: PARTITIONS, replicationFactor: 1 }]);
-    assert.equal(r!.error, null);
-  }
-});
-
-after(async () => {
-  await admin?.close();
-  await broker?.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const broker = useStreamsBroker({ [INPUT]: PARTITIONS, [OUTPUT]: PARTITIONS }, 3);
+const dirs = broker.dirs;
 
 interface LifecycleEvent {
   instance: string;

@@ -4,9 +4,7 @@
 // configuration is checked as Kafka checks it.
 
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { after, before, test } from 'node:test';
-import { Admin } from '../../src/client/admin.js';
+import { test } from 'node:test';
 import {
   Consumed,
   KafkaStreams,
@@ -15,29 +13,14 @@ import {
   StreamsBuilder,
   StreamsConfigError,
 } from '../../src/streams/index.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { waitUntil } from '../helpers/wait.js';
-import { stateDir } from './streams-helpers.js';
+import { useStreamsBroker } from './streams-helpers.js';
 
 const S = Serdes.String();
 const INPUT = 'ra-input';
 
-let broker: BrokerProcess;
-let admin: Admin;
-const dirs = [stateDir(), stateDir(), stateDir()];
-
-before(async () => {
-  broker = await startBroker({ overrides: { 'group.initial.rebalance.delay.ms': 0 } });
-  admin = new Admin({ bootstrapServers: broker.bootstrap });
-  const [r] = await admin.createTopics([{ topic: INPUT, numPartitions: 3, replicationFactor: 1 }]);
-  assert.equal(r!.error, null);
-});
-
-after(async () => {
-  await admin?.close();
-  await broker?.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const broker = useStreamsBroker({ [INPUT]: 3 }, 3);
+const dirs = broker.dirs;
 
 function topology() {
   const builder = new StreamsBuilder();

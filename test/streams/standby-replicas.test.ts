@@ -4,9 +4,7 @@
 // the other takes its task over and restores only what its standby lacked, then counts on to the reference.
 
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { after, before, test } from 'node:test';
-import { Admin } from '../../src/client/admin.js';
+import { test } from 'node:test';
 import { Consumer } from '../../src/client/consumer.js';
 import { keyPartition } from '../../src/client/partitioners.js';
 import { Producer } from '../../src/client/producer.js';
@@ -19,30 +17,15 @@ import {
   StoreQueryParameters,
   StreamsBuilder,
 } from '../../src/streams/index.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { waitUntil } from '../helpers/wait.js';
-import { stateDir } from './streams-helpers.js';
+import { useStreamsBroker } from './streams-helpers.js';
 
 const S = Serdes.String();
 const INPUT = 'sb-input';
 const CHANGELOG = 'sb-app-sb-counts-changelog';
 
-let broker: BrokerProcess;
-let admin: Admin;
-const dirs = [stateDir(), stateDir()];
-
-before(async () => {
-  broker = await startBroker({ overrides: { 'group.initial.rebalance.delay.ms': 0 } });
-  admin = new Admin({ bootstrapServers: broker.bootstrap });
-  const [r] = await admin.createTopics([{ topic: INPUT, numPartitions: 2, replicationFactor: 1 }]);
-  assert.equal(r!.error, null);
-});
-
-after(async () => {
-  await admin?.close();
-  await broker?.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const broker = useStreamsBroker({ [INPUT]: 2 }, 2);
+const dirs = broker.dirs;
 
 function instance(port: number, dir: string): KafkaStreams {
   const builder = new StreamsBuilder();

@@ -1,10 +1,14 @@
 // Helpers of the streams tests that run through a broker: seeded input, a reader that follows a topic's
-// latest value per key, and a temporary state directory.
+// latest value per key, temporary state directories, and one broker with its topics for a file of tests.
 
-import { mkdtempSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 
 /** A small deterministic generator (mulberry32), so a failure can be replayed. */
 export function seeded(seed: number): () => number {
@@ -20,6 +24,46 @@ export function seeded(seed: number): () => number {
 
 export function stateDir(): string {
   return mkdtempSync(join(tmpdir(), 'brook-streams-state-'));
+}
+
+export interface StreamsBroker {
+  /** The broker's bootstrap address (after the before hook). */
+  readonly bootstrap: string;
+  /** State directories, one per instance the file starts. */
+  readonly dirs: string[];
+}
+
+/**
+ * One broker for a file of streams tests, without the initial rebalance delay (groups form at once), with the
+ * topics and partition counts given, and `stateDirs` state directories; made before the file's tests and removed
+ * after them, whatever happened.
+ */
+export function useStreamsBroker(topics: Record<string, number>, stateDirs: number): StreamsBroker {
+  let broker: BrokerProcess | undefined;
+  const dirs = Array.from({ length: stateDirs }, () => stateDir());
+  before(async () => {
+    broker = await startBroker({ overrides: { 'group.initial.rebalance.delay.ms': 0 } });
+    const admin = new Admin({ bootstrapServers: broker.bootstrap });
+    try {
+      for (const [topic, numPartitions] of Object.entries(topics)) {
+        const [r] = await admin.createTopics([{ topic, numPartitions, replicationFactor: 1 }]);
+        assert.equal(r!.error, null);
+      }
+    } finally {
+      await admin.close();
+    }
+  });
+  after(async () => {
+    await broker?.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+  return {
+    get bootstrap() {
+      assert.ok(broker, 'the broker is started by the before hook');
+      return broker.bootstrap;
+    },
+    dirs,
+  };
 }
 
 /** Reads a topic from the beginning on all partitions (no group), keeping every record and the last per key. */

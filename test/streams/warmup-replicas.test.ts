@@ -6,9 +6,7 @@
 // exact.
 
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { after, before, test } from 'node:test';
-import { Admin } from '../../src/client/admin.js';
+import { test } from 'node:test';
 import { Producer } from '../../src/client/producer.js';
 import {
   Consumed,
@@ -18,9 +16,8 @@ import {
   Serdes,
   StreamsBuilder,
 } from '../../src/streams/index.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { waitUntil } from '../helpers/wait.js';
-import { stateDir, TopicFollower } from './streams-helpers.js';
+import { TopicFollower, useStreamsBroker } from './streams-helpers.js';
 
 const S = Serdes.String();
 const INPUT = 'wu-input';
@@ -28,24 +25,8 @@ const OUTPUT = 'wu-output';
 const PARTITIONS = 4;
 const ACCEPTABLE_LAG = 50;
 
-let broker: BrokerProcess;
-let admin: Admin;
-const dirs = [stateDir(), stateDir()];
-
-before(async () => {
-  broker = await startBroker({ overrides: { 'group.initial.rebalance.delay.ms': 0 } });
-  admin = new Admin({ bootstrapServers: broker.bootstrap });
-  for (const topic of [INPUT, OUTPUT]) {
-    const [r] = await admin.createTopics([{ topic, numPartitions: PARTITIONS, replicationFactor: 1 }]);
-    assert.equal(r!.error, null);
-  }
-});
-
-after(async () => {
-  await admin?.close();
-  await broker?.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const broker = useStreamsBroker({ [INPUT]: PARTITIONS, [OUTPUT]: PARTITIONS }, 2);
+const dirs = broker.dirs;
 
 function instance(dir: string): KafkaStreams {
   const builder = new StreamsBuilder();
