@@ -17,7 +17,7 @@ import {
   StreamsBuilder,
 } from '../../src/streams/index.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
-import { TopicFollower, useStreamsBroker } from './streams-helpers.js';
+import { activeTasks, TopicFollower, useStreamsBroker } from './streams-helpers.js';
 
 const S = Serdes.String();
 const INPUT = 'cr-input';
@@ -69,12 +69,6 @@ function instance(name: string, dir: string): KafkaStreams {
     'heartbeat.interval.ms': 500,
   });
 }
-
-const activeTasks = (s: KafkaStreams): string[] =>
-  s
-    .metadataForLocalThreads()
-    .flatMap((t) => t.activeTasks)
-    .sort();
 
 test('a joining instance takes tasks over without closing the tasks the others keep', async () => {
   const names = ['a', 'b', 'c'];

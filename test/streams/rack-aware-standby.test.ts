@@ -14,7 +14,7 @@ import {
   StreamsConfigError,
 } from '../../src/streams/index.js';
 import { waitUntil } from '../helpers/wait.js';
-import { useStreamsBroker } from './streams-helpers.js';
+import { activeTasks, useStreamsBroker } from './streams-helpers.js';
 
 const S = Serdes.String();
 const INPUT = 'ra-input';
@@ -41,12 +41,6 @@ function instance(dir: string, zone: string): KafkaStreams {
     'heartbeat.interval.ms': 500,
   });
 }
-
-const activeTasks = (s: KafkaStreams): string[] =>
-  s
-    .metadataForLocalThreads()
-    .flatMap((t) => t.activeTasks)
-    .sort();
 
 test('standbys go to another zone than their active task', async () => {
   const zones = ['z1', 'z1', 'z2'];

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
+import type { KafkaStreams } from '../../src/streams/index.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 
 /** A small deterministic generator (mulberry32), so a failure can be replayed. */
@@ -24,6 +25,14 @@ export function seeded(seed: number): () => number {
 
 export function stateDir(): string {
   return mkdtempSync(join(tmpdir(), 'brook-streams-state-'));
+}
+
+/** The ids of the active tasks an instance's threads run, sorted. */
+export function activeTasks(streams: KafkaStreams): string[] {
+  return streams
+    .metadataForLocalThreads()
+    .flatMap((t) => t.activeTasks)
+    .sort();
 }
 
 export interface StreamsBroker {

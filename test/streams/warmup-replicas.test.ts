@@ -17,7 +17,7 @@ import {
   StreamsBuilder,
 } from '../../src/streams/index.js';
 import { waitUntil } from '../helpers/wait.js';
-import { TopicFollower, useStreamsBroker } from './streams-helpers.js';
+import { activeTasks, TopicFollower, useStreamsBroker } from './streams-helpers.js';
 
 const S = Serdes.String();
 const INPUT = 'wu-input';
@@ -49,12 +49,6 @@ function instance(dir: string): KafkaStreams {
     'heartbeat.interval.ms': 500,
   });
 }
-
-const activeTasks = (s: KafkaStreams): string[] =>
-  s
-    .metadataForLocalThreads()
-    .flatMap((t) => t.activeTasks)
-    .sort();
 
 test('a new instance warms up before it takes active tasks, through a probing rebalance', async () => {
   const a = instance(dirs[0]!);
