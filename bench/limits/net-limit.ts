@@ -6,11 +6,19 @@
 // L_sink is the same with the sink appending every chunk it receives to a file in the page cache (net-sink.ts
 // given a directory): one direction of a broker's data path with no protocol at all, the limit a broker's
 // produce throughput is read against (a broker receives each byte and appends it; L_relay adds the tail read).
+//
+// L_tls is L_net through TLS (Node's default: TLS 1.3 with the cipher it negotiates, AES-256-GCM on this
+// hardware): the most that any SSL listener can move here in one direction, the ceiling of the TLS benchmark's
+// ratios (bench/security/tls-throughput.ts).
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { connect as connectTls, type TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { assert } from '../../src/common/assert.js';
+import { writeDevCertificates } from '../../src/security/dev-certs.js';
 import { monitorEventLoop } from '../harness/event-loop-delay.js';
 import { type ProcessWatch, watchProcess } from '../harness/process-usage.js';
 import { megabytesPerSecond } from '../harness/ratio.js';
@@ -21,18 +29,43 @@ import { writeBytes } from './write-buffers.js';
 
 const sinkModule = fileURLToPath(new URL('./net-sink.js', import.meta.url));
 
-/** One repetition of L_net, or of L_sink when `appendToFile` (the sink writes into the repetition's directory). */
-export async function measureSinkOnce(context: LimitContext, appendToFile: boolean): Promise<LimitSample> {
+/** What the sink does besides counting: append to a file (L_sink), or listen with TLS (L_tls). */
+export interface SinkMode {
+  appendToFile: boolean;
+  tls: boolean;
+}
+
+/** One repetition of L_net, L_sink or L_tls (the sink's files go into the repetition's directory). */
+export async function measureSinkOnce(context: LimitContext, mode: SinkMode): Promise<LimitSample> {
+  const { appendToFile } = mode;
   const sinkArgs = appendToFile ? [context.workDir] : [];
-  const sink = fork(sinkModule, sinkArgs, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // Certificates are made before the clock starts: openssl takes a second or so.
+  const certs = mode.tls ? writeDevCertificates({ dir: join(context.workDir, 'certs') }) : undefined;
+  const env =
+    certs === undefined
+      ? process.env
+      : {
+          ...process.env,
+          BROOK_BENCH_SINK_TLS_CERT: certs.brokerCert,
+          BROOK_BENCH_SINK_TLS_KEY: certs.brokerKey,
+        };
+  const sink = fork(sinkModule, sinkArgs, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env });
   let sinkUsage: ProcessWatch | undefined;
   let socket: Socket | undefined;
+  let cipher: string | undefined;
   try {
     const { port } = await nextMessage<SinkMessage, 'listening'>(sink, 'listening', 'net sink');
     assert(sink.pid !== undefined, 'forked sink has no pid');
     sinkUsage = watchProcess(sink.pid);
-    socket = connect({ host: '127.0.0.1', port, noDelay: true });
-    await once(socket, 'connect');
+    if (certs === undefined) {
+      socket = connect({ host: '127.0.0.1', port, noDelay: true });
+      await once(socket, 'connect');
+    } else {
+      socket = connectTls({ host: '127.0.0.1', port, ca: readFileSync(certs.caCert) });
+      socket.setNoDelay(true);
+      await once(socket, 'secureConnect');
+      cipher = (socket as TLSSocket).getCipher().name;
+    }
     const received = nextMessage<SinkMessage, 'received'>(sink, 'received', 'net sink');
     // Awaited below; if sending fails first, its rejection must not surface as unhandled.
     received.catch(() => {});
@@ -60,6 +93,7 @@ export async function measureSinkOnce(context: LimitContext, appendToFile: boole
         sinkCpuSeconds: usage.cpuSeconds,
         sinkPeakRssBytes: usage.peakRssBytes,
         ...(appendToFile ? { bytesWritten } : {}),
+        ...(cipher !== undefined ? { cipher } : {}),
       },
     };
   } finally {
@@ -73,7 +107,7 @@ export const netLimit: LimitDefinition = {
   name: 'L_net',
   unit: 'MB/s',
   description: 'TCP over loopback, 256 KiB writes, two processes',
-  measureOnce: (context) => measureSinkOnce(context, false),
+  measureOnce: (context) => measureSinkOnce(context, { appendToFile: false, tls: false }),
   note(details) {
     return `sink ${megabytesPerCpuSecondRange(details, 'sinkCpuSeconds')} MB per CPU-second`;
   },
@@ -84,8 +118,18 @@ export const sinkLimit: LimitDefinition = {
   unit: 'MB/s',
   description:
     'TCP over loopback, 256 KiB writes, the receiver appending each chunk to a file in the page cache',
-  measureOnce: (context) => measureSinkOnce(context, true),
+  measureOnce: (context) => measureSinkOnce(context, { appendToFile: true, tls: false }),
   note(details) {
     return `sink ${megabytesPerCpuSecondRange(details, 'sinkCpuSeconds')} MB per CPU-second`;
+  },
+};
+
+export const tlsLimit: LimitDefinition = {
+  name: 'L_tls',
+  unit: 'MB/s',
+  description: "TLS 1.3 over loopback, 256 KiB writes, two processes (Node's default cipher)",
+  measureOnce: (context) => measureSinkOnce(context, { appendToFile: false, tls: true }),
+  note(details) {
+    return `sender ${megabytesPerCpuSecondRange(details, 'senderCpuSeconds')}, sink ${megabytesPerCpuSecondRange(details, 'sinkCpuSeconds')} MB per CPU-second`;
   },
 };

@@ -6,9 +6,13 @@
 // Given a directory (L_sink), it also appends every chunk it receives to one file there, at the next position,
 // with a synchronous positional write into the page cache (as the broker's inline appends and L_relay's relay
 // do): the least any broker does with a produced byte, without a protocol.
-import { closeSync, openSync, writeSync } from 'node:fs';
-import { createServer } from 'node:net';
+//
+// With BROOK_BENCH_SINK_TLS_CERT and BROOK_BENCH_SINK_TLS_KEY in its environment (PEM files), it listens with
+// TLS instead (L_tls): the least a TLS listener costs, whatever the protocol above it.
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { createServer as createTlsServer } from 'node:tls';
 
 export type SinkMessage =
   | { type: 'listening'; port: number }
@@ -22,7 +26,7 @@ const directory = process.argv[2];
 const fd = directory === undefined ? -1 : openSync(join(directory, 'sink.log'), 'w');
 let position = 0;
 
-const server = createServer((socket) => {
+function onConnection(socket: Socket): void {
   let bytes = 0;
   socket.on('data', (chunk: Buffer) => {
     bytes += chunk.length;
@@ -36,7 +40,14 @@ const server = createServer((socket) => {
     socket.end();
   });
   socket.on('error', () => socket.destroy());
-});
+}
+
+const tlsCert = process.env.BROOK_BENCH_SINK_TLS_CERT;
+const tlsKey = process.env.BROOK_BENCH_SINK_TLS_KEY;
+const server =
+  tlsCert !== undefined && tlsKey !== undefined
+    ? createTlsServer({ cert: readFileSync(tlsCert), key: readFileSync(tlsKey) }, onConnection)
+    : createServer(onConnection);
 
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();

@@ -7,7 +7,7 @@
 // The runner (measure-limits.ts) repeats it, summarises it, records it and prints it; nothing else changes.
 import { diskAsyncLimit } from './disk-async-limit.js';
 import { diskSyncLimit } from './disk-sync-limit.js';
-import { netLimit, sinkLimit } from './net-limit.js';
+import { netLimit, sinkLimit, tlsLimit } from './net-limit.js';
 import { nullLimit } from './null-broker.js';
 import { relayLimit } from './relay-limit.js';
 
@@ -30,7 +30,7 @@ export interface LimitSample {
 }
 
 export interface LimitDefinition {
-  /** As in the benchmark protocol: L_disk_sync, L_disk_async, L_net, L_null; and L_sink, L_relay. */
+  /** As in the benchmark protocol: L_disk_sync, L_disk_async, L_net, L_null; and L_sink, L_relay, L_tls. */
   name: string;
   /** Unit of `value`; MB/s are decimal (10^6 bytes per second). */
   unit: string;
@@ -45,6 +45,7 @@ export interface LimitDefinition {
 export const limitDefinitions: readonly LimitDefinition[] = [
   netLimit,
   sinkLimit,
+  tlsLimit,
   relayLimit,
   nullLimit,
   diskSyncLimit,

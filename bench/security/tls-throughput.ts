@@ -9,8 +9,13 @@
 // Beside records per second, each window's CPU: the broker's (from /proc, every thread) and this process's (the
 // client's, process.cpuUsage), as records per CPU-second, the steadier figure on a loaded machine.
 //
-// Options: --quick (2 s windows, 3 repetitions), --seconds N (window, default 5), --repetitions N (default 3),
-// --produce-only (no fetch windows, no authentications), --listeners SSL (those besides PLAINTEXT), --cpu-prof-dir DIR (the broker writes a CPU profile
+// Limits measured in the same run (bench/limits): L_net and L_tls, loopback TCP and loopback TLS with no
+// protocol. L_tls / L_net is the most any TLS listener can keep of a plain one's throughput on this machine
+// when the plain one runs near L_net; each listener's payload rate is also printed as a fraction of its limit
+// (R_net for PLAINTEXT, R_tls for the TLS ones).
+//
+// Options: --quick (2 s windows, 3 repetitions; 1 s limits), --seconds N (window, default 5), --repetitions N (default 3),
+// --produce-only (no fetch windows, no authentications), --no-limits, --listeners SSL (those besides PLAINTEXT), --cpu-prof-dir DIR (the broker writes a CPU profile
 // there when it stops), --env K=V (in the broker's environment, repeatable).
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,6 +32,7 @@ import { assert } from '../../src/common/assert.js';
 import { writeDevCertificates } from '../../src/security/dev-certs.js';
 import { startBroker } from '../broker/broker-process.js';
 import { readProcessCpu } from '../harness/process-usage.js';
+import { type LimitSet, limitDurationMs, measureLimits } from '../limits/measure-limits.js';
 
 const TOPIC = 'bench-tls';
 const PARTITIONS = 4;
@@ -39,6 +45,9 @@ interface Options {
   seconds: number;
   repetitions: number;
   produceOnly: boolean;
+  limits: boolean;
+  /** Limits run for 1 s per repetition instead of 6 s. */
+  quickLimits: boolean;
   cpuProfileDir: string | undefined;
   env: Record<string, string>;
   /** The listeners measured (PLAINTEXT always, as the base of the ratios). */
@@ -57,13 +66,18 @@ function parse(args: string[]): Options {
     seconds: 5,
     repetitions: 3,
     produceOnly: false,
+    limits: true,
+    quickLimits: false,
     cpuProfileDir: undefined,
     env: {},
     listeners: ['PLAINTEXT', 'SSL', 'SASL_SSL'],
   };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
-    if (arg === '--quick') options.seconds = 2;
+    if (arg === '--quick') {
+      options.seconds = 2;
+      options.quickLimits = true;
+    } else if (arg === '--no-limits') options.limits = false;
     else if (arg === '--seconds') options.seconds = Number(args[++i]);
     else if (arg === '--repetitions') options.repetitions = Number(args[++i]);
     else if (arg === '--produce-only') options.produceOnly = true;
@@ -74,7 +88,7 @@ function parse(args: string[]): Options {
       options.env[key!] = value.join('=');
     } else if (arg === '--help') {
       console.log(
-        'usage: npm run bench -- security-tls [--quick] [--seconds N] [--repetitions N] [--produce-only] [--listeners SSL,SASL_SSL] [--cpu-prof-dir DIR] [--env K=V]',
+        'usage: npm run bench -- security-tls [--quick] [--seconds N] [--repetitions N] [--produce-only] [--no-limits] [--listeners SSL,SASL_SSL] [--cpu-prof-dir DIR] [--env K=V]',
       );
       process.exit(0);
     } else throw new Error(`unknown option ${arg}`);
@@ -243,10 +257,52 @@ function report(
   }
 }
 
+/**
+ * Each listener's median payload rate (1 KiB values, record framing left out) as a fraction of the limit of its
+ * transport: L_net for PLAINTEXT, L_tls for the others. Only the limits' medians are used: a limit is a
+ * ceiling, the windows' medians the figure read against it.
+ */
+function reportLimits(
+  limits: LimitSet,
+  listeners: readonly { name: string }[],
+  produced: Map<string, Window[]>,
+  fetched: Map<string, Window[]>,
+): void {
+  const net = limits.get('L_net');
+  const tls = limits.get('L_tls');
+  if (net === undefined || tls === undefined) return;
+  const range = (x: { min: number; max: number }) => `${x.min.toFixed(0)}-${x.max.toFixed(0)}`;
+  console.log(
+    `limits: L_net ${net.summary.median.toFixed(0)} MB/s (${range(net.summary)}), L_tls ${tls.summary.median.toFixed(0)} MB/s (${range(tls.summary)}), L_tls / L_net ${(tls.summary.median / net.summary.median).toFixed(2)}`,
+  );
+  console.log(
+    `${'payload MB/s over the limit'.padEnd(28)} ${'produce'.padStart(16)} ${'fetch'.padStart(16)}`,
+  );
+  for (const l of listeners) {
+    const limit = l.name === 'PLAINTEXT' ? net : tls;
+    const cells = [produced, fetched].map((windows) => {
+      const w = windows.get(l.name)!;
+      if (w.length === 0) return '-'.padStart(16);
+      const megabytes = (median(w.map((x) => x.perSecond)) * RECORD_BYTES) / 1e6;
+      return `${(megabytes / limit.summary.median).toFixed(2)} of ${limit.name}`.padStart(16);
+    });
+    console.log(`${l.name.padEnd(28)} ${cells.join(' ')}`);
+  }
+}
+
 export async function run(args: string[]): Promise<void> {
   const options = parse(args);
   const dir = mkdtempSync(join(tmpdir(), 'brook-bench-tls-'));
   try {
+    // Limits first, on an idle machine as far as this run goes (no broker started yet).
+    const limits: LimitSet = options.limits
+      ? await measureLimits({
+          names: ['L_net', 'L_tls'],
+          durationMs: options.quickLimits ? limitDurationMs.quick : limitDurationMs.full,
+          parentDir: dir,
+          log: (message) => console.log(message),
+        })
+      : new Map();
     const certs = writeDevCertificates({ dir: join(dir, 'certs') });
     const [plain, ssl, saslPlain, saslSsl] = [
       await freePort(),
@@ -300,6 +356,7 @@ export async function run(args: string[]): Promise<void> {
         loads.push(loadavg()[0]!);
       }
       report(listeners, produced, fetched, options);
+      reportLimits(limits, listeners, produced, fetched);
       console.log(
         `1-minute load average after each repetition: ${loads.map((l) => l.toFixed(1)).join(', ')}`,
       );

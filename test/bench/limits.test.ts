@@ -12,16 +12,19 @@ import { longestMountPrefix } from '../../bench/limits/mount-info.js';
 import { type LimitDefinition, limitDefinitions } from '../../bench/limits/registry.js';
 
 describe('limits', () => {
-  it('measures positive L_net, L_sink, L_relay, L_disk_sync and L_disk_async three times each and removes its files', async () => {
+  it('measures positive L_net, L_sink, L_tls, L_relay, L_disk_sync and L_disk_async three times each and removes its files', async () => {
     const parentDir = mkdtempSync(join(tmpdir(), 'brook-limits-test-'));
     try {
       const limits = await measureLimits({
         durationMs: 250,
         parentDir,
         diskBytesMax: 32 * 1024 * 1024,
-        names: ['L_net', 'L_sink', 'L_relay', 'L_disk_sync', 'L_disk_async'],
+        names: ['L_net', 'L_sink', 'L_tls', 'L_relay', 'L_disk_sync', 'L_disk_async'],
       });
-      assert.deepEqual([...limits.keys()], ['L_net', 'L_sink', 'L_relay', 'L_disk_sync', 'L_disk_async']);
+      assert.deepEqual(
+        [...limits.keys()],
+        ['L_net', 'L_sink', 'L_tls', 'L_relay', 'L_disk_sync', 'L_disk_async'],
+      );
       for (const limit of limits.values()) {
         assert.equal(limit.unit, 'MB/s');
         assert.equal(limit.summary.values.length, 3);
@@ -39,6 +42,9 @@ describe('limits', () => {
         assert.equal(sink.bytesWritten, sink.bytes);
       }
       assert.equal(limits.get('L_net')!.details[0]!.bytesWritten, undefined, 'L_net writes no file');
+      // L_tls went through a TLS session (the sink refuses plain TCP when given a certificate).
+      for (const tls of limits.get('L_tls')!.details) assert.match(tls.cipher as string, /^TLS_/);
+      assert.equal(limits.get('L_net')!.details[0]!.cipher, undefined, 'L_net is plain TCP');
       const sync = limits.get('L_disk_sync')!.details[0]!;
       assert.ok((sync.syncs as number) >= 1, 'L_disk_sync called fdatasync');
       const async = limits.get('L_disk_async')!.details[0]!;
@@ -77,7 +83,7 @@ describe('limits', () => {
   it('has one registry entry per protocol limit measured so far, each with a unit', () => {
     assert.deepEqual(
       limitDefinitions.map((d) => d.name),
-      ['L_net', 'L_sink', 'L_relay', 'L_null', 'L_disk_sync', 'L_disk_async'],
+      ['L_net', 'L_sink', 'L_tls', 'L_relay', 'L_null', 'L_disk_sync', 'L_disk_async'],
     );
   });
 
