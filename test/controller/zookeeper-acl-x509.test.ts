@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ConnectionOptions } from 'node:tls';
-import type { CoordinationStore, StoreResult } from '../../src/controller/store/store.js';
+import type { CoordinationStore } from '../../src/controller/store/store.js';
 import type { ZooKeeperAcl } from '../../src/controller/store/zookeeper-acls.js';
 import { connectZooKeeper, readZooKeeperAcl } from '../../src/controller/store/zookeeper-store.js';
 import {
@@ -23,14 +23,13 @@ import {
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { createTopicOn } from '../helpers/test-cluster.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
+import { assertKafkaNodeAcls, codeOf, WORLD_READ } from './zookeeper-acl-checks.js';
 
 const CHROOT = '/kafka-x509';
 // The broker's certificate subject, and the id ZooKeeper gives it: X500Principal.getName(), RFC 2253 order.
 const BROKER_SUBJECT = '/C=US/O=Brook dev/OU=Brokers/CN=zk-broker';
 const BROKER_ID = 'CN=zk-broker,OU=Brokers,O=Brook dev,C=US';
 const OWNER_ALL: ZooKeeperAcl = { perms: 31, scheme: 'x509', id: BROKER_ID };
-const WORLD_READ: ZooKeeperAcl = { perms: 1, scheme: 'world', id: 'anyone' };
-const WORLD_ALL: ZooKeeperAcl = { perms: 31, scheme: 'world', id: 'anyone' };
 
 /** A second client certificate signed by the same CA: another x509 identity ZooKeeper trusts. */
 function otherClient(certs: DevCertFiles, dir: string): { key: Buffer; cert: Buffer } {
@@ -96,10 +95,6 @@ describe('zookeeper.set.acl with a TLS client certificate identity', () => {
     return opened.value;
   }
 
-  function codeOf(result: StoreResult<unknown>): string {
-    return result.ok ? 'ok' : result.code;
-  }
-
   before(async () => {
     certs = writeDevCertificates({ dir, clientSubject: BROKER_SUBJECT });
     zk = await startTestZooKeeper({
@@ -138,25 +133,7 @@ describe('zookeeper.set.acl with a TLS client certificate identity', () => {
 
   it("gives the nodes it creates Kafka's ACLs for the certificate's x509 identity", async () => {
     const owner = await session('broker');
-    const aclOf = async (path: string) => {
-      const read = await readZooKeeperAcl(owner, path);
-      assert.ok(read.ok, `getACL ${path}: ${codeOf(read)}`);
-      return read.value;
-    };
-    for (const path of [
-      '/brokers/ids/0',
-      '/brokers/topics/secured',
-      '/brokers/topics/secured/partitions/0/state',
-      '/controller',
-      '/controller_epoch',
-      '/config/topics/secured',
-    ]) {
-      assert.deepEqual(await aclOf(path), [OWNER_ALL, WORLD_READ], path);
-    }
-    for (const path of ['/config/users', '/config/brokers']) {
-      assert.deepEqual(await aclOf(path), [OWNER_ALL], path);
-    }
-    assert.deepEqual(await aclOf('/consumers'), [WORLD_ALL]);
+    await assertKafkaNodeAcls(owner, OWNER_ALL);
     // The same certificate reads the creator-only nodes and writes under the broker's (it is the same identity).
     assert.equal(codeOf(await owner.get('/config/users')), 'ok');
     assert.equal(codeOf(await owner.create('/admin/x509-check', Buffer.alloc(0))), 'ok');

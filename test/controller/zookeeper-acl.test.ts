@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Producer } from '../../src/client/producer.js';
-import type { CoordinationStore, StoreResult } from '../../src/controller/store/store.js';
+import type { CoordinationStore } from '../../src/controller/store/store.js';
 import { kafkaNodeAcls, type ZooKeeperAcl } from '../../src/controller/store/zookeeper-acls.js';
 import { connectZooKeeper, readZooKeeperAcl } from '../../src/controller/store/zookeeper-store.js';
 import { digestExchanges } from '../../src/security/zookeeper-sasl.js';
@@ -19,13 +19,12 @@ import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.
 import { createTopicOn } from '../helpers/test-cluster.js';
 import { readPartition, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
+import { assertKafkaNodeAcls, codeOf, WORLD_ALL, WORLD_READ } from './zookeeper-acl-checks.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 const CHROOT = '/kafka-acl';
 
 const OWNER_ALL: ZooKeeperAcl = { perms: 31, scheme: 'sasl', id: 'brook' };
-const WORLD_READ: ZooKeeperAcl = { perms: 1, scheme: 'world', id: 'anyone' };
-const WORLD_ALL: ZooKeeperAcl = { perms: 31, scheme: 'world', id: 'anyone' };
 
 describe("Kafka's secure ACL rules by path", () => {
   it('open to everyone without zookeeper.set.acl', () => {
@@ -86,10 +85,6 @@ describe('a broker with zookeeper.set.acl=true', () => {
     return opened.value;
   }
 
-  function codeOf(result: StoreResult<unknown>): string {
-    return result.ok ? 'ok' : result.code;
-  }
-
   before(async () => {
     zk = await startTestZooKeeper({
       saslUsers: { brook: 'zk-secret', other: 'other-secret' },
@@ -115,27 +110,7 @@ describe('a broker with zookeeper.set.acl=true', () => {
 
   it("gives the nodes it creates Kafka's ACLs, read back with getACL", async () => {
     const owner = await session({ username: 'brook', password: 'zk-secret' });
-    const aclOf = async (path: string) => {
-      const read = await readZooKeeperAcl(owner, path);
-      assert.ok(read.ok, `getACL ${path}: ${codeOf(read)}`);
-      return read.value;
-    };
-    for (const path of [
-      '/brokers/ids/0',
-      '/brokers/topics/secured',
-      '/brokers/topics/secured/partitions/0/state',
-      '/controller',
-      '/controller_epoch',
-      '/config/topics/secured',
-      '/admin/delete_topics',
-      '/latest_producer_id_block',
-    ]) {
-      assert.deepEqual(await aclOf(path), [OWNER_ALL, WORLD_READ], path);
-    }
-    for (const path of ['/config/users', '/config/brokers']) {
-      assert.deepEqual(await aclOf(path), [OWNER_ALL], path);
-    }
-    assert.deepEqual(await aclOf('/consumers'), [WORLD_ALL]);
+    await assertKafkaNodeAcls(owner, OWNER_ALL, ['/admin/delete_topics', '/latest_producer_id_block']);
   });
 
   it('the chroot the broker created carries them too', async () => {
