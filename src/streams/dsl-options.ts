@@ -334,3 +334,20 @@ export class Repartitioned<K, V> {
     return new Repartitioned(this.name, this.keySerde, this.valueSerde, partitions);
   }
 }
+
+/**
+ * The name of a foreign-key table-table join (Kafka's TableJoined): the base of its processors', store's and
+ * internal topics' names. Kafka's custom partitioners of the two internal topics are not supported: both use
+ * the default partitioner over the serialized key, as the input tables' topics are assumed to.
+ */
+export class TableJoined<K = unknown, KO = unknown> {
+  private constructor(readonly name: string | null) {}
+
+  static as<K = unknown, KO = unknown>(name: string): TableJoined<K, KO> {
+    return new TableJoined<K, KO>(name);
+  }
+
+  withName(name: string): TableJoined<K, KO> {
+    return new TableJoined<K, KO>(name);
+  }
+}

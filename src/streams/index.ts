@@ -20,6 +20,7 @@ export {
   Produced,
   Repartitioned,
   StreamJoined,
+  TableJoined,
 } from './dsl-options.js';
 export { StreamsError } from './errors.js';
 export { GlobalKTable } from './global-ktable.js';

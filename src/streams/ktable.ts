@@ -7,7 +7,8 @@
 // the repartition topic `<name>-repartition` (name: the Grouped name, else the store name), in a new
 // sub-topology, so that every record of one key reaches the same task.
 
-import { type Grouped, Materialized, type Named } from './dsl-options.js';
+import { type Grouped, Materialized, type Named, type TableJoined } from './dsl-options.js';
+import { foreignKeyJoin } from './fk-join.js';
 import type { InternalBuilder } from './internal-builder.js';
 import type { KeyValue } from './key-value.js';
 import { groupBySelect, KGroupedTable } from './kgrouped-table.js';
@@ -93,8 +94,31 @@ export class KTable<K, V> {
     joiner: (value: V, otherValue: VO, key: K) => VR,
     named?: Named,
     materialized?: Materialized<K, VR>,
-  ): KTable<K, VR> {
-    return tableTableJoin(this, other, joiner as never, 'inner', named, materialized);
+  ): KTable<K, VR>;
+  /**
+   * Foreign-key join (KIP-213): each row joins the other table's row whose key `foreignKeyExtractor` picks from
+   * the row's value (a row whose foreign key is null or absent joins nothing). The result is keyed by this
+   * table's keys; the two tables need not be co-partitioned.
+   */
+  join<KO, VO, VR>(
+    other: KTable<KO, VO>,
+    foreignKeyExtractor: (value: V, key: K) => KO | null | undefined,
+    joiner: (value: V, otherValue: VO, key: K) => VR,
+    tableJoined?: TableJoined<K, KO> | Named | Materialized<K, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  join(...args: unknown[]): never {
+    const [other, second, third, fourth, fifth] = args;
+    if (typeof third === 'function')
+      return this.fkJoin(other as KTable<unknown, unknown>, second, third, false, fourth, fifth) as never;
+    return tableTableJoin(
+      this,
+      other as never,
+      second as never,
+      'inner',
+      third as Named,
+      fourth as never,
+    ) as never;
   }
 
   /** As join(), keeping this table's keys that the other lacks (the joiner gets null). */
@@ -103,8 +127,41 @@ export class KTable<K, V> {
     joiner: (value: V, otherValue: VO | null, key: K) => VR,
     named?: Named,
     materialized?: Materialized<K, VR>,
-  ): KTable<K, VR> {
-    return tableTableJoin(this, other, joiner as never, 'left', named, materialized);
+  ): KTable<K, VR>;
+  /** Foreign-key left join: as the foreign-key join(), a row without a foreign row joins with null. */
+  leftJoin<KO, VO, VR>(
+    other: KTable<KO, VO>,
+    foreignKeyExtractor: (value: V, key: K) => KO | null | undefined,
+    joiner: (value: V, otherValue: VO | null, key: K) => VR,
+    tableJoined?: TableJoined<K, KO> | Named | Materialized<K, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  leftJoin(...args: unknown[]): never {
+    const [other, second, third, fourth, fifth] = args;
+    if (typeof third === 'function')
+      return this.fkJoin(other as KTable<unknown, unknown>, second, third, true, fourth, fifth) as never;
+    return tableTableJoin(
+      this,
+      other as never,
+      second as never,
+      'left',
+      third as Named,
+      fourth as never,
+    ) as never;
+  }
+
+  private fkJoin(
+    other: KTable<unknown, unknown>,
+    extractor: unknown,
+    joiner: unknown,
+    leftJoin: boolean,
+    fourth: unknown,
+    fifth: unknown,
+  ): KTable<K, unknown> {
+    const materialized =
+      fourth instanceof Materialized ? fourth : (fifth as Materialized<K, unknown> | undefined);
+    const joined = fourth instanceof Materialized ? undefined : (fourth as TableJoined | Named | undefined);
+    return foreignKeyJoin(this, other, extractor as never, joiner as never, leftJoin, joined, materialized);
   }
 
   /** As join(), keeping the keys of either table (the joiner gets null for the missing side). */

@@ -2,6 +2,7 @@
 // nodes, the Processor a user writes, and the ProcessorContext a task hands to each processor instance.
 // The DSL's operations are themselves processors written against this API.
 
+import type { Serde } from './serdes.js';
 import type { StateStore } from './state/stores.js';
 
 export interface Header {
@@ -63,6 +64,10 @@ export interface ProcessorContext<KOut = unknown, VOut = unknown> {
   schedule(intervalMs: number, type: PunctuationType, punctuator: (timestamp: number) => void): Cancellable;
   /** Asks for a commit soon. */
   commit(): void;
+  /** The application's default key serde (default.key.serde), as Kafka's ProcessorContext.keySerde(). */
+  keySerde(): Serde<unknown>;
+  /** The application's default value serde (default.value.serde). */
+  valueSerde(): Serde<unknown>;
 }
 
 export interface Processor<KIn, VIn, KOut = never, VOut = never> {

@@ -340,6 +340,8 @@ export class Task {
         return { cancel: () => void (p.cancelled = true) };
       },
       commit: () => task.env.requestCommit(),
+      keySerde: () => task.env.defaultKeySerde,
+      valueSerde: () => task.env.defaultValueSerde,
     };
   }
 
