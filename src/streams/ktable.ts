@@ -88,13 +88,6 @@ export class KTable<K, V> {
       getter !== undefined ? getter : storeName !== null && windows === null ? storeGetter(storeName) : null;
   }
 
-  /** Joins with another table on the key: an update on either side emits the joined value (inner join). */
-  join<VO, VR>(
-    other: KTable<K, VO>,
-    joiner: (value: V, otherValue: VO, key: K) => VR,
-    named?: Named,
-    materialized?: Materialized<K, VR>,
-  ): KTable<K, VR>;
   /**
    * Foreign-key join (KIP-213): each row joins the other table's row whose key `foreignKeyExtractor` picks from
    * the row's value (a row whose foreign key is null or absent joins nothing). The result is keyed by this
@@ -105,6 +98,13 @@ export class KTable<K, V> {
     foreignKeyExtractor: (value: V, key: K) => KO | null | undefined,
     joiner: (value: V, otherValue: VO, key: K) => VR,
     tableJoined?: TableJoined<K, KO> | Named | Materialized<K, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  /** Joins with another table on the key: an update on either side emits the joined value (inner join). */
+  join<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: (value: V, otherValue: VO, key: K) => VR,
+    named?: Named,
     materialized?: Materialized<K, VR>,
   ): KTable<K, VR>;
   join(...args: unknown[]): never {
@@ -121,19 +121,19 @@ export class KTable<K, V> {
     ) as never;
   }
 
-  /** As join(), keeping this table's keys that the other lacks (the joiner gets null). */
-  leftJoin<VO, VR>(
-    other: KTable<K, VO>,
-    joiner: (value: V, otherValue: VO | null, key: K) => VR,
-    named?: Named,
-    materialized?: Materialized<K, VR>,
-  ): KTable<K, VR>;
   /** Foreign-key left join: as the foreign-key join(), a row without a foreign row joins with null. */
   leftJoin<KO, VO, VR>(
     other: KTable<KO, VO>,
     foreignKeyExtractor: (value: V, key: K) => KO | null | undefined,
     joiner: (value: V, otherValue: VO | null, key: K) => VR,
     tableJoined?: TableJoined<K, KO> | Named | Materialized<K, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  /** As join(), keeping this table's keys that the other lacks (the joiner gets null). */
+  leftJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: (value: V, otherValue: VO | null, key: K) => VR,
+    named?: Named,
     materialized?: Materialized<K, VR>,
   ): KTable<K, VR>;
   leftJoin(...args: unknown[]): never {
