@@ -70,8 +70,8 @@ function derivedGetter<K, V, V2>(
 }
 
 export class KTable<K, V> {
-  /** @internal how processors below read this table's values (null: not readable, a windowed table) */
-  readonly valueGetter: ValueGetterSupplier<K, V> | null;
+  private getter: ValueGetterSupplier<K, V> | null;
+  private lazyGetter: (() => ValueGetterSupplier<K, V> | null) | null = null;
 
   constructor(
     /** @internal */ readonly builder: InternalBuilder,
@@ -82,10 +82,32 @@ export class KTable<K, V> {
     /** @internal the windows of a windowed aggregation's table (for suppress) */ readonly windows: {
       readonly graceMs: number;
     } | null = null,
-    getter?: ValueGetterSupplier<K, V> | null,
+    /** a getter, none (null), or a function making one when first asked for (see valueGetter) */
+    getter?: ValueGetterSupplier<K, V> | null | (() => ValueGetterSupplier<K, V> | null),
   ) {
-    this.valueGetter =
-      getter !== undefined ? getter : storeName !== null && windows === null ? storeGetter(storeName) : null;
+    if (typeof getter === 'function') {
+      this.getter = null;
+      this.lazyGetter = getter;
+    } else
+      this.getter =
+        getter !== undefined
+          ? getter
+          : storeName !== null && windows === null
+            ? storeGetter(storeName)
+            : null;
+  }
+
+  /**
+   * @internal how processors below read this table's values (null: not readable, a windowed table). Asking for
+   * it may materialize the table (a foreign-key join's result gets its store then), as Kafka materializes a table
+   * when an operation below needs its values or its old values.
+   */
+  get valueGetter(): ValueGetterSupplier<K, V> | null {
+    if (this.lazyGetter !== null) {
+      this.getter = this.lazyGetter();
+      this.lazyGetter = null;
+    }
+    return this.getter;
   }
 
   /**
@@ -187,6 +209,8 @@ export class KTable<K, V> {
     selector: (key: K, value: V) => KeyValue<KR, VR>,
     grouped?: Grouped<KR, VR>,
   ): KGroupedTable<KR, VR> {
+    // The regrouping subtracts old values: a table that does not keep them yet is materialized now.
+    void this.valueGetter;
     const name = this.builder.nameOr(grouped?.name ? { name: grouped.name } : null, 'KTABLE-SELECT-');
     groupBySelect(this.builder, this.nodeName, selector, name);
     return new KGroupedTable<KR, VR>(
@@ -226,13 +250,7 @@ export class KTable<K, V> {
       }),
       this.nodeName,
     );
-    return new KTable(
-      this.builder,
-      name,
-      this.keySerde,
-      this.valueSerde,
-      null,
-      null,
+    return new KTable(this.builder, name, this.keySerde, this.valueSerde, null, null, () =>
       derivedGetter(this.valueGetter, keep),
     );
   }
@@ -251,13 +269,7 @@ export class KTable<K, V> {
       }),
       this.nodeName,
     );
-    return new KTable<K, V2>(
-      this.builder,
-      name,
-      this.keySerde,
-      null,
-      null,
-      null,
+    return new KTable<K, V2>(this.builder, name, this.keySerde, null, null, null, () =>
       derivedGetter(this.valueGetter, (k, v) => mapper(v, k)),
     );
   }
