@@ -340,7 +340,6 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
             groupInstanceId: this.options.groupInstanceId ?? null,
             rebalanceTimeoutMs: this.o.maxPollIntervalMs,
             serverAssignor: this.options.groupRemoteAssignor ?? null,
-            rackId: this.o.clientRack === '' ? null : this.o.clientRack,
             topics,
             listener,
             consumer: hooks,
@@ -356,7 +355,6 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
             topics,
             listener,
             consumer: hooks,
-            clientRack: this.o.clientRack === '' ? null : this.o.clientRack,
           });
     this.startAutoCommit();
   }

@@ -23,8 +23,6 @@ export interface ConsumerProtocolMemberOptions {
   rebalanceTimeoutMs: number;
   /** Server assignor name (uniform, range) or null for the coordinator's default. */
   serverAssignor: string | null;
-  /** client.rack, sent as the heartbeat's RackId for the coordinator's assignor. */
-  rackId: string | null;
   topics: string[] | RegExp;
   listener: RebalanceListener | undefined;
   consumer: GroupConsumerHooks;
@@ -165,7 +163,7 @@ export class ConsumerProtocolMember {
           memberId: this.memberId,
           memberEpoch: epoch,
           instanceId: this.o.groupInstanceId,
-          rackId: this.o.rackId,
+          rackId: null,
           rebalanceTimeoutMs: this.o.rebalanceTimeoutMs,
           subscribedTopicNames: this.subscribed,
           subscribedTopicRegex: null,

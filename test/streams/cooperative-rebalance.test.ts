@@ -150,7 +150,9 @@ test('a joining instance takes tasks over without closing the tasks the others k
     for (const name of ['a', 'b']) {
       const kept = before.get(name)!.filter((t) => after.get(name)!.includes(t));
       const moved = before.get(name)!.filter((t) => !after.get(name)!.includes(t));
-      assert.ok(kept.length >= 2, `${name} kept ${kept.join(',')} of ${before.get(name)!.join(',')}`);
+      // Kafka's HighAvailabilityTaskAssignor deals the (caught-up) tasks round-robin over the sorted process ids,
+      // so which tasks stay depends on where c's id falls; with 2 then 3 clients each keeps at least one.
+      assert.ok(kept.length >= 1, `${name} kept ${kept.join(',')} of ${before.get(name)!.join(',')}`);
       for (const task of kept)
         assert.deepEqual(
           since.filter((e) => e.instance === name && e.task === task),

@@ -308,6 +308,8 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
               // Without local state the whole changelog is to be restored (Kafka's lag for an unknown sum).
               return Math.max(0, end - (c.taskOffsetSums.get(task) ?? 0));
             },
+            // Kafka's stateful tasks: those with changelogs; standbys and warm-ups are placed for them only.
+            stateful: new Set(endSums.keys()),
           };
     const perClient = assignTasks(
       [...clients.values()].map((c) => c.state),

@@ -1,25 +1,24 @@
 // Which instance runs which task, actively or as a standby: the decision of the group leader's streams assignor
 // (streams-assignor.ts), kept free of I/O so it can be read and tested on its own.
 //
-// The shape of Kafka Streams' sticky task assignment, simplified: each client (one process id, one or more
-// stream threads) has a capacity equal to its thread count. An active task stays on the client that ran it in
-// the previous generation while that client is under its fair share, both of all tasks and of the tasks of that
-// sub-topology (so each instance gets some of every sub-topology's tasks, as Kafka spreads them); a task without
-// a place goes to the client under its shares that holds the most state for it (a standby, or state left on
-// disk), then to the one with the fewest tasks of its sub-topology, then the least loaded. num.standby.replicas standbys of each task go to other clients (never the active's), preferring those
-// that already hold its state, then the least loaded.
+// Two placements, as in Kafka Streams:
+// - With the changelog lags known (the leader read the end offsets), Kafka's HighAvailabilityTaskAssignor
+//   (KIP-441): balance by thread count, actives kept on caught-up clients with warm-ups on the planned ones and a
+//   probing rebalance later; see ha-task-assignor.ts for its rules.
+// - Without them (the end offsets could not be read), a sticky placement, the role of Kafka's fallback to the
+//   prior assignment: each client (one process id, one or more stream threads) has a capacity equal to its
+//   thread count. An active task stays on the client that ran it in the previous generation while that client
+//   is under its fair share, both of all tasks and of the tasks of that sub-topology; a task without a place
+//   goes to the client under its shares that holds the most state for it (a standby, or state left on disk),
+//   then to the one with the fewest tasks of its sub-topology, then the least loaded. num.standby.replicas
+//   standbys of each task go to other clients (never the active's), preferring those that already hold its
+//   state, then the least loaded.
 //
-// High availability (KIP-441, given the lags): an active task whose chosen client is not caught up (its state
-// lags the changelog by more than acceptable.recovery.lag) stays on a caught-up client instead (the previous
-// owner when it is one, else the least lagging), and the chosen client gets a warm-up replica of it (a standby
-// beyond num.standby.replicas), at most max.warmup.replicas of them; a probing rebalance later moves the task
-// once the warm-up has caught up. A task no client is caught up on goes where the balance puts it. A client
-// counts as caught up on the tasks it ran as active in the previous generation (Kafka's "running" offset sum).
-//
-// Rack awareness (KIP-708, rack.aware.assignment.tags): a standby goes first to the client with the most tag
-// values not yet among the clients holding the task, so that one zone's loss leaves a copy elsewhere.
+// Rack awareness (KIP-708, rack.aware.assignment.tags), in both: a standby goes first to the client with the
+// most tag values not yet among the clients holding the task, so that one zone's loss leaves a copy elsewhere.
 
 import assert from 'node:assert/strict';
+import { assignHighAvailability } from './ha-task-assignor.js';
 
 /** What the leader knows of one client from its members' subscriptions. */
 export interface ClientState {
@@ -50,6 +49,8 @@ export interface HighAvailability {
   maxWarmupReplicas: number;
   /** Records the client's local state of the task lacks (the whole changelog without any); 0 without state. */
   lag(client: ClientState, task: string): number;
+  /** Tasks with changelogged state (Kafka's stateful tasks); the others are placed by balance alone. All if absent. */
+  stateful?: Set<string>;
 }
 
 /** Task ids in Kafka's order: by sub-topology, then partition. */
@@ -68,6 +69,15 @@ export function assignTasks(
 ): Map<string, ClientAssignment> {
   assert.ok(clients.length > 0, 'no client to assign to');
   const sorted = [...clients].sort((a, b) => (a.processId < b.processId ? -1 : 1));
+  if (ha !== null)
+    return assignHighAvailability(
+      sorted,
+      [...tasks].sort(compareTaskIds),
+      numStandbyReplicas,
+      ha,
+      rackAwareTags,
+      compareTaskIds,
+    );
   const out = new Map<string, ClientAssignment>(
     sorted.map((c) => [c.processId, { active: [], standby: [], warmup: [] }]),
   );
@@ -107,24 +117,6 @@ export function assignTasks(
     activeOf(best).push(task);
   }
 
-  const warmups: { client: ClientState; task: string }[] = [];
-  if (ha !== null) {
-    const caughtUp = (c: ClientState, task: string): boolean =>
-      c.prevActive.has(task) || ha.lag(c, task) <= ha.acceptableRecoveryLag;
-    for (const task of ordered) {
-      const dest = sorted.find((c) => activeOf(c).includes(task))!;
-      if (caughtUp(dest, task)) continue;
-      const caught = sorted.filter((c) => caughtUp(c, task));
-      if (caught.length === 0) continue;
-      const src =
-        caught.find((c) => c.prevActive.has(task)) ??
-        pick(caught, (a, b) => ha.lag(a, task) - ha.lag(b, task))!;
-      activeOf(dest).splice(activeOf(dest).indexOf(task), 1);
-      activeOf(src).push(task);
-      if (warmups.length < ha.maxWarmupReplicas) warmups.push({ client: dest, task });
-    }
-  }
-
   const load = (c: ClientState): number => {
     const a = out.get(c.processId)!;
     return (a.active.length + a.standby.length) / c.capacity;
@@ -154,11 +146,6 @@ export function assignTasks(
       if (best === undefined) break;
       out.get(best.processId)!.standby.push(task);
     }
-  }
-  for (const { client, task } of warmups) {
-    const a = out.get(client.processId)!;
-    a.warmup.push(task);
-    if (!a.standby.includes(task)) a.standby.push(task);
   }
   for (const a of out.values()) {
     a.active.sort(compareTaskIds);
