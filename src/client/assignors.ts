@@ -10,12 +10,23 @@
 // - cooperative-sticky: the sticky plan, except a partition that moves from one live owner to another is left
 //   unassigned in this round: its owner revokes it, rejoins, and the next round hands it over (KIP-429).
 //
+// With racks (KIP-881): when members send their rack (subscription v3, client.rack) and the leader's metadata
+// gives the racks of each partition's replicas, range first hands each member the partitions of its range quota
+// that have a replica in its rack, then fills the quotas with the rest (Kafka's RangeAssignor.assignWithRacks);
+// the sticky assignors keep owned partitions of the member's rack, place the others on a least loaded member,
+// preferring one in a replica's rack, and then move or swap partitions towards their racks while every member
+// keeps its partition count. Balance is never traded for locality; rack-aware.ts says when racks apply.
+//
 // Besides these, a consumer takes any ConsumerPartitionAssignor (Kafka's interface of that name): it puts its
 // own user data in each member's subscription, computes every member's partitions and user data as the leader,
 // and reads its own assignment's user data in onAssignment. Kafka Streams' assignor is one; the built-in ones
 // are wrapped into it by toConsumerPartitionAssignor and carry no user data.
 
+import assert from 'node:assert/strict';
+import { type PartitionRacks, rackMatches, useRackAwareAssignment } from './rack-aware.js';
 import type { TopicPartition } from './requests.js';
+
+export type { PartitionRacks } from './rack-aware.js';
 
 /** The names of the built-in assignors, as Kafka's clients announce them in JoinGroup. */
 export type AssignorName = 'range' | 'roundrobin' | 'sticky' | 'cooperative-sticky';
@@ -27,12 +38,19 @@ export interface MemberSubscription {
   topics: string[];
   ownedPartitions: TopicPartition[];
   generationId: number;
+  /** The member's client.rack (subscription v3); absent or null when it sent none. */
+  rackId?: string | null;
 }
 
 export interface Assignor {
   readonly name: AssignorName;
   readonly protocol: 'eager' | 'cooperative';
-  assign(members: MemberSubscription[], partitionCounts: Map<string, number>): Map<string, TopicPartition[]>;
+  /** racks: the racks of each partition's replicas, when the leader knows them (rack-aware placement). */
+  assign(
+    members: MemberSubscription[],
+    partitionCounts: Map<string, number>,
+    racks?: PartitionRacks,
+  ): Map<string, TopicPartition[]>;
 }
 
 /** One member's subscription as the leader reads it (Kafka's ConsumerPartitionAssignor.Subscription). */
@@ -66,6 +84,8 @@ export interface GroupAssignment {
 export interface AssignorCluster {
   /** Null for a topic that does not exist (or that no member subscribed to). */
   partitionCountForTopic(topic: string): number | null;
+  /** Per partition index, the racks of the partition's replicas (empty lists when brokers have no rack). */
+  partitionRacksForTopic?(topic: string): string[][] | null;
 }
 
 /** The generation an assignment belongs to (the parts of Kafka's ConsumerGroupMetadata an assignor reads). */
@@ -103,13 +123,17 @@ export function toConsumerPartitionAssignor(assignor: Assignor): ConsumerPartiti
         topics: s.topics,
         ownedPartitions: s.ownedPartitions,
         generationId: s.generationId,
+        rackId: s.rackId,
       }));
       const counts = new Map<string, number>();
+      const racks: PartitionRacks = new Map();
       for (const t of new Set(members.flatMap((m) => m.topics))) {
         const n = cluster.partitionCountForTopic(t);
         if (n !== null) counts.set(t, n);
+        const r = cluster.partitionRacksForTopic?.(t) ?? null;
+        if (r !== null) racks.set(t, r);
       }
-      const plan = assignor.assign(members, counts);
+      const plan = assignor.assign(members, counts, racks);
       return {
         assignments: new Map(
           members.map((m) => [m.memberId, { partitions: plan.get(m.memberId) ?? [], userData: null }]),
@@ -137,16 +161,60 @@ function allPartitions(members: MemberSubscription[], counts: Map<string, number
   return out;
 }
 
+/** Sorts a member's partitions by topic, then partition, so plans read (and compare) the same every time. */
+function sortPartitions(list: TopicPartition[]): void {
+  list.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+}
+
+/**
+ * One topic's ranges with racks: each member may take floor(n/c) partitions, and the first n % c members to
+ * reach that many one more. The first pass gives members only partitions with a replica in their rack, the
+ * second fills the remaining room in member order, so the counts are exactly those of the plain range plan.
+ */
+function rangeWithRacks(
+  topic: string,
+  n: number,
+  subscribers: MemberSubscription[],
+  racks: PartitionRacks,
+  plan: Map<string, TopicPartition[]>,
+): void {
+  const per = Math.floor(n / subscribers.length);
+  let extraLeft = n % subscribers.length;
+  let unassigned: TopicPartition[] = Array.from({ length: n }, (_, partition) => ({ topic, partition }));
+  const pass = (may: (m: MemberSubscription, tp: TopicPartition) => boolean): void => {
+    for (const m of subscribers) {
+      if (unassigned.length === 0) return;
+      const mine = plan.get(m.memberId)!;
+      const had = mine.filter((tp) => tp.topic === topic).length;
+      const room = Math.max(0, per + (extraLeft > 0 ? 1 : 0) - had);
+      const taken = unassigned.filter((tp) => may(m, tp)).slice(0, room);
+      if (taken.length === 0) continue;
+      mine.push(...taken);
+      if (had <= per && had + taken.length > per) extraLeft--;
+      const gone = new Set(taken);
+      unassigned = unassigned.filter((tp) => !gone.has(tp));
+    }
+  };
+  pass((m, tp) => rackMatches(m, tp, racks));
+  pass(() => true);
+  assert.equal(unassigned.length, 0, `range left ${unassigned.length} partitions of ${topic} unassigned`);
+}
+
 export const rangeAssignor: Assignor = {
   name: 'range',
   protocol: 'eager',
-  assign(members, counts) {
+  assign(members, counts, racks) {
     const plan = emptyPlan(members);
     const topics = [...new Set(members.flatMap((m) => m.topics))].sort();
     for (const topic of topics) {
       const n = counts.get(topic);
       if (n === undefined) continue;
       const subscribers = members.filter((m) => m.topics.includes(topic)).sort(memberOrder);
+      const tps = Array.from({ length: n }, (_, partition) => ({ topic, partition }));
+      if (racks !== undefined && useRackAwareAssignment(subscribers, tps, racks)) {
+        rangeWithRacks(topic, n, subscribers, racks, plan);
+        continue;
+      }
       const per = Math.floor(n / subscribers.length);
       const extra = n % subscribers.length;
       subscribers.forEach((m, i) => {
@@ -155,6 +223,7 @@ export const rangeAssignor: Assignor = {
         for (let p = start; p < start + length; p++) plan.get(m.memberId)!.push({ topic, partition: p });
       });
     }
+    for (const list of plan.values()) sortPartitions(list);
     return plan;
   },
 };
@@ -182,13 +251,60 @@ export const roundRobinAssignor: Assignor = {
 
 const key = (tp: TopicPartition): string => `${tp.topic}\u0000${tp.partition}`;
 
+/**
+ * With racks, moves partitions towards a member in one of their replicas' racks without changing balance: a
+ * partition goes to a less loaded member of its rack, or trades places with a partition of that member that is
+ * outside that member's rack or inside the first one's. Each step adds a rack-local partition, so the loop ends.
+ */
+function improveLocality(
+  sorted: MemberSubscription[],
+  plan: Map<string, TopicPartition[]>,
+  local: (m: MemberSubscription, tp: TopicPartition) => boolean,
+): void {
+  for (let improved = true; improved; ) {
+    improved = false;
+    for (const a of sorted) {
+      const mine = plan.get(a.memberId)!;
+      for (let i = 0; i < mine.length; i++) {
+        const tp = mine[i]!;
+        if (local(a, tp)) continue;
+        for (const b of sorted) {
+          if (b === a || !b.topics.includes(tp.topic) || !local(b, tp)) continue;
+          const theirs = plan.get(b.memberId)!;
+          if (theirs.length < mine.length) {
+            theirs.push(tp);
+            mine.splice(i, 1);
+            improved = true;
+            break;
+          }
+          // A trade must add a local partition: the one b gives up is outside b's rack or inside a's.
+          const j = theirs.findIndex(
+            (other) => a.topics.includes(other.topic) && (!local(b, other) || local(a, other)),
+          );
+          if (j < 0) continue;
+          mine[i] = theirs[j]!;
+          theirs[j] = tp;
+          improved = true;
+          break;
+        }
+        if (improved) break;
+      }
+      if (improved) break;
+    }
+  }
+}
+
 function stickyPlan(
   members: MemberSubscription[],
   counts: Map<string, number>,
+  racks?: PartitionRacks,
 ): Map<string, TopicPartition[]> {
   const plan = emptyPlan(members);
   const partitions = allPartitions(members, counts);
   const sorted = [...members].sort(memberOrder);
+  const rackAware = useRackAwareAssignment(sorted, partitions, racks);
+  const local = (m: MemberSubscription, tp: TopicPartition): boolean =>
+    rackAware && rackMatches(m, tp, racks);
   // Who may own each partition: the claim from the newest generation wins when two members claim one.
   const claims = new Map<string, MemberSubscription>();
   for (const m of sorted) {
@@ -199,25 +315,35 @@ function stickyPlan(
     }
   }
   const subscribers = (topic: string): MemberSubscription[] => sorted.filter((m) => m.topics.includes(topic));
+  // With racks, an owner keeps a partition outside its rack only when no subscriber is in one of its racks.
+  const keeps = (owner: MemberSubscription, tp: TopicPartition): boolean =>
+    !rackAware || local(owner, tp) || !subscribers(tp.topic).some((m) => local(m, tp));
   // Balance bound: with one shared subscription every member gets floor or ceil of the average.
   const quota = Math.ceil(partitions.length / Math.max(1, sorted.length));
   const unassigned: TopicPartition[] = [];
   for (const tp of partitions) {
     const owner = claims.get(key(tp));
-    if (owner?.topics.includes(tp.topic) && plan.get(owner.memberId)!.length < quota) {
+    if (owner?.topics.includes(tp.topic) && plan.get(owner.memberId)!.length < quota && keeps(owner, tp)) {
       plan.get(owner.memberId)!.push(tp);
     } else {
       unassigned.push(tp);
     }
   }
+  const load = (m: MemberSubscription): number => plan.get(m.memberId)!.length;
   for (const tp of unassigned) {
     let best: MemberSubscription | undefined;
     for (const m of subscribers(tp.topic)) {
-      if (best === undefined || plan.get(m.memberId)!.length < plan.get(best.memberId)!.length) best = m;
+      if (
+        best === undefined ||
+        load(m) < load(best) ||
+        (load(m) === load(best) && local(m, tp) && !local(best, tp))
+      )
+        best = m;
     }
     if (best !== undefined) plan.get(best.memberId)!.push(tp);
   }
-  // Even out what the greedy pass left uneven (members with different subscriptions).
+  // Even out what the greedy pass left uneven (members with different subscriptions), moving first what is
+  // outside the giver's rack and inside the taker's.
   for (let moved = true; moved; ) {
     moved = false;
     for (const from of sorted) {
@@ -225,15 +351,18 @@ function stickyPlan(
       for (const to of sorted) {
         const theirs = plan.get(to.memberId)!;
         if (mine.length - theirs.length < 2) continue;
-        const i = mine.findIndex((tp) => to.topics.includes(tp.topic));
+        const movable = (tp: TopicPartition): boolean => to.topics.includes(tp.topic);
+        let i = mine.findIndex((tp) => movable(tp) && local(to, tp) && !local(from, tp));
+        if (i < 0) i = mine.findIndex((tp) => movable(tp) && !local(from, tp));
+        if (i < 0) i = mine.findIndex(movable);
         if (i < 0) continue;
         theirs.push(mine.splice(i, 1)[0]!);
         moved = true;
       }
     }
   }
-  for (const list of plan.values())
-    list.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+  if (rackAware) improveLocality(sorted, plan, local);
+  for (const list of plan.values()) sortPartitions(list);
   return plan;
 }
 
@@ -246,8 +375,8 @@ export const stickyAssignor: Assignor = {
 export const cooperativeStickyAssignor: Assignor = {
   name: 'cooperative-sticky',
   protocol: 'cooperative',
-  assign(members, counts) {
-    const plan = stickyPlan(members, counts);
+  assign(members, counts, racks) {
+    const plan = stickyPlan(members, counts, racks);
     const owner = new Map<string, string>();
     for (const m of members) for (const tp of m.ownedPartitions) owner.set(key(tp), m.memberId);
     for (const [memberId, list] of plan) {

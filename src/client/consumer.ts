@@ -340,6 +340,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
             groupInstanceId: this.options.groupInstanceId ?? null,
             rebalanceTimeoutMs: this.o.maxPollIntervalMs,
             serverAssignor: this.options.groupRemoteAssignor ?? null,
+            rackId: this.o.clientRack === '' ? null : this.o.clientRack,
             topics,
             listener,
             consumer: hooks,
@@ -355,6 +356,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
             topics,
             listener,
             consumer: hooks,
+            clientRack: this.o.clientRack === '' ? null : this.o.clientRack,
           });
     this.startAutoCommit();
   }

@@ -23,6 +23,8 @@ export interface ConsumerProtocolMemberOptions {
   rebalanceTimeoutMs: number;
   /** Server assignor name (uniform, range) or null for the coordinator's default. */
   serverAssignor: string | null;
+  /** client.rack, sent as the heartbeat's RackId for the coordinator's assignor. */
+  rackId: string | null;
   topics: string[] | RegExp;
   listener: RebalanceListener | undefined;
   consumer: GroupConsumerHooks;
@@ -163,7 +165,7 @@ export class ConsumerProtocolMember {
           memberId: this.memberId,
           memberEpoch: epoch,
           instanceId: this.o.groupInstanceId,
-          rackId: null,
+          rackId: this.o.rackId,
           rebalanceTimeoutMs: this.o.rebalanceTimeoutMs,
           subscribedTopicNames: this.subscribed,
           subscribedTopicRegex: null,

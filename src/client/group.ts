@@ -25,6 +25,7 @@ import {
   ASSIGNORS,
   type AssignorName,
   type ConsumerPartitionAssignor,
+  type PartitionRacks,
   type Subscription,
   toConsumerPartitionAssignor,
 } from './assignors.js';
@@ -61,9 +62,15 @@ export interface GroupMemberOptions {
   topics: string[] | RegExp;
   listener: RebalanceListener | undefined;
   consumer: GroupConsumerHooks;
+  /** client.rack, sent in the subscription so the leader's assignor can place partitions by rack (KIP-881). */
+  clientRack: string | null;
 }
 
-const SUBSCRIPTION_VERSION = 1;
+/**
+ * Version 3 carries the member's rack (KIP-881). Older versions from other clients still decode (the missing
+ * fields read as their defaults), and a leader that knows only older versions reads the fields it knows.
+ */
+const SUBSCRIPTION_VERSION = 3;
 /** How often the leader looks for a subscribed topic that does not exist yet. */
 const MISSING_TOPIC_RECHECK_MS = 1000;
 
@@ -179,12 +186,32 @@ export class GroupMember extends GroupMembership {
 
   /** Partition counts of the topics that exist. */
   private async partitionCounts(topics: string[]): Promise<Map<string, number>> {
+    return (await this.topicLayout(topics)).counts;
+  }
+
+  /** Partition counts of the topics that exist, and the racks of each partition's replicas. */
+  private async topicLayout(
+    topics: string[],
+  ): Promise<{ counts: Map<string, number>; racks: PartitionRacks }> {
     const snapshot = await this.o.cluster.fetchMetadata(topics);
     const counts = new Map<string, number>();
+    const racks: PartitionRacks = new Map();
+    const rackOf = (id: number): string | null => snapshot.brokers.get(id)?.rack ?? null;
     for (const t of snapshot.topics.values()) {
-      if (t.errorCode === 0 && topics.includes(t.name)) counts.set(t.name, t.partitions.length);
+      if (t.errorCode !== 0 || !topics.includes(t.name)) continue;
+      counts.set(t.name, t.partitions.length);
+      const byPartition: string[][] = Array.from({ length: t.partitions.length }, () => []);
+      for (const p of t.partitions) {
+        const held = new Set<string>();
+        for (const id of p.replicas) {
+          const rack = rackOf(id);
+          if (rack !== null && rack !== '') held.add(rack);
+        }
+        if (p.partition >= 0 && p.partition < byPartition.length) byPartition[p.partition] = [...held].sort();
+      }
+      racks.set(t.name, byPartition);
     }
-    return counts;
+    return { counts, racks };
   }
 
   private async resolveTopics(): Promise<string[]> {
@@ -230,7 +257,7 @@ export class GroupMember extends GroupMembership {
         userData,
         ownedPartitions,
         generationId: this.generationId,
-        rackId: null,
+        rackId: this.o.clientRack,
       });
       protocols.push({ name: assignor.name, metadata });
     }
@@ -285,14 +312,17 @@ export class GroupMember extends GroupMembership {
       });
     }
     const topics = [...new Set([...subscriptions.values()].flatMap((s) => s.topics))];
-    const counts = await this.partitionCounts(topics);
+    const { counts, racks } = await this.topicLayout(topics);
     // Kept to notice topics that appear or grow later (recheckMetadata); other members' topics count too.
     this.assignedCounts = counts;
     this.ledTopics = topics;
     this.ledGeneration = this.generationId;
     this.metadataCheckedMs = Date.now();
     const plan = await assignor.assign(
-      { partitionCountForTopic: (topic) => counts.get(topic) ?? null },
+      {
+        partitionCountForTopic: (topic) => counts.get(topic) ?? null,
+        partitionRacksForTopic: (topic) => racks.get(topic) ?? null,
+      },
       { subscriptions },
     );
     const out = new Map<string, Buffer>();

@@ -29,7 +29,7 @@
 import { createHash } from 'node:crypto';
 import { type Materialized, Named, type TableJoined } from './dsl-options.js';
 import { TopologyError } from './errors.js';
-import { KTable, tableSourceSupplier } from './ktable.js';
+import { KTable, storeGetter, tableSourceSupplier } from './ktable.js';
 import { Change, type Processor, type ProcessorContext, Record } from './processor.js';
 import { type Serde, Serdes, SerializationError } from './serdes.js';
 import type { TimestampedStore } from './state/store-stack.js';
@@ -276,9 +276,24 @@ export function foreignKeyJoin<K, V, KO, VO, VR>(
     t.addStateStore(out as StoreBuilder, names.result);
     return new KTable<K, VR>(b, names.result, keySerde, valueSerde, resultStore);
   }
-  t.addProcessor(names.result, unmaterializedResultSupplier<K, VR>(), names.resolver);
-  // Not materialized: nothing below can read it (a join or groupBy over the result needs Materialized.as).
-  return new KTable<K, VR>(b, names.result, keySerde, valueSerde, null, null, null);
+  // Not materialized unless something below reads its values or regroups it (Kafka's forced materialization):
+  // then it gets the store named above, persistent and logged, and forwards old values from it.
+  let forcedStore: string | null = null;
+  t.addProcessor(
+    names.result,
+    () =>
+      forcedStore === null
+        ? unmaterializedResultSupplier<K, VR>()()
+        : tableSourceSupplier<K, VR>(forcedStore)(),
+    names.resolver,
+  );
+  return new KTable<K, VR>(b, names.result, keySerde, valueSerde, null, null, () => {
+    const out = new StoreBuilder<K, VR>(resultStore, 'persistent', keySerde, valueSerde, true);
+    out.withCachingEnabled();
+    t.addStateStore(out as StoreBuilder, names.result);
+    forcedStore = resultStore;
+    return storeGetter<K, VR>(resultStore);
+  });
 }
 
 interface JoinSerdes {

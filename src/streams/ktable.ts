@@ -70,8 +70,8 @@ function derivedGetter<K, V, V2>(
 }
 
 export class KTable<K, V> {
-  /** @internal how processors below read this table's values (null: not readable, a windowed table) */
-  readonly valueGetter: ValueGetterSupplier<K, V> | null;
+  private getter: ValueGetterSupplier<K, V> | null;
+  private lazyGetter: (() => ValueGetterSupplier<K, V> | null) | null = null;
 
   constructor(
     /** @internal */ readonly builder: InternalBuilder,
@@ -82,19 +82,34 @@ export class KTable<K, V> {
     /** @internal the windows of a windowed aggregation's table (for suppress) */ readonly windows: {
       readonly graceMs: number;
     } | null = null,
-    getter?: ValueGetterSupplier<K, V> | null,
+    /** a getter, none (null), or a function making one when first asked for (see valueGetter) */
+    getter?: ValueGetterSupplier<K, V> | null | (() => ValueGetterSupplier<K, V> | null),
   ) {
-    this.valueGetter =
-      getter !== undefined ? getter : storeName !== null && windows === null ? storeGetter(storeName) : null;
+    if (typeof getter === 'function') {
+      this.getter = null;
+      this.lazyGetter = getter;
+    } else
+      this.getter =
+        getter !== undefined
+          ? getter
+          : storeName !== null && windows === null
+            ? storeGetter(storeName)
+            : null;
   }
 
-  /** Joins with another table on the key: an update on either side emits the joined value (inner join). */
-  join<VO, VR>(
-    other: KTable<K, VO>,
-    joiner: (value: V, otherValue: VO, key: K) => VR,
-    named?: Named,
-    materialized?: Materialized<K, VR>,
-  ): KTable<K, VR>;
+  /**
+   * @internal how processors below read this table's values (null: not readable, a windowed table). Asking for
+   * it may materialize the table (a foreign-key join's result gets its store then), as Kafka materializes a table
+   * when an operation below needs its values or its old values.
+   */
+  get valueGetter(): ValueGetterSupplier<K, V> | null {
+    if (this.lazyGetter !== null) {
+      this.getter = this.lazyGetter();
+      this.lazyGetter = null;
+    }
+    return this.getter;
+  }
+
   /**
    * Foreign-key join (KIP-213): each row joins the other table's row whose key `foreignKeyExtractor` picks from
    * the row's value (a row whose foreign key is null or absent joins nothing). The result is keyed by this
@@ -105,6 +120,13 @@ export class KTable<K, V> {
     foreignKeyExtractor: (value: V, key: K) => KO | null | undefined,
     joiner: (value: V, otherValue: VO, key: K) => VR,
     tableJoined?: TableJoined<K, KO> | Named | Materialized<K, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  /** Joins with another table on the key: an update on either side emits the joined value (inner join). */
+  join<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: (value: V, otherValue: VO, key: K) => VR,
+    named?: Named,
     materialized?: Materialized<K, VR>,
   ): KTable<K, VR>;
   join(...args: unknown[]): never {
@@ -121,19 +143,19 @@ export class KTable<K, V> {
     ) as never;
   }
 
-  /** As join(), keeping this table's keys that the other lacks (the joiner gets null). */
-  leftJoin<VO, VR>(
-    other: KTable<K, VO>,
-    joiner: (value: V, otherValue: VO | null, key: K) => VR,
-    named?: Named,
-    materialized?: Materialized<K, VR>,
-  ): KTable<K, VR>;
   /** Foreign-key left join: as the foreign-key join(), a row without a foreign row joins with null. */
   leftJoin<KO, VO, VR>(
     other: KTable<KO, VO>,
     foreignKeyExtractor: (value: V, key: K) => KO | null | undefined,
     joiner: (value: V, otherValue: VO | null, key: K) => VR,
     tableJoined?: TableJoined<K, KO> | Named | Materialized<K, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  /** As join(), keeping this table's keys that the other lacks (the joiner gets null). */
+  leftJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: (value: V, otherValue: VO | null, key: K) => VR,
+    named?: Named,
     materialized?: Materialized<K, VR>,
   ): KTable<K, VR>;
   leftJoin(...args: unknown[]): never {
@@ -187,6 +209,8 @@ export class KTable<K, V> {
     selector: (key: K, value: V) => KeyValue<KR, VR>,
     grouped?: Grouped<KR, VR>,
   ): KGroupedTable<KR, VR> {
+    // The regrouping subtracts old values: a table that does not keep them yet is materialized now.
+    void this.valueGetter;
     const name = this.builder.nameOr(grouped?.name ? { name: grouped.name } : null, 'KTABLE-SELECT-');
     groupBySelect(this.builder, this.nodeName, selector, name);
     return new KGroupedTable<KR, VR>(
@@ -226,13 +250,7 @@ export class KTable<K, V> {
       }),
       this.nodeName,
     );
-    return new KTable(
-      this.builder,
-      name,
-      this.keySerde,
-      this.valueSerde,
-      null,
-      null,
+    return new KTable(this.builder, name, this.keySerde, this.valueSerde, null, null, () =>
       derivedGetter(this.valueGetter, keep),
     );
   }
@@ -251,13 +269,7 @@ export class KTable<K, V> {
       }),
       this.nodeName,
     );
-    return new KTable<K, V2>(
-      this.builder,
-      name,
-      this.keySerde,
-      null,
-      null,
-      null,
+    return new KTable<K, V2>(this.builder, name, this.keySerde, null, null, null, () =>
       derivedGetter(this.valueGetter, (k, v) => mapper(v, k)),
     );
   }

@@ -11,6 +11,7 @@ import { Admin } from '../../src/client/index.js';
 import { ChaosNetwork } from './netns.js';
 import { BrokerNode, killAllSync, type NodeProcess, sleep, ZooKeeperNode } from './nodes.js';
 import { run, tryRun } from './shell.js';
+import { buildSlowFsync, SLOW_FSYNC_FILE_ENV, setFsyncDelay } from './slow-disk.js';
 
 export interface ChaosClusterOptions {
   /** 5 hex digits, unique per run. */
@@ -26,6 +27,8 @@ export interface ChaosClusterOptions {
   tmpfsMb: number;
   /** Run brokers under libfaketime so that the clock-jump nemesis can move their wall clocks. */
   clockFaults: boolean;
+  /** Preload the slow-disk helper (slow-fsync.c) into the brokers, so that their fsyncs can be slowed. */
+  slowDisk: boolean;
 }
 
 export const ZK_SESSION_TIMEOUT_MS = 6_000;
@@ -93,6 +96,14 @@ export class ChaosCluster {
     };
     if (o.clockFaults && !existsSync(LIBFAKETIME))
       onProgress(`no ${LIBFAKETIME} (Debian's faketime package): clock jumps will fail`);
+    let slowFsync: string | null = null;
+    if (o.slowDisk) {
+      mkdirSync(o.workDir, { recursive: true });
+      slowFsync = await buildSlowFsync(o.workDir).catch((e: unknown) => {
+        onProgress(`the slow-disk helper could not be built (${String(e)}): slow disks will fail`);
+        return null;
+      });
+    }
     for (let id = 0; id < o.brokers; id++) {
       const dataDir = join(o.workDir, `broker-${id}`);
       mkdirSync(dataDir, { recursive: true });
@@ -106,6 +117,14 @@ export class ChaosCluster {
           FAKETIME_TIMESTAMP_FILE: this.clockFile(id),
           FAKETIME_CACHE_DURATION: '1',
           FAKETIME_DONT_FAKE_MONOTONIC: '1',
+        };
+      }
+      if (slowFsync !== null) {
+        // No delay file yet: fsyncs run at the disk's own speed until the slow-disk fault writes one.
+        env = {
+          ...env,
+          LD_PRELOAD: env.LD_PRELOAD === undefined ? slowFsync : `${env.LD_PRELOAD}:${slowFsync}`,
+          [SLOW_FSYNC_FILE_ENV]: this.fsyncDelayFile(id),
         };
       }
       if (o.diskBroker === id) {
@@ -170,6 +189,16 @@ export class ChaosCluster {
 
   private clockFile(id: number): string {
     return join(this.options.workDir, `broker-${id}.faketime`);
+  }
+
+  private fsyncDelayFile(id: number): string {
+    return join(this.options.workDir, `broker-${id}.fsync-delay`);
+  }
+
+  /** Makes broker id's fsyncs and fdatasyncs take delayMs more (0: the disk's own speed again). */
+  setFsyncDelay(id: number, delayMs: number): void {
+    if (!this.options.slowDisk) throw new Error('brokers run without the slow-disk helper');
+    setFsyncDelay(this.fsyncDelayFile(id), delayMs);
   }
 
   /** Moves broker id's wall clock to offsetSeconds from the real one (0: back to the real time). */

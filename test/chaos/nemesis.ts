@@ -34,9 +34,10 @@ export const FAULT_KINDS = [
  * partition-unclean sets up an unclean leader election of partition 0 of the workload's topic. First it cuts
  * one follower off the leader and the other follower (it still hears ZooKeeper) until it has left the ISR,
  * then it cuts the leader and the in-sync follower off ZooKeeper and that lagging follower, which is then the
- * only live replica the controller can elect.
+ * only live replica the controller can elect. slow-disk makes one broker's fsync and fdatasync sleep 200-3000 ms
+ * each (slow-disk.ts) while the page cache still takes writes.
  */
-export const OPT_IN_FAULT_KINDS = ['partition-unclean'] as const;
+export const OPT_IN_FAULT_KINDS = ['partition-unclean', 'slow-disk'] as const;
 
 export type FaultKind = (typeof FAULT_KINDS)[number] | (typeof OPT_IN_FAULT_KINDS)[number];
 
@@ -71,7 +72,7 @@ export interface PlannedFault {
 export function familyOf(kind: FaultKind): 'process' | 'partition' | 'link' | 'disk' | 'clock' {
   if (kind.startsWith('partition-')) return 'partition';
   if (kind === 'slow-link' || kind === 'lossy-link') return 'link';
-  if (kind === 'disk-full') return 'disk';
+  if (kind === 'disk-full' || kind === 'slow-disk') return 'disk';
   if (kind === 'clock-jump') return 'clock';
   return 'process';
 }
@@ -150,6 +151,10 @@ export function planFaults(rng: Rng, o: NemesisPlanOptions): PlannedFault[] {
     }
     if (kind === 'slow-link') fault.amount = rng.int(100, 500);
     if (kind === 'lossy-link') fault.amount = rng.int(10, 40);
+    if (kind === 'slow-disk') {
+      fault.nodes = [rng.pick(brokers)];
+      fault.amount = rng.int(200, 3_000);
+    }
     if (kind === 'clock-jump') {
       fault.nodes = [rng.pick(brokers)];
       fault.amount = rng.pick([-1, 1]) * rng.int(30, 300);
@@ -177,6 +182,8 @@ export function describeFault(f: PlannedFault): string {
       return `slow link on ${f.nodes[0]} (${f.amount} ms)`;
     case 'lossy-link':
       return `lossy link on ${f.nodes[0]} (${f.amount}% loss)`;
+    case 'slow-disk':
+      return `slow disk on ${f.nodes[0]} (fsync +${f.amount} ms)`;
     case 'clock-jump':
       return `${f.nodes[0]}'s wall clock jumps ${(f.amount ?? 0) > 0 ? '+' : ''}${f.amount} s`;
     default:
@@ -392,6 +399,14 @@ export class Nemesis {
       }
       case 'partition-unclean':
         return this.injectUnclean();
+      case 'slow-disk': {
+        const id = Number(fault.nodes[0]!.slice(1));
+        c.setFsyncDelay(id, fault.amount ?? 1_000);
+        return {
+          undo: async () => c.setFsyncDelay(id, 0),
+          detail: { target: fault.nodes[0], fsyncDelayMs: fault.amount },
+        };
+      }
       case 'disk-full': {
         const id = Number(fault.nodes[0]!.slice(1));
         const bytes = await c.fillDisk(id);
@@ -422,6 +437,9 @@ export class Nemesis {
     await attempt('links', () => c.net.restoreAll());
     if (c.options.diskBroker !== null) await attempt('disk', () => c.freeDisk(c.options.diskBroker!));
     for (const p of c.processes) if (p.isPaused) p.resume();
+    if (c.options.slowDisk)
+      for (const b of c.brokers)
+        await attempt(`${b.name} disk speed`, async () => c.setFsyncDelay(b.brokerId, 0));
     if (c.options.clockFaults)
       for (const b of c.brokers)
         await attempt(`${b.name} clock`, async () => c.setClockOffset(b.brokerId, 0));

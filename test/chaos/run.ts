@@ -141,6 +141,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         diskBroker: kinds.includes('disk-full') ? 0 : null,
         tmpfsMb: 256,
         clockFaults: kinds.includes('clock-jump'),
+        slowDisk: kinds.includes('slow-disk'),
       },
       log,
     );

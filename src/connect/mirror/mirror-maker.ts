@@ -87,7 +87,11 @@ export class MirrorMaker {
   private baseUrl = '';
   private workerIdBase = '';
 
-  private constructor(private readonly log: (line: string) => void) {}
+  private constructor(
+    /** The file's keys: its top level holds the internal REST server's TLS keys, as Kafka reads them. */
+    private readonly props: Readonly<Record<string, string>>,
+    private readonly log: (line: string) => void,
+  ) {}
 
   get flows(): readonly RunningFlow[] {
     return this.running;
@@ -103,7 +107,7 @@ export class MirrorMaker {
     const rest = internalRestEnabled(props);
     const flows = config.flows.filter((f) => targets === null || targets.includes(f.target));
     if (flows.length === 0) log('No enabled replication flows (set A->B.enabled = true)');
-    const mm = new MirrorMaker(log);
+    const mm = new MirrorMaker(props, log);
     try {
       await mm.startRest(rest, flows[0]);
       for (const f of flows) await mm.startFlow(f);
@@ -115,7 +119,11 @@ export class MirrorMaker {
     return mm;
   }
 
-  /** The internal REST server (KIP-710): Connect's listener keys, read from the file's top level. */
+  /**
+   * The internal REST server (KIP-710): Connect's listener keys, read from the file's top level; for
+   * `listeners=https://...` its TLS keys too (`listeners.https.ssl.*`, else `ssl.*`), which also secure this
+   * process's requests to the other processes' servers.
+   */
   private async startRest(enabled: boolean, flow: Flow | undefined): Promise<void> {
     const unique = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     if (!enabled || flow === undefined) {
@@ -124,11 +132,9 @@ export class MirrorMaker {
       this.workerIdBase = unique;
       return;
     }
-    const c: WorkerConfig = loadWorkerConfig(flow.workerProps, 'distributed');
-    if (c.restTls !== null)
-      throw new ConfigException('The dedicated mode internal REST server listens on http only');
+    const c: WorkerConfig = loadWorkerConfig(flow.workerProps, 'distributed', this.props);
     const rest = new MirrorRestServer(this.log);
-    const bound = await rest.start(c.restHost, c.restPort);
+    const bound = await rest.start(c.restHost, c.restPort, c.restTls?.server ?? null);
     this.rest = rest;
     const p = c.parsed;
     const host =
@@ -136,7 +142,7 @@ export class MirrorMaker {
       (c.restHost === '' || c.restHost === '0.0.0.0' ? hostname() : c.restHost);
     const port = (p['rest.advertised.port'] as number | null) ?? bound.port;
     const h = host.includes(':') ? `[${host}]` : host;
-    this.baseUrl = `http://${h}:${port}/`;
+    this.baseUrl = `${c.restTls === null ? 'http' : 'https'}://${h}:${port}/`;
     this.workerIdBase = `${host}:${port}`;
     this.log(`Internal REST server listening at ${this.baseUrl}`);
   }
@@ -145,7 +151,7 @@ export class MirrorMaker {
     const name = `${flow.source}->${flow.target}`;
     const c = new MirrorConfig(flow.connectorProps);
     const { bootstrapServers: _b, clientId: _c, ...security } = c.clientOptions('target', `${name}|mm2`);
-    const config = loadWorkerConfig(flow.workerProps, 'distributed');
+    const config = loadWorkerConfig(flow.workerProps, 'distributed', this.props);
     const logs = internalTopicLogs(config, this.log, security);
     const offsets = new TopicOffsetStore(logs.offsets());
     const worker = new Worker({

@@ -5,6 +5,8 @@
 // (PUT .../connectors/<name>/fence). Every other path is 404: dedicated mode has no public REST API.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { TlsOptions } from 'node:tls';
 import type { TaskConfig } from '../api/connector.js';
 import { ConfigException, ConnectException, RestError } from '../errors.js';
 import type { DistributedHerder } from '../runtime/distributed/distributed-herder.js';
@@ -25,14 +27,22 @@ export class MirrorRestServer {
     this.herders.set(`${source}\u0000${target}`, herder);
   }
 
-  async start(host: string, port: number): Promise<{ host: string; port: number }> {
-    const server = createServer((req, res) => {
+  /** Listens on http, or on https with `tls` (rest-tls.ts: the key store, trust store and client auth). */
+  async start(
+    host: string,
+    port: number,
+    tls: TlsOptions | null = null,
+  ): Promise<{ host: string; port: number }> {
+    const listener = (req: IncomingMessage, res: ServerResponse) => {
       this.handle(req, res).catch((err) => {
         this.log(`Mirror REST request failed: ${(err as Error).message}`);
         if (!res.headersSent) send(res, 500, (err as Error).message);
         else res.destroy();
       });
-    });
+    };
+    const server = tls === null ? createServer(listener) : createHttpsServer(tls, listener);
+    // A peer that fails the handshake (no or an untrusted certificate): the connection closes, with a log line.
+    server.on('tlsClientError', (err) => this.log(`Mirror REST TLS handshake failed: ${err.message}`));
     this.server = server;
     return listenHttp(server, host, port);
   }
@@ -85,6 +95,9 @@ export class MirrorRestServer {
         if (!Array.isArray(configs) || !configs.every(isStringMap))
           return send(res, 400, 'Request body must be a JSON array of task configs');
         await herder.putTaskConfigs(name, configs as TaskConfig[], signature);
+        this.log(
+          `Accepted ${configs.length} task configs of ${name} for ${source}->${target} from another process`,
+        );
       } else {
         await herder.fenceZombies(name, signature);
       }

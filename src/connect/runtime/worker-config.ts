@@ -330,9 +330,14 @@ export interface WorkerConfig {
   readonly restTls: RestTls | null;
 }
 
+/**
+ * `tlsRaw` holds the keys the https listener's TLS is read from (`listeners.https.ssl.*`, `ssl.*`): the worker's
+ * own by default; MirrorMaker's dedicated mode passes its file's top level, as Kafka builds its REST server from it.
+ */
 export function loadWorkerConfig(
   raw: Record<string, string>,
   mode: 'standalone' | 'distributed',
+  tlsRaw: Readonly<Record<string, string>> = raw,
 ): WorkerConfig {
   const parsed = workerConfigDef(mode).parse(raw);
   if (mode === 'distributed') checkInterWorkerKeys(parsed);
@@ -344,7 +349,7 @@ export function loadWorkerConfig(
     bootstrapServers: (parsed['bootstrap.servers'] as string[]).join(','),
     restHost: host,
     restPort: port,
-    restTls: https ? restTls(raw) : null,
+    restTls: https ? restTls(tlsRaw) : null,
   };
 }
 

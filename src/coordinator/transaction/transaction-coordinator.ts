@@ -6,7 +6,8 @@
 // EndTxn writes PrepareCommit/PrepareAbort, answers the producer, then has the markers written to every partition
 // of the transaction (retrying until each leader accepts them, unless one answers that another coordinator owns
 // the transaction: markerAnswerAction) and writes CompleteCommit/CompleteAbort. Loading a
-// partition replays its records, last per id winning, and finishes any transaction left in a Prepare state.
+// partition replays its records, last per id winning, and finishes any transaction left in a Prepare state; a higher
+// coordinator epoch on the same broker reloads the partition, cancelling the markers of the old epoch (as Kafka).
 // Transactions older than their timeout are aborted by tick() with the producer epoch bumped (fencing the
 // producer), as Kafka's abortTimedOutTransactions does.
 //
@@ -105,7 +106,9 @@ export interface MarkerFailure extends TopicPartitionRef {
  * - 'fenced': INVALID_PRODUCER_EPOCH or TRANSACTION_COORDINATOR_FENCED. The partition has seen a later epoch of the
  *   producer or a marker of a later coordinator: another coordinator owns the transaction and completes it. This
  *   one stops sending markers and writes no Complete record; the transaction stays in its Prepare state here
- *   (CONCURRENT_TRANSACTIONS) until this broker stops leading its __transaction_state partition;
+ *   (CONCURRENT_TRANSACTIONS) until this broker stops leading its __transaction_state partition, or leads it again
+ *   under a higher coordinator epoch (a reload, which sends the markers again: onLeadershipChange). A leader that
+ *   answers a fence wrongly thus holds the transaction only until its coordinator changes, as in Kafka;
  * - 'retry': every other answer, and none (leader moving or restarting, not enough replicas, timeout, a lost
  *   connection): the marker goes again to the partition's leader of that moment. Kafka throws on the answers it
  *   calls fatal (CORRUPT_MESSAGE, ...) and leaves the transaction hanging; Brook retries them, and logs them.
@@ -152,7 +155,15 @@ export interface InitResult {
   readonly producerEpoch: number;
 }
 
-type PartitionStatus = { state: 'loading' | 'active'; readonly token: number };
+/**
+ * A led partition of __transaction_state: loading or active, under one leadership (token) at one coordinator
+ * epoch (its leader epoch when loading began). Markers carry that epoch; a higher one reloads the partition.
+ */
+type PartitionStatus = {
+  state: 'loading' | 'active';
+  readonly token: number;
+  readonly coordinatorEpoch: number;
+};
 
 const tpKey = (topic: string, partition: number): string => `${topic}\0${partition}`;
 const tpOf = (key: string): TopicPartitionRef => {
@@ -294,17 +305,38 @@ export class TransactionCoordinator {
 
   // ------------------------------------------------------------------ leadership and loading
 
+  /**
+   * Called at every LeaderAndIsr of a partition of __transaction_state. Becoming leader loads it at its coordinator
+   * epoch. A higher epoch while already leading (the controller elected this broker again) reloads it, as Kafka's
+   * onElection does: the transactions of the old epoch are dropped with their pending markers (Kafka's
+   * removeMarkersForTxnTopicPartition; markers in flight are ignored when answered), the partition answers
+   * COORDINATOR_LOAD_IN_PROGRESS until its log is read again, and the transactions it finds in a Prepare state send
+   * their markers again under the new epoch. The same or a lower epoch changes nothing.
+   */
   onLeadershipChange(partition: number, isLeader: boolean): void {
     const status = this.partitions.get(partition);
     if (isLeader) {
-      if (status !== undefined) return;
+      const coordinatorEpoch = this.options.coordinatorEpoch(partition);
+      if (status !== undefined) {
+        if (coordinatorEpoch <= status.coordinatorEpoch) return;
+        this.options.logger.info(
+          `coordinator epoch of ${TRANSACTION_STATE_TOPIC}-${partition} changed from ${status.coordinatorEpoch} to ` +
+            `${coordinatorEpoch}: reloading it; markers pending under the old epoch are cancelled`,
+        );
+        this.unload(partition);
+      }
       const token = this.nextToken++;
-      this.partitions.set(partition, { state: 'loading', token });
+      this.partitions.set(partition, { state: 'loading', token, coordinatorEpoch });
       this.defer(() => this.load(partition, token));
     } else if (status !== undefined) {
-      this.partitions.delete(partition);
-      for (const [id, m] of this.txns) if (m.partition === partition) this.txns.delete(id);
+      this.unload(partition);
     }
+  }
+
+  /** Drops a partition and its transactions; their writes and marker loops end when they see the token gone. */
+  private unload(partition: number): void {
+    this.partitions.delete(partition);
+    for (const [id, m] of this.txns) if (m.partition === partition) this.txns.delete(id);
   }
 
   shutdown(): void {
@@ -365,7 +397,7 @@ export class TransactionCoordinator {
       this.txns.set(id, m);
       if (m.state === TxnState.PrepareCommit || m.state === TxnState.PrepareAbort) resume.push(m);
     }
-    this.partitions.set(partition, { state: 'active', token });
+    this.partitions.set(partition, { state: 'active', token, coordinatorEpoch: status.coordinatorEpoch });
     for (const m of resume) {
       m.busy = true;
       this.completeTransaction(m, m.state === TxnState.PrepareCommit, token);
@@ -656,6 +688,8 @@ export class TransactionCoordinator {
    * stays set when a leader answers that another coordinator owns the transaction (markerAnswerAction).
    */
   private completeTransaction(m: TxnMetadata, commit: boolean, token: number): void {
+    // The epoch the partition was loaded at, fixed for this loop: a new epoch reloads the partition and ends it.
+    const coordinatorEpoch = this.partitions.get(m.partition)?.coordinatorEpoch ?? -1;
     let remaining = [...m.partitions].map(tpOf);
     // A partition's failure is logged the first time it comes with a given error, not at every retry.
     const logged = new Set<string>();
@@ -666,7 +700,7 @@ export class TransactionCoordinator {
         producerId: m.producerId,
         producerEpoch: m.producerEpoch,
         commit,
-        coordinatorEpoch: this.options.coordinatorEpoch(m.partition),
+        coordinatorEpoch,
         partitions: remaining,
       };
       this.options

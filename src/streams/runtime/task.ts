@@ -32,6 +32,7 @@ import type { CacheBudget } from '../state/record-cache.js';
 import { SessionStore } from '../state/session-store.js';
 import { type ChangelogWriter, PlainKeyValueStore, TimestampedStore } from '../state/store-stack.js';
 import type { StateStore, StoreBuilder } from '../state/stores.js';
+import { SuppressBuffer } from '../state/suppress-buffer.js';
 import { DuplicatesWindowStore, TimestampedWindowStore } from '../state/window-store.js';
 import type { SinkNode, SourceNode, Subtopology, Topology } from '../topology.js';
 
@@ -153,6 +154,10 @@ export class Task {
   private openStore(name: string): void {
     const builder = this.env.topology.stores.get(name);
     assert.ok(builder, `store ${name} has no builder`);
+    if (builder.suppressBuffer) {
+      this.openSuppressBuffer(builder);
+      return;
+    }
     const engine = this.env.openEngine(builder, this.id);
     const changelog = builder.loggingEnabled ? this.env.changelogTopic(name) : null;
     const writer: ChangelogWriter | null =
@@ -195,6 +200,24 @@ export class Task {
         builder.timestamped ? new TimestampedStore(options) : new PlainKeyValueStore(options),
       );
     this.engines.set(name, { engine, timestamped: builder.timestamped, changelog });
+  }
+
+  /** A suppress() buffer: in memory, restored through its own target, logged at commit (flushCaches). */
+  private openSuppressBuffer(builder: StoreBuilder): void {
+    const changelog = builder.loggingEnabled ? this.env.changelogTopic(builder.name) : null;
+    const serdes = builder.serdesFrom?.(this.env.defaultKeySerde, this.env.defaultValueSerde);
+    const buffer = new SuppressBuffer(
+      builder.name,
+      serdes?.key ?? ((builder.keySerde ?? this.env.defaultKeySerde) as Serde<unknown>),
+      serdes?.value ?? ((builder.valueSerde ?? this.env.defaultValueSerde) as Serde<unknown>),
+      changelog ?? builder.name,
+      changelog === null
+        ? null
+        : (key, value, headers) =>
+            this.env.collector.send(changelog, key, value, this.currentTimestampMs, headers, this.partition),
+    );
+    this.stores.set(builder.name, buffer);
+    this.engines.set(builder.name, { engine: buffer.restoreTarget(), timestamped: false, changelog });
   }
 
   /** Calls each processor's init, in the order the nodes were added; after the stores are restored. */
@@ -393,6 +416,8 @@ export class Task {
         s instanceof CachingSessionStore
       )
         s.flushCache();
+    // After the caches: what they forward may reach a suppression and change its buffer.
+    for (const s of this.stores.values()) if (s instanceof SuppressBuffer) s.logDirty();
   }
 
   /** Flushes the stores' engines (the changelog records are the collector's to flush). */

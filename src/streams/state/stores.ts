@@ -49,6 +49,8 @@ export class StoreBuilder<K = unknown, V = unknown> {
   cachingEnabled = false;
   /** A window store: the size of its windows and how long it keeps them (both ms); null for key-value stores. */
   window: { sizeMs: number; retentionMs: number; retainDuplicates?: boolean } | null = null;
+  /** The buffer of a suppress() (state/suppress-buffer.ts), logged in Kafka's suppress changelog format. */
+  suppressBuffer = false;
   /** A session store (session windows); null for other stores. */
   session: { retentionMs: number } | null = null;
   /**

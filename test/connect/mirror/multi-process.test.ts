@@ -11,6 +11,14 @@ import { after, before, test } from 'node:test';
 import { Admin, Consumer, Producer } from '../../../src/client/index.js';
 import { type BrokerProcess, startBroker } from '../../helpers/broker-process.js';
 import { sleep } from '../../helpers/wait.js';
+import {
+  describeStatuses,
+  flowStatuses,
+  type UnitStatus,
+  waitFor,
+  withPrefix,
+  workerId,
+} from './flow-status.js';
 import { type MirrorProcess, startMirrorMaker, writeMm2 } from './mirror-process.js';
 
 const PARTITIONS = 6;
@@ -33,74 +41,12 @@ after(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Polls an async condition every 250 ms until it holds, failing after `timeoutMs` with `describe()`. */
-async function waitFor(
-  condition: () => Promise<boolean>,
-  timeoutMs: number,
-  describe: () => string,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting:\n${describe()}`);
-    await sleep(250);
-  }
-}
-
-/** The worker id a process's flow A->B runs under: its internal REST address and the flow. */
-function workerId(m: MirrorProcess): string {
-  const match = /Internal REST server listening at http:\/\/([^/]+)\//.exec(m.output());
-  assert.ok(match !== null, m.output());
-  return `${match[1]}/A->B`;
-}
-
-/** The latest status of every task of the flow's connectors, read from its status topic on the target. */
-async function taskStatuses(): Promise<Map<string, { state: string; worker: string }>> {
-  const topic = 'mm2-status.A.internal';
-  const admin = new Admin({ bootstrapServers: b.bootstrap });
-  const consumer = new Consumer({
-    bootstrapServers: b.bootstrap,
-    enableAutoCommit: false,
-    autoOffsetReset: 'earliest',
-  });
-  const out = new Map<string, { state: string; worker: string }>();
-  try {
-    const partitions = (await admin.describeTopics([topic]))[0]?.partitions.length ?? 0;
-    if (partitions === 0) return out;
-    const tps = Array.from({ length: partitions }, (_, partition) => ({ topic, partition }));
-    const ends = await consumer.endOffsets(tps);
-    consumer.assign(tps);
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const positions = await Promise.all(tps.map((tp) => consumer.position(tp)));
-      if (positions.every((p, i) => p >= ends.find((e) => e.partition === i)!.offset)) break;
-      if (Date.now() > deadline) break;
-      for (const r of await consumer.poll(300)) {
-        const key = r.key?.toString() ?? '';
-        if (!key.startsWith('status-task-')) continue;
-        if (r.value === null) out.delete(key);
-        else {
-          const v = JSON.parse(r.value.toString()) as { state: string; worker_id: string };
-          out.set(key, { state: v.state, worker: v.worker_id });
-        }
-      }
-    }
-  } catch {
-    return out;
-  } finally {
-    await consumer.close();
-    await admin.close();
-  }
-  return out;
-}
+/** The latest status of every connector and task of the flow, from its status topic on the target. */
+const taskStatuses = () => flowStatuses(b.bootstrap);
 
 /** The MirrorSourceConnector tasks among them. */
-async function sourceTaskStatuses(): Promise<Map<string, { state: string; worker: string }>> {
-  const all = await taskStatuses();
-  return new Map([...all].filter(([k]) => k.startsWith('status-task-MirrorSourceConnector-')));
-}
-
-function describeStatuses(s: Map<string, { state: string; worker: string }>): string {
-  return [...s].map(([k, v]) => `${k}: ${v.state} on ${v.worker}`).join('\n');
+async function sourceTaskStatuses(): Promise<Map<string, UnitStatus>> {
+  return withPrefix(await taskStatuses(), 'status-task-MirrorSourceConnector-');
 }
 
 test('two processes share the flow; when one is killed the other takes all the work and nothing is lost', async () => {
@@ -152,7 +98,7 @@ test('two processes share the flow; when one is killed the other takes all the w
     mirrors.push(first);
     // The second process joins once the first runs every task (the source's and the heartbeat's): the join is
     // then a pure load-balancing round, in which the first gives up half of its tasks.
-    let statuses = new Map<string, { state: string; worker: string }>();
+    let statuses = new Map<string, UnitStatus>();
     await waitFor(
       async () => {
         statuses = await taskStatuses();
@@ -167,7 +113,7 @@ test('two processes share the flow; when one is killed the other takes all the w
     );
     const second = await startMirrorMaker(file);
     mirrors.push(second);
-    const ids = [workerId(first), workerId(second)];
+    const ids = [workerId(first.output()), workerId(second.output())];
     assert.notEqual(ids[0], ids[1]);
 
     // Shared: TASKS tasks running, some on each process.

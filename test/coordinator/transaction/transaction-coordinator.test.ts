@@ -14,7 +14,7 @@ import {
   TxnState,
   transactionPartition,
 } from '../../../src/coordinator/transaction/transaction-coordinator.js';
-import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ErrorCode, errorName } from '../../../src/protocol/errors.js';
 import { MemoryStorage } from '../memory-storage.js';
 
 const E = ErrorCode;
@@ -29,6 +29,11 @@ interface Harness {
   /** Answers for single partitions ("topic-partition"), taking precedence over failMarkers. */
   markerErrors: Map<string, number>;
   retries: (() => void)[];
+  /** The leader epoch of every __transaction_state partition (the coordinator epoch); 7 at first. */
+  epoch: { value: number };
+  /** While true, loads wait in `loads` instead of running at once. */
+  holdLoads: { value: boolean };
+  loads: (() => void)[];
   logger: CapturingLogger;
   coordinator: TransactionCoordinator;
 }
@@ -39,6 +44,9 @@ function harness(storage = new MemoryStorage(), clock = new ManualClock()): Harn
   const failMarkers = { value: false };
   const markerErrors = new Map<string, number>();
   const retries: (() => void)[] = [];
+  const epoch = { value: 7 };
+  const holdLoads = { value: false };
+  const loads: (() => void)[] = [];
   const logger = new CapturingLogger();
   const coordinator = new TransactionCoordinator({
     clock,
@@ -59,15 +67,30 @@ function harness(storage = new MemoryStorage(), clock = new ManualClock()): Harn
       }
       return failures;
     },
-    coordinatorEpoch: () => 7,
+    coordinatorEpoch: () => epoch.value,
     partitionExists: (topic) => topic !== 'missing',
-    defer: (fn) => fn(),
+    defer: (fn) => {
+      if (holdLoads.value) loads.push(fn);
+      else fn();
+    },
     retry: (fn) => {
       retries.push(fn);
     },
   });
   for (let p = 0; p < PARTITIONS; p++) coordinator.onLeadershipChange(p, true);
-  return { clock, storage, markers, failMarkers, markerErrors, retries, logger, coordinator };
+  return {
+    clock,
+    storage,
+    markers,
+    failMarkers,
+    markerErrors,
+    retries,
+    epoch,
+    holdLoads,
+    loads,
+    logger,
+    coordinator,
+  };
 }
 
 const settle = () => new Promise((r) => setImmediate(r));
@@ -181,6 +204,148 @@ describe('transaction coordinator', () => {
     await settle();
     assert.equal(markers.length, 1);
     assert.equal(retries.length, 0);
+    assert.equal(coordinator.describe('tx')?.state, TxnState.CompleteAbort);
+  });
+
+  it("answers each marker error as Kafka's TransactionMarkerRequestCompletionHandler does", async () => {
+    // t-1 answers `errorCode`, t-0 answers NOT_LEADER_OR_FOLLOWER (a retriable answer in the same round).
+    // Kafka: retriable answers are sent again; a fence cancels every marker of the transaction, the retriable
+    // one of t-0 too (abortSending); UNSUPPORTED_* take the partition out. The answers Kafka calls fatal or
+    // unexpected make its handler throw, leaving the transaction hanging; Brook retries them (documented).
+    const retriable = [
+      E.UNKNOWN_TOPIC_OR_PARTITION,
+      E.NOT_LEADER_OR_FOLLOWER,
+      E.NOT_ENOUGH_REPLICAS,
+      E.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+      E.REQUEST_TIMED_OUT,
+      E.KAFKA_STORAGE_ERROR,
+      // No answer: the writer's reasons.
+      E.LEADER_NOT_AVAILABLE,
+      E.BROKER_NOT_AVAILABLE,
+      E.NETWORK_EXCEPTION,
+      // Fatal or unexpected in Kafka.
+      E.CORRUPT_MESSAGE,
+      E.MESSAGE_TOO_LARGE,
+      E.RECORD_LIST_TOO_LARGE,
+      E.INVALID_REQUIRED_ACKS,
+      E.UNKNOWN_SERVER_ERROR,
+    ];
+    const cases: { errorCode: number; expect: 'retry' | 'fenced' | 'written' }[] = [
+      ...retriable.map((errorCode) => ({ errorCode, expect: 'retry' as const })),
+      { errorCode: E.INVALID_PRODUCER_EPOCH, expect: 'fenced' },
+      { errorCode: E.TRANSACTION_COORDINATOR_FENCED, expect: 'fenced' },
+      { errorCode: E.UNSUPPORTED_FOR_MESSAGE_FORMAT, expect: 'written' },
+      { errorCode: E.UNSUPPORTED_VERSION, expect: 'written' },
+    ];
+    for (const { errorCode, expect } of cases) {
+      const what = `${errorName(errorCode)}`;
+      const { coordinator, markers, markerErrors, retries } = harness();
+      const p = await coordinator.initProducerId('tx', 60_000, null);
+      await coordinator.addPartitions('tx', p.producerId, p.producerEpoch, TP);
+      markerErrors.set('t-0', E.NOT_LEADER_OR_FOLLOWER);
+      markerErrors.set('t-1', errorCode);
+      assert.equal(await coordinator.endTransaction('tx', p.producerId, p.producerEpoch, true), E.NONE);
+      await settle();
+      assert.equal(markers.length, 1, what);
+      assert.equal(coordinator.describe('tx')?.state, TxnState.PrepareCommit, what);
+      if (expect === 'fenced') {
+        assert.equal(retries.length, 0, `${what}: nothing is sent again, not even t-0`);
+        continue;
+      }
+      assert.equal(retries.length, 1, what);
+      markerErrors.clear();
+      retries.shift()!();
+      await settle();
+      assert.deepEqual(
+        markers[1]!.partitions.map((tp) => `${tp.topic}-${tp.partition}`),
+        expect === 'retry' ? ['t-0', 't-1'] : ['t-0'],
+        `${what}: the partitions sent again`,
+      );
+      assert.equal(coordinator.describe('tx')?.state, TxnState.CompleteCommit, what);
+    }
+  });
+
+  it('holds a wrongly fenced transaction in Prepare until the coordinator epoch changes here, then completes it', async () => {
+    // A leader answers TRANSACTION_COORDINATOR_FENCED although no other coordinator exists. As Kafka, this
+    // coordinator believes it, sends nothing more and writes no Complete record: the producer is answered
+    // CONCURRENT_TRANSACTIONS. When the controller elects this broker again under a higher leader epoch, the
+    // partition is reloaded (Kafka's onElection) and the markers go out again with the new coordinator epoch.
+    // Before the reload on a higher epoch, the transaction stayed in PrepareCommit for as long as this broker led.
+    const { coordinator, markers, markerErrors, retries, epoch, holdLoads, loads, storage } = harness();
+    const p = await coordinator.initProducerId('tx', 60_000, null);
+    await coordinator.addPartitions('tx', p.producerId, p.producerEpoch, TP);
+    markerErrors.set('t-1', E.TRANSACTION_COORDINATOR_FENCED);
+    assert.equal(await coordinator.endTransaction('tx', p.producerId, p.producerEpoch, true), E.NONE);
+    await settle();
+    assert.equal(retries.length, 0);
+    assert.equal(coordinator.describe('tx')?.state, TxnState.PrepareCommit);
+    assert.equal(
+      await coordinator.endTransaction('tx', p.producerId, p.producerEpoch, true),
+      E.CONCURRENT_TRANSACTIONS,
+    );
+    assert.equal((await coordinator.initProducerId('tx', 60_000, null)).errorCode, E.CONCURRENT_TRANSACTIONS);
+    const partition = transactionPartition('tx', PARTITIONS);
+    // A LeaderAndIsr at the same epoch changes nothing.
+    coordinator.onLeadershipChange(partition, true);
+    await settle();
+    assert.equal(markers.length, 1);
+    assert.equal(coordinator.describe('tx')?.state, TxnState.PrepareCommit);
+    // The leader answers correctly now; this broker is elected again under epoch 8.
+    markerErrors.clear();
+    epoch.value = 8;
+    holdLoads.value = true;
+    coordinator.onLeadershipChange(partition, true);
+    assert.equal(
+      (await coordinator.initProducerId('tx', 60_000, null)).errorCode,
+      E.COORDINATOR_LOAD_IN_PROGRESS,
+      'the partition is reloaded',
+    );
+    assert.equal(loads.length, 1);
+    loads.shift()!();
+    await settle();
+    assert.equal(markers.length, 2);
+    assert.equal(markers[1]!.coordinatorEpoch, 8);
+    assert.equal(markers[1]!.commit, true);
+    assert.deepEqual(
+      markers[1]!.partitions.map((tp) => `${tp.topic}-${tp.partition}`),
+      ['t-0', 't-1'],
+    );
+    assert.equal(coordinator.describe('tx')?.state, TxnState.CompleteCommit);
+    assert.equal(storage.logs.get(partition)!.length, 4, 'Empty, Ongoing, PrepareCommit, CompleteCommit');
+    assert.equal(await coordinator.endTransaction('tx', p.producerId, p.producerEpoch, true), E.NONE);
+  });
+
+  it('cancels the markers pending under the old coordinator epoch when this broker is elected again', async () => {
+    // Kafka removes the markers of a partition whose coordinator epoch changed (removeMarkersForTxnTopicPartition)
+    // and the reload sends new ones. Before, the old loop went on and sent its markers with whatever epoch the
+    // partition had at each retry, and nothing was reloaded.
+    const { coordinator, markers, failMarkers, retries, epoch } = harness();
+    const p = await coordinator.initProducerId('tx', 60_000, null);
+    await coordinator.addPartitions('tx', p.producerId, p.producerEpoch, TP);
+    failMarkers.value = true;
+    assert.equal(await coordinator.endTransaction('tx', p.producerId, p.producerEpoch, false), E.NONE);
+    await settle();
+    assert.equal(markers.length, 1);
+    assert.equal(markers[0]!.coordinatorEpoch, 7);
+    assert.equal(retries.length, 1);
+    const oldRetry = retries.shift()!;
+    epoch.value = 9;
+    coordinator.onLeadershipChange(transactionPartition('tx', PARTITIONS), true);
+    await settle();
+    assert.equal(markers.length, 2, 'the reload sends the markers of the PrepareAbort it found');
+    assert.equal(markers[1]!.coordinatorEpoch, 9);
+    assert.equal(markers[1]!.commit, false);
+    assert.equal(retries.length, 1, "the reload's retry");
+    oldRetry();
+    await settle();
+    assert.equal(markers.length, 2, 'the retry of the old epoch sends nothing');
+    failMarkers.value = false;
+    retries.shift()!();
+    await settle();
+    assert.deepEqual(
+      markers.map((m) => m.coordinatorEpoch),
+      [7, 9, 9],
+    );
     assert.equal(coordinator.describe('tx')?.state, TxnState.CompleteAbort);
   });
 

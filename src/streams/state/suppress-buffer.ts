@@ -1,0 +1,325 @@
+// The buffer of suppress() (Kafka's InMemoryTimeOrderedKeyValueChangeBuffer): the updates a suppression holds,
+// one entry per key, ordered by buffer time (the window end for untilWindowCloses, the first buffered record's
+// time for untilTimeLimit), then by key bytes. It lives in memory and is logged to its changelog
+// `<application.id>-<store>-changelog`, so a task that moves or crashes finds its held updates again.
+//
+// Logging, as Kafka: a put or an eviction only marks the key dirty; at commit (Task.flushCaches, before the
+// producer is flushed and the offsets committed) each dirty key is logged once: its entry if it is still
+// buffered, else a tombstone (an entry added and emitted between two commits leaves just the tombstone).
+// Under exactly_once_v2 these records share the transaction of the output and the offsets, so the buffer
+// restored after a crash is the one that matches the committed input position.
+//
+// Changelog value (Kafka's version 3, header "v" = [3]): the record context (8-byte timestamp, 8-byte offset,
+// int32-prefixed topic, int32 partition, int32 header count, then each header as an int32-prefixed key and an
+// int32-prefixed value, -1 for null), the prior value, the old value (-2 when it is the prior value), the new
+// value (each int32-prefixed, -1 for null), then the 8-byte buffer time. The key is the serialized key. The
+// prior value is the old value of the key's first buffered update: the emitted change spans every held update.
+//
+// Restoration applies the changelog in order: a tombstone removes the key, a value puts the entry; a key
+// already buffered keeps its place (Kafka's non-resetting put).
+
+import assert from 'node:assert/strict';
+import type { Header } from '../processor.js';
+import type { Serde } from '../serdes.js';
+import type { BytesEntry, BytesKeyValueStore } from './bytes-store.js';
+import type { StateStore } from './stores.js';
+
+/** The changelog value format this buffer writes (Kafka's suppress changelog version 3). */
+export const SUPPRESS_CHANGELOG_HEADERS: readonly Header[] = [{ key: 'v', value: Buffer.from([3]) }];
+
+const NULL_LENGTH = -1;
+const OLD_IS_PRIOR = -2;
+
+/** Where a buffered update came from: its record's metadata (Kafka's ProcessorRecordContext). */
+export interface BufferedContext {
+  timestamp: number;
+  offset: number;
+  topic: string;
+  partition: number;
+  headers: Header[];
+}
+
+export interface BufferedEntry {
+  keyBytes: Buffer;
+  /** Buffer time: entries leave in its order. */
+  timeMs: number;
+  prior: Buffer | null;
+  old: Buffer | null;
+  new: Buffer | null;
+  context: BufferedContext;
+}
+
+/** Sends one record to the buffer's changelog partition. */
+export type SuppressChangelogSend = (key: Buffer, value: Buffer | null, headers: readonly Header[]) => void;
+
+export function encodeBufferValue(e: BufferedEntry): Buffer {
+  const topic = Buffer.from(e.context.topic, 'utf8');
+  const parts: Buffer[] = [];
+  const int = (n: number) => {
+    const b = Buffer.allocUnsafe(4);
+    b.writeInt32BE(n);
+    parts.push(b);
+  };
+  const long = (n: number) => {
+    const b = Buffer.allocUnsafe(8);
+    b.writeBigInt64BE(BigInt(n));
+    parts.push(b);
+  };
+  const bytes = (b: Buffer | null) => {
+    if (b === null) return int(NULL_LENGTH);
+    int(b.length);
+    parts.push(b);
+  };
+  long(e.context.timestamp);
+  long(e.context.offset);
+  bytes(topic);
+  int(e.context.partition);
+  int(e.context.headers.length);
+  for (const h of e.context.headers) {
+    bytes(Buffer.from(h.key, 'utf8'));
+    bytes(h.value);
+  }
+  bytes(e.prior);
+  if (e.old !== null && e.prior !== null && e.old.equals(e.prior)) int(OLD_IS_PRIOR);
+  else bytes(e.old);
+  bytes(e.new);
+  long(e.timeMs);
+  return Buffer.concat(parts);
+}
+
+export function decodeBufferValue(keyBytes: Buffer, value: Buffer): BufferedEntry {
+  let at = 0;
+  const need = (n: number) => {
+    if (at + n > value.length) throw new Error(`suppress changelog value truncated at byte ${at}`);
+  };
+  const int = () => {
+    need(4);
+    const n = value.readInt32BE(at);
+    at += 4;
+    return n;
+  };
+  const long = () => {
+    need(8);
+    const n = Number(value.readBigInt64BE(at));
+    at += 8;
+    return n;
+  };
+  const sized = (length: number) => {
+    if (length === NULL_LENGTH) return null;
+    if (length < 0) throw new Error(`suppress changelog value: bad length ${length}`);
+    need(length);
+    const b = Buffer.from(value.subarray(at, at + length));
+    at += length;
+    return b;
+  };
+  const timestamp = long();
+  const offset = long();
+  const topic = sized(int());
+  if (topic === null) throw new Error('suppress changelog value: null topic');
+  const partition = int();
+  const headerCount = int();
+  const headers: Header[] = [];
+  for (let i = 0; i < headerCount; i++) {
+    const key = sized(int());
+    if (key === null) throw new Error('suppress changelog value: null header key');
+    headers.push({ key: key.toString('utf8'), value: sized(int()) });
+  }
+  const prior = sized(int());
+  const oldLength = int();
+  const old = oldLength === OLD_IS_PRIOR ? prior : sized(oldLength);
+  const newValue = sized(int());
+  const timeMs = long();
+  if (at !== value.length) throw new Error(`suppress changelog value: ${value.length - at} bytes left over`);
+  return {
+    keyBytes,
+    timeMs,
+    prior,
+    old,
+    new: newValue,
+    context: { timestamp, offset, topic: topic.toString('utf8'), partition, headers },
+  };
+}
+
+function compareEntries(a: BufferedEntry, b: BufferedEntry): number {
+  return a.timeMs - b.timeMs || Buffer.compare(a.keyBytes, b.keyBytes);
+}
+
+export class SuppressBuffer implements StateStore {
+  /** Entries in buffer-time order (then key bytes). */
+  private sorted: BufferedEntry[] = [];
+  /** Key bytes (latin1) -> its entry. */
+  private readonly index = new Map<string, BufferedEntry>();
+  /** Keys put or evicted since the last commit: each is logged once then. */
+  private readonly dirty = new Set<string>();
+
+  constructor(
+    readonly name: string,
+    readonly keySerde: Serde<unknown>,
+    readonly valueSerde: Serde<unknown>,
+    /** The topic handed to the serdes (the changelog topic, as Kafka's buffer does). */
+    private readonly serdeTopic: string,
+    private readonly changelog: SuppressChangelogSend | null,
+  ) {}
+
+  persistent(): boolean {
+    return false;
+  }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  /** The smallest buffer time, or Infinity when empty. */
+  minTimeMs(): number {
+    return this.sorted.length === 0 ? Number.POSITIVE_INFINITY : this.sorted[0]!.timeMs;
+  }
+
+  private serializeKey(key: unknown): Buffer {
+    const b = this.keySerde.serialize(this.serdeTopic, key);
+    if (b === null) throw new Error(`suppress buffer ${this.name}: a key may not serialize to null`);
+    return b;
+  }
+
+  private serializeValue(value: unknown): Buffer | null {
+    return value === null || value === undefined ? null : this.valueSerde.serialize(this.serdeTopic, value);
+  }
+
+  /** Buffers an update of `key` (Kafka's put): the first one fixes the buffer time and the prior value. */
+  put(timeMs: number, key: unknown, newValue: unknown, oldValue: unknown, context: BufferedContext): void {
+    const keyBytes = this.serializeKey(key);
+    const old = this.serializeValue(oldValue);
+    const id = keyBytes.toString('latin1');
+    const previous = this.index.get(id);
+    this.cleanPut({
+      keyBytes,
+      timeMs,
+      prior: previous === undefined ? old : previous.prior,
+      old,
+      new: this.serializeValue(newValue),
+      context,
+    });
+    this.dirty.add(id);
+  }
+
+  /** Inserts, or replaces in place a buffered key's entry (its buffer time stays). */
+  private cleanPut(e: BufferedEntry): void {
+    const id = e.keyBytes.toString('latin1');
+    const previous = this.index.get(id);
+    if (previous !== undefined) {
+      const at = this.position(previous);
+      const entry = { ...e, timeMs: previous.timeMs };
+      this.sorted[at] = entry;
+      this.index.set(id, entry);
+      return;
+    }
+    let lo = 0;
+    let hi = this.sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareEntries(this.sorted[mid]!, e) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    this.sorted.splice(lo, 0, e);
+    this.index.set(id, e);
+  }
+
+  /** The index of a buffered entry in `sorted` (binary search on its time and key). */
+  private position(e: BufferedEntry): number {
+    let lo = 0;
+    let hi = this.sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareEntries(this.sorted[mid]!, e) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    assert.ok(this.sorted[lo] === e, `suppress buffer ${this.name}: entry not where its order puts it`);
+    return lo;
+  }
+
+  private remove(id: string): void {
+    const e = this.index.get(id);
+    if (e === undefined) return;
+    this.sorted.splice(this.position(e), 1);
+    this.index.delete(id);
+  }
+
+  /**
+   * Takes out, in buffer-time order, every entry whose buffer time is at most `limitMs`, and hands each to
+   * `emit` as (key, new value, prior value, context). The keys become dirty: their tombstones go out at commit.
+   */
+  evictUpTo(
+    limitMs: number,
+    emit: (key: unknown, newValue: unknown, priorValue: unknown, context: BufferedContext) => void,
+  ): void {
+    let n = 0;
+    while (n < this.sorted.length && this.sorted[n]!.timeMs <= limitMs) n++;
+    if (n === 0) return;
+    const due = this.sorted.splice(0, n);
+    for (const e of due) {
+      const id = e.keyBytes.toString('latin1');
+      this.index.delete(id);
+      this.dirty.add(id);
+    }
+    for (const e of due)
+      emit(
+        this.keySerde.deserialize(this.serdeTopic, e.keyBytes),
+        e.new === null ? null : this.valueSerde.deserialize(this.serdeTopic, e.new),
+        e.prior === null ? null : this.valueSerde.deserialize(this.serdeTopic, e.prior),
+        e.context,
+      );
+  }
+
+  /** Logs each dirty key once (its entry, or a tombstone if it left); called at every commit. */
+  logDirty(): void {
+    if (this.changelog === null) {
+      this.dirty.clear();
+      return;
+    }
+    for (const id of this.dirty) {
+      const e = this.index.get(id);
+      if (e === undefined) this.changelog(Buffer.from(id, 'latin1'), null, []);
+      else this.changelog(e.keyBytes, encodeBufferValue(e), SUPPRESS_CHANGELOG_HEADERS);
+    }
+    this.dirty.clear();
+  }
+
+  /** Applies one changelog record during restoration (never marks a key dirty). */
+  restore(keyBytes: Buffer, value: Buffer | null): void {
+    const id = keyBytes.toString('latin1');
+    if (value === null) this.remove(id);
+    else this.cleanPut(decodeBufferValue(Buffer.from(keyBytes), value));
+  }
+
+  /** The buffer as the bytes engine that restoration writes into (get/range read the logged form). */
+  restoreTarget(): BytesKeyValueStore {
+    const entries = (): BytesEntry[] =>
+      this.sorted.map((e) => ({ key: e.keyBytes, value: encodeBufferValue(e) }));
+    return {
+      persistent: false,
+      get: (key) => {
+        const e = this.index.get(key.toString('latin1'));
+        return e === undefined ? null : encodeBufferValue(e);
+      },
+      put: (key, value) => this.restore(key, value),
+      range: (from, to) =>
+        entries()
+          .filter(
+            (e) =>
+              (from === null || Buffer.compare(e.key, from) >= 0) &&
+              (to === null || Buffer.compare(e.key, to) <= 0),
+          )
+          .sort((a, b) => Buffer.compare(a.key, b.key)),
+      count: () => this.index.size,
+      flush: () => {},
+      close: () => {},
+    };
+  }
+
+  flush(): void {}
+
+  close(): void {
+    this.sorted = [];
+    this.index.clear();
+    this.dirty.clear();
+  }
+}
