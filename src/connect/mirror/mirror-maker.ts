@@ -187,7 +187,7 @@ export class MirrorMaker {
   private async configureFlow(r: RunningFlow): Promise<void> {
     for (const className of MIRROR_CONNECTORS) {
       const connector = simpleName(className);
-      const want = { ...r.flow.connectorProps, name: connector, 'connector.class': className };
+      const want = { ...r.flow.storedConnectorProps, name: connector, 'connector.class': className };
       let have: Record<string, string> | null = null;
       try {
         have = r.herder.connectorConfig(connector);

@@ -6,9 +6,14 @@
 // carry the cluster settings, as in Kafka) and the worker config of the Connect worker that runs them, on the
 // target cluster, with its internal topics named as Kafka names them (mm2-offsets.<source>.internal, ...): the
 // target cluster's keys (`B.exactly.once.source.support`, ...) and a few top-level prefixes, as Kafka's
-// MirrorMakerConfig.workerConfig.
+// MirrorMakerConfig.workerConfig. Config provider variables (`config.providers`, `${file:/path:key}`,
+// `${env:VAR}`) are resolved in what this process uses itself (the worker config, its own clients), as Kafka's
+// workerConfig transforms them; the connector configs written to the config topic keep them, with the
+// `config.providers*` keys, and the worker resolves them when a connector or task starts (so secrets read
+// through a provider are not stored in the topic).
 
 import { ConfigException } from '../errors.js';
+import { CONFIG_PROVIDERS_CONFIG, ConfigTransformer } from '../runtime/config-providers.js';
 import { isClientSecurityKey } from './mirror-config.js';
 
 export const BYTE_ARRAY_CONVERTER = 'org.apache.kafka.connect.converters.ByteArrayConverter';
@@ -16,8 +21,10 @@ export const BYTE_ARRAY_CONVERTER = 'org.apache.kafka.connect.converters.ByteArr
 export interface Flow {
   source: string;
   target: string;
-  /** The config of the flow's connectors, without `name` and `connector.class`. */
+  /** The config of the flow's connectors, without `name` and `connector.class`; variables resolved. */
   connectorProps: Record<string, string>;
+  /** The same as written to the config topic: config provider variables kept (the worker resolves them). */
+  storedConnectorProps: Record<string, string>;
   /** The Connect worker config for the flow (bootstrap.servers is the target cluster). */
   workerProps: Record<string, string>;
   /** The target cluster's client settings (bootstrap.servers and security keys). */
@@ -69,6 +76,16 @@ export const REST_KEYS = [
 const FLOW_KEY = /^([^.>-][^>]*?)->([^.]+)\.(.+)$/;
 
 export function parseMirrorMakerConfig(props: Readonly<Record<string, string>>): MirrorMakerConfig {
+  const resolved = parseResolved(ConfigTransformer.fromConfig(props).transform(props));
+  const stored = parseResolved(props);
+  return {
+    ...resolved,
+    flows: resolved.flows.map((f, i) => ({ ...f, storedConnectorProps: stored.flows[i]!.connectorProps })),
+  };
+}
+
+/** The file's flows, as if its values held no variables. */
+function parseResolved(props: Readonly<Record<string, string>>): MirrorMakerConfig {
   const clusters = (props.clusters ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -121,6 +138,8 @@ export function parseMirrorMakerConfig(props: Readonly<Record<string, string>>):
       for (const [k, v] of Object.entries(topLevel))
         if (WORKER_PREFIXES.some((prefix) => k.startsWith(prefix))) workerProps[k] = v;
       for (const k of REST_KEYS) if (topLevel[k] !== undefined) workerProps[k] = topLevel[k]!;
+      for (const [k, v] of Object.entries(topLevel))
+        if (k.startsWith(CONFIG_PROVIDERS_CONFIG)) workerProps[k] = v;
       for (const k of WORKER_KEYS) if (flowProps[k] !== undefined) workerProps[k] = flowProps[k]!;
       const defaults: Record<string, string> = {
         'client.id': `${source}->${target}`,
@@ -132,7 +151,14 @@ export function parseMirrorMakerConfig(props: Readonly<Record<string, string>>):
         'value.converter': BYTE_ARRAY_CONVERTER,
       };
       for (const [k, v] of Object.entries(defaults)) workerProps[k] ??= v;
-      flows.push({ source, target, connectorProps, workerProps, targetClusterProps: targetProps });
+      flows.push({
+        source,
+        target,
+        connectorProps,
+        storedConnectorProps: connectorProps,
+        workerProps,
+        targetClusterProps: targetProps,
+      });
     }
   }
   return { clusters, flows, clusterProps };

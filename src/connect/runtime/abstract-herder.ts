@@ -62,7 +62,8 @@ export abstract class AbstractHerder {
     const max = Number(config['tasks.max'] ?? 1);
     const configs = (await instance.taskConfigs(max)).slice(0, max);
     const taskClass = instance.taskClass().name;
-    return configs.map((c) => {
+    // The connector saw its config resolved: resolved secrets go back to their variables before being stored.
+    return this.worker.o.config.transformer.reverse(config, configs).map((c) => {
       const out: TaskConfig = { ...c, 'task.class': taskClass };
       if (instance instanceof SinkConnector) {
         if (config.topics !== undefined) out.topics = config.topics;

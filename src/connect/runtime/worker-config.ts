@@ -6,6 +6,7 @@
 import { ConfigDef, oneOf, type ParsedConfig, range } from '../api/config-def.js';
 import { ConfigException } from '../errors.js';
 import { checkWorkerClientSecurity } from './client-configs.js';
+import { ConfigTransformer } from './config-providers.js';
 import { supportedAlgorithm } from './distributed/request-signature.js';
 import { type RestTls, restTls } from './rest-tls.js';
 
@@ -320,7 +321,10 @@ export function workerConfigDef(mode: 'standalone' | 'distributed'): ConfigDef {
 }
 
 export interface WorkerConfig {
+  /** The worker's keys, config provider variables resolved (KIP-421). */
   readonly raw: Readonly<Record<string, string>>;
+  /** The worker's config providers (`config.providers`): they resolve connector configs when they start. */
+  readonly transformer: ConfigTransformer;
   readonly parsed: ParsedConfig;
   readonly bootstrapServers: string;
   /** Where the REST server listens. */
@@ -339,17 +343,21 @@ export function loadWorkerConfig(
   mode: 'standalone' | 'distributed',
   tlsRaw: Readonly<Record<string, string>> = raw,
 ): WorkerConfig {
+  const transformer = ConfigTransformer.fromConfig(raw);
+  const given = raw;
+  raw = transformer.transform(raw);
   const parsed = workerConfigDef(mode).parse(raw);
   if (mode === 'distributed') checkInterWorkerKeys(parsed);
   checkWorkerClientSecurity(raw);
   const { host, port, https } = restListener(parsed);
   return {
     raw,
+    transformer,
     parsed,
     bootstrapServers: (parsed['bootstrap.servers'] as string[]).join(','),
     restHost: host,
     restPort: port,
-    restTls: https ? restTls(tlsRaw) : null,
+    restTls: https ? restTls(tlsRaw === given ? raw : transformer.transform(tlsRaw)) : null,
   };
 }
 

@@ -68,7 +68,8 @@ export class Worker {
   async startConnector(config: Record<string, string>, context: ConnectorContext): Promise<Connector> {
     const connector = this.o.plugins.newConnector(config['connector.class']!);
     connector.initialize(context);
-    await connector.start({ ...config });
+    // Config provider variables are resolved here, when the connector starts (KIP-297): stored configs keep them.
+    await connector.start(this.o.config.transformer.transform(config));
     return connector;
   }
 
@@ -87,6 +88,8 @@ export class Worker {
     /** Exactly-once source tasks: the herder's checks around the producer's initialization. */
     producerChecks: Pick<ExactlyOnceOptions, 'preProducerCheck' | 'postProducerCheck'> = {},
   ): Promise<WorkerTask> {
+    connectorConfig = this.o.config.transformer.transform(connectorConfig);
+    taskConfig = this.o.config.transformer.transform(taskConfig);
     const desc = this.o.plugins.connector(connectorConfig['connector.class']!);
     const connector = new desc.ctor() as Connector;
     const taskInstance = new (connector.taskClass())();

@@ -22,9 +22,14 @@ export function writeMm2(dir: string, props: Record<string, string | number | bo
   return file;
 }
 
-export async function startMirrorMaker(file: string): Promise<MirrorProcess> {
+/** Starts `brook mirror-maker file`, with `env` added to this process's environment. */
+export async function startMirrorMaker(
+  file: string,
+  env: Record<string, string> = {},
+): Promise<MirrorProcess> {
   const child: ChildProcess = spawn(process.execPath, [BROOK, 'mirror-maker', file], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
