@@ -17,14 +17,14 @@
 // version-0 SubscriptionWrapper / SubscriptionResponseWrapper layouts and the store Kafka's CombinedKey layout.
 //
 // Instructions per left change (Kafka's, with KIP-962's null foreign keys for left joins):
-// - foreign key unchanged or new row: subscribe to it; an inner join on a new row only answers when the right row
-//   exists, otherwise (updates, left joins) the answer comes even without a right row, so that an earlier
+// - foreign key unchanged, or a new row: subscribe to it; an inner join on a new row only answers when the right
+//   row exists, otherwise (updates, left joins) the answer comes even without a right row, so that an earlier
 //   result is replaced by a tombstone (inner) or by joiner(value, null) (left);
 // - foreign key changed: the old foreign key forgets the row silently, the new one is subscribed as above;
-// - row deleted, or its foreign key became null: the old foreign key forgets the row and answers, which yields a
-//   tombstone (deleted, or inner join) or joiner(value, null) (left join, null foreign key);
-// - a left join's row whose foreign key is null and had no subscription is resolved locally: joiner(value, null),
-//   or a tombstone when such a row is deleted.
+// - row deleted: the old foreign key forgets the row and answers, which yields a tombstone;
+// - inner join, foreign key became null: the old foreign key forgets the row and answers: a tombstone;
+// - left join, null foreign key: a subscription without a key (any partition), never stored, answered with null:
+//   joiner(value, null), or a tombstone for a deleted row that had no foreign key.
 
 import { createHash } from 'node:crypto';
 import { type Materialized, Named, type TableJoined } from './dsl-options.js';
@@ -259,8 +259,6 @@ export function foreignKeyJoin<K, V, KO, VO, VR>(
     names.resolver,
     resolverSupplier<K, V, VO, VR>(leftGetter, joiner, leftJoin, serdes, names),
     names.responseSource,
-    // A left join's null foreign key is answered locally (see sendSupplier).
-    names.registrationProcessor,
   );
   t.connectProcessorAndStateStores(names.resolver, ...leftGetter.stores);
   t.markCopartitioned(names.resolver);
@@ -320,8 +318,8 @@ function sendSupplier<K, V, KO>(
   serdes: JoinSerdes,
   names: Names,
 ) {
-  return (): Processor<K, Change<V>, Buffer, Buffer> => {
-    let context: ProcessorContext<Buffer, Buffer>;
+  return (): Processor<K, Change<V>, Buffer | null, Buffer> => {
+    let context: ProcessorContext<Buffer | null, Buffer>;
     let s: ReturnType<typeof resolved>;
     const fkBytes = (value: V | null, key: K): Buffer | null => {
       if (value === null) return null;
@@ -345,32 +343,35 @@ function sendSupplier<K, V, KO>(
         const hash = valueHash(newBytes);
         const oldFk = fkBytes(oldValue, r.key);
         const newFk = fkBytes(newValue, r.key);
-        const send = (fk: Buffer, instruction: number) =>
+        const send = (fk: Buffer | null, instruction: number) =>
           context.forward(
             new Record(fk, encodeSubscription({ hash, instruction, primaryKey }), r.timestamp, r.headers),
-            names.registrationSink,
           );
-        if (oldFk !== null && (newFk === null || !newFk.equals(oldFk)))
+        const moved = oldFk !== null && (newFk === null || !newFk.equals(oldFk));
+        if (leftJoin) {
+          if (moved)
+            send(
+              oldFk,
+              newValue === null ? Instruction.DELETE_KEY_AND_PROPAGATE : Instruction.DELETE_KEY_NO_PROPAGATE,
+            );
+          // A null foreign key goes too (KIP-962), without a key: the right side answers it with null.
+          if (newValue !== null) send(newFk, Instruction.PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE);
+          else if (oldFk === null && oldValue !== null)
+            send(null, Instruction.PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE);
+          return;
+        }
+        if (moved)
           send(
             oldFk,
             newFk === null ? Instruction.DELETE_KEY_AND_PROPAGATE : Instruction.DELETE_KEY_NO_PROPAGATE,
           );
-        if (newFk !== null) {
-          const onlyIfAvailable = !leftJoin && oldValue === null;
+        if (newFk !== null)
           send(
             newFk,
-            onlyIfAvailable
+            oldValue === null
               ? Instruction.PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE
               : Instruction.PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE,
           );
-        } else if (leftJoin && oldFk === null && (newValue !== null || oldValue !== null)) {
-          // No foreign key before or after: nothing on the right side to answer, the row joins with null (or,
-          // deleted, is retracted) here.
-          context.forward(
-            new Record(primaryKey, encodeResponse({ hash, foreignValue: null }), r.timestamp, r.headers),
-            names.resolver,
-          );
-        }
       },
     };
   };
@@ -387,8 +388,14 @@ function receiveSupplier(storeName: string) {
         store = c.getStateStore<TimestampedStore<Buffer, Buffer>>(storeName);
       },
       process(r) {
-        if (r.key === null || r.value === null) return;
+        if (r.value === null) return;
         const subscription = decodeSubscription(r.value);
+        if (r.key === null) {
+          // A left join's row without a foreign key: answered (with null), never kept.
+          if (subscription.instruction === Instruction.PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE)
+            context.forward(r.withValue(subscription));
+          return;
+        }
         const key = combinedKey(r.key, subscription.primaryKey);
         const remove =
           subscription.instruction === Instruction.DELETE_KEY_AND_PROPAGATE ||
@@ -421,7 +428,8 @@ function joinForeignSupplier<KO, VO>(
         if (sub.instruction === Instruction.DELETE_KEY_NO_PROPAGATE) return;
         let foreign: ValueAndTimestamp<VO> | null = null;
         if (sub.instruction !== Instruction.DELETE_KEY_AND_PROPAGATE) {
-          const fk = s.rightKey.deserialize(`${names.registrationTopic}-fk`, r.key) as KO;
+          const fk =
+            r.key === null ? null : (s.rightKey.deserialize(`${names.registrationTopic}-fk`, r.key) as KO);
           foreign = fk === null ? null : get(fk);
           if (foreign === null && sub.instruction === Instruction.PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE) return;
         }
