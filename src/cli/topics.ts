@@ -5,6 +5,7 @@
 import { Admin } from '../client/admin.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import { clientOptions, err, newClient, out, runTool, type Tool } from './client-tool.js';
+import { healthFields, partitionHealth } from './partition-health.js';
 
 const tool: Tool = {
   name: 'topics',
@@ -155,15 +156,22 @@ async function describe(admin: Admin, args: ParsedArgs): Promise<number> {
     atMinIsr: args.has('at-min-isr-partitions'),
   };
   const reporting = Object.values(reports).some((r) => r);
-  const live = reports.unavailable
-    ? new Set((await admin.describeCluster()).brokers.map((b) => b.nodeId))
-    : new Set<number>();
+  const cluster = reporting ? await admin.describeCluster() : null;
+  const live = new Set(cluster?.brokers.map((b) => b.nodeId) ?? []);
+  const selfHealingTimeoutMs =
+    cluster === null ? null : await selfHealingTimeout(admin, cluster.controllerId);
   const result = topics.map((t, i) => {
     const topicConfigs = configs[i]?.configs ?? [];
     const overrides = topicConfigs.filter((c) => c.source === 'DYNAMIC_TOPIC_CONFIG');
     const minIsr = Number(topicConfigs.find((c) => c.name === 'min.insync.replicas')?.value ?? 1);
     const partitions = t.partitions
-      .map((p) => ({ ...p, reassignment: moving.get(`${t.topic}-${p.partition}`) }))
+      .map((p) => {
+        const reassignment = moving.get(`${t.topic}-${p.partition}`);
+        const health = reporting
+          ? partitionHealth(p, { live, minIsr, reassignment, selfHealingTimeoutMs })
+          : null;
+        return { ...p, reassignment, health };
+      })
       .filter((p) => {
         if (!reporting) return true;
         const hasLeader = p.leader >= 0;
@@ -199,6 +207,7 @@ async function describe(admin: Admin, args: ParsedArgs): Promise<number> {
                   addingReplicas: p.reassignment.addingReplicas,
                   removingReplicas: p.reassignment.removingReplicas,
                 }),
+            ...(p.health === null ? {} : { reason: p.health.reason, action: p.health.action }),
           })),
         })),
       ),
@@ -212,9 +221,22 @@ async function describe(admin: Admin, args: ParsedArgs): Promise<number> {
         `Topic: ${t.topic}\tTopicId: ${t.topicId}\tPartitionCount: ${t.partitions.length}\tReplicationFactor: ${factor}\tConfigs: ${cfg}`,
       );
     }
-    for (const p of partitions) out(partitionLine(t.topic, p, p.reassignment));
+    for (const p of partitions) out(partitionLine(t.topic, p, p.reassignment) + healthFields(p.health));
   }
   return 0;
+}
+
+/** The controller's brook.self.healing.broker.failure.timeout.ms; null when it cannot be read (another Kafka). */
+async function selfHealingTimeout(admin: Admin, controllerId: number): Promise<number | null> {
+  if (controllerId < 0) return null;
+  const key = 'brook.self.healing.broker.failure.timeout.ms';
+  try {
+    const [r] = await admin.describeConfigs([{ type: 'broker', name: String(controllerId), keys: [key] }]);
+    const value = r?.configs.find((c) => c.name === key)?.value;
+    return value === undefined || value === null || !/^-?\d+$/.test(value) ? null : Number(value);
+  } catch {
+    return null;
+  }
 }
 
 interface Reassignment {

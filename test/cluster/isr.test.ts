@@ -136,6 +136,15 @@ describe('ISR changes and controlled shutdown in a three-broker cluster', () => 
       const atMin = await describe('--at-min-isr-partitions');
       assert.equal(atMin.length, 1, atMin.join('\n'));
       assert.match(atMin[0]!, /Partition: 0\tLeader: \d\tReplicas: [\d,]+\tIsr: \d,\d(\t|$)/);
+      // The report says why and what happens next: the paused broker is gone, and self-healing (on by default,
+      // 300000 ms) moves its replicas once the timeout has passed.
+      assert.match(atMin[0]!, new RegExp(`\tReason: broker ${pausedId} gone(\t|;)`));
+      assert.match(
+        atMin[0]!,
+        new RegExp(
+          `\tAction: self-healing moves the replicas of broker ${pausedId} once it has been gone 300000 ms`,
+        ),
+      );
       assert.deepEqual(await describe('--under-min-isr-partitions'), []);
       assert.equal((await describe('--under-replicated-partitions')).length, 1);
       assert.equal((await describe('--under-min-isr-partitions', '--under-replicated-partitions')).length, 1);
