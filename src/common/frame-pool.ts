@@ -67,11 +67,8 @@ export class FramePool {
   acquire(size: number): Buffer {
     if (!this.pools(size)) return Buffer.allocUnsafeSlow(size);
     const classBytes = sizeClass(size);
-    const list = this.idle.get(classBytes);
-    let store: ArrayBuffer;
-    if (list !== undefined && list.length > 0) {
-      store = list.pop()!;
-      this.idleBytes -= classBytes;
+    let store = this.takeIdle(classBytes);
+    if (store !== undefined) {
       this.stats.reused++;
     } else {
       // Not `new ArrayBuffer`, which fills the memory with zeros first.
@@ -80,6 +77,31 @@ export class FramePool {
     }
     this.holdings.set(store, { refs: 1 });
     return Buffer.from(store, 0, size);
+  }
+
+  /**
+   * An idle buffer of `classBytes`, or else the smallest idle one of a larger class up to twice that size. Produce
+   * frames vary in size (linger, partly filled batches, several partitions per request), so the buffers the tail
+   * cache gives back are often of a neighbouring class; taking them costs at most half their memory, where a miss
+   * costs a fresh ArrayBuffer (external memory, which V8 answers with full collections). A buffer taken this way
+   * goes back to its own class (release() files a buffer by its byteLength).
+   */
+  private takeIdle(classBytes: number): ArrayBuffer | undefined {
+    let chosen = classBytes;
+    let list = this.idle.get(classBytes);
+    if (list === undefined || list.length === 0) {
+      list = undefined;
+      for (const [bytes, candidates] of this.idle) {
+        if (candidates.length === 0 || bytes < classBytes || bytes > 2 * classBytes) continue;
+        if (list === undefined || bytes < chosen) {
+          list = candidates;
+          chosen = bytes;
+        }
+      }
+      if (list === undefined) return undefined;
+    }
+    this.idleBytes -= chosen;
+    return list.pop();
   }
 
   /** Takes one more reference to the pooled buffer behind `view`; nothing for other buffers. */

@@ -31,6 +31,30 @@ describe('FramePool', () => {
     assert.deepEqual(pool.stats, { allocated: 2, reused: 1, recycled: 1, dropped: 0 });
   });
 
+  it('takes an idle buffer of a larger class, up to twice the size, before allocating; it goes back to its class', () => {
+    const pool = new FramePool(4 * 1024 * KiB);
+    const big = pool.acquire(200 * KiB); // class 208 KiB
+    const bigger = pool.acquire(250 * KiB); // class 256 KiB
+    pool.release(bigger);
+    pool.release(big);
+    // 120 KiB (class 120 KiB) fits the 208 KiB buffer, the smallest idle one within twice its class.
+    const a = pool.acquire(120 * KiB);
+    assert.equal(a.buffer, big.buffer);
+    assert.equal(a.length, 120 * KiB);
+    assert.equal(pool.idleByteCount, 256 * KiB);
+    // 100 KiB would waste more than half of the 256 KiB buffer: a new one of its own class instead.
+    const b = pool.acquire(100 * KiB);
+    assert.notEqual(b.buffer, bigger.buffer);
+    assert.equal(b.buffer.byteLength, sizeClass(100 * KiB));
+    // Released, the borrowed buffer is filed under its own class again and serves a frame of that class.
+    pool.release(a);
+    assert.equal(pool.acquire(208 * KiB).buffer, big.buffer);
+    // A smaller idle buffer never serves a larger frame.
+    pool.release(b);
+    assert.notEqual(pool.acquire(110 * KiB).buffer, b.buffer);
+    assert.deepEqual(pool.stats, { allocated: 4, reused: 2, recycled: 4, dropped: 0 });
+  });
+
   it('never reuses a forgotten buffer, whatever is released later', () => {
     const pool = new FramePool(4 * 1024 * KiB);
     const a = pool.acquire(64 * KiB);
