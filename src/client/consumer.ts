@@ -467,6 +467,17 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     this.wake();
   }
 
+  /**
+   * Kafka's currentLag (KIP-695): the records between the position and the end of an assigned partition (the high
+   * watermark, or the last stable offset under read_committed) as of its last fetch; null while unknown.
+   */
+  currentLag(tp: TopicPartition): number | null {
+    const s = this.partitions.get(tpKey(tp.topic, tp.partition));
+    if (s === undefined || s.position === null || s.highWatermark < 0) return null;
+    const end = this.isolation() === 1 ? s.lastStableOffset : s.highWatermark;
+    return end < 0 ? null : Math.max(0, end - s.position);
+  }
+
   /** The partitions paused now. */
   paused(): TopicPartition[] {
     return [...this.partitions.values()]

@@ -15,6 +15,8 @@ export const StreamsConfig = {
   BOOTSTRAP_SERVERS_CONFIG: 'bootstrap.servers',
   PROCESSING_GUARANTEE_CONFIG: 'processing.guarantee',
   COMMIT_INTERVAL_MS_CONFIG: 'commit.interval.ms',
+  MAX_TASK_IDLE_MS_CONFIG: 'max.task.idle.ms',
+  BUFFERED_RECORDS_PER_PARTITION_CONFIG: 'buffered.records.per.partition',
   STATE_DIR_CONFIG: 'state.dir',
   NUM_STREAM_THREADS_CONFIG: 'num.stream.threads',
   NUM_STANDBY_REPLICAS_CONFIG: 'num.standby.replicas',
@@ -45,6 +47,8 @@ export type StreamsProperties = {
   'bootstrap.servers'?: string;
   'processing.guarantee'?: ProcessingGuarantee;
   'commit.interval.ms'?: number | string;
+  'max.task.idle.ms'?: number | string;
+  'buffered.records.per.partition'?: number | string;
   'state.dir'?: string;
   'num.stream.threads'?: number | string;
   'num.standby.replicas'?: number | string;
@@ -96,6 +100,10 @@ export interface ResolvedConfig {
   /** Consumer settings passed through (Kafka lets a streams config carry consumer configs). */
   sessionTimeoutMs: number | undefined;
   heartbeatIntervalMs: number | undefined;
+  /** How long a task waits for data on an input partition known to have none before it processes the others; -1: never. */
+  maxTaskIdleMs: number;
+  /** Records a task holds per input partition before the partition is paused. */
+  bufferedRecordsPerPartition: number;
 }
 
 function int(props: StreamsProperties, key: string, fallback: number, min: number): number {
@@ -230,6 +238,8 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     bootstrapServers: bootstrapServers ?? '',
     processingGuarantee: guarantee,
     commitIntervalMs: int(props, 'commit.interval.ms', guarantee === 'at_least_once' ? 30_000 : 100, 0),
+    maxTaskIdleMs: int(props, 'max.task.idle.ms', 0, -1),
+    bufferedRecordsPerPartition: int(props, 'buffered.records.per.partition', 1000, 1),
     stateDir: props['state.dir'] ?? join(tmpdir(), 'kafka-streams'),
     numStreamThreads: int(props, 'num.stream.threads', 1, 1),
     numStandbyReplicas: int(props, 'num.standby.replicas', 0, 0),

@@ -1,7 +1,11 @@
 // One stream thread: a group member (its own consumer in the group named by application.id), a producer for
 // its sinks and changelogs, a restore consumer, and the tasks of the partitions the group gave it.
 //
-// Loop: poll -> process each record in its task -> wall-clock punctuation -> commit every commit.interval.ms.
+// Loop: poll -> queue each record in its task's partition group -> process each task's queued records in
+// timestamp order across its partitions while it is ready (partition-group.ts: every partition has a record, or
+// an empty one is known to have nothing more; max.task.idle.ms) -> wall-clock punctuation -> commit every
+// commit.interval.ms. A partition whose task holds buffered.records.per.partition records is paused until
+// processing takes it below again. Queued records of a task that closes are dropped (never committed).
 // Commit (at_least_once): wait until the producer has every record sent so far acknowledged, flush the stores'
 // engines, commit the consumed offsets, then write the checkpoint files of the persistent stores. Whatever the
 // thread processed after its last commit is processed again after a crash, as Kafka's at-least-once does.
@@ -44,6 +48,7 @@ import type { Topology } from '../topology.js';
 import { checkpointPath, readCheckpoint, taskOffsetSums, writeCheckpoint } from './checkpoint.js';
 import { openEngine } from './engines.js';
 import { changelogTopicName, repartitionTopicName, type TopicLayout } from './internal-topics.js';
+import { PartitionGroup } from './partition-group.js';
 import type { StandbyUpdater } from './standby-updater.js';
 import { type AssignmentInfo, SHUTDOWN_REQUESTED, StreamsPartitionAssignor } from './streams-assignor.js';
 import { type RecordCollector, Task } from './task.js';
@@ -96,6 +101,10 @@ export class StreamThread {
   private readonly tasks = new Map<string, Task>();
   /** "real topic:partition" -> the task reading it. */
   private readonly taskOfPartition = new Map<string, Task>();
+  /** Each task's polled records not processed yet, taken in timestamp order across its partitions. */
+  private readonly queued = new Map<Task, PartitionGroup>();
+  /** "real topic:partition" of the partitions paused because their task holds buffered.records.per.partition. */
+  private readonly pausedPartitions = new Set<string>();
   /** "real topic:partition" -> the next offset to commit. */
   private readonly consumed = new Map<string, number>();
   /** "changelog:partition" -> the last offset acknowledged. */
@@ -252,7 +261,8 @@ export class StreamThread {
         this.assignmentReceived = false;
         if (this.state !== 'RUNNING') this.setState('RUNNING');
       }
-      for (const r of records) this.processOne(r);
+      for (const r of records) this.enqueue(r);
+      this.processQueued(Date.now());
       const now = Date.now();
       if (this.probeAtMs !== null && now >= this.probeAtMs) {
         // A probing rebalance: the leader reads the warm-ups' lags again and moves the tasks they caught up on.
@@ -276,6 +286,44 @@ export class StreamThread {
           }
           if (!this.eos || !isTaskMigrated(e)) throw e;
           await this.onTaskMigrated(e as Error);
+        }
+      }
+    }
+  }
+
+  /** Queues a polled record in its task's partition group; a partition whose queue is full is paused. */
+  private enqueue(r: ConsumerRecord): void {
+    const key = `${r.topic}:${r.partition}`;
+    const task = this.taskOfPartition.get(key);
+    const group = task === undefined ? undefined : this.queued.get(task);
+    if (group === undefined) {
+      this.hooks.log(`${this.name}: no task for ${key}`);
+      return; // revoked meanwhile
+    }
+    group.add(r);
+    if (
+      group.buffered(r.topic, r.partition) >= this.config.bufferedRecordsPerPartition &&
+      !this.pausedPartitions.has(key)
+    ) {
+      this.pausedPartitions.add(key);
+      this.consumer.pause([{ topic: r.topic, partition: r.partition }]);
+    }
+  }
+
+  /** Processes each task's queued records while it is ready (Kafka's PartitionGroup rules, partition-group.ts). */
+  private processQueued(nowMs: number): void {
+    const lagOf = (topic: string, partition: number) => this.consumer.currentLag({ topic, partition });
+    for (const group of this.queued.values()) {
+      while (group.readyToProcess(nowMs, lagOf)) {
+        const r = group.next()!;
+        this.processOne(r);
+        const key = `${r.topic}:${r.partition}`;
+        if (
+          this.pausedPartitions.has(key) &&
+          group.buffered(r.topic, r.partition) < this.config.bufferedRecordsPerPartition
+        ) {
+          this.pausedPartitions.delete(key);
+          this.consumer.resume([{ topic: r.topic, partition: r.partition }]);
         }
       }
     }
@@ -454,6 +502,17 @@ export class StreamThread {
   }
 
   private closeTask(id: string, task: Task): void {
+    // Its queued records are dropped: whoever runs the task next starts from the committed offsets.
+    const group = this.queued.get(task);
+    this.queued.delete(task);
+    if (group !== undefined) {
+      const assigned = new Set(this.consumer.assignment().map((tp) => `${tp.topic}:${tp.partition}`));
+      for (const tp of group.partitions()) {
+        const key = `${tp.topic}:${tp.partition}`;
+        if (!this.pausedPartitions.delete(key)) continue;
+        if (assigned.has(key)) this.consumer.resume([tp]);
+      }
+    }
     task.close();
     this.tasks.delete(id);
     for (const [k, t] of this.taskOfPartition) if (t === task) this.taskOfPartition.delete(k);
@@ -477,6 +536,9 @@ export class StreamThread {
         created.push(task);
       }
       this.taskOfPartition.set(`${tp.topic}:${tp.partition}`, task);
+      let group = this.queued.get(task);
+      if (group === undefined) this.queued.set(task, (group = new PartitionGroup(this.config.maxTaskIdleMs)));
+      group.addPartition(tp.topic, tp.partition);
     }
     await this.restore(created);
     for (const task of created) task.init();
