@@ -1,6 +1,7 @@
 // A partition's record buffer in the producer (franz-go's recBuf): its open batch, its closed batches waiting to
 // be sent, how many are in flight, and the producer id, epoch and sequences its batches are numbered under.
-// The sender (producer.ts) drains these queues into Produce requests and feeds the answers back.
+// The accumulator (record-accumulator.ts) fills these queues; the sender (sender.ts) drains them into Produce
+// requests and feeds the answers back.
 //
 // Ownership: one PartitionQueue per topic-partition the producer has sent to, owned by the producer and changed
 // only on the event loop between awaits. The functions here decide from a queue's own fields and the producer's

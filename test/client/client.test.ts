@@ -215,7 +215,8 @@ test('batch buffers are reused once their batch is acknowledged, and no record i
     const sent = await Promise.all(sends);
     assert.equal(sent.at(-1)!.offset, (w + 1) * perWave - 1);
   }
-  const pooled = (producer as unknown as { bufferPool: { bytes: number } }).bufferPool.bytes;
+  const pooled = (producer as unknown as { accumulator: { bufferPool: { bytes: number } } }).accumulator
+    .bufferPool.bytes;
   assert.ok(pooled > 0, 'finished batches gave their buffers back');
   await producer.close();
   const consumer = new Consumer({ bootstrapServers: broker.bootstrap, autoOffsetReset: 'earliest' });

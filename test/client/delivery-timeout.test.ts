@@ -90,7 +90,8 @@ test('delivery.timeout.ms must be at least linger.ms + request.timeout.ms, as Ka
         e.message,
       ),
   );
-  const deliveryTimeout = (p: Producer) => (p as unknown as { deliveryTimeoutMs: number }).deliveryTimeoutMs;
+  const deliveryTimeout = (p: Producer) =>
+    (p as unknown as { settings: { deliveryTimeoutMs: number } }).settings.deliveryTimeoutMs;
   const exact = new Producer({ ...base, deliveryTimeoutMs: 1_100 });
   assert.equal(deliveryTimeout(exact), 1_100);
   await exact.close(0);

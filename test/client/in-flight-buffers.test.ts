@@ -311,7 +311,7 @@ test('a produce held past request.timeout.ms is retried on a new connection; its
   };
   await withProxiedProducer('held', options, async ({ proxy, wire, producer }) => {
     // Which buffers the pool hands out, and when they come back.
-    const pool = (producer as unknown as { bufferPool: BufferPool }).bufferPool;
+    const pool = (producer as unknown as { accumulator: { bufferPool: BufferPool } }).accumulator.bufferPool;
     const taken: ArrayBufferLike[] = [];
     const take = pool.take.bind(pool);
     pool.take = (bytes: number) => {

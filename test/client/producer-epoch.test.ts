@@ -43,7 +43,8 @@ async function expiryWhileInFlight(
     const p = producer;
     // A request answered after its batch's delivery timeout, without waiting for the request timeout that the
     // options require delivery.timeout.ms to exceed: in use, a batch that waited before it was sent.
-    (p as unknown as { deliveryTimeoutMs: number }).deliveryTimeoutMs = DELIVERY_TIMEOUT_MS;
+    (p as unknown as { settings: { deliveryTimeoutMs: number } }).settings.deliveryTimeoutMs =
+      DELIVERY_TIMEOUT_MS;
     const send = (partition: number, value: string) =>
       p.send({ topic, partition, value: Buffer.from(value) }).then((m) => m.offset);
     await p.connect();
@@ -141,7 +142,7 @@ test('a failed batch at the last epoch moves the producer to a new producer id',
     const p = producer;
     await p.connect();
     await p.cluster.refreshMetadata([topic]);
-    (p as unknown as { producerEpoch: number }).producerEpoch = 0x7fff;
+    (p as unknown as { sender: { producerEpoch: number } }).sender.producerEpoch = 0x7fff;
     await p.send({ topic, value: Buffer.from('first') });
     const held = proxy.holdNext(0, false);
     const failed = p.send({ topic, value: Buffer.from('refused') }).then(

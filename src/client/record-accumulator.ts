@@ -1,0 +1,316 @@
+// The producer's record accumulator (Kafka's RecordAccumulator): appends records to their partition's open batch,
+// closes a batch at batch.size or after linger.ms, counts the bytes of records accepted but not acknowledged
+// against buffer.memory (records that find no room wait in line for it), and knows when every accepted record
+// has its outcome (flush). It never sends: a closed batch waits in its partition's queue for the sender
+// (sender.ts), which it wakes through its hooks.
+//
+// Why a batch may grow past batch.size: a batch closed while its partition has no free in-flight slot would only
+// queue behind the others; the open batch keeps growing (up to max.request.size) until a slot frees, so a backlog
+// leaves as one large batch. Whether a slot is free is the sender's knowledge, asked through canSendNow.
+//
+// Ownership: one per producer, owning the partition queues (partition-queue.ts) and the batch buffers' pool;
+// changed only on the event loop between awaits.
+
+import { BatchWriter, type EncodedHeader } from './batch-writer.js';
+import { BufferPool } from './buffer-pool.js';
+import { KafkaClientError } from './errors.js';
+import { Fifo } from './fifo.js';
+import { type Batch, newPartitionQueue, type PartitionQueue } from './partition-queue.js';
+import type { ProducerSettings } from './producer-settings.js';
+import type { OnFailure, OnSuccess } from './send-outcome.js';
+
+/** What the accumulator asks of, and tells, the producer around it. */
+export interface AccumulatorHooks {
+  /** True when a batch of `pq` closed now would be sent at once (the sender's in-flight and epoch state). */
+  canSendNow(pq: PartitionQueue): boolean;
+  /** A batch opened: its delivery.timeout.ms counts from its creation. */
+  onBatchOpened(batch: Batch): void;
+  /** A batch closed (the partitioner's sticky partition moves on); `wake`: the sender should drain. */
+  onBatchClosed(pq: PartitionQueue, wake: boolean): void;
+  /** Every record accepted so far has its outcome. */
+  onIdle(): void;
+}
+
+interface MemoryWaiter {
+  bytes: number;
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+/** The partition queues, the open batches and the buffer.memory account of one producer. */
+export class RecordAccumulator {
+  /** Partition queues by topic, indexed by partition; `queueList` holds the same queues in creation order. */
+  private readonly queues = new Map<string, PartitionQueue[]>();
+  readonly queueList: PartitionQueue[] = [];
+  private bufferedBytes = 0;
+  /** Batch buffers back from finished batches (none with acks=0: see buffer-pool.ts). */
+  readonly bufferPool: BufferPool | null;
+  private readonly memoryWaiters = new Fifo<MemoryWaiter>();
+  /** Records accepted by send() without an outcome yet: in batches, or waiting for metadata or memory. */
+  private unsettled = 0;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly settings: ProducerSettings,
+    private readonly hooks: AccumulatorHooks,
+  ) {
+    // Spares up to a quarter of buffer.memory: enough for a partition's in-flight and open batches at their
+    // largest (max.request.size) with the defaults.
+    this.bufferPool = settings.acks === 0 ? null : new BufferPool(settings.bufferMemory / 4);
+  }
+
+  /** The queue of a topic-partition, made on its first record. */
+  queueOf(topic: string, partition: number): PartitionQueue {
+    let list = this.queues.get(topic);
+    if (list === undefined) this.queues.set(topic, (list = []));
+    let pq = list[partition];
+    if (pq === undefined) {
+      pq = newPartitionQueue(topic, partition);
+      list[partition] = pq;
+      this.queueList.push(pq);
+    }
+    return pq;
+  }
+
+  /** buffer.memory has room for `bytes` now, and no earlier record waits for room (memory goes in order). */
+  hasRoom(bytes: number): boolean {
+    return (
+      this.memoryWaiters.length === 0 &&
+      (this.bufferedBytes + bytes <= this.settings.bufferMemory || this.bufferedBytes === 0)
+    );
+  }
+
+  /** Counts `bytes` against buffer.memory; the caller checked hasRoom. */
+  reserve(bytes: number): void {
+    this.bufferedBytes += bytes;
+  }
+
+  /**
+   * Waits in line for room for `bytes`, at most `timeoutMs`: then `granted` (the bytes are counted) or `refused`
+   * with the max.block.ms error (or the error failWaiting gives).
+   */
+  waitForRoom(bytes: number, timeoutMs: number, granted: () => void, refused: (e: Error) => void): void {
+    const waiter: MemoryWaiter = {
+      bytes,
+      resolve: () => {
+        clearTimeout(timer);
+        granted();
+      },
+      reject: (e: Error) => {
+        clearTimeout(timer);
+        refused(e);
+      },
+    };
+    const timer = setTimeout(() => {
+      this.memoryWaiters.remove(waiter);
+      refused(new KafkaClientError(`no room in buffer.memory after ${this.settings.maxBlockMs} ms`, false));
+    }, timeoutMs);
+    this.memoryWaiters.push(waiter);
+  }
+
+  /** Fails every record waiting for room. */
+  failWaiting(err: Error): void {
+    for (const w of this.memoryWaiters.drain()) w.reject(err);
+  }
+
+  /** Gives `bytes` back to buffer.memory and admits the records waiting in line that now fit. */
+  release(bytes: number): void {
+    this.bufferedBytes -= bytes;
+    while (this.memoryWaiters.length > 0) {
+      const w = this.memoryWaiters.peek()!;
+      if (this.bufferedBytes + w.bytes > this.settings.bufferMemory && this.bufferedBytes > 0) break;
+      this.memoryWaiters.shift();
+      this.bufferedBytes += w.bytes;
+      w.resolve();
+    }
+  }
+
+  /**
+   * Appends to the partition's open batch. A batch closes at batch.size when it could be sent at once; while the
+   * partition waits for an in-flight slot it keeps growing (up to max.request.size), so a backlog leaves as one
+   * large batch when the slot frees instead of many small ones queued behind each other. The record comes as
+   * its parts, not as an object: send() makes none on its common path. The record counts as unsettled from here.
+   */
+  append(
+    pq: PartitionQueue,
+    key: Buffer | null,
+    value: Buffer | null,
+    headers: EncodedHeader[] | undefined,
+    timestamp: number,
+    size: number,
+    onSuccess: OnSuccess,
+    onFailure: OnFailure,
+  ): void {
+    let batch = pq.open;
+    if (batch !== null) {
+      const limit = this.hooks.canSendNow(pq) ? this.settings.batchSize : this.settings.maxRequestSize;
+      if (batch.writer.sizeInBytes + size > limit) {
+        this.closeBatch(batch);
+        batch = null;
+      }
+    }
+    if (batch === null) batch = this.openBatch(pq, size);
+    batch.writer.append(key, value, headers, timestamp);
+    batch.onSuccess.push(onSuccess);
+    batch.onFailure.push(onFailure);
+    batch.timestamps.push(timestamp);
+    batch.bytes += size;
+    this.unsettled++;
+    if (batch.writer.sizeInBytes >= this.settings.batchSize && this.hooks.canSendNow(pq))
+      this.closeBatch(batch);
+  }
+
+  private openBatch(pq: PartitionQueue, firstRecordBytes: number): Batch {
+    const batch: Batch = {
+      pq,
+      writer: new BatchWriter(
+        Math.max(this.settings.batchSize, firstRecordBytes),
+        this.settings.maxRequestSize,
+        this.bufferPool,
+      ),
+      onSuccess: [],
+      onFailure: [],
+      timestamps: [],
+      bytes: 0,
+      createdMs: Date.now(),
+      built: null,
+      producerId: -1,
+      producerEpoch: -1,
+      baseSequence: -1,
+      attempts: 0,
+      retryAtMs: 0,
+      lingerTimer: null,
+      lingered: false,
+    };
+    pq.open = batch;
+    this.hooks.onBatchOpened(batch);
+    const lingerMs = this.settings.lingerMs;
+    batch.lingerTimer =
+      lingerMs > 0
+        ? setTimeout(() => this.onLinger(batch), lingerMs)
+        : setImmediate(() => this.onLinger(batch));
+    return batch;
+  }
+
+  private onLinger(batch: Batch): void {
+    batch.lingerTimer = null;
+    batch.lingered = true;
+    // Otherwise the sender takes it when the partition's next in-flight slot frees.
+    if (batch.pq.open === batch && this.hooks.canSendNow(batch.pq)) this.closeBatch(batch);
+  }
+
+  /** Moves the partition's open batch to its ready queue; `wake`: tell the sender. */
+  closeBatch(batch: Batch, wake = true): void {
+    const pq = batch.pq;
+    if (pq.open !== batch) return;
+    if (batch.lingerTimer !== null) {
+      clearTimeout(batch.lingerTimer as NodeJS.Timeout);
+      clearImmediate(batch.lingerTimer as NodeJS.Immediate);
+      batch.lingerTimer = null;
+    }
+    pq.open = null;
+    pq.ready.push(batch);
+    this.hooks.onBatchClosed(pq, wake);
+  }
+
+  /** Closes every open batch (flush: they go without waiting for linger.ms). */
+  closeAll(): void {
+    for (const pq of this.queueList) if (pq.open !== null) this.closeBatch(pq.open);
+  }
+
+  /**
+   * Hands the batches not in flight that have reached delivery.timeout.ms to `expire`, as Kafka's
+   * RecordAccumulator.expiredBatches: each partition's queue from its oldest batch up to the first one still in
+   * time, the open batch last. Returns when the next one is due (Infinity: none), and whether any expired.
+   */
+  expireBatches(now: number, expire: (b: Batch) => void): { nextDueMs: number; expired: boolean } {
+    const timeoutMs = this.settings.deliveryTimeoutMs;
+    let next = Number.POSITIVE_INFINITY;
+    let expired = false;
+    for (const pq of this.queueList) {
+      let first = pq.ready[0];
+      while (first !== undefined && first.createdMs + timeoutMs <= now) {
+        pq.ready.shift();
+        expire(first);
+        expired = true;
+        first = pq.ready[0];
+      }
+      if (first !== undefined) next = Math.min(next, first.createdMs + timeoutMs);
+      const open = pq.open;
+      if (open === null) continue;
+      if (first === undefined && open.createdMs + timeoutMs <= now) {
+        this.closeBatch(open, false);
+        pq.ready.length = 0;
+        expire(open);
+        expired = true;
+      } else {
+        next = Math.min(next, open.createdMs + timeoutMs);
+      }
+    }
+    return { nextDueMs: next, expired };
+  }
+
+  /** Takes every batch not in flight out of its queue, the open ones closed, and hands each to `fail`. */
+  abortUndrained(fail: (b: Batch) => void): void {
+    for (const pq of this.queueList) {
+      const all = [...pq.ready.splice(0)];
+      if (pq.open !== null) {
+        all.push(pq.open);
+        this.closeBatch(pq.open, false);
+        pq.ready.length = 0;
+      }
+      for (const b of all) fail(b);
+    }
+  }
+
+  /** The batch has its outcome: no request holds its buffer any more, so it goes back to the pool. */
+  deallocate(b: Batch): void {
+    this.release(b.bytes);
+    this.unsettled -= b.onSuccess.length;
+    b.onSuccess = [];
+    b.onFailure = [];
+    b.timestamps = [];
+    b.built = null;
+    b.writer.release();
+    if (this.unsettled === 0) this.onIdle();
+  }
+
+  /** A record accepted but not in a batch yet (waiting for its topic's metadata or for memory) is unsettled. */
+  hold(): void {
+    this.unsettled++;
+  }
+
+  /**
+   * A held record goes into its batch next: append() counts it again. No idle check in between, or a flush() could
+   * end before the record's outcome.
+   */
+  unhold(): void {
+    this.unsettled--;
+  }
+
+  /** A held record failed before it reached a batch. */
+  dropHeld(): void {
+    this.unsettled--;
+    if (this.unsettled === 0) this.onIdle();
+  }
+
+  /** Every record accepted so far has its outcome. */
+  get idle(): boolean {
+    return this.unsettled === 0;
+  }
+
+  /** A flush() waits: open batches go without waiting for linger.ms. */
+  get flushing(): boolean {
+    return this.idleWaiters.length > 0;
+  }
+
+  /** Resolves when every record accepted so far has its outcome. */
+  awaitIdle(): Promise<void> {
+    return new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private onIdle(): void {
+    this.hooks.onIdle();
+    for (const w of this.idleWaiters.splice(0)) w();
+  }
+}
