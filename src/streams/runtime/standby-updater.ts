@@ -6,7 +6,9 @@
 // task's state directory is never open twice. A standby keeps the persistent stores of its task (the engines
 // under `<state.dir>/<application.id>/<task id>`, as the active task would open them) and writes their
 // checkpoint every commit.interval.ms and when released or closed; the active task then restores from that
-// checkpoint on. In-memory stores get no standby: their state would not survive the hand-over (README).
+// checkpoint on. In-memory stores are kept too: release() hands their engines, with the last changelog offset
+// each holds, to the thread that opens the task as active, which uses them as its stores and restores only
+// what follows that offset (the state lives in this process, so it is handed over, not written down).
 //
 // One consumer (no group) reads every standby changelog partition, from the checkpoint or the beginning.
 
@@ -25,7 +27,9 @@ import { changelogTopicName } from './internal-topics.js';
 const POLL_TIMEOUT_MS = 100;
 
 interface StandbyStore {
+  name: string;
   changelog: string;
+  persistent: boolean;
   engine: BytesKeyValueStore;
   timestamped: boolean;
 }
@@ -39,8 +43,18 @@ interface StandbyTask {
   offsets: Map<string, number>;
 }
 
+/** An in-memory store a released standby hands to the active task: its engine and the last offset it holds. */
+export interface HandedStore {
+  engine: BytesKeyValueStore;
+  /** "changelog:partition" of the store. */
+  changelogPartition: string;
+  offset: number | undefined;
+}
+
 export class StandbyUpdater {
   private readonly wanted = new Map<string, Set<string>>();
+  /** Thread -> tasks its newest assignment makes active there (their standbys wait for release()). */
+  private readonly becomingActive = new Map<string, Set<string>>();
   private readonly tasks = new Map<string, StandbyTask>();
   private consumer: Consumer | null = null;
   private running = true;
@@ -60,24 +74,68 @@ export class StandbyUpdater {
     return [...this.tasks.keys()].sort();
   }
 
-  /** The standby tasks a thread's newest assignment lists; the instance's standbys are the union. */
-  setFor(thread: string, ids: string[]): void {
+  /**
+   * The standby tasks a thread's newest assignment lists; the instance's standbys are the union. `active`: the
+   * tasks the assignment makes active on that thread; an open standby of one stays open until the thread
+   * releases it, so that its in-memory stores can be handed over instead of dropped.
+   */
+  setFor(thread: string, ids: string[], active: string[] = []): void {
     this.wanted.set(thread, new Set(ids));
+    this.becomingActive.set(thread, new Set(active));
     this.reconcile();
   }
 
-  /** Closes the task's standby (checkpoint written) before the caller opens it as an active task. */
-  release(id: string): void {
+  /**
+   * Closes the task's standby before the caller opens it as an active task: persistent stores closed with their
+   * checkpoint written, in-memory stores handed over (store name -> engine and offset), no longer read here.
+   */
+  release(id: string): Map<string, HandedStore> {
     for (const set of this.wanted.values()) set.delete(id);
+    for (const set of this.becomingActive.values()) set.delete(id);
+    const handed = new Map<string, HandedStore>();
+    const task = this.tasks.get(id);
+    if (task !== undefined) {
+      this.tasks.delete(id);
+      this.checkpoint(task);
+      for (const s of task.stores) {
+        const changelogPartition = `${s.changelog}:${task.partition}`;
+        if (s.persistent) s.engine.close();
+        else
+          handed.set(s.name, {
+            engine: s.engine,
+            changelogPartition,
+            offset: task.offsets.get(changelogPartition),
+          });
+      }
+      this.log(`standby task ${id} released (${handed.size} in-memory stores handed over)`);
+      if (this.running) this.reassign();
+    }
     this.reconcile();
+    return handed;
+  }
+
+  /**
+   * Task id -> the sum of the changelog offsets its standby stores hold now (in-memory ones included), for the
+   * streams assignor's task offset sums: a caught-up in-memory standby counts as caught up.
+   */
+  offsetSums(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [id, t] of this.tasks)
+      if (t.offsets.size > 0)
+        out.set(
+          id,
+          [...t.offsets.values()].reduce((n, o) => n + o, 0),
+        );
+    return out;
   }
 
   private reconcile(): void {
     if (!this.running) return;
     const union = new Set([...this.wanted.values()].flatMap((s) => [...s]));
+    const held = new Set([...this.becomingActive.values()].flatMap((s) => [...s]));
     let changed = false;
     for (const [id, task] of this.tasks) {
-      if (union.has(id)) continue;
+      if (union.has(id) || held.has(id)) continue;
       this.closeTask(task);
       this.tasks.delete(id);
       changed = true;
@@ -111,17 +169,20 @@ export class StandbyUpdater {
     const task: StandbyTask = { id, partition, dir, stores: [], offsets: new Map() };
     for (const name of subtopology.stores) {
       const builder = this.topology.stores.get(name)!;
-      if (!builder.loggingEnabled) continue;
+      // A suppress buffer restores through its own format, in the active task only.
+      if (!builder.loggingEnabled || builder.suppressBuffer) continue;
       mkdirSync(dir, { recursive: true });
       const engine = openEngine(builder, dir);
-      if (!engine.persistent) {
-        engine.close();
-        continue;
-      }
       const changelog = changelogTopicName(this.config.applicationId, name);
       const saved = engine.reopened ? checkpoint.get(`${changelog}:${partition}`) : undefined;
       if (saved !== undefined) task.offsets.set(`${changelog}:${partition}`, saved);
-      task.stores.push({ changelog, engine, timestamped: builder.timestamped });
+      task.stores.push({
+        name,
+        changelog,
+        persistent: engine.persistent,
+        engine,
+        timestamped: builder.timestamped,
+      });
     }
     if (task.stores.length === 0) return null;
     this.log(`standby task ${id} opened`);
@@ -134,9 +195,17 @@ export class StandbyUpdater {
     this.log(`standby task ${task.id} closed`);
   }
 
+  /** Only persistent stores' offsets: an in-memory store's state is gone with the process. */
   private checkpoint(task: StandbyTask): void {
-    for (const s of task.stores) s.engine.flush();
-    if (task.offsets.size > 0) writeCheckpoint(task.dir, task.offsets);
+    const offsets = new Map<string, number>();
+    for (const s of task.stores) {
+      if (!s.persistent) continue;
+      s.engine.flush();
+      const key = `${s.changelog}:${task.partition}`;
+      const at = task.offsets.get(key);
+      if (at !== undefined) offsets.set(key, at);
+    }
+    if (offsets.size > 0) writeCheckpoint(task.dir, offsets);
   }
 
   /** Points the consumer at every open standby's changelog partitions, each from where its store is. */

@@ -49,7 +49,7 @@ import { checkpointPath, readCheckpoint, taskOffsetSums, writeCheckpoint } from 
 import { openEngine } from './engines.js';
 import { changelogTopicName, repartitionTopicName, type TopicLayout } from './internal-topics.js';
 import { PartitionGroup } from './partition-group.js';
-import type { StandbyUpdater } from './standby-updater.js';
+import type { HandedStore, StandbyUpdater } from './standby-updater.js';
 import { type AssignmentInfo, SHUTDOWN_REQUESTED, StreamsPartitionAssignor } from './streams-assignor.js';
 import { type RecordCollector, Task } from './task.js';
 
@@ -109,6 +109,8 @@ export class StreamThread {
   private readonly consumed = new Map<string, number>();
   /** "changelog:partition" -> the last offset acknowledged. */
   private readonly changelogOffsets = new Map<string, number>();
+  /** "changelog:partition" -> last offset held by an in-memory store a standby handed over (until restored). */
+  private readonly handedOffsets = new Map<string, number>();
   private sendError: Error | null = null;
   private sendsInFlight = 0;
   private lastCommitMs = Date.now();
@@ -168,7 +170,13 @@ export class StreamThread {
           topology,
           realTopic: (t) => this.realTopic(t),
           previousTasks: () => ({ active: this.assignedActive, standby: this.assignedStandby }),
-          taskOffsetSums: () => taskOffsetSums(join(config.stateDir, config.applicationId)),
+          taskOffsetSums: () => {
+            // The checkpoints' sums, and the live sums of the standbys (in-memory ones have no checkpoint).
+            const sums = taskOffsetSums(join(config.stateDir, config.applicationId));
+            for (const [id, sum] of this.hooks.standbys?.offsetSums() ?? [])
+              sums.set(id, Math.max(sum, sums.get(id) ?? -1));
+            return sums;
+          },
           errorCode: () => this.assignmentErrorCode,
           onAssignment: (info, _partitions, generationId) => {
             if (info.errCode === SHUTDOWN_REQUESTED) {
@@ -183,7 +191,7 @@ export class StreamThread {
             this.assignedActive = info.activeTasks;
             this.assignedStandby = info.standbyTasks;
             // Before onPartitionsAssigned, which releases the standbys of tasks that became active here.
-            this.hooks.standbys?.setFor(this.name, info.standbyTasks);
+            this.hooks.standbys?.setFor(this.name, info.standbyTasks, info.activeTasks);
             this.hooks.onAssignmentInfo?.(this, info, generationId);
           },
           log: (m) => this.hooks.log(`${this.name}: ${m}`),
@@ -530,8 +538,9 @@ export class StreamThread {
       const id = `${st.id}_${tp.partition}`;
       let task = this.tasks.get(id);
       if (task === undefined) {
-        this.hooks.standbys?.release(id);
-        task = this.createTask(st.id, tp.partition);
+        const handed = this.hooks.standbys?.release(id) ?? new Map<string, HandedStore>();
+        task = this.createTask(st.id, tp.partition, handed);
+        for (const h of handed.values()) h.engine.close();
         this.tasks.set(id, task);
         created.push(task);
       }
@@ -545,7 +554,8 @@ export class StreamThread {
     this.setState('RUNNING');
   }
 
-  private createTask(subtopologyId: number, partition: number): Task {
+  /** `handed`: in-memory stores of this task's released standby; the task takes them over (removed from the map). */
+  private createTask(subtopologyId: number, partition: number, handed: Map<string, HandedStore>): Task {
     const st = this.topology.subtopologies()[subtopologyId]!;
     const applicationId = this.config.applicationId;
     const dir = this.taskDir(`${subtopologyId}_${partition}`);
@@ -565,6 +575,13 @@ export class StreamThread {
       changelogTopic: (store) => changelogTopicName(applicationId, store),
       partitionsOf: (topic) => this.layout.partitions.get(topic),
       openEngine: (builder, taskId) => {
+        const fromStandby = handed.get(builder.name);
+        if (fromStandby !== undefined) {
+          handed.delete(builder.name);
+          if (fromStandby.offset !== undefined)
+            this.handedOffsets.set(fromStandby.changelogPartition, fromStandby.offset);
+          return fromStandby.engine;
+        }
         const dir = this.taskDir(taskId);
         mkdirSync(dir, { recursive: true });
         return openEngine(builder, dir);
@@ -607,9 +624,12 @@ export class StreamThread {
       for (const [, e] of task.engines) {
         if (e.changelog === null) continue;
         const tp = { topic: e.changelog, partition: task.partition };
-        // A checkpoint speaks for the store's files only if they survived; a store created afresh is rebuilt.
-        const saved = e.engine.reopened ? checkpoint.get(`${e.changelog}:${task.partition}`) : undefined;
-        if (saved !== undefined) this.changelogOffsets.set(`${e.changelog}:${task.partition}`, saved);
+        // A checkpoint speaks for the store's files only if they survived; a store created afresh is rebuilt,
+        // unless it is a standby's in-memory store handed over, which holds the changelog up to its offset.
+        const key = `${e.changelog}:${task.partition}`;
+        const saved = e.engine.reopened ? checkpoint.get(key) : this.handedOffsets.get(key);
+        this.handedOffsets.delete(key);
+        if (saved !== undefined) this.changelogOffsets.set(key, saved);
         targets.push({
           tp,
           from: saved === undefined ? null : saved + 1,

@@ -192,8 +192,8 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
   }
 
   /**
-   * Task id -> the partitions of its persistent, logged stores' changelogs: the state a warm-up replica can
-   * build (a task without any is placed by balance alone; its state could not be warmed up).
+   * Task id -> the partitions of its logged stores' changelogs (persistent or in memory; not suppress buffers):
+   * the state a standby or warm-up replica can build (a task without any is stateless to the placement).
    */
   private changelogsOf(tasks: string[]): Map<string, TopicPartition[]> {
     const out = new Map<string, TopicPartition[]>();
@@ -203,7 +203,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
       const tps: TopicPartition[] = [];
       for (const name of sub?.stores ?? []) {
         const b = this.ctx.topology.stores.get(name);
-        if (b?.loggingEnabled && b.engine === 'persistent')
+        if (b?.loggingEnabled && !b.suppressBuffer)
           tps.push({ topic: `${this.ctx.applicationId}-${name}-changelog`, partition });
       }
       out.set(id, tps);
