@@ -336,18 +336,39 @@ export class Repartitioned<K, V> {
 }
 
 /**
- * The name of a foreign-key table-table join (Kafka's TableJoined): the base of its processors', store's and
- * internal topics' names. Kafka's custom partitioners of the two internal topics are not supported: both use
- * the default partitioner over the serialized key, as the input tables' topics are assumed to.
+ * The name and partitioners of a foreign-key table-table join (Kafka's TableJoined): the name is the base of its
+ * processors', store's and internal topics' names; `partitioner` places the responses (keyed by this table's key)
+ * and `otherPartitioner` the subscriptions (keyed by the foreign key), for tables whose topics were written with
+ * custom partitioners. Without, both use the default partitioner (murmur2 of the serialized key). A partitioner
+ * gets a null value, as in Kafka.
  */
 export class TableJoined<K = unknown, KO = unknown> {
-  private constructor(readonly name: string | null) {}
+  private constructor(
+    readonly partitioner: StreamPartitioner<K, null> | null,
+    readonly otherPartitioner: StreamPartitioner<KO, null> | null,
+    readonly name: string | null,
+  ) {}
+
+  static with<K = unknown, KO = unknown>(
+    partitioner: StreamPartitioner<K, null> | null,
+    otherPartitioner: StreamPartitioner<KO, null> | null,
+  ): TableJoined<K, KO> {
+    return new TableJoined<K, KO>(partitioner, otherPartitioner, null);
+  }
 
   static as<K = unknown, KO = unknown>(name: string): TableJoined<K, KO> {
-    return new TableJoined<K, KO>(name);
+    return new TableJoined<K, KO>(null, null, name);
   }
 
   withName(name: string): TableJoined<K, KO> {
-    return new TableJoined<K, KO>(name);
+    return new TableJoined<K, KO>(this.partitioner, this.otherPartitioner, name);
+  }
+
+  withPartitioner(partitioner: StreamPartitioner<K, null> | null): TableJoined<K, KO> {
+    return new TableJoined<K, KO>(partitioner, this.otherPartitioner, this.name);
+  }
+
+  withOtherPartitioner(otherPartitioner: StreamPartitioner<KO, null> | null): TableJoined<K, KO> {
+    return new TableJoined<K, KO>(this.partitioner, otherPartitioner, this.name);
   }
 }

@@ -27,7 +27,7 @@
 //   joiner(value, null), or a tombstone for a deleted row that had no foreign key.
 
 import { createHash } from 'node:crypto';
-import { type Materialized, Named, type TableJoined } from './dsl-options.js';
+import { type Materialized, Named, TableJoined } from './dsl-options.js';
 import { TopologyError } from './errors.js';
 import { KTable, storeGetter, tableSourceSupplier } from './ktable.js';
 import { Change, type Processor, type ProcessorContext, Record } from './processor.js';
@@ -212,8 +212,18 @@ export function foreignKeyJoin<K, V, KO, VO, VR>(
     sendSupplier<K, V, KO>(extractor, leftJoin, serdes, names),
     left.nodeName,
   );
+  // Keys travel typed, in the tables' key serdes (or the default), so that partitioners see them.
+  const otherPartitioner = joined instanceof TableJoined ? joined.otherPartitioner : null;
+  const partitioner = joined instanceof TableJoined ? joined.partitioner : null;
   t.addSink(
-    { name: names.registrationSink, keySerializer: bytes, valueSerializer: bytes },
+    {
+      name: names.registrationSink,
+      keySerializer: serdes.rightKey ?? undefined,
+      valueSerializer: bytes,
+      ...(otherPartitioner === null
+        ? {}
+        : { partitioner: (topic, key, _value, n) => otherPartitioner(topic, key as KO, null, n) }),
+    },
     names.registrationTopic,
     names.registrationProcessor,
   );
@@ -221,7 +231,11 @@ export function foreignKeyJoin<K, V, KO, VO, VR>(
 
   // Right side: the subscription store, answers to subscriptions, and right changes sent to subscribers.
   t.addSource(
-    { name: names.registrationSource, keyDeserializer: bytes, valueDeserializer: bytes },
+    {
+      name: names.registrationSource,
+      keyDeserializer: serdes.rightKey ?? undefined,
+      valueDeserializer: bytes,
+    },
     names.registrationTopic,
   );
   const store = new StoreBuilder<Buffer, Buffer>(
@@ -231,19 +245,30 @@ export function foreignKeyJoin<K, V, KO, VO, VR>(
     Serdes.ByteArray(),
     true,
   );
-  t.addProcessor(names.receive, receiveSupplier(names.store), names.registrationSource);
+  t.addProcessor(names.receive, receiveSupplier<KO>(names.store, serdes, names), names.registrationSource);
   t.addStateStore(store as StoreBuilder, names.receive);
   t.markCopartitioned(names.receive);
-  t.addProcessor(names.joinForeign, joinForeignSupplier<KO, VO>(rightGetter, serdes, names), names.receive);
+  t.addProcessor(
+    names.joinForeign,
+    joinForeignSupplier<K, KO, VO>(rightGetter, serdes, names),
+    names.receive,
+  );
   t.connectProcessorAndStateStores(names.joinForeign, ...rightGetter.stores);
   t.addProcessor(
     names.foreignJoinSubscription,
-    foreignChangeSupplier<KO, VO>(names.store, serdes, names),
+    foreignChangeSupplier<K, KO, VO>(names.store, serdes, names),
     right.nodeName,
   );
   t.connectProcessorAndStateStores(names.foreignJoinSubscription, names.store);
   t.addSink(
-    { name: names.responseSink, keySerializer: bytes, valueSerializer: bytes },
+    {
+      name: names.responseSink,
+      keySerializer: serdes.leftKey ?? undefined,
+      valueSerializer: bytes,
+      ...(partitioner === null
+        ? {}
+        : { partitioner: (topic, key, _value, n) => partitioner(topic, key as K, null, n) }),
+    },
     names.responseTopic,
     names.joinForeign,
     names.foreignJoinSubscription,
@@ -252,7 +277,7 @@ export function foreignKeyJoin<K, V, KO, VO, VR>(
 
   // Left side again: responses resolved against the left row's current value.
   t.addSource(
-    { name: names.responseSource, keyDeserializer: bytes, valueDeserializer: bytes },
+    { name: names.responseSource, keyDeserializer: serdes.leftKey ?? undefined, valueDeserializer: bytes },
     names.responseTopic,
   );
   t.addProcessor(
@@ -318,15 +343,16 @@ function sendSupplier<K, V, KO>(
   serdes: JoinSerdes,
   names: Names,
 ) {
-  return (): Processor<K, Change<V>, Buffer | null, Buffer> => {
-    let context: ProcessorContext<Buffer | null, Buffer>;
+  return (): Processor<K, Change<V>, KO | null, Buffer> => {
+    let context: ProcessorContext<KO | null, Buffer>;
     let s: ReturnType<typeof resolved>;
-    const fkBytes = (value: V | null, key: K): Buffer | null => {
+    /** The row's foreign key and its bytes (compared as bytes, as Kafka compares them), or null. */
+    const foreignKey = (value: V | null, key: K): { key: KO; bytes: Buffer } | null => {
       if (value === null) return null;
       const fk = extractor(value, key);
-      return fk === null || fk === undefined
-        ? null
-        : s.rightKey.serialize(`${names.registrationTopic}-fk`, fk);
+      if (fk === null || fk === undefined) return null;
+      const bytes = s.rightKey.serialize(`${names.registrationTopic}-fk`, fk);
+      return bytes === null ? null : { key: fk, bytes };
     };
     return {
       init(c) {
@@ -341,13 +367,18 @@ function sendSupplier<K, V, KO>(
         const newBytes =
           newValue === null ? null : s.leftValue.serialize(`${names.registrationTopic}-vh`, newValue);
         const hash = valueHash(newBytes);
-        const oldFk = fkBytes(oldValue, r.key);
-        const newFk = fkBytes(newValue, r.key);
-        const send = (fk: Buffer | null, instruction: number) =>
+        const oldFk = foreignKey(oldValue, r.key);
+        const newFk = foreignKey(newValue, r.key);
+        const send = (fk: { key: KO } | null, instruction: number) =>
           context.forward(
-            new Record(fk, encodeSubscription({ hash, instruction, primaryKey }), r.timestamp, r.headers),
+            new Record(
+              fk?.key ?? null,
+              encodeSubscription({ hash, instruction, primaryKey }),
+              r.timestamp,
+              r.headers,
+            ),
           );
-        const moved = oldFk !== null && (newFk === null || !newFk.equals(oldFk));
+        const moved = oldFk !== null && (newFk === null || !newFk.bytes.equals(oldFk.bytes));
         if (leftJoin) {
           if (moved)
             send(
@@ -378,25 +409,31 @@ function sendSupplier<K, V, KO>(
 }
 
 /** Keeps the subscription store (Kafka's SubscriptionReceiveProcessorSupplier); forwards keyed by CombinedKey. */
-function receiveSupplier(storeName: string) {
-  return (): Processor<Buffer, Buffer, Buffer, Subscription> => {
-    let context: ProcessorContext<Buffer, Subscription>;
+function receiveSupplier<KO>(storeName: string, serdes: JoinSerdes, names: Names) {
+  return (): Processor<KO | null, Buffer, KO | null, Subscription> => {
+    let context: ProcessorContext<KO | null, Subscription>;
     let store: TimestampedStore<Buffer, Buffer>;
+    let s: ReturnType<typeof resolved>;
     return {
       init(c) {
         context = c;
+        s = resolved(serdes, c as ProcessorContext<unknown, unknown>);
         store = c.getStateStore<TimestampedStore<Buffer, Buffer>>(storeName);
       },
       process(r) {
         if (r.value === null) return;
         const subscription = decodeSubscription(r.value);
-        if (r.key === null) {
+        const fk =
+          r.key === null || r.key === undefined
+            ? null
+            : s.rightKey.serialize(`${names.registrationTopic}-fk`, r.key);
+        if (fk === null) {
           // A left join's row without a foreign key: answered (with null), never kept.
           if (subscription.instruction === Instruction.PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE)
-            context.forward(r.withValue(subscription));
+            context.forward(r.withKey(null).withValue(subscription));
           return;
         }
-        const key = combinedKey(r.key, subscription.primaryKey);
+        const key = combinedKey(fk, subscription.primaryKey);
         const remove =
           subscription.instruction === Instruction.DELETE_KEY_AND_PROPAGATE ||
           subscription.instruction === Instruction.DELETE_KEY_NO_PROPAGATE;
@@ -408,13 +445,13 @@ function receiveSupplier(storeName: string) {
 }
 
 /** Answers a subscription with the foreign row (Kafka's SubscriptionJoinProcessorSupplier). */
-function joinForeignSupplier<KO, VO>(
+function joinForeignSupplier<K, KO, VO>(
   rightGetter: NonNullable<KTable<KO, VO>['valueGetter']>,
   serdes: JoinSerdes,
   names: Names,
 ) {
-  return (): Processor<Buffer, Subscription, Buffer, Buffer> => {
-    let context: ProcessorContext<Buffer, Buffer>;
+  return (): Processor<KO | null, Subscription, K, Buffer> => {
+    let context: ProcessorContext<K, Buffer>;
     let get: (key: KO) => ValueAndTimestamp<VO> | null;
     let s: ReturnType<typeof resolved>;
     return {
@@ -428,16 +465,15 @@ function joinForeignSupplier<KO, VO>(
         if (sub.instruction === Instruction.DELETE_KEY_NO_PROPAGATE) return;
         let foreign: ValueAndTimestamp<VO> | null = null;
         if (sub.instruction !== Instruction.DELETE_KEY_AND_PROPAGATE) {
-          const fk =
-            r.key === null ? null : (s.rightKey.deserialize(`${names.registrationTopic}-fk`, r.key) as KO);
-          foreign = fk === null ? null : get(fk);
+          foreign = r.key === null ? null : get(r.key);
           if (foreign === null && sub.instruction === Instruction.PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE) return;
         }
         const foreignValue =
           foreign === null ? null : s.rightValue.serialize(names.responseTopic, foreign.value);
         const timestamp = foreign === null ? r.timestamp : Math.max(r.timestamp, foreign.timestamp);
+        const primaryKey = s.leftKey.deserialize(`${names.registrationTopic}-pk`, sub.primaryKey) as K;
         context.forward(
-          new Record(sub.primaryKey, encodeResponse({ hash: sub.hash, foreignValue }), timestamp, r.headers),
+          new Record(primaryKey, encodeResponse({ hash: sub.hash, foreignValue }), timestamp, r.headers),
         );
       },
     };
@@ -445,9 +481,9 @@ function joinForeignSupplier<KO, VO>(
 }
 
 /** Sends a right row's change to each of its subscribers (Kafka's ForeignTableJoinProcessorSupplier). */
-function foreignChangeSupplier<KO, VO>(storeName: string, serdes: JoinSerdes, names: Names) {
-  return (): Processor<KO, Change<VO>, Buffer, Buffer> => {
-    let context: ProcessorContext<Buffer, Buffer>;
+function foreignChangeSupplier<K, KO, VO>(storeName: string, serdes: JoinSerdes, names: Names) {
+  return (): Processor<KO, Change<VO>, K, Buffer> => {
+    let context: ProcessorContext<K, Buffer>;
     let store: TimestampedStore<Buffer, Buffer>;
     let s: ReturnType<typeof resolved>;
     return {
@@ -471,7 +507,7 @@ function foreignChangeSupplier<KO, VO>(storeName: string, serdes: JoinSerdes, na
           const sub = decodeSubscription(e.value.value);
           context.forward(
             new Record(
-              sub.primaryKey,
+              s.leftKey.deserialize(`${names.registrationTopic}-pk`, sub.primaryKey) as K,
               encodeResponse({ hash: sub.hash, foreignValue }),
               Math.max(r.timestamp, e.value.timestamp),
               r.headers,
@@ -491,7 +527,7 @@ function resolverSupplier<K, V, VO, VR>(
   serdes: JoinSerdes,
   names: Names,
 ) {
-  return (): Processor<Buffer, Buffer, K, VR | null> => {
+  return (): Processor<K, Buffer, K, VR | null> => {
     let context: ProcessorContext<K, VR | null>;
     let get: (key: K) => ValueAndTimestamp<V> | null;
     let s: ReturnType<typeof resolved>;
@@ -502,9 +538,8 @@ function resolverSupplier<K, V, VO, VR>(
         get = leftGetter.init(c as ProcessorContext<unknown, unknown>);
       },
       process(r) {
-        if (r.key === null || r.value === null) return;
-        const key = s.leftKey.deserialize(`${names.registrationTopic}-pk`, r.key) as K;
-        if (key === null) return;
+        const key = r.key;
+        if (key === null || key === undefined || r.value === null) return;
         const response = decodeResponse(r.value);
         const current = get(key);
         const currentBytes =

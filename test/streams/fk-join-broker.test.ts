@@ -64,7 +64,18 @@ const same = (a: Map<string, string>, b: Map<string, string>) =>
   a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
 
 describe('foreign-key joins through a broker', () => {
-  const env = useStreamsBroker({ orders: ORDERS, customers: CUSTOMERS, 'fk-inner': 1, 'fk-left': 1 }, 1);
+  const env = useStreamsBroker(
+    {
+      orders: ORDERS,
+      customers: CUSTOMERS,
+      'fk-inner': 1,
+      'fk-left': 1,
+      'orders-custom': ORDERS,
+      'customers-custom': CUSTOMERS,
+      'fk-custom': 1,
+    },
+    2,
+  );
 
   it('inner and left joins equal their references; abandoned foreign keys never show up', async () => {
     const random = seeded(213);
@@ -178,6 +189,84 @@ describe('foreign-key joins through a broker', () => {
       await left.stop();
       await producer.close();
       await admin.close();
+    }
+  });
+
+  it('TableJoined partitioners place subscriptions and responses for custom-partitioned tables', async () => {
+    // Both tables' topics are written with a custom partitioning: the number in the key modulo the partitions.
+    const byNumber = (key: string, n: number) => Number(key.slice(1)) % n;
+    const builder = new StreamsBuilder();
+    const orders = builder.table('orders-custom', Consumed.with(S, S));
+    const customers = builder.table('customers-custom', Consumed.with(S, S));
+    orders
+      .leftJoin(
+        customers,
+        customerOf,
+        joiner,
+        TableJoined.with<string, string>(
+          (_topic, key, _value, n) => byNumber(key, n),
+          (_topic, key, _value, n) => byNumber(key, n),
+        ).withName('custom'),
+      )
+      .toStream()
+      .to('fk-custom', Produced.with(S, S));
+    const random = seeded(2023);
+    const orderTable = new Map<string, string>();
+    const customerTable = new Map<string, string>();
+    const records: { topic: string; key: Buffer; value: Buffer; partition: number }[] = [];
+    for (let i = 0; i < 20; i++) {
+      const key = `c${i}`;
+      customerTable.set(key, `name${i}`);
+      records.push({
+        topic: 'customers-custom',
+        key: Buffer.from(key),
+        value: Buffer.from(`name${i}`),
+        partition: byNumber(key, CUSTOMERS),
+      });
+    }
+    for (let i = 0; i < 150; i++) {
+      const key = `o${Math.floor(random() * 40)}`;
+      const value = `c${Math.floor(random() * 20)}|item${i}`;
+      orderTable.set(key, value);
+      records.push({
+        topic: 'orders-custom',
+        key: Buffer.from(key),
+        value: Buffer.from(value),
+        partition: byNumber(key, ORDERS),
+      });
+    }
+    const expected = reference(orderTable, customerTable, true);
+    // With the default partitioner, most subscriptions would reach a task without their customer (and most
+    // responses one without their order): the check below fails without the partitioners.
+    const misplaced = [...orderTable.keys()].filter(
+      (k) => keyPartition(Buffer.from(k), ORDERS) !== byNumber(k, ORDERS),
+    );
+    assert.ok(misplaced.length > 5, 'the custom partitioning differs from the default for many orders');
+
+    const streams = new KafkaStreams(builder.build(), {
+      'application.id': 'fk-custom',
+      'bootstrap.servers': env.bootstrap,
+      'commit.interval.ms': 100,
+      'state.dir': env.dirs[1]!,
+    });
+    const out = new TopicFollower(env.bootstrap, 'fk-custom', 1);
+    out.start();
+    const producer = new Producer({ bootstrapServers: env.bootstrap });
+    try {
+      await streams.start();
+      await producer.sendBatch(records);
+      await waitUntil(
+        () => same(view(out), expected),
+        90_000,
+        () =>
+          `${[...expected].filter(([k, v]) => view(out).get(k) !== v).length} of ${expected.size} rows differ`,
+      );
+      await new Promise((r) => setTimeout(r, 500)); // room for a wrong late result to show up
+      assert.deepEqual(view(out), expected);
+    } finally {
+      await streams.close();
+      await out.stop();
+      await producer.close();
     }
   });
 });
