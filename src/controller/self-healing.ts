@@ -79,9 +79,28 @@ export interface FailedBrokerStatus {
   readonly moving: number;
 }
 
+/** What self-healing does for a partition with a replica on a gone broker (or a failed log directory). */
+export type PartitionAction = 'waiting' | 'moving' | 'stuck' | 'off' | 'none';
+
+/**
+ * A partition missing a replica, with the reason and the action taken, as the issue's report asks (logs,
+ * metrics): offline when it has no live leader, else under-replicated.
+ */
+export interface UnhealthyPartition {
+  readonly tp: TopicPartition;
+  readonly state: 'offline' | 'under-replicated';
+  readonly action: PartitionAction;
+  /** For example "broker 3 gone since 2026-01-01T00:00:00.000Z". */
+  readonly reason: string;
+  /** For example "its replica moves at 2026-01-01T00:05:00.000Z unless broker 3 returns". */
+  readonly detail: string;
+}
+
 export interface SelfHealingStatus {
   readonly enabled: boolean;
   readonly failedBrokers: readonly FailedBrokerStatus[];
+  /** Partitions with a replica on a gone broker or an offline log directory, by topic and partition. */
+  readonly partitions: readonly UnhealthyPartition[];
   /** Partition moves started since this broker became controller. */
   readonly movesStarted: number;
   /** Moves cancelled because the broker came back. */
@@ -92,6 +111,8 @@ export interface SelfHealingStatus {
 
 /** A failed broker whose replicas could not all move is looked at again this often (at most). */
 const RETRY_INTERVAL_MS_MAX = 30_000;
+/** Partitions named one by one in the log when a broker goes; the rest are counted. */
+const LOGGED_PARTITIONS_MAX = 20;
 
 const LEADER_THROTTLED = 'leader.replication.throttled.replicas';
 const FOLLOWER_THROTTLED = 'follower.replication.throttled.replicas';
@@ -106,7 +127,11 @@ interface FailedBroker {
   retrying: boolean;
   /** Partition key → the partition and its replicas before, for the moves this healer started away from the broker. */
   readonly moving: Map<string, { readonly tp: TopicPartition; readonly from: readonly BrokerId[] }>;
+  /** Partition key → why its last round could not move the replica (no live broker to take it, ...). */
+  readonly skipped: Map<string, string>;
 }
+
+const iso = (ms: number): string => new Date(ms).toISOString();
 
 function defaultSchedule(run: () => void, delayMs: number): () => void {
   const timer = setTimeout(run, delayMs);
@@ -144,10 +169,75 @@ export class SelfHealer {
         state: f.state,
         moving: f.moving.size,
       })),
+      partitions: this.partitionReport(),
       movesStarted: this.movesStarted,
       movesCancelled: this.movesCancelled,
       movesFinished: this.movesFinished,
     };
+  }
+
+  /**
+   * Every partition with a replica on a broker that is gone or in an offline log directory: offline when its
+   * leader is not alive, else under-replicated; the reason names the broker (and since when it is gone), the
+   * action what self-healing does about it.
+   */
+  partitionReport(): UnhealthyPartition[] {
+    const ctx = this.host.core.ctx;
+    if (ctx === null) return [];
+    const out: UnhealthyPartition[] = [];
+    for (const { topic, partition, entry } of ctx.allPartitions()) {
+      if (ctx.isDeleting(topic)) continue;
+      const tp = { topic, partition };
+      const gone = entry.assignment.replicas.filter((r) => !ctx.liveBrokers.has(r));
+      const dirs = entry.assignment.replicas.filter(
+        (r) => ctx.liveBrokers.has(r) && ctx.isReplicaOffline(r, tp),
+      );
+      if (gone.length === 0 && dirs.length === 0) continue;
+      const leader = entry.leadership?.leader ?? -1;
+      const state = leader < 0 || !ctx.liveBrokers.has(leader as BrokerId) ? 'offline' : 'under-replicated';
+      const reasons = gone.map((b) => {
+        const f = this.failed.get(b);
+        return f === undefined ? `broker ${b} gone` : `broker ${b} gone since ${iso(f.failedAtMs)}`;
+      });
+      if (dirs.length > 0) reasons.push(`log directory offline on broker ${dirs.join(',')}`);
+      const { action, detail } = this.actionFor(tp, gone, entry.assignment.addingReplicas);
+      out.push({ tp, state, action, reason: reasons.join('; '), detail });
+    }
+    return out;
+  }
+
+  private actionFor(
+    tp: TopicPartition,
+    gone: readonly BrokerId[],
+    adding: readonly BrokerId[],
+  ): { action: PartitionAction; detail: string } {
+    if (gone.length === 0)
+      return {
+        action: 'none',
+        detail: 'the replica stays offline until its directory is back or it is reassigned',
+      };
+    if (!this.enabled)
+      return {
+        action: 'off',
+        detail:
+          'none: self-healing is off (brook.self.healing.broker.failure.timeout.ms=-1); reassign by hand',
+      };
+    const key = partitionKey(tp);
+    // A move in progress is the action, whichever gone broker it replaces (the others' rounds skip the partition
+    // while it moves).
+    if (gone.some((b) => this.failed.get(b)?.moving.has(key) === true))
+      return { action: 'moving', detail: `moving to broker ${adding.join(',')}` };
+    for (const b of gone) {
+      const f = this.failed.get(b);
+      if (f === undefined) continue;
+      const skipped = f.skipped.get(key);
+      if (skipped !== undefined) return { action: 'stuck', detail: `not moved: ${skipped}; retrying` };
+      if (f.state === 'waiting') {
+        const atMs = f.failedAtMs + this.options.brokerFailureTimeoutMs;
+        return { action: 'waiting', detail: `its replica moves at ${iso(atMs)} unless broker ${b} returns` };
+      }
+    }
+    return { action: 'none', detail: 'none yet' };
   }
 
   /**
@@ -173,6 +263,7 @@ export class SelfHealer {
         cancelTimer: null,
         retrying: false,
         moving: new Map(),
+        skipped: new Map(),
       };
       // Only moves still running away from the broker count: the others finished, were cancelled or never began.
       for (const m of p.moving) {
@@ -203,7 +294,9 @@ export class SelfHealer {
     for (const [topic, t] of persisted.throttledTopics)
       this.addedThrottles.set(topic, { leader: new Set(t.leader), follower: new Set(t.follower) });
     for (const b of persisted.ratedBrokers) this.ratedBrokers.add(b);
-    for (const id of [...missing].sort((a, b) => a - b)) this.noteGone(id);
+    const fresh = [...missing].sort((a, b) => a - b).filter((id) => !this.failed.has(id));
+    for (const id of fresh) this.noteGone(id);
+    this.logPartitions(fresh);
     await this.persist();
     for (const id of returned) await this.noteBack(id);
     await this.clearThrottlesWhenIdle();
@@ -222,7 +315,10 @@ export class SelfHealer {
   async onBrokersChanged(gone: readonly BrokerId[], back: readonly BrokerId[]): Promise<void> {
     const backSet = new Set(back);
     let noted = false;
+    const fresh = gone.filter((id) => !backSet.has(id) && !this.failed.has(id));
     for (const id of gone) if (!backSet.has(id)) noted = this.noteGone(id) || noted;
+    // After every gone broker is noted, so that each partition's reason names all of them.
+    this.logPartitions(fresh);
     if (noted) await this.persist();
     for (const id of back) await this.noteBack(id);
     // A broker that (re)joined may be the candidate a waiting retry lacked: look again now, not in 30 s.
@@ -268,6 +364,7 @@ export class SelfHealer {
       cancelTimer: null,
       retrying: false,
       moving: new Map(),
+      skipped: new Map(),
     };
     this.failed.set(id, f);
     if (!this.enabled) return false;
@@ -277,6 +374,25 @@ export class SelfHealer {
     );
     this.schedule(id, f, timeoutMs);
     return true;
+  }
+
+  /** One line per partition (up to LOGGED_PARTITIONS_MAX) that lost a replica with the brokers just gone. */
+  private logPartitions(ids: readonly BrokerId[]): void {
+    if (ids.length === 0) return;
+    const hit = this.partitionReport().filter((p) =>
+      ids.some((id) => this.host.core.ctx?.partition(p.tp)?.assignment.replicas.includes(id) === true),
+    );
+    for (const p of hit.slice(0, LOGGED_PARTITIONS_MAX)) {
+      const log = p.state === 'offline' ? this.host.core.logger.warn : this.host.core.logger.info;
+      log.call(
+        this.host.core.logger,
+        `partition ${p.tp.topic}-${p.tp.partition} is ${p.state}: ${p.reason}; action: ${p.detail}`,
+      );
+    }
+    if (hit.length > LOGGED_PARTITIONS_MAX)
+      this.host.core.logger.info(
+        `... and ${hit.length - LOGGED_PARTITIONS_MAX} more partitions with a replica on broker ${ids.join(',')}`,
+      );
   }
 
   private schedule(id: BrokerId, f: FailedBroker, delayMs: number, retrying = false): void {
@@ -358,7 +474,9 @@ export class SelfHealer {
       // A move that finished at once was taken off the list by noteFinished already.
       if (entry === undefined || !isReassigning(entry.assignment)) f.moving.delete(key);
     }
+    f.skipped.clear();
     for (const s of plan.skipped) {
+      f.skipped.set(partitionKey(s.tp), s.reason);
       core.logger.warn(
         `self-healing: ${s.tp.topic}-${s.tp.partition} keeps its replica on failed broker ${id}: ${s.reason}`,
       );

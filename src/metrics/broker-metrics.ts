@@ -318,6 +318,25 @@ export class BrokerMetrics {
       },
     );
     this.gauge(
+      'brook_controller_selfhealing_partitions',
+      'Partitions with a replica on a gone broker or an offline log directory, by state (offline, under-replicated) and the action taken (waiting for the timeout, moving, stuck, off, none); the controller logs each with its reason',
+      ['state', 'action'],
+      (set, s) => {
+        const counts = new Map<string, number>();
+        for (const state of ['offline', 'under-replicated'])
+          for (const action of ['waiting', 'moving', 'stuck', 'off', 'none'])
+            counts.set(`${state} ${action}`, 0);
+        for (const p of status(s).partitions) {
+          const k = `${p.state} ${p.action}`;
+          counts.set(k, (counts.get(k) ?? 0) + 1);
+        }
+        for (const [k, n] of counts) {
+          const [state, action] = k.split(' ');
+          set({ state: state!, action: action! }, n);
+        }
+      },
+    );
+    this.gauge(
       'brook_controller_selfhealing_movingpartitions',
       'Partitions that self-healing is moving off failed brokers',
       [],

@@ -63,7 +63,17 @@ describe('self-healing metrics (three brokers, ZooKeeper)', () => {
         0,
       );
     };
+    // Partitions reported with a replica on a gone broker, over every state and action.
+    const reported = (s: Samples) =>
+      ['offline', 'under-replicated']
+        .flatMap((state) =>
+          ['waiting', 'moving', 'stuck', 'off', 'none'].map((action) =>
+            s.value('brook_controller_selfhealing_partitions', { state, action }),
+          ),
+        )
+        .reduce((a, b) => a + b, 0);
     const before = await controllerSamples();
+    assert.equal(reported(before), 0);
     assert.equal(before.value('brook_controller_selfhealing_failedbrokers', { state: 'waiting' }), 0);
     assert.equal(before.value('brook_controller_selfhealing_moves', { outcome: 'started' }), 0);
 
@@ -75,7 +85,9 @@ describe('self-healing metrics (three brokers, ZooKeeper)', () => {
         const failed =
           s.value('brook_controller_selfhealing_failedbrokers', { state: 'waiting' }) +
           s.value('brook_controller_selfhealing_failedbrokers', { state: 'healing' });
-        return failed === 1 && (await underMinIsr()) === onVictim ? true : undefined;
+        return failed === 1 && reported(s) === onVictim && (await underMinIsr()) === onVictim
+          ? true
+          : undefined;
       },
       30_000,
     );
@@ -96,11 +108,19 @@ describe('self-healing metrics (three brokers, ZooKeeper)', () => {
       90_000,
     );
     assert.equal(healed.value('brook_controller_selfhealing_failedbrokers', { state: 'stuck' }), 0);
+    assert.equal(reported(healed), 0, 'no partition is missing a replica any more');
     assert.equal(healed.value('brook_controller_selfhealing_moves', { outcome: 'cancelled' }), 0);
     assert.equal(healed.value('kafka_controller_kafkacontroller_offlinepartitionscount'), 0);
     assert.ok((await partitions()).every((p) => p.isr.length === 2 && !p.replicas.includes(victim)));
     const log = c.brokers[controllerId]!.log();
     assert.match(log, new RegExp(`self-healing: broker ${victim} is gone`));
+    // Each partition that lost its replica is logged with the reason and the action.
+    assert.match(
+      log,
+      new RegExp(
+        `partition \\S+ is (under-replicated|offline): broker ${victim} gone since \\S+; action: its replica moves at \\S+ unless broker ${victim} returns`,
+      ),
+    );
     assert.match(
       log,
       new RegExp(

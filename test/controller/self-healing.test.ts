@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { BrokerId } from '../../src/common/ids.js';
+import { CapturingLogger } from '../../src/common/logger.js';
 import { Controller } from '../../src/controller/controller.js';
 import { planReplacements } from '../../src/controller/self-healing.js';
 import {
@@ -21,7 +22,7 @@ interface Timer {
 }
 
 /** Brokers 1..4 on racks a, b, c, c; broker 1 runs the controller with self-healing on a manual timer. */
-async function setup(assignments: number[][], throttle = 1_000_000) {
+async function setup(assignments: number[][], throttle = 1_000_000, logger?: CapturingLogger) {
   const cluster = new TestCluster();
   after(() => cluster.close());
   const b1 = await cluster.addBroker(1, 'a');
@@ -34,6 +35,7 @@ async function setup(assignments: number[][], throttle = 1_000_000) {
     store: b1.session,
     channel: new RecordingChannel(),
     clock: cluster.clock,
+    ...(logger === undefined ? {} : { logger }),
     selfHealing: {
       brokerFailureTimeoutMs: TIMEOUT_MS,
       throttledRateBytesPerSecond: throttle,
@@ -125,6 +127,13 @@ test("after the timeout a failed broker's replicas move to live brokers, throttl
   });
   assert.deepEqual((await replicas(cluster, 1)).addingReplicas, [3]);
   assert.equal(controller.selfHealingStatus.movesStarted, 2);
+  assert.deepEqual(
+    controller.selfHealingStatus.partitions.map((p) => [p.tp.partition, p.state, p.action, p.detail]),
+    [
+      [0, 'under-replicated', 'moving', 'moving to broker 3'],
+      [1, 'under-replicated', 'moving', 'moving to broker 3'],
+    ],
+  );
   const throttled = await config(cluster, topicConfigPath('t'));
   assert.equal(throttled['follower.replication.throttled.replicas'], '0:3,1:3');
   assert.equal(throttled['leader.replication.throttled.replicas'], '0:1,0:2,1:1,1:2');
@@ -155,6 +164,57 @@ test("after the timeout a failed broker's replicas move to live brokers, throttl
   assert.equal(status.movesFinished, 2);
   assert.deepEqual(await config(cluster, topicConfigPath('t')), {}, 'topic throttles removed');
   assert.deepEqual(await config(cluster, brokerConfigPath(3 as BrokerId)), {}, 'broker rates removed');
+});
+
+test('partitions that lost a replica are reported and logged with the reason and the action taken', async () => {
+  const logger = new CapturingLogger();
+  const { cluster, controller, timers } = await setup(
+    [
+      [1, 2, 4],
+      [4, 3, 2],
+    ],
+    1_000_000,
+    logger,
+  );
+  // Brokers 3 and 4 go: partition 0 then has no live broker outside its replicas to move to, and partition 1
+  // lost two replicas with only broker 1 to take them.
+  cluster.killBroker(4);
+  cluster.killBroker(3);
+  await settle(controller);
+  const failedAtMs = controller.selfHealingStatus.failedBrokers[0]!.failedAtMs;
+  const since = new Date(failedAtMs).toISOString();
+  const at = new Date(failedAtMs + TIMEOUT_MS).toISOString();
+  const waiting = `its replica moves at ${at} unless broker 4 returns`;
+  const report = () =>
+    controller.selfHealingStatus.partitions.map((p) => [
+      p.tp.partition,
+      p.state,
+      p.action,
+      p.reason,
+      p.detail,
+    ]);
+  assert.deepEqual(report(), [
+    [0, 'under-replicated', 'waiting', `broker 4 gone since ${since}`, waiting],
+    [1, 'under-replicated', 'waiting', `broker 4 gone since ${since}; broker 3 gone since ${since}`, waiting],
+  ]);
+  const logged = logger.lines.filter((l) => l.message.startsWith('partition t-'));
+  assert.ok(logged.length >= 2, 'each partition that lost a replica is logged');
+  assert.deepEqual(
+    [logged[0]!.level, logged[0]!.message],
+    ['info', `partition t-0 is under-replicated: broker 4 gone since ${since}; action: ${waiting}`],
+  );
+  cluster.clock.advance(TIMEOUT_MS);
+  while (timers.length > 0) timers.shift()!.run();
+  await settle(controller);
+  const now = new Map(controller.selfHealingStatus.partitions.map((p) => [p.tp.partition as number, p]));
+  assert.equal(now.get(0)?.action, 'stuck');
+  assert.equal(
+    now.get(0)?.detail,
+    'not moved: no live broker outside the partition to take the replica; retrying',
+  );
+  // Self-healing replaces one gone broker per move, and a target with the other gone broker is refused.
+  assert.equal(now.get(1)?.action, 'stuck');
+  assert.match(now.get(1)!.detail, /^not moved: .*not alive.*; retrying$/);
 });
 
 test('a broker that comes back before its replicas have moved cancels the moves not finished', async () => {
