@@ -943,17 +943,28 @@ export class Broker {
   /**
    * Registers this broker. A broker restarted quickly after a crash finds its previous session's registration
    * still there until ZooKeeper expires that session; it waits for that (bounded by the session timeout) rather
-   * than failing to start.
+   * than failing to start. A session lost meanwhile (CONNECTIONLOSS, SESSIONEXPIRED) is waited for too, as
+   * Kafka's ZooKeeper client waits for its session: log recovery runs on the event loop and can outlast the session
+   * the broker opened to read the cluster id (a slow disk, many logs after an unclean shutdown), and the broker
+   * must not fail to start because of it. The session renews itself (RenewableSession) and the next attempt uses
+   * the new one; an attempt whose ephemeral node the old session did create finds it as its own (registerBroker).
    */
   private async register(store: CoordinationStore, registration: BrokerRegistration) {
-    const waitMaxMs = this.options.config.zookeeperSessionTimeoutMs * 2;
+    const { config, logger } = this.options;
+    const waitMaxMs = config.zookeeperSessionTimeoutMs * 2 + config.zookeeperConnectionTimeoutMs;
     const started = Date.now();
     for (;;) {
       const registered = await registerBroker(store, registration);
-      if (registered.ok || registered.code !== 'NODEEXISTS') return registered;
-      // A stop during start-up does not wait for the old registration to expire.
+      if (registered.ok) return registered;
+      const sessionLost = registered.code === 'CONNECTIONLOSS' || registered.code === 'SESSIONEXPIRED';
+      if (registered.code !== 'NODEEXISTS' && !sessionLost) return registered;
+      // A stop during start-up does not wait.
       if (this.stopping !== null || Date.now() - started > waitMaxMs) return registered;
-      this.options.logger.info(`waiting for the previous registration of broker ${this.brokerId} to expire`);
+      logger.info(
+        sessionLost
+          ? `registration of broker ${this.brokerId} failed (${registered.reason}: ${registered.code}); retrying on the renewed session`
+          : `waiting for the previous registration of broker ${this.brokerId} to expire`,
+      );
       await new Promise((r) => setTimeout(r, REGISTRATION_RETRY_MS));
     }
   }
@@ -964,8 +975,9 @@ export class Broker {
    */
   private async sessionRenewed(): Promise<void> {
     const store = this.store;
-    // A broker that is stopping does not come back: no new registration, no election.
-    if (store === null || this.registration === null || this.stopping !== null) return;
+    // A broker that is stopping does not come back: no new registration, no election. One still starting
+    // registers in register(), which retries on the new session.
+    if (store === null || this.registration === null || !this.registered || this.stopping !== null) return;
     const registered = await registerBroker(store, {
       ...this.registration,
       timestampMs: this.options.clock.nowMs(),
