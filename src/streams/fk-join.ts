@@ -222,7 +222,11 @@ export function foreignKeyJoin<K, V, KO, VO, VR>(
       valueSerializer: bytes,
       ...(otherPartitioner === null
         ? {}
-        : { partitioner: (topic, key, _value, n) => otherPartitioner(topic, key as KO, null, n) }),
+        : {
+            // A left join's keyless subscription (null foreign key) may go to any partition.
+            partitioner: (topic, key, _value, n) =>
+              key === null || key === undefined ? undefined : otherPartitioner(topic, key as KO, null, n),
+          }),
     },
     names.registrationTopic,
     names.registrationProcessor,
