@@ -66,6 +66,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
     'Brook Streams stateless and count topologies vs raw consume-produce',
     () => import('./streams/throughput.js'),
   ],
+  'streams-restore': [
+    'Brook Streams state restoration vs reading the changelog raw',
+    () => import('./streams/restore.js'),
+  ],
 };
 
 function list(): string {

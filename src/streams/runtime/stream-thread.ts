@@ -663,14 +663,29 @@ export class StreamThread {
       let restored = 0;
       const started = Date.now();
       while (pending.size > 0 && this.running) {
+        // A poll's records come in runs of one partition: its entry is looked up once per run, and the last
+        // offset applied is noted once per run (the per-record string keys cost more than the store's put).
+        let run: {
+          key: string;
+          topic: string;
+          partition: number;
+          p: { target: Target; end: number } | undefined;
+        } | null = null;
+        let lastApplied = -1;
         for (const r of await restorer.poll(POLL_TIMEOUT_MS)) {
-          const key = `${r.topic}:${r.partition}`;
-          const p = pending.get(key);
+          if (run === null || run.partition !== r.partition || run.topic !== r.topic) {
+            if (run !== null && lastApplied >= 0) this.changelogOffsets.set(run.key, lastApplied);
+            const key = `${r.topic}:${r.partition}`;
+            run = { key, topic: r.topic, partition: r.partition, p: pending.get(key) };
+            lastApplied = -1;
+          }
+          const p = run.p;
           if (p === undefined || r.offset >= p.end || r.key === null) continue;
           p.target.apply(r);
-          this.changelogOffsets.set(key, r.offset);
+          lastApplied = r.offset;
           restored++;
         }
+        if (run !== null && lastApplied >= 0) this.changelogOffsets.set(run.key, lastApplied);
         for (const [key, p] of pending)
           if ((await restorer.position(p.target.tp)) >= p.end) pending.delete(key);
       }

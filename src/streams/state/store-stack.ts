@@ -19,7 +19,11 @@ const TIMESTAMP_BYTES = 8;
 
 export function timestampedStoredValue(value: Buffer, timestamp: number): Buffer {
   const out = Buffer.allocUnsafe(TIMESTAMP_BYTES + value.length);
-  out.writeBigInt64BE(BigInt(timestamp), 0);
+  // Two 32-bit halves: the same 8 big-endian bytes as writeBigInt64BE, without a BigInt per record (restoration
+  // writes one per changelog record). Timestamps are safe integers, so the division is exact.
+  const high = Math.floor(timestamp / 0x1_0000_0000);
+  out.writeInt32BE(high, 0);
+  out.writeUInt32BE(timestamp - high * 0x1_0000_0000, 4);
   value.copy(out, TIMESTAMP_BYTES);
   return out;
 }
