@@ -2,7 +2,9 @@
 // broker reads (log start offset, log end offset, high watermark, recovery point, last stable offset), the
 // leader epoch cache, producer state, flushing, truncation, DeleteRecords and retention. Opening and recovery
 // are log-loader.ts's (Kafka's LogLoader), the write queue append-queue.ts's, the fsyncs and group commit
-// log-sync.ts's: this file decides the offsets from what they report.
+// log-sync.ts's, the read path log-read.ts's, the segment half of truncation log-truncation.ts's, retention's
+// decision retention.ts's and the delayed removal of deleted segments segment-deletion.ts's: this file decides
+// the offsets from what they report, and keeps their invariants in one place.
 //
 // Ownership and concurrency: one Log per partition, owned by the LogManager; the partition (broker) is its only
 // caller. Every state change (append, roll, truncate, delete) is synchronous and completes before returning.
@@ -43,8 +45,10 @@ import { LEADER_EPOCH_CHECKPOINT_FILE, type TopicPartition } from './file-names.
 import { type EpochEndOffset, LeaderEpochCache } from './leader-epoch-cache.js';
 import { type LogConfig, STORAGE_LIMITS } from './log-config.js';
 import { loadSegments, rebuildProducerState } from './log-loader.js';
+import { LogReader, type ReadResult } from './log-read.js';
 import { LogSegment } from './log-segment.js';
 import { type DurableWaiter, fsyncSegment, GroupSync } from './log-sync.js';
+import { truncateAll, truncateSegmentsTo } from './log-truncation.js';
 import {
   ListOffsetsTimestamp,
   type LocatedRecord,
@@ -62,7 +66,8 @@ import {
 } from './producer-snapshot.js';
 import { type ProducerCheck, ProducerStateManager } from './producer-state.js';
 import { type RetentionReason, retentionDecision } from './retention.js';
-import { type CachedRead, TailCache, type TailCacheBudget } from './tail-cache.js';
+import { deleteSnapshotsBelow, PendingDeletes } from './segment-deletion.js';
+import { TailCache, type TailCacheBudget } from './tail-cache.js';
 import type { AbortedTxn } from './txn-index.js';
 
 export interface LogOptions {
@@ -103,24 +108,8 @@ export interface AppendInfo extends AppendSummary {
   readonly written: Promise<void> | null;
 }
 
+export type { ReadResult };
 export { ListOffsetsTimestamp, type LocatedRecord, type OffsetAndTimestamp, type RecordTimestampLocator };
-
-export type ReadResult =
-  | {
-      readonly errorCode: typeof StorageErrorCode.None;
-      /** Whole batches, ready for a fetch response. Empty when nothing is readable yet. */
-      readonly records: Buffer;
-      readonly firstOffset: number;
-      readonly nextOffset: number;
-    }
-  | { readonly errorCode: typeof StorageErrorCode.OffsetOutOfRange }
-  /** Stored bytes failed authentication (an encrypted segment tampered with or damaged): nothing is served. */
-  | { readonly errorCode: typeof StorageErrorCode.KafkaStorageError; readonly reason: string };
-
-interface PendingDelete {
-  readonly segment: LogSegment;
-  readonly dueMs: number;
-}
 
 export class Log {
   readonly dir: string;
@@ -134,6 +123,8 @@ export class Log {
   private readonly onTruncated: (logEndOffset: number) => void;
   /** The newest written appends, so that tail reads skip the file (null: no cache). */
   private readonly tailCache: TailCache | null;
+  /** The read path (log-read.ts): reads this log's segments and bounds at each call. */
+  private readonly reader: LogReader;
   private segments: LogSegment[] = [];
   private logStartOffsetValue = 0;
   private logEndOffsetValue = 0;
@@ -141,7 +132,8 @@ export class Log {
   private recoveryPointValue = 0;
   private unflushedRecords = 0;
   private lastFlushMs: number;
-  private readonly pendingDeletes: PendingDelete[] = [];
+  /** Segments gone from the log whose files wait out file.delete.delay.ms (segment-deletion.ts). */
+  private readonly pendingDeletes = new PendingDeletes();
   private readonly groupSync: GroupSync;
   private closed = false;
   /** The first read that failed with an I/O error (see storageFailed). */
@@ -211,6 +203,7 @@ export class Log {
       },
       isClosed: () => this.closed,
     });
+    this.reader = new LogReader(this, this.tailCache, (err) => this.readFailed(err));
     this.lastFlushMs = this.clock.monotonicMs();
   }
 
@@ -373,6 +366,18 @@ export class Log {
   }
 
   /** The keys a new segment is encrypted with, or null for a plaintext one (config.encrypt). */
+  /** A new, empty segment based at `baseOffset`, with the log's config, segment.jitter.ms and keys. */
+  private createSegment(baseOffset: number): LogSegment {
+    return LogSegment.create(
+      this.dir,
+      baseOffset,
+      this.config,
+      this.clock.nowMs(),
+      this.jitter(),
+      this.newSegmentKeys(),
+    );
+  }
+
   private newSegmentKeys(): SegmentKeys | null {
     if (!this.config.encrypt) return null;
     // Never plaintext where encryption was asked for: the broker refuses such a config before it gets here.
@@ -637,20 +642,13 @@ export class Log {
       writeSnapshotFile(this.dir, snapshotOffset, this.producerState.toSnapshot(), this.seal);
       this.unsyncedSnapshots.delete(snapshotOffset);
     }
-    const segment = LogSegment.create(
-      this.dir,
-      baseOffset,
-      this.config,
-      this.clock.nowMs(),
-      this.jitter(),
-      this.newSegmentKeys(),
-    );
+    const segment = this.createSegment(baseOffset);
     this.segments.push(segment);
     if (old.reservedSize > 0) this.flushInBackground(baseOffset);
     return segment;
   }
 
-  // ---------------------------------------------------------------- read
+  // ---------------------------------------------------------------- read (log-read.ts)
 
   /**
    * Reads whole batches from the one holding `startOffset`, up to `maxBytes` (the first batch is returned whole
@@ -664,27 +662,7 @@ export class Log {
     maxOffset = this.logEndOffsetValue,
     minOneBatch = true,
   ): ReadResult {
-    if (startOffset < this.logStartOffsetValue || startOffset > this.logEndOffsetValue) {
-      return { errorCode: StorageErrorCode.OffsetOutOfRange };
-    }
-    const empty = {
-      errorCode: StorageErrorCode.None,
-      records: EMPTY,
-      firstOffset: startOffset,
-      nextOffset: startOffset,
-    } as const;
-    if (startOffset >= maxOffset || startOffset === this.logEndOffsetValue) return empty;
-    const cached = this.tailCache?.read(startOffset, maxBytes, maxOffset, minOneBatch);
-    if (cached != null) return cachedResult(cached);
-    try {
-      for (let i = this.floorSegmentIndex(startOffset); i < this.segments.length; i++) {
-        const read = this.segments[i]!.read(startOffset, maxBytes, maxOffset, minOneBatch);
-        if (read !== null) return { errorCode: StorageErrorCode.None, ...read };
-      }
-    } catch (err) {
-      return this.integrityFailure(err);
-    }
-    return empty;
+    return this.reader.read(startOffset, maxBytes, maxOffset, minOneBatch);
   }
 
   /**
@@ -692,7 +670,7 @@ export class Log {
    * that failed in a system call (EIO from a failing disk, a file gone under it) is a storage failure of the
    * log, reported to the owner (who takes the directory offline) after the current step, and answered the same.
    */
-  private integrityFailure(err: unknown): ReadResult {
+  private readFailed(err: unknown): ReadResult {
     if (isIoError(err)) {
       const first = this.readFailure === null;
       this.readFailure ??= err;
@@ -711,16 +689,10 @@ export class Log {
     maxOffset = this.logEndOffsetValue,
     minOneBatch = true,
   ): Promise<ReadResult> {
-    return this.startRead(startOffset, maxBytes, maxOffset, minOneBatch).result;
+    return this.reader.startRead(startOffset, maxBytes, maxOffset, minOneBatch, null).result;
   }
 
-  /**
-   * `readAsync`, also saying at once how many bytes the read takes (at most; see LogSegment.startRead). The
-   * segment and range are chosen now, synchronously; only the bytes arrive later. With `pins`, the bytes may be
-   * pooled memory (a view of a cached request frame, or a pooled buffer the cache or the file is read into),
-   * with a pool reference pushed there for the caller to give back once done with them (see TailCache.read,
-   * LogSegment.startRead); without, they never are.
-   */
+  /** `readAsync`, also saying at once how many bytes the read takes (at most): see LogReader.startRead. */
   startRead(
     startOffset: number,
     maxBytes: number,
@@ -728,28 +700,7 @@ export class Log {
     minOneBatch = true,
     pins: Buffer[] | null = null,
   ): { readonly bytes: number; readonly result: Promise<ReadResult> } {
-    const found = this.readSegment(startOffset, maxOffset);
-    if (found === null) return { bytes: 0, result: Promise.resolve(OUT_OF_RANGE) };
-    if (found === EMPTY_SEGMENT) {
-      return { bytes: 0, result: Promise.resolve(emptyRead(startOffset)) };
-    }
-    const cached = this.tailCache?.read(startOffset, maxBytes, maxOffset, minOneBatch, pins);
-    if (cached != null) return { bytes: cached.bytes, result: Promise.resolve(cachedResult(cached)) };
-    const pool = this.tailCache?.pool ?? null;
-    const pooled = pins !== null && pool !== null ? { pool, pins } : null;
-    let read: ReturnType<LogSegment['startRead']>;
-    try {
-      read = found.startRead(startOffset, maxBytes, maxOffset, minOneBatch, pooled);
-    } catch (err) {
-      return { bytes: 0, result: Promise.resolve(this.integrityFailure(err)) };
-    }
-    return {
-      bytes: read.bytes,
-      result: read.result.then(
-        (r): ReadResult => (r === null ? emptyRead(startOffset) : { errorCode: StorageErrorCode.None, ...r }),
-        (err: unknown) => this.integrityFailure(err),
-      ),
-    };
+    return this.reader.startRead(startOffset, maxBytes, maxOffset, minOneBatch, pins);
   }
 
   /** Bytes a read would take now (at most), without reading them: a waiting fetch checks fetch.min.bytes. */
@@ -759,41 +710,7 @@ export class Log {
     maxOffset = this.logEndOffsetValue,
     minOneBatch = true,
   ): number {
-    const found = this.readSegment(startOffset, maxOffset);
-    if (found === null || found === EMPTY_SEGMENT) return 0;
-    const cached = this.tailCache?.readableBytes(startOffset, maxBytes, maxOffset, minOneBatch) ?? -1;
-    if (cached >= 0) return cached;
-    return found.plannedReadBytes(startOffset, maxBytes, maxOffset, minOneBatch);
-  }
-
-  /** The segment an asynchronous read of startOffset uses; null when out of range, EMPTY_SEGMENT for nothing. */
-  private readSegment(startOffset: number, maxOffset: number): LogSegment | null | typeof EMPTY_SEGMENT {
-    if (startOffset < this.logStartOffsetValue || startOffset > this.logEndOffsetValue) return null;
-    if (startOffset >= maxOffset || startOffset === this.logEndOffsetValue) return EMPTY_SEGMENT;
-    for (let i = this.floorSegmentIndex(startOffset); i < this.segments.length; i++) {
-      const segment = this.segments[i]!;
-      // An empty segment (one the cleaner emptied keeps its base offset) has nothing to read: its nextOffset is
-      // its base, which can lie above startOffset. `read` steps over it the same way.
-      if (segment.nextOffset > startOffset && segment.size > 0) return segment;
-    }
-    return EMPTY_SEGMENT;
-  }
-
-  /** Index of the segment with the largest base offset <= offset (0 when offset precedes them all). */
-  private floorSegmentIndex(offset: number): number {
-    let lo = 0;
-    let hi = this.segments.length - 1;
-    let found = 0;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.segments[mid]!.baseOffset <= offset) {
-        found = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return found;
+    return this.reader.readableBytes(startOffset, maxBytes, maxOffset, minOneBatch);
   }
 
   /**
@@ -818,20 +735,9 @@ export class Log {
     return this.epochCache.endOffsetFor(leaderEpoch, this.logEndOffsetValue);
   }
 
-  /**
-   * Aborted transactions overlapping [fetchOffset, upperBoundOffset), for read_committed fetches. An aborted
-   * transaction is indexed in the segment of its ABORT marker, which can lie well past the fetched range (a large
-   * transaction spans segments, and its marker comes after all its data), so the search goes on through later
-   * segments until an entry's last stable offset reaches the upper bound: every transaction with data below the
-   * upper bound had completed when that entry's transaction did, so none is indexed in a later segment. This is Kafka's collectAbortedTransactions; a search
-   * that finds no such entry reads every later segment's (in-memory) index.
-   */
+  /** Aborted transactions overlapping [fetchOffset, upperBoundOffset), for read_committed fetches (log-read.ts). */
   collectAbortedTxns(fetchOffset: number, upperBoundOffset: number): AbortedTxn[] {
-    const out: AbortedTxn[] = [];
-    for (let i = this.floorSegmentIndex(fetchOffset); i < this.segments.length; i++) {
-      if (this.segments[i]!.txnIndex.collect(fetchOffset, upperBoundOffset, out)) break;
-    }
-    return out;
+    return this.reader.collectAbortedTxns(fetchOffset, upperBoundOffset);
   }
 
   // ---------------------------------------------------------------- offsets moved by the caller
@@ -878,55 +784,17 @@ export class Log {
       this.truncateFullyAndStartAt(Math.max(offset, 0));
       return;
     }
-    while (this.segments.length > 1 && this.activeSegment.baseOffset >= offset) {
-      this.segments.pop()!.deleteFiles();
+    if (!truncateSegmentsTo(this.segments, offset, (base) => this.createSegment(base))) {
+      this.truncateFullyAndStartAt(offset);
+      return;
     }
-    let active = this.activeSegment;
-    active.truncateTo(offset);
-    if (active.nextOffset < offset) {
-      // The log end is carried by the active segment's next offset (also across a restart): a new, empty active
-      // segment based at `offset` holds it. An emptied active segment is replaced rather than kept. The log
-      // start stays, as in Kafka, even when nothing readable is left between it and `offset`; but a log left
-      // with no batch at all restarts at `offset` (the log start is never below the first segment's base).
-      if (active.size === 0 && this.segments.length === 1) {
-        this.truncateFullyAndStartAt(offset);
-        return;
-      }
-      if (active.size === 0) {
-        this.segments.pop();
-        active.deleteFiles();
-      } else {
-        active.onRoll();
-      }
-      active = LogSegment.create(
-        this.dir,
-        offset,
-        this.config,
-        this.clock.nowMs(),
-        this.jitter(),
-        this.newSegmentKeys(),
-      );
-      this.segments.push(active);
-    }
-    active.offsetIndex.file.preallocate();
-    active.timeIndex.file.preallocate();
     this.afterTruncation();
   }
 
   /** Empties the log and restarts it at `offset` (a follower too far behind, or an unclean leader change). */
   truncateFullyAndStartAt(offset: number): void {
     this.appendQueue.drain();
-    for (const s of this.segments) s.deleteFiles();
-    this.segments = [
-      LogSegment.create(
-        this.dir,
-        offset,
-        this.config,
-        this.clock.nowMs(),
-        this.jitter(),
-        this.newSegmentKeys(),
-      ),
-    ];
+    this.segments = truncateAll(this.segments, offset, (base) => this.createSegment(base));
     this.logStartOffsetValue = offset;
     this.epochCache.clear();
     for (const o of listSnapshotOffsets(this.dir)) deleteSnapshotFile(this.dir, o);
@@ -986,8 +854,7 @@ export class Log {
     steps.toSwap();
     for (const segment of old) {
       this.groupSync.forget(segment);
-      segment.markDeleted();
-      this.pendingDeletes.push({ segment, dueMs: nowMs + this.config.fileDeleteDelayMs });
+      this.pendingDeletes.schedule(segment, nowMs + this.config.fileDeleteDelayMs);
     }
     this.segments.splice(first, old.length, steps.install());
     // Cached bytes of the replaced segments are no longer what the files hold.
@@ -1038,26 +905,15 @@ export class Log {
     this.tailCache?.dropBelow(this.logStartOffsetValue);
     for (const segment of gone) {
       this.groupSync.forget(segment);
-      segment.markDeleted();
-      this.pendingDeletes.push({ segment, dueMs: nowMs + this.config.fileDeleteDelayMs });
+      this.pendingDeletes.schedule(segment, nowMs + this.config.fileDeleteDelayMs);
     }
-    // Snapshots below the first remaining segment describe data that is gone; keep the newest of them.
-    const snapshots = listSnapshotOffsets(this.dir).filter((o) => o < first.baseOffset);
-    for (const o of snapshots.slice(0, -1)) deleteSnapshotFile(this.dir, o);
+    deleteSnapshotsBelow(this.dir, first.baseOffset);
     this.runDueDeletes(nowMs);
   }
 
   /** Removes the files of deleted segments whose file.delete.delay.ms has passed. */
   runDueDeletes(nowMs = this.clock.nowMs()): void {
-    for (let i = 0; i < this.pendingDeletes.length; ) {
-      const pending = this.pendingDeletes[i]!;
-      if (pending.dueMs <= nowMs) {
-        pending.segment.deleteFiles();
-        this.pendingDeletes.splice(i, 1);
-      } else {
-        i++;
-      }
-    }
+    this.pendingDeletes.runDue(nowMs);
   }
 
   /** Forgets idle producers (producer.id.expiration.ms). */
@@ -1182,8 +1038,7 @@ export class Log {
     }
     this.recoveryPointValue = this.logEndOffsetValue;
     for (const s of this.segments) s.close();
-    for (const p of this.pendingDeletes) p.segment.deleteFiles();
-    this.pendingDeletes.length = 0;
+    this.pendingDeletes.deleteAllNow();
     this.groupSync.rejectWaiting(new Error('log closed before the append was synced'));
   }
 
@@ -1194,7 +1049,7 @@ export class Log {
     this.epochCache.close();
     this.appendQueue.fail(new Error('log abandoned before the append was written'));
     for (const s of this.segments) s.abandon();
-    for (const p of this.pendingDeletes) p.segment.abandon();
+    this.pendingDeletes.abandonAll();
     this.groupSync.dropWaiting();
   }
 
@@ -1205,9 +1060,8 @@ export class Log {
     this.epochCache.close();
     this.appendQueue.fail(new Error('log deleted before the append was written'));
     for (const s of this.segments) s.deleteFiles();
-    for (const p of this.pendingDeletes) p.segment.deleteFiles();
+    this.pendingDeletes.deleteAllNow();
     this.segments = [];
-    this.pendingDeletes.length = 0;
   }
 
   /** Group-commit fdatasyncs started so far (a metric; also proves appends share syncs). */
@@ -1222,28 +1076,6 @@ export class Log {
 }
 
 const ignore = (): void => {};
-const EMPTY = Buffer.alloc(0);
-const EMPTY_SEGMENT = Symbol('no segment to read');
-const OUT_OF_RANGE: ReadResult = { errorCode: StorageErrorCode.OffsetOutOfRange };
-
-function cachedResult(read: CachedRead): ReadResult {
-  return {
-    errorCode: StorageErrorCode.None,
-    records: read.records,
-    firstOffset: read.firstOffset,
-    nextOffset: read.nextOffset,
-  };
-}
-
-function emptyRead(startOffset: number): ReadResult {
-  return {
-    errorCode: StorageErrorCode.None,
-    records: EMPTY,
-    firstOffset: startOffset,
-    nextOffset: startOffset,
-  };
-}
-
 /** An error of a failed system call (EIO, ENOSPC, EROFS, ENOENT...): Kafka's IOException. */
 export function isIoError(err: unknown): err is Error {
   return (
