@@ -8,7 +8,7 @@
 // them over tasks as `task.assigned.groups`.
 
 import { Admin } from '../../client/index.js';
-import type { ConfigDef } from '../api/config-def.js';
+import type { ConfigDef, ConfigValue } from '../api/config-def.js';
 import { SourceConnector, SourceTask, type TaskConfig } from '../api/connector.js';
 import { SourceRecord } from '../api/records.js';
 import { Schemas } from '../data/schema.js';
@@ -17,7 +17,7 @@ import { InterruptibleSleep } from '../runtime/interruptible-sleep.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import { CheckpointStore, partitionKey } from './checkpoint-store.js';
 import { mirrorLog } from './log.js';
-import { MirrorConfig, MirrorFilters } from './mirror-config.js';
+import { MIRROR_DEFAULTS, MirrorConfig, MirrorFilters } from './mirror-config.js';
 import { OffsetSyncStore } from './offset-syncs.js';
 import { type Checkpoint, decodeOffsetSync, encodeCheckpointKey, encodeCheckpointValue } from './records.js';
 import { ensureInternalTopic, mirrorConfigDef } from './source-connector.js';
@@ -44,6 +44,29 @@ export class MirrorCheckpointConnector extends SourceConnector {
 
   private log = (line: string): void =>
     mirrorLog(`${this.c?.sourceAlias}->${this.c?.targetAlias} MirrorCheckpointConnector`, line);
+
+  /** Kafka's rule (KIP-1031): checkpoints and group offset syncing translate through offset syncs. */
+  override async validate(props: Record<string, string>): Promise<ConfigValue[]> {
+    const values = await super.validate(props);
+    const flag = (key: string) => (props[key] ?? MIRROR_DEFAULTS[key] ?? '').trim().toLowerCase() === 'true';
+    if (
+      !flag('emit.offset-syncs.enabled') &&
+      (flag('emit.checkpoints.enabled') || flag('sync.group.offsets.enabled'))
+    ) {
+      const v = values.find((x) => x.name === 'emit.offset-syncs.enabled');
+      const message = "MirrorCheckpointConnector can't run without offset syncs";
+      if (v !== undefined) v.errors.push(message);
+      else
+        values.push({
+          name: 'emit.offset-syncs.enabled',
+          value: props['emit.offset-syncs.enabled'],
+          recommendedValues: [],
+          errors: [message],
+          visible: true,
+        });
+    }
+    return values;
+  }
 
   async start(props: Record<string, string>): Promise<void> {
     this.props = { ...props };
@@ -104,6 +127,7 @@ export class MirrorCheckpointConnector extends SourceConnector {
 
   taskConfigs(maxTasks: number): TaskConfig[] {
     if (this.c === null || !this.c.bool('emit.checkpoints.enabled') || this.groups.length === 0) return [];
+    if (!this.c.bool('emit.offset-syncs.enabled')) return []; // nothing to translate through
     // A negative interval turns checkpoints off, as in Kafka.
     if (this.c.intervalMs('emit.checkpoints') < 0) return [];
     const count = Math.min(maxTasks, this.groups.length);

@@ -51,6 +51,8 @@ export const MIRROR_DEFAULTS: Readonly<Record<string, string>> = {
   'checkpoints.topic.replication.factor': '3',
   'offset-syncs.topic.replication.factor': '3',
   'offset-syncs.topic.location': 'source',
+  // KIP-1031 (Kafka 3.9): false writes no offset syncs (nor their topic); then no checkpoints can be emitted.
+  'emit.offset-syncs.enabled': 'true',
   'offset.lag.max': '100',
   'consumer.poll.timeout.ms': '1000',
   'config.properties.exclude':

@@ -83,6 +83,8 @@ export class MirrorMaker {
   private rest: MirrorRestServer | null = null;
   private configureTimer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** The last refusal logged per flow and connector, so that a refused config is logged once, not every round. */
+  private readonly refused = new Map<string, string>();
   /** This process's REST base URL (KIP-710), or a unique placeholder nobody can reach when REST is off. */
   private baseUrl = '';
   private workerIdBase = '';
@@ -201,6 +203,15 @@ export class MirrorMaker {
       } catch (err) {
         if (err instanceof RequestTargetError) return; // another process leads this flow: it writes them
         if (err instanceof RestError && err.statusCode === 409) return; // a rebalance: the next round
+        if (err instanceof RestError && err.statusCode === 400) {
+          // An invalid connector config (MirrorCheckpointConnector without offset syncs): the connector is not
+          // run, the flow's others are, as Kafka's MirrorMaker logs the failure and goes on.
+          const key = `${r.flow.source}->${r.flow.target} ${connector}`;
+          if (this.refused.get(key) !== err.message)
+            this.log(`Not running ${connector} for ${r.flow.source}->${r.flow.target}: ${err.message}`);
+          this.refused.set(key, err.message);
+          continue;
+        }
         throw err;
       }
     }

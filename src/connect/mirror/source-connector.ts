@@ -124,12 +124,13 @@ export class MirrorSourceConnector extends SourceConnector {
     );
     this.sync = new TopicSync(c, new MirrorFilters(c), this.source, this.target, this.log);
     const syncsAdmin = c.offsetSyncsSide === 'source' ? this.source : this.target;
-    await ensureInternalTopic(
-      syncsAdmin,
-      c.offsetSyncsTopic,
-      c.int('offset-syncs.topic.replication.factor'),
-      this.log,
-    );
+    if (c.bool('emit.offset-syncs.enabled'))
+      await ensureInternalTopic(
+        syncsAdmin,
+        c.offsetSyncsTopic,
+        c.int('offset-syncs.topic.replication.factor'),
+        this.log,
+      );
     await this.refresh(true);
     await this.syncConfigs();
     await this.syncAcls();
@@ -268,10 +269,12 @@ export class MirrorSourceTask extends SourceTask {
       isolationLevel: c.sourceReadCommitted ? 'read_committed' : 'read_uncommitted',
       maxPollRecords: 2000,
     });
-    this.syncProducer = new Producer({
-      ...c.clientOptions(c.offsetSyncsSide, `${flow}|offset-syncs-producer`, 'producer'),
-      acks: 'all',
-    });
+    this.syncProducer = c.bool('emit.offset-syncs.enabled')
+      ? new Producer({
+          ...c.clientOptions(c.offsetSyncsSide, `${flow}|offset-syncs-producer`, 'producer'),
+          acks: 'all',
+        })
+      : null;
     this.consumer.assign(assigned);
     const reader = this.context.offsetStorageReader();
     for (const tp of assigned) {
@@ -361,6 +364,7 @@ export class MirrorSourceTask extends SourceTask {
       this.bySourcePartition.get(sp) ?? this.partitionState(sp.topic as string, sp.partition as number);
     const upstream = (record.sourceOffset as { offset: number }).offset;
     mirrorMetrics.recordCommitted(p.metrics, record.timestamp ?? Date.now());
+    if (this.syncProducer === null) return; // emit.offset-syncs.enabled=false
     if (p.decider.update(upstream, metadata.offset)) {
       p.heldUpstream = -1;
       this.queueSync({ topic: p.topic, partition: p.partition, upstream, downstream: metadata.offset });

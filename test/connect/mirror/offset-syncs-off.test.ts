@@ -1,0 +1,136 @@
+// `emit.offset-syncs.enabled=false` (KIP-1031, Kafka 3.9): the mirror copies records but writes no offset syncs
+// and does not create their topic; MirrorCheckpointConnector, which translates through them, is refused with
+// Kafka's message while checkpoints or group offset syncing are on, so no checkpoint topic appears either, and the
+// process runs its other connectors.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { Admin, Consumer, Producer } from '../../../src/client/index.js';
+import { type BrokerProcess, startBroker } from '../../helpers/broker-process.js';
+import { waitUntil } from '../../helpers/wait.js';
+import { type MirrorProcess, startMirrorMaker, writeMm2 } from './mirror-process.js';
+
+let a: BrokerProcess;
+let b: BrokerProcess;
+let dir: string;
+const mirrors: MirrorProcess[] = [];
+
+before(async () => {
+  [a, b] = await Promise.all([startBroker(), startBroker()]);
+  dir = mkdtempSync(join(tmpdir(), 'brook-mirror-nosyncs-'));
+});
+
+after(async () => {
+  for (const m of mirrors) await m.stop();
+  await Promise.all([a?.stop(), b?.stop()]);
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+async function topicsOf(bootstrap: string): Promise<string[]> {
+  const admin = new Admin({ bootstrapServers: bootstrap });
+  try {
+    return await admin.listTopics({ listInternal: true });
+  } finally {
+    await admin.close();
+  }
+}
+
+test('emit.offset-syncs.enabled=false: records copied, no offset syncs, no checkpoints', async () => {
+  const admin = new Admin({ bootstrapServers: a.bootstrap });
+  try {
+    await admin.createTopics([{ topic: 'events', numPartitions: 2, replicationFactor: 1 }]);
+  } finally {
+    await admin.close();
+  }
+  const producer = new Producer({ bootstrapServers: a.bootstrap, lingerMs: 5 });
+  try {
+    await producer.sendBatch(
+      Array.from({ length: 200 }, (_, i) => ({
+        topic: 'events',
+        partition: i % 2,
+        value: Buffer.from(`e${i}`),
+      })),
+    );
+  } finally {
+    await producer.close();
+  }
+  // A group with committed offsets on the source: what a checkpoint would translate.
+  const group = new Consumer({
+    bootstrapServers: a.bootstrap,
+    groupId: 'billing',
+    autoOffsetReset: 'earliest',
+  });
+  try {
+    await group.commit([
+      { topic: 'events', partition: 0, offset: 50 },
+      { topic: 'events', partition: 1, offset: 50 },
+    ]);
+  } finally {
+    await group.close();
+  }
+
+  const file = writeMm2(dir, {
+    clusters: 'A, B',
+    'A.bootstrap.servers': a.bootstrap,
+    'B.bootstrap.servers': b.bootstrap,
+    'A->B.enabled': true,
+    'A->B.topics': 'events',
+    'emit.offset-syncs.enabled': false,
+    'emit.checkpoints.interval.ms': 500,
+    'refresh.groups.interval.ms': 1000,
+    'replication.factor': 1,
+    'offset.flush.interval.ms': 1000,
+    'offset-syncs.topic.replication.factor': 1,
+    'heartbeats.topic.replication.factor': 1,
+    'checkpoints.topic.replication.factor': 1,
+    'offset.storage.replication.factor': 1,
+  });
+  const mirror = await startMirrorMaker(file);
+  mirrors.push(mirror);
+
+  const consumer = new Consumer({
+    bootstrapServers: b.bootstrap,
+    enableAutoCommit: false,
+    autoOffsetReset: 'earliest',
+  });
+  const seen = new Set<string>();
+  try {
+    let present: string[] = [];
+    const deadline = Date.now() + 120_000;
+    while (!present.includes('A.events') && Date.now() < deadline) {
+      present = await topicsOf(b.bootstrap);
+      if (!present.includes('A.events')) await new Promise((r) => setTimeout(r, 250));
+    }
+    consumer.assign([0, 1].map((partition) => ({ topic: 'A.events', partition })));
+    while (seen.size < 200 && Date.now() < deadline) {
+      for (const r of await consumer.poll(500)) seen.add(r.value!.toString());
+    }
+  } finally {
+    await consumer.close();
+  }
+  assert.equal(seen.size, 200, `records on the target:\n${mirror.output()}`);
+
+  // The checkpoint connector's config is refused with Kafka's message; the heartbeats still flow.
+  await waitUntil(
+    () =>
+      /Not running MirrorCheckpointConnector for A->B: [\s\S]*can't run without offset syncs/.test(
+        mirror.output(),
+      ),
+    60_000,
+    () => `no refusal logged:\n${mirror.output()}`,
+  );
+  let targetTopics: string[] = [];
+  const deadline = Date.now() + 60_000;
+  while (!targetTopics.includes('heartbeats') && Date.now() < deadline) {
+    targetTopics = await topicsOf(b.bootstrap);
+    if (!targetTopics.includes('heartbeats')) await new Promise((r) => setTimeout(r, 250));
+  }
+  assert.ok(targetTopics.includes('heartbeats'), targetTopics.join(', '));
+  // Several checkpoint intervals have passed since the records arrived: had the connector run, its topic
+  // would exist (it is created at start), and the syncs topic when the source connector started.
+  assert.ok(!targetTopics.includes('A.checkpoints.internal'), targetTopics.join(', '));
+  assert.ok(!(await topicsOf(a.bootstrap)).includes('mm2-offset-syncs.B.internal'));
+});
