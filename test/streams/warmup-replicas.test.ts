@@ -1,9 +1,9 @@
-// Warm-up replicas and probing rebalances (KIP-441) through a broker: one instance counts into a persistent
+// Warm-up replicas and probing rebalances (KIP-441) through a broker: one instance counts into a
 // store with several hundred changelog records per task; a second instance without state joins. With
 // acceptable.recovery.lag 50 it is not caught up, so the first instance keeps every active task and the newcomer
 // gets warm-up replicas (standbys) that read the changelogs; a probing rebalance (probing.rebalance.interval.ms
 // 3000) then finds them caught up and moves the tasks, which restore only what the warm-ups lacked. Counts stay
-// exact.
+// exact. The same again with an in-memory store, whose warm-up store becomes the active task's store.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -22,22 +22,35 @@ import { activeTasks, TopicFollower, useStreamsBroker } from './streams-helpers.
 const S = Serdes.String();
 const INPUT = 'wu-input';
 const OUTPUT = 'wu-output';
+const MEM_INPUT = 'wu-mem-input';
+const MEM_OUTPUT = 'wu-mem-output';
 const PARTITIONS = 4;
 const ACCEPTABLE_LAG = 50;
 
-const broker = useStreamsBroker({ [INPUT]: PARTITIONS, [OUTPUT]: PARTITIONS }, 2);
+const broker = useStreamsBroker(
+  { [INPUT]: PARTITIONS, [OUTPUT]: PARTITIONS, [MEM_INPUT]: PARTITIONS, [MEM_OUTPUT]: PARTITIONS },
+  2,
+);
 const dirs = broker.dirs;
 
-function instance(dir: string): KafkaStreams {
+interface Scenario {
+  applicationId: string;
+  input: string;
+  output: string;
+  /** In-memory stores: the warm-up's engine is handed to the active task (no checkpoint between them). */
+  inMemory: boolean;
+}
+
+function instance(dir: string, sc: Scenario): KafkaStreams {
   const builder = new StreamsBuilder();
   builder
-    .stream(INPUT, Consumed.with(S, S))
+    .stream(sc.input, Consumed.with(S, S))
     .groupByKey()
-    .count(Materialized.as('wu-counts'))
+    .count(sc.inMemory ? Materialized.inMemory('wu-counts') : Materialized.as('wu-counts'))
     .toStream()
-    .to(OUTPUT, Produced.with(S, Serdes.Long()));
+    .to(sc.output, Produced.with(S, Serdes.Long()));
   return new KafkaStreams(builder.build(), {
-    'application.id': 'wu-app',
+    'application.id': sc.applicationId,
     'bootstrap.servers': broker.bootstrap,
     'state.dir': dir,
     'commit.interval.ms': 200,
@@ -50,9 +63,9 @@ function instance(dir: string): KafkaStreams {
   });
 }
 
-test('a new instance warms up before it takes active tasks, through a probing rebalance', async () => {
-  const a = instance(dirs[0]!);
-  const b = instance(dirs[1]!);
+async function warmUpScenario(sc: Scenario): Promise<void> {
+  const a = instance(dirs[0]!, sc);
+  const b = instance(dirs[1]!, sc);
   const describe = () =>
     [a, b]
       .map(
@@ -61,7 +74,7 @@ test('a new instance warms up before it takes active tasks, through a probing re
       )
       .join('\n');
   const producer = new Producer({ bootstrapServers: broker.bootstrap });
-  const output = new TopicFollower(broker.bootstrap, OUTPUT, PARTITIONS);
+  const output = new TopicFollower(broker.bootstrap, sc.output, PARTITIONS);
   output.start();
   const keys = Array.from({ length: 40 }, (_, i) => `k${i}`);
   const reference = new Map<string, number>();
@@ -69,7 +82,7 @@ test('a new instance warms up before it takes active tasks, through a probing re
     const batch = Array.from({ length: n }, (_, i) => keys[(i * 11) % keys.length]!);
     for (const k of batch) reference.set(k, (reference.get(k) ?? 0) + 1);
     await producer.sendBatch(
-      batch.map((k) => ({ topic: INPUT, key: Buffer.from(k), value: Buffer.from('v') })),
+      batch.map((k) => ({ topic: sc.input, key: Buffer.from(k), value: Buffer.from('v') })),
     );
   };
   const countOf = (k: string): number | undefined => {
@@ -118,4 +131,12 @@ test('a new instance warms up before it takes active tasks, through a probing re
     await a.close();
     await b.close();
   }
+}
+
+test('a new instance warms up before it takes active tasks, through a probing rebalance', async () => {
+  await warmUpScenario({ applicationId: 'wu-app', input: INPUT, output: OUTPUT, inMemory: false });
+});
+
+test('in-memory stores warm up too: the warm-up store becomes the active one', async () => {
+  await warmUpScenario({ applicationId: 'wu-mem-app', input: MEM_INPUT, output: MEM_OUTPUT, inMemory: true });
 });

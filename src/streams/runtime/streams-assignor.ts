@@ -348,15 +348,28 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
         members.map((m) => ({ memberId: m.memberId, prev: m.prevStandby })),
       );
       for (const memberId of c.members) {
+        const held: string[] = [];
         const mine = active.get(memberId)!.filter((id) => {
           const elsewhere = taskPartitions.get(id)!.some((tp) => {
             const owner = owners.get(`${tp.topic}:${tp.partition}`);
             return owner !== undefined && owner !== memberId;
           });
-          if (elsewhere) withheld++;
+          if (elsewhere) {
+            withheld++;
+            // Only from another instance: a task moving between threads of one instance keeps its state on disk
+            // or in the running task, and a standby beside it would open its state directory twice.
+            const fromElsewhere = taskPartitions.get(id)!.every((tp) => {
+              const owner = owners.get(`${tp.topic}:${tp.partition}`);
+              return owner === undefined || infos.get(owner)?.processId !== c.state.processId;
+            });
+            if (fromElsewhere) held.push(id);
+          }
           return !elsewhere;
         });
-        plans.set(memberId, { processId: c.state.processId, active: mine, standby: standby.get(memberId)! });
+        // A withheld task stays (or becomes) a standby of its next owner until the follow-up rebalance, so that a
+        // warm-up's state, in-memory stores included, is still there to be handed to the active task.
+        const standbys = [...new Set([...standby.get(memberId)!, ...held])].sort(compareTaskIds);
+        plans.set(memberId, { processId: c.state.processId, active: mine, standby: standbys });
       }
     }
     if (withheld > 0)
