@@ -207,6 +207,12 @@ describe('suppress(untilWindowCloses) across the loss of an instance', () => {
       // A clean close commits what the survivor still holds; then the output is complete.
       const exited = new Promise((r) => b.child.once('exit', r));
       b.child.kill('SIGTERM');
+      // Bounded: a close that hangs fails here instead of holding the test until the runner's timeout.
+      await waitUntil(
+        () => b.child.exitCode !== null || b.child.signalCode !== null,
+        60_000,
+        () => 'the survivor did not exit within 60 s of SIGTERM',
+      );
       await exited;
       assert.equal(b.child.exitCode, 0, 'the survivor closed cleanly');
       const ends = await admin.listOffsets(
