@@ -12,9 +12,11 @@ import { after, before, test } from 'node:test';
 import { Admin, Consumer, Producer } from '../../../src/client/index.js';
 import { type BrokerProcess, startBroker } from '../../helpers/broker-process.js';
 import { sleep } from '../../helpers/wait.js';
-import { type MirrorProcess, startMirrorMaker, writeMm2 } from './mirror-process.js';
+import { type MirrorProcess, mirrorStatus, startMirrorMaker, writeMm2 } from './mirror-process.js';
 
 const PARTITIONS = 3;
+/** Records written before the upgrade test's exactly-once step (values 0..n-1). */
+const PRE_UPGRADE_RECORDS = 2000;
 
 let a: BrokerProcess;
 let b: BrokerProcess;
@@ -33,13 +35,20 @@ after(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A flow from alias `source` (cluster a) to `T` (cluster b) of one topic, exactly once or not. */
-function mm2(source: string, topic: string, exactlyOnce: boolean): string {
+/**
+ * A flow from alias `source` (cluster a) to `T` (cluster b) of one topic, exactly once (`true`: `enabled`), not,
+ * or in the first step of a rolling upgrade (`'preparing'`).
+ */
+function mm2(source: string, topic: string, exactlyOnce: boolean | 'preparing'): string {
   return writeMm2(dir, {
     clusters: `${source}, T`,
     [`${source}.bootstrap.servers`]: a.bootstrap,
     'T.bootstrap.servers': b.bootstrap,
-    ...(exactlyOnce ? { 'T.exactly.once.source.support': 'enabled' } : {}),
+    ...(exactlyOnce === 'preparing'
+      ? { 'T.exactly.once.source.support': 'preparing' }
+      : exactlyOnce
+        ? { 'T.exactly.once.source.support': 'enabled' }
+        : {}),
     'dedicated.mode.enable.internal.rest': true,
     listeners: 'http://127.0.0.1:0',
     [`${source}->T.enabled`]: true,
@@ -58,9 +67,9 @@ function mm2(source: string, topic: string, exactlyOnce: boolean): string {
 }
 
 /** Writes unique values `<n>` to `topic` (partition n % PARTITIONS) until stopped; resolves to the count. */
-function produceContinuously(topic: string): { stop: () => Promise<number> } {
+function produceContinuously(topic: string, from = 0): { stop: () => Promise<number> } {
   const producer = new Producer({ bootstrapServers: a.bootstrap, lingerMs: 5 });
-  let n = 0;
+  let n = from;
   let stopping = false;
   const loop = (async () => {
     while (!stopping) {
@@ -156,11 +165,15 @@ async function readCommitted(
   return seen;
 }
 
-/** Mirrors `topic` while it is written to, kills the mirror with SIGKILL mid-copy, restarts it; counts copies. */
+/**
+ * Mirrors `topic` while it is written to, kills the mirror with SIGKILL mid-copy, restarts it; counts copies.
+ * `before` runs first, once the topic exists (the upgrade test's preparing step).
+ */
 async function killMidCopy(
   source: string,
   topic: string,
   exactlyOnce: boolean,
+  before: (() => Promise<void>) | null = null,
 ): Promise<{ produced: number; copies: Map<string, number>; output: string }> {
   const admin = new Admin({ bootstrapServers: a.bootstrap });
   try {
@@ -168,7 +181,8 @@ async function killMidCopy(
   } finally {
     await admin.close();
   }
-  const producer = produceContinuously(topic);
+  await before?.();
+  const producer = produceContinuously(topic, before === null ? 0 : PRE_UPGRADE_RECORDS);
   const file = mm2(source, topic, exactlyOnce);
   const first = await startMirrorMaker(file);
   mirrors.push(first);
@@ -203,4 +217,48 @@ test('at least once (exactly-once off): the same kill copies records twice, whic
   const twice = [...copies.values()].filter((n) => n > 1).length;
   assert.ok(twice > 0, 'without transactions the records copied before the kill are copied again');
   process.stdout.write(`# at least once: ${twice} of ${produced} records copied twice\n`);
+});
+
+test('rolling upgrade: a preparing step, then exactly once from the offsets it stored', async () => {
+  const source = 'UPG';
+  const topic = 'invoices';
+  const preparing = async () => {
+    const producer = new Producer({ bootstrapServers: a.bootstrap, lingerMs: 5 });
+    try {
+      await producer.sendBatch(
+        Array.from({ length: PRE_UPGRADE_RECORDS }, (_, i) => ({
+          topic,
+          partition: i % PARTITIONS,
+          value: Buffer.from(String(i)),
+        })),
+      );
+    } finally {
+      await producer.close();
+    }
+    // Step one: every worker of the flow on `preparing` (the leader already writes configs through a fencable
+    // producer; tasks do not use transactions yet).
+    const file = mm2(source, topic, 'preparing');
+    const first = await startMirrorMaker(file);
+    mirrors.push(first);
+    // Everything copied, the process stops cleanly (SIGTERM), storing its position: lag 0 on every partition.
+    await waitFor(
+      async () => (await endOffsetSum(b.bootstrap, `${source}.${topic}`)) >= PRE_UPGRADE_RECORDS,
+      120_000,
+      first.output,
+    );
+    assert.equal(await first.stop(), 0, first.output());
+    const status = mirrorStatus(file);
+    const rows = status.split('\n').filter((l) => l.startsWith(`${source}->T `));
+    assert.equal(rows.length, PARTITIONS, status);
+    for (const row of rows) assert.match(row.trim(), /\s0$/, status);
+  };
+  // Step two: `enabled`; the exactly-once tasks start from the preparing step's offsets and survive SIGKILL.
+  const { produced, copies, output } = await killMidCopy(source, topic, true, preparing);
+  const twice = [...copies.values()].filter((n) => n > 1).length;
+  for (let i = 0; i < produced; i++) assert.ok(copies.has(String(i)), `record ${i} missing`);
+  assert.equal(copies.size, produced, 'no value that was not produced');
+  assert.equal(twice, 0, `${twice} of ${produced} records copied more than once\n${output}`);
+  process.stdout.write(
+    `# upgrade: ${PRE_UPGRADE_RECORDS} records in the preparing step, ${produced} in all, none twice\n`,
+  );
 });
