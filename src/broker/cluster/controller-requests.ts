@@ -59,6 +59,7 @@ export class ControllerRequests {
     const fresh = [...topicsOf(request)].filter((t) => this.metadata.topic(t) === undefined);
     if (!(await this.loadConfigs(fresh))) return { errorCode: ErrorCode.REQUEST_TIMED_OUT };
     const applied = this.metadata.applyUpdateMetadata(request, new Map());
+    if (applied) this.replicas.deleteStrayReplicas(request);
     return { errorCode: applied ? ErrorCode.NONE : ErrorCode.STALE_CONTROLLER_EPOCH };
   }
 

@@ -14,6 +14,7 @@ import type {
   LeaderAndIsrResponse,
 } from '../../protocol/messages/04-leader-and-isr.js';
 import type { StopReplicaRequest, StopReplicaResponse } from '../../protocol/messages/05-stop-replica.js';
+import type { UpdateMetadataRequest } from '../../protocol/messages/06-update-metadata.js';
 import type { TopicPartition } from '../../storage/file-names.js';
 import type { Log } from '../../storage/log.js';
 import type { LogConfig } from '../../storage/log-config.js';
@@ -28,6 +29,7 @@ export function partitionKey(topic: string, partition: number): string {
 /** What the replica manager needs of the log directories (LogDirs, or one LogManager in tests). */
 export interface PartitionLogs {
   getOrCreateLog(tp: TopicPartition, topicId?: string): Log;
+  getLog(tp: TopicPartition): Log | undefined;
   deleteLog(tp: TopicPartition): boolean;
   updateConfig(topic: string, config: LogConfig): void;
 }
@@ -240,6 +242,36 @@ export class ReplicaManager {
       });
     }
     return { errorCode: ErrorCode.NONE, partitionErrors };
+  }
+
+  /**
+   * Deletes the logs of stray replicas: partitions the controller's UpdateMetadata describes with a replica set
+   * that no longer includes this broker, while this broker hosts no replica of them (no LeaderAndIsr made it
+   * one). They are what a broker keeps when its replicas were moved away while it was gone: the controller's
+   * StopReplica (delete) could not reach it then. Kafka deletes such stray logs once the broker learns from the
+   * metadata that it is not a replica any more. Call only with an UpdateMetadata that was applied (not stale).
+   * Answers the partitions whose logs were deleted.
+   */
+  deleteStrayReplicas(request: UpdateMetadataRequest): TopicPartition[] {
+    const states = [
+      ...request.ungroupedPartitionStates,
+      ...request.topicStates.flatMap((t) => t.partitionStates.map((p) => ({ ...p, topicName: t.topicName }))),
+    ];
+    const deleted: TopicPartition[] = [];
+    for (const state of states) {
+      if (state.replicas.includes(this.brokerId)) continue;
+      const key = partitionKey(state.topicName, state.partitionIndex);
+      // A hosted replica leaves only through StopReplica; a log in a failed directory cannot be touched.
+      if (this.partitions.has(key) || this.offline.has(key)) continue;
+      const tp = { topic: state.topicName, partition: state.partitionIndex };
+      // Only a log on disk: deleteLog would also forget a log directory chosen ahead for a replica to come.
+      if (this.logs.getLog(tp) === undefined || !this.logs.deleteLog(tp)) continue;
+      deleted.push(tp);
+      this.logger.info(
+        `deleted the log of stray replica ${key}: its replicas are now ${state.replicas.join(',')}, not this broker`,
+      );
+    }
+    return deleted;
   }
 
   /** A topic's config changed: its partitions read the new settings from now on. */
