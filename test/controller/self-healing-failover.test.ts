@@ -1,76 +1,31 @@
 // Self-healing across a controller change: the failure time, the moves in progress and the throttles survive in
 // the store (/brook_self_healing), so a new controller neither restarts the timeout from zero nor forgets a move.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import type { BrokerId } from '../../src/common/ids.js';
-import { Controller } from '../../src/controller/controller.js';
+import type { Controller } from '../../src/controller/controller.js';
 import { decodeSelfHealingState, SELF_HEALING_STATE_PATH } from '../../src/controller/self-healing-state.js';
+import { topicConfigPath } from '../../src/controller/zk-layout/index.js';
+import { settle, type TestCluster } from './helpers.js';
 import {
-  decodeEntityConfig,
-  decodeTopicAssignment,
-  topicConfigPath,
-  topicPath,
-} from '../../src/controller/zk-layout/index.js';
-import { ErrorCode } from '../../src/protocol/errors.js';
-import { admin, isrChange, newTopic, RecordingChannel, settle, TestCluster } from './helpers.js';
-
-const TIMEOUT_MS = 60_000;
-
-interface Timer {
-  run: () => void;
-  delayMs: number;
-}
-
-/** A controller on broker `id` with self-healing on a manual timer list of its own. */
-function controllerOn(cluster: TestCluster, id: number): { controller: Controller; timers: Timer[] } {
-  const timers: Timer[] = [];
-  const controller = new Controller({
-    brokerId: id as BrokerId,
-    store: cluster.brokers.get(id)!.session,
-    channel: new RecordingChannel(),
-    clock: cluster.clock,
-    selfHealing: {
-      brokerFailureTimeoutMs: TIMEOUT_MS,
-      throttledRateBytesPerSecond: 1_000_000,
-      schedule: (run, delayMs) => {
-        const timer = { run, delayMs };
-        timers.push(timer);
-        return () => {
-          const i = timers.indexOf(timer);
-          if (i >= 0) timers.splice(i, 1);
-        };
-      },
-    },
-  });
-  after(() => controller.stop());
-  return { controller, timers };
-}
+  createTopicT,
+  entityConfig,
+  fourBrokers,
+  healingController,
+  replicas,
+  reportIsr,
+  TIMEOUT_MS,
+} from './self-healing-setup.js';
 
 /** Brokers 1..4 (racks a, b, c, c); broker 1's controller is active, broker 2's waits; topic t on the given replicas. */
 async function setup(assignments: number[][]) {
-  const cluster = new TestCluster();
-  after(() => cluster.close());
-  await cluster.addBroker(1, 'a');
-  await cluster.addBroker(2, 'b');
-  await cluster.addBroker(3, 'c');
-  await cluster.addBroker(4, 'c');
-  const first = controllerOn(cluster, 1);
+  const cluster = await fourBrokers();
+  const first = healingController(cluster, 1);
   await first.controller.start();
-  const second = controllerOn(cluster, 2);
+  const second = healingController(cluster, 2);
   await second.controller.start();
   assert.ok(first.controller.isActive && !second.controller.isActive);
-  const [created] = await admin(cluster.brokers.get(1)!.session, first.controller).createTopics(
-    [
-      newTopic(
-        't',
-        -1,
-        -1,
-        assignments.map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds })),
-      ),
-    ],
-    false,
-  );
-  assert.equal(created!.errorCode, ErrorCode.NONE);
+  await createTopicT(cluster, first.controller, assignments);
   return { cluster, first, second };
 }
 
@@ -82,21 +37,7 @@ async function failOver(first: Controller, second: Controller): Promise<void> {
   await settle(second);
 }
 
-async function replicas(cluster: TestCluster, partition: number) {
-  const node = await cluster.observer.get(topicPath('t'));
-  assert.ok(node.ok);
-  const decoded = decodeTopicAssignment(node.value.data);
-  assert.ok(decoded.ok);
-  return decoded.value.partitions.get(partition as never)!;
-}
-
-async function topicConfig(cluster: TestCluster): Promise<Record<string, string>> {
-  const node = await cluster.observer.get(topicConfigPath('t'));
-  if (!node.ok || node.value.data.length === 0) return {};
-  const decoded = decodeEntityConfig(node.value.data);
-  assert.ok(decoded.ok);
-  return decoded.value;
-}
+const topicConfig = (cluster: TestCluster) => entityConfig(cluster, topicConfigPath('t'));
 
 async function persisted(cluster: TestCluster) {
   const node = await cluster.observer.get(SELF_HEALING_STATE_PATH);
@@ -104,26 +45,6 @@ async function persisted(cluster: TestCluster) {
   const decoded = decodeSelfHealingState(node.value.data);
   assert.ok(decoded.ok);
   return decoded.value;
-}
-
-async function reportIsr(cluster: TestCluster, controller: Controller, partition: number, isr: number[]) {
-  const state = await cluster.partitionState('t', partition);
-  assert.ok(state !== null);
-  const answer = await controller.alterPartition(
-    {
-      brokerId: state.leader,
-      brokerEpoch: -1n,
-      topics: [
-        {
-          topicName: 't',
-          topicId: '',
-          partitions: [isrChange(partition, state.leaderEpoch, state.version, isr)],
-        },
-      ],
-    },
-    2,
-  );
-  assert.equal(answer.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
 }
 
 test('a new controller waits only for what is left of the timeout of a broker an earlier one saw go', async () => {
@@ -236,7 +157,7 @@ test('moves finishing under the new controller take the throttles off; a broker 
   await settle(second.controller);
   assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [4]);
   assert.notDeepEqual(await topicConfig(cluster), {});
-  const third = controllerOn(cluster, 1);
+  const third = healingController(cluster, 1);
   await third.controller.start();
   await failOver(second.controller, third.controller);
   await reportIsr(cluster, third.controller, 0, [1, 2, 4]);

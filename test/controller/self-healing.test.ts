@@ -4,103 +4,25 @@ import type { BrokerId } from '../../src/common/ids.js';
 import { CapturingLogger } from '../../src/common/logger.js';
 import { Controller } from '../../src/controller/controller.js';
 import { planReplacements } from '../../src/controller/self-healing.js';
+import { brokerConfigPath, topicConfigPath } from '../../src/controller/zk-layout/index.js';
+import { admin, newTopic, RecordingChannel, settle, TestCluster } from './helpers.js';
 import {
-  brokerConfigPath,
-  decodeEntityConfig,
-  decodeTopicAssignment,
-  topicConfigPath,
-  topicPath,
-} from '../../src/controller/zk-layout/index.js';
-import { ErrorCode } from '../../src/protocol/errors.js';
-import { admin, isrChange, newTopic, RecordingChannel, settle, TestCluster } from './helpers.js';
-
-const TIMEOUT_MS = 60_000;
-
-interface Timer {
-  run: () => void;
-  delayMs: number;
-}
+  createTopicT,
+  entityConfig,
+  fourBrokers,
+  healingController,
+  replicas,
+  reportIsr,
+  TIMEOUT_MS,
+} from './self-healing-setup.js';
 
 /** Brokers 1..4 on racks a, b, c, c; broker 1 runs the controller with self-healing on a manual timer. */
 async function setup(assignments: number[][], throttle = 1_000_000, logger?: CapturingLogger) {
-  const cluster = new TestCluster();
-  after(() => cluster.close());
-  const b1 = await cluster.addBroker(1, 'a');
-  await cluster.addBroker(2, 'b');
-  await cluster.addBroker(3, 'c');
-  await cluster.addBroker(4, 'c');
-  const timers: Timer[] = [];
-  const controller = new Controller({
-    brokerId: 1 as BrokerId,
-    store: b1.session,
-    channel: new RecordingChannel(),
-    clock: cluster.clock,
-    ...(logger === undefined ? {} : { logger }),
-    selfHealing: {
-      brokerFailureTimeoutMs: TIMEOUT_MS,
-      throttledRateBytesPerSecond: throttle,
-      schedule: (run, delayMs) => {
-        const timer = { run, delayMs };
-        timers.push(timer);
-        return () => {
-          const i = timers.indexOf(timer);
-          if (i >= 0) timers.splice(i, 1);
-        };
-      },
-    },
-  });
-  after(() => controller.stop());
+  const cluster = await fourBrokers();
+  const { controller, timers } = healingController(cluster, 1, { throttle, ...(logger ? { logger } : {}) });
   await controller.start();
-  const [created] = await admin(b1.session, controller).createTopics(
-    [
-      newTopic(
-        't',
-        -1,
-        -1,
-        assignments.map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds })),
-      ),
-    ],
-    false,
-  );
-  assert.equal(created!.errorCode, ErrorCode.NONE);
+  await createTopicT(cluster, controller, assignments);
   return { cluster, controller, timers };
-}
-
-async function replicas(cluster: TestCluster, partition: number) {
-  const node = await cluster.observer.get(topicPath('t'));
-  assert.ok(node.ok);
-  const decoded = decodeTopicAssignment(node.value.data);
-  assert.ok(decoded.ok);
-  return decoded.value.partitions.get(partition as never)!;
-}
-
-async function config(cluster: TestCluster, path: string): Promise<Record<string, string>> {
-  const node = await cluster.observer.get(path);
-  if (!node.ok || node.value.data.length === 0) return {};
-  const decoded = decodeEntityConfig(node.value.data);
-  assert.ok(decoded.ok);
-  return decoded.value;
-}
-
-/** The leader reports `isr` for a partition, as a follower that caught up makes it do. */
-async function reportIsr(cluster: TestCluster, controller: Controller, partition: number, isr: number[]) {
-  const state = await cluster.partitionState('t', partition);
-  assert.ok(state !== null);
-  const answer = await controller.alterPartition(
-    {
-      brokerId: state.leader,
-      brokerEpoch: -1n,
-      topics: [
-        {
-          topicName: 't',
-          topicId: '',
-          partitions: [isrChange(partition, state.leaderEpoch, state.version, isr)],
-        },
-      ],
-    },
-    2,
-  );
-  assert.equal(answer.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
 }
 
 test("after the timeout a failed broker's replicas move to live brokers, throttled, and the throttles go when done", async () => {
@@ -134,11 +56,11 @@ test("after the timeout a failed broker's replicas move to live brokers, throttl
       [1, 'under-replicated', 'moving', 'moving to broker 3'],
     ],
   );
-  const throttled = await config(cluster, topicConfigPath('t'));
+  const throttled = await entityConfig(cluster, topicConfigPath('t'));
   assert.equal(throttled['follower.replication.throttled.replicas'], '0:3,1:3');
   assert.equal(throttled['leader.replication.throttled.replicas'], '0:1,0:2,1:1,1:2');
   assert.equal(
-    (await config(cluster, brokerConfigPath(3 as BrokerId)))['leader.replication.throttled.rate'],
+    (await entityConfig(cluster, brokerConfigPath(3 as BrokerId)))['leader.replication.throttled.rate'],
     '1000000',
   );
 
@@ -162,8 +84,8 @@ test("after the timeout a failed broker's replicas move to live brokers, throttl
     [[4, 'healed', 0]],
   );
   assert.equal(status.movesFinished, 2);
-  assert.deepEqual(await config(cluster, topicConfigPath('t')), {}, 'topic throttles removed');
-  assert.deepEqual(await config(cluster, brokerConfigPath(3 as BrokerId)), {}, 'broker rates removed');
+  assert.deepEqual(await entityConfig(cluster, topicConfigPath('t')), {}, 'topic throttles removed');
+  assert.deepEqual(await entityConfig(cluster, brokerConfigPath(3 as BrokerId)), {}, 'broker rates removed');
 });
 
 test('partitions that lost a replica are reported and logged with the reason and the action taken', async () => {
@@ -242,7 +164,11 @@ test('a broker that comes back before its replicas have moved cancels the moves 
   const status = controller.selfHealingStatus;
   assert.equal(status.movesCancelled, 1);
   assert.deepEqual(status.failedBrokers, []);
-  assert.deepEqual(await config(cluster, topicConfigPath('t')), {}, 'throttles removed after the cancel');
+  assert.deepEqual(
+    await entityConfig(cluster, topicConfigPath('t')),
+    {},
+    'throttles removed after the cancel',
+  );
   assert.equal(timers.length, 0);
 });
 
