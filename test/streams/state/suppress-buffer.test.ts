@@ -1,7 +1,7 @@
 // The suppress buffer's changelog (Kafka's version 3 format) and restoration, without a broker: the records a
 // windowed count's suppression logs at each commit of the test driver (an entry while a window is held, a
 // tombstone once it is emitted, one record per key per commit), the value bytes, and a buffer rebuilt from a
-// changelog in order, with a re-put key keeping its place.
+// changelog in order, with a re-put key keeping its place; the store names describe() prints.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -102,6 +102,29 @@ describe('suppress buffer changelog', () => {
     } finally {
       driver.close();
     }
+  });
+
+  it("describe() names the suppression's store as Kafka does (generated, or <Suppressed name>-store)", () => {
+    const describe = (suppressed: Suppressed) => {
+      const builder = new StreamsBuilder();
+      builder
+        .stream('views', Consumed.with(S, S))
+        .groupByKey()
+        .windowedBy(TimeWindows.ofSizeAndGrace(100, 20))
+        .count()
+        .suppress(suppressed)
+        .toStream()
+        .to('final');
+      return builder.build().describe().toString();
+    };
+    assert.match(
+      describe(Suppressed.untilWindowCloses()),
+      /Processor: KTABLE-SUPPRESS-0000000003 \(stores: \[KTABLE-SUPPRESS-STATE-STORE-0000000004\]\)\n {6}--> KTABLE-TOSTREAM-0000000005/,
+    );
+    assert.match(
+      describe(Suppressed.untilWindowCloses().withName('final-counts')),
+      /Processor: final-counts \(stores: \[final-counts-store\]\)\n {6}--> KTABLE-TOSTREAM-0000000003/,
+    );
   });
 
   it('restores in changelog order: tombstones remove, a re-put key keeps its place, nothing is dirty', () => {
