@@ -443,7 +443,12 @@ export class SelfHealer {
     if (ctx === null || f === undefined || ctx.liveBrokers.has(id)) return;
     f.cancelTimer = null;
     const goneMs = Math.round(this.host.monotonicMs() - f.sinceMs);
-    const plan = planReplacements(ctx, id);
+    const timeoutMs = this.options.brokerFailureTimeoutMs;
+    const expired = (b: BrokerId): boolean => {
+      const other = this.failed.get(b);
+      return other !== undefined && this.host.monotonicMs() - other.sinceMs >= timeoutMs;
+    };
+    const plan = planReplacements(ctx, id, expired);
     if (plan.moves.length === 0 && plan.skipped.length === 0) {
       if (f.moving.size === 0) f.state = 'healed';
       return;
@@ -725,10 +730,14 @@ interface PlanContext {
  * holds none of the partition: first one whose rack none of the partition's other replicas use, then the one
  * holding the fewest replicas (counting the moves already planned), then the lowest id. Partitions being moved
  * or deleted are skipped, as are those with no candidate (fewer live brokers than the replication factor).
+ * A partition that also has a replica on another gone broker is moved off both at once when that broker's
+ * timeout has ended too (`expired`): a reassignment may not name a broker that is not alive, so replacing one
+ * at a time could never start. While the other's timeout runs, the partition waits for it.
  */
 export function planReplacements(
   ctx: PlanContext,
   failed: BrokerId,
+  expired: (broker: BrokerId) => boolean = () => false,
 ): { moves: Move[]; skipped: { tp: TopicPartition; reason: string }[] } {
   const load = new Map<BrokerId, number>();
   for (const id of ctx.liveBrokers.keys()) load.set(id, 0);
@@ -751,25 +760,47 @@ export function planReplacements(
   const rackOf = (b: BrokerId) => ctx.liveBrokers.get(b)?.registration.rack ?? null;
   const moves: Move[] = [];
   for (const { tp, replicas } of affected) {
-    const others = replicas.filter((r) => r !== failed);
-    const usedRacks = new Set(others.map(rackOf).filter((r): r is string => r !== null));
+    const gone = replicas.filter((r) => r !== failed && !ctx.liveBrokers.has(r));
+    const waiting = gone.filter((r) => !expired(r));
+    if (waiting.length > 0) {
+      skipped.push({
+        tp,
+        reason: `broker ${waiting.join(',')} is gone too and still within its timeout; both move when it ends`,
+      });
+      continue;
+    }
+    const replaced = new Set([failed, ...gone]);
+    const usedRacks = new Set(
+      replicas
+        .filter((r) => !replaced.has(r))
+        .map(rackOf)
+        .filter((r): r is string => r !== null),
+    );
     const candidates = [...ctx.liveBrokers.keys()].filter((b) => !replicas.includes(b));
-    if (candidates.length === 0) {
+    if (candidates.length < replaced.size) {
       skipped.push({ tp, reason: 'no live broker outside the partition to take the replica' });
       continue;
     }
-    candidates.sort((x, y) => {
-      const rx = rackOf(x);
-      const ry = rackOf(y);
-      const newRack = Number(rx !== null && usedRacks.has(rx)) - Number(ry !== null && usedRacks.has(ry));
-      if (newRack !== 0) return newRack;
-      const byLoad = load.get(x)! - load.get(y)!;
-      return byLoad !== 0 ? byLoad : x - y;
-    });
-    const chosen = candidates[0]!;
-    load.set(chosen, load.get(chosen)! + 1);
+    const chosen = new Map<BrokerId, BrokerId>();
+    for (const r of replicas) {
+      if (!replaced.has(r)) continue;
+      const free = candidates.filter((b) => ![...chosen.values()].includes(b));
+      free.sort((x, y) => {
+        const rx = rackOf(x);
+        const ry = rackOf(y);
+        const newRack = Number(rx !== null && usedRacks.has(rx)) - Number(ry !== null && usedRacks.has(ry));
+        if (newRack !== 0) return newRack;
+        const byLoad = load.get(x)! - load.get(y)!;
+        return byLoad !== 0 ? byLoad : x - y;
+      });
+      const pick = free[0]!;
+      chosen.set(r, pick);
+      load.set(pick, load.get(pick)! + 1);
+      const rack = rackOf(pick);
+      if (rack !== null) usedRacks.add(rack);
+    }
     // The replacement takes the failed replica's place, so the preferred leader order is otherwise kept.
-    const target = replicas.map((r) => (r === failed ? chosen : r));
+    const target = replicas.map((r) => chosen.get(r) ?? r);
     moves.push({ tp: { topic: tp.topic, partition: tp.partition as PartitionId }, from: replicas, target });
   }
   return { moves, skipped };

@@ -134,9 +134,39 @@ test('partitions that lost a replica are reported and logged with the reason and
     now.get(0)?.detail,
     'not moved: no live broker outside the partition to take the replica; retrying',
   );
-  // Self-healing replaces one gone broker per move, and a target with the other gone broker is refused.
+  // Both its gone replicas move at once, and only broker 1 is there to take them.
   assert.equal(now.get(1)?.action, 'stuck');
-  assert.match(now.get(1)!.detail, /^not moved: .*not alive.*; retrying$/);
+  assert.equal(
+    now.get(1)?.detail,
+    'not moved: no live broker outside the partition to take the replica; retrying',
+  );
+});
+
+test('a partition on two gone brokers waits for the later timeout, then moves off both at once', async () => {
+  const { cluster, controller, timers } = await setup([[4, 3, 2]]);
+  await cluster.addBroker(5, 'a');
+  cluster.killBroker(4);
+  await settle(controller);
+  cluster.clock.advance(TIMEOUT_MS / 2);
+  cluster.killBroker(3);
+  await settle(controller);
+  assert.equal(timers.length, 2);
+  // Broker 4's timeout ends while broker 3's still runs: a move naming broker 3 could not start, so it waits.
+  cluster.clock.advance(TIMEOUT_MS / 2);
+  timers.shift()!.run();
+  await settle(controller);
+  assert.deepEqual((await replicas(cluster, 0)).addingReplicas, []);
+  const waiting = controller.selfHealingStatus.partitions[0]!;
+  assert.equal(waiting.action, 'stuck');
+  assert.match(waiting.detail, /broker 3 is gone too and still within its timeout/);
+  cluster.clock.advance(TIMEOUT_MS / 2);
+  // Broker 3's timer, and broker 4's retry: whichever runs first moves the partition off both.
+  while (timers.length > 0) timers.shift()!.run();
+  await settle(controller);
+  const moving = await replicas(cluster, 0);
+  assert.deepEqual([...moving.addingReplicas].sort(), [1, 5]);
+  assert.deepEqual([...moving.removingReplicas].sort(), [3, 4]);
+  assert.equal(controller.selfHealingStatus.partitions[0]?.action, 'moving');
 });
 
 test('a broker that comes back before its replicas have moved cancels the moves not finished', async () => {
