@@ -7,6 +7,7 @@
 // only on the event loop between awaits. The functions here decide from a queue's own fields and the producer's
 // current id and epoch; they never start I/O.
 
+import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type ProducerEpoch, type ProducerId } from '../common/ids.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { BatchWriter } from './batch-writer.js';
 import type { OnFailure, OnSuccess } from './send-outcome.js';
@@ -25,8 +26,8 @@ export interface Batch {
   createdMs: number;
   built: Buffer | null;
   /** The producer id, epoch and first sequence it was numbered with; -1 until its first send. */
-  producerId: number;
-  producerEpoch: number;
+  producerId: ProducerId;
+  producerEpoch: ProducerEpoch;
   baseSequence: number;
   attempts: number;
   /** After a retriable failure: not sent again before this time (retry.backoff.ms, growing per attempt). */
@@ -46,9 +47,10 @@ export interface PartitionQueue {
   /**
    * The producer id and epoch this partition's sequences run under (-1 before its first batch). Behind the
    * producer's own after an epoch bump until the partition has nothing of the old epoch in flight (drain).
+   * Branded types: an id and an epoch are both small integers passed side by side, and a swap would compile.
    */
-  producerId: number;
-  producerEpoch: number;
+  producerId: ProducerId;
+  producerEpoch: ProducerEpoch;
   nextSequence: number;
   /** The last sequence acknowledged under the partition's id and epoch (-1: none yet). */
   lastAckedSequence: number;
@@ -77,8 +79,8 @@ export function newPartitionQueue(topic: string, partition: number): PartitionQu
     open: null,
     ready: [],
     inFlight: 0,
-    producerId: -1,
-    producerEpoch: -1,
+    producerId: NO_PRODUCER_ID,
+    producerEpoch: NO_PRODUCER_EPOCH,
     nextSequence: 0,
     lastAckedSequence: -1,
     sequenceGap: false,
@@ -88,7 +90,11 @@ export function newPartitionQueue(topic: string, partition: number): PartitionQu
 }
 
 /** The partition's sequences run under the producer's current id and epoch. */
-export function onCurrentEpoch(pq: PartitionQueue, producerId: number, producerEpoch: number): boolean {
+export function onCurrentEpoch(
+  pq: PartitionQueue,
+  producerId: ProducerId,
+  producerEpoch: ProducerEpoch,
+): boolean {
   return pq.producerId === producerId && pq.producerEpoch === producerEpoch;
 }
 
@@ -97,7 +103,7 @@ export function onCurrentEpoch(pq: PartitionQueue, producerId: number, producerE
  * as it is; a new batch only once nothing of the old epoch is in flight: then its sequences start again at 0
  * under the current epoch, and its unsent batches, retries first, take them in order.
  */
-export function mayMoveOn(pq: PartitionQueue, producerId: number, producerEpoch: number): boolean {
+export function mayMoveOn(pq: PartitionQueue, producerId: ProducerId, producerEpoch: ProducerEpoch): boolean {
   if (onCurrentEpoch(pq, producerId, producerEpoch)) return true;
   const first = pq.ready[0];
   if (first !== undefined && first.baseSequence >= 0 && !pq.sequenceGap) return true;
@@ -151,7 +157,12 @@ export function acknowledge(b: Batch): void {
  * acknowledged sequence of the current epoch: every earlier sequence landed, so the broker lost records and no
  * retry under this epoch can fill the gap (Kafka's TransactionManager.canRetry).
  */
-export function isSequenceGap(b: Batch, code: number, producerId: number, producerEpoch: number): boolean {
+export function isSequenceGap(
+  b: Batch,
+  code: number,
+  producerId: ProducerId,
+  producerEpoch: ProducerEpoch,
+): boolean {
   const pq = b.pq;
   return (
     code === ErrorCode.UNKNOWN_PRODUCER_ID ||

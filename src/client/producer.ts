@@ -50,6 +50,7 @@
 // record's outcome once; producer-record.ts sizes a record for buffer.memory; transactions.ts is the
 // transactional state machine.
 
+import { toProducerEpoch, toProducerId } from '../common/ids.js';
 import { CompressionType } from '../protocol/compression/compression-type.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { EncodedHeader } from './batch-writer.js';
@@ -612,8 +613,8 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       if (isFatalTransactionError(err)) txn.transitionTo('FATAL_ERROR', err as Error);
       throw err;
     }
-    this.sender.producerId = txn.producerId;
-    this.sender.producerEpoch = txn.producerEpoch;
+    this.sender.producerId = toProducerId(txn.producerId);
+    this.sender.producerEpoch = toProducerEpoch(txn.producerEpoch);
     txn.transitionTo('READY');
   }
 
@@ -694,8 +695,8 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       if (txn.transactionStarted) await txn.endTxn(false);
       if (txn.epochBumpRequired) {
         await txn.initProducerId(true);
-        this.sender.producerId = txn.producerId;
-        this.sender.producerEpoch = txn.producerEpoch;
+        this.sender.producerId = toProducerId(txn.producerId);
+        this.sender.producerEpoch = toProducerEpoch(txn.producerEpoch);
       }
     } catch (err) {
       if (isFatalTransactionError(err)) txn.transitionTo('FATAL_ERROR', err as Error);

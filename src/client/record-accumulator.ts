@@ -11,6 +11,7 @@
 // Ownership: one per producer, owning the partition queues (partition-queue.ts) and the batch buffers' pool;
 // changed only on the event loop between awaits.
 
+import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID } from '../common/ids.js';
 import { BatchWriter, type EncodedHeader } from './batch-writer.js';
 import { BufferPool } from './buffer-pool.js';
 import { KafkaClientError } from './errors.js';
@@ -174,8 +175,8 @@ export class RecordAccumulator {
       bytes: 0,
       createdMs: Date.now(),
       built: null,
-      producerId: -1,
-      producerEpoch: -1,
+      producerId: NO_PRODUCER_ID,
+      producerEpoch: NO_PRODUCER_EPOCH,
       baseSequence: -1,
       attempts: 0,
       retryAtMs: 0,

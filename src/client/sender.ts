@@ -8,6 +8,14 @@
 // decides what those mean) and hands finished batches back to the accumulator (record-accumulator.ts), which
 // frees their memory; it changes state only between awaits, and starts network I/O after each change.
 
+import {
+  NO_PRODUCER_EPOCH,
+  NO_PRODUCER_ID,
+  type ProducerEpoch,
+  type ProducerId,
+  toProducerEpoch,
+  toProducerId,
+} from '../common/ids.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ProduceRequest, ProduceResponse } from '../protocol/messages/00-produce.js';
 import type { InitProducerIdResponse } from '../protocol/messages/22-init-producer-id.js';
@@ -50,8 +58,8 @@ export interface SenderHooks {
 /** Drains ready batches into Produce requests and settles them from the answers. */
 export class Sender {
   /** The producer id and epoch new batches are numbered under (-1 before the first). */
-  producerId = -1;
-  producerEpoch = -1;
+  producerId: ProducerId = NO_PRODUCER_ID;
+  producerEpoch: ProducerEpoch = NO_PRODUCER_EPOCH;
   private producerIdPromise: Promise<void> | null = null;
   private drainScheduled = false;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -122,8 +130,8 @@ export class Sender {
     }
     if (!this.settings.idempotent || b.baseSequence < 0) return;
     if (b.producerId !== this.producerId || b.producerEpoch !== this.producerEpoch) return;
-    if (this.producerEpoch >= EPOCH_MAX) this.producerId = -1;
-    else this.producerEpoch++;
+    if (this.producerEpoch >= EPOCH_MAX) this.producerId = NO_PRODUCER_ID;
+    else this.producerEpoch = toProducerEpoch(this.producerEpoch + 1);
   }
 
   /**
@@ -179,8 +187,8 @@ export class Sender {
             producerEpoch: -1,
           });
           if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, 'InitProducerId');
-          this.producerId = Number(res.producerId);
-          this.producerEpoch = res.producerEpoch;
+          this.producerId = toProducerId(res.producerId);
+          this.producerEpoch = toProducerEpoch(res.producerEpoch);
         }, 1_000_000)
         .finally(() => {
           this.producerIdPromise = null;

@@ -21,6 +21,7 @@ export type TimestampMs = Brand<number, 'TimestampMs'>;
 
 /** Kafka uses -1 for "no producer", "no leader epoch", "no timestamp". */
 export const NO_PRODUCER_ID = -1 as ProducerId;
+export const NO_PRODUCER_EPOCH = -1 as ProducerEpoch;
 export const NO_LEADER_EPOCH = -1 as LeaderEpoch;
 export const NO_TIMESTAMP = -1 as TimestampMs;
 
@@ -40,6 +41,12 @@ export function toProducerId(value: bigint | number): ProducerId {
 
 export function toTimestamp(value: bigint | number): TimestampMs {
   return checkedNumber(value, 'timestamp') as TimestampMs;
+}
+
+/** A producer epoch (int16): -1 for none, at most 32767 (past it a producer needs a new producer id). */
+export function toProducerEpoch(value: number): ProducerEpoch {
+  assert(Number.isInteger(value) && value >= -1 && value <= 0x7fff, `bad producer epoch ${value}`);
+  return value as ProducerEpoch;
 }
 
 export function toLeaderEpoch(value: number): LeaderEpoch {
