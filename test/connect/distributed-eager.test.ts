@@ -12,7 +12,7 @@ import {
   startDistributed,
 } from '../../src/connect/runtime/distributed/distributed.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { rest } from '../helpers/connect-worker.js';
+import { distributedWorkerProps, rest } from '../helpers/connect-worker.js';
 import { sleep } from '../helpers/wait.js';
 
 let broker: BrokerProcess;
@@ -35,23 +35,11 @@ function start(protocol: string): Promise<DistributedWorker> {
   const lines: string[] = [];
   logs.push(lines);
   return startDistributed(
-    {
-      'bootstrap.servers': broker.bootstrap,
-      listeners: 'http://127.0.0.1:0',
-      'group.id': 'eager-cluster',
-      'config.storage.topic': 'eager-configs',
-      'offset.storage.topic': 'eager-offsets',
-      'status.storage.topic': 'eager-status',
-      'config.storage.replication.factor': '1',
-      'offset.storage.replication.factor': '1',
-      'status.storage.replication.factor': '1',
-      'offset.storage.partitions': '1',
-      'status.storage.partitions': '1',
-      'heartbeat.interval.ms': '500',
-      'session.timeout.ms': '6000',
+    distributedWorkerProps(broker.bootstrap, 'eager', {
       'connect.protocol': protocol,
-      'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
-    },
+      'key.converter': undefined,
+      'offset.flush.interval.ms': undefined,
+    }),
     (l) => lines.push(l),
   );
 }

@@ -20,7 +20,7 @@ import {
   startDistributed,
 } from '../../src/connect/runtime/distributed/distributed.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { rest } from '../helpers/connect-worker.js';
+import { distributedWorkerProps, rest } from '../helpers/connect-worker.js';
 import { sleep } from '../helpers/wait.js';
 
 let broker: BrokerProcess;
@@ -48,24 +48,11 @@ async function eventually(condition: () => Promise<boolean>, timeoutMs: number, 
 
 function start(): Promise<DistributedWorker> {
   return startDistributed(
-    {
-      'bootstrap.servers': broker.bootstrap,
-      listeners: 'http://127.0.0.1:0',
-      'group.id': 'rest-cluster',
-      'config.storage.topic': 'rest-configs',
-      'offset.storage.topic': 'rest-offsets',
-      'status.storage.topic': 'rest-status',
-      'config.storage.replication.factor': '1',
-      'offset.storage.replication.factor': '1',
-      'status.storage.replication.factor': '1',
+    distributedWorkerProps(broker.bootstrap, 'rest', {
       'offset.storage.partitions': '2',
       'status.storage.partitions': '2',
-      'session.timeout.ms': '6000',
-      'heartbeat.interval.ms': '500',
-      'key.converter': 'org.apache.kafka.connect.storage.StringConverter',
-      'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
       'offset.flush.interval.ms': '200',
-    },
+    }),
     () => {},
   );
 }

@@ -26,7 +26,7 @@ import {
 import { internalTopicLogs } from '../../src/connect/runtime/distributed/kafka-based-log.js';
 import { loadWorkerConfig } from '../../src/connect/runtime/worker-config.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { rest } from '../helpers/connect-worker.js';
+import { distributedWorkerProps, rest } from '../helpers/connect-worker.js';
 import { committedRecords, taskEvents } from '../helpers/counting-source.js';
 import { sleep } from '../helpers/wait.js';
 
@@ -54,26 +54,11 @@ after(async () => {
 });
 
 function workerProps(group = GROUP, prefix = 'eosl'): Record<string, string> {
-  return {
-    'bootstrap.servers': broker.bootstrap,
-    listeners: 'http://127.0.0.1:0',
+  return distributedWorkerProps(broker.bootstrap, prefix, {
     'group.id': group,
-    'config.storage.topic': `${prefix}-configs`,
-    'offset.storage.topic': `${prefix}-offsets`,
-    'status.storage.topic': `${prefix}-status`,
-    'config.storage.replication.factor': '1',
-    'offset.storage.replication.factor': '1',
-    'status.storage.replication.factor': '1',
-    'offset.storage.partitions': '1',
-    'status.storage.partitions': '1',
-    'session.timeout.ms': '6000',
-    'heartbeat.interval.ms': '500',
-    'key.converter': 'org.apache.kafka.connect.storage.StringConverter',
-    'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
-    'offset.flush.interval.ms': '500',
     'exactly.once.source.support': 'enabled',
     'plugin.path': join(dir, 'plugins'),
-  };
+  });
 }
 
 async function eventually(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {

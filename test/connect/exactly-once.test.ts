@@ -20,7 +20,7 @@ import {
   startDistributed,
 } from '../../src/connect/runtime/distributed/distributed.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { rest } from '../helpers/connect-worker.js';
+import { distributedWorkerProps, rest } from '../helpers/connect-worker.js';
 import { sleep } from '../helpers/wait.js';
 
 const GROUP = 'eos-cluster';
@@ -46,26 +46,13 @@ after(async () => {
 
 function start(pluginDir: string): Promise<DistributedWorker> {
   return startDistributed(
-    {
-      'bootstrap.servers': broker.bootstrap,
-      listeners: 'http://127.0.0.1:0',
+    distributedWorkerProps(broker.bootstrap, 'eos', {
       'group.id': GROUP,
-      'config.storage.topic': 'eos-configs',
-      'offset.storage.topic': 'eos-offsets',
-      'status.storage.topic': 'eos-status',
-      'config.storage.replication.factor': '1',
-      'offset.storage.replication.factor': '1',
-      'status.storage.replication.factor': '1',
       'offset.storage.partitions': '2',
       'status.storage.partitions': '2',
-      'session.timeout.ms': '6000',
-      'heartbeat.interval.ms': '500',
-      'key.converter': 'org.apache.kafka.connect.storage.StringConverter',
-      'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
-      'offset.flush.interval.ms': '500',
       'exactly.once.source.support': 'enabled',
       'plugin.path': pluginDir,
-    },
+    }),
     () => {},
   );
 }

@@ -3,16 +3,16 @@
 // row by row; the worker killed with SIGKILL in the middle resumes from its stored LSN and the copy ends equal.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
+import type pg from 'pg';
 import { Consumer } from '../../src/client/index.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import type { BrokerProcess } from '../helpers/broker-process.js';
 import { type ConnectWorker, rest, startConnectWorker } from '../helpers/connect-worker.js';
-import { type PostgresServer, startPostgres } from '../helpers/postgres.js';
+import type { PostgresServer } from '../helpers/postgres.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
+import { standaloneWorkerProps, startPostgresConnect, stopPostgresConnect } from './postgres-setup.js';
 
 let broker: BrokerProcess;
 let postgres: PostgresServer;
@@ -21,21 +21,12 @@ let dir: string;
 let worker: ConnectWorker | undefined;
 
 before(async () => {
-  [broker, postgres] = await Promise.all([
-    startBroker({ overrides: { 'num.partitions': 1 } }),
-    startPostgres(),
-  ]);
-  db = new pg.Client({ connectionString: postgres.url });
-  await db.connect();
-  dir = mkdtempSync(join(tmpdir(), 'brook-connect-cdc-'));
+  ({ broker, postgres, db, dir } = await startPostgresConnect('brook-connect-cdc-'));
 });
 
 after(async () => {
   await worker?.stop();
-  await db?.end();
-  await postgres?.stop();
-  await broker?.stop();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  await stopPostgresConnect({ broker, postgres, db, dir });
 });
 
 const COLUMNS = ['id', 'name', 'price', 'updated'];
@@ -85,13 +76,11 @@ function storedOffset(): Record<string, unknown> | null {
 function start(): Promise<ConnectWorker> {
   return startConnectWorker(
     dir,
-    {
-      'bootstrap.servers': broker.bootstrap,
-      'offset.storage.file.filename': join(dir, 'connect.offsets'),
-      // The killed worker's sink consumer leaves the group only when its session expires: keep that short.
-      'consumer.session.timeout.ms': 6000,
-      'consumer.heartbeat.interval.ms': 1000,
-    },
+    // The killed worker's sink consumer leaves the group only when its session expires: keep that short.
+    standaloneWorkerProps(
+      { broker, postgres, db, dir },
+      { 'consumer.session.timeout.ms': 6000, 'consumer.heartbeat.interval.ms': 1000 },
+    ),
     [
       {
         name: 'items-cdc',

@@ -7,15 +7,13 @@
 // every record to a table without a key.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import type pg from 'pg';
+import type { BrokerProcess } from '../helpers/broker-process.js';
 import { type ConnectWorker, rest, startConnectWorker } from '../helpers/connect-worker.js';
-import { type PostgresServer, startPostgres } from '../helpers/postgres.js';
+import type { PostgresServer } from '../helpers/postgres.js';
 import { sleep } from '../helpers/wait.js';
+import { standaloneWorkerProps, startPostgresConnect, stopPostgresConnect } from './postgres-setup.js';
 
 let broker: BrokerProcess;
 let postgres: PostgresServer;
@@ -24,25 +22,14 @@ let db: pg.Client;
 let dir: string;
 
 before(async () => {
-  [broker, postgres] = await Promise.all([
-    startBroker({ overrides: { 'num.partitions': 1 } }),
-    startPostgres(),
-  ]);
-  db = new pg.Client({ connectionString: postgres.url });
-  await db.connect();
-  dir = mkdtempSync(join(tmpdir(), 'brook-connect-pg-modes-'));
-  worker = await startConnectWorker(dir, {
-    'bootstrap.servers': broker.bootstrap,
-    'offset.storage.file.filename': join(dir, 'connect.offsets'),
-  });
+  const env = await startPostgresConnect('brook-connect-pg-modes-');
+  ({ broker, postgres, db, dir } = env);
+  worker = await startConnectWorker(dir, standaloneWorkerProps(env));
 });
 
 after(async () => {
   await worker?.stop();
-  await db?.end();
-  await postgres?.stop();
-  await broker?.stop();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  await stopPostgresConnect({ broker, postgres, db, dir });
 });
 
 /** Rows as text arrays, ordered by the first column (named with its table, not an output alias). */

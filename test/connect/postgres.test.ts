@@ -5,16 +5,14 @@
 // added by auto.evolve, and configs the sink cannot honour refused with the validation errors.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
+import type pg from 'pg';
 import { Producer } from '../../src/client/index.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import type { BrokerProcess } from '../helpers/broker-process.js';
 import { type ConnectWorker, rest, startConnectWorker } from '../helpers/connect-worker.js';
-import { type PostgresServer, startPostgres } from '../helpers/postgres.js';
+import type { PostgresServer } from '../helpers/postgres.js';
 import { sleep } from '../helpers/wait.js';
+import { standaloneWorkerProps, startPostgresConnect, stopPostgresConnect } from './postgres-setup.js';
 
 let broker: BrokerProcess;
 let postgres: PostgresServer;
@@ -23,25 +21,14 @@ let db: pg.Client;
 let dir: string;
 
 before(async () => {
-  [broker, postgres] = await Promise.all([
-    startBroker({ overrides: { 'num.partitions': 1 } }),
-    startPostgres(),
-  ]);
-  db = new pg.Client({ connectionString: postgres.url });
-  await db.connect();
-  dir = mkdtempSync(join(tmpdir(), 'brook-connect-pg-'));
-  worker = await startConnectWorker(dir, {
-    'bootstrap.servers': broker.bootstrap,
-    'offset.storage.file.filename': join(dir, 'connect.offsets'),
-  });
+  const env = await startPostgresConnect('brook-connect-pg-');
+  ({ broker, postgres, db, dir } = env);
+  worker = await startConnectWorker(dir, standaloneWorkerProps(env));
 });
 
 after(async () => {
   await worker?.stop();
-  await db?.end();
-  await postgres?.stop();
-  await broker?.stop();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  await stopPostgresConnect({ broker, postgres, db, dir });
 });
 
 /** Every row as text, columns in the given order, ordered by the first column. */

@@ -18,7 +18,7 @@ import {
   startDistributed,
 } from '../../src/connect/runtime/distributed/distributed.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { rest, startConnectWorker } from '../helpers/connect-worker.js';
+import { distributedWorkerProps, rest, startConnectWorker } from '../helpers/connect-worker.js';
 import { sleep } from '../helpers/wait.js';
 import { freePort } from '../helpers/zookeeper.js';
 
@@ -38,24 +38,7 @@ after(async () => {
 });
 
 function workerProps(prefix: string): Record<string, string> {
-  return {
-    'bootstrap.servers': broker.bootstrap,
-    listeners: 'http://127.0.0.1:0',
-    'group.id': `${prefix}-cluster`,
-    'config.storage.topic': `${prefix}-configs`,
-    'offset.storage.topic': `${prefix}-offsets`,
-    'status.storage.topic': `${prefix}-status`,
-    'config.storage.replication.factor': '1',
-    'offset.storage.replication.factor': '1',
-    'status.storage.replication.factor': '1',
-    'offset.storage.partitions': '2',
-    'status.storage.partitions': '1',
-    'session.timeout.ms': '6000',
-    'heartbeat.interval.ms': '500',
-    'key.converter': 'org.apache.kafka.connect.storage.StringConverter',
-    'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
-    'offset.flush.interval.ms': '500',
-  };
+  return distributedWorkerProps(broker.bootstrap, prefix, { 'offset.storage.partitions': '2' });
 }
 
 async function eventually(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {

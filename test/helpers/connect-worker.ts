@@ -115,3 +115,38 @@ export async function rest(
   const text = await res.text();
   return { status: res.status, body: text === '' ? null : JSON.parse(text) };
 }
+
+/**
+ * A distributed worker's properties on a single broker, the same for every Connect test: REST on a free
+ * 127.0.0.1 port, group `<prefix>-cluster` with internal topics `<prefix>-configs`, `-offsets`, `-status` at
+ * replication factor 1 with one partition each, a 6 s session with 500 ms heartbeats, string converters and
+ * 500 ms offset flushes. `overrides` come last; an undefined value removes the key (the worker's default).
+ */
+export function distributedWorkerProps(
+  bootstrap: string,
+  prefix: string,
+  overrides: Record<string, string | undefined> = {},
+): Record<string, string> {
+  const props: Record<string, string | undefined> = {
+    'bootstrap.servers': bootstrap,
+    listeners: 'http://127.0.0.1:0',
+    'group.id': `${prefix}-cluster`,
+    'config.storage.topic': `${prefix}-configs`,
+    'offset.storage.topic': `${prefix}-offsets`,
+    'status.storage.topic': `${prefix}-status`,
+    'config.storage.replication.factor': '1',
+    'offset.storage.replication.factor': '1',
+    'status.storage.replication.factor': '1',
+    'offset.storage.partitions': '1',
+    'status.storage.partitions': '1',
+    'session.timeout.ms': '6000',
+    'heartbeat.interval.ms': '500',
+    'key.converter': 'org.apache.kafka.connect.storage.StringConverter',
+    'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
+    'offset.flush.interval.ms': '500',
+    ...overrides,
+  };
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(props)) if (v !== undefined) out[k] = v;
+  return out;
+}

@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import { Admin, Consumer, Producer } from '../../../src/client/index.js';
 import { type BrokerProcess, startBroker } from '../../helpers/broker-process.js';
 import { sleep } from '../../helpers/wait.js';
-import { type MirrorProcess, mirrorStatus, startMirrorMaker, writeMm2 } from './mirror-process.js';
+import { type MirrorProcess, mirrorStatus, startMirrorMaker, writeTwoClusterMm2 } from './mirror-process.js';
 
 const PARTITIONS = 3;
 /** Records written before the upgrade test's exactly-once step (values 0..n-1). */
@@ -40,10 +40,14 @@ after(async () => {
  * or in the first step of a rolling upgrade (`'preparing'`).
  */
 function mm2(source: string, topic: string, exactlyOnce: boolean | 'preparing'): string {
-  return writeMm2(dir, {
-    clusters: `${source}, T`,
-    [`${source}.bootstrap.servers`]: a.bootstrap,
-    'T.bootstrap.servers': b.bootstrap,
+  const flow = {
+    source,
+    target: 'T',
+    sourceBootstrap: a.bootstrap,
+    targetBootstrap: b.bootstrap,
+    topics: topic,
+  };
+  return writeTwoClusterMm2(dir, flow, {
     ...(exactlyOnce === 'preparing'
       ? { 'T.exactly.once.source.support': 'preparing' }
       : exactlyOnce
@@ -51,18 +55,11 @@ function mm2(source: string, topic: string, exactlyOnce: boolean | 'preparing'):
         : {}),
     'dedicated.mode.enable.internal.rest': true,
     listeners: 'http://127.0.0.1:0',
-    [`${source}->T.enabled`]: true,
-    [`${source}->T.topics`]: topic,
     'source.consumer.isolation.level': 'read_committed',
-    'replication.factor': 1,
     'emit.heartbeats.enabled': false,
     'emit.checkpoints.enabled': false,
     // No offset flush while the test runs: without exactly-once, what was copied before the kill is copied again.
     'offset.flush.interval.ms': 600_000,
-    'offset-syncs.topic.replication.factor': 1,
-    'heartbeats.topic.replication.factor': 1,
-    'checkpoints.topic.replication.factor': 1,
-    'offset.storage.replication.factor': 1,
   });
 }
 

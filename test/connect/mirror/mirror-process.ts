@@ -79,3 +79,41 @@ export function mirrorStatus(file: string): string {
   if (r.status !== 0) throw new Error(`--status exited ${r.status}: ${r.stdout}${r.stderr}`);
   return r.stdout;
 }
+
+export interface TwoClusters {
+  /** Source alias (`A` unless given) and its bootstrap servers. */
+  source?: string;
+  sourceBootstrap: string;
+  /** Target alias (`B` unless given) and its bootstrap servers. */
+  target?: string;
+  targetBootstrap: string;
+  /** The flow's `topics` regexes. */
+  topics: string;
+}
+
+/**
+ * Writes the mm2.properties the mirror tests share: one enabled flow source->target of `topics` between two
+ * single-broker clusters, so replication factor 1 for the remote topics and the internal ones; `extra` adds or
+ * overrides keys (the test's own settings).
+ */
+export function writeTwoClusterMm2(
+  dir: string,
+  c: TwoClusters,
+  extra: Record<string, string | number | boolean> = {},
+): string {
+  const source = c.source ?? 'A';
+  const target = c.target ?? 'B';
+  return writeMm2(dir, {
+    clusters: `${source}, ${target}`,
+    [`${source}.bootstrap.servers`]: c.sourceBootstrap,
+    [`${target}.bootstrap.servers`]: c.targetBootstrap,
+    [`${source}->${target}.enabled`]: true,
+    [`${source}->${target}.topics`]: c.topics,
+    'replication.factor': 1,
+    'offset-syncs.topic.replication.factor': 1,
+    'heartbeats.topic.replication.factor': 1,
+    'checkpoints.topic.replication.factor': 1,
+    'offset.storage.replication.factor': 1,
+    ...extra,
+  });
+}

@@ -27,7 +27,7 @@ import {
   withPrefix,
   workerId,
 } from './flow-status.js';
-import { type MirrorProcess, startMirrorMaker, writeMm2 } from './mirror-process.js';
+import { type MirrorProcess, startMirrorMaker, writeTwoClusterMm2 } from './mirror-process.js';
 
 const TASKS = 2;
 
@@ -125,10 +125,8 @@ test('two processes share a flow over the https internal REST server', async () 
     await admin.close();
   }
   await produce('clicks', 4, 200);
-  const file = writeMm2(dir, {
-    clusters: 'A, B',
-    'A.bootstrap.servers': a.bootstrap,
-    'B.bootstrap.servers': b.bootstrap,
+  const flow = { sourceBootstrap: a.bootstrap, targetBootstrap: b.bootstrap, topics: 'clicks, views' };
+  const file = writeTwoClusterMm2(dir, flow, {
     'B.scheduled.rebalance.max.delay.ms': 2000,
     'B.session.timeout.ms': 6000,
     'B.heartbeat.interval.ms': 1000,
@@ -140,17 +138,10 @@ test('two processes share a flow over the https internal REST server', async () 
     'listeners.https.ssl.truststore.location': certs.caCert,
     'listeners.https.ssl.truststore.type': 'PEM',
     'listeners.https.ssl.client.auth': 'required',
-    'A->B.enabled': true,
-    'A->B.topics': 'clicks, views',
     'tasks.max': TASKS,
     'refresh.topics.interval.ms': 1000,
-    'replication.factor': 1,
     'emit.checkpoints.enabled': false,
     'offset.flush.interval.ms': 1000,
-    'offset-syncs.topic.replication.factor': 1,
-    'heartbeats.topic.replication.factor': 1,
-    'checkpoints.topic.replication.factor': 1,
-    'offset.storage.replication.factor': 1,
   });
 
   const first = await startMirrorMaker(file);

@@ -19,7 +19,7 @@ import {
   withPrefix,
   workerId,
 } from './flow-status.js';
-import { type MirrorProcess, startMirrorMaker, writeMm2 } from './mirror-process.js';
+import { type MirrorProcess, startMirrorMaker, writeTwoClusterMm2 } from './mirror-process.js';
 
 const PARTITIONS = 6;
 const TASKS = 4;
@@ -56,26 +56,17 @@ test('two processes share the flow; when one is killed the other takes all the w
   } finally {
     await admin.close();
   }
-  const file = writeMm2(dir, {
-    clusters: 'A, B',
-    'A.bootstrap.servers': a.bootstrap,
-    'B.bootstrap.servers': b.bootstrap,
+  const flow = { sourceBootstrap: a.bootstrap, targetBootstrap: b.bootstrap, topics: 'clicks' };
+  const file = writeTwoClusterMm2(dir, flow, {
     // Connect's group settings of the flow's workers are the target cluster's keys (Kafka's workerConfig).
     'B.scheduled.rebalance.max.delay.ms': 2000,
     'B.session.timeout.ms': 6000,
     'B.heartbeat.interval.ms': 1000,
     'dedicated.mode.enable.internal.rest': true,
     listeners: 'http://127.0.0.1:0',
-    'A->B.enabled': true,
-    'A->B.topics': 'clicks',
     'tasks.max': TASKS,
-    'replication.factor': 1,
     'emit.checkpoints.interval.ms': 1000,
     'offset.flush.interval.ms': 1000,
-    'offset-syncs.topic.replication.factor': 1,
-    'heartbeats.topic.replication.factor': 1,
-    'checkpoints.topic.replication.factor': 1,
-    'offset.storage.replication.factor': 1,
   });
 
   const producer = new Producer({ bootstrapServers: a.bootstrap, lingerMs: 5 });

@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { Admin, Consumer, Producer } from '../../../src/client/index.js';
 import { type BrokerProcess, startBroker } from '../../helpers/broker-process.js';
 import { waitUntil } from '../../helpers/wait.js';
-import { type MirrorProcess, startMirrorMaker, writeMm2 } from './mirror-process.js';
+import { type MirrorProcess, startMirrorMaker, writeTwoClusterMm2 } from './mirror-process.js';
 
 let a: BrokerProcess;
 let b: BrokerProcess;
@@ -72,21 +72,12 @@ test('emit.offset-syncs.enabled=false: records copied, no offset syncs, no check
     await group.close();
   }
 
-  const file = writeMm2(dir, {
-    clusters: 'A, B',
-    'A.bootstrap.servers': a.bootstrap,
-    'B.bootstrap.servers': b.bootstrap,
-    'A->B.enabled': true,
-    'A->B.topics': 'events',
+  const flow = { sourceBootstrap: a.bootstrap, targetBootstrap: b.bootstrap, topics: 'events' };
+  const file = writeTwoClusterMm2(dir, flow, {
     'emit.offset-syncs.enabled': false,
     'emit.checkpoints.interval.ms': 500,
     'refresh.groups.interval.ms': 1000,
-    'replication.factor': 1,
     'offset.flush.interval.ms': 1000,
-    'offset-syncs.topic.replication.factor': 1,
-    'heartbeats.topic.replication.factor': 1,
-    'checkpoints.topic.replication.factor': 1,
-    'offset.storage.replication.factor': 1,
   });
   const mirror = await startMirrorMaker(file);
   mirrors.push(mirror);

@@ -13,7 +13,7 @@ import { Admin, Consumer, Producer } from '../../../src/client/index.js';
 import { decodeCheckpoint } from '../../../src/connect/mirror/records.js';
 import { type BrokerProcess, startBroker } from '../../helpers/broker-process.js';
 import { sleep } from '../../helpers/wait.js';
-import { type MirrorProcess, startMirrorMaker, writeMm2 } from './mirror-process.js';
+import { type MirrorProcess, startMirrorMaker, writeTwoClusterMm2 } from './mirror-process.js';
 
 const PARTITIONS = 3;
 const OFFSET_LAG_MAX = 100;
@@ -39,26 +39,20 @@ after(async () => {
  * (`<source>-mm2`) and share one config, as in Kafka: each test mirrors under its own alias.
  */
 function mm2(topics: string, source = 'A'): string {
-  return writeMm2(dir, {
-    clusters: `${source}, B`,
-    [`${source}.bootstrap.servers`]: a.bootstrap,
-    'B.bootstrap.servers': b.bootstrap,
-    [`${source}->B.enabled`]: true,
-    [`${source}->B.topics`]: topics,
-    'replication.policy.class': 'org.apache.kafka.connect.mirror.IdentityReplicationPolicy',
-    'replication.factor': 1,
-    'refresh.topics.interval.ms': 1000,
-    'refresh.groups.interval.ms': 1000,
-    'emit.checkpoints.interval.ms': 500,
-    'sync.group.offsets.enabled': true,
-    'sync.group.offsets.interval.ms': 500,
-    'offset.lag.max': OFFSET_LAG_MAX,
-    'offset.flush.interval.ms': 1000,
-    'offset-syncs.topic.replication.factor': 1,
-    'heartbeats.topic.replication.factor': 1,
-    'checkpoints.topic.replication.factor': 1,
-    'offset.storage.replication.factor': 1,
-  });
+  return writeTwoClusterMm2(
+    dir,
+    { source, sourceBootstrap: a.bootstrap, targetBootstrap: b.bootstrap, topics },
+    {
+      'replication.policy.class': 'org.apache.kafka.connect.mirror.IdentityReplicationPolicy',
+      'refresh.topics.interval.ms': 1000,
+      'refresh.groups.interval.ms': 1000,
+      'emit.checkpoints.interval.ms': 500,
+      'sync.group.offsets.enabled': true,
+      'sync.group.offsets.interval.ms': 500,
+      'offset.lag.max': OFFSET_LAG_MAX,
+      'offset.flush.interval.ms': 1000,
+    },
+  );
 }
 
 /** Writes sequence numbers to `topic` (partition = n % PARTITIONS) until stopped; resolves to the count. */
