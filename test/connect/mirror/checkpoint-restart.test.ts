@@ -6,35 +6,18 @@
 // ahead still gets its checkpoint.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { Admin, Consumer, Producer } from '../../../src/client/index.js';
 import { type Checkpoint, decodeCheckpoint } from '../../../src/connect/mirror/records.js';
-import { type BrokerProcess, startBroker } from '../../helpers/broker-process.js';
 import { sleep } from '../../helpers/wait.js';
-import { type MirrorProcess, startMirrorMaker, writeMm2 } from './mirror-process.js';
+import { useMirrorClusters } from './mirror-clusters.js';
+import { startMirrorMaker, writeMm2 } from './mirror-process.js';
 
-let a: BrokerProcess;
-let b: BrokerProcess;
-let dir: string;
-const mirrors: MirrorProcess[] = [];
-
-before(async () => {
-  [a, b] = await Promise.all([startBroker(), startBroker()]);
-  dir = mkdtempSync(join(tmpdir(), 'brook-mirror-cp-'));
-});
-
-after(async () => {
-  for (const m of mirrors) await m.stop();
-  await Promise.all([a?.stop(), b?.stop()]);
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-});
+const clusters = useMirrorClusters('brook-mirror-cp-');
 
 /** Writes values from..from+count-1 in batches of `batch` (small batches with a pause: many offset syncs). */
 async function produce(from: number, count: number, batch = 500, pauseMs = 0): Promise<void> {
-  const producer = new Producer({ bootstrapServers: a.bootstrap, lingerMs: 5 });
+  const producer = new Producer({ bootstrapServers: clusters.a.bootstrap, lingerMs: 5 });
   try {
     for (let i = from; i < from + count; i += batch) {
       if (pauseMs > 0) await sleep(pauseMs);
@@ -53,7 +36,7 @@ async function produce(from: number, count: number, batch = 500, pauseMs = 0): P
 }
 
 async function waitForTargetEnd(end: number): Promise<void> {
-  const target = new Admin({ bootstrapServers: b.bootstrap });
+  const target = new Admin({ bootstrapServers: clusters.b.bootstrap });
   try {
     const deadline = Date.now() + 90_000;
     for (;;) {
@@ -70,7 +53,7 @@ async function waitForTargetEnd(end: number): Promise<void> {
 }
 
 async function commit(group: string, offset: number): Promise<void> {
-  const source = new Admin({ bootstrapServers: a.bootstrap });
+  const source = new Admin({ bootstrapServers: clusters.a.bootstrap });
   try {
     const results = await source.alterConsumerGroupOffsets(group, [
       { topic: 'orders', partition: 0, offset },
@@ -87,7 +70,7 @@ async function commit(group: string, offset: number): Promise<void> {
 /** Every checkpoint in the topic so far, in order. */
 async function checkpoints(): Promise<Checkpoint[]> {
   const consumer = new Consumer({
-    bootstrapServers: b.bootstrap,
+    bootstrapServers: clusters.b.bootstrap,
     enableAutoCommit: false,
     autoOffsetReset: 'earliest',
   });
@@ -115,13 +98,13 @@ async function waitForCheckpoint(group: string, upstream: number): Promise<Check
 }
 
 test('a restarted mirror never emits a checkpoint behind one it emitted before', async () => {
-  const admin = new Admin({ bootstrapServers: a.bootstrap });
+  const admin = new Admin({ bootstrapServers: clusters.a.bootstrap });
   await admin.createTopics([{ topic: 'orders', numPartitions: 1, replicationFactor: 1 }]);
   await admin.close();
-  const file = writeMm2(dir, {
+  const file = writeMm2(clusters.dir, {
     clusters: 'A, B',
-    'A.bootstrap.servers': a.bootstrap,
-    'B.bootstrap.servers': b.bootstrap,
+    'A.bootstrap.servers': clusters.a.bootstrap,
+    'B.bootstrap.servers': clusters.b.bootstrap,
     'A->B.enabled': true,
     'A->B.topics': 'orders',
     'replication.policy.class': 'org.apache.kafka.connect.mirror.IdentityReplicationPolicy',
@@ -139,7 +122,7 @@ test('a restarted mirror never emits a checkpoint behind one it emitted before',
 
   await produce(0, 1000);
   let mirror = await startMirrorMaker(file);
-  mirrors.push(mirror);
+  clusters.mirrors.push(mirror);
   await waitForTargetEnd(1000);
   await commit('app', 990);
   const before = await waitForCheckpoint('app', 990);
@@ -147,9 +130,9 @@ test('a restarted mirror never emits a checkpoint behind one it emitted before',
   assert.ok(before.downstreamOffset >= 970, `checkpoint before the restart ${JSON.stringify(before)}`);
 
   await mirror.stop();
-  mirrors.pop();
+  clusters.mirrors.pop();
   mirror = await startMirrorMaker(file);
-  mirrors.push(mirror);
+  clusters.mirrors.push(mirror);
   // Written slowly, so the mirror keeps up and sends a sync every ~11 records: far more than the store keeps
   // as they came, so syncs near 990 are left only in its sparse slots.
   await produce(1000, 3000, 25, 20);

@@ -4,29 +4,14 @@
 // connectors and tasks start, as Kafka's does), so values read through a provider are not stored there.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { Admin, Consumer, Producer } from '../../../src/client/index.js';
-import { type BrokerProcess, startBroker } from '../../helpers/broker-process.js';
-import { type MirrorProcess, startMirrorMaker, writeMm2 } from './mirror-process.js';
+import { useMirrorClusters } from './mirror-clusters.js';
+import { startMirrorMaker, writeMm2 } from './mirror-process.js';
 
-let a: BrokerProcess;
-let b: BrokerProcess;
-let dir: string;
-const mirrors: MirrorProcess[] = [];
-
-before(async () => {
-  [a, b] = await Promise.all([startBroker(), startBroker()]);
-  dir = mkdtempSync(join(tmpdir(), 'brook-mirror-providers-'));
-});
-
-after(async () => {
-  for (const m of mirrors) await m.stop();
-  await Promise.all([a?.stop(), b?.stop()]);
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-});
+const clusters = useMirrorClusters('brook-mirror-providers-');
 
 /** Every record of `topic` on cluster `bootstrap` (one partition), keys and values as text. */
 async function readAll(bootstrap: string, topic: string, partitions: number): Promise<string[]> {
@@ -55,15 +40,15 @@ async function readAll(bootstrap: string, topic: string, partitions: number): Pr
 }
 
 test('cluster addresses and topics from env and file variables: records copied, variables stored', async () => {
-  const admin = new Admin({ bootstrapServers: a.bootstrap });
+  const admin = new Admin({ bootstrapServers: clusters.a.bootstrap });
   try {
     await admin.createTopics([{ topic: 'orders', numPartitions: 2, replicationFactor: 1 }]);
   } finally {
     await admin.close();
   }
-  const secrets = join(dir, 'mm2-secrets.properties');
-  writeFileSync(secrets, `target.servers=${b.bootstrap}\ntopics=orders\n`);
-  const file = writeMm2(dir, {
+  const secrets = join(clusters.dir, 'mm2-secrets.properties');
+  writeFileSync(secrets, `target.servers=${clusters.b.bootstrap}\ntopics=orders\n`);
+  const file = writeMm2(clusters.dir, {
     'config.providers': 'file, env',
     'config.providers.file.class': 'org.apache.kafka.common.config.provider.FileConfigProvider',
     'config.providers.env.class': 'org.apache.kafka.common.config.provider.EnvVarConfigProvider',
@@ -80,7 +65,7 @@ test('cluster addresses and topics from env and file variables: records copied, 
     'checkpoints.topic.replication.factor': 1,
     'offset.storage.replication.factor': 1,
   });
-  const producer = new Producer({ bootstrapServers: a.bootstrap, lingerMs: 5 });
+  const producer = new Producer({ bootstrapServers: clusters.a.bootstrap, lingerMs: 5 });
   try {
     await producer.sendBatch(
       Array.from({ length: 100 }, (_, i) => ({
@@ -92,11 +77,11 @@ test('cluster addresses and topics from env and file variables: records copied, 
   } finally {
     await producer.close();
   }
-  const mirror = await startMirrorMaker(file, { BROOK_MM2_SOURCE_SERVERS: a.bootstrap });
-  mirrors.push(mirror);
+  const mirror = await startMirrorMaker(file, { BROOK_MM2_SOURCE_SERVERS: clusters.a.bootstrap });
+  clusters.mirrors.push(mirror);
 
   const consumer = new Consumer({
-    bootstrapServers: b.bootstrap,
+    bootstrapServers: clusters.b.bootstrap,
     enableAutoCommit: false,
     autoOffsetReset: 'earliest',
   });
@@ -106,7 +91,7 @@ test('cluster addresses and topics from env and file variables: records copied, 
     let assigned = false;
     while (seen.size < 100 && Date.now() < deadline) {
       if (!assigned) {
-        const targetAdmin = new Admin({ bootstrapServers: b.bootstrap });
+        const targetAdmin = new Admin({ bootstrapServers: clusters.b.bootstrap });
         const partitions = await targetAdmin
           .describeTopics(['A.orders'])
           .then((d) => d[0]?.partitions.length ?? 0)
@@ -126,7 +111,7 @@ test('cluster addresses and topics from env and file variables: records copied, 
   assert.equal(seen.size, 100, `records on the target:\n${mirror.output()}`);
 
   // The stored connector and task configs keep the variables; the resolved addresses are not in the topic.
-  const configs = await readAll(b.bootstrap, 'mm2-configs.A.internal', 1);
+  const configs = await readAll(clusters.b.bootstrap, 'mm2-configs.A.internal', 1);
   const source = configs.filter((c) => c.startsWith('connector-MirrorSourceConnector=')).at(-1);
   assert.ok(source !== undefined, configs.join('\n'));
   const props = (JSON.parse(source.slice(source.indexOf('=') + 1)) as { properties: Record<string, string> })
@@ -138,6 +123,6 @@ test('cluster addresses and topics from env and file variables: records copied, 
     configs.some((c) => c.startsWith('task-MirrorSourceConnector-0=')),
     `no task config stored:\n${configs.join('\n')}`,
   );
-  const leaked = configs.filter((c) => c.includes(a.bootstrap) || c.includes(b.bootstrap));
+  const leaked = configs.filter((c) => c.includes(clusters.a.bootstrap) || c.includes(clusters.b.bootstrap));
   assert.deepEqual(leaked, [], 'resolved addresses stored in the config topic');
 });

@@ -4,30 +4,13 @@
 // process runs its other connectors.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { Admin, Consumer, Producer } from '../../../src/client/index.js';
-import { type BrokerProcess, startBroker } from '../../helpers/broker-process.js';
 import { waitUntil } from '../../helpers/wait.js';
-import { type MirrorProcess, startMirrorMaker, writeTwoClusterMm2 } from './mirror-process.js';
+import { useMirrorClusters } from './mirror-clusters.js';
+import { startMirrorMaker, writeTwoClusterMm2 } from './mirror-process.js';
 
-let a: BrokerProcess;
-let b: BrokerProcess;
-let dir: string;
-const mirrors: MirrorProcess[] = [];
-
-before(async () => {
-  [a, b] = await Promise.all([startBroker(), startBroker()]);
-  dir = mkdtempSync(join(tmpdir(), 'brook-mirror-nosyncs-'));
-});
-
-after(async () => {
-  for (const m of mirrors) await m.stop();
-  await Promise.all([a?.stop(), b?.stop()]);
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-});
+const clusters = useMirrorClusters('brook-mirror-nosyncs-');
 
 async function topicsOf(bootstrap: string): Promise<string[]> {
   const admin = new Admin({ bootstrapServers: bootstrap });
@@ -39,13 +22,13 @@ async function topicsOf(bootstrap: string): Promise<string[]> {
 }
 
 test('emit.offset-syncs.enabled=false: records copied, no offset syncs, no checkpoints', async () => {
-  const admin = new Admin({ bootstrapServers: a.bootstrap });
+  const admin = new Admin({ bootstrapServers: clusters.a.bootstrap });
   try {
     await admin.createTopics([{ topic: 'events', numPartitions: 2, replicationFactor: 1 }]);
   } finally {
     await admin.close();
   }
-  const producer = new Producer({ bootstrapServers: a.bootstrap, lingerMs: 5 });
+  const producer = new Producer({ bootstrapServers: clusters.a.bootstrap, lingerMs: 5 });
   try {
     await producer.sendBatch(
       Array.from({ length: 200 }, (_, i) => ({
@@ -59,7 +42,7 @@ test('emit.offset-syncs.enabled=false: records copied, no offset syncs, no check
   }
   // A group with committed offsets on the source: what a checkpoint would translate.
   const group = new Consumer({
-    bootstrapServers: a.bootstrap,
+    bootstrapServers: clusters.a.bootstrap,
     groupId: 'billing',
     autoOffsetReset: 'earliest',
   });
@@ -72,18 +55,22 @@ test('emit.offset-syncs.enabled=false: records copied, no offset syncs, no check
     await group.close();
   }
 
-  const flow = { sourceBootstrap: a.bootstrap, targetBootstrap: b.bootstrap, topics: 'events' };
-  const file = writeTwoClusterMm2(dir, flow, {
+  const flow = {
+    sourceBootstrap: clusters.a.bootstrap,
+    targetBootstrap: clusters.b.bootstrap,
+    topics: 'events',
+  };
+  const file = writeTwoClusterMm2(clusters.dir, flow, {
     'emit.offset-syncs.enabled': false,
     'emit.checkpoints.interval.ms': 500,
     'refresh.groups.interval.ms': 1000,
     'offset.flush.interval.ms': 1000,
   });
   const mirror = await startMirrorMaker(file);
-  mirrors.push(mirror);
+  clusters.mirrors.push(mirror);
 
   const consumer = new Consumer({
-    bootstrapServers: b.bootstrap,
+    bootstrapServers: clusters.b.bootstrap,
     enableAutoCommit: false,
     autoOffsetReset: 'earliest',
   });
@@ -92,7 +79,7 @@ test('emit.offset-syncs.enabled=false: records copied, no offset syncs, no check
     let present: string[] = [];
     const deadline = Date.now() + 120_000;
     while (!present.includes('A.events') && Date.now() < deadline) {
-      present = await topicsOf(b.bootstrap);
+      present = await topicsOf(clusters.b.bootstrap);
       if (!present.includes('A.events')) await new Promise((r) => setTimeout(r, 250));
     }
     consumer.assign([0, 1].map((partition) => ({ topic: 'A.events', partition })));
@@ -116,12 +103,12 @@ test('emit.offset-syncs.enabled=false: records copied, no offset syncs, no check
   let targetTopics: string[] = [];
   const deadline = Date.now() + 60_000;
   while (!targetTopics.includes('heartbeats') && Date.now() < deadline) {
-    targetTopics = await topicsOf(b.bootstrap);
+    targetTopics = await topicsOf(clusters.b.bootstrap);
     if (!targetTopics.includes('heartbeats')) await new Promise((r) => setTimeout(r, 250));
   }
   assert.ok(targetTopics.includes('heartbeats'), targetTopics.join(', '));
   // Several checkpoint intervals have passed since the records arrived: had the connector run, its topic
   // would exist (it is created at start), and the syncs topic when the source connector started.
   assert.ok(!targetTopics.includes('A.checkpoints.internal'), targetTopics.join(', '));
-  assert.ok(!(await topicsOf(a.bootstrap)).includes('mm2-offset-syncs.B.internal'));
+  assert.ok(!(await topicsOf(clusters.a.bootstrap)).includes('mm2-offset-syncs.B.internal'));
 });

@@ -5,34 +5,17 @@
 // mirror process mid-stream, then a restart, loses no record.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { Admin, Consumer, Producer } from '../../../src/client/index.js';
 import { decodeCheckpoint } from '../../../src/connect/mirror/records.js';
-import { type BrokerProcess, startBroker } from '../../helpers/broker-process.js';
 import { sleep } from '../../helpers/wait.js';
-import { type MirrorProcess, startMirrorMaker, writeTwoClusterMm2 } from './mirror-process.js';
+import { useMirrorClusters } from './mirror-clusters.js';
+import { startMirrorMaker, writeTwoClusterMm2 } from './mirror-process.js';
 
 const PARTITIONS = 3;
 const OFFSET_LAG_MAX = 100;
 
-let a: BrokerProcess;
-let b: BrokerProcess;
-let dir: string;
-const mirrors: MirrorProcess[] = [];
-
-before(async () => {
-  [a, b] = await Promise.all([startBroker(), startBroker()]);
-  dir = mkdtempSync(join(tmpdir(), 'brook-mirror-'));
-});
-
-after(async () => {
-  for (const m of mirrors) await m.stop();
-  await Promise.all([a?.stop(), b?.stop()]);
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-});
+const clusters = useMirrorClusters('brook-mirror-');
 
 /**
  * The file of a flow `source`->B. Processes with the same source alias on the same target join one Connect group
@@ -40,8 +23,8 @@ after(async () => {
  */
 function mm2(topics: string, source = 'A'): string {
   return writeTwoClusterMm2(
-    dir,
-    { source, sourceBootstrap: a.bootstrap, targetBootstrap: b.bootstrap, topics },
+    clusters.dir,
+    { source, sourceBootstrap: clusters.a.bootstrap, targetBootstrap: clusters.b.bootstrap, topics },
     {
       'replication.policy.class': 'org.apache.kafka.connect.mirror.IdentityReplicationPolicy',
       'refresh.topics.interval.ms': 1000,
@@ -57,7 +40,7 @@ function mm2(topics: string, source = 'A'): string {
 
 /** Writes sequence numbers to `topic` (partition = n % PARTITIONS) until stopped; resolves to the count. */
 function produceContinuously(topic: string): { stop: () => Promise<number> } {
-  const producer = new Producer({ bootstrapServers: a.bootstrap, lingerMs: 5 });
+  const producer = new Producer({ bootstrapServers: clusters.a.bootstrap, lingerMs: 5 });
   let n = 0;
   let stopping = false;
   const loop = (async () => {
@@ -86,7 +69,7 @@ function produceContinuously(topic: string): { stop: () => Promise<number> } {
 }
 
 async function createTopic(topic: string): Promise<void> {
-  const admin = new Admin({ bootstrapServers: a.bootstrap });
+  const admin = new Admin({ bootstrapServers: clusters.a.bootstrap });
   try {
     await admin.createTopics([{ topic, numPartitions: PARTITIONS, replicationFactor: 1 }]);
   } finally {
@@ -120,12 +103,12 @@ async function distinctValues(bootstrap: string, topic: string, count: number): 
 test('consumers switched to the target with translated offsets skip nothing; duplicates are bounded', async () => {
   await createTopic('events');
   const producer = produceContinuously('events');
-  mirrors.push(await startMirrorMaker(mm2('events')));
+  clusters.mirrors.push(await startMirrorMaker(mm2('events')));
 
   // The application on the source: consumes and commits after each poll.
   const consumed = new Map<string, number>();
   const app = new Consumer({
-    bootstrapServers: a.bootstrap,
+    bootstrapServers: clusters.a.bootstrap,
     groupId: 'app',
     autoOffsetReset: 'earliest',
     enableAutoCommit: false,
@@ -149,8 +132,8 @@ test('consumers switched to the target with translated offsets skip nothing; dup
   // As a runbook does: wait for the mirror to catch up, then for the checkpoints to settle (none new for
   // 3 s: more than offset.flush.interval.ms, after which held offset syncs go out, plus a checkpoint interval),
   // then for the target group to hold the last checkpoints' offsets.
-  const source = new Admin({ bootstrapServers: a.bootstrap });
-  const target = new Admin({ bootstrapServers: b.bootstrap });
+  const source = new Admin({ bootstrapServers: clusters.a.bootstrap });
+  const target = new Admin({ bootstrapServers: clusters.b.bootstrap });
   const ends = async (admin: Admin) =>
     (
       await admin.listOffsets(
@@ -175,7 +158,7 @@ test('consumers switched to the target with translated offsets skip nothing; dup
       await sleep(200);
     }
     const cps = new Consumer({
-      bootstrapServers: b.bootstrap,
+      bootstrapServers: clusters.b.bootstrap,
       enableAutoCommit: false,
       autoOffsetReset: 'earliest',
     });
@@ -228,7 +211,7 @@ test('consumers switched to the target with translated offsets skip nothing; dup
 
   // The application on the target, from the translated offsets.
   const after = new Consumer({
-    bootstrapServers: b.bootstrap,
+    bootstrapServers: clusters.b.bootstrap,
     groupId: 'app',
     autoOffsetReset: 'none' as never,
     enableAutoCommit: false,
@@ -262,11 +245,11 @@ test('kill -9 of the mirror mid-stream: the restarted mirror resumes from its st
   await first.kill();
   await sleep(1000);
   const second = await startMirrorMaker(file);
-  mirrors.push(second);
+  clusters.mirrors.push(second);
   assert.match(second.output(), /MirrorMaker started/);
   await sleep(1500);
   const produced = await producer.stop();
-  const seen = await distinctValues(b.bootstrap, 'stream', produced);
+  const seen = await distinctValues(clusters.b.bootstrap, 'stream', produced);
   const missing = Array.from({ length: produced }, (_, i) => String(i)).filter((v) => !seen.has(v));
   assert.deepEqual(missing.slice(0, 10), [], `${missing.length} of ${produced} records lost`);
   const copies = [...seen.values()].reduce((x, y) => x + y, 0);
