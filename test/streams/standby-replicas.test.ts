@@ -5,7 +5,6 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Consumer } from '../../src/client/consumer.js';
 import { keyPartition } from '../../src/client/partitioners.js';
 import { Producer } from '../../src/client/producer.js';
 import {
@@ -18,7 +17,12 @@ import {
   StreamsBuilder,
 } from '../../src/streams/index.js';
 import { waitUntil } from '../helpers/wait.js';
-import { useStreamsBroker } from './streams-helpers.js';
+import {
+  activeTasks,
+  closeActiveOverStandby,
+  describeInstances,
+  useStreamsBroker,
+} from './streams-helpers.js';
 
 const S = Serdes.String();
 const INPUT = 'sb-input';
@@ -44,29 +48,6 @@ function instance(port: number, dir: string): KafkaStreams {
   });
 }
 
-const activeTasks = (s: KafkaStreams): string[] => s.metadataForLocalThreads().flatMap((t) => t.activeTasks);
-
-function describeBoth(a: KafkaStreams, b: KafkaStreams): string {
-  return [a, b]
-    .map(
-      (s, i) =>
-        `${i === 0 ? 'a' : 'b'}: ${s.state()} active ${activeTasks(s).join(',')} standby ${s.standbyTaskIds().join(',')} processed ${s.processedRecords()}`,
-    )
-    .join('\n');
-}
-
-async function changelogEnd(partition: number): Promise<number> {
-  const consumer = new Consumer({
-    bootstrapServers: broker.bootstrap,
-  });
-  try {
-    const [e] = await consumer.endOffsets([{ topic: CHANGELOG, partition }]);
-    return e!.offset;
-  } finally {
-    await consumer.close();
-  }
-}
-
 test('a standby follows the changelog, metadata names the hosts, failover restores only the tail', async () => {
   const a = instance(7101, dirs[0]!);
   const b = instance(7102, dirs[1]!);
@@ -76,7 +57,7 @@ test('a standby follows the changelog, metadata names the hosts, failover restor
     await waitUntil(
       () => a.state() === 'RUNNING' && activeTasks(a).length === 2,
       30_000,
-      () => describeBoth(a, b),
+      () => describeInstances(a, b),
     );
     await b.start();
     await waitUntil(
@@ -88,7 +69,7 @@ test('a standby follows the changelog, metadata names the hosts, failover restor
         b.standbyTaskIds().length === 1 &&
         a.standbyTaskIds().length === 1,
       60_000,
-      () => describeBoth(a, b),
+      () => describeInstances(a, b),
     );
     // Sticky: a kept one of its tasks; each standby is the other instance's active task.
     assert.deepEqual(b.standbyTaskIds(), activeTasks(a));
@@ -109,7 +90,7 @@ test('a standby follows the changelog, metadata names the hosts, failover restor
     await waitUntil(
       () => a.processedRecords() + b.processedRecords() >= records.length,
       60_000,
-      () => describeBoth(a, b),
+      () => describeInstances(a, b),
     );
 
     // Both instances name the same hosts: the active one of each key's task, the other as its standby.
@@ -145,27 +126,8 @@ test('a standby follows the changelog, metadata names the hosts, failover restor
     // The changelog's records go out with the commits; wait until a's commits have them all (one per input
     // record of its partition, without a cache).
     const expected = records.filter((k) => keyPartition(Buffer.from(k), 2) === aPartition).length;
-    let end = 0;
-    for (const deadline = Date.now() + 30_000; end < expected && Date.now() < deadline; ) {
-      end = await changelogEnd(aPartition);
-      if (end < expected) await new Promise((r) => setTimeout(r, 200));
-    }
-    assert.equal(end, expected, "a's changelog partition holds an update per input record");
-    await waitUntil(
-      () => b.standbyRecords() >= end,
-      30_000,
-      () => `standby applied ${b.standbyRecords()} of ${end}`,
-    );
-
-    const restoredBefore = b.restoredRecords();
-    await a.close();
-    await waitUntil(
-      () => b.state() === 'RUNNING' && activeTasks(b).length === 2,
-      60_000,
-      () => describeBoth(a, b),
-    );
-    const restored = b.restoredRecords() - restoredBefore;
-    assert.ok(restored <= end / 10, `restored ${restored} of ${end} changelog records`);
+    const restored = await closeActiveOverStandby(broker.bootstrap, CHANGELOG, aPartition, expected, a, b);
+    assert.ok(restored <= expected / 10, `restored ${restored} of ${expected} changelog records`);
 
     // The counts b serves now are the reference, and every key maps to b.
     const store = b.store(

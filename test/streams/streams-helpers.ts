@@ -10,6 +10,7 @@ import { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
 import type { KafkaStreams } from '../../src/streams/index.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { waitUntil } from '../helpers/wait.js';
 
 /** A small deterministic generator (mulberry32), so a failure can be replayed. */
 export function seeded(seed: number): () => number {
@@ -33,6 +34,62 @@ export function activeTasks(streams: KafkaStreams): string[] {
     .metadataForLocalThreads()
     .flatMap((t) => t.activeTasks)
     .sort();
+}
+
+/** Each instance's state, tasks and record counters, one line each: the failure message of the two-instance tests. */
+export function describeInstances(...instances: KafkaStreams[]): string {
+  return instances
+    .map(
+      (s, i) =>
+        `${'abcdefgh'[i]}: ${s.state()} active ${activeTasks(s).join(',')} standby ${s.standbyTaskIds().join(',')} processed ${s.processedRecords()} standby records ${s.standbyRecords()} restored ${s.restoredRecords()}`,
+    )
+    .join('\n');
+}
+
+/** The end offset of one changelog partition, read with a throw-away consumer. */
+export async function changelogEnd(bootstrap: string, changelog: string, partition: number): Promise<number> {
+  const consumer = new Consumer({ bootstrapServers: bootstrap });
+  try {
+    const [e] = await consumer.endOffsets([{ topic: changelog, partition }]);
+    return e!.offset;
+  } finally {
+    await consumer.close();
+  }
+}
+
+/**
+ * The standby hand-over the standby tests check: waits until `active`'s changelog partition holds `expected`
+ * records (its commits have them all) and `standby` has applied them, closes `active`, waits until `standby` runs
+ * both tasks, and returns how many changelog records `standby` restored meanwhile (few when its standby state was
+ * handed over, all `expected` when it replayed the changelog).
+ */
+export async function closeActiveOverStandby(
+  bootstrap: string,
+  changelog: string,
+  partition: number,
+  expected: number,
+  active: KafkaStreams,
+  standby: KafkaStreams,
+): Promise<number> {
+  let end = 0;
+  for (const deadline = Date.now() + 60_000; end < expected && Date.now() < deadline; ) {
+    end = await changelogEnd(bootstrap, changelog, partition);
+    if (end < expected) await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.equal(end, expected, "the active's changelog partition holds an update per input record");
+  await waitUntil(
+    () => standby.standbyRecords() >= end,
+    60_000,
+    () => `standby applied ${standby.standbyRecords()} of ${end}\n${describeInstances(active, standby)}`,
+  );
+  const restoredBefore = standby.restoredRecords();
+  await active.close();
+  await waitUntil(
+    () => standby.state() === 'RUNNING' && activeTasks(standby).length === 2,
+    60_000,
+    () => describeInstances(active, standby),
+  );
+  return standby.restoredRecords() - restoredBefore;
 }
 
 export interface StreamsBroker {
