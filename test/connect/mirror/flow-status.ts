@@ -2,8 +2,10 @@
 // (`mm2-status.<source>.internal`): the latest state and worker id of every connector and task. Shared by the
 // multi-process tests.
 
+import assert from 'node:assert/strict';
 import { Admin, Consumer } from '../../../src/client/index.js';
 import { sleep } from '../../helpers/wait.js';
+import { type MirrorProcess, startMirrorMaker } from './mirror-process.js';
 
 export interface UnitStatus {
   state: string;
@@ -80,4 +82,37 @@ export function workerId(output: string, flow = 'A->B'): string {
   const match = /Internal REST server listening at https?:\/\/([^/]+)\//.exec(output);
   if (match === null) throw new Error(`no internal REST address in the output:\n${output}`);
   return `${match[1]}/${flow}`;
+}
+
+/**
+ * Starts two processes of the flow in `file` as the multi-process tests need them: the second only once the
+ * first runs all `tasks` MirrorSourceConnector tasks and the heartbeat task, so that its join is a pure
+ * balancing round. Both go into `mirrors` (stopped after the file); their worker ids differ.
+ */
+export async function startTwoProcesses(
+  file: string,
+  targetBootstrap: string,
+  tasks: number,
+  mirrors: MirrorProcess[],
+): Promise<{ first: MirrorProcess; second: MirrorProcess; ids: [string, string] }> {
+  const first = await startMirrorMaker(file);
+  mirrors.push(first);
+  let statuses = new Map<string, UnitStatus>();
+  await waitFor(
+    async () => {
+      statuses = await flowStatuses(targetBootstrap);
+      const running = [...statuses].filter(([, s]) => s.state === 'RUNNING').map(([k]) => k);
+      return (
+        running.filter((k) => k.startsWith('status-task-MirrorSourceConnector-')).length === tasks &&
+        running.includes('status-task-MirrorHeartbeatConnector-0')
+      );
+    },
+    120_000,
+    () => `the first process never ran every task:\n${describeStatuses(statuses)}\n${first.output()}`,
+  );
+  const second = await startMirrorMaker(file);
+  mirrors.push(second);
+  const ids: [string, string] = [workerId(first.output()), workerId(second.output())];
+  assert.notEqual(ids[0], ids[1]);
+  return { first, second, ids };
 }

@@ -22,12 +22,12 @@ import { type BrokerProcess, startBroker } from '../../helpers/broker-process.js
 import {
   describeStatuses,
   flowStatuses,
+  startTwoProcesses,
   type UnitStatus,
   waitFor,
   withPrefix,
-  workerId,
 } from './flow-status.js';
-import { type MirrorProcess, startMirrorMaker, writeTwoClusterMm2 } from './mirror-process.js';
+import { type MirrorProcess, writeTwoClusterMm2 } from './mirror-process.js';
 
 const TASKS = 2;
 
@@ -144,27 +144,9 @@ test('two processes share a flow over the https internal REST server', async () 
     'offset.flush.interval.ms': 1000,
   });
 
-  const first = await startMirrorMaker(file);
-  mirrors.push(first);
+  const { first, second, ids } = await startTwoProcesses(file, b.bootstrap, TASKS, mirrors);
   assert.match(first.output(), /Internal REST server listening at https:\/\/127\.0\.0\.1:\d+\//);
   let statuses = new Map<string, UnitStatus>();
-  // The second process joins once the first runs everything: the join is a pure balancing round.
-  await waitFor(
-    async () => {
-      statuses = await flowStatuses(b.bootstrap);
-      const running = [...statuses].filter(([, s]) => s.state === 'RUNNING').map(([k]) => k);
-      return (
-        running.filter((k) => k.startsWith('status-task-MirrorSourceConnector-')).length === TASKS &&
-        running.includes('status-task-MirrorHeartbeatConnector-0')
-      );
-    },
-    120_000,
-    () => `the first process never ran every task:\n${describeStatuses(statuses)}\n${first.output()}`,
-  );
-  const second = await startMirrorMaker(file);
-  mirrors.push(second);
-  const ids = [workerId(first.output()), workerId(second.output())];
-  assert.notEqual(ids[0], ids[1]);
 
   // The second runs MirrorSourceConnector (the balancing round moves the last connector by name) and one task.
   await waitFor(

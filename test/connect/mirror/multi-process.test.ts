@@ -14,12 +14,12 @@ import { sleep } from '../../helpers/wait.js';
 import {
   describeStatuses,
   flowStatuses,
+  startTwoProcesses,
   type UnitStatus,
   waitFor,
   withPrefix,
-  workerId,
 } from './flow-status.js';
-import { type MirrorProcess, startMirrorMaker, writeTwoClusterMm2 } from './mirror-process.js';
+import { type MirrorProcess, writeTwoClusterMm2 } from './mirror-process.js';
 
 const PARTITIONS = 6;
 const TASKS = 4;
@@ -85,27 +85,10 @@ test('two processes share the flow; when one is killed the other takes all the w
   })();
 
   try {
-    const first = await startMirrorMaker(file);
-    mirrors.push(first);
-    // The second process joins once the first runs every task (the source's and the heartbeat's): the join is
-    // then a pure load-balancing round, in which the first gives up half of its tasks.
+    // The second process joins once the first runs every task: the join is then a pure load-balancing round,
+    // in which the first gives up half of its tasks.
+    const { first, second, ids } = await startTwoProcesses(file, b.bootstrap, TASKS, mirrors);
     let statuses = new Map<string, UnitStatus>();
-    await waitFor(
-      async () => {
-        statuses = await taskStatuses();
-        const running = [...statuses].filter(([, s]) => s.state === 'RUNNING').map(([k]) => k);
-        return (
-          running.filter((k) => k.startsWith('status-task-MirrorSourceConnector-')).length === TASKS &&
-          running.includes('status-task-MirrorHeartbeatConnector-0')
-        );
-      },
-      120_000,
-      () => `the first process never ran every task:\n${describeStatuses(statuses)}\n${first.output()}`,
-    );
-    const second = await startMirrorMaker(file);
-    mirrors.push(second);
-    const ids = [workerId(first.output()), workerId(second.output())];
-    assert.notEqual(ids[0], ids[1]);
 
     // Shared: TASKS tasks running, some on each process.
     await waitFor(
