@@ -13,16 +13,12 @@ import { Admin, Consumer, Producer } from '../../src/client/index.js';
 import { mirrorMetrics } from '../../src/connect/mirror/metrics.js';
 import { MirrorMaker } from '../../src/connect/mirror/mirror-maker.js';
 import { startBroker } from '../../test/helpers/broker-process.js';
+import { numberOption } from '../harness/options.js';
 import { summarize } from '../harness/repeat.js';
 import { ResultWriter } from '../harness/results.js';
 
 const PARTITIONS = 4;
 const VALUE_BYTES = 100;
-
-function option(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(name);
-  return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : fallback;
-}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -119,8 +115,8 @@ export async function run(args: string[]): Promise<void> {
     return;
   }
   const quick = args.includes('--quick');
-  const records = option(args, '--records', quick ? 100_000 : 300_000);
-  const repeats = option(args, '--repeats', quick ? 1 : 3);
+  const records = numberOption(args, '--records', quick ? 100_000 : 300_000);
+  const repeats = numberOption(args, '--repeats', quick ? 1 : 3);
   const [a, b] = await Promise.all([startBroker(), startBroker()]);
   const results = { mirror: [] as number[], plain: [] as number[] };
   const writer = new ResultWriter({ bench: 'mirror', args });

@@ -14,13 +14,9 @@ import { Admin, Producer } from '../../src/client/index.js';
 import { startStandalone } from '../../src/connect/runtime/standalone.js';
 import { startBroker } from '../../test/helpers/broker-process.js';
 import { startPostgres } from '../../test/helpers/postgres.js';
+import { numberOption } from '../harness/options.js';
 
 const INSERT_BATCH_ROWS = 500;
-
-function option(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(name);
-  return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : fallback;
-}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -41,8 +37,8 @@ export async function run(args: string[]): Promise<void> {
     return;
   }
   const quick = args.includes('--quick');
-  const records = option(args, '--records', quick ? 20_000 : 100_000);
-  const repeats = option(args, '--repeats', quick ? 1 : 3);
+  const records = numberOption(args, '--records', quick ? 20_000 : 100_000);
+  const repeats = numberOption(args, '--repeats', quick ? 1 : 3);
   const dir = mkdtempSync(join(tmpdir(), 'brook-bench-connect-'));
   const [broker, postgres] = await Promise.all([
     startBroker({ overrides: { 'num.partitions': 1 } }),

@@ -23,19 +23,11 @@ import {
   StreamsBuilder,
 } from '../../src/streams/index.js';
 import { startBroker } from '../../test/helpers/broker-process.js';
+import { numberOption } from '../harness/options.js';
+import { summarize } from '../harness/repeat.js';
 
 const PARTITIONS = 3;
 const S = Serdes.String();
-
-function option(args: string[], name: string, fallback: number): number {
-  const at = args.indexOf(name);
-  return at >= 0 ? Number(args[at + 1]) : fallback;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-}
 
 function app(bootstrap: string, engine: 'persistent' | 'in-memory', dir: string): KafkaStreams {
   const builder = new StreamsBuilder();
@@ -126,8 +118,8 @@ async function rawRead(bootstrap: string, topic: string): Promise<{ records: num
 
 export async function run(args: string[]): Promise<void> {
   const quick = args.includes('--quick');
-  const records = option(args, '--records', quick ? 30_000 : 200_000);
-  const reps = option(args, '--reps', 3);
+  const records = numberOption(args, '--records', quick ? 30_000 : 200_000);
+  const reps = numberOption(args, '--reps', 3);
   const broker = await startBroker();
   try {
     const admin = new Admin({ bootstrapServers: broker.bootstrap });
@@ -170,11 +162,11 @@ export async function run(args: string[]): Promise<void> {
         ratios.push(restoreRate / rawRate);
       }
       const fmt = (xs: number[]) =>
-        `${Math.round(median(xs)).toString().padStart(8)} records/s [${Math.round(Math.min(...xs))}-${Math.round(Math.max(...xs))}]`;
+        `${Math.round(summarize(xs).median).toString().padStart(8)} records/s [${Math.round(Math.min(...xs))}-${Math.round(Math.max(...xs))}]`;
       console.log(`${engine.padEnd(10)} raw changelog read ${fmt(rawRates)}`);
       console.log(`${engine.padEnd(10)} store restoration  ${fmt(restoreRates)}`);
       console.log(
-        `${engine.padEnd(10)} restoration / raw  ${median(ratios).toFixed(2)} [${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}]`,
+        `${engine.padEnd(10)} restoration / raw  ${summarize(ratios).median.toFixed(2)} [${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}]`,
       );
     }
   } finally {

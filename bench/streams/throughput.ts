@@ -21,15 +21,11 @@ import {
   StreamsBuilder,
 } from '../../src/streams/index.js';
 import { startBroker } from '../../test/helpers/broker-process.js';
+import { numberOption } from '../harness/options.js';
 
 const PARTITIONS = 3;
 const KEYS = 1000;
 const S = Serdes.String();
-
-function option(args: string[], name: string, fallback: number): number {
-  const at = args.indexOf(name);
-  return at >= 0 ? Number(args[at + 1]) : fallback;
-}
 
 /** Counts records as they are processed: the time of the first and of the last one. */
 class Clock {
@@ -117,7 +113,7 @@ async function streams(bootstrap: string, records: number, stateful: boolean, di
 }
 
 export async function run(args: string[]): Promise<void> {
-  const records = option(args, '--records', args.includes('--quick') ? 30_000 : 200_000);
+  const records = numberOption(args, '--records', args.includes('--quick') ? 30_000 : 200_000);
   const broker = await startBroker();
   const dir = mkdtempSync(join(tmpdir(), 'brook-streams-bench-'));
   try {
