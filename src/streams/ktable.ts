@@ -130,17 +130,7 @@ export class KTable<K, V> {
     materialized?: Materialized<K, VR>,
   ): KTable<K, VR>;
   join(...args: unknown[]): never {
-    const [other, second, third, fourth, fifth] = args;
-    if (typeof third === 'function')
-      return this.fkJoin(other as KTable<unknown, unknown>, second, third, false, fourth, fifth) as never;
-    return tableTableJoin(
-      this,
-      other as never,
-      second as never,
-      'inner',
-      third as Named,
-      fourth as never,
-    ) as never;
+    return this.joinOverload('inner', args);
   }
 
   /** Foreign-key left join: as the foreign-key join(), a row without a foreign row joins with null. */
@@ -159,14 +149,29 @@ export class KTable<K, V> {
     materialized?: Materialized<K, VR>,
   ): KTable<K, VR>;
   leftJoin(...args: unknown[]): never {
+    return this.joinOverload('left', args);
+  }
+
+  /**
+   * Which join an overloaded call of join() / leftJoin() is: a function as third argument is the joiner of a
+   * foreign-key join (the second is the extractor), else the joiner came second (a join on the key).
+   */
+  private joinOverload(kind: 'inner' | 'left', args: unknown[]): never {
     const [other, second, third, fourth, fifth] = args;
     if (typeof third === 'function')
-      return this.fkJoin(other as KTable<unknown, unknown>, second, third, true, fourth, fifth) as never;
+      return this.fkJoin(
+        other as KTable<unknown, unknown>,
+        second,
+        third,
+        kind === 'left',
+        fourth,
+        fifth,
+      ) as never;
     return tableTableJoin(
       this,
       other as never,
       second as never,
-      'left',
+      kind,
       third as Named,
       fourth as never,
     ) as never;
