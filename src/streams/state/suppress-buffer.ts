@@ -212,19 +212,19 @@ export class SuppressBuffer implements StateStore {
       this.index.set(id, entry);
       return;
     }
-    let lo = 0;
-    let hi = this.sorted.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareEntries(this.sorted[mid]!, e) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    this.sorted.splice(lo, 0, e);
+    this.sorted.splice(this.lowerBound(e), 0, e);
     this.index.set(id, e);
   }
 
-  /** The index of a buffered entry in `sorted` (binary search on its time and key). */
+  /** The index of a buffered entry in `sorted`. */
   private position(e: BufferedEntry): number {
+    const at = this.lowerBound(e);
+    assert.ok(this.sorted[at] === e, `suppress buffer ${this.name}: entry not where its order puts it`);
+    return at;
+  }
+
+  /** The first index in `sorted` whose entry does not order before `e` (binary search on time, then key). */
+  private lowerBound(e: BufferedEntry): number {
     let lo = 0;
     let hi = this.sorted.length;
     while (lo < hi) {
@@ -232,7 +232,6 @@ export class SuppressBuffer implements StateStore {
       if (compareEntries(this.sorted[mid]!, e) < 0) lo = mid + 1;
       else hi = mid;
     }
-    assert.ok(this.sorted[lo] === e, `suppress buffer ${this.name}: entry not where its order puts it`);
     return lo;
   }
 
