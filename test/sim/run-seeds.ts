@@ -4,6 +4,7 @@
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { testRoot } from '../storage/tmp-dir.js';
 import { DataPlaneSimulation, SimulationFailure, type SimulationOptions } from './data-plane-simulation.js';
 
@@ -50,7 +51,7 @@ export async function runSeeds(
       totals.leaderChanges += result.leaderChanges;
       totals.truncations += result.truncations;
       totals.healStepsMax = Math.max(totals.healStepsMax, result.healSteps);
-      rmSync(dir, { recursive: true, force: true });
+      await removeSeedDir(dir);
     } catch (err) {
       if (err instanceof SimulationFailure && process.env.SIM_TRACE === '1')
         console.log(err.trace.join('\n'));
@@ -59,4 +60,15 @@ export async function runSeeds(
     }
   }
   return totals;
+}
+
+/**
+ * Removes a passed seed's directory. The run ends with every broker crashed (kill -9 in memory), so file writes
+ * the last incarnations started (a snapshot, a new segment's index) can still be landing: a plain recursive
+ * remove then fails with ENOTEMPTY when a file appears in a directory it has just emptied. Let those writes
+ * finish, and let rmSync retry the directories that were refilled.
+ */
+async function removeSeedDir(dir: string): Promise<void> {
+  await sleep(10);
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
 }
