@@ -81,7 +81,13 @@ export {
 } from './state/stores.js';
 export { TimestampedWindowStore } from './state/window-store.js';
 export { StreamsBuilder } from './streams-builder.js';
-export { Suppressed } from './suppress.js';
+export {
+  BufferConfig,
+  type BufferFullStrategy,
+  EagerBufferConfig,
+  StrictBufferConfig,
+  Suppressed,
+} from './suppress.js';
 export { TestInputTopic, TestOutputTopic, type TestRecord, TopologyTestDriver } from './test-driver.js';
 export {
   type StreamPartitioner,

@@ -6,34 +6,155 @@
 // updates buffered when an instance crashes are emitted by the task's next owner. Entries leave in buffer-time
 // order (window end, or the first held record's time), then by key bytes. Stream time is the largest record
 // timestamp the processor has seen since the task started (Kafka's observedStreamTime, not restored either).
+//
+// Bounds (Kafka's Suppressed.BufferConfig): maxRecords (buffered keys) and maxBytes (the buffer's size
+// estimate, state/suppress-buffer.ts), checked after each record once the due entries left. Over a bound, an
+// eager config (emitEarlyWhenFull) emits the oldest entries until the buffer fits again; a strict one
+// (shutDownWhenFull, or unbounded) throws Kafka's StreamsException, which reaches the uncaught exception
+// handler. untilWindowCloses takes only strict configs: an early emit would break "one final result".
 
 import assert from 'node:assert/strict';
 import type { Named } from './dsl-options.js';
+import { StreamsError } from './errors.js';
 import { KTable } from './ktable.js';
 import { Change, type ProcessorContext, type ProcessorSupplier, Record } from './processor.js';
 import type { Serde } from './serdes.js';
 import { StoreBuilder } from './state/stores.js';
-import type { SuppressBuffer } from './state/suppress-buffer.js';
+import type { EvictionHandler, SuppressBuffer } from './state/suppress-buffer.js';
 import { type Windowed, WindowedSerdes } from './windows.js';
 
+/** What a bounded buffer does when a bound is passed (Kafka's BufferFullStrategy). */
+export type BufferFullStrategy = 'EMIT' | 'SHUT_DOWN';
+
+/** Kafka prints an absent bound as Long.MAX_VALUE. */
+const NO_BOUND = Number.POSITIVE_INFINITY;
+
+function checkLimit(what: string, n: number): number {
+  if (!(Number.isSafeInteger(n) && n >= 0) && n !== NO_BOUND)
+    throw new RangeError(`${what} must be a non-negative integer, got ${n}`);
+  return n;
+}
+
+/**
+ * Kafka's Suppressed.BufferConfig: how much a suppression may hold (maxRecords keys, maxBytes of its size
+ * estimate) and what happens beyond. `BufferConfig.maxRecords(n)` / `maxBytes(n)` start an eager config
+ * (emits early when full); `unbounded()`, `withNoBound()` and `shutDownWhenFull()` give a strict one.
+ */
+export abstract class BufferConfig {
+  protected constructor(
+    readonly maxRecords: number,
+    readonly maxBytes: number,
+    readonly bufferFullStrategy: BufferFullStrategy,
+  ) {}
+
+  /** A buffer of at most `recordLimit` keys that emits its oldest entries when full. */
+  static maxRecords(recordLimit: number): EagerBufferConfig {
+    return new EagerBufferConfig(checkLimit('maxRecords', recordLimit), NO_BOUND);
+  }
+
+  /** A buffer of at most `byteLimit` bytes (Kafka's estimate) that emits its oldest entries when full. */
+  static maxBytes(byteLimit: number): EagerBufferConfig {
+    return new EagerBufferConfig(NO_BOUND, checkLimit('maxBytes', byteLimit));
+  }
+
+  /** No bound: the buffer holds what the time limit asks (strict: never emits early). */
+  static unbounded(): StrictBufferConfig {
+    return new StrictBufferConfig(NO_BOUND, NO_BOUND);
+  }
+
+  abstract withMaxRecords(recordLimit: number): BufferConfig;
+  abstract withMaxBytes(byteLimit: number): BufferConfig;
+
+  withNoBound(): StrictBufferConfig {
+    return new StrictBufferConfig(NO_BOUND, NO_BOUND);
+  }
+
+  /** Over a bound, the suppression fails with a StreamsException (strict: never emits early). */
+  shutDownWhenFull(): StrictBufferConfig {
+    return new StrictBufferConfig(this.maxRecords, this.maxBytes);
+  }
+
+  /** Over a bound, the oldest entries are emitted until the buffer fits (not strict). */
+  emitEarlyWhenFull(): EagerBufferConfig {
+    return new EagerBufferConfig(this.maxRecords, this.maxBytes);
+  }
+}
+
+/** A config that never emits early: it holds to the time bound or fails (Kafka's StrictBufferConfig). */
+export class StrictBufferConfig extends BufferConfig {
+  /** Tells the two kinds apart for the type checker (untilWindowCloses takes only this one). */
+  readonly strict = true as const;
+
+  /** @internal */
+  constructor(maxRecords: number, maxBytes: number) {
+    super(maxRecords, maxBytes, 'SHUT_DOWN');
+  }
+
+  static override unbounded(): StrictBufferConfig {
+    return BufferConfig.unbounded();
+  }
+
+  withMaxRecords(recordLimit: number): StrictBufferConfig {
+    return new StrictBufferConfig(checkLimit('maxRecords', recordLimit), this.maxBytes);
+  }
+
+  withMaxBytes(byteLimit: number): StrictBufferConfig {
+    return new StrictBufferConfig(this.maxRecords, checkLimit('maxBytes', byteLimit));
+  }
+}
+
+/** A config that emits its oldest entries early when full (Kafka's EagerBufferConfigImpl). */
+export class EagerBufferConfig extends BufferConfig {
+  readonly strict = false as const;
+
+  /** @internal */
+  constructor(maxRecords: number, maxBytes: number) {
+    super(maxRecords, maxBytes, 'EMIT');
+  }
+
+  withMaxRecords(recordLimit: number): EagerBufferConfig {
+    return new EagerBufferConfig(checkLimit('maxRecords', recordLimit), this.maxBytes);
+  }
+
+  withMaxBytes(byteLimit: number): EagerBufferConfig {
+    return new EagerBufferConfig(this.maxRecords, checkLimit('maxBytes', byteLimit));
+  }
+}
+
 export class Suppressed {
+  /** Kafka's nested name: `Suppressed.BufferConfig.maxRecords(10)`. */
+  static readonly BufferConfig = BufferConfig;
+
   private constructor(
     readonly mode: 'untilWindowCloses' | 'untilTimeLimit',
     readonly timeLimitMs: number,
+    readonly bufferConfig: BufferConfig,
     readonly name: string | null,
   ) {}
 
-  /** Kafka's Suppressed.untilWindowCloses(BufferConfig.unbounded()): one final result per window. */
-  static untilWindowCloses(): Suppressed {
-    return new Suppressed('untilWindowCloses', 0, null);
+  /**
+   * Kafka's Suppressed.untilWindowCloses(bufferConfig): one final result per window. The config must be strict
+   * (`BufferConfig.unbounded()`, the default here, or a bounded one with `shutDownWhenFull()`).
+   */
+  static untilWindowCloses(bufferConfig: StrictBufferConfig = BufferConfig.unbounded()): Suppressed {
+    if (!(bufferConfig instanceof StrictBufferConfig))
+      throw new TypeError(
+        'untilWindowCloses takes a strict buffer config (BufferConfig.unbounded() or shutDownWhenFull()): an early emit would break the final result',
+      );
+    return new Suppressed('untilWindowCloses', 0, bufferConfig, null);
   }
 
-  static untilTimeLimit(timeToWaitForMoreEventsMs: number): Suppressed {
-    return new Suppressed('untilTimeLimit', timeToWaitForMoreEventsMs, null);
+  /** Kafka's Suppressed.untilTimeLimit(timeToWaitForMoreEvents, bufferConfig); unbounded by default here. */
+  static untilTimeLimit(
+    timeToWaitForMoreEventsMs: number,
+    bufferConfig: BufferConfig = BufferConfig.unbounded(),
+  ): Suppressed {
+    if (!(bufferConfig instanceof BufferConfig)) throw new TypeError('untilTimeLimit takes a BufferConfig');
+    return new Suppressed('untilTimeLimit', timeToWaitForMoreEventsMs, bufferConfig, null);
   }
 
   withName(name: string): Suppressed {
-    return new Suppressed(this.mode, this.timeLimitMs, name);
+    return new Suppressed(this.mode, this.timeLimitMs, this.bufferConfig, name);
   }
 }
 
@@ -55,7 +176,7 @@ export function suppressTable<K, V>(
     key: (table.keySerde as Serde<unknown> | null) ?? windowedKeySerde(windows, defaultKey),
     value: (table.valueSerde as Serde<unknown> | null) ?? defaultValue,
   });
-  b.topology.addProcessor(name, suppressSupplier(storeName, suppressed, windows), table.nodeName);
+  b.topology.addProcessor(name, suppressSupplier(name, storeName, suppressed, windows), table.nodeName);
   b.topology.addStateStore(store, name);
   return new KTable<K, V>(b, name, table.keySerde, table.valueSerde, null, windows);
 }
@@ -74,7 +195,13 @@ function windowedKeySerde(
   return WindowedSerdes.timeWindowedSerdeFrom(inner, sizeMs) as Serde<unknown>;
 }
 
+/** A bound as Kafka prints it (Long.MAX_VALUE when there is none). */
+function printedLimit(n: number): string {
+  return n === NO_BOUND ? '9223372036854775807' : String(n);
+}
+
 function suppressSupplier(
+  nodeName: string,
   storeName: string,
   suppressed: Suppressed,
   windows: KTable<unknown, unknown>['windows'],
@@ -82,6 +209,7 @@ function suppressSupplier(
   // untilWindowCloses: buffer time is the window end, and an entry is due once stream time - grace reaches it;
   // untilTimeLimit: buffer time is the record's, due once stream time - limit reaches it.
   const waitMs = suppressed.mode === 'untilWindowCloses' ? windows!.graceMs : suppressed.timeLimitMs;
+  const { maxRecords, maxBytes, bufferFullStrategy } = suppressed.bufferConfig;
   return () => {
     let ctx: ProcessorContext<unknown, Change<unknown>>;
     let buffer: SuppressBuffer;
@@ -103,8 +231,17 @@ function suppressSupplier(
           partition: meta?.partition ?? -1,
           headers: [...r.headers],
         });
-        buffer.evictUpTo(observedStreamTimeMs - waitMs, (key, newValue, priorValue, context) =>
-          ctx.forward(new Record(key, new Change(newValue, priorValue), context.timestamp, context.headers)),
+        const emit: EvictionHandler = (key, newValue, priorValue, context) =>
+          ctx.forward(new Record(key, new Change(newValue, priorValue), context.timestamp, context.headers));
+        buffer.evictUpTo(observedStreamTimeMs - waitMs, emit);
+        const overCapacity = () => buffer.numRecords() > maxRecords || buffer.bufferSize() > maxBytes;
+        if (!overCapacity()) return;
+        if (bufferFullStrategy === 'EMIT') {
+          buffer.evictWhile(overCapacity, emit);
+          return;
+        }
+        throw new StreamsError(
+          `${nodeName} buffer exceeded its max capacity. Currently [${buffer.numRecords()}/${printedLimit(maxRecords)}] records and [${buffer.bufferSize()}/${printedLimit(maxBytes)}] bytes.`,
         );
       },
     };

@@ -17,6 +17,11 @@
 //
 // Restoration applies the changelog in order: a tombstone removes the key, a value puts the entry; a key
 // already buffered keeps its place (Kafka's non-resetting put).
+//
+// Size, as Kafka counts it for BufferConfig.maxBytes (computeRecordSize of its in-memory buffer): per entry 8
+// (buffer time) + key bytes + prior + old (not counted when it equals the prior) + new + the record context (8
+// timestamp, 8 offset, the topic's length in UTF-16 units, 4 partition, each header's key length in UTF-16
+// units and value bytes).
 
 import assert from 'node:assert/strict';
 import type { Header } from '../processor.js';
@@ -48,6 +53,14 @@ export interface BufferedEntry {
   new: Buffer | null;
   context: BufferedContext;
 }
+
+/** Receives an evicted entry: (key, new value, prior value, context). */
+export type EvictionHandler = (
+  key: unknown,
+  newValue: unknown,
+  priorValue: unknown,
+  context: BufferedContext,
+) => void;
 
 /** Sends one record to the buffer's changelog partition. */
 export type SuppressChangelogSend = (key: Buffer, value: Buffer | null, headers: readonly Header[]) => void;
@@ -140,6 +153,17 @@ export function decodeBufferValue(keyBytes: Buffer, value: Buffer): BufferedEntr
   };
 }
 
+/** An entry's size in Kafka's estimate (InMemoryTimeOrderedKeyValueChangeBuffer.computeRecordSize). */
+export function entrySizeBytes(e: BufferedEntry): number {
+  let size = 8 + e.keyBytes.length;
+  size += e.prior?.length ?? 0;
+  if (e.old !== null && (e.prior === null || !e.old.equals(e.prior))) size += e.old.length;
+  size += e.new?.length ?? 0;
+  size += 8 + 8 + e.context.topic.length + 4;
+  for (const h of e.context.headers) size += h.key.length + (h.value?.length ?? 0);
+  return size;
+}
+
 function compareEntries(a: BufferedEntry, b: BufferedEntry): number {
   return a.timeMs - b.timeMs || Buffer.compare(a.keyBytes, b.keyBytes);
 }
@@ -151,6 +175,8 @@ export class SuppressBuffer implements StateStore {
   private readonly index = new Map<string, BufferedEntry>();
   /** Keys put or evicted since the last commit: each is logged once then. */
   private readonly dirty = new Set<string>();
+  /** The sum of the buffered entries' sizes (entrySizeBytes). */
+  private sizeBytes = 0;
 
   constructor(
     readonly name: string,
@@ -167,6 +193,16 @@ export class SuppressBuffer implements StateStore {
 
   get size(): number {
     return this.index.size;
+  }
+
+  /** Kafka's numRecords(): buffered keys. */
+  numRecords(): number {
+    return this.index.size;
+  }
+
+  /** Kafka's bufferSize(): the buffered entries' estimated bytes. */
+  bufferSize(): number {
+    return this.sizeBytes;
   }
 
   /** The smallest buffer time, or Infinity when empty. */
@@ -210,10 +246,12 @@ export class SuppressBuffer implements StateStore {
       const entry = { ...e, timeMs: previous.timeMs };
       this.sorted[at] = entry;
       this.index.set(id, entry);
+      this.sizeBytes += entrySizeBytes(entry) - entrySizeBytes(previous);
       return;
     }
     this.sorted.splice(this.lowerBound(e), 0, e);
     this.index.set(id, e);
+    this.sizeBytes += entrySizeBytes(e);
   }
 
   /** The index of a buffered entry in `sorted`. */
@@ -240,25 +278,34 @@ export class SuppressBuffer implements StateStore {
     if (e === undefined) return;
     this.sorted.splice(this.position(e), 1);
     this.index.delete(id);
+    this.sizeBytes -= entrySizeBytes(e);
   }
 
   /**
    * Takes out, in buffer-time order, every entry whose buffer time is at most `limitMs`, and hands each to
    * `emit` as (key, new value, prior value, context). The keys become dirty: their tombstones go out at commit.
    */
-  evictUpTo(
-    limitMs: number,
-    emit: (key: unknown, newValue: unknown, priorValue: unknown, context: BufferedContext) => void,
-  ): void {
+  evictUpTo(limitMs: number, emit: EvictionHandler): void {
+    this.evictWhile((head) => head.timeMs <= limitMs, emit);
+  }
+
+  /**
+   * Kafka's evictWhile: takes out entries from the head (oldest buffer time first) while `more(head)` holds,
+   * asked again before each one with numRecords() and bufferSize() already counting the entries taken, then
+   * hands them to `emit` in that order. The keys become dirty: their tombstones go out at commit.
+   */
+  evictWhile(more: (head: BufferedEntry) => boolean, emit: EvictionHandler): void {
     let n = 0;
-    while (n < this.sorted.length && this.sorted[n]!.timeMs <= limitMs) n++;
-    if (n === 0) return;
-    const due = this.sorted.splice(0, n);
-    for (const e of due) {
+    while (n < this.sorted.length && more(this.sorted[n]!)) {
+      const e = this.sorted[n]!;
       const id = e.keyBytes.toString('latin1');
       this.index.delete(id);
       this.dirty.add(id);
+      this.sizeBytes -= entrySizeBytes(e);
+      n++;
     }
+    if (n === 0) return;
+    const due = this.sorted.splice(0, n);
     for (const e of due)
       emit(
         this.keySerde.deserialize(this.serdeTopic, e.keyBytes),
@@ -320,5 +367,6 @@ export class SuppressBuffer implements StateStore {
     this.sorted = [];
     this.index.clear();
     this.dirty.clear();
+    this.sizeBytes = 0;
   }
 }
