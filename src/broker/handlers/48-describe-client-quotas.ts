@@ -1,6 +1,7 @@
 // DescribeClientQuotas (48): the quotas of the user, client-id and user/client-id entities a filter matches, read
 // from the metadata store (Kafka's ZooKeeper-mode semantics: exact, default and specified components; strict
 // leaves out entities with parts the filter does not name). A bad filter is a top-level error with no entries.
+// Kafka's check: DESCRIBE_CONFIGS on the cluster, else CLUSTER_AUTHORIZATION_FAILED with no entries.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -9,6 +10,7 @@ import type {
 } from '../../protocol/messages/48-describe-client-quotas.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
+import { AclOperation, authorizeCluster } from '../authorization.js';
 import { describeQuotas, entityParts, parseQuotaFilter } from '../quota/quota-requests.js';
 
 export const describeClientQuotasHandler = defineHandler<
@@ -19,6 +21,14 @@ export const describeClientQuotasHandler = defineHandler<
   minVersion: 0,
   maxVersion: 1,
   async handle(context, request) {
+    if (!authorizeCluster(context, AclOperation.DESCRIBE_CONFIGS)) {
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        errorMessage: 'Cluster authorization failed.',
+        entries: null,
+      };
+    }
     const filter = parseQuotaFilter(request.components, request.strict);
     if ('errorCode' in filter) {
       return {
