@@ -13,6 +13,8 @@
 // - in comments of *.ts/*.mjs/*.js files: `src/...`, `test/...`, `bench/...`, `tools/...` tokens, from the root.
 // A `.js` name is satisfied by its `.ts` source. Tokens with placeholders (`NN-name.ts`, `<id>`, `*`) are skipped.
 //
+// And the top README.md names every folder of src/ as `src/<module>` (its tour covers every module).
+//
 // Usage: node tools/check-paths.mjs [--root <dir>]; exits 1 and lists each missing path with where it is named.
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -184,14 +186,33 @@ export function missingPaths(root) {
     if (file.endsWith('.md')) checkMarkdown(file, root, report);
     else if (/\.(ts|mjs|js)$/.test(file)) checkCode(file, root, report);
   }
+  missing.push(...modulesMissingFromTour(root));
   return missing;
+}
+
+/**
+ * The top README's tour must name every module: each folder of src/ as `src/<module>`, so that a module added
+ * later cannot be left out of it (the tour once lacked controller, coordinator, client and cli, later streams).
+ */
+export function modulesMissingFromTour(root) {
+  const readme = join(root, 'README.md');
+  const src = join(root, 'src');
+  if (!existsSync(readme) || !isFolder(src)) return [];
+  const text = readFileSync(readme, 'utf8');
+  return readdirSync(src)
+    .filter((name) => isFolder(join(src, name)))
+    .filter((name) => !new RegExp(`(?<![\\w./-])src/${name}(?![\\w-])`).test(text))
+    .map((name) => ({ where: 'README.md', token: `src/${name}`, tour: true }));
 }
 
 const rootArg = process.argv.indexOf('--root');
 const root = rootArg >= 0 ? process.argv[rootArg + 1] : join(dirname(fileURLToPath(import.meta.url)), '..');
 const missing = missingPaths(root);
-for (const { where, token } of missing) console.error(`${where}: names ${token}, which does not exist`);
+for (const { where, token, tour } of missing) {
+  if (tour) console.error(`${where}: the tour does not name the module ${token}`);
+  else console.error(`${where}: names ${token}, which does not exist`);
+}
 if (missing.length > 0) {
-  console.error(`${missing.length} named path(s) missing`);
+  console.error(`${missing.length} named path(s) missing or module(s) not in the README's tour`);
   process.exit(1);
 }

@@ -182,7 +182,7 @@ describe('broker over the wire', () => {
 
   it('rejects a batch with a wrong CRC with CORRUPT_MESSAGE and keeps the log unchanged', async () => {
     const batch = buildBatch([{ value: 'x' }]);
-    batch[batch.length - 1] ^= 0xff;
+    batch[batch.length - 1]! ^= 0xff;
     const response = await client.call(ApiKey.PRODUCE, 9, produceRequest('wire-rt', 0, batch));
     assert.equal(response.responses[0].partitionResponses[0].errorCode, ErrorCode.CORRUPT_MESSAGE);
     const offsets = await client.call(ApiKey.LIST_OFFSETS, 7, {

@@ -101,7 +101,7 @@ test('records are decoded lazily in takes of any size, across plain and compress
 
 test('a corrupted batch is refused when the fetch arrives, before any record is decoded', () => {
   const batch = buildBatch([{ value: 'x' }], { baseOffset: 0 });
-  batch[batch.length - 1] ^= 0xff;
+  batch[batch.length - 1]! ^= 0xff;
   assert.throws(() => new FetchedRecords(batch, 0, null, false), BatchFaultError);
   assert.equal(
     new FetchedRecords(batch, 0, null, false, false).done,

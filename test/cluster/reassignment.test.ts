@@ -111,7 +111,9 @@ describe('partition reassignment in a three-broker cluster', () => {
     assert.equal(created[0]!.error, null);
     await waitFor(`a leader for ${topic} with a full ISR`, async () => {
       const v = await partitionView(brokers[replicas[0]!]!, topic);
-      return v?.leaderId === replicas[0] && v.isrNodes.length === replicas.length ? v : undefined;
+      return v !== undefined && v.leaderId === replicas[0] && v.isrNodes.length === replicas.length
+        ? v
+        : undefined;
     });
   }
 

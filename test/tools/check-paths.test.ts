@@ -56,7 +56,7 @@ describe('tools/check-paths.mjs', () => {
   it('fails on a missing path in a code block, inline code, prose, a link, an anchor and a comment, naming where', () => {
     const { status, stderr } = check({
       ...tree,
-      'README.md': 'The tour:\n\n```sh\nnode src/cli/main.ts\n```\n',
+      'README.md': 'The tour: `src/store`.\n\n```sh\nnode src/cli/main.ts\n```\n',
       'src/store/README.md':
         'Retention is in `retention.ts`; security in src/security.\nSee [the map](../../MAP.md) and [D2](../../README.md#d2).\n',
       // Built from parts so that the lint check does not read this line as a comment naming a missing file.
@@ -76,5 +76,21 @@ describe('tools/check-paths.mjs', () => {
       /^src\/store\/README\.md:2: names \.\.\/\.\.\/README\.md#d2, which does not exist$/m,
     );
     assert.match(stderr, /6 named path\(s\) missing/);
+  });
+
+  it("fails when the top README's tour leaves out a module of src/, and not for a longer name it does give", () => {
+    const { status, stderr } = check({
+      ...tree,
+      'src/stores/x.ts': 'export const w = 4;\n',
+      'src/client/y.ts': 'export const v = 5;\n',
+      'src/client-tools/z.ts': 'export const u = 6;\n',
+      'src/store/README.md': '# store\n',
+      'README.md': '| `src/stores` | stores |\n| `src/client-tools` | tools |\n',
+    });
+    assert.equal(status, 1);
+    assert.match(stderr, /^README\.md: the tour does not name the module src\/store$/m);
+    assert.match(stderr, /^README\.md: the tour does not name the module src\/client$/m);
+    assert.doesNotMatch(stderr, /module src\/stores$/m);
+    assert.match(stderr, /2 named path\(s\) missing or module\(s\) not in the README's tour/);
   });
 });

@@ -336,7 +336,7 @@ export function defineConformanceTests(harness: () => StoreHarness): void {
     assert.equal(text(ok(await s.get(`${base}/state`)).data), 'new');
     assert.deepEqual(ok(await s.children(`${base}/t`)), []);
     const stats = [ok(await s.exists(`${base}/t`))!, ok(await s.exists(`${base}/state`))!];
-    assert.equal(stats[0].czxid, stats[1].mzxid, 'one transaction, one zxid');
+    assert.equal(stats[0]!.czxid, stats[1]!.mzxid, 'one transaction, one zxid');
   });
 
   it('fires a child watch with deleted when the watched node itself goes', async () => {
