@@ -29,6 +29,8 @@ export const zooKeeperTickMs = 2000;
 const terminateBoundMs = 45_000;
 /** How long teardown waits for brokers to shut down cleanly before killing them. */
 const teardownBoundMs = 5_000;
+/** The same when the brokers write CPU profiles at exit (a killed broker writes none). */
+const profilingTeardownBoundMs = 30_000;
 
 export interface ClusterOptions {
   /** Directory for ZooKeeper's data and the brokers' log directories. */
@@ -38,6 +40,8 @@ export interface ClusterOptions {
   sessionTimeoutMs: number;
   /** Further broker configs (the same for every broker). */
   overrides?: Record<string, string | number | boolean>;
+  /** Run each broker under `node --cpu-prof`, its profiles in `<cpuProfileDir>/broker-<id>` (written at exit). */
+  cpuProfileDir?: string;
 }
 
 export interface ClusterBroker {
@@ -110,8 +114,10 @@ export class LocalCluster {
   }
 
   private async startOne(broker: ClusterBroker): Promise<void> {
+    const profileDir = this.options.cpuProfileDir;
     const started = await startBroker({
       dataDir: broker.dataDir,
+      cpuProfileDir: profileDir === undefined ? undefined : join(profileDir, `broker-${broker.id}`),
       overrides: {
         'broker.id': broker.id,
         listeners: `PLAINTEXT://127.0.0.1:${broker.port}`,
@@ -205,13 +211,19 @@ export class LocalCluster {
     this.probes.delete(port);
   }
 
-  /** Stops every broker (SIGTERM, killed after a short bound), then ZooKeeper. Never throws. */
+  /**
+   * Stops every broker (SIGTERM, killed after a short bound), then ZooKeeper. Never throws. Brokers that write CPU
+   * profiles stop one at a time with a longer bound: stopped together, their controlled shutdowns wait on each
+   * other past the bound, and a killed broker writes no profile.
+   */
   async stop(): Promise<void> {
     for (const port of [...this.probes.keys()]) this.dropProbe(port);
-    const stopping = this.live().map((broker) => {
+    const profiling = this.options.cpuProfileDir !== undefined;
+    const stopOne = (broker: ClusterBroker): Promise<unknown> => {
       const running = broker.process!;
       broker.process = null;
-      const killer = setTimeout(() => process.kill(running.pid, 'SIGKILL'), teardownBoundMs);
+      const boundMs = profiling ? profilingTeardownBoundMs : teardownBoundMs;
+      const killer = setTimeout(() => process.kill(running.pid, 'SIGKILL'), boundMs);
       return running
         .stop()
         .catch(() => null)
@@ -219,8 +231,9 @@ export class LocalCluster {
           clearTimeout(killer);
           releaseProcess(running.pid);
         });
-    });
-    await Promise.all(stopping);
+    };
+    if (profiling) for (const broker of this.live()) await stopOne(broker);
+    else await Promise.all(this.live().map(stopOne));
     await stopLocalZooKeeper(this.zooKeeper.dataDir).catch(() => false);
     releaseProcess(this.zooKeeper.pid);
   }

@@ -7,7 +7,7 @@
 // under acks=all writes at a fixed rate, once per zookeeper.session.timeout.ms given, and stopped with SIGTERM
 // (controlled shutdown). Prints summaries; appends every figure to bench/results/<date>-cluster.jsonl.
 import os from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { assert } from '../../src/common/assert.js';
 import { type BrokerProcess, startBroker } from '../broker/broker-process.js';
@@ -58,6 +58,8 @@ const usage = `usage: npm run bench -- cluster [options]
   --no-terminate           skip the controlled shutdown (SIGTERM) case (--quick skips it unless --terminate)
   --no-limits              skip L_net
   --override KEY=VALUE     a config of every cluster broker (repeatable; recorded with the cluster)
+  --cpu-prof DIR           run every broker under node --cpu-prof, profiles in DIR/cluster-<session timeout>/
+                           broker-<id> and DIR/single, written as they stop (bench/broker/profile-top.ts reads them)
   --dir DIR                parent of the temporary directory of ZooKeeper and brokers (default .)
   --results-dir DIR        where the result file goes (default bench/results)`;
 
@@ -97,6 +99,7 @@ export async function run(args: string[]): Promise<void> {
       'no-kill': { type: 'boolean', default: false },
       'no-limits': { type: 'boolean', default: false },
       override: { type: 'string', multiple: true, default: [] },
+      'cpu-prof': { type: 'string' },
       dir: { type: 'string', default: '.' },
       'results-dir': { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -140,6 +143,7 @@ export async function run(args: string[]): Promise<void> {
     assert(at > 0, `--override takes KEY=VALUE, got '${item}'`);
     overrides[item.slice(0, at)] = item.slice(at + 1);
   }
+  const cpuProfileDir = values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']);
   const workloads: Workload[] = records.flatMap((recordBytes) =>
     partitions.map((p) => ({ recordBytes, partitions: p })),
   );
@@ -168,7 +172,7 @@ export async function run(args: string[]): Promise<void> {
       let cluster: LocalCluster | undefined;
       try {
         if (!values['no-produce']) {
-          cluster = await startCluster(dir, sessionTimeouts[0]!, overrides, writer, log);
+          cluster = await startCluster(dir, sessionTimeouts[0]!, overrides, cpuProfileDir, writer, log);
           await produceCells(
             cluster,
             dir,
@@ -178,6 +182,7 @@ export async function run(args: string[]): Promise<void> {
             durationMs,
             produceResults,
             peakRss,
+            cpuProfileDir,
             writer,
             log,
           );
@@ -187,7 +192,7 @@ export async function run(args: string[]): Promise<void> {
             if (cluster === undefined || cluster.options.sessionTimeoutMs !== sessionTimeoutMs) {
               await cluster?.stop();
               cluster = undefined;
-              cluster = await startCluster(dir, sessionTimeoutMs, overrides, writer, log);
+              cluster = await startCluster(dir, sessionTimeoutMs, overrides, cpuProfileDir, writer, log);
             }
             const terminate = index === 0 && (values.terminate || (!quick && !values['no-terminate']));
             const modes: StopMode[] = [
@@ -227,6 +232,7 @@ async function startCluster(
   dir: string,
   sessionTimeoutMs: number,
   overrides: Record<string, string>,
+  cpuProfileDir: string | undefined,
   writer: ResultWriter,
   log: (message: string) => void,
 ): Promise<LocalCluster> {
@@ -236,6 +242,8 @@ async function startCluster(
     brokers: 3,
     sessionTimeoutMs,
     overrides,
+    cpuProfileDir:
+      cpuProfileDir === undefined ? undefined : join(cpuProfileDir, `cluster-${sessionTimeoutMs}`),
   });
   const seconds = (performance.now() - startedMs) / 1000;
   log(
@@ -264,6 +272,7 @@ async function produceCells(
   durationMs: number,
   results: CellResult[],
   peakRss: Record<string, number>,
+  cpuProfileDir: string | undefined,
   writer: ResultWriter,
   log: (message: string) => void,
 ): Promise<void> {
@@ -273,7 +282,10 @@ async function produceCells(
     ...replicatedAcks.map((acks) => ({ ...w, replicationFactor: 3 as const, acks })),
   ]);
   for (const cell of cells) results.push({ cell, repetitions: [], latency: new Histogram('us') });
-  const single: BrokerProcess = await startBroker({ dataDir: join(dir, 'single') });
+  const single: BrokerProcess = await startBroker({
+    dataDir: join(dir, 'single'),
+    cpuProfileDir: cpuProfileDir === undefined ? undefined : join(cpuProfileDir, 'single'),
+  });
   guardProcess(single.pid);
   const watches = new Map<string, ProcessWatch>([['single', watchProcess(single.pid)]]);
   for (const b of cluster.live()) watches.set(`broker-${b.id}`, watchProcess(b.process!.pid));
