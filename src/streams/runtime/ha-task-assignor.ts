@@ -22,10 +22,14 @@
 //     client that is not caught up moves to the least loaded caught-up client not holding the task, and the
 //     planned client keeps a warm-up while max.warmup.replicas (shared with step 3) allows.
 //  5. Stateless active tasks, in id order, each to the client with the fewest active tasks per thread.
+// With rack.aware.assignment.strategy (KIP-925, rack-aware-task-assignor.ts) the stateful actives are re-placed
+// after step 1 and the stateless ones after step 5 to cut cross-rack traffic, each client keeping its count
+// (Kafka's costs by default: traffic 10 and non-overlap 1 for stateful tasks, 1 and 0 for stateless ones).
 // A probing rebalance is due when step 3 or 4 moved anything: then warm-ups were placed (max.warmup.replicas is
 // at least 1), and the streams assignor schedules it from them.
 
 import assert from 'node:assert/strict';
+import { DEFAULT_COSTS, optimizeActivePlacement } from './rack-aware-task-assignor.js';
 import type { ClientAssignment, ClientState, HighAvailability } from './task-assignment.js';
 
 interface Plan {
@@ -79,6 +83,34 @@ function balanceOverThreads(
   }
 }
 
+/** KIP-925: re-places `tasks` (actives) to cut cross-rack traffic, every client keeping its count of them. */
+function optimizeForRacks(
+  plans: Plan[],
+  tasks: string[],
+  ha: HighAvailability,
+  kind: 'stateful' | 'stateless',
+): void {
+  const rack = ha.rackAware;
+  if (rack === undefined || tasks.length === 0) return;
+  const current = new Map<string, string>();
+  for (const p of plans) for (const t of tasks) if (p.active.has(t)) current.set(t, p.client.processId);
+  const placed = optimizeActivePlacement({
+    tasks,
+    clients: plans.map((p) => p.client.processId),
+    current,
+    crossRackPartitions: rack.crossRackPartitions,
+    strategy: rack.strategy,
+    trafficCost: rack.trafficCost ?? DEFAULT_COSTS[kind].trafficCost,
+    nonOverlapCost: rack.nonOverlapCost ?? DEFAULT_COSTS[kind].nonOverlapCost,
+  });
+  for (const p of plans) {
+    for (const t of tasks) {
+      if (placed.get(t) === p.client.processId) p.active.add(t);
+      else p.active.delete(t);
+    }
+  }
+}
+
 export function assignHighAvailability(
   sorted: ClientState[],
   ordered: string[],
@@ -94,6 +126,7 @@ export function assignHighAvailability(
   // 1. Stateful actives: round-robin, then balanced over threads.
   for (const [i, task] of stateful.entries()) plans[i % plans.length]!.active.add(task);
   balanceOverThreads(plans, 'active', order);
+  optimizeForRacks(plans, stateful, ha, 'stateful');
 
   // 2. Standbys: least loaded client not holding the task (the tag spread first when tags are configured).
   const newTagValues = (p: Plan, task: string): number => {
@@ -175,6 +208,7 @@ export function assignHighAvailability(
 
   // 5. Stateless actives: fewest active tasks per thread.
   for (const task of stateless) least(plans, () => true, activeLoad)!.active.add(task);
+  optimizeForRacks(plans, stateless, ha, 'stateless');
 
   return new Map(
     plans.map((p) => [

@@ -51,6 +51,18 @@ export interface HighAvailability {
   lag(client: ClientState, task: string): number;
   /** Tasks with changelogged state (Kafka's stateful tasks); the others are placed by balance alone. All if absent. */
   stateful?: Set<string>;
+  /** KIP-925 rack-aware active placement, when enabled and every rack is known. */
+  rackAware?: RackAwareActive;
+}
+
+/** rack.aware.assignment.* settings and the racks the leader found (KIP-925). */
+export interface RackAwareActive {
+  strategy: 'min_traffic' | 'balance_subtopology';
+  /** rack.aware.assignment.traffic_cost / non_overlap_cost; null: Kafka's defaults per task kind. */
+  trafficCost: number | null;
+  nonOverlapCost: number | null;
+  /** Source partitions of `task` with no replica in the client's rack. */
+  crossRackPartitions(task: string, processId: string): number;
 }
 
 /** Task ids in Kafka's order: by sub-topology, then partition. */
