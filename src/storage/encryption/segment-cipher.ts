@@ -9,9 +9,13 @@
 // extend a tag, so a chunk gets its GCM tag when it is full; until then its record holds a GMAC (GCM with the
 // ciphertext as additional data and no plaintext) of the bytes it has, recomputed at every append. That costs
 // at most one chunk (16 KiB of GHASH, several GB/s) per append, keeps one record per chunk, and lets a crash
-// leave the tags covering exactly the committed bytes. Appends encrypt with AES-256-CTR at the chunk's GCM
-// counter (the keystream GCM itself uses), so the bytes written are the GCM ciphertext of the chunk; the full
-// chunk's tag then comes from a GCM pass over its plaintext kept in memory, checked to give the same bytes.
+// leave the tags covering exactly the committed bytes. Appends encrypt the chunk they fill with one GCM pass
+// kept open across appends (node:crypto's GCM is a stream: update() answers every byte it is given), so the
+// chunk's tag comes from the same pass that encrypted it once the chunk is full. Where that pass cannot have seen
+// every byte of the chunk (a write repeated with other bounds, a commit without its encryption), appends encrypt
+// with AES-256-CTR at the chunk's GCM counter (the keystream GCM itself uses), and the full chunk's tag comes from
+// a GCM pass over its plaintext kept in memory, checked to give the same bytes. Both write GCM's ciphertext: the
+// format is the same either way.
 //
 // Nonces (12 bytes, all under the data key; the first byte keeps the kinds apart, so no two share a counter
 // block): a full chunk k uses 0x01 | 0 0 0 | k u64; the GMAC of chunk k's first `covered` bytes uses
@@ -38,7 +42,7 @@
 // ciphertext). covered < 16384 (only the last chunk): the GMAC over that prefix, then the chunk's first `covered`
 // ciphertext bytes. Version 1 (HMAC-SHA256 tags) is refused with a clear error.
 
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { type CipherGCM, createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import {
   closeSync,
   fstatSync,
@@ -125,6 +129,12 @@ export class SegmentCipher {
   private tailCipher: Buffer | null = null;
   /** Ciphertext handed to the file but not committed yet, by position (see encryptForWrite). */
   private readonly pending = new Map<number, Buffer>();
+  /**
+   * The GCM pass of the chunk appends are filling, open while it has encrypted every byte of that chunk so far
+   * (`at` bytes), in file order; and the tags such passes gave the chunks they filled, until those commit.
+   */
+  private stream: { readonly chunk: number; at: number; readonly gcm: CipherGCM } | null = null;
+  private readonly streamTags = new Map<number, Buffer>();
   /** Set on a new segment: its index files start under generation 0 with nothing written before. */
   private freshIndexes = false;
 
@@ -252,9 +262,75 @@ export class SegmentCipher {
     }
     const existing = this.pending.get(position);
     if (existing !== undefined && existing.length === end - start) return existing;
-    const out = this.encrypt(plain, start, end, position);
+    const out = this.encryptStreaming(plain, start, end, position);
     this.pending.set(position, out);
     return out;
+  }
+
+  /**
+   * `encrypt` for bytes about to be written, through the open GCM pass of each chunk where it can be: a chunk
+   * such a pass fills leaves its tag in streamTags, so its commit takes no second pass over it.
+   */
+  private encryptStreaming(plain: Buffer, start: number, end: number, position: number): Buffer {
+    const length = end - start;
+    let out: Buffer | null = null;
+    let at = 0;
+    while (at < length) {
+      const pos = position + at;
+      const chunk = Math.floor(pos / ENC_CHUNK_BYTES);
+      const inChunk = pos - chunk * ENC_CHUNK_BYTES;
+      const n = Math.min(ENC_CHUNK_BYTES - inChunk, length - at);
+      const input = plain.subarray(start + at, start + at + n);
+      const stream = this.streamAt(chunk, inChunk);
+      let piece: Buffer;
+      if (stream === null) {
+        piece = this.ctr(chunk, inChunk, input);
+      } else {
+        piece = stream.gcm.update(input);
+        assert(piece.length === n, 'a GCM pass answers every byte it is given');
+        stream.at += n;
+        if (stream.at === ENC_CHUNK_BYTES) {
+          stream.gcm.final();
+          this.streamTags.set(chunk, stream.gcm.getAuthTag());
+          this.stream = null;
+        }
+      }
+      if (n === length) return piece;
+      out ??= Buffer.allocUnsafe(length);
+      piece.copy(out, at);
+      at += n;
+    }
+    return out ?? EMPTY;
+  }
+
+  /**
+   * The GCM pass that has encrypted exactly chunk's bytes before `inChunk`: the open one, a new one at a chunk's
+   * start, or one caught up over the committed plaintext of the last chunk (the first append after an open); null
+   * when none can be had (the chunk is then encrypted with CTR and tagged at commit by a pass of its own).
+   */
+  private streamAt(chunk: number, inChunk: number): { chunk: number; at: number; gcm: CipherGCM } | null {
+    const open = this.stream;
+    if (open !== null && open.chunk === chunk && open.at === inChunk) return open;
+    this.forgetStream(chunk, chunk);
+    const chunkStart = chunk * ENC_CHUNK_BYTES;
+    if (inChunk > 0 && !(this.tailEnd === chunkStart + inChunk && this.tailPlain !== null)) return null;
+    const gcm = createCipheriv('aes-256-gcm', this.key, nonce(NONCE_FULL, 0, chunk));
+    gcm.setAAD(tagPrefix(this.baseOffset, chunk));
+    if (inChunk > 0) {
+      const again = gcm.update(this.tailPlain!.subarray(0, inChunk));
+      assert(
+        again.equals(this.tailCipher!.subarray(0, inChunk)),
+        'the committed bytes are the GCM ciphertext',
+      );
+    }
+    this.stream = { chunk, at: inChunk, gcm };
+    return this.stream;
+  }
+
+  /** Forgets the GCM passes of chunks [from, to]: their bytes are about to be encrypted another way, or never. */
+  private forgetStream(from: number, to: number): void {
+    if (this.stream !== null && this.stream.chunk >= from && this.stream.chunk <= to) this.stream = null;
+    for (let chunk = from; chunk <= to; chunk++) this.streamTags.delete(chunk);
   }
 
   /**
@@ -267,6 +343,13 @@ export class SegmentCipher {
     this.pending.delete(position);
     if (ciphertext === undefined || ciphertext.length !== end - start) {
       ciphertext = this.encrypt(plain, start, end, position);
+      // No GCM pass saw these bytes: their chunks are tagged by passes of their own (sealChunk).
+      if (ciphertext.length > 0) {
+        this.forgetStream(
+          Math.floor(position / ENC_CHUNK_BYTES),
+          Math.floor((position + ciphertext.length - 1) / ENC_CHUNK_BYTES),
+        );
+      }
     }
     if (ciphertext.length === 0) return;
     if (this.tailEnd !== position) this.loadTail(logFd, position);
@@ -288,7 +371,7 @@ export class SegmentCipher {
       const covered = inChunk + n;
       const record = records.subarray((chunk - firstChunk) * TAG_RECORD_BYTES);
       record.writeUInt32BE(covered, 0);
-      if (covered === ENC_CHUNK_BYTES) this.sealChunk(chunk, tailPlain, tailCipher).copy(record, TAG_AT);
+      if (covered === ENC_CHUNK_BYTES) this.fullTag(chunk, tailPlain, tailCipher).copy(record, TAG_AT);
       else this.prefixTag(chunk, tailCipher.subarray(0, covered)).copy(record, TAG_AT);
     }
     this.tailEnd = pos;
@@ -298,6 +381,7 @@ export class SegmentCipher {
   /** Forgets ciphertext of appends that will not commit (a failed or cancelled write). */
   dropPending(): void {
     this.pending.clear();
+    this.dropStreams();
   }
 
   /** Bytes of the .log the tag records vouch for: what a load may trust of the file. */
@@ -589,6 +673,12 @@ export class SegmentCipher {
     this.tailEnd = -1;
     this.tailPlain = null;
     this.tailCipher = null;
+    this.dropStreams();
+  }
+
+  private dropStreams(): void {
+    this.stream = null;
+    this.streamTags.clear();
   }
 
   /** AES-256-CTR of `input` at offset `inChunk` of chunk `chunk` (the chunk's GCM keystream). */
@@ -602,6 +692,14 @@ export class SegmentCipher {
     const skip = inChunk & 15;
     if (skip > 0) cipher.update(ZEROS.subarray(0, skip));
     return cipher.update(input);
+  }
+
+  /** The tag of a full chunk: from the GCM pass that encrypted it, or else from a pass of its own. */
+  private fullTag(chunk: number, plain: Buffer, written: Buffer): Buffer {
+    const tag = this.streamTags.get(chunk);
+    if (tag === undefined) return this.sealChunk(chunk, plain, written);
+    this.streamTags.delete(chunk);
+    return tag;
   }
 
   /** The GCM tag of a full chunk, from its plaintext; asserts GCM gives the ciphertext that was written. */

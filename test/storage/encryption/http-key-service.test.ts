@@ -1,0 +1,182 @@
+// The http key provider against a real key service over TCP, holding it to the documented contract
+// (src/storage/README.md, "HTTP key service contract"): brook.encryption.key.http.key.id is sent in wrap requests and
+// the answer's keyId is what the key store records; a rotation made inside the service (wrap answers a new keyId)
+// makes a new key-encryption key current and re-wraps the older ones, after which the old service key is needed by
+// nothing; a service that does not answer within brook.encryption.key.http.timeout.ms, one that is not listening,
+// and one that answers no JSON are failures with a message naming the service, never a key.
+
+import assert from 'node:assert/strict';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { HttpKeyProvider } from '../../../src/storage/encryption/http-key-provider.js';
+import { KEY_STORE_FILE, KeyStore } from '../../../src/storage/encryption/key-store.js';
+import { MasterKeyError } from '../../../src/storage/encryption/master-key-provider.js';
+import { tempDir } from '../tmp-dir.js';
+
+interface Service {
+  readonly url: string;
+  /** The service's current key id (wrap answers with it unless the request names one). */
+  current: string;
+  readonly keys: Map<string, Buffer>;
+  readonly wrapRequests: { keyId?: string }[];
+  readonly unwrapRequests: { keyId: string }[];
+  close(): Promise<void>;
+}
+
+/** A key service with the documented contract, its keys in memory, AES-256-GCM wraps. */
+async function startService(mode: 'ok' | 'silent' | 'not-json' = 'ok'): Promise<Service> {
+  const keys = new Map<string, Buffer>([['svc-1', randomBytes(32)]]);
+  const held: { destroy(): void }[] = [];
+  const service: Omit<Service, 'url' | 'close'> = {
+    current: 'svc-1',
+    keys,
+    wrapRequests: [],
+    unwrapRequests: [],
+  };
+  const server: Server = createServer((req, res) => {
+    held.push(res.socket!);
+    let body = '';
+    req.on('data', (d: Buffer) => {
+      body += d.toString();
+    });
+    req.on('end', () => {
+      if (mode === 'silent') return; // never answers
+      const answer = (status: number, json: unknown): void => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(mode === 'not-json' ? 'not json' : JSON.stringify(json));
+      };
+      const input = JSON.parse(body) as { keyId?: string; plaintext?: string; ciphertext?: string };
+      if (req.url === '/wrap') {
+        service.wrapRequests.push({ ...(input.keyId === undefined ? {} : { keyId: input.keyId }) });
+        const keyId = input.keyId ?? service.current;
+        const key = keys.get(keyId);
+        if (key === undefined) return answer(404, { error: `no key ${keyId}` });
+        const iv = randomBytes(12);
+        const c = createCipheriv('aes-256-gcm', key, iv);
+        const ct = Buffer.concat([
+          c.update(Buffer.from(input.plaintext!, 'base64')),
+          c.final(),
+          c.getAuthTag(),
+        ]);
+        return answer(200, { keyId, ciphertext: Buffer.concat([iv, ct]).toString('base64') });
+      }
+      if (req.url === '/unwrap') {
+        service.unwrapRequests.push({ keyId: input.keyId! });
+        const key = keys.get(input.keyId!);
+        if (key === undefined) return answer(404, { error: `no key ${input.keyId}` });
+        const raw = Buffer.from(input.ciphertext!, 'base64');
+        const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+        d.setAuthTag(raw.subarray(raw.length - 16));
+        try {
+          const plain = Buffer.concat([d.update(raw.subarray(12, raw.length - 16)), d.final()]);
+          return answer(200, { plaintext: plain.toString('base64') });
+        } catch {
+          return answer(400, { error: 'does not unwrap' });
+        }
+      }
+      answer(404, { error: 'no such operation' });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return Object.assign(service, {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of held) s.destroy();
+        server.close(() => r());
+      }),
+  });
+}
+
+function provider(url: string, keyId: string | null = null, timeoutMs = 10_000): HttpKeyProvider {
+  return new HttpKeyProvider({ url, keyId, token: null, timeoutMs });
+}
+
+function storeFile(dir: string): { current: string; keks: { id: string; masterKeyId: string }[] } {
+  return JSON.parse(readFileSync(join(dir, KEY_STORE_FILE), 'utf8'));
+}
+
+test('http.key.id is sent in wrap requests, and the answered keyId is what the store records', async (t) => {
+  const service = await startService();
+  t.after(() => service.close());
+  service.keys.set('pinned', randomBytes(32));
+  const dir = join(tempDir(t), 'logs');
+  mkdirSync(dir);
+  const store = await KeyStore.load(dir, provider(service.url, 'pinned'));
+  await store.ensureCurrent(1);
+  assert.deepEqual(service.wrapRequests, [{ keyId: 'pinned' }]);
+  assert.deepEqual(
+    storeFile(dir).keks.map((k) => k.masterKeyId),
+    ['pinned'],
+  );
+  // Loading again unwraps through the service, naming the key the wrap answered.
+  const again = await KeyStore.load(dir, provider(service.url, 'pinned'));
+  assert.deepEqual(service.unwrapRequests, [{ keyId: 'pinned' }]);
+  assert.deepEqual(again.current().key, store.current().key);
+});
+
+test('a rotation inside the service: a new key-encryption key is current, older ones are re-wrapped', async (t) => {
+  const service = await startService();
+  t.after(() => service.close());
+  const dir = join(tempDir(t), 'logs');
+  mkdirSync(dir);
+  const store = await KeyStore.load(dir, provider(service.url));
+  await store.ensureCurrent(1);
+  const first = store.current();
+  // Nothing changed in the service: a check makes no new key and re-wraps nothing.
+  assert.deepEqual(await store.rotate(2), { newKek: null, rewrapped: 0, masterKeyId: 'svc-1' });
+  service.keys.set('svc-2', randomBytes(32));
+  service.current = 'svc-2';
+  const r = await store.rotate(3);
+  assert.ok(r.newKek !== null && r.newKek !== first.id, 'a new key-encryption key');
+  assert.equal(r.rewrapped, 1);
+  assert.equal(r.masterKeyId, 'svc-2');
+  const file = storeFile(dir);
+  assert.equal(file.current, r.newKek);
+  assert.deepEqual(
+    file.keks.map((k) => k.masterKeyId),
+    ['svc-2', 'svc-2'],
+  );
+  // The service retires svc-1: the store still loads, and the first key is still there for old segments.
+  service.keys.delete('svc-1');
+  const reloaded = await KeyStore.load(dir, provider(service.url));
+  assert.deepEqual(reloaded.kek(first.id), first.key);
+  assert.equal(reloaded.current().id, r.newKek);
+});
+
+test('a service that does not answer in time, is not listening, or answers no JSON: a MasterKeyError', async (t) => {
+  const silent = await startService('silent');
+  t.after(() => silent.close());
+  const started = Date.now();
+  await assert.rejects(
+    provider(silent.url, null, 300).wrap(randomBytes(32)),
+    (err: unknown) => err instanceof MasterKeyError && /key service .*\/wrap unreachable/.test(err.message),
+  );
+  // The deadline is what stopped it (generous bound: a loaded machine may be slow to fire the timer).
+  assert.ok(Date.now() - started < 8000, `waited ${Date.now() - started} ms`);
+
+  const gone = await startService();
+  const url = gone.url;
+  await gone.close();
+  await assert.rejects(
+    provider(url).unwrap('svc-1', randomBytes(60)),
+    (err: unknown) => err instanceof MasterKeyError && /\/unwrap unreachable/.test(err.message),
+  );
+
+  const garbled = await startService('not-json');
+  t.after(() => garbled.close());
+  await assert.rejects(
+    provider(garbled.url).wrap(randomBytes(32)),
+    (err: unknown) => err instanceof MasterKeyError && /answered no JSON object/.test(err.message),
+  );
+  const dir = join(tempDir(t), 'logs');
+  mkdirSync(dir);
+  // A key store cannot be made against it, and nothing is written.
+  const store = await KeyStore.load(dir, provider(garbled.url));
+  await assert.rejects(store.ensureCurrent(1), MasterKeyError);
+  assert.equal(KeyStore.existsIn(dir), false);
+});
