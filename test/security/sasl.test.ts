@@ -5,7 +5,7 @@
 // SaslAuthenticate before the handshake, an oversized token; and the v0 handshake followed by a bare token.
 
 import assert from 'node:assert/strict';
-import { pbkdf2Sync, randomBytes } from 'node:crypto';
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -421,6 +421,106 @@ describe('SASL failures on the wire', () => {
     } finally {
       client.close();
     }
+  });
+});
+
+/**
+ * One SCRAM-SHA-256 exchange for carol on a fresh SASL_PLAINTEXT connection. `tamper` rewrites the client-final
+ * message's nonce before the proof is computed over it (so the proof matches what is sent, and only the nonce
+ * check can refuse it) or the proof after; untampered, the exchange must succeed, which keeps the refusals honest.
+ */
+async function scramExchange(tamper: { nonce?: (n: string) => string; proof?: (p: Buffer) => Buffer }) {
+  const client = await handshaken('SCRAM-SHA-256');
+  const clientNonce = randomBytes(18).toString('base64url');
+  const firstBare = `n=carol,r=${clientNonce}`;
+  const first = await client.call(ApiKey.SASL_AUTHENTICATE, 2, { authBytes: Buffer.from(`n,,${firstBare}`) });
+  assert.equal(first.errorCode, ErrorCode.NONE);
+  const serverFirst = first.authBytes.toString('utf8');
+  const attrs = new Map<string, string>(
+    serverFirst.split(',').map((a: string) => [a.slice(0, 1), a.slice(2)]),
+  );
+  const salted = pbkdf2Sync(
+    'carol-scram',
+    Buffer.from(attrs.get('s') ?? '', 'base64'),
+    Number(attrs.get('i')),
+    32,
+    'sha256',
+  );
+  const clientKey = createHmac('sha256', salted).update('Client Key').digest();
+  const storedKey = createHash('sha256').update(clientKey).digest();
+  const nonce = (tamper.nonce ?? ((n) => n))(attrs.get('r') ?? '');
+  const withoutProof = `c=biws,r=${nonce}`;
+  const signature = createHmac('sha256', storedKey)
+    .update(`${firstBare},${serverFirst},${withoutProof}`)
+    .digest();
+  const proof = (tamper.proof ?? ((p) => p))(
+    Buffer.from(clientKey.map((b, i) => b ^ (signature[i] as number))),
+  );
+  const final = await client.call(ApiKey.SASL_AUTHENTICATE, 2, {
+    authBytes: Buffer.from(`${withoutProof},p=${proof.toString('base64')}`),
+  });
+  return { client, final };
+}
+
+describe('SCRAM with a tampered exchange', () => {
+  const refusal = [
+    ErrorCode.SASL_AUTHENTICATION_FAILED,
+    'Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256',
+  ];
+
+  it('the untampered exchange authenticates and is served', async () => {
+    const { client, final } = await scramExchange({});
+    try {
+      assert.equal(final.errorCode, ErrorCode.NONE, final.errorMessage);
+      assert.match(final.authBytes.toString('utf8'), /^v=/);
+      const metadata = await client.call(ApiKey.METADATA, 1, { topics: [] });
+      assert.deepEqual(
+        metadata.brokers.map((b: { port: number }) => b.port),
+        [saslPort],
+      );
+    } finally {
+      client.close();
+    }
+  });
+
+  it("a changed server nonce, or a client nonce alone, is refused with Kafka's message and closes", async () => {
+    const tampers = [
+      (n: string) => `${n.slice(0, -1)}${n.endsWith('A') ? 'B' : 'A'}`,
+      (n: string) => n.slice(0, 24),
+    ];
+    for (const nonce of tampers) {
+      const { client, final } = await scramExchange({ nonce });
+      assert.deepEqual([final.errorCode, final.errorMessage], refusal);
+      assert.equal(await client.raw.waitClosed(), true);
+    }
+  });
+
+  it("a proof with one bit flipped is refused with Kafka's message and closes", async () => {
+    const { client, final } = await scramExchange({
+      proof: (p) => {
+        const flipped = Buffer.from(p);
+        flipped[0] = (flipped[0] as number) ^ 1;
+        return flipped;
+      },
+    });
+    assert.deepEqual([final.errorCode, final.errorMessage], refusal);
+    assert.equal(await client.raw.waitClosed(), true);
+  });
+
+  it('the refusals leave the broker as it was: carol still logs in, no topic appeared', async () => {
+    const before = await kcat(plainPort, ['-L', '-J']);
+    const { client, final } = await scramExchange({ proof: (p) => Buffer.alloc(p.length) });
+    assert.equal(final.errorCode, ErrorCode.SASL_AUTHENTICATION_FAILED);
+    client.close();
+    const after = await kcat(saslPort, [
+      ...saslArgs('sasl_plaintext', 'SCRAM-SHA-256', 'carol', 'carol-scram'),
+      '-L',
+      '-J',
+    ]);
+    assert.equal(after.code, 0, after.stderr);
+    const topics = (listing: string) =>
+      (JSON.parse(listing).topics as { topic: string }[]).map((t) => t.topic).sort();
+    assert.deepEqual(topics(after.stdout), topics(before.stdout));
   });
 });
 

@@ -327,6 +327,7 @@ export class SaslAuthenticator {
         remote: `${connection.remoteAddress}:${connection.remotePort}`,
         mechanism: security.saslMechanism,
         error: err.message,
+        ...(err.detail === undefined ? {} : { detail: err.detail }),
       });
       return {
         errorCode: err.error,

@@ -6,12 +6,16 @@ export type SaslErrorName =
   | 'ILLEGAL_SASL_STATE'
   | 'UNSUPPORTED_SASL_MECHANISM';
 
-/** An authentication that must stop: the message goes to the client (never saying whether a user exists). */
+/**
+ * An authentication that must stop: the message goes to the client (never saying whether a user exists); `detail`,
+ * when set, only to the broker's log (what was wrong with a message the client gets Kafka's generic answer for).
+ */
 export class SaslFailure extends Error {
   override name = 'SaslFailure';
   constructor(
     readonly error: SaslErrorName,
     message: string,
+    readonly detail?: string,
   ) {
     super(message);
   }

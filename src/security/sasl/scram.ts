@@ -47,11 +47,15 @@ function invalid(mechanism: ScramMechanism): SaslFailure {
   );
 }
 
-function malformed(detail: string): SaslFailure {
-  return new SaslFailure(
-    'SASL_AUTHENTICATION_FAILED',
-    `Authentication failed: invalid SCRAM message: ${detail}`,
-  );
+/**
+ * A message that does not follow the protocol (a bad nonce, a missing proof). Kafka's ScramSaslServer throws a plain
+ * SaslException for these, which its authenticator answers with the same message as bad credentials, so a peer
+ * learns nothing from the difference: `step` turns this into that answer, with what was wrong for the log only.
+ */
+class MalformedScram extends Error {}
+
+function malformed(detail: string): MalformedScram {
+  return new MalformedScram(`invalid SCRAM message: ${detail}`);
 }
 
 /** `a=1,b=2` attributes of a SCRAM message, in order. */
@@ -110,8 +114,14 @@ export class ScramServer {
   ) {}
 
   async step(token: Buffer): Promise<SaslStep> {
-    if (this.state === 'client-first') return this.clientFirst(token.toString('utf8'));
-    if (this.state === 'client-final') return this.clientFinal(token.toString('utf8'));
+    try {
+      if (this.state === 'client-first') return await this.clientFirst(token.toString('utf8'));
+      if (this.state === 'client-final') return this.clientFinal(token.toString('utf8'));
+    } catch (err) {
+      if (!(err instanceof MalformedScram)) throw err;
+      const failure = invalid(this.mechanism);
+      throw new SaslFailure(failure.error, failure.message, err.message);
+    }
     throw new SaslFailure('ILLEGAL_SASL_STATE', 'SCRAM authentication is already complete');
   }
 
