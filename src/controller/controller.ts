@@ -64,7 +64,7 @@ import {
   type TopicPartition,
 } from './context.js';
 import { type ControllerCore, partitionKey, type StateWrite, sameList } from './controller-core.js';
-import { EventQueue } from './event-queue.js';
+import { type EventObserver, EventQueue } from './event-queue.js';
 import { initialLeadership, type Leadership, NO_LEADER, reconcileLeadership } from './leader-election.js';
 import { LivenessProber } from './liveness-probe.js';
 import { takeLogDirEvents } from './log-dir-events.js';
@@ -212,6 +212,7 @@ export class Controller {
   private readonly prober: LivenessProber | null;
   /** The /controller node of the active controller as last read (not this one's): what a probe of it fences. */
   private activeNode: { readonly czxid: number } | null = null;
+  private uncleanElections = 0;
 
   constructor(private readonly options: ControllerOptions) {
     this.store = options.store;
@@ -291,6 +292,21 @@ export class Controller {
   }
 
   /** True while this broker is the controller. */
+  /** Events waiting or running in the queue (Kafka's ControllerEventManager EventQueueSize). */
+  get eventQueueSize(): number {
+    return this.queue.size;
+  }
+
+  /** Unclean leader elections this broker made as controller (Kafka's UncleanLeaderElectionsPerSec count). */
+  get uncleanLeaderElections(): number {
+    return this.uncleanElections;
+  }
+
+  /** Has `observer` told of every event after it ran (the metrics endpoint's controller event timings). */
+  observeEvents(observer: EventObserver | null): void {
+    this.queue.observer = observer;
+  }
+
   get isActive(): boolean {
     return this.ctx !== null;
   }
@@ -1033,6 +1049,7 @@ export class Controller {
       for (const w of outcome.written) {
         changed.push({ tp: w.tp, created: w.expectedVersion === -1 });
         if (w.next.leader !== NO_LEADER && writes.unclean.has(partitionKey(w.tp))) {
+          this.uncleanElections++;
           this.logger.warn(
             `unclean leader election for ${w.tp.topic}-${w.tp.partition}: broker ${w.next.leader} leads; data may be lost`,
           );

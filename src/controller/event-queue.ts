@@ -7,6 +7,7 @@
 // event per key. Requests from brokers (AlterPartition, ControlledShutdown, ElectLeaders) are bounded by
 // REQUEST_EVENTS_MAX; beyond it the caller answers an error instead of queueing.
 
+import { performance } from 'node:perf_hooks';
 import type { Logger } from '../common/logger.js';
 
 /** Requests from brokers and clients that may wait in the queue at once. */
@@ -16,7 +17,12 @@ interface QueuedEvent {
   readonly name: string;
   readonly key: string | null;
   readonly run: () => Promise<void>;
+  /** performance.now() when queued: the metrics' EventQueueTimeMs. */
+  readonly queuedAt: number;
 }
+
+/** Told after each event ran: its name, the ms it waited in the queue and the ms it ran (the metrics). */
+export type EventObserver = (name: string, queueMs: number, runMs: number) => void;
 
 export class EventQueue {
   private readonly events: QueuedEvent[] = [];
@@ -24,6 +30,8 @@ export class EventQueue {
   private running = false;
   private idleWaiters: (() => void)[] = [];
   private requestCount = 0;
+  /** Set by the metrics endpoint when the broker has one; events are rare, so timing each costs nothing. */
+  observer: EventObserver | null = null;
 
   constructor(private readonly logger: Logger) {}
 
@@ -33,7 +41,7 @@ export class EventQueue {
       if (this.waitingKeys.has(key)) return;
       this.waitingKeys.add(key);
     }
-    this.events.push({ name, key, run });
+    this.events.push({ name, key, run, queuedAt: performance.now() });
     this.kick();
   }
 
@@ -73,6 +81,7 @@ export class EventQueue {
     while (this.events.length > 0) {
       const event = this.events.shift()!;
       if (event.key !== null) this.waitingKeys.delete(event.key);
+      const startedAt = performance.now();
       try {
         await event.run();
       } catch (e) {
@@ -80,6 +89,7 @@ export class EventQueue {
         // the next event, as Kafka's controller does.
         this.logger.error(`controller event ${event.name} failed: ${(e as Error).stack ?? String(e)}`);
       }
+      this.observer?.(event.name, startedAt - event.queuedAt, performance.now() - startedAt);
     }
     this.running = false;
     const waiters = this.idleWaiters;

@@ -10,6 +10,7 @@
 //
 // Before the broker's services exist (log recovery, registration) the state gauges export nothing.
 
+import { performance } from 'node:perf_hooks';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { MetadataCache } from '../broker/metadata/metadata-cache.js';
 import type { Partition } from '../broker/replica/partition.js';
@@ -19,6 +20,7 @@ import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js
 import type { TransactionCoordinator } from '../coordinator/transaction/transaction-coordinator.js';
 import type { NetworkStats } from '../network/stats.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { ControllerEventMetrics } from './controller-events.js';
 import { RequestMetrics } from './request-metrics.js';
 import { BrokerTopicStats, type TopicCounters } from './topic-stats.js';
 
@@ -61,6 +63,9 @@ const TOPIC_COUNTERS: readonly [keyof TopicCounters, string, string][] = [
   ['totalFetchRequests', 'totalfetchrequests', 'TotalFetchRequestsPerSec: partition reads tried'],
 ];
 
+/** The shortest stretch of time the idle gauges report on (see updateLoopIdle). */
+const IDLE_WINDOW_MIN_MS = 1000;
+
 const CLASSIC_GROUP_STATES = [
   'Stable',
   'PreparingRebalance',
@@ -78,7 +83,11 @@ export class BrokerMetrics {
   readonly registry = new Registry();
   readonly topicStats = new BrokerTopicStats();
   readonly requests = new RequestMetrics();
+  private readonly controllerEvents: ControllerEventMetrics;
   private sources: MetricsSources | null = null;
+  /** Event-loop utilization at the previous scrape: the idle gauges cover the time since. */
+  private lastLoopUtilization = performance.eventLoopUtilization();
+  private loopIdleFraction: number | null = null;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -86,6 +95,8 @@ export class BrokerMetrics {
     this.registerTopicCounters();
     this.registerReplicaManager();
     this.registerController();
+    this.controllerEvents = new ControllerEventMetrics(this.registry);
+    this.registerIdle();
     this.registerLogs();
     this.registerGroups();
     this.registerTransactions();
@@ -94,13 +105,28 @@ export class BrokerMetrics {
   /** The broker's services exist: the state gauges read them from now on. */
   attach(sources: MetricsSources): void {
     this.sources = sources;
+    this.controllerEvents.attach(sources.controller);
   }
 
   /** The Prometheus text exposition of every metric. */
   async scrape(): Promise<string> {
+    this.updateLoopIdle();
     const sources = this.sources;
     if (sources !== null) this.topicStats.retainTopics((t) => sources.metadata.topic(t) !== undefined);
     return this.registry.metrics();
+  }
+
+  /**
+   * The idle gauges cover the time since the previous scrape, once that is IDLE_WINDOW_MIN_MS or more; scrapes
+   * closer together (two scrapers, a person reloading) see the last such window rather than the few busy
+   * milliseconds of scraping itself. The first window starts with the process.
+   */
+  private updateLoopIdle(): void {
+    const now = performance.eventLoopUtilization();
+    const window = performance.eventLoopUtilization(now, this.lastLoopUtilization);
+    if (window.idle + window.active < IDLE_WINDOW_MIN_MS && this.loopIdleFraction !== null) return;
+    this.loopIdleFraction = 1 - window.utilization;
+    this.lastLoopUtilization = now;
   }
 
   get contentType(): string {
@@ -357,6 +383,38 @@ export class BrokerMetrics {
         set({ outcome: 'cancelled' }, st.movesCancelled);
       },
     );
+  }
+
+  /**
+   * Network and request-handler idleness (NetworkProcessorAvgIdlePercent, RequestHandlerAvgIdlePercent: a
+   * fraction from 0 to 1, named as the JMX exporter's Percent rule names them). One event loop does Brook's
+   * network I/O and its request handling, so both are the loop's idle fraction between recent scrapes
+   * (performance.eventLoopUtilization, see updateLoopIdle): near 0 means requests wait for the loop, as Kafka's
+   * near-0 idle means they wait for its threads.
+   */
+  private registerIdle(): void {
+    const metrics = this;
+    for (const [name, help] of [
+      [
+        'kafka_network_socketserver_networkprocessoravgidle_percent',
+        'NetworkProcessorAvgIdlePercent: fraction of time the event loop (network I/O) was idle between recent scrapes (1 s or more apart)',
+      ],
+      [
+        'kafka_server_kafkarequesthandlerpool_requesthandleravgidle_percent',
+        'RequestHandlerAvgIdlePercent: fraction of time the event loop (request handling) was idle between recent scrapes (1 s or more apart)',
+      ],
+    ] as const) {
+      this.registry.registerMetric(
+        new Gauge({
+          name,
+          help,
+          registers: [],
+          collect() {
+            this.set(metrics.loopIdleFraction ?? 1);
+          },
+        }),
+      );
+    }
   }
 
   /** kafka.log:type=Log, per hosted partition. */

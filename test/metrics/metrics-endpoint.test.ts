@@ -200,6 +200,74 @@ describe('metrics endpoint of a single broker', () => {
     assert.ok(s.families.has('nodejs_gc_duration_seconds'));
   });
 
+  it('reports network and request-handler idleness as a fraction of the time between scrapes', async () => {
+    // A broker serving scrapes and nothing else waits for I/O almost all the time; scrapes less than a second
+    // apart report the last window of a second or more.
+    await eventually(port, (s) => {
+      for (const name of [
+        'kafka_network_socketserver_networkprocessoravgidle_percent',
+        'kafka_server_kafkarequesthandlerpool_requesthandleravgidle_percent',
+      ]) {
+        const idle = s.value(name);
+        assert.ok(idle > 0 && idle <= 1, `${name} ${idle}`);
+      }
+    });
+  });
+
+  it('counts controller events by kind with their queue and run times, under Kafka names', async () => {
+    const before = await scrape(port);
+    const topicChanges = (s: Samples) =>
+      s.get('kafka_controller_controllerstats_topicchangerateandtimems_count') ?? 0;
+    await createTopic(client, 'controller-events', { numPartitions: 1, replicationFactor: 1 });
+    const s = await eventually(port, (x) => {
+      assert.ok(topicChanges(x) > topicChanges(before), 'a topic creation is a TopicChange event');
+      assert.equal(x.value('kafka_controller_controllereventmanager_eventqueuesize'), 0);
+    });
+    // The broker became controller at start: a ControllerChange event ran.
+    assert.ok(s.value('kafka_controller_controllerstats_controllerchangerateandtimems_count') >= 1);
+    assert.ok(s.value('brook_controller_events_total', { event: 'topicChange' }) >= topicChanges(s));
+    let events = 0;
+    for (const line of s.text.split('\n'))
+      if (line.startsWith('brook_controller_events_total{')) events += Number(line.split(' ').at(-1));
+    assert.equal(s.value('kafka_controller_controllereventmanager_eventqueuetimems_count'), events);
+    assert.equal(s.value('kafka_controller_controllerstats_uncleanleaderelections_total'), 0);
+  });
+
+  it('counts producer ids and transactional ids in flight', { timeout: 60_000 }, async () => {
+    // A topic of its own: the group test below counts the records of TOPIC.
+    await createTopic(client, 'metered-txn', { numPartitions: 1, replicationFactor: 1 });
+    const kafka = new Kafka({
+      clientId: 'metrics-txn',
+      brokers: [broker.bootstrap],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 10, initialRetryTime: 100 },
+    });
+    const producer = kafka.producer({
+      transactionalId: 'metered-tid',
+      idempotent: true,
+      maxInFlightRequests: 1,
+    });
+    await producer.connect();
+    try {
+      const txn = await producer.transaction();
+      await txn.send({ topic: 'metered-txn', messages: [{ partition: 0, value: 'in-flight' }] });
+      const open = await scrape(port);
+      assert.equal(open.value('brook_transaction_coordinator_transactional_ids', { state: 'Ongoing' }), 1);
+      assert.ok(open.value('kafka_server_replicamanager_produceridcount') >= 1);
+      await txn.commit();
+      // The commit answers once PrepareCommit is written; the markers and CompleteCommit follow.
+      await eventually(port, (x) => {
+        assert.equal(x.get('brook_transaction_coordinator_transactional_ids', { state: 'Ongoing' }) ?? 0, 0);
+        assert.equal(
+          x.value('brook_transaction_coordinator_transactional_ids', { state: 'CompleteCommit' }),
+          1,
+        );
+      });
+    } finally {
+      await producer.disconnect();
+    }
+  });
+
   it('counts a record set refused for its size as failed and rejected bytes', async () => {
     await createTopic(client, 'small', {
       numPartitions: 1,
