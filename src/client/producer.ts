@@ -48,7 +48,7 @@
 // partition's batches and sequence state (and decides when a partition follows the producer to a new epoch);
 // producer-settings.ts resolves the options with Kafka's defaults and rules; send-outcome.ts delivers each
 // record's outcome once; producer-record.ts sizes a record for buffer.memory; transactions.ts is the
-// transactional state machine.
+// transactional state machine and txn-partitions.ts puts partitions into the open transaction (AddPartitionsToTxn).
 
 import { toProducerEpoch, toProducerId } from '../common/ids.js';
 import { CompressionType } from '../protocol/compression/compression-type.js';
@@ -64,7 +64,7 @@ import {
 } from './errors.js';
 import { Fifo } from './fifo.js';
 import type { ClientOptions } from './options.js';
-import { type PartitionQueue, TXN_ADDED, TXN_NONE, TXN_PENDING } from './partition-queue.js';
+import type { PartitionQueue } from './partition-queue.js';
 import {
   createPartitioner,
   type Partitioner,
@@ -83,6 +83,7 @@ import {
   TransactionManager,
   type TransactionOffset,
 } from './transactions.js';
+import { TransactionPartitions } from './txn-partitions.js';
 
 /** compression.type of the batches the producer writes. */
 export type CompressionName = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
@@ -215,6 +216,8 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   private closed = false;
   /** Transactional producers only (transactional.id): the transaction's state and coordinator requests. */
   private readonly txn: TransactionManager | null;
+  /** Transactional producers only: the partitions in the transaction and their AddPartitionsToTxn requests. */
+  private readonly txnPartitions: TransactionPartitions | null;
 
   constructor(options: ProducerOptions<K, V>) {
     this.cluster = new Cluster(options);
@@ -245,6 +248,12 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     this.sender = new Sender(this.cluster, settings, this.accumulator, this.txn, {
       failUnsent: (err) => this.failUnsent(err),
     });
+    this.txnPartitions =
+      this.txn === null
+        ? null
+        : new TransactionPartitions(this.txn, this.accumulator.queueList, settings.deliveryTimeoutMs, () =>
+            this.sender.wake(),
+          );
   }
 
   /** Connects and learns the cluster (optional: send() does it on first use). */
@@ -531,7 +540,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     onFailure: OnFailure,
   ): void {
     this.accumulator.append(pq, key, value, headers, timestamp, size, onSuccess, onFailure);
-    if (pq.inTxn === TXN_NONE && this.txn !== null) this.addToTransaction(pq);
+    this.txnPartitions?.add(pq);
   }
 
   /** `append` of a record prepared on the slow path (or by sendBatch). */
@@ -546,48 +555,6 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     const lines = [...this.topicWaiters.values()];
     this.topicWaiters.clear();
     for (const line of lines) for (const w of line.drain()) this.abandon(w, err);
-  }
-
-  /** A partition got its first record of the transaction: it joins the next AddPartitionsToTxn request. */
-  private addToTransaction(pq: PartitionQueue): void {
-    pq.inTxn = TXN_PENDING;
-    // One request for all the partitions that get records in this turn of the event loop, or while the previous
-    // request is out (Kafka's Sender batches the partitions added since its last AddPartitionsToTxn likewise).
-    if (this.partitionsAdding === null) this.partitionsAdding = this.addPendingPartitions();
-  }
-
-  /** The AddPartitionsToTxn requests going on, one after another while partitions are pending; never rejects. */
-  private partitionsAdding: Promise<void> | null = null;
-
-  private async addPendingPartitions(): Promise<void> {
-    const txn = this.txn!;
-    await Promise.resolve();
-    try {
-      for (;;) {
-        const pending = this.accumulator.queueList.filter((pq) => pq.inTxn === TXN_PENDING);
-        if (pending.length === 0) return;
-        if (txn.state !== 'IN_TRANSACTION' && txn.state !== 'COMMITTING_TRANSACTION') return;
-        try {
-          await txn.addPartitions(
-            pending.map((pq) => ({ topic: pq.topic, partition: pq.partition })),
-            this.settings.deliveryTimeoutMs,
-          );
-        } catch (err) {
-          txn.fail(err as Error);
-          return;
-        }
-        for (const pq of pending) if (pq.inTxn === TXN_PENDING) pq.inTxn = TXN_ADDED;
-        this.sender.wake();
-      }
-    } finally {
-      this.partitionsAdding = null;
-      this.sender.wake();
-    }
-  }
-
-  /** The transaction ended: no partition is in it any more. */
-  private resetTransactionPartitions(): void {
-    for (const pq of this.accumulator.queueList) pq.inTxn = TXN_NONE;
   }
 
   private transactional(what: string): TransactionManager {
@@ -622,7 +589,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   beginTransaction(): void {
     const txn = this.transactional('beginTransaction');
     txn.check('beginTransaction', 'READY');
-    this.resetTransactionPartitions();
+    this.txnPartitions!.reset();
     txn.transactionStarted = false;
     txn.transitionTo('IN_TRANSACTION');
   }
@@ -663,7 +630,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     txn.check('commitTransaction', 'IN_TRANSACTION', 'COMMITTING_TRANSACTION');
     if (txn.state === 'IN_TRANSACTION') txn.transitionTo('COMMITTING_TRANSACTION');
     await this.flush();
-    while (this.partitionsAdding !== null) await this.partitionsAdding;
+    await this.txnPartitions!.settled();
     if (txn.hasError) throw txn.lastError;
     if (txn.transactionStarted) {
       try {
@@ -674,7 +641,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
         throw err;
       }
     }
-    this.resetTransactionPartitions();
+    this.txnPartitions!.reset();
     txn.transitionTo('READY');
   }
 
@@ -689,7 +656,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     if (txn.state !== 'ABORTING_TRANSACTION') txn.transitionTo('ABORTING_TRANSACTION');
     this.failUnsent(new TransactionAbortedError('Failing batch since transaction was aborted'));
     await this.flush();
-    while (this.partitionsAdding !== null) await this.partitionsAdding;
+    await this.txnPartitions!.settled();
     txn.check('abortTransaction', 'ABORTING_TRANSACTION');
     try {
       if (txn.transactionStarted) await txn.endTxn(false);
@@ -702,7 +669,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       if (isFatalTransactionError(err)) txn.transitionTo('FATAL_ERROR', err as Error);
       throw err;
     }
-    this.resetTransactionPartitions();
+    this.txnPartitions!.reset();
     txn.transitionTo('READY');
   }
 
