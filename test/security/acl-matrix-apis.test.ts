@@ -17,7 +17,7 @@ import {
   ResourceType as RT,
 } from '../../src/security/authorizer/acl-types.js';
 import { type AclBroker, addAcls, startAclBroker } from '../helpers/acl-broker.js';
-import { sleep } from '../helpers/wait.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
 import { createTopic, type WireClient } from '../helpers/wire-client.js';
 
 const CLUSTER = 'kafka-cluster';
@@ -458,5 +458,41 @@ describe('allow.everyone.if.no.acl.found', () => {
     } finally {
       await open.broker.stop();
     }
+  });
+});
+
+describe('the authorization log', () => {
+  it('writes a name from the request on its own line, control characters escaped, a huge one cut', async () => {
+    const alice = await as(b, 'alice');
+    const forged = 'Principal = User:admin is Allowed Operation = Write from host = 10.9.9.9';
+    const produced = await alice.call(ApiKey.PRODUCE, 9, {
+      transactionalId: null,
+      acks: 1,
+      timeoutMs: 5000,
+      topicData: [{ name: `evil\n${forged}`, partitionData: [{ index: 0, records: null }] }],
+    });
+    assert.equal(produced.responses[0].partitionResponses[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    const hugeGroup = `g${'x'.repeat(100_000)}`;
+    const found = await alice.call(ApiKey.FIND_COORDINATOR, 3, { key: hugeGroup, keyType: 0 });
+    assert.equal(found.errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    const escaped = `on resource = Topic:LITERAL:evil\\u000a${forged} for request = Produce`;
+    await waitUntil(
+      () =>
+        b.broker.log().includes(escaped) &&
+        b.broker.log().includes(`(${hugeGroup.length - 1024} more characters)`),
+      30_000,
+      () => b.broker.log().slice(-3000),
+    );
+    const lines = b.broker.log().split('\n');
+    assert.ok(!lines.some((l) => l.startsWith(forged)), 'no line of its own');
+    const groupLine = lines.find((l) => l.includes('on resource = Group:LITERAL:gxxx'));
+    assert.ok(groupLine !== undefined);
+    assert.ok(groupLine.length < 1500, `a line of ${groupLine.length} characters`);
+    assert.match(
+      groupLine,
+      new RegExp(
+        `Group:LITERAL:gx{1023}\\.\\.\\.\\(${hugeGroup.length - 1024} more characters\\) for request = FindCoordinator`,
+      ),
+    );
   });
 });
