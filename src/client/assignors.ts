@@ -12,7 +12,9 @@
 //
 // With racks (KIP-881): when members send their rack (subscription v3, client.rack) and the leader's metadata
 // gives the racks of each partition's replicas, range first hands each member the partitions of its range quota
-// that have a replica in its rack, then fills the quotas with the rest (Kafka's RangeAssignor.assignWithRacks);
+// that have a replica in its rack (a member without a rack takes any), placing co-partitioned topics (the same
+// members and partition count) together so that partition p of each goes to one member, then fills the quotas
+// with the rest (Kafka's RangeAssignor.assignWithRackMatching);
 // the sticky assignors keep owned partitions of the member's rack, place the others on a least loaded member,
 // preferring one in a replica's rack, and then move or swap partitions towards their racks while every member
 // keeps its partition count. Balance is never traded for locality; rack-aware.ts says when racks apply.
@@ -23,7 +25,7 @@
 // are wrapped into it by toConsumerPartitionAssignor and carry no user data.
 
 import assert from 'node:assert/strict';
-import { type PartitionRacks, rackMatches, useRackAwareAssignment } from './rack-aware.js';
+import { type PartitionRacks, rackMatches, racksOf, useRackAwareAssignment } from './rack-aware.js';
 import type { TopicPartition } from './requests.js';
 
 export type { PartitionRacks } from './rack-aware.js';
@@ -167,37 +169,120 @@ function sortPartitions(list: TopicPartition[]): void {
 }
 
 /**
- * One topic's ranges with racks: each member may take floor(n/c) partitions, and the first n % c members to
- * reach that many one more. The first pass gives members only partitions with a replica in their rack, the
- * second fills the remaining room in member order, so the counts are exactly those of the plain range plan.
+ * One topic's state while range assigns it (Kafka's RangeAssignor.TopicAssignmentState): its subscribers in
+ * member order, each may take floor(n/c) partitions and the first n % c members to reach that many one more, so
+ * every pass keeps exactly the counts of the plain range plan.
  */
-function rangeWithRacks(
-  topic: string,
-  n: number,
-  subscribers: MemberSubscription[],
-  racks: PartitionRacks,
-  plan: Map<string, TopicPartition[]>,
-): void {
-  const per = Math.floor(n / subscribers.length);
-  let extraLeft = n % subscribers.length;
-  let unassigned: TopicPartition[] = Array.from({ length: n }, (_, partition) => ({ topic, partition }));
-  const pass = (may: (m: MemberSubscription, tp: TopicPartition) => boolean): void => {
-    for (const m of subscribers) {
-      if (unassigned.length === 0) return;
-      const mine = plan.get(m.memberId)!;
-      const had = mine.filter((tp) => tp.topic === topic).length;
-      const room = Math.max(0, per + (extraLeft > 0 ? 1 : 0) - had);
-      const taken = unassigned.filter((tp) => may(m, tp)).slice(0, room);
-      if (taken.length === 0) continue;
-      mine.push(...taken);
-      if (had <= per && had + taken.length > per) extraLeft--;
-      const gone = new Set(taken);
-      unassigned = unassigned.filter((tp) => !gone.has(tp));
+class RangeTopic {
+  readonly subscribers: MemberSubscription[];
+  /** Unassigned partition indexes, ascending. */
+  unassigned: number[];
+  /** Whether racks can change this topic's plan (Kafka's needsRackAwareAssignment). */
+  readonly needsRacks: boolean;
+  /** Whether some subscriber has a rack; without one, Kafka keeps no partition racks for the topic. */
+  readonly hasMemberRacks: boolean;
+  private readonly per: number;
+  private extraLeft: number;
+  private readonly taken = new Map<string, number>();
+
+  constructor(
+    readonly topic: string,
+    readonly n: number,
+    members: MemberSubscription[],
+    private readonly racks: PartitionRacks | undefined,
+  ) {
+    this.subscribers = members.filter((m) => m.topics.includes(topic)).sort(memberOrder);
+    this.unassigned = Array.from({ length: n }, (_, p) => p);
+    const c = this.subscribers.length;
+    this.per = c === 0 ? 0 : Math.floor(n / c);
+    this.extraLeft = c === 0 ? 0 : n % c;
+    this.hasMemberRacks = this.subscribers.some((m) => !!m.rackId);
+    this.needsRacks = this.hasMemberRacks && this.racksDiffer();
+  }
+
+  /**
+   * Kafka's useRackAwareAssignment for one topic: some member rack holds a replica, and the partitions' rack
+   * sets are not all the same (when they are, no member's choice of partition is more local than another).
+   */
+  private racksDiffer(): boolean {
+    const memberRacks = new Set(this.subscribers.flatMap((m) => (m.rackId ? [m.rackId] : [])));
+    const sets = this.unassigned.map(
+      (p) => new Set(racksOf(this.racks, { topic: this.topic, partition: p })),
+    );
+    const union = new Set(sets.flatMap((r) => [...r]));
+    if (![...memberRacks].some((r) => union.has(r))) return false;
+    return sets.some((r) => r.size !== union.size);
+  }
+
+  /** Kafka's racksMatch: a member without a rack matches every partition, one with a rack its replicas' racks. */
+  racksMatch(m: MemberSubscription, p: number): boolean {
+    return !m.rackId || rackMatches(m, { topic: this.topic, partition: p }, this.racks);
+  }
+
+  /** How many more partitions of this topic the member may take. */
+  room(m: MemberSubscription): number {
+    return Math.max(0, this.per + (this.extraLeft > 0 ? 1 : 0) - (this.taken.get(m.memberId) ?? 0));
+  }
+
+  give(m: MemberSubscription, ps: number[], plan: Map<string, TopicPartition[]>): void {
+    const had = this.taken.get(m.memberId) ?? 0;
+    this.taken.set(m.memberId, had + ps.length);
+    if (had <= this.per && had + ps.length > this.per) this.extraLeft--;
+    for (const partition of ps) plan.get(m.memberId)!.push({ topic: this.topic, partition });
+    const gone = new Set(ps);
+    this.unassigned = this.unassigned.filter((p) => !gone.has(p));
+  }
+
+  /** One pass in member order: each takes the unassigned partitions `may` allows, up to its room. */
+  assignRanges(
+    may: (m: MemberSubscription, p: number) => boolean,
+    plan: Map<string, TopicPartition[]>,
+  ): void {
+    for (const m of this.subscribers) {
+      if (this.unassigned.length === 0) return;
+      const ps = this.unassigned.filter((p) => may(m, p)).slice(0, this.room(m));
+      if (ps.length > 0) this.give(m, ps, plan);
     }
-  };
-  pass((m, tp) => rackMatches(m, tp, racks));
-  pass(() => true);
-  assert.equal(unassigned.length, 0, `range left ${unassigned.length} partitions of ${topic} unassigned`);
+  }
+}
+
+/**
+ * Co-partitioned topics (the same subscribers, racks and partition count) with racks: partition p of every one
+ * of them goes to the first member, in member order, whose rack holds a replica of p in each topic and that has
+ * room in each, so a member reading p of one topic reads p of the others too (joins stay local). Kafka's
+ * RangeAssignor.assignCoPartitionedWithRackMatching.
+ */
+function assignCoPartitioned(topics: RangeTopic[], n: number, plan: Map<string, TopicPartition[]>): void {
+  const remaining = [...topics[0]!.subscribers];
+  for (let p = 0; p < n && remaining.length > 0; p++) {
+    const m = remaining.find((c) => topics.every((t) => t.racksMatch(c, p) && t.room(c) > 0));
+    if (m === undefined) continue;
+    for (const t of topics) t.give(m, [p], plan);
+    if (topics.every((t) => t.room(m) === 0)) remaining.splice(remaining.indexOf(m), 1);
+  }
+}
+
+/**
+ * The rack pass of range (Kafka's RangeAssignor.assignWithRackMatching): topics are grouped by their subscribers
+ * (with their racks) and then by partition count; a group of several such topics is assigned partition by
+ * partition together, a topic alone takes the partitions of its members' racks within its counts.
+ */
+function rangeRackPass(states: RangeTopic[], plan: Map<string, TopicPartition[]>): void {
+  const groups = new Map<string, RangeTopic[]>();
+  for (const s of states) {
+    // Kafka keeps partition racks only for topics with a member rack: the others group at size 0 and do nothing.
+    const size = s.hasMemberRacks ? s.n : 0;
+    const key = JSON.stringify([s.subscribers.map((m) => [m.memberId, m.rackId || null]), size]);
+    groups.set(key, [...(groups.get(key) ?? []), s]);
+  }
+  for (const group of groups.values()) {
+    if (group.length > 1) {
+      if (group[0]!.hasMemberRacks) assignCoPartitioned(group, group[0]!.n, plan);
+    } else if (group[0]!.needsRacks) {
+      const t = group[0]!;
+      t.assignRanges((m, p) => t.racksMatch(m, p), plan);
+    }
+  }
 }
 
 export const rangeAssignor: Assignor = {
@@ -205,24 +290,16 @@ export const rangeAssignor: Assignor = {
   protocol: 'eager',
   assign(members, counts, racks) {
     const plan = emptyPlan(members);
-    const topics = [...new Set(members.flatMap((m) => m.topics))].sort();
-    for (const topic of topics) {
-      const n = counts.get(topic);
-      if (n === undefined) continue;
-      const subscribers = members.filter((m) => m.topics.includes(topic)).sort(memberOrder);
-      const tps = Array.from({ length: n }, (_, partition) => ({ topic, partition }));
-      if (racks !== undefined && useRackAwareAssignment(subscribers, tps, racks)) {
-        rangeWithRacks(topic, n, subscribers, racks, plan);
-        continue;
-      }
-      const per = Math.floor(n / subscribers.length);
-      const extra = n % subscribers.length;
-      subscribers.forEach((m, i) => {
-        const start = per * i + Math.min(i, extra);
-        const length = per + (i < extra ? 1 : 0);
-        for (let p = start; p < start + length; p++) plan.get(m.memberId)!.push({ topic, partition: p });
-      });
-    }
+    const states = [...new Set(members.flatMap((m) => m.topics))]
+      .sort()
+      .filter((topic) => (counts.get(topic) ?? 0) > 0)
+      .map((topic) => new RangeTopic(topic, counts.get(topic)!, members, racks));
+    // As in Kafka, racks shape the plan only when at least one topic needs them; then co-partitioned topics are
+    // placed together even where each alone would not need racks.
+    if (states.some((s) => s.needsRacks)) rangeRackPass(states, plan);
+    for (const s of states) s.assignRanges(() => true, plan);
+    for (const s of states)
+      assert.equal(s.unassigned.length, 0, `range left ${s.unassigned.length} partitions of ${s.topic}`);
     for (const list of plan.values()) sortPartitions(list);
     return plan;
   },

@@ -68,6 +68,52 @@ test('range with racks keeps the counts when a rack holds more than its share', 
   assert.equal(localCount(plan, members, racks), 5);
 });
 
+test('range places co-partitioned topics together: partition p of each goes to one member (Kafka)', () => {
+  // t and u have the same members and partition count. Alone, each topic's partitions would follow their own
+  // racks (m1 t-0,t-1 and u-0,u-2); together, partition p of both goes to a member whose rack holds p in both,
+  // and the rest is filled by range, so a member reading t-p reads u-p too.
+  const counts = new Map([
+    ['t', 4],
+    ['u', 4],
+    ['v', 3],
+  ]);
+  const racks: PartitionRacks = new Map([
+    ['t', [['a'], ['a'], ['b'], ['b']]],
+    ['u', [['a'], ['b'], ['a'], ['b']]],
+    ['v', [['b'], ['a'], ['a']]],
+  ]);
+  const members = [member('m1', 'a', ['t', 'u', 'v']), member('m2', 'b', ['t', 'u', 'v'])];
+  const plan = ASSIGNORS.range.assign(members, counts, racks);
+  assertComplete(plan, counts);
+  assert.deepEqual(names(plan.get('m1')), ['t-0', 't-1', 'u-0', 'u-1', 'v-1', 'v-2']);
+  assert.deepEqual(names(plan.get('m2')), ['t-2', 't-3', 'u-2', 'u-3', 'v-0']);
+  // v has another partition count: placed alone, each member takes v's partitions of its rack.
+  for (const m of members)
+    for (const tp of plan.get(m.memberId)!.filter((x) => x.topic === 'v'))
+      assert.ok(racks.get('v')![tp.partition]!.includes(m.rackId!), `v-${tp.partition} in its rack`);
+});
+
+test('range with racks: a member without a rack takes its range first, as in Kafka', () => {
+  const counts = new Map([['t', 3]]);
+  const racks: PartitionRacks = new Map([['t', [['b'], ['a'], ['c']]]]);
+  const members = [member('m0', null), member('m1', 'a'), member('m2', 'b')];
+  const plan = ASSIGNORS.range.assign(members, counts, racks);
+  // Kafka's racksMatch holds for a member without a rack: m0 takes t-0 in the rack pass, before m2 (rack b).
+  assert.deepEqual(
+    members.map((m) => names(plan.get(m.memberId))),
+    [['t-0'], ['t-1'], ['t-2']],
+  );
+});
+
+test('range keeps the plain plan when every partition has the same racks, even if a member rack has none', () => {
+  // Kafka's rule: all partitions in racks a and b, so no choice is more local than another; m1 (rack c) is
+  // first in member order and keeps the plain plan's first range.
+  const counts = new Map([['t', 4]]);
+  const racks: PartitionRacks = new Map([['t', Array.from({ length: 4 }, () => ['a', 'b'])]]);
+  const members = [member('m1', 'c'), member('m2', 'a')];
+  assert.deepEqual(ASSIGNORS.range.assign(members, counts, racks), ASSIGNORS.range.assign(members, counts));
+});
+
 test('racks change nothing when every partition has a replica in every member rack, or no member has a rack', () => {
   const counts = new Map([
     ['t', 5],

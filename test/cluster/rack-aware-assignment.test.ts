@@ -2,6 +2,7 @@
 // c): Brook's consumers send client.rack in subscription v3, the group leader reads the racks of each
 // partition's replicas from its metadata, and range and cooperative-sticky give every member the partitions
 // with a replica in its rack (plain range, by member order, would give none of them their rack's partitions).
+// Range places co-partitioned topics together, as Kafka's does: each member gets the same partitions of both.
 // A mixed group with kcat (librdkafka 2.0.2, which sends subscriptions without a rack and reads only the fields
 // it knows of Brook's v3 one) still splits the partitions and consumes every record.
 
@@ -41,10 +42,16 @@ describe('rack-aware consumer group assignment across three racks (KIP-881)', ()
     });
     // racks-one: partitions 0-1 on broker 0 (rack a), 2-3 on broker 1 (b), 4-5 on broker 2 (c).
     // racks-two: partition p on brokers p % 3 and (p + 1) % 3.
+    // racks-co: partitions 0-1 on brokers 0 and 1 (racks a, b), 2-3 on 1 and 2, 4-5 on 2 and 0. Alone, range
+    // would give the rack-c member (first in order) partitions 2-3; with racks-one (same members, same count)
+    // partition p of both goes to the member whose rack holds p in both.
     const layouts: Record<string, Record<number, number[]>> = {
       'racks-one': Object.fromEntries(Array.from({ length: PARTITIONS }, (_, p) => [p, [Math.floor(p / 2)]])),
       'racks-two': Object.fromEntries(
         Array.from({ length: PARTITIONS }, (_, p) => [p, [p % 3, (p + 1) % 3]]),
+      ),
+      'racks-co': Object.fromEntries(
+        Array.from({ length: PARTITIONS }, (_, p) => [p, [Math.floor(p / 2), (Math.floor(p / 2) + 1) % 3]]),
       ),
     };
     for (const [topic, assignments] of Object.entries(layouts)) {
@@ -62,11 +69,16 @@ describe('rack-aware consumer group assignment across three racks (KIP-881)', ()
   const local = (rack: string, tps: TopicPartition[]): boolean =>
     tps.every((tp) => replicaRacks.get(tp.topic)![tp.partition]!.includes(rack));
 
-  for (const [strategy, topic] of [
-    ['range', 'racks-one'],
-    ['cooperative-sticky', 'racks-two'],
+  for (const [strategy, topics] of [
+    ['range', ['racks-one']],
+    ['cooperative-sticky', ['racks-two']],
+    ['range', ['racks-one', 'racks-co']],
   ] as const) {
-    it(`${strategy}: each member gets partitions with a replica in its client.rack`, async () => {
+    const coPartitioned = topics.length > 1;
+    const title = coPartitioned
+      ? `${strategy}: co-partitioned topics give each member the same partitions of both, in its client.rack`
+      : `${strategy}: each member gets partitions with a replica in its client.rack`;
+    it(title, async () => {
       // Instance ids order the members c, a, b: plain range would hand rack a's partitions to the rack-c member.
       const members = [
         ['i1', 'c'],
@@ -78,7 +90,7 @@ describe('rack-aware consumer group assignment across three racks (KIP-881)', ()
             rack!,
             new Consumer({
               bootstrapServers: cluster!.bootstrap,
-              groupId: `racks-${strategy}`,
+              groupId: `racks-${strategy}-${topics.join('-')}`,
               groupInstanceId: instance!,
               clientRack: rack!,
               partitionAssignmentStrategy: [strategy],
@@ -88,18 +100,40 @@ describe('rack-aware consumer group assignment across three racks (KIP-881)', ()
           ] as const,
       );
       try {
-        for (const [, c] of members) c.subscribe([topic]);
+        for (const [, c] of members) c.subscribe([...topics]);
         const consumers = members.map(([, c]) => c);
         const what = () =>
-          members.map(([rack, c]) => `${rack}: ${c.assignment().map((tp) => tp.partition)}`).join('; ');
+          members
+            .map(([rack, c]) => `${rack}: ${c.assignment().map((tp) => `${tp.topic}-${tp.partition}`)}`)
+            .join('; ');
         await pollUntil(
           consumers,
-          () => members.every(([rack, c]) => c.assignment().length === 2 && local(rack, c.assignment())),
+          () =>
+            members.every(
+              ([rack, c]) => c.assignment().length === 2 * topics.length && local(rack, c.assignment()),
+            ),
           90_000,
           what,
         );
-        const all = consumers.flatMap((c) => c.assignment().map((tp) => tp.partition));
-        assert.equal(new Set(all).size, PARTITIONS, `every partition once: ${what()}`);
+        for (const topic of topics) {
+          const all = consumers.flatMap((c) =>
+            c
+              .assignment()
+              .filter((tp) => tp.topic === topic)
+              .map((tp) => tp.partition),
+          );
+          assert.equal(new Set(all).size, PARTITIONS, `every partition of ${topic} once: ${what()}`);
+        }
+        if (coPartitioned)
+          for (const c of consumers) {
+            const of = (topic: string) =>
+              c
+                .assignment()
+                .filter((tp) => tp.topic === topic)
+                .map((tp) => tp.partition)
+                .sort();
+            assert.deepEqual(of(topics[0]!), of(topics[1]!), `the same partitions of both topics: ${what()}`);
+          }
       } finally {
         await Promise.all(members.map(([, c]) => c.close().catch(() => {})));
       }
