@@ -1,7 +1,9 @@
 // `brook cluster up|down|status`: a local development cluster. `up` starts a ZooKeeper (Debian's package, see
 // `brook zookeeper`) and N broker processes in the background, each with its own port and log directory under
 // one cluster directory, and waits until each serves; `down` stops the brokers (SIGTERM, so they shut down
-// cleanly) and then ZooKeeper, each by the PID recorded at start; `status` reports which are alive.
+// cleanly) and then ZooKeeper, each by the PID recorded at start; `status` reports which are alive and, for a
+// broker the cluster no longer has registered, since when the controller counts it gone and what self-healing
+// does about it (its moves' start time, the partitions it is moving, or off).
 // `--racks a,b,c` puts broker i in rack racks[i % n] (broker.rack), so rack-aware replica placement and
 // follower fetching (replica.selector.class, set with it) can be tried on one machine. `--override key=value`
 // (repeatable) passes a broker key to every broker, after the cluster's own settings, so it wins over them; the
@@ -27,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { Admin } from '../client/admin.js';
 import { startLocalZooKeeper, stopLocalZooKeeper } from '../controller/store/local-zookeeper.js';
 import { writeDevCertificates } from '../security/dev-certs.js';
+import { goneBrokerNote, readStoredBrokerState, selfHealingTimeout } from './self-healing-report.js';
 
 const USAGE = `usage: brook cluster up [--brokers N] [--base-port P] [--zookeeper-port Z] [--dir D] [--racks R1,R2,...]
                        [--secure] [--override key=value ...]
@@ -285,12 +288,56 @@ async function down(o: Options): Promise<number> {
   return 0;
 }
 
-function status(o: Options): number {
+async function status(o: Options): Promise<number> {
   const brokers = brokerPids(resolve(o.dir));
   if (brokers.length === 0) process.stdout.write('no cluster brokers recorded\n');
-  for (const b of brokers)
-    process.stdout.write(`broker ${b.id} pid ${b.pid}: ${alive(b.pid) ? 'running' : 'stopped'}\n`);
+  const notes = await goneNotes(brokers);
+  for (const b of brokers) {
+    const note = notes?.get(b.id);
+    process.stdout.write(
+      `broker ${b.id} pid ${b.pid}: ${alive(b.pid) ? 'running' : 'stopped'}${note ? `; ${note}` : ''}\n`,
+    );
+  }
   return brokers.some((b) => alive(b.pid)) ? 0 : 1;
+}
+
+/**
+ * For each broker not registered in the cluster's ZooKeeper: since when the controller counts it gone and what
+ * self-healing does, from the controller's own record (self-healing-report.ts). Null when nothing answers.
+ */
+async function goneNotes(brokers: readonly BrokerRecord[]): Promise<Map<number, string> | null> {
+  const connect = brokers
+    .flatMap((b) => b.args ?? [])
+    .find((a) => a.startsWith('zookeeper.connect='))
+    ?.slice('zookeeper.connect='.length);
+  const running = brokers.filter((b) => alive(b.pid) && b.port !== undefined);
+  if (connect === undefined || running.length === 0) return null;
+  const state = await readStoredBrokerState(connect);
+  if (state === null) return null;
+  let timeoutMs: number | null = null;
+  // A secured cluster's admin needs its client settings; there the note goes without the timeout.
+  if (!running.some((b) => b.secure)) {
+    const admin = new Admin({
+      bootstrapServers: running.map((b) => `127.0.0.1:${b.port}`).join(','),
+      clientId: 'brook-cluster-status',
+    });
+    try {
+      const controllerId = await admin.describeCluster().then(
+        (c) => c.controllerId,
+        () => -1,
+      );
+      timeoutMs = await selfHealingTimeout(admin, controllerId);
+    } finally {
+      await admin.close();
+    }
+  }
+  const now = Date.now();
+  const notes = new Map<number, string>();
+  for (const b of brokers) {
+    const note = goneBrokerNote(b.id, state, timeoutMs, now);
+    if (note !== null) notes.set(b.id, note);
+  }
+  return notes;
 }
 
 async function stopBroker(b: BrokerRecord): Promise<void> {
@@ -409,7 +456,7 @@ export async function runClusterCommand(args: string[]): Promise<number> {
     if (o.action === 'up') return await up(o);
     if (o.action === 'down') return await down(o);
     if (o.action === 'restart') return await restart(o);
-    return status(o);
+    return await status(o);
   } catch (err) {
     process.stderr.write(`brook cluster: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;

@@ -6,6 +6,7 @@ import { Admin } from '../client/admin.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import { clientOptions, err, newClient, out, runTool, type Tool } from './client-tool.js';
 import { healthFields, partitionHealth } from './partition-health.js';
+import { selfHealingTimeout } from './self-healing-report.js';
 
 const tool: Tool = {
   name: 'topics',
@@ -224,19 +225,6 @@ async function describe(admin: Admin, args: ParsedArgs): Promise<number> {
     for (const p of partitions) out(partitionLine(t.topic, p, p.reassignment) + healthFields(p.health));
   }
   return 0;
-}
-
-/** The controller's brook.self.healing.broker.failure.timeout.ms; null when it cannot be read (another Kafka). */
-async function selfHealingTimeout(admin: Admin, controllerId: number): Promise<number | null> {
-  if (controllerId < 0) return null;
-  const key = 'brook.self.healing.broker.failure.timeout.ms';
-  try {
-    const [r] = await admin.describeConfigs([{ type: 'broker', name: String(controllerId), keys: [key] }]);
-    const value = r?.configs.find((c) => c.name === key)?.value;
-    return value === undefined || value === null || !/^-?\d+$/.test(value) ? null : Number(value);
-  } catch {
-    return null;
-  }
 }
 
 interface Reassignment {

@@ -1,5 +1,6 @@
 // `brook cluster up` starts ZooKeeper and three brokers that form one cluster (kcat sees all three and a
-// controller), each in its rack from --racks (Metadata shows them); `brook cluster down` stops every process it
+// controller), each in its rack from --racks (Metadata shows them); `brook cluster status` says since when a
+// killed broker is gone and when self-healing moves its replicas; `brook cluster down` stops every process it
 // started.
 
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { run } from '../helpers/broker-process.js';
+import { waitFor } from '../helpers/cluster.js';
 import { WireClient } from '../helpers/wire-client.js';
 import { freePort } from '../helpers/zookeeper.js';
 
@@ -141,6 +143,32 @@ describe('brook cluster', () => {
           'num.partitions': '5',
         });
       }
+      // A broker killed with kill -9: status says since when the controller counts it gone (its own record of
+      // the failure time) and when self-healing moves its replicas (the default timeout, 300 s, after that).
+      const killedAt = Date.now();
+      process.kill(pids[2]!, 'SIGKILL');
+      const statusLine =
+        /broker 2 pid \d+: stopped; gone since (\S+Z) \(\d+ s\); self-healing moves its replicas at (\S+Z)/;
+      let status = '';
+      const matched = await waitFor(
+        'cluster status naming broker 2 gone',
+        async () => {
+          status = (await run(process.execPath, [BIN, 'cluster', 'status', ...args], { timeoutMs: 60_000 }))
+            .stdout;
+          return statusLine.exec(status) ?? undefined;
+        },
+        90_000,
+      ).catch((e: Error) => {
+        throw new Error(`${e.message}; last status:\n${status}`);
+      });
+      const [, since, movesAt] = matched;
+      const sinceMs = Date.parse(since!);
+      assert.ok(
+        sinceMs >= killedAt - 1000 && sinceMs <= Date.now(),
+        `gone since ${since}, killed at ${killedAt}`,
+      );
+      assert.equal(Date.parse(movesAt!) - sinceMs, 300_000);
+      assert.match(status, /broker 0 pid \d+: running\n/);
       const down = await run(process.execPath, [BIN, 'cluster', 'down', ...args], { timeoutMs: 90_000 });
       assert.equal(down.code, 0, down.stderr);
       assert.match(down.stdout, /zookeeper stopped/);
