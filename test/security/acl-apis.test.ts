@@ -18,6 +18,7 @@ import {
 } from '../../src/security/authorizer/acl-types.js';
 import { type AclBroker, addAcls, startAclBroker } from '../helpers/acl-broker.js';
 import { run, startBroker } from '../helpers/broker-process.js';
+import { waitUntil } from '../helpers/wait.js';
 import { WireClient } from '../helpers/wire-client.js';
 
 const BROOK = resolve(import.meta.dirname, '../../../bin/brook');
@@ -154,6 +155,93 @@ describe('ACL APIs', () => {
         '*',
         'orders',
       ]);
+    } finally {
+      admin.close();
+    }
+  });
+
+  it('v0 and v1 (literal patterns before v1), on every resource type Kafka names', async () => {
+    const admin = await b.admin();
+    try {
+      const binding = (resourceType: number, resourceName: string, operation: number, patternType = 3) => ({
+        resourceType,
+        resourceName,
+        resourcePatternType: patternType,
+        principal: 'User:vic',
+        host: '*',
+        operation,
+        permissionType: PermissionType.ALLOW,
+      });
+      // v0 carries no pattern type: LITERAL.
+      const v0 = await admin.call(ApiKey.CREATE_ACLS, 0, {
+        creations: [binding(ResourceType.TOPIC, 'v0-t', AclOperation.READ)],
+      });
+      assert.equal(v0.results[0].errorCode, ErrorCode.NONE);
+      const v1 = await admin.call(ApiKey.CREATE_ACLS, 1, {
+        creations: [
+          binding(ResourceType.TOPIC, 'v0-t', AclOperation.WRITE, PatternType.PREFIXED),
+          binding(ResourceType.GROUP, 'v1-g', AclOperation.READ),
+          binding(ResourceType.CLUSTER, 'kafka-cluster', AclOperation.IDEMPOTENT_WRITE),
+          binding(ResourceType.TRANSACTIONAL_ID, 'v1-tx', AclOperation.WRITE, PatternType.PREFIXED),
+          binding(ResourceType.DELEGATION_TOKEN, 'token-1', AclOperation.DESCRIBE),
+        ],
+      });
+      assert.deepEqual(
+        v1.results.map((r: { errorCode: number }) => r.errorCode),
+        [0, 0, 0, 0, 0],
+      );
+      const vic = async (version: number) =>
+        (
+          await admin.call(ApiKey.DESCRIBE_ACLS, version, {
+            ...describeFilter({ principalFilter: 'User:vic' }),
+            ...(version === 0 ? { resourceTypeFilter: ResourceType.ANY, patternTypeFilter: undefined } : {}),
+          })
+        ).resources
+          .map(
+            (r: { resourceType: number; resourceName: string; patternType?: number }) =>
+              `${r.resourceType}/${r.resourceName}${version === 0 ? '' : `/${r.patternType}`}`,
+          )
+          .sort();
+      assert.deepEqual(
+        await vic(1),
+        [
+          `${ResourceType.TOPIC}/v0-t/${PatternType.LITERAL}`,
+          `${ResourceType.TOPIC}/v0-t/${PatternType.PREFIXED}`,
+          `${ResourceType.GROUP}/v1-g/${PatternType.LITERAL}`,
+          `${ResourceType.CLUSTER}/kafka-cluster/${PatternType.LITERAL}`,
+          `${ResourceType.TRANSACTIONAL_ID}/v1-tx/${PatternType.PREFIXED}`,
+          `${ResourceType.DELEGATION_TOKEN}/token-1/${PatternType.LITERAL}`,
+        ].sort(),
+      );
+      // v0 sees literal patterns only.
+      assert.deepEqual(
+        await vic(0),
+        [
+          `${ResourceType.TOPIC}/v0-t`,
+          `${ResourceType.GROUP}/v1-g`,
+          `${ResourceType.CLUSTER}/kafka-cluster`,
+          `${ResourceType.DELEGATION_TOKEN}/token-1`,
+        ].sort(),
+      );
+      // A v0 DeleteAcls filter matches literal patterns: the prefixed v0-t stays.
+      const deleted = await admin.call(ApiKey.DELETE_ACLS, 0, {
+        filters: [
+          {
+            ...describeFilter({ resourceTypeFilter: ResourceType.TOPIC, resourceNameFilter: 'v0-t' }),
+            patternTypeFilter: undefined,
+          },
+        ],
+      });
+      assert.equal(deleted.filterResults[0].errorCode, ErrorCode.NONE);
+      assert.deepEqual(
+        deleted.filterResults[0].matchingAcls.map((m: { operation: number }) => m.operation),
+        [AclOperation.READ],
+      );
+      const rest = await admin.call(ApiKey.DELETE_ACLS, 1, {
+        filters: [describeFilter({ principalFilter: 'User:vic' })],
+      });
+      assert.equal(rest.filterResults[0].matchingAcls.length, 5);
+      assert.deepEqual(await vic(1), []);
     } finally {
       admin.close();
     }
@@ -428,15 +516,18 @@ describe('brook.authorizer.log.level', () => {
         assert.equal(refused.errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
         const allowed = await admin.call(ApiKey.DESCRIBE_ACLS, 3, describeFilter());
         assert.equal(allowed.errorCode, ErrorCode.NONE);
-        // Lines are written before the answer leaves the broker; give stderr a moment to reach the pipe.
-        await new Promise((r) => setTimeout(r, 300));
-        const log = broker.broker.log();
         const denied =
           'Principal = User:alice is Denied Operation = Describe from host = 127.0.0.1 on resource = Cluster:LITERAL:kafka-cluster for request = DescribeAcls';
         const allowedLine =
           'Principal = User:ANONYMOUS is Allowed Operation = Describe from host = 127.0.0.1 on resource = Cluster:LITERAL:kafka-cluster for request = DescribeAcls';
         if (level === 'DEBUG') {
-          assert.ok(log.includes(denied), log);
+          // Lines reach the test through the broker's stderr pipe, possibly after the answer.
+          await waitUntil(
+            () => broker.broker.log().includes(denied) && broker.broker.log().includes(allowedLine),
+            30_000,
+            () => broker.broker.log(),
+          );
+          const log = broker.broker.log();
           assert.match(
             log,
             new RegExp(
@@ -444,6 +535,12 @@ describe('brook.authorizer.log.level', () => {
             ),
           );
         } else {
+          // Everything the broker wrote has been read once it has exited.
+          alice.close();
+          admin.close();
+          await broker.broker.stop();
+          const log = broker.broker.log();
+          assert.ok(log.includes('INFO'), 'the log was captured');
           assert.ok(!log.includes('is Denied') && !log.includes('is Allowed'), log);
         }
       } finally {
