@@ -4,6 +4,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StreamsConfigError } from './errors.js';
+import { RACK_AWARE_STRATEGIES, type RackAwareStrategy } from './runtime/rack-aware-task-assignor.js';
 import { type Serde, serdeByName } from './serdes.js';
 
 export { StreamsConfigError };
@@ -24,6 +25,9 @@ export const StreamsConfig = {
   MAX_WARMUP_REPLICAS_CONFIG: 'max.warmup.replicas',
   PROBING_REBALANCE_INTERVAL_MS_CONFIG: 'probing.rebalance.interval.ms',
   RACK_AWARE_ASSIGNMENT_TAGS_CONFIG: 'rack.aware.assignment.tags',
+  RACK_AWARE_ASSIGNMENT_STRATEGY_CONFIG: 'rack.aware.assignment.strategy',
+  RACK_AWARE_ASSIGNMENT_TRAFFIC_COST_CONFIG: 'rack.aware.assignment.traffic_cost',
+  RACK_AWARE_ASSIGNMENT_NON_OVERLAP_COST_CONFIG: 'rack.aware.assignment.non_overlap_cost',
   CLIENT_TAG_PREFIX: 'client.tag.',
   DEFAULT_KEY_SERDE_CLASS_CONFIG: 'default.key.serde',
   DEFAULT_VALUE_SERDE_CLASS_CONFIG: 'default.value.serde',
@@ -56,6 +60,11 @@ export type StreamsProperties = {
   'max.warmup.replicas'?: number | string;
   'probing.rebalance.interval.ms'?: number | string;
   'rack.aware.assignment.tags'?: string | string[];
+  'rack.aware.assignment.strategy'?: RackAwareStrategy;
+  'rack.aware.assignment.traffic_cost'?: number | string;
+  'rack.aware.assignment.non_overlap_cost'?: number | string;
+  /** The consumers' client.rack: the rack this instance runs in (KIP-925 placement, follower fetching). */
+  'client.rack'?: string;
   'default.key.serde'?: Serde<unknown> | string;
   'default.value.serde'?: Serde<unknown> | string;
   'default.deserialization.exception.handler'?: DeserializationExceptionHandler | string;
@@ -86,6 +95,13 @@ export interface ResolvedConfig {
   rackAwareAssignmentTags: string[];
   /** client.tag.<key>=<value>: this instance's tags. */
   clientTags: Record<string, string>;
+  /** rack.aware.assignment.strategy (KIP-925): none (default), min_traffic or balance_subtopology. */
+  rackAwareAssignmentStrategy: RackAwareStrategy;
+  /** rack.aware.assignment.traffic_cost / non_overlap_cost; null: Kafka's defaults per task kind. */
+  rackAwareTrafficCost: number | null;
+  rackAwareNonOverlapCost: number | null;
+  /** client.rack of the instance's consumers ('' when unset). */
+  clientRack: string;
   replicationFactor: number;
   defaultKeySerde: Serde<unknown>;
   defaultValueSerde: Serde<unknown>;
@@ -215,6 +231,15 @@ function rackAwareness(props: StreamsProperties): {
   return { rackAwareAssignmentTags: tags, clientTags };
 }
 
+function rackAwareStrategy(props: StreamsProperties): RackAwareStrategy {
+  const raw = props['rack.aware.assignment.strategy'] ?? 'none';
+  if (!RACK_AWARE_STRATEGIES.includes(raw as RackAwareStrategy))
+    throw new StreamsConfigError(
+      `Invalid value ${String(raw)} for configuration rack.aware.assignment.strategy: String must be one of: ${RACK_AWARE_STRATEGIES.join(', ')}`,
+    );
+  return raw as RackAwareStrategy;
+}
+
 /** Checks and completes the properties; `requireConnection` for KafkaStreams (not for the test driver). */
 export function resolveConfig(props: StreamsProperties, requireConnection: boolean): ResolvedConfig {
   const applicationId = props['application.id'];
@@ -248,6 +273,16 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     // Kafka refuses less than a minute; Brook takes any positive interval (tests probe within seconds).
     probingRebalanceIntervalMs: int(props, 'probing.rebalance.interval.ms', 600_000, 1),
     ...rackAwareness(props),
+    rackAwareAssignmentStrategy: rackAwareStrategy(props),
+    rackAwareTrafficCost:
+      props['rack.aware.assignment.traffic_cost'] === undefined
+        ? null
+        : int(props, 'rack.aware.assignment.traffic_cost', 0, 0),
+    rackAwareNonOverlapCost:
+      props['rack.aware.assignment.non_overlap_cost'] === undefined
+        ? null
+        : int(props, 'rack.aware.assignment.non_overlap_cost', 0, 0),
+    clientRack: typeof props['client.rack'] === 'string' ? props['client.rack'] : '',
     replicationFactor: int(props, 'replication.factor', -1, -1),
     defaultKeySerde: serde(props, 'default.key.serde', 'key'),
     defaultValueSerde: serde(props, 'default.value.serde', 'value'),

@@ -155,6 +155,8 @@ export class StreamThread {
       groupId: config.applicationId,
       autoOffsetReset: 'earliest',
       enableAutoCommit: false,
+      // client.rack goes in the subscription (the KIP-925 placement reads it) and with fetches.
+      ...(config.clientRack !== '' ? { clientRack: config.clientRack } : {}),
       partitionAssignmentStrategy: [
         new StreamsPartitionAssignor({
           processId,
@@ -166,6 +168,9 @@ export class StreamThread {
           probingRebalanceIntervalMs: config.probingRebalanceIntervalMs,
           rackAwareAssignmentTags: config.rackAwareAssignmentTags,
           clientTags: config.clientTags,
+          rackAwareAssignmentStrategy: config.rackAwareAssignmentStrategy,
+          rackAwareTrafficCost: config.rackAwareTrafficCost,
+          rackAwareNonOverlapCost: config.rackAwareNonOverlapCost,
           endOffsets: (tps) => this.endOffsets(tps),
           topology,
           realTopic: (t) => this.realTopic(t),

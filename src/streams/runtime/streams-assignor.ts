@@ -24,11 +24,13 @@ import type {
 } from '../../client/assignors.js';
 import type { TopicPartition } from '../../client/requests.js';
 import type { Topology } from '../topology.js';
+import type { RackAwareStrategy } from './rack-aware-task-assignor.js';
 import {
   assignTasks,
   type ClientState,
   compareTaskIds,
   type HighAvailability,
+  type RackAwareActive,
   spreadOverMembers,
 } from './task-assignment.js';
 
@@ -122,6 +124,10 @@ export interface StreamsAssignorContext {
   rackAwareAssignmentTags: string[];
   /** This instance's client.tag.* values. */
   clientTags: Record<string, string>;
+  /** rack.aware.assignment.strategy (KIP-925; 'none' turns it off) and its costs (null: Kafka's defaults). */
+  rackAwareAssignmentStrategy?: RackAwareStrategy;
+  rackAwareTrafficCost?: number | null;
+  rackAwareNonOverlapCost?: number | null;
   topology: Topology;
   /** The end offsets of changelog partitions ("topic:partition" -> next offset), for the lags (KIP-441). */
   endOffsets(tps: TopicPartition[]): Promise<Map<string, number>>;
@@ -249,7 +255,55 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
     }
     const taskPartitions = this.tasksOf(cluster);
     const tasks = [...taskPartitions.keys()].sort(compareTaskIds);
-    return this.assignTasks(taskPartitions, tasks, group, await this.endOffsetSums(tasks));
+    const rackAware = this.rackAwareness(cluster, group, taskPartitions);
+    return this.assignTasks(taskPartitions, tasks, group, await this.endOffsetSums(tasks), rackAware);
+  }
+
+  /**
+   * KIP-925's preconditions, as Kafka's RackAwareTaskAssignor checks them: a strategy other than none, a rack
+   * (client.rack, sent in the subscription) for every member with all members of one client agreeing, and the
+   * racks of every replica of every source partition. Else the placement ignores racks, with a log line.
+   */
+  private rackAwareness(
+    cluster: AssignorCluster,
+    group: GroupSubscription,
+    taskPartitions: Map<string, TopicPartition[]>,
+  ): RackAwareActive | undefined {
+    const strategy = this.ctx.rackAwareAssignmentStrategy ?? 'none';
+    if (strategy === 'none') return undefined;
+    const off = (why: string): undefined => {
+      this.ctx.log(`rack-aware assignment disabled: ${why}`);
+      return undefined;
+    };
+    const clientRack = new Map<string, string>();
+    for (const [memberId, s] of group.subscriptions) {
+      const processId = decodeSubscriptionInfo(s.userData)?.processId ?? `unknown-${memberId}`;
+      if (s.rackId === null || s.rackId === '') return off(`member ${memberId} of ${processId} sent no rack`);
+      const known = clientRack.get(processId);
+      if (known !== undefined && known !== s.rackId)
+        return off(`members of ${processId} are in racks ${known} and ${s.rackId}`);
+      clientRack.set(processId, s.rackId);
+    }
+    const racksOf = new Map<string, Set<string>>();
+    for (const tps of taskPartitions.values()) {
+      for (const tp of tps) {
+        const racks = cluster.partitionRacksForTopic?.(tp.topic)?.[tp.partition];
+        if (racks === undefined || racks.length === 0)
+          return off(`no rack known for the replicas of ${tp.topic}-${tp.partition}`);
+        racksOf.set(`${tp.topic}:${tp.partition}`, new Set(racks));
+      }
+    }
+    return {
+      strategy,
+      trafficCost: this.ctx.rackAwareTrafficCost ?? null,
+      nonOverlapCost: this.ctx.rackAwareNonOverlapCost ?? null,
+      crossRackPartitions: (task, processId) => {
+        const rack = clientRack.get(processId);
+        return (taskPartitions.get(task) ?? []).filter(
+          (tp) => rack === undefined || !racksOf.get(`${tp.topic}:${tp.partition}`)!.has(rack),
+        ).length;
+      },
+    };
   }
 
   private assignTasks(
@@ -257,6 +311,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
     tasks: string[],
     group: GroupSubscription,
     endSums: Map<string, number> | null,
+    rackAware: RackAwareActive | undefined,
   ): GroupAssignment {
     // Members grouped by client (process id); a member whose user data cannot be read is a client of its own.
     const clients = new Map<string, { state: ClientState; endpoint: string; members: string[] }>();
@@ -310,6 +365,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
             },
             // Kafka's stateful tasks: those with changelogs; standbys and warm-ups are placed for them only.
             stateful: new Set(endSums.keys()),
+            rackAware,
           };
     const perClient = assignTasks(
       [...clients.values()].map((c) => c.state),
