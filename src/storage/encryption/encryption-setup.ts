@@ -2,7 +2,6 @@
 // the key to fix. Runs before the log directory is touched: a missing or wrong master key stops the broker with
 // nothing written. Also the periodic rotation check (brook.encryption.key.rotation.check.interval.ms).
 
-import { mkdirSync } from 'node:fs';
 import { HttpKeyProvider } from './http-key-provider.js';
 import { KeyStore } from './key-store.js';
 import { EnvKeyProvider, FileKeyProvider } from './local-key-providers.js';
@@ -91,8 +90,8 @@ export async function openKeyStore(
   const key = providerKey(settings.provider);
   try {
     const store = await KeyStore.load(dir, createProvider(settings, env));
-    // Only once every key needed unwrapped: the directory is made (a first start) and the first KEK written.
-    mkdirSync(dir, { recursive: true });
+    // Only once every key needed is unwrapped and the provider has wrapped the first KEK (a first start) is
+    // anything written: the store makes the directory as it writes its file.
     await store.ensureCurrent(nowMs);
     return store;
   } catch (err) {

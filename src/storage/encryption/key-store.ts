@@ -16,7 +16,7 @@
 // authenticated by the provider, so a changed byte makes loading fail rather than produce a wrong key.
 
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readSmallFile, writeFileAtomic } from '../atomic-file.js';
 import { LocalKeyProvider, MasterKeyError, type MasterKeyProvider } from './master-key-provider.js';
@@ -165,6 +165,8 @@ export class KeyStore {
       wrapped: e.wrapped.toString('base64'),
       createdMs: e.createdMs,
     }));
+    // A first start: the log directory is made here, after the provider wrapped the key, not before.
+    mkdirSync(this.dir, { recursive: true });
     writeFileAtomic(
       join(this.dir, KEY_STORE_FILE),
       `${JSON.stringify({ version: 1, current: this.currentId, keks })}\n`,
