@@ -2,8 +2,8 @@
 // producer writes, draw throughput, latency and lag; the ACL and quota views render (adding an ACL
 // without an authorizer shows the broker's error); and a broker that stops
 // answering (SIGSTOP: its connections stay open and nothing comes back, so only a deadline ends the calls) gives
-// the page an error within the console's --timeout-ms instead of a page that hangs. Screenshots in
-// test-artifacts/console/.
+// the page an error within the console's --timeout-ms instead of a page that hangs; so does a broker that is
+// gone (SIGKILL: connections refused). Screenshots in test-artifacts/console/.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -120,6 +120,38 @@ describe('web console with a broker that stops answering', () => {
       await screenshot(page, 'broker-stopped');
     } finally {
       if (stopped) process.kill(broker.pid, 'SIGCONT');
+      await browser?.close();
+      await web?.stop();
+      await broker.stop();
+    }
+  });
+});
+
+describe('web console with a broker that is gone', () => {
+  test('the page shows an error, not a spinner, and the console keeps serving', async () => {
+    const broker = await startBroker({ overrides: { 'num.partitions': 1 } });
+    let web: ConsoleProcess | undefined;
+    let browser: Browser | undefined;
+    try {
+      web = await startConsole(['--bootstrap-server', broker.bootstrap, '--timeout-ms', '3000']);
+      browser = await launchChromium();
+      const page = await browser.newPage({ viewport: { width: 1280, height: 600 } });
+      await page.goto(`${web.url}/#/brokers`);
+      await page.locator('[data-test=brokers]').waitFor({ timeout: 45_000 });
+      await broker.kill();
+      const started = Date.now();
+      await page.goto(`${web.url}/#/topics`);
+      const error = (await page.locator('[data-test=error]').textContent({ timeout: 20_000 })) ?? '';
+      const elapsedMs = Date.now() - started;
+      assert.ok(elapsedMs < 12_000, `error shown after ${elapsedMs} ms`);
+      assert.match(error, /no bootstrap server reachable.*ECONNREFUSED/);
+      await screenshot(page, 'broker-gone');
+      // The console itself still answers: the next page shows the same error rather than nothing.
+      await page.goto(`${web.url}/#/groups`);
+      assert.ok(
+        ((await page.locator('[data-test=error]').textContent({ timeout: 20_000 })) ?? '').length > 0,
+      );
+    } finally {
       await browser?.close();
       await web?.stop();
       await broker.stop();

@@ -1,10 +1,12 @@
 // Metrics of a real three-broker cluster, scraped over HTTP from each broker's brook.metrics.listener: exactly
 // one broker counts an active controller; when a follower is stopped (SIGSTOP) its leader reports the partition
 // under-replicated and counts the ISR shrink; when it runs again it catches up, the ISR expands, the count goes
-// back to 0 and the follower's fetcher lag and /readyz say it has caught up.
+// back to 0 and the follower's fetcher lag and /readyz say it has caught up. A follower kept behind by a
+// replication throttle after such a stop is not ready (/readyz 503 naming the partition) until it has caught up.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Admin } from '../../src/client/admin.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { agreedController, agreedLeader } from '../helpers/cluster.js';
@@ -36,8 +38,14 @@ describe('metrics in a three-broker cluster', () => {
   before(async () => {
     for (let id = 0; id < 3; id++) ports.push(await freePort());
     cluster = await startCluster({
-      // Followers that stop fetching leave the ISR after 2 s rather than Kafka's 30 s.
-      overrides: { 'replica.lag.time.max.ms': 2000 },
+      // Followers that stop fetching leave the ISR after 2 s rather than Kafka's 30 s. Replication of the
+      // topics that list throttled replicas is capped at 1000 B/s for followers out of the ISR, a fetch taking
+      // 8 KiB at most: such a follower takes minutes to catch up with a few hundred KiB.
+      overrides: {
+        'replica.lag.time.max.ms': 2000,
+        'leader.replication.throttled.rate': 1000,
+        'replica.fetch.max.bytes': 8192,
+      },
       brokerOverrides: Object.fromEntries(
         ports.map((port, id) => [id, { 'brook.metrics.listener': `http://127.0.0.1:${port}` }]),
       ),
@@ -122,5 +130,84 @@ describe('metrics in a three-broker cluster', () => {
       sums.reduce((n, s) => n + s.value('kafka_controller_kafkacontroller_activecontrollercount'), 0),
       1,
     );
+  });
+
+  it('/readyz answers 503 naming a partition whose ISR lacks the broker until it has caught up', {
+    timeout: 240_000,
+  }, async () => {
+    const brokers = cluster!.brokers;
+    const controllerId = await agreedController(brokers);
+    const others = [0, 1, 2].filter((id) => id !== controllerId);
+    const leaderId = others[0]!;
+    const followerId = others[1]!;
+    const topic = 'throttled';
+    await createTopicOn(brokers[controllerId]!, topic, {
+      assignments: { 0: [leaderId, followerId, controllerId] },
+      configs: { 'leader.replication.throttled.replicas': '*' },
+    });
+    await agreedLeader(brokers, topic, (v) => v.leaderId === leaderId && v.isrNodes.length === 3);
+    const leaderPort = ports[leaderId]!;
+    const followerPort = ports[followerId]!;
+    await eventually(async () => assert.equal((await httpRequest(followerPort, '/readyz')).status, 200));
+
+    process.kill(brokers[followerId]!.pid, 'SIGSTOP');
+    try {
+      await eventually(async () => {
+        const s = await scrape(leaderPort);
+        assert.equal(s.value('kafka_cluster_partition_underreplicated', { topic, partition: 0 }), 1);
+      });
+      // About 300 KiB the follower misses: minutes of catching up at the throttled rate.
+      const client = await WireClient.connect(brokers[leaderId]!.host, brokers[leaderId]!.port);
+      try {
+        for (let i = 0; i < 60; i++) {
+          const batch = buildBatch([{ value: Buffer.alloc(5000, i) }]);
+          const answer = await produceBatch(client, topic, batch, 1);
+          assert.equal(answer.errorCode, ErrorCode.NONE);
+        }
+      } finally {
+        client.close();
+      }
+    } finally {
+      process.kill(brokers[followerId]!.pid, 'SIGCONT');
+    }
+
+    // Running again, registered and serving, but out of the ISR and behind: not ready, and it says why.
+    const fetcherLag = { clientId: `ReplicaFetcherThread-0-${leaderId}`, topic, partition: 0 };
+    await eventually(async () => {
+      const answer = await httpRequest(followerPort, '/readyz');
+      assert.equal(answer.status, 503, answer.body);
+      const body = JSON.parse(answer.body) as { missing: string[]; partitionsNotInIsr: string[] };
+      assert.ok(body.partitionsNotInIsr.includes(`${topic}-0`), answer.body);
+      assert.deepEqual(
+        body.missing.filter((m) => !m.startsWith('not in the ISR')),
+        [],
+        'only the ISR is missing',
+      );
+      const f = await scrape(followerPort);
+      assert.ok(f.value('kafka_server_fetcherlagmetrics_consumerlag', fetcherLag) > 0);
+    }, 60_000);
+
+    // The throttle lifted, it catches up, rejoins the ISR and is ready.
+    const admin = new Admin({ bootstrapServers: brokers[controllerId]!.bootstrap });
+    try {
+      const [result] = await admin.incrementalAlterConfigs([
+        {
+          type: 'topic',
+          name: topic,
+          ops: [{ name: 'leader.replication.throttled.replicas', op: 'delete' }],
+        },
+      ]);
+      assert.equal(result!.error, null);
+    } finally {
+      await admin.close();
+    }
+    await eventually(async () => {
+      const answer = await httpRequest(followerPort, '/readyz');
+      assert.equal(answer.status, 200, answer.body);
+      const s = await scrape(leaderPort);
+      assert.equal(s.value('kafka_cluster_partition_underreplicated', { topic, partition: 0 }), 0);
+      const f = await scrape(followerPort);
+      assert.equal(f.value('kafka_server_fetcherlagmetrics_consumerlag', fetcherLag), 0);
+    }, 120_000);
   });
 });
