@@ -256,12 +256,17 @@ export function listenerTls(values: ParsedConfig, listenerName: string, sasl = f
       `TLS settings of listener ${listenerName} do not load: ${(err as Error).message}`,
     );
   }
+  // Per listener too, as Kafka builds each listener's principal builder from its listener-prefixed configs.
   let mapper: SslPrincipalMapper;
-  const rules = values.string('ssl.principal.mapping.rules');
+  const rules = s.text('ssl.principal.mapping.rules') ?? 'DEFAULT';
   try {
     mapper = new SslPrincipalMapper(rules);
   } catch (err) {
-    throw new ConfigError('ssl.principal.mapping.rules', rules, (err as PrincipalMappingError).message);
+    throw new ConfigError(
+      s.keyOf('ssl.principal.mapping.rules'),
+      rules,
+      (err as PrincipalMappingError).message,
+    );
   }
   return {
     options,
