@@ -1,10 +1,13 @@
 // The Broker: wires storage, the coordination store, the controller, the network layer and the request handlers,
 // and runs their lifecycle.
 //
-// Start-up: metrics endpoint (when brook.metrics.listener is set) -> coordination store (in-process under the
-// first log dir for a single node, or ZooKeeper when zookeeper.connect is set) -> cluster id -> log manager
-// (recovery) -> listeners bound -> broker registration -> controller election (the controller sends this broker
-// LeaderAndIsr and UpdateMetadata, directly on one node). src/broker/README.md gives the same order.
+// Start-up, one method per phase (runStart): encryption key stores (openKeyStores) -> metrics endpoint (when
+// brook.metrics.listener is set) -> coordination store (in-process under the first log dir for a single node, or
+// ZooKeeper when zookeeper.connect is set) -> cluster id and log manager with recovery (loadLogs) -> listeners
+// bound (bindListeners) -> broker registration (registerInCluster) -> replica manager, dynamic configs, quotas,
+// replica fetchers (startReplication) -> controller (createController) -> request handlers' services
+// (createServices) -> serving and controller election (serve; the controller sends this broker LeaderAndIsr and
+// UpdateMetadata, directly on one node). src/broker/README.md gives the same order.
 // Shutdown (SIGTERM): stop accepting, finish in-flight requests, complete waiting produces and fetches, stop the
 // controller, close the logs with a clean-shutdown marker, close the store session.
 
@@ -58,6 +61,7 @@ import {
   openKeyStore,
 } from '../storage/encryption/encryption-setup.js';
 import type { KeyStore } from '../storage/encryption/key-store.js';
+import type { LogConfig } from '../storage/log-config.js';
 import { LogDirs } from '../storage/log-dirs.js';
 import { type BrokerServices, completeDelayedRequests } from './broker-services.js';
 import { ControllerRequests } from './cluster/controller-requests.js';
@@ -134,6 +138,27 @@ export interface BrokerOptions {
   readonly requestInterception?: RequestInterception;
 }
 
+/** What loadLogs leaves for the later phases. */
+interface LoadedStorage {
+  readonly clusterId: string;
+  readonly topicConfigs: TopicConfigs;
+  readonly framePool: FramePool;
+  /** A topic's storage settings (its topic configs over the broker's), as the logs are opened with. */
+  readonly storageConfigFor: (topic: string) => LogConfig;
+}
+
+/** What startReplication leaves for the controller and the request handlers. */
+interface Replication {
+  readonly topicConfigs: TopicConfigs;
+  readonly metadata: MetadataCache;
+  readonly replicas: ReplicaManager;
+  readonly producerIds: ProducerIdManager;
+  readonly leaderReplicationQuota: ReplicationQuota;
+  readonly dynamicConfig: DynamicConfig;
+  readonly quotas: ClientQuotas;
+  readonly controllerRequests: ControllerRequests;
+}
+
 export interface BoundListener {
   readonly name: string;
   readonly host: string;
@@ -169,6 +194,8 @@ export class Broker {
   /** The last TLS or SASL failure logged for the ZooKeeper connection: a reconnecting client repeats it every attempt. */
   private lastZooKeeperConnectionError = '';
   private services: BrokerServices | null = null;
+  /** The request dispatcher, once the broker serves (until then not-ready.ts answers). */
+  private dispatch: RequestHandler | null = null;
   private groupCoordinator: GroupCoordinator | null = null;
   private groupTicker: NodeJS.Timeout | null = null;
   private transactions: TransactionWiring | null = null;
@@ -201,34 +228,60 @@ export class Broker {
     return started;
   }
 
+  /**
+   * The start, phase by phase, in Kafka's order (src/broker/README.md "Lifecycle" gives the same order). Each
+   * phase sets the broker's fields that stop() closes, so a start that fails part way is cleaned up by stop().
+   */
   private async runStart(): Promise<BoundListener[]> {
-    const { config, clock, logger } = this.options;
-    const logDir = config.logDirs[0]!;
-    // First: a missing or wrong master key must stop the broker before any file is touched. Each log directory
-    // keeps its own encryption.keys.
+    const keyStores = await this.openKeyStores();
+    await this.startMetrics();
+    this.store = await this.openStore(this.options.config.logDirs[0]!);
+    const storage = await this.loadLogs(keyStores);
+    const bound = await this.bindListeners(storage.framePool);
+    await this.registerInCluster(bound);
+    const replication = await this.startReplication(storage);
+    const controller = this.createController(replication);
+    const services = await this.createServices(replication, controller);
+    await this.serve(services, bound);
+    return bound;
+  }
+
+  /**
+   * Phase: the encryption key store of each log directory, first of all: a missing or wrong master key must stop
+   * the broker before any file is touched. Each log directory keeps its own encryption.keys.
+   */
+  private async openKeyStores(): Promise<Map<string, KeyStore | null>> {
+    const { config, clock } = this.options;
     const keyStores = new Map<string, KeyStore | null>();
     for (const dir of config.logDirs) {
       keyStores.set(dir, await openKeyStore(encryptionSettingsOf(config), dir, clock.nowMs()));
     }
-    const keyStore = keyStores.get(logDir) ?? null;
-    await this.startMetrics();
-    this.store = await this.openStore(logDir);
+    return keyStores;
+  }
+
+  /**
+   * Phase: the partition logs of every log directory, loaded (recovered after an unclean shutdown) before the
+   * broker registers, as in Kafka: a registered broker may be elected leader at once, and a leader must not serve
+   * a log still being recovered. Also the encryption key rotation of each directory with a key store.
+   */
+  private async loadLogs(keyStores: ReadonlyMap<string, KeyStore | null>): Promise<LoadedStorage> {
+    const { config, clock, logger } = this.options;
+    const keyStore = keyStores.get(config.logDirs[0]!) ?? null;
     const topicConfigs = new TopicConfigs(staticOnly(this.options.staticConfig));
     const ackAfterFsync = config.brookLogFlushGroupCommitEnable;
     // A debugging aid, not an operator's setting: see common/frame-pool.ts.
     const poisonFrames = process.env.BROOK_DEBUG_POISON_FRAMES === '1';
     const framePool = new FramePool(config.brookNetworkFramePoolBytes, poisonFrames);
-    // The logs are loaded (recovered after an unclean shutdown) before the broker registers, as in Kafka: a
-    // registered broker may be elected leader at once, and a leader must not serve a log still being recovered.
     // The cluster id comes first, for the log directory's meta.properties check.
-    const clusterIdRead = await readClusterId(this.store);
+    const clusterIdRead = await readClusterId(this.store!);
     if (!clusterIdRead.ok) throw new Error(`reading the cluster id failed: ${clusterIdRead.reason}`);
     const clusterId = clusterIdRead.value;
+    const storageConfigFor = (topic: string) =>
+      toStorageLogConfig(topicConfigs.settingsFor(topic), ackAfterFsync, keyStore !== null);
     this.logs = LogDirs.open({
       dirs: config.logDirs,
       clock,
-      configFor: (topic) =>
-        toStorageLogConfig(topicConfigs.settingsFor(topic), ackAfterFsync, keyStore !== null),
+      configFor: storageConfigFor,
       managerConfig: toLogManagerConfig(config),
       meta: { version: 1, brokerId: this.brokerId, clusterId },
       onBackgroundError: (dir, err) => {
@@ -248,9 +301,15 @@ export class Broker {
     if (!this.logs.hadCleanShutdown && logCount > 0) {
       logger.info(`no clean-shutdown marker: ${logCount} partition logs were recovered`);
     }
-    // Listeners are bound before registration, because the registration carries the bound ports (port 0 in
-    // tests). Requests that arrive before the services exist are answered by not-ready.ts.
-    let dispatch: RequestHandler | null = null;
+    return { clusterId, topicConfigs, framePool, storageConfigFor };
+  }
+
+  /**
+   * Phase: the listeners bound, before registration, because the registration carries the bound ports (port 0 in
+   * tests). Requests that arrive before the services exist are answered by not-ready.ts.
+   */
+  private async bindListeners(framePool: FramePool): Promise<BoundListener[]> {
+    const { config, logger } = this.options;
     const beforeReady = notReadyHandler(logger, () => this.brokerEpoch);
     this.interBroker = interBrokerSecurity(config);
     const creationRates = new ConnectionCreationRates(
@@ -267,6 +326,7 @@ export class Broker {
       connectionThrottleMs: (address) => this.ipQuotas?.throttleMs(address, Date.now()) ?? 0,
       listenerThrottleMs: (listener, nowMs) => creationRates.throttleMs(listener, nowMs),
       handler: (request) => {
+        const dispatch = this.dispatch;
         if (dispatch === null) return beforeReady(request);
         // Bare SASL tokens (after a SaslHandshake v0) have no header for the dispatcher to read.
         if (request.apiKey === RAW_SASL_TOKEN_API_KEY) return rawSaslToken(this.services!.sasl, request);
@@ -287,10 +347,18 @@ export class Broker {
       logger.child('tls'),
     );
     this.certificateReloader.start();
-    const bound = config.listeners.map((l) => {
+    return config.listeners.map((l) => {
       const address = this.server!.address(l.name);
       return { name: l.name, host: address.host, port: address.port };
     });
+  }
+
+  /**
+   * Phase: this broker's registration in /brokers/ids with its advertised endpoints. Only now can the controller
+   * elect it leader (never of a log still being recovered). Sets the broker epoch.
+   */
+  private async registerInCluster(bound: readonly BoundListener[]): Promise<void> {
+    const { config, clock } = this.options;
     const endpoints = config.advertisedListeners.map((l) => {
       const b = bound.find((x) => x.name === l.name);
       // A listener bound to port 0 is advertised with the port the system chose.
@@ -306,24 +374,33 @@ export class Broker {
       timestampMs: clock.nowMs(),
       features: {},
     };
-    const registered = await this.register(this.store, this.registration);
+    const registered = await this.register(this.store!, this.registration);
     if (!registered.ok) throw new Error(`broker registration failed: ${registered.reason}`);
     this.registered = true;
     void this.watchOwnRegistration();
     this.brokerEpoch = registered.value.brokerEpoch;
+  }
+
+  /**
+   * Phase: the replicas this broker hosts and what keeps them: the replica manager, moves between log directories,
+   * replication quotas, dynamic configs and client quotas (read once before serving), the handler of the
+   * controller's requests and the replica fetchers.
+   */
+  private async startReplication(storage: LoadedStorage): Promise<Replication> {
+    const { config, clock, logger } = this.options;
+    const { clusterId, topicConfigs, storageConfigFor } = storage;
     const metadata = new MetadataCache(clusterId);
-    const storageConfigFor = (topic: string) =>
-      toStorageLogConfig(topicConfigs.settingsFor(topic), ackAfterFsync, keyStore !== null);
+    const logs = this.logs!;
     const replicas = new ReplicaManager(
       this.brokerId,
-      this.logs,
+      logs,
       topicConfigs,
       logger.child('replicas'),
       storageConfigFor,
       clock,
     );
-    const producerIds = new ProducerIdManager(this.store, this.brokerId);
-    const logs = this.logs;
+    const store = this.store!;
+    const producerIds = new ProducerIdManager(store, this.brokerId);
     const logDirMover = new LogDirMover({
       logs,
       replicas,
@@ -361,7 +438,7 @@ export class Broker {
     leaderReplicationQuota.refreshRate();
     followerReplicationQuota.refreshRate();
     const dynamicConfig = new DynamicConfig(
-      this.store,
+      store,
       this.brokerId,
       topicConfigs,
       replicas,
@@ -380,7 +457,7 @@ export class Broker {
     );
     this.dynamicConfig = dynamicConfig;
     const quotas = new ClientQuotas(
-      new ClientQuotaStore(this.store, dynamicConfig),
+      new ClientQuotaStore(store, dynamicConfig),
       config,
       logger.child('quotas'),
     );
@@ -395,11 +472,9 @@ export class Broker {
     );
     dynamicConfig.addListener(this.ipQuotas);
     await dynamicConfig.start();
-    const store = this.store;
     const controllerRequests = new ControllerRequests(store, metadata, replicas, topicConfigs);
-    controllerRequests.brokerEpoch = registered.value.brokerEpoch;
+    controllerRequests.brokerEpoch = this.brokerEpoch;
     this.controllerRequests = controllerRequests;
-    const channel = this.controllerChannel(controllerRequests, metadata);
     this.fetchers = new ReplicaFetchers(
       {
         brokerId: this.brokerId,
@@ -431,8 +506,24 @@ export class Broker {
       const services = this.services;
       if (services !== null) for (const key of keys) completeDelayedRequests(services, key);
     };
+    return {
+      topicConfigs,
+      metadata,
+      replicas,
+      producerIds,
+      leaderReplicationQuota,
+      dynamicConfig,
+      quotas,
+      controllerRequests,
+    };
+  }
+
+  /** Phase: the controller (it runs for election once the broker serves). */
+  private createController(replication: Replication): Controller {
+    const { config, clock, logger } = this.options;
+    const channel = this.controllerChannel(replication.controllerRequests, replication.metadata);
     this.controller = new Controller({
-      store,
+      store: this.store!,
       brokerId: this.brokerId as BrokerId,
       channel,
       clock,
@@ -455,7 +546,26 @@ export class Broker {
         refusalsToFence: config.values.int('brook.controller.liveness.probe.refusals'),
       },
     });
-    const controller = this.controller;
+    return this.controller;
+  }
+
+  /**
+   * Phase: what the request handlers need (BrokerServices): topic administration, purgatories, the group and
+   * transaction coordinators, the authorizer, delegation tokens, SASL.
+   */
+  private async createServices(replication: Replication, controller: Controller): Promise<BrokerServices> {
+    const { config, clock, logger } = this.options;
+    const {
+      topicConfigs,
+      metadata,
+      replicas,
+      producerIds,
+      leaderReplicationQuota,
+      dynamicConfig,
+      quotas,
+      controllerRequests,
+    } = replication;
+    const store = this.store!;
     const topicAdmin = new TopicAdmin({
       store,
       defaults: {
@@ -489,7 +599,7 @@ export class Broker {
     );
     await delegationTokens.start();
     this.delegationTokens = delegationTokens;
-    this.services = {
+    const services: BrokerServices = {
       authorizer,
       delegationTokens,
       sasl: new SaslAuthenticator(listenerSaslSettings(config), store, logger.child('sasl'), (id, m) =>
@@ -507,8 +617,8 @@ export class Broker {
       quotas,
       leaderReplicationQuota,
       controllerRequests,
-      logs: this.logs,
-      logDirMover,
+      logs: this.logs!,
+      logDirMover: this.logDirMover!,
       topicAdmin,
       controller,
       fetchSessions: new FetchSessionCache({
@@ -541,35 +651,45 @@ export class Broker {
         }
       },
     };
-    const markers = markerWriter(this.services);
+    this.services = services;
+    return services;
+  }
+
+  /**
+   * Phase: serving. The transaction markers' writer, the ISR manager, the request dispatcher (requests stop being
+   * answered by not-ready.ts), metrics, the controller's run for election, the log scheduler (retention,
+   * flushes, the cleaner) and the web console.
+   */
+  private async serve(services: BrokerServices, bound: readonly BoundListener[]): Promise<void> {
+    const { config, clock, logger } = this.options;
+    const markers = markerWriter(services);
     this.markers = markers;
-    transactions.writeMarkers = (request) => markers.write(request);
+    this.transactions!.writeMarkers = (request) => markers.write(request);
     this.isrManager = new IsrManager(
       this.brokerId,
       config.replicaLagTimeMaxMs,
       config.interBrokerListenerName,
-      replicas,
-      metadata,
-      controller,
+      services.replicas,
+      services.metadata,
+      services.controller,
       clock,
-      (p) => producePurgatory.checkAndComplete(p.key),
+      (p) => services.producePurgatory.checkAndComplete(p.key),
       logger.child('isr'),
       this.interBroker,
     );
-    this.isrManager.brokerEpoch = registered.value.brokerEpoch;
+    this.isrManager.brokerEpoch = this.brokerEpoch;
     this.isrManager.start();
-    dispatch = createRequestDispatcher(
+    this.dispatch = createRequestDispatcher(
       HANDLERS,
-      this.services,
+      services,
       logger,
       this.options.requestInterception ?? null,
     );
     this.serving = true;
     this.attachMetrics();
-    await this.controller.start();
-    this.logs.startScheduler();
+    await services.controller.start();
+    this.logs!.startScheduler();
     await this.startConsole(bound);
-    return bound;
   }
 
   /**
