@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import {
   AclOperation as Op,
@@ -69,6 +70,9 @@ before(async () => {
     'gm-t',
     'tx-t',
     'tx-t2',
+    'tx-open',
+    'dt-a',
+    'dt-b',
     'ofl-t',
     'imp-read',
     'imp-write',
@@ -263,6 +267,81 @@ describe('transactional producers', () => {
     );
     // Then READ on each topic whose offsets are committed.
     assert.equal((await txnCommit()).topics[0].partitions[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+  });
+});
+
+describe('transactions without a transactional id, and what DescribeTransactions shows', () => {
+  it('transactional batches without a transactional id are TRANSACTIONAL_ID_AUTHORIZATION_FAILED, as Kafka', async () => {
+    await addAcls(admin, [acl(RT.TOPIC, 'tx-open', 'User:carol', Op.WRITE)]);
+    const carol = await as(b, 'carol');
+    const produce = async (records: Buffer) =>
+      (
+        await carol.call(ApiKey.PRODUCE, 9, {
+          transactionalId: null,
+          acks: 1,
+          timeoutMs: 5000,
+          topicData: [{ name: 'tx-open', partitionData: [{ index: 0, records }] }],
+        })
+      ).responses[0].partitionResponses[0].errorCode;
+    // WRITE on the topic is enough for plain records, not for a transaction nobody coordinates.
+    assert.equal(await produce(buildBatch([{ value: 'plain' }])), ErrorCode.NONE);
+    const transactional = buildBatch([{ value: 'open' }], {
+      producerId: 4242,
+      producerEpoch: 0,
+      baseSequence: 0,
+      transactional: true,
+    });
+    assert.equal(await produce(transactional), ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    // Nothing was appended: the partition holds the plain record only.
+    const listed = await admin.call(ApiKey.LIST_OFFSETS, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [
+        { name: 'tx-open', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] },
+      ],
+    });
+    assert.equal(listed.topics[0].partitions[0].offset, 1n);
+  });
+
+  it('DescribeTransactions leaves out the partitions of topics the caller may not describe', async () => {
+    const init = await whenCoordinatorReady(
+      () =>
+        admin.call(ApiKey.INIT_PRODUCER_ID, 4, {
+          transactionalId: 'txd',
+          transactionTimeoutMs: 60_000,
+          producerId: -1n,
+          producerEpoch: -1,
+        }),
+      (r) => r.errorCode,
+    );
+    assert.equal(init.errorCode, ErrorCode.NONE);
+    const added = await admin.call(ApiKey.ADD_PARTITIONS_TO_TXN, 3, {
+      transactions: [],
+      v3AndBelowTransactionalId: 'txd',
+      v3AndBelowProducerId: init.producerId,
+      v3AndBelowProducerEpoch: init.producerEpoch,
+      v3AndBelowTopics: [
+        { name: 'dt-a', partitions: [0] },
+        { name: 'dt-b', partitions: [0] },
+      ],
+    });
+    for (const t of added.resultsByTopicV3AndBelow) {
+      assert.equal(t.resultsByPartition[0].partitionErrorCode, ErrorCode.NONE);
+    }
+    await addAcls(admin, [
+      acl(RT.TRANSACTIONAL_ID, 'txd', 'User:carol', Op.DESCRIBE),
+      acl(RT.TOPIC, 'dt-a', 'User:carol', Op.DESCRIBE),
+    ]);
+    const carol = await as(b, 'carol');
+    const described = await carol.call(ApiKey.DESCRIBE_TRANSACTIONS, 0, { transactionalIds: ['txd'] });
+    const state = described.transactionStates[0];
+    assert.equal(state.errorCode, ErrorCode.NONE);
+    assert.deepEqual(state.topics, [{ topic: 'dt-a', partitions: [0] }]);
+    const asAdmin = await admin.call(ApiKey.DESCRIBE_TRANSACTIONS, 0, { transactionalIds: ['txd'] });
+    assert.deepEqual(asAdmin.transactionStates[0].topics.map((t: { topic: string }) => t.topic).sort(), [
+      'dt-a',
+      'dt-b',
+    ]);
   });
 });
 

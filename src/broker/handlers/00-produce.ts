@@ -13,6 +13,7 @@ import type {
   ProduceResponse,
   ProduceResponsePartitionProduceResponse,
 } from '../../protocol/messages/00-produce.js';
+import { BATCH_HEADER_BYTES, batchHeader, CURRENT_MAGIC } from '../../protocol/records/batch-header.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
 import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../authorization.js';
@@ -20,6 +21,24 @@ import { leaderPartition } from '../replica/leader-lookup.js';
 import { awaitReplication, type ReplicationWait } from '../replica/replicated-append.js';
 
 const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
+
+/** Whether a partition's first batch is a transactional one (Kafka's RequestUtils.hasTransactionalRecords). */
+function hasTransactionalRecords(request: ProduceRequest): boolean {
+  for (const topic of request.topicData) {
+    for (const data of topic.partitionData) {
+      const records = data.records;
+      if (
+        records !== null &&
+        records.length >= BATCH_HEADER_BYTES &&
+        batchHeader.magic(records) === CURRENT_MAGIC &&
+        batchHeader.isTransactional(records)
+      ) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
 
 /** An acks=-1 append waiting for replication (see replica/replicated-append.ts), with the response it fills. */
 interface PendingPartition extends ReplicationWait {
@@ -39,10 +58,13 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
     let waits = null as Promise<void>[] | null;
     let pending = null as PendingPartition[] | null;
     // Authorization as Kafka's KafkaApis: a transactional producer needs WRITE on its transactional id (else the
-    // whole request fails), then each topic needs WRITE.
+    // whole request fails), then each topic needs WRITE. Transactional batches without a transactional id are
+    // refused the same way, as Kafka does: WRITE on a topic alone must not open a transaction in its log (one
+    // without a coordinator would hold back read_committed consumers until it times out).
     const transactionalDenied =
-      request.transactionalId !== null &&
-      !authorizeTransactionalId(context, AclOperation.WRITE, request.transactionalId);
+      request.transactionalId !== null
+        ? !authorizeTransactionalId(context, AclOperation.WRITE, request.transactionalId)
+        : context.services.authorizer !== null && hasTransactionalRecords(request);
     const responses = request.topicData.map((topic) => {
       const denied = transactionalDenied
         ? ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED

@@ -9,7 +9,7 @@ import type {
 } from '../../protocol/messages/65-describe-transactions.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
-import { AclOperation, authorizeTransactionalId } from '../authorization.js';
+import { AclOperation, authorize, authorizeTransactionalId, ResourceType } from '../authorization.js';
 
 export const describeTransactionsHandler = defineHandler<
   DescribeTransactionsRequest,
@@ -40,8 +40,18 @@ export const describeTransactionsHandler = defineHandler<
         const m = coordinator.describe(id);
         if (m === undefined) return { ...empty, errorCode: ErrorCode.TRANSACTIONAL_ID_NOT_FOUND };
         const byTopic = new Map<string, number[]>();
+        const hidden = new Set<string>();
         for (const k of m.partitions) {
           const tp = tpOf(k);
+          // As Kafka: only the partitions of topics the caller may describe, the others left out silently.
+          if (hidden.has(tp.topic)) continue;
+          if (
+            !byTopic.has(tp.topic) &&
+            !authorize(context, AclOperation.DESCRIBE, ResourceType.TOPIC, tp.topic, false)
+          ) {
+            hidden.add(tp.topic);
+            continue;
+          }
           byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
         }
         return {
