@@ -3,17 +3,21 @@
 // AssignmentInfo from its assignment's user data; the group leader's assign() turns the subscriptions into
 // tasks placed per client (task-assignment.ts) and then into partitions per member.
 //
-// User data layout: Brook's own, a JSON object with a `version` field (1), not Kafka's binary SubscriptionInfo
-// and AssignmentInfo; Brook and Java instances do not share one application, so the bytes only need to be read
-// by Brook. The fields are Kafka's:
+// User data: the subscription's is Kafka's binary SubscriptionInfo (version 11, subscription-info.ts); Brook's
+// earlier JSON subscriptions (an object with `version` 1) are still read, for rolling upgrades. The assignment's
+// user data is Brook's own JSON object with Kafka's AssignmentInfo field names (not Kafka's binary AssignmentInfo),
+// so Brook and Java instances still do not share one application. The fields are Kafka's:
 //   SubscriptionInfo: processId, userEndpoint (application.server or ""), prevTasks / standbyTasks (what this
 //     member ran in the previous generation), taskOffsetSums (per task with state in this client's state
 //     directory: the sum of its changelog offsets in the checkpoint), errorCode (SHUTDOWN_REQUESTED from a
-//     client whose uncaught exception handler answered SHUTDOWN_APPLICATION, else 0).
+//     client whose uncaught exception handler answered SHUTDOWN_APPLICATION, else 0), clientTags. In the binary
+//     form the tasks travel as one offset sum each (LATEST_OFFSET for the previous active tasks), so a task with
+//     state on disk reads back as a standby, as in Kafka.
 //   AssignmentInfo: activeTasks and standbyTasks of this member, partitionsByHost and standbyPartitionsByHost
 //     ("host:port" -> [topic, partition] pairs of every client with an endpoint), errCode: SHUTDOWN_REQUESTED
 //     for every member, with no tasks, when any member asked for it (KIP-671), else 0; nextRebalanceMs: the
 //     wall-clock time of the probing rebalance when the assignment holds warm-up replicas (KIP-441), else 0.
+// The members' client.rack comes in the consumer subscription itself (v3), not in the user data.
 
 import type {
   Assignment,
@@ -25,6 +29,7 @@ import type {
 import type { TopicPartition } from '../../client/requests.js';
 import type { Topology } from '../topology.js';
 import type { RackAwareStrategy } from './rack-aware-task-assignor.js';
+import { decodeSubscriptionInfoBytes, encodeSubscriptionInfo } from './subscription-info.js';
 import {
   assignTasks,
   type ClientState,
@@ -65,8 +70,10 @@ export function encodeInfo(info: SubscriptionInfo | AssignmentInfo): Buffer {
   return Buffer.from(JSON.stringify(info));
 }
 
-/** Null for bytes that are not Brook's streams user data of a version it reads. */
+/** Null for bytes that are neither Kafka's SubscriptionInfo (versions 1-11) nor Brook's earlier JSON one. */
 export function decodeSubscriptionInfo(bytes: Buffer | null): SubscriptionInfo | null {
+  if (bytes === null || bytes.length === 0) return null;
+  if (bytes[0] !== 0x7b) return decodeSubscriptionInfoBytes(bytes);
   const v = parse(bytes);
   if (v === null || typeof v.processId !== 'string' || !Array.isArray(v.prevTasks)) return null;
   return {
@@ -167,18 +174,25 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
 
   constructor(private readonly ctx: StreamsAssignorContext) {}
 
+  /** Kafka's uniqueField: a byte counted up with every subscription. */
+  private uniqueField = 0;
+
   subscriptionUserData(): Buffer {
     const prev = this.ctx.previousTasks();
-    return encodeInfo({
-      version: USER_DATA_VERSION,
-      processId: this.ctx.processId,
-      userEndpoint: this.ctx.applicationServer ?? '',
-      prevTasks: prev.active,
-      standbyTasks: prev.standby,
-      taskOffsetSums: Object.fromEntries(this.ctx.taskOffsetSums()),
-      errorCode: this.ctx.errorCode(),
-      clientTags: this.ctx.clientTags,
-    });
+    this.uniqueField = (this.uniqueField + 1) % 128;
+    return encodeSubscriptionInfo(
+      {
+        version: USER_DATA_VERSION,
+        processId: this.ctx.processId,
+        userEndpoint: this.ctx.applicationServer ?? '',
+        prevTasks: prev.active,
+        standbyTasks: prev.standby,
+        taskOffsetSums: Object.fromEntries(this.ctx.taskOffsetSums()),
+        errorCode: this.ctx.errorCode(),
+        clientTags: this.ctx.clientTags,
+      },
+      this.uniqueField,
+    );
   }
 
   /** Task id -> the source partitions it reads (equal partition numbers of its sub-topology's topics). */

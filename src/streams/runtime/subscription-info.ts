@@ -1,0 +1,237 @@
+// Kafka Streams' SubscriptionInfo bytes (the user data of a "stream" subscription), as Kafka's generated
+// SubscriptionInfoData writes them: no flexible versions, so plain big-endian fields, int32-counted arrays,
+// int32-prefixed bytes and int16-prefixed strings. Brook writes version 11 (Kafka 3.x's latest) and reads 1 to 11.
+//
+// Version 11, in order: int32 version, int32 latestSupportedVersion, uuid processId (16 bytes), bytes
+// userEndPoint ("host:port" in UTF-8, empty without application.server), [] TaskOffsetSum (int32 topicGroupId,
+// int32 partition, int64 offsetSum, nullable string namedTopology), int8 uniqueField, int32 errorCode,
+// [] ClientTag (bytes key, bytes value).
+// Older versions: latestSupportedVersion from 3, userEndPoint from 2; 1-6 carry prevTasks and standbyTasks as
+// [] (int32 topicGroupId, int32 partition) instead of the sums; 7-9 nest the sums per topic group as
+// [] (int32 partition, int64 offsetSum); uniqueField from 8, errorCode from 9, clientTags from 11.
+//
+// The sums say what the client holds, as Kafka's TaskManager reports it: a task that ran active in the previous
+// generation has LATEST_OFFSET (-2); every other task with local state (a standby, or state left on disk) has its
+// changelog offset sum, or UNKNOWN_OFFSET_SUM (-3). So on reading, -2 marks the previous active tasks and every
+// other entry a standby (Kafka's SubscriptionInfo.standbyTasks()), with its sum when it is known.
+
+import type { SubscriptionInfo } from './streams-assignor.js';
+
+export const SUBSCRIPTION_INFO_VERSION = 11;
+export const LATEST_SUPPORTED_VERSION = 11;
+/** Kafka's Task.LATEST_OFFSET: the task ran active here. */
+export const LATEST_OFFSET = -2;
+/** Kafka's SubscriptionInfo.UNKNOWN_OFFSET_SUM: state held, sum not known. */
+export const UNKNOWN_OFFSET_SUM = -3;
+
+const UUID = /^([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/i;
+
+function taskId(id: string): [number, number] {
+  const [group, partition] = id.split('_').map(Number) as [number, number];
+  return [group, partition];
+}
+
+function compareTasks(a: string, b: string): number {
+  const [ga, pa] = taskId(a);
+  const [gb, pb] = taskId(b);
+  return ga - gb || pa - pb;
+}
+
+class Writer {
+  private readonly parts: Buffer[] = [];
+
+  int8(n: number): void {
+    const b = Buffer.allocUnsafe(1);
+    b.writeInt8(n);
+    this.parts.push(b);
+  }
+
+  int16(n: number): void {
+    const b = Buffer.allocUnsafe(2);
+    b.writeInt16BE(n);
+    this.parts.push(b);
+  }
+
+  int32(n: number): void {
+    const b = Buffer.allocUnsafe(4);
+    b.writeInt32BE(n);
+    this.parts.push(b);
+  }
+
+  int64(n: number): void {
+    const b = Buffer.allocUnsafe(8);
+    b.writeBigInt64BE(BigInt(n));
+    this.parts.push(b);
+  }
+
+  bytes(b: Buffer): void {
+    this.int32(b.length);
+    this.parts.push(b);
+  }
+
+  raw(b: Buffer): void {
+    this.parts.push(b);
+  }
+
+  done(): Buffer {
+    return Buffer.concat(this.parts);
+  }
+}
+
+class Reader {
+  private at = 0;
+
+  constructor(private readonly b: Buffer) {}
+
+  private need(n: number): number {
+    if (this.at + n > this.b.length) throw new RangeError(`SubscriptionInfo truncated at byte ${this.at}`);
+    const at = this.at;
+    this.at += n;
+    return at;
+  }
+
+  int8(): number {
+    return this.b.readInt8(this.need(1));
+  }
+
+  int16(): number {
+    return this.b.readInt16BE(this.need(2));
+  }
+
+  int32(): number {
+    return this.b.readInt32BE(this.need(4));
+  }
+
+  int64(): number {
+    return Number(this.b.readBigInt64BE(this.need(8)));
+  }
+
+  bytes(): Buffer {
+    const n = this.int32();
+    if (n < 0) throw new RangeError(`SubscriptionInfo: negative length ${n}`);
+    const at = this.need(n);
+    return this.b.subarray(at, at + n);
+  }
+
+  nullableString(): string | null {
+    const n = this.int16();
+    if (n === -1) return null;
+    if (n < 0) throw new RangeError(`SubscriptionInfo: negative string length ${n}`);
+    const at = this.need(n);
+    return this.b.toString('utf8', at, at + n);
+  }
+
+  uuid(): string {
+    const at = this.need(16);
+    const hex = this.b.toString('hex', at, at + 16);
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+
+  count(): number {
+    const n = this.int32();
+    if (n < 0 || n > this.b.length) throw new RangeError(`SubscriptionInfo: bad array length ${n}`);
+    return n;
+  }
+
+  get remaining(): number {
+    return this.b.length - this.at;
+  }
+}
+
+/** The version-11 bytes of a subscription; `uniqueField` is Kafka's per-subscription counter byte. */
+export function encodeSubscriptionInfo(info: SubscriptionInfo, uniqueField = 0): Buffer {
+  const m = UUID.exec(info.processId);
+  if (m === null) throw new Error(`process id ${info.processId} is not a UUID`);
+  const sums = new Map<string, number>();
+  for (const [t, sum] of Object.entries(info.taskOffsetSums)) if (sum >= 0) sums.set(t, sum);
+  for (const t of info.standbyTasks) if (!sums.has(t)) sums.set(t, UNKNOWN_OFFSET_SUM);
+  for (const t of info.prevTasks) sums.set(t, LATEST_OFFSET);
+  const w = new Writer();
+  w.int32(SUBSCRIPTION_INFO_VERSION);
+  w.int32(LATEST_SUPPORTED_VERSION);
+  w.raw(Buffer.from(m.slice(1).join(''), 'hex'));
+  w.bytes(Buffer.from(info.userEndpoint, 'utf8'));
+  const tasks = [...sums.keys()].sort(compareTasks);
+  w.int32(tasks.length);
+  for (const t of tasks) {
+    const [group, partition] = taskId(t);
+    w.int32(group);
+    w.int32(partition);
+    w.int64(sums.get(t)!);
+    w.int16(-1); // namedTopology: null
+  }
+  w.int8(uniqueField);
+  w.int32(info.errorCode);
+  const tags = Object.entries(info.clientTags ?? {});
+  w.int32(tags.length);
+  for (const [k, v] of tags) {
+    w.bytes(Buffer.from(k, 'utf8'));
+    w.bytes(Buffer.from(v, 'utf8'));
+  }
+  return w.done();
+}
+
+/**
+ * A SubscriptionInfo of versions 1 to 11, or null: another version (a newer Kafka, which Kafka answers with
+ * version probing, not built), bytes that do not parse, or tasks of named topologies (Brook has none).
+ */
+export function decodeSubscriptionInfoBytes(bytes: Buffer): SubscriptionInfo | null {
+  try {
+    const r = new Reader(bytes);
+    const version = r.int32();
+    if (version < 1 || version > LATEST_SUPPORTED_VERSION) return null;
+    if (version >= 3) r.int32(); // latestSupportedVersion
+    const processId = r.uuid();
+    const prevTasks: string[] = [];
+    const standbyTasks: string[] = [];
+    const taskOffsetSums: Record<string, number> = {};
+    const sum = (group: number, partition: number, offsetSum: number) => {
+      const id = `${group}_${partition}`;
+      if (offsetSum === LATEST_OFFSET) prevTasks.push(id);
+      else {
+        standbyTasks.push(id);
+        if (offsetSum >= 0) taskOffsetSums[id] = offsetSum;
+      }
+    };
+    if (version <= 6) {
+      for (const list of [prevTasks, standbyTasks])
+        for (let i = 0, n = r.count(); i < n; i++) list.push(`${r.int32()}_${r.int32()}`);
+    }
+    const userEndpoint = version >= 2 ? r.bytes().toString('utf8') : '';
+    if (version >= 7) {
+      for (let i = 0, n = r.count(); i < n; i++) {
+        const group = r.int32();
+        if (version >= 10) {
+          const partition = r.int32();
+          const offsetSum = r.int64();
+          if (r.nullableString() !== null) return null;
+          sum(group, partition, offsetSum);
+        } else {
+          for (let j = 0, m = r.count(); j < m; j++) sum(group, r.int32(), r.int64());
+        }
+      }
+    }
+    if (version >= 8) r.int8(); // uniqueField
+    const errorCode = version >= 9 ? r.int32() : 0;
+    const clientTags: Record<string, string> = {};
+    if (version >= 11)
+      for (let i = 0, n = r.count(); i < n; i++) {
+        const key = r.bytes().toString('utf8');
+        clientTags[key] = r.bytes().toString('utf8');
+      }
+    if (r.remaining !== 0) return null;
+    return {
+      version,
+      processId,
+      userEndpoint,
+      prevTasks: prevTasks.sort(compareTasks),
+      standbyTasks: standbyTasks.sort(compareTasks),
+      taskOffsetSums,
+      errorCode,
+      clientTags,
+    };
+  } catch (e) {
+    if (e instanceof RangeError) return null;
+    throw e;
+  }
+}
