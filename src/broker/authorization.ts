@@ -37,10 +37,11 @@ export function authorize(
   const principal = context.connection.security.principal;
   const host = hostOf(context.connection);
   const allowed = authorizer.authorize(principal, host, operation, resourceType, name);
-  if (allowed || logIfDenied) {
-    authorizer.audit.record(allowed, principal, host, operation, resourceType, name, () =>
-      requestName(context),
-    );
+  // Tested here, before anything is allocated for the line: with the log at INFO an allowed check (the common
+  // case) costs two boolean reads.
+  const audit = authorizer.audit;
+  if (allowed ? audit.allowedEnabled : logIfDenied && audit.deniedEnabled) {
+    audit.record(allowed, principal, host, operation, resourceType, name, () => requestName(context));
   }
   return allowed;
 }
