@@ -83,7 +83,7 @@ describe('ACLs in a ZooKeeper cluster', () => {
     assert.deepEqual(await produceToLeader(cluster.brokers, 'zk-rep', ['a', 'b']), [0, 0]);
   });
 
-  it('an ACL added on broker 1 applies on all three; removed on broker 2, it is gone from all three', async () => {
+  it('an ACL added on broker 1 applies on all three; removed on broker 2, it is gone from all three', async (t) => {
     const admin0 = await WireClient.connect('127.0.0.1', cluster.brokers[0]!.port);
     try {
       await createTopic(admin0, 'zk-t');
@@ -115,6 +115,8 @@ describe('ACLs in a ZooKeeper cluster', () => {
     }
     const removedMs = await untilAll('zk-t', ErrorCode.TOPIC_AUTHORIZATION_FAILED);
     assert.ok(removedMs < 2000, `the removal took ${removedMs} ms to reach every broker`);
+    // The issue's goal is a second; the bound above leaves room for a loaded machine, the figures say what it was.
+    t.diagnostic(`ACL added reached all three brokers in ${addedMs} ms, its removal in ${removedMs} ms`);
   });
 
   it('stores ACLs in Kafka’s znodes with change notifications', async () => {
