@@ -388,7 +388,7 @@ export class Broker {
    */
   private async startReplication(storage: LoadedStorage): Promise<Replication> {
     const { config, clock, logger } = this.options;
-    const { clusterId, topicConfigs, storageConfigFor } = storage;
+    const { clusterId, topicConfigs, storageConfigFor, framePool } = storage;
     const metadata = new MetadataCache(clusterId);
     const logs = this.logs!;
     const replicas = new ReplicaManager(
@@ -496,7 +496,7 @@ export class Broker {
         if (this.services !== null) completeDelayedRequests(this.services, p.key);
       },
       logger.child('fetcher'),
-      { clock },
+      { clock, framePool },
     );
     const fetchers = this.fetchers;
     controllerRequests.onReplicasChanged = (keys) => {

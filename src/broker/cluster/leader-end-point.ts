@@ -7,6 +7,7 @@
 // Every call resolves with the leader's answer or rejects when none came (a lost connection, a timeout); the
 // fetcher then backs off and asks again. Ownership: the fetcher owns its end point and closes it when it stops.
 
+import type { FramePool } from '../../common/frame-pool.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { FetchRequest, FetchResponse } from '../../protocol/messages/01-fetch.js';
 import type { ListOffsetsRequest, ListOffsetsResponse } from '../../protocol/messages/02-list-offsets.js';
@@ -36,7 +37,11 @@ export interface LeaderOffset {
 }
 
 export interface LeaderEndPoint {
-  /** A replica fetch (its replicaId is this broker's); `timeoutMs` bounds the wait for the answer. */
+  /**
+   * A replica fetch (its replicaId is this broker's); `timeoutMs` bounds the wait for the answer. The answer's
+   * records may be views of memory the end point reuses: they are valid until the next fetch() on it, and the
+   * fetcher appends them (synchronously) before it asks again.
+   */
   fetch(request: FetchRequest, timeoutMs: number): Promise<FetchResponse>;
   /** The end offsets of the given leader epochs in the leader's log. */
   fetchEpochEndOffsets(
@@ -51,9 +56,15 @@ export interface LeaderEndPoint {
   close(): void;
 }
 
-/** A leader over the wire: one inter-broker connection, requests in the protocol's wire format. */
+/**
+ * A leader over the wire: one inter-broker connection, requests in the protocol's wire format. A fetch answer's
+ * frame comes from `pool` and goes back to it when the next fetch starts (see LeaderEndPoint.fetch), so that the
+ * follower reads every replicated byte into reused memory.
+ */
 export class RemoteLeaderEndPoint implements LeaderEndPoint {
   private readonly connection: InterBrokerConnection;
+  /** The frame of the last fetch answer, until the next fetch. */
+  private heldFrame: Buffer | null = null;
 
   constructor(
     host: string,
@@ -61,8 +72,15 @@ export class RemoteLeaderEndPoint implements LeaderEndPoint {
     private readonly brokerId: number,
     private readonly socketTimeoutMs: number,
     security?: InterBrokerSecurity,
+    pool?: FramePool,
   ) {
-    this.connection = new InterBrokerConnection(host, port, `broker-${brokerId}-fetcher`, security);
+    this.connection = new InterBrokerConnection(
+      host,
+      port,
+      `broker-${brokerId}-fetcher`,
+      security,
+      pool ?? null,
+    );
   }
 
   /**
@@ -72,7 +90,17 @@ export class RemoteLeaderEndPoint implements LeaderEndPoint {
   async fetch(request: FetchRequest, timeoutMs: number): Promise<FetchResponse> {
     const byId = request.topics.every((t) => t.topicId !== '' && t.topicId !== ZERO_UUID);
     const version = byId ? REPLICA_FETCH_VERSION : REPLICA_FETCH_VERSION_BY_NAME;
-    const response = await this.connection.request<FetchResponse>(ApiKey.FETCH, version, request, timeoutMs);
+    if (this.heldFrame !== null) {
+      this.connection.releaseFrame(this.heldFrame);
+      this.heldFrame = null;
+    }
+    const { response, frame } = await this.connection.requestHeld<FetchResponse>(
+      ApiKey.FETCH,
+      version,
+      request,
+      timeoutMs,
+    );
+    this.heldFrame = frame;
     if (!byId) return response;
     const names = new Map(request.topics.map((t) => [t.topicId, t.topic]));
     for (const t of response.responses) t.topic = names.get(t.topicId) ?? t.topic;
@@ -99,7 +127,12 @@ export class RemoteLeaderEndPoint implements LeaderEndPoint {
     return this.listOffset(topic, partition, currentLeaderEpoch, ListOffsetsTimestamp.Earliest);
   }
 
+  /**
+   * The last answer's frame is not given back: the fetcher may still be applying it (close() comes from another
+   * task, e.g. a LeaderAndIsr), so it leaves the pool and the garbage collector frees it.
+   */
   close(): void {
+    this.heldFrame = null;
     this.connection.close();
   }
 

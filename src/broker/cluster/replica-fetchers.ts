@@ -20,6 +20,7 @@
 // must not start a loop that keeps the process alive after stop(). stop() ends every fetcher for good.
 
 import { type Clock, sleep, systemClock } from '../../common/clock.js';
+import type { FramePool } from '../../common/frame-pool.js';
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../protocol/messages/codec-support.js';
@@ -64,6 +65,8 @@ export type LeaderEndPoints = (leaderId: number) => LeaderEndPoint | null;
 export interface FetcherEnvironment {
   readonly endPoints?: LeaderEndPoints;
   readonly clock?: Clock;
+  /** The broker's pool, where fetch answers over the wire are read into (see RemoteLeaderEndPoint). */
+  readonly framePool?: FramePool;
 }
 
 interface Followed {
@@ -420,6 +423,7 @@ export class ReplicaFetchers {
           settings.brokerId,
           settings.socketTimeoutMs,
           settings.security,
+          environment.framePool,
         );
       });
   }

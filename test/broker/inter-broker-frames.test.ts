@@ -1,0 +1,102 @@
+// Inter-broker reads into pooled frames, against a real broker process: a large Fetch answer read through
+// InterBrokerConnection lands in a frame of the given FramePool (poisoning idle memory), stays intact while the
+// caller holds it (requestHeld), becomes reusable once given back (releaseFrame) and is taken again by the next
+// answer; an answer of an ordinary request() leaves the pool, since its decoded body may keep views of it. This is
+// what a follower's fetcher relies on (RemoteLeaderEndPoint releases an answer's frame when the next fetch starts).
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { InterBrokerConnection } from '../../src/broker/cluster/inter-broker-connection.js';
+import { FramePool } from '../../src/common/frame-pool.js';
+import type { FetchResponse } from '../../src/protocol/messages/01-fetch.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { isBatchCrcValid } from '../../src/protocol/records/batch-crc.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { useBrokerWithClient } from '../helpers/broker-suite.js';
+import { createTopic, fetchBody, produceBatch } from '../helpers/wire-client.js';
+
+const TOPIC = 'frames';
+const BATCHES = 3;
+const RECORDS_PER_BATCH = 8;
+const VALUE_BYTES = 8000;
+const POISON = 0xa5;
+
+/** The partition's records in one answer, checked: every batch whole and its CRC valid. */
+function recordsOf(response: FetchResponse): Buffer {
+  const data = response.responses[0]!.partitions[0]!;
+  assert.equal(data.errorCode, 0);
+  const records = data.records ?? Buffer.alloc(0);
+  let batches = 0;
+  for (let pos = 0; pos + 12 <= records.length; pos += 12 + records.readInt32BE(pos + 8)) {
+    assert.ok(isBatchCrcValid(records, pos), `batch at ${pos} fails its CRC`);
+    batches++;
+  }
+  assert.equal(batches, BATCHES);
+  return records;
+}
+
+describe('inter-broker reads into pooled frames', () => {
+  const suite = useBrokerWithClient({}, async (s) => {
+    await createTopic(s.client, TOPIC);
+    for (let b = 0; b < BATCHES; b++) {
+      const records = Array.from({ length: RECORDS_PER_BATCH }, (_, r) => ({
+        value: Buffer.alloc(VALUE_BYTES, (b * RECORDS_PER_BATCH + r) % 200),
+      }));
+      const answer = await produceBatch(s.client, TOPIC, buildBatch(records), 1);
+      assert.equal(answer.errorCode, 0);
+    }
+  });
+
+  it('holds a fetch answer until it is released, then reuses its memory', { timeout: 60_000 }, async () => {
+    const { broker } = suite;
+    const pool = new FramePool(4 * 1024 * 1024, true);
+    const connection = new InterBrokerConnection(broker.host, broker.port, 'frames-test', undefined, pool);
+    try {
+      const first = await connection.requestHeld<FetchResponse>(
+        ApiKey.FETCH,
+        12,
+        fetchBody(TOPIC, 0, 0),
+        10_000,
+      );
+      const records = recordsOf(first.response);
+      assert.ok(records.length > BATCHES * RECORDS_PER_BATCH * VALUE_BYTES);
+      assert.equal(records.buffer, first.frame.buffer, 'the records are a view of the held frame');
+      assert.equal(pool.stats.allocated, 1, 'the answer was read into a pooled frame');
+      const copy = Buffer.from(records);
+
+      // Held: a second answer cannot take the first one's memory.
+      const second = await connection.requestHeld<FetchResponse>(
+        ApiKey.FETCH,
+        12,
+        fetchBody(TOPIC, 0, 0),
+        10_000,
+      );
+      assert.notEqual(second.frame.buffer, first.frame.buffer);
+      assert.deepEqual(records, copy, 'a held frame keeps its bytes');
+      assert.deepEqual(recordsOf(second.response), copy);
+
+      // Released: poisoned (BROOK_DEBUG_POISON_FRAMES's check) and handed to the next answer.
+      connection.releaseFrame(first.frame);
+      assert.equal(pool.stats.recycled, 1);
+      assert.ok(records.every((b) => b === POISON));
+      connection.releaseFrame(second.frame);
+      const third = await connection.requestHeld<FetchResponse>(
+        ApiKey.FETCH,
+        12,
+        fetchBody(TOPIC, 0, 0),
+        10_000,
+      );
+      assert.equal(pool.stats.reused, 1, 'the next answer took an idle frame');
+      assert.deepEqual(recordsOf(third.response), copy);
+      connection.releaseFrame(third.frame);
+
+      // An ordinary request's answer is not the caller's to release: its frame leaves the pool.
+      const dropped = pool.stats.dropped;
+      const plain = await connection.request<FetchResponse>(ApiKey.FETCH, 12, fetchBody(TOPIC, 0, 0), 10_000);
+      assert.equal(pool.stats.dropped, dropped + 1);
+      assert.deepEqual(recordsOf(plain), copy);
+    } finally {
+      connection.close();
+    }
+  });
+});
