@@ -24,6 +24,7 @@ import { readEncryptedSegment } from '../storage/encryption/segment-file.js';
 import { TXN_INDEX_ENTRY_BYTES } from '../storage/txn-index.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import { err, out, runTool, type Tool } from './client-tool.js';
+import { Progress } from './progress.js';
 
 const tool: Tool = {
   name: 'dump-log',
@@ -59,17 +60,29 @@ async function run(args: ParsedArgs): Promise<number> {
   if (files.length === 0) throw new UsageError('--files names no file');
   let code = 0;
   const json: unknown[] = [];
-  for (const file of files) {
+  // Progress on a terminal while the dump goes to a file or a pipe (or is held for --json): a large segment
+  // takes a while, and its lines are not on the screen to show it.
+  const progress = new Progress(process.stderr, args.has('json') || process.stdout.isTTY !== true);
+  for (const [i, file] of files.entries()) {
+    progress.update(`${file} (${i + 1}/${files.length}): reading`, true);
     if (!args.has('json')) out(`Dumping ${file}`);
     let result: unknown;
     if (file.endsWith('.log')) {
       const read = await readLogFile(file, args);
       if (read.error !== undefined) {
+        progress.clear();
         if (!args.has('json')) err(read.error);
         result = { batches: [], error: read.error };
       } else {
-        result = dumpLog(read.bytes, args, baseOffsetOf(file));
+        result = dumpLog(read.bytes, args, baseOffsetOf(file), {
+          show: (position, size) =>
+            progress.update(
+              `${file} (${i + 1}/${files.length}): ${megabytes(position)} of ${megabytes(size)} MB decoded`,
+            ),
+          clear: () => progress.clear(),
+        });
         if (read.note !== undefined) {
+          progress.clear();
           if (!args.has('json')) err(read.note);
           result = { ...(result as object), error: read.note };
         }
@@ -80,6 +93,7 @@ async function run(args: ParsedArgs): Promise<number> {
     }
     const index = await readIndexFile(file, args);
     if (index.error !== undefined) {
+      progress.clear();
       if (!args.has('json')) err(index.error);
       if (args.has('json')) json.push({ file, entries: [], error: index.error });
       code = 1;
@@ -91,6 +105,7 @@ async function run(args: ParsedArgs): Promise<number> {
     else if (file.endsWith('.timeindex')) result = dumpTimeIndex(buf, baseOffsetOf(file), args.has('json'));
     else if (file.endsWith('.txnindex')) result = dumpTxnIndex(buf, args.has('json'));
     else {
+      progress.clear();
       err(`Ignoring unknown file ${file}`);
       code = 1;
       continue;
@@ -98,8 +113,13 @@ async function run(args: ParsedArgs): Promise<number> {
     if (args.has('json')) json.push({ file, ...(result as object) });
     if ((result as { error?: string }).error !== undefined) code = 1;
   }
+  progress.clear();
   if (args.has('json')) out(JSON.stringify(json));
   return code;
+}
+
+function megabytes(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(1);
 }
 
 /**
@@ -183,7 +203,12 @@ function text(b: Buffer | null): string {
   return b === null ? 'null' : b.toString('utf8');
 }
 
-function dumpLog(all: Buffer, args: ParsedArgs, startOffset: number): { batches: unknown[]; error?: string } {
+function dumpLog(
+  all: Buffer,
+  args: ParsedArgs,
+  startOffset: number,
+  progress: { show(position: number, size: number): void; clear(): void } = { show() {}, clear() {} },
+): { batches: unknown[]; error?: string } {
   const maxBytes = args.int('max-bytes');
   const buf = maxBytes === undefined ? all : all.subarray(0, maxBytes);
   const asJson = args.has('json');
@@ -193,6 +218,7 @@ function dumpLog(all: Buffer, args: ParsedArgs, startOffset: number): { batches:
   const batches: unknown[] = [];
   while (cursor.next()) {
     const pos = cursor.position;
+    progress.show(pos, buf.length);
     if (cursor.magic < 2) {
       const legacy = decodeRecordsBlob(buf, pos, pos + cursor.sizeInBytes).batches[0]!;
       for (const r of legacy.records) {
@@ -269,6 +295,7 @@ function dumpLog(all: Buffer, args: ParsedArgs, startOffset: number): { batches:
   }
   if (cursor.fault !== null) {
     const message = `Found invalid data at position ${cursor.fault.position ?? cursor.position}: ${cursor.fault.message}`;
+    progress.clear();
     if (!asJson) err(message);
     return { batches, error: message };
   }

@@ -265,6 +265,8 @@ async function consumerPerf(args: ParsedArgs): Promise<number> {
   let joinedAt = start;
   let count = 0;
   let bytes = 0;
+  // A terminal gets a live count on stderr, as the producer test's.
+  const progress = new Progress();
   try {
     if (args.has('group')) {
       consumer.subscribe([topic]);
@@ -297,7 +299,9 @@ async function consumerPerf(args: ParsedArgs): Promise<number> {
         count++;
         bytes += (r.value?.length ?? 0) + (r.key?.length ?? 0);
       }
+      progress.update(`${count}/${messages} records consumed`);
       if (detailed && Date.now() - lastReport >= every) {
+        progress.clear();
         const s = (Date.now() - lastReport) / 1000;
         const mb = (bytes - lastBytes) / (1024 * 1024);
         out(
@@ -309,6 +313,7 @@ async function consumerPerf(args: ParsedArgs): Promise<number> {
       }
     }
   } finally {
+    progress.clear();
     await consumer.close();
   }
   const end = Date.now();

@@ -16,8 +16,15 @@ export class Progress {
   private shownLength = 0;
   private lastDrawMs = 0;
 
-  constructor(private readonly stream: ProgressStream = process.stderr) {
-    this.enabled = stream.isTTY === true;
+  /**
+   * `alsoWhen` is a further condition: a tool whose output goes to the same terminal line by line (dump-log)
+   * shows progress only when that output goes elsewhere, so the two never interleave.
+   */
+  constructor(
+    private readonly stream: ProgressStream = process.stderr,
+    alsoWhen = true,
+  ) {
+    this.enabled = stream.isTTY === true && alsoWhen;
   }
 
   /** Shows `text` in place of the previous line; `now` draws even within the redraw interval (a stage change). */

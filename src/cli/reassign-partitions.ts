@@ -35,6 +35,7 @@ import { assignReplicas } from '../controller/replica-assignment.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import { clientOptions, err, newClient, out, runTool, type Tool } from './client-tool.js';
+import { Progress } from './progress.js';
 
 const ACTIONS = ['generate', 'execute', 'verify', 'list', 'cancel'] as const;
 
@@ -407,12 +408,17 @@ async function executeDirMoves(
  * Kafka's findLogDirMoveStates and replicaMoveStatesToString: each replica's current and future directory, from
  * DescribeLogDirs of its broker. Answers whether every move is done.
  */
-async function verifyDirMoves(admin: Admin, replicas: readonly ReplicaDir[]): Promise<boolean> {
+async function verifyDirMoves(
+  admin: Admin,
+  replicas: readonly ReplicaDir[],
+  progress: Progress,
+): Promise<boolean> {
   const brokers = [...new Set(replicas.map((r) => r.broker))];
   const current = new Map<string, string>();
   const future = new Map<string, string>();
   const described = new Set<number>();
-  for (const broker of brokers) {
+  for (const [i, broker] of brokers.entries()) {
+    progress.update(`reading the log directories of broker ${broker} (${i + 1}/${brokers.length})`, true);
     let dirs: Awaited<ReturnType<Admin['describeLogDirs']>>;
     try {
       dirs = await admin.describeLogDirs([broker]);
@@ -428,6 +434,7 @@ async function verifyDirMoves(admin: Admin, replicas: readonly ReplicaDir[]): Pr
       }
     }
   }
+  progress.clear();
   let done = true;
   for (const r of replicas) {
     const key = replicaName(r);
@@ -566,10 +573,15 @@ export async function clearThrottles(admin: Admin, moves: readonly Move[]): Prom
 }
 
 async function verify(admin: Admin, moves: readonly Move[], preserveThrottles = false): Promise<number> {
+  // Each stage is a round trip (one per broker for log directories): a terminal sees which one it waits for.
+  const progress = new Progress();
+  progress.update(`verifying ${moves.length} partitions: listing the reassignments in progress`, true);
   const ongoing = new Set((await admin.listPartitionReassignments()).map(name));
   // Only the partitions that are not moving any more need their replicas read (from any broker's metadata).
   const settled = moves.filter((m) => !ongoing.has(name(m)));
+  progress.update(`verifying ${moves.length} partitions: reading the replicas of ${settled.length}`, true);
   const current = settled.length === 0 ? new Map<string, number[]>() : await currentReplicas(admin, settled);
+  progress.clear();
   out('Status of partition reassignment:');
   for (const m of [...moves].sort(byTopicPartition)) {
     const replicas = current.get(name(m))!;
@@ -584,7 +596,7 @@ async function verify(admin: Admin, moves: readonly Move[], preserveThrottles = 
     }
   }
   const dirMoves = replicaDirs(moves);
-  const dirsDone = dirMoves.length === 0 || (await verifyDirMoves(admin, dirMoves));
+  const dirsDone = dirMoves.length === 0 || (await verifyDirMoves(admin, dirMoves, progress));
   // Done moving: the throttles set with --execute --throttle come off (Kafka clears them whether set or not).
   if (!preserveThrottles && dirsDone && moves.every((m) => !ongoing.has(name(m)))) {
     await clearThrottles(admin, moves);

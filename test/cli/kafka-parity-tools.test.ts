@@ -3,7 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
@@ -551,7 +552,50 @@ test('producer-perf-test and an offset reset show progress on a terminal only', 
   ]);
   assert.equal(piped.code, 0, piped.stderr);
   assert.equal(piped.stderr, '');
+
+  // consumer-perf-test counts on a terminal as the producer test does.
+  const consume = [bin, 'consumer-perf-test', ...bs(), '--topic', 'parity-progress', '--messages', '3000'];
+  r = await run('script', ['-qec', inTerminal(consume), '/dev/null'], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stdout);
+  assert.match(r.stdout, /\r\d+\/3000 records consumed/);
+  assert.match(r.stdout, /, 3000, /, 'the totals line counts every record');
+  const consumedPiped = await brook([
+    'consumer-perf-test',
+    ...bs(),
+    '--topic',
+    'parity-progress',
+    '--messages',
+    '3000',
+  ]);
+  assert.equal(consumedPiped.code, 0, consumedPiped.stderr);
+  assert.equal(consumedPiped.stderr, '');
+
+  // dump-log shows which file it is on when its lines go to a file; on the terminal its lines are the progress.
+  const dir = join(tools.broker.dataDir, 'parity-progress-0');
+  const segment = join(dir, readdirSync(dir).find((f) => f.endsWith('.log'))!);
+  const dumped = join(tools.scratch, 'dump.txt');
+  r = await run(
+    'script',
+    ['-qec', `${inTerminal([bin, 'dump-log', '--files', segment])} > '${dumped}'`, '/dev/null'],
+    {
+      timeoutMs: 60_000,
+    },
+  );
+  assert.equal(r.code, 0, r.stdout);
+  assert.match(r.stdout, /\r\S+\.log \(1\/1\): reading/);
+  assert.match(readFileSync(dumped, 'utf8'), /^Dumping .*\nLog starting offset: 0\nbaseOffset: 0 /);
+  r = await run('script', ['-qec', inTerminal([bin, 'dump-log', '--files', segment]), '/dev/null'], {
+    timeoutMs: 60_000,
+  });
+  assert.equal(r.code, 0, r.stdout);
+  assert.match(r.stdout, /baseOffset: 0 /);
+  assert.doesNotMatch(r.stdout, /\(1\/1\): reading/);
 });
+
+/** The shell command script(1) runs: node and the tool's arguments, quoted. */
+function inTerminal(args: string[]): string {
+  return [process.execPath, ...args].map((a) => `'${a}'`).join(' ');
+}
 
 test('transactions find-hanging lists an open transaction no coordinator knows, until it is aborted', async () => {
   await brook(['topics', ...bs(), '--create', '--topic', 'parity-ghost']);

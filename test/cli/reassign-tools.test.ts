@@ -87,6 +87,27 @@ test('reassign-partitions --list, --verify and --cancel with nothing in progress
   assert.equal(r.stdout, 'None of the specified partition moves are active.\n');
 });
 
+test('reassign-partitions --verify shows the stage it waits for on a terminal, and nothing in a script', async () => {
+  // A log directory named for each replica: --verify also reads the brokers' log directories.
+  const moves = file('verify-progress.json', {
+    version: 1,
+    partitions: [0, 1].map((partition) => ({ ...onBroker0(partition), log_dirs: [broker.dataDir] })),
+  });
+  const args = [BROOK, 'reassign-partitions', '--bootstrap-server', broker.bootstrap, '--verify'];
+  args.push('--reassignment-json-file', moves);
+  // script(1) gives the tool a pseudo-terminal for stdin, stdout and stderr and copies what it wrote.
+  const quoted = [process.execPath, ...args].map((a) => `'${a}'`).join(' ');
+  const tty = await run('script', ['-qec', quoted, '/dev/null'], { timeoutMs: 60_000 });
+  assert.equal(tty.code, 0, tty.stdout);
+  assert.match(tty.stdout, /\rverifying 2 partitions: listing the reassignments in progress/);
+  assert.match(tty.stdout, /\rreading the log directories of broker 0 \(1\/1\)/);
+  assert.match(tty.stdout, /Reassignment of partition gen-t-1 is completed\./);
+  const piped = await brook('reassign-partitions', '--verify', '--reassignment-json-file', moves);
+  assert.equal(piped.code, 0, piped.stderr);
+  assert.equal(piped.stderr, '');
+  assert.match(piped.stdout, /^Status of partition reassignment:\n/);
+});
+
 test('reassign-partitions refuses bad actions, files and assignments with exit code 1', async () => {
   const cases: [string[], RegExp][] = [
     [[], /exactly one action/],
