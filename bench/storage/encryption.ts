@@ -3,9 +3,10 @@
 // through the fetch path (Log.readAsync from the files, no tail cache), of one log encrypted and one not.
 // Fetches of 1 MiB (a consumer catching up) and of 16 KiB (small random-access fetches, where reading and
 // verifying whole 16 KiB chunks costs the most). Repetitions alternate plaintext and encrypted. Beside them, the
-// rates of the primitives the encrypted path runs over every byte, measured in the same run: AES-256-GCM
-// decryption with tag check of 16 KiB chunks (a read's one pass, and its ceiling), AES-256-CTR over 1 MiB (an
-// append's encryption) and a plain copy of 1 MiB (what a plaintext read costs beyond the kernel's copy).
+// rates of the primitives the encrypted path runs over every byte, measured in the same run (MB/s and MB per
+// CPU-second): AES-256-GCM decryption with tag check of 16 KiB chunks (a read's one pass), AES-256-GCM encryption
+// of 16 KiB chunks with their tags (an append's one pass), AES-256-CTR over 1 MiB and a plain copy of 1 MiB; and
+// from them the ceiling an encrypted append and a 1 MiB fetch could reach (the plaintext path plus its one pass).
 // Run: `node <outDir>/bench/storage/encryption.js [--mib 128] [--quick] [--dir .] [--no-results]`.
 
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
@@ -93,19 +94,22 @@ async function fetchAll(log: Log, fetchBytes: number, limitBytes: number): Promi
   return rateOf(bytes, started, cpu);
 }
 
-/** MB/s of `op` over a 1 MiB buffer, repeated for about 300 ms. */
-function primitiveRate(op: (buf: Buffer) => void): number {
+/** Rate of `op` over a 1 MiB buffer, repeated for about 300 ms: MB/s and MB per CPU-second of this process. */
+function primitiveRate(op: (buf: Buffer) => void): Rate {
   const buf = randomBytes(1024 * 1024);
   const started = performance.now();
+  const cpu = process.cpuUsage();
   let bytes = 0;
   while (performance.now() - started < 300) {
     op(buf);
     bytes += buf.length;
   }
-  return megabytesPerSecond(bytes, (performance.now() - started) / 1000);
+  return rateOf(bytes, started, cpu);
 }
 
-function cryptoRates(): { gcm: number; ctr: number; copy: number } {
+type Primitive = 'gcm' | 'seal' | 'ctr' | 'copy';
+
+function cryptoRates(): Record<Primitive, Rate> {
   const key = randomBytes(32);
   const iv = randomBytes(12);
   // One sealed 16 KiB chunk, opened again and again as a read opens each chunk it touches.
@@ -121,9 +125,23 @@ function cryptoRates(): { gcm: number; ctr: number; copy: number } {
       d.final();
     }
   });
+  // 16 KiB chunks sealed, each in one GCM pass giving its ciphertext and tag: an append's work per byte.
+  const seal = primitiveRate((b) => {
+    for (let at = 0; at < b.length; at += chunk.length) {
+      const c = createCipheriv('aes-256-gcm', key, iv);
+      c.update(b.subarray(at, at + chunk.length));
+      c.final();
+      c.getAuthTag();
+    }
+  });
   const ctr = primitiveRate((b) => createCipheriv('aes-256-ctr', key, Buffer.alloc(16)).update(b));
   const copy = primitiveRate((b) => Buffer.from(b));
-  return { gcm, ctr, copy };
+  return { gcm, seal, ctr, copy };
+}
+
+/** The rate of a path that adds `passes` (rates) to `base` over every byte: 1 / (1/base + sum 1/pass). */
+function withPasses(base: number, passes: number[]): number {
+  return 1 / (1 / base + passes.reduce((sum, p) => sum + 1 / p, 0));
 }
 
 export async function run(args: string[]): Promise<void> {
@@ -148,10 +166,10 @@ export async function run(args: string[]): Promise<void> {
       'fetch 1 MiB': { plain: [], encrypted: [] },
       'fetch 16 KiB': { plain: [], encrypted: [] },
     };
-    const primitives: Record<'gcm' | 'ctr' | 'copy', number[]> = { gcm: [], ctr: [], copy: [] };
+    const primitives: Record<Primitive, Rate[]> = { gcm: [], seal: [], ctr: [], copy: [] };
     for (let round = 0; round < rounds; round++) {
       const rates = cryptoRates();
-      for (const name of ['gcm', 'ctr', 'copy'] as const) primitives[name].push(rates[name]);
+      for (const name of ['gcm', 'seal', 'ctr', 'copy'] as const) primitives[name].push(rates[name]);
       for (const kind of ['plain', 'encrypted'] as const) {
         const dir = join(root, `${kind}-${round}`);
         mkdirSync(dir);
@@ -217,14 +235,57 @@ export async function run(args: string[]): Promise<void> {
     const primitiveRows: string[][] = [];
     for (const [name, label] of [
       ['gcm', 'AES-256-GCM open, 16 KiB chunks'],
+      ['seal', 'AES-256-GCM seal, 16 KiB chunks'],
       ['ctr', 'AES-256-CTR, 1 MiB'],
       ['copy', 'Buffer copy, 1 MiB'],
     ] as const) {
-      const s = summarize(primitives[name]);
-      primitiveRows.push([label, formatRange(s.median, s.min, s.max)]);
+      const s = summarize(primitives[name].map((r) => r.mbps));
+      const c = summarize(primitives[name].map((r) => r.mbPerCpuS));
+      primitiveRows.push([label, formatRange(s.median, s.min, s.max), formatRange(c.median, c.min, c.max)]);
       writer?.figure(`crypto-${name}`, 'MB/s', s, {});
+      writer?.figure(`crypto-${name}-cpu`, 'MB/CPU-s', c, {});
     }
-    console.log(formatTable(['primitive', 'MB/s'], primitiveRows));
+    console.log(formatTable(['primitive', 'MB/s', 'MB/CPU-s'], primitiveRows));
+    // The ceiling node:crypto allows, from this run's own figures: the plaintext path plus the cipher passes the
+    // encrypted path must make over every byte (an append: one GCM seal; a fetch: one GCM open). Per round, then
+    // the median, in MB/s and in MB per CPU-second (the steadier one on a shared machine).
+    const passes: Record<string, Primitive[]> = { append: ['seal'], 'fetch 1 MiB': ['gcm'] };
+    const ceilingRows: string[][] = [];
+    for (const [name, over] of Object.entries(passes)) {
+      const cells = [name];
+      for (const field of ['mbps', 'mbPerCpuS'] as const) {
+        const r = results[name]!;
+        const ceilings = r.plain.map((p, i) =>
+          withPasses(
+            p[field],
+            over.map((k) => primitives[k][i]![field]),
+          ),
+        );
+        const ceiling = summarize(ceilings);
+        const plain = summarize(r.plain.map((x) => x[field]));
+        const brook = summarize(r.encrypted.map((x) => x[field]));
+        cells.push(
+          formatRange(ceiling.median, ceiling.min, ceiling.max),
+          `${((ceiling.median / plain.median) * 100).toFixed(0)} %`,
+          `${((brook.median / ceiling.median) * 100).toFixed(0)} %`,
+        );
+        writer?.figure(
+          `${name}-ceiling${field === 'mbps' ? '' : '-cpu'}`,
+          field === 'mbps' ? 'MB/s' : 'MB/CPU-s',
+          ceiling,
+          {
+            mib,
+          },
+        );
+      }
+      ceilingRows.push(cells);
+    }
+    console.log(
+      formatTable(
+        ['ceiling', 'MB/s', 'of plain', 'Brook of it', 'MB/CPU-s', 'of plain CPU', 'Brook of it CPU'],
+        ceilingRows,
+      ),
+    );
     // On two shared cores, a load above 2 means other work competed: the MB/CPU-s ratios are the steadier figure.
     console.log(`1-minute load average after each round: ${loads.map((l) => l.toFixed(1)).join(', ')}`);
     writer?.write('load', { loadAverage1m: loads });

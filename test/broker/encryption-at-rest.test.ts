@@ -4,27 +4,23 @@
 // the broker at startup with exit code 2 and one line, touching no file; the env and http providers work.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
-  mkdtempSync,
   openSync,
   readdirSync,
-  readFileSync,
   readSync,
   rmSync,
   statSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, run, type StartOptions, startBroker } from '../helpers/broker-process.js';
+import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
 import { waitForCoordinator } from '../helpers/offset-commits.js';
 import {
   createTopic,
@@ -34,33 +30,20 @@ import {
   readPartition,
   WireClient,
 } from '../helpers/wire-client.js';
+import {
+  fileProvider,
+  filesUnder,
+  REPO_ROOT,
+  readIfPresent,
+  scratch,
+  serverExit,
+} from './encryption-helpers.js';
 
-const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 const MARKER = 'ZEBRA-MARKER-4b1d9e';
 /** Record timestamps of the produced markers: they reach the .timeindex files, which must not show them. */
 const MARKER_TS = 1_234_567_890_123;
 const TOPIC = 'secret';
 const KEY1 = randomBytes(32).toString('hex');
-
-const roots: string[] = [];
-after(() => {
-  for (const r of roots) rmSync(r, { recursive: true, force: true });
-});
-
-function scratch(): { dataDir: string; keyFile: string } {
-  const root = mkdtempSync(join(tmpdir(), 'brook-enc-'));
-  roots.push(root);
-  return { dataDir: join(root, 'data'), keyFile: join(root, 'master.key') };
-}
-
-function fileProvider(keyFile: string): Record<string, string> {
-  return {
-    'brook.encryption.enable': 'true',
-    'brook.encryption.key.provider': 'file',
-    'brook.encryption.key.file': keyFile,
-    'log.segment.bytes': String(256 * 1024),
-  };
-}
 
 async function withClient<T>(broker: BrokerProcess, fn: (c: WireClient) => Promise<T>): Promise<T> {
   const client = await WireClient.connect(broker.host, broker.port);
@@ -88,16 +71,6 @@ async function readValues(c: WireClient): Promise<string[]> {
   return (await readPartition(c, TOPIC, 0)).map((r) => r.value!.toString());
 }
 
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...filesUnder(path));
-    else out.push(path);
-  }
-  return out;
-}
-
 /** Names, sizes and modification times of everything under `dir`: "touched no file" compares two of these. */
 function fingerprintOf(dir: string): string {
   return filesUnder(dir)
@@ -107,47 +80,6 @@ function fingerprintOf(dir: string): string {
     })
     .sort()
     .join('\n');
-}
-
-/** Runs `brook server` to its exit (a startup failure); resolves with the exit code and stderr. */
-function serverExit(
-  options: StartOptions & { overrides: Record<string, string> },
-): Promise<{ code: number | null; stderr: string }> {
-  const args = [join(REPO_ROOT, 'bin/brook'), 'server'];
-  const overrides = {
-    'broker.id': '0',
-    listeners: 'PLAINTEXT://127.0.0.1:0',
-    'log.dirs': options.dataDir!,
-    'offsets.topic.replication.factor': '1',
-    ...options.overrides,
-  };
-  for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`);
-  return new Promise((done) => {
-    const child = spawn(process.execPath, args, {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...options.env },
-    });
-    let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.once('exit', (code) => {
-      clearTimeout(killer);
-      done({ code, stderr });
-    });
-  });
-}
-
-/** A file's bytes, or none when it went meanwhile (a checkpoint's temporary file, on a running broker). */
-function readIfPresent(path: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
-    throw err;
-  }
 }
 
 function partitionDir(dataDir: string): string {

@@ -3,46 +3,24 @@
 // with the re-wrap of older keys and the refusal to retire a master key that data still depends on.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { readRecords } from '../../src/protocol/records/batch-records.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, type StartOptions, startBroker } from '../helpers/broker-process.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { createTopic, fetchBody, produceBatch, readPartition, WireClient } from '../helpers/wire-client.js';
+import { fileProvider, scratch, serverExit } from './encryption-helpers.js';
 
-const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 const MARKER = 'ZEBRA-MARKER-4b1d9e';
 const TOPIC = 'secret';
 const KEY1 = randomBytes(32).toString('hex');
 const KEY2 = randomBytes(32).toString('base64');
-
-const roots: string[] = [];
-after(() => {
-  for (const r of roots) rmSync(r, { recursive: true, force: true });
-});
-
-function scratch(): { dataDir: string; keyFile: string } {
-  const root = mkdtempSync(join(tmpdir(), 'brook-enc-'));
-  roots.push(root);
-  return { dataDir: join(root, 'data'), keyFile: join(root, 'master.key') };
-}
-
-function fileProvider(keyFile: string): Record<string, string> {
-  return {
-    'brook.encryption.enable': 'true',
-    'brook.encryption.key.provider': 'file',
-    'brook.encryption.key.file': keyFile,
-    'log.segment.bytes': String(256 * 1024),
-  };
-}
 
 async function withClient<T>(broker: BrokerProcess, fn: (c: WireClient) => Promise<T>): Promise<T> {
   const client = await WireClient.connect(broker.host, broker.port);
@@ -63,37 +41,6 @@ async function produceMarkers(c: WireClient, from: number, count: number): Promi
 
 async function readValues(c: WireClient): Promise<string[]> {
   return (await readPartition(c, TOPIC, 0)).map((r) => r.value!.toString());
-}
-
-/** Runs `brook server` to its exit (a startup failure); resolves with the exit code and stderr. */
-function serverExit(
-  options: StartOptions & { overrides: Record<string, string> },
-): Promise<{ code: number | null; stderr: string }> {
-  const args = [join(REPO_ROOT, 'bin/brook'), 'server'];
-  const overrides = {
-    'broker.id': '0',
-    listeners: 'PLAINTEXT://127.0.0.1:0',
-    'log.dirs': options.dataDir!,
-    'offsets.topic.replication.factor': '1',
-    ...options.overrides,
-  };
-  for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`);
-  return new Promise((done) => {
-    const child = spawn(process.execPath, args, {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...options.env },
-    });
-    let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.once('exit', (code) => {
-      clearTimeout(killer);
-      done({ code, stderr });
-    });
-  });
 }
 
 function partitionDir(dataDir: string): string {
