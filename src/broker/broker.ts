@@ -105,6 +105,8 @@ const FETCH_SESSION_EVICTION_MS = 120_000;
 /** Kafka's default zookeeper.session.timeout.ms for the embedded store's session. */
 const EMBEDDED_SESSION_TIMEOUT_MS = 18_000;
 const METADATA_DIR = '__brook_metadata';
+/** Read at each election and watched for changes: a dynamic cluster-wide key in Kafka. */
+const UNCLEAN_KEY = 'unclean.leader.election.enable';
 const REGISTRATION_RETRY_MS = 500;
 /** Attempts to write a log dir failure event (every REGISTRATION_RETRY_MS): a minute of store trouble. */
 const LOG_DIR_EVENT_ATTEMPTS = 120;
@@ -453,6 +455,12 @@ export class Broker {
         this.connectionCreationRates?.configure(topicConfigs.mergedBrokerConfig());
         // Altered listener ssl.* keys reload that listener's certificates (KIP-226).
         this.certificateReloader?.brokerConfigChanged(topicConfigs.mergedBrokerConfig());
+        // unclean.leader.election.enable is cluster-wide dynamic: leaderless partitions are looked at again.
+        this.controller?.uncleanLeaderElectionMayBeEnabled();
+      },
+      (topic) => {
+        if (topicConfigs.overridesFor(topic).get(UNCLEAN_KEY)?.trim().toLowerCase() === 'true')
+          this.controller?.uncleanLeaderElectionMayBeEnabled();
       },
     );
     this.dynamicConfig = dynamicConfig;
@@ -529,7 +537,9 @@ export class Broker {
       clock,
       logger: logger.child('controller'),
       interBrokerListener: config.interBrokerListenerName,
-      uncleanLeaderElectionEnable: config.logDefaults.uncleanLeaderElectionEnable,
+      // Read at each election: a dynamic broker or cluster-default value counts as soon as it is loaded.
+      uncleanLeaderElectionEnable: () =>
+        topicConfigs.mergedBrokerConfig().get(UNCLEAN_KEY)?.trim().toLowerCase() === 'true',
       deleteTopicEnable: config.deleteTopicEnable,
       autoLeaderRebalance: config.autoLeaderRebalanceEnable
         ? {

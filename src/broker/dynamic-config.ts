@@ -51,6 +51,8 @@ export class DynamicConfig {
     private readonly logger: Logger,
     /** Called after the dynamic broker layers were (re)loaded: broker-level settings read outside topics. */
     private readonly onBrokerLayers: () => void = () => {},
+    /** Called after a topic's overrides changed (the topic's config is read with them already). */
+    private readonly onTopicOverrides: (topic: string) => void = () => {},
   ) {}
 
   /** Adds an owner of other entity types; call before start(). */
@@ -172,6 +174,7 @@ export class DynamicConfig {
       const overrides = await this.readEntity(topicConfigPath(name));
       this.topicConfigs.setOverrides(name, overrides);
       this.replicas.refreshSettings(name);
+      this.onTopicOverrides(name);
     } else if (type === 'brokers') {
       await this.reloadBrokerLayers();
     } else {

@@ -124,8 +124,11 @@ export interface ControllerOptions {
   readonly random?: Random;
   /** Wall clock for the /controller registration's timestamp. */
   readonly clock?: Clock;
-  /** The broker's unclean.leader.election.enable, for topics that do not set it. Default false. */
-  readonly uncleanLeaderElectionEnable?: boolean;
+  /**
+   * The broker's unclean.leader.election.enable, for topics that do not set it. Default false. A function is read
+   * at each election: the key is a dynamic cluster-wide broker config in Kafka.
+   */
+  readonly uncleanLeaderElectionEnable?: boolean | (() => boolean);
   /** delete.topic.enable. Default true. */
   readonly deleteTopicEnable?: boolean;
   /** auto.leader.rebalance.enable with its settings; absent or null: no automatic preferred elections. */
@@ -469,6 +472,28 @@ export class Controller {
   checkLeaderBalance(): Promise<TopicPartition[]> {
     return (
       this.queue.request('checkLeaderBalance', () => onCheckLeaderBalance(this.core)) ?? Promise.resolve([])
+    );
+  }
+
+  /**
+   * unclean.leader.election.enable may have been turned on (a dynamic broker, cluster-default or topic config
+   * changed): partitions without a leader are elected again at once, as Kafka's controller does on its
+   * UncleanLeaderElectionEnable and TopicUncleanLeaderElectionEnable events, rather than at the next broker
+   * change. Nothing happens on a broker that is not the controller, or when no partition lacks a leader.
+   */
+  uncleanLeaderElectionMayBeEnabled(): void {
+    this.queue.enqueue(
+      'uncleanLeaderElectionEnable',
+      async () => {
+        const ctx = this.ctx;
+        if (ctx === null || this.stopped) return;
+        const leaderless = [...ctx.allPartitions()]
+          .filter(({ topic, entry }) => entry.leadership?.leader === NO_LEADER && !ctx.isDeleting(topic))
+          .map(({ topic, partition }) => ({ topic, partition }));
+        if (leaderless.length === 0) return;
+        this.propagate(await this.reconcile(leaderless));
+      },
+      'uncleanLeaderElectionEnable',
     );
   }
 
@@ -1011,7 +1036,8 @@ export class Controller {
 
   /** Reads unclean.leader.election.enable of each topic (topic config, else the broker's). */
   private async uncleanAllowed(topics: ReadonlySet<string>): Promise<Map<string, boolean>> {
-    const fallback = this.options.uncleanLeaderElectionEnable ?? false;
+    const setting = this.options.uncleanLeaderElectionEnable;
+    const fallback = typeof setting === 'function' ? setting() : (setting ?? false);
     const out = new Map<string, boolean>();
     await Promise.all(
       [...topics].map(async (t) => {

@@ -24,6 +24,7 @@ const KAFKA_STATE_METRIC: Readonly<Record<string, string>> = {
   alterPartitionReassignments: 'partitionreassignment',
   zkPartitionReassignment: 'partitionreassignment',
   checkLeaderBalance: 'autoleaderbalance',
+  uncleanLeaderElectionEnable: 'uncleanleaderelectionenable',
   electLeaders: 'manualleaderbalance',
   zkPreferredElection: 'manualleaderbalance',
   controlledShutdown: 'controlledshutdown',
