@@ -169,6 +169,36 @@ describe('group members', () => {
     await addAcls(admin, [acl(RT.TOPIC, 'gm-t', 'User:alice', Op.READ)]);
     const withTopic = await offsetDelete();
     assert.notEqual(withTopic.topics[0]?.partitions[0]?.errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+
+    // OffsetFetch v8 asks for several groups at once: each group is checked on its own, then each named topic.
+    const batched = await alice.call(ApiKey.OFFSET_FETCH, 8, {
+      groups: [
+        {
+          groupId: 'gm',
+          memberId: null,
+          memberEpoch: -1,
+          topics: [
+            { name: 'gm-t', partitionIndexes: [0] },
+            { name: 'imp-none', partitionIndexes: [0] },
+          ],
+        },
+        { groupId: 'gm-other', memberId: null, memberEpoch: -1, topics: null },
+      ],
+      requireStable: false,
+    });
+    const [mine, other] = batched.groups;
+    assert.equal(mine.errorCode, ErrorCode.NONE);
+    assert.deepEqual(
+      mine.topics.map((t: { name: string; partitions: { errorCode: number }[] }) => [
+        t.name,
+        t.partitions[0]!.errorCode,
+      ]),
+      [
+        ['gm-t', ErrorCode.NONE],
+        ['imp-none', ErrorCode.TOPIC_AUTHORIZATION_FAILED],
+      ],
+    );
+    assert.equal(other.errorCode, denied);
   });
 });
 
