@@ -539,7 +539,7 @@ export class Broker {
       interBrokerListener: config.interBrokerListenerName,
       // Read at each election: a dynamic broker or cluster-default value counts as soon as it is loaded.
       uncleanLeaderElectionEnable: () =>
-        topicConfigs.mergedBrokerConfig().get(UNCLEAN_KEY)?.trim().toLowerCase() === 'true',
+        replication.topicConfigs.mergedBrokerConfig().get(UNCLEAN_KEY)?.trim().toLowerCase() === 'true',
       deleteTopicEnable: config.deleteTopicEnable,
       autoLeaderRebalance: config.autoLeaderRebalanceEnable
         ? {
