@@ -10,6 +10,7 @@
 // Writes are atomic (see atomic-file.ts). Reading a damaged file raises StorageFormatError; the caller decides
 // (the log manager treats a damaged checkpoint as absent, which only costs recovery time).
 
+import type { LeaderEpoch, Offset } from '../common/ids.js';
 import { readSmallFile, StorageFormatError, writeFileAtomic } from './atomic-file.js';
 import type { TopicPartition } from './file-names.js';
 import { STORAGE_LIMITS } from './log-config.js';
@@ -76,8 +77,8 @@ export function readOffsetCheckpoint(path: string): PartitionOffset[] {
 }
 
 export interface EpochEntry {
-  readonly epoch: number;
-  readonly startOffset: number;
+  readonly epoch: LeaderEpoch;
+  readonly startOffset: Offset;
 }
 
 export function encodeEpochCheckpoint(entries: readonly EpochEntry[]): string {
@@ -86,8 +87,9 @@ export function encodeEpochCheckpoint(entries: readonly EpochEntry[]): string {
 
 export function decodeEpochCheckpoint(path: string, text: string): EpochEntry[] {
   return parseLines(path, text, 2).map(([epoch, startOffset]) => ({
-    epoch: parseInteger(path, epoch!, 0),
-    startOffset: parseInteger(path, startOffset!, 0),
+    // parseInteger checked each: a non-negative safe integer.
+    epoch: parseInteger(path, epoch!, 0) as LeaderEpoch,
+    startOffset: parseInteger(path, startOffset!, 0) as Offset,
   }));
 }
 

@@ -10,16 +10,17 @@
 // kept sorted by epoch and by start offset, both strictly increasing.
 
 import { assert } from '../common/assert.js';
+import { type LeaderEpoch, NO_LEADER_EPOCH, type Offset } from '../common/ids.js';
 import { AtomicFile } from './atomic-file.js';
 import { type EpochEntry, encodeEpochCheckpoint, readEpochCheckpoint } from './checkpoint-file.js';
 import { type FileSeal, openWithoutKeys } from './encryption/file-seal.js';
 
-export const UNDEFINED_EPOCH = -1;
-export const UNDEFINED_EPOCH_OFFSET = -1;
+export const UNDEFINED_EPOCH: LeaderEpoch = NO_LEADER_EPOCH;
+export const UNDEFINED_EPOCH_OFFSET = -1 as Offset;
 
 export interface EpochEndOffset {
-  readonly epoch: number;
-  readonly endOffset: number;
+  readonly epoch: LeaderEpoch;
+  readonly endOffset: Offset;
 }
 
 export class LeaderEpochCache {
@@ -86,7 +87,7 @@ export class LeaderEpochCache {
     return this.entries;
   }
 
-  get latestEpoch(): number {
+  get latestEpoch(): LeaderEpoch {
     return this.entries.length === 0 ? UNDEFINED_EPOCH : this.entries[this.entries.length - 1]!.epoch;
   }
 
@@ -98,7 +99,7 @@ export class LeaderEpochCache {
    * Records that `epoch` starts at `startOffset`. A repeat of the latest epoch at a later offset is ignored;
    * entries that the new one contradicts (same or higher epoch, same or higher offset) are dropped first.
    */
-  assign(epoch: number, startOffset: number): void {
+  assign(epoch: LeaderEpoch, startOffset: Offset): void {
     if (this.assignEntry({ epoch, startOffset })) this.persist();
   }
 
@@ -117,7 +118,7 @@ export class LeaderEpochCache {
    * epoch starts (the log end offset when the requested epoch is the latest). (-1, -1) when the requested epoch
    * is unknown and newer than every entry, or undefined.
    */
-  endOffsetFor(requestedEpoch: number, logEndOffset: number): EpochEndOffset {
+  endOffsetFor(requestedEpoch: LeaderEpoch, logEndOffset: Offset): EpochEndOffset {
     const undefinedResult = { epoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
     if (requestedEpoch === UNDEFINED_EPOCH) return undefinedResult;
     if (requestedEpoch === this.latestEpoch) return { epoch: requestedEpoch, endOffset: logEndOffset };
@@ -129,7 +130,7 @@ export class LeaderEpochCache {
   }
 
   /** The epoch of the entry covering `offset`, or UNDEFINED_EPOCH. */
-  epochForOffset(offset: number): number {
+  epochForOffset(offset: number): LeaderEpoch {
     let epoch = UNDEFINED_EPOCH;
     for (const entry of this.entries) {
       if (entry.startOffset > offset) break;
@@ -157,7 +158,10 @@ export class LeaderEpochCache {
     if (lastBefore < 0) return;
     const covering = this.entries[lastBefore]!;
     if (lastBefore === 0 && covering.startOffset === startOffset) return;
-    this.entries = [{ epoch: covering.epoch, startOffset }, ...this.entries.slice(lastBefore + 1)];
+    this.entries = [
+      { epoch: covering.epoch, startOffset: startOffset as Offset },
+      ...this.entries.slice(lastBefore + 1),
+    ];
     this.persist();
   }
 

@@ -8,6 +8,7 @@
 
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import type { LeaderEpoch, Offset } from '../common/ids.js';
 import { batchHeader } from '../protocol/records/batch-header.js';
 import { completeSwaps } from './cleaner/swap-files.js';
 import type { FileSeal } from './encryption/file-seal.js';
@@ -191,7 +192,8 @@ function recoverSegment(ctx: SegmentLoadContext, segment: LogSegment, minOffset:
     batchBytesMax,
     (_buf, _pos, info) => {
       const epoch = info.partitionLeaderEpoch;
-      if (epoch >= 0 && epoch > ctx.epochCache.latestEpoch) ctx.epochCache.assign(epoch, info.baseOffset);
+      if (epoch >= 0 && epoch > ctx.epochCache.latestEpoch)
+        ctx.epochCache.assign(epoch as LeaderEpoch, info.baseOffset as Offset);
     },
     (note) => ctx.onBackgroundError(new SegmentIntegrityError(ctx.dir, note)),
   );

@@ -35,6 +35,7 @@
 import { join } from 'node:path';
 import { assert } from '../common/assert.js';
 import type { Clock } from '../common/clock.js';
+import type { LeaderEpoch, Offset } from '../common/ids.js';
 import { batchHeader } from '../protocol/records/batch-header.js';
 import { AppendQueue, type QueuedAppend } from './append-queue.js';
 import { type AppendScan, type AppendSummary, scanAppend } from './append-scan.js';
@@ -229,13 +230,13 @@ export class Log {
     return this.recoveredBytesCutValue;
   }
 
-  get logStartOffset(): number {
-    return this.logStartOffsetValue;
+  get logStartOffset(): Offset {
+    return this.logStartOffsetValue as Offset;
   }
 
   /** One past the last offset appended, written or still queued: where the next append starts. */
-  get logEndOffset(): number {
-    return this.logEndOffsetValue;
+  get logEndOffset(): Offset {
+    return this.logEndOffsetValue as Offset;
   }
 
   /** One past the last offset whose bytes are in the file: what readers and the high watermark can reach. */
@@ -261,12 +262,12 @@ export class Log {
     return this.appendQueue.hasPending;
   }
 
-  get highWatermark(): number {
-    return this.highWatermarkValue;
+  get highWatermark(): Offset {
+    return this.highWatermarkValue as Offset;
   }
 
-  get recoveryPoint(): number {
-    return this.recoveryPointValue;
+  get recoveryPoint(): Offset {
+    return this.recoveryPointValue as Offset;
   }
 
   /**
@@ -587,7 +588,8 @@ export class Log {
     for (let pos = 0; pos < batches.length; pos += batchHeader.sizeInBytes(batches, pos)) {
       const epoch = batchHeader.partitionLeaderEpoch(batches, pos);
       if (epoch >= 0 && epoch > this.epochCache.latestEpoch) {
-        this.epochCache.assign(epoch, batchHeader.baseOffset(batches, pos));
+        // The batch header's epoch (checked >= 0 above) and base offset, as the log accepted them.
+        this.epochCache.assign(epoch as LeaderEpoch, batchHeader.baseOffset(batches, pos) as Offset);
       }
       const completed = this.producerState.apply(batches, pos);
       if (completed?.isAborted === true) segment.txnIndex.append(completed);
@@ -731,8 +733,8 @@ export class Log {
   }
 
   /** OffsetForLeaderEpoch for this log: see LeaderEpochCache.endOffsetFor. */
-  endOffsetForEpoch(leaderEpoch: number): EpochEndOffset {
-    return this.epochCache.endOffsetFor(leaderEpoch, this.logEndOffsetValue);
+  endOffsetForEpoch(leaderEpoch: LeaderEpoch): EpochEndOffset {
+    return this.epochCache.endOffsetFor(leaderEpoch, this.logEndOffset);
   }
 
   /** Aborted transactions overlapping [fetchOffset, upperBoundOffset), for read_committed fetches (log-read.ts). */

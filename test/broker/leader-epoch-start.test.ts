@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TopicLogSettings } from '../../src/broker/config/topic-log-settings.js';
 import { Partition } from '../../src/broker/replica/partition.js';
+import { toLeaderEpoch, toOffset } from '../../src/common/ids.js';
 import { openHarness } from '../storage/log-harness.js';
 
 describe('leader epoch start offsets', () => {
@@ -19,18 +20,24 @@ describe('leader epoch start offsets', () => {
     const p = new Partition('t', 0, '', h.log, 1, {} as TopicLogSettings);
     p.becomeLeader(5, 0, [1, 2, 3], [1, 2, 3]);
     // A follower that fetched epoch-4 records from the previous leader: the logs agree up to the end of epoch 2.
-    assert.deepEqual(h.log.epochCache.endOffsetFor(4, h.log.logEndOffset), { epoch: 2, endOffset: 5 });
+    assert.deepEqual(h.log.epochCache.endOffsetFor(toLeaderEpoch(4), h.log.logEndOffset), {
+      epoch: 2,
+      endOffset: 5,
+    });
     assert.equal(h.log.epochCache.latestEpoch, 5);
     // Staying leader at a newer epoch records that one instead (epoch 5 holds no record: it is replaced).
     p.becomeLeader(6, 1, [1, 2, 3], [1, 2, 3]);
     assert.equal(h.log.epochCache.latestEpoch, 6);
-    assert.deepEqual(h.log.epochCache.endOffsetFor(5, h.log.logEndOffset), { epoch: 2, endOffset: 5 });
+    assert.deepEqual(h.log.epochCache.endOffsetFor(toLeaderEpoch(5), h.log.logEndOffset), {
+      epoch: 2,
+      endOffset: 5,
+    });
   });
 
   it('truncating to the log end drops an epoch that starts there with no record in it', (t) => {
     const h = openHarness(t);
     for (let i = 0; i < 3; i++) h.append({}, 2);
-    h.log.epochCache.assign(3, 3);
+    h.log.epochCache.assign(toLeaderEpoch(3), toOffset(3));
     h.log.truncateTo(3);
     assert.equal(h.log.epochCache.latestEpoch, 2);
     assert.equal(h.log.logEndOffset, 3);

@@ -13,6 +13,7 @@ import {
   fetchOffsetIsProgress,
 } from '../../src/broker/replica/replica-fetch-rules.js';
 import type { ReplicaManager } from '../../src/broker/replica/replica-manager.js';
+import type { LeaderEpoch } from '../../src/common/ids.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type {
   FetchRequest,
@@ -110,7 +111,7 @@ export function answerEpochEndOffsets(
         );
         if (typeof part === 'number')
           return { errorCode: part, partition: p.partition, leaderEpoch: -1, endOffset: -1n };
-        const end = part.log.epochCache.endOffsetFor(p.leaderEpoch, part.log.logEndOffset);
+        const end = part.log.epochCache.endOffsetFor(p.leaderEpoch as LeaderEpoch, part.log.logEndOffset);
         return {
           errorCode: ErrorCode.NONE,
           partition: p.partition,
@@ -198,7 +199,7 @@ function partitionData(
 /** Every record of a log up to its written end: offset -> value. */
 export async function readLog(log: Log): Promise<Map<number, string>> {
   const out = new Map<number, string>();
-  let offset = log.logStartOffset;
+  let offset: number = log.logStartOffset;
   const end = log.writtenEndOffset;
   while (offset < end) {
     const result = await log.startRead(offset, 1 << 20, end, true).result;

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { toLeaderEpoch, toOffset } from '../../src/common/ids.js';
 import { StorageFormatError } from '../../src/storage/atomic-file.js';
 import {
   decodeOffsetCheckpoint,
@@ -93,13 +94,13 @@ test('damaged checkpoints raise StorageFormatError', () => {
 test('leader-epoch-checkpoint holds "epoch startOffset" lines', (t) => {
   const path = join(tempDir(t), 'leader-epoch-checkpoint');
   writeEpochCheckpoint(path, [
-    { epoch: 0, startOffset: 0 },
-    { epoch: 3, startOffset: 150 },
+    { epoch: toLeaderEpoch(0), startOffset: toOffset(0) },
+    { epoch: toLeaderEpoch(3), startOffset: toOffset(150) },
   ]);
   assert.equal(readFileSync(path, 'utf8'), '0\n2\n0 0\n3 150\n');
   assert.deepEqual(readEpochCheckpoint(path), [
-    { epoch: 0, startOffset: 0 },
-    { epoch: 3, startOffset: 150 },
+    { epoch: toLeaderEpoch(0), startOffset: toOffset(0) },
+    { epoch: toLeaderEpoch(3), startOffset: toOffset(150) },
   ]);
 });
 

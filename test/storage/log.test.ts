@@ -11,7 +11,7 @@ import { logConfig } from '../../src/storage/log-config.js';
 import { buildBatch, splitBatches } from './batch-builder.js';
 import { openHarness } from './log-harness.js';
 
-function readAll(h: ReturnType<typeof openHarness>, from = h.log.logStartOffset): Buffer[] {
+function readAll(h: ReturnType<typeof openHarness>, from: number = h.log.logStartOffset): Buffer[] {
   const out: Buffer[] = [];
   let offset = from;
   while (offset < h.log.logEndOffset) {

@@ -26,7 +26,7 @@ function queue(h: Harness, spec: BatchSpec = {}, epoch = 0) {
   return { batch, info };
 }
 
-function readAll(log: Log, from = log.logStartOffset): Buffer[] {
+function readAll(log: Log, from: number = log.logStartOffset): Buffer[] {
   const out: Buffer[] = [];
   let offset = from;
   while (offset < log.writtenEndOffset) {

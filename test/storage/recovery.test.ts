@@ -87,7 +87,7 @@ function buildPristine(seed: number): Pristine {
 
 function readEverything(log: Log): Buffer[] {
   const out: Buffer[] = [];
-  let offset = log.logStartOffset;
+  let offset: number = log.logStartOffset;
   while (offset < log.logEndOffset) {
     const r = log.read(offset, 4096);
     assert.equal(r.errorCode, StorageErrorCode.None);

@@ -44,7 +44,7 @@ async function append(log: Log, specs: readonly BatchSpec[]): Promise<Buffer> {
   const buf = Buffer.alloc(batches.reduce((n, b) => n + b.length, 0));
   let at = 0;
   for (const b of batches) at += b.copy(buf, at);
-  let next = log.logEndOffset;
+  let next: number = log.logEndOffset;
   for (let pos = 0; pos < buf.length; pos += batchHeader.sizeInBytes(buf, pos)) {
     batchHeader.setBaseOffset(buf, pos, next);
     next += batchHeader.lastOffsetDelta(buf, pos) + 1;

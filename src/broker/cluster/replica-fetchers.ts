@@ -21,6 +21,7 @@
 
 import { type Clock, sleep, systemClock } from '../../common/clock.js';
 import type { FramePool } from '../../common/frame-pool.js';
+import type { LeaderEpoch } from '../../common/ids.js';
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../protocol/messages/codec-support.js';
@@ -389,7 +390,7 @@ export function divergenceTruncationOffset(
   if (leaderEnd < 0) target = log.highWatermark;
   else if (leaderEpoch < 0) target = leaderEnd;
   else {
-    const mine = log.epochCache.endOffsetFor(leaderEpoch, log.logEndOffset);
+    const mine = log.epochCache.endOffsetFor(leaderEpoch as LeaderEpoch, log.logEndOffset);
     if (mine.endOffset < 0) target = leaderEnd;
     else if (mine.epoch === leaderEpoch) target = Math.min(mine.endOffset, leaderEnd);
     else target = mine.endOffset;

@@ -2,6 +2,7 @@
 // next higher epoch, or the log end offset for the latest). A follower that became one after a leader change
 // truncates to it, which is how Brook avoids the data loss of truncating to the high watermark (KIP-101).
 
+import type { LeaderEpoch } from '../../common/ids.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
   OffsetForLeaderEpochRequest,
@@ -45,7 +46,7 @@ export const offsetForLeaderEpochHandler = defineHandler<
             const partition = leaderPartition(context.services, t.topic, p.partition, p.currentLeaderEpoch);
             if (typeof partition === 'number') return answer(partition);
             const log = partition.log;
-            const end = log.epochCache.endOffsetFor(p.leaderEpoch, log.logEndOffset);
+            const end = log.epochCache.endOffsetFor(p.leaderEpoch as LeaderEpoch, log.logEndOffset);
             return answer(ErrorCode.NONE, end.epoch, end.endOffset);
           }),
         };

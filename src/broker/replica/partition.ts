@@ -8,6 +8,7 @@
 
 import { assert } from '../../common/assert.js';
 import { type Clock, systemClock } from '../../common/clock.js';
+import { toLeaderEpoch } from '../../common/ids.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { BATCH_HEADER_BYTES, batchHeader, LOG_OVERHEAD } from '../../protocol/records/batch-header.js';
 import { validateBatch } from '../../protocol/records/validate-batch.js';
@@ -175,7 +176,7 @@ export class Partition {
     // OffsetForLeaderEpoch and fell back to its high watermark, which may be below the committed one: an ISR member
     // then dropped acknowledged records (data-plane simulation, seed 28).
     if (leaderEpoch > this.log.epochCache.latestEpoch)
-      this.log.epochCache.assign(leaderEpoch, this.log.logEndOffset);
+      this.log.epochCache.assign(toLeaderEpoch(leaderEpoch), this.log.logEndOffset);
     this.pendingIsr = null;
     this.leaderId = this.localBrokerId;
     this.leaderEpoch = leaderEpoch;
@@ -277,7 +278,7 @@ export class Partition {
         written: null,
       };
     }
-    let next = this.log.logEndOffset;
+    let next: number = this.log.logEndOffset;
     for (const pos of positions) {
       batchHeader.setBaseOffset(batches, pos, next);
       batchHeader.setPartitionLeaderEpoch(batches, pos, this.leaderEpoch);

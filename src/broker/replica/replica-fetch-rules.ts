@@ -3,6 +3,7 @@
 // them to fetches over the wire, and the data-plane simulation (test/sim) to fetches in process, so that both
 // run the same rules.
 
+import type { LeaderEpoch } from '../../common/ids.js';
 import type { Log } from '../../storage/log.js';
 
 /** What the leader does with a fetch given the fetcher's last fetched epoch. */
@@ -23,7 +24,7 @@ export function checkLastFetchedEpoch(
   lastFetchedEpoch: number,
 ): LastFetchedEpochCheck {
   if (lastFetchedEpoch < 0) return { kind: 'read' };
-  const end = log.epochCache.endOffsetFor(lastFetchedEpoch, log.logEndOffset);
+  const end = log.epochCache.endOffsetFor(lastFetchedEpoch as LeaderEpoch, log.logEndOffset);
   if (end.epoch < 0 || end.endOffset < 0 || fetchOffset < log.logStartOffset) return { kind: 'out-of-range' };
   if (end.epoch >= lastFetchedEpoch && end.endOffset >= fetchOffset) return { kind: 'read' };
   return { kind: 'diverging', epoch: end.epoch, endOffset: end.endOffset };

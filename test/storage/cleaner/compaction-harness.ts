@@ -113,7 +113,7 @@ export class CompactionHarness {
   /** Every batch the log serves from its start, as bytes. */
   batches(): Buffer[] {
     const out: Buffer[] = [];
-    let offset = this.log.logStartOffset;
+    let offset: number = this.log.logStartOffset;
     while (offset < this.log.logEndOffset) {
       const r = this.log.read(offset, 1 << 20);
       if (r.errorCode !== StorageErrorCode.None) throw new Error(`read at ${offset}: ${r.errorCode}`);
@@ -132,7 +132,7 @@ export class CompactionHarness {
   }
 
   async clean(
-    firstDirtyOffset = this.log.logStartOffset,
+    firstDirtyOffset: number = this.log.logStartOffset,
     dedupeBufferBytes = 1 << 20,
   ): Promise<CleanResult | null> {
     return cleanLog(this.log, {

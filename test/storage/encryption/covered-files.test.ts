@@ -9,6 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../../src/common/clock.js';
+import { toLeaderEpoch } from '../../../src/common/ids.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { isSealedFile } from '../../../src/storage/encryption/file-seal.js';
 import { KeyStore } from '../../../src/storage/encryption/key-store.js';
@@ -91,7 +92,7 @@ function checkLookups(log: Log, stored: Buffer[]): void {
     aborted.length >= 2 && aborted.every((t) => t.producerId === TXN_PID),
     'aborted transactions found',
   );
-  assert.equal(log.endOffsetForEpoch(3).endOffset > 0, true, 'epoch 3 known');
+  assert.equal(log.endOffsetForEpoch(toLeaderEpoch(3)).endOffset > 0, true, 'epoch 3 known');
   const last = stored.filter((b) => batchHeader.producerId(b, 0) === PID).at(-1)!;
   const duplicate = Buffer.from(last);
   assert.equal(log.checkProducerBatch(duplicate).kind, 'duplicate', 'producer state restored');
