@@ -28,7 +28,7 @@ import type { BytesKeyValueStore } from '../state/bytes-store.js';
 import { CachingSessionStore } from '../state/caching-session-store.js';
 import { CachingTimestampedStore } from '../state/caching-store.js';
 import { CachingTimestampedWindowStore } from '../state/caching-window-store.js';
-import type { CacheBudget } from '../state/record-cache.js';
+import type { CacheBudget, CacheRecordContext } from '../state/record-cache.js';
 import { SessionStore } from '../state/session-store.js';
 import { type ChangelogWriter, PlainKeyValueStore, TimestampedStore } from '../state/store-stack.js';
 import type { StateStore, StoreBuilder } from '../state/stores.js';
@@ -119,7 +119,25 @@ export class Task {
     { engine: BytesKeyValueStore; timestamped: boolean; changelog: string | null }
   >();
   private streamTimeMs = -1;
-  private current: RawRecord | null = null;
+  /** The input record being processed (its place in the input; what recordMetadata() reports). */
+  private current: { topic: string; partition: number; offset: number } | null = null;
+  /** A cached write's record context: the input record being processed, set again while the entry is flushed. */
+  private readonly cacheRecordContext: CacheRecordContext = {
+    // Only the record's place is kept (not its bytes), for as long as the entry is cached.
+    capture: () =>
+      this.current === null
+        ? null
+        : { topic: this.current.topic, partition: this.current.partition, offset: this.current.offset },
+    within: (captured, write) => {
+      const previous = this.current;
+      this.current = captured as typeof previous;
+      try {
+        write();
+      } finally {
+        this.current = previous;
+      }
+    },
+  };
   private currentTimestampMs = 0;
   private currentNode: NodeInstance | null = null;
   private readonly punctuations: Punctuation[] = [];
@@ -179,20 +197,20 @@ export class Task {
     };
     if (builder.session !== null && builder.cachingEnabled && this.env.cacheBudget) {
       const store = new CachingSessionStore(options);
-      store.enableCache(this.env.cacheBudget);
+      store.enableCache(this.env.cacheBudget, this.cacheRecordContext);
       this.stores.set(name, store);
     } else if (builder.session !== null) this.stores.set(name, new SessionStore(options));
     else if (builder.window?.retainDuplicates)
       this.stores.set(name, new DuplicatesWindowStore({ ...options, windowSizeMs: builder.window.sizeMs }));
     else if (builder.window !== null && builder.cachingEnabled && this.env.cacheBudget) {
       const store = new CachingTimestampedWindowStore({ ...options, windowSizeMs: builder.window.sizeMs });
-      store.enableCache(this.env.cacheBudget);
+      store.enableCache(this.env.cacheBudget, this.cacheRecordContext);
       this.stores.set(name, store);
     } else if (builder.window !== null)
       this.stores.set(name, new TimestampedWindowStore({ ...options, windowSizeMs: builder.window.sizeMs }));
     else if (builder.timestamped && builder.cachingEnabled && this.env.cacheBudget) {
       const store = new CachingTimestampedStore(options);
-      store.enableCache(this.env.cacheBudget);
+      store.enableCache(this.env.cacheBudget, this.cacheRecordContext);
       this.stores.set(name, store);
     } else
       this.stores.set(

@@ -7,7 +7,7 @@
 // Reads (the aggregation's own findSessions, interactive queries) see the cache over the store. The cache is in
 // memory only: what it holds at a crash was not committed either, so it is processed again.
 
-import { type CacheBudget, RecordCache } from './record-cache.js';
+import { type CacheBudget, type CacheRecordContext, RecordCache } from './record-cache.js';
 import { SessionStore, type StoredSession, sessionStoreKey } from './session-store.js';
 
 interface DirtySession<K, V> {
@@ -31,8 +31,8 @@ export class CachingSessionStore<K, V> extends SessionStore<K, V> {
   private cache: RecordCache<DirtySession<K, V>> | null = null;
   private listener: SessionCacheFlushListener<K, V> | null = null;
 
-  enableCache(budget: CacheBudget): void {
-    this.cache = new RecordCache(budget, (d) => this.write(d));
+  enableCache(budget: CacheBudget, recordContext: CacheRecordContext | null = null): void {
+    this.cache = new RecordCache(budget, (d) => this.write(d), recordContext);
   }
 
   get cachingEnabled(): boolean {

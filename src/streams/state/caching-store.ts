@@ -9,7 +9,7 @@
 // committed either (the input offsets are committed after the flush), so it is processed again.
 
 import type { KeyValue } from '../key-value.js';
-import { type CacheBudget, RecordCache } from './record-cache.js';
+import { type CacheBudget, type CacheRecordContext, RecordCache } from './record-cache.js';
 import { TimestampedStore } from './store-stack.js';
 import type { ValueAndTimestamp } from './stores.js';
 
@@ -31,8 +31,8 @@ export class CachingTimestampedStore<K, V> extends TimestampedStore<K, V> {
   private listener: CacheFlushListener<K, V> | null = null;
 
   /** Turns the cache on (the runtime does, when the store asks for caching and the budget is not zero). */
-  enableCache(budget: CacheBudget): void {
-    this.cache = new RecordCache(budget, (d) => this.write(d));
+  enableCache(budget: CacheBudget, recordContext: CacheRecordContext | null = null): void {
+    this.cache = new RecordCache(budget, (d) => this.write(d), recordContext);
   }
 
   get cachingEnabled(): boolean {

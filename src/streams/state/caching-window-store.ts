@@ -7,7 +7,7 @@
 // Reads (the aggregation's own fetch, interactive queries) see the cache over the store. The cache is in memory
 // only: what it holds at a crash was not committed either, so it is processed again.
 
-import { type CacheBudget, RecordCache } from './record-cache.js';
+import { type CacheBudget, type CacheRecordContext, RecordCache } from './record-cache.js';
 import type { ValueAndTimestamp } from './stores.js';
 import { TimestampedWindowStore, windowStoreKey } from './window-store.js';
 
@@ -30,8 +30,8 @@ export class CachingTimestampedWindowStore<K, V> extends TimestampedWindowStore<
   private cache: RecordCache<DirtyWindow<K, V>> | null = null;
   private listener: WindowCacheFlushListener<K, V> | null = null;
 
-  enableCache(budget: CacheBudget): void {
-    this.cache = new RecordCache(budget, (d) => this.write(d));
+  enableCache(budget: CacheBudget, recordContext: CacheRecordContext | null = null): void {
+    this.cache = new RecordCache(budget, (d) => this.write(d), recordContext);
   }
 
   get cachingEnabled(): boolean {

@@ -8,6 +8,10 @@
 // written first, which is both the eviction order and the flush order, as in Kafka's NamedCache.
 //
 // The budget is shared by all the caches of one stream thread; it is only touched from that thread's loop.
+//
+// Each entry keeps the record context of the write that cached it (the task's current input record: topic,
+// partition, offset), and its write-through runs within that context again, as Kafka's LRUCacheEntry carries its
+// ProcessorRecordContext: what the flush forwards reads the metadata of the record that produced it, not none.
 
 import assert from 'node:assert/strict';
 
@@ -25,6 +29,14 @@ export const ENTRY_OVERHEAD_BYTES = 64;
 interface Slot<E> {
   entry: E;
   sizeBytes: number;
+  /** The record context captured when the entry was cached. */
+  context: unknown;
+}
+
+/** Captures the current record context and runs a write-through within a captured one (the task provides it). */
+export interface CacheRecordContext {
+  capture(): unknown;
+  within(captured: unknown, write: () => void): void;
 }
 
 /** One store's dirty entries under its thread's budget; `writeThrough` receives each entry as it leaves. */
@@ -34,7 +46,13 @@ export class RecordCache<E> {
   constructor(
     private readonly budget: CacheBudget,
     private readonly writeThrough: (entry: E) => void,
+    private readonly recordContext: CacheRecordContext | null = null,
   ) {}
+
+  private writeWithin(slot: Slot<E>): void {
+    if (this.recordContext === null) this.writeThrough(slot.entry);
+    else this.recordContext.within(slot.context, () => this.writeThrough(slot.entry));
+  }
 
   get size(): number {
     return this.slots.size;
@@ -59,7 +77,7 @@ export class RecordCache<E> {
       this.budget.usedBytes -= previous.sizeBytes;
       this.slots.delete(id); // re-inserted below: most recently written last
     }
-    this.slots.set(id, { entry, sizeBytes });
+    this.slots.set(id, { entry, sizeBytes, context: this.recordContext?.capture() });
     this.budget.usedBytes += sizeBytes;
     while (this.budget.usedBytes > this.budget.maxBytes && this.slots.size > 0) this.evictOldest();
   }
@@ -68,7 +86,7 @@ export class RecordCache<E> {
     const [id, slot] = this.slots.entries().next().value as [string, Slot<E>];
     this.slots.delete(id);
     this.budget.usedBytes -= slot.sizeBytes;
-    this.writeThrough(slot.entry);
+    this.writeWithin(slot);
   }
 
   /**
@@ -81,7 +99,7 @@ export class RecordCache<E> {
     this.slots.clear();
     for (const slot of slots) {
       this.budget.usedBytes -= slot.sizeBytes;
-      this.writeThrough(slot.entry);
+      this.writeWithin(slot);
     }
   }
 
