@@ -74,6 +74,16 @@ export class Connection {
   private readonly reader: FrameReader;
   /** Requests dispatched and not yet written, in request order. */
   private readonly pending: PendingRequest[] = [];
+  /**
+   * Requests whose response went to the socket with onWritten as its completion callback, oldest first: a
+   * Writable runs write callbacks in write order, so one callback per connection serves every response and a
+   * timed request costs no closure of its own.
+   */
+  private readonly awaitingWrite: PendingRequest[] = [];
+  private readonly onWritten = (): void => {
+    // Each response with a callback pushed one request before its write, so one is always there.
+    this.awaitingWrite.shift()?.afterWrite();
+  };
   private readonly inFlightMax: number;
   private pumping = false;
   private readPaused = false;
@@ -353,7 +363,9 @@ export class Connection {
         const request = pending.shift()!;
         request.flushedMs = flushedMs;
         if (request.response !== null) {
-          this.write(request.response, request.responseBytes, request.afterWritten());
+          const notify = request.prepareWrite();
+          if (notify) this.awaitingWrite.push(request);
+          this.write(request.response, request.responseBytes, notify ? this.onWritten : undefined);
         } else {
           request.giveBack(true);
           request.reportTimes(request.flushedMs);
@@ -519,6 +531,8 @@ class PendingRequest implements Request {
   /** Frame-pool references the response holds until it is written (see Request.releaseAfterResponse). */
   private held: Buffer[][] | null = null;
   private gaveBack = false;
+  /** The pool memory goes back once the socket has taken the response (prepareWrite). */
+  private giveBackAfterWrite = false;
   /** See Request.markFollowerFetch. */
   private followerFetch = false;
   /** Times of the request's stages (performance.now()), kept only while requests are timed. */
@@ -564,26 +578,26 @@ class PendingRequest implements Request {
   }
 
   /**
-   * The callback to run once the socket has taken the whole response: it gives back the pool memory the request
-   * and its response held. Undefined when there is nothing to give back after the write (no pool, or nothing
-   * pooled), so plain writes stay plain.
+   * Called as the response is handed to the socket: answers whether afterWrite() must run once the socket has
+   * taken all of it, to give back the pool memory the request and its response held, or (requests timed) to
+   * note the send time. Nothing pooled and no timing: plain writes stay plain, and what the request held with
+   * no pooled bytes goes back now.
    */
-  afterWritten(): (() => void) | undefined {
-    const timed = this.host.requestObserver !== null;
-    let giveBackAfter = false;
+  prepareWrite(): boolean {
     if (this.host.framePool !== null) {
       if (this.held === null && !(this.frameReusable && this.host.framePool.isPooled(this.frame))) {
         this.giveBack(false);
       } else {
-        giveBackAfter = true;
+        this.giveBackAfterWrite = true;
       }
     }
-    if (!timed) return giveBackAfter ? () => this.giveBack(true) : undefined;
-    // Timed requests need to know when the socket took the response (its send time).
-    return () => {
-      if (giveBackAfter) this.giveBack(true);
-      this.reportTimes(performance.now());
-    };
+    return this.giveBackAfterWrite || this.host.requestObserver !== null;
+  }
+
+  /** The socket took the whole response (or failed to): see prepareWrite(). */
+  afterWrite(): void {
+    if (this.giveBackAfterWrite) this.giveBack(true);
+    if (this.host.requestObserver !== null) this.reportTimes(performance.now());
   }
 
   /** Called when the handler is: the last read before it completed the frame (see RequestObserver). */
