@@ -8,7 +8,7 @@ import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FrameReader } from '../../src/network/frame-reader.js';
-import { encodeRequest } from '../../src/network/raw-client.js';
+import { encodeRequest } from '../../test/helpers/raw-client.js';
 import { readProcessCpu, watchProcess } from '../harness/process-usage.js';
 import { megabytesPerSecond, ratioOfSummaries } from '../harness/ratio.js';
 import { repeat, summarize } from '../harness/repeat.js';

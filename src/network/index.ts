@@ -17,13 +17,6 @@ export {
   resolveNetworkOptions,
 } from './options.js';
 export {
-  encodeRequest,
-  RawClient,
-  type RawClientOptions,
-  type RequestHeaderFields,
-  responseCorrelationId,
-} from './raw-client.js';
-export {
   NO_RESPONSE,
   REQUEST_PREFIX_BYTES,
   type Request,

@@ -3,12 +3,12 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { RawClient } from '../../src/network/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { readRecords } from '../../src/protocol/records/batch-records.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { RawClient } from '../helpers/raw-client.js';
 import { fetchBody, WireClient } from '../helpers/wire-client.js';
 
 function produceRequest(topic: string, partition: number, records: Buffer | null, acks = 1) {

@@ -3,13 +3,13 @@
 // pipelines on purpose with send()/receive().
 
 import assert from 'node:assert/strict';
-import { RawClient } from '../../src/network/raw-client.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { decodeResponseHeader, encodeRequestHeader } from '../../src/protocol/headers.js';
 import { Reader, Writer } from '../../src/protocol/primitives/index.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { type BatchRecord, readRecords } from '../../src/protocol/records/batch-records.js';
 import { ApiKey, getApi } from '../../src/protocol/registry.js';
+import { RawClient } from './raw-client.js';
 
 export class WireClient {
   private correlationId = 1;

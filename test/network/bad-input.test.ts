@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type RawClient, responseCorrelationId } from '../../src/network/raw-client.js';
 import type { Request, Response } from '../../src/network/request.js';
 import { DecodeError } from '../../src/protocol/primitives/decode-error.js';
+import { type RawClient, responseCorrelationId } from '../helpers/raw-client.js';
 import { echoHandler, echoResponse, seededRandom, sleep, waitFor, withServer } from './helpers.js';
 
 function prefix(size: number): Buffer {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { responseCorrelationId } from '../../src/network/raw-client.js';
 import type { Request, Response } from '../../src/network/request.js';
+import { responseCorrelationId } from '../helpers/raw-client.js';
 import { type Deferred, deferred, echoHandler, echoResponse, sleep, waitFor, withServer } from './helpers.js';
 
 /** A handler that answers each request only when the test releases it, in any order it likes. */

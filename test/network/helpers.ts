@@ -5,9 +5,9 @@ import type { FramePool } from '../../src/common/frame-pool.js';
 import { CapturingLogger } from '../../src/common/logger.js';
 import type { ListenerConfig } from '../../src/network/listener.js';
 import type { NetworkOptions } from '../../src/network/options.js';
-import { RawClient, type RawClientOptions } from '../../src/network/raw-client.js';
 import type { Request, RequestHandler, Response } from '../../src/network/request.js';
 import { SocketServer } from '../../src/network/socket-server.js';
+import { RawClient, type RawClientOptions } from '../helpers/raw-client.js';
 
 export interface ServerContext {
   readonly server: SocketServer;

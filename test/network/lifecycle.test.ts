@@ -5,10 +5,10 @@ import net from 'node:net';
 import { describe, it } from 'node:test';
 import { CapturingLogger } from '../../src/common/logger.js';
 import { ListenerConfigError } from '../../src/network/listener.js';
-import { RawClient, responseCorrelationId } from '../../src/network/raw-client.js';
 import type { Request, Response } from '../../src/network/request.js';
 import { RAW_SASL_TOKEN_API_KEY } from '../../src/network/security.js';
 import { SocketServer } from '../../src/network/socket-server.js';
+import { RawClient, responseCorrelationId } from '../helpers/raw-client.js';
 import { closedWithin, deferred, echoHandler, echoResponse, sleep, waitFor, withServer } from './helpers.js';
 
 const fixtures = new URL('../../../test/network/fixtures/', import.meta.url);

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import { adoptForOwnReads } from '../../src/network/own-reads.js';
-import { encodeRequest, responseCorrelationId } from '../../src/network/raw-client.js';
 import { NO_RESPONSE, type Request, type Response } from '../../src/network/request.js';
+import { encodeRequest, responseCorrelationId } from '../helpers/raw-client.js';
 import { deferred, echoHandler, echoResponse, sizePrefixed, sleep, waitFor, withServer } from './helpers.js';
 
 describe('ordered responses', () => {

@@ -4,8 +4,8 @@
 // with the bytes that request carried; nothing may be left in flight at the end.
 
 import assert from 'node:assert/strict';
-import { encodeRequest, type RawClient, responseCorrelationId } from '../../src/network/raw-client.js';
 import { NO_RESPONSE, type Request, type Response } from '../../src/network/request.js';
+import { encodeRequest, type RawClient, responseCorrelationId } from '../helpers/raw-client.js';
 import { echoResponse, seededRandom, sizePrefixed, sleep, waitFor, withServer } from './helpers.js';
 
 export interface FuzzScale {

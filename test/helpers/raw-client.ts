@@ -1,10 +1,13 @@
 // RawClient: a minimal Kafka wire client for tests. It writes frames (or arbitrary bytes, for bad-input tests)
 // and reads size-prefixed responses in the order they arrive. It knows nothing of API bodies; broker
-// integration tests encode those with the protocol codecs and use this to put them on a socket.
+// integration tests encode those with the protocol codecs and use this to put them on a socket. A test tool, not
+// a connection layer of the product (those are src/client/connection.ts and the inter-broker connection): it must
+// be able to send what no client would (bad sizes, any header version, half a frame), as Kafka's own network
+// tests use plain sockets.
 
 import net from 'node:net';
 import tls from 'node:tls';
-import { FrameReader } from './frame-reader.js';
+import { FrameReader } from '../../src/network/frame-reader.js';
 
 export interface RawClientOptions {
   /** Largest response frame accepted; a larger size prefix fails every pending read. */
