@@ -2,7 +2,9 @@
 // one broker counts an active controller; when a follower is stopped (SIGSTOP) its leader reports the partition
 // under-replicated and counts the ISR shrink; when it runs again it catches up, the ISR expands, the count goes
 // back to 0 and the follower's fetcher lag and /readyz say it has caught up. A follower kept behind by a
-// replication throttle after such a stop is not ready (/readyz 503 naming the partition) until it has caught up.
+// replication throttle after such a stop is not ready (/readyz 503 naming the partition) until it has caught up,
+// and its partition (min.insync.replicas 3) counts under min ISR meanwhile. A partition whose only replica's
+// broker stops counts as offline on the controller until that broker is back.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -143,7 +145,8 @@ describe('metrics in a three-broker cluster', () => {
     const topic = 'throttled';
     await createTopicOn(brokers[controllerId]!, topic, {
       assignments: { 0: [leaderId, followerId, controllerId] },
-      configs: { 'leader.replication.throttled.replicas': '*' },
+      // min.insync.replicas 3: a follower out of the ISR leaves the partition under min ISR as well.
+      configs: { 'leader.replication.throttled.replicas': '*', 'min.insync.replicas': '3' },
     });
     await agreedLeader(brokers, topic, (v) => v.leaderId === leaderId && v.isrNodes.length === 3);
     const leaderPort = ports[leaderId]!;
@@ -155,6 +158,7 @@ describe('metrics in a three-broker cluster', () => {
       await eventually(async () => {
         const s = await scrape(leaderPort);
         assert.equal(s.value('kafka_cluster_partition_underreplicated', { topic, partition: 0 }), 1);
+        assert.equal(s.value('kafka_server_replicamanager_underminisrpartitioncount'), 1);
       });
       // About 300 KiB the follower misses: minutes of catching up at the throttled rate.
       const client = await WireClient.connect(brokers[leaderId]!.host, brokers[leaderId]!.port);
@@ -209,5 +213,34 @@ describe('metrics in a three-broker cluster', () => {
       const f = await scrape(followerPort);
       assert.equal(f.value('kafka_server_fetcherlagmetrics_consumerlag', fetcherLag), 0);
     }, 120_000);
+    assert.equal(
+      (await scrape(leaderPort)).value('kafka_server_replicamanager_underminisrpartitioncount'),
+      0,
+    );
+  });
+
+  it('a partition whose only replica stops is offline on the controller until its broker is back', {
+    timeout: 180_000,
+  }, async () => {
+    const brokers = cluster!.brokers;
+    const controllerId = await agreedController(brokers);
+    const ownerId = [0, 1, 2].find((id) => id !== controllerId)!;
+    const topic = 'solo';
+    await createTopicOn(brokers[controllerId]!, topic, { assignments: { 0: [ownerId] } });
+    await agreedLeader(brokers, topic, (v) => v.leaderId === ownerId);
+    const controllerPort = ports[controllerId]!;
+    const offline = async () =>
+      (await scrape(controllerPort)).value('kafka_controller_kafkacontroller_offlinepartitionscount');
+    await eventually(async () => assert.equal(await offline(), 0));
+
+    await brokers[ownerId]!.stop();
+    await eventually(async () => assert.equal(await offline(), 1), 60_000);
+
+    await cluster!.start(ownerId);
+    await eventually(async () => {
+      assert.equal(await offline(), 0);
+      const ready = await httpRequest(ports[ownerId]!, '/readyz');
+      assert.equal(ready.status, 200, ready.body);
+    }, 90_000);
   });
 });
