@@ -600,10 +600,20 @@ export class Log {
     const active = this.activeSegment;
     if (
       active.shouldRoll(bytes, lastOffset, maxTimestampMs, this.clock.nowMs()) ||
-      firstOffset - active.baseOffset > 0x7fffffff
+      firstOffset - active.baseOffset > 0x7fffffff ||
+      !this.encryptedAsConfigured(active)
     ) {
       this.roll(firstOffset);
     }
+  }
+
+  /**
+   * Whether a segment is encrypted as the topic's brook.encryption.enable now asks. A topic that opts in (or out)
+   * rolls its active segment at the next append, so records appended after the change are stored as it asks,
+   * not only those of later segments.
+   */
+  private encryptedAsConfigured(segment: LogSegment): boolean {
+    return (segment.cipher !== null) === this.config.encrypt;
   }
 
   /**
@@ -615,8 +625,9 @@ export class Log {
     assert(baseOffset >= this.logEndOffsetValue, 'roll below the log end offset');
     const old = this.activeSegment;
     if (old.reservedSize === 0) {
-      // A sealed one (recovery cut bytes no tag covered) takes no more bytes: it is replaced even at the same base.
-      if (old.baseOffset === baseOffset && !old.isSealed) return old;
+      // A sealed one (recovery cut bytes no tag covered) takes no more bytes, and one encrypted otherwise than the
+      // topic now asks would store the next records so: either is replaced even at the same base.
+      if (old.baseOffset === baseOffset && !old.isSealed && this.encryptedAsConfigured(old)) return old;
       // An empty active segment is replaced rather than kept: segments never overlap and never hold nothing.
       this.segments.pop();
       old.deleteFiles();

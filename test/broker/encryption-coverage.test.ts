@@ -1,7 +1,8 @@
 // Encryption at rest through the wire, what the other broker tests leave out: with encryption on broker-wide, a
 // topic that opts out (brook.encryption.enable=false) stays plaintext while a compacted topic's cleaned segments
 // and __transaction_state (a transactional id is client data) hold no marker; `brook dump-log
-// --encryption-config` reads them with the broker's settings; and a key service that is down stops the broker at
+// --encryption-config` reads them with the broker's settings; a topic altered to opt in (or out) stores what is
+// appended after the change as it now asks; and a key service that is down stops the broker at
 // startup with exit code 2, one line naming the key, and no data directory made.
 
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import { describe, it } from 'node:test';
 import { Producer } from '../../src/client/producer.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { ApiKey } from '../../src/protocol/registry.js';
 import { run, startBroker } from '../helpers/broker-process.js';
 import { transactionCompleted } from '../helpers/txn-session.js';
 import { sleep } from '../helpers/wait.js';
@@ -194,6 +196,93 @@ describe('encryption at rest: opt-out, compaction, transactions, dump-log config
       assert.equal(refused.stdout.includes(MARKER), false);
     } finally {
       if (!stopped) await broker.stop();
+    }
+  });
+
+  it('a topic altered to opt in stores the records appended after the change encrypted, and back out plaintext', async () => {
+    const { dataDir, keyFile } = scratch();
+    writeFileSync(keyFile, `m1:${randomBytes(32).toString('hex')}\n`);
+    const broker = await startBroker({
+      dataDir,
+      keepDataDir: true,
+      overrides: {
+        ...fileProvider(keyFile),
+        'brook.encryption.enable': 'false',
+        'log.segment.bytes': 1 << 30,
+      },
+    });
+    try {
+      const client = await WireClient.connect(broker.host, broker.port);
+      try {
+        await createTopic(client, 'later', { numPartitions: 1, replicationFactor: 1 });
+        const produce = async (value: string): Promise<void> => {
+          const r = await produceBatch(client, 'later', buildBatch([{ key: null, value }]), -1);
+          assert.equal(r.errorCode, ErrorCode.NONE, value);
+        };
+        const alter = async (value: string): Promise<void> => {
+          const response = await client.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
+            resources: [
+              {
+                resourceType: 2,
+                resourceName: 'later',
+                configs: [{ name: 'brook.encryption.enable', configOperation: 0, value }],
+              },
+            ],
+            validateOnly: false,
+          });
+          assert.equal(response.responses[0].errorCode, ErrorCode.NONE, response.responses[0].errorMessage);
+        };
+        const dir = join(dataDir, 'later-0');
+        const segments = (): string[] =>
+          readdirSync(dir)
+            .filter((n) => n.endsWith('.log'))
+            .sort();
+        const encrypted = (name: string): boolean => existsSync(join(dir, name.replace(/\.log$/, '.enc')));
+        await produce(`${MARKER}-before`);
+        assert.deepEqual(segments().map(encrypted), [false]);
+        // The change reaches the partition's log through the config change notification: produce until an
+        // append lands in an encrypted segment (the log rolls at the first append after the change; without
+        // that, the plaintext segment would take records until it filled its 1 GiB).
+        await alter('true');
+        const deadline = Date.now() + 60_000;
+        let waited = 0;
+        while (!encrypted(segments().at(-1)!)) {
+          assert.ok(Date.now() < deadline, 'no encrypted segment within 60 s of opting in');
+          await produce(`filler-${waited++}`);
+          await sleep(200);
+        }
+        await produce(`${MARKER}-after`);
+        const newest = join(dir, segments().at(-1)!);
+        assert.equal(
+          readIfPresent(newest).includes(`${MARKER}-after`),
+          false,
+          'appended after opting in: encrypted',
+        );
+        assert.ok(
+          readIfPresent(join(dir, segments()[0]!)).includes(`${MARKER}-before`),
+          'older records stay as written',
+        );
+        // Opting out again: later records are stored plaintext, the encrypted segment stays readable.
+        await alter('false');
+        const outDeadline = Date.now() + 60_000;
+        while (encrypted(segments().at(-1)!)) {
+          assert.ok(Date.now() < outDeadline, 'still encrypting 60 s after opting out');
+          await produce(`filler-${waited++}`);
+          await sleep(200);
+        }
+        await produce(`${MARKER}-out`);
+        assert.ok(readIfPresent(join(dir, segments().at(-1)!)).includes(`${MARKER}-out`));
+        const values = (await readPartition(client, 'later', 0)).map((r) => r.value!.toString());
+        assert.deepEqual(
+          values.filter((v) => v.startsWith(MARKER)),
+          [`${MARKER}-before`, `${MARKER}-after`, `${MARKER}-out`],
+        );
+        assert.equal(values.length, waited + 3);
+      } finally {
+        client.close();
+      }
+    } finally {
+      await broker.stop();
     }
   });
 

@@ -48,7 +48,7 @@ function partitionDir(dataDir: string): string {
 }
 
 describe('encryption keys', () => {
-  it('a topic opts in or out of the broker-wide setting; opting in without a key provider is refused', async () => {
+  it('a topic opts in or out of the broker-wide setting; opting in without a key provider is refused (create or alter)', async () => {
     const { dataDir, keyFile } = scratch();
     writeFileSync(keyFile, `${KEY1}\n`);
     // A provider, encryption off broker-wide: only the topic that opts in is encrypted.
@@ -100,6 +100,20 @@ describe('encryption keys', () => {
         });
         assert.equal(response.topics[0].errorCode, ErrorCode.INVALID_CONFIG);
         assert.match(response.topics[0].errorMessage, /brook\.encryption\.key\.provider/);
+        // Nor can an existing topic be altered to opt in.
+        await createTopic(c, 'plain-here', { numPartitions: 1, replicationFactor: 1 });
+        const altered = await c.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
+          resources: [
+            {
+              resourceType: 2,
+              resourceName: 'plain-here',
+              configs: [{ name: 'brook.encryption.enable', configOperation: 0, value: 'true' }],
+            },
+          ],
+          validateOnly: false,
+        });
+        assert.equal(altered.responses[0].errorCode, ErrorCode.INVALID_CONFIG);
+        assert.match(altered.responses[0].errorMessage, /brook\.encryption\.key\.provider/);
       });
     } finally {
       await broker.stop();
