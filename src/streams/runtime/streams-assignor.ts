@@ -3,10 +3,10 @@
 // AssignmentInfo from its assignment's user data; the group leader's assign() turns the subscriptions into
 // tasks placed per client (task-assignment.ts) and then into partitions per member.
 //
-// User data: the subscription's is Kafka's binary SubscriptionInfo (version 11, subscription-info.ts); Brook's
-// earlier JSON subscriptions (an object with `version` 1) are still read, for rolling upgrades. The assignment's
-// user data is Brook's own JSON object with Kafka's AssignmentInfo field names (not Kafka's binary AssignmentInfo),
-// so Brook and Java instances still do not share one application. The fields are Kafka's:
+// User data: Kafka's binary SubscriptionInfo (version 11, subscription-info.ts) and AssignmentInfo (version 11,
+// assignment-info.ts); Brook's earlier JSON user data (an object with `version` 1) is still read, for rolling
+// upgrades. Kafka's version probing is not built: a Kafka instance of a newer protocol version is not understood.
+// The fields are Kafka's:
 //   SubscriptionInfo: processId, userEndpoint (application.server or ""), prevTasks / standbyTasks (what this
 //     member ran in the previous generation), taskOffsetSums (per task with state in this client's state
 //     directory: the sum of its changelog offsets in the checkpoint), errorCode (SHUTDOWN_REQUESTED from a
@@ -28,6 +28,7 @@ import type {
 } from '../../client/assignors.js';
 import type { TopicPartition } from '../../client/requests.js';
 import type { Topology } from '../topology.js';
+import { decodeAssignmentInfoBytes, encodeAssignmentInfo } from './assignment-info.js';
 import type { RackAwareStrategy } from './rack-aware-task-assignor.js';
 import { decodeSubscriptionInfoBytes, encodeSubscriptionInfo } from './subscription-info.js';
 import {
@@ -101,6 +102,8 @@ export function decodeSubscriptionInfo(bytes: Buffer | null): SubscriptionInfo |
 }
 
 export function decodeAssignmentInfo(bytes: Buffer | null): AssignmentInfo | null {
+  if (bytes === null || bytes.length === 0) return null;
+  if (bytes[0] !== 0x7b) return decodeAssignmentInfoBytes(bytes);
   const v = parse(bytes);
   if (v === null || !Array.isArray(v.activeTasks) || !Array.isArray(v.standbyTasks)) return null;
   return v as unknown as AssignmentInfo;
@@ -257,14 +260,17 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
     for (const [memberId, s] of group.subscriptions) infos.set(memberId, decodeSubscriptionInfo(s.userData));
     if ([...infos.values()].some((i) => i?.errorCode === SHUTDOWN_REQUESTED)) {
       this.ctx.log('a member asked to shut the application down: every member gets SHUTDOWN_REQUESTED');
-      const userData = encodeInfo({
-        version: USER_DATA_VERSION,
-        activeTasks: [],
-        standbyTasks: [],
-        partitionsByHost: {},
-        standbyPartitionsByHost: {},
-        errCode: SHUTDOWN_REQUESTED,
-      });
+      const userData = encodeAssignmentInfo(
+        {
+          version: USER_DATA_VERSION,
+          activeTasks: [],
+          standbyTasks: [],
+          partitionsByHost: {},
+          standbyPartitionsByHost: {},
+          errCode: SHUTDOWN_REQUESTED,
+        },
+        () => [],
+      );
       return { assignments: new Map([...infos.keys()].map((id) => [id, { partitions: [], userData }])) };
     }
     const taskPartitions = this.tasksOf(cluster);
@@ -460,15 +466,18 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
     for (const [memberId, plan] of plans) {
       assignments.set(memberId, {
         partitions: plan.active.flatMap((id) => taskPartitions.get(id)!),
-        userData: encodeInfo({
-          version: USER_DATA_VERSION,
-          activeTasks: plan.active,
-          standbyTasks: plan.standby,
-          partitionsByHost,
-          standbyPartitionsByHost,
-          errCode: 0,
-          nextRebalanceMs,
-        }),
+        userData: encodeAssignmentInfo(
+          {
+            version: USER_DATA_VERSION,
+            activeTasks: plan.active,
+            standbyTasks: plan.standby,
+            partitionsByHost,
+            standbyPartitionsByHost,
+            errCode: 0,
+            nextRebalanceMs,
+          },
+          (id) => taskPartitions.get(id) ?? [],
+        ),
       });
     }
     return { assignments };
