@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -414,6 +414,59 @@ test('verifiable-producer prints Kafka events per ack, and kcat reads what it wr
   const bad = await brook(['verifiable-producer', ...bs(), '--topic', 'parity-vp', '--acks', '2']);
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /^argument --acks: invalid choice: '2' \(choose from 0, 1, -1\)\n/);
+});
+
+test('verifiable-producer reports a record the broker refuses as producer_send_error, as Kafka', async () => {
+  // One replica and min.insync.replicas 2: every acks=all produce is refused with NOT_ENOUGH_REPLICAS until the
+  // producer's delivery timeout.
+  const created = await brook([
+    'topics',
+    ...bs(),
+    '--create',
+    '--topic',
+    'parity-vp-refused',
+    '--config',
+    'min.insync.replicas=2',
+  ]);
+  assert.equal(created.code, 0, created.stderr);
+  const config = join(tools.scratch, 'refused-producer.properties');
+  writeFileSync(config, 'delivery.timeout.ms=3000\nrequest.timeout.ms=1000\nlinger.ms=0\n');
+  const r = await brook([
+    'verifiable-producer',
+    ...bs(),
+    '--topic',
+    'parity-vp-refused',
+    '--max-messages',
+    '2',
+    '--acks',
+    '-1',
+    '--producer.config',
+    config,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const all = events(r.stdout);
+  const errors = all.filter((e) => e.name === 'producer_send_error');
+  assert.equal(errors.length, 2, r.stdout);
+  assert.deepEqual(Object.keys(errors[0]!), [
+    'timestamp',
+    'name',
+    'key',
+    'value',
+    'topic',
+    'exception',
+    'message',
+  ]);
+  assert.deepEqual(errors.map((e) => [e.key, e.value, e.topic]).sort(), [
+    [null, '0', 'parity-vp-refused'],
+    [null, '1', 'parity-vp-refused'],
+  ]);
+  assert.match(String(errors[0]!.exception), /^class \S+/);
+  assert.ok(String(errors[0]!.message).length > 0);
+  assert.equal(all.filter((e) => e.name === 'producer_send_success').length, 0);
+  const data = all.at(-1)!;
+  assert.equal(data.name, 'tool_data');
+  assert.equal(data.sent, 2);
+  assert.equal(data.acked, 0);
 });
 
 test('verifiable-producer without --max-messages stops on SIGTERM with every outcome reported', async () => {
