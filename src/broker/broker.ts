@@ -73,7 +73,7 @@ import { ReplicaFetchers } from './cluster/replica-fetchers.js';
 import { WireChannel } from './cluster/wire-channel.js';
 import type { BrokerConfig } from './config/broker-config.js';
 import { staticOnly } from './config/config-layers.js';
-import { toNetworkOptions } from './config/network-config.js';
+import { connectionLimitsOf, toNetworkOptions } from './config/network-config.js';
 import { cleanerConfigOf, toLogManagerConfig, toStorageLogConfig } from './config/storage-log-config.js';
 import { DynamicConfig } from './dynamic-config.js';
 import { FetchSessionCache } from './fetch-session-cache.js';
@@ -455,6 +455,8 @@ export class Broker {
         this.connectionCreationRates?.configure(topicConfigs.mergedBrokerConfig());
         // Altered listener ssl.* keys reload that listener's certificates (KIP-226).
         this.certificateReloader?.brokerConfigChanged(topicConfigs.mergedBrokerConfig());
+        // max.connections, max.connections.per.ip and its overrides are dynamic: new connections count against them.
+        this.server?.updateConnectionLimits(connectionLimitsOf(topicConfigs.mergedBrokerConfig()));
         // unclean.leader.election.enable is cluster-wide dynamic: leaderless partitions are looked at again.
         this.controller?.uncleanLeaderElectionMayBeEnabled();
       },

@@ -70,6 +70,13 @@ interface BoundListener {
   readonly server: net.Server;
 }
 
+/** The connection counts a broker admits: max.connections, max.connections.per.ip and its overrides. */
+export interface ConnectionLimits {
+  readonly maxConnections: number;
+  readonly maxConnectionsPerIp: number;
+  readonly perIpOverrides: ReadonlyMap<string, number>;
+}
+
 export class SocketServer implements ConnectionHost {
   readonly options: ResolvedNetworkOptions;
   readonly handler: RequestHandler;
@@ -90,7 +97,11 @@ export class SocketServer implements ConnectionHost {
   /** Admitted TCP sockets, including TLS sockets still in their handshake (not yet connections). */
   private readonly sockets = new Set<net.Socket>();
   private readonly connectionsPerAddress = new Map<string, number>();
-  private readonly perAddressOverrides: ReadonlyMap<string, number>;
+  /**
+   * max.connections, max.connections.per.ip and its overrides as they apply now: from the options at start, then
+   * from each dynamic change (updateConnectionLimits).
+   */
+  private limits: ConnectionLimits;
   /** Connections that stopped reading because the broker-wide bound was reached, in the order they stopped. */
   private readonly waitingForCapacity = new Set<Connection>();
   private resumeScheduled = false;
@@ -114,7 +125,19 @@ export class SocketServer implements ConnectionHost {
     if (names.size !== config.listeners.length)
       throw new ListenerConfigError('listener names must be unique');
     this.listenerConfigs = config.listeners;
-    this.perAddressOverrides = parsePerAddressOverrides(this.options['max.connections.per.ip.overrides']);
+    this.limits = {
+      maxConnections: this.options['max.connections'],
+      maxConnectionsPerIp: this.options['max.connections.per.ip'],
+      perIpOverrides: parsePerAddressOverrides(this.options['max.connections.per.ip.overrides']),
+    };
+  }
+
+  /**
+   * New connection limits from a dynamic broker config change (Kafka's DynamicConnectionQuota): they count for
+   * connections accepted from now on; connections already open stay, as in Kafka.
+   */
+  updateConnectionLimits(limits: ConnectionLimits): void {
+    this.limits = limits;
   }
 
   /** Binds every listener; if one fails, closes those already bound and rejects with its error. */
@@ -324,7 +347,7 @@ export class SocketServer implements ConnectionHost {
     }
     const fromAddress = this.connectionsPerAddress.get(address) ?? 0;
     const reason =
-      this.sockets.size >= this.options['max.connections']
+      this.sockets.size >= this.limits.maxConnections
         ? 'max.connections reached'
         : fromAddress >= this.perAddressMax(address)
           ? 'max.connections.per.ip reached'
@@ -361,7 +384,7 @@ export class SocketServer implements ConnectionHost {
   }
 
   private perAddressMax(address: string): number {
-    return this.perAddressOverrides.get(address) ?? this.options['max.connections.per.ip'];
+    return this.limits.perIpOverrides.get(address) ?? this.limits.maxConnectionsPerIp;
   }
 
   private release(socket: net.Socket, address: string): void {

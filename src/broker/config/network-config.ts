@@ -5,7 +5,8 @@
 // Two network bounds have no Kafka broker key (max.in.flight.requests.per.connection, shutdown.timeout.ms); they
 // keep the network layer's defaults until the lead decides on their names.
 
-import type { NetworkOptions } from '../../network/options.js';
+import { type NetworkOptions, networkDefaults } from '../../network/options.js';
+import { type ConnectionLimits, parsePerAddressOverrides } from '../../network/socket-server.js';
 import type { BrokerConfig } from './broker-config.js';
 
 export function toNetworkOptions(config: BrokerConfig): NetworkOptions {
@@ -20,5 +21,24 @@ export function toNetworkOptions(config: BrokerConfig): NetworkOptions {
     'socket.send.buffer.bytes': config.socketSendBufferBytes,
     'socket.receive.buffer.bytes': config.socketReceiveBufferBytes,
     'sasl.server.max.receive.size': config.values.int('sasl.server.max.receive.size'),
+  };
+}
+
+/**
+ * The connection limits of the merged broker config text (static and dynamic layers): max.connections,
+ * max.connections.per.ip and its overrides are dynamic cluster-wide keys in Kafka. Values were validated when
+ * written; absent keys take Kafka's defaults.
+ */
+export function connectionLimitsOf(merged: ReadonlyMap<string, string>): ConnectionLimits {
+  const int = (key: 'max.connections' | 'max.connections.per.ip'): number => {
+    const text = merged.get(key);
+    return text === undefined ? networkDefaults[key] : Number.parseInt(text, 10);
+  };
+  return {
+    maxConnections: int('max.connections'),
+    maxConnectionsPerIp: int('max.connections.per.ip'),
+    perIpOverrides: parsePerAddressOverrides(
+      merged.get('max.connections.per.ip.overrides') ?? networkDefaults['max.connections.per.ip.overrides'],
+    ),
   };
 }
