@@ -10,6 +10,7 @@
 // snapshot (producer-snapshot.ts) plus the log after it. Bounded by STORAGE_LIMITS.producerIdsPerPartitionMax
 // (least recently used idle producers are forgotten first) and by producer.id.expiration.ms.
 
+import { NO_PRODUCER_EPOCH, type ProducerEpoch, type ProducerId } from '../common/ids.js';
 import { batchHeader } from '../protocol/records/batch-header.js';
 import { ControlType, readEndTxnMarker } from './control-marker.js';
 import { StorageErrorCode } from './error-codes.js';
@@ -17,7 +18,7 @@ import { STORAGE_LIMITS } from './log-config.js';
 import type { SnapshotEntry } from './producer-snapshot.js';
 
 const NO_SEQUENCE = -1;
-const NO_EPOCH = -1;
+const NO_EPOCH = NO_PRODUCER_EPOCH;
 const INT32_MAX = 0x7fffffff;
 
 interface BatchMetadata {
@@ -29,8 +30,8 @@ interface BatchMetadata {
 }
 
 export interface ProducerEntry {
-  readonly producerId: number;
-  producerEpoch: number;
+  readonly producerId: ProducerId;
+  producerEpoch: ProducerEpoch;
   /** Oldest first, at most STORAGE_LIMITS.batchesPerProducer. */
   readonly batches: BatchMetadata[];
   coordinatorEpoch: number;
@@ -102,7 +103,7 @@ export class ProducerStateManager {
     return this.producers.size;
   }
 
-  producer(producerId: number): Readonly<ProducerEntry> | undefined {
+  producer(producerId: ProducerId): Readonly<ProducerEntry> | undefined {
     return this.producers.get(producerId);
   }
 
@@ -228,9 +229,10 @@ export class ProducerStateManager {
   apply(buf: Buffer, pos: number): CompletedTxn | null {
     const lastOffset = batchHeader.lastOffset(buf, pos);
     if (lastOffset + 1 > this.mapEndOffsetValue) this.mapEndOffsetValue = lastOffset + 1;
-    const producerId = batchHeader.producerId(buf, pos);
+    // The batch header's producer id and epoch, as the log accepted them (ids below 0 mean none).
+    const producerId = batchHeader.producerId(buf, pos) as ProducerId;
     if (producerId < 0) return null;
-    const epoch = batchHeader.producerEpoch(buf, pos);
+    const epoch = batchHeader.producerEpoch(buf, pos) as ProducerEpoch;
     const baseOffset = batchHeader.baseOffset(buf, pos);
     const timestampMs = batchHeader.maxTimestamp(buf, pos);
     const entry = this.touch(producerId);
@@ -275,7 +277,7 @@ export class ProducerStateManager {
     return null;
   }
 
-  private touch(producerId: number): ProducerEntry {
+  private touch(producerId: ProducerId): ProducerEntry {
     let entry = this.producers.get(producerId);
     if (entry !== undefined) {
       this.producers.delete(producerId);
@@ -340,8 +342,9 @@ export class ProducerStateManager {
     this.clear(offset);
     const open: [number, number][] = [];
     for (const s of entries) {
-      const entry = this.touch(s.producerId);
-      entry.producerEpoch = s.epoch;
+      // As the snapshot wrote them from this state (its file CRC-checked when read, producer-snapshot.ts).
+      const entry = this.touch(s.producerId as ProducerId);
+      entry.producerEpoch = s.epoch as ProducerEpoch;
       entry.coordinatorEpoch = s.coordinatorEpoch;
       entry.lastTimestampMs = s.timestamp;
       entry.currentTxnFirstOffset = s.currentTxnFirstOffset;

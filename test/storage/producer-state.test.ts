@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { toProducerId } from '../../src/common/ids.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { incrementSequence, ProducerStateManager } from '../../src/storage/producer-state.js';
 import { buildBatch } from './batch-builder.js';
@@ -139,7 +140,7 @@ test('idle producers expire and the number of producers is bounded', () => {
     );
   }
   assert.equal(state.producerCount, 3);
-  assert.equal(state.producer(0), undefined, 'least recently used first');
+  assert.equal(state.producer(toProducerId(0)), undefined, 'least recently used first');
   assert.equal(state.removeExpired(1103, 100), 2, 'idle for 100 ms or more');
   assert.equal(state.producerCount, 1);
 });
@@ -226,4 +227,16 @@ test('batches of one request are checked in sequence with each other', (t) => {
   });
   const dup = buildBatch({ producerId: PID, producerEpoch: 0, baseSequence: 0, count: 2 });
   assert.equal(h.log.checkProducerBatches(Buffer.concat([dup, a]), [0, dup.length]).kind, 'duplicate');
+});
+
+test("a producer's entry is found by its branded id, and its epoch cannot stand in for the id", (t) => {
+  const h = openHarness(t);
+  h.append({ producerId: 7, producerEpoch: 7, baseSequence: 0, count: 1 });
+  const entry = h.log.producerState.producer(toProducerId(7))!;
+  assert.equal(entry.producerEpoch, 7);
+  // Equal numbers, yet an epoch where the id goes does not compile: the build of this file fails if the brands go.
+  // @ts-expect-error a producer epoch where the producer id goes
+  assert.equal(h.log.producerState.producer(entry.producerEpoch), entry);
+  // @ts-expect-error a plain number where the producer id goes
+  assert.equal(h.log.producerState.producer(7), entry);
 });

@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { toProducerId } from '../../../src/common/ids.js';
 import { CompressionType } from '../../../src/protocol/compression/compression-type.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../../src/storage/error-codes.js';
@@ -225,7 +226,7 @@ test('an idempotent producer keeps its last batch, as an empty batch, with its s
   assert.equal(batchHeader.baseSequence(empty, 0), 2);
   // After a crash, producer state rebuilt from the cleaned log still knows the producer's last sequence.
   h.reopen(false);
-  const entry = h.log.producerState.producer(42);
+  const entry = h.log.producerState.producer(toProducerId(42));
   assert.equal(entry?.batches.at(-1)?.lastSeq, 3);
 });
 
