@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { Kafka, logLevel } from 'kafkajs';
 import { Admin } from '../../src/client/admin.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type DevCertFiles, writeDevCertificates } from '../../src/security/dev-certs.js';
 import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
@@ -369,10 +370,40 @@ describe('SASL failures on the wire', () => {
     assert.equal(await client.raw.waitClosed(), true);
   });
 
-  it('a Produce before authentication closes the connection without an answer', async () => {
-    const client = await handshaken('PLAIN');
-    client.send(ApiKey.PRODUCE, 9, { transactionalId: null, acks: 1, timeoutMs: 1000, topicData: [] });
-    await assert.rejects(client.receive(3000), /closed/);
+  it('a Produce or CreateTopics before authentication closes the connection without an answer, and changes nothing', async () => {
+    const produce = await handshaken('PLAIN');
+    produce.send(ApiKey.PRODUCE, 9, {
+      transactionalId: null,
+      acks: 1,
+      timeoutMs: 1000,
+      topicData: [
+        {
+          name: 'unauthenticated-write',
+          partitionData: [{ index: 0, records: buildBatch([{ value: Buffer.from('x') }]) }],
+        },
+      ],
+    });
+    await assert.rejects(produce.receive(3000), /closed/);
+    const create = await WireClient.connect('127.0.0.1', saslPort);
+    create.send(ApiKey.CREATE_TOPICS, 5, {
+      topics: [
+        {
+          name: 'unauthenticated-create',
+          numPartitions: 1,
+          replicationFactor: 1,
+          assignments: [],
+          configs: [],
+        },
+      ],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    await assert.rejects(create.receive(3000), /closed/);
+    // Nothing was written or created: CreateTopics, had it been handled, would have made its topic.
+    const listed = await kcat(plainPort, ['-L', '-J']);
+    const topics = (JSON.parse(listed.stdout).topics as { topic: string }[]).map((t) => t.topic);
+    assert.ok(!topics.includes('unauthenticated-write'), topics.join(','));
+    assert.ok(!topics.includes('unauthenticated-create'), topics.join(','));
   });
 
   it('SaslAuthenticate before SaslHandshake is ILLEGAL_SASL_STATE and closes', async () => {

@@ -2,15 +2,21 @@
 // kafka-console-producer's --producer.config and kafka-console-consumer's --consumer.config, over mutual TLS (a PEM
 // key store), SASL_SSL with SCRAM-SHA-512 and SASL_PLAINTEXT with PLAIN (sasl.jaas.config). The host name check
 // (ssl.endpoint.identification.algorithm, https by default) refuses a broker certificate made for another host; an
-// empty value turns it off, as in Kafka.
+// empty value turns it off, as in Kafka. The same for the connection a broker opens to another broker's
+// inter-broker listener, with the options a broker builds from that listener's ssl.* keys.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { InterBrokerConnection } from '../../src/broker/cluster/inter-broker-connection.js';
+import { BROKER_KEYS, brokerKey } from '../../src/broker/config/broker-keys.js';
+import { ParsedConfig } from '../../src/broker/config/parsed-config.js';
 import { Admin } from '../../src/client/admin.js';
+import { ApiKey } from '../../src/protocol/registry.js';
 import { type DevCertFiles, writeDevCertificates } from '../../src/security/dev-certs.js';
+import { listenerTlsClientOptions } from '../../src/security/tls-listener.js';
 import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
 import { freePort } from '../helpers/zookeeper.js';
 
@@ -162,5 +168,40 @@ describe('console tools with Kafka client security keys', () => {
     assert.match(refused.stderr, /does not match certificate's altnames: IP: 127\.0\.0\.1/);
     const unchecked = propertiesFile('unchecked', [...trusting, 'ssl.endpoint.identification.algorithm=']);
     assert.equal(await roundTrip(ports.elsewhere, unchecked, 'tool-elsewhere', 'not-checked'), 'not-checked');
+  });
+});
+
+describe('the inter-broker connection checks the host name too', () => {
+  async function apiVersionsOverInterBroker(extra: Record<string, string>): Promise<unknown> {
+    const values = ParsedConfig.parse(
+      BROKER_KEYS,
+      new Map(
+        Object.entries({
+          'ssl.keystore.type': 'PEM',
+          'ssl.keystore.location': certs.brokerKeystorePem,
+          'ssl.truststore.type': 'PEM',
+          'ssl.truststore.location': elsewhere.caCert,
+          ...extra,
+        }),
+      ),
+      brokerKey,
+    );
+    const connection = new InterBrokerConnection('127.0.0.1', ports.elsewhere, 'inter-broker-test', {
+      tls: listenerTlsClientOptions(values, 'ELSEWHERE'),
+      sasl: null,
+    });
+    try {
+      return await connection.request(ApiKey.API_VERSIONS, 0, {}, 15_000);
+    } finally {
+      connection.close();
+    }
+  }
+
+  it('refuses a certificate for another host by default (https), and connects when the check is off', async () => {
+    await assert.rejects(apiVersionsOverInterBroker({}), /altnames/);
+    const answered = (await apiVersionsOverInterBroker({
+      'listener.name.elsewhere.ssl.endpoint.identification.algorithm': '',
+    })) as { errorCode: number };
+    assert.equal(answered.errorCode, 0);
   });
 });
