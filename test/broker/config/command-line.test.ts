@@ -63,7 +63,7 @@ describe('loading a broker config file', () => {
     // Compiled tests live under dist-*/test/broker/config; the sample is in the source tree.
     const sample = join(here, '..', '..', '..', '..', 'config', 'server.properties');
     const warnings: string[] = [];
-    const { config } = await loadBrokerConfig({
+    const { config, staticConfig } = await loadBrokerConfig({
       configPath: sample,
       overrides: new Map(),
       warn: (m) => warnings.push(m),
@@ -79,6 +79,9 @@ describe('loading a broker config file', () => {
     assert.equal(config.transactionStateLogMinIsr, 1);
     assert.equal(config.groupInitialRebalanceDelayMs, 0);
     assert.equal(config.zookeeperConnect, null);
+    // npm start serves the web console and the metrics endpoint with no extra step.
+    assert.equal(staticConfig.get('brook.console.listener'), 'http://127.0.0.1:9021');
+    assert.equal(staticConfig.get('brook.metrics.listener'), 'http://127.0.0.1:9404');
     assert.deepEqual(warnings, []);
   });
 
