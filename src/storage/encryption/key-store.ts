@@ -7,9 +7,10 @@
 // is loaded (before any log file is touched), when a new KEK is made, and when rotation re-wraps them.
 //
 // Rotation: `rotate()` asks the provider to wrap a fresh KEK. When the master key that answers is not the one of
-// the current KEK, the fresh KEK becomes current (new segments use it), and every older KEK is re-wrapped under
-// the new master key in the background, so old segments no longer depend on the old master key without a byte of
-// their own being rewritten. The file is replaced atomically (tmp, fsync, rename).
+// the current KEK, every older KEK is re-wrapped under the new master key, the file is replaced atomically (tmp,
+// fsync, rename, off the event loop), and only then does the fresh KEK become current (new segments use it): old
+// segments no longer depend on the old master key without a byte of their own being rewritten, no data key is
+// wrapped by a KEK missing from the file, and a rotation that fails half-way changes nothing.
 //
 // File: JSON {"version":1,"current":"<kek id>","keks":[{"id","masterKeyId","wrapped"(base64),"createdMs"}]}.
 // Nothing in it is secret: a KEK is only usable through the provider's master key, and a KEK wrap is
@@ -17,9 +18,16 @@
 
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { readSmallFile, writeFileAtomic } from '../atomic-file.js';
-import { LocalKeyProvider, MasterKeyError, type MasterKeyProvider } from './master-key-provider.js';
+import { open, rename } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { readSmallFile } from '../atomic-file.js';
+import { TMP_SUFFIX } from '../file-names.js';
+import {
+  LocalKeyProvider,
+  MasterKeyError,
+  type MasterKeyProvider,
+  type WrappedKey,
+} from './master-key-provider.js';
 
 export const KEY_STORE_FILE = 'encryption.keys';
 const KEY_STORE_BYTES_MAX = 1024 * 1024;
@@ -123,54 +131,97 @@ export class KeyStore {
     }
     const fresh = randomBytes(KEK_BYTES);
     const wrapped = await this.provider.wrap(fresh);
-    let newKek: string | null = null;
     const current = this.currentId === null ? null : this.keks.get(this.currentId)!;
-    if (current === null || current.masterKeyId !== wrapped.keyId) {
-      newKek = this.add(fresh, wrapped.keyId, wrapped.wrapped, nowMs);
-    }
-    let rewrapped = 0;
+    const needsNew = current === null || current.masterKeyId !== wrapped.keyId;
+    // Every older KEK is wrapped again before anything changes: a provider failing half-way leaves the store as it
+    // was (the old KEK stays current, the file untouched), as the rotation check's log line says.
+    const rewraps: { entry: KekEntry; again: WrappedKey }[] = [];
     for (const entry of this.keks.values()) {
       if (entry.masterKeyId === wrapped.keyId) continue;
-      const again = await this.provider.wrap(entry.key);
-      entry.masterKeyId = again.keyId;
-      entry.wrapped = again.wrapped;
-      rewrapped++;
+      rewraps.push({ entry, again: await this.provider.wrap(entry.key) });
     }
-    if (newKek !== null || rewrapped > 0) this.write();
+    if (!needsNew && rewraps.length === 0) return { newKek: null, rewrapped: 0, masterKeyId: wrapped.keyId };
+    // The new state is durable before it is used: a segment's data key is never wrapped by a KEK that a crash
+    // could leave out of encryption.keys (its segment would then be unreadable).
+    const entries = [...this.keks.values()].map((e) => {
+      const r = rewraps.find((x) => x.entry === e);
+      return r === undefined ? e : { ...e, masterKeyId: r.again.keyId, wrapped: r.again.wrapped };
+    });
+    const added: KekEntry | null = needsNew
+      ? {
+          id: randomBytes(8).toString('hex'),
+          masterKeyId: wrapped.keyId,
+          wrapped: wrapped.wrapped,
+          createdMs: nowMs,
+          key: fresh,
+        }
+      : null;
+    if (added !== null) entries.push(added);
+    const currentId = added?.id ?? this.currentId;
+    await this.file.write(serialize(currentId, entries));
+    // No await from here on: the file and memory change together as far as any append can tell.
+    this.keks.clear();
+    for (const e of entries) this.keks.set(e.id, e);
+    this.currentId = currentId;
     if (this.provider instanceof LocalKeyProvider) {
       const inUse = this.masterKeysInUse();
       for (const id of orphaned) if (!inUse.has(id)) this.provider.forgetRetained(id);
     }
-    return { newKek, rewrapped, masterKeyId: wrapped.keyId };
+    return { newKek: added?.id ?? null, rewrapped: rewraps.length, masterKeyId: wrapped.keyId };
   }
 
   private async addCurrent(nowMs: number): Promise<void> {
     const key = randomBytes(KEK_BYTES);
     const wrapped = await this.provider.wrap(key);
-    this.add(key, wrapped.keyId, wrapped.wrapped, nowMs);
-    this.write();
+    const entry: KekEntry = {
+      id: randomBytes(8).toString('hex'),
+      masterKeyId: wrapped.keyId,
+      wrapped: wrapped.wrapped,
+      createdMs: nowMs,
+      key,
+    };
+    await this.file.write(serialize(entry.id, [...this.keks.values(), entry]));
+    this.keks.set(entry.id, entry);
+    this.currentId = entry.id;
   }
 
-  private add(key: Buffer, masterKeyId: string, wrapped: Buffer, nowMs: number): string {
-    const id = randomBytes(8).toString('hex');
-    this.keks.set(id, { id, masterKeyId, wrapped, createdMs: nowMs, key });
-    this.currentId = id;
-    return id;
+  private get file(): { write(content: string): Promise<void> } {
+    return {
+      write: (content) => {
+        // A first start: the log directory is made here, after the provider wrapped the key, not before.
+        mkdirSync(this.dir, { recursive: true });
+        return writeFileAtomicAsync(join(this.dir, KEY_STORE_FILE), content);
+      },
+    };
   }
+}
 
-  private write(): void {
-    const keks = [...this.keks.values()].map((e) => ({
-      id: e.id,
-      masterKeyId: e.masterKeyId,
-      wrapped: e.wrapped.toString('base64'),
-      createdMs: e.createdMs,
-    }));
-    // A first start: the log directory is made here, after the provider wrapped the key, not before.
-    mkdirSync(this.dir, { recursive: true });
-    writeFileAtomic(
-      join(this.dir, KEY_STORE_FILE),
-      `${JSON.stringify({ version: 1, current: this.currentId, keks })}\n`,
-    );
+function serialize(current: string | null, keks: readonly KekEntry[]): string {
+  const entries = keks.map((e) => ({
+    id: e.id,
+    masterKeyId: e.masterKeyId,
+    wrapped: e.wrapped.toString('base64'),
+    createdMs: e.createdMs,
+  }));
+  return `${JSON.stringify({ version: 1, current, keks: entries })}\n`;
+}
+
+/** writeFileAtomic off the event loop (tmp, fsync, rename, fsync of the directory): a rotation never stalls it. */
+async function writeFileAtomicAsync(path: string, content: string): Promise<void> {
+  const tmp = `${path}${TMP_SUFFIX}`;
+  const handle = await open(tmp, 'w');
+  try {
+    await handle.writeFile(content, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(tmp, path);
+  const dir = await open(dirname(path), 'r');
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
   }
 }
 

@@ -21,6 +21,8 @@ interface Service {
   readonly url: string;
   /** The service's current key id (wrap answers with it unless the request names one). */
   current: string;
+  /** Wrap requests from this many on (counted from 0) answer 500, when set. */
+  failWrapsFrom: number | null;
   readonly keys: Map<string, Buffer>;
   readonly wrapRequests: { keyId?: string }[];
   readonly unwrapRequests: { keyId: string }[];
@@ -33,6 +35,7 @@ async function startService(mode: 'ok' | 'silent' | 'not-json' = 'ok'): Promise<
   const held: { destroy(): void }[] = [];
   const service: Omit<Service, 'url' | 'close'> = {
     current: 'svc-1',
+    failWrapsFrom: null,
     keys,
     wrapRequests: [],
     unwrapRequests: [],
@@ -52,6 +55,9 @@ async function startService(mode: 'ok' | 'silent' | 'not-json' = 'ok'): Promise<
       const input = JSON.parse(body) as { keyId?: string; plaintext?: string; ciphertext?: string };
       if (req.url === '/wrap') {
         service.wrapRequests.push({ ...(input.keyId === undefined ? {} : { keyId: input.keyId }) });
+        if (service.failWrapsFrom !== null && service.wrapRequests.length > service.failWrapsFrom) {
+          return answer(500, { error: 'key service failing' });
+        }
         const keyId = input.keyId ?? service.current;
         const key = keys.get(keyId);
         if (key === undefined) return answer(404, { error: `no key ${keyId}` });
@@ -146,6 +152,35 @@ test('a rotation inside the service: a new key-encryption key is current, older 
   const reloaded = await KeyStore.load(dir, provider(service.url));
   assert.deepEqual(reloaded.kek(first.id), first.key);
   assert.equal(reloaded.current().id, r.newKek);
+});
+
+test('a rotation the service fails half-way changes nothing: the old key stays current, the file untouched', async (t) => {
+  const service = await startService();
+  t.after(() => service.close());
+  const dir = join(tempDir(t), 'logs');
+  mkdirSync(dir);
+  const store = await KeyStore.load(dir, provider(service.url));
+  await store.ensureCurrent(1);
+  const first = store.current();
+  const before = readFileSync(join(dir, KEY_STORE_FILE));
+  service.keys.set('svc-2', randomBytes(32));
+  service.current = 'svc-2';
+  // The fresh key's wrap succeeds, the re-wrap of the first key fails.
+  service.failWrapsFrom = service.wrapRequests.length + 1;
+  await assert.rejects(
+    store.rotate(2),
+    (err: unknown) => err instanceof MasterKeyError && /answered 500/.test(err.message),
+  );
+  // New segments keep using a key the file holds: a crash now loses nothing.
+  assert.equal(store.current().id, first.id);
+  assert.deepEqual(readFileSync(join(dir, KEY_STORE_FILE)), before);
+  // Once the service works again, the rotation completes, and the file holds the key then current.
+  service.failWrapsFrom = null;
+  const r = await store.rotate(3);
+  assert.ok(r.newKek !== null);
+  assert.equal(store.current().id, r.newKek);
+  assert.ok(storeFile(dir).keks.some((k) => k.id === r.newKek && k.masterKeyId === 'svc-2'));
+  assert.equal(storeFile(dir).current, r.newKek);
 });
 
 test('a service that does not answer in time, is not listening, or answers no JSON: a MasterKeyError', async (t) => {
