@@ -1,7 +1,8 @@
 // `brook rebalance`: a small Cruise-Control-like rebalancer. It reads the cluster (brokers and racks, every
 // partition's replicas, partition sizes from DescribeLogDirs), asks the planner (rebalance-plan.ts) for a
-// reassignment that evens out replicas, bytes and preferred leaders per broker within --max-move-bytes, and prints
-// the plan. Nothing moves without --execute (--dry-run is the default); with it the moves go through
+// reassignment that evens out replicas, bytes and preferred leaders per broker within --max-move-bytes, then for
+// brokers with several log directories moves between them that even out their bytes (rebalance-disks.ts), and
+// prints both. Nothing moves without --execute (--dry-run is the default); with it the moves go through
 // AlterPartitionReassignments with Kafka's throttle configs (--throttle), the tool waits until they are done, takes
 // the throttles off and runs a preferred leader election so that leadership follows the new replica order.
 //
@@ -13,12 +14,13 @@ import { Admin } from '../client/admin.js';
 import { type ParsedArgs, UsageError } from './args.js';
 import { clientOptions, err, newClient, out, runTool, type Tool } from './client-tool.js';
 import { clearThrottles, setThrottles } from './reassign-partitions.js';
+import { type DiskModel, type DiskPlan, planDiskBalance } from './rebalance-disks.js';
 import { type BrokerLoad, type PartitionModel, planRebalance, type RebalancePlan } from './rebalance-plan.js';
 
 const tool: Tool = {
   name: 'rebalance',
   summary:
-    'Propose (and with --execute apply) a reassignment evening out replicas, bytes and leaders per broker.',
+    'Propose (and with --execute apply) a reassignment evening out replicas, bytes and leaders per broker and bytes per log directory.',
   specs: {
     'dry-run': { help: 'Print the plan only (the default).' },
     execute: {
@@ -109,11 +111,21 @@ async function run(args: ParsedArgs): Promise<number> {
         out(`Note: broker ${b} already holds ${load.replicas} replicas.`);
     }
     printPlan(plan, brokers);
+    // Within each broker, between its log directories, with what the byte limit leaves; partitions the plan
+    // moves between brokers wait for the next run.
+    const diskPlan = planDiskBalance(await readDisks(admin, partitions), {
+      maxMoveBytes: maxMoveBytes - plan.movedBytes,
+      tolerance: bytesTolerance ?? 0.1,
+      skip: new Set(plan.moves.map((m) => `${m.topic}-${m.partition}`)),
+    });
+    printDiskPlan(diskPlan);
     if (!execute) {
       out('This was a dry run: nothing moved. Run with --execute to apply the plan.');
       return 0;
     }
-    return await executePlan(admin, plan, throttle, timeoutMs);
+    const code = await executePlan(admin, plan, throttle, timeoutMs);
+    if (code !== 0) return code;
+    return await executeDiskPlan(admin, diskPlan, timeoutMs);
   } finally {
     await admin.close();
   }
@@ -142,6 +154,80 @@ async function readPartitions(admin: Admin, topics: readonly string[]): Promise<
     }
   }
   return out;
+}
+
+/** The replicas of the chosen partitions in each online log directory of each broker. */
+async function readDisks(admin: Admin, partitions: readonly PartitionModel[]): Promise<DiskModel[]> {
+  const chosen = new Set(partitions.map((p) => `${p.topic}-${p.partition}`));
+  return (await admin.describeLogDirs())
+    .filter((d) => d.error === null)
+    .map((d) => ({
+      broker: d.broker,
+      logDir: d.logDir,
+      replicas: d.partitions
+        .filter((p) => !p.isFuture && chosen.has(`${p.topic}-${p.partition}`))
+        .map((p) => ({ topic: p.topic, partition: p.partition, sizeBytes: p.size })),
+    }));
+}
+
+function printDiskPlan(plan: DiskPlan): void {
+  const multi = new Set(
+    plan.before
+      .filter((d, _, all) => all.filter((x) => x.broker === d.broker).length > 1)
+      .map((d) => d.broker),
+  );
+  if (multi.size === 0) return;
+  out('Log directories (bytes before -> after):');
+  plan.before.forEach((d, i) => {
+    if (multi.has(d.broker)) out(`  broker ${d.broker} ${d.logDir}: ${d.bytes} -> ${plan.after[i]!.bytes}`);
+  });
+  out(
+    `Proposed moves between log directories: ${plan.moves.length} replicas, ${plan.movedBytes} bytes to copy`,
+  );
+  for (const m of plan.moves)
+    out(`  ${m.topic}-${m.partition} on broker ${m.broker}: ${m.fromDir} -> ${m.toDir} (${m.bytes} bytes)`);
+  if (!plan.complete) out('The log directory moves stop at --max-move-bytes; run again for the next step.');
+}
+
+/** Moves replicas between log directories (AlterReplicaLogDirs) and waits until each is in its new one. */
+async function executeDiskPlan(admin: Admin, plan: DiskPlan, timeoutMs: number): Promise<number> {
+  if (plan.moves.length === 0) return 0;
+  const results = await admin.alterReplicaLogDirs(
+    plan.moves.map((m) => ({ topic: m.topic, partition: m.partition, broker: m.broker, logDir: m.toDir })),
+  );
+  const refused = results.filter((r) => r.error !== null);
+  for (const r of refused)
+    err(`Error moving ${r.topic}-${r.partition} on broker ${r.broker} to ${r.logDir}: ${r.error!.message}`);
+  const started = plan.moves.filter(
+    (m) => !refused.some((r) => r.topic === m.topic && r.partition === m.partition && r.broker === m.broker),
+  );
+  out(`Started ${started.length} moves between log directories; waiting for them to finish.`);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const dirs = await admin.describeLogDirs([...new Set(started.map((m) => m.broker))]);
+    const left = started.filter(
+      (m) =>
+        !dirs.some(
+          (d) =>
+            d.broker === m.broker &&
+            d.logDir === m.toDir &&
+            d.partitions.some((p) => p.topic === m.topic && p.partition === m.partition && !p.isFuture),
+        ) ||
+        dirs.some(
+          (d) =>
+            d.broker === m.broker &&
+            d.partitions.some((p) => p.topic === m.topic && p.partition === m.partition && p.isFuture),
+        ),
+    );
+    if (left.length === 0) break;
+    if (Date.now() > deadline) {
+      err(`Error: ${left.length} moves between log directories still in progress after ${timeoutMs} ms.`);
+      return 1;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  out('All moves between log directories done.');
+  return refused.length === 0 ? 0 : 1;
 }
 
 function printLoads(title: string, loads: readonly BrokerLoad[], racks: Map<number, string | null>): void {
@@ -177,7 +263,7 @@ async function executePlan(
   timeoutMs: number,
 ): Promise<number> {
   if (plan.moves.length === 0) {
-    out('Nothing to move.');
+    out('Nothing to move between brokers.');
     return 0;
   }
   const ongoing = await admin.listPartitionReassignments();
