@@ -1,9 +1,16 @@
 // SCRAM credentials in the metadata store, where Kafka keeps them: /config/users/<sanitized user>, one JSON
 // document per user holding every mechanism's credential (and any quota keys Kafka puts beside them, kept as
-// they are on update).
+// they are on update). Each write creates Kafka's /config/changes/config_change_N notification for users/<user> in
+// the same multi, as Kafka's AdminZkClient does. Brook's brokers read credentials from the store at each
+// authentication and need no notification; it is there for every other reader of Kafka's layout.
 
 import type { CoordinationStore } from '../../controller/store/store.js';
 import { ANY_VERSION } from '../../controller/store/store.js';
+import {
+  CONFIG_CHANGES_PATH,
+  configChangeCreatePath,
+  encodeConfigChange,
+} from '../../controller/zk-layout/index.js';
 import {
   formatCredential,
   parseCredential,
@@ -78,15 +85,25 @@ export class ScramCredentialStore {
       if (found === null) {
         await this.ensure('/config');
         await this.ensure(USERS_PATH);
-        const created = await this.store.create(path, data);
-        if (created.ok) return true;
-        if (created.code !== 'NODEEXISTS')
-          throw new Error(`writing SCRAM credentials of ${user}: ${created.code}`);
-      } else {
-        const set = await this.store.set(path, data, found.version);
-        if (set.ok) return true;
-        if (set.code !== 'BADVERSION') throw new Error(`writing SCRAM credentials of ${user}: ${set.code}`);
       }
+      await this.ensure(CONFIG_CHANGES_PATH);
+      const write =
+        found === null
+          ? ({ op: 'create', path, data, mode: 'persistent' } as const)
+          : ({ op: 'set', path, data, version: found.version } as const);
+      const result = await this.store.multi([
+        write,
+        {
+          op: 'create',
+          path: configChangeCreatePath(),
+          data: encodeConfigChange({ entityPath: path.slice('/config/'.length) }),
+          mode: 'persistent_sequential',
+        },
+      ]);
+      if (result.ok) return true;
+      // Another writer got there first (created the node, or changed it since it was read): read again.
+      if (result.failedOpIndex !== 0 || (result.code !== 'NODEEXISTS' && result.code !== 'BADVERSION'))
+        throw new Error(`writing SCRAM credentials of ${user}: ${result.code}`);
     }
     throw new Error(`writing SCRAM credentials of ${user}: too many concurrent updates`);
   }
