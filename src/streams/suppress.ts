@@ -1,5 +1,6 @@
 // suppress(): holds a table's updates back and emits only the last one per key, when its window closes
-// (untilWindowCloses: stream time passed the window's end plus the grace period) or when it has waited a time
+// (untilWindowCloses: stream time passed the window's end plus the grace period, plus the inactivity gap for
+// session windows; tombstones are then dropped, as Kafka's final results) or when it has waited a time
 // limit of stream time (untilTimeLimit), as Kafka's KTableSuppressProcessor. The held updates live in a
 // SuppressBuffer store (state/suppress-buffer.ts) named as Kafka names it (`KTABLE-SUPPRESS-STATE-STORE-<n>`,
 // or `<Suppressed name>-store`), logged to `<application.id>-<store>-changelog` and restored from it, so
@@ -208,7 +209,12 @@ function suppressSupplier(
 ): ProcessorSupplier<unknown, Change<unknown>, unknown, Change<unknown>> {
   // untilWindowCloses: buffer time is the window end, and an entry is due once stream time - grace reaches it;
   // untilTimeLimit: buffer time is the record's, due once stream time - limit reaches it.
-  const waitMs = suppressed.mode === 'untilWindowCloses' ? windows!.graceMs : suppressed.timeLimitMs;
+  // A session window can still grow by a record up to the inactivity gap after its end: Kafka waits grace + gap.
+  const sessionGapMs = (windows as { inactivityGapMs?: number } | null)?.inactivityGapMs ?? 0;
+  const waitMs =
+    suppressed.mode === 'untilWindowCloses' ? windows!.graceMs + sessionGapMs : suppressed.timeLimitMs;
+  // Kafka's safeToDropTombstones: final results never forward a tombstone (a merged-away session, say).
+  const dropTombstones = suppressed.mode === 'untilWindowCloses';
   const { maxRecords, maxBytes, bufferFullStrategy } = suppressed.bufferConfig;
   return () => {
     let ctx: ProcessorContext<unknown, Change<unknown>>;
@@ -231,8 +237,10 @@ function suppressSupplier(
           partition: meta?.partition ?? -1,
           headers: [...r.headers],
         });
-        const emit: EvictionHandler = (key, newValue, priorValue, context) =>
+        const emit: EvictionHandler = (key, newValue, priorValue, context) => {
+          if (newValue === null && dropTombstones) return;
           ctx.forward(new Record(key, new Change(newValue, priorValue), context.timestamp, context.headers));
+        };
         buffer.evictUpTo(observedStreamTimeMs - waitMs, emit);
         const overCapacity = () => buffer.numRecords() > maxRecords || buffer.bufferSize() > maxBytes;
         if (!overCapacity()) return;
