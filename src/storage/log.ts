@@ -337,7 +337,7 @@ export class Log {
     this.logEndOffsetValue = this.activeSegment.nextOffset;
     this.logStartOffsetValue = Math.max(checkpointStart, this.segments[0]!.baseOffset);
     if (this.logStartOffsetValue > this.logEndOffsetValue) {
-      this.truncateFullyAndStartAt(this.logStartOffsetValue);
+      this.truncateFullyAndStartAt(this.logStartOffset);
     }
     // Inactive segments get what a roll gives them: final time index entry, trimmed indexes, no descriptors.
     for (const s of this.segments) if (s !== this.activeSegment) s.onRoll();
@@ -787,14 +787,14 @@ export class Log {
    * over (Kafka's UnifiedLog.truncateTo does the same); kept, that empty epoch would be the follower's last
    * fetched epoch, which the new leader cannot place.
    */
-  truncateTo(offset: number): void {
+  truncateTo(offset: Offset): void {
     if (offset >= this.logEndOffsetValue) {
       this.epochCache.truncateFromEnd(this.logEndOffsetValue);
       return;
     }
     this.appendQueue.drain();
     if (offset <= this.logStartOffsetValue) {
-      this.truncateFullyAndStartAt(Math.max(offset, 0));
+      this.truncateFullyAndStartAt(Math.max(offset, 0) as Offset);
       return;
     }
     if (!truncateSegmentsTo(this.segments, offset, (base) => this.createSegment(base))) {
@@ -805,7 +805,7 @@ export class Log {
   }
 
   /** Empties the log and restarts it at `offset` (a follower too far behind, or an unclean leader change). */
-  truncateFullyAndStartAt(offset: number): void {
+  truncateFullyAndStartAt(offset: Offset): void {
     this.appendQueue.drain();
     this.segments = truncateAll(this.segments, offset, (base) => this.createSegment(base));
     this.logStartOffsetValue = offset;

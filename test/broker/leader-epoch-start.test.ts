@@ -38,7 +38,7 @@ describe('leader epoch start offsets', () => {
     const h = openHarness(t);
     for (let i = 0; i < 3; i++) h.append({}, 2);
     h.log.epochCache.assign(toLeaderEpoch(3), toOffset(3));
-    h.log.truncateTo(3);
+    h.log.truncateTo(toOffset(3));
     assert.equal(h.log.epochCache.latestEpoch, 2);
     assert.equal(h.log.logEndOffset, 3);
   });

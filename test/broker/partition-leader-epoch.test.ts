@@ -10,6 +10,7 @@ import { describe, it, type TestContext } from 'node:test';
 import type { TopicLogSettings } from '../../src/broker/config/topic-log-settings.js';
 import { Purgatory } from '../../src/broker/purgatory.js';
 import { Partition } from '../../src/broker/replica/partition.js';
+import { toOffset } from '../../src/common/ids.js';
 import { openHarness } from '../storage/log-harness.js';
 
 const LEADER = 1;
@@ -139,7 +140,7 @@ describe('partition leader epoch bump', () => {
     // Broker 3 leads epoch 6 from its log end 3; this broker and broker 2 truncate to it. Then this broker is
     // elected again: the records it appends at epoch 7 from offset 3 are not those broker 2 reported at epoch 5.
     p.becomeFollower(3, 6, p.partitionEpoch + 1, [1, 2, 3]);
-    log.truncateTo(3);
+    log.truncateTo(toOffset(3));
     leaderAndIsr(7, [1, 2, 3], [1, 2, 3], T0 + 100);
     append(2);
     assert.equal(log.highWatermark, 3);

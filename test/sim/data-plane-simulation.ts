@@ -25,6 +25,7 @@ import type { LeaderEndPoint, LeaderOffset } from '../../src/broker/cluster/lead
 import type { Partition } from '../../src/broker/replica/partition.js';
 import { appendAsLeaderAndWait } from '../../src/broker/replica/replicated-append.js';
 import { ManualClock } from '../../src/common/clock.js';
+import type { Offset } from '../../src/common/ids.js';
 import { type Random, seededRandom } from '../../src/controller/random.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { FetchRequest, FetchResponse } from '../../src/protocol/messages/01-fetch.js';
@@ -698,11 +699,11 @@ export class DataPlaneSimulation {
           `broker ${b.id} p${p}: ISR member truncated to ${to}, below the committed high watermark ${committed}`,
         );
     };
-    log.truncateTo = (offset: number) => {
+    log.truncateTo = (offset: Offset) => {
       if (offset < log.logEndOffset) record(offset, 'truncate');
       original(offset);
     };
-    log.truncateFullyAndStartAt = (offset: number) => {
+    log.truncateFullyAndStartAt = (offset: Offset) => {
       record(offset, 'truncate fully');
       originalFully(offset);
     };

@@ -107,7 +107,7 @@ test('the log assigns epochs from appended batches and truncation trims the cach
   ]);
   assert.deepEqual(h.log.endOffsetForEpoch(toLeaderEpoch(3)), { epoch: 3, endOffset: 6 });
   assert.deepEqual(h.log.endOffsetForEpoch(toLeaderEpoch(5)), { epoch: 5, endOffset: 8 });
-  h.log.truncateTo(6);
+  h.log.truncateTo(toOffset(6));
   assert.equal(h.log.epochCache.latestEpoch, 3);
   h.log.setHighWatermark(6);
   assert.equal(h.log.deleteRecordsBefore(3).errorCode, StorageErrorCode.None);

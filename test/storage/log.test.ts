@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { toOffset } from '../../src/common/ids.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { ListOffsetsTimestamp, Log } from '../../src/storage/log.js';
@@ -147,14 +148,14 @@ test('truncateTo removes the tail, moves the log end, and appends continue from 
   const written = [];
   for (let i = 0; i < 30; i++) written.push(h.append({ values: [Buffer.alloc(40, i)] }));
   h.log.setHighWatermark(30);
-  h.log.truncateTo(12);
+  h.log.truncateTo(toOffset(12));
   assert.equal(h.log.logEndOffset, 12);
   assert.equal(h.log.highWatermark, 12);
   assert.deepEqual(readAll(h), written.slice(0, 12));
   const again = h.append({ values: [Buffer.from('after')] });
   assert.equal(batchHeader.baseOffset(again), 12);
   assert.deepEqual(readAll(h), [...written.slice(0, 12), again]);
-  h.log.truncateTo(0);
+  h.log.truncateTo(toOffset(0));
   assert.equal(h.log.logEndOffset, 0);
   assert.deepEqual(readAll(h), []);
 });
@@ -265,7 +266,7 @@ test('readAsync answers as read does, also while segments are deleted or the log
   assert.ok(r.errorCode === StorageErrorCode.None);
   assert.deepEqual(splitBatches(r.records), written.slice(0, splitBatches(r.records).length));
   const tail = h.log.readAsync(25, 1000);
-  h.log.truncateTo(27);
+  h.log.truncateTo(toOffset(27));
   const again = h.append({ values: [Buffer.from('new')] });
   const t2 = await tail;
   assert.ok(t2.errorCode === StorageErrorCode.None);
@@ -393,7 +394,7 @@ test('truncating into offsets compaction emptied puts the log end at the truncat
     const first = at(0, 1);
     at(10, 2);
     at(20, 3);
-    h.log.truncateTo(15);
+    h.log.truncateTo(toOffset(15));
     const what = `segment.bytes ${segmentBytes}`;
     assert.equal(h.log.logEndOffset, 15, what);
     assert.equal(h.log.writtenEndOffset, 15, what);
@@ -414,7 +415,7 @@ test('truncating into offsets compaction emptied puts the log end at the truncat
     assert.ok(r0.errorCode === StorageErrorCode.None);
     assert.deepEqual(r0.records, first, what);
     // Truncating into the gap below a batch of the active segment: the active segment empties and is replaced.
-    h.log.truncateTo(13);
+    h.log.truncateTo(toOffset(13));
     assert.equal(h.log.logEndOffset, 13, what);
     assert.equal(h.log.activeSegment.baseOffset, 13, what);
   }

@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/common/clock.js';
+import { toOffset } from '../../src/common/ids.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { iterateRecords } from '../../src/protocol/records/batch-records.js';
 import { cleanLog } from '../../src/storage/cleaner/clean-log.js';
@@ -259,7 +260,7 @@ export async function runOpFuzzer(seed: number, steps: number, mode: FuzzMode = 
           keptBefore ||= b.records.length > 0;
         }
         const target = candidates.length === 0 ? logEnd : candidates[int(candidates.length)]!;
-        log.truncateTo(target);
+        log.truncateTo(toOffset(target));
         model = model.filter((b) => b.baseOffset < target);
         // Producer state is rebuilt from the batches left: one the cleaner emptied may be gone from the file,
         // and then its retry is not known as a duplicate (as in Kafka).

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { toProducerId } from '../../src/common/ids.js';
+import { toOffset, toProducerId } from '../../src/common/ids.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { incrementSequence, ProducerStateManager } from '../../src/storage/producer-state.js';
 import { buildBatch } from './batch-builder.js';
@@ -182,7 +182,7 @@ test('a completed transaction holds the last stable offset until the high waterm
   assert.deepEqual(h.log.collectAbortedTxns(4, 8), [
     { producerId: PID, firstOffset: 4, lastOffset: 7, lastStableOffset: 8 },
   ]);
-  h.log.truncateTo(7);
+  h.log.truncateTo(toOffset(7));
   assert.equal(h.log.lastStableOffset, 4, 'the marker truncated away: open again');
 });
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { toOffset } from '../../src/common/ids.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import type { Log } from '../../src/storage/log.js';
@@ -104,7 +105,7 @@ test('truncation with writes queued and running completes them first and leaves 
   const h = openHarness(t);
   const first = Array.from({ length: 6 }, () => queue(h, { values: [value(300)] }));
   // The first write is running now; the rest wait behind it.
-  h.log.truncateTo(3);
+  h.log.truncateTo(toOffset(3));
   assert.equal(h.log.logEndOffset, 3);
   assert.equal(h.log.writtenEndOffset, 3);
   for (const x of first) await x.info.written;

@@ -16,6 +16,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { toOffset } from '../../src/common/ids.js';
 import type { SnapshotEntry } from '../../src/storage/producer-snapshot.js';
 import { buildBatch } from './batch-builder.js';
 import { openHarness } from './log-harness.js';
@@ -137,7 +138,7 @@ test('a snapshot deleted before its background fsync runs does not fail the flus
   const base = h.log.roll().baseOffset;
   h.append({ producerId: 5, producerEpoch: 0, baseSequence: 4, count: 1 });
   // Truncation below the roll removes its snapshot in the same turn, before the flush's fsync opens it.
-  h.log.truncateTo(base - 1);
+  h.log.truncateTo(toOffset(base - 1));
   assert.ok(!existsSync(join(h.dir, snapshotName(base))));
   await h.log.flush();
   for (let i = 0; i < 20; i++) await nextTurn();
@@ -194,7 +195,7 @@ test('a segment deleted while its .log fsync runs keeps its descriptor until the
 
   // Truncation deletes the rolled segment while its fsync waits in the thread pool: closing the descriptor now
   // would let another file take its number and be synced in its place.
-  h.log.truncateTo(rolled.baseOffset);
+  h.log.truncateTo(toOffset(rolled.baseOffset));
   assert.ok(rolled.isDeleted);
   // The kernel names an unlinked file "<path> (deleted)"; a descriptor closed and reused would name a live file.
   const stem = String(rolled.baseOffset).padStart(20, '0');

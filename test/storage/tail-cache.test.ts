@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import { ManualClock } from '../../src/common/clock.js';
 import { FramePool } from '../../src/common/frame-pool.js';
+import { toOffset } from '../../src/common/ids.js';
 import { buildBatch as buildKeyedBatch } from '../../src/protocol/records/batch-builder.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
@@ -149,7 +150,7 @@ test('truncation empties the cache: later appends at the same offsets are read, 
   const { log } = openLog(t, budget);
   await append(log, [{ values: values(2, 40) }]);
   const old = await append(log, [{ values: values(3, 40) }]);
-  log.truncateTo(2);
+  log.truncateTo(toOffset(2));
   assert.equal(budget.usedBytes, 0);
   const fresh = await append(log, [{ values: values(3, 90) }]);
   assert.notDeepEqual(fresh, old);

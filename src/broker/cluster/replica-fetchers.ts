@@ -21,7 +21,7 @@
 
 import { type Clock, sleep, systemClock } from '../../common/clock.js';
 import type { FramePool } from '../../common/frame-pool.js';
-import type { LeaderEpoch } from '../../common/ids.js';
+import type { LeaderEpoch, Offset } from '../../common/ids.js';
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../protocol/messages/codec-support.js';
@@ -189,7 +189,7 @@ class LeaderFetcher {
         const target = p.endOffset >= 0n ? Number(p.endOffset) : log.highWatermark;
         if (target < log.logEndOffset) {
           this.logger.info(`truncating ${followed.partition.key} from ${log.logEndOffset} to ${target}`);
-          log.truncateTo(target);
+          log.truncateTo(target as Offset);
         }
         followed.needsTruncation = false;
       }
@@ -219,7 +219,7 @@ class LeaderFetcher {
         this.logger.warn(
           `truncating ${followed.partition.key} from ${log.logEndOffset} to the leader's log end ${latest.offset}${belowHw}`,
         );
-        log.truncateTo(latest.offset);
+        log.truncateTo(latest.offset as Offset);
         followed.outOfRange = false;
         continue;
       }
@@ -231,7 +231,7 @@ class LeaderFetcher {
         this.logger.warn(
           `${followed.partition.key}: log end ${log.logEndOffset} below the leader's log start ${earliest.offset}; starting again there`,
         );
-        log.truncateFullyAndStartAt(earliest.offset);
+        log.truncateFullyAndStartAt(earliest.offset as Offset);
       }
       followed.outOfRange = false;
     }
@@ -253,7 +253,7 @@ class LeaderFetcher {
     this.logger.info(
       `truncating ${followed.partition.key} from ${log.logEndOffset} to ${target} (diverging epoch ${leaderEpoch} ending at ${leaderEnd})`,
     );
-    log.truncateTo(target);
+    log.truncateTo(target as Offset);
   }
 
   private async fetchOnce(endPoint: LeaderEndPoint): Promise<void> {

@@ -20,6 +20,7 @@
 // Ownership: the broker owns the mover; the LogDirs own the future logs (a future log that exists is a move in
 // progress, so moves survive restarts: the mover resumes whatever future logs it finds).
 
+import type { Offset } from '../../common/ids.js';
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { BATCH_HEADER_BYTES, batchHeader, LOG_OVERHEAD } from '../../protocol/records/batch-header.js';
@@ -139,7 +140,7 @@ export class LogDirMover {
       // The current log knows no epoch this old: nothing of the future log can be trusted.
       future.truncateFullyAndStartAt(current.logStartOffset);
     } else if (end.endOffset < future.logEndOffset) {
-      future.truncateTo(Math.max(end.endOffset, future.logStartOffset));
+      future.truncateTo(Math.max(end.endOffset, future.logStartOffset) as Offset);
     }
   }
 
@@ -173,7 +174,7 @@ export class LogDirMover {
       if (start < 0 && base < future.logEndOffset) {
         // A log start inside a batch (DeleteRecords): an empty future log starts at the batch, as a follower does.
         if (future.sizeInBytes > 0) break;
-        future.truncateFullyAndStartAt(base);
+        future.truncateFullyAndStartAt(base as Offset);
       }
       if (start < 0) start = pos;
       end = pos + size;

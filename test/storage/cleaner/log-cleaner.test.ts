@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../../src/common/clock.js';
+import { toOffset } from '../../../src/common/ids.js';
 import { buildBatch } from '../../../src/protocol/records/batch-builder.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { readOffsetCheckpoint } from '../../../src/storage/checkpoint-file.js';
@@ -110,7 +111,7 @@ test('a truncation below the checkpoint brings it down to the new log end, on di
   await manager.cleaner.runOnce();
   assert.equal(manager.cleaner.firstDirtyOffset(log), 20);
   // Offsets 12-19 survived the cleaning (the latest of their keys); truncation removes them.
-  log.truncateTo(15);
+  log.truncateTo(toOffset(15));
   assert.equal(log.logEndOffset, 15);
   assert.equal(manager.cleaner.firstDirtyOffset(log), 15);
   assert.deepEqual(readOffsetCheckpoint(join(dir, 'cleaner-offset-checkpoint')), [{ ...TP, offset: 15 }]);

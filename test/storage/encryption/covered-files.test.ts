@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../../src/common/clock.js';
-import { toLeaderEpoch } from '../../../src/common/ids.js';
+import { toLeaderEpoch, toOffset } from '../../../src/common/ids.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { isSealedFile } from '../../../src/storage/encryption/file-seal.js';
 import { KeyStore } from '../../../src/storage/encryption/key-store.js';
@@ -152,7 +152,7 @@ test('indexes, producer snapshots and the epoch checkpoint of an encrypted log h
   checkLookups(log, stored);
   // A truncation into the active segment, then more appends: the indexes go on under a new keystream.
   const cut = batchHeader.baseOffset(stored[stored.length - 20]!, 0);
-  log.truncateTo(cut);
+  log.truncateTo(toOffset(cut));
   const kept = stored.filter((b) => batchHeader.lastOffset(b, 0) < cut);
   const more = fill(log, 40, 150);
   log.close();

@@ -16,6 +16,7 @@ import {
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../../src/common/clock.js';
+import { toOffset } from '../../../src/common/ids.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { KeyStore } from '../../../src/storage/encryption/key-store.js';
 import { FileKeyProvider } from '../../../src/storage/encryption/local-key-providers.js';
@@ -263,7 +264,7 @@ test('truncation seals an encrypted segment: later appends go to a new segment w
   const o = openLog(dir, keys, CONFIG);
   deferCleanup(t, () => o.log.isClosed || o.log.close());
   for (let i = 0; i < 10; i++) o.log.append(batchAt(o.log, i));
-  o.log.truncateTo(10);
+  o.log.truncateTo(toOffset(10));
   const again = batchAt(o.log, 99);
   o.log.append(again);
   assert.equal(o.log.segmentCount, 2);
@@ -314,7 +315,7 @@ test('a truncation into a tampered chunk is refused, and the chunk stays refused
   }
   assert.ok(position > ENC_CHUNK_BYTES + 100);
   // Finding the batch to cut at reads (and verifies) the chunk: the truncation stops there, nothing re-tagged.
-  assert.throws(() => o.log.truncateTo(offset), SegmentIntegrityError);
+  assert.throws(() => o.log.truncateTo(toOffset(offset)), SegmentIntegrityError);
   o.log.setHighWatermark(o.log.logEndOffset);
   const inChunk1 = Math.ceil(ENC_CHUNK_BYTES / stored[0]!.length) * 2;
   assert.equal(o.log.read(inChunk1, 1000).errorCode, StorageErrorCode.KafkaStorageError);
