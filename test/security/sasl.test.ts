@@ -436,6 +436,22 @@ describe('SASL failures on the wire', () => {
     );
   });
 
+  it('SaslAuthenticate v0, v1 and v2 each authenticate PLAIN after a SaslHandshake v1', async () => {
+    for (const version of [0, 1, 2]) {
+      const client = await handshaken('PLAIN');
+      try {
+        const answer = await client.call(ApiKey.SASL_AUTHENTICATE, version, {
+          authBytes: Buffer.from('\0alice\0alice-secret'),
+        });
+        assert.equal(answer.errorCode, ErrorCode.NONE, `v${version}: ${answer.errorMessage}`);
+        const metadata = await client.call(ApiKey.METADATA, 1, { topics: [] });
+        assert.equal(metadata.brokers.length, 1, `v${version}`);
+      } finally {
+        client.close();
+      }
+    }
+  });
+
   it('after a SaslHandshake v0 a bare PLAIN token authenticates, and requests are served', async () => {
     const client = await WireClient.connect('127.0.0.1', saslPort);
     try {
