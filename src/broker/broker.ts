@@ -455,6 +455,11 @@ export class Broker {
         this.connectionCreationRates?.configure(topicConfigs.mergedBrokerConfig());
         // Altered listener ssl.* keys reload that listener's certificates (KIP-226).
         this.certificateReloader?.brokerConfigChanged(topicConfigs.mergedBrokerConfig());
+        // producer.id.expiration.ms is cluster-wide dynamic (KIP-854).
+        const expiration = topicConfigs.mergedBrokerConfig().get('producer.id.expiration.ms');
+        logs.setProducerIdExpirationMs(
+          expiration === undefined ? config.producerIdExpirationMs : Number(expiration),
+        );
         // max.connections, max.connections.per.ip and its overrides are dynamic: new connections count against them.
         this.server?.updateConnectionLimits(connectionLimitsOf(topicConfigs.mergedBrokerConfig()));
         // unclean.leader.election.enable is cluster-wide dynamic: leaderless partitions are looked at again.

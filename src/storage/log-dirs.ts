@@ -285,6 +285,10 @@ export class LogDirs {
     for (const m of this.onlineManagers) m.updateConfig(topic, config);
   }
 
+  setProducerIdExpirationMs(ms: number): void {
+    for (const m of this.onlineManagers) m.setProducerIdExpirationMs(ms);
+  }
+
   reconfigureCleaner(config: LogCleanerConfig): void {
     for (const m of this.onlineManagers) m.cleaner.reconfigure(config);
   }

@@ -74,6 +74,8 @@ export class LogManager {
   private readonly clock: Clock;
   private readonly configFor: (topic: string) => LogConfig;
   private readonly managerConfig: LogManagerConfig;
+  /** producer.id.expiration.ms, dynamic in Kafka: set again by setProducerIdExpirationMs. */
+  private producerIdExpirationMs: number;
   private readonly random: () => number;
   private readonly keys: SegmentKeys | null;
   private readonly onBackgroundError: (err: Error) => void;
@@ -106,6 +108,7 @@ export class LogManager {
     this.clock = options.clock;
     this.configFor = options.configFor;
     this.managerConfig = { ...DEFAULT_LOG_MANAGER_CONFIG, ...options.managerConfig };
+    this.producerIdExpirationMs = this.managerConfig.producerIdExpirationMs;
     this.random = options.random ?? Math.random;
     this.onBackgroundError = options.onBackgroundError ?? (() => {});
     this.keys = options.keys ?? null;
@@ -376,6 +379,11 @@ export class LogManager {
     await Promise.all(this.checkpointFiles.map((f) => f.whenWritten()));
   }
 
+  /** A dynamic producer.id.expiration.ms: idle producers are forgotten by it from the next expiry check on. */
+  setProducerIdExpirationMs(ms: number): void {
+    this.producerIdExpirationMs = ms;
+  }
+
   /** Runs whatever periodic work is due; the timer calls this, and so can tests with a manual clock. */
   runPeriodicTasks(): void {
     if (this.stopped) return;
@@ -395,7 +403,7 @@ export class LogManager {
       for (const log of this.futureLogs.values()) log.flushIfDue();
     }
     if (due('expiry', c.producerIdExpirationCheckIntervalMs)) {
-      for (const log of this.logs.values()) log.removeExpiredProducers(now, c.producerIdExpirationMs);
+      for (const log of this.logs.values()) log.removeExpiredProducers(now, this.producerIdExpirationMs);
     }
     const recoveryDue = due('recoveryCheckpoint', c.flushOffsetCheckpointIntervalMs);
     const startDue = due('startCheckpoint', c.flushStartOffsetCheckpointIntervalMs);
