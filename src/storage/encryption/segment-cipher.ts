@@ -220,6 +220,22 @@ export class SegmentCipher {
 
   /** Encryption of plain[start, end), which sits at file position `position`: each chunk at its GCM counter. */
   encrypt(plain: Buffer, start: number, end: number, position: number): Buffer {
+    return this.byChunk(plain, start, end, position, (chunk, inChunk, input) =>
+      this.ctr(chunk, inChunk, input),
+    );
+  }
+
+  /**
+   * plain[start, end), at file position `position`, cut at chunk boundaries; each piece encrypted by `encryptPiece`
+   * (given its chunk, its offset in that chunk and its bytes, answering as many bytes) and the pieces joined.
+   */
+  private byChunk(
+    plain: Buffer,
+    start: number,
+    end: number,
+    position: number,
+    encryptPiece: (chunk: number, inChunk: number, input: Buffer) => Buffer,
+  ): Buffer {
     const length = end - start;
     let out: Buffer | null = null;
     let at = 0;
@@ -228,7 +244,7 @@ export class SegmentCipher {
       const chunk = Math.floor(pos / ENC_CHUNK_BYTES);
       const inChunk = pos - chunk * ENC_CHUNK_BYTES;
       const n = Math.min(ENC_CHUNK_BYTES - inChunk, length - at);
-      const piece = this.ctr(chunk, inChunk, plain.subarray(start + at, start + at + n));
+      const piece = encryptPiece(chunk, inChunk, plain.subarray(start + at, start + at + n));
       if (n === length) return piece;
       out ??= Buffer.allocUnsafe(length);
       piece.copy(out, at);
@@ -272,35 +288,19 @@ export class SegmentCipher {
    * such a pass fills leaves its tag in streamTags, so its commit takes no second pass over it.
    */
   private encryptStreaming(plain: Buffer, start: number, end: number, position: number): Buffer {
-    const length = end - start;
-    let out: Buffer | null = null;
-    let at = 0;
-    while (at < length) {
-      const pos = position + at;
-      const chunk = Math.floor(pos / ENC_CHUNK_BYTES);
-      const inChunk = pos - chunk * ENC_CHUNK_BYTES;
-      const n = Math.min(ENC_CHUNK_BYTES - inChunk, length - at);
-      const input = plain.subarray(start + at, start + at + n);
+    return this.byChunk(plain, start, end, position, (chunk, inChunk, input) => {
       const stream = this.streamAt(chunk, inChunk);
-      let piece: Buffer;
-      if (stream === null) {
-        piece = this.ctr(chunk, inChunk, input);
-      } else {
-        piece = stream.gcm.update(input);
-        assert(piece.length === n, 'a GCM pass answers every byte it is given');
-        stream.at += n;
-        if (stream.at === ENC_CHUNK_BYTES) {
-          stream.gcm.final();
-          this.streamTags.set(chunk, stream.gcm.getAuthTag());
-          this.stream = null;
-        }
+      if (stream === null) return this.ctr(chunk, inChunk, input);
+      const piece = stream.gcm.update(input);
+      assert(piece.length === input.length, 'a GCM pass answers every byte it is given');
+      stream.at += input.length;
+      if (stream.at === ENC_CHUNK_BYTES) {
+        stream.gcm.final();
+        this.streamTags.set(chunk, stream.gcm.getAuthTag());
+        this.stream = null;
       }
-      if (n === length) return piece;
-      out ??= Buffer.allocUnsafe(length);
-      piece.copy(out, at);
-      at += n;
-    }
-    return out ?? EMPTY;
+      return piece;
+    });
   }
 
   /**
