@@ -20,6 +20,7 @@ import { describeFault, FAULT_KINDS, type FaultKind, Nemesis, planFaults } from 
 import { sleep } from './nodes.js';
 import { type RunSummary, writeReport } from './report.js';
 import { Rng } from './rng.js';
+import { sweepStaleChaosNetworks } from './stale-networks.js';
 import { QueueWorkload } from './workload-queue.js';
 import { TxnWorkload } from './workload-txn.js';
 
@@ -117,6 +118,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   log(
     `run ${tag}, seed ${o.seed}, profile ${o.profile}, workload ${workloadName}: ${plan.length} faults planned; output in ${runDir}`,
   );
+  const stale = await sweepStaleChaosNetworks();
+  if (stale.swept.length > 0) log(`removed the networks of killed runs ${stale.swept.join(', ')}`);
   const history = new History(join(runDir, 'history.jsonl'));
   const notes: string[] = [];
   let cluster: ChaosCluster | null = null;
