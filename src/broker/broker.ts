@@ -464,6 +464,10 @@ export class Broker {
         this.server?.updateConnectionLimits(connectionLimitsOf(topicConfigs.mergedBrokerConfig()));
         // unclean.leader.election.enable is cluster-wide dynamic: leaderless partitions are looked at again.
         this.controller?.uncleanLeaderElectionMayBeEnabled();
+        // num.replica.fetchers is cluster-wide dynamic: partitions move between fetchers with their state.
+        this.fetchers?.resize(
+          numReplicaFetchersOf(topicConfigs.mergedBrokerConfig(), config.numReplicaFetchers),
+        );
       },
       (topic) => {
         if (topicConfigs.overridesFor(topic).get(UNCLEAN_KEY)?.trim().toLowerCase() === 'true')
@@ -493,6 +497,7 @@ export class Broker {
     this.fetchers = new ReplicaFetchers(
       {
         brokerId: this.brokerId,
+        numFetchers: numReplicaFetchersOf(topicConfigs.mergedBrokerConfig(), config.numReplicaFetchers),
         listenerName: config.interBrokerListenerName,
         fetchMaxBytes: config.replicaFetchMaxBytes,
         responseMaxBytes: config.replicaFetchResponseMaxBytes,
@@ -1227,4 +1232,11 @@ function encryptionSettingsOf(config: BrokerConfig): EncryptionSettings {
     httpToken: v.password('brook.encryption.key.http.token')?.value ?? null,
     httpTimeoutMs: v.int('brook.encryption.key.http.timeout.ms'),
   };
+}
+
+/** num.replica.fetchers in the merged broker layers (dynamic ones included), else the static value. */
+function numReplicaFetchersOf(merged: ReadonlyMap<string, string>, staticValue: number): number {
+  const value = Number(merged.get('num.replica.fetchers') ?? staticValue);
+  // The key's validator keeps stored values at least 1; an unreadable one leaves the count as started.
+  return Number.isInteger(value) && value >= 1 ? value : staticValue;
 }

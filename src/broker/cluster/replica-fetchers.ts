@@ -1,5 +1,7 @@
-// Replica fetchers: for each leader that this broker follows partitions of, one loop that fetches from it with
-// this broker's replica id and appends what comes back. The leader learns each follower's log end offset from
+// Replica fetchers: for each leader that this broker follows partitions of, num.replica.fetchers loops that fetch
+// from it with this broker's replica id and append what comes back; a partition is fetched by the loop Kafka's
+// getFetcherId names (fetcher-id.ts), and a dynamic change of the count (resize) moves partitions between loops
+// with their fetch state (Kafka's AbstractFetcherManager.resizeThreadPool). The leader learns each follower's log end offset from
 // the fetch offsets (and moves its high watermark); the follower learns the high watermark from the responses.
 //
 // After a leader change a follower first asks the new leader for the end offset of its own latest leader epoch
@@ -10,7 +12,8 @@
 // The leader is reached through a LeaderEndPoint (over the wire in a broker, in process in the data-plane
 // simulation), and every wait (backoffs) is a timer of the injected clock.
 //
-// Ownership: the manager owns the fetchers; each fetcher owns its partition set and its end point. A fetch
+// Ownership: the manager owns the fetchers; each fetcher owns its partition set and its end point (one connection
+// per fetcher, as each Kafka fetcher thread has its own). A fetch
 // response is applied in one synchronous step per partition, and only to the fetch state (leader epoch, fetch
 // offset) it was asked for: an answer that arrives after a LeaderAndIsr or a truncation is dropped.
 //
@@ -19,6 +22,7 @@
 // fetching, never starts: a LeaderAndIsr that arrives then (from a controller elected while this broker stops)
 // must not start a loop that keeps the process alive after stop(). stop() ends every fetcher for good.
 
+import assert from 'node:assert/strict';
 import { type Clock, sleep, systemClock } from '../../common/clock.js';
 import type { FramePool } from '../../common/frame-pool.js';
 import type { LeaderEpoch, Offset } from '../../common/ids.js';
@@ -31,10 +35,13 @@ import type { MetadataCache } from '../metadata/metadata-cache.js';
 import type { ReplicationQuota } from '../quota/replication-quota.js';
 import type { Partition } from '../replica/partition.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
+import { fetcherIdOf } from './fetcher-id.js';
 import { type LeaderEndPoint, RemoteLeaderEndPoint } from './leader-end-point.js';
 
 export interface FetcherSettings {
   readonly brokerId: number;
+  /** num.replica.fetchers at start (1 unless told); resize() changes it at runtime. */
+  readonly numFetchers?: number;
   readonly listenerName: string;
   /** replica.fetch.max.bytes */
   readonly fetchMaxBytes: number;
@@ -91,7 +98,8 @@ class LeaderFetcher {
   private stopped = false;
 
   constructor(
-    private readonly leaderId: number,
+    readonly leaderId: number,
+    readonly fetcherId: number,
     private readonly settings: FetcherSettings,
     private readonly endPoints: LeaderEndPoints,
     private readonly clock: Clock,
@@ -104,7 +112,7 @@ class LeaderFetcher {
     this.running = true;
     this.loop()
       .catch((err: unknown) =>
-        this.logger.error(`fetcher for broker ${this.leaderId} failed: ${String(err)}`),
+        this.logger.error(`fetcher ${this.fetcherId} for broker ${this.leaderId} failed: ${String(err)}`),
       )
       .finally(() => {
         this.running = false;
@@ -398,11 +406,18 @@ export function divergenceTruncationOffset(
   return Math.min(target, log.logEndOffset);
 }
 
+/** The key of a fetcher: the leader it fetches from and its number among that leader's fetchers. */
+function fetcherKey(leaderId: number, fetcherId: number): string {
+  return `${leaderId}-${fetcherId}`;
+}
+
 export class ReplicaFetchers {
-  private readonly fetchers = new Map<number, LeaderFetcher>();
+  private readonly fetchers = new Map<string, LeaderFetcher>();
   private shuttingDown = false;
   private readonly endPoints: LeaderEndPoints;
   private readonly clock: Clock;
+  /** num.replica.fetchers now: fetchers per source broker. */
+  private fetchersPerBroker: number;
 
   constructor(
     private readonly settings: FetcherSettings,
@@ -412,6 +427,11 @@ export class ReplicaFetchers {
     private readonly logger: Logger,
     environment: FetcherEnvironment = {},
   ) {
+    this.fetchersPerBroker = settings.numFetchers ?? 1;
+    assert(
+      Number.isInteger(this.fetchersPerBroker) && this.fetchersPerBroker >= 1,
+      `num.replica.fetchers must be at least 1: ${this.fetchersPerBroker}`,
+    );
     this.clock = environment.clock ?? systemClock;
     this.endPoints =
       environment.endPoints ??
@@ -429,44 +449,63 @@ export class ReplicaFetchers {
       });
   }
 
+  /** num.replica.fetchers in force. */
+  get numFetchers(): number {
+    return this.fetchersPerBroker;
+  }
+
+  private fetcherIdOf(p: Partition): number {
+    return fetcherIdOf(p.topic, p.partition, this.fetchersPerBroker);
+  }
+
+  /** The fetcher for (leader, fetcher id), made when missing; not started. */
+  private fetcherFor(leaderId: number, fetcherId: number): LeaderFetcher {
+    const key = fetcherKey(leaderId, fetcherId);
+    let fetcher = this.fetchers.get(key);
+    if (fetcher === undefined) {
+      fetcher = new LeaderFetcher(
+        leaderId,
+        fetcherId,
+        this.settings,
+        this.endPoints,
+        this.clock,
+        this.onHighWatermark,
+        this.logger,
+      );
+      this.fetchers.set(key, fetcher);
+    }
+    return fetcher;
+  }
+
   /**
    * Re-reads which partitions this broker follows, and from whom (after every LeaderAndIsr). While shutting
    * down it only stops: a partition whose leader or leader epoch changed is no longer fetched, nothing is added.
    */
   refresh(): void {
-    const wanted = new Map<number, Partition[]>();
+    const wanted = new Map<string, { leaderId: number; fetcherId: number; partitions: Partition[] }>();
     for (const p of this.replicas.all()) {
       if (p.isLeader || p.leaderId < 0) continue;
-      const list = wanted.get(p.leaderId) ?? [];
-      list.push(p);
-      wanted.set(p.leaderId, list);
+      const fetcherId = this.fetcherIdOf(p);
+      const key = fetcherKey(p.leaderId, fetcherId);
+      const entry = wanted.get(key) ?? { leaderId: p.leaderId, fetcherId, partitions: [] };
+      entry.partitions.push(p);
+      wanted.set(key, entry);
     }
-    for (const [leaderId, fetcher] of this.fetchers) {
-      const keep = new Map((wanted.get(leaderId) ?? []).map((p) => [p.key, p]));
-      for (const [key, followed] of [...fetcher.partitions]) {
-        const current = keep.get(key);
+    for (const [key, fetcher] of this.fetchers) {
+      const keep = new Map((wanted.get(key)?.partitions ?? []).map((p) => [p.key, p]));
+      for (const [partitionKey, followed] of [...fetcher.partitions]) {
+        const current = keep.get(partitionKey);
         const changed = current !== followed.partition || current.leaderEpoch !== followed.epoch;
-        if (current === undefined || (this.shuttingDown && changed)) fetcher.partitions.delete(key);
+        if (current === undefined || (this.shuttingDown && changed)) fetcher.partitions.delete(partitionKey);
       }
-      if (fetcher.partitions.size === 0 && (this.shuttingDown || !wanted.has(leaderId))) {
+      if (fetcher.partitions.size === 0 && (this.shuttingDown || !wanted.has(key))) {
         fetcher.stop();
-        this.fetchers.delete(leaderId);
+        this.fetchers.delete(key);
       }
     }
     if (this.shuttingDown) return;
-    for (const [leaderId, partitions] of wanted) {
-      let fetcher = this.fetchers.get(leaderId);
-      if (fetcher === undefined) {
-        fetcher = new LeaderFetcher(
-          leaderId,
-          this.settings,
-          this.endPoints,
-          this.clock,
-          this.onHighWatermark,
-          this.logger,
-        );
-        this.fetchers.set(leaderId, fetcher);
-      }
+    for (const { leaderId, fetcherId, partitions } of wanted.values()) {
+      const fetcher = this.fetcherFor(leaderId, fetcherId);
       for (const p of partitions) {
         const known = fetcher.partitions.get(p.key);
         if (known !== undefined && known.partition === p && known.epoch === p.leaderEpoch) continue;
@@ -481,6 +520,43 @@ export class ReplicaFetchers {
     }
   }
 
+  /**
+   * num.replica.fetchers changed (a dynamic broker config): each followed partition moves to the fetcher its id
+   * names under the new count, with its fetch state (epoch, pending truncation, out-of-range recovery, the
+   * leader's last high watermark), as Kafka's resizeThreadPool re-adds partitions at their current fetch state.
+   * The fetch offset is the log end offset, so nothing is fetched twice or skipped. A fetcher left without
+   * partitions stops; an answer it still awaits is dropped, as it is for any partition it no longer holds.
+   */
+  resize(numFetchers: number): void {
+    assert(
+      Number.isInteger(numFetchers) && numFetchers >= 1,
+      `num.replica.fetchers must be at least 1: ${numFetchers}`,
+    );
+    if (numFetchers === this.fetchersPerBroker) return;
+    const before = this.fetchersPerBroker;
+    this.fetchersPerBroker = numFetchers;
+    if (this.shuttingDown) return;
+    const touched = new Set<LeaderFetcher>();
+    for (const [key, fetcher] of [...this.fetchers]) {
+      for (const [partitionKey, followed] of [...fetcher.partitions]) {
+        const fetcherId = this.fetcherIdOf(followed.partition);
+        if (fetcherId === fetcher.fetcherId) continue;
+        fetcher.partitions.delete(partitionKey);
+        const target = this.fetcherFor(fetcher.leaderId, fetcherId);
+        assert(!target.partitions.has(partitionKey), `${partitionKey} followed by two fetchers`);
+        target.partitions.set(partitionKey, followed);
+        touched.add(target);
+      }
+      if (fetcher.partitions.size === 0) {
+        fetcher.stop();
+        this.fetchers.delete(key);
+      }
+    }
+    for (const fetcher of touched)
+      if (this.fetchers.has(fetcherKey(fetcher.leaderId, fetcher.fetcherId))) fetcher.start();
+    this.logger.info(`num.replica.fetchers ${before} -> ${numFetchers}: ${this.fetchers.size} fetchers run`);
+  }
+
   /** The broker is stopping: from now on refresh() never starts fetching (see the file header). */
   beginShutdown(): void {
     this.shuttingDown = true;
@@ -489,11 +565,12 @@ export class ReplicaFetchers {
   /**
    * Each followed partition's lag behind its leader (Kafka's FetcherLagMetrics ConsumerLag): the leader's high
    * watermark in its last answer minus this replica's log end offset, at least 0; partitions not fetched yet are
-   * left out. The client id is the fetcher's, named as Kafka names its fetcher threads.
+   * left out. The client id is the fetcher's, named as Kafka names its fetcher threads
+   * (ReplicaFetcherThread-<fetcher id>-<source broker id>).
    */
   *followerLags(): Generator<{ clientId: string; topic: string; partition: number; lag: number }> {
-    for (const [leaderId, fetcher] of this.fetchers) {
-      const clientId = `ReplicaFetcherThread-0-${leaderId}`;
+    for (const fetcher of this.fetchers.values()) {
+      const clientId = `ReplicaFetcherThread-${fetcher.fetcherId}-${fetcher.leaderId}`;
       for (const f of fetcher.partitions.values()) {
         if (f.leaderHighWatermark === undefined) continue;
         const lag = Math.max(0, f.leaderHighWatermark - f.partition.log.logEndOffset);
@@ -511,6 +588,14 @@ export class ReplicaFetchers {
 
   /** Ids of the leaders fetched from now, for tests and diagnostics. */
   get leaderIds(): number[] {
-    return [...this.fetchers.keys()];
+    return [...new Set([...this.fetchers.values()].map((f) => f.leaderId))];
+  }
+
+  /** Which fetcher follows each partition now: partition key -> [leader id, fetcher id], for tests and diagnostics. */
+  assignment(): Map<string, [number, number]> {
+    const out = new Map<string, [number, number]>();
+    for (const f of this.fetchers.values())
+      for (const key of f.partitions.keys()) out.set(key, [f.leaderId, f.fetcherId]);
+    return out;
   }
 }

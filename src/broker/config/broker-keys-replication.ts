@@ -136,9 +136,12 @@ export const REPLICATION_KEYS = [
     '1',
     'high',
     'Number of fetchers per source broker replicating its partitions to this broker; more fetchers ' +
-      'replicate more in parallel.',
+      'replicate more in parallel. A partition is fetched by fetcher abs(31 * hash(topic) + partition) % ' +
+      'fetchers, as in Kafka; a dynamic change moves partitions between fetchers with their fetch state.',
     {
+      validator: atLeast(1),
       updateMode: 'cluster-wide',
+      support: 'honoured',
     },
   ),
   key(
