@@ -10,6 +10,9 @@ import type { Leadership } from './leader-election.js';
 import type { ApiError } from './replica-assignment.js';
 import type { ReplicaAssignment } from './zk-layout/index.js';
 
+/** What a write guarded by the controller epoch answers when another controller has taken over: resign. */
+export type Fenced = { readonly fenced: true };
+
 export interface StateWrite {
   readonly tp: TopicPartition;
   readonly next: Leadership;

@@ -42,6 +42,7 @@ import type {
   AlterPartitionRequest,
   AlterPartitionResponse,
 } from '../protocol/messages/56-alter-partition.js';
+import { AdminZnodes } from './admin-znodes.js';
 import { type LiveBroker, readLiveBrokers } from './broker-registration.js';
 import {
   onAlterPartition,
@@ -49,13 +50,7 @@ import {
   onControlledShutdown,
   onElectLeaders,
 } from './broker-requests.js';
-import {
-  type BrokerChannel,
-  ChannelSender,
-  type ControllerResponse,
-  defaultRetryPolicy,
-  type RetryPolicy,
-} from './channel.js';
+import { type BrokerChannel, ChannelSender, defaultRetryPolicy, type RetryPolicy } from './channel.js';
 import {
   ControllerContext,
   type PartitionEntry,
@@ -63,18 +58,22 @@ import {
   type TopicEntry,
   type TopicPartition,
 } from './context.js';
-import { type ControllerCore, partitionKey, type StateWrite, sameList } from './controller-core.js';
+import {
+  type ControllerCore,
+  type Fenced,
+  partitionKey,
+  type StateWrite,
+  sameList,
+} from './controller-core.js';
 import { type EventObserver, EventQueue } from './event-queue.js';
 import { initialLeadership, type Leadership, NO_LEADER, reconcileLeadership } from './leader-election.js';
 import { LivenessProber } from './liveness-probe.js';
 import { takeLogDirEvents } from './log-dir-events.js';
 import { newUuid, type Random, systemRandom } from './random.js';
-import { isReassigning, targetReplicas } from './reassignment.js';
 import {
   finishSyncedReassignments,
   onAlterReassignments,
   onListReassignments,
-  reassign,
 } from './reassignment-requests.js';
 import type { ApiError } from './replica-assignment.js';
 import {
@@ -85,6 +84,7 @@ import {
 } from './requests.js';
 import { SelfHealer, type SelfHealingOptions, type SelfHealingStatus } from './self-healing.js';
 import type { CoordinationStore, MultiResult, Op } from './store/store.js';
+import { queueDeletions, TopicDeletionManager } from './topic-deletion.js';
 import {
   brokerPath,
   CONTROLLER_EPOCH_PATH,
@@ -94,20 +94,13 @@ import {
   decodeControllerEpoch,
   decodeEntityConfig,
   decodePartitionState,
-  decodePreferredReplicaElection,
-  decodeReassignPartitions,
   decodeTopicAssignment,
-  deleteTopicPath,
   encodeController,
   encodeControllerEpoch,
   encodePartitionState,
-  encodeReassignPartitions,
   encodeTopicAssignment,
-  type PartitionReassignment,
-  PREFERRED_REPLICA_ELECTION_PATH,
   partitionPath,
   partitionStatePath,
-  REASSIGN_PARTITIONS_PATH,
   type ReplicaAssignment,
   TOPICS_PATH,
   topicConfigPath,
@@ -180,9 +173,6 @@ const SYNC_TIMEOUT_MS = 30_000;
 /** sync() waits for the queue and the sends to be quiet at most this many times over. */
 const SYNC_ROUNDS_MAX = 16;
 
-/** Written by a write that found another controller's epoch: this controller must resign. */
-type Fenced = { readonly fenced: true };
-
 interface ReadTopic {
   readonly name: string;
   readonly topicId: string | null;
@@ -212,6 +202,10 @@ export class Controller {
   /** What the request handlers in broker-requests.ts and reassignment-requests.ts may use. */
   private readonly core: ControllerCore;
   private readonly healer: SelfHealer;
+  /** Topic deletion: /admin/delete_topics, StopReplica, removing the topic's znodes. */
+  private readonly deletions: TopicDeletionManager;
+  /** /admin/reassign_partitions and /admin/preferred_replica_election of older tools. */
+  private readonly adminZnodes: AdminZnodes;
   private readonly prober: LivenessProber | null;
   /** The /controller node of the active controller as last read (not this one's): what a probe of it fences. */
   private activeNode: { readonly czxid: number } | null = null;
@@ -270,7 +264,7 @@ export class Controller {
       sendStopReplica: (brokers, tps, deletePartitions) =>
         this.sendStopReplica(brokers, tps, deletePartitions),
       reassignmentFinished: (tp) => {
-        if (this.ctx?.znodeReassignments.has(partitionKey(tp))) this.watchReassignZnode();
+        if (this.ctx?.znodeReassignments.has(partitionKey(tp))) this.adminZnodes.watchReassign();
         if (this.healer.noteFinished(tp)) {
           this.queue.enqueue(
             'selfHealingMoveFinished',
@@ -280,6 +274,23 @@ export class Controller {
         }
       },
     };
+    const guarded = {
+      core: this.core,
+      store: () => this.store,
+      fencedMulti: (ops: readonly Op[]) => this.fencedMulti(ops),
+      onFenced: () => this.onFenced(),
+      enqueue: (name: string, fn: () => Promise<void>, key?: string) => this.queue.enqueue(name, fn, key),
+    };
+    this.deletions = new TopicDeletionManager({
+      ...guarded,
+      header: this.header,
+      deleteTopicEnable: options.deleteTopicEnable !== false,
+      send: (broker, request, onAnswer) => this.sender.send(broker, request, onAnswer),
+      sendUpdateMetadata: (brokers, tps, deleted) => this.sendUpdateMetadata(brokers, tps, deleted),
+      readTopics: () => this.onTopicsChanged(),
+      topicDeleted: (topic) => this.topicWatchers.delete(topic),
+    });
+    this.adminZnodes = new AdminZnodes(guarded);
     const clock = options.clock ?? systemClock;
     this.healer = new SelfHealer(
       {
@@ -410,7 +421,7 @@ export class Controller {
       if (this.ctx === null || this.stopped) return;
       await this.onTopicsChanged();
       for (const t of topics) if (this.ctx !== null) await this.onPartitionsModified(t);
-      if (this.ctx !== null) await this.onDeletionsChanged();
+      if (this.ctx !== null) await this.deletions.onDeletionsChanged();
     });
     if (done !== null) await done;
     // Answers from brokers may queue more events (a deletion completes when the last StopReplica is answered),
@@ -519,9 +530,9 @@ export class Controller {
         this.watchController();
         this.watchBrokers();
         this.watchTopics();
-        this.watchDeletions();
-        this.watchReassignZnode();
-        this.watchPreferredElectionZnode();
+        this.deletions.watch();
+        this.adminZnodes.watchReassign();
+        this.adminZnodes.watchPreferredElection();
         this.watchLogDirEvents();
         return;
       }
@@ -740,17 +751,8 @@ export class Controller {
   private watchTopics = (): void => {
     this.queue.enqueue('topicChange', () => this.onTopicsChanged(), 'topicChange');
   };
-  private watchDeletions = (): void => {
-    this.queue.enqueue('topicDeletion', () => this.onDeletionsChanged(), 'topicDeletion');
-  };
-  private watchReassignZnode = (): void => {
-    this.queue.enqueue('zkPartitionReassignment', () => this.onReassignZnode(), 'zkPartitionReassignment');
-  };
   private watchLogDirEvents = (): void => {
     this.queue.enqueue('logDirEvents', () => this.onLogDirEvents(), 'logDirEvents');
-  };
-  private watchPreferredElectionZnode = (): void => {
-    this.queue.enqueue('zkPreferredElection', () => this.onPreferredElectionZnode(), 'zkPreferredElection');
   };
   /** One watcher function per topic: stores count a function registered twice on a path once. */
   private readonly topicWatchers = new Map<string, () => void>();
@@ -773,7 +775,7 @@ export class Controller {
     const [brokers, topicNames, deletions] = await Promise.all([
       readLiveBrokers(this.store, this.watchBrokers, () => this.watchBrokers),
       this.store.children(TOPICS_PATH, this.watchTopics),
-      this.store.children(DELETE_TOPICS_PATH, this.watchDeletions),
+      this.store.children(DELETE_TOPICS_PATH, this.deletions.watch),
     ]);
     if (!brokers.ok || !topicNames.ok || !deletions.ok) {
       this.logger.error('reading the cluster at controller failover failed; resigning');
@@ -785,8 +787,7 @@ export class Controller {
     const ctx = new ControllerContext(epoch, epochZkVersion);
     for (const [id, b] of brokers.brokers) ctx.liveBrokers.set(id, b);
     for (const t of topics) if (t !== null) this.putReadTopic(ctx, t);
-    for (const name of deletions.value)
-      ctx.deletions.set(name, { started: false, awaiting: new Set(), failed: false });
+    queueDeletions(ctx, deletions.value);
     this.ctx = ctx;
     for (const bad of brokers.bad) this.logger.warn(`ignoring broker registration ${bad}`);
     await this.assignMissingTopicIds(topics);
@@ -800,9 +801,9 @@ export class Controller {
     const created = new Set(changed.filter((c) => c.created).map((c) => partitionKey(c.tp)));
     for (const b of live) this.sendLeaderAndIsr(b, ctx.partitionsOn(b), created);
     await finishSyncedReassignments(this.core, all);
-    await this.processDeletions();
-    await this.onReassignZnode();
-    await this.onPreferredElectionZnode();
+    await this.deletions.processDeletions();
+    await this.adminZnodes.onReassignZnode();
+    await this.adminZnodes.onPreferredElectionZnode();
     await this.onLogDirEvents();
     // Last: self-healing's takeover may cancel moves, which needs the brokers to have the state sent above.
     if (this.ctx === ctx) await this.healer.onFailover();
@@ -1229,118 +1230,7 @@ export class Controller {
     this.sendUpdateMetadata([broker], all);
     this.sendLeaderAndIsr(broker, ctx.partitionsOn(broker), new Set());
     // A StopReplica for a deletion may have been refused: let the deletions go round again.
-    for (const progress of ctx.deletions.values()) if (progress.awaiting.has(broker)) progress.failed = true;
-    await this.processDeletions();
-  }
-
-  // ---- the admin znodes of older tools ----------------------------------------------------------------------
-
-  /**
-   * /admin/reassign_partitions, written by tools that predate the AlterPartitionReassignments API (and by
-   * operators' ZooKeeper tooling): each listed partition starts moving as if asked through the API; partitions
-   * leave the node as they finish (or fail to start), and the node goes when it is empty, as in Kafka.
-   */
-  private async onReassignZnode(): Promise<void> {
-    const ctx = this.ctx;
-    if (ctx === null) return;
-    const exists = await this.store.exists(REASSIGN_PARTITIONS_PATH, this.watchReassignZnode);
-    if (!exists.ok || exists.value === null || this.ctx !== ctx) return;
-    const node = await this.store.get(REASSIGN_PARTITIONS_PATH);
-    if (!node.ok || this.ctx !== ctx) return;
-    const decoded = decodeReassignPartitions(node.value.data);
-    if (!decoded.ok) {
-      this.logger.error(`ignoring ${REASSIGN_PARTITIONS_PATH}: ${decoded.error.message}`);
-      await this.rewriteReassignZnode([], node.value.stat.version);
-      return;
-    }
-    const remaining: PartitionReassignment[] = [];
-    for (const r of decoded.value) {
-      if (this.ctx !== ctx) return;
-      const tp = { topic: r.topic, partition: r.partition };
-      const k = partitionKey(tp);
-      const entry = ctx.partition(tp);
-      if (ctx.znodeReassignments.has(k)) {
-        // Started earlier: it stays listed while it is still moving.
-        if (entry !== undefined && isReassigning(entry.assignment)) remaining.push(r);
-        else ctx.znodeReassignments.delete(k);
-        continue;
-      }
-      if (
-        entry !== undefined &&
-        !isReassigning(entry.assignment) &&
-        sameList(entry.assignment.replicas, r.replicas)
-      ) {
-        continue;
-      }
-      if (
-        entry !== undefined &&
-        isReassigning(entry.assignment) &&
-        sameList(targetReplicas(entry.assignment), r.replicas)
-      ) {
-        // Already moving there (started before a controller failover): follow it without writing again.
-        ctx.znodeReassignments.add(k);
-        remaining.push(r);
-        continue;
-      }
-      const problem = await reassign(this.core, tp, [...r.replicas]);
-      if (problem !== null) {
-        this.logger.warn(
-          `reassignment of ${r.topic}-${r.partition} from ${REASSIGN_PARTITIONS_PATH} refused: ${problem.errorMessage}`,
-        );
-        continue;
-      }
-      const now = ctx.partition(tp);
-      if (now !== undefined && isReassigning(now.assignment)) {
-        ctx.znodeReassignments.add(k);
-        remaining.push(r);
-      }
-    }
-    if (this.ctx !== ctx || remaining.length === decoded.value.length) return;
-    const fresh = await this.store.exists(REASSIGN_PARTITIONS_PATH);
-    if (fresh.ok && fresh.value !== null) await this.rewriteReassignZnode(remaining, fresh.value.version);
-  }
-
-  private async rewriteReassignZnode(
-    remaining: readonly PartitionReassignment[],
-    version: number,
-  ): Promise<void> {
-    const op: Op =
-      remaining.length === 0
-        ? { op: 'delete', path: REASSIGN_PARTITIONS_PATH, version }
-        : { op: 'set', path: REASSIGN_PARTITIONS_PATH, data: encodeReassignPartitions(remaining), version };
-    const result = await this.fencedMulti([op]);
-    if ('fenced' in result) this.onFenced();
-    // BADVERSION: a tool rewrote the node meanwhile; its watch brings the controller back here.
-  }
-
-  /** /admin/preferred_replica_election, from older tools: a preferred election of the listed partitions. */
-  private async onPreferredElectionZnode(): Promise<void> {
-    const ctx = this.ctx;
-    if (ctx === null) return;
-    const exists = await this.store.exists(PREFERRED_REPLICA_ELECTION_PATH, this.watchPreferredElectionZnode);
-    if (!exists.ok || exists.value === null || this.ctx !== ctx) return;
-    const node = await this.store.get(PREFERRED_REPLICA_ELECTION_PATH);
-    if (!node.ok || this.ctx !== ctx) return;
-    const decoded = decodePreferredReplicaElection(node.value.data);
-    if (decoded.ok) {
-      const byTopic = new Map<string, number[]>();
-      for (const p of decoded.value) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition]);
-      const answer = await onElectLeaders(this.core, {
-        electionType: 0,
-        topicPartitions: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
-        timeoutMs: 0,
-      });
-      this.logger.info(
-        `preferred replica election from ${PREFERRED_REPLICA_ELECTION_PATH}: error ${answer.errorCode}`,
-      );
-    } else {
-      this.logger.error(`ignoring ${PREFERRED_REPLICA_ELECTION_PATH}: ${decoded.error.message}`);
-    }
-    if (this.ctx !== ctx) return;
-    const removed = await this.fencedMulti([
-      { op: 'delete', path: PREFERRED_REPLICA_ELECTION_PATH, version: node.value.stat.version },
-    ]);
-    if ('fenced' in removed) this.onFenced();
+    await this.deletions.onBrokerResynced(broker);
   }
 
   // ---- watch events ---------------------------------------------------------------------------------------
@@ -1432,7 +1322,7 @@ export class Controller {
       }
     }
     for (const [b, tps] of byBroker) this.sendLeaderAndIsr(b, tps, created);
-    await this.processDeletions();
+    await this.deletions.processDeletions();
     if (this.ctx === ctx) await this.healer.onBrokersChanged(gone, newcomers);
   }
 
@@ -1464,7 +1354,7 @@ export class Controller {
     if (this.ctx !== ctx) return;
     const changed = await this.reconcile(fresh);
     this.propagate(changed);
-    if (reads.some((t) => t !== null && ctx.deletions.has(t.name))) await this.processDeletions();
+    if (reads.some((t) => t !== null && ctx.deletions.has(t.name))) await this.deletions.processDeletions();
   }
 
   private async onPartitionsModified(name: string): Promise<void> {
@@ -1488,143 +1378,6 @@ export class Controller {
     const changed = await this.reconcile(added);
     this.propagate(changed);
   }
-
-  private async onDeletionsChanged(): Promise<void> {
-    if (this.ctx === null) return;
-    const names = await this.store.children(DELETE_TOPICS_PATH, this.watchDeletions);
-    const ctx = this.ctx;
-    if (!names.ok || ctx === null) return;
-    const present = new Set(names.value);
-    for (const n of names.value) {
-      if (!ctx.deletions.has(n)) ctx.deletions.set(n, { started: false, awaiting: new Set(), failed: false });
-    }
-    for (const [n, progress] of ctx.deletions)
-      if (!present.has(n) && !progress.started) ctx.deletions.delete(n);
-    await this.processDeletions();
-  }
-
-  // ---- topic deletion -------------------------------------------------------------------------------------
-
-  /**
-   * Moves every queued deletion as far as it can go: a topic whose replicas are all on live brokers is
-   * removed from the brokers' metadata (leader -2) and its replicas are stopped and deleted; once every
-   * broker has answered, its znodes go. A topic with a replica on a dead broker waits for that broker.
-   */
-  private async processDeletions(): Promise<void> {
-    const ctx = this.ctx;
-    if (ctx === null) return;
-    for (const [topic, progress] of [...ctx.deletions]) {
-      if (this.ctx !== ctx) return;
-      let entry = ctx.topics.get(topic);
-      if (entry === undefined) {
-        // The topic may be newer than the controller's view (its creation's watch event still queued): read
-        // the topic list before concluding that there is nothing to delete.
-        const exists = await this.store.exists(topicPath(topic));
-        if (this.ctx !== ctx) return;
-        if (exists.ok && exists.value !== null) {
-          await this.onTopicsChanged();
-          if (this.ctx !== ctx) return;
-          entry = ctx.topics.get(topic);
-          if (entry === undefined) continue;
-        }
-      }
-      if (entry === undefined || this.options.deleteTopicEnable === false) {
-        if (entry !== undefined) this.logger.warn(`not deleting ${topic}: delete.topic.enable is false`);
-        const removed = await this.fencedMulti([{ op: 'delete', path: deleteTopicPath(topic), version: -1 }]);
-        if ('fenced' in removed) return this.onFenced();
-        ctx.deletions.delete(topic);
-        continue;
-      }
-      if (progress.started && !progress.failed) {
-        if (progress.awaiting.size === 0) await this.completeDeletion(topic);
-        continue;
-      }
-      const tps = [...entry.partitions.keys()].map((p) => ({ topic, partition: p }));
-      const brokers = new Set(tps.flatMap((tp) => replicasOf(entry.partitions.get(tp.partition)!)));
-      if ([...brokers].some((b) => !ctx.liveBrokers.has(b))) continue;
-      progress.started = true;
-      progress.failed = false;
-      progress.awaiting.clear();
-      for (const b of brokers) progress.awaiting.add(b);
-      this.logger.info(`deleting topic ${topic}`);
-      this.sendUpdateMetadata([...ctx.liveBrokers.keys()], tps, new Set([topic]));
-      for (const b of brokers) {
-        const hosted = tps.filter((tp) => replicasOf(entry.partitions.get(tp.partition)!).includes(b));
-        const request = buildStopReplica(ctx, this.header, b, hosted, true);
-        this.sender.send(b, { kind: 'stopReplica', request }, (answer) =>
-          this.onStopReplicaAnswer(ctx, topic, b, answer),
-        );
-      }
-      if (brokers.size === 0) await this.completeDeletion(topic);
-    }
-  }
-
-  private onStopReplicaAnswer(
-    ctx: ControllerContext,
-    topic: string,
-    broker: BrokerId,
-    answer: ControllerResponse | null,
-  ): void {
-    this.queue.enqueue(`stopReplicaAnswer ${topic} ${broker}`, async () => {
-      if (this.ctx !== ctx) return;
-      const progress = ctx.deletions.get(topic);
-      if (progress === undefined || !progress.started) return;
-      const ok =
-        answer !== null &&
-        answer.kind === 'stopReplica' &&
-        answer.response.errorCode === ErrorCode.NONE &&
-        answer.response.partitionErrors.every(
-          (e) => e.errorCode === ErrorCode.NONE || e.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-        );
-      if (ok) progress.awaiting.delete(broker);
-      else {
-        this.logger.warn(`broker ${broker} failed to delete the replicas of ${topic}; will retry`);
-        progress.failed = true;
-      }
-      if (progress.awaiting.size === 0 && !progress.failed) await this.completeDeletion(topic);
-    });
-  }
-
-  private async completeDeletion(topic: string): Promise<void> {
-    const ctx = this.ctx;
-    if (ctx === null) return;
-    const paths = await this.subtree(topicPath(topic));
-    const config = await this.store.exists(topicConfigPath(topic));
-    const marker = await this.store.exists(deleteTopicPath(topic));
-    const ops: Op[] = paths.map((path) => ({ op: 'delete', path, version: -1 }));
-    if (config.ok && config.value !== null)
-      ops.push({ op: 'delete', path: topicConfigPath(topic), version: -1 });
-    if (marker.ok && marker.value !== null)
-      ops.push({ op: 'delete', path: deleteTopicPath(topic), version: -1 });
-    const result = await this.fencedMulti(ops);
-    if ('fenced' in result) return this.onFenced();
-    if (this.ctx !== ctx) return;
-    if (!result.ok) {
-      this.logger.warn(`removing the znodes of deleted topic ${topic} failed: ${result.code}; will retry`);
-      const progress = ctx.deletions.get(topic);
-      if (progress !== undefined) progress.failed = true;
-      return;
-    }
-    ctx.removeTopic(topic);
-    ctx.deletions.delete(topic);
-    this.topicWatchers.delete(topic);
-    this.logger.info(`deleted topic ${topic}`);
-  }
-
-  /** Paths under and including `root`, deepest first. */
-  private async subtree(root: string): Promise<string[]> {
-    const out: string[] = [];
-    const visit = async (path: string): Promise<void> => {
-      const children = await this.store.children(path);
-      if (!children.ok) return;
-      for (const c of children.value) await visit(`${path}/${c}`);
-      out.push(path);
-    };
-    await visit(root);
-    return out;
-  }
-
-  // ---- requests from brokers ------------------------------------------------------------------------------
 
   // ---- automatic preferred leader election ------------------------------------------------------------
 

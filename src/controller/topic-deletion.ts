@@ -1,0 +1,211 @@
+// Topic deletion (Kafka's TopicDeletionManager): the topics named under /admin/delete_topics are removed from the
+// brokers' metadata, their replicas are stopped and deleted (StopReplica with deletePartitions), and once every
+// broker that held a replica has answered, the topic's znodes go, the deletion marker with them.
+//
+// Ownership: one TopicDeletionManager per Controller. Every method runs inside the controller's event queue (a
+// StopReplica answer only enqueues an event). The progress of each deletion lives in the ControllerContext
+// (`ctx.deletions`), so it is rebuilt at every failover like the rest of what the controller knows: a new
+// controller starts every unfinished deletion again, which is safe because deleting a deleted replica is a no-op
+// on the broker (UNKNOWN_TOPIC_OR_PARTITION counts as done).
+
+import type { BrokerId } from '../common/ids.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { ControllerRequest, ControllerResponse } from './channel.js';
+import { type ControllerContext, replicasOf, type TopicPartition } from './context.js';
+import type { ControllerCore, Fenced } from './controller-core.js';
+import { buildStopReplica, type RequestHeaderFields } from './requests.js';
+import type { CoordinationStore, MultiResult, Op } from './store/store.js';
+import { DELETE_TOPICS_PATH, deleteTopicPath, topicConfigPath, topicPath } from './zk-layout/index.js';
+
+/** What topic deletion needs of its controller. */
+export interface TopicDeletionHost {
+  readonly core: ControllerCore;
+  /** The header fields of the controller's requests to brokers. */
+  readonly header: RequestHeaderFields;
+  /** delete.topic.enable: when false, deletion markers are removed and the topics stay. */
+  readonly deleteTopicEnable: boolean;
+  /** The controller's current session. */
+  store(): CoordinationStore;
+  /** A write guarded by the controller epoch; `fenced` when another controller has taken over. */
+  fencedMulti(ops: readonly Op[]): Promise<MultiResult | Fenced>;
+  /** A guarded write found a newer controller: resign. */
+  onFenced(): void;
+  /** Runs `fn` as an event of the controller's queue (coalesced with queued events of the same key). */
+  enqueue(name: string, fn: () => Promise<void>, key?: string): void;
+  /** Sends a request to a broker through the controller's channel; `onAnswer` gets the response or null. */
+  send(
+    broker: BrokerId,
+    request: ControllerRequest,
+    onAnswer: (answer: ControllerResponse | null) => void,
+  ): void;
+  /** UpdateMetadata for `tps` to `brokers`, the topics in `deleted` sent as deleted (leader -2). */
+  sendUpdateMetadata(
+    brokers: readonly BrokerId[],
+    tps: readonly TopicPartition[],
+    deleted: ReadonlySet<string>,
+  ): void;
+  /** Reads the topic list again (a topic newer than the controller's view may be named for deletion). */
+  readTopics(): Promise<void>;
+  /** The topic and its znodes are gone: the controller forgets what it kept for it (its watcher). */
+  topicDeleted(topic: string): void;
+}
+
+/** Queues the named topics for deletion (those already queued keep their progress). */
+export function queueDeletions(ctx: ControllerContext, names: readonly string[]): void {
+  for (const n of names) {
+    if (!ctx.deletions.has(n)) ctx.deletions.set(n, { started: false, awaiting: new Set(), failed: false });
+  }
+}
+
+export class TopicDeletionManager {
+  constructor(private readonly host: TopicDeletionHost) {}
+
+  /** The watcher of /admin/delete_topics. */
+  readonly watch = (): void => {
+    this.host.enqueue('topicDeletion', () => this.onDeletionsChanged(), 'topicDeletion');
+  };
+
+  /** /admin/delete_topics changed (or is looked at again): queue new markers, forget withdrawn ones. */
+  async onDeletionsChanged(): Promise<void> {
+    if (this.host.core.ctx === null) return;
+    const names = await this.host.store().children(DELETE_TOPICS_PATH, this.watch);
+    const ctx = this.host.core.ctx;
+    if (!names.ok || ctx === null) return;
+    const present = new Set(names.value);
+    queueDeletions(ctx, names.value);
+    for (const [n, progress] of ctx.deletions)
+      if (!present.has(n) && !progress.started) ctx.deletions.delete(n);
+    await this.processDeletions();
+  }
+
+  /** A broker was sent everything again after its queue overflowed: a StopReplica to it may have been refused. */
+  async onBrokerResynced(broker: BrokerId): Promise<void> {
+    const ctx = this.host.core.ctx;
+    if (ctx === null) return;
+    for (const progress of ctx.deletions.values()) if (progress.awaiting.has(broker)) progress.failed = true;
+    await this.processDeletions();
+  }
+
+  /**
+   * Moves every queued deletion as far as it can go: a topic whose replicas are all on live brokers is
+   * removed from the brokers' metadata (leader -2) and its replicas are stopped and deleted; once every
+   * broker has answered, its znodes go. A topic with a replica on a dead broker waits for that broker.
+   */
+  async processDeletions(): Promise<void> {
+    const host = this.host;
+    const ctx = host.core.ctx;
+    if (ctx === null) return;
+    for (const [topic, progress] of [...ctx.deletions]) {
+      if (host.core.ctx !== ctx) return;
+      let entry = ctx.topics.get(topic);
+      if (entry === undefined) {
+        // The topic may be newer than the controller's view (its creation's watch event still queued): read
+        // the topic list before concluding that there is nothing to delete.
+        const exists = await host.store().exists(topicPath(topic));
+        if (host.core.ctx !== ctx) return;
+        if (exists.ok && exists.value !== null) {
+          await host.readTopics();
+          if (host.core.ctx !== ctx) return;
+          entry = ctx.topics.get(topic);
+          if (entry === undefined) continue;
+        }
+      }
+      if (entry === undefined || !host.deleteTopicEnable) {
+        if (entry !== undefined) host.core.logger.warn(`not deleting ${topic}: delete.topic.enable is false`);
+        const removed = await host.fencedMulti([{ op: 'delete', path: deleteTopicPath(topic), version: -1 }]);
+        if ('fenced' in removed) return host.onFenced();
+        ctx.deletions.delete(topic);
+        continue;
+      }
+      if (progress.started && !progress.failed) {
+        if (progress.awaiting.size === 0) await this.completeDeletion(topic);
+        continue;
+      }
+      const tps = [...entry.partitions.keys()].map((p) => ({ topic, partition: p }));
+      const brokers = new Set(tps.flatMap((tp) => replicasOf(entry.partitions.get(tp.partition)!)));
+      if ([...brokers].some((b) => !ctx.liveBrokers.has(b))) continue;
+      progress.started = true;
+      progress.failed = false;
+      progress.awaiting.clear();
+      for (const b of brokers) progress.awaiting.add(b);
+      host.core.logger.info(`deleting topic ${topic}`);
+      host.sendUpdateMetadata([...ctx.liveBrokers.keys()], tps, new Set([topic]));
+      for (const b of brokers) {
+        const hosted = tps.filter((tp) => replicasOf(entry.partitions.get(tp.partition)!).includes(b));
+        const request = buildStopReplica(ctx, host.header, b, hosted, true);
+        host.send(b, { kind: 'stopReplica', request }, (answer) =>
+          this.onStopReplicaAnswer(ctx, topic, b, answer),
+        );
+      }
+      if (brokers.size === 0) await this.completeDeletion(topic);
+    }
+  }
+
+  private onStopReplicaAnswer(
+    ctx: ControllerContext,
+    topic: string,
+    broker: BrokerId,
+    answer: ControllerResponse | null,
+  ): void {
+    this.host.enqueue(`stopReplicaAnswer ${topic} ${broker}`, async () => {
+      if (this.host.core.ctx !== ctx) return;
+      const progress = ctx.deletions.get(topic);
+      if (progress === undefined || !progress.started) return;
+      const ok =
+        answer !== null &&
+        answer.kind === 'stopReplica' &&
+        answer.response.errorCode === ErrorCode.NONE &&
+        answer.response.partitionErrors.every(
+          (e) => e.errorCode === ErrorCode.NONE || e.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        );
+      if (ok) progress.awaiting.delete(broker);
+      else {
+        this.host.core.logger.warn(`broker ${broker} failed to delete the replicas of ${topic}; will retry`);
+        progress.failed = true;
+      }
+      if (progress.awaiting.size === 0 && !progress.failed) await this.completeDeletion(topic);
+    });
+  }
+
+  private async completeDeletion(topic: string): Promise<void> {
+    const host = this.host;
+    const ctx = host.core.ctx;
+    if (ctx === null) return;
+    const paths = await subtree(host.store, topicPath(topic));
+    const config = await host.store().exists(topicConfigPath(topic));
+    const marker = await host.store().exists(deleteTopicPath(topic));
+    const ops: Op[] = paths.map((path) => ({ op: 'delete', path, version: -1 }));
+    if (config.ok && config.value !== null)
+      ops.push({ op: 'delete', path: topicConfigPath(topic), version: -1 });
+    if (marker.ok && marker.value !== null)
+      ops.push({ op: 'delete', path: deleteTopicPath(topic), version: -1 });
+    const result = await host.fencedMulti(ops);
+    if ('fenced' in result) return host.onFenced();
+    if (host.core.ctx !== ctx) return;
+    if (!result.ok) {
+      host.core.logger.warn(
+        `removing the znodes of deleted topic ${topic} failed: ${result.code}; will retry`,
+      );
+      const progress = ctx.deletions.get(topic);
+      if (progress !== undefined) progress.failed = true;
+      return;
+    }
+    ctx.removeTopic(topic);
+    ctx.deletions.delete(topic);
+    host.topicDeleted(topic);
+    host.core.logger.info(`deleted topic ${topic}`);
+  }
+}
+
+/** Paths under and including `root`, deepest first. */
+async function subtree(store: () => CoordinationStore, root: string): Promise<string[]> {
+  const out: string[] = [];
+  const visit = async (path: string): Promise<void> => {
+    const children = await store().children(path);
+    if (!children.ok) return;
+    for (const c of children.value) await visit(`${path}/${c}`);
+    out.push(path);
+  };
+  await visit(root);
+  return out;
+}
