@@ -74,7 +74,12 @@ import { WireChannel } from './cluster/wire-channel.js';
 import type { BrokerConfig } from './config/broker-config.js';
 import { staticOnly } from './config/config-layers.js';
 import { connectionLimitsOf, toNetworkOptions } from './config/network-config.js';
-import { cleanerConfigOf, toLogManagerConfig, toStorageLogConfig } from './config/storage-log-config.js';
+import {
+  cleanerConfigOf,
+  groupCommitOf,
+  toLogManagerConfig,
+  toStorageLogConfig,
+} from './config/storage-log-config.js';
 import { DynamicConfig } from './dynamic-config.js';
 import { FetchSessionCache } from './fetch-session-cache.js';
 import { advertisedApiVersions } from './handlers/18-api-versions.js';
@@ -270,7 +275,6 @@ export class Broker {
     const { config, clock, logger } = this.options;
     const keyStore = keyStores.get(config.logDirs[0]!) ?? null;
     const topicConfigs = new TopicConfigs(staticOnly(this.options.staticConfig));
-    const ackAfterFsync = config.brookLogFlushGroupCommitEnable;
     // A debugging aid, not an operator's setting: see common/frame-pool.ts.
     const poisonFrames = process.env.BROOK_DEBUG_POISON_FRAMES === '1';
     const framePool = new FramePool(config.brookNetworkFramePoolBytes, poisonFrames);
@@ -279,7 +283,13 @@ export class Broker {
     if (!clusterIdRead.ok) throw new Error(`reading the cluster id failed: ${clusterIdRead.reason}`);
     const clusterId = clusterIdRead.value;
     const storageConfigFor = (topic: string) =>
-      toStorageLogConfig(topicConfigs.settingsFor(topic), ackAfterFsync, keyStore !== null);
+      // The group commit keys are cluster-wide dynamic: read from the merged layers each time, so a change
+      // reaches every log when DynamicConfig re-reads the layers and refreshes each partition's settings.
+      toStorageLogConfig(
+        topicConfigs.settingsFor(topic),
+        groupCommitOf(topicConfigs.mergedBrokerConfig()),
+        keyStore !== null,
+      );
     this.logs = LogDirs.open({
       dirs: config.logDirs,
       clock,

@@ -427,6 +427,15 @@ export class BrokerMetrics {
     perLog('logstartoffset', 'LogStartOffset: first offset of the log', (p) => p.log.logStartOffset);
     perLog('logendoffset', 'LogEndOffset: next offset to be written', (p) => p.log.logEndOffset);
     perLog('numlogsegments', 'NumLogSegments: segments of the log', (p) => p.log.segmentCount);
+    this.gauge(
+      'brook_log_groupcommit_syncs',
+      'Group-commit fdatasyncs of the partition log since it was opened (brook.log.flush.group.commit.enable)',
+      ['topic', 'partition'],
+      (set, s) => {
+        for (const p of s.replicas.all())
+          set({ topic: p.topic, partition: p.partition }, p.log.groupSyncCount);
+      },
+    );
   }
 
   /** kafka.coordinator.group:type=GroupMetadataManager, and committed offsets and lag per group partition. */

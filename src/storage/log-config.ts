@@ -54,6 +54,11 @@ export interface LogConfig {
    */
   ackAfterFsync: boolean;
   /**
+   * Brook's own setting (brook.log.flush.group.commit.max.delay.ms): with ackAfterFsync, how long a group
+   * fdatasync waits for more appends to join it; 0 starts it in the next event loop turn.
+   */
+  groupCommitMaxDelayMs: number;
+  /**
    * Brook's own setting (brook.encryption.enable, broker default and topic override): new segments are encrypted
    * with the log manager's key store (see encryption/). Segments keep the form they were written in.
    */
@@ -80,6 +85,7 @@ export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
   minCompactionLagMs: 0,
   maxCompactionLagMs: NEVER,
   ackAfterFsync: false,
+  groupCommitMaxDelayMs: 0,
   encrypt: false,
 });
 

@@ -1,5 +1,6 @@
 // Making a log's written bytes durable: the fsync of a segment with its indexes (the flush that moves the
-// recovery point) and group commit (ackAfterFsync: the appends of one event loop turn share one fdatasync).
+// recovery point) and group commit (ackAfterFsync: the appends of one event loop turn, or of groupCommitMaxDelayMs,
+// share one fdatasync).
 //
 // Ownership: one GroupSync per Log, driven by it on the event loop; the syncs themselves run in the libuv
 // thread pool. It never changes the log's offsets: it only resolves or rejects the promises appends wait on.
@@ -21,8 +22,14 @@ export class GroupSync {
   private scheduled = false;
   private started = 0;
 
-  /** `onError` hears of a failed fdatasync (the owner takes the directory offline). */
-  constructor(private readonly onError: (err: Error) => void) {}
+  /**
+   * `onError` hears of a failed fdatasync (the owner takes the directory offline). `maxDelayMs` is read for each
+   * sync (brook.log.flush.group.commit.max.delay.ms, dynamic): how long a sync waits to gather more appends.
+   */
+  constructor(
+    private readonly onError: (err: Error) => void,
+    private readonly maxDelayMs: () => number = () => 0,
+  ) {}
 
   /** Group-commit fdatasyncs started so far. */
   get syncCount(): number {
@@ -55,12 +62,16 @@ export class GroupSync {
   private schedule(): void {
     if (this.inFlight || this.scheduled) return;
     this.scheduled = true;
-    // setImmediate lets every append of the current event loop turn (one produce request touching many
-    // partitions, or many requests read together) join the same sync.
-    setImmediate(() => {
+    const run = () => {
       this.scheduled = false;
       this.start();
-    });
+    };
+    // setImmediate lets every append of the current event loop turn (one produce request touching many
+    // partitions, or many requests read together) join the same sync; a max delay gathers the appends of that
+    // long too, fewer fsyncs for a longer wait.
+    const delayMs = this.maxDelayMs();
+    if (delayMs > 0) setTimeout(run, delayMs);
+    else setImmediate(run);
   }
 
   private start(): void {

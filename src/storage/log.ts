@@ -192,7 +192,10 @@ export class Log {
       this.seal,
     );
     this.producerState = new ProducerStateManager();
-    this.groupSync = new GroupSync((err) => this.onBackgroundError(err));
+    this.groupSync = new GroupSync(
+      (err) => this.onBackgroundError(err),
+      () => this.configValue.groupCommitMaxDelayMs,
+    );
     this.appendQueue = new AppendQueue({
       pool: this.tailCache?.pool ?? null,
       commit: (a) => this.commitWritten(a),

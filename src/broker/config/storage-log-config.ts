@@ -24,14 +24,35 @@ function cleanup(
   };
 }
 
+/** The broker's group commit keys (cluster-wide dynamic; no topic-level keys). */
+export interface GroupCommitSettings {
+  /** brook.log.flush.group.commit.enable */
+  readonly enable: boolean;
+  /** brook.log.flush.group.commit.max.delay.ms */
+  readonly maxDelayMs: number;
+}
+
+export const GROUP_COMMIT_OFF: GroupCommitSettings = Object.freeze({ enable: false, maxDelayMs: 0 });
+
 /**
- * ackAfterFsync comes from the broker's brook.log.flush.group.commit.enable; it has no topic-level key.
+ * The group commit keys in the merged broker config (static file, --override and dynamic layers), read for each
+ * log's config so that a dynamic change reaches every log when the broker layers are reloaded. Only these two
+ * keys are parsed (this runs for every hosted partition on a reload); their values were validated when set.
+ */
+export function groupCommitOf(merged: ReadonlyMap<string, string>): GroupCommitSettings {
+  const enable = merged.get('brook.log.flush.group.commit.enable')?.trim().toLowerCase() === 'true';
+  const delay = Number(merged.get('brook.log.flush.group.commit.max.delay.ms') ?? 0);
+  return { enable, maxDelayMs: Number.isInteger(delay) && delay > 0 ? delay : 0 };
+}
+
+/**
+ * ackAfterFsync and its max delay come from the broker's group commit keys; they have no topic-level keys.
  * `encryptionAvailable` is whether the broker has a key store: without one no segment can be encrypted, and the
  * broker refused to start if brook.encryption.enable asked for it broker-wide.
  */
 export function toStorageLogConfig(
   settings: TopicLogSettings,
-  ackAfterFsync: boolean,
+  groupCommit: GroupCommitSettings,
   encryptionAvailable = false,
 ): LogConfig {
   return {
@@ -50,7 +71,8 @@ export function toStorageLogConfig(
     minCleanableDirtyRatio: settings.minCleanableDirtyRatio,
     minCompactionLagMs: settings.minCompactionLagMs,
     maxCompactionLagMs: settings.maxCompactionLagMs,
-    ackAfterFsync,
+    ackAfterFsync: groupCommit.enable,
+    groupCommitMaxDelayMs: groupCommit.maxDelayMs,
     encrypt: settings.encryptionEnable && encryptionAvailable,
     ...cleanup(settings),
   };

@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { resolveBrokerConfig } from '../../../src/broker/config/broker-config.js';
 import { staticOnly } from '../../../src/broker/config/config-layers.js';
-import { toLogManagerConfig, toStorageLogConfig } from '../../../src/broker/config/storage-log-config.js';
+import {
+  GROUP_COMMIT_OFF,
+  groupCommitOf,
+  toLogManagerConfig,
+  toStorageLogConfig,
+} from '../../../src/broker/config/storage-log-config.js';
 import { resolveTopicLogSettings } from '../../../src/broker/config/topic-log-settings.js';
 import { DEFAULT_LOG_CONFIG, DEFAULT_LOG_MANAGER_CONFIG } from '../../../src/storage/log-config.js';
 
@@ -13,7 +18,7 @@ const NO_STATIC = staticOnly(new Map());
 describe('storage config bridge', () => {
   test("Kafka defaults produce the storage engine's own defaults", () => {
     const settings = resolveTopicLogSettings(new Map(), NO_STATIC);
-    assert.deepEqual(toStorageLogConfig(settings, false), { ...DEFAULT_LOG_CONFIG });
+    assert.deepEqual(toStorageLogConfig(settings, GROUP_COMMIT_OFF), { ...DEFAULT_LOG_CONFIG });
     assert.deepEqual(toLogManagerConfig(resolveBrokerConfig(new Map())), { ...DEFAULT_LOG_MANAGER_CONFIG });
   });
 
@@ -32,16 +37,26 @@ describe('storage config bridge', () => {
       ]),
       NO_STATIC,
     );
-    const config = toStorageLogConfig(settings, true);
+    const config = toStorageLogConfig(settings, { enable: true, maxDelayMs: 5 });
     assert.equal(config.cleanupPolicy, 'compact,delete');
     assert.equal(config.segmentBytes, 1048576);
     assert.equal(config.flushMessages, 1);
     assert.equal(config.ackAfterFsync, true);
+    assert.equal(config.groupCommitMaxDelayMs, 5);
+  });
+
+  test('the group commit keys are read from the merged broker layers', () => {
+    assert.deepEqual(groupCommitOf(new Map()), GROUP_COMMIT_OFF);
+    const on = new Map([
+      ['brook.log.flush.group.commit.enable', 'true'],
+      ['brook.log.flush.group.commit.max.delay.ms', '20'],
+    ]);
+    assert.deepEqual(groupCommitOf(on), { enable: true, maxDelayMs: 20 });
   });
 
   test('an empty cleanup.policy keeps everything', () => {
     const settings = resolveTopicLogSettings(new Map([['cleanup.policy', '']]), NO_STATIC);
-    const config = toStorageLogConfig(settings, false);
+    const config = toStorageLogConfig(settings, GROUP_COMMIT_OFF);
     assert.deepEqual([config.cleanupPolicy, config.retentionMs, config.retentionBytes], ['delete', -1, -1]);
   });
 
