@@ -11,6 +11,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
   'codec-messages': ['generated codecs on produce and fetch', () => import('./codec/messages.js')],
   'codec-records': ['record batches on produce and fetch', () => import('./codec/records.js')],
   broker: ['broker matrix with G1: produce and fetch, vs limits', () => import('./broker/main.js')],
+  'fetch-backlog': [
+    'a consumer catching up a 1 GiB backlog vs L_read of the same segment files',
+    () => import('./broker/backlog.js'),
+  ],
   cluster: [
     'rf=3 produce vs single node, leader failover, 3 brokers on ZooKeeper',
     () => import('./cluster/main.js'),

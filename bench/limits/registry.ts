@@ -1,6 +1,6 @@
 // The limits measured in the same run as every benchmark, in one table. A limit is a ceiling of this machine
 // for one kind of work (disk with fdatasync, disk into the page cache, loopback TCP, a relay through the page
-// cache, a null broker), measured with the same write sizes as the broker uses, so a broker figure can be read
+// cache, a null broker, reading the page cache), measured with the same write sizes as the broker uses, so a broker figure can be read
 // as a fraction of it.
 //
 // To add a limit: write a module exporting a LimitDefinition and add it to `limitDefinitions`.
@@ -9,6 +9,7 @@ import { diskAsyncLimit } from './disk-async-limit.js';
 import { diskSyncLimit } from './disk-sync-limit.js';
 import { netLimit, sinkLimit, tlsLimit } from './net-limit.js';
 import { nullLimit } from './null-broker.js';
+import { readLimit } from './read-limit.js';
 import { relayLimit } from './relay-limit.js';
 
 /** What a limit gets for one repetition. */
@@ -30,7 +31,8 @@ export interface LimitSample {
 }
 
 export interface LimitDefinition {
-  /** As in the benchmark protocol: L_disk_sync, L_disk_async, L_net, L_null; and L_sink, L_relay, L_tls. */
+  /** As in the benchmark protocol: L_disk_sync, L_disk_async, L_net, L_null; and L_sink, L_relay, L_tls,
+   * L_read. */
   name: string;
   /** Unit of `value`; MB/s are decimal (10^6 bytes per second). */
   unit: string;
@@ -48,6 +50,7 @@ export const limitDefinitions: readonly LimitDefinition[] = [
   tlsLimit,
   relayLimit,
   nullLimit,
+  readLimit,
   diskSyncLimit,
   diskAsyncLimit,
 ];

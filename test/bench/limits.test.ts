@@ -1,6 +1,6 @@
 // A shortened run of every limit (a few seconds in all) and the pure parts of the limits.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -9,21 +9,22 @@ import { planAsyncBytes } from '../../bench/limits/disk-async-limit.js';
 import { formatLimits } from '../../bench/limits/main.js';
 import { measureLimits } from '../../bench/limits/measure-limits.js';
 import { longestMountPrefix } from '../../bench/limits/mount-info.js';
+import { readFilesOnce } from '../../bench/limits/read-limit.js';
 import { type LimitDefinition, limitDefinitions } from '../../bench/limits/registry.js';
 
 describe('limits', () => {
-  it('measures positive L_net, L_sink, L_tls, L_relay, L_disk_sync and L_disk_async three times each and removes its files', async () => {
+  it('measures positive L_net, L_sink, L_tls, L_relay, L_read, L_disk_sync and L_disk_async three times each and removes its files', async () => {
     const parentDir = mkdtempSync(join(tmpdir(), 'brook-limits-test-'));
     try {
       const limits = await measureLimits({
         durationMs: 250,
         parentDir,
         diskBytesMax: 32 * 1024 * 1024,
-        names: ['L_net', 'L_sink', 'L_tls', 'L_relay', 'L_disk_sync', 'L_disk_async'],
+        names: ['L_net', 'L_sink', 'L_tls', 'L_relay', 'L_read', 'L_disk_sync', 'L_disk_async'],
       });
       assert.deepEqual(
         [...limits.keys()],
-        ['L_net', 'L_sink', 'L_tls', 'L_relay', 'L_disk_sync', 'L_disk_async'],
+        ['L_net', 'L_sink', 'L_tls', 'L_relay', 'L_read', 'L_disk_sync', 'L_disk_async'],
       );
       for (const limit of limits.values()) {
         assert.equal(limit.unit, 'MB/s');
@@ -45,6 +46,11 @@ describe('limits', () => {
       // L_tls went through a TLS session (the sink refuses plain TCP when given a certificate).
       for (const tls of limits.get('L_tls')!.details) assert.match(tls.cipher as string, /^TLS_/);
       assert.equal(limits.get('L_net')!.details[0]!.cipher, undefined, 'L_net is plain TCP');
+      for (const read of limits.get('L_read')!.details) {
+        // Whole passes over a file capped by diskBytesMax.
+        assert.equal(read.fileBytes, 32 * 1024 * 1024);
+        assert.equal(read.bytes, (read.fileBytes as number) * (read.passes as number));
+      }
       const sync = limits.get('L_disk_sync')!.details[0]!;
       assert.ok((sync.syncs as number) >= 1, 'L_disk_sync called fdatasync');
       const async = limits.get('L_disk_async')!.details[0]!;
@@ -83,8 +89,25 @@ describe('limits', () => {
   it('has one registry entry per protocol limit measured so far, each with a unit', () => {
     assert.deepEqual(
       limitDefinitions.map((d) => d.name),
-      ['L_net', 'L_sink', 'L_tls', 'L_relay', 'L_null', 'L_disk_sync', 'L_disk_async'],
+      ['L_net', 'L_sink', 'L_tls', 'L_relay', 'L_null', 'L_read', 'L_disk_sync', 'L_disk_async'],
     );
+  });
+
+  it('reads every byte of several files once, in chunks smaller and larger than a file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'brook-read-limit-test-'));
+    try {
+      const paths = [0, 1, 2].map((i) => join(dir, `f${i}`));
+      writeFileSync(paths[0]!, Buffer.alloc(3 * 1024 + 7, 1));
+      writeFileSync(paths[1]!, Buffer.alloc(0));
+      writeFileSync(paths[2]!, Buffer.alloc(1024, 2));
+      for (const chunk of [1000, 1 << 20]) {
+        const read = await readFilesOnce(paths, chunk);
+        assert.equal(read.bytes, 4 * 1024 + 7);
+        assert.ok(read.seconds >= 0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('plans twice the dirty limit unless half the free disk or a byte cap is smaller', () => {

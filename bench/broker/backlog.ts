@@ -1,0 +1,277 @@
+// `npm run bench -- fetch-backlog [options]`: a consumer catching up a stored backlog (1 GiB by default) against
+// L_read, the rate at which a plain Node loop reads the very same segment files from the page cache, in the same
+// run (issue 21's goal: at least 0.7 x L_read). Where L_read is above L_net (loopback TCP between two processes,
+// no protocol), no consumer over TCP can reach it here, so L_net is measured beside it and R_net reported too.
+//
+// Per partition count, on a fresh broker: G1 fills one topic with 1 KiB records (acks=1, 128 KiB batches) until
+// its segment files hold the target, then the repetitions alternate an L_read pass over those files, an L_net
+// repetition and a fresh consumer reading the topic from offset 0 to its end (bench/broker/fetch-consumer.ts: one fetch in flight,
+// Kafka's consumer defaults for sizes). The files were written moments before, so both read from the page cache;
+// alternating keeps the two under the same load. MB/s count record batch bytes (what the segments hold), the
+// consumer's bytes per second of its whole catch-up; the broker's CPU time over each read gives MB per
+// CPU-second.
+
+import { readdirSync, statSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { assert } from '../../src/common/assert.js';
+import { readProcessCpu } from '../harness/process-usage.js';
+import { megabytesPerSecond, ratioOfSummaries } from '../harness/ratio.js';
+import { summarize } from '../harness/repeat.js';
+import { ResultWriter } from '../harness/results.js';
+import { formatFigure, formatRange, formatTable } from '../harness/table.js';
+import { withTempDir } from '../harness/temp-dir.js';
+import { netLimit } from '../limits/net-limit.js';
+import { readFilesOnce } from '../limits/read-limit.js';
+import { type BrokerProcess, startBroker } from './broker-process.js';
+import { checkApiVersions, createTopic, waitForTopic } from './broker-setup.js';
+import { FetchConsumer } from './fetch-consumer.js';
+import { runG1 } from './g1-producer.js';
+import { WireConnection } from './wire-connection.js';
+
+const usage = `usage: npm run bench -- fetch-backlog [options]
+  --mib N            backlog size in MiB of segment files (default 1024; --quick 64)
+  --partitions LIST  partition counts (default 1,16; --quick 1)
+  --repetitions N    alternated L_read / consumer pairs, at least 3 (default 3)
+  --quick            a small backlog: about half a minute
+  --dir DIR          parent of the broker's data directory, on the disk under test (default .)
+  --results-dir DIR  where the result file goes (default bench/results)`;
+
+const recordBytes = 1024;
+const batchBytes = 128 * 1024;
+/** Each G1 fill round: long enough to amortise its connection, short enough not to overshoot much. */
+const fillRoundMs = 1000;
+/** fetch.max.wait.ms of the reader; a backlog fetch never waits, so this only matters at the very end. */
+const consumerMaxWaitMs = 100;
+const readTimeoutMs = 15 * 60_000;
+/** One L_net repetition's time bound. */
+const netLimitMs = 2000;
+
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      mib: { type: 'string' },
+      partitions: { type: 'string' },
+      repetitions: { type: 'string', default: '3' },
+      quick: { type: 'boolean', default: false },
+      dir: { type: 'string', default: '.' },
+      'results-dir': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    return;
+  }
+  const targetBytes = positive('--mib', values.mib ?? (values.quick ? '64' : '1024')) * 1024 * 1024;
+  const partitionCounts = (values.partitions ?? (values.quick ? '1' : '1,16'))
+    .split(',')
+    .map((p) => positive('--partitions', p));
+  const repetitions = positive('--repetitions', values.repetitions);
+  assert(repetitions >= 3, '--repetitions: at least 3');
+  const writer = new ResultWriter({ bench: 'fetch-backlog', args, dir: values['results-dir'] });
+  const rows: string[][] = [];
+  for (const partitions of partitionCounts) {
+    const cell = await runCell(partitions, targetBytes, repetitions, values.dir);
+    const name = `backlog ${recordBytes} B x ${partitions}`;
+    const readLimit = summarize(cell.readMBPerSecond);
+    const net = summarize(cell.netMBPerSecond);
+    const netRatio = ratioOfSummaries(summarize(cell.consumerMBPerSecond), net);
+    const consumer = summarize(cell.consumerMBPerSecond);
+    const perCpu = summarize(cell.consumerMBPerCpuSecond);
+    const ratio = ratioOfSummaries(consumer, readLimit);
+    const paired = summarize(cell.consumerMBPerSecond.map((c, i) => c / cell.readMBPerSecond[i]!));
+    writer.figure(`${name} L_read`, 'MB/s', readLimit, { bytes: cell.bytes, files: cell.files });
+    writer.figure(`${name} consumer`, 'MB/s', consumer, { records: cell.records, loads: cell.loads });
+    writer.figure(`${name} consumer per broker CPU-second`, 'MB', perCpu);
+    writer.write(`${name} R_read`, { ...ratio, paired });
+    writer.figure(`${name} L_net`, 'MB/s', net);
+    writer.write(`${name} R_net`, { ...netRatio });
+    rows.push([
+      name,
+      formatFigure(cell.bytes / 1e6),
+      formatRange(readLimit.median, readLimit.min, readLimit.max),
+      formatRange(consumer.median, consumer.min, consumer.max),
+      formatRange(perCpu.median, perCpu.min, perCpu.max),
+      formatRange(ratio.median, ratio.min, ratio.max),
+      formatRange(paired.median, paired.min, paired.max),
+      formatRange(net.median, net.min, net.max),
+      formatRange(netRatio.median, netRatio.min, netRatio.max),
+    ]);
+  }
+  const header = [
+    'cell',
+    'MB',
+    'L_read MB/s',
+    'consumer MB/s',
+    'MB/broker CPU-s',
+    'R_read',
+    'paired',
+    'L_net MB/s',
+    'R_net',
+  ];
+  console.log(`\n${formatTable(header, rows)}\n\nrun ${writer.runId} written to ${writer.path}`);
+}
+
+interface CellFigures {
+  bytes: number;
+  files: number;
+  records: number;
+  readMBPerSecond: number[];
+  netMBPerSecond: number[];
+  consumerMBPerSecond: number[];
+  consumerMBPerCpuSecond: number[];
+  loads: number[];
+}
+
+async function runCell(
+  partitions: number,
+  targetBytes: number,
+  repetitions: number,
+  parentDir: string,
+): Promise<CellFigures> {
+  return withTempDir(parentDir, '.brook-bench-', async (dataDir) => {
+    const broker = await startBroker({ dataDir });
+    try {
+      const topic = 'backlog';
+      const endOffsets = await fill(broker, topic, partitions, dataDir, targetBytes);
+      const files = segmentFiles(dataDir, topic, partitions);
+      const bytes = files.reduce((sum, f) => sum + statSync(f).size, 0);
+      console.log(
+        `${partitions} partition(s): ${formatFigure(bytes / 1e6)} MB in ${files.length} segment files`,
+      );
+      const figures: CellFigures = {
+        bytes,
+        files: files.length,
+        records: endOffsets.reduce((a, b) => a + b, 0),
+        readMBPerSecond: [],
+        netMBPerSecond: [],
+        consumerMBPerSecond: [],
+        consumerMBPerCpuSecond: [],
+        loads: [],
+      };
+      for (let i = 0; i < repetitions; i++) {
+        const read = await readFilesOnce(files);
+        assert(read.bytes === bytes, `L_read read ${read.bytes} of ${bytes} bytes`);
+        figures.readMBPerSecond.push(megabytesPerSecond(read.bytes, read.seconds));
+        const net = await withTempDir(parentDir, '.brook-bench-', (workDir) =>
+          netLimit.measureOnce({ durationMs: netLimitMs, workDir, log: () => {} }, i),
+        );
+        figures.netMBPerSecond.push(net.value);
+        const consumed = await readBacklog(broker, topic, endOffsets, bytes);
+        figures.consumerMBPerSecond.push(consumed.mbPerSecond);
+        figures.consumerMBPerCpuSecond.push(consumed.mbPerCpuSecond);
+        figures.loads.push(os.loadavg()[0]!);
+        console.log(
+          `  #${i + 1}: L_read ${formatFigure(figures.readMBPerSecond[i]!)} MB/s, L_net ${formatFigure(net.value)} MB/s, consumer ${formatFigure(consumed.mbPerSecond)} MB/s (load ${os.loadavg()[0]!.toFixed(1)})`,
+        );
+      }
+      return figures;
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\nbroker log tail:\n${broker.log().slice(-2000)}`);
+    } finally {
+      await broker.stop();
+    }
+  });
+}
+
+/** Produces until the topic's segment files hold `targetBytes`; answers the end offset of each partition. */
+async function fill(
+  broker: BrokerProcess,
+  topic: string,
+  partitions: number,
+  dataDir: string,
+  targetBytes: number,
+): Promise<number[]> {
+  const setup = await WireConnection.connect('127.0.0.1', broker.port);
+  try {
+    await checkApiVersions(setup, ['apiVersions', 'metadata', 'createTopics', 'produce', 'fetch']);
+    await createTopic(setup, topic, partitions);
+    await waitForTopic(setup, topic, partitions);
+  } finally {
+    setup.close();
+  }
+  let endOffsets: number[] = new Array(partitions).fill(0);
+  const stored = () => segmentFiles(dataDir, topic, partitions).reduce((sum, f) => sum + statSync(f).size, 0);
+  while (stored() < targetBytes) {
+    const round = await runG1({
+      host: '127.0.0.1',
+      port: broker.port,
+      topic,
+      partitions,
+      recordBytes,
+      batchBytes,
+      partitionsPerRequest: Math.min(partitions, 4),
+      acks: 1,
+      inFlight: 5,
+      connections: 1,
+      warmupMs: 0,
+      durationMs: fillRoundMs,
+    });
+    const errors = Object.keys(round.errors);
+    assert(errors.length === 0, `filling the backlog: ${errors.join(', ')}`);
+    endOffsets = round.endOffsets;
+  }
+  return endOffsets;
+}
+
+/** The topic's segment files, partition by partition, oldest first (as a consumer reads them). */
+function segmentFiles(dataDir: string, topic: string, partitions: number): string[] {
+  const files: string[] = [];
+  for (let p = 0; p < partitions; p++) {
+    const dir = join(dataDir, `${topic}-${p}`);
+    const logs = readdirSync(dir)
+      .filter((f) => f.endsWith('.log'))
+      .sort();
+    files.push(...logs.map((f) => join(dir, f)));
+  }
+  return files;
+}
+
+async function readBacklog(
+  broker: BrokerProcess,
+  topic: string,
+  endOffsets: readonly number[],
+  storedBytes: number,
+): Promise<{ mbPerSecond: number; mbPerCpuSecond: number }> {
+  const consumer = await FetchConsumer.connect({
+    host: '127.0.0.1',
+    port: broker.port,
+    topic,
+    partitions: endOffsets.length,
+    maxWaitMs: consumerMaxWaitMs,
+  });
+  try {
+    const cpuBefore = brokerCpuSeconds(broker);
+    const start = performance.now();
+    await consumer.readUntil(endOffsets, readTimeoutMs);
+    const seconds = (performance.now() - start) / 1000;
+    const cpu = brokerCpuSeconds(broker) - cpuBefore;
+    assert(Object.keys(consumer.errors).length === 0, `fetch errors: ${JSON.stringify(consumer.errors)}`);
+    // The consumer got exactly what the segments hold: the two sides of the ratio read the same bytes.
+    assert(
+      consumer.batchBytes === storedBytes,
+      `consumer read ${consumer.batchBytes} of ${storedBytes} bytes`,
+    );
+    return {
+      mbPerSecond: megabytesPerSecond(consumer.batchBytes, seconds),
+      mbPerCpuSecond: cpu > 0 ? consumer.batchBytes / 1e6 / cpu : Number.NaN,
+    };
+  } finally {
+    consumer.close();
+  }
+}
+
+function brokerCpuSeconds(broker: BrokerProcess): number {
+  const cpu = readProcessCpu(broker.pid);
+  return cpu === undefined ? 0 : cpu.userSeconds + cpu.systemSeconds;
+}
+
+function positive(flag: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new Error(`${flag} needs a positive integer, got '${text}'`);
+  return value;
+}
