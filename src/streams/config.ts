@@ -2,7 +2,8 @@
 // strings (as in a properties file) or as numbers; serdes and handlers as objects or by Kafka's names.
 
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { StreamsConfigError } from './errors.js';
 import { RACK_AWARE_STRATEGIES, type RackAwareStrategy } from './runtime/rack-aware-task-assignor.js';
 import { type Serde, serdeByName } from './serdes.js';
@@ -37,6 +38,10 @@ export const StreamsConfig = {
   STATESTORE_CACHE_MAX_BYTES_CONFIG: 'statestore.cache.max.bytes',
   APPLICATION_SERVER_CONFIG: 'application.server',
   WINDOW_STORE_CHANGE_LOG_ADDITIONAL_RETENTION_MS_CONFIG: 'windowstore.changelog.additional.retention.ms',
+  /** Brook's: the module each worker thread imports to build the topology (stream threads as worker threads). */
+  TOPOLOGY_MODULE_CONFIG: 'brook.topology.module',
+  /** Brook's: the module's export that builds the topology (default buildTopology). */
+  TOPOLOGY_MODULE_EXPORT_CONFIG: 'brook.topology.module.export',
   AT_LEAST_ONCE: 'at_least_once',
   EXACTLY_ONCE_V2: 'exactly_once_v2',
 } as const;
@@ -74,6 +79,12 @@ export type StreamsProperties = {
   'application.server'?: string;
   'client.id'?: string;
   'windowstore.changelog.additional.retention.ms'?: number | string;
+  /**
+   * A module (file URL or path) whose export builds the same topology: each stream thread then runs in a worker
+   * thread of its own (several cores), which imports it; without it the threads share the event loop.
+   */
+  'brook.topology.module'?: string;
+  'brook.topology.module.export'?: string;
 } & { [key: string]: unknown };
 
 export interface ResolvedConfig {
@@ -120,6 +131,10 @@ export interface ResolvedConfig {
   maxTaskIdleMs: number;
   /** Records a task holds per input partition before the partition is paused. */
   bufferedRecordsPerPartition: number;
+  /** brook.topology.module as a URL: stream threads run in worker threads that import it (null: on the event loop). */
+  topologyModule: string | null;
+  /** brook.topology.module.export: the export of that module that builds the topology. */
+  topologyModuleExport: string;
 }
 
 function int(props: StreamsProperties, key: string, fallback: number, min: number): number {
@@ -303,7 +318,28 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
       props['session.timeout.ms'] === undefined ? undefined : int(props, 'session.timeout.ms', 45_000, 1),
     heartbeatIntervalMs:
       props['heartbeat.interval.ms'] === undefined ? undefined : int(props, 'heartbeat.interval.ms', 3000, 1),
+    topologyModule: topologyModule(props),
+    topologyModuleExport: nonEmpty(props, 'brook.topology.module.export') ?? 'buildTopology',
   };
+}
+
+function nonEmpty(props: StreamsProperties, key: string): string | null {
+  const raw = props[key];
+  if (raw === undefined || raw === null) return null;
+  if (typeof raw !== 'string' || raw.length === 0)
+    throw new StreamsConfigError(
+      `Invalid value ${String(raw)} for configuration ${key}: a non-empty string expected`,
+    );
+  return raw;
+}
+
+/** brook.topology.module as a URL a worker can import: a URL as given, a path resolved against the working directory. */
+function topologyModule(props: StreamsProperties): string | null {
+  const raw = nonEmpty(props, 'brook.topology.module');
+  if (raw === null) return null;
+  return /^[a-z][a-z0-9+.-]*:/i.test(raw) && !/^[a-z]:[\\/]/i.test(raw)
+    ? raw
+    : pathToFileURL(resolve(raw)).href;
 }
 
 export type { RawRecord };

@@ -6,15 +6,18 @@
 // States and their transitions are Kafka's: CREATED -> REBALANCING <-> RUNNING -> PENDING_SHUTDOWN ->
 // NOT_RUNNING, and PENDING_ERROR -> ERROR when a thread dies of an error. The state listener hears each change.
 //
-// Threads share one event loop: num.stream.threads > 1 gives more group members (more concurrency in I/O), not
-// more cores; several instances (processes) of the application spread over cores and machines.
+// Where the threads run: with brook.topology.module each stream thread is a worker thread of its own
+// (runtime/worker-thread.ts), which rebuilds the topology from that module, so an instance processes on
+// num.stream.threads cores; without it (a topology that exists only as closures in this thread) the threads share
+// this event loop: more group members and I/O concurrency, one core.
 
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { Admin } from '../client/admin.js';
 import { keyPartition } from '../client/partitioners.js';
 import type { TopicPartition } from '../client/requests.js';
-import { type ResolvedConfig, resolveConfig, type StreamsProperties } from './config.js';
+import { type ResolvedConfig, resolveConfig, StreamsConfigError, type StreamsProperties } from './config.js';
 import { StreamsError } from './errors.js';
 import { InvalidStateStoreException, type StoreQueryParameters } from './queryable.js';
 import { GlobalStreamThread } from './runtime/global-thread.js';
@@ -23,6 +26,7 @@ import { acquireProcessId, releaseProcessId } from './runtime/process-id.js';
 import { StandbyUpdater } from './runtime/standby-updater.js';
 import { StreamThread, type ThreadState } from './runtime/stream-thread.js';
 import type { AssignmentInfo } from './runtime/streams-assignor.js';
+import { type LocalThread, WorkerStreamThread, workerStoreView } from './runtime/worker-thread.js';
 import type { Topology } from './topology.js';
 
 export type KafkaStreamsState =
@@ -77,7 +81,7 @@ function hostInfo(endpoint: string): HostInfo {
 
 export class KafkaStreams {
   private readonly config: ResolvedConfig;
-  private readonly threads: StreamThread[] = [];
+  private readonly threads: LocalThread[] = [];
   private stateValue: KafkaStreamsState = 'CREATED';
   private listener: StateListener | null = null;
   private exceptionHandler: StreamsUncaughtExceptionHandler | null = null;
@@ -97,10 +101,45 @@ export class KafkaStreams {
 
   constructor(
     private readonly topology: Topology,
-    props: StreamsProperties,
+    private readonly props: StreamsProperties,
   ) {
     this.config = resolveConfig(props, true);
     if (topology.sourceTopics().length === 0) throw new StreamsError('Topology has no source topics');
+    if (this.config.topologyModule !== null) {
+      // Not built yet for worker threads: the global stores live in this thread's global thread, and the
+      // standby updater is shared by the threads of an instance (with hand-over of in-memory stores).
+      if (topology.globalTopics().length > 0)
+        throw new StreamsConfigError(
+          'brook.topology.module does not support global tables (GlobalKTable) yet',
+        );
+      if (this.config.numStandbyReplicas > 0)
+        throw new StreamsConfigError('brook.topology.module does not support num.standby.replicas > 0 yet');
+    }
+  }
+
+  /**
+   * A KafkaStreams whose stream threads run in worker threads: `specifier` (a file URL or path) names a module
+   * whose export `exportName` (default buildTopology) returns the topology; it is built here once and in each
+   * worker (brook.topology.module).
+   */
+  static async fromModule(
+    specifier: string,
+    props: StreamsProperties,
+    exportName = 'buildTopology',
+  ): Promise<KafkaStreams> {
+    const all = { ...props, 'brook.topology.module': specifier, 'brook.topology.module.export': exportName };
+    const url = resolveConfig(all, false).topologyModule!;
+    const mod = (await import(url)) as Record<string, unknown>;
+    const factory = mod[exportName];
+    if (typeof factory !== 'function')
+      throw new StreamsConfigError(
+        `${specifier} has no function export ${exportName} that builds the topology`,
+      );
+    const fromModule = (mod.streamsProps ?? {}) as StreamsProperties;
+    return new KafkaStreams(await (factory as () => Topology | Promise<Topology>)(), {
+      ...fromModule,
+      ...all,
+    });
   }
 
   state(): KafkaStreamsState {
@@ -179,12 +218,46 @@ export class KafkaStreams {
         throw e;
       }
     }
-    this.standbys = new StandbyUpdater(this.config, this.topology, (m) => this.logger(m));
-    for (let i = 1; i <= this.config.numStreamThreads; i++) this.threads.push(this.newThread(layout));
+    if (this.config.topologyModule === null)
+      this.standbys = new StandbyUpdater(this.config, this.topology, (m) => this.logger(m));
+    for (let i = 1; i <= this.config.numStreamThreads; i++) this.threads.push(this.newThread(layout, false));
+    const workers = this.threads.filter((t) => t instanceof WorkerStreamThread);
+    try {
+      // Each worker has built its topology (the module imported, the description compared) before any joins.
+      await Promise.all(workers.map((w) => w.ready));
+    } catch (e) {
+      await Promise.allSettled(this.threads.map((t) => t.close()));
+      this.setState('PENDING_ERROR');
+      this.setState('ERROR');
+      throw e;
+    }
     for (const t of this.threads) t.start();
   }
 
-  private newThread(layout: TopicLayout): StreamThread {
+  private newThread(layout: TopicLayout, replacement = true): LocalThread {
+    if (this.config.topologyModule !== null) {
+      const worker: WorkerStreamThread = new WorkerStreamThread(
+        ++this.threadIndex,
+        this.config,
+        this.props,
+        layout,
+        this.processId,
+        this.topology.describe().toString(),
+        {
+          onStateChange: (_t, s) => this.onThreadState(s),
+          onError: (t, e) => this.onThreadError(t, e),
+          log: (m) => this.logger(m),
+          onShutdownRequested: (t) => this.onShutdownRequested(t),
+          onAssignmentInfo: (_t, info, generationId) => {
+            if (this.hosts === null || generationId >= this.hosts.generationId)
+              this.hosts = { generationId, info };
+          },
+        },
+      );
+      // A replacement's failure to build its topology is a thread error like any other.
+      if (replacement) worker.ready.catch((e: Error) => this.onThreadError(worker, e));
+      return worker;
+    }
     return new StreamThread(
       ++this.threadIndex,
       this.config,
@@ -222,7 +295,7 @@ export class KafkaStreams {
       this.setState('RUNNING');
   }
 
-  private onThreadError(thread: StreamThread, error: Error): void {
+  private onThreadError(thread: LocalThread, error: Error): void {
     this.logger(`${thread.name} failed: ${error.message}`);
     const response = this.exceptionHandler?.(error) ?? 'SHUTDOWN_CLIENT';
     if (this.stateValue === 'PENDING_SHUTDOWN' || this.stateValue === 'NOT_RUNNING') return;
@@ -259,7 +332,7 @@ export class KafkaStreams {
    * The leader answered SHUTDOWN_REQUESTED: the application is shutting down, this instance with it; it ends in
    * ERROR, as Kafka's clients do. Called from inside a thread's poll, so the threads are closed after it returns.
    */
-  private onShutdownRequested(thread: StreamThread): void {
+  private onShutdownRequested(thread: LocalThread): void {
     if (this.stateValue !== 'RUNNING' && this.stateValue !== 'REBALANCING') return;
     this.logger(`${thread.name}: the application is asked to shut down`);
     this.setState('PENDING_ERROR');
@@ -280,18 +353,23 @@ export class KafkaStreams {
     this.setState(erred ? 'ERROR' : 'NOT_RUNNING');
   }
 
-  /** Each local thread and the tasks it runs (Kafka's metadataForLocalThreads, in part). */
+  /**
+   * Each local thread and the tasks it runs (Kafka's metadataForLocalThreads, in part), and (Brook's) the
+   * node:worker_threads threadId it runs on: its worker's, or this thread's when threads share the event loop.
+   */
   metadataForLocalThreads(): {
     threadName: string;
     threadState: string;
     activeTasks: string[];
     standbyTasks: string[];
+    workerThreadId: number;
   }[] {
     return this.threads.map((t) => ({
       threadName: t.name,
       threadState: t.state,
       activeTasks: t.activeTaskIds(),
       standbyTasks: t.standbyTaskIds(),
+      workerThreadId: t instanceof WorkerStreamThread ? t.threadId : threadId,
     }));
   }
 
@@ -312,12 +390,13 @@ export class KafkaStreams {
         throw new InvalidStateStoreException(
           `Cannot get state store ${name} because the stream thread is ${state}, not RUNNING`,
         );
+      if (this.config.topologyModule !== null) return this.workerStore(params);
       const global = this.globalThread?.store(name);
       const found =
         global !== undefined
           ? [global]
           : this.threads
-              .flatMap((t) => t.storesNamed(name))
+              .flatMap((t) => (t instanceof StreamThread ? t.storesNamed(name) : []))
               .filter((e) => params.partition === null || e.partition === params.partition)
               .map((e) => e.store);
       if (found.length === 0)
@@ -339,6 +418,25 @@ export class KafkaStreams {
         return typeof member === 'function' ? (member as (...a: unknown[]) => unknown).bind(view) : member;
       },
     });
+  }
+
+  /** store() over worker threads: each read asks the workers holding an instance (runtime/worker-thread.ts). */
+  private workerStore<T>(params: StoreQueryParameters<T>): T {
+    const name = params.storeName;
+    const kind = params.queryableStoreType.kind;
+    const holding = this.threads
+      .filter((t): t is WorkerStreamThread => t instanceof WorkerStreamThread)
+      .map((thread) => ({ thread, ...thread.probeStore(name, kind, params.partition) }))
+      .filter((h) => h.count > 0);
+    if (holding.length === 0)
+      throw new InvalidStateStoreException(
+        `The state store, ${name}, may have migrated to another instance.`,
+      );
+    if (!holding.every((h) => h.accepted))
+      throw new InvalidStateStoreException(
+        `Cannot get state store ${name} because the queryable store type [${kind}] does not accept the actual store type.`,
+      );
+    return workerStoreView(holding, name, kind, params.partition) as T;
   }
 
   /** The stores of the sub-topologies that read these partitions. */
