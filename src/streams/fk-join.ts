@@ -12,10 +12,12 @@
 //   (a hash of the value's bytes travels with the subscription and comes back with the response), so that a row
 //   whose foreign key changed never yields a result for the old one; it then joins and emits the result table.
 //
-// The hash is MD5 (node:crypto) of the serialized left value: 16 bytes where Kafka puts its murmur3 128-bit hash.
-// It detects staleness only; nothing relies on it being hard to collide. The internal topics carry Kafka's
-// version-0 SubscriptionWrapper / SubscriptionResponseWrapper layouts and the store Kafka's CombinedKey layout.
-//
+// The hash is Kafka's murmur3 128-bit hash (seed 104729) of the serialized left value, so that Brook and Java
+// instances agree on which responses are stale. The internal topics carry Kafka's SubscriptionWrapper version 1
+// (with the left record's partition, to which the answer goes back: left tables need not be partitioned by the
+// default partitioner) and SubscriptionResponseWrapper version 0 layouts, the store Kafka's CombinedKey layout.
+// Version-0 subscriptions (Kafka before 3.4) are read too; their answers go where the key hashes.
+
 // Instructions per left change (Kafka's, with KIP-962's null foreign keys for left joins):
 // - foreign key unchanged, or a new row: subscribe to it; an inner join on a new row only answers when the right
 //   row exists, otherwise (updates, left joins) the answer comes even without a right row, so that an earlier
@@ -26,12 +28,12 @@
 // - left join, null foreign key: a subscription without a key (any partition), never stored, answered with null:
 //   joiner(value, null), or a tombstone for a deleted row that had no foreign key.
 
-import { createHash } from 'node:crypto';
 import { type Materialized, Named, TableJoined } from './dsl-options.js';
 import { TopologyError } from './errors.js';
 import { KTable, storeGetter, tableSourceSupplier } from './ktable.js';
 import { Change, type Processor, type ProcessorContext, Record } from './processor.js';
 import { type Serde, Serdes, SerializationError } from './serdes.js';
+import { murmur3Hash128 } from './state/murmur3.js';
 import type { TimestampedStore } from './state/store-stack.js';
 import { StoreBuilder, type ValueAndTimestamp } from './state/stores.js';
 
@@ -43,7 +45,10 @@ export const Instruction = {
   PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE: 3,
 } as const;
 
-const VERSION = 0;
+/** The SubscriptionWrapper version written (Kafka's CURRENT_VERSION since 3.4: the primary partition). */
+export const SUBSCRIPTION_VERSION = 1;
+/** The SubscriptionResponseWrapper version (the primary partition travels beside it, never in its bytes). */
+const RESPONSE_VERSION = 0;
 const HASH_NULL_BIT = 0x80;
 const HASH_BYTES = 16;
 
@@ -51,6 +56,8 @@ export interface Subscription {
   hash: Buffer | null;
   instruction: number;
   primaryKey: Buffer;
+  /** The partition of the left record that sent it (version 1); null in version 0. */
+  primaryPartition: number | null;
 }
 
 export interface SubscriptionResponse {
@@ -58,32 +65,50 @@ export interface SubscriptionResponse {
   foreignValue: Buffer | null;
 }
 
-/** `{1 bit hash is null}{7 bits version}{1 byte instruction}{16 bytes hash, if any}{primary key bytes}`. */
+/**
+ * Version 1: `{1 bit hash is null}{7 bits version}{1 byte instruction}{16 bytes hash, if any}{primary key bytes}
+ * {int32 primary partition}`; version 0 (a null primary partition) without the partition.
+ */
 export function encodeSubscription(s: Subscription): Buffer {
-  const head = Buffer.from([s.hash === null ? VERSION | HASH_NULL_BIT : VERSION, s.instruction]);
-  return Buffer.concat(s.hash === null ? [head, s.primaryKey] : [head, s.hash, s.primaryKey]);
+  const version = s.primaryPartition === null ? 0 : SUBSCRIPTION_VERSION;
+  const hashBytes = s.hash === null ? 0 : HASH_BYTES;
+  const out = Buffer.allocUnsafe(2 + hashBytes + s.primaryKey.length + (version === 0 ? 0 : 4));
+  out[0] = s.hash === null ? version | HASH_NULL_BIT : version;
+  out[1] = s.instruction;
+  if (s.hash !== null) {
+    if (s.hash.length !== HASH_BYTES)
+      throw new SerializationError(`a subscription hash has ${HASH_BYTES} bytes`);
+    s.hash.copy(out, 2);
+  }
+  s.primaryKey.copy(out, 2 + hashBytes);
+  if (s.primaryPartition !== null) out.writeInt32BE(s.primaryPartition, out.length - 4);
+  return out;
 }
 
 export function decodeSubscription(bytes: Buffer): Subscription {
   if (bytes.length < 2) throw new SerializationError('a subscription needs at least 2 bytes');
   const version = bytes[0]! & 0x7f;
-  if (version !== VERSION) throw new SerializationError(`unsupported subscription version ${version}`);
+  // Kafka's message when a newer application's subscription reaches an older one (a rolling upgrade gone wrong).
+  if (version > SUBSCRIPTION_VERSION)
+    throw new SerializationError(`SubscriptionWrapper is of an incompatible version (${version}).`);
   const instruction = bytes[1]!;
   if (instruction > Instruction.PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE)
     throw new SerializationError(`unknown subscription instruction ${instruction}`);
   const hashNull = (bytes[0]! & HASH_NULL_BIT) !== 0;
   const start = hashNull ? 2 : 2 + HASH_BYTES;
-  if (bytes.length < start) throw new SerializationError('a subscription is shorter than its hash');
+  const end = version === 0 ? bytes.length : bytes.length - 4;
+  if (end < start) throw new SerializationError('a subscription is shorter than its hash and partition');
   return {
     hash: hashNull ? null : Buffer.from(bytes.subarray(2, start)),
     instruction,
-    primaryKey: Buffer.from(bytes.subarray(start)),
+    primaryKey: Buffer.from(bytes.subarray(start, end)),
+    primaryPartition: version === 0 ? null : bytes.readInt32BE(end),
   };
 }
 
 /** `{1 bit hash is null}{7 bits version}{16 bytes hash, if any}{foreign value bytes, none for null}`. */
 export function encodeResponse(r: SubscriptionResponse): Buffer {
-  const head = Buffer.from([r.hash === null ? VERSION | HASH_NULL_BIT : VERSION]);
+  const head = Buffer.from([r.hash === null ? RESPONSE_VERSION | HASH_NULL_BIT : RESPONSE_VERSION]);
   const parts: Buffer[] = [head];
   if (r.hash !== null) parts.push(r.hash);
   if (r.foreignValue !== null) parts.push(r.foreignValue);
@@ -93,8 +118,9 @@ export function encodeResponse(r: SubscriptionResponse): Buffer {
 export function decodeResponse(bytes: Buffer): SubscriptionResponse {
   if (bytes.length < 1) throw new SerializationError('a subscription response needs at least 1 byte');
   const version = bytes[0]! & 0x7f;
-  if (version !== VERSION)
-    throw new SerializationError(`unsupported subscription response version ${version}`);
+  // Kafka's ResponseJoinProcessor accepts only its current version.
+  if (version !== RESPONSE_VERSION)
+    throw new SerializationError(`SubscriptionResponseWrapper is of an incompatible version (${version}).`);
   const hashNull = (bytes[0]! & HASH_NULL_BIT) !== 0;
   const start = hashNull ? 1 : 1 + HASH_BYTES;
   if (bytes.length < start) throw new SerializationError('a subscription response is shorter than its hash');
@@ -103,6 +129,19 @@ export function decodeResponse(bytes: Buffer): SubscriptionResponse {
     foreignValue: bytes.length > start ? Buffer.from(bytes.subarray(start)) : null,
   };
 }
+
+/**
+ * A response on its way to the response topic: its bytes and the left partition it answers (Kafka's
+ * SubscriptionResponseWrapper.primaryPartition, which its sink's partitioner reads and its serializer leaves out).
+ */
+export interface OutgoingResponse {
+  bytes: Buffer;
+  primaryPartition: number | null;
+}
+
+const outgoingResponseSerializer = {
+  serialize: (_topic: string, r: OutgoingResponse | null) => (r === null ? null : r.bytes),
+};
 
 /** Kafka's CombinedKey bytes: `{uint32 foreign key length}{foreign key}{primary key}`; a prefix per foreign key. */
 export function combinedKey(foreignKey: Buffer, primaryKey: Buffer): Buffer {
@@ -129,8 +168,9 @@ function prefixEnd(prefix: Buffer): Buffer | null {
   return null;
 }
 
+/** Kafka's hash of a serialized left value (Murmur3.hash128), null for a null value. */
 export function valueHash(bytes: Buffer | null): Buffer | null {
-  return bytes === null ? null : createHash('md5').update(bytes).digest();
+  return bytes === null ? null : murmur3Hash128(bytes);
 }
 
 function sameHash(a: Buffer | null, b: Buffer | null): boolean {
@@ -268,10 +308,12 @@ export function foreignKeyJoin<K, V, KO, VO, VR>(
     {
       name: names.responseSink,
       keySerializer: serdes.leftKey ?? undefined,
-      valueSerializer: bytes,
-      ...(partitioner === null
-        ? {}
-        : { partitioner: (topic, key, _value, n) => partitioner(topic, key as K, null, n) }),
+      valueSerializer: outgoingResponseSerializer as Serde<unknown>,
+      // Back to the left record's partition (version-1 subscriptions), unless the join names a partitioner.
+      partitioner:
+        partitioner === null
+          ? (_topic, _key, value) => (value as OutgoingResponse).primaryPartition ?? undefined
+          : (topic, key, _value, n) => partitioner(topic, key as K, null, n),
     },
     names.responseTopic,
     names.joinForeign,
@@ -373,11 +415,12 @@ function sendSupplier<K, V, KO>(
         const hash = valueHash(newBytes);
         const oldFk = foreignKey(oldValue, r.key);
         const newFk = foreignKey(newValue, r.key);
+        const primaryPartition = leftPartition(context);
         const send = (fk: { key: KO } | null, instruction: number) =>
           context.forward(
             new Record(
               fk?.key ?? null,
-              encodeSubscription({ hash, instruction, primaryKey }),
+              encodeSubscription({ hash, instruction, primaryKey, primaryPartition }),
               r.timestamp,
               r.headers,
             ),
@@ -410,6 +453,19 @@ function sendSupplier<K, V, KO>(
       },
     };
   };
+}
+
+/**
+ * The partition of the left record being processed, which Kafka sends in the subscription so that the answer
+ * comes back to this task: the record's own, else (no record in hand) the task's partition, which is the same.
+ */
+function leftPartition(context: ProcessorContext<unknown, unknown>): number {
+  const metadata = context.recordMetadata();
+  if (metadata !== null && metadata.partition >= 0) return metadata.partition;
+  const partition = Number(context.taskId.slice(context.taskId.lastIndexOf('_') + 1));
+  if (!Number.isInteger(partition) || partition < 0)
+    throw new Error(`no partition in task id ${context.taskId}`);
+  return partition;
 }
 
 /** Keeps the subscription store (Kafka's SubscriptionReceiveProcessorSupplier); forwards keyed by CombinedKey. */
@@ -454,8 +510,8 @@ function joinForeignSupplier<K, KO, VO>(
   serdes: JoinSerdes,
   names: Names,
 ) {
-  return (): Processor<KO | null, Subscription, K, Buffer> => {
-    let context: ProcessorContext<K, Buffer>;
+  return (): Processor<KO | null, Subscription, K, OutgoingResponse> => {
+    let context: ProcessorContext<K, OutgoingResponse>;
     let get: (key: KO) => ValueAndTimestamp<VO> | null;
     let s: ReturnType<typeof resolved>;
     return {
@@ -476,9 +532,11 @@ function joinForeignSupplier<K, KO, VO>(
           foreign === null ? null : s.rightValue.serialize(names.responseTopic, foreign.value);
         const timestamp = foreign === null ? r.timestamp : Math.max(r.timestamp, foreign.timestamp);
         const primaryKey = s.leftKey.deserialize(`${names.registrationTopic}-pk`, sub.primaryKey) as K;
-        context.forward(
-          new Record(primaryKey, encodeResponse({ hash: sub.hash, foreignValue }), timestamp, r.headers),
-        );
+        const response = {
+          bytes: encodeResponse({ hash: sub.hash, foreignValue }),
+          primaryPartition: sub.primaryPartition,
+        };
+        context.forward(new Record(primaryKey, response, timestamp, r.headers));
       },
     };
   };
@@ -486,8 +544,8 @@ function joinForeignSupplier<K, KO, VO>(
 
 /** Sends a right row's change to each of its subscribers (Kafka's ForeignTableJoinProcessorSupplier). */
 function foreignChangeSupplier<K, KO, VO>(storeName: string, serdes: JoinSerdes, names: Names) {
-  return (): Processor<KO, Change<VO>, K, Buffer> => {
-    let context: ProcessorContext<K, Buffer>;
+  return (): Processor<KO, Change<VO>, K, OutgoingResponse> => {
+    let context: ProcessorContext<K, OutgoingResponse>;
     let store: TimestampedStore<Buffer, Buffer>;
     let s: ReturnType<typeof resolved>;
     return {
@@ -512,7 +570,10 @@ function foreignChangeSupplier<K, KO, VO>(storeName: string, serdes: JoinSerdes,
           context.forward(
             new Record(
               s.leftKey.deserialize(`${names.registrationTopic}-pk`, sub.primaryKey) as K,
-              encodeResponse({ hash: sub.hash, foreignValue }),
+              {
+                bytes: encodeResponse({ hash: sub.hash, foreignValue }),
+                primaryPartition: sub.primaryPartition,
+              },
               Math.max(r.timestamp, e.value.timestamp),
               r.headers,
             ),

@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
 import { keyPartition } from '../../src/client/partitioners.js';
 import { Producer } from '../../src/client/producer.js';
+import { decodeResponse, decodeSubscription } from '../../src/streams/fk-join.js';
 import {
   Consumed,
   KafkaStreams,
@@ -73,6 +74,9 @@ describe('foreign-key joins through a broker', () => {
       'orders-custom': ORDERS,
       'customers-custom': CUSTOMERS,
       'fk-custom': 1,
+      'orders-own': ORDERS,
+      'customers-plain': CUSTOMERS,
+      'fk-own': 1,
     },
     2,
   );
@@ -267,6 +271,100 @@ describe('foreign-key joins through a broker', () => {
     } finally {
       await streams.close();
       await out.stop();
+      await producer.close();
+    }
+  });
+
+  it("without partitioners, answers go back to the left record's partition (SubscriptionWrapper version 1)", async () => {
+    // Orders written with a custom partitioning and no TableJoined partitioner: the subscriptions carry each
+    // order's partition and the answers go there, as Kafka 3.4+ routes them. Routed by the key's hash instead
+    // (version 0), most answers would reach a task without their order and be lost.
+    const byNumber = (key: string, n: number) => Number(key.slice(1)) % n;
+    const builder = new StreamsBuilder();
+    const orders = builder.table('orders-own', Consumed.with(S, S));
+    const customers = builder.table('customers-plain', Consumed.with(S, S));
+    orders
+      .join(customers, customerOf, joiner, TableJoined.as('own'))
+      .toStream()
+      .to('fk-own', Produced.with(S, S));
+    const random = seeded(34);
+    const orderTable = new Map<string, string>();
+    const customerTable = new Map<string, string>();
+    const records: { topic: string; key: Buffer; value: Buffer; partition?: number }[] = [];
+    for (let i = 0; i < 20; i++) {
+      customerTable.set(`c${i}`, `name${i}`);
+      records.push({ topic: 'customers-plain', key: Buffer.from(`c${i}`), value: Buffer.from(`name${i}`) });
+    }
+    const orderPartition = new Map<string, number>();
+    for (let i = 0; i < 150; i++) {
+      const key = `o${Math.floor(random() * 40)}`;
+      const value = `c${Math.floor(random() * 20)}|item${i}`;
+      orderTable.set(key, value);
+      orderPartition.set(key, byNumber(key, ORDERS));
+      records.push({
+        topic: 'orders-own',
+        key: Buffer.from(key),
+        value: Buffer.from(value),
+        partition: byNumber(key, ORDERS),
+      });
+    }
+    const misplaced = [...orderTable.keys()].filter(
+      (k) => keyPartition(Buffer.from(k), ORDERS) !== byNumber(k, ORDERS),
+    );
+    assert.ok(misplaced.length > 5, 'the custom partitioning differs from the default for many orders');
+    const expected = reference(orderTable, customerTable, false);
+
+    const app = 'fk-own';
+    const streams = new KafkaStreams(builder.build(), {
+      'application.id': app,
+      'bootstrap.servers': env.bootstrap,
+      'commit.interval.ms': 100,
+      'state.dir': env.dirs[0]!,
+    });
+    const out = new TopicFollower(env.bootstrap, 'fk-own', 1);
+    const subscriptions = new TopicFollower(
+      env.bootstrap,
+      `${app}-own-subscription-registration-topic`,
+      CUSTOMERS,
+    );
+    const responses = new TopicFollower(env.bootstrap, `${app}-own-subscription-response-topic`, ORDERS);
+    out.start();
+    const producer = new Producer({ bootstrapServers: env.bootstrap });
+    try {
+      await streams.start();
+      subscriptions.start();
+      responses.start();
+      await producer.sendBatch(records);
+      await waitUntil(
+        () => same(view(out), expected),
+        90_000,
+        () =>
+          `${[...expected].filter(([k, v]) => view(out).get(k) !== v).length} of ${expected.size} rows differ`,
+      );
+      await waitUntil(
+        () => subscriptions.records.length >= orderTable.size && responses.records.length >= expected.size,
+        30_000,
+        () => `${subscriptions.records.length} subscriptions, ${responses.records.length} responses read`,
+      );
+      // Every subscription is version 1 and names its order's partition; every answer lands there.
+      for (const r of subscriptions.records) {
+        assert.equal(r.value![0]! & 0x7f, 1);
+        const sub = decodeSubscription(r.value!);
+        assert.equal(sub.primaryPartition, orderPartition.get(sub.primaryKey.toString()));
+      }
+      for (const r of responses.records) {
+        assert.equal(r.partition, orderPartition.get(r.key), `the answer to ${r.key}`);
+        assert.equal(decodeResponse(r.value!).hash?.length ?? 16, 16);
+      }
+      assert.ok(
+        responses.records.some((r) => keyPartition(Buffer.from(r.key), ORDERS) !== r.partition),
+        'some answers went where the key does not hash',
+      );
+    } finally {
+      await streams.close();
+      await out.stop();
+      await subscriptions.stop();
+      await responses.stop();
       await producer.close();
     }
   });

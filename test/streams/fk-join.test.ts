@@ -23,6 +23,7 @@ import {
   TableJoined,
   TopologyTestDriver,
 } from '../../src/streams/index.js';
+import { murmur3Hash128 } from '../../src/streams/state/murmur3.js';
 import { seeded } from './streams-helpers.js';
 
 const S = Serdes.String();
@@ -161,36 +162,74 @@ describe('foreign-key table-table joins', () => {
     }
   });
 
-  it('the wrappers keep Kafka version-0 layouts', () => {
-    const hash = Buffer.alloc(16, 7);
+  it("the wrappers are Kafka's bytes: SubscriptionWrapper version 1 (and 0 read), response version 0", () => {
+    // Kafka's hash of a value: Murmur3.hash128 of its serialized bytes, as two big-endian longs.
+    const hash = valueHash(Buffer.from('c1|book'))!;
+    assert.deepEqual(hash, murmur3Hash128(Buffer.from('c1|book'), 104729));
+    // {1 bit hash null}{7 bits version}{instruction}{16 bytes hash}{primary key}{int32 primary partition}
     const sub = encodeSubscription({
       hash,
       instruction: Instruction.PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE,
       primaryKey: Buffer.from('o1'),
+      primaryPartition: 2,
     });
-    assert.deepEqual([...sub.subarray(0, 2)], [0, 2]);
-    assert.equal(sub.length, 2 + 16 + 2);
+    assert.deepEqual(
+      sub,
+      Buffer.concat([Buffer.from([1, 2]), hash, Buffer.from('o1'), Buffer.from([0, 0, 0, 2])]),
+    );
     assert.deepEqual(decodeSubscription(sub), {
       hash,
       instruction: 2,
       primaryKey: Buffer.from('o1'),
+      primaryPartition: 2,
     });
     const deleted = encodeSubscription({
       hash: null,
       instruction: Instruction.DELETE_KEY_AND_PROPAGATE,
       primaryKey: Buffer.from('o1'),
+      primaryPartition: 0x01020304,
     });
-    assert.deepEqual([...deleted], [0x80, 1, ...Buffer.from('o1')]);
-    const response = encodeResponse({ hash, foreignValue: Buffer.from('ada') });
-    assert.equal(response[0], 0);
-    assert.deepEqual(decodeResponse(response), { hash, foreignValue: Buffer.from('ada') });
-    assert.deepEqual(decodeResponse(encodeResponse({ hash: null, foreignValue: null })), {
+    assert.deepEqual([...deleted], [0x81, 1, ...Buffer.from('o1'), 1, 2, 3, 4]);
+    // Version 0 (Kafka before 3.4): no partition after the key.
+    assert.deepEqual(decodeSubscription(Buffer.concat([Buffer.from([0, 3]), hash, Buffer.from('o9')])), {
+      hash,
+      instruction: 3,
+      primaryKey: Buffer.from('o9'),
+      primaryPartition: null,
+    });
+    assert.deepEqual(decodeSubscription(Buffer.from([0x80, 0, 0x6f])), {
       hash: null,
-      foreignValue: null,
+      instruction: 0,
+      primaryKey: Buffer.from('o'),
+      primaryPartition: null,
     });
-    assert.throws(() => decodeSubscription(Buffer.from([5, 0])), /version/);
-    assert.throws(() => decodeSubscription(Buffer.from([0, 9])), /instruction/);
+    // {1 bit hash null}{7 bits version 0}{16 bytes hash}{foreign value}: the partition never on the wire.
+    const response = encodeResponse({ hash, foreignValue: Buffer.from('ada') });
+    assert.deepEqual(response, Buffer.concat([Buffer.from([0]), hash, Buffer.from('ada')]));
+    assert.deepEqual(decodeResponse(response), { hash, foreignValue: Buffer.from('ada') });
+    assert.deepEqual([...encodeResponse({ hash: null, foreignValue: null })], [0x80]);
+    assert.deepEqual(decodeResponse(Buffer.from([0x80])), { hash: null, foreignValue: null });
+    assert.throws(() => decodeSubscription(Buffer.from([2, 0, 0, 0, 0, 0])), /incompatible version/);
+    assert.throws(() => decodeSubscription(Buffer.from([0x81, 9, 0, 0, 0, 0])), /instruction/);
+    assert.throws(() => decodeSubscription(Buffer.from([0x81, 1, 0, 0])), /shorter/);
+    assert.throws(() => decodeResponse(Buffer.from([1])), /incompatible version/);
     assert.throws(() => decodeResponse(Buffer.from([0, 1, 2])), /shorter/);
+  });
+
+  it('a subscription carries the left partition and the murmur3 hash of the left value', () => {
+    const { driver, orders, customers } = drive('join');
+    const registration = `fk-${FK}SUBSCRIPTION-REGISTRATION-0000000006-topic`;
+    try {
+      customers.pipeInput('c1', 'ada', 1);
+      orders.pipeInput('o1', 'c1|book', 2);
+      const subs = driver.createOutputTopic(registration, S, Serdes.ByteArray()).readRecordsToList();
+      assert.equal(subs.length, 1);
+      const sub = decodeSubscription(subs[0]!.value!);
+      assert.equal(sub.primaryPartition, 0);
+      assert.deepEqual(sub.hash, murmur3Hash128(Buffer.from('c1|book')));
+    } finally {
+      driver.close();
+    }
   });
 
   it('inner join: foreign key changes, deletes on either side, null foreign keys', () => {
