@@ -19,7 +19,11 @@ import type { BrokerId } from '../common/ids.js';
 import { createLogger, type Logger, type LogLevel } from '../common/logger.js';
 import { brokerConsoleClient } from '../console/broker-console.js';
 import { WebConsole } from '../console/web-console.js';
-import { readClusterId, registerBroker } from '../controller/broker-registration.js';
+import {
+  readClusterId,
+  registerBroker,
+  updateBrokerRegistration,
+} from '../controller/broker-registration.js';
 import type { BrokerChannel } from '../controller/channel.js';
 import { Controller } from '../controller/controller.js';
 import { writeLogDirFailureEvent } from '../controller/log-dir-events.js';
@@ -28,7 +32,7 @@ import type { CoordinationStore } from '../controller/store/store.js';
 import type { ZooKeeperSaslExchange } from '../controller/store/zookeeper-sasl.js';
 import { connectZooKeeper, ensureZooKeeperChroot } from '../controller/store/zookeeper-store.js';
 import { TopicAdmin } from '../controller/topic-admin.js';
-import { type BrokerRegistration, brokerPath } from '../controller/zk-layout/index.js';
+import { type BrokerEndpoint, type BrokerRegistration, brokerPath } from '../controller/zk-layout/index.js';
 import { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import { partitionGroupStorage } from '../coordinator/group/group-storage.js';
 import { MetricsEndpoint } from '../metrics/metrics-endpoint.js';
@@ -45,13 +49,14 @@ import {
   DelegationTokenManager,
   delegationTokenSettings,
 } from '../security/delegation-token/token-manager.js';
+import { DynamicListeners } from '../security/dynamic-listeners.js';
 import {
   type InterBrokerSecurity,
   interBrokerSecurity,
   PLAINTEXT_INTER_BROKER,
 } from '../security/inter-broker.js';
 import { securedListeners } from '../security/listeners.js';
-import { listenerSaslSettings, rawSaslToken, SaslAuthenticator } from '../security/sasl/authenticator.js';
+import { rawSaslToken, SaslAuthenticator } from '../security/sasl/authenticator.js';
 import { digestExchanges, zooKeeperSaslLogin } from '../security/zookeeper-sasl.js';
 import { zooKeeperSecureAcls } from '../security/zookeeper-secure-acls.js';
 import { zooKeeperClientTls } from '../security/zookeeper-tls.js';
@@ -178,6 +183,8 @@ export class Broker {
   private logs: LogDirs | null = null;
   private server: SocketServer | null = null;
   private certificateReloader: CertificateReloader | null = null;
+  /** listeners, advertised.listeners and listener SASL settings changed at runtime. */
+  private dynamicListeners: DynamicListeners | null = null;
   private controller: Controller | null = null;
   private dynamicConfig: DynamicConfig | null = null;
   private fetchers: ReplicaFetchers | null = null;
@@ -245,7 +252,7 @@ export class Broker {
     this.store = await this.openStore(this.options.config.logDirs[0]!);
     const storage = await this.loadLogs(keyStores);
     const bound = await this.bindListeners(storage.framePool);
-    await this.registerInCluster(bound);
+    await this.registerInCluster();
     const replication = await this.startReplication(storage);
     const controller = this.createController(replication);
     const services = await this.createServices(replication, controller);
@@ -359,6 +366,14 @@ export class Broker {
       logger.child('tls'),
     );
     this.certificateReloader.start();
+    this.dynamicListeners = new DynamicListeners({
+      initial: config,
+      server,
+      certificates: this.certificateReloader,
+      sasl: () => this.services?.sasl ?? null,
+      advertise: (endpoints) => this.advertise(endpoints),
+      logger: logger.child('listeners'),
+    });
     return config.listeners.map((l) => {
       const address = this.server!.address(l.name);
       return { name: l.name, host: address.host, port: address.port };
@@ -366,18 +381,26 @@ export class Broker {
   }
 
   /**
+   * New advertised endpoints after a dynamic listener change: the registration is rewritten in place (Kafka's
+   * updateBrokerInfo), and a later registration (after a session expiry) carries them too.
+   */
+  private async advertise(endpoints: BrokerEndpoint[]): Promise<void> {
+    const store = this.store;
+    if (this.registration === null || store === null) return;
+    this.registration = { ...this.registration, endpoints };
+    if (!this.registered) return;
+    const updated = await updateBrokerRegistration(store, this.registration);
+    if (!updated.ok) this.options.logger.warn(`broker registration not updated: ${updated.reason}`);
+  }
+
+  /**
    * Phase: this broker's registration in /brokers/ids with its advertised endpoints. Only now can the controller
    * elect it leader (never of a log still being recovered). Sets the broker epoch.
    */
-  private async registerInCluster(bound: readonly BoundListener[]): Promise<void> {
+  private async registerInCluster(): Promise<void> {
     const { config, clock } = this.options;
-    const endpoints = config.advertisedListeners.map((l) => {
-      const b = bound.find((x) => x.name === l.name);
-      // A listener bound to port 0 is advertised with the port the system chose.
-      const port = l.port === 0 && b !== undefined ? b.port : l.port;
-      const host = l.host === '' ? (b?.host ?? '127.0.0.1') : l.host;
-      return { listenerName: l.name, securityProtocol: l.securityProtocol, host, port };
-    });
+    // A listener bound to port 0 is advertised with the port the system chose.
+    const endpoints = this.dynamicListeners!.endpoints();
     this.registration = {
       brokerId: this.brokerId as BrokerId,
       endpoints,
@@ -465,6 +488,8 @@ export class Broker {
         this.connectionCreationRates?.configure(topicConfigs.mergedBrokerConfig());
         // Altered listener ssl.* keys reload that listener's certificates (KIP-226).
         this.certificateReloader?.brokerConfigChanged(topicConfigs.mergedBrokerConfig());
+        // listeners, advertised.listeners, the protocol map and SASL settings (KIP-226's DynamicListenerConfig).
+        this.dynamicListeners?.configChanged(topicConfigs.mergedBrokerConfig());
         // producer.id.expiration.ms is cluster-wide dynamic (KIP-854).
         const expiration = topicConfigs.mergedBrokerConfig().get('producer.id.expiration.ms');
         logs.setProducerIdExpirationMs(
@@ -634,7 +659,7 @@ export class Broker {
     const services: BrokerServices = {
       authorizer,
       delegationTokens,
-      sasl: new SaslAuthenticator(listenerSaslSettings(config), store, logger.child('sasl'), (id, m) =>
+      sasl: new SaslAuthenticator(this.dynamicListeners!.sasl(), store, logger.child('sasl'), (id, m) =>
         delegationTokens.tokenCredential(id, m),
       ),
       interBrokerSecurity: this.interBroker,

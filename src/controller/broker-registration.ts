@@ -146,3 +146,24 @@ export async function readLiveBrokers(
   }
   return { ok: true, brokers, bad };
 }
+
+/**
+ * Rewrites this broker's own registration in place (Kafka's updateBrokerInfo after a dynamic listener change):
+ * same node, same session, so the broker epoch stays; the controller's data watch sees new endpoints and sends
+ * every broker the metadata with them. Refused when the node is not this session's (it expired or was fenced:
+ * the next registration carries the new endpoints anyway).
+ */
+export async function updateBrokerRegistration(
+  store: CoordinationStore,
+  registration: BrokerRegistration,
+): Promise<{ ok: true } | { ok: false; reason: string; code?: StoreErrorCode }> {
+  const path = brokerPath(registration.brokerId);
+  const node = await store.get(path);
+  if (!node.ok) return { ok: false, reason: `reading ${path} failed`, code: node.code };
+  if (node.value.stat.ephemeralOwner !== store.sessionId) {
+    return { ok: false, reason: `${path} belongs to another session` };
+  }
+  const written = await store.set(path, encodeBrokerRegistration(registration), node.value.stat.version);
+  if (!written.ok) return { ok: false, reason: `writing ${path} failed`, code: written.code };
+  return { ok: true };
+}

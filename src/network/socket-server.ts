@@ -3,7 +3,9 @@
 // queued.max.request.bytes) and the network counters.
 //
 // Lifecycle: new -> start() (binds every listener or none) -> running -> shutdown() (stops accepting, lets
-// each connection answer what it has in flight, closes what is left at the deadline) -> stopped.
+// each connection answer what it has in flight, closes what is left at the deadline) -> stopped. While running,
+// addListener() binds one more listener and removeListener() stops one and closes its connections (Kafka's
+// dynamic listeners, KIP-226).
 // State: the set of connections, per-address counts, connections waiting for broker-wide capacity, and the
 // stats object. Connections own everything about themselves.
 
@@ -93,6 +95,8 @@ export class SocketServer implements ConnectionHost {
   private state: ServerState = 'new';
   private readonly listenerConfigs: readonly ListenerConfig[];
   private readonly bound: BoundListener[] = [];
+  /** The listener each admitted socket came through, so that removing a listener finds its sockets. */
+  private readonly socketListener = new WeakMap<net.Socket, string>();
   private readonly connections = new Set<Connection>();
   /** Admitted TCP sockets, including TLS sockets still in their handshake (not yet connections). */
   private readonly sockets = new Set<net.Socket>();
@@ -164,6 +168,62 @@ export class SocketServer implements ConnectionHost {
       throw error;
     }
     this.state = 'running';
+  }
+
+  /**
+   * Binds one more listener while running (a dynamic `listeners` change): connections are accepted on it as soon
+   * as this resolves. Rejects when its name is taken, its settings are wrong, or its address cannot be bound.
+   */
+  async addListener(config: ListenerConfig): Promise<BoundAddress> {
+    assert(this.state === 'running', `addListener() called in state ${this.state}`);
+    checkListener(config);
+    if (this.bound.some((l) => l.config.name === config.name))
+      throw new ListenerConfigError(`listener ${config.name} is already bound`);
+    const server = this.createServer(config);
+    await listen(server, config, this.options['socket.listen.backlog.size'], this.logger);
+    if (this.state !== 'running') {
+      server.close();
+      throw new ListenerConfigError(`network stopped while listener ${config.name} was being bound`);
+    }
+    this.bound.push({ config, server });
+    const address = this.address(config.name);
+    this.logger.info('listening', {
+      listener: config.name,
+      securityProtocol: config.securityProtocol,
+      host: address.host,
+      port: address.port,
+      dynamic: true,
+    });
+    return address;
+  }
+
+  /**
+   * Stops a listener (a dynamic `listeners` change): it accepts nothing more, and its connections, open or still
+   * in their TLS handshake, are closed, as Kafka's removeListeners closes the listener's processors. Resolves once
+   * the port is released. A name not bound is nothing to do.
+   */
+  async removeListener(listenerName: string): Promise<void> {
+    const index = this.bound.findIndex((l) => l.config.name === listenerName);
+    if (index < 0) return;
+    const [{ server }] = this.bound.splice(index, 1) as [BoundListener];
+    this.acceptorFreeAtMs.delete(listenerName);
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    let count = 0;
+    for (const connection of [...this.connections]) {
+      if (connection.listenerName !== listenerName) continue;
+      count++;
+      connection.close('closing connection: its listener was removed', 'info');
+    }
+    for (const socket of [...this.sockets]) {
+      if (this.socketListener.get(socket) === listenerName) socket.destroy();
+    }
+    this.logger.info('listener removed', { listener: listenerName, connectionsClosed: count });
+    await closed;
+  }
+
+  /** The names of the listeners bound now. */
+  listenerNames(): string[] {
+    return this.bound.map((l) => l.config.name);
   }
 
   /** The address a listener is bound to (the real port when configured with port 0). */
@@ -360,6 +420,7 @@ export class SocketServer implements ConnectionHost {
     }
     this.connectionsPerAddress.set(address, fromAddress + 1);
     this.sockets.add(socket);
+    this.socketListener.set(socket, config.name);
     this.stats.connectionsAccepted++;
     this.stats.connectionsOpen++;
     socket.once('close', () => this.release(socket, address));
@@ -398,7 +459,9 @@ export class SocketServer implements ConnectionHost {
 
   /** Wraps an admitted socket (plain, or TLS after its handshake) in a Connection. */
   private open(socket: net.Socket, config: ListenerConfig, ownReads: OwnReadSocket | null = null): void {
-    if (this.state !== 'running' || socket.destroyed) {
+    // A connection whose listener was removed while it waited (a creation-rate delay, a TLS handshake) is closed.
+    const listenerBound = this.bound.some((l) => l.config.name === config.name);
+    if (this.state !== 'running' || socket.destroyed || !listenerBound) {
       socket.destroy();
       return;
     }

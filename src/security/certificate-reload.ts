@@ -9,12 +9,16 @@
 // with IncrementalAlterConfigs on the broker resource reaches brokerConfigChanged(), which reloads each TLS
 // listener whose ssl settings changed, from the merged static and dynamic configs, and watches the new files.
 //
+// Listeners added or removed at runtime (dynamic `listeners`) are told with setListeners(): a new listener is bound
+// with its settings as they are then, and watched from there on.
+//
 // Lifecycle: start() after the listeners are bound, stop() at shutdown.
 
 import { unwatchFile, watchFile } from 'node:fs';
 import type { SecureContextOptions } from 'node:tls';
 import type { BrokerConfig } from '../broker/config/broker-config.js';
 import { BROKER_KEYS, brokerKey } from '../broker/config/broker-keys.js';
+import type { Listener } from '../broker/config/listeners.js';
 import { ParsedConfig } from '../broker/config/parsed-config.js';
 import type { Logger } from '../common/logger.js';
 import { usesTls } from '../network/security.js';
@@ -34,24 +38,43 @@ export class CertificateReloader {
   private values: ParsedConfig;
   /** Per TLS listener, the raw text of the ssl keys that apply to it, to tell which listeners an alter touched. */
   private readonly sslSettings = new Map<string, string>();
+  /** The listeners bound now: the configured ones, then as dynamic changes add and remove them. */
+  private listeners: readonly Listener[];
 
   constructor(
-    private readonly config: BrokerConfig,
+    config: BrokerConfig,
     private readonly apply: ApplyTls,
     private readonly logger: Logger,
   ) {
     this.values = config.values;
+    this.listeners = config.listeners;
     for (const listener of this.tlsListeners()) {
       this.sslSettings.set(listener, sslSettingsOf(config.values.originals, listener));
     }
   }
 
   private tlsListeners(): string[] {
-    return this.config.listeners.filter((l) => usesTls(l.securityProtocol)).map((l) => l.name);
+    return this.listeners.filter((l) => usesTls(l.securityProtocol)).map((l) => l.name);
+  }
+
+  /**
+   * The listeners bound now, after a dynamic change, with the config they were bound with: a
+   * new TLS listener's files are watched from now on, a removed one's no longer.
+   */
+  setListeners(listeners: readonly Listener[], values: ParsedConfig): void {
+    this.listeners = listeners;
+    this.values = values;
+    const names = new Set(this.tlsListeners());
+    for (const name of [...this.sslSettings.keys()]) if (!names.has(name)) this.sslSettings.delete(name);
+    for (const name of names) {
+      if (!this.sslSettings.has(name)) this.sslSettings.set(name, sslSettingsOf(values.originals, name));
+    }
+    for (const { file, onChange } of this.watched.splice(0)) unwatchFile(file, onChange);
+    this.start();
   }
 
   start(): void {
-    for (const listener of this.config.listeners) {
+    for (const listener of this.listeners) {
       if (!usesTls(listener.securityProtocol)) continue;
       for (const file of listenerTlsFiles(this.values, listener.name)) {
         const onChange = () => this.schedule(listener.name);
@@ -92,7 +115,7 @@ export class CertificateReloader {
   }
 
   private reload(listenerName: string): void {
-    const listener = this.config.listeners.find((l) => l.name === listenerName);
+    const listener = this.listeners.find((l) => l.name === listenerName);
     if (listener === undefined) return;
     try {
       const tls = listenerTls(this.values, listenerName, listener.securityProtocol === 'SASL_SSL');

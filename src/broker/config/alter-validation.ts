@@ -271,9 +271,25 @@ export function validateDynamicBrokerConfigs(
     if (threads !== null) return configFailure(ConfigErrorCode.INVALID_CONFIG, threads);
     return { ok: true, configs };
   } catch (error) {
+    // The listener rules are Kafka's DynamicListenerConfig checks, which it answers INVALID_REQUEST naming the
+    // resource (src/security/dynamic-listeners.ts applies the change).
+    if (error instanceof ConfigError && LISTENER_RULE_KEYS.has(error.key)) {
+      return configFailure(
+        ConfigErrorCode.INVALID_REQUEST,
+        `Invalid config value for resource ConfigResource(type=BROKER, name='${resourceName}'): ${error.message}`,
+      );
+    }
     return invalidConfig(error);
   }
 }
+
+/** The keys whose rules (resolveListeners) decide whether listeners can change as asked. */
+const LISTENER_RULE_KEYS = new Set([
+  'listeners',
+  'advertised.listeners',
+  'listener.security.protocol.map',
+  'inter.broker.listener.name',
+]);
 
 /**
  * Kafka's LogCleaner.validateReconfiguration: a running cleaner's thread count may change, but to at least 1,

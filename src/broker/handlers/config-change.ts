@@ -3,6 +3,7 @@
 // through the dynamic config store, which notifies every broker.
 
 import { ErrorCode } from '../../protocol/errors.js';
+import { listenerChangeRefusal } from '../../security/dynamic-listeners.js';
 import type { RequestContext } from '../api-handler.js';
 import { AclOperation, authorizeCluster, authorizeTopic } from '../authorization.js';
 import { brokerResource } from '../config/broker-resource.js';
@@ -84,6 +85,10 @@ export async function alterConfigResources<Entry>(
         continue;
       }
       checked = validation.broker(resource.configs, target.perBroker, layers, resource.resourceName);
+      // Listeners and their SASL settings change at runtime: a change that could not apply is refused here.
+      if (checked.ok)
+        checked =
+          listenerChangeRefusal(layers, target.perBroker, checked.configs, resource.resourceName) ?? checked;
       write = (configs) => dynamicConfig.writeBrokerConfig(target.perBroker, configs);
     } else {
       respond(ErrorCode.INVALID_REQUEST, `Resource type ${resource.resourceType} is not supported.`);

@@ -173,17 +173,35 @@ export class SaslAuthenticator {
   private readonly servers = new WeakMap<Connection, SaslServer>();
   private readonly credentials: ScramCredentialStore;
 
+  /** Each SASL listener's settings; replaced whole by a dynamic change (updateListeners). */
+  private listeners: ReadonlyMap<string, ListenerSasl>;
+
   constructor(
-    private readonly listeners: ReadonlyMap<string, ListenerSasl>,
+    listeners: ReadonlyMap<string, ListenerSasl>,
     store: CoordinationStore,
     private readonly logger: Logger,
     /** Delegation tokens for SCRAM's tokenauth extension; none by default. */
     private readonly tokenLookup: TokenCredentialLookup = () => null,
   ) {
     this.credentials = new ScramCredentialStore(store);
+    this.listeners = listeners;
+    this.warnUnsecured(listeners);
+  }
+
+  /**
+   * New SASL settings from a dynamic change (sasl.enabled.mechanisms, sasl.jaas.config, per listener too, or a
+   * listener added): a handshake from now on sees them; a connection already authenticated, or whose handshake
+   * chose its mechanism already, keeps what it has, as in Kafka.
+   */
+  updateListeners(listeners: ReadonlyMap<string, ListenerSasl>): void {
+    this.listeners = listeners;
+    this.warnUnsecured(listeners);
+  }
+
+  private warnUnsecured(listeners: ReadonlyMap<string, ListenerSasl>): void {
     for (const [name, listener] of listeners) {
       if (listener.oauthBearer?.unsecured === true) {
-        logger.warn(
+        this.logger.warn(
           'OAUTHBEARER accepts unsecured (unsigned) JWS tokens: for development only; set sasl.oauthbearer.jwks.endpoint.url to require signed tokens',
           { listener: name },
         );

@@ -371,7 +371,7 @@ describe('broker config changes', () => {
     );
     failure(
       validateAlterBrokerConfigs([{ name: 'advertised.listeners', value: 'SSL://h:1' }], true, L),
-      ConfigErrorCode.INVALID_CONFIG,
+      ConfigErrorCode.INVALID_REQUEST,
       'advertised.listeners',
     );
   });
