@@ -23,9 +23,25 @@
 // those buffers as soon as it sees the outcome (the producer's retries and its BufferPool rely on this); a request
 // that times out is the case that needs it, since its bytes may still wait behind a stalled peer. With
 // noResponse the promise resolves when the frame is handed to the socket, which may still hold it.
+//
+// Reads: into buffers of the connection's own (Node's `onread` on plain sockets, the same buffer hand-over on TLS
+// ones once the handshake is done; see network/own-reads.ts), cut into frames by the FrameReader the broker's
+// listeners use: between frames a read lands in a small scratch buffer of this connection, and once a large
+// response's size is known the rest of it is read straight into the response's own buffer, instead of a fresh
+// 64 KiB ArrayBuffer per socket read plus a fresh frame to gather them in (external memory that V8 answers with
+// full collections). With a `framePool` (the broker's, for inter-broker connections) that buffer comes from the
+// pool: a response of `requestHeld` stays the caller's until it hands the frame back with `releaseFrame`; any other
+// response's frame leaves the pool, since its decoded body may keep views of it.
+//
+// The broker's connections to other brokers are these connections too (broker/cluster/inter-broker-connection.ts):
+// with `versions` they skip ApiVersions and use the versions they are given, with `honourThrottle: false` they
+// ignore throttle times, as a broker's own requests do.
 
 import net from 'node:net';
 import tls from 'node:tls';
+import type { FramePool } from '../common/frame-pool.js';
+import { FrameError, FrameReader, SCRATCH_READ_BYTES } from '../network/frame-reader.js';
+import { adoptTlsForOwnReads } from '../network/own-reads.js';
 import { clientShouldThrottle } from '../protocol/client-throttle.js';
 import { decodeResponseHeader, encodeRequestHeader } from '../protocol/headers.js';
 import type { ApiVersionsResponse } from '../protocol/messages/18-api-versions.js';
@@ -46,8 +62,46 @@ export const CLIENT_MAX_VERSIONS: Readonly<Record<number, number>> = {
   [ApiKey.OFFSET_FETCH]: 7,
 };
 
-/** Largest response frame accepted (a fetch of fetch.max.bytes plus headers fits well inside). */
+/** Largest response frame accepted by default (a fetch of fetch.max.bytes plus headers fits well inside). */
 const FRAME_BYTES_MAX = 256 * 1024 * 1024;
+/** Smallest response frame: its correlation id. */
+const FRAME_BYTES_MIN = 4;
+
+/** A version range an API is served in. */
+export interface VersionRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** What a connection needs of the client's options, and what a broker's connection to another broker adds. */
+export type ConnectionOptions = Pick<
+  ResolvedClientOptions,
+  | 'clientId'
+  | 'requestTimeoutMs'
+  | 'connectionTimeoutMs'
+  | 'maxInFlightRequestsPerConnection'
+  | 'tls'
+  | 'sasl'
+  | 'logger'
+> & {
+  /**
+   * The versions the peer serves, known beforehand: ApiVersions is not asked. Requests name their version or get
+   * the highest of these this client implements.
+   */
+  readonly versions?: ReadonlyMap<number, VersionRange>;
+  /** Where large response frames come from (see `requestHeld`); without one each is allocated. */
+  readonly framePool?: FramePool;
+  /** Whether a response's throttle time holds back further requests (KIP-219); true unless false. */
+  readonly honourThrottle?: boolean;
+  /** Largest response frame accepted; 256 MiB unless given. */
+  readonly responseBytesMax?: number;
+};
+
+/** A decoded response with the frame it was read from, held for the caller until `releaseFrame`. */
+export interface HeldResponse<Response> {
+  readonly response: Response;
+  readonly frame: Buffer;
+}
 /** Requests waiting for an in-flight slot on one connection. */
 const QUEUED_REQUESTS_MAX = 10_000;
 
@@ -55,6 +109,8 @@ interface Pending {
   apiKey: number;
   version: number;
   correlationId: number;
+  /** Resolve with the frame too (`requestHeld`), leaving it in the pool for the caller to release. */
+  held: boolean;
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout | undefined;
@@ -91,12 +147,10 @@ export class Connection {
   private readonly saslQueue: Queued[] = [];
   private saslHold = false;
   private reauthTimer: NodeJS.Timeout | null = null;
-  /** The frame being received (its size known), filled as chunks arrive; null between frames. */
-  private frame: Buffer | null = null;
-  private frameFilled = 0;
-  /** A size prefix split across reads. */
-  private readonly sizeBytes = Buffer.alloc(4);
-  private sizeFilled = 0;
+  /** Cuts the received bytes into frames (see the top of this file). */
+  private readonly reader: FrameReader;
+  /** Whether reads land in this connection's buffers; false while Node's chunks are pushed (see `open`). */
+  private ownReads = false;
   private closed = false;
   private closeError: Error | null = null;
   private versions = new Map<number, { min: number; max: number }>();
@@ -107,18 +161,26 @@ export class Connection {
   private constructor(
     readonly host: string,
     readonly port: number,
-    private readonly options: ResolvedClientOptions,
-  ) {}
+    private readonly options: ConnectionOptions,
+  ) {
+    this.reader = new FrameReader(
+      options.responseBytesMax ?? FRAME_BYTES_MAX,
+      null,
+      options.framePool ?? null,
+      Buffer.allocUnsafeSlow(SCRATCH_READ_BYTES),
+    );
+  }
 
   /**
    * Opens a connection and makes it ready for requests (TLS, ApiVersions, SASL as configured), so that a caller
    * never holds a half-opened one; closes it again when a step fails.
    */
-  static async connect(host: string, port: number, options: ResolvedClientOptions): Promise<Connection> {
+  static async connect(host: string, port: number, options: ConnectionOptions): Promise<Connection> {
     const c = new Connection(host, port, options);
     await c.open();
     try {
-      await c.negotiate();
+      if (options.versions === undefined) await c.negotiate();
+      else c.versions = new Map(options.versions);
       const sasl = options.sasl;
       if (sasl !== undefined) {
         const session = await authenticate((apiKey, body) => c.request(apiKey, body), sasl);
@@ -166,6 +228,11 @@ export class Connection {
     return !this.closed;
   }
 
+  /** Whether responses are read into buffers of this connection (always on plain sockets; TLS when Node allows). */
+  get readsIntoOwnBuffers(): boolean {
+    return this.ownReads;
+  }
+
   /** `host:port`, for error messages and logs. */
   get address(): string {
     return `${this.host}:${this.port}`;
@@ -203,19 +270,34 @@ export class Connection {
         socket.destroy();
         reject(new ConnectionError(`cannot connect to ${this.address}: ${err.message}`, { cause: err }));
       };
+      const tlsOptions = this.options.tls;
       const socket: net.Socket =
-        this.options.tls !== undefined
+        tlsOptions !== undefined
           ? tls.connect(
               {
                 // SNI carries host names only (RFC 6066); the certificate is checked against servername or host.
                 servername: net.isIP(this.host) === 0 ? this.host : undefined,
-                ...this.options.tls,
+                ...tlsOptions,
                 host: this.host,
                 port: this.port,
               },
               () => onConnect(),
             )
-          : net.connect({ host: this.host, port: this.port }, () => onConnect());
+          : net.connect(
+              {
+                host: this.host,
+                port: this.port,
+                // Reads land where the frame reader says (see the top of this file).
+                onread: {
+                  buffer: () => this.reader.readBuffer(),
+                  callback: (bytes: number, buffer: Uint8Array): boolean => {
+                    this.onRead(bytes, buffer as Buffer);
+                    return true;
+                  },
+                },
+              },
+              () => onConnect(),
+            );
       const timer = setTimeout(
         () => onError(new Error(`timed out after ${this.options.connectionTimeoutMs} ms`)),
         this.options.connectionTimeoutMs,
@@ -224,7 +306,23 @@ export class Connection {
         clearTimeout(timer);
         socket.off('error', onError);
         socket.setNoDelay(true);
-        socket.on('data', (d: Buffer) => this.onData(d));
+        this.ownReads = tlsOptions === undefined;
+        if (tlsOptions !== undefined) {
+          // Decrypted bytes into our buffers too, when this Node lets us; else Node's chunks are pushed.
+          const own = adoptTlsForOwnReads(socket);
+          this.ownReads = own !== null;
+          if (own !== null) {
+            own.attach({
+              readBuffer: () => this.reader.readBuffer(),
+              onRead: (bytes, buffer) => this.onRead(bytes, buffer),
+            });
+          } else {
+            socket.on('data', (d: Buffer) => {
+              this.reader.push(d);
+              this.readFrames();
+            });
+          }
+        }
         socket.on('error', (err) =>
           this.fail(new ConnectionError(`${this.address}: ${err.message}`, { cause: err })),
         );
@@ -260,6 +358,27 @@ export class Connection {
    * RequestTimeoutError, or a DecodeError for a response that does not parse.
    */
   request<T = unknown>(apiKey: number, body: unknown, options: RequestOptions = {}): Promise<T> {
+    return this.send<T>(apiKey, body, options, false);
+  }
+
+  /**
+   * `request`, resolving with the frame the response was decoded from as well: its views (a fetch's records) stay
+   * valid until the caller gives the frame back with `releaseFrame`, after which the pool may reuse its memory.
+   */
+  requestHeld<T = unknown>(
+    apiKey: number,
+    body: unknown,
+    options: RequestOptions = {},
+  ): Promise<HeldResponse<T>> {
+    return this.send<HeldResponse<T>>(apiKey, body, options, true);
+  }
+
+  /** Gives back a frame of `requestHeld`: nothing may read its views afterwards. */
+  releaseFrame(frame: Buffer): void {
+    this.options.framePool?.release(frame);
+  }
+
+  private send<T>(apiKey: number, body: unknown, options: RequestOptions, held: boolean): Promise<T> {
     if (this.closed) {
       return Promise.reject(
         this.closeError ?? new ConnectionError(`connection to ${this.address} is closed`),
@@ -294,6 +413,7 @@ export class Connection {
         apiKey,
         version,
         correlationId,
+        held,
         resolve: resolve as (v: unknown) => void,
         reject,
         timer: undefined,
@@ -386,51 +506,24 @@ export class Connection {
     );
   }
 
-  /**
-   * Frames are cut from the received chunks. A frame inside one chunk is handed on as a view of it; a larger one
-   * gets its buffer as soon as its size is read, and each chunk is copied in as it arrives, so the copy (and the
-   * first touch of the new memory, costly on some machines) overlaps the rest of the transfer instead of
-   * following it.
-   */
-  private onData(d: Buffer): void {
-    let pos = 0;
-    while (pos < d.length && !this.closed) {
-      if (this.frame === null) {
-        let size: number;
-        if (this.sizeFilled === 0 && d.length - pos >= 4) {
-          size = d.readInt32BE(pos);
-          pos += 4;
-        } else {
-          const n = Math.min(4 - this.sizeFilled, d.length - pos);
-          d.copy(this.sizeBytes, this.sizeFilled, pos, pos + n);
-          this.sizeFilled += n;
-          pos += n;
-          if (this.sizeFilled < 4) return;
-          this.sizeFilled = 0;
-          size = this.sizeBytes.readInt32BE(0);
-        }
-        if (size < 4 || size > FRAME_BYTES_MAX) {
-          this.fail(new ConnectionError(`bad response size ${size} from ${this.address}`));
+  /** Bytes a read left in the buffer the frame reader chose (or any other, for the reader to take as a chunk). */
+  private onRead(bytes: number, buffer: Buffer): void {
+    this.reader.received(bytes, buffer);
+    this.readFrames();
+  }
+
+  private readFrames(): void {
+    try {
+      for (let frame = this.reader.next(); frame !== null && !this.closed; frame = this.reader.next()) {
+        if (frame.length < FRAME_BYTES_MIN) {
+          this.fail(new ConnectionError(`bad response size ${frame.length} from ${this.address}`));
           return;
         }
-        if (d.length - pos >= size) {
-          const frame = d.subarray(pos, pos + size);
-          pos += size;
-          this.onFrame(frame);
-          continue;
-        }
-        this.frame = Buffer.allocUnsafe(size);
-        this.frameFilled = 0;
-      }
-      const n = Math.min(this.frame.length - this.frameFilled, d.length - pos);
-      d.copy(this.frame, this.frameFilled, pos, pos + n);
-      this.frameFilled += n;
-      pos += n;
-      if (this.frameFilled === this.frame.length) {
-        const frame = this.frame;
-        this.frame = null;
         this.onFrame(frame);
       }
+    } catch (err) {
+      if (!(err instanceof FrameError)) throw err;
+      this.fail(new ConnectionError(`bad response size ${err.size} from ${this.address}`));
     }
   }
 
@@ -445,6 +538,9 @@ export class Connection {
     }
     this.inFlight.delete(correlationId);
     clearTimeout(p.timer);
+    const pool = this.options.framePool;
+    // Only a held response's frame stays in the pool: any other body may keep views of it for as long as it likes.
+    if (!p.held) pool?.forget(frame);
     try {
       const r = new Reader(frame);
       decodeResponseHeader(r, p.apiKey, p.version);
@@ -457,12 +553,14 @@ export class Connection {
         if (
           typeof throttleTimeMs === 'number' &&
           throttleTimeMs > 0 &&
+          this.options.honourThrottle !== false &&
           clientShouldThrottle(p.apiKey, p.version)
         )
           this.throttle(throttleTimeMs);
-        p.resolve(body);
+        p.resolve(p.held ? ({ response: body, frame } satisfies HeldResponse<unknown>) : body);
       }
     } catch (err) {
+      if (p.held) pool?.forget(frame);
       p.reject(err as Error);
     }
     this.pump();

@@ -3,17 +3,25 @@
 // caller holds it (requestHeld), becomes reusable once given back (releaseFrame) and is taken again by the next
 // answer; an answer of an ordinary request() leaves the pool, since its decoded body may keep views of it. This is
 // what a follower's fetcher relies on (RemoteLeaderEndPoint releases an answer's frame when the next fetch starts).
+// The same over TLS: the decrypted bytes are read into the connection's own buffers and the pool's frames as well
+// (a TLS follower used to take a fresh buffer per read).
 
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
 import { InterBrokerConnection } from '../../src/broker/cluster/inter-broker-connection.js';
 import { FramePool } from '../../src/common/frame-pool.js';
 import type { FetchResponse } from '../../src/protocol/messages/01-fetch.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { isBatchCrcValid } from '../../src/protocol/records/batch-crc.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { useBrokerWithClient } from '../helpers/broker-suite.js';
-import { createTopic, fetchBody, produceBatch } from '../helpers/wire-client.js';
+import { type DevCertFiles, writeDevCertificates } from '../../src/security/dev-certs.js';
+import type { InterBrokerSecurity } from '../../src/security/inter-broker.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { createTopic, fetchBody, produceBatch, WireClient } from '../helpers/wire-client.js';
+import { freePort } from '../helpers/zookeeper.js';
 
 const TOPIC = 'frames';
 const BATCHES = 3;
@@ -35,68 +43,111 @@ function recordsOf(response: FetchResponse): Buffer {
   return records;
 }
 
+/** Holds, releases and reuses frames of fetch answers read over `security` from the broker's `port`. */
+async function holdsAndReuses(port: number, security?: InterBrokerSecurity): Promise<void> {
+  const pool = new FramePool(4 * 1024 * 1024, true);
+  const connection = new InterBrokerConnection('127.0.0.1', port, 'frames-test', security, pool);
+  try {
+    const first = await connection.requestHeld<FetchResponse>(
+      ApiKey.FETCH,
+      12,
+      fetchBody(TOPIC, 0, 0),
+      10_000,
+    );
+    assert.ok(connection.readsIntoOwnBuffers, "reads land in buffers of the connection, not Node's");
+    const records = recordsOf(first.response);
+    assert.ok(records.length > BATCHES * RECORDS_PER_BATCH * VALUE_BYTES);
+    assert.equal(records.buffer, first.frame.buffer, 'the records are a view of the held frame');
+    assert.equal(pool.stats.allocated, 1, 'the answer was read into a pooled frame');
+    const copy = Buffer.from(records);
+
+    // Held: a second answer cannot take the first one's memory.
+    const second = await connection.requestHeld<FetchResponse>(
+      ApiKey.FETCH,
+      12,
+      fetchBody(TOPIC, 0, 0),
+      10_000,
+    );
+    assert.notEqual(second.frame.buffer, first.frame.buffer);
+    assert.deepEqual(records, copy, 'a held frame keeps its bytes');
+    assert.deepEqual(recordsOf(second.response), copy);
+
+    // Released: poisoned (BROOK_DEBUG_POISON_FRAMES's check) and handed to the next answer.
+    connection.releaseFrame(first.frame);
+    assert.equal(pool.stats.recycled, 1);
+    assert.ok(records.every((b) => b === POISON));
+    connection.releaseFrame(second.frame);
+    const third = await connection.requestHeld<FetchResponse>(
+      ApiKey.FETCH,
+      12,
+      fetchBody(TOPIC, 0, 0),
+      10_000,
+    );
+    assert.equal(pool.stats.reused, 1, 'the next answer took an idle frame');
+    assert.deepEqual(recordsOf(third.response), copy);
+    connection.releaseFrame(third.frame);
+
+    // An ordinary request's answer is not the caller's to release: its frame leaves the pool.
+    const dropped = pool.stats.dropped;
+    const plain = await connection.request<FetchResponse>(ApiKey.FETCH, 12, fetchBody(TOPIC, 0, 0), 10_000);
+    assert.equal(pool.stats.dropped, dropped + 1);
+    assert.deepEqual(recordsOf(plain), copy);
+  } finally {
+    connection.close();
+  }
+}
+
 describe('inter-broker reads into pooled frames', () => {
-  const suite = useBrokerWithClient({}, async (s) => {
-    await createTopic(s.client, TOPIC);
-    for (let b = 0; b < BATCHES; b++) {
-      const records = Array.from({ length: RECORDS_PER_BATCH }, (_, r) => ({
-        value: Buffer.alloc(VALUE_BYTES, (b * RECORDS_PER_BATCH + r) % 200),
-      }));
-      const answer = await produceBatch(s.client, TOPIC, buildBatch(records), 1);
-      assert.equal(answer.errorCode, 0);
+  const dir = mkdtempSync(join(tmpdir(), 'brook-frames-'));
+  let certs: DevCertFiles;
+  let broker: BrokerProcess | undefined;
+  let sslPort = 0;
+
+  before(async () => {
+    certs = writeDevCertificates({ dir });
+    const plainPort = await freePort();
+    sslPort = await freePort();
+    broker = await startBroker({
+      port: plainPort,
+      overrides: {
+        listeners: `PLAINTEXT://127.0.0.1:${plainPort},SSL://127.0.0.1:${sslPort}`,
+        'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,SSL:SSL',
+        'inter.broker.listener.name': 'PLAINTEXT',
+        'ssl.keystore.type': 'PEM',
+        'ssl.keystore.location': certs.brokerKeystorePem,
+        'ssl.truststore.type': 'PEM',
+        'ssl.truststore.location': certs.caCert,
+      },
+    });
+    const client = await WireClient.connect(broker.host, broker.port);
+    try {
+      await createTopic(client, TOPIC);
+      for (let b = 0; b < BATCHES; b++) {
+        const records = Array.from({ length: RECORDS_PER_BATCH }, (_, r) => ({
+          value: Buffer.alloc(VALUE_BYTES, (b * RECORDS_PER_BATCH + r) % 200),
+        }));
+        const answer = await produceBatch(client, TOPIC, buildBatch(records), 1);
+        assert.equal(answer.errorCode, 0);
+      }
+    } finally {
+      client.close();
     }
   });
 
+  after(async () => {
+    await broker?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('holds a fetch answer until it is released, then reuses its memory', { timeout: 60_000 }, async () => {
-    const { broker } = suite;
-    const pool = new FramePool(4 * 1024 * 1024, true);
-    const connection = new InterBrokerConnection(broker.host, broker.port, 'frames-test', undefined, pool);
-    try {
-      const first = await connection.requestHeld<FetchResponse>(
-        ApiKey.FETCH,
-        12,
-        fetchBody(TOPIC, 0, 0),
-        10_000,
-      );
-      const records = recordsOf(first.response);
-      assert.ok(records.length > BATCHES * RECORDS_PER_BATCH * VALUE_BYTES);
-      assert.equal(records.buffer, first.frame.buffer, 'the records are a view of the held frame');
-      assert.equal(pool.stats.allocated, 1, 'the answer was read into a pooled frame');
-      const copy = Buffer.from(records);
+    assert.ok(broker);
+    await holdsAndReuses(broker.port);
+  });
 
-      // Held: a second answer cannot take the first one's memory.
-      const second = await connection.requestHeld<FetchResponse>(
-        ApiKey.FETCH,
-        12,
-        fetchBody(TOPIC, 0, 0),
-        10_000,
-      );
-      assert.notEqual(second.frame.buffer, first.frame.buffer);
-      assert.deepEqual(records, copy, 'a held frame keeps its bytes');
-      assert.deepEqual(recordsOf(second.response), copy);
-
-      // Released: poisoned (BROOK_DEBUG_POISON_FRAMES's check) and handed to the next answer.
-      connection.releaseFrame(first.frame);
-      assert.equal(pool.stats.recycled, 1);
-      assert.ok(records.every((b) => b === POISON));
-      connection.releaseFrame(second.frame);
-      const third = await connection.requestHeld<FetchResponse>(
-        ApiKey.FETCH,
-        12,
-        fetchBody(TOPIC, 0, 0),
-        10_000,
-      );
-      assert.equal(pool.stats.reused, 1, 'the next answer took an idle frame');
-      assert.deepEqual(recordsOf(third.response), copy);
-      connection.releaseFrame(third.frame);
-
-      // An ordinary request's answer is not the caller's to release: its frame leaves the pool.
-      const dropped = pool.stats.dropped;
-      const plain = await connection.request<FetchResponse>(ApiKey.FETCH, 12, fetchBody(TOPIC, 0, 0), 10_000);
-      assert.equal(pool.stats.dropped, dropped + 1);
-      assert.deepEqual(recordsOf(plain), copy);
-    } finally {
-      connection.close();
-    }
+  it('does the same over TLS', { timeout: 60_000 }, async () => {
+    await holdsAndReuses(sslPort, {
+      tls: { ca: readFileSync(certs.caCert), servername: 'localhost' },
+      sasl: null,
+    });
   });
 });

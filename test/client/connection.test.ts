@@ -1,12 +1,15 @@
 // A connection against a scripted broker: no more than max.in.flight requests on the wire at once, responses
 // matched to requests by correlation id even when they come back out of order, and ApiVersions negotiation that
-// falls back to v0 when the broker answers UNSUPPORTED_VERSION, then uses the highest common version.
+// falls back to v0 when the broker answers UNSUPPORTED_VERSION, then uses the highest common version. With the
+// options a broker's own connections use: versions given (no ApiVersions), throttle times ignored, a large
+// response read into a frame of a FramePool that stays the caller's until released.
 
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
 import { Connection } from '../../src/client/connection.js';
 import { resolveClientOptions } from '../../src/client/options.js';
+import { FramePool } from '../../src/common/frame-pool.js';
 import { decodeRequestHeader, encodeResponseHeader } from '../../src/protocol/headers.js';
 import type { MetadataResponse } from '../../src/protocol/messages/03-metadata.js';
 import { Reader, Writer } from '../../src/protocol/primitives/index.js';
@@ -205,6 +208,50 @@ test('responses split into single bytes, or several in one read, are framed corr
       'three frames in one read reach their three callers',
     );
     c.close();
+  } finally {
+    broker.close();
+  }
+});
+
+test('with versions given: no ApiVersions, no throttling, and a held response in a pooled frame', async () => {
+  const seen: string[] = [];
+  const CLUSTER_ID = 'k'.repeat(100_000);
+  const broker = await scriptedBroker((request, reply) => {
+    seen.push(`${request.apiKey}v${request.version}`);
+    reply({
+      throttleTimeMs: 60_000,
+      brokers: [],
+      clusterId: CLUSTER_ID,
+      controllerId: 0,
+      topics: [],
+      clusterAuthorizedOperations: 0,
+    });
+  });
+  const pool = new FramePool(1024 * 1024, true);
+  try {
+    const c = await Connection.connect('127.0.0.1', broker.port, {
+      ...resolveClientOptions({ bootstrapServers: 'x:1' }),
+      versions: new Map([[ApiKey.METADATA, { min: 0, max: 9 }]]),
+      honourThrottle: false,
+      framePool: pool,
+    });
+    try {
+      assert.equal(c.pickVersion(ApiKey.METADATA), 9, 'the highest of the versions given');
+      const held = await c.requestHeld<MetadataResponse>(ApiKey.METADATA, metadataBody);
+      assert.deepEqual(seen, ['3v9'], 'nothing but the request itself was sent');
+      assert.equal(held.response.clusterId, CLUSTER_ID);
+      assert.ok(c.readsIntoOwnBuffers);
+      assert.ok(pool.isPooled(held.frame), 'the response was read into a frame of the pool');
+      assert.equal(c.throttled, false, 'a throttle time is ignored');
+      // Not held back: the next request goes out and is answered (a throttled connection would wait 60 s).
+      const plain = await c.request<MetadataResponse>(ApiKey.METADATA, metadataBody);
+      assert.equal(plain.clusterId, CLUSTER_ID);
+      assert.equal(pool.stats.dropped, 1, "an ordinary response's frame leaves the pool");
+      c.releaseFrame(held.frame);
+      assert.equal(pool.stats.recycled, 1, 'the released frame is idle again');
+    } finally {
+      c.close();
+    }
   } finally {
     broker.close();
   }

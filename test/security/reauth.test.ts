@@ -1,12 +1,14 @@
 // KIP-368 re-authentication through the wire: a SASL_PLAINTEXT listener with connections.max.reauth.ms=1500
 // answers that session lifetime (or a shorter OAUTHBEARER token's), closes a connection that sends a request after
 // its session ended, and lets it re-authenticate on the same connection first, with the same mechanism and
-// principal only. Brook's client re-authenticates by itself and keeps one connection across several lifetimes.
+// principal only. Brook's client re-authenticates by itself and keeps one connection across several lifetimes, and
+// so does a broker's connection to another broker (the same Connection with fixed SASL versions).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
+import { InterBrokerConnection } from '../../src/broker/cluster/inter-broker-connection.js';
 import { Connection } from '../../src/client/connection.js';
 import { unsecuredToken, unsecuredTokenProvider } from '../../src/client/oauth-token.js';
 import { resolveClientOptions, type SaslOptions } from '../../src/client/options.js';
@@ -171,6 +173,30 @@ describe('KIP-368 re-authentication', () => {
       }
     });
   }
+
+  it("a broker's inter-broker connection re-authenticates by itself and keeps being served", async () => {
+    const connection = new InterBrokerConnection('127.0.0.1', saslPort, 'broker-9-test', {
+      tls: null,
+      sasl: { mechanism: 'plain', username: 'alice', password: 'alice-secret' },
+    });
+    try {
+      // Three session lifetimes of requests: one sent after the session ended would close the connection, and the
+      // requests on it would fail.
+      const until = Date.now() + 3 * REAUTH_MS;
+      let served = 0;
+      while (Date.now() < until) {
+        const answers = await Promise.all([
+          connection.request<{ brokers: unknown[] }>(ApiKey.METADATA, 1, { topics: [] }, 15_000),
+          connection.request<{ brokers: unknown[] }>(ApiKey.METADATA, 1, { topics: [] }, 15_000),
+        ]);
+        served += answers.filter((a) => a.brokers.length === 1).length;
+        await sleep(100);
+      }
+      assert.ok(served >= 10, `${served}`);
+    } finally {
+      connection.close();
+    }
+  });
 
   it('kafkajs re-authenticates before its session ends and keeps being served', async () => {
     const kafka = new Kafka({
