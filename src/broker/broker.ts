@@ -230,10 +230,10 @@ export class Broker {
   /** brook.encryption.key.rotation.check.interval.ms, one per log directory; empty without a key provider. */
   private keyRotations: KeyRotation[] = [];
   private logDirFailed = false;
-  readonly brokerId: number;
+  readonly brokerId: BrokerId;
 
   constructor(private readonly options: BrokerOptions) {
-    this.brokerId = Math.max(options.config.brokerId, 0);
+    this.brokerId = Math.max(options.config.brokerId, 0) as BrokerId;
   }
 
   start(): Promise<BoundListener[]> {
@@ -402,7 +402,7 @@ export class Broker {
     // A listener bound to port 0 is advertised with the port the system chose.
     const endpoints = this.dynamicListeners!.endpoints();
     this.registration = {
-      brokerId: this.brokerId as BrokerId,
+      brokerId: this.brokerId,
       endpoints,
       rack: config.brokerRack,
       jmxPort: -1,
@@ -579,7 +579,7 @@ export class Broker {
     const channel = this.controllerChannel(replication.controllerRequests, replication.metadata);
     this.controller = new Controller({
       store: this.store!,
-      brokerId: this.brokerId as BrokerId,
+      brokerId: this.brokerId,
       channel,
       clock,
       logger: logger.child('controller'),
@@ -1045,7 +1045,7 @@ export class Broker {
     for (let attempt = 0; attempt < LOG_DIR_EVENT_ATTEMPTS && this.stopping === null; attempt++) {
       const store = this.store;
       if (store === null) return;
-      const written = await writeLogDirFailureEvent(store, this.brokerId as BrokerId);
+      const written = await writeLogDirFailureEvent(store, this.brokerId);
       if (written.ok) return;
       this.options.logger.warn(`writing the log dir failure event failed (${written.code}); retrying`);
       await new Promise((r) => setTimeout(r, REGISTRATION_RETRY_MS));
@@ -1180,7 +1180,7 @@ export class Broker {
   private async watchOwnRegistration(): Promise<void> {
     const store = this.store;
     if (store === null || this.stopping !== null) return;
-    const path = brokerPath(this.brokerId as BrokerId);
+    const path = brokerPath(this.brokerId);
     const watched = await store.exists(path, this.ownRegistrationWatcher);
     if (!watched.ok || watched.value !== null || this.stopping !== null || this.store !== store) return;
     if (this.registration === null || this.logDirFailed) return;

@@ -24,6 +24,8 @@ export const NO_PRODUCER_ID = -1 as ProducerId;
 export const NO_PRODUCER_EPOCH = -1 as ProducerEpoch;
 export const NO_LEADER_EPOCH = -1 as LeaderEpoch;
 export const NO_TIMESTAMP = -1 as TimestampMs;
+/** Kafka's -1 for "no broker": no leader known, no controller. */
+export const NO_BROKER_ID = -1 as BrokerId;
 
 function checkedNumber(value: bigint | number, what: string): number {
   const n = typeof value === 'bigint' ? Number(value) : value;
@@ -57,6 +59,14 @@ export function toLeaderEpoch(value: number): LeaderEpoch {
 export function toBrokerId(value: number): BrokerId {
   assert(Number.isInteger(value) && value >= -1 && value <= 0x7fffffff, `bad broker id ${value}`);
   return value as BrokerId;
+}
+
+/**
+ * Broker ids as a request carries them (replica sets, ISRs), branded without a copy: the lists come from the
+ * controller, which only ever names registered brokers.
+ */
+export function asBrokerIds(ids: readonly number[]): readonly BrokerId[] {
+  return ids as readonly BrokerId[];
 }
 
 export function toPartitionId(value: number): PartitionId {

@@ -15,6 +15,7 @@ import { Purgatory } from '../../src/broker/purgatory.js';
 import { ReplicaManager } from '../../src/broker/replica/replica-manager.js';
 import { TopicConfigs } from '../../src/broker/topic-configs.js';
 import { ManualClock } from '../../src/common/clock.js';
+import type { BrokerId } from '../../src/common/ids.js';
 import { silentLogger } from '../../src/common/logger.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { LeaderAndIsrRequest } from '../../src/protocol/messages/04-leader-and-isr.js';
@@ -25,8 +26,8 @@ import { DirectLeaderEndPoint, readLog } from '../sim/in-process-leader.js';
 import { deferCleanup, tempDir } from '../storage/tmp-dir.js';
 
 const TOPIC = 't';
-const LEADER = 1;
-const FOLLOWER = 2;
+const LEADER = 1 as BrokerId;
+const FOLLOWER = 2 as BrokerId;
 const EPOCH = 7;
 
 function leaderAndIsr(leader: number): LeaderAndIsrRequest {
@@ -63,7 +64,7 @@ function leaderAndIsr(leader: number): LeaderAndIsrRequest {
   };
 }
 
-function replicaSide(t: TestContext, brokerId: number, clock: ManualClock) {
+function replicaSide(t: TestContext, brokerId: BrokerId, clock: ManualClock) {
   const logs = LogManager.open({
     dir: tempDir(t, `brook-oor-${brokerId}-`),
     clock,

@@ -15,6 +15,7 @@ import type { TopicLogSettings } from '../../src/broker/config/topic-log-setting
 import type { MetadataCache } from '../../src/broker/metadata/metadata-cache.js';
 import { Partition } from '../../src/broker/replica/partition.js';
 import { systemClock } from '../../src/common/clock.js';
+import type { BrokerId } from '../../src/common/ids.js';
 import { silentLogger } from '../../src/common/logger.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type {
@@ -23,7 +24,10 @@ import type {
 } from '../../src/protocol/messages/56-alter-partition.js';
 import { openHarness } from '../storage/log-harness.js';
 
-const LEADER = 1;
+const LEADER = 1 as BrokerId;
+const B1 = LEADER;
+const B2 = 2 as BrokerId;
+const B3 = 3 as BrokerId;
 const LAG_MS = 60_000;
 
 type Answer = AlterPartitionResponse | Error;
@@ -56,7 +60,7 @@ function answer(errorCode: number, isr: number[] = [], leaderEpoch = 5, partitio
 function setUp(t: TestContext, topicId = '') {
   const h = openHarness(t);
   const p = new Partition('t', 0, topicId, h.log, LEADER, {} as TopicLogSettings);
-  p.becomeLeader(5, 0, [1, 2, 3], [1, 2]);
+  p.becomeLeader(5, 0, [B1, B2, B3], [B1, B2]);
   const script: Answer[] = [];
   const sent: number[][] = [];
   const requests: { request: AlterPartitionRequest; version: number }[] = [];
@@ -97,8 +101,8 @@ describe('ISR manager: answers to AlterPartition', () => {
   it('keeps an expansion whose outcome is unknown pending, and sends it again', async (t) => {
     const { p, log, isr, script, sent, append } = setUp(t);
     append(2);
-    p.recordFollowerEnd(2, 2);
-    p.recordFollowerEnd(3, 2);
+    p.recordFollowerEnd(B2, 2);
+    p.recordFollowerEnd(B3, 2);
     assert.equal(log.highWatermark, 2);
 
     // Broker 3 caught up: [1, 2, 3] is proposed. The controller wrote it, but the store's answer was lost.
@@ -111,7 +115,7 @@ describe('ISR manager: answers to AlterPartition', () => {
     // Writes that broker 2 has and broker 3 has not are not acknowledged: the controller may have committed
     // [1, 2, 3] and may elect broker 3. Before the fix the proposal was dropped and the high watermark went to 5.
     append(3);
-    p.recordFollowerEnd(2, 5);
+    p.recordFollowerEnd(B2, 5);
     assert.equal(
       log.highWatermark,
       2,
@@ -141,17 +145,17 @@ describe('ISR manager: answers to AlterPartition', () => {
     assert.equal(log.highWatermark, 2);
 
     // The controller's LeaderAndIsr carries the committed [1, 2, 3]: settled, and broker 3 counts as it must.
-    p.becomeLeader(5, 2, [1, 2, 3], [1, 2, 3]);
+    p.becomeLeader(5, 2, [B1, B2, B3], [B1, B2, B3]);
     assert.equal(p.isrChangeInFlight, false);
     assert.equal(log.highWatermark, 2);
-    p.recordFollowerEnd(3, 5);
+    p.recordFollowerEnd(B3, 5);
     assert.equal(log.highWatermark, 5);
   });
 
   it('forgets a retry of a partition no longer hosted', async (t) => {
     const { p, isr, script, sent, hosted } = setUp(t);
-    p.recordFollowerEnd(2, 0);
-    p.recordFollowerEnd(3, 0);
+    p.recordFollowerEnd(B2, 0);
+    p.recordFollowerEnd(B3, 0);
     script.push(new Error('connection to the controller closed'));
     isr.check();
     await isr.idle();
@@ -168,22 +172,22 @@ describe('ISR manager: answers to AlterPartition', () => {
   it('goes back to the committed ISR when the controller says it did not apply the change', async (t) => {
     const { p, log, isr, script, append } = setUp(t);
     append(2);
-    p.recordFollowerEnd(2, 2);
-    p.recordFollowerEnd(3, 2);
+    p.recordFollowerEnd(B2, 2);
+    p.recordFollowerEnd(B3, 2);
     script.push(answer(ErrorCode.INELIGIBLE_REPLICA));
     isr.check();
     await isr.idle();
     assert.equal(p.isrChangeInFlight, false);
     append(3);
-    p.recordFollowerEnd(2, 5);
+    p.recordFollowerEnd(B2, 5);
     assert.equal(log.highWatermark, 5, 'broker 3 was certainly not added');
   });
 
   it('applies an accepted change', async (t) => {
     const { p, log, isr, script, append } = setUp(t);
     append(2);
-    p.recordFollowerEnd(2, 2);
-    p.recordFollowerEnd(3, 2);
+    p.recordFollowerEnd(B2, 2);
+    p.recordFollowerEnd(B3, 2);
     script.push(answer(ErrorCode.NONE, [1, 2, 3], 5, 1));
     isr.check();
     await isr.idle();
@@ -191,9 +195,9 @@ describe('ISR manager: answers to AlterPartition', () => {
     assert.equal(p.isrChangeInFlight, false);
     assert.equal(isr.isrChanges.expands, 1);
     append(1);
-    p.recordFollowerEnd(2, 3);
+    p.recordFollowerEnd(B2, 3);
     assert.equal(log.highWatermark, 2);
-    p.recordFollowerEnd(3, 3);
+    p.recordFollowerEnd(B3, 3);
     assert.equal(log.highWatermark, 3);
   });
 
@@ -201,9 +205,9 @@ describe('ISR manager: answers to AlterPartition', () => {
     const { p, isr, script, requests, append } = setUp(t, 'YnJvb2stdGVzdC10b3BpYw');
     isr.brokerEpoch = 100;
     append(2);
-    p.recordFollowerEnd(2, 2, undefined, 201);
-    p.recordFollowerEnd(3, 2, undefined, 302);
-    assert.equal(p.followerBrokerEpoch(3), 302);
+    p.recordFollowerEnd(B2, 2, undefined, 201);
+    p.recordFollowerEnd(B3, 2, undefined, 302);
+    assert.equal(p.followerBrokerEpoch(B3), 302);
     script.push(answer(ErrorCode.NONE, [1, 2, 3], 5, 1));
     isr.check();
     await isr.idle();
@@ -219,7 +223,7 @@ describe('ISR manager: answers to AlterPartition', () => {
 
   it('a topic without a known id goes by name, without epochs (version 1)', async (t) => {
     const { p, isr, script, requests } = setUp(t);
-    p.recordFollowerEnd(3, 0, undefined, 302);
+    p.recordFollowerEnd(B3, 0, undefined, 302);
     script.push(answer(ErrorCode.NONE, [1, 2, 3], 5, 1));
     isr.check();
     await isr.idle();
@@ -230,15 +234,15 @@ describe('ISR manager: answers to AlterPartition', () => {
   it("an ISR follower fetching under a new broker epoch leaves the ISR unless it is at the leader's end", (t) => {
     const { p, append } = setUp(t, 'YnJvb2stdGVzdC10b3BpYw');
     append(4);
-    p.recordFollowerEnd(2, 4, undefined, 201);
+    p.recordFollowerEnd(B2, 4, undefined, 201);
     append(2);
     // Broker 2 restarted as epoch 202 and fetches from before where it was (it lost unflushed bytes): what its
     // earlier incarnation fetched no longer counts, so it is out at once, not after replica.lag.time.max.ms.
-    p.recordFollowerEnd(2, 3, undefined, 202);
-    assert.equal(p.followerBrokerEpoch(2), 202);
+    p.recordFollowerEnd(B2, 3, undefined, 202);
+    assert.equal(p.followerBrokerEpoch(B2), 202);
     assert.deepEqual(p.proposedIsr(Date.now(), LAG_MS), [1]);
     // The same incarnation catching up to the leader's end is in sync again.
-    p.recordFollowerEnd(2, 6, undefined, 202);
+    p.recordFollowerEnd(B2, 6, undefined, 202);
     assert.equal(p.proposedIsr(Date.now(), LAG_MS), null);
   });
 

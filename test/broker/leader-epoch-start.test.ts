@@ -10,15 +10,19 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TopicLogSettings } from '../../src/broker/config/topic-log-settings.js';
 import { Partition } from '../../src/broker/replica/partition.js';
-import { toLeaderEpoch, toOffset } from '../../src/common/ids.js';
+import { type BrokerId, toLeaderEpoch, toOffset } from '../../src/common/ids.js';
 import { openHarness } from '../storage/log-harness.js';
+
+const B1 = 1 as BrokerId;
+const B2 = 2 as BrokerId;
+const B3 = 3 as BrokerId;
 
 describe('leader epoch start offsets', () => {
   it('a new leader answers the end of an epoch it never wrote from the start of its own epoch', (t) => {
     const h = openHarness(t);
     for (let i = 0; i < 5; i++) h.append({}, 2);
-    const p = new Partition('t', 0, '', h.log, 1, {} as TopicLogSettings);
-    p.becomeLeader(5, 0, [1, 2, 3], [1, 2, 3]);
+    const p = new Partition('t', 0, '', h.log, B1, {} as TopicLogSettings);
+    p.becomeLeader(5, 0, [B1, B2, B3], [B1, B2, B3]);
     // A follower that fetched epoch-4 records from the previous leader: the logs agree up to the end of epoch 2.
     assert.deepEqual(h.log.epochCache.endOffsetFor(toLeaderEpoch(4), h.log.logEndOffset), {
       epoch: 2,
@@ -26,7 +30,7 @@ describe('leader epoch start offsets', () => {
     });
     assert.equal(h.log.epochCache.latestEpoch, 5);
     // Staying leader at a newer epoch records that one instead (epoch 5 holds no record: it is replaced).
-    p.becomeLeader(6, 1, [1, 2, 3], [1, 2, 3]);
+    p.becomeLeader(6, 1, [B1, B2, B3], [B1, B2, B3]);
     assert.equal(h.log.epochCache.latestEpoch, 6);
     assert.deepEqual(h.log.epochCache.endOffsetFor(toLeaderEpoch(5), h.log.logEndOffset), {
       epoch: 2,

@@ -6,14 +6,18 @@ import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import type { TopicLogSettings } from '../../src/broker/config/topic-log-settings.js';
 import { Partition } from '../../src/broker/replica/partition.js';
+import type { BrokerId } from '../../src/common/ids.js';
 import { openHarness } from '../storage/log-harness.js';
 
-const LEADER = 1;
+const LEADER = 1 as BrokerId;
+const B1 = LEADER;
+const B2 = 2 as BrokerId;
+const B3 = 3 as BrokerId;
 
-function leaderOf(t: TestContext, isr: number[]) {
+function leaderOf(t: TestContext, isr: readonly BrokerId[]) {
   const h = openHarness(t);
   const p = new Partition('t', 0, '', h.log, LEADER, {} as TopicLogSettings);
-  p.becomeLeader(5, 0, [1, 2, 3], isr);
+  p.becomeLeader(5, 0, [B1, B2, B3], isr);
   const append = (count: number): void => {
     for (let i = 0; i < count; i++) h.append({}, p.leaderEpoch);
     p.maybeAdvanceHighWatermark();
@@ -26,8 +30,8 @@ describe('partition high watermark', () => {
     const { p, log, append } = leaderOf(t, [LEADER]);
     append(3);
     assert.equal(log.highWatermark, 3, 'the leader alone is the ISR');
-    p.recordFollowerEnd(2, 3);
-    p.recordFollowerEnd(3, 3);
+    p.recordFollowerEnd(B2, 3);
+    p.recordFollowerEnd(B3, 3);
     const proposed = p.proposedIsr(Date.now(), 1000);
     assert.deepEqual(proposed, [1, 2, 3]);
     p.isrChangeSent(proposed!);
@@ -37,13 +41,13 @@ describe('partition high watermark', () => {
     // this broker has is not acknowledged.
     append(2);
     assert.equal(log.highWatermark, 3, 'the replicas being added hold the high watermark back');
-    p.recordFollowerEnd(2, 5);
+    p.recordFollowerEnd(B2, 5);
     assert.equal(log.highWatermark, 3);
-    p.recordFollowerEnd(3, 5);
+    p.recordFollowerEnd(B3, 5);
     assert.equal(log.highWatermark, 5);
 
     // Accepted: the committed ISR is the proposed one.
-    assert.equal(p.applyIsr([1, 2, 3], 5, 1), false);
+    assert.equal(p.applyIsr([B1, B2, B3], 5, 1), false);
     assert.equal(p.isrChangeEnded(proposed!), false);
     assert.equal(p.isrChangeInFlight, false);
     append(1);
@@ -53,7 +57,7 @@ describe('partition high watermark', () => {
   it('counts the committed ISR alone again once the change is refused', (t) => {
     const { p, log, append } = leaderOf(t, [LEADER]);
     append(2);
-    p.recordFollowerEnd(2, 2);
+    p.recordFollowerEnd(B2, 2);
     const proposed = p.proposedIsr(Date.now(), 1000)!;
     assert.deepEqual(proposed, [1, 2]);
     p.isrChangeSent(proposed);
@@ -64,30 +68,57 @@ describe('partition high watermark', () => {
   });
 
   it('keeps the committed ISR while a shrink is in flight', (t) => {
-    const { p, log, append } = leaderOf(t, [1, 2, 3]);
+    const { p, log, append } = leaderOf(t, [B1, B2, B3]);
     append(2);
-    p.recordFollowerEnd(2, 2);
-    p.recordFollowerEnd(3, 1);
+    p.recordFollowerEnd(B2, 2);
+    p.recordFollowerEnd(B3, 1);
     assert.equal(log.highWatermark, 1);
-    p.isrChangeSent([1, 2]);
-    p.recordFollowerEnd(2, 2);
+    p.isrChangeSent([B1, B2]);
+    p.recordFollowerEnd(B2, 2);
     assert.equal(log.highWatermark, 1, 'broker 3 is in the ISR until the controller says otherwise');
   });
 
   it('forgets a proposal when a LeaderAndIsr makes it leader again; a late answer to it changes nothing', (t) => {
     const { p, log, append } = leaderOf(t, [LEADER]);
     append(2);
-    p.recordFollowerEnd(2, 2);
+    p.recordFollowerEnd(B2, 2);
     const proposed = p.proposedIsr(Date.now(), 1000)!;
     p.isrChangeSent(proposed);
-    p.becomeLeader(6, 1, [1, 2, 3], [LEADER]);
+    p.becomeLeader(6, 1, [B1, B2, B3], [LEADER]);
     assert.equal(p.isrChangeInFlight, false);
-    p.recordFollowerEnd(2, 2);
+    p.recordFollowerEnd(B2, 2);
     const again = p.proposedIsr(Date.now(), 1000)!;
     p.isrChangeSent(again);
     assert.equal(p.isrChangeEnded(proposed), false, 'the newer proposal stays in flight');
     assert.equal(p.isrChangeInFlight, true);
     append(1);
     assert.equal(log.highWatermark, 2);
+  });
+
+  it('takes broker ids where broker ids go: a plain number or an offset there does not compile (branded ids)', (t) => {
+    const { p, log, append } = leaderOf(t, [LEADER]);
+    append(2);
+    const end = log.logEndOffset;
+    // Equal numbers, yet these do not compile: the build of this file fails if the brands go.
+    // @ts-expect-error a plain number where a broker id goes
+    p.recordFollowerEnd(2, end);
+    // @ts-expect-error an offset where a broker id goes
+    p.recordFollowerEnd(end, 2);
+    // What the partition hands out carries its brand: the ISR it proposes goes back in as broker ids.
+    const proposed = p.proposedIsr(Date.now(), 1000);
+    assert.deepEqual(proposed, [1, 2]);
+    p.isrChangeSent(proposed!);
+    assert.equal(p.applyIsr(proposed!, 5, 1), false, 'the high watermark is at the log end already');
+    assert.deepEqual(p.isr, [1, 2]);
+    // Never run: the constructor, a follower's leader and the replica lists refuse plain numbers too.
+    const unbranded = (): void => {
+      // @ts-expect-error a plain number as the local broker id
+      new Partition('t', 1, '', log, 1, {} as TopicLogSettings);
+      // @ts-expect-error a plain number as the leader
+      p.becomeFollower(2, 7, 2, [B1, B2, B3]);
+      // @ts-expect-error plain numbers as the replicas and the ISR
+      p.becomeLeader(7, 2, [1, 2, 3], [1, 2]);
+    };
+    assert.equal(typeof unbranded, 'function');
   });
 });

@@ -13,6 +13,7 @@ import type { MetadataCache } from '../../src/broker/metadata/metadata-cache.js'
 import { ReplicaManager } from '../../src/broker/replica/replica-manager.js';
 import { TopicConfigs } from '../../src/broker/topic-configs.js';
 import { ManualClock } from '../../src/common/clock.js';
+import type { BrokerId } from '../../src/common/ids.js';
 import { silentLogger } from '../../src/common/logger.js';
 import type { CoordinationStore } from '../../src/controller/store/store.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -21,7 +22,7 @@ import { logConfig } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { deferCleanup, tempDir } from '../storage/tmp-dir.js';
 
-const BROKER = 0;
+const BROKER = 0 as BrokerId;
 const TOPIC_ID = 'ASNFZ4mrze8BI0VniavN7w';
 
 /** One LeaderAndIsr for partitions of topic t, each [partition, leader, leaderEpoch], replicas 0, 1, 2. */

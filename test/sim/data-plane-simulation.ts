@@ -25,7 +25,7 @@ import type { LeaderEndPoint, LeaderOffset } from '../../src/broker/cluster/lead
 import type { Partition } from '../../src/broker/replica/partition.js';
 import { appendAsLeaderAndWait } from '../../src/broker/replica/replicated-append.js';
 import { ManualClock } from '../../src/common/clock.js';
-import type { Offset } from '../../src/common/ids.js';
+import type { BrokerId, Offset } from '../../src/common/ids.js';
 import { type Random, seededRandom } from '../../src/controller/random.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { FetchRequest, FetchResponse } from '../../src/protocol/messages/01-fetch.js';
@@ -166,7 +166,7 @@ export class DataPlaneSimulation {
     this.brokers = BROKER_IDS.map((id) => {
       const dir = join(options.dir, `broker-${id}`);
       mkdirSync(dir, { recursive: true });
-      return new SimBroker(id, dir, this.clock, MIN_INSYNC_REPLICAS);
+      return new SimBroker(id as BrokerId, dir, this.clock, MIN_INSYNC_REPLICAS);
     });
     this.controller = new SimController(TOPIC, this.partitions, BROKER_IDS, {
       leaderAndIsr: (brokerId, states) => this.sendLeaderAndIsr(brokerId, states),

@@ -13,7 +13,7 @@ import {
   fetchOffsetIsProgress,
 } from '../../src/broker/replica/replica-fetch-rules.js';
 import type { ReplicaManager } from '../../src/broker/replica/replica-manager.js';
-import type { LeaderEpoch } from '../../src/common/ids.js';
+import type { BrokerId, LeaderEpoch } from '../../src/common/ids.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type {
   FetchRequest,
@@ -46,7 +46,7 @@ export async function answerFetch(leader: LeaderSide, request: FetchRequest): Pr
       partitions.push(
         await answerPartitionFetch(
           leader,
-          request.replicaId,
+          request.replicaId as BrokerId,
           Number(request.replicaState.replicaEpoch),
           t.topic,
           p,
@@ -60,7 +60,7 @@ export async function answerFetch(leader: LeaderSide, request: FetchRequest): Pr
 
 async function answerPartitionFetch(
   leader: LeaderSide,
-  replicaId: number,
+  replicaId: BrokerId,
   replicaEpoch: number,
   topic: string,
   p: FetchRequest['topics'][number]['partitions'][number],

@@ -18,6 +18,7 @@ import type { Partition } from '../../src/broker/replica/partition.js';
 import { ReplicaManager } from '../../src/broker/replica/replica-manager.js';
 import { TopicConfigs } from '../../src/broker/topic-configs.js';
 import type { ManualClock } from '../../src/common/clock.js';
+import type { BrokerId } from '../../src/common/ids.js';
 import { silentLogger } from '../../src/common/logger.js';
 import type { Log } from '../../src/storage/log.js';
 import { logConfig } from '../../src/storage/log-config.js';
@@ -45,7 +46,7 @@ export class SimBroker {
   private incarnations = 0;
 
   constructor(
-    readonly id: number,
+    readonly id: BrokerId,
     readonly dir: string,
     private readonly clock: ManualClock,
     private readonly minInsyncReplicas: number,

@@ -16,6 +16,7 @@
 //   had committed, from which the next controller then elected a replica that lacked them (chaos finding F4).
 
 import type { Clock, Timer } from '../../common/clock.js';
+import { asBrokerIds, type BrokerId } from '../../common/ids.js';
 import type { Logger } from '../../common/logger.js';
 import type { Controller } from '../../controller/controller.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -78,7 +79,7 @@ export class IsrManager {
   readonly isrChanges = { shrinks: 0, expands: 0 };
 
   constructor(
-    private readonly brokerId: number,
+    private readonly brokerId: BrokerId,
     private readonly lagTimeMaxMs: number,
     private readonly listenerName: string,
     private readonly replicas: Pick<ReplicaManager, 'all'>,
@@ -131,7 +132,7 @@ export class IsrManager {
     }
     for (const p of hosted) {
       if (this.inFlight.has(p)) continue;
-      let isr: readonly number[] | null;
+      let isr: readonly BrokerId[] | null;
       if (this.retries.delete(p)) {
         isr = p.pendingIsrChange;
         if (isr === null) continue;
@@ -150,7 +151,7 @@ export class IsrManager {
     }
   }
 
-  private propose(p: Partition, isr: readonly number[]): void {
+  private propose(p: Partition, isr: readonly BrokerId[]): void {
     this.inFlight.add(p);
     this.send(p, isr)
       .then(
@@ -165,7 +166,7 @@ export class IsrManager {
       .finally(() => this.inFlight.delete(p));
   }
 
-  private async send(p: Partition, isr: readonly number[]): Promise<AlterPartitionResponse> {
+  private async send(p: Partition, isr: readonly BrokerId[]): Promise<AlterPartitionResponse> {
     const byId = p.topicId !== '' && p.topicId !== ZERO_UUID;
     const version = byId ? ALTER_PARTITION_VERSION : ALTER_PARTITION_VERSION_BY_NAME;
     const request: AlterPartitionRequest = {
@@ -223,7 +224,7 @@ export class IsrManager {
     );
   }
 
-  private answered(p: Partition, isr: readonly number[], response: AlterPartitionResponse): void {
+  private answered(p: Partition, isr: readonly BrokerId[], response: AlterPartitionResponse): void {
     const result = response.topics[0]?.partitions[0];
     const action = isrAnswerAction(response.errorCode, result?.errorCode);
     if (action === 'accepted' && result !== undefined) {
@@ -232,7 +233,7 @@ export class IsrManager {
         return;
       }
       const before = p.isr;
-      const moved = p.applyIsr(result.isr, result.leaderEpoch, result.partitionEpoch);
+      const moved = p.applyIsr(asBrokerIds(result.isr), result.leaderEpoch, result.partitionEpoch);
       if (p.isr !== before) {
         if (before.some((id) => !p.isr.includes(id))) this.isrChanges.shrinks++;
         if (p.isr.some((id) => !before.includes(id))) this.isrChanges.expands++;
@@ -248,7 +249,7 @@ export class IsrManager {
     this.settle(p, isr, action);
   }
 
-  private settle(p: Partition, isr: readonly number[], action: IsrAnswerAction): void {
+  private settle(p: Partition, isr: readonly BrokerId[], action: IsrAnswerAction): void {
     if (p.pendingIsrChange !== isr) return;
     if (action === 'reset') {
       if (p.isrChangeEnded(isr)) this.onHighWatermark(p);

@@ -25,7 +25,7 @@
 import assert from 'node:assert/strict';
 import { type Clock, sleep, systemClock } from '../../common/clock.js';
 import type { FramePool } from '../../common/frame-pool.js';
-import type { LeaderEpoch, Offset } from '../../common/ids.js';
+import type { BrokerId, LeaderEpoch, Offset } from '../../common/ids.js';
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { ZERO_UUID } from '../../protocol/messages/codec-support.js';
@@ -39,7 +39,7 @@ import { fetcherIdOf } from './fetcher-id.js';
 import { type LeaderEndPoint, RemoteLeaderEndPoint } from './leader-end-point.js';
 
 export interface FetcherSettings {
-  readonly brokerId: number;
+  readonly brokerId: BrokerId;
   /** num.replica.fetchers at start (1 unless told); resize() changes it at runtime. */
   readonly numFetchers?: number;
   readonly listenerName: string;

@@ -13,6 +13,7 @@
 // watermark. The leader, when replica.selector.class is set, sends a consumer that names its rack to an in-sync
 // follower in that rack (preferred_read_replica), reading nothing for that partition and answering at once.
 
+import type { BrokerId } from '../../common/ids.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
   FetchRequest,
@@ -62,7 +63,8 @@ interface PartitionRead {
 
 interface FetchPlan {
   readonly version: number;
-  readonly replicaId: number;
+  /** The fetching follower's broker id; negative for a consumer (Kafka's -1) or a debugging client. */
+  readonly replicaId: BrokerId;
   /** The follower's broker epoch (Fetch v15+, KIP-903), -1 when the version does not carry it. */
   readonly replicaEpoch: number;
   readonly isolationLevel: number;
@@ -87,7 +89,7 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
   maxVersion: 17,
   handle(context, request) {
     const version = context.apiVersion;
-    const replicaId = version >= 15 ? request.replicaState.replicaId : request.replicaId;
+    const replicaId = (version >= 15 ? request.replicaState.replicaId : request.replicaId) as BrokerId;
     const isFollower = replicaId >= 0;
     const requested = request.topics.flatMap((t) =>
       t.partitions.map((p) => sessionPartition(context, version, t, p)),

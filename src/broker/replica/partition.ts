@@ -8,7 +8,7 @@
 
 import { assert } from '../../common/assert.js';
 import { type Clock, systemClock } from '../../common/clock.js';
-import { toLeaderEpoch } from '../../common/ids.js';
+import { type BrokerId, NO_BROKER_ID, toLeaderEpoch } from '../../common/ids.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { BATCH_HEADER_BYTES, batchHeader, LOG_OVERHEAD } from '../../protocol/records/batch-header.js';
 import { validateBatch } from '../../protocol/records/validate-batch.js';
@@ -78,20 +78,20 @@ interface FollowerState {
 
 /** An in-sync follower that holds a consumer's fetch offset: a candidate to serve it (KIP-392). */
 export interface ReadReplicaCandidate {
-  readonly brokerId: number;
+  readonly brokerId: BrokerId;
   readonly logEndOffset: number;
   /** How long since the follower was last known caught up. */
   readonly lagMs: number;
 }
 
 export class Partition {
-  leaderId = -1;
+  leaderId: BrokerId = NO_BROKER_ID;
   leaderEpoch = -1;
   partitionEpoch = 0;
-  replicas: readonly number[] = [];
-  isr: readonly number[] = [];
+  replicas: readonly BrokerId[] = [];
+  isr: readonly BrokerId[] = [];
   /** Followers as their fetches report them (leader only). */
-  private readonly followers = new Map<number, FollowerState>();
+  private readonly followers = new Map<BrokerId, FollowerState>();
   /**
    * An ISR change proposed to the controller and not settled yet; no other is proposed meanwhile. The controller
    * may already have committed it, and may already have made a replica it adds the leader (a reassignment
@@ -100,7 +100,7 @@ export class Partition {
    * INELIGIBLE_REPLICA), or replaced by a LeaderAndIsr; an answer that leaves the outcome unknown (a lost
    * connection, a timeout, a store write whose answer was lost) keeps it (see cluster/isr-manager.ts).
    */
-  private pendingIsr: readonly number[] | null = null;
+  private pendingIsr: readonly BrokerId[] | null = null;
   private leaderSinceMs = 0;
   /** Told after queued appends were written and the high watermark had its chance to move (purgatories). */
   onWritten: ((partition: Partition) => void) | null = null;
@@ -110,7 +110,7 @@ export class Partition {
     readonly partition: number,
     readonly topicId: string,
     log: Log,
-    private readonly localBrokerId: number,
+    private readonly localBrokerId: BrokerId,
     public settings: TopicLogSettings,
     /** Wall time of fetches and elections (the ISR rules' caught-up times). */
     private readonly clock: Clock = systemClock,
@@ -158,8 +158,8 @@ export class Partition {
   becomeLeader(
     leaderEpoch: number,
     partitionEpoch: number,
-    replicas: readonly number[],
-    isr: readonly number[],
+    replicas: readonly BrokerId[],
+    isr: readonly BrokerId[],
     nowMs = this.clock.nowMs(),
   ): void {
     // The replica manager refuses an older leader epoch before it gets here: epochs only rise.
@@ -212,10 +212,10 @@ export class Partition {
   }
 
   becomeFollower(
-    leaderId: number,
+    leaderId: BrokerId,
     leaderEpoch: number,
     partitionEpoch: number,
-    replicas: readonly number[],
+    replicas: readonly BrokerId[],
   ): void {
     assert(
       leaderEpoch >= this.leaderEpoch,
@@ -332,7 +332,7 @@ export class Partition {
    * something new is always written between its fetches, would never count as caught up and would leave the ISR.
    */
   recordFollowerEnd(
-    brokerId: number,
+    brokerId: BrokerId,
     logEndOffset: number,
     nowMs = this.clock.nowMs(),
     brokerEpoch = -1,
@@ -376,12 +376,12 @@ export class Partition {
   }
 
   /** The broker epoch the follower's last fetch gave, -1 when unknown (KIP-903; see FollowerState). */
-  followerBrokerEpoch(brokerId: number): number {
+  followerBrokerEpoch(brokerId: BrokerId): number {
     return this.followers.get(brokerId)?.brokerEpoch ?? -1;
   }
 
   /** A follower's fetch also gives its log start offset, which says whether it can serve an older offset. */
-  recordFollowerStart(brokerId: number, logStartOffset: number): void {
+  recordFollowerStart(brokerId: BrokerId, logStartOffset: number): void {
     const state = this.followers.get(brokerId);
     if (state !== undefined) state.logStartOffset = logStartOffset;
   }
@@ -408,7 +408,7 @@ export class Partition {
    * within replica.lag.time.max.ms leave (never below the leader itself), and followers outside it that reached
    * the high watermark join.
    */
-  proposedIsr(nowMs: number, lagTimeMaxMs: number): number[] | null {
+  proposedIsr(nowMs: number, lagTimeMaxMs: number): BrokerId[] | null {
     if (!this.isLeader || this.isrChangeInFlight) return null;
     const isr = new Set(this.isr);
     let changed = false;
@@ -454,12 +454,12 @@ export class Partition {
   }
 
   /** The ISR change proposed and not settled yet (the same array isrChangeSent was given), or null. */
-  get pendingIsrChange(): readonly number[] | null {
+  get pendingIsrChange(): readonly BrokerId[] | null {
     return this.pendingIsr;
   }
 
   /** An ISR change (from proposedIsr) goes to the controller: until it is settled, no other is proposed. */
-  isrChangeSent(isr: readonly number[]): void {
+  isrChangeSent(isr: readonly BrokerId[]): void {
     this.pendingIsr = isr;
   }
 
@@ -469,7 +469,7 @@ export class Partition {
    * that leaves the outcome unknown: the controller may have committed the change, and a replica it adds may be
    * elected from it, so that replica must hold every acknowledged record.
    */
-  isrChangeEnded(isr: readonly number[]): boolean {
+  isrChangeEnded(isr: readonly BrokerId[]): boolean {
     if (this.pendingIsr !== isr) return false;
     this.pendingIsr = null;
     return this.maybeAdvanceHighWatermark();
@@ -484,7 +484,7 @@ export class Partition {
   }
 
   /** The controller accepted an ISR change (AlterPartition): the high watermark follows the new ISR. */
-  applyIsr(isr: readonly number[], leaderEpoch: number, partitionEpoch: number): boolean {
+  applyIsr(isr: readonly BrokerId[], leaderEpoch: number, partitionEpoch: number): boolean {
     if (leaderEpoch !== this.leaderEpoch || partitionEpoch < this.partitionEpoch) return false;
     this.isr = isr;
     this.partitionEpoch = partitionEpoch;
@@ -507,7 +507,7 @@ export class Partition {
   maybeAdvanceHighWatermark(): boolean {
     if (!this.isLeader) return false;
     let hw = this.log.writtenEndOffset;
-    const lowest = (id: number): void => {
+    const lowest = (id: BrokerId): void => {
       if (id === this.localBrokerId) return;
       const end = this.followers.get(id)?.logEndOffset ?? 0;
       if (end < hw) hw = end;

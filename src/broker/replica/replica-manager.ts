@@ -6,6 +6,7 @@
 // old or the new leadership, never half of it.
 
 import { type Clock, systemClock } from '../../common/clock.js';
+import { asBrokerIds, type BrokerId } from '../../common/ids.js';
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -52,7 +53,7 @@ export class ReplicaManager {
   private shuttingDown = false;
 
   constructor(
-    private readonly brokerId: number,
+    private readonly brokerId: BrokerId,
     private readonly logs: PartitionLogs,
     private readonly topicConfigs: TopicConfigs,
     private readonly logger: Logger,
@@ -164,9 +165,12 @@ export class ReplicaManager {
       );
       return ErrorCode.STALE_CONTROLLER_EPOCH;
     }
-    if (!state.replicas.includes(this.brokerId)) return ErrorCode.NONE;
+    // The controller's broker ids, branded where they enter the replica layer.
+    const replicas = asBrokerIds(state.replicas);
+    const leader = state.leader as BrokerId;
+    if (!replicas.includes(this.brokerId)) return ErrorCode.NONE;
     if (this.offline.has(key)) return ErrorCode.KAFKA_STORAGE_ERROR;
-    const isLeader = state.leader === this.brokerId;
+    const isLeader = leader === this.brokerId;
     if (this.shuttingDown && isLeader && partition?.isLeader !== true) {
       this.logger.info(`not taking leadership of ${key} while shutting down`);
       return ErrorCode.BROKER_NOT_AVAILABLE;
@@ -196,9 +200,9 @@ export class ReplicaManager {
       }
     }
     if (isLeader) {
-      partition.becomeLeader(state.leaderEpoch, state.partitionEpoch, state.replicas, state.isr);
+      partition.becomeLeader(state.leaderEpoch, state.partitionEpoch, replicas, asBrokerIds(state.isr));
     } else {
-      partition.becomeFollower(state.leader, state.leaderEpoch, state.partitionEpoch, state.replicas);
+      partition.becomeFollower(leader, state.leaderEpoch, state.partitionEpoch, replicas);
     }
     for (const listener of this.leadershipListeners) listener(partition, isLeader);
     return ErrorCode.NONE;
@@ -259,7 +263,7 @@ export class ReplicaManager {
     ];
     const deleted: TopicPartition[] = [];
     for (const state of states) {
-      if (state.replicas.includes(this.brokerId)) continue;
+      if (asBrokerIds(state.replicas).includes(this.brokerId)) continue;
       const key = partitionKey(state.topicName, state.partitionIndex);
       // A hosted replica leaves only through StopReplica; a log in a failed directory cannot be touched.
       if (this.partitions.has(key) || this.offline.has(key)) continue;
