@@ -22,8 +22,8 @@ import { stringifyJson } from '../converters/json-text.js';
 import { ConnectException } from '../errors.js';
 import { type OffsetStore, offsetKey } from './offset-store.js';
 import {
-  OUTSTANDING_RECORDS_MAX,
   type Prepared,
+  SEND_BATCH_RECORDS_MAX,
   WorkerSourceTask,
   type WrittenRecord,
 } from './worker-source-task.js';
@@ -123,7 +123,7 @@ export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
           this.recordRequests.delete(r);
           await this.produce(batch.splice(0));
           await (request === 'commit' ? this.commit() : this.abort());
-        } else if (batch.length >= OUTSTANDING_RECORDS_MAX / 2) {
+        } else if (batch.length >= SEND_BATCH_RECORDS_MAX) {
           await this.produce(batch.splice(0));
         }
       }
@@ -230,6 +230,11 @@ export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
     this.inTransaction = false;
     // Its records were never committed: no commitRecord() for them.
     this.committable = [];
+  }
+
+  /** The offsets stay pending until the transaction's commit writes them. */
+  protected override submit(_acked: boolean): null {
+    return null;
   }
 
   /** Offsets are committed by transactions only. */

@@ -1,8 +1,13 @@
 // Runs one SourceTask: poll -> transforms -> converters -> Brook's producer, and commits source offsets.
-// Offsets are at-least-once: every offset.flush.interval.ms (and when stopping) the offsets of records handed
-// to the producer so far are taken, the producer is flushed, and only when every one of those records is
-// acknowledged are the offsets written to the offset store; a failed send fails the task before its offset is
-// stored, so a restart reads that record again. Records a transform drops still advance the offsets.
+// The loop polls again while earlier records are still being sent (Kafka's WorkerSourceTask does too): it waits
+// only when the records handed to the producer and not yet acknowledged reach the producer's buffer.memory in
+// bytes, as Kafka's send() blocks on a full buffer. Offsets are at-least-once, as Kafka's SubmittedRecords keeps
+// them: each batch handed to the producer carries the source offsets of its records (and of records dropped
+// before it); every offset.flush.interval.ms the offsets of the batches acknowledged so far, up to the first one
+// that is not, are written to the offset store, without flushing the producer (the copy goes on meanwhile). When
+// the task stops, everything sent is awaited first, so all of it is committed. A failed send fails the task
+// before its offset is stored, so a restart reads that record again. Records a transform drops still advance
+// the offsets.
 
 import { Producer, type ProducerRecord } from '../../client/index.js';
 import type { SourceTask, TransactionContext } from '../api/connector.js';
@@ -13,8 +18,14 @@ import { fromConnectHeaders } from './headers.js';
 import { type OffsetStore, storageReader } from './offset-store.js';
 import { type TaskDeps, WorkerTask } from './worker-task.js';
 
-/** Records handed to the producer and not yet acknowledged before the task waits (a bound on memory). */
-export const OUTSTANDING_RECORDS_MAX = 10_000;
+/** The most records handed to the producer in one sendBatch() (a poll's records go in batches of at most this). */
+export const SEND_BATCH_RECORDS_MAX = 5_000;
+
+/** What one record counts toward buffer.memory beyond its key, value and headers (its batch framing, roughly). */
+const RECORD_OVERHEAD_BYTES = 64;
+
+/** The producer's default buffer.memory: the bytes of unacknowledged records before the loop waits. */
+const BUFFER_MEMORY_DEFAULT = 32 * 1024 * 1024;
 
 /** Where a record was written, as SourceTask.commitRecord() receives it. */
 export type WrittenRecord = { topic: string; partition: number; offset: number };
@@ -23,6 +34,20 @@ export type WrittenRecord = { topic: string; partition: number; offset: number }
 export interface Prepared {
   record: SourceRecord;
   out: ProducerRecord;
+  /** What the record counts toward buffer.memory. */
+  bytes: number;
+}
+
+/** The latest source offset of one source partition. */
+interface PendingOffset {
+  partition: Record<string, unknown>;
+  offset: Record<string, unknown> | null;
+}
+
+/** A batch handed to the producer, with the source offsets it moves its partitions to (Kafka's SubmittedRecord). */
+export interface Submitted {
+  offsets: Map<string, PendingOffset>;
+  acked: boolean;
 }
 
 /**
@@ -38,13 +63,18 @@ function partitionKey(partition: Record<string, unknown>): string {
 
 export class WorkerSourceTask extends WorkerTask {
   protected producer: Producer | null = null;
-  protected readonly pendingOffsets = new Map<
-    string,
-    { partition: Record<string, unknown>; offset: Record<string, unknown> | null }
-  >();
-  private outstanding = 0;
-  /** Resolves the wait of a task that reached OUTSTANDING_RECORDS_MAX once half of them are acknowledged. */
-  private drained: (() => void) | null = null;
+  /** Source offsets of the records prepared since the last batch was handed to the producer. */
+  protected pendingOffsets = new Map<string, PendingOffset>();
+  /** Batches handed to the producer whose offsets are not committable yet, oldest first. */
+  private readonly submitted: Submitted[] = [];
+  /** Offsets of the acknowledged prefix of `submitted`, written at the next commit. */
+  private committableOffsets = new Map<string, PendingOffset>();
+  /** Bytes (as buffer.memory counts them) of records handed to the producer and not yet acknowledged. */
+  private outstandingBytes = 0;
+  /** The bound on outstandingBytes: the producer's buffer.memory. */
+  private outstandingBytesMax = BUFFER_MEMORY_DEFAULT;
+  /** Resolves a wait for outstandingBytes to fall to `limit`. */
+  private drained: { limit: number; wake: () => void } | null = null;
   protected sendError: Error | null = null;
   private nextCommitMs = 0;
   /** The commitRecord calls of acknowledged batches, one batch after another. */
@@ -65,6 +95,8 @@ export class WorkerSourceTask extends WorkerTask {
       acks: 'all',
       ...this.d.producerOptions,
     });
+    const memory = this.d.producerOptions.bufferMemory;
+    if (typeof memory === 'number' && memory > 0) this.outstandingBytesMax = memory;
     await this.startTask();
     this.nextCommitMs = Date.now() + this.d.offsetFlushIntervalMs;
   }
@@ -94,13 +126,14 @@ export class WorkerSourceTask extends WorkerTask {
         let p = this.prepare(r);
         if (p instanceof Promise) p = await p;
         if (p !== null) batch.push(p);
-        if (batch.length >= OUTSTANDING_RECORDS_MAX / 2) await this.produce(batch.splice(0));
+        if (batch.length >= SEND_BATCH_RECORDS_MAX) await this.produce(batch.splice(0));
       }
       if (batch.length > 0) await this.produce(batch);
+      else if (this.pendingOffsets.size > 0) this.submit(true); // dropped records only: committable after the rest
       if (this.sendError !== null) throw this.sendError;
-      if (Date.now() >= this.nextCommitMs) await this.commitOffsets();
+      if (Date.now() >= this.nextCommitMs) await this.commitOffsets(false);
     }
-    await this.commitOffsets();
+    await this.commitOffsets(true);
   }
 
   /**
@@ -147,7 +180,7 @@ export class WorkerSourceTask extends WorkerTask {
   /** Runs a record through transforms and converters; null when it is dropped (its offset still moves on). */
   protected prepare(record: SourceRecord): Prepared | null | Promise<Prepared | null> {
     if (record.sourcePartition !== null) {
-      // One entry per source partition, updated in place (commitOffsets takes the entries out of the map).
+      // One entry per source partition, updated in place (the next batch handed to the producer takes the map).
       const key = partitionKey(record.sourcePartition);
       const entry = this.pendingOffsets.get(key);
       if (entry === undefined) {
@@ -194,7 +227,10 @@ export class WorkerSourceTask extends WorkerTask {
   ): Prepared | null {
     if (key === SKIPPED || value === SKIPPED) return null;
     this.d.onTopicUsed(t.topic);
+    let bytes = RECORD_OVERHEAD_BYTES + (key?.length ?? 0) + (value?.length ?? 0);
+    for (const h of t.headers) bytes += h.key.length + 16;
     return {
+      bytes,
       record,
       out: {
         topic: t.topic,
@@ -207,23 +243,49 @@ export class WorkerSourceTask extends WorkerTask {
     };
   }
 
-  /** Sends records as one batch; each record's commitRecord() follows, in order, once the batch is acknowledged. */
+  /**
+   * Sends records as one batch; each record's commitRecord() follows, in order, once the batch is acknowledged.
+   * Returns once the batch is handed over: it waits only while unacknowledged records fill buffer.memory.
+   */
   protected async produce(batch: Prepared[]): Promise<void> {
     // Wait for acknowledgements rather than flush(): a flush empties the pipeline, and the copy stalls until it has.
-    while (this.outstanding >= OUTSTANDING_RECORDS_MAX && this.sendError === null) {
-      await new Promise<void>((r) => (this.drained = r));
+    if (this.outstandingBytes >= this.outstandingBytesMax && this.sendError === null) {
+      await this.outstandingAtMost(this.outstandingBytesMax / 2);
     }
-    this.outstanding += batch.length;
+    let bytes = 0;
+    for (const p of batch) bytes += p.bytes;
+    this.outstandingBytes += bytes;
+    const submitted = this.submit(false);
     this.producer!.sendBatch(batch.map((p) => p.out)).then(
       (metas) => {
-        this.acknowledged(batch.length);
+        this.acknowledged(bytes, submitted);
         this.batchAcknowledged(batch, metas);
       },
       (err: Error) => {
-        this.acknowledged(batch.length);
+        // Its offsets never become committable, nor do those of any later batch: a restart reads them again.
         this.sendFailed(err);
+        this.acknowledged(bytes, null);
       },
     );
+  }
+
+  /**
+   * Hands the offsets prepared since the last batch to the batch sent now; without a batch (records dropped only,
+   * `acked`) they need no acknowledgement, and are committable once every earlier batch is. Null for a task
+   * whose offsets go by another way (exactly once: with its transaction).
+   */
+  protected submit(acked: boolean): Submitted | null {
+    const entry: Submitted = { offsets: this.pendingOffsets, acked };
+    this.pendingOffsets = new Map();
+    this.submitted.push(entry);
+    if (acked) this.advanceCommittable();
+    return entry;
+  }
+
+  /** Waits until the records handed to the producer and not acknowledged count at most `limit` bytes. */
+  private outstandingAtMost(limit: number): Promise<void> {
+    if (this.outstandingBytes <= limit || this.sendError !== null) return Promise.resolve();
+    return new Promise<void>((wake) => (this.drained = { limit, wake }));
   }
 
   /** A record a transform or the error handler dropped: at least once, its commitRecord(record, null) at once. */
@@ -255,25 +317,45 @@ export class WorkerSourceTask extends WorkerTask {
     this.sendError ??= err;
   }
 
-  private acknowledged(count: number): void {
-    this.outstanding -= count;
-    if (this.drained !== null && this.outstanding <= OUTSTANDING_RECORDS_MAX / 2) {
-      const wake = this.drained;
+  /** A batch settled: its bytes leave the window; an acknowledged one may make offsets committable. */
+  private acknowledged(bytes: number, submitted: Submitted | null): void {
+    this.outstandingBytes -= bytes;
+    if (submitted !== null) submitted.acked = true;
+    this.advanceCommittable();
+    const d = this.drained;
+    if (d !== null && (this.outstandingBytes <= d.limit || this.sendError !== null)) {
       this.drained = null;
-      wake();
+      d.wake();
     }
   }
 
-  /** Writes the offsets of every record sent so far, once all of them are acknowledged. */
-  async commitOffsets(): Promise<void> {
+  /** Moves the offsets of the acknowledged batches at the head of `submitted` into `committableOffsets`. */
+  private advanceCommittable(): void {
+    while (this.submitted.length > 0 && this.submitted[0]!.acked) {
+      for (const [key, e] of this.submitted.shift()!.offsets) this.committableOffsets.set(key, e);
+    }
+  }
+
+  /**
+   * Writes the offsets of the records acknowledged so far (every record before them acknowledged too). While
+   * running it does not wait for records in flight; when stopping (`all`) it waits for every record sent, so
+   * everything read is committed, or fails with the send's error.
+   */
+  async commitOffsets(all = true): Promise<void> {
     this.nextCommitMs = Date.now() + this.d.offsetFlushIntervalMs;
     if (this.producer === null) return;
-    const snapshot = [...this.pendingOffsets.values()];
-    this.pendingOffsets.clear();
-    await this.producer.flush();
-    if (this.sendError !== null) throw this.sendError;
-    if (snapshot.length === 0) return;
+    if (all) {
+      if (this.pendingOffsets.size > 0) this.submit(true);
+      await this.outstandingAtMost(0);
+      if (this.sendError !== null) throw this.sendError;
+      this.advanceCommittable();
+    }
+    if (this.committableOffsets.size === 0) return;
+    const snapshot = [...this.committableOffsets.values()];
+    this.committableOffsets = new Map();
     await this.offsets.write(this.d.id.connector, snapshot);
+    // The task's commit() after the commitRecord() calls of the records whose offsets were just written.
+    await this.commits;
     await this.task.commit();
   }
 
