@@ -42,6 +42,8 @@ export const StreamsConfig = {
   TOPOLOGY_MODULE_CONFIG: 'brook.topology.module',
   /** Brook's: the module's export that builds the topology (default buildTopology). */
   TOPOLOGY_MODULE_EXPORT_CONFIG: 'brook.topology.module.export',
+  /** Brook's: the latest assignment user data version spoken (7-11), lower only to act as an older instance. */
+  ASSIGNMENT_LATEST_SUPPORTED_VERSION_CONFIG: 'brook.assignment.latest.supported.version',
   AT_LEAST_ONCE: 'at_least_once',
   EXACTLY_ONCE_V2: 'exactly_once_v2',
 } as const;
@@ -85,6 +87,11 @@ export type StreamsProperties = {
    */
   'brook.topology.module'?: string;
   'brook.topology.module.export'?: string;
+  /**
+   * The latest SubscriptionInfo / AssignmentInfo version this instance speaks (7 to 11, default 11): lower only to
+   * act as an older Kafka Streams instance, e.g. to try version probing (KIP-268).
+   */
+  'brook.assignment.latest.supported.version'?: number | string;
 } & { [key: string]: unknown };
 
 export interface ResolvedConfig {
@@ -135,6 +142,8 @@ export interface ResolvedConfig {
   topologyModule: string | null;
   /** brook.topology.module.export: the export of that module that builds the topology. */
   topologyModuleExport: string;
+  /** brook.assignment.latest.supported.version: the latest user data version spoken (11). */
+  assignmentLatestSupportedVersion: number;
 }
 
 function int(props: StreamsProperties, key: string, fallback: number, min: number): number {
@@ -146,6 +155,15 @@ function int(props: StreamsProperties, key: string, fallback: number, min: numbe
       `Invalid value ${String(raw)} for configuration ${key}: at least ${min} expected`,
     );
   return n;
+}
+
+/** brook.assignment.latest.supported.version: 7 (the oldest AssignmentInfo layout Brook writes) to 11. */
+function assignmentVersion(props: StreamsProperties): number {
+  const key = 'brook.assignment.latest.supported.version';
+  const v = int(props, key, 11, 7);
+  if (v > 11)
+    throw new StreamsConfigError(`Invalid value ${v} for configuration ${key}: at most 11 expected`);
+  return v;
 }
 
 /**
@@ -320,6 +338,7 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
       props['heartbeat.interval.ms'] === undefined ? undefined : int(props, 'heartbeat.interval.ms', 3000, 1),
     topologyModule: topologyModule(props),
     topologyModuleExport: nonEmpty(props, 'brook.topology.module.export') ?? 'buildTopology',
+    assignmentLatestSupportedVersion: assignmentVersion(props),
   };
 }
 

@@ -95,7 +95,7 @@ describe("Kafka's AssignmentInfo bytes", () => {
       i64(1_700_000_000_000n),
     ]);
     assert.equal(got.toString('hex'), expected.toString('hex'));
-    assert.deepEqual(decodeAssignmentInfo(got), { ...info, version: 11 });
+    assert.deepEqual(decodeAssignmentInfo(got), { ...info, version: 11, commonlySupportedVersion: 11 });
     const none = encodeAssignmentInfo({ ...info, nextRebalanceMs: 0 }, (t) => partitions[t]!);
     assert.equal(
       none.readBigInt64BE(none.length - 8),
@@ -123,6 +123,7 @@ describe("Kafka's AssignmentInfo bytes", () => {
     ]);
     assert.deepEqual(decodeAssignmentInfo(v7), {
       version: 7,
+      commonlySupportedVersion: 7,
       activeTasks: ['0_3'],
       standbyTasks: [],
       partitionsByHost: {},

@@ -68,6 +68,7 @@ describe("Kafka's SubscriptionInfo bytes", () => {
     assert.equal(got.toString('hex'), expected.toString('hex'));
     assert.deepEqual(decodeSubscriptionInfo(got), {
       version: 11,
+      latestSupportedVersion: 11,
       processId: PID,
       userEndpoint: 'host:9',
       prevTasks: ['1_0'],

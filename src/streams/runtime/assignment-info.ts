@@ -1,6 +1,6 @@
 // Kafka Streams' AssignmentInfo bytes (the user data of a "stream" assignment), as Kafka's AssignmentInfo.encode
 // writes them with a DataOutputStream: big-endian ints, strings as Java's writeUTF (uint16 length, modified UTF-8).
-// Brook writes version 11 and reads 7 to 11, which share one layout:
+// Brook writes and reads versions 7 to 11 (11 unless version probing chose an older one), which share one layout:
 //   int32 version, int32 commonlySupportedVersion,
 //   active tasks: int32 count, then one task id per assigned partition, in the order of the member's partitions
 //     sorted by topic then partition (the receiver pairs them up by position); a task id is int32 subtopology,
@@ -15,6 +15,8 @@ import type { TopicPartition } from '../../client/requests.js';
 import type { AssignmentInfo } from './streams-assignor.js';
 
 export const ASSIGNMENT_INFO_VERSION = 11;
+/** The oldest version written and read: the layout shared by 7 to 11. */
+const MIN_WRITTEN_VERSION = 7;
 const MIN_NAMED_TOPOLOGY_VERSION = 10;
 const LONG_MAX = 9223372036854775807n;
 
@@ -71,11 +73,11 @@ class Out {
     this.parts.push(n, b);
   }
 
-  task(id: string): void {
+  task(id: string, version: number): void {
     const [st, p] = id.split('_').map(Number) as [number, number];
     this.int(st);
     this.int(p);
-    this.int(0); // no named topology
+    if (version >= MIN_NAMED_TOPOLOGY_VERSION) this.int(0); // no named topology
   }
 
   done(): Buffer {
@@ -140,23 +142,27 @@ function splitHost(hostPort: string): [string, number] {
 }
 
 /**
- * Version-11 bytes of a member's assignment. `partitionsOf` gives a task's partitions: the active list holds one
- * task id per assigned partition (in topic, partition order), the standby list each task with its partitions.
+ * The bytes of a member's assignment in `info.version` (7 to 11; 11 when absent) with
+ * `info.commonlySupportedVersion` (the group's lowest latest supported version; the version when absent).
+ * `partitionsOf` gives a task's partitions: the active list holds one task id per assigned partition (in topic,
+ * partition order), the standby list each task with its partitions.
  */
 export function encodeAssignmentInfo(
   info: AssignmentInfo,
   partitionsOf: (task: string) => TopicPartition[],
 ): Buffer {
+  const version = info.version >= MIN_WRITTEN_VERSION ? info.version : ASSIGNMENT_INFO_VERSION;
+  if (version > ASSIGNMENT_INFO_VERSION) throw new Error(`AssignmentInfo version ${version} is not written`);
   const o = new Out();
-  o.int(ASSIGNMENT_INFO_VERSION);
-  o.int(ASSIGNMENT_INFO_VERSION);
+  o.int(version);
+  o.int(info.commonlySupportedVersion ?? version);
   const owned = info.activeTasks.flatMap((task) => partitionsOf(task).map((tp) => ({ tp, task })));
   owned.sort((a, b) => byTopicThenPartition(a.tp, b.tp));
   o.int(owned.length);
-  for (const { task } of owned) o.task(task);
+  for (const { task } of owned) o.task(task, version);
   o.int(info.standbyTasks.length);
   for (const task of info.standbyTasks) {
-    o.task(task);
+    o.task(task, version);
     const tps = partitionsOf(task);
     o.int(tps.length);
     for (const tp of tps) {
@@ -195,13 +201,19 @@ export function encodeAssignmentInfo(
   return o.done();
 }
 
-/** An AssignmentInfo of versions 7 to 11, or null for anything else (or tasks of named topologies). */
-export function decodeAssignmentInfoBytes(bytes: Buffer): AssignmentInfo | null {
+/**
+ * An AssignmentInfo of versions 7 to `latestSupported` (11 unless this instance plays an older one), or null
+ * for anything else (or tasks of named topologies).
+ */
+export function decodeAssignmentInfoBytes(
+  bytes: Buffer,
+  latestSupported = ASSIGNMENT_INFO_VERSION,
+): AssignmentInfo | null {
   try {
     const r = new In(bytes);
     const version = r.int();
-    if (version < 7 || version > ASSIGNMENT_INFO_VERSION) return null;
-    r.int(); // commonlySupportedVersion
+    if (version < MIN_WRITTEN_VERSION || version > latestSupported) return null;
+    const commonlySupportedVersion = r.int();
     const activeTasks: string[] = [];
     for (let i = 0, n = r.count(); i < n; i++) {
       const t = r.task(version);
@@ -250,6 +262,7 @@ export function decodeAssignmentInfoBytes(bytes: Buffer): AssignmentInfo | null 
     };
     return {
       version,
+      commonlySupportedVersion,
       activeTasks: activeTasks.sort(order),
       standbyTasks: standbyTasks.sort(order),
       partitionsByHost,

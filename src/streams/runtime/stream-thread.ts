@@ -171,6 +171,7 @@ export class StreamThread {
           rackAwareAssignmentStrategy: config.rackAwareAssignmentStrategy,
           rackAwareTrafficCost: config.rackAwareTrafficCost,
           rackAwareNonOverlapCost: config.rackAwareNonOverlapCost,
+          latestSupportedVersion: config.assignmentLatestSupportedVersion,
           endOffsets: (tps) => this.endOffsets(tps),
           topology,
           realTopic: (t) => this.realTopic(t),

@@ -3,9 +3,16 @@
 // AssignmentInfo from its assignment's user data; the group leader's assign() turns the subscriptions into
 // tasks placed per client (task-assignment.ts) and then into partitions per member.
 //
-// User data: Kafka's binary SubscriptionInfo (version 11, subscription-info.ts) and AssignmentInfo (version 11,
-// assignment-info.ts); Brook's earlier JSON user data (an object with `version` 1) is still read, for rolling
-// upgrades. Kafka's version probing is not built: a Kafka instance of a newer protocol version is not understood.
+// User data: Kafka's binary SubscriptionInfo (subscription-info.ts) and AssignmentInfo (assignment-info.ts),
+// version 11 unless version probing agreed on an older one; Brook's earlier JSON user data (an object with
+// `version` 1) is still read, for rolling upgrades.
+// Version probing (KIP-268), as Kafka's StreamsPartitionAssignor: each member subscribes with its used version
+// (at first its latest) and its latest supported version. The leader reads a subscription newer than its own
+// latest only for those two numbers (its member joins the "future" client, without previous tasks), and writes
+// every assignment in the lowest used version of the group, with the lowest latest supported version as the
+// commonly supported one. A member whose assignment comes in a lower version than it used drops to the commonly
+// supported version and rejoins at once; one whose commonly supported version rose above its used version (the
+// older members left) rises to it and rejoins. The group then settles on the highest version all members speak.
 // The fields are Kafka's:
 //   SubscriptionInfo: processId, userEndpoint (application.server or ""), prevTasks / standbyTasks (what this
 //     member ran in the previous generation), taskOffsetSums (per task with state in this client's state
@@ -30,7 +37,13 @@ import type { TopicPartition } from '../../client/requests.js';
 import type { Topology } from '../topology.js';
 import { decodeAssignmentInfoBytes, encodeAssignmentInfo } from './assignment-info.js';
 import type { RackAwareStrategy } from './rack-aware-task-assignor.js';
-import { decodeSubscriptionInfoBytes, encodeSubscriptionInfo } from './subscription-info.js';
+import {
+  decodeSubscriptionInfoBytes,
+  EARLIEST_WRITTEN_VERSION,
+  encodeSubscriptionInfo,
+  LATEST_SUPPORTED_VERSION,
+  subscriptionVersions,
+} from './subscription-info.js';
 import {
   assignTasks,
   type ClientState,
@@ -44,8 +57,13 @@ const USER_DATA_VERSION = 1;
 /** Kafka's AssignorError.SHUTDOWN_REQUESTED: every instance of the application shuts down. */
 export const SHUTDOWN_REQUESTED = 2;
 
+/** Kafka's FUTURE_ID: the client of every member whose subscription is newer than the leader reads. */
+export const FUTURE_PROCESS_ID = '00000000-0000-0000-0000-000000000000';
+
 export interface SubscriptionInfo {
   version: number;
+  /** The latest version the member reads (from version 3; the version itself before). */
+  latestSupportedVersion?: number;
   processId: string;
   userEndpoint: string;
   prevTasks: string[];
@@ -58,6 +76,8 @@ export interface SubscriptionInfo {
 
 export interface AssignmentInfo {
   version: number;
+  /** The group's lowest latest supported version (version probing); the version itself when absent. */
+  commonlySupportedVersion?: number;
   activeTasks: string[];
   standbyTasks: string[];
   partitionsByHost: Record<string, [string, number][]>;
@@ -71,10 +91,16 @@ export function encodeInfo(info: SubscriptionInfo | AssignmentInfo): Buffer {
   return Buffer.from(JSON.stringify(info));
 }
 
-/** Null for bytes that are neither Kafka's SubscriptionInfo (versions 1-11) nor Brook's earlier JSON one. */
-export function decodeSubscriptionInfo(bytes: Buffer | null): SubscriptionInfo | null {
+/**
+ * Null for bytes that are neither Kafka's SubscriptionInfo (versions 1 to `latestSupported`) nor Brook's earlier
+ * JSON one.
+ */
+export function decodeSubscriptionInfo(
+  bytes: Buffer | null,
+  latestSupported = LATEST_SUPPORTED_VERSION,
+): SubscriptionInfo | null {
   if (bytes === null || bytes.length === 0) return null;
-  if (bytes[0] !== 0x7b) return decodeSubscriptionInfoBytes(bytes);
+  if (bytes[0] !== 0x7b) return decodeSubscriptionInfoBytes(bytes, latestSupported);
   const v = parse(bytes);
   if (v === null || typeof v.processId !== 'string' || !Array.isArray(v.prevTasks)) return null;
   return {
@@ -101,9 +127,12 @@ export function decodeSubscriptionInfo(bytes: Buffer | null): SubscriptionInfo |
   };
 }
 
-export function decodeAssignmentInfo(bytes: Buffer | null): AssignmentInfo | null {
+export function decodeAssignmentInfo(
+  bytes: Buffer | null,
+  latestSupported = LATEST_SUPPORTED_VERSION,
+): AssignmentInfo | null {
   if (bytes === null || bytes.length === 0) return null;
-  if (bytes[0] !== 0x7b) return decodeAssignmentInfoBytes(bytes);
+  if (bytes[0] !== 0x7b) return decodeAssignmentInfoBytes(bytes, latestSupported);
   const v = parse(bytes);
   if (v === null || !Array.isArray(v.activeTasks) || !Array.isArray(v.standbyTasks)) return null;
   return v as unknown as AssignmentInfo;
@@ -138,6 +167,11 @@ export interface StreamsAssignorContext {
   rackAwareAssignmentStrategy?: RackAwareStrategy;
   rackAwareTrafficCost?: number | null;
   rackAwareNonOverlapCost?: number | null;
+  /**
+   * The latest user data version this instance reads and writes (brook.assignment.latest.supported.version,
+   * 7 to 11; 11 by default): lower only to play an older instance, as in version probing tests.
+   */
+  latestSupportedVersion?: number;
   topology: Topology;
   /** The end offsets of changelog partitions ("topic:partition" -> next offset), for the lags (KIP-441). */
   endOffsets(tps: TopicPartition[]): Promise<Map<string, number>>;
@@ -175,7 +209,18 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
   /** KIP-429, as Kafka Streams since 2.4: a task that stays keeps running through a rebalance. */
   readonly protocol = 'cooperative' as const;
 
-  constructor(private readonly ctx: StreamsAssignorContext) {}
+  /** The latest user data version this instance speaks. */
+  readonly latestSupportedVersion: number;
+  /** Kafka's usedSubscriptionMetadataVersion: the version this member subscribes with (version probing). */
+  usedVersion: number;
+
+  constructor(private readonly ctx: StreamsAssignorContext) {
+    const latest = ctx.latestSupportedVersion ?? LATEST_SUPPORTED_VERSION;
+    if (!Number.isInteger(latest) || latest < EARLIEST_WRITTEN_VERSION || latest > LATEST_SUPPORTED_VERSION)
+      throw new Error(`latest supported version ${latest} is not between 7 and ${LATEST_SUPPORTED_VERSION}`);
+    this.latestSupportedVersion = latest;
+    this.usedVersion = latest;
+  }
 
   /** Kafka's uniqueField: a byte counted up with every subscription. */
   private uniqueField = 0;
@@ -195,7 +240,40 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
         clientTags: this.ctx.clientTags,
       },
       this.uniqueField,
+      this.usedVersion,
+      this.latestSupportedVersion,
     );
+  }
+
+  /**
+   * The versions of this generation's assignments (Kafka's checkMetadataVersions): the lowest used version of
+   * the group (never above this leader's latest) and the lowest latest supported version. Logs a probing.
+   */
+  private assignmentVersions(group: GroupSubscription): { version: number; commonlySupported: number } {
+    let minUsed = this.latestSupportedVersion;
+    let minSupported = this.latestSupportedVersion;
+    let future = 0;
+    for (const s of group.subscriptions.values()) {
+      const v = s.userData === null ? null : subscriptionVersions(s.userData);
+      if (v === null) continue;
+      minUsed = Math.min(minUsed, v.version);
+      minSupported = Math.min(minSupported, v.latestSupportedVersion);
+      if (v.version > this.latestSupportedVersion) future = Math.max(future, v.version);
+    }
+    if (future > 0)
+      this.ctx.log(
+        `received a future (version probing) subscription (version: ${future}); sending the assignment back with supported version ${minSupported}`,
+      );
+    if (minUsed < this.latestSupportedVersion)
+      this.ctx.log(
+        `downgrading the assignment to version ${minUsed}; latest supported is ${this.latestSupportedVersion}`,
+      );
+    if (minUsed < EARLIEST_WRITTEN_VERSION) {
+      // Kafka 2.5 and older (AssignmentInfo before version 7): Brook does not write those layouts.
+      this.ctx.log(`a member subscribed with version ${minUsed}, older than Brook writes: it gets version 7`);
+      minUsed = EARLIEST_WRITTEN_VERSION;
+    }
+    return { version: minUsed, commonlySupported: Math.max(minSupported, minUsed) };
   }
 
   /** Task id -> the source partitions it reads (equal partition numbers of its sub-topology's topics). */
@@ -257,12 +335,15 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
 
   async assign(cluster: AssignorCluster, group: GroupSubscription): Promise<GroupAssignment> {
     const infos = new Map<string, SubscriptionInfo | null>();
-    for (const [memberId, s] of group.subscriptions) infos.set(memberId, decodeSubscriptionInfo(s.userData));
+    for (const [memberId, s] of group.subscriptions)
+      infos.set(memberId, decodeSubscriptionInfo(s.userData, this.latestSupportedVersion));
+    const versions = this.assignmentVersions(group);
     if ([...infos.values()].some((i) => i?.errorCode === SHUTDOWN_REQUESTED)) {
       this.ctx.log('a member asked to shut the application down: every member gets SHUTDOWN_REQUESTED');
       const userData = encodeAssignmentInfo(
         {
-          version: USER_DATA_VERSION,
+          version: versions.version,
+          commonlySupportedVersion: versions.commonlySupported,
           activeTasks: [],
           standbyTasks: [],
           partitionsByHost: {},
@@ -276,7 +357,14 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
     const taskPartitions = this.tasksOf(cluster);
     const tasks = [...taskPartitions.keys()].sort(compareTaskIds);
     const rackAware = this.rackAwareness(cluster, group, taskPartitions);
-    return this.assignTasks(taskPartitions, tasks, group, await this.endOffsetSums(tasks), rackAware);
+    return this.assignTasks(
+      taskPartitions,
+      tasks,
+      group,
+      await this.endOffsetSums(tasks),
+      rackAware,
+      versions,
+    );
   }
 
   /**
@@ -297,7 +385,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
     };
     const clientRack = new Map<string, string>();
     for (const [memberId, s] of group.subscriptions) {
-      const processId = decodeSubscriptionInfo(s.userData)?.processId ?? `unknown-${memberId}`;
+      const processId = this.clientOf(memberId, s.userData);
       if (s.rackId === null || s.rackId === '') return off(`member ${memberId} of ${processId} sent no rack`);
       const known = clientRack.get(processId);
       if (known !== undefined && known !== s.rackId)
@@ -332,14 +420,15 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
     group: GroupSubscription,
     endSums: Map<string, number> | null,
     rackAware: RackAwareActive | undefined,
+    versions: { version: number; commonlySupported: number },
   ): GroupAssignment {
     // Members grouped by client (process id); a member whose user data cannot be read is a client of its own.
     const clients = new Map<string, { state: ClientState; endpoint: string; members: string[] }>();
     const infos = new Map<string, SubscriptionInfo>();
     for (const [memberId, s] of group.subscriptions) {
-      const info = decodeSubscriptionInfo(s.userData) ?? {
+      const info = decodeSubscriptionInfo(s.userData, this.latestSupportedVersion) ?? {
         version: USER_DATA_VERSION,
-        processId: `unknown-${memberId}`,
+        processId: this.clientOf(memberId, s.userData),
         userEndpoint: '',
         prevTasks: [],
         standbyTasks: [],
@@ -468,7 +557,8 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
         partitions: plan.active.flatMap((id) => taskPartitions.get(id)!),
         userData: encodeAssignmentInfo(
           {
-            version: USER_DATA_VERSION,
+            version: versions.version,
+            commonlySupportedVersion: versions.commonlySupported,
             activeTasks: plan.active,
             standbyTasks: plan.standby,
             partitionsByHost,
@@ -483,8 +573,20 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
     return { assignments };
   }
 
+  /**
+   * The client a member belongs to: its process id; Kafka's FUTURE_ID for a subscription newer than this leader
+   * reads; a client of its own for user data that cannot be read.
+   */
+  private clientOf(memberId: string, userData: Buffer | null): string {
+    const info = decodeSubscriptionInfo(userData, this.latestSupportedVersion);
+    if (info !== null) return info.processId;
+    const v = userData === null ? null : subscriptionVersions(userData);
+    if (v !== null && v.version > this.latestSupportedVersion) return FUTURE_PROCESS_ID;
+    return `unknown-${memberId}`;
+  }
+
   onAssignment(assignment: Assignment, generation: { generationId: number }): void {
-    const info = decodeAssignmentInfo(assignment.userData) ?? {
+    const info = decodeAssignmentInfo(assignment.userData, this.latestSupportedVersion) ?? {
       version: USER_DATA_VERSION,
       activeTasks: [],
       standbyTasks: [],
@@ -492,6 +594,39 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
       standbyPartitionsByHost: {},
       errCode: 0,
     };
+    if (this.probeVersion(info)) info.nextRebalanceMs = Date.now();
     this.ctx.onAssignment(info, assignment.partitions, generation.generationId);
+  }
+
+  /**
+   * Kafka's maybeUpdateSubscriptionVersion: true when this member changed the version it subscribes with and
+   * must rejoin at once (a lower assignment version: someone has not upgraded; a higher commonly supported
+   * version: everyone has). Binary assignments only (the JSON ones predate versions).
+   */
+  private probeVersion(info: AssignmentInfo): boolean {
+    if (info.version < EARLIEST_WRITTEN_VERSION) return false;
+    const received = info.version;
+    const common = info.commonlySupportedVersion ?? received;
+    if (received > this.usedVersion || common > this.latestSupportedVersion) {
+      this.ctx.log(
+        `the leader sent assignment version ${received} (commonly supported ${common}) to a version ${this.usedVersion} subscription: ignored`,
+      );
+      return false;
+    }
+    if (common > this.usedVersion) {
+      this.ctx.log(
+        `sent a version ${this.usedVersion} subscription and the group's commonly supported version is ${common}: upgrading the subscription and rejoining`,
+      );
+      this.usedVersion = common;
+      return true;
+    }
+    if (received < this.usedVersion) {
+      this.ctx.log(
+        `sent a version ${this.usedVersion} subscription and got a version ${received} assignment (version probing): downgrading to ${common} and rejoining`,
+      );
+      this.usedVersion = common;
+      return true;
+    }
+    return false;
   }
 }

@@ -5,7 +5,8 @@
 // Version 11, in order: int32 version, int32 latestSupportedVersion, uuid processId (16 bytes), bytes
 // userEndPoint ("host:port" in UTF-8, empty without application.server), [] TaskOffsetSum (int32 topicGroupId,
 // int32 partition, int64 offsetSum, nullable string namedTopology), int8 uniqueField, int32 errorCode,
-// [] ClientTag (bytes key, bytes value).
+// [] ClientTag (bytes key, bytes value). Versions 7 to 10 are written too, for version probing (KIP-268): a
+// member speaks the version its group can read (streams-assignor.ts).
 // Older versions: latestSupportedVersion from 3, userEndPoint from 2; 1-6 carry prevTasks and standbyTasks as
 // [] (int32 topicGroupId, int32 partition) instead of the sums; 7-9 nest the sums per topic group as
 // [] (int32 partition, int64 offsetSum); uniqueField from 8, errorCode from 9, clientTags from 11.
@@ -19,6 +20,8 @@ import type { SubscriptionInfo } from './streams-assignor.js';
 
 export const SUBSCRIPTION_INFO_VERSION = 11;
 export const LATEST_SUPPORTED_VERSION = 11;
+/** The oldest version Brook writes (its AssignmentInfo reads and writes 7 to 11). */
+export const EARLIEST_WRITTEN_VERSION = 7;
 /** Kafka's Task.LATEST_OFFSET: the task ran active here. */
 export const LATEST_OFFSET = -2;
 /** Kafka's SubscriptionInfo.UNKNOWN_OFFSET_SUM: state held, sum not known. */
@@ -138,8 +141,18 @@ class Reader {
   }
 }
 
-/** The version-11 bytes of a subscription; `uniqueField` is Kafka's per-subscription counter byte. */
-export function encodeSubscriptionInfo(info: SubscriptionInfo, uniqueField = 0): Buffer {
+/**
+ * The bytes of a subscription in `version` (7 to 11; the latest by default), saying this instance reads up to
+ * `latestSupportedVersion`; `uniqueField` is Kafka's per-subscription counter byte.
+ */
+export function encodeSubscriptionInfo(
+  info: SubscriptionInfo,
+  uniqueField = 0,
+  version = SUBSCRIPTION_INFO_VERSION,
+  latestSupportedVersion = LATEST_SUPPORTED_VERSION,
+): Buffer {
+  if (version < EARLIEST_WRITTEN_VERSION || version > SUBSCRIPTION_INFO_VERSION)
+    throw new Error(`SubscriptionInfo version ${version} is not written`);
   const m = UUID.exec(info.processId);
   if (m === null) throw new Error(`process id ${info.processId} is not a UUID`);
   const sums = new Map<string, number>();
@@ -147,21 +160,40 @@ export function encodeSubscriptionInfo(info: SubscriptionInfo, uniqueField = 0):
   for (const t of info.standbyTasks) if (!sums.has(t)) sums.set(t, UNKNOWN_OFFSET_SUM);
   for (const t of info.prevTasks) sums.set(t, LATEST_OFFSET);
   const w = new Writer();
-  w.int32(SUBSCRIPTION_INFO_VERSION);
-  w.int32(LATEST_SUPPORTED_VERSION);
+  w.int32(version);
+  w.int32(latestSupportedVersion);
   w.raw(Buffer.from(m.slice(1).join(''), 'hex'));
   w.bytes(Buffer.from(info.userEndpoint, 'utf8'));
   const tasks = [...sums.keys()].sort(compareTasks);
-  w.int32(tasks.length);
-  for (const t of tasks) {
-    const [group, partition] = taskId(t);
-    w.int32(group);
-    w.int32(partition);
-    w.int64(sums.get(t)!);
-    w.int16(-1); // namedTopology: null
+  if (version >= 10) {
+    w.int32(tasks.length);
+    for (const t of tasks) {
+      const [group, partition] = taskId(t);
+      w.int32(group);
+      w.int32(partition);
+      w.int64(sums.get(t)!);
+      w.int16(-1); // namedTopology: null
+    }
+  } else {
+    // Versions 7-9: the sums nested per topic group (sub-topology).
+    const groups = new Map<number, string[]>();
+    for (const t of tasks) {
+      const group = taskId(t)[0];
+      groups.set(group, [...(groups.get(group) ?? []), t]);
+    }
+    w.int32(groups.size);
+    for (const [group, ids] of groups) {
+      w.int32(group);
+      w.int32(ids.length);
+      for (const t of ids) {
+        w.int32(taskId(t)[1]);
+        w.int64(sums.get(t)!);
+      }
+    }
   }
-  w.int8(uniqueField);
-  w.int32(info.errorCode);
+  if (version >= 8) w.int8(uniqueField);
+  if (version >= 9) w.int32(info.errorCode);
+  if (version < 11) return w.done();
   const tags = Object.entries(info.clientTags ?? {});
   w.int32(tags.length);
   for (const [k, v] of tags) {
@@ -172,15 +204,35 @@ export function encodeSubscriptionInfo(info: SubscriptionInfo, uniqueField = 0):
 }
 
 /**
- * A SubscriptionInfo of versions 1 to 11, or null: another version (a newer Kafka, which Kafka answers with
- * version probing, not built), bytes that do not parse, or tasks of named topologies (Brook has none).
+ * The used and latest supported versions a subscription announces (Kafka reads only these two of a version newer
+ * than its own: version probing), or null for bytes too short or not binary. Versions 1 and 2 had no latest
+ * supported version: it is their own.
  */
-export function decodeSubscriptionInfoBytes(bytes: Buffer): SubscriptionInfo | null {
+export function subscriptionVersions(
+  bytes: Buffer,
+): { version: number; latestSupportedVersion: number } | null {
+  if (bytes.length < 4 || bytes[0] === 0x7b) return null;
+  const version = bytes.readInt32BE(0);
+  if (version < 1) return null;
+  if (version < 3) return { version, latestSupportedVersion: version };
+  if (bytes.length < 8) return null;
+  return { version, latestSupportedVersion: bytes.readInt32BE(4) };
+}
+
+/**
+ * A SubscriptionInfo of versions 1 to `latestSupported` (11 unless this instance plays an older one), or null:
+ * a newer version (read only for its versions, subscriptionVersions), bytes that do not parse, or tasks of named
+ * topologies (Brook has none).
+ */
+export function decodeSubscriptionInfoBytes(
+  bytes: Buffer,
+  latestSupported = LATEST_SUPPORTED_VERSION,
+): SubscriptionInfo | null {
   try {
     const r = new Reader(bytes);
     const version = r.int32();
-    if (version < 1 || version > LATEST_SUPPORTED_VERSION) return null;
-    if (version >= 3) r.int32(); // latestSupportedVersion
+    if (version < 1 || version > latestSupported) return null;
+    const latestSupportedVersion = version >= 3 ? r.int32() : version;
     const processId = r.uuid();
     const prevTasks: string[] = [];
     const standbyTasks: string[] = [];
@@ -222,6 +274,7 @@ export function decodeSubscriptionInfoBytes(bytes: Buffer): SubscriptionInfo | n
     if (r.remaining !== 0) return null;
     return {
       version,
+      latestSupportedVersion,
       processId,
       userEndpoint,
       prevTasks: prevTasks.sort(compareTasks),
