@@ -282,7 +282,8 @@ export const COORDINATOR_KEYS = [
     'true',
     'low',
     'Whether a partition leader checks with the transaction coordinator that a partition was added ' +
-      'to the transaction before it appends transactional records there (KIP-890).',
+      'to the transaction before it appends transactional records there (KIP-890); a partition not added ' +
+      'is answered INVALID_TXN_STATE. Brook checks when it coordinates the transactional id itself.',
     {
       updateMode: 'cluster-wide',
       support: 'honoured',

@@ -7,6 +7,7 @@
 // Kafka: the client has no other way to learn of the error. Its request still counts as in flight on the
 // connection until its bytes are written, which bounds what one producer can queue.
 
+import { tpKey } from '../../coordinator/transaction/transaction-coordinator.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
   ProduceRequest,
@@ -19,6 +20,7 @@ import { defineHandler, type RequestContext } from '../api-handler.js';
 import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../authorization.js';
 import { leaderPartition } from '../replica/leader-lookup.js';
 import { awaitReplication, type ReplicationWait } from '../replica/replicated-append.js';
+import { verifyTransactionalProduce } from './produce-txn-verification.js';
 
 const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
 
@@ -65,6 +67,8 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
       request.transactionalId !== null
         ? !authorizeTransactionalId(context, AclOperation.WRITE, request.transactionalId)
         : context.services.authorizer !== null && hasTransactionalRecords(request);
+    // KIP-890: partitions whose first transactional batch the coordinator says was not added to the transaction.
+    const unverified = transactionalDenied ? null : verifyTransactionalProduce(context.services, request);
     const responses = request.topicData.map((topic) => {
       const denied = transactionalDenied
         ? ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
@@ -79,6 +83,10 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
           const partition = leaderPartition(context.services, topic.name, data.index);
           if (typeof partition === 'number') return errorResponse(data.index, partition);
           if (data.records === null) return errorResponse(data.index, ErrorCode.CORRUPT_MESSAGE);
+          const failure = unverified?.get(tpKey(topic.name, data.index));
+          if (failure !== undefined) {
+            return { ...errorResponse(data.index, failure.errorCode), errorMessage: failure.errorMessage };
+          }
           const result = partition.appendAsLeader(
             data.records,
             request.acks,

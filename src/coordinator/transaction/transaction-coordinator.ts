@@ -611,6 +611,40 @@ export class TransactionCoordinator {
     return all(errorCode);
   }
 
+  /**
+   * KIP-890 part 1 (AddPartitionsToTxn with verifyOnly, answered in process when a partition's leader is this
+   * coordinator's broker): whether each partition was added to the producer's ongoing transaction. Per partition
+   * NONE or INVALID_TXN_STATE; for all of them the coordinator's errors (NOT_COORDINATOR when the id is coordinated
+   * elsewhere), the producer's (INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED) or CONCURRENT_TRANSACTIONS while the
+   * transaction is being ended or changed. Synchronous: nothing changes between the answer and the caller's append.
+   */
+  verifyPartitions(
+    transactionalId: string,
+    producerId: number,
+    producerEpoch: number,
+    partitions: readonly TopicPartitionRef[],
+  ): Map<string, number> {
+    const result = new Map<string, number>();
+    const all = (errorCode: number): Map<string, number> => {
+      for (const p of partitions) result.set(tpKey(p.topic, p.partition), errorCode);
+      return result;
+    };
+    const coordinator = this.coordinatorError(transactionalId);
+    if (coordinator !== ErrorCode.NONE) return all(coordinator);
+    const m = this.txns.get(transactionalId);
+    const invalid = this.producerError(m, producerId, producerEpoch);
+    if (invalid !== ErrorCode.NONE || m === undefined) return all(invalid);
+    if (m.state === TxnState.PrepareCommit || m.state === TxnState.PrepareAbort) {
+      return all(ErrorCode.CONCURRENT_TRANSACTIONS);
+    }
+    for (const p of partitions) {
+      const key = tpKey(p.topic, p.partition);
+      const added = m.state === TxnState.Ongoing && m.partitions.has(key);
+      result.set(key, added ? ErrorCode.NONE : ErrorCode.INVALID_TXN_STATE);
+    }
+    return result;
+  }
+
   /** EndTxn: answers once PrepareCommit/PrepareAbort is written; markers and the Complete record follow. */
   async endTransaction(
     transactionalId: string,
