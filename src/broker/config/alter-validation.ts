@@ -269,6 +269,12 @@ export function validateDynamicBrokerConfigs(
       resolved.logCleanerThreads,
     );
     if (threads !== null) return configFailure(ConfigErrorCode.INVALID_CONFIG, threads);
+    const fetchers = threadPoolChange(
+      'num.replica.fetchers',
+      resolveBrokerConfig(mergeBrokerLayers(layers)).numReplicaFetchers,
+      resolved.numReplicaFetchers,
+    );
+    if (fetchers !== null) return configFailure(ConfigErrorCode.INVALID_CONFIG, fetchers);
     return { ok: true, configs };
   } catch (error) {
     // The listener rules are Kafka's DynamicListenerConfig checks, which it answers INVALID_REQUEST naming the
@@ -302,6 +308,22 @@ function cleanerThreadsChange(current: number, next: number): string | null {
     return `Log cleaner threads cannot be reduced to less than half the current value ${current}`;
   if (next > current * 2)
     return `Log cleaner threads cannot be increased to more than double the current value ${current}`;
+  return null;
+}
+
+/**
+ * Kafka's DynamicThreadPool.validateReconfiguration, for num.replica.fetchers (the thread pools Brook has no use
+ * for are no-ops): a new count of at least 1, no less than half (integer division) and no more than double the
+ * current one. Returns the refusal, or null.
+ */
+function threadPoolChange(name: string, current: number, next: number): string | null {
+  if (next === current) return null;
+  const refused = `Dynamic thread count update validation failed for ${name}=${next}`;
+  if (next <= 0) return `${refused}, value should be at least 1`;
+  if (next < Math.floor(current / 2))
+    return `${refused}, value should be at least half the current value ${current}`;
+  if (next > current * 2)
+    return `${refused}, value should not be greater than double the current value ${current}`;
   return null;
 }
 

@@ -407,6 +407,24 @@ describe('broker config changes', () => {
     );
   });
 
+  test("num.replica.fetchers changes as Kafka's DynamicThreadPool allows: half to double the current count", () => {
+    const set = (value: string, layers: BrokerConfigLayers = L) =>
+      validateIncrementalBrokerConfigs(
+        [{ name: 'num.replica.fetchers', value, configOperation: AlterConfigOp.SET }],
+        false,
+        layers,
+      );
+    assert.deepEqual(configs(set('2')), { 'num.replica.fetchers': '2' });
+    failure(set('3'), ConfigErrorCode.INVALID_CONFIG, 'not be greater than double the current value 1');
+    failure(set('0'), ConfigErrorCode.INVALID_CONFIG, 'num.replica.fetchers');
+    const three: BrokerConfigLayers = { ...L, dynamicDefault: new Map([['num.replica.fetchers', '3']]) };
+    // Half by integer division, as Kafka's Int arithmetic: 3 / 2 = 1.
+    assert.deepEqual(configs(set('1', three)), { 'num.replica.fetchers': '1' });
+    assert.deepEqual(configs(set('6', three)), { 'num.replica.fetchers': '6' });
+    const eight: BrokerConfigLayers = { ...L, dynamicDefault: new Map([['num.replica.fetchers', '8']]) };
+    failure(set('3', eight), ConfigErrorCode.INVALID_CONFIG, 'at least half the current value 8');
+  });
+
   test('incremental broker changes start from the addressed layer', () => {
     const l: BrokerConfigLayers = { ...L, dynamicDefault: new Map([['log.cleanup.policy', 'delete']]) };
     assert.deepEqual(
