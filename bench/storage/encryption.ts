@@ -15,6 +15,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { crc32c } from '@node-rs/crc32';
 import { ManualClock } from '../../src/common/clock.js';
+import { toOffset } from '../../src/common/ids.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { KeyStore } from '../../src/storage/encryption/key-store.js';
 import { FileKeyProvider } from '../../src/storage/encryption/local-key-providers.js';
@@ -86,7 +87,7 @@ async function fetchAll(log: Log, fetchBytes: number, limitBytes: number): Promi
   const cpu = process.cpuUsage();
   let bytes = 0;
   for (let offset = 0; offset < log.logEndOffset && bytes < limitBytes; ) {
-    const r = await log.readAsync(offset, fetchBytes);
+    const r = await log.readAsync(toOffset(offset), fetchBytes);
     if (r.errorCode !== StorageErrorCode.None) throw new Error(`read ${offset}: error ${r.errorCode}`);
     bytes += r.records.length;
     offset = r.nextOffset;

@@ -9,6 +9,7 @@ import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32c } from '@node-rs/crc32';
 import { ManualClock } from '../../src/common/clock.js';
+import { toOffset } from '../../src/common/ids.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { Log } from '../../src/storage/log.js';
@@ -65,7 +66,8 @@ export async function run(args: string[]): Promise<void> {
       const started = performance.now();
       let bytes = 0;
       for (let offset = 0; offset < end; ) {
-        const r = async ? await log.readAsync(offset, fetchBytes) : log.read(offset, fetchBytes);
+        const from = toOffset(offset);
+        const r = async ? await log.readAsync(from, fetchBytes) : log.read(from, fetchBytes);
         if (r.errorCode !== StorageErrorCode.None) throw new Error(`read ${offset}: error ${r.errorCode}`);
         bytes += r.records.length;
         offset = r.nextOffset;

@@ -8,6 +8,7 @@
 // fetches of one session; if one did, the epoch check rejects the second).
 
 import { assert } from '../common/assert.js';
+import type { Offset } from '../common/ids.js';
 
 /** The epoch a client sends to open a session; -1 (FINAL) closes it or asks for no session. */
 export const INITIAL_EPOCH = 0;
@@ -24,7 +25,7 @@ export interface SessionPartition {
   topicName: string;
   topicId: string;
   partition: number;
-  fetchOffset: number;
+  fetchOffset: Offset;
   partitionMaxBytes: number;
   logStartOffset: number;
   currentLeaderEpoch: number;

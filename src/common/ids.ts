@@ -37,6 +37,11 @@ export function toOffset(value: bigint | number): Offset {
   return checkedNumber(value, 'offset') as Offset;
 }
 
+/** The lower of two offsets, still an offset (Math.min answers a plain number). */
+export function minOffset(a: Offset, b: Offset): Offset {
+  return a <= b ? a : b;
+}
+
 export function toProducerId(value: bigint | number): ProducerId {
   return checkedNumber(value, 'producer id') as ProducerId;
 }

@@ -243,8 +243,8 @@ export class Log {
   }
 
   /** One past the last offset whose bytes are in the file: what readers and the high watermark can reach. */
-  get writtenEndOffset(): number {
-    return this.writtenEndValue;
+  get writtenEndOffset(): Offset {
+    return this.writtenEndValue as Offset;
   }
 
   /** True once a queued write failed: the log refuses appends (Kafka would take the directory offline). */
@@ -277,9 +277,11 @@ export class Log {
    * Offsets below this are committed or aborted, and the high watermark has passed the markers that decided them:
    * min(first transaction still open or whose marker is not below the high watermark, high watermark).
    */
-  get lastStableOffset(): number {
+  get lastStableOffset(): Offset {
     const unstable = this.producerState.firstUnstableOffset(this.highWatermarkValue);
-    return unstable === null ? this.highWatermarkValue : Math.min(unstable, this.highWatermarkValue);
+    return (
+      unstable === null ? this.highWatermarkValue : Math.min(unstable, this.highWatermarkValue)
+    ) as Offset;
   }
 
   get sizeInBytes(): number {
@@ -673,9 +675,9 @@ export class Log {
    * OFFSET_OUT_OF_RANGE when startOffset is below the log start or above the log end.
    */
   read(
-    startOffset: number,
+    startOffset: Offset,
     maxBytes: number,
-    maxOffset = this.logEndOffsetValue,
+    maxOffset: Offset = this.logEndOffset,
     minOneBatch = true,
   ): ReadResult {
     return this.reader.read(startOffset, maxBytes, maxOffset, minOneBatch);
@@ -700,9 +702,9 @@ export class Log {
 
   /** `read` with the file bytes read off the event loop (see LogSegment.readAsync); same answers. */
   readAsync(
-    startOffset: number,
+    startOffset: Offset,
     maxBytes: number,
-    maxOffset = this.logEndOffsetValue,
+    maxOffset: Offset = this.logEndOffset,
     minOneBatch = true,
   ): Promise<ReadResult> {
     return this.reader.startRead(startOffset, maxBytes, maxOffset, minOneBatch, null).result;
@@ -710,9 +712,9 @@ export class Log {
 
   /** `readAsync`, also saying at once how many bytes the read takes (at most): see LogReader.startRead. */
   startRead(
-    startOffset: number,
+    startOffset: Offset,
     maxBytes: number,
-    maxOffset = this.logEndOffsetValue,
+    maxOffset: Offset = this.logEndOffset,
     minOneBatch = true,
     pins: Buffer[] | null = null,
   ): { readonly bytes: number; readonly result: Promise<ReadResult> } {
@@ -721,9 +723,9 @@ export class Log {
 
   /** Bytes a read would take now (at most), without reading them: a waiting fetch checks fetch.min.bytes. */
   readableBytes(
-    startOffset: number,
+    startOffset: Offset,
     maxBytes: number,
-    maxOffset = this.logEndOffsetValue,
+    maxOffset: Offset = this.logEndOffset,
     minOneBatch = true,
   ): number {
     return this.reader.readableBytes(startOffset, maxBytes, maxOffset, minOneBatch);
@@ -759,7 +761,7 @@ export class Log {
   // ---------------------------------------------------------------- offsets moved by the caller
 
   /** The partition sets the high watermark; it stays within [log start, log end]. */
-  setHighWatermark(offset: number): void {
+  setHighWatermark(offset: Offset): void {
     this.highWatermarkValue = Math.min(Math.max(offset, this.logStartOffsetValue), this.writtenEndValue);
     this.producerState.onHighWatermarkUpdated(this.highWatermarkValue);
   }

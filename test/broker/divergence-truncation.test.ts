@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { divergenceTruncationOffset } from '../../src/broker/cluster/replica-fetchers.js';
+import { toOffset } from '../../src/common/ids.js';
 import { openHarness } from '../storage/log-harness.js';
 
 describe('truncation on a diverging epoch', () => {
@@ -15,7 +16,7 @@ describe('truncation on a diverging epoch', () => {
     for (let i = 0; i < 2; i++) h.append({}, 3);
     const log = h.log;
     assert.equal(log.logEndOffset, 8);
-    log.setHighWatermark(2);
+    log.setHighWatermark(toOffset(2));
     // The leader ends epoch 2 at 4: both have epoch 2, the smaller end wins.
     assert.equal(divergenceTruncationOffset(log, 2, 4), 4);
     // The leader ends epoch 2 later than this log does: this log's end of it.

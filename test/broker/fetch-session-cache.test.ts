@@ -6,6 +6,7 @@ import {
   INVALID_FETCH_SESSION_EPOCH,
   type SessionPartition,
 } from '../../src/broker/fetch-session-cache.js';
+import { toOffset } from '../../src/common/ids.js';
 
 function part(partition: number, fetchOffset = 0): SessionPartition {
   return {
@@ -13,7 +14,7 @@ function part(partition: number, fetchOffset = 0): SessionPartition {
     topicName: 't',
     topicId: '',
     partition,
-    fetchOffset,
+    fetchOffset: toOffset(fetchOffset),
     partitionMaxBytes: 1024,
     logStartOffset: 0,
     currentLeaderEpoch: -1,

@@ -15,7 +15,7 @@ import { Purgatory } from '../../src/broker/purgatory.js';
 import { ReplicaManager } from '../../src/broker/replica/replica-manager.js';
 import { TopicConfigs } from '../../src/broker/topic-configs.js';
 import { ManualClock } from '../../src/common/clock.js';
-import type { BrokerId } from '../../src/common/ids.js';
+import { type BrokerId, toOffset } from '../../src/common/ids.js';
 import { silentLogger } from '../../src/common/logger.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { LeaderAndIsrRequest } from '../../src/protocol/messages/04-leader-and-isr.js';
@@ -114,7 +114,7 @@ test('a follower past the leader log end, with no epoch the leader can place, tr
       }),
     );
   }
-  followerLog.setHighWatermark(10);
+  followerLog.setHighWatermark(toOffset(10));
   assert.equal(followerLog.epochCache.latestEpoch, -1);
 
   const endPoint = new DirectLeaderEndPoint(leader);

@@ -13,7 +13,7 @@ import {
   fetchOffsetIsProgress,
 } from '../../src/broker/replica/replica-fetch-rules.js';
 import type { ReplicaManager } from '../../src/broker/replica/replica-manager.js';
-import type { BrokerId, LeaderEpoch } from '../../src/common/ids.js';
+import { type BrokerId, type LeaderEpoch, toOffset } from '../../src/common/ids.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type {
   FetchRequest,
@@ -86,7 +86,8 @@ async function answerPartitionFetch(
     part.recordFollowerStart(replicaId, Number(p.logStartOffset));
     if (moved) leader.purgatory.checkAndComplete(part.key);
   }
-  const result = await log.startRead(fetchOffset, p.partitionMaxBytes, log.writtenEndOffset, true).result;
+  const result = await log.startRead(toOffset(fetchOffset), p.partitionMaxBytes, log.writtenEndOffset, true)
+    .result;
   if (result.errorCode !== StorageErrorCode.None) {
     return partitionData(p.partition, ErrorCode.OFFSET_OUT_OF_RANGE, log);
   }
@@ -202,7 +203,7 @@ export async function readLog(log: Log): Promise<Map<number, string>> {
   let offset: number = log.logStartOffset;
   const end = log.writtenEndOffset;
   while (offset < end) {
-    const result = await log.startRead(offset, 1 << 20, end, true).result;
+    const result = await log.startRead(toOffset(offset), 1 << 20, end, true).result;
     if (result.errorCode !== StorageErrorCode.None || result.records.length === 0) break;
     const buf = result.records;
     for (let pos = 0; pos + LOG_OVERHEAD <= buf.length; ) {

@@ -6,6 +6,7 @@
 
 import { mkdirSync } from 'node:fs';
 import { ManualClock } from '../../src/common/clock.js';
+import { toOffset } from '../../src/common/ids.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { KeyStore } from '../../src/storage/encryption/key-store.js';
 import { FileKeyProvider } from '../../src/storage/encryption/local-key-providers.js';
@@ -75,7 +76,7 @@ async function main(): Promise<void> {
         process.stderr.write(`${f instanceof Error ? (f.stack ?? String(f)) : String(f)}\n`);
       process.exit(1);
     }
-    log.setHighWatermark(next);
+    log.setHighWatermark(toOffset(next));
     process.stdout.write(`ack ${next}\n`);
     if (next % 64 < 4) manager.writeCheckpoints();
   }

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../../src/common/clock.js';
+import { toOffset } from '../../src/common/ids.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { LogManager } from '../../src/storage/log-manager.js';
@@ -73,7 +74,7 @@ test('a writer killed with SIGKILL at random points loses no acknowledged batch 
       let offset = 0;
       let lastBase = -1;
       while (offset < log.logEndOffset) {
-        const r = log.read(offset, 64 * 1024);
+        const r = log.read(toOffset(offset), 64 * 1024);
         assert.ok(
           r.errorCode === StorageErrorCode.None && r.records.length > 0,
           `round ${round}: read ${offset}`,

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { toOffset } from '../../src/common/ids.js';
 import {
   type IndexCrypt,
   IndexFileKind,
@@ -161,7 +162,7 @@ test('a wrong cold index entry that looks well-formed is caught when used, and t
   writeFileSync(path, bytes);
   h.reopen(true);
   for (let offset = 90; offset < 210; offset++) {
-    const r = h.log.read(offset, 1);
+    const r = h.log.read(toOffset(offset), 1);
     assert.ok(r.errorCode === StorageErrorCode.None);
     assert.deepEqual(r.records, written[offset], `offset ${offset}`);
   }

@@ -109,7 +109,7 @@ test('the log assigns epochs from appended batches and truncation trims the cach
   assert.deepEqual(h.log.endOffsetForEpoch(toLeaderEpoch(5)), { epoch: 5, endOffset: 8 });
   h.log.truncateTo(toOffset(6));
   assert.equal(h.log.epochCache.latestEpoch, 3);
-  h.log.setHighWatermark(6);
+  h.log.setHighWatermark(toOffset(6));
   assert.equal(h.log.deleteRecordsBefore(3).errorCode, StorageErrorCode.None);
   assert.deepEqual(h.log.epochCache.epochEntries, [{ epoch: 3, startOffset: 3 }]);
   h.reopen(false);

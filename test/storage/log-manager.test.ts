@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/common/clock.js';
+import { toOffset } from '../../src/common/ids.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageFormatError } from '../../src/storage/atomic-file.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
@@ -42,7 +43,7 @@ test('a clean shutdown writes checkpoints and the marker; the next start loads e
   const b = first.getOrCreateLog({ topic: 'my-topic', partition: 3 });
   appendN(a, 30, clock);
   appendN(b, 5, clock);
-  a.setHighWatermark(25);
+  a.setHighWatermark(toOffset(25));
   first.shutdown();
   assert.ok(existsSync(join(dir, '.kafka_cleanshutdown')));
   assert.match(readFileSync(join(dir, 'replication-offset-checkpoint'), 'utf8'), /^0\n2\n/);
@@ -150,7 +151,7 @@ test('the scheduler applies retention every log.retention.check.interval.ms', (t
   manager.runPeriodicTasks();
   assert.equal(log.segmentCount, 1, 'retention ran once its interval passed');
   assert.equal(log.logStartOffset, log.activeSegment.baseOffset);
-  assert.equal(log.read(0, 100).errorCode, StorageErrorCode.OffsetOutOfRange);
+  assert.equal(log.read(toOffset(0), 100).errorCode, StorageErrorCode.OffsetOutOfRange);
 });
 
 test('a topic config change reaches its open logs', (t) => {
@@ -234,12 +235,12 @@ test('the scheduler writes the offset checkpoints off the event loop, the newest
   deferCleanup(t, () => manager.shutdown());
   const log = manager.getOrCreateLog({ topic: 'cp', partition: 0 });
   appendN(log, 4, clock);
-  log.setHighWatermark(3);
+  log.setHighWatermark(toOffset(3));
   clock.advance(61_000);
   manager.runPeriodicTasks();
   const path = join(dir, 'replication-offset-checkpoint');
   assert.doesNotMatch(readFileSync(path, 'utf8'), /cp 0 3/, 'not written on the event loop');
-  log.setHighWatermark(4);
+  log.setHighWatermark(toOffset(4));
   manager.writeCheckpoints(true);
   await manager.whenCheckpointsWritten();
   assert.match(readFileSync(path, 'utf8'), /cp 0 4\n/);

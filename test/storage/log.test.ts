@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { toOffset } from '../../src/common/ids.js';
+import { toLeaderEpoch, toOffset } from '../../src/common/ids.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { ListOffsetsTimestamp, Log } from '../../src/storage/log.js';
@@ -16,7 +16,7 @@ function readAll(h: ReturnType<typeof openHarness>, from: number = h.log.logStar
   const out: Buffer[] = [];
   let offset = from;
   while (offset < h.log.logEndOffset) {
-    const r = h.log.read(offset, 1 << 20);
+    const r = h.log.read(toOffset(offset), 1 << 20);
     assert.equal(r.errorCode, StorageErrorCode.None);
     if (r.errorCode !== StorageErrorCode.None || r.records.length === 0) break;
     out.push(...splitBatches(r.records));
@@ -31,7 +31,7 @@ test('appended batches are read back byte for byte with their assigned offsets',
   assert.equal(h.log.logEndOffset, 9);
   assert.deepEqual(readAll(h), written);
   assert.equal(batchHeader.baseOffset(written[2]!), 4);
-  const middle = h.log.read(5, 1 << 20);
+  const middle = h.log.read(toOffset(5), 1 << 20);
   assert.equal(middle.errorCode, StorageErrorCode.None);
   if (middle.errorCode === StorageErrorCode.None) {
     assert.equal(middle.firstOffset, 4, 'a read inside a batch starts at the batch');
@@ -43,13 +43,13 @@ test('reads stop at maxBytes on a batch boundary, and return the first batch who
   const h = openHarness(t);
   const a = h.append({ values: [Buffer.alloc(300)] });
   h.append({ values: [Buffer.alloc(300)] });
-  const r1 = h.log.read(0, a.length + 100);
+  const r1 = h.log.read(toOffset(0), a.length + 100);
   assert.ok(r1.errorCode === StorageErrorCode.None);
   assert.deepEqual(r1.records, a);
-  const r2 = h.log.read(0, 10, undefined, true);
+  const r2 = h.log.read(toOffset(0), 10, undefined, true);
   assert.ok(r2.errorCode === StorageErrorCode.None);
   assert.deepEqual(r2.records, a);
-  const r3 = h.log.read(0, 10, undefined, false);
+  const r3 = h.log.read(toOffset(0), 10, undefined, false);
   assert.ok(r3.errorCode === StorageErrorCode.None);
   assert.equal(r3.records.length, 0);
 });
@@ -58,16 +58,16 @@ test('reads never return batches at or above the bound (high watermark) and reje
   const h = openHarness(t);
   h.append({ count: 2 });
   h.append({ count: 2 });
-  h.log.setHighWatermark(2);
-  const r = h.log.read(0, 1 << 20, h.log.highWatermark);
+  h.log.setHighWatermark(toOffset(2));
+  const r = h.log.read(toOffset(0), 1 << 20, h.log.highWatermark);
   assert.ok(r.errorCode === StorageErrorCode.None);
   assert.equal(splitBatches(r.records).length, 1);
   assert.equal(r.nextOffset, 2);
-  const atHw = h.log.read(2, 1 << 20, h.log.highWatermark);
+  const atHw = h.log.read(toOffset(2), 1 << 20, h.log.highWatermark);
   assert.ok(atHw.errorCode === StorageErrorCode.None && atHw.records.length === 0);
-  assert.equal(h.log.read(5, 100).errorCode, StorageErrorCode.OffsetOutOfRange);
-  assert.equal(h.log.read(-1, 100).errorCode, StorageErrorCode.OffsetOutOfRange);
-  const atEnd = h.log.read(4, 100);
+  assert.equal(h.log.read(toOffset(5), 100).errorCode, StorageErrorCode.OffsetOutOfRange);
+  assert.equal(h.log.read(toOffset(-1), 100).errorCode, StorageErrorCode.OffsetOutOfRange);
+  const atEnd = h.log.read(toOffset(4), 100);
   assert.ok(atEnd.errorCode === StorageErrorCode.None && atEnd.records.length === 0);
 });
 
@@ -82,7 +82,7 @@ test('segments roll at segment.bytes and reads cross segment boundaries', (t) =>
   }
   assert.deepEqual(readAll(h), written);
   for (let offset = 0; offset < 40; offset++) {
-    const r = h.log.read(offset, 1);
+    const r = h.log.read(toOffset(offset), 1);
     assert.ok(r.errorCode === StorageErrorCode.None);
     assert.deepEqual(r.records, written[offset], `offset ${offset}`);
   }
@@ -115,7 +115,7 @@ test('segments roll when an index is full and when offsets would overflow a rela
   h.log.append(far);
   assert.equal(h.log.segmentCount, before + 1);
   assert.equal(h.log.activeSegment.baseOffset, farOffset);
-  const r = h.log.read(farOffset, 1000);
+  const r = h.log.read(toOffset(farOffset), 1000);
   assert.ok(r.errorCode === StorageErrorCode.None);
   assert.deepEqual(r.records, far);
 });
@@ -147,7 +147,7 @@ test('truncateTo removes the tail, moves the log end, and appends continue from 
   const h = openHarness(t, { segmentBytes: 500, indexIntervalBytes: 50 });
   const written = [];
   for (let i = 0; i < 30; i++) written.push(h.append({ values: [Buffer.alloc(40, i)] }));
-  h.log.setHighWatermark(30);
+  h.log.setHighWatermark(toOffset(30));
   h.log.truncateTo(toOffset(12));
   assert.equal(h.log.logEndOffset, 12);
   assert.equal(h.log.highWatermark, 12);
@@ -163,15 +163,15 @@ test('truncateTo removes the tail, moves the log end, and appends continue from 
 test('DeleteRecords moves the log start offset and drops whole segments below it, never above the HW', (t) => {
   const h = openHarness(t, { segmentBytes: 300, fileDeleteDelayMs: 1000 });
   for (let i = 0; i < 20; i++) h.append({ values: [Buffer.alloc(60, i)] });
-  h.log.setHighWatermark(15);
+  h.log.setHighWatermark(toOffset(15));
   assert.equal(h.log.deleteRecordsBefore(16).errorCode, StorageErrorCode.OffsetOutOfRange);
   const before = h.log.segmentCount;
   const result = h.log.deleteRecordsBefore(9);
   assert.deepEqual(result, { errorCode: StorageErrorCode.None, lowWatermark: 9 });
   assert.equal(h.log.logStartOffset, 9);
   assert.ok(h.log.segmentCount < before);
-  assert.equal(h.log.read(8, 100).errorCode, StorageErrorCode.OffsetOutOfRange);
-  const r = h.log.read(9, 100);
+  assert.equal(h.log.read(toOffset(8), 100).errorCode, StorageErrorCode.OffsetOutOfRange);
+  const r = h.log.read(toOffset(9), 100);
   assert.ok(r.errorCode === StorageErrorCode.None && r.firstOffset === 9);
   // Deleted segments wait as .deleted files for file.delete.delay.ms.
   assert.ok(readdirSync(h.dir).some((n) => n.endsWith('.log.deleted')));
@@ -186,9 +186,9 @@ test('retention by time and by size deletes old segments but never the active on
     h.append({ values: [Buffer.alloc(60, i)] });
     h.clock.advance(1000);
   }
-  h.log.setHighWatermark(0);
+  h.log.setHighWatermark(toOffset(0));
   assert.equal(h.log.deleteOldSegments().count, 0, 'nothing above the high watermark goes');
-  h.log.setHighWatermark(20);
+  h.log.setHighWatermark(toOffset(20));
   const byTime = h.log.deleteOldSegments();
   assert.equal(byTime.reason, 'retention-ms');
   assert.ok(h.log.logStartOffset >= 9, `start ${h.log.logStartOffset}`);
@@ -210,7 +210,7 @@ test('a cleanly closed log reopens with the same offsets and content and no reco
   const h = openHarness(t, { segmentBytes: 600, indexIntervalBytes: 100 });
   const written = [];
   for (let i = 0; i < 25; i++) written.push(h.append({ values: [Buffer.alloc(50, i)] }));
-  h.log.setHighWatermark(20);
+  h.log.setHighWatermark(toOffset(20));
   h.reopen(true);
   assert.equal(h.log.recoveredBytesCut, 0);
   assert.equal(h.log.logEndOffset, 25);
@@ -254,18 +254,18 @@ test('readAsync answers as read does, also while segments are deleted or the log
   for (let offset = 0; offset <= 31; offset++) {
     const maxBytes = 1 + ((offset * 97) % 400);
     assert.deepEqual(
-      await h.log.readAsync(offset, maxBytes),
-      h.log.read(offset, maxBytes),
+      await h.log.readAsync(toOffset(offset), maxBytes),
+      h.log.read(toOffset(offset), maxBytes),
       `offset ${offset}`,
     );
   }
-  h.log.setHighWatermark(30);
-  const pending = h.log.readAsync(0, 200);
+  h.log.setHighWatermark(toOffset(30));
+  const pending = h.log.readAsync(toOffset(0), 200);
   h.log.deleteRecordsBefore(20); // deletes (and, with no delay, closes) the segment being read
   const r = await pending;
   assert.ok(r.errorCode === StorageErrorCode.None);
   assert.deepEqual(splitBatches(r.records), written.slice(0, splitBatches(r.records).length));
-  const tail = h.log.readAsync(25, 1000);
+  const tail = h.log.readAsync(toOffset(25), 1000);
   h.log.truncateTo(toOffset(27));
   const again = h.append({ values: [Buffer.from('new')] });
   const t2 = await tail;
@@ -293,7 +293,7 @@ test('a log holds one descriptor per segment once the turn ends, and index looku
   await new Promise((resolve) => setImmediate(resolve));
   assert.ok(fds() - before <= segments + 2, `after recovery: ${fds() - before} descriptors`);
   for (let offset = 0; offset < 120; offset++) {
-    const r = h.log.read(offset, 1);
+    const r = h.log.read(toOffset(offset), 1);
     assert.ok(r.errorCode === StorageErrorCode.None);
     assert.deepEqual(r.records, written[offset]);
   }
@@ -334,11 +334,11 @@ test('a length field damaged after a clean shutdown is never served nor used to 
   writeFileSync(path, bytes);
   h.reopen(true);
   for (let offset = 0; offset < 5; offset++) {
-    const r = h.log.read(offset, 1);
+    const r = h.log.read(toOffset(offset), 1);
     assert.ok(r.errorCode === StorageErrorCode.None);
     assert.deepEqual(r.records, written[offset]);
   }
-  const damaged = h.log.read(5, 1);
+  const damaged = h.log.read(toOffset(5), 1);
   assert.ok(damaged.errorCode === StorageErrorCode.None);
   assert.equal(damaged.records.length, 0, 'nothing is served from the damaged batch');
 });
@@ -358,7 +358,7 @@ test('a compacted topic keeps offset gaps through appends, reads and crash recov
     const out: Buffer[] = [];
     let next = 0;
     while (next < h.log.logEndOffset) {
-      const r = h.log.read(next, 1 << 20);
+      const r = h.log.read(toOffset(next), 1 << 20);
       assert.ok(r.errorCode === StorageErrorCode.None);
       if (r.records.length === 0) break;
       out.push(...splitBatches(r.records));
@@ -399,19 +399,19 @@ test('truncating into offsets compaction emptied puts the log end at the truncat
     assert.equal(h.log.logEndOffset, 15, what);
     assert.equal(h.log.writtenEndOffset, 15, what);
     // The batch at 10 stays, whole; nothing at or after 15 is served.
-    const kept = h.log.read(1, 1 << 20);
+    const kept = h.log.read(toOffset(1), 1 << 20);
     assert.ok(kept.errorCode === StorageErrorCode.None);
     assert.equal(batchHeader.baseOffset(kept.records), 10, what);
     assert.equal(splitBatches(kept.records).length, 1, what);
-    assert.equal(h.log.read(16, 1 << 20).errorCode, StorageErrorCode.OffsetOutOfRange, what);
+    assert.equal(h.log.read(toOffset(16), 1 << 20).errorCode, StorageErrorCode.OffsetOutOfRange, what);
     // The log end survives a clean restart, and the next append goes there.
     h.reopen(true);
     assert.equal(h.log.logEndOffset, 15, `${what}: after a restart`);
     const next = at(15, 4);
-    const r = h.log.read(11, 1 << 20);
+    const r = h.log.read(toOffset(11), 1 << 20);
     assert.ok(r.errorCode === StorageErrorCode.None);
     assert.deepEqual(r.records, next, what);
-    const r0 = h.log.read(0, 1);
+    const r0 = h.log.read(toOffset(0), 1);
     assert.ok(r0.errorCode === StorageErrorCode.None);
     assert.deepEqual(r0.records, first, what);
     // Truncating into the gap below a batch of the active segment: the active segment empties and is replaced.
@@ -419,4 +419,25 @@ test('truncating into offsets compaction emptied puts the log end at the truncat
     assert.equal(h.log.logEndOffset, 13, what);
     assert.equal(h.log.activeSegment.baseOffset, 13, what);
   }
+});
+
+test('reads and the high watermark take offsets, never a plain number or an epoch (branded ids)', (t) => {
+  const h = openHarness(t);
+  h.append({}, 1);
+  h.append({}, 1);
+  const end = h.log.logEndOffset;
+  const epoch = toLeaderEpoch(1);
+  // Equal numbers, yet these do not compile: the build of this file fails if the brands go.
+  // @ts-expect-error a plain number where an offset goes
+  assert.equal(h.log.read(1, 1 << 20).errorCode, StorageErrorCode.None);
+  // @ts-expect-error a leader epoch where an offset goes
+  assert.equal(h.log.read(epoch, 1 << 20, end).errorCode, StorageErrorCode.None);
+  // @ts-expect-error a plain number as the high watermark
+  h.log.setHighWatermark(1);
+  assert.equal(h.log.highWatermark, 1);
+  // What the log hands out is an offset and goes back in as one.
+  h.log.setHighWatermark(end);
+  assert.equal(h.log.highWatermark, 2);
+  const r = h.log.read(h.log.logStartOffset, 1 << 20, h.log.highWatermark);
+  assert.equal(r.errorCode, StorageErrorCode.None);
 });

@@ -145,7 +145,7 @@ export async function runOpFuzzer(seed: number, steps: number, mode: FuzzMode = 
     let offset = logStart;
     const got: Buffer[] = [];
     while (offset < logEnd) {
-      const r = log.read(offset, 1 + int(3000));
+      const r = log.read(toOffset(offset), 1 + int(3000));
       assert.ok(r.errorCode === StorageErrorCode.None, `${where()}: read all at ${offset}`);
       if (r.records.length === 0) break;
       got.push(...splitBatches(r.records));
@@ -210,7 +210,7 @@ export async function runOpFuzzer(seed: number, steps: number, mode: FuzzMode = 
         const maxBytes = int(1500);
         const bound = random() < 0.5 ? hw : logEnd;
         const minOne = random() < 0.8;
-        const r = log.read(offset, maxBytes, bound, minOne);
+        const r = log.read(toOffset(offset), maxBytes, toOffset(bound), minOne);
         if (offset < logStart || offset > logEnd) {
           assert.equal(
             r.errorCode,
@@ -240,7 +240,7 @@ export async function runOpFuzzer(seed: number, steps: number, mode: FuzzMode = 
         }
       } else if (op < 68) {
         hw = logStart + int(logEnd - logStart + 1);
-        log.setHighWatermark(hw);
+        log.setHighWatermark(toOffset(hw));
       } else if (op < 71) {
         log.roll();
       } else if (op < 75) {

@@ -171,13 +171,13 @@ test('a completed transaction holds the last stable offset until the high waterm
   const h = openHarness(t);
   h.append({ count: 4 }); // 0-3
   h.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: true, count: 3 }); // 4-6
-  h.log.setHighWatermark(7);
+  h.log.setHighWatermark(toOffset(7));
   assert.equal(h.log.lastStableOffset, 4, 'open');
   h.append({ producerId: PID, producerEpoch: 0, control: { type: 0, coordinatorEpoch: 1 } }); // 7: abort
   assert.equal(h.log.lastStableOffset, 4, 'aborted, but the marker is at the high watermark');
-  h.log.setHighWatermark(7);
+  h.log.setHighWatermark(toOffset(7));
   assert.equal(h.log.lastStableOffset, 4, 'the same high watermark set again');
-  h.log.setHighWatermark(8);
+  h.log.setHighWatermark(toOffset(8));
   assert.equal(h.log.lastStableOffset, 8, 'the marker is below the high watermark');
   assert.deepEqual(h.log.collectAbortedTxns(4, 8), [
     { producerId: PID, firstOffset: 4, lastOffset: 7, lastStableOffset: 8 },

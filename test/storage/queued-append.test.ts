@@ -31,7 +31,7 @@ function readAll(log: Log, from: number = log.logStartOffset): Buffer[] {
   const out: Buffer[] = [];
   let offset = from;
   while (offset < log.writtenEndOffset) {
-    const r = log.read(offset, 1 << 20);
+    const r = log.read(toOffset(offset), 1 << 20);
     assert.equal(r.errorCode, StorageErrorCode.None);
     if (r.errorCode !== StorageErrorCode.None || r.records.length === 0) break;
     out.push(...splitBatches(r.records));
@@ -49,19 +49,19 @@ test('queued appends get offsets at once and become readable, in order, only onc
   assert.equal(h.log.logEndOffset, 5, 'offsets are assigned synchronously');
   assert.equal(h.log.writtenEndOffset, 0, 'nothing is visible before the write');
   assert.ok(h.log.hasQueuedAppends);
-  const early = h.log.read(0, 1 << 20);
+  const early = h.log.read(toOffset(0), 1 << 20);
   assert.ok(
     early.errorCode === StorageErrorCode.None && early.records.length === 0,
     'no unwritten byte served',
   );
-  h.log.setHighWatermark(5);
+  h.log.setHighWatermark(toOffset(5));
   assert.equal(h.log.highWatermark, 0, 'the high watermark cannot pass written bytes');
   await b.info.written;
   await a.info.written;
   assert.equal(h.log.writtenEndOffset, 5);
   assert.equal(h.log.hasQueuedAppends, false);
   assert.deepEqual(readAll(h.log), [a.batch, b.batch]);
-  h.log.setHighWatermark(5);
+  h.log.setHighWatermark(toOffset(5));
   assert.equal(h.log.highWatermark, 5);
 });
 
@@ -89,7 +89,7 @@ test('a roll with queued bytes finishes the old segment once they are written; a
     appends.map((x) => x.batch),
   );
   for (const x of appends) {
-    const r = h.log.read(batchHeader.baseOffset(x.batch), 1);
+    const r = h.log.read(toOffset(batchHeader.baseOffset(x.batch)), 1);
     assert.ok(r.errorCode === StorageErrorCode.None);
     assert.deepEqual(r.records, x.batch, 'every offset is found through the indexes');
   }

@@ -17,6 +17,7 @@ import {
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/common/clock.js';
+import { toOffset } from '../../src/common/ids.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { Log } from '../../src/storage/log.js';
@@ -89,7 +90,7 @@ function readEverything(log: Log): Buffer[] {
   const out: Buffer[] = [];
   let offset: number = log.logStartOffset;
   while (offset < log.logEndOffset) {
-    const r = log.read(offset, 4096);
+    const r = log.read(toOffset(offset), 4096);
     assert.equal(r.errorCode, StorageErrorCode.None);
     if (r.errorCode !== StorageErrorCode.None || r.records.length === 0) break;
     out.push(...splitBatches(r.records));
@@ -117,14 +118,14 @@ function checkRecovery(dir: string, survivors: StoredBatch[], what: string, reco
     for (let i = 0; i < survivors.length; i++)
       assert.deepEqual(read[i], survivors[i]!.bytes, `${what}: batch ${i}`);
     // Nothing past the damage is served.
-    const past = log.read(expectedEnd + 1, 4096);
+    const past = log.read(toOffset(expectedEnd + 1), 4096);
     assert.equal(past.errorCode, StorageErrorCode.OffsetOutOfRange, `${what}: read past the end`);
     // Appends continue where the surviving log ends, and read back.
     const next = buildBatch({ values: [Buffer.from('after recovery')] });
     batchHeader.setBaseOffset(next, 0, log.logEndOffset);
     batchHeader.setPartitionLeaderEpoch(next, 0, 99);
     log.append(next);
-    const r = log.read(expectedEnd, 4096);
+    const r = log.read(toOffset(expectedEnd), 4096);
     assert.ok(r.errorCode === StorageErrorCode.None, what);
     assert.deepEqual(r.records, next, `${what}: append after recovery`);
   } finally {
@@ -264,7 +265,10 @@ test('garbage, truncated or oversized indexes are rebuilt, after a crash and aft
             assert.equal(log.logEndOffset, recoveryPoint, what);
             // Every offset reads back the batch that holds it, whatever the index says.
             for (const b of pristine.batches) {
-              const r = log.read(b.baseOffset + Math.floor(random() * (b.lastOffset - b.baseOffset + 1)), 1);
+              const r = log.read(
+                toOffset(b.baseOffset + Math.floor(random() * (b.lastOffset - b.baseOffset + 1))),
+                1,
+              );
               assert.ok(r.errorCode === StorageErrorCode.None, what);
               assert.deepEqual(r.records, b.bytes, `${what}: offset in batch ${b.baseOffset}`);
             }

@@ -77,13 +77,13 @@ test('a read at the tail is answered from the appended buffer itself, with the b
   const { log } = openLog(t, budget);
   const a = await append(log, [{ values: values(3, 100) }]);
   const b = await append(log, [{ values: values(2, 100) }]);
-  const r = await log.readAsync(3, 1 << 20, log.highWatermark, true);
+  const r = await log.readAsync(toOffset(3), 1 << 20, log.highWatermark, true);
   assert.equal(records(r).buffer, b.buffer, 'no file read: the produce buffer is sent as it is');
   assert.deepEqual(records(r), b);
   assert.deepEqual(records(r), records(fileRead(log, 3, 1 << 20, log.highWatermark, true)));
-  const both = log.read(0, 1 << 20, log.highWatermark, true);
+  const both = log.read(toOffset(0), 1 << 20, log.highWatermark, true);
   assert.deepEqual(records(both), Buffer.concat([a, b]), 'two appends are joined');
-  assert.equal(log.readableBytes(0, 1 << 20, log.highWatermark, true), a.length + b.length);
+  assert.equal(log.readableBytes(toOffset(0), 1 << 20, log.highWatermark, true), a.length + b.length);
 });
 
 for (const inline of [true, false]) {
@@ -105,7 +105,7 @@ for (const inline of [true, false]) {
       for (const maxBytes of [0, 50, 300, 700, 2000, 1 << 20]) {
         for (const maxOffset of [start, start + 1, start + 5, end]) {
           for (const minOne of [true, false]) {
-            const got = await log.readAsync(start, maxBytes, maxOffset, minOne);
+            const got = await log.readAsync(toOffset(start), maxBytes, toOffset(maxOffset), minOne);
             const want = fileRead(log, start, maxBytes, maxOffset, minOne);
             assert.deepEqual(
               { ...got, records: records(got).toString('hex') },
@@ -113,7 +113,7 @@ for (const inline of [true, false]) {
               `read(${start}, ${maxBytes}, ${maxOffset}, ${minOne})`,
             );
             assert.equal(
-              log.readableBytes(start, maxBytes, maxOffset, minOne),
+              log.readableBytes(toOffset(start), maxBytes, toOffset(maxOffset), minOne),
               records(want).length,
               'planned bytes of a cached read are exact',
             );
@@ -136,12 +136,12 @@ test('read_committed: the batches of an open transaction are not served, from th
   await append(log, [{ values: values(1, 50) }]);
   assert.equal(log.lastStableOffset, 2, 'the open transaction starts at offset 2');
   assert.equal(budget.bufferCount, 3, 'all three appends are cached');
-  const committed = log.read(0, 1 << 20, log.lastStableOffset, true);
+  const committed = log.read(toOffset(0), 1 << 20, log.lastStableOffset, true);
   assert.equal(records(committed).buffer, first.buffer);
   assert.equal(committed.errorCode === StorageErrorCode.None && committed.nextOffset, 2);
-  const atOpen = log.read(2, 1 << 20, log.lastStableOffset, true);
+  const atOpen = log.read(toOffset(2), 1 << 20, log.lastStableOffset, true);
   assert.equal(records(atOpen).length, 0, 'nothing at or past the last stable offset');
-  const uncommitted = log.read(0, 1 << 20, log.highWatermark, true);
+  const uncommitted = log.read(toOffset(0), 1 << 20, log.highWatermark, true);
   assert.equal(uncommitted.errorCode === StorageErrorCode.None && uncommitted.nextOffset, 5);
 });
 
@@ -154,9 +154,12 @@ test('truncation empties the cache: later appends at the same offsets are read, 
   assert.equal(budget.usedBytes, 0);
   const fresh = await append(log, [{ values: values(3, 90) }]);
   assert.notDeepEqual(fresh, old);
-  const r = log.read(2, 1 << 20, log.highWatermark, true);
+  const r = log.read(toOffset(2), 1 << 20, log.highWatermark, true);
   assert.deepEqual(records(r), fresh);
-  assert.deepEqual(records(log.read(0, 1 << 20, log.highWatermark, true)).subarray(-fresh.length), fresh);
+  assert.deepEqual(
+    records(log.read(toOffset(0), 1 << 20, log.highWatermark, true)).subarray(-fresh.length),
+    fresh,
+  );
 });
 
 test('a synchronous append (a follower) empties the cache, so the cached run never has a gap', async (t) => {
@@ -169,7 +172,10 @@ test('a synchronous append (a follower) empties the cache, so the cached run nev
   log.setHighWatermark(log.writtenEndOffset);
   assert.equal(budget.usedBytes, 0);
   const c = await append(log, [{ values: values(2, 40) }]);
-  assert.deepEqual(records(log.read(0, 1 << 20, log.highWatermark, true)), Buffer.concat([a, b, c]));
+  assert.deepEqual(
+    records(log.read(toOffset(0), 1 << 20, log.highWatermark, true)),
+    Buffer.concat([a, b, c]),
+  );
 });
 
 test('retention and DeleteRecords drop what fell below the log start offset', async (t) => {
@@ -182,7 +188,7 @@ test('retention and DeleteRecords drop what fell below the log start offset', as
   const deleted = log.deleteOldSegments();
   assert.ok(deleted.count > 0);
   assert.ok(budget.usedBytes < usedBefore, 'deleted segments are no longer cached');
-  const below = log.read(0, 1 << 20, log.highWatermark, true);
+  const below = log.read(toOffset(0), 1 << 20, log.highWatermark, true);
   assert.equal(below.errorCode, StorageErrorCode.OffsetOutOfRange);
   const start = log.logStartOffset;
   const r = log.read(start, 1 << 20, log.highWatermark, true);
@@ -208,10 +214,10 @@ test('the budget bounds the memory of all logs together, evicting the oldest app
     assert.ok(budget.usedBytes <= one * 5, `within the bound after ${i + 1} appends`);
   }
   assert.equal(budget.bufferCount, 5);
-  const old = x.log.read(0, 1 << 20, x.log.highWatermark, true);
+  const old = x.log.read(toOffset(0), 1 << 20, x.log.highWatermark, true);
   assert.notEqual(records(old).buffer, xs[0]!.buffer, 'an evicted append is read from the file');
   assert.deepEqual(splitFirst(records(old)), xs[0]);
-  const last = x.log.read(76, 1 << 20, x.log.highWatermark, true);
+  const last = x.log.read(toOffset(76), 1 << 20, x.log.highWatermark, true);
   assert.equal(records(last).buffer, xs[19]!.buffer, 'the newest append is still cached');
   x.log.close();
   assert.equal(budget.usedBytes, one * 5 - one * 2, 'closing a log releases its share');
@@ -244,7 +250,7 @@ test('a budget of 0 caches nothing and every read is the file', async (t) => {
   const budget = new TailCacheBudget(0);
   const { log } = openLog(t, budget);
   const a = await append(log, [{ values: values(2, 100) }]);
-  const r = log.read(0, 1 << 20, log.highWatermark, true);
+  const r = log.read(toOffset(0), 1 << 20, log.highWatermark, true);
   assert.notEqual(records(r).buffer, a.buffer);
   assert.deepEqual(records(r), a);
   assert.equal(budget.usedBytes, 0);
@@ -309,11 +315,11 @@ test('pooled frames: cached appends hold a pool reference, pinned reads share it
   };
   const first = appendPooled(1);
   const pins: Buffer[] = [];
-  const pinned = await log.startRead(0, 1 << 20, log.highWatermark, true, pins).result;
+  const pinned = await log.startRead(toOffset(0), 1 << 20, log.highWatermark, true, pins).result;
   assert.equal(pins.length, 1);
   assert.ok(pool.isPooled(records(pinned)), 'a pinned read is a view of the frame');
   assert.deepEqual(records(pinned), first);
-  const unpinned = await log.readAsync(0, 1 << 20, log.highWatermark, true);
+  const unpinned = await log.readAsync(toOffset(0), 1 << 20, log.highWatermark, true);
   assert.equal(pool.isPooled(records(unpinned)), false, 'a read without pins is a copy');
   assert.deepEqual(records(unpinned), first);
   // Three more appends evict the first from the cache; the pin still keeps its frame from reuse.
@@ -325,13 +331,17 @@ test('pooled frames: cached appends hold a pool reference, pinned reads share it
   const fifth = appendPooled(5);
   assert.equal(pool.stats.reused, 1, 'and reused by the next append');
   // Every offset still reads back right, from the cache or the file.
-  const all = records(await log.readAsync(0, 1 << 20, log.highWatermark, true));
+  const all = records(await log.readAsync(toOffset(0), 1 << 20, log.highWatermark, true));
   assert.deepEqual(all, Buffer.concat([first, ...later, fifth]));
   // Pinned reads of several cached appends, and of the file, are read into pooled buffers held by the pins.
   const readPins: Buffer[] = [];
-  const spanning = records(await log.startRead(3, 1 << 20, log.highWatermark, true, readPins).result);
+  const spanning = records(
+    await log.startRead(toOffset(3), 1 << 20, log.highWatermark, true, readPins).result,
+  );
   assert.deepEqual(spanning, Buffer.concat([later[2]!, fifth]));
-  const fromFile = records(await log.startRead(0, 1 << 20, log.highWatermark, true, readPins).result);
+  const fromFile = records(
+    await log.startRead(toOffset(0), 1 << 20, log.highWatermark, true, readPins).result,
+  );
   assert.deepEqual(fromFile, all);
   assert.equal(readPins.length, 2);
   assert.ok(pool.isPooled(spanning) && pool.isPooled(fromFile));

@@ -88,7 +88,7 @@ interface Followed {
    */
   outOfRange: boolean;
   /** The leader's high watermark in its last answer, absent before one (FetcherLagMetrics). */
-  leaderHighWatermark?: number;
+  leaderHighWatermark?: Offset;
 }
 
 class LeaderFetcher {
@@ -346,7 +346,7 @@ class LeaderFetcher {
         } else if (p.errorCode === ErrorCode.NONE) {
           if (throttled(followed)) throttledBytes += p.records?.length ?? 0;
           const before = followed.partition.log.highWatermark;
-          followed.leaderHighWatermark = Number(p.highWatermark);
+          followed.leaderHighWatermark = Number(p.highWatermark) as Offset;
           followed.partition.appendAsFollower(p.records ?? EMPTY, followed.leaderHighWatermark);
           if (followed.partition.log.highWatermark !== before) this.onHighWatermark(followed.partition);
         } else if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {

@@ -13,7 +13,7 @@
 // watermark. The leader, when replica.selector.class is set, sends a consumer that names its rack to an in-sync
 // follower in that rack (preferred_read_replica), reading nothing for that partition and answering at once.
 
-import type { BrokerId } from '../../common/ids.js';
+import type { BrokerId, Offset } from '../../common/ids.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
   FetchRequest,
@@ -214,7 +214,8 @@ function sessionPartition(
     topicName: name,
     topicId: byId ? topic.topicId : (context.services.metadata.topic(topic.topic)?.topicId ?? ''),
     partition: p.partition,
-    fetchOffset: Number(p.fetchOffset),
+    // Branded as it enters; every read checks it against the log's range (OFFSET_OUT_OF_RANGE).
+    fetchOffset: Number(p.fetchOffset) as Offset,
     partitionMaxBytes: p.partitionMaxBytes,
     logStartOffset: Number(p.logStartOffset),
     currentLeaderEpoch: p.currentLeaderEpoch,
@@ -274,7 +275,7 @@ function readyToRead(context: RequestContext, plan: FetchPlan, minBytes: number)
 }
 
 /** Followers read up to the log end (what is written), consumers to the high watermark or last stable offset. */
-function readBound(plan: FetchPlan, log: Log): number {
+function readBound(plan: FetchPlan, log: Log): Offset {
   return plan.replicaId >= 0
     ? log.writtenEndOffset
     : plan.isolationLevel === READ_COMMITTED

@@ -20,7 +20,7 @@
 // Ownership: the broker owns the mover; the LogDirs own the future logs (a future log that exists is a move in
 // progress, so moves survive restarts: the mover resumes whatever future logs it finds).
 
-import type { Offset } from '../../common/ids.js';
+import { minOffset, type Offset } from '../../common/ids.js';
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { BATCH_HEADER_BYTES, batchHeader, LOG_OVERHEAD } from '../../protocol/records/batch-header.js';
@@ -115,7 +115,7 @@ export class LogDirMover {
       copied = this.copy(current, future, current.writtenEndOffset, chunk);
       this.rate.record(copied, this.nowMs());
     }
-    future.setHighWatermark(Math.min(current.highWatermark, future.logEndOffset));
+    future.setHighWatermark(minOffset(current.highWatermark, future.logEndOffset));
     if (future.logEndOffset < current.writtenEndOffset) return copied > 0;
     // Caught up with everything written: the swap, in one synchronous step. What is still queued is at most
     // STORAGE_LIMITS.queuedAppendBytesMax, so the copy here is bounded.
@@ -149,13 +149,13 @@ export class LogDirMover {
     if (future.logStartOffset >= start) return;
     if (future.logEndOffset <= start) future.truncateFullyAndStartAt(start);
     else {
-      future.setHighWatermark(Math.min(current.highWatermark, future.logEndOffset));
+      future.setHighWatermark(minOffset(current.highWatermark, future.logEndOffset));
       if (start <= future.highWatermark) future.deleteRecordsBefore(start);
     }
   }
 
   /** Copies whole batches from the future log's end up to `upTo`; answers the bytes appended. */
-  private copy(current: Log, future: Log, upTo: number, maxBytes: number): number {
+  private copy(current: Log, future: Log, upTo: Offset, maxBytes: number): number {
     const from = future.logEndOffset;
     if (from >= upTo) return 0;
     const read = current.read(from, maxBytes, upTo, true);
@@ -196,7 +196,7 @@ export class LogDirMover {
     const highWatermark = current.highWatermark;
     const from = logs.dirOfLog(current);
     const log = logs.replaceCurrentWithFuture(tp);
-    log.setHighWatermark(Math.min(highWatermark, log.logEndOffset));
+    log.setHighWatermark(minOffset(highWatermark, log.logEndOffset));
     partition.replaceLog(log);
     logger.info(
       `${partition.key}: moved from log directory ${from} to ${logs.dirOfLog(log)} (log end ${log.logEndOffset})`,

@@ -8,7 +8,7 @@
 
 import { assert } from '../../common/assert.js';
 import { type Clock, systemClock } from '../../common/clock.js';
-import { type BrokerId, NO_BROKER_ID, toLeaderEpoch } from '../../common/ids.js';
+import { type BrokerId, minOffset, NO_BROKER_ID, type Offset, toLeaderEpoch } from '../../common/ids.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { BATCH_HEADER_BYTES, batchHeader, LOG_OVERHEAD } from '../../protocol/records/batch-header.js';
 import { validateBatch } from '../../protocol/records/validate-batch.js';
@@ -301,7 +301,7 @@ export class Partition {
    * fetch) are skipped; a batch cut short at the end of the response is left for the next fetch; a corrupt batch
    * stops the append there (the next fetch asks again from the log end). Returns the number of bytes appended.
    */
-  appendAsFollower(records: Buffer, leaderHighWatermark: number): number {
+  appendAsFollower(records: Buffer, leaderHighWatermark: Offset): number {
     const log = this.log;
     let start = -1;
     let end = 0;
@@ -320,7 +320,7 @@ export class Partition {
     if (start >= 0) log.append(records.subarray(start, end));
     // A follower's high watermark is the leader's, bounded by what the follower has.
     if (leaderHighWatermark > log.highWatermark)
-      log.setHighWatermark(Math.min(leaderHighWatermark, log.logEndOffset));
+      log.setHighWatermark(minOffset(leaderHighWatermark, log.logEndOffset));
     return start < 0 ? 0 : end - start;
   }
 
@@ -509,7 +509,8 @@ export class Partition {
     let hw = this.log.writtenEndOffset;
     const lowest = (id: BrokerId): void => {
       if (id === this.localBrokerId) return;
-      const end = this.followers.get(id)?.logEndOffset ?? 0;
+      // A follower's log end offset as its fetch gave it (the fetch handler checked it against this log).
+      const end = (this.followers.get(id)?.logEndOffset ?? 0) as Offset;
       if (end < hw) hw = end;
     };
     for (const id of this.isr) lowest(id);

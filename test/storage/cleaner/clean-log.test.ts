@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toProducerId } from '../../../src/common/ids.js';
+import { toOffset, toProducerId } from '../../../src/common/ids.js';
 import { CompressionType } from '../../../src/protocol/compression/compression-type.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../../src/storage/error-codes.js';
@@ -76,7 +76,7 @@ test('nothing at or above the high watermark or the last stable offset is cleane
   const written = writeRounds(h, 10, 3);
   // The high watermark sits inside the second segment: only the first is below it.
   const segments = h.log.segmentBaseOffsets();
-  h.log.setHighWatermark(segments[1]! + 1);
+  h.log.setHighWatermark(toOffset(segments[1]! + 1));
   const result = await h.clean();
   assert.equal(result?.endOffset, segments[1]);
   const got = h.records();
@@ -313,11 +313,11 @@ test('after a pass that empties whole segments, readAsync finds the first kept b
   const empty = h.log.segmentList().filter((s) => s.size === 0 && s !== h.log.activeSegment);
   assert.ok(empty.length >= 2, 'the pass left emptied segments behind');
   for (const offset of [0, empty[1]!.baseOffset - 1, empty[1]!.baseOffset]) {
-    const sync = h.log.read(offset, 1 << 20, h.log.highWatermark);
-    const async = await h.log.readAsync(offset, 1 << 20, h.log.highWatermark);
+    const sync = h.log.read(toOffset(offset), 1 << 20, h.log.highWatermark);
+    const async = await h.log.readAsync(toOffset(offset), 1 << 20, h.log.highWatermark);
     if (sync.errorCode !== StorageErrorCode.None) assert.fail(`offset ${offset}: ${sync.errorCode}`);
     assert.ok(sync.records.length > 0, `offset ${offset}: something to read`);
     assert.deepEqual(async, sync, `offset ${offset}`);
-    assert.equal(h.log.readableBytes(offset, 1 << 20, h.log.highWatermark), sync.records.length);
+    assert.equal(h.log.readableBytes(toOffset(offset), 1 << 20, h.log.highWatermark), sync.records.length);
   }
 });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, cpSync, existsSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { toOffset } from '../../../src/common/ids.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { iterateRecords } from '../../../src/protocol/records/batch-records.js';
 import { StorageErrorCode } from '../../../src/storage/error-codes.js';
@@ -125,10 +126,10 @@ test('reads and appends while a cleaning runs see every offset with the record w
   let reads = 0;
   let offset = 0;
   while (!done) {
-    const sync = h.log.read(offset, 4096);
+    const sync = h.log.read(toOffset(offset), 4096);
     assert.equal(sync.errorCode, StorageErrorCode.None);
     if (sync.errorCode === StorageErrorCode.None) check(sync.records, 'read');
-    const async = await h.log.readAsync(offset, 4096);
+    const async = await h.log.readAsync(toOffset(offset), 4096);
     if (async.errorCode === StorageErrorCode.None) check(async.records, 'readAsync');
     offset = (offset + 97) % h.log.logEndOffset;
     const base = h.append([{ key: 'late', value: `v${reads}` }]);

@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { ManualClock } from '../../../src/common/clock.js';
+import { toOffset } from '../../../src/common/ids.js';
 import {
   type BatchOptions,
   buildBatch,
@@ -115,7 +116,7 @@ export class CompactionHarness {
     const out: Buffer[] = [];
     let offset: number = this.log.logStartOffset;
     while (offset < this.log.logEndOffset) {
-      const r = this.log.read(offset, 1 << 20);
+      const r = this.log.read(toOffset(offset), 1 << 20);
       if (r.errorCode !== StorageErrorCode.None) throw new Error(`read at ${offset}: ${r.errorCode}`);
       if (r.records.length === 0) break;
       for (let pos = 0; pos < r.records.length; pos += batchHeader.sizeInBytes(r.records, pos)) {

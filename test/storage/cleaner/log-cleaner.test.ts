@@ -48,7 +48,7 @@ function writeKeys(log: Log, clock: ManualClock, keys: number, tag: string, valu
 }
 
 function values(log: Log): (string | null)[] {
-  const r = log.read(log.logStartOffset, 1 << 20, log.activeSegment.baseOffset);
+  const r = log.read(log.logStartOffset, 1 << 20, toOffset(log.activeSegment.baseOffset));
   if (r.errorCode !== 0) throw new Error('read failed');
   const out: Buffer[] = [];
   for (let pos = 0; pos < r.records.length; pos += batchHeader.sizeInBytes(r.records, pos)) {

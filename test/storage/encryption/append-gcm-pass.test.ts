@@ -10,6 +10,7 @@ import { closeSync, mkdirSync, openSync, statSync, writeFileSync, writeSync } fr
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { ManualClock } from '../../../src/common/clock.js';
+import { toOffset } from '../../../src/common/ids.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { KeyStore } from '../../../src/storage/encryption/key-store.js';
 import { FileKeyProvider } from '../../../src/storage/encryption/local-key-providers.js';
@@ -69,7 +70,7 @@ function batchFor(log: Log, i: number, bytes: number): Buffer {
 
 function readEach(log: Log, stored: Buffer[]): (Buffer | number)[] {
   return stored.map((b) => {
-    const r = log.read(batchHeader.baseOffset(b, 0), b.length);
+    const r = log.read(toOffset(batchHeader.baseOffset(b, 0)), b.length);
     return r.errorCode === StorageErrorCode.None ? (r as { records: Buffer }).records : r.errorCode;
   });
 }

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { crc32c } from '@node-rs/crc32';
 import { ManualClock } from '../../../src/common/clock.js';
+import { toOffset } from '../../../src/common/ids.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { KeyStore } from '../../../src/storage/encryption/key-store.js';
 import { FileKeyProvider } from '../../../src/storage/encryption/local-key-providers.js';
@@ -78,7 +79,7 @@ function records(r: ReadResult): Buffer {
 /** Every stored batch read back by its own offset, or the error code the read answered. */
 function readEach(log: Log, stored: Buffer[]): (Buffer | number)[] {
   return stored.map((b) => {
-    const r = log.read(batchHeader.baseOffset(b, 0), b.length);
+    const r = log.read(toOffset(batchHeader.baseOffset(b, 0)), b.length);
     return r.errorCode === StorageErrorCode.None ? (r as { records: Buffer }).records : r.errorCode;
   });
 }
@@ -166,7 +167,7 @@ for (const damage of DAMAGES) {
     log.append(next);
     log.setHighWatermark(log.logEndOffset);
     assert.ok(log.segmentCount >= 2, 'the cut segment is sealed: the append rolled');
-    assert.deepEqual(records(log.read(batchHeader.baseOffset(next, 0), 1 << 20)), next);
+    assert.deepEqual(records(log.read(toOffset(batchHeader.baseOffset(next, 0)), 1 << 20)), next);
   });
 
   test(`${damage.what} of the growing chunk changed while open: the next append fails before writing, nothing re-tagged`, async (t) => {
@@ -185,7 +186,7 @@ for (const damage of DAMAGES) {
     assert.deepEqual(readFileSync(join(dir, ENC)).subarray(ENC_HEADER_BYTES), encBefore, 'no tag rewritten');
     const inTail = stored.length - 1;
     assert.equal(
-      log.read(batchHeader.baseOffset(stored[inTail]!, 0), 1 << 20).errorCode,
+      log.read(toOffset(batchHeader.baseOffset(stored[inTail]!, 0)), 1 << 20).errorCode,
       StorageErrorCode.KafkaStorageError,
     );
     const kept = batchesBelow(stored, 2 * ENC_CHUNK_BYTES);
@@ -255,7 +256,7 @@ test('a tag record that lost its last update: recovery cuts to the end of the ap
   const next = batchFor(log, 77, 900);
   log.append(next);
   log.setHighWatermark(log.logEndOffset);
-  assert.deepEqual(records(log.read(batchHeader.baseOffset(next, 0), 1 << 20)), next);
+  assert.deepEqual(records(log.read(toOffset(batchHeader.baseOffset(next, 0)), 1 << 20)), next);
 });
 
 test('a segment of encryption format version 1 stops the load with a clear error', async (t) => {

@@ -81,7 +81,7 @@ function checkLookups(log: Log, stored: Buffer[]): void {
   log.setHighWatermark(log.logEndOffset);
   for (const b of stored) {
     const offset = batchHeader.baseOffset(b, 0);
-    const r = log.read(offset, b.length);
+    const r = log.read(toOffset(offset), b.length);
     assert.equal(r.errorCode, StorageErrorCode.None);
     assert.deepEqual((r as { records: Buffer }).records, b, `batch at ${offset}`);
     const byTime = log.offsetForTimestamp(batchHeader.maxTimestamp(b, 0));

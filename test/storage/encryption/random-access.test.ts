@@ -8,6 +8,7 @@ import { closeSync, mkdirSync, openSync, readSync, statSync, writeFileSync, writ
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../../src/common/clock.js';
+import { toOffset } from '../../../src/common/ids.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { KeyStore } from '../../../src/storage/encryption/key-store.js';
 import { FileKeyProvider } from '../../../src/storage/encryption/local-key-providers.js';
@@ -89,8 +90,8 @@ test('a read verifies only the chunks it touches: damage elsewhere in the segmen
     );
     const nearDamage = DAMAGED.some((c) => c >= firstChunk && c <= lastChunk);
     const results: ReadResult[] = [
-      reopened.read(s.offset, s.batch.length),
-      await reopened.readAsync(s.offset, s.batch.length),
+      reopened.read(toOffset(s.offset), s.batch.length),
+      await reopened.readAsync(toOffset(s.offset), s.batch.length),
     ];
     for (const r of results) {
       if (r.errorCode === StorageErrorCode.None) {

@@ -117,10 +117,10 @@ test('an encrypted log stores no plaintext and reads back every batch, by any of
   );
   for (const start of [0, 1, 2, 77, 301, 598, 599, 600, 1199]) {
     const want = Buffer.concat(stored.slice(Math.floor(start / 2)));
-    const sync = records(o.log.read(start, 8 * 1024));
+    const sync = records(o.log.read(toOffset(start), 8 * 1024));
     assert.ok(sync.length > 0 || start >= 1200);
     assert.deepEqual(sync, want.subarray(0, sync.length), `sync read at ${start}`);
-    const async = records(await o.log.readAsync(start, 100 * 1024));
+    const async = records(await o.log.readAsync(toOffset(start), 100 * 1024));
     assert.deepEqual(async, want.subarray(0, async.length), `async read at ${start}`);
   }
   // Reopened cleanly and after a crash: the same bytes.
@@ -129,13 +129,13 @@ test('an encrypted log stores no plaintext and reads back every batch, by any of
     o.reopen(clean);
     assert.equal(o.log.logEndOffset, end);
     assert.deepEqual(
-      records(o.log.read(0, 1 << 20)),
-      Buffer.concat(stored).subarray(0, records(o.log.read(0, 1 << 20)).length),
+      records(o.log.read(toOffset(0), 1 << 20)),
+      Buffer.concat(stored).subarray(0, records(o.log.read(toOffset(0), 1 << 20)).length),
     );
     const next = batchAt(o.log, 600);
     o.log.append(next);
     stored.push(next);
-    assert.deepEqual(records(o.log.read(o.log.logEndOffset - 2, 1 << 20)), next);
+    assert.deepEqual(records(o.log.read(toOffset(o.log.logEndOffset - 2), 1 << 20)), next);
   }
 });
 
@@ -161,13 +161,16 @@ test('a flipped byte in a .log or in a tag record is refused as KAFKA_STORAGE_ER
   });
   o.log.setHighWatermark(o.log.logEndOffset);
   const errors: string[] = [];
-  assert.equal(o.log.read(0, 4096).errorCode, StorageErrorCode.KafkaStorageError);
-  assert.equal((await o.log.readAsync(0, 4096)).errorCode, StorageErrorCode.KafkaStorageError);
+  assert.equal(o.log.read(toOffset(0), 4096).errorCode, StorageErrorCode.KafkaStorageError);
+  assert.equal((await o.log.readAsync(toOffset(0), 4096)).errorCode, StorageErrorCode.KafkaStorageError);
   // Chunk 1 is intact and served; chunk 2's tag no longer matches.
   const inChunk1 = Math.floor((ENC_CHUNK_BYTES * 1.5) / 1000) * 2;
-  assert.ok(records(o.log.read(inChunk1, 2000)).length > 0);
+  assert.ok(records(o.log.read(toOffset(inChunk1), 2000)).length > 0);
   const inChunk2 = Math.floor((ENC_CHUNK_BYTES * 2.5) / 1000) * 2;
-  assert.equal((await o.log.readAsync(inChunk2, 2000)).errorCode, StorageErrorCode.KafkaStorageError);
+  assert.equal(
+    (await o.log.readAsync(toOffset(inChunk2), 2000)).errorCode,
+    StorageErrorCode.KafkaStorageError,
+  );
   assert.equal(errors.length, 0);
 });
 
@@ -191,17 +194,20 @@ test('a fetch of many chunks, read in pieces, equals the synchronous read and fa
   // Reopened: nothing verified yet, every chunk comes from the file.
   o.log = reopen();
   o.log.setHighWatermark(o.log.logEndOffset);
-  const whole = records(await o.log.readAsync(0, 1024 * 1024));
+  const whole = records(await o.log.readAsync(toOffset(0), 1024 * 1024));
   assert.ok(whole.length > 16 * ENC_CHUNK_BYTES, 'the read spans more than four pieces of four chunks');
-  assert.ok(records(o.log.read(0, 1024 * 1024)).equals(whole));
+  assert.ok(records(o.log.read(toOffset(0), 1024 * 1024)).equals(whole));
   o.log.close();
   // A byte of chunk 13 (the third or fourth piece) flipped: the whole fetch is refused.
   flip(join(dir, '00000000000000000000.log'), 13 * ENC_CHUNK_BYTES + 100);
   o.log = reopen();
   o.log.setHighWatermark(o.log.logEndOffset);
-  assert.equal((await o.log.readAsync(0, 1024 * 1024)).errorCode, StorageErrorCode.KafkaStorageError);
+  assert.equal(
+    (await o.log.readAsync(toOffset(0), 1024 * 1024)).errorCode,
+    StorageErrorCode.KafkaStorageError,
+  );
   // Below the damage the log is still served.
-  assert.ok(records(await o.log.readAsync(0, 8 * ENC_CHUNK_BYTES)).length > 0);
+  assert.ok(records(await o.log.readAsync(toOffset(0), 8 * ENC_CHUNK_BYTES)).length > 0);
 });
 
 test('a crash leaves bytes past the tags: recovery cuts them, seals the segment, and appends roll on', async (t) => {
@@ -223,7 +229,7 @@ test('a crash leaves bytes past the tags: recovery cuts them, seals the segment,
   o.log.append(batchAt(o.log, 20));
   assert.ok(o.log.segmentCount >= 2, 'the sealed segment took no more bytes: the log rolled');
   o.log.setHighWatermark(o.log.logEndOffset);
-  assert.ok(records(o.log.read(0, 1 << 20)).length > 0);
+  assert.ok(records(o.log.read(toOffset(0), 1 << 20)).length > 0);
   assert.equal(records(o.log.read(end, 1 << 20)).length > 0, true);
 });
 
@@ -255,7 +261,7 @@ test('a .log truncated below what its tags cover is detected and cut at load, wi
   assert.ok(end > 0 && end < 600, `log end ${end}`);
   assert.ok(end >= Math.floor((4 * ENC_CHUNK_BYTES) / 1000) * 2 - 4, `earlier chunks kept (log end ${end})`);
   o.log.setHighWatermark(end);
-  assert.ok(records(o.log.read(0, 1 << 20)).length > 0);
+  assert.ok(records(o.log.read(toOffset(0), 1 << 20)).length > 0);
 });
 
 test('truncation seals an encrypted segment: later appends go to a new segment with a new key', async (t) => {
@@ -269,9 +275,9 @@ test('truncation seals an encrypted segment: later appends go to a new segment w
   o.log.append(again);
   assert.equal(o.log.segmentCount, 2);
   o.log.setHighWatermark(o.log.logEndOffset);
-  assert.deepEqual(records(o.log.read(10, 1 << 20)), again);
+  assert.deepEqual(records(o.log.read(toOffset(10), 1 << 20)), again);
   o.reopen(false);
-  assert.deepEqual(records(o.log.read(10, 1 << 20)), again);
+  assert.deepEqual(records(o.log.read(toOffset(10), 1 << 20)), again);
 });
 
 function flip(path: string, position: number): void {
@@ -318,6 +324,6 @@ test('a truncation into a tampered chunk is refused, and the chunk stays refused
   assert.throws(() => o.log.truncateTo(toOffset(offset)), SegmentIntegrityError);
   o.log.setHighWatermark(o.log.logEndOffset);
   const inChunk1 = Math.ceil(ENC_CHUNK_BYTES / stored[0]!.length) * 2;
-  assert.equal(o.log.read(inChunk1, 1000).errorCode, StorageErrorCode.KafkaStorageError);
-  assert.equal(records(o.log.read(0, 1000)).length > 0, true, 'chunk 0 is intact and served');
+  assert.equal(o.log.read(toOffset(inChunk1), 1000).errorCode, StorageErrorCode.KafkaStorageError);
+  assert.equal(records(o.log.read(toOffset(0), 1000)).length > 0, true, 'chunk 0 is intact and served');
 });

@@ -20,6 +20,7 @@ import {
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../../src/common/clock.js';
+import { toOffset } from '../../../src/common/ids.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { KeyStore } from '../../../src/storage/encryption/key-store.js';
 import { FileKeyProvider } from '../../../src/storage/encryption/local-key-providers.js';
@@ -69,7 +70,7 @@ function readAll(log: Log): Buffer {
   const parts: Buffer[] = [];
   let offset = 0;
   while (offset < log.logEndOffset) {
-    const r = log.read(offset, 1 << 20);
+    const r = log.read(toOffset(offset), 1 << 20);
     assert.equal(r.errorCode, StorageErrorCode.None);
     const records = (r as { records: Buffer; nextOffset: number }).records;
     parts.push(records);
@@ -149,7 +150,7 @@ test('a byte flipped in each kind of file is detected, never served as data', as
         log.setHighWatermark(log.logEndOffset);
         let offset = 0;
         while (offset < log.logEndOffset) {
-          const r = log.read(offset, 64 * 1024);
+          const r = log.read(toOffset(offset), 64 * 1024);
           if (r.errorCode === StorageErrorCode.KafkaStorageError) break; // refused: detected
           assert.equal(r.errorCode, StorageErrorCode.None, where);
           const { records, firstOffset, nextOffset } = r as {
