@@ -9,9 +9,9 @@
 //     reversing it), the first task (id order) the destination does not hold moves. Capacity = thread count.
 //  2. num.standby.replicas standbys of each stateful task, each on the client with the lowest load
 //     ((active + standby) / threads) that does not hold the task yet; then balanced over threads as in 1.
-//     With rack.aware.assignment.tags the tag spread comes first (a client with more tag values not yet among
-//     the task's holders wins, then the load) and the thread balancing of standbys is skipped, as Kafka's
-//     client-tag-aware standby assignor does not rebalance them.
+//     With rack.aware.assignment.tags, Kafka's ClientTagAwareStandbyTaskAssignor places them instead
+//     (tag-standby-assignor.ts: clients on tag values the task's holders do not use first), and the
+//     thread balancing moves a standby only between clients with equal tags, as Kafka's isAllowedTaskMovement.
 //  3. Active task movements: a client is caught up on a task when it ran it as active in the previous
 //     generation or its state lags the changelog by at most acceptable.recovery.lag. An active task placed on a
 //     client that is not caught up, while some client is, moves: tasks with the fewest caught-up clients first,
@@ -30,6 +30,7 @@
 
 import assert from 'node:assert/strict';
 import { DEFAULT_COSTS, optimizeActivePlacement } from './rack-aware-task-assignor.js';
+import { assignClientTagAwareStandbys, sameClientTags } from './tag-standby-assignor.js';
 import type { ClientAssignment, ClientState, HighAvailability } from './task-assignment.js';
 
 interface Plan {
@@ -63,6 +64,7 @@ function balanceOverThreads(
   plans: Plan[],
   kind: 'active' | 'standby',
   order: (a: string, b: string) => number,
+  allowed: (src: Plan, dst: Plan) => boolean = () => true,
 ) {
   // Terminates: every move strictly lowers the sum of squared loads (the skew of the pair shrinks).
   let moved = true;
@@ -70,7 +72,7 @@ function balanceOverThreads(
     moved = false;
     for (const src of plans) {
       for (const dst of plans) {
-        if (src === dst) continue;
+        if (src === dst || !allowed(src, dst)) continue;
         for (const task of [...src[kind]].sort(order)) {
           if (!shouldMove(src, dst)) break;
           if (holds(dst, task)) continue;
@@ -118,6 +120,7 @@ export function assignHighAvailability(
   ha: HighAvailability,
   rackAwareTags: string[],
   order: (a: string, b: string) => number,
+  log: (line: string) => void = () => {},
 ): Map<string, ClientAssignment> {
   const plans: Plan[] = sorted.map((client) => ({ client, active: new Set(), standby: new Set() }));
   const stateful = ordered.filter((t) => ha.stateful === undefined || ha.stateful.has(t));
@@ -128,23 +131,22 @@ export function assignHighAvailability(
   balanceOverThreads(plans, 'active', order);
   optimizeForRacks(plans, stateful, ha, 'stateful');
 
-  // 2. Standbys: least loaded client not holding the task (the tag spread first when tags are configured).
-  const newTagValues = (p: Plan, task: string): number => {
-    const holders = plans.filter((h) => holds(h, task));
-    return rackAwareTags.filter((tag) => !holders.some((h) => h.client.tags?.[tag] === p.client.tags?.[tag]))
-      .length;
-  };
-  for (const task of stateful) {
-    for (let replica = 0; replica < numStandbyReplicas; replica++) {
-      const free = plans.filter((p) => !holds(p, task));
-      const spread = Math.max(-1, ...free.map((p) => newTagValues(p, task)));
-      const best = least(free, (p) => newTagValues(p, task) === spread, load);
-      // Fewer clients than replicas + 1: Kafka assigns what it can and logs a warning; so does the caller.
-      if (best === undefined) break;
-      best.standby.add(task);
+  // 2. Standbys: least loaded client not holding the task, or Kafka's client-tag-aware placement.
+  if (rackAwareTags.length > 0) {
+    for (const line of assignClientTagAwareStandbys(plans, stateful, numStandbyReplicas, rackAwareTags))
+      log(line);
+    balanceOverThreads(plans, 'standby', order, sameClientTags);
+  } else {
+    for (const task of stateful) {
+      for (let replica = 0; replica < numStandbyReplicas; replica++) {
+        const best = least(plans, (p) => !holds(p, task), load);
+        // Fewer clients than replicas + 1: Kafka assigns what it can and logs a warning; so does the caller.
+        if (best === undefined) break;
+        best.standby.add(task);
+      }
     }
+    balanceOverThreads(plans, 'standby', order);
   }
-  if (rackAwareTags.length === 0) balanceOverThreads(plans, 'standby', order);
 
   // 3 and 4. Movements towards caught-up clients, warm-ups on the planned ones.
   const caughtUp = new Map<string, Plan[]>();

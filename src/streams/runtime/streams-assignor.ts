@@ -482,6 +482,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
       this.ctx.numStandbyReplicas,
       ha,
       this.ctx.rackAwareAssignmentTags,
+      (line) => this.ctx.log(line),
     );
     const warmups = [...perClient.values()].reduce((n, a) => n + a.warmup.length, 0);
     // KIP-441: warm-ups are probed for their lag after probing.rebalance.interval.ms.

@@ -14,8 +14,10 @@
 //   standbys of each task go to other clients (never the active's), preferring those that already hold its
 //   state, then the least loaded.
 //
-// Rack awareness (KIP-708, rack.aware.assignment.tags), in both: a standby goes first to the client with the
-// most tag values not yet among the clients holding the task, so that one zone's loss leaves a copy elsewhere.
+// Rack awareness (KIP-708, rack.aware.assignment.tags): in the high-availability placement Kafka's
+// ClientTagAwareStandbyTaskAssignor (tag-standby-assignor.ts); in the sticky fallback a simpler rule, a
+// standby goes first to the client with the most tag values not yet among the clients holding the task. Either
+// way one zone's loss leaves a copy elsewhere.
 
 import assert from 'node:assert/strict';
 import { assignHighAvailability } from './ha-task-assignor.js';
@@ -78,6 +80,7 @@ export function assignTasks(
   numStandbyReplicas: number,
   ha: HighAvailability | null = null,
   rackAwareTags: string[] = [],
+  log: (line: string) => void = () => {},
 ): Map<string, ClientAssignment> {
   assert.ok(clients.length > 0, 'no client to assign to');
   const sorted = [...clients].sort((a, b) => (a.processId < b.processId ? -1 : 1));
@@ -89,6 +92,7 @@ export function assignTasks(
       ha,
       rackAwareTags,
       compareTaskIds,
+      log,
     );
   const out = new Map<string, ClientAssignment>(
     sorted.map((c) => [c.processId, { active: [], standby: [], warmup: [] }]),
