@@ -74,6 +74,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
     'Brook Streams state restoration vs reading the changelog raw',
     () => import('./streams/restore.js'),
   ],
+  'streams-threads': [
+    'Brook Streams with 1 and 2 stream threads in worker threads (records/s, ratio)',
+    () => import('./streams/threads.js'),
+  ],
 };
 
 function list(): string {

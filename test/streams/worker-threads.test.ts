@@ -73,8 +73,8 @@ describe('stream threads in worker threads', () => {
       },
       'buildCountTopology',
     );
-    const logs: string[] = [];
-    streams.setLogger((m) => logs.push(m));
+    const states: KafkaStreamsState[] = [];
+    streams.setStateListener((s) => states.push(s));
     try {
       await streams.start();
       // Wait until both workers run two of the four tasks each, so that the input is split over both.
@@ -149,6 +149,13 @@ describe('stream threads in worker threads', () => {
       await streams.close();
     }
     assert.equal(streams.state(), 'NOT_RUNNING');
+    assert.deepEqual(states.slice(0, 2), ['REBALANCING', 'RUNNING'], states.join(','));
+    assert.deepEqual(states.slice(-2), ['PENDING_SHUTDOWN', 'NOT_RUNNING'], states.join(','));
+    assert.ok(!states.includes('ERROR'));
+    assert.ok(
+      streams.metadataForLocalThreads().every((t) => t.threadState === 'DEAD'),
+      'every worker closed its thread',
+    );
   });
 
   it('REPLACE_THREAD replaces the worker whose processor threw', async () => {
@@ -247,4 +254,63 @@ describe('stream threads in worker threads', () => {
       rmSync(marker, { force: true });
     }
   });
+
+  for (const response of ['SHUTDOWN_CLIENT', 'SHUTDOWN_APPLICATION'] as const)
+    it(`${response}: a worker's error ends every worker and the client in ERROR`, async () => {
+      const marker = join(env.dirs[1]!, `thrown-${response}`);
+      process.env.BROOK_MT_MARKER = marker;
+      const streams = await KafkaStreams.fromModule(
+        APP_MODULE,
+        {
+          'application.id': `mt-${response.toLowerCase()}`,
+          'bootstrap.servers': env.bootstrap,
+          'state.dir': env.dirs[1],
+          'num.stream.threads': 2,
+          'commit.interval.ms': 100,
+          'session.timeout.ms': 10_000,
+          'heartbeat.interval.ms': 1000,
+        },
+        'buildThrowingTopology',
+      );
+      const states: KafkaStreamsState[] = [];
+      streams.setStateListener((s) => states.push(s));
+      const errors: string[] = [];
+      streams.setUncaughtExceptionHandler((e) => {
+        errors.push(e.message);
+        return response;
+      });
+      try {
+        await streams.start();
+        // The topic may hold a "boom" of an earlier test already: then the error comes before RUNNING.
+        await waitUntil(
+          () => streams.state() === 'RUNNING' || errors.length > 0,
+          90_000,
+          () => describeThreads(streams),
+        );
+        const producer = new Producer({ bootstrapServers: env.bootstrap });
+        try {
+          await producer.sendBatch([
+            { topic: 'mt-fail-in', partition: 0, key: Buffer.from('k'), value: Buffer.from('boom') },
+          ]);
+        } finally {
+          await producer.close();
+        }
+        await waitUntil(
+          () => streams.state() === 'ERROR',
+          90_000,
+          () => `errors ${errors}; states ${states}; ${describeThreads(streams)}`,
+        );
+        assert.deepEqual(errors, ['boom']);
+        assert.ok(states.includes('PENDING_ERROR'));
+        await waitUntil(
+          () => streams.metadataForLocalThreads().every((t) => t.threadState === 'DEAD'),
+          30_000,
+          () => describeThreads(streams),
+        );
+      } finally {
+        await streams.close();
+        delete process.env.BROOK_MT_MARKER;
+        rmSync(marker, { force: true });
+      }
+    });
 });
