@@ -10,8 +10,12 @@
 //   partitionsByHost then standbyPartitionsByHost: int32 hosts, each writeUTF host, int32 port, int32 count and
 //     per partition int32 topic index, int32 partition,
 //   int32 errCode, int64 nextRebalanceMs (Long.MAX_VALUE: no probing rebalance is due).
+//
+// The bytes are read and written with the protocol's Reader and Writer; writeUTF's strings are java-encoding.ts's.
 
 import type { TopicPartition } from '../../client/requests.js';
+import { DecodeError, Reader, Writer } from '../../protocol/primitives/index.js';
+import { readUtf, writeUtf } from './java-encoding.js';
 import type { AssignmentInfo } from './streams-assignor.js';
 
 export const ASSIGNMENT_INFO_VERSION = 11;
@@ -20,114 +24,19 @@ const MIN_WRITTEN_VERSION = 7;
 const MIN_NAMED_TOPOLOGY_VERSION = 10;
 const LONG_MAX = 9223372036854775807n;
 
-/** Java's modified UTF-8 (DataOutput.writeUTF): per UTF-16 unit, 1 byte for 1-127, 2 for 0 and up to 0x7ff, else 3. */
-function modifiedUtf8(s: string): Buffer {
-  const out: number[] = [];
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 1 && c <= 0x7f) out.push(c);
-    else if (c <= 0x7ff) out.push(0xc0 | (c >> 6), 0x80 | (c & 0x3f));
-    else out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f));
-  }
-  if (out.length > 0xffff) throw new RangeError(`string of ${out.length} bytes is too long for writeUTF`);
-  return Buffer.from(out);
+function writeTask(w: Writer, id: string, version: number): void {
+  const [st, p] = id.split('_').map(Number) as [number, number];
+  w.int32(st);
+  w.int32(p);
+  if (version >= MIN_NAMED_TOPOLOGY_VERSION) w.int32(0); // no named topology
 }
 
-function fromModifiedUtf8(b: Buffer): string {
-  const units: number[] = [];
-  for (let i = 0; i < b.length; ) {
-    const x = b[i]!;
-    if (x < 0x80) {
-      units.push(x);
-      i += 1;
-    } else if ((x & 0xe0) === 0xc0 && i + 1 < b.length) {
-      units.push(((x & 0x1f) << 6) | (b[i + 1]! & 0x3f));
-      i += 2;
-    } else if ((x & 0xf0) === 0xe0 && i + 2 < b.length) {
-      units.push(((x & 0x0f) << 12) | ((b[i + 1]! & 0x3f) << 6) | (b[i + 2]! & 0x3f));
-      i += 3;
-    } else throw new RangeError('AssignmentInfo: malformed modified UTF-8');
-  }
-  return String.fromCharCode(...units);
-}
-
-class Out {
-  private readonly parts: Buffer[] = [];
-
-  int(n: number): void {
-    const b = Buffer.allocUnsafe(4);
-    b.writeInt32BE(n);
-    this.parts.push(b);
-  }
-
-  long(n: bigint): void {
-    const b = Buffer.allocUnsafe(8);
-    b.writeBigInt64BE(n);
-    this.parts.push(b);
-  }
-
-  utf(s: string): void {
-    const b = modifiedUtf8(s);
-    const n = Buffer.allocUnsafe(2);
-    n.writeUInt16BE(b.length);
-    this.parts.push(n, b);
-  }
-
-  task(id: string, version: number): void {
-    const [st, p] = id.split('_').map(Number) as [number, number];
-    this.int(st);
-    this.int(p);
-    if (version >= MIN_NAMED_TOPOLOGY_VERSION) this.int(0); // no named topology
-  }
-
-  done(): Buffer {
-    return Buffer.concat(this.parts);
-  }
-}
-
-class In {
-  private at = 0;
-
-  constructor(private readonly b: Buffer) {}
-
-  private need(n: number): number {
-    if (this.at + n > this.b.length) throw new RangeError(`AssignmentInfo truncated at byte ${this.at}`);
-    const at = this.at;
-    this.at += n;
-    return at;
-  }
-
-  int(): number {
-    return this.b.readInt32BE(this.need(4));
-  }
-
-  long(): bigint {
-    return this.b.readBigInt64BE(this.need(8));
-  }
-
-  count(): number {
-    const n = this.int();
-    if (n < 0 || n > this.b.length) throw new RangeError(`AssignmentInfo: bad count ${n}`);
-    return n;
-  }
-
-  utf(): string {
-    const n = this.b.readUInt16BE(this.need(2));
-    const at = this.need(n);
-    return fromModifiedUtf8(this.b.subarray(at, at + n));
-  }
-
-  task(version: number): string | null {
-    const st = this.int();
-    const p = this.int();
-    // A named topology's name (int32 length, then UTF-16 chars): Brook has none, so such a task is not Brook's.
-    if (version >= MIN_NAMED_TOPOLOGY_VERSION && this.int() !== 0) return null;
-    return `${st}_${p}`;
-  }
-
-  get remaining(): number {
-    return this.b.length - this.at;
-  }
+function readTask(r: Reader, version: number): string | null {
+  const st = r.int32();
+  const p = r.int32();
+  // A named topology's name (int32 length, then UTF-16 chars): Brook has none, so such a task is not Brook's.
+  if (version >= MIN_NAMED_TOPOLOGY_VERSION && r.int32() !== 0) return null;
+  return `${st}_${p}`;
 }
 
 const byTopicThenPartition = (a: TopicPartition, b: TopicPartition): number =>
@@ -153,21 +62,21 @@ export function encodeAssignmentInfo(
 ): Buffer {
   const version = info.version >= MIN_WRITTEN_VERSION ? info.version : ASSIGNMENT_INFO_VERSION;
   if (version > ASSIGNMENT_INFO_VERSION) throw new Error(`AssignmentInfo version ${version} is not written`);
-  const o = new Out();
-  o.int(version);
-  o.int(info.commonlySupportedVersion ?? version);
+  const o = new Writer();
+  o.int32(version);
+  o.int32(info.commonlySupportedVersion ?? version);
   const owned = info.activeTasks.flatMap((task) => partitionsOf(task).map((tp) => ({ tp, task })));
   owned.sort((a, b) => byTopicThenPartition(a.tp, b.tp));
-  o.int(owned.length);
-  for (const { task } of owned) o.task(task, version);
-  o.int(info.standbyTasks.length);
+  o.int32(owned.length);
+  for (const { task } of owned) writeTask(o, task, version);
+  o.int32(info.standbyTasks.length);
   for (const task of info.standbyTasks) {
-    o.task(task, version);
+    writeTask(o, task, version);
     const tps = partitionsOf(task);
-    o.int(tps.length);
+    o.int32(tps.length);
     for (const tp of tps) {
-      o.utf(tp.topic);
-      o.int(tp.partition);
+      writeUtf(o, tp.topic);
+      o.int32(tp.partition);
     }
   }
   const hosts = [info.partitionsByHost, info.standbyPartitionsByHost];
@@ -175,30 +84,30 @@ export function encodeAssignmentInfo(
   for (const byHost of hosts)
     for (const pairs of Object.values(byHost))
       for (const [t] of pairs) if (!topics.includes(t)) topics.push(t);
-  o.int(topics.length);
+  o.int32(topics.length);
   for (const [i, t] of topics.entries()) {
-    o.int(i);
-    o.utf(t);
+    o.int32(i);
+    writeUtf(o, t);
   }
   for (const byHost of hosts) {
     const entries = Object.entries(byHost);
-    o.int(entries.length);
+    o.int32(entries.length);
     for (const [hostPort, pairs] of entries) {
       const [host, port] = splitHost(hostPort);
-      o.utf(host);
-      o.int(port);
-      o.int(pairs.length);
+      writeUtf(o, host);
+      o.int32(port);
+      o.int32(pairs.length);
       for (const [t, p] of pairs) {
-        o.int(topics.indexOf(t));
-        o.int(p);
+        o.int32(topics.indexOf(t));
+        o.int32(p);
       }
     }
   }
-  o.int(info.errCode);
-  o.long(
+  o.int32(info.errCode);
+  o.int64(
     info.nextRebalanceMs !== undefined && info.nextRebalanceMs > 0 ? BigInt(info.nextRebalanceMs) : LONG_MAX,
   );
-  return o.done();
+  return o.toBuffer();
 }
 
 /**
@@ -210,41 +119,41 @@ export function decodeAssignmentInfoBytes(
   latestSupported = ASSIGNMENT_INFO_VERSION,
 ): AssignmentInfo | null {
   try {
-    const r = new In(bytes);
-    const version = r.int();
+    const r = new Reader(bytes);
+    const version = r.int32();
     if (version < MIN_WRITTEN_VERSION || version > latestSupported) return null;
-    const commonlySupportedVersion = r.int();
+    const commonlySupportedVersion = r.int32();
     const activeTasks: string[] = [];
-    for (let i = 0, n = r.count(); i < n; i++) {
-      const t = r.task(version);
+    for (let i = 0, n = r.arrayCount(); i < n; i++) {
+      const t = readTask(r, version);
       if (t === null) return null;
       if (!activeTasks.includes(t)) activeTasks.push(t);
     }
     const standbyTasks: string[] = [];
-    for (let i = 0, n = r.count(); i < n; i++) {
-      const t = r.task(version);
+    for (let i = 0, n = r.arrayCount(); i < n; i++) {
+      const t = readTask(r, version);
       if (t === null) return null;
       standbyTasks.push(t);
-      for (let j = 0, m = r.count(); j < m; j++) {
-        r.utf();
-        r.int();
+      for (let j = 0, m = r.arrayCount(); j < m; j++) {
+        readUtf(r);
+        r.int32();
       }
     }
     const topics = new Map<number, string>();
-    for (let i = 0, n = r.count(); i < n; i++) {
-      const index = r.int();
-      topics.set(index, r.utf());
+    for (let i = 0, n = r.arrayCount(); i < n; i++) {
+      const index = r.int32();
+      topics.set(index, readUtf(r));
     }
     const byHost = (): Record<string, [string, number][]> => {
       const out: Record<string, [string, number][]> = {};
-      for (let i = 0, n = r.count(); i < n; i++) {
-        const host = r.utf();
-        const port = r.int();
+      for (let i = 0, n = r.arrayCount(); i < n; i++) {
+        const host = readUtf(r);
+        const port = r.int32();
         const pairs: [string, number][] = [];
-        for (let j = 0, m = r.count(); j < m; j++) {
-          const topic = topics.get(r.int());
+        for (let j = 0, m = r.arrayCount(); j < m; j++) {
+          const topic = topics.get(r.int32());
           if (topic === undefined) throw new RangeError('AssignmentInfo: unknown topic index');
-          pairs.push([topic, r.int()]);
+          pairs.push([topic, r.int32()]);
         }
         out[`${host}:${port}`] = pairs;
       }
@@ -252,8 +161,8 @@ export function decodeAssignmentInfoBytes(
     };
     const partitionsByHost = byHost();
     const standbyPartitionsByHost = byHost();
-    const errCode = r.int();
-    const next = r.long();
+    const errCode = r.int32();
+    const next = r.int64();
     if (r.remaining !== 0) return null;
     const order = (a: string, b: string) => {
       const [sa, pa] = a.split('_').map(Number) as [number, number];
@@ -271,7 +180,7 @@ export function decodeAssignmentInfoBytes(
       nextRebalanceMs: next === LONG_MAX ? 0 : Number(next),
     };
   } catch (e) {
-    if (e instanceof RangeError) return null;
+    if (e instanceof DecodeError || e instanceof RangeError) return null;
     throw e;
   }
 }

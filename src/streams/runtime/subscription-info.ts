@@ -15,7 +15,12 @@
 // generation has LATEST_OFFSET (-2); every other task with local state (a standby, or state left on disk) has its
 // changelog offset sum, or UNKNOWN_OFFSET_SUM (-3). So on reading, -2 marks the previous active tasks and every
 // other entry a standby (Kafka's SubscriptionInfo.standbyTasks()), with its sum when it is known.
+//
+// The bytes are read and written with the protocol's Reader and Writer; the process id is a java.util.UUID
+// (java-encoding.ts), not Kafka's base64url Uuid.
 
+import { DecodeError, Reader, Writer } from '../../protocol/primitives/index.js';
+import { isJavaUuid, readJavaUuid, writeJavaUuid } from './java-encoding.js';
 import type { SubscriptionInfo } from './streams-assignor.js';
 
 export const SUBSCRIPTION_INFO_VERSION = 11;
@@ -27,8 +32,6 @@ export const LATEST_OFFSET = -2;
 /** Kafka's SubscriptionInfo.UNKNOWN_OFFSET_SUM: state held, sum not known. */
 export const UNKNOWN_OFFSET_SUM = -3;
 
-const UUID = /^([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/i;
-
 function taskId(id: string): [number, number] {
   const [group, partition] = id.split('_').map(Number) as [number, number];
   return [group, partition];
@@ -38,107 +41,6 @@ function compareTasks(a: string, b: string): number {
   const [ga, pa] = taskId(a);
   const [gb, pb] = taskId(b);
   return ga - gb || pa - pb;
-}
-
-class Writer {
-  private readonly parts: Buffer[] = [];
-
-  int8(n: number): void {
-    const b = Buffer.allocUnsafe(1);
-    b.writeInt8(n);
-    this.parts.push(b);
-  }
-
-  int16(n: number): void {
-    const b = Buffer.allocUnsafe(2);
-    b.writeInt16BE(n);
-    this.parts.push(b);
-  }
-
-  int32(n: number): void {
-    const b = Buffer.allocUnsafe(4);
-    b.writeInt32BE(n);
-    this.parts.push(b);
-  }
-
-  int64(n: number): void {
-    const b = Buffer.allocUnsafe(8);
-    b.writeBigInt64BE(BigInt(n));
-    this.parts.push(b);
-  }
-
-  bytes(b: Buffer): void {
-    this.int32(b.length);
-    this.parts.push(b);
-  }
-
-  raw(b: Buffer): void {
-    this.parts.push(b);
-  }
-
-  done(): Buffer {
-    return Buffer.concat(this.parts);
-  }
-}
-
-class Reader {
-  private at = 0;
-
-  constructor(private readonly b: Buffer) {}
-
-  private need(n: number): number {
-    if (this.at + n > this.b.length) throw new RangeError(`SubscriptionInfo truncated at byte ${this.at}`);
-    const at = this.at;
-    this.at += n;
-    return at;
-  }
-
-  int8(): number {
-    return this.b.readInt8(this.need(1));
-  }
-
-  int16(): number {
-    return this.b.readInt16BE(this.need(2));
-  }
-
-  int32(): number {
-    return this.b.readInt32BE(this.need(4));
-  }
-
-  int64(): number {
-    return Number(this.b.readBigInt64BE(this.need(8)));
-  }
-
-  bytes(): Buffer {
-    const n = this.int32();
-    if (n < 0) throw new RangeError(`SubscriptionInfo: negative length ${n}`);
-    const at = this.need(n);
-    return this.b.subarray(at, at + n);
-  }
-
-  nullableString(): string | null {
-    const n = this.int16();
-    if (n === -1) return null;
-    if (n < 0) throw new RangeError(`SubscriptionInfo: negative string length ${n}`);
-    const at = this.need(n);
-    return this.b.toString('utf8', at, at + n);
-  }
-
-  uuid(): string {
-    const at = this.need(16);
-    const hex = this.b.toString('hex', at, at + 16);
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-  }
-
-  count(): number {
-    const n = this.int32();
-    if (n < 0 || n > this.b.length) throw new RangeError(`SubscriptionInfo: bad array length ${n}`);
-    return n;
-  }
-
-  get remaining(): number {
-    return this.b.length - this.at;
-  }
 }
 
 /**
@@ -153,8 +55,7 @@ export function encodeSubscriptionInfo(
 ): Buffer {
   if (version < EARLIEST_WRITTEN_VERSION || version > SUBSCRIPTION_INFO_VERSION)
     throw new Error(`SubscriptionInfo version ${version} is not written`);
-  const m = UUID.exec(info.processId);
-  if (m === null) throw new Error(`process id ${info.processId} is not a UUID`);
+  if (!isJavaUuid(info.processId)) throw new Error(`process id ${info.processId} is not a UUID`);
   const sums = new Map<string, number>();
   for (const [t, sum] of Object.entries(info.taskOffsetSums)) if (sum >= 0) sums.set(t, sum);
   for (const t of info.standbyTasks) if (!sums.has(t)) sums.set(t, UNKNOWN_OFFSET_SUM);
@@ -162,17 +63,17 @@ export function encodeSubscriptionInfo(
   const w = new Writer();
   w.int32(version);
   w.int32(latestSupportedVersion);
-  w.raw(Buffer.from(m.slice(1).join(''), 'hex'));
+  writeJavaUuid(w, info.processId);
   w.bytes(Buffer.from(info.userEndpoint, 'utf8'));
   const tasks = [...sums.keys()].sort(compareTasks);
   if (version >= 10) {
-    w.int32(tasks.length);
+    w.arrayCount(tasks.length);
     for (const t of tasks) {
       const [group, partition] = taskId(t);
       w.int32(group);
       w.int32(partition);
-      w.int64(sums.get(t)!);
-      w.int16(-1); // namedTopology: null
+      w.int64(BigInt(sums.get(t)!));
+      w.nullableString(null); // namedTopology
     }
   } else {
     // Versions 7-9: the sums nested per topic group (sub-topology).
@@ -181,26 +82,26 @@ export function encodeSubscriptionInfo(
       const group = taskId(t)[0];
       groups.set(group, [...(groups.get(group) ?? []), t]);
     }
-    w.int32(groups.size);
+    w.arrayCount(groups.size);
     for (const [group, ids] of groups) {
       w.int32(group);
-      w.int32(ids.length);
+      w.arrayCount(ids.length);
       for (const t of ids) {
         w.int32(taskId(t)[1]);
-        w.int64(sums.get(t)!);
+        w.int64(BigInt(sums.get(t)!));
       }
     }
   }
   if (version >= 8) w.int8(uniqueField);
   if (version >= 9) w.int32(info.errorCode);
-  if (version < 11) return w.done();
+  if (version < 11) return w.toBuffer();
   const tags = Object.entries(info.clientTags ?? {});
-  w.int32(tags.length);
+  w.arrayCount(tags.length);
   for (const [k, v] of tags) {
     w.bytes(Buffer.from(k, 'utf8'));
     w.bytes(Buffer.from(v, 'utf8'));
   }
-  return w.done();
+  return w.toBuffer();
 }
 
 /**
@@ -233,7 +134,7 @@ export function decodeSubscriptionInfoBytes(
     const version = r.int32();
     if (version < 1 || version > latestSupported) return null;
     const latestSupportedVersion = version >= 3 ? r.int32() : version;
-    const processId = r.uuid();
+    const processId = readJavaUuid(r);
     const prevTasks: string[] = [];
     const standbyTasks: string[] = [];
     const taskOffsetSums: Record<string, number> = {};
@@ -247,19 +148,19 @@ export function decodeSubscriptionInfoBytes(
     };
     if (version <= 6) {
       for (const list of [prevTasks, standbyTasks])
-        for (let i = 0, n = r.count(); i < n; i++) list.push(`${r.int32()}_${r.int32()}`);
+        for (let i = 0, n = r.arrayCount(); i < n; i++) list.push(`${r.int32()}_${r.int32()}`);
     }
     const userEndpoint = version >= 2 ? r.bytes().toString('utf8') : '';
     if (version >= 7) {
-      for (let i = 0, n = r.count(); i < n; i++) {
+      for (let i = 0, n = r.arrayCount(); i < n; i++) {
         const group = r.int32();
         if (version >= 10) {
           const partition = r.int32();
-          const offsetSum = r.int64();
+          const offsetSum = Number(r.int64());
           if (r.nullableString() !== null) return null;
           sum(group, partition, offsetSum);
         } else {
-          for (let j = 0, m = r.count(); j < m; j++) sum(group, r.int32(), r.int64());
+          for (let j = 0, m = r.arrayCount(); j < m; j++) sum(group, r.int32(), Number(r.int64()));
         }
       }
     }
@@ -267,7 +168,7 @@ export function decodeSubscriptionInfoBytes(
     const errorCode = version >= 9 ? r.int32() : 0;
     const clientTags: Record<string, string> = {};
     if (version >= 11)
-      for (let i = 0, n = r.count(); i < n; i++) {
+      for (let i = 0, n = r.arrayCount(); i < n; i++) {
         const key = r.bytes().toString('utf8');
         clientTags[key] = r.bytes().toString('utf8');
       }
@@ -284,7 +185,7 @@ export function decodeSubscriptionInfoBytes(
       clientTags,
     };
   } catch (e) {
-    if (e instanceof RangeError) return null;
+    if (e instanceof DecodeError || e instanceof RangeError) return null;
     throw e;
   }
 }
