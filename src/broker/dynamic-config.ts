@@ -20,6 +20,9 @@ import {
   encodeEntityConfig,
   topicConfigPath,
 } from '../controller/zk-layout/index.js';
+import { brokerKey } from './config/broker-keys.js';
+import { ConfigType } from './config/config-types.js';
+import { decodePassword, encodePassword, passwordEncoderSettings } from './config/password-encoder.js';
 import type { ReplicaManager } from './replica/replica-manager.js';
 import type { TopicConfigs } from './topic-configs.js';
 
@@ -93,8 +96,38 @@ export class DynamicConfig {
     return this.writeEntity(
       brokerConfigPath(perBroker ? (this.brokerId as BrokerId) : DEFAULT_BROKER_ENTITY),
       `brokers/${entity}`,
-      configs,
+      this.passwords(configs, 'encode'),
     );
+  }
+
+  /**
+   * Password configs (sasl.jaas.config and the like) are stored encrypted with password.encoder.secret and held
+   * decrypted in the layers, as Kafka does in ZooKeeper mode. A value that does not decode (another secret) is
+   * left out with a log line. Validation refuses password configs when there is no secret.
+   */
+  private passwords(
+    configs: ReadonlyMap<string, string>,
+    direction: 'encode' | 'decode',
+  ): Map<string, string> {
+    const out = new Map(configs);
+    const settings = passwordEncoderSettings(this.topicConfigs.layers.staticConfig);
+    for (const [name, value] of configs) {
+      if (brokerKey(name)?.type !== ConfigType.PASSWORD) continue;
+      try {
+        if (settings === null) throw new Error('password.encoder.secret is not set');
+        out.set(
+          name,
+          direction === 'encode' ? encodePassword(settings, value) : decodePassword(settings.secret, value),
+        );
+      } catch (err) {
+        if (direction === 'encode') throw err;
+        this.logger.error(
+          `dynamic password config ${name} could not be decoded, ignoring it: ${(err as Error).message}`,
+        );
+        out.delete(name);
+      }
+    }
+    return out;
   }
 
   /** Writes any entity's complete configs at `path` and notifies every broker with `entityPath`. */
@@ -183,8 +216,14 @@ export class DynamicConfig {
   }
 
   private async reloadBrokerLayers(): Promise<void> {
-    const dynamicBroker = await this.readEntity(brokerConfigPath(this.brokerId as BrokerId));
-    const dynamicDefault = await this.readEntity(brokerConfigPath(DEFAULT_BROKER_ENTITY));
+    const dynamicBroker = this.passwords(
+      await this.readEntity(brokerConfigPath(this.brokerId as BrokerId)),
+      'decode',
+    );
+    const dynamicDefault = this.passwords(
+      await this.readEntity(brokerConfigPath(DEFAULT_BROKER_ENTITY)),
+      'decode',
+    );
     const layers = this.topicConfigs.layers;
     this.topicConfigs.setLayers({ ...layers, dynamicBroker, dynamicDefault });
     for (const p of this.replicas.all()) this.replicas.refreshSettings(p.topic);

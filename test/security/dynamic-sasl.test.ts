@@ -1,5 +1,6 @@
 // SASL settings changed at runtime (KIP-226) over the wire: `listener.name.<l>.sasl.enabled.mechanisms` and the
-// broker-wide `sasl.enabled.mechanisms` altered on the broker resource. A new connection sees the new list (a
+// broker-wide `sasl.enabled.mechanisms` altered on the broker resource, and the listener's PLAIN users
+// (`listener.name.<l>.plain.sasl.jaas.config`, a password config stored encrypted with password.encoder.secret). A new connection sees the new list (a
 // mechanism turned off is answered UNSUPPORTED_SASL_MECHANISM with the enabled list, as Kafka does); a connection
 // that authenticated before keeps working, as in Kafka; an unsupported mechanism is refused when altered.
 
@@ -8,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
 import { KafkaProtocolError } from '../../src/client/errors.js';
 import { Producer } from '../../src/client/producer.js';
+import type { CoordinationStore } from '../../src/controller/store/store.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { waitFor } from '../helpers/cluster.js';
@@ -29,6 +31,7 @@ before(async () => {
     listeners: `PLAINTEXT://127.0.0.1:${plainPort},SASL_PLAINTEXT://127.0.0.1:${saslPort}`,
     'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256',
     'listener.name.sasl_plaintext.plain.sasl.jaas.config': JAAS,
+    'password.encoder.secret': 'encoder-secret-for-tests',
   });
   const admin = plainAdmin();
   const [created] = await admin.createTopics([{ topic: TOPIC, numPartitions: 1, replicationFactor: 1 }]);
@@ -141,5 +144,58 @@ describe('SASL mechanisms changed at runtime', () => {
     assert.equal(error.code, ErrorCode.INVALID_CONFIG);
     assert.match(error.message, /GSSAPI/);
     assert.equal((await handshake('PLAIN')).errorCode, ErrorCode.NONE);
+  });
+
+  it('the listener jaas config (its PLAIN users) changes for new connections, stored encrypted', {
+    timeout: 120_000,
+  }, async () => {
+    const key = 'listener.name.sasl_plaintext.plain.sasl.jaas.config';
+    const jaas = 'org.apache.kafka.common.security.plain.PlainLoginModule required user_bob="bob-secret";';
+    const alice = producer('plain');
+    await send(alice, 'alice before');
+    // A password config is per broker only, as in Kafka.
+    const [atDefault] = await plainAdmin().incrementalAlterConfigs([
+      { type: 'broker', name: '', ops: [{ op: 'set', name: key, value: jaas }] },
+    ]);
+    const refusal = atDefault?.error;
+    assert.ok(refusal instanceof KafkaProtocolError);
+    assert.equal(refusal.code, ErrorCode.INVALID_REQUEST);
+    assert.match(refusal.message, /broker id must be specified/);
+
+    assert.equal(await alter(key, jaas), null);
+    const bob = new Producer({
+      bootstrapServers: `127.0.0.1:${saslPort}`,
+      lingerMs: 0,
+      sasl: { mechanism: 'plain', username: 'bob', password: 'bob-secret' },
+    });
+    clients.push(bob);
+    await waitFor('bob authenticating', () => send(bob, 'bob'), 60_000);
+    // alice is gone from the new config: a new connection of hers fails authentication.
+    const client = await WireClient.connect('127.0.0.1', saslPort);
+    try {
+      assert.equal(
+        (await client.call(ApiKey.SASL_HANDSHAKE, 1, { mechanism: 'PLAIN' })).errorCode,
+        ErrorCode.NONE,
+      );
+      const answer = await client.call(ApiKey.SASL_AUTHENTICATE, 2, {
+        authBytes: Buffer.from('\0alice\0alice-secret'),
+      });
+      assert.equal(answer.errorCode, ErrorCode.SASL_AUTHENTICATION_FAILED);
+    } finally {
+      client.close();
+    }
+    // Her connection authenticated before the change keeps working.
+    await send(alice, 'alice after, on the old connection');
+    // In the metadata store the value is Kafka's encrypted form, never the clear text.
+    const store = (broker.broker as unknown as { store: CoordinationStore }).store;
+    const node = await store.get('/config/brokers/0');
+    assert.ok(node.ok);
+    const stored = Buffer.from(node.value.data).toString('utf8');
+    assert.doesNotMatch(stored, /bob-secret/);
+    assert.match(stored, /encryptedPassword:/);
+    // DescribeConfigs does not show it either.
+    const described = await plainAdmin().describeConfigs([{ type: 'broker', name: '0' }]);
+    const entry = described[0]?.configs.find((c) => c.name === key);
+    assert.equal(entry?.value ?? null, null);
   });
 });

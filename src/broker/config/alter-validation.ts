@@ -17,6 +17,7 @@ import { type BrokerConfigLayers, mergeBrokerLayers } from './config-layers.js';
 import { type ConfigKeyDef, ConfigType } from './config-types.js';
 import { isKafkaReadOnlyKey } from './kafka-only-keys.js';
 import { parseKey } from './parsed-config.js';
+import { passwordEncoderSettings } from './password-encoder.js';
 import { resolveTopicConfig } from './topic-config.js';
 import { TOPIC_KEYS } from './topic-keys.js';
 import { splitList } from './value-codec.js';
@@ -252,13 +253,21 @@ export function validateDynamicBrokerConfigs(
       // Kafka allows custom broker configs (DynamicConfig.Broker validates with customPropsAllowed): a key Kafka
       // does not define either is stored, described as sensitive and has no effect.
       if (def === undefined) continue;
-      // Kafka stores dynamic passwords encrypted with password.encoder.secret; Brook has no encoder yet and will
-      // not write secrets to the metadata store in clear text.
+      // Dynamic passwords are stored encrypted with password.encoder.secret (password-encoder.ts), never in
+      // clear text; as in Kafka, only for one broker.
       if (def.type === ConfigType.PASSWORD) {
-        return configFailure(
-          ConfigErrorCode.INVALID_CONFIG,
-          `Dynamic password configs are not supported yet: ${name}`,
-        );
+        if (!perBroker) {
+          return configFailure(
+            ConfigErrorCode.INVALID_REQUEST,
+            `Invalid config value for resource ConfigResource(type=BROKER, name='${resourceName}'): Password config can be defined only at broker level: ${name}`,
+          );
+        }
+        if (passwordEncoderSettings(layers.staticConfig) === null) {
+          return configFailure(
+            ConfigErrorCode.INVALID_CONFIG,
+            `Dynamic password config ${name} needs password.encoder.secret in the broker's static config, to store it encrypted`,
+          );
+        }
       }
       parseKey(def, text);
     }

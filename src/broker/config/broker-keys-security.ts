@@ -404,4 +404,43 @@ export const SECURITY_KEYS = [
       support: 'honoured',
     },
   ),
+  // The password encoder: dynamic password configs (sasl.jaas.config, key store passwords) are stored encrypted.
+  key(
+    'password.encoder.secret',
+    T.PASSWORD,
+    null,
+    'medium',
+    'Secret from which the key that encrypts dynamic password configs in the metadata store is derived; ' +
+      'without it AlterConfigs refuses password configs.',
+    { support: 'honoured' },
+  ),
+  key(
+    'password.encoder.keyfactory.algorithm',
+    T.STRING,
+    null,
+    'low',
+    'PBKDF2 variant deriving the password encoder key: PBKDF2WithHmacSHA512 (unset), PBKDF2WithHmacSHA256 ' +
+      'or PBKDF2WithHmacSHA1.',
+    { support: 'honoured' },
+  ),
+  key(
+    'password.encoder.cipher.algorithm',
+    T.STRING,
+    'AES/CBC/PKCS5Padding',
+    'low',
+    'Cipher encrypting dynamic password configs: AES/CBC/PKCS5Padding or AES/GCM/NoPadding.',
+    { support: 'honoured' },
+  ),
+  key(
+    'password.encoder.key.length',
+    T.INT,
+    '128',
+    'low',
+    'Key length in bits of the password encoder (128, 192 or 256).',
+    { validator: atLeast(8), support: 'honoured' },
+  ),
+  key('password.encoder.iterations', T.INT, '4096', 'low', 'PBKDF2 iterations of the password encoder key.', {
+    validator: atLeast(1024),
+    support: 'honoured',
+  }),
 ];

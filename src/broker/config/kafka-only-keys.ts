@@ -1,5 +1,5 @@
 // Broker keys Apache Kafka 3.9 knows that Brook neither defines nor implements: SASL/Kerberos and OAuth login,
-// TLS details, JMX and metric reporters, the password encoder, tiered storage and KRaft. A Kafka
+// TLS details, JMX and metric reporters, the password encoder's old secret, tiered storage and KRaft. A Kafka
 // server.properties carries them, so
 // they are accepted like any key Brook does not know (kept, no effect); they differ only in how the startup
 // warning names them: as Kafka names configs that were supplied but are not used, rather than as possible typos.
@@ -16,7 +16,6 @@ const KAFKA_PREFIXES = [
   'ssl.',
   'kafka.metrics.',
   'metrics.',
-  'password.encoder.',
   'remote.log.',
   'log.local.retention.',
   'controller.quorum.',
@@ -45,6 +44,7 @@ const KAFKA_NAMES = new Set([
   'broker.session.timeout.ms',
   'unstable.api.versions.enable',
   'unstable.feature.versions.enable',
+  'password.encoder.old.secret',
 ]);
 
 /**
