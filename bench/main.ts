@@ -53,6 +53,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
     'MirrorMaker 2 copying a topic vs plain consume-and-produce between two brokers',
     () => import('./connect/mirror.js'),
   ],
+  'mirror-trace': [
+    'one MirrorMaker copy traced stage by stage (poll, window, requests)',
+    () => import('./connect/mirror-trace.js'),
+  ],
   coordinator: ['50-member rebalance and offset commits per second', () => import('./coordinator/groups.js')],
   'client-produce': [
     'Brook client vs kafkajs, @platformatic/kafka and kcat producing',
