@@ -127,6 +127,38 @@ function fsyncThenClose(fd: number, done: (err: Error | null) => void): void {
  */
 let asyncTmpSeq = 0;
 
+/**
+ * Background replacements that may hold descriptors at once (the tmp file, then the directory's for its fsync),
+ * over every AtomicFile of the process. Each file coalesces its own writes, but a burst over many files (a
+ * CreateTopics of 10,000 partitions writes 10,000 leader-epoch checkpoints in one turn) would otherwise open a
+ * tmp file for each and hold them all through fsyncs queued four at a time in the thread pool: beside a
+ * segment descriptor per partition that doubled the broker's descriptors and ran into EMFILE. The rest wait
+ * their turn in order; this only ever delays a checkpoint, which is written later anyway.
+ */
+export const BACKGROUND_WRITES_MAX = 32;
+let backgroundWrites = 0;
+const waitingForSlot: (() => void)[] = [];
+
+function withWriteSlot(task: (release: () => void) => void): void {
+  const start = (): void => {
+    backgroundWrites++;
+    let released = false;
+    task(() => {
+      if (released) return;
+      released = true;
+      backgroundWrites--;
+      waitingForSlot.shift()?.();
+    });
+  };
+  if (backgroundWrites < BACKGROUND_WRITES_MAX) start();
+  else waitingForSlot.push(start);
+}
+
+/** Background replacements holding a slot now and waiting for one (tests). */
+export function backgroundWriteSlots(): { running: number; waiting: number } {
+  return { running: backgroundWrites, waiting: waitingForSlot.length };
+}
+
 interface Waiter {
   resolve(): void;
   reject(err: Error): void;
@@ -210,31 +242,36 @@ export class AtomicFile {
     this.runningWaiters = this.nextWaiters;
     this.nextWaiters = [];
     const version = ++this.version;
-    const tmp = `${this.path}.${++asyncTmpSeq}${TMP_SUFFIX}`;
-    const finish = (err: Error | null): void => {
-      const waiters = this.runningWaiters;
-      this.runningWaiters = [];
-      if (err !== null && version === this.version) {
-        for (const w of waiters) w.reject(err);
-        this.onError(err);
-      } else {
-        for (const w of waiters) w.resolve();
-      }
-      this.startNext();
-    };
-    writeTmp(tmp, bytes, (err) => {
-      if (err !== null) return finish(err);
-      if (version !== this.version) {
-        // A newer write (a synchronous one, or close) came meanwhile: this content must not land.
-        unlink(tmp, () => finish(null));
-        return;
-      }
-      try {
-        renameSync(tmp, this.path);
-      } catch (renameErr) {
-        return finish(renameErr as Error);
-      }
-      fsyncDirAsync(dirname(this.path), finish);
+    withWriteSlot((release) => {
+      const finish = (err: Error | null): void => {
+        release();
+        const waiters = this.runningWaiters;
+        this.runningWaiters = [];
+        if (err !== null && version === this.version) {
+          for (const w of waiters) w.reject(err);
+          this.onError(err);
+        } else {
+          for (const w of waiters) w.resolve();
+        }
+        this.startNext();
+      };
+      // Superseded (a synchronous write, or close) while waiting for a slot: nothing to write.
+      if (version !== this.version) return finish(null);
+      const tmp = `${this.path}.${++asyncTmpSeq}${TMP_SUFFIX}`;
+      writeTmp(tmp, bytes, (err) => {
+        if (err !== null) return finish(err);
+        if (version !== this.version) {
+          // A newer write (a synchronous one, or close) came meanwhile: this content must not land.
+          unlink(tmp, () => finish(null));
+          return;
+        }
+        try {
+          renameSync(tmp, this.path);
+        } catch (renameErr) {
+          return finish(renameErr as Error);
+        }
+        fsyncDirAsync(dirname(this.path), finish);
+      });
     });
   }
 }
