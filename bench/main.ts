@@ -15,6 +15,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
     'a consumer catching up a 1 GiB backlog vs L_read of the same segment files',
     () => import('./broker/backlog.js'),
   ],
+  'broker-scale': [
+    '10,000 partitions and 10,000 idle connections: memory each, produce beside them vs a bare broker',
+    () => import('./broker/scale.js'),
+  ],
   cluster: [
     'rf=3 produce vs single node, leader failover, 3 brokers on ZooKeeper',
     () => import('./cluster/main.js'),

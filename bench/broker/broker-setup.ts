@@ -79,8 +79,9 @@ export async function waitForTopic(
   connection: WireConnection,
   topic: string,
   partitions: number,
+  timeoutMs = topicReadyTimeoutMs,
 ): Promise<void> {
-  const deadline = performance.now() + topicReadyTimeoutMs;
+  const deadline = performance.now() + timeoutMs;
   let last = '';
   while (performance.now() < deadline) {
     const response = await connection.call<MetadataResponse>(ApiKey.METADATA, benchVersions.metadata, {
@@ -100,5 +101,5 @@ export async function waitForTopic(
       found === undefined ? 'absent' : `${errorName(found.errorCode)}, ${found.partitions.length} partitions`;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`topic ${topic} not ready in ${topicReadyTimeoutMs} ms (${last})`);
+  throw new Error(`topic ${topic} not ready in ${timeoutMs} ms (${last})`);
 }

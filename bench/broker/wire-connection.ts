@@ -97,14 +97,19 @@ export class WireConnection {
   }
 
   /** Encodes `request` with the codec of `apiKey`, sends it and decodes the answer. For setup, not for load. */
-  call<Response>(apiKey: number, apiVersion: number, request: unknown): Promise<Response> {
+  call<Response>(
+    apiKey: number,
+    apiVersion: number,
+    request: unknown,
+    timeoutMs = setupTimeoutMs,
+  ): Promise<Response> {
     const api = getApi(apiKey);
     const w = new Writer();
     api.encodeRequest(w, apiVersion, request as never);
     return new Promise<Response>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`${api.name} v${apiVersion}: no answer in ${setupTimeoutMs} ms`)),
-        setupTimeoutMs,
+        () => reject(new Error(`${api.name} v${apiVersion}: no answer in ${timeoutMs} ms`)),
+        timeoutMs,
       );
       this.onFailure((error) => {
         clearTimeout(timer);
