@@ -89,6 +89,7 @@ import { DynamicConfig } from './dynamic-config.js';
 import { FetchSessionCache } from './fetch-session-cache.js';
 import { advertisedApiVersions } from './handlers/18-api-versions.js';
 import { HANDLERS } from './handlers/index.js';
+import { closeTxnVerification } from './handlers/produce-txn-verification.js';
 import { MetadataCache } from './metadata/metadata-cache.js';
 import { notReadyHandler } from './not-ready.js';
 import { ProducerIdManager } from './producer-id-manager.js';
@@ -1229,6 +1230,7 @@ export class Broker {
     if (this.transactions !== null) clearInterval(this.transactions.ticker);
     this.transactions?.coordinator.shutdown();
     this.markers?.close();
+    if (this.services !== null) closeTxnVerification(this.services);
     this.certificateReloader?.stop();
     await this.server?.shutdown();
     this.isrManager?.stop();

@@ -20,7 +20,7 @@ import { defineHandler, type RequestContext } from '../api-handler.js';
 import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../authorization.js';
 import { leaderPartition } from '../replica/leader-lookup.js';
 import { awaitReplication, type ReplicationWait } from '../replica/replicated-append.js';
-import { verifyTransactionalProduce } from './produce-txn-verification.js';
+import { type VerificationFailure, verifyTransactionalProduce } from './produce-txn-verification.js';
 
 const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
 
@@ -52,13 +52,6 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
   minVersion: 0,
   maxVersion: 11,
   handle(context, request) {
-    const { clock } = context.services;
-    const validAcks = request.acks === -1 || request.acks === 0 || request.acks === 1;
-    const now = clock.nowMs();
-    // Made only when needed: an acks=1 append written inline (the log's queue was empty) is answered at once,
-    // without a promise or a list.
-    let waits = null as Promise<void>[] | null;
-    let pending = null as PendingPartition[] | null;
     // Authorization as Kafka's KafkaApis: a transactional producer needs WRITE on its transactional id (else the
     // whole request fails), then each topic needs WRITE. Transactional batches without a transactional id are
     // refused the same way, as Kafka does: WRITE on a topic alone must not open a transaction in its log (one
@@ -67,90 +60,110 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
       request.transactionalId !== null
         ? !authorizeTransactionalId(context, AclOperation.WRITE, request.transactionalId)
         : context.services.authorizer !== null && hasTransactionalRecords(request);
-    // KIP-890: partitions whose first transactional batch the coordinator says was not added to the transaction.
+    // KIP-890: partitions whose first transactional batch the coordinator says was not added to the transaction;
+    // a coordinator on another broker answers later, and the appends wait for it.
     const unverified = transactionalDenied ? null : verifyTransactionalProduce(context.services, request);
-    const responses = request.topicData.map((topic) => {
-      const denied = transactionalDenied
-        ? ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
-        : authorizeTopic(context, AclOperation.WRITE, topic.name)
-          ? ErrorCode.NONE
-          : ErrorCode.TOPIC_AUTHORIZATION_FAILED;
-      return {
-        name: topic.name,
-        partitionResponses: topic.partitionData.map((data): ProduceResponsePartitionProduceResponse => {
-          if (!validAcks) return errorResponse(data.index, ErrorCode.INVALID_REQUIRED_ACKS);
-          if (denied !== ErrorCode.NONE) return errorResponse(data.index, denied);
-          const partition = leaderPartition(context.services, topic.name, data.index);
-          if (typeof partition === 'number') return errorResponse(data.index, partition);
-          if (data.records === null) return errorResponse(data.index, ErrorCode.CORRUPT_MESSAGE);
-          const failure = unverified?.get(tpKey(topic.name, data.index));
-          if (failure !== undefined) {
-            return { ...errorResponse(data.index, failure.errorCode), errorMessage: failure.errorMessage };
-          }
-          const result = partition.appendAsLeader(
-            data.records,
-            request.acks,
-            partition.settings.minInsyncReplicas,
-            now,
-            context.apiVersion,
-          );
-          context.services.topicStats?.produced(topic.name, data.records.length, result);
-          const response: ProduceResponsePartitionProduceResponse = {
-            index: data.index,
-            errorCode: result.errorCode,
-            baseOffset: BigInt(result.baseOffset),
-            logAppendTimeMs: BigInt(result.logAppendTimeMs),
-            logStartOffset: BigInt(partition.log.logStartOffset),
-            recordErrors: result.recordErrors === undefined ? [] : [...result.recordErrors],
-            errorMessage: result.errorMessage,
-            currentLeader: NO_LEADER,
-          };
-          if (result.errorCode === ErrorCode.NONE) {
-            if (result.written !== null || result.durable !== null) {
-              const failed = (): void => storageFailed(response);
-              waits ??= [];
-              if (result.written !== null) waits.push(result.written.then(undefined, failed));
-              if (result.durable !== null) waits.push(result.durable.then(undefined, failed));
-            }
-            if (request.acks === -1) {
-              pending ??= [];
-              pending.push({ partition, lastOffset: result.lastOffset, outcome: null, response });
-            }
-          }
-          return response;
-        }),
-      };
-    });
-    // producer_byte_rate counts the whole request, as Kafka's request.sizeInBytes; acks=0 requests are not
-    // measured against request_percentage (Kafka: no response to throttle).
-    const quotas = context.services.quotas;
-    if (quotas.produce.quotasEnabled) {
-      const user = context.quotaUser;
-      context.throttle(
-        quotas.produce.recordAndGetThrottleTimeMs(user, context.clientId, context.requestBytes, now),
-      );
+    if (unverified instanceof Promise) {
+      return unverified.then((failures) => produce(context, request, transactionalDenied, failures));
     }
-    if (request.acks === 0) context.exemptFromRequestQuota();
-    // The log and its tail cache hold what they keep of the frame through pool references (see
-    // Log.appendQueued); nothing else refers to it, so its memory may be reused once the request is answered.
-    context.allowFrameReuse();
-    const answer: ProduceResponse = { responses, throttleTimeMs: 0, nodeEndpoints: [] };
-    if (request.acks === 0) {
-      if (waits === null) return closeIfFailed(context, answer);
-      return Promise.all(waits).then(() => closeIfFailed(context, answer));
-    }
-    const replicas = pending;
-    if (replicas === null) return waits === null ? answer : Promise.all(waits).then(() => answer);
-    const afterWrites = (): ProduceResponse | Promise<ProduceResponse> => {
-      // A partition whose write failed meanwhile is answered with its storage error, not waited for.
-      const replicating = replicas.filter((p) => p.response.errorCode === ErrorCode.NONE);
-      return replicating.length > 0 ? replicate(context, request, replicating, answer) : answer;
-    };
-    // Even with nothing to wait for, replication is looked at in a later microtask: the log tells the partition
-    // of an inline write in a microtask queued before this one, and the high watermark may have moved by then.
-    return Promise.all(waits ?? []).then(afterWrites);
+    return produce(context, request, transactionalDenied, unverified);
   },
 });
+
+function produce(
+  context: RequestContext,
+  request: ProduceRequest,
+  transactionalDenied: boolean,
+  unverified: ReadonlyMap<string, VerificationFailure> | null,
+): ProduceResponse | Promise<ProduceResponse | null> | null {
+  const { clock } = context.services;
+  const validAcks = request.acks === -1 || request.acks === 0 || request.acks === 1;
+  const now = clock.nowMs();
+  // Made only when needed: an acks=1 append written inline (the log's queue was empty) is answered at once,
+  // without a promise or a list.
+  let waits = null as Promise<void>[] | null;
+  let pending = null as PendingPartition[] | null;
+  const responses = request.topicData.map((topic) => {
+    const denied = transactionalDenied
+      ? ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+      : authorizeTopic(context, AclOperation.WRITE, topic.name)
+        ? ErrorCode.NONE
+        : ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+    return {
+      name: topic.name,
+      partitionResponses: topic.partitionData.map((data): ProduceResponsePartitionProduceResponse => {
+        if (!validAcks) return errorResponse(data.index, ErrorCode.INVALID_REQUIRED_ACKS);
+        if (denied !== ErrorCode.NONE) return errorResponse(data.index, denied);
+        const partition = leaderPartition(context.services, topic.name, data.index);
+        if (typeof partition === 'number') return errorResponse(data.index, partition);
+        if (data.records === null) return errorResponse(data.index, ErrorCode.CORRUPT_MESSAGE);
+        const failure = unverified?.get(tpKey(topic.name, data.index));
+        if (failure !== undefined) {
+          return { ...errorResponse(data.index, failure.errorCode), errorMessage: failure.errorMessage };
+        }
+        const result = partition.appendAsLeader(
+          data.records,
+          request.acks,
+          partition.settings.minInsyncReplicas,
+          now,
+          context.apiVersion,
+        );
+        context.services.topicStats?.produced(topic.name, data.records.length, result);
+        const response: ProduceResponsePartitionProduceResponse = {
+          index: data.index,
+          errorCode: result.errorCode,
+          baseOffset: BigInt(result.baseOffset),
+          logAppendTimeMs: BigInt(result.logAppendTimeMs),
+          logStartOffset: BigInt(partition.log.logStartOffset),
+          recordErrors: result.recordErrors === undefined ? [] : [...result.recordErrors],
+          errorMessage: result.errorMessage,
+          currentLeader: NO_LEADER,
+        };
+        if (result.errorCode === ErrorCode.NONE) {
+          if (result.written !== null || result.durable !== null) {
+            const failed = (): void => storageFailed(response);
+            waits ??= [];
+            if (result.written !== null) waits.push(result.written.then(undefined, failed));
+            if (result.durable !== null) waits.push(result.durable.then(undefined, failed));
+          }
+          if (request.acks === -1) {
+            pending ??= [];
+            pending.push({ partition, lastOffset: result.lastOffset, outcome: null, response });
+          }
+        }
+        return response;
+      }),
+    };
+  });
+  // producer_byte_rate counts the whole request, as Kafka's request.sizeInBytes; acks=0 requests are not
+  // measured against request_percentage (Kafka: no response to throttle).
+  const quotas = context.services.quotas;
+  if (quotas.produce.quotasEnabled) {
+    const user = context.quotaUser;
+    context.throttle(
+      quotas.produce.recordAndGetThrottleTimeMs(user, context.clientId, context.requestBytes, now),
+    );
+  }
+  if (request.acks === 0) context.exemptFromRequestQuota();
+  // The log and its tail cache hold what they keep of the frame through pool references (see
+  // Log.appendQueued); nothing else refers to it, so its memory may be reused once the request is answered.
+  context.allowFrameReuse();
+  const answer: ProduceResponse = { responses, throttleTimeMs: 0, nodeEndpoints: [] };
+  if (request.acks === 0) {
+    if (waits === null) return closeIfFailed(context, answer);
+    return Promise.all(waits).then(() => closeIfFailed(context, answer));
+  }
+  const replicas = pending;
+  if (replicas === null) return waits === null ? answer : Promise.all(waits).then(() => answer);
+  const afterWrites = (): ProduceResponse | Promise<ProduceResponse> => {
+    // A partition whose write failed meanwhile is answered with its storage error, not waited for.
+    const replicating = replicas.filter((p) => p.response.errorCode === ErrorCode.NONE);
+    return replicating.length > 0 ? replicate(context, request, replicating, answer) : answer;
+  };
+  // Even with nothing to wait for, replication is looked at in a later microtask: the log tells the partition
+  // of an inline write in a microtask queued before this one, and the high watermark may have moved by then.
+  return Promise.all(waits ?? []).then(afterWrites);
+}
 
 /** A write that failed after the offsets were assigned: the log directory is in trouble, as Kafka reports it. */
 function storageFailed(response: ProduceResponsePartitionProduceResponse): void {

@@ -1,5 +1,7 @@
 // AddPartitionsToTxn (24): a transactional producer names the partitions it is about to write. v0-v3 carry one
-// transaction (v4+, the brokers' batched verification form, is not advertised). PRODUCER_FENCED is answered as
+// transaction. v4 is the brokers' batched form (KIP-890): several transactions, each either added or, with
+// verifyOnly, only checked (a partition leader asking whether a partition was added before it appends a
+// transactional batch); it needs CLUSTER_ACTION, as in Kafka. PRODUCER_FENCED is answered as
 // INVALID_PRODUCER_EPOCH before v2, as Kafka does for older clients.
 
 import { tpKey } from '../../coordinator/transaction/transaction-coordinator.js';
@@ -9,8 +11,13 @@ import type {
   AddPartitionsToTxnResponse,
 } from '../../protocol/messages/24-add-partitions-to-txn.js';
 import { ApiKey } from '../../protocol/registry.js';
-import { defineHandler } from '../api-handler.js';
-import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../authorization.js';
+import { defineHandler, type RequestContext } from '../api-handler.js';
+import {
+  AclOperation,
+  authorizeCluster,
+  authorizeTopic,
+  authorizeTransactionalId,
+} from '../authorization.js';
 
 export function fencedForVersion(errorCode: number, version: number, firstVersion: number): number {
   return errorCode === ErrorCode.PRODUCER_FENCED && version < firstVersion
@@ -22,8 +29,9 @@ export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequest
   {
     apiKey: ApiKey.ADD_PARTITIONS_TO_TXN,
     minVersion: 0,
-    maxVersion: 3,
+    maxVersion: 4,
     async handle(context, request) {
+      if (context.apiVersion >= 4) return batched(context, request);
       const topics = request.v3AndBelowTopics;
       // Kafka's checks: WRITE on the transactional id (else every partition fails), then WRITE on each topic; when
       // a topic is refused, nothing is added and the other partitions are OPERATION_NOT_ATTEMPTED.
@@ -82,3 +90,41 @@ export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequest
     },
   },
 );
+
+/** v4+: each transaction of the request added or (verifyOnly) checked; the broker's own principal may ask. */
+async function batched(
+  context: RequestContext,
+  request: AddPartitionsToTxnRequest,
+): Promise<AddPartitionsToTxnResponse> {
+  if (!authorizeCluster(context, AclOperation.CLUSTER_ACTION)) {
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+      resultsByTransaction: [],
+      resultsByTopicV3AndBelow: [],
+    };
+  }
+  const coordinator = context.services.transactionCoordinator;
+  const resultsByTransaction = await Promise.all(
+    request.transactions.map(async (t) => {
+      const partitions = t.topics.flatMap((topic) =>
+        topic.partitions.map((partition) => ({ topic: topic.name, partition })),
+      );
+      const producerId = Number(t.producerId);
+      const errors = t.verifyOnly
+        ? coordinator.verifyPartitions(t.transactionalId, producerId, t.producerEpoch, partitions)
+        : await coordinator.addPartitions(t.transactionalId, producerId, t.producerEpoch, partitions);
+      return {
+        transactionalId: t.transactionalId,
+        topicResults: t.topics.map((topic) => ({
+          name: topic.name,
+          resultsByPartition: topic.partitions.map((p) => ({
+            partitionIndex: p,
+            partitionErrorCode: errors.get(tpKey(topic.name, p)) ?? ErrorCode.NONE,
+          })),
+        })),
+      };
+    }),
+  );
+  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction, resultsByTopicV3AndBelow: [] };
+}

@@ -7,18 +7,25 @@
 // ends, holding back read_committed consumers (a hanging transaction).
 //
 // The check is answered in process, synchronously, when this broker coordinates the transactional id, so nothing
-// can end the transaction between the answer and the append. A coordinator on another broker (the check is then
-// AddPartitionsToTxn v4 with verifyOnly in Kafka) is not asked yet: those batches are appended unverified, as
-// before this check existed. Coordinator trouble (loading, unavailable) and a transaction being ended
-// (CONCURRENT_TRANSACTIONS) are answered NOT_ENOUGH_REPLICAS, which every producer retries, as Kafka converts them
-// for produce.
+// can end the transaction between the answer and the append. A coordinator on another broker is asked over the
+// inter-broker listener with AddPartitionsToTxn v4 verifyOnly, as Kafka's AddPartitionsToTxnManager does, and the
+// append follows the answer. (Kafka also keeps a verification guard so that a marker written between that answer
+// and the append fails the append; Brook has none yet: a transaction ended in that moment can be reopened.)
+// Coordinator trouble (loading, unavailable, unreachable) and a transaction being ended (CONCURRENT_TRANSACTIONS)
+// are answered NOT_ENOUGH_REPLICAS, which every producer retries, as Kafka converts them for produce.
+//
+// Ownership: one connection per coordinator broker, made on first use and kept for the broker's life; closed by
+// closeTxnVerification() when the broker stops.
 
 import type { ProducerId } from '../../common/ids.js';
-import { tpKey } from '../../coordinator/transaction/transaction-coordinator.js';
+import { TRANSACTION_STATE_TOPIC, tpKey } from '../../coordinator/transaction/transaction-coordinator.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ProduceRequest } from '../../protocol/messages/00-produce.js';
+import type { AddPartitionsToTxnResponse } from '../../protocol/messages/24-add-partitions-to-txn.js';
 import { BATCH_HEADER_BYTES, batchHeader, CURRENT_MAGIC } from '../../protocol/records/batch-header.js';
+import { ApiKey } from '../../protocol/registry.js';
 import type { BrokerServices } from '../broker-services.js';
+import { InterBrokerConnection } from '../cluster/inter-broker-connection.js';
 
 export const VERIFICATION_KEY = 'transaction.partition.verification.enable';
 
@@ -54,15 +61,123 @@ function produceError(errorCode: number): VerificationFailure {
   }
 }
 
+/** How long a leader waits for a remote coordinator's verification answer. */
+const VERIFY_TIMEOUT_MS = 10_000;
+
+const connectionsOf = new WeakMap<BrokerServices, Map<number, InterBrokerConnection>>();
+
+/** The broker stops: its connections to transaction coordinators close. */
+export function closeTxnVerification(services: BrokerServices): void {
+  for (const c of connectionsOf.get(services)?.values() ?? []) c.close();
+  connectionsOf.delete(services);
+}
+
+function connectionTo(services: BrokerServices, brokerId: number): InterBrokerConnection | null {
+  const endpoint = services.metadata.endpointFor(brokerId, services.config.interBrokerListenerName);
+  if (endpoint === undefined) return null;
+  let byBroker = connectionsOf.get(services);
+  if (byBroker === undefined) {
+    byBroker = new Map();
+    connectionsOf.set(services, byBroker);
+  }
+  let c = byBroker.get(brokerId);
+  if (c !== undefined && (c.host !== endpoint.host || c.port !== endpoint.port)) {
+    c.close();
+    c = undefined;
+  }
+  if (c === undefined) {
+    c = new InterBrokerConnection(
+      endpoint.host,
+      endpoint.port,
+      `broker-${services.brokerId}-txn-verification`,
+      services.interBrokerSecurity,
+    );
+    byBroker.set(brokerId, c);
+  }
+  return c;
+}
+
+/** AddPartitionsToTxn v4 verifyOnly to the coordinator of `transactionalId` elsewhere: each partition's answer. */
+async function verifyRemotely(
+  services: BrokerServices,
+  transactionalId: string,
+  producer: { producerId: number; producerEpoch: number },
+  partitions: readonly { topic: string; partition: number }[],
+): Promise<Map<string, number>> {
+  const answers = new Map<string, number>();
+  const all = (errorCode: number): Map<string, number> => {
+    for (const p of partitions) answers.set(tpKey(p.topic, p.partition), errorCode);
+    return answers;
+  };
+  const stateTopicPartition = services.transactionCoordinator.partitionFor(transactionalId);
+  const leader = services.metadata.partition(TRANSACTION_STATE_TOPIC, stateTopicPartition)?.leader ?? -1;
+  if (leader < 0 || leader === services.brokerId) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  const connection = connectionTo(services, leader);
+  if (connection === null) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  const byTopic = new Map<string, number[]>();
+  for (const p of partitions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition]);
+  let response: AddPartitionsToTxnResponse;
+  try {
+    response = await connection.request<AddPartitionsToTxnResponse>(
+      ApiKey.ADD_PARTITIONS_TO_TXN,
+      4,
+      {
+        transactions: [
+          {
+            transactionalId,
+            producerId: BigInt(producer.producerId),
+            producerEpoch: producer.producerEpoch,
+            verifyOnly: true,
+            topics: [...byTopic].map(([name, list]) => ({ name, partitions: list })),
+          },
+        ],
+        v3AndBelowTransactionalId: '',
+        v3AndBelowProducerId: 0n,
+        v3AndBelowProducerEpoch: 0,
+        v3AndBelowTopics: [],
+      },
+      VERIFY_TIMEOUT_MS,
+    );
+  } catch {
+    return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  }
+  if (response.errorCode !== ErrorCode.NONE) return all(response.errorCode);
+  for (const t of response.resultsByTransaction)
+    for (const topic of t.topicResults)
+      for (const p of topic.resultsByPartition)
+        answers.set(tpKey(topic.name, p.partitionIndex), p.partitionErrorCode);
+  // A partition the answer leaves out was not verified.
+  for (const p of partitions)
+    if (!answers.has(tpKey(p.topic, p.partition)))
+      answers.set(tpKey(p.topic, p.partition), ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  return answers;
+}
+
+function failuresOf(
+  partitions: readonly { topic: string; partition: number }[],
+  answers: ReadonlyMap<string, number>,
+): Map<string, VerificationFailure> | null {
+  let failures: Map<string, VerificationFailure> | null = null;
+  for (const p of partitions) {
+    const key = tpKey(p.topic, p.partition);
+    const errorCode = answers.get(key) ?? ErrorCode.NONE;
+    if (errorCode === ErrorCode.NONE) continue;
+    failures ??= new Map();
+    failures.set(key, produceError(errorCode));
+  }
+  return failures;
+}
+
 /**
  * The partitions of a transactional produce request that fail verification, keyed as tpKey; null when none does
  * or nothing needed verifying. Only partitions this broker leads are looked at (the produce path answers the
- * others), and only batches whose producer has no open transaction in the partition's log.
+ * others), and only batches whose producer has no open transaction in the partition's log. Synchronous when this
+ * broker coordinates the transactional id (or nothing needs verifying); a promise when the coordinator is remote.
  */
 export function verifyTransactionalProduce(
   services: BrokerServices,
   request: ProduceRequest,
-): Map<string, VerificationFailure> | null {
+): Map<string, VerificationFailure> | null | Promise<Map<string, VerificationFailure> | null> {
   const transactionalId = request.transactionalId;
   if (transactionalId === null) return null;
   let producer: { producerId: number; producerEpoch: number } | null = null;
@@ -93,14 +208,11 @@ export function verifyTransactionalProduce(
     producer.producerEpoch,
     toVerify,
   );
-  let failures: Map<string, VerificationFailure> | null = null;
-  for (const p of toVerify) {
-    const key = tpKey(p.topic, p.partition);
-    const errorCode = answers.get(key) ?? ErrorCode.NONE;
-    // Coordinated on another broker: not asked (see the file header).
-    if (errorCode === ErrorCode.NONE || errorCode === ErrorCode.NOT_COORDINATOR) continue;
-    failures ??= new Map();
-    failures.set(key, produceError(errorCode));
-  }
-  return failures;
+  const coordinatedHere = toVerify.every(
+    (p) => answers.get(tpKey(p.topic, p.partition)) !== ErrorCode.NOT_COORDINATOR,
+  );
+  if (coordinatedHere) return failuresOf(toVerify, answers);
+  return verifyRemotely(services, transactionalId, producer, toVerify).then((remote) =>
+    failuresOf(toVerify, remote),
+  );
 }
