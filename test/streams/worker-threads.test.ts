@@ -18,6 +18,7 @@ import {
   StoreQueryParameters,
 } from '../../src/streams/index.js';
 import { waitUntil } from '../helpers/wait.js';
+import { buildCountTopology } from './fixtures/worker-apps.js';
 import { useStreamsBroker } from './streams-helpers.js';
 
 const APP_MODULE = new URL('./fixtures/worker-apps.js', import.meta.url).href;
@@ -313,4 +314,40 @@ describe('stream threads in worker threads', () => {
         rmSync(marker, { force: true });
       }
     });
+
+  it('refuses a module that builds another topology, values that cannot reach a worker, and what is not built', async () => {
+    const base = {
+      'bootstrap.servers': env.bootstrap,
+      'state.dir': env.dirs[1],
+      'num.stream.threads': 2,
+      'brook.topology.module': APP_MODULE,
+    };
+    const other = new KafkaStreams(buildCountTopology(), {
+      ...base,
+      'application.id': 'mt-other',
+      'brook.topology.module.export': 'buildThrowingTopology',
+    });
+    await assert.rejects(other.start(), /differs from the one given to KafkaStreams/);
+    assert.equal(other.state(), 'ERROR');
+    assert.ok(other.metadataForLocalThreads().every((t) => t.threadState === 'DEAD'));
+
+    const fn = new KafkaStreams(buildCountTopology(), {
+      ...base,
+      'application.id': 'mt-fn',
+      'brook.topology.module.export': 'buildCountTopology',
+      'default.deserialization.exception.handler': () => 'CONTINUE' as const,
+    });
+    await assert.rejects(fn.start(), /default\.deserialization\.exception\.handler.*streamsProps/);
+    assert.equal(fn.state(), 'ERROR');
+
+    assert.throws(
+      () =>
+        new KafkaStreams(buildCountTopology(), {
+          ...base,
+          'application.id': 'mt-sb',
+          'num.standby.replicas': 1,
+        }),
+      /num\.standby\.replicas/,
+    );
+  });
 });
