@@ -65,28 +65,28 @@ export class InterBrokerConnection {
   }
 
   /** Sends one request and resolves with the decoded response body. */
-  async request<Response>(
-    apiKey: number,
-    apiVersion: number,
-    body: unknown,
-    timeoutMs: number,
-  ): Promise<Response> {
-    const connection = this.connection?.isOpen ? this.connection : await this.connect();
-    return connection.request<Response>(apiKey, body, { version: apiVersion, timeoutMs });
+  request<Response>(apiKey: number, apiVersion: number, body: unknown, timeoutMs: number): Promise<Response> {
+    const options = { version: apiVersion, timeoutMs };
+    const open = this.connection;
+    if (open?.isOpen) return open.request<Response>(apiKey, body, options);
+    return this.connect().then((connection) => connection.request<Response>(apiKey, body, options));
   }
 
   /**
    * `request`, resolving with the frame the response was decoded from as well: its views (a fetch's records) stay
    * valid until the caller gives the frame back with `releaseFrame`, after which the pool may reuse its memory.
    */
-  async requestHeld<Response>(
+  requestHeld<Response>(
     apiKey: number,
     apiVersion: number,
     body: unknown,
     timeoutMs: number,
   ): Promise<HeldResponse<Response>> {
-    const connection = this.connection?.isOpen ? this.connection : await this.connect();
-    return connection.requestHeld<Response>(apiKey, body, { version: apiVersion, timeoutMs });
+    const options = { version: apiVersion, timeoutMs };
+    const open = this.connection;
+    // The fetcher's hot path: straight to the open connection, no promise in between.
+    if (open?.isOpen) return open.requestHeld<Response>(apiKey, body, options);
+    return this.connect().then((connection) => connection.requestHeld<Response>(apiKey, body, options));
   }
 
   /** Whether the open connection reads into buffers of its own (see client/connection.ts); false when none is open. */
