@@ -14,6 +14,12 @@ export interface BytesKeyValueStore {
   get(key: Buffer): Buffer | null;
   /** null deletes. */
   put(key: Buffer, value: Buffer | null): void;
+  /**
+   * A changelog record applied during restoration (or by a standby): like put, but the key and value may be
+   * views into a fetched response, which the engine may hold until it writes them. Engines without a cheaper
+   * path than put leave it out.
+   */
+  putRestored?(key: Buffer, value: Buffer | null): void;
   /** Inclusive bounds; null for open. */
   range(from: Buffer | null, to: Buffer | null): BytesEntry[];
   count(): number;

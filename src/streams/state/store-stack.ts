@@ -36,8 +36,9 @@ export function restoreInto(
   value: Buffer | null,
   timestamp: number,
 ): void {
-  if (value === null) engine.put(key, null);
-  else engine.put(key, timestamped ? timestampedStoredValue(value, timestamp) : value);
+  const stored = value === null || !timestamped ? value : timestampedStoredValue(value, timestamp);
+  if (engine.putRestored !== undefined) engine.putRestored(key, stored);
+  else engine.put(key, stored);
 }
 
 export interface StoreStackOptions<K, V> {
