@@ -92,9 +92,17 @@ export function listenerChangeRefusal(
     perBroker ? { ...layers, dynamicBroker: configs } : { ...layers, dynamicDefault: configs },
   );
   if (listenerFingerprint(before) === listenerFingerprint(after)) return null;
-  // Both resolve: the layers in force were accepted, and validateDynamicBrokerConfigs resolved the new ones.
-  const current = resolveBrokerConfig(before);
-  const next = resolveBrokerConfig(after);
+  // Both resolve as a rule: the layers in force were accepted, and validateDynamicBrokerConfigs resolved the new
+  // ones. Layers in force that no longer resolve (changed by another broker meanwhile) leave nothing to compare.
+  let current: BrokerConfig;
+  let next: BrokerConfig;
+  try {
+    current = resolveBrokerConfig(before);
+    next = resolveBrokerConfig(after);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return { ok: false, errorCode: ConfigErrorCode.INVALID_CONFIG, errorMessage: err.message };
+  }
   // Kafka answers its reconfiguration rules INVALID_REQUEST, naming the resource.
   const invalidRequest = (rule: string): ListenerChangeRefusal => ({
     ok: false,
