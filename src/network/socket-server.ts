@@ -236,14 +236,20 @@ export class SocketServer implements ConnectionHost {
   }
 
   /**
-   * Replaces the certificates and trust of a TLS listener (a certificate reload): connections accepted from now
-   * on handshake with the new ones, open connections keep the session they have.
+   * Replaces the certificates, trust and client-certificate demand of a TLS listener (a certificate reload or a
+   * dynamic ssl.* change): connections accepted from now on handshake with the new ones, open connections keep
+   * the session they have.
    */
-  updateTls(listenerName: string, options: tls.SecureContextOptions): void {
+  updateTls(listenerName: string, options: tls.TlsOptions): void {
     const listener = this.bound.find((l) => l.config.name === listenerName);
     assert(listener !== undefined, `listener ${listenerName} is not bound`);
     assert(listener.server instanceof tls.Server, `listener ${listenerName} does not use TLS`);
     listener.server.setSecureContext(options);
+    // setSecureContext replaces only the context: whether a client must show a certificate (ssl.client.auth) is
+    // the server's own setting, read for each new connection, so a change to it is applied here or never.
+    const server = listener.server as tls.Server & { requestCert: boolean; rejectUnauthorized: boolean };
+    if (options.requestCert !== undefined) server.requestCert = options.requestCert;
+    if (options.rejectUnauthorized !== undefined) server.rejectUnauthorized = options.rejectUnauthorized;
   }
 
   /** Open connections (for the admin APIs and tests); do not hold on to them. */

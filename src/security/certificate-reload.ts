@@ -15,7 +15,7 @@
 // Lifecycle: start() after the listeners are bound, stop() at shutdown.
 
 import { unwatchFile, watchFile } from 'node:fs';
-import type { SecureContextOptions } from 'node:tls';
+import type { TlsOptions } from 'node:tls';
 import type { BrokerConfig } from '../broker/config/broker-config.js';
 import { BROKER_KEYS, brokerKey } from '../broker/config/broker-keys.js';
 import type { Listener } from '../broker/config/listeners.js';
@@ -29,7 +29,7 @@ const POLL_INTERVAL_MS = 1000;
 /** A change is acted on once the files have been quiet this long, so that a multi-file update lands whole. */
 const SETTLE_MS = 500;
 
-export type ApplyTls = (listenerName: string, options: SecureContextOptions) => void;
+export type ApplyTls = (listenerName: string, options: TlsOptions) => void;
 
 export class CertificateReloader {
   private readonly watched: { file: string; onChange: () => void }[] = [];
@@ -119,7 +119,7 @@ export class CertificateReloader {
     if (listener === undefined) return;
     try {
       const tls = listenerTls(this.values, listenerName, listener.securityProtocol === 'SASL_SSL');
-      this.apply(listenerName, tls.options as SecureContextOptions);
+      this.apply(listenerName, tls.options);
       this.logger.info('TLS certificates reloaded', { listener: listenerName });
     } catch (err) {
       this.logger.warn('TLS certificates not reloaded; the previous ones stay in use', {

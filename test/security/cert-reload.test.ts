@@ -2,7 +2,8 @@
 // connections handshake with the new certificate (kcat trusting only the new CA gets in, one trusting only the old
 // CA does not), while a connection opened before keeps working; a file that does not load is logged and the
 // certificate in use stays. Kafka's dynamic route (KIP-226): altering listener.name.ssl.ssl.keystore.location with
-// IncrementalAlterConfigs on the broker resource switches the listener to the named key store.
+// IncrementalAlterConfigs on the broker resource switches the listener to the named key store, and altering its
+// ssl.client.auth makes new connections show a client certificate (or not) without a restart.
 
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,7 +26,11 @@ let newCerts: DevCertFiles;
 let broker: BrokerProcess;
 let sslPort: number;
 
-function kcatList(ca: string) {
+function kcatList(ca: string, client?: DevCertFiles) {
+  const certificate =
+    client === undefined
+      ? []
+      : ['-X', `ssl.certificate.location=${client.clientCert}`, '-X', `ssl.key.location=${client.clientKey}`];
   return run(
     'kcat',
     [
@@ -35,12 +40,23 @@ function kcatList(ca: string) {
       'security.protocol=ssl',
       '-X',
       `ssl.ca.location=${ca}`,
+      ...certificate,
       '-L',
       '-m',
       '5',
     ],
     { timeoutMs: 20_000 },
   );
+}
+
+async function alterBroker(ops: { name: string; op: 'set' | 'delete'; value?: string }[]): Promise<void> {
+  const admin = new Admin({ bootstrapServers: broker.bootstrap });
+  try {
+    const [result] = await admin.incrementalAlterConfigs([{ type: 'broker', name: '0', ops }]);
+    assert.equal(result?.error, null);
+  } finally {
+    await admin.close();
+  }
 }
 
 before(async () => {
@@ -106,21 +122,9 @@ it('a replaced key store file is used for new connections, open ones keep workin
 
 it('IncrementalAlterConfigs of listener.name.ssl.ssl.keystore.location reloads the listener (KIP-226)', async () => {
   const reloadsBefore = broker.log().match(/TLS certificates reloaded/g)?.length ?? 0;
-  const admin = new Admin({ bootstrapServers: broker.bootstrap });
-  try {
-    const [result] = await admin.incrementalAlterConfigs([
-      {
-        type: 'broker',
-        name: '0',
-        ops: [
-          { name: 'listener.name.ssl.ssl.keystore.location', op: 'set', value: oldCerts.brokerKeystorePem },
-        ],
-      },
-    ]);
-    assert.equal(result?.error, null);
-  } finally {
-    await admin.close();
-  }
+  await alterBroker([
+    { name: 'listener.name.ssl.ssl.keystore.location', op: 'set', value: oldCerts.brokerKeystorePem },
+  ]);
   await waitUntil(
     () => (broker.log().match(/TLS certificates reloaded/g)?.length ?? 0) > reloadsBefore,
     15_000,
@@ -130,4 +134,33 @@ it('IncrementalAlterConfigs of listener.name.ssl.ssl.keystore.location reloads t
   assert.equal(withOld.code, 0, withOld.stderr);
   const withNew = await kcatList(newCerts.caCert);
   assert.notEqual(withNew.code, 0);
+});
+
+it('ssl.client.auth altered on a running listener: required refuses a client without a certificate, none lets it in again', async () => {
+  const reloads = () => broker.log().match(/TLS certificates reloaded/g)?.length ?? 0;
+  let before = reloads();
+  await alterBroker([
+    { name: 'listener.name.ssl.ssl.truststore.type', op: 'set', value: 'PEM' },
+    { name: 'listener.name.ssl.ssl.truststore.location', op: 'set', value: oldCerts.caCert },
+    { name: 'listener.name.ssl.ssl.client.auth', op: 'set', value: 'required' },
+  ]);
+  await waitUntil(
+    () => reloads() > before,
+    15_000,
+    () => broker.log(),
+  );
+  const without = await kcatList(oldCerts.caCert);
+  assert.notEqual(without.code, 0, 'a client without a certificate is refused once one is required');
+  const withCertificate = await kcatList(oldCerts.caCert, oldCerts);
+  assert.equal(withCertificate.code, 0, withCertificate.stderr);
+
+  before = reloads();
+  await alterBroker([{ name: 'listener.name.ssl.ssl.client.auth', op: 'delete' }]);
+  await waitUntil(
+    () => reloads() > before,
+    15_000,
+    () => broker.log(),
+  );
+  const again = await kcatList(oldCerts.caCert);
+  assert.equal(again.code, 0, again.stderr);
 });
