@@ -153,13 +153,7 @@ export class SocketServer implements ConnectionHost {
         const server = this.createServer(config);
         await listen(server, config, this.options['socket.listen.backlog.size'], this.logger);
         this.bound.push({ config, server });
-        const address = this.address(config.name);
-        this.logger.info('listening', {
-          listener: config.name,
-          securityProtocol: config.securityProtocol,
-          host: address.host,
-          port: address.port,
-        });
+        this.logListening(config, false);
       }
     } catch (error) {
       for (const { server } of this.bound) server.close();
@@ -186,13 +180,18 @@ export class SocketServer implements ConnectionHost {
       throw new ListenerConfigError(`network stopped while listener ${config.name} was being bound`);
     }
     this.bound.push({ config, server });
+    return this.logListening(config, true);
+  }
+
+  /** The line that says a listener is bound, where, and whether a dynamic change added it; its address. */
+  private logListening(config: ListenerConfig, dynamic: boolean): BoundAddress {
     const address = this.address(config.name);
     this.logger.info('listening', {
       listener: config.name,
       securityProtocol: config.securityProtocol,
       host: address.host,
       port: address.port,
-      dynamic: true,
+      ...(dynamic ? { dynamic: true } : {}),
     });
     return address;
   }

@@ -25,7 +25,8 @@ import type { AddPartitionsToTxnResponse } from '../../protocol/messages/24-add-
 import { BATCH_HEADER_BYTES, batchHeader, CURRENT_MAGIC } from '../../protocol/records/batch-header.js';
 import { ApiKey } from '../../protocol/registry.js';
 import type { BrokerServices } from '../broker-services.js';
-import { InterBrokerConnection } from '../cluster/inter-broker-connection.js';
+import { BrokerConnections } from '../cluster/broker-connections.js';
+import type { InterBrokerConnection } from '../cluster/inter-broker-connection.js';
 
 export const VERIFICATION_KEY = 'transaction.partition.verification.enable';
 
@@ -64,37 +65,21 @@ function produceError(errorCode: number): VerificationFailure {
 /** How long a leader waits for a remote coordinator's verification answer. */
 const VERIFY_TIMEOUT_MS = 10_000;
 
-const connectionsOf = new WeakMap<BrokerServices, Map<number, InterBrokerConnection>>();
+const connectionsOf = new WeakMap<BrokerServices, BrokerConnections>();
 
 /** The broker stops: its connections to transaction coordinators close. */
 export function closeTxnVerification(services: BrokerServices): void {
-  for (const c of connectionsOf.get(services)?.values() ?? []) c.close();
+  connectionsOf.get(services)?.close();
   connectionsOf.delete(services);
 }
 
-function connectionTo(services: BrokerServices, brokerId: number): InterBrokerConnection | null {
-  const endpoint = services.metadata.endpointFor(brokerId, services.config.interBrokerListenerName);
-  if (endpoint === undefined) return null;
-  let byBroker = connectionsOf.get(services);
-  if (byBroker === undefined) {
-    byBroker = new Map();
-    connectionsOf.set(services, byBroker);
+function connectionTo(services: BrokerServices, brokerId: number): InterBrokerConnection | undefined {
+  let connections = connectionsOf.get(services);
+  if (connections === undefined) {
+    connections = new BrokerConnections(services, `broker-${services.brokerId}-txn-verification`);
+    connectionsOf.set(services, connections);
   }
-  let c = byBroker.get(brokerId);
-  if (c !== undefined && (c.host !== endpoint.host || c.port !== endpoint.port)) {
-    c.close();
-    c = undefined;
-  }
-  if (c === undefined) {
-    c = new InterBrokerConnection(
-      endpoint.host,
-      endpoint.port,
-      `broker-${services.brokerId}-txn-verification`,
-      services.interBrokerSecurity,
-    );
-    byBroker.set(brokerId, c);
-  }
-  return c;
+  return connections.to(brokerId);
 }
 
 /** AddPartitionsToTxn v4 verifyOnly to the coordinator of `transactionalId` elsewhere: each partition's answer. */
@@ -113,7 +98,7 @@ async function verifyRemotely(
   const leader = services.metadata.partition(TRANSACTION_STATE_TOPIC, stateTopicPartition)?.leader ?? -1;
   if (leader < 0 || leader === services.brokerId) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   const connection = connectionTo(services, leader);
-  if (connection === null) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  if (connection === undefined) return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   const byTopic = new Map<string, number[]>();
   for (const p of partitions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition]);
   let response: AddPartitionsToTxnResponse;

@@ -21,7 +21,7 @@ import type { WriteTxnMarkersResponse } from '../../protocol/messages/27-write-t
 import { buildEndTxnMarkerBatch } from '../../protocol/records/batch-builder.js';
 import { ApiKey } from '../../protocol/registry.js';
 import type { BrokerServices } from '../broker-services.js';
-import { InterBrokerConnection } from '../cluster/inter-broker-connection.js';
+import { BrokerConnections } from '../cluster/broker-connections.js';
 import { OFFSETS_TOPIC } from '../handlers/10-find-coordinator.js';
 import { appendAsLeaderAndWait } from '../replica/replicated-append.js';
 
@@ -67,26 +67,7 @@ export function markerWriter(services: BrokerServices): {
   write(request: MarkerRequest): Promise<MarkerFailure[]>;
   close(): void;
 } {
-  const connections = new Map<number, InterBrokerConnection>();
-  const connectionTo = (brokerId: number): InterBrokerConnection | undefined => {
-    const endpoint = services.metadata.endpointFor(brokerId, services.config.interBrokerListenerName);
-    if (endpoint === undefined) return undefined;
-    let c = connections.get(brokerId);
-    if (c !== undefined && (c.host !== endpoint.host || c.port !== endpoint.port)) {
-      c.close();
-      c = undefined;
-    }
-    if (c === undefined) {
-      c = new InterBrokerConnection(
-        endpoint.host,
-        endpoint.port,
-        `broker-${services.brokerId}-txn`,
-        services.interBrokerSecurity,
-      );
-      connections.set(brokerId, c);
-    }
-    return c;
-  };
+  const connections = new BrokerConnections(services, `broker-${services.brokerId}-txn`);
   return {
     async write(request) {
       const failed: MarkerFailure[] = [];
@@ -115,7 +96,7 @@ export function markerWriter(services: BrokerServices): {
         }
       }
       for (const [brokerId, tps] of remote) {
-        const connection = connectionTo(brokerId);
+        const connection = connections.to(brokerId);
         if (connection === undefined) {
           for (const tp of tps) failed.push({ ...tp, errorCode: ErrorCode.BROKER_NOT_AVAILABLE });
           continue;
@@ -163,8 +144,7 @@ export function markerWriter(services: BrokerServices): {
       return failed;
     },
     close() {
-      for (const c of connections.values()) c.close();
-      connections.clear();
+      connections.close();
     },
   };
 }

@@ -560,6 +560,27 @@ export class TransactionCoordinator {
     return ErrorCode.NONE;
   }
 
+  /**
+   * The producer's transaction when a request may add to it or check it (AddPartitionsToTxn, its verifyOnly
+   * form): else the error that answers every partition, the coordinator's (not coordinator, loading), the
+   * producer's (unknown id, fenced epoch, a request of its already running) or CONCURRENT_TRANSACTIONS while the
+   * transaction is being ended.
+   */
+  private transactionToTouch(
+    transactionalId: string,
+    producerId: number,
+    producerEpoch: number,
+  ): TxnMetadata | number {
+    const coordinator = this.coordinatorError(transactionalId);
+    if (coordinator !== ErrorCode.NONE) return coordinator;
+    const m = this.txns.get(transactionalId);
+    const invalid = this.producerError(m, producerId, producerEpoch);
+    if (invalid !== ErrorCode.NONE || m === undefined) return invalid;
+    if (m.state === TxnState.PrepareCommit || m.state === TxnState.PrepareAbort)
+      return ErrorCode.CONCURRENT_TRANSACTIONS;
+    return m;
+  }
+
   /** AddPartitionsToTxn: per partition error codes, keyed "topic\0partition". */
   async addPartitions(
     transactionalId: string,
@@ -572,14 +593,8 @@ export class TransactionCoordinator {
       for (const p of partitions) result.set(tpKey(p.topic, p.partition), errorCode);
       return result;
     };
-    const coordinator = this.coordinatorError(transactionalId);
-    if (coordinator !== ErrorCode.NONE) return all(coordinator);
-    const m = this.txns.get(transactionalId);
-    const invalid = this.producerError(m, producerId, producerEpoch);
-    if (invalid !== ErrorCode.NONE || m === undefined) return all(invalid);
-    if (m.state === TxnState.PrepareCommit || m.state === TxnState.PrepareAbort) {
-      return all(ErrorCode.CONCURRENT_TRANSACTIONS);
-    }
+    const m = this.transactionToTouch(transactionalId, producerId, producerEpoch);
+    if (typeof m === 'number') return all(m);
     if (m.state === TxnState.PrepareEpochFence || m.state === TxnState.Dead)
       return all(ErrorCode.INVALID_TXN_STATE);
     const exists = this.options.partitionExists;
@@ -629,14 +644,8 @@ export class TransactionCoordinator {
       for (const p of partitions) result.set(tpKey(p.topic, p.partition), errorCode);
       return result;
     };
-    const coordinator = this.coordinatorError(transactionalId);
-    if (coordinator !== ErrorCode.NONE) return all(coordinator);
-    const m = this.txns.get(transactionalId);
-    const invalid = this.producerError(m, producerId, producerEpoch);
-    if (invalid !== ErrorCode.NONE || m === undefined) return all(invalid);
-    if (m.state === TxnState.PrepareCommit || m.state === TxnState.PrepareAbort) {
-      return all(ErrorCode.CONCURRENT_TRANSACTIONS);
-    }
+    const m = this.transactionToTouch(transactionalId, producerId, producerEpoch);
+    if (typeof m === 'number') return all(m);
     for (const p of partitions) {
       const key = tpKey(p.topic, p.partition);
       const added = m.state === TxnState.Ongoing && m.partitions.has(key);
