@@ -653,7 +653,23 @@ function inTerminal(args: string[]): string {
 test('transactions find-hanging lists an open transaction no coordinator knows, until it is aborted', async () => {
   await brook(['topics', ...bs(), '--create', '--topic', 'parity-ghost']);
   // A transactional write from a producer id no InitProducerId handed out: the partition holds an open
-  // transaction that no coordinator will ever end.
+  // transaction that no coordinator will ever end. KIP-890's verification refuses such a write (the hanging
+  // transactions this tool finds come from clusters without it), so it is turned off for the write, as on a
+  // cluster that predates it, and on again after.
+  const verification = (op: string) => [
+    'configs',
+    ...bs(),
+    '--entity-type',
+    'brokers',
+    '--entity-default',
+    '--alter',
+    op,
+    op === '--add-config'
+      ? 'transaction.partition.verification.enable=false'
+      : 'transaction.partition.verification.enable',
+  ];
+  const off = await brook(verification('--add-config'));
+  assert.equal(off.code, 0, off.stderr);
   const client = await WireClient.connect(tools.broker.host, tools.broker.port);
   try {
     const records = buildBatch([{ value: 'g' }], {
@@ -671,6 +687,8 @@ test('transactions find-hanging lists an open transaction no coordinator knows, 
     assert.equal(produced.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
   } finally {
     client.close();
+    const on = await brook(verification('--delete-config'));
+    assert.equal(on.code, 0, on.stderr);
   }
   const find = [
     'transactions',
