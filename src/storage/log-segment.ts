@@ -125,6 +125,8 @@ export class LogSegment {
   private sizeBytes: number;
   /** Bytes reserved by queued appends, written or not: sizeBytes plus what is still on its way to the file. */
   private reservedBytes: number;
+  /** preallocate when the file was made or opened: its .log may be longer than its bytes until the roll. */
+  private readonly preallocated: boolean;
   private bytesSinceLastIndexEntry = 0;
   private maxTimestampSoFarMs = -1;
   private offsetOfMaxTimestamp: number;
@@ -156,6 +158,7 @@ export class LogSegment {
     this.fd = fd;
     this.sizeBytes = size;
     this.reservedBytes = size;
+    this.preallocated = config.preallocate;
     this.offsetOfMaxTimestamp = baseOffset;
     this.nextOffsetValue = baseOffset;
   }
@@ -1013,7 +1016,8 @@ export class LogSegment {
     this.timeIndex.maybeAppend(this.maxTimestampSoFarMs, this.offsetOfMaxTimestamp, true);
     this.offsetIndex.file.trimToValidSize();
     this.timeIndex.file.trimToValidSize();
-    if (this.config.preallocate) ftruncateSync(this.fd, this.sizeBytes);
+    // Whether the file was preallocated, not the current setting: preallocate may have changed since (dynamic).
+    if (this.preallocated) ftruncateSync(this.fd, this.sizeBytes);
     this.releaseIndexFiles();
   }
 

@@ -368,7 +368,9 @@ function startPartitionRead(
     bytes: read.bytes,
     // The partition's log, not `log`: a move between log directories may swap it while the bytes are read (the
     // new log holds the same offsets; the old one is closed).
-    result: read.result.then((result) => finishPartitionRead(plan, p, partition.log, result)),
+    result: read.result.then((result) =>
+      finishPartitionRead(plan, p, partition.log, partition.settings.messageDownconversionEnable, result),
+    ),
   };
 }
 
@@ -409,6 +411,7 @@ function finishPartitionRead(
   plan: FetchPlan,
   p: SessionPartition,
   log: Log,
+  downconversionEnable: boolean,
   result: ReadResult,
 ): PartitionRead {
   const fail = (errorCode: number, hw = -1, lso = -1, start = -1): PartitionRead => ({
@@ -433,6 +436,10 @@ function finishPartitionRead(
       log.logStartOffset,
     );
   }
+  // message.downconversion.enable=false (Kafka's maybeConvertFetchedData): a consumer whose fetch version needs
+  // magic 0 or 1 gets UNSUPPORTED_VERSION instead of converted records, whatever was read; followers are exempt.
+  if (plan.version < 4 && plan.replicaId < 0 && !downconversionEnable)
+    return fail(ErrorCode.UNSUPPORTED_VERSION);
   if (plan.version < 4 && records.length > 0) {
     try {
       records = downConvertRecords(records, plan.version <= 1 ? 0 : 1).records;

@@ -1,0 +1,265 @@
+// More topic defaults changed at runtime over the wire (see dynamic-topic-defaults.test.ts for the first nine):
+// an IncrementalAlterConfigs on the cluster-default broker resource ('') or on this broker's id changes what an
+// existing topic without an override of the key does, without a restart. Each observed through its behaviour, on
+// the wire or in the broker's data directory: log.message.downconversion.enable (Fetch v3 refused),
+// log.flush.interval.messages / log.flush.interval.ms (the recovery point checkpoint moves),
+// log.segment.delete.delay.ms (deleted segments' .deleted files linger or go), log.preallocate (a new segment's
+// .log preallocated, and trimmed at its roll once turned off again), log.index.interval.bytes /
+// log.index.size.max.bytes (index entries per batch, the active index's preallocated size). Each test removes its
+// dynamic value again (a DELETE operation), so the next starts from the static defaults.
+
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { readOffsetCheckpoint } from '../../src/storage/checkpoint-file.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { waitFor } from '../helpers/cluster.js';
+import { createTopic, fetchBody, produceBatch, WireClient } from '../helpers/wire-client.js';
+import { freePort } from '../helpers/zookeeper.js';
+import { scrape } from '../metrics/scrape.js';
+
+const CLUSTER_DEFAULT = '';
+const THIS_BROKER = '0';
+const DEFAULT_INDEX_BYTES = 10 * 1024 * 1024;
+
+describe('more topic defaults changed on a running broker', () => {
+  let broker: BrokerProcess;
+  let client: WireClient;
+  let metricsPort: number;
+
+  before(async () => {
+    metricsPort = await freePort();
+    broker = await startBroker({
+      overrides: {
+        'broker.id': 0,
+        'brook.metrics.listener': `http://127.0.0.1:${metricsPort}`,
+        // Retention looks often and the recovery points are checkpointed often, so that a change shows soon.
+        'log.retention.check.interval.ms': 300,
+        'log.flush.offset.checkpoint.interval.ms': 200,
+      },
+    });
+    client = await WireClient.connect(broker.host, broker.port);
+  });
+  after(async () => {
+    client?.close();
+    await broker?.stop();
+  });
+
+  const create = (name: string, configs: Record<string, string> = {}) =>
+    createTopic(client, name, { numPartitions: 1, replicationFactor: 1, configs });
+
+  /** Sets (a string) or removes (null) dynamic broker configs on `resourceName` and asserts it was accepted. */
+  async function alter(resourceName: string, configs: Record<string, string | null>): Promise<void> {
+    const response = await client.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
+      resources: [
+        {
+          resourceType: 4,
+          resourceName,
+          configs: Object.entries(configs).map(([name, value]) => ({
+            name,
+            configOperation: value === null ? 1 : 0,
+            value,
+          })),
+        },
+      ],
+      validateOnly: false,
+    });
+    assert.equal(response.responses[0].errorCode, ErrorCode.NONE, response.responses[0].errorMessage);
+  }
+
+  /** Runs `body` with `configs` set on `resourceName`, and removes them afterwards whatever happens. */
+  async function withDynamic(
+    resourceName: string,
+    configs: Record<string, string>,
+    body: () => Promise<void>,
+  ): Promise<void> {
+    await alter(resourceName, configs);
+    try {
+      await body();
+    } finally {
+      await alter(resourceName, Object.fromEntries(Object.keys(configs).map((k) => [k, null])));
+    }
+  }
+
+  async function logMetric(name: string, topic: string): Promise<number> {
+    return (await scrape(metricsPort)).value(`kafka_log_log_${name}`, { topic, partition: 0 });
+  }
+
+  /** `count` single-record batches with values of `bytes` bytes. */
+  async function fill(topic: string, count: number, bytes: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const response = await produceBatch(
+        client,
+        topic,
+        buildBatch([{ key: `k${i}`, value: 'v'.repeat(bytes) }]),
+        1,
+      );
+      assert.equal(response.errorCode, ErrorCode.NONE);
+    }
+  }
+
+  /** Writes until the partition has `segments` segments (the roll is decided at an append). */
+  async function fillUntilSegments(topic: string, segments: number, bytes: number): Promise<void> {
+    await waitFor(
+      `${topic} at ${segments} segments`,
+      async () => {
+        if ((await logMetric('numlogsegments', topic)) >= segments) return true;
+        await fill(topic, 1, bytes);
+        return undefined;
+      },
+      60_000,
+    );
+  }
+
+  const partitionDir = (topic: string) => join(broker.dataDir, `${topic}-0`);
+  /** The partition's files with `suffix`, by base offset. */
+  function files(topic: string, suffix: string): { base: number; size: number }[] {
+    return readdirSync(partitionDir(topic))
+      .filter((name) => name.endsWith(suffix) && /^\d{20}\./.test(name))
+      .map((name) => ({
+        base: Number(name.slice(0, 20)),
+        size: statSync(join(partitionDir(topic), name)).size,
+      }))
+      .sort((a, b) => a.base - b.base);
+  }
+
+  /** The checkpointed recovery point of `topic`-0, or undefined while the checkpoint does not name it. */
+  function recoveryPoint(topic: string): number | undefined {
+    const entries = readOffsetCheckpoint(join(broker.dataDir, 'recovery-point-offset-checkpoint'));
+    return entries.find((e) => e.topic === topic && e.partition === 0)?.offset;
+  }
+
+  /** Waits for a recovery point checkpoint written after now: one that names a topic created now. */
+  async function nextCheckpoint(marker: string): Promise<void> {
+    await create(marker);
+    await waitFor(
+      `a checkpoint naming ${marker}`,
+      async () => recoveryPoint(marker) === 0 || undefined,
+      30_000,
+    );
+  }
+
+  it('log.message.downconversion.enable=false on the cluster default: Fetch v3 gets UNSUPPORTED_VERSION', async () => {
+    await create('old-readers');
+    await fill('old-readers', 2, 20);
+    const fetchPartition = async (version: number) =>
+      (await client.call(ApiKey.FETCH, version, fetchBody('old-readers', 0, 0))).responses[0].partitions[0];
+    const converted = await fetchPartition(3);
+    assert.equal(converted.errorCode, ErrorCode.NONE);
+    assert.ok(converted.records.length > 0, 'records converted to magic 1');
+    await withDynamic(CLUSTER_DEFAULT, { 'log.message.downconversion.enable': 'false' }, async () => {
+      for (const version of [0, 1, 3]) {
+        const refused = await fetchPartition(version);
+        assert.equal(refused.errorCode, ErrorCode.UNSUPPORTED_VERSION, `Fetch v${version}`);
+        assert.equal(refused.records?.length ?? 0, 0);
+      }
+      const current = await fetchPartition(4);
+      assert.equal(current.errorCode, ErrorCode.NONE, 'v4 needs no conversion');
+      assert.ok(current.records.length > 0);
+    });
+    assert.equal((await fetchPartition(3)).errorCode, ErrorCode.NONE, 'converted again');
+  });
+
+  it('log.flush.interval.messages on the broker id: an append flushes, the recovery point moves', async () => {
+    await create('flush-count');
+    await fill('flush-count', 3, 20);
+    await nextCheckpoint('flush-count-marker');
+    assert.equal(recoveryPoint('flush-count'), 0, 'nothing flushed under the default (never)');
+    await withDynamic(THIS_BROKER, { 'log.flush.interval.messages': '1' }, async () => {
+      await fill('flush-count', 1, 20);
+      await waitFor(
+        'the recovery point at the log end',
+        async () => recoveryPoint('flush-count') === 4 || undefined,
+      );
+    });
+  });
+
+  it('log.flush.interval.ms on the cluster default: unflushed records are flushed by the scheduler', async () => {
+    await create('flush-time');
+    await fill('flush-time', 3, 20);
+    await nextCheckpoint('flush-time-marker');
+    assert.equal(recoveryPoint('flush-time'), 0, 'nothing flushed under the default (never)');
+    await withDynamic(CLUSTER_DEFAULT, { 'log.flush.interval.ms': '100' }, async () => {
+      // No append after the change: the periodic flush check finds the old unflushed records.
+      await waitFor(
+        'the recovery point at the log end',
+        async () => recoveryPoint('flush-time') === 3 || undefined,
+      );
+    });
+  });
+
+  it('log.segment.delete.delay.ms on the broker id: deleted segments go after the new delay', async () => {
+    const deletedFiles = (topic: string) =>
+      readdirSync(partitionDir(topic)).filter((n) => n.endsWith('.deleted'));
+    // Under the 60 s default the files of a segment retention deleted linger, renamed .deleted.
+    await create('lingering', { 'segment.bytes': '1024', 'retention.bytes': '1024' });
+    await fill('lingering', 12, 300);
+    await waitFor('retention', async () =>
+      (await logMetric('logstartoffset', 'lingering')) > 0 ? true : undefined,
+    );
+    await waitFor('.deleted files', async () => deletedFiles('lingering').length > 0 || undefined);
+    await withDynamic(THIS_BROKER, { 'log.segment.delete.delay.ms': '200' }, async () => {
+      await create('prompt', { 'segment.bytes': '1024', 'retention.bytes': '1024' });
+      await fill('prompt', 12, 300);
+      await waitFor('retention', async () =>
+        (await logMetric('logstartoffset', 'prompt')) > 0 ? true : undefined,
+      );
+      const first = join(partitionDir('prompt'), `${'0'.padStart(20, '0')}.log`);
+      await waitFor(
+        'the first segment gone, no .deleted file left',
+        async () =>
+          !existsSync(first) && !existsSync(`${first}.deleted`) && deletedFiles('prompt').length === 0
+            ? true
+            : undefined,
+        30_000,
+      );
+    });
+    assert.ok(deletedFiles('lingering').length > 0, 'the older deletion still waits for its 60 s');
+  });
+
+  it('log.preallocate on the broker id: a new segment is preallocated; off again, it is trimmed at its roll', async () => {
+    const segmentBytes = 4096;
+    await create('prealloc', { 'segment.bytes': String(segmentBytes) });
+    await fill('prealloc', 1, 50);
+    const [plain] = files('prealloc', '.log');
+    assert.ok(plain!.size < 200, `not preallocated under the default (${plain!.size} bytes)`);
+    await withDynamic(THIS_BROKER, { 'log.preallocate': 'true' }, async () => {
+      await fillUntilSegments('prealloc', 2, 300);
+      const active = files('prealloc', '.log').at(-1)!;
+      assert.equal(active.size, segmentBytes, 'the segment made after the change is preallocated');
+    });
+    // The preallocated segment rolls with preallocate off again: its file is cut to the bytes it holds.
+    const preallocated = files('prealloc', '.log').at(-1)!.base;
+    await fillUntilSegments('prealloc', 3, 300);
+    const rolled = files('prealloc', '.log').find((f) => f.base === preallocated)!;
+    assert.ok(rolled.size < segmentBytes && rolled.size > 0, `trimmed at the roll (${rolled.size} bytes)`);
+    const newest = files('prealloc', '.log').at(-1)!;
+    assert.ok(newest.size < segmentBytes, `not preallocated any more (${newest.size} bytes)`);
+  });
+
+  it('log.index.interval.bytes and log.index.size.max.bytes on the cluster default: index entries and size', async () => {
+    // Batches of about 370 bytes in segments of at most 3000: under the 4096-byte interval a rolled segment has
+    // no index entry, and the active segment's index is preallocated to the 10 MiB default.
+    await create('indexed', { 'segment.bytes': '3000' });
+    await fillUntilSegments('indexed', 2, 300);
+    assert.equal(files('indexed', '.index')[0]!.size, 0, 'no entry under the 4096-byte interval');
+    assert.equal(files('indexed', '.index').at(-1)!.size, DEFAULT_INDEX_BYTES);
+    await withDynamic(
+      CLUSTER_DEFAULT,
+      { 'log.index.interval.bytes': '0', 'log.index.size.max.bytes': '4096' },
+      async () => {
+        const before = await logMetric('numlogsegments', 'indexed');
+        await fillUntilSegments('indexed', before + 2, 300);
+        const indexes = files('indexed', '.index');
+        // The segment made and rolled after the change: an entry for every batch after its first.
+        const rolled = indexes.at(-2)!;
+        assert.ok(rolled.size >= 3 * 8, `an entry a batch (${rolled.size} bytes of entries)`);
+        assert.equal(indexes.at(-1)!.size, 4096, 'the active index preallocated to the new size');
+      },
+    );
+  });
+});
