@@ -373,6 +373,8 @@ export class Broker {
       certificates: this.certificateReloader,
       sasl: () => this.services?.sasl ?? null,
       advertise: (endpoints) => this.advertise(endpoints),
+      listenersChanged: (listeners) =>
+        creationRates.protect(listeners.length > 1 ? config.interBrokerListenerName : null),
       logger: logger.child('listeners'),
     });
     return config.listeners.map((l) => {

@@ -138,6 +138,8 @@ export interface DynamicListenersOptions {
   readonly sasl: () => SaslAuthenticator | null;
   /** Publishes new advertised endpoints (rewrites the broker's registration). */
   readonly advertise: (endpoints: BrokerEndpoint[]) => Promise<void>;
+  /** Told the listeners bound after each change (what depends on how many there are). */
+  readonly listenersChanged?: (listeners: readonly Listener[]) => void;
   readonly logger: Logger;
 }
 
@@ -220,10 +222,9 @@ export class DynamicListeners {
       }
     }
     const bound = new Set(server.listenerNames());
-    certificates?.setListeners(
-      next.listeners.filter((l) => bound.has(l.name)),
-      next.values,
-    );
+    const boundListeners = next.listeners.filter((l) => bound.has(l.name));
+    certificates?.setListeners(boundListeners, next.values);
+    this.options.listenersChanged?.(boundListeners);
     try {
       this.saslSettings = listenerSaslSettings(next);
       this.options.sasl()?.updateListeners(this.saslSettings);

@@ -128,3 +128,64 @@ describe('max.connection.creation.rate on a broker', () => {
     assert.ok(liftedMs < limitedMs - 1_000, `after the change ${liftedMs} ms, before ${limitedMs} ms`);
   });
 });
+
+describe('max.connection.creation.rate when a listener is added at runtime', () => {
+  let broker: BrokerProcess;
+  let clientPort: number;
+
+  before(async () => {
+    const plainPort = await freePort();
+    clientPort = await freePort();
+    broker = await startBroker({
+      port: plainPort,
+      overrides: { 'max.connection.creation.rate': 5, 'quota.window.num': 2 },
+    });
+  });
+  after(async () => {
+    await broker?.stop();
+  });
+
+  it('the only listener is held to the rate; once a second one is added, the inter-broker listener is exempt', async () => {
+    // One listener, the inter-broker one: as in Kafka, nothing is protected, so it is held to the rate.
+    const aloneMs = await openAll(broker.port, 20);
+    assert.ok(aloneMs >= 1_500, `20 connections at 5/s on the only listener took ${aloneMs} ms`);
+
+    const admin = await WireClient.connect('127.0.0.1', broker.port);
+    try {
+      const altered = await admin.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
+        resources: [
+          {
+            resourceType: 4,
+            resourceName: '0',
+            configs: [
+              {
+                name: 'listeners',
+                configOperation: 0,
+                value: `PLAINTEXT://127.0.0.1:${broker.port},CLIENT://127.0.0.1:${clientPort}`,
+              },
+              {
+                name: 'listener.security.protocol.map',
+                configOperation: 0,
+                value: 'PLAINTEXT:PLAINTEXT,CLIENT:PLAINTEXT',
+              },
+            ],
+          },
+        ],
+        validateOnly: false,
+      });
+      assert.equal(altered.responses[0].errorCode, ErrorCode.NONE, altered.responses[0].errorMessage);
+    } finally {
+      admin.close();
+    }
+    for (let attempt = 0; attempt < 100 && !/listener CLIENT added/.test(broker.log()); attempt++)
+      await sleep(100);
+    assert.match(broker.log(), /listener CLIENT added/);
+    // Let the first burst leave the rate's windows (2 x 1 s) before measuring again.
+    await sleep(2_500);
+    const protectedMs = await openAll(broker.port, 20);
+    // Held to the rate, 20 connections take at least 3 s (15 over it, about 200 ms each), as the first burst did.
+    assert.ok(protectedMs < 1_500, `20 connections on the inter-broker listener took ${protectedMs} ms`);
+    const limitedMs = await openAll(clientPort, 20);
+    assert.ok(limitedMs >= 1_500, `20 connections at 5/s on the added listener took ${limitedMs} ms`);
+  });
+});

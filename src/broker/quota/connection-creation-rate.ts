@@ -29,8 +29,17 @@ export class ConnectionCreationRates {
   constructor(
     private readonly window: RateWindow,
     /** The inter-broker listener, exempt from the broker-wide rate; null when it is the only listener. */
-    private readonly protectedListener: string | null,
+    private protectedListener: string | null,
   ) {}
+
+  /**
+   * The listener exempt from the broker-wide rate after a dynamic listener change: the inter-broker one once the
+   * broker has more than one listener, none while it is the only one (Kafka's ConnectionQuotas.protectedListener
+   * reads the current listeners the same way).
+   */
+  protect(listenerName: string | null): void {
+    this.protectedListener = listenerName;
+  }
 
   /** Reads the rates from broker config entries (static and dynamic merged); INT32_MAX or unset means none. */
   configure(entries: Iterable<[string, string]>): void {
