@@ -73,6 +73,9 @@ function inSequence(lastSeq: number, nextSeq: number): boolean {
   return nextSeq === lastSeq + 1 || (nextSeq === 0 && lastSeq === INT32_MAX);
 }
 
+/** Verification guards kept per log at most (each a producer whose verification is in flight). */
+const VERIFICATION_GUARDS_MAX = 10_000;
+
 export class ProducerStateManager {
   /** Insertion order is recency: `touch` moves an entry to the end. */
   private readonly producers = new Map<number, ProducerEntry>();
@@ -85,6 +88,14 @@ export class ProducerStateManager {
    * Emptied as the high watermark moves (onHighWatermarkUpdated); at most one entry per marker above it.
    */
   private readonly unreplicatedTxns = new Map<number, number>();
+  /**
+   * KIP-890 verification guards (Kafka's VerificationStateEntry): producer id -> the guard of a verification with
+   * a remote transaction coordinator in flight for the producer's first transactional batch. The transaction's
+   * first batch or a transaction marker ends it, so an append that finds its guard gone must not open a
+   * transaction (a marker was written while the coordinator answered). In memory only; at most
+   * VERIFICATION_GUARDS_MAX, the oldest dropped past it (its append is refused and retried).
+   */
+  private readonly verificationGuards = new Map<number, object>();
   /** Every batch below this offset has been applied. */
   private mapEndOffsetValue: number;
 
@@ -217,6 +228,33 @@ export class ProducerStateManager {
     return OK;
   }
 
+  /**
+   * A verification of the producer's first transactional batch starts: the guard its append must still find
+   * (verifiedBy). Concurrent verifications of one producer share a guard, as Kafka's do.
+   */
+  startVerification(producerId: ProducerId): object {
+    let guard = this.verificationGuards.get(producerId);
+    if (guard === undefined) {
+      guard = {};
+      this.verificationGuards.set(producerId, guard);
+      if (this.verificationGuards.size > VERIFICATION_GUARDS_MAX) {
+        const oldest = this.verificationGuards.keys().next().value;
+        if (oldest !== undefined) this.verificationGuards.delete(oldest);
+      }
+    }
+    return guard;
+  }
+
+  /**
+   * Whether the producer's transactional batches may be appended after the verification that gave `guard`: they
+   * join a transaction already open in this log, or the guard is still the producer's (no marker came since).
+   */
+  verifiedBy(producerId: ProducerId, guard: object): boolean {
+    const entry = this.producers.get(producerId);
+    if (entry !== undefined && entry.currentTxnFirstOffset >= 0) return true;
+    return this.verificationGuards.get(producerId) === guard;
+  }
+
   /** Records that batches without a producer id were appended up to `offset` (exclusive). */
   advanceMapEnd(offset: number): void {
     if (offset > this.mapEndOffsetValue) this.mapEndOffsetValue = offset;
@@ -244,6 +282,7 @@ export class ProducerStateManager {
     if (batchHeader.isControl(buf, pos)) {
       const marker = readEndTxnMarker(buf, pos);
       if (marker === null) return null;
+      this.verificationGuards.delete(producerId);
       entry.coordinatorEpoch = marker.coordinatorEpoch;
       const firstOffset = entry.currentTxnFirstOffset >= 0 ? entry.currentTxnFirstOffset : baseOffset;
       if (entry.currentTxnFirstOffset >= 0) {
@@ -273,6 +312,7 @@ export class ProducerStateManager {
     if (batchHeader.isTransactional(buf, pos) && entry.currentTxnFirstOffset < 0) {
       entry.currentTxnFirstOffset = baseOffset;
       this.ongoingTxns.set(baseOffset, producerId);
+      this.verificationGuards.delete(producerId);
     }
     return null;
   }
@@ -366,6 +406,7 @@ export class ProducerStateManager {
   /** Empties the state; `offset` is where replay will start. */
   clear(offset: number): void {
     this.producers.clear();
+    this.verificationGuards.clear();
     this.ongoingTxns.clear();
     this.unreplicatedTxns.clear();
     this.mapEndOffsetValue = offset;

@@ -240,3 +240,32 @@ test("a producer's entry is found by its branded id, and its epoch cannot stand 
   // @ts-expect-error a plain number where the producer id goes
   assert.equal(h.log.producerState.producer(7), entry);
 });
+
+test("KIP-890's verification guard: a marker written while a remote coordinator answers ends it; the transaction's first batch joins", (t) => {
+  const h = openHarness(t);
+  const state = h.log.producerState;
+  const pid = toProducerId(PID);
+  // A verification starts; concurrent ones of the same producer share its guard.
+  const guard = state.startVerification(pid);
+  assert.equal(state.startVerification(pid), guard);
+  assert.equal(state.verifiedBy(pid, guard), true);
+  // A marker for the producer (its previous transaction ended by the coordinator) lands meanwhile: the append that
+  // verified before it must not open a transaction.
+  h.append({ producerId: PID, producerEpoch: 0, control: { type: 0, coordinatorEpoch: 1 } });
+  assert.equal(state.verifiedBy(pid, guard), false, 'a marker ends the guard');
+  // A fresh verification, then the transaction's first batch: it ends the guard, and batches after it join the
+  // open transaction whatever guard they carry.
+  const second = state.startVerification(pid);
+  assert.notEqual(second, guard);
+  h.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: true, count: 2 });
+  assert.equal(state.verifiedBy(pid, second), true, 'joins the open transaction');
+  assert.equal(state.verifiedBy(pid, guard), true, 'joins the open transaction');
+  // The transaction ends: a verification that started before the marker is refused.
+  h.append({ producerId: PID, producerEpoch: 0, control: { type: 1, coordinatorEpoch: 1 } });
+  assert.equal(state.verifiedBy(pid, second), false);
+  // Another producer's guard is its own.
+  const other = toProducerId(PID + 1);
+  const otherGuard = state.startVerification(other);
+  assert.equal(state.verifiedBy(other, otherGuard), true);
+  assert.equal(state.verifiedBy(pid, otherGuard), false);
+});

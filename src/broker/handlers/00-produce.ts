@@ -20,7 +20,11 @@ import { defineHandler, type RequestContext } from '../api-handler.js';
 import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../authorization.js';
 import { leaderPartition } from '../replica/leader-lookup.js';
 import { awaitReplication, type ReplicationWait } from '../replica/replicated-append.js';
-import { type VerificationFailure, verifyTransactionalProduce } from './produce-txn-verification.js';
+import {
+  type VerificationFailure,
+  type VerificationGuard,
+  verifyTransactionalProduce,
+} from './produce-txn-verification.js';
 
 const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
 
@@ -64,7 +68,9 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
     // a coordinator on another broker answers later, and the appends wait for it.
     const unverified = transactionalDenied ? null : verifyTransactionalProduce(context.services, request);
     if (unverified instanceof Promise) {
-      return unverified.then((failures) => produce(context, request, transactionalDenied, failures));
+      return unverified.then((remote) =>
+        produce(context, request, transactionalDenied, remote.failures, remote.guards),
+      );
     }
     return produce(context, request, transactionalDenied, unverified);
   },
@@ -75,6 +81,7 @@ function produce(
   request: ProduceRequest,
   transactionalDenied: boolean,
   unverified: ReadonlyMap<string, VerificationFailure> | null,
+  guards: ReadonlyMap<string, VerificationGuard> | null = null,
 ): ProduceResponse | Promise<ProduceResponse | null> | null {
   const { clock } = context.services;
   const validAcks = request.acks === -1 || request.acks === 0 || request.acks === 1;
@@ -100,6 +107,14 @@ function produce(
         const failure = unverified?.get(tpKey(topic.name, data.index));
         if (failure !== undefined) {
           return { ...errorResponse(data.index, failure.errorCode), errorMessage: failure.errorMessage };
+        }
+        // Checked in the same step as the append: nothing can end the transaction in between.
+        const guard = guards?.get(tpKey(topic.name, data.index));
+        if (guard !== undefined && !partition.log.producerState.verifiedBy(guard.producerId, guard.guard)) {
+          return {
+            ...errorResponse(data.index, ErrorCode.INVALID_TXN_STATE),
+            errorMessage: 'The transaction ended while the partition was being verified',
+          };
         }
         const result = partition.appendAsLeader(
           data.records,

@@ -9,8 +9,10 @@
 // The check is answered in process, synchronously, when this broker coordinates the transactional id, so nothing
 // can end the transaction between the answer and the append. A coordinator on another broker is asked over the
 // inter-broker listener with AddPartitionsToTxn v4 verifyOnly, as Kafka's AddPartitionsToTxnManager does, and the
-// append follows the answer. (Kafka also keeps a verification guard so that a marker written between that answer
-// and the append fails the append; Brook has none yet: a transaction ended in that moment can be reopened.)
+// append follows the answer. Before asking, each partition's log takes a verification guard for the producer
+// (Kafka's VerificationStateEntry, producer-state.ts): a transaction marker written while the coordinator answers
+// ends the guard, and the append that finds it gone is refused with INVALID_TXN_STATE instead of opening a
+// transaction that no marker would ever end.
 // Coordinator trouble (loading, unavailable, unreachable) and a transaction being ended (CONCURRENT_TRANSACTIONS)
 // are answered NOT_ENOUGH_REPLICAS, which every producer retries, as Kafka converts them for produce.
 //
@@ -34,6 +36,18 @@ export const VERIFICATION_KEY = 'transaction.partition.verification.enable';
 export interface VerificationFailure {
   readonly errorCode: number;
   readonly errorMessage: string;
+}
+
+/** What a partition's append must still find after a remote verification (producer-state.ts verifiedBy). */
+export interface VerificationGuard {
+  readonly producerId: ProducerId;
+  readonly guard: object;
+}
+
+/** A remote coordinator's verdict: the partitions that failed, and the guards of those to append. */
+export interface RemoteVerification {
+  readonly failures: Map<string, VerificationFailure> | null;
+  readonly guards: ReadonlyMap<string, VerificationGuard>;
 }
 
 /** Whether the key is on in the merged broker layers (static and dynamic); on unless set to false. */
@@ -162,7 +176,7 @@ function failuresOf(
 export function verifyTransactionalProduce(
   services: BrokerServices,
   request: ProduceRequest,
-): Map<string, VerificationFailure> | null | Promise<Map<string, VerificationFailure> | null> {
+): Map<string, VerificationFailure> | null | Promise<RemoteVerification> {
   const transactionalId = request.transactionalId;
   if (transactionalId === null) return null;
   let producer: { producerId: number; producerEpoch: number } | null = null;
@@ -197,7 +211,18 @@ export function verifyTransactionalProduce(
     (p) => answers.get(tpKey(p.topic, p.partition)) !== ErrorCode.NOT_COORDINATOR,
   );
   if (coordinatedHere) return failuresOf(toVerify, answers);
-  return verifyRemotely(services, transactionalId, producer, toVerify).then((remote) =>
-    failuresOf(toVerify, remote),
-  );
+  const guards = new Map<string, VerificationGuard>();
+  const producerId = producer.producerId as ProducerId;
+  for (const p of toVerify) {
+    const partition = services.replicas.get(p.topic, p.partition);
+    if (partition === undefined) continue;
+    guards.set(tpKey(p.topic, p.partition), {
+      producerId,
+      guard: partition.log.producerState.startVerification(producerId),
+    });
+  }
+  return verifyRemotely(services, transactionalId, producer, toVerify).then((remote) => ({
+    failures: failuresOf(toVerify, remote),
+    guards,
+  }));
 }
