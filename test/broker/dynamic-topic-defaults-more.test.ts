@@ -5,8 +5,11 @@
 // log.flush.interval.messages / log.flush.interval.ms (the recovery point checkpoint moves),
 // log.segment.delete.delay.ms (deleted segments' .deleted files linger or go), log.preallocate (a new segment's
 // .log preallocated, and trimmed at its roll once turned off again), log.index.interval.bytes /
-// log.index.size.max.bytes (index entries per batch, the active index's preallocated size). Each test removes its
-// dynamic value again (a DELETE operation), so the next starts from the static defaults.
+// log.index.size.max.bytes (index entries per batch, the active index's preallocated size), log.roll.jitter.ms
+// (a new segment rolls before segment.ms), log.cleaner.min.cleanable.ratio, log.cleaner.max.compaction.lag.ms and
+// log.cleaner.min.compaction.lag.ms (the cleaner cleans or holds back, seen in cleaner-offset-checkpoint and the
+// records left), log.cleaner.delete.retention.ms (how long a tombstone outlives its first cleaning). Each test
+// removes its dynamic value again (a DELETE operation), so the next starts from the static defaults.
 
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -18,13 +21,15 @@ import { ApiKey } from '../../src/protocol/registry.js';
 import { readOffsetCheckpoint } from '../../src/storage/checkpoint-file.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/cluster.js';
-import { createTopic, fetchBody, produceBatch, WireClient } from '../helpers/wire-client.js';
+import { createTopic, fetchBody, produceBatch, readPartition, WireClient } from '../helpers/wire-client.js';
 import { freePort } from '../helpers/zookeeper.js';
 import { scrape } from '../metrics/scrape.js';
 
 const CLUSTER_DEFAULT = '';
 const THIS_BROKER = '0';
 const DEFAULT_INDEX_BYTES = 10 * 1024 * 1024;
+const TOPIC_RESOURCE = 2;
+const BROKER_RESOURCE = 4;
 
 describe('more topic defaults changed on a running broker', () => {
   let broker: BrokerProcess;
@@ -40,6 +45,7 @@ describe('more topic defaults changed on a running broker', () => {
         // Retention looks often and the recovery points are checkpointed often, so that a change shows soon.
         'log.retention.check.interval.ms': 300,
         'log.flush.offset.checkpoint.interval.ms': 200,
+        'log.cleaner.backoff.ms': 100,
       },
     });
     client = await WireClient.connect(broker.host, broker.port);
@@ -53,11 +59,15 @@ describe('more topic defaults changed on a running broker', () => {
     createTopic(client, name, { numPartitions: 1, replicationFactor: 1, configs });
 
   /** Sets (a string) or removes (null) dynamic broker configs on `resourceName` and asserts it was accepted. */
-  async function alter(resourceName: string, configs: Record<string, string | null>): Promise<void> {
+  async function alter(
+    resourceName: string,
+    configs: Record<string, string | null>,
+    resourceType = BROKER_RESOURCE,
+  ): Promise<void> {
     const response = await client.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
       resources: [
         {
-          resourceType: 4,
+          resourceType,
           resourceName,
           configs: Object.entries(configs).map(([name, value]) => ({
             name,
@@ -89,30 +99,87 @@ describe('more topic defaults changed on a running broker', () => {
     return (await scrape(metricsPort)).value(`kafka_log_log_${name}`, { topic, partition: 0 });
   }
 
-  /** `count` single-record batches with values of `bytes` bytes. */
-  async function fill(topic: string, count: number, bytes: number): Promise<void> {
-    for (let i = 0; i < count; i++) {
-      const response = await produceBatch(
-        client,
-        topic,
-        buildBatch([{ key: `k${i}`, value: 'v'.repeat(bytes) }]),
-        1,
-      );
-      assert.equal(response.errorCode, ErrorCode.NONE);
-    }
+  /** Appends one single-record batch; a null value is a tombstone. */
+  async function put(topic: string, key: string, value: string | null, timestamp?: number): Promise<void> {
+    const response = await produceBatch(client, topic, buildBatch([{ key, value, timestamp }]), 1);
+    assert.equal(response.errorCode, ErrorCode.NONE);
+  }
+
+  let unique = 0;
+  /** `count` single-record batches with values of `bytes` bytes, each under a key never used before. */
+  async function fill(topic: string, count: number, bytes: number, timestamp?: number): Promise<void> {
+    for (let i = 0; i < count; i++) await put(topic, `u${unique++}`, 'v'.repeat(bytes), timestamp);
   }
 
   /** Writes until the partition has `segments` segments (the roll is decided at an append). */
-  async function fillUntilSegments(topic: string, segments: number, bytes: number): Promise<void> {
+  async function fillUntilSegments(
+    topic: string,
+    segments: number,
+    bytes: number,
+    timestamp?: number,
+  ): Promise<void> {
     await waitFor(
       `${topic} at ${segments} segments`,
       async () => {
         if ((await logMetric('numlogsegments', topic)) >= segments) return true;
-        await fill(topic, 1, bytes);
+        await fill(topic, 1, bytes, timestamp);
         return undefined;
       },
       60_000,
     );
+  }
+
+  /** The cleaner's checkpoint (first dirty offset) of `topic`-0; 0 while the cleaner has not cleaned it. */
+  function cleanedTo(topic: string): number {
+    const entries = readOffsetCheckpoint(join(broker.dataDir, 'cleaner-offset-checkpoint'));
+    return entries.find((e) => e.topic === topic && e.partition === 0)?.offset ?? 0;
+  }
+
+  /** The records of `topic`-0 under `key`, as [offset, value] pairs (value null for a tombstone). */
+  async function versions(topic: string, key: string): Promise<[number, string | null][]> {
+    return (await readPartition(client, topic, 0))
+      .filter((r) => r.key?.toString() === key)
+      .map((r) => [r.offset, r.value === null ? null : r.value.toString()]);
+  }
+
+  /**
+   * Makes a compacted topic from what `write` writes under cleanup.policy=delete, so that the cleaner's first
+   * pass covers all of it (a pass while the data is still coming could leave a dirty part behind). Answers the
+   * base offset of the active segment, where a pass that may clean everything leaves the checkpoint.
+   */
+  async function compactAfter(
+    topic: string,
+    configs: Record<string, string>,
+    write: () => Promise<void>,
+  ): Promise<number> {
+    await create(topic, { 'segment.bytes': '1024', ...configs, 'cleanup.policy': 'delete' });
+    await write();
+    const activeBase = files(topic, '.log').at(-1)!.base;
+    assert.ok(activeBase > 0);
+    await alter(topic, { 'cleanup.policy': 'compact' }, TOPIC_RESOURCE);
+    return activeBase;
+  }
+
+  /** As compactAfter, and waits for the cleaning up to the active segment; answers the checkpoint. */
+  async function compactedAtOnce(
+    topic: string,
+    configs: Record<string, string>,
+    write: () => Promise<void>,
+  ): Promise<number> {
+    const activeBase = await compactAfter(topic, configs, write);
+    return waitFor(
+      `${topic} cleaned up to its active segment`,
+      async () => (cleanedTo(topic) === activeBase ? activeBase : undefined),
+      30_000,
+    );
+  }
+
+  /** A compacted topic with one value of `dup` and 40 unique keys, cleaned once; answers the checkpoint. */
+  function compactedAndCleaned(topic: string, configs: Record<string, string> = {}, timestamp?: number) {
+    return compactedAtOnce(topic, configs, async () => {
+      await put(topic, 'dup', 'first', timestamp);
+      await fill(topic, 40, 150, timestamp);
+    });
   }
 
   const partitionDir = (topic: string) => join(broker.dataDir, `${topic}-0`);
@@ -261,5 +328,136 @@ describe('more topic defaults changed on a running broker', () => {
         assert.equal(indexes.at(-1)!.size, 4096, 'the active index preallocated to the new size');
       },
     );
+  });
+
+  it('log.roll.jitter.ms on the broker id: a segment made after the change rolls before segment.ms', async () => {
+    // The roll compares the incoming batch's timestamp with the segment's first one, so no clock is involved:
+    // batches 3,599,999 ms apart stay in one segment of segment.ms 3,600,000 unless jitter (uniform in [0, 1 h))
+    // takes more than 1 ms off it.
+    const first = Date.now() - 2 * 3_600_000;
+    const late = first + 3_599_999;
+    await create('jittered', { 'segment.bytes': '1024', 'segment.ms': '3600000' });
+    await put('jittered', 'a', 'x', first);
+    await put('jittered', 'b', 'x', late);
+    assert.equal(await logMetric('numlogsegments', 'jittered'), 1, 'no roll without jitter');
+    await withDynamic(THIS_BROKER, { 'log.roll.jitter.ms': '3600000' }, async () => {
+      // A size roll makes a segment under the new setting; its first batch carries the early timestamp.
+      await fillUntilSegments('jittered', 2, 300, first);
+      const segments = await logMetric('numlogsegments', 'jittered');
+      await put('jittered', 'c', 'x', late);
+      assert.equal(
+        await logMetric('numlogsegments', 'jittered'),
+        segments + 1,
+        'rolled by the jittered segment.ms',
+      );
+    });
+  });
+
+  it('log.cleaner.min.cleanable.ratio on the cluster default: a log dirty below 0.5 is cleaned at 0.01', async () => {
+    const checkpoint = await compactedAndCleaned('ratio');
+    // A little new data: two more values of one key, and filler to take them out of the active segment. About a
+    // fifth of the cleanable bytes are dirty, under the 0.5 default.
+    await put('ratio', 'dup', 'second');
+    await put('ratio', 'dup', 'third');
+    await fill('ratio', 6, 150);
+    assert.equal((await versions('ratio', 'dup')).length, 3);
+    await withDynamic(CLUSTER_DEFAULT, { 'log.cleaner.min.cleanable.ratio': '0.01' }, async () => {
+      await waitFor(
+        'the older values of dup cleaned away',
+        async () => ((await versions('ratio', 'dup')).length === 1 ? true : undefined),
+        30_000,
+      );
+      // The checkpoint is written after the cleaned segments are swapped in.
+      await waitFor('the checkpoint moved', async () => cleanedTo('ratio') > checkpoint || undefined);
+      assert.deepEqual(
+        (await versions('ratio', 'dup')).map(([, v]) => v),
+        ['third'],
+      );
+    });
+  });
+
+  it('log.cleaner.max.compaction.lag.ms on the cluster default: old dirty segments are cleaned whatever the ratio', async () => {
+    // min.cleanable.dirty.ratio 1 on the topic: after its first cleaning only the lag can make it clean again.
+    const old = Date.now() - 2 * 3_600_000;
+    const checkpoint = await compactedAndCleaned('lagged', { 'min.cleanable.dirty.ratio': '1' }, old);
+    await put('lagged', 'dup', 'second', old);
+    await put('lagged', 'dup', 'third', old);
+    await fill('lagged', 6, 150, old);
+    assert.equal(cleanedTo('lagged'), checkpoint);
+    assert.equal((await versions('lagged', 'dup')).length, 3);
+    await withDynamic(CLUSTER_DEFAULT, { 'log.cleaner.max.compaction.lag.ms': '3600000' }, async () => {
+      await waitFor(
+        'the dirty segments older than an hour cleaned',
+        async () => ((await versions('lagged', 'dup')).length === 1 ? true : undefined),
+        30_000,
+      );
+      await waitFor('the checkpoint moved', async () => cleanedTo('lagged') > checkpoint || undefined);
+    });
+  });
+
+  it('log.cleaner.min.compaction.lag.ms on the cluster default: records younger than it are not cleaned', async () => {
+    const old = Date.now() - 2 * 3_600_000;
+    let youngFrom = 0;
+    await withDynamic(CLUSTER_DEFAULT, { 'log.cleaner.min.compaction.lag.ms': '3600000' }, async () => {
+      youngFrom = 15;
+      await compactAfter('young', {}, async () => {
+        // Three old values of five keys, then two young ones, then young filler to end the active segment.
+        for (let round = 0; round < 3; round++) {
+          for (let k = 0; k < 5; k++) await put('young', `d${k}`, `old-${round}`.padEnd(150, 'x'), old);
+        }
+        for (let round = 0; round < 2; round++) {
+          for (let k = 0; k < 5; k++) await put('young', `d${k}`, `young-${round}`.padEnd(150, 'x'));
+        }
+        await fill('young', 8, 150);
+      });
+      // The cleaning stops at the first segment holding a young record: the young duplicates stay.
+      const checkpoint = await waitFor(
+        'the old segments cleaned',
+        async () => cleanedTo('young') || undefined,
+        30_000,
+      );
+      assert.ok(checkpoint <= youngFrom, `cleaned only below the young records (checkpoint ${checkpoint})`);
+      const d0 = await versions('young', 'd0');
+      assert.deepEqual(
+        d0.filter(([o]) => o >= youngFrom).map(([, v]) => v?.slice(0, 7)),
+        ['young-0', 'young-1'],
+      );
+      assert.ok(
+        d0.filter(([o]) => o < youngFrom).length <= 1,
+        `the old values compacted ${JSON.stringify(d0)}`,
+      );
+    });
+    // The lag removed again: the young duplicates are cleaned too.
+    await waitFor(
+      'the young duplicates cleaned',
+      async () => ((await versions('young', 'd0')).length === 1 ? true : undefined),
+      30_000,
+    );
+    await waitFor(
+      'the checkpoint past the young records',
+      async () => cleanedTo('young') > youngFrom || undefined,
+    );
+  });
+
+  it('log.cleaner.delete.retention.ms on the broker id: a tombstone outlives its first cleaning only that long', async () => {
+    const writeTombstone = async (topic: string) => {
+      await create(topic, { 'cleanup.policy': 'compact', 'segment.bytes': '1024' });
+      await put(topic, 'gone', 'value');
+      await put(topic, 'gone', null);
+      await fill(topic, 8, 150);
+    };
+    // Under the one-day default the first cleaning removes the value and keeps the tombstone.
+    await writeTombstone('tomb-kept');
+    await waitFor('tomb-kept cleaned', async () => (cleanedTo('tomb-kept') > 1 ? true : undefined), 30_000);
+    assert.deepEqual(await versions('tomb-kept', 'gone'), [[1, null]]);
+    await withDynamic(THIS_BROKER, { 'log.cleaner.delete.retention.ms': '300' }, async () => {
+      await writeTombstone('tomb-gone');
+      await waitFor(
+        'the tombstone removed by a later cleaning',
+        async () => ((await versions('tomb-gone', 'gone')).length === 0 ? true : undefined),
+        30_000,
+      );
+    });
+    assert.deepEqual(await versions('tomb-kept', 'gone'), [[1, null]], 'stamped with a day at its cleaning');
   });
 });
