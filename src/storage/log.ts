@@ -391,8 +391,13 @@ export class Log {
     return this.keys;
   }
 
+  /**
+   * A new segment's roll jitter, below min(segment.jitter.ms, segment.ms) as Kafka draws it: a jitter past
+   * segment.ms would make the segment's time limit negative, and every append to it would roll.
+   */
   private jitter(): number {
-    return this.config.segmentJitterMs > 0 ? Math.floor(this.random() * this.config.segmentJitterMs) : 0;
+    const bound = Math.min(this.config.segmentJitterMs, this.config.segmentMs);
+    return bound > 0 ? Math.floor(this.random() * bound) : 0;
   }
 
   /** See rebuildProducerState (log-loader.ts): also after a truncation, which moves the log end. */

@@ -353,6 +353,22 @@ describe('more topic defaults changed on a running broker', () => {
     });
   });
 
+  it('log.roll.jitter.ms above segment.ms: the jitter is bounded by segment.ms, as Kafka bounds it', async () => {
+    // Unbounded, a jitter past segment.ms would make the time limit negative: every append would roll.
+    const timestamp = Date.now();
+    await create('wide-jitter', { 'segment.bytes': '1024', 'segment.ms': '3600000' });
+    await withDynamic(THIS_BROKER, { 'log.roll.jitter.ms': String(1_000_000_000_000) }, async () => {
+      await fillUntilSegments('wide-jitter', 2, 300, timestamp);
+      const segments = await logMetric('numlogsegments', 'wide-jitter');
+      for (let i = 0; i < 3; i++) await put('wide-jitter', `same-time-${i}`, 'x', timestamp);
+      assert.equal(
+        await logMetric('numlogsegments', 'wide-jitter'),
+        segments,
+        'no roll between equal timestamps',
+      );
+    });
+  });
+
   it('log.cleaner.min.cleanable.ratio on the cluster default: a log dirty below 0.5 is cleaned at 0.01', async () => {
     const checkpoint = await compactedAndCleaned('ratio');
     // A little new data: two more values of one key, and filler to take them out of the active segment. About a
