@@ -7,10 +7,9 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { ErrorCode } from '../../src/protocol/errors.js';
-import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/cluster.js';
+import { alterConfigs, CLUSTER_DEFAULT } from '../helpers/dynamic-configs.js';
 import { WireClient } from '../helpers/wire-client.js';
 
 /** Opens a raw TCP connection; answers it and a promise that settles when the broker (or anyone) closes it. */
@@ -48,17 +47,7 @@ describe('dynamic connection limits over the wire', () => {
   async function alterDefault(value: string | null): Promise<void> {
     const client = await WireClient.connect(broker.host, broker.port);
     try {
-      const altered = await client.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
-        resources: [
-          {
-            resourceType: 4,
-            resourceName: '',
-            configs: [{ name: 'max.connections.per.ip', configOperation: value === null ? 1 : 0, value }],
-          },
-        ],
-        validateOnly: false,
-      });
-      assert.equal(altered.responses[0].errorCode, ErrorCode.NONE, altered.responses[0].errorMessage);
+      await alterConfigs(client, CLUSTER_DEFAULT, { 'max.connections.per.ip': value });
     } finally {
       client.close();
     }

@@ -21,15 +21,18 @@ import { ApiKey } from '../../src/protocol/registry.js';
 import { readOffsetCheckpoint } from '../../src/storage/checkpoint-file.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/cluster.js';
+import {
+  alterConfigs,
+  CLUSTER_DEFAULT,
+  TOPIC_RESOURCE,
+  withDynamicConfigs,
+} from '../helpers/dynamic-configs.js';
 import { createTopic, fetchBody, produceBatch, readPartition, WireClient } from '../helpers/wire-client.js';
 import { freePort } from '../helpers/zookeeper.js';
 import { scrape } from '../metrics/scrape.js';
 
-const CLUSTER_DEFAULT = '';
 const THIS_BROKER = '0';
 const DEFAULT_INDEX_BYTES = 10 * 1024 * 1024;
-const TOPIC_RESOURCE = 2;
-const BROKER_RESOURCE = 4;
 
 describe('more topic defaults changed on a running broker', () => {
   let broker: BrokerProcess;
@@ -58,42 +61,10 @@ describe('more topic defaults changed on a running broker', () => {
   const create = (name: string, configs: Record<string, string> = {}) =>
     createTopic(client, name, { numPartitions: 1, replicationFactor: 1, configs });
 
-  /** Sets (a string) or removes (null) dynamic broker configs on `resourceName` and asserts it was accepted. */
-  async function alter(
-    resourceName: string,
-    configs: Record<string, string | null>,
-    resourceType = BROKER_RESOURCE,
-  ): Promise<void> {
-    const response = await client.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
-      resources: [
-        {
-          resourceType,
-          resourceName,
-          configs: Object.entries(configs).map(([name, value]) => ({
-            name,
-            configOperation: value === null ? 1 : 0,
-            value,
-          })),
-        },
-      ],
-      validateOnly: false,
-    });
-    assert.equal(response.responses[0].errorCode, ErrorCode.NONE, response.responses[0].errorMessage);
-  }
-
-  /** Runs `body` with `configs` set on `resourceName`, and removes them afterwards whatever happens. */
-  async function withDynamic(
-    resourceName: string,
-    configs: Record<string, string>,
-    body: () => Promise<void>,
-  ): Promise<void> {
-    await alter(resourceName, configs);
-    try {
-      await body();
-    } finally {
-      await alter(resourceName, Object.fromEntries(Object.keys(configs).map((k) => [k, null])));
-    }
-  }
+  const alter = (resourceName: string, configs: Record<string, string | null>, resourceType?: number) =>
+    alterConfigs(client, resourceName, configs, resourceType);
+  const withDynamic = (resourceName: string, configs: Record<string, string>, body: () => Promise<void>) =>
+    withDynamicConfigs(client, resourceName, configs, body);
 
   async function logMetric(name: string, topic: string): Promise<number> {
     return (await scrape(metricsPort)).value(`kafka_log_log_${name}`, { topic, partition: 0 });

@@ -16,11 +16,11 @@ import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/cluster.js';
+import { CLUSTER_DEFAULT, withDynamicConfigs } from '../helpers/dynamic-configs.js';
 import { createTopic, fetchBody, produceBatch, readPartition, WireClient } from '../helpers/wire-client.js';
 import { freePort } from '../helpers/zookeeper.js';
 import { scrape } from '../metrics/scrape.js';
 
-const CLUSTER_DEFAULT = '';
 const THIS_BROKER = '0';
 const HOUR_MS = 3_600_000;
 
@@ -53,38 +53,8 @@ describe('topic defaults changed on a running broker', () => {
   const produce = (topic: string, records: Buffer, acks = 1): Promise<any> =>
     produceBatch(client, topic, records, acks);
 
-  /** Sets (a string) or removes (null) dynamic broker configs on `resourceName` and asserts it was accepted. */
-  async function alter(resourceName: string, configs: Record<string, string | null>): Promise<void> {
-    const response = await client.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
-      resources: [
-        {
-          resourceType: 4,
-          resourceName,
-          configs: Object.entries(configs).map(([name, value]) => ({
-            name,
-            configOperation: value === null ? 1 : 0,
-            value,
-          })),
-        },
-      ],
-      validateOnly: false,
-    });
-    assert.equal(response.responses[0].errorCode, ErrorCode.NONE, response.responses[0].errorMessage);
-  }
-
-  /** Runs `body` with `configs` set on `resourceName`, and removes them afterwards whatever happens. */
-  async function withDynamic(
-    resourceName: string,
-    configs: Record<string, string>,
-    body: () => Promise<void>,
-  ): Promise<void> {
-    await alter(resourceName, configs);
-    try {
-      await body();
-    } finally {
-      await alter(resourceName, Object.fromEntries(Object.keys(configs).map((k) => [k, null])));
-    }
-  }
+  const withDynamic = (resourceName: string, configs: Record<string, string>, body: () => Promise<void>) =>
+    withDynamicConfigs(client, resourceName, configs, body);
 
   async function logMetric(name: string, topic: string): Promise<number> {
     return (await scrape(metricsPort)).value(`kafka_log_log_${name}`, { topic, partition: 0 });

@@ -11,6 +11,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { alterConfigs, CLUSTER_DEFAULT } from '../helpers/dynamic-configs.js';
 import { callCoordinator } from '../helpers/txn-session.js';
 import { createTopic, WireClient } from '../helpers/wire-client.js';
 
@@ -84,25 +85,8 @@ describe('transaction.partition.verification.enable', () => {
     return r.topics[0].partitions[0].offset;
   }
 
-  async function setVerification(value: string | null): Promise<void> {
-    const altered = await client.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
-      resources: [
-        {
-          resourceType: 4,
-          resourceName: '',
-          configs: [
-            {
-              name: 'transaction.partition.verification.enable',
-              configOperation: value === null ? 1 : 0,
-              value,
-            },
-          ],
-        },
-      ],
-      validateOnly: false,
-    });
-    assert.equal(altered.responses[0].errorCode, ErrorCode.NONE, altered.responses[0].errorMessage);
-  }
+  const setVerification = (value: string | null) =>
+    alterConfigs(client, CLUSTER_DEFAULT, { 'transaction.partition.verification.enable': value });
 
   it('appends to an added partition and refuses one not added with INVALID_TXN_STATE', async () => {
     const added = await produceTransactional(0, 0);
