@@ -16,6 +16,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { assert } from '../../src/common/assert.js';
+import { positiveInteger } from '../harness/options.js';
 import { readProcessCpu } from '../harness/process-usage.js';
 import { megabytesPerSecond, ratioOfSummaries } from '../harness/ratio.js';
 import { summarize } from '../harness/repeat.js';
@@ -65,11 +66,11 @@ export async function run(args: string[]): Promise<void> {
     console.log(usage);
     return;
   }
-  const targetBytes = positive('--mib', values.mib ?? (values.quick ? '64' : '1024')) * 1024 * 1024;
+  const targetBytes = positiveInteger('--mib', values.mib ?? (values.quick ? '64' : '1024')) * 1024 * 1024;
   const partitionCounts = (values.partitions ?? (values.quick ? '1' : '1,16'))
     .split(',')
-    .map((p) => positive('--partitions', p));
-  const repetitions = positive('--repetitions', values.repetitions);
+    .map((p) => positiveInteger('--partitions', p));
+  const repetitions = positiveInteger('--repetitions', values.repetitions);
   assert(repetitions >= 3, '--repetitions: at least 3');
   const writer = new ResultWriter({ bench: 'fetch-backlog', args, dir: values['results-dir'] });
   const rows: string[][] = [];
@@ -267,11 +268,4 @@ async function readBacklog(
 function brokerCpuSeconds(broker: BrokerProcess): number {
   const cpu = readProcessCpu(broker.pid);
   return cpu === undefined ? 0 : cpu.userSeconds + cpu.systemSeconds;
-}
-
-function positive(flag: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`${flag} needs a positive integer, got '${text}'`);
-  return value;
 }

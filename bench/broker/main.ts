@@ -19,6 +19,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { assert } from '../../src/common/assert.js';
+import { positiveNumber } from '../harness/options.js';
 import { type RatioSummary, ratioOfSummaries } from '../harness/ratio.js';
 import { repetitionsMin, type Summary, summarize } from '../harness/repeat.js';
 import { ResultWriter } from '../harness/results.js';
@@ -104,10 +105,10 @@ export async function run(args: string[]): Promise<void> {
     return;
   }
   const quick = values.quick;
-  const seconds = values.seconds !== undefined ? positive('--seconds', values.seconds) : quick ? 1 : 4;
+  const seconds = values.seconds !== undefined ? positiveNumber('--seconds', values.seconds) : quick ? 1 : 4;
   const durationMs = Math.round(seconds * 1000);
-  const repetitions = positive('--repetitions', values.repetitions);
-  const connections = positive('--connections', values.connections);
+  const repetitions = positiveNumber('--repetitions', values.repetitions);
+  const connections = positiveNumber('--connections', values.connections);
   const explicit = args.some((a) => /^--(records|partitions|acks|durability)\b/.test(a));
   const specs: CellSpec[] = (quick && !explicit ? quickCells : crossProduct(values)).map((c) => ({
     ...c,
@@ -115,7 +116,7 @@ export async function run(args: string[]): Promise<void> {
     partitionsPerRequest: Math.min(c.partitions, 4),
     inFlight,
     connections,
-    requestsPerSecond: values.rate === undefined ? undefined : positive('--rate', values.rate),
+    requestsPerSecond: values.rate === undefined ? undefined : positiveNumber('--rate', values.rate),
   }));
   if (values['cpu-prof'] !== undefined) mkdirSync(values['cpu-prof'], { recursive: true });
   const brokerOverrides = parseOverrides(values['broker-override']);
@@ -379,12 +380,6 @@ function parseOverrides(pairs: readonly string[], flag = '--broker-override'): R
   return overrides;
 }
 
-function positive(flag: string, text: string): number {
-  const value = Number(text);
-  assert(Number.isFinite(value) && value > 0, `${flag} needs a positive number, got '${text}'`);
-  return value;
-}
-
 function crossProduct(
   values: Record<string, unknown>,
 ): Pick<CellSpec, 'recordBytes' | 'partitions' | 'acks' | 'durability'>[] {
@@ -401,8 +396,8 @@ function crossProduct(
           assert(durability === 'D0' || durability === 'D1', `durability is D0 or D1, got ${durability}`);
           assert(acks === '1' || acks === 'all' || acks === '-1', `acks is 1 or all, got ${acks}`);
           out.push({
-            recordBytes: positive('--records', records),
-            partitions: positive('--partitions', partitions),
+            recordBytes: positiveNumber('--records', records),
+            partitions: positiveNumber('--partitions', partitions),
             acks: acks === '1' ? 1 : -1,
             durability,
           });

@@ -18,6 +18,7 @@ import { assert } from '../../src/common/assert.js';
 import { errorName } from '../../src/protocol/errors.js';
 import type { CreateTopicsResponse } from '../../src/protocol/messages/19-create-topics.js';
 import { ApiKey } from '../../src/protocol/registry.js';
+import { positiveInteger } from '../harness/options.js';
 import { readProcessCpu, readProcessMemory } from '../harness/process-usage.js';
 import { megabytesPerSecond, ratioOfSummaries } from '../harness/ratio.js';
 import { summarize } from '../harness/repeat.js';
@@ -65,10 +66,10 @@ export async function run(args: string[]): Promise<void> {
     return;
   }
   const quick = values.quick;
-  const partitions = count('--partitions', values.partitions ?? (quick ? '1000' : '10000'));
-  const connections = count('--connections', values.connections ?? (quick ? '1000' : '10000'));
-  const durationMs = count('--seconds', values.seconds ?? (quick ? '1' : '4')) * 1000;
-  const repetitions = count('--repetitions', values.repetitions);
+  const partitions = positiveInteger('--partitions', values.partitions ?? (quick ? '1000' : '10000'));
+  const connections = positiveInteger('--connections', values.connections ?? (quick ? '1000' : '10000'));
+  const durationMs = positiveInteger('--seconds', values.seconds ?? (quick ? '1' : '4')) * 1000;
+  const repetitions = positiveInteger('--repetitions', values.repetitions);
   assert(repetitions >= 3, '--repetitions: at least 3');
   const writer = new ResultWriter({ bench: 'broker-scale', args, dir: values['results-dir'] });
   const idle: WireConnection[] = [];
@@ -294,11 +295,4 @@ async function produce(
     mbPerSecond: megabytesPerSecond(result.wireBytes, result.seconds),
     mbPerCpuSecond: cpuSeconds > 0 ? result.wireBytes / 1e6 / cpuSeconds : Number.NaN,
   };
-}
-
-function count(flag: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`${flag} needs a positive integer, got '${text}'`);
-  return value;
 }

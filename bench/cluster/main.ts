@@ -14,6 +14,7 @@ import { type BrokerProcess, startBroker } from '../broker/broker-process.js';
 import { createTopic, waitForTopic } from '../broker/broker-setup.js';
 import { WireConnection } from '../broker/wire-connection.js';
 import { Histogram } from '../harness/histogram.js';
+import { positiveNumber } from '../harness/options.js';
 import { type ProcessWatch, watchProcess } from '../harness/process-usage.js';
 import { type RatioSummary, ratioOfSummaries } from '../harness/ratio.js';
 import { repetitionsMin, type Summary, summarize } from '../harness/repeat.js';
@@ -110,21 +111,23 @@ export async function run(args: string[]): Promise<void> {
     return;
   }
   const quick = values.quick;
-  const seconds = values.seconds !== undefined ? positive('--seconds', values.seconds) : quick ? 1 : 4;
+  const seconds = values.seconds !== undefined ? positiveNumber('--seconds', values.seconds) : quick ? 1 : 4;
   const durationMs = Math.round(seconds * 1000);
-  const repetitions = positive('--repetitions', values.repetitions);
+  const repetitions = positiveNumber('--repetitions', values.repetitions);
   assert(
     Number.isInteger(repetitions) && repetitions >= repetitionsMin,
     `--repetitions: at least ${repetitionsMin}`,
   );
-  const records = list(values.records ?? (quick ? '1024' : '1024,100')).map((r) => positive('--records', r));
-  const partitions = list(values.partitions).map((p) => positive('--partitions', p));
+  const records = list(values.records ?? (quick ? '1024' : '1024,100')).map((r) =>
+    positiveNumber('--records', r),
+  );
+  const partitions = list(values.partitions).map((p) => positiveNumber('--partitions', p));
   const replicatedAcks = list(values['replicated-acks'] ?? (quick ? 'all' : 'all,1')).map((a): 1 | -1 => {
     assert(a === '1' || a === 'all', `--replicated-acks takes 1 and/or all, got ${a}`);
     return a === '1' ? 1 : -1;
   });
   const sessionTimeouts = list(values['session-timeouts'] ?? (quick ? '6000' : '18000,6000')).map((s) => {
-    const ms = positive('--session-timeouts', s);
+    const ms = positiveNumber('--session-timeouts', s);
     assert(
       ms >= 2 * zooKeeperTickMs && ms <= 20 * zooKeeperTickMs,
       `session timeouts must be within ZooKeeper's 2-20 ticks (${2 * zooKeeperTickMs}-${20 * zooKeeperTickMs} ms)`,
@@ -133,8 +136,8 @@ export async function run(args: string[]): Promise<void> {
   });
   const failoverSettings: FailoverSettings = {
     ...defaultFailoverSettings,
-    writesPerSecond: positive('--failover-rate', values['failover-rate']),
-    requestTimeoutMs: positive('--request-timeout', values['request-timeout']),
+    writesPerSecond: positiveNumber('--failover-rate', values['failover-rate']),
+    requestTimeoutMs: positiveNumber('--request-timeout', values['request-timeout']),
     steadyMs: quick ? 500 : defaultFailoverSettings.steadyMs,
   };
   const overrides: Record<string, string> = {};
@@ -585,12 +588,6 @@ function list(text: string): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-}
-
-function positive(flag: string, text: string): number {
-  const value = Number(text);
-  assert(Number.isFinite(value) && value > 0, `${flag} needs a positive number, got '${text}'`);
-  return value;
 }
 
 function loadText(): string {

@@ -1,7 +1,24 @@
-// The number options of the benchmarks that parse their own arguments (`--records 30000`).
+// The number options of the benchmarks: flags they parse themselves (`--records 30000`), and checks of values
+// parsed by node:util's parseArgs, which answer a message naming the flag instead of running with NaN or 0.
 
 /** The number after `name` in `args`, or `fallback` when the option or its value is missing. */
 export function numberOption(args: readonly string[], name: string, fallback: number): number {
   const i = args.indexOf(name);
   return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : fallback;
+}
+
+/** A flag's value that must be a positive integer (a count, a size); throws a message naming the flag otherwise. */
+export function positiveInteger(flag: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new RangeError(`${flag} needs a positive integer, got '${text}'`);
+  return value;
+}
+
+/** A flag's value that must be a positive number (a rate, a duration). */
+export function positiveNumber(flag: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new RangeError(`${flag} needs a positive number, got '${text}'`);
+  return value;
 }

@@ -16,11 +16,3 @@ export function stepThroughput(durationMs: number, bytesPerStep: number, step: (
   }
   return megabytesPerSecond(steps * bytesPerStep, Number(now - start) / 1e9);
 }
-
-/** Parses a command-line option that must be a positive integer; throws a message naming the option otherwise. */
-export function positiveInteger(option: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value <= 0)
-    throw new RangeError(`${option} needs a positive integer, got '${text}'`);
-  return value;
-}

@@ -1,6 +1,7 @@
 // `npm run bench -- limits [options]`: measures the limits of this machine (disk with and without fdatasync,
 // loopback TCP), prints them as a table and appends them to bench/results/<date>-limits.jsonl.
 import { parseArgs } from 'node:util';
+import { positiveNumber } from '../harness/options.js';
 import { ResultWriter } from '../harness/results.js';
 import { formatRange, formatTable } from '../harness/table.js';
 import { limitDurationMs as durationMs, type LimitSet, measureLimits } from './measure-limits.js';
@@ -47,13 +48,6 @@ export async function run(args: string[]): Promise<void> {
     log: (message) => console.log(message),
   });
   console.log(`\n${formatLimits(limits)}\n\nrun ${writer.runId} written to ${writer.path}`);
-}
-
-function positiveNumber(flag: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0)
-    throw new Error(`${flag} needs a positive number, got '${text}'`);
-  return value;
 }
 
 /** The human summary: one row per limit, median with range, and the limit's own note. */

@@ -9,11 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FrameReader } from '../../src/network/frame-reader.js';
 import { encodeRequest } from '../../test/helpers/raw-client.js';
+import { positiveInteger } from '../harness/options.js';
 import { readProcessCpu, watchProcess } from '../harness/process-usage.js';
 import { megabytesPerSecond, ratioOfSummaries } from '../harness/ratio.js';
 import { repeat, summarize } from '../harness/repeat.js';
 import { ResultWriter } from '../harness/results.js';
-import { positiveInteger } from '../harness/step-throughput.js';
 import { formatFigure, formatRange, formatTable } from '../harness/table.js';
 import type { EchoServerMessage, EchoServerMode } from './echo-server.js';
 
