@@ -5,8 +5,10 @@
 // per partition), and each partition's base offset is a counter advanced by the records of its batches
 // (read from the batch headers), so the generator's offset checks hold here too.
 //
-// Argument: the partition count Metadata reports for every topic. It reports its port over the IPC channel
-// and exits when its parent disconnects, so it cannot outlive a crashed benchmark.
+// Arguments: the partition count Metadata reports for every topic, and optionally `clients`: the clients mode
+// (null-broker-clients.ts) that also keeps produced batches in memory and serves Fetch, ListOffsets,
+// CreateTopics and a one-member group coordinator, so that real clients can run against it. It reports its port
+// over the IPC channel and exits when its parent disconnects, so it cannot outlive a crashed benchmark.
 import { createServer, type Socket } from 'node:net';
 import { FrameReader } from '../../src/network/frame-reader.js';
 import { decodeRequestHeader, encodeResponseHeader } from '../../src/protocol/headers.js';
@@ -14,23 +16,28 @@ import { decodeProduceRequest, encodeProduceResponse } from '../../src/protocol/
 import { encodeMetadataResponse, type MetadataRequest } from '../../src/protocol/messages/03-metadata.js';
 import { encodeApiVersionsResponse } from '../../src/protocol/messages/18-api-versions.js';
 import { Reader, Writer } from '../../src/protocol/primitives/index.js';
-import { ApiKey, getApi } from '../../src/protocol/registry.js';
+import { ApiKey, advertisedVersions, getApi } from '../../src/protocol/registry.js';
+import { clientApis, NullClientState } from './null-broker-clients.js';
 
 export type NullBrokerMessage = { type: 'listening'; port: number };
 
 const frameBytesMax = 100 * 1024 * 1024;
 const partitionCount = Number(process.argv[2] ?? '1');
+const clientsMode = process.argv[3] === 'clients';
 /** Next offset by topic and partition. */
 const nextOffsets = new Map<string, number[]>();
 let port = 0;
 
-/** The APIs it answers, with the version ranges it advertises (those of the codecs). */
-const served = [ApiKey.PRODUCE, ApiKey.METADATA, ApiKey.API_VERSIONS].map((apiKey) => {
-  const api = getApi(apiKey);
-  return { apiKey, minVersion: api.minVersion, maxVersion: api.maxVersion };
-});
+/** The APIs it answers, with the version ranges it advertises (those of the codecs, stable ones only). */
+const served = [ApiKey.PRODUCE, ApiKey.METADATA, ApiKey.API_VERSIONS, ...(clientsMode ? clientApis : [])].map(
+  (apiKey) => advertisedVersions(getApi(apiKey))!,
+);
+const clientState = clientsMode
+  ? new NullClientState(partitionCount, () => ({ host: '127.0.0.1', port }))
+  : null;
 
-function answer(socket: Socket, frame: Buffer): void {
+/** Answers one request; a promise when the answer waits (a long-polling Fetch in clients mode). */
+function answer(socket: Socket, frame: Buffer): Promise<void> | undefined {
   const r = new Reader(frame);
   const { header } = decodeRequestHeader(r);
   const version = header.requestApiVersion;
@@ -64,7 +71,11 @@ function answer(socket: Socket, frame: Buffer): void {
           partitionResponses: topic.partitionData.map((p) => ({
             index: p.index,
             errorCode: 0,
-            baseOffset: BigInt(advance(topic.name, p.index, p.records)),
+            baseOffset: BigInt(
+              clientState === null
+                ? advance(topic.name, p.index, p.records)
+                : clientState.append(topic.name, p.index, p.records),
+            ),
             logAppendTimeMs: -1n,
             logStartOffset: 0n,
             recordErrors: [],
@@ -78,10 +89,33 @@ function answer(socket: Socket, frame: Buffer): void {
       break;
     }
     default:
+      if (clientState !== null) return answerLater(socket, header.requestApiKey, version, header, r);
       // Not served: closing is what a broker does with a request it cannot parse.
       socket.destroy();
       return;
   }
+  send(socket, w);
+}
+
+async function answerLater(
+  socket: Socket,
+  apiKey: number,
+  version: number,
+  header: Parameters<NullClientState['respond']>[0],
+  r: Reader,
+): Promise<void> {
+  const body = await clientState!.respond(header, r);
+  if (body === null) {
+    socket.destroy();
+    return;
+  }
+  const w = new Writer();
+  encodeResponseHeader(w, apiKey, version, header.correlationId);
+  getApi(apiKey).encodeResponse(w, version, body);
+  send(socket, w);
+}
+
+function send(socket: Socket, w: Writer): void {
   const chunks = w.chunksOut();
   const prefix = Buffer.allocUnsafe(4);
   prefix.writeInt32BE(w.length, 0);
@@ -93,6 +127,8 @@ function answer(socket: Socket, frame: Buffer): void {
 
 function metadata(request: MetadataRequest) {
   const names = (request.topics ?? []).map((t) => t.name ?? '');
+  // Clients mode: topics by id (Metadata v10+, Fetch v13+), and an all-topics request lists what was produced.
+  if (clientState !== null && request.topics === null) names.push(...clientState.topicNames());
   return {
     throttleTimeMs: 0,
     brokers: [{ nodeId: 0, host: '127.0.0.1', port, rack: null }],
@@ -101,7 +137,7 @@ function metadata(request: MetadataRequest) {
     topics: names.map((name) => ({
       errorCode: 0,
       name,
-      topicId: '',
+      topicId: clientState === null ? '' : clientState.topicId(name),
       isInternal: false,
       partitions: Array.from({ length: partitionCount }, (_, partitionIndex) => ({
         errorCode: 0,
@@ -143,10 +179,29 @@ function advance(topic: string, partition: number, records: Buffer | null): numb
 const server = createServer((socket) => {
   socket.setNoDelay(true);
   const reader = new FrameReader(frameBytesMax);
+  // Clients mode: a request that waits (a long-polling Fetch) holds back the ones after it on its connection,
+  // so responses leave in request order, as Kafka guarantees per connection.
+  const queued: Buffer[] = [];
+  let waiting = false;
+  const drain = async (): Promise<void> => {
+    waiting = true;
+    try {
+      for (let frame = queued.shift(); frame !== undefined; frame = queued.shift())
+        await answer(socket, frame);
+    } catch (error) {
+      console.error(`null broker: ${(error as Error).message}`);
+      socket.destroy();
+    }
+    waiting = false;
+  };
   socket.on('data', (chunk: Buffer) => {
     try {
       reader.push(chunk);
-      for (let frame = reader.next(); frame !== null; frame = reader.next()) answer(socket, frame);
+      for (let frame = reader.next(); frame !== null; frame = reader.next()) {
+        if (clientState === null) answer(socket, frame);
+        else queued.push(frame);
+      }
+      if (clientState !== null && !waiting && queued.length > 0) void drain();
     } catch (error) {
       console.error(`null broker: ${(error as Error).message}`);
       socket.destroy();

@@ -5,7 +5,9 @@
 
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { startBroker } from '../../test/helpers/broker-process.js';
 import { Histogram, type ResultWriter, type Summary, summarize } from '../harness/index.js';
+import { startNullBroker, stopNullBroker } from '../limits/null-broker.js';
 
 /**
  * CPU microseconds (user + system) of this process's children that have exited and been reaped: cutime and
@@ -139,4 +141,36 @@ export function tableRows(summaries: ClientSummary[], base: string, withLatency:
     row.push(`${s.load.min.toFixed(1)}-${s.load.max.toFixed(1)}`);
     return row;
   });
+}
+
+/** Where a client benchmark's clients connect: a broker it started (and stops), or one it was pointed at. */
+export interface BenchTarget {
+  bootstrap: string;
+  /** What the clients talk to, for the report: `brook`, `null` or `external`. */
+  kind: 'brook' | 'null' | 'external';
+  stop(): Promise<void>;
+}
+
+/**
+ * The broker of a client benchmark: `--bootstrap` as given, `--null-broker` a null broker in its clients mode
+ * (bench/broker/null-broker-clients.ts: answers without storing to disk or validating, so the clients are the
+ * bound; issue 21's "against a null broker"), else a Brook broker process.
+ */
+export async function startBenchTarget(
+  o: { bootstrap: string | undefined; nullBroker: boolean },
+  overrides?: Record<string, string | number | boolean>,
+): Promise<BenchTarget> {
+  if (o.bootstrap !== undefined) return { bootstrap: o.bootstrap, kind: 'external', stop: async () => {} };
+  if (o.nullBroker) {
+    const { child, port } = await startNullBroker(1, true);
+    return { bootstrap: `127.0.0.1:${port}`, kind: 'null', stop: () => stopNullBroker(child) };
+  }
+  const broker = await startBroker({ overrides });
+  return {
+    bootstrap: broker.bootstrap,
+    kind: 'brook',
+    stop: async () => {
+      await broker.stop();
+    },
+  };
 }

@@ -13,7 +13,8 @@
 // partition without a group (-p 0 -o beginning -c N), so its time to the first record has no join in it; its
 // first and last records are when its output showed them, and its CPU is the child's (kcat.ts).
 // Usage: node dist/bench/client/consume.js [--records N] [--size S] [--repetitions R] [--clients a,b]
-// [--no-results] [--results-dir DIR] [--bootstrap host:port]
+// [--no-results] [--results-dir DIR] [--bootstrap host:port] [--null-broker] (clients read from a null broker's
+// memory, so the figures are the clients' own cost).
 
 import os from 'node:os';
 import { Consumer as PlatformaticConsumer } from '@platformatic/kafka';
@@ -21,7 +22,6 @@ import { Kafka, logLevel } from 'kafkajs';
 import { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
-import { startBroker } from '../../test/helpers/broker-process.js';
 import {
   formatTable,
   ResultWriter,
@@ -30,7 +30,7 @@ import {
   type Summary,
   summarize,
 } from '../harness/index.js';
-import { childrenCpuMicros, chooseClients } from './common.js';
+import { childrenCpuMicros, chooseClients, startBenchTarget } from './common.js';
 import { kcatAvailable, kcatConsume } from './kcat.js';
 
 interface Options {
@@ -42,6 +42,7 @@ interface Options {
   /** Where the result file goes (default bench/results). */
   resultsDir: string | undefined;
   bootstrap: string | undefined;
+  nullBroker: boolean;
 }
 
 function parse(args: string[]): Options {
@@ -53,6 +54,7 @@ function parse(args: string[]): Options {
     results: true,
     resultsDir: undefined,
     bootstrap: undefined,
+    nullBroker: false,
   };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -63,9 +65,10 @@ function parse(args: string[]): Options {
     else if (a === '--no-results') o.results = false;
     else if (a === '--results-dir') o.resultsDir = args[++i];
     else if (a === '--bootstrap') o.bootstrap = args[++i];
+    else if (a === '--null-broker') o.nullBroker = true;
     else {
       throw new Error(
-        `unknown option ${a} (--records N --size S --repetitions R --clients a,b --no-results --results-dir DIR --bootstrap host:port)`,
+        `unknown option ${a} (--records N --size S --repetitions R --clients a,b --no-results --results-dir DIR --bootstrap host:port --null-broker)`,
       );
     }
   }
@@ -210,8 +213,8 @@ export async function run(args: string[]): Promise<void> {
     console.log('kcat is not installed (apt-get install kcat): running without it');
     clients = clients.filter(([name]) => name !== 'kcat');
   }
-  const broker = o.bootstrap === undefined ? await startBroker() : null;
-  const bootstrap = o.bootstrap ?? broker!.bootstrap;
+  const target = await startBenchTarget(o);
+  const bootstrap = target.bootstrap;
   const topic = `bench-consume-${process.pid}`;
   const turns = new Map<string, ConsumeTurn[]>(clients.map(([name]) => [name, []]));
   const writer = o.results ? new ResultWriter({ bench: 'client-consume', args, dir: o.resultsDir }) : null;
@@ -232,7 +235,7 @@ export async function run(args: string[]): Promise<void> {
         turns.get(name)!.push(await runner(bootstrap, topic, `bench-${group++}`, o.records));
     });
   } finally {
-    await broker?.stop();
+    await target.stop();
   }
   const base = summarize(turns.get(clients[0]![0])!.map((t) => t.recordsPerSecond)).median;
   const rows = clients.map(([name]) => {

@@ -12,15 +12,22 @@
 // window x chunk records outstanding. kcat (librdkafka, a child process) sends the whole turn from a file and
 // is timed from spawn to exit, with no latency and librdkafka's own window (kcat.ts). Usage: node dist/bench/client/produce.js [--records N] [--size S]
 // [--chunk C] [--window W] [--repetitions R] [--warmup N] [--idempotent] [--brook-linger MS] [--clients a,b]
-// [--no-results] [--results-dir DIR] [--bootstrap host:port]
+// [--no-results] [--results-dir DIR] [--bootstrap host:port] [--null-broker]. With --null-broker the clients send to
+// a null broker (answers from memory, no disk, no validation), so the figures are the clients' own cost.
 
 import { Producer as PlatformaticProducer } from '@platformatic/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 import { Admin } from '../../src/client/admin.js';
 import { Producer } from '../../src/client/producer.js';
-import { startBroker } from '../../test/helpers/broker-process.js';
 import { formatTable, Histogram, ResultWriter, repeat, repetitionsMin } from '../harness/index.js';
-import { chooseClients, measureTurn, summarizeTurns, type Turn, tableRows } from './common.js';
+import {
+  chooseClients,
+  measureTurn,
+  startBenchTarget,
+  summarizeTurns,
+  type Turn,
+  tableRows,
+} from './common.js';
 import { kcatAvailable, kcatProduce } from './kcat.js';
 
 interface Options {
@@ -38,6 +45,7 @@ interface Options {
   /** Where the result file goes (default bench/results). */
   resultsDir: string | undefined;
   bootstrap: string | undefined;
+  nullBroker: boolean;
 }
 
 function parse(args: string[]): Options {
@@ -54,6 +62,7 @@ function parse(args: string[]): Options {
     results: true,
     resultsDir: undefined,
     bootstrap: undefined,
+    nullBroker: false,
   };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -70,9 +79,10 @@ function parse(args: string[]): Options {
     else if (a === '--no-results') o.results = false;
     else if (a === '--results-dir') o.resultsDir = next();
     else if (a === '--bootstrap') o.bootstrap = next();
+    else if (a === '--null-broker') o.nullBroker = true;
     else if (a === '--help') {
       console.log(
-        'options: --records N --size BYTES --chunk N --window N --repetitions N --warmup N --idempotent --brook-linger MS --clients a,b --no-results --results-dir DIR --bootstrap host:port',
+        'options: --records N --size BYTES --chunk N --window N --repetitions N --warmup N --idempotent --brook-linger MS --clients a,b --no-results --results-dir DIR --bootstrap host:port --null-broker',
       );
       process.exit(0);
     } else throw new Error(`unknown option ${a}`);
@@ -257,8 +267,8 @@ export async function run(args: string[]): Promise<void> {
     console.log('kcat is not installed (apt-get install kcat): running without it');
     clients = clients.filter(([name]) => name !== 'kcat');
   }
-  const broker = o.bootstrap === undefined ? await startBroker({ overrides: { 'num.partitions': 1 } }) : null;
-  const bootstrap = o.bootstrap ?? broker!.bootstrap;
+  const target = await startBenchTarget(o, { 'num.partitions': 1 });
+  const bootstrap = target.bootstrap;
   const payload = Buffer.alloc(o.size, 'x');
   const admin = new Admin({ bootstrapServers: bootstrap });
   const turns = new Map<string, Turn[]>(clients.map(([name]) => [name, []]));
@@ -281,7 +291,7 @@ export async function run(args: string[]): Promise<void> {
     });
   } finally {
     await admin.close();
-    await broker?.stop();
+    await target.stop();
   }
   const details = {
     records: o.records,
@@ -289,10 +299,11 @@ export async function run(args: string[]): Promise<void> {
     chunk: o.chunk,
     window: o.window,
     idempotent: o.idempotent,
+    broker: target.kind,
   };
   const summaries = summarizeTurns(turns, writer, details);
   console.log(
-    `produce: ${o.records} records of ${o.size} B, acks=all, idempotence ${o.idempotent ? 'on' : 'off'}, ${o.repetitions} repetitions after a warm-up of ${o.warmup}; chunked clients send ${o.chunk} per call, ${o.window} calls in flight`,
+    `produce against ${target.kind === 'null' ? 'a null broker' : target.kind === 'brook' ? 'a Brook broker' : bootstrap}: ${o.records} records of ${o.size} B, acks=all, idempotence ${o.idempotent ? 'on' : 'off'}, ${o.repetitions} repetitions after a warm-up of ${o.warmup}; chunked clients send ${o.chunk} per call, ${o.window} calls in flight`,
   );
   console.log(
     formatTable(

@@ -47,8 +47,16 @@ export function warmupMsFor(durationMs: number): number {
   return Math.min(1000, Math.round(durationMs / 4));
 }
 
-async function startServer(partitions: number): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(serverModule, [String(partitions)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/**
+ * Forks a null broker whose Metadata reports `partitions` per topic; with `clients`, in the mode real clients can
+ * produce to and consume from (null-broker-clients.ts).
+ */
+export async function startNullBroker(
+  partitions: number,
+  clients = false,
+): Promise<{ child: ChildProcess; port: number }> {
+  const args = clients ? [String(partitions), 'clients'] : [String(partitions)];
+  const child = fork(serverModule, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('null broker did not start')), startTimeoutMs);
     child.once('message', (message: NullBrokerMessage) => {
@@ -63,7 +71,7 @@ async function startServer(partitions: number): Promise<{ child: ChildProcess; p
   return { child, port };
 }
 
-async function stopServer(child: ChildProcess): Promise<void> {
+export async function stopNullBroker(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
   child.kill();
@@ -71,7 +79,7 @@ async function stopServer(child: ChildProcess): Promise<void> {
 }
 
 async function measureOnce(workload: NullBrokerWorkload, context: LimitContext): Promise<LimitSample> {
-  const { child, port } = await startServer(workload.partitions);
+  const { child, port } = await startNullBroker(workload.partitions);
   try {
     assert(child.pid !== undefined, 'forked null broker has no pid');
     const topic = 'null-bench';
@@ -122,7 +130,7 @@ async function measureOnce(workload: NullBrokerWorkload, context: LimitContext):
       },
     };
   } finally {
-    await stopServer(child);
+    await stopNullBroker(child);
   }
 }
 
