@@ -105,16 +105,6 @@ export class KafkaStreams {
   ) {
     this.config = resolveConfig(props, true);
     if (topology.sourceTopics().length === 0) throw new StreamsError('Topology has no source topics');
-    if (this.config.topologyModule !== null) {
-      // Not built yet for worker threads: the global stores live in this thread's global thread, and the
-      // standby updater is shared by the threads of an instance (with hand-over of in-memory stores).
-      if (topology.globalTopics().length > 0)
-        throw new StreamsConfigError(
-          'brook.topology.module does not support global tables (GlobalKTable) yet',
-        );
-      if (this.config.numStandbyReplicas > 0)
-        throw new StreamsConfigError('brook.topology.module does not support num.standby.replicas > 0 yet');
-    }
   }
 
   /**
@@ -193,7 +183,8 @@ export class KafkaStreams {
       await admin.close();
     }
     this.layout = layout;
-    if (this.topology.globalTopics().length > 0) {
+    // With worker threads each worker loads and follows a copy of the global stores of its own (stream-worker.ts).
+    if (this.topology.globalTopics().length > 0 && this.config.topologyModule === null) {
       const global = new GlobalStreamThread(
         this.config,
         this.topology,
@@ -220,7 +211,8 @@ export class KafkaStreams {
     }
     if (this.config.topologyModule === null)
       this.standbys = new StandbyUpdater(this.config, this.topology, (m) => this.logger(m));
-    for (let i = 1; i <= this.config.numStreamThreads; i++) this.threads.push(this.newThread(layout, false));
+    for (let i = 1; i <= this.config.numStreamThreads; i++)
+      this.threads.push(this.newThread(layout, i, false));
     const workers = this.threads.filter((t) => t instanceof WorkerStreamThread);
     try {
       // Each worker has built its topology (the module imported, the description compared) before any joins.
@@ -234,7 +226,8 @@ export class KafkaStreams {
     for (const t of this.threads) t.start();
   }
 
-  private newThread(layout: TopicLayout, replacement = true): LocalThread {
+  /** `slot`: the thread's place among num.stream.threads (1..n), kept by a replacement. */
+  private newThread(layout: TopicLayout, slot: number, replacement = true): LocalThread {
     if (this.config.topologyModule !== null) {
       const worker: WorkerStreamThread = new WorkerStreamThread(
         ++this.threadIndex,
@@ -242,6 +235,7 @@ export class KafkaStreams {
         this.props,
         layout,
         this.processId,
+        slot,
         this.topology.describe().toString(),
         {
           onStateChange: (_t, s) => this.onThreadState(s),
@@ -251,6 +245,12 @@ export class KafkaStreams {
           onAssignmentInfo: (_t, info, generationId) => {
             if (this.hosts === null || generationId >= this.hosts.generationId)
               this.hosts = { generationId, info };
+          },
+          onReleaseStandbys: async (t, taskIds) => {
+            const others = this.threads.filter(
+              (o): o is WorkerStreamThread => o instanceof WorkerStreamThread && o !== t,
+            );
+            await Promise.all(others.map((o) => o.releaseStandbys(taskIds)));
           },
         },
       );
@@ -304,7 +304,7 @@ export class KafkaStreams {
       // again by its replacement, at least once), and a new thread joins the group in its place.
       void thread.close().then(() => {
         if (this.stateValue !== 'RUNNING' && this.stateValue !== 'REBALANCING') return;
-        const replacement = this.newThread(this.layout!);
+        const replacement = this.newThread(this.layout!, this.threads.indexOf(thread) + 1);
         this.threads[this.threads.indexOf(thread)] = replacement;
         replacement.start();
       });
@@ -316,7 +316,7 @@ export class KafkaStreams {
       // SHUTDOWN_REQUESTED to every member of every instance, this one included, and each shuts down.
       void thread.close().then(() => {
         if (this.stateValue !== 'RUNNING' && this.stateValue !== 'REBALANCING') return;
-        const messenger = this.newThread(this.layout!);
+        const messenger = this.newThread(this.layout!, this.threads.indexOf(thread) + 1);
         messenger.sendShutdownRequest();
         this.threads[this.threads.indexOf(thread)] = messenger;
         messenger.start();
@@ -436,7 +436,9 @@ export class KafkaStreams {
       throw new InvalidStateStoreException(
         `Cannot get state store ${name} because the queryable store type [${kind}] does not accept the actual store type.`,
       );
-    return workerStoreView(holding, name, kind, params.partition) as T;
+    // Every worker holds a whole copy of a global store: one answers.
+    const global = this.topology.subtopologies().some((st) => st.global && st.stores.includes(name));
+    return workerStoreView(global ? holding.slice(0, 1) : holding, name, kind, params.partition) as T;
   }
 
   /** The stores of the sub-topologies that read these partitions. */
@@ -517,14 +519,19 @@ export class KafkaStreams {
     };
   }
 
-  /** Ids of the standby tasks this instance keeps now (num.standby.replicas). */
+  /**
+   * Ids of the standby tasks this instance keeps now (num.standby.replicas); with worker threads, those the
+   * workers' newest assignments list.
+   */
   standbyTaskIds(): string[] {
-    return this.standbys?.taskIds() ?? [];
+    if (this.standbys !== null) return this.standbys.taskIds();
+    return [...new Set(this.threads.flatMap((t) => t.standbyTaskIds()))].sort();
   }
 
   /** Changelog records applied to this instance's standby stores since start. */
   standbyRecords(): number {
-    return this.standbys?.applied ?? 0;
+    if (this.standbys !== null) return this.standbys.applied;
+    return this.threads.reduce((n, t) => n + (t instanceof WorkerStreamThread ? t.standbyRecords : 0), 0);
   }
 
   /**

@@ -2,7 +2,8 @@
 // date. It reads every partition of the global topics with its own consumer (no group), first up to the end
 // offsets read at start, before any stream thread starts (so a join never sees a half-loaded table), then
 // continuously. Each global store's sub-topology runs as one task; its stores have no changelog (the topic is
-// their changelog) and live under `<state.dir>/<application.id>/global`.
+// their changelog) and live under `<state.dir>/<application.id>/global` (`global-<n>` for the copy of the n-th
+// stream thread when stream threads run in worker threads).
 //
 // Checkpoint (Kafka's GlobalStateManager): `global/.checkpoint` in the OffsetCheckpoint format holds, per topic
 // partition, the next offset to read; it is written after each periodic flush of the stores and at close. At
@@ -44,13 +45,15 @@ export class GlobalStreamThread {
     private readonly topology: Topology,
     private readonly partitionsOf: (topic: string) => number,
     private readonly hooks: { log(message: string): void; onError(error: Error): void },
+    /** The stores' directory under `<state.dir>/<application.id>`: each worker thread keeps a copy of its own. */
+    dirName = 'global',
   ) {
     this.consumer = new Consumer({
       bootstrapServers: config.bootstrapServers,
       clientId: `${config.clientId}-GlobalStreamThread-consumer`,
       autoOffsetReset: 'earliest',
     });
-    this.dir = join(config.stateDir, config.applicationId, 'global');
+    this.dir = join(config.stateDir, config.applicationId, dirName);
   }
 
   store(name: string): StateStore | undefined {

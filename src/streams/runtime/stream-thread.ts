@@ -86,8 +86,13 @@ export interface ThreadHooks {
   log(message: string): void;
   /** The instance's global stores (GlobalKTable), readable by every task. */
   globalStore?(name: string): StateStore | undefined;
-  /** The instance's standby tasks (num.standby.replicas). */
+  /** The instance's standby tasks (num.standby.replicas); in a worker thread, this worker's. */
   standbys?: StandbyUpdater;
+  /**
+   * In a worker thread: closes the standbys of these tasks that other workers of the instance hold (persistent
+   * stores checkpointed and closed, in-memory ones dropped), so that this thread may open the tasks' state.
+   */
+  releaseStandbysElsewhere?(taskIds: string[]): Promise<void>;
   /** The streams assignor's answer to this thread in a new generation (hosts of every instance). */
   onAssignmentInfo?(thread: StreamThread, info: AssignmentInfo, generationId: number): void;
   /** The group's leader answered SHUTDOWN_REQUESTED: some instance asked the whole application to stop. */
@@ -538,6 +543,17 @@ export class StreamThread {
     this.hooks.log(`${this.name}: assigned ${tps.map((tp) => `${tp.topic}-${tp.partition}`).join(', ')}`);
     this.setState('PARTITIONS_ASSIGNED');
     const created: Task[] = [];
+    if (this.hooks.releaseStandbysElsewhere !== undefined) {
+      // A standby of a new task may be open in another worker of this instance: its state directory must be
+      // closed (and checkpointed) there before this thread opens it.
+      const incoming = new Set<string>();
+      for (const tp of tps) {
+        const st = this.topology.subtopologyOfTopic(this.logicalTopic(tp.topic));
+        const id = st === undefined ? undefined : `${st.id}_${tp.partition}`;
+        if (id !== undefined && !this.tasks.has(id)) incoming.add(id);
+      }
+      if (incoming.size > 0) await this.hooks.releaseStandbysElsewhere([...incoming].sort());
+    }
     for (const tp of tps) {
       const st = this.topology.subtopologyOfTopic(this.logicalTopic(tp.topic));
       if (st === undefined) continue;

@@ -5,6 +5,12 @@
 // exactly_once_v2, transactional.id with this thread's index), its tasks' stores under state.dir. What the
 // instance needs to hear (states, tasks, errors, assignments, log lines) goes back as messages; counters through
 // shared memory; interactive queries are answered on their own port (worker-protocol.ts).
+//
+// Standby tasks: the worker keeps those its thread's assignment lists (a StandbyUpdater of its own, as each of
+// Kafka's stream threads maintains its standbys). Before its thread opens a new active task, the instance has
+// every other worker close its standby of that task (persistent stores checkpointed, in-memory ones dropped), so
+// the thread finds the state and checkpoint on disk. Global stores: the worker keeps a copy of its own (a
+// GlobalStreamThread loaded before the thread joins the group), so joins read them synchronously.
 
 // The package's entry first: its modules import each other in cycles that evaluate right only in its order.
 import '../index.js';
@@ -13,6 +19,8 @@ import { resolveConfig, type StreamsProperties } from '../config.js';
 import { StreamsConfigError, StreamsError } from '../errors.js';
 import { type QueryableStoreType, QueryableStoreTypes } from '../queryable.js';
 import type { Topology } from '../topology.js';
+import { GlobalStreamThread } from './global-thread.js';
+import { StandbyUpdater } from './standby-updater.js';
 import { StreamThread } from './stream-thread.js';
 import type { FromWorker, StoreAnswer, StoreQuery, ToWorker, WorkerInit } from './worker-protocol.js';
 
@@ -27,6 +35,11 @@ let thread: StreamThread | null = null;
 let startWanted: { shutdownRequest: boolean } | null = null;
 let closing = false;
 let lastTasks = '';
+let standbys: StandbyUpdater | null = null;
+let global: GlobalStreamThread | null = null;
+/** This worker's releaseStandbys requests waiting for the instance's answer. */
+const releases = new Map<number, () => void>();
+let nextRequestId = 1;
 
 function tasksNow(t: StreamThread): { active: string[]; standby: string[] } {
   return { active: t.activeTaskIds(), standby: t.standbyTaskIds() };
@@ -37,6 +50,7 @@ function report(): void {
   if (thread === null) return;
   counters[0] = thread.processed;
   counters[1] = thread.restoredRecords;
+  counters[2] = standbys?.applied ?? 0;
   const tasks = tasksNow(thread);
   const key = `${tasks.active.join(',')}/${tasks.standby.join(',')}`;
   if (key !== lastTasks) {
@@ -67,6 +81,27 @@ async function build(): Promise<StreamThread> {
       `The values of ${missing.join(', ')} are functions or objects, which cannot reach a worker thread: export them from ${init.module} as streamsProps`,
     );
   const config = resolveConfig({ ...init.props, ...fromModule }, true);
+  const log = (message: string): void => post({ type: 'log', message });
+  if (topology.globalTopics().length > 0) {
+    // Loaded to the topics' ends before the thread joins the group, as the instance's global thread is.
+    const g = new GlobalStreamThread(
+      config,
+      topology,
+      (topic) => init.layout.partitions.get(topic) ?? 0,
+      { log, onError: (e) => fail(e) },
+      `global-${init.slot}`,
+    );
+    global = g;
+    try {
+      await g.start();
+    } catch (e) {
+      await g.close().catch(() => {});
+      global = null;
+      throw e;
+    }
+  }
+  const updater = new StandbyUpdater(config, topology, log);
+  standbys = updater;
   const t = new StreamThread(
     init.index,
     config,
@@ -78,7 +113,15 @@ async function build(): Promise<StreamThread> {
         report();
       },
       onError: (_t, e) => fail(e),
-      log: (message) => post({ type: 'log', message }),
+      log,
+      globalStore: (name) => global?.store(name),
+      standbys: updater,
+      releaseStandbysElsewhere: (taskIds) =>
+        new Promise<void>((resolve) => {
+          const requestId = nextRequestId++;
+          releases.set(requestId, resolve);
+          post({ type: 'releaseStandbys', requestId, taskIds });
+        }),
       onAssignmentInfo: (_t, info, generationId) => post({ type: 'assignment', info, generationId }),
       onShutdownRequested: () => post({ type: 'shutdownRequested' }),
     },
@@ -98,9 +141,13 @@ async function close(): Promise<void> {
   closing = true;
   try {
     await thread?.close();
+    await standbys?.close();
+    await global?.close();
   } catch (e) {
     post({ type: 'log', message: `closing failed: ${(e as Error).message}` });
   }
+  for (const resolve of releases.values()) resolve();
+  releases.clear();
   report();
   post({ type: 'closed' });
 }
@@ -113,6 +160,23 @@ port.on('message', (message: ToWorker) => {
     if (thread !== null) thread.sendShutdownRequest();
     else startWanted = { shutdownRequest: true };
   } else if (message.type === 'close') void close();
+  else if (message.type === 'releaseStandbys') {
+    for (const id of message.taskIds) {
+      // Another worker runs the task now: its in-memory stores cannot cross to that worker, so they are dropped
+      // (the active task restores them from the changelog); persistent ones are left checkpointed on disk.
+      if (standbys === null || !standbys.taskIds().includes(id)) continue;
+      const handed = standbys.release(id);
+      for (const h of handed.values()) h.engine.close();
+      post({
+        type: 'log',
+        message: `standby task ${id} closed for another worker (${handed.size} in-memory stores dropped)`,
+      });
+    }
+    post({ type: 'standbysReleased', requestId: message.requestId });
+  } else if (message.type === 'standbysReleased') {
+    releases.get(message.requestId)?.();
+    releases.delete(message.requestId);
+  }
 });
 
 /** Buffers arrive as Uint8Arrays; serdes expect Buffers. */
@@ -127,10 +191,14 @@ function answer(q: StoreQuery): StoreAnswer {
   )[q.kind];
   const type = make?.();
   if (type === undefined) return { ok: false, message: `unknown queryable store type ${q.kind}` };
-  const found = thread
-    .storesNamed(q.store)
-    .filter((e) => q.partition === null || e.partition === q.partition)
-    .map((e) => e.store);
+  const globalStore = global?.store(q.store);
+  const found =
+    globalStore !== undefined
+      ? [globalStore]
+      : thread
+          .storesNamed(q.store)
+          .filter((e) => q.partition === null || e.partition === q.partition)
+          .map((e) => e.store);
   const accepted = found.every((s) => type.accepts(s));
   if (q.op === 'probe' || found.length === 0 || !accepted)
     return { ok: true, count: found.length, accepted, value: null };

@@ -24,7 +24,15 @@ export interface WorkerInit {
   exportName: string;
   layout: TopicLayout;
   processId: string;
-  /** Float64Array(2) over it: records processed, changelog records restored (written by the worker). */
+  /**
+   * The thread's place among the instance's num.stream.threads (1..n; a replacement takes its predecessor's):
+   * names the directory of the worker's copy of the global stores, `global-<slot>`.
+   */
+  slot: number;
+  /**
+   * Float64Array(3) over it: records processed, changelog records restored, changelog records applied to
+   * standby stores (written by the worker).
+   */
   counters: SharedArrayBuffer;
   /** Int32Array(1) over it: set to 1 and notified when an answer to a query is posted on `queries`. */
   signal: SharedArrayBuffer;
@@ -34,7 +42,11 @@ export interface WorkerInit {
 export type ToWorker =
   | { type: 'start'; shutdownRequest: boolean }
   | { type: 'shutdownRequest' }
-  | { type: 'close' };
+  | { type: 'close' }
+  /** Another worker takes these tasks over: close their standbys here and answer standbysReleased. */
+  | { type: 'releaseStandbys'; requestId: number; taskIds: string[] }
+  /** The answer to this worker's releaseStandbys: every other worker has closed those standbys. */
+  | { type: 'standbysReleased'; requestId: number };
 
 export type FromWorker =
   | { type: 'ready'; description: string; threadId: number }
@@ -44,6 +56,10 @@ export type FromWorker =
   | { type: 'error'; name: string; message: string; stack: string | undefined }
   | { type: 'assignment'; info: AssignmentInfo; generationId: number }
   | { type: 'shutdownRequested' }
+  /** Before opening new active tasks: the other workers must close their standbys of them. */
+  | { type: 'releaseStandbys'; requestId: number; taskIds: string[] }
+  /** The answer to the instance's releaseStandbys. */
+  | { type: 'standbysReleased'; requestId: number }
   | { type: 'closed' };
 
 /** A read through interactive queries: `probe` counts the store's local instances, `call` runs a view method. */

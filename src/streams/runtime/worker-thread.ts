@@ -42,6 +42,8 @@ export interface WorkerThreadHooks {
   log(message: string): void;
   onAssignmentInfo(thread: WorkerStreamThread, info: AssignmentInfo, generationId: number): void;
   onShutdownRequested(thread: WorkerStreamThread): void;
+  /** The thread opens these tasks as active: every other worker must close its standbys of them first. */
+  onReleaseStandbys(thread: WorkerStreamThread, taskIds: string[]): Promise<void>;
 }
 
 /** How long an interactive query waits for a busy worker before it gives up. */
@@ -87,6 +89,9 @@ export class WorkerStreamThread implements LocalThread {
   private exited = false;
   private started = false;
   private shutdownRequest = false;
+  /** releaseStandbys requests sent to this worker, waiting for its answer. */
+  private readonly releases = new Map<number, () => void>();
+  private nextRequestId = 1;
 
   constructor(
     index: number,
@@ -94,6 +99,8 @@ export class WorkerStreamThread implements LocalThread {
     props: StreamsProperties,
     layout: TopicLayout,
     processId: string,
+    /** The thread's place among the instance's threads (1..num.stream.threads): names its global stores' copy. */
+    slot: number,
     /** describe() of the instance's topology: the worker's must equal it. */
     private readonly description: string,
     private readonly hooks: WorkerThreadHooks,
@@ -109,7 +116,7 @@ export class WorkerStreamThread implements LocalThread {
     this.closed = new Promise((resolve) => {
       this.closedResolve = resolve;
     });
-    const counters = new SharedArrayBuffer(16);
+    const counters = new SharedArrayBuffer(24);
     const signal = new SharedArrayBuffer(4);
     this.counters = new Float64Array(counters);
     this.signal = new Int32Array(signal);
@@ -125,6 +132,7 @@ export class WorkerStreamThread implements LocalThread {
       exportName: config.topologyModuleExport,
       layout,
       processId,
+      slot,
       counters,
       signal,
       queries: channel.port2,
@@ -141,6 +149,9 @@ export class WorkerStreamThread implements LocalThread {
       if (this.state !== 'DEAD' && this.state !== 'PENDING_SHUTDOWN')
         this.failed(new StreamsError(`${this.name}: its worker thread exited (code ${code})`));
       this.setState('DEAD');
+      // A worker that is gone holds no standbys.
+      for (const resolve of this.releases.values()) resolve();
+      this.releases.clear();
       this.closedResolve();
     });
   }
@@ -151,6 +162,20 @@ export class WorkerStreamThread implements LocalThread {
 
   get restoredRecords(): number {
     return this.counters[1]!;
+  }
+
+  /** Changelog records this worker applied to its standby stores. */
+  get standbyRecords(): number {
+    return this.counters[2]!;
+  }
+
+  /** Has the worker close its standbys of these tasks (another worker takes them over); settles when it did. */
+  releaseStandbys(taskIds: string[]): Promise<void> {
+    if (this.exited) return Promise.resolve();
+    const requestId = this.nextRequestId++;
+    const done = new Promise<void>((resolve) => this.releases.set(requestId, resolve));
+    this.send({ type: 'releaseStandbys', requestId, taskIds });
+    return done;
   }
 
   private setState(state: ThreadState): void {
@@ -206,6 +231,17 @@ export class WorkerStreamThread implements LocalThread {
         return;
       case 'shutdownRequested':
         this.hooks.onShutdownRequested(this);
+        return;
+      case 'releaseStandbys': {
+        const { requestId, taskIds } = m;
+        void this.hooks
+          .onReleaseStandbys(this, taskIds)
+          .finally(() => this.send({ type: 'standbysReleased', requestId }));
+        return;
+      }
+      case 'standbysReleased':
+        this.releases.get(m.requestId)?.();
+        this.releases.delete(m.requestId);
         return;
       case 'closed':
         void this.worker.terminate();
