@@ -437,8 +437,8 @@ export class KafkaStreams {
         `Cannot get state store ${name} because the queryable store type [${kind}] does not accept the actual store type.`,
       );
     // Every worker holds a whole copy of a global store: one answers.
-    const global = this.topology.subtopologies().some((st) => st.global && st.stores.includes(name));
-    return workerStoreView(global ? holding.slice(0, 1) : holding, name, kind, params.partition) as T;
+    const isGlobal = this.topology.subtopologies().some((st) => st.global && st.stores.includes(name));
+    return workerStoreView(isGlobal ? holding.slice(0, 1) : holding, name, kind, params.partition) as T;
   }
 
   /** The stores of the sub-topologies that read these partitions. */

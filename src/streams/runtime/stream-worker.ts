@@ -36,7 +36,7 @@ let startWanted: { shutdownRequest: boolean } | null = null;
 let closing = false;
 let lastTasks = '';
 let standbys: StandbyUpdater | null = null;
-let global: GlobalStreamThread | null = null;
+let globalStores: GlobalStreamThread | null = null;
 /** This worker's releaseStandbys requests waiting for the instance's answer. */
 const releases = new Map<number, () => void>();
 let nextRequestId = 1;
@@ -91,12 +91,12 @@ async function build(): Promise<StreamThread> {
       { log, onError: (e) => fail(e) },
       `global-${init.slot}`,
     );
-    global = g;
+    globalStores = g;
     try {
       await g.start();
     } catch (e) {
       await g.close().catch(() => {});
-      global = null;
+      globalStores = null;
       throw e;
     }
   }
@@ -114,7 +114,7 @@ async function build(): Promise<StreamThread> {
       },
       onError: (_t, e) => fail(e),
       log,
-      globalStore: (name) => global?.store(name),
+      globalStore: (name) => globalStores?.store(name),
       standbys: updater,
       releaseStandbysElsewhere: (taskIds) =>
         new Promise<void>((resolve) => {
@@ -139,12 +139,15 @@ function begin(t: StreamThread, wanted: { shutdownRequest: boolean }): void {
 async function close(): Promise<void> {
   if (closing) return;
   closing = true;
-  try {
-    await thread?.close();
-    await standbys?.close();
-    await global?.close();
-  } catch (e) {
-    post({ type: 'log', message: `closing failed: ${(e as Error).message}` });
+  // The thread first (its close releases its standbys' claims), then the standbys and the global copy, each
+  // closed even when an earlier one failed to.
+  const steps = [() => thread?.close(), () => standbys?.close(), () => globalStores?.close()];
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (e) {
+      post({ type: 'log', message: `closing failed: ${(e as Error).message}` });
+    }
   }
   for (const resolve of releases.values()) resolve();
   releases.clear();
@@ -191,7 +194,7 @@ function answer(q: StoreQuery): StoreAnswer {
   )[q.kind];
   const type = make?.();
   if (type === undefined) return { ok: false, message: `unknown queryable store type ${q.kind}` };
-  const globalStore = global?.store(q.store);
+  const globalStore = globalStores?.store(q.store);
   const found =
     globalStore !== undefined
       ? [globalStore]

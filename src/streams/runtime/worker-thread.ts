@@ -4,7 +4,9 @@
 // brook.topology.module, since a topology holds the user's closures and Node cannot send a closure to a worker;
 // the description of the rebuilt topology must equal the instance's, or the thread fails before it joins the
 // group. States, task ids, errors and assignments come back as messages, counters through shared memory, and
-// interactive queries block on the worker's answer (worker-protocol.ts).
+// interactive queries block on the worker's answer (worker-protocol.ts). A worker about to open new active tasks
+// asks (releaseStandbys) that the instance's other workers first close their standbys of them; the instance
+// forwards the request to each of them and answers once all have.
 
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { ResolvedConfig, StreamsProperties } from '../config.js';
