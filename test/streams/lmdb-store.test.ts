@@ -81,6 +81,40 @@ describe('LMDB store', () => {
     }
   });
 
+  it('restored records of a timestamped store: the timestamp before each value, whatever their sizes', () => {
+    const dir = stateDir();
+    try {
+      const store = new LmdbBytesStore(join(dir, 'store'));
+      const expected = new Map<string, { timestamp: number; value: string }>();
+      // Values of growing and shrinking sizes (past the engine's first scratch buffer), overwrites, tombstones,
+      // and plain records mixed in: every stored value must be the one written for it, not a later one's bytes.
+      for (let i = 0; i < 25_000; i++) {
+        const key = `k${i % 7000}`;
+        if (i % 11 === 0) {
+          store.putRestored(b(key), null, i);
+          expected.delete(key);
+          continue;
+        }
+        const value = 'v'.repeat((i * 37) % 1500) + i;
+        const timestamp = i % 5 === 0 ? 2 ** 41 + i : i;
+        store.putRestored(b(key), b(value), timestamp);
+        expected.set(key, { timestamp, value });
+      }
+      store.putRestored(b('plain'), b('as it came'), null);
+      store.flush();
+      assert.deepEqual(store.get(b('plain')), b('as it came'));
+      assert.equal(store.count(), expected.size + 1);
+      for (const [key, { timestamp, value }] of expected) {
+        const stored = store.get(b(key))!;
+        assert.equal(Number(stored.readBigInt64BE(0)), timestamp, key);
+        assert.equal(stored.subarray(8).toString(), value, key);
+      }
+      store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('checkpoint files are Kafka OffsetCheckpoint text, and a torn or foreign file reads as none', () => {
     const dir = stateDir();
     try {

@@ -16,10 +16,11 @@ export interface BytesKeyValueStore {
   put(key: Buffer, value: Buffer | null): void;
   /**
    * A changelog record applied during restoration (or by a standby): like put, but the key and value may be
-   * views into a fetched response, which the engine may hold until it writes them. Engines without a cheaper
-   * path than put leave it out.
+   * views into a fetched response, which the engine may hold until it writes them, and with `timestamp` not
+   * null the stored value is that timestamp's 8 big-endian bytes followed by `value` (a timestamped store; a
+   * null value still deletes). Engines without a cheaper path than put leave it out.
    */
-  putRestored?(key: Buffer, value: Buffer | null): void;
+  putRestored?(key: Buffer, value: Buffer | null, timestamp: number | null): void;
   /** Inclusive bounds; null for open. */
   range(from: Buffer | null, to: Buffer | null): BytesEntry[];
   count(): number;

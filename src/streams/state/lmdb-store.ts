@@ -12,14 +12,17 @@
 // are limited to LMDB's key size (1978 bytes here); values are not.
 //
 // Restoration (putRestored) skips that buffer: changelog records are held as they came (views into the fetched
-// responses, no copy, no string key) in a list written in one transaction per WRITE_BUFFER_ENTRIES_MAX. Every
-// other operation first writes that list, so reads and later puts see the records in changelog order. The
-// buffer's string keys, copies and map entries were about a seventh of the restore loop's time in a profile.
+// responses, no copy, no string key) in lists written in one transaction per WRITE_BUFFER_ENTRIES_MAX. Every
+// other operation first writes them, so reads and later puts see the records in changelog order. The buffer's
+// string keys, copies and map entries were about a seventh of the restore loop's time in a profile. A
+// timestamped store's value (timestamp, then the changelog value) is built when it is written, in one scratch
+// buffer reused for every record: a synchronous put copies the value into the database before it returns.
 
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { open, type RootDatabase } from 'lmdb';
 import type { BytesEntry, BytesKeyValueStore } from './bytes-store.js';
+import { TIMESTAMP_BYTES, writeTimestampPrefix } from './store-stack.js';
 
 /** Buffered writes past which put() flushes on its own (bounds the write buffer during restoration). */
 const WRITE_BUFFER_ENTRIES_MAX = 10_000;
@@ -31,8 +34,13 @@ export class LmdbBytesStore implements BytesKeyValueStore {
   private db: RootDatabase<Buffer, Buffer> | null;
   /** latin1 key -> pending value (null: a pending delete). */
   private readonly pending = new Map<string, { key: Buffer; value: Buffer | null }>();
-  /** Restored changelog records not yet written, in changelog order (putRestored). */
-  private restored: { key: Buffer; value: Buffer | null }[] = [];
+  /** Restored changelog records not yet written, in changelog order (putRestored): three parallel lists. */
+  private restoredKeys: Buffer[] = [];
+  private restoredValues: (Buffer | null)[] = [];
+  /** The timestamp to put before each restored value; null for a plain one. */
+  private restoredTimestamps: (number | null)[] = [];
+  /** Where a timestamped restored value is built just before it is written. */
+  private scratch = Buffer.allocUnsafe(256);
 
   constructor(readonly path: string) {
     this.reopened = existsSync(path);
@@ -47,39 +55,58 @@ export class LmdbBytesStore implements BytesKeyValueStore {
   }
 
   get(key: Buffer): Buffer | null {
-    if (this.restored.length > 0) this.writeRestored();
+    if (this.restoredKeys.length > 0) this.writeRestored();
     const p = this.pending.get(key.toString('latin1'));
     if (p !== undefined) return p.value;
     return this.open.getBinary(key) ?? null;
   }
 
   put(key: Buffer, value: Buffer | null): void {
-    if (this.restored.length > 0) this.writeRestored();
+    if (this.restoredKeys.length > 0) this.writeRestored();
     this.pending.set(key.toString('latin1'), { key: Buffer.from(key), value });
     if (this.pending.size >= WRITE_BUFFER_ENTRIES_MAX) this.flush();
   }
 
-  putRestored(key: Buffer, value: Buffer | null): void {
+  putRestored(key: Buffer, value: Buffer | null, timestamp: number | null = null): void {
     if (this.pending.size > 0) this.flush();
-    this.restored.push({ key, value });
-    if (this.restored.length >= WRITE_BUFFER_ENTRIES_MAX) this.writeRestored();
+    this.restoredKeys.push(key);
+    this.restoredValues.push(value);
+    this.restoredTimestamps.push(timestamp);
+    if (this.restoredKeys.length >= WRITE_BUFFER_ENTRIES_MAX) this.writeRestored();
   }
 
   /** Writes the restored records in one transaction, in order (a later record of a key wins). */
   private writeRestored(): void {
     const db = this.open;
-    const list = this.restored;
-    this.restored = [];
+    const keys = this.restoredKeys;
+    const values = this.restoredValues;
+    const timestamps = this.restoredTimestamps;
+    this.restoredKeys = [];
+    this.restoredValues = [];
+    this.restoredTimestamps = [];
     db.transactionSync(() => {
-      for (const r of list) {
-        if (r.value === null) db.removeSync(r.key);
-        else db.putSync(r.key, r.value);
+      for (let i = 0; i < keys.length; i++) {
+        const value = values[i]!;
+        const timestamp = timestamps[i]!;
+        if (value === null) db.removeSync(keys[i]!);
+        else if (timestamp === null) db.putSync(keys[i]!, value);
+        else db.putSync(keys[i]!, this.timestamped(value, timestamp));
       }
     });
   }
 
+  /** The stored value of a timestamped store, in the scratch buffer (valid until the next call). */
+  private timestamped(value: Buffer, timestamp: number): Buffer {
+    const size = TIMESTAMP_BYTES + value.length;
+    if (this.scratch.length < size)
+      this.scratch = Buffer.allocUnsafe(Math.max(size, this.scratch.length * 2));
+    writeTimestampPrefix(this.scratch, timestamp);
+    value.copy(this.scratch, TIMESTAMP_BYTES);
+    return this.scratch.subarray(0, size);
+  }
+
   range(from: Buffer | null, to: Buffer | null): BytesEntry[] {
-    if (this.restored.length > 0) this.writeRestored();
+    if (this.restoredKeys.length > 0) this.writeRestored();
     const merged = new Map<string, BytesEntry>();
     for (const { key, value } of this.open.getRange(from === null ? {} : { start: from })) {
       if (to !== null && Buffer.compare(key, to) > 0) break;
@@ -95,12 +122,12 @@ export class LmdbBytesStore implements BytesKeyValueStore {
   }
 
   count(): number {
-    if (this.restored.length > 0) this.writeRestored();
+    if (this.restoredKeys.length > 0) this.writeRestored();
     return (this.open.getStats() as { entryCount: number }).entryCount + this.pending.size;
   }
 
   flush(): void {
-    if (this.restored.length > 0) this.writeRestored();
+    if (this.restoredKeys.length > 0) this.writeRestored();
     if (this.pending.size === 0) return;
     const db = this.open;
     db.transactionSync(() => {

@@ -15,20 +15,30 @@ export interface ChangelogWriter {
   log(key: Buffer, value: Buffer | null, timestamp: number): void;
 }
 
-const TIMESTAMP_BYTES = 8;
+/** A timestamped store's stored value: these bytes of timestamp, then the serialized value. */
+export const TIMESTAMP_BYTES = 8;
 
 export function timestampedStoredValue(value: Buffer, timestamp: number): Buffer {
   const out = Buffer.allocUnsafe(TIMESTAMP_BYTES + value.length);
+  writeTimestampPrefix(out, timestamp);
+  value.copy(out, TIMESTAMP_BYTES);
+  return out;
+}
+
+/** Writes a timestamped stored value's first 8 bytes: the timestamp, big-endian. */
+export function writeTimestampPrefix(out: Buffer, timestamp: number): void {
   // Two 32-bit halves: the same 8 big-endian bytes as writeBigInt64BE, without a BigInt per record (restoration
   // writes one per changelog record). Timestamps are safe integers, so the division is exact.
   const high = Math.floor(timestamp / 0x1_0000_0000);
   out.writeInt32BE(high, 0);
   out.writeUInt32BE(timestamp - high * 0x1_0000_0000, 4);
-  value.copy(out, TIMESTAMP_BYTES);
-  return out;
 }
 
-/** Applies one changelog record to a store's engine during restoration. */
+/**
+ * Applies one changelog record to a store's engine during restoration. An engine with putRestored gets the
+ * record as it came and the timestamp to put before the value (it may build the stored value when it writes);
+ * others get the stored value.
+ */
 export function restoreInto(
   engine: BytesKeyValueStore,
   timestamped: boolean,
@@ -36,9 +46,8 @@ export function restoreInto(
   value: Buffer | null,
   timestamp: number,
 ): void {
-  const stored = value === null || !timestamped ? value : timestampedStoredValue(value, timestamp);
-  if (engine.putRestored !== undefined) engine.putRestored(key, stored);
-  else engine.put(key, stored);
+  if (engine.putRestored !== undefined) engine.putRestored(key, value, timestamped ? timestamp : null);
+  else engine.put(key, value === null || !timestamped ? value : timestampedStoredValue(value, timestamp));
 }
 
 export interface StoreStackOptions<K, V> {

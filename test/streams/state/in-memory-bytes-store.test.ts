@@ -12,27 +12,42 @@ const hex = (b: Buffer) => b.toString('hex');
 describe('in-memory bytes store', () => {
   it('ranges in byte order over keys with high bytes and prefixes, bounds inclusive', () => {
     const store = new InMemoryBytesStore();
-    const keys = ['ff', '7f', '80', '00', '0000', '', '7fff', 'c3a9', 'ff00'].filter((k) => k !== '');
+    const keys = ['ff', '7f', '80', '00', '0000', '7fff', 'c3a9', 'ff00'];
     for (const k of keys) store.put(Buffer.from(k, 'hex'), Buffer.from(`v${k}`));
-    const expected = keys.map((k) => Buffer.from(k, 'hex')).sort(Buffer.compare).map(hex);
-    assert.deepEqual(store.range(null, null).map((e) => hex(e.key)), expected);
+    const expected = keys
+      .map((k) => Buffer.from(k, 'hex'))
+      .sort(Buffer.compare)
+      .map(hex);
+    assert.deepEqual(
+      store.range(null, null).map((e) => hex(e.key)),
+      expected,
+    );
     assert.deepEqual(
       store.range(Buffer.from('7f', 'hex'), Buffer.from('c3a9', 'hex')).map((e) => hex(e.key)),
       ['7f', '7fff', '80', 'c3a9'],
     );
-    assert.deepEqual(store.range(Buffer.from('ff', 'hex'), null).map((e) => hex(e.key)), ['ff', 'ff00']);
-    assert.deepEqual(store.range(null, Buffer.from('00', 'hex')).map((e) => hex(e.key)), ['00']);
+    assert.deepEqual(
+      store.range(Buffer.from('ff', 'hex'), null).map((e) => hex(e.key)),
+      ['ff', 'ff00'],
+    );
+    assert.deepEqual(
+      store.range(null, Buffer.from('00', 'hex')).map((e) => hex(e.key)),
+      ['00'],
+    );
     for (const e of store.range(null, null)) assert.equal(e.value.toString(), `v${hex(e.key)}`);
   });
 
-  it('keeps no reference to the caller\'s key Buffer', () => {
+  it("keeps no reference to the caller's key Buffer", () => {
     const store = new InMemoryBytesStore();
     const key = Buffer.from('abc');
     store.put(key, Buffer.from('1'));
     key.fill(0x7a); // the caller reuses its buffer
     assert.deepEqual(store.get(Buffer.from('abc')), Buffer.from('1'));
     assert.equal(store.get(Buffer.from('zzz')), null);
-    assert.deepEqual(store.range(null, null).map((e) => e.key.toString()), ['abc']);
+    assert.deepEqual(
+      store.range(null, null).map((e) => e.key.toString()),
+      ['abc'],
+    );
   });
 
   it('restored records: a later value of a key wins, a tombstone deletes, timestamps prefix the value', () => {
