@@ -1,6 +1,8 @@
 // The broker under test: one `brook server` process on a free loopback port, data in a directory the caller
 // owns (normally from withTempDir, which removes it). It is started, watched and stopped by its own PID only.
 // `cpuProfileDir` runs it under `node --cpu-prof`; the profile is written when it exits after SIGTERM.
+// `gcProfileDir` runs it under `--trace-gc --trace-incremental-marking` (its standard output after the listening
+// line goes to DIR/broker-PID.gc.log) with gc-probe.ts, which writes DIR/broker-PID.heapprofile on exit.
 //
 // It runs the CLI of the same build as this module (what bin/brook does for dist/), so a benchmark built into
 // a folder of its own measures the broker of that same build, whatever state dist/ is in.
@@ -8,7 +10,8 @@
 // Also reads what /proc says of it: bytes it caused to be written to storage (write amplification) and its
 // resident set now, for the RSS series that shows whether memory stays flat under load.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoopProbeReport } from './loop-probe.js';
 
@@ -30,6 +33,8 @@ export interface BrokerOptions {
   dataDir: string;
   overrides?: Record<string, string | number | boolean>;
   cpuProfileDir?: string;
+  /** Trace the broker's garbage collections and sample what survives scavenges into this folder (`--gc-prof`). */
+  gcProfileDir?: string;
   /** Load loop-probe.ts into the broker, reporting its event-loop delay to this file on each `probeLoop()`. */
   loopProbeFile?: string;
   /** Environment variables for the broker beside this process's own (`--compare-env`). */
@@ -50,6 +55,7 @@ export interface BrokerProcess {
 }
 
 const loopProbeModule = new URL('./loop-probe.js', import.meta.url).href;
+const gcProbeModule = new URL('./gc-probe.js', import.meta.url).href;
 
 export async function startBroker(options: BrokerOptions): Promise<BrokerProcess> {
   const overrides: Record<string, string | number | boolean> = {
@@ -63,9 +69,17 @@ export async function startBroker(options: BrokerOptions): Promise<BrokerProcess
   const args: string[] = [];
   if (options.cpuProfileDir !== undefined) args.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir);
   if (options.loopProbeFile !== undefined) args.push('--import', loopProbeModule);
+  if (options.gcProfileDir !== undefined) {
+    args.push('--trace-gc', '--trace-incremental-marking', '--import', gcProbeModule);
+  }
   args.push('--input-type=module', '-e', cliScript, 'server');
   for (const [key, value] of Object.entries(overrides)) args.push('--override', `${key}=${String(value)}`);
-  const env = { ...process.env, ...options.env, BROOK_BENCH_LOOP_PROBE: options.loopProbeFile ?? '' };
+  const env = {
+    ...process.env,
+    ...options.env,
+    BROOK_BENCH_LOOP_PROBE: options.loopProbeFile ?? '',
+    BROOK_BENCH_GC_PROFILE: options.gcProfileDir ?? '',
+  };
   const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let probesSent = 0;
   let log = '';
@@ -86,10 +100,16 @@ export async function startBroker(options: BrokerOptions): Promise<BrokerProcess
         () => reject(new Error(`broker not listening in ${startTimeoutMs} ms`)),
         startTimeoutMs,
       );
+      let listening = false;
+      const gcLog = options.gcProfileDir && join(options.gcProfileDir, `broker-${child.pid}.gc.log`);
       child.stdout!.on('data', (data: Buffer) => {
+        // Under --gc-prof the broker's standard output is its GC trace: kept in a file, not in memory.
+        if (gcLog) appendFileSync(gcLog, data);
+        if (listening) return;
         stdout += data.toString();
         const match = /listening on [^\s:]+:(\d+)/.exec(stdout);
         if (match) {
+          listening = true;
           clearTimeout(timer);
           resolve(Number(match[1]));
         }

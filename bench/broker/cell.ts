@@ -48,6 +48,8 @@ export interface CellOptions {
   backlog: boolean;
   parentDir: string;
   cpuProfileDir?: string;
+  /** `--gc-prof`: each broker's GC trace and promoted-allocation profile go to this folder. */
+  gcProfileDir?: string;
   /** Broker settings for every broker of the run (--broker-override), before the cell's own (D1). */
   brokerOverrides?: Readonly<Record<string, string>>;
   log: (message: string) => void;
@@ -164,6 +166,7 @@ export async function runCell(spec: CellSpec, options: CellOptions): Promise<Cel
       dataDir: join(dataDir, 'logs'),
       overrides: brokerOverrides(spec, options),
       cpuProfileDir: options.cpuProfileDir,
+      gcProfileDir: options.gcProfileDir,
       loopProbeFile: join(dataDir, 'loop-probe.json'),
     });
     const usage = watchProcess(broker.pid);
@@ -228,6 +231,7 @@ async function startSecond(spec: CellSpec, options: CellOptions, dataDir: string
     dataDir: join(dataDir, 'logs-compared'),
     overrides: brokerOverrides(spec, options),
     loopProbeFile: join(dataDir, 'loop-probe-compared.json'),
+    gcProfileDir: options.gcProfileDir,
     env,
   });
   try {
@@ -402,6 +406,7 @@ export async function runClientCell(
       dataDir,
       overrides: brokerOverrides(spec, options),
       cpuProfileDir: options.cpuProfileDir,
+      gcProfileDir: options.gcProfileDir,
     });
     const usage = watchProcess(broker.pid);
     const result: ClientCellResult = {

@@ -60,6 +60,8 @@ const usage = `usage: npm run bench -- broker [options]
   --compare-env K=V      a second broker with this environment variable (repeatable) beside each cell's, its
                          repetitions alternated with the first's; ratios second/first (same build, one sitting)
   --cpu-prof DIR         run each broker under node --cpu-prof, profiles written to DIR
+  --gc-prof DIR          each broker's GC trace and a heap profile of what survives scavenges, in DIR
+                         (summary: node dist/bench/broker/gc-top.js DIR)
   --dir DIR              parent of the brokers' data directories, on the disk under test (default .)
   --results-dir DIR      where the result file goes (default bench/results)`;
 
@@ -95,6 +97,7 @@ export async function run(args: string[]): Promise<void> {
       'metrics-compare': { type: 'boolean', default: false },
       'compare-env': { type: 'string', multiple: true, default: [] },
       'cpu-prof': { type: 'string' },
+      'gc-prof': { type: 'string' },
       dir: { type: 'string', default: '.' },
       'results-dir': { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -119,6 +122,7 @@ export async function run(args: string[]): Promise<void> {
     requestsPerSecond: values.rate === undefined ? undefined : positiveNumber('--rate', values.rate),
   }));
   if (values['cpu-prof'] !== undefined) mkdirSync(values['cpu-prof'], { recursive: true });
+  if (values['gc-prof'] !== undefined) mkdirSync(values['gc-prof'], { recursive: true });
   const brokerOverrides = parseOverrides(values['broker-override']);
   const compareEnv =
     values['compare-env'].length > 0 ? parseOverrides(values['compare-env'], '--compare-env') : undefined;
@@ -191,6 +195,7 @@ export async function run(args: string[]): Promise<void> {
         backlog: spec.acks === 1 && spec.durability === 'D0',
         parentDir: values.dir,
         cpuProfileDir: values['cpu-prof'],
+        gcProfileDir: values['gc-prof'],
         brokerOverrides,
         log,
       };
@@ -235,6 +240,7 @@ export async function run(args: string[]): Promise<void> {
         backlog: false,
         parentDir: values.dir,
         cpuProfileDir: values['cpu-prof'],
+        gcProfileDir: values['gc-prof'],
         brokerOverrides,
         log,
       });
