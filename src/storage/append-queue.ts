@@ -6,6 +6,7 @@
 // Ownership: one AppendQueue per Log, driven by it on the event loop; only the writes run in the libuv thread
 // pool. The queue never moves offsets: the log does, at append time and in `commit` (see log.ts's header).
 
+import { assert } from '../common/assert.js';
 import type { FramePool } from '../common/frame-pool.js';
 import { STORAGE_LIMITS } from './log-config.js';
 import type { LogSegment } from './log-segment.js';
@@ -17,7 +18,8 @@ export interface QueuedAppend {
   readonly buf: Buffer;
   readonly position: number;
   readonly lastOffset: number;
-  readonly seq: number;
+  /** Queue order, set by `enqueue` (the caller passes 0). */
+  seq: number;
   /** Set once committed, or given up (failed write, closed log). */
   settled: boolean;
   readonly written: DurableWaiter;
@@ -76,11 +78,17 @@ export class AppendQueue {
     return this.queuedBytesValue;
   }
 
-  /** Queues an append and starts a write if none runs. */
-  enqueue(append: Omit<QueuedAppend, 'seq' | 'settled'>): void {
+  /**
+   * Queues an append (not yet settled) and numbers it. The caller's object is queued itself, not a copy: it
+   * lives until the write ends, long enough to be promoted out of the young generation when writes back up, so
+   * each append makes as few such objects as it can.
+   */
+  enqueue(append: QueuedAppend): void {
+    assert(!append.settled, 'enqueue of a settled append');
     // The buffer may be a pooled request frame: held until the file has it (see releaseQueued).
     this.host.pool?.retain(append.buf);
-    this.queued.push({ ...append, seq: ++this.appendSeq, settled: false });
+    append.seq = ++this.appendSeq;
+    this.queued.push(append);
     this.queuedBytesValue += append.buf.length;
   }
 

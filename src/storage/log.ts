@@ -494,6 +494,8 @@ export class Log {
       buf: batches,
       position,
       lastOffset: scan.lastOffset,
+      seq: 0,
+      settled: false,
       written: writtenWaiter!,
       durable: durableWaiter,
     });
