@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { StreamsConfigError } from './errors.js';
 import { RACK_AWARE_STRATEGIES, type RackAwareStrategy } from './runtime/rack-aware-task-assignor.js';
+import { isUpgradeFrom, UPGRADE_FROM_VALUES, type UpgradeFrom } from './runtime/upgrade-from.js';
 import { type Serde, serdeByName } from './serdes.js';
 
 export { StreamsConfigError };
@@ -38,6 +39,7 @@ export const StreamsConfig = {
   STATESTORE_CACHE_MAX_BYTES_CONFIG: 'statestore.cache.max.bytes',
   APPLICATION_SERVER_CONFIG: 'application.server',
   WINDOW_STORE_CHANGE_LOG_ADDITIONAL_RETENTION_MS_CONFIG: 'windowstore.changelog.additional.retention.ms',
+  UPGRADE_FROM_CONFIG: 'upgrade.from',
   /** Brook's: the module each worker thread imports to build the topology (stream threads as worker threads). */
   TOPOLOGY_MODULE_CONFIG: 'brook.topology.module',
   /** Brook's: the module's export that builds the topology (default buildTopology). */
@@ -81,6 +83,8 @@ export type StreamsProperties = {
   'application.server'?: string;
   'client.id'?: string;
   'windowstore.changelog.additional.retention.ms'?: number | string;
+  /** The release a rolling upgrade starts from ('0.10.0' to '3.8'), set during its first bounce only. */
+  'upgrade.from'?: UpgradeFrom | null;
   /**
    * A module (file URL or path) whose export builds the same topology: each stream thread then runs in a worker
    * thread of its own (several cores), which imports it; without it the threads share the event loop.
@@ -144,6 +148,8 @@ export interface ResolvedConfig {
   topologyModuleExport: string;
   /** brook.assignment.latest.supported.version: the latest user data version spoken (11). */
   assignmentLatestSupportedVersion: number;
+  /** upgrade.from: the release a rolling upgrade starts from (null: none). */
+  upgradeFrom: UpgradeFrom | null;
 }
 
 function int(props: StreamsProperties, key: string, fallback: number, min: number): number {
@@ -264,6 +270,17 @@ function rackAwareness(props: StreamsProperties): {
   return { rackAwareAssignmentTags: tags, clientTags };
 }
 
+/** upgrade.from: null or one of Kafka's UpgradeFromValues, checked as Kafka's ValidString does. */
+function upgradeFrom(props: StreamsProperties): UpgradeFrom | null {
+  const raw = props['upgrade.from'];
+  if (raw === undefined || raw === null) return null;
+  if (!isUpgradeFrom(raw))
+    throw new StreamsConfigError(
+      `Invalid value ${String(raw)} for configuration upgrade.from: String must be one of: ${['null', ...UPGRADE_FROM_VALUES].join(', ')}`,
+    );
+  return raw;
+}
+
 function rackAwareStrategy(props: StreamsProperties): RackAwareStrategy {
   const raw = props['rack.aware.assignment.strategy'] ?? 'none';
   if (!RACK_AWARE_STRATEGIES.includes(raw as RackAwareStrategy))
@@ -339,6 +356,7 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     topologyModule: topologyModule(props),
     topologyModuleExport: nonEmpty(props, 'brook.topology.module.export') ?? 'buildTopology',
     assignmentLatestSupportedVersion: assignmentVersion(props),
+    upgradeFrom: upgradeFrom(props),
   };
 }
 

@@ -42,7 +42,7 @@ const partitions: Record<string, { topic: string; partition: number }[]> = {
 describe("Kafka's AssignmentInfo bytes", () => {
   it('version 11: the encoder writes the layout field by field, and reads it back', () => {
     const info = {
-      version: 1,
+      version: 11,
       activeTasks: ['0_1', '1_0'],
       standbyTasks: ['0_2'],
       partitionsByHost: {
@@ -133,7 +133,7 @@ describe("Kafka's AssignmentInfo bytes", () => {
     });
     const host = encodeAssignmentInfo(
       {
-        version: 1,
+        version: 11,
         activeTasks: [],
         standbyTasks: [],
         partitionsByHost: { 'hôte\u0000x:7': [] },
@@ -150,7 +150,7 @@ describe("Kafka's AssignmentInfo bytes", () => {
   it('bytes it cannot read give null; the earlier JSON is still read', () => {
     const good = encodeAssignmentInfo(
       {
-        version: 1,
+        version: 11,
         activeTasks: ['0_1'],
         standbyTasks: [],
         partitionsByHost: {},
@@ -164,7 +164,7 @@ describe("Kafka's AssignmentInfo bytes", () => {
     newer.writeInt32BE(12, 0);
     assert.equal(decodeAssignmentInfoBytes(newer), null);
     const older = Buffer.from(good);
-    older.writeInt32BE(6, 0);
+    older.writeInt32BE(0, 0);
     assert.equal(decodeAssignmentInfoBytes(older), null);
     assert.equal(decodeAssignmentInfoBytes(good.subarray(0, good.length - 3)), null);
     assert.equal(decodeAssignmentInfoBytes(Buffer.concat([good, Buffer.from([1])])), null);

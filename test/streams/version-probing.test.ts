@@ -104,7 +104,7 @@ describe('version probing: the older layouts', () => {
         [version, ['1_0'], ['0_2', '0_5'], { '0_2': 40, '0_5': 7 }, errorCode],
       );
     }
-    assert.throws(() => encodeSubscriptionInfo(SUB, 0, 6, 11), /not written/);
+    assert.throws(() => encodeSubscriptionInfo(SUB, 0, 12, 11), /not written/);
   });
 
   it('a newer subscription is read for its two versions only; an older reader refuses 11', () => {

@@ -177,6 +177,7 @@ export class StreamThread {
           rackAwareTrafficCost: config.rackAwareTrafficCost,
           rackAwareNonOverlapCost: config.rackAwareNonOverlapCost,
           latestSupportedVersion: config.assignmentLatestSupportedVersion,
+          upgradeFrom: config.upgradeFrom,
           endOffsets: (tps) => this.endOffsets(tps),
           topology,
           realTopic: (t) => this.realTopic(t),

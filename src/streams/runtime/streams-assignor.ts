@@ -39,7 +39,7 @@ import { decodeAssignmentInfoBytes, encodeAssignmentInfo } from './assignment-in
 import type { RackAwareStrategy } from './rack-aware-task-assignor.js';
 import {
   decodeSubscriptionInfoBytes,
-  EARLIEST_WRITTEN_VERSION,
+  EARLIEST_PROBEABLE_VERSION,
   encodeSubscriptionInfo,
   LATEST_SUPPORTED_VERSION,
   subscriptionVersions,
@@ -52,6 +52,7 @@ import {
   type RackAwareActive,
   spreadOverMembers,
 } from './task-assignment.js';
+import { configuredMetadataVersion, rebalanceProtocol, type UpgradeFrom } from './upgrade-from.js';
 
 const USER_DATA_VERSION = 1;
 /** Kafka's AssignorError.SHUTDOWN_REQUESTED: every instance of the application shuts down. */
@@ -172,6 +173,8 @@ export interface StreamsAssignorContext {
    * 7 to 11; 11 by default): lower only to play an older instance, as in version probing tests.
    */
   latestSupportedVersion?: number;
+  /** upgrade.from: the release a rolling upgrade starts from (null or absent: none). */
+  upgradeFrom?: UpgradeFrom | null;
   topology: Topology;
   /** The end offsets of changelog partitions ("topic:partition" -> next offset), for the lags (KIP-441). */
   endOffsets(tps: TopicPartition[]): Promise<Map<string, number>>;
@@ -204,10 +207,16 @@ function partitionOwners(group: GroupSubscription): Map<string, string> {
   return new Map([...claims].map(([k, c]) => [k, c.memberId]));
 }
 
+/** The oldest latest supported version an instance may play (brook.assignment.latest.supported.version). */
+const MIN_PLAYED_LATEST_VERSION = 7;
+
 export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
   readonly name = 'stream';
-  /** KIP-429, as Kafka Streams since 2.4: a task that stays keeps running through a rebalance. */
-  readonly protocol = 'cooperative' as const;
+  /**
+   * KIP-429, as Kafka Streams since 2.4: cooperative, a task that stays keeps running through a rebalance; eager
+   * (everything revoked before each join) while upgrading from an older release (upgrade.from before 2.4).
+   */
+  readonly protocol: 'eager' | 'cooperative';
 
   /** The latest user data version this instance speaks. */
   readonly latestSupportedVersion: number;
@@ -216,10 +225,24 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
 
   constructor(private readonly ctx: StreamsAssignorContext) {
     const latest = ctx.latestSupportedVersion ?? LATEST_SUPPORTED_VERSION;
-    if (!Number.isInteger(latest) || latest < EARLIEST_WRITTEN_VERSION || latest > LATEST_SUPPORTED_VERSION)
-      throw new Error(`latest supported version ${latest} is not between 7 and ${LATEST_SUPPORTED_VERSION}`);
+    if (!Number.isInteger(latest) || latest < MIN_PLAYED_LATEST_VERSION || latest > LATEST_SUPPORTED_VERSION)
+      throw new Error(
+        `latest supported version ${latest} is not between ${MIN_PLAYED_LATEST_VERSION} and ${LATEST_SUPPORTED_VERSION}`,
+      );
     this.latestSupportedVersion = latest;
-    this.usedVersion = latest;
+    const upgradeFrom = ctx.upgradeFrom ?? null;
+    this.usedVersion = configuredMetadataVersion(upgradeFrom, latest);
+    if (this.usedVersion < latest)
+      ctx.log(
+        `Downgrading metadata.version from ${latest} to ${this.usedVersion} for upgrade from ${upgradeFrom}.x.`,
+      );
+    this.protocol = rebalanceProtocol(upgradeFrom);
+    if (this.protocol === 'eager') {
+      ctx.log(`Eager rebalancing protocol is enabled now for upgrade from ${upgradeFrom}.x`);
+      ctx.log(
+        "The eager rebalancing protocol is deprecated and will stop being supported in a future release. Please be prepared to remove the 'upgrade.from' config soon.",
+      );
+    }
   }
 
   /** Kafka's uniqueField: a byte counted up with every subscription. */
@@ -268,11 +291,6 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
       this.ctx.log(
         `downgrading the assignment to version ${minUsed}; latest supported is ${this.latestSupportedVersion}`,
       );
-    if (minUsed < EARLIEST_WRITTEN_VERSION) {
-      // Kafka 2.5 and older (AssignmentInfo before version 7): Brook does not write those layouts.
-      this.ctx.log(`a member subscribed with version ${minUsed}, older than Brook writes: it gets version 7`);
-      minUsed = EARLIEST_WRITTEN_VERSION;
-    }
     return { version: minUsed, commonlySupported: Math.max(minSupported, minUsed) };
   }
 
@@ -605,7 +623,15 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
    * version: everyone has). Binary assignments only (the JSON ones predate versions).
    */
   private probeVersion(info: AssignmentInfo): boolean {
-    if (info.version < EARLIEST_WRITTEN_VERSION) return false;
+    if (info.version < EARLIEST_PROBEABLE_VERSION) {
+      // A release before 2.0 leads, or a member upgrading from one is in the group (upgrade.from): nothing to
+      // probe until every member speaks version 3 or later.
+      if (info.version < this.usedVersion)
+        this.ctx.log(
+          `received an assignment version ${info.version} that is less than the earliest version that allows version probing ${EARLIEST_PROBEABLE_VERSION}. If this is not during a rolling upgrade from version 2.0 or below, this is an error.`,
+        );
+      return false;
+    }
     const received = info.version;
     const common = info.commonlySupportedVersion ?? received;
     if (received > this.usedVersion || common > this.latestSupportedVersion) {

@@ -1,14 +1,18 @@
 // Kafka Streams' SubscriptionInfo bytes (the user data of a "stream" subscription), as Kafka's generated
 // SubscriptionInfoData writes them: no flexible versions, so plain big-endian fields, int32-counted arrays,
-// int32-prefixed bytes and int16-prefixed strings. Brook writes version 11 (Kafka 3.x's latest) and reads 1 to 11.
+// int32-prefixed bytes and int16-prefixed strings. Brook writes and reads versions 1 to 11 (11, Kafka 3.x's latest,
+// unless version probing or upgrade.from chose an older one).
 //
 // Version 11, in order: int32 version, int32 latestSupportedVersion, uuid processId (16 bytes), bytes
 // userEndPoint ("host:port" in UTF-8, empty without application.server), [] TaskOffsetSum (int32 topicGroupId,
 // int32 partition, int64 offsetSum, nullable string namedTopology), int8 uniqueField, int32 errorCode,
 // [] ClientTag (bytes key, bytes value). Versions 7 to 10 are written too, for version probing (KIP-268): a
-// member speaks the version its group can read (streams-assignor.ts).
+// member speaks the version its group can read (streams-assignor.ts); 1 and 2 for upgrade.from 0.10.0 and
+// 0.10.1-1.1, whose releases predate version probing (config.ts).
 // Older versions: latestSupportedVersion from 3, userEndPoint from 2; 1-6 carry prevTasks and standbyTasks as
-// [] (int32 topicGroupId, int32 partition) instead of the sums; 7-9 nest the sums per topic group as
+// [] (int32 topicGroupId, int32 partition) instead of the sums, after the process id and before the endpoint
+// (prevTasks: the tasks of LATEST_OFFSET; standbyTasks: every other task with local state, as Kafka's
+// SubscriptionInfo derives them from the sums); 7-9 nest the sums per topic group as
 // [] (int32 partition, int64 offsetSum); uniqueField from 8, errorCode from 9, clientTags from 11.
 //
 // The sums say what the client holds, as Kafka's TaskManager reports it: a task that ran active in the previous
@@ -25,8 +29,12 @@ import type { SubscriptionInfo } from './streams-assignor.js';
 
 export const SUBSCRIPTION_INFO_VERSION = 11;
 export const LATEST_SUPPORTED_VERSION = 11;
-/** The oldest version Brook writes (its AssignmentInfo reads and writes 7 to 11). */
-export const EARLIEST_WRITTEN_VERSION = 7;
+/** The oldest version Brook writes (version 1: Kafka Streams 0.10.0). */
+export const EARLIEST_WRITTEN_VERSION = 1;
+/** Kafka's EARLIEST_PROBEABLE_VERSION: from 3 a subscription says its latest supported version (KIP-268). */
+export const EARLIEST_PROBEABLE_VERSION = 3;
+/** The first version that carries offset sums instead of previous and standby task lists (KIP-441). */
+export const MIN_VERSION_OFFSET_SUM = 7;
 /** Kafka's Task.LATEST_OFFSET: the task ran active here. */
 export const LATEST_OFFSET = -2;
 /** Kafka's SubscriptionInfo.UNKNOWN_OFFSET_SUM: state held, sum not known. */
@@ -44,8 +52,8 @@ function compareTasks(a: string, b: string): number {
 }
 
 /**
- * The bytes of a subscription in `version` (7 to 11; the latest by default), saying this instance reads up to
- * `latestSupportedVersion`; `uniqueField` is Kafka's per-subscription counter byte.
+ * The bytes of a subscription in `version` (1 to 11; the latest by default), saying this instance reads up to
+ * `latestSupportedVersion` (from version 3); `uniqueField` is Kafka's per-subscription counter byte (from 8).
  */
 export function encodeSubscriptionInfo(
   info: SubscriptionInfo,
@@ -62,10 +70,26 @@ export function encodeSubscriptionInfo(
   for (const t of info.prevTasks) sums.set(t, LATEST_OFFSET);
   const w = new Writer();
   w.int32(version);
-  w.int32(latestSupportedVersion);
+  if (version >= EARLIEST_PROBEABLE_VERSION) w.int32(latestSupportedVersion);
   writeJavaUuid(w, info.processId);
-  w.bytes(Buffer.from(info.userEndpoint, 'utf8'));
   const tasks = [...sums.keys()].sort(compareTasks);
+  if (version < MIN_VERSION_OFFSET_SUM) {
+    const lists = [
+      tasks.filter((t) => sums.get(t) === LATEST_OFFSET),
+      tasks.filter((t) => sums.get(t) !== LATEST_OFFSET),
+    ];
+    for (const list of lists) {
+      w.arrayCount(list.length);
+      for (const t of list) {
+        const [group, partition] = taskId(t);
+        w.int32(group);
+        w.int32(partition);
+      }
+    }
+    if (version >= 2) w.bytes(Buffer.from(info.userEndpoint, 'utf8'));
+    return w.toBuffer();
+  }
+  w.bytes(Buffer.from(info.userEndpoint, 'utf8'));
   if (version >= 10) {
     w.arrayCount(tasks.length);
     for (const t of tasks) {
@@ -146,12 +170,12 @@ export function decodeSubscriptionInfoBytes(
         if (offsetSum >= 0) taskOffsetSums[id] = offsetSum;
       }
     };
-    if (version <= 6) {
+    if (version < MIN_VERSION_OFFSET_SUM) {
       for (const list of [prevTasks, standbyTasks])
         for (let i = 0, n = r.arrayCount(); i < n; i++) list.push(`${r.int32()}_${r.int32()}`);
     }
     const userEndpoint = version >= 2 ? r.bytes().toString('utf8') : '';
-    if (version >= 7) {
+    if (version >= MIN_VERSION_OFFSET_SUM) {
       for (let i = 0, n = r.arrayCount(); i < n; i++) {
         const group = r.int32();
         if (version >= 10) {
