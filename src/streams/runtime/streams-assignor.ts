@@ -4,7 +4,8 @@
 // tasks placed per client (task-assignment.ts) and then into partitions per member.
 //
 // User data: Kafka's binary SubscriptionInfo (subscription-info.ts) and AssignmentInfo (assignment-info.ts),
-// version 11 unless version probing agreed on an older one; Brook's earlier JSON user data (an object with
+// version 11 unless version probing agreed on an older one or upgrade.from asks for 1 or 2 (upgrade-from.ts, which
+// also makes the protocol eager when upgrading from before 2.4); Brook's earlier JSON user data (an object with
 // `version` 1) is still read, for rolling upgrades.
 // Version probing (KIP-268), as Kafka's StreamsPartitionAssignor: each member subscribes with its used version
 // (at first its latest) and its latest supported version. The leader reads a subscription newer than its own
@@ -13,6 +14,8 @@
 // commonly supported one. A member whose assignment comes in a lower version than it used drops to the commonly
 // supported version and rejoins at once; one whose commonly supported version rose above its used version (the
 // older members left) rises to it and rejoins. The group then settles on the highest version all members speak.
+// Below version 3 there is nothing to probe (those releases send no latest supported version): the group stays on
+// the lowest version sent until its members send a newer one.
 // The fields are Kafka's:
 //   SubscriptionInfo: processId, userEndpoint (application.server or ""), prevTasks / standbyTasks (what this
 //     member ran in the previous generation), taskOffsetSums (per task with state in this client's state
