@@ -83,8 +83,11 @@ export type StreamsProperties = {
   'application.server'?: string;
   'client.id'?: string;
   'windowstore.changelog.additional.retention.ms'?: number | string;
-  /** The release a rolling upgrade starts from ('0.10.0' to '3.8'), set during its first bounce only. */
-  'upgrade.from'?: UpgradeFrom | null;
+  /**
+   * The release a rolling upgrade starts from ('0.10.0' to '3.8', Kafka's UpgradeFromValues), set during its
+   * first bounce only; checked when the config is resolved.
+   */
+  'upgrade.from'?: UpgradeFrom | (string & {}) | null;
   /**
    * A module (file URL or path) whose export builds the same topology: each stream thread then runs in a worker
    * thread of its own (several cores), which imports it; without it the threads share the event loop.
