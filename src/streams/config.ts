@@ -18,6 +18,7 @@ export const StreamsConfig = {
   BOOTSTRAP_SERVERS_CONFIG: 'bootstrap.servers',
   PROCESSING_GUARANTEE_CONFIG: 'processing.guarantee',
   COMMIT_INTERVAL_MS_CONFIG: 'commit.interval.ms',
+  REPARTITION_PURGE_INTERVAL_MS_CONFIG: 'repartition.purge.interval.ms',
   MAX_TASK_IDLE_MS_CONFIG: 'max.task.idle.ms',
   BUFFERED_RECORDS_PER_PARTITION_CONFIG: 'buffered.records.per.partition',
   STATE_DIR_CONFIG: 'state.dir',
@@ -60,6 +61,7 @@ export type StreamsProperties = {
   'bootstrap.servers'?: string;
   'processing.guarantee'?: ProcessingGuarantee;
   'commit.interval.ms'?: number | string;
+  'repartition.purge.interval.ms'?: number | string;
   'max.task.idle.ms'?: number | string;
   'buffered.records.per.partition'?: number | string;
   'state.dir'?: string;
@@ -106,6 +108,11 @@ export interface ResolvedConfig {
   bootstrapServers: string;
   processingGuarantee: ProcessingGuarantee;
   commitIntervalMs: number;
+  /**
+   * repartition.purge.interval.ms: how often, at most, a thread deletes the consumed records of the repartition
+   * topics it reads, up to their committed offsets (Kafka's default 30000).
+   */
+  repartitionPurgeIntervalMs: number;
   stateDir: string;
   numStreamThreads: number;
   /** num.standby.replicas: standby tasks per task, each on another instance (default 0). */
@@ -316,6 +323,7 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     bootstrapServers: bootstrapServers ?? '',
     processingGuarantee: guarantee,
     commitIntervalMs: int(props, 'commit.interval.ms', guarantee === 'at_least_once' ? 30_000 : 100, 0),
+    repartitionPurgeIntervalMs: int(props, 'repartition.purge.interval.ms', 30_000, 0),
     maxTaskIdleMs: int(props, 'max.task.idle.ms', 0, -1),
     bufferedRecordsPerPartition: int(props, 'buffered.records.per.partition', 1000, 1),
     stateDir: props['state.dir'] ?? join(tmpdir(), 'kafka-streams'),

@@ -49,6 +49,7 @@ import { checkpointPath, readCheckpoint, taskOffsetSums, writeCheckpoint } from 
 import { openEngine } from './engines.js';
 import { changelogTopicName, repartitionTopicName, type TopicLayout } from './internal-topics.js';
 import { PartitionGroup } from './partition-group.js';
+import { RepartitionPurger } from './repartition-purger.js';
 import type { HandedStore, StandbyUpdater } from './standby-updater.js';
 import { type AssignmentInfo, SHUTDOWN_REQUESTED, StreamsPartitionAssignor } from './streams-assignor.js';
 import { type RecordCollector, Task } from './task.js';
@@ -112,6 +113,9 @@ export class StreamThread {
   private readonly pausedPartitions = new Set<string>();
   /** "real topic:partition" -> the next offset to commit. */
   private readonly consumed = new Map<string, number>();
+  /** "real topic:partition" -> the offset last committed, of the repartition topics read (for the purge). */
+  private readonly committedRepartition = new Map<string, number>();
+  private readonly purger: RepartitionPurger;
   /** "changelog:partition" -> the last offset acknowledged. */
   private readonly changelogOffsets = new Map<string, number>();
   /** "changelog:partition" -> last offset held by an in-memory store a standby handed over (until restored). */
@@ -154,6 +158,7 @@ export class StreamThread {
     const cacheBytes = Math.floor(config.cacheMaxBytes / config.numStreamThreads);
     this.cacheBudget = cacheBytes > 0 ? new CacheBudget(cacheBytes) : null;
     this.eos = config.processingGuarantee === 'exactly_once_v2';
+    this.purger = new RepartitionPurger(config, this.name, (m) => this.hooks.log(`${this.name}: ${m}`));
     this.consumer = new Consumer({
       bootstrapServers: config.bootstrapServers,
       clientId: `${this.name}-consumer`,
@@ -296,6 +301,7 @@ export class StreamThread {
       if (this.commitRequested || now - this.lastCommitMs >= this.config.commitIntervalMs) {
         try {
           await this.commit();
+          this.purger.maybePurge(this.purgeableOffsets(), Date.now());
         } catch (e) {
           if (!this.eos && e instanceof KafkaProtocolError && e.code === ErrorCode.REBALANCE_IN_PROGRESS) {
             // at_least_once: the group is completing a rebalance; the offsets stay and the next commit, after
@@ -442,9 +448,23 @@ export class StreamThread {
     } else if (offsets.length > 0) {
       await this.consumer.commit(offsets);
     }
+    for (const o of offsets)
+      if (this.topology.internalTopics.has(this.logicalTopic(o.topic)))
+        this.committedRepartition.set(`${o.topic}:${o.partition}`, o.offset);
     this.consumed.clear();
     if (!this.eos) for (const task of this.tasks.values()) this.checkpoint(task);
     this.lastCommitMs = Date.now();
+  }
+
+  /**
+   * The committed offsets of the repartition partitions this thread's active tasks read now (Kafka's
+   * StreamTask.purgeableOffsets): the records before them are consumed for good. A partition whose task moved
+   * away is left to its new owner.
+   */
+  private purgeableOffsets(): Map<string, number> {
+    for (const tp of this.committedRepartition.keys())
+      if (!this.taskOfPartition.has(tp)) this.committedRepartition.delete(tp);
+    return this.committedRepartition;
   }
 
   /**
@@ -780,6 +800,7 @@ export class StreamThread {
       }
       await this.consumer.close().catch(() => {});
       await this.producer.close().catch(() => {});
+      await this.purger.close();
       this.hooks.standbys?.setFor(this.name, []);
       this.setState('DEAD');
     }
