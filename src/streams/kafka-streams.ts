@@ -392,11 +392,15 @@ export class KafkaStreams {
         );
       if (this.config.topologyModule !== null) return this.workerStore(params);
       const global = this.globalThread?.store(name);
+      // Stale stores (Kafka's enableStaleStores): also the restoring active instances and the standbys.
+      const stale = params.staleStoresEnabled;
       const found =
         global !== undefined
           ? [global]
-          : this.threads
-              .flatMap((t) => (t instanceof StreamThread ? t.storesNamed(name) : []))
+          : [
+              ...this.threads.flatMap((t) => (t instanceof StreamThread ? t.storesNamed(name, stale) : [])),
+              ...(stale ? (this.standbys?.storesNamed(name) ?? []) : []),
+            ]
               .filter((e) => params.partition === null || e.partition === params.partition)
               .map((e) => e.store);
       if (found.length === 0)

@@ -2,7 +2,9 @@
 // views of a state store across the local tasks that hold it (one instance per partition), as Kafka's composite
 // stores give them. A key lives in one partition, so get() answers the first instance that has it; range() and
 // all() put every instance's entries together (sorted within each instance, not across them, as in Kafka).
-// Only the instances of running tasks (restored, initialized) are read; only local state is visible.
+// Only the instances of running tasks (restored, initialized) are read, unless the query enables stale stores
+// (Kafka's enableStaleStores): then also those of active tasks still restoring and of the instance's standby
+// tasks, which may lag behind the active instance elsewhere. Only local state is visible.
 
 import { StreamsError } from './errors.js';
 import type { KeyValue } from './key-value.js';
@@ -184,7 +186,10 @@ export class StoreQueryParameters<T> {
     );
   }
 
-  /** Also while rebalancing (Kafka's stale stores: here, the instances of running tasks). */
+  /**
+   * Stale stores (Kafka's enableStaleStores): also the instances of standby tasks and of active tasks still
+   * restoring, and also while the client is REBALANCING; their values may be behind the active instance's.
+   */
   enableStaleStores(): StoreQueryParameters<T> {
     return new StoreQueryParameters(this.storeName, this.queryableStoreType, this.partition, true);
   }

@@ -11,14 +11,22 @@
 // what follows that offset (the state lives in this process, so it is handed over, not written down).
 //
 // One consumer (no group) reads every standby changelog partition, from the checkpoint or the beginning.
+//
+// Interactive queries with stale stores enabled (Kafka's StoreQueryParameters.enableStaleStores) read a standby's
+// stores through storesNamed(): the typed layers of the active task's stores over the same engines, without a
+// changelog, built per query (cheap objects), so a query sees what the standby has applied so far.
 
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Consumer } from '../../client/consumer.js';
 import type { TopicPartition } from '../../client/requests.js';
 import type { ResolvedConfig } from '../config.js';
+import type { Serde } from '../serdes.js';
 import type { BytesKeyValueStore } from '../state/bytes-store.js';
-import { restoreInto } from '../state/store-stack.js';
+import { SessionStore } from '../state/session-store.js';
+import { PlainKeyValueStore, restoreInto, TimestampedStore } from '../state/store-stack.js';
+import type { StateStore } from '../state/stores.js';
+import { TimestampedWindowStore } from '../state/window-store.js';
 import type { Topology } from '../topology.js';
 import { checkpointPath, readCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { openEngine } from './engines.js';
@@ -112,6 +120,41 @@ export class StandbyUpdater {
     }
     this.reconcile();
     return handed;
+  }
+
+  /**
+   * Read-only views of the standby instances of a store, one per standby task holding it (for stale queries).
+   * Key-value, window and session stores; a join's duplicates window store is not queryable, as in Kafka.
+   */
+  storesNamed(name: string): { partition: number; store: StateStore }[] {
+    const builder = this.topology.stores.get(name);
+    if (builder === undefined || builder.window?.retainDuplicates) return [];
+    const out: { partition: number; store: StateStore }[] = [];
+    for (const task of this.tasks.values()) {
+      const s = task.stores.find((x) => x.name === name);
+      if (s === undefined) continue;
+      const wrapped = builder.serdesFrom?.(this.config.defaultKeySerde, this.config.defaultValueSerde);
+      const options = {
+        name,
+        engine: s.engine,
+        changelog: null,
+        serdeTopic: s.changelog,
+        keySerde: wrapped?.key ?? ((builder.keySerde ?? this.config.defaultKeySerde) as Serde<unknown>),
+        valueSerde:
+          wrapped?.value ?? ((builder.valueSerde ?? this.config.defaultValueSerde) as Serde<unknown>),
+        recordTimestamp: () => -1,
+      };
+      const store =
+        builder.session !== null
+          ? new SessionStore(options)
+          : builder.window !== null
+            ? new TimestampedWindowStore({ ...options, windowSizeMs: builder.window.sizeMs })
+            : builder.timestamped
+              ? new TimestampedStore(options)
+              : new PlainKeyValueStore(options);
+      out.push({ partition: task.partition, store });
+    }
+    return out;
   }
 
   /**

@@ -740,12 +740,16 @@ export class StreamThread {
     }
   }
 
-  /** The instances of a store in this thread's running tasks, with their partition (interactive queries). */
-  storesNamed(name: string): { partition: number; store: StateStore }[] {
+  /**
+   * The instances of a store in this thread's running tasks, with their partition (interactive queries); with
+   * `includeRestoring` also those of tasks still restoring (stale queries, as Kafka's enableStaleStores).
+   */
+  storesNamed(name: string, includeRestoring = false): { partition: number; store: StateStore }[] {
     const out: { partition: number; store: StateStore }[] = [];
     for (const task of this.tasks.values()) {
       const store = task.stores.get(name);
-      if (store !== undefined && task.initialized) out.push({ partition: task.partition, store });
+      if (store !== undefined && (task.initialized || includeRestoring))
+        out.push({ partition: task.partition, store });
     }
     return out;
   }
