@@ -84,6 +84,7 @@ export { StreamsBuilder } from './streams-builder.js';
 export {
   BufferConfig,
   type BufferFullStrategy,
+  type BufferLogging,
   EagerBufferConfig,
   StrictBufferConfig,
   Suppressed,

@@ -27,6 +27,14 @@ import { type Windowed, WindowedSerdes } from './windows.js';
 /** What a bounded buffer does when a bound is passed (Kafka's BufferFullStrategy). */
 export type BufferFullStrategy = 'EMIT' | 'SHUT_DOWN';
 
+/** A suppression buffer's changelog: written or not, and its topic configs. */
+export interface BufferLogging {
+  readonly enabled: boolean;
+  readonly config: { readonly [key: string]: string };
+}
+
+const LOGGED: BufferLogging = { enabled: true, config: {} };
+
 /** Kafka prints an absent bound as Long.MAX_VALUE. */
 const NO_BOUND = Number.POSITIVE_INFINITY;
 
@@ -46,7 +54,25 @@ export abstract class BufferConfig {
     readonly maxRecords: number,
     readonly maxBytes: number,
     readonly bufferFullStrategy: BufferFullStrategy,
+    /**
+     * Whether the buffer writes its changelog (`<application.id>-<store>-changelog`), and that topic's configs
+     * (KIP-446; Kafka's default: logged, no extra configs). Unlogged, buffered updates are lost with the instance.
+     */
+    readonly logging: BufferLogging = LOGGED,
   ) {}
+
+  /** The same config with `logging`. */
+  protected abstract withLogging(logging: BufferLogging): BufferConfig;
+
+  /** No changelog: the buffer is not restored after a crash or a move (Kafka's withLoggingDisabled). */
+  withLoggingDisabled(): this {
+    return this.withLogging({ enabled: false, config: {} }) as this;
+  }
+
+  /** A changelog created with these topic configs on top of Kafka's (Kafka's withLoggingEnabled). */
+  withLoggingEnabled(config: { [key: string]: string }): this {
+    return this.withLogging({ enabled: true, config: { ...config } }) as this;
+  }
 
   /** A buffer of at most `recordLimit` keys that emits its oldest entries when full. */
   static maxRecords(recordLimit: number): EagerBufferConfig {
@@ -67,17 +93,17 @@ export abstract class BufferConfig {
   abstract withMaxBytes(byteLimit: number): BufferConfig;
 
   withNoBound(): StrictBufferConfig {
-    return new StrictBufferConfig(NO_BOUND, NO_BOUND);
+    return new StrictBufferConfig(NO_BOUND, NO_BOUND, this.logging);
   }
 
   /** Over a bound, the suppression fails with a StreamsException (strict: never emits early). */
   shutDownWhenFull(): StrictBufferConfig {
-    return new StrictBufferConfig(this.maxRecords, this.maxBytes);
+    return new StrictBufferConfig(this.maxRecords, this.maxBytes, this.logging);
   }
 
   /** Over a bound, the oldest entries are emitted until the buffer fits (not strict). */
   emitEarlyWhenFull(): EagerBufferConfig {
-    return new EagerBufferConfig(this.maxRecords, this.maxBytes);
+    return new EagerBufferConfig(this.maxRecords, this.maxBytes, this.logging);
   }
 }
 
@@ -87,8 +113,12 @@ export class StrictBufferConfig extends BufferConfig {
   readonly strict = true as const;
 
   /** @internal */
-  constructor(maxRecords: number, maxBytes: number) {
-    super(maxRecords, maxBytes, 'SHUT_DOWN');
+  constructor(maxRecords: number, maxBytes: number, logging: BufferLogging = LOGGED) {
+    super(maxRecords, maxBytes, 'SHUT_DOWN', logging);
+  }
+
+  protected withLogging(logging: BufferLogging): StrictBufferConfig {
+    return new StrictBufferConfig(this.maxRecords, this.maxBytes, logging);
   }
 
   static override unbounded(): StrictBufferConfig {
@@ -96,11 +126,11 @@ export class StrictBufferConfig extends BufferConfig {
   }
 
   withMaxRecords(recordLimit: number): StrictBufferConfig {
-    return new StrictBufferConfig(checkLimit('maxRecords', recordLimit), this.maxBytes);
+    return new StrictBufferConfig(checkLimit('maxRecords', recordLimit), this.maxBytes, this.logging);
   }
 
   withMaxBytes(byteLimit: number): StrictBufferConfig {
-    return new StrictBufferConfig(this.maxRecords, checkLimit('maxBytes', byteLimit));
+    return new StrictBufferConfig(this.maxRecords, checkLimit('maxBytes', byteLimit), this.logging);
   }
 }
 
@@ -109,16 +139,20 @@ export class EagerBufferConfig extends BufferConfig {
   readonly strict = false as const;
 
   /** @internal */
-  constructor(maxRecords: number, maxBytes: number) {
-    super(maxRecords, maxBytes, 'EMIT');
+  constructor(maxRecords: number, maxBytes: number, logging: BufferLogging = LOGGED) {
+    super(maxRecords, maxBytes, 'EMIT', logging);
+  }
+
+  protected withLogging(logging: BufferLogging): EagerBufferConfig {
+    return new EagerBufferConfig(this.maxRecords, this.maxBytes, logging);
   }
 
   withMaxRecords(recordLimit: number): EagerBufferConfig {
-    return new EagerBufferConfig(checkLimit('maxRecords', recordLimit), this.maxBytes);
+    return new EagerBufferConfig(checkLimit('maxRecords', recordLimit), this.maxBytes, this.logging);
   }
 
   withMaxBytes(byteLimit: number): EagerBufferConfig {
-    return new EagerBufferConfig(this.maxRecords, checkLimit('maxBytes', byteLimit));
+    return new EagerBufferConfig(this.maxRecords, checkLimit('maxBytes', byteLimit), this.logging);
   }
 }
 
@@ -173,6 +207,8 @@ export function suppressTable<K, V>(
     throw new Error('untilWindowCloses applies to the table of a windowed aggregation');
   const store = new StoreBuilder(storeName, 'in-memory', null, null, false);
   store.suppressBuffer = true;
+  store.loggingEnabled = suppressed.bufferConfig.logging.enabled;
+  store.logConfig = { ...suppressed.bufferConfig.logging.config };
   store.serdesFrom = (defaultKey, defaultValue) => ({
     key: (table.keySerde as Serde<unknown> | null) ?? windowedKeySerde(windows, defaultKey),
     value: (table.valueSerde as Serde<unknown> | null) ?? defaultValue,
