@@ -8,9 +8,14 @@ import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
+import { decodeAssignment, decodeSubscription } from '../../src/protocol/consumer-protocol/index.js';
+import { ApiKey } from '../../src/protocol/registry.js';
 import type { KafkaStreams } from '../../src/streams/index.js';
+import { decodeAssignmentInfoBytes } from '../../src/streams/runtime/assignment-info.js';
+import { subscriptionVersions } from '../../src/streams/runtime/subscription-info.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { waitUntil } from '../helpers/wait.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
+import { WireClient } from '../helpers/wire-client.js';
 
 /** A small deterministic generator (mulberry32), so a failure can be replayed. */
 export function seeded(seed: number): () => number {
@@ -169,3 +174,74 @@ export class TopicFollower {
     await this.consumer.close();
   }
 }
+
+/** One member of a streams group as the coordinator stores it (DescribeGroups): its user data, in brief. */
+export interface StreamsMemberView {
+  subscription: { version: number; latestSupportedVersion: number } | null;
+  /** Partitions the member's subscription says it owns. */
+  owned: number;
+  /** The client's process id (hex), from the subscription's user data. */
+  processId: string | null;
+  assignment: { version: number; common: number; active: string[] } | null;
+}
+export type StreamsGroupView = { state: string; members: StreamsMemberView[] };
+
+/** The group `app` as the coordinator stores it: state, each member's user data versions, owned partitions, tasks. */
+export async function describeStreamsGroup(bootstrap: string, app: string): Promise<StreamsGroupView> {
+  const [host, port] = bootstrap.split(':') as [string, string];
+  const client = await WireClient.connect(host, Number(port));
+  try {
+    const res = await client.call(ApiKey.DESCRIBE_GROUPS, 0, {
+      groups: [app],
+      includeAuthorizedOperations: false,
+    });
+    const g = res.groups[0];
+    return {
+      state: g.groupState,
+      members: g.members.map((m: { memberMetadata: Buffer; memberAssignment: Buffer }): StreamsMemberView => {
+        const sub = m.memberMetadata.length > 0 ? decodeSubscription(m.memberMetadata).value : null;
+        const asg =
+          m.memberAssignment.length > 0 ? decodeAssignment(m.memberAssignment).value.userData : null;
+        const info = asg === null ? null : decodeAssignmentInfoBytes(asg);
+        const userData = sub?.userData ?? null;
+        return {
+          subscription: userData === null ? null : subscriptionVersions(userData),
+          owned: sub === null ? 0 : sub.ownedPartitions.reduce((n, t) => n + t.partitions.length, 0),
+          // The process id follows the version (4 bytes) and, from version 3, the latest supported version.
+          processId:
+            userData === null
+              ? null
+              : userData
+                  .subarray(userData.readInt32BE(0) >= 3 ? 8 : 4)
+                  .subarray(0, 16)
+                  .toString('hex'),
+          assignment:
+            info === null
+              ? null
+              : { version: info.version, common: info.commonlySupportedVersion!, active: info.activeTasks },
+        };
+      }),
+    };
+  } finally {
+    client.close();
+  }
+}
+
+/** Polls the group until `ok` holds (a describe call each time), or fails with the last view and `why()`. */
+export async function waitForStreamsGroup(
+  bootstrap: string,
+  app: string,
+  ok: (v: StreamsGroupView) => boolean,
+  why: () => string,
+): Promise<StreamsGroupView> {
+  let last: StreamsGroupView | null = null;
+  for (const deadline = Date.now() + 90_000; Date.now() < deadline; await sleep(250)) {
+    last = await describeStreamsGroup(bootstrap, app);
+    if (ok(last)) return last;
+  }
+  assert.fail(`group never settled: ${JSON.stringify(last)}\n${why()}`);
+}
+
+/** Every active task of the group's assignments, sorted. */
+export const groupActiveTasks = (v: StreamsGroupView): string[] =>
+  v.members.flatMap((m) => m.assignment?.active ?? []).sort();

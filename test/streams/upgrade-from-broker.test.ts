@@ -11,15 +11,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Producer } from '../../src/client/producer.js';
-import { decodeAssignment, decodeSubscription } from '../../src/protocol/consumer-protocol/index.js';
-import { ApiKey } from '../../src/protocol/registry.js';
 import { Consumed, KafkaStreams, Produced, Serdes, StreamsBuilder } from '../../src/streams/index.js';
-import { decodeAssignmentInfoBytes } from '../../src/streams/runtime/assignment-info.js';
-import { subscriptionVersions } from '../../src/streams/runtime/subscription-info.js';
 import type { UpgradeFrom } from '../../src/streams/runtime/upgrade-from.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
-import { WireClient } from '../helpers/wire-client.js';
-import { activeTasks, describeInstances, TopicFollower, useStreamsBroker } from './streams-helpers.js';
+import {
+  activeTasks,
+  describeInstances,
+  describeStreamsGroup,
+  groupActiveTasks,
+  type StreamsGroupView,
+  TopicFollower,
+  useStreamsBroker,
+  waitForStreamsGroup,
+} from './streams-helpers.js';
 
 const S = Serdes.String();
 const broker = useStreamsBroker({ 'up11-in': 4, 'up11-out': 1, 'up23-in': 4, 'up23-out': 1 }, 3);
@@ -41,69 +45,11 @@ function instance(app: string, dir: string, upgradeFrom?: UpgradeFrom): KafkaStr
   });
 }
 
-interface MemberView {
-  subscription: { version: number; latestSupportedVersion: number } | null;
-  owned: number;
-  processId: string | null;
-  assignment: { version: number; common: number; active: string[] } | null;
-}
-type GroupView = { state: string; members: MemberView[] };
-
-/** The group as the coordinator stores it: each member's user data versions, owned partitions, active tasks. */
-async function groupView(app: string): Promise<GroupView> {
-  const [host, port] = broker.bootstrap.split(':') as [string, string];
-  const client = await WireClient.connect(host, Number(port));
-  try {
-    const res = await client.call(ApiKey.DESCRIBE_GROUPS, 0, {
-      groups: [app],
-      includeAuthorizedOperations: false,
-    });
-    const g = res.groups[0];
-    return {
-      state: g.groupState,
-      members: g.members.map((m: { memberMetadata: Buffer; memberAssignment: Buffer }): MemberView => {
-        const sub = m.memberMetadata.length > 0 ? decodeSubscription(m.memberMetadata).value : null;
-        const asg =
-          m.memberAssignment.length > 0 ? decodeAssignment(m.memberAssignment).value.userData : null;
-        const info = asg === null ? null : decodeAssignmentInfoBytes(asg);
-        const userData = sub?.userData ?? null;
-        return {
-          subscription: userData === null ? null : subscriptionVersions(userData),
-          owned: sub === null ? 0 : sub.ownedPartitions.reduce((n, t) => n + t.partitions.length, 0),
-          // The process id follows the version (4 bytes) and, from version 3, the latest supported version.
-          processId:
-            userData === null
-              ? null
-              : userData
-                  .subarray(userData.readInt32BE(0) >= 3 ? 8 : 4)
-                  .subarray(0, 16)
-                  .toString('hex'),
-          assignment:
-            info === null
-              ? null
-              : { version: info.version, common: info.commonlySupportedVersion!, active: info.activeTasks },
-        };
-      }),
-    };
-  } finally {
-    client.close();
-  }
-}
-
-async function waitForGroup(
-  app: string,
-  ok: (v: GroupView) => boolean,
-  why: () => string,
-): Promise<GroupView> {
-  let last: GroupView | null = null;
-  for (const deadline = Date.now() + 90_000; Date.now() < deadline; await sleep(250)) {
-    last = await groupView(app);
-    if (ok(last)) return last;
-  }
-  assert.fail(`group never settled: ${JSON.stringify(last)}\n${why()}`);
-}
-
-const allTasks = (v: GroupView) => v.members.flatMap((m) => m.assignment?.active ?? []).sort();
+type GroupView = StreamsGroupView;
+const groupView = (app: string) => describeStreamsGroup(broker.bootstrap, app);
+const waitForGroup = (app: string, ok: (v: GroupView) => boolean, why: () => string) =>
+  waitForStreamsGroup(broker.bootstrap, app, ok, why);
+const allTasks = groupActiveTasks;
 
 function sender(producer: Producer, topic: string) {
   return (from: number, n: number) =>

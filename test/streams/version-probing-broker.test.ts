@@ -7,14 +7,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Producer } from '../../src/client/producer.js';
-import { decodeAssignment, decodeSubscription } from '../../src/protocol/consumer-protocol/index.js';
-import { ApiKey } from '../../src/protocol/registry.js';
 import { Consumed, KafkaStreams, Produced, Serdes, StreamsBuilder } from '../../src/streams/index.js';
-import { decodeAssignmentInfoBytes } from '../../src/streams/runtime/assignment-info.js';
-import { subscriptionVersions } from '../../src/streams/runtime/subscription-info.js';
-import { sleep, waitUntil } from '../helpers/wait.js';
-import { WireClient } from '../helpers/wire-client.js';
-import { activeTasks, describeInstances, TopicFollower, useStreamsBroker } from './streams-helpers.js';
+import { waitUntil } from '../helpers/wait.js';
+import {
+  activeTasks,
+  describeInstances,
+  groupActiveTasks,
+  type StreamsGroupView,
+  TopicFollower,
+  useStreamsBroker,
+  waitForStreamsGroup,
+} from './streams-helpers.js';
 
 const S = Serdes.String();
 const APP = 'vp-app';
@@ -37,54 +40,9 @@ function instance(dir: string, latest?: number): KafkaStreams {
   });
 }
 
-interface MemberView {
-  subscription: { version: number; latestSupportedVersion: number } | null;
-  assignment: { version: number; common: number; active: string[] } | null;
-}
-
-/** The group as the coordinator stores it: state, and each member's user data versions and active tasks. */
-async function groupView(): Promise<{ state: string; members: MemberView[] }> {
-  const [host, port] = broker.bootstrap.split(':') as [string, string];
-  const client = await WireClient.connect(host, Number(port));
-  try {
-    const res = await client.call(ApiKey.DESCRIBE_GROUPS, 0, {
-      groups: [APP],
-      includeAuthorizedOperations: false,
-    });
-    const g = res.groups[0];
-    return {
-      state: g.groupState,
-      members: g.members.map((m: { memberMetadata: Buffer; memberAssignment: Buffer }): MemberView => {
-        const sub = m.memberMetadata.length > 0 ? decodeSubscription(m.memberMetadata).value.userData : null;
-        const asg =
-          m.memberAssignment.length > 0 ? decodeAssignment(m.memberAssignment).value.userData : null;
-        const info = asg === null ? null : decodeAssignmentInfoBytes(asg);
-        return {
-          subscription: sub === null ? null : subscriptionVersions(sub),
-          assignment:
-            info === null
-              ? null
-              : { version: info.version, common: info.commonlySupportedVersion!, active: info.activeTasks },
-        };
-      }),
-    };
-  } finally {
-    client.close();
-  }
-}
-
-/** Polls the group until `ok` holds (a describe call each time), or fails with the last view. */
-async function waitForGroup(ok: (v: Awaited<ReturnType<typeof groupView>>) => boolean, why: () => string) {
-  let last: Awaited<ReturnType<typeof groupView>> | null = null;
-  for (const deadline = Date.now() + 90_000; Date.now() < deadline; await sleep(250)) {
-    last = await groupView();
-    if (ok(last)) return last;
-  }
-  assert.fail(`group never settled: ${JSON.stringify(last)}\n${why()}`);
-}
-
-const allTasks = (v: Awaited<ReturnType<typeof groupView>>) =>
-  v.members.flatMap((m) => m.assignment?.active ?? []).sort();
+const waitForGroup = (ok: (v: StreamsGroupView) => boolean, why: () => string) =>
+  waitForStreamsGroup(broker.bootstrap, APP, ok, why);
+const allTasks = groupActiveTasks;
 
 test('a version-10 leader and a version-11 instance settle on version 10, then 11 when the older leaves', async () => {
   const b = instance(broker.dirs[1]!, 10);
