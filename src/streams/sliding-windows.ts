@@ -7,9 +7,14 @@
 // (`<store>-records`, a window store with duplicates, logged), and every window a new record touches is folded
 // again from those records, in time order. Kafka instead derives new windows from existing aggregates, which
 // needs no record store; the results per window are the same, this is simpler to get right.
+//
+// With a record cache (caching on, as Kafka's default for DSL stores) the window aggregates go through Kafka's
+// CachingWindowStore: a window's updates between two commits reach the changelog and downstream once, through
+// the cache's flush listener. The records store is never cached: each window is folded again from it.
 
-import type { Processor, ProcessorContext, Record } from './processor.js';
-import { Change } from './processor.js';
+import type { Processor, ProcessorContext } from './processor.js';
+import { Change, Record } from './processor.js';
+import { CachingTimestampedWindowStore } from './state/caching-window-store.js';
 import type { DuplicatesWindowStore, TimestampedWindowStore } from './state/window-store.js';
 import { TimeWindow, Windowed } from './windows.js';
 
@@ -47,11 +52,23 @@ export function slidingAggregateSupplier<K, V, VA>(
     let store: TimestampedWindowStore<K, VA>;
     let records: DuplicatesWindowStore<K, V>;
     let observedStreamTimeMs = -1;
+    let cached = false;
     return {
       init(c) {
         context = c;
         store = c.getStateStore<TimestampedWindowStore<K, VA>>(storeName);
         records = c.getStateStore<DuplicatesWindowStore<K, V>>(recordsStoreName);
+        cached = store instanceof CachingTimestampedWindowStore && store.cachingEnabled;
+        if (cached)
+          (store as CachingTimestampedWindowStore<K, VA>).setFlushListener((key, start, next, old) =>
+            c.forward(
+              new Record(
+                new Windowed(key, new TimeWindow(start, start + d)),
+                new Change(next?.value ?? null, old?.value ?? null),
+                next?.timestamp ?? old?.timestamp ?? c.currentStreamTimeMs(),
+              ),
+            ),
+          );
       },
       process(r: Record<K, V>) {
         if (r.key === null || r.key === undefined || r.value === null || r.value === undefined) return;
@@ -87,6 +104,7 @@ export function slidingAggregateSupplier<K, V, VA>(
           )
             continue;
           store.put(r.key, { value: agg, timestamp }, start);
+          if (cached) continue; // forwarded when the cache lets the window go
           context.forward(
             r
               .withKey(new Windowed(r.key, new TimeWindow(start, end)))

@@ -212,8 +212,8 @@ export class TimeWindowedKStream<K, V> {
     const logConfig = (policy: string) => ({ 'cleanup.policy': policy, ...m.logConfig });
     const store = new StoreBuilder<K, VA>(storeName, m.engine, keySerde, m.valueSerde, true);
     store.window = { sizeMs, retentionMs };
-    // Sliding windows fold each window again from the records store and forward as they go: not cached.
-    if (m.cachingEnabled && !sliding) store.withCachingEnabled();
+    // Kafka caches the window aggregates of time and sliding windows alike (CachingWindowStore).
+    if (m.cachingEnabled) store.withCachingEnabled();
     if (m.loggingEnabled) store.withLoggingEnabled(logConfig('compact,delete'));
     else store.withLoggingDisabled();
     if (sliding) {

@@ -7,14 +7,17 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
+import { Consumer } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
 import {
   Consumed,
   KafkaStreams,
+  KeyValue,
   Materialized,
   Produced,
   Serdes,
   SessionWindows,
+  SlidingWindows,
   StreamsBuilder,
   TimeWindows,
   TopologyTestDriver,
@@ -211,11 +214,13 @@ describe('record caches through a broker', () => {
     bootstrap = broker.bootstrap;
     const admin = new Admin({ bootstrapServers: bootstrap });
     await admin.createTopics(
-      ['lines', 'cached-out', 'uncached-out'].map((topic) => ({
-        topic,
-        numPartitions: 1,
-        replicationFactor: 1,
-      })),
+      ['lines', 'cached-out', 'uncached-out', 'clicks', 'sliding-cached-out', 'sliding-uncached-out'].map(
+        (topic) => ({
+          topic,
+          numPartitions: 1,
+          replicationFactor: 1,
+        }),
+      ),
     );
     await admin.close();
   });
@@ -266,5 +271,108 @@ describe('record caches through a broker', () => {
     assert.equal(uncached, totalWords, 'without a cache every update goes out');
     assert.ok(cached < totalWords / 4, `with a cache, ${cached} updates for ${totalWords} words`);
     assert.ok(cached >= expected.size);
+  });
+  it('sliding windows: far fewer changelog records and updates with caching on, the same final counts', async () => {
+    // Two keys, a record every 10 ms, windows of 100 ms: each window is updated about ten times, all within
+    // one commit interval. Kafka caches sliding windows' aggregates as it caches time windows'.
+    const DIFF_MS = 100;
+    const input = Array.from({ length: 300 }, (_, i) => ({
+      user: i % 2 === 0 ? 'ann' : 'bob',
+      t: 1000 + 10 * i,
+    }));
+    const expected = new Map<string, number>();
+    for (const user of ['ann', 'bob']) {
+      const times = input.filter((i) => i.user === user).map((i) => i.t);
+      const count = (s: number) => times.filter((t) => t >= s && t <= s + DIFF_MS).length;
+      for (const t of times) {
+        const s = Math.max(0, t - DIFF_MS);
+        expected.set(`${user}@${s}-${s + DIFF_MS}`, count(s));
+        if (times.some((u) => u > t && u <= t + 1 + DIFF_MS))
+          expected.set(`${user}@${t + 1}-${t + 1 + DIFF_MS}`, count(t + 1));
+      }
+    }
+    const producer = new Producer({ bootstrapServers: bootstrap });
+    await producer.sendBatch(
+      input.map((i) => ({
+        topic: 'clicks',
+        key: Buffer.from(i.user),
+        value: Buffer.from('x'),
+        timestamp: i.t,
+      })),
+    );
+    await producer.close();
+    const run = async (caching: boolean) => {
+      const output = caching ? 'sliding-cached-out' : 'sliding-uncached-out';
+      const builder = new StreamsBuilder();
+      const m = Materialized.as<string, number>('sliding-counts');
+      builder
+        .stream('clicks', Consumed.with(S, S))
+        .groupByKey()
+        .windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(DIFF_MS, 1_000_000))
+        .count(caching ? m.withCachingEnabled() : m.withCachingDisabled())
+        .toStream()
+        .map((w, c) => KeyValue.pair(`${w.key}@${w.window.start()}-${w.window.end()}`, c))
+        .to(output, Produced.with(S, L));
+      const applicationId = `sliding-caching-${caching}`;
+      const streams = new KafkaStreams(builder.build(), {
+        'application.id': applicationId,
+        'bootstrap.servers': bootstrap,
+        'state.dir': dir,
+        // Long enough that the whole input is processed between two commits.
+        'commit.interval.ms': 3000,
+      });
+      const follower = new TopicFollower(bootstrap, output, 1);
+      const final = () =>
+        new Map(
+          [...follower.latest].map(([k, v]) => [k, v === null ? null : Number(v.readBigInt64BE(0))] as const),
+        );
+      follower.start();
+      let updates = 0;
+      try {
+        await streams.start();
+        await waitUntil(
+          () => [...expected].every(([w, n]) => final().get(w) === n),
+          60_000,
+          () => `${output}: ${final().size} of ${expected.size} windows`,
+        );
+      } finally {
+        await streams.close();
+        await follower.stop();
+        updates = follower.records.length;
+      }
+      assert.deepEqual(
+        new Map([...final()].sort()),
+        new Map([...expected].sort()),
+        'no window other than the reference ones, each with its count',
+      );
+      const consumer = new Consumer({ bootstrapServers: bootstrap });
+      try {
+        const [end] = await consumer.endOffsets([
+          { topic: `${applicationId}-sliding-counts-changelog`, partition: 0 },
+        ]);
+        return { updates, changelogRecords: end!.offset };
+      } finally {
+        await consumer.close();
+      }
+    };
+    const cached = await run(true);
+    const uncached = await run(false);
+    assert.equal(
+      uncached.changelogRecords,
+      uncached.updates,
+      'without a cache, each update is logged and forwarded',
+    );
+    assert.ok(
+      cached.updates * 2 < uncached.updates,
+      `updates: ${cached.updates} with a cache, ${uncached.updates} without`,
+    );
+    assert.ok(
+      cached.changelogRecords * 2 < uncached.changelogRecords,
+      `changelog records: ${cached.changelogRecords} with a cache, ${uncached.changelogRecords} without`,
+    );
+    assert.ok(cached.updates >= expected.size && cached.changelogRecords >= expected.size);
+    console.log(
+      `sliding windows: ${expected.size} windows; with a cache ${cached.updates} updates and ${cached.changelogRecords} changelog records, without ${uncached.updates} and ${uncached.changelogRecords}`,
+    );
   });
 });
