@@ -20,6 +20,7 @@ import {
   WindowedSerdes,
 } from '../../src/streams/index.js';
 import { openEngine } from '../../src/streams/runtime/engines.js';
+import type { InMemoryWindowBytesStore } from '../../src/streams/state/in-memory-window-store.js';
 import type { SegmentedBytesStore } from '../../src/streams/state/segmented-store.js';
 import { StoreBuilder } from '../../src/streams/state/stores.js';
 import { windowStoreKey } from '../../src/streams/state/window-store.js';
@@ -145,6 +146,43 @@ describe('window store retention', () => {
     }
   });
 
+  it('in-memory window and session stores drop each window a retention old, as Kafka does', () => {
+    const builder = new StreamsBuilder();
+    const grouped = builder.stream('clicks', Consumed.with(S, S)).groupByKey();
+    grouped
+      .windowedBy(TimeWindows.ofSizeWithNoGrace(MINUTE_MS))
+      .count(Materialized.inMemory<string, number>('per-minute').withValueSerde(L));
+    grouped
+      .windowedBy(SessionWindows.ofInactivityGapWithNoGrace(MINUTE_MS))
+      .count(Materialized.inMemory<string, number>('sessions').withValueSerde(L));
+    const driver = new TopologyTestDriver(builder.build());
+    try {
+      const input = driver.createInputTopic('clicks', S, S);
+      input.pipeInput('a', 'x', 8 * MINUTE_MS);
+      input.pipeInput('a', 'x', 8 * MINUTE_MS + 12_000);
+      input.pipeInput('a', 'x', 9 * MINUTE_MS + 30_000);
+      // Retention is size + grace = 1 min (segments of 1 min). The window store's stream time is its newest
+      // window's start, 9 min: the window of 8 min is a retention old and gone, though its segment (8-9 min)
+      // would still be live in a persistent store.
+      const windows = driver.getTimestampedWindowStore<string, number>('per-minute')!;
+      assert.equal(windows.fetch('a', 8 * MINUTE_MS), null, 'the window of 8 min has expired');
+      assert.equal(windows.fetch('a', 9 * MINUTE_MS)?.value, 1);
+      assert.deepEqual(
+        windows.all().map((w) => w.windowStartMs),
+        [9 * MINUTE_MS],
+      );
+      // Sessions: retention gap + grace = 1 min; stream time is the newest session's end, 9.5 min, so the session
+      // that ended at 8.2 min has gone.
+      const sessions = driver.getSessionStore<string, number>('sessions')!;
+      assert.deepEqual(
+        sessions.fetch('a').map((s) => [s.startMs, s.endMs, s.value]),
+        [[9 * MINUTE_MS + 30_000, 9 * MINUTE_MS + 30_000, 1]],
+      );
+    } finally {
+      driver.close();
+    }
+  });
+
   it('a segmented store drops expired segments and writes into them (restoration too) and reopens its segments', () => {
     const dir = mkdtempSync(join(tmpdir(), 'brook-segments-'));
     try {
@@ -191,16 +229,22 @@ describe('window store retention', () => {
       } finally {
         again.close();
       }
+      // In memory, each window goes once it is a retention old (Kafka's InMemoryWindowStore): at stream time
+      // 10 min with 4 min of retention, the window of 6 min has gone although its segment would still live.
       const memory = openEngine(
         windowStoreBuilder('m', retentionMs, 'in-memory'),
         dir,
-      ) as SegmentedBytesStore;
+      ) as InMemoryWindowBytesStore;
       for (let minute = 0; minute <= 10; minute++)
         memory.put(key('a', minute * MINUTE_MS), Buffer.from([minute]));
       assert.deepEqual(
         memory.range(null, null).map((e) => e.value[0]),
-        [6, 7, 8, 9, 10],
+        [7, 8, 9, 10],
       );
+      assert.equal(memory.get(key('a', 6 * MINUTE_MS)), null);
+      memory.put(key('b', 6 * MINUTE_MS), Buffer.from([6]));
+      assert.equal(memory.expiredRecordsDropped, 1, 'a write a retention old is dropped');
+      assert.equal(memory.count(), 4);
       memory.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,11 +1,13 @@
-// Which bytes engine a store gets: in memory, or persistent (LMDB) under the task's directory. Window and session
-// stores get a segmented engine (segmented-store.ts) whose segments are engines of the same kind; a persistent
-// one keeps each segment in `<task dir>/lmdb/<store>/<store>.<segment start ms>`, Kafka's segment naming.
+// Which bytes engine a store gets: in memory, or persistent (LMDB) under the task's directory. Persistent window
+// and session stores get a segmented engine (segmented-store.ts), each segment in
+// `<task dir>/lmdb/<store>/<store>.<segment start ms>`, Kafka's segment naming; in-memory ones expire each window
+// on its own (in-memory-window-store.ts), as Kafka's in-memory stores do.
 
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BytesKeyValueStore } from '../state/bytes-store.js';
 import { InMemoryBytesStore } from '../state/bytes-store.js';
+import { InMemoryWindowBytesStore } from '../state/in-memory-window-store.js';
 import { LmdbBytesStore } from '../state/lmdb-store.js';
 import { SegmentedBytesStore, type SegmentFactory, segmentIntervalMs } from '../state/segmented-store.js';
 import type { StoreBuilder } from '../state/stores.js';
@@ -25,27 +27,22 @@ function sessionKeyTimestamp(key: Buffer): number {
 
 export function openEngine(builder: StoreBuilder, taskDir: string): BytesKeyValueStore {
   const retentionMs = builder.window?.retentionMs ?? builder.session?.retentionMs;
-  if (retentionMs !== undefined)
+  if (retentionMs !== undefined) {
+    const timestampOf = builder.session !== null ? sessionKeyTimestamp : windowKeyTimestamp;
+    // In memory, each window expires on its own, as in Kafka's InMemoryWindowStore; on disk, whole segments.
+    if (builder.engine !== 'persistent') return new InMemoryWindowBytesStore({ retentionMs, timestampOf });
     return new SegmentedBytesStore({
       retentionMs,
-      timestampOf: builder.session !== null ? sessionKeyTimestamp : windowKeyTimestamp,
-      segments:
-        builder.engine === 'persistent'
-          ? lmdbSegments(join(taskDir, 'lmdb', builder.name), builder.name, segmentIntervalMs(retentionMs))
-          : memorySegments(),
+      timestampOf,
+      segments: lmdbSegments(
+        join(taskDir, 'lmdb', builder.name),
+        builder.name,
+        segmentIntervalMs(retentionMs),
+      ),
     });
+  }
   if (builder.engine === 'persistent') return new LmdbBytesStore(join(taskDir, 'lmdb', builder.name));
   return new InMemoryBytesStore();
-}
-
-function memorySegments(): SegmentFactory {
-  return {
-    persistent: false,
-    reopened: false,
-    existing: () => [],
-    open: () => new InMemoryBytesStore(),
-    destroy: (_id, segment) => segment.close(),
-  };
 }
 
 function lmdbSegments(dir: string, storeName: string, intervalMs: number): SegmentFactory {
