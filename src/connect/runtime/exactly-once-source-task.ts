@@ -159,11 +159,11 @@ export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
     this.committable.push({ record, written: null });
   }
 
-  protected override batchAcknowledged(batch: Prepared[], metas: ReadonlyArray<WrittenRecord>): void {
-    for (let i = 0; i < batch.length; i++) {
+  protected override batchAcknowledged(records: SourceRecord[], metas: ReadonlyArray<WrittenRecord>): void {
+    for (let i = 0; i < records.length; i++) {
       const meta = metas[i]!;
       this.committable.push({
-        record: batch[i]!.record,
+        record: records[i]!,
         written: { topic: meta.topic, partition: meta.partition, offset: meta.offset },
       });
     }
