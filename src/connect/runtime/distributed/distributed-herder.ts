@@ -772,6 +772,8 @@ export class DistributedHerder extends AbstractHerder implements Herder {
             .catch((err) => this.logFailure(err));
         },
         (topic) => {
+          // Called for every record a task sends: a topic already recorded costs a lookup, not two promises.
+          if (this.statuses.hasTopic(id.connector, topic)) return;
           this.statuses.putTopic(id.connector, topic, id.task).catch((err) => this.logFailure(err));
         },
         exactlyOnce ? { preProducerCheck: check, postProducerCheck: check } : {},

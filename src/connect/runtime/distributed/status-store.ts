@@ -111,9 +111,14 @@ export class StatusStore {
     }
   }
 
+  /** Whether the connector's use of the topic is recorded (putTopic would do nothing). */
+  hasTopic(connector: string, topic: string): boolean {
+    return this.topics.get(connector)?.has(topic) === true;
+  }
+
   /** Records that a task of the connector used a topic, once per connector and topic (Kafka's topic status). */
   async putTopic(connector: string, topic: string, task: number): Promise<void> {
-    if (this.topics.get(connector)?.has(topic)) return;
+    if (this.hasTopic(connector, topic)) return;
     this.trackTopic(connector, topic, true);
     const value = { topic: { name: topic, connector, task, discoverTimestamp: Date.now() } };
     await this.log.send(
