@@ -47,8 +47,13 @@ class Writer {
     this.at = this.buf.writeInt32BE(v, this.at);
     return this;
   }
+  /** Two's complement in two 32-bit halves: no BigInt per field (an offset sync has two). */
   int64(v: number): this {
-    this.at = this.buf.writeBigInt64BE(BigInt(v), this.at);
+    if (!Number.isSafeInteger(v)) throw new RangeError(`${v} is not an integer a double holds exactly`);
+    const high = Math.floor(v / 2 ** 32);
+    this.buf.writeInt32BE(high, this.at);
+    this.buf.writeUInt32BE(v - high * 2 ** 32, this.at + 4);
+    this.at += 8;
     return this;
   }
   string(s: string): this {

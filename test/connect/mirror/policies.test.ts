@@ -193,6 +193,14 @@ test("record formats are Kafka's Struct layouts", () => {
   );
   assert.deepEqual(decodeHeartbeat(encodeHeartbeatKey(hb), encodeHeartbeatValue(hb)), hb);
   assert.throws(() => decodeOffsetSync(Buffer.from([0, 9, 1]), syncValue), /truncated/);
+  // int64 beyond 32 bits, the largest a double holds exactly, and -1, as Java's writeLong writes them.
+  for (const v of [2 ** 32 + 5, Number.MAX_SAFE_INTEGER, -1, -(2 ** 40)]) {
+    const encoded = encodeOffsetSyncValue({ upstreamOffset: v, downstreamOffset: 0 });
+    const expected = Buffer.alloc(16);
+    expected.writeBigInt64BE(BigInt(v));
+    assert.equal(encoded.toString('hex'), expected.toString('hex'), String(v));
+    assert.equal(decodeOffsetSync(syncKey, encoded).upstreamOffset, v);
+  }
 });
 
 test('offset syncs are emitted as Kafka does: first record, lag over offset.lag.max, gaps, truncation', () => {
