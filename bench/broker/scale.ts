@@ -37,6 +37,8 @@ const usage = `usage: npm run bench -- broker-scale [options]
   --seconds N        measured window of one produce repetition (default 4)
   --repetitions N    produce repetitions per broker, alternated, at least 3 (default 3)
   --quick            1,000 partitions, 1,000 connections, 1 s windows
+  --create-only      only time creating the big topic: a fresh broker per repetition, no connections or produce
+  --cpu-prof DIR     run the loaded broker under node --cpu-prof, profiles written to DIR
   --dir DIR          parent of the brokers' data directories (default .)
   --results-dir DIR  where the result file goes (default bench/results)`;
 
@@ -56,6 +58,8 @@ export async function run(args: string[]): Promise<void> {
       seconds: { type: 'string' },
       repetitions: { type: 'string', default: '3' },
       quick: { type: 'boolean', default: false },
+      'create-only': { type: 'boolean', default: false },
+      'cpu-prof': { type: 'string' },
       dir: { type: 'string', default: '.' },
       'results-dir': { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -72,9 +76,14 @@ export async function run(args: string[]): Promise<void> {
   const repetitions = positiveInteger('--repetitions', values.repetitions);
   assert(repetitions >= 3, '--repetitions: at least 3');
   const writer = new ResultWriter({ bench: 'broker-scale', args, dir: values['results-dir'] });
+  const cpuProfileDir = values['cpu-prof'];
+  if (values['create-only']) {
+    await runCreateOnly(writer, values.dir, partitions, repetitions, cpuProfileDir);
+    return;
+  }
   const idle: WireConnection[] = [];
   await withTempDir(values.dir, '.brook-bench-', async (dir) => {
-    const loaded = await startBroker({ dataDir: join(dir, 'loaded') });
+    const loaded = await startBroker({ dataDir: join(dir, 'loaded'), cpuProfileDir });
     let baseline: BrokerProcess | undefined;
     try {
       baseline = await startBroker({ dataDir: join(dir, 'baseline') });
@@ -177,8 +186,44 @@ async function prepareHotTopic(broker: BrokerProcess): Promise<void> {
   }
 }
 
+/**
+ * `--create-only`: the time of one CreateTopics of `partitions` partitions on a fresh broker, repeated with a
+ * fresh broker and data directory each time (so every repetition starts from the same empty state).
+ */
+async function runCreateOnly(
+  writer: ResultWriter,
+  parent: string,
+  partitions: number,
+  repetitions: number,
+  cpuProfileDir: string | undefined,
+): Promise<void> {
+  const seconds: number[] = [];
+  for (let i = 0; i < repetitions; i++) {
+    await withTempDir(parent, '.brook-bench-', async (dir) => {
+      const broker = await startBroker({ dataDir: join(dir, 'broker'), cpuProfileDir });
+      try {
+        const load = os.loadavg()[0]!;
+        const elapsed = await createBigTopic(broker, partitions);
+        seconds.push(elapsed);
+        console.log(
+          `  #${i + 1}: ${formatFigure(elapsed)} s, ${formatFigure((elapsed * 1000) / partitions)} ms per partition (load ${load.toFixed(1)})`,
+        );
+      } catch (error) {
+        throw new Error(`${(error as Error).message}\nbroker log tail:\n${broker.log().slice(-2000)}`);
+      } finally {
+        await broker.stop();
+      }
+    });
+  }
+  const summary = summarize(seconds);
+  writer.figure('create seconds', 's', summary, { partitions, loadavg: os.loadavg()[0] });
+  console.log(
+    `create ${partitions} partitions: ${formatRange(summary.median, summary.min, summary.max)} s\n\nrun ${writer.runId} written to ${writer.path}`,
+  );
+}
+
 /** Creates the big topic; a broker that answers REQUEST_TIMED_OUT is still creating it, so wait either way. */
-async function createBigTopic(broker: BrokerProcess, partitions: number): Promise<void> {
+async function createBigTopic(broker: BrokerProcess, partitions: number): Promise<number> {
   const setup = await WireConnection.connect('127.0.0.1', broker.port);
   try {
     const started = performance.now();
@@ -197,9 +242,9 @@ async function createBigTopic(broker: BrokerProcess, partitions: number): Promis
     const code = response.topics[0]?.errorCode ?? -1;
     assert(code === 0 || errorName(code) === 'REQUEST_TIMED_OUT', `CreateTopics big: ${errorName(code)}`);
     await waitForTopic(setup, 'big', partitions, bigTopicReadyMs);
-    console.log(
-      `created ${partitions} partitions in ${formatFigure((performance.now() - started) / 1000)} s`,
-    );
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`created ${partitions} partitions in ${formatFigure(seconds)} s`);
+    return seconds;
   } finally {
     setup.close();
   }
