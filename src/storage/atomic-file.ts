@@ -193,13 +193,16 @@ export class AtomicFile {
   /**
    * Replaces the file with `content` in the background. The write starts on the next turn of the event loop,
    * so changes made in the same turn share it, and a close in the same turn leaves the directory untouched.
+   * With `startNow` (a file written once, nothing to coalesce) it takes its place among the background writes
+   * at once: a burst of such writes is queued before the writes that other files ask for later in the turn.
    */
-  write(content: string | Buffer): void {
+  write(content: string | Buffer, startNow = false): void {
     if (this.closed) return;
     this.next = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
     if (!this.running) {
       this.running = true;
-      setImmediate(() => this.startNext());
+      if (startNow) this.startNext();
+      else setImmediate(() => this.startNext());
     }
   }
 
@@ -292,6 +295,13 @@ function writeTmp(path: string, bytes: Buffer, done: (err: Error | null) => void
     };
     writeFrom(0);
   });
+}
+
+/** fsyncs a directory in the thread pool (new entries in it become durable names). */
+export function fsyncDirInBackground(dir: string): Promise<void> {
+  return new Promise((resolve, reject) =>
+    fsyncDirAsync(dir, (err) => (err === null ? resolve() : reject(err))),
+  );
 }
 
 function fsyncDirAsync(dir: string, done: (err: Error | null) => void): void {

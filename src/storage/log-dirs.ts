@@ -182,6 +182,14 @@ export class LogDirs {
     return log;
   }
 
+  /**
+   * Resolves once the files of every log created so far are durable (see LogManager.whenCreatedDurable); a
+   * directory that failed meanwhile is left out, as it is offline (the broker was told through its error handler).
+   */
+  async whenCreatedDurable(): Promise<void> {
+    await Promise.all(this.onlineManagers.map((m) => m.whenCreatedDurable().catch(() => {})));
+  }
+
   private managerOf(dir: string): LogManager {
     const manager = this.managers.find((m) => m.dir === dir);
     if (manager === undefined) throw new Error(`${dir} is not one of log.dirs`);

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { assert } from '../common/assert.js';
 import type { Clock } from '../common/clock.js';
 import type { FramePool } from '../common/frame-pool.js';
-import { AtomicFile, StorageFormatError, writeFileAtomic } from './atomic-file.js';
+import { AtomicFile, fsyncDirInBackground, StorageFormatError, writeFileAtomic } from './atomic-file.js';
 import { encodeOffsetCheckpoint, type PartitionOffset, readOffsetCheckpoint } from './checkpoint-file.js';
 import { LogCleaner } from './cleaner/log-cleaner.js';
 import type { SegmentKeys } from './encryption/segment-cipher.js';
@@ -35,7 +35,11 @@ import {
 import { Log, type LogOptions } from './log.js';
 import { DEFAULT_LOG_MANAGER_CONFIG, type LogConfig, type LogManagerConfig } from './log-config.js';
 import { type MetaProperties, readMetaProperties, writeMetaProperties } from './meta-properties.js';
-import { readPartitionMetadata, writePartitionMetadata } from './partition-metadata.js';
+import {
+  encodePartitionMetadata,
+  readPartitionMetadata,
+  writePartitionMetadata,
+} from './partition-metadata.js';
 import { TailCacheBudget } from './tail-cache.js';
 
 export interface LogManagerOptions {
@@ -54,6 +58,12 @@ export interface LogManagerOptions {
   readonly keys?: SegmentKeys | null;
   /** The tail-cache budget, shared by the managers of a broker's log directories; a new one when absent. */
   readonly tailCache?: TailCacheBudget;
+}
+
+/** A new log's partition.metadata on its way to the disk (see getOrCreateLog). */
+interface MetadataWrite {
+  readonly file: AtomicFile;
+  readonly topicId: string;
 }
 
 interface PendingDirDelete {
@@ -89,6 +99,13 @@ export class LogManager {
   /** The bound shared by every log's tail cache. */
   readonly tailCache: TailCacheBudget;
   private readonly pendingDirDeletes: PendingDirDelete[] = [];
+  /**
+   * partition.metadata files of new logs still being written off the event loop, by partition; an entry leaves
+   * when its write is done. `whenCreatedDurable` waits for them (the LeaderAndIsr answer does).
+   */
+  private readonly metadataWrites = new Map<string, MetadataWrite>();
+  /** Set when a log was created since the last `whenCreatedDurable`: the directory's entries changed. */
+  private createdSinceDirSync = false;
   private timer: NodeJS.Timeout | null = null;
   /** Compacts logs whose cleanup.policy includes compact (see cleaner/log-cleaner.ts). */
   readonly cleaner: LogCleaner;
@@ -208,7 +225,9 @@ export class LogManager {
     const dir = join(this.dir, partitionDirName(tp));
     if (existing !== undefined) {
       if (topicId !== undefined) {
-        const recorded = readPartitionMetadata(join(dir, PARTITION_METADATA_FILE));
+        const recorded =
+          this.metadataWrites.get(key(tp))?.topicId ??
+          readPartitionMetadata(join(dir, PARTITION_METADATA_FILE));
         if (recorded === null) writePartitionMetadata(join(dir, PARTITION_METADATA_FILE), topicId);
         else if (recorded !== topicId)
           throw new StorageFormatError(dir, `holds topic id ${recorded}, not ${topicId}`);
@@ -216,10 +235,55 @@ export class LogManager {
       return existing;
     }
     mkdirSync(dir, { recursive: true });
-    if (topicId !== undefined) writePartitionMetadata(join(dir, PARTITION_METADATA_FILE), topicId);
     const log = this.openNewLog(tp, dir);
     this.logs.set(key(tp), log);
+    this.createdSinceDirSync = true;
+    if (topicId !== undefined) this.writeNewPartitionMetadata(key(tp), dir, topicId);
     return log;
+  }
+
+  /**
+   * A new log's partition.metadata, written as every checkpoint is (tmp, fsync, rename, fsync of the directory)
+   * but off the event loop, many at once: a LeaderAndIsr creating thousands of partitions waited for two
+   * synchronous fsyncs per partition, one after another (about 2 ms each here). A crash before the write ends
+   * leaves no partition.metadata, or a whole one, never a torn one; a directory without it takes the topic id
+   * again when the partition is next created on it (above). Whoever must know the files are durable waits
+   * `whenCreatedDurable` (the LeaderAndIsr answer does, so a CreateTopics answered still means they are).
+   */
+  private writeNewPartitionMetadata(k: string, dir: string, topicId: string): void {
+    const write: MetadataWrite = {
+      file: new AtomicFile(join(dir, PARTITION_METADATA_FILE), (err) => this.onBackgroundError(err)),
+      topicId,
+    };
+    // Started now, not on the next turn: every new partition's write is queued before the leader-epoch
+    // checkpoints that making the partitions leaders asks for in the same turn, so the answer waits for these
+    // only, not for those too.
+    write.file.write(encodePartitionMetadata(topicId), true);
+    this.metadataWrites.set(k, write);
+    const done = (): void => {
+      if (this.metadataWrites.get(k) === write) this.metadataWrites.delete(k);
+    };
+    // A failure also went to onBackgroundError, which takes the directory offline.
+    write.file.whenWritten().then(done, done);
+  }
+
+  /** Stops the partition.metadata write of a log whose directory is going away or being renamed. */
+  private dropMetadataWrite(k: string): void {
+    this.metadataWrites.get(k)?.file.close();
+    this.metadataWrites.delete(k);
+  }
+
+  /**
+   * Resolves once the partition.metadata of every log created so far is durable, and the directory entries
+   * of the new partition directories with them (one fsync of this directory for all). Rejects with the first
+   * write error (which onBackgroundError was also told of).
+   */
+  async whenCreatedDurable(): Promise<void> {
+    const writes = [...this.metadataWrites.values()];
+    const dirChanged = this.createdSinceDirSync;
+    this.createdSinceDirSync = false;
+    await Promise.all(writes.map((w) => w.file.whenWritten()));
+    if (dirChanged && !this.stopped) await fsyncDirInBackground(this.dir);
   }
 
   getFutureLog(tp: TopicPartition): Log | undefined {
@@ -326,6 +390,7 @@ export class LogManager {
     const log = this.logs.get(key(tp));
     if (log === undefined) return false;
     this.logs.delete(key(tp));
+    this.dropMetadataWrite(key(tp));
     this.cleaner.forget(tp);
     this.retire(log);
     return true;
@@ -441,6 +506,8 @@ export class LogManager {
   abandon(): void {
     if (this.stopped) return;
     this.stopScheduler();
+    for (const write of this.metadataWrites.values()) write.file.close();
+    this.metadataWrites.clear();
     this.stopped = true;
   }
 
@@ -448,6 +515,10 @@ export class LogManager {
   shutdown(): void {
     if (this.stopped) return;
     this.stopScheduler();
+    // A partition.metadata still on its way is written now: after a clean shutdown every file is durable.
+    for (const write of this.metadataWrites.values())
+      write.file.writeSync(encodePartitionMetadata(write.topicId));
+    this.metadataWrites.clear();
     for (const log of this.logs.values()) log.close();
     for (const log of this.futureLogs.values()) log.close();
     this.writeCheckpoints();

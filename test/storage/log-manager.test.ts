@@ -276,3 +276,67 @@ test('the logs a manager opens or creates write inline only when appendInlineEna
   assert.equal(appendIdle(inline.getOrCreateLog({ topic: 'r', partition: 0 })).written, null);
   inline.shutdown();
 });
+
+test("a new partition's partition.metadata is durable once whenCreatedDurable resolves, written off the event loop", async (t) => {
+  const dir = tempDir(t);
+  const manager = LogManager.open(options(dir, new ManualClock()));
+  deferCleanup(t, () => manager.shutdown());
+  for (let p = 0; p < 40; p++)
+    manager.getOrCreateLog({ topic: 'many', partition: p }, 'ASNFZ4mrze8BI0VniavN7w');
+  assert.ok(
+    !existsSync(join(dir, 'many-0', 'partition.metadata')),
+    'nothing is written in the turn that creates the logs (the writes run in the background, many at once)',
+  );
+  await manager.whenCreatedDurable();
+  for (let p = 0; p < 40; p++) {
+    assert.match(
+      readFileSync(join(dir, `many-${p}`, 'partition.metadata'), 'utf8'),
+      /^version: 0\ntopic_id: ASNFZ4mrze8BI0VniavN7w\n$/,
+    );
+  }
+  assert.deepEqual(
+    readdirSync(join(dir, 'many-0')).filter((f) => f.endsWith('.tmp')),
+    [],
+    'no temporary file is left',
+  );
+});
+
+test('a partition created again while its partition.metadata is on its way compares the topic id it is writing', (t) => {
+  const dir = tempDir(t);
+  const manager = LogManager.open(options(dir, new ManualClock()));
+  deferCleanup(t, () => manager.shutdown());
+  const tp = { topic: 'orders', partition: 0 };
+  const log = manager.getOrCreateLog(tp, 'ASNFZ4mrze8BI0VniavN7w');
+  assert.equal(manager.getOrCreateLog(tp, 'ASNFZ4mrze8BI0VniavN7w'), log);
+  assert.throws(
+    () => manager.getOrCreateLog(tp, 'AAAAAAAAAAAAAAAAAAAAAA'),
+    StorageFormatError,
+    'another topic id is refused before the file is even on disk',
+  );
+});
+
+test('a shutdown writes a partition.metadata still on its way; a deleted log drops its write without an error', async (t) => {
+  const dir = tempDir(t);
+  const errors: Error[] = [];
+  const manager = LogManager.open(
+    options(dir, new ManualClock(), { onBackgroundError: (e) => errors.push(e) }),
+  );
+  manager.getOrCreateLog({ topic: 'kept', partition: 0 }, 'ASNFZ4mrze8BI0VniavN7w');
+  manager.getOrCreateLog({ topic: 'gone', partition: 0 }, 'ASNFZ4mrze8BI0VniavN7w');
+  assert.ok(manager.deleteLog({ topic: 'gone', partition: 0 }));
+  manager.shutdown();
+  assert.match(
+    readFileSync(join(dir, 'kept-0', 'partition.metadata'), 'utf8'),
+    /topic_id: ASNFZ4mrze8BI0VniavN7w/,
+  );
+  assert.ok(!existsSync(join(dir, 'gone-0')), 'the deleted log directory is gone');
+  // Let any background step of the dropped writes run: none may report an error or recreate a file.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await manager.whenCreatedDurable();
+  assert.deepEqual(errors, []);
+  assert.ok(!existsSync(join(dir, 'gone-0')));
+  const again = LogManager.open(options(dir, new ManualClock()));
+  deferCleanup(t, () => again.shutdown());
+  assert.equal(again.hadCleanShutdown, true);
+  assert.ok(again.getLog({ topic: 'kept', partition: 0 }) !== undefined);
+});

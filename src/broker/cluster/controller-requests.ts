@@ -51,6 +51,9 @@ export class ControllerRequests {
         t.partitionStates.map((p) => `${t.topicName}-${p.partitionIndex}`),
       ),
     ]);
+    // The new logs' files are written off the event loop, many at once; the answer (and so a CreateTopics
+    // answer, which waits for it) still comes only once they are durable, as when each was written in turn.
+    await this.replicas.whenLogsDurable();
     return response;
   }
 

@@ -30,6 +30,8 @@ export function partitionKey(topic: string, partition: number): string {
 /** What the replica manager needs of the log directories (LogDirs, or one LogManager in tests). */
 export interface PartitionLogs {
   getOrCreateLog(tp: TopicPartition, topicId?: string): Log;
+  /** Resolves once the files of the logs created so far are durable (they are written off the event loop). */
+  whenCreatedDurable(): Promise<void>;
   getLog(tp: TopicPartition): Log | undefined;
   deleteLog(tp: TopicPartition): boolean;
   updateConfig(topic: string, config: LogConfig): void;
@@ -118,6 +120,14 @@ export class ReplicaManager {
     }
     for (const p of taken) for (const listener of this.leadershipListeners) listener(p, false);
     return taken;
+  }
+
+  /**
+   * Resolves once the logs created by the requests applied so far are durable on disk (their partition.metadata
+   * is written off the event loop); a write error took its directory offline and is not thrown here.
+   */
+  async whenLogsDurable(): Promise<void> {
+    await this.logs.whenCreatedDurable().catch(() => {});
   }
 
   becomeLeaderOrFollower(request: LeaderAndIsrRequest): LeaderAndIsrResponse {
