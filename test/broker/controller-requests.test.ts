@@ -105,6 +105,7 @@ test('a topic config read that fails keeps the overrides known, or fails the req
       applied.push(request);
       return { errorCode: ErrorCode.NONE, partitionErrors: [], topics: [] };
     },
+    whenLogsDurable: () => Promise.resolve(),
   } as unknown as ReplicaManager;
   const requests = new ControllerRequests(session, {} as MetadataCache, replicas, topicConfigs);
 
