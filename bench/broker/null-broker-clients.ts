@@ -8,6 +8,7 @@
 // storage, no rebalancing between members: good for one consumer per group, which is what the benchmarks run.
 
 import { randomBytes } from 'node:crypto';
+import { partitionData } from '../../src/broker/handlers/01-fetch.js';
 import type { RequestHeader } from '../../src/protocol/headers.js';
 import type { FetchRequest } from '../../src/protocol/messages/01-fetch.js';
 import type { ListOffsetsRequest } from '../../src/protocol/messages/02-list-offsets.js';
@@ -18,6 +19,7 @@ import type { JoinGroupRequest } from '../../src/protocol/messages/11-join-group
 import type { LeaveGroupRequest } from '../../src/protocol/messages/13-leave-group.js';
 import type { SyncGroupRequest } from '../../src/protocol/messages/14-sync-group.js';
 import type { CreateTopicsRequest } from '../../src/protocol/messages/19-create-topics.js';
+import { EMPTY_BYTES } from '../../src/protocol/messages/codec-support.js';
 import type { Reader } from '../../src/protocol/primitives/index.js';
 import { ApiKey, getApi } from '../../src/protocol/registry.js';
 
@@ -192,7 +194,8 @@ export class NullClientState {
         topic: t.topic,
         topicId: t.topicId,
         partitions: t.partitions.map((p) => {
-          if (name === undefined) return fetchPartition(p.partition, UNKNOWN_TOPIC_ID, 0, null);
+          if (name === undefined)
+            return partitionData(p.partition, UNKNOWN_TOPIC_ID, 0, 0, 0, null, EMPTY_BYTES);
           const log = this.log(name, p.partition);
           const records = readFrom(
             log,
@@ -204,7 +207,7 @@ export class NullClientState {
             budget -= records.length;
             bytes += records.length;
           }
-          return fetchPartition(p.partition, NONE, log.next, records);
+          return partitionData(p.partition, NONE, log.next, log.next, 0, null, records ?? EMPTY_BYTES);
         }),
       };
     });
@@ -373,25 +376,4 @@ function readFrom(
     size += bytes.length;
   }
   return chosen.length === 0 ? null : chosen.length === 1 ? chosen[0]! : Buffer.concat(chosen, size);
-}
-
-function fetchPartition(
-  partitionIndex: number,
-  errorCode: number,
-  highWatermark: number,
-  records: Buffer | null,
-) {
-  return {
-    partitionIndex,
-    errorCode,
-    highWatermark: BigInt(highWatermark),
-    lastStableOffset: BigInt(highWatermark),
-    logStartOffset: 0n,
-    divergingEpoch: { epoch: -1, endOffset: -1n },
-    currentLeader: { leaderId: -1, leaderEpoch: -1 },
-    snapshotId: { endOffset: -1n, epoch: -1 },
-    abortedTransactions: null,
-    preferredReadReplica: -1,
-    records,
-  };
 }

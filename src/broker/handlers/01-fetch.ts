@@ -509,7 +509,8 @@ function containsZstd(records: Buffer): boolean {
   return false;
 }
 
-function partitionData(
+/** One partition of a Fetch answer, with the fields a leader that has no epoch news leaves at their defaults. */
+export function partitionData(
   partitionIndex: number,
   errorCode: number,
   hw: number,
