@@ -5,6 +5,7 @@
 // the second answer. Without the variable it does nothing.
 import { writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { delaySummary } from '../harness/event-loop-delay.js';
 
 export interface LoopProbeReport {
   sequence: number;
@@ -16,17 +17,20 @@ export interface LoopProbeReport {
 
 const out = process.env.BROOK_BENCH_LOOP_PROBE;
 if (out !== undefined && out !== '') {
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  const resolutionMs = 10;
+  const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
   histogram.enable();
   let sequence = 0;
   process.on('SIGUSR2', () => {
     sequence++;
+    // The delay, not Node's raw interval (which includes the 10 ms between samples): see event-loop-delay.ts.
+    const delay = delaySummary(histogram, resolutionMs);
     const report: LoopProbeReport = {
       sequence,
-      p50Ms: histogram.count > 0 ? histogram.percentile(50) / 1e6 : 0,
-      p99Ms: histogram.count > 0 ? histogram.percentile(99) / 1e6 : 0,
-      maxMs: histogram.count > 0 ? histogram.max / 1e6 : 0,
-      samples: histogram.count,
+      p50Ms: delay.p50,
+      p99Ms: delay.p99,
+      maxMs: delay.max,
+      samples: delay.count,
     };
     writeFileSync(out, JSON.stringify(report));
     histogram.reset();

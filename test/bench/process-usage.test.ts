@@ -48,6 +48,15 @@ describe('process usage', () => {
     }
   });
 
+  it('reports an idle loop as (almost) no delay, not the sampling interval', async () => {
+    // Node's raw histogram would give a p50 of about 20 ms here (the interval between samples).
+    const monitor = monitorEventLoop(20);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const delay = monitor.stop();
+    assert.ok(delay.count >= 5, `samples ${delay.count}`);
+    assert.ok(delay.p50 < 10, `p50 delay ${delay.p50} ms`);
+  });
+
   it('measures an event-loop stall as delay', async () => {
     const monitor = monitorEventLoop(5);
     await new Promise((resolve) => setTimeout(resolve, 30));
