@@ -16,12 +16,9 @@ import { FetchConsumer } from './fetch-consumer.js';
 import { runG1 } from './g1-producer.js';
 import { type G2Client, runG2 } from './g2-clients.js';
 import type { MockPeer } from './mock-peer.js';
+import { catchUpTimeoutMs, consumerMaxWaitMs, TailConsumer } from './tail-latency.js';
 import { WireConnection } from './wire-connection.js';
 
-/** How long the tail consumer may take to catch up after a run, and a backlog read may take. */
-const catchUpTimeoutMs = 30_000;
-/** fetch.max.wait.ms of the consumers (Kafka's default is 500; a tail reader wants answers sooner). */
-const consumerMaxWaitMs = 100;
 const rssSampleIntervalMs = 500;
 /** The highest Produce version librdkafka's mock cluster serves. */
 const mockPeerProduceVersion = 7;
@@ -254,28 +251,14 @@ async function produceOnce(
   cell: CellResult,
 ): Promise<{ figures: ProduceRepetition; endOffsets: number[] }> {
   const { port, pid } = broker;
-  // Intended send times of the batches of each partition, in send order: with one writer per partition the
-  // n-th batch the consumer sees is the n-th one sent, which gives end-to-end latency without touching the
-  // pre-encoded (CRC-protected) batches.
-  const sentAt: number[][] = Array.from({ length: spec.partitions }, () => []);
-  const sentHead: number[] = new Array(spec.partitions).fill(0);
-  let windowStart = Number.POSITIVE_INFINITY;
-  let windowEnd = Number.POSITIVE_INFINITY;
-  const endToEnd = spec.connections === 1;
   const consumer = options.tail
-    ? await FetchConsumer.connect({
+    ? await TailConsumer.connect({
         host: '127.0.0.1',
         port,
         topic,
         partitions: spec.partitions,
-        maxWaitMs: consumerMaxWaitMs,
-        onBatch: (partition, _records, arrivedMs) => {
-          if (!endToEnd) return;
-          const intended = sentAt[partition]![sentHead[partition]!++];
-          if (intended !== undefined && intended >= windowStart && arrivedMs < windowEnd) {
-            cell.endToEndLatency.record((arrivedMs - intended) * 1000);
-          }
-        },
+        latency: cell.endToEndLatency,
+        endToEnd: spec.connections === 1,
       })
     : undefined;
   const edges = {
@@ -294,18 +277,12 @@ async function produceOnce(
       topic,
       warmupMs: warmupMsFor(options.durationMs),
       durationMs: options.durationMs,
-      onBatchSent:
-        endToEnd && consumer ? (partition, intendedMs) => sentAt[partition]!.push(intendedMs) : undefined,
+      onBatchSent: consumer?.onBatchSent,
       onWindow: (edge) => {
         broker.probeLoop();
         const i = edge === 'start' ? 0 : 1;
-        if (edge === 'start') {
-          windowStart = performance.now();
-          edges.generatorCpu = process.cpuUsage();
-        } else {
-          windowEnd = performance.now();
-          edges.generatorCpu = process.cpuUsage(edges.generatorCpu);
-        }
+        consumer?.window(edge, performance.now());
+        edges.generatorCpu = edge === 'start' ? process.cpuUsage() : process.cpuUsage(edges.generatorCpu);
         const cpu = readProcessCpu(pid);
         edges.cpu[i] = cpu === undefined ? 0 : cpu.userSeconds + cpu.systemSeconds;
         edges.writeBytes[i] = readWriteBytes(pid) ?? 0;
@@ -314,14 +291,7 @@ async function produceOnce(
     });
     const eventLoop = loop.stop();
     const brokerLoop = await broker.readLoopProbe();
-    if (consumer) {
-      await consumer.stop();
-      await consumer.readUntil(run.endOffsets, catchUpTimeoutMs);
-      assert(
-        consumer.records === run.recordsAcknowledged,
-        `the tail consumer read ${consumer.records} records of ${run.recordsAcknowledged} acknowledged`,
-      );
-    }
+    await consumer?.finish(run.endOffsets, run.recordsAcknowledged);
     cell.produceLatency.merge(run.latency);
     const seconds = run.seconds;
     const figures: ProduceRepetition = {

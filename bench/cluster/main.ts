@@ -50,6 +50,11 @@ const usage = `usage: npm run bench -- cluster [options]
   --records LIST           record sizes of the produce cells (default 1024,100; quick 1024)
   --partitions LIST        partition counts of the produce cells (default 1,16)
   --replicated-acks LIST   acks of the rf=3 cells: all and/or 1 (default all,1; quick all)
+  --single-acks LIST       acks of the single-node cells: 1 and/or all (default 1,all)
+  --rate N                 latency mode: the rf=3 cells at a fixed N produce requests/s, with a tail consumer
+                           and end-to-end latency (intended send time to fetch receipt) (default: unthrottled)
+  --single-rate N          fixed rate of the single-node cells (default: --rate's)
+  --tail                   a tail consumer and end-to-end latency without --rate too
   --session-timeouts LIST  zookeeper.session.timeout.ms of the failover clusters (default 18000,6000; quick 6000)
   --failover-rate N        acks=all writes per second during failover (default 100)
   --request-timeout MS     timeoutMs of the failover producer's requests (default 30000, request.timeout.ms)
@@ -71,6 +76,17 @@ interface CellResult {
   cell: ProduceCell;
   repetitions: ProduceRepetition[];
   latency: Histogram;
+  /** End-to-end latency (intended send time to the tail consumer's receipt), when a tail consumer ran. */
+  endToEnd?: Histogram;
+}
+
+/** Which cells run and how: acks of each kind, fixed rates (latency mode), tail consumer. */
+interface CellSettings {
+  replicatedAcks: readonly (1 | -1)[];
+  singleAcks: readonly (1 | -1)[];
+  replicatedRate?: number;
+  singleRate?: number;
+  tail: boolean;
 }
 
 interface FailoverResult {
@@ -90,6 +106,10 @@ export async function run(args: string[]): Promise<void> {
       records: { type: 'string' },
       partitions: { type: 'string', default: '1,16' },
       'replicated-acks': { type: 'string' },
+      'single-acks': { type: 'string', default: '1,all' },
+      rate: { type: 'string' },
+      'single-rate': { type: 'string' },
+      tail: { type: 'boolean', default: false },
       'session-timeouts': { type: 'string' },
       'failover-rate': { type: 'string', default: String(defaultFailoverSettings.writesPerSecond) },
       'request-timeout': { type: 'string', default: String(defaultFailoverSettings.requestTimeoutMs) },
@@ -126,6 +146,21 @@ export async function run(args: string[]): Promise<void> {
     assert(a === '1' || a === 'all', `--replicated-acks takes 1 and/or all, got ${a}`);
     return a === '1' ? 1 : -1;
   });
+  const singleAcks = list(values['single-acks']).map((a): 1 | -1 => {
+    assert(a === '1' || a === 'all', `--single-acks takes 1 and/or all, got ${a}`);
+    return a === '1' ? 1 : -1;
+  });
+  const replicatedRate = values.rate === undefined ? undefined : positiveNumber('--rate', values.rate);
+  const cellSettings: CellSettings = {
+    replicatedAcks,
+    singleAcks,
+    replicatedRate,
+    singleRate:
+      values['single-rate'] === undefined
+        ? replicatedRate
+        : positiveNumber('--single-rate', values['single-rate']),
+    tail: values.tail || replicatedRate !== undefined,
+  };
   const sessionTimeouts = list(values['session-timeouts'] ?? (quick ? '6000' : '18000,6000')).map((s) => {
     const ms = positiveNumber('--session-timeouts', s);
     assert(
@@ -180,7 +215,7 @@ export async function run(args: string[]): Promise<void> {
             cluster,
             dir,
             workloads,
-            replicatedAcks,
+            cellSettings,
             repetitions,
             durationMs,
             produceResults,
@@ -223,7 +258,7 @@ export async function run(args: string[]): Promise<void> {
   }
   if (produceResults.length > 0) {
     console.log(`\n${formatCells(produceResults, limits)}`);
-    console.log(`\n${formatRatios(produceResults)}`);
+    if (ratios(produceResults).length > 0) console.log(`\n${formatRatios(produceResults)}`);
   }
   if (failoverResults.length > 0) console.log(`\n${formatFailover(failoverResults)}`);
   console.log(
@@ -270,7 +305,7 @@ async function produceCells(
   cluster: LocalCluster,
   dir: string,
   workloads: readonly Workload[],
-  replicatedAcks: readonly (1 | -1)[],
+  settings: CellSettings,
   repetitions: number,
   durationMs: number,
   results: CellResult[],
@@ -280,11 +315,27 @@ async function produceCells(
   log: (message: string) => void,
 ): Promise<void> {
   const cells: ProduceCell[] = workloads.flatMap((w) => [
-    { ...w, replicationFactor: 1 as const, acks: 1 as const },
-    { ...w, replicationFactor: 1 as const, acks: -1 as const },
-    ...replicatedAcks.map((acks) => ({ ...w, replicationFactor: 3 as const, acks })),
+    ...settings.singleAcks.map((acks) => ({
+      ...w,
+      replicationFactor: 1 as const,
+      acks,
+      requestsPerSecond: settings.singleRate,
+    })),
+    ...settings.replicatedAcks.map((acks) => ({
+      ...w,
+      replicationFactor: 3 as const,
+      acks,
+      requestsPerSecond: settings.replicatedRate,
+    })),
   ]);
-  for (const cell of cells) results.push({ cell, repetitions: [], latency: new Histogram('us') });
+  for (const cell of cells) {
+    results.push({
+      cell,
+      repetitions: [],
+      latency: new Histogram('us'),
+      endToEnd: settings.tail ? new Histogram('us') : undefined,
+    });
+  }
   const single: BrokerProcess = await startBroker({
     dataDir: join(dir, 'single'),
     cpuProfileDir: cpuProfileDir === undefined ? undefined : join(cpuProfileDir, 'single'),
@@ -332,11 +383,12 @@ async function produceCells(
             : { port, brokerPids: cluster.pids(), zooKeeperPid: cluster.zooKeeper.pid },
           topic,
           durationMs,
-          result.latency,
+          { produce: result.latency, endToEnd: result.endToEnd },
         );
         result.repetitions.push(figures);
         log(
           `  ${cellName(cell)} #${repetition + 1}: ${figures.wireMBPerSecond.toFixed(1)} MB/s wire, ` +
+            (result.endToEnd ? `tail ${figures.tailFetchMBPerSecond.toFixed(1)} MB/s, ` : '') +
             `broker CPU ${figures.brokerCpuSeconds.map((c) => c.toFixed(2)).join('/')} s (load ${figures.loadAverage1m.toFixed(1)})`,
         );
         await deleteTopic(port, topic);
@@ -404,11 +456,19 @@ function recordCell(writer: ResultWriter, result: CellResult): void {
       },
       payloadMiBPerSecond: s((r) => r.payloadMiBPerSecond),
       recordsPerSecond: s((r) => r.recordsPerSecond),
+      tailFetchMBPerSecond: result.endToEnd ? s((r) => r.tailFetchMBPerSecond) : undefined,
       wireMBPerBrokerCpuSecond: s((r) => r.wireMBPerBrokerCpuSecond),
       repetitions: result.repetitions,
     },
   );
-  writer.latency(`produce-latency-${name}`, result.latency.summary(), { from: 'intended send time' });
+  writer.latency(`produce-latency-${name}`, result.latency.summary(), {
+    from: result.cell.requestsPerSecond === undefined ? 'intended send time' : 'place in the fixed schedule',
+  });
+  if (result.endToEnd !== undefined && result.endToEnd.count > 0) {
+    writer.latency(`e2e-latency-${name}`, result.endToEnd.summary(), {
+      from: 'intended send time to the tail consumer receiving the batch (fetch from the leader, up to its HW)',
+    });
+  }
 }
 
 /** R_single of each replicated cell against the single-node cells of the same workload. */
@@ -420,10 +480,14 @@ function ratios(results: readonly CellResult[]): {
   single: CellResult;
 }[] {
   const out = [];
-  for (const replicated of results.filter((r) => r.cell.replicationFactor === 3)) {
+  // At fixed rates throughput is the rate: no ratio says anything then.
+  for (const replicated of results.filter(
+    (r) => r.cell.replicationFactor === 3 && r.cell.requestsPerSecond === undefined,
+  )) {
     for (const single of results.filter(
       (r) =>
         r.cell.replicationFactor === 1 &&
+        r.cell.requestsPerSecond === undefined &&
         r.cell.recordBytes === replicated.cell.recordBytes &&
         r.cell.partitions === replicated.cell.partitions,
     )) {
@@ -492,6 +556,8 @@ function formatCells(results: readonly CellResult[], limits: LimitSet): string {
     };
     const latency = result.latency.summary();
     const ms = (us: number): string => formatFigure(us / 1000);
+    const e2e =
+      result.endToEnd !== undefined && result.endToEnd.count > 0 ? result.endToEnd.summary() : undefined;
     const brokers = result.repetitions[0]!.brokerCpuSeconds.length;
     const cpu = Array.from({ length: brokers }, (_, i) =>
       formatFigure(summarize(result.repetitions.map((r) => r.brokerCpuSeconds[i]!)).median),
@@ -504,6 +570,7 @@ function formatCells(results: readonly CellResult[], limits: LimitSet): string {
       s((r) => r.wireMBPerSecond),
       s((r) => r.payloadMiBPerSecond),
       `${ms(latency.p50)}/${ms(latency.p99)}/${ms(latency.p999)}`,
+      e2e ? `${ms(e2e.p50)}/${ms(e2e.p99)}` : '-',
       cpu,
       s((r) => r.wireMBPerBrokerCpuSecond),
       net
@@ -523,6 +590,7 @@ function formatCells(results: readonly CellResult[], limits: LimitSet): string {
       'wire MB/s',
       'payload MiB/s',
       'p50/p99/p99.9 ms',
+      'e2e p50/p99 ms',
       'CPU s by broker',
       'MB/CPU-s',
       'loopback/L_net',

@@ -5,9 +5,15 @@
 // as it does in the single-node cell; a single-node cell writes to a topic of replication factor 1 on a
 // standalone broker (no ZooKeeper) with the same configs. Every record sent must be acknowledged at contiguous
 // offsets (G1's own check), so a cell that loses or duplicates writes fails.
+//
+// Latency mode (`requestsPerSecond` with a tail consumer): G1 sends at a fixed rate (latency from each
+// request's place in the schedule) and a tail consumer (../broker/tail-latency.ts) reads the topic from the
+// cell's broker (the leader of a replicated topic, which serves only up to the high watermark), giving
+// end-to-end latency from intended send time to fetch receipt; the consumer must read every record acknowledged.
 import os from 'node:os';
 import { assert } from '../../src/common/assert.js';
 import { runG1 } from '../broker/g1-producer.js';
+import { TailConsumer } from '../broker/tail-latency.js';
 import type { Histogram } from '../harness/histogram.js';
 import { readProcessCpu } from '../harness/process-usage.js';
 import { warmupMsFor } from '../limits/null-broker.js';
@@ -23,6 +29,8 @@ export interface Workload {
 export interface ProduceCell extends Workload {
   replicationFactor: 1 | 3;
   acks: 1 | -1;
+  /** Fixed rate in produce requests per second; unthrottled when absent. */
+  requestsPerSecond?: number;
 }
 
 export function workloadName(w: Workload): string {
@@ -30,7 +38,8 @@ export function workloadName(w: Workload): string {
 }
 
 export function cellName(c: ProduceCell): string {
-  return `rf${c.replicationFactor}-${workloadName(c)}-acks${c.acks === -1 ? 'all' : '1'}`;
+  const rate = c.requestsPerSecond === undefined ? '' : `-${c.requestsPerSecond}rps`;
+  return `rf${c.replicationFactor}-${workloadName(c)}-acks${c.acks === -1 ? 'all' : '1'}${rate}`;
 }
 
 /** One repetition of one cell, per second of the measured window. */
@@ -46,6 +55,9 @@ export interface ProduceRepetition {
   /** Wire MB per CPU-second of all the brokers together. */
   wireMBPerBrokerCpuSecond: number;
   generatorCpuSeconds: number;
+  /** Batch MB/s the tail consumer received in the window (0 without one). */
+  tailFetchMBPerSecond: number;
+  fetchErrors: Record<string, number>;
   recordsSent: number;
   recordsAcknowledged: number;
   errors: Record<string, number>;
@@ -59,19 +71,57 @@ export interface ProduceTarget {
   zooKeeperPid?: number;
 }
 
-/** Runs G1 once on `topic` (created and ready) and checks what it got back. */
+/** Where a repetition's latencies go; `endToEnd` present means a tail consumer runs beside G1. */
+export interface LatencySinks {
+  produce: Histogram;
+  endToEnd?: Histogram;
+}
+
+/** Runs G1 once on `topic` (created and ready), with a tail consumer when asked, and checks what it got back. */
 export async function produceOnce(
   cell: ProduceCell,
   target: ProduceTarget,
   topic: string,
   durationMs: number,
+  latency: LatencySinks,
+): Promise<ProduceRepetition> {
+  const tail =
+    latency.endToEnd === undefined
+      ? undefined
+      : await TailConsumer.connect({
+          host: '127.0.0.1',
+          port: target.port,
+          topic,
+          partitions: cell.partitions,
+          latency: latency.endToEnd,
+          endToEnd: true,
+        });
+  try {
+    return await produceWith(cell, target, topic, durationMs, latency.produce, tail);
+  } finally {
+    tail?.close();
+  }
+}
+
+async function produceWith(
+  cell: ProduceCell,
+  target: ProduceTarget,
+  topic: string,
+  durationMs: number,
   latency: Histogram,
+  tail: TailConsumer | undefined,
 ): Promise<ProduceRepetition> {
   const cpuOf = (pid: number): number => {
     const cpu = readProcessCpu(pid);
     return cpu === undefined ? 0 : cpu.userSeconds + cpu.systemSeconds;
   };
-  const edges = { brokers: [[] as number[], [] as number[]], zk: [0, 0], generator: process.cpuUsage() };
+  const edges = {
+    brokers: [[] as number[], [] as number[]],
+    zk: [0, 0],
+    fetched: [0, 0],
+    generator: process.cpuUsage(),
+  };
+  tail?.start();
   const run = await runG1({
     host: '127.0.0.1',
     port: target.port,
@@ -85,8 +135,12 @@ export async function produceOnce(
     connections: 1,
     warmupMs: warmupMsFor(durationMs),
     durationMs,
+    requestsPerSecond: cell.requestsPerSecond,
+    onBatchSent: tail?.onBatchSent,
     onWindow: (edge) => {
       const i = edge === 'start' ? 0 : 1;
+      tail?.window(edge, performance.now());
+      edges.fetched[i] = tail?.batchBytes ?? 0;
       edges.brokers[i] = target.brokerPids.map(cpuOf);
       if (target.zooKeeperPid !== undefined) edges.zk[i] = cpuOf(target.zooKeeperPid);
       edges.generator = edge === 'start' ? process.cpuUsage() : process.cpuUsage(edges.generator);
@@ -102,6 +156,7 @@ export async function produceOnce(
       `offsets contiguous ${run.offsetsContiguous}, increasing ${run.offsetsIncreasing}`,
   );
   assert(run.records > 0, `${cellName(cell)}: nothing acknowledged in the window`);
+  await tail?.finish(run.endOffsets, run.recordsAcknowledged);
   latency.merge(run.latency);
   const brokerCpuSeconds = target.brokerPids.map((_, i) => edges.brokers[1]![i]! - edges.brokers[0]![i]!);
   const allBrokersCpu = brokerCpuSeconds.reduce((a, b) => a + b, 0);
@@ -115,6 +170,8 @@ export async function produceOnce(
     // CPU time comes in 10 ms ticks; the floor keeps a tiny window from dividing by zero.
     wireMBPerBrokerCpuSecond: run.wireBytes / 1e6 / Math.max(allBrokersCpu, 0.01),
     generatorCpuSeconds: (edges.generator.user + edges.generator.system) / 1e6,
+    tailFetchMBPerSecond: (edges.fetched[1]! - edges.fetched[0]!) / 1e6 / run.seconds,
+    fetchErrors: tail?.errors ?? {},
     recordsSent: run.recordsSent,
     recordsAcknowledged: run.recordsAcknowledged,
     errors: run.errors,

@@ -1,6 +1,7 @@
 // The cluster benchmark end to end in a tiny mode: Debian's ZooKeeper and three brokers, the produce cells on
 // one partition with short windows, and SIGKILL failover with the shortest session ZooKeeper allows. Checks
 // the result file: every cell measured, R_single written, a new leader found and no acknowledged write lost.
+// Then latency mode: fixed rates with a tail consumer, end-to-end latency written for every cell.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,5 +56,54 @@ describe('cluster bench, tiny', { timeout: 120_000 }, () => {
     for (const r of repetitions) assert.notEqual(r.newLeader, r.oldLeader);
     // Every process was stopped and every file removed: only the results remain.
     assert.deepEqual(readdirSync(dir), ['results']);
+  });
+
+  it('measures end-to-end latency at fixed rates with a tail consumer (latency mode)', async () => {
+    const results = join(dir, 'results-rate');
+    await run([
+      '--quick',
+      '--no-limits',
+      '--no-failover',
+      '--seconds',
+      '0.5',
+      '--partitions',
+      '1',
+      '--single-acks',
+      '1',
+      '--rate',
+      '40',
+      '--single-rate',
+      '80',
+      '--dir',
+      dir,
+      '--results-dir',
+      results,
+    ]);
+    const files = readdirSync(results);
+    assert.equal(files.length, 1);
+    const lines = readFileSync(join(results, files[0]!), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const named = (name: string) => lines.find((l) => l.name === name);
+    for (const [cell, rate] of [
+      ['rf1-1024B-1p-acks1-80rps', 80],
+      ['rf3-1024B-1p-acksall-40rps', 40],
+    ] as const) {
+      const produce = named(`produce-${cell}`);
+      assert.ok(produce !== undefined, `no produce line for ${cell}`);
+      // Requests of about 128 KiB at the fixed rate: throughput follows the rate, not the broker.
+      assert.ok((produce.median as number) < (rate * 140_000) / 1e6, `${cell}: ${produce.median} MB/s`);
+      const e2e = named(`e2e-latency-${cell}`);
+      assert.ok(e2e !== undefined, `no e2e line for ${cell}`);
+      assert.ok((e2e.count as number) > 0, `${cell}: no end-to-end sample`);
+      assert.ok((e2e.p99 as number) >= (e2e.p50 as number));
+    }
+    // Throughput ratios mean nothing at fixed rates.
+    assert.equal(
+      lines.some((l) => String(l.name).startsWith('R_single-')),
+      false,
+    );
+    assert.deepEqual(readdirSync(dir).sort(), ['results', 'results-rate']);
   });
 });
