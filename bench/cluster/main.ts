@@ -6,6 +6,8 @@
 // giving R_single = replicated / single-node; then failover: the leader of a rf=3 partition killed (SIGKILL)
 // under acks=all writes at a fixed rate, once per zookeeper.session.timeout.ms given, and stopped with SIGTERM
 // (controlled shutdown). Prints summaries; appends every figure to bench/results/<date>-cluster.jsonl.
+// Latency mode (--rate, --single-rate): the produce cells at fixed rates with a tail consumer and end-to-end
+// latency (../broker/tail-latency.ts), for issue 21's goal of e2e p99 at a third of peak throughput.
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
