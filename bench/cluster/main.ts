@@ -55,7 +55,7 @@ const usage = `usage: npm run bench -- cluster [options]
   --single-acks LIST       acks of the single-node cells: 1 and/or all (default 1,all)
   --rate N                 latency mode: the rf=3 cells at a fixed N produce requests/s, with a tail consumer
                            and end-to-end latency (intended send time to fetch receipt) (default: unthrottled)
-  --single-rate N          fixed rate of the single-node cells (default: --rate's)
+  --single-rate N          fixed rate of the single-node cells (default: --rate's; tail consumer as with --rate)
   --tail                   a tail consumer and end-to-end latency without --rate too
   --session-timeouts LIST  zookeeper.session.timeout.ms of the failover clusters (default 18000,6000; quick 6000)
   --failover-rate N        acks=all writes per second during failover (default 100)
@@ -153,15 +153,17 @@ export async function run(args: string[]): Promise<void> {
     return a === '1' ? 1 : -1;
   });
   const replicatedRate = values.rate === undefined ? undefined : positiveNumber('--rate', values.rate);
+  const singleRate =
+    values['single-rate'] === undefined
+      ? replicatedRate
+      : positiveNumber('--single-rate', values['single-rate']);
   const cellSettings: CellSettings = {
     replicatedAcks,
     singleAcks,
     replicatedRate,
-    singleRate:
-      values['single-rate'] === undefined
-        ? replicatedRate
-        : positiveNumber('--single-rate', values['single-rate']),
-    tail: values.tail || replicatedRate !== undefined,
+    singleRate,
+    // A fixed rate is for latency: every cell gets the tail consumer then.
+    tail: values.tail || replicatedRate !== undefined || singleRate !== undefined,
   };
   const sessionTimeouts = list(values['session-timeouts'] ?? (quick ? '6000' : '18000,6000')).map((s) => {
     const ms = positiveNumber('--session-timeouts', s);
