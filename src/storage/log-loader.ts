@@ -123,7 +123,8 @@ export function loadSegments(
 /**
  * Rebuilds producer state: the latest usable snapshot at or below the first recovered segment (and the log
  * end), then every batch after it. Snapshots above the log end are deleted. Aborted transactions found in
- * `recovered` segments go back into their transaction index.
+ * `recovered` segments go back into their transaction index. Returns the offset of the snapshot loaded, or
+ * null when none was usable (the state is then the replay of the whole log).
  */
 export function rebuildProducerState(
   log: {
@@ -135,12 +136,13 @@ export function rebuildProducerState(
     readonly logEndOffset: number;
   },
   recovered: ReadonlySet<LogSegment>,
-): void {
+): number | null {
   let limit = log.logEndOffset;
   for (const s of recovered) limit = Math.min(limit, s.baseOffset);
   const offsets = listSnapshotOffsets(log.dir);
   for (const o of offsets) if (o > log.logEndOffset) deleteSnapshotFile(log.dir, o);
   let from = log.logStartOffset;
+  let loaded: number | null = null;
   log.producerState.clear(from);
   for (let i = offsets.length - 1; i >= 0; i--) {
     const offset = offsets[i]!;
@@ -149,9 +151,11 @@ export function rebuildProducerState(
     if (entries === null) continue;
     log.producerState.loadSnapshot(offset, entries);
     from = offset;
+    loaded = offset;
     break;
   }
   replayProducerState(log.segments, log.producerState, from, recovered);
+  return loaded;
 }
 
 /** A transaction marker batch holds one small record; anything larger is not read whole. */

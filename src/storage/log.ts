@@ -147,6 +147,13 @@ export class Log {
    * that needs it. An entry leaves once its fsync is done, unless a newer snapshot at the offset replaced it.
    */
   private readonly unsyncedSnapshots = new Map<number, { sync: Promise<void> | null }>();
+  /**
+   * The offset up to which a snapshot file holds the producer state (Kafka's lastSnapOffset): the snapshot
+   * loaded or last written, or the log start offset when the state is the replay of the whole log. close writes
+   * one only when the log end has moved past it, as Kafka's takeSnapshot does, so an empty or unchanged log
+   * writes and fsyncs nothing at a clean shutdown.
+   */
+  private snapshotEndOffset = 0;
   /** The flush running (see flush), and the highest target asked of flushes waiting for it. */
   private flushRunning: Promise<void> | null = null;
   private flushWantedUpTo = 0;
@@ -402,7 +409,7 @@ export class Log {
 
   /** See rebuildProducerState (log-loader.ts): also after a truncation, which moves the log end. */
   private rebuildProducerState(recovered: ReadonlySet<LogSegment>): void {
-    rebuildProducerState(
+    const loaded = rebuildProducerState(
       {
         dir: this.dir,
         segments: this.segments,
@@ -413,6 +420,8 @@ export class Log {
       },
       recovered,
     );
+    // A state without a snapshot is what replaying the log from its start gives: a restart rebuilds it.
+    this.snapshotEndOffset = loaded ?? this.logStartOffsetValue;
   }
 
   // ---------------------------------------------------------------- append
@@ -667,6 +676,7 @@ export class Log {
       writeSnapshotFile(this.dir, snapshotOffset, this.producerState.toSnapshot(), this.seal);
       this.unsyncedSnapshots.delete(snapshotOffset);
     }
+    this.snapshotEndOffset = snapshotOffset;
     const segment = this.createSegment(baseOffset);
     this.segments.push(segment);
     if (old.reservedSize > 0) this.flushInBackground(baseOffset);
@@ -1043,7 +1053,8 @@ export class Log {
 
   /**
    * Closes the log cleanly: unflushed segments are fsync'ed (the recovery point becomes the log end), the
-   * active segment's indexes are trimmed, a producer snapshot is written at the log end, and pending deletions
+   * active segment's indexes are trimmed, a producer snapshot is written at the log end unless one already
+   * holds the state there (Kafka's rule, see snapshotEndOffset), and pending deletions
    * run now. The caller writes the checkpoints and the clean-shutdown marker.
    */
   close(): void {
@@ -1055,7 +1066,15 @@ export class Log {
     // Snapshots of rolls whose flush has not run are made durable too: after a clean shutdown every file is.
     for (const offset of this.unsyncedSnapshots.keys()) syncSnapshotFileNow(this.dir, offset);
     this.unsyncedSnapshots.clear();
-    writeSnapshotFile(this.dir, this.logEndOffsetValue, this.producerState.toSnapshot(), this.seal);
+    // Kafka's rule (ProducerStateManager.takeSnapshot): no new snapshot unless the log end moved past the last
+    // one. Below it, the snapshot at snapshotEndOffset (made durable just above if a roll wrote it) plus the
+    // replay of nothing describe this state, or there is no producer state to lose (an empty log, or one whose
+    // state is the replay of the log from its start). Producer expiry alone changes no offset and is not saved,
+    // as in Kafka: expired producers come back from the snapshot and expire again.
+    if (this.logEndOffsetValue > this.snapshotEndOffset) {
+      writeSnapshotFile(this.dir, this.logEndOffsetValue, this.producerState.toSnapshot(), this.seal);
+      this.snapshotEndOffset = this.logEndOffsetValue;
+    }
     // As Kafka does on a clean shutdown, everything is made durable, so the checkpointed recovery point is the
     // log end offset.
     for (const s of this.segments) {
