@@ -37,7 +37,8 @@ const usage = `usage: npm run bench -- broker-scale [options]
   --seconds N        measured window of one produce repetition (default 4)
   --repetitions N    produce repetitions per broker, alternated, at least 3 (default 3)
   --quick            1,000 partitions, 1,000 connections, 1 s windows
-  --create-only      only time creating the big topic: a fresh broker per repetition, no connections or produce
+  --create-only      only time creating the big topic, then the broker's clean shutdown: a fresh broker per
+                     repetition, no connections or produce
   --cpu-prof DIR     run the loaded broker under node --cpu-prof, profiles written to DIR
   --dir DIR          parent of the brokers' data directories (default .)
   --results-dir DIR  where the result file goes (default bench/results)`;
@@ -198,27 +199,39 @@ async function runCreateOnly(
   cpuProfileDir: string | undefined,
 ): Promise<void> {
   const seconds: number[] = [];
+  const shutdownSeconds: number[] = [];
   for (let i = 0; i < repetitions; i++) {
     await withTempDir(parent, '.brook-bench-', async (dir) => {
       const broker = await startBroker({ dataDir: join(dir, 'broker'), cpuProfileDir });
+      let stopped = false;
       try {
         const load = os.loadavg()[0]!;
         const elapsed = await createBigTopic(broker, partitions);
         seconds.push(elapsed);
+        // The clean shutdown of a broker holding the partitions: SIGTERM until the process has exited (every
+        // log closed, the checkpoints and the clean-shutdown marker written).
+        const stopStarted = performance.now();
+        const code = await broker.stop();
+        stopped = true;
+        assert(code === 0, `the broker exited with ${code} at its shutdown`);
+        const shutdown = (performance.now() - stopStarted) / 1000;
+        shutdownSeconds.push(shutdown);
         console.log(
-          `  #${i + 1}: ${formatFigure(elapsed)} s, ${formatFigure((elapsed * 1000) / partitions)} ms per partition (load ${load.toFixed(1)})`,
+          `  #${i + 1}: ${formatFigure(elapsed)} s, ${formatFigure((elapsed * 1000) / partitions)} ms per partition; shutdown ${formatFigure(shutdown)} s (load ${load.toFixed(1)})`,
         );
       } catch (error) {
         throw new Error(`${(error as Error).message}\nbroker log tail:\n${broker.log().slice(-2000)}`);
       } finally {
-        await broker.stop();
+        if (!stopped) await broker.stop();
       }
     });
   }
   const summary = summarize(seconds);
+  const shutdownSummary = summarize(shutdownSeconds);
   writer.figure('create seconds', 's', summary, { partitions, loadavg: os.loadavg()[0] });
+  writer.figure('shutdown seconds', 's', shutdownSummary, { partitions, loadavg: os.loadavg()[0] });
   console.log(
-    `create ${partitions} partitions: ${formatRange(summary.median, summary.min, summary.max)} s\n\nrun ${writer.runId} written to ${writer.path}`,
+    `create ${partitions} partitions: ${formatRange(summary.median, summary.min, summary.max)} s; clean shutdown: ${formatRange(shutdownSummary.median, shutdownSummary.min, shutdownSummary.max)} s\n\nrun ${writer.runId} written to ${writer.path}`,
   );
 }
 
