@@ -46,8 +46,8 @@ export interface BrokerProcess {
   readonly pid: number;
   /** The tail of its stderr. */
   log(): string;
-  /** SIGTERM, wait for exit (SIGKILL after a bound); resolves with the exit code. */
-  stop(): Promise<number | null>;
+  /** SIGTERM, wait for exit (SIGKILL after `timeoutMs`, 20 s by default); resolves with the exit code. */
+  stop(timeoutMs?: number): Promise<number | null>;
   /** Asks the loop probe for the event-loop delay since the previous ask (SIGUSR2); a no-op without one. */
   probeLoop(): void;
   /** The answer to the last probeLoop(), once written; undefined without a probe or after `timeoutMs`. */
@@ -123,7 +123,7 @@ export async function startBroker(options: BrokerOptions): Promise<BrokerProcess
       port,
       pid: child.pid!,
       log: () => log,
-      stop: () => stop(child, exited, killOnExit),
+      stop: (timeoutMs = stopTimeoutMs) => stop(child, exited, killOnExit, timeoutMs),
       probeLoop() {
         if (options.loopProbeFile === undefined || child.exitCode !== null) return;
         probesSent++;
@@ -143,9 +143,10 @@ async function stop(
   child: ChildProcess,
   exited: Promise<number | null>,
   killOnExit: () => void,
+  timeoutMs: number,
 ): Promise<number | null> {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-  const killer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
+  const killer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const code = await exited;
   clearTimeout(killer);
   process.off('exit', killOnExit);

@@ -191,6 +191,9 @@ async function prepareHotTopic(broker: BrokerProcess): Promise<void> {
  * `--create-only`: the time of one CreateTopics of `partitions` partitions on a fresh broker, repeated with a
  * fresh broker and data directory each time (so every repetition starts from the same empty state).
  */
+/** How long --create-only lets a broker's clean shutdown take before it is killed (and the run fails). */
+const shutdownBoundMs = 300_000;
+
 async function runCreateOnly(
   writer: ResultWriter,
   parent: string,
@@ -211,7 +214,8 @@ async function runCreateOnly(
         // The clean shutdown of a broker holding the partitions: SIGTERM until the process has exited (every
         // log closed, the checkpoints and the clean-shutdown marker written).
         const stopStarted = performance.now();
-        const code = await broker.stop();
+        // A bound well above the 20 s default: a broker closing thousands of logs on a loaded machine took more.
+        const code = await broker.stop(shutdownBoundMs);
         stopped = true;
         assert(code === 0, `the broker exited with ${code} at its shutdown`);
         const shutdown = (performance.now() - stopStarted) / 1000;
