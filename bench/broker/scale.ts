@@ -10,9 +10,10 @@
 // 128 KiB batches, a tail-less produce like the broker matrix's D0 cells) writes to a 16-partition topic on each
 // broker, repetitions alternated (loaded, baseline, loaded, ...): the goal is the loaded broker within 20 % of
 // the baseline (a ratio of at least 0.8), and memory that grows linearly, not without bound.
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { assert } from '../../src/common/assert.js';
 import { errorName } from '../../src/protocol/errors.js';
@@ -203,6 +204,7 @@ async function runCreateOnly(
 ): Promise<void> {
   const seconds: number[] = [];
   const shutdownSeconds: number[] = [];
+  const settleSeconds: number[] = [];
   for (let i = 0; i < repetitions; i++) {
     await withTempDir(parent, '.brook-bench-', async (dir) => {
       const broker = await startBroker({ dataDir: join(dir, 'broker'), cpuProfileDir });
@@ -211,6 +213,10 @@ async function runCreateOnly(
         const load = os.loadavg()[0]!;
         const elapsed = await createBigTopic(broker, partitions);
         seconds.push(elapsed);
+        // The leader-epoch checkpoints of the new partitions are written in the background after the answer; a
+        // shutdown before they land writes the rest itself, so it is timed once they are all there.
+        const settle = await waitForEpochCheckpoints(join(dir, 'broker'), partitions);
+        settleSeconds.push(settle);
         // The clean shutdown of a broker holding the partitions: SIGTERM until the process has exited (every
         // log closed, the checkpoints and the clean-shutdown marker written).
         const stopStarted = performance.now();
@@ -221,7 +227,7 @@ async function runCreateOnly(
         const shutdown = (performance.now() - stopStarted) / 1000;
         shutdownSeconds.push(shutdown);
         console.log(
-          `  #${i + 1}: ${formatFigure(elapsed)} s, ${formatFigure((elapsed * 1000) / partitions)} ms per partition; shutdown ${formatFigure(shutdown)} s (load ${load.toFixed(1)})`,
+          `  #${i + 1}: ${formatFigure(elapsed)} s, ${formatFigure((elapsed * 1000) / partitions)} ms per partition; checkpoints ${formatFigure(settle)} s later; shutdown ${formatFigure(shutdown)} s (load ${load.toFixed(1)})`,
         );
       } catch (error) {
         throw new Error(`${(error as Error).message}\nbroker log tail:\n${broker.log().slice(-2000)}`);
@@ -232,11 +238,25 @@ async function runCreateOnly(
   }
   const summary = summarize(seconds);
   const shutdownSummary = summarize(shutdownSeconds);
+  const settleSummary = summarize(settleSeconds);
   writer.figure('create seconds', 's', summary, { partitions, loadavg: os.loadavg()[0] });
+  writer.figure('checkpoints settled seconds', 's', settleSummary, { partitions, loadavg: os.loadavg()[0] });
   writer.figure('shutdown seconds', 's', shutdownSummary, { partitions, loadavg: os.loadavg()[0] });
   console.log(
-    `create ${partitions} partitions: ${formatRange(summary.median, summary.min, summary.max)} s; clean shutdown: ${formatRange(shutdownSummary.median, shutdownSummary.min, shutdownSummary.max)} s\n\nrun ${writer.runId} written to ${writer.path}`,
+    `create ${partitions} partitions: ${formatRange(summary.median, summary.min, summary.max)} s; epoch checkpoints ${formatRange(settleSummary.median, settleSummary.min, settleSummary.max)} s later; clean shutdown: ${formatRange(shutdownSummary.median, shutdownSummary.min, shutdownSummary.max)} s\n\nrun ${writer.runId} written to ${writer.path}`,
   );
+}
+
+/** Seconds until every partition of the big topic has its leader-epoch-checkpoint in `dataDir`. */
+async function waitForEpochCheckpoints(dataDir: string, partitions: number): Promise<number> {
+  const started = performance.now();
+  let next = 0;
+  for (;;) {
+    while (next < partitions && existsSync(join(dataDir, `big-${next}`, 'leader-epoch-checkpoint'))) next++;
+    if (next === partitions) return (performance.now() - started) / 1000;
+    assert(performance.now() - started < bigTopicReadyMs, `big-${next} has no leader-epoch-checkpoint`);
+    await sleep(50);
+  }
 }
 
 /** Creates the big topic; a broker that answers REQUEST_TIMED_OUT is still creating it, so wait either way. */
