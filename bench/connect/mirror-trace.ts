@@ -12,7 +12,7 @@
 
 import { performance } from 'node:perf_hooks';
 import { Cluster } from '../../src/client/cluster.js';
-import { Admin, Consumer, Producer } from '../../src/client/index.js';
+import { Admin } from '../../src/client/index.js';
 import { mirrorMetrics } from '../../src/connect/mirror/metrics.js';
 import { MirrorMaker } from '../../src/connect/mirror/mirror-maker.js';
 import { MirrorSourceTask } from '../../src/connect/mirror/source-connector.js';
@@ -21,6 +21,7 @@ import { ApiKey } from '../../src/protocol/registry.js';
 import { startBroker } from '../../test/helpers/broker-process.js';
 import { numberOption } from '../harness/options.js';
 import { mirrorProperties, PARTITIONS, preload } from './mirror.js';
+import { plainCopy } from './plain-copy.js';
 
 interface Stage {
   ms: number;
@@ -172,43 +173,21 @@ export async function run(args: string[]): Promise<void> {
       const admin = new Admin({ bootstrapServers: b.bootstrap });
       await admin.createTopics([{ topic: 'copy', numPartitions: PARTITIONS, replicationFactor: 1 }]);
       await admin.close();
-      const consumer = new Consumer({
-        bootstrapServers: a.bootstrap,
-        clientId: 'plain-consumer',
-        enableAutoCommit: false,
-        autoOffsetReset: 'earliest',
-      });
-      const producer = new Producer({
-        bootstrapServers: b.bootstrap,
-        clientId: 'plain-producer',
-        acks: 'all',
-      });
-      consumer.assign(Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition })));
-      let copied = 0;
-      let first = 0;
       let base = startMeasuring();
-      const sent: Promise<unknown>[] = [];
-      while (copied < records) {
-        const batch = await consumer.poll(500);
-        if (copied === 0 && batch.length > 0) {
-          first = performance.now();
-          base = startMeasuring();
-        }
-        copied += batch.length;
-        sent.push(
-          producer.sendBatch(
-            batch.map((r) => ({ topic: 'copy', partition: r.partition, key: r.key, value: r.value })),
-          ),
-        );
-      }
-      await Promise.all(sent);
-      const ms = performance.now() - first;
+      const ms = await plainCopy({
+        from: a.bootstrap,
+        to: b.bootstrap,
+        topic,
+        partitions: PARTITIONS,
+        target: 'copy',
+        records,
+        clientIds: { consumer: 'plain-consumer', producer: 'plain-producer' },
+        onFirstRecords: () => (base = startMeasuring()),
+      });
       tracing = false;
       const cpu = process.cpuUsage(base.cpu);
       const elu = performance.eventLoopUtilization(base.elu).utilization;
       report('plain', records, ms, elu, (cpu.user + cpu.system) / 1000);
-      await producer.close();
-      await consumer.close();
       return;
     }
     let first: number | null = null;

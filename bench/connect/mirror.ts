@@ -4,12 +4,13 @@
 //   mirror   MirrorMaker (dedicated mode, in this process) copying a preloaded topic of N 100-byte records in
 //            4 partitions from cluster A to `A.<topic>` on B (acks=all, offsets and offset syncs stored)
 //   plain    one Consumer reading the same kind of topic and one Producer (acks=all) writing each record to the
-//            same partition of a topic on B, every poll's records sent without waiting for the previous ones
+//            same partition of a topic on B, every poll's records sent without waiting for the previous ones,
+//            unacknowledged bytes bounded by buffer.memory as MirrorMaker's are (plain-copy.ts)
 // Rates count from the first record read upstream to the N-th acknowledged by the target, so start-up is left
 // out of both (for MirrorMaker, 1-5 s here: reading its offsets topic, creating
 // the remote and internal topics, starting three connectors).
 
-import { Admin, Consumer, Producer } from '../../src/client/index.js';
+import { Admin, Producer } from '../../src/client/index.js';
 import { mirrorMetrics } from '../../src/connect/mirror/metrics.js';
 import { MirrorMaker } from '../../src/connect/mirror/mirror-maker.js';
 import { MirrorSourceTask } from '../../src/connect/mirror/source-connector.js';
@@ -17,6 +18,7 @@ import { startBroker } from '../../test/helpers/broker-process.js';
 import { numberOption } from '../harness/options.js';
 import { summarize } from '../harness/repeat.js';
 import { ResultWriter } from '../harness/results.js';
+import { plainCopy } from './plain-copy.js';
 
 export const PARTITIONS = 4;
 const VALUE_BYTES = 100;
@@ -99,8 +101,8 @@ export function mirrorProperties(from: string, to: string, topic: string): Recor
   };
 }
 
-/** Copies `records` records; records/s from the first record read to the last acknowledged by the target. */
-async function plainCopy(
+/** Copies `records` records with the plain loop; records/s from the first record read to the last acknowledged. */
+async function plainRate(
   from: string,
   to: string,
   topic: string,
@@ -110,38 +112,8 @@ async function plainCopy(
   const admin = new Admin({ bootstrapServers: to });
   await admin.createTopics([{ topic: target, numPartitions: PARTITIONS, replicationFactor: 1 }]);
   await admin.close();
-  const consumer = new Consumer({
-    bootstrapServers: from,
-    enableAutoCommit: false,
-    autoOffsetReset: 'earliest',
-  });
-  const producer = new Producer({ bootstrapServers: to, acks: 'all' });
-  consumer.assign(Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition })));
-  let copied = 0;
-  let first = 0;
-  const sent: Promise<unknown>[] = [];
-  while (copied < records) {
-    const batch = await consumer.poll(500);
-    if (copied === 0 && batch.length > 0) first = performance.now();
-    copied += batch.length;
-    sent.push(
-      producer.sendBatch(
-        batch.map((r) => ({
-          topic: target,
-          partition: r.partition,
-          key: r.key,
-          value: r.value,
-          timestamp: r.timestamp,
-          headers: r.headers,
-        })),
-      ),
-    );
-  }
-  await Promise.all(sent);
-  const rate = (records * 1000) / (performance.now() - first);
-  await producer.close();
-  await consumer.close();
-  return rate;
+  const ms = await plainCopy({ from, to, topic, partitions: PARTITIONS, target, records });
+  return (records * 1000) / ms;
 }
 
 export async function run(args: string[]): Promise<void> {
@@ -167,7 +139,7 @@ export async function run(args: string[]): Promise<void> {
 
       const plain = `bench-plain-${rep}`;
       await preload(a.bootstrap, plain, records);
-      results.plain.push(await plainCopy(a.bootstrap, b.bootstrap, plain, `copy-${plain}`, records));
+      results.plain.push(await plainRate(a.bootstrap, b.bootstrap, plain, `copy-${plain}`, records));
       writer.write('repetition', {
         repetition: rep + 1,
         mirrorRecordsPerSec: results.mirror.at(-1),
