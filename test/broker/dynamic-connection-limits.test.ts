@@ -23,12 +23,27 @@ function connect(port: number): Promise<{ socket: net.Socket; closed: Promise<vo
   });
 }
 
-/** Whether the broker closes a new connection within `ms` (it decides when it accepts, so at once). */
-async function refused(port: number, held: net.Socket[], ms = 3000): Promise<boolean> {
+// ApiVersions v0 (key 18) with correlation id 1 and a null client id, size-prefixed: any broker answers it.
+const API_VERSIONS_V0 = Buffer.from([0, 0, 0, 10, 0, 18, 0, 0, 0, 0, 0, 1, 0xff, 0xff]);
+
+/**
+ * Whether the broker refuses a new connection: it decides when it accepts, and closes a refused connection
+ * unread, while an accepted one answers ApiVersions. Waits for one or the other (not for a fixed time); an
+ * accepted connection is kept open in `held`, where it counts against the limit.
+ */
+async function refused(port: number, held: net.Socket[]): Promise<boolean> {
   const { socket, closed } = await connect(port);
-  const timer = new Promise<'open'>((r) => setTimeout(() => r('open'), ms));
-  if ((await Promise.race([closed.then(() => 'closed' as const), timer])) === 'closed') return true;
+  const answered = new Promise<'answered'>((r) => socket.once('data', () => r('answered')));
+  socket.write(API_VERSIONS_V0);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'neither'>((r) => {
+    timer = setTimeout(() => r('neither'), 30_000);
+  });
+  const outcome = await Promise.race([closed.then(() => 'closed' as const), answered, deadline]);
+  clearTimeout(timer);
+  if (outcome === 'closed') return true;
   held.push(socket);
+  assert.equal(outcome, 'answered', 'a new connection neither closed nor answered within 30 s');
   return false;
 }
 

@@ -22,7 +22,10 @@ describe('a deposed leader and controller that registers again after its session
     cluster = await startCluster({
       overrides: {
         'zookeeper.session.timeout.ms': 4000,
-        'replica.lag.time.max.ms': 1000,
+        // Long enough that a follower of a loaded machine (test files run in parallel) stays in the ISR before the
+        // stop: with the controller's replica the only one left in it, no other could lead (unclean election off).
+        // Nothing here needs the ISR to shrink: the stopped leader is deposed through the end of its session.
+        'replica.lag.time.max.ms': 10_000,
         'unclean.leader.election.enable': 'false',
         'min.insync.replicas': 1,
       },
@@ -47,18 +50,23 @@ describe('a deposed leader and controller that registers again after its session
 
     process.kill(old.pid, 'SIGSTOP');
     let moved: { controller: number; leader: number; leaderEpoch: number };
+    let seen = '';
     try {
       moved = await waitFor(
         'a new controller and a new leader among the others',
         async () => {
           const controller = await controllerOf(others[0]!);
           const v = await partitionView(others[0]!, TOPIC);
+          seen = `controller ${controller}, partition ${JSON.stringify(v)}`;
           if (controller < 0 || controller === controllerId) return undefined;
           if (v === undefined || v.leaderId < 0 || v.leaderId === controllerId) return undefined;
           return { controller, leader: v.leaderId, leaderEpoch: v.leaderEpoch };
         },
-        20_000,
-      );
+        // Long: the session ends after 4 s, but a loaded machine (test files run in parallel) slows the elections.
+        60_000,
+      ).catch((e: Error) => {
+        throw new Error(`${e.message}; last seen: ${seen}`);
+      });
     } finally {
       process.kill(old.pid, 'SIGCONT');
     }
@@ -102,7 +110,10 @@ describe('a deposed leader and controller cut off ZooKeeper, then back', () => {
       },
       overrides: {
         'zookeeper.session.timeout.ms': 4000,
-        'replica.lag.time.max.ms': 1000,
+        // Not 1 s: a follower of a loaded machine (test files run in parallel) that falls that far behind before
+        // the cut leaves the controller's replica alone in the ISR, and then no other can lead. A write to the
+        // zombie leader still waits for followers that left it, and its ISR shrink fails without ZooKeeper.
+        'replica.lag.time.max.ms': 3000,
         'unclean.leader.election.enable': 'false',
         'min.insync.replicas': 1,
       },
@@ -129,18 +140,22 @@ describe('a deposed leader and controller cut off ZooKeeper, then back', () => {
 
     proxies.get(controllerId)!.cut();
     let zombieCodes: number[] = [];
+    let seen = '';
     try {
       const moved = await waitFor(
         'a new controller and a new leader among the others',
         async () => {
           const controller = await controllerOf(others[0]!);
           const v = await partitionView(others[0]!, TOPIC);
+          seen = `controller ${controller}, partition ${JSON.stringify(v)}`;
           if (controller < 0 || controller === controllerId) return undefined;
           if (v === undefined || v.leaderId < 0 || v.leaderId === controllerId) return undefined;
           return { controller, leader: v.leaderId, leaderEpoch: v.leaderEpoch };
         },
-        20_000,
-      );
+        60_000,
+      ).catch((e: Error) => {
+        throw new Error(`${e.message}; last seen: ${seen}`);
+      });
       assert.ok(moved.leaderEpoch > first.leaderEpoch);
       // The zombie window: the old leader cannot know yet. Its followers left it, so an acks=all write to it
       // must not be acknowledged (it would be lost: the new leader never had it).
