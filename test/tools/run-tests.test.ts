@@ -1,6 +1,6 @@
 // The test runner's retry rule (tools/run-tests.mjs), run on small made-up test trees: a file that fails once and
 // then passes alone makes the run pass and is named FLAKY; a file that fails twice fails the run; a filtered run
-// never retries; more failed files than the retry bound fail at once. And how many files run at once: four by
+// never retries; more failed files than the retry bound fail at once. And how many files run at once: two by
 // default, as many as BROOK_TEST_CONCURRENCY says.
 
 import assert from 'node:assert/strict';
@@ -35,13 +35,13 @@ const marker = new URL(String(process.pid), dir);
 writeFileSync(marker, '');
 const running = () => readdirSync(dir).length;
 `;
-// Passes once it has seen four files running at the same time (itself included); fails after a minute without.
+// Passes once it has seen two files running at the same time (itself included); fails after a minute without.
 // Its marker stays: one left by a file that has ended would count as running, so with one file at a time it fails.
-const RUNS_WITH_THREE_OTHERS = `${MARK_RUNNING}import { test } from 'node:test';
-test('runs beside three other files', async () => {
+const RUNS_WITH_ANOTHER = `${MARK_RUNNING}import { test } from 'node:test';
+test('runs beside another file', async () => {
   const deadline = Date.now() + 60_000;
-  while (running() < 4) {
-    if (Date.now() > deadline) throw new Error('fewer than four files ran at once');
+  while (running() < 2) {
+    if (Date.now() > deadline) throw new Error('fewer than two files ran at once');
     await sleep(20);
   }
 });
@@ -114,9 +114,9 @@ describe('tools/run-tests.mjs', () => {
     assert.doesNotMatch(stdout, /once more/);
   });
 
-  it('runs four files at once by default', () => {
+  it('runs two files at once by default', () => {
     const files: Record<string, string> = {};
-    for (const n of ['a', 'b', 'c', 'd']) files[`${n}.test.js`] = RUNS_WITH_THREE_OTHERS;
+    for (const n of ['a', 'b']) files[`${n}.test.js`] = RUNS_WITH_ANOTHER;
     const { status, stdout } = run(files);
     assert.equal(status, 0, stdout);
     assert.doesNotMatch(stdout, /once more/);
