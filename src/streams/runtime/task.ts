@@ -26,7 +26,7 @@ export { StreamsError };
 
 import type { BytesKeyValueStore } from '../state/bytes-store.js';
 import { CachingSessionStore } from '../state/caching-session-store.js';
-import { CachingTimestampedStore } from '../state/caching-store.js';
+import { CachingKeyValueStore, CachingTimestampedStore } from '../state/caching-store.js';
 import { CachingTimestampedWindowStore } from '../state/caching-window-store.js';
 import type { CacheBudget, CacheRecordContext } from '../state/record-cache.js';
 import { SessionStore } from '../state/session-store.js';
@@ -208,8 +208,11 @@ export class Task {
       this.stores.set(name, store);
     } else if (builder.window !== null)
       this.stores.set(name, new TimestampedWindowStore({ ...options, windowSizeMs: builder.window.sizeMs }));
-    else if (builder.timestamped && builder.cachingEnabled && this.env.cacheBudget) {
-      const store = new CachingTimestampedStore(options);
+    else if (builder.cachingEnabled && this.env.cacheBudget) {
+      // A DSL store, or a Processor API store whose builder asked for caching: the same cache either way.
+      const store = builder.timestamped
+        ? new CachingTimestampedStore(options)
+        : new CachingKeyValueStore(options);
       store.enableCache(this.env.cacheBudget, this.cacheRecordContext);
       this.stores.set(name, store);
     } else
@@ -430,6 +433,7 @@ export class Task {
     for (const s of this.stores.values())
       if (
         s instanceof CachingTimestampedStore ||
+        s instanceof CachingKeyValueStore ||
         s instanceof CachingTimestampedWindowStore ||
         s instanceof CachingSessionStore
       )

@@ -69,7 +69,11 @@ abstract class TypedStoreBase<K, V, S> implements KeyValueStore<K, S> {
     this.name = o.name;
   }
 
-  protected abstract encode(value: S): { stored: Buffer; logged: Buffer; timestamp: number };
+  /** `recordTimestamp` is the timestamp of the record that wrote the value (a plain store's changelog record's). */
+  protected abstract encode(
+    value: S,
+    recordTimestamp: number,
+  ): { stored: Buffer; logged: Buffer; timestamp: number };
   protected abstract decode(stored: Buffer): S;
 
   persistent(): boolean {
@@ -88,13 +92,21 @@ abstract class TypedStoreBase<K, V, S> implements KeyValueStore<K, S> {
   }
 
   put(key: K, value: S | null): void {
+    this.putWritten(key, value, this.o.recordTimestamp());
+  }
+
+  /**
+   * Puts a value written by a record of `recordTimestamp` (the current record's for a put; a record cache's
+   * entry keeps the timestamp of the record that wrote it until it is written through).
+   */
+  protected putWritten(key: K, value: S | null, recordTimestamp: number): void {
     const k = this.keyBytes(key);
     if (value === null) {
       this.o.engine.put(k, null);
-      this.o.changelog?.log(k, null, this.o.recordTimestamp());
+      this.o.changelog?.log(k, null, recordTimestamp);
       return;
     }
-    const e = this.encode(value);
+    const e = this.encode(value, recordTimestamp);
     this.o.engine.put(k, e.stored);
     this.o.changelog?.log(k, e.logged, e.timestamp);
   }
@@ -141,10 +153,10 @@ abstract class TypedStoreBase<K, V, S> implements KeyValueStore<K, S> {
 
 /** A store of plain values (the Processor API's keyValueStoreBuilder). */
 export class PlainKeyValueStore<K, V> extends TypedStoreBase<K, V, V> {
-  protected encode(value: V) {
+  protected encode(value: V, recordTimestamp: number) {
     const bytes = this.o.valueSerde.serialize(this.o.serdeTopic, value);
     if (bytes === null) throw new Error(`store ${this.name}: a value may not serialize to null`);
-    return { stored: bytes, logged: bytes, timestamp: this.o.recordTimestamp() };
+    return { stored: bytes, logged: bytes, timestamp: recordTimestamp };
   }
 
   protected decode(stored: Buffer): V {

@@ -1,0 +1,309 @@
+// Record caches of Processor API stores: a store built with Stores.keyValueStoreBuilder(...).withCachingEnabled()
+// (or the timestamped builder) sits behind the same record cache as the DSL's stores (statestore.cache.max.bytes),
+// as in Kafka: a key put many times between commits reaches the engine and the changelog once, reads see the
+// latest put before the flush, and withCachingDisabled() turns it off again. Through a broker, a topology that
+// puts the same keys many times within one commit interval writes far fewer changelog records with the cache,
+// and the store's contents, live and restored from the changelog after a restart, are the same either way.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Producer } from '../../src/client/producer.js';
+import {
+  KafkaStreams,
+  type KeyValueStore,
+  type ProcessorContext,
+  QueryableStoreTypes,
+  Record,
+  Serdes,
+  StoreQueryParameters,
+  Stores,
+  Topology,
+  TopologyTestDriver,
+} from '../../src/streams/index.js';
+import { waitUntil } from '../helpers/wait.js';
+import { changelogEnd, useStreamsBroker } from './streams-helpers.js';
+
+const S = Serdes.String();
+const L = Serdes.Long();
+
+type Builder = ReturnType<typeof Stores.keyValueStoreBuilder<string, number>>;
+
+/**
+ * Source `in` (values are numbers as text) -> `tally`, which adds each value to its key's sum in the store
+ * `tallies`, `putsPerRecord` times over (the intermediate sums are put too), and forwards the sum to `out`.
+ */
+function tallyTopology(builder: Builder, putsPerRecord = 1, input = 'in', output = 'out'): Topology {
+  return new Topology()
+    .addSource({ name: 'src', keyDeserializer: S, valueDeserializer: S }, input)
+    .addProcessor(
+      'tally',
+      () => {
+        let ctx: ProcessorContext<string, number>;
+        let store: KeyValueStore<string, number>;
+        return {
+          init(c: ProcessorContext<string, number>) {
+            ctx = c;
+            store = c.getStateStore('tallies');
+          },
+          process(r: Record<string, string>) {
+            const add = Number(r.value);
+            for (let i = 0; i < putsPerRecord; i++) store.put(r.key, (store.get(r.key) ?? 0) + add);
+            ctx.forward(new Record(r.key, store.get(r.key)!, r.timestamp));
+          },
+        };
+      },
+      'src',
+    )
+    .addStateStore(builder, 'tally')
+    .addSink({ name: 'sink', keySerializer: S, valueSerializer: L }, output, 'tally');
+}
+
+const inMemoryTallies = () => Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore('tallies'), S, L);
+const CHANGELOG = 'dummy-topology-test-driver-app-id-tallies-changelog';
+
+describe('Processor API stores with withCachingEnabled() in the test driver', () => {
+  it('a key put three times by one input record reaches the changelog once with caching, three times without', () => {
+    const cases: [string, Builder, { [key: string]: unknown }, number][] = [
+      ['enabled', inMemoryTallies().withCachingEnabled(), {}, 2],
+      ['default (off, as in Kafka)', inMemoryTallies(), {}, 6],
+      ['enabled then disabled', inMemoryTallies().withCachingEnabled().withCachingDisabled(), {}, 6],
+      [
+        'enabled, persistent',
+        Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore('tallies'), S, L).withCachingEnabled(),
+        {},
+        2,
+      ],
+      [
+        'enabled, cache size 0',
+        inMemoryTallies().withCachingEnabled(),
+        { 'statestore.cache.max.bytes': 0 },
+        6,
+      ],
+    ];
+    for (const [name, builder, props, changelogRecords] of cases) {
+      const driver = new TopologyTestDriver(tallyTopology(builder, 3), props);
+      try {
+        const input = driver.createInputTopic('in', S, S);
+        input.pipeInput('a', '1', 10);
+        input.pipeInput('a', '2', 20);
+        const changelog = driver.createOutputTopic(CHANGELOG, S, L).readRecordsToList();
+        assert.equal(changelog.length, changelogRecords, name);
+        // The last changelog record holds the final sum, with the timestamp of the record that wrote it.
+        assert.equal(changelog.at(-1)!.value, 9, name);
+        assert.equal(changelog.at(-1)!.timestamp, 20, name);
+        assert.deepEqual(
+          driver.createOutputTopic('out', S, L).readValuesToList(),
+          [3, 9],
+          `${name}: reads in the processor see its latest puts`,
+        );
+        assert.equal(driver.getKeyValueStore<string, number>('tallies')!.get('a'), 9, name);
+      } finally {
+        driver.close();
+      }
+    }
+  });
+
+  it('reads see the latest put before a flush: get, range, all, putIfAbsent, delete', () => {
+    const seen: unknown[] = [];
+    const topology = new Topology()
+      .addSource({ name: 'src', keyDeserializer: S, valueDeserializer: S }, 'in')
+      .addProcessor(
+        'reader',
+        () => {
+          let store: KeyValueStore<string, number>;
+          return {
+            init(c: ProcessorContext<string, number>) {
+              store = c.getStateStore('tallies');
+            },
+            process(r: Record<string, string>) {
+              if (r.value === 'fill') {
+                store.put('a', 1);
+                store.put('b', 2);
+                store.put('c', 3);
+                return;
+              }
+              // The second record: a, b and c are in the engine (the driver committed); write over them.
+              store.put('b', 20);
+              store.put('d', 4);
+              store.put('b', 21);
+              seen.push(store.get('b'), store.get('d'));
+              seen.push(store.putIfAbsent('d', 40), store.putIfAbsent('e', 5));
+              seen.push(store.delete('a'), store.get('a'));
+              seen.push(
+                store
+                  .range('b', 'd')
+                  .map((e) => `${e.key}=${e.value}`)
+                  .join(' '),
+              );
+              seen.push(
+                store
+                  .all()
+                  .map((e) => `${e.key}=${e.value}`)
+                  .join(' '),
+              );
+            },
+          };
+        },
+        'src',
+      )
+      .addStateStore(inMemoryTallies().withCachingEnabled(), 'reader');
+    const driver = new TopologyTestDriver(topology);
+    try {
+      const input = driver.createInputTopic('in', S, S);
+      input.pipeInput('x', 'fill', 10);
+      const changelog = driver.createOutputTopic(CHANGELOG, S, L);
+      assert.deepEqual(
+        changelog.readKeyValuesToList().map((kv) => `${kv.key}=${kv.value}`),
+        ['a=1', 'b=2', 'c=3'],
+      );
+      input.pipeInput('x', 'rewrite', 20);
+      assert.deepEqual(seen, [21, 4, 4, null, 1, null, 'b=21 c=3 d=4', 'b=21 c=3 d=4 e=5']);
+      // After the commit the changelog has each changed key once (b not 20, then 21), least recently written first.
+      assert.deepEqual(
+        changelog.readKeyValuesToList().map((kv) => `${kv.key}=${kv.value}`),
+        ['d=4', 'b=21', 'e=5', 'a=null'],
+      );
+    } finally {
+      driver.close();
+    }
+  });
+
+  it('a timestamped Processor API store is cached too', () => {
+    const writer = () =>
+      new Topology().addSource({ name: 'src', keyDeserializer: S, valueDeserializer: S }, 'in').addProcessor(
+        'writer',
+        () => {
+          let store: KeyValueStore<string, { value: number; timestamp: number }>;
+          return {
+            init(c: ProcessorContext<string, number>) {
+              store = c.getStateStore('tallies');
+            },
+            process(r: Record<string, string>) {
+              for (let i = 1; i <= 3; i++) store.put(r.key, { value: i, timestamp: r.timestamp + i });
+            },
+          };
+        },
+        'src',
+      );
+    for (const [caching, expected] of [
+      [true, ['a=3@13']],
+      [false, ['a=1@11', 'a=2@12', 'a=3@13']],
+    ] as const) {
+      const builder = Stores.timestampedKeyValueStoreBuilder(Stores.inMemoryKeyValueStore('tallies'), S, L);
+      const driver = new TopologyTestDriver(
+        writer().addStateStore(caching ? builder.withCachingEnabled() : builder, 'writer'),
+      );
+      try {
+        driver.createInputTopic('in', S, S).pipeInput('a', 'x', 10);
+        assert.deepEqual(
+          driver
+            .createOutputTopic(CHANGELOG, S, L)
+            .readRecordsToList()
+            .map((r) => `${r.key}=${r.value}@${r.timestamp}`),
+          expected,
+        );
+      } finally {
+        driver.close();
+      }
+    }
+  });
+});
+
+describe('Processor API stores with withCachingEnabled() through a broker', () => {
+  const broker = useStreamsBroker({ 'tally-in': 1, 'cached-out': 1, 'uncached-out': 1 }, 1);
+
+  it('far fewer changelog records with caching, and the same contents, live and restored after a restart', async () => {
+    // Five keys, 300 records, all within one commit interval: each key's sum is put 60 times.
+    const keys = ['k0', 'k1', 'k2', 'k3', 'k4'];
+    const input = Array.from({ length: 300 }, (_, i) => ({ key: keys[i % keys.length]!, add: (i % 7) + 1 }));
+    const expected = new Map<string, number>();
+    for (const r of input) expected.set(r.key, (expected.get(r.key) ?? 0) + r.add);
+    const producer = new Producer({ bootstrapServers: broker.bootstrap });
+    await producer.sendBatch(
+      input.map((r, i) => ({
+        topic: 'tally-in',
+        key: Buffer.from(r.key),
+        value: Buffer.from(String(r.add)),
+        timestamp: 1000 + i,
+      })),
+    );
+    await producer.close();
+
+    const open = (caching: boolean) => {
+      const builder = inMemoryTallies();
+      const app = `papi-caching-${caching}`;
+      const streams = new KafkaStreams(
+        tallyTopology(
+          caching ? builder.withCachingEnabled() : builder,
+          1,
+          'tally-in',
+          caching ? 'cached-out' : 'uncached-out',
+        ),
+        {
+          'application.id': app,
+          'bootstrap.servers': broker.bootstrap,
+          'state.dir': broker.dirs[0]!,
+          // Long enough that the whole input is processed between two commits.
+          'commit.interval.ms': 3000,
+        },
+      );
+      return { streams, changelog: `${app}-tallies-changelog` };
+    };
+    const contents = (streams: KafkaStreams) =>
+      new Map(
+        streams
+          .store(
+            StoreQueryParameters.fromNameAndType(
+              'tallies',
+              QueryableStoreTypes.keyValueStore<string, number>(),
+            ),
+          )
+          .all()
+          .map((e) => [e.key, e.value] as const),
+      );
+    const run = async (caching: boolean) => {
+      const { streams, changelog } = open(caching);
+      let live: Map<string, number>;
+      try {
+        await streams.start();
+        await waitUntil(
+          () => streams.processedRecords() >= input.length && streams.state() === 'RUNNING',
+          60_000,
+          () =>
+            `caching ${caching}: processed ${streams.processedRecords()} of ${input.length}, ${streams.state()}`,
+        );
+        live = contents(streams);
+      } finally {
+        await streams.close(); // commits: the cache is flushed to the store and its changelog
+      }
+      const changelogRecords = await changelogEnd(broker.bootstrap, changelog, 0);
+      // A second instance of the application: its in-memory store is restored from the changelog.
+      const again = open(caching).streams;
+      let restored: Map<string, number>;
+      try {
+        await again.start();
+        await waitUntil(
+          () => again.state() === 'RUNNING' && contents(again).size === expected.size,
+          60_000,
+          () => `caching ${caching}: ${again.state()}, restored ${again.restoredRecords()}`,
+        );
+        restored = contents(again);
+        assert.equal(again.restoredRecords(), changelogRecords, 'the whole changelog is restored');
+        assert.equal(again.processedRecords(), 0, 'the input offsets were committed with the flushed cache');
+      } finally {
+        await again.close();
+      }
+      return { live, restored, changelogRecords };
+    };
+    const cached = await run(true);
+    const uncached = await run(false);
+    assert.equal(uncached.changelogRecords, input.length, 'without a cache every put is logged');
+    assert.ok(
+      cached.changelogRecords < input.length / 10,
+      `with a cache, ${cached.changelogRecords} changelog records for ${input.length} puts`,
+    );
+    assert.ok(cached.changelogRecords >= keys.length);
+    for (const r of [cached.live, cached.restored, uncached.live, uncached.restored])
+      assert.deepEqual(r, expected);
+  });
+});
