@@ -78,6 +78,7 @@ export {
   Stores,
   type TimestampedKeyValueStore,
   type ValueAndTimestamp,
+  type WindowBytesStoreSupplier,
 } from './state/stores.js';
 export { TimestampedWindowStore } from './state/window-store.js';
 export { StreamsBuilder } from './streams-builder.js';

@@ -6,7 +6,7 @@
 // and the store's contents, live and restored from the changelog after a restart, are the same either way.
 
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { Producer } from '../../src/client/producer.js';
 import {
   KafkaStreams,
@@ -17,6 +17,7 @@ import {
   Serdes,
   StoreQueryParameters,
   Stores,
+  type TimestampedWindowStore,
   Topology,
   TopologyTestDriver,
 } from '../../src/streams/index.js';
@@ -209,46 +210,200 @@ describe('Processor API stores with withCachingEnabled() in the test driver', ()
   });
 });
 
-describe('Processor API stores with withCachingEnabled() through a broker', () => {
-  const broker = useStreamsBroker({ 'tally-in': 1, 'cached-out': 1, 'uncached-out': 1 }, 1);
+const WINDOW_MS = 1000;
+type WindowBuilder = ReturnType<typeof Stores.timestampedWindowStoreBuilder<string, number>>;
+const inMemoryWindows = () =>
+  Stores.timestampedWindowStoreBuilder(
+    Stores.inMemoryWindowStore('window-tallies', 60 * WINDOW_MS, WINDOW_MS, false),
+    S,
+    L,
+  );
 
-  it('far fewer changelog records with caching, and the same contents, live and restored after a restart', async () => {
-    // Five keys, 300 records, all within one commit interval: each key's sum is put 60 times.
-    const keys = ['k0', 'k1', 'k2', 'k3', 'k4'];
-    const input = Array.from({ length: 300 }, (_, i) => ({ key: keys[i % keys.length]!, add: (i % 7) + 1 }));
-    const expected = new Map<string, number>();
-    for (const r of input) expected.set(r.key, (expected.get(r.key) ?? 0) + r.add);
+/**
+ * Source `input` -> `window-tally`, which adds each value to its key's sum in the record's 1-second window of the
+ * store `window-tallies`, `putsPerRecord` times over, and forwards `key@windowStart` and the sum to `output`.
+ */
+function windowTallyTopology(
+  builder: WindowBuilder,
+  putsPerRecord = 1,
+  input = 'in',
+  output = 'out',
+): Topology {
+  return new Topology()
+    .addSource({ name: 'src', keyDeserializer: S, valueDeserializer: S }, input)
+    .addProcessor(
+      'window-tally',
+      () => {
+        let ctx: ProcessorContext<string, number>;
+        let store: TimestampedWindowStore<string, number>;
+        return {
+          init(c: ProcessorContext<string, number>) {
+            ctx = c;
+            store = c.getStateStore('window-tallies');
+          },
+          process(r: Record<string, string>) {
+            const start = Math.floor(r.timestamp / WINDOW_MS) * WINDOW_MS;
+            const add = Number(r.value);
+            for (let i = 0; i < putsPerRecord; i++) {
+              const sum = (store.fetch(r.key, start)?.value ?? 0) + add;
+              store.put(r.key, { value: sum, timestamp: r.timestamp }, start);
+            }
+            ctx.forward(new Record(`${r.key}@${start}`, store.fetch(r.key, start)!.value, r.timestamp));
+          },
+        };
+      },
+      'src',
+    )
+    .addStateStore(builder, 'window-tally')
+    .addSink({ name: 'sink', keySerializer: S, valueSerializer: L }, output, 'window-tally');
+}
+
+describe('Processor API window stores with withCachingEnabled() in the test driver', () => {
+  it('a window put three times by one input record reaches the changelog once with caching, three times without', () => {
+    const cases: [string, WindowBuilder, number][] = [
+      ['enabled', inMemoryWindows().withCachingEnabled(), 3],
+      ['default (off)', inMemoryWindows(), 9],
+      ['enabled then disabled', inMemoryWindows().withCachingEnabled().withCachingDisabled(), 9],
+      [
+        'enabled, persistent',
+        Stores.timestampedWindowStoreBuilder(
+          Stores.persistentTimestampedWindowStore('window-tallies', 60 * WINDOW_MS, WINDOW_MS, false),
+          S,
+          L,
+        ).withCachingEnabled(),
+        3,
+      ],
+    ];
+    for (const [name, builder, changelogRecords] of cases) {
+      const driver = new TopologyTestDriver(windowTallyTopology(builder, 3));
+      try {
+        const input = driver.createInputTopic('in', S, S);
+        input.pipeInput('a', '1', 10);
+        input.pipeInput('a', '2', 20);
+        input.pipeInput('a', '5', 1500);
+        assert.equal(
+          driver
+            .createOutputTopic('dummy-topology-test-driver-app-id-window-tallies-changelog', S, L)
+            .getQueueSize(),
+          changelogRecords,
+          name,
+        );
+        assert.deepEqual(
+          driver
+            .createOutputTopic('out', S, L)
+            .readKeyValuesToList()
+            .map((kv) => `${kv.key}=${kv.value}`),
+          ['a@0=3', 'a@0=9', 'a@1000=15'],
+          `${name}: reads see the latest puts`,
+        );
+        const store = driver.getTimestampedWindowStore<string, number>('window-tallies')!;
+        assert.deepEqual(
+          store
+            .fetchRange('a', 0, 1000)
+            .map((w) => `${w.windowStartMs}=${w.value.value}@${w.value.timestamp}`),
+          ['0=9@20', '1000=15@1500'],
+          name,
+        );
+      } finally {
+        driver.close();
+      }
+    }
+  });
+
+  it('the window store suppliers check their arguments as Kafka does', () => {
+    assert.throws(
+      () => Stores.inMemoryWindowStore('w', 100, 1000, false),
+      /retention period of the window store w must be no smaller than its window size/,
+    );
+    assert.throws(
+      () => Stores.timestampedWindowStoreBuilder(Stores.inMemoryWindowStore('w', 1000, 100, true), S, L),
+      /retainDuplicates is not supported/,
+    );
+  });
+});
+
+describe('Processor API stores with withCachingEnabled() through a broker', () => {
+  const broker = useStreamsBroker({ 'tally-in': 1, 'out-true': 1, 'out-false': 1 }, 1);
+  // Five keys, 300 records a millisecond apart, all within one commit interval: each key's sum is put 60 times.
+  const keys = ['k0', 'k1', 'k2', 'k3', 'k4'];
+  const input = Array.from({ length: 300 }, (_, i) => ({
+    key: keys[i % keys.length]!,
+    add: (i % 7) + 1,
+    timestamp: 1000 + 10 * i,
+  }));
+
+  before(async () => {
     const producer = new Producer({ bootstrapServers: broker.bootstrap });
     await producer.sendBatch(
-      input.map((r, i) => ({
+      input.map((r) => ({
         topic: 'tally-in',
         key: Buffer.from(r.key),
         value: Buffer.from(String(r.add)),
-        timestamp: 1000 + i,
+        timestamp: r.timestamp,
       })),
     );
     await producer.close();
+  });
 
-    const open = (caching: boolean) => {
-      const builder = inMemoryTallies();
-      const app = `papi-caching-${caching}`;
-      const streams = new KafkaStreams(
-        tallyTopology(
-          caching ? builder.withCachingEnabled() : builder,
-          1,
-          'tally-in',
-          caching ? 'cached-out' : 'uncached-out',
-        ),
-        {
-          'application.id': app,
-          'bootstrap.servers': broker.bootstrap,
-          'state.dir': broker.dirs[0]!,
-          // Long enough that the whole input is processed between two commits.
-          'commit.interval.ms': 3000,
-        },
+  /**
+   * Runs the topology to the end of the input and closes it (committing, so the cache is flushed), then starts
+   * the application again, whose in-memory store is restored from the changelog. Returns the store's contents
+   * while the first run was live and after the restoration, and the changelog's record count.
+   */
+  async function runAndRestore(
+    app: string,
+    topology: () => Topology,
+    store: string,
+    contents: (streams: KafkaStreams) => Map<string, number>,
+    expectedEntries: number,
+  ) {
+    const open = () =>
+      new KafkaStreams(topology(), {
+        'application.id': app,
+        'bootstrap.servers': broker.bootstrap,
+        'state.dir': broker.dirs[0]!,
+        // Long enough that the whole input is processed between two commits.
+        'commit.interval.ms': 3000,
+      });
+    const first = open();
+    let live: Map<string, number>;
+    try {
+      await first.start();
+      await waitUntil(
+        () => first.processedRecords() >= input.length && first.state() === 'RUNNING',
+        60_000,
+        () => `${app}: processed ${first.processedRecords()} of ${input.length}, ${first.state()}`,
       );
-      return { streams, changelog: `${app}-tallies-changelog` };
-    };
+      live = contents(first);
+    } finally {
+      await first.close(); // commits: the cache is flushed to the store and its changelog
+    }
+    const changelogRecords = await changelogEnd(broker.bootstrap, `${app}-${store}-changelog`, 0);
+    const again = open();
+    let restored: Map<string, number>;
+    try {
+      await again.start();
+      await waitUntil(
+        () => again.state() === 'RUNNING' && contents(again).size === expectedEntries,
+        60_000,
+        () => `${app}: ${again.state()}, restored ${again.restoredRecords()}`,
+      );
+      restored = contents(again);
+      assert.equal(again.restoredRecords(), changelogRecords, `${app}: the whole changelog is restored`);
+      assert.equal(
+        again.processedRecords(),
+        0,
+        `${app}: the input offsets were committed with the flushed cache`,
+      );
+    } finally {
+      await again.close();
+    }
+    return { live, restored, changelogRecords };
+  }
+
+  it('key-value: far fewer changelog records with caching, and the same contents, live and restored', async (t) => {
+    const expected = new Map<string, number>();
+    for (const r of input) expected.set(r.key, (expected.get(r.key) ?? 0) + r.add);
     const contents = (streams: KafkaStreams) =>
       new Map(
         streams
@@ -261,48 +416,82 @@ describe('Processor API stores with withCachingEnabled() through a broker', () =
           .all()
           .map((e) => [e.key, e.value] as const),
       );
-    const run = async (caching: boolean) => {
-      const { streams, changelog } = open(caching);
-      let live: Map<string, number>;
-      try {
-        await streams.start();
-        await waitUntil(
-          () => streams.processedRecords() >= input.length && streams.state() === 'RUNNING',
-          60_000,
-          () =>
-            `caching ${caching}: processed ${streams.processedRecords()} of ${input.length}, ${streams.state()}`,
-        );
-        live = contents(streams);
-      } finally {
-        await streams.close(); // commits: the cache is flushed to the store and its changelog
-      }
-      const changelogRecords = await changelogEnd(broker.bootstrap, changelog, 0);
-      // A second instance of the application: its in-memory store is restored from the changelog.
-      const again = open(caching).streams;
-      let restored: Map<string, number>;
-      try {
-        await again.start();
-        await waitUntil(
-          () => again.state() === 'RUNNING' && contents(again).size === expected.size,
-          60_000,
-          () => `caching ${caching}: ${again.state()}, restored ${again.restoredRecords()}`,
-        );
-        restored = contents(again);
-        assert.equal(again.restoredRecords(), changelogRecords, 'the whole changelog is restored');
-        assert.equal(again.processedRecords(), 0, 'the input offsets were committed with the flushed cache');
-      } finally {
-        await again.close();
-      }
-      return { live, restored, changelogRecords };
-    };
+    const run = (caching: boolean) =>
+      runAndRestore(
+        `papi-caching-${caching}`,
+        () => {
+          const builder = inMemoryTallies();
+          return tallyTopology(
+            caching ? builder.withCachingEnabled() : builder,
+            1,
+            'tally-in',
+            `out-${caching}`,
+          );
+        },
+        'tallies',
+        contents,
+        expected.size,
+      );
     const cached = await run(true);
     const uncached = await run(false);
+    t.diagnostic(
+      `changelog records: ${cached.changelogRecords} cached, ${uncached.changelogRecords} uncached`,
+    );
     assert.equal(uncached.changelogRecords, input.length, 'without a cache every put is logged');
     assert.ok(
       cached.changelogRecords < input.length / 10,
       `with a cache, ${cached.changelogRecords} changelog records for ${input.length} puts`,
     );
     assert.ok(cached.changelogRecords >= keys.length);
+    for (const r of [cached.live, cached.restored, uncached.live, uncached.restored])
+      assert.deepEqual(r, expected);
+  });
+
+  it('window: far fewer changelog records with caching, and the same contents, live and restored', async (t) => {
+    const expected = new Map<string, number>();
+    for (const r of input) {
+      const w = `${r.key}@${Math.floor(r.timestamp / WINDOW_MS) * WINDOW_MS}`;
+      expected.set(w, (expected.get(w) ?? 0) + r.add);
+    }
+    const contents = (streams: KafkaStreams) =>
+      new Map(
+        streams
+          .store(
+            StoreQueryParameters.fromNameAndType(
+              'window-tallies',
+              QueryableStoreTypes.windowStore<string, number>(),
+            ),
+          )
+          .fetchAll(0, Number.MAX_SAFE_INTEGER)
+          .map((e) => [`${e.key.key}@${e.key.window.start()}`, e.value] as const),
+      );
+    const run = (caching: boolean) =>
+      runAndRestore(
+        `papi-window-caching-${caching}`,
+        () => {
+          const builder = inMemoryWindows();
+          return windowTallyTopology(
+            caching ? builder.withCachingEnabled() : builder,
+            1,
+            'tally-in',
+            `out-${caching}`,
+          );
+        },
+        'window-tallies',
+        contents,
+        expected.size,
+      );
+    const cached = await run(true);
+    const uncached = await run(false);
+    t.diagnostic(
+      `changelog records: ${cached.changelogRecords} cached, ${uncached.changelogRecords} uncached`,
+    );
+    assert.equal(uncached.changelogRecords, input.length, 'without a cache every put is logged');
+    assert.ok(
+      cached.changelogRecords < input.length / 5,
+      `with a cache, ${cached.changelogRecords} changelog records for ${input.length} puts in ${expected.size} windows`,
+    );
+    assert.ok(cached.changelogRecords >= expected.size);
     for (const r of [cached.live, cached.restored, uncached.live, uncached.restored])
       assert.deepEqual(r, expected);
   });

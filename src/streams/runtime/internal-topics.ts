@@ -121,10 +121,14 @@ export async function ensureInternalTopics(
       // A window or session changelog is deleted by time too: it keeps what the store keeps, plus
       // windowstore.changelog.additional.retention.ms (unless the store's log config names retention.ms).
       const storeRetentionMs = builder.window?.retentionMs ?? builder.session?.retentionMs;
+      // ... and compacted as well by default (Kafka's WindowedChangelogTopicConfig; the DSL names it anyway).
       const retention: Record<string, string> =
         storeRetentionMs === undefined
           ? {}
-          : { 'retention.ms': String(storeRetentionMs + windowChangelogAdditionalRetentionMs) };
+          : {
+              'cleanup.policy': 'compact,delete',
+              'retention.ms': String(storeRetentionMs + windowChangelogAdditionalRetentionMs),
+            };
       wanted.push({
         topic: changelogTopicName(applicationId, store),
         numPartitions: tasksPerSubtopology.get(st.id)!,

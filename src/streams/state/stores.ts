@@ -101,6 +101,31 @@ export interface KeyValueBytesStoreSupplier {
   readonly engine: StoreEngine;
 }
 
+/** A named window store of an engine, before serdes are given (Kafka's WindowBytesStoreSupplier). */
+export interface WindowBytesStoreSupplier {
+  readonly name: string;
+  readonly engine: StoreEngine;
+  readonly retentionPeriodMs: number;
+  readonly windowSizeMs: number;
+  readonly retainDuplicates: boolean;
+}
+
+function windowStoreSupplier(
+  name: string,
+  engine: StoreEngine,
+  retentionPeriodMs: number,
+  windowSizeMs: number,
+  retainDuplicates: boolean,
+): WindowBytesStoreSupplier {
+  if (!(retentionPeriodMs >= 0)) throw new Error('retentionPeriod cannot be negative');
+  if (!(windowSizeMs >= 0)) throw new Error('windowSize cannot be negative');
+  if (windowSizeMs > retentionPeriodMs)
+    throw new Error(
+      `The retention period of the window store ${name} must be no smaller than its window size. Got size=[${windowSizeMs}], retention=[${retentionPeriodMs}]`,
+    );
+  return { name, engine, retentionPeriodMs, windowSizeMs, retainDuplicates };
+}
+
 /** Kafka's Stores factory. */
 export const Stores = {
   persistentKeyValueStore: (name: string): KeyValueBytesStoreSupplier => ({ name, engine: 'persistent' }),
@@ -119,6 +144,45 @@ export const Stores = {
     keySerde: Serde<K>,
     valueSerde: Serde<V>,
   ): StoreBuilder<K, V> => new StoreBuilder(supplier.name, supplier.engine, keySerde, valueSerde, true),
+  persistentWindowStore: (
+    name: string,
+    retentionPeriodMs: number,
+    windowSizeMs: number,
+    retainDuplicates: boolean,
+  ): WindowBytesStoreSupplier =>
+    windowStoreSupplier(name, 'persistent', retentionPeriodMs, windowSizeMs, retainDuplicates),
+  persistentTimestampedWindowStore: (
+    name: string,
+    retentionPeriodMs: number,
+    windowSizeMs: number,
+    retainDuplicates: boolean,
+  ): WindowBytesStoreSupplier =>
+    windowStoreSupplier(name, 'persistent', retentionPeriodMs, windowSizeMs, retainDuplicates),
+  inMemoryWindowStore: (
+    name: string,
+    retentionPeriodMs: number,
+    windowSizeMs: number,
+    retainDuplicates: boolean,
+  ): WindowBytesStoreSupplier =>
+    windowStoreSupplier(name, 'in-memory', retentionPeriodMs, windowSizeMs, retainDuplicates),
+  /**
+   * A window store of values with their timestamps (a TimestampedWindowStore: put(key, { value, timestamp },
+   * windowStart), fetch, fetchRange, all), as the DSL's windowed aggregations keep. Brook has no window store
+   * of plain values (Kafka's windowStoreBuilder), and keeps one value per key and window (no retainDuplicates).
+   */
+  timestampedWindowStoreBuilder: <K, V>(
+    supplier: WindowBytesStoreSupplier,
+    keySerde: Serde<K>,
+    valueSerde: Serde<V>,
+  ): StoreBuilder<K, V> => {
+    if (supplier.retainDuplicates)
+      throw new Error(
+        `window store ${supplier.name}: Brook's Processor API window stores keep one value per key and window (retainDuplicates is not supported)`,
+      );
+    const builder = new StoreBuilder(supplier.name, supplier.engine, keySerde, valueSerde, true);
+    builder.window = { sizeMs: supplier.windowSizeMs, retentionMs: supplier.retentionPeriodMs };
+    return builder;
+  },
 } as const;
 
 /**
