@@ -73,6 +73,7 @@ export {
   type KeyValueBytesStoreSupplier,
   type KeyValueStore,
   type ReadOnlyKeyValueStore,
+  type SessionBytesStoreSupplier,
   type StateStore,
   StoreBuilder,
   Stores,

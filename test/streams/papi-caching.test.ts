@@ -15,6 +15,7 @@ import {
   QueryableStoreTypes,
   Record,
   Serdes,
+  type SessionStore,
   StoreQueryParameters,
   Stores,
   type TimestampedWindowStore,
@@ -322,6 +323,78 @@ describe('Processor API window stores with withCachingEnabled() in the test driv
   });
 });
 
+describe('Processor API session stores with withCachingEnabled() in the test driver', () => {
+  it('a session put three times by one input record reaches the changelog once with caching, three times without', () => {
+    // Each record puts its key's session [timestamp, timestamp] three times, with the counts 1, 2, 3.
+    const topology = (builder: ReturnType<typeof Stores.sessionStoreBuilder<string, number>>) =>
+      new Topology()
+        .addSource({ name: 'src', keyDeserializer: S, valueDeserializer: S }, 'in')
+        .addProcessor(
+          'sessions',
+          () => {
+            let store: SessionStore<string, number>;
+            return {
+              init(c: ProcessorContext<string, number>) {
+                store = c.getStateStore('session-tallies');
+              },
+              process(r: Record<string, string>) {
+                for (let i = 1; i <= 3; i++) {
+                  assert.equal(store.fetchSession(r.key, r.timestamp, r.timestamp), i === 1 ? null : i - 1);
+                  store.put(r.key, r.timestamp, r.timestamp, i);
+                }
+              },
+            };
+          },
+          'src',
+        )
+        .addStateStore(builder, 'sessions');
+    const inMemory = () =>
+      Stores.sessionStoreBuilder(Stores.inMemorySessionStore('session-tallies', 10_000), S, L);
+    for (const [name, builder, expected] of [
+      ['enabled', inMemory().withCachingEnabled(), ['a@10=3', 'a@20=3']],
+      ['default (off)', inMemory(), ['a@10=1', 'a@10=2', 'a@10=3', 'a@20=1', 'a@20=2', 'a@20=3']],
+      [
+        'enabled, persistent',
+        Stores.sessionStoreBuilder(
+          Stores.persistentSessionStore('session-tallies', 10_000),
+          S,
+          L,
+        ).withCachingEnabled(),
+        ['a@10=3', 'a@20=3'],
+      ],
+    ] as const) {
+      const driver = new TopologyTestDriver(topology(builder));
+      try {
+        const input = driver.createInputTopic('in', S, S);
+        input.pipeInput('a', 'x', 10);
+        input.pipeInput('a', 'x', 20);
+        assert.deepEqual(
+          driver
+            .createOutputTopic(
+              'dummy-topology-test-driver-app-id-session-tallies-changelog',
+              Serdes.ByteArray(),
+              L,
+            )
+            .readRecordsToList()
+            .map((r) => `a@${r.timestamp}=${r.value}`),
+          expected,
+          name,
+        );
+        assert.deepEqual(
+          driver
+            .getSessionStore<string, number>('session-tallies')!
+            .findSessions('a', 0, 100)
+            .map((s) => `${s.startMs}=${s.value}`),
+          ['10=3', '20=3'],
+          name,
+        );
+      } finally {
+        driver.close();
+      }
+    }
+  });
+});
+
 describe('Processor API stores with withCachingEnabled() through a broker', () => {
   const broker = useStreamsBroker({ 'tally-in': 1, 'out-true': 1, 'out-false': 1 }, 1);
   // Five keys, 300 records a millisecond apart, all within one commit interval: each key's sum is put 60 times.
@@ -490,6 +563,75 @@ describe('Processor API stores with withCachingEnabled() through a broker', () =
     assert.ok(
       cached.changelogRecords < input.length / 5,
       `with a cache, ${cached.changelogRecords} changelog records for ${input.length} puts in ${expected.size} windows`,
+    );
+    assert.ok(cached.changelogRecords >= expected.size);
+    for (const r of [cached.live, cached.restored, uncached.live, uncached.restored])
+      assert.deepEqual(r, expected);
+  });
+  it('session: far fewer changelog records with caching, and the same contents, live and restored', async (t) => {
+    // Each record adds to its key's session of its second: [start, start + 999].
+    const expected = new Map<string, number>();
+    for (const r of input) {
+      const s = `${r.key}@${Math.floor(r.timestamp / WINDOW_MS) * WINDOW_MS}`;
+      expected.set(s, (expected.get(s) ?? 0) + r.add);
+    }
+    const topology = (caching: boolean) => {
+      const builder = Stores.sessionStoreBuilder(
+        Stores.inMemorySessionStore('session-tallies', 60_000),
+        S,
+        L,
+      );
+      return new Topology()
+        .addSource({ name: 'src', keyDeserializer: S, valueDeserializer: S }, 'tally-in')
+        .addProcessor(
+          'session-tally',
+          () => {
+            let store: SessionStore<string, number>;
+            return {
+              init(c: ProcessorContext<string, number>) {
+                store = c.getStateStore('session-tallies');
+              },
+              process(r: Record<string, string>) {
+                const start = Math.floor(r.timestamp / WINDOW_MS) * WINDOW_MS;
+                const end = start + WINDOW_MS - 1;
+                store.put(r.key, start, end, (store.fetchSession(r.key, start, end) ?? 0) + Number(r.value));
+              },
+            };
+          },
+          'src',
+        )
+        .addStateStore(caching ? builder.withCachingEnabled() : builder, 'session-tally');
+    };
+    const contents = (streams: KafkaStreams) => {
+      const store = streams.store(
+        StoreQueryParameters.fromNameAndType(
+          'session-tallies',
+          QueryableStoreTypes.sessionStore<string, number>(),
+        ),
+      );
+      return new Map(
+        keys.flatMap((k) =>
+          store.fetch(k).map((e) => [`${e.key.key}@${e.key.window.start()}`, e.value] as const),
+        ),
+      );
+    };
+    const run = (caching: boolean) =>
+      runAndRestore(
+        `papi-session-caching-${caching}`,
+        () => topology(caching),
+        'session-tallies',
+        contents,
+        expected.size,
+      );
+    const cached = await run(true);
+    const uncached = await run(false);
+    t.diagnostic(
+      `changelog records: ${cached.changelogRecords} cached, ${uncached.changelogRecords} uncached`,
+    );
+    assert.equal(uncached.changelogRecords, input.length, 'without a cache every put is logged');
+    assert.ok(
+      cached.changelogRecords < input.length / 5,
+      `with a cache, ${cached.changelogRecords} changelog records for ${input.length} puts in ${expected.size} sessions`,
     );
     assert.ok(cached.changelogRecords >= expected.size);
     for (const r of [cached.live, cached.restored, uncached.live, uncached.restored])

@@ -126,6 +126,22 @@ function windowStoreSupplier(
   return { name, engine, retentionPeriodMs, windowSizeMs, retainDuplicates };
 }
 
+/** A named session store of an engine, before serdes are given (Kafka's SessionBytesStoreSupplier). */
+export interface SessionBytesStoreSupplier {
+  readonly name: string;
+  readonly engine: StoreEngine;
+  readonly retentionPeriodMs: number;
+}
+
+function sessionStoreSupplier(
+  name: string,
+  engine: StoreEngine,
+  retentionPeriodMs: number,
+): SessionBytesStoreSupplier {
+  if (!(retentionPeriodMs >= 0)) throw new Error('retentionPeriod cannot be negative');
+  return { name, engine, retentionPeriodMs };
+}
+
 /** Kafka's Stores factory. */
 export const Stores = {
   persistentKeyValueStore: (name: string): KeyValueBytesStoreSupplier => ({ name, engine: 'persistent' }),
@@ -181,6 +197,20 @@ export const Stores = {
       );
     const builder = new StoreBuilder(supplier.name, supplier.engine, keySerde, valueSerde, true);
     builder.window = { sizeMs: supplier.windowSizeMs, retentionMs: supplier.retentionPeriodMs };
+    return builder;
+  },
+  persistentSessionStore: (name: string, retentionPeriodMs: number): SessionBytesStoreSupplier =>
+    sessionStoreSupplier(name, 'persistent', retentionPeriodMs),
+  inMemorySessionStore: (name: string, retentionPeriodMs: number): SessionBytesStoreSupplier =>
+    sessionStoreSupplier(name, 'in-memory', retentionPeriodMs),
+  /** A session store (SessionStore: put(key, start, end, value), fetchSession, findSessions, all), as the DSL's. */
+  sessionStoreBuilder: <K, V>(
+    supplier: SessionBytesStoreSupplier,
+    keySerde: Serde<K>,
+    valueSerde: Serde<V>,
+  ): StoreBuilder<K, V> => {
+    const builder = new StoreBuilder(supplier.name, supplier.engine, keySerde, valueSerde, false);
+    builder.session = { retentionMs: supplier.retentionPeriodMs };
     return builder;
   },
 } as const;
