@@ -61,9 +61,9 @@ class MirrorMetricsRegistry {
     observe(m.recordAgeMs, Math.max(0, nowMs - timestampMs));
   }
 
-  /** A record acknowledged downstream: its latency from its timestamp, as Kafka measures it. */
-  recordCommitted(m: PartitionMetrics, timestampMs: number): void {
-    observe(m.replicationLatencyMs, Math.max(0, Date.now() - timestampMs));
+  /** A record acknowledged downstream (at `nowMs`): its latency from its timestamp, as Kafka measures it. */
+  recordCommitted(m: PartitionMetrics, timestampMs: number, nowMs: number): void {
+    observe(m.replicationLatencyMs, Math.max(0, nowMs - timestampMs));
   }
 
   all(): PartitionMetrics[] {

@@ -55,9 +55,18 @@ export interface Submitted {
  * records (MirrorSourceTask, one per topic-partition) pays for the JSON once. Records are immutable, so is this.
  */
 const partitionKeys = new WeakMap<object, string>();
+/**
+ * The last partition looked up and its key: a poll's records come partition by partition, so most records hit here
+ * (a WeakMap lookup per record otherwise). Keeps one partition object alive at most.
+ */
+let lastPartition: object | null = null;
+let lastPartitionKey = '';
 function partitionKey(partition: Record<string, unknown>): string {
+  if (partition === lastPartition) return lastPartitionKey;
   let key = partitionKeys.get(partition);
   if (key === undefined) partitionKeys.set(partition, (key = stringifyJson(partition)));
+  lastPartition = partition;
+  lastPartitionKey = key;
   return key;
 }
 
