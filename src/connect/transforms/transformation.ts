@@ -38,7 +38,9 @@ export class TransformChain {
 
   apply<R extends AnyRecord>(record: R): R | null {
     let r: R | null = record;
-    for (const step of this.steps) {
+    // Indexed, not for-of: this runs per record, and an iterator per call was garbage even with no steps.
+    for (let i = 0; i < this.steps.length; i++) {
+      const step = this.steps[i]!;
       if (r === null) return null;
       if (step.predicate !== null && step.predicate.test(r) === step.negate) continue;
       r = step.transform.apply(r);
