@@ -6,11 +6,12 @@
 //   commit         WorkerSourceTask.commitOffsets
 //   fetch/produce  the Fetch requests of the task's consumer and the Produce requests of its producer: count,
 //                  bytes, latency, and the time with at least one in flight
-// and reports the process's event-loop utilisation and CPU time over the copy. `--plain` traces the plain
+// and reports the process's event-loop utilisation, CPU time and garbage collections over the copy (young-generation
+// collections per record follow what the copy allocates, whatever the machine's load). `--plain` traces the plain
 // consume-and-produce loop of `mirror` the same way instead. Counts from the first record read to the N-th
 // acknowledged, as `mirror`.
 
-import { performance } from 'node:perf_hooks';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { Cluster } from '../../src/client/cluster.js';
 import { Admin } from '../../src/client/index.js';
 import { mirrorMetrics } from '../../src/connect/mirror/metrics.js';
@@ -37,6 +38,23 @@ interface Request {
 const stages = new Map<string, Stage>();
 const requests = new Map<string, Request[]>();
 let tracing = false;
+/** Garbage collections by kind (scavenge, mark-compact, ...), with when they started; the copy's are counted. */
+const collections: { kind: string; start: number; ms: number }[] = [];
+let collectionsFrom = 0;
+const GC_KINDS: Record<number, string> = {
+  1: 'scavenge',
+  2: 'mark-compact',
+  4: 'incremental marking',
+  8: 'weak callbacks',
+  16: 'minor mark-compact',
+};
+const gcObserver = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const detail = (e as { detail?: { kind?: number } }).detail;
+    const kind = GC_KINDS[detail?.kind ?? 0] ?? 'other';
+    collections.push({ kind, start: e.startTime, ms: e.duration });
+  }
+});
 
 function count(name: string, ms: number, items: number): void {
   let s = stages.get(name);
@@ -129,6 +147,20 @@ function report(label: string, records: number, ms: number, elu: number, cpuMs: 
         `max ${lat.at(-1)!.toFixed(1)} ms, one in flight ${busy.toFixed(0)} ms\n`,
     );
   }
+  const byKind = new Map<string, { count: number; ms: number }>();
+  for (const c of collections) {
+    if (c.start < collectionsFrom) continue;
+    const k = byKind.get(c.kind) ?? { count: 0, ms: 0 };
+    k.count++;
+    k.ms += c.ms;
+    byKind.set(c.kind, k);
+  }
+  for (const [kind, c] of [...byKind].sort()) {
+    out.write(
+      `  gc ${kind.padEnd(20)} ${String(c.count).padStart(5)} (${((c.count * 1e6) / records).toFixed(0)} per million records), ` +
+        `${c.ms.toFixed(0)} ms\n`,
+    );
+  }
   for (const [name, s] of [...stages].sort()) {
     out.write(
       `  ${name.padEnd(14)} ${String(s.calls).padStart(5)} calls, ${s.ms.toFixed(0).padStart(6)} ms in all, ` +
@@ -144,6 +176,7 @@ function startMeasuring(): {
 } {
   stages.clear();
   requests.clear();
+  collectionsFrom = performance.now();
   return { elu: performance.eventLoopUtilization(), cpu: process.cpuUsage() };
 }
 
@@ -153,6 +186,7 @@ export async function run(args: string[]): Promise<void> {
     return;
   }
   const records = numberOption(args, '--records', 200_000);
+  gcObserver.observe({ entryTypes: ['gc'] });
   const plain = args.includes('--plain');
   wrap(MirrorSourceTask.prototype, 'poll', 'task poll', (v) => (v as unknown[] | null)?.length ?? 0);
   wrap(WorkerSourceTask.prototype, 'produce', 'window wait', (_v, a) => (a[0] as unknown[]).length);
@@ -224,6 +258,7 @@ export async function run(args: string[]): Promise<void> {
     report('MirrorMaker', records, ms, elu, (cpu.user + cpu.system) / 1000);
     await mm.stop();
   } finally {
+    gcObserver.disconnect();
     await Promise.all([a.stop(), b.stop()]);
   }
 }
