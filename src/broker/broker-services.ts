@@ -21,6 +21,7 @@ import type { MetadataCache } from './metadata/metadata-cache.js';
 import type { Purgatory } from './purgatory.js';
 import type { ClientQuotas } from './quota/client-quotas.js';
 import type { ReplicationQuota } from './quota/replication-quota.js';
+import type { LeadershipConfirmations } from './replica/leadership-confirmations.js';
 import type { LogDirMover } from './replica/log-dir-mover.js';
 import type { ReplicaManager } from './replica/replica-manager.js';
 import type { TopicConfigs } from './topic-configs.js';
@@ -64,6 +65,8 @@ export interface BrokerServices {
   readonly producePurgatory: Purgatory;
   /** Fetch requests waiting for fetch.min.bytes. */
   readonly fetchPurgatory: Purgatory;
+  /** Reads that must not come from a deposed leader wait here for its followers to confirm it (stable OffsetFetch). */
+  readonly leadershipConfirmations: LeadershipConfirmations;
   /** What ApiVersions advertises: the handler table's keys and version ranges. */
   readonly apiVersions: ApiVersionsResponseApiVersion[];
   /** Classic consumer groups and their committed offsets, for the partitions of __consumer_offsets led here. */

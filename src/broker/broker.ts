@@ -99,6 +99,7 @@ import { ClientQuotas } from './quota/client-quotas.js';
 import { ConnectionCreationRates } from './quota/connection-creation-rate.js';
 import { IpConnectionQuotas } from './quota/ip-quotas.js';
 import { ReplicationQuota } from './quota/replication-quota.js';
+import { LeadershipConfirmations } from './replica/leadership-confirmations.js';
 import { LogDirMover } from './replica/log-dir-mover.js';
 import { ReplicaManager } from './replica/replica-manager.js';
 import { internalTopicAppender } from './replica/replicated-append.js';
@@ -638,7 +639,16 @@ export class Broker {
     const producePurgatory = new Purgatory('produce', PRODUCE_PURGATORY_MAX, clock);
     const fetchPurgatory = new Purgatory('fetch', FETCH_PURGATORY_MAX, clock);
     replicas.onAppendWritten((p) => completeDelayedRequests({ producePurgatory, fetchPurgatory }, p.key));
-    const groupCoordinator = this.createGroupCoordinator(replicas, metadata, topicAdmin, producePurgatory);
+    const leadershipConfirmations = new LeadershipConfirmations(clock, (key) =>
+      fetchPurgatory.checkAndComplete(key),
+    );
+    const groupCoordinator = this.createGroupCoordinator(
+      replicas,
+      metadata,
+      topicAdmin,
+      producePurgatory,
+      leadershipConfirmations,
+    );
     const transactions = createTransactionCoordinator({
       config,
       clock,
@@ -688,6 +698,7 @@ export class Broker {
       }),
       producePurgatory,
       fetchPurgatory,
+      leadershipConfirmations,
       groupCoordinator,
       transactionCoordinator: transactions.coordinator,
       topicStats: this.metricsEndpoint?.metrics.topicStats ?? null,
@@ -859,6 +870,7 @@ export class Broker {
     metadata: MetadataCache,
     topicAdmin: TopicAdmin,
     producePurgatory: Purgatory,
+    leadershipConfirmations: LeadershipConfirmations,
   ): GroupCoordinator {
     const { config, clock, logger } = this.options;
     const coordinator = new GroupCoordinator({
@@ -885,6 +897,11 @@ export class Broker {
         commitTimeoutMs: config.offsetsCommitTimeoutMs,
         loadBufferBytes: config.offsetsLoadBufferSize,
         nowMs: () => clock.nowMs(),
+        confirmLeadership: (index) => {
+          const partition = replicas.get(OFFSETS_TOPIC, index);
+          if (partition === undefined) return Promise.resolve(false);
+          return leadershipConfirmations.confirm(partition, config.offsetsCommitTimeoutMs);
+        },
       }),
       schedule: (run, delayMs) => {
         const timer = setTimeout(run, delayMs);

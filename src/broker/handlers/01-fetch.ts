@@ -143,9 +143,11 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
       deniedTopics:
         context.services.authorizer === null ? null : deniedTopics(context, replicaId >= 0, partitions),
     };
+    if (isFollower) noteFollowerFetch(context, plan);
     // A partition sent to another replica is answered at once, as one with an error is.
     const ready = (reads: readonly PartitionRead[]): boolean =>
       reads.reduce((n, r) => n + r.bytes, 0) >= request.minBytes ||
+      confirmationWaits(context, plan) ||
       reads.some(
         (r) =>
           r.data.errorCode !== 0 ||
@@ -243,8 +245,44 @@ function readAll(context: RequestContext, plan: FetchPlan): Promise<PartitionRea
   return Promise.all(reads);
 }
 
-/** Whether a waiting fetch can be answered: fetch.min.bytes are readable, or a partition has an error. */
+/**
+ * A follower's fetch of partitions this broker leads at the epoch the fetch names shows the follower has not moved
+ * to a newer leader: it counts towards the leadership confirmations waiting on them (leadership-confirmations.ts).
+ * Noted once per request, as it arrives (a parked fetch plans its reads again when it completes).
+ */
+function noteFollowerFetch(context: RequestContext, plan: FetchPlan): void {
+  const confirmations = context.services.leadershipConfirmations;
+  if (!confirmations.active) return;
+  for (const p of plan.partitions) {
+    if (p.topicName === '' || plan.deniedTopics?.has(p.topicName) === true) continue;
+    if (!confirmations.shouldAnswerAtOnce(partitionKey(p.topicName, p.partition))) continue;
+    const partition = readablePartition(
+      context.services,
+      p.topicName,
+      p.partition,
+      p.currentLeaderEpoch,
+      false,
+    );
+    if (typeof partition !== 'number' && p.currentLeaderEpoch === partition.leaderEpoch)
+      confirmations.onFollowerFetch(partition, plan.replicaId);
+  }
+}
+
+/** A follower's fetch of a partition whose leadership is being confirmed is answered without waiting for data. */
+function confirmationWaits(context: RequestContext, plan: FetchPlan): boolean {
+  const confirmations = context.services.leadershipConfirmations;
+  if (plan.replicaId < 0 || !confirmations.active) return false;
+  return plan.partitions.some((p) =>
+    confirmations.shouldAnswerAtOnce(partitionKey(p.topicName, p.partition)),
+  );
+}
+
+/**
+ * Whether a waiting fetch can be answered: fetch.min.bytes are readable, a partition has an error, or (a follower's)
+ * a partition's leadership is being confirmed.
+ */
 function readyToRead(context: RequestContext, plan: FetchPlan, minBytes: number): boolean {
+  if (confirmationWaits(context, plan)) return true;
   let remaining = plan.maxBytes;
   let bytes = 0;
   for (const p of plan.partitions) {

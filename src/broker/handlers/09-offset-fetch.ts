@@ -1,7 +1,8 @@
 // OffsetFetch (9): a group's committed offsets, for the partitions asked for or (v2+, null topics) all of them.
 // Before v2 errors are per partition only; v2 adds a top-level error; v7 require_stable (a partition with a
 // commit still being written answers UNSTABLE_OFFSET_COMMIT); v8 asks for several groups at once;
-// v9 names the KIP-848 member and its epoch, which its group checks.
+// v9 names the KIP-848 member and its epoch, which its group checks. A stable fetch is answered only once this
+// broker is shown to still lead the group's partition (GroupCoordinator.fetchStableOffsets).
 
 import type { FetchOffsetsResult } from '../../coordinator/group/group-coordinator.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -22,25 +23,35 @@ export const offsetFetchHandler = defineHandler<OffsetFetchRequest, OffsetFetchR
     const version = context.apiVersion;
     const coordinator = context.services.groupCoordinator;
     const requireStable = version >= 7 && request.requireStable;
+    // A stable fetch waits until this broker is shown to still coordinate the group (fetchStableOffsets).
+    const fetch = (
+      groupId: string,
+      topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null,
+      member: { memberId: string; memberEpoch: number } | null = null,
+    ): Promise<FetchOffsetsResult> =>
+      requireStable
+        ? coordinator.fetchStableOffsets(groupId, topics, member)
+        : Promise.resolve(coordinator.fetchOffsets(groupId, topics, false, member));
     if (version >= 8) {
-      return {
+      const groups = request.groups.map(async (g) => {
+        const member =
+          version >= 9 && g.memberId !== null ? { memberId: g.memberId, memberEpoch: g.memberEpoch } : null;
+        if (!authorizeGroup(context, AclOperation.DESCRIBE, g.groupId)) {
+          return { groupId: g.groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
+        }
+        const result = await fetch(g.groupId, g.topics, member);
+        return {
+          groupId: g.groupId,
+          errorCode: result.errorCode,
+          topics: authorizedTopics(context, wireTopics(result), g.topics !== null),
+        };
+      });
+      return Promise.all(groups).then((answered) => ({
         throttleTimeMs: 0,
         topics: [],
         errorCode: 0,
-        groups: request.groups.map((g) => {
-          const member =
-            version >= 9 && g.memberId !== null ? { memberId: g.memberId, memberEpoch: g.memberEpoch } : null;
-          if (!authorizeGroup(context, AclOperation.DESCRIBE, g.groupId)) {
-            return { groupId: g.groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
-          }
-          const result = coordinator.fetchOffsets(g.groupId, g.topics, requireStable, member);
-          return {
-            groupId: g.groupId,
-            errorCode: result.errorCode,
-            topics: authorizedTopics(context, wireTopics(result), g.topics !== null),
-          };
-        }),
-      };
+        groups: answered,
+      }));
     }
     if (!authorizeGroup(context, AclOperation.DESCRIBE, request.groupId)) {
       // From v2 the error is at the top; v0 and v1 have only the partitions to carry it.
@@ -64,14 +75,13 @@ export const offsetFetchHandler = defineHandler<OffsetFetchRequest, OffsetFetchR
         groups: [],
       };
     }
-    const result = coordinator.fetchOffsets(request.groupId, request.topics, requireStable);
-    return {
+    return fetch(request.groupId, request.topics).then((result) => ({
       throttleTimeMs: 0,
       // v0 and v1 report coordinator errors in every partition; from v2 at the top as well.
       errorCode: version >= 2 ? result.errorCode : 0,
       topics: authorizedTopics(context, wireTopics(result), request.topics !== null),
       groups: [],
-    };
+    }));
   },
 });
 

@@ -449,6 +449,13 @@ export class Partition {
     return size;
   }
 
+  /** The replicas of the maximal ISR (see maximalIsrSize): the committed ISR and those a pending change adds. */
+  get maximalIsr(): readonly BrokerId[] {
+    const pending = this.pendingIsr;
+    if (pending === null) return this.isr;
+    return [...this.isr, ...pending.filter((id) => !this.isr.includes(id))];
+  }
+
   get isrChangeInFlight(): boolean {
     return this.pendingIsr !== null;
   }

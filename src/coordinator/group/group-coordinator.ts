@@ -1217,6 +1217,31 @@ export class GroupCoordinator {
     return ErrorCode.NONE;
   }
 
+  /**
+   * OffsetFetch with require_stable, answered only once this broker is shown to still lead the group's partition
+   * (GroupStorage.confirmLeadership); NOT_COORDINATOR when that cannot be shown in time. A coordinator cut off from
+   * ZooKeeper is not told that its partition moved, and answering from its memory let an exactly-once processor
+   * resume from offsets that newer commits at the new coordinator had replaced, and process its input twice.
+   */
+  async fetchStableOffsets(
+    groupId: string,
+    topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null,
+    member: { memberId: string; memberEpoch: number } | null = null,
+  ): Promise<FetchOffsetsResult> {
+    const before = this.coordinatorError(groupId);
+    if (before !== ErrorCode.NONE) return failedFetch(topics, before);
+    const partition = this.partitionFor(groupId);
+    const confirmed = (await this.options.storage.confirmLeadership?.(partition)) ?? true;
+    if (!confirmed && this.coordinatorError(groupId) === ErrorCode.NONE) {
+      this.options.logger.warn(
+        `stable offset fetch of group ${groupId}: the followers of partition ${partition} did not confirm this ` +
+          'broker as their leader in time; answering NOT_COORDINATOR',
+      );
+      return failedFetch(topics, ErrorCode.NOT_COORDINATOR);
+    }
+    return this.fetchOffsets(groupId, topics, true, member);
+  }
+
   fetchOffsets(
     groupId: string,
     topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null,
@@ -1231,15 +1256,7 @@ export class GroupCoordinator {
       if (m === undefined) coordinator = ErrorCode.UNKNOWN_MEMBER_ID;
       else if (member.memberEpoch !== m.memberEpoch) coordinator = ErrorCode.STALE_MEMBER_EPOCH;
     }
-    if (coordinator !== ErrorCode.NONE) {
-      return {
-        errorCode: coordinator,
-        topics: (topics ?? []).map((t) => ({
-          name: t.name,
-          partitions: t.partitionIndexes.map((p) => noOffset(p, coordinator)),
-        })),
-      };
-    }
+    if (coordinator !== ErrorCode.NONE) return failedFetch(topics, coordinator);
     const group = this.groups.get(groupId);
     const pendingTxn = this.partitions.get(this.partitionFor(groupId))?.pendingTxn;
     const answer = (topic: string, partition: number): FetchedOffset => {
@@ -1681,6 +1698,20 @@ function allPartitions(request: CommitRequest | TxnCommitRequest, errorCode: num
     name: t.name,
     partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
   }));
+}
+
+/** OffsetFetch's answer when the coordinator cannot answer: the error at the top and in each partition asked for. */
+function failedFetch(
+  topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null,
+  errorCode: number,
+): FetchOffsetsResult {
+  return {
+    errorCode,
+    topics: (topics ?? []).map((t) => ({
+      name: t.name,
+      partitions: t.partitionIndexes.map((p) => noOffset(p, errorCode)),
+    })),
+  };
 }
 
 /** The answer with `errorCode` (a failed write) for every partition that was accepted; as is for NONE. */

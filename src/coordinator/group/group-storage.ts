@@ -42,6 +42,12 @@ export interface GroupStorage {
   append(partition: number, records: readonly EncodedRecord[], options?: AppendOptions): Promise<number>;
   /** Every record of the partition's log in offset order, for loading; throws on I/O failure. */
   readAll(partition: number): Iterable<StoredRecord>;
+  /**
+   * Resolves true once this broker is shown to still lead the partition (its in-sync followers follow it at its
+   * leader epoch), false when it does not or cannot be shown in time: before a stable OffsetFetch is answered, so
+   * that a deposed coordinator does not answer from its stale copy. Stores without replicas leave it out.
+   */
+  confirmLeadership?(partition: number): Promise<boolean>;
 }
 
 /** The parts of the broker's Partition that loading reads. */
@@ -78,6 +84,8 @@ export interface PartitionGroupStorageOptions {
   /** offsets.load.buffer.size */
   readonly loadBufferBytes: number;
   readonly nowMs: () => number;
+  /** GroupStorage.confirmLeadership for partition `index` (broker/replica/leadership-confirmations.ts). */
+  readonly confirmLeadership?: (index: number) => Promise<boolean>;
 }
 
 export function partitionGroupStorage(options: PartitionGroupStorageOptions): GroupStorage {
@@ -102,6 +110,7 @@ export function partitionGroupStorage(options: PartitionGroupStorageOptions): Gr
       );
       return options.appendAsLeader(index, batch, options.commitTimeoutMs, appendOptions.onAppended);
     },
+    ...(options.confirmLeadership === undefined ? {} : { confirmLeadership: options.confirmLeadership }),
     *readAll(index) {
       const partition = options.partition(index);
       if (partition === undefined) return;

@@ -1,0 +1,139 @@
+// A group coordinator cut off from ZooKeeper keeps its partition of __consumer_offsets in memory (nothing tells it
+// that the controller moved the partition to another broker) and clients can still reach it. Asked for a group's
+// committed offsets with require_stable (KIP-447: what an exactly-once processor starts from), it must not answer
+// from that stale copy once the new coordinator has taken newer commits: a processor that resumed from the old
+// offsets would process its input twice (chaos run seed 1, workload txn: duplicate 40). It answers only after its
+// in-sync followers showed, by fetching from it at its leader epoch, that none of them follows another leader;
+// here none does, so it answers NOT_COORDINATOR and the client looks for the coordinator again.
+//
+// With every broker well, the same confirmation must not make a stable fetch wait for the followers' long polls
+// (replica.fetch.wait.max.ms is 5 s here): parked follower fetches are answered at once while it waits.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { TcpProxy } from '../controller/store/tcp-proxy.js';
+import type { BrokerProcess } from '../helpers/broker-process.js';
+import { agreedController, agreedLeader, partitionView, waitFor } from '../helpers/cluster.js';
+import { createCommitTopic, offsetCommitBody } from '../helpers/offset-commits.js';
+import { startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { WireClient } from '../helpers/wire-client.js';
+
+const GROUP = 'zombie-coordinator';
+const OFFSETS_TOPIC = '__consumer_offsets';
+const FOLLOWER_WAIT_MS = 5000;
+
+/** Commits `offset` for partitions 0..3 of topic t at `broker`, retrying while it is not (yet) the coordinator. */
+async function commit(broker: BrokerProcess, offset: number): Promise<void> {
+  await waitFor(`offset ${offset} committed at broker ${broker.brokerId}`, async () => {
+    const client = await WireClient.connect(broker.host, broker.port);
+    try {
+      const response = await client.call(ApiKey.OFFSET_COMMIT, 8, offsetCommitBody(GROUP, offset));
+      return response.topics[0].partitions[0].errorCode === ErrorCode.NONE ? true : undefined;
+    } finally {
+      client.close();
+    }
+  });
+}
+
+/** OffsetFetch v7 with require_stable for partition 0 of t at `broker`: its error code and offset. */
+async function stableOffset(broker: BrokerProcess): Promise<{ errorCode: number; offset: number }> {
+  const client = await WireClient.connect(broker.host, broker.port);
+  try {
+    const response = await client.call(
+      ApiKey.OFFSET_FETCH,
+      7,
+      { groupId: GROUP, topics: [{ name: 't', partitionIndexes: [0] }], groups: [], requireStable: true },
+      30_000,
+    );
+    const p = response.topics[0].partitions[0];
+    return {
+      errorCode: response.errorCode !== ErrorCode.NONE ? response.errorCode : p.errorCode,
+      offset: Number(p.committedOffset),
+    };
+  } finally {
+    client.close();
+  }
+}
+
+describe('a group coordinator cut off from ZooKeeper', () => {
+  let cluster: TestCluster | undefined;
+  let brokers: BrokerProcess[] = [];
+  const proxies = new Map<number, TcpProxy>();
+
+  before(async () => {
+    cluster = await startCluster({
+      brokerZookeeperConnect: async (zk, id) => {
+        const proxy = await TcpProxy.start(zk.port);
+        proxies.set(id, proxy);
+        return `127.0.0.1:${proxy.port}`;
+      },
+      overrides: {
+        'zookeeper.session.timeout.ms': 4000,
+        'offsets.topic.num.partitions': 1,
+        'offsets.topic.replication.factor': 3,
+        'min.insync.replicas': 2,
+        'replica.fetch.wait.max.ms': FOLLOWER_WAIT_MS,
+        'offsets.commit.timeout.ms': 3000,
+      },
+    });
+    brokers = cluster.brokers;
+  });
+  after(async () => {
+    await cluster?.stop();
+    for (const p of proxies.values()) await p.close();
+  });
+
+  it('does not answer a stable offset fetch from its stale copy', async () => {
+    await agreedController(brokers);
+    const setup = await WireClient.connect(brokers[0]!.host, brokers[0]!.port);
+    try {
+      await createCommitTopic(setup);
+      // Creates __consumer_offsets (one partition, three replicas).
+      await setup.call(ApiKey.FIND_COORDINATOR, 4, { key: '', keyType: 0, coordinatorKeys: [GROUP] });
+    } finally {
+      setup.close();
+    }
+    const first = await agreedLeader(brokers, OFFSETS_TOPIC, (v) => v.isrNodes.length === 3);
+    const zombie = brokers[first.leaderId]!;
+    await commit(zombie, 10);
+
+    const started = Date.now();
+    assert.deepEqual(await stableOffset(zombie), { errorCode: ErrorCode.NONE, offset: 10 });
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed < FOLLOWER_WAIT_MS, `a stable fetch took ${elapsed} ms: it waited for a long poll`);
+
+    const others = brokers.filter((b) => b !== zombie);
+    proxies.get(zombie.brokerId)!.cut();
+    try {
+      const moved = await waitFor('a new leader of __consumer_offsets-0', async () => {
+        const views = await Promise.all(others.map((b) => partitionView(b, OFFSETS_TOPIC)));
+        const [v] = views;
+        if (v === undefined || v.leaderId < 0 || v.leaderId === zombie.brokerId) return undefined;
+        return views.every((x) => x?.leaderId === v.leaderId && x.leaderEpoch === v.leaderEpoch)
+          ? v
+          : undefined;
+      });
+      await commit(brokers[moved.leaderId]!, 20);
+
+      // Before the fix: { errorCode: NONE, offset: 10 }, the offset the new coordinator has replaced.
+      const answer = await stableOffset(zombie);
+      assert.equal(
+        answer.errorCode,
+        ErrorCode.NOT_COORDINATOR,
+        `the cut-off coordinator answered ${JSON.stringify(answer)}`,
+      );
+    } finally {
+      proxies.get(zombie.brokerId)!.restore();
+    }
+
+    // Healed: the broker follows the new leader and the group's coordinator answers the newer offset.
+    const healed = await agreedLeader(brokers, OFFSETS_TOPIC, (v) => v.isrNodes.length === 3, 30_000);
+    const stable = await waitFor('the coordinator to answer a stable fetch', async () => {
+      const answer = await stableOffset(brokers[healed.leaderId]!);
+      return answer.errorCode === ErrorCode.NONE ? answer : undefined;
+    });
+    assert.equal(stable.offset, 20);
+  });
+});
