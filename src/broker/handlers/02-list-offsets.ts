@@ -1,6 +1,11 @@
 // ListOffsets (2): earliest, latest (the high watermark, or the last stable offset under read_committed), the
 // offset of the largest timestamp, or the first record at or after a timestamp. The storage engine finds the
 // batch by its time index; the record inside it is found here by decoding that one batch.
+//
+// The latest offset under read_committed is where an exactly-once reader restores up to (a Streams task's
+// changelog): it is answered only once this broker is shown to still lead the partition
+// (replica/leadership-confirmations.ts), NOT_LEADER_OR_FOLLOWER otherwise, so that a leader cut off from
+// ZooKeeper, not told that the controller moved its partition, does not answer an end its successor has passed.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -17,6 +22,8 @@ import { leaderPartition } from '../replica/leader-lookup.js';
 import type { Partition } from '../replica/partition.js';
 
 const READ_COMMITTED = 1;
+/** How long a read_committed latest offset waits for the followers to confirm the leader (v10's timeout if less). */
+const CONFIRM_TIMEOUT_MS = 5000;
 
 /** The first record of a batch whose timestamp reaches the target; null when decoding fails. */
 function locateRecord(batch: Buffer, targetMs: number): LocatedRecord | null {
@@ -35,7 +42,8 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
   minVersion: 0,
   maxVersion: 10,
   handle(context, request) {
-    return {
+    const confirming: Promise<void>[] = [];
+    const response: ListOffsetsResponse = {
       throttleTimeMs: 0,
       topics: request.topics.map((topic) => {
         // Kafka's check: DESCRIBE on the topic, else TOPIC_AUTHORIZATION_FAILED for each of its partitions.
@@ -55,11 +63,36 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
             const readCommitted = request.isolationLevel === READ_COMMITTED;
             if (context.apiVersion === 0)
               return oldStyle(partition, p.partitionIndex, timestamp, p.maxNumOffsets);
-            return lookup(partition, p.partitionIndex, timestamp, readCommitted, request.replicaId >= 0);
+            const fromFollower = request.replicaId >= 0;
+            if (!readCommitted || fromFollower || timestamp !== ListOffsetsTimestamp.Latest)
+              return lookup(partition, p.partitionIndex, timestamp, readCommitted, fromFollower);
+            // Filled in once confirmed, from the partition as it is then.
+            const slot = answer(p.partitionIndex, ErrorCode.NONE);
+            const timeoutMs =
+              request.timeoutMs > 0 ? Math.min(request.timeoutMs, CONFIRM_TIMEOUT_MS) : CONFIRM_TIMEOUT_MS;
+            confirming.push(
+              context.services.leadershipConfirmations.confirm(partition, timeoutMs).then((confirmed) => {
+                const now = leaderPartition(
+                  context.services,
+                  topic.name,
+                  p.partitionIndex,
+                  p.currentLeaderEpoch,
+                );
+                const code = typeof now === 'number' ? now : ErrorCode.NOT_LEADER_OR_FOLLOWER;
+                Object.assign(
+                  slot,
+                  confirmed && typeof now !== 'number'
+                    ? lookup(now, p.partitionIndex, timestamp, true, false)
+                    : answer(p.partitionIndex, code),
+                );
+              }),
+            );
+            return slot;
           }),
         };
       }),
     };
+    return confirming.length === 0 ? response : Promise.all(confirming).then(() => response);
   },
 });
 
