@@ -1,5 +1,5 @@
 // The counting rule of leadership confirmations (broker/replica/leadership-confirmations.ts), on partitions that
-// only carry the fields it reads and a manual clock. The wire test is test/cluster/zombie-group-coordinator.test.ts.
+// only carry the fields it reads and a manual clock. The wire test is test/cluster/deposed-leader-stable-reads.test.ts.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
