@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { TcpProxy } from '../controller/store/tcp-proxy.js';
 import type { BrokerProcess } from '../helpers/broker-process.js';
 import { agreedController, controllerOf, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
+import { useZooKeeperProxiedCluster } from '../helpers/proxied-cluster.js';
 import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
 
 const TOPIC = 'deposed-topic';
@@ -97,35 +97,18 @@ describe('a deposed leader and controller that registers again after its session
 // The chaos run's shape: the old controller and leader keeps running, cut off ZooKeeper alone (its own proxy),
 // while the others elect a new controller and leader; then ZooKeeper is reachable again and it registers again.
 describe('a deposed leader and controller cut off ZooKeeper, then back', () => {
-  let cluster: TestCluster | undefined;
-  let brokers: BrokerProcess[] = [];
-  const proxies = new Map<number, TcpProxy>();
-
-  before(async () => {
-    cluster = await startCluster({
-      brokerZookeeperConnect: async (zk, id) => {
-        const proxy = await TcpProxy.start(zk.port);
-        proxies.set(id, proxy);
-        return `127.0.0.1:${proxy.port}`;
-      },
-      overrides: {
-        'zookeeper.session.timeout.ms': 4000,
-        // Not 1 s: a follower of a loaded machine (test files run in parallel) that falls that far behind before
-        // the cut leaves the controller's replica alone in the ISR, and then no other can lead. A write to the
-        // zombie leader still waits for followers that left it, and its ISR shrink fails without ZooKeeper.
-        'replica.lag.time.max.ms': 3000,
-        'unclean.leader.election.enable': 'false',
-        'min.insync.replicas': 1,
-      },
-    });
-    brokers = cluster.brokers;
-  });
-  after(async () => {
-    await cluster?.stop();
-    for (const p of proxies.values()) await p.close();
+  const cluster = useZooKeeperProxiedCluster({
+    'zookeeper.session.timeout.ms': 4000,
+    // Not 1 s: a follower of a loaded machine (test files run in parallel) that falls that far behind before
+    // the cut leaves the controller's replica alone in the ISR, and then no other can lead. A write to the
+    // zombie leader still waits for followers that left it, and its ISR shrink fails without ZooKeeper.
+    'replica.lag.time.max.ms': 3000,
+    'unclean.leader.election.enable': 'false',
+    'min.insync.replicas': 1,
   });
 
   it('stops acknowledging, becomes a follower and learns the new controller', async () => {
+    const brokers = cluster.brokers();
     const controllerId = await agreedController(brokers);
     const old = brokers.find((b) => b.brokerId === controllerId)!;
     const others = brokers.filter((b) => b !== old);
@@ -138,7 +121,7 @@ describe('a deposed leader and controller cut off ZooKeeper, then back', () => {
     });
     assert.deepEqual(await produceValues(old, TOPIC, ['a']), [ErrorCode.NONE]);
 
-    proxies.get(controllerId)!.cut();
+    cluster.proxy(controllerId).cut();
     let zombieCodes: number[] = [];
     let seen = '';
     try {
@@ -161,7 +144,7 @@ describe('a deposed leader and controller cut off ZooKeeper, then back', () => {
       // must not be acknowledged (it would be lost: the new leader never had it).
       zombieCodes = await produceValues(old, TOPIC, ['zombie']);
     } finally {
-      proxies.get(controllerId)!.restore();
+      cluster.proxy(controllerId).restore();
     }
     assert.notEqual(zombieCodes[0], ErrorCode.NONE, 'the zombie leader acknowledged a write');
     await waitFor(

@@ -14,14 +14,14 @@
 // (replica.fetch.wait.max.ms is 5 s here): parked follower fetches are answered at once while it waits.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { TcpProxy } from '../controller/store/tcp-proxy.js';
 import type { BrokerProcess } from '../helpers/broker-process.js';
 import { agreedController, agreedLeader, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
 import { createCommitTopic, offsetCommitBody } from '../helpers/offset-commits.js';
-import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { useZooKeeperProxiedCluster } from '../helpers/proxied-cluster.js';
+import { createTopicOn } from '../helpers/test-cluster.js';
 import { WireClient } from '../helpers/wire-client.js';
 
 const GROUP = 'zombie-coordinator';
@@ -90,34 +90,17 @@ async function committedEnd(broker: BrokerProcess): Promise<{ errorCode: number;
 }
 
 describe('a leader cut off from ZooKeeper', () => {
-  let cluster: TestCluster | undefined;
-  let brokers: BrokerProcess[] = [];
-  const proxies = new Map<number, TcpProxy>();
-
-  before(async () => {
-    cluster = await startCluster({
-      brokerZookeeperConnect: async (zk, id) => {
-        const proxy = await TcpProxy.start(zk.port);
-        proxies.set(id, proxy);
-        return `127.0.0.1:${proxy.port}`;
-      },
-      overrides: {
-        'zookeeper.session.timeout.ms': 4000,
-        'offsets.topic.num.partitions': 1,
-        'offsets.topic.replication.factor': 3,
-        'min.insync.replicas': 2,
-        'replica.fetch.wait.max.ms': FOLLOWER_WAIT_MS,
-        'offsets.commit.timeout.ms': 3000,
-      },
-    });
-    brokers = cluster.brokers;
-  });
-  after(async () => {
-    await cluster?.stop();
-    for (const p of proxies.values()) await p.close();
+  const cluster = useZooKeeperProxiedCluster({
+    'zookeeper.session.timeout.ms': 4000,
+    'offsets.topic.num.partitions': 1,
+    'offsets.topic.replication.factor': 3,
+    'min.insync.replicas': 2,
+    'replica.fetch.wait.max.ms': FOLLOWER_WAIT_MS,
+    'offsets.commit.timeout.ms': 3000,
   });
 
   it('answers neither a stable offset fetch nor a read_committed end from its stale view', async () => {
+    const brokers = cluster.brokers();
     await agreedController(brokers);
     const setup = await WireClient.connect(brokers[0]!.host, brokers[0]!.port);
     try {
@@ -145,7 +128,7 @@ describe('a leader cut off from ZooKeeper', () => {
     assert.ok(elapsed < FOLLOWER_WAIT_MS, `a stable fetch took ${elapsed} ms: it waited for a long poll`);
 
     const others = brokers.filter((b) => b !== zombie);
-    proxies.get(zombie.brokerId)!.cut();
+    cluster.proxy(zombie.brokerId).cut();
     try {
       const moved = await waitFor('a new leader of __consumer_offsets-0', async () => {
         const views = await Promise.all(others.map((b) => partitionView(b, OFFSETS_TOPIC)));
@@ -180,7 +163,7 @@ describe('a leader cut off from ZooKeeper', () => {
         `the cut-off leader answered ${JSON.stringify(end)}`,
       );
     } finally {
-      proxies.get(zombie.brokerId)!.restore();
+      cluster.proxy(zombie.brokerId).restore();
     }
 
     // Healed: the broker follows the new leader and the group's coordinator answers the newer offset.

@@ -4,47 +4,25 @@
 // new controller elects one of them, and the other must follow it. The old leader must not go on leading.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { TcpProxy } from '../controller/store/tcp-proxy.js';
 import type { BrokerProcess } from '../helpers/broker-process.js';
 import { agreedController, controllerOf, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
-import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { useZooKeeperProxiedCluster } from '../helpers/proxied-cluster.js';
+import { createTopicOn } from '../helpers/test-cluster.js';
 
 const TOPIC = 'zombie-pair';
 
 describe('a leader and its in-sync follower cut off ZooKeeper together, then back', () => {
-  let cluster: TestCluster | undefined;
-  let brokers: BrokerProcess[] = [];
-  const proxies = new Map<number, TcpProxy>();
-
-  before(async () => {
-    cluster = await startCluster({
-      brokerZookeeperConnect: async (zk, id) => {
-        const proxy = await TcpProxy.start(zk.port);
-        proxies.set(id, proxy);
-        return `127.0.0.1:${proxy.port}`;
-      },
-      overrides: {
-        'zookeeper.session.timeout.ms': 4000,
-        'replica.lag.time.max.ms': 1000,
-        'unclean.leader.election.enable': 'false',
-        'min.insync.replicas': 1,
-      },
-    });
-    brokers = cluster.brokers;
-  });
-  after(async () => {
-    for (const b of brokers) {
-      try {
-        process.kill(b.pid, 'SIGCONT');
-      } catch {}
-    }
-    await cluster?.stop();
-    for (const p of proxies.values()) await p.close();
+  const cluster = useZooKeeperProxiedCluster({
+    'zookeeper.session.timeout.ms': 4000,
+    'replica.lag.time.max.ms': 1000,
+    'unclean.leader.election.enable': 'false',
+    'min.insync.replicas': 1,
   });
 
   it('the old leader follows the new one and refuses writes', async () => {
+    const brokers = cluster.brokers();
     const controllerId = await agreedController(brokers);
     const old = brokers.find((b) => b.brokerId === controllerId)!;
     const [pal, third] = brokers.filter((b) => b !== old) as [BrokerProcess, BrokerProcess];
@@ -65,8 +43,8 @@ describe('a leader and its in-sync follower cut off ZooKeeper together, then bac
         },
         3000,
       );
-      proxies.get(old.brokerId)!.cut();
-      proxies.get(pal.brokerId)!.cut();
+      cluster.proxy(old.brokerId).cut();
+      cluster.proxy(pal.brokerId).cut();
     } finally {
       process.kill(third.pid, 'SIGCONT');
     }
@@ -79,8 +57,8 @@ describe('a leader and its in-sync follower cut off ZooKeeper together, then bac
       // The zombie window: the old leader and its follower go on (as in Kafka's ZooKeeper mode).
       await produceValues(old, TOPIC, ['zombie']);
     } finally {
-      proxies.get(old.brokerId)!.restore();
-      proxies.get(pal.brokerId)!.restore();
+      cluster.proxy(old.brokerId).restore();
+      cluster.proxy(pal.brokerId).restore();
     }
     await waitFor(
       'both registered again',

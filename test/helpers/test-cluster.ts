@@ -19,7 +19,7 @@ import { agreedController, controllerOf, liveBrokers } from './cluster.js';
 import { createTopic, type TopicSpec, WireClient } from './wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from './zookeeper.js';
 
-type Overrides = Record<string, string | number | boolean>;
+export type Overrides = Record<string, string | number | boolean>;
 
 /** PIDs of brokers started by a test cluster of this process and not stopped yet. */
 const runningPids = new Set<number>();
