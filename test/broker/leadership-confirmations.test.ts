@@ -13,16 +13,21 @@ interface FakePartition {
   isLeader: boolean;
   leaderId: BrokerId;
   leaderEpoch: number;
+  replicas: BrokerId[];
   maximalIsr: BrokerId[];
+  settings: { minInsyncReplicas: number };
 }
 
-function leader(isr: number[]): FakePartition {
+/** Broker 0 leading replicas 0, 1, 2 with this maximal ISR and min.insync.replicas. */
+function leader(isr: number[], minInsyncReplicas = 1): FakePartition {
   return {
     key: 'p-0',
     isLeader: true,
     leaderId: 0 as BrokerId,
     leaderEpoch: 5,
+    replicas: [0, 1, 2] as BrokerId[],
     maximalIsr: isr as BrokerId[],
+    settings: { minInsyncReplicas },
   };
 }
 
@@ -64,7 +69,19 @@ describe('leadership confirmations', () => {
     assert.ok(!confirmations.active);
   });
 
-  it('count only followers of the ISR, and drop one that left it', async () => {
+  it('with min.insync.replicas 2 of 3, need one follower: a write elsewhere would need two that left', async () => {
+    const { outcome, fetch } = setup();
+    const p = leader([0, 1, 2], 2);
+    const result = outcome(p);
+    fetch(p, 2);
+    await settle();
+    assert.equal(result.value, undefined);
+    fetch(p, 2);
+    await settle();
+    assert.equal(result.value, true);
+  });
+
+  it('count only replicas, and drop an ISR follower once a shrink is accepted', async () => {
     const { outcome, fetch } = setup();
     const p = leader([0, 1, 2]);
     const result = outcome(p);
@@ -101,12 +118,14 @@ describe('leadership confirmations', () => {
     assert.ok(!confirmations.active);
   });
 
-  it('answer at once for a leader alone in its ISR, and for a broker that does not lead', async () => {
+  it('answer at once for a leader alone in its ISR or needing no follower, and for a broker that does not lead', async () => {
     const { outcome, confirmations } = setup();
     const alone = outcome(leader([0]));
+    const allInsync = outcome(leader([0, 1, 2], 3));
     const follower = outcome({ ...leader([0, 1]), isLeader: false });
     await settle();
     assert.equal(alone.value, true);
+    assert.equal(allInsync.value, true);
     assert.equal(follower.value, false);
     assert.ok(!confirmations.active);
   });

@@ -5,14 +5,19 @@
 // input twice (chaos seed 1, workload txn). Kafka has no such check; Brook adds it where a stale answer breaks
 // exactly-once.
 //
-// The proof, with no extra round trip to the controller: a new leader comes from the ISR, and once a follower has
-// taken a new leader's epoch it never fetches from this broker at the old one. So when every follower of the
-// maximal ISR (the committed ISR and replicas a pending change adds) has fetched at the current leader epoch with
-// a request it sent after the confirmation began, none of them had been made leader or follower of a newer epoch
-// at that moment, and no write of a newer leader could have been acknowledged before it. A fetch that arrives
-// after the start may have been sent before it; the second one to arrive was sent after the answer to the first,
-// hence after the start (a follower's fetcher has one fetch of a partition in flight at a time). While a
-// confirmation waits, follower fetches of the partition are answered at once instead of waiting for data
+// The proof, with no extra round trip to the controller, rests on a follower that has taken a newer leader epoch
+// never fetching from this broker at the old one. A confirmation that began at time T counts, per replica, the
+// fetches that arrive naming the current leader epoch; a fetch arriving after T may have been sent before it, the
+// second one was sent after the answer to the first, hence after T (a follower's fetcher has one fetch of a
+// partition in flight at a time). A replica with two such fetches had not learnt a newer epoch at T. It is enough
+// when either
+// - every follower of the maximal ISR (the committed ISR and replicas a pending change adds) did: a new leader is
+//   elected from the ISR, so none had been elected before T, and nothing newer was acknowledged; or
+// - at least `replicas - min.insync.replicas` followers did: a write a newer leader acknowledged before T is on at
+//   least min.insync.replicas replicas that had all learnt the newer epoch by then, which leaves too few replicas
+//   outside this broker and the confirming ones. With min.insync.replicas 2 of 3 one live follower confirms, so a
+//   hung follower still in the ISR does not stop these reads (it does stop acks=all writes until it leaves).
+// While a confirmation waits, follower fetches of the partition are answered at once instead of waiting for data
 // (shouldAnswerAtOnce), so the two fetches take two round trips, not two replica.fetch.wait.max.ms.
 //
 // A leader whose ISR is itself alone confirms at once: no other replica could be elected without an unclean
@@ -28,7 +33,7 @@ const FETCHES_NEEDED = 2;
 interface Waiter {
   readonly partition: Partition;
   readonly leaderEpoch: number;
-  /** Follower → fetches of the partition seen at the leader epoch since the confirmation began. */
+  /** Follower (every replica but this broker) → fetches seen at the leader epoch since the confirmation began. */
   readonly fetches: Map<BrokerId, number>;
   readonly timer: Timer;
   readonly resolve: (confirmed: boolean) => void;
@@ -45,14 +50,14 @@ export class LeadershipConfirmations {
   ) {}
 
   /**
-   * Resolves true once every follower of the partition's maximal ISR has shown it still follows this leader at
-   * its epoch; false when this broker does not lead it, its epoch changes, or `timeoutMs` passes first.
+   * Resolves true once enough followers (see the file header) have shown they still follow this leader at its
+   * epoch; false when this broker does not lead the partition, its epoch changes, or `timeoutMs` passes first.
    */
   confirm(partition: Partition, timeoutMs: number): Promise<boolean> {
     if (!partition.isLeader) return Promise.resolve(false);
     const fetches = new Map<BrokerId, number>();
-    for (const id of partition.maximalIsr) if (id !== partition.leaderId) fetches.set(id, 0);
-    if (fetches.size === 0) return Promise.resolve(true);
+    for (const id of partition.replicas) if (id !== partition.leaderId) fetches.set(id, 0);
+    if (confirmed({ partition, fetches })) return Promise.resolve(true);
     return new Promise((resolve) => {
       const key = partition.key;
       const waiter: Waiter = {
@@ -93,18 +98,8 @@ export class LeadershipConfirmations {
       }
       const seen = w.fetches.get(follower);
       if (seen !== undefined) w.fetches.set(follower, seen + 1);
-      if (this.confirmed(w)) this.finish(partition.key, w, true);
+      if (confirmed(w)) this.finish(partition.key, w, true);
     }
-  }
-
-  /**
-   * Every follower still in the maximal ISR fetched twice. One that left it (the controller accepted a shrink) need
-   * not: the controller elects only from the ISR it committed.
-   */
-  private confirmed(w: Waiter): boolean {
-    const isr = w.partition.maximalIsr;
-    for (const [id, seen] of w.fetches) if (seen < FETCHES_NEEDED && isr.includes(id)) return false;
-    return true;
   }
 
   private finish(key: string, waiter: Waiter, confirmed: boolean): void {
@@ -114,4 +109,16 @@ export class LeadershipConfirmations {
     waiter.timer.cancel();
     waiter.resolve(confirmed);
   }
+}
+
+/** One of the two rules of the file header holds: the maximal ISR's followers, or enough replicas, fetched twice. */
+function confirmed(w: Pick<Waiter, 'partition' | 'fetches'>): boolean {
+  const p = w.partition;
+  let allIsr = true;
+  let replicas = 0;
+  for (const [id, seen] of w.fetches) {
+    if (seen >= FETCHES_NEEDED) replicas++;
+    else if (p.maximalIsr.includes(id)) allIsr = false;
+  }
+  return allIsr || replicas >= p.replicas.length - p.settings.minInsyncReplicas;
 }
