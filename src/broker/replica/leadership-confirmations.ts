@@ -1,9 +1,9 @@
 // Confirms that this broker still leads a partition before it answers a read that must not come from a deposed
 // leader's stale copy: a stable OffsetFetch (require_stable) at the group coordinator, the offsets an
-// exactly-once processor resumes from. A leader cut off from ZooKeeper is not told that the controller moved its
-// partition, and clients may still reach it; answering from its memory there made a resumed processor read its
-// input twice (chaos seed 1, workload txn). Kafka has no such check; Brook adds it where a stale answer breaks
-// exactly-once.
+// exactly-once processor resumes from, and ListOffsets latest under read_committed, the end a Streams task
+// restores its changelog to. A leader cut off from ZooKeeper is not told that the controller moved its partition,
+// and clients may still reach it; answering from its memory there made a resumed processor read its input twice
+// (chaos seed 1, workload txn). Kafka has no such check; Brook adds it where a stale answer breaks exactly-once.
 //
 // The proof, with no extra round trip to the controller, rests on a follower that has taken a newer leader epoch
 // never fetching from this broker at the old one. A confirmation that began at time T counts, per replica, the
