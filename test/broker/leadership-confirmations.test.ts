@@ -55,11 +55,14 @@ describe('leadership confirmations', () => {
     const p = leader([0, 1, 2]);
     const result = outcome(p);
     assert.deepEqual(woken, ['p-0']);
-    assert.ok(confirmations.shouldAnswerAtOnce('p-0'));
-    assert.ok(!confirmations.shouldAnswerAtOnce('p-1'));
+    assert.ok(confirmations.shouldAnswerAtOnce('p-0', 1 as BrokerId));
+    assert.ok(!confirmations.shouldAnswerAtOnce('p-1', 1 as BrokerId));
     fetch(p, 1);
     fetch(p, 2);
     fetch(p, 1);
+    // Broker 1 has done its part: its fetches go back to long polls while broker 2's are still needed.
+    assert.ok(!confirmations.shouldAnswerAtOnce('p-0', 1 as BrokerId));
+    assert.ok(confirmations.shouldAnswerAtOnce('p-0', 2 as BrokerId));
     await settle();
     // Broker 2's first fetch may have been sent before the confirmation began.
     assert.equal(result.value, undefined);

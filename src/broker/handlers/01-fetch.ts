@@ -255,7 +255,7 @@ function noteFollowerFetch(context: RequestContext, plan: FetchPlan): void {
   if (!confirmations.active) return;
   for (const p of plan.partitions) {
     if (p.topicName === '' || plan.deniedTopics?.has(p.topicName) === true) continue;
-    if (!confirmations.shouldAnswerAtOnce(partitionKey(p.topicName, p.partition))) continue;
+    if (!confirmations.isWaiting(partitionKey(p.topicName, p.partition))) continue;
     const partition = readablePartition(
       context.services,
       p.topicName,
@@ -268,12 +268,15 @@ function noteFollowerFetch(context: RequestContext, plan: FetchPlan): void {
   }
 }
 
-/** A follower's fetch of a partition whose leadership is being confirmed is answered without waiting for data. */
+/**
+ * A follower's fetch of a partition whose leadership is being confirmed is answered without waiting for data, while
+ * the confirmation still needs fetches of this follower.
+ */
 function confirmationWaits(context: RequestContext, plan: FetchPlan): boolean {
   const confirmations = context.services.leadershipConfirmations;
   if (plan.replicaId < 0 || !confirmations.active) return false;
   return plan.partitions.some((p) =>
-    confirmations.shouldAnswerAtOnce(partitionKey(p.topicName, p.partition)),
+    confirmations.shouldAnswerAtOnce(partitionKey(p.topicName, p.partition), plan.replicaId),
   );
 }
 

@@ -18,7 +18,8 @@
 //   outside this broker and the confirming ones. With min.insync.replicas 2 of 3 one live follower confirms, so a
 //   hung follower still in the ISR does not stop these reads (it does stop acks=all writes until it leaves).
 // While a confirmation waits, follower fetches of the partition are answered at once instead of waiting for data
-// (shouldAnswerAtOnce), so the two fetches take two round trips, not two replica.fetch.wait.max.ms.
+// (shouldAnswerAtOnce) until they have done their part, so the two fetches take two round trips, not two
+// replica.fetch.wait.max.ms.
 //
 // A leader whose ISR is itself alone confirms at once: no other replica could be elected without an unclean
 // election. A confirmation that does not complete within its timeout, or sees the leader epoch change, fails.
@@ -74,9 +75,22 @@ export class LeadershipConfirmations {
     });
   }
 
-  /** Whether some confirmation waits on the partition: its follower fetches are answered without waiting. */
-  shouldAnswerAtOnce(partitionKey: string): boolean {
+  /** Whether some confirmation waits on the partition (the fetch handler counts its follower fetches then). */
+  isWaiting(partitionKey: string): boolean {
     return this.waiting.size > 0 && this.waiting.has(partitionKey);
+  }
+
+  /**
+   * Whether `follower`'s fetch of the partition should be answered without waiting for data: some confirmation
+   * still needs a fetch of it. Only then: a follower that has done its part goes back to long polls, so that a
+   * confirmation waiting on another, dead follower does not keep a live one in a loop of empty fetches.
+   */
+  shouldAnswerAtOnce(partitionKey: string, follower: BrokerId): boolean {
+    if (this.waiting.size === 0) return false;
+    for (const w of this.waiting.get(partitionKey) ?? []) {
+      if ((w.fetches.get(follower) ?? FETCHES_NEEDED) < FETCHES_NEEDED) return true;
+    }
+    return false;
   }
 
   /** Whether any confirmation waits at all (the fetch path skips its bookkeeping when none does). */
