@@ -1,4 +1,4 @@
-// `npm run chaos -- [--seed N] [--profile short|long] [--workload queue|txn] [--brokers 3..5] [--unclean] [--min-isr 1..3] [--faults k1,k2] [--out DIR]`
+// `npm run chaos -- [--seed N] [--profile short|long] [--workload queue|txn|streams] [--brokers 3..5] [--unclean] [--min-isr 1..3] [--faults k1,k2] [--out DIR]`
 // Runs one chaos run (see run.ts) as root and exits 0 when the checkers found nothing (or when unclean leader
 // election is on, where loss is expected and only measured), 1 on anomalies, 2 when the run could not decide.
 

@@ -21,6 +21,15 @@ const START_TIMEOUT_MS = 60_000;
 /** PIDs this process started and that have not exited yet. */
 const livePids = new Set<number>();
 
+/** Other processes of the run (the streams workload's instances), ended with the servers by killAllSync. */
+export function trackPid(pid: number): void {
+  livePids.add(pid);
+}
+
+export function untrackPid(pid: number): void {
+  livePids.delete(pid);
+}
+
 export function killAllSync(): void {
   for (const pid of livePids) {
     for (const signal of ['SIGCONT', 'SIGKILL'] as const) {

@@ -13,6 +13,7 @@ import { ChaosCluster } from './chaos-cluster.js';
 import { anomalyCounts, type Checker, type CheckResult } from './checker.js';
 import { CommittedOffsetsChecker } from './checker-committed-offsets.js';
 import { QueueChecker } from './checker-queue.js';
+import { StreamsCountChecker } from './checker-streams.js';
 import { ExactlyOnceChecker } from './checker-txn.js';
 import { History } from './history.js';
 import { leadersOutsideIsr } from './liveness.js';
@@ -22,9 +23,10 @@ import { type RunSummary, writeReport } from './report.js';
 import { Rng } from './rng.js';
 import { sweepStaleChaosNetworks } from './stale-networks.js';
 import { QueueWorkload } from './workload-queue.js';
+import { StreamsWorkload } from './workload-streams.js';
 import { TxnWorkload } from './workload-txn.js';
 
-export const WORKLOADS = ['queue', 'txn'] as const;
+export const WORKLOADS = ['queue', 'txn', 'streams'] as const;
 export type WorkloadName = (typeof WORKLOADS)[number];
 
 /** What the run asks of a workload, in this order. */
@@ -37,6 +39,8 @@ interface Workload {
   drain(admin: Admin, timeoutMs: number): Promise<Record<number, { polled: number; end: number }>>;
   stopConsumers(): Promise<void>;
   finalRead(admin: Admin): Promise<void>;
+  /** Ends whatever the workload still runs outside this process (a run that was aborted). */
+  close?(): Promise<void>;
 }
 
 export interface Profile {
@@ -74,7 +78,7 @@ export const PROFILES: Record<string, Profile> = {
 export interface ChaosOptions {
   seed: number;
   profile: string;
-  /** queue (default) or txn. */
+  /** queue (default), txn or streams. */
   workload?: WorkloadName;
   brokers: number;
   uncleanLeaderElection: boolean;
@@ -102,7 +106,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const workloadName = o.workload ?? 'queue';
   const minInsyncReplicas = o.minInsyncReplicas ?? 2;
   if (minInsyncReplicas < 1 || minInsyncReplicas > 3) throw new Error('--min-isr: 1 to 3');
-  if (!WORKLOADS.includes(workloadName)) throw new Error(`unknown workload ${workloadName} (queue, txn)`);
+  if (!WORKLOADS.includes(workloadName)) throw new Error(`unknown workload ${workloadName} (${WORKLOADS.join(', ')})`);
   const tag = randomBytes(3).toString('hex').slice(0, 5);
   const startedAt = new Date();
   const runDir = join(o.outDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}-seed${o.seed}-${tag}`);
@@ -133,12 +137,17 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const topic = 'chaos';
   let watching = true;
   let watcher: Promise<void> = Promise.resolve();
+  let workload: Workload | null = null;
+  // The cluster's scratch directory (removed with it); the streams instances keep their state there too.
+  const workDir = join(tmpdir(), `brook-chaos-${tag}`);
+  // The streams workload's instances need longer to catch up: a rebalance after a kill waits out the session.
+  const drainMs = workloadName === 'streams' ? 60_000 : 20_000;
   try {
     cluster = await ChaosCluster.start(
       {
         tag,
         runDir,
-        workDir: join(tmpdir(), `brook-chaos-${tag}`),
+        workDir,
         brokers: o.brokers,
         uncleanLeaderElection: o.uncleanLeaderElection,
         diskBroker: kinds.includes('disk-full') ? 0 : null,
@@ -150,8 +159,27 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     );
     if (!cluster.net.hasNetem)
       notes.push('no netem in this kernel: slow links are tbf throttling, lossy links iptables random drops');
-    const workload: Workload =
-      workloadName === 'txn'
+    workload =
+      workloadName === 'streams'
+        ? new StreamsWorkload(
+            cluster.bootstrap,
+            history,
+            {
+              inputTopic: topic,
+              outputTopic: `${topic}-out`,
+              partitions: profile.partitions,
+              producers: profile.producers,
+              ratePerProducer: profile.ratePerProducer,
+              applicationId: 'chaos-streams',
+              uncleanLeaderElection: o.uncleanLeaderElection,
+              minInsyncReplicas,
+              seed: o.seed,
+              workDir: join(workDir, 'streams'),
+              logDir: join(runDir, 'logs'),
+            },
+            log,
+          )
+        : workloadName === 'txn'
         ? new TxnWorkload(
             cluster.bootstrap,
             history,
@@ -200,11 +228,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     await sleep(profile.recoveryMs);
     log('stopping producers');
     await workload.stopProducers();
-    const behind = await workload.drain(admin, 20_000);
+    const behind = await workload.drain(admin, drainMs);
     if (Object.keys(behind).length > 0) {
       const text = Object.entries(behind).map(([p, b]) => `partition ${p} polled to ${b.polled} of ${b.end}`);
       notes.push(
-        `liveness: 20 s after the producers stopped, the group had not consumed everything: ${text.join(', ')}`,
+        `liveness: ${drainMs / 1000} s after the producers stopped, the group had not consumed everything: ${text.join(', ')}`,
       );
       history.add('info', 'harness', 'drain', behind);
     }
@@ -217,6 +245,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   } finally {
     watching = false;
     await watcher;
+    await workload?.close?.().catch(() => {});
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await cluster?.destroy();
@@ -225,10 +254,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
 
   // The txn workload's input topic is a queue (its producers and final read are the queue workload's), so the
   // queue checker judges it too; its consumers commit inside transactions, which the exactly-once checker judges.
+  // So is the streams workload's input; the application's counts go through the streams checker.
   const checkers: Checker[] =
     workloadName === 'txn'
       ? [new QueueChecker(profile.partitions), new ExactlyOnceChecker(profile.partitions)]
-      : [new QueueChecker(profile.partitions), new CommittedOffsetsChecker(profile.partitions)];
+      : workloadName === 'streams'
+        ? [new QueueChecker(profile.partitions), new StreamsCountChecker(profile.partitions)]
+        : [new QueueChecker(profile.partitions), new CommittedOffsetsChecker(profile.partitions)];
   const results = checkers.map((c) => c.check(history.ops));
   const counts = anomalyCounts(results);
   const unclean = leadersOutsideIsr(history.ops);

@@ -23,9 +23,20 @@ export interface QueueWorkloadOptions {
   uncleanLeaderElection: boolean;
   /** The topic's min.insync.replicas (2 unless told). */
   minInsyncReplicas?: number;
+  /**
+   * When set, each record gets a key, one of this many per partition (`k<partition>.<j>`), recorded with the send:
+   * every key stays on one partition, so a consumer that groups by key (the streams workload) sees all of a key.
+   */
+  keysPerPartition?: number;
 }
 
 const STATE_EVERY_MS = 5_000;
+
+/** The key of a producer's n-th record (sent to partition n % partitions), or none without keysPerPartition. */
+export function recordKey(n: number, partitions: number, keysPerPartition: number | undefined): string | undefined {
+  if (keysPerPartition === undefined) return undefined;
+  return `k${n % partitions}.${Math.floor(n / partitions) % keysPerPartition}`;
+}
 
 export class QueueWorkload {
   private producing = false;
@@ -110,13 +121,20 @@ export class QueueWorkload {
         while (inFlight.size >= this.o.inFlightPerProducer) await Promise.race(inFlight);
         const value = `${process}-${n}`;
         const partition = n % this.o.partitions;
+        const key = recordKey(n, this.o.partitions, this.o.keysPerPartition);
         n++;
         const op = this.history
           .record(
             process,
             'send',
-            { value, partition },
-            () => producer.send({ topic: this.o.topic, partition, value: Buffer.from(value) }),
+            key === undefined ? { value, partition } : { value, partition, key },
+            () =>
+              producer.send({
+                topic: this.o.topic,
+                partition,
+                ...(key === undefined ? {} : { key: Buffer.from(key) }),
+                value: Buffer.from(value),
+              }),
             (m) => ({ value, partition: m.partition, offset: m.offset }),
           )
           .then(() => {});
