@@ -106,7 +106,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const workloadName = o.workload ?? 'queue';
   const minInsyncReplicas = o.minInsyncReplicas ?? 2;
   if (minInsyncReplicas < 1 || minInsyncReplicas > 3) throw new Error('--min-isr: 1 to 3');
-  if (!WORKLOADS.includes(workloadName)) throw new Error(`unknown workload ${workloadName} (${WORKLOADS.join(', ')})`);
+  if (!WORKLOADS.includes(workloadName))
+    throw new Error(`unknown workload ${workloadName} (${WORKLOADS.join(', ')})`);
   const tag = randomBytes(3).toString('hex').slice(0, 5);
   const startedAt = new Date();
   const runDir = join(o.outDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}-seed${o.seed}-${tag}`);
@@ -180,39 +181,39 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
             log,
           )
         : workloadName === 'txn'
-        ? new TxnWorkload(
-            cluster.bootstrap,
-            history,
-            {
-              inputTopic: topic,
-              outputTopic: `${topic}-out`,
-              partitions: profile.partitions,
-              producers: profile.producers,
-              processors: profile.consumers,
-              ratePerProducer: profile.ratePerProducer,
-              groupId: 'chaos-txn-group',
-              uncleanLeaderElection: o.uncleanLeaderElection,
-              minInsyncReplicas,
-              seed: o.seed,
-            },
-            log,
-          )
-        : new QueueWorkload(
-            cluster.bootstrap,
-            history,
-            {
-              topic,
-              partitions: profile.partitions,
-              producers: profile.producers,
-              consumers: profile.consumers,
-              ratePerProducer: profile.ratePerProducer,
-              inFlightPerProducer: 5,
-              groupId: 'chaos-group',
-              uncleanLeaderElection: o.uncleanLeaderElection,
-              minInsyncReplicas,
-            },
-            log,
-          );
+          ? new TxnWorkload(
+              cluster.bootstrap,
+              history,
+              {
+                inputTopic: topic,
+                outputTopic: `${topic}-out`,
+                partitions: profile.partitions,
+                producers: profile.producers,
+                processors: profile.consumers,
+                ratePerProducer: profile.ratePerProducer,
+                groupId: 'chaos-txn-group',
+                uncleanLeaderElection: o.uncleanLeaderElection,
+                minInsyncReplicas,
+                seed: o.seed,
+              },
+              log,
+            )
+          : new QueueWorkload(
+              cluster.bootstrap,
+              history,
+              {
+                topic,
+                partitions: profile.partitions,
+                producers: profile.producers,
+                consumers: profile.consumers,
+                ratePerProducer: profile.ratePerProducer,
+                inFlightPerProducer: 5,
+                groupId: 'chaos-group',
+                uncleanLeaderElection: o.uncleanLeaderElection,
+                minInsyncReplicas,
+              },
+              log,
+            );
     const admin = cluster.adminClient();
     await workload.setup(admin);
     log(`topics ready (${profile.partitions} partitions, rf 3); workload ${workloadName} starts`);

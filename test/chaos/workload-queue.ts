@@ -33,7 +33,11 @@ export interface QueueWorkloadOptions {
 const STATE_EVERY_MS = 5_000;
 
 /** The key of a producer's n-th record (sent to partition n % partitions), or none without keysPerPartition. */
-export function recordKey(n: number, partitions: number, keysPerPartition: number | undefined): string | undefined {
+export function recordKey(
+  n: number,
+  partitions: number,
+  keysPerPartition: number | undefined,
+): string | undefined {
   if (keysPerPartition === undefined) return undefined;
   return `k${n % partitions}.${Math.floor(n / partitions) % keysPerPartition}`;
 }

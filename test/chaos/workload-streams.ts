@@ -12,8 +12,8 @@
 // reads take the input, the output with read_committed, and the application's committed offsets for
 // checker-streams.ts.
 
-import { openSync, closeSync, writeSync } from 'node:fs';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Admin } from '../../src/client/index.js';
 import { withTimeout } from './chaos-cluster.js';
@@ -147,7 +147,12 @@ export class StreamsWorkload {
       keysPerPartition: KEYS_PER_PARTITION,
     };
     this.input = new QueueWorkload(bootstrap, history, queue, log);
-    this.output = new QueueWorkload(bootstrap, history, { ...queue, topic: o.outputTopic, producers: 0 }, log);
+    this.output = new QueueWorkload(
+      bootstrap,
+      history,
+      { ...queue, topic: o.outputTopic, producers: 0 },
+      log,
+    );
     for (let i = 0; i < STREAMS_INSTANCES; i++) {
       const name = `s${i}`;
       this.instances.push(
@@ -249,7 +254,13 @@ export class StreamsWorkload {
     for (const [i, k] of killed.entries()) {
       if (!k) continue;
       this.log(`${this.instances[i]!.name} did not close within 30 s: killed`);
-      this.history.add('info', this.instances[i]!.name, 'close', undefined, 'did not close within 30 s: killed');
+      this.history.add(
+        'info',
+        this.instances[i]!.name,
+        'close',
+        undefined,
+        'did not close within 30 s: killed',
+      );
     }
     if (killed.some((k) => k)) await sleep(TRANSACTION_TIMEOUT_MARGIN_MS);
   }
