@@ -4,7 +4,9 @@
 // rf=3, no acknowledged write may be lost, duplicated, reordered or seen at two offsets, and no committed
 // offset may pass a record the group was not delivered. A second run puts the transactional read-process-write
 // workload under the same kind of schedule: every input record exactly once in the read_committed output, no
-// aborted or dirty read. Needs root (namespaces, iptables); skipped otherwise. BROOK_CHAOS_SEED picks the seed
+// aborted or dirty read. A third runs two Brook Streams instances (child processes, one killed with SIGKILL
+// and started again every 20-30 s) counting the input per key under exactly_once_v2: each key's counts in the
+// committed output exactly 1..n. Needs root (namespaces, iptables); skipped otherwise. BROOK_CHAOS_SEED picks the seed
 // (default 1); the run directory named in a failure has the report.
 
 import assert from 'node:assert/strict';
@@ -61,5 +63,27 @@ test('short chaos run, transactional read-process-write: every input exactly onc
     summary.verdict,
     'valid',
     `seed ${seed}, txn: ${summary.notes.join('; ')}; see ${runDir}/report.md`,
+  );
+});
+
+test('short chaos run, Kafka Streams count under exactly_once_v2 with instances killed: each key counts 1..n once', {
+  skip,
+}, async () => {
+  const seed = Number(process.env.BROOK_CHAOS_SEED ?? 1);
+  const { runDir, summary } = await runChaos({
+    seed,
+    profile: 'short',
+    workload: 'streams',
+    brokers: 3,
+    uncleanLeaderElection: false,
+    faults: FAULT_KINDS,
+    outDir: DEFAULT_OUT_DIR,
+    log: () => {},
+  });
+  assert.deepEqual(summary.anomalyCounts, {}, `anomalies (seed ${seed}, streams); see ${runDir}/report.md`);
+  assert.equal(
+    summary.verdict,
+    'valid',
+    `seed ${seed}, streams: ${summary.notes.join('; ')}; see ${runDir}/report.md`,
   );
 });
