@@ -2,7 +2,7 @@
 // stable offset under read_committed) with a fresh consumer of Brook's client, tried again for up to a minute
 // while the partition has no leader right after healing. Shared by the workloads.
 
-import { Consumer, type IsolationLevel } from '../../src/client/index.js';
+import { type Admin, Consumer, type IsolationLevel } from '../../src/client/index.js';
 import { withTimeout } from './chaos-cluster.js';
 import { errorText } from './history.js';
 import { sleep } from './nodes.js';
@@ -65,5 +65,36 @@ async function readPartition(
     return { partition, end: endOffset, records };
   } finally {
     await consumer.close().catch(() => {});
+  }
+}
+
+/**
+ * Waits up to timeoutMs for the group's committed offsets to reach the end of every partition of the input topic
+ * (the drain before the final reads of the transactional and Streams workloads); answers the partitions they did
+ * not reach, with where the group was and the end.
+ */
+export async function drainGroup(
+  admin: Admin,
+  input: { topic: string; partitions: number },
+  groupId: string,
+  timeoutMs: number,
+): Promise<Record<number, { polled: number; end: number }>> {
+  const tps = Array.from({ length: input.partitions }, (_, partition) => ({
+    topic: input.topic,
+    partition,
+    spec: 'latest' as const,
+  }));
+  const ends = await withTimeout(admin.listOffsets(tps), 10_000).catch(() => []);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const committed = await withTimeout(admin.listConsumerGroupOffsets(groupId), 10_000).catch(() => []);
+    const behind: Record<number, { polled: number; end: number }> = {};
+    for (const e of ends) {
+      const c = committed.find((x) => x.topic === input.topic && x.partition === e.partition);
+      const at = c?.offset ?? 0;
+      if (at < e.offset) behind[e.partition] = { polled: at, end: e.offset };
+    }
+    if (Object.keys(behind).length === 0 || Date.now() > deadline) return behind;
+    await sleep(1_000);
   }
 }

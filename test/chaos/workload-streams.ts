@@ -17,7 +17,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Admin } from '../../src/client/index.js';
 import { withTimeout } from './chaos-cluster.js';
-import { readPartitionPatiently } from './final-read.js';
+import { drainGroup, readPartitionPatiently } from './final-read.js';
 import type { History } from './history.js';
 import { sleep, trackPid, untrackPid } from './nodes.js';
 import { Rng } from './rng.js';
@@ -215,31 +215,14 @@ export class StreamsWorkload {
     await this.input.stopProducers();
   }
 
-  /**
-   * Waits up to timeoutMs for the application's committed offsets to reach the end of every input partition;
-   * answers the partitions they did not reach.
-   */
-  async drain(admin: Admin, timeoutMs: number): Promise<Record<number, { polled: number; end: number }>> {
-    const tps = Array.from({ length: this.o.partitions }, (_, partition) => ({
-      topic: this.o.inputTopic,
-      partition,
-      spec: 'latest' as const,
-    }));
-    const ends = await withTimeout(admin.listOffsets(tps), 10_000).catch(() => []);
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const committed = await withTimeout(admin.listConsumerGroupOffsets(this.o.applicationId), 10_000).catch(
-        () => [],
-      );
-      const behind: Record<number, { polled: number; end: number }> = {};
-      for (const e of ends) {
-        const c = committed.find((x) => x.topic === this.o.inputTopic && x.partition === e.partition);
-        const at = c?.offset ?? 0;
-        if (at < e.offset) behind[e.partition] = { polled: at, end: e.offset };
-      }
-      if (Object.keys(behind).length === 0 || Date.now() > deadline) return behind;
-      await sleep(1_000);
-    }
+  /** The drain before the final reads (final-read.ts drainGroup). */
+  drain(admin: Admin, timeoutMs: number): Promise<Record<number, { polled: number; end: number }>> {
+    return drainGroup(
+      admin,
+      { topic: this.o.inputTopic, partitions: this.o.partitions },
+      this.o.applicationId,
+      timeoutMs,
+    );
   }
 
   /**

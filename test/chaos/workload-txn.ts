@@ -16,7 +16,7 @@
 import { KafkaProtocolError } from '../../src/client/errors.js';
 import { type Admin, Consumer, Producer } from '../../src/client/index.js';
 import { withTimeout } from './chaos-cluster.js';
-import { CLIENT_TIMEOUTS, readPartitionPatiently, type Seen } from './final-read.js';
+import { CLIENT_TIMEOUTS, drainGroup, readPartitionPatiently, type Seen } from './final-read.js';
 import { errorText, type History } from './history.js';
 import { sleep } from './nodes.js';
 import { Rng } from './rng.js';
@@ -133,31 +133,14 @@ export class TxnWorkload {
     return this.input.stopProducers();
   }
 
-  /**
-   * Waits up to timeoutMs for the group's committed offsets to reach the end of every input partition; answers
-   * the partitions they did not reach.
-   */
-  async drain(admin: Admin, timeoutMs: number): Promise<Record<number, { polled: number; end: number }>> {
-    const tps = Array.from({ length: this.o.partitions }, (_, partition) => ({
-      topic: this.o.inputTopic,
-      partition,
-      spec: 'latest' as const,
-    }));
-    const ends = await withTimeout(admin.listOffsets(tps), 10_000).catch(() => []);
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const committed = await withTimeout(admin.listConsumerGroupOffsets(this.o.groupId), 10_000).catch(
-        () => [],
-      );
-      const behind: Record<number, { polled: number; end: number }> = {};
-      for (const e of ends) {
-        const c = committed.find((x) => x.topic === this.o.inputTopic && x.partition === e.partition);
-        const at = c?.offset ?? 0;
-        if (at < e.offset) behind[e.partition] = { polled: at, end: e.offset };
-      }
-      if (Object.keys(behind).length === 0 || Date.now() > deadline) return behind;
-      await sleep(1_000);
-    }
+  /** The drain before the final reads (final-read.ts drainGroup). */
+  drain(admin: Admin, timeoutMs: number): Promise<Record<number, { polled: number; end: number }>> {
+    return drainGroup(
+      admin,
+      { topic: this.o.inputTopic, partitions: this.o.partitions },
+      this.o.groupId,
+      timeoutMs,
+    );
   }
 
   /** Stops the processors and the downstream consumer, then fences every transactional id (no open transaction stays). */
