@@ -284,3 +284,41 @@ export class QueueWorkload {
     }
   }
 }
+
+/**
+ * The transactional and Streams workloads read the queue workload's input topic and write an output topic of the
+ * same shape (rf 3, its min.insync.replicas and unclean election): creates both and waits for their replicas.
+ */
+export async function setupInputAndOutput(
+  admin: Admin,
+  input: QueueWorkload,
+  output: QueueWorkload,
+  o: { outputTopic: string; partitions: number; minInsyncReplicas?: number; uncleanLeaderElection: boolean },
+): Promise<void> {
+  await input.setup(admin);
+  const [result] = await admin.createTopics([
+    {
+      topic: o.outputTopic,
+      numPartitions: o.partitions,
+      replicationFactor: 3,
+      configs: {
+        'min.insync.replicas': String(o.minInsyncReplicas ?? 2),
+        'unclean.leader.election.enable': String(o.uncleanLeaderElection),
+      },
+    },
+  ]);
+  if (result?.error) throw result.error;
+  await waitForInputAndOutput(admin, input, output, 30_000);
+}
+
+/** Both topics fully replicated within timeoutMs (see QueueWorkload.waitForReplicas). */
+export async function waitForInputAndOutput(
+  admin: Admin,
+  input: QueueWorkload,
+  output: QueueWorkload,
+  timeoutMs: number,
+): Promise<boolean> {
+  const started = Date.now();
+  if (!(await input.waitForReplicas(admin, timeoutMs))) return false;
+  return output.waitForReplicas(admin, Math.max(1_000, timeoutMs - (Date.now() - started)));
+}

@@ -21,7 +21,7 @@ import { drainGroup, readPartitionPatiently } from './final-read.js';
 import type { History } from './history.js';
 import { sleep, trackPid, untrackPid } from './nodes.js';
 import { Rng } from './rng.js';
-import { QueueWorkload } from './workload-queue.js';
+import { QueueWorkload, setupInputAndOutput, waitForInputAndOutput } from './workload-queue.js';
 
 export interface StreamsWorkloadOptions {
   inputTopic: string;
@@ -173,27 +173,12 @@ export class StreamsWorkload {
     }
   }
 
-  async setup(admin: Admin): Promise<void> {
-    await this.input.setup(admin);
-    const [result] = await admin.createTopics([
-      {
-        topic: this.o.outputTopic,
-        numPartitions: this.o.partitions,
-        replicationFactor: 3,
-        configs: {
-          'min.insync.replicas': String(this.o.minInsyncReplicas ?? 2),
-          'unclean.leader.election.enable': String(this.o.uncleanLeaderElection),
-        },
-      },
-    ]);
-    if (result?.error) throw result.error;
-    await this.waitForReplicas(admin, 30_000);
+  setup(admin: Admin): Promise<void> {
+    return setupInputAndOutput(admin, this.input, this.output, this.o);
   }
 
-  async waitForReplicas(admin: Admin, timeoutMs: number): Promise<boolean> {
-    const started = Date.now();
-    if (!(await this.input.waitForReplicas(admin, timeoutMs))) return false;
-    return this.output.waitForReplicas(admin, Math.max(1_000, timeoutMs - (Date.now() - started)));
+  waitForReplicas(admin: Admin, timeoutMs: number): Promise<boolean> {
+    return waitForInputAndOutput(admin, this.input, this.output, timeoutMs);
   }
 
   start(): void {
