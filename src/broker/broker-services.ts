@@ -65,7 +65,7 @@ export interface BrokerServices {
   readonly producePurgatory: Purgatory;
   /** Fetch requests waiting for fetch.min.bytes. */
   readonly fetchPurgatory: Purgatory;
-  /** Reads that must not come from a deposed leader wait here for its followers to confirm it (stable OffsetFetch). */
+  /** Reads that must not come from a deposed leader wait here for its followers to confirm it (stable OffsetFetch, read_committed ListOffsets). */
   readonly leadershipConfirmations: LeadershipConfirmations;
   /** What ApiVersions advertises: the handler table's keys and version ranges. */
   readonly apiVersions: ApiVersionsResponseApiVersion[];

@@ -128,11 +128,12 @@ export class LeadershipConfirmations {
 /** One of the two rules of the file header holds: the maximal ISR's followers, or enough replicas, fetched twice. */
 function confirmed(w: Pick<Waiter, 'partition' | 'fetches'>): boolean {
   const p = w.partition;
+  const isr = p.maximalIsr;
   let allIsr = true;
   let replicas = 0;
   for (const [id, seen] of w.fetches) {
     if (seen >= FETCHES_NEEDED) replicas++;
-    else if (p.maximalIsr.includes(id)) allIsr = false;
+    else if (isr.includes(id)) allIsr = false;
   }
   return allIsr || replicas >= p.replicas.length - p.settings.minInsyncReplicas;
 }
