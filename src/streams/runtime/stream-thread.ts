@@ -15,7 +15,10 @@
 // first record sent after a commit, and a commit sends the consumed offsets into it (sendOffsetsToTransaction with
 // the consumer's group metadata, so a member the group moved on from is fenced by its generation) and commits
 // it. The consumers read with read_committed, restoration included, so nothing of an aborted transaction reaches
-// a store or a task. A failure aborts the open transaction. Local state may be ahead of what was committed, so
+// a store or a task. A failure aborts the open transaction. The producer's initTransactions() runs beside the
+// polls (the group does not wait for it); nothing is processed before it completes. A task migration (the group
+// moved on without this member, or the producer was fenced) drops every task, replaces a fenced producer, and
+// rejoins the group, as Kafka's StreamThread.handleTaskMigrated. Local state may be ahead of what was committed, so
 // under EOS, as in Kafka, no checkpoint file exists while a task runs: it is deleted once the task's stores are
 // restored and written only when the task is closed cleanly (after a commit); a task that finds no checkpoint
 // under EOS (its last run ended in a crash) wipes its stores and restores them from the changelog.
@@ -34,9 +37,10 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Consumer, type ConsumerRecord } from '../../client/consumer.js';
-import { KafkaProtocolError } from '../../client/errors.js';
+import { KafkaClientError, KafkaProtocolError } from '../../client/errors.js';
 import { Producer } from '../../client/producer.js';
 import type { TopicPartition } from '../../client/requests.js';
+import { isFatalTransactionError } from '../../client/transactions.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ResolvedConfig } from '../config.js';
 import { StreamsError } from '../errors.js';
@@ -58,15 +62,32 @@ import { type RecordCollector, Task } from './task.js';
 const SENDS_IN_FLIGHT_MAX = 20_000;
 const POLL_TIMEOUT_MS = 100;
 /** Errors of a commit that mean the group moved on without this member (Kafka's TaskMigratedException). */
-const MIGRATED_CODES = new Set<number>([
+const GROUP_MOVED_CODES = new Set<number>([
   ErrorCode.ILLEGAL_GENERATION,
   ErrorCode.UNKNOWN_MEMBER_ID,
   ErrorCode.FENCED_INSTANCE_ID,
   ErrorCode.REBALANCE_IN_PROGRESS,
 ]);
 
-function isTaskMigrated(e: unknown): boolean {
-  return e instanceof KafkaProtocolError && MIGRATED_CODES.has(e.code);
+/**
+ * Errors of a send or a transaction call that mean, under exactly-once, that a newer producer of the thread's
+ * transactional.id took over or the coordinator aborted the transaction and bumped the epoch (a transaction that
+ * outlived transaction.timeout.ms): the producer can only be closed, and Kafka Streams takes it as a task migration
+ * too (RecordCollectorImpl and StreamsProducer: ProducerFenced, InvalidProducerEpoch, InvalidPidMapping,
+ * OutOfOrderSequence).
+ */
+const PRODUCER_FENCED_CODES = new Set<number>([
+  ErrorCode.PRODUCER_FENCED,
+  ErrorCode.INVALID_PRODUCER_EPOCH,
+  ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+  ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+]);
+
+/** The Kafka error code an error carries, itself or in its causes (a send error wraps the client's). */
+function errorCodeOf(e: unknown): number | undefined {
+  for (let c = e, depth = 0; c instanceof Error && depth < 4; c = c.cause, depth++)
+    if (c instanceof KafkaProtocolError) return c.code;
+  return undefined;
 }
 
 /** Kafka Streams' transaction.timeout.ms under exactly-once (StreamsConfig's producer default): 10 s. */
@@ -103,7 +124,10 @@ export interface ThreadHooks {
 export class StreamThread {
   readonly name: string;
   private readonly consumer: Consumer;
-  private readonly producer: Producer;
+  /** Replaced by a new one when it is fenced (Kafka's StreamsProducer.resetProducer). */
+  private producer: Producer;
+  /** Under EOS, Kafka Streams' transactional.id of this thread's producer: `<application.id>-<processId>-<index>`. */
+  private readonly transactionalId: string | null;
   private readonly tasks = new Map<string, Task>();
   /** "real topic:partition" -> the task reading it. */
   private readonly taskOfPartition = new Map<string, Task>();
@@ -135,6 +159,19 @@ export class StreamThread {
   private readonly eos: boolean;
   /** Under EOS: a transaction is open (records sent or offsets to commit since the last commit). */
   private inTransaction = false;
+  /**
+   * Under EOS: initTransactions() of the current producer has completed. Until then the thread polls (it joins
+   * the group, takes and restores its tasks) but processes nothing: initTransactions waits for the transaction an
+   * earlier producer of the same transactional.id left open to be aborted, which takes as long as its partitions'
+   * leaders take to answer (a restart during a fault), and the group must not wait for that.
+   */
+  private producerReady: boolean;
+  /** Under EOS: initTransactions() of the current producer is under way. */
+  private producerInitializing = false;
+  /** Under EOS: initTransactions() failed for good (not authorized, say): the thread fails with it. */
+  private producerInitError: Error | null = null;
+  /** The tasks were dropped after a task migration: the consumer leaves the group and joins again (as Kafka). */
+  private rejoinPending = false;
   /** The tasks the last assignment gave this thread, reported in the next subscription (stickiness). */
   private assignedActive: string[] = [];
   private assignedStandby: string[] = [];
@@ -221,15 +258,18 @@ export class StreamThread {
         ? {}
         : { heartbeatIntervalMs: config.heartbeatIntervalMs }),
     });
-    this.producer = new Producer({
-      bootstrapServers: config.bootstrapServers,
+    this.transactionalId = this.eos ? `${config.applicationId}-${processId}-${index}` : null;
+    this.producer = this.createProducer();
+    this.producerReady = !this.eos;
+  }
+
+  private createProducer(): Producer {
+    return new Producer({
+      bootstrapServers: this.config.bootstrapServers,
       clientId: `${this.name}-producer`,
       lingerMs: 100,
-      ...(this.eos
-        ? {
-            transactionalId: `${config.applicationId}-${processId}-${index}`,
-            transactionTimeoutMs: EOS_TRANSACTION_TIMEOUT_MS,
-          }
+      ...(this.transactionalId !== null
+        ? { transactionalId: this.transactionalId, transactionTimeoutMs: EOS_TRANSACTION_TIMEOUT_MS }
         : {}),
     });
   }
@@ -266,55 +306,124 @@ export class StreamThread {
     assert.equal(this.state, 'CREATED');
     this.running = true;
     this.setState('STARTING');
-    this.consumer.subscribe(this.topology.sourceTopics().map(this.realTopic), {
-      onPartitionsRevoked: (tps) => this.onRevoked(tps),
-      onPartitionsAssigned: (tps) => this.onAssigned(tps),
-      onPartitionsLost: (tps) => this.onLost(tps),
-    });
+    this.subscribe();
     this.loop = this.run().catch((e: unknown) => {
       this.running = false;
       this.hooks.onError(this, e instanceof Error ? e : new Error(String(e)));
     });
   }
 
+  private subscribe(): void {
+    this.consumer.subscribe(this.topology.sourceTopics().map(this.realTopic), {
+      onPartitionsRevoked: (tps) => this.onRevoked(tps),
+      onPartitionsAssigned: (tps) => this.onAssigned(tps),
+      onPartitionsLost: (tps) => this.onLost(tps),
+    });
+  }
+
+  /** Kafka's StreamThread.runLoop: a task migration drops the tasks and the thread goes on; other errors end it. */
   private async run(): Promise<void> {
-    if (this.eos) await this.producer.initTransactions();
     while (this.running) {
-      const records = await this.consumer.poll(POLL_TIMEOUT_MS);
-      if (!this.running) break;
-      if (this.assignmentReceived) {
-        this.assignmentReceived = false;
-        if (this.state !== 'RUNNING') this.setState('RUNNING');
-      }
-      for (const r of records) this.enqueue(r);
-      this.processQueued(Date.now());
-      const now = Date.now();
-      if (this.probeAtMs !== null && now >= this.probeAtMs) {
-        // A probing rebalance: the leader reads the warm-ups' lags again and moves the tasks they caught up on.
-        this.probeAtMs = null;
-        this.hooks.log(`${this.name}: probing rebalance`);
-        this.consumer.enforceRebalance();
-      }
-      for (const task of this.tasks.values()) task.punctuate('WALL_CLOCK_TIME', now);
-      if (this.sendError !== null) throw this.sendError;
-      if (this.sendsInFlight > SENDS_IN_FLIGHT_MAX) await this.flushSends();
-      if (this.commitRequested || now - this.lastCommitMs >= this.config.commitIntervalMs) {
-        try {
-          await this.commit();
-          this.purger.maybePurge(this.purgeableOffsets(), Date.now());
-        } catch (e) {
-          if (!this.eos && e instanceof KafkaProtocolError && e.code === ErrorCode.REBALANCE_IN_PROGRESS) {
-            // at_least_once: the group is completing a rebalance; the offsets stay and the next commit, after
-            // it, sends them (Kafka Streams retries such a commit the same way).
-            this.hooks.log(`${this.name}: commit deferred, the group is rebalancing`);
-            this.lastCommitMs = Date.now();
-            continue;
-          }
-          if (!this.eos || !isTaskMigrated(e)) throw e;
-          await this.onTaskMigrated(e as Error);
-        }
+      try {
+        await this.runOnce();
+      } catch (e) {
+        const why = this.migrationOf(e);
+        if (why === null) throw e;
+        await this.onTaskMigrated(why, e as Error);
       }
     }
+  }
+
+  private async runOnce(): Promise<void> {
+    if (this.rejoinPending) {
+      // As Kafka's handleTaskMigrated: the positions of the partitions still held are past what was committed,
+      // and their tasks are gone; leaving and joining again drops both, and every partition this member gets
+      // back starts over from its committed offset with a new task.
+      this.rejoinPending = false;
+      await this.consumer.unsubscribe();
+      this.subscribe();
+    }
+    const records = await this.consumer.poll(POLL_TIMEOUT_MS);
+    if (!this.running) return;
+    if (this.assignmentReceived) {
+      this.assignmentReceived = false;
+      if (this.state !== 'RUNNING') this.setState('RUNNING');
+    }
+    for (const r of records) this.enqueue(r);
+    const now = Date.now();
+    if (this.probeAtMs !== null && now >= this.probeAtMs) {
+      // A probing rebalance: the leader reads the warm-ups' lags again and moves the tasks they caught up on.
+      this.probeAtMs = null;
+      this.hooks.log(`${this.name}: probing rebalance`);
+      this.consumer.enforceRebalance();
+    }
+    // Under EOS nothing is processed (nor punctuated, nor committed) before the producer can open transactions.
+    if (!this.producerCanTransact()) return;
+    this.processQueued(now);
+    for (const task of this.tasks.values()) task.punctuate('WALL_CLOCK_TIME', now);
+    if (this.sendError !== null) throw this.sendError;
+    if (this.sendsInFlight > SENDS_IN_FLIGHT_MAX) await this.flushSends();
+    if (this.commitRequested || now - this.lastCommitMs >= this.config.commitIntervalMs) {
+      try {
+        await this.commit();
+        this.purger.maybePurge(this.purgeableOffsets(), Date.now());
+      } catch (e) {
+        if (!this.eos && e instanceof KafkaProtocolError && e.code === ErrorCode.REBALANCE_IN_PROGRESS) {
+          // at_least_once: the group is completing a rebalance; the offsets stay and the next commit, after
+          // it, sends them (Kafka Streams retries such a commit the same way).
+          this.hooks.log(`${this.name}: commit deferred, the group is rebalancing`);
+          this.lastCommitMs = Date.now();
+          return;
+        }
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Why an error is a task migration (Kafka's TaskMigratedException), or null when it is not: the group refused a
+   * commit because it moved on without this member, or, under EOS, the producer was fenced. Under
+   * at_least_once REBALANCE_IN_PROGRESS defers the commit instead (runOnce).
+   */
+  private migrationOf(e: unknown): 'group' | 'producer' | null {
+    const code = errorCodeOf(e);
+    if (code === undefined) return null;
+    if (GROUP_MOVED_CODES.has(code)) return 'group';
+    if (this.eos && PRODUCER_FENCED_CODES.has(code)) return 'producer';
+    return null;
+  }
+
+  /**
+   * Under EOS: whether the current producer has completed initTransactions(); starts it when it has not and none
+   * is under way. A call that fails without being fatal (its max.block.ms passed while the earlier transaction
+   * of the transactional.id was still being aborted) is made again at the next loop.
+   */
+  private producerCanTransact(): boolean {
+    if (this.producerReady) return true;
+    if (this.producerInitError !== null) throw this.producerInitError;
+    if (this.producerInitializing) return false;
+    this.producerInitializing = true;
+    const producer = this.producer;
+    const started = Date.now();
+    producer.initTransactions().then(
+      () => {
+        if (producer !== this.producer) return;
+        this.producerInitializing = false;
+        this.producerReady = true;
+        const tookMs = Date.now() - started;
+        if (tookMs >= 1000) this.hooks.log(`${this.name}: the producer's initTransactions took ${tookMs} ms`);
+      },
+      (e: Error) => {
+        if (producer !== this.producer) return;
+        this.producerInitializing = false;
+        if (isFatalTransactionError(e) || !(e instanceof KafkaClientError) || !e.retriable) {
+          this.producerInitError = e;
+        } else {
+          this.hooks.log(`${this.name}: initTransactions did not complete, trying again: ${e.message}`);
+        }
+      },
+    );
+    return false;
   }
 
   /** Queues a polled record in its task's partition group; a partition whose queue is full is paused. */
@@ -390,22 +499,27 @@ export class StreamThread {
   ): void {
     if (this.eos) this.beginTransaction();
     this.sendsInFlight++;
-    this.producer
-      .send({ topic, key, value, timestamp, headers: headers.map((h) => ({ ...h })), partition })
-      .then(
-        (m) => {
-          this.sendsInFlight--;
-          const tp = `${m.topic}:${m.partition}`;
-          if ((this.changelogOffsets.get(tp) ?? -1) < m.offset && topic.endsWith('-changelog'))
-            this.changelogOffsets.set(tp, m.offset);
-        },
-        (e: Error) => {
-          this.sendsInFlight--;
-          this.sendError ??= new StreamsError(
-            `Error encountered sending record to topic ${topic}: ${e.message}`,
-          );
-        },
-      );
+    // The outcomes of a producer replaced since (fenced) are no longer this thread's concern.
+    const producer = this.producer;
+    producer.send({ topic, key, value, timestamp, headers: headers.map((h) => ({ ...h })), partition }).then(
+      (m) => {
+        if (producer !== this.producer) return;
+        this.sendsInFlight--;
+        const tp = `${m.topic}:${m.partition}`;
+        if ((this.changelogOffsets.get(tp) ?? -1) < m.offset && topic.endsWith('-changelog'))
+          this.changelogOffsets.set(tp, m.offset);
+      },
+      (e: Error) => {
+        if (producer !== this.producer) return;
+        this.sendsInFlight--;
+        this.sendError ??= new StreamsError(
+          `Error encountered sending record to topic ${topic}: ${e.message}`,
+          {
+            cause: e,
+          },
+        );
+      },
+    );
   }
 
   /** Under EOS, opens the thread's transaction if none is open (Kafka's StreamsProducer.maybeBeginTransaction). */
@@ -468,18 +582,39 @@ export class StreamThread {
   }
 
   /**
-   * Under EOS, the group refused the transaction's offsets: it has moved on without this member (Kafka's
-   * TaskMigratedException). The transaction is aborted and the tasks are dropped without a checkpoint, as for lost
-   * partitions; the consumer finds out at its next heartbeat or poll and rejoins, and the partitions it gets back
-   * start again from their committed offsets (a rejoin drops the old partitions' positions), their stores rebuilt
-   * from the changelogs. Records polled meanwhile for a dropped task are skipped and never committed.
+   * A task migration (Kafka's TaskMigratedException and StreamThread.handleTaskMigrated): the group moved on
+   * without this member, or under EOS its producer was fenced. Whatever was processed since the last commit is
+   * dropped: the open transaction is aborted (a fenced producer cannot abort; its coordinator already did, and
+   * the producer is replaced by a new one of the same transactional.id), the tasks are closed without a
+   * checkpoint (under EOS their stores are rebuilt from the changelogs), and the consumer leaves the group and
+   * joins again at the next loop. Records polled meanwhile for a dropped task are skipped and never committed.
    */
-  private async onTaskMigrated(e: Error): Promise<void> {
-    this.hooks.log(`${this.name}: the group moved on without this member (${e.message}); tasks dropped`);
+  private async onTaskMigrated(why: 'group' | 'producer', e: Error): Promise<void> {
+    this.hooks.log(
+      `${this.name}: ${why === 'group' ? 'the group moved on without this member' : 'the producer was fenced'} ` +
+        `(${e.message}); tasks dropped, joining the group again`,
+    );
     this.consumed.clear();
-    await this.abortTransaction();
+    if (why === 'producer') this.replaceProducer();
+    else await this.abortTransaction();
     for (const [id, task] of this.tasks) this.closeTask(id, task);
     this.lastCommitMs = Date.now();
+    this.rejoinPending = true;
+  }
+
+  /** After the producer was fenced: a new one of the same transactional.id, initialized before the next work. */
+  private replaceProducer(): void {
+    const fenced = this.producer;
+    this.producer = this.createProducer();
+    this.producerReady = !this.eos;
+    this.producerInitializing = false;
+    this.inTransaction = false;
+    this.sendsInFlight = 0;
+    this.sendError = null;
+    // Its records not sent yet are failed at once (their outcomes are ignored: send()).
+    fenced.close(0).catch((err: unknown) => {
+      this.hooks.log(`${this.name}: closing the fenced producer: ${(err as Error).message}`);
+    });
   }
 
   /**
@@ -517,7 +652,15 @@ export class StreamThread {
     this.hooks.log(`${this.name}: revoked ${tps.map((tp) => `${tp.topic}-${tp.partition}`).join(', ')}`);
     this.setState('PARTITIONS_REVOKED');
     if (this.tasks.size === 0) return;
-    await this.commit();
+    try {
+      await this.commit();
+    } catch (e) {
+      // Every task is dropped (the revoked ones included: their new owner starts from the last commit).
+      const why = this.migrationOf(e);
+      if (why === null) throw e;
+      await this.onTaskMigrated(why, e as Error);
+      return;
+    }
     const revoked = new Set(tps.map((tp) => `${tp.topic}:${tp.partition}`));
     for (const [id, task] of this.tasks) {
       const owned = [...this.taskOfPartition].filter(([, t]) => t === task).map(([k]) => k);
