@@ -47,7 +47,9 @@ async function coordinatorOf(cluster: TestCluster, keyType: 0 | 1, key: string):
     const c = await WireClient.connect(b.host, b.port);
     try {
       const r = await c.call(ApiKey.FIND_COORDINATOR, 4, { key: '', keyType, coordinatorKeys: [key] });
-      return r.coordinators[0].errorCode === ErrorCode.NONE ? (r.coordinators[0].nodeId as number) : undefined;
+      return r.coordinators[0].errorCode === ErrorCode.NONE
+        ? (r.coordinators[0].nodeId as number)
+        : undefined;
     } finally {
       c.close();
     }
@@ -135,10 +137,7 @@ describe('exactly_once_v2: initTransactions waiting on a left-open transaction',
     mkdirSync(join(dir, APP), { recursive: true });
     writeFileSync(join(dir, APP, PROCESS_METADATA_FILE), JSON.stringify({ processId }));
     const transactionalId = `${APP}-${processId}-1`;
-    const busy = new Set([
-      await coordinatorOf(c, 1, transactionalId),
-      await coordinatorOf(c, 0, APP),
-    ]);
+    const busy = new Set([await coordinatorOf(c, 1, transactionalId), await coordinatorOf(c, 0, APP)]);
     const down = [0, 1, 2].find((id) => !busy.has(id))!;
     const up = [0, 1, 2].filter((id) => id !== down);
     const onUp = { 0: up, 1: [up[1]!, up[0]!] };
@@ -184,10 +183,17 @@ describe('exactly_once_v2: initTransactions waiting on a left-open transaction',
       () => `tasks ${activeTasks(first).join(',')} (state ${first.state()})\n${firstLog.join('\n')}`,
     );
     await sleep(1000);
-    assert.equal(first.processedRecords(), 0, 'nothing is processed before the producer can open transactions');
+    assert.equal(
+      first.processedRecords(),
+      0,
+      'nothing is processed before the producer can open transactions',
+    );
     const closing = first.close();
     const closedInTime = await Promise.race([closing.then(() => true), sleep(15_000).then(() => false)]);
-    assert.ok(closedInTime, `close() returned within 15 s while initTransactions waited (state ${first.state()})`);
+    assert.ok(
+      closedInTime,
+      `close() returned within 15 s while initTransactions waited (state ${first.state()})`,
+    );
     assert.equal((await committedCounts(bootstrap)).size, 0, 'no count was committed');
 
     // Started again (the same process id) and the broker back: the marker is written, and the counts follow.
@@ -208,7 +214,11 @@ describe('exactly_once_v2: initTransactions waiting on a left-open transaction',
         if ([...expected].every(([k, n]) => counts.get(k)?.at(-1) === n)) break;
       }
       for (const [key, n] of expected)
-        assert.deepEqual(counts.get(key), Array.from({ length: n }, (_, i) => i + 1), `the counts of ${key}`);
+        assert.deepEqual(
+          counts.get(key),
+          Array.from({ length: n }, (_, i) => i + 1),
+          `the counts of ${key}`,
+        );
       assert.notEqual(second.state(), 'ERROR');
     } finally {
       await second.close();

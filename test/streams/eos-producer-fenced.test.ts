@@ -43,7 +43,9 @@ class CommittedCounts {
   }
 
   start(): void {
-    this.consumer.assign(Array.from({ length: PARTITIONS }, (_, partition) => ({ topic: OUTPUT, partition })));
+    this.consumer.assign(
+      Array.from({ length: PARTITIONS }, (_, partition) => ({ topic: OUTPUT, partition })),
+    );
     this.loop = (async () => {
       while (this.running) {
         for (const r of await this.consumer.poll(100)) {
@@ -137,7 +139,10 @@ describe('exactly_once_v2: a fenced producer', () => {
         60_000,
         () => `${output.total()} counts of ${sent}; states ${states.join(' ')}\n${log.slice(-20).join('\n')}`,
       );
-      assert.ok(!states.includes('ERROR'), `the instance never failed: ${states.join(' ')}\n${log.join('\n')}`);
+      assert.ok(
+        !states.includes('ERROR'),
+        `the instance never failed: ${states.join(' ')}\n${log.join('\n')}`,
+      );
       // Later records may only be duplicates; give them a moment to show before the exact check.
       await sleep(500);
       assert.ok(
