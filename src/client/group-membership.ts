@@ -145,8 +145,17 @@ export abstract class GroupMembership {
         return;
       } catch (err) {
         if (this.left) return;
-        if (!(err instanceof KafkaClientError) || !err.retriable) {
-          if (!(err instanceof KafkaProtocolError) || !this.handleGroupError(err.code)) throw err;
+        this.log('join failed', { attempt, error: (err as Error).message });
+        if (err instanceof KafkaProtocolError) {
+          // Retriable answers too: NOT_COORDINATOR from a broker that no longer coordinates the group (it moved
+          // while this member was joining) must send the next JoinGroup to the new coordinator, not back there.
+          if (!this.handleGroupError(err.code) && !err.retriable) throw err;
+        } else if (err instanceof KafkaClientError && err.retriable) {
+          // The coordinator did not answer (gone, restarting): look it up again, as Kafka's client marks the
+          // coordinator unknown on a disconnect.
+          this.coordinatorId = -1;
+        } else {
+          throw err;
         }
         await sleep(this.m.cluster.backoffMs(Math.min(attempt, 5)));
       }
@@ -198,6 +207,7 @@ export abstract class GroupMembership {
       reason: null,
     });
     const rebalanceWaitMs = this.m.rebalanceTimeoutMs + 5000;
+    this.log('JoinGroup sent', { coordinator, waitMs: rebalanceWaitMs });
     let join = await cluster.send<JoinGroupResponse>(
       coordinator,
       ApiKey.JOIN_GROUP,

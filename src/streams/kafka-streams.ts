@@ -17,6 +17,7 @@ import { threadId } from 'node:worker_threads';
 import { Admin } from '../client/admin.js';
 import { keyPartition } from '../client/partitioners.js';
 import type { TopicPartition } from '../client/requests.js';
+import type { Logger } from '../common/logger.js';
 import { type ResolvedConfig, resolveConfig, StreamsConfigError, type StreamsProperties } from './config.js';
 import { StreamsError } from './errors.js';
 import { InvalidStateStoreException, type StoreQueryParameters } from './queryable.js';
@@ -86,6 +87,7 @@ export class KafkaStreams {
   private listener: StateListener | null = null;
   private exceptionHandler: StreamsUncaughtExceptionHandler | null = null;
   private logger: (message: string) => void = () => {};
+  private clientLogger: Logger | undefined;
   private layout: TopicLayout | null = null;
   private threadIndex = 0;
   private globalThread: GlobalStreamThread | null = null;
@@ -149,6 +151,16 @@ export class KafkaStreams {
   /** Where log lines go (default: nowhere). */
   setLogger(logger: (message: string) => void): void {
     this.logger = logger;
+  }
+
+  /**
+   * The logger of the stream threads' own clients (group membership: joins, syncs, heartbeat errors), for
+   * diagnosing rebalances; default none. Threads in worker threads (brook.worker.threads) do not use it.
+   */
+  setClientLogger(logger: Logger): void {
+    if (this.stateValue !== 'CREATED')
+      throw new StreamsError('Can only set the client logger before start().');
+    this.clientLogger = logger;
   }
 
   private setState(next: KafkaStreamsState): void {
@@ -267,6 +279,7 @@ export class KafkaStreams {
         onStateChange: (_t, s) => this.onThreadState(s),
         onError: (t, e) => this.onThreadError(t, e),
         log: (m) => this.logger(m),
+        clientLogger: this.clientLogger,
         globalStore: (name) => this.globalThread?.store(name),
         standbys: this.standbys ?? undefined,
         onShutdownRequested: (t) => this.onShutdownRequested(t),

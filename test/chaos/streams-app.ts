@@ -10,6 +10,7 @@
 // timestamps to stdout (the harness sends it to the run's logs/), exits 1 when the client reaches ERROR, and on
 // SIGTERM closes cleanly (commit, checkpoints, leaving the group) and exits 0.
 
+import { createLogger } from '../../src/common/logger.js';
 import {
   Consumed,
   KafkaStreams,
@@ -51,6 +52,8 @@ const streams = new KafkaStreams(builder.build(), {
   'heartbeat.interval.ms': 1_000,
 });
 streams.setLogger(log);
+// The threads' group membership (joins, syncs, heartbeat errors) goes to the instance's log too.
+streams.setClientLogger(createLogger('client', 'debug', log));
 streams.setStateListener((next, previous) => {
   log(`state ${previous} -> ${next}`);
   if (next === 'ERROR') process.exit(1);

@@ -41,6 +41,7 @@ import { KafkaClientError, KafkaProtocolError } from '../../client/errors.js';
 import { Producer } from '../../client/producer.js';
 import type { TopicPartition } from '../../client/requests.js';
 import { isFatalTransactionError } from '../../client/transactions.js';
+import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ResolvedConfig } from '../config.js';
 import { StreamsError } from '../errors.js';
@@ -106,6 +107,8 @@ export interface ThreadHooks {
   onStateChange(thread: StreamThread, state: ThreadState): void;
   onError(thread: StreamThread, error: Error): void;
   log(message: string): void;
+  /** The logger of the thread's consumers and producer (KafkaStreams.setClientLogger). */
+  clientLogger?: Logger;
   /** The instance's global stores (GlobalKTable), readable by every task. */
   globalStore?(name: string): StateStore | undefined;
   /** The instance's standby tasks (num.standby.replicas); in a worker thread, this worker's. */
@@ -199,6 +202,7 @@ export class StreamThread {
     this.consumer = new Consumer({
       bootstrapServers: config.bootstrapServers,
       clientId: `${this.name}-consumer`,
+      ...(this.hooks.clientLogger === undefined ? {} : { logger: this.hooks.clientLogger }),
       groupId: config.applicationId,
       autoOffsetReset: 'earliest',
       enableAutoCommit: false,
@@ -267,6 +271,7 @@ export class StreamThread {
     return new Producer({
       bootstrapServers: this.config.bootstrapServers,
       clientId: `${this.name}-producer`,
+      ...(this.hooks.clientLogger === undefined ? {} : { logger: this.hooks.clientLogger }),
       lingerMs: 100,
       ...(this.transactionalId !== null
         ? { transactionalId: this.transactionalId, transactionTimeoutMs: EOS_TRANSACTION_TIMEOUT_MS }
@@ -827,6 +832,7 @@ export class StreamThread {
     const restorer = new Consumer({
       bootstrapServers: this.config.bootstrapServers,
       clientId: `${this.name}-restore-consumer`,
+      ...(this.hooks.clientLogger === undefined ? {} : { logger: this.hooks.clientLogger }),
       autoOffsetReset: 'earliest',
       isolationLevel: this.eos ? 'read_committed' : 'read_uncommitted',
     });
@@ -902,6 +908,7 @@ export class StreamThread {
     const reader = new Consumer({
       bootstrapServers: this.config.bootstrapServers,
       clientId: `${this.name}-lag-consumer`,
+      ...(this.hooks.clientLogger === undefined ? {} : { logger: this.hooks.clientLogger }),
       isolationLevel: this.eos ? 'read_committed' : 'read_uncommitted',
     });
     try {
