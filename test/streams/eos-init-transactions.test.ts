@@ -14,24 +14,16 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Consumer } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import {
-  Consumed,
-  KafkaStreams,
-  Materialized,
-  Produced,
-  Serdes,
-  StreamsBuilder,
-} from '../../src/streams/index.js';
+import { KafkaStreams } from '../../src/streams/index.js';
 import { PROCESS_METADATA_FILE } from '../../src/streams/runtime/process-id.js';
 import { agreedController, waitFor } from '../helpers/cluster.js';
 import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 import { WireClient } from '../helpers/wire-client.js';
-import { activeTasks, stateDir } from './streams-helpers.js';
+import { activeTasks, committedCounts, countByKeyTopology, stateDir } from './streams-helpers.js';
 
 const APP = 'init-wait';
 const INPUT = 'init-wait-input';
@@ -58,14 +50,7 @@ async function coordinatorOf(cluster: TestCluster, keyType: 0 | 1, key: string):
 }
 
 function countingApp(bootstrap: string, dir: string): KafkaStreams {
-  const builder = new StreamsBuilder();
-  builder
-    .stream(INPUT, Consumed.with(Serdes.String(), Serdes.String()))
-    .groupByKey()
-    .count(Materialized.as('counts'))
-    .toStream()
-    .to(OUTPUT, Produced.with(Serdes.String(), Serdes.Long()));
-  return new KafkaStreams(builder.build(), {
+  return new KafkaStreams(countByKeyTopology(INPUT, OUTPUT, 'counts'), {
     'application.id': APP,
     'bootstrap.servers': bootstrap,
     'state.dir': dir,
@@ -75,35 +60,6 @@ function countingApp(bootstrap: string, dir: string): KafkaStreams {
     'session.timeout.ms': 6000,
     'heartbeat.interval.ms': 500,
   });
-}
-
-/** Every count of OUTPUT committed so far, read from the beginning with read_committed: key -> counts in order. */
-async function committedCounts(bootstrap: string): Promise<Map<string, number[]>> {
-  const consumer = new Consumer({
-    bootstrapServers: bootstrap,
-    autoOffsetReset: 'earliest',
-    isolationLevel: 'read_committed',
-  });
-  try {
-    const tps = [0, 1].map((partition) => ({ topic: OUTPUT, partition }));
-    consumer.assign(tps);
-    const ends = await consumer.endOffsets(tps);
-    const counts = new Map<string, number[]>();
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
-      let caughtUp = true;
-      for (const e of ends) if ((await consumer.position(e)) < e.offset) caughtUp = false;
-      if (caughtUp) break;
-      for (const r of await consumer.poll(100)) {
-        const key = r.key!.toString('utf8');
-        let list = counts.get(key);
-        if (list === undefined) counts.set(key, (list = []));
-        list.push(Number(r.value!.readBigInt64BE(0)));
-      }
-    }
-    return counts;
-  } finally {
-    await consumer.close();
-  }
 }
 
 describe('exactly_once_v2: initTransactions waiting on a left-open transaction', () => {
@@ -194,7 +150,7 @@ describe('exactly_once_v2: initTransactions waiting on a left-open transaction',
       closedInTime,
       `close() returned within 15 s while initTransactions waited (state ${first.state()})`,
     );
-    assert.equal((await committedCounts(bootstrap)).size, 0, 'no count was committed');
+    assert.equal((await committedCounts(bootstrap, OUTPUT, 2)).size, 0, 'no count was committed');
 
     // Started again (the same process id) and the broker back: the marker is written, and the counts follow.
     const second = countingApp(bootstrap, dir);
@@ -210,7 +166,7 @@ describe('exactly_once_v2: initTransactions waiting on a left-open transaction',
       );
       let counts = new Map<string, number[]>();
       for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(200)) {
-        counts = await committedCounts(bootstrap);
+        counts = await committedCounts(bootstrap, OUTPUT, 2);
         if ([...expected].every(([k, n]) => counts.get(k)?.at(-1) === n)) break;
       }
       for (const [key, n] of expected)

@@ -9,79 +9,22 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Consumer } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
-import {
-  Consumed,
-  KafkaStreams,
-  Materialized,
-  Produced,
-  Serdes,
-  StreamsBuilder,
-} from '../../src/streams/index.js';
-import { sleep, waitUntil } from '../helpers/wait.js';
-import { useStreamsBroker } from './streams-helpers.js';
+import { KafkaStreams } from '../../src/streams/index.js';
+import { sleep } from '../helpers/wait.js';
+import { committedCounts, countByKeyTopology, useStreamsBroker } from './streams-helpers.js';
 
 const INPUT = 'fence-input';
 const OUTPUT = 'fence-counts';
 const PARTITIONS = 2;
 const KEYS = 8;
 
-/** Reads OUTPUT with read_committed from the beginning: key -> every count, in order. */
-class CommittedCounts {
-  readonly counts = new Map<string, number[]>();
-  private readonly consumer: Consumer;
-  private running = true;
-  private loop: Promise<void> = Promise.resolve();
-
-  constructor(bootstrap: string) {
-    this.consumer = new Consumer({
-      bootstrapServers: bootstrap,
-      autoOffsetReset: 'earliest',
-      isolationLevel: 'read_committed',
-    });
-  }
-
-  start(): void {
-    this.consumer.assign(
-      Array.from({ length: PARTITIONS }, (_, partition) => ({ topic: OUTPUT, partition })),
-    );
-    this.loop = (async () => {
-      while (this.running) {
-        for (const r of await this.consumer.poll(100)) {
-          const key = r.key!.toString('utf8');
-          let list = this.counts.get(key);
-          if (list === undefined) this.counts.set(key, (list = []));
-          list.push(Number(r.value!.readBigInt64BE(0)));
-        }
-      }
-    })();
-  }
-
-  total(): number {
-    return [...this.counts.values()].reduce((sum, list) => sum + list.length, 0);
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    await this.loop.catch(() => {});
-    await this.consumer.close();
-  }
-}
-
 describe('exactly_once_v2: a fenced producer', () => {
   const env = useStreamsBroker({ [INPUT]: PARTITIONS, [OUTPUT]: PARTITIONS }, 1);
 
   it('is a task migration: the thread makes a new producer, rejoins and counts every input exactly once', async () => {
     const app = 'fence-app';
-    const builder = new StreamsBuilder();
-    builder
-      .stream(INPUT, Consumed.with(Serdes.String(), Serdes.String()))
-      .groupByKey()
-      .count(Materialized.as('counts'))
-      .toStream()
-      .to(OUTPUT, Produced.with(Serdes.String(), Serdes.Long()));
-    const streams = new KafkaStreams(builder.build(), {
+    const streams = new KafkaStreams(countByKeyTopology(INPUT, OUTPUT, 'counts'), {
       'application.id': app,
       'bootstrap.servers': env.bootstrap,
       'state.dir': env.dirs[0]!,
@@ -107,8 +50,16 @@ describe('exactly_once_v2: a fenced producer', () => {
       sent += records;
       await producer.sendBatch(batch);
     };
-    const output = new CommittedCounts(env.bootstrap);
-    output.start();
+    // The committed counts, read again from the beginning until `done` holds.
+    let counts = new Map<string, number[]>();
+    const total = () => [...counts.values()].reduce((n, list) => n + list.length, 0);
+    const readUntil = async (done: () => boolean, why: () => string) => {
+      for (const deadline = Date.now() + 60_000; ; await sleep(200)) {
+        counts = await committedCounts(env.bootstrap, OUTPUT, PARTITIONS);
+        if (done()) return;
+        if (Date.now() > deadline) assert.fail(`timed out waiting:\n${why()}`);
+      }
+    };
     const fencer = new Producer({
       bootstrapServers: env.bootstrap,
       transactionalId: `${app}-${streams.processId}-1`,
@@ -116,10 +67,9 @@ describe('exactly_once_v2: a fenced producer', () => {
     try {
       await streams.start();
       await send(200);
-      await waitUntil(
-        () => output.total() === 200,
-        60_000,
-        () => `${output.total()} counts of 200 committed`,
+      await readUntil(
+        () => total() === 200,
+        () => `${total()} counts of 200 committed`,
       );
       // Input keeps arriving while the fence lands: the thread has a transaction open at about that time.
       const sending = (async () => {
@@ -132,12 +82,11 @@ describe('exactly_once_v2: a fenced producer', () => {
       await fencer.initTransactions();
       await sending;
       await send(100);
-      await waitUntil(
+      await readUntil(
         () =>
           states.includes('ERROR') ||
-          (output.total() >= sent && [...expected].every(([k, n]) => output.counts.get(k)?.at(-1) === n)),
-        60_000,
-        () => `${output.total()} counts of ${sent}; states ${states.join(' ')}\n${log.slice(-20).join('\n')}`,
+          (total() >= sent && [...expected].every(([k, n]) => counts.get(k)?.at(-1) === n)),
+        () => `${total()} counts of ${sent}; states ${states.join(' ')}\n${log.slice(-20).join('\n')}`,
       );
       assert.ok(
         !states.includes('ERROR'),
@@ -145,13 +94,14 @@ describe('exactly_once_v2: a fenced producer', () => {
       );
       // Later records may only be duplicates; give them a moment to show before the exact check.
       await sleep(500);
+      counts = await committedCounts(env.bootstrap, OUTPUT, PARTITIONS);
       assert.ok(
         log.some((m) => m.includes('the producer was fenced')),
         `the fence reached the thread:\n${log.join('\n')}`,
       );
       for (const [key, n] of expected) {
         assert.deepEqual(
-          output.counts.get(key),
+          counts.get(key),
           Array.from({ length: n }, (_, i) => i + 1),
           `the committed counts of ${key}`,
         );
@@ -161,7 +111,6 @@ describe('exactly_once_v2: a fenced producer', () => {
       await fencer.close().catch(() => {});
       await producer.close();
       await streams.close();
-      await output.stop();
     }
   });
 });

@@ -9,19 +9,11 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Producer } from '../../src/client/producer.js';
-import {
-  Consumed,
-  KafkaStreams,
-  Materialized,
-  Produced,
-  Serdes,
-  StreamsBuilder,
-  StreamsConfigError,
-} from '../../src/streams/index.js';
+import { KafkaStreams, StreamsBuilder, StreamsConfigError } from '../../src/streams/index.js';
 import { agreedLeader } from '../helpers/cluster.js';
 import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { waitUntil } from '../helpers/wait.js';
-import { activeTasks, stateDir, TopicFollower } from './streams-helpers.js';
+import { activeTasks, countByKeyTopology, stateDir, TopicFollower } from './streams-helpers.js';
 
 const RACKS = ['a', 'b', 'c'];
 const PARTITIONS = 6;
@@ -29,14 +21,7 @@ const INPUT = 'rack-input';
 const OUTPUT = 'rack-counts';
 
 function countApp(bootstrap: string, rack: string, dir: string, strategy: string): KafkaStreams {
-  const builder = new StreamsBuilder();
-  builder
-    .stream(INPUT, Consumed.with(Serdes.String(), Serdes.String()))
-    .groupByKey()
-    .count(Materialized.as('rack-counts-store'))
-    .toStream()
-    .to(OUTPUT, Produced.with(Serdes.String(), Serdes.Long()));
-  return new KafkaStreams(builder.build(), {
+  return new KafkaStreams(countByKeyTopology(INPUT, OUTPUT, 'rack-counts-store'), {
     'application.id': 'rack-aware-active',
     'bootstrap.servers': bootstrap,
     'state.dir': dir,

@@ -10,12 +10,68 @@ import { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
 import { decodeAssignment, decodeSubscription } from '../../src/protocol/consumer-protocol/index.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import type { KafkaStreams } from '../../src/streams/index.js';
+import {
+  Consumed,
+  type KafkaStreams,
+  Materialized,
+  Produced,
+  Serdes,
+  StreamsBuilder,
+  type Topology,
+} from '../../src/streams/index.js';
 import { decodeAssignmentInfoBytes } from '../../src/streams/runtime/assignment-info.js';
 import { subscriptionVersions } from '../../src/streams/runtime/subscription-info.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 import { WireClient } from '../helpers/wire-client.js';
+
+/** The count per key the fault tests run: String keys and values from `input`, Long counts to `output`. */
+export function countByKeyTopology(input: string, output: string, store: string): Topology {
+  const builder = new StreamsBuilder();
+  builder
+    .stream(input, Consumed.with(Serdes.String(), Serdes.String()))
+    .groupByKey()
+    .count(Materialized.as(store))
+    .toStream()
+    .to(output, Produced.with(Serdes.String(), Serdes.Long()));
+  return builder.build();
+}
+
+/**
+ * Every Long count of `topic` committed so far, read from the beginning with read_committed up to the end offsets
+ * of the moment: key -> its counts in order (exactly-once tests expect 1, 2, ..., n per key).
+ */
+export async function committedCounts(
+  bootstrap: string,
+  topic: string,
+  partitions: number,
+): Promise<Map<string, number[]>> {
+  const consumer = new Consumer({
+    bootstrapServers: bootstrap,
+    autoOffsetReset: 'earliest',
+    isolationLevel: 'read_committed',
+  });
+  try {
+    const tps = Array.from({ length: partitions }, (_, partition) => ({ topic, partition }));
+    consumer.assign(tps);
+    const ends = await consumer.endOffsets(tps);
+    const counts = new Map<string, number[]>();
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
+      let caughtUp = true;
+      for (const e of ends) if ((await consumer.position(e)) < e.offset) caughtUp = false;
+      if (caughtUp) break;
+      for (const r of await consumer.poll(100)) {
+        const key = r.key!.toString('utf8');
+        let list = counts.get(key);
+        if (list === undefined) counts.set(key, (list = []));
+        list.push(Number(r.value!.readBigInt64BE(0)));
+      }
+    }
+    return counts;
+  } finally {
+    await consumer.close();
+  }
+}
 
 /** A small deterministic generator (mulberry32), so a failure can be replayed. */
 export function seeded(seed: number): () => number {
