@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { FAULT_KINDS } from './nemesis.js';
-import { DEFAULT_OUT_DIR, runChaos } from './run.js';
+import { DEFAULT_OUT_DIR, runChaos, type WorkloadName } from './run.js';
 
 function canMakeNamespaces(): boolean {
   if (process.getuid?.() !== 0) return false;
@@ -23,67 +23,51 @@ function canMakeNamespaces(): boolean {
 
 const skip = canMakeNamespaces() ? false : 'needs root and iptables';
 
-test('short chaos run: nothing acknowledged is lost, duplicated, reordered or moved, committed offsets stay delivered', {
-  skip,
-}, async () => {
+/** One short run of `workload` with the seed of BROOK_CHAOS_SEED (default 1): no anomaly, and a verdict. */
+async function shortRunIsValid(workload: WorkloadName): Promise<void> {
   const seed = Number(process.env.BROOK_CHAOS_SEED ?? 1);
   const { runDir, summary } = await runChaos({
     seed,
     profile: 'short',
+    workload,
     brokers: 3,
     uncleanLeaderElection: false,
     faults: FAULT_KINDS,
     outDir: DEFAULT_OUT_DIR,
     log: () => {},
   });
-  assert.deepEqual(summary.anomalyCounts, {}, `anomalies (seed ${seed}); see ${runDir}/report.md`);
+  assert.deepEqual(
+    summary.anomalyCounts,
+    {},
+    `anomalies (seed ${seed}, ${workload}); see ${runDir}/report.md`,
+  );
   assert.equal(
     summary.verdict,
     'valid',
-    `seed ${seed}: ${summary.notes.join('; ')}; see ${runDir}/report.md`,
+    `seed ${seed}, ${workload}: ${summary.notes.join('; ')}; see ${runDir}/report.md`,
   );
-});
+}
 
-test('short chaos run, transactional read-process-write: every input exactly once in the committed output', {
-  skip,
-}, async () => {
-  const seed = Number(process.env.BROOK_CHAOS_SEED ?? 1);
-  const { runDir, summary } = await runChaos({
-    seed,
-    profile: 'short',
-    workload: 'txn',
-    brokers: 3,
-    uncleanLeaderElection: false,
-    faults: FAULT_KINDS,
-    outDir: DEFAULT_OUT_DIR,
-    log: () => {},
-  });
-  assert.deepEqual(summary.anomalyCounts, {}, `anomalies (seed ${seed}, txn); see ${runDir}/report.md`);
-  assert.equal(
-    summary.verdict,
-    'valid',
-    `seed ${seed}, txn: ${summary.notes.join('; ')}; see ${runDir}/report.md`,
-  );
-});
+test(
+  'short chaos run: nothing acknowledged is lost, duplicated, reordered or moved, committed offsets stay delivered',
+  {
+    skip,
+  },
+  () => shortRunIsValid('queue'),
+);
 
-test('short chaos run, Kafka Streams count under exactly_once_v2 with instances killed: each key counts 1..n once', {
-  skip,
-}, async () => {
-  const seed = Number(process.env.BROOK_CHAOS_SEED ?? 1);
-  const { runDir, summary } = await runChaos({
-    seed,
-    profile: 'short',
-    workload: 'streams',
-    brokers: 3,
-    uncleanLeaderElection: false,
-    faults: FAULT_KINDS,
-    outDir: DEFAULT_OUT_DIR,
-    log: () => {},
-  });
-  assert.deepEqual(summary.anomalyCounts, {}, `anomalies (seed ${seed}, streams); see ${runDir}/report.md`);
-  assert.equal(
-    summary.verdict,
-    'valid',
-    `seed ${seed}, streams: ${summary.notes.join('; ')}; see ${runDir}/report.md`,
-  );
-});
+test(
+  'short chaos run, transactional read-process-write: every input exactly once in the committed output',
+  {
+    skip,
+  },
+  () => shortRunIsValid('txn'),
+);
+
+test(
+  'short chaos run, Kafka Streams count under exactly_once_v2 with instances killed: each key counts 1..n once',
+  {
+    skip,
+  },
+  () => shortRunIsValid('streams'),
+);
