@@ -88,6 +88,8 @@ export class KafkaStreams {
   private exceptionHandler: StreamsUncaughtExceptionHandler | null = null;
   private logger: (message: string) => void = () => {};
   private clientLogger: Logger | undefined;
+  /** The close under way or done (close() may be called again, or time out and be called again). */
+  private closing: Promise<void> | null = null;
   private layout: TopicLayout | null = null;
   private threadIndex = 0;
   private globalThread: GlobalStreamThread | null = null;
@@ -354,9 +356,33 @@ export class KafkaStreams {
     });
   }
 
-  /** Commits, closes every task (checkpoints written) and leaves the group. */
-  async close(): Promise<void> {
-    if (this.stateValue === 'NOT_RUNNING' || this.stateValue === 'ERROR') return;
+  /**
+   * Commits, closes every task (checkpoints written) and leaves the group. With `timeoutMs` (Kafka's
+   * close(Duration)): true once everything is closed, false when that took longer than `timeoutMs` (the close goes
+   * on; a later call waits for the same one). Without it, waits as long as the close takes and answers true.
+   */
+  async close(timeoutMs?: number): Promise<boolean> {
+    if (timeoutMs !== undefined && !(timeoutMs >= 0)) throw new RangeError("Timeout can't be negative.");
+    if (this.closing === null) {
+      if (this.stateValue === 'NOT_RUNNING' || this.stateValue === 'ERROR') return true;
+      this.closing = this.closeAll();
+    }
+    if (timeoutMs === undefined) {
+      await this.closing;
+      return true;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const inTime = await Promise.race([
+      this.closing.then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    return inTime;
+  }
+
+  private async closeAll(): Promise<void> {
     const erred = this.stateValue === 'PENDING_ERROR';
     this.setState('PENDING_SHUTDOWN');
     await Promise.allSettled(this.threads.map((t) => t.close()));
