@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { crc32c } from '@node-rs/crc32';
 import { systemClock } from '../../src/common/clock.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
-import { Log } from '../../src/storage/log.js';
+import { appendQueuedAwaitable, Log } from '../../src/storage/log.js';
 import { logConfig } from '../../src/storage/log-config.js';
 import {
   formatRange,
@@ -239,9 +239,9 @@ async function logQueued(
       const own = Buffer.from(batches[k & 15]!);
       while (bytes < volumeBytes) {
         batchHeader.setBaseOffset(own, 0, log.logEndOffset);
-        const info = log.appendQueued(own);
+        const info = appendQueuedAwaitable(log, own);
         bytes += own.length;
-        await info.written;
+        await info.acknowledged;
       }
     };
     await Promise.all(Array.from({ length: inflight }, (_, k) => appender(k)));
@@ -266,8 +266,8 @@ async function logDurable(dir: string, batches: Buffer[], seconds: number, infli
       const own = Buffer.from(batches[k & 15]!);
       while (performance.now() < end) {
         batchHeader.setBaseOffset(own, 0, log.logEndOffset);
-        const info = log.appendQueued(own);
-        await info.durable;
+        const info = appendQueuedAwaitable(log, own);
+        await info.acknowledged;
         bytes += own.length;
       }
     };

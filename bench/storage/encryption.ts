@@ -20,7 +20,7 @@ import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { KeyStore } from '../../src/storage/encryption/key-store.js';
 import { FileKeyProvider } from '../../src/storage/encryption/local-key-providers.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
-import { Log } from '../../src/storage/log.js';
+import { appendQueuedAwaitable, Log } from '../../src/storage/log.js';
 import { logConfig } from '../../src/storage/log-config.js';
 import {
   formatRange,
@@ -56,7 +56,7 @@ async function appendAll(log: Log, totalBytes: number): Promise<Rate> {
     // A fresh copy per append: the log keeps appended buffers by reference (its tail cache, queued writes).
     const b = Buffer.from(batches[i & 15]!);
     batchHeader.setBaseOffset(b, 0, log.logEndOffset);
-    const written = log.appendQueued(b).written;
+    const written = appendQueuedAwaitable(log, b).acknowledged;
     if (written !== null) inFlight.push(written);
     bytes += b.length;
     if (inFlight.length >= IN_FLIGHT) {

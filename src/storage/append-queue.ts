@@ -10,7 +10,16 @@ import { assert } from '../common/assert.js';
 import type { FramePool } from '../common/frame-pool.js';
 import { STORAGE_LIMITS } from './log-config.js';
 import type { LogSegment } from './log-segment.js';
-import type { DurableWaiter } from './log-sync.js';
+
+/**
+ * How the caller of a queued append hears its outcome: null once the append is written (and fdatasync'ed, when
+ * its log acknowledges after fsync), else the error that lost it. Called once, never before the append call
+ * returns, from inside the log's bookkeeping: it records the outcome and must not call back into the log. A
+ * callback instead of a promise per append: the broker's produce path makes one per partition and request, where
+ * a promise, its resolvers, its rejection guard and the `then` that waited on it were five objects that a write
+ * backed up in the thread pool kept alive past a scavenge (bench/README.md).
+ */
+export type AppendDone = (err: Error | null) => void;
 
 /** An append whose offsets are assigned and whose bytes are not yet in the file. */
 export interface QueuedAppend {
@@ -22,15 +31,19 @@ export interface QueuedAppend {
   seq: number;
   /** Set once committed, or given up (failed write, closed log). */
   settled: boolean;
-  readonly written: DurableWaiter;
-  readonly durable: DurableWaiter | null;
+  readonly done: AppendDone;
+  /** The log acknowledges after fsync: `done` waits for the group sync the log joins at commit. */
+  readonly awaitsSync: boolean;
 }
 
 /** What the queue needs from its log. */
 export interface AppendQueueHost {
   /** The frame pool queued buffers may come from: the queue holds a reference while the file lacks them. */
   readonly pool: FramePool | null;
-  /** The append's bytes are in the file: the log makes them visible (indexes, tail cache, written end). */
+  /**
+   * The append's bytes are in the file: the log makes them visible (indexes, tail cache, written end) and, when
+   * the append awaits a sync, joins the group sync that will call its `done`.
+   */
   commit(a: QueuedAppend): void;
   /** Queued appends became visible (not re-entrantly: after a drain, from a microtask). */
   written(): void;
@@ -136,13 +149,13 @@ export class AppendQueue {
     if (committed) this.host.written();
   }
 
-  /** Makes a written append visible and tells whoever waits for it. */
+  /** Makes a written append visible and tells whoever waits for it (after the sync, when it awaits one). */
   private commit(a: QueuedAppend): void {
     this.host.commit(a);
     a.settled = true;
     this.queuedBytesValue -= a.buf.length;
     this.settledSeq = a.seq;
-    a.written.resolve();
+    if (!a.awaitsSync) a.done(null);
   }
 
   /**
@@ -188,11 +201,10 @@ export class AppendQueue {
     for (const a of pending) {
       a.settled = true;
       segments.add(a.segment);
-      a.written.reject(err);
-      a.durable?.reject(err);
+      a.done(err);
     }
     // The file keeps only whole committed batches; with no write running, nothing else touches it now.
-    if (this.writing === null) for (const s of segments) if (!s.isDeleted) s.dropReserved();
+    if (this.writing === null) for (const s of segments) if (!s.isDeleted) s.dropReservedAfterWriteFailure();
     this.runAfterWrites();
     this.host.failed(err, pending.length > 0);
   }

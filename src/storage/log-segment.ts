@@ -517,6 +517,19 @@ export class LogSegment {
   }
 
   /**
+   * `dropReserved` after a failed write: a failing disk may refuse the truncation as well, which must not throw
+   * out of the write's completion. The log refuses appends from then on; what the failed write left past the
+   * visible bytes is recovery's when the log is opened again (a torn batch is cut there).
+   */
+  dropReservedAfterWriteFailure(): void {
+    try {
+      this.dropReserved();
+    } catch {
+      // See above: nothing more to do here.
+    }
+  }
+
+  /**
    * Forgets reserved bytes that will not be committed (a failed write or a cancelled append): later appends
    * go where the visible bytes end, and whatever a failed write left past them is cut.
    */

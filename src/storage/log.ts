@@ -14,11 +14,11 @@
 // Queued appends (`appendQueued`): offsets, producer state, the epoch cache and roll decisions change at once,
 // and the log end offset moves; the bytes are written off the event loop, one writev at a time per log (queued
 // appends of the same segment gathered into it), in order. An append becomes visible to readers only when its
-// bytes are written: then the segment's indexes and size move, `writtenEndOffset` follows, `written` resolves
-// and `onWritten` is called. So reads, the high watermark and followers never reach bytes not in the file.
+// bytes are written: then the segment's indexes and size move, `writtenEndOffset` follows, the append's `done`
+// callback is called and `onWritten` is. So reads, the high watermark and followers never reach bytes not in the file.
 // With `writeInlineWhenIdle` (the default of a Log opened alone; the broker sets it from
 // brook.log.append.inline.enable, off by default), an append that finds nothing queued or being written is
-// written at once instead, on the event loop, and is visible on return (`written` is null): a copy of a produce
+// written at once instead, on the event loop, and is visible on return (`pending` is false): a copy of a produce
 // request's bytes (about 0.06 ms for 128 KiB on an idle machine) costs less than the round trip through the
 // libuv thread pool (median 2.4 ms, p90 23 ms measured for the same write on a busy 2-core machine, where the
 // pool thread waits for a core). But the copy holds up every other connection of the event loop, and under
@@ -30,14 +30,14 @@
 // Operations that need the file as the offsets say (a synchronous append, truncation, retention, close)
 // first complete every queued append synchronously (AppendQueue.drain, append-queue.ts). Only writes and fsyncs run in the
 // background; they change state only to make written appends visible, to move the recovery point forward and
-// to resolve promises.
+// to tell the appends' callers.
 
 import { join } from 'node:path';
 import { assert } from '../common/assert.js';
 import type { Clock } from '../common/clock.js';
 import type { LeaderEpoch, Offset } from '../common/ids.js';
 import { batchHeader } from '../protocol/records/batch-header.js';
-import { AppendQueue, type QueuedAppend } from './append-queue.js';
+import { type AppendDone, AppendQueue, type QueuedAppend } from './append-queue.js';
 import { type AppendScan, type AppendSummary, scanAppend } from './append-scan.js';
 import { FileSeal } from './encryption/file-seal.js';
 import { SegmentIntegrityError, type SegmentKeys } from './encryption/segment-cipher.js';
@@ -98,18 +98,19 @@ export interface LogOptions {
   readonly keys?: SegmentKeys | null;
 }
 
-/** An append's offsets, timestamps and counts, and when its bytes are written and durable. */
+/** A synchronous append's offsets, timestamps and counts, and when its bytes are durable. */
 export interface AppendInfo extends AppendSummary {
   /** With ackAfterFsync, resolves once the appended bytes are fdatasync'ed; otherwise null. */
   readonly durable: Promise<void> | null;
-  /**
-   * Queued appends: resolves once the bytes are in the file and visible to readers (rejects if the write
-   * fails or the log is closed without it); null for synchronous appends, which are written on return.
-   */
-  readonly written: Promise<void> | null;
 }
 
-export type { ReadResult };
+/** A queued append's offsets, timestamps and counts (see Log.appendQueued). */
+export interface QueuedAppendInfo extends AppendSummary {
+  /** Whether `done` will be called; false when the append was written inline and has no sync to wait for. */
+  readonly pending: boolean;
+}
+
+export type { AppendDone, ReadResult };
 export { ListOffsetsTimestamp, type LocatedRecord, type OffsetAndTimestamp, type RecordTimestampLocator };
 
 export class Log {
@@ -461,20 +462,21 @@ export class Log {
     }
     this.afterAppend(batches, segment, scan);
     this.writtenEndValue = this.logEndOffsetValue;
-    return { ...scan, durable: this.durableAfterGroupSync(segment), written: null };
+    return { ...scan, durable: this.durableAfterGroupSync(segment) };
   }
 
   /**
    * `append` with the bytes written off the event loop: offsets, producer state and the log end offset move
-   * now, the bytes become readable when `written` resolves (see the file header). When nothing is queued or
-   * being written, the bytes are written at once instead and `written` is null, as for `append`. With ackAfterFsync,
-   * `durable` resolves after a group fdatasync that started once the bytes were written.
+   * now, the bytes become readable once written (see the file header), and `done` hears of it then (after a group
+   * fdatasync that started once they were written, with ackAfterFsync; with the error, if the write failed or
+   * the log closed first). When nothing is queued or being written the bytes may be written at once instead, as
+   * for `append`: then `pending` is false and `done` is never called, unless the log still has to sync them.
    * The log keeps `batches` by reference, also after the write (the tail cache answers fetches from it): the
    * caller must never change or reuse that memory afterwards, except through the broker's FramePool: the log
    * holds a pool reference while a queued append waits or is being written (a drain may complete an append
    * whose write still runs in the thread pool), and the tail cache one per cached append.
    */
-  appendQueued(batches: Buffer): AppendInfo {
+  appendQueued(batches: Buffer, done: AppendDone): QueuedAppendInfo {
     if (this.writeFailure !== null) throw this.writeFailure;
     const scan = this.scanAppend(batches);
     if (this.appendQueue.queuedBytes + batches.length > STORAGE_LIMITS.queuedAppendBytesMax) {
@@ -483,21 +485,7 @@ export class Log {
     this.maybeRoll(batches.length, scan.firstOffset, scan.lastOffset, scan.maxTimestampMs);
     const segment = this.activeSegment;
     const position = segment.reserve(batches.length, batchHeader.maxTimestamp(batches, 0));
-    if (this.mayWriteInline(batches.length)) return this.appendInline(batches, segment, position, scan);
-    let writtenWaiter: DurableWaiter | undefined;
-    const written = new Promise<void>((resolve, reject) => {
-      writtenWaiter = { resolve, reject };
-    });
-    // Nobody may be waiting (acks=0): a rejection must not become an unhandled one.
-    written.catch(ignore);
-    let durableWaiter: DurableWaiter | null = null;
-    let durable: Promise<void> | null = null;
-    if (this.config.ackAfterFsync) {
-      durable = new Promise<void>((resolve, reject) => {
-        durableWaiter = { resolve, reject };
-      });
-      durable.catch(ignore);
-    }
+    if (this.mayWriteInline(batches.length)) return this.appendInline(batches, segment, position, scan, done);
     this.appendQueue.enqueue({
       segment,
       buf: batches,
@@ -505,13 +493,13 @@ export class Log {
       lastOffset: scan.lastOffset,
       seq: 0,
       settled: false,
-      written: writtenWaiter!,
-      durable: durableWaiter,
+      done,
+      awaitsSync: this.config.ackAfterFsync,
     });
     // After the append is queued, so that a flush it triggers waits for its bytes.
     this.afterAppend(batches, segment, scan);
     this.appendQueue.startWrite();
-    return { ...scan, durable, written };
+    return { ...scan, pending: true };
   }
 
   /** Whether an append of `bytes` may be written now, on the event loop (see the file header). */
@@ -529,12 +517,18 @@ export class Log {
    * before returning, so no earlier append can be overtaken. A failed write fails the log as a failed queued
    * write does, and the append is answered with the error through `written`.
    */
-  private appendInline(batches: Buffer, segment: LogSegment, position: number, scan: AppendScan): AppendInfo {
+  private appendInline(
+    batches: Buffer,
+    segment: LogSegment,
+    position: number,
+    scan: AppendScan,
+    done: AppendDone,
+  ): QueuedAppendInfo {
     const startedMs = this.clock.monotonicMs();
     try {
       segment.writeSyncAt(batches, 0, batches.length, position);
     } catch (err) {
-      return this.inlineWriteFailed(err as Error, segment, scan);
+      return this.inlineWriteFailed(err as Error, segment, scan, done);
     }
     // One slow write in a row is usually the thread losing its core on a busy machine, which the queue would
     // not avoid; several are the disk or the kernel's dirty-page throttling.
@@ -546,25 +540,26 @@ export class Log {
     }
     segment.commitAppend(batches, 0, batches.length, position);
     this.tailCache?.add(batches, scan.firstOffset, scan.lastOffset);
-    const durable = this.durableAfterGroupSync(segment);
+    if (this.config.ackAfterFsync) this.groupSync.join(segment, waiterOf(done));
     this.afterAppend(batches, segment, scan);
     this.writtenEndValue = this.logEndOffsetValue;
     // The owner hears of it once the caller's state change is over, as after a queued write.
     queueMicrotask(this.notifyWritten);
-    return { ...scan, durable, written: null };
+    return { ...scan, pending: this.config.ackAfterFsync };
   }
 
-  private inlineWriteFailed(err: Error, segment: LogSegment, scan: AppendScan): AppendInfo {
+  private inlineWriteFailed(
+    err: Error,
+    segment: LogSegment,
+    scan: AppendScan,
+    done: AppendDone,
+  ): QueuedAppendInfo {
     if (!this.closed) this.writeFailure = err;
-    try {
-      segment.dropReserved();
-    } catch {
-      // The log refuses appends from now on; what the failed write left past the visible bytes is cut on reopen.
-    }
+    segment.dropReservedAfterWriteFailure();
     if (!this.closed) this.onBackgroundError(err);
-    const written = Promise.reject(err);
-    written.catch(ignore);
-    return { ...scan, durable: null, written };
+    // Never before the append call returns (see AppendDone).
+    queueMicrotask(() => done(err));
+    return { ...scan, pending: true };
   }
 
   private readonly notifyWritten = (): void => {
@@ -593,7 +588,7 @@ export class Log {
     a.segment.commitAppend(a.buf, 0, a.buf.length, a.position);
     this.tailCache?.add(a.buf, batchHeader.baseOffset(a.buf, 0), a.lastOffset);
     this.writtenEndValue = a.lastOffset + 1;
-    if (a.durable !== null) this.groupSync.join(a.segment, a.durable);
+    if (a.awaitsSync) this.groupSync.join(a.segment, waiterOf(a.done));
   }
 
   /**
@@ -1120,6 +1115,37 @@ export class Log {
 }
 
 const ignore = (): void => {};
+
+/** A queued append whose outcome is a promise (see appendQueuedAwaitable). */
+export interface AwaitableAppend extends QueuedAppendInfo {
+  /**
+   * Resolves when the append's `done` would hear of success, rejects with the error that lost it; null when the
+   * append was not pending (written inline, nothing to sync).
+   */
+  readonly acknowledged: Promise<void> | null;
+}
+
+/**
+ * `log.appendQueued` for callers that await each append (tests, benchmarks). The broker's produce path passes a
+ * callback of its own instead, so that it makes no promise per append.
+ */
+export function appendQueuedAwaitable(log: Log, batches: Buffer): AwaitableAppend {
+  let settle: AppendDone | null = null;
+  // `done` is never called before appendQueued returns: `settle` is set by then.
+  const info = log.appendQueued(batches, (err) => settle!(err));
+  if (!info.pending) return { ...info, acknowledged: null };
+  const acknowledged = new Promise<void>((resolve, reject) => {
+    settle = (err) => (err === null ? resolve() : reject(err));
+  });
+  // Nobody may be waiting: a rejection must not become an unhandled one.
+  acknowledged.catch(ignore);
+  return { ...info, acknowledged };
+}
+
+/** The group sync's waiter for a queued append's `done` (only logs that acknowledge after fsync make one). */
+function waiterOf(done: AppendDone): DurableWaiter {
+  return { resolve: () => done(null), reject: done };
+}
 /** An error of a failed system call (EIO, ENOSPC, EROFS, ENOENT...): Kafka's IOException. */
 export function isIoError(err: unknown): err is Error {
   return (

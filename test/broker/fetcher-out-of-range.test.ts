@@ -25,6 +25,9 @@ import { LogManager } from '../../src/storage/log-manager.js';
 import { DirectLeaderEndPoint, readLog } from '../sim/in-process-leader.js';
 import { deferCleanup, tempDir } from '../storage/tmp-dir.js';
 
+/** The leader appends' written outcome: the follower's log end is what these tests watch. */
+const ignoreOutcome = (): void => {};
+
 const TOPIC = 't';
 const LEADER = 1 as BrokerId;
 const FOLLOWER = 2 as BrokerId;
@@ -100,6 +103,7 @@ test('a follower past the leader log end, with no epoch the leader can place, tr
       1,
       1,
       clock.nowMs(),
+      ignoreOutcome,
     );
     assert.equal(r.errorCode, ErrorCode.NONE);
   }
@@ -152,6 +156,7 @@ test('a follower past the leader log end, with no epoch the leader can place, tr
     1,
     1,
     clock.nowMs(),
+    ignoreOutcome,
   );
   assert.ok(
     await turnsUntil(() => followerLog.logEndOffset === 4),

@@ -10,6 +10,7 @@ import { toOffset } from '../../src/common/ids.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { KeyStore } from '../../src/storage/encryption/key-store.js';
 import { FileKeyProvider } from '../../src/storage/encryption/local-key-providers.js';
+import { appendQueuedAwaitable } from '../../src/storage/log.js';
 import { type LogConfig, logConfig } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { buildBatch } from './batch-builder.js';
@@ -64,7 +65,13 @@ async function main(): Promise<void> {
     let next = 0;
     for (let i = 0; i < 4; i++) {
       const batch = crashBatch(log.logEndOffset);
-      const info = keys !== null && i % 2 === 1 ? log.appendQueued(batch) : log.append(batch);
+      if (keys !== null && i % 2 === 1) {
+        const info = appendQueuedAwaitable(log, batch);
+        pending.push(info.acknowledged!);
+        next = info.lastOffset + 1;
+        continue;
+      }
+      const info = log.append(batch);
       pending.push(info.durable!);
       next = info.lastOffset + 1;
     }

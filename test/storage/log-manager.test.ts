@@ -10,7 +10,7 @@ import { toOffset } from '../../src/common/ids.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageFormatError } from '../../src/storage/atomic-file.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
-import type { Log } from '../../src/storage/log.js';
+import { appendQueuedAwaitable, type Log } from '../../src/storage/log.js';
 import { logConfig } from '../../src/storage/log-config.js';
 import { LogManager, type LogManagerOptions } from '../../src/storage/log-manager.js';
 import { buildBatch } from './batch-builder.js';
@@ -256,14 +256,14 @@ test('the logs a manager opens or creates write inline only when appendInlineEna
   const appendIdle = (log: Log) => {
     const b = buildBatch({ values: [Buffer.from('x')], baseTimestamp: clock.nowMs() });
     batchHeader.setBaseOffset(b, 0, log.logEndOffset);
-    return log.appendQueued(b);
+    return appendQueuedAwaitable(log, b);
   };
   const queued = LogManager.open(options(dir, clock));
   const created = queued.getOrCreateLog({ topic: 'q', partition: 0 });
   const info = appendIdle(created);
-  assert.notEqual(info.written, null, 'the default sends an idle append through the thread pool');
+  assert.notEqual(info.acknowledged, null, 'the default sends an idle append through the thread pool');
   assert.equal(created.writtenEndOffset, 0, 'not readable before its write completes');
-  await info.written;
+  await info.acknowledged;
   assert.equal(created.writtenEndOffset, 1);
   queued.shutdown();
 
@@ -271,9 +271,9 @@ test('the logs a manager opens or creates write inline only when appendInlineEna
     options(dir, clock, { managerConfig: { retentionCheckIntervalMs: 10_000, appendInlineEnable: true } }),
   );
   const loaded = inline.getLog({ topic: 'q', partition: 0 })!;
-  assert.equal(appendIdle(loaded).written, null, 'a log loaded at start-up writes inline when told to');
+  assert.equal(appendIdle(loaded).acknowledged, null, 'a log loaded at start-up writes inline when told to');
   assert.equal(loaded.writtenEndOffset, 2, 'readable on return');
-  assert.equal(appendIdle(inline.getOrCreateLog({ topic: 'r', partition: 0 })).written, null);
+  assert.equal(appendIdle(inline.getOrCreateLog({ topic: 'r', partition: 0 })).acknowledged, null);
   inline.shutdown();
 });
 

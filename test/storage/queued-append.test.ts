@@ -3,14 +3,15 @@
 // Then the inline form: with nothing queued or being written, appendQueued writes at once.
 
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { closeSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { toOffset } from '../../src/common/ids.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
-import type { Log } from '../../src/storage/log.js';
+import { appendQueuedAwaitable, type Log } from '../../src/storage/log.js';
 import { STORAGE_LIMITS } from '../../src/storage/log-config.js';
+import { waitFor } from '../network/helpers.js';
 import { type BatchSpec, buildBatch, splitBatches } from './batch-builder.js';
 import { openHarness } from './log-harness.js';
 
@@ -23,7 +24,7 @@ function queue(h: Harness, spec: BatchSpec = {}, epoch = 0) {
   batchHeader.setPartitionLeaderEpoch(batch, 0, epoch);
   // The queue itself is under test here: no append is written inline, even with nothing queued.
   h.log.writeInlineWhenIdle = false;
-  const info = h.log.appendQueued(batch);
+  const info = appendQueuedAwaitable(h.log, batch);
   return { batch, info };
 }
 
@@ -56,8 +57,8 @@ test('queued appends get offsets at once and become readable, in order, only onc
   );
   h.log.setHighWatermark(toOffset(5));
   assert.equal(h.log.highWatermark, 0, 'the high watermark cannot pass written bytes');
-  await b.info.written;
-  await a.info.written;
+  await b.info.acknowledged;
+  await a.info.acknowledged;
   assert.equal(h.log.writtenEndOffset, 5);
   assert.equal(h.log.hasQueuedAppends, false);
   assert.deepEqual(readAll(h.log), [a.batch, b.batch]);
@@ -70,7 +71,7 @@ test('onWritten is told after queued appends become visible, once per write', as
   const seen: number[] = [];
   h.log.onWritten = () => seen.push(h.log.writtenEndOffset);
   const appends = Array.from({ length: 20 }, () => queue(h, { count: 1 }));
-  await Promise.all(appends.map((x) => x.info.written));
+  await Promise.all(appends.map((x) => x.info.acknowledged));
   assert.ok(seen.length >= 1 && seen.length < 20, `queued appends share writes (${seen.length} writes)`);
   assert.equal(seen[seen.length - 1], 20);
   assert.deepEqual(
@@ -83,7 +84,7 @@ test('a roll with queued bytes finishes the old segment once they are written; a
   const h = openHarness(t, { segmentBytes: 2000, indexIntervalBytes: 100 });
   const appends = Array.from({ length: 30 }, () => queue(h, { values: [value(200)] }));
   assert.ok(h.log.segmentCount > 3, 'segments rolled on reserved bytes');
-  await Promise.all(appends.map((x) => x.info.written));
+  await Promise.all(appends.map((x) => x.info.acknowledged));
   assert.deepEqual(
     readAll(h.log),
     appends.map((x) => x.batch),
@@ -108,9 +109,9 @@ test('truncation with writes queued and running completes them first and leaves 
   h.log.truncateTo(toOffset(3));
   assert.equal(h.log.logEndOffset, 3);
   assert.equal(h.log.writtenEndOffset, 3);
-  for (const x of first) await x.info.written;
+  for (const x of first) await x.info.acknowledged;
   const after = [queue(h, { values: [value(50)] }, 1), queue(h, { values: [value(50)] }, 1)];
-  await Promise.all(after.map((x) => x.info.written));
+  await Promise.all(after.map((x) => x.info.acknowledged));
   // Let any write that ran under the truncation finish.
   await new Promise((r) => setTimeout(r, 20));
   const expected = [...first.slice(0, 3).map((x) => x.batch), ...after.map((x) => x.batch)];
@@ -126,7 +127,7 @@ test('a synchronous append behind queued ones keeps the order', async (t) => {
   const a = queue(h, { count: 2 });
   const b = h.append({ count: 1 });
   assert.equal(h.log.writtenEndOffset, 3, 'the queue was completed before the synchronous append');
-  await a.info.written;
+  await a.info.acknowledged;
   assert.deepEqual(readAll(h.log), [a.batch, b]);
 });
 
@@ -137,13 +138,13 @@ test('a flush moves the recovery point only over written bytes', async (t) => {
   assert.equal(h.log.recoveryPoint, 0);
   await flushed;
   assert.equal(h.log.recoveryPoint, 4);
-  await a.info.written;
+  await a.info.acknowledged;
 });
 
 test('group commit: durable resolves after the queued bytes are written and synced', async (t) => {
   const h = openHarness(t, { ackAfterFsync: true });
   const appends = Array.from({ length: 8 }, () => queue(h, { count: 1 }));
-  const durable = appends.map((x) => x.info.durable);
+  const durable = appends.map((x) => x.info.acknowledged);
   assert.ok(durable.every((d) => d !== null));
   await Promise.all(durable);
   assert.equal(h.log.writtenEndOffset, 8);
@@ -154,7 +155,7 @@ test('close completes queued appends; a crash before they are written recovers a
   const h = openHarness(t);
   const appends = Array.from({ length: 5 }, () => queue(h, { values: [value(100)] }));
   let log = h.reopen(true);
-  for (const x of appends) await x.info.written;
+  for (const x of appends) await x.info.acknowledged;
   assert.deepEqual(
     readAll(log),
     appends.map((x) => x.batch),
@@ -162,7 +163,7 @@ test('close completes queued appends; a crash before they are written recovers a
   const more = Array.from({ length: 5 }, () => queue(h, { values: [value(100)] }));
   const outcomes = await Promise.allSettled(
     (() => {
-      const promises = more.map((x) => x.info.written!);
+      const promises = more.map((x) => x.info.acknowledged!);
       log = h.reopen(false);
       return promises;
     })(),
@@ -189,7 +190,7 @@ test('the queue of unwritten bytes is bounded: past the bound an append complete
   for (let i = 0; i < count; i++) {
     const batch = Buffer.from(template);
     batchHeader.setBaseOffset(batch, 0, h.log.logEndOffset);
-    written.push(h.log.appendQueued(batch).written!);
+    written.push(appendQueuedAwaitable(h.log, batch).acknowledged!);
     assert.ok(
       (h.log.logEndOffset - h.log.writtenEndOffset) * template.length <= STORAGE_LIMITS.queuedAppendBytesMax,
       'unwritten bytes stay within the bound',
@@ -205,7 +206,7 @@ function appendIdle(h: Harness, spec: BatchSpec = {}) {
   const batch = buildBatch({ baseTimestamp: h.clock.nowMs(), ...spec });
   batchHeader.setBaseOffset(batch, 0, h.log.logEndOffset);
   h.log.writeInlineWhenIdle = true;
-  return { batch, info: h.log.appendQueued(batch) };
+  return { batch, info: appendQueuedAwaitable(h.log, batch) };
 }
 
 test('with nothing queued an append is written at once: readable on return, onWritten told after', async (t) => {
@@ -213,8 +214,8 @@ test('with nothing queued an append is written at once: readable on return, onWr
   const seen: number[] = [];
   h.log.onWritten = () => seen.push(h.log.writtenEndOffset);
   const a = appendIdle(h, { count: 3 });
-  assert.equal(a.info.written, null, 'nothing to wait for');
-  assert.equal(a.info.durable, null);
+  assert.equal(a.info.acknowledged, null, 'nothing to wait for');
+  assert.equal(a.info.pending, false);
   assert.equal(h.log.writtenEndOffset, 3);
   assert.equal(h.log.hasQueuedAppends, false);
   assert.deepEqual(readAll(h.log), [a.batch]);
@@ -228,12 +229,12 @@ test('behind a running write, appends queue and keep their order; once idle they
   const h = openHarness(t);
   const first = queue(h, { count: 2 });
   const behind = appendIdle(h, { count: 2 });
-  assert.notEqual(behind.info.written, null, 'a write is running: the append waits its turn');
+  assert.notEqual(behind.info.acknowledged, null, 'a write is running: the append waits its turn');
   assert.equal(h.log.writtenEndOffset, 0);
-  await behind.info.written;
-  await first.info.written;
+  await behind.info.acknowledged;
+  await first.info.acknowledged;
   const after = appendIdle(h, { count: 1 });
-  assert.equal(after.info.written, null);
+  assert.equal(after.info.acknowledged, null);
   assert.equal(h.log.writtenEndOffset, 5);
   assert.deepEqual(readAll(h.log), [first.batch, behind.batch, after.batch]);
 });
@@ -241,12 +242,69 @@ test('behind a running write, appends queue and keep their order; once idle they
 test('inline appends survive a crash; with group commit durable resolves after the sync', async (t) => {
   const h = openHarness(t, { ackAfterFsync: true });
   const appends = Array.from({ length: 4 }, () => appendIdle(h, { values: [value(100)] }));
-  for (const x of appends) assert.equal(x.info.written, null);
-  await Promise.all(appends.map((x) => x.info.durable));
+  // Written inline: readable on return, acknowledged only after the sync.
+  assert.equal(h.log.writtenEndOffset, h.log.logEndOffset);
+  assert.equal(h.log.groupSyncCount, 0);
+  await Promise.all(appends.map((x) => x.info.acknowledged));
   assert.ok(h.log.groupSyncCount >= 1, 'durable waited for a group fdatasync');
   const log = h.reopen(false);
   assert.deepEqual(
     readAll(log),
     appends.map((x) => x.batch),
   );
+});
+
+/**
+ * The active segment's descriptor replaced by a read-only one: its next write fails with EBADF, as a failing disk's
+ * does with EIO, and closing the log still works.
+ */
+function failWrites(log: Log): void {
+  const segment = log.activeSegment as unknown as { fd: number };
+  closeSync(segment.fd);
+  segment.fd = openSync('/dev/null', 'r');
+}
+
+test('an append is told its outcome once, never before appendQueued returns: written, or the write failed', async (t) => {
+  const h = openHarness(t);
+  h.log.writeInlineWhenIdle = false;
+  const outcomes: { err: Error | null; writtenEnd: number }[] = [];
+  const done = (err: Error | null): void => {
+    outcomes.push({ err, writtenEnd: h.log.writtenEndOffset });
+  };
+  const first = buildBatch({ baseTimestamp: h.clock.nowMs(), count: 2 });
+  batchHeader.setBaseOffset(first, 0, 0);
+  assert.equal(h.log.appendQueued(first, done).pending, true);
+  assert.deepEqual(outcomes, [], 'not told during the call');
+  await waitFor(() => outcomes.length > 0, 5_000, 'the first outcome');
+  assert.deepEqual(outcomes, [{ err: null, writtenEnd: 2 }], 'told once, with its bytes readable');
+
+  failWrites(h.log);
+  const second = buildBatch({ baseTimestamp: h.clock.nowMs(), count: 1 });
+  batchHeader.setBaseOffset(second, 0, 2);
+  h.log.appendQueued(second, done);
+  assert.equal(outcomes.length, 1, 'not told during the call');
+  await waitFor(() => outcomes.length > 1, 5_000, 'the failed outcome');
+  const [, failed] = outcomes as { err: Error | null; writtenEnd: number }[];
+  assert.equal(outcomes.length, 2);
+  assert.match(String(failed!.err), /EBADF/);
+  assert.equal(failed!.writtenEnd, 2, 'the failed append never became readable');
+  assert.equal(h.log.writeFailed, true);
+  // As the broker does with a failed directory's logs: no flush of a file that cannot be written.
+  h.log.abandon();
+});
+
+test('an inline write that fails tells its append after the call returns', async (t) => {
+  const h = openHarness(t);
+  h.log.writeInlineWhenIdle = true;
+  failWrites(h.log);
+  const errors: (Error | null)[] = [];
+  const batch = buildBatch({ baseTimestamp: h.clock.nowMs(), count: 1 });
+  batchHeader.setBaseOffset(batch, 0, 0);
+  const info = h.log.appendQueued(batch, (err) => errors.push(err));
+  assert.equal(info.pending, true, 'the caller must wait for the outcome');
+  assert.deepEqual(errors, []);
+  await Promise.resolve();
+  assert.equal(errors.length, 1);
+  assert.match(String(errors[0]), /EBADF/);
+  h.log.abandon();
 });

@@ -10,7 +10,7 @@ import { toOffset } from '../../src/common/ids.js';
 import { buildBatch as buildKeyedBatch } from '../../src/protocol/records/batch-builder.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
-import { Log, type ReadResult } from '../../src/storage/log.js';
+import { appendQueuedAwaitable, Log, type ReadResult } from '../../src/storage/log.js';
 import { type LogConfig, logConfig } from '../../src/storage/log-config.js';
 import { TailCacheBudget } from '../../src/storage/tail-cache.js';
 import { type BatchSpec, buildBatch, seededRandom } from './batch-builder.js';
@@ -50,8 +50,8 @@ async function append(log: Log, specs: readonly BatchSpec[]): Promise<Buffer> {
     batchHeader.setBaseOffset(buf, pos, next);
     next += batchHeader.lastOffsetDelta(buf, pos) + 1;
   }
-  const info = log.appendQueued(buf);
-  await info.written;
+  const info = appendQueuedAwaitable(log, buf);
+  await info.acknowledged;
   log.setHighWatermark(log.writtenEndOffset);
   return buf;
 }
@@ -240,7 +240,7 @@ test('views of one ArrayBuffer are counted once, as the memory they keep alive',
   ] as const) {
     const view = frame.subarray(pos, pos + len);
     batchHeader.setBaseOffset(view, 0, log.logEndOffset);
-    await log.appendQueued(view).written;
+    await appendQueuedAwaitable(log, view).acknowledged;
   }
   assert.equal(budget.usedBytes, 8192);
   assert.equal(budget.bufferCount, 1);
@@ -282,7 +282,7 @@ test('a compaction swap empties the cache: reads serve the cleaned segments, not
       const batch = buildKeyedBatch(records, { timestamp: h.clock.nowMs() });
       const base = h.log.logEndOffset;
       batchHeader.setBaseOffset(batch, 0, base);
-      await h.log.appendQueued(batch).written;
+      await appendQueuedAwaitable(h.log, batch).acknowledged;
       h.log.setHighWatermark(h.log.writtenEndOffset);
       for (const [i, r] of records.entries()) written.push({ offset: base + i, ...r });
     }
@@ -306,8 +306,8 @@ test('pooled frames: cached appends hold a pool reference, pinned reads share it
     const frame = pool.acquire(batch.length);
     batch.copy(frame);
     batchHeader.setBaseOffset(frame, 0, log.logEndOffset);
-    const info = log.appendQueued(frame);
-    assert.equal(info.written, null, 'written inline (the queue was idle)');
+    const info = appendQueuedAwaitable(log, frame);
+    assert.equal(info.acknowledged, null, 'written inline (the queue was idle)');
     log.setHighWatermark(log.writtenEndOffset);
     const copy = Buffer.from(frame);
     pool.release(frame);
@@ -363,9 +363,9 @@ test('pooled frames: a queued append holds its frame until the thread pool has w
     batch.copy(frame);
     batchHeader.setBaseOffset(frame, 0, log.logEndOffset);
     expected.push(Buffer.from(frame));
-    const info = log.appendQueued(frame);
-    assert.notEqual(info.written, null, 'queued, not written inline');
-    written.push(info.written!);
+    const info = appendQueuedAwaitable(log, frame);
+    assert.notEqual(info.acknowledged, null, 'queued, not written inline');
+    written.push(info.acknowledged!);
     // The request lets go at once (as after a drain answered it): with poison, a write that still needed the
     // frame would now put 0xa5 bytes into the file.
     pool.release(frame);

@@ -16,6 +16,7 @@ import type {
 } from '../../protocol/messages/00-produce.js';
 import { BATCH_HEADER_BYTES, batchHeader, CURRENT_MAGIC } from '../../protocol/records/batch-header.js';
 import { ApiKey } from '../../protocol/registry.js';
+import type { AppendDone } from '../../storage/log.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
 import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../authorization.js';
 import { leaderPartition } from '../replica/leader-lookup.js';
@@ -49,6 +50,36 @@ function hasTransactionalRecords(request: ProduceRequest): boolean {
 /** An acks=-1 append waiting for replication (see replica/replicated-append.ts), with the response it fills. */
 interface PendingPartition extends ReplicationWait {
   readonly response: ProduceResponsePartitionProduceResponse;
+}
+
+/**
+ * The appends of one request whose bytes are not yet written (see Log.appendQueued): one counter, and one promise
+ * only when the request has to wait, for all its partitions.
+ */
+class RequestWrites {
+  private unwritten = 0;
+  private resolveAll: (() => void) | null = null;
+
+  /** The `done` of a partition's append: a failed write answers that partition with a storage error. */
+  doneFor(response: ProduceResponsePartitionProduceResponse): AppendDone {
+    return (err) => {
+      if (err !== null) storageFailed(response);
+      if (--this.unwritten === 0) this.resolveAll?.();
+    };
+  }
+
+  /** The append that was just given `doneFor`'s callback is pending: its callback will be called. */
+  pending(): void {
+    this.unwritten++;
+  }
+
+  /** Settles once every pending append is written (or failed); null when none is left. */
+  allWritten(): Promise<void> | null {
+    if (this.unwritten === 0) return null;
+    return new Promise((resolve) => {
+      this.resolveAll = resolve;
+    });
+  }
 }
 
 export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
@@ -86,9 +117,9 @@ function produce(
   const { clock } = context.services;
   const validAcks = request.acks === -1 || request.acks === 0 || request.acks === 1;
   const now = clock.nowMs();
-  // Made only when needed: an acks=1 append written inline (the log's queue was empty) is answered at once,
-  // without a promise or a list.
-  let waits = null as Promise<void>[] | null;
+  // An acks=1 request whose appends were written inline (their logs' queues were empty) is answered at once,
+  // without a promise.
+  const writes = new RequestWrites();
   let pending = null as PendingPartition[] | null;
   const responses = request.topicData.map((topic) => {
     const denied = transactionalDenied
@@ -116,31 +147,34 @@ function produce(
             errorMessage: 'The transaction ended while the partition was being verified',
           };
         }
+        // Filled from the append's result below; the append's `done` may mark it failed later.
+        const response: ProduceResponsePartitionProduceResponse = {
+          index: data.index,
+          errorCode: ErrorCode.NONE,
+          baseOffset: -1n,
+          logAppendTimeMs: -1n,
+          logStartOffset: -1n,
+          recordErrors: [],
+          errorMessage: null,
+          currentLeader: NO_LEADER,
+        };
         const result = partition.appendAsLeader(
           data.records,
           request.acks,
           partition.settings.minInsyncReplicas,
           now,
+          writes.doneFor(response),
           context.apiVersion,
         );
         context.services.topicStats?.produced(topic.name, data.records.length, result);
-        const response: ProduceResponsePartitionProduceResponse = {
-          index: data.index,
-          errorCode: result.errorCode,
-          baseOffset: BigInt(result.baseOffset),
-          logAppendTimeMs: BigInt(result.logAppendTimeMs),
-          logStartOffset: BigInt(partition.log.logStartOffset),
-          recordErrors: result.recordErrors === undefined ? [] : [...result.recordErrors],
-          errorMessage: result.errorMessage,
-          currentLeader: NO_LEADER,
-        };
+        response.errorCode = result.errorCode;
+        response.baseOffset = BigInt(result.baseOffset);
+        response.logAppendTimeMs = BigInt(result.logAppendTimeMs);
+        response.logStartOffset = BigInt(partition.log.logStartOffset);
+        if (result.recordErrors !== undefined) response.recordErrors = [...result.recordErrors];
+        response.errorMessage = result.errorMessage;
         if (result.errorCode === ErrorCode.NONE) {
-          if (result.written !== null || result.durable !== null) {
-            const failed = (): void => storageFailed(response);
-            waits ??= [];
-            if (result.written !== null) waits.push(result.written.then(undefined, failed));
-            if (result.durable !== null) waits.push(result.durable.then(undefined, failed));
-          }
+          if (result.pending) writes.pending();
           if (request.acks === -1) {
             pending ??= [];
             pending.push({ partition, lastOffset: result.lastOffset, outcome: null, response });
@@ -164,12 +198,13 @@ function produce(
   // Log.appendQueued); nothing else refers to it, so its memory may be reused once the request is answered.
   context.allowFrameReuse();
   const answer: ProduceResponse = { responses, throttleTimeMs: 0, nodeEndpoints: [] };
+  const written = writes.allWritten();
   if (request.acks === 0) {
-    if (waits === null) return closeIfFailed(context, answer);
-    return Promise.all(waits).then(() => closeIfFailed(context, answer));
+    if (written === null) return closeIfFailed(context, answer);
+    return written.then(() => closeIfFailed(context, answer));
   }
   const replicas = pending;
-  if (replicas === null) return waits === null ? answer : Promise.all(waits).then(() => answer);
+  if (replicas === null) return written === null ? answer : written.then(() => answer);
   const afterWrites = (): ProduceResponse | Promise<ProduceResponse> => {
     // A partition whose write failed meanwhile is answered with its storage error, not waited for.
     const replicating = replicas.filter((p) => p.response.errorCode === ErrorCode.NONE);
@@ -177,7 +212,7 @@ function produce(
   };
   // Even with nothing to wait for, replication is looked at in a later microtask: the log tells the partition
   // of an inline write in a microtask queued before this one, and the high watermark may have moved by then.
-  return Promise.all(waits ?? []).then(afterWrites);
+  return (written ?? Promise.resolve()).then(afterWrites);
 }
 
 /** A write that failed after the offsets were assigned: the log directory is in trouble, as Kafka reports it. */

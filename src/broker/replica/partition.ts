@@ -12,7 +12,7 @@ import { type BrokerId, minOffset, NO_BROKER_ID, type Offset, toLeaderEpoch } fr
 import { ErrorCode } from '../../protocol/errors.js';
 import { BATCH_HEADER_BYTES, batchHeader, LOG_OVERHEAD } from '../../protocol/records/batch-header.js';
 import { validateBatch } from '../../protocol/records/validate-batch.js';
-import type { Log } from '../../storage/log.js';
+import type { AppendDone, Log } from '../../storage/log.js';
 import type { TopicLogSettings } from '../config/topic-log-settings.js';
 import { checkProduceVersion, prepareProducedBatches } from './leader-append.js';
 import type { RecordError } from './record-errors.js';
@@ -25,10 +25,12 @@ export interface LeaderAppendResult {
   readonly lastOffset: number;
   /** The append time when the topic uses LogAppendTime, else -1. */
   readonly logAppendTimeMs: number;
-  /** Resolves when the batches are on disk, when the log acknowledges only after fdatasync. */
-  readonly durable: Promise<void> | null;
-  /** Resolves when the batches are written to the log file and readable (acks=1 answers then). */
-  readonly written: Promise<void> | null;
+  /**
+   * Whether the append's `done` will be called: once the batches are written to the log file and readable, and
+   * on disk when the log acknowledges only after fdatasync (acks=1 answers then). False when there is nothing to
+   * wait for (refused, a duplicate, written inline).
+   */
+  readonly pending: boolean;
   /** The invalid records behind INVALID_RECORD or INVALID_TIMESTAMP, by index in their batch (KIP-467). */
   readonly recordErrors?: readonly RecordError[];
 }
@@ -44,8 +46,7 @@ const failed = (
   baseOffset: -1,
   lastOffset: -1,
   logAppendTimeMs: -1,
-  durable: null,
-  written: null,
+  pending: false,
 });
 
 /**
@@ -229,12 +230,16 @@ export class Partition {
     this.followers.clear();
   }
 
-  /** Validates a producer's records, assigns offsets and appends them; answers as a produce response would. */
+  /**
+   * Validates a producer's records, assigns offsets and appends them; answers as a produce response would. When
+   * the result is `pending`, `done` hears when the bytes are written (see Log.appendQueued), else never.
+   */
   appendAsLeader(
     records: Buffer,
     requiredAcks: number,
     minInsyncReplicas: number,
     nowMs: number,
+    done: AppendDone,
     produceVersion = Number.MAX_SAFE_INTEGER,
     fromClient = true,
   ): LeaderAppendResult {
@@ -274,8 +279,7 @@ export class Partition {
         baseOffset: check.firstOffset,
         lastOffset: check.lastOffset,
         logAppendTimeMs: this.settings.messageTimestampType === 'LogAppendTime' ? check.timestampMs : -1,
-        durable: null,
-        written: null,
+        pending: false,
       };
     }
     let next: number = this.log.logEndOffset;
@@ -284,15 +288,14 @@ export class Partition {
       batchHeader.setPartitionLeaderEpoch(batches, pos, this.leaderEpoch);
       next += batchHeader.lastOffsetDelta(batches, pos) + 1;
     }
-    const info = this.log.appendQueued(batches);
+    const info = this.log.appendQueued(batches, done);
     return {
       errorCode: ErrorCode.NONE,
       errorMessage: null,
       baseOffset: info.firstOffset,
       lastOffset: info.lastOffset,
       logAppendTimeMs: this.settings.messageTimestampType === 'LogAppendTime' ? nowMs : -1,
-      durable: info.durable,
-      written: info.written,
+      pending: info.pending,
     };
   }
 

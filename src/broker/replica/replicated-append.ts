@@ -115,22 +115,25 @@ export async function appendAsLeaderAndWait(
   records: Buffer,
   options: LeaderAppendOptions,
 ): Promise<number> {
+  // `done` is never called before appendAsLeader returns, so `settle` is set by then whenever it is needed.
+  let settle: ((err: Error | null) => void) | null = null;
   const result = partition.appendAsLeader(
     records,
     -1,
     partition.settings.minInsyncReplicas,
     options.nowMs,
+    (err) => settle!(err),
     Number.MAX_SAFE_INTEGER,
     options.fromClient,
   );
   if (result.errorCode !== ErrorCode.NONE) return result.errorCode;
+  const written = result.pending
+    ? new Promise<Error | null>((resolve) => {
+        settle = resolve;
+      })
+    : null;
   options.onAppended?.(result.baseOffset);
-  try {
-    if (result.written !== null) await result.written;
-    if (result.durable !== null) await result.durable;
-  } catch {
-    return ErrorCode.KAFKA_STORAGE_ERROR;
-  }
+  if (written !== null && (await written) !== null) return ErrorCode.KAFKA_STORAGE_ERROR;
   const wait: ReplicationWait = { partition, lastOffset: result.lastOffset, outcome: null };
   return new Promise((resolve) => {
     awaitReplication(deps, [wait], options.timeoutMs, () =>

@@ -16,7 +16,7 @@ import { KeyStore } from '../../../src/storage/encryption/key-store.js';
 import { FileKeyProvider } from '../../../src/storage/encryption/local-key-providers.js';
 import { ENC_CHUNK_BYTES, SegmentCipher } from '../../../src/storage/encryption/segment-cipher.js';
 import { StorageErrorCode } from '../../../src/storage/error-codes.js';
-import { Log } from '../../../src/storage/log.js';
+import { appendQueuedAwaitable, Log } from '../../../src/storage/log.js';
 import { logConfig } from '../../../src/storage/log-config.js';
 import { buildBatch } from '../batch-builder.js';
 import { deferCleanup, tempDir } from '../tmp-dir.js';
@@ -83,7 +83,7 @@ async function fill(log: Log, dir: string, stored: Buffer[], chunks: number): Pr
       const written: Promise<void>[] = [];
       for (let k = 0; k < 4; k++) {
         const batch = batchFor(log, stored.length, 200 + ((stored.length * 1231) % 6000));
-        const w = log.appendQueued(batch).written;
+        const w = appendQueuedAwaitable(log, batch).acknowledged;
         if (w !== null) written.push(w);
         stored.push(batch);
       }

@@ -31,7 +31,7 @@ import {
   TAG_RECORD_BYTES,
 } from '../../../src/storage/encryption/segment-cipher.js';
 import { StorageErrorCode } from '../../../src/storage/error-codes.js';
-import { Log, type ReadResult } from '../../../src/storage/log.js';
+import { appendQueuedAwaitable, Log, type ReadResult } from '../../../src/storage/log.js';
 import { logConfig } from '../../../src/storage/log-config.js';
 import { buildBatch } from '../batch-builder.js';
 import { deferCleanup, tempDir } from '../tmp-dir.js';
@@ -103,7 +103,7 @@ async function pristine(root: string): Promise<{ dir: string; keys: KeyStore; st
   let i = 0;
   while (statSync(join(dir, LOG)).size < ENC_CHUNK_BYTES * 2.6) {
     const batch = batchFor(log, i, 300 + ((i * 997) % 2500));
-    if (i % 3 === 0) await log.appendQueued(batch).written;
+    if (i % 3 === 0) await appendQueuedAwaitable(log, batch).acknowledged;
     else log.append(batch);
     stored.push(batch);
     i++;

@@ -26,7 +26,7 @@ import {
   SegmentIntegrityError,
 } from '../../../src/storage/encryption/segment-cipher.js';
 import { StorageErrorCode } from '../../../src/storage/error-codes.js';
-import { Log, type ReadResult } from '../../../src/storage/log.js';
+import { appendQueuedAwaitable, Log, type ReadResult } from '../../../src/storage/log.js';
 import { type LogConfig, logConfig } from '../../../src/storage/log-config.js';
 import { buildBatch } from '../batch-builder.js';
 import { deferCleanup, tempDir } from '../tmp-dir.js';
@@ -103,7 +103,7 @@ test('an encrypted log stores no plaintext and reads back every batch, by any of
   for (let i = 0; i < 600; i++) {
     const batch = batchAt(o.log, i);
     if (i % 2 === 0) o.log.append(batch);
-    else await o.log.appendQueued(batch).written;
+    else await appendQueuedAwaitable(o.log, batch).acknowledged;
     stored.push(batch);
   }
   o.log.setHighWatermark(o.log.logEndOffset);
