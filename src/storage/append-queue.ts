@@ -47,7 +47,10 @@ export interface AppendQueueHost {
   commit(a: QueuedAppend): void;
   /** Queued appends became visible (not re-entrantly: after a drain, from a microtask). */
   written(): void;
-  /** Writes failed: appends were given up (`lost`), and the log must refuse more. */
+  /**
+   * Writes failed, or making written bytes visible did: appends were given up (`lost`, or the file is no longer
+   * trusted), and the log must refuse more.
+   */
   failed(err: Error, lost: boolean): void;
   /** A closed log hears of nothing more. */
   isClosed(): boolean;
@@ -133,14 +136,22 @@ export class AppendQueue {
       this.releaseQueued(batch);
       return;
     }
-    // Appends completed meanwhile by drain were written again synchronously; if the segment was also
-    // truncated since, this late write put stale bytes past its end.
-    if (segment.generation !== this.writingGeneration) segment.cutPastSize();
     let committed = false;
-    for (const a of batch) {
-      if (a.settled) continue;
-      this.commit(a);
-      committed = true;
+    try {
+      // Appends completed meanwhile by drain were written again synchronously; if the segment was also
+      // truncated since, this late write put stale bytes past its end.
+      if (segment.generation !== this.writingGeneration) segment.cutPastSize();
+      for (const a of batch) {
+        if (a.settled) continue;
+        this.commit(a);
+        committed = true;
+      }
+    } catch (e) {
+      // Making written bytes visible failed (an index write or a truncation on a failing disk): the log fails as
+      // for a failed write. Thrown from here it would end the process, from the thread pool's callback.
+      this.fail(e as Error, batch);
+      this.releaseQueued(batch);
+      return;
     }
     // The thread pool no longer reads these buffers (after commit: the tail cache has taken its own reference).
     this.releaseQueued(batch);
@@ -220,7 +231,14 @@ export class AppendQueue {
     while (i < this.afterWrites.length && this.afterWrites[i]!.seq <= this.settledSeq) i++;
     if (i === 0) return;
     const due = this.afterWrites.splice(0, i);
-    for (const a of due) a.run();
+    for (const a of due) {
+      try {
+        a.run();
+      } catch (e) {
+        // A rolled segment's last index work on a failing disk, say: the log fails, the process does not.
+        this.host.failed(e as Error, true);
+      }
+    }
   }
 
   /**

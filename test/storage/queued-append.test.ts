@@ -308,3 +308,48 @@ test('an inline write that fails tells its append after the call returns', async
   assert.match(String(errors[0]), /EBADF/);
   h.log.abandon();
 });
+
+/** An error as a failing disk's system calls give it (fault injection at the segment, below). */
+function ioError(): Error {
+  return Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO', syscall: 'write' });
+}
+
+test('a written append that cannot be made visible (an index write fails) fails the log, not the process', async (t) => {
+  const h = openHarness(t);
+  const reported: Error[] = [];
+  h.reopen(true, { onBackgroundError: (err) => reported.push(err) });
+  const eio = ioError();
+  // The bytes reach the file; indexing them (an index entry's writeSync) is what fails.
+  h.log.activeSegment.commitAppend = () => {
+    throw eio;
+  };
+  const first = queue(h, { count: 2 });
+  const behind = queue(h, { count: 1 });
+  await assert.rejects(first.info.acknowledged!, (err) => err === eio);
+  await assert.rejects(behind.info.acknowledged!, (err) => err === eio);
+  assert.equal(h.log.writeFailed, true, 'the log refuses appends');
+  assert.deepEqual(reported, [eio], 'the owner is told once (the broker takes the directory offline)');
+  assert.equal(h.log.writtenEndOffset, 0, 'nothing unindexed became readable');
+  assert.throws(() => queue(h, { count: 1 }), (err) => err === eio);
+  h.log.abandon();
+});
+
+test("a rolled segment's index work failing after its queued bytes are written fails the log, not the process", async (t) => {
+  const h = openHarness(t);
+  const reported: Error[] = [];
+  h.reopen(true, { onBackgroundError: (err) => reported.push(err) });
+  const a = queue(h, { count: 2 });
+  const old = h.log.activeSegment;
+  const eio = ioError();
+  // Trimming the old segment's index files waits for its queued bytes (Log.roll), then fails.
+  old.onRoll = () => {
+    throw eio;
+  };
+  h.log.roll();
+  await a.info.acknowledged;
+  await waitFor(() => reported.length > 0, 5_000, 'the failure reported');
+  assert.deepEqual(reported, [eio]);
+  assert.equal(h.log.writeFailed, true);
+  assert.equal(h.log.writtenEndOffset, 2, 'the written append stays readable');
+  h.log.abandon();
+});
