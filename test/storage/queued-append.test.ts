@@ -330,7 +330,10 @@ test('a written append that cannot be made visible (an index write fails) fails 
   assert.equal(h.log.writeFailed, true, 'the log refuses appends');
   assert.deepEqual(reported, [eio], 'the owner is told once (the broker takes the directory offline)');
   assert.equal(h.log.writtenEndOffset, 0, 'nothing unindexed became readable');
-  assert.throws(() => queue(h, { count: 1 }), (err) => err === eio);
+  assert.throws(
+    () => queue(h, { count: 1 }),
+    (err) => err === eio,
+  );
   h.log.abandon();
 });
 
