@@ -130,34 +130,25 @@ function produce(
     return {
       name: topic.name,
       partitionResponses: topic.partitionData.map((data): ProduceResponsePartitionProduceResponse => {
-        if (!validAcks) return errorResponse(data.index, ErrorCode.INVALID_REQUIRED_ACKS);
-        if (denied !== ErrorCode.NONE) return errorResponse(data.index, denied);
+        if (!validAcks) return partitionResponse(data.index, ErrorCode.INVALID_REQUIRED_ACKS);
+        if (denied !== ErrorCode.NONE) return partitionResponse(data.index, denied);
         const partition = leaderPartition(context.services, topic.name, data.index);
-        if (typeof partition === 'number') return errorResponse(data.index, partition);
-        if (data.records === null) return errorResponse(data.index, ErrorCode.CORRUPT_MESSAGE);
+        if (typeof partition === 'number') return partitionResponse(data.index, partition);
+        if (data.records === null) return partitionResponse(data.index, ErrorCode.CORRUPT_MESSAGE);
         const failure = unverified?.get(tpKey(topic.name, data.index));
         if (failure !== undefined) {
-          return { ...errorResponse(data.index, failure.errorCode), errorMessage: failure.errorMessage };
+          return { ...partitionResponse(data.index, failure.errorCode), errorMessage: failure.errorMessage };
         }
         // Checked in the same step as the append: nothing can end the transaction in between.
         const guard = guards?.get(tpKey(topic.name, data.index));
         if (guard !== undefined && !partition.log.producerState.verifiedBy(guard.producerId, guard.guard)) {
           return {
-            ...errorResponse(data.index, ErrorCode.INVALID_TXN_STATE),
+            ...partitionResponse(data.index, ErrorCode.INVALID_TXN_STATE),
             errorMessage: 'The transaction ended while the partition was being verified',
           };
         }
         // Filled from the append's result below; the append's `done` may mark it failed later.
-        const response: ProduceResponsePartitionProduceResponse = {
-          index: data.index,
-          errorCode: ErrorCode.NONE,
-          baseOffset: -1n,
-          logAppendTimeMs: -1n,
-          logStartOffset: -1n,
-          recordErrors: [],
-          errorMessage: null,
-          currentLeader: NO_LEADER,
-        };
+        const response = partitionResponse(data.index, ErrorCode.NONE);
         const result = partition.appendAsLeader(
           data.records,
           request.acks,
@@ -260,7 +251,8 @@ function replicate(
   });
 }
 
-function errorResponse(index: number, errorCode: number): ProduceResponsePartitionProduceResponse {
+/** A partition's answer with nothing but its error code (NONE: the append's result fills in the rest). */
+function partitionResponse(index: number, errorCode: number): ProduceResponsePartitionProduceResponse {
   return {
     index,
     errorCode,
