@@ -207,6 +207,8 @@ describe('encryption keys', () => {
         await createTopic(producer, TOPIC, { numPartitions: 1, replicationFactor: 1 });
         const errors: string[] = [];
         let running = true;
+        // Set once the last produce is answered: the consumer must not stop before that record is counted.
+        let producing = true;
         let produced = 0;
         let slowestMs = 0;
         const produce = (async () => {
@@ -218,6 +220,7 @@ describe('encryption keys', () => {
             if (r.errorCode !== ErrorCode.NONE) errors.push(`produce ${produced}: error ${r.errorCode}`);
             else produced++;
           }
+          producing = false;
         })();
         let consumed = 0;
         const consume = async (until: () => boolean) => {
@@ -235,7 +238,7 @@ describe('encryption keys', () => {
             }
           }
         };
-        const consuming = consume(() => !running && consumed >= produced);
+        const consuming = consume(() => !producing && consumed >= produced);
         await sleep(1500);
         appendFileSync(keyFile, `k2:${k2}\n`);
         await waitFor(() => broker.log().includes("master key 'k2' is current"), 15_000, 'rotation to k2');

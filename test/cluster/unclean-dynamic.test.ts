@@ -116,6 +116,12 @@ describe('unclean.leader.election.enable turned on while partitions have no lead
     const log = brokers[controllerId]!.log();
     for (const topic of TOPICS)
       assert.match(log, new RegExp(`unclean leader election for ${topic}-0: broker ${second} leads`));
-    assert.deepEqual(await produceValues(brokers[second]!, TOPICS[1], ['b']), [ErrorCode.NONE]);
+    // The controller names the new leader before that broker has applied its LeaderAndIsr: write once it leads.
+    await waitFor(
+      `a write to ${TOPICS[1]} at its new leader`,
+      async () =>
+        (await produceValues(brokers[second]!, TOPICS[1], ['b']))[0] === ErrorCode.NONE ? true : undefined,
+      60_000,
+    );
   });
 });
