@@ -149,6 +149,8 @@ interface Chunk {
 
 /** Fetched chunks a partition may hold before it is fetched again: one being read and one ready. */
 const PREFETCH_CHUNKS = 2;
+/** How long one step of a poll waits for a rebalance in flight while the consumer still owns partitions. */
+const REBALANCE_WAIT_SLICE_MS = 100;
 
 /** Where the next fetch of a partition starts: after what is buffered, else at the position. */
 function fetchOffsetOf(s: PartitionState): number | null {
@@ -788,8 +790,16 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     this.checkOpen();
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (this.group !== null) await this.group.ensureActive();
-      this.group?.polled();
+      // A rebalance whose JoinGroup the coordinator holds is waited for until the poll's timeout, not longer,
+      // as Kafka's poll; a later poll waits for the same join and runs the listener. Partitions still owned
+      // meanwhile (the cooperative protocol keeps them) are fetched and returned, in slices of the wait.
+      if (this.group !== null) {
+        const owned = this.partitions.size > 0;
+        await this.group.ensureActive(
+          owned ? Math.min(deadline, Date.now() + REBALANCE_WAIT_SLICE_MS) : deadline,
+        );
+        this.group.polled();
+      }
       const err = this.fetchError;
       if (err !== null) {
         this.fetchError = null;

@@ -81,14 +81,17 @@ export class ConsumerProtocolMember {
       .sort();
   }
 
-  /** Joins when needed and applies an assignment the coordinator sent. */
-  async ensureActive(): Promise<void> {
+  /**
+   * Joins when needed and applies an assignment the coordinator sent. Always true: a KIP-848 join is a heartbeat
+   * the coordinator answers at once, nothing for a poll's timeout to cut short.
+   */
+  async ensureActive(_deadlineMs = Number.POSITIVE_INFINITY): Promise<boolean> {
     if (this.fatal !== null) {
       const err = this.fatal;
       this.fatal = null;
       throw err;
     }
-    if (this.left) return;
+    if (this.left) return true;
     if (this.subscribed.length === 0) {
       this.subscribed = await this.resolveTopics();
       this.o.cluster.addTopics(this.subscribed);
@@ -99,6 +102,7 @@ export class ConsumerProtocolMember {
       if (this.fatal !== null) return this.ensureActive();
     }
     if (this.pending !== null) await this.reconcile();
+    return true;
   }
 
   private async reconcile(): Promise<void> {

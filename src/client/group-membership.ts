@@ -8,6 +8,13 @@
 // onAssigned(). Heartbeats run on their own timer every heartbeat.interval.ms, so an owner that awaits slow
 // work between ensureActive() calls keeps its membership; an owner that stops calling polled() for longer
 // than the rebalance timeout leaves, as Kafka's consumer does past max.poll.interval.ms.
+//
+// A rebalance in three steps, as Kafka's AbstractCoordinator: beforeJoin() (the eager consumer's revocation) and
+// onAssigned() (the new assignment and its listener) run inside ensureActive(), so inside the owner's poll; the
+// JoinGroup and SyncGroup in between run on their own, and ensureActive(deadlineMs) stops waiting for them at the
+// deadline (the consumer's poll timeout) and answers false: a JoinGroup the coordinator parks until every member
+// has rejoined (up to the rebalance timeout) no longer holds a poll that long. A later ensureActive() waits for
+// the same join again and applies its assignment.
 
 import { ErrorCode } from '../protocol/errors.js';
 import type { JoinGroupResponse } from '../protocol/messages/11-join-group.js';
@@ -62,7 +69,14 @@ export abstract class GroupMembership {
   protected protocolName: string | null = null;
   private coordinatorId = -1;
   protected needsJoin = true;
+  /** The JoinGroup/SyncGroup exchange in flight, if any; it never rejects (see joinFailure). */
   private joining: Promise<void> | null = null;
+  /** What ended the last join, kept until ensureActive() throws it (the join may end while nobody waits). */
+  private joinFailure: { readonly error: unknown } | null = null;
+  /** A completed join's assignment, applied by the next ensureActive() (inside the owner's poll). */
+  private joinedAssignment: { readonly protocolName: string; readonly assignment: Buffer } | null = null;
+  /** Whether beforeJoin() is still to run for the next join (once per rebalance, as Kafka's needsJoinPrepare). */
+  private prepareNeeded = true;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private lastPollMs = Date.now();
   protected left = false;
@@ -80,7 +94,7 @@ export abstract class GroupMembership {
 
   /** True while the member has joined and no rebalance is pending: its assignment can be used. */
   isStable(): boolean {
-    return this.generationId >= 0 && !this.needsJoin;
+    return this.generationId >= 0 && !this.needsJoin && this.joinedAssignment === null;
   }
 
   /** True when the next ensureActive() will join (a rebalance is pending for this member). */
@@ -113,16 +127,57 @@ export abstract class GroupMembership {
   /** The generation was lost without a chance to hand work over cleanly (fenced, timed out). */
   protected onGenerationLost(): void {}
 
-  /** Joins (or rejoins) when needed; resolves once the member has a current assignment. */
-  async ensureActive(): Promise<void> {
-    while (this.needsJoin && !this.left) {
-      if (this.joining === null) {
-        this.joining = this.join().finally(() => {
-          this.joining = null;
-        });
+  /** The generation is gone: the next join is prepared again (beforeJoin hands over what is lost), inside poll. */
+  private loseGeneration(): void {
+    this.prepareNeeded = true;
+    this.onGenerationLost();
+  }
+
+  /**
+   * Joins (or rejoins) when needed; true once the member has a current assignment, false when `deadlineMs`
+   * (Date.now() time) passed while the coordinator had not answered the join yet: it goes on, and a later call
+   * waits for it again. The rebalance's callbacks (beforeJoin, onAssigned) run inside this call and are not cut
+   * short by the deadline.
+   */
+  async ensureActive(deadlineMs = Number.POSITIVE_INFINITY): Promise<boolean> {
+    for (;;) {
+      if (this.left) return true;
+      const joined = this.joinedAssignment;
+      if (joined !== null) {
+        this.joinedAssignment = null;
+        this.prepareNeeded = true;
+        await this.onAssigned(joined.protocolName, joined.assignment);
+        continue;
       }
-      await this.joining;
+      const failure = this.joinFailure;
+      if (failure !== null) {
+        this.joinFailure = null;
+        throw failure.error;
+      }
+      if (!this.needsJoin) return true;
+      if (this.joining === null) {
+        if (this.prepareNeeded) {
+          await this.beforeJoin();
+          this.prepareNeeded = false;
+          if (this.left) return true;
+        }
+        this.joining = this.join().then(
+          () => {
+            this.joining = null;
+          },
+          (error: unknown) => {
+            this.joining = null;
+            this.joinFailure = { error };
+          },
+        );
+      }
+      if (!(await settledBefore(this.joining, deadlineMs))) return false;
     }
+  }
+
+  /** True from the moment a rebalance is needed until its assignment is applied (Kafka's rebalanceInProgress). */
+  rebalanceInProgress(): boolean {
+    return this.needsJoin || this.joining !== null || this.joinedAssignment !== null;
   }
 
   protected log(message: string, fields: Record<string, string | number | boolean>): void {
@@ -150,6 +205,8 @@ export abstract class GroupMembership {
           // Retriable answers too: NOT_COORDINATOR from a broker that no longer coordinates the group (it moved
           // while this member was joining) must send the next JoinGroup to the new coordinator, not back there.
           if (!this.handleGroupError(err.code) && !err.retriable) throw err;
+          // The generation was lost: the next join starts from ensureActive(), after beforeJoin, in the poll.
+          if (this.prepareNeeded) return;
         } else if (err instanceof KafkaClientError && err.retriable) {
           // The coordinator did not answer (gone, restarting): look it up again, as Kafka's client marks the
           // coordinator unknown on a disconnect.
@@ -170,12 +227,12 @@ export abstract class GroupMembership {
         this.memberId = '';
         this.generationId = -1;
         this.needsJoin = true;
-        this.onGenerationLost();
+        this.loseGeneration();
         return code === ErrorCode.UNKNOWN_MEMBER_ID;
       case ErrorCode.ILLEGAL_GENERATION:
         this.generationId = -1;
         this.needsJoin = true;
-        this.onGenerationLost();
+        this.loseGeneration();
         return true;
       case ErrorCode.REBALANCE_IN_PROGRESS:
         this.needsJoin = true;
@@ -193,7 +250,6 @@ export abstract class GroupMembership {
   private async joinOnce(): Promise<void> {
     const cluster = this.m.cluster;
     this.stopHeartbeats();
-    await this.beforeJoin();
     const protocols = await this.joinProtocols();
     const coordinator = await this.coordinator();
     const joinBody = (memberId: string) => ({
@@ -228,6 +284,14 @@ export abstract class GroupMembership {
       leader: join.leader === join.memberId,
     });
     if (join.errorCode !== 0) throw new KafkaProtocolError(join.errorCode, 'JoinGroup');
+    if (this.left) {
+      // Left while the coordinator held the JoinGroup: the member it just admitted leaves as well.
+      if (join.memberId !== this.memberId) {
+        this.memberId = join.memberId;
+        await this.sendLeave('the member left while joining').catch(() => {});
+      }
+      return;
+    }
     this.memberId = join.memberId;
     this.generationId = join.generationId;
     this.protocolName = join.protocolName;
@@ -257,10 +321,12 @@ export abstract class GroupMembership {
     );
     this.log('SyncGroup answered', { errorCode: sync.errorCode, generationId: this.generationId });
     if (sync.errorCode !== 0) throw new KafkaProtocolError(sync.errorCode, 'SyncGroup');
-    // onAssigned may ask for another rejoin (a cooperative member that gave work up); it decides after this.
+    if (this.left) return;
+    // onAssigned may ask for another rejoin (a cooperative member that gave work up); it decides after this,
+    // when ensureActive() applies the assignment.
     this.needsJoin = false;
     this.startHeartbeats();
-    await this.onAssigned(this.protocolName ?? '', sync.assignment);
+    this.joinedAssignment = { protocolName: this.protocolName ?? '', assignment: sync.assignment };
   }
 
   private startHeartbeats(): void {
@@ -281,7 +347,7 @@ export abstract class GroupMembership {
       this.memberId = '';
       this.generationId = -1;
       this.needsJoin = true;
-      this.onGenerationLost();
+      this.loseGeneration();
       return;
     }
     const coordinator = this.coordinatorId;
@@ -323,7 +389,9 @@ export abstract class GroupMembership {
     if (this.left) return;
     this.left = true;
     this.stopHeartbeats();
-    await this.joining?.catch(() => {});
+    // A join in flight is not waited for (the coordinator may hold it for the rebalance timeout): it stops when
+    // answered, and a member id it learned then leaves too (joinOnce).
+    this.joinedAssignment = null;
     await this.onLeave();
     if (this.m.groupInstanceId === null) await this.sendLeave(reason).catch(() => {});
     this.generationId = -1;
@@ -331,4 +399,21 @@ export abstract class GroupMembership {
 
   /** Before the LeaveGroup request: hand work over. */
   protected async onLeave(): Promise<void> {}
+}
+
+/** Waits for `p` until `deadlineMs` (Date.now() time); true when it settled by then. `p` must not reject. */
+async function settledBefore(p: Promise<void>, deadlineMs: number): Promise<boolean> {
+  if (deadlineMs === Number.POSITIVE_INFINITY) {
+    await p;
+    return true;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, deadlineMs - Date.now()));
+  });
+  try {
+    return await Promise.race([p.then(() => true), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

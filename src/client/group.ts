@@ -143,10 +143,10 @@ export class GroupMember extends GroupMembership {
     return this.assignors.every((a) => a.protocol === 'cooperative');
   }
 
-  /** Joins (or rejoins) when needed; resolves once the member has a current assignment. */
-  override async ensureActive(): Promise<void> {
+  /** Joins (or rejoins) when needed; see GroupMembership.ensureActive for the deadline. */
+  override async ensureActive(deadlineMs = Number.POSITIVE_INFINITY): Promise<boolean> {
     await this.recheckMetadata();
-    await super.ensureActive();
+    return super.ensureActive(deadlineMs);
   }
 
   /**

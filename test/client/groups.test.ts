@@ -275,3 +275,67 @@ test('the consumer protocol (KIP-848): members share partitions, commit, and han
   );
   await a.close();
 });
+
+test('poll returns at its timeout while the group waits for a member to rejoin; a later poll completes the rebalance', async () => {
+  await topicWith('g-bounded', 3, 0);
+  const settings = { maxPollIntervalMs: 30_000 };
+  const [a, b, c] = [
+    member('g-bounded', settings),
+    member('g-bounded', settings),
+    member('g-bounded', settings),
+  ];
+  let aPolling = false;
+  const listenedOutsidePoll: string[] = [];
+  const pollA = async (timeoutMs: number): Promise<unknown[]> => {
+    aPolling = true;
+    try {
+      return await a.poll(timeoutMs);
+    } finally {
+      aPolling = false;
+    }
+  };
+  const outsideA = (what: string) => () => {
+    if (!aPolling) listenedOutsidePoll.push(what);
+  };
+  a.subscribe(['g-bounded'], {
+    onPartitionsRevoked: outsideA('revoked'),
+    onPartitionsAssigned: outsideA('assigned'),
+  });
+  b.subscribe(['g-bounded']);
+  c.subscribe(['g-bounded']);
+  try {
+    const stable = (members: Consumer[]) => () => members.every((m) => m.assignment().length > 0);
+    const loop = async (poll: (ms: number) => Promise<unknown>, done: () => boolean) => {
+      for (const deadline = Date.now() + 20_000; !done() && Date.now() < deadline; ) await poll(100);
+    };
+    await Promise.all([loop(pollA, stable([a, b])), loop((ms) => b.poll(ms), stable([a, b]))]);
+    assert.ok(stable([a, b])(), 'a and b share the partitions');
+
+    // c joins: the coordinator waits for a and b to rejoin. a rejoins (its heartbeat heard of the rebalance),
+    // b does not poll, so a's JoinGroup is held until b rejoins or b's max.poll.interval.ms (30 s) passes.
+    const cJoined = loop((ms) => c.poll(ms), stable([a, b, c]));
+    await new Promise((r) => setTimeout(r, 800));
+    const started = Date.now();
+    const polled = await Promise.race([
+      pollA(300),
+      new Promise<'stuck'>((r) => setTimeout(() => r('stuck'), 5000).unref()),
+    ]);
+    const tookMs = Date.now() - started;
+    assert.notEqual(polled, 'stuck', 'poll(300) still waiting after 5 s: it waits for the whole rebalance');
+    assert.deepEqual(polled, []);
+    assert.ok(tookMs < 2000, `poll(300) took ${tookMs} ms`);
+    assert.equal(a.assignment().length, 0, 'the eager protocol revoked everything before joining');
+
+    // b rejoins: the rebalance completes, and a's later polls take its assignment, running the listener there.
+    await Promise.all([loop(pollA, stable([a, b, c])), loop((ms) => b.poll(ms), stable([a, b, c])), cJoined]);
+    assert.ok(stable([a, b, c])(), 'all three share the partitions');
+    assert.deepEqual(names([...a.assignment(), ...b.assignment(), ...c.assignment()]), [
+      'g-bounded-0',
+      'g-bounded-1',
+      'g-bounded-2',
+    ]);
+    assert.deepEqual(listenedOutsidePoll, [], "a's rebalance listener ran only inside its polls");
+  } finally {
+    await Promise.all([a.close(), b.close(), c.close()]);
+  }
+});

@@ -182,6 +182,12 @@ export class StreamThread {
   private assignmentErrorCode = 0;
   /** A generation's assignment arrived in the current poll (see run()). */
   private assignmentReceived = false;
+  /**
+   * From the start of a join until its assignment arrives (Kafka's TaskManager.rebalanceInProgress): the tasks
+   * kept through a cooperative rebalance go on processing, but are not committed, since the group would refuse
+   * a commit of the generation being replaced (REBALANCE_IN_PROGRESS, a task migration under EOS).
+   */
+  private rebalanceInProgress = false;
   /** When this generation's warm-up replicas are probed: a rebalance is asked for then (KIP-441). */
   private probeAtMs: number | null = null;
 
@@ -236,7 +242,11 @@ export class StreamThread {
             return sums;
           },
           errorCode: () => this.assignmentErrorCode,
+          onRebalanceStart: () => {
+            this.rebalanceInProgress = true;
+          },
           onAssignment: (info, _partitions, generationId) => {
+            this.rebalanceInProgress = false;
             if (info.errCode === SHUTDOWN_REQUESTED) {
               this.hooks.onShutdownRequested?.(this);
               return;
@@ -368,7 +378,10 @@ export class StreamThread {
     for (const task of this.tasks.values()) task.punctuate('WALL_CLOCK_TIME', now);
     if (this.sendError !== null) throw this.sendError;
     if (this.sendsInFlight > SENDS_IN_FLIGHT_MAX) await this.flushSends();
-    if (this.commitRequested || now - this.lastCommitMs >= this.config.commitIntervalMs) {
+    if (
+      (this.commitRequested || now - this.lastCommitMs >= this.config.commitIntervalMs) &&
+      !this.rebalanceInProgress
+    ) {
       try {
         await this.commit();
         this.purger.maybePurge(this.purgeableOffsets(), Date.now());

@@ -190,6 +190,8 @@ export interface StreamsAssignorContext {
   /** The error code this member sends (SHUTDOWN_REQUESTED to shut the application down). */
   errorCode(): number;
   onAssignment(info: AssignmentInfo, partitions: TopicPartition[], generationId: number): void;
+  /** A join starts (Kafka's TaskManager.handleRebalanceStart, from subscriptionUserData). */
+  onRebalanceStart?(): void;
   log(message: string): void;
 }
 
@@ -252,6 +254,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
   private uniqueField = 0;
 
   subscriptionUserData(): Buffer {
+    this.ctx.onRebalanceStart?.();
     const prev = this.ctx.previousTasks();
     this.uniqueField = (this.uniqueField + 1) % 128;
     return encodeSubscriptionInfo(
