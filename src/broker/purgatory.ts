@@ -23,9 +23,28 @@ interface Parked {
   done: boolean;
 }
 
+/**
+ * Finished operations still listed under some key, past which every list is swept (Kafka's purgatory purges
+ * completed operations the same way, at purge.interval.requests).
+ */
+const STALE_ENTRIES_SWEEP = 1000;
+
 export class Purgatory {
-  private readonly watchers = new Map<string, Set<Parked>>();
+  /**
+   * Parked operations by watched key. A finished operation stays listed until its key is checked again or a sweep
+   * runs, and a key's list stays when it empties: removing entries one by one from a Set, and the key from the
+   * Map, made V8 allocate a new hash table each time a set emptied (one long poll per tail consumer, hundreds a
+   * second), tables that lived as long as the purgatory and were promoted at the next scavenge.
+   */
+  private readonly watchers = new Map<string, Parked[]>();
   private parked = 0;
+  /** List entries of finished operations not yet removed. */
+  private stale = 0;
+  /**
+   * checkAndComplete calls running (an onComplete may check again, re-entrantly): lists are only appended to
+   * while one runs, and compacted when the outermost ends, so no iteration sees entries move.
+   */
+  private checking = 0;
 
   constructor(
     readonly name: string,
@@ -38,6 +57,11 @@ export class Purgatory {
 
   get size(): number {
     return this.parked;
+  }
+
+  /** List entries kept for finished operations (bounded by the sweep; for tests). */
+  get staleEntries(): number {
+    return this.stale;
   }
 
   /**
@@ -56,12 +80,9 @@ export class Purgatory {
     const entry: Parked = { op, keys, timer: undefined, done: false };
     entry.timer = this.clock.setTimer(timeoutMs, () => this.finish(entry, op.tryComplete()));
     for (const key of keys) {
-      let set = this.watchers.get(key);
-      if (set === undefined) {
-        set = new Set();
-        this.watchers.set(key, set);
-      }
-      set.add(entry);
+      const list = this.watchers.get(key);
+      if (list === undefined) this.watchers.set(key, [entry]);
+      else list.push(entry);
     }
     this.parked++;
     return false;
@@ -69,14 +90,26 @@ export class Purgatory {
 
   /** Re-checks every operation watching `key` (new data appended, high watermark moved, ...). */
   checkAndComplete(key: string): number {
-    const set = this.watchers.get(key);
-    if (set === undefined) return 0;
+    const list = this.watchers.get(key);
+    if (list === undefined) return 0;
     let completed = 0;
-    for (const entry of [...set]) {
-      if (!entry.done && entry.op.tryComplete()) {
-        this.finish(entry, true);
-        completed++;
+    // Those parked while this runs (an onComplete may park a new operation here) were checked as they parked.
+    const checked = list.length;
+    this.checking++;
+    try {
+      for (let i = 0; i < checked; i++) {
+        const entry = list[i]!;
+        if (!entry.done && entry.op.tryComplete()) {
+          this.finish(entry, true);
+          completed++;
+        }
       }
+    } finally {
+      this.checking--;
+    }
+    if (this.checking === 0) {
+      this.removeFinished(list);
+      this.maybeSweep();
     }
     return completed;
   }
@@ -84,22 +117,45 @@ export class Purgatory {
   /** Completes everything now (shutdown): each operation gets a last check of its condition. */
   completeAll(): void {
     const all = new Set<Parked>();
-    for (const set of this.watchers.values()) for (const entry of set) all.add(entry);
+    for (const list of this.watchers.values()) for (const entry of list) if (!entry.done) all.add(entry);
     for (const entry of all) this.finish(entry, entry.op.tryComplete());
+    if (this.checking === 0) this.sweep();
   }
 
   private finish(entry: Parked, satisfied: boolean): void {
     if (entry.done) return;
     entry.done = true;
     entry.timer?.cancel();
-    for (const key of entry.keys) {
-      const set = this.watchers.get(key);
-      if (set === undefined) continue;
-      set.delete(entry);
-      if (set.size === 0) this.watchers.delete(key);
-    }
+    this.stale += entry.keys.length;
     this.parked--;
     assert(this.parked >= 0, `${this.name} purgatory: more operations finished than parked`);
     entry.op.onComplete(satisfied);
+    this.maybeSweep();
+  }
+
+  /** Operations that time out on keys nobody checks would otherwise stay listed. */
+  private maybeSweep(): void {
+    if (this.checking === 0 && this.stale > STALE_ENTRIES_SWEEP && this.stale > this.parked) this.sweep();
+  }
+
+  /** Drops the finished operations of one key's list, in place (no new array). */
+  private removeFinished(list: Parked[]): void {
+    let kept = 0;
+    for (let i = 0; i < list.length; i++) {
+      const entry = list[i]!;
+      if (entry.done) continue;
+      list[kept++] = entry;
+    }
+    this.stale -= list.length - kept;
+    list.length = kept;
+  }
+
+  /** Drops every finished operation from every list, and the lists left empty. */
+  private sweep(): void {
+    for (const [key, list] of this.watchers) {
+      this.removeFinished(list);
+      if (list.length === 0) this.watchers.delete(key);
+    }
+    assert(this.stale === 0, `${this.name} purgatory: finished entries left after a sweep`);
   }
 }
