@@ -89,7 +89,7 @@ describe('purgatory', () => {
     const clock = new ManualClock();
     const p = new Purgatory('test', 100_000, clock);
     const ops = Array.from({ length: 5000 }, () => operation(() => false));
-    ops.forEach((op, i) => p.tryCompleteElseWatch(op, [`t-${i}`, 'shared'], 10 + (i % 7)));
+    for (const [i, op] of ops.entries()) p.tryCompleteElseWatch(op, [`t-${i}`, 'shared'], 10 + (i % 7));
     assert.equal(p.size, 5000);
     clock.advance(100);
     assert.ok(ops.every((op) => op.results.length === 1 && op.results[0] === false));
