@@ -77,6 +77,11 @@ export interface ProduceRepetition {
   /** Bytes the broker caused to be written to storage, per second of the window (0 if /proc hides it). */
   diskWriteMBPerSecond: number;
   brokerCpuSeconds: number;
+  /**
+   * The part of brokerCpuSeconds spent in the kernel: socket reads, copies into the page cache, and on virtual
+   * machines whose freed memory goes back to the host, faulting fresh pages in (bench/README.md, "Cold memory").
+   */
+  brokerSystemCpuSeconds: number;
   /** Produce wire MB per second of broker CPU (user + system) in the window. */
   wireMBPerBrokerCpuSecond: number;
   generatorCpuSeconds: number;
@@ -263,6 +268,7 @@ async function produceOnce(
     : undefined;
   const edges = {
     cpu: [0, 0],
+    systemCpu: [0, 0],
     writeBytes: [0, 0],
     fetched: [0, 0],
     generatorCpu: process.cpuUsage(),
@@ -285,6 +291,7 @@ async function produceOnce(
         edges.generatorCpu = edge === 'start' ? process.cpuUsage() : process.cpuUsage(edges.generatorCpu);
         const cpu = readProcessCpu(pid);
         edges.cpu[i] = cpu === undefined ? 0 : cpu.userSeconds + cpu.systemSeconds;
+        edges.systemCpu[i] = cpu?.systemSeconds ?? 0;
         edges.writeBytes[i] = readWriteBytes(pid) ?? 0;
         edges.fetched[i] = consumer?.batchBytes ?? 0;
       },
@@ -302,6 +309,7 @@ async function produceOnce(
       tailFetchMBPerSecond: (edges.fetched[1]! - edges.fetched[0]!) / 1e6 / seconds,
       diskWriteMBPerSecond: (edges.writeBytes[1]! - edges.writeBytes[0]!) / 1e6 / seconds,
       brokerCpuSeconds: edges.cpu[1]! - edges.cpu[0]!,
+      brokerSystemCpuSeconds: edges.systemCpu[1]! - edges.systemCpu[0]!,
       // CPU time comes in 10 ms ticks; the floor keeps a tiny window from dividing by zero.
       wireMBPerBrokerCpuSecond: run.wireBytes / 1e6 / Math.max(edges.cpu[1]! - edges.cpu[0]!, 0.01),
       generatorCpuSeconds: (edges.generatorCpu.user + edges.generatorCpu.system) / 1e6,

@@ -12,7 +12,9 @@
 // the produce bytes alone by L_sink (receive and append to the page cache, no protocol).
 //
 // The C mock peer (mock-peer.ts, librdkafka's mock cluster) runs the same G1 load in every D0 cell, one
-// repetition after each of Brook's, and its figure is printed beside Brook's (`--no-peer` skips it).
+// repetition after each of Brook's, and its figure is printed beside Brook's (`--no-peer` skips it). So does an
+// L_sink repetition whose file stays until the cell ends (paired-sink.ts: the paired R_sink, `--no-paired-sink`
+// skips it), since the run-start L_sink writes into warmer memory than a broker whose topics accumulate.
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -24,6 +26,7 @@ import { type RatioSummary, ratioOfSummaries } from '../harness/ratio.js';
 import { repetitionsMin, type Summary, summarize } from '../harness/repeat.js';
 import { ResultWriter } from '../harness/results.js';
 import { formatFigure, formatRange, formatTable } from '../harness/table.js';
+import { withTempDir } from '../harness/temp-dir.js';
 import { type LimitSet, limitDurationMs, measureLimits } from '../limits/measure-limits.js';
 import { defaultNullWorkload, nullBrokerLimit } from '../limits/null-broker.js';
 import {
@@ -39,6 +42,13 @@ import {
 import { type G2Client, g2Clients } from './g2-clients.js';
 import { type MetricsComparison, runMetricsOnCell } from './metrics-compare.js';
 import { buildMockPeer, type MockPeer, type PeerBuild, startMockPeer } from './mock-peer.js';
+import {
+  formatPairedSinks,
+  type PairedSinkRepetition,
+  type PairedSinkResult,
+  recordPairedSink,
+  runPairedSink,
+} from './paired-sink.js';
 
 const usage = `usage: npm run bench -- broker [options]
   --quick                three cells, 1 s windows, 1 s limits: about a minute
@@ -55,6 +65,7 @@ const usage = `usage: npm run bench -- broker [options]
   --no-g1                skip G1 (with --g2: real clients only)
   --no-limits            skip the limits (no ratios; for profiling)
   --no-peer              skip the C mock broker peer (librdkafka's mock cluster) in D0 cells
+  --no-paired-sink       skip the L_sink repetitions alternated with Brook's in D0 cells (the paired R_sink)
   --broker-override K=V  a broker setting for every cell (repeatable), to compare settings in one sitting
   --metrics-compare      run each cell again with brook.metrics.listener set, scraped every second; ratios on/off
   --compare-env K=V      a second broker with this environment variable (repeatable) beside each cell's, its
@@ -93,6 +104,7 @@ export async function run(args: string[]): Promise<void> {
       'no-g1': { type: 'boolean', default: false },
       'no-limits': { type: 'boolean', default: false },
       'no-peer': { type: 'boolean', default: false },
+      'no-paired-sink': { type: 'boolean', default: false },
       'broker-override': { type: 'string', multiple: true, default: [] },
       'metrics-compare': { type: 'boolean', default: false },
       'compare-env': { type: 'string', multiple: true, default: [] },
@@ -172,6 +184,7 @@ export async function run(args: string[]): Promise<void> {
   const results: CellResult[] = [];
   const comparisons: MetricsComparison[] = [];
   const peerResults: PeerCellResult[] = [];
+  const pairedSinkResults: PairedSinkResult[] = [];
   const peerDir = mkdtempSync(join(os.tmpdir(), 'brook-bench-peer-'));
   try {
     const g1Specs = values['no-g1'] ? [] : specs;
@@ -199,13 +212,23 @@ export async function run(args: string[]): Promise<void> {
         brokerOverrides,
         log,
       };
+      const sinkRepetitions: PairedSinkRepetition[] = [];
+      const pairSink = !values['no-paired-sink'] && spec.durability === 'D0';
       let result: CellResult;
       try {
-        result = await runCell(spec, {
-          ...cellOptions,
-          compareEnv,
-          afterRepetition: peer && (async (r) => void peerRepetitions.push(await runPeer(peer, spec, r))),
-        });
+        result = await withTempDir(values.dir, '.brook-bench-sink-', (sinkDir) =>
+          runCell(spec, {
+            ...cellOptions,
+            compareEnv,
+            afterRepetition:
+              peer || pairSink
+                ? async (r) => {
+                    if (peer) peerRepetitions.push(await runPeer(peer, spec, r));
+                    if (pairSink) sinkRepetitions.push(await runPairedSink(spec, sinkDir, durationMs, log, r));
+                  }
+                : undefined,
+          }),
+        );
       } finally {
         await peer?.stop();
       }
@@ -216,6 +239,11 @@ export async function run(args: string[]): Promise<void> {
         const peerResult = { brook: result, peer: peerRepetitions };
         peerResults.push(peerResult);
         recordPeer(writer, peerResult, limits);
+      }
+      if (sinkRepetitions.length > 0) {
+        const paired = { brook: result, sink: sinkRepetitions };
+        pairedSinkResults.push(paired);
+        recordPairedSink(writer, paired);
       }
       if (values['metrics-compare']) {
         log(`cell ${cellName(spec)} with metrics on`);
@@ -266,6 +294,7 @@ export async function run(args: string[]): Promise<void> {
   if (limits.size > 0) console.log(`\n${formatLimitsLine(limits)}`);
   if (results.length > 0) console.log(`\n${formatCells(results, limits, nullNames)}`);
   if (peerResults.length > 0) console.log(`\n${formatPeers(peerResults, limits)}`);
+  if (pairedSinkResults.length > 0) console.log(`\n${formatPairedSinks(pairedSinkResults)}`);
   if (compareEnv) console.log(`\n${formatCompared(results, compareEnv)}`);
   console.log('');
   if (clientResults.length > 0) console.log(`${formatClients(clientResults, limits, nullNames)}\n`);

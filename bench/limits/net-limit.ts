@@ -91,6 +91,7 @@ export async function measureSinkOnce(context: LimitContext, mode: SinkMode): Pr
         senderCpuSeconds: (cpu.user + cpu.system) / 1e6,
         senderEventLoopDelay: eventLoopDelay,
         sinkCpuSeconds: usage.cpuSeconds,
+        sinkSystemCpuSeconds: usage.systemSeconds,
         sinkPeakRssBytes: usage.peakRssBytes,
         ...(appendToFile ? { bytesWritten } : {}),
         ...(cipher !== undefined ? { cipher } : {}),
