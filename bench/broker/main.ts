@@ -224,7 +224,8 @@ export async function run(args: string[]): Promise<void> {
               peer || pairSink
                 ? async (r) => {
                     if (peer) peerRepetitions.push(await runPeer(peer, spec, r));
-                    if (pairSink) sinkRepetitions.push(await runPairedSink(spec, sinkDir, durationMs, log, r));
+                    if (pairSink)
+                      sinkRepetitions.push(await runPairedSink(spec, sinkDir, durationMs, log, r));
                   }
                 : undefined,
           }),

@@ -49,7 +49,11 @@ export async function runPairedSink(
   const workDir = join(cellDir, `sink-${repetition}`);
   mkdirSync(workDir);
   const sample = await measureSinkOnce({ durationMs, workDir, log }, { appendToFile: true, tls: false });
-  const details = sample.details as { sinkCpuSeconds: number; sinkSystemCpuSeconds: number; bytesWritten: number };
+  const details = sample.details as {
+    sinkCpuSeconds: number;
+    sinkSystemCpuSeconds: number;
+    bytesWritten: number;
+  };
   const result: PairedSinkRepetition = {
     mbPerSecond: sample.value,
     sinkCpuSeconds: details.sinkCpuSeconds,
@@ -74,15 +78,11 @@ export function pairedRatios(result: PairedSinkResult): number[] {
 
 export function recordPairedSink(writer: ResultWriter, result: PairedSinkResult): void {
   const name = cellName(result.brook.spec);
-  writer.figure(
-    `L_sink-paired-${name}`,
-    'MB/s',
-    summarize(result.sink.map((r) => r.mbPerSecond)),
-    {
-      description: "L_sink, one repetition after each of Brook's, each repetition's file kept until the cell ends",
-      repetitions: result.sink,
-    },
-  );
+  writer.figure(`L_sink-paired-${name}`, 'MB/s', summarize(result.sink.map((r) => r.mbPerSecond)), {
+    description:
+      "L_sink, one repetition after each of Brook's, each repetition's file kept until the cell ends",
+    repetitions: result.sink,
+  });
   const ratios = summarize(pairedRatios(result));
   writer.write(`R_sink-paired-${name}`, {
     ...ratios,
@@ -103,7 +103,9 @@ export function formatPairedSinks(results: readonly PairedSinkResult[]): string 
       range(brook.repetitions.map((r) => r.wireMBPerSecond)),
       range(sink.map((r) => r.mbPerSecond)),
       range(pairedRatios(result)),
-      range(brook.repetitions.map((r) => (100 * r.brokerSystemCpuSeconds) / Math.max(r.brokerCpuSeconds, 0.01))),
+      range(
+        brook.repetitions.map((r) => (100 * r.brokerSystemCpuSeconds) / Math.max(r.brokerCpuSeconds, 0.01)),
+      ),
       range(sink.map((r) => (100 * r.sinkSystemCpuSeconds) / Math.max(r.sinkCpuSeconds, 0.01))),
       `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
     ];
