@@ -46,6 +46,7 @@ import { FetchSession } from './fetch-session.js';
 import { GroupMember, type RebalanceListener } from './group.js';
 import { ConsumerProtocolMember } from './group-consumer-protocol.js';
 import type { ClientOptions } from './options.js';
+import { RecordIterator } from './record-iterator.js';
 import {
   EARLIEST_TIMESTAMP,
   findCoordinator,
@@ -862,16 +863,24 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     });
   }
 
-  /** Iterates records until close() or stop(); positions advance as records are handed out. */
-  async *[Symbol.asyncIterator](): AsyncGenerator<ConsumerRecord<K, V>, void, undefined> {
-    this.running = true;
-    while (this.running && !this.closed) {
-      const records = await this.poll(500);
-      for (const r of records) {
-        yield r;
-        if (!this.running) return;
-      }
-    }
+  /**
+   * Iterates records until close() or stop(); positions advance as records are handed out. `break` in a
+   * `for await` ends the iteration (the consumer stays subscribed; close() it when done).
+   */
+  [Symbol.asyncIterator](): AsyncIterableIterator<ConsumerRecord<K, V>> {
+    return new RecordIterator<ConsumerRecord<K, V>>({
+      start: () => {
+        this.running = true;
+      },
+      running: () => this.running,
+      poll: async () => {
+        while (this.running && !this.closed) {
+          const records = await this.poll(500);
+          if (records.length > 0) return records;
+        }
+        return null;
+      },
+    });
   }
 
   /**
