@@ -85,7 +85,12 @@ export async function run(args: string[]): Promise<void> {
     const ratio = ratioOfSummaries(consumer, readLimit);
     const paired = summarize(cell.consumerMBPerSecond.map((c, i) => c / cell.readMBPerSecond[i]!));
     writer.figure(`${name} L_read`, 'MB/s', readLimit, { bytes: cell.bytes, files: cell.files });
-    writer.figure(`${name} consumer`, 'MB/s', consumer, { records: cell.records, loads: cell.loads });
+    writer.figure(`${name} consumer`, 'MB/s', consumer, {
+      records: cell.records,
+      loads: cell.loads,
+      brokerCores: cell.brokerCores,
+      readerCores: cell.readerCores,
+    });
     writer.figure(`${name} consumer per broker CPU-second`, 'MB', perCpu);
     writer.write(`${name} R_read`, { ...ratio, paired });
     writer.figure(`${name} L_net`, 'MB/s', net);
@@ -124,6 +129,8 @@ interface CellFigures {
   netMBPerSecond: number[];
   consumerMBPerSecond: number[];
   consumerMBPerCpuSecond: number[];
+  brokerCores: number[];
+  readerCores: number[];
   loads: number[];
 }
 
@@ -151,6 +158,8 @@ async function runCell(
         netMBPerSecond: [],
         consumerMBPerSecond: [],
         consumerMBPerCpuSecond: [],
+        brokerCores: [],
+        readerCores: [],
         loads: [],
       };
       for (let i = 0; i < repetitions; i++) {
@@ -164,9 +173,11 @@ async function runCell(
         const consumed = await readBacklog(broker, topic, endOffsets, bytes);
         figures.consumerMBPerSecond.push(consumed.mbPerSecond);
         figures.consumerMBPerCpuSecond.push(consumed.mbPerCpuSecond);
+        figures.brokerCores.push(consumed.brokerCores);
+        figures.readerCores.push(consumed.readerCores);
         figures.loads.push(os.loadavg()[0]!);
         console.log(
-          `  #${i + 1}: L_read ${formatFigure(figures.readMBPerSecond[i]!)} MB/s, L_net ${formatFigure(net.value)} MB/s, consumer ${formatFigure(consumed.mbPerSecond)} MB/s (load ${os.loadavg()[0]!.toFixed(1)})`,
+          `  #${i + 1}: L_read ${formatFigure(figures.readMBPerSecond[i]!)} MB/s, L_net ${formatFigure(net.value)} MB/s, consumer ${formatFigure(consumed.mbPerSecond)} MB/s, cores busy: broker ${consumed.brokerCores.toFixed(2)}, reader ${consumed.readerCores.toFixed(2)} (load ${os.loadavg()[0]!.toFixed(1)})`,
         );
       }
       return figures;
@@ -236,7 +247,7 @@ async function readBacklog(
   topic: string,
   endOffsets: readonly number[],
   storedBytes: number,
-): Promise<{ mbPerSecond: number; mbPerCpuSecond: number }> {
+): Promise<{ mbPerSecond: number; mbPerCpuSecond: number; brokerCores: number; readerCores: number }> {
   const consumer = await FetchConsumer.connect({
     host: '127.0.0.1',
     port: broker.port,
@@ -246,10 +257,12 @@ async function readBacklog(
   });
   try {
     const cpuBefore = brokerCpuSeconds(broker);
+    const readerCpuBefore = process.cpuUsage();
     const start = performance.now();
     await consumer.readUntil(endOffsets, readTimeoutMs);
     const seconds = (performance.now() - start) / 1000;
     const cpu = brokerCpuSeconds(broker) - cpuBefore;
+    const readerCpu = process.cpuUsage(readerCpuBefore);
     assert(Object.keys(consumer.errors).length === 0, `fetch errors: ${JSON.stringify(consumer.errors)}`);
     // The consumer got exactly what the segments hold: the two sides of the ratio read the same bytes.
     assert(
@@ -259,6 +272,9 @@ async function readBacklog(
     return {
       mbPerSecond: megabytesPerSecond(consumer.batchBytes, seconds),
       mbPerCpuSecond: cpu > 0 ? consumer.batchBytes / 1e6 / cpu : Number.NaN,
+      // Cores each side kept busy: which of the two bounds the read (a side near 1.0 is saturated).
+      brokerCores: cpu / seconds,
+      readerCores: (readerCpu.user + readerCpu.system) / 1e6 / seconds,
     };
   } finally {
     consumer.close();

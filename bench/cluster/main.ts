@@ -393,7 +393,9 @@ async function produceCells(
         log(
           `  ${cellName(cell)} #${repetition + 1}: ${figures.wireMBPerSecond.toFixed(1)} MB/s wire, ` +
             (result.endToEnd ? `tail ${figures.tailFetchMBPerSecond.toFixed(1)} MB/s, ` : '') +
-            `broker CPU ${figures.brokerCpuSeconds.map((c) => c.toFixed(2)).join('/')} s (load ${figures.loadAverage1m.toFixed(1)})`,
+            `broker CPU ${figures.brokerCpuSeconds.map((c) => c.toFixed(2)).join('/')} s, ` +
+            `of it in the kernel ${figures.brokerSystemCpuSeconds.map((c) => c.toFixed(2)).join('/')} s ` +
+            `(load ${figures.loadAverage1m.toFixed(1)})`,
         );
         await deleteTopic(port, topic);
       }

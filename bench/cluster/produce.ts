@@ -50,6 +50,11 @@ export interface ProduceRepetition {
   recordsPerBatch: number;
   /** CPU seconds of each broker process in the window, by broker (cluster: ids 0-2; single node: one). */
   brokerCpuSeconds: number[];
+  /**
+   * The kernel's part of each broker's CPU: socket copies, page-cache writes and, on virtual machines whose freed
+   * memory goes back to the host, the host's faults on fresh pages (../README.md, "Cold memory").
+   */
+  brokerSystemCpuSeconds: number[];
   /** ZooKeeper's CPU seconds in the window (cluster cells). */
   zooKeeperCpuSeconds?: number;
   /** Wire MB per CPU-second of all the brokers together. */
@@ -115,8 +120,10 @@ async function produceWith(
     const cpu = readProcessCpu(pid);
     return cpu === undefined ? 0 : cpu.userSeconds + cpu.systemSeconds;
   };
+  const systemCpuOf = (pid: number): number => readProcessCpu(pid)?.systemSeconds ?? 0;
   const edges = {
     brokers: [[] as number[], [] as number[]],
+    brokersSystem: [[] as number[], [] as number[]],
     zk: [0, 0],
     fetched: [0, 0],
     generator: process.cpuUsage(),
@@ -142,6 +149,7 @@ async function produceWith(
       tail?.window(edge, performance.now());
       edges.fetched[i] = tail?.batchBytes ?? 0;
       edges.brokers[i] = target.brokerPids.map(cpuOf);
+      edges.brokersSystem[i] = target.brokerPids.map(systemCpuOf);
       if (target.zooKeeperPid !== undefined) edges.zk[i] = cpuOf(target.zooKeeperPid);
       edges.generator = edge === 'start' ? process.cpuUsage() : process.cpuUsage(edges.generator);
     },
@@ -166,6 +174,9 @@ async function produceWith(
     recordsPerSecond: run.records / run.seconds,
     recordsPerBatch: run.recordsPerBatch,
     brokerCpuSeconds,
+    brokerSystemCpuSeconds: target.brokerPids.map(
+      (_, i) => edges.brokersSystem[1]![i]! - edges.brokersSystem[0]![i]!,
+    ),
     zooKeeperCpuSeconds: target.zooKeeperPid === undefined ? undefined : edges.zk[1]! - edges.zk[0]!,
     // CPU time comes in 10 ms ticks; the floor keeps a tiny window from dividing by zero.
     wireMBPerBrokerCpuSecond: run.wireBytes / 1e6 / Math.max(allBrokersCpu, 0.01),
