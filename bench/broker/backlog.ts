@@ -16,7 +16,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { assert } from '../../src/common/assert.js';
-import { positiveInteger } from '../harness/options.js';
+import { parseOverrides, positiveInteger } from '../harness/options.js';
 import { readProcessCpu } from '../harness/process-usage.js';
 import { megabytesPerSecond, ratioOfSummaries } from '../harness/ratio.js';
 import { summarize } from '../harness/repeat.js';
@@ -36,6 +36,7 @@ const usage = `usage: npm run bench -- fetch-backlog [options]
   --partitions LIST  partition counts (default 1,16; --quick 1)
   --repetitions N    alternated L_read / consumer pairs, at least 3 (default 3)
   --quick            a small backlog: about half a minute
+  --broker-override K=V  a broker setting (repeatable), to compare settings in one sitting
   --dir DIR          parent of the broker's data directory, on the disk under test (default .)
   --results-dir DIR  where the result file goes (default bench/results)`;
 
@@ -58,6 +59,7 @@ export async function run(args: string[]): Promise<void> {
       repetitions: { type: 'string', default: '3' },
       quick: { type: 'boolean', default: false },
       dir: { type: 'string', default: '.' },
+      'broker-override': { type: 'string', multiple: true, default: [] },
       'results-dir': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -71,11 +73,12 @@ export async function run(args: string[]): Promise<void> {
     .split(',')
     .map((p) => positiveInteger('--partitions', p));
   const repetitions = positiveInteger('--repetitions', values.repetitions);
+  const overrides = parseOverrides(values['broker-override']);
   assert(repetitions >= 3, '--repetitions: at least 3');
   const writer = new ResultWriter({ bench: 'fetch-backlog', args, dir: values['results-dir'] });
   const rows: string[][] = [];
   for (const partitions of partitionCounts) {
-    const cell = await runCell(partitions, targetBytes, repetitions, values.dir);
+    const cell = await runCell(partitions, targetBytes, repetitions, values.dir, overrides);
     const name = `backlog ${recordBytes} B x ${partitions}`;
     const readLimit = summarize(cell.readMBPerSecond);
     const net = summarize(cell.netMBPerSecond);
@@ -139,9 +142,10 @@ async function runCell(
   targetBytes: number,
   repetitions: number,
   parentDir: string,
+  overrides: Record<string, string>,
 ): Promise<CellFigures> {
   return withTempDir(parentDir, '.brook-bench-', async (dataDir) => {
-    const broker = await startBroker({ dataDir });
+    const broker = await startBroker({ dataDir, overrides });
     try {
       const topic = 'backlog';
       const endOffsets = await fill(broker, topic, partitions, dataDir, targetBytes);

@@ -21,7 +21,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { assert } from '../../src/common/assert.js';
-import { positiveNumber } from '../harness/options.js';
+import { parseOverrides, positiveNumber } from '../harness/options.js';
 import { type RatioSummary, ratioOfSummaries } from '../harness/ratio.js';
 import { repetitionsMin, type Summary, summarize } from '../harness/repeat.js';
 import { ResultWriter } from '../harness/results.js';
@@ -406,16 +406,6 @@ function formatCompared(results: readonly CellResult[], env: Record<string, stri
 }
 
 /** `--broker-override key=value` (or `--compare-env`) settings, in order (a later one wins). */
-function parseOverrides(pairs: readonly string[], flag = '--broker-override'): Record<string, string> {
-  const overrides: Record<string, string> = {};
-  for (const pair of pairs) {
-    const at = pair.indexOf('=');
-    assert(at > 0, `${flag} takes key=value, got '${pair}'`);
-    overrides[pair.slice(0, at)] = pair.slice(at + 1);
-  }
-  return overrides;
-}
-
 function crossProduct(
   values: Record<string, unknown>,
 ): Pick<CellSpec, 'recordBytes' | 'partitions' | 'acks' | 'durability'>[] {

@@ -22,3 +22,14 @@ export function positiveNumber(flag: string, text: string): number {
     throw new RangeError(`${flag} needs a positive number, got '${text}'`);
   return value;
 }
+
+/** `key=value` pairs of a repeatable flag (`--broker-override`), as an object; throws naming the flag on a bad pair. */
+export function parseOverrides(pairs: readonly string[], flag = '--broker-override'): Record<string, string> {
+  const overrides: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new RangeError(`${flag} takes key=value, got '${pair}'`);
+    overrides[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return overrides;
+}
