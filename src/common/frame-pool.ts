@@ -29,6 +29,12 @@ interface Holding {
   refs: number;
 }
 
+/** The idle buffers of one size class, and when the class was last used (acquired from or released to). */
+interface IdleClass {
+  buffers: ArrayBuffer[];
+  touched: number;
+}
+
 export interface FramePoolStats {
   /** Buffers allocated because no idle one of the size class was there. */
   allocated: number;
@@ -36,14 +42,19 @@ export interface FramePoolStats {
   reused: number;
   /** Buffers that became idle again. */
   recycled: number;
-  /** Buffers dropped by forget(), or because the idle list was full. */
+  /**
+   * Buffers dropped by forget(), or because the idle list was full: the released buffer itself, or idle buffers
+   * of the classes used longest ago, evicted to make room for it.
+   */
   dropped: number;
 }
 
 export class FramePool {
   /** Idle buffers by size class (see sizeClass). */
-  private readonly idle = new Map<number, ArrayBuffer[]>();
+  private readonly idle = new Map<number, IdleClass>();
   private idleBytes = 0;
+  /** Counts acquires and releases: the clock of IdleClass.touched. */
+  private clock = 0;
   private readonly holdings = new WeakMap<ArrayBufferLike, Holding>();
   readonly stats: FramePoolStats = { allocated: 0, reused: 0, recycled: 0, dropped: 0 };
 
@@ -87,21 +98,23 @@ export class FramePool {
    * goes back to its own class (release() files a buffer by its byteLength).
    */
   private takeIdle(classBytes: number): ArrayBuffer | undefined {
-    let chosen = classBytes;
-    let list = this.idle.get(classBytes);
-    if (list === undefined || list.length === 0) {
-      list = undefined;
-      for (const [bytes, candidates] of this.idle) {
-        if (candidates.length === 0 || bytes < classBytes || bytes > 2 * classBytes) continue;
-        if (list === undefined || bytes < chosen) {
-          list = candidates;
-          chosen = bytes;
+    let chosen = this.idle.get(classBytes);
+    if (chosen === undefined || chosen.buffers.length === 0) {
+      chosen = undefined;
+      let chosenBytes = 0;
+      for (const [bytes, candidate] of this.idle) {
+        if (candidate.buffers.length === 0 || bytes < classBytes || bytes > 2 * classBytes) continue;
+        if (chosen === undefined || bytes < chosenBytes) {
+          chosen = candidate;
+          chosenBytes = bytes;
         }
       }
-      if (list === undefined) return undefined;
+      if (chosen === undefined) return undefined;
     }
-    this.idleBytes -= chosen;
-    return list.pop();
+    const store = chosen.buffers.pop()!;
+    this.idleBytes -= store.byteLength;
+    chosen.touched = ++this.clock;
+    return store;
   }
 
   /** Takes one more reference to the pooled buffer behind `view`; nothing for other buffers. */
@@ -123,19 +136,42 @@ export class FramePool {
     if (--holding.refs > 0) return;
     this.holdings.delete(store);
     const classBytes = store.byteLength;
+    if (this.idleBytes + classBytes > this.maxIdleBytes) this.evictOtherClasses(classBytes);
     if (this.idleBytes + classBytes > this.maxIdleBytes) {
       this.stats.dropped++;
       return;
     }
     if (this.poison) new Uint8Array(store).fill(POISON);
-    let list = this.idle.get(classBytes);
-    if (list === undefined) {
-      list = [];
-      this.idle.set(classBytes, list);
+    let idle = this.idle.get(classBytes);
+    if (idle === undefined) {
+      idle = { buffers: [], touched: 0 };
+      this.idle.set(classBytes, idle);
     }
-    list.push(store as ArrayBuffer);
+    idle.buffers.push(store as ArrayBuffer);
+    idle.touched = ++this.clock;
     this.idleBytes += classBytes;
     this.stats.recycled++;
+  }
+
+  /**
+   * Makes room for a released buffer of `classBytes` by dropping idle buffers of the other classes, those used
+   * longest ago first. Without it the idle list keeps whatever filled it first: after a produce burst, 16 MiB of
+   * 128 KiB frames that nothing asks for while a consumer catches up, and each of its 1 MiB fetch reads is a fresh
+   * buffer (external memory, which V8 answers with full collections). Buffers of the released one's own class
+   * are not dropped for it: that class is at its share already.
+   */
+  private evictOtherClasses(classBytes: number): void {
+    while (this.idleBytes + classBytes > this.maxIdleBytes) {
+      let oldest: IdleClass | undefined;
+      for (const [bytes, idle] of this.idle) {
+        if (bytes === classBytes || idle.buffers.length === 0) continue;
+        if (oldest === undefined || idle.touched < oldest.touched) oldest = idle;
+      }
+      if (oldest === undefined) return;
+      const evicted = oldest.buffers.pop()!;
+      this.idleBytes -= evicted.byteLength;
+      this.stats.dropped++;
+    }
   }
 
   /** Takes the buffer behind `view` out of the pool for good: it is never reused, whoever still holds it. */

@@ -97,6 +97,33 @@ describe('FramePool', () => {
     assert.equal(off.idleByteCount, 0);
   });
 
+  it('makes room for a released buffer by dropping idle buffers of the classes used longest ago, never its own', () => {
+    const pool = new FramePool(1024 * KiB);
+    // The idle list filled by produce frames of two classes, 128 KiB used before 256 KiB.
+    const small = [pool.acquire(128 * KiB), pool.acquire(128 * KiB)];
+    const medium = [pool.acquire(256 * KiB), pool.acquire(256 * KiB)];
+    for (const f of small) pool.release(f);
+    for (const f of medium) pool.release(f);
+    assert.equal(pool.idleByteCount, 768 * KiB);
+    // A 1 MiB fetch read given back: kept, by dropping first the 128 KiB class (used longest ago), then 256 KiB.
+    const read = pool.acquire(1024 * KiB);
+    pool.release(read);
+    assert.equal(pool.idleByteCount, 1024 * KiB);
+    assert.equal(pool.stats.dropped, 4);
+    assert.equal(pool.acquire(1000 * KiB).buffer, read.buffer, 'the next read reuses it');
+    // Released again with a 128 KiB frame idle and touched after it: the 128 KiB one makes room, not the 1 MiB class.
+    const frame = pool.acquire(128 * KiB);
+    pool.release(frame);
+    const another = pool.acquire(1024 * KiB);
+    pool.release(read);
+    assert.equal(pool.idleByteCount, 1024 * KiB);
+    assert.equal(pool.acquire(128 * KiB).buffer === frame.buffer, false, 'the 128 KiB buffer was dropped');
+    // Its own class at the bound: the released buffer is dropped, nothing idle is.
+    pool.release(another);
+    assert.equal(pool.idleByteCount, 1024 * KiB);
+    assert.equal(pool.acquire(1024 * KiB).buffer, read.buffer);
+  });
+
   it('with poison, idle memory is overwritten so a view used after release reads garbage', () => {
     const pool = new FramePool(1024 * KiB, true);
     const a = pool.acquire(32 * KiB);
