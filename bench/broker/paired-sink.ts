@@ -63,7 +63,7 @@ export async function runPairedSink(
   };
   log(
     `  ${cellName(spec)} L_sink #${repetition + 1}: ${result.mbPerSecond.toFixed(1)} MB/s, ` +
-      `${kernelPercent(result.sinkSystemCpuSeconds, result.sinkCpuSeconds)} of its CPU in the kernel ` +
+      `${Math.round(kernelPercent(result.sinkSystemCpuSeconds, result.sinkCpuSeconds))} % of its CPU in the kernel ` +
       `(load ${result.loadAverage1m.toFixed(1)})`,
   );
   return result;
@@ -103,10 +103,8 @@ export function formatPairedSinks(results: readonly PairedSinkResult[]): string 
       range(brook.repetitions.map((r) => r.wireMBPerSecond)),
       range(sink.map((r) => r.mbPerSecond)),
       range(pairedRatios(result)),
-      range(
-        brook.repetitions.map((r) => (100 * r.brokerSystemCpuSeconds) / Math.max(r.brokerCpuSeconds, 0.01)),
-      ),
-      range(sink.map((r) => (100 * r.sinkSystemCpuSeconds) / Math.max(r.sinkCpuSeconds, 0.01))),
+      range(brook.repetitions.map((r) => kernelPercent(r.brokerSystemCpuSeconds, r.brokerCpuSeconds))),
+      range(sink.map((r) => kernelPercent(r.sinkSystemCpuSeconds, r.sinkCpuSeconds))),
       `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
     ];
   });
@@ -124,6 +122,7 @@ export function formatPairedSinks(results: readonly PairedSinkResult[]): string 
   );
 }
 
-function kernelPercent(systemSeconds: number, cpuSeconds: number): string {
-  return `${Math.round((100 * systemSeconds) / Math.max(cpuSeconds, 0.01))} %`;
+/** The kernel's share of a process's CPU, in percent; CPU time comes in 10 ms ticks, hence the floor. */
+function kernelPercent(systemSeconds: number, cpuSeconds: number): number {
+  return (100 * systemSeconds) / Math.max(cpuSeconds, 0.01);
 }

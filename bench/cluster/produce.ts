@@ -116,14 +116,15 @@ async function produceWith(
   latency: Histogram,
   tail: TailConsumer | undefined,
 ): Promise<ProduceRepetition> {
-  const cpuOf = (pid: number): number => {
+  // One /proc read per process and edge gives both figures, so the kernel's part is of the same instant.
+  const cpuOf = (pid: number): { total: number; system: number } => {
     const cpu = readProcessCpu(pid);
-    return cpu === undefined ? 0 : cpu.userSeconds + cpu.systemSeconds;
+    return cpu === undefined
+      ? { total: 0, system: 0 }
+      : { total: cpu.userSeconds + cpu.systemSeconds, system: cpu.systemSeconds };
   };
-  const systemCpuOf = (pid: number): number => readProcessCpu(pid)?.systemSeconds ?? 0;
   const edges = {
-    brokers: [[] as number[], [] as number[]],
-    brokersSystem: [[] as number[], [] as number[]],
+    brokers: [[] as { total: number; system: number }[], [] as { total: number; system: number }[]],
     zk: [0, 0],
     fetched: [0, 0],
     generator: process.cpuUsage(),
@@ -149,8 +150,7 @@ async function produceWith(
       tail?.window(edge, performance.now());
       edges.fetched[i] = tail?.batchBytes ?? 0;
       edges.brokers[i] = target.brokerPids.map(cpuOf);
-      edges.brokersSystem[i] = target.brokerPids.map(systemCpuOf);
-      if (target.zooKeeperPid !== undefined) edges.zk[i] = cpuOf(target.zooKeeperPid);
+      if (target.zooKeeperPid !== undefined) edges.zk[i] = cpuOf(target.zooKeeperPid).total;
       edges.generator = edge === 'start' ? process.cpuUsage() : process.cpuUsage(edges.generator);
     },
   });
@@ -166,7 +166,9 @@ async function produceWith(
   assert(run.records > 0, `${cellName(cell)}: nothing acknowledged in the window`);
   await tail?.finish(run.endOffsets, run.recordsAcknowledged);
   latency.merge(run.latency);
-  const brokerCpuSeconds = target.brokerPids.map((_, i) => edges.brokers[1]![i]! - edges.brokers[0]![i]!);
+  const brokerCpuSeconds = target.brokerPids.map(
+    (_, i) => edges.brokers[1]![i]!.total - edges.brokers[0]![i]!.total,
+  );
   const allBrokersCpu = brokerCpuSeconds.reduce((a, b) => a + b, 0);
   return {
     wireMBPerSecond: run.wireBytes / 1e6 / run.seconds,
@@ -175,7 +177,7 @@ async function produceWith(
     recordsPerBatch: run.recordsPerBatch,
     brokerCpuSeconds,
     brokerSystemCpuSeconds: target.brokerPids.map(
-      (_, i) => edges.brokersSystem[1]![i]! - edges.brokersSystem[0]![i]!,
+      (_, i) => edges.brokers[1]![i]!.system - edges.brokers[0]![i]!.system,
     ),
     zooKeeperCpuSeconds: target.zooKeeperPid === undefined ? undefined : edges.zk[1]! - edges.zk[0]!,
     // CPU time comes in 10 ms ticks; the floor keeps a tiny window from dividing by zero.
