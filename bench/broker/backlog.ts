@@ -2,10 +2,13 @@
 // L_read, the rate at which a plain Node loop reads the very same segment files from the page cache, in the same
 // run (issue 21's goal: at least 0.7 x L_read). Where L_read is above L_net (loopback TCP between two processes,
 // no protocol), no consumer over TCP can reach it here, so L_net is measured beside it and R_net reported too.
+// A consumer keeps one fetch in flight, so with few partitions each fetch is small (1 MiB per partition) and the
+// catch-up is a chain of round trips: L_rtt (bench/limits/rtt-limit.ts, one request in flight answered from memory
+// with the fetch's size) is measured beside it as well, the most any broker could give this consumer here.
 //
 // Per partition count, on a fresh broker: G1 fills one topic with 1 KiB records (acks=1, 128 KiB batches) until
 // its segment files hold the target, then the repetitions alternate an L_read pass over those files, an L_net
-// repetition and a fresh consumer reading the topic from offset 0 to its end (bench/broker/fetch-consumer.ts: one fetch in flight,
+// and an L_rtt repetition and a fresh consumer reading the topic from offset 0 to its end (bench/broker/fetch-consumer.ts: one fetch in flight,
 // Kafka's consumer defaults for sizes). The files were written moments before, so both read from the page cache;
 // alternating keeps the two under the same load. MB/s count record batch bytes (what the segments hold), the
 // consumer's bytes per second of its whole catch-up; the broker's CPU time over each read gives MB per
@@ -25,9 +28,10 @@ import { formatFigure, formatRange, formatTable } from '../harness/table.js';
 import { withTempDir } from '../harness/temp-dir.js';
 import { netLimit } from '../limits/net-limit.js';
 import { readFilesOnce } from '../limits/read-limit.js';
+import { measureRoundTripsOnce } from '../limits/rtt-limit.js';
 import { type BrokerProcess, startBroker } from './broker-process.js';
 import { checkApiVersions, createTopic, waitForTopic } from './broker-setup.js';
-import { FetchConsumer } from './fetch-consumer.js';
+import { FetchConsumer, fetchResponseBytesMax } from './fetch-consumer.js';
 import { runG1 } from './g1-producer.js';
 import { WireConnection } from './wire-connection.js';
 
@@ -47,7 +51,7 @@ const fillRoundMs = 1000;
 /** fetch.max.wait.ms of the reader; a backlog fetch never waits, so this only matters at the very end. */
 const consumerMaxWaitMs = 100;
 const readTimeoutMs = 15 * 60_000;
-/** One L_net repetition's time bound. */
+/** One L_net (and L_rtt) repetition's time bound. */
 const netLimitMs = 2000;
 
 export async function run(args: string[]): Promise<void> {
@@ -84,6 +88,9 @@ export async function run(args: string[]): Promise<void> {
     const net = summarize(cell.netMBPerSecond);
     const netRatio = ratioOfSummaries(summarize(cell.consumerMBPerSecond), net);
     const consumer = summarize(cell.consumerMBPerSecond);
+    const rtt = summarize(cell.rttMBPerSecond);
+    const rttRatio = ratioOfSummaries(consumer, rtt);
+    const rttPaired = summarize(cell.consumerMBPerSecond.map((c, i) => c / cell.rttMBPerSecond[i]!));
     const perCpu = summarize(cell.consumerMBPerCpuSecond);
     const ratio = ratioOfSummaries(consumer, readLimit);
     const paired = summarize(cell.consumerMBPerSecond.map((c, i) => c / cell.readMBPerSecond[i]!));
@@ -98,6 +105,8 @@ export async function run(args: string[]): Promise<void> {
     writer.write(`${name} R_read`, { ...ratio, paired });
     writer.figure(`${name} L_net`, 'MB/s', net);
     writer.write(`${name} R_net`, { ...netRatio });
+    writer.figure(`${name} L_rtt`, 'MB/s', rtt, { responseBytes: fetchResponseBytesMax(partitions) });
+    writer.write(`${name} R_rtt`, { ...rttRatio, paired: rttPaired });
     rows.push([
       name,
       formatFigure(cell.bytes / 1e6),
@@ -108,6 +117,8 @@ export async function run(args: string[]): Promise<void> {
       formatRange(paired.median, paired.min, paired.max),
       formatRange(net.median, net.min, net.max),
       formatRange(netRatio.median, netRatio.min, netRatio.max),
+      formatRange(rtt.median, rtt.min, rtt.max),
+      formatRange(rttPaired.median, rttPaired.min, rttPaired.max),
     ]);
   }
   const header = [
@@ -120,6 +131,8 @@ export async function run(args: string[]): Promise<void> {
     'paired',
     'L_net MB/s',
     'R_net',
+    'L_rtt MB/s',
+    'R_rtt paired',
   ];
   console.log(`\n${formatTable(header, rows)}\n\nrun ${writer.runId} written to ${writer.path}`);
 }
@@ -130,6 +143,8 @@ interface CellFigures {
   records: number;
   readMBPerSecond: number[];
   netMBPerSecond: number[];
+  /** L_rtt with responses of the consumer's fetch size (its partitions' max.partition.fetch.bytes). */
+  rttMBPerSecond: number[];
   consumerMBPerSecond: number[];
   consumerMBPerCpuSecond: number[];
   brokerCores: number[];
@@ -160,6 +175,7 @@ async function runCell(
         records: endOffsets.reduce((a, b) => a + b, 0),
         readMBPerSecond: [],
         netMBPerSecond: [],
+        rttMBPerSecond: [],
         consumerMBPerSecond: [],
         consumerMBPerCpuSecond: [],
         brokerCores: [],
@@ -174,6 +190,13 @@ async function runCell(
           netLimit.measureOnce({ durationMs: netLimitMs, workDir, log: () => {} }, i),
         );
         figures.netMBPerSecond.push(net.value);
+        const rtt = await withTempDir(parentDir, '.brook-bench-', (workDir) =>
+          measureRoundTripsOnce(
+            { durationMs: netLimitMs, workDir, log: () => {} },
+            fetchResponseBytesMax(partitions),
+          ),
+        );
+        figures.rttMBPerSecond.push(rtt.value);
         const consumed = await readBacklog(broker, topic, endOffsets, bytes);
         figures.consumerMBPerSecond.push(consumed.mbPerSecond);
         figures.consumerMBPerCpuSecond.push(consumed.mbPerCpuSecond);

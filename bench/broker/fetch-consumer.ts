@@ -21,6 +21,11 @@ import { WireConnection } from './wire-connection.js';
 const fetchMaxBytes = 50 * 1024 * 1024;
 const partitionFetchMaxBytes = 1024 * 1024;
 
+/** The most one of this consumer's fetches can bring of `partitions` partitions (record bytes, not framing). */
+export function fetchResponseBytesMax(partitions: number): number {
+  return Math.min(fetchMaxBytes, partitions * partitionFetchMaxBytes);
+}
+
 export interface ConsumerOptions {
   host: string;
   port: number;
