@@ -4,11 +4,13 @@
 // no protocol), no consumer over TCP can reach it here, so L_net is measured beside it and R_net reported too.
 // A consumer keeps one fetch in flight, so with few partitions each fetch is small (1 MiB per partition) and the
 // catch-up is a chain of round trips: L_rtt (bench/limits/rtt-limit.ts, one request in flight answered from memory
-// with the fetch's size) is measured beside it as well, the most any broker could give this consumer here.
+// with the fetch's size) is measured beside it as well, the most any broker could give this consumer here. And
+// where many partitions make the fetches large, the bound is what the two cores can copy: L_serve
+// (bench/limits/serve-limit.ts) streams the same segment files from a bare Node server over loopback, no protocol.
 //
 // Per partition count, on a fresh broker: G1 fills one topic with 1 KiB records (acks=1, 128 KiB batches) until
 // its segment files hold the target, then the repetitions alternate an L_read pass over those files, an L_net
-// and an L_rtt repetition and a fresh consumer reading the topic from offset 0 to its end (bench/broker/fetch-consumer.ts: one fetch in flight,
+// and an L_rtt repetition, an L_serve pass over the files and a fresh consumer reading the topic from offset 0 to its end (bench/broker/fetch-consumer.ts: one fetch in flight,
 // Kafka's consumer defaults for sizes). The files were written moments before, so both read from the page cache;
 // alternating keeps the two under the same load. MB/s count record batch bytes (what the segments hold), the
 // consumer's bytes per second of its whole catch-up; the broker's CPU time over each read gives MB per
@@ -29,6 +31,7 @@ import { withTempDir } from '../harness/temp-dir.js';
 import { netLimit } from '../limits/net-limit.js';
 import { readFilesOnce } from '../limits/read-limit.js';
 import { measureRoundTripsOnce } from '../limits/rtt-limit.js';
+import { serveFilesOnce } from '../limits/serve-limit.js';
 import { type BrokerProcess, startBroker } from './broker-process.js';
 import { checkApiVersions, createTopic, waitForTopic } from './broker-setup.js';
 import { FetchConsumer, fetchResponseBytesMax } from './fetch-consumer.js';
@@ -91,6 +94,9 @@ export async function run(args: string[]): Promise<void> {
     const rtt = summarize(cell.rttMBPerSecond);
     const rttRatio = ratioOfSummaries(consumer, rtt);
     const rttPaired = summarize(cell.consumerMBPerSecond.map((c, i) => c / cell.rttMBPerSecond[i]!));
+    const serve = summarize(cell.serveMBPerSecond);
+    const serveRatio = ratioOfSummaries(consumer, serve);
+    const servePaired = summarize(cell.consumerMBPerSecond.map((c, i) => c / cell.serveMBPerSecond[i]!));
     const perCpu = summarize(cell.consumerMBPerCpuSecond);
     const ratio = ratioOfSummaries(consumer, readLimit);
     const paired = summarize(cell.consumerMBPerSecond.map((c, i) => c / cell.readMBPerSecond[i]!));
@@ -107,6 +113,8 @@ export async function run(args: string[]): Promise<void> {
     writer.write(`${name} R_net`, { ...netRatio });
     writer.figure(`${name} L_rtt`, 'MB/s', rtt, { responseBytes: fetchResponseBytesMax(partitions) });
     writer.write(`${name} R_rtt`, { ...rttRatio, paired: rttPaired });
+    writer.figure(`${name} L_serve`, 'MB/s', serve);
+    writer.write(`${name} R_serve`, { ...serveRatio, paired: servePaired });
     rows.push([
       name,
       formatFigure(cell.bytes / 1e6),
@@ -119,6 +127,8 @@ export async function run(args: string[]): Promise<void> {
       formatRange(netRatio.median, netRatio.min, netRatio.max),
       formatRange(rtt.median, rtt.min, rtt.max),
       formatRange(rttPaired.median, rttPaired.min, rttPaired.max),
+      formatRange(serve.median, serve.min, serve.max),
+      formatRange(servePaired.median, servePaired.min, servePaired.max),
     ]);
   }
   const header = [
@@ -133,6 +143,8 @@ export async function run(args: string[]): Promise<void> {
     'R_net',
     'L_rtt MB/s',
     'R_rtt paired',
+    'L_serve MB/s',
+    'R_serve paired',
   ];
   console.log(`\n${formatTable(header, rows)}\n\nrun ${writer.runId} written to ${writer.path}`);
 }
@@ -145,6 +157,8 @@ interface CellFigures {
   netMBPerSecond: number[];
   /** L_rtt with responses of the consumer's fetch size (its partitions' max.partition.fetch.bytes). */
   rttMBPerSecond: number[];
+  /** L_serve over the very segment files the consumer reads. */
+  serveMBPerSecond: number[];
   consumerMBPerSecond: number[];
   consumerMBPerCpuSecond: number[];
   brokerCores: number[];
@@ -176,6 +190,7 @@ async function runCell(
         readMBPerSecond: [],
         netMBPerSecond: [],
         rttMBPerSecond: [],
+        serveMBPerSecond: [],
         consumerMBPerSecond: [],
         consumerMBPerCpuSecond: [],
         brokerCores: [],
@@ -197,6 +212,9 @@ async function runCell(
           ),
         );
         figures.rttMBPerSecond.push(rtt.value);
+        const served = await serveFilesOnce(files);
+        assert(served.details.bytes === bytes, `L_serve sent ${served.details.bytes} of ${bytes} bytes`);
+        figures.serveMBPerSecond.push(served.value);
         const consumed = await readBacklog(broker, topic, endOffsets, bytes);
         figures.consumerMBPerSecond.push(consumed.mbPerSecond);
         figures.consumerMBPerCpuSecond.push(consumed.mbPerCpuSecond);
@@ -204,7 +222,7 @@ async function runCell(
         figures.readerCores.push(consumed.readerCores);
         figures.loads.push(os.loadavg()[0]!);
         console.log(
-          `  #${i + 1}: L_read ${formatFigure(figures.readMBPerSecond[i]!)} MB/s, L_net ${formatFigure(net.value)} MB/s, consumer ${formatFigure(consumed.mbPerSecond)} MB/s, cores busy: broker ${consumed.brokerCores.toFixed(2)}, reader ${consumed.readerCores.toFixed(2)} (load ${os.loadavg()[0]!.toFixed(1)})`,
+          `  #${i + 1}: L_read ${formatFigure(figures.readMBPerSecond[i]!)} MB/s, L_net ${formatFigure(net.value)} MB/s, L_rtt ${formatFigure(rtt.value)} MB/s, L_serve ${formatFigure(served.value)} MB/s, consumer ${formatFigure(consumed.mbPerSecond)} MB/s, cores busy: broker ${consumed.brokerCores.toFixed(2)}, reader ${consumed.readerCores.toFixed(2)} (load ${os.loadavg()[0]!.toFixed(1)})`,
         );
       }
       return figures;

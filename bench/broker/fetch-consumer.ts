@@ -58,7 +58,9 @@ export class FetchConsumer {
   }
 
   static async connect(options: ConsumerOptions): Promise<FetchConsumer> {
-    return new FetchConsumer(await WireConnection.connect(options.host, options.port), options);
+    // Nothing of a response is kept past its walk: frames may be the connection's reused buffers.
+    const connection = await WireConnection.connect(options.host, options.port, { transientFrames: true });
+    return new FetchConsumer(connection, options);
   }
 
   /** Fetches in a loop until stop(); failures end the loop and are thrown by stop(). */

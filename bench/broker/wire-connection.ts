@@ -1,7 +1,7 @@
 // One Kafka connection for the broker benchmarks: pipelined requests, responses matched to them in order. It is
 // a load generator's connection, not a client: the caller decides how many requests are in flight, bodies are
 // passed as pre-encoded buffers (written by reference, never copied), and a response frame is handed to the
-// callback that sent its request, still encoded. Setup requests (ApiVersions, Metadata, CreateTopics) go
+// callback that sent its request, still encoded (a view valid only during the callback with `transientFrames`). Setup requests (ApiVersions, Metadata, CreateTopics) go
 // through `call`, which encodes and decodes with the protocol codecs.
 //
 // Lifecycle: `connect` opens it; `close` ends it and fails every request still waiting. A response whose
@@ -12,6 +12,7 @@ import { assert } from '../../src/common/assert.js';
 import { decodeResponseHeader, requestHeaderVersion } from '../../src/protocol/headers.js';
 import { Reader, Writer } from '../../src/protocol/primitives/index.js';
 import { getApi } from '../../src/protocol/registry.js';
+import { FrameAssembler } from './frame-assembler.js';
 
 /** Largest response frame accepted (a fetch answer is bounded by the fetch's maxBytes, 50 MiB by default). */
 const responseFrameBytesMax = 64 * 1024 * 1024;
@@ -21,6 +22,19 @@ const clientId = 'brook-bench';
 
 /** Called with the whole response frame (header included) and a reader placed after the response header. */
 export type ResponseHandler = (reader: Reader, frame: Buffer) => void;
+
+export interface ConnectOptions {
+  /**
+   * Frames handed to response handlers are views of buffers the connection reuses, valid only during the call
+   * (the backlog and tail readers, which walk a fetch response's batches and keep nothing of it); reads then land
+   * in one reused buffer too, so receiving allocates nothing per read or frame. Off by default: handlers get
+   * frames of their own.
+   */
+  transientFrames?: boolean;
+}
+
+/** The reused read buffer of a connection with transient frames (Node's own reads take 64 KiB). */
+const readBufferBytes = 256 * 1024;
 
 interface Pending {
   correlationId: number;
@@ -33,22 +47,45 @@ export class WireConnection {
   /** Requests sent and not yet answered, oldest first (Kafka answers in order on a connection). */
   private readonly pending: Pending[] = [];
   private nextCorrelationId = 1;
-  /** Received bytes not yet framed, oldest first, and their total. */
-  private chunks: Buffer[] = [];
-  private chunkBytes = 0;
+  /** Cuts response frames out of what arrives. */
+  private readonly frames: FrameAssembler;
   private failure: Error | null = null;
   private readonly failureListeners: ((error: Error) => void)[] = [];
   bytesSent = 0;
   bytesReceived = 0;
 
-  private constructor(private readonly socket: net.Socket) {
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+  private constructor(
+    private readonly socket: net.Socket,
+    /** Frames handed to handlers are views valid only during the call (see ConnectOptions). */
+    private readonly transientFrames: boolean,
+  ) {
+    this.frames = new FrameAssembler(responseFrameBytesMax, (frame) => this.deliver(frame));
+    if (!transientFrames) socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (error) => this.fail(error));
     socket.on('close', () => this.fail(new Error('connection closed')));
   }
 
-  static async connect(host: string, port: number): Promise<WireConnection> {
-    const socket = net.connect({ host, port, noDelay: true });
+  static async connect(host: string, port: number, options: ConnectOptions = {}): Promise<WireConnection> {
+    const transientFrames = options.transientFrames === true;
+    let connection: WireConnection | undefined;
+    const readBuffer = Buffer.allocUnsafe(readBufferBytes);
+    const socket = net.connect({
+      host,
+      port,
+      noDelay: true,
+      // Reads land in one reused buffer; the assembler copies out what it keeps before the next read.
+      ...(transientFrames
+        ? {
+            onread: {
+              buffer: readBuffer,
+              callback: (bytes: number, buffer: Uint8Array) => {
+                connection?.onData(Buffer.from(buffer.buffer, buffer.byteOffset, bytes));
+                return true;
+              },
+            },
+          }
+        : {}),
+    });
     const timer = setTimeout(
       () => socket.destroy(new Error(`connect to ${host}:${port} timed out`)),
       setupTimeoutMs,
@@ -58,7 +95,8 @@ export class WireConnection {
     } finally {
       clearTimeout(timer);
     }
-    return new WireConnection(socket);
+    connection = new WireConnection(socket, transientFrames);
+    return connection;
   }
 
   get inFlight(): number {
@@ -134,41 +172,17 @@ export class WireConnection {
 
   private onData(chunk: Buffer): void {
     this.bytesReceived += chunk.length;
-    this.chunks.push(chunk);
-    this.chunkBytes += chunk.length;
     try {
-      this.drainFrames();
+      this.frames.push(chunk);
     } catch (error) {
       this.fail(error as Error);
       this.socket.destroy();
     }
   }
 
-  /** Cuts every complete frame out of the received chunks, concatenating only when a frame spans chunks. */
-  private drainFrames(): void {
-    while (this.chunkBytes >= 4) {
-      let first = this.chunks[0]!;
-      if (first.length < 4) first = this.flatten();
-      const size = first.readInt32BE(0);
-      assert(size >= 4 && size <= responseFrameBytesMax, `response frame of ${size} bytes`);
-      if (this.chunkBytes < 4 + size) return;
-      if (first.length < 4 + size) first = this.flatten();
-      const frame = first.subarray(4, 4 + size);
-      const rest = first.subarray(4 + size);
-      if (rest.length > 0) this.chunks[0] = rest;
-      else this.chunks.shift();
-      this.chunkBytes -= 4 + size;
-      this.deliver(frame);
-    }
-  }
-
-  private flatten(): Buffer {
-    const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.chunkBytes);
-    this.chunks = [all];
-    return all;
-  }
-
-  private deliver(frame: Buffer): void {
+  private deliver(assembled: Buffer): void {
+    // The assembler's frames are overwritten by the next one: a handler that may keep one gets a copy.
+    const frame = this.transientFrames ? assembled : Buffer.from(assembled);
     const request = this.pending.shift();
     assert(request !== undefined, 'a response arrived with no request waiting');
     const correlationId = frame.readInt32BE(0);

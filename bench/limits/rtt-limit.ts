@@ -23,8 +23,13 @@ const responderModule = fileURLToPath(new URL('./rtt-responder.js', import.meta.
 
 /** Kafka's max.partition.fetch.bytes default: the response size of L_rtt in the limits table. */
 export const RTT_DEFAULT_RESPONSE_BYTES = 1024 * 1024;
-/** The longest uncounted warm-up before a repetition's clock starts (a tenth of its time bound if shorter). */
-const warmupMsMax = 250;
+/**
+ * The longest uncounted warm-up before a repetition's clock starts (half its time bound if shorter). A second,
+ * because on these virtual machines memory freed for a few seconds goes back to the host, and the first second of
+ * round trips after another benchmark's phase runs at a fifth of the rate the next seconds reach (the kernel's
+ * socket buffers faulting in; bench/README.md "Cold memory").
+ */
+const warmupMsMax = 1000;
 
 /** One repetition: round trips with `responseBytes` answers until the context's time bound. */
 export async function measureRoundTripsOnce(
@@ -75,8 +80,8 @@ export async function measureRoundTripsOnce(
       connection!.write(request);
       await answer;
     };
-    // Uncounted: the responder makes its answer buffer on the first request, and both ends' code warms up.
-    const warmupEnd = performance.now() + Math.min(warmupMsMax, context.durationMs / 10);
+    // Uncounted: the responder makes its answer buffer on the first request; code and memory warm up.
+    const warmupEnd = performance.now() + Math.min(warmupMsMax, context.durationMs / 2);
     while (performance.now() < warmupEnd && failed === null) await roundTrip();
     const cpuBefore = process.cpuUsage();
     const start = performance.now();

@@ -1,5 +1,5 @@
 // The backlog benchmark end to end on a small backlog: a real broker filled by G1, L_read over its segment files,
-// L_net, L_rtt and a consumer alternated, and the result file holding each figure and both ratios. The benchmark itself
+// L_net, L_rtt, L_serve and a consumer alternated, and the result file holding each figure and both ratios. The benchmark itself
 // asserts that the consumer read exactly the bytes the segment files hold.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 const main = fileURLToPath(new URL('../../bench/main.js', import.meta.url));
 
 describe('fetch-backlog benchmark', { timeout: 180_000 }, () => {
-  it('fills a topic, reads it back against L_read, L_net and L_rtt, and records the ratios', () => {
+  it('fills a topic, reads it back against L_read, L_net, L_rtt and L_serve, and records the ratios', () => {
     const dir = mkdtempSync(join(tmpdir(), 'brook-backlog-test-'));
     try {
       const result = spawnSync(
@@ -28,7 +28,17 @@ describe('fetch-backlog benchmark', { timeout: 180_000 }, () => {
         .split('\n')
         .map((l) => JSON.parse(l) as { name: string; median?: number; values?: number[] });
       const byName = new Map(lines.map((l) => [l.name, l]));
-      for (const suffix of ['L_read', 'consumer', 'L_net', 'R_read', 'R_net', 'L_rtt', 'R_rtt']) {
+      for (const suffix of [
+        'L_read',
+        'consumer',
+        'L_net',
+        'R_read',
+        'R_net',
+        'L_rtt',
+        'R_rtt',
+        'L_serve',
+        'R_serve',
+      ]) {
         const line = byName.get(`backlog 1024 B x 2 ${suffix}`);
         assert.ok(line, `a ${suffix} line among ${[...byName.keys()].join(', ')}`);
         assert.ok((line.median ?? 0) > 0, `${suffix} is positive`);
