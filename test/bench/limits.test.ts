@@ -11,6 +11,7 @@ import { measureLimits } from '../../bench/limits/measure-limits.js';
 import { longestMountPrefix } from '../../bench/limits/mount-info.js';
 import { readFilesOnce } from '../../bench/limits/read-limit.js';
 import { type LimitDefinition, limitDefinitions } from '../../bench/limits/registry.js';
+import { serveFilesOnce } from '../../bench/limits/serve-limit.js';
 
 describe('limits', () => {
   it('measures positive L_net, L_sink, L_tls, L_relay, L_read, L_disk_sync and L_disk_async three times each and removes its files', async () => {
@@ -89,8 +90,24 @@ describe('limits', () => {
   it('has one registry entry per protocol limit measured so far, each with a unit', () => {
     assert.deepEqual(
       limitDefinitions.map((d) => d.name),
-      ['L_net', 'L_sink', 'L_tls', 'L_relay', 'L_null', 'L_read', 'L_disk_sync', 'L_disk_async'],
+      ['L_net', 'L_rtt', 'L_sink', 'L_tls', 'L_relay', 'L_null', 'L_read', 'L_disk_sync', 'L_disk_async'],
     );
+  });
+
+  it('L_serve streams every byte of several files, an empty one among them, over loopback', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'brook-serve-limit-test-'));
+    try {
+      const paths = [0, 1, 2].map((i) => join(dir, `f${i}`));
+      writeFileSync(paths[0]!, Buffer.alloc(3 * 1024 * 1024 + 7, 1));
+      writeFileSync(paths[1]!, Buffer.alloc(0));
+      writeFileSync(paths[2]!, Buffer.alloc(1024, 2));
+      const sample = await serveFilesOnce(paths);
+      assert.equal(sample.details.bytes, 3 * 1024 * 1024 + 7 + 1024);
+      assert.ok(sample.value > 0);
+      await assert.rejects(serveFilesOnce([join(dir, 'missing')]), /ENOENT/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads every byte of several files once, in chunks smaller and larger than a file', async () => {
