@@ -68,8 +68,7 @@ export class WireConnection {
   static async connect(host: string, port: number, options: ConnectOptions = {}): Promise<WireConnection> {
     const transientFrames = options.transientFrames === true;
     let connection: WireConnection | undefined;
-    const readBuffer = Buffer.allocUnsafe(readBufferBytes);
-    const socket = net.connect({
+    const socket: net.Socket = net.connect({
       host,
       port,
       noDelay: true,
@@ -77,9 +76,11 @@ export class WireConnection {
       ...(transientFrames
         ? {
             onread: {
-              buffer: readBuffer,
+              buffer: Buffer.allocUnsafe(readBufferBytes),
               callback: (bytes: number, buffer: Uint8Array) => {
-                connection?.onData(Buffer.from(buffer.buffer, buffer.byteOffset, bytes));
+                // A broker speaks only when asked: bytes before the connection exists are a broken peer.
+                if (connection === undefined) socket.destroy(new Error('bytes arrived before any request'));
+                else connection.onData(Buffer.from(buffer.buffer, buffer.byteOffset, bytes));
                 return true;
               },
             },
