@@ -10,11 +10,11 @@
 //
 // Per partition count, on a fresh broker: G1 fills one topic with 1 KiB records (acks=1, 128 KiB batches) until
 // its segment files hold the target, then the repetitions alternate an L_read pass over those files, an L_net
-// and an L_rtt repetition, an L_serve pass over the files and a fresh consumer reading the topic from offset 0 to its end (bench/broker/fetch-consumer.ts: one fetch in flight,
-// Kafka's consumer defaults for sizes). The files were written moments before, so both read from the page cache;
-// alternating keeps the two under the same load. MB/s count record batch bytes (what the segments hold), the
-// consumer's bytes per second of its whole catch-up; the broker's CPU time over each read gives MB per
-// CPU-second.
+// and an L_rtt repetition, an L_serve pass over the files and a fresh consumer reading the topic from offset 0 to
+// its end (bench/broker/fetch-consumer.ts: one fetch in flight, Kafka's consumer defaults for sizes). The files
+// were written moments before, so all read from the page cache; alternating keeps them under the same load. MB/s
+// count record batch bytes (what the segments hold), the consumer's bytes per second of its whole catch-up; the
+// broker's CPU time over each read gives MB per CPU-second.
 
 import { readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -87,20 +87,13 @@ export async function run(args: string[]): Promise<void> {
   for (const partitions of partitionCounts) {
     const cell = await runCell(partitions, targetBytes, repetitions, values.dir, overrides);
     const name = `backlog ${recordBytes} B x ${partitions}`;
-    const readLimit = summarize(cell.readMBPerSecond);
-    const net = summarize(cell.netMBPerSecond);
-    const netRatio = ratioOfSummaries(summarize(cell.consumerMBPerSecond), net);
     const consumer = summarize(cell.consumerMBPerSecond);
-    const rtt = summarize(cell.rttMBPerSecond);
-    const rttRatio = ratioOfSummaries(consumer, rtt);
-    const rttPaired = summarize(cell.consumerMBPerSecond.map((c, i) => c / cell.rttMBPerSecond[i]!));
-    const serve = summarize(cell.serveMBPerSecond);
-    const serveRatio = ratioOfSummaries(consumer, serve);
-    const servePaired = summarize(cell.consumerMBPerSecond.map((c, i) => c / cell.serveMBPerSecond[i]!));
     const perCpu = summarize(cell.consumerMBPerCpuSecond);
-    const ratio = ratioOfSummaries(consumer, readLimit);
-    const paired = summarize(cell.consumerMBPerSecond.map((c, i) => c / cell.readMBPerSecond[i]!));
-    writer.figure(`${name} L_read`, 'MB/s', readLimit, { bytes: cell.bytes, files: cell.files });
+    const read = againstLimit(cell.consumerMBPerSecond, cell.readMBPerSecond);
+    const net = againstLimit(cell.consumerMBPerSecond, cell.netMBPerSecond);
+    const rtt = againstLimit(cell.consumerMBPerSecond, cell.rttMBPerSecond);
+    const serve = againstLimit(cell.consumerMBPerSecond, cell.serveMBPerSecond);
+    writer.figure(`${name} L_read`, 'MB/s', read.limit, { bytes: cell.bytes, files: cell.files });
     writer.figure(`${name} consumer`, 'MB/s', consumer, {
       records: cell.records,
       loads: cell.loads,
@@ -108,27 +101,27 @@ export async function run(args: string[]): Promise<void> {
       readerCores: cell.readerCores,
     });
     writer.figure(`${name} consumer per broker CPU-second`, 'MB', perCpu);
-    writer.write(`${name} R_read`, { ...ratio, paired });
-    writer.figure(`${name} L_net`, 'MB/s', net);
-    writer.write(`${name} R_net`, { ...netRatio });
-    writer.figure(`${name} L_rtt`, 'MB/s', rtt, { responseBytes: fetchResponseBytesMax(partitions) });
-    writer.write(`${name} R_rtt`, { ...rttRatio, paired: rttPaired });
-    writer.figure(`${name} L_serve`, 'MB/s', serve);
-    writer.write(`${name} R_serve`, { ...serveRatio, paired: servePaired });
+    writer.write(`${name} R_read`, { ...read.ratio, paired: read.paired });
+    writer.figure(`${name} L_net`, 'MB/s', net.limit);
+    writer.write(`${name} R_net`, { ...net.ratio });
+    writer.figure(`${name} L_rtt`, 'MB/s', rtt.limit, { responseBytes: fetchResponseBytesMax(partitions) });
+    writer.write(`${name} R_rtt`, { ...rtt.ratio, paired: rtt.paired });
+    writer.figure(`${name} L_serve`, 'MB/s', serve.limit);
+    writer.write(`${name} R_serve`, { ...serve.ratio, paired: serve.paired });
     rows.push([
       name,
       formatFigure(cell.bytes / 1e6),
-      formatRange(readLimit.median, readLimit.min, readLimit.max),
-      formatRange(consumer.median, consumer.min, consumer.max),
-      formatRange(perCpu.median, perCpu.min, perCpu.max),
-      formatRange(ratio.median, ratio.min, ratio.max),
-      formatRange(paired.median, paired.min, paired.max),
-      formatRange(net.median, net.min, net.max),
-      formatRange(netRatio.median, netRatio.min, netRatio.max),
-      formatRange(rtt.median, rtt.min, rtt.max),
-      formatRange(rttPaired.median, rttPaired.min, rttPaired.max),
-      formatRange(serve.median, serve.min, serve.max),
-      formatRange(servePaired.median, servePaired.min, servePaired.max),
+      range(read.limit),
+      range(consumer),
+      range(perCpu),
+      range(read.ratio),
+      range(read.paired),
+      range(net.limit),
+      range(net.ratio),
+      range(rtt.limit),
+      range(rtt.paired),
+      range(serve.limit),
+      range(serve.paired),
     ]);
   }
   const header = [
@@ -147,6 +140,23 @@ export async function run(args: string[]): Promise<void> {
     'R_serve paired',
   ];
   console.log(`\n${formatTable(header, rows)}\n\nrun ${writer.runId} written to ${writer.path}`);
+}
+
+/**
+ * One limit of a cell and the consumer read against it: the limit's summary, the ratio of the two summaries, and
+ * the ratios of the repetitions, paired (each consumer read over the limit measured just before it).
+ */
+function againstLimit(consumer: readonly number[], limit: readonly number[]) {
+  const summary = summarize(limit);
+  return {
+    limit: summary,
+    ratio: ratioOfSummaries(summarize(consumer), summary),
+    paired: summarize(consumer.map((c, i) => c / limit[i]!)),
+  };
+}
+
+function range(s: { median: number; min: number; max: number }): string {
+  return formatRange(s.median, s.min, s.max);
 }
 
 interface CellFigures {
