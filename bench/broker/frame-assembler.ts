@@ -19,7 +19,8 @@ export class FrameAssembler {
 
   constructor(
     private readonly frameBytesMax: number,
-    private readonly onFrame: (frame: Buffer) => void,
+    /** `gathered`: the frame lies in the assembler's reused buffer (else it is a view of the chunk pushed). */
+    private readonly onFrame: (frame: Buffer, gathered: boolean) => void,
   ) {}
 
   /** Takes one chunk; calls onFrame for each frame it completes. The chunk is not kept. */
@@ -45,7 +46,7 @@ export class FrameAssembler {
           // Whole in this chunk: no copy.
           const size = this.need;
           this.need = -1;
-          this.onFrame(chunk.subarray(at, at + size));
+          this.onFrame(chunk.subarray(at, at + size), false);
           at += size;
           continue;
         }
@@ -58,7 +59,7 @@ export class FrameAssembler {
       if (this.have === this.need) {
         const size = this.need;
         this.need = -1;
-        this.onFrame(this.frame.subarray(0, size));
+        this.onFrame(this.frame.subarray(0, size), true);
       }
     }
   }

@@ -1,8 +1,9 @@
 // One Kafka connection for the broker benchmarks: pipelined requests, responses matched to them in order. It is
 // a load generator's connection, not a client: the caller decides how many requests are in flight, bodies are
 // passed as pre-encoded buffers (written by reference, never copied), and a response frame is handed to the
-// callback that sent its request, still encoded (a view valid only during the callback with `transientFrames`). Setup requests (ApiVersions, Metadata, CreateTopics) go
-// through `call`, which encodes and decodes with the protocol codecs.
+// callback that sent its request, still encoded (a view valid only during the callback with `transientFrames`).
+// Setup requests (ApiVersions, Metadata, CreateTopics) go through `call`, which encodes and decodes with the
+// protocol codecs.
 //
 // Lifecycle: `connect` opens it; `close` ends it and fails every request still waiting. A response whose
 // correlation id is not the oldest pending one means the peer broke ordering: the connection fails.
@@ -57,9 +58,12 @@ export class WireConnection {
   private constructor(
     private readonly socket: net.Socket,
     /** Frames handed to handlers are views valid only during the call (see ConnectOptions). */
-    private readonly transientFrames: boolean,
+    transientFrames: boolean,
   ) {
-    this.frames = new FrameAssembler(responseFrameBytesMax, (frame) => this.deliver(frame));
+    this.frames = new FrameAssembler(responseFrameBytesMax, (frame, gathered) =>
+      // Node's 'data' chunks are fresh buffers a handler may keep; the assembler's own buffer is reused.
+      this.deliver(gathered && !transientFrames ? Buffer.from(frame) : frame),
+    );
     if (!transientFrames) socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (error) => this.fail(error));
     socket.on('close', () => this.fail(new Error('connection closed')));
@@ -181,9 +185,7 @@ export class WireConnection {
     }
   }
 
-  private deliver(assembled: Buffer): void {
-    // The assembler's frames are overwritten by the next one: a handler that may keep one gets a copy.
-    const frame = this.transientFrames ? assembled : Buffer.from(assembled);
+  private deliver(frame: Buffer): void {
     const request = this.pending.shift();
     assert(request !== undefined, 'a response arrived with no request waiting');
     const correlationId = frame.readInt32BE(0);

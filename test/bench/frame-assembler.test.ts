@@ -34,7 +34,11 @@ describe('FrameAssembler', () => {
 
   it('hands a frame inside one chunk over as a view, and reuses one buffer for frames across chunks', () => {
     const views: Buffer[] = [];
-    const assembler = new FrameAssembler(1024, (frame) => views.push(frame));
+    const gathered: boolean[] = [];
+    const assembler = new FrameAssembler(1024, (frame, inOwnBuffer) => {
+      views.push(frame);
+      gathered.push(inOwnBuffer);
+    });
     const whole = framed([Buffer.from('inside')]);
     assembler.push(whole);
     assert.equal(views[0]!.buffer, whole.buffer, 'a view of the chunk');
@@ -45,6 +49,7 @@ describe('FrameAssembler', () => {
     assert.equal(views.length, 3);
     assert.equal(views[1]!.buffer, views[2]!.buffer, 'one reused buffer');
     assert.deepEqual(views[2], Buffer.alloc(50, 2));
+    assert.deepEqual(gathered, [false, true, true], 'only frames across chunks are gathered');
   });
 
   it('refuses a frame larger than its bound, and a negative size', () => {
