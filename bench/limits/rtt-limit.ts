@@ -16,13 +16,12 @@ import { assert } from '../../src/common/assert.js';
 import { type ProcessWatch, watchProcess } from '../harness/process-usage.js';
 import { megabytesPerSecond } from '../harness/ratio.js';
 import { megabytesPerCpuSecondRange, nextMessage, stopHelper } from './loopback.js';
+import { readChunkBytes } from './read-limit.js';
 import type { LimitContext, LimitDefinition, LimitSample } from './registry.js';
 import { RTT_REQUEST_BYTES, RTT_RESPONSE_BYTES_MAX, type RttMessage } from './rtt-frames.js';
 
 const responderModule = fileURLToPath(new URL('./rtt-responder.js', import.meta.url));
 
-/** Kafka's max.partition.fetch.bytes default: the response size of L_rtt in the limits table. */
-export const RTT_DEFAULT_RESPONSE_BYTES = 1024 * 1024;
 /**
  * The longest uncounted warm-up before a repetition's clock starts (half its time bound if shorter). A second,
  * because on these virtual machines memory freed for a few seconds goes back to the host, and the first second of
@@ -119,7 +118,8 @@ export const rttLimit: LimitDefinition = {
   unit: 'MB/s',
   description:
     'TCP over loopback, one request in flight, each answered with 1 MiB from memory, two processes',
-  measureOnce: (context) => measureRoundTripsOnce(context, RTT_DEFAULT_RESPONSE_BYTES),
+  // In the limits table, answers of max.partition.fetch.bytes's default: a one-partition fetch.
+  measureOnce: (context) => measureRoundTripsOnce(context, readChunkBytes),
   note(details) {
     const rates = details.map((d) => Number(d.roundTripsPerSecond)).sort((a, b) => a - b);
     const median = rates[Math.floor(rates.length / 2)] ?? 0;

@@ -6,18 +6,17 @@
 // exits when its parent disconnects.
 import { open } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
+import { readChunkBytes } from './read-limit.js';
 
 export type ServeMessage = { type: 'listening'; port: number } | { type: 'failed'; message: string };
 
-/** max.partition.fetch.bytes's default, as L_read reads. */
-const chunkBytes = 1024 * 1024;
 /** Buffers in rotation: reads may run this far ahead of what the socket has taken. */
 const buffersInRotation = 4;
 
 const paths = process.argv.slice(2);
 
 async function serve(socket: Socket): Promise<void> {
-  const idle: Buffer[] = Array.from({ length: buffersInRotation }, () => Buffer.allocUnsafe(chunkBytes));
+  const idle: Buffer[] = Array.from({ length: buffersInRotation }, () => Buffer.allocUnsafe(readChunkBytes));
   let waiting: (() => void) | null = null;
   const giveBack = (buffer: Buffer): void => {
     idle.push(buffer);
@@ -32,7 +31,7 @@ async function serve(socket: Socket): Promise<void> {
       for (;;) {
         while (idle.length === 0) await new Promise<void>((resolve) => (waiting = resolve));
         const buffer = idle.pop()!;
-        const { bytesRead } = await handle.read(buffer, 0, chunkBytes, position);
+        const { bytesRead } = await handle.read(buffer, 0, readChunkBytes, position);
         if (bytesRead === 0) {
           idle.push(buffer);
           break;
