@@ -98,6 +98,10 @@ export interface ProduceRepetition {
   fetchErrors: Record<string, number>;
   brokerRssBytesAfter: number;
   loadAverage1m: number;
+  /** This repetition's produce latency p99 (intended send to acknowledgement), so runs can be paired. */
+  produceP99Ms: number;
+  /** This repetition's end-to-end p99 (intended send to the tail consumer's receipt); -1 without one. */
+  endToEndP99Ms: number;
 }
 
 export interface CellResult {
@@ -156,9 +160,15 @@ async function repetitionOn(
   options.log(
     `  ${cellName(spec)}${cell.label} #${repetition + 1}: ${Math.round(run.figures.recordsPerSecond)} records/s, ` +
       `${run.figures.wireMBPerSecond.toFixed(1)} MB/s wire, tail ${run.figures.tailFetchMBPerSecond.toFixed(1)} MB/s, ` +
-      `${run.figures.wireMBPerBrokerCpuSecond.toFixed(0)} MB per CPU-second (load ${run.figures.loadAverage1m.toFixed(1)})`,
+      `${run.figures.wireMBPerBrokerCpuSecond.toFixed(0)} MB per CPU-second, produce/e2e p99 ` +
+      `${p99Text(run.figures.produceP99Ms)}/${p99Text(run.figures.endToEndP99Ms)} ms (load ${run.figures.loadAverage1m.toFixed(1)})`,
   );
   return { topic, endOffsets: run.endOffsets };
+}
+
+/** A repetition's p99 in ms, or '-' when it has none (-1: no tail consumer). */
+function p99Text(ms: number): string {
+  return ms < 0 ? '-' : ms.toFixed(2);
 }
 
 export async function runCell(spec: CellSpec, options: CellOptions): Promise<CellResult> {
@@ -256,13 +266,15 @@ async function produceOnce(
   cell: CellResult,
 ): Promise<{ figures: ProduceRepetition; endOffsets: number[] }> {
   const { port, pid } = broker;
+  // Per repetition, merged into the cell's after it: repetitions of two servers alternated can then be paired.
+  const endToEnd = new Histogram('us');
   const consumer = options.tail
     ? await TailConsumer.connect({
         host: '127.0.0.1',
         port,
         topic,
         partitions: spec.partitions,
-        latency: cell.endToEndLatency,
+        latency: endToEnd,
         endToEnd: spec.connections === 1,
       })
     : undefined;
@@ -300,6 +312,7 @@ async function produceOnce(
     const brokerLoop = await broker.readLoopProbe();
     await consumer?.finish(run.endOffsets, run.recordsAcknowledged);
     cell.produceLatency.merge(run.latency);
+    cell.endToEndLatency.merge(endToEnd);
     const seconds = run.seconds;
     const figures: ProduceRepetition = {
       recordsPerSecond: run.records / seconds,
@@ -325,6 +338,8 @@ async function produceOnce(
       fetchErrors: consumer?.errors ?? {},
       brokerRssBytesAfter: readProcessMemory(pid)?.rssBytes ?? 0,
       loadAverage1m: os.loadavg()[0]!,
+      produceP99Ms: run.latency.count > 0 ? run.latency.summary().p99 / 1000 : -1,
+      endToEndP99Ms: endToEnd.count > 0 ? endToEnd.summary().p99 / 1000 : -1,
     };
     return { figures, endOffsets: run.endOffsets };
   } finally {
