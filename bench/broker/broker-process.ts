@@ -13,6 +13,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags.js';
 import type { LoopProbeReport } from './loop-probe.js';
 
 /** The checkout's root, from this module's place (dist*\/bench/broker/broker-process.js). */
@@ -72,7 +73,7 @@ export async function startBroker(options: BrokerOptions): Promise<BrokerProcess
   if (options.gcProfileDir !== undefined) {
     args.push('--trace-gc', '--trace-incremental-marking', '--import', gcProbeModule);
   }
-  args.push('--input-type=module', '-e', cliScript, 'server');
+  args.push(...SERVER_NODE_FLAGS, '--input-type=module', '-e', cliScript, 'server');
   for (const [key, value] of Object.entries(overrides)) args.push('--override', `${key}=${String(value)}`);
   const env = {
     ...process.env,

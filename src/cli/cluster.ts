@@ -30,6 +30,7 @@ import { Admin } from '../client/admin.js';
 import { startLocalZooKeeper, stopLocalZooKeeper } from '../controller/store/local-zookeeper.js';
 import { writeDevCertificates } from '../security/dev-certs.js';
 import { goneBrokerNote, readStoredBrokerState, selfHealingTimeout } from './self-healing-report.js';
+import { SERVER_NODE_FLAGS } from './server-node-flags.js';
 
 const USAGE = `usage: brook cluster up [--brokers N] [--base-port P] [--zookeeper-port Z] [--dir D] [--racks R1,R2,...]
                        [--secure] [--override key=value ...]
@@ -243,7 +244,7 @@ async function up(o: Options): Promise<number> {
       ...rackOverrides(o.racks, id),
       ...Object.fromEntries(o.overrides),
     };
-    const args = [BIN, 'server'];
+    const args = [...SERVER_NODE_FLAGS, BIN, 'server'];
     if (securedConfig !== null) args.push('--config', securedConfig);
     for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`);
     const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', fd, fd] });

@@ -6,6 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after } from 'node:test';
+import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags.js';
 import type { StartOptions } from '../helpers/broker-process.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../../..');
@@ -56,7 +57,7 @@ export function readIfPresent(path: string): Buffer {
 export function serverExit(
   options: StartOptions & { overrides: Record<string, string> },
 ): Promise<{ code: number | null; stderr: string }> {
-  const args = [join(REPO_ROOT, 'bin/brook'), 'server'];
+  const args = [...SERVER_NODE_FLAGS, join(REPO_ROOT, 'bin/brook'), 'server'];
   const overrides = {
     'broker.id': '0',
     listeners: 'PLAINTEXT://127.0.0.1:0',

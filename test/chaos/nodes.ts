@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, type WriteStream, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
+import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags.js';
 import { ZOOKEEPER_CLASSPATH } from '../../src/controller/store/local-zookeeper.js';
 import type { NetNode } from './netns.js';
 
@@ -221,7 +222,7 @@ export class BrokerNode extends NodeProcess {
       'advertised.listeners': listener,
       'log.dirs': join(this.dataDir, 'log'),
     };
-    const args = [process.execPath, join(REPO_ROOT, 'bin/brook'), 'server'];
+    const args = [process.execPath, ...SERVER_NODE_FLAGS, join(REPO_ROOT, 'bin/brook'), 'server'];
     for (const [k, v] of Object.entries(all)) args.push('--override', `${k}=${String(v)}`);
     return args;
   }

@@ -11,6 +11,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 /** A broker that shows no progress for this long has hung (a healthy one logs or computes within seconds). */
@@ -100,7 +101,7 @@ export async function startBroker(options: StartOptions = {}): Promise<BrokerPro
     'group.initial.rebalance.delay.ms': 0,
     ...options.overrides,
   };
-  const args = [join(REPO_ROOT, 'bin/brook'), 'server'];
+  const args = [...SERVER_NODE_FLAGS, join(REPO_ROOT, 'bin/brook'), 'server'];
   if (options.configPath !== undefined) args.push('--config', options.configPath);
   for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${String(v)}`);
   const child = spawn(process.execPath, args, {
