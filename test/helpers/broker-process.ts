@@ -89,6 +89,8 @@ export interface StartOptions {
   configPath?: string;
   /** Extra environment variables for the broker process. */
   env?: Record<string, string>;
+  /** Run bin/brook itself, so its first line picks node and its flags (else node runs it with SERVER_NODE_FLAGS). */
+  asProgram?: boolean;
 }
 
 export async function startBroker(options: StartOptions = {}): Promise<BrokerProcess> {
@@ -101,10 +103,11 @@ export async function startBroker(options: StartOptions = {}): Promise<BrokerPro
     'group.initial.rebalance.delay.ms': 0,
     ...options.overrides,
   };
-  const args = [...SERVER_NODE_FLAGS, join(REPO_ROOT, 'bin/brook'), 'server'];
+  const bin = join(REPO_ROOT, 'bin/brook');
+  const args = options.asProgram ? ['server'] : [...SERVER_NODE_FLAGS, bin, 'server'];
   if (options.configPath !== undefined) args.push('--config', options.configPath);
   for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${String(v)}`);
-  const child = spawn(process.execPath, args, {
+  const child = spawn(options.asProgram ? bin : process.execPath, args, {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     // Reused frame memory is overwritten when it becomes idle: a response or log that still used it would carry
