@@ -3,7 +3,8 @@
 //
 // In one run: L_net (for context); replicated produce (rf=3, acks=all, G1) and, interleaved with it repetition
 // by repetition, single-node produce (one standalone broker, rf=1, acks=all and acks=1) with the same generator,
-// giving R_single = replicated / single-node; then failover: the leader of a rf=3 partition killed (SIGKILL)
+// giving R_single = replicated / single-node, and after each repetition one L_sink and one L_replicate
+// repetition, the limits each cell is read against (paired-limits.ts); then failover: the leader of a rf=3 partition killed (SIGKILL)
 // under acks=all writes at a fixed rate, once per zookeeper.session.timeout.ms given, and stopped with SIGTERM
 // (controlled shutdown). Prints summaries; appends every figure to bench/results/<date>-cluster.jsonl.
 // Latency mode (--rate, --single-rate): the produce cells at fixed rates with a tail consumer and end-to-end
@@ -32,6 +33,12 @@ import {
   type StopMode,
 } from './failover.js';
 import { LocalCluster, zooKeeperTickMs } from './local-cluster.js';
+import {
+  formatPairedLimits,
+  measurePairedLimits,
+  type PairedLimits,
+  recordPairedLimits,
+} from './paired-limits.js';
 import { guardProcess, releaseProcess, withProcessGuard } from './process-guard.js';
 import {
   batchBytes,
@@ -65,6 +72,8 @@ const usage = `usage: npm run bench -- cluster [options]
   --no-kill                skip the SIGKILL case
   --no-terminate           skip the controlled shutdown (SIGTERM) case (--quick skips it unless --terminate)
   --no-limits              skip L_net
+  --no-paired-limits       skip L_sink and L_replicate after each repetition of unthrottled cells (paired R_sink,
+                           R_replicate and their bound, L_replicate / L_sink)
   --override KEY=VALUE     a config of every cluster broker (repeatable; recorded with the cluster)
   --cpu-prof DIR           run every broker under node --cpu-prof, profiles in DIR/cluster-<session timeout>/
                            broker-<id> and DIR/single, written as they stop (bench/broker/profile-top.ts reads them)
@@ -121,6 +130,7 @@ export async function run(args: string[]): Promise<void> {
       terminate: { type: 'boolean', default: false },
       'no-kill': { type: 'boolean', default: false },
       'no-limits': { type: 'boolean', default: false },
+      'no-paired-limits': { type: 'boolean', default: false },
       override: { type: 'string', multiple: true, default: [] },
       'cpu-prof': { type: 'string' },
       dir: { type: 'string', default: '.' },
@@ -197,6 +207,9 @@ export async function run(args: string[]): Promise<void> {
 
   const limits: LimitSet = new Map();
   const produceResults: CellResult[] = [];
+  // At fixed rates throughput is the rate: no ratio to a limit says anything then.
+  const pairedLimits: PairedLimits[] | undefined =
+    values['no-paired-limits'] || replicatedRate !== undefined || singleRate !== undefined ? undefined : [];
   const failoverResults: FailoverResult[] = [];
   const peakRss: Record<string, number> = {};
   await withProcessGuard(() =>
@@ -223,6 +236,7 @@ export async function run(args: string[]): Promise<void> {
             repetitions,
             durationMs,
             produceResults,
+            pairedLimits,
             peakRss,
             cpuProfileDir,
             writer,
@@ -263,6 +277,7 @@ export async function run(args: string[]): Promise<void> {
   if (produceResults.length > 0) {
     console.log(`\n${formatCells(produceResults, limits)}`);
     if (ratios(produceResults).length > 0) console.log(`\n${formatRatios(produceResults)}`);
+    if (pairedLimits !== undefined) console.log(`\n${formatPairedLimits(produceResults, pairedLimits)}`);
   }
   if (failoverResults.length > 0) console.log(`\n${formatFailover(failoverResults)}`);
   console.log(
@@ -313,6 +328,7 @@ async function produceCells(
   repetitions: number,
   durationMs: number,
   results: CellResult[],
+  pairedLimits: PairedLimits[] | undefined,
   peakRss: Record<string, number>,
   cpuProfileDir: string | undefined,
   writer: ResultWriter,
@@ -399,6 +415,8 @@ async function produceCells(
         );
         await deleteTopic(port, topic);
       }
+      if (pairedLimits !== undefined)
+        pairedLimits.push(await measurePairedLimits(dir, durationMs, log, repetition));
     }
   } finally {
     for (const [name, watch] of watches) peakRss[name] = watch.stop().peakRssBytes;
@@ -412,6 +430,7 @@ async function produceCells(
     note: 'VmHWM over all produce cells; broker-0 leads every replicated partition',
   });
   recordRatios(writer, results);
+  if (pairedLimits !== undefined) recordPairedLimits(writer, results, pairedLimits);
 }
 
 async function failoverCase(

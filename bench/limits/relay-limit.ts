@@ -63,6 +63,7 @@ async function measureOnce(context: LimitContext): Promise<LimitSample> {
   try {
     const ports = await nextMessage<RelayMessage, 'listening'>(relay, 'listening', 'relay');
     assert(relay.pid !== undefined, 'forked relay has no pid');
+    assert(ports.outputPort !== null, 'relay forwards to no ports here, so it listens for its reader');
     relayUsage = watchProcess(relay.pid);
     const outputConnected = nextMessage<RelayMessage, 'output-connected'>(relay, 'output-connected', 'relay');
     const reader = connect({ host: '127.0.0.1', port: ports.outputPort, noDelay: true });

@@ -1,16 +1,21 @@
-// The middle of L_relay, run as its own process (forked by relay-limit.ts) as a broker is: the data path every
-// log broker runs, without any protocol. It listens on two ports of 127.0.0.1: the reader connects to the
-// output port first, then the writer to the input port. Every chunk that arrives on the input is appended to
-// one file at the next position (a synchronous write into the page cache, as the broker's inline appends) and
-// only then written to the output, as a tail fetch sends what was appended. When the output's buffer is full
-// the input is paused until it drains, so memory stays bounded. When the input ends, the output ends and the
-// count is reported. It exits when its parent disconnects, so it cannot outlive a benchmark that crashed.
+// The middle of L_relay and the leader of L_replicate, run as its own process (forked by relay-limit.ts and
+// replicate-limit.ts) as a broker is: the data path every log broker runs, without any protocol. Every chunk that
+// arrives on its input connection is appended to one file at the next position (a synchronous write into the
+// page cache, as the broker's inline appends and a follower's appends) and only then written to every output,
+// as a fetch sends what was appended. When an output's buffer is full the input is paused until every output
+// has drained, so memory stays bounded. When the input ends, the outputs end and the count is reported. It exits
+// when its parent disconnects, so it cannot outlive a benchmark that crashed.
+//
+// Two ways to get outputs. Without more arguments (L_relay) it listens on an output port too and its one output
+// is the first connection there (the reader connects to the output port first, then the writer to the input
+// port). Given ports after the directory (L_replicate) it connects to each of them on 127.0.0.1 (followers
+// listening as net-sink.ts does) before it reports its input port.
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 
 export type RelayMessage =
-  | { type: 'listening'; inputPort: number; outputPort: number }
+  | { type: 'listening'; inputPort: number; outputPort: number | null }
   | { type: 'output-connected' }
   | { type: 'relayed'; bytes: number };
 
@@ -18,35 +23,43 @@ function send(message: RelayMessage): void {
   process.send?.(message);
 }
 
-const directory = process.argv[2];
+const [directory, ...forwardPorts] = process.argv.slice(2);
 if (directory === undefined) throw new Error('relay-process needs the directory for its file');
 const fd = openSync(join(directory, 'relay.log'), 'w');
 let position = 0;
-let output: Socket | null = null;
+const outputs: Socket[] = [];
 
 function relay(input: Socket): void {
+  let undrained = 0;
+  const onDrain = (): void => {
+    undrained--;
+    if (undrained === 0) input.resume();
+  };
   input.on('data', (chunk: Buffer) => {
     writeSync(fd, chunk, 0, chunk.length, position);
     position += chunk.length;
-    if (output === null) throw new Error('relay input before its output');
-    if (!output.write(chunk)) {
-      input.pause();
-      output.once('drain', () => input.resume());
+    if (outputs.length === 0) throw new Error('relay input before its output');
+    for (const output of outputs) {
+      if (!output.write(chunk)) {
+        undrained++;
+        output.once('drain', onDrain);
+      }
     }
+    if (undrained > 0) input.pause();
   });
   input.on('end', () => {
-    output?.end();
+    for (const output of outputs) output.end();
     send({ type: 'relayed', bytes: position });
   });
   input.on('error', () => input.destroy());
 }
 
-const outputServer = createServer((socket) => {
+function adoptOutput(socket: Socket): void {
   socket.setNoDelay(true);
   socket.on('error', () => socket.destroy());
-  output = socket;
-  send({ type: 'output-connected' });
-});
+  outputs.push(socket);
+}
+
 const inputServer = createServer(relay);
 
 function portOf(server: Server): number {
@@ -55,15 +68,34 @@ function portOf(server: Server): number {
   return address.port;
 }
 
-outputServer.listen(0, '127.0.0.1', () => {
-  inputServer.listen(0, '127.0.0.1', () => {
-    send({ type: 'listening', inputPort: portOf(inputServer), outputPort: portOf(outputServer) });
+let outputServer: Server | undefined;
+if (forwardPorts.length === 0) {
+  outputServer = createServer((socket) => {
+    adoptOutput(socket);
+    send({ type: 'output-connected' });
   });
-});
+  outputServer.listen(0, '127.0.0.1', () => {
+    inputServer.listen(0, '127.0.0.1', () => {
+      send({ type: 'listening', inputPort: portOf(inputServer), outputPort: portOf(outputServer!) });
+    });
+  });
+} else {
+  let connected = 0;
+  for (const port of forwardPorts) {
+    const socket = connect({ host: '127.0.0.1', port: Number(port) }, () => {
+      connected++;
+      if (connected < forwardPorts.length) return;
+      inputServer.listen(0, '127.0.0.1', () => {
+        send({ type: 'listening', inputPort: portOf(inputServer), outputPort: null });
+      });
+    });
+    adoptOutput(socket);
+  }
+}
 
 process.on('disconnect', () => {
   inputServer.close();
-  outputServer.close();
+  outputServer?.close();
   closeSync(fd);
   process.exit(0);
 });

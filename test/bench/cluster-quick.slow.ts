@@ -1,6 +1,7 @@
 // The cluster benchmark end to end in a tiny mode: Debian's ZooKeeper and three brokers, the produce cells on
 // one partition with short windows, and SIGKILL failover with the shortest session ZooKeeper allows. Checks
-// the result file: every cell measured, R_single written, a new leader found and no acknowledged write lost.
+// the result file: every cell measured, R_single and the paired limits' ratios written, a new leader found and
+// no acknowledged write lost.
 // Then latency mode: fixed rates with a tail consumer, end-to-end latency written for every cell.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -43,6 +44,15 @@ describe('cluster bench, tiny', { timeout: 120_000 }, () => {
     }
     const ratio = named('R_single-rf3-1024B-1p-acksall-over-rf1-1024B-1p-acksall');
     assert.ok(ratio !== undefined && (ratio.median as number) > 0);
+    // The limits measured between repetitions, and each cell's ratio to its own.
+    for (const name of [
+      'R_replicate-paired-rf3-1024B-1p-acksall',
+      'R_sink-paired-rf1-1024B-1p-acksall',
+      'L_replicate-over-L_sink-paired',
+    ]) {
+      const line = named(name);
+      assert.ok(line !== undefined && line.n === 3 && (line.min as number) > 0, `no paired figure ${name}`);
+    }
     const failover = named('failover-sigkill-session4000-first-write');
     assert.ok(failover !== undefined, 'no failover line');
     assert.equal(failover.lostWrites, 0);

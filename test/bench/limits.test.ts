@@ -14,18 +14,27 @@ import { type LimitDefinition, limitDefinitions } from '../../bench/limits/regis
 import { serveFilesOnce } from '../../bench/limits/serve-limit.js';
 
 describe('limits', () => {
-  it('measures positive L_net, L_sink, L_tls, L_relay, L_read, L_disk_sync and L_disk_async three times each and removes its files', async () => {
+  it('measures positive L_net, L_sink, L_tls, L_relay, L_replicate, L_read, L_disk_sync and L_disk_async three times each and removes its files', async () => {
     const parentDir = mkdtempSync(join(tmpdir(), 'brook-limits-test-'));
     try {
       const limits = await measureLimits({
         durationMs: 250,
         parentDir,
         diskBytesMax: 32 * 1024 * 1024,
-        names: ['L_net', 'L_sink', 'L_tls', 'L_relay', 'L_read', 'L_disk_sync', 'L_disk_async'],
+        names: [
+          'L_net',
+          'L_sink',
+          'L_tls',
+          'L_relay',
+          'L_replicate',
+          'L_read',
+          'L_disk_sync',
+          'L_disk_async',
+        ],
       });
       assert.deepEqual(
         [...limits.keys()],
-        ['L_net', 'L_sink', 'L_tls', 'L_relay', 'L_read', 'L_disk_sync', 'L_disk_async'],
+        ['L_net', 'L_sink', 'L_tls', 'L_relay', 'L_replicate', 'L_read', 'L_disk_sync', 'L_disk_async'],
       );
       for (const limit of limits.values()) {
         assert.equal(limit.unit, 'MB/s');
@@ -38,6 +47,16 @@ describe('limits', () => {
         assert.equal(relay.bytesIn, relay.bytesOut);
         assert.equal(relay.bytesWritten, relay.bytesIn);
         assert.equal(relay.bytes, (relay.bytesIn as number) * 2);
+      }
+      for (const replicate of limits.get('L_replicate')!.details) {
+        // The leader and both followers appended every byte produced; three replicas' CPU was counted.
+        assert.deepEqual(replicate.bytesWrittenByReplica, [
+          replicate.bytes,
+          replicate.bytes,
+          replicate.bytes,
+        ]);
+        assert.equal((replicate.followerCpuSeconds as number[]).length, 2);
+        assert.ok((replicate.replicasCpuSeconds as number) >= (replicate.leaderCpuSeconds as number));
       }
       for (const sink of limits.get('L_sink')!.details) {
         // The sink appended every byte it received to its file.
@@ -90,7 +109,18 @@ describe('limits', () => {
   it('has one registry entry per protocol limit measured so far, each with a unit', () => {
     assert.deepEqual(
       limitDefinitions.map((d) => d.name),
-      ['L_net', 'L_rtt', 'L_sink', 'L_tls', 'L_relay', 'L_null', 'L_read', 'L_disk_sync', 'L_disk_async'],
+      [
+        'L_net',
+        'L_rtt',
+        'L_sink',
+        'L_tls',
+        'L_relay',
+        'L_replicate',
+        'L_null',
+        'L_read',
+        'L_disk_sync',
+        'L_disk_async',
+      ],
     );
   });
 

@@ -4,7 +4,9 @@
 // answer; an answer of an ordinary request() leaves the pool, since its decoded body may keep views of it. This is
 // what a follower's fetcher relies on (RemoteLeaderEndPoint releases an answer's frame when the next fetch starts).
 // The same over TLS: the decrypted bytes are read into the connection's own buffers and the pool's frames as well
-// (a TLS follower used to take a fresh buffer per read).
+// (a TLS follower used to take a fresh buffer per read). And an answer of several partitions above 1 MiB, as a
+// follower of sixteen busy partitions gets (about 2 MB each), is pooled too: such answers used to be fresh
+// buffers every time, most of a follower's replicated bytes passing through new external memory.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -24,6 +26,11 @@ import { createTopic, fetchBody, produceBatch, WireClient } from '../helpers/wir
 import { freePort } from '../helpers/zookeeper.js';
 
 const TOPIC = 'frames';
+/** A topic whose fetch answer over all partitions is larger than 1 MiB. */
+const LARGE_TOPIC = 'frames-large';
+const LARGE_PARTITIONS = 3;
+const LARGE_BATCH_RECORDS = 10;
+const LARGE_VALUE_BYTES = 40_000;
 const BATCHES = 3;
 const RECORDS_PER_BATCH = 8;
 const VALUE_BYTES = 8000;
@@ -129,6 +136,16 @@ describe('inter-broker reads into pooled frames', () => {
         const answer = await produceBatch(client, TOPIC, buildBatch(records), 1);
         assert.equal(answer.errorCode, 0);
       }
+      await createTopic(client, LARGE_TOPIC, { numPartitions: LARGE_PARTITIONS });
+      for (let p = 0; p < LARGE_PARTITIONS; p++) {
+        for (let b = 0; b < 2; b++) {
+          const records = Array.from({ length: LARGE_BATCH_RECORDS }, (_, r) => ({
+            value: Buffer.alloc(LARGE_VALUE_BYTES, (p * 31 + b * 7 + r) % 200),
+          }));
+          const answer = await produceBatch(client, LARGE_TOPIC, buildBatch(records), 1, p);
+          assert.equal(answer.errorCode, 0);
+        }
+      }
     } finally {
       client.close();
     }
@@ -142,6 +159,45 @@ describe('inter-broker reads into pooled frames', () => {
   it('holds a fetch answer until it is released, then reuses its memory', { timeout: 60_000 }, async () => {
     assert.ok(broker);
     await holdsAndReuses(broker.port);
+  });
+
+  it('pools an answer of several partitions above 1 MiB as well', { timeout: 60_000 }, async () => {
+    assert.ok(broker);
+    const pool = new FramePool(16 * 1024 * 1024, true);
+    const connection = new InterBrokerConnection('127.0.0.1', broker.port, 'frames-test', undefined, pool);
+    const one = fetchBody(LARGE_TOPIC, 0, 0);
+    const body = {
+      ...one,
+      maxBytes: 10 * 1024 * 1024,
+      topics: [
+        {
+          ...one.topics[0]!,
+          partitions: Array.from({ length: LARGE_PARTITIONS }, (_, p) => ({
+            ...one.topics[0]!.partitions[0]!,
+            partition: p,
+          })),
+        },
+      ],
+    };
+    try {
+      const first = await connection.requestHeld<FetchResponse>(ApiKey.FETCH, 12, body, 10_000);
+      const partitions = first.response.responses[0]!.partitions;
+      assert.equal(partitions.length, LARGE_PARTITIONS);
+      const bytes = partitions.reduce((sum, p) => sum + (p.records?.length ?? 0), 0);
+      const expected = LARGE_PARTITIONS * 2 * LARGE_BATCH_RECORDS * LARGE_VALUE_BYTES;
+      assert.ok(bytes > expected, `the answer carries every batch (${bytes} bytes)`);
+      assert.ok(first.frame.length > 1024 * 1024, `a frame of ${first.frame.length} bytes`);
+      assert.ok(pool.isPooled(first.frame), 'the large answer was read into a pooled frame');
+      assert.equal(pool.stats.allocated, 1);
+      connection.releaseFrame(first.frame);
+      assert.equal(pool.stats.recycled, 1, 'given back, it is kept for the next answer');
+      const second = await connection.requestHeld<FetchResponse>(ApiKey.FETCH, 12, body, 10_000);
+      assert.equal(second.frame.buffer, first.frame.buffer, 'the next answer took the same memory');
+      assert.equal(pool.stats.reused, 1);
+      connection.releaseFrame(second.frame);
+    } finally {
+      connection.close();
+    }
   });
 
   it('does the same over TLS', { timeout: 60_000 }, async () => {

@@ -113,13 +113,14 @@ export async function produceBatch(
   topic: string,
   records: Buffer,
   acks = -1,
+  partition = 0,
   // biome-ignore lint/suspicious/noExplicitAny: as receive().
 ): Promise<any> {
   const response = await client.call(ApiKey.PRODUCE, 9, {
     transactionalId: null,
     acks,
     timeoutMs: 5000,
-    topicData: [{ name: topic, partitionData: [{ index: 0, records }] }],
+    topicData: [{ name: topic, partitionData: [{ index: partition, records }] }],
   });
   return response.responses[0].partitionResponses[0];
 }

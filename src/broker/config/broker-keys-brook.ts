@@ -88,7 +88,7 @@ export const BROOK_KEYS = [
     T.LONG,
     String(16 * 1024 * 1024),
     'low',
-    'Brook: memory, in bytes, kept idle for reuse by request frames of 16 KiB to 1 MiB; 0 gives each ' +
+    'Brook: memory, in bytes, kept idle for reuse by request frames of 16 KiB to 8 MiB; 0 gives each ' +
       'frame a new buffer.',
     {
       validator: atLeast(0),
