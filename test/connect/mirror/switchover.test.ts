@@ -103,7 +103,8 @@ async function distinctValues(bootstrap: string, topic: string, count: number): 
 test('consumers switched to the target with translated offsets skip nothing; duplicates are bounded', async () => {
   await createTopic('events');
   const producer = produceContinuously('events');
-  clusters.mirrors.push(await startMirrorMaker(mm2('events')));
+  const mirror = await startMirrorMaker(mm2('events'));
+  clusters.mirrors.push(mirror);
 
   // The application on the source: consumes and commits after each poll.
   const consumed = new Map<string, number>();
@@ -172,7 +173,13 @@ test('consumers switched to the target with translated offsets skip nothing; dup
       [...committedUpstream].every(([p, o]) => (last.get(p)?.downstream ?? -1) >= o - (OFFSET_LAG_MAX + 1));
     const settleDeadline = Date.now() + 120_000;
     while (Date.now() - quietSince < 3000 || last.size < PARTITIONS || !reflectsFinalCommit()) {
-      assert.ok(Date.now() < settleDeadline, `checkpoints never settled: ${JSON.stringify([...last])}`);
+      // Once under a fully loaded CI run (2026-12-04) one partition's checkpoint stayed 109 behind its final commit
+      // for 120 s while the others settled; it passed alone. The mirror's log says what its tasks did meanwhile.
+      assert.ok(
+        Date.now() < settleDeadline,
+        `checkpoints never settled: ${JSON.stringify([...last])}, committed ${JSON.stringify([...committedUpstream])}; ` +
+          `the mirror's log ends:\n${mirror.output().slice(-6000)}`,
+      );
       for (const r of await cps.poll(300)) {
         const cp = decodeCheckpoint(r.key!, r.value!);
         assert.equal(cp.group, 'app');
