@@ -66,15 +66,15 @@ export async function measureSinkOnce(context: LimitContext, mode: SinkMode): Pr
       await once(socket, 'secureConnect');
       cipher = (socket as TLSSocket).getCipher().name;
     }
-    const received = nextMessage<SinkMessage, 'received'>(sink, 'received', 'net sink');
-    // Awaited below; if sending fails first, its rejection must not surface as unhandled.
-    received.catch(() => {});
     const loop = monitorEventLoop();
     const cpuBefore = process.cpuUsage();
     const start = performance.now();
     const sent = await sendUntil(socket, start + context.durationMs);
     socket.end();
-    const { bytes, bytesWritten } = await received;
+    // Listened for once the sender has ended, not before: a helper's answer timeout (helperTimeoutMs) runs from
+    // the listening, and a repetition may be longer. Nothing can be reported before the end, and no event is
+    // delivered between end() and the next line.
+    const { bytes, bytesWritten } = await nextMessage<SinkMessage, 'received'>(sink, 'received', 'net sink');
     const seconds = (performance.now() - start) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     const eventLoopDelay = loop.stop();

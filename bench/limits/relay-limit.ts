@@ -74,13 +74,16 @@ async function measureOnce(context: LimitContext): Promise<LimitSample> {
     const writer = connect({ host: '127.0.0.1', port: ports.inputPort, noDelay: true });
     sockets.push(writer);
     await once(writer, 'connect');
-    const relayed = nextMessage<RelayMessage, 'relayed'>(relay, 'relayed', 'relay');
-    // Awaited below; if sending fails first, its rejection must not surface as unhandled.
-    relayed.catch(() => {});
     const cpuBefore = process.cpuUsage();
     const start = performance.now();
     const sent = await sendUntil(writer, start + context.durationMs);
     writer.end();
+    // Listened for once the sender has ended, not before: a helper's answer timeout (helperTimeoutMs) runs from
+    // the listening, and a repetition may be longer. Nothing can be reported before the end, and no event is
+    // delivered between end() and the next line.
+    const relayed = nextMessage<RelayMessage, 'relayed'>(relay, 'relayed', 'relay');
+    // Awaited after the output's end; a rejection meanwhile must not surface as unhandled.
+    relayed.catch(() => {});
     const forwarded = await received.ended(helperTimeoutMs);
     const seconds = (performance.now() - start) / 1000;
     const cpu = process.cpuUsage(cpuBefore);

@@ -61,14 +61,6 @@ export async function measureReplicateOnce(context: LimitContext): Promise<Limit
     );
     replicas.push(leader);
     const { inputPort } = await nextMessage<RelayMessage, 'listening'>(leader.child, 'listening', 'leader');
-    // Armed before the first byte: a follower reports when the leader ends its connection.
-    const appended = Promise.all(
-      followers.map((f) => nextMessage<SinkMessage, 'received'>(f.child, 'received', 'follower')),
-    );
-    const relayed = nextMessage<RelayMessage, 'relayed'>(leader.child, 'relayed', 'leader');
-    // Awaited below; if sending fails first, their rejections must not surface as unhandled.
-    appended.catch(() => {});
-    relayed.catch(() => {});
     socket = connect({ host: '127.0.0.1', port: inputPort, noDelay: true });
     await once(socket, 'connect');
     // The replicas' CPU counts from here: their start-up is not the data path's.
@@ -78,6 +70,15 @@ export async function measureReplicateOnce(context: LimitContext): Promise<Limit
     const start = performance.now();
     const sent = await sendUntil(socket, start + context.durationMs);
     socket.end();
+    // Listened for once the sender has ended, not before: a helper's answer timeout (helperTimeoutMs) runs from
+    // the listening, and a repetition may be longer. Nothing can be reported before the end, and no event is
+    // delivered between end() and the next line.
+    const relayed = nextMessage<RelayMessage, 'relayed'>(leader.child, 'relayed', 'leader');
+    relayed.catch(() => {}); // awaited after the followers; a rejection meanwhile must not surface as unhandled
+    // A follower reports when the leader ends its connection, after its own input ended.
+    const appended = Promise.all(
+      followers.map((f) => nextMessage<SinkMessage, 'received'>(f.child, 'received', 'follower')),
+    );
     const received = await appended;
     const seconds = (performance.now() - start) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
