@@ -25,7 +25,7 @@ import { parseOverrides, positiveNumber } from '../harness/options.js';
 import { type RatioSummary, ratioOfSummaries } from '../harness/ratio.js';
 import { repetitionsMin, type Summary, summarize } from '../harness/repeat.js';
 import { ResultWriter } from '../harness/results.js';
-import { formatFigure, formatRange, formatTable } from '../harness/table.js';
+import { formatFigure, formatRange, formatTable, formatValuesRange } from '../harness/table.js';
 import { withTempDir } from '../harness/temp-dir.js';
 import { type LimitSet, limitDurationMs, measureLimits } from '../limits/measure-limits.js';
 import { defaultNullWorkload, nullBrokerLimit } from '../limits/null-broker.js';
@@ -561,24 +561,20 @@ function recordPeer(writer: ResultWriter, result: PeerCellResult, limits: LimitS
 
 function formatPeers(results: readonly PeerCellResult[], limits: LimitSet): string {
   const rows = results.map(({ brook, peer }) => {
-    const range = (values: number[]): string => {
-      const x = summarize(values);
-      return formatRange(x.median, x.min, x.max);
-    };
     const peerWire = summarize(peer.map((r) => r.wireMBPerSecond));
     const loads = [...brook.repetitions.map((r) => r.loadAverage1m), ...peer.map((r) => r.loadAverage1m)];
     return [
       cellName(brook.spec),
-      range(brook.repetitions.map((r) => r.wireMBPerSecond)),
-      range(peer.map((r) => r.wireMBPerSecond)),
+      formatValuesRange(brook.repetitions.map((r) => r.wireMBPerSecond)),
+      formatValuesRange(peer.map((r) => r.wireMBPerSecond)),
       ratioText(
         ratioOfSummaries(
           summaryOf(brook, (r) => r.wireMBPerSecond),
           peerWire,
         ),
       ),
-      range(brook.repetitions.map((r) => r.wireMBPerBrokerCpuSecond)),
-      range(peer.map((r) => r.wireMBPerPeerCpuSecond)),
+      formatValuesRange(brook.repetitions.map((r) => r.wireMBPerBrokerCpuSecond)),
+      formatValuesRange(peer.map((r) => r.wireMBPerPeerCpuSecond)),
       ratioText(
         produceOverSink(
           summaryOf(brook, (r) => r.wireMBPerSecond),

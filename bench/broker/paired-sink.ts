@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { assert } from '../../src/common/assert.js';
 import { summarize } from '../harness/repeat.js';
 import type { ResultWriter } from '../harness/results.js';
-import { formatRange, formatTable } from '../harness/table.js';
+import { formatTable, formatValuesRange } from '../harness/table.js';
 import { measureSinkOnce } from '../limits/net-limit.js';
 import { type CellResult, type CellSpec, cellName } from './cell.js';
 
@@ -91,20 +91,18 @@ export function recordPairedSink(writer: ResultWriter, result: PairedSinkResult)
 }
 
 export function formatPairedSinks(results: readonly PairedSinkResult[]): string {
-  const range = (values: number[]): string => {
-    const x = summarize(values);
-    return formatRange(x.median, x.min, x.max);
-  };
   const rows = results.map((result) => {
     const { brook, sink } = result;
     const loads = [...brook.repetitions.map((r) => r.loadAverage1m), ...sink.map((r) => r.loadAverage1m)];
     return [
       cellName(brook.spec),
-      range(brook.repetitions.map((r) => r.wireMBPerSecond)),
-      range(sink.map((r) => r.mbPerSecond)),
-      range(pairedRatios(result)),
-      range(brook.repetitions.map((r) => kernelPercent(r.brokerSystemCpuSeconds, r.brokerCpuSeconds))),
-      range(sink.map((r) => kernelPercent(r.sinkSystemCpuSeconds, r.sinkCpuSeconds))),
+      formatValuesRange(brook.repetitions.map((r) => r.wireMBPerSecond)),
+      formatValuesRange(sink.map((r) => r.mbPerSecond)),
+      formatValuesRange(pairedRatios(result)),
+      formatValuesRange(
+        brook.repetitions.map((r) => kernelPercent(r.brokerSystemCpuSeconds, r.brokerCpuSeconds)),
+      ),
+      formatValuesRange(sink.map((r) => kernelPercent(r.sinkSystemCpuSeconds, r.sinkCpuSeconds))),
       `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
     ];
   });

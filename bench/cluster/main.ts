@@ -4,9 +4,9 @@
 // In one run: L_net (for context); replicated produce (rf=3, acks=all, G1) and, interleaved with it repetition
 // by repetition, single-node produce (one standalone broker, rf=1, acks=all and acks=1) with the same generator,
 // giving R_single = replicated / single-node, and after each repetition one L_sink and one L_replicate
-// repetition, the limits each cell is read against (paired-limits.ts); then failover: the leader of a rf=3 partition killed (SIGKILL)
-// under acks=all writes at a fixed rate, once per zookeeper.session.timeout.ms given, and stopped with SIGTERM
-// (controlled shutdown). Prints summaries; appends every figure to bench/results/<date>-cluster.jsonl.
+// repetition, the limits each cell is read against (paired-limits.ts); then failover: the leader of a rf=3
+// partition killed (SIGKILL) under acks=all writes at a fixed rate, once per zookeeper.session.timeout.ms given,
+// and stopped with SIGTERM (controlled shutdown). Prints summaries; appends every figure to bench/results/<date>-cluster.jsonl.
 // Latency mode (--rate, --single-rate): the produce cells at fixed rates with a tail consumer and end-to-end
 // latency (../broker/tail-latency.ts), for issue 21's goal of e2e p99 at a third of peak throughput.
 import os from 'node:os';

@@ -13,7 +13,7 @@ import os from 'node:os';
 import { assert } from '../../src/common/assert.js';
 import { summarize } from '../harness/repeat.js';
 import type { ResultWriter } from '../harness/results.js';
-import { formatRange, formatTable } from '../harness/table.js';
+import { formatTable, formatValuesRange } from '../harness/table.js';
 import { withTempDir } from '../harness/temp-dir.js';
 import { measureSinkOnce } from '../limits/net-limit.js';
 import { measureReplicateOnce } from '../limits/replicate-limit.js';
@@ -63,20 +63,28 @@ export interface PairedCell {
 }
 
 /** The limit a cell is read against: L_replicate for a replicated cell, L_sink for a single node. */
-function limitOf(cell: ProduceCell): { name: 'L_sink' | 'L_replicate'; ratio: 'R_sink' | 'R_replicate' } {
-  return cell.replicationFactor === 3
-    ? { name: 'L_replicate', ratio: 'R_replicate' }
-    : { name: 'L_sink', ratio: 'R_sink' };
+interface CellLimit {
+  name: 'L_sink' | 'L_replicate';
+  ratio: 'R_sink' | 'R_replicate';
+  mbPerSecond: (limits: PairedLimits) => number;
 }
 
-function limitValue(limits: PairedLimits, cell: ProduceCell): number {
-  return cell.replicationFactor === 3 ? limits.replicateMBPerSecond : limits.sinkMBPerSecond;
+const sinkLimit: CellLimit = { name: 'L_sink', ratio: 'R_sink', mbPerSecond: (l) => l.sinkMBPerSecond };
+const replicateLimit: CellLimit = {
+  name: 'L_replicate',
+  ratio: 'R_replicate',
+  mbPerSecond: (l) => l.replicateMBPerSecond,
+};
+
+function limitOf(cell: ProduceCell): CellLimit {
+  return cell.replicationFactor === 3 ? replicateLimit : sinkLimit;
 }
 
 /** A cell's wire MB/s over its limit, repetition by repetition. */
 export function pairedRatios(result: PairedCell, limits: readonly PairedLimits[]): number[] {
   assert(result.repetitions.length === limits.length, 'every repetition of the cells has its paired limits');
-  return result.repetitions.map((r, i) => r.wireMBPerSecond / limitValue(limits[i]!, result.cell));
+  const { mbPerSecond } = limitOf(result.cell);
+  return result.repetitions.map((r, i) => r.wireMBPerSecond / mbPerSecond(limits[i]!));
 }
 
 /** L_replicate over L_sink, pair by pair: the most R_single any broker could reach in those minutes. */
@@ -111,20 +119,16 @@ export function recordPairedLimits(
 }
 
 export function formatPairedLimits(cells: readonly PairedCell[], limits: readonly PairedLimits[]): string {
-  const range = (values: number[]): string => {
-    const x = summarize(values);
-    return formatRange(x.median, x.min, x.max);
-  };
   const rows = cells.map((cell) => {
-    const { name } = limitOf(cell.cell);
+    const { name, mbPerSecond } = limitOf(cell.cell);
     return [
       cellName(cell.cell),
-      range(cell.repetitions.map((r) => r.wireMBPerSecond)),
+      formatValuesRange(cell.repetitions.map((r) => r.wireMBPerSecond)),
       name,
-      range(limits.map((l) => limitValue(l, cell.cell))),
-      range(pairedRatios(cell, limits)),
+      formatValuesRange(limits.map(mbPerSecond)),
+      formatValuesRange(pairedRatios(cell, limits)),
     ];
   });
-  rows.push(['L_replicate / L_sink', '-', '-', '-', range(replicationBound(limits))]);
+  rows.push(['L_replicate / L_sink', '-', '-', '-', formatValuesRange(replicationBound(limits))]);
   return formatTable(['cell', 'wire MB/s', 'paired limit', 'limit MB/s', 'cell / limit, paired'], rows);
 }

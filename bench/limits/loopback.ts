@@ -9,7 +9,11 @@ import { writeBuffer, writeBytes } from './write-buffers.js';
 /** How long a helper process may take to start or to answer before the repetition is abandoned. */
 export const helperTimeoutMs = 10_000;
 
-/** Waits for the first message of `type` from `child`, failing on its exit or after helperTimeoutMs. */
+/**
+ * Waits for the first message of `type` from `child`, failing on its exit or after helperTimeoutMs from this
+ * call: so call it once the message can come (a final report after the sender's end), not before a repetition
+ * that may outlast the timeout.
+ */
 export function nextMessage<M extends { type: string }, T extends M['type']>(
   child: ChildProcess,
   type: T,

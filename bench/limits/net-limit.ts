@@ -71,9 +71,7 @@ export async function measureSinkOnce(context: LimitContext, mode: SinkMode): Pr
     const start = performance.now();
     const sent = await sendUntil(socket, start + context.durationMs);
     socket.end();
-    // Listened for once the sender has ended, not before: a helper's answer timeout (helperTimeoutMs) runs from
-    // the listening, and a repetition may be longer. Nothing can be reported before the end, and no event is
-    // delivered between end() and the next line.
+    // Only now (see nextMessage): the report follows the end, and no event comes between end() and this line.
     const { bytes, bytesWritten } = await nextMessage<SinkMessage, 'received'>(sink, 'received', 'net sink');
     const seconds = (performance.now() - start) / 1000;
     const cpu = process.cpuUsage(cpuBefore);

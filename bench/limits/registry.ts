@@ -1,7 +1,8 @@
 // The limits measured in the same run as every benchmark, in one table. A limit is a ceiling of this machine
 // for one kind of work (disk with fdatasync, disk into the page cache, loopback TCP, request and response over
-// loopback, a relay through the page cache, a leader and two followers through it, a null broker, reading the page cache), measured with the same write sizes as the broker uses, so a broker figure can be read
-// as a fraction of it.
+// loopback, a relay through the page cache, a leader and two followers through it, a null broker, reading the
+// page cache), measured with the same write sizes as the broker uses, so a broker figure can be read as a
+// fraction of it.
 //
 // To add a limit: write a module exporting a LimitDefinition and add it to `limitDefinitions`.
 // The runner (measure-limits.ts) repeats it, summarises it, records it and prints it; nothing else changes.

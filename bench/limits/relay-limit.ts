@@ -78,9 +78,7 @@ async function measureOnce(context: LimitContext): Promise<LimitSample> {
     const start = performance.now();
     const sent = await sendUntil(writer, start + context.durationMs);
     writer.end();
-    // Listened for once the sender has ended, not before: a helper's answer timeout (helperTimeoutMs) runs from
-    // the listening, and a repetition may be longer. Nothing can be reported before the end, and no event is
-    // delivered between end() and the next line.
+    // Only now (see nextMessage): the report follows the end, and no event comes between end() and this line.
     const relayed = nextMessage<RelayMessage, 'relayed'>(relay, 'relayed', 'relay');
     // Awaited after the output's end; a rejection meanwhile must not surface as unhandled.
     relayed.catch(() => {});

@@ -70,16 +70,13 @@ export async function measureReplicateOnce(context: LimitContext): Promise<Limit
     const start = performance.now();
     const sent = await sendUntil(socket, start + context.durationMs);
     socket.end();
-    // Listened for once the sender has ended, not before: a helper's answer timeout (helperTimeoutMs) runs from
-    // the listening, and a repetition may be longer. Nothing can be reported before the end, and no event is
-    // delivered between end() and the next line.
+    // Only now (see nextMessage): the report follows the end, and no event comes between end() and this line.
     const relayed = nextMessage<RelayMessage, 'relayed'>(leader.child, 'relayed', 'leader');
     relayed.catch(() => {}); // awaited after the followers; a rejection meanwhile must not surface as unhandled
     // A follower reports when the leader ends its connection, after its own input ended.
-    const appended = Promise.all(
+    const received = await Promise.all(
       followers.map((f) => nextMessage<SinkMessage, 'received'>(f.child, 'received', 'follower')),
     );
-    const received = await appended;
     const seconds = (performance.now() - start) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     const [leaderUsage, ...followerUsage] = watched.map((r, i) => {

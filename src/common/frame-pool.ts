@@ -22,11 +22,11 @@
 /** Frames smaller than this are not pooled: their allocation costs little, and they often fit one socket chunk. */
 export const POOLED_FRAME_BYTES_MIN = 16 * 1024;
 /**
- * The largest size class; larger frames are allocated each time. Above a 1 MiB produce frame or fetch read because
- * a follower's fetch answers are: one of sixteen busy partitions carries about 2 MB, and with a 1 MiB bound each
- * was a fresh buffer, most of the follower's replicated bytes passing through new external memory (bench/README.md,
- * "Replication against L_replicate"). replica.fetch.response.max.bytes (10 MiB) bounds them; answers near it come
- * only while a follower catches up.
+ * The largest size class; larger frames are allocated each time. It is well above a 1 MiB produce frame or fetch
+ * read because a follower's fetch answers are larger: one for sixteen busy partitions carries about 2 MB, and with
+ * a 1 MiB bound each was a fresh buffer, most of the follower's replicated bytes passing through new external
+ * memory (bench/README.md, "Replication against L_replicate"). replica.fetch.response.max.bytes (10 MiB) bounds
+ * them; answers near it come only while a follower catches up.
  */
 export const POOLED_FRAME_BYTES_MAX = 8 * 1024 * 1024;
 const POISON = 0xa5;
