@@ -34,6 +34,7 @@ import {
 } from './failover.js';
 import { LocalCluster, zooKeeperTickMs } from './local-cluster.js';
 import {
+  ackedWindows,
   formatPairedLimits,
   measurePairedLimits,
   type PairedLimits,
@@ -72,8 +73,8 @@ const usage = `usage: npm run bench -- cluster [options]
   --no-kill                skip the SIGKILL case
   --no-terminate           skip the controlled shutdown (SIGTERM) case (--quick skips it unless --terminate)
   --no-limits              skip L_net
-  --no-paired-limits       skip L_sink and L_replicate after each repetition of unthrottled cells (paired R_sink,
-                           R_replicate and their bound, L_replicate / L_sink)
+  --no-paired-limits       skip L_sink, L_replicate and L_replicate_acked after each repetition of unthrottled
+                           cells (paired R_sink, R_replicate, R_replicate_acked and the bound L_replicate / L_sink)
   --override KEY=VALUE     a config of every cluster broker (repeatable; recorded with the cluster)
   --cpu-prof DIR           run every broker under node --cpu-prof, profiles in DIR/cluster-<session timeout>/
                            broker-<id> and DIR/single, written as they stop (bench/broker/profile-top.ts reads them)
@@ -416,7 +417,7 @@ async function produceCells(
         await deleteTopic(port, topic);
       }
       if (pairedLimits !== undefined)
-        pairedLimits.push(await measurePairedLimits(dir, durationMs, log, repetition));
+        pairedLimits.push(await measurePairedLimits(dir, durationMs, log, repetition, ackedWindows(cells)));
     }
   } finally {
     for (const [name, watch] of watches) peakRss[name] = watch.stop().peakRssBytes;

@@ -17,9 +17,15 @@ import { TailConsumer } from '../broker/tail-latency.js';
 import type { Histogram } from '../harness/histogram.js';
 import { readProcessCpu } from '../harness/process-usage.js';
 import { warmupMsFor } from '../limits/null-broker.js';
+import type { AcksAllWindow } from '../limits/replicate-limit.js';
 
 export const batchBytes = 128 * 1024;
 export const inFlight = 5;
+
+/** Partitions one produce request carries a batch for (G1's groups of consecutive partitions). */
+export function partitionsPerRequest(partitions: number): number {
+  return Math.min(partitions, 4);
+}
 
 export interface Workload {
   recordBytes: number;
@@ -31,6 +37,11 @@ export interface ProduceCell extends Workload {
   acks: 1 | -1;
   /** Fixed rate in produce requests per second; unthrottled when absent. */
   requestsPerSecond?: number;
+}
+
+/** What the generator keeps in flight for a cell: its requests' size and how many (L_replicate_acked's window). */
+export function windowOf(w: Workload): AcksAllWindow {
+  return { requestBytes: partitionsPerRequest(w.partitions) * batchBytes, requests: inFlight };
 }
 
 export function workloadName(w: Workload): string {
@@ -137,7 +148,7 @@ async function produceWith(
     partitions: cell.partitions,
     recordBytes: cell.recordBytes,
     batchBytes,
-    partitionsPerRequest: Math.min(cell.partitions, 4),
+    partitionsPerRequest: partitionsPerRequest(cell.partitions),
     acks: cell.acks,
     inFlight,
     connections: 1,

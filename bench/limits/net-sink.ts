@@ -9,10 +9,15 @@
 //
 // With BROOK_BENCH_SINK_TLS_CERT and BROOK_BENCH_SINK_TLS_KEY in its environment (PEM files), it listens with
 // TLS instead (L_tls): the least a TLS listener costs, whatever the protocol above it.
+//
+// Given `--ack` after the directory (a follower of L_replicate_acked), it answers every chunk, once appended, with
+// the connection's cumulative byte count (ack-counts.ts), as a follower's next fetch tells the leader how far it
+// has appended.
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
+import { encodeAckCount } from './ack-counts.js';
 
 export type SinkMessage =
   | { type: 'listening'; port: number }
@@ -23,10 +28,16 @@ function send(message: SinkMessage): void {
 }
 
 const directory = process.argv[2];
+const acknowledge = process.argv[3] === '--ack';
+if (acknowledge && directory === undefined)
+  throw new Error('net-sink acknowledges appends: give it a directory');
 const fd = directory === undefined ? -1 : openSync(join(directory, 'sink.log'), 'w');
 let position = 0;
 
 function onConnection(socket: Socket): void {
+  // Acknowledgements are 8-byte writes, one per chunk: with Nagle's algorithm each would wait for the leader's
+  // delayed ACK of the one before (tens of ms), as a broker's would without TCP_NODELAY.
+  if (acknowledge) socket.setNoDelay(true);
   let bytes = 0;
   socket.on('data', (chunk: Buffer) => {
     bytes += chunk.length;
@@ -34,6 +45,7 @@ function onConnection(socket: Socket): void {
       writeSync(fd, chunk, 0, chunk.length, position);
       position += chunk.length;
     }
+    if (acknowledge) socket.write(encodeAckCount(bytes));
   });
   socket.on('end', () => {
     send({ type: 'received', bytes, bytesWritten: position });

@@ -1,6 +1,6 @@
 // The limits measured in the same run as every benchmark, in one table. A limit is a ceiling of this machine
 // for one kind of work (disk with fdatasync, disk into the page cache, loopback TCP, request and response over
-// loopback, a relay through the page cache, a leader and two followers through it, a null broker, reading the
+// loopback, a relay through the page cache, a leader and two followers through it (and acknowledging it), a null broker, reading the
 // page cache), measured with the same write sizes as the broker uses, so a broker figure can be read as a
 // fraction of it.
 //
@@ -12,7 +12,7 @@ import { netLimit, sinkLimit, tlsLimit } from './net-limit.js';
 import { nullLimit } from './null-broker.js';
 import { readLimit } from './read-limit.js';
 import { relayLimit } from './relay-limit.js';
-import { replicateLimit } from './replicate-limit.js';
+import { replicateAckedLimit, replicateLimit } from './replicate-limit.js';
 import { rttLimit } from './rtt-limit.js';
 
 /** What a limit gets for one repetition. */
@@ -35,7 +35,7 @@ export interface LimitSample {
 
 export interface LimitDefinition {
   /** As in the benchmark protocol: L_disk_sync, L_disk_async, L_net, L_null; and L_sink, L_relay, L_tls,
-   * L_read, L_rtt, L_replicate. */
+   * L_read, L_rtt, L_replicate, L_replicate_acked. */
   name: string;
   /** Unit of `value`; MB/s are decimal (10^6 bytes per second). */
   unit: string;
@@ -54,6 +54,7 @@ export const limitDefinitions: readonly LimitDefinition[] = [
   tlsLimit,
   relayLimit,
   replicateLimit,
+  replicateAckedLimit,
   nullLimit,
   readLimit,
   diskSyncLimit,

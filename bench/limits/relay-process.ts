@@ -10,9 +10,15 @@
 // is the first connection there (the reader connects to the output port first, then the writer to the input
 // port). Given ports after the directory (L_replicate) it connects to each of them on 127.0.0.1 (followers
 // listening as net-sink.ts does) before it reports its input port.
+//
+// With `--ack` between the directory and the ports (the leader of L_replicate_acked, its followers acknowledging),
+// it reads each follower's cumulative appended count (ack-counts.ts) and tells its input how many bytes every
+// follower has appended whenever that grows, as a leader answers acks=all once its high watermark passes a
+// request.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { AckCountReader, encodeAckCount } from './ack-counts.js';
 
 export type RelayMessage =
   | { type: 'listening'; inputPort: number; outputPort: number | null }
@@ -23,13 +29,32 @@ function send(message: RelayMessage): void {
   process.send?.(message);
 }
 
-const [directory, ...forwardPorts] = process.argv.slice(2);
+const [directory, ...rest] = process.argv.slice(2);
 if (directory === undefined) throw new Error('relay-process needs the directory for its file');
+const acknowledge = rest[0] === '--ack';
+const forwardPorts = acknowledge ? rest.slice(1) : rest;
+if (acknowledge && forwardPorts.length === 0)
+  throw new Error('relay-process acknowledges only for followers');
 const fd = openSync(join(directory, 'relay.log'), 'w');
 let position = 0;
 const outputs: Socket[] = [];
+/** Each follower's acknowledgements, in the order of `outputs`. */
+const followerAcks: AckCountReader[] = [];
+/** The input connection (one at a time), which acknowledgements go back on. */
+let currentInput: Socket | undefined;
+let acknowledged = 0;
+
+/** Tells the input how far every follower has appended, if that moved. */
+function acknowledgeInput(): void {
+  let everyFollower = Number.POSITIVE_INFINITY;
+  for (const reader of followerAcks) everyFollower = Math.min(everyFollower, reader.latest);
+  if (everyFollower <= acknowledged) return;
+  acknowledged = everyFollower;
+  currentInput?.write(encodeAckCount(acknowledged));
+}
 
 function relay(input: Socket): void {
+  currentInput = input;
   let undrained = 0;
   const onDrain = (): void => {
     undrained--;
@@ -58,9 +83,19 @@ function adoptOutput(socket: Socket): void {
   socket.setNoDelay(true);
   socket.on('error', () => socket.destroy());
   outputs.push(socket);
+  if (acknowledge) {
+    const reader = new AckCountReader();
+    followerAcks.push(reader);
+    socket.on('data', (chunk: Buffer) => {
+      if (reader.push(chunk)) acknowledgeInput();
+    });
+  }
 }
 
-const inputServer = createServer(relay);
+const inputServer = createServer((input) => {
+  input.setNoDelay(true);
+  relay(input);
+});
 
 function portOf(server: Server): number {
   const address = server.address();

@@ -12,6 +12,15 @@
 // the acknowledgements) is not here: back-pressure through the sockets bounds what is in flight instead, so
 // this is a ceiling for throughput, not a model of its latency. L_replicate / L_sink, from the same minutes, is
 // the highest ratio of rf=3 to single-node produce any broker could reach here.
+//
+// L_replicate_acked adds the acks=all round trip and the producer's window: the same four processes, but the
+// producer sends requests of a fixed size with at most a fixed number unacknowledged (the cluster benchmark's
+// generator: 128 KiB, 5 in flight), each follower answers every append with its appended byte count, and the
+// leader tells the producer how far both followers have appended, as a leader answers acks=all once its high
+// watermark passes a request. The hops are a broker's (produce, leader append, follower append, the follower's
+// word back, the answer); nothing else is. When what is in flight, not the cores, bounds a cell (one partition:
+// 640 KiB over a round trip of a few ms), this is the limit it is read against. It also gives the bare round
+// trip's latency under that load.
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
@@ -19,14 +28,22 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assert } from '../../src/common/assert.js';
+import { Histogram, type LatencySummary } from '../harness/histogram.js';
 import { type ProcessWatch, watchProcess } from '../harness/process-usage.js';
 import { megabytesPerSecond } from '../harness/ratio.js';
-import { formatFigure } from '../harness/table.js';
-import { megabytesPerCpuSecondRange, nextMessage, sendUntil, stopHelper } from './loopback.js';
+import { formatFigure, formatValuesRange } from '../harness/table.js';
+import { AckCountReader } from './ack-counts.js';
+import {
+  helperTimeoutMs,
+  megabytesPerCpuSecondRange,
+  nextMessage,
+  sendUntil,
+  stopHelper,
+} from './loopback.js';
 import type { SinkMessage } from './net-sink.js';
 import type { LimitContext, LimitDefinition, LimitSample } from './registry.js';
 import type { RelayMessage } from './relay-process.js';
-import { writeBytes } from './write-buffers.js';
+import { writeBuffer, writeBytes } from './write-buffers.js';
 
 const relayModule = fileURLToPath(new URL('./relay-process.js', import.meta.url));
 const sinkModule = fileURLToPath(new URL('./net-sink.js', import.meta.url));
@@ -44,21 +61,124 @@ function forkReplica(module: string, dir: string, args: string[]): Replica {
   return { child, usage: watchProcess(child.pid) };
 }
 
-/** One repetition of L_replicate; the replicas' files go into folders of the repetition's directory. */
-export async function measureReplicateOnce(context: LimitContext): Promise<LimitSample> {
+/** The producer's window of L_replicate_acked: requests of `requestBytes`, at most `requests` unacknowledged. */
+export interface AcksAllWindow {
+  requestBytes: number;
+  requests: number;
+}
+
+/** The cluster benchmark generator's window with one partition: 128 KiB requests, 5 in flight. */
+export const onePartitionWindow: AcksAllWindow = { requestBytes: 128 * 1024, requests: 5 };
+
+export function windowBytes(window: AcksAllWindow): number {
+  return window.requestBytes * window.requests;
+}
+
+/** What the producer of L_replicate_acked saw. */
+interface AcknowledgedSend {
+  bytes: number;
+  /** From a request's write to the acknowledgement that covers it, in microseconds. */
+  roundTrips: Histogram;
+  /** When the last acknowledgement came (performance.now()). */
+  endMs: number;
+  /** The most requests that were unacknowledged at once (the window, unless the run was very short). */
+  inFlightMax: number;
+}
+
+/**
+ * Sends requests until the deadline with at most `window.requests` unacknowledged, then waits until every one
+ * is acknowledged. Fails if no acknowledgement comes for helperTimeoutMs while some are outstanding.
+ */
+function sendAcknowledged(
+  socket: Socket,
+  deadline: number,
+  window: AcksAllWindow,
+): Promise<AcknowledgedSend> {
+  assert(window.requestBytes > 0 && window.requests > 0, 'an empty window sends nothing');
+  const acks = new AckCountReader();
+  const roundTrips = new Histogram('us');
+  /** Write times of the requests in flight, by request number modulo the window. */
+  const sentAtMs = new Float64Array(window.requests);
+  let sent = 0;
+  let acknowledged = 0;
+  let lastAckMs = performance.now();
+  let writes = 0;
+  let inFlightMax = 0;
+  /** One request: whole write buffers and a part of one, as many as its size takes. */
+  const writeRequest = (): void => {
+    for (let at = 0; at < window.requestBytes; at += writeBytes) {
+      socket.write(writeBuffer(writes++).subarray(0, Math.min(writeBytes, window.requestBytes - at)));
+    }
+  };
+  return new Promise((resolve, reject) => {
+    const watchdog = setInterval(() => {
+      if (sent > acknowledged && performance.now() - lastAckMs > helperTimeoutMs) {
+        finish(
+          new Error(`no acknowledgement for ${helperTimeoutMs} ms with ${sent - acknowledged} requests out`),
+        );
+      }
+    }, 1000);
+    function finish(error?: Error): void {
+      clearInterval(watchdog);
+      socket.off('data', onData);
+      socket.off('error', finish);
+      socket.off('close', onClose);
+      if (error) reject(error);
+      else resolve({ bytes: sent * window.requestBytes, roundTrips, endMs: lastAckMs, inFlightMax });
+    }
+    function fill(): void {
+      while (sent - acknowledged < window.requests && performance.now() < deadline) {
+        sentAtMs[sent % window.requests] = performance.now();
+        writeRequest();
+        sent++;
+      }
+      inFlightMax = Math.max(inFlightMax, sent - acknowledged);
+      if (sent === acknowledged) finish();
+    }
+    function onData(chunk: Buffer): void {
+      if (!acks.push(chunk)) return;
+      lastAckMs = performance.now();
+      assert(
+        acks.latest <= sent * window.requestBytes,
+        `acknowledged ${acks.latest} bytes of ${sent} requests`,
+      );
+      while (acknowledged < sent && acks.latest >= (acknowledged + 1) * window.requestBytes) {
+        roundTrips.record((lastAckMs - sentAtMs[acknowledged % window.requests]!) * 1000);
+        acknowledged++;
+      }
+      fill();
+    }
+    const onClose = (): void => finish(new Error('the leader closed the connection'));
+    socket.on('data', onData);
+    socket.on('error', finish);
+    socket.on('close', onClose);
+    fill();
+  });
+}
+
+/**
+ * One repetition of L_replicate, or with a window of L_replicate_acked; the replicas' files go into folders of
+ * the repetition's directory.
+ */
+export async function measureReplicateOnce(
+  context: LimitContext,
+  window?: AcksAllWindow,
+): Promise<LimitSample> {
   const replicas: Replica[] = [];
   let socket: Socket | undefined;
+  const ackArgs = window === undefined ? [] : ['--ack'];
   try {
-    const followers = [1, 2].map((i) => forkReplica(sinkModule, join(context.workDir, `follower-${i}`), []));
+    const followers = [1, 2].map((i) =>
+      forkReplica(sinkModule, join(context.workDir, `follower-${i}`), ackArgs),
+    );
     replicas.push(...followers);
     const followerPorts = await Promise.all(
       followers.map((f) => nextMessage<SinkMessage, 'listening'>(f.child, 'listening', 'follower')),
     );
-    const leader = forkReplica(
-      relayModule,
-      join(context.workDir, 'leader'),
-      followerPorts.map((p) => String(p.port)),
-    );
+    const leader = forkReplica(relayModule, join(context.workDir, 'leader'), [
+      ...ackArgs,
+      ...followerPorts.map((p) => String(p.port)),
+    ]);
     replicas.push(leader);
     const { inputPort } = await nextMessage<RelayMessage, 'listening'>(leader.child, 'listening', 'leader');
     socket = connect({ host: '127.0.0.1', port: inputPort, noDelay: true });
@@ -68,7 +188,9 @@ export async function measureReplicateOnce(context: LimitContext): Promise<Limit
     const before = watched.map((r) => r.usage.current());
     const cpuBefore = process.cpuUsage();
     const start = performance.now();
-    const sent = await sendUntil(socket, start + context.durationMs);
+    const deadline = start + context.durationMs;
+    const acknowledged = window === undefined ? undefined : await sendAcknowledged(socket, deadline, window);
+    const sent = acknowledged?.bytes ?? (await sendUntil(socket, deadline));
     socket.end();
     // Only now (see nextMessage): the report follows the end, and no event comes between end() and this line.
     const relayed = nextMessage<RelayMessage, 'relayed'>(leader.child, 'relayed', 'leader');
@@ -77,7 +199,9 @@ export async function measureReplicateOnce(context: LimitContext): Promise<Limit
     const received = await Promise.all(
       followers.map((f) => nextMessage<SinkMessage, 'received'>(f.child, 'received', 'follower')),
     );
-    const seconds = (performance.now() - start) / 1000;
+    // Acknowledged, every byte was appended by both followers when the last acknowledgement came: the end of the
+    // connections after it is not the data path's time.
+    const seconds = ((acknowledged?.endMs ?? performance.now()) - start) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     const [leaderUsage, ...followerUsage] = watched.map((r, i) => {
       const after = r.usage.stop();
@@ -97,7 +221,10 @@ export async function measureReplicateOnce(context: LimitContext): Promise<Limit
       details: {
         bytes: sent,
         seconds,
-        writeBytes,
+        writeBytes: window === undefined ? writeBytes : window.requestBytes,
+        ...(acknowledged === undefined
+          ? {}
+          : { window, roundTrip: acknowledged.roundTrips.summary(), inFlightMax: acknowledged.inFlightMax }),
         bytesWrittenByReplica: [leaderWritten, ...received.map((r) => r.bytesWritten)],
         producerCpuSeconds: (cpu.user + cpu.system) / 1e6,
         leaderCpuSeconds: leaderUsage!.cpuSeconds,
@@ -114,16 +241,34 @@ export async function measureReplicateOnce(context: LimitContext): Promise<Limit
   }
 }
 
+function replicasNote(details: readonly Record<string, unknown>[]): string {
+  const cores = details.map((d) => (d.replicasCpuSeconds as number) / (d.seconds as number));
+  return (
+    `three replicas ${megabytesPerCpuSecondRange(details, 'replicasCpuSeconds')} MB per CPU-second, ` +
+    `${formatFigure(Math.min(...cores))}-${formatFigure(Math.max(...cores))} cores`
+  );
+}
+
 export const replicateLimit: LimitDefinition = {
   name: 'L_replicate',
   unit: 'MB/s',
   description: 'produce through a leader to two followers, each appending to the page cache, no protocol',
-  measureOnce: measureReplicateOnce,
+  measureOnce: (context) => measureReplicateOnce(context),
+  note: replicasNote,
+};
+
+export const replicateAckedLimit: LimitDefinition = {
+  name: 'L_replicate_acked',
+  unit: 'MB/s',
+  description:
+    'L_replicate acknowledged once both followers appended, 5 requests of 128 KiB in flight (acks=all, one partition)',
+  measureOnce: (context) => measureReplicateOnce(context, onePartitionWindow),
   note(details) {
-    const cores = details.map((d) => (d.replicasCpuSeconds as number) / (d.seconds as number));
+    const p99s = details.map((d) => (d.roundTrip as LatencySummary).p99 / 1000);
+    const p50s = details.map((d) => (d.roundTrip as LatencySummary).p50 / 1000);
     return (
-      `three replicas ${megabytesPerCpuSecondRange(details, 'replicasCpuSeconds')} MB per CPU-second, ` +
-      `${formatFigure(Math.min(...cores))}-${formatFigure(Math.max(...cores))} cores`
+      `${replicasNote(details)}; round trip p50 ${formatValuesRange(p50s)} ms, ` +
+      `p99 ${formatValuesRange(p99s)} ms`
     );
   },
 };

@@ -47,6 +47,8 @@ describe('cluster bench, tiny', { timeout: 120_000 }, () => {
     // The limits measured between repetitions, and each cell's ratio to its own.
     for (const name of [
       'R_replicate-paired-rf3-1024B-1p-acksall',
+      'R_replicate_acked-paired-rf3-1024B-1p-acksall',
+      'L_replicate_acked-5x128KiB-paired',
       'R_sink-paired-rf1-1024B-1p-acksall',
       'L_replicate-over-L_sink-paired',
     ]) {

@@ -4,6 +4,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import type { LatencySummary } from '../../bench/harness/histogram.js';
+import { AckCountReader, encodeAckCount } from '../../bench/limits/ack-counts.js';
 import { readDirtyLimit } from '../../bench/limits/dirty-limit.js';
 import { planAsyncBytes } from '../../bench/limits/disk-async-limit.js';
 import { formatLimits } from '../../bench/limits/main.js';
@@ -11,10 +13,11 @@ import { measureLimits } from '../../bench/limits/measure-limits.js';
 import { longestMountPrefix } from '../../bench/limits/mount-info.js';
 import { readFilesOnce } from '../../bench/limits/read-limit.js';
 import { type LimitDefinition, limitDefinitions } from '../../bench/limits/registry.js';
+import { type AcksAllWindow, measureReplicateOnce } from '../../bench/limits/replicate-limit.js';
 import { serveFilesOnce } from '../../bench/limits/serve-limit.js';
 
 describe('limits', () => {
-  it('measures positive L_net, L_sink, L_tls, L_relay, L_replicate, L_read, L_disk_sync and L_disk_async three times each and removes its files', async () => {
+  it('measures positive L_net, L_sink, L_tls, L_relay, L_replicate, L_replicate_acked, L_read, L_disk_sync and L_disk_async three times each and removes its files', async () => {
     const parentDir = mkdtempSync(join(tmpdir(), 'brook-limits-test-'));
     try {
       const limits = await measureLimits({
@@ -27,6 +30,7 @@ describe('limits', () => {
           'L_tls',
           'L_relay',
           'L_replicate',
+          'L_replicate_acked',
           'L_read',
           'L_disk_sync',
           'L_disk_async',
@@ -34,7 +38,17 @@ describe('limits', () => {
       });
       assert.deepEqual(
         [...limits.keys()],
-        ['L_net', 'L_sink', 'L_tls', 'L_relay', 'L_replicate', 'L_read', 'L_disk_sync', 'L_disk_async'],
+        [
+          'L_net',
+          'L_sink',
+          'L_tls',
+          'L_relay',
+          'L_replicate',
+          'L_replicate_acked',
+          'L_read',
+          'L_disk_sync',
+          'L_disk_async',
+        ],
       );
       for (const limit of limits.values()) {
         assert.equal(limit.unit, 'MB/s');
@@ -57,6 +71,16 @@ describe('limits', () => {
         ]);
         assert.equal((replicate.followerCpuSeconds as number[]).length, 2);
         assert.ok((replicate.replicasCpuSeconds as number) >= (replicate.leaderCpuSeconds as number));
+      }
+      for (const acked of limits.get('L_replicate_acked')!.details) {
+        // Whole requests of the window, each acknowledged once: every replica appended every byte, and the
+        // producer saw one round trip per request.
+        const { requestBytes } = acked.window as AcksAllWindow;
+        assert.equal((acked.bytes as number) % requestBytes, 0);
+        assert.deepEqual(acked.bytesWrittenByReplica, [acked.bytes, acked.bytes, acked.bytes]);
+        const roundTrip = acked.roundTrip as LatencySummary;
+        assert.equal(roundTrip.count, (acked.bytes as number) / requestBytes);
+        assert.ok(roundTrip.p50 > 0 && roundTrip.p99 >= roundTrip.p50);
       }
       for (const sink of limits.get('L_sink')!.details) {
         // The sink appended every byte it received to its file.
@@ -116,12 +140,53 @@ describe('limits', () => {
         'L_tls',
         'L_relay',
         'L_replicate',
+        'L_replicate_acked',
         'L_null',
         'L_read',
         'L_disk_sync',
         'L_disk_async',
       ],
     );
+  });
+
+  it('L_replicate_acked keeps a window of requests larger than one write buffer, and never more in flight', async () => {
+    const workDir = mkdtempSync(join(tmpdir(), 'brook-replicate-acked-test-'));
+    try {
+      // Requests of 512 KiB (the 16-partition cells' four batches of 128 KiB), two in flight: each request is
+      // written as two buffers, and an acknowledgement covers a request only once both followers have it all.
+      const window = { requestBytes: 512 * 1024, requests: 2 };
+      const sample = await measureReplicateOnce({ durationMs: 200, workDir, log: () => {} }, window);
+      const bytes = sample.details.bytes as number;
+      assert.ok(bytes >= 2 * window.requestBytes, `sent ${bytes} bytes`);
+      assert.equal(bytes % window.requestBytes, 0);
+      assert.deepEqual(sample.details.bytesWrittenByReplica, [bytes, bytes, bytes]);
+      assert.equal((sample.details.roundTrip as LatencySummary).count, bytes / window.requestBytes);
+      assert.deepEqual(sample.details.window, window);
+      assert.equal(sample.details.inFlightMax, window.requests, 'the window was filled and never exceeded');
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads acknowledgement counts from a stream cut at every place, and refuses a count that goes back', () => {
+    const counts = [0, 1, 2 ** 32 - 1, 2 ** 32, 5 * 2 ** 40 + 7];
+    const stream = Buffer.concat(counts.map(encodeAckCount));
+    for (let cut = 0; cut <= stream.length; cut++) {
+      const reader = new AckCountReader();
+      const seen: number[] = [];
+      for (const piece of [stream.subarray(0, cut), stream.subarray(cut)]) {
+        for (let i = 0; i < piece.length; i += 3) {
+          if (reader.push(piece.subarray(i, i + 3))) seen.push(reader.latest);
+        }
+      }
+      assert.equal(reader.latest, counts.at(-1));
+      assert.ok(seen.every((v, i) => i === 0 || v >= seen[i - 1]!));
+    }
+    const reader = new AckCountReader();
+    reader.push(encodeAckCount(10));
+    assert.throws(() => reader.push(encodeAckCount(9)), /went back/);
+    assert.throws(() => encodeAckCount(-1), /not a byte count/);
+    assert.throws(() => encodeAckCount(0.5), /not a byte count/);
   });
 
   it('L_serve streams every byte of several files, an empty one among them, over loopback', async () => {
