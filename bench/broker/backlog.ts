@@ -26,7 +26,7 @@ import { readProcessCpu } from '../harness/process-usage.js';
 import { megabytesPerSecond, ratioOfSummaries } from '../harness/ratio.js';
 import { summarize } from '../harness/repeat.js';
 import { ResultWriter } from '../harness/results.js';
-import { formatFigure, formatRange, formatTable } from '../harness/table.js';
+import { formatFigure, formatSummaryRange, formatTable } from '../harness/table.js';
 import { withTempDir } from '../harness/temp-dir.js';
 import { netLimit } from '../limits/net-limit.js';
 import { readFilesOnce } from '../limits/read-limit.js';
@@ -111,17 +111,17 @@ export async function run(args: string[]): Promise<void> {
     rows.push([
       name,
       formatFigure(cell.bytes / 1e6),
-      range(read.limit),
-      range(consumer),
-      range(perCpu),
-      range(read.ratio),
-      range(read.paired),
-      range(net.limit),
-      range(net.ratio),
-      range(rtt.limit),
-      range(rtt.paired),
-      range(serve.limit),
-      range(serve.paired),
+      formatSummaryRange(read.limit),
+      formatSummaryRange(consumer),
+      formatSummaryRange(perCpu),
+      formatSummaryRange(read.ratio),
+      formatSummaryRange(read.paired),
+      formatSummaryRange(net.limit),
+      formatSummaryRange(net.ratio),
+      formatSummaryRange(rtt.limit),
+      formatSummaryRange(rtt.paired),
+      formatSummaryRange(serve.limit),
+      formatSummaryRange(serve.paired),
     ]);
   }
   const header = [
@@ -153,10 +153,6 @@ function againstLimit(consumer: readonly number[], limit: readonly number[]) {
     ratio: ratioOfSummaries(summarize(consumer), summary),
     paired: summarize(consumer.map((c, i) => c / limit[i]!)),
   };
-}
-
-function range(s: { median: number; min: number; max: number }): string {
-  return formatRange(s.median, s.min, s.max);
 }
 
 interface CellFigures {

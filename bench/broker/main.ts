@@ -25,7 +25,7 @@ import { parseOverrides, positiveNumber } from '../harness/options.js';
 import { type RatioSummary, ratioOfSummaries } from '../harness/ratio.js';
 import { repetitionsMin, type Summary, summarize } from '../harness/repeat.js';
 import { ResultWriter } from '../harness/results.js';
-import { formatFigure, formatRange, formatTable, formatValuesRange } from '../harness/table.js';
+import { formatFigure, formatSummaryRange, formatTable, formatValuesRange } from '../harness/table.js';
 import { withTempDir } from '../harness/temp-dir.js';
 import { type LimitSet, limitDurationMs, measureLimits } from '../limits/measure-limits.js';
 import { defaultNullWorkload, nullBrokerLimit } from '../limits/null-broker.js';
@@ -310,8 +310,7 @@ export async function run(args: string[]): Promise<void> {
 /** --metrics-compare: each cell's produce throughput and broker efficiency with metrics on and off. */
 function formatComparisons(comparisons: readonly MetricsComparison[]): string {
   const wire = (r: CellResult): string => {
-    const x = summarize(r.repetitions.map((rep) => rep.wireMBPerSecond));
-    return formatRange(x.median, x.min, x.max);
+    return formatValuesRange(r.repetitions.map((rep) => rep.wireMBPerSecond));
   };
   const rows = comparisons.map((c) => [
     c.name,
@@ -373,8 +372,7 @@ function formatCompared(results: readonly CellResult[], env: Record<string, stri
     .filter((r) => r.compared !== undefined)
     .map((result) => {
       const s = (r: CellResult, f: (x: CellResult['repetitions'][number]) => number): string => {
-        const x = summaryOf(r, f);
-        return formatRange(x.median, x.min, x.max);
+        return formatSummaryRange(summaryOf(r, f));
       };
       const second = result.compared!;
       const ratios = comparedRatios(result);
@@ -632,12 +630,7 @@ function ratioText(ratio: RatioSummary | undefined): string {
 }
 
 function formatLimitsLine(limits: LimitSet): string {
-  const rows = [...limits.values()].map((l) => [
-    l.name,
-    formatRange(l.summary.median, l.summary.min, l.summary.max),
-    l.unit,
-    l.note,
-  ]);
+  const rows = [...limits.values()].map((l) => [l.name, formatSummaryRange(l.summary), l.unit, l.note]);
   const table = formatTable(['limit', 'median (range)', 'unit', 'notes'], rows);
   const ceiling = relayCeiling(limits);
   return ceiling === undefined
@@ -659,8 +652,7 @@ function formatCells(
 ): string {
   const rows = results.map((result) => {
     const s = (f: (r: CellResult['repetitions'][number]) => number): string => {
-      const x = summaryOf(result, f);
-      return formatRange(x.median, x.min, x.max);
+      return formatSummaryRange(summaryOf(result, f));
     };
     const latency = result.produceLatency.summary();
     const e2e = result.endToEndLatency.count > 0 ? result.endToEndLatency.summary() : undefined;
@@ -760,8 +752,8 @@ function formatClients(
     return [
       result.client,
       cellName(result.spec),
-      formatRange(records.median, records.min, records.max),
-      formatRange(payload.median, payload.min, payload.max),
+      formatSummaryRange(records),
+      formatSummaryRange(payload),
       latency ? `${ms(latency.p50)}/${ms(latency.p99)}/${ms(latency.p999)}` : '-',
       formatFigure(result.brokerPeakRssBytes / 1048576),
       ratioText(nullLimit ? ratioOfSummaries(records, nullLimit.summary) : undefined),
@@ -780,11 +772,7 @@ function formatBacklog(results: readonly CellResult[]): string {
     .map((r) => {
       const mb = summarize(r.backlogMBPerSecond);
       const records = summarize(r.backlogRecordsPerSecond);
-      return [
-        cellName(r.spec),
-        formatRange(mb.median, mb.min, mb.max),
-        formatRange(records.median, records.min, records.max),
-      ];
+      return [cellName(r.spec), formatSummaryRange(mb), formatSummaryRange(records)];
     });
   return rows.length === 0 ? '' : formatTable(['backlog read', 'MB/s', 'records/s'], rows);
 }

@@ -24,7 +24,7 @@ import { readProcessCpu, readProcessMemory } from '../harness/process-usage.js';
 import { megabytesPerSecond, ratioOfSummaries } from '../harness/ratio.js';
 import { summarize } from '../harness/repeat.js';
 import { ResultWriter } from '../harness/results.js';
-import { formatFigure, formatRange, formatTable } from '../harness/table.js';
+import { formatFigure, formatSummaryRange, formatTable } from '../harness/table.js';
 import { withTempDir } from '../harness/temp-dir.js';
 import { warmupMsFor } from '../limits/null-broker.js';
 import { type BrokerProcess, startBroker } from './broker-process.js';
@@ -150,19 +150,11 @@ export async function run(args: string[]): Promise<void> {
         ],
         [
           `produce 1 KiB x ${hotPartitions}, loaded`,
-          `${formatRange(loadedSummary.median, loadedSummary.min, loadedSummary.max)} MB/s`,
+          `${formatSummaryRange(loadedSummary)} MB/s`,
           `${stillOpen} of ${connections} idle connections still open`,
         ],
-        [
-          `produce 1 KiB x ${hotPartitions}, baseline`,
-          `${formatRange(baselineSummary.median, baselineSummary.min, baselineSummary.max)} MB/s`,
-          '',
-        ],
-        [
-          'loaded / baseline',
-          formatRange(ratio.median, ratio.min, ratio.max),
-          `paired ${formatRange(paired.median, paired.min, paired.max)}`,
-        ],
+        [`produce 1 KiB x ${hotPartitions}, baseline`, `${formatSummaryRange(baselineSummary)} MB/s`, ''],
+        ['loaded / baseline', formatSummaryRange(ratio), `paired ${formatSummaryRange(paired)}`],
       ];
       console.log(
         `\n${formatTable(['figure', 'value', ''], rows)}\n\nrun ${writer.runId} written to ${writer.path}`,
@@ -243,7 +235,7 @@ async function runCreateOnly(
   writer.figure('checkpoints settled seconds', 's', settleSummary, { partitions, loadavg: os.loadavg()[0] });
   writer.figure('shutdown seconds', 's', shutdownSummary, { partitions, loadavg: os.loadavg()[0] });
   console.log(
-    `create ${partitions} partitions: ${formatRange(summary.median, summary.min, summary.max)} s; epoch checkpoints ${formatRange(settleSummary.median, settleSummary.min, settleSummary.max)} s later; clean shutdown: ${formatRange(shutdownSummary.median, shutdownSummary.min, shutdownSummary.max)} s\n\nrun ${writer.runId} written to ${writer.path}`,
+    `create ${partitions} partitions: ${formatSummaryRange(summary)} s; epoch checkpoints ${formatSummaryRange(settleSummary)} s later; clean shutdown: ${formatSummaryRange(shutdownSummary)} s\n\nrun ${writer.runId} written to ${writer.path}`,
   );
 }
 

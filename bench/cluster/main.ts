@@ -22,7 +22,7 @@ import { type ProcessWatch, watchProcess } from '../harness/process-usage.js';
 import { type RatioSummary, ratioOfSummaries } from '../harness/ratio.js';
 import { repetitionsMin, type Summary, summarize } from '../harness/repeat.js';
 import { ResultWriter } from '../harness/results.js';
-import { formatFigure, formatRange, formatTable } from '../harness/table.js';
+import { formatFigure, formatSummaryRange, formatTable, formatValuesRange } from '../harness/table.js';
 import { withTempDir } from '../harness/temp-dir.js';
 import { type LimitSet, limitDurationMs, measureLimits } from '../limits/measure-limits.js';
 import {
@@ -273,7 +273,7 @@ export async function run(args: string[]): Promise<void> {
   writer.write('summary', { elapsedSeconds, loadAverage: os.loadavg() });
   if (limits.size > 0) {
     const net = limits.get('L_net')!.summary;
-    console.log(`\nL_net ${formatRange(net.median, net.min, net.max)} MB/s`);
+    console.log(`\nL_net ${formatSummaryRange(net)} MB/s`);
   }
   if (produceResults.length > 0) {
     console.log(`\n${formatCells(produceResults, limits)}`);
@@ -577,8 +577,7 @@ function formatCells(results: readonly CellResult[], limits: LimitSet): string {
   const net = limits.get('L_net');
   const rows = results.map((result) => {
     const s = (f: (r: ProduceRepetition) => number): string => {
-      const x = summarize(result.repetitions.map(f));
-      return formatRange(x.median, x.min, x.max);
+      return formatValuesRange(result.repetitions.map(f));
     };
     const latency = result.latency.summary();
     const ms = (us: number): string => formatFigure(us / 1000);
@@ -631,7 +630,7 @@ function formatRatios(results: readonly CellResult[]): string {
     workloadName(r.replicated.cell),
     `${cellName(r.replicated.cell)} / ${cellName(r.single.cell)}`,
     ratioText(r.ratio),
-    formatRange(r.paired.median, r.paired.min, r.paired.max),
+    formatSummaryRange(r.paired),
   ]);
   return formatTable(['workload', 'R_single', 'ratio of medians (range)', 'paired by repetition'], rows);
 }
@@ -639,8 +638,7 @@ function formatRatios(results: readonly CellResult[]): string {
 function formatFailover(results: readonly FailoverResult[]): string {
   const rows = results.map((result) => {
     const s = (f: (r: FailoverRepetition) => number): string => {
-      const x = summarize(result.repetitions.map(f));
-      return formatRange(x.median, x.min, x.max);
+      return formatValuesRange(result.repetitions.map(f));
     };
     const loads = result.repetitions.map((r) => r.loadAverage1m);
     return [

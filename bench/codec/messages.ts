@@ -38,7 +38,7 @@ import {
   summarize,
 } from '../harness/index.js';
 import { ResultWriter } from '../harness/results.js';
-import { formatRange, formatTable } from '../harness/table.js';
+import { formatSummaryRange, formatTable } from '../harness/table.js';
 
 const usage = `usage: npm run bench -- codec-messages [options]
   --quick              0.3 s per repetition instead of 1 s
@@ -241,8 +241,8 @@ export async function run(args: string[]): Promise<void> {
       rows.push([
         `${c.name} ${step}`,
         String(frame.length),
-        formatRange(summary.median, summary.min, summary.max),
-        formatRange(r.median, r.min, r.max),
+        formatSummaryRange(summary),
+        formatSummaryRange(r),
       ]);
     }
   }

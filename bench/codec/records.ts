@@ -34,7 +34,7 @@ import {
   summarize,
 } from '../harness/index.js';
 import { ResultWriter } from '../harness/results.js';
-import { formatRange, formatTable } from '../harness/table.js';
+import { formatSummaryRange, formatTable } from '../harness/table.js';
 
 const usage = `usage: npm run bench -- codec-records [options]
   --quick              0.3 s per repetition instead of 1 s
@@ -183,7 +183,7 @@ export async function run(args: string[]): Promise<void> {
   const rows = figures.map(({ name, summary }) => {
     const r = ratioOfSummaries(summary, reference);
     writer.write(`${name}/memcpy`, { ...r });
-    return [name, formatRange(summary.median, summary.min, summary.max), formatRange(r.median, r.min, r.max)];
+    return [name, formatSummaryRange(summary), formatSummaryRange(r)];
   });
   console.log(
     `record batches: ${batches.length} x ${batchBytes / 1024} KiB, ${recordBytes} B records, ` +

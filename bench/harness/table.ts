@@ -1,6 +1,6 @@
 // Human summaries: fixed-width text tables and number formatting, for the terminal after a run. The result
 // file is the record; this is for the reader, so figures are rounded to what the noise here justifies.
-import { summarize } from './repeat.js';
+import { type Summary, summarize } from './repeat.js';
 
 /** Formats `value` with about three significant digits, without exponent notation for ordinary magnitudes. */
 export function formatFigure(value: number): string {
@@ -22,10 +22,14 @@ export function formatRange(median: number, min: number, max: number): string {
   return `${formatFigure(median)} (${formatFigure(min)}-${formatFigure(max)})`;
 }
 
+/** `median (min-max)` of a summary (or anything with its three figures). */
+export function formatSummaryRange(s: Pick<Summary, 'median' | 'min' | 'max'>): string {
+  return formatRange(s.median, s.min, s.max);
+}
+
 /** `median (min-max)` of repeated values. */
 export function formatValuesRange(values: readonly number[]): string {
-  const x = summarize(values);
-  return formatRange(x.median, x.min, x.max);
+  return formatSummaryRange(summarize(values));
 }
 
 const numeric = /^[-+]?[\d.,]+( ?%)?$/;

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { positiveNumber } from '../harness/options.js';
 import { ResultWriter } from '../harness/results.js';
-import { formatRange, formatTable } from '../harness/table.js';
+import { formatSummaryRange, formatTable } from '../harness/table.js';
 import { limitDurationMs as durationMs, type LimitSet, measureLimits } from './measure-limits.js';
 import { limitDefinitions } from './registry.js';
 
@@ -54,7 +54,7 @@ export async function run(args: string[]): Promise<void> {
 export function formatLimits(limits: LimitSet): string {
   const rows = [...limits.values()].map((l) => [
     l.name,
-    formatRange(l.summary.median, l.summary.min, l.summary.max),
+    formatSummaryRange(l.summary),
     l.unit,
     String(l.summary.values.length),
     loadRange(l.details),

@@ -14,7 +14,7 @@ import { readProcessCpu, watchProcess } from '../harness/process-usage.js';
 import { megabytesPerSecond, ratioOfSummaries } from '../harness/ratio.js';
 import { repeat, summarize } from '../harness/repeat.js';
 import { ResultWriter } from '../harness/results.js';
-import { formatFigure, formatRange, formatTable } from '../harness/table.js';
+import { formatFigure, formatSummaryRange, formatTable } from '../harness/table.js';
 import type { EchoServerMessage, EchoServerMode } from './echo-server.js';
 
 const serverModule = fileURLToPath(new URL('./echo-server.js', import.meta.url));
@@ -230,11 +230,11 @@ export async function run(args: string[]): Promise<void> {
     writer.figure('echo-raw-server-cpu', 'us/request', rawCpu, details);
     rows.push([
       String(bodyBytes),
-      formatRange(brookRps.median, brookRps.min, brookRps.max),
-      formatRange(rawRps.median, rawRps.min, rawRps.max),
+      formatSummaryRange(brookRps),
+      formatSummaryRange(rawRps),
       formatFigure(brookMBs.median),
       formatFigure(rawMBs.median),
-      formatRange(ratio.median, ratio.min, ratio.max),
+      formatSummaryRange(ratio),
       formatFigure(brookCpu.median),
       formatFigure(rawCpu.median),
     ]);

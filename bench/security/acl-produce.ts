@@ -30,7 +30,7 @@ import { runG1 } from '../broker/g1-producer.js';
 import { recordsPerBatch } from '../broker/produce-requests.js';
 import { WireConnection } from '../broker/wire-connection.js';
 import {
-  formatRange,
+  formatSummaryRange,
   formatTable,
   ResultWriter,
   ratioOfSummaries,
@@ -291,8 +291,8 @@ export async function run(args: string[]): Promise<void> {
         writer.write(`on-over-off ${unit}`, { ...cost });
         rows.push([
           unit,
-          formatRange(offSummary.median, offSummary.min, offSummary.max),
-          formatRange(onSummary.median, onSummary.min, onSummary.max),
+          formatSummaryRange(offSummary),
+          formatSummaryRange(onSummary),
           `${(cost.median * 100).toFixed(1)} %`,
         ]);
       }

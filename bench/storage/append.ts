@@ -27,7 +27,7 @@ import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { appendQueuedAwaitable, Log } from '../../src/storage/log.js';
 import { logConfig } from '../../src/storage/log-config.js';
 import {
-  formatRange,
+  formatSummaryRange,
   formatTable,
   megabytesPerSecond,
   ResultWriter,
@@ -375,14 +375,20 @@ export async function run(args: string[]): Promise<void> {
       ...details,
       loadAverage1m: loads,
     });
-    const fmt = (s: Summary): string => formatRange(s.median, s.min, s.max);
-    rows.push([mode, baselineName, fmt(mbps(r.baseline)), fmt(perCpu(r.baseline)), '', '']);
+    rows.push([
+      mode,
+      baselineName,
+      formatSummaryRange(mbps(r.baseline)),
+      formatSummaryRange(perCpu(r.baseline)),
+      '',
+      '',
+    ]);
     rows.push([
       mode,
       logName,
-      fmt(mbps(r.log)),
-      fmt(perCpu(r.log)),
-      fmt(ratio),
+      formatSummaryRange(mbps(r.log)),
+      formatSummaryRange(perCpu(r.log)),
+      formatSummaryRange(ratio),
       `${loads.min.toFixed(1)}-${loads.max.toFixed(1)}`,
     ]);
   }

@@ -18,6 +18,7 @@ import { Log } from '../../src/storage/log.js';
 import { logConfig } from '../../src/storage/log-config.js';
 import {
   formatRange,
+  formatSummaryRange,
   formatTable,
   megabytesPerSecond,
   monitorEventLoop,
@@ -107,8 +108,8 @@ export async function run(args: string[]): Promise<void> {
       formatTable(
         ['figure', 'median (min-max)'],
         [
-          ['clean MB/s', formatRange(rate.median, rate.min, rate.max)],
-          ['L_disk_async MB/s', formatRange(limit.median, limit.min, limit.max)],
+          ['clean MB/s', formatSummaryRange(rate)],
+          ['L_disk_async MB/s', formatSummaryRange(limit)],
           ['clean / L_disk_async', `${(ratio.median * 100).toFixed(0)} %`],
           ['log size after / before', `${(summarize(ratios).median * 100).toFixed(1)} %`],
           ['event-loop delay p99 ms', formatRange(...minMax(delays))],

@@ -23,7 +23,7 @@ import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { appendQueuedAwaitable, Log } from '../../src/storage/log.js';
 import { logConfig } from '../../src/storage/log-config.js';
 import {
-  formatRange,
+  formatSummaryRange,
   formatTable,
   megabytesPerSecond,
   ResultWriter,
@@ -209,8 +209,8 @@ export async function run(args: string[]): Promise<void> {
         const encrypted = summarize(r.encrypted.map((x) => x[field]));
         const ratio = ratioOfSummaries(encrypted, plain);
         cells.push(
-          formatRange(plain.median, plain.min, plain.max),
-          formatRange(encrypted.median, encrypted.min, encrypted.max),
+          formatSummaryRange(plain),
+          formatSummaryRange(encrypted),
           `${(ratio.median * 100).toFixed(0)} %`,
         );
         const suffix = field === 'mbps' ? '' : '-cpu';
@@ -242,7 +242,7 @@ export async function run(args: string[]): Promise<void> {
     ] as const) {
       const s = summarize(primitives[name].map((r) => r.mbps));
       const c = summarize(primitives[name].map((r) => r.mbPerCpuS));
-      primitiveRows.push([label, formatRange(s.median, s.min, s.max), formatRange(c.median, c.min, c.max)]);
+      primitiveRows.push([label, formatSummaryRange(s), formatSummaryRange(c)]);
       writer?.figure(`crypto-${name}`, 'MB/s', s, {});
       writer?.figure(`crypto-${name}-cpu`, 'MB/CPU-s', c, {});
     }
@@ -266,7 +266,7 @@ export async function run(args: string[]): Promise<void> {
         const plain = summarize(r.plain.map((x) => x[field]));
         const brook = summarize(r.encrypted.map((x) => x[field]));
         cells.push(
-          formatRange(ceiling.median, ceiling.min, ceiling.max),
+          formatSummaryRange(ceiling),
           `${((ceiling.median / plain.median) * 100).toFixed(0)} %`,
           `${((brook.median / ceiling.median) * 100).toFixed(0)} %`,
         );

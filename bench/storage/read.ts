@@ -15,7 +15,7 @@ import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { Log } from '../../src/storage/log.js';
 import { logConfig } from '../../src/storage/log-config.js';
 import {
-  formatRange,
+  formatSummaryRange,
   formatTable,
   megabytesPerSecond,
   ResultWriter,
@@ -106,7 +106,7 @@ export async function run(args: string[]): Promise<void> {
     for (const [name, values] of Object.entries(results)) {
       const s: Summary = summarize(values);
       const r = ratioOfSummaries(s, plainSummary);
-      rows.push([name, formatRange(s.median, s.min, s.max), `${(r.median * 100).toFixed(0)} %`]);
+      rows.push([name, formatSummaryRange(s), `${(r.median * 100).toFixed(0)} %`]);
       writer?.figure(`read-${name}`, 'MB/s', s, { mib, fetchBytes });
     }
     console.log(formatTable(['reader', 'MB/s median (min-max)', 'vs plain'], rows));
