@@ -32,6 +32,13 @@ import {
   failoverOnce,
   type StopMode,
 } from './failover.js';
+import {
+  formatLatencyFloors,
+  hasLatencyFloor,
+  type LatencyFloor,
+  measureLatencyFloors,
+  recordLatencyFloors,
+} from './latency-floor.js';
 import { LocalCluster, zooKeeperTickMs } from './local-cluster.js';
 import {
   ackedWindows,
@@ -74,7 +81,9 @@ const usage = `usage: npm run bench -- cluster [options]
   --no-terminate           skip the controlled shutdown (SIGTERM) case (--quick skips it unless --terminate)
   --no-limits              skip L_net
   --no-paired-limits       skip L_sink, L_replicate and L_replicate_acked after each repetition of unthrottled
-                           cells (paired R_sink, R_replicate, R_replicate_acked and the bound L_replicate / L_sink)
+                           cells (paired R_sink, R_replicate, R_replicate_acked and the bound L_replicate / L_sink),
+                           and in latency mode the rf=3 acks=all cells' latency floor (L_replicate_acked at the
+                           cell's rate)
   --override KEY=VALUE     a config of every cluster broker (repeatable; recorded with the cluster)
   --cpu-prof DIR           run every broker under node --cpu-prof, profiles in DIR/cluster-<session timeout>/
                            broker-<id> and DIR/single, written as they stop (bench/broker/profile-top.ts reads them)
@@ -209,8 +218,11 @@ export async function run(args: string[]): Promise<void> {
   const limits: LimitSet = new Map();
   const produceResults: CellResult[] = [];
   // At fixed rates throughput is the rate: no ratio to a limit says anything then.
-  const pairedLimits: PairedLimits[] | undefined =
-    values['no-paired-limits'] || replicatedRate !== undefined || singleRate !== undefined ? undefined : [];
+  const latencyMode = replicatedRate !== undefined || singleRate !== undefined;
+  const pairedLimits: PairedLimits[] | undefined = values['no-paired-limits'] || latencyMode ? undefined : [];
+  // In latency mode the rf=3 acks=all cells get a latency floor after each repetition instead.
+  const latencyFloors: Map<string, LatencyFloor>[] | undefined =
+    values['no-paired-limits'] || !latencyMode ? undefined : [];
   const failoverResults: FailoverResult[] = [];
   const peakRss: Record<string, number> = {};
   await withProcessGuard(() =>
@@ -237,7 +249,7 @@ export async function run(args: string[]): Promise<void> {
             repetitions,
             durationMs,
             produceResults,
-            pairedLimits,
+            { limits: pairedLimits, latencyFloors },
             peakRss,
             cpuProfileDir,
             writer,
@@ -279,6 +291,9 @@ export async function run(args: string[]): Promise<void> {
     console.log(`\n${formatCells(produceResults, limits)}`);
     if (ratios(produceResults).length > 0) console.log(`\n${formatRatios(produceResults)}`);
     if (pairedLimits !== undefined) console.log(`\n${formatPairedLimits(produceResults, pairedLimits)}`);
+    if (latencyFloors !== undefined && produceResults.some((r) => hasLatencyFloor(r.cell))) {
+      console.log(`\n${formatLatencyFloors(produceResults, latencyFloors)}`);
+    }
   }
   if (failoverResults.length > 0) console.log(`\n${formatFailover(failoverResults)}`);
   console.log(
@@ -329,7 +344,7 @@ async function produceCells(
   repetitions: number,
   durationMs: number,
   results: CellResult[],
-  pairedLimits: PairedLimits[] | undefined,
+  paired: { limits: PairedLimits[] | undefined; latencyFloors: Map<string, LatencyFloor>[] | undefined },
   peakRss: Record<string, number>,
   cpuProfileDir: string | undefined,
   writer: ResultWriter,
@@ -397,6 +412,10 @@ async function produceCells(
           // 0.1-0.4 s. Give them a second, so that a short window measures replication, not its start.
           await new Promise((resolve) => setTimeout(resolve, replicationSettleMs));
         }
+        const repetitionLatency = {
+          produce: new Histogram('us'),
+          endToEnd: result.endToEnd === undefined ? undefined : new Histogram('us'),
+        };
         const figures = await produceOnce(
           cell,
           cell.replicationFactor === 1
@@ -404,20 +423,29 @@ async function produceCells(
             : { port, brokerPids: cluster.pids(), zooKeeperPid: cluster.zooKeeper.pid },
           topic,
           durationMs,
-          { produce: result.latency, endToEnd: result.endToEnd },
+          repetitionLatency,
         );
+        result.latency.merge(repetitionLatency.produce);
+        if (repetitionLatency.endToEnd !== undefined) result.endToEnd!.merge(repetitionLatency.endToEnd);
         result.repetitions.push(figures);
         log(
           `  ${cellName(cell)} #${repetition + 1}: ${figures.wireMBPerSecond.toFixed(1)} MB/s wire, ` +
-            (result.endToEnd ? `tail ${figures.tailFetchMBPerSecond.toFixed(1)} MB/s, ` : '') +
+            (result.endToEnd
+              ? `tail ${figures.tailFetchMBPerSecond.toFixed(1)} MB/s, produce/e2e p99 ` +
+                `${figures.produceP99Ms.toFixed(2)}/${figures.endToEndP99Ms!.toFixed(2)} ms, `
+              : '') +
             `broker CPU ${figures.brokerCpuSeconds.map((c) => c.toFixed(2)).join('/')} s, ` +
             `of it in the kernel ${figures.brokerSystemCpuSeconds.map((c) => c.toFixed(2)).join('/')} s ` +
             `(load ${figures.loadAverage1m.toFixed(1)})`,
         );
         await deleteTopic(port, topic);
       }
-      if (pairedLimits !== undefined)
-        pairedLimits.push(await measurePairedLimits(dir, durationMs, log, repetition, ackedWindows(cells)));
+      if (paired.limits !== undefined) {
+        paired.limits.push(await measurePairedLimits(dir, durationMs, log, repetition, ackedWindows(cells)));
+      }
+      if (paired.latencyFloors !== undefined) {
+        paired.latencyFloors.push(await measureLatencyFloors(dir, durationMs, log, repetition, cells));
+      }
     }
   } finally {
     for (const [name, watch] of watches) peakRss[name] = watch.stop().peakRssBytes;
@@ -431,7 +459,8 @@ async function produceCells(
     note: 'VmHWM over all produce cells; broker-0 leads every replicated partition',
   });
   recordRatios(writer, results);
-  if (pairedLimits !== undefined) recordPairedLimits(writer, results, pairedLimits);
+  if (paired.limits !== undefined) recordPairedLimits(writer, results, paired.limits);
+  if (paired.latencyFloors !== undefined) recordLatencyFloors(writer, results, paired.latencyFloors);
 }
 
 async function failoverCase(

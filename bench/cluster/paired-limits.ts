@@ -85,7 +85,7 @@ export async function measurePairedLimits(
   const replicateAcked: AckedLimit[] = [];
   for (const window of windows) {
     const acked = await withTempDir(parentDir, '.brook-bench-replicate-acked-', (workDir) =>
-      measureReplicateOnce({ durationMs, workDir, log }, window),
+      measureReplicateOnce({ durationMs, workDir, log }, { window }),
     );
     const roundTrip = acked.details.roundTrip as { p50: number; p99: number };
     replicateAcked.push({

@@ -78,6 +78,9 @@ export interface ProduceRepetition {
   recordsAcknowledged: number;
   errors: Record<string, number>;
   loadAverage1m: number;
+  /** This repetition's own produce p99 and, with a tail consumer, end-to-end p99 (ms): paired between settings. */
+  produceP99Ms: number;
+  endToEndP99Ms?: number;
 }
 
 export interface ProduceTarget {
@@ -87,7 +90,10 @@ export interface ProduceTarget {
   zooKeeperPid?: number;
 }
 
-/** Where a repetition's latencies go; `endToEnd` present means a tail consumer runs beside G1. */
+/**
+ * Where one repetition's latencies go (fresh histograms: their p99 is the repetition's own); `endToEnd` present
+ * means a tail consumer runs beside G1.
+ */
 export interface LatencySinks {
   produce: Histogram;
   endToEnd?: Histogram;
@@ -113,7 +119,12 @@ export async function produceOnce(
           endToEnd: true,
         });
   try {
-    return await produceWith(cell, target, topic, durationMs, latency.produce, tail);
+    const repetition = await produceWith(cell, target, topic, durationMs, latency.produce, tail);
+    return {
+      ...repetition,
+      produceP99Ms: latency.produce.percentile(99) / 1000,
+      endToEndP99Ms: latency.endToEnd === undefined ? undefined : latency.endToEnd.percentile(99) / 1000,
+    };
   } finally {
     tail?.close();
   }
@@ -126,7 +137,7 @@ async function produceWith(
   durationMs: number,
   latency: Histogram,
   tail: TailConsumer | undefined,
-): Promise<ProduceRepetition> {
+): Promise<Omit<ProduceRepetition, 'produceP99Ms' | 'endToEndP99Ms'>> {
   // One /proc read per process and edge gives both figures, so the kernel's part is of the same instant.
   const cpuOf = (pid: number): { total: number; system: number } => {
     const cpu = readProcessCpu(pid);

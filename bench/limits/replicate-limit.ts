@@ -70,8 +70,10 @@ export interface AcksAllWindow {
 /** The cluster benchmark generator's window with one partition: 128 KiB requests, 5 in flight. */
 export const onePartitionWindow: AcksAllWindow = { requestBytes: 128 * 1024, requests: 5 };
 
-export function windowBytes(window: AcksAllWindow): number {
-  return window.requestBytes * window.requests;
+/** How L_replicate_acked sends: the window, and a fixed rate (latency at a given load) or as fast as it can. */
+export interface AckedSending {
+  window: AcksAllWindow;
+  requestsPerSecond?: number;
 }
 
 /** What the producer of L_replicate_acked saw. */
@@ -87,23 +89,32 @@ interface AcknowledgedSend {
 
 /**
  * Sends requests until the deadline with at most `window.requests` unacknowledged, then waits until every one
- * is acknowledged. Fails if no acknowledgement comes for helperTimeoutMs while some are outstanding.
+ * is acknowledged. With `requestsPerSecond`, request i is due at start + i / rate (and leaves then, or once the
+ * window has room) and its round trip counts from when it was due, as G1's rate mode charges a stalled broker
+ * for the requests it held back. Fails if no acknowledgement comes for helperTimeoutMs while some are out.
  */
 function sendAcknowledged(
   socket: Socket,
   deadline: number,
   window: AcksAllWindow,
+  requestsPerSecond?: number,
 ): Promise<AcknowledgedSend> {
   assert(window.requestBytes > 0 && window.requests > 0, 'an empty window sends nothing');
+  assert(requestsPerSecond === undefined || requestsPerSecond > 0, 'a rate is a positive number of requests');
   const acks = new AckCountReader();
   const roundTrips = new Histogram('us');
-  /** Write times of the requests in flight, by request number modulo the window. */
+  /** Send (or due) times of the requests in flight, by request number modulo the window. */
   const sentAtMs = new Float64Array(window.requests);
+  const startMs = performance.now();
+  /** When request `i` is due: at once unthrottled, else on the fixed schedule. */
+  const dueMs = (i: number): number =>
+    requestsPerSecond === undefined ? performance.now() : startMs + (i * 1000) / requestsPerSecond;
   let sent = 0;
   let acknowledged = 0;
-  let lastAckMs = performance.now();
+  let lastAckMs = startMs;
   let writes = 0;
   let inFlightMax = 0;
+  let timer: NodeJS.Timeout | undefined;
   /** One request: whole write buffers and a part of one, as many as its size takes. */
   const writeRequest = (): void => {
     for (let at = 0; at < window.requestBytes; at += writeBytes) {
@@ -120,6 +131,7 @@ function sendAcknowledged(
     }, 1000);
     function finish(error?: Error): void {
       clearInterval(watchdog);
+      clearTimeout(timer);
       socket.off('data', onData);
       socket.off('error', finish);
       socket.off('close', onClose);
@@ -127,13 +139,21 @@ function sendAcknowledged(
       else resolve({ bytes: sent * window.requestBytes, roundTrips, endMs: lastAckMs, inFlightMax });
     }
     function fill(): void {
-      while (sent - acknowledged < window.requests && performance.now() < deadline) {
-        sentAtMs[sent % window.requests] = performance.now();
+      clearTimeout(timer);
+      timer = undefined;
+      let due = dueMs(sent);
+      while (sent - acknowledged < window.requests && due < deadline && due <= performance.now()) {
+        sentAtMs[sent % window.requests] = due;
         writeRequest();
         sent++;
+        due = dueMs(sent);
       }
       inFlightMax = Math.max(inFlightMax, sent - acknowledged);
-      if (sent === acknowledged) finish();
+      const sending = due < deadline;
+      if (!sending && sent === acknowledged) finish();
+      else if (sending && sent - acknowledged < window.requests) {
+        timer = setTimeout(fill, Math.max(0, due - performance.now()));
+      }
     }
     function onData(chunk: Buffer): void {
       if (!acks.push(chunk)) return;
@@ -157,16 +177,16 @@ function sendAcknowledged(
 }
 
 /**
- * One repetition of L_replicate, or with a window of L_replicate_acked; the replicas' files go into folders of
- * the repetition's directory.
+ * One repetition of L_replicate, or given how to send acknowledged requests of L_replicate_acked; the replicas'
+ * files go into folders of the repetition's directory.
  */
 export async function measureReplicateOnce(
   context: LimitContext,
-  window?: AcksAllWindow,
+  acked?: AckedSending,
 ): Promise<LimitSample> {
   const replicas: Replica[] = [];
   let socket: Socket | undefined;
-  const ackArgs = window === undefined ? [] : ['--ack'];
+  const ackArgs = acked === undefined ? [] : ['--ack'];
   try {
     const followers = [1, 2].map((i) =>
       forkReplica(sinkModule, join(context.workDir, `follower-${i}`), ackArgs),
@@ -189,7 +209,10 @@ export async function measureReplicateOnce(
     const cpuBefore = process.cpuUsage();
     const start = performance.now();
     const deadline = start + context.durationMs;
-    const acknowledged = window === undefined ? undefined : await sendAcknowledged(socket, deadline, window);
+    const acknowledged =
+      acked === undefined
+        ? undefined
+        : await sendAcknowledged(socket, deadline, acked.window, acked.requestsPerSecond);
     const sent = acknowledged?.bytes ?? (await sendUntil(socket, deadline));
     socket.end();
     // Only now (see nextMessage): the report follows the end, and no event comes between end() and this line.
@@ -221,10 +244,14 @@ export async function measureReplicateOnce(
       details: {
         bytes: sent,
         seconds,
-        writeBytes: window === undefined ? writeBytes : window.requestBytes,
+        writeBytes: acked === undefined ? writeBytes : acked.window.requestBytes,
         ...(acknowledged === undefined
           ? {}
-          : { window, roundTrip: acknowledged.roundTrips.summary(), inFlightMax: acknowledged.inFlightMax }),
+          : {
+              ...acked,
+              roundTrip: acknowledged.roundTrips.summary(),
+              inFlightMax: acknowledged.inFlightMax,
+            }),
         bytesWrittenByReplica: [leaderWritten, ...received.map((r) => r.bytesWritten)],
         producerCpuSeconds: (cpu.user + cpu.system) / 1e6,
         leaderCpuSeconds: leaderUsage!.cpuSeconds,
@@ -262,7 +289,7 @@ export const replicateAckedLimit: LimitDefinition = {
   unit: 'MB/s',
   description:
     'L_replicate acknowledged once both followers appended, 5 requests of 128 KiB in flight (acks=all, one partition)',
-  measureOnce: (context) => measureReplicateOnce(context, onePartitionWindow),
+  measureOnce: (context) => measureReplicateOnce(context, { window: onePartitionWindow }),
   note(details) {
     const p99s = details.map((d) => (d.roundTrip as LatencySummary).p99 / 1000);
     const p50s = details.map((d) => (d.roundTrip as LatencySummary).p50 / 1000);

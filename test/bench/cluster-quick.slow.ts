@@ -2,7 +2,8 @@
 // one partition with short windows, and SIGKILL failover with the shortest session ZooKeeper allows. Checks
 // the result file: every cell measured, R_single and the paired limits' ratios written, a new leader found and
 // no acknowledged write lost.
-// Then latency mode: fixed rates with a tail consumer, end-to-end latency written for every cell.
+// Then latency mode: fixed rates with a tail consumer, end-to-end latency written for every cell, and the rf=3
+// acks=all cell's latency floor.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,9 +119,19 @@ describe('cluster bench, latency mode, tiny', { timeout: 120_000 }, () => {
       assert.ok((e2e.count as number) > 0, `${cell}: no end-to-end sample`);
       assert.ok((e2e.p99 as number) >= (e2e.p50 as number));
     }
-    // Throughput ratios mean nothing at fixed rates.
+    // The rf=3 acks=all cell's latency floor (L_replicate_acked at its rate) after each of its repetitions, and
+    // its end-to-end p99 read against it pair by pair; the single-node cell has none.
+    const floor = named('latency-floor-rf3-1024B-1p-acksall-40rps');
+    assert.ok(floor !== undefined, 'no latency floor line');
+    const floors = floor.repetitions as { p50Ms: number; p99Ms: number }[];
+    assert.equal(floors.length, 3);
+    for (const f of floors) assert.ok(f.p50Ms > 0 && f.p99Ms >= f.p50Ms, JSON.stringify(f));
+    const overFloor = named('e2e-p99-over-floor-paired-rf3-1024B-1p-acksall-40rps');
+    assert.ok(overFloor !== undefined && (overFloor.values as number[]).length === 3);
+    assert.equal(named('latency-floor-rf1-1024B-1p-acks1-80rps'), undefined);
+    // Throughput ratios and limits mean nothing at fixed rates.
     assert.equal(
-      lines.some((l) => String(l.name).startsWith('R_single-')),
+      lines.some((l) => /^(R_single-|R_sink-paired|R_replicate|L_)/.test(String(l.name))),
       false,
     );
     assert.deepEqual(readdirSync(dir), ['results-rate']);
