@@ -20,36 +20,24 @@ describe('limits', () => {
   it('measures positive L_net, L_sink, L_tls, L_relay, L_replicate, L_replicate_acked, L_read, L_disk_sync and L_disk_async three times each and removes its files', async () => {
     const parentDir = mkdtempSync(join(tmpdir(), 'brook-limits-test-'));
     try {
+      const names = [
+        'L_net',
+        'L_sink',
+        'L_tls',
+        'L_relay',
+        'L_replicate',
+        'L_replicate_acked',
+        'L_read',
+        'L_disk_sync',
+        'L_disk_async',
+      ];
       const limits = await measureLimits({
         durationMs: 250,
         parentDir,
         diskBytesMax: 32 * 1024 * 1024,
-        names: [
-          'L_net',
-          'L_sink',
-          'L_tls',
-          'L_relay',
-          'L_replicate',
-          'L_replicate_acked',
-          'L_read',
-          'L_disk_sync',
-          'L_disk_async',
-        ],
+        names,
       });
-      assert.deepEqual(
-        [...limits.keys()],
-        [
-          'L_net',
-          'L_sink',
-          'L_tls',
-          'L_relay',
-          'L_replicate',
-          'L_replicate_acked',
-          'L_read',
-          'L_disk_sync',
-          'L_disk_async',
-        ],
-      );
+      assert.deepEqual([...limits.keys()], names, 'every limit asked for');
       for (const limit of limits.values()) {
         assert.equal(limit.unit, 'MB/s');
         assert.equal(limit.summary.values.length, 3);
