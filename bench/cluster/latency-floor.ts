@@ -1,11 +1,13 @@
-// The latency an rf=3 acks=all cell of latency mode is read against: L_replicate_acked (../limits/replicate-limit.ts)
-// at the cell's own rate and window, measured after each repetition of the cells for as long as a cell's window.
-// Three bare processes (a leader that appends and forwards, two followers that append and answer with their
-// count) and the producer, on the same two cores as the brokers were: the round trip no broker could beat in
-// those minutes, with every hop of an acks=all write and nothing else. A cell's produce and end-to-end p99 are
-// read beside the floor's p99 of the same repetition (`e2e-p99-over-floor-paired-<cell>`), since on these
-// machines a p99 moves with the minute more than with any change (bench/README.md, "Where the end-to-end p99
-// goes on an idle machine").
+// The latency a cell of latency mode is read against: the bare round trip of the same writes at the cell's own rate
+// and window (../limits/acked-send.ts), measured after each repetition of the cells for as long as a cell's
+// window, on the same two cores as the brokers were. A replicated cell's floor is L_replicate_acked (a leader that
+// appends and forwards, two followers that append and answer with their count): every hop of an acks=all write and
+// nothing else; with acks=1 the consumer still waits for those hops (the high watermark), so the floor is the same.
+// A single-node cell's floor is L_sink_acked (a sink that appends and answers). Neither has the consumer's own
+// fetch, so the floor is under what any broker's end-to-end latency could be. A cell's end-to-end p99 is read
+// beside the floor's p99 of the same repetition (`e2e-p99-over-floor-paired-<cell>`), since on these machines a
+// p99 moves with the minute more than with any change (bench/README.md, "Where the end-to-end p99 goes on an idle
+// machine").
 import os from 'node:os';
 import { assert } from '../../src/common/assert.js';
 import type { LatencySummary } from '../harness/histogram.js';
@@ -13,22 +15,33 @@ import { summarize } from '../harness/repeat.js';
 import type { ResultWriter } from '../harness/results.js';
 import { formatTable, formatValuesRange } from '../harness/table.js';
 import { withTempDir } from '../harness/temp-dir.js';
+import { measureSinkOnce } from '../limits/net-limit.js';
+import type { LimitContext, LimitSample } from '../limits/registry.js';
 import { measureReplicateOnce } from '../limits/replicate-limit.js';
 import { cellName, type ProduceCell, type ProduceRepetition, windowOf } from './produce.js';
 
 /** The floor of one cell after one repetition. */
 export interface LatencyFloor {
+  limit: 'L_sink_acked' | 'L_replicate_acked';
   p50Ms: number;
   p99Ms: number;
   loadAverage1m: number;
 }
 
-/** The cells that get a floor: rf=3 acks=all at a fixed rate. */
+/** The cells that get a floor: those at a fixed rate. */
 export function hasLatencyFloor(cell: ProduceCell): boolean {
-  return cell.replicationFactor === 3 && cell.acks === -1 && cell.requestsPerSecond !== undefined;
+  return cell.requestsPerSecond !== undefined;
 }
 
-/** One L_replicate_acked repetition per cell with a floor, at its rate and window; keyed by cell name. */
+/** The floor's limit of a cell, at the cell's rate and window, once. */
+function measureFloorOnce(cell: ProduceCell, context: LimitContext): Promise<LimitSample> {
+  const acked = { window: windowOf(cell), requestsPerSecond: cell.requestsPerSecond };
+  return cell.replicationFactor === 1
+    ? measureSinkOnce(context, { appendToFile: true, tls: false, acked })
+    : measureReplicateOnce(context, acked);
+}
+
+/** One repetition of each cell's floor; keyed by cell name. */
 export async function measureLatencyFloors(
   parentDir: string,
   durationMs: number,
@@ -39,20 +52,18 @@ export async function measureLatencyFloors(
   const floors = new Map<string, LatencyFloor>();
   for (const cell of cells.filter(hasLatencyFloor)) {
     const sample = await withTempDir(parentDir, '.brook-bench-floor-', (workDir) =>
-      measureReplicateOnce(
-        { durationMs, workDir, log },
-        { window: windowOf(cell), requestsPerSecond: cell.requestsPerSecond },
-      ),
+      measureFloorOnce(cell, { durationMs, workDir, log }),
     );
     const roundTrip = sample.details.roundTrip as LatencySummary;
-    const floor = {
+    const floor: LatencyFloor = {
+      limit: cell.replicationFactor === 1 ? 'L_sink_acked' : 'L_replicate_acked',
       p50Ms: roundTrip.p50 / 1000,
       p99Ms: roundTrip.p99 / 1000,
       loadAverage1m: os.loadavg()[0]!,
     };
     floors.set(cellName(cell), floor);
     log(
-      `  latency floor #${repetition + 1} ${cellName(cell)}: L_replicate_acked at its rate, round trip ` +
+      `  latency floor #${repetition + 1} ${cellName(cell)}: ${floor.limit} at its rate, round trip ` +
         `p50/p99 ${floor.p50Ms.toFixed(2)}/${floor.p99Ms.toFixed(2)} ms (load ${floor.loadAverage1m.toFixed(1)})`,
     );
   }
@@ -94,8 +105,8 @@ export function recordLatencyFloors(
       p99: summarize(own.map((f) => f.p99Ms)),
       p50: summarize(own.map((f) => f.p50Ms)),
       repetitions: own,
-      meaning:
-        "L_replicate_acked's round trip at the cell's rate and window, one repetition after each of the cell's",
+      limit: own[0]!.limit,
+      meaning: "the bare round trip at the cell's rate and window, one repetition after each of the cell's",
     });
     writer.write(`e2e-p99-over-floor-paired-${name}`, {
       ...summarize(e2e.map((p99, i) => p99 / own[i]!.p99Ms)),
@@ -115,6 +126,7 @@ export function formatLatencyFloors(
       const e2e = endToEndP99s(cell);
       return [
         cellName(cell.cell),
+        own[0]!.limit,
         formatValuesRange(cell.repetitions.map((r) => r.produceP99Ms)),
         formatValuesRange(e2e),
         formatValuesRange(own.map((f) => f.p50Ms)),
@@ -123,7 +135,15 @@ export function formatLatencyFloors(
       ];
     });
   return formatTable(
-    ['cell', 'produce p99 ms', 'e2e p99 ms', 'floor p50 ms', 'floor p99 ms', 'e2e p99 / floor p99, paired'],
+    [
+      'cell',
+      'floor',
+      'produce p99 ms',
+      'e2e p99 ms',
+      'floor p50 ms',
+      'floor p99 ms',
+      'e2e p99 / floor p99, paired',
+    ],
     rows,
   );
 }

@@ -82,8 +82,8 @@ const usage = `usage: npm run bench -- cluster [options]
   --no-limits              skip L_net
   --no-paired-limits       skip L_sink, L_replicate and L_replicate_acked after each repetition of unthrottled
                            cells (paired R_sink, R_replicate, R_replicate_acked and the bound L_replicate / L_sink),
-                           and in latency mode the rf=3 acks=all cells' latency floor (L_replicate_acked at the
-                           cell's rate)
+                           and in latency mode the cells' latency floors (L_sink_acked or L_replicate_acked at
+                           the cell's rate)
   --override KEY=VALUE     a config of every cluster broker (repeatable; recorded with the cluster)
   --cpu-prof DIR           run every broker under node --cpu-prof, profiles in DIR/cluster-<session timeout>/
                            broker-<id> and DIR/single, written as they stop (bench/broker/profile-top.ts reads them)
@@ -220,7 +220,7 @@ export async function run(args: string[]): Promise<void> {
   // At fixed rates throughput is the rate: no ratio to a limit says anything then.
   const latencyMode = replicatedRate !== undefined || singleRate !== undefined;
   const pairedLimits: PairedLimits[] | undefined = values['no-paired-limits'] || latencyMode ? undefined : [];
-  // In latency mode the rf=3 acks=all cells get a latency floor after each repetition instead.
+  // In latency mode every cell gets a latency floor after each repetition instead (latency-floor.ts).
   const latencyFloors: Map<string, LatencyFloor>[] | undefined =
     values['no-paired-limits'] || !latencyMode ? undefined : [];
   const failoverResults: FailoverResult[] = [];

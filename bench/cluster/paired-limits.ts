@@ -20,13 +20,14 @@ import { summarize } from '../harness/repeat.js';
 import type { ResultWriter } from '../harness/results.js';
 import { formatTable, formatValuesRange } from '../harness/table.js';
 import { withTempDir } from '../harness/temp-dir.js';
+import type { ProducerWindow } from '../limits/acked-send.js';
 import { measureSinkOnce } from '../limits/net-limit.js';
-import { type AcksAllWindow, measureReplicateOnce } from '../limits/replicate-limit.js';
+import { measureReplicateOnce } from '../limits/replicate-limit.js';
 import { cellName, type ProduceCell, type ProduceRepetition, windowOf } from './produce.js';
 
 /** L_replicate_acked with one window, after one repetition of the cells. */
 export interface AckedLimit {
-  window: AcksAllWindow;
+  window: ProducerWindow;
   mbPerSecond: number;
   /** The bare acks=all round trip under that load (write to acknowledgement), ms. */
   roundTripP50Ms: number;
@@ -46,17 +47,17 @@ export interface PairedLimits {
 }
 
 /** "5x128KiB": a window as result names and tables show it. */
-export function windowName(window: AcksAllWindow): string {
+export function windowName(window: ProducerWindow): string {
   return `${window.requests}x${window.requestBytes / 1024}KiB`;
 }
 
-function sameWindow(a: AcksAllWindow, b: AcksAllWindow): boolean {
+function sameWindow(a: ProducerWindow, b: ProducerWindow): boolean {
   return a.requestBytes === b.requestBytes && a.requests === b.requests;
 }
 
 /** The distinct windows of the rf=3 acks=all cells among `cells`: the L_replicate_acked each is read against. */
-export function ackedWindows(cells: readonly ProduceCell[]): AcksAllWindow[] {
-  const windows: AcksAllWindow[] = [];
+export function ackedWindows(cells: readonly ProduceCell[]): ProducerWindow[] {
+  const windows: ProducerWindow[] = [];
   for (const cell of cells) {
     if (cell.replicationFactor !== 3 || cell.acks !== -1) continue;
     const window = windowOf(cell);
@@ -74,7 +75,7 @@ export async function measurePairedLimits(
   durationMs: number,
   log: (message: string) => void,
   repetition: number,
-  windows: readonly AcksAllWindow[],
+  windows: readonly ProducerWindow[],
 ): Promise<PairedLimits> {
   const sink = await withTempDir(parentDir, '.brook-bench-sink-', (workDir) =>
     measureSinkOnce({ durationMs, workDir, log }, { appendToFile: true, tls: false }),
@@ -137,7 +138,7 @@ const replicateLimit: CellLimit = {
   mbPerSecond: (l) => l.replicateMBPerSecond,
 };
 
-function ackedLimit(window: AcksAllWindow): CellLimit {
+function ackedLimit(window: ProducerWindow): CellLimit {
   return {
     name: `L_replicate_acked-${windowName(window)}`,
     ratio: 'R_replicate_acked',

@@ -16,8 +16,8 @@ import { runG1 } from '../broker/g1-producer.js';
 import { TailConsumer } from '../broker/tail-latency.js';
 import type { Histogram } from '../harness/histogram.js';
 import { readProcessCpu } from '../harness/process-usage.js';
+import type { ProducerWindow } from '../limits/acked-send.js';
 import { warmupMsFor } from '../limits/null-broker.js';
-import type { AcksAllWindow } from '../limits/replicate-limit.js';
 
 export const batchBytes = 128 * 1024;
 export const inFlight = 5;
@@ -40,7 +40,7 @@ export interface ProduceCell extends Workload {
 }
 
 /** What the generator keeps in flight for a cell: its requests' size and how many (L_replicate_acked's window). */
-export function windowOf(w: Workload): AcksAllWindow {
+export function windowOf(w: Workload): ProducerWindow {
   return { requestBytes: partitionsPerRequest(w.partitions) * batchBytes, requests: inFlight };
 }
 

@@ -10,6 +10,11 @@
 // L_tls is L_net through TLS (Node's default: TLS 1.3 with the cipher it negotiates, AES-256-GCM on this
 // hardware): the most that any SSL listener can move here in one direction, the ceiling of the TLS benchmark's
 // ratios (bench/security/tls-throughput.ts).
+//
+// L_sink_acked is L_sink answering: the producer sends requests of a fixed size with at most five unacknowledged
+// and the sink answers every append with its appended count (acked-send.ts), as a broker answers acks=1 after its
+// own append: the round trip of a single-node write with nothing else in it, the latency floor of the cluster
+// benchmark's single-node cells in latency mode.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -22,6 +27,13 @@ import { writeDevCertificates } from '../../src/security/dev-certs.js';
 import { monitorEventLoop } from '../harness/event-loop-delay.js';
 import { type ProcessWatch, watchProcess } from '../harness/process-usage.js';
 import { megabytesPerSecond } from '../harness/ratio.js';
+import {
+  type AckedSending,
+  acknowledgedDetails,
+  onePartitionWindow,
+  roundTripNote,
+  sendAcknowledged,
+} from './acked-send.js';
 import { megabytesPerCpuSecondRange, nextMessage, sendUntil, stopHelper } from './loopback.js';
 import type { SinkMessage } from './net-sink.js';
 import type { LimitContext, LimitDefinition, LimitSample } from './registry.js';
@@ -29,16 +41,19 @@ import { writeBytes } from './write-buffers.js';
 
 const sinkModule = fileURLToPath(new URL('./net-sink.js', import.meta.url));
 
-/** What the sink does besides counting: append to a file (L_sink), or listen with TLS (L_tls). */
+/** What the sink does besides counting: append to a file (L_sink), listen with TLS (L_tls), acknowledge. */
 export interface SinkMode {
   appendToFile: boolean;
   tls: boolean;
+  /** Acknowledged requests (L_sink_acked; the sink appends to its file). */
+  acked?: AckedSending;
 }
 
 /** One repetition of L_net, L_sink or L_tls (the sink's files go into the repetition's directory). */
 export async function measureSinkOnce(context: LimitContext, mode: SinkMode): Promise<LimitSample> {
-  const { appendToFile } = mode;
-  const sinkArgs = appendToFile ? [context.workDir] : [];
+  const { appendToFile, acked } = mode;
+  assert(acked === undefined || appendToFile, 'an acknowledging sink appends to its file');
+  const sinkArgs = appendToFile ? [context.workDir, ...(acked === undefined ? [] : ['--ack'])] : [];
   // Certificates are made before the clock starts: openssl takes a second or so.
   const certs = mode.tls ? writeDevCertificates({ dir: join(context.workDir, 'certs') }) : undefined;
   const env =
@@ -69,11 +84,17 @@ export async function measureSinkOnce(context: LimitContext, mode: SinkMode): Pr
     const loop = monitorEventLoop();
     const cpuBefore = process.cpuUsage();
     const start = performance.now();
-    const sent = await sendUntil(socket, start + context.durationMs);
+    const deadline = start + context.durationMs;
+    const acknowledged =
+      acked === undefined
+        ? undefined
+        : await sendAcknowledged(socket, deadline, acked.window, acked.requestsPerSecond);
+    const sent = acknowledged?.bytes ?? (await sendUntil(socket, deadline));
     socket.end();
     // Only now (see nextMessage): the report follows the end, and no event comes between end() and this line.
     const { bytes, bytesWritten } = await nextMessage<SinkMessage, 'received'>(sink, 'received', 'net sink');
-    const seconds = (performance.now() - start) / 1000;
+    // Acknowledged, the sink had appended every byte when the last acknowledgement came.
+    const seconds = ((acknowledged?.endMs ?? performance.now()) - start) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     const eventLoopDelay = loop.stop();
     const usage = sinkUsage.stop();
@@ -85,7 +106,10 @@ export async function measureSinkOnce(context: LimitContext, mode: SinkMode): Pr
       details: {
         bytes,
         seconds,
-        writeBytes,
+        writeBytes: acked === undefined ? writeBytes : acked.window.requestBytes,
+        ...(acked === undefined || acknowledged === undefined
+          ? {}
+          : acknowledgedDetails(acked, acknowledged)),
         senderCpuSeconds: (cpu.user + cpu.system) / 1e6,
         senderEventLoopDelay: eventLoopDelay,
         sinkCpuSeconds: usage.cpuSeconds,
@@ -130,5 +154,17 @@ export const tlsLimit: LimitDefinition = {
   measureOnce: (context) => measureSinkOnce(context, { appendToFile: false, tls: true }),
   note(details) {
     return `sender ${megabytesPerCpuSecondRange(details, 'senderCpuSeconds')}, sink ${megabytesPerCpuSecondRange(details, 'sinkCpuSeconds')} MB per CPU-second`;
+  },
+};
+
+export const sinkAckedLimit: LimitDefinition = {
+  name: 'L_sink_acked',
+  unit: 'MB/s',
+  description:
+    'L_sink acknowledged after each append, 5 requests of 128 KiB in flight (acks=1, one partition, one node)',
+  measureOnce: (context) =>
+    measureSinkOnce(context, { appendToFile: true, tls: false, acked: { window: onePartitionWindow } }),
+  note(details) {
+    return `sink ${megabytesPerCpuSecondRange(details, 'sinkCpuSeconds')} MB per CPU-second; ${roundTripNote(details)}`;
   },
 };

@@ -8,7 +8,7 @@
 // The runner (measure-limits.ts) repeats it, summarises it, records it and prints it; nothing else changes.
 import { diskAsyncLimit } from './disk-async-limit.js';
 import { diskSyncLimit } from './disk-sync-limit.js';
-import { netLimit, sinkLimit, tlsLimit } from './net-limit.js';
+import { netLimit, sinkAckedLimit, sinkLimit, tlsLimit } from './net-limit.js';
 import { nullLimit } from './null-broker.js';
 import { readLimit } from './read-limit.js';
 import { relayLimit } from './relay-limit.js';
@@ -35,7 +35,7 @@ export interface LimitSample {
 
 export interface LimitDefinition {
   /** As in the benchmark protocol: L_disk_sync, L_disk_async, L_net, L_null; and L_sink, L_relay, L_tls,
-   * L_read, L_rtt, L_replicate, L_replicate_acked. */
+   * L_read, L_rtt, L_replicate, L_sink_acked, L_replicate_acked. */
   name: string;
   /** Unit of `value`; MB/s are decimal (10^6 bytes per second). */
   unit: string;
@@ -51,6 +51,7 @@ export const limitDefinitions: readonly LimitDefinition[] = [
   netLimit,
   rttLimit,
   sinkLimit,
+  sinkAckedLimit,
   tlsLimit,
   relayLimit,
   replicateLimit,

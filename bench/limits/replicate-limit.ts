@@ -28,22 +28,21 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assert } from '../../src/common/assert.js';
-import { Histogram, type LatencySummary } from '../harness/histogram.js';
 import { type ProcessWatch, watchProcess } from '../harness/process-usage.js';
 import { megabytesPerSecond } from '../harness/ratio.js';
-import { formatFigure, formatValuesRange } from '../harness/table.js';
-import { AckCountReader } from './ack-counts.js';
+import { formatFigure } from '../harness/table.js';
 import {
-  helperTimeoutMs,
-  megabytesPerCpuSecondRange,
-  nextMessage,
-  sendUntil,
-  stopHelper,
-} from './loopback.js';
+  type AckedSending,
+  acknowledgedDetails,
+  onePartitionWindow,
+  roundTripNote,
+  sendAcknowledged,
+} from './acked-send.js';
+import { megabytesPerCpuSecondRange, nextMessage, sendUntil, stopHelper } from './loopback.js';
 import type { SinkMessage } from './net-sink.js';
 import type { LimitContext, LimitDefinition, LimitSample } from './registry.js';
 import type { RelayMessage } from './relay-process.js';
-import { writeBuffer, writeBytes } from './write-buffers.js';
+import { writeBytes } from './write-buffers.js';
 
 const relayModule = fileURLToPath(new URL('./relay-process.js', import.meta.url));
 const sinkModule = fileURLToPath(new URL('./net-sink.js', import.meta.url));
@@ -59,121 +58,6 @@ function forkReplica(module: string, dir: string, args: string[]): Replica {
   const child = fork(module, [dir, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   assert(child.pid !== undefined, `forked ${module} has no pid`);
   return { child, usage: watchProcess(child.pid) };
-}
-
-/** The producer's window of L_replicate_acked: requests of `requestBytes`, at most `requests` unacknowledged. */
-export interface AcksAllWindow {
-  requestBytes: number;
-  requests: number;
-}
-
-/** The cluster benchmark generator's window with one partition: 128 KiB requests, 5 in flight. */
-export const onePartitionWindow: AcksAllWindow = { requestBytes: 128 * 1024, requests: 5 };
-
-/** How L_replicate_acked sends: the window, and a fixed rate (latency at a given load) or as fast as it can. */
-export interface AckedSending {
-  window: AcksAllWindow;
-  requestsPerSecond?: number;
-}
-
-/** What the producer of L_replicate_acked saw. */
-interface AcknowledgedSend {
-  bytes: number;
-  /** From a request's write to the acknowledgement that covers it, in microseconds. */
-  roundTrips: Histogram;
-  /** When the last acknowledgement came (performance.now()). */
-  endMs: number;
-  /** The most requests that were unacknowledged at once (the window, unless the run was very short). */
-  inFlightMax: number;
-}
-
-/**
- * Sends requests until the deadline with at most `window.requests` unacknowledged, then waits until every one
- * is acknowledged. With `requestsPerSecond`, request i is due at start + i / rate (and leaves then, or once the
- * window has room) and its round trip counts from when it was due, as G1's rate mode charges a stalled broker
- * for the requests it held back. Fails if no acknowledgement comes for helperTimeoutMs while some are out.
- */
-function sendAcknowledged(
-  socket: Socket,
-  deadline: number,
-  window: AcksAllWindow,
-  requestsPerSecond?: number,
-): Promise<AcknowledgedSend> {
-  assert(window.requestBytes > 0 && window.requests > 0, 'an empty window sends nothing');
-  assert(requestsPerSecond === undefined || requestsPerSecond > 0, 'a rate is a positive number of requests');
-  const acks = new AckCountReader();
-  const roundTrips = new Histogram('us');
-  /** Send (or due) times of the requests in flight, by request number modulo the window. */
-  const sentAtMs = new Float64Array(window.requests);
-  const startMs = performance.now();
-  /** When request `i` is due: at once unthrottled, else on the fixed schedule. */
-  const dueMs = (i: number): number =>
-    requestsPerSecond === undefined ? performance.now() : startMs + (i * 1000) / requestsPerSecond;
-  let sent = 0;
-  let acknowledged = 0;
-  let lastAckMs = startMs;
-  let writes = 0;
-  let inFlightMax = 0;
-  let timer: NodeJS.Timeout | undefined;
-  /** One request: whole write buffers and a part of one, as many as its size takes. */
-  const writeRequest = (): void => {
-    for (let at = 0; at < window.requestBytes; at += writeBytes) {
-      socket.write(writeBuffer(writes++).subarray(0, Math.min(writeBytes, window.requestBytes - at)));
-    }
-  };
-  return new Promise((resolve, reject) => {
-    const watchdog = setInterval(() => {
-      if (sent > acknowledged && performance.now() - lastAckMs > helperTimeoutMs) {
-        finish(
-          new Error(`no acknowledgement for ${helperTimeoutMs} ms with ${sent - acknowledged} requests out`),
-        );
-      }
-    }, 1000);
-    function finish(error?: Error): void {
-      clearInterval(watchdog);
-      clearTimeout(timer);
-      socket.off('data', onData);
-      socket.off('error', finish);
-      socket.off('close', onClose);
-      if (error) reject(error);
-      else resolve({ bytes: sent * window.requestBytes, roundTrips, endMs: lastAckMs, inFlightMax });
-    }
-    function fill(): void {
-      clearTimeout(timer);
-      timer = undefined;
-      let due = dueMs(sent);
-      while (sent - acknowledged < window.requests && due < deadline && due <= performance.now()) {
-        sentAtMs[sent % window.requests] = due;
-        writeRequest();
-        sent++;
-        due = dueMs(sent);
-      }
-      inFlightMax = Math.max(inFlightMax, sent - acknowledged);
-      const sending = due < deadline;
-      if (!sending && sent === acknowledged) finish();
-      else if (sending && sent - acknowledged < window.requests) {
-        timer = setTimeout(fill, Math.max(0, due - performance.now()));
-      }
-    }
-    function onData(chunk: Buffer): void {
-      if (!acks.push(chunk)) return;
-      lastAckMs = performance.now();
-      assert(
-        acks.latest <= sent * window.requestBytes,
-        `acknowledged ${acks.latest} bytes of ${sent} requests`,
-      );
-      while (acknowledged < sent && acks.latest >= (acknowledged + 1) * window.requestBytes) {
-        roundTrips.record((lastAckMs - sentAtMs[acknowledged % window.requests]!) * 1000);
-        acknowledged++;
-      }
-      fill();
-    }
-    const onClose = (): void => finish(new Error('the leader closed the connection'));
-    socket.on('data', onData);
-    socket.on('error', finish);
-    socket.on('close', onClose);
-    fill();
-  });
 }
 
 /**
@@ -245,13 +129,9 @@ export async function measureReplicateOnce(
         bytes: sent,
         seconds,
         writeBytes: acked === undefined ? writeBytes : acked.window.requestBytes,
-        ...(acknowledged === undefined
+        ...(acked === undefined || acknowledged === undefined
           ? {}
-          : {
-              ...acked,
-              roundTrip: acknowledged.roundTrips.summary(),
-              inFlightMax: acknowledged.inFlightMax,
-            }),
+          : acknowledgedDetails(acked, acknowledged)),
         bytesWrittenByReplica: [leaderWritten, ...received.map((r) => r.bytesWritten)],
         producerCpuSeconds: (cpu.user + cpu.system) / 1e6,
         leaderCpuSeconds: leaderUsage!.cpuSeconds,
@@ -290,12 +170,5 @@ export const replicateAckedLimit: LimitDefinition = {
   description:
     'L_replicate acknowledged once both followers appended, 5 requests of 128 KiB in flight (acks=all, one partition)',
   measureOnce: (context) => measureReplicateOnce(context, { window: onePartitionWindow }),
-  note(details) {
-    const p99s = details.map((d) => (d.roundTrip as LatencySummary).p99 / 1000);
-    const p50s = details.map((d) => (d.roundTrip as LatencySummary).p50 / 1000);
-    return (
-      `${replicasNote(details)}; round trip p50 ${formatValuesRange(p50s)} ms, ` +
-      `p99 ${formatValuesRange(p99s)} ms`
-    );
-  },
+  note: (details) => `${replicasNote(details)}; ${roundTripNote(details)}`,
 };

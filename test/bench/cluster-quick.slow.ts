@@ -2,8 +2,8 @@
 // one partition with short windows, and SIGKILL failover with the shortest session ZooKeeper allows. Checks
 // the result file: every cell measured, R_single and the paired limits' ratios written, a new leader found and
 // no acknowledged write lost.
-// Then latency mode: fixed rates with a tail consumer, end-to-end latency written for every cell, and the rf=3
-// acks=all cell's latency floor.
+// Then latency mode: fixed rates with a tail consumer, end-to-end latency and a latency floor written for every
+// cell.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -119,16 +119,21 @@ describe('cluster bench, latency mode, tiny', { timeout: 120_000 }, () => {
       assert.ok((e2e.count as number) > 0, `${cell}: no end-to-end sample`);
       assert.ok((e2e.p99 as number) >= (e2e.p50 as number));
     }
-    // The rf=3 acks=all cell's latency floor (L_replicate_acked at its rate) after each of its repetitions, and
-    // its end-to-end p99 read against it pair by pair; the single-node cell has none.
-    const floor = named('latency-floor-rf3-1024B-1p-acksall-40rps');
-    assert.ok(floor !== undefined, 'no latency floor line');
-    const floors = floor.repetitions as { p50Ms: number; p99Ms: number }[];
-    assert.equal(floors.length, 3);
-    for (const f of floors) assert.ok(f.p50Ms > 0 && f.p99Ms >= f.p50Ms, JSON.stringify(f));
-    const overFloor = named('e2e-p99-over-floor-paired-rf3-1024B-1p-acksall-40rps');
-    assert.ok(overFloor !== undefined && (overFloor.values as number[]).length === 3);
-    assert.equal(named('latency-floor-rf1-1024B-1p-acks1-80rps'), undefined);
+    // Each cell's latency floor after each of its repetitions (the bare round trip at its rate: L_replicate_acked
+    // for the rf=3 cell, L_sink_acked for the single node), and its end-to-end p99 read against it pair by pair.
+    for (const [cell, limit] of [
+      ['rf1-1024B-1p-acks1-80rps', 'L_sink_acked'],
+      ['rf3-1024B-1p-acksall-40rps', 'L_replicate_acked'],
+    ] as const) {
+      const floor = named(`latency-floor-${cell}`);
+      assert.ok(floor !== undefined, `no latency floor line for ${cell}`);
+      assert.equal(floor.limit, limit);
+      const floors = floor.repetitions as { p50Ms: number; p99Ms: number }[];
+      assert.equal(floors.length, 3);
+      for (const f of floors) assert.ok(f.p50Ms > 0 && f.p99Ms >= f.p50Ms, JSON.stringify(f));
+      const overFloor = named(`e2e-p99-over-floor-paired-${cell}`);
+      assert.ok(overFloor !== undefined && (overFloor.values as number[]).length === 3, cell);
+    }
     // Throughput ratios and limits mean nothing at fixed rates.
     assert.equal(
       lines.some((l) => /^(R_single-|R_sink-paired|R_replicate|L_)/.test(String(l.name))),

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { LatencySummary } from '../../bench/harness/histogram.js';
 import { AckCountReader, encodeAckCount } from '../../bench/limits/ack-counts.js';
+import type { ProducerWindow } from '../../bench/limits/acked-send.js';
 import { readDirtyLimit } from '../../bench/limits/dirty-limit.js';
 import { planAsyncBytes } from '../../bench/limits/disk-async-limit.js';
 import { formatLimits } from '../../bench/limits/main.js';
@@ -13,16 +14,17 @@ import { measureLimits } from '../../bench/limits/measure-limits.js';
 import { longestMountPrefix } from '../../bench/limits/mount-info.js';
 import { readFilesOnce } from '../../bench/limits/read-limit.js';
 import { type LimitDefinition, limitDefinitions } from '../../bench/limits/registry.js';
-import { type AcksAllWindow, measureReplicateOnce } from '../../bench/limits/replicate-limit.js';
+import { measureReplicateOnce } from '../../bench/limits/replicate-limit.js';
 import { serveFilesOnce } from '../../bench/limits/serve-limit.js';
 
 describe('limits', () => {
-  it('measures positive L_net, L_sink, L_tls, L_relay, L_replicate, L_replicate_acked, L_read, L_disk_sync and L_disk_async three times each and removes its files', async () => {
+  it('measures positive L_net, L_sink, L_sink_acked, L_tls, L_relay, L_replicate, L_replicate_acked, L_read, L_disk_sync and L_disk_async three times each and removes its files', async () => {
     const parentDir = mkdtempSync(join(tmpdir(), 'brook-limits-test-'));
     try {
       const names = [
         'L_net',
         'L_sink',
+        'L_sink_acked',
         'L_tls',
         'L_relay',
         'L_replicate',
@@ -63,12 +65,20 @@ describe('limits', () => {
       for (const acked of limits.get('L_replicate_acked')!.details) {
         // Whole requests of the window, each acknowledged once: every replica appended every byte, and the
         // producer saw one round trip per request.
-        const { requestBytes } = acked.window as AcksAllWindow;
+        const { requestBytes } = acked.window as ProducerWindow;
         assert.equal((acked.bytes as number) % requestBytes, 0);
         assert.deepEqual(acked.bytesWrittenByReplica, [acked.bytes, acked.bytes, acked.bytes]);
         const roundTrip = acked.roundTrip as LatencySummary;
         assert.equal(roundTrip.count, (acked.bytes as number) / requestBytes);
         assert.ok(roundTrip.p50 > 0 && roundTrip.p99 >= roundTrip.p50);
+      }
+      for (const acked of limits.get('L_sink_acked')!.details) {
+        // Whole requests, each acknowledged once the sink had appended it.
+        const { requestBytes } = acked.window as ProducerWindow;
+        assert.equal((acked.bytes as number) % requestBytes, 0);
+        assert.equal(acked.bytesWritten, acked.bytes);
+        assert.equal((acked.roundTrip as LatencySummary).count, (acked.bytes as number) / requestBytes);
+        assert.equal(acked.inFlightMax, 5);
       }
       for (const sink of limits.get('L_sink')!.details) {
         // The sink appended every byte it received to its file.
@@ -125,6 +135,7 @@ describe('limits', () => {
         'L_net',
         'L_rtt',
         'L_sink',
+        'L_sink_acked',
         'L_tls',
         'L_relay',
         'L_replicate',
