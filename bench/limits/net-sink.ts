@@ -10,14 +10,15 @@
 // With BROOK_BENCH_SINK_TLS_CERT and BROOK_BENCH_SINK_TLS_KEY in its environment (PEM files), it listens with
 // TLS instead (L_tls): the least a TLS listener costs, whatever the protocol above it.
 //
-// Given `--ack` after the directory (a follower of L_replicate_acked), it answers every chunk, once appended, with
-// the connection's cumulative byte count (ack-counts.ts), as a follower's next fetch tells the leader how far it
-// has appended.
+// Given `--ack` after the directory (L_sink_acked, and a follower of L_replicate_acked), it appends asynchronously
+// (async-append.ts) and answers each completed write with its cumulative byte count (ack-counts.ts), as a broker
+// answers acks=1 after its append and a follower's next fetch tells the leader how far it has appended.
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
 import { encodeAckCount } from './ack-counts.js';
+import { AsyncAppender } from './async-append.js';
 
 export type SinkMessage =
   | { type: 'listening'; port: number }
@@ -39,16 +40,21 @@ function onConnection(socket: Socket): void {
   // delayed ACK of the one before (tens of ms), as a broker's would without TCP_NODELAY.
   if (acknowledge) socket.setNoDelay(true);
   let bytes = 0;
+  const appender = acknowledge
+    ? new AsyncAppender(fd, (written) => socket.write(encodeAckCount(written)))
+    : undefined;
   socket.on('data', (chunk: Buffer) => {
     bytes += chunk.length;
-    if (fd >= 0) {
+    if (appender !== undefined) {
+      appender.append(chunk);
+    } else if (fd >= 0) {
       writeSync(fd, chunk, 0, chunk.length, position);
       position += chunk.length;
     }
-    if (acknowledge) socket.write(encodeAckCount(bytes));
   });
   socket.on('end', () => {
-    send({ type: 'received', bytes, bytesWritten: position });
+    // Acknowledging, the producer ends only once every byte was acknowledged, so every write has completed.
+    send({ type: 'received', bytes, bytesWritten: appender?.written ?? position });
     socket.end();
   });
   socket.on('error', () => socket.destroy());

@@ -12,13 +12,15 @@
 // listening as net-sink.ts does) before it reports its input port.
 //
 // With `--ack` between the directory and the ports (the leader of L_replicate_acked, its followers acknowledging),
-// it reads each follower's cumulative appended count (ack-counts.ts) and tells its input how many bytes every
-// follower has appended whenever that grows, as a leader answers acks=all once its high watermark passes a
-// request.
+// it forwards each chunk at once and appends it asynchronously (async-append.ts), reads each follower's cumulative
+// appended count (ack-counts.ts) and tells its input how many bytes it and every follower have appended whenever
+// that grows, as a leader answers acks=all once its high watermark passes a request. Forwarding before its own
+// write completes is the most a leader could do; Brook's leader serves followers only what it has written.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { AckCountReader, encodeAckCount } from './ack-counts.js';
+import { AsyncAppender } from './async-append.js';
 
 export type RelayMessage =
   | { type: 'listening'; inputPort: number; outputPort: number | null }
@@ -44,9 +46,12 @@ const followerAcks: AckCountReader[] = [];
 let currentInput: Socket | undefined;
 let acknowledged = 0;
 
-/** Tells the input how far every follower has appended, if that moved. */
+/** The leader's own appends when acknowledging; its acknowledgements wait for them too. */
+const appender = acknowledge ? new AsyncAppender(fd, () => acknowledgeInput()) : undefined;
+
+/** Tells the input how far the leader and every follower have appended, if that moved. */
 function acknowledgeInput(): void {
-  let everyFollower = Number.POSITIVE_INFINITY;
+  let everyFollower = appender!.written;
   for (const reader of followerAcks) everyFollower = Math.min(everyFollower, reader.latest);
   if (everyFollower <= acknowledged) return;
   acknowledged = everyFollower;
@@ -61,8 +66,12 @@ function relay(input: Socket): void {
     if (undrained === 0) input.resume();
   };
   input.on('data', (chunk: Buffer) => {
-    writeSync(fd, chunk, 0, chunk.length, position);
-    position += chunk.length;
+    if (appender !== undefined) {
+      appender.append(chunk);
+    } else {
+      writeSync(fd, chunk, 0, chunk.length, position);
+      position += chunk.length;
+    }
     if (outputs.length === 0) throw new Error('relay input before its output');
     for (const output of outputs) {
       if (!output.write(chunk)) {
@@ -74,7 +83,8 @@ function relay(input: Socket): void {
   });
   input.on('end', () => {
     for (const output of outputs) output.end();
-    send({ type: 'relayed', bytes: position });
+    // Acknowledging, the producer ends only once every byte was acknowledged, so every write has completed.
+    send({ type: 'relayed', bytes: appender?.written ?? position });
   });
   input.on('error', () => input.destroy());
 }
