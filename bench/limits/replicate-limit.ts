@@ -15,12 +15,12 @@
 //
 // L_replicate_acked adds the acks=all round trip and the producer's window: the same four processes, but the
 // producer sends requests of a fixed size with at most a fixed number unacknowledged (the cluster benchmark's
-// generator: 128 KiB, 5 in flight), each follower answers every append with its appended byte count, and the
-// leader tells the producer how far both followers have appended, as a leader answers acks=all once its high
-// watermark passes a request. The hops are a broker's (produce, leader append, follower append, the follower's
-// word back, the answer); nothing else is. When what is in flight, not the cores, bounds a cell (one partition:
-// 640 KiB over a round trip of a few ms), this is the limit it is read against. It also gives the bare round
-// trip's latency under that load.
+// generator: 128 KiB, 5 in flight), each follower answers every append with its appended byte count, and the leader
+// tells the producer how far it and both followers have appended, as a leader answers acks=all once its high
+// watermark passes a request. The hops are a broker's (produce, leader append, follower append, the follower's word
+// back, the answer); nothing else is. When what is in flight, not the cores, bounds a cell (one partition: 640 KiB
+// over a round trip of a few ms), this is the limit it is read against. It also gives the bare round trip's latency
+// under that load.
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
