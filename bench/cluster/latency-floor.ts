@@ -10,11 +10,11 @@
 // machine").
 import os from 'node:os';
 import { assert } from '../../src/common/assert.js';
-import type { LatencySummary } from '../harness/histogram.js';
 import { summarize } from '../harness/repeat.js';
 import type { ResultWriter } from '../harness/results.js';
 import { formatTable, formatValuesRange } from '../harness/table.js';
 import { withTempDir } from '../harness/temp-dir.js';
+import { roundTripMs } from '../limits/acked-send.js';
 import { measureSinkOnce } from '../limits/net-limit.js';
 import type { LimitContext, LimitSample } from '../limits/registry.js';
 import { measureReplicateOnce } from '../limits/replicate-limit.js';
@@ -33,10 +33,14 @@ export function hasLatencyFloor(cell: ProduceCell): boolean {
   return cell.requestsPerSecond !== undefined;
 }
 
+function floorLimitOf(cell: ProduceCell): LatencyFloor['limit'] {
+  return cell.replicationFactor === 1 ? 'L_sink_acked' : 'L_replicate_acked';
+}
+
 /** The floor's limit of a cell, at the cell's rate and window, once. */
 function measureFloorOnce(cell: ProduceCell, context: LimitContext): Promise<LimitSample> {
   const acked = { window: windowOf(cell), requestsPerSecond: cell.requestsPerSecond };
-  return cell.replicationFactor === 1
+  return floorLimitOf(cell) === 'L_sink_acked'
     ? measureSinkOnce(context, { appendToFile: true, tls: false, acked })
     : measureReplicateOnce(context, acked);
 }
@@ -54,11 +58,9 @@ export async function measureLatencyFloors(
     const sample = await withTempDir(parentDir, '.brook-bench-floor-', (workDir) =>
       measureFloorOnce(cell, { durationMs, workDir, log }),
     );
-    const roundTrip = sample.details.roundTrip as LatencySummary;
     const floor: LatencyFloor = {
-      limit: cell.replicationFactor === 1 ? 'L_sink_acked' : 'L_replicate_acked',
-      p50Ms: roundTrip.p50 / 1000,
-      p99Ms: roundTrip.p99 / 1000,
+      limit: floorLimitOf(cell),
+      ...roundTripMs(sample.details),
       loadAverage1m: os.loadavg()[0]!,
     };
     floors.set(cellName(cell), floor);

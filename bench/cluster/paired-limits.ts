@@ -20,7 +20,7 @@ import { summarize } from '../harness/repeat.js';
 import type { ResultWriter } from '../harness/results.js';
 import { formatTable, formatValuesRange } from '../harness/table.js';
 import { withTempDir } from '../harness/temp-dir.js';
-import type { ProducerWindow } from '../limits/acked-send.js';
+import { type ProducerWindow, roundTripMs } from '../limits/acked-send.js';
 import { measureSinkOnce } from '../limits/net-limit.js';
 import { measureReplicateOnce } from '../limits/replicate-limit.js';
 import { cellName, type ProduceCell, type ProduceRepetition, windowOf } from './produce.js';
@@ -88,13 +88,8 @@ export async function measurePairedLimits(
     const acked = await withTempDir(parentDir, '.brook-bench-replicate-acked-', (workDir) =>
       measureReplicateOnce({ durationMs, workDir, log }, { window }),
     );
-    const roundTrip = acked.details.roundTrip as { p50: number; p99: number };
-    replicateAcked.push({
-      window,
-      mbPerSecond: acked.value,
-      roundTripP50Ms: roundTrip.p50 / 1000,
-      roundTripP99Ms: roundTrip.p99 / 1000,
-    });
+    const { p50Ms, p99Ms } = roundTripMs(acked.details);
+    replicateAcked.push({ window, mbPerSecond: acked.value, roundTripP50Ms: p50Ms, roundTripP99Ms: p99Ms });
   }
   const limits: PairedLimits = {
     sinkMBPerSecond: sink.value,

@@ -1,6 +1,7 @@
-// Acknowledgements of L_replicate_acked: a stream of cumulative byte counts, 8 bytes each (high and low 32 bits,
-// big-endian), flowing back against the data. A follower sends how many bytes it has appended; the leader sends
-// the producer how many bytes every follower has appended. Counts only grow, so a reader needs just the latest.
+// Acknowledgements of L_sink_acked and L_replicate_acked: a stream of cumulative byte counts, 8 bytes each (high
+// and low 32 bits, big-endian), flowing back against the data. A sink or follower sends how many bytes it has
+// appended; a leader sends the producer how many bytes it and every follower have appended. Counts only grow, so a
+// reader needs just the latest.
 import { assert } from '../../src/common/assert.js';
 
 export const ACK_COUNT_BYTES = 8;

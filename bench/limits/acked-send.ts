@@ -1,13 +1,14 @@
 // The producer side of the acknowledged limits (L_replicate_acked, L_sink_acked): requests of a fixed size on one
 // connection with at most a window of them unacknowledged, acknowledgements read as cumulative byte counts
-// (ack-counts.ts) from whoever answers (a leader once both followers appended, or a sink once it appended), and
-// each request's round trip from its write, or from when it was due at a fixed rate, to the count that covers it.
+// (ack-counts.ts) from whoever answers (a leader once it and both followers appended, or a sink once it appended),
+// and each request's round trip from its write, or from when it was due at a fixed rate, to the count that covers
+// it. `sendLoad` is what L_sink and L_replicate call in both of their forms.
 import type { Socket } from 'node:net';
 import { assert } from '../../src/common/assert.js';
 import { Histogram, type LatencySummary } from '../harness/histogram.js';
 import { formatValuesRange } from '../harness/table.js';
 import { AckCountReader } from './ack-counts.js';
-import { helperTimeoutMs } from './loopback.js';
+import { helperTimeoutMs, sendUntil } from './loopback.js';
 import { writeBuffer, writeBytes } from './write-buffers.js';
 
 /** A producer's window: requests of `requestBytes`, at most `requests` unacknowledged (max.in.flight). */
@@ -26,7 +27,7 @@ export interface AckedSending {
 }
 
 /** What the producer saw. */
-export interface AcknowledgedSend {
+interface AcknowledgedSend {
   bytes: number;
   /** From a request's write to the acknowledgement that covers it, in microseconds. */
   roundTrips: Histogram;
@@ -42,11 +43,10 @@ export interface AcknowledgedSend {
  * window has room) and its round trip counts from when it was due, as G1's rate mode charges a stalled broker
  * for the requests it held back. Fails if no acknowledgement comes for helperTimeoutMs while some are out.
  */
-export function sendAcknowledged(
+function sendAcknowledged(
   socket: Socket,
   deadline: number,
-  window: ProducerWindow,
-  requestsPerSecond?: number,
+  { window, requestsPerSecond }: AckedSending,
 ): Promise<AcknowledgedSend> {
   assert(window.requestBytes > 0 && window.requests > 0, 'an empty window sends nothing');
   assert(requestsPerSecond === undefined || requestsPerSecond > 0, 'a rate is a positive number of requests');
@@ -125,14 +125,45 @@ export function sendAcknowledged(
   });
 }
 
-/** What an acknowledged repetition adds to its details: how it sent, its round trip, the most in flight. */
-export function acknowledgedDetails(acked: AckedSending, sent: AcknowledgedSend): Record<string, unknown> {
-  return { ...acked, roundTrip: sent.roundTrips.summary(), inFlightMax: sent.inFlightMax };
+/** What a limit's producer sent in one repetition. */
+export interface LoadSent {
+  bytes: number;
+  /** Acknowledged: when the last acknowledgement came, the end of the data path's time. */
+  acknowledgedAtMs?: number;
+  /** For the repetition's details: the write size and, acknowledged, how it sent, its round trip, the most out. */
+  details: Record<string, unknown>;
 }
 
-/** "round trip p50 a (b-c) ms, p99 ..." over repetitions' details holding `roundTrip`. */
+/**
+ * The producer of a loopback limit until `deadline`: flat out in the protocol's 256 KiB writes, or, given `acked`,
+ * acknowledged requests in a window.
+ */
+export async function sendLoad(socket: Socket, deadline: number, acked?: AckedSending): Promise<LoadSent> {
+  if (acked === undefined) return { bytes: await sendUntil(socket, deadline), details: { writeBytes } };
+  const sent = await sendAcknowledged(socket, deadline, acked);
+  return {
+    bytes: sent.bytes,
+    acknowledgedAtMs: sent.endMs,
+    details: {
+      writeBytes: acked.window.requestBytes,
+      ...acked,
+      roundTrip: sent.roundTrips.summary(),
+      inFlightMax: sent.inFlightMax,
+    },
+  };
+}
+
+/** The round trip's p50 and p99 in ms, from an acknowledged repetition's details. */
+export function roundTripMs(details: Record<string, unknown>): { p50Ms: number; p99Ms: number } {
+  const roundTrip = details.roundTrip as LatencySummary;
+  assert(roundTrip !== undefined, 'not an acknowledged repetition: no round trip');
+  return { p50Ms: roundTrip.p50 / 1000, p99Ms: roundTrip.p99 / 1000 };
+}
+
+/** "round trip p50 a (b-c) ms, p99 ..." over acknowledged repetitions' details. */
 export function roundTripNote(details: readonly Record<string, unknown>[]): string {
-  const ms = (percentile: 'p50' | 'p99'): string =>
-    formatValuesRange(details.map((d) => (d.roundTrip as LatencySummary)[percentile] / 1000));
-  return `round trip p50 ${ms('p50')} ms, p99 ${ms('p99')} ms`;
+  const roundTrips = details.map(roundTripMs);
+  const p50 = formatValuesRange(roundTrips.map((r) => r.p50Ms));
+  const p99 = formatValuesRange(roundTrips.map((r) => r.p99Ms));
+  return `round trip p50 ${p50} ms, p99 ${p99} ms`;
 }

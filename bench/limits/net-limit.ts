@@ -27,17 +27,10 @@ import { writeDevCertificates } from '../../src/security/dev-certs.js';
 import { monitorEventLoop } from '../harness/event-loop-delay.js';
 import { type ProcessWatch, watchProcess } from '../harness/process-usage.js';
 import { megabytesPerSecond } from '../harness/ratio.js';
-import {
-  type AckedSending,
-  acknowledgedDetails,
-  onePartitionWindow,
-  roundTripNote,
-  sendAcknowledged,
-} from './acked-send.js';
-import { megabytesPerCpuSecondRange, nextMessage, sendUntil, stopHelper } from './loopback.js';
+import { type AckedSending, onePartitionWindow, roundTripNote, sendLoad } from './acked-send.js';
+import { megabytesPerCpuSecondRange, nextMessage, stopHelper } from './loopback.js';
 import type { SinkMessage } from './net-sink.js';
 import type { LimitContext, LimitDefinition, LimitSample } from './registry.js';
-import { writeBytes } from './write-buffers.js';
 
 const sinkModule = fileURLToPath(new URL('./net-sink.js', import.meta.url));
 
@@ -84,17 +77,16 @@ export async function measureSinkOnce(context: LimitContext, mode: SinkMode): Pr
     const loop = monitorEventLoop();
     const cpuBefore = process.cpuUsage();
     const start = performance.now();
-    const deadline = start + context.durationMs;
-    const acknowledged =
-      acked === undefined
-        ? undefined
-        : await sendAcknowledged(socket, deadline, acked.window, acked.requestsPerSecond);
-    const sent = acknowledged?.bytes ?? (await sendUntil(socket, deadline));
+    const {
+      bytes: sent,
+      acknowledgedAtMs,
+      details: load,
+    } = await sendLoad(socket, start + context.durationMs, acked);
     socket.end();
     // Only now (see nextMessage): the report follows the end, and no event comes between end() and this line.
     const { bytes, bytesWritten } = await nextMessage<SinkMessage, 'received'>(sink, 'received', 'net sink');
     // Acknowledged, the sink had appended every byte when the last acknowledgement came.
-    const seconds = ((acknowledged?.endMs ?? performance.now()) - start) / 1000;
+    const seconds = ((acknowledgedAtMs ?? performance.now()) - start) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     const eventLoopDelay = loop.stop();
     const usage = sinkUsage.stop();
@@ -106,10 +98,7 @@ export async function measureSinkOnce(context: LimitContext, mode: SinkMode): Pr
       details: {
         bytes,
         seconds,
-        writeBytes: acked === undefined ? writeBytes : acked.window.requestBytes,
-        ...(acked === undefined || acknowledged === undefined
-          ? {}
-          : acknowledgedDetails(acked, acknowledged)),
+        ...load,
         senderCpuSeconds: (cpu.user + cpu.system) / 1e6,
         senderEventLoopDelay: eventLoopDelay,
         sinkCpuSeconds: usage.cpuSeconds,

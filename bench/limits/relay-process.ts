@@ -51,10 +51,10 @@ const appender = acknowledge ? new AsyncAppender(fd, () => acknowledgeInput()) :
 
 /** Tells the input how far the leader and every follower have appended, if that moved. */
 function acknowledgeInput(): void {
-  let everyFollower = appender!.written;
-  for (const reader of followerAcks) everyFollower = Math.min(everyFollower, reader.latest);
-  if (everyFollower <= acknowledged) return;
-  acknowledged = everyFollower;
+  let everyReplica = appender!.written;
+  for (const reader of followerAcks) everyReplica = Math.min(everyReplica, reader.latest);
+  if (everyReplica <= acknowledged) return;
+  acknowledged = everyReplica;
   currentInput?.write(encodeAckCount(acknowledged));
 }
 

@@ -31,18 +31,11 @@ import { assert } from '../../src/common/assert.js';
 import { type ProcessWatch, watchProcess } from '../harness/process-usage.js';
 import { megabytesPerSecond } from '../harness/ratio.js';
 import { formatFigure } from '../harness/table.js';
-import {
-  type AckedSending,
-  acknowledgedDetails,
-  onePartitionWindow,
-  roundTripNote,
-  sendAcknowledged,
-} from './acked-send.js';
-import { megabytesPerCpuSecondRange, nextMessage, sendUntil, stopHelper } from './loopback.js';
+import { type AckedSending, onePartitionWindow, roundTripNote, sendLoad } from './acked-send.js';
+import { megabytesPerCpuSecondRange, nextMessage, stopHelper } from './loopback.js';
 import type { SinkMessage } from './net-sink.js';
 import type { LimitContext, LimitDefinition, LimitSample } from './registry.js';
 import type { RelayMessage } from './relay-process.js';
-import { writeBytes } from './write-buffers.js';
 
 const relayModule = fileURLToPath(new URL('./relay-process.js', import.meta.url));
 const sinkModule = fileURLToPath(new URL('./net-sink.js', import.meta.url));
@@ -92,12 +85,11 @@ export async function measureReplicateOnce(
     const before = watched.map((r) => r.usage.current());
     const cpuBefore = process.cpuUsage();
     const start = performance.now();
-    const deadline = start + context.durationMs;
-    const acknowledged =
-      acked === undefined
-        ? undefined
-        : await sendAcknowledged(socket, deadline, acked.window, acked.requestsPerSecond);
-    const sent = acknowledged?.bytes ?? (await sendUntil(socket, deadline));
+    const {
+      bytes: sent,
+      acknowledgedAtMs,
+      details: load,
+    } = await sendLoad(socket, start + context.durationMs, acked);
     socket.end();
     // Only now (see nextMessage): the report follows the end, and no event comes between end() and this line.
     const relayed = nextMessage<RelayMessage, 'relayed'>(leader.child, 'relayed', 'leader');
@@ -108,7 +100,7 @@ export async function measureReplicateOnce(
     );
     // Acknowledged, every byte was appended by both followers when the last acknowledgement came: the end of the
     // connections after it is not the data path's time.
-    const seconds = ((acknowledged?.endMs ?? performance.now()) - start) / 1000;
+    const seconds = ((acknowledgedAtMs ?? performance.now()) - start) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     const [leaderUsage, ...followerUsage] = watched.map((r, i) => {
       const after = r.usage.stop();
@@ -128,10 +120,7 @@ export async function measureReplicateOnce(
       details: {
         bytes: sent,
         seconds,
-        writeBytes: acked === undefined ? writeBytes : acked.window.requestBytes,
-        ...(acked === undefined || acknowledged === undefined
-          ? {}
-          : acknowledgedDetails(acked, acknowledged)),
+        ...load,
         bytesWrittenByReplica: [leaderWritten, ...received.map((r) => r.bytesWritten)],
         producerCpuSeconds: (cpu.user + cpu.system) / 1e6,
         leaderCpuSeconds: leaderUsage!.cpuSeconds,
