@@ -859,6 +859,7 @@ export class Broker {
       groupCoordinator: services.groupCoordinator,
       transactionCoordinator: services.transactionCoordinator,
       networkStats: this.server!.stats,
+      framePool: this.server!.framePool,
       isrChanges: isrManager.isrChanges,
       followerLags: () => fetchers.followerLags(),
     });

@@ -6,7 +6,8 @@
 // Ownership is counted per backing ArrayBuffer. acquire() hands out a frame with one reference (the request's).
 // Whoever keeps a view of it past the request takes a reference with retain() and gives it back with release():
 // the tail cache for each cached append, a fetch response for each cached view it sends until the socket has
-// taken the bytes. When the count reaches zero the buffer goes back to the idle list, bounded by maxIdleBytes.
+// taken the bytes. When the count reaches zero the buffer goes back to the idle list, bounded by maxIdleBytes plus
+// what a lender (the tail cache, see lendIdleBytes) is not using of its own bound.
 // A holder that cannot say when it is done (a queued write that a truncation may leave running) calls forget():
 // the buffer then leaves the pool for good, later retain/release calls on it do nothing, and the garbage
 // collector frees it as any other buffer. Counts are kept in a WeakMap, so a reference never given back only
@@ -18,6 +19,8 @@
 // it on with BROOK_DEBUG_POISON_FRAMES=1, which the test helpers set for every broker they start.
 //
 // Event loop only; one pool per broker.
+
+import assert from 'node:assert/strict';
 
 /** Frames smaller than this are not pooled: their allocation costs little, and they often fit one socket chunk. */
 export const POOLED_FRAME_BYTES_MIN = 16 * 1024;
@@ -62,6 +65,9 @@ export class FramePool {
   /** Counts acquires and releases: the clock of IdleClass.touched. */
   private clock = 0;
   private readonly holdings = new WeakMap<ArrayBufferLike, Holding>();
+  /** Bytes the lender does not use of its own bound now; 0 without a lender. */
+  private lentIdleBytes: () => number = () => 0;
+  private hasLender = false;
   readonly stats: FramePoolStats = { allocated: 0, reused: 0, recycled: 0, dropped: 0 };
 
   constructor(
@@ -78,6 +84,27 @@ export class FramePool {
   /** Memory of the idle buffers now. */
   get idleByteCount(): number {
     return this.idleBytes;
+  }
+
+  /**
+   * Lets the idle list also keep what `unusedBytes()` says another holder of this pool's frames may hold but does
+   * not now: the tail cache's budget less its cached memory. The tail cache keeps produce frames for seconds; when it
+   * empties at once (its topic deleted, its partition no longer led here, a truncation) its frames come back
+   * together, and with maxIdleBytes alone all but 16 MiB of them went to the garbage collector while the next
+   * appends allocated fresh ones to fill the cache again: tens of MB of new external memory, which V8 answers
+   * with full mark-compacts (pauses of 5-28 ms, in the latency tail; bench/README.md, "Frames of an emptied tail
+   * cache"). Idle and cached memory together stay within maxIdleBytes plus the lender's bound, as before. One
+   * lender per pool.
+   */
+  lendIdleBytes(unusedBytes: () => number): void {
+    assert(!this.hasLender, 'a frame pool takes one lender of idle memory');
+    this.hasLender = true;
+    this.lentIdleBytes = unusedBytes;
+  }
+
+  /** What the idle list may hold now. */
+  private idleBound(): number {
+    return this.maxIdleBytes + Math.max(0, this.lentIdleBytes());
   }
 
   /** A buffer of exactly `size` bytes (contents undefined), held once by the caller. */
@@ -142,8 +169,9 @@ export class FramePool {
     if (--holding.refs > 0) return;
     this.holdings.delete(store);
     const classBytes = store.byteLength;
-    if (this.idleBytes + classBytes > this.maxIdleBytes) this.evictOtherClasses(classBytes);
-    if (this.idleBytes + classBytes > this.maxIdleBytes) {
+    const bound = this.idleBound();
+    if (this.idleBytes + classBytes > bound) this.evictOtherClasses(classBytes, bound);
+    if (this.idleBytes + classBytes > bound) {
       this.stats.dropped++;
       return;
     }
@@ -166,8 +194,8 @@ export class FramePool {
    * buffer (external memory, which V8 answers with full collections). Buffers of the released one's own class
    * are not dropped for it: that class is at its share already.
    */
-  private evictOtherClasses(classBytes: number): void {
-    while (this.idleBytes + classBytes > this.maxIdleBytes) {
+  private evictOtherClasses(classBytes: number, bound: number): void {
+    while (this.idleBytes + classBytes > bound) {
       let oldest: IdleClass | undefined;
       for (const [bytes, idle] of this.idle) {
         if (bytes === classBytes || idle.buffers.length === 0) continue;

@@ -60,7 +60,11 @@ export class TailCacheBudget {
     readonly maxBytes: number,
     /** The pool cached frames may come from; its references follow cached entries. */
     readonly pool: FramePool | null = null,
-  ) {}
+  ) {
+    // What the cache does not hold of its budget may be held idle in the pool instead: frames of a cache that
+    // emptied at once are then reused to fill it again, not dropped and allocated anew (frame-pool.ts).
+    pool?.lendIdleBytes(() => this.maxBytes - this.bytes);
+  }
 
   /** Memory kept alive by cached buffers now. */
   get usedBytes(): number {

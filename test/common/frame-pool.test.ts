@@ -97,6 +97,33 @@ describe('FramePool', () => {
     assert.equal(off.idleByteCount, 0);
   });
 
+  it('keeps idle, beyond maxIdleBytes, what its lender does not use of its own bound', () => {
+    const pool = new FramePool(256 * KiB);
+    let unused = 0;
+    pool.lendIdleBytes(() => unused);
+    assert.throws(() => pool.lendIdleBytes(() => 0), /one lender/);
+    const frames = Array.from({ length: 6 }, () => pool.acquire(128 * KiB));
+    // The lender holds all it may: the bound is maxIdleBytes alone.
+    pool.release(frames[0]!);
+    pool.release(frames[1]!);
+    pool.release(frames[2]!);
+    assert.equal(pool.idleByteCount, 256 * KiB);
+    assert.equal(pool.stats.dropped, 1);
+    // The lender emptied (a tail cache whose topic was deleted): its unused bound is kept idle too.
+    unused = 384 * KiB;
+    for (const f of frames.slice(3)) pool.release(f);
+    assert.equal(pool.idleByteCount, 640 * KiB);
+    assert.equal(pool.stats.dropped, 1);
+    // Filled again from the idle buffers: five frames reused, nothing allocated.
+    const again = Array.from({ length: 5 }, () => pool.acquire(128 * KiB));
+    assert.equal(pool.stats.reused, 5);
+    assert.equal(pool.stats.allocated, 6);
+    // A negative figure lends nothing; the bound is checked when a buffer becomes idle.
+    unused = -1024 * KiB;
+    for (const f of again) pool.release(f);
+    assert.equal(pool.idleByteCount, 256 * KiB);
+  });
+
   it('makes room for a released buffer by dropping idle buffers of the classes used longest ago, never its own', () => {
     const pool = new FramePool(1024 * KiB);
     // The idle list filled by produce frames of two classes, 128 KiB used before 256 KiB.

@@ -350,6 +350,38 @@ test('pooled frames: cached appends hold a pool reference, pinned reads share it
   assert.ok(pool.idleByteCount > idleBefore, 'both buffers idle once their pins are given back');
 });
 
+test('pooled frames: the frames of a cache that empties at once stay idle to fill it again', async (t) => {
+  // The idle bound alone (64 KiB) would keep one frame of the six; the cache's unused budget keeps them all.
+  const pool = new FramePool(64 * 1024, true);
+  const budget = new TailCacheBudget(6 * 40 * 1024, pool);
+  const fill = (log: Log): void => {
+    for (let i = 0; i < 6; i++) {
+      const batch = buildBatch({ values: values(1, 30 * 1024).map((v) => v.fill(i + 1)) });
+      const frame = pool.acquire(batch.length);
+      batch.copy(frame);
+      batchHeader.setBaseOffset(frame, 0, log.logEndOffset);
+      const info = appendQueuedAwaitable(log, frame);
+      assert.equal(info.acknowledged, null, 'written inline (the queue was idle)');
+      pool.release(frame);
+    }
+  };
+  const first = openLog(t, budget).log;
+  fill(first);
+  assert.equal(pool.stats.allocated, 6);
+  assert.equal(pool.idleByteCount, 0, 'every frame is cached');
+  const cached = budget.usedBytes;
+  first.close();
+  assert.equal(budget.usedBytes, 0);
+  assert.equal(pool.idleByteCount, cached, 'closing the log made its cached frames idle, none dropped');
+  assert.equal(pool.stats.dropped, 0);
+  const second = openLog(t, budget).log;
+  fill(second);
+  assert.equal(pool.stats.allocated, 6, 'the next log filled the cache with the same frames');
+  assert.equal(pool.stats.reused, 6);
+  assert.equal(budget.usedBytes, cached);
+  assert.equal(pool.idleByteCount, 0);
+});
+
 test('pooled frames: a queued append holds its frame until the thread pool has written it', async (t) => {
   const pool = new FramePool(4 << 20, true);
   const budget = new TailCacheBudget(1 << 20, pool);

@@ -88,8 +88,8 @@ export const BROOK_KEYS = [
     T.LONG,
     String(16 * 1024 * 1024),
     'low',
-    'Brook: memory, in bytes, kept idle for reuse by request frames of 16 KiB to 8 MiB; 0 gives each ' +
-      'frame a new buffer.',
+    'Brook: memory, in bytes, kept idle for reuse by request frames of 16 KiB to 8 MiB, besides what the ' +
+      'tail cache does not use of brook.log.tail.cache.bytes; 0 gives each frame a new buffer.',
     {
       validator: atLeast(0),
       support: 'honoured',
