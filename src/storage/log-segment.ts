@@ -843,13 +843,14 @@ export class LogSegment {
     if (this.cipher !== null)
       return this.readPlannedEncrypted(plan, startOffset, maxBytes, maxOffset, minOneBatch);
     const generation = this.generation;
-    const fromPool = pooled !== null && pooled.pool.pools(plan.length);
-    const buf = fromPool ? pooled.pool.acquire(plan.length) : Buffer.allocUnsafe(plan.length);
+    // The pool and pins of this read, when its size is one the pool serves; null: a plain buffer.
+    const fromPool = pooled?.pool.pools(plan.length) ? pooled : null;
+    const buf = fromPool === null ? Buffer.allocUnsafe(plan.length) : fromPool.pool.acquire(plan.length);
     this.ioInFlight++;
     return new Promise<SegmentRead | null>((resolve, reject) => {
       fsRead(this.fd, buf, 0, plan.length, plan.position, (err, got) => {
         // Handed over only now: the thread pool no longer writes into it, whatever becomes of the caller.
-        if (fromPool) pooled.pins.push(buf);
+        if (fromPool !== null) fromPool.pins.push(buf);
         this.ioInFlight--;
         if (this.ioInFlight === 0 && this.closeWhenIdle) this.finishDelete();
         if (err !== null) reject(err);

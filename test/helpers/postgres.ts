@@ -6,10 +6,10 @@
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
+import { freePort } from './zookeeper.js';
 
 const START_TIMEOUT_MS = 30_000;
 
@@ -34,17 +34,6 @@ function binDir(): string {
     .sort((a, b) => Number(b) - Number(a));
   if (versions.length === 0) throw new Error(`no PostgreSQL server binaries under ${root}`);
   return join(root, versions[0]!, 'bin');
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** The command prefix that runs a PostgreSQL binary as a non-root user. */

@@ -4,7 +4,7 @@
 // when the test fails. As a last resort, servers still running when the test process exits (an uncaught
 // error, a cancelled run) are killed by PID from an exit hook.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,7 +42,45 @@ export interface TestZooKeeper {
 /** Tick of test servers: sessions may be as short as 2 ticks, so 400 ms. */
 export const TEST_TICK_MS = 200;
 
+/**
+ * A port on 127.0.0.1 that nothing listens on now, for a server a test is about to start. Picked below the kernel's
+ * ephemeral range (net.ipv4.ip_local_port_range, from 32768 by default): a port from bind(0) lies in that range, and
+ * the outgoing connections of every test running beside this one take their local ports there too, so between this
+ * check and the server's own bind one of them could take it (seen in CI: a broker's fourth listener failed with
+ * EADDRINUSE). Below the range only another test's pick can collide. Falls back to bind(0) if none is free there.
+ */
 export async function freePort(): Promise<number> {
+  const rangeStart = ephemeralRangeStart();
+  for (let attempt = 0; attempt < 50 && rangeStart - PICKED_PORT_MIN > 1000; attempt++) {
+    const port = PICKED_PORT_MIN + Math.floor(Math.random() * (rangeStart - PICKED_PORT_MIN));
+    if (await canListen(port)) return port;
+  }
+  return listenOnAnyPort();
+}
+
+/** The lowest port tests pick for their servers: above the well-known and registered services most hosts run. */
+const PICKED_PORT_MIN = 10_000;
+
+function ephemeralRangeStart(): number {
+  try {
+    const start = Number(
+      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
+    );
+    return Number.isInteger(start) && start > PICKED_PORT_MIN ? start : PICKED_PORT_MIN;
+  } catch {
+    return PICKED_PORT_MIN;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+function listenOnAnyPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
