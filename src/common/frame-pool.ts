@@ -93,8 +93,10 @@ export class FramePool {
    * together, and with maxIdleBytes alone all but 16 MiB of them went to the garbage collector while the next
    * appends allocated fresh ones to fill the cache again: tens of MB of new external memory, which V8 answers
    * with full mark-compacts (pauses of 5-28 ms, in the latency tail; bench/README.md, "Frames of an emptied tail
-   * cache"). Idle and cached memory together stay within maxIdleBytes plus the lender's bound, as before. One
-   * lender per pool.
+   * cache"). The bound is applied as each buffer becomes idle: idle memory never grows past maxIdleBytes plus what
+   * the lender leaves unused, so idle and cached memory together stay within maxIdleBytes plus the lender's bound
+   * as before, except that buffers kept while the cache was empty stay idle until later releases need their room
+   * (when the cache fills again with frames of other sizes). One lender per pool.
    */
   lendIdleBytes(unusedBytes: () => number): void {
     assert(!this.hasLender, 'a frame pool takes one lender of idle memory');
