@@ -65,9 +65,8 @@ export class FramePool {
   /** Counts acquires and releases: the clock of IdleClass.touched. */
   private clock = 0;
   private readonly holdings = new WeakMap<ArrayBufferLike, Holding>();
-  /** Bytes the lender does not use of its own bound now; 0 without a lender. */
-  private lentIdleBytes: () => number = () => 0;
-  private hasLender = false;
+  /** What the lender does not use of its own bound now (lendIdleBytes); null without a lender. */
+  private unusedLentBytes: (() => number) | null = null;
   readonly stats: FramePoolStats = { allocated: 0, reused: 0, recycled: 0, dropped: 0 };
 
   constructor(
@@ -99,14 +98,13 @@ export class FramePool {
    * (when the cache fills again with frames of other sizes). One lender per pool.
    */
   lendIdleBytes(unusedBytes: () => number): void {
-    assert(!this.hasLender, 'a frame pool takes one lender of idle memory');
-    this.hasLender = true;
-    this.lentIdleBytes = unusedBytes;
+    assert(this.unusedLentBytes === null, 'a frame pool takes one lender of idle memory');
+    this.unusedLentBytes = unusedBytes;
   }
 
   /** What the idle list may hold now. */
   private idleBound(): number {
-    return this.maxIdleBytes + Math.max(0, this.lentIdleBytes());
+    return this.maxIdleBytes + Math.max(0, this.unusedLentBytes?.() ?? 0);
   }
 
   /** A buffer of exactly `size` bytes (contents undefined), held once by the caller. */
