@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Producer } from '../../src/client/producer.js';
@@ -19,6 +18,7 @@ import { run, startBroker } from '../helpers/broker-process.js';
 import { transactionCompleted } from '../helpers/txn-session.js';
 import { sleep } from '../helpers/wait.js';
 import { createTopic, produceBatch, readPartition, WireClient } from '../helpers/wire-client.js';
+import { freePort } from '../helpers/zookeeper.js';
 import {
   fileProvider,
   filesUnder,
@@ -31,15 +31,6 @@ import {
 const MARKER = 'OKAPI-MARKER-7e3a';
 const KEYS = 20;
 const ROUNDS = 6;
-
-/** A port nothing listens on: one the kernel just gave out, closed again. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 describe('encryption at rest: opt-out, compaction, transactions, dump-log config, key service down', () => {
   it('broker-wide on: an opted-out topic is plaintext; cleaned segments and __transaction_state hold no marker', async () => {
@@ -288,7 +279,8 @@ describe('encryption at rest: opt-out, compaction, transactions, dump-log config
 
   it('a key service that is down stops the broker at startup: exit code 2, one line, no data directory made', async () => {
     const { dataDir } = scratch();
-    const port = await closedPort();
+    // A port nothing listens on: the key service is down.
+    const port = await freePort();
     const down = await serverExit({
       dataDir,
       overrides: {

@@ -72,7 +72,8 @@ function ephemeralRangeStart(): number {
   }
 }
 
-function canListen(port: number): Promise<boolean> {
+/** Whether a server could listen on `port` of 127.0.0.1 now (it listens and closes again). */
+export function canListen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));

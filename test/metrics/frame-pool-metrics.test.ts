@@ -9,11 +9,10 @@ import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import type { BrokerProcess } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/cluster.js';
 import { createTopic, produceBatch, WireClient } from '../helpers/wire-client.js';
-import { freePort } from '../helpers/zookeeper.js';
-import { type Samples, scrape } from './scrape.js';
+import { type Samples, scrape, startMeteredBroker } from './scrape.js';
 
 const KiB = 1024;
 const BATCHES = 24;
@@ -26,15 +25,11 @@ describe('frame pool metrics of a single broker', () => {
   let client: WireClient;
 
   before(async () => {
-    port = await freePort();
-    broker = await startBroker({
-      overrides: {
-        'brook.metrics.listener': `http://127.0.0.1:${port}`,
-        // Room for every produce frame below in the cache, and for two of them in the pool's own idle bound.
-        'brook.log.tail.cache.bytes': 4 * 1024 * KiB,
-        'brook.network.frame.pool.bytes': 160 * KiB,
-      },
-    });
+    ({ broker, metricsPort: port } = await startMeteredBroker({
+      // Room for every produce frame below in the cache, and for two of them in the pool's own idle bound.
+      'brook.log.tail.cache.bytes': 4 * 1024 * KiB,
+      'brook.network.frame.pool.bytes': 160 * KiB,
+    }));
     client = await WireClient.connect(broker.host, broker.port);
   });
   after(async () => {

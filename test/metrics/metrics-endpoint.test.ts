@@ -16,8 +16,7 @@ import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { sleep } from '../helpers/wait.js';
 import { createTopic, fetchBody, produceBatch, WireClient } from '../helpers/wire-client.js';
-import { freePort } from '../helpers/zookeeper.js';
-import { httpRequest, type Samples, scrape } from './scrape.js';
+import { httpRequest, type Samples, scrape, startMeteredBroker } from './scrape.js';
 
 const { Kafka, logLevel } = kafkajs;
 const REPO_ROOT = resolve(import.meta.dirname, '../../..');
@@ -46,13 +45,7 @@ describe('metrics endpoint of a single broker', () => {
   let client: WireClient;
 
   before(async () => {
-    port = await freePort();
-    broker = await startBroker({
-      overrides: {
-        'brook.metrics.listener': `http://127.0.0.1:${port}`,
-        'offsets.topic.num.partitions': 1,
-      },
-    });
+    ({ broker, metricsPort: port } = await startMeteredBroker({ 'offsets.topic.num.partitions': 1 }));
     client = await WireClient.connect(broker.host, broker.port);
   });
   after(async () => {

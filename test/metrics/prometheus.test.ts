@@ -12,11 +12,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
-import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
+import { type BrokerProcess, run } from '../helpers/broker-process.js';
 import { sleep } from '../helpers/wait.js';
 import { createTopic, produceBatch, WireClient } from '../helpers/wire-client.js';
 import { freePort } from '../helpers/zookeeper.js';
-import { httpRequest } from './scrape.js';
+import { httpRequest, startMeteredBroker } from './scrape.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 const RULES = join(REPO_ROOT, 'config/prometheus/brook-alerts.yml');
@@ -191,10 +191,9 @@ describe('a Prometheus server scraping a broker', () => {
   let dir = '';
 
   before(async () => {
-    const metricsPort = await freePort();
-    broker = await startBroker({
-      overrides: { 'brook.metrics.listener': `http://127.0.0.1:${metricsPort}`, 'num.partitions': 1 },
-    });
+    const metered = await startMeteredBroker({ 'num.partitions': 1 });
+    broker = metered.broker;
+    const { metricsPort } = metered;
     const client = await WireClient.connect(broker.host, broker.port);
     try {
       await createTopic(client, 'scraped', { numPartitions: 1, replicationFactor: 1 });

@@ -1,7 +1,9 @@
-// Test helpers for the metrics endpoint: HTTP GETs to a broker's metrics listener and a small parser of the
-// Prometheus text format into samples keyed by name and labels.
+// Test helpers for the metrics endpoint: a broker process serving its metrics, HTTP GETs to its metrics listener
+// and a small parser of the Prometheus text format into samples keyed by name and labels.
 
 import http from 'node:http';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { freePort } from '../helpers/zookeeper.js';
 
 export interface HttpAnswer {
   readonly status: number;
@@ -102,4 +104,15 @@ export async function scrape(port: number): Promise<Samples> {
   const answer = await httpRequest(port, '/metrics');
   if (answer.status !== 200) throw new Error(`/metrics answered ${answer.status}: ${answer.body}`);
   return parseSamples(answer.body);
+}
+
+/** A broker process with its metrics listener on a free port (brook.metrics.listener), and `overrides`. */
+export async function startMeteredBroker(
+  overrides: Record<string, string | number | boolean>,
+): Promise<{ broker: BrokerProcess; metricsPort: number }> {
+  const metricsPort = await freePort();
+  const broker = await startBroker({
+    overrides: { 'brook.metrics.listener': `http://127.0.0.1:${metricsPort}`, ...overrides },
+  });
+  return { broker, metricsPort };
 }

@@ -5,24 +5,18 @@
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, it } from 'node:test';
 import { run } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/cluster.js';
-import { freePort } from '../helpers/zookeeper.js';
+import { canListen, freePort } from '../helpers/zookeeper.js';
 
 /** A port whose next one is free too, for the two brokers' --base-port. */
 async function freePortPair(): Promise<number> {
   for (;;) {
     const port = await freePort();
-    const next = await new Promise<boolean>((done) => {
-      const server = net.createServer();
-      server.once('error', () => done(false));
-      server.listen(port + 1, '127.0.0.1', () => server.close(() => done(true)));
-    });
-    if (next) return port;
+    if (await canListen(port + 1)) return port;
   }
 }
 

@@ -296,23 +296,28 @@ test('a compaction swap empties the cache: reads serve the cleaned segments, not
   assert.deepEqual(h.records(), latestPerKey(written), 'the cleaned bytes are served');
 });
 
+/**
+ * Appends one 30 KiB batch built in a frame of `pool`, as the broker does for an inline produce, moves the high
+ * watermark past it and lets go of the frame (the cache keeps its own reference); answers a copy of its bytes.
+ */
+function appendPooledBatch(log: Log, pool: FramePool, fill: number): Buffer {
+  const batch = buildBatch({ values: values(1, 30 * 1024).map((v) => v.fill(fill)) });
+  const frame = pool.acquire(batch.length);
+  batch.copy(frame);
+  batchHeader.setBaseOffset(frame, 0, log.logEndOffset);
+  const info = appendQueuedAwaitable(log, frame);
+  assert.equal(info.acknowledged, null, 'written inline (the queue was idle)');
+  log.setHighWatermark(log.writtenEndOffset);
+  const copy = Buffer.from(frame);
+  pool.release(frame);
+  return copy;
+}
+
 test('pooled frames: cached appends hold a pool reference, pinned reads share it, other reads get copies', async (t) => {
   const pool = new FramePool(4 << 20, true);
   const budget = new TailCacheBudget(3 * 40 * 1024, pool);
   const { log } = openLog(t, budget);
-  /** Appends one batch built in a pooled frame, as the broker does for an inline produce, and lets go of it. */
-  const appendPooled = (fill: number): Buffer => {
-    const batch = buildBatch({ values: values(1, 30 * 1024).map((v) => v.fill(fill)) });
-    const frame = pool.acquire(batch.length);
-    batch.copy(frame);
-    batchHeader.setBaseOffset(frame, 0, log.logEndOffset);
-    const info = appendQueuedAwaitable(log, frame);
-    assert.equal(info.acknowledged, null, 'written inline (the queue was idle)');
-    log.setHighWatermark(log.writtenEndOffset);
-    const copy = Buffer.from(frame);
-    pool.release(frame);
-    return copy;
-  };
+  const appendPooled = (fill: number): Buffer => appendPooledBatch(log, pool, fill);
   const first = appendPooled(1);
   const pins: Buffer[] = [];
   const pinned = await log.startRead(toOffset(0), 1 << 20, log.highWatermark, true, pins).result;
@@ -355,15 +360,7 @@ test('pooled frames: the frames of a cache that empties at once stay idle to fil
   const pool = new FramePool(64 * 1024, true);
   const budget = new TailCacheBudget(6 * 40 * 1024, pool);
   const fill = (log: Log): void => {
-    for (let i = 0; i < 6; i++) {
-      const batch = buildBatch({ values: values(1, 30 * 1024).map((v) => v.fill(i + 1)) });
-      const frame = pool.acquire(batch.length);
-      batch.copy(frame);
-      batchHeader.setBaseOffset(frame, 0, log.logEndOffset);
-      const info = appendQueuedAwaitable(log, frame);
-      assert.equal(info.acknowledged, null, 'written inline (the queue was idle)');
-      pool.release(frame);
-    }
+    for (let i = 0; i < 6; i++) appendPooledBatch(log, pool, i + 1);
   };
   const first = openLog(t, budget).log;
   fill(first);
