@@ -14,7 +14,9 @@
 // its end (bench/broker/fetch-consumer.ts: one fetch in flight, Kafka's consumer defaults for sizes). The files
 // were written moments before, so all read from the page cache; alternating keeps them under the same load. MB/s
 // count record batch bytes (what the segments hold), the consumer's bytes per second of its whole catch-up; the
-// broker's CPU time over each read gives MB per CPU-second.
+// broker's CPU time over each read gives MB per CPU-second. With --consumer-passes N, each repetition's consumer
+// reads the backlog N times back to back and only the last read counts (the others are recorded): the first
+// reads of a fresh broker are its slowest.
 
 import { readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -42,6 +44,10 @@ const usage = `usage: npm run bench -- fetch-backlog [options]
   --mib N            backlog size in MiB of segment files (default 1024; --quick 64)
   --partitions LIST  partition counts (default 1,16; --quick 1)
   --repetitions N    alternated L_read / consumer pairs, at least 3 (default 3)
+  --consumer-passes N  reads of the whole backlog by the consumer in each repetition, each by a fresh
+                     consumer, back to back; the last one counts (default 1). The first reads of a fresh broker
+                     are the slowest (its copies out of the page cache ran at a third of the later speed here),
+                     so N > 1 reads the broker as it runs once warm
   --quick            a small backlog: about half a minute
   --broker-override K=V  a broker setting (repeatable), to compare settings in one sitting
   --dir DIR          parent of the broker's data directory, on the disk under test (default .)
@@ -64,6 +70,7 @@ export async function run(args: string[]): Promise<void> {
       mib: { type: 'string' },
       partitions: { type: 'string' },
       repetitions: { type: 'string', default: '3' },
+      'consumer-passes': { type: 'string', default: '1' },
       quick: { type: 'boolean', default: false },
       dir: { type: 'string', default: '.' },
       'broker-override': { type: 'string', multiple: true, default: [] },
@@ -80,12 +87,13 @@ export async function run(args: string[]): Promise<void> {
     .split(',')
     .map((p) => positiveInteger('--partitions', p));
   const repetitions = positiveInteger('--repetitions', values.repetitions);
+  const consumerPasses = positiveInteger('--consumer-passes', values['consumer-passes']);
   const overrides = parseOverrides(values['broker-override']);
   assert(repetitions >= 3, '--repetitions: at least 3');
   const writer = new ResultWriter({ bench: 'fetch-backlog', args, dir: values['results-dir'] });
   const rows: string[][] = [];
   for (const partitions of partitionCounts) {
-    const cell = await runCell(partitions, targetBytes, repetitions, values.dir, overrides);
+    const cell = await runCell(partitions, targetBytes, repetitions, consumerPasses, values.dir, overrides);
     const name = `backlog ${recordBytes} B x ${partitions}`;
     const consumer = summarize(cell.consumerMBPerSecond);
     const perCpu = summarize(cell.consumerMBPerCpuSecond);
@@ -99,6 +107,8 @@ export async function run(args: string[]): Promise<void> {
       loads: cell.loads,
       brokerCores: cell.brokerCores,
       readerCores: cell.readerCores,
+      consumerPasses,
+      uncountedPassesMBPerSecond: cell.uncountedPassesMBPerSecond,
     });
     writer.figure(`${name} consumer per broker CPU-second`, 'MB', perCpu);
     writer.write(`${name} R_read`, { ...read.ratio, paired: read.paired });
@@ -166,6 +176,8 @@ interface CellFigures {
   /** L_serve over the very segment files the consumer reads. */
   serveMBPerSecond: number[];
   consumerMBPerSecond: number[];
+  /** Per repetition, the consumer's passes before the one counted (--consumer-passes). */
+  uncountedPassesMBPerSecond: number[][];
   consumerMBPerCpuSecond: number[];
   brokerCores: number[];
   readerCores: number[];
@@ -176,6 +188,7 @@ async function runCell(
   partitions: number,
   targetBytes: number,
   repetitions: number,
+  consumerPasses: number,
   parentDir: string,
   overrides: Record<string, string>,
 ): Promise<CellFigures> {
@@ -198,6 +211,7 @@ async function runCell(
         rttMBPerSecond: [],
         serveMBPerSecond: [],
         consumerMBPerSecond: [],
+        uncountedPassesMBPerSecond: [],
         consumerMBPerCpuSecond: [],
         brokerCores: [],
         readerCores: [],
@@ -221,6 +235,11 @@ async function runCell(
         const served = await serveFilesOnce(files);
         assert(served.details.bytes === bytes, `L_serve sent ${served.details.bytes} of ${bytes} bytes`);
         figures.serveMBPerSecond.push(served.value);
+        const uncounted: number[] = [];
+        for (let pass = 1; pass < consumerPasses; pass++) {
+          uncounted.push((await readBacklog(broker, topic, endOffsets, bytes)).mbPerSecond);
+        }
+        figures.uncountedPassesMBPerSecond.push(uncounted);
         const consumed = await readBacklog(broker, topic, endOffsets, bytes);
         figures.consumerMBPerSecond.push(consumed.mbPerSecond);
         figures.consumerMBPerCpuSecond.push(consumed.mbPerCpuSecond);
@@ -228,7 +247,7 @@ async function runCell(
         figures.readerCores.push(consumed.readerCores);
         figures.loads.push(os.loadavg()[0]!);
         console.log(
-          `  #${i + 1}: L_read ${formatFigure(figures.readMBPerSecond[i]!)} MB/s, L_net ${formatFigure(net.value)} MB/s, L_rtt ${formatFigure(rtt.value)} MB/s, L_serve ${formatFigure(served.value)} MB/s, consumer ${formatFigure(consumed.mbPerSecond)} MB/s, cores busy: broker ${consumed.brokerCores.toFixed(2)}, reader ${consumed.readerCores.toFixed(2)} (load ${os.loadavg()[0]!.toFixed(1)})`,
+          `  #${i + 1}: L_read ${formatFigure(figures.readMBPerSecond[i]!)} MB/s, L_net ${formatFigure(net.value)} MB/s, L_rtt ${formatFigure(rtt.value)} MB/s, L_serve ${formatFigure(served.value)} MB/s, consumer ${uncounted.map((v) => `(${formatFigure(v)}) `).join('')}${formatFigure(consumed.mbPerSecond)} MB/s, cores busy: broker ${consumed.brokerCores.toFixed(2)}, reader ${consumed.readerCores.toFixed(2)} (load ${os.loadavg()[0]!.toFixed(1)})`,
         );
       }
       return figures;

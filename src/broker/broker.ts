@@ -860,6 +860,7 @@ export class Broker {
       transactionCoordinator: services.transactionCoordinator,
       networkStats: this.server!.stats,
       framePool: this.server!.framePool,
+      inlineReads: services.logs.inlineReads,
       isrChanges: isrManager.isrChanges,
       followerLags: () => fetchers.followerLags(),
     });

@@ -21,6 +21,7 @@ import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js
 import type { TransactionCoordinator } from '../coordinator/transaction/transaction-coordinator.js';
 import type { NetworkStats } from '../network/stats.js';
 import { ErrorCode } from '../protocol/errors.js';
+import type { InlineReads } from '../storage/inline-reads.js';
 import { ControllerEventMetrics } from './controller-events.js';
 import { RequestMetrics } from './request-metrics.js';
 import { BrokerTopicStats, type TopicCounters } from './topic-stats.js';
@@ -43,6 +44,8 @@ export interface MetricsSources {
   readonly networkStats: NetworkStats;
   /** The broker's pool of large frames (common/frame-pool.ts); null when the listeners have none. */
   readonly framePool: Pick<FramePool, 'stats' | 'idleByteCount'> | null;
+  /** File reads of one-partition fetches run on the event loop (storage/inline-reads.ts). */
+  readonly inlineReads: Pick<InlineReads, 'stats'>;
   /** ISR changes this broker made as leader (IsrShrinksPerSec, IsrExpandsPerSec). */
   readonly isrChanges: { readonly shrinks: number; readonly expands: number };
   followerLags(): Iterable<FollowerLag>;
@@ -102,6 +105,7 @@ export class BrokerMetrics {
     this.registerIdle();
     this.registerLogs();
     this.registerFramePool();
+    this.registerInlineReads();
     this.registerGroups();
     this.registerTransactions();
   }
@@ -462,6 +466,22 @@ export class BrokerMetrics {
       (set, s) => {
         if (s.framePool !== null) set({}, s.framePool.idleByteCount);
       },
+    );
+  }
+
+  /**
+   * Inline file reads (no Kafka counterpart): a rising slow count means fetches of one partition read from the disk
+   * on the event loop, each turning inline reads off for a second.
+   */
+  private registerInlineReads(): void {
+    const count = (name: string, stat: keyof InlineReads['stats'], help: string): void =>
+      this.counter(`brook_log_read_inline_${name}`, help, [], (inc, s) => inc({}, s.inlineReads.stats[stat]));
+    count('total', 'reads', 'File reads of one-partition fetches done on the event loop');
+    count('bytes_total', 'bytes', 'Bytes of those reads');
+    count(
+      'slow_total',
+      'slow',
+      'Inline reads slower than 1 ms (not from the page cache); each turns inline reads off for a second',
     );
   }
 

@@ -122,6 +122,8 @@ export interface LogManagerConfig {
   tailCacheBytes: number;
   /** brook.log.append.inline.enable: appends that find their log's queue idle are written on the event loop. */
   appendInlineEnable: boolean;
+  /** brook.log.read.inline.max.bytes: the largest file read of a one-partition fetch run on the event loop. */
+  readInlineMaxBytes: number;
   /** log.cleaner.io.max.bytes.per.second: read plus write rate of the cleaner (Number.MAX_VALUE: unthrottled). */
   cleanerIoMaxBytesPerSecond: number;
 }
@@ -141,6 +143,7 @@ export const DEFAULT_LOG_MANAGER_CONFIG: Readonly<LogManagerConfig> = Object.fre
   cleanerBackoffMs: 15_000,
   tailCacheBytes: 32 * 1024 * 1024,
   appendInlineEnable: false,
+  readInlineMaxBytes: 1024 * 1024,
   // Kafka's default, Double.MaxValue.
   cleanerIoMaxBytesPerSecond: Number.MAX_VALUE,
 });

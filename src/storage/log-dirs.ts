@@ -28,6 +28,7 @@ import type { FramePool } from '../common/frame-pool.js';
 import type { LogCleanerConfig } from './cleaner/log-cleaner.js';
 import type { SegmentKeys } from './encryption/segment-cipher.js';
 import type { TopicPartition } from './file-names.js';
+import { InlineReads } from './inline-reads.js';
 import type { Log } from './log.js';
 import { DEFAULT_LOG_MANAGER_CONFIG, type LogConfig } from './log-config.js';
 import { LogManager, type LogManagerOptions } from './log-manager.js';
@@ -63,10 +64,17 @@ export class LogDirs {
    */
   private readonly preferredDirs = new Map<string, string>();
   private readonly usableBytes: (dir: string) => number;
+  /** Whether a fetch's file read may run on the event loop (one for the broker, shared by every directory). */
+  readonly inlineReads: InlineReads;
 
-  private constructor(managers: LogManager[], usableBytes: (dir: string) => number) {
+  private constructor(
+    managers: LogManager[],
+    usableBytes: (dir: string) => number,
+    inlineReads: InlineReads,
+  ) {
     this.managers = managers;
     this.usableBytes = usableBytes;
+    this.inlineReads = inlineReads;
   }
 
   /**
@@ -115,7 +123,11 @@ export class LogDirs {
         else managers.find((m) => m.getLog(tp) !== undefined)?.cleaner.pause(tp);
       }
     }
-    return new LogDirs(managers, usableBytes ?? statfsUsableBytes);
+    return new LogDirs(
+      managers,
+      usableBytes ?? statfsUsableBytes,
+      new InlineReads(config.readInlineMaxBytes),
+    );
   }
 
   get dirs(): string[] {

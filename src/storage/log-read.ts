@@ -8,6 +8,7 @@
 // once, the directory taken offline) is the Log's decision, asked through `failed`.
 
 import { StorageErrorCode } from './error-codes.js';
+import type { InlineReads } from './inline-reads.js';
 import type { LogSegment } from './log-segment.js';
 import type { CachedRead, TailCache } from './tail-cache.js';
 import type { AbortedTxn } from './txn-index.js';
@@ -72,7 +73,8 @@ export class LogReader {
    * most; see LogSegment.startRead). The segment and range are chosen now, synchronously; only the bytes arrive
    * later. With `pins`, the bytes may be pooled memory (a view of a cached request frame, or a pooled buffer the
    * cache or the file is read into), with a pool reference pushed there for the caller to give back once done
-   * with them (see TailCache.read, LogSegment.startRead); without, they never are.
+   * with them (see TailCache.read, LogSegment.startRead); without, they never are. With `inline`, a file read it
+   * allows runs on the event loop (inline-reads.ts).
    */
   startRead(
     startOffset: number,
@@ -80,6 +82,7 @@ export class LogReader {
     maxOffset: number,
     minOneBatch: boolean,
     pins: Buffer[] | null,
+    inline: InlineReads | null = null,
   ): { readonly bytes: number; readonly result: Promise<ReadResult> } {
     const found = this.readSegment(startOffset, maxOffset);
     if (found === null) return { bytes: 0, result: Promise.resolve(OUT_OF_RANGE) };
@@ -92,7 +95,7 @@ export class LogReader {
     const pooled = pins !== null && pool !== null ? { pool, pins } : null;
     let read: ReturnType<LogSegment['startRead']>;
     try {
-      read = found.startRead(startOffset, maxBytes, maxOffset, minOneBatch, pooled);
+      read = found.startRead(startOffset, maxBytes, maxOffset, minOneBatch, pooled, inline);
     } catch (err) {
       return { bytes: 0, result: Promise.resolve(this.failed(err)) };
     }

@@ -54,6 +54,7 @@ import {
   TIME_INDEX_SUFFIX,
   TXN_INDEX_SUFFIX,
 } from './file-names.js';
+import type { InlineReads } from './inline-reads.js';
 import { type LogConfig, STORAGE_LIMITS } from './log-config.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
@@ -808,7 +809,8 @@ export class LogSegment {
   /**
    * `readAsync`, also saying at once how many bytes the read takes (an upper bound of what it returns: a batch
    * cut by the length, or reaching maxOffset, is left out), so a fetch can share its byte budget before the
-   * bytes arrive.
+   * bytes arrive. With `inline`, a read it allows runs on the event loop, done when this returns (see
+   * inline-reads.ts); never for an encrypted segment.
    */
   startRead(
     startOffset: number,
@@ -816,6 +818,7 @@ export class LogSegment {
     maxOffset: number,
     minOneBatch: boolean,
     pooled: PooledRead | null = null,
+    inline: InlineReads | null = null,
   ): { readonly bytes: number; readonly result: Promise<SegmentRead | null> } {
     const plan = this.planRead(startOffset, maxBytes, maxOffset, minOneBatch);
     if (plan === null || plan.length === 0) {
@@ -823,7 +826,7 @@ export class LogSegment {
     }
     return {
       bytes: plan.length,
-      result: this.readPlanned(plan, startOffset, maxBytes, maxOffset, minOneBatch, pooled),
+      result: this.readPlanned(plan, startOffset, maxBytes, maxOffset, minOneBatch, pooled, inline),
     };
   }
 
@@ -839,6 +842,7 @@ export class LogSegment {
     maxOffset: number,
     minOneBatch: boolean,
     pooled: PooledRead | null,
+    inline: InlineReads | null,
   ): Promise<SegmentRead | null> {
     if (this.cipher !== null)
       return this.readPlannedEncrypted(plan, startOffset, maxBytes, maxOffset, minOneBatch);
@@ -846,6 +850,16 @@ export class LogSegment {
     // The pool and pins of this read, when its size is one the pool serves; null: a plain buffer.
     const fromPool = pooled?.pool.pools(plan.length) ? pooled : null;
     const buf = fromPool === null ? Buffer.allocUnsafe(plan.length) : fromPool.pool.acquire(plan.length);
+    if (inline?.allows(plan.length)) {
+      // Nothing can change the file between the plan and this read: it runs now, on the loop.
+      if (fromPool !== null) fromPool.pins.push(buf);
+      try {
+        const got = inline.run(() => readFully(this.fd, buf, plan.length, plan.position));
+        return Promise.resolve(wholeBatches(buf, got, plan.firstOffset, maxOffset));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
     this.ioInFlight++;
     return new Promise<SegmentRead | null>((resolve, reject) => {
       fsRead(this.fd, buf, 0, plan.length, plan.position, (err, got) => {

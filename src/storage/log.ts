@@ -43,6 +43,7 @@ import { FileSeal } from './encryption/file-seal.js';
 import { SegmentIntegrityError, type SegmentKeys } from './encryption/segment-cipher.js';
 import { StorageErrorCode } from './error-codes.js';
 import { LEADER_EPOCH_CHECKPOINT_FILE, type TopicPartition } from './file-names.js';
+import type { InlineReads } from './inline-reads.js';
 import { type EpochEndOffset, LeaderEpochCache } from './leader-epoch-cache.js';
 import { type LogConfig, STORAGE_LIMITS } from './log-config.js';
 import { loadSegments, rebuildProducerState } from './log-loader.js';
@@ -722,15 +723,19 @@ export class Log {
     return this.reader.startRead(startOffset, maxBytes, maxOffset, minOneBatch, null).result;
   }
 
-  /** `readAsync`, also saying at once how many bytes the read takes (at most): see LogReader.startRead. */
+  /**
+   * `readAsync`, also saying at once how many bytes the read takes (at most); with `inline`, a file read it allows
+   * runs on the event loop: see LogReader.startRead.
+   */
   startRead(
     startOffset: Offset,
     maxBytes: number,
     maxOffset: Offset = this.logEndOffset,
     minOneBatch = true,
     pins: Buffer[] | null = null,
+    inline: InlineReads | null = null,
   ): { readonly bytes: number; readonly result: Promise<ReadResult> } {
-    return this.reader.startRead(startOffset, maxBytes, maxOffset, minOneBatch, pins);
+    return this.reader.startRead(startOffset, maxBytes, maxOffset, minOneBatch, pins, inline);
   }
 
   /** Bytes a read would take now (at most), without reading them: a waiting fetch checks fetch.min.bytes. */

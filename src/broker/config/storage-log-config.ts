@@ -94,6 +94,7 @@ export function toLogManagerConfig(config: BrokerConfig): LogManagerConfig {
     cleanerBackoffMs: config.logCleanerBackoffMs,
     tailCacheBytes: config.values.long('brook.log.tail.cache.bytes'),
     appendInlineEnable: config.values.boolean('brook.log.append.inline.enable'),
+    readInlineMaxBytes: config.values.int('brook.log.read.inline.max.bytes'),
     cleanerIoMaxBytesPerSecond: config.values.double('log.cleaner.io.max.bytes.per.second'),
   };
 }

@@ -6,7 +6,9 @@
 //
 // The bytes are read off the event loop: each partition's read is planned synchronously (leader checks,
 // bounds, the byte budget shared in request order) and all reads then run at once in the thread pool; the
-// buffers they fill go into the response as they are (the encoder attaches them by reference). While a
+// buffers they fill go into the response as they are (the encoder attaches them by reference). A fetch of a single
+// partition reads on the event loop instead when the read is small (storage/inline-reads.ts): nothing runs beside
+// it, and the thread pool's wake-ups cost as much as the copy. While a
 // request waits, readiness is checked by planning alone (`readableBytes`), without reading.
 //
 // Follower fetching (KIP-392): a consumer of Fetch v11+ may read from a follower, up to the follower's high
@@ -404,7 +406,9 @@ function startPartitionRead(
     }
   }
   const maxBytes = Math.min(p.partitionMaxBytes, remainingBytes);
-  const read = log.startRead(p.fetchOffset, maxBytes, readBound(plan, log), minOneBatch, plan.pins);
+  // A fetch of one partition has no other read to wait for: its file read may run on the event loop.
+  const inline = plan.partitions.length === 1 ? context.services.logs.inlineReads : null;
+  const read = log.startRead(p.fetchOffset, maxBytes, readBound(plan, log), minOneBatch, plan.pins, inline);
   return {
     bytes: read.bytes,
     // The partition's log, not `log`: a move between log directories may swap it while the bytes are read (the

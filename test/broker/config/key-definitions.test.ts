@@ -39,10 +39,10 @@ describe('config key definitions', () => {
         !k.startsWith('brook.self.healing.') &&
         !k.startsWith('brook.controller.liveness.'),
     );
-    // Five for storage and network behaviour, one for the metrics endpoint (Kafka has JMX instead), one for the
+    // Six for storage and network behaviour, one for the metrics endpoint (Kafka has JMX instead), one for the
     // web console served by the broker (Kafka has none), one for the authorization log's level (Kafka sets it in
     // log4j).
-    assert.ok(extras.length > 0 && extras.length <= 8, extras.join(', '));
+    assert.ok(extras.length > 0 && extras.length <= 9, extras.join(', '));
     assert.ok(extras.includes('brook.log.flush.group.commit.enable'));
   });
 

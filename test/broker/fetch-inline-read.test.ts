@@ -1,0 +1,132 @@
+// Inline file reads (brook.log.read.inline.max.bytes, storage/inline-reads.ts) through a real broker process with
+// no tail cache, so every fetch reads the segment files: a fetch of one partition reads on the event loop (the
+// brook_log_read_inline_* counters of /metrics move) and answers every record; a fetch of two partitions reads in
+// the thread pool (the counters stand still) and answers every record too; a kafkajs consumer of a one-partition
+// topic reads it whole through inline reads.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import kafkajs from 'kafkajs';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { readRecords } from '../../src/protocol/records/batch-records.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import type { BrokerProcess } from '../helpers/broker-process.js';
+import { createTopic, fetchBody, produceBatch, readPartition, WireClient } from '../helpers/wire-client.js';
+import { scrape, startMeteredBroker } from '../metrics/scrape.js';
+
+const { Kafka, logLevel } = kafkajs;
+const BATCHES = 5;
+const PER_BATCH = 10;
+const VALUE_BYTES = 1000;
+const INLINE = 'brook_log_read_inline';
+
+const recordValue = (partition: number, i: number): string => `${partition}:${i}:`.padEnd(VALUE_BYTES, 'x');
+
+describe('inline file reads of one-partition fetches', () => {
+  let broker: BrokerProcess;
+  let metricsPort: number;
+  let client: WireClient;
+
+  const counters = async (): Promise<{ reads: number; bytes: number; slow: number }> => {
+    const s = await scrape(metricsPort);
+    return {
+      reads: s.value(`${INLINE}_total`),
+      bytes: s.value(`${INLINE}_bytes_total`),
+      slow: s.value(`${INLINE}_slow_total`),
+    };
+  };
+
+  const fill = async (topic: string, partition: number): Promise<void> => {
+    for (let b = 0; b < BATCHES; b++) {
+      const records = buildBatch(
+        Array.from({ length: PER_BATCH }, (_, j) => ({ value: recordValue(partition, b * PER_BATCH + j) })),
+      );
+      const answer = await produceBatch(client, topic, records, -1, partition);
+      assert.equal(answer.errorCode, ErrorCode.NONE);
+    }
+  };
+
+  const expected = (partition: number): string[] =>
+    Array.from({ length: BATCHES * PER_BATCH }, (_, i) => recordValue(partition, i));
+
+  before(async () => {
+    ({ broker, metricsPort } = await startMeteredBroker({ 'brook.log.tail.cache.bytes': 0 }));
+    client = await WireClient.connect(broker.host, broker.port);
+    await createTopic(client, 'one', { numPartitions: 1 });
+    await createTopic(client, 'two', { numPartitions: 2 });
+    await fill('one', 0);
+    await fill('two', 0);
+    await fill('two', 1);
+  });
+  after(async () => {
+    client?.close();
+    await broker?.stop();
+  });
+
+  it('a fetch of one partition reads on the event loop and answers every record', async () => {
+    const start = await counters();
+    const records = await readPartition(client, 'one', 0);
+    assert.deepEqual(
+      records.map((r) => r.value?.toString()),
+      expected(0),
+    );
+    const end = await counters();
+    assert.ok(end.reads > start.reads, `inline reads ${start.reads} -> ${end.reads}`);
+    assert.ok(
+      end.bytes - start.bytes >= BATCHES * PER_BATCH * VALUE_BYTES,
+      `inline bytes ${start.bytes} -> ${end.bytes}`,
+    );
+    assert.equal(end.slow, 0, 'page-cache reads are not slow');
+  });
+
+  it('a fetch of two partitions reads in the thread pool, and answers both', async () => {
+    const start = await counters();
+    const body = fetchBody('two', 0, 0);
+    const first = body.topics[0]!.partitions[0]!;
+    body.topics[0]!.partitions.push({ ...first, partition: 1 });
+    body.maxBytes = 4 << 20;
+    const response = await client.call(ApiKey.FETCH, 12, body);
+    const partitions = response.responses[0].partitions;
+    assert.equal(partitions.length, 2);
+    for (const p of partitions) {
+      assert.equal(p.errorCode, ErrorCode.NONE);
+      const values: string[] = [];
+      for (let pos = 0; pos < p.records.length; pos += 12 + p.records.readInt32BE(pos + 8)) {
+        for (const r of readRecords(p.records, pos)) values.push(r.value?.toString() ?? '');
+      }
+      assert.deepEqual(values, expected(p.partitionIndex));
+    }
+    assert.deepEqual(await counters(), start);
+  });
+
+  it('a kafkajs consumer of a one-partition topic reads it whole through inline reads', async () => {
+    const start = await counters();
+    const kafka = new Kafka({
+      clientId: 'inline-read',
+      brokers: [broker.bootstrap],
+      logLevel: logLevel.NOTHING,
+    });
+    const consumer = kafka.consumer({ groupId: 'inline-read-group' });
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topic: 'one', fromBeginning: true });
+      const values: string[] = [];
+      await new Promise<void>((resolve, reject) => {
+        consumer
+          .run({
+            eachMessage: async ({ message }) => {
+              values.push(message.value?.toString() ?? '');
+              if (values.length === BATCHES * PER_BATCH) resolve();
+            },
+          })
+          .catch(reject);
+      });
+      assert.deepEqual(values, expected(0));
+    } finally {
+      await consumer.disconnect();
+    }
+    const end = await counters();
+    assert.ok(end.reads > start.reads, `inline reads ${start.reads} -> ${end.reads}`);
+  });
+});
