@@ -177,3 +177,32 @@ test('an encrypted segment is never read inline, and answers the same bytes', as
   assert.ok(got.length > 0);
   assert.deepEqual(got, recordsOf(log.read(toOffset(0), 1 << 20)));
 });
+
+test('an inline read failing in its system call answers KAFKA_STORAGE_ERROR and reports the log once', async (t) => {
+  const errors: Error[] = [];
+  const log = Log.open({
+    dir: tempDir(t, 'brook-inline-eio-'),
+    topicPartition: { topic: 't', partition: 0 },
+    config: logConfig(),
+    clock: new ManualClock(),
+    hadCleanShutdown: true,
+    onBackgroundError: (err) => errors.push(err),
+  });
+  deferCleanup(t, () => {
+    if (!log.isClosed) log.close();
+  });
+  fill(log, 3);
+  // The planning before it reads the file too, so a broken descriptor fails there first: the read itself fails
+  // here, as a disk failing between the two would.
+  const failing = new (class extends InlineReads {
+    override run(): number {
+      throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO', syscall: 'read' });
+    }
+  })(1 << 20);
+  const read = await log.startRead(toOffset(0), 1 << 20, log.highWatermark, true, null, failing).result;
+  assert.equal(read.errorCode, StorageErrorCode.KafkaStorageError);
+  assert.equal(log.storageFailed, true);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(errors.length, 1);
+  assert.match(errors[0]!.message, /EIO/);
+});
