@@ -13,7 +13,8 @@
 // Node cannot ask whether the bytes are in the page cache (no mincore, no RWF_NOWAIT). A read that has to wait
 // for the disk holds up every connection, so each inline read is timed: one slower than INLINE_READ_SLOW_MS turns
 // inline reads off for INLINE_READ_PAUSE_MS, broker-wide, and they go to the thread pool as before. A backlog
-// read from the disk then holds up the loop at most once a second.
+// read from the disk then holds up the loop at most once a second. On a busy machine a read from memory can look
+// slow too (the thread preempted during it); that costs a second of thread-pool reads, nothing more.
 //
 // Event loop only; one per broker (LogDirs), handed to each read that may use it.
 

@@ -11,6 +11,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { readRecords } from '../../src/protocol/records/batch-records.js';
 import { ApiKey } from '../../src/protocol/registry.js';
+import { INLINE_READ_PAUSE_MS } from '../../src/storage/inline-reads.js';
 import type { BrokerProcess } from '../helpers/broker-process.js';
 import { createTopic, fetchBody, produceBatch, readPartition, WireClient } from '../helpers/wire-client.js';
 import { scrape, startMeteredBroker } from '../metrics/scrape.js';
@@ -77,7 +78,6 @@ describe('inline file reads of one-partition fetches', () => {
       end.bytes - start.bytes >= BATCHES * PER_BATCH * VALUE_BYTES,
       `inline bytes ${start.bytes} -> ${end.bytes}`,
     );
-    assert.equal(end.slow, 0, 'page-cache reads are not slow');
   });
 
   it('a fetch of two partitions reads in the thread pool, and answers both', async () => {
@@ -101,6 +101,9 @@ describe('inline file reads of one-partition fetches', () => {
   });
 
   it('a kafkajs consumer of a one-partition topic reads it whole through inline reads', async () => {
+    // A read slower than 1 ms (a busy machine can take that long over any read) turns inline reads off for a
+    // while; the consumer starts once they are on again.
+    if ((await counters()).slow > 0) await new Promise((r) => setTimeout(r, INLINE_READ_PAUSE_MS + 100));
     const start = await counters();
     const kafka = new Kafka({
       clientId: 'inline-read',

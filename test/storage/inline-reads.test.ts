@@ -110,7 +110,8 @@ function recordsOf(r: ReadResult): Buffer {
 test('through the Log: an allowed read is done when startRead returns, with the thread-pool read answer', async (t) => {
   const log = openLog(t);
   fill(log, 20);
-  const gate = new InlineReads(64 * 1024);
+  // A clock that stands still: no read counts as slow, however long a busy machine takes over it.
+  const gate = new InlineReads(64 * 1024, () => 0);
   for (const [offset, maxBytes] of [
     [0, 64 * 1024],
     [35, 25_000],
