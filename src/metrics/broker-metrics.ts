@@ -21,7 +21,7 @@ import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js
 import type { TransactionCoordinator } from '../coordinator/transaction/transaction-coordinator.js';
 import type { NetworkStats } from '../network/stats.js';
 import { ErrorCode } from '../protocol/errors.js';
-import type { InlineReads } from '../storage/inline-reads.js';
+import { INLINE_READ_PAUSE_MS, INLINE_READ_SLOW_MS, type InlineReads } from '../storage/inline-reads.js';
 import { ControllerEventMetrics } from './controller-events.js';
 import { RequestMetrics } from './request-metrics.js';
 import { BrokerTopicStats, type TopicCounters } from './topic-stats.js';
@@ -481,7 +481,8 @@ export class BrokerMetrics {
     count(
       'slow_total',
       'slow',
-      'Inline reads slower than 1 ms (not from the page cache); each turns inline reads off for a second',
+      `Inline reads slower than ${INLINE_READ_SLOW_MS} ms (not from the page cache); each turns inline reads off ` +
+        `for ${INLINE_READ_PAUSE_MS} ms`,
     );
   }
 

@@ -3,19 +3,19 @@
 // exactly what a read in the thread pool answers; an encrypted segment's reads never run inline.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { ManualClock } from '../../src/common/clock.js';
 import { toOffset } from '../../src/common/ids.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
-import { KeyStore } from '../../src/storage/encryption/key-store.js';
-import { FileKeyProvider } from '../../src/storage/encryption/local-key-providers.js';
+import type { KeyStore } from '../../src/storage/encryption/key-store.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { INLINE_READ_PAUSE_MS, INLINE_READ_SLOW_MS, InlineReads } from '../../src/storage/inline-reads.js';
 import { Log, type ReadResult } from '../../src/storage/log.js';
 import { logConfig } from '../../src/storage/log-config.js';
 import { buildBatch } from './batch-builder.js';
+import { keyStoreIn } from './encryption/key-store-in.js';
 import { deferCleanup, tempDir } from './tmp-dir.js';
 
 /** A clock the test moves (a read moves it to take that long: the gate reads the clock before and after). */
@@ -76,14 +76,18 @@ test('a read that throws is counted and timed, and the error reaches the caller'
   assert.equal(gate.allows(1), false);
 });
 
-function openLog(t: TestContext, keys: KeyStore | null = null, dir = tempDir(t, 'brook-inline-')): Log {
+function openLog(
+  t: TestContext,
+  options: { keys?: KeyStore; dir?: string; onBackgroundError?: (err: Error) => void } = {},
+): Log {
   const log = Log.open({
-    dir,
+    dir: options.dir ?? tempDir(t, 'brook-inline-'),
     topicPartition: { topic: 't', partition: 0 },
-    config: logConfig({ encrypt: keys !== null }),
+    config: logConfig({ encrypt: options.keys !== undefined }),
     clock: new ManualClock(),
     hadCleanShutdown: true,
-    keys,
+    keys: options.keys ?? null,
+    onBackgroundError: options.onBackgroundError,
   });
   deferCleanup(t, () => {
     if (!log.isClosed) log.close();
@@ -103,8 +107,15 @@ function fill(log: Log, n: number): void {
 }
 
 function recordsOf(r: ReadResult): Buffer {
+  return answered(r).records;
+}
+
+/** The records and next offset of a read that found no error. */
+function answered(r: ReadResult): { records: Buffer; nextOffset: number } {
   assert.equal(r.errorCode, StorageErrorCode.None);
-  return r.errorCode === StorageErrorCode.None ? r.records : Buffer.alloc(0);
+  return r.errorCode === StorageErrorCode.None
+    ? { records: r.records, nextOffset: r.nextOffset }
+    : { records: Buffer.alloc(0), nextOffset: -1 };
 }
 
 test('through the Log: an allowed read is done when startRead returns, with the thread-pool read answer', async (t) => {
@@ -125,11 +136,7 @@ test('through the Log: an allowed read is done when startRead returns, with the 
     assert.equal(gate.stats.reads, before + 1, 'a read without the gate is not inline');
     const [a, b] = await Promise.all([inline.result, pooled.result]);
     assert.ok(recordsOf(a).length > 0);
-    assert.deepEqual(recordsOf(a), recordsOf(b), `same bytes at offset ${offset}`);
-    assert.deepEqual(
-      [a.errorCode === StorageErrorCode.None && a.nextOffset],
-      [b.errorCode === StorageErrorCode.None && b.nextOffset],
-    );
+    assert.deepEqual(answered(a), answered(b), `same bytes and next offset at offset ${offset}`);
   }
   assert.equal(gate.stats.slow, 0);
 
@@ -165,11 +172,8 @@ test('an encrypted segment is never read inline, and answers the same bytes', as
   const root = tempDir(t, 'brook-inline-enc-');
   const dir = join(root, 'log');
   mkdirSync(dir);
-  const keyFile = join(root, 'master.key');
-  writeFileSync(keyFile, `r1:${'e'.repeat(64)}\n`);
-  const keys = await KeyStore.load(dir, new FileKeyProvider(keyFile));
-  await keys.ensureCurrent(0);
-  const log = openLog(t, keys, dir);
+  const keys = await keyStoreIn(root, dir, 'r1', 'e'.repeat(64));
+  const log = openLog(t, { keys, dir });
   fill(log, 5);
   const gate = new InlineReads(1 << 20);
   const read = log.startRead(toOffset(0), 1 << 20, log.highWatermark, true, null, gate);
@@ -181,17 +185,7 @@ test('an encrypted segment is never read inline, and answers the same bytes', as
 
 test('an inline read failing in its system call answers KAFKA_STORAGE_ERROR and reports the log once', async (t) => {
   const errors: Error[] = [];
-  const log = Log.open({
-    dir: tempDir(t, 'brook-inline-eio-'),
-    topicPartition: { topic: 't', partition: 0 },
-    config: logConfig(),
-    clock: new ManualClock(),
-    hadCleanShutdown: true,
-    onBackgroundError: (err) => errors.push(err),
-  });
-  deferCleanup(t, () => {
-    if (!log.isClosed) log.close();
-  });
+  const log = openLog(t, { onBackgroundError: (err) => errors.push(err) });
   fill(log, 3);
   // The planning before it reads the file too, so a broken descriptor fails there first: the read itself fails
   // here, as a disk failing between the two would.

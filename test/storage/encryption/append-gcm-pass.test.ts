@@ -6,32 +6,24 @@
 // encryption), the chunk is tagged by a pass of its own and reads back too.
 
 import assert from 'node:assert/strict';
-import { closeSync, mkdirSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { ManualClock } from '../../../src/common/clock.js';
 import { toOffset } from '../../../src/common/ids.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
-import { KeyStore } from '../../../src/storage/encryption/key-store.js';
-import { FileKeyProvider } from '../../../src/storage/encryption/local-key-providers.js';
+import type { KeyStore } from '../../../src/storage/encryption/key-store.js';
 import { ENC_CHUNK_BYTES, SegmentCipher } from '../../../src/storage/encryption/segment-cipher.js';
 import { StorageErrorCode } from '../../../src/storage/error-codes.js';
 import { appendQueuedAwaitable, Log } from '../../../src/storage/log.js';
 import { logConfig } from '../../../src/storage/log-config.js';
 import { buildBatch } from '../batch-builder.js';
 import { deferCleanup, tempDir } from '../tmp-dir.js';
+import { keyStoreIn } from './key-store-in.js';
 
 const TP = { topic: 't', partition: 0 };
 const CONFIG = logConfig({ encrypt: true, segmentBytes: 4 * 1024 * 1024, indexIntervalBytes: 4096 });
 const LOG = '00000000000000000000.log';
-
-async function keyStoreIn(root: string, dir: string): Promise<KeyStore> {
-  const keyFile = join(root, 'master.key');
-  writeFileSync(keyFile, `k1:${'c'.repeat(64)}\n`);
-  const store = await KeyStore.load(dir, new FileKeyProvider(keyFile));
-  await store.ensureCurrent(0);
-  return store;
-}
 
 /** Counts the second passes over full chunks (the private sealChunk), for the duration of the test. */
 function countSealPasses(t: TestContext): { count: number } {

@@ -22,8 +22,7 @@ import { crc32c } from '@node-rs/crc32';
 import { ManualClock } from '../../../src/common/clock.js';
 import { toOffset } from '../../../src/common/ids.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
-import { KeyStore } from '../../../src/storage/encryption/key-store.js';
-import { FileKeyProvider } from '../../../src/storage/encryption/local-key-providers.js';
+import type { KeyStore } from '../../../src/storage/encryption/key-store.js';
 import {
   ENC_CHUNK_BYTES,
   ENC_HEADER_BYTES,
@@ -35,19 +34,12 @@ import { appendQueuedAwaitable, Log, type ReadResult } from '../../../src/storag
 import { logConfig } from '../../../src/storage/log-config.js';
 import { buildBatch } from '../batch-builder.js';
 import { deferCleanup, tempDir } from '../tmp-dir.js';
+import { keyStoreIn } from './key-store-in.js';
 
 const TP = { topic: 't', partition: 0 };
 const CONFIG = logConfig({ encrypt: true, segmentBytes: 1024 * 1024, indexIntervalBytes: 4096 });
 const LOG = '00000000000000000000.log';
 const ENC = '00000000000000000000.enc';
-
-async function keyStoreIn(root: string, dir: string): Promise<KeyStore> {
-  const keyFile = join(root, 'master.key');
-  writeFileSync(keyFile, `k1:${'b'.repeat(64)}\n`);
-  const store = await KeyStore.load(dir, new FileKeyProvider(keyFile));
-  await store.ensureCurrent(0);
-  return store;
-}
 
 function open(dir: string, keys: KeyStore, clean: boolean, reports: string[] = []): Log {
   const log = Log.open({
@@ -97,7 +89,7 @@ function patch(path: string, position: number, change: (b: Buffer) => void, leng
 async function pristine(root: string): Promise<{ dir: string; keys: KeyStore; stored: Buffer[] }> {
   const dir = join(root, 'pristine');
   mkdirSync(dir);
-  const keys = await keyStoreIn(root, dir);
+  const keys = await keyStoreIn(root, dir, 'k1', 'b'.repeat(64));
   const log = open(dir, keys, true);
   const stored: Buffer[] = [];
   let i = 0;
@@ -226,7 +218,7 @@ test('a tag record that lost its last update: recovery cuts to the end of the ap
   const root = tempDir(t);
   const dir = join(root, 'log');
   mkdirSync(dir);
-  const keys = await keyStoreIn(root, dir);
+  const keys = await keyStoreIn(root, dir, 'k1', 'b'.repeat(64));
   let log = open(dir, keys, true);
   deferCleanup(t, () => log.isClosed || log.close());
   const stored: Buffer[] = [];

@@ -4,20 +4,20 @@
 // elsewhere answer exactly the batches written, and only reads that touch a damaged chunk are refused.
 
 import assert from 'node:assert/strict';
-import { closeSync, mkdirSync, openSync, readSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../../src/common/clock.js';
 import { toOffset } from '../../../src/common/ids.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
-import { KeyStore } from '../../../src/storage/encryption/key-store.js';
-import { FileKeyProvider } from '../../../src/storage/encryption/local-key-providers.js';
+import type { KeyStore } from '../../../src/storage/encryption/key-store.js';
 import { ENC_CHUNK_BYTES } from '../../../src/storage/encryption/segment-cipher.js';
 import { StorageErrorCode } from '../../../src/storage/error-codes.js';
 import { Log, type ReadResult } from '../../../src/storage/log.js';
 import { logConfig } from '../../../src/storage/log-config.js';
 import { buildBatch } from '../batch-builder.js';
 import { deferCleanup, tempDir } from '../tmp-dir.js';
+import { keyStoreIn } from './key-store-in.js';
 
 const TP = { topic: 't', partition: 0 };
 const CONFIG = logConfig({ encrypt: true, segmentBytes: 8 * 1024 * 1024, indexIntervalBytes: 4096 });
@@ -50,10 +50,7 @@ test('a read verifies only the chunks it touches: damage elsewhere in the segmen
   const root = tempDir(t);
   const dir = join(root, 'log');
   mkdirSync(dir);
-  const keyFile = join(root, 'master.key');
-  writeFileSync(keyFile, `r1:${'d'.repeat(64)}\n`);
-  const keys = await KeyStore.load(dir, new FileKeyProvider(keyFile));
-  await keys.ensureCurrent(0);
+  const keys = await keyStoreIn(root, dir, 'r1', 'd'.repeat(64));
 
   const log = open(dir, keys);
   deferCleanup(t, () => log.isClosed || log.close());
