@@ -17,6 +17,8 @@
 // broker's CPU time over each read gives MB per CPU-second. With --consumer-passes N, each repetition's consumer
 // reads the backlog N times back to back and only the last read counts (the others are recorded): the first
 // reads of a fresh broker are its slowest.
+// With --behind N only the first N partitions hold the backlog and the consumer fetches all of them: a consumer
+// subscribed to many partitions with a few behind, whose fetches each read the files of only those few.
 
 import { readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -44,6 +46,8 @@ const usage = `usage: npm run bench -- fetch-backlog [options]
   --mib N            backlog size in MiB of segment files (default 1024; --quick 64)
   --partitions LIST  partition counts (default 1,16; --quick 1)
   --repetitions N    alternated L_read / consumer pairs, at least 3 (default 3)
+  --behind N         only the first N partitions of each topic hold the backlog (default: all of them); the
+                     consumer still fetches every partition, as one subscribed to all of them with a few behind
   --consumer-passes N  reads of the whole backlog by the consumer in each repetition, each by a fresh
                      consumer, back to back; the last one counts (default 1). The first reads of a fresh broker
                      are the slowest (its copies out of the page cache ran at a third of the later speed here),
@@ -71,6 +75,7 @@ export async function run(args: string[]): Promise<void> {
       partitions: { type: 'string' },
       repetitions: { type: 'string', default: '3' },
       'consumer-passes': { type: 'string', default: '1' },
+      behind: { type: 'string' },
       quick: { type: 'boolean', default: false },
       dir: { type: 'string', default: '.' },
       'broker-override': { type: 'string', multiple: true, default: [] },
@@ -89,12 +94,21 @@ export async function run(args: string[]): Promise<void> {
   const repetitions = positiveInteger('--repetitions', values.repetitions);
   const consumerPasses = positiveInteger('--consumer-passes', values['consumer-passes']);
   const overrides = parseOverrides(values['broker-override']);
+  const behind = values.behind === undefined ? undefined : positiveInteger('--behind', values.behind);
   assert(repetitions >= 3, '--repetitions: at least 3');
   const writer = new ResultWriter({ bench: 'fetch-backlog', args, dir: values['results-dir'] });
   const rows: string[][] = [];
   for (const partitions of partitionCounts) {
-    const cell = await runCell(partitions, targetBytes, repetitions, consumerPasses, values.dir, overrides);
-    const name = `backlog ${recordBytes} B x ${partitions}`;
+    const behindCount = Math.min(behind ?? partitions, partitions);
+    const cell = await runCell(
+      { partitions, behind: behindCount },
+      targetBytes,
+      repetitions,
+      consumerPasses,
+      values.dir,
+      overrides,
+    );
+    const name = `backlog ${recordBytes} B x ${partitions}${behindCount < partitions ? ` (${behindCount} behind)` : ''}`;
     const consumer = summarize(cell.consumerMBPerSecond);
     const perCpu = summarize(cell.consumerMBPerCpuSecond);
     const read = againstLimit(cell.consumerMBPerSecond, cell.readMBPerSecond);
@@ -114,7 +128,7 @@ export async function run(args: string[]): Promise<void> {
     writer.write(`${name} R_read`, { ...read.ratio, paired: read.paired });
     writer.figure(`${name} L_net`, 'MB/s', net.limit);
     writer.write(`${name} R_net`, { ...net.ratio });
-    writer.figure(`${name} L_rtt`, 'MB/s', rtt.limit, { responseBytes: fetchResponseBytesMax(partitions) });
+    writer.figure(`${name} L_rtt`, 'MB/s', rtt.limit, { responseBytes: fetchResponseBytesMax(behindCount) });
     writer.write(`${name} R_rtt`, { ...rtt.ratio, paired: rtt.paired });
     writer.figure(`${name} L_serve`, 'MB/s', serve.limit);
     writer.write(`${name} R_serve`, { ...serve.ratio, paired: serve.paired });
@@ -185,7 +199,8 @@ interface CellFigures {
 }
 
 async function runCell(
-  partitions: number,
+  /** The topic's partitions, and how many of them (the first ones) hold the backlog. */
+  { partitions, behind }: { partitions: number; behind: number },
   targetBytes: number,
   repetitions: number,
   consumerPasses: number,
@@ -196,11 +211,11 @@ async function runCell(
     const broker = await startBroker({ dataDir, overrides });
     try {
       const topic = 'backlog';
-      const endOffsets = await fill(broker, topic, partitions, dataDir, targetBytes);
-      const files = segmentFiles(dataDir, topic, partitions);
+      const endOffsets = await fill(broker, topic, partitions, behind, dataDir, targetBytes);
+      const files = segmentFiles(dataDir, topic, behind);
       const bytes = files.reduce((sum, f) => sum + statSync(f).size, 0);
       console.log(
-        `${partitions} partition(s): ${formatFigure(bytes / 1e6)} MB in ${files.length} segment files`,
+        `${partitions} partition(s), ${behind} behind: ${formatFigure(bytes / 1e6)} MB in ${files.length} segment files`,
       );
       const figures: CellFigures = {
         bytes,
@@ -228,7 +243,7 @@ async function runCell(
         const rtt = await withTempDir(parentDir, '.brook-bench-', (workDir) =>
           measureRoundTripsOnce(
             { durationMs: netLimitMs, workDir, log: () => {} },
-            fetchResponseBytesMax(partitions),
+            fetchResponseBytesMax(behind),
           ),
         );
         figures.rttMBPerSecond.push(rtt.value);
@@ -259,11 +274,15 @@ async function runCell(
   });
 }
 
-/** Produces until the topic's segment files hold `targetBytes`; answers the end offset of each partition. */
+/**
+ * Creates the topic and produces to its first `behind` partitions until their segment files hold `targetBytes`;
+ * answers the end offset of each partition (0 for the others).
+ */
 async function fill(
   broker: BrokerProcess,
   topic: string,
   partitions: number,
+  behind: number,
   dataDir: string,
   targetBytes: number,
 ): Promise<number[]> {
@@ -275,17 +294,17 @@ async function fill(
   } finally {
     setup.close();
   }
-  let endOffsets: number[] = new Array(partitions).fill(0);
-  const stored = () => segmentFiles(dataDir, topic, partitions).reduce((sum, f) => sum + statSync(f).size, 0);
+  let endOffsets: number[] = new Array(behind).fill(0);
+  const stored = () => segmentFiles(dataDir, topic, behind).reduce((sum, f) => sum + statSync(f).size, 0);
   while (stored() < targetBytes) {
     const round = await runG1({
       host: '127.0.0.1',
       port: broker.port,
       topic,
-      partitions,
+      partitions: behind,
       recordBytes,
       batchBytes,
-      partitionsPerRequest: Math.min(partitions, 4),
+      partitionsPerRequest: Math.min(behind, 4),
       acks: 1,
       inFlight: 5,
       connections: 1,
@@ -296,7 +315,7 @@ async function fill(
     assert(errors.length === 0, `filling the backlog: ${errors.join(', ')}`);
     endOffsets = round.endOffsets;
   }
-  return endOffsets;
+  return [...endOffsets, ...new Array<number>(partitions - behind).fill(0)];
 }
 
 /** The topic's segment files, partition by partition, oldest first (as a consumer reads them). */

@@ -44,7 +44,7 @@ export interface MetricsSources {
   readonly networkStats: NetworkStats;
   /** The broker's pool of large frames (common/frame-pool.ts); null when the listeners have none. */
   readonly framePool: Pick<FramePool, 'stats' | 'idleByteCount'> | null;
-  /** File reads of one-partition fetches run on the event loop (storage/inline-reads.ts). */
+  /** File reads of fetches run on the event loop, one per fetch at most (storage/inline-reads.ts). */
   readonly inlineReads: Pick<InlineReads, 'stats'>;
   /** ISR changes this broker made as leader (IsrShrinksPerSec, IsrExpandsPerSec). */
   readonly isrChanges: { readonly shrinks: number; readonly expands: number };
@@ -470,13 +470,12 @@ export class BrokerMetrics {
   }
 
   /**
-   * Inline file reads (no Kafka counterpart): a rising slow count means fetches of one partition read from the disk
-   * on the event loop, each turning inline reads off for a second.
+   * Inline file reads (no Kafka counterpart): a rising slow count means fetches read from the disk on the event loop, each turning inline reads off for a second.
    */
   private registerInlineReads(): void {
     const count = (name: string, stat: keyof InlineReads['stats'], help: string): void =>
       this.counter(`brook_log_read_inline_${name}`, help, [], (inc, s) => inc({}, s.inlineReads.stats[stat]));
-    count('total', 'reads', 'File reads of one-partition fetches done on the event loop');
+    count('total', 'reads', 'File reads of fetches done on the event loop (one per fetch at most)');
     count('bytes_total', 'bytes', 'Bytes of those reads');
     count(
       'slow_total',

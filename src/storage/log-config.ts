@@ -122,7 +122,7 @@ export interface LogManagerConfig {
   tailCacheBytes: number;
   /** brook.log.append.inline.enable: appends that find their log's queue idle are written on the event loop. */
   appendInlineEnable: boolean;
-  /** brook.log.read.inline.max.bytes: the largest file read of a one-partition fetch run on the event loop. */
+  /** brook.log.read.inline.max.bytes: the largest file read of a fetch run on the event loop (one per fetch). */
   readInlineMaxBytes: number;
   /** log.cleaner.io.max.bytes.per.second: read plus write rate of the cleaner (Number.MAX_VALUE: unthrottled). */
   cleanerIoMaxBytesPerSecond: number;

@@ -8,7 +8,7 @@
 // once, the directory taken offline) is the Log's decision, asked through `failed`.
 
 import { StorageErrorCode } from './error-codes.js';
-import type { InlineReads } from './inline-reads.js';
+import type { InlineReadGate } from './inline-reads.js';
 import type { LogSegment } from './log-segment.js';
 import type { CachedRead, TailCache } from './tail-cache.js';
 import type { AbortedTxn } from './txn-index.js';
@@ -82,7 +82,7 @@ export class LogReader {
     maxOffset: number,
     minOneBatch: boolean,
     pins: Buffer[] | null,
-    inline: InlineReads | null = null,
+    inline: InlineReadGate | null = null,
   ): { readonly bytes: number; readonly result: Promise<ReadResult> } {
     const found = this.readSegment(startOffset, maxOffset);
     if (found === null) return { bytes: 0, result: Promise.resolve(OUT_OF_RANGE) };

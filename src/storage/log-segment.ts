@@ -54,7 +54,7 @@ import {
   TIME_INDEX_SUFFIX,
   TXN_INDEX_SUFFIX,
 } from './file-names.js';
-import type { InlineReads } from './inline-reads.js';
+import type { InlineReadGate } from './inline-reads.js';
 import { type LogConfig, STORAGE_LIMITS } from './log-config.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
@@ -818,7 +818,7 @@ export class LogSegment {
     maxOffset: number,
     minOneBatch: boolean,
     pooled: PooledRead | null = null,
-    inline: InlineReads | null = null,
+    inline: InlineReadGate | null = null,
   ): { readonly bytes: number; readonly result: Promise<SegmentRead | null> } {
     const plan = this.planRead(startOffset, maxBytes, maxOffset, minOneBatch);
     if (plan === null || plan.length === 0) {
@@ -842,7 +842,7 @@ export class LogSegment {
     maxOffset: number,
     minOneBatch: boolean,
     pooled: PooledRead | null,
-    inline: InlineReads | null,
+    inline: InlineReadGate | null,
   ): Promise<SegmentRead | null> {
     if (this.cipher !== null)
       return this.readPlannedEncrypted(plan, startOffset, maxBytes, maxOffset, minOneBatch);
@@ -851,14 +851,12 @@ export class LogSegment {
     const fromPool = pooled?.pool.pools(plan.length) ? pooled : null;
     const buf = fromPool === null ? Buffer.allocUnsafe(plan.length) : fromPool.pool.acquire(plan.length);
     if (inline?.allows(plan.length)) {
-      // Nothing can change the file between the plan and this read: it runs now, on the loop.
+      // Nothing can change the file between the plan and this read: it runs in this turn, on the loop.
       if (fromPool !== null) fromPool.pins.push(buf);
-      try {
-        const got = inline.run(() => readFully(this.fd, buf, plan.length, plan.position));
-        return Promise.resolve(wholeBatches(buf, got, plan.firstOffset, maxOffset));
-      } catch (err) {
-        return Promise.reject(err);
-      }
+      return inline.readInline(
+        () => readFully(this.fd, buf, plan.length, plan.position),
+        (got) => wholeBatches(buf, got, plan.firstOffset, maxOffset),
+      );
     }
     this.ioInFlight++;
     return new Promise<SegmentRead | null>((resolve, reject) => {

@@ -43,7 +43,7 @@ import { FileSeal } from './encryption/file-seal.js';
 import { SegmentIntegrityError, type SegmentKeys } from './encryption/segment-cipher.js';
 import { StorageErrorCode } from './error-codes.js';
 import { LEADER_EPOCH_CHECKPOINT_FILE, type TopicPartition } from './file-names.js';
-import type { InlineReads } from './inline-reads.js';
+import type { InlineReadGate } from './inline-reads.js';
 import { type EpochEndOffset, LeaderEpochCache } from './leader-epoch-cache.js';
 import { type LogConfig, STORAGE_LIMITS } from './log-config.js';
 import { loadSegments, rebuildProducerState } from './log-loader.js';
@@ -733,7 +733,7 @@ export class Log {
     maxOffset: Offset = this.logEndOffset,
     minOneBatch = true,
     pins: Buffer[] | null = null,
-    inline: InlineReads | null = null,
+    inline: InlineReadGate | null = null,
   ): { readonly bytes: number; readonly result: Promise<ReadResult> } {
     return this.reader.startRead(startOffset, maxBytes, maxOffset, minOneBatch, pins, inline);
   }

@@ -1,8 +1,9 @@
 // Inline file reads (brook.log.read.inline.max.bytes, storage/inline-reads.ts) through a real broker process with
 // no tail cache, so every fetch reads the segment files: a fetch of one partition reads on the event loop (the
-// brook_log_read_inline_* counters of /metrics move) and answers every record; a fetch of two partitions reads in
-// the thread pool (the counters stand still) and answers every record too; a kafkajs consumer of a one-partition
-// topic reads it whole through inline reads.
+// brook_log_read_inline_* counters of /metrics move) and answers every record; a fetch of two partitions that both
+// read their files reads one of them inline and the other in the thread pool, and answers both; a fetch of two
+// partitions, one caught up, reads the other inline; a kafkajs consumer of a one-partition topic reads it whole
+// through inline reads.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -24,7 +25,7 @@ const INLINE = 'brook_log_read_inline';
 
 const recordValue = (partition: number, i: number): string => `${partition}:${i}:`.padEnd(VALUE_BYTES, 'x');
 
-describe('inline file reads of one-partition fetches', () => {
+describe('inline file reads of fetches', () => {
   let broker: BrokerProcess;
   let metricsPort: number;
   let client: WireClient;
@@ -36,6 +37,37 @@ describe('inline file reads of one-partition fetches', () => {
       bytes: s.value(`${INLINE}_bytes_total`),
       slow: s.value(`${INLINE}_slow_total`),
     };
+  };
+
+  /** The counters once inline reads are on: a read slower than 1 ms (a busy machine can take that long over any
+   * read) turns them off for a while, so a slow read since the last look is waited out. */
+  let slowSeen = 0;
+  const countersWhenOn = async (): Promise<{ reads: number; bytes: number; slow: number }> => {
+    const now = await counters();
+    if (now.slow === slowSeen) return now;
+    slowSeen = now.slow;
+    await new Promise((r) => setTimeout(r, INLINE_READ_PAUSE_MS + 100));
+    return counters();
+  };
+
+  /** Fetches `offsets[p]` of each partition p of 'two' in one request; answers each partition's record values. */
+  const fetchTwo = async (offsets: readonly number[]): Promise<string[][]> => {
+    const body = fetchBody('two', 0, offsets[0]!);
+    const first = body.topics[0]!.partitions[0]!;
+    body.topics[0]!.partitions.push({ ...first, partition: 1, fetchOffset: BigInt(offsets[1]!) });
+    body.maxBytes = 4 << 20;
+    const response = await client.call(ApiKey.FETCH, 12, body);
+    const partitions = response.responses[0].partitions;
+    assert.equal(partitions.length, 2);
+    return partitions.map((p: { errorCode: number; records: Buffer | null }) => {
+      assert.equal(p.errorCode, ErrorCode.NONE);
+      const values: string[] = [];
+      const records = p.records ?? Buffer.alloc(0);
+      for (let pos = 0; pos < records.length; pos += 12 + records.readInt32BE(pos + 8)) {
+        for (const r of readRecords(records, pos)) values.push(r.value?.toString() ?? '');
+      }
+      return values;
+    });
   };
 
   const fill = async (topic: string, partition: number): Promise<void> => {
@@ -80,31 +112,30 @@ describe('inline file reads of one-partition fetches', () => {
     );
   });
 
-  it('a fetch of two partitions reads in the thread pool, and answers both', async () => {
-    const start = await counters();
-    const body = fetchBody('two', 0, 0);
-    const first = body.topics[0]!.partitions[0]!;
-    body.topics[0]!.partitions.push({ ...first, partition: 1 });
-    body.maxBytes = 4 << 20;
-    const response = await client.call(ApiKey.FETCH, 12, body);
-    const partitions = response.responses[0].partitions;
-    assert.equal(partitions.length, 2);
-    for (const p of partitions) {
-      assert.equal(p.errorCode, ErrorCode.NONE);
-      const values: string[] = [];
-      for (let pos = 0; pos < p.records.length; pos += 12 + p.records.readInt32BE(pos + 8)) {
-        for (const r of readRecords(p.records, pos)) values.push(r.value?.toString() ?? '');
-      }
-      assert.deepEqual(values, expected(p.partitionIndex));
-    }
-    assert.deepEqual(await counters(), start);
+  it('a fetch of two partitions reading their files reads one inline, and answers both', async () => {
+    const start = await countersWhenOn();
+    assert.deepEqual(await fetchTwo([0, 0]), [expected(0), expected(1)]);
+    const end = await counters();
+    assert.equal(end.reads - start.reads, 1, 'one inline read per fetch');
+    const partitionBytes = BATCHES * PER_BATCH * VALUE_BYTES;
+    const inlineBytes = end.bytes - start.bytes;
+    assert.ok(
+      inlineBytes >= partitionBytes && inlineBytes < 2 * partitionBytes,
+      `inline bytes ${inlineBytes}`,
+    );
+  });
+
+  it('a fetch of two partitions, one caught up, reads the other inline', async () => {
+    const start = await countersWhenOn();
+    const end0 = BATCHES * PER_BATCH;
+    assert.deepEqual(await fetchTwo([end0, 0]), [[], expected(1)]);
+    const end = await counters();
+    assert.equal(end.reads - start.reads, 1);
+    assert.ok(end.bytes - start.bytes >= BATCHES * PER_BATCH * VALUE_BYTES);
   });
 
   it('a kafkajs consumer of a one-partition topic reads it whole through inline reads', async () => {
-    // A read slower than 1 ms (a busy machine can take that long over any read) turns inline reads off for a
-    // while; the consumer starts once they are on again.
-    if ((await counters()).slow > 0) await new Promise((r) => setTimeout(r, INLINE_READ_PAUSE_MS + 100));
-    const start = await counters();
+    const start = await countersWhenOn();
     const kafka = new Kafka({
       clientId: 'inline-read',
       brokers: [broker.bootstrap],

@@ -1,6 +1,7 @@
 // Inline file reads (storage/inline-reads.ts): which reads the gate lets run on the event loop, how a slow one turns
 // them off for a while, and, through the Log, that an inline read is done by the time startRead returns and answers
-// exactly what a read in the thread pool answers; an encrypted segment's reads never run inline.
+// exactly what a read in the thread pool answers; an encrypted segment's reads never run inline. A fetch's share
+// (FetchInlineRead) lets one read of the fetch run inline, only once the fetch starts it, after its other reads.
 
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -11,7 +12,12 @@ import { toOffset } from '../../src/common/ids.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import type { KeyStore } from '../../src/storage/encryption/key-store.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
-import { INLINE_READ_PAUSE_MS, INLINE_READ_SLOW_MS, InlineReads } from '../../src/storage/inline-reads.js';
+import {
+  FetchInlineRead,
+  INLINE_READ_PAUSE_MS,
+  INLINE_READ_SLOW_MS,
+  InlineReads,
+} from '../../src/storage/inline-reads.js';
 import { Log, type ReadResult } from '../../src/storage/log.js';
 import { logConfig } from '../../src/storage/log-config.js';
 import { buildBatch } from './batch-builder.js';
@@ -74,6 +80,46 @@ test('a read that throws is counted and timed, and the error reaches the caller'
   );
   assert.deepEqual(gate.stats, { reads: 1, bytes: 0, slow: 1 });
   assert.equal(gate.allows(1), false);
+});
+
+test("a fetch's share runs one read, only when started, and leaves the others to the thread pool", async () => {
+  const clock = steppedClock();
+  const gate = new InlineReads(1 << 20, clock.now);
+  const share = new FetchInlineRead(gate);
+  share.start(); // nothing waits: nothing happens
+  assert.equal(share.allows(100), true);
+  let ran = false;
+  const answer = share.readInline(
+    () => {
+      ran = true;
+      return 100;
+    },
+    (bytes) => `read ${bytes}`,
+  );
+  assert.equal(ran, false, 'not before the fetch starts it');
+  assert.equal(share.allows(100), false, 'one read per fetch');
+  assert.equal(gate.allows(100), true, "the broker's gate stays open for other fetches");
+  share.start();
+  assert.equal(ran, true, 'run by start, synchronously');
+  assert.equal(await answer, 'read 100');
+  assert.deepEqual(gate.stats, { reads: 1, bytes: 100, slow: 0 });
+  share.start(); // once only
+  assert.equal(gate.stats.reads, 1);
+
+  // A failing read rejects its answer, and is counted and timed like any other.
+  const failing = new FetchInlineRead(gate);
+  const rejected = failing.readInline(
+    () => {
+      clock.advance(INLINE_READ_SLOW_MS * 2);
+      throw new Error('EIO');
+    },
+    (bytes) => bytes,
+  );
+  failing.start();
+  await assert.rejects(rejected, /EIO/);
+  assert.deepEqual(gate.stats, { reads: 2, bytes: 100, slow: 1 });
+  // The broker's pause holds for every fetch's share.
+  assert.equal(new FetchInlineRead(gate).allows(1), false);
 });
 
 function openLog(
@@ -144,6 +190,22 @@ test('through the Log: an allowed read is done when startRead returns, with the 
   const big = log.startRead(toOffset(0), 128 * 1024, log.highWatermark, true, null, gate);
   assert.equal(gate.stats.reads, 3);
   assert.deepEqual(recordsOf(await big.result), recordsOf(log.read(toOffset(0), 128 * 1024)));
+});
+
+test("through the Log: a fetch's share reads one range inline once started; a second read goes to the pool", async (t) => {
+  const log = openLog(t);
+  fill(log, 20);
+  const gate = new InlineReads(1 << 20, () => 0);
+  const share = new FetchInlineRead(gate);
+  const first = log.startRead(toOffset(0), 64 * 1024, log.highWatermark, true, null, share);
+  const second = log.startRead(toOffset(100), 64 * 1024, log.highWatermark, true, null, share);
+  assert.equal(gate.stats.reads, 0, 'nothing read inline before the fetch starts it');
+  share.start();
+  assert.equal(gate.stats.reads, 1, 'the first read ran inline when started');
+  const [a, b] = await Promise.all([first.result, second.result]);
+  assert.deepEqual(answered(a), answered(log.read(toOffset(0), 64 * 1024)));
+  assert.deepEqual(answered(b), answered(log.read(toOffset(100), 64 * 1024)));
+  assert.equal(gate.stats.reads, 1, 'the second read went to the thread pool');
 });
 
 test('through the Log: after a slow inline read, reads go to the thread pool until the pause ends', async (t) => {

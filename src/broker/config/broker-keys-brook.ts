@@ -97,16 +97,16 @@ export const BROOK_KEYS = [
   ),
   // Kafka's network threads send fetched bytes with sendfile, blocking on the page cache. Here a file read goes to
   // the thread pool, whose two wake-ups cost about as much as the copy of 1 MiB; a consumer catching up one
-  // partition pays them once per fetch. A fetch of one partition reads on the event loop instead, up to this
-  // size; a read that was slow (the disk, not the page cache) turns that off for a second. See
+  // partition pays them once per fetch. One read of each fetch runs on the event loop instead, up to this size;
+  // a read that was slow (the disk, not the page cache) turns that off for a second. See
   // src/storage/inline-reads.ts.
   key(
     'brook.log.read.inline.max.bytes',
     T.INT,
     String(1024 * 1024),
     'low',
-    'Brook: the largest file read, in bytes, of a fetch of one partition done on the event loop rather than ' +
-      'the I/O threads; 0 sends every read to the I/O threads.',
+    'Brook: the largest file read, in bytes, done on the event loop rather than the I/O threads (one per ' +
+      'fetch); 0 sends every read to the I/O threads.',
     {
       validator: atLeast(0),
       support: 'honoured',

@@ -6,9 +6,9 @@
 //
 // The bytes are read off the event loop: each partition's read is planned synchronously (leader checks,
 // bounds, the byte budget shared in request order) and all reads then run at once in the thread pool; the
-// buffers they fill go into the response as they are (the encoder attaches them by reference). A fetch of a single
-// partition reads on the event loop instead when the read is small (storage/inline-reads.ts): nothing runs beside
-// it, and the thread pool's wake-ups cost as much as the copy. While a
+// buffers they fill go into the response as they are (the encoder attaches them by reference). One small read of
+// a fetch runs on the event loop instead, once the others are started (storage/inline-reads.ts): a fetch whose only file read is
+// one partition's has nothing to run beside it, and the thread pool's wake-ups cost as much as the copy. While a
 // request waits, readiness is checked by planning alone (`readableBytes`), without reading.
 //
 // Follower fetching (KIP-392): a consumer of Fetch v11+ may read from a follower, up to the follower's high
@@ -33,6 +33,7 @@ import {
 import { downConvertRecords } from '../../protocol/records/legacy-convert.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { StorageErrorCode } from '../../storage/error-codes.js';
+import { FetchInlineRead, type InlineReadGate } from '../../storage/inline-reads.js';
 import type { Log, ReadResult } from '../../storage/log.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
 import { AclOperation, authorizeCluster, authorizeTopic } from '../authorization.js';
@@ -238,11 +239,19 @@ function readAll(context: RequestContext, plan: FetchPlan): Promise<PartitionRea
   let remaining = plan.maxBytes;
   let anyRecords = false;
   const reads: Promise<PartitionRead>[] = [];
-  for (const p of plan.partitions) {
-    const read = startPartitionRead(context, plan, p, remaining, !anyRecords);
-    remaining = Math.max(0, remaining - read.bytes);
-    if (read.bytes > 0) anyRecords = true;
-    reads.push(read.result);
+  // A fetch reads one file range on the event loop at most, after starting the others (inline-reads.ts); a fetch
+  // of one partition has no other read, and needs no share of its own.
+  const broker = context.services.logs.inlineReads;
+  const share = plan.partitions.length === 1 ? null : new FetchInlineRead(broker);
+  try {
+    for (const p of plan.partitions) {
+      const read = startPartitionRead(context, plan, p, remaining, !anyRecords, share ?? broker);
+      remaining = Math.max(0, remaining - read.bytes);
+      if (read.bytes > 0) anyRecords = true;
+      reads.push(read.result);
+    }
+  } finally {
+    share?.start();
   }
   return Promise.all(reads);
 }
@@ -332,6 +341,7 @@ function startPartitionRead(
   p: SessionPartition,
   remainingBytes: number,
   minOneBatch: boolean,
+  inline: InlineReadGate,
 ): { readonly bytes: number; readonly result: Promise<PartitionRead> } {
   const fail = (errorCode: number): { bytes: number; result: Promise<PartitionRead> } => ({
     bytes: 0,
@@ -406,8 +416,6 @@ function startPartitionRead(
     }
   }
   const maxBytes = Math.min(p.partitionMaxBytes, remainingBytes);
-  // A fetch of one partition has no other read to wait for: its file read may run on the event loop.
-  const inline = plan.partitions.length === 1 ? context.services.logs.inlineReads : null;
   const read = log.startRead(p.fetchOffset, maxBytes, readBound(plan, log), minOneBatch, plan.pins, inline);
   return {
     bytes: read.bytes,
