@@ -4,63 +4,23 @@
 // accepts the next sequence, and the next writer continues from the recovered end.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../../src/common/clock.js';
 import { toOffset } from '../../src/common/ids.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { seededRandom, splitBatches } from './batch-builder.js';
+import { runWriterAndKill } from './crash-run.js';
 import { CRASH_TP, crashBatch, crashConfig } from './crash-writer.js';
 import { tempDir } from './tmp-dir.js';
-
-const WRITER = join(dirname(fileURLToPath(import.meta.url)), 'crash-writer.js');
-
-/** Runs the writer until `killAfterMs` after its first ack, kills it, and returns the largest acked offset. */
-function runWriterAndKill(dir: string, killAfterMs: number): Promise<{ acked: number; started: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WRITER, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let acked = -1;
-    let started = -1;
-    let buffered = '';
-    let stderr = '';
-    let timer: NodeJS.Timeout | null = null;
-    const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        const [word, value] = line.split(' ');
-        if (word === 'start') started = Number(value);
-        if (word === 'ack') {
-          acked = Number(value);
-          if (timer === null) timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-        }
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      clearTimeout(guard);
-      if (timer !== null) clearTimeout(timer);
-      if (signal !== 'SIGKILL') reject(new Error(`writer exited with ${code}: ${stderr}`));
-      else resolve({ acked, started });
-    });
-  });
-}
 
 test('a writer killed with SIGKILL at random points loses no acknowledged batch and recovers cleanly', async (t) => {
   const dir = tempDir(t);
   const random = seededRandom(Number(process.env.BROOK_CRASH_SEED ?? 7));
   let ackedEver = 0;
   for (let round = 0; round < 25; round++) {
-    const { acked, started } = await runWriterAndKill(dir, Math.floor(random() * 150));
+    const { acked, started } = await runWriterAndKill([dir], Math.floor(random() * 150));
     assert.ok(started >= ackedEver, `round ${round}: writer started at ${started}, below acked ${ackedEver}`);
     ackedEver = Math.max(ackedEver, acked);
     if (random() < 0.5) continue; // let the next writer recover it on its own

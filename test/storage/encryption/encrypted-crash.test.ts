@@ -3,61 +3,19 @@
 // recovers with every acknowledged batch there, byte for byte, offsets following on, and no plaintext on disk.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../../../src/common/clock.js';
 import { toOffset } from '../../../src/common/ids.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../../src/storage/error-codes.js';
 import { LogManager } from '../../../src/storage/log-manager.js';
 import { seededRandom, splitBatches } from '../batch-builder.js';
+import { runWriterAndKill } from '../crash-run.js';
 import { CRASH_TP, crashBatch, crashKeyStore, encryptedCrashConfig } from '../crash-writer.js';
 import { tempDir } from '../tmp-dir.js';
-
-const WRITER = join(dirname(fileURLToPath(import.meta.url)), '..', 'crash-writer.js');
-
-function runWriterAndKill(
-  dir: string,
-  keyFile: string,
-  killAfterMs: number,
-): Promise<{ acked: number; started: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WRITER, dir, keyFile], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let acked = -1;
-    let started = -1;
-    let buffered = '';
-    let stderr = '';
-    let timer: NodeJS.Timeout | null = null;
-    const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        const [word, value] = line.split(' ');
-        if (word === 'start') started = Number(value);
-        if (word === 'ack') {
-          acked = Number(value);
-          if (timer === null) timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-        }
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      clearTimeout(guard);
-      if (timer !== null) clearTimeout(timer);
-      if (signal !== 'SIGKILL') reject(new Error(`writer exited with ${code}: ${stderr}`));
-      else resolve({ acked, started });
-    });
-  });
-}
 
 test('an encrypted log killed with SIGKILL at random points loses no acknowledged batch', async (t) => {
   const root = tempDir(t);
@@ -67,7 +25,7 @@ test('an encrypted log killed with SIGKILL at random points loses no acknowledge
   const random = seededRandom(Number(process.env.BROOK_CRASH_SEED ?? 11));
   let ackedEver = 0;
   for (let round = 0; round < 12; round++) {
-    const { acked, started } = await runWriterAndKill(dir, keyFile, Math.floor(random() * 300));
+    const { acked, started } = await runWriterAndKill([dir, keyFile], Math.floor(random() * 300));
     assert.ok(started >= ackedEver, `round ${round}: writer started at ${started}, below acked ${ackedEver}`);
     ackedEver = Math.max(ackedEver, acked);
     if (random() < 0.4) continue; // the next writer recovers it on its own
