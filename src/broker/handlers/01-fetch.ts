@@ -7,9 +7,9 @@
 // The bytes are read off the event loop: each partition's read is planned synchronously (leader checks,
 // bounds, the byte budget shared in request order) and all reads then run at once in the thread pool; the
 // buffers they fill go into the response as they are (the encoder attaches them by reference). One small read of
-// a fetch runs on the event loop instead, once the others are started (storage/inline-reads.ts): a fetch whose only file read is
-// one partition's has nothing to run beside it, and the thread pool's wake-ups cost as much as the copy. While a
-// request waits, readiness is checked by planning alone (`readableBytes`), without reading.
+// a fetch runs on the event loop instead, once the others are started (storage/inline-reads.ts): a fetch whose
+// only file read is one partition's has nothing to run beside it, and the thread pool's wake-ups cost as much as
+// the copy. While a request waits, readiness is checked by planning alone (`readableBytes`), without reading.
 //
 // Follower fetching (KIP-392): a consumer of Fetch v11+ may read from a follower, up to the follower's high
 // watermark. The leader, when replica.selector.class is set, sends a consumer that names its rack to an in-sync
