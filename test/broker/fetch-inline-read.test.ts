@@ -39,9 +39,9 @@ describe('inline file reads of fetches', () => {
     };
   };
 
-  /** The counters once inline reads are on: a read slower than 1 ms (a busy machine can take that long over any
-   * read) turns them off for a while, so a slow read since the last look is waited out. */
+  // A read slower than 1 ms (a busy machine can take that long over any read) turns inline reads off for a while.
   let slowSeen = 0;
+  /** The counters once inline reads are on: a slow read seen since the last look is waited out first. */
   const countersWhenOn = async (): Promise<{ reads: number; bytes: number; slow: number }> => {
     const now = await counters();
     if (now.slow === slowSeen) return now;
