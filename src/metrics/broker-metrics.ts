@@ -470,7 +470,8 @@ export class BrokerMetrics {
   }
 
   /**
-   * Inline file reads (no Kafka counterpart): a rising slow count means fetches read from the disk on the event loop, each turning inline reads off for a second.
+   * Inline file reads (no Kafka counterpart): a rising slow count means fetches read from the disk on the event
+   * loop, each turning inline reads off for a second.
    */
   private registerInlineReads(): void {
     const count = (name: string, stat: keyof InlineReads['stats'], help: string): void =>

@@ -114,14 +114,9 @@ export class FetchInlineRead implements InlineReadGate {
   readInline<T>(read: () => number, answer: (bytes: number) => T): Promise<T> {
     assert(!this.used, 'a fetch reads one range inline at most');
     this.used = true;
-    return new Promise<T>((resolve, reject) => {
-      this.pending = () => {
-        try {
-          resolve(answer(this.reads.run(read)));
-        } catch (err) {
-          reject(err);
-        }
-      };
+    // The broker's own readInline runs, times and answers it (a failure rejects); this only decides when.
+    return new Promise<T>((resolve) => {
+      this.pending = () => resolve(this.reads.readInline(read, answer));
     });
   }
 
