@@ -86,18 +86,38 @@ export interface CreatePartitionsResult {
   readonly errorMessage: string | null;
 }
 
+/** A change a call wrote, and what shows it done in a broker's metadata (Kafka's delayed admin operations). */
+export type TopicChange =
+  /** Done when the topic, with this id, has a leader for every partition. */
+  | { readonly kind: 'created'; readonly topic: string; readonly topicId: string }
+  /** Done when the topic has `count` partitions, each with a leader. */
+  | { readonly kind: 'partitions'; readonly topic: string; readonly count: number }
+  /** Done when the topic with this id is gone. */
+  | { readonly kind: 'deleted'; readonly topic: string; readonly topicId: string };
+
 /** Something that waits until the controller has acted on written topics (the controller, on one node). */
 export interface PropagationWaiter {
   sync(topics: readonly string[]): Promise<void>;
+  /**
+   * Waits until this broker's metadata shows every change done, or until `timeoutMs` has passed; answers the
+   * topics whose change it shows (Kafka's DelayedCreatePartitions and DelayedDeleteTopics).
+   */
+  awaitChanges(changes: readonly TopicChange[], timeoutMs: number): Promise<ReadonlySet<string>>;
 }
 
 export interface TopicAdminOptions {
   readonly store: CoordinationStore;
   readonly defaults: TopicDefaults;
   readonly random?: Random;
-  /** When set, calls that wrote something resolve only after the controller has propagated the change. */
+  /**
+   * When set, calls that wrote something resolve only after the controller has propagated the change: within the
+   * request's timeout when the call names one (see `awaitWritten`), else when the controller says it is done.
+   */
   readonly propagation?: PropagationWaiter;
 }
+
+/** What Kafka answers for a topic whose change the request's timeout did not see done; the change goes on. */
+const TIMED_OUT = { errorCode: ErrorCode.REQUEST_TIMED_OUT, errorMessage: null };
 
 type Outcome<T> = ({ ok: true } & T) | ({ ok: false } & ApiError);
 
@@ -110,7 +130,16 @@ export class TopicAdmin {
     this.random = options.random ?? systemRandom;
   }
 
-  async createTopics(topics: readonly NewTopic[], validateOnly: boolean): Promise<CreateTopicResult[]> {
+  /**
+   * `timeoutMs`, a CreateTopics request's: how long to wait for the topics to have leaders in this broker's
+   * metadata; topics not there by then are answered REQUEST_TIMED_OUT (their creation goes on), 0 or less answers
+   * at once, as Kafka does. Without it (the broker's own calls), the call waits until the controller is done.
+   */
+  async createTopics(
+    topics: readonly NewTopic[],
+    validateOnly: boolean,
+    timeoutMs?: number,
+  ): Promise<CreateTopicResult[]> {
     const results: CreateTopicResult[] = [];
     const names = topics.map((t) => t.name);
     const duplicates = new Set(names.filter((n, i) => names.indexOf(n) !== i));
@@ -132,25 +161,30 @@ export class TopicAdmin {
       }
       results.push(result);
     }
-    if (written.length > 0) await this.options.propagation?.sync(written);
-    return results;
+    const changes = results.flatMap((r): TopicChange[] =>
+      written.includes(r.name) ? [{ kind: 'created', topic: r.name, topicId: r.topicId }] : [],
+    );
+    return withTimeouts(results, await this.awaitWritten(changes, timeoutMs));
   }
 
-  async deleteTopics(names: readonly string[]): Promise<DeleteTopicResult[]> {
+  /** `timeoutMs`, a DeleteTopics request's: as for createTopics, waiting for the topics to leave the metadata. */
+  async deleteTopics(names: readonly string[], timeoutMs?: number): Promise<DeleteTopicResult[]> {
     const results: DeleteTopicResult[] = [];
-    const written: string[] = [];
+    const changes: TopicChange[] = [];
     for (const name of names) {
       const result = await this.deleteOne(name);
-      if (result.errorCode === ErrorCode.NONE) written.push(name);
+      if (result.errorCode === ErrorCode.NONE)
+        changes.push({ kind: 'deleted', topic: name, topicId: result.topicId });
       results.push(result);
     }
-    if (written.length > 0) await this.options.propagation?.sync(written);
-    return results;
+    return withTimeouts(results, await this.awaitWritten(changes, timeoutMs));
   }
 
+  /** `timeoutMs`, a CreatePartitions request's: as for createTopics, waiting for the new partitions' leaders. */
   async createPartitions(
     requests: readonly NewPartitions[],
     validateOnly: boolean,
+    timeoutMs?: number,
   ): Promise<CreatePartitionsResult[]> {
     const results: CreatePartitionsResult[] = [];
     const written: string[] = [];
@@ -183,8 +217,32 @@ export class TopicAdmin {
           : { name: request.name, errorCode: outcome.errorCode, errorMessage: outcome.errorMessage },
       );
     }
-    if (written.length > 0) await this.options.propagation?.sync(written);
-    return results;
+    const changes = requests.flatMap((r): TopicChange[] =>
+      written.includes(r.name) ? [{ kind: 'partitions', topic: r.name, count: r.count }] : [],
+    );
+    return withTimeouts(results, await this.awaitWritten(changes, timeoutMs));
+  }
+
+  /**
+   * Waits for written changes to take effect: without a timeout until the controller says it is done; with one,
+   * as Kafka's ZooKeeper-mode broker does, until this broker's metadata shows them (a deleted topic is gone from
+   * it once the controller has told the brokers, before every replica is deleted) or the timeout passes, and not
+   * at all for 0 or less. Answers the topics whose change was not seen done.
+   */
+  private async awaitWritten(
+    changes: readonly TopicChange[],
+    timeoutMs?: number,
+  ): Promise<ReadonlySet<string>> {
+    const propagation = this.options.propagation;
+    if (changes.length === 0 || propagation === undefined) return new Set();
+    const topics = changes.map((c) => c.topic);
+    if (timeoutMs === undefined) {
+      await propagation.sync(topics);
+      return new Set();
+    }
+    if (timeoutMs <= 0) return new Set();
+    const done = await propagation.awaitChanges(changes, timeoutMs);
+    return new Set(topics.filter((t) => !done.has(t)));
   }
 
   private async readClusterView(): Promise<Outcome<ClusterView>> {
@@ -580,4 +638,15 @@ function addedAssignment(
     );
   }
   return { ok: true, assignment: out };
+}
+
+/** The results with REQUEST_TIMED_OUT for the topics in `timedOut` (they succeeded so far). */
+function withTimeouts<R extends { readonly name: string; readonly errorCode: number }>(
+  results: R[],
+  timedOut: ReadonlySet<string>,
+): R[] {
+  if (timedOut.size === 0) return results;
+  return results.map((r) =>
+    r.errorCode === ErrorCode.NONE && timedOut.has(r.name) ? { ...r, ...TIMED_OUT } : r,
+  );
 }

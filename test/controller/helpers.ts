@@ -174,7 +174,21 @@ export function startController(
   });
 }
 
-export function admin(session: CoordinationStore, propagation?: Controller, seed = 7): TopicAdmin {
+export function admin(session: CoordinationStore, controller?: Controller, seed = 7): TopicAdmin {
+  // No broker metadata here: a change counts as done once the controller has acted on it.
+  const propagation =
+    controller === undefined
+      ? undefined
+      : {
+          sync: (topics: readonly string[]) => controller.sync(topics),
+          awaitChanges: async (changes: readonly { topic: string }[], timeoutMs: number) => {
+            await controller.sync(
+              changes.map((c) => c.topic),
+              timeoutMs,
+            );
+            return new Set(changes.map((c) => c.topic));
+          },
+        };
   return new TopicAdmin({
     store: session,
     defaults: { numPartitions: 1, replicationFactor: 1, deleteTopicEnable: true },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { seededRandom } from '../../src/controller/random.js';
-import { TopicAdmin } from '../../src/controller/topic-admin.js';
+import { type PropagationWaiter, TopicAdmin, type TopicChange } from '../../src/controller/topic-admin.js';
 import {
   decodeEntityConfig,
   decodeTopicAssignment,
@@ -226,4 +226,95 @@ test('createPartitions adds partitions with the topic replication factor and ref
   const after6 = await assignmentOf(cluster, 'grow');
   assert.deepEqual(after6?.partitions.get(5 as never)?.replicas, [3, 1]);
   assert.equal(after6?.topicId, grown?.topicId);
+});
+
+test("a request's timeout bounds the wait for each change: REQUEST_TIMED_OUT for those not seen done, none for 0", async () => {
+  const cluster = await cluster3();
+  const asked: { changes: TopicChange[]; timeoutMs: number }[] = [];
+  let synced = 0;
+  // Shows only the changes of topics whose name starts with 'seen'.
+  const propagation: PropagationWaiter = {
+    sync: async () => {
+      synced++;
+    },
+    awaitChanges: async (changes, timeoutMs) => {
+      asked.push({ changes: [...changes], timeoutMs });
+      return new Set(changes.filter((c) => c.topic.startsWith('seen')).map((c) => c.topic));
+    },
+  };
+  const a = new TopicAdmin({
+    store: cluster.observer,
+    defaults: { numPartitions: 1, replicationFactor: 1, deleteTopicEnable: true },
+    random: seededRandom(5),
+    propagation,
+  });
+  const created = await a.createTopics(
+    [newTopic('seen-a'), newTopic('unseen-b'), newTopic('bad name!')],
+    false,
+    500,
+  );
+  assert.deepEqual(
+    created.map((r) => [r.name, r.errorCode, r.errorMessage]),
+    [
+      ['seen-a', ErrorCode.NONE, null],
+      ['unseen-b', ErrorCode.REQUEST_TIMED_OUT, null],
+      ['bad name!', ErrorCode.INVALID_TOPIC_EXCEPTION, created[2]!.errorMessage],
+    ],
+  );
+  // The topic the timeout did not see is written all the same: its creation goes on.
+  assert.notEqual(await assignmentOf(cluster, 'unseen-b'), null);
+  assert.deepEqual(asked.at(-1)?.changes, [
+    { kind: 'created', topic: 'seen-a', topicId: created[0]!.topicId },
+    { kind: 'created', topic: 'unseen-b', topicId: created[1]!.topicId },
+  ]);
+  assert.equal(asked.at(-1)?.timeoutMs, 500);
+
+  const grown = await a.createPartitions(
+    [
+      { name: 'seen-a', count: 3, assignments: null },
+      { name: 'unseen-b', count: 2, assignments: null },
+    ],
+    false,
+    700,
+  );
+  assert.deepEqual(
+    grown.map((r) => [r.name, r.errorCode]),
+    [
+      ['seen-a', ErrorCode.NONE],
+      ['unseen-b', ErrorCode.REQUEST_TIMED_OUT],
+    ],
+  );
+  assert.deepEqual(asked.at(-1)?.changes, [
+    { kind: 'partitions', topic: 'seen-a', count: 3 },
+    { kind: 'partitions', topic: 'unseen-b', count: 2 },
+  ]);
+
+  const deleted = await a.deleteTopics(['seen-a', 'unseen-b', 'missing'], 900);
+  assert.deepEqual(
+    deleted.map((r) => [r.name, r.errorCode]),
+    [
+      ['seen-a', ErrorCode.NONE],
+      ['unseen-b', ErrorCode.REQUEST_TIMED_OUT],
+      ['missing', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
+    ],
+  );
+  assert.deepEqual(
+    asked.at(-1)?.changes.map((c) => [c.kind, c.topic]),
+    [
+      ['deleted', 'seen-a'],
+      ['deleted', 'unseen-b'],
+    ],
+  );
+  assert.equal(synced, 0, 'a request with a timeout does not wait for the controller to finish');
+
+  // 0 (or less) answers at once, as Kafka does, with nothing waited for.
+  const before = asked.length;
+  const now = await a.createTopics([newTopic('unseen-c')], false, 0);
+  assert.equal(now[0]!.errorCode, ErrorCode.NONE);
+  assert.equal(asked.length, before);
+  // Without a timeout (the broker's own calls), the controller's sync is waited for and the answer is NONE.
+  const own = await a.createTopics([newTopic('unseen-d')], false);
+  assert.equal(own[0]!.errorCode, ErrorCode.NONE);
+  assert.equal(synced, 1);
+  assert.equal(asked.length, before);
 });

@@ -1,10 +1,14 @@
-// How topic administration waits for its changes to take effect. On the controller's own broker the controller
-// is asked (it resolves once it has acted and every broker answered); on any other broker, as Kafka does in
-// ZooKeeper mode, the call waits until this broker's metadata cache shows the change, or a time bound passes.
+// How topic administration waits for its changes to take effect. Without a request's timeout (the broker's own
+// calls), on the controller's own broker the controller is asked (it resolves once it has acted and every broker
+// answered); on any other broker the call waits until this broker's metadata cache shows the change, or a time
+// bound passes. With a request's timeout (CreateTopics, DeleteTopics, CreatePartitions), as Kafka's ZooKeeper-mode
+// broker does, every broker waits until its own metadata shows each change done, at most that long: a deleted
+// topic is done once the controller has told the brokers, however long a replica on a silent broker takes to be
+// deleted. The controller's broker still asks the controller to act at once.
 
 import type { Clock } from '../../common/clock.js';
 import type { Controller } from '../../controller/controller.js';
-import type { PropagationWaiter as Waiter } from '../../controller/topic-admin.js';
+import type { TopicChange, PropagationWaiter as Waiter } from '../../controller/topic-admin.js';
 import type { MetadataCache } from '../metadata/metadata-cache.js';
 
 const WAIT_MAX_MS = 10_000;
@@ -28,6 +32,39 @@ export class PropagationWaiter implements Waiter {
     while (this.clock.monotonicMs() - started < WAIT_MAX_MS) {
       if (topics.every((t) => this.describe(t) !== initial.get(t) && this.settled(t))) return;
       await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+
+  async awaitChanges(changes: readonly TopicChange[], timeoutMs: number): Promise<ReadonlySet<string>> {
+    if (this.controller.isActive) {
+      // Asked to look now rather than when its watches fire; what it sends is what this waits to see.
+      this.controller
+        .sync(
+          changes.map((c) => c.topic),
+          timeoutMs,
+        )
+        .catch(() => {});
+    }
+    const started = this.clock.monotonicMs();
+    for (;;) {
+      const done = new Set(changes.filter((c) => this.shows(c)).map((c) => c.topic));
+      if (done.size === changes.length || this.clock.monotonicMs() - started >= timeoutMs) return done;
+      await new Promise((r) => setTimeout(r, Math.min(POLL_MS, timeoutMs)));
+    }
+  }
+
+  /** Whether this broker's metadata shows `change` done. */
+  private shows(change: TopicChange): boolean {
+    const t = this.metadata.topic(change.topic);
+    switch (change.kind) {
+      case 'created':
+        return t !== undefined && t.topicId === change.topicId && t.partitions.every((p) => p.leader >= 0);
+      case 'partitions':
+        return (
+          t !== undefined && t.partitions.length >= change.count && t.partitions.every((p) => p.leader >= 0)
+        );
+      case 'deleted':
+        return t === undefined || t.topicId !== change.topicId;
     }
   }
 

@@ -1,7 +1,9 @@
 // CreateTopics (19): configs are validated here against the broker's config layers, then the controller's topic
-// administration writes the assignment and configs to the coordination store and resolves once the controller
-// has propagated the new partitions (so the topic is usable when the answer arrives). validate_only checks
-// everything and writes nothing. From v5 the answer carries the topic's resulting configs.
+// administration writes the assignment and configs to the coordination store and, as Kafka does, answers once this
+// broker's metadata shows every new partition with a leader (so the topic is usable when the answer arrives), or
+// REQUEST_TIMED_OUT for a topic not there within the request's timeout_ms (its creation goes on); a timeout of 0
+// answers at once. validate_only checks everything and writes nothing. From v5 the answer carries the topic's
+// resulting configs.
 
 import type { NewTopic } from '../../controller/topic-admin.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -61,7 +63,7 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
         configs: Object.fromEntries(checked.configs),
       });
     }
-    for (const r of await topicAdmin.createTopics(valid, request.validateOnly)) {
+    for (const r of await topicAdmin.createTopics(valid, request.validateOnly, request.timeoutMs)) {
       // The configs of the answer need DESCRIBE_CONFIGS on the topic, as in Kafka.
       const configsAllowed =
         r.errorCode !== ErrorCode.NONE ||

@@ -1,5 +1,7 @@
 // DeleteTopics (20): by name, or from v6 by topic id. The controller's topic administration marks the topics
-// for deletion and resolves once the controller has removed them from the brokers.
+// for deletion and answers, as Kafka does, once this broker's metadata no longer has them (the controller has
+// told the brokers; replicas are deleted after), or REQUEST_TIMED_OUT for those still there when the request's
+// timeout_ms passes (the deletion goes on); a timeout of 0 answers at once.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -64,7 +66,7 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
         });
       }
     }
-    for (const r of await topicAdmin.deleteTopics(allowed)) {
+    for (const r of await topicAdmin.deleteTopics(allowed, request.timeoutMs)) {
       responses.push({
         name: r.name,
         topicId: r.topicId,

@@ -1,5 +1,6 @@
 // CreatePartitions (37): raises a topic's partition count, with an optional explicit assignment of the new
-// partitions; resolved once the controller has propagated the new partitions.
+// partitions; answered once this broker's metadata shows them with leaders, or REQUEST_TIMED_OUT when the
+// request's timeout_ms passes first (the change goes on), at once for a timeout of 0.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -40,6 +41,7 @@ export const createPartitionsHandler = defineHandler<CreatePartitionsRequest, Cr
         assignments: t.assignments === null ? null : t.assignments.map((a) => a.brokerIds),
       })),
       request.validateOnly,
+      request.timeoutMs,
     );
     quota.finish();
     return {

@@ -15,7 +15,7 @@ codecs = ["none", "gzip", "snappy", "lz4", "zstd"]
 topics = {c: f"{prefix}-{c}" for c in codecs}
 
 admin = AdminClient({"bootstrap.servers": bootstrap})
-for t, f in admin.create_topics([NewTopic(t, num_partitions=3, replication_factor=1) for t in topics.values()]).items():
+for t, f in admin.create_topics([NewTopic(t, num_partitions=3, replication_factor=1) for t in topics.values()], operation_timeout=10).items():
     f.result(timeout=15)
 md = admin.list_topics(timeout=10)
 out["listed"] = sorted(t for t in md.topics if t.startswith(prefix))

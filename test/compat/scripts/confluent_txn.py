@@ -16,7 +16,7 @@ source = f"{prefix}-source"
 group = f"{prefix}-group"
 
 admin = AdminClient({"bootstrap.servers": bootstrap})
-for f in admin.create_topics([NewTopic(topic, 2, 1), NewTopic(source, 1, 1)]).values():
+for f in admin.create_topics([NewTopic(topic, 2, 1), NewTopic(source, 1, 1)], operation_timeout=10).values():
     f.result()
 
 # Offsets to commit through the transaction: a consumer of the group that sends them.

@@ -16,7 +16,7 @@ bootstrap, prefix, count, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int
 topic = f"{prefix}-large-abort"
 
 admin = AdminClient({"bootstrap.servers": bootstrap})
-for f in admin.create_topics([NewTopic(topic, 1, 1, config={"segment.bytes": "65536"})]).values():
+for f in admin.create_topics([NewTopic(topic, 1, 1, config={"segment.bytes": "65536"})], operation_timeout=10).values():
     f.result()
 
 producer = transactional_producer(bootstrap, f"{prefix}-tid", 60)
