@@ -349,6 +349,7 @@ class LeaderFetcher {
           followed.leaderHighWatermark = Number(p.highWatermark) as Offset;
           followed.partition.appendAsFollower(p.records ?? EMPTY, followed.leaderHighWatermark);
           if (followed.partition.log.highWatermark !== before) this.onHighWatermark(followed.partition);
+          followed.partition.followLeaderLogStart(Number(p.logStartOffset));
         } else if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
           // This log's end is past the leader's, or before its start: ask the leader where its log is.
           followed.outOfRange = true;

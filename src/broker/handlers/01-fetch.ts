@@ -387,10 +387,10 @@ function startPartitionRead(
     // Only a fetch offset this log holds is the follower's progress (see fetchOffsetIsProgress).
     if (fetchOffsetIsProgress(log, p.fetchOffset)) {
       const moved = partition.recordFollowerEnd(plan.replicaId, p.fetchOffset, undefined, plan.replicaEpoch);
-      partition.recordFollowerStart(plan.replicaId, p.logStartOffset);
+      const started = partition.recordFollowerStart(plan.replicaId, p.logStartOffset);
       // The high watermark moved: on a quiet partition nothing else would wake the consumer fetches waiting for
-      // it before their max wait.
-      if (moved) completeDelayedRequests(context.services, partition.key);
+      // it before their max wait. The follower's log start moved: a DeleteRecords may wait for it.
+      if (moved || started) completeDelayedRequests(context.services, partition.key);
     }
   } else if (plan.followerReadAllowed) {
     const preferred = preferredReadReplica(partition, context.services.metadata, {

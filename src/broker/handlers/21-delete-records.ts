@@ -1,25 +1,43 @@
 // DeleteRecords (21): moves a partition's log start offset forward (offset -1 means the high watermark), so
-// records below it are no longer served and whole segments below it are deleted.
+// records below it are no longer served and whole segments below it are deleted. As Kafka's leader does
+// (DelayedDeleteRecords), the answer waits until every live follower of the replica set has moved its own log
+// start there too (followers follow the leader's log start as they fetch, and say theirs in their fetches), at
+// most the request's timeout_ms: a partition whose followers are not there by then is answered REQUEST_TIMED_OUT
+// (the deletion stands and goes on), one whose leadership moved meanwhile NOT_LEADER_OR_FOLLOWER. Each partition's
+// low_watermark is the lowest log start among them.
 
+import type { BrokerId } from '../../common/ids.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
   DeleteRecordsRequest,
   DeleteRecordsResponse,
+  DeleteRecordsResponseDeleteRecordsPartitionResult,
 } from '../../protocol/messages/21-delete-records.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { StorageErrorCode } from '../../storage/error-codes.js';
 import { defineHandler } from '../api-handler.js';
 import { AclOperation, authorizeTopic } from '../authorization.js';
 import { leaderPartition } from '../replica/leader-lookup.js';
+import type { Partition } from '../replica/partition.js';
 
 const HIGH_WATERMARK = -1n;
+
+/** A partition whose log start moved here, waiting for its followers'. */
+interface Waiting {
+  readonly partition: Partition;
+  /** The log start the followers must reach. */
+  readonly required: number;
+  /** Its entry of the response, completed when the wait ends. */
+  readonly result: DeleteRecordsResponseDeleteRecordsPartitionResult;
+}
 
 export const deleteRecordsHandler = defineHandler<DeleteRecordsRequest, DeleteRecordsResponse>({
   apiKey: ApiKey.DELETE_RECORDS,
   minVersion: 0,
   maxVersion: 2,
   handle(context, request) {
-    return {
+    const waiting: Waiting[] = [];
+    const response: DeleteRecordsResponse = {
       throttleTimeMs: 0,
       topics: request.topics.map((topic) => {
         // Kafka's check: DELETE on the topic.
@@ -40,16 +58,46 @@ export const deleteRecordsHandler = defineHandler<DeleteRecordsRequest, DeleteRe
             }
             const log = partition.log;
             const target = p.offset === HIGH_WATERMARK ? log.highWatermark : Number(p.offset);
-            const result = log.deleteRecordsBefore(target);
-            return {
+            const deleted = log.deleteRecordsBefore(target);
+            const result = {
               partitionIndex: p.partitionIndex,
-              lowWatermark: BigInt(result.lowWatermark),
+              lowWatermark: BigInt(deleted.lowWatermark),
               errorCode:
-                result.errorCode === StorageErrorCode.None ? ErrorCode.NONE : ErrorCode.OFFSET_OUT_OF_RANGE,
+                deleted.errorCode === StorageErrorCode.None ? ErrorCode.NONE : ErrorCode.OFFSET_OUT_OF_RANGE,
             };
+            if (result.errorCode === ErrorCode.NONE) {
+              waiting.push({ partition, required: deleted.lowWatermark, result });
+            }
+            return result;
           }),
         };
       }),
     };
+    if (waiting.length === 0) return response;
+    const metadata = context.services.metadata;
+    const isAlive = (id: BrokerId): boolean => metadata.broker(id) !== undefined;
+    return new Promise<DeleteRecordsResponse>((resolve) => {
+      const parked = !context.services.producePurgatory.tryCompleteElseWatch(
+        {
+          tryComplete: () =>
+            waiting.every((w) => !w.partition.isLeader || w.partition.lowWatermark(isAlive) >= w.required),
+          onComplete: () => {
+            for (const w of waiting) {
+              if (!w.partition.isLeader) {
+                w.result.errorCode = ErrorCode.NOT_LEADER_OR_FOLLOWER;
+                continue;
+              }
+              const low = w.partition.lowWatermark(isAlive);
+              w.result.lowWatermark = BigInt(low);
+              if (low < w.required) w.result.errorCode = ErrorCode.REQUEST_TIMED_OUT;
+            }
+            resolve(response);
+          },
+        },
+        waiting.map((w) => w.partition.key),
+        request.timeoutMs,
+      );
+      if (parked) context.markWaiting();
+    });
   },
 });

@@ -383,10 +383,40 @@ export class Partition {
     return this.followers.get(brokerId)?.brokerEpoch ?? -1;
   }
 
-  /** A follower's fetch also gives its log start offset, which says whether it can serve an older offset. */
-  recordFollowerStart(brokerId: BrokerId, logStartOffset: number): void {
+  /**
+   * A follower's fetch also gives its log start offset, which says whether it can serve an older offset and
+   * whether a DeleteRecords waits for it. Answers whether it moved up.
+   */
+  recordFollowerStart(brokerId: BrokerId, logStartOffset: number): boolean {
     const state = this.followers.get(brokerId);
-    if (state !== undefined) state.logStartOffset = logStartOffset;
+    if (state === undefined) return false;
+    const moved = logStartOffset > state.logStartOffset;
+    state.logStartOffset = logStartOffset;
+    return moved;
+  }
+
+  /**
+   * The lowest log start offset among this leader and the followers of its replica set that are alive and have
+   * said theirs (Kafka's lowWatermarkIfLeader): a DeleteRecords is done once it reaches the deleted-to offset.
+   */
+  lowWatermark(isAlive: (brokerId: BrokerId) => boolean): number {
+    let low: number = this.log.logStartOffset;
+    for (const id of this.replicas) {
+      if (id === this.localBrokerId || !isAlive(id)) continue;
+      const start = this.followers.get(id)?.logStartOffset ?? -1;
+      if (start >= 0) low = Math.min(low, start);
+    }
+    return low;
+  }
+
+  /**
+   * A follower's log start follows the leader's (Kafka's follower: maybeIncrementLogStartOffset with the fetch
+   * answer's log_start_offset), as far as its own high watermark goes: records a DeleteRecords or the leader's
+   * retention removed must not come back when this replica leads.
+   */
+  followLeaderLogStart(leaderLogStart: number): void {
+    const target = Math.min(leaderLogStart, this.log.highWatermark);
+    if (target > this.log.logStartOffset) this.log.deleteRecordsBefore(target);
   }
 
   /**
