@@ -50,16 +50,24 @@ describe('DeleteRecords on a replicated partition', () => {
     await cluster?.stop();
   });
 
-  it("moves every replica's log start, so the deleted records stay deleted under a new leader", async () => {
-    // Led by broker 1, which is not the controller (broker 0, started first), so stopping it moves only leadership.
-    const created = await admin.createTopics([{ topic: TOPIC, replicaAssignment: { 0: [1, 2, 0] } }]);
+  /** Creates `topic` on `replicas` (the first leads), waits for its full ISR, and writes ten records acks=all. */
+  async function createFilled(topic: string, replicas: number[]): Promise<void> {
+    const created = await admin.createTopics([{ topic, replicaAssignment: { 0: replicas } }]);
     assert.equal(created[0]!.error, null);
+    const leader = brokers[replicas[0]!]!;
     await waitFor('a leader with a full ISR', async () => {
-      const v = await partitionView(brokers[1]!, TOPIC);
-      return v?.leaderId === 1 && v.isrNodes.length === 3 ? v : undefined;
+      const v = await partitionView(leader, topic);
+      return v !== undefined && v.leaderId === replicas[0] && v.isrNodes.length === replicas.length
+        ? v
+        : undefined;
     });
     const values = Array.from({ length: 10 }, (_, i) => `r${i}`);
-    assert.deepEqual(await produceValues(brokers[1]!, TOPIC, values), new Array(10).fill(ErrorCode.NONE));
+    assert.deepEqual(await produceValues(leader, topic, values), new Array(10).fill(ErrorCode.NONE));
+  }
+
+  it("moves every replica's log start, so the deleted records stay deleted under a new leader", async () => {
+    // Led by broker 1, which is not the controller (broker 0, started first), so stopping it moves only leadership.
+    await createFilled(TOPIC, [1, 2, 0]);
 
     const [deleted] = await admin.deleteRecords([{ topic: TOPIC, partition: 0, offset: 6 }], {
       timeoutMs: 15_000,
@@ -83,14 +91,7 @@ describe('DeleteRecords on a replicated partition', () => {
 
   it('answers REQUEST_TIMED_OUT while a live follower does not fetch, and NONE once it has caught up', async () => {
     const topic = 'purged-slow';
-    const created = await admin.createTopics([{ topic, replicaAssignment: { 0: [0, 2] } }]);
-    assert.equal(created[0]!.error, null);
-    await waitFor('a leader with a full ISR', async () => {
-      const v = await partitionView(brokers[0]!, topic);
-      return v?.leaderId === 0 && v.isrNodes.length === 2 ? v : undefined;
-    });
-    const values = Array.from({ length: 10 }, (_, i) => `s${i}`);
-    assert.deepEqual(await produceValues(brokers[0]!, topic, values), new Array(10).fill(ErrorCode.NONE));
+    await createFilled(topic, [0, 2]);
     // The follower is paused: still registered (its session outlives the pause), but fetching nothing.
     process.kill(brokers[2]!.pid, 'SIGSTOP');
     let timedOut: Awaited<ReturnType<Admin['deleteRecords']>>;
