@@ -92,13 +92,20 @@ describe('DeleteRecords on a replicated partition', () => {
   it('answers REQUEST_TIMED_OUT while a live follower does not fetch, and NONE once it has caught up', async () => {
     const topic = 'purged-slow';
     await createFilled(topic, [0, 2]);
-    // The follower is paused: still registered (its session outlives the pause), but fetching nothing.
-    process.kill(brokers[2]!.pid, 'SIGSTOP');
+    // The follower is paused: still registered (its session outlives the pause), but fetching nothing. The admin
+    // asks only the leader, whose metadata it has: a request to the paused broker would wait out its timeout.
+    const leaderAdmin = new Admin({
+      bootstrapServers: [brokers[0]!.bootstrap],
+      clientId: 'delete-records-leader',
+    });
     let timedOut: Awaited<ReturnType<Admin['deleteRecords']>>;
     try {
-      timedOut = await admin.deleteRecords([{ topic, partition: 0, offset: 4 }], { timeoutMs: 1_000 });
+      await leaderAdmin.listOffsets([{ topic, partition: 0, spec: 'earliest' }]);
+      process.kill(brokers[2]!.pid, 'SIGSTOP');
+      timedOut = await leaderAdmin.deleteRecords([{ topic, partition: 0, offset: 4 }], { timeoutMs: 1_000 });
     } finally {
       process.kill(brokers[2]!.pid, 'SIGCONT');
+      await leaderAdmin.close();
     }
     assert.equal(timedOut[0]!.error?.code, ErrorCode.REQUEST_TIMED_OUT);
     assert.equal(timedOut[0]!.lowWatermark, 0, "the follower's log start, not yet moved");
