@@ -25,7 +25,7 @@ const HIGH_WATERMARK = -1n;
 /** A partition whose log start moved here, waiting for its followers'. */
 interface Waiting {
   readonly partition: Partition;
-  /** The log start the followers must reach. */
+  /** The offset asked for (the high watermark for -1): every follower must start at or above it (requiredOffset). */
   readonly required: number;
   /** Its entry of the response, completed when the wait ends. */
   readonly result: DeleteRecordsResponseDeleteRecordsPartitionResult;
@@ -66,7 +66,7 @@ export const deleteRecordsHandler = defineHandler<DeleteRecordsRequest, DeleteRe
                 deleted.errorCode === StorageErrorCode.None ? ErrorCode.NONE : ErrorCode.OFFSET_OUT_OF_RANGE,
             };
             if (result.errorCode === ErrorCode.NONE) {
-              waiting.push({ partition, required: deleted.lowWatermark, result });
+              waiting.push({ partition, required: target, result });
             }
             return result;
           }),
