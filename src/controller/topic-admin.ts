@@ -95,7 +95,7 @@ export type TopicChange =
   /** Done when the topic with this id is gone. */
   | { readonly kind: 'deleted'; readonly topic: string; readonly topicId: string };
 
-/** Something that waits until the controller has acted on written topics (the controller, on one node). */
+/** What waits for written topics to take effect (the broker's PropagationWaiter, src/broker/cluster). */
 export interface PropagationWaiter {
   sync(topics: readonly string[]): Promise<void>;
   /**
