@@ -9,7 +9,7 @@
 import type { Clock } from '../../common/clock.js';
 import type { Controller } from '../../controller/controller.js';
 import type { TopicChange, PropagationWaiter as Waiter } from '../../controller/topic-admin.js';
-import type { MetadataCache } from '../metadata/metadata-cache.js';
+import type { MetadataCache, TopicInfo } from '../metadata/metadata-cache.js';
 
 const WAIT_MAX_MS = 10_000;
 const POLL_MS = 20;
@@ -58,11 +58,9 @@ export class PropagationWaiter implements Waiter {
     const t = this.metadata.topic(change.topic);
     switch (change.kind) {
       case 'created':
-        return t !== undefined && t.topicId === change.topicId && t.partitions.every((p) => p.leader >= 0);
+        return t !== undefined && t.topicId === change.topicId && everyPartitionLed(t);
       case 'partitions':
-        return (
-          t !== undefined && t.partitions.length >= change.count && t.partitions.every((p) => p.leader >= 0)
-        );
+        return t !== undefined && t.partitions.length >= change.count && everyPartitionLed(t);
       case 'deleted':
         return t === undefined || t.topicId !== change.topicId;
     }
@@ -75,6 +73,10 @@ export class PropagationWaiter implements Waiter {
 
   private settled(topic: string): boolean {
     const t = this.metadata.topic(topic);
-    return t === undefined || t.partitions.every((p) => p.leader >= 0);
+    return t === undefined || everyPartitionLed(t);
   }
+}
+
+function everyPartitionLed(topic: TopicInfo): boolean {
+  return topic.partitions.every((p) => p.leader >= 0);
 }
