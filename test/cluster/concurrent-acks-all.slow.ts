@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
 import { Producer } from '../../src/client/producer.js';
-import { agreedController, waitFor } from '../helpers/cluster.js';
+import { agreedController, waitForInSync } from '../helpers/cluster.js';
 import { startCluster, type TestCluster } from '../helpers/test-cluster.js';
 
 const PARTITIONS = 4;
@@ -32,10 +32,7 @@ describe('concurrent acks=all sends to a new rf=3 topic', () => {
       const topic = `concurrent-${round}`;
       const created = await admin.createTopics([{ topic, numPartitions: PARTITIONS, replicationFactor: 3 }]);
       assert.equal(created[0]!.error, null);
-      await waitFor('every replica in sync', async () => {
-        const [t] = await admin.describeTopics([topic]);
-        return t!.partitions.every((p) => p.isr.length === 3) ? true : undefined;
-      });
+      await waitForInSync(admin, topic, PARTITIONS, 3);
       const producer = new Producer({
         bootstrapServers: cluster.bootstrap,
         acks: -1,

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
-import { agreedController, controllerOf, waitFor } from '../helpers/cluster.js';
+import { agreedController, controllerOf, waitFor, waitForInSync } from '../helpers/cluster.js';
 import { startCluster, type TestCluster } from '../helpers/test-cluster.js';
 
 const FAILURE_TIMEOUT_MS = 30_000;
@@ -52,11 +52,9 @@ describe('self-healing across a controller failover (four brokers, ZooKeeper)', 
     ]);
     assert.equal(created[0]!.error, null);
     const partitions = async () => (await admin!.describeTopics([topic]))[0]!.partitions;
-    await waitFor('every replica in sync', async () =>
-      (await partitions()).every((p) => p.isr.length === 2) ? true : undefined,
-    );
+    const inSync = await waitForInSync(admin, topic, PARTITIONS, 2);
     assert.ok(
-      (await partitions()).some((p) => p.replicas.includes(victim)),
+      inSync.some((p) => p.replicas.includes(victim)),
       'the victim holds replicas',
     );
 

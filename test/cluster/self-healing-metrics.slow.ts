@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
-import { agreedController, waitFor } from '../helpers/cluster.js';
+import { agreedController, waitFor, waitForInSync } from '../helpers/cluster.js';
 import { startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { freePort } from '../helpers/zookeeper.js';
 import { type Samples, scrape } from '../metrics/scrape.js';
@@ -49,10 +49,8 @@ describe('self-healing metrics (three brokers, ZooKeeper)', () => {
     const created = await admin.createTopics([{ topic, numPartitions: PARTITIONS, replicationFactor: 2 }]);
     assert.equal(created[0]!.error, null);
     const partitions = async () => (await admin!.describeTopics([topic]))[0]!.partitions;
-    await waitFor('every replica in sync', async () =>
-      (await partitions()).every((p) => p.isr.length === 2) ? true : undefined,
-    );
-    const onVictim = (await partitions()).filter((p) => p.replicas.includes(victim)).length;
+    const inSync = await waitForInSync(admin, topic, PARTITIONS, 2);
+    const onVictim = inSync.filter((p) => p.replicas.includes(victim)).length;
     assert.ok(onVictim > 0, 'the victim holds replicas');
 
     const controllerSamples = () => scrape(ports[controllerId]!);

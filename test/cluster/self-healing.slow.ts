@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
-import { agreedController, waitFor } from '../helpers/cluster.js';
+import { agreedController, waitFor, waitForInSync } from '../helpers/cluster.js';
 import { startCluster, type TestCluster } from '../helpers/test-cluster.js';
 
 const FAILURE_TIMEOUT_MS = 3000;
@@ -123,9 +123,7 @@ describe('self-healing in a four-broker ZooKeeper cluster', () => {
     const created = await admin.createTopics([{ topic, numPartitions: PARTITIONS, replicationFactor: 3 }]);
     assert.equal(created[0]!.error, null);
     const victim = [0, 1, 2, 3].find((id) => id !== controllerId)!;
-    await waitFor('every replica in sync', async () =>
-      (await partitions(topic)).every((p) => p.isr.length === 3) ? true : undefined,
-    );
+    await waitForInSync(admin, topic, PARTITIONS, 3);
     const before = await partitions(topic);
     assert.ok(
       before.some((p) => p.replicas.includes(victim)),
@@ -178,9 +176,7 @@ describe('self-healing in a four-broker ZooKeeper cluster', () => {
     const topic = 'returning';
     const created = await admin.createTopics([{ topic, numPartitions: PARTITIONS, replicationFactor: 3 }]);
     assert.equal(created[0]!.error, null);
-    await waitFor('every replica in sync', async () =>
-      (await partitions(topic)).every((p) => p.isr.length === 3) ? true : undefined,
-    );
+    await waitForInSync(admin, topic, PARTITIONS, 3);
     // About 1.2 MB a partition: a replacement replica gets 1 MiB (replica.fetch.max.bytes) in its first fetch, and
     // the rest only once the 100 kB/s throttle allows, seconds later.
     const loader = new Producer({ bootstrapServers: cluster.bootstrap, acks: -1 });
@@ -217,10 +213,12 @@ describe('self-healing in a four-broker ZooKeeper cluster', () => {
       );
       await waitFor(
         'every partition with three in-sync replicas',
-        async () =>
-          (await partitions(topic)).every((p) => p.replicas.length === 3 && p.isr.length === 3)
+        async () => {
+          const ps = await partitions(topic);
+          return ps.length === PARTITIONS && ps.every((p) => p.replicas.length === 3 && p.isr.length === 3)
             ? true
-            : undefined,
+            : undefined;
+        },
         60_000,
       );
     } finally {

@@ -1,6 +1,7 @@
 // Helpers for tests of several broker processes: what a broker's metadata says about a partition and the
 // controller, and polling until a condition holds.
 
+import type { Admin, TopicDescription } from '../../src/client/admin.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
@@ -101,6 +102,29 @@ export async function waitFor<T>(
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Waits until the broker `admin` asks lists all `partitionCount` partitions of `topic`, each with `isrSize` in-sync
+ * replicas, and answers them. CreateTopics answers once the broker that took it knows the topic; another broker may
+ * not yet, and its empty partition list would satisfy an `every` check on its own.
+ */
+export function waitForInSync(
+  admin: Admin,
+  topic: string,
+  partitionCount: number,
+  isrSize: number,
+  timeoutMs = 20_000,
+): Promise<TopicDescription['partitions']> {
+  return waitFor(
+    `every partition of ${topic} with ${isrSize} in-sync replicas`,
+    async () => {
+      const [t] = await admin.describeTopics([topic]);
+      const ps = t?.partitions ?? [];
+      return ps.length === partitionCount && ps.every((p) => p.isr.length === isrSize) ? ps : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 /** Produces each value as its own acks=all batch to partition 0, one at a time; answers each error code. */
