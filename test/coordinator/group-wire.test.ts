@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { sleep } from '../helpers/wait.js';
 import { createTopic, WireClient } from '../helpers/wire-client.js';
 
 const E = ErrorCode;
@@ -62,6 +63,14 @@ describe('group APIs over the wire', () => {
     client?.close();
     await broker?.stop();
   });
+
+  async function groupState(groupId: string): Promise<string> {
+    const r = await client.call(ApiKey.DESCRIBE_GROUPS, 0, {
+      groups: [groupId],
+      includeAuthorizedOperations: false,
+    });
+    return r.groups[0].groupState;
+  }
 
   /** Retries while the coordinator is being created or loaded, as clients do. */
   // biome-ignore lint/suspicious/noExplicitAny: responses are read field by field, as WireClient.call returns them.
@@ -266,6 +275,129 @@ describe('group APIs over the wire', () => {
     );
     const notEmpty = await client.call(ApiKey.OFFSET_COMMIT, 8, commitBody('offsets-a', 5, 'someone', 1n));
     assert.equal(notEmpty.topics[0].partitions[0].errorCode, E.UNKNOWN_MEMBER_ID);
+  });
+
+  it('a static member back under a new member id with changed metadata gets its assignment without a rebalance', async () => {
+    // Kafka (updateStaticMemberAndRebalance): in a Stable group, a static member that rejoins without its member
+    // id takes over under a new id, and the group rebalances only if the protocol it would select changes. A
+    // restarted Java consumer's subscription differs from the one it joined with (no owned partitions, no
+    // generation), so comparing the metadata would rebalance the group on every restart.
+    const group = 'static-rejoin';
+    const a = client;
+    const b = await WireClient.connect(broker.host, broker.port);
+    try {
+      const staticJoin = (memberId: string, instanceId: string, metadata: Buffer) => ({
+        ...joinBody(group, memberId),
+        groupInstanceId: instanceId,
+        protocols: [{ name: 'range', metadata }],
+      });
+      const metadataA = Buffer.from('subscription of a');
+      const first = await callReady(
+        ApiKey.JOIN_GROUP,
+        7,
+        staticJoin('', 'instance-a', metadataA),
+        (r) => r.errorCode,
+      );
+      assert.equal(first.errorCode, E.NONE);
+      const memberA = first.memberId;
+      const sync1 = await a.call(ApiKey.SYNC_GROUP, 5, {
+        groupId: group,
+        generationId: first.generationId,
+        memberId: memberA,
+        groupInstanceId: 'instance-a',
+        protocolType: 'consumer',
+        protocolName: 'range',
+        assignments: [{ memberId: memberA, assignment: Buffer.from('a0') }],
+      });
+      assert.equal(sync1.errorCode, E.NONE);
+      // b joins (parked until a rejoins); a, the leader, rejoins and assigns both.
+      b.send(ApiKey.JOIN_GROUP, 7, staticJoin('', 'instance-b', Buffer.from('subscription of b, first run')));
+      for (let i = 0; i < 50 && (await groupState(group)) !== 'PreparingRebalance'; i++) await sleep(100);
+      const rejoin = await a.call(ApiKey.JOIN_GROUP, 7, staticJoin(memberA, 'instance-a', metadataA));
+      const joinB = await b.receive();
+      assert.equal(rejoin.errorCode, E.NONE);
+      assert.equal(joinB.errorCode, E.NONE);
+      const generation = rejoin.generationId;
+      assert.equal(joinB.generationId, generation);
+      assert.equal(rejoin.leader, memberA);
+      const syncBody = (memberId: string, instanceId: string, gen: number, assignments: unknown[]) => ({
+        groupId: group,
+        generationId: gen,
+        memberId,
+        groupInstanceId: instanceId,
+        protocolType: 'consumer',
+        protocolName: 'range',
+        assignments,
+      });
+      b.send(ApiKey.SYNC_GROUP, 5, syncBody(joinB.memberId, 'instance-b', generation, []));
+      const syncA = await a.call(
+        ApiKey.SYNC_GROUP,
+        5,
+        syncBody(memberA, 'instance-a', generation, [
+          { memberId: memberA, assignment: Buffer.from('a1') },
+          { memberId: joinB.memberId, assignment: Buffer.from('b1') },
+        ]),
+      );
+      const syncB = await b.receive();
+      assert.equal(syncA.errorCode, E.NONE);
+      assert.equal(syncB.assignment.toString(), 'b1');
+
+      // b restarts: no member id, the same instance id, another subscription under the same protocol.
+      const metadataB2 = Buffer.from('subscription of b, after a restart');
+      // Before, the group rebalanced and the answer waited for a to rejoin, or for the rebalance timeout.
+      const again = await b.call(ApiKey.JOIN_GROUP, 7, staticJoin('', 'instance-b', metadataB2), 5000);
+      const hb = await a.call(ApiKey.HEARTBEAT, 3, {
+        groupId: group,
+        generationId: generation,
+        memberId: memberA,
+        groupInstanceId: 'instance-a',
+      });
+      assert.equal(hb.errorCode, E.NONE, 'the other member is not told to rebalance');
+      assert.equal(again.errorCode, E.NONE);
+      assert.equal(again.generationId, generation, 'the same generation');
+      assert.notEqual(again.memberId, joinB.memberId, 'a new member id');
+      assert.equal(again.leader, memberA);
+      assert.deepEqual(again.members, [], 'a follower gets no member list');
+      const syncAgain = await b.call(
+        ApiKey.SYNC_GROUP,
+        5,
+        syncBody(again.memberId, 'instance-b', generation, []),
+      );
+      assert.equal(syncAgain.errorCode, E.NONE);
+      assert.equal(syncAgain.assignment.toString(), 'b1', 'the assignment it had');
+      const old = await a.call(ApiKey.HEARTBEAT, 3, {
+        groupId: group,
+        generationId: generation,
+        memberId: joinB.memberId,
+        groupInstanceId: 'instance-b',
+      });
+      assert.equal(old.errorCode, E.FENCED_INSTANCE_ID, 'the old member id is fenced');
+      const described = await a.call(ApiKey.DESCRIBE_GROUPS, 0, {
+        groups: [group],
+        includeAuthorizedOperations: false,
+      });
+      const d = described.groups[0];
+      assert.equal(d.groupState, 'Stable');
+      assert.equal(d.members.length, 2);
+      const memberB = d.members.find((m: { memberId: string }) => m.memberId === again.memberId);
+      assert.equal(memberB.memberMetadata.toString(), metadataB2.toString(), 'the new subscription is kept');
+      // Both removed by instance id, as an admin client does, so that the group is not Stable for the next test.
+      const left = await a.call(ApiKey.LEAVE_GROUP, 3, {
+        groupId: group,
+        memberId: '',
+        members: ['instance-a', 'instance-b'].map((id) => ({
+          memberId: '',
+          groupInstanceId: id,
+          reason: null,
+        })),
+      });
+      assert.deepEqual(
+        left.members.map((m: { errorCode: number }) => m.errorCode),
+        [E.NONE, E.NONE],
+      );
+    } finally {
+      b.close();
+    }
   });
 
   it('ListGroups filters by state from v4; DeleteGroups and OffsetDelete remove what they name', async () => {

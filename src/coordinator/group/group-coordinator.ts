@@ -584,8 +584,13 @@ export class GroupCoordinator {
 
   /**
    * A static member joined without its member id (a restarted process): it takes over under a new id and the old
-   * id is fenced. In a Stable group whose protocol does not change, no rebalance is needed: the member gets the
-   * current generation and, through SyncGroup, the assignment it had.
+   * id is fenced. In a Stable group whose selected protocol does not change, no rebalance is needed: the member gets
+   * the current generation and, through SyncGroup, the assignment it had.
+   *
+   * As Kafka (updateStaticMemberAndRebalance), the member's new protocols are kept and only the protocol the group
+   * would select is compared, not the metadata: a restarted consumer's subscription differs from the one it last
+   * joined with (the Java client's carries its owned partitions and generation, none after a restart), and
+   * comparing it would rebalance the group on every restart, which static membership exists to avoid.
    */
   private rejoinStaticMember(
     group: ClassicGroup,
@@ -599,8 +604,10 @@ export class GroupCoordinator {
     old.awaitingSync?.(syncError(ErrorCode.FENCED_INSTANCE_ID));
     old.awaitingSync = null;
     const member = group.replaceStaticMember(request.groupInstanceId!, oldMemberId, newMemberId);
-    const sameProtocols = member.sameProtocols(request.protocols);
-    if (group.is('Stable') && sameProtocols) {
+    if (!group.is('Stable')) return this.updateMemberAndRebalance(group, member, request);
+    // join() checked that the new protocols share one with every member, so the group still has a candidate.
+    member.protocols = request.protocols;
+    if (group.selectProtocol() === group.protocolName) {
       member.sessionDeadlineMs = this.now() + request.sessionTimeoutMs;
       member.sessionTimeoutMs = request.sessionTimeoutMs;
       member.rebalanceTimeoutMs = request.rebalanceTimeoutMs;
