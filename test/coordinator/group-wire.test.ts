@@ -277,6 +277,34 @@ describe('group APIs over the wire', () => {
     assert.equal(notEmpty.topics[0].partitions[0].errorCode, E.UNKNOWN_MEMBER_ID);
   });
 
+  it('OffsetCommit during CompletingRebalance checks the member and generation before REBALANCE_IN_PROGRESS', async () => {
+    // Kafka's validateOffsetCommit runs before the state is looked at: a commit from outside the group is
+    // UNKNOWN_MEMBER_ID and one from an older generation ILLEGAL_GENERATION, so that a member dropped from the
+    // group learns it lost its partitions; only a current member of the current generation hears
+    // REBALANCE_IN_PROGRESS.
+    const join = await callReady(ApiKey.JOIN_GROUP, 3, joinBody('commit-completing', ''), (r) => r.errorCode);
+    assert.equal(join.errorCode, E.NONE);
+    assert.equal(join.generationId, 1);
+    // The leader has not sent SyncGroup: the group stays in CompletingRebalance.
+    const described = await client.call(ApiKey.DESCRIBE_GROUPS, 0, {
+      groups: ['commit-completing'],
+      includeAuthorizedOperations: false,
+    });
+    assert.equal(described.groups[0].groupState, 'CompletingRebalance');
+    const commitError = async (generationId: number, memberId: string) => {
+      const r = await client.call(
+        ApiKey.OFFSET_COMMIT,
+        8,
+        commitBody('commit-completing', generationId, memberId, 1n),
+      );
+      return r.topics[0].partitions[0].errorCode;
+    };
+    assert.equal(await commitError(1, 'nobody'), E.UNKNOWN_MEMBER_ID, 'a member outside the group');
+    assert.equal(await commitError(-1, ''), E.UNKNOWN_MEMBER_ID, 'no member, in a group with members');
+    assert.equal(await commitError(0, join.memberId), E.ILLEGAL_GENERATION, 'an older generation');
+    assert.equal(await commitError(1, join.memberId), E.REBALANCE_IN_PROGRESS, 'the current generation');
+  });
+
   it('a static member back under a new member id with changed metadata gets its assignment without a rebalance', async () => {
     // Kafka (updateStaticMemberAndRebalance): in a Stable group, a static member that rejoins without its member
     // id takes over under a new id, and the group rebalances only if the protocol it would select changes. A

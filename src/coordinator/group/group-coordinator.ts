@@ -1215,10 +1215,13 @@ export class GroupCoordinator {
     if (request.generationId < 0 && group.is('Empty')) return ErrorCode.NONE;
     const fenced = this.fencingError(group, request.memberId, request.groupInstanceId);
     if (fenced !== ErrorCode.NONE) return fenced;
-    if (group.is('CompletingRebalance')) return ErrorCode.REBALANCE_IN_PROGRESS;
     const member = group.members.get(request.memberId);
     if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
     if (request.generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
+    // Only a member of the current generation hears that the group is rebalancing, after the checks above (as
+    // Kafka's validateOffsetCommit): one dropped from the group, or of an older generation, must learn that its
+    // partitions are gone (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION) rather than keep them until its next poll.
+    if (group.is('CompletingRebalance')) return ErrorCode.REBALANCE_IN_PROGRESS;
     // A commit from a live member counts as a heartbeat.
     member.sessionDeadlineMs = this.now() + member.sessionTimeoutMs;
     return ErrorCode.NONE;
