@@ -464,4 +464,69 @@ describe('group APIs over the wire', () => {
     });
     assert.deepEqual(f.topics, []);
   });
+  it('OffsetDelete on a live group: NON_EMPTY_GROUP unless a consumer group; unreadable subscriptions keep every topic', async () => {
+    /** A one-member Stable group with an offset committed for t-0; answers the member id. */
+    async function liveGroup(groupId: string, protocolType: string, metadata: Buffer): Promise<string> {
+      const body = { ...joinBody(groupId, ''), protocolType, protocols: [{ name: 'range', metadata }] };
+      const join = await callReady(ApiKey.JOIN_GROUP, 0, body, (r) => r.errorCode);
+      assert.equal(join.errorCode, E.NONE);
+      const sync = await client.call(ApiKey.SYNC_GROUP, 0, {
+        groupId,
+        generationId: join.generationId,
+        memberId: join.memberId,
+        groupInstanceId: null,
+        protocolType: null,
+        protocolName: null,
+        assignments: [{ memberId: join.memberId, assignment: Buffer.alloc(0) }],
+      });
+      assert.equal(sync.errorCode, E.NONE);
+      const commit = await client.call(
+        ApiKey.OFFSET_COMMIT,
+        7,
+        commitBody(groupId, join.generationId, join.memberId, 5n),
+      );
+      assert.equal(commit.topics[0].partitions[0].errorCode, E.NONE);
+      return join.memberId;
+    }
+    const deleteT0 = (groupId: string) =>
+      client.call(ApiKey.OFFSET_DELETE, 0, {
+        groupId,
+        topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }],
+      });
+    const committed = async (groupId: string) =>
+      (
+        await client.call(ApiKey.OFFSET_FETCH, 7, {
+          groupId,
+          topics: [{ name: 't', partitionIndexes: [0] }],
+          groups: [],
+          requireStable: false,
+        })
+      ).topics[0].partitions[0].committedOffset;
+
+    // Kafka deletes offsets of a live group only for a consumer group, whose subscriptions it can read.
+    const connectMember = await liveGroup('od-connect', 'connect', Buffer.from('worker'));
+    const refused = await deleteT0('od-connect');
+    assert.equal(refused.errorCode, E.NON_EMPTY_GROUP);
+    assert.equal(await committed('od-connect'), 5n);
+
+    // A consumer group whose member metadata is not a subscription Brook can read: every topic counts as subscribed.
+    const opaqueMember = await liveGroup('od-opaque', 'consumer', Buffer.from([0xff]));
+    const kept = await deleteT0('od-opaque');
+    assert.equal(kept.errorCode, E.NONE);
+    assert.equal(kept.topics[0].partitions[0].errorCode, E.GROUP_SUBSCRIBED_TO_TOPIC);
+    assert.equal(await committed('od-opaque'), 5n);
+
+    // Once empty, both groups' offsets can go.
+    for (const [groupId, memberId] of [
+      ['od-connect', connectMember],
+      ['od-opaque', opaqueMember],
+    ] as const) {
+      const left = await client.call(ApiKey.LEAVE_GROUP, 0, { groupId, memberId, members: [] });
+      assert.equal(left.errorCode, E.NONE);
+      const deleted = await deleteT0(groupId);
+      assert.equal(deleted.errorCode, E.NONE);
+      assert.equal(deleted.topics[0].partitions[0].errorCode, E.NONE);
+      assert.equal(await committed(groupId), -1n);
+    }
+  });
 });

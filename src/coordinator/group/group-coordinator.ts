@@ -1316,6 +1316,9 @@ export class GroupCoordinator {
     if (coordinator !== ErrorCode.NONE) return fail(coordinator);
     const group = this.groups.get(groupId);
     if (group === undefined || group.is('Dead')) return fail(ErrorCode.GROUP_ID_NOT_FOUND);
+    // As Kafka: a live group's offsets can be deleted only when it is a consumer group, whose members' subscriptions
+    // say which topics it still reads; another kind of group (Connect's workers, a custom protocol) may still use any.
+    if (!group.is('Empty') && group.protocolType !== 'consumer') return fail(ErrorCode.NON_EMPTY_GROUP);
     const subscribed = this.subscribedTopics(group);
     const status = this.partitions.get(group.partition)!;
     const records: EncodedRecord[] = [];
@@ -1323,7 +1326,7 @@ export class GroupCoordinator {
     const result = topics.map((t) => ({
       name: t.name,
       partitions: t.partitions.map((p) => {
-        if (subscribed.has(t.name)) {
+        if (subscribed === null || subscribed.has(t.name)) {
           return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
         }
         const key = offsetKey(t.name, p.partitionIndex);
@@ -1340,15 +1343,20 @@ export class GroupCoordinator {
     return this.append(group.partition, records).then((errorCode) => ({ errorCode, topics: result }));
   }
 
-  /** Topics the members of a non-empty consumer group subscribe to (their offsets cannot be deleted). */
-  private subscribedTopics(group: ClassicGroup): Set<string> {
+  /**
+   * Topics the members of a consumer group subscribe to (none for an empty group), or null when they are not known:
+   * not a consumer group, no protocol chosen yet, or a member's metadata in a layout Brook cannot read. As Kafka's
+   * subscribedTopics, unknown means every topic may be in use: its offsets are neither deleted nor expired.
+   */
+  private subscribedTopics(group: ClassicGroup): Set<string> | null {
     const topics = new Set<string>();
-    if (group.is('Empty') || group.protocolType !== 'consumer' || group.protocolName === null) return topics;
+    if (group.is('Empty')) return topics;
+    if (group.protocolType !== 'consumer' || group.protocolName === null) return null;
     for (const m of group.members.values()) {
       try {
         for (const t of decodeSubscription(m.metadataFor(group.protocolName)).value.topics) topics.add(t);
       } catch {
-        // Metadata a client wrote in another layout: nothing is known to be subscribed.
+        return null;
       }
     }
     return topics;
@@ -1366,13 +1374,13 @@ export class GroupCoordinator {
       // (KIP-211). Other groups keep theirs.
       const stable = group.is('Stable') && group.protocolType === 'consumer';
       if (!group.is('Empty') && !stable) continue;
-      const subscribed = stable ? this.subscribedTopics(group) : null;
-      if (subscribed !== null && subscribed.size === 0) continue;
+      const subscribed = this.subscribedTopics(group);
+      if (subscribed === null) continue;
       const status = this.partitions.get(group.partition)!;
       const records: EncodedRecord[] = [];
       for (const [key, o] of [...group.offsets]) {
         if (group.pendingCommits.has(key) || status.pendingTxn.has(group.groupId, key)) continue;
-        if (subscribed?.has(splitOffsetKey(key).topic)) continue;
+        if (subscribed.has(splitOffsetKey(key).topic)) continue;
         const base =
           group.protocolType === null || stable ? o.commitTimestampMs : group.currentStateTimestampMs;
         const expired = o.expireTimestampMs >= 0 ? nowMs >= o.expireTimestampMs : nowMs >= base + retentionMs;
