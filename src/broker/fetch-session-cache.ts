@@ -73,6 +73,13 @@ export class FetchSessionCache {
   /**
    * Applies the session fields of a fetch request. `sessionPartitions` are the partitions the request names,
    * `forgotten` the keys it asks to drop (incremental only).
+   *
+   * As Kafka's FetchManager.newContext, the epoch decides what the request is: 0 or -1 is a full fetch, which
+   * closes the session it names (known or not) and, at 0, opens a new one; the Java client sends its old session
+   * id with epoch 0 after a failed request, a broker restart included, and gets a new session, not an error. Any
+   * other epoch continues a session: FETCH_SESSION_ID_NOT_FOUND when there is none by that id (session id 0
+   * included), INVALID_FETCH_SESSION_EPOCH when the epoch is not the one expected. A session that an incremental
+   * fetch leaves without partitions is closed, and the request answered without a session.
    */
   resolve(
     sessionId: number,
@@ -82,25 +89,14 @@ export class FetchSessionCache {
     privileged: boolean,
   ): ResolvedSession {
     const now = this.options.nowMs();
-    if (sessionId === INVALID_SESSION_ID) {
+    if (epoch === INITIAL_EPOCH || epoch === FINAL_EPOCH) {
+      if (sessionId !== INVALID_SESSION_ID) this.sessions.delete(sessionId);
       if (epoch === FINAL_EPOCH) return { kind: 'sessionless' };
-      if (epoch !== INITIAL_EPOCH) return { kind: 'error', errorCode: INVALID_FETCH_SESSION_EPOCH };
       const session = this.create(requested, now, privileged);
       return session === undefined ? { kind: 'sessionless' } : { kind: 'full', session };
     }
     const session = this.sessions.get(sessionId);
-    if (epoch === FINAL_EPOCH) {
-      // Closing a session: the request is served as a sessionless full fetch.
-      this.sessions.delete(sessionId);
-      return { kind: 'sessionless' };
-    }
     if (session === undefined) return { kind: 'error', errorCode: FETCH_SESSION_ID_NOT_FOUND };
-    if (epoch === INITIAL_EPOCH) {
-      // A client reopening with a known id: drop the old one and start over.
-      this.sessions.delete(sessionId);
-      const fresh = this.create(requested, now, privileged);
-      return fresh === undefined ? { kind: 'sessionless' } : { kind: 'full', session: fresh };
-    }
     if (epoch !== session.nextEpoch) return { kind: 'error', errorCode: INVALID_FETCH_SESSION_EPOCH };
     for (const key of forgotten) session.partitions.delete(key);
     for (const p of requested) {
@@ -114,6 +110,10 @@ export class FetchSessionCache {
         known.currentLeaderEpoch = p.currentLeaderEpoch;
         known.lastFetchedEpoch = p.lastFetchedEpoch;
       }
+    }
+    if (session.partitions.size === 0) {
+      this.sessions.delete(session.id);
+      return { kind: 'sessionless' };
     }
     session.nextEpoch = nextEpoch(session.nextEpoch);
     session.lastUsedMs = now;
@@ -143,6 +143,18 @@ export class FetchSessionCache {
       p.sentLogStartOffset !== logStartOffset;
     if (news) this.remember(p, highWatermark, lastStableOffset, logStartOffset);
     return news;
+  }
+
+  /**
+   * Moves a partition that returned records in an incremental response to the back of its session (Kafka's
+   * IncrementalFetchContext): the session's order is the order its next fetch reads in and shares max_bytes in,
+   * and a client cannot reorder a session the way it reorders a full fetch. Without it, the partitions at the front
+   * took every response's bytes for as long as they had a backlog, and the others got nothing.
+   */
+  moveToBack(session: FetchSession, p: SessionPartition): void {
+    if (session.partitions.get(p.key) !== p) return;
+    session.partitions.delete(p.key);
+    session.partitions.set(p.key, p);
   }
 
   remember(

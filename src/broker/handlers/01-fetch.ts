@@ -598,7 +598,6 @@ function respond(context: RequestContext, plan: FetchPlan, reads: readonly Parti
     for (const r of reads) if (plan.throttledReplicaReads.includes(r.session.key)) bytes += r.bytes;
     context.services.leaderReplicationQuota.record(bytes, Date.now());
   }
-  const incremental = plan.resolved.kind === 'incremental';
   const byTopic = new Map<string, FetchResponseFetchableTopicResponse>();
   const stats = context.services.topicStats;
   for (const read of reads) {
@@ -607,8 +606,10 @@ function respond(context: RequestContext, plan: FetchPlan, reads: readonly Parti
     const hw = Number(d.highWatermark);
     const lso = Number(d.lastStableOffset);
     const start = Number(d.logStartOffset);
-    if (incremental) {
+    if (plan.resolved.kind === 'incremental') {
       const include = fetchSessions.shouldInclude(read.session, read.bytes > 0, d.errorCode, hw, lso, start);
+      // The next fetch of the session reads the partitions that got nothing this time first.
+      if (read.bytes > 0) fetchSessions.moveToBack(plan.resolved.session, read.session);
       // A pointer to another replica must reach the consumer even when nothing else changed (as in Kafka).
       if (!include && d.preferredReadReplica === NO_PREFERRED_REPLICA && !hasDivergingEpoch(d)) continue;
     } else if (plan.resolved.kind === 'full') {
