@@ -24,6 +24,8 @@ import type { Partition } from '../replica/partition.js';
 const READ_COMMITTED = 1;
 /** How long a read_committed latest offset waits for the followers to confirm the leader (v10's timeout if less). */
 const CONFIRM_TIMEOUT_MS = 5000;
+/** ListOffsets v5 brought OFFSET_NOT_AVAILABLE (KIP-207). */
+const OFFSET_NOT_AVAILABLE_VERSION_MIN = 5;
 
 /** The first record of a batch whose timestamp reaches the target; null when decoding fails. */
 function locateRecord(batch: Buffer, targetMs: number): LocatedRecord | null {
@@ -65,7 +67,14 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
               return oldStyle(partition, p.partitionIndex, timestamp, p.maxNumOffsets);
             const fromFollower = request.replicaId >= 0;
             if (!readCommitted || fromFollower || timestamp !== ListOffsetsTimestamp.Latest)
-              return lookup(partition, p.partitionIndex, timestamp, readCommitted, fromFollower);
+              return lookup(
+                partition,
+                p.partitionIndex,
+                timestamp,
+                readCommitted,
+                fromFollower,
+                context.apiVersion,
+              );
             // Filled in once confirmed, from the partition as it is then.
             const slot = answer(p.partitionIndex, ErrorCode.NONE);
             const timeoutMs =
@@ -82,7 +91,7 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
                 Object.assign(
                   slot,
                   confirmed && typeof now !== 'number'
-                    ? lookup(now, p.partitionIndex, timestamp, true, false)
+                    ? lookup(now, p.partitionIndex, timestamp, true, false, context.apiVersion)
                     : answer(p.partitionIndex, code),
                 );
               }),
@@ -102,9 +111,20 @@ function lookup(
   timestamp: number,
   readCommitted: boolean,
   fromFollower: boolean,
+  version: number,
 ): ListOffsetsResponseListOffsetsPartitionResponse {
   const log = partition.log;
+  // KIP-207: a consumer does not get offsets from a new leader's high watermark while it is behind the epoch's
+  // start (see Partition.highWatermarkBehindEpochStart); v0-v4 clients do not know the code and get Kafka's
+  // LEADER_NOT_AVAILABLE, retriable too.
+  const notAvailable =
+    !fromFollower && partition.highWatermarkBehindEpochStart
+      ? version >= OFFSET_NOT_AVAILABLE_VERSION_MIN
+        ? ErrorCode.OFFSET_NOT_AVAILABLE
+        : ErrorCode.LEADER_NOT_AVAILABLE
+      : ErrorCode.NONE;
   if (timestamp === ListOffsetsTimestamp.Latest) {
+    if (notAvailable !== ErrorCode.NONE) return answer(index, notAvailable);
     const offset = fromFollower ? log.logEndOffset : readCommitted ? log.lastStableOffset : log.highWatermark;
     return answer(index, ErrorCode.NONE, -1, offset, partition.leaderEpoch);
   }
@@ -118,7 +138,8 @@ function lookup(
   }
   // Records above the high watermark are not visible to consumers yet.
   const limit = fromFollower ? log.logEndOffset : readCommitted ? log.lastStableOffset : log.highWatermark;
-  if (found === null || found.offset >= limit) return answer(index, ErrorCode.NONE, -1, -1, -1);
+  // Not found below the limit may only mean that the high watermark has not caught up yet (KIP-207).
+  if (found === null || found.offset >= limit) return answer(index, notAvailable, -1, -1, -1);
   return answer(index, ErrorCode.NONE, found.timestampMs, found.offset, found.leaderEpoch);
 }
 

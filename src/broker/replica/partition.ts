@@ -103,6 +103,12 @@ export class Partition {
    */
   private pendingIsr: readonly BrokerId[] | null = null;
   private leaderSinceMs = 0;
+  /**
+   * The log end offset when this broker started leading at its current leader epoch, null while it follows
+   * (Kafka's leaderEpochStartOffsetOpt). Until the high watermark reaches it, the high watermark may be behind
+   * what the previous leader had made visible, and ListOffsets does not answer from it (KIP-207).
+   */
+  private epochStartOffset: Offset | null = null;
   /** Told after queued appends were written and the high watermark had its chance to move (purgatories). */
   onWritten: ((partition: Partition) => void) | null = null;
 
@@ -170,7 +176,10 @@ export class Partition {
     );
     const newLeader = !this.isLeader;
     const newEpoch = newLeader || leaderEpoch !== this.leaderEpoch;
-    if (newEpoch) this.leaderSinceMs = nowMs;
+    if (newEpoch) {
+      this.leaderSinceMs = nowMs;
+      this.epochStartOffset = this.log.logEndOffset;
+    }
     // Kafka's makeLeader (maybeAssignEpochStartOffset, KIP-279): the new epoch starts at this log's end now, not
     // at the first record this leader writes. Without the entry, a follower whose last epoch is newer than every
     // epoch written here (it fetched records of the previous leader that this one lacks) got no end offset from
@@ -227,7 +236,19 @@ export class Partition {
     this.partitionEpoch = partitionEpoch;
     this.replicas = replicas;
     this.pendingIsr = null;
+    this.epochStartOffset = null;
     this.followers.clear();
+  }
+
+  /**
+   * KIP-207 (Kafka's Partition.fetchOffsetForTimestamp): a leader whose high watermark is still behind the log end
+   * it started its epoch at. Its high watermark moves only once the followers in the ISR fetch from it, and until
+   * then may be below the offsets the previous leader gave consumers, so a consumer's latest offset, or a timestamp
+   * found at or above the high watermark, is answered OFFSET_NOT_AVAILABLE (retriable) rather than an offset that
+   * goes backwards or "no such record".
+   */
+  get highWatermarkBehindEpochStart(): boolean {
+    return this.isLeader && this.epochStartOffset !== null && this.epochStartOffset > this.log.highWatermark;
   }
 
   /**
