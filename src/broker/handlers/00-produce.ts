@@ -19,6 +19,7 @@ import { ApiKey } from '../../protocol/registry.js';
 import type { AppendDone } from '../../storage/log.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
 import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../authorization.js';
+import { INTERNAL_TOPICS } from '../metadata/metadata-cache.js';
 import { leaderPartition } from '../replica/leader-lookup.js';
 import { awaitReplication, type ReplicationWait } from '../replica/replicated-append.js';
 import {
@@ -28,6 +29,14 @@ import {
 } from './produce-txn-verification.js';
 
 const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
+
+/**
+ * The one client id whose produce requests may write to the internal topics (Kafka's AdminUtils.ADMIN_CLIENT_ID).
+ * Every other client is refused INVALID_TOPIC_EXCEPTION there, as Kafka's ReplicaManager does: the group and
+ * transaction coordinators own what those logs hold, write them themselves (not through Produce), and read every
+ * record back when they load a partition; a record they did not write could corrupt or stop that load.
+ */
+const ADMIN_CLIENT_ID = '__admin_client';
 
 /** Whether a partition's first batch is a transactional one (Kafka's RequestUtils.hasTransactionalRecords). */
 function hasTransactionalRecords(request: ProduceRequest): boolean {
@@ -127,11 +136,17 @@ function produce(
       : authorizeTopic(context, AclOperation.WRITE, topic.name)
         ? ErrorCode.NONE
         : ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+    const internalRefused = INTERNAL_TOPICS.has(topic.name) && context.clientId !== ADMIN_CLIENT_ID;
     return {
       name: topic.name,
       partitionResponses: topic.partitionData.map((data): ProduceResponsePartitionProduceResponse => {
         if (!validAcks) return partitionResponse(data.index, ErrorCode.INVALID_REQUIRED_ACKS);
         if (denied !== ErrorCode.NONE) return partitionResponse(data.index, denied);
+        // A partition the cluster does not know stays UNKNOWN_TOPIC_OR_PARTITION (leaderPartition), as in Kafka,
+        // whose KafkaApis answers those before its ReplicaManager looks at internal topics.
+        if (internalRefused && context.services.metadata.partition(topic.name, data.index) !== undefined) {
+          return partitionResponse(data.index, ErrorCode.INVALID_TOPIC_EXCEPTION);
+        }
         const partition = leaderPartition(context.services, topic.name, data.index);
         if (typeof partition === 'number') return partitionResponse(data.index, partition);
         if (data.records === null) return partitionResponse(data.index, ErrorCode.CORRUPT_MESSAGE);

@@ -1,0 +1,64 @@
+// Produce requests that Kafka's KafkaApis and ReplicaManager refuse before anything reaches a log: a client's
+// write to an internal topic (the coordinators own what is in them). Each refusal leaves the log as it was.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { useBrokerWithClient } from '../helpers/broker-suite.js';
+import { sleep } from '../helpers/wait.js';
+import { createTopic, produceBatch, WireClient } from '../helpers/wire-client.js';
+
+const OFFSETS_TOPIC = '__consumer_offsets';
+
+describe('produce requests refused before the append', () => {
+  const suite = useBrokerWithClient({ overrides: { 'offsets.topic.num.partitions': 1 } }, async (s) => {
+    await createTopic(s.client, 'refusals', { numPartitions: 1 });
+    // FindCoordinator creates __consumer_offsets; it answers NONE once its partition is led here.
+    for (let attempt = 0; ; attempt++) {
+      const r = await s.client.call(ApiKey.FIND_COORDINATOR, 3, { key: 'g', keyType: 0 });
+      if (r.errorCode === ErrorCode.NONE) break;
+      assert.ok(attempt < 100, `FindCoordinator still answers ${r.errorCode}`);
+      await sleep(100);
+    }
+  });
+
+  /** The partition's log end offset (ListOffsets v7). */
+  const endOffset = async (topic: string): Promise<bigint> => {
+    const response = await suite.client.call(ApiKey.LIST_OFFSETS, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }],
+    });
+    const partition = response.topics[0].partitions[0];
+    assert.equal(partition.errorCode, ErrorCode.NONE);
+    return partition.offset;
+  };
+
+  it("a client's produce to __consumer_offsets is INVALID_TOPIC_EXCEPTION and appends nothing", async () => {
+    const before = await endOffset(OFFSETS_TOPIC);
+    const response = await produceBatch(suite.client, OFFSETS_TOPIC, buildBatch([{ key: 'k', value: 'v' }]));
+    assert.equal(response.errorCode, ErrorCode.INVALID_TOPIC_EXCEPTION);
+    assert.equal(response.baseOffset, -1n);
+    assert.equal(await endOffset(OFFSETS_TOPIC), before, 'nothing reached the offsets log');
+  });
+
+  it('a partition of an internal topic that does not exist is still UNKNOWN_TOPIC_OR_PARTITION', async () => {
+    const response = await produceBatch(suite.client, OFFSETS_TOPIC, buildBatch([{ value: 'v' }]), -1, 7);
+    assert.equal(response.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  });
+
+  it('the client id __admin_client may write to an internal topic, as in Kafka', async () => {
+    const admin = await WireClient.connect(suite.broker.host, suite.broker.port, '__admin_client');
+    try {
+      const before = await endOffset(OFFSETS_TOPIC);
+      // A tombstone for a key no group uses: the coordinator has nothing to make of it.
+      const response = await produceBatch(admin, OFFSETS_TOPIC, buildBatch([{ key: 'k', value: null }]));
+      assert.equal(response.errorCode, ErrorCode.NONE);
+      assert.equal(response.baseOffset, before);
+    } finally {
+      admin.close();
+    }
+  });
+});
