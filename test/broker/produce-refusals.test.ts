@@ -1,5 +1,7 @@
 // Produce requests that Kafka's KafkaApis and ReplicaManager refuse before anything reaches a log: a client's
-// write to an internal topic (the coordinators own what is in them). Each refusal leaves the log as it was.
+// write to an internal topic (the coordinators own what is in them), and transactional batches sent without a
+// transactional id (no coordinator would ever end the transaction they open). Each refusal leaves the log as it
+// was.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -24,11 +26,11 @@ describe('produce requests refused before the append', () => {
     }
   });
 
-  /** The partition's log end offset (ListOffsets v7). */
-  const endOffset = async (topic: string): Promise<bigint> => {
+  /** The partition's log end offset, or with readCommitted its last stable offset (ListOffsets v7). */
+  const endOffset = async (topic: string, readCommitted = false): Promise<bigint> => {
     const response = await suite.client.call(ApiKey.LIST_OFFSETS, 7, {
       replicaId: -1,
-      isolationLevel: 0,
+      isolationLevel: readCommitted ? 1 : 0,
       topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }],
     });
     const partition = response.topics[0].partitions[0];
@@ -60,5 +62,29 @@ describe('produce requests refused before the append', () => {
     } finally {
       admin.close();
     }
+  });
+
+  it('a transactional batch without a transactional id is refused, and opens no transaction', async () => {
+    const init = await suite.client.call(ApiKey.INIT_PRODUCER_ID, 4, {
+      transactionalId: null,
+      transactionTimeoutMs: 60_000,
+      producerId: -1n,
+      producerEpoch: -1,
+    });
+    assert.equal(init.errorCode, ErrorCode.NONE);
+    const before = await endOffset('refusals');
+    const batch = buildBatch([{ value: 'stray' }], {
+      producerId: Number(init.producerId),
+      producerEpoch: init.producerEpoch,
+      baseSequence: 0,
+      transactional: true,
+    });
+    const response = await produceBatch(suite.client, 'refusals', batch);
+    assert.equal(response.errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    assert.equal(await endOffset('refusals'), before, 'nothing was appended');
+    // A plain record after it is readable by read_committed consumers: no transaction holds the stable offset.
+    const plain = await produceBatch(suite.client, 'refusals', buildBatch([{ value: 'plain' }]));
+    assert.equal(plain.errorCode, ErrorCode.NONE);
+    assert.equal(await endOffset('refusals', true), plain.baseOffset + 1n);
   });
 });

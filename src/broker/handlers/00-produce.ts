@@ -98,12 +98,13 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
   handle(context, request) {
     // Authorization as Kafka's KafkaApis: a transactional producer needs WRITE on its transactional id (else the
     // whole request fails), then each topic needs WRITE. Transactional batches without a transactional id are
-    // refused the same way, as Kafka does: WRITE on a topic alone must not open a transaction in its log (one
-    // without a coordinator would hold back read_committed consumers until it times out).
+    // refused the same way, as Kafka does with or without an authorizer: no coordinator knows the transaction they
+    // would open, so no marker would ever end it, and it would hold back read_committed consumers for good (KIP-890
+    // verification cannot help: it asks the coordinator of a transactional id).
     const transactionalDenied =
       request.transactionalId !== null
         ? !authorizeTransactionalId(context, AclOperation.WRITE, request.transactionalId)
-        : context.services.authorizer !== null && hasTransactionalRecords(request);
+        : hasTransactionalRecords(request);
     // KIP-890: partitions whose first transactional batch the coordinator says was not added to the transaction;
     // a coordinator on another broker answers later, and the appends wait for it.
     const unverified = transactionalDenied ? null : verifyTransactionalProduce(context.services, request);
