@@ -60,6 +60,8 @@ export function createTransactionCoordinator(deps: {
     nextProducerId: deps.nextProducerId,
     maxTimeoutMs: config.transactionMaxTimeoutMs,
     abortIntervalMs: config.transactionAbortTimedOutTransactionCleanupIntervalMs,
+    transactionalIdExpirationMs: config.transactionalIdExpirationMs,
+    removeExpiredIntervalMs: config.transactionRemoveExpiredTransactionCleanupIntervalMs,
     writeMarkers: (request) =>
       wiring.writeMarkers === null
         ? Promise.resolve(

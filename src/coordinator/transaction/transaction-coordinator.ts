@@ -9,7 +9,8 @@
 // partition replays its records, last per id winning, and finishes any transaction left in a Prepare state; a higher
 // coordinator epoch on the same broker reloads the partition, cancelling the markers of the old epoch (as Kafka).
 // Transactions older than their timeout are aborted by tick() with the producer epoch bumped (fencing the
-// producer), as Kafka's abortTimedOutTransactions does.
+// producer), as Kafka's abortTimedOutTransactions does; ids idle for transactional.id.expiration.ms are forgotten
+// (a tombstone each), as Kafka's removeExpiredTransactionalIds does.
 //
 // Every method runs to completion without awaiting; writes re-check on completion that the partition is still
 // loaded by the same leadership (token) and that the metadata is the same object.
@@ -52,6 +53,11 @@ export const TXN_STATE_NAMES = [
 
 const MAX_EPOCH = 32767;
 const MARKER_RETRY_MS = 200;
+/**
+ * Bound on the keys of one append of expiration tombstones, well under __transaction_state's max.message.bytes
+ * (Kafka fills a batch up to that size, then starts another).
+ */
+const TOMBSTONE_KEY_BYTES_PER_APPEND_MAX = 256 * 1024;
 
 export interface TopicPartitionRef {
   readonly topic: string;
@@ -137,6 +143,10 @@ export interface TransactionCoordinatorOptions {
   readonly maxTimeoutMs: number;
   /** transaction.abort.timed.out.transaction.cleanup.interval.ms */
   readonly abortIntervalMs: number;
+  /** transactional.id.expiration.ms */
+  readonly transactionalIdExpirationMs: number;
+  /** transaction.remove.expired.transaction.cleanup.interval.ms */
+  readonly removeExpiredIntervalMs: number;
   /** Writes the markers; resolves with the partitions that did not take them (empty when all were written). */
   readonly writeMarkers: (request: MarkerRequest) => Promise<MarkerFailure[]>;
   /** The leader epoch of partition `index` of __transaction_state (the markers' coordinator epoch). */
@@ -202,9 +212,18 @@ export function transactionRecord<T extends Readonly<TxnRecordFields>>(
     clientTransactionVersion: 0,
   };
   return {
-    key: encodeVersioned(transactionLogKeySchema, 0, { transactionalId: m.transactionalId }),
+    key: transactionLogKey(m.transactionalId),
     value: encodeVersioned(transactionLogValueSchema, 0, value),
   };
+}
+
+function transactionLogKey(transactionalId: string): Buffer {
+  return encodeVersioned(transactionLogKeySchema, 0, { transactionalId });
+}
+
+/** Kafka's TransactionState.isExpirationAllowed: the states in which no transaction runs. */
+function isExpirationAllowed(state: TxnState): boolean {
+  return state === TxnState.Empty || state === TxnState.CompleteCommit || state === TxnState.CompleteAbort;
 }
 
 /** Java's String.hashCode-based partition, as for groups. */
@@ -261,6 +280,7 @@ export class TransactionCoordinator {
   private nextToken = 1;
   private creatingTopic: Promise<void> | null = null;
   private nextAbortCheckMs: number;
+  private nextExpirationCheckMs: number;
   private stopped = false;
   private readonly defer: (fn: () => void) => void;
   private readonly retry: (fn: () => void, ms: number) => void;
@@ -273,6 +293,7 @@ export class TransactionCoordinator {
         setTimeout(fn, ms).unref();
       });
     this.nextAbortCheckMs = options.clock.monotonicMs() + options.abortIntervalMs;
+    this.nextExpirationCheckMs = options.clock.monotonicMs() + options.removeExpiredIntervalMs;
   }
 
   partitionFor(transactionalId: string): number {
@@ -812,11 +833,23 @@ export class TransactionCoordinator {
     }
   }
 
-  /** Aborts Ongoing transactions older than their timeout, every abortIntervalMs. */
+  /**
+   * Aborts Ongoing transactions older than their timeout, every abortIntervalMs; forgets expired transactional ids,
+   * every removeExpiredIntervalMs.
+   */
   tick(): void {
     const now = this.options.clock.monotonicMs();
-    if (now < this.nextAbortCheckMs) return;
-    this.nextAbortCheckMs = now + this.options.abortIntervalMs;
+    if (now >= this.nextAbortCheckMs) {
+      this.nextAbortCheckMs = now + this.options.abortIntervalMs;
+      this.abortTimedOutTransactions();
+    }
+    if (now >= this.nextExpirationCheckMs) {
+      this.nextExpirationCheckMs = now + this.options.removeExpiredIntervalMs;
+      this.removeExpiredTransactionalIds();
+    }
+  }
+
+  private abortTimedOutTransactions(): void {
     const wall = this.options.clock.nowMs();
     for (const m of this.txns.values()) {
       if (m.state !== TxnState.Ongoing || m.busy) continue;
@@ -826,6 +859,71 @@ export class TransactionCoordinator {
         this.abortWithBump(m);
       }
     }
+  }
+
+  /**
+   * Kafka's removeExpiredTransactionalIds: an id in which no transaction runs (Empty, CompleteCommit,
+   * CompleteAbort), with no write in flight, whose last change is transactional.id.expiration.ms old is forgotten.
+   * A tombstone for its key is written to its partition, so that compaction drops its records and a coordinator
+   * loading the partition does not bring it back; once acknowledged, the id leaves memory, and a producer that
+   * initializes it again is a new one (a new producer id at epoch 0). While the tombstone is in flight the id is busy
+   * and answers CONCURRENT_TRANSACTIONS, as Kafka's pending Dead state; a failed write leaves it as it was, for the
+   * next check.
+   */
+  private removeExpiredTransactionalIds(): void {
+    const cutoffMs = this.options.clock.nowMs() - this.options.transactionalIdExpirationMs;
+    const byPartition = new Map<number, TxnMetadata[]>();
+    for (const m of this.txns.values()) {
+      if (m.busy || !isExpirationAllowed(m.state) || m.updateMs > cutoffMs) continue;
+      if (this.partitions.get(m.partition)?.state !== 'active') continue;
+      const expired = byPartition.get(m.partition) ?? [];
+      expired.push(m);
+      byPartition.set(m.partition, expired);
+    }
+    for (const [partition, expired] of byPartition) {
+      let chunk: TxnMetadata[] = [];
+      let keyBytes = 0;
+      for (const m of expired) {
+        const bytes = Buffer.byteLength(m.transactionalId, 'utf8');
+        if (chunk.length > 0 && keyBytes + bytes > TOMBSTONE_KEY_BYTES_PER_APPEND_MAX) {
+          this.writeTombstones(partition, chunk);
+          chunk = [];
+          keyBytes = 0;
+        }
+        chunk.push(m);
+        keyBytes += bytes;
+      }
+      this.writeTombstones(partition, chunk);
+    }
+  }
+
+  private writeTombstones(partition: number, expired: readonly TxnMetadata[]): void {
+    const token = this.tokenOf(partition);
+    for (const m of expired) m.busy = true;
+    const records = expired.map((m) => ({ key: transactionLogKey(m.transactionalId), value: null }));
+    const written = (errorCode: number): void => {
+      let removed = 0;
+      for (const m of expired) {
+        if (!this.isCurrent(m, token)) continue;
+        m.busy = false;
+        if (errorCode !== ErrorCode.NONE) continue;
+        this.txns.delete(m.transactionalId);
+        removed++;
+      }
+      if (errorCode !== ErrorCode.NONE) {
+        this.options.logger.warn(
+          `writing the expiration of ${expired.length} transactional ids to ${TRANSACTION_STATE_TOPIC}-` +
+            `${partition} failed with ${errorName(errorCode)}; they are kept until the next check`,
+        );
+      } else if (removed > 0) {
+        this.options.logger.info(
+          `${removed} transactional ids of ${TRANSACTION_STATE_TOPIC}-${partition} expired and were removed`,
+        );
+      }
+    };
+    void this.options.storage
+      .append(partition, records)
+      .then(written, () => written(ErrorCode.UNKNOWN_SERVER_ERROR));
   }
 
   /** ListTransactions: ids of the partitions led here, filtered by state names and producer ids. */

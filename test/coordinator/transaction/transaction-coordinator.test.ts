@@ -56,6 +56,8 @@ function harness(storage = new MemoryStorage(), clock = new ManualClock()): Harn
     nextProducerId: async () => nextId++,
     maxTimeoutMs: 900_000,
     abortIntervalMs: 10_000,
+    transactionalIdExpirationMs: 604_800_000,
+    removeExpiredIntervalMs: 3_600_000,
     writeMarkers: async (request): Promise<MarkerFailure[]> => {
       markers.push(request);
       const failures: MarkerFailure[] = [];
@@ -522,6 +524,54 @@ describe('transaction coordinator', () => {
     assert.equal((await a.coordinator.initProducerId('tx', 60_000, null)).errorCode, E.NOT_COORDINATOR);
   });
 
+  it('forgets an id idle for transactional.id.expiration.ms with a tombstone; busy while it is written', async () => {
+    const { coordinator, clock, storage } = harness();
+    const done = await coordinator.initProducerId('done', 60_000, null);
+    await coordinator.addPartitions('done', done.producerId, done.producerEpoch, TP);
+    await coordinator.endTransaction('done', done.producerId, done.producerEpoch, true);
+    await settle();
+    assert.equal(coordinator.describe('done')?.state, TxnState.CompleteCommit);
+    const running = await coordinator.initProducerId('running', 60_000, null);
+    await coordinator.addPartitions('running', running.producerId, running.producerEpoch, TP);
+    // The default expiration (seven days) and check interval (an hour) go by: the timeout check aborts the
+    // Ongoing transaction (a write in flight, so it is not expired), the completed one is expired.
+    clock.advance(604_800_000 + 3_600_000);
+    storage.hold = true;
+    coordinator.tick();
+    assert.equal(
+      (await coordinator.initProducerId('done', 60_000, null)).errorCode,
+      E.CONCURRENT_TRANSACTIONS,
+      'busy while its tombstone is written',
+    );
+    storage.release();
+    await settle();
+    assert.equal(coordinator.describe('done'), undefined);
+    assert.equal(coordinator.describe('running')?.state, TxnState.CompleteAbort);
+    const log = storage.logs.get(transactionPartition('done', PARTITIONS)) ?? [];
+    assert.equal(log.at(-1)?.value, null, 'the last record of the partition is the tombstone');
+    // A new coordinator loading the log does not know the id; initialized again, it is a new one (epoch 0).
+    const b = harness(storage);
+    await settle();
+    assert.equal(b.coordinator.describe('done'), undefined);
+    assert.equal((await b.coordinator.initProducerId('done', 60_000, null)).producerEpoch, 0);
+  });
+
+  it('keeps an expired id whose tombstone write fails, until the next check', async () => {
+    const { coordinator, clock, storage } = harness();
+    await coordinator.initProducerId('idle', 60_000, null);
+    clock.advance(604_800_000 + 3_600_000);
+    storage.failWith = E.NOT_ENOUGH_REPLICAS;
+    coordinator.tick();
+    await settle();
+    assert.equal(coordinator.describe('idle')?.busy, false);
+    assert.equal(coordinator.describe('idle')?.state, TxnState.Empty);
+    storage.failWith = 0;
+    clock.advance(3_600_000);
+    coordinator.tick();
+    await settle();
+    assert.equal(coordinator.describe('idle'), undefined);
+  });
+
   it('answers COORDINATOR_LOAD_IN_PROGRESS while loading', async () => {
     const deferred: (() => void)[] = [];
     const coordinator = new TransactionCoordinator({
@@ -532,6 +582,8 @@ describe('transaction coordinator', () => {
       nextProducerId: async () => 1,
       maxTimeoutMs: 900_000,
       abortIntervalMs: 10_000,
+      transactionalIdExpirationMs: 604_800_000,
+      removeExpiredIntervalMs: 3_600_000,
       writeMarkers: async () => [],
       coordinatorEpoch: () => 0,
       defer: (fn) => deferred.push(fn),
