@@ -1187,26 +1187,31 @@ export class GroupCoordinator {
   }
 
   /**
-   * Kafka's rule for TxnOffsetCommit (GroupCoordinator.handleTxnCommitOffsets): a commit that names a member must
-   * come from a member of the group (UNKNOWN_MEMBER_ID), not from one whose static instance id another member has
-   * taken (FENCED_INSTANCE_ID), and one that names a generation must name the current one (ILLEGAL_GENERATION); a
-   * commit naming neither (a producer from before KIP-447, or offsets kept outside any group) is not checked.
-   * A KIP-848 group checks the member epoch instead.
+   * Kafka's rule for TxnOffsetCommit (GroupCoordinator.validateOffsetCommit, 3.5+, for a transactional commit). A
+   * commit naming no member, generation or instance id (a producer from before KIP-447, or offsets kept outside any
+   * group) is not checked, and an Empty group takes one with generation -1 (the admin client's, or a consumer's
+   * outside group management). Any other must come from the current member of the current generation: an instance
+   * id must be held by that member id (FENCED_INSTANCE_ID when another member holds it, UNKNOWN_MEMBER_ID when none
+   * does), the member id must be in the group (UNKNOWN_MEMBER_ID, an empty one included), and the generation must
+   * be the group's (ILLEGAL_GENERATION, -1 included: librdkafka keeps its member id with generation -1 after a
+   * heartbeat answered ILLEGAL_GENERATION, and such a zombie must not commit offsets of partitions a rebalance is
+   * moving). A KIP-848 group checks the member epoch instead.
    */
   private txnCommitError(group: ClassicGroup, request: TxnCommitRequest): number {
-    if (request.memberId === '' && request.generationId < 0) return ErrorCode.NONE;
+    const { memberId, generationId, groupInstanceId } = request;
+    if (memberId === '' && generationId < 0 && groupInstanceId === null) return ErrorCode.NONE;
     const consumer = this.consumerGroups.get(request.groupId);
     if (consumer !== undefined && consumer.members.size > 0) {
       return consumerCommitError(consumer, request);
     }
-    if (request.memberId !== '') {
-      const fenced = this.fencingError(group, request.memberId, request.groupInstanceId);
-      if (fenced !== ErrorCode.NONE) return fenced;
-      if (!group.members.has(request.memberId)) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (generationId < 0 && group.is('Empty')) return ErrorCode.NONE;
+    if (groupInstanceId !== null) {
+      const holder = group.staticMembers.get(groupInstanceId);
+      if (holder === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+      if (holder !== memberId) return ErrorCode.FENCED_INSTANCE_ID;
     }
-    if (request.generationId >= 0 && request.generationId !== group.generationId) {
-      return ErrorCode.ILLEGAL_GENERATION;
-    }
+    if (!group.members.has(memberId)) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
     return ErrorCode.NONE;
   }
 
