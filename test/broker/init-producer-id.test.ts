@@ -124,8 +124,9 @@ describe('InitProducerId with a transactional id and a producer id/epoch (KIP-36
           timeoutMs: 60_000,
           state: TxnState.CompleteCommit,
           partitions: new Set(),
-          startMs: 1,
-          updateMs: 1,
+          // Recent: transactional.id.expiration.ms forgets ids idle for longer.
+          startMs: Date.now(),
+          updateMs: Date.now(),
           busy: false,
           partition: 0,
         },
@@ -133,7 +134,9 @@ describe('InitProducerId with a transactional id and a producer id/epoch (KIP-36
         new Set(),
       );
     await init('load-first', -1n, -1);
-    const produced = await client.call(ApiKey.PRODUCE, 9, {
+    // Only Kafka's admin client id may write to an internal topic.
+    const admin = await WireClient.connect(broker!.host, broker!.port, '__admin_client');
+    const produced = await admin.call(ApiKey.PRODUCE, 9, {
       transactionalId: null,
       acks: -1,
       timeoutMs: 5000,
@@ -153,6 +156,7 @@ describe('InitProducerId with a transactional id and a producer id/epoch (KIP-36
       ],
     });
     assert.equal(produced.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
+    admin.close();
     client.close();
     assert.equal(await broker!.stop(), 0);
     await start();
