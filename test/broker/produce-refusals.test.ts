@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { writeBatchCrc } from '../../src/protocol/records/batch-crc.js';
+import { BATCH_HEADER_BYTES } from '../../src/protocol/records/batch-header.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { useBrokerWithClient } from '../helpers/broker-suite.js';
 import { sleep } from '../helpers/wait.js';
@@ -62,6 +64,20 @@ describe('produce requests refused before the append', () => {
     } finally {
       admin.close();
     }
+  });
+
+  it('an uncompressed batch whose valid CRC covers a malformed record is INVALID_RECORD and appends nothing', async () => {
+    const batch = buildBatch([{ key: 'k', value: 'first' }, { value: 'second' }]);
+    // The first record's length varint (zigzag 63) now runs past the record: a client's encoding bug, CRC and all.
+    batch[BATCH_HEADER_BYTES] = 0x7e;
+    writeBatchCrc(batch, 0);
+    const before = await endOffset('refusals');
+    const response = await produceBatch(suite.client, 'refusals', batch);
+    assert.equal(response.errorCode, ErrorCode.INVALID_RECORD);
+    assert.equal(await endOffset('refusals'), before, 'nothing was appended');
+    // The partition still serves what follows.
+    const good = await produceBatch(suite.client, 'refusals', buildBatch([{ value: 'good' }]));
+    assert.deepEqual([good.errorCode, good.baseOffset], [ErrorCode.NONE, before]);
   });
 
   it('a transactional batch without a transactional id is refused, and opens no transaction', async () => {

@@ -82,7 +82,11 @@ export function prepareProducedBatches(
   const parts: Buffer[] = [];
   let rewritten = input !== records;
   for (let pos = 0; pos < input.length; ) {
-    const fault = validateBatch(input, pos, input.length, { fromClient });
+    // A client's uncompressed records are walked (cheap: no decompression, no allocation) so that one encoded
+    // wrongly is refused, as Kafka's LogValidator does, instead of stopping every consumer of the partition.
+    // Compressed batches are walked only when a record rule needs it (checkRecords): decompressing every produced
+    // batch would cost what Kafka pays and Brook does not (see src/protocol/records/README.md).
+    const fault = validateBatch(input, pos, input.length, { fromClient, walkUncompressed: fromClient });
     if (fault !== null) return fail(fault.errorCode, fault.message);
     const size = batchHeader.sizeInBytes(input, pos);
     if (size > settings.maxMessageBytes) {

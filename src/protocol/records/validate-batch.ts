@@ -12,8 +12,10 @@
 //   6. lastOffsetDelta >= recordsCount - 1 (compaction may leave gaps, never the reverse) (INVALID_RECORD)
 //   7. from a client: at least one record, lastOffsetDelta = recordsCount - 1, no control batch, a
 //      transactional batch has a producer id, an idempotent batch has a sequence          (INVALID_RECORD)
-//   8. with `deep`: decompress (bounded) and walk every record; counts and offset deltas must agree with the
-//      header                                     (CORRUPT_MESSAGE, INVALID_RECORD or MESSAGE_TOO_LARGE)
+//   8. with `deep`, or `walkUncompressed` for an uncompressed batch: decompress (bounded) and walk every record;
+//      counts and offset deltas must agree with the header (CORRUPT_MESSAGE, INVALID_RECORD or MESSAGE_TOO_LARGE;
+//      a malformed record in a client's batch is INVALID_RECORD, as Kafka's InvalidRecordException: its CRC
+//      matched, so the client encoded it so, and sending it again cannot help)
 
 import { limits } from '../../common/limits.js';
 import { isCompressionType } from '../compression/compression-type.js';
@@ -36,6 +38,11 @@ export interface ValidateBatchOptions {
   fromClient?: boolean;
   /** Also decompress and walk the records. */
   deep?: boolean;
+  /**
+   * Walk the records of an uncompressed batch (no decompression, no allocation): a batch whose CRC covers
+   * malformed records would otherwise reach the log, and every consumer would fail on it.
+   */
+  walkUncompressed?: boolean;
   /** Bound on decompression for `deep`; defaults to limits.decompressedBatchBytesMax. */
   maxDecompressedBytes?: number;
 }
@@ -70,7 +77,12 @@ export function validateBatch(
     return batchFault('truncated', `batch of ${length + LOG_OVERHEAD} bytes, ${available} available`, pos);
   }
   if (!isBatchCrcValid(buf, pos)) return batchFault('crc-mismatch', 'CRC32C does not match', pos);
-  return checkHeader(buf, pos, length, options) ?? (options.deep ? checkRecords(buf, pos, options) : null);
+  const headerFault = checkHeader(buf, pos, length, options);
+  if (headerFault !== null) return headerFault;
+  const walk =
+    options.deep === true ||
+    (options.walkUncompressed === true && batchHeader.compression(buf, pos) === CompressionType.None);
+  return walk ? checkRecords(buf, pos, options) : null;
 }
 
 function checkHeader(
@@ -129,7 +141,10 @@ function checkRecords(buf: Buffer, pos: number, options: ValidateBatchOptions): 
     }
     return null;
   } catch (err) {
-    if (err instanceof BatchFaultError) return err.fault;
-    throw err;
+    if (!(err instanceof BatchFaultError)) throw err;
+    const fault = err.fault;
+    return options.fromClient && fault.kind === 'records-framing'
+      ? batchFault(fault.kind, fault.message, fault.position, RecordErrorCode.INVALID_RECORD)
+      : fault;
   }
 }

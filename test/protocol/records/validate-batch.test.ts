@@ -159,6 +159,28 @@ describe('validateBatch', () => {
     );
   });
 
+  it('walkUncompressed walks an uncompressed batch only; a client batch with a malformed record is INVALID_RECORD', () => {
+    const bad = patched(sample(), (b) => {
+      b[BATCH_HEADER_BYTES] = 0x7e;
+    });
+    expectFault(
+      validateBatch(bad, 0, bad.length, { walkUncompressed: true }),
+      'records-framing',
+      RecordErrorCode.CORRUPT_MESSAGE,
+    );
+    expectFault(
+      validateBatch(bad, 0, bad.length, { walkUncompressed: true, fromClient: true }),
+      'records-framing',
+      RecordErrorCode.INVALID_RECORD,
+    );
+    // A compressed batch whose header lies about its count is found only by decompressing it, which this does not.
+    const fewer = patched(sample(CompressionType.Gzip), (b) => {
+      b.writeInt32BE(9, RECORDS_COUNT);
+      b.writeInt32BE(8, LAST_OFFSET_DELTA);
+    });
+    assert.equal(validateBatch(fewer, 0, fewer.length, { walkUncompressed: true }), null);
+  });
+
   it('deep validation compares the records with the header count and offsets', () => {
     const fewer = patched(sample(CompressionType.Gzip), (b) => {
       b.writeInt32BE(9, RECORDS_COUNT);
