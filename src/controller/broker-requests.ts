@@ -197,8 +197,7 @@ export async function onControlledShutdown(
   }
   const outcome = await core.writeStates(writes);
   if (outcome === null) return { errorCode: ErrorCode.NOT_CONTROLLER, remainingPartitions: [] };
-  if (outcome.conflicts.length > 0) await core.refreshStates(outcome.conflicts);
-  core.propagate(outcome.written.map((w) => ({ tp: w.tp, created: false })));
+  core.propagate(await changesToSend(core, outcome));
   if (followerOf.length > 0 && core.ctx === ctx) {
     core.sendStopReplica([broker], followerOf, false);
   }
@@ -256,13 +255,13 @@ export async function onElectLeaders(
   const outcome = await core.writeStates(writes);
   if (outcome === null)
     return { throttleTimeMs: 0, errorCode: ErrorCode.NOT_CONTROLLER, replicaElectionResults: [] };
-  if (outcome.conflicts.length > 0) await core.refreshStates(outcome.conflicts);
+  const changes = await changesToSend(core, outcome);
   for (const tp of outcome.conflicts)
     errors.set(partitionKey(tp), {
       code: ErrorCode.REQUEST_TIMED_OUT,
       message: 'The partition changed during the election; retry.',
     });
-  core.propagate(outcome.written.map((w) => ({ tp: w.tp, created: false })));
+  core.propagate(changes);
   const byTopic = new Map<string, ElectLeadersResponseReplicaElectionResult>();
   for (const tp of asked) {
     const result = byTopic.get(tp.topic) ?? { topic: tp.topic, partitionResult: [] };
@@ -303,10 +302,24 @@ export async function onCheckLeaderBalance(core: ControllerCore): Promise<TopicP
   if (writes.length === 0) return [];
   const outcome = await core.writeStates(writes);
   if (outcome === null) return [];
-  if (outcome.conflicts.length > 0) await core.refreshStates(outcome.conflicts);
+  const changes = await changesToSend(core, outcome);
   core.logger.info(`automatic preferred leader election moved ${outcome.written.length} partitions`);
-  core.propagate(outcome.written.map((w) => ({ tp: w.tp, created: false })));
+  core.propagate(changes);
   return outcome.written.map((w) => w.tp);
+}
+
+/**
+ * What to send after writing states: the partitions written, and those whose state a conflict made the controller
+ * read back changed. Such a state may be this controller's own write whose reply was lost (ZooKeeper committed
+ * it, then the connection dropped): no broker has been sent it, and its new leader would never learn that it
+ * leads.
+ */
+async function changesToSend(
+  core: ControllerCore,
+  outcome: { written: readonly StateWrite[]; conflicts: readonly TopicPartition[] },
+): Promise<{ tp: TopicPartition; created: boolean }[]> {
+  const readBack = outcome.conflicts.length > 0 ? await core.refreshStates(outcome.conflicts) : [];
+  return [...outcome.written.map((w) => w.tp), ...readBack].map((tp) => ({ tp, created: false }));
 }
 
 function alterPartitionError(errorCode: number): AlterPartitionResponse {

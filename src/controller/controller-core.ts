@@ -30,8 +30,11 @@ export interface ControllerCore {
   writeStates(
     writes: readonly StateWrite[],
   ): Promise<{ written: StateWrite[]; conflicts: TopicPartition[] } | null>;
-  /** Reads partition states again (after a conflict) into the context. */
-  refreshStates(tps: readonly TopicPartition[]): Promise<void>;
+  /**
+   * Reads partition states again (after a conflict) into the context; answers those that had changed under the
+   * controller, which the brokers may not have been sent (a write of its own whose reply was lost).
+   */
+  refreshStates(tps: readonly TopicPartition[]): Promise<TopicPartition[]>;
   /** Writes a partition's assignment and state in one guarded transaction and applies them. */
   writeAssignmentAndState(
     tp: TopicPartition,

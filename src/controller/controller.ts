@@ -1021,18 +1021,25 @@ export class Controller {
     );
   }
 
-  /** Reads states again after a conflict and puts them into the context. */
-  private async refreshStates(tps: readonly TopicPartition[]): Promise<void> {
+  /**
+   * Reads states again after a conflict and puts them into the context. Answers the partitions whose state was
+   * not the one the controller knew: mostly its own write whose reply was lost (ZooKeeper committed it, then the
+   * connection dropped and the client answered CONNECTIONLOSS), which no broker has been sent yet.
+   */
+  private async refreshStates(tps: readonly TopicPartition[]): Promise<TopicPartition[]> {
     const reads = await Promise.all(tps.map(async (tp) => ({ tp, state: await this.readState(tp) })));
     const ctx = this.ctx;
-    if (ctx === null) return;
+    if (ctx === null) return [];
+    const changed: TopicPartition[] = [];
     for (const { tp, state } of reads) {
       const entry = ctx.partition(tp);
       if (entry === undefined || state === null) continue;
+      if (state.partitionEpoch !== entry.partitionEpoch) changed.push(tp);
       entry.leadership = state.leadership;
       entry.partitionEpoch = state.partitionEpoch;
       entry.controllerEpoch = state.controllerEpoch;
     }
+    return changed;
   }
 
   /** Reads unclean.leader.election.enable of each topic (topic config, else the broker's). */
@@ -1060,6 +1067,8 @@ export class Controller {
     tps: readonly TopicPartition[],
   ): Promise<{ tp: TopicPartition; created: boolean }[]> {
     const changed: { tp: TopicPartition; created: boolean }[] = [];
+    // States found changed under the controller, read back after a conflict: see the end.
+    const readBack = new Map<string, TopicPartition>();
     let pending = tps.map((tp) => ({ topic: tp.topic, partition: tp.partition }));
     for (let attempt = 0; attempt < 3 && pending.length > 0; attempt++) {
       const ctx = this.ctx;
@@ -1082,9 +1091,17 @@ export class Controller {
           );
         }
       }
-      if (outcome.conflicts.length > 0) await this.refreshStates(outcome.conflicts);
+      if (outcome.conflicts.length > 0) {
+        for (const tp of await this.refreshStates(outcome.conflicts)) readBack.set(partitionKey(tp), tp);
+      }
       pending = outcome.conflicts;
     }
+    // A state read back may be this controller's own election whose reply was lost: written, yet never sent, and
+    // the next attempt finds nothing left to change. It is sent as a change, or its new leader would never learn
+    // that it leads. (Kafka's controller retries the write, fails on the version, reads the state and elects
+    // again, which sends it.)
+    for (const c of changed) readBack.delete(partitionKey(c.tp));
+    for (const tp of readBack.values()) changed.push({ tp, created: false });
     return changed;
   }
 

@@ -13,9 +13,11 @@ import type {
   MultiResult,
   NodeData,
   Op,
+  SessionEvent,
   SessionListener,
   Stat,
   StoreResult,
+  Watcher,
 } from '../../src/controller/store/store.js';
 import { TopicAdmin } from '../../src/controller/topic-admin.js';
 import {
@@ -268,4 +270,75 @@ export class DeafSession implements CoordinationStore {
   close() {
     return this.inner.close();
   }
+}
+
+/**
+ * What a FaultySession does with one call: `lose` applies it and answers CONNECTIONLOSS (ZooKeeper's server
+ * committed it, the link dropped before the reply), `fail` answers CONNECTIONLOSS without applying it.
+ */
+export type Fault = 'lose' | 'fail';
+
+/**
+ * A session whose calls can fail as over a flaky link to ZooKeeper: `multiFault` and `getFault` are asked before
+ * each multi and get, and `emit` plays a session event (a `reconnected` after the link came back).
+ */
+export class FaultySession implements CoordinationStore {
+  multiFault: (ops: readonly Op[]) => Fault | null = () => null;
+  getFault: (path: string) => Fault | null = () => null;
+  private readonly listeners = new Set<SessionListener>();
+
+  constructor(private readonly inner: CoordinationStore) {
+    inner.onSessionEvent((event) => {
+      for (const l of this.listeners) l(event);
+    });
+  }
+  get sessionId() {
+    return this.inner.sessionId;
+  }
+  get sessionTimeoutMs() {
+    return this.inner.sessionTimeoutMs;
+  }
+  create(path: string, data: Uint8Array, mode?: Parameters<CoordinationStore['create']>[2]) {
+    return this.inner.create(path, data, mode);
+  }
+  async get(path: string, watcher?: Watcher): Promise<StoreResult<NodeData>> {
+    const fault = this.getFault(path);
+    if (fault === 'fail') return { ok: false, code: 'CONNECTIONLOSS', path };
+    const result = await this.inner.get(path, watcher);
+    return fault === 'lose' ? { ok: false, code: 'CONNECTIONLOSS', path } : result;
+  }
+  set(path: string, data: Uint8Array, version: number): Promise<StoreResult<Stat>> {
+    return this.inner.set(path, data, version);
+  }
+  delete(path: string, version: number) {
+    return this.inner.delete(path, version);
+  }
+  exists(path: string, watcher?: Watcher) {
+    return this.inner.exists(path, watcher);
+  }
+  children(path: string, watcher?: Watcher) {
+    return this.inner.children(path, watcher);
+  }
+  async multi(ops: readonly Op[]): Promise<MultiResult> {
+    const fault = this.multiFault(ops);
+    if (fault === 'fail') return { ok: false, code: 'CONNECTIONLOSS', failedOpIndex: 0 };
+    const result = await this.inner.multi(ops);
+    return fault === 'lose' ? { ok: false, code: 'CONNECTIONLOSS', failedOpIndex: 0 } : result;
+  }
+  onSessionEvent(listener: SessionListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  emit(event: SessionEvent): void {
+    for (const l of this.listeners) l(event);
+  }
+  close() {
+    return this.inner.close();
+  }
+}
+
+/** Whether a multi writes the state znode of topic-partition. */
+export function writesState(ops: readonly Op[], topic: string, partition: number): boolean {
+  const path = partitionStatePath(topic, partition as never);
+  return ops.some((op) => (op.op === 'set' || op.op === 'create') && op.path === path);
 }
