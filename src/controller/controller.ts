@@ -508,6 +508,13 @@ export class Controller {
     );
   }
 
+  /** Every partition brought to what the rules give for the current brokers, and the changes sent. */
+  private async reconcileAll(): Promise<void> {
+    const ctx = this.ctx;
+    if (ctx === null || this.stopped) return;
+    this.propagate(await this.reconcile([...ctx.allPartitions()]));
+  }
+
   electLeaders(request: ElectLeadersRequest): Promise<ElectLeadersResponse> {
     return (
       this.queue.request('electLeaders', () => onElectLeaders(this.core, request)) ??
@@ -534,6 +541,10 @@ export class Controller {
         this.adminZnodes.watchReassign();
         this.adminZnodes.watchPreferredElection();
         this.watchLogDirEvents();
+        // A state write that failed meanwhile (an election, a dead broker leaving an ISR, a new partition's first
+        // state) is not retried by the event that made it: decide every partition again. Kafka's controller
+        // retries its ZooKeeper writes until the session is connected again (retryRequestsUntilConnected).
+        this.queue.enqueue('reconcileAfterReconnect', () => this.reconcileAll(), 'reconcileAfterReconnect');
         return;
       }
       if (event !== 'expired' && event !== 'closed') return;

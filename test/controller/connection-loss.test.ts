@@ -77,3 +77,19 @@ test('a controlled shutdown whose write lost its reply still tells the new leade
   assert.equal(sent?.leader, 3, 'the new leader learns it leads');
   assert.equal(sent?.leaderEpoch, state?.leaderEpoch);
 });
+
+test('an election whose write failed while the store was unreachable is made once the session reconnects', async () => {
+  const { cluster, session, channel, controller } = await setup();
+  let connected = false;
+  session.multiFault = (ops) => (!connected && writesState(ops, 't', 0) ? 'fail' : null);
+  cluster.killBroker(2);
+  await settle(controller);
+  assert.equal((await cluster.partitionState('t', 0))?.leader, 2, 'nothing was written while disconnected');
+  connected = true;
+  session.emit('reconnected');
+  await settle(controller);
+  const state = await cluster.partitionState('t', 0);
+  assert.equal(state?.leader, 3);
+  assert.deepEqual(state?.isr, [3, 1]);
+  assert.equal(channel.lastLeaderAndIsr(3, 't', 0)?.leader, 3);
+});
