@@ -1053,7 +1053,12 @@ export class Controller {
     return changed;
   }
 
-  /** Reads unclean.leader.election.enable of each topic (topic config, else the broker's). */
+  /**
+   * Reads unclean.leader.election.enable of each topic (topic config, else the broker's). A topic whose config
+   * could not be read (the store unreachable) does not allow it: its override may say false, and Kafka's
+   * controller does not elect a partition whose topic config read failed (KafkaZkClient.getLogConfigs). The
+   * partition is left without a leader, its last ISR member kept, until the next election is asked.
+   */
   private async uncleanAllowed(topics: ReadonlySet<string>): Promise<Map<string, boolean>> {
     const setting = this.options.uncleanLeaderElectionEnable;
     const fallback = typeof setting === 'function' ? setting() : (setting ?? false);
@@ -1061,6 +1066,11 @@ export class Controller {
     await Promise.all(
       [...topics].map(async (t) => {
         const node = await this.store.get(topicConfigPath(t));
+        if (!node.ok && node.code !== 'NONODE') {
+          this.logger.warn(`reading the config of ${t} failed (${node.code}): no unclean leader election`);
+          out.set(t, false);
+          return;
+        }
         const config = node.ok ? decodeEntityConfig(node.value.data) : null;
         const value = config?.ok ? config.value[UNCLEAN_KEY] : undefined;
         out.set(t, value === undefined ? fallback : value.trim().toLowerCase() === 'true');

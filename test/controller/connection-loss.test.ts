@@ -5,10 +5,12 @@
 
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { encodeEntityConfig, topicConfigPath } from '../../src/controller/zk-layout/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import {
   admin,
   FaultySession,
+  isrChange,
   newTopic,
   RecordingChannel,
   settle,
@@ -18,7 +20,7 @@ import {
 } from './helpers.js';
 
 /** Brokers 1-3, the controller on broker 1 over a FaultySession, and topic t with partition 0 on [2, 3, 1]. */
-async function setup() {
+async function setup(options: { uncleanLeaderElectionEnable?: boolean } = {}) {
   const cluster = new TestCluster();
   after(() => cluster.close());
   const b1 = await cluster.addBroker(1);
@@ -26,7 +28,7 @@ async function setup() {
   await cluster.addBroker(3);
   const session = new FaultySession(b1.session);
   const channel = new RecordingChannel();
-  const controller = startController(session, 1, channel);
+  const controller = startController(session, 1, channel, options);
   await controller.start();
   const [created] = await admin(b1.session, controller).createTopics(
     [newTopic('t', -1, -1, [{ partitionIndex: 0, brokerIds: [2, 3, 1] }])],
@@ -92,4 +94,29 @@ test('an election whose write failed while the store was unreachable is made onc
   assert.equal(state?.leader, 3);
   assert.deepEqual(state?.isr, [3, 1]);
   assert.equal(channel.lastLeaderAndIsr(3, 't', 0)?.leader, 3);
+});
+
+test('a topic whose config cannot be read is not elected uncleanly, whatever the broker default', async () => {
+  const { cluster, session, controller } = await setup({ uncleanLeaderElectionEnable: true });
+  await cluster.observer.set(
+    topicConfigPath('t'),
+    encodeEntityConfig({ 'unclean.leader.election.enable': 'false' }),
+    -1,
+  );
+  // Leader 2 shrinks the ISR to itself, then dies: 3 and 1 are alive but out of sync.
+  const shrunk = await controller.alterPartition(
+    {
+      brokerId: 2,
+      brokerEpoch: -1n,
+      topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 0, 0, [2])] }],
+    },
+    2,
+  );
+  assert.equal(shrunk.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  session.getFault = (path) => (path === topicConfigPath('t') ? 'fail' : null);
+  cluster.killBroker(2);
+  await settle(controller);
+  const state = await cluster.partitionState('t', 0);
+  assert.equal(state?.leader, -1, 'no out-of-sync replica leads');
+  assert.deepEqual(state?.isr, [2]);
 });
