@@ -12,6 +12,7 @@ import { connectZooKeeper } from '../../src/controller/store/zookeeper-store.js'
 import { TopicAdmin } from '../../src/controller/topic-admin.js';
 import { decodePartitionState, partitionStatePath } from '../../src/controller/zk-layout/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { untilValue } from '../helpers/wait.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 import { DeafSession, RecordingChannel, registration } from './helpers.js';
 
@@ -34,16 +35,6 @@ async function session(): Promise<CoordinationStore> {
   assert.ok(opened.ok, 'connected to ZooKeeper');
   sessions.push(opened.value);
   return opened.value;
-}
-
-async function until<T>(what: string, read: () => Promise<T | null>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 test('three brokers on ZooKeeper: one controller, leaders for a new topic, failover when the controller dies', async () => {
@@ -96,7 +87,7 @@ test('three brokers on ZooKeeper: one controller, leaders for a new topic, failo
     const decoded = decodePartitionState(node.value.data);
     return decoded.ok ? decoded.value : null;
   };
-  const initial = await until('the partition state', readState);
+  const initial = await untilValue('the partition state', readState);
   assert.equal(initial.leader, firstId);
   assert.equal(initial.isr.length, 3);
 
@@ -105,12 +96,12 @@ test('three brokers on ZooKeeper: one controller, leaders for a new topic, failo
   await dead.controller.stop();
   await dead.session.close();
   brokers.delete(firstId);
-  const successor = await until('a new controller', async () => {
+  const successor = await untilValue('a new controller', async () => {
     const b = [...brokers.values()].find((x) => x.controller.isActive);
     return b ?? null;
   });
   assert.equal(successor.controller.epoch, 2);
-  const moved = await until('a new leader', async () => {
+  const moved = await untilValue('a new leader', async () => {
     const s = await readState();
     return s !== null && s.leader !== firstId ? s : null;
   });
@@ -118,7 +109,7 @@ test('three brokers on ZooKeeper: one controller, leaders for a new topic, failo
   assert.equal(moved.leaderEpoch, 1);
   assert.deepEqual(moved.isr.includes(firstId as BrokerId), false);
   assert.equal(moved.controllerEpoch, 2);
-  await until('LeaderAndIsr to the new leader', async () =>
+  await untilValue('LeaderAndIsr to the new leader', async () =>
     successor.channel.lastLeaderAndIsr(moved.leader, 'zk', 0)?.leader === moved.leader ? true : null,
   );
   for (const b of brokers.values()) await b.controller.stop();
@@ -175,12 +166,12 @@ test('on ZooKeeper, a deaf controller is fenced by the epoch check, a dead follo
     return decoded.ok ? { ...decoded.value, version: node.value.stat.version } : null;
   };
   await zombie.sync(['fenced']);
-  await until('the state', readState);
+  await untilValue('the state', readState);
   // Take /controller away from the zombie without it hearing of it; broker 5 wins the next election.
   await root.delete('/controller', -1);
-  await until('broker 5 to take over', async () => (successor.isActive ? true : null));
+  await untilValue('broker 5 to take over', async () => (successor.isActive ? true : null));
   assert.equal(zombie.isActive, true);
-  const state = await until('the state', readState);
+  const state = await untilValue('the state', readState);
   const answer = await zombie.alterPartition(
     {
       brokerId: 4,
@@ -206,12 +197,12 @@ test('on ZooKeeper, a deaf controller is fenced by the epoch check, a dead follo
   );
   assert.equal(answer.errorCode, ErrorCode.NOT_CONTROLLER);
   assert.deepEqual((await readState())?.isr, state.isr, 'the fenced write changed nothing in ZooKeeper');
-  await until('the zombie to resign', async () => (zombie.isActive ? null : true));
+  await untilValue('the zombie to resign', async () => (zombie.isActive ? null : true));
   assert.equal(successor.isActive, true);
 
   // Broker 6 dies: it leaves the ISR.
   await s3.close();
-  const shrunk = await until('ISR without broker 6', async () => {
+  const shrunk = await untilValue('ISR without broker 6', async () => {
     const s = await readState();
     return s !== null && !s.isr.includes(6 as BrokerId) ? s : null;
   });
@@ -223,7 +214,7 @@ test('on ZooKeeper, a deaf controller is fenced by the epoch check, a dead follo
     topics: [{ name: 'fenced', partitions: [{ partitionIndex: 0, replicas: [5] }] }],
   });
   assert.equal(moved.responses[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
-  const final = await until('leader 5 alone', async () => {
+  const final = await untilValue('leader 5 alone', async () => {
     const s = await readState();
     return s !== null && s.leader === 5 && s.isr.length === 1 ? s : null;
   });

@@ -15,6 +15,7 @@ import { connectZooKeeper } from '../../src/controller/store/zookeeper-store.js'
 import { TopicAdmin } from '../../src/controller/topic-admin.js';
 import { decodePartitionState, partitionStatePath } from '../../src/controller/zk-layout/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { untilValue } from '../helpers/wait.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 import { RecordingChannel, registration } from './helpers.js';
 
@@ -130,16 +131,6 @@ async function session(connect = server.connect): Promise<CoordinationStore> {
   return opened.value;
 }
 
-async function until<T>(what: string, read: () => Promise<T | null>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 test('on ZooKeeper, a leader elected by a transaction whose reply was lost is still sent LeaderAndIsr', async () => {
   // Broker 1 runs the controller and reaches ZooKeeper through the proxy; brokers 2 and 3 directly.
   const brokers = new Map<number, CoordinationStore>();
@@ -181,23 +172,23 @@ test('on ZooKeeper, a leader elected by a transaction whose reply was lost is st
     const decoded = decodePartitionState(node.value.data);
     return decoded.ok ? decoded.value : null;
   };
-  const initial = await until('the partition state', readState);
+  const initial = await untilValue('the partition state', readState);
   assert.equal(initial.leader, 2);
-  await until('LeaderAndIsr to broker 3', async () =>
+  await untilValue('LeaderAndIsr to broker 3', async () =>
     channel.lastLeaderAndIsr(3, 'lost', 0)?.leader === 2 ? true : null,
   );
 
   // The next transaction of the controller is its election for broker 2's partition: its reply is lost.
   proxy.armed = true;
   await brokers.get(2)!.close();
-  const moved = await until('a new leader in ZooKeeper', async () => {
+  const moved = await untilValue('a new leader in ZooKeeper', async () => {
     const s = await readState();
     return s !== null && s.leader === 3 ? s : null;
   });
   assert.equal(proxy.dropped, 1, 'the reply to the election was dropped');
   assert.equal(moved.leaderEpoch, 1);
   await controller.sync();
-  await until('LeaderAndIsr naming broker 3 leader, sent to broker 3', async () => {
+  await untilValue('LeaderAndIsr naming broker 3 leader, sent to broker 3', async () => {
     const sent = channel.lastLeaderAndIsr(3, 'lost', 0);
     return sent?.leader === 3 && sent.leaderEpoch === moved.leaderEpoch ? true : null;
   });

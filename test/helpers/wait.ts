@@ -14,3 +14,18 @@ export async function waitUntil(
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** Polls `read` every 50 ms until it answers something other than null, and answers that. */
+export async function untilValue<T>(
+  what: string,
+  read: () => Promise<T | null>,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
