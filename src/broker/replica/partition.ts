@@ -459,8 +459,8 @@ export class Partition {
 
   /**
    * The ISR this leader should propose, or null when it is right as it is: followers that have not caught up
-   * within replica.lag.time.max.ms leave (never below the leader itself), and followers outside it that reached
-   * the high watermark join.
+   * within replica.lag.time.max.ms leave (never below the leader itself), and followers outside it that are in
+   * sync (followerInSync) join.
    */
   proposedIsr(nowMs: number, lagTimeMaxMs: number): BrokerId[] | null {
     if (!this.isLeader || this.isrChangeInFlight) return null;
@@ -478,16 +478,26 @@ export class Partition {
     for (const id of this.replicas) {
       if (isr.has(id) || id === this.localBrokerId) continue;
       const state = this.followers.get(id);
-      if (
-        state !== undefined &&
-        state.logEndOffset >= this.log.highWatermark &&
-        nowMs - state.lastCaughtUpMs <= lagTimeMaxMs
-      ) {
+      if (state !== undefined && this.followerInSync(state) && nowMs - state.lastCaughtUpMs <= lagTimeMaxMs) {
         isr.add(id);
         changed = true;
       }
     }
     return changed ? this.replicas.filter((id) => isr.has(id)) : null;
+  }
+
+  /**
+   * Whether a follower outside the ISR holds enough of this log to join it (Kafka's isFollowerInSync): its log end
+   * has reached the high watermark and the offset this leader started its epoch at (KAFKA-7128). A new leader's
+   * high watermark can be behind what the previous leader had committed until its ISR fetches from it; a follower
+   * that only reached that lagging high watermark may lack committed records, and elected from the ISR it joined,
+   * would lose them. Every committed record is below the epoch start, so a follower past it has them all.
+   */
+  private followerInSync(state: FollowerState): boolean {
+    const epochStart = this.epochStartOffset;
+    return (
+      epochStart !== null && state.logEndOffset >= this.log.highWatermark && state.logEndOffset >= epochStart
+    );
   }
 
   /**
