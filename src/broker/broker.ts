@@ -437,6 +437,10 @@ export class Broker {
       logger.child('replicas'),
       storageConfigFor,
       clock,
+      {
+        lagTimeMaxMs: config.replicaLagTimeMaxMs,
+        isAlive: (id) => metadata.broker(id) !== undefined,
+      },
     );
     const store = this.store!;
     const producerIds = new ProducerIdManager(store, this.brokerId);

@@ -13,7 +13,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { type IsrAnswerAction, IsrManager, isrAnswerAction } from '../../src/broker/cluster/isr-manager.js';
 import type { TopicLogSettings } from '../../src/broker/config/topic-log-settings.js';
 import type { MetadataCache } from '../../src/broker/metadata/metadata-cache.js';
-import { Partition } from '../../src/broker/replica/partition.js';
+import { type FollowerRules, Partition } from '../../src/broker/replica/partition.js';
 import { systemClock } from '../../src/common/clock.js';
 import type { BrokerId } from '../../src/common/ids.js';
 import { silentLogger } from '../../src/common/logger.js';
@@ -57,9 +57,9 @@ function answer(errorCode: number, isr: number[] = [], leaderEpoch = 5, partitio
 }
 
 /** A leader of t-0 (replicas 1, 2, 3; ISR [1, 2]) and an ISR manager whose controller answers from `script`. */
-function setUp(t: TestContext, topicId = '') {
+function setUp(t: TestContext, topicId = '', rules?: FollowerRules) {
   const h = openHarness(t);
-  const p = new Partition('t', 0, topicId, h.log, LEADER, {} as TopicLogSettings);
+  const p = new Partition('t', 0, topicId, h.log, LEADER, {} as TopicLogSettings, systemClock, rules);
   p.becomeLeader(5, 0, [B1, B2, B3], [B1, B2]);
   const script: Answer[] = [];
   const sent: number[][] = [];
@@ -170,7 +170,11 @@ describe('ISR manager: answers to AlterPartition', () => {
   });
 
   it('goes back to the committed ISR when the controller says it did not apply the change', async (t) => {
-    const { p, log, isr, script, append } = setUp(t);
+    // Broker 3 is ineligible: its registration is gone, and this broker's metadata no longer lists it either.
+    const { p, log, isr, script, append } = setUp(t, '', {
+      lagTimeMaxMs: LAG_MS,
+      isAlive: (id) => id !== B3,
+    });
     append(2);
     p.recordFollowerEnd(B2, 2);
     p.recordFollowerEnd(B3, 2);

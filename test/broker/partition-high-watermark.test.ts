@@ -1,11 +1,14 @@
 // The leader's high watermark over the ISR, and over an ISR change in flight: the controller may commit a
 // proposed expansion and elect a replica it adds (a reassignment finishes when its targets join the ISR) before
 // the leader hears the answer, so until then a write is acknowledged only once the added replicas have it too.
+// And over the followers outside the ISR that are caught up and alive (Kafka's maybeIncrementLeaderHW), so that one
+// reaches the high watermark and joins even while the leader keeps taking writes.
 
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import type { TopicLogSettings } from '../../src/broker/config/topic-log-settings.js';
-import { Partition } from '../../src/broker/replica/partition.js';
+import { type FollowerRules, Partition } from '../../src/broker/replica/partition.js';
+import { systemClock } from '../../src/common/clock.js';
 import type { BrokerId } from '../../src/common/ids.js';
 import { openHarness } from '../storage/log-harness.js';
 
@@ -14,15 +17,19 @@ const B1 = LEADER;
 const B2 = 2 as BrokerId;
 const B3 = 3 as BrokerId;
 
-function leaderOf(t: TestContext, isr: readonly BrokerId[]) {
+const LAG_TIME_MAX_MS = 10_000;
+
+/** A leader of t-0 on the system clock, or on the harness's manual clock with `rules` when they are given. */
+function leaderOf(t: TestContext, isr: readonly BrokerId[], rules?: FollowerRules) {
   const h = openHarness(t);
-  const p = new Partition('t', 0, '', h.log, LEADER, {} as TopicLogSettings);
+  const clock = rules === undefined ? systemClock : h.clock;
+  const p = new Partition('t', 0, '', h.log, LEADER, {} as TopicLogSettings, clock, rules);
   p.becomeLeader(5, 0, [B1, B2, B3], isr);
   const append = (count: number): void => {
     for (let i = 0; i < count; i++) h.append({}, p.leaderEpoch);
     p.maybeAdvanceHighWatermark();
   };
-  return { p, log: h.log, append };
+  return { p, log: h.log, append, clock: h.clock };
 }
 
 describe('partition high watermark', () => {
@@ -55,16 +62,70 @@ describe('partition high watermark', () => {
   });
 
   it('counts the committed ISR alone again once the change is refused', (t) => {
-    const { p, log, append } = leaderOf(t, [LEADER]);
+    // The controller refuses broker 2 as ineligible: its registration is gone (this broker's metadata agrees).
+    const { p, log, append, clock } = leaderOf(t, [LEADER], {
+      lagTimeMaxMs: LAG_TIME_MAX_MS,
+      isAlive: (id) => id !== B2,
+    });
     append(2);
     p.recordFollowerEnd(B2, 2);
-    const proposed = p.proposedIsr(Date.now(), 1000)!;
+    const proposed = p.proposedIsr(clock.nowMs(), LAG_TIME_MAX_MS)!;
     assert.deepEqual(proposed, [1, 2]);
     p.isrChangeSent(proposed);
     append(2);
     assert.equal(log.highWatermark, 2);
     assert.equal(p.isrChangeEnded(proposed), true, 'the high watermark moves when the proposal is gone');
     assert.equal(log.highWatermark, 4);
+  });
+
+  it('waits for a caught-up follower outside the ISR, which then joins though the leader keeps writing', (t) => {
+    const rules = { lagTimeMaxMs: LAG_TIME_MAX_MS, isAlive: () => true };
+    const { p, log, append, clock } = leaderOf(t, [B1, B2], rules);
+    append(5);
+    p.recordFollowerEnd(B2, 5);
+    // Broker 3, outside the ISR, fetches from the log end: caught up.
+    p.recordFollowerEnd(B3, 5);
+    assert.equal(log.highWatermark, 5);
+
+    // Writes keep coming: before each ISR check the leader has more than broker 3's last fetch reached, though
+    // each fetch of broker 3 reaches where the leader's end was at its previous one.
+    let end = 5;
+    for (let i = 0; i < 3; i++) {
+      clock.advance(100);
+      append(2);
+      p.recordFollowerEnd(B2, end + 2);
+      p.recordFollowerEnd(B3, end);
+      end += 2;
+      assert.equal(log.highWatermark, end - 2, 'broker 3, caught up, holds the high watermark back');
+    }
+    assert.deepEqual(
+      p.proposedIsr(clock.nowMs(), LAG_TIME_MAX_MS),
+      [1, 2, 3],
+      'at the high watermark: joins',
+    );
+  });
+
+  it('stops waiting for a follower outside the ISR when its caught-up time runs out, or it is not alive', (t) => {
+    let alive = true;
+    const rules = { lagTimeMaxMs: LAG_TIME_MAX_MS, isAlive: (id: BrokerId) => id !== B3 || alive };
+    const { p, log, append, clock } = leaderOf(t, [B1, B2], rules);
+    append(2);
+    p.recordFollowerEnd(B2, 2);
+    p.recordFollowerEnd(B3, 2);
+    append(2);
+    p.recordFollowerEnd(B2, 4);
+    assert.equal(log.highWatermark, 2, 'broker 3 is caught up');
+    clock.advance(LAG_TIME_MAX_MS + 1);
+    assert.equal(p.maybeAdvanceHighWatermark(), true);
+    assert.equal(log.highWatermark, 4, 'broker 3 has not been caught up for longer than the lag time');
+
+    p.recordFollowerEnd(B3, 4);
+    append(2);
+    p.recordFollowerEnd(B2, 6);
+    assert.equal(log.highWatermark, 4, 'caught up again');
+    alive = false;
+    assert.equal(p.maybeAdvanceHighWatermark(), true);
+    assert.equal(log.highWatermark, 6, "broker 3's registration is gone");
   });
 
   it('keeps the committed ISR while a shrink is in flight', (t) => {

@@ -68,7 +68,16 @@ export class SimBroker {
     const topicConfigs = new TopicConfigs(
       staticOnly(new Map([['min.insync.replicas', String(this.minInsyncReplicas)]])),
     );
-    const replicas = new ReplicaManager(this.id, logs, topicConfigs, silentLogger, () => logConfig(), clock);
+    const replicas = new ReplicaManager(
+      this.id,
+      logs,
+      topicConfigs,
+      silentLogger,
+      () => logConfig(),
+      clock,
+      // The simulation has no metadata cache: a dead follower stops counting when its caught-up time runs out.
+      { lagTimeMaxMs: LAG_TIME_MAX_MS, isAlive: () => true },
+    );
     const purgatory = new Purgatory('produce', PRODUCE_PURGATORY_MAX, clock);
     // As the broker wires it: a write or a fetch that moved a high watermark completes waiting acks=all writes.
     replicas.onAppendWritten((p) => purgatory.checkAndComplete(p.key));

@@ -85,6 +85,20 @@ export interface ReadReplicaCandidate {
   readonly lagMs: number;
 }
 
+/**
+ * What a leader's high watermark rule reads of the broker for a follower outside the ISR that is about to join
+ * it (see maybeAdvanceHighWatermark).
+ */
+export interface FollowerRules {
+  /** replica.lag.time.max.ms: how long after it last was caught up a follower counts as caught up. */
+  readonly lagTimeMaxMs: number;
+  /** Whether the broker is alive by this broker's metadata (Kafka's isReplicaIsrEligible in ZooKeeper mode). */
+  isAlive(brokerId: BrokerId): boolean;
+}
+
+/** Kafka's default replica.lag.time.max.ms, every broker alive: for partitions built without a broker (tests). */
+export const DEFAULT_FOLLOWER_RULES: FollowerRules = { lagTimeMaxMs: 30_000, isAlive: () => true };
+
 export class Partition {
   leaderId: BrokerId = NO_BROKER_ID;
   leaderEpoch = -1;
@@ -121,6 +135,8 @@ export class Partition {
     public settings: TopicLogSettings,
     /** Wall time of fetches and elections (the ISR rules' caught-up times). */
     private readonly clock: Clock = systemClock,
+    /** What the high watermark rule reads of the broker (see FollowerRules). */
+    private readonly followerRules: FollowerRules = DEFAULT_FOLLOWER_RULES,
   ) {
     this.currentLog = log;
     this.watch(log);
@@ -396,7 +412,7 @@ export class Partition {
       state.lastCaughtUpMs = Math.max(state.lastCaughtUpMs, state.lastFetchMs);
     state.lastFetchLeaderEndOffset = leaderEnd;
     state.lastFetchMs = nowMs;
-    return this.maybeAdvanceHighWatermark();
+    return this.maybeAdvanceHighWatermark(nowMs);
   }
 
   /** The broker epoch the follower's last fetch gave, -1 when unknown (KIP-903; see FollowerState). */
@@ -574,8 +590,15 @@ export class Partition {
    * The high watermark is the smallest log end offset in the ISR, the leader's own counting only written bytes;
    * it never goes back. While an ISR change is in flight, the replicas it adds count as well: the controller
    * may have committed it already and elected one of them, which must hold every acknowledged record.
+   *
+   * A follower outside the ISR that is caught up (it reached the leader's end within replica.lag.time.max.ms)
+   * counts too, as in Kafka's maybeIncrementLeaderHW: it is about to join, and the ISR check adds a follower only
+   * once its log end reaches the high watermark. Left out, the high watermark moved past it with every write, and
+   * under a steady load its last fetch was nearly always behind it: it stayed out of the ISR for as long as the
+   * writes went on. A follower that stops fetching stops counting once that time has passed, and one that this
+   * broker's metadata does not list as alive (its registration is gone: dead, or fenced) does not count at all.
    */
-  maybeAdvanceHighWatermark(): boolean {
+  maybeAdvanceHighWatermark(nowMs = this.clock.nowMs()): boolean {
     if (!this.isLeader) return false;
     let hw = this.log.writtenEndOffset;
     const lowest = (id: BrokerId): void => {
@@ -586,6 +609,12 @@ export class Partition {
     };
     for (const id of this.isr) lowest(id);
     if (this.pendingIsr !== null) for (const id of this.pendingIsr) lowest(id);
+    const rules = this.followerRules;
+    for (const id of this.replicas) {
+      const caughtUpMs = this.followers.get(id)?.lastCaughtUpMs;
+      if (caughtUpMs !== undefined && nowMs - caughtUpMs <= rules.lagTimeMaxMs && rules.isAlive(id))
+        lowest(id);
+    }
     if (hw > this.log.highWatermark) {
       assert(hw <= this.log.logEndOffset, `${this.key}: high watermark ${hw} past the log end`);
       this.log.setHighWatermark(hw);

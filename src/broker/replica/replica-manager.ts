@@ -21,7 +21,7 @@ import type { Log } from '../../storage/log.js';
 import type { LogConfig } from '../../storage/log-config.js';
 import { LogDirOfflineError } from '../../storage/log-dirs.js';
 import type { TopicConfigs } from '../topic-configs.js';
-import { Partition } from './partition.js';
+import { DEFAULT_FOLLOWER_RULES, type FollowerRules, Partition } from './partition.js';
 
 export function partitionKey(topic: string, partition: number): string {
   return `${topic}-${partition}`;
@@ -63,6 +63,8 @@ export class ReplicaManager {
     private readonly storageConfigFor: (topic: string) => LogConfig,
     /** The partitions' clock (see Partition). */
     private readonly clock: Clock = systemClock,
+    /** What the partitions' high watermark rule reads of the broker (see Partition's FollowerRules). */
+    private readonly followerRules: FollowerRules = DEFAULT_FOLLOWER_RULES,
   ) {}
 
   /** Group and transaction coordinators follow the leadership of their internal topics' partitions. */
@@ -200,6 +202,7 @@ export class ReplicaManager {
           this.brokerId,
           settings,
           this.clock,
+          this.followerRules,
         );
         partition.onWritten = (p) => this.appendWrittenListener?.(p);
         this.partitions.set(key, partition);
