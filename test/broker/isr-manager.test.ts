@@ -205,6 +205,31 @@ describe('ISR manager: answers to AlterPartition', () => {
     assert.equal(log.highWatermark, 3);
   });
 
+  it('keeps an accepted change when a LeaderAndIsr of its leader epoch built before it comes after', async (t) => {
+    const { p, isr, script, append } = setUp(t);
+    append(2);
+    p.recordFollowerEnd(B2, 2);
+    p.recordFollowerEnd(B3, 2);
+    script.push(answer(ErrorCode.NONE, [1, 2, 3], 5, 1));
+    isr.check();
+    await isr.idle();
+    assert.deepEqual(p.isr, [1, 2, 3]);
+
+    // A controller that took over sent every broker the state it had read (leader epoch 5, partition epoch 0)
+    // before it handled the expansion; that LeaderAndIsr comes after the answer. Kafka's makeLeader skips a
+    // partition epoch older than the one it has: the leader keeps the ISR the controller committed.
+    p.becomeLeader(5, 0, [B1, B2, B3], [B1, B2]);
+    assert.deepEqual(p.isr, [1, 2, 3], 'the ISR committed after that LeaderAndIsr was built');
+    // Its next change names the partition epoch the controller has: with the older one, the controller answers
+    // INVALID_UPDATE_VERSION and the leader waits for a LeaderAndIsr that may not come for a long time.
+    assert.equal(p.partitionEpoch, 1);
+
+    // A LeaderAndIsr of the same leader epoch and a newer partition epoch applies.
+    p.becomeLeader(5, 3, [B1, B2, B3], [B1, B2]);
+    assert.deepEqual(p.isr, [1, 2]);
+    assert.equal(p.partitionEpoch, 3);
+  });
+
   it('names each ISR member with the broker epoch of its last fetch (KIP-903), by topic id', async (t) => {
     const { p, isr, script, requests, append } = setUp(t, 'YnJvb2stdGVzdC10b3BpYw');
     isr.brokerEpoch = 100;

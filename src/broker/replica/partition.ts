@@ -192,6 +192,14 @@ export class Partition {
     );
     const newLeader = !this.isLeader;
     const newEpoch = newLeader || leaderEpoch !== this.leaderEpoch;
+    if (!newEpoch && partitionEpoch < this.partitionEpoch) {
+      // Kafka's makeLeader skips a state older than the partition epoch it has. The controller sends a leader the
+      // state of its own epoch again (when it takes over, when a broker registers again) and may build that request
+      // before it commits an ISR change this leader proposed; the answer, with the newer partition epoch, can come
+      // first. Applying the older state took the leader back to an ISR the controller had replaced, and its next
+      // proposal, with that older partition epoch, was refused (INVALID_UPDATE_VERSION) until a new leader epoch.
+      return;
+    }
     if (newEpoch) {
       this.leaderSinceMs = nowMs;
       this.epochStartOffset = this.log.logEndOffset;
