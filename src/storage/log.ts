@@ -906,8 +906,9 @@ export class Log {
 
   /**
    * Applies retention (see retention.ts): deletes the oldest segments that are past the log start offset,
-   * retention.ms or retention.bytes, moving the log start offset to the first remaining segment. With
-   * `startOffsetOnly` only the log start offset rule applies (DeleteRecords). Returns the segments deleted.
+   * retention.ms or retention.bytes, moving the log start offset to the first remaining segment (a new empty
+   * active segment at the log end when the active one went too). With `startOffsetOnly` only the log start
+   * offset rule applies (DeleteRecords). Returns the segments deleted.
    */
   deleteOldSegments(
     nowMs = this.clock.nowMs(),
@@ -930,9 +931,13 @@ export class Log {
   }
 
   private deleteOldestSegments(count: number, nowMs: number): void {
-    assert(count < this.segments.length, 'the active segment is never deleted');
+    assert(count <= this.segments.length, 'retention deletes existing segments');
     // A rolled segment may still have queued bytes: they go to the file before it is renamed.
     this.appendQueue.drain();
+    // The active segment goes too (retention.ts decided all of it is below the high watermark, so at the log
+    // end): as Kafka's deleteSegments, a new empty active segment starts at the log end first, since a log
+    // always has one, and the log start offset moves to it.
+    if (count === this.segments.length) this.roll();
     const gone = this.segments.splice(0, count);
     const first = this.segments[0]!;
     this.logStartOffsetValue = Math.max(this.logStartOffsetValue, first.baseOffset);

@@ -2,10 +2,13 @@
 //
 // Three reasons, checked in Kafka's order: the log start offset moved past a whole segment (DeleteRecords),
 // the segment's newest timestamp is older than retention.ms, the log is larger than retention.bytes. Only a
-// prefix of the segments is ever deleted, never the active (last) segment, and never a segment holding
-// offsets at or above the high watermark. Pure functions over a small view of the log, so they can be tested
-// alone; Log.deleteOldSegments applies the result. Compaction (cleanup.policy=compact) is the separate cleaner/
-// module: it rewrites segments rather than deleting them.
+// prefix of the segments is ever deleted, and never a segment holding offsets at or above the high watermark.
+// As in Kafka's UnifiedLog.deletableSegments, the active (last) segment is part of that prefix when all of it is
+// below the high watermark and it breaches retention.ms or retention.bytes, unless it is empty: Log then rolls a
+// new empty active segment at the log end before deleting it, so an idle partition's records expire too. Pure
+// functions over a small view of the log, so they can be tested alone; Log.deleteOldSegments applies the result.
+// Compaction (cleanup.policy=compact) is the separate cleaner/ module: it rewrites segments rather than deleting
+// them.
 
 import type { LogConfig } from './log-config.js';
 
@@ -27,26 +30,37 @@ export interface RetentionView {
 export type RetentionReason = 'log-start-offset' | 'retention-ms' | 'retention-bytes';
 
 export interface RetentionDecision {
-  /** How many of the oldest segments to delete (0: none). */
+  /** How many of the oldest segments to delete (0: none); all of them means the active one too. */
   readonly count: number;
   readonly reason: RetentionReason | null;
 }
 
-/** Deletes the longest prefix whose segments satisfy `eligible`, stopping at the active one and the HW. */
-function prefix(view: RetentionView, eligible: (segment: SegmentView, index: number) => boolean): number {
+/**
+ * Deletes the longest prefix whose segments satisfy `eligible` (given the segment and the one after it, none for
+ * the active segment), stopping at the high watermark and at an empty active segment.
+ */
+function prefix(
+  view: RetentionView,
+  eligible: (segment: SegmentView, next: SegmentView | undefined) => boolean,
+): number {
   let count = 0;
-  for (let i = 0; i < view.segments.length - 1; i++) {
-    const next = view.segments[i + 1]!;
-    // Every offset in segment i is below next.baseOffset; all of them must be below the high watermark.
-    if (next.baseOffset > view.highWatermark) break;
-    if (!eligible(view.segments[i]!, i)) break;
+  for (let i = 0; i < view.segments.length; i++) {
+    const segment = view.segments[i]!;
+    const next = view.segments[i + 1];
+    // An empty active segment holds nothing to delete, and the log always keeps one segment.
+    if (next === undefined && segment.size === 0) break;
+    // Every offset of the segment is below the next one's base (the active one's below the log end); all of
+    // them must be below the high watermark, so that the log start offset never passes it.
+    if ((next?.baseOffset ?? view.logEndOffset) > view.highWatermark) break;
+    if (!eligible(segment, next)) break;
     count++;
   }
   return count;
 }
 
 export function retentionDecision(view: RetentionView, config: LogConfig, nowMs: number): RetentionDecision {
-  const byStart = prefix(view, (_, i) => view.segments[i + 1]!.baseOffset <= view.logStartOffset);
+  // Never the active segment: the log start offset can reach the log end, but the segment holding it stays.
+  const byStart = prefix(view, (_, next) => next !== undefined && next.baseOffset <= view.logStartOffset);
   if (byStart > 0) return { count: byStart, reason: 'log-start-offset' };
   if (!config.cleanupPolicy.includes('delete')) return { count: 0, reason: null };
   if (config.retentionMs >= 0) {
