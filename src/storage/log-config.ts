@@ -46,7 +46,10 @@ export interface LogConfig {
   minCleanableDirtyRatio: number;
   /** min.compaction.lag.ms: segments with records younger than this are not cleaned yet. */
   minCompactionLagMs: number;
-  /** max.compaction.lag.ms: a dirty segment older than this is cleaned whatever the dirty ratio. */
+  /**
+   * max.compaction.lag.ms: a dirty segment older than this is cleaned whatever the dirty ratio; a compacted
+   * topic's active segment rolls at this age when it is below segment.ms (maxSegmentMs).
+   */
   maxCompactionLagMs: number;
   /**
    * Brook's own setting (no Kafka equivalent): resolve an append's `durable` promise only after the segment is
@@ -91,6 +94,18 @@ export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze({
 
 export function logConfig(overrides: Partial<LogConfig> = {}): LogConfig {
   return { ...DEFAULT_LOG_CONFIG, ...overrides };
+}
+
+/**
+ * The age at which the active segment rolls (Kafka's LogConfig.maxSegmentMs): segment.ms, or max.compaction.lag.ms
+ * when the topic is compacted and the lag is shorter. The cleaner never touches the active segment, so without
+ * the roll its records could stay uncompacted for up to segment.ms, past the lag the topic promises.
+ */
+export function maxSegmentMs(config: LogConfig): number {
+  if (config.cleanupPolicy.includes('compact') && config.maxCompactionLagMs > 0) {
+    return Math.min(config.maxCompactionLagMs, config.segmentMs);
+  }
+  return config.segmentMs;
 }
 
 export interface LogManagerConfig {

@@ -55,7 +55,7 @@ import {
   TXN_INDEX_SUFFIX,
 } from './file-names.js';
 import type { InlineReadGate } from './inline-reads.js';
-import { type LogConfig, STORAGE_LIMITS } from './log-config.js';
+import { type LogConfig, maxSegmentMs, STORAGE_LIMITS } from './log-config.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { TxnIndex } from './txn-index.js';
@@ -381,7 +381,7 @@ export class LogSegment {
       this.firstBatchTimestampMs !== null && this.firstBatchTimestampMs >= 0
         ? maxTimestampMs - this.firstBatchTimestampMs
         : nowMs - this.createdMs;
-    return waitedMs > this.config.segmentMs - this.rollJitterMs;
+    return waitedMs > maxSegmentMs(this.config) - this.rollJitterMs;
   }
 
   /**

@@ -99,6 +99,29 @@ describe('log compaction over the wire', () => {
     );
     assert.ok(got.length < 100, `${got.length} records left of 155 produced`);
   });
+
+  it('max.compaction.lag.ms rolls the active segment, so an overwritten value goes within the lag', async () => {
+    // segment.ms stays at its 7-day default: only the lag can roll (Kafka's LogConfig.maxSegmentMs).
+    await create('lagged', { 'cleanup.policy': 'compact', 'max.compaction.lag.ms': '1000' });
+    const now = Date.now();
+    const records = [
+      { key: 'k', value: 'first', timestamp: now - 20_000 },
+      { key: 'k', value: 'second', timestamp: now - 10_000 },
+      { key: 'other', value: 'later', timestamp: now },
+    ];
+    for (const record of records) {
+      const response = await produce('lagged', buildBatch([record]));
+      assert.equal(response.errorCode, ErrorCode.NONE);
+    }
+    const values = async () => (await readPartition(client, 'lagged', 0)).map((r) => r.value?.toString());
+    const deadline = Date.now() + 10_000;
+    let got = await values();
+    while (got.includes('first') && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      got = await values();
+    }
+    assert.deepEqual(got, ['second', 'later'], 'the overwritten value is compacted away');
+  });
 });
 
 describe('__consumer_offsets is compacted', () => {

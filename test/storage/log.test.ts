@@ -104,6 +104,27 @@ test('segments roll when segment.ms passed since the first batch, less the jitte
   assert.deepEqual(h.log.segmentBaseOffsets(), [0, 2]);
 });
 
+test('a compacted topic rolls at max.compaction.lag.ms when it is below segment.ms, as Kafka', (t) => {
+  // Kafka's LogConfig.maxSegmentMs: records in the active segment are never compacted, so a compacted topic rolls
+  // it by its max compaction lag, or max.compaction.lag.ms could not hold for them.
+  const h = openHarness(t, { cleanupPolicy: 'compact', segmentMs: 60_000, maxCompactionLagMs: 10_000 });
+  h.append();
+  h.clock.advance(9_000);
+  h.append();
+  assert.equal(h.log.segmentCount, 1);
+  h.clock.advance(2_000);
+  h.append();
+  assert.deepEqual(h.log.segmentBaseOffsets(), [0, 2], '11 s passed the 10 s max compaction lag');
+  // Without compaction the lag has no effect: segment.ms alone rolls.
+  h.config.cleanupPolicy = 'delete';
+  h.clock.advance(11_000);
+  h.append();
+  assert.equal(h.log.segmentCount, 2);
+  h.config.cleanupPolicy = 'compact,delete';
+  h.append();
+  assert.equal(h.log.segmentCount, 3, 'compact,delete compacts too');
+});
+
 test('segments roll when an index is full and when offsets would overflow a relative int32', (t) => {
   const h = openHarness(t, { segmentIndexBytes: 8 * 3, indexIntervalBytes: 0 });
   for (let i = 0; i < 10; i++) h.append();
