@@ -27,6 +27,7 @@ import {
   type fsync,
   fsyncSync,
   ftruncateSync,
+  futimesSync,
   openSync,
   readSync,
   renameSync,
@@ -322,6 +323,28 @@ export class LogSegment {
 
   get maxTimestampMs(): number {
     return this.maxTimestampSoFarMs;
+  }
+
+  /**
+   * What retention.ms ages the segment by (Kafka's LogSegment.largestTimestamp): its largest batch timestamp, or,
+   * when no batch carries one (records stored without timestamps, as a v0 client's are), the last modification
+   * time of its .log file, so that such records expire too.
+   */
+  get largestTimestampMs(): number {
+    return this.maxTimestampSoFarMs >= 0 ? this.maxTimestampSoFarMs : this.lastModifiedMs;
+  }
+
+  /** The .log file's last modification time (Kafka's LogSegment.lastModified). */
+  get lastModifiedMs(): number {
+    return Math.floor(fstatSync(this.fd).mtimeMs);
+  }
+
+  /**
+   * Sets the .log file's modification time (Kafka's setLastModified): a cleaned segment takes the time of the
+   * last segment it replaces, so cleaning does not make untimestamped records look younger to retention.ms.
+   */
+  setLastModified(ms: number): void {
+    futimesSync(this.fd, fstatSync(this.fd).atime, new Date(ms));
   }
 
   get offsetOfMaxTimestampMs(): number {

@@ -918,7 +918,10 @@ export class Log {
       segments: this.segments.map((s) => ({
         baseOffset: s.baseOffset,
         size: s.size,
-        maxTimestampMs: s.maxTimestampMs,
+        // Read only for the segments retention.ms looks at: without batch timestamps it costs an fstat.
+        get largestTimestampMs() {
+          return s.largestTimestampMs;
+        },
       })),
       logStartOffset: this.logStartOffsetValue,
       logEndOffset: this.logEndOffsetValue,

@@ -15,8 +15,11 @@ import type { LogConfig } from './log-config.js';
 export interface SegmentView {
   readonly baseOffset: number;
   readonly size: number;
-  /** Largest batch timestamp in the segment, -1 when none. */
-  readonly maxTimestampMs: number;
+  /**
+   * Kafka's LogSegment.largestTimestamp: the largest batch timestamp, or, when no batch carries one (records
+   * stored without timestamps), the time the segment's file was last modified.
+   */
+  readonly largestTimestampMs: number;
 }
 
 export interface RetentionView {
@@ -67,7 +70,7 @@ export function retentionDecision(view: RetentionView, config: LogConfig, nowMs:
     const byTime = prefix(
       view,
       // A segment that compaction emptied holds nothing to keep.
-      (s) => s.size === 0 || (s.maxTimestampMs >= 0 && nowMs - s.maxTimestampMs > config.retentionMs),
+      (s) => s.size === 0 || nowMs - s.largestTimestampMs > config.retentionMs,
     );
     if (byTime > 0) return { count: byTime, reason: 'retention-ms' };
   }

@@ -1,7 +1,8 @@
 // Delete-policy retention through the wire, against Kafka's UnifiedLog.deleteOldSegments: a broker process that
 // checks retention every 200 ms, records produced over Produce, and the log start offset seen by ListOffsets and
 // Fetch. Kafka deletes the active segment too once all of it is past retention and below the high watermark
-// (rolling a new empty one first).
+// (rolling a new empty one first), and ages a segment whose records carry no timestamp by its file's last
+// modification time.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -77,5 +78,16 @@ describe('retention over the wire', () => {
     const next = await produceBatch(client, 'idle', buildBatch([{ value: 'fresh' }]));
     assert.equal(next.errorCode, ErrorCode.NONE);
     assert.equal(Number(next.baseOffset), 3, 'offsets go on from the log end');
+  });
+
+  it('retention.ms ages records without a timestamp by their segment file, as Kafka does', async () => {
+    await create('untimed', { 'retention.ms': '1000', 'segment.bytes': '1024' });
+    // Records without a timestamp (-1, as a v0 client's records are stored): two segments of them.
+    for (let i = 0; i < 2; i++) {
+      const batch = buildBatch([{ value: 'x'.repeat(900), timestamp: -1 }]);
+      const response = await produceBatch(client, 'untimed', batch);
+      assert.equal(response.errorCode, ErrorCode.NONE);
+    }
+    assert.ok((await waitForEarliest('untimed', 1)) >= 1, 'the untimestamped segment is deleted');
   });
 });

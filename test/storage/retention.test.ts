@@ -1,10 +1,13 @@
 // Delete-policy retention against Kafka's UnifiedLog.deleteOldSegments: which segments retention.ms and
-// retention.bytes remove, including the active segment (rolled first, as Kafka does).
+// retention.bytes remove, including the active segment (rolled first, as Kafka does), and how a segment
+// whose batches carry no timestamp ages (by its file's last modification, Kafka's LogSegment.largestTimestamp).
 
 import assert from 'node:assert/strict';
+import { utimesSync } from 'node:fs';
 import { test } from 'node:test';
 import { toOffset } from '../../src/common/ids.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
+import { LOG_SUFFIX, segmentFilePath } from '../../src/storage/file-names.js';
 import { openHarness } from './log-harness.js';
 
 test('retention.ms deletes the active segment too once all of it is older and replicated, rolling first', (t) => {
@@ -39,4 +42,26 @@ test('retention.bytes counts the active segment and deletes it when the log must
   const result = h.log.deleteOldSegments();
   assert.equal(result.reason, 'retention-bytes');
   assert.deepEqual([h.log.logStartOffset, h.log.logEndOffset, h.log.segmentCount], [1, 1, 1]);
+});
+
+test('a segment whose batches carry no timestamp ages by its file modification time, as in Kafka', (t) => {
+  const h = openHarness(t, { segmentBytes: 200, retentionMs: 10_000, fileDeleteDelayMs: 0 });
+  // No timestamps (-1, as records converted from the v0 format), then timestamped records.
+  h.append({ values: [Buffer.alloc(100, 1)], baseTimestamp: -1 });
+  h.append({ values: [Buffer.alloc(100, 2)], baseTimestamp: -1 });
+  h.append({ values: [Buffer.alloc(100, 3)] });
+  h.append({ values: [Buffer.alloc(100, 4)] });
+  assert.deepEqual(h.log.segmentBaseOffsets(), [0, 1, 2, 3]);
+  h.log.setHighWatermark(toOffset(4));
+  h.clock.advance(20_000);
+  // The untimestamped segments were written just now (by the file system's clock).
+  const modifiedSec = (h.clock.nowMs() - 5_000) / 1000;
+  for (const base of [0, 1]) utimesSync(segmentFilePath(h.dir, base, LOG_SUFFIX), modifiedSec, modifiedSec);
+  assert.equal(h.log.deleteOldSegments().count, 0, 'modified 5 s ago: kept, and the later ones behind it');
+  const oldSec = (h.clock.nowMs() - 60_000) / 1000;
+  for (const base of [0, 1]) utimesSync(segmentFilePath(h.dir, base, LOG_SUFFIX), oldSec, oldSec);
+  const result = h.log.deleteOldSegments();
+  assert.equal(result.reason, 'retention-ms');
+  assert.equal(result.count, 4, 'both untimestamped segments, then the timestamped ones behind them');
+  assert.equal(h.log.logStartOffset, 4);
 });

@@ -255,7 +255,7 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
       log.truncationCount === truncations &&
       log.replaceSegments(group, sizes, {
         toSwap: () => cleanedToSwap(log.dir, done.baseOffset),
-        install: () => installSegment(log, done.baseOffset, options.nowMs),
+        install: () => installSegment(log, done.baseOffset, options.nowMs, group[group.length - 1]!),
       });
     if (!swapped) {
       deleteCleaned(log.dir, done.baseOffset);
@@ -274,13 +274,18 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
   };
 }
 
-/** Step 3 of the swap (swap-files.ts): final names, then the segment opened as an inactive one. */
-function installSegment(log: Log, baseOffset: number, nowMs: number): LogSegment {
+/**
+ * Step 3 of the swap (swap-files.ts): final names, then the segment opened as an inactive one. It keeps the
+ * modification time of `last`, the newest segment it replaces (its files renamed but still open), as Kafka's
+ * cleanSegments does: retention.ms ages segments without timestamps by that time.
+ */
+function installSegment(log: Log, baseOffset: number, nowMs: number, last: LogSegment): LogSegment {
   swapToFinal(log.dir, baseOffset);
   const { segment, needsIndexRebuild } = LogSegment.open(log.dir, baseOffset, log.config, nowMs, 0, log.keys);
   if (needsIndexRebuild || !segment.loadTail()) segment.rebuildIndexes();
   segment.txnIndex.load(segment.nextOffset);
   segment.onRoll();
+  segment.setLastModified(last.lastModifiedMs);
   return segment;
 }
 

@@ -2,11 +2,13 @@
 // transactions come out as Kafka's cleaner leaves them.
 
 import assert from 'node:assert/strict';
+import { utimesSync } from 'node:fs';
 import { test } from 'node:test';
 import { toOffset, toProducerId } from '../../../src/common/ids.js';
 import { CompressionType } from '../../../src/protocol/compression/compression-type.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../../src/storage/error-codes.js';
+import { LOG_SUFFIX, segmentFilePath } from '../../../src/storage/file-names.js';
 import { CompactionHarness, type KV, latestPerKey, type ReadRecord } from './compaction-harness.js';
 
 const DAY_MS = 86_400_000;
@@ -292,6 +294,31 @@ test('small cleaned segments merge up to segment.bytes', async (t) => {
   assert.ok(h.log.segmentCount <= 3, `${h.log.segmentCount} segments`);
   assert.equal(h.records().length, 8);
   for (const b of h.log.segmentList()) assert.ok(b.size <= 4000);
+});
+
+test('a cleaned segment keeps the modification time of the last segment it replaces, as Kafka', async (t) => {
+  // Retention ages segments without timestamps by that time: cleaning must not make them look new.
+  const h = new CompactionHarness(t, { cleanupPolicy: 'compact,delete', retentionMs: 60_000 });
+  for (let i = 0; i < 4; i++) {
+    h.append([{ key: `k${i % 2}`, value: `v${i}` }], { timestamp: -1 });
+    h.log.roll();
+  }
+  const replaced = h.log.segmentList().slice(0, -1);
+  const modifiedMs = [1_600_000_000_000, 1_600_000_100_000, 1_600_000_200_000, 1_600_000_300_000];
+  for (const [i, segment] of replaced.entries()) {
+    const seconds = modifiedMs[i]! / 1000;
+    utimesSync(segmentFilePath(h.dir, segment.baseOffset, LOG_SUFFIX), seconds, seconds);
+  }
+  assert.ok((await h.clean()) !== null);
+  assert.equal(h.log.segmentCount, 2, 'one cleaned segment and the active one');
+  const cleaned = h.log.segmentList()[0]!;
+  assert.equal(cleaned.lastModifiedMs, modifiedMs[3]);
+  assert.equal(cleaned.largestTimestampMs, modifiedMs[3], 'its records carry no timestamp');
+  assert.equal(
+    h.log.deleteOldSegments(h.clock.nowMs()).reason,
+    'retention-ms',
+    'and retention.ms still applies',
+  );
 });
 
 test('a group is capped by segment.bytes: a log of full segments keeps several', async (t) => {
