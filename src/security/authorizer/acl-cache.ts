@@ -98,6 +98,15 @@ export class AclCache {
     else idx.literal.set(pattern.name, entries);
   }
 
+  /**
+   * Replaces every pattern's entries with `all`, in one synchronous step: a pattern absent from `all` (its node
+   * deleted in the store) is gone afterwards.
+   */
+  replaceAll(all: readonly { pattern: ResourcePattern; entries: readonly AclEntry[] }[]): void {
+    this.types.length = 0;
+    for (const { pattern, entries } of all) this.set(pattern, entries);
+  }
+
   get(pattern: ResourcePattern): readonly AclEntry[] {
     const idx = this.types[pattern.resourceType];
     if (idx === undefined) return EMPTY;

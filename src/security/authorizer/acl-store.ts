@@ -72,15 +72,15 @@ export class AclStore {
       [LITERAL_ACL_PATH, PatternType.LITERAL],
       [PREFIXED_ACL_PATH, PatternType.PREFIXED],
     ] as const) {
-      const types = await this.store.children(root);
-      if (!types.ok) continue;
-      for (const typeName of types.value) {
+      // A missing node has no ACLs; any other failure throws: the answer replaces the broker's whole copy, and
+      // a part left out would drop its DENYs as well as its ALLOWs.
+      const types = await this.childrenOrNone(root);
+      for (const typeName of types) {
         const resourceType = parseResourceType(typeName);
         if (resourceType === null) continue;
-        const names = await this.store.children(`${root}/${typeName}`);
-        if (!names.ok) continue;
+        const names = await this.childrenOrNone(`${root}/${typeName}`);
         // Reads go out together: ten thousand resources are ten thousand round trips to ZooKeeper otherwise.
-        const patterns = names.value.map((name) => ({ resourceType, name, patternType }));
+        const patterns = names.map((name) => ({ resourceType, name, patternType }));
         const read = await Promise.all(patterns.map((p) => this.read(p)));
         for (let i = 0; i < patterns.length; i++) {
           if (read[i]!.entries.length > 0) out.push({ pattern: patterns[i]!, entries: read[i]!.entries });
@@ -88,6 +88,13 @@ export class AclStore {
       }
     }
     return out;
+  }
+
+  private async childrenOrNone(path: string): Promise<string[]> {
+    const children = await this.store.children(path);
+    if (children.ok) return children.value;
+    if (children.code === 'NONODE') return [];
+    throw new AclStoreError(`listing ${path}: ${children.code}`);
   }
 
   /**

@@ -80,11 +80,25 @@ export class AclAuthorizer {
   async start(): Promise<void> {
     this.stopped = false;
     await this.acls.ensurePaths();
+    // Queued with the notifications, so that a change notified while every ACL is read is applied after the
+    // read, never undone by it.
+    const loaded = this.changes.then(() => this.loadAll());
+    this.changes = loaded.catch((err: unknown) => this.logger.error(`loading ACLs: ${String(err)}`));
+    await loaded;
+    this.logger.info(`authorizer loaded ACLs of ${this.cache.patternCount} resource patterns`);
+  }
+
+  /**
+   * Follows the notifications from now on and reads every ACL. The copy in memory is replaced, not added to:
+   * after a ZooKeeper session expired (start() again) the notifications written meanwhile are skipped as history,
+   * so a resource whose last ACL was deleted meanwhile is known only by its absence here. Kafka's brokers replay
+   * those notifications instead; either way a revoked grant does not outlive the session. A failed read throws
+   * and leaves the previous copy whole.
+   */
+  private async loadAll(): Promise<void> {
     this.lastSeen.clear();
     for (const path of [LITERAL_CHANGES_PATH, EXTENDED_CHANGES_PATH]) await this.processChanges(path);
-    const all = await this.acls.readAll();
-    for (const { pattern, entries } of all) this.cache.set(pattern, entries);
-    this.logger.info(`authorizer loaded ACLs of ${this.cache.patternCount} resource patterns`);
+    this.cache.replaceAll(await this.acls.readAll());
   }
 
   stop(): void {
