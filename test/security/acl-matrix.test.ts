@@ -88,6 +88,7 @@ before(async () => {
     'g-t',
     'cfg-t',
     'adm-t',
+    'del-t',
   ]) {
     await createTopic(admin, t);
   }
@@ -495,6 +496,34 @@ describe('admin APIs', () => {
     assert.equal(producers.topics[0].partitions[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
     const scram = await bob.call(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, 0, { users: null });
     assert.equal(scram.errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
+  });
+});
+
+describe('what a refused request does not reveal', () => {
+  it('DeleteTopics refuses a topic alike whether it exists; by id, without its name unless describable', async () => {
+    const bob = await as('bob');
+    const zero = 'AAAAAAAAAAAAAAAAAAAAAA';
+    const answer = (response: { responses: { name: string | null; topicId: string; errorCode: number }[] }) =>
+      response.responses.map((r) => [r.name, r.topicId, r.errorCode]);
+    const byName = await bob.call(ApiKey.DELETE_TOPICS, 6, {
+      topics: [
+        { name: 'del-t', topicId: zero },
+        { name: 'del-none', topicId: zero },
+      ],
+      timeoutMs: 5000,
+    });
+    const refused = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+    assert.deepEqual(answer(byName), [
+      ['del-t', zero, refused],
+      ['del-none', zero, refused],
+    ]);
+    const id = (await metadata(admin, ['del-t'])).topics[0].topicId as string;
+    assert.notEqual(id, zero);
+    const byId = () =>
+      bob.call(ApiKey.DELETE_TOPICS, 6, { topics: [{ name: null, topicId: id }], timeoutMs: 5000 });
+    assert.deepEqual(answer(await byId()), [[null, id, refused]], 'no DESCRIBE: the name stays unknown');
+    await addAcls(admin, [allow(RT.TOPIC, 'del-t', 'User:bob', Op.DESCRIBE)]);
+    assert.deepEqual(answer(await byId()), [['del-t', id, refused]], 'DESCRIBE without DELETE');
   });
 });
 

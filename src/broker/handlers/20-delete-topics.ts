@@ -26,10 +26,11 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
         ? request.topics.map((t) => ({ name: t.name, topicId: t.topicId }))
         : request.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
     const responses: DeleteTopicsResponseDeletableTopicResult[] = [];
-    const names: string[] = [];
+    /** Each topic by name, with the id the request gave (zero when named) and whether it was named by id. */
+    const named: { name: string; requestTopicId: string; byId: boolean }[] = [];
     for (const w of wanted) {
       if (w.name !== null && w.name !== '') {
-        names.push(w.name);
+        named.push({ name: w.name, requestTopicId: w.topicId, byId: false });
         continue;
       }
       const topic = metadata.topicById(w.topicId);
@@ -41,18 +42,27 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
           errorMessage: null,
         });
       } else {
-        names.push(topic.name);
+        named.push({ name: topic.name, requestTopicId: w.topicId, byId: true });
       }
     }
-    // Kafka's check: DELETE on each topic.
+    // Kafka's checks: a topic named by id needs DESCRIBE, else it is refused without its name (the id itself is
+    // not secret); then DELETE on each topic. A refused topic answers only what the request gave: its id from the
+    // metadata would tell a principal that may not describe it that it exists.
     const allowed: string[] = [];
     // Each deleted partition is a mutation (KIP-599); a topic refused by the quota is not deleted.
     const quota = mutationQuota(context, 5);
-    for (const name of names) {
-      if (!authorizeTopic(context, AclOperation.DELETE, name)) {
+    for (const { name, requestTopicId, byId } of named) {
+      if (byId && !authorizeTopic(context, AclOperation.DESCRIBE, name)) {
+        responses.push({
+          name: null,
+          topicId: requestTopicId,
+          errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+          errorMessage: null,
+        });
+      } else if (!authorizeTopic(context, AclOperation.DELETE, name)) {
         responses.push({
           name,
-          topicId: metadata.topic(name)?.topicId ?? ZERO_UUID,
+          topicId: requestTopicId,
           errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
           errorMessage: null,
         });
