@@ -100,6 +100,22 @@ after(async () => {
   await b?.broker.stop();
 });
 
+// First in the file: no group or transaction exists yet, so neither internal topic does.
+describe('FindCoordinator refused', () => {
+  it('creates neither __consumer_offsets nor __transaction_state', async () => {
+    const carol = await as('carol');
+    const groups = await carol.call(ApiKey.FIND_COORDINATOR, 4, { keyType: 0, coordinatorKeys: ['fc-g'] });
+    assert.equal(groups.coordinators[0].errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    const txns = await carol.call(ApiKey.FIND_COORDINATOR, 4, { keyType: 1, coordinatorKeys: ['fc-tx'] });
+    assert.equal(txns.coordinators[0].errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    const internal = await metadata(admin, ['__consumer_offsets', '__transaction_state']);
+    assert.deepEqual(
+      internal.topics.map((t: { errorCode: number }) => t.errorCode),
+      [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
+    );
+  });
+});
+
 describe('Produce and Fetch', () => {
   it('a literal WRITE ACL lets alice produce; without it TOPIC_AUTHORIZATION_FAILED', async () => {
     const alice = await as('alice');
@@ -380,7 +396,22 @@ describe('transactions and idempotence', () => {
     await addAcls(admin, [
       allow(RT.TRANSACTIONAL_ID, 'tx-', 'User:bob', Op.WRITE, { patternType: PatternType.PREFIXED }),
     ]);
-    assert.equal((await init(bob, 'tx-b')).errorCode, ErrorCode.NONE);
+    // As a client does: FindCoordinator, allowed now (WRITE implies DESCRIBE), creates the transaction state
+    // topic (the refused one above did not); InitProducerId then waits for its coordinator to be ready.
+    const found = await bob.call(ApiKey.FIND_COORDINATOR, 3, { key: 'tx-b', keyType: 1 });
+    assert.notEqual(found.errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    const pending: number[] = [
+      ErrorCode.COORDINATOR_NOT_AVAILABLE,
+      ErrorCode.NOT_COORDINATOR,
+      ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+    ];
+    let initialized = await init(bob, 'tx-b');
+    for (const deadline = Date.now() + 30_000; pending.includes(initialized.errorCode); ) {
+      assert.ok(Date.now() < deadline, 'the transaction coordinator became ready');
+      await sleep(100);
+      initialized = await init(bob, 'tx-b');
+    }
+    assert.equal(initialized.errorCode, ErrorCode.NONE);
     const end = await bob.call(ApiKey.END_TXN, 3, {
       transactionalId: 'tx-other',
       producerId: 1n,

@@ -28,16 +28,21 @@ export const findCoordinatorHandler = defineHandler<FindCoordinatorRequest, Find
     const batched = context.apiVersion >= 4;
     const keys = batched ? request.coordinatorKeys : [request.key];
     const keyType = context.apiVersion >= 1 ? request.keyType : KEY_TYPE_GROUP;
-    if (keyType === KEY_TYPE_GROUP && context.services.metadata.topic(OFFSETS_TOPIC) === undefined) {
-      await context.services.groupCoordinator.ensureOffsetsTopic();
+    const refusals = keys.map((key) => refusal(context, keyType, key));
+    // As Kafka, the internal topic is created for a key that passed the checks only: a principal that may
+    // describe none of the keys it asks for creates nothing.
+    if (refusals.some((r) => r === null)) {
+      if (keyType === KEY_TYPE_GROUP && context.services.metadata.topic(OFFSETS_TOPIC) === undefined) {
+        await context.services.groupCoordinator.ensureOffsetsTopic();
+      }
+      if (
+        keyType === KEY_TYPE_TRANSACTION &&
+        context.services.metadata.topic(TRANSACTION_STATE_TOPIC) === undefined
+      ) {
+        await context.services.transactionCoordinator.ensureTopic();
+      }
     }
-    if (
-      keyType === KEY_TYPE_TRANSACTION &&
-      context.services.metadata.topic(TRANSACTION_STATE_TOPIC) === undefined
-    ) {
-      await context.services.transactionCoordinator.ensureTopic();
-    }
-    const coordinators = keys.map((key) => locate(context, keyType, key));
+    const coordinators = keys.map((key, i) => locate(context, keyType, key, refusals[i]!));
     if (batched) {
       return {
         throttleTimeMs: 0,
@@ -62,7 +67,25 @@ export const findCoordinatorHandler = defineHandler<FindCoordinatorRequest, Find
   },
 });
 
-function locate(context: RequestContext, keyType: number, key: string): FindCoordinatorResponseCoordinator {
+/** Why the key is refused before its coordinator is looked for, or null. */
+function refusal(context: RequestContext, keyType: number, key: string): number | null {
+  if (keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) return ErrorCode.INVALID_REQUEST;
+  // Kafka's checks: DESCRIBE on the group or on the transactional id.
+  if (keyType === KEY_TYPE_GROUP && !authorizeGroup(context, AclOperation.DESCRIBE, key)) {
+    return ErrorCode.GROUP_AUTHORIZATION_FAILED;
+  }
+  if (keyType === KEY_TYPE_TRANSACTION && !authorizeTransactionalId(context, AclOperation.DESCRIBE, key)) {
+    return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+  }
+  return null;
+}
+
+function locate(
+  context: RequestContext,
+  keyType: number,
+  key: string,
+  refused: number | null,
+): FindCoordinatorResponseCoordinator {
   const fail = (errorCode: number): FindCoordinatorResponseCoordinator => ({
     key,
     nodeId: -1,
@@ -71,14 +94,7 @@ function locate(context: RequestContext, keyType: number, key: string): FindCoor
     errorCode,
     errorMessage: errorByCode(errorCode)?.message ?? null,
   });
-  if (keyType !== KEY_TYPE_GROUP && keyType !== KEY_TYPE_TRANSACTION) return fail(ErrorCode.INVALID_REQUEST);
-  // Kafka's checks: DESCRIBE on the group or on the transactional id.
-  if (keyType === KEY_TYPE_GROUP && !authorizeGroup(context, AclOperation.DESCRIBE, key)) {
-    return fail(ErrorCode.GROUP_AUTHORIZATION_FAILED);
-  }
-  if (keyType === KEY_TYPE_TRANSACTION && !authorizeTransactionalId(context, AclOperation.DESCRIBE, key)) {
-    return fail(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
-  }
+  if (refused !== null) return fail(refused);
   const { metadata } = context.services;
   const topicName = keyType === KEY_TYPE_GROUP ? OFFSETS_TOPIC : TRANSACTION_STATE_TOPIC;
   const topic = metadata.topic(topicName);
