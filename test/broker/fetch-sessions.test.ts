@@ -4,13 +4,13 @@
 // reads the others first (one partition with a backlog must not take every response's bytes).
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { createTopic, produceBatch, WireClient } from '../helpers/wire-client.js';
+import { useBrokerWithClient } from '../helpers/broker-suite.js';
+import { createTopic, produceBatch } from '../helpers/wire-client.js';
 
 const PARTITIONS = 3;
 const BATCHES_PER_PARTITION = 6;
@@ -83,25 +83,15 @@ function nextOffsets(response: any): Map<number, number> {
 }
 
 describe('incremental fetch sessions (KIP-227), over the wire', () => {
-  let broker: BrokerProcess;
-  let client: WireClient;
-
-  before(async () => {
-    broker = await startBroker();
-    client = await WireClient.connect(broker.host, broker.port);
-  });
-  after(async () => {
-    client?.close();
-    await broker?.stop();
-  });
+  const suite = useBrokerWithClient();
 
   it('reads the partitions that returned records last, so one with a backlog does not starve the others', async () => {
     const topic = 'session-rotation';
-    await createTopic(client, topic, { numPartitions: PARTITIONS, replicationFactor: 1 });
+    await createTopic(suite.client, topic, { numPartitions: PARTITIONS, replicationFactor: 1 });
     for (let partition = 0; partition < PARTITIONS; partition++) {
       for (let i = 0; i < BATCHES_PER_PARTITION; i++) {
         const batch = buildBatch([{ value: Buffer.alloc(200, 97 + partition) }]);
-        const r = await produceBatch(client, topic, batch, 1, partition);
+        const r = await produceBatch(suite.client, topic, batch, 1, partition);
         assert.equal(r.errorCode, ErrorCode.NONE);
       }
     }
@@ -110,7 +100,7 @@ describe('incremental fetch sessions (KIP-227), over the wire', () => {
     const positions = new Map<number, number>();
     for (let partition = 0; partition < PARTITIONS; partition++) positions.set(partition, 0);
     const all = [...positions].map(([partition, offset]) => ({ partition, offset }));
-    const full = await client.call(ApiKey.FETCH, 12, sessionFetch(topic, 0, 0, all, 1));
+    const full = await suite.client.call(ApiKey.FETCH, 12, sessionFetch(topic, 0, 0, all, 1));
     assert.equal(full.errorCode, ErrorCode.NONE);
     const sessionId: number = full.sessionId;
     assert.ok(sessionId > 0, 'the full fetch opened a session');
@@ -122,7 +112,7 @@ describe('incremental fetch sessions (KIP-227), over the wire', () => {
       served.push(partition);
       positions.set(partition, offset);
       // An incremental fetch names only the partition whose position moved.
-      const response = await client.call(
+      const response = await suite.client.call(
         ApiKey.FETCH,
         12,
         sessionFetch(topic, sessionId, epoch, [{ partition, offset }], 1),
@@ -138,34 +128,42 @@ describe('incremental fetch sessions (KIP-227), over the wire', () => {
 
   it('opens a new session for a full fetch that names a session the broker does not know', async () => {
     const topic = 'session-unknown-id';
-    await createTopic(client, topic, { numPartitions: 1, replicationFactor: 1 });
-    await produceBatch(client, topic, buildBatch([{ value: 'x' }]), 1);
+    await createTopic(suite.client, topic, { numPartitions: 1, replicationFactor: 1 });
+    await produceBatch(suite.client, topic, buildBatch([{ value: 'x' }]), 1);
     const at0 = [{ partition: 0, offset: 0 }];
     // The Java client closes its session and asks for a new one this way (session id kept, epoch 0) after a failed
     // request, such as a broker restart that forgot every session.
-    const reopened = await client.call(ApiKey.FETCH, 12, sessionFetch(topic, 123_456_789, 0, at0, 1 << 20));
+    const reopened = await suite.client.call(
+      ApiKey.FETCH,
+      12,
+      sessionFetch(topic, 123_456_789, 0, at0, 1 << 20),
+    );
     assert.equal(reopened.errorCode, ErrorCode.NONE);
     assert.ok(reopened.sessionId > 0 && reopened.sessionId !== 123_456_789, 'a new session');
     assert.equal(nextOffsets(reopened).get(0), 1, 'a full response with the records');
     // No session id with an incremental epoch names no session.
-    const noSession = await client.call(ApiKey.FETCH, 12, sessionFetch(topic, 0, 5, at0, 1 << 20));
+    const noSession = await suite.client.call(ApiKey.FETCH, 12, sessionFetch(topic, 0, 5, at0, 1 << 20));
     assert.equal(noSession.errorCode, ErrorCode.FETCH_SESSION_ID_NOT_FOUND);
   });
 
   it('closes a session whose last partition an incremental fetch forgets', async () => {
     const topic = 'session-emptied';
-    await createTopic(client, topic, { numPartitions: 1, replicationFactor: 1 });
-    const full = await client.call(
+    await createTopic(suite.client, topic, { numPartitions: 1, replicationFactor: 1 });
+    const full = await suite.client.call(
       ApiKey.FETCH,
       12,
       sessionFetch(topic, 0, 0, [{ partition: 0, offset: 0 }], 1 << 20),
     );
     const sessionId: number = full.sessionId;
     assert.ok(sessionId > 0);
-    const emptied = await client.call(ApiKey.FETCH, 12, sessionFetch(topic, sessionId, 1, [], 1 << 20, [0]));
+    const emptied = await suite.client.call(
+      ApiKey.FETCH,
+      12,
+      sessionFetch(topic, sessionId, 1, [], 1 << 20, [0]),
+    );
     assert.equal(emptied.errorCode, ErrorCode.NONE);
     assert.equal(emptied.sessionId, 0, 'answered without a session');
-    const after = await client.call(ApiKey.FETCH, 12, sessionFetch(topic, sessionId, 2, [], 1 << 20));
+    const after = await suite.client.call(ApiKey.FETCH, 12, sessionFetch(topic, sessionId, 2, [], 1 << 20));
     assert.equal(after.errorCode, ErrorCode.FETCH_SESSION_ID_NOT_FOUND);
   });
 });

@@ -5,35 +5,25 @@
 // modification time.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { createTopic, fetchBody, produceBatch, WireClient } from '../helpers/wire-client.js';
+import { useBrokerWithClient } from '../helpers/broker-suite.js';
+import { createTopic, fetchBody, produceBatch } from '../helpers/wire-client.js';
 
 const HOUR_MS = 3_600_000;
 /** Retention runs every 200 ms: a record that should go is gone well within this. */
 const DELETED_WITHIN_MS = 10_000;
 
 describe('retention over the wire', () => {
-  let broker: BrokerProcess;
-  let client: WireClient;
-
-  before(async () => {
-    broker = await startBroker({ overrides: { 'log.retention.check.interval.ms': 200 } });
-    client = await WireClient.connect(broker.host, broker.port);
-  });
-  after(async () => {
-    client?.close();
-    await broker?.stop();
-  });
+  const suite = useBrokerWithClient({ overrides: { 'log.retention.check.interval.ms': 200 } });
 
   const create = (name: string, configs: Record<string, string>) =>
-    createTopic(client, name, { numPartitions: 1, replicationFactor: 1, configs });
+    createTopic(suite.client, name, { numPartitions: 1, replicationFactor: 1, configs });
 
   async function earliestOffset(topic: string): Promise<number> {
-    const response = await client.call(ApiKey.LIST_OFFSETS, 7, {
+    const response = await suite.client.call(ApiKey.LIST_OFFSETS, 7, {
       replicaId: -1,
       isolationLevel: 0,
       topics: [
@@ -65,7 +55,7 @@ describe('retention over the wire', () => {
     const old = Date.now() - HOUR_MS;
     for (let i = 0; i < 3; i++) {
       const response = await produceBatch(
-        client,
+        suite.client,
         'idle',
         buildBatch([{ value: `old-${i}`, timestamp: old }]),
       );
@@ -73,9 +63,9 @@ describe('retention over the wire', () => {
     }
     // All three are in the one (active) segment; nothing is produced after them.
     assert.equal(await waitForEarliest('idle', 3), 3, 'the hour-old records are deleted');
-    const fetched = await client.call(ApiKey.FETCH, 12, fetchBody('idle', 0, 0));
+    const fetched = await suite.client.call(ApiKey.FETCH, 12, fetchBody('idle', 0, 0));
     assert.equal(fetched.responses[0].partitions[0].errorCode, ErrorCode.OFFSET_OUT_OF_RANGE);
-    const next = await produceBatch(client, 'idle', buildBatch([{ value: 'fresh' }]));
+    const next = await produceBatch(suite.client, 'idle', buildBatch([{ value: 'fresh' }]));
     assert.equal(next.errorCode, ErrorCode.NONE);
     assert.equal(Number(next.baseOffset), 3, 'offsets go on from the log end');
   });
@@ -85,7 +75,7 @@ describe('retention over the wire', () => {
     // Records without a timestamp (-1, as a v0 client's records are stored): two segments of them.
     for (let i = 0; i < 2; i++) {
       const batch = buildBatch([{ value: 'x'.repeat(900), timestamp: -1 }]);
-      const response = await produceBatch(client, 'untimed', batch);
+      const response = await produceBatch(suite.client, 'untimed', batch);
       assert.equal(response.errorCode, ErrorCode.NONE);
     }
     assert.ok((await waitForEarliest('untimed', 1)) >= 1, 'the untimestamped segment is deleted');
