@@ -7,13 +7,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectZooKeeper } from '../../src/controller/store/zookeeper-store.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { ApiKey } from '../../src/protocol/registry.js';
 import {
   AclOperation as Op,
   PatternType,
   ResourceType as RT,
 } from '../../src/security/authorizer/acl-types.js';
-import { ACL_USERS, addAcls, removeAcls, saslClient, saslOverrides } from '../helpers/acl-broker.js';
+import { addAcls, removeAcls, saslOverrides, topicErrorFor } from '../helpers/acl-broker.js';
 import { produceToLeader } from '../helpers/cluster.js';
 import { startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { sleep } from '../helpers/wait.js';
@@ -23,19 +22,8 @@ import { freePort } from '../helpers/zookeeper.js';
 let cluster: TestCluster;
 const saslPorts: number[] = [];
 
-async function describeAs(brokerId: number, topic: string): Promise<number> {
-  const alice = await saslClient(saslPorts[brokerId]!, 'alice', ACL_USERS.alice);
-  try {
-    const response = await alice.call(ApiKey.METADATA, 9, {
-      topics: [{ name: topic }],
-      allowAutoTopicCreation: false,
-      includeClusterAuthorizedOperations: false,
-      includeTopicAuthorizedOperations: false,
-    });
-    return response.topics[0].errorCode;
-  } finally {
-    alice.close();
-  }
+function describeAs(brokerId: number, topic: string): Promise<number> {
+  return topicErrorFor(saslPorts[brokerId]!, 'alice', topic);
 }
 
 /** Milliseconds until every broker answers alice's Metadata for `topic` with `errorCode`. */

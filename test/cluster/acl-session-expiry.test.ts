@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectZooKeeper } from '../../src/controller/store/zookeeper-store.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { ApiKey } from '../../src/protocol/registry.js';
 import { AclStore } from '../../src/security/authorizer/acl-store.js';
 import {
   AclOperation as Op,
@@ -16,7 +15,7 @@ import {
   ResourceType as RT,
 } from '../../src/security/authorizer/acl-types.js';
 import { TcpProxy } from '../controller/store/tcp-proxy.js';
-import { ACL_USERS, addAcls, saslClient, saslOverrides } from '../helpers/acl-broker.js';
+import { addAcls, saslOverrides, topicErrorFor } from '../helpers/acl-broker.js';
 import { waitFor } from '../helpers/cluster.js';
 import { startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { sleep } from '../helpers/wait.js';
@@ -28,19 +27,8 @@ let cluster: TestCluster;
 let proxy: TcpProxy;
 let saslPort: number;
 
-async function describeAs(user: 'alice' | 'bob', topic: string): Promise<number> {
-  const client = await saslClient(saslPort, user, ACL_USERS[user]);
-  try {
-    const response = await client.call(ApiKey.METADATA, 9, {
-      topics: [{ name: topic }],
-      allowAutoTopicCreation: false,
-      includeClusterAuthorizedOperations: false,
-      includeTopicAuthorizedOperations: false,
-    });
-    return response.topics[0].errorCode;
-  } finally {
-    client.close();
-  }
+function describeAs(user: 'alice' | 'bob', topic: string): Promise<number> {
+  return topicErrorFor(saslPort, user, topic);
 }
 
 before(async () => {

@@ -48,6 +48,22 @@ export async function saslClient(port: number, user: string, password: string): 
   return client;
 }
 
+/** The error Metadata v9 answers `user` (SASL/PLAIN on `port`) for `topic`: NONE once it may describe it. */
+export async function topicErrorFor(port: number, user: AclUser, topic: string): Promise<number> {
+  const client = await saslClient(port, user, ACL_USERS[user]);
+  try {
+    const response = await client.call(ApiKey.METADATA, 9, {
+      topics: [{ name: topic }],
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    return response.topics[0].errorCode;
+  } finally {
+    client.close();
+  }
+}
+
 export async function startAclBroker(
   options: StartOptions & { extra?: Record<string, string | number | boolean> } = {},
 ): Promise<AclBroker> {
