@@ -1205,11 +1205,11 @@ export class GroupCoordinator {
       return consumerCommitError(consumer, request);
     }
     if (generationId < 0 && group.is('Empty')) return ErrorCode.NONE;
-    if (groupInstanceId !== null) {
-      const holder = group.staticMembers.get(groupInstanceId);
-      if (holder === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
-      if (holder !== memberId) return ErrorCode.FENCED_INSTANCE_ID;
-    }
+    // Stricter than fencingError alone: an instance id that no member holds is not a member.
+    if (groupInstanceId !== null && !group.staticMembers.has(groupInstanceId))
+      return ErrorCode.UNKNOWN_MEMBER_ID;
+    const fenced = this.fencingError(group, memberId, groupInstanceId);
+    if (fenced !== ErrorCode.NONE) return fenced;
     if (!group.members.has(memberId)) return ErrorCode.UNKNOWN_MEMBER_ID;
     if (generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
     return ErrorCode.NONE;
