@@ -719,6 +719,10 @@ export class GroupCoordinator {
     const fail = (errorCode: number) => Promise.resolve(syncError(errorCode));
     if (request.groupId === '') return fail(ErrorCode.INVALID_GROUP_ID);
     const coordinator = this.coordinatorError(request.groupId);
+    // As Kafka's handleSyncGroup: a coordinator still loading the group has lost the rebalance the member was in,
+    // which must start over at JoinGroup; REBALANCE_IN_PROGRESS says so, where COORDINATOR_LOAD_IN_PROGRESS is an
+    // error the Java consumer's SyncGroup handler does not expect (poll() throws it to the application).
+    if (coordinator === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) return fail(ErrorCode.REBALANCE_IN_PROGRESS);
     if (coordinator !== ErrorCode.NONE) return fail(coordinator);
     const group = this.groups.get(request.groupId);
     if (group === undefined) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
@@ -871,6 +875,9 @@ export class GroupCoordinator {
   heartbeat(groupId: string, generationId: number, memberId: string, groupInstanceId: string | null): number {
     if (groupId === '') return ErrorCode.INVALID_GROUP_ID;
     const coordinator = this.coordinatorError(groupId);
+    // As Kafka's handleHeartbeat: while the group loads, the heartbeat is answered NONE blindly; the loaded group
+    // gives its members a fresh session, and one that is gone hears so at its next heartbeat.
+    if (coordinator === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) return ErrorCode.NONE;
     if (coordinator !== ErrorCode.NONE) return coordinator;
     const group = this.groups.get(groupId);
     if (group === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
