@@ -210,6 +210,7 @@ describe('KIP-848 consumer groups', async () => {
       protocolType: 'consumer',
       protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
       requireKnownMemberId: false,
+      supportsSkippingAssignment: true,
     });
     assert.equal(classic.errorCode, E.INCONSISTENT_GROUP_PROTOCOL);
     assert.deepEqual(
@@ -229,6 +230,7 @@ describe('KIP-848 consumer groups', async () => {
       protocolType: 'consumer',
       protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
       requireKnownMemberId: false,
+      supportsSkippingAssignment: true,
     });
     assert.equal(converted.errorCode, E.NONE);
     assert.deepEqual(

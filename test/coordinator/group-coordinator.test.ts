@@ -62,6 +62,7 @@ function joinRequest(memberId: string, overrides: Partial<JoinRequest> = {}): Jo
     protocolType: 'consumer',
     protocols: [{ name: 'range', metadata: Buffer.from('sub') }],
     requireKnownMemberId: true,
+    supportsSkippingAssignment: true,
     ...overrides,
   };
 }

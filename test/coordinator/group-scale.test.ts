@@ -25,6 +25,7 @@ function joinRequest(memberId: string, clientId: string): JoinRequest {
     protocolType: 'consumer',
     protocols: [{ name: 'range', metadata: Buffer.from(clientId) }],
     requireKnownMemberId: true,
+    supportsSkippingAssignment: true,
   };
 }
 

@@ -428,6 +428,71 @@ describe('group APIs over the wire', () => {
     }
   });
 
+  it('a static leader back under a new member id below JoinGroup v9 is not told it leads; from v9 it is, with SkipAssignment', async () => {
+    // Kafka (updateStaticMemberAndRebalance): a Stable group answers a static member that rejoins without its member
+    // id with the current generation. Before v9 the request has no way to skip the assignment, so the answer names
+    // the leader as it was before the takeover (the rejoining leader's old member id) and lists no members: a client
+    // that believed it led would run its assignor for an assignment the Stable group then ignores. From v9 the
+    // leader is told it leads, with the members, and SkipAssignment.
+    const group = 'static-leader-rejoin';
+    const staticJoin = (memberId: string) => ({
+      ...joinBody(group, memberId),
+      groupInstanceId: 'instance-leader',
+      protocols: [{ name: 'range', metadata: Buffer.from('subscription') }],
+    });
+    const first = await callReady(ApiKey.JOIN_GROUP, 7, staticJoin(''), (r) => r.errorCode);
+    assert.equal(first.errorCode, E.NONE);
+    assert.equal(first.leader, first.memberId);
+    const synced = await client.call(ApiKey.SYNC_GROUP, 5, {
+      groupId: group,
+      generationId: first.generationId,
+      memberId: first.memberId,
+      groupInstanceId: 'instance-leader',
+      protocolType: 'consumer',
+      protocolName: 'range',
+      assignments: [{ memberId: first.memberId, assignment: Buffer.from('assigned') }],
+    });
+    assert.equal(synced.errorCode, E.NONE);
+
+    // The leader's process restarts and joins with JoinGroup v7 (librdkafka, Java clients before 3.3).
+    const v7 = await client.call(ApiKey.JOIN_GROUP, 7, staticJoin(''));
+    assert.equal(v7.errorCode, E.NONE);
+    assert.equal(v7.generationId, first.generationId, 'no rebalance');
+    assert.notEqual(v7.memberId, first.memberId, 'a new member id');
+    assert.equal(v7.leader, first.memberId, 'the leader before the takeover, not the new member id');
+    assert.deepEqual(v7.members, [], 'no member list to assign');
+    const resync = await client.call(ApiKey.SYNC_GROUP, 5, {
+      groupId: group,
+      generationId: v7.generationId,
+      memberId: v7.memberId,
+      groupInstanceId: 'instance-leader',
+      protocolType: 'consumer',
+      protocolName: 'range',
+      assignments: [],
+    });
+    assert.equal(resync.errorCode, E.NONE);
+    assert.equal(resync.assignment.toString(), 'assigned', 'the assignment it had');
+
+    // Again with JoinGroup v9: the leader (now under v7's member id) is told it leads and skips the assignment.
+    const v9 = await client.call(ApiKey.JOIN_GROUP, 9, staticJoin(''));
+    assert.equal(v9.errorCode, E.NONE);
+    assert.equal(v9.generationId, first.generationId);
+    assert.equal(v9.leader, v9.memberId);
+    assert.equal(v9.skipAssignment, true);
+    assert.deepEqual(
+      v9.members.map((m: { memberId: string; groupInstanceId: string }) => [m.memberId, m.groupInstanceId]),
+      [[v9.memberId, 'instance-leader']],
+    );
+
+    // Removed by instance id, so that no group is Stable for the ListGroups test.
+    const left = await client.call(ApiKey.LEAVE_GROUP, 3, {
+      groupId: group,
+      memberId: '',
+      members: [{ memberId: '', groupInstanceId: 'instance-leader', reason: null }],
+    });
+    assert.equal(left.members[0].errorCode, E.NONE);
+  });
+
   it('ListGroups filters by state from v4; DeleteGroups and OffsetDelete remove what they name', async () => {
     const all = await client.call(ApiKey.LIST_GROUPS, 3, { statesFilter: [], typesFilter: [] });
     const ids = all.groups.map((g: { groupId: string }) => g.groupId).sort();

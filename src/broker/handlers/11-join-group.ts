@@ -2,7 +2,7 @@
 // (see coordinator/group/group-coordinator.ts). v0 has no rebalance timeout (the session timeout stands in for
 // it, as in Kafka); from v4 a member without an id first gets one with MEMBER_ID_REQUIRED; v5 adds
 // group.instance.id (static membership); v7 echoes the protocol type; v9 tells a rejoining static leader to
-// skip the assignment.
+// skip the assignment (before v9 it is answered as a follower; see rejoinStaticMember).
 
 import type { JoinRequest } from '../../coordinator/group/group-coordinator.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -41,6 +41,7 @@ export const joinGroupHandler = defineHandler<JoinGroupRequest, JoinGroupRespons
       protocolType: request.protocolType,
       protocols: request.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata) })),
       requireKnownMemberId: version >= 4,
+      supportsSkippingAssignment: version >= 9,
     };
     const result = await context.services.groupCoordinator.join(join);
     return {

@@ -15,6 +15,8 @@ export interface JoinRequest {
   readonly protocols: readonly Protocol[];
   /** JoinGroup v4+: a member without an id is given one with MEMBER_ID_REQUIRED and must join again. */
   readonly requireKnownMemberId: boolean;
+  /** JoinGroup v9+: a static leader that rejoins a Stable group can be told to skip the assignment. */
+  readonly supportsSkippingAssignment: boolean;
 }
 
 export interface SyncRequest {

@@ -599,6 +599,7 @@ export class GroupCoordinator {
     request: JoinRequest,
   ): Promise<JoinResult> {
     const old = group.members.get(oldMemberId)!;
+    const previousLeader = group.leaderId;
     old.awaitingJoin?.(joinError(oldMemberId, ErrorCode.FENCED_INSTANCE_ID));
     old.awaitingJoin = null;
     old.awaitingSync?.(syncError(ErrorCode.FENCED_INSTANCE_ID));
@@ -612,7 +613,9 @@ export class GroupCoordinator {
       member.sessionTimeoutMs = request.sessionTimeoutMs;
       member.rebalanceTimeoutMs = request.rebalanceTimeoutMs;
       const generation = group.generationId;
-      const result = this.currentGenerationResult(group, member, member.memberId === group.leaderId);
+      const result = request.supportsSkippingAssignment
+        ? this.currentGenerationResult(group, member, member.memberId === group.leaderId)
+        : this.answerAsFollower(group, member, previousLeader);
       return this.storeGroup(group, assignmentsOf(group)).then((errorCode) => {
         if (errorCode !== ErrorCode.NONE || !this.isCurrent(group) || group.generationId !== generation) {
           return joinError(
@@ -624,6 +627,20 @@ export class GroupCoordinator {
       });
     }
     return this.updateMemberAndRebalance(group, member, request);
+  }
+
+  /**
+   * The answer to a static member that rejoined a Stable group with JoinGroup below v9, which cannot be told to skip
+   * the assignment. As Kafka, it names the leader as it was before the takeover (the old member id when this member
+   * led) and lists no members, so that a rejoining leader does not take itself for the leader and run its assignor:
+   * a Stable group ignores the assignment its SyncGroup would carry and answers each member the one it has.
+   */
+  private answerAsFollower(group: ClassicGroup, member: Member, previousLeader: string | null): JoinResult {
+    return {
+      ...this.currentGenerationResult(group, member, false),
+      leader: previousLeader ?? '',
+      members: [],
+    };
   }
 
   private maybePrepareRebalance(group: ClassicGroup, reason: string): void {
