@@ -493,6 +493,74 @@ describe('group APIs over the wire', () => {
     assert.equal(left.members[0].errorCode, E.NONE);
   });
 
+  it('a group.instance.id that no member holds is UNKNOWN_MEMBER_ID, even with the id of a live member', async () => {
+    // Kafka's validateCurrentMember, which JoinGroup, SyncGroup, Heartbeat, LeaveGroup and OffsetCommit all run: a
+    // request naming an instance id must come from the member that holds it (FENCED_INSTANCE_ID when another
+    // member holds it, UNKNOWN_MEMBER_ID when none does), whatever its member id. Before, an instance id that no
+    // member held was not checked, and a live member's id with it was accepted.
+    const group = 'unheld-instance';
+    const join = await callReady(ApiKey.JOIN_GROUP, 3, joinBody(group, ''), (r) => r.errorCode);
+    assert.equal(join.errorCode, E.NONE);
+    const { memberId, generationId } = join;
+    const synced = await client.call(ApiKey.SYNC_GROUP, 3, {
+      groupId: group,
+      generationId,
+      memberId,
+      groupInstanceId: null,
+      protocolType: null,
+      protocolName: null,
+      assignments: [{ memberId, assignment: Buffer.alloc(0) }],
+    });
+    assert.equal(synced.errorCode, E.NONE);
+    const unheld = 'instance-nobody-holds';
+
+    const commit = await client.call(ApiKey.OFFSET_COMMIT, 8, {
+      ...commitBody(group, generationId, memberId, 3n),
+      groupInstanceId: unheld,
+    });
+    assert.equal(commit.topics[0].partitions[0].errorCode, E.UNKNOWN_MEMBER_ID, 'OffsetCommit');
+    const fetched = await client.call(ApiKey.OFFSET_FETCH, 7, {
+      groupId: group,
+      topics: [{ name: 't', partitionIndexes: [0] }],
+      groups: [],
+      requireStable: false,
+    });
+    assert.equal(fetched.topics[0].partitions[0].committedOffset, -1n, 'nothing was committed');
+    const hb = await client.call(ApiKey.HEARTBEAT, 4, {
+      groupId: group,
+      generationId,
+      memberId,
+      groupInstanceId: unheld,
+    });
+    assert.equal(hb.errorCode, E.UNKNOWN_MEMBER_ID, 'Heartbeat');
+    const sync = await client.call(ApiKey.SYNC_GROUP, 5, {
+      groupId: group,
+      generationId,
+      memberId,
+      groupInstanceId: unheld,
+      protocolType: 'consumer',
+      protocolName: 'range',
+      assignments: [],
+    });
+    assert.equal(sync.errorCode, E.UNKNOWN_MEMBER_ID, 'SyncGroup');
+    const rejoin = await client.call(ApiKey.JOIN_GROUP, 7, {
+      ...joinBody(group, memberId),
+      groupInstanceId: unheld,
+    });
+    assert.equal(rejoin.errorCode, E.UNKNOWN_MEMBER_ID, 'JoinGroup');
+
+    // The member itself, without the instance id, is still in the group and in its generation.
+    const own = await client.call(ApiKey.HEARTBEAT, 4, {
+      groupId: group,
+      generationId,
+      memberId,
+      groupInstanceId: null,
+    });
+    assert.equal(own.errorCode, E.NONE);
+    const left = await client.call(ApiKey.LEAVE_GROUP, 0, { groupId: group, memberId, members: [] });
+    assert.equal(left.errorCode, E.NONE);
+  });
+
   it('ListGroups filters by state from v4; DeleteGroups and OffsetDelete remove what they name', async () => {
     const all = await client.call(ApiKey.LIST_GROUPS, 3, { statesFilter: [], typesFilter: [] });
     const ids = all.groups.map((g: { groupId: string }) => g.groupId).sort();

@@ -489,8 +489,8 @@ export class GroupCoordinator {
   private joinKnownMember(group: ClassicGroup, request: JoinRequest): Promise<JoinResult> {
     const { memberId } = request;
     if (group.pendingMembers.has(memberId)) return this.addMemberAndRebalance(group, memberId, request);
-    const fenced = this.fencingError(group, memberId, request.groupInstanceId);
-    if (fenced !== ErrorCode.NONE) return Promise.resolve(joinError(memberId, fenced));
+    const instanceError = this.instanceIdError(group, memberId, request.groupInstanceId);
+    if (instanceError !== ErrorCode.NONE) return Promise.resolve(joinError(memberId, instanceError));
     const member = group.members.get(memberId);
     if (member === undefined) return Promise.resolve(joinError(memberId, ErrorCode.UNKNOWN_MEMBER_ID));
     switch (group.state) {
@@ -514,11 +514,16 @@ export class GroupCoordinator {
     }
   }
 
-  /** FENCED_INSTANCE_ID when a static member id is not the one holding its group.instance.id now. */
-  private fencingError(group: ClassicGroup, memberId: string, groupInstanceId: string | null): number {
+  /**
+   * Kafka's validateCurrentMember for a request that names a group.instance.id (JoinGroup of a known member,
+   * SyncGroup, Heartbeat, OffsetCommit, TxnOffsetCommit): the id must be held by the member id asking.
+   * FENCED_INSTANCE_ID when another member holds it; UNKNOWN_MEMBER_ID when no member does, whatever the member id
+   * (even a live member's: the instance id names another member, which is gone).
+   */
+  private instanceIdError(group: ClassicGroup, memberId: string, groupInstanceId: string | null): number {
     if (groupInstanceId === null) return ErrorCode.NONE;
     const holder = group.staticMembers.get(groupInstanceId);
-    if (holder === undefined) return ErrorCode.NONE;
+    if (holder === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
     return holder === memberId ? ErrorCode.NONE : ErrorCode.FENCED_INSTANCE_ID;
   }
 
@@ -744,8 +749,8 @@ export class GroupCoordinator {
     const group = this.groups.get(request.groupId);
     if (group === undefined) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
     if (group.is('Dead')) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-    const fenced = this.fencingError(group, request.memberId, request.groupInstanceId);
-    if (fenced !== ErrorCode.NONE) return fail(fenced);
+    const instanceError = this.instanceIdError(group, request.memberId, request.groupInstanceId);
+    if (instanceError !== ErrorCode.NONE) return fail(instanceError);
     const member = group.members.get(request.memberId);
     if (member === undefined) return fail(ErrorCode.UNKNOWN_MEMBER_ID);
     if (request.generationId !== group.generationId) return fail(ErrorCode.ILLEGAL_GENERATION);
@@ -899,8 +904,8 @@ export class GroupCoordinator {
     const group = this.groups.get(groupId);
     if (group === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
     if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-    const fenced = this.fencingError(group, memberId, groupInstanceId);
-    if (fenced !== ErrorCode.NONE) return fenced;
+    const instanceError = this.instanceIdError(group, memberId, groupInstanceId);
+    if (instanceError !== ErrorCode.NONE) return instanceError;
     const member = group.members.get(memberId);
     if (group.is('Empty') || member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
     if (generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
@@ -1229,11 +1234,8 @@ export class GroupCoordinator {
       return consumerCommitError(consumer, request);
     }
     if (generationId < 0 && group.is('Empty')) return ErrorCode.NONE;
-    // Stricter than fencingError alone: an instance id that no member holds is not a member.
-    if (groupInstanceId !== null && !group.staticMembers.has(groupInstanceId))
-      return ErrorCode.UNKNOWN_MEMBER_ID;
-    const fenced = this.fencingError(group, memberId, groupInstanceId);
-    if (fenced !== ErrorCode.NONE) return fenced;
+    const instanceError = this.instanceIdError(group, memberId, groupInstanceId);
+    if (instanceError !== ErrorCode.NONE) return instanceError;
     if (!group.members.has(memberId)) return ErrorCode.UNKNOWN_MEMBER_ID;
     if (generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
     return ErrorCode.NONE;
@@ -1242,8 +1244,8 @@ export class GroupCoordinator {
   private commitError(group: ClassicGroup, request: CommitRequest): number {
     if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
     if (request.generationId < 0 && group.is('Empty')) return ErrorCode.NONE;
-    const fenced = this.fencingError(group, request.memberId, request.groupInstanceId);
-    if (fenced !== ErrorCode.NONE) return fenced;
+    const instanceError = this.instanceIdError(group, request.memberId, request.groupInstanceId);
+    if (instanceError !== ErrorCode.NONE) return instanceError;
     const member = group.members.get(request.memberId);
     if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
     if (request.generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
