@@ -10,6 +10,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
   limits: ['ceilings of this machine: disk sync and async, loopback TCP', () => import('./limits/main.js')],
   'codec-messages': ['generated codecs on produce and fetch', () => import('./codec/messages.js')],
   'codec-records': ['record batches on produce and fetch', () => import('./codec/records.js')],
+  'record-walk-ab': [
+    'the record walk and decoder of this build vs another build, alternating in one process',
+    () => import('./codec/record-walk-ab.js'),
+  ],
   broker: ['broker matrix with G1: produce and fetch, vs limits', () => import('./broker/main.js')],
   'fetch-backlog': [
     'a consumer catching up a 1 GiB backlog vs L_read of the same segment files',
