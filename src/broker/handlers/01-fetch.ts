@@ -23,6 +23,7 @@ import type {
   FetchResponseFetchableTopicResponse,
   FetchResponsePartitionData,
 } from '../../protocol/messages/01-fetch.js';
+import { ZERO_UUID } from '../../protocol/messages/codec-support.js';
 import { BatchFaultError } from '../../protocol/records/batch-fault.js';
 import {
   BATCH_HEADER_BYTES,
@@ -53,6 +54,8 @@ const FOLLOWER_FETCH_VERSION_MIN = 11;
 const ZSTD_FETCH_VERSION_MIN = 10;
 /** Fetch v12 added lastFetchedEpoch and the diverging epoch of the response (KIP-320 for followers). */
 const LAST_FETCHED_EPOCH_VERSION_MIN = 12;
+/** Fetch v13 names topics by id (KIP-516). */
+const TOPIC_ID_VERSION_MIN = 13;
 const EMPTY = Buffer.alloc(0);
 const NO_EPOCH_END = { epoch: -1, endOffset: -1n };
 const NO_LEADER = { leaderId: -1, leaderEpoch: -1 };
@@ -301,6 +304,7 @@ function readyToRead(context: RequestContext, plan: FetchPlan, minBytes: number)
   let bytes = 0;
   for (const p of plan.partitions) {
     if (p.topicName === '' || plan.deniedTopics?.has(p.topicName) === true) return true;
+    if (hostsOtherTopic(context, plan, p)) return true;
     const partition = readablePartition(
       context.services,
       p.topicName,
@@ -353,6 +357,7 @@ function startPartitionRead(
   });
   if (p.topicName === '') return fail(ErrorCode.UNKNOWN_TOPIC_ID);
   if (plan.deniedTopics?.has(p.topicName) === true) return fail(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+  if (hostsOtherTopic(context, plan, p)) return fail(ErrorCode.INCONSISTENT_TOPIC_ID);
   const partition = readablePartition(
     context.services,
     p.topicName,
@@ -425,6 +430,23 @@ function startPartitionRead(
       finishPartitionRead(plan, p, partition.log, partition.settings.messageDownconversionEnable, result),
     ),
   };
+}
+
+/**
+ * Whether the replica hosted here under the partition's topic name belongs to another topic than the id the fetch
+ * (v13+) names. A fetch session keeps the id each partition was added with, and the name it resolved to then: once
+ * that topic is deleted and another is created under its name, an incremental fetch of the old session would read
+ * the new topic and hand its records over under the old id (the client does not learn of the change until its
+ * metadata is refreshed). Kafka's ReplicaManager.readFromLog compares the ids once it has found the hosted
+ * partition, before the leader epoch and leadership checks, and answers INCONSISTENT_TOPIC_ID, on which the Java
+ * consumer refreshes its metadata. As in Kafka, a zero id on either side (a replica created from a request that
+ * carried none) is never inconsistent.
+ */
+function hostsOtherTopic(context: RequestContext, plan: FetchPlan, p: SessionPartition): boolean {
+  if (plan.version < TOPIC_ID_VERSION_MIN || p.topicId === '' || p.topicId === ZERO_UUID) return false;
+  const hosted = context.services.replicas.get(p.topicName, p.partition);
+  if (hosted === undefined || hosted.topicId === '' || hosted.topicId === ZERO_UUID) return false;
+  return hosted.topicId !== p.topicId;
 }
 
 /**
