@@ -125,6 +125,8 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
         nodeEndpoints: [],
       };
     }
+    if (resolved.kind === 'incremental' && version >= TOPIC_ID_VERSION_MIN)
+      resolveUnknownTopicNames(context, resolved.session.partitions.values());
     const partitions =
       resolved.kind === 'sessionless' ? requested : [...resolved.session.partitions.values()];
     const plan: FetchPlan = {
@@ -207,6 +209,20 @@ function deniedTopics(
     }
   }
   return denied.size === 0 ? null : denied;
+}
+
+/**
+ * Kafka's CachedPartition.maybeResolveUnknownName, on every incremental fetch: a partition added to a session by a
+ * topic id this broker did not know then (the client learned it from a broker the controller's UpdateMetadata
+ * reached first) was answered UNKNOWN_TOPIC_ID and stays in the session, and the client does not name it again
+ * while its position is unchanged. Its name is looked up again until the broker knows it, so that it is read then.
+ */
+function resolveUnknownTopicNames(context: RequestContext, partitions: Iterable<SessionPartition>): void {
+  for (const p of partitions) {
+    if (p.topicName !== '') continue;
+    const topic = context.services.metadata.topicById(p.topicId);
+    if (topic !== undefined) p.topicName = topic.name;
+  }
 }
 
 function sessionPartition(
