@@ -1054,6 +1054,29 @@ export class Controller {
   }
 
   /**
+   * Reads a partition's assignment and state back into the context, after a write of both whose outcome is not
+   * known. Answers what was read and whether it differs from what the context held; null when a read failed or the
+   * partition is gone (the context is then left as it was).
+   */
+  private async readBackPartition(
+    tp: TopicPartition,
+  ): Promise<(StateRead & { assignment: ReplicaAssignment; changed: boolean }) | null> {
+    const [node, state] = await Promise.all([this.store.get(topicPath(tp.topic)), this.readState(tp)]);
+    const entry = this.ctx?.partition(tp);
+    if (!node.ok || state === null || entry === undefined) return null;
+    const decoded = decodeTopicAssignment(node.value.data);
+    const assignment = decoded.ok ? decoded.value.partitions.get(tp.partition) : undefined;
+    if (assignment === undefined) return null;
+    const changed =
+      state.partitionEpoch !== entry.partitionEpoch || !sameAssignment(assignment, entry.assignment);
+    entry.assignment = assignment;
+    entry.leadership = state.leadership;
+    entry.partitionEpoch = state.partitionEpoch;
+    entry.controllerEpoch = state.controllerEpoch;
+    return { ...state, assignment, changed };
+  }
+
+  /**
    * Reads unclean.leader.election.enable of each topic (topic config, else the broker's). A topic whose config
    * could not be read (the store unreachable) does not allow it: its override may say false, and Kafka's
    * controller does not elect a partition whose topic config read failed (KafkaZkClient.getLogConfigs). The
@@ -1493,7 +1516,29 @@ export class Controller {
       return { errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: 'The controller moved.' };
     }
     if (!result.ok) {
-      await this.refreshStates([tp]);
+      // The reply may have been lost after ZooKeeper committed the transaction (CONNECTIONLOSS), or the nodes
+      // changed under this controller (BADVERSION). Either way the context follows ZooKeeper: both nodes are read
+      // back (a read waits for the session to reconnect). A committed transaction that is exactly this one is this
+      // call's own, since the controller makes one change at a time: it goes on as written, as Kafka's controller
+      // does by retrying its ZooKeeper writes until connected (KafkaZkClient.retryRequestsUntilConnected), so its
+      // new and removed replicas and its leader are told. Otherwise what was found is sent to the brokers, which
+      // may never have learned it, and the caller is asked to retry.
+      const found = await this.readBackPartition(tp);
+      if (this.ctx !== ctx)
+        return { errorCode: ErrorCode.NOT_CONTROLLER, errorMessage: 'The controller moved.' };
+      if (found === null) return retry;
+      const committed =
+        found.partitionEpoch === expectedStateVersion + 1 &&
+        found.controllerEpoch === ctx.epoch &&
+        sameLeadership(found.leadership, next) &&
+        sameAssignment(found.assignment, assignment);
+      if (committed) {
+        this.logger.info(
+          `the write of ${tp.topic}-${tp.partition}'s assignment lost its reply (${result.code}) but was committed`,
+        );
+        return null;
+      }
+      if (found.changed) this.propagate([{ tp, created: false }]);
       return retry;
     }
     const entry = ctx.partition(tp)!;
@@ -1512,6 +1557,23 @@ function stateOp(ctx: ControllerContext, w: StateWrite): Op {
   return w.expectedVersion === -1
     ? { op: 'create', path, data, mode: 'persistent' }
     : { op: 'set', path, data, version: w.expectedVersion };
+}
+
+function sameAssignment(a: ReplicaAssignment, b: ReplicaAssignment): boolean {
+  return (
+    sameList(a.replicas, b.replicas) &&
+    sameList(a.addingReplicas, b.addingReplicas) &&
+    sameList(a.removingReplicas, b.removingReplicas)
+  );
+}
+
+function sameLeadership(a: Leadership, b: Leadership): boolean {
+  return (
+    a.leader === b.leader &&
+    a.leaderEpoch === b.leaderEpoch &&
+    sameList(a.isr, b.isr) &&
+    a.leaderRecoveryState === b.leaderRecoveryState
+  );
 }
 
 function entryOf(assignment: ReplicaAssignment, state: StateRead | null): PartitionEntry {

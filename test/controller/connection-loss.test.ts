@@ -5,7 +5,13 @@
 
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { encodeEntityConfig, topicConfigPath } from '../../src/controller/zk-layout/index.js';
+import type { Op } from '../../src/controller/store/store.js';
+import {
+  decodeTopicAssignment,
+  encodeEntityConfig,
+  topicConfigPath,
+  topicPath,
+} from '../../src/controller/zk-layout/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import {
   admin,
@@ -119,4 +125,120 @@ test('a topic whose config cannot be read is not elected uncleanly, whatever the
   const state = await cluster.partitionState('t', 0);
   assert.equal(state?.leader, -1, 'no out-of-sync replica leads');
   assert.deepEqual(state?.isr, [2]);
+});
+
+/** The next write of t's replica assignment (a reassignment starting or finishing) is committed, its reply lost. */
+function loseNextAssignmentWrite(session: FaultySession): void {
+  let armed = true;
+  const writesAssignment = (ops: readonly Op[]) =>
+    ops.some((op) => op.op === 'set' && op.path === topicPath('t'));
+  session.multiFault = (ops) => {
+    if (!armed || !writesAssignment(ops)) return null;
+    armed = false;
+    return 'lose';
+  };
+}
+
+async function assignmentOfT(cluster: TestCluster) {
+  const node = await cluster.observer.get(topicPath('t'));
+  assert.ok(node.ok);
+  const decoded = decodeTopicAssignment(node.value.data);
+  assert.ok(decoded.ok);
+  return decoded.value.partitions.get(0 as never);
+}
+
+const moveT = (replicas: number[]) => ({
+  timeoutMs: 1000,
+  topics: [{ name: 't', partitions: [{ partitionIndex: 0, replicas }] }],
+});
+
+test('a reassignment whose write lost its reply goes on as started: the new replica is sent its LeaderAndIsr', async () => {
+  const { cluster, session, channel, controller } = await setup();
+  await cluster.addBroker(4);
+  await settle(controller);
+  loseNextAssignmentWrite(session);
+  const started = await controller.alterPartitionReassignments(moveT([4, 3, 2]));
+  // ZooKeeper committed the reassignment: the controller read it back and answers as Kafka's would.
+  assert.equal(started.responses[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  const moving = { replicas: [4, 3, 2, 1], addingReplicas: [4], removingReplicas: [1] };
+  assert.deepEqual(await assignmentOfT(cluster), moving);
+  const listed = await controller.listPartitionReassignments({ timeoutMs: 1000, topics: null });
+  assert.deepEqual(
+    listed.topics[0]?.partitions[0]?.replicas,
+    moving.replicas,
+    'the controller knows the move',
+  );
+  await settle(controller);
+  const state = await cluster.partitionState('t', 0);
+  assert.equal(state?.leaderEpoch, 1);
+  for (const b of [4, 2]) {
+    const sent = channel.lastLeaderAndIsr(b, 't', 0);
+    assert.equal(sent?.leaderEpoch, 1, `broker ${b} learns the reassignment`);
+    assert.equal(sent?.partitionEpoch, state?.version);
+    assert.deepEqual(sent?.addingReplicas, [4]);
+  }
+  // The leader, told the new leader epoch, can report broker 4 in sync, and the move finishes.
+  const caughtUp = await controller.alterPartition(
+    {
+      brokerId: 2,
+      brokerEpoch: -1n,
+      topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 1, state!.version, [2, 3, 1, 4])] }],
+    },
+    2,
+  );
+  assert.equal(caughtUp.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  await settle(controller);
+  assert.deepEqual(await assignmentOfT(cluster), {
+    replicas: [4, 3, 2],
+    addingReplicas: [],
+    removingReplicas: [],
+  });
+});
+
+test('a reassignment whose finishing write lost its reply still stops the removed replica and tells the new leader', async () => {
+  const { cluster, session, channel, controller } = await setup();
+  await cluster.addBroker(4);
+  await settle(controller);
+  const started = await controller.alterPartitionReassignments(moveT([4, 3]));
+  assert.equal(started.responses[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  const moving = await cluster.partitionState('t', 0);
+  loseNextAssignmentWrite(session);
+  channel.clear();
+  const caughtUp = await controller.alterPartition(
+    {
+      brokerId: 2,
+      brokerEpoch: -1n,
+      topics: [
+        {
+          topicName: 't',
+          topicId: '',
+          partitions: [isrChange(0, moving!.leaderEpoch, moving!.version, [2, 3, 1, 4])],
+        },
+      ],
+    },
+    2,
+  );
+  assert.equal(caughtUp.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  await settle(controller);
+  assert.deepEqual(await assignmentOfT(cluster), {
+    replicas: [4, 3],
+    addingReplicas: [],
+    removingReplicas: [],
+  });
+  const state = await cluster.partitionState('t', 0);
+  assert.equal(state?.leader, 4);
+  const sent = channel.lastLeaderAndIsr(4, 't', 0);
+  assert.equal(sent?.leader, 4, 'the new leader learns it leads');
+  assert.equal(sent?.partitionEpoch, state?.version);
+  assert.deepEqual(
+    channel
+      .of('stopReplica')
+      .filter((s) => s.request.deletePartitions)
+      .map((s) => s.broker)
+      .sort(),
+    [1, 2],
+    'the removed replicas are stopped and deleted',
+  );
+  const listed = await controller.listPartitionReassignments({ timeoutMs: 1000, topics: null });
+  assert.deepEqual(listed.topics, [], 'the controller knows the move finished');
 });

@@ -194,3 +194,73 @@ test('on ZooKeeper, a leader elected by a transaction whose reply was lost is st
   });
   await controller.stop();
 });
+
+test('on ZooKeeper, a reassignment whose transaction lost its reply goes on: the new replica learns it', async () => {
+  // Broker 21 runs the controller through the proxy; 22, 23 and 24 register directly. (The brokers of the test
+  // above may still be registered; they hold none of this topic.)
+  const brokers = new Map<number, CoordinationStore>();
+  for (const id of [21, 22, 23, 24]) {
+    const s = await session(id === 21 ? `127.0.0.1:${proxy.port}` : server.connect);
+    assert.ok((await registerBroker(s, registration(id), seededRandom(id))).ok);
+    brokers.set(id, s);
+  }
+  const channel = new RecordingChannel();
+  const controller = new Controller({
+    brokerId: 21 as BrokerId,
+    store: brokers.get(21)!,
+    channel,
+    random: seededRandom(21),
+  });
+  await controller.start();
+  await untilValue('broker 21 is the controller', async () => (controller.isActive ? true : null));
+  const observer = await session();
+  const [created] = await new TopicAdmin({
+    store: observer,
+    defaults: { numPartitions: 1, replicationFactor: 2, deleteTopicEnable: true },
+    random: seededRandom(29),
+  }).createTopics(
+    [
+      {
+        name: 'moving',
+        numPartitions: -1,
+        replicationFactor: -1,
+        assignments: [{ partitionIndex: 0, brokerIds: [22, 23] }],
+        configs: {},
+      },
+    ],
+    false,
+  );
+  assert.equal(created!.errorCode, ErrorCode.NONE);
+  await untilValue('LeaderAndIsr to broker 23', async () =>
+    channel.lastLeaderAndIsr(23, 'moving', 0)?.leader === 22 ? true : null,
+  );
+
+  // The controller's next transaction writes the reassignment to [24, 23]: ZooKeeper commits it, the reply is lost.
+  const droppedBefore = proxy.dropped;
+  proxy.armed = true;
+  const answer = await controller.alterPartitionReassignments({
+    timeoutMs: 30_000,
+    topics: [{ name: 'moving', partitions: [{ partitionIndex: 0, replicas: [24, 23] }] }],
+  });
+  assert.equal(proxy.dropped, droppedBefore + 1, 'the reply to the reassignment was dropped');
+  assert.equal(answer.responses[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  const listed = await controller.listPartitionReassignments({ timeoutMs: 1000, topics: null });
+  assert.deepEqual(listed.topics, [
+    {
+      name: 'moving',
+      partitions: [
+        { partitionIndex: 0, replicas: [24, 23, 22], addingReplicas: [24], removingReplicas: [22] },
+      ],
+    },
+  ]);
+  await controller.sync();
+  const node = await observer.get(partitionStatePath('moving', 0 as never));
+  assert.ok(node.ok);
+  for (const b of [24, 22]) {
+    const sent = channel.lastLeaderAndIsr(b, 'moving', 0);
+    assert.equal(sent?.leaderEpoch, 1, `broker ${b} is sent the moving partition`);
+    assert.equal(sent?.partitionEpoch, node.value.stat.version);
+    assert.deepEqual(sent?.addingReplicas, [24]);
+  }
+  await controller.stop();
+});
