@@ -4,7 +4,7 @@
 // - A new partition gets the first live replica of its assignment as leader, all live replicas as ISR,
 //   leader epoch 0.
 // - When the leader is gone, the new leader is the first replica in assignment order that is eligible and in
-//   the ISR; the ISR keeps only live replicas. With unclean.leader.election.enable, a replica outside the ISR
+//   the ISR; the ISR keeps only live replicas not in controlled shutdown. With unclean.leader.election.enable, a replica outside the ISR
 //   may be chosen when no ISR member is left, and the ISR becomes that replica alone (data may be lost; this is
 //   the operator's choice for availability). Such a leader starts RECOVERING (KIP-704 leader recovery state):
 //   the leader marks itself recovered when it takes over, and the next AlterPartition it sends (its ISR
@@ -76,7 +76,11 @@ export function reconcileLeadership(
   }
   const candidate = replicas.find((r) => live.eligible(r) && current.isr.includes(r));
   if (candidate !== undefined) {
-    return { kind: 'change', next: bump(current, candidate, liveIsr), unclean: false };
+    // The new ISR keeps only eligible members: a broker in controlled shutdown is about to stop (it was sent
+    // StopReplica), and Kafka's offline election drops it with the dead ones (ControllerContext.isReplicaOnline
+    // excludes shutting-down brokers). Otherwise acks=all writes would wait for it until it is gone.
+    const eligibleIsr = current.isr.filter((r) => live.eligible(r));
+    return { kind: 'change', next: bump(current, candidate, eligibleIsr), unclean: false };
   }
   const uncleanCandidate = replicas.find((r) => live.eligible(r));
   if (uncleanCandidate !== undefined) {

@@ -242,3 +242,21 @@ test('a reassignment whose finishing write lost its reply still stops the remove
   const listed = await controller.listPartitionReassignments({ timeoutMs: 1000, topics: null });
   assert.deepEqual(listed.topics, [], 'the controller knows the move finished');
 });
+
+test('a broker in controlled shutdown left in an ISR (its write failed) is not kept in the ISR of an election', async () => {
+  const { cluster, session, controller } = await setup();
+  // Broker 3 follows t-0; the write taking it out of the ISR fails, so it is still in ZooKeeper's ISR.
+  session.multiFault = (ops) => (writesState(ops, 't', 0) ? 'fail' : null);
+  const epoch3 = BigInt(controller.context!.liveBrokers.get(3 as never)!.epoch);
+  const answer = await controller.controlledShutdown({ brokerId: 3, brokerEpoch: epoch3 });
+  assert.equal(answer.errorCode, ErrorCode.NONE);
+  session.multiFault = () => null;
+  assert.deepEqual((await cluster.partitionState('t', 0))?.isr, [2, 3, 1]);
+  // The leader dies before broker 3 is gone: Kafka's offline election keeps only online replicas in the ISR, and a
+  // broker shutting down is not online (ControllerContext.isReplicaOnline).
+  cluster.killBroker(2);
+  await settle(controller);
+  const state = await cluster.partitionState('t', 0);
+  assert.equal(state?.leader, 1, 'the broker shutting down is not elected');
+  assert.deepEqual(state?.isr, [1]);
+});
