@@ -78,9 +78,10 @@ export async function reassign(
     }
     return finishReassignment(core, tp, originalReplicas(entry.assignment));
   }
-  const problem = targetProblem(target, new Set(ctx.liveBrokers.keys()));
-  if (problem !== null) return problem;
   const moving = movingAssignment(entry.assignment, target);
+  const eligible = new Set([...ctx.liveBrokers.keys()].filter((b) => ctx.liveness.eligible(b)));
+  const problem = targetProblem(target, moving.addingReplicas, eligible);
+  if (problem !== null) return problem;
   if (!isReassigning(moving)) {
     // Back to the original replicas (a cancel), or only their order changes: finish at once.
     if (!isReassigning(entry.assignment) && sameList(entry.assignment.replicas, target)) return null;

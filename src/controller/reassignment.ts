@@ -27,8 +27,17 @@ export function targetReplicas(a: ReplicaAssignment): BrokerId[] {
   return a.replicas.filter((r) => !a.removingReplicas.includes(r));
 }
 
-/** Kafka's checks of a requested target, with its messages; null when acceptable. */
-export function targetProblem(target: readonly number[], live: ReadonlySet<number>): ApiError | null {
+/**
+ * Kafka's checks of a requested target, with its messages; null when acceptable. Only the replicas the target adds
+ * (`adding`, see movingAssignment) must be among `live`, the brokers alive and not in controlled shutdown, as
+ * Kafka's controller checks (validateReplicas): a target may keep a replica on a broker that is down, and the move
+ * then finishes once that broker is back in the ISR.
+ */
+export function targetProblem(
+  target: readonly number[],
+  adding: readonly number[],
+  live: ReadonlySet<number>,
+): ApiError | null {
   const invalid = (errorMessage: string): ApiError => ({
     errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT,
     errorMessage,
@@ -39,9 +48,9 @@ export function targetProblem(target: readonly number[], live: ReadonlySet<numbe
   }
   const negative = target.filter((r) => r < 0);
   if (negative.length > 0) return invalid(`Invalid broker id in replica assignment: ${negative.join(', ')}`);
-  if (target.some((r) => !live.has(r))) {
+  if (adding.some((r) => !live.has(r))) {
     return invalid(
-      `Replica assignment has brokers that are not alive. Replica list: ${target.join(', ')}, live broker list: ${[...live].sort((a, b) => a - b).join(', ')}`,
+      `Replica assignment has brokers that are not alive. Replica list: ${adding.join(', ')}, live broker list: ${[...live].sort((a, b) => a - b).join(', ')}`,
     );
   }
   return null;

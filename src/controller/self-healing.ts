@@ -731,8 +731,9 @@ interface PlanContext {
  * holding the fewest replicas (counting the moves already planned), then the lowest id. Partitions being moved
  * or deleted are skipped, as are those with no candidate (fewer live brokers than the replication factor).
  * A partition that also has a replica on another gone broker is moved off both at once when that broker's
- * timeout has ended too (`expired`): a reassignment may not name a broker that is not alive, so replacing one
- * at a time could never start. While the other's timeout runs, the partition waits for it.
+ * timeout has ended too (`expired`): a reassignment finishes only once every target replica is in the ISR, so
+ * replacing one at a time would leave a move waiting for the other gone broker. While the other's timeout runs,
+ * the partition waits for it.
  */
 export function planReplacements(
   ctx: PlanContext,

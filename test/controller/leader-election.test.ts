@@ -147,10 +147,12 @@ test('reassignment rules: the moving set, finishing, and refused targets', () =>
   assert.deepEqual(replaced, { replicas: [2, 6, 1, 3], addingReplicas: [6], removingReplicas: [1, 3] });
   assert.deepEqual(movingLeadership(replaced, led(5, [5, 2]), liveness([2, 5, 6])), led(2, [2], 4));
   assert.equal(
-    targetProblem([], new Set([1]))?.errorMessage,
+    targetProblem([], [], new Set([1]))?.errorMessage,
     'Empty replica list specified in partition reassignment.',
   );
-  assert.match(targetProblem([1, 1], new Set([1]))!.errorMessage, /Duplicate replica ids/);
-  assert.match(targetProblem([1, 9], new Set([1]))!.errorMessage, /not alive/);
-  assert.equal(targetProblem([1], new Set([1])), null);
+  assert.match(targetProblem([1, 1], [], new Set([1]))!.errorMessage, /Duplicate replica ids/);
+  assert.match(targetProblem([1, 9], [9], new Set([1]))!.errorMessage, /not alive/);
+  assert.equal(targetProblem([1], [], new Set([1])), null);
+  // A replica kept on a broker that is down is no problem; only added replicas must be alive.
+  assert.equal(targetProblem([1, 9], [1], new Set([1])), null);
 });

@@ -167,3 +167,26 @@ test('a replacing reassignment drops the replicas the first one was adding from 
     [3],
   );
 });
+
+test('a reassignment may keep a replica on a dead broker: only the replicas it adds must be alive and not stopping', async () => {
+  const { cluster, controller } = await setup();
+  cluster.killBroker(2);
+  await settle(controller);
+  // Kafka's controller checks the replicas being added only (validateReplicas): broker 2 is already a replica.
+  const kept = await controller.alterPartitionReassignments(move([3, 2]));
+  assert.equal(kept.responses[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  assert.deepEqual(await assignment(cluster), {
+    replicas: [3, 2, 1],
+    addingReplicas: [3],
+    removingReplicas: [1],
+  });
+  // A broker in controlled shutdown is not among Kafka's live brokers: it may not be added.
+  const epoch4 = BigInt(controller.context!.liveBrokers.get(4 as never)!.epoch);
+  assert.equal(
+    (await controller.controlledShutdown({ brokerId: 4, brokerEpoch: epoch4 })).errorCode,
+    ErrorCode.NONE,
+  );
+  const stopping = await controller.alterPartitionReassignments(move([4, 2]));
+  assert.equal(stopping.responses[0]?.partitions[0]?.errorCode, ErrorCode.INVALID_REPLICA_ASSIGNMENT);
+  assert.match(stopping.responses[0]!.partitions[0]!.errorMessage!, /not alive/);
+});
