@@ -4,9 +4,9 @@
 // - A new partition gets the first live replica of its assignment as leader, all live replicas as ISR,
 //   leader epoch 0.
 // - When the leader is gone, the new leader is the first replica in assignment order that is eligible and in
-//   the ISR; the ISR keeps only live replicas not in controlled shutdown. With unclean.leader.election.enable, a replica outside the ISR
-//   may be chosen when no ISR member is left, and the ISR becomes that replica alone (data may be lost; this is
-//   the operator's choice for availability). Such a leader starts RECOVERING (KIP-704 leader recovery state):
+//   the ISR; the ISR keeps only live replicas not in controlled shutdown. With unclean.leader.election.enable,
+//   a replica outside the ISR may be chosen when no ISR member is left, and the ISR becomes that replica alone
+//   (data may be lost; this is the operator's choice for availability). Such a leader starts RECOVERING (KIP-704 leader recovery state):
 //   the leader marks itself recovered when it takes over, and the next AlterPartition it sends (its ISR
 //   growing) writes RECOVERED. Other changes keep the state, as Kafka's LeaderAndIsr.newLeaderAndIsr does.
 // - When no leader can be chosen the partition has leader -1; its ISR keeps the last member (the old leader if
