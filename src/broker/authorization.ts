@@ -2,10 +2,9 @@
 // principal, from its host, perform an operation on a resource. Without an authorizer (authorizer.class.name
 // unset) every answer is yes and nothing else runs. Each check writes the authorization log (audit-log.ts).
 //
-// The broker's own principal: brokers talk to each other over the inter-broker listener, where Brook's brokers
-// connect in plaintext (User:ANONYMOUS, see src/security/README.md). A connection on that listener whose
-// principal is the one brokers have there may perform CLUSTER_ACTION, so replication, controller requests and
-// transaction markers work without ACLs; every other operation goes through the ACLs (or super.users) as usual.
+// Nothing is granted implicitly, not even to the brokers: as in Kafka, their principal on the inter-broker
+// listener (User:ANONYMOUS on PLAINTEXT or SSL without client certificates, their SASL user or certificate name
+// otherwise) needs super.users or a CLUSTER_ACTION ACL for replication, controller requests and transaction markers.
 
 import type { Connection } from '../network/connection.js';
 import { findApi } from '../protocol/registry.js';
@@ -58,10 +57,7 @@ export function authorizeTransactionalId(context: RequestContext, operation: num
   return authorize(context, operation, ResourceType.TRANSACTIONAL_ID, id);
 }
 
-/** An operation on the cluster; CLUSTER_ACTION also passes for the broker's own principal. */
 export function authorizeCluster(context: RequestContext, operation: number): boolean {
-  if (context.services.authorizer === null) return true;
-  if (operation === AclOperation.CLUSTER_ACTION && isBrokerConnection(context)) return true;
   return authorize(context, operation, ResourceType.CLUSTER, CLUSTER_RESOURCE_NAME);
 }
 
@@ -75,16 +71,6 @@ export function authorizeAnyOfType(
   if (authorizer === null) return true;
   const principal = context.connection.security.principal;
   return authorizer.authorizeAny(principal, hostOf(context.connection), operation, resourceType);
-}
-
-function isBrokerConnection(context: RequestContext): boolean {
-  const config = context.services.config;
-  if (context.connection.listenerName !== config.interBrokerListenerName) return false;
-  const protocol = config.interBrokerSecurityProtocol;
-  return (
-    (protocol === 'PLAINTEXT' || protocol === 'SSL') &&
-    context.connection.security.principal === 'User:ANONYMOUS'
-  );
 }
 
 function requestName(context: RequestContext): string {
@@ -122,10 +108,7 @@ export function authorizedOperations(
   let bits = 0;
   for (let op: number = AclOperation.READ; op <= AclOperation.IDEMPOTENT_WRITE; op++) {
     if ((supported & (1 << op)) === 0) continue;
-    const allowed =
-      (type === 'cluster' && op === AclOperation.CLUSTER_ACTION && isBrokerConnection(context)) ||
-      authorizer.authorize(principal, host, op, RESOURCE_TYPE_OF[type], name);
-    if (allowed) bits |= 1 << op;
+    if (authorizer.authorize(principal, host, op, RESOURCE_TYPE_OF[type], name)) bits |= 1 << op;
   }
   return bits;
 }

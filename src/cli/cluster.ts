@@ -7,7 +7,9 @@
 // `--racks a,b,c` puts broker i in rack racks[i % n] (broker.rack), so rack-aware replica placement and
 // follower fetching (replica.selector.class, set with it) can be tried on one machine. `--override key=value`
 // (repeatable) passes a broker key to every broker, after the cluster's own settings, so it wins over them; the
-// four keys that must differ per broker are the cluster's to set.
+// four keys that must differ per broker are the cluster's to set. An authorizer given so to a plaintext cluster
+// comes with super.users=User:ANONYMOUS (unless super.users is given too), as a Kafka operator would configure it:
+// the brokers need CLUSTER_ACTION among themselves, and Kafka grants it to no principal implicitly.
 //
 // `restart --rolling` restarts the brokers of a running cluster one at a time, the controller last, as Kafka's
 // rolling-restart procedure asks: it checks that the cluster is healthy (every broker registered, no partition
@@ -159,6 +161,18 @@ function rackOverrides(racks: readonly string[], id: number): Record<string, str
 }
 
 /**
+ * super.users for a plaintext cluster given an authorizer (--override authorizer.class.name=...) without
+ * super.users: User:ANONYMOUS, the brokers' principal on PLAINTEXT. Kafka grants the brokers nothing implicitly, so
+ * without it they could not replicate (CLUSTER_ACTION); and as every plaintext client is User:ANONYMOUS too, it is
+ * also the only principal that could create the first ACLs. A super.users override wins.
+ */
+function authorizerOverrides(o: Options): Record<string, string> {
+  const authorizer = o.overrides.get('authorizer.class.name')?.trim() ?? '';
+  if (o.secure || authorizer === '' || o.overrides.has('super.users')) return {};
+  return { 'super.users': 'User:ANONYMOUS' };
+}
+
+/**
  * The keys of a SASL_SSL-only cluster, and client.properties for its admin user. A cluster directory started
  * secured before keeps its passwords, so that the users' settings stay valid.
  */
@@ -224,6 +238,12 @@ async function up(o: Options): Promise<number> {
   mkdirSync(dir, { recursive: true });
   const securedConfig = o.secure ? securedSettings(dir) : null;
   const protocol = o.secure ? 'SASL_SSL' : 'PLAINTEXT';
+  const superUsers = authorizerOverrides(o);
+  if (superUsers['super.users'] !== undefined) {
+    process.stdout.write(
+      `authorizer on: super.users=${superUsers['super.users']} (the brokers' principal on PLAINTEXT, which every plaintext client shares; --override super.users=... to choose)\n`,
+    );
+  }
   const zk = await startLocalZooKeeper({ port: o.zookeeperPort, dataDir: join(dir, 'zookeeper') });
   process.stdout.write(`zookeeper on ${zk.connect} (pid ${zk.pid})\n`);
   const started: BrokerRecord[] = [];
@@ -242,6 +262,7 @@ async function up(o: Options): Promise<number> {
       'offsets.topic.replication.factor': Math.min(3, o.brokers),
       'min.insync.replicas': o.brokers >= 3 ? 2 : 1,
       ...rackOverrides(o.racks, id),
+      ...superUsers,
       ...Object.fromEntries(o.overrides),
     };
     const args = [...SERVER_NODE_FLAGS, BIN, 'server'];

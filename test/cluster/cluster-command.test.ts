@@ -1,7 +1,8 @@
 // `brook cluster up` starts ZooKeeper and three brokers that form one cluster (kcat sees all three and a
 // controller), each in its rack from --racks (Metadata shows them); `brook cluster status` says since when a
 // killed broker is gone and when self-healing moves its replicas; `brook cluster down` stops every process it
-// started.
+// started. Given an authorizer, `up` makes User:ANONYMOUS (the brokers on PLAINTEXT) a super user, so that two
+// brokers replicate under it.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -9,10 +10,12 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { run } from '../helpers/broker-process.js';
 import { waitFor } from '../helpers/cluster.js';
-import { WireClient } from '../helpers/wire-client.js';
+import { createTopic, produceBatch, WireClient } from '../helpers/wire-client.js';
 import { freePort } from '../helpers/zookeeper.js';
 
 const BIN = resolve(import.meta.dirname, '../../../bin/brook');
@@ -77,6 +80,23 @@ async function staticConfigsOf(port: number, id: number, keys: string[]): Promis
   }
 }
 
+/** The leader's high watermark of partition 0 of `topic` (ListOffsets latest), asked of broker `port`. */
+async function highWatermark(port: number, topic: string): Promise<bigint> {
+  const client = await WireClient.connect('127.0.0.1', port);
+  try {
+    const listed = await client.call(ApiKey.LIST_OFFSETS, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }],
+    });
+    const p = listed.topics[0].partitions[0];
+    assert.equal(p.errorCode, ErrorCode.NONE);
+    return p.offset as bigint;
+  } finally {
+    client.close();
+  }
+}
+
 describe('brook cluster', () => {
   it('rejects an --override of a key it sets per broker, or one without a value', async () => {
     for (const pair of ['listeners=PLAINTEXT://127.0.0.1:1', 'num.partitions']) {
@@ -92,6 +112,52 @@ describe('brook cluster', () => {
     const bad = await run(process.execPath, [BIN, 'cluster', 'up', '--racks', 'a,,b'], { timeoutMs: 30_000 });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--racks/);
+  });
+
+  it('with an authorizer given, makes the brokers super users so that they replicate', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'brook-cluster-acl-'));
+    const base = await freeRun(2);
+    const zkPort = await freePort();
+    const args = ['--dir', dir, '--base-port', String(base), '--zookeeper-port', String(zkPort)];
+    try {
+      const up = await run(
+        process.execPath,
+        [
+          BIN,
+          'cluster',
+          'up',
+          '--brokers',
+          '2',
+          '--override',
+          'authorizer.class.name=kafka.security.authorizer.AclAuthorizer',
+          // The last broker down leads acl-rep and has nowhere to move it: retry its controlled shutdown briefly.
+          '--override',
+          'controlled.shutdown.retry.backoff.ms=200',
+          ...args,
+        ],
+        { timeoutMs: 90_000 },
+      );
+      assert.equal(up.code, 0, `cluster up failed:\n${up.stdout}\n${up.stderr}`);
+      assert.match(up.stdout, /super\.users=User:ANONYMOUS/);
+      const client = await WireClient.connect('127.0.0.1', base);
+      try {
+        await createTopic(client, 'acl-rep', { assignments: { 0: [0, 1] } });
+        const produced = await waitFor('a leader for acl-rep on broker 0', async () => {
+          const r = await produceBatch(client, 'acl-rep', buildBatch([{ value: 'v' }]), 1);
+          return r.errorCode === ErrorCode.NONE ? r : undefined;
+        });
+        assert.equal(produced.baseOffset, 0n);
+      } finally {
+        client.close();
+      }
+      // The high watermark moves only when broker 1 has fetched the record: a follower fetch under the authorizer.
+      await waitFor('broker 1 to replicate acl-rep', async () =>
+        (await highWatermark(base, 'acl-rep')) === 1n ? true : undefined,
+      );
+    } finally {
+      await run(process.execPath, [BIN, 'cluster', 'down', ...args], { timeoutMs: 60_000 });
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('brings up ZooKeeper and three brokers as one cluster, racks round-robin, and takes them all down', async () => {

@@ -12,7 +12,7 @@ export const leaderAndIsrHandler = defineHandler<LeaderAndIsrRequest, LeaderAndI
   minVersion: 0,
   maxVersion: 7,
   handle(context, request) {
-    // From the controller: CLUSTER_ACTION, which the brokers' own connections have (see authorization.ts).
+    // From the controller: CLUSTER_ACTION, which the brokers' principal has through super.users or an ACL.
     if (!authorizeCluster(context, AclOperation.CLUSTER_ACTION)) {
       return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, partitionErrors: [], topics: [] };
     }
