@@ -1,7 +1,7 @@
 // The rest of the authorization matrix through the wire (acl-matrix.test.ts has Produce, Fetch, Metadata, the
 // group and admin APIs most clients use): group members' requests, the transactional producer's requests after
 // InitProducerId, the cluster-level APIs that change things (reassignments, log dirs, SCRAM credentials, broker
-// configs, client quotas), a consumer's OffsetForLeaderEpoch, Kafka's operation implications, and
+// configs, client quotas), OffsetForLeaderEpoch, Kafka's operation implications, and
 // allow.everyone.if.no.acl.found. Each principal without the ACL gets Kafka's error; with it, the authorizer lets
 // the request through (the answer then is whatever the request itself deserves, never the authorization error).
 // alice, bob and carol log in with SASL/PLAIN; the PLAINTEXT connection is the super user User:ANONYMOUS.
@@ -74,6 +74,7 @@ before(async () => {
     'dt-a',
     'dt-b',
     'ofl-t',
+    'ofl-r',
     'imp-read',
     'imp-write',
     'imp-delete',
@@ -488,6 +489,38 @@ describe('consumers and implications', () => {
     assert.equal(await epochs(), ErrorCode.TOPIC_AUTHORIZATION_FAILED);
     await addAcls(admin, [acl(RT.TOPIC, 'ofl-t', 'User:alice', Op.DESCRIBE)]);
     assert.equal(await epochs(), ErrorCode.NONE);
+  });
+
+  it('OffsetForLeaderEpoch passes CLUSTER_ACTION, else DESCRIBE per topic, whatever the replica id', async () => {
+    // Kafka's handler asks CLUSTER_ACTION first (without logging its denial), then DESCRIBE on each topic; the
+    // replica id plays no part, so a follower's id is not refused as a cluster request.
+    const epochError = async (client: WireClient, version: number, replicaId: number) =>
+      (
+        await client.call(ApiKey.OFFSET_FOR_LEADER_EPOCH, version, {
+          replicaId,
+          topics: [
+            { topic: 'ofl-r', partitions: [{ partition: 0, currentLeaderEpoch: -1, leaderEpoch: 0 }] },
+          ],
+        })
+      ).topics[0].partitions[0].errorCode;
+    const alice = await as(b, 'alice');
+    assert.equal(await epochError(alice, 4, 1), ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    await addAcls(admin, [acl(RT.TOPIC, 'ofl-r', 'User:alice', Op.DESCRIBE)]);
+    assert.equal(await epochError(alice, 4, 1), ErrorCode.NONE);
+    const bob = await as(b, 'bob');
+    assert.equal(await epochError(bob, 4, -1), ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    await addAcls(admin, [acl(RT.CLUSTER, CLUSTER, 'User:bob', Op.CLUSTER_ACTION)]);
+    for (const [version, replicaId] of [
+      [4, -1],
+      [4, 1],
+      [2, -1],
+    ] as const) {
+      assert.equal(
+        await epochError(bob, version, replicaId),
+        ErrorCode.NONE,
+        `v${version} replica ${replicaId}`,
+      );
+    }
   });
 
   it('READ, WRITE, DELETE and ALTER on a topic imply DESCRIBE; DESCRIBE_CONFIGS and CREATE do not', async () => {

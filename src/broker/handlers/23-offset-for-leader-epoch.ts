@@ -10,8 +10,9 @@ import type {
   OffsetForLeaderEpochResponseEpochEndOffset,
 } from '../../protocol/messages/23-offset-for-leader-epoch.js';
 import { ApiKey } from '../../protocol/registry.js';
+import { CLUSTER_RESOURCE_NAME } from '../../security/authorizer/acl-types.js';
 import { defineHandler } from '../api-handler.js';
-import { AclOperation, authorizeCluster, authorizeTopic } from '../authorization.js';
+import { AclOperation, authorize, authorizeTopic, ResourceType } from '../authorization.js';
 import { leaderPartition } from '../replica/leader-lookup.js';
 
 export const offsetForLeaderEpochHandler = defineHandler<
@@ -22,17 +23,23 @@ export const offsetForLeaderEpochHandler = defineHandler<
   minVersion: 0,
   maxVersion: 4,
   handle(context, request) {
-    // Kafka's checks: a follower (replica id set, v3+) needs CLUSTER_ACTION, a consumer DESCRIBE on each topic.
-    const follower = context.apiVersion >= 3 && request.replicaId >= 0;
-    const clusterDenied = follower && !authorizeCluster(context, AclOperation.CLUSTER_ACTION);
+    // Kafka's checks, whatever the replica id: CLUSTER_ACTION passes every topic (the API was the brokers' before
+    // KIP-320), else each topic needs DESCRIBE (consumers checking for truncation). The cluster check's denial is
+    // not logged, as in Kafka: it is only the first of two ways in.
+    const cluster = authorize(
+      context,
+      AclOperation.CLUSTER_ACTION,
+      ResourceType.CLUSTER,
+      CLUSTER_RESOURCE_NAME,
+      false,
+    );
     return {
       throttleTimeMs: 0,
       topics: request.topics.map((t) => {
-        const denied = clusterDenied
-          ? ErrorCode.CLUSTER_AUTHORIZATION_FAILED
-          : !follower && !authorizeTopic(context, AclOperation.DESCRIBE, t.topic)
-            ? ErrorCode.TOPIC_AUTHORIZATION_FAILED
-            : ErrorCode.NONE;
+        const denied =
+          cluster || authorizeTopic(context, AclOperation.DESCRIBE, t.topic)
+            ? ErrorCode.NONE
+            : ErrorCode.TOPIC_AUTHORIZATION_FAILED;
         return {
           topic: t.topic,
           partitions: t.partitions.map((p): OffsetForLeaderEpochResponseEpochEndOffset => {
