@@ -90,6 +90,16 @@ const RESOURCE_TYPE_OF = {
 } as const;
 
 /**
+ * KIP-430's cluster operations (Metadata v8-v10, DescribeCluster): as Kafka, computed only for a principal that may
+ * DESCRIBE the cluster (a check logged as any other), 0 for the others; INT32_MIN when the request did not ask.
+ */
+export function clusterAuthorizedOperations(context: RequestContext, asked: boolean): number {
+  if (!asked) return AUTHORIZED_OPERATIONS_OMITTED;
+  if (!authorizeCluster(context, AclOperation.DESCRIBE)) return 0;
+  return authorizedOperations(context, 'cluster', CLUSTER_RESOURCE_NAME, true);
+}
+
+/**
  * KIP-430: the operations the caller may perform on the resource, as Kafka's bit set, among those its type
  * supports; INT32_MIN when the request did not ask. Checked without writing the authorization log, as Kafka.
  */

@@ -415,13 +415,21 @@ describe('cluster-level APIs', () => {
         components: [{ entityType: 'user', matchType: 0, match: 'dave' }],
         strict: false,
       });
-    const clusterOps = async () =>
-      (
-        await carol.call(ApiKey.DESCRIBE_CLUSTER, 0, {
-          includeClusterAuthorizedOperations: true,
-          endpointType: 1,
-        })
-      ).clusterAuthorizedOperations;
+    /** KIP-430's cluster operations for carol, which DescribeCluster and Metadata v10 answer alike. */
+    const clusterOps = async () => {
+      const described = await carol.call(ApiKey.DESCRIBE_CLUSTER, 0, {
+        includeClusterAuthorizedOperations: true,
+        endpointType: 1,
+      });
+      const metadata = await carol.call(ApiKey.METADATA, 10, {
+        topics: [],
+        allowAutoTopicCreation: false,
+        includeClusterAuthorizedOperations: true,
+        includeTopicAuthorizedOperations: false,
+      });
+      assert.equal(metadata.clusterAuthorizedOperations, described.clusterAuthorizedOperations);
+      return described.clusterAuthorizedOperations as number;
+    };
 
     const denied = ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
     const reassignRefused = await reassign();
@@ -454,7 +462,8 @@ describe('cluster-level APIs', () => {
       described.entries.map((e: { values: { key: string; value: number }[] }) => e.values),
       [[{ key: 'producer_byte_rate', value: 1024 }]],
     );
-    assert.equal(await clusterOps(), (1 << Op.ALTER_CONFIGS) | (1 << Op.DESCRIBE_CONFIGS));
+    // As Kafka, the cluster's operations are answered only to a principal that may DESCRIBE the cluster.
+    assert.equal(await clusterOps(), 0);
     assert.equal((await reassign()).errorCode, denied, 'ALTER_CONFIGS is not ALTER');
 
     // ALTER on the cluster: reassignments, log dirs, SCRAM credentials; it implies DESCRIBE.

@@ -22,6 +22,7 @@ import {
   authorize,
   authorizedOperations,
   authorizeTopic,
+  clusterAuthorizedOperations,
   ResourceType,
 } from '../authorization.js';
 import { AUTHORIZED_OPERATIONS_OMITTED } from '../authorized-operations.js';
@@ -100,10 +101,8 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
       clusterId: metadata.clusterId,
       controllerId: metadata.controllerId,
       topics,
-      clusterAuthorizedOperations: authorizedOperations(
+      clusterAuthorizedOperations: clusterAuthorizedOperations(
         context,
-        'cluster',
-        'kafka-cluster',
         request.includeClusterAuthorizedOperations,
       ),
     };

@@ -7,7 +7,8 @@ import type {
 } from '../../protocol/messages/60-describe-cluster.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
-import { authorizedOperations } from '../authorization.js';
+import { clusterAuthorizedOperations } from '../authorization.js';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../authorized-operations.js';
 
 /** endpoint_type 1 asks for brokers (2, controllers, is a KRaft notion). */
 const ENDPOINT_TYPE_BROKERS = 1;
@@ -23,16 +24,12 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequest, Desc
       endpointType: request.endpointType,
       clusterId: metadata.clusterId,
       controllerId: metadata.controllerId,
-      clusterAuthorizedOperations: authorizedOperations(
-        context,
-        'cluster',
-        'kafka-cluster',
-        request.includeClusterAuthorizedOperations,
-      ),
     };
     if (request.endpointType !== ENDPOINT_TYPE_BROKERS) {
+      // As Kafka, a refused request leaves the authorized operations at their default, asking nothing.
       return {
         ...base,
+        clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
         errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
         errorMessage: 'Only broker endpoints are available.',
         brokers: [],
@@ -43,6 +40,15 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequest, Desc
       const e = b.endpoints.find((x) => x.listenerName === context.listenerName);
       if (e !== undefined) brokers.push({ brokerId: b.id, host: e.host, port: e.port, rack: b.rack });
     }
-    return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, brokers };
+    return {
+      ...base,
+      clusterAuthorizedOperations: clusterAuthorizedOperations(
+        context,
+        request.includeClusterAuthorizedOperations,
+      ),
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      brokers,
+    };
   },
 });
