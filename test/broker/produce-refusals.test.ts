@@ -1,20 +1,42 @@
 // Produce requests that Kafka's KafkaApis and ReplicaManager refuse before anything reaches a log: a client's
-// write to an internal topic (the coordinators own what is in them), and transactional batches sent without a
-// transactional id (no coordinator would ever end the transaction they open). Each refusal leaves the log as it
-// was.
+// write to an internal topic (the coordinators own what is in them), transactional batches sent without a
+// transactional id (no coordinator would ever end the transaction they open), batches whose records a client
+// encoded wrongly (compressed or not: Kafka's LogValidator reads the records of every batch a client sends).
+// Each refusal leaves the log as it was.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { writeBatchCrc } from '../../src/protocol/records/batch-crc.js';
-import { BATCH_HEADER_BYTES } from '../../src/protocol/records/batch-header.js';
+import {
+  BATCH_HEADER_BYTES,
+  CompressionType,
+  LAST_OFFSET_DELTA,
+  RECORDS_COUNT,
+} from '../../src/protocol/records/batch-header.js';
+import { recompressBatch } from '../../src/protocol/records/recompress.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { useBrokerWithClient } from '../helpers/broker-suite.js';
 import { sleep } from '../helpers/wait.js';
 import { createTopic, produceBatch, WireClient } from '../helpers/wire-client.js';
 
 const OFFSETS_TOPIC = '__consumer_offsets';
+
+const CODECS = [
+  ['gzip', CompressionType.Gzip],
+  ['snappy', CompressionType.Snappy],
+  ['lz4', CompressionType.Lz4],
+  ['zstd', CompressionType.Zstd],
+] as const;
+
+/** An uncompressed batch whose first record's length varint (zigzag 63) runs past the record, CRC and all. */
+function malformedRecordBatch(): Buffer {
+  const batch = buildBatch([{ key: 'k', value: 'first' }, { value: 'second' }]);
+  batch[BATCH_HEADER_BYTES] = 0x7e;
+  writeBatchCrc(batch, 0);
+  return batch;
+}
 
 describe('produce requests refused before the append', () => {
   const suite = useBrokerWithClient({ overrides: { 'offsets.topic.num.partitions': 1 } }, async (s) => {
@@ -67,10 +89,7 @@ describe('produce requests refused before the append', () => {
   });
 
   it('an uncompressed batch whose valid CRC covers a malformed record is INVALID_RECORD and appends nothing', async () => {
-    const batch = buildBatch([{ key: 'k', value: 'first' }, { value: 'second' }]);
-    // The first record's length varint (zigzag 63) now runs past the record: a client's encoding bug, CRC and all.
-    batch[BATCH_HEADER_BYTES] = 0x7e;
-    writeBatchCrc(batch, 0);
+    const batch = malformedRecordBatch();
     const before = await endOffset('refusals');
     const response = await produceBatch(suite.client, 'refusals', batch);
     assert.equal(response.errorCode, ErrorCode.INVALID_RECORD);
@@ -102,5 +121,32 @@ describe('produce requests refused before the append', () => {
     const plain = await produceBatch(suite.client, 'refusals', buildBatch([{ value: 'plain' }]));
     assert.equal(plain.errorCode, ErrorCode.NONE);
     assert.equal(await endOffset('refusals', true), plain.baseOffset + 1n);
+  });
+
+  for (const [name, codec] of CODECS) {
+    it(`a ${name} batch whose valid CRC covers a malformed record is INVALID_RECORD and appends nothing`, async () => {
+      // The compressed bytes are sound; the records inside are what the client got wrong.
+      const batch = recompressBatch(malformedRecordBatch(), 0, codec);
+      const before = await endOffset('refusals');
+      const response = await produceBatch(suite.client, 'refusals', batch);
+      assert.equal(response.errorCode, ErrorCode.INVALID_RECORD);
+      assert.equal(await endOffset('refusals'), before, 'nothing was appended');
+    });
+  }
+
+  it('a compressed batch holding fewer records than its header counts is INVALID_RECORD', async () => {
+    const short = buildBatch([{ value: 'one' }, { value: 'two' }]);
+    // The header claims a third record (count and last offset delta agree with each other, not with the records).
+    short.writeInt32BE(3, RECORDS_COUNT);
+    short.writeInt32BE(2, LAST_OFFSET_DELTA);
+    writeBatchCrc(short, 0);
+    const before = await endOffset('refusals');
+    const response = await produceBatch(
+      suite.client,
+      'refusals',
+      recompressBatch(short, 0, CompressionType.Gzip),
+    );
+    assert.equal(response.errorCode, ErrorCode.INVALID_RECORD);
+    assert.equal(await endOffset('refusals'), before, 'nothing was appended');
   });
 });

@@ -1,14 +1,14 @@
-// The leader's validation of a producer's records before they reach the log, done on bytes: each batch is
-// checked by its framing, header and CRC (never by decoding records, unless the topic asks for recompression
-// or the records are in the legacy format), offsets and the leader epoch are written into the header, and the
-// log appends the bytes unchanged. Work on records is the exception: legacy magic 0/1 input is converted to v2,
-// a topic whose compression.type differs from the producer's gets its batches recompressed,
-// LogAppendTime rewrites the max timestamp (and so the CRC), and so does CreateTime for a header whose max
-// timestamp cannot be right.
+// The leader's validation of a producer's records before they reach the log: each batch is checked by its
+// framing, header and CRC, and its records are walked (framing only, no allocation) after one decompression when
+// the batch is compressed, as Kafka's LogValidator reads every batch a client sends; offsets and the leader epoch
+// are written into the header, and the log appends the bytes unchanged. Rewriting a batch is the exception: legacy
+// magic 0/1 input is converted to v2, a topic whose compression.type differs from the producer's gets its batches
+// recompressed (from the records section already decompressed), LogAppendTime rewrites the max timestamp (and
+// so the CRC), and so does CreateTime for a header whose max timestamp cannot be right.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import { writeBatchCrc } from '../../protocol/records/batch-crc.js';
-import { BatchFaultError } from '../../protocol/records/batch-fault.js';
+import { type BatchFault, BatchFaultError } from '../../protocol/records/batch-fault.js';
 import {
   ATTRIBUTES,
   Attribute,
@@ -19,10 +19,10 @@ import {
   MAX_TIMESTAMP,
   NO_TIMESTAMP,
 } from '../../protocol/records/batch-header.js';
-import { iterateRecords } from '../../protocol/records/batch-records.js';
+import { batchRecordsSection, iterateRecords } from '../../protocol/records/batch-records.js';
 import { upConvertRecords } from '../../protocol/records/legacy-convert.js';
 import { recompressBatch } from '../../protocol/records/recompress.js';
-import { validateBatch } from '../../protocol/records/validate-batch.js';
+import { validateBatch, validateRecordsSection } from '../../protocol/records/validate-batch.js';
 import type { TopicLogSettings } from '../config/topic-log-settings.js';
 import { checkRecords, type RecordError } from './record-errors.js';
 
@@ -82,21 +82,25 @@ export function prepareProducedBatches(
   const parts: Buffer[] = [];
   let rewritten = input !== records;
   for (let pos = 0; pos < input.length; ) {
-    // A client's uncompressed records are walked (cheap: no decompression, no allocation) so that one encoded
-    // wrongly is refused, as Kafka's LogValidator does, instead of stopping every consumer of the partition.
-    // Compressed batches are walked only when a record rule needs it (checkRecords): decompressing every produced
-    // batch would cost what Kafka pays and Brook does not (see src/protocol/records/README.md).
-    const fault = validateBatch(input, pos, input.length, { fromClient, walkUncompressed: fromClient });
+    const fault = validateBatch(input, pos, input.length, { fromClient });
     if (fault !== null) return fail(fault.errorCode, fault.message);
     const size = batchHeader.sizeInBytes(input, pos);
     if (size > settings.maxMessageBytes) {
       return fail(ErrorCode.MESSAGE_TOO_LARGE, `batch of ${size} bytes exceeds max.message.bytes`);
     }
     let batch = input.subarray(pos, pos + size);
+    // A client's records, decompressed at most once for all that follows. Batches the broker builds itself
+    // (markers, coordinator records) are read only when a rule below needs them, as Kafka validates only clients.
+    let section: Buffer | undefined;
+    if (fromClient) {
+      const read = clientRecordsSection(batch);
+      if (!Buffer.isBuffer(read)) return fail(read.errorCode, read.message);
+      section = read;
+    }
     // Transaction markers (fromClient false) are never compressed, whatever the topic's compression.type.
     if (fromClient && codec !== undefined && batchHeader.compression(batch, 0) !== codec) {
       try {
-        batch = recompressBatch(batch, 0, codec);
+        batch = recompressBatch(batch, 0, codec, { section });
       } catch (err) {
         if (err instanceof BatchFaultError) return fail(err.fault.errorCode, err.fault.message);
         throw err;
@@ -105,13 +109,13 @@ export function prepareProducedBatches(
     }
     if (settings.messageTimestampType === 'CreateTime') {
       try {
-        repairMaxTimestamp(batch);
+        repairMaxTimestamp(batch, section);
       } catch (err) {
         if (err instanceof BatchFaultError) return fail(err.fault.errorCode, err.fault.message);
         throw err;
       }
     }
-    const recordProblem = checkRecords(batch, settings, nowMs, topicPartition, fromClient);
+    const recordProblem = checkRecords(batch, settings, nowMs, topicPartition, fromClient, section);
     if (recordProblem !== null) {
       return fail(recordProblem.errorCode, recordProblem.errorMessage, recordProblem.recordErrors);
     }
@@ -151,6 +155,26 @@ export function checkProduceVersion(records: Buffer, apiVersion: number): Prepar
   return null;
 }
 
+/**
+ * The records section of a client's (header-validated) batch, with every record walked: a view of the batch when
+ * it is uncompressed, else its records decompressed (bounded). Kafka's LogValidator reads the records of every
+ * batch a client sends, compressed or not, so one a client encoded wrongly behind a valid CRC (a record's framing,
+ * a count the records do not fill) is refused INVALID_RECORD rather than reaching the log, where it would stop
+ * every consumer of the partition. Where Kafka rebuilds a compressed batch whose offset deltas do not run 0, 1, 2
+ * (its "inPlaceAssignment" fallback, kept for magic 1 clients), Brook refuses it, as it refuses such an
+ * uncompressed batch: no client writing v2 batches is known to do it, and the log keeps producers' bytes as sent.
+ */
+function clientRecordsSection(batch: Buffer): Buffer | BatchFault {
+  let section: Buffer;
+  try {
+    section = batchRecordsSection(batch, 0);
+  } catch (err) {
+    if (err instanceof BatchFaultError) return err.fault;
+    throw err;
+  }
+  return validateRecordsSection(batch, 0, section, true) ?? section;
+}
+
 function hasLegacyEntries(records: Buffer): boolean {
   for (let pos = 0; pos + MAGIC < records.length; ) {
     if (records[pos + MAGIC] !== 2) return true;
@@ -167,10 +191,10 @@ function hasLegacyEntries(records: Buffer): boolean {
  * that cannot be right is corrected here, keeping the common path on bytes: a max below the base timestamp (the
  * first record's). Sarama 1.22 sends -1 there, and its records would otherwise never be found by time.
  */
-function repairMaxTimestamp(batch: Buffer): void {
+function repairMaxTimestamp(batch: Buffer, section?: Buffer): void {
   if (batchHeader.maxTimestamp(batch, 0) >= batchHeader.baseTimestamp(batch, 0)) return;
   let max = NO_TIMESTAMP;
-  for (const record of iterateRecords(batch, 0)) max = Math.max(max, record.timestamp);
+  for (const record of iterateRecords(batch, 0, { section })) max = Math.max(max, record.timestamp);
   batch.writeBigInt64BE(BigInt(max), MAX_TIMESTAMP);
   writeBatchCrc(batch, 0);
 }

@@ -5,9 +5,9 @@
 // is answered INVALID_TIMESTAMP when any of them has a bad timestamp, else INVALID_RECORD, with Kafka's summary
 // message, and nothing of the request is appended.
 //
-// Reading records costs a decompression for compressed batches, so it is done only when a rule can fail: a
-// compacted topic, finite timestamp limits, or a batch flagged LogAppendTime by its producer. Control batches
-// are written by brokers and skipped.
+// Records are read only when a rule can fail: a compacted topic, finite timestamp limits, or a batch flagged
+// LogAppendTime by its producer, from the records section the caller already decompressed when it has one.
+// Control batches are written by brokers and skipped.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ProduceResponseBatchIndexAndErrorMessage } from '../../protocol/messages/00-produce.js';
@@ -46,7 +46,8 @@ function mayHaveRecordErrors(batch: Buffer, settings: TopicLogSettings, fromClie
 
 /**
  * Null when every record of the (validated, v2) batch passes; otherwise the partition's answer. `topicPartition`
- * ("name-index") goes into the messages, as in Kafka's.
+ * ("name-index") goes into the messages, as in Kafka's; `section` is the batch's records section when the caller
+ * has read it already (else it is read here when a rule needs it).
  */
 export function checkRecords(
   batch: Buffer,
@@ -54,6 +55,7 @@ export function checkRecords(
   nowMs: number,
   topicPartition: string,
   fromClient = true,
+  section?: Buffer,
 ): RecordErrorsResult | null {
   if (!mayHaveRecordErrors(batch, settings, fromClient)) return null;
   const compacted = settings.cleanupPolicy.includes('compact');
@@ -66,7 +68,7 @@ export function checkRecords(
   let badTimestamp = false;
   let index = 0;
   try {
-    for (const record of iterateRecords(batch, 0)) {
+    for (const record of iterateRecords(batch, 0, { section })) {
       if (compacted && record.key === null) {
         errors.push({
           batchIndex: index,

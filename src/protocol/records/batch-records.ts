@@ -17,6 +17,11 @@ import { decodeRecord, type Record, recordEnd, skipRecord } from './record.js';
 export interface ReadRecordsOptions {
   /** Bound on the decompressed records section; defaults to limits.decompressedBatchBytesMax. */
   maxDecompressedBytes?: number;
+  /**
+   * The batch's records section as batchRecordsSection read it already: taken as it is, so that a caller doing
+   * several things with one batch's records (the leader on produce) decompresses them once.
+   */
+  section?: Buffer;
 }
 
 /** Maps a codec failure to the fault a produce response reports. */
@@ -32,9 +37,10 @@ export function compressionFault(err: CompressionError, position: number): Batch
 
 /**
  * The records section of the batch at pos: a view of the input when uncompressed, otherwise a new buffer of at
- * most maxDecompressedBytes. The batch's framing must have been validated.
+ * most maxDecompressedBytes (or `options.section` when given). The batch's framing must have been validated.
  */
 export function batchRecordsSection(buf: Buffer, pos = 0, options: ReadRecordsOptions = {}): Buffer {
+  if (options.section !== undefined) return options.section;
   const end = pos + batchHeader.sizeInBytes(buf, pos);
   const section = buf.subarray(pos + BATCH_HEADER_BYTES, end);
   const codec = batchHeader.compression(buf, pos);

@@ -12,10 +12,13 @@
 //   6. lastOffsetDelta >= recordsCount - 1 (compaction may leave gaps, never the reverse) (INVALID_RECORD)
 //   7. from a client: at least one record, lastOffsetDelta = recordsCount - 1, no control batch, a
 //      transactional batch has a producer id, an idempotent batch has a sequence          (INVALID_RECORD)
-//   8. with `deep`, or `walkUncompressed` for an uncompressed batch: decompress (bounded) and walk every record;
-//      counts and offset deltas must agree with the header (CORRUPT_MESSAGE, INVALID_RECORD or MESSAGE_TOO_LARGE;
-//      a malformed record in a client's batch is INVALID_RECORD, as Kafka's InvalidRecordException: its CRC
-//      matched, so the client encoded it so, and sending it again cannot help)
+//   8. with `deep`: decompress (bounded) and walk every record (validateRecordsSection); counts and offset
+//      deltas must agree with the header (CORRUPT_MESSAGE, INVALID_RECORD or MESSAGE_TOO_LARGE; a malformed
+//      record in a client's batch is INVALID_RECORD, as Kafka's InvalidRecordException: its CRC matched, so the
+//      client encoded it so, and sending it again cannot help)
+//
+// The leader on produce checks 1-7 here and then step 8 itself with validateRecordsSection, on the records
+// section it decompresses once for everything else it does with the records (recompression, record rules).
 
 import { limits } from '../../common/limits.js';
 import { isCompressionType } from '../compression/compression-type.js';
@@ -38,11 +41,6 @@ export interface ValidateBatchOptions {
   fromClient?: boolean;
   /** Also decompress and walk the records. */
   deep?: boolean;
-  /**
-   * Walk the records of an uncompressed batch (no decompression, no allocation): a batch whose CRC covers
-   * malformed records would otherwise reach the log, and every consumer would fail on it.
-   */
-  walkUncompressed?: boolean;
   /** Bound on decompression for `deep`; defaults to limits.decompressedBatchBytesMax. */
   maxDecompressedBytes?: number;
 }
@@ -79,10 +77,7 @@ export function validateBatch(
   if (!isBatchCrcValid(buf, pos)) return batchFault('crc-mismatch', 'CRC32C does not match', pos);
   const headerFault = checkHeader(buf, pos, length, options);
   if (headerFault !== null) return headerFault;
-  const walk =
-    options.deep === true ||
-    (options.walkUncompressed === true && batchHeader.compression(buf, pos) === CompressionType.None);
-  return walk ? checkRecords(buf, pos, options) : null;
+  return options.deep === true ? checkRecords(buf, pos, options) : null;
 }
 
 function checkHeader(
@@ -125,25 +120,45 @@ function checkHeader(
 }
 
 function checkRecords(buf: Buffer, pos: number, options: ValidateBatchOptions): BatchFault | null {
+  let section: Buffer;
+  try {
+    section = batchRecordsSection(buf, pos, options);
+  } catch (err) {
+    if (!(err instanceof BatchFaultError)) throw err;
+    return err.fault;
+  }
+  return validateRecordsSection(buf, pos, section, options.fromClient === true);
+}
+
+/**
+ * Step 8 on a records section already read (batchRecordsSection: a view when uncompressed, else decompressed) of
+ * a batch that passed steps 1-7: walks every record's framing without allocating, and compares the records with
+ * the header's count and offset deltas. Null when they agree.
+ */
+export function validateRecordsSection(
+  buf: Buffer,
+  pos: number,
+  section: Buffer,
+  fromClient: boolean,
+): BatchFault | null {
   const count = batchHeader.recordsCount(buf, pos);
   try {
-    const section = batchRecordsSection(buf, pos, options);
     const walk = walkRecords(section, count, pos);
     if (walk.count !== count) {
       return batchFault('records-count', `header says ${count} records, found ${walk.count}`, pos);
     }
     const lastOffsetDelta = batchHeader.lastOffsetDelta(buf, pos);
-    const offsetsOk = options.fromClient
+    const offsetsOk = fromClient
       ? walk.sequentialOffsets
       : walk.increasingOffsets && walk.lastOffsetDelta <= lastOffsetDelta;
-    if (!offsetsOk || (options.fromClient && count > 0 && walk.lastOffsetDelta !== lastOffsetDelta)) {
+    if (!offsetsOk || (fromClient && count > 0 && walk.lastOffsetDelta !== lastOffsetDelta)) {
       return batchFault('offset-range', 'record offset deltas disagree with the header', pos);
     }
     return null;
   } catch (err) {
     if (!(err instanceof BatchFaultError)) throw err;
     const fault = err.fault;
-    return options.fromClient && fault.kind === 'records-framing'
+    return fromClient && fault.kind === 'records-framing'
       ? batchFault(fault.kind, fault.message, fault.position, RecordErrorCode.INVALID_RECORD)
       : fault;
   }

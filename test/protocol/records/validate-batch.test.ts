@@ -5,6 +5,7 @@ import {
   ATTRIBUTES,
   BATCH_HEADER_BYTES,
   type BatchFault,
+  batchRecordsSection,
   buildBatch,
   buildEndTxnMarkerBatch,
   LAST_OFFSET_DELTA,
@@ -12,6 +13,7 @@ import {
   RECORDS_COUNT,
   RecordErrorCode,
   validateBatch,
+  validateRecordsSection,
   writeBatchCrc,
 } from '../../../src/protocol/records/index.js';
 
@@ -159,26 +161,34 @@ describe('validateBatch', () => {
     );
   });
 
-  it('walkUncompressed walks an uncompressed batch only; a client batch with a malformed record is INVALID_RECORD', () => {
+  it('validateRecordsSection walks a section read once; a client batch with a malformed record is INVALID_RECORD', () => {
     const bad = patched(sample(), (b) => {
       b[BATCH_HEADER_BYTES] = 0x7e;
     });
+    const badSection = batchRecordsSection(bad, 0);
     expectFault(
-      validateBatch(bad, 0, bad.length, { walkUncompressed: true }),
+      validateRecordsSection(bad, 0, badSection, false),
       'records-framing',
       RecordErrorCode.CORRUPT_MESSAGE,
     );
     expectFault(
-      validateBatch(bad, 0, bad.length, { walkUncompressed: true, fromClient: true }),
+      validateRecordsSection(bad, 0, badSection, true),
       'records-framing',
       RecordErrorCode.INVALID_RECORD,
     );
-    // A compressed batch whose header lies about its count is found only by decompressing it, which this does not.
+    // A compressed batch whose header lies about its count, found in its decompressed section.
     const fewer = patched(sample(CompressionType.Gzip), (b) => {
       b.writeInt32BE(9, RECORDS_COUNT);
       b.writeInt32BE(8, LAST_OFFSET_DELTA);
     });
-    assert.equal(validateBatch(fewer, 0, fewer.length, { walkUncompressed: true }), null);
+    assert.equal(
+      validateBatch(fewer, 0, fewer.length, { fromClient: true }),
+      null,
+      'the header alone looks fine',
+    );
+    expectFault(validateRecordsSection(fewer, 0, batchRecordsSection(fewer, 0), true), 'records-count', 87);
+    const good = sample(CompressionType.Gzip);
+    assert.equal(validateRecordsSection(good, 0, batchRecordsSection(good, 0), true), null);
   });
 
   it('deep validation compares the records with the header count and offsets', () => {
