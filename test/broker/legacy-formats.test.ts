@@ -118,4 +118,37 @@ describe('legacy message formats', () => {
     });
     assert.equal(response.responses[0].partitionResponses[0].errorCode, ErrorCode.INVALID_RECORD);
   });
+
+  it('takes several plain messages of one magic, but refuses two compressed wrappers or mixed magics', async () => {
+    await createTopic(suite.client, 'legacy-shape', { numPartitions: 1 });
+    const produce = async (records: Buffer): Promise<number> => {
+      const response = await suite.client.call(ApiKey.PRODUCE, 2, {
+        transactionalId: null,
+        acks: 1,
+        timeoutMs: 5000,
+        topicData: [{ name: 'legacy-shape', partitionData: [{ index: 0, records }] }],
+      });
+      return response.responses[0].partitionResponses[0].errorCode;
+    };
+    const message = (value: string, magic: 0 | 1, compression = 0): Buffer =>
+      buildMessageSet([{ offset: 0, timestamp: 1_600_000_000_000, value: Buffer.from(value) }], {
+        magic,
+        compression,
+      });
+    // As Kafka's LogValidator: an uncompressed magic 0/1 message is one record, and several may come together;
+    // a compressed wrapper must come alone, and every entry must have the first one's magic.
+    const plain = Buffer.concat([message('p1', 1), message('p2', 1), message('p3', 1)]);
+    assert.equal(await produce(plain), ErrorCode.NONE);
+    const twoWrappers = Buffer.concat([message('w1', 1, 1), message('w2', 1, 1)]);
+    assert.equal(await produce(twoWrappers), ErrorCode.INVALID_RECORD);
+    assert.equal(
+      await produce(Buffer.concat([message('m0', 0), message('m1', 1)])),
+      ErrorCode.INVALID_RECORD,
+    );
+    const records = await readPartition(suite.client, 'legacy-shape', 0);
+    assert.deepEqual(
+      records.map((r) => r.value!.toString()),
+      ['p1', 'p2', 'p3'],
+    );
+  });
 });

@@ -1,8 +1,9 @@
 // Produce requests that Kafka's KafkaApis and ReplicaManager refuse before anything reaches a log: a client's
 // write to an internal topic (the coordinators own what is in them), transactional batches sent without a
 // transactional id (no coordinator would ever end the transaction they open), batches whose records a client
-// encoded wrongly (compressed or not: Kafka's LogValidator reads the records of every batch a client sends).
-// Each refusal leaves the log as it was.
+// encoded wrongly (compressed or not: Kafka's LogValidator reads the records of every batch a client sends),
+// and a request whose shape Kafka refuses (a base offset other than 0, more than one batch for a partition). Each
+// refusal leaves the log as it was.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -146,6 +147,25 @@ describe('produce requests refused before the append', () => {
       'refusals',
       recompressBatch(short, 0, CompressionType.Gzip),
     );
+    assert.equal(response.errorCode, ErrorCode.INVALID_RECORD);
+    assert.equal(await endOffset('refusals'), before, 'nothing was appended');
+  });
+
+  it("a client's batch with a base offset other than 0 is INVALID_RECORD", async () => {
+    const before = await endOffset('refusals');
+    const response = await produceBatch(
+      suite.client,
+      'refusals',
+      buildBatch([{ value: 'v' }], { baseOffset: 5 }),
+    );
+    assert.equal(response.errorCode, ErrorCode.INVALID_RECORD);
+    assert.equal(await endOffset('refusals'), before, 'nothing was appended');
+  });
+
+  it('two batches for one partition in one request are INVALID_RECORD, and neither is appended', async () => {
+    const before = await endOffset('refusals');
+    const two = Buffer.concat([buildBatch([{ value: 'a' }]), buildBatch([{ value: 'b' }])]);
+    const response = await produceBatch(suite.client, 'refusals', two);
     assert.equal(response.errorCode, ErrorCode.INVALID_RECORD);
     assert.equal(await endOffset('refusals'), before, 'nothing was appended');
   });

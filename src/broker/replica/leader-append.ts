@@ -13,7 +13,9 @@ import {
   ATTRIBUTES,
   Attribute,
   BATCH_HEADER_BYTES,
+  BATCH_LENGTH,
   batchHeader,
+  CURRENT_MAGIC,
   LOG_OVERHEAD,
   MAGIC,
   MAX_TIMESTAMP,
@@ -70,6 +72,8 @@ export function prepareProducedBatches(
 ): PrepareResult {
   if (records.length < LOG_OVERHEAD + MAGIC + 1)
     return fail(ErrorCode.CORRUPT_MESSAGE, 'records are too short');
+  const shapeProblem = fromClient ? checkOneClientBatch(records) : null;
+  if (shapeProblem !== null) return shapeProblem;
   let input = records;
   try {
     if (hasLegacyEntries(records))
@@ -84,6 +88,15 @@ export function prepareProducedBatches(
   for (let pos = 0; pos < input.length; ) {
     const fault = validateBatch(input, pos, input.length, { fromClient });
     if (fault !== null) return fail(fault.errorCode, fault.message);
+    // Kafka's UnifiedLog refuses a client's v2 batch whose base offset is not 0 (the broker assigns offsets; a
+    // producer writing something else has its offsets wrong). Batches converted here from magic 0/1 are exempt,
+    // as Kafka checks only v2 batches.
+    if (fromClient && input === records && batchHeader.baseOffset(input, pos) !== 0) {
+      return fail(
+        ErrorCode.INVALID_RECORD,
+        `The baseOffset of the record batch in the append to ${topicPartition} should be 0, but it is ${batchHeader.baseOffset(input, pos)}`,
+      );
+    }
     const size = batchHeader.sizeInBytes(input, pos);
     if (size > settings.maxMessageBytes) {
       return fail(ErrorCode.MESSAGE_TOO_LARGE, `batch of ${size} bytes exceeds max.message.bytes`);
@@ -173,6 +186,37 @@ function clientRecordsSection(batch: Buffer): Buffer | BatchFault {
     throw err;
   }
   return validateRecordsSection(batch, 0, section, true) ?? section;
+}
+
+/**
+ * How many entries a client may send for one partition, as Kafka's LogValidator (and, for Produce v3+, its
+ * ProduceRequest.validateRecords) allows: one v2 batch, or one compressed magic 0/1 wrapper; only uncompressed
+ * magic 0/1 messages, one record each, may come several, all of one magic. Anything else is INVALID_RECORD and
+ * appends nothing. A partial entry at the end is not counted: validateBatch reports it.
+ */
+function checkOneClientBatch(records: Buffer): PrepareResult | null {
+  let entries = 0;
+  let firstMagic = -1;
+  let oneMagic = true;
+  let compressed = false;
+  for (let pos = 0; pos + MAGIC < records.length; ) {
+    const magic = records[pos + MAGIC]!;
+    const size = LOG_OVERHEAD + records.readInt32BE(pos + BATCH_LENGTH);
+    const sizeMin = magic === CURRENT_MAGIC ? BATCH_HEADER_BYTES : MAGIC + 2;
+    if (size < sizeMin || pos + size > records.length) break;
+    if (entries === 0) firstMagic = magic;
+    else if (magic !== firstMagic) oneMagic = false;
+    // The codec is in the low bits of the attributes: v2's int16 at ATTRIBUTES, magic 0/1's byte after the magic.
+    const codecByte = magic === CURRENT_MAGIC ? records[pos + ATTRIBUTES + 1]! : records[pos + MAGIC + 1]!;
+    if ((codecByte & Attribute.CompressionMask) !== 0) compressed = true;
+    entries++;
+    pos += size;
+  }
+  if (entries <= 1 || (firstMagic !== CURRENT_MAGIC && oneMagic && !compressed)) return null;
+  return fail(
+    ErrorCode.INVALID_RECORD,
+    `${entries} record batches for one partition: a producer may send one per partition in a request`,
+  );
 }
 
 function hasLegacyEntries(records: Buffer): boolean {
