@@ -8,6 +8,7 @@ export const StorageErrorCode = {
   MessageTooLarge: 10,
   OutOfOrderSequenceNumber: 45,
   InvalidProducerEpoch: 47,
+  InvalidTxnState: 48,
   TransactionCoordinatorFenced: 52,
   KafkaStorageError: 56,
 } as const;

@@ -5,9 +5,9 @@
 // first offset of its open transaction. Across producers: the open transactions by first offset, which give the
 // first unstable offset (the LSO is the smaller of it and the high watermark).
 //
-// The broker calls `check` before assigning offsets (duplicates and sequence/epoch errors come back as values),
-// and the Log calls `apply` for every batch it appends or replays. State is rebuilt on recovery from the latest
-// snapshot (producer-snapshot.ts) plus the log after it. Bounded by STORAGE_LIMITS.producerIdsPerPartitionMax
+// The broker calls `check` before assigning offsets (duplicates, sequence/epoch errors and a plain batch from a
+// producer with an open transaction come back as values), and the Log calls `apply` for every batch it appends or
+// replays. State is rebuilt on recovery from the latest snapshot (producer-snapshot.ts) plus the log after it. Bounded by STORAGE_LIMITS.producerIdsPerPartitionMax
 // (least recently used idle producers are forgotten first) and by producer.id.expiration.ms.
 
 import { NO_PRODUCER_EPOCH, type ProducerEpoch, type ProducerId } from '../common/ids.js';
@@ -51,6 +51,16 @@ export type ProducerCheck =
   | { readonly kind: 'error'; readonly errorCode: StorageErrorCode };
 
 const OK: ProducerCheck = { kind: 'ok' };
+const INVALID_TXN_STATE: ProducerCheck = { kind: 'error', errorCode: StorageErrorCode.InvalidTxnState };
+
+/**
+ * Whether the data batch at pos is not transactional while its producer has a transaction open in this partition.
+ * Kafka's ProducerAppendInfo refuses it (InvalidTxnStateException, INVALID_TXN_STATE) once the epoch and
+ * sequence have passed: its records would land inside the transaction without belonging to it.
+ */
+function outsideOpenTxn(entry: ProducerEntry | undefined, buf: Buffer, pos: number): boolean {
+  return entry !== undefined && entry.currentTxnFirstOffset >= 0 && !batchHeader.isTransactional(buf, pos);
+}
 
 export interface CompletedTxn {
   readonly producerId: number;
@@ -151,10 +161,19 @@ export class ProducerStateManager {
 
   /**
    * Checks a batch from a producer (the header at `pos` of `buf`) before it gets offsets: a retry of one of the
-   * last batches is a duplicate (answered with its original offsets); a stale epoch or a gap in sequences is an
-   * error. Batches without a producer id always pass.
+   * last batches is a duplicate (answered with its original offsets); a stale epoch, a gap in sequences, or a
+   * batch outside the producer's open transaction is an error. Batches without a producer id always pass.
    */
   check(buf: Buffer, pos: number): ProducerCheck {
+    const result = this.checkSequence(buf, pos);
+    if (result.kind !== 'ok' || batchHeader.isControl(buf, pos)) return result;
+    return outsideOpenTxn(this.producers.get(batchHeader.producerId(buf, pos)), buf, pos)
+      ? INVALID_TXN_STATE
+      : OK;
+  }
+
+  /** check's duplicate, epoch and sequence rules (and a marker's coordinator epoch). */
+  private checkSequence(buf: Buffer, pos: number): ProducerCheck {
     const producerId = batchHeader.producerId(buf, pos);
     if (producerId < 0) return OK;
     const entry = this.producers.get(producerId);
@@ -206,24 +225,32 @@ export class ProducerStateManager {
    * its later batches against the one before them in the same request, since they will be appended together.
    */
   checkBatches(buf: Buffer, positions: readonly number[]): ProducerCheck {
-    let staged: Map<number, { epoch: number; lastSeq: number }> | null = null;
+    let staged: Map<number, { epoch: number; lastSeq: number; inTxn: boolean }> | null = null;
     for (const pos of positions) {
       const producerId = batchHeader.producerId(buf, pos);
       if (producerId < 0 || batchHeader.isControl(buf, pos)) continue;
       const epoch = batchHeader.producerEpoch(buf, pos);
       const firstSeq = batchHeader.baseSequence(buf, pos);
       const lastSeq = incrementSequence(firstSeq, batchHeader.lastOffsetDelta(buf, pos));
+      const transactional = batchHeader.isTransactional(buf, pos);
       const previous = staged?.get(producerId);
+      let inTxn: boolean;
       if (previous === undefined) {
         const result = this.check(buf, pos);
         if (result.kind !== 'ok') return result;
+        inTxn = transactional || (this.producers.get(producerId)?.currentTxnFirstOffset ?? -1) >= 0;
       } else if (epoch < previous.epoch) {
         return { kind: 'error', errorCode: StorageErrorCode.InvalidProducerEpoch };
       } else if (epoch === previous.epoch ? !inSequence(previous.lastSeq, firstSeq) : firstSeq !== 0) {
         return { kind: 'error', errorCode: StorageErrorCode.OutOfOrderSequenceNumber };
+      } else if (previous.inTxn && !transactional) {
+        // A transaction opened by an earlier batch of the same request is open for this one too.
+        return INVALID_TXN_STATE;
+      } else {
+        inTxn = previous.inTxn || transactional;
       }
       staged ??= new Map();
-      staged.set(producerId, { epoch, lastSeq });
+      staged.set(producerId, { epoch, lastSeq, inTxn });
     }
     return OK;
   }

@@ -1,9 +1,9 @@
 // Produce requests that Kafka's KafkaApis and ReplicaManager refuse before anything reaches a log: a client's
 // write to an internal topic (the coordinators own what is in them), transactional batches sent without a
 // transactional id (no coordinator would ever end the transaction they open), batches whose records a client
-// encoded wrongly (compressed or not: Kafka's LogValidator reads the records of every batch a client sends),
-// and a request whose shape Kafka refuses (a base offset other than 0, more than one batch for a partition). Each
-// refusal leaves the log as it was.
+// encoded wrongly (compressed or not: Kafka's LogValidator reads the records of every batch a client sends), a
+// request whose shape Kafka refuses (a base offset other than 0, more than one batch for a partition), and a
+// plain batch from a producer whose transaction is open in the partition. Each refusal leaves the log as it was.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -19,6 +19,7 @@ import {
 import { recompressBatch } from '../../src/protocol/records/recompress.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { useBrokerWithClient } from '../helpers/broker-suite.js';
+import { callCoordinator, transactionCompleted } from '../helpers/txn-session.js';
 import { sleep } from '../helpers/wait.js';
 import { createTopic, produceBatch, WireClient } from '../helpers/wire-client.js';
 
@@ -40,16 +41,19 @@ function malformedRecordBatch(): Buffer {
 }
 
 describe('produce requests refused before the append', () => {
-  const suite = useBrokerWithClient({ overrides: { 'offsets.topic.num.partitions': 1 } }, async (s) => {
-    await createTopic(s.client, 'refusals', { numPartitions: 1 });
-    // FindCoordinator creates __consumer_offsets; it answers NONE once its partition is led here.
-    for (let attempt = 0; ; attempt++) {
-      const r = await s.client.call(ApiKey.FIND_COORDINATOR, 3, { key: 'g', keyType: 0 });
-      if (r.errorCode === ErrorCode.NONE) break;
-      assert.ok(attempt < 100, `FindCoordinator still answers ${r.errorCode}`);
-      await sleep(100);
-    }
-  });
+  const suite = useBrokerWithClient(
+    { overrides: { 'offsets.topic.num.partitions': 1, 'transaction.state.log.replication.factor': 1 } },
+    async (s) => {
+      await createTopic(s.client, 'refusals', { numPartitions: 1 });
+      // FindCoordinator creates __consumer_offsets; it answers NONE once its partition is led here.
+      for (let attempt = 0; ; attempt++) {
+        const r = await s.client.call(ApiKey.FIND_COORDINATOR, 3, { key: 'g', keyType: 0 });
+        if (r.errorCode === ErrorCode.NONE) break;
+        assert.ok(attempt < 100, `FindCoordinator still answers ${r.errorCode}`);
+        await sleep(100);
+      }
+    },
+  );
 
   /** The partition's log end offset, or with readCommitted its last stable offset (ListOffsets v7). */
   const endOffset = async (topic: string, readCommitted = false): Promise<bigint> => {
@@ -168,5 +172,59 @@ describe('produce requests refused before the append', () => {
     const response = await produceBatch(suite.client, 'refusals', two);
     assert.equal(response.errorCode, ErrorCode.INVALID_RECORD);
     assert.equal(await endOffset('refusals'), before, 'nothing was appended');
+  });
+
+  it('a plain batch from a producer whose transaction is open in the partition is INVALID_TXN_STATE', async () => {
+    const tid = 'refusals-txn';
+    const init = await callCoordinator(
+      () => [suite.broker],
+      1,
+      tid,
+      ApiKey.INIT_PRODUCER_ID,
+      4,
+      { transactionalId: tid, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 },
+      (r) => r.errorCode,
+      60_000,
+    );
+    assert.equal(init.errorCode, ErrorCode.NONE);
+    const producer = { producerId: Number(init.producerId), producerEpoch: init.producerEpoch as number };
+    const added = await suite.client.call(ApiKey.ADD_PARTITIONS_TO_TXN, 3, {
+      transactions: [],
+      v3AndBelowTransactionalId: tid,
+      v3AndBelowProducerId: init.producerId,
+      v3AndBelowProducerEpoch: init.producerEpoch,
+      v3AndBelowTopics: [{ name: 'refusals', partitions: [0] }],
+    });
+    assert.equal(added.resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode, ErrorCode.NONE);
+    const produce = async (baseSequence: number, transactional: boolean) => {
+      const records = buildBatch([{ value: `seq-${baseSequence}` }], {
+        ...producer,
+        baseSequence,
+        transactional,
+      });
+      const r = await suite.client.call(ApiKey.PRODUCE, 9, {
+        transactionalId: transactional ? tid : null,
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [{ name: 'refusals', partitionData: [{ index: 0, records }] }],
+      });
+      return r.responses[0].partitionResponses[0];
+    };
+    assert.equal((await produce(0, true)).errorCode, ErrorCode.NONE);
+    const before = await endOffset('refusals');
+    // The next sequence and the same epoch: only the missing transactional flag is wrong.
+    const plain = await produce(1, false);
+    assert.equal(plain.errorCode, ErrorCode.INVALID_TXN_STATE);
+    assert.equal(await endOffset('refusals'), before, 'nothing was appended');
+    // Once the transaction has ended in the partition, the same producer may write outside one.
+    const ended = await suite.client.call(ApiKey.END_TXN, 3, {
+      transactionalId: tid,
+      producerId: init.producerId,
+      producerEpoch: init.producerEpoch,
+      committed: true,
+    });
+    assert.equal(ended.errorCode, ErrorCode.NONE);
+    await transactionCompleted(() => [suite.broker], tid, true);
+    assert.equal((await produce(1, false)).errorCode, ErrorCode.NONE);
   });
 });

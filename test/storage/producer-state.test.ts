@@ -102,6 +102,35 @@ test('open transactions hold the last stable offset; aborts are indexed and coll
   });
 });
 
+test('a plain batch from a producer whose transaction is open is INVALID_TXN_STATE, after its sequence checks', (t) => {
+  const h = openHarness(t);
+  h.append({ producerId: PID, producerEpoch: 0, baseSequence: 0, transactional: true, count: 2 });
+  const plain = buildBatch({ producerId: PID, producerEpoch: 0, baseSequence: 2 });
+  assert.deepEqual(h.log.checkProducerBatch(plain), {
+    kind: 'error',
+    errorCode: StorageErrorCode.InvalidTxnState,
+  });
+  // Kafka's ProducerAppendInfo checks the epoch and the sequence first.
+  const gap = buildBatch({ producerId: PID, producerEpoch: 0, baseSequence: 9 });
+  assert.deepEqual(h.log.checkProducerBatch(gap), {
+    kind: 'error',
+    errorCode: StorageErrorCode.OutOfOrderSequenceNumber,
+  });
+  const txn = buildBatch({ producerId: PID, producerEpoch: 0, baseSequence: 2, transactional: true });
+  assert.deepEqual(h.log.checkProducerBatch(txn), { kind: 'ok' });
+  // In one request, a transaction the first batch opens is open for the next.
+  const other = PID + 1;
+  const opens = buildBatch({ producerId: other, producerEpoch: 0, baseSequence: 0, transactional: true });
+  const then = buildBatch({ baseOffset: 1, producerId: other, producerEpoch: 0, baseSequence: 1 });
+  assert.deepEqual(h.log.checkProducerBatches(Buffer.concat([opens, then]), [0, opens.length]), {
+    kind: 'error',
+    errorCode: StorageErrorCode.InvalidTxnState,
+  });
+  // After the marker, the producer writes outside a transaction again.
+  h.append({ producerId: PID, producerEpoch: 0, control: { type: 1, coordinatorEpoch: 0 } });
+  assert.deepEqual(h.log.checkProducerBatch(plain), { kind: 'ok' });
+});
+
 test('producer state survives a clean restart through the snapshot and a crash through replay', (t) => {
   const h = openHarness(t, { segmentBytes: 400 });
   for (let seq = 0; seq < 20; seq++) h.append({ producerId: PID, producerEpoch: 1, baseSequence: seq });
