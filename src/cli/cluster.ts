@@ -7,9 +7,10 @@
 // `--racks a,b,c` puts broker i in rack racks[i % n] (broker.rack), so rack-aware replica placement and
 // follower fetching (replica.selector.class, set with it) can be tried on one machine. `--override key=value`
 // (repeatable) passes a broker key to every broker, after the cluster's own settings, so it wins over them; the
-// four keys that must differ per broker are the cluster's to set. An authorizer given so to a plaintext cluster
-// comes with super.users=User:ANONYMOUS (unless super.users is given too), as a Kafka operator would configure it:
-// the brokers need CLUSTER_ACTION among themselves, and Kafka grants it to no principal implicitly.
+// four keys that must differ per broker are the cluster's to set. An authorizer given so comes with super.users
+// (unless super.users is given too), as a Kafka operator would configure it: User:ANONYMOUS on a plaintext cluster,
+// User:broker and User:admin on a --secure one. The brokers need CLUSTER_ACTION among themselves, and Kafka grants
+// it to no principal implicitly.
 //
 // `restart --rolling` restarts the brokers of a running cluster one at a time, the controller last, as Kafka's
 // rolling-restart procedure asks: it checks that the cluster is healthy (every broker registered, no partition
@@ -161,15 +162,16 @@ function rackOverrides(racks: readonly string[], id: number): Record<string, str
 }
 
 /**
- * super.users for a plaintext cluster given an authorizer (--override authorizer.class.name=...) without
- * super.users: User:ANONYMOUS, the brokers' principal on PLAINTEXT. Kafka grants the brokers nothing implicitly, so
- * without it they could not replicate (CLUSTER_ACTION); and as every plaintext client is User:ANONYMOUS too, it is
- * also the only principal that could create the first ACLs. A super.users override wins.
+ * super.users for a cluster given an authorizer (--override authorizer.class.name=...) without super.users. Kafka
+ * grants the brokers nothing implicitly, so without it they could not replicate (CLUSTER_ACTION), and nobody could
+ * create the first ACLs. Plaintext: User:ANONYMOUS, the brokers' principal on PLAINTEXT, which every plaintext client
+ * shares. Secured (--secure): the brokers' SASL user and the admin user whose settings client.properties holds, as
+ * a Kafka operator configures them. A super.users override wins.
  */
 function authorizerOverrides(o: Options): Record<string, string> {
   const authorizer = o.overrides.get('authorizer.class.name')?.trim() ?? '';
-  if (o.secure || authorizer === '' || o.overrides.has('super.users')) return {};
-  return { 'super.users': 'User:ANONYMOUS' };
+  if (authorizer === '' || o.overrides.has('super.users')) return {};
+  return { 'super.users': o.secure ? 'User:broker;User:admin' : 'User:ANONYMOUS' };
 }
 
 /**
@@ -241,7 +243,7 @@ async function up(o: Options): Promise<number> {
   const superUsers = authorizerOverrides(o);
   if (superUsers['super.users'] !== undefined) {
     process.stdout.write(
-      `authorizer on: super.users=${superUsers['super.users']} (the brokers' principal on PLAINTEXT, which every plaintext client shares; --override super.users=... to choose)\n`,
+      `authorizer on: super.users=${superUsers['super.users']} (${o.secure ? "the brokers' and the admin's SASL users" : "the brokers' principal on PLAINTEXT, which every plaintext client shares"}; --override super.users=... to choose)\n`,
     );
   }
   const zk = await startLocalZooKeeper({ port: o.zookeeperPort, dataDir: join(dir, 'zookeeper') });
