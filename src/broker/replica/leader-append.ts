@@ -4,7 +4,7 @@
 // are written into the header, and the log appends the bytes unchanged. Rewriting a batch is the exception: legacy
 // magic 0/1 input is converted to v2, a topic whose compression.type differs from the producer's gets its batches
 // recompressed (from the records section already decompressed), LogAppendTime rewrites the max timestamp (and
-// so the CRC), and so does CreateTime for a header whose max timestamp cannot be right.
+// so the CRC), and so does CreateTime for a header whose max timestamp is not its records' largest.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import { writeBatchCrc } from '../../protocol/records/batch-crc.js';
@@ -105,10 +105,12 @@ export function prepareProducedBatches(
     // A client's records, decompressed at most once for all that follows. Batches the broker builds itself
     // (markers, coordinator records) are read only when a rule below needs them, as Kafka validates only clients.
     let section: Buffer | undefined;
+    let maxTimestampDelta: number | undefined;
     if (fromClient) {
-      const read = clientRecordsSection(batch);
-      if (!Buffer.isBuffer(read)) return fail(read.errorCode, read.message);
-      section = read;
+      const read = clientRecords(batch);
+      if ('kind' in read) return fail(read.errorCode, read.message);
+      section = read.section;
+      maxTimestampDelta = read.maxTimestampDelta;
     }
     // Transaction markers (fromClient false) are never compressed, whatever the topic's compression.type.
     if (fromClient && codec !== undefined && batchHeader.compression(batch, 0) !== codec) {
@@ -122,7 +124,8 @@ export function prepareProducedBatches(
     }
     if (settings.messageTimestampType === 'CreateTime') {
       try {
-        repairMaxTimestamp(batch, section);
+        if (maxTimestampDelta !== undefined) setMaxTimestampFromRecords(batch, maxTimestampDelta);
+        else repairMaxTimestamp(batch);
       } catch (err) {
         if (err instanceof BatchFaultError) return fail(err.fault.errorCode, err.fault.message);
         throw err;
@@ -177,7 +180,7 @@ export function checkProduceVersion(records: Buffer, apiVersion: number): Prepar
  * (its "inPlaceAssignment" fallback, kept for magic 1 clients), Brook refuses it, as it refuses such an
  * uncompressed batch: no client writing v2 batches is known to do it, and the log keeps producers' bytes as sent.
  */
-function clientRecordsSection(batch: Buffer): Buffer | BatchFault {
+function clientRecords(batch: Buffer): { section: Buffer; maxTimestampDelta: number } | BatchFault {
   let section: Buffer;
   try {
     section = batchRecordsSection(batch, 0);
@@ -185,7 +188,8 @@ function clientRecordsSection(batch: Buffer): Buffer | BatchFault {
     if (err instanceof BatchFaultError) return err.fault;
     throw err;
   }
-  return validateRecordsSection(batch, 0, section, true) ?? section;
+  const facts = { maxTimestampDelta: Number.NEGATIVE_INFINITY };
+  return validateRecordsSection(batch, 0, section, true, facts) ?? { section, ...facts };
 }
 
 /**
@@ -230,15 +234,28 @@ function hasLegacyEntries(records: Buffer): boolean {
 }
 
 /**
- * The time index and ListOffsets go by the header's max timestamp, which Kafka's LogValidator sets to the
- * largest record timestamp in every batch it appends. Producers nearly always write it right, so only a header
- * that cannot be right is corrected here, keeping the common path on bytes: a max below the base timestamp (the
- * first record's). Sarama 1.22 sends -1 there, and its records would otherwise never be found by time.
+ * The time index, ListOffsets by time and retention.ms go by the header's max timestamp, which Kafka's LogValidator
+ * sets to the largest record timestamp of every client batch it appends (CreateTime), rewriting the CRC when the
+ * producer wrote another. The records were walked already (clientRecords), so this costs a comparison, and a
+ * rewrite only for a producer that got it wrong: Sarama 1.22 writes -1, and a max beyond the records would keep a
+ * segment past retention.ms, one below them would hide records from ListOffsets by time. A sum beyond the exact
+ * integers (no real timestamp) leaves the header as it is.
  */
-function repairMaxTimestamp(batch: Buffer, section?: Buffer): void {
+function setMaxTimestampFromRecords(batch: Buffer, maxTimestampDelta: number): void {
+  const max = batchHeader.baseTimestamp(batch, 0) + maxTimestampDelta;
+  if (!Number.isSafeInteger(max) || max === batchHeader.maxTimestamp(batch, 0)) return;
+  batch.writeBigInt64BE(BigInt(max), MAX_TIMESTAMP);
+  writeBatchCrc(batch, 0);
+}
+
+/**
+ * For batches the broker builds itself (not walked): only a max that cannot be right, below the base timestamp
+ * (the first record's), is corrected from the records.
+ */
+function repairMaxTimestamp(batch: Buffer): void {
   if (batchHeader.maxTimestamp(batch, 0) >= batchHeader.baseTimestamp(batch, 0)) return;
   let max = NO_TIMESTAMP;
-  for (const record of iterateRecords(batch, 0, { section })) max = Math.max(max, record.timestamp);
+  for (const record of iterateRecords(batch, 0)) max = Math.max(max, record.timestamp);
   batch.writeBigInt64BE(BigInt(max), MAX_TIMESTAMP);
   writeBatchCrc(batch, 0);
 }

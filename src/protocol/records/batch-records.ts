@@ -12,7 +12,7 @@ import { isCompressionType } from '../compression/compression-type.js';
 import { DecodeError } from '../primitives/decode-error.js';
 import { BatchFaultError, batchFault } from './batch-fault.js';
 import { Attribute, BATCH_HEADER_BYTES, batchHeader, CompressionType } from './batch-header.js';
-import { decodeRecord, type Record, recordEnd, skipRecord } from './record.js';
+import { decodeRecord, type Record, recordEnd, skippedTimestampDelta, skipRecord } from './record.js';
 
 export interface ReadRecordsOptions {
   /** Bound on the decompressed records section; defaults to limits.decompressedBatchBytesMax. */
@@ -124,6 +124,8 @@ export interface RecordsWalk {
   sequentialOffsets: boolean;
   /** True when offsetDeltas strictly increase (what compaction leaves). */
   increasingOffsets: boolean;
+  /** The largest timestampDelta, -Infinity when there is no record: the batch's max timestamp less its base. */
+  maxTimestampDelta: number;
 }
 
 /**
@@ -136,6 +138,7 @@ export function walkRecords(section: Buffer, countMax: number, position: number)
     lastOffsetDelta: -1,
     sequentialOffsets: true,
     increasingOffsets: true,
+    maxTimestampDelta: Number.NEGATIVE_INFINITY,
   };
   let at = 0;
   try {
@@ -144,6 +147,7 @@ export function walkRecords(section: Buffer, countMax: number, position: number)
       if (offsetDelta !== walk.count) walk.sequentialOffsets = false;
       if (offsetDelta <= walk.lastOffsetDelta) walk.increasingOffsets = false;
       walk.lastOffsetDelta = offsetDelta;
+      if (skippedTimestampDelta > walk.maxTimestampDelta) walk.maxTimestampDelta = skippedTimestampDelta;
       walk.count++;
       at = recordEnd;
     }

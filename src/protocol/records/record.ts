@@ -40,6 +40,9 @@ const TIMESTAMP_DELTA_MAX = 2 ** 52;
 /** Position after the last record read; a module-level slot avoids allocating a result pair per record. */
 export let recordEnd = 0;
 
+/** timestampDelta of the last record skipRecord walked (a slot, as recordEnd). */
+export let skippedTimestampDelta = 0;
+
 /** Position after the last byte field read by bytesField. */
 let fieldEnd = 0;
 
@@ -102,7 +105,8 @@ export function decodeRecord(buf: Buffer, pos: number, end: number): Record {
 
 /**
  * Walks the record at pos checking only its framing (the same checks as decodeRecord, no allocation);
- * returns its offsetDelta and leaves the next position in `recordEnd`.
+ * returns its offsetDelta and leaves the next position in `recordEnd`, its timestampDelta in
+ * `skippedTimestampDelta`.
  */
 export function skipRecord(buf: Buffer, pos: number, end: number): number {
   const length = readVarint(buf, pos, end);
@@ -111,7 +115,7 @@ export function skipRecord(buf: Buffer, pos: number, end: number): number {
     throw new DecodeError('length-exceeds-input', `record length ${length} does not fit`, pos);
   }
   const bodyEnd = bodyStart + length;
-  readVarlong(buf, bodyStart + 1, bodyEnd);
+  const timestampDelta = readVarlong(buf, bodyStart + 1, bodyEnd);
   const offsetDelta = readVarint(buf, varintEnd, bodyEnd);
   let at = skipBytes(buf, varintEnd, bodyEnd, false);
   at = skipBytes(buf, at, bodyEnd, false);
@@ -132,6 +136,7 @@ export function skipRecord(buf: Buffer, pos: number, end: number): number {
     );
   }
   recordEnd = bodyEnd;
+  skippedTimestampDelta = timestampDelta;
   return offsetDelta;
 }
 

@@ -130,16 +130,23 @@ function checkRecords(buf: Buffer, pos: number, options: ValidateBatchOptions): 
   return validateRecordsSection(buf, pos, section, options.fromClient === true);
 }
 
+/** What validateRecordsSection learnt of a valid section beyond its verdict, for callers that pass one. */
+export interface SectionFacts {
+  /** The largest record timestampDelta (-Infinity for no records): the true max timestamp less the base one. */
+  maxTimestampDelta: number;
+}
+
 /**
  * Step 8 on a records section already read (batchRecordsSection: a view when uncompressed, else decompressed) of
  * a batch that passed steps 1-7: walks every record's framing without allocating, and compares the records with
- * the header's count and offset deltas. Null when they agree.
+ * the header's count and offset deltas. Null when they agree, and then `facts`, when given, is filled in.
  */
 export function validateRecordsSection(
   buf: Buffer,
   pos: number,
   section: Buffer,
   fromClient: boolean,
+  facts?: SectionFacts,
 ): BatchFault | null {
   const count = batchHeader.recordsCount(buf, pos);
   try {
@@ -154,6 +161,7 @@ export function validateRecordsSection(
     if (!offsetsOk || (fromClient && count > 0 && walk.lastOffsetDelta !== lastOffsetDelta)) {
       return batchFault('offset-range', 'record offset deltas disagree with the header', pos);
     }
+    if (facts !== undefined) facts.maxTimestampDelta = walk.maxTimestampDelta;
     return null;
   } catch (err) {
     if (!(err instanceof BatchFaultError)) throw err;
