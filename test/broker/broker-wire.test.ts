@@ -495,6 +495,21 @@ describe('broker over the wire', () => {
       [[0, broker.port]],
     );
     assert.match(cluster.clusterId, /^[A-Za-z0-9_-]{22}$/);
+    // KRaft controllers asked of a broker: the wrong endpoint type; an unknown type: unsupported. Either way the
+    // answer names nothing of the cluster, as Kafka's.
+    for (const [endpointType, errorCode] of [
+      [2, ErrorCode.MISMATCHED_ENDPOINT_TYPE],
+      [7, ErrorCode.UNSUPPORTED_ENDPOINT_TYPE],
+    ]) {
+      const refused = await client.call(ApiKey.DESCRIBE_CLUSTER, 1, {
+        includeClusterAuthorizedOperations: true,
+        endpointType,
+      });
+      assert.equal(refused.errorCode, errorCode, `endpoint type ${endpointType}`);
+      assert.equal(refused.clusterId, '');
+      assert.equal(refused.controllerId, -1);
+      assert.deepEqual(refused.brokers, []);
+    }
     const dirs = await client.call(ApiKey.DESCRIBE_LOG_DIRS, 4, { topics: null });
     assert.equal(dirs.results[0].logDir, broker.dataDir);
     const rt = dirs.results[0].topics.find((t: { name: string }) => t.name === 'wire-rt');

@@ -10,8 +10,9 @@ import { defineHandler } from '../api-handler.js';
 import { clusterAuthorizedOperations } from '../authorization.js';
 import { AUTHORIZED_OPERATIONS_OMITTED } from '../authorized-operations.js';
 
-/** endpoint_type 1 asks for brokers (2, controllers, is a KRaft notion). */
+/** endpoint_type (KIP-919): 1 asks for brokers, 2 for KRaft controllers, which only a controller answers. */
 const ENDPOINT_TYPE_BROKERS = 1;
+const ENDPOINT_TYPE_CONTROLLERS = 2;
 
 export const describeClusterHandler = defineHandler<DescribeClusterRequest, DescribeClusterResponse>({
   apiKey: ApiKey.DESCRIBE_CLUSTER,
@@ -26,12 +27,20 @@ export const describeClusterHandler = defineHandler<DescribeClusterRequest, Desc
       controllerId: metadata.controllerId,
     };
     if (request.endpointType !== ENDPOINT_TYPE_BROKERS) {
-      // As Kafka, a refused request leaves the authorized operations at their default, asking nothing.
+      // As Kafka's AuthHelper.computeDescribeClusterResponse: controllers asked of a broker are the wrong endpoint
+      // type (the admin client's MismatchedEndpointTypeException), any other type is unsupported; and the answer
+      // carries nothing else, every field at its default (no cluster id, controller or authorized operations).
+      const mismatched = request.endpointType === ENDPOINT_TYPE_CONTROLLERS;
       return {
-        ...base,
+        throttleTimeMs: 0,
+        endpointType: ENDPOINT_TYPE_BROKERS,
+        clusterId: '',
+        controllerId: -1,
         clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
-        errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
-        errorMessage: 'Only broker endpoints are available.',
+        errorCode: mismatched ? ErrorCode.MISMATCHED_ENDPOINT_TYPE : ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
+        errorMessage: mismatched
+          ? 'The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER'
+          : `Unsupported endpoint type ${request.endpointType}`,
         brokers: [],
       };
     }
