@@ -192,7 +192,7 @@ test('a two-worker cluster forwards changes to its leader and restarts, stops an
   assert.equal(await topicCount('rest-lines'), 3);
 
   // KIP-875 stop: no tasks, then offsets from the offset topic, reset, and a resume that reads the file again.
-  assert.equal((await rest(follower.restUrl, 'PUT', '/connectors/src/stop')).status, 202);
+  assert.equal((await rest(follower.restUrl, 'PUT', '/connectors/src/stop')).status, 204);
   await eventually(
     async () => {
       const s = await statusOf(leader.restUrl, 'src');

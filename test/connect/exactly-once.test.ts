@@ -187,7 +187,7 @@ test('exactly-once source: transactional records and offsets, zombie fencing, co
   );
 
   // A zombie: a producer holding task 1's transactional id, in the middle of a transaction.
-  assert.equal((await rest(url, 'PUT', '/connectors/count/stop')).status, 202);
+  assert.equal((await rest(url, 'PUT', '/connectors/count/stop')).status, 204);
   await eventually(async () => (await taskStates(url, 'count'))[0] === 'STOPPED', 30_000, 'stopped');
   const zombie = new Producer({ bootstrapServers: broker.bootstrap, transactionalId: `${GROUP}-count-1` });
   try {

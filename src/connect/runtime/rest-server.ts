@@ -231,7 +231,9 @@ export class RestServer {
     });
     this.route('PUT', '/connectors/{name}/stop', async (r) => {
       await h.stopConnector(r.params[0]!);
-      return { status: 202 };
+      // Kafka's stop method returns void, which JAX-RS answers with 204 (not the 202 of pause and resume); clients
+      // such as Strimzi's operator accept exactly 204.
+      return { status: 204 };
     });
     this.route('GET', '/connectors/{name}/tasks', async (r) => ({
       status: 200,
