@@ -371,3 +371,29 @@ test("bad input gets Kafka Connect's error bodies and status codes", async () =>
   );
   assert.equal((await rest(worker.url, 'DELETE', '/connectors/dup')).status, 204);
 });
+
+test("query flags read as Kafka's Jersey reads a Boolean: 'true' in any case is true, anything else false", async () => {
+  const sink = { 'connector.class': 'FileStreamSink', topics: 'flags-topic', file: join(dir, 'flags.txt') };
+  assert.equal((await rest(worker.url, 'POST', '/connectors', { name: 'flags', config: sink })).status, 201);
+  // Python's requests writes params={"includeTasks": True, "onlyFailed": False} as True and False.
+  const plan = await rest(worker.url, 'POST', '/connectors/flags/restart?includeTasks=True&onlyFailed=False');
+  assert.equal(plan.status, 202, JSON.stringify(plan.body));
+  assert.equal((plan.body as { connector: { state: string } }).connector.state, 'RESTARTING');
+  assert.deepEqual(
+    (plan.body as { tasks: { state: string }[] }).tasks.map((t) => t.state),
+    ['RESTARTING'],
+  );
+  // Neither flag true: the connector alone restarts, 204 with no body.
+  assert.deepEqual(await rest(worker.url, 'POST', '/connectors/flags/restart?includeTasks=no&onlyFailed=0'), {
+    status: 204,
+    body: null,
+  });
+  const all = (await rest(worker.url, 'GET', '/connector-plugins?connectorsOnly=False')).body as {
+    type: string;
+  }[];
+  assert.ok(
+    all.some((p) => p.type === 'converter'),
+    'connectorsOnly=False lists converters too',
+  );
+  assert.equal((await rest(worker.url, 'DELETE', '/connectors/flags')).status, 204);
+});

@@ -216,8 +216,8 @@ export class RestServer {
     });
     this.route('POST', '/connectors/{name}/restart', async (r) => {
       const plan = await h.restartConnector(r.params[0]!, {
-        includeTasks: booleanParam(r.query, 'includeTasks'),
-        onlyFailed: booleanParam(r.query, 'onlyFailed'),
+        includeTasks: booleanParam(r.query, 'includeTasks', false),
+        onlyFailed: booleanParam(r.query, 'onlyFailed', false),
       });
       return plan === null ? { status: 204 } : { status: 202, body: plan };
     });
@@ -304,7 +304,7 @@ export class RestServer {
     }));
     this.route('GET', '/connector-plugins', async (r) => ({
       status: 200,
-      body: h.connectorPlugins(r.query.get('connectorsOnly') !== 'false'),
+      body: h.connectorPlugins(booleanParam(r.query, 'connectorsOnly', true)),
     }));
     this.route('GET', '/connector-plugins/{plugin}/config', async (r) => ({
       status: 200,
@@ -513,12 +513,14 @@ function initialState(v: unknown): TargetState {
   throw new RestError(400, `Invalid initial state ${String(v)}; expected RUNNING, PAUSED or STOPPED`);
 }
 
-function booleanParam(q: URLSearchParams, name: string): boolean {
+/**
+ * A Boolean query parameter as Kafka's Jersey reads it (Boolean.valueOf): "true" in any case is true, any other
+ * value false, and an absent one the default. Python's requests, say, writes True and False.
+ */
+function booleanParam(q: URLSearchParams, name: string, defaultValue: boolean): boolean {
   const v = q.get(name);
-  if (v === null) return false;
-  if (v === 'true') return true;
-  if (v === 'false') return false;
-  throw new RestError(400, `Query parameter ${name} must be true or false, not ${v}`);
+  if (v === null) return defaultValue;
+  return v.toLowerCase() === 'true';
 }
 
 function taskNumber(connector: string, text: string): number {
