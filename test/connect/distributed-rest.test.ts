@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Consumer } from '../../src/client/index.js';
+import { Consumer, Producer } from '../../src/client/index.js';
 import {
   type DistributedWorker,
   startDistributed,
@@ -223,6 +223,45 @@ test('a two-worker cluster forwards changes to its leader and restarts, stops an
     );
     assert.deepEqual((await rest(w.restUrl, 'GET', '/connectors')).body, []);
   }
+});
+
+test('the expanded connector list leaves out a connector without a status instead of failing (as Kafka)', async () => {
+  const [w1, w2] = workers as [DistributedWorker, DistributedWorker];
+  const sink = (name: string) => ({
+    name,
+    config: { 'connector.class': 'FileStreamSink', topics: 'rest-expand', file: join(dir, `${name}.txt`) },
+  });
+  assert.equal((await rest(w1.restUrl, 'POST', '/connectors', sink('shown'))).status, 201);
+  assert.equal((await rest(w1.restUrl, 'POST', '/connectors', sink('unseen'))).status, 201);
+  await eventually(
+    async () => (await running(w1.restUrl, 'shown', 1)) && (await running(w1.restUrl, 'unseen', 1)),
+    30_000,
+    'both running',
+  );
+  // A connector whose status is not (or no longer) in the status topic, as between its creation and the first
+  // status its worker writes: here its status record is removed with a tombstone.
+  const producer = new Producer({ bootstrapServers: broker.bootstrap });
+  try {
+    await producer.send({ topic: 'rest-status', key: Buffer.from('status-connector-unseen'), value: null });
+  } finally {
+    await producer.close();
+  }
+  for (const w of [w1, w2]) {
+    await eventually(
+      async () => (await rest(w.restUrl, 'GET', '/connectors/unseen/status')).status === 404,
+      30_000,
+      'the status gone',
+    );
+    // Kafka's listConnectors skips a connector whose status or info is not found; the rest are listed.
+    const listed = await rest(w.restUrl, 'GET', '/connectors?expand=status&expand=info');
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    const body = listed.body as Record<string, { status: { connector: { state: string } }; info: unknown }>;
+    assert.deepEqual(Object.keys(body), ['shown']);
+    assert.equal(body.shown!.status.connector.state, 'RUNNING');
+    assert.equal((body.shown!.info as { name: string }).name, 'shown');
+  }
+  for (const name of ['shown', 'unseen'])
+    assert.equal((await rest(w1.restUrl, 'DELETE', `/connectors/${name}`)).status, 204);
 });
 
 test('internal requests are signed with the session key the leader keeps in the config topic (sessioned)', async () => {

@@ -148,10 +148,16 @@ export class RestServer {
       if (expand.length === 0) return { status: 200, body: names };
       const out: Record<string, Record<string, unknown>> = {};
       for (const name of names) {
-        const item: Record<string, unknown> = {};
-        if (expand.includes('status')) item.status = h.connectorStatus(name);
-        if (expand.includes('info')) item.info = h.connectorInfo(name);
-        out[name] = item;
+        try {
+          const item: Record<string, unknown> = {};
+          if (expand.includes('status')) item.status = h.connectorStatus(name);
+          if (expand.includes('info')) item.info = h.connectorInfo(name);
+          out[name] = item;
+        } catch (err) {
+          // As Kafka's listConnectors: a connector with no status yet (between its creation and the first status
+          // its worker writes) or just deleted is left out, so UIs polling the list are not failed by one entry.
+          if (!(err instanceof RestError && err.statusCode === 404)) throw err;
+        }
       }
       return { status: 200, body: out };
     });
