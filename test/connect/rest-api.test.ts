@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { Admin } from '../../src/client/index.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { type ConnectWorker, rest, startConnectWorker } from '../helpers/connect-worker.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -396,4 +397,65 @@ test("query flags read as Kafka's Jersey reads a Boolean: 'true' in any case is 
     'connectorsOnly=False lists converters too',
   );
   assert.equal((await rest(worker.url, 'DELETE', '/connectors/flags')).status, 204);
+});
+
+test("a stopped sink's offsets: Kafka's accepted forms, refused without partitions, a refused write not reported done", async () => {
+  const admin = new Admin({ bootstrapServers: broker.bootstrap });
+  try {
+    await admin.createTopics([{ topic: 'sink-offsets', numPartitions: 1, replicationFactor: 1 }]);
+  } finally {
+    await admin.close();
+  }
+  const sink = { 'connector.class': 'FileStreamSink', topics: 'sink-offsets', file: join(dir, 'so.txt') };
+  assert.equal((await rest(worker.url, 'POST', '/connectors', { name: 'so', config: sink })).status, 201);
+  assert.equal((await rest(worker.url, 'PUT', '/connectors/so/stop')).status, 204);
+  const err = (r: { status: number; body: unknown }, message: string) =>
+    assert.deepEqual(r, { status: 400, body: { error_code: 400, message } });
+  // Kafka refuses an alter request with nothing in it rather than answering that offsets were altered.
+  const none = 'Partitions / offsets need to be provided for an alter offsets request';
+  err(await rest(worker.url, 'PATCH', '/connectors/so/offsets', { offsets: [] }), none);
+  err(await rest(worker.url, 'PATCH', '/connectors/so/offsets', {}), none);
+  // Kafka's SinkUtils takes "0" as well as 0 for the partition, and "5" as well as 5 for the offset.
+  const altered = await rest(worker.url, 'PATCH', '/connectors/so/offsets', {
+    offsets: [
+      {
+        partition: { kafka_topic: 'sink-offsets', kafka_partition: '0' },
+        offset: { kafka_offset: '5' },
+      },
+    ],
+  });
+  assert.equal(altered.status, 200, JSON.stringify(altered.body));
+  assert.deepEqual((await rest(worker.url, 'GET', '/connectors/so/offsets')).body, {
+    offsets: [
+      { partition: { kafka_topic: 'sink-offsets', kafka_partition: 0 }, offset: { kafka_offset: 5 } },
+    ],
+  });
+  err(
+    await rest(worker.url, 'PATCH', '/connectors/so/offsets', {
+      offsets: [{ partition: { kafka_topic: 'sink-offsets', kafka_partition: 'one' }, offset: null }],
+    }),
+    "Failed to parse the following Kafka partition value in the provided offsets: 'one'. Partition values for sink connectors need to be integers.",
+  );
+  err(
+    await rest(worker.url, 'PATCH', '/connectors/so/offsets', {
+      offsets: [
+        { partition: { kafka_topic: 'sink-offsets', kafka_partition: 0 }, offset: { kafka_offset: 1.5 } },
+      ],
+    }),
+    "Failed to parse the following Kafka offset value in the provided offsets: '1.5'. Offset values for sink connectors need to be integers.",
+  );
+  // The coordinator refuses a commit for a topic that does not exist: Kafka fails the request (500) where
+  // Brook answered that the offsets had been altered, and a resumed sink then started elsewhere than asked.
+  assert.deepEqual(
+    await rest(worker.url, 'PATCH', '/connectors/so/offsets', {
+      offsets: [
+        { partition: { kafka_topic: 'no-such-topic', kafka_partition: 0 }, offset: { kafka_offset: 1 } },
+      ],
+    }),
+    {
+      status: 500,
+      body: { error_code: 500, message: 'Failed to alter consumer group offsets for connector so' },
+    },
+  );
+  assert.equal((await rest(worker.url, 'DELETE', '/connectors/so')).status, 204);
 });

@@ -3,6 +3,8 @@
 // offsets of sink connectors (their consumer group connect-<name>). The standalone and distributed herders add
 // where configs live and where connectors and tasks run.
 
+import type { PartitionResult } from '../../client/admin.js';
+import { KafkaProtocolError } from '../../client/errors.js';
 import { Admin } from '../../client/index.js';
 import type { ConfigKey, ConfigValue } from '../api/config-def.js';
 import { type Connector, SinkConnector, type SourceConnector, type TaskConfig } from '../api/connector.js';
@@ -90,40 +92,68 @@ export abstract class AbstractHerder {
     }
   }
 
+  /**
+   * Alters (offsets given) or resets (null) a stopped sink connector's committed offsets. As Kafka's worker, a
+   * request the group coordinator refuses fails (500) rather than report offsets that were not written: a
+   * partition of a topic that does not exist, or a group whose tasks still consume.
+   */
   protected async alterSinkOffsets(name: string, offsets: ConnectorOffset[] | null): Promise<void> {
+    const toSet: { topic: string; partition: number; offset: number }[] = [];
+    const toDelete: { topic: string; partition: number }[] = [];
+    for (const o of offsets ?? []) {
+      const { topic, partition } = sinkPartition(o.partition);
+      if (o.offset === null) {
+        toDelete.push({ topic, partition });
+        continue;
+      }
+      const offset = sinkOffset(o.offset);
+      if (offset < 0)
+        throw new RestError(400, 'Offsets of sink connectors need "kafka_offset" (a non-negative integer)');
+      toSet.push({ topic, partition, offset });
+    }
     const admin = new Admin({
       ...this.worker.internalClientOptions,
       bootstrapServers: this.worker.o.config.bootstrapServers,
     });
     const group = `connect-${name}`;
+    const results: PartitionResult[] = [];
     try {
       if (offsets === null) {
         const committed = await admin.listConsumerGroupOffsets(group);
-        if (committed.length > 0) await admin.deleteConsumerGroupOffsets(group, committed);
-        return;
+        if (committed.length > 0) results.push(...(await admin.deleteConsumerGroupOffsets(group, committed)));
+      } else {
+        if (toSet.length > 0) results.push(...(await admin.alterConsumerGroupOffsets(group, toSet)));
+        if (toDelete.length > 0) results.push(...(await admin.deleteConsumerGroupOffsets(group, toDelete)));
       }
-      const toSet: { topic: string; partition: number; offset: number }[] = [];
-      const toDelete: { topic: string; partition: number }[] = [];
-      for (const o of offsets) {
-        const topic = o.partition.kafka_topic;
-        const partition = o.partition.kafka_partition;
-        if (typeof topic !== 'string' || typeof partition !== 'number') {
-          throw new RestError(
-            400,
-            'Partitions of sink connectors need "kafka_topic" (a string) and "kafka_partition" (an integer)',
-          );
-        }
-        const offset = o.offset?.kafka_offset;
-        if (o.offset === null) toDelete.push({ topic, partition });
-        else if (typeof offset === 'number' && offset >= 0) toSet.push({ topic, partition, offset });
-        else
-          throw new RestError(400, 'Offsets of sink connectors need "kafka_offset" (a non-negative integer)');
-      }
-      if (toSet.length > 0) await admin.alterConsumerGroupOffsets(group, toSet);
-      if (toDelete.length > 0) await admin.deleteConsumerGroupOffsets(group, toDelete);
+    } catch (err) {
+      throw this.sinkOffsetsFailure(name, offsets === null, err);
     } finally {
       await admin.close();
     }
+    const failed = results.find((r) => r.error !== null);
+    if (failed !== undefined) throw this.sinkOffsetsFailure(name, offsets === null, failed.error);
+  }
+
+  /** Kafka's answer (Worker.alterSinkConnectorOffsets, resetSinkConnectorOffsets) when the coordinator refuses. */
+  private sinkOffsetsFailure(name: string, isReset: boolean, cause: unknown): RestError {
+    const verb = isReset ? 'reset' : 'alter';
+    this.worker.o.log(
+      `Failed to ${verb} consumer group offsets for sink connector ${name}: ${String(cause)}`,
+    );
+    const type = cause instanceof KafkaProtocolError ? cause.type : '';
+    // Members still in the group: tasks that have not stopped yet, or a connector resumed meanwhile.
+    if (type === 'UNKNOWN_MEMBER_ID' || type === 'GROUP_SUBSCRIBED_TO_TOPIC' || type === 'NON_EMPTY_GROUP') {
+      return new RestError(
+        500,
+        `Failed to ${verb} consumer group offsets for connector ${name} either because its tasks haven't stopped completely yet or the connector was resumed before the request to ${verb} its offsets could be successfully completed. If the connector is in a stopped state, this operation can be safely retried. If it doesn't eventually succeed, the Connect cluster may need to be restarted to get rid of the zombie sink tasks.`,
+      );
+    }
+    return new RestError(
+      500,
+      isReset
+        ? `Failed to reset consumer group offsets for sink connector ${name}`
+        : `Failed to alter consumer group offsets for connector ${name}`,
+    );
   }
 
   async validateConnectorConfig(config: Record<string, string>): Promise<ConfigInfos> {
@@ -271,6 +301,61 @@ export abstract class AbstractHerder {
       .keys()
       .map((k, i) => keyInfo(k, i));
   }
+}
+
+/**
+ * A sink connector offset's partition, checked in the order and with the messages of Kafka's SinkUtils. As there,
+ * "kafka_partition" may be a number or its text ("10" as well as 10).
+ */
+function sinkPartition(p: Record<string, unknown>): { topic: string; partition: number } {
+  if (!('kafka_topic' in p) || !('kafka_partition' in p)) {
+    throw new RestError(
+      400,
+      "The partition for a sink connector offset must contain the keys 'kafka_topic' and 'kafka_partition'",
+    );
+  }
+  const topic = p.kafka_topic;
+  if (topic === null || (typeof topic !== 'string' && typeof topic !== 'number'))
+    throw new RestError(400, 'Kafka topic names must be valid strings and may not be null');
+  if (p.kafka_partition === null)
+    throw new RestError(400, 'Kafka partitions must be valid numbers and may not be null');
+  const partition = integerOf(p.kafka_partition, INT32_MAX);
+  if (partition === null) {
+    throw new RestError(
+      400,
+      `Failed to parse the following Kafka partition value in the provided offsets: '${String(p.kafka_partition)}'. Partition values for sink connectors need to be integers.`,
+    );
+  }
+  return { topic: String(topic), partition };
+}
+
+/** A sink connector offset (not null), as Kafka's SinkUtils reads it: "1000" as well as 1000. */
+function sinkOffset(o: Record<string, unknown>): number {
+  if (!('kafka_offset' in o)) {
+    throw new RestError(
+      400,
+      "The offset for a sink connector should either be null or contain the key 'kafka_offset'",
+    );
+  }
+  const offset = integerOf(o.kafka_offset, Number.MAX_SAFE_INTEGER);
+  if (offset === null) {
+    throw new RestError(
+      400,
+      `Failed to parse the following Kafka offset value in the provided offsets: '${String(o.kafka_offset)}'. Offset values for sink connectors need to be integers.`,
+    );
+  }
+  return offset;
+}
+
+const INT32_MAX = 2 ** 31 - 1;
+
+/** An integer given as a JSON number or as its decimal text (Java's parseInt/parseLong), or null. */
+function integerOf(v: unknown, max: number): number | null {
+  if (typeof v !== 'number' && typeof v !== 'string') return null;
+  const text = String(v);
+  if (!/^[+-]?\d+$/.test(text)) return null;
+  const n = Number(text);
+  return Math.abs(n) <= max ? n : null;
 }
 
 function withoutPrefix(config: Record<string, string>, prefix: string): Record<string, string> {

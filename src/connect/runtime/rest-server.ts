@@ -283,8 +283,9 @@ export class RestServer {
     }));
     this.route('PATCH', '/connectors/{name}/offsets', async (r) => {
       const body = objectBody(await r.body());
-      if (!Array.isArray(body.offsets))
-        throw new RestError(400, 'The request body must contain "offsets", a list of partitions and offsets');
+      // Kafka refuses a request with no partitions rather than answer that offsets were altered.
+      if (!Array.isArray(body.offsets) || body.offsets.length === 0)
+        throw new RestError(400, 'Partitions / offsets need to be provided for an alter offsets request');
       const offsets: ConnectorOffset[] = body.offsets.map((o: unknown) => {
         const entry = objectBody(o);
         if (
