@@ -85,6 +85,32 @@ export class DynamicConfig {
     return new Map(Object.entries(decoded.value));
   }
 
+  /**
+   * A topic's overrides as the store holds them now, or null when the store cannot tell (unreachable, or data
+   * that does not decode). IncrementalAlterConfigs edits these, as Kafka's ZkAdminManager edits what it reads from
+   * ZooKeeper: the overrides that notifications have brought so far miss a change just made through another
+   * broker, and editing them would write that change away.
+   */
+  storedTopicConfig(topic: string): Promise<Map<string, string> | null> {
+    return this.readStored(topicConfigPath(topic));
+  }
+
+  /** As storedTopicConfig, for this broker's (perBroker) or the cluster default's layer; passwords decoded. */
+  async storedBrokerConfig(perBroker: boolean): Promise<Map<string, string> | null> {
+    const stored = await this.readStored(
+      brokerConfigPath(perBroker ? (this.brokerId as BrokerId) : DEFAULT_BROKER_ENTITY),
+    );
+    return stored === null ? null : this.passwords(stored, 'decode');
+  }
+
+  private async readStored(path: string): Promise<Map<string, string> | null> {
+    const node = await this.store.get(path);
+    if (!node.ok) return node.code === 'NONODE' ? new Map() : null;
+    if (node.value.data.length === 0) return new Map();
+    const decoded = decodeEntityConfig(node.value.data);
+    return decoded.ok ? new Map(Object.entries(decoded.value)) : null;
+  }
+
   /** Writes a topic's complete overrides and notifies every broker. Returns false when the store refused. */
   writeTopicConfig(topic: string, configs: ReadonlyMap<string, string>): Promise<boolean> {
     return this.writeEntity(topicConfigPath(topic), `topics/${topic}`, configs);

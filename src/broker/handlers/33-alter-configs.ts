@@ -14,6 +14,7 @@ export const alterConfigsHandler = defineHandler<AlterConfigsRequest, AlterConfi
   maxVersion: 2,
   async handle(context, request) {
     const responses = await alterConfigResources(context, request.resources, request.validateOnly, {
+      editsStored: false,
       topic: (_topic, entries, layers) => validateAlterTopicConfigs(entries, layers),
       broker: validateAlterBrokerConfigs,
     });

@@ -1,5 +1,6 @@
 // IncrementalAlterConfigs (44): SET, DELETE, APPEND and SUBTRACT on single keys of a topic's overrides or a
-// dynamic broker layer, applied to what is stored now, validated, written and propagated like AlterConfigs.
+// dynamic broker layer, applied to what the store holds now (read for the request, as Kafka reads ZooKeeper),
+// validated, written and propagated like AlterConfigs.
 
 import type {
   IncrementalAlterConfigsRequest,
@@ -21,10 +22,10 @@ export const incrementalAlterConfigsHandler = defineHandler<
   minVersion: 0,
   maxVersion: 1,
   async handle(context, request) {
-    const { topicConfigs } = context.services;
     const responses = await alterConfigResources(context, request.resources, request.validateOnly, {
-      topic: (topic, operations, layers) =>
-        validateIncrementalTopicConfigs(topicConfigs.overridesFor(topic), operations, layers),
+      editsStored: true,
+      topic: (_topic, operations, layers, stored) =>
+        validateIncrementalTopicConfigs(stored, operations, layers),
       broker: validateIncrementalBrokerConfigs,
     });
     return { throttleTimeMs: 0, responses };

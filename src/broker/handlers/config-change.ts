@@ -1,6 +1,7 @@
 // The common part of AlterConfigs and IncrementalAlterConfigs: each resource (a topic, this broker, or the
 // cluster-wide broker default) is validated by the handler's own rule, then written (unless validate_only)
-// through the dynamic config store, which notifies every broker.
+// through the dynamic config store, which notifies every broker. A change that edits the stored configs
+// (IncrementalAlterConfigs) reads them from the store first, as Kafka reads them from ZooKeeper.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import { listenerChangeRefusal } from '../../security/dynamic-listeners.js';
@@ -9,6 +10,7 @@ import { AclOperation, authorizeCluster, authorizeTopic } from '../authorization
 import { brokerResource } from '../config/broker-resource.js';
 import type { ConfigChangeResult } from '../config/config-error-codes.js';
 import type { BrokerConfigLayers } from '../config/config-layers.js';
+import type { DynamicConfig } from '../dynamic-config.js';
 import { ResourceType } from './32-describe-configs.js';
 
 export interface ConfigResource<Entry> {
@@ -19,7 +21,20 @@ export interface ConfigResource<Entry> {
 
 /** How one handler turns a resource's entries into the complete new config, or a Kafka error. */
 export interface ConfigValidation<Entry> {
-  topic(topic: string, entries: readonly Entry[], layers: BrokerConfigLayers): ConfigChangeResult;
+  /**
+   * Whether the entries edit the resource's stored configs (IncrementalAlterConfigs) rather than replace them
+   * (AlterConfigs). The stored configs are then read from the store for each request, not taken from this
+   * broker's copy: another broker may have changed them a moment ago, and its notification may not be here yet.
+   */
+  readonly editsStored: boolean;
+  /** `stored`: the topic's overrides as the store holds them (empty when the change does not edit them). */
+  topic(
+    topic: string,
+    entries: readonly Entry[],
+    layers: BrokerConfigLayers,
+    stored: ReadonlyMap<string, string>,
+  ): ConfigChangeResult;
+  /** `layers`: with the addressed dynamic layer as the store holds it when the change edits it. */
   broker(
     entries: readonly Entry[],
     perBroker: boolean,
@@ -76,7 +91,12 @@ export async function alterConfigResources<Entry>(
         respond(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${topic} does not exist.`);
         continue;
       }
-      checked = validation.topic(topic, resource.configs, layers);
+      const stored = validation.editsStored ? await dynamicConfig.storedTopicConfig(topic) : new Map();
+      if (stored === null) {
+        respond(ErrorCode.UNKNOWN_SERVER_ERROR, STORE_UNREADABLE);
+        continue;
+      }
+      checked = validation.topic(topic, resource.configs, layers, stored);
       write = (configs) => dynamicConfig.writeTopicConfig(topic, configs);
     } else if (resource.resourceType === ResourceType.BROKER) {
       const target = brokerResource(resource.resourceName, brokerId);
@@ -84,7 +104,14 @@ export async function alterConfigResources<Entry>(
         respond(target.errorCode, target.errorMessage);
         continue;
       }
-      checked = validation.broker(resource.configs, target.perBroker, layers, resource.resourceName);
+      const edited = validation.editsStored
+        ? await storedLayers(dynamicConfig, layers, target.perBroker)
+        : layers;
+      if (edited === null) {
+        respond(ErrorCode.UNKNOWN_SERVER_ERROR, STORE_UNREADABLE);
+        continue;
+      }
+      checked = validation.broker(resource.configs, target.perBroker, edited, resource.resourceName);
       // Listeners and their SASL settings change at runtime: a change that could not apply is refused here.
       if (checked.ok)
         checked =
@@ -103,4 +130,17 @@ export async function alterConfigResources<Entry>(
     }
   }
   return responses;
+}
+
+const STORE_UNREADABLE = 'the coordination store could not be read';
+
+/** The broker's layers with the addressed dynamic layer as the store holds it now, or null when unreadable. */
+async function storedLayers(
+  dynamicConfig: DynamicConfig,
+  layers: BrokerConfigLayers,
+  perBroker: boolean,
+): Promise<BrokerConfigLayers | null> {
+  const stored = await dynamicConfig.storedBrokerConfig(perBroker);
+  if (stored === null) return null;
+  return perBroker ? { ...layers, dynamicBroker: stored } : { ...layers, dynamicDefault: stored };
 }
