@@ -459,6 +459,40 @@ describe('broker over the wire', () => {
     }
   });
 
+  it('refuses APPEND and SUBTRACT on a key that is not a list with INVALID_CONFIG, as Kafka 3.3+ does', async () => {
+    await client.call(
+      ApiKey.CREATE_TOPICS,
+      5,
+      createTopicsRequest('appended', 1, [{ name: 'retention.ms', value: '5000' }]),
+    );
+    const APPEND = 2;
+    const SUBTRACT = 3;
+    for (const [resourceType, resourceName, name] of [
+      [2, 'appended', 'retention.ms'],
+      [4, '0', 'log.cleaner.threads'],
+      [4, '', 'log.retention.ms'],
+    ] as const) {
+      for (const configOperation of [APPEND, SUBTRACT]) {
+        const response = await client.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
+          resources: [{ resourceType, resourceName, configs: [{ name, configOperation, value: '1' }] }],
+          validateOnly: false,
+        });
+        const verb = configOperation === APPEND ? 'append' : 'subtract';
+        assert.deepEqual(
+          [response.responses[0].errorCode, response.responses[0].errorMessage],
+          [ErrorCode.INVALID_CONFIG, `Config value ${verb} is not allowed for config key: ${name}`],
+          `${verb} on ${name}`,
+        );
+      }
+    }
+    const described = await client.call(ApiKey.DESCRIBE_CONFIGS, 4, {
+      resources: [{ resourceType: 2, resourceName: 'appended', configurationKeys: ['retention.ms'] }],
+      includeSynonyms: false,
+      includeDocumentation: false,
+    });
+    assert.equal(described.results[0].configs[0].value, '5000', 'the refused change left the value alone');
+  });
+
   it('deletes records below an offset, then serves from the new log start', async () => {
     await client.call(ApiKey.CREATE_TOPICS, 5, createTopicsRequest('trim-me', 1));
     await client.call(

@@ -1,8 +1,8 @@
 // Validation of config changes from CreateTopics, AlterConfigs and IncrementalAlterConfigs, for topics and for
 // this broker's dynamic layers. Each function takes the current stored values and the request's entries and
 // returns the complete new set to store, or Kafka's error code and a message naming the key: INVALID_REQUEST
-// for malformed requests (null values, duplicate keys, unknown operations, APPEND on a non-list key),
-// INVALID_CONFIG for values and keys the broker refuses. Nothing here stores anything.
+// for malformed requests (null values, duplicate keys, unknown operations), INVALID_CONFIG for values and keys the
+// broker refuses and for APPEND or SUBTRACT on a key that is not a list. Nothing here stores anything.
 
 import { resolveBrokerConfig } from './broker-config.js';
 import { brokerKey } from './broker-keys.js';
@@ -142,10 +142,12 @@ function applyOperations(
     }
     const def = lookup(name);
     if (def === undefined) return configFailure(ConfigErrorCode.INVALID_CONFIG, unknownMessage(name));
+    // The request is well formed; the key just has no list to edit. Kafka answers INVALID_CONFIG here since 3.3
+    // (ConfigAdminManager.prepareIncrementalConfigs), INVALID_REQUEST before.
     if (def.type !== ConfigType.LIST) {
       const verb = configOperation === AlterConfigOp.APPEND ? 'append' : 'subtract';
       return configFailure(
-        ConfigErrorCode.INVALID_REQUEST,
+        ConfigErrorCode.INVALID_CONFIG,
         `Config value ${verb} is not allowed for config key: ${name}`,
       );
     }

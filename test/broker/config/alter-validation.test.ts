@@ -206,14 +206,14 @@ describe('IncrementalAlterConfigs validation for topics', () => {
     );
   });
 
-  test('APPEND on a non-list key is INVALID_REQUEST', () => {
+  test('APPEND on a non-list key is INVALID_CONFIG (Kafka 3.3+)', () => {
     failure(
       validateIncrementalTopicConfigs(
         current,
         [{ name: 'retention.ms', value: '5', configOperation: AlterConfigOp.APPEND }],
         L,
       ),
-      ConfigErrorCode.INVALID_REQUEST,
+      ConfigErrorCode.INVALID_CONFIG,
       'retention.ms',
     );
   });
