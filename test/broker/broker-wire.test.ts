@@ -384,6 +384,47 @@ describe('broker over the wire', () => {
     assert.equal(gone.responses[0].partitionResponses[0].errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   });
 
+  it("answers CreateTopics for an existing topic TOPIC_ALREADY_EXISTS whatever its configs, and a null config INVALID_CONFIG, in Kafka's order", async () => {
+    const made = await client.call(ApiKey.CREATE_TOPICS, 5, createTopicsRequest('made-once', 1));
+    assert.equal(made.topics[0].errorCode, ErrorCode.NONE);
+    // Create-or-find callers (Kafka Connect's TopicAdmin) take TOPIC_ALREADY_EXISTS as "found": Kafka's
+    // ZkAdminManager looks the topic up before anything else of the request, configs included.
+    const results = async (configs: { name: string; value: string | null }[]) => {
+      const response = await client.call(ApiKey.CREATE_TOPICS, 5, {
+        topics: [
+          { name: 'made-once', numPartitions: 1, replicationFactor: 1, assignments: [], configs },
+          { name: 'null-config', numPartitions: 1, replicationFactor: 1, assignments: [], configs },
+        ],
+        timeoutMs: 5000,
+        validateOnly: false,
+      });
+      return response.topics.map((t: { name: string; errorCode: number; errorMessage: string | null }) => [
+        t.name,
+        t.errorCode,
+        t.errorMessage,
+      ]);
+    };
+    assert.deepEqual(await results([{ name: 'no.such.key', value: '1' }]), [
+      ['made-once', ErrorCode.TOPIC_ALREADY_EXISTS, "Topic 'made-once' already exists."],
+      ['null-config', ErrorCode.INVALID_CONFIG, 'Unknown topic config name: no.such.key'],
+    ]);
+    assert.deepEqual(
+      await results([
+        { name: 'retention.ms', value: null },
+        { name: 'segment.ms', value: '60000' },
+        { name: 'cleanup.policy', value: null },
+      ]),
+      [
+        ['made-once', ErrorCode.TOPIC_ALREADY_EXISTS, "Topic 'made-once' already exists."],
+        [
+          'null-config',
+          ErrorCode.INVALID_CONFIG,
+          'Null value not supported for topic configs: retention.ms,cleanup.policy',
+        ],
+      ],
+    );
+  });
+
   it('describes, alters and incrementally alters topic and broker configs with their sources', async () => {
     await client.call(
       ApiKey.CREATE_TOPICS,

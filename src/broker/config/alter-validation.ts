@@ -1,8 +1,9 @@
 // Validation of config changes from CreateTopics, AlterConfigs and IncrementalAlterConfigs, for topics and for
 // this broker's dynamic layers. Each function takes the current stored values and the request's entries and
 // returns the complete new set to store, or Kafka's error code and a message naming the key: INVALID_REQUEST
-// for malformed requests (null values, duplicate keys, unknown operations), INVALID_CONFIG for values and keys the
-// broker refuses and for APPEND or SUBTRACT on a key that is not a list. Nothing here stores anything.
+// for malformed requests (null values to set, duplicate keys, unknown operations), INVALID_CONFIG for values and
+// keys the broker refuses, for APPEND or SUBTRACT on a key that is not a list and, as Kafka, for null values in
+// CreateTopics. Nothing here stores anything.
 
 import { resolveBrokerConfig } from './broker-config.js';
 import { brokerKey } from './broker-keys.js';
@@ -78,20 +79,23 @@ export function validateTopicConfigs(
   }
 }
 
-/** CreateTopics configs: a null value is a malformed request; a repeated key keeps its last value. */
+/**
+ * CreateTopics configs: a repeated key keeps its last value. Null values are INVALID_CONFIG naming every such key,
+ * as Kafka's ZkAdminManager answers them (unlike AlterConfigs, where Kafka takes them for a malformed request).
+ */
 export function validateCreateTopicConfigs(
   entries: readonly ConfigEntry[],
   layers: BrokerConfigLayers,
 ): ConfigChangeResult {
-  const configs = new Map<string, string>();
-  for (const { name, value } of entries) {
-    if (value === null)
-      return configFailure(
-        ConfigErrorCode.INVALID_REQUEST,
-        `Null value not supported for topic config: ${name}`,
-      );
-    configs.set(name, value);
+  const nullNames = entries.filter((e) => e.value === null).map((e) => e.name);
+  if (nullNames.length > 0) {
+    return configFailure(
+      ConfigErrorCode.INVALID_CONFIG,
+      `Null value not supported for topic configs: ${nullNames.join(',')}`,
+    );
   }
+  const configs = new Map<string, string>();
+  for (const { name, value } of entries) if (value !== null) configs.set(name, value);
   return validateTopicConfigs(configs, layers);
 }
 

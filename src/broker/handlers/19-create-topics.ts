@@ -35,9 +35,21 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
     const clusterCreate =
       context.services.authorizer === null ||
       authorize(context, AclOperation.CREATE, ResourceType.CLUSTER, 'kafka-cluster', false);
+    const names = request.topics.map((t) => t.name);
+    const repeated = new Set(names.filter((name, i) => names.indexOf(name) !== i));
     for (const t of request.topics) {
       if (!clusterCreate && !authorizeTopic(context, AclOperation.CREATE, t.name)) {
         results.set(t.name, failure(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.'));
+        continue;
+      }
+      // Kafka's ZkAdminManager looks the topic up in the broker's metadata before anything else of its request:
+      // an existing topic is TOPIC_ALREADY_EXISTS whatever configs came with it, which create-or-find callers
+      // (Kafka Connect's TopicAdmin) take for "found". A repeated name is left to the duplicate check.
+      if (!repeated.has(t.name) && context.services.metadata.topic(t.name) !== undefined) {
+        results.set(
+          t.name,
+          failure(t.name, ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${t.name}' already exists.`),
+        );
         continue;
       }
       const checked = validateCreateTopicConfigs(t.configs, layers);

@@ -87,10 +87,10 @@ describe('CreateTopics config validation', () => {
     );
   });
 
-  test('a null value is a malformed request', () => {
+  test("a null value is INVALID_CONFIG, as Kafka's ZkAdminManager answers it", () => {
     failure(
       validateCreateTopicConfigs([{ name: 'retention.ms', value: null }], L),
-      ConfigErrorCode.INVALID_REQUEST,
+      ConfigErrorCode.INVALID_CONFIG,
       'retention.ms',
     );
   });
