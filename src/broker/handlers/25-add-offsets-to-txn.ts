@@ -26,12 +26,17 @@ export const addOffsetsToTxnHandler = defineHandler<AddOffsetsToTxnRequest, AddO
       return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     }
     if (metadata.topic(OFFSETS_TOPIC) === undefined) await groupCoordinator.ensureOffsetsTopic();
+    // As Kafka, the partition comes from the partition count (offsets.topic.num.partitions until the metadata
+    // shows the topic) and is added unchecked: this broker's metadata may not show the topic just created, and
+    // UNKNOWN_TOPIC_OR_PARTITION here is fatal to Java producers before 3.4. The marker waits for the metadata
+    // (src/broker/txn/txn-markers.ts).
     const partition = groupCoordinator.partitionFor(request.groupId);
     const errors = await transactionCoordinator.addPartitions(
       request.transactionalId,
       Number(request.producerId),
       request.producerEpoch,
       [{ topic: OFFSETS_TOPIC, partition }],
+      false,
     );
     const [errorCode] = [...errors.values()];
     return {

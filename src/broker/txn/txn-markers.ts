@@ -10,7 +10,8 @@
 // Kafka's TransactionMarkerRequestCompletionHandler does (markerAnswerAction), and logs it. Most are sent again to
 // the partition's leader of that moment. UNKNOWN_TOPIC_OR_PARTITION is such an answer too: a broker that has just
 // restarted serves before the controller's LeaderAndIsr has given it its partitions. Only a partition this broker's
-// metadata no longer has (a deleted topic) is skipped. A marker given up on leaves the transaction's records open in
+// metadata no longer has (a deleted topic) is skipped, except one of __consumer_offsets, which AddOffsetsToTxn
+// adds before the metadata may show it: its marker waits for the leader. A marker given up on leaves the transaction's records open in
 // that partition, and the COMMIT marker of the producer id's next transaction there would take them in: records of
 // an aborted transaction would become visible to read_committed.
 
@@ -75,6 +76,14 @@ export function markerWriter(services: BrokerServices): {
       const local: Promise<void>[] = [];
       for (const tp of request.partitions) {
         const info = services.metadata.partition(tp.topic, tp.partition);
+        if (info === undefined && tp.topic === OFFSETS_TOPIC) {
+          // AddOffsetsToTxn adds the group's partition before this broker's metadata may show the topic (just
+          // created on a fresh cluster). Skipped, the transaction's offsets would stay pending in the group for
+          // ever. Kafka skips it, as for a deleted topic; but this internal topic is not deleted in practice (and
+          // the next group's FindCoordinator creates it again), so the marker is sent again until a leader shows.
+          failed.push({ ...tp, errorCode: ErrorCode.LEADER_NOT_AVAILABLE });
+          continue;
+        }
         if (info === undefined) continue; // a deleted partition needs no marker
         if (info.leader === services.brokerId) {
           local.push(

@@ -602,12 +602,17 @@ export class TransactionCoordinator {
     return m;
   }
 
-  /** AddPartitionsToTxn: per partition error codes, keyed "topic\0partition". */
+  /**
+   * AddPartitionsToTxn: per partition error codes, keyed "topic\0partition". `checkExistence` false is
+   * AddOffsetsToTxn's: Kafka adds the group's partition of __consumer_offsets, computed from the partition count,
+   * without asking the metadata cache, which may not show the topic yet on a fresh cluster.
+   */
   async addPartitions(
     transactionalId: string,
     producerId: number,
     producerEpoch: number,
     partitions: readonly TopicPartitionRef[],
+    checkExistence = true,
   ): Promise<Map<string, number>> {
     const result = new Map<string, number>();
     const all = (errorCode: number): Map<string, number> => {
@@ -619,7 +624,8 @@ export class TransactionCoordinator {
     if (m.state === TxnState.PrepareEpochFence || m.state === TxnState.Dead)
       return all(ErrorCode.INVALID_TXN_STATE);
     const exists = this.options.partitionExists;
-    const unknown = exists === undefined ? [] : partitions.filter((p) => !exists(p.topic, p.partition));
+    const unknown =
+      exists === undefined || !checkExistence ? [] : partitions.filter((p) => !exists(p.topic, p.partition));
     if (unknown.length > 0) {
       all(ErrorCode.OPERATION_NOT_ATTEMPTED);
       for (const p of unknown) result.set(tpKey(p.topic, p.partition), ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
