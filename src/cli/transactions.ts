@@ -89,14 +89,16 @@ async function list(admin: Admin, args: ParsedArgs): Promise<void> {
   try {
     const brokers = [...(await admin.cluster.refreshMetadata()).brokers.keys()].sort((a, b) => a - b);
     for (const broker of brokers) {
-      const res = await admin.cluster.withRetry(() =>
-        admin.cluster.send<ListTransactionsResponse>(broker, ApiKey.LIST_TRANSACTIONS, {
+      // A coordinator loading a partition answers COORDINATOR_LOAD_IN_PROGRESS, retried as Kafka's admin does.
+      const res = await admin.cluster.withRetry(async () => {
+        const r = await admin.cluster.send<ListTransactionsResponse>(broker, ApiKey.LIST_TRANSACTIONS, {
           stateFilters: [],
           producerIdFilters: [],
           durationFilter: BigInt(duration),
-        }),
-      );
-      if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode);
+        });
+        if (r.errorCode !== 0) throw new KafkaProtocolError(r.errorCode);
+        return r;
+      });
       for (const t of res.transactionStates) {
         rows.push([t.transactionalId, String(broker), String(t.producerId), t.transactionState]);
         json.push({ ...t, producerId: Number(t.producerId), coordinator: broker });
@@ -364,12 +366,15 @@ async function findHanging(admin: Admin, args: ParsedArgs): Promise<void> {
       const brokers = [...(await admin.cluster.refreshMetadata()).brokers.keys()];
       const producerIdFilters = [...new Set(candidates.map((c) => c.state.producerId))];
       for (const broker of brokers) {
-        const res = await admin.cluster.send<ListTransactionsResponse>(broker, ApiKey.LIST_TRANSACTIONS, {
-          stateFilters: [],
-          producerIdFilters,
-          durationFilter: -1n,
+        const res = await admin.cluster.withRetry(async () => {
+          const r = await admin.cluster.send<ListTransactionsResponse>(broker, ApiKey.LIST_TRANSACTIONS, {
+            stateFilters: [],
+            producerIdFilters,
+            durationFilter: -1n,
+          });
+          if (r.errorCode !== 0) throw new KafkaProtocolError(r.errorCode);
+          return r;
         });
-        if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode);
         for (const t of res.transactionStates) ids.set(t.producerId, t.transactionalId);
       }
     } catch (e) {

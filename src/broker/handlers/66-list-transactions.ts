@@ -1,5 +1,6 @@
 // ListTransactions (66): the transactional ids coordinated by this broker, filtered by state names and producer
-// ids (v1: and by how long they have been running). Unknown state names are echoed back, as in Kafka.
+// ids (v1: and by how long they have been running). Unknown state names are echoed back, as in Kafka; while a
+// partition of __transaction_state led here loads, the whole answer is COORDINATOR_LOAD_IN_PROGRESS.
 
 import { TXN_STATE_NAMES } from '../../coordinator/transaction/transaction-coordinator.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -16,12 +17,18 @@ export const listTransactionsHandler = defineHandler<ListTransactionsRequest, Li
   minVersion: 0,
   maxVersion: 1,
   async handle(context, request) {
+    const coordinator = context.services.transactionCoordinator;
+    const errorCode = coordinator.listError();
+    // Kafka answers a loading or stopped coordinator with the error alone; admin clients retry it.
+    if (errorCode !== ErrorCode.NONE) {
+      return { throttleTimeMs: 0, errorCode, unknownStateFilters: [], transactionStates: [] };
+    }
     const known = new Set<string>(TXN_STATE_NAMES);
     const unknownStateFilters = request.stateFilters.filter((s) => !known.has(s));
     const durationMs = context.apiVersion >= 1 ? Number(request.durationFilter) : -1;
     const nowMs = context.services.clock.nowMs();
     const producerIds = request.producerIdFilters.map(Number);
-    const transactionStates = context.services.transactionCoordinator
+    const transactionStates = coordinator
       .list(request.stateFilters, producerIds)
       .filter((t) => durationMs < 0 || (t.startMs >= 0 && nowMs - t.startMs >= durationMs))
       // Kafka lists only the transactional ids the principal may describe.

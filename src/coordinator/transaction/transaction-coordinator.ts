@@ -932,6 +932,16 @@ export class TransactionCoordinator {
       .then(written, () => written(ErrorCode.UNKNOWN_SERVER_ERROR));
   }
 
+  /**
+   * ListTransactions' error for the whole response, as Kafka's: COORDINATOR_NOT_AVAILABLE once stopped,
+   * COORDINATOR_LOAD_IN_PROGRESS while any partition led here is loading (not per partition: a list without the
+   * ids of a loading partition would look complete), else NONE.
+   */
+  listError(): number {
+    if (this.stopped) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    return this.loading ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : ErrorCode.NONE;
+  }
+
   /** ListTransactions: ids of the partitions led here, filtered by state names and producer ids. */
   list(
     states: readonly string[],
