@@ -67,7 +67,7 @@ import {
   writeSnapshotFileUnsynced,
 } from './producer-snapshot.js';
 import { type ProducerCheck, ProducerStateManager } from './producer-state.js';
-import { type RetentionReason, retentionDecision } from './retention.js';
+import { type RetentionDecision, retentionDecision } from './retention.js';
 import { deleteSnapshotsBelow, PendingDeletes } from './segment-deletion.js';
 import { TailCache, type TailCacheBudget } from './tail-cache.js';
 import type { AbortedTxn } from './txn-index.js';
@@ -908,12 +908,9 @@ export class Log {
    * Applies retention (see retention.ts): deletes the oldest segments that are past the log start offset,
    * retention.ms or retention.bytes, moving the log start offset to the first remaining segment (a new empty
    * active segment at the log end when the active one went too). With `startOffsetOnly` only the log start
-   * offset rule applies (DeleteRecords). Returns the segments deleted.
+   * offset rule applies (DeleteRecords). Returns how many segments went, and for which reasons.
    */
-  deleteOldSegments(
-    nowMs = this.clock.nowMs(),
-    startOffsetOnly = false,
-  ): { count: number; reason: RetentionReason | null } {
+  deleteOldSegments(nowMs = this.clock.nowMs(), startOffsetOnly = false): RetentionDecision {
     const view = {
       segments: this.segments.map((s) => ({
         baseOffset: s.baseOffset,

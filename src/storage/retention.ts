@@ -1,8 +1,10 @@
 // Retention under cleanup.policy=delete: which of a log's oldest segments may go.
 //
-// Three reasons, checked in Kafka's order: the log start offset moved past a whole segment (DeleteRecords),
-// the segment's newest timestamp is older than retention.ms, the log is larger than retention.bytes. Only a
-// prefix of the segments is ever deleted, and never a segment holding offsets at or above the high watermark.
+// Three reasons, applied one after the other in one check, in Kafka 3.x's order (UnifiedLog.deleteOldSegments):
+// the log start offset moved past a whole segment (DeleteRecords), the log is larger than retention.bytes, the
+// segment's newest timestamp is older than retention.ms. Each reason looks at the segments the previous ones
+// left, so one check deletes what all of them together would. Only a prefix of the segments is ever deleted, and
+// never a segment holding offsets at or above the high watermark.
 // As in Kafka's UnifiedLog.deletableSegments, the active (last) segment is part of that prefix when all of it is
 // below the high watermark and it breaches retention.ms or retention.bytes, unless it is empty: Log then rolls a
 // new empty active segment at the log end before deleting it, so an idle partition's records expire too. Pure
@@ -35,7 +37,8 @@ export type RetentionReason = 'log-start-offset' | 'retention-ms' | 'retention-b
 export interface RetentionDecision {
   /** How many of the oldest segments to delete (0: none); all of them means the active one too. */
   readonly count: number;
-  readonly reason: RetentionReason | null;
+  /** The reasons that deleted segments, in the order they were applied (empty: none). */
+  readonly reasons: readonly RetentionReason[];
 }
 
 /**
@@ -62,26 +65,39 @@ function prefix(
 }
 
 export function retentionDecision(view: RetentionView, config: LogConfig, nowMs: number): RetentionDecision {
+  let count = 0;
+  const reasons: RetentionReason[] = [];
+  /** Deletes, for `reason`, the prefix of the segments left by the reasons before it that `eligible` allows. */
+  const apply = (
+    reason: RetentionReason,
+    eligible: (
+      left: readonly SegmentView[],
+    ) => (segment: SegmentView, next: SegmentView | undefined) => boolean,
+  ): void => {
+    const left = view.segments.slice(count);
+    const deleted = prefix({ ...view, segments: left }, eligible(left));
+    if (deleted === 0) return;
+    count += deleted;
+    reasons.push(reason);
+  };
   // Never the active segment: the log start offset can reach the log end, but the segment holding it stays.
-  const byStart = prefix(view, (_, next) => next !== undefined && next.baseOffset <= view.logStartOffset);
-  if (byStart > 0) return { count: byStart, reason: 'log-start-offset' };
-  if (!config.cleanupPolicy.includes('delete')) return { count: 0, reason: null };
-  if (config.retentionMs >= 0) {
-    const byTime = prefix(
-      view,
+  apply('log-start-offset', () => (_, next) => next !== undefined && next.baseOffset <= view.logStartOffset);
+  if (config.cleanupPolicy.includes('delete')) {
+    if (config.retentionBytes >= 0) {
+      apply('retention-bytes', (left) => {
+        // As Kafka: delete while what stays is still at least retention.bytes.
+        let excess = left.reduce((sum, s) => sum + s.size, 0) - config.retentionBytes;
+        return (s) => {
+          if (excess - s.size < 0) return false;
+          excess -= s.size;
+          return true;
+        };
+      });
+    }
+    if (config.retentionMs >= 0) {
       // A segment that compaction emptied holds nothing to keep.
-      (s) => s.size === 0 || nowMs - s.largestTimestampMs > config.retentionMs,
-    );
-    if (byTime > 0) return { count: byTime, reason: 'retention-ms' };
+      apply('retention-ms', () => (s) => s.size === 0 || nowMs - s.largestTimestampMs > config.retentionMs);
+    }
   }
-  if (config.retentionBytes >= 0) {
-    let excess = view.segments.reduce((sum, s) => sum + s.size, 0) - config.retentionBytes;
-    const bySize = prefix(view, (s) => {
-      if (excess - s.size < 0) return false;
-      excess -= s.size;
-      return true;
-    });
-    if (bySize > 0) return { count: bySize, reason: 'retention-bytes' };
-  }
-  return { count: 0, reason: null };
+  return { count, reasons };
 }

@@ -211,7 +211,7 @@ test('retention by time and by size deletes old segments but never data above th
   assert.equal(h.log.deleteOldSegments().count, 0, 'nothing above the high watermark goes');
   h.log.setHighWatermark(toOffset(20));
   const byTime = h.log.deleteOldSegments();
-  assert.equal(byTime.reason, 'retention-ms');
+  assert.deepEqual(byTime.reasons, ['retention-ms']);
   assert.ok(h.log.logStartOffset >= 9, `start ${h.log.logStartOffset}`);
   h.clock.advance(1_000_000);
   h.log.setHighWatermark(toOffset(19));
@@ -223,7 +223,7 @@ test('retention by time and by size deletes old segments but never data above th
   for (let i = 0; i < 20; i++) h.append({ values: [Buffer.alloc(60, i)] });
   h.log.setHighWatermark(h.log.logEndOffset);
   const bySize = h.log.deleteOldSegments();
-  assert.equal(bySize.reason, 'retention-bytes');
+  assert.deepEqual(bySize.reasons, ['retention-bytes']);
   assert.ok(h.log.sizeInBytes - h.log.activeSegment.size <= 250 || h.log.segmentCount === 1);
   assert.ok(h.log.sizeInBytes > 250 - 300);
 });

@@ -8,6 +8,8 @@ import { test } from 'node:test';
 import { toOffset } from '../../src/common/ids.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
 import { LOG_SUFFIX, segmentFilePath } from '../../src/storage/file-names.js';
+import { logConfig } from '../../src/storage/log-config.js';
+import { retentionDecision } from '../../src/storage/retention.js';
 import { openHarness } from './log-harness.js';
 
 test('retention.ms deletes the active segment too once all of it is older and replicated, rolling first', (t) => {
@@ -19,7 +21,7 @@ test('retention.ms deletes the active segment too once all of it is older and re
   assert.equal(h.log.deleteOldSegments().count, 0, 'not while part of it is above the high watermark');
   h.log.setHighWatermark(toOffset(3));
   const result = h.log.deleteOldSegments();
-  assert.equal(result.reason, 'retention-ms');
+  assert.deepEqual(result.reasons, ['retention-ms']);
   assert.equal(result.count, 1);
   assert.equal(h.log.segmentCount, 1, 'a new empty active segment replaces it');
   assert.equal(h.log.activeSegment.baseOffset, 3);
@@ -40,7 +42,7 @@ test('retention.bytes counts the active segment and deletes it when the log must
   h.append({ values: [Buffer.alloc(60, 1)] });
   h.log.setHighWatermark(toOffset(1));
   const result = h.log.deleteOldSegments();
-  assert.equal(result.reason, 'retention-bytes');
+  assert.deepEqual(result.reasons, ['retention-bytes']);
   assert.deepEqual([h.log.logStartOffset, h.log.logEndOffset, h.log.segmentCount], [1, 1, 1]);
 });
 
@@ -61,7 +63,31 @@ test('a segment whose batches carry no timestamp ages by its file modification t
   const oldSec = (h.clock.nowMs() - 60_000) / 1000;
   for (const base of [0, 1]) utimesSync(segmentFilePath(h.dir, base, LOG_SUFFIX), oldSec, oldSec);
   const result = h.log.deleteOldSegments();
-  assert.equal(result.reason, 'retention-ms');
+  assert.deepEqual(result.reasons, ['retention-ms']);
   assert.equal(result.count, 4, 'both untimestamped segments, then the timestamped ones behind them');
   assert.equal(h.log.logStartOffset, 4);
+});
+
+test('one check applies the log start offset, retention.bytes and retention.ms reasons in turn, as Kafka 3.x', () => {
+  const nowMs = 1_000_000;
+  // Segment 0 is behind the log start offset, 1 is fresh but retention.bytes wants it gone, 2 is expired though
+  // the fresh 1 was before it, 3 and 4 are fresh (4 active). Each reason starts where the one before stopped.
+  const segments = [
+    { baseOffset: 0, size: 100, largestTimestampMs: nowMs },
+    { baseOffset: 10, size: 100, largestTimestampMs: nowMs },
+    { baseOffset: 20, size: 100, largestTimestampMs: nowMs - 60_000 },
+    { baseOffset: 30, size: 100, largestTimestampMs: nowMs },
+    { baseOffset: 40, size: 100, largestTimestampMs: nowMs },
+  ];
+  const view = { segments, logStartOffset: 12, logEndOffset: 50, highWatermark: 50 };
+  const config = logConfig({ retentionMs: 10_000, retentionBytes: 250 });
+  assert.deepEqual(retentionDecision(view, config, nowMs), {
+    count: 3,
+    reasons: ['log-start-offset', 'retention-bytes', 'retention-ms'],
+  });
+  // Without the delete policy only the log start offset counts.
+  assert.deepEqual(retentionDecision(view, logConfig({ ...config, cleanupPolicy: 'compact' }), nowMs), {
+    count: 1,
+    reasons: ['log-start-offset'],
+  });
 });
