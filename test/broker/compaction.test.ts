@@ -9,6 +9,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { alterConfigs, TOPIC_RESOURCE } from '../helpers/dynamic-configs.js';
 import { createCommitTopic, offsetCommitBody } from '../helpers/offset-commits.js';
 import { createTopic, produceBatch, readPartition, WireClient } from '../helpers/wire-client.js';
 
@@ -121,6 +122,36 @@ describe('log compaction over the wire', () => {
       got = await values();
     }
     assert.deepEqual(got, ['second', 'later'], 'the overwritten value is compacted away');
+  });
+
+  it('min.cleanable.dirty.ratio=1.0 never cleans by ratio: the dirty share must exceed it, as in Kafka', async () => {
+    // Never cleaned, every cleanable byte is dirty: the ratio is exactly 1.0. Kafka's LogCleanerManager cleans a
+    // log whose ratio is strictly greater than min.cleanable.dirty.ratio, so 1.0 turns ratio cleaning off.
+    await create('ratio-one', {
+      'cleanup.policy': 'compact',
+      'segment.bytes': '1024',
+      'min.cleanable.dirty.ratio': '1.0',
+    });
+    for (let round = 0; round < 10; round++) {
+      for (let k = 0; k < 3; k++) {
+        const value = `round-${round}-`.padEnd(120, 'x');
+        const response = await produce('ratio-one', buildBatch([{ key: `key-${k}`, value }]));
+        assert.equal(response.errorCode, ErrorCode.NONE);
+      }
+    }
+    const count = async () => (await readPartition(client, 'ratio-one', 0)).length;
+    // The cleaner looks every 100 ms: 20 looks at a log of rolled, fully dirty segments.
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.equal(await count(), 30, 'nothing cleaned at ratio 1.0');
+    // Just below it the same log is cleaned: the cleaner was running all along.
+    await alterConfigs(client, 'ratio-one', { 'min.cleanable.dirty.ratio': '0.99' }, TOPIC_RESOURCE);
+    const deadline = Date.now() + 10_000;
+    let left = await count();
+    while (left === 30 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = await count();
+    }
+    assert.ok(left < 30, `${left} records left of 30 once the ratio is 0.99`);
   });
 });
 

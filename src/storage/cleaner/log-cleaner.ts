@@ -3,7 +3,7 @@
 // It keeps `cleaner-offset-checkpoint` (per partition, the offset up to which the log has been cleaned: the
 // first dirty offset), picks the compacted log that needs cleaning most, cleans it (clean-log.ts) and moves
 // its checkpoint. A log needs cleaning when its dirty share (dirty bytes over clean plus dirty bytes, counting
-// only cleanable segments) reaches min.cleanable.dirty.ratio, when a dirty segment is older than
+// only cleanable segments) exceeds min.cleanable.dirty.ratio, when a dirty segment is older than
 // max.compaction.lag.ms, or when a delete horizon it wrote has passed (tombstones to remove).
 //
 // Lifecycle: owned by the LogManager. `start` runs passes on a timer (log.cleaner.backoff.ms between idle
@@ -152,7 +152,8 @@ export class LogCleaner {
         this.pastMaxCompactionLag(log, range.firstDirtyOffset, range.firstUncleanableOffset, nowMs)
       ) {
         reason = 'max-compaction-lag';
-      } else if (range.dirtyBytes > 0 && dirtyRatio >= log.config.minCleanableDirtyRatio) {
+      } else if (range.dirtyBytes > 0 && dirtyRatio > log.config.minCleanableDirtyRatio) {
+        // Strictly greater, as Kafka's LogCleanerManager: min.cleanable.dirty.ratio=1.0 never cleans by ratio.
         reason = 'dirty-ratio';
       } else if (total > 0 && (this.horizons.get(key) ?? Number.POSITIVE_INFINITY) <= nowMs) {
         reason = 'delete-horizon';
