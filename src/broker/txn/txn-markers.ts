@@ -11,7 +11,8 @@
 // the partition's leader of that moment. UNKNOWN_TOPIC_OR_PARTITION is such an answer too: a broker that has just
 // restarted serves before the controller's LeaderAndIsr has given it its partitions. Only a partition this broker's
 // metadata no longer has (a deleted topic) is skipped, except one of __consumer_offsets, which AddOffsetsToTxn
-// adds before the metadata may show it: its marker waits for the leader. A marker given up on leaves the transaction's records open in
+// adds before the metadata may show it: its marker waits for the leader. A marker given up on leaves the transaction's
+// records open in
 // that partition, and the COMMIT marker of the producer id's next transaction there would take them in: records of
 // an aborted transaction would become visible to read_committed.
 
