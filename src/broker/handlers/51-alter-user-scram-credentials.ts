@@ -1,8 +1,9 @@
 // AlterUserScramCredentials (51): upserts and deletes users' SCRAM credentials in the metadata store at
 // /config/users/<user>, where Kafka keeps them. The client sends the salt and the salted password; the broker
 // stores only the stored and server keys derived from them. Per-user errors as Kafka: an unknown mechanism is
-// UNSUPPORTED_SASL_MECHANISM, iterations out of bounds or an empty name UNACCEPTABLE_CREDENTIAL, a user named twice
-// DUPLICATE_RESOURCE, deleting a credential that is not there RESOURCE_NOT_FOUND.
+// UNSUPPORTED_SASL_MECHANISM, iterations out of bounds or an empty name UNACCEPTABLE_CREDENTIAL, a user and
+// mechanism named twice DUPLICATE_RESOURCE, deleting a credential that is not there RESOURCE_NOT_FOUND. A user
+// with any error is left unchanged: the changes to one user apply together or not at all, as in Kafka.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -16,6 +17,7 @@ import {
   SCRAM_ITERATIONS_MIN,
   SCRAM_MECHANISM_TYPES,
 } from '../../security/sasl/scram-credential.js';
+import type { ScramCredentialChange } from '../../security/sasl/scram-store.js';
 import { defineHandler } from '../api-handler.js';
 import { AclOperation, authorizeCluster } from '../authorization.js';
 
@@ -46,15 +48,30 @@ export const alterUserScramCredentialsHandler = defineHandler<
     const fail = (user: string, errorCode: number, errorMessage: string): void => {
       if (!results.has(user)) results.set(user, { user, errorCode, errorMessage });
     };
-    const counts = new Map<string, number>();
-    for (const c of [...request.deletions, ...request.upsertions]) {
-      counts.set(`${c.name}\0${c.mechanism}`, (counts.get(`${c.name}\0${c.mechanism}`) ?? 0) + 1);
-    }
+    // Kafka's order (ZkAdminManager): first what is wrong with an operation on its own, then a (user, mechanism)
+    // named twice among the users still standing, then a removal of a credential that is not there.
     for (const c of [...request.deletions, ...request.upsertions]) {
       if (c.name === '') fail(c.name, ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Username must not be empty');
       else if (SCRAM_MECHANISM_TYPES[c.mechanism] === undefined) {
         fail(c.name, ErrorCode.UNSUPPORTED_SASL_MECHANISM, 'Unknown SCRAM mechanism');
-      } else if ((counts.get(`${c.name}\0${c.mechanism}`) ?? 0) > 1) {
+      }
+    }
+    for (const u of request.upsertions) {
+      if (u.iterations < SCRAM_ITERATIONS_MIN) {
+        fail(u.name, ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Too few iterations');
+      } else if (u.iterations > SCRAM_ITERATIONS_MAX) {
+        fail(u.name, ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Too many iterations');
+      } else if (u.salt.length === 0 || u.saltedPassword.length === 0) {
+        fail(u.name, ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Salt and salted password must not be empty');
+      }
+    }
+    const counts = new Map<string, number>();
+    for (const c of [...request.deletions, ...request.upsertions]) {
+      if (results.has(c.name)) continue;
+      counts.set(`${c.name}\0${c.mechanism}`, (counts.get(`${c.name}\0${c.mechanism}`) ?? 0) + 1);
+    }
+    for (const c of [...request.deletions, ...request.upsertions]) {
+      if ((counts.get(`${c.name}\0${c.mechanism}`) ?? 0) > 1) {
         fail(
           c.name,
           ErrorCode.DUPLICATE_RESOURCE,
@@ -62,32 +79,31 @@ export const alterUserScramCredentialsHandler = defineHandler<
         );
       }
     }
-    for (const u of request.upsertions) {
-      if (u.iterations < SCRAM_ITERATIONS_MIN || u.iterations > SCRAM_ITERATIONS_MAX) {
-        fail(
-          u.name,
-          ErrorCode.UNACCEPTABLE_CREDENTIAL,
-          `Iterations must be in [${SCRAM_ITERATIONS_MIN}, ${SCRAM_ITERATIONS_MAX}]`,
-        );
-      } else if (u.salt.length === 0 || u.saltedPassword.length === 0) {
-        fail(u.name, ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Salt and salted password must not be empty');
-      }
-    }
+    // Each remaining user's changes are written together or not at all (ScramCredentialStore.alter).
+    const changes = new Map<string, ScramCredentialChange[]>();
+    const changesOf = (user: string): ScramCredentialChange[] => {
+      let list = changes.get(user);
+      if (list === undefined) changes.set(user, (list = []));
+      return list;
+    };
     for (const d of request.deletions) {
       if (results.has(d.name)) continue;
-      const removed = await store.update(d.name, SCRAM_MECHANISM_TYPES[d.mechanism]!, null);
-      if (!removed)
-        fail(d.name, ErrorCode.RESOURCE_NOT_FOUND, 'Attempt to delete a user credential that does not exist');
+      changesOf(d.name).push({ mechanism: SCRAM_MECHANISM_TYPES[d.mechanism]!, credential: null });
     }
     for (const u of request.upsertions) {
       if (results.has(u.name)) continue;
       const mechanism = SCRAM_MECHANISM_TYPES[u.mechanism]!;
-      const salt = Buffer.from(u.salt);
-      await store.update(
-        u.name,
+      const credential = credentialFromSalted(
         mechanism,
-        credentialFromSalted(mechanism, salt, Buffer.from(u.saltedPassword), u.iterations),
+        Buffer.from(u.salt),
+        Buffer.from(u.saltedPassword),
+        u.iterations,
       );
+      changesOf(u.name).push({ mechanism, credential });
+    }
+    for (const [user, list] of changes) {
+      if (!(await store.alter(user, list)))
+        fail(user, ErrorCode.RESOURCE_NOT_FOUND, 'Attempt to delete a user credential that does not exist');
     }
     const users = new Set([...request.deletions, ...request.upsertions].map((c) => c.name));
     return {

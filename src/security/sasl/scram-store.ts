@@ -26,6 +26,12 @@ interface UserConfigDocument {
 
 const USERS_PATH = '/config/users';
 
+/** One mechanism's credential set (credential) or removed (null). */
+export interface ScramCredentialChange {
+  readonly mechanism: ScramMechanism;
+  readonly credential: ScramCredential | null;
+}
+
 export class ScramCredentialStore {
   constructor(private readonly store: CoordinationStore) {}
 
@@ -74,12 +80,27 @@ export class ScramCredentialStore {
     mechanism: ScramMechanism,
     credential: ScramCredential | null,
   ): Promise<boolean> {
+    return this.alter(user, [{ mechanism, credential }]);
+  }
+
+  /**
+   * Applies every change to one user in a single write: all of them or, when a removal names a credential the
+   * user does not have, none (false, nothing written). Kafka's AlterUserScramCredentials checks each user's
+   * removals against the stored document before it changes anything, then writes that user's document once, so
+   * a refused request never leaves a user with part of the change (one credential gone, say).
+   */
+  async alter(user: string, changes: readonly ScramCredentialChange[]): Promise<boolean> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const found = await this.read(user);
-      if (credential === null && found?.doc.config[mechanism] === undefined) return false;
+      const removesMissing = changes.some(
+        (c) => c.credential === null && found?.doc.config[c.mechanism] === undefined,
+      );
+      if (removesMissing) return false;
       const doc: UserConfigDocument = found?.doc ?? { version: 1, config: {} };
-      if (credential === null) delete doc.config[mechanism];
-      else doc.config[mechanism] = formatCredential(credential);
+      for (const { mechanism, credential } of changes) {
+        if (credential === null) delete doc.config[mechanism];
+        else doc.config[mechanism] = formatCredential(credential);
+      }
       const data = Buffer.from(JSON.stringify(doc), 'utf8');
       const path = userConfigPath(user);
       if (found === null) {
