@@ -1,6 +1,7 @@
 // KIP-554's SCRAM credential APIs through the wire, answered as Kafka's ZooKeeper-mode broker answers them
 // (ZkAdminManager): AlterUserScramCredentials validates each operation, then refuses a (user, mechanism) named
-// twice, then a removal of a credential that is not there, and a user with any error is left exactly as it was.
+// twice, then a removal of a credential that is not there, and a user with any error is left exactly as it was;
+// DescribeUserScramCredentials takes an empty list as "every user" and answers each user named once.
 
 import assert from 'node:assert/strict';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
@@ -129,5 +130,49 @@ describe('AlterUserScramCredentials', () => {
       ],
     );
     assert.deepEqual(await credentials('fay'), { fay: ErrorCode.RESOURCE_NOT_FOUND });
+  });
+});
+
+describe('DescribeUserScramCredentials', () => {
+  async function describeAll(users: { name: string }[] | null) {
+    const response = await client.call(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, 0, { users });
+    assert.equal(response.errorCode, ErrorCode.NONE);
+    return response.results.map((r: { user: string; errorCode: number }) => [r.user, r.errorCode]);
+  }
+
+  it('an empty list describes every user with credentials, in name order, as null does', async () => {
+    // The Java AdminClient's describeUserScramCredentials() (kafka-configs --describe --entity-type users)
+    // sends an empty list, not null.
+    assert.deepEqual(await alter([], [upsertion('zoe', SHA_512), upsertion('abe', SHA_256)]), [
+      ['zoe', ErrorCode.NONE, null],
+      ['abe', ErrorCode.NONE, null],
+    ]);
+    const everyone = await describeAll([]);
+    assert.deepEqual(
+      everyone.map(([user]: [string]) => user),
+      [...everyone.map(([user]: [string]) => user)].sort(),
+    );
+    assert.ok(everyone.some(([user]: [string]) => user === 'abe'));
+    assert.ok(everyone.some(([user]: [string]) => user === 'zoe'));
+    assert.ok(everyone.every(([, code]: [string, number]) => code === ErrorCode.NONE));
+    assert.deepEqual(await describeAll(null), everyone);
+  });
+
+  it('a user named twice gets one DUPLICATE_RESOURCE result, an empty name RESOURCE_NOT_FOUND', async () => {
+    assert.deepEqual(
+      await describeAll([
+        { name: 'abe' },
+        { name: 'nobody' },
+        { name: 'abe' },
+        { name: '' },
+        { name: 'zoe' },
+      ]),
+      [
+        ['abe', ErrorCode.DUPLICATE_RESOURCE],
+        ['nobody', ErrorCode.RESOURCE_NOT_FOUND],
+        ['', ErrorCode.RESOURCE_NOT_FOUND],
+        ['zoe', ErrorCode.NONE],
+      ],
+    );
   });
 });
