@@ -676,8 +676,12 @@ export class Broker {
     const services: BrokerServices = {
       authorizer,
       delegationTokens,
-      sasl: new SaslAuthenticator(this.dynamicListeners!.sasl(), store, logger.child('sasl'), (id, m) =>
-        delegationTokens.tokenCredential(id, m),
+      sasl: new SaslAuthenticator(
+        this.dynamicListeners!.sasl(),
+        store,
+        logger.child('sasl'),
+        (id, m) => delegationTokens.tokenCredential(id, m),
+        config.values.int('connection.failed.authentication.delay.ms'),
       ),
       interBrokerSecurity: this.interBroker,
       brokerId: this.brokerId,

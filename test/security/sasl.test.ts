@@ -339,6 +339,36 @@ describe('SASL failures on the wire', () => {
     assert.deepEqual(answers[1], answers[0]);
   });
 
+  it('a failure is answered only after connection.failed.authentication.delay.ms (100), and nothing sent after it is served', async () => {
+    const refusals = [
+      {
+        client: await WireClient.connect('127.0.0.1', saslPort),
+        apiKey: ApiKey.SASL_HANDSHAKE,
+        body: { mechanism: 'GSSAPI' },
+      },
+      {
+        client: await handshaken('PLAIN'),
+        apiKey: ApiKey.SASL_AUTHENTICATE,
+        body: { authBytes: Buffer.from('\0alice\0wrong') },
+      },
+    ];
+    for (const { client, apiKey, body } of refusals) {
+      const sentMs = performance.now();
+      // In one write, so that the broker reads both at once: the request pipelined behind the failure is never
+      // served (Kafka stops reading the connection), and does not cost the client the failure's answer.
+      client.raw.socket.cork();
+      client.send(apiKey, 1, body);
+      client.send(ApiKey.API_VERSIONS, 0, {});
+      client.raw.socket.uncork();
+      const answer = await client.receive();
+      const elapsedMs = performance.now() - sentMs;
+      assert.notEqual(answer.errorCode, ErrorCode.NONE);
+      // Timers may fire a little early against this clock; without the delay the answer comes within a few ms.
+      assert.ok(elapsedMs >= 90, `answered after ${elapsedMs.toFixed(1)} ms`);
+      await assert.rejects(client.receive(3000), /closed/);
+    }
+  });
+
   it('a wrong SCRAM password and an unknown SCRAM user fail alike with kcat', async () => {
     const wrong = await kcat(saslPort, [
       ...saslArgs('sasl_plaintext', 'SCRAM-SHA-512', 'carol', 'bad'),
@@ -584,6 +614,18 @@ describe('SASL startup errors', () => {
       (err: Error) =>
         /sasl\.enabled\.mechanisms/.test(err.message) &&
         /PLAIN, SCRAM-SHA-256, SCRAM-SHA-512/.test(err.message),
+    );
+  });
+
+  it('refuses connection.failed.authentication.delay.ms not below connections.max.idle.ms, as Kafka', async () => {
+    await assert.rejects(
+      startBroker({
+        overrides: {
+          'connection.failed.authentication.delay.ms': 5000,
+          'connections.max.idle.ms': 5000,
+        },
+      }),
+      /connection\.failed\.authentication\.delay\.ms=5000 should always be less than connections\.max\.idle\.ms=5000/,
     );
   });
 

@@ -284,6 +284,16 @@ function checkRules(values: ParsedConfig): void {
       'log.cleaner.dedupe.buffer.size must be at least 1MB per cleaner thread',
     );
   }
+  // Kafka's rule: a failed authentication's delayed answer must leave before the idle timeout closes the connection.
+  const failedAuthenticationDelayMs = values.int('connection.failed.authentication.delay.ms');
+  const connectionsMaxIdleMs = values.long('connections.max.idle.ms');
+  if (failedAuthenticationDelayMs >= connectionsMaxIdleMs) {
+    throw ConfigError.rule(
+      'connection.failed.authentication.delay.ms',
+      `connection.failed.authentication.delay.ms=${failedAuthenticationDelayMs} should always be less than ` +
+        `connections.max.idle.ms=${connectionsMaxIdleMs} to prevent failed authentication responses from timing out`,
+    );
+  }
   const acks = values.int('offsets.commit.required.acks');
   if (acks < -1 || acks > values.int('offsets.topic.replication.factor')) {
     throw ConfigError.rule(

@@ -302,6 +302,15 @@ export const SERVER_KEYS = [
     { support: 'honoured' },
   ),
   key(
+    'connection.failed.authentication.delay.ms',
+    T.INT,
+    '100',
+    'low',
+    'Time, in milliseconds, by which the answer to a failed SASL authentication, and the close of its ' +
+      'connection, are delayed (KIP-306); 0 for none. Must be less than connections.max.idle.ms.',
+    { validator: atLeast(0), support: 'honoured' },
+  ),
+  key(
     'queued.max.requests',
     T.INT,
     '500',

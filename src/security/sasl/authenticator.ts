@@ -12,6 +12,7 @@
 // ends with a new SaslHandshake on the same connection (same mechanism, same principal), and a connection that
 // sends anything else after the end is closed by the network layer.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrokerConfig } from '../../broker/config/broker-config.js';
 import { listenerValue } from '../../broker/config/broker-config.js';
 import { ConfigError } from '../../broker/config/config-error.js';
@@ -182,6 +183,8 @@ export class SaslAuthenticator {
     private readonly logger: Logger,
     /** Delegation tokens for SCRAM's tokenauth extension; none by default. */
     private readonly tokenLookup: TokenCredentialLookup = () => null,
+    /** connection.failed.authentication.delay.ms (KIP-306); see failureDelay. */
+    private readonly failedAuthenticationDelayMs = 0,
   ) {
     this.credentials = new ScramCredentialStore(store);
     this.listeners = listeners;
@@ -209,6 +212,28 @@ export class SaslAuthenticator {
     }
   }
 
+  /**
+   * What a SASL handler awaits before it answers a failure (an answer whose `close` is set), as Kafka's broker
+   * delays it (KIP-306): connection.failed.authentication.delay.ms. The connection has taken no request since the
+   * failure and closes once the answer is written, so a client retrying bad credentials in a loop, or a peer
+   * guessing passwords, gets one try per delay per connection, and the connection still counts against
+   * max.connections.per.ip while it waits.
+   */
+  failureDelay(): Promise<void> {
+    return this.failedAuthenticationDelayMs > 0 ? sleep(this.failedAuthenticationDelayMs) : Promise.resolve();
+  }
+
+  /**
+   * Fails a connection's authentication and stops it taking requests at the same instant: a mechanism may fail
+   * synchronously, inside the network layer's loop over the frames of one read, and a request pipelined behind the
+   * failing one must not be served (nor close the connection before the failure is answered). The connection
+   * closes once its answers are written.
+   */
+  private closeOnFailure(connection: Connection, reason: string): void {
+    connection.security.fail();
+    connection.closeAfterResponses(reason);
+  }
+
   get scramCredentials(): ScramCredentialStore {
     return this.credentials;
   }
@@ -228,10 +253,12 @@ export class SaslAuthenticator {
     if (listener === undefined || security.saslState !== 'handshake') {
       // Not a SASL listener, or already past the handshake: Kafka answers, and closes a connection still
       // authenticating.
-      return { errorCode: 'ILLEGAL_SASL_STATE', mechanisms, close: !security.authenticated };
+      const close = !security.authenticated;
+      if (close) this.closeOnFailure(connection, 'SaslHandshake: ILLEGAL_SASL_STATE');
+      return { errorCode: 'ILLEGAL_SASL_STATE', mechanisms, close };
     }
     if (!mechanisms.includes(mechanism)) {
-      security.fail();
+      this.closeOnFailure(connection, 'SaslHandshake: UNSUPPORTED_SASL_MECHANISM');
       this.logger.info('SASL mechanism not enabled', { listener: connection.listenerName, mechanism });
       return { errorCode: 'UNSUPPORTED_SASL_MECHANISM', mechanisms, close: true };
     }
@@ -256,7 +283,7 @@ export class SaslAuthenticator {
     const security = connection.security;
     const previous = security.saslMechanism as string;
     if (!listener.mechanisms.includes(mechanism)) {
-      security.fail();
+      this.closeOnFailure(connection, 'SaslHandshake: UNSUPPORTED_SASL_MECHANISM');
       return { errorCode: 'UNSUPPORTED_SASL_MECHANISM', mechanisms: listener.mechanisms, close: true };
     }
     const server: SaslServer =
@@ -296,11 +323,13 @@ export class SaslAuthenticator {
       const message = security.authenticated
         ? 'SaslAuthenticate request received after successful authentication'
         : 'Unexpected SaslAuthenticate request: no SaslHandshake chose a mechanism';
+      const close = !security.authenticated;
+      if (close) this.closeOnFailure(connection, 'SaslAuthenticate: ILLEGAL_SASL_STATE');
       return {
         errorCode: 'ILLEGAL_SASL_STATE',
         errorMessage: message,
         authBytes: Buffer.alloc(0),
-        close: !security.authenticated,
+        close,
         sessionLifetimeMs: 0,
       };
     }
@@ -339,7 +368,7 @@ export class SaslAuthenticator {
     } catch (err) {
       if (!(err instanceof SaslFailure)) throw err;
       this.servers.delete(connection);
-      security.fail();
+      this.closeOnFailure(connection, `SASL authentication failed: ${err.message}`);
       this.logger.info('SASL authentication failed', {
         listener: connection.listenerName,
         remote: `${connection.remoteAddress}:${connection.remotePort}`,
@@ -383,9 +412,8 @@ export async function rawSaslToken(authenticator: SaslAuthenticator, request: Re
   const token = Buffer.from(request.frame);
   const answer = await authenticator.authenticate(request.connection, token);
   if (answer.close) {
-    request.connection.closeAfterResponses(
-      `SASL authentication failed: ${answer.errorMessage ?? answer.errorCode}`,
-    );
+    // The authenticator has closed the connection; it ends after the delay, with no answer.
+    await authenticator.failureDelay();
     return NO_RESPONSE;
   }
   return [answer.authBytes];
