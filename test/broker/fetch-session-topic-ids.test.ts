@@ -11,46 +11,15 @@ import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { useBrokerWithClient } from '../helpers/broker-suite.js';
 import { waitFor } from '../helpers/cluster.js';
-import { produceBatch, type WireClient } from '../helpers/wire-client.js';
+import { consumerFetchBody, fetchPartition, produceBatch, type WireClient } from '../helpers/wire-client.js';
 
 const NO_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const FETCH_VERSION = 13;
 
 /** A consumer's Fetch v13 of partition 0 of the topic `topicId`, with the session fields given. */
 function fetchById(topicId: string | null, offset: number, sessionId: number, sessionEpoch: number) {
-  return {
-    clusterId: null,
-    replicaId: -1,
-    replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs: 0,
-    minBytes: 0,
-    maxBytes: 1 << 20,
-    isolationLevel: 0,
-    sessionId,
-    sessionEpoch,
-    topics:
-      topicId === null
-        ? []
-        : [
-            {
-              topic: '',
-              topicId,
-              partitions: [
-                {
-                  partition: 0,
-                  currentLeaderEpoch: -1,
-                  fetchOffset: BigInt(offset),
-                  lastFetchedEpoch: -1,
-                  logStartOffset: -1n,
-                  partitionMaxBytes: 1 << 20,
-                  replicaDirectoryId: NO_ID,
-                },
-              ],
-            },
-          ],
-    forgottenTopicsData: [],
-    rackId: '',
-  };
+  const topics = topicId === null ? [] : [{ topicId, partitions: [fetchPartition(0, offset)] }];
+  return consumerFetchBody(topics, { minBytes: 0, sessionId, sessionEpoch });
 }
 
 async function topicIdOf(client: WireClient, topic: string): Promise<string> {

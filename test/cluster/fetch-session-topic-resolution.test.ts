@@ -17,7 +17,13 @@ import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { waitFor } from '../helpers/cluster.js';
 import { type InProcessBroker, onKey, startInProcessBroker } from '../helpers/in-process-broker.js';
-import { createTopic, produceBatch, WireClient } from '../helpers/wire-client.js';
+import {
+  consumerFetchBody,
+  createTopic,
+  fetchPartition,
+  produceBatch,
+  WireClient,
+} from '../helpers/wire-client.js';
 import { startTestZooKeeper } from '../helpers/zookeeper.js';
 
 const NO_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -26,34 +32,8 @@ const FRESH = 'resolution-fresh';
 
 /** A consumer's Fetch v13 of partition 0 of each topic id at offset 0, with the session fields given. */
 function fetchById(topicIds: readonly string[], sessionId: number, sessionEpoch: number) {
-  return {
-    clusterId: null,
-    replicaId: -1,
-    replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs: 0,
-    minBytes: 0,
-    maxBytes: 1 << 20,
-    isolationLevel: 0,
-    sessionId,
-    sessionEpoch,
-    topics: topicIds.map((topicId) => ({
-      topic: '',
-      topicId,
-      partitions: [
-        {
-          partition: 0,
-          currentLeaderEpoch: -1,
-          fetchOffset: 0n,
-          lastFetchedEpoch: -1,
-          logStartOffset: -1n,
-          partitionMaxBytes: 1 << 20,
-          replicaDirectoryId: NO_ID,
-        },
-      ],
-    })),
-    forgottenTopicsData: [],
-    rackId: '',
-  };
+  const topics = topicIds.map((topicId) => ({ topicId, partitions: [fetchPartition(0, 0)] }));
+  return consumerFetchBody(topics, { minBytes: 0, sessionId, sessionEpoch });
 }
 
 /** The topic's id in `client`'s broker's metadata; undefined while that broker does not know the topic. */

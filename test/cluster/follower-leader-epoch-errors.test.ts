@@ -15,7 +15,7 @@ import { ApiKey } from '../../src/protocol/registry.js';
 import type { BrokerProcess } from '../helpers/broker-process.js';
 import { agreedLeader, controllerOf } from '../helpers/cluster.js';
 import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
-import { WireClient } from '../helpers/wire-client.js';
+import { consumerFetchBody, fetchPartition, WireClient } from '../helpers/wire-client.js';
 
 const TOPIC = 'follower-epochs';
 
@@ -35,36 +35,9 @@ function listOffsets(currentLeaderEpoch: number) {
 
 /** A consumer's Fetch v10: it may read from the leader only (follower fetching came with v11). */
 function leaderOnlyFetch(currentLeaderEpoch: number) {
-  return {
-    clusterId: null,
-    replicaId: -1,
-    replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs: 0,
+  return consumerFetchBody([{ topic: TOPIC, partitions: [fetchPartition(0, 0, currentLeaderEpoch)] }], {
     minBytes: 0,
-    maxBytes: 1 << 20,
-    isolationLevel: 0,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: [
-      {
-        topic: TOPIC,
-        topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-        partitions: [
-          {
-            partition: 0,
-            currentLeaderEpoch,
-            fetchOffset: 0n,
-            lastFetchedEpoch: -1,
-            logStartOffset: -1n,
-            partitionMaxBytes: 1 << 20,
-            replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
-          },
-        ],
-      },
-    ],
-    forgottenTopicsData: [],
-    rackId: '',
-  };
+  });
 }
 
 function offsetForLeaderEpoch(currentLeaderEpoch: number) {

@@ -190,33 +190,58 @@ export async function readPartition(
 }
 
 export function fetchBody(topic: string, partition: number, offset: number, maxWaitMs = 0, minBytes = 1) {
+  return consumerFetchBody([{ topic, partitions: [fetchPartition(partition, offset)] }], {
+    maxWaitMs,
+    minBytes,
+  });
+}
+
+const ZERO_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+/** One partition of a consumer's Fetch, read from `offset`; `currentLeaderEpoch` -1 when the consumer knows none. */
+export function fetchPartition(partition: number, offset: number | bigint, currentLeaderEpoch = -1) {
+  return {
+    partition,
+    currentLeaderEpoch,
+    fetchOffset: BigInt(offset),
+    lastFetchedEpoch: -1,
+    logStartOffset: -1n,
+    partitionMaxBytes: 1 << 20,
+    replicaDirectoryId: ZERO_ID,
+  };
+}
+
+export interface ConsumerFetchOptions {
+  maxWaitMs?: number;
+  minBytes?: number;
+  /** A fetch session (KIP-227): 0 and -1, the defaults, fetch without one. */
+  sessionId?: number;
+  sessionEpoch?: number;
+}
+
+/**
+ * A consumer's Fetch request (replica id -1) of `topics`, each named (before v13) or by topic id (v13 and later;
+ * the other field left empty or zero).
+ */
+export function consumerFetchBody(
+  topics: readonly { topic?: string; topicId?: string; partitions: ReturnType<typeof fetchPartition>[] }[],
+  options: ConsumerFetchOptions = {},
+) {
   return {
     clusterId: null,
     replicaId: -1,
     replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs,
-    minBytes,
+    maxWaitMs: options.maxWaitMs ?? 0,
+    minBytes: options.minBytes ?? 1,
     maxBytes: 1 << 20,
     isolationLevel: 0,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: [
-      {
-        topic,
-        topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
-        partitions: [
-          {
-            partition,
-            currentLeaderEpoch: -1,
-            fetchOffset: BigInt(offset),
-            lastFetchedEpoch: -1,
-            logStartOffset: -1n,
-            partitionMaxBytes: 1 << 20,
-            replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
-          },
-        ],
-      },
-    ],
+    sessionId: options.sessionId ?? 0,
+    sessionEpoch: options.sessionEpoch ?? -1,
+    topics: topics.map((t) => ({
+      topic: t.topic ?? '',
+      topicId: t.topicId ?? ZERO_ID,
+      partitions: t.partitions,
+    })),
     forgottenTopicsData: [],
     rackId: '',
   };
