@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import type { GroupCoordinator } from '../../src/coordinator/group/group-coordinator.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type InProcessBroker, onKey, startInProcessBroker } from '../helpers/in-process-broker.js';
+import { type InProcessBroker, loadingOnNext, startInProcessBroker } from '../helpers/in-process-broker.js';
 import { untilValue } from '../helpers/wait.js';
 import { createTopic, WireClient } from '../helpers/wire-client.js';
 
@@ -65,16 +65,7 @@ describe('group APIs while the coordinator loads the group partition', () => {
   /** Makes the next request of `apiKey` find the group partition loading; the other requests pass. */
   function loadingFor(apiKey: number): void {
     const coordinator = (broker.broker as unknown as { groupCoordinator: GroupCoordinator }).groupCoordinator;
-    broker.interception.set(
-      onKey(apiKey, (request) => {
-        broker.interception.clear();
-        coordinator.onLeadershipChange(0, false);
-        coordinator.onLeadershipChange(0, true);
-        // The handler runs now, before the deferred load: the partition is loading.
-        assert.ok(coordinator.loading);
-        return request.handle();
-      }),
-    );
+    loadingOnNext(broker, apiKey, coordinator);
   }
 
   it('SyncGroup is answered REBALANCE_IN_PROGRESS, so that the member joins again', async () => {

@@ -17,7 +17,7 @@ import {
 } from '../../src/coordinator/transaction/transaction-coordinator.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type InProcessBroker, onKey, startInProcessBroker } from '../helpers/in-process-broker.js';
+import { type InProcessBroker, loadingOnNext, startInProcessBroker } from '../helpers/in-process-broker.js';
 import { untilValue } from '../helpers/wait.js';
 import { WireClient } from '../helpers/wire-client.js';
 
@@ -70,17 +70,7 @@ describe('transaction listing while the coordinator loads a partition', () => {
     const services = (
       broker.broker as unknown as { services: { transactionCoordinator: TransactionCoordinator } }
     ).services;
-    const coordinator = services.transactionCoordinator;
-    broker.interception.set(
-      onKey(apiKey, (request) => {
-        broker.interception.clear();
-        coordinator.onLeadershipChange(0, false);
-        coordinator.onLeadershipChange(0, true);
-        // The handler runs now, before the deferred load: the partition is loading.
-        assert.ok(coordinator.loading);
-        return request.handle();
-      }),
-    );
+    loadingOnNext(broker, apiKey, services.transactionCoordinator);
   }
 
   const list = () =>

@@ -3,6 +3,7 @@
 // that need to delay, drop, answer or rewrite particular requests. Same defaults as broker-process.ts (embedded
 // coordination store, a fresh log directory removed on stop); logs go nowhere unless BROOK_TEST_LOG=1.
 
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +70,32 @@ export function onKey<Body>(
 ): RequestInterceptor {
   return (request) =>
     request.apiKey === apiKey ? interceptor(request as InterceptedRequest<Body>) : undefined;
+}
+
+/** A coordinator of internal-topic partitions (groups, transactions), as far as loading goes. */
+export interface LoadingCoordinator {
+  onLeadershipChange(partition: number, isLeader: boolean): void;
+  readonly loading: boolean;
+}
+
+/**
+ * Makes the next request of `apiKey` find the coordinator's partition 0 loading: leadership is dropped and taken
+ * again just before the handler runs, and the load is deferred past it. The other requests pass.
+ */
+export function loadingOnNext(
+  broker: InProcessBroker,
+  apiKey: number,
+  coordinator: LoadingCoordinator,
+): void {
+  broker.interception.set(
+    onKey(apiKey, (request) => {
+      broker.interception.clear();
+      coordinator.onLeadershipChange(0, false);
+      coordinator.onLeadershipChange(0, true);
+      assert.ok(coordinator.loading, 'the partition is loading when the handler runs');
+      return request.handle();
+    }),
+  );
 }
 
 /** Handles every request of `apiKey` only after `delayMs`. */
