@@ -58,12 +58,16 @@ function timeTurn(section: Buffer, records: number, step: (section: Buffer) => n
   return elapsed / seen;
 }
 
-function walker(m: RecordModule): (section: Buffer) => number {
+/** A pass over a records section calling `read` (skipRecord or decodeRecord) on each record; answers the count. */
+function passOver(
+  m: RecordModule,
+  read: (section: Buffer, at: number) => unknown,
+): (section: Buffer) => number {
   return (section) => {
     let at = 0;
     let n = 0;
     while (at < section.length) {
-      m.skipRecord(section, at, section.length);
+      read(section, at);
       at = m.recordEnd;
       n++;
     }
@@ -71,17 +75,12 @@ function walker(m: RecordModule): (section: Buffer) => number {
   };
 }
 
+function walker(m: RecordModule): (section: Buffer) => number {
+  return passOver(m, (section, at) => m.skipRecord(section, at, section.length));
+}
+
 function decoder(m: RecordModule): (section: Buffer) => number {
-  return (section) => {
-    let at = 0;
-    let n = 0;
-    while (at < section.length) {
-      m.decodeRecord(section, at, section.length);
-      at = m.recordEnd;
-      n++;
-    }
-    return n;
-  };
+  return passOver(m, (section, at) => m.decodeRecord(section, at, section.length));
 }
 
 function median(values: number[]): number {
