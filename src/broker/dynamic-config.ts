@@ -76,13 +76,13 @@ export class DynamicConfig {
 
   async readEntity(path: string): Promise<Map<string, string>> {
     const node = await this.store.get(path);
-    if (!node.ok || node.value.data.length === 0) return new Map();
-    const decoded = decodeEntityConfig(node.value.data);
-    if (!decoded.ok) {
-      this.logger.warn(`ignoring unreadable config at ${path}: ${decoded.error.message}`);
+    if (!node.ok) return new Map();
+    const config = entityConfigOf(node.value.data);
+    if (config instanceof Error) {
+      this.logger.warn(`ignoring unreadable config at ${path}: ${config.message}`);
       return new Map();
     }
-    return new Map(Object.entries(decoded.value));
+    return config;
   }
 
   /**
@@ -106,9 +106,8 @@ export class DynamicConfig {
   private async readStored(path: string): Promise<Map<string, string> | null> {
     const node = await this.store.get(path);
     if (!node.ok) return node.code === 'NONODE' ? new Map() : null;
-    if (node.value.data.length === 0) return new Map();
-    const decoded = decodeEntityConfig(node.value.data);
-    return decoded.ok ? new Map(Object.entries(decoded.value)) : null;
+    const config = entityConfigOf(node.value.data);
+    return config instanceof Error ? null : config;
   }
 
   /** Writes a topic's complete overrides and notifies every broker. Returns false when the store refused. */
@@ -260,4 +259,11 @@ export class DynamicConfig {
       this.logger.warn(`dynamic broker config not applied: ${String(err)}`);
     }
   }
+}
+
+/** A config node's data as keys and values (empty data: none), or why it does not decode. */
+function entityConfigOf(data: Uint8Array): Map<string, string> | Error {
+  if (data.length === 0) return new Map();
+  const decoded = decodeEntityConfig(data);
+  return decoded.ok ? new Map(Object.entries(decoded.value)) : decoded.error;
 }
