@@ -15,7 +15,7 @@ import { it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { UpdateMetadataRequest } from '../../src/protocol/messages/06-update-metadata.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { waitFor } from '../helpers/cluster.js';
+import { agreedController, waitFor } from '../helpers/cluster.js';
 import { type InProcessBroker, onKey, startInProcessBroker } from '../helpers/in-process-broker.js';
 import { createTopic, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper } from '../helpers/zookeeper.js';
@@ -82,10 +82,7 @@ it('AddOffsetsToTxn before the coordinator knows __consumer_offsets adds the gro
         includeClusterAuthorizedOperations: false,
         includeTopicAuthorizedOperations: false,
       });
-    const controller = await waitFor('both brokers and a controller', async () => {
-      const m = await metadataOf(wire, []);
-      return m.brokers.length === 2 && m.controllerId >= 0 ? (m.controllerId as number) : undefined;
-    });
+    const controller = await agreedController(brokers);
     const coordinatorId = 1 - controller;
     await createTopic(wire, INPUT, { numPartitions: 1, replicationFactor: 1 });
 

@@ -15,7 +15,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import type { UpdateMetadataRequest } from '../../src/protocol/messages/06-update-metadata.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { waitFor } from '../helpers/cluster.js';
+import { agreedController, waitFor } from '../helpers/cluster.js';
 import { type InProcessBroker, onKey, startInProcessBroker } from '../helpers/in-process-broker.js';
 import {
   consumerFetchBody,
@@ -63,17 +63,7 @@ it('a session partition of a topic id the broker learns later is read once it kn
     for (const id of [0, 1]) {
       brokers.push(await startInProcessBroker({ 'broker.id': id, 'zookeeper.connect': zk.connect }));
     }
-    const first = await WireClient.connect(brokers[0]!.host, brokers[0]!.port);
-    clients.push(first);
-    const controllerId = await waitFor('a controller', async () => {
-      const md = await first.call(ApiKey.METADATA, 12, {
-        topics: [],
-        allowAutoTopicCreation: false,
-        includeClusterAuthorizedOperations: false,
-        includeTopicAuthorizedOperations: false,
-      });
-      return md.controllerId >= 0 && md.brokers.length === 2 ? (md.controllerId as number) : undefined;
-    });
+    const controllerId = await agreedController(brokers);
     // The controller's own broker gets its metadata by direct calls; the other one over the wire, which its
     // interceptor sees.
     const leaderId = 1 - controllerId;

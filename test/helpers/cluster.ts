@@ -16,7 +16,10 @@ export interface PartitionView {
   offlineReplicas: number[];
 }
 
-async function metadata(broker: BrokerProcess, topics: string[]) {
+/** Where a broker listens: a broker process or one in this process (test/helpers/in-process-broker.ts). */
+export type BrokerAddress = Pick<BrokerProcess, 'host' | 'port'>;
+
+async function metadata(broker: BrokerAddress, topics: string[]) {
   const client = await WireClient.connect(broker.host, broker.port);
   try {
     return await client.call(ApiKey.METADATA, 9, {
@@ -39,16 +42,16 @@ export async function partitionView(
 }
 
 /** Ids of the brokers `broker` knows to be alive. */
-export async function liveBrokers(broker: BrokerProcess): Promise<number[]> {
+export async function liveBrokers(broker: BrokerAddress): Promise<number[]> {
   return (await metadata(broker, [])).brokers.map((b: { nodeId: number }) => b.nodeId).sort();
 }
 
-export async function controllerOf(broker: BrokerProcess): Promise<number> {
+export async function controllerOf(broker: BrokerAddress): Promise<number> {
   return (await metadata(broker, [])).controllerId;
 }
 
 /** Waits until every broker names the same controller and knows all the others alive; answers its id. */
-export function agreedController(brokers: readonly BrokerProcess[], timeoutMs = 20_000): Promise<number> {
+export function agreedController(brokers: readonly BrokerAddress[], timeoutMs = 20_000): Promise<number> {
   return waitFor(
     'every broker to know the controller and its peers',
     async () => {
