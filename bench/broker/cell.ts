@@ -5,6 +5,7 @@
 import os from 'node:os';
 import { join } from 'node:path';
 import { assert } from '../../src/common/assert.js';
+import { type CompressionType, compressionName } from '../../src/protocol/compression/compression-type.js';
 import { monitorEventLoop } from '../harness/event-loop-delay.js';
 import { Histogram } from '../harness/histogram.js';
 import { readProcessCpu, readProcessMemory, watchProcess } from '../harness/process-usage.js';
@@ -34,6 +35,8 @@ export interface CellSpec {
   connections: number;
   /** Fixed rate (requests/s over all connections); unthrottled when absent. */
   requestsPerSecond?: number;
+  /** G1's codec id (CompressionType) for every batch; none when absent. G2's clients do not compress. */
+  compression?: number;
 }
 
 export interface CellOptions {
@@ -120,7 +123,8 @@ export interface CellResult {
 
 export function cellName(spec: CellSpec): string {
   const rate = spec.requestsPerSecond === undefined ? '' : `-${spec.requestsPerSecond}rps`;
-  return `${spec.recordBytes}B-${spec.partitions}p-acks${spec.acks === -1 ? 'all' : '1'}-${spec.durability}${rate}`;
+  const codec = spec.compression ? `-${compressionName(spec.compression as CompressionType)}` : '';
+  return `${spec.recordBytes}B-${spec.partitions}p-acks${spec.acks === -1 ? 'all' : '1'}-${spec.durability}${rate}${codec}`;
 }
 
 /** A broker of the cell with what its repetitions accumulate. */

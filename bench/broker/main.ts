@@ -21,6 +21,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { assert } from '../../src/common/assert.js';
+import { compressionTypeFromName } from '../../src/protocol/compression/compression-type.js';
 import { parseOverrides, positiveNumber } from '../harness/options.js';
 import { type RatioSummary, ratioOfSummaries } from '../harness/ratio.js';
 import { repetitionsMin, type Summary, summarize } from '../harness/repeat.js';
@@ -59,6 +60,8 @@ const usage = `usage: npm run bench -- broker [options]
   --acks LIST            1 and/or all (default 1,all)
   --durability LIST      D0 and/or D1 (D1: brook.log.flush.group.commit.enable=true) (default D0,D1)
   --connections N        producer connections (default 1)
+  --compression LIST     G1's codecs: none, gzip, snappy, lz4, zstd (default none); compressed batches carry word
+                         text; no L_null ratio for them (the null broker's load is uncompressed)
   --rate N               fixed rate in produce requests per second over all connections (default: unthrottled)
   --no-tail              no consumer beside the produce runs
   --g2 LIST              also drive each cell with real clients (G2): kafkajs, platformatic, kcat
@@ -98,6 +101,7 @@ export async function run(args: string[]): Promise<void> {
       acks: { type: 'string', default: '1,all' },
       durability: { type: 'string', default: 'D0,D1' },
       connections: { type: 'string', default: '1' },
+      compression: { type: 'string', default: 'none' },
       rate: { type: 'string' },
       'no-tail': { type: 'boolean', default: false },
       g2: { type: 'string' },
@@ -125,14 +129,22 @@ export async function run(args: string[]): Promise<void> {
   const repetitions = positiveNumber('--repetitions', values.repetitions);
   const connections = positiveNumber('--connections', values.connections);
   const explicit = args.some((a) => /^--(records|partitions|acks|durability)\b/.test(a));
-  const specs: CellSpec[] = (quick && !explicit ? quickCells : crossProduct(values)).map((c) => ({
-    ...c,
-    batchBytes,
-    partitionsPerRequest: Math.min(c.partitions, 4),
-    inFlight,
-    connections,
-    requestsPerSecond: values.rate === undefined ? undefined : positiveNumber('--rate', values.rate),
-  }));
+  const codecs = values.compression.split(',').map((name) => {
+    const id = compressionTypeFromName(name.trim());
+    assert(id !== undefined, `--compression takes none, gzip, snappy, lz4 or zstd; got ${name}`);
+    return id;
+  });
+  const specs: CellSpec[] = (quick && !explicit ? quickCells : crossProduct(values)).flatMap((c) =>
+    codecs.map((compression) => ({
+      ...c,
+      batchBytes,
+      partitionsPerRequest: Math.min(c.partitions, 4),
+      inFlight,
+      connections,
+      requestsPerSecond: values.rate === undefined ? undefined : positiveNumber('--rate', values.rate),
+      compression,
+    })),
+  );
   if (values['cpu-prof'] !== undefined) mkdirSync(values['cpu-prof'], { recursive: true });
   if (values['gc-prof'] !== undefined) mkdirSync(values['gc-prof'], { recursive: true });
   const brokerOverrides = parseOverrides(values['broker-override']);
@@ -434,14 +446,16 @@ function pick(spec: CellSpec) {
   return { recordBytes, partitions, batchBytes, partitionsPerRequest, inFlight, connections };
 }
 
+/** The L_null a cell divides by; compressed cells have none (the null broker's load is uncompressed). */
 function nullKey(spec: CellSpec): string {
-  return `${spec.recordBytes}B-${spec.partitions}p`;
+  const codec = spec.compression ? `-${spec.compression}` : '';
+  return `${spec.recordBytes}B-${spec.partitions}p${codec}`;
 }
 
 /** One L_null per (record size, partitions): acks and durability mean nothing to the null broker. */
 function uniqueNullWorkloads(specs: readonly CellSpec[]): { spec: CellSpec; name: string }[] {
   const seen = new Map<string, CellSpec>();
-  for (const spec of specs) if (!seen.has(nullKey(spec))) seen.set(nullKey(spec), spec);
+  for (const spec of specs) if (!spec.compression && !seen.has(nullKey(spec))) seen.set(nullKey(spec), spec);
   return [...seen].map(([key, spec]) => ({ spec, name: `L_null-${key}` }));
 }
 

@@ -1,6 +1,8 @@
-// Pre-encoded Produce requests for generator G1: record batches v2 of random payloads with null keys, no
-// compression and no producer id, built once before a run so that the generator spends its time on the wire
-// and not on encoding. The broker under test still does all of its work (framing, decoding, CRC, append).
+// Pre-encoded Produce requests for generator G1: record batches v2 with null keys and no producer id, built once
+// before a run so that the generator spends its time on the wire and not on encoding. The broker under test still
+// does all of its work (framing, decoding, CRC, append; with a codec, decompressing and walking every record).
+// Uncompressed batches carry random payloads; compressed ones carry word text (harness/word-payloads.ts), which
+// compresses as log lines do, since random bytes would leave a codec nothing to do but copy.
 //
 // Shape: the partitions are cut into groups of `partitionsPerRequest` consecutive partitions; a request carries
 // one batch of about `batchBytes` for each partition of one group, as a Java producer's request carries the
@@ -8,9 +10,11 @@
 // random bytes each), so that the broker does not see the same bytes twice in a row.
 import { randomBytes } from 'node:crypto';
 import { assert } from '../../src/common/assert.js';
+import { CompressionType } from '../../src/protocol/compression/compression-type.js';
 import { encodeProduceRequest, type ProduceRequest } from '../../src/protocol/messages/00-produce.js';
 import { Writer } from '../../src/protocol/primitives/index.js';
 import { buildBatch, estimateRecordBytes } from '../../src/protocol/records/index.js';
+import { wordPayload } from '../harness/word-payloads.js';
 
 /** v2 batch header bytes (baseOffset through recordsCount). */
 export const batchHeaderBytes = 61;
@@ -28,6 +32,8 @@ export interface ProduceShape {
   acks: number;
   timeoutMs: number;
   variants: number;
+  /** Kafka's codec id for every batch (CompressionType); none when absent. */
+  compression?: number;
 }
 
 export interface PreEncodedRequest {
@@ -39,7 +45,7 @@ export interface PreEncodedRequest {
   records: number;
   /** Record values only: what kafka-producer-perf-test counts as payload. */
   payloadBytes: number;
-  /** Record batch bytes (headers included). */
+  /** Record batch bytes (headers included; compressed when the shape has a codec). */
   batchBytes: number;
 }
 
@@ -79,15 +85,19 @@ function buildRequest(
 ): PreEncodedRequest {
   let batchBytes = 0;
   const partitionData = partitions.map((index) => {
-    const payload = randomBytes(perBatch * shape.recordBytes);
+    const compression = shape.compression ?? CompressionType.None;
+    const payload =
+      compression === CompressionType.None ? randomBytes(perBatch * shape.recordBytes) : undefined;
     const records = [];
     for (let i = 0; i < perBatch; i++) {
       records.push({
         key: null,
-        value: payload.subarray(i * shape.recordBytes, (i + 1) * shape.recordBytes),
+        value:
+          payload?.subarray(i * shape.recordBytes, (i + 1) * shape.recordBytes) ??
+          wordPayload(shape.recordBytes),
       });
     }
-    const batch = buildBatch(records);
+    const batch = buildBatch(records, { compression });
     assert(batch.length <= shape.batchBytes, `batch of ${batch.length} bytes over ${shape.batchBytes}`);
     batchBytes += batch.length;
     return { index, records: batch };

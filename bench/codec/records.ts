@@ -16,7 +16,6 @@
 // compression ratio is written to the result file. Absolute MB/s drift with the machine's load; the ratios
 // to memcpy of the same run are the figures to compare.
 
-import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { crc32c } from '@node-rs/crc32';
 import { CompressionType, compressionName } from '../../src/protocol/compression/compression-type.js';
@@ -32,6 +31,7 @@ import {
   type Summary,
   stepThroughput,
   summarize,
+  wordPayload,
 } from '../harness/index.js';
 import { ResultWriter } from '../harness/results.js';
 import { formatSummaryRange, formatTable } from '../harness/table.js';
@@ -45,40 +45,13 @@ const usage = `usage: npm run bench -- codec-records [options]
   --codecs LIST        codecs to measure (default gzip,snappy,lz4,zstd; "" for none)
   --results-dir DIR    where the result file goes (default bench/results)`;
 
-const POOL_BYTES = 1024 * 1024;
-
-/** A text of words drawn at random from a vocabulary of 2000 random lowercase words. */
-function wordPool(): Buffer {
-  const vocabulary = Array.from({ length: 2000 }, () => {
-    const letters = randomBytes(3 + (randomBytes(1)[0]! % 8));
-    return Array.from(letters, (b) => String.fromCharCode(0x61 + (b % 26))).join('');
-  });
-  const picks = randomBytes(POOL_BYTES / 2);
-  const words: string[] = [];
-  let length = 0;
-  for (let i = 0; length < POOL_BYTES; i += 2) {
-    const word = vocabulary[((picks[i % picks.length]! << 8) | picks[(i + 1) % picks.length]!) % 2000]!;
-    words.push(word);
-    length += word.length + 1;
-  }
-  return Buffer.from(words.join(' ')).subarray(0, POOL_BYTES);
-}
-
-let pool: Buffer | undefined;
-
-function payload(bytes: number): Buffer {
-  pool ??= wordPool();
-  const start = randomBytes(4).readUInt32BE(0) % (pool.length - bytes);
-  return pool.subarray(start, start + bytes);
-}
-
 function makeBatches(recordBytes: number, batchBytes: number, blobBytes: number, codec: number): Buffer[] {
   const perBatch = Math.max(1, Math.floor(batchBytes / (recordBytes + 20)));
   const batches: Buffer[] = [];
   let total = 0;
   let offset = 0;
   while (total < blobBytes) {
-    const records = Array.from({ length: perBatch }, () => ({ value: payload(recordBytes) }));
+    const records = Array.from({ length: perBatch }, () => ({ value: wordPayload(recordBytes) }));
     const batch = buildBatch(records, {
       baseOffset: offset,
       compression: codec,

@@ -10,4 +10,5 @@ export * from './results.js';
 export * from './step-throughput.js';
 export * from './table.js';
 export * from './temp-dir.js';
+export * from './word-payloads.js';
 export * from './writeback.js';
