@@ -383,6 +383,50 @@ describe('group coordinator: joining and syncing', () => {
     assert.equal(resync.value().assignment.toString(), 'mine');
   });
 
+  it('keeps the old member id of a static member whose takeover could not be stored', async () => {
+    const { coordinator, storage, advance } = setup();
+    const staticJoin = { groupInstanceId: 'instance-1', sessionTimeoutMs: 10_000 };
+    const join = track(coordinator.join(joinRequest('', staticJoin)));
+    await flush();
+    const a = join.value();
+    const s = track(
+      coordinator.sync({
+        groupId: 'g',
+        generationId: 1,
+        memberId: a.memberId,
+        groupInstanceId: 'instance-1',
+        protocolType: null,
+        protocolName: null,
+        assignments: [{ memberId: a.memberId, assignment: Buffer.from('mine') }],
+      }),
+    );
+    await flush();
+    assert.equal(s.value().errorCode, E.NONE);
+    storage.failWith = E.NOT_ENOUGH_REPLICAS;
+    const failed = track(coordinator.join(joinRequest('', { ...staticJoin, sessionTimeoutMs: 60_000 })));
+    await flush();
+    assert.equal(failed.value().errorCode, E.COORDINATOR_NOT_AVAILABLE);
+    assert.equal(
+      failed.value().memberId,
+      '',
+      'no member id is handed out for a takeover that was not stored',
+    );
+    // As Kafka, the takeover is reverted: the old member id holds the instance id again and keeps working.
+    assert.equal(coordinator.heartbeat('g', 1, a.memberId, 'instance-1'), E.NONE);
+    assert.deepEqual(
+      coordinator.describe('g').members.map((m) => m.memberId),
+      [a.memberId],
+    );
+    storage.failWith = 0;
+    const resync = sync(coordinator, a.memberId, 1);
+    await flush();
+    assert.equal(resync.value().errorCode, E.NONE);
+    assert.equal(resync.value().assignment.toString(), 'mine');
+    // The session timeout of the failed JoinGroup (60 s) is reverted too: the member's own 10 s still apply.
+    advance(11_000);
+    assert.deepEqual(coordinator.describe('g').members, []);
+  });
+
   it('lets members leave one by one or in a batch, by member id or group.instance.id', async () => {
     const { coordinator } = setup();
     const a = await stableGroupOfOne(coordinator);

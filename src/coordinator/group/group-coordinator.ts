@@ -611,6 +611,11 @@ export class GroupCoordinator {
     old.awaitingSync = null;
     const member = group.replaceStaticMember(request.groupInstanceId!, oldMemberId, newMemberId);
     if (!group.is('Stable')) return this.updateMemberAndRebalance(group, member, request);
+    const previous: StaticMemberSettings = {
+      protocols: member.protocols,
+      sessionTimeoutMs: member.sessionTimeoutMs,
+      rebalanceTimeoutMs: member.rebalanceTimeoutMs,
+    };
     // join() checked that the new protocols share one with every member, so the group still has a candidate.
     member.protocols = request.protocols;
     if (group.selectProtocol() === group.protocolName) {
@@ -622,16 +627,44 @@ export class GroupCoordinator {
         ? this.currentGenerationResult(group, member, member.memberId === group.leaderId)
         : this.answerAsFollower(group, member, previousLeader);
       return this.storeGroup(group, assignmentsOf(group)).then((errorCode) => {
-        if (errorCode !== ErrorCode.NONE || !this.isCurrent(group) || group.generationId !== generation) {
-          return joinError(
-            newMemberId,
-            errorCode === ErrorCode.NONE ? ErrorCode.REBALANCE_IN_PROGRESS : errorCode,
-          );
+        if (errorCode !== ErrorCode.NONE) {
+          this.revertStaticTakeover(group, request.groupInstanceId!, newMemberId, oldMemberId, previous);
+          return joinError('', errorCode);
+        }
+        if (!this.isCurrent(group) || group.generationId !== generation) {
+          return joinError(newMemberId, ErrorCode.REBALANCE_IN_PROGRESS);
         }
         return result;
       });
     }
     return this.updateMemberAndRebalance(group, member, request);
+  }
+
+  /**
+   * The takeover of a static member in a Stable group could not be stored. As Kafka, the group goes back to the
+   * member as it was: its old member id holds the instance id again (so a member still running under it, whose
+   * parked requests were already fenced, keeps heartbeating and committing), with its old protocols and timeouts
+   * and a fresh session; the joiner is answered the error without a member id, so it joins again from scratch.
+   * Nothing is reverted when the group changed meanwhile (another takeover, the member gone, the partition lost):
+   * the instance id no longer names the member this join created.
+   */
+  private revertStaticTakeover(
+    group: ClassicGroup,
+    groupInstanceId: string,
+    newMemberId: string,
+    oldMemberId: string,
+    previous: StaticMemberSettings,
+  ): void {
+    if (!this.isCurrent(group) || group.staticMembers.get(groupInstanceId) !== newMemberId) return;
+    this.options.logger.warn(
+      `group ${group.groupId}: the takeover of static member ${groupInstanceId} by ${newMemberId} could not be ` +
+        `stored; ${oldMemberId} holds it again`,
+    );
+    const member = group.replaceStaticMember(groupInstanceId, newMemberId, oldMemberId);
+    member.protocols = previous.protocols;
+    member.sessionTimeoutMs = previous.sessionTimeoutMs;
+    member.rebalanceTimeoutMs = previous.rebalanceTimeoutMs;
+    member.sessionDeadlineMs = this.now() + member.sessionTimeoutMs;
   }
 
   /**
@@ -1769,6 +1802,13 @@ function failAccepted(response: PartitionErrors, errorCode: number): PartitionEr
   for (const t of response)
     for (const p of t.partitions) if (p.errorCode === ErrorCode.NONE) p.errorCode = errorCode;
   return response;
+}
+
+/** What a static member's takeover changes of the member, kept to revert it when the takeover is not stored. */
+interface StaticMemberSettings {
+  readonly protocols: Member['protocols'];
+  readonly sessionTimeoutMs: number;
+  readonly rebalanceTimeoutMs: number;
 }
 
 function joinError(memberId: string, errorCode: number): JoinResult {
