@@ -264,9 +264,13 @@ export async function onElectLeaders(
   core.propagate(changes);
   const byTopic = new Map<string, ElectLeadersResponseReplicaElectionResult>();
   for (const tp of asked) {
+    const error = errors.get(partitionKey(tp));
+    // As Kafka (KafkaApis.handleElectLeaders): an election over all partitions lists only those elected or failed.
+    // Listing every partition whose leader is already the right one would make admin clients' all() fail with
+    // ElectionNotNeededException whenever any partition is balanced, that is almost always.
+    if (request.topicPartitions === null && error?.code === ErrorCode.ELECTION_NOT_NEEDED) continue;
     const result = byTopic.get(tp.topic) ?? { topic: tp.topic, partitionResult: [] };
     byTopic.set(tp.topic, result);
-    const error = errors.get(partitionKey(tp));
     result.partitionResult.push({
       partitionId: tp.partition,
       errorCode: error?.code ?? ErrorCode.NONE,

@@ -210,6 +210,54 @@ test('preferred leader election moves leadership back to the first replica once 
   );
 });
 
+test('ElectLeaders for all partitions leaves out those whose election was not needed, as Kafka', async () => {
+  const { cluster, controller } = await setup({
+    moved: [[1, 2]],
+    settled: [
+      [2, 1],
+      [2, 3],
+    ],
+    stuck: [[3, 2]],
+  });
+  // moved: its preferred leader 1 comes back and rejoins the ISR; stuck: its preferred leader 3 stays out of it.
+  cluster.killBroker(1);
+  cluster.killBroker(3);
+  await settle(controller);
+  await cluster.addBroker(1);
+  await cluster.addBroker(3);
+  await settle(controller);
+  const state = await cluster.partitionState('moved', 0);
+  assert.equal(state?.leader, 2);
+  const grown = await controller.alterPartition(
+    alter(2, isrChange(0, state!.leaderEpoch, state!.version, [2, 1]), -1n, 'moved'),
+    2,
+  );
+  assert.equal(grown.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  const results = (answer: Awaited<ReturnType<typeof controller.electLeaders>>) =>
+    answer.replicaElectionResults.flatMap((t) =>
+      t.partitionResult.map((p) => `${t.topic}-${p.partitionId}:${p.errorCode}`),
+    );
+  const all = await controller.electLeaders({ electionType: 0, topicPartitions: null, timeoutMs: 1000 });
+  assert.equal(all.errorCode, ErrorCode.NONE);
+  // settled-0 and settled-1 are led by their preferred replica: not listed (admin clients' all() would fail on
+  // ELECTION_NOT_NEEDED); a failed election is.
+  assert.deepEqual(results(all).sort(), [
+    `moved-0:${ErrorCode.NONE}`,
+    `stuck-0:${ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE}`,
+  ]);
+  assert.equal((await cluster.partitionState('moved', 0))?.leader, 1);
+  // Every partition has a live leader: an unclean election for all of them lists none.
+  const unclean = await controller.electLeaders({ electionType: 1, topicPartitions: null, timeoutMs: 1000 });
+  assert.deepEqual(unclean.replicaElectionResults, []);
+  // Named partitions are all answered, ELECTION_NOT_NEEDED included.
+  const named = await controller.electLeaders({
+    electionType: 0,
+    topicPartitions: [{ topic: 'settled', partitions: [0] }],
+    timeoutMs: 1000,
+  });
+  assert.deepEqual(results(named), [`settled-0:${ErrorCode.ELECTION_NOT_NEEDED}`]);
+});
+
 test('unclean ElectLeaders gives a leaderless partition an out-of-sync leader', async () => {
   const { cluster, controller } = await setup({ t: [[1, 2]] });
   await controller.alterPartition(alter(1, isrChange(0, 0, 0, [1])), 2);
