@@ -619,10 +619,9 @@ export class TransactionCoordinator {
       for (const p of partitions) result.set(tpKey(p.topic, p.partition), errorCode);
       return result;
     };
-    const m = this.transactionToTouch(transactionalId, producerId, producerEpoch);
-    if (typeof m === 'number') return all(m);
-    if (m.state === TxnState.PrepareEpochFence || m.state === TxnState.Dead)
-      return all(ErrorCode.INVALID_TXN_STATE);
+    // Partitions the metadata does not show are refused first, as Kafka's KafkaApis does before it calls the
+    // coordinator: whatever the coordinator would answer (NOT_COORDINATOR, loading, an unknown or fenced producer,
+    // a transaction being ended), the producer learns which partitions do not exist.
     const exists = this.options.partitionExists;
     const unknown =
       exists === undefined || !checkExistence ? [] : partitions.filter((p) => !exists(p.topic, p.partition));
@@ -631,6 +630,10 @@ export class TransactionCoordinator {
       for (const p of unknown) result.set(tpKey(p.topic, p.partition), ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
       return result;
     }
+    const m = this.transactionToTouch(transactionalId, producerId, producerEpoch);
+    if (typeof m === 'number') return all(m);
+    if (m.state === TxnState.PrepareEpochFence || m.state === TxnState.Dead)
+      return all(ErrorCode.INVALID_TXN_STATE);
     const added = new Set(m.partitions);
     for (const p of partitions) added.add(tpKey(p.topic, p.partition));
     if (m.state === TxnState.Ongoing && added.size === m.partitions.size) return all(ErrorCode.NONE);
