@@ -174,7 +174,9 @@ export async function onControlledShutdown(
   const broker = request.brokerId as BrokerId;
   const known = ctx.liveBrokers.get(broker);
   if (known === undefined) return { errorCode: ErrorCode.BROKER_NOT_AVAILABLE, remainingPartitions: [] };
-  if (request.brokerEpoch !== -1n && BigInt(known.epoch) !== request.brokerEpoch) {
+  // Only an older epoch is stale, as in Kafka's doControlledShutdown: a newer one is the broker's registration of a
+  // new session that this controller has not processed yet, and the broker asking is the one to move away from.
+  if (request.brokerEpoch !== -1n && request.brokerEpoch < BigInt(known.epoch)) {
     return { errorCode: ErrorCode.STALE_BROKER_EPOCH, remainingPartitions: [] };
   }
   ctx.shuttingDown.add(broker);

@@ -143,7 +143,7 @@ test('controlled shutdown moves leadership away, takes the broker out of ISRs, a
   await controller.alterPartition(alter(1, isrChange(0, 0, 0, [1]), -1n, 'stuck'), 2);
   channel.clear();
   const epoch1 = BigInt(controller.context!.liveBrokers.get(1 as never)!.epoch);
-  const stale = await controller.controlledShutdown({ brokerId: 1, brokerEpoch: epoch1 + 7n });
+  const stale = await controller.controlledShutdown({ brokerId: 1, brokerEpoch: epoch1 - 1n });
   assert.equal(stale.errorCode, ErrorCode.STALE_BROKER_EPOCH);
   const answer = await controller.controlledShutdown({ brokerId: 1, brokerEpoch: epoch1 });
   assert.equal(answer.errorCode, ErrorCode.NONE);
@@ -169,6 +169,19 @@ test('controlled shutdown moves leadership away, takes the broker out of ISRs, a
   cluster.killBroker(2);
   await settle(controller);
   assert.equal((await cluster.partitionState('moved', 0))?.leader, 3);
+});
+
+test('ControlledShutdown refuses an older broker epoch only, as Kafka: a newer one is a registration not yet seen', async () => {
+  const { cluster, controller } = await setup({ t: [[1, 2]] });
+  const epoch1 = BigInt(controller.context!.liveBrokers.get(1 as never)!.epoch);
+  const older = await controller.controlledShutdown({ brokerId: 1, brokerEpoch: epoch1 - 1n });
+  assert.equal(older.errorCode, ErrorCode.STALE_BROKER_EPOCH);
+  assert.equal((await cluster.partitionState('t', 0))?.leader, 1, 'nothing moved for the stale request');
+  // The broker registered again (a new session) and asks before the controller processed the change.
+  const newer = await controller.controlledShutdown({ brokerId: 1, brokerEpoch: epoch1 + 7n });
+  assert.equal(newer.errorCode, ErrorCode.NONE);
+  assert.deepEqual(newer.remainingPartitions, []);
+  assert.equal((await cluster.partitionState('t', 0))?.leader, 2);
 });
 
 test('preferred leader election moves leadership back to the first replica once it is in the ISR', async () => {
