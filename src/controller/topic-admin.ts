@@ -132,8 +132,9 @@ export class TopicAdmin {
 
   /**
    * `timeoutMs`, a CreateTopics request's: how long to wait for the topics to have leaders in this broker's
-   * metadata; topics not there by then are answered REQUEST_TIMED_OUT (their creation goes on), 0 or less answers
-   * at once, as Kafka does. Without it (the broker's own calls), the call waits until the controller is done.
+   * metadata; topics not there by then are answered REQUEST_TIMED_OUT (their creation goes on). 0 or less answers
+   * at once, REQUEST_TIMED_OUT for every topic written, as Kafka does. Without it (the broker's own calls), the call
+   * waits until the controller is done.
    */
   async createTopics(
     topics: readonly NewTopic[],
@@ -226,21 +227,23 @@ export class TopicAdmin {
   /**
    * Waits for written changes to take effect: without a timeout until the controller says it is done; with one,
    * as Kafka's ZooKeeper-mode broker does, until this broker's metadata shows them (a deleted topic is gone from
-   * it once the controller has told the brokers, before every replica is deleted) or the timeout passes, and not
-   * at all for 0 or less. Answers the topics whose change was not seen done.
+   * it once the controller has told the brokers, before every replica is deleted) or the timeout passes. Answers
+   * the topics whose change was not seen done.
    */
   private async awaitWritten(
     changes: readonly TopicChange[],
     timeoutMs?: number,
   ): Promise<ReadonlySet<string>> {
+    const topics = changes.map((c) => c.topic);
+    // Kafka's ZkAdminManager does not wait at all for a timeout of 0 or less, and answers every topic it wrote
+    // REQUEST_TIMED_OUT (librdkafka, whose default operation timeout is 0, takes that code for success).
+    if (timeoutMs !== undefined && timeoutMs <= 0) return new Set(topics);
     const propagation = this.options.propagation;
     if (changes.length === 0 || propagation === undefined) return new Set();
-    const topics = changes.map((c) => c.topic);
     if (timeoutMs === undefined) {
       await propagation.sync(topics);
       return new Set();
     }
-    if (timeoutMs <= 0) return new Set();
     const done = await propagation.awaitChanges(changes, timeoutMs);
     return new Set(topics.filter((t) => !done.has(t)));
   }

@@ -228,7 +228,7 @@ test('createPartitions adds partitions with the topic replication factor and ref
   assert.equal(after6?.topicId, grown?.topicId);
 });
 
-test("a request's timeout bounds the wait for each change: REQUEST_TIMED_OUT for those not seen done, none for 0", async () => {
+test("a request's timeout bounds the wait for each change: REQUEST_TIMED_OUT for those not seen done, all of them for 0", async () => {
   const cluster = await cluster3();
   const asked: { changes: TopicChange[]; timeoutMs: number }[] = [];
   let synced = 0;
@@ -307,10 +307,19 @@ test("a request's timeout bounds the wait for each change: REQUEST_TIMED_OUT for
   );
   assert.equal(synced, 0, 'a request with a timeout does not wait for the controller to finish');
 
-  // 0 (or less) answers at once, as Kafka does, with nothing waited for.
+  // 0 (or less) answers at once with nothing waited for, and, as Kafka's ZkAdminManager, REQUEST_TIMED_OUT for
+  // every topic written; a topic refused keeps its own error, and validate_only writes nothing and answers NONE.
   const before = asked.length;
-  const now = await a.createTopics([newTopic('unseen-c')], false, 0);
-  assert.equal(now[0]!.errorCode, ErrorCode.NONE);
+  const now = await a.createTopics([newTopic('unseen-c'), newTopic('bad name!')], false, 0);
+  assert.deepEqual(
+    now.map((r) => r.errorCode),
+    [ErrorCode.REQUEST_TIMED_OUT, ErrorCode.INVALID_TOPIC_EXCEPTION],
+  );
+  assert.notEqual(await assignmentOf(cluster, 'unseen-c'), null);
+  const dry = await a.createTopics([newTopic('unseen-e')], true, -1);
+  assert.equal(dry[0]!.errorCode, ErrorCode.NONE);
+  const [deletedNow] = await a.deleteTopics(['unseen-c'], 0);
+  assert.equal(deletedNow!.errorCode, ErrorCode.REQUEST_TIMED_OUT);
   assert.equal(asked.length, before);
   // Without a timeout (the broker's own calls), the controller's sync is waited for and the answer is NONE.
   const own = await a.createTopics([newTopic('unseen-d')], false);

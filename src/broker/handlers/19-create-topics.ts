@@ -2,8 +2,8 @@
 // administration writes the assignment and configs to the coordination store and, as Kafka does, answers once this
 // broker's metadata shows every new partition with a leader (so the topic is usable when the answer arrives), or
 // REQUEST_TIMED_OUT for a topic not there within the request's timeout_ms (its creation goes on); a timeout of 0
-// answers at once. validate_only checks everything and writes nothing. From v5 the answer carries the topic's
-// resulting configs.
+// or less answers at once, REQUEST_TIMED_OUT for every topic created. validate_only checks everything and writes
+// nothing. From v5 the answer carries the topic's resulting configs.
 
 import type { NewTopic } from '../../controller/topic-admin.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -95,14 +95,17 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
               isSensitive: c.isSensitive,
             }))
           : null;
+      // As Kafka's KafkaApis, an answer other than NONE (REQUEST_TIMED_OUT included) reports no partition count or
+      // replication factor; the topic id of a topic that was written stays.
+      const failed = r.errorCode !== ErrorCode.NONE;
       results.set(r.name, {
         name: r.name,
         topicId: r.topicId,
         errorCode: r.errorCode,
         errorMessage: r.errorMessage,
         topicConfigErrorCode: configsAllowed ? ErrorCode.NONE : ErrorCode.TOPIC_AUTHORIZATION_FAILED,
-        numPartitions: r.numPartitions,
-        replicationFactor: r.replicationFactor,
+        numPartitions: failed ? -1 : r.numPartitions,
+        replicationFactor: failed ? -1 : r.replicationFactor,
         configs,
       });
     }

@@ -1,7 +1,8 @@
 // DeleteTopics (20): by name, or from v6 by topic id. The controller's topic administration marks the topics
 // for deletion and answers, as Kafka does, once this broker's metadata no longer has them (the controller has
 // told the brokers; replicas are deleted after), or REQUEST_TIMED_OUT for those still there when the request's
-// timeout_ms passes (the deletion goes on); a timeout of 0 answers at once.
+// timeout_ms passes (the deletion goes on); a timeout of 0 or less answers at once, REQUEST_TIMED_OUT for every
+// topic marked, as Kafka does.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type {

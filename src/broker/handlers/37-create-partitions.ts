@@ -1,6 +1,7 @@
 // CreatePartitions (37): raises a topic's partition count, with an optional explicit assignment of the new
 // partitions; answered once this broker's metadata shows them with leaders, or REQUEST_TIMED_OUT when the
-// request's timeout_ms passes first (the change goes on), at once for a timeout of 0.
+// request's timeout_ms passes first (the change goes on), at once for a timeout of 0 or less (REQUEST_TIMED_OUT for
+// every topic changed, as Kafka).
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
