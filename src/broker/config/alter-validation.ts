@@ -48,8 +48,22 @@ function checkTopicRules(configs: ReadonlyMap<string, string>, layers: BrokerCon
       `min.compaction.lag.ms (${minLag}) must not be greater than max.compaction.lag.ms (${maxLag})`,
     );
   }
+  // Kafka 3.9's LogConfig, in its order: in ZooKeeper mode the KIP-950 switches may not be turned on; then
+  // remote.storage.enable=true needs tiered storage in the broker, which Brook never has.
+  if (
+    effective.get('remote.log.delete.on.disable')?.value === true ||
+    effective.get('remote.log.copy.disable')?.value === true
+  ) {
+    throw ConfigError.rule(
+      'remote.log.copy.disable',
+      "It is invalid to set `remote.log.delete.on.disable` or `remote.log.copy.disable` under Zookeeper's mode.",
+    );
+  }
   if (effective.get('remote.storage.enable')?.value === true) {
-    throw new ConfigError('remote.storage.enable', true, 'Brook has no tiered storage');
+    throw ConfigError.rule(
+      'remote.storage.enable',
+      'Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.',
+    );
   }
   // Never plaintext where encryption at rest was asked for: without a provider there is no key to encrypt with.
   if (

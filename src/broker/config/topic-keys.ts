@@ -196,6 +196,30 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
       validator: throttledReplicaList(),
     },
   ),
+  // Kafka's tiered storage keys (KIP-405; the last two KIP-950, Kafka 3.9). Brook has no tiered storage, like a
+  // Kafka broker with remote.log.storage.system.enable=false: the keys are accepted with the values such a broker
+  // accepts, stored and described, and change nothing (checkTopicRules in alter-validation.ts refuses the rest).
+  // Their broker defaults (log.local.retention.ms/.bytes) are Kafka keys Brook does not define, so no synonyms.
+  topicKey(
+    'local.retention.bytes',
+    T.LONG,
+    '-2',
+    'Tiered storage (KIP-405): the largest size, in bytes, the local part of a partition may reach before its ' +
+      'oldest segments are deleted locally; -2 takes retention.bytes. Brook has no tiered storage: accepted, ' +
+      'stored and described, with no effect.',
+    [],
+    { validator: atLeast(-2), support: 'no-op' },
+  ),
+  topicKey(
+    'local.retention.ms',
+    T.LONG,
+    '-2',
+    'Tiered storage (KIP-405): the longest time, in milliseconds, a segment is kept locally before it is ' +
+      'deleted locally; -2 takes retention.ms. Brook has no tiered storage: accepted, stored and described, ' +
+      'with no effect.',
+    [],
+    { validator: atLeast(-2), support: 'no-op' },
+  ),
   topicKey(
     'max.compaction.lag.ms',
     T.LONG,
@@ -335,10 +359,29 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     [synonym('brook.encryption.enable')],
   ),
   topicKey(
+    'remote.log.copy.disable',
+    T.BOOLEAN,
+    'false',
+    'Tiered storage (KIP-950): true stops copying segments of a remote-storage topic to remote storage. ' +
+      'Kafka refuses true in ZooKeeper mode, and so does Brook; false is accepted with no effect.',
+    [],
+    { support: 'no-op' },
+  ),
+  topicKey(
+    'remote.log.delete.on.disable',
+    T.BOOLEAN,
+    'false',
+    'Tiered storage (KIP-950): true deletes the remote data of a topic when remote.storage.enable is turned ' +
+      'off. Kafka refuses true in ZooKeeper mode, and so does Brook; false is accepted with no effect.',
+    [],
+    { support: 'no-op' },
+  ),
+  topicKey(
     'remote.storage.enable',
     T.BOOLEAN,
     'false',
-    'Tiered storage of the topic (KIP-405). Brook has no tiered storage, so only false is accepted.',
+    'Tiered storage of the topic (KIP-405). Brook has no tiered storage, so only false is accepted, as a ' +
+      'Kafka broker with remote.log.storage.system.enable=false accepts only false.',
     [],
     {
       support: 'planned',

@@ -109,11 +109,41 @@ describe('CreateTopics config validation', () => {
     );
   });
 
-  test('remote storage cannot be turned on', () => {
+  test('remote storage cannot be turned on, nor the KIP-950 switches, as in Kafka 3.9 in ZooKeeper mode', () => {
     failure(
       validateCreateTopicConfigs([{ name: 'remote.storage.enable', value: 'true' }], L),
       ConfigErrorCode.INVALID_CONFIG,
-      'tiered',
+      'Tiered Storage functionality is disabled in the broker.',
+    );
+    for (const name of ['remote.log.copy.disable', 'remote.log.delete.on.disable']) {
+      failure(
+        validateCreateTopicConfigs(
+          [
+            { name: 'remote.storage.enable', value: 'true' },
+            { name, value: 'true' },
+          ],
+          L,
+        ),
+        ConfigErrorCode.INVALID_CONFIG,
+        "under Zookeeper's mode",
+      );
+    }
+    // What a Kafka 3.9 broker without tiered storage accepts, a topic copied from one may carry.
+    const copied = validateCreateTopicConfigs(
+      [
+        { name: 'remote.storage.enable', value: 'false' },
+        { name: 'remote.log.copy.disable', value: 'false' },
+        { name: 'remote.log.delete.on.disable', value: 'false' },
+        { name: 'local.retention.ms', value: '-2' },
+        { name: 'local.retention.bytes', value: '1048576' },
+      ],
+      L,
+    );
+    assert.equal(copied.ok, true);
+    failure(
+      validateCreateTopicConfigs([{ name: 'local.retention.ms', value: '-3' }], L),
+      ConfigErrorCode.INVALID_CONFIG,
+      'local.retention.ms',
     );
   });
 });
