@@ -1,6 +1,7 @@
 // What request handlers can reach: the broker's services, built once by the Broker and shared read-only.
 
 import type { Clock } from '../common/clock.js';
+import type { LogLevels } from '../common/log-levels.js';
 import type { Logger } from '../common/logger.js';
 import type { Controller } from '../controller/controller.js';
 import type { TopicAdmin } from '../controller/topic-admin.js';
@@ -39,6 +40,8 @@ export interface BrokerServices {
   readonly config: BrokerConfig;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The levels the broker's loggers obey, for BROKER_LOGGER resources (KIP-412). */
+  readonly logLevels: LogLevels;
   readonly metadata: MetadataCache;
   readonly topicConfigs: TopicConfigs;
   /** Writes and watches dynamic topic and broker configs in the coordination store. */

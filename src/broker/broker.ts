@@ -16,7 +16,8 @@ import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import type { Clock } from '../common/clock.js';
 import { FramePool } from '../common/frame-pool.js';
 import type { BrokerId } from '../common/ids.js';
-import { createLogger, type Logger, type LogLevel } from '../common/logger.js';
+import type { LogLevels } from '../common/log-levels.js';
+import { createLogger, type Logger, type LogLevel, runtimeLogLevels } from '../common/logger.js';
 import { brokerConsoleClient } from '../console/broker-console.js';
 import { WebConsole } from '../console/web-console.js';
 import {
@@ -139,6 +140,13 @@ export interface BrokerOptions {
    * without it (embedded brokers, tests) the authorization log is a child of `logger`, except at DEBUG.
    */
   readonly namedLogger?: (name: string, level: LogLevel) => Logger;
+  /**
+   * The run-time levels that `logger` and namedLogger's loggers obey, which DescribeConfigs and
+   * IncrementalAlterConfigs on BROKER_LOGGER resources read and change (KIP-412, broker-loggers.ts). `brook server`
+   * passes them; without them (embedded brokers, tests with their own logger), the broker keeps levels of its own
+   * that its logger does not read.
+   */
+  readonly logLevels?: LogLevels;
   /**
    * Called once when the log directory has failed (a write to a log failed, so the log refuses appends for good):
    * `brook server` halts the process there, as Kafka halts a broker whose last log directory went offline. An
@@ -688,6 +696,7 @@ export class Broker {
       config,
       clock,
       logger,
+      logLevels: this.options.logLevels ?? runtimeLogLevels(),
       metadata,
       topicConfigs,
       dynamicConfig,

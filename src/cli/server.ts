@@ -7,7 +7,7 @@ import { parseConfigArgs } from '../broker/config/command-line.js';
 import { ConfigError } from '../broker/config/config-error.js';
 import { loadBrokerConfig } from '../broker/config/load-broker-config.js';
 import { systemClock } from '../common/clock.js';
-import { createLogger } from '../common/logger.js';
+import { createLogger, kafkaLogLevel, runtimeLogLevels } from '../common/logger.js';
 import { interBrokerSecurity } from '../security/inter-broker.js';
 import { securedListeners } from '../security/listeners.js';
 import { listenerSaslSettings } from '../security/sasl/authenticator.js';
@@ -26,7 +26,9 @@ export async function runServer(args: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const logger = createLogger('brook');
+  // One set of run-time levels for every logger of the process, which BROKER_LOGGER resources change (KIP-412).
+  const logLevels = runtimeLogLevels();
+  const logger = createLogger('brook', logLevels);
   let loaded: Awaited<ReturnType<typeof loadBrokerConfig>>;
   let configPath: string | null = null;
   try {
@@ -67,7 +69,12 @@ export async function runServer(args: string[]): Promise<number> {
     staticConfig: loaded.staticConfig,
     clock: systemClock,
     logger,
-    namedLogger: (name, level) => createLogger(name, level),
+    // A named logger starts with its own level, as Kafka's log4j.properties sets kafka.authorizer.logger's.
+    namedLogger: (name, level) => {
+      logLevels.set(name, kafkaLogLevel(level));
+      return createLogger(name, logLevels);
+    },
+    logLevels,
     // As Kafka's Exit.halt: no controlled shutdown, since the logs can no longer be written.
     onLogDirFailure: () => process.exit(1),
   });

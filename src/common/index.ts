@@ -2,4 +2,5 @@ export * from './assert.js';
 export * from './clock.js';
 export * from './ids.js';
 export * from './limits.js';
+export * from './log-levels.js';
 export * from './logger.js';

@@ -1,6 +1,10 @@
 // A small leveled logger with structured fields. Lines go to stderr (stdout stays free for command output) as
 // `time LEVEL [component] message key=value ...`, the way operators grep Kafka's server.log. Components form a
-// dotted path (brook.controller); tests pass a CapturingLogger and assert on what was logged.
+// dotted path (brook.controller); tests pass a CapturingLogger and assert on what was logged. A logger's level is
+// fixed when it is created, or, created over a LogLevels (`brook server`), the one that set gives its name at each
+// line, so that it can change at run time (log-levels.ts).
+
+import { type KafkaLogLevel, LOG_LEVEL_RANK, LogLevels } from './log-levels.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -16,7 +20,12 @@ export interface Logger {
   child(component: string): Logger;
 }
 
-const LEVEL_RANK: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30, error: 40 };
+const LEVEL_RANK: Readonly<Record<LogLevel, number>> = {
+  debug: LOG_LEVEL_RANK.DEBUG,
+  info: LOG_LEVEL_RANK.INFO,
+  warn: LOG_LEVEL_RANK.WARN,
+  error: LOG_LEVEL_RANK.ERROR,
+};
 
 /** Where formatted lines go. */
 export type LogSink = (line: string) => void;
@@ -41,17 +50,37 @@ function defaultLevel(): LogLevel {
   return env === 'debug' || env === 'info' || env === 'warn' || env === 'error' ? env : 'info';
 }
 
-/** A logger that drops lines below `level`; lines that are dropped are never formatted. */
+const KAFKA_NAME: Readonly<Record<LogLevel, KafkaLogLevel>> = {
+  debug: 'DEBUG',
+  info: 'INFO',
+  warn: 'WARN',
+  error: 'ERROR',
+};
+
+/** Brook's level as Kafka (log4j) names it. */
+export function kafkaLogLevel(level: LogLevel): KafkaLogLevel {
+  return KAFKA_NAME[level];
+}
+
+/** Run-time levels for a process's loggers, its root at BROOK_LOG_LEVEL (info when unset). */
+export function runtimeLogLevels(): LogLevels {
+  return new LogLevels(kafkaLogLevel(defaultLevel()));
+}
+
+/**
+ * A logger that drops lines below `level`: a fixed level, or the level `level` gives this logger's name (it is
+ * registered there), read again after each change. Lines that are dropped are never formatted.
+ */
 export function createLogger(
   name = 'brook',
-  level: LogLevel = defaultLevel(),
+  level: LogLevel | LogLevels = defaultLevel(),
   sink: LogSink = stderrSink,
 ): Logger {
-  const min = LEVEL_RANK[level];
+  const writes = level instanceof LogLevels ? levelsFilter(name, level) : fixedFilter(LEVEL_RANK[level]);
   const at =
     (lineLevel: LogLevel) =>
     (message: string, fields?: LogFields): void => {
-      if (LEVEL_RANK[lineLevel] >= min) sink(format(lineLevel, name, message, fields));
+      if (writes(LEVEL_RANK[lineLevel])) sink(format(lineLevel, name, message, fields));
     };
   return {
     debug: at('debug'),
@@ -59,6 +88,24 @@ export function createLogger(
     warn: at('warn'),
     error: at('error'),
     child: (component) => createLogger(`${name}.${component}`, level, sink),
+  };
+}
+
+function fixedFilter(min: number): (rank: number) => boolean {
+  return (rank) => rank >= min;
+}
+
+function levelsFilter(name: string, levels: LogLevels): (rank: number) => boolean {
+  levels.register(name);
+  let version = -1;
+  let min = 0;
+  return (rank) => {
+    // A change is rare and a line is not: the level is looked up again only when the set has changed.
+    if (version !== levels.version) {
+      version = levels.version;
+      min = LOG_LEVEL_RANK[levels.levelOf(name)];
+    }
+    return rank >= min;
   };
 }
 

@@ -23,6 +23,7 @@ import { createTopic, type WireClient } from '../helpers/wire-client.js';
 
 const CLUSTER = 'kafka-cluster';
 const CONFIG_BROKER = 4;
+const CONFIG_BROKER_LOGGER = 8;
 let b: AclBroker;
 let admin: WireClient;
 const clients: WireClient[] = [];
@@ -404,6 +405,28 @@ describe('cluster-level APIs', () => {
         ],
         validateOnly: true,
       });
+    // KIP-412 broker loggers: DESCRIBE_CONFIGS / ALTER_CONFIGS on the cluster, as broker configs.
+    const describeLoggers = async () =>
+      (
+        await carol.call(ApiKey.DESCRIBE_CONFIGS, 4, {
+          resources: [{ resourceType: CONFIG_BROKER_LOGGER, resourceName: '0', configurationKeys: ['root'] }],
+          includeSynonyms: false,
+          includeDocumentation: false,
+        })
+      ).results[0].errorCode;
+    const alterLoggers = async () =>
+      (
+        await carol.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
+          resources: [
+            {
+              resourceType: CONFIG_BROKER_LOGGER,
+              resourceName: '0',
+              configs: [{ name: 'root', configOperation: 0, value: 'INFO' }],
+            },
+          ],
+          validateOnly: true,
+        })
+      ).responses[0].errorCode;
     const quotaEntity = [{ entityType: 'user', entityName: 'dave' }];
     const alterQuotas = () =>
       carol.call(ApiKey.ALTER_CLIENT_QUOTAS, 1, {
@@ -437,6 +460,7 @@ describe('cluster-level APIs', () => {
     assert.equal((await logDirs()).results[0].partitions[0].errorCode, denied);
     assert.equal((await scram()).results[0].errorCode, denied);
     assert.equal((await brokerConfig()).responses[0].errorCode, denied);
+    assert.deepEqual([await describeLoggers(), await alterLoggers()], [denied, denied]);
     const quotasRefused = await alterQuotas();
     assert.equal(quotasRefused.entries[0].errorCode, denied);
     assert.equal(quotasRefused.entries[0].errorMessage, 'Cluster authorization failed.');
@@ -455,6 +479,7 @@ describe('cluster-level APIs', () => {
     // ALTER_CONFIGS on the cluster: the configs and quotas pass; it implies DESCRIBE_CONFIGS.
     await addAcls(admin, [acl(RT.CLUSTER, CLUSTER, 'User:carol', Op.ALTER_CONFIGS)]);
     assert.equal((await brokerConfig()).responses[0].errorCode, ErrorCode.NONE);
+    assert.deepEqual([await describeLoggers(), await alterLoggers()], [ErrorCode.NONE, ErrorCode.NONE]);
     assert.equal((await alterQuotas()).entries[0].errorCode, ErrorCode.NONE);
     const described = await describeQuotas();
     assert.equal(described.errorCode, ErrorCode.NONE);

@@ -1,5 +1,6 @@
 // DescribeConfigs (32): topic and broker configs with their values, sources and synonyms, as resolved by the
-// config module over the broker's layers and the topic's overrides.
+// config module over the broker's layers and the topic's overrides; and this broker's loggers with their levels
+// (BROKER_LOGGER, KIP-412; broker-loggers.ts).
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -10,6 +11,7 @@ import type {
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
 import { AclOperation, authorizeCluster, authorizeTopic } from '../authorization.js';
+import { describeBrokerLoggers } from '../broker-loggers.js';
 import { brokerResource } from '../config/broker-resource.js';
 import {
   type DescribedConfig,
@@ -81,6 +83,17 @@ function describe(
       null,
       describeBrokerConfigs(topicConfigs.layers, target.perBroker, options),
     );
+  }
+  if (resource.resourceType === ResourceType.BROKER_LOGGER) {
+    const described = describeBrokerLoggers(
+      context.services.logLevels,
+      brokerId,
+      resource.resourceName,
+      resource.configurationKeys,
+    );
+    return described.ok
+      ? result(ErrorCode.NONE, null, described.configs)
+      : result(described.errorCode, described.errorMessage, []);
   }
   return result(ErrorCode.INVALID_REQUEST, `Resource type ${resource.resourceType} is not supported.`, []);
 }

@@ -41,6 +41,15 @@ export interface ConfigValidation<Entry> {
     layers: BrokerConfigLayers,
     resourceName: string,
   ): ConfigChangeResult;
+  /**
+   * Changes this broker's log levels (a BROKER_LOGGER resource, KIP-412; broker-loggers.ts). Without it (legacy
+   * AlterConfigs) the resource type is refused INVALID_REQUEST before any authorization, as Kafka refuses it.
+   */
+  brokerLogger?(
+    entries: readonly Entry[],
+    resourceName: string,
+    validateOnly: boolean,
+  ): { readonly errorCode: number; readonly errorMessage: string | null };
 }
 
 export interface ConfigResourceResponse {
@@ -66,7 +75,11 @@ export async function alterConfigResources<Entry>(
         resourceType: resource.resourceType,
         resourceName: resource.resourceName,
       });
-    // Kafka's checks: ALTER_CONFIGS on the topic, or on the cluster for broker configs.
+    if (resource.resourceType === ResourceType.BROKER_LOGGER && validation.brokerLogger === undefined) {
+      respond(ErrorCode.INVALID_REQUEST, `Unknown resource type ${resource.resourceType}`);
+      continue;
+    }
+    // Kafka's checks: ALTER_CONFIGS on the topic, or on the cluster for broker configs and loggers.
     if (
       resource.resourceType === ResourceType.TOPIC &&
       !authorizeTopic(context, AclOperation.ALTER_CONFIGS, resource.resourceName)
@@ -80,6 +93,11 @@ export async function alterConfigResources<Entry>(
       !authorizeCluster(context, AclOperation.ALTER_CONFIGS)
     ) {
       respond(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, null);
+      continue;
+    }
+    if (resource.resourceType === ResourceType.BROKER_LOGGER && validation.brokerLogger !== undefined) {
+      const changed = validation.brokerLogger(resource.configs, resource.resourceName, validateOnly);
+      respond(changed.errorCode, changed.errorMessage);
       continue;
     }
     const layers = topicConfigs.layers;
