@@ -2,7 +2,8 @@
 // SCRAM-SHA-256 and SCRAM-SHA-512, kafkajs with each mechanism; SCRAM users created with
 // AlterUserScramCredentials and described with DescribeUserScramCredentials. Negative cases on the wire: a wrong
 // password and an unknown user get the same answer, a mechanism not enabled, a Produce before authentication,
-// SaslAuthenticate before the handshake, an oversized token; and the v0 handshake followed by a bare token.
+// SaslAuthenticate before the handshake, an oversized token, an authorization id other than the user (SCRAM and
+// PLAIN); and the v0 handshake followed by a bare token.
 
 import assert from 'node:assert/strict';
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
@@ -506,11 +507,19 @@ describe('SASL failures on the wire', () => {
  * message's nonce before the proof is computed over it (so the proof matches what is sent, and only the nonce
  * check can refuse it) or the proof after; untampered, the exchange must succeed, which keeps the refusals honest.
  */
-async function scramExchange(tamper: { nonce?: (n: string) => string; proof?: (p: Buffer) => Buffer }) {
+async function scramExchange(tamper: {
+  nonce?: (n: string) => string;
+  proof?: (p: Buffer) => Buffer;
+  /** The GS2 header's authorization id (`n,a=<authzid>,`); none by default. */
+  authzid?: string;
+}) {
   const client = await handshaken('SCRAM-SHA-256');
   const clientNonce = randomBytes(18).toString('base64url');
   const firstBare = `n=carol,r=${clientNonce}`;
-  const first = await client.call(ApiKey.SASL_AUTHENTICATE, 2, { authBytes: Buffer.from(`n,,${firstBare}`) });
+  const gs2Header = tamper.authzid === undefined ? 'n,,' : `n,a=${tamper.authzid},`;
+  const first = await client.call(ApiKey.SASL_AUTHENTICATE, 2, {
+    authBytes: Buffer.from(`${gs2Header}${firstBare}`),
+  });
   assert.equal(first.errorCode, ErrorCode.NONE);
   const serverFirst = first.authBytes.toString('utf8');
   const attrs = new Map<string, string>(
@@ -526,7 +535,7 @@ async function scramExchange(tamper: { nonce?: (n: string) => string; proof?: (p
   const clientKey = createHmac('sha256', salted).update('Client Key').digest();
   const storedKey = createHash('sha256').update(clientKey).digest();
   const nonce = (tamper.nonce ?? ((n) => n))(attrs.get('r') ?? '');
-  const withoutProof = `c=biws,r=${nonce}`;
+  const withoutProof = `c=${Buffer.from(gs2Header).toString('base64')},r=${nonce}`;
   const signature = createHmac('sha256', storedKey)
     .update(`${firstBare},${serverFirst},${withoutProof}`)
     .digest();
@@ -598,6 +607,57 @@ describe('SCRAM with a tampered exchange', () => {
     const topics = (listing: string) =>
       (JSON.parse(listing).topics as { topic: string }[]).map((t) => t.topic).sort();
     assert.deepEqual(topics(after.stdout), topics(before.stdout));
+  });
+});
+
+describe('authorization ids', () => {
+  const other = [
+    ErrorCode.SASL_AUTHENTICATION_FAILED,
+    'Authentication failed: Client requested an authorization id that is different from username',
+  ];
+
+  it('a SCRAM authorization id equal to the user name authenticates', async () => {
+    const { client, final } = await scramExchange({ authzid: 'carol' });
+    try {
+      assert.equal(final.errorCode, ErrorCode.NONE, final.errorMessage);
+      const metadata = await client.call(ApiKey.METADATA, 1, { topics: [] });
+      assert.equal(metadata.brokers.length, 1);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("a SCRAM authorization id other than the user name is refused at the first message with Kafka's message, and closes", async () => {
+    // Known and unknown users alike: the answer must not tell whether the user exists.
+    for (const user of ['carol', 'mallory']) {
+      const client = await handshaken('SCRAM-SHA-256');
+      const first = await client.call(ApiKey.SASL_AUTHENTICATE, 2, {
+        authBytes: Buffer.from(`n,a=alice,n=${user},r=${randomBytes(18).toString('base64url')}`),
+      });
+      assert.deepEqual([first.errorCode, first.errorMessage], other);
+      assert.equal(first.authBytes.length, 0);
+      assert.equal(await client.raw.waitClosed(), true);
+    }
+  });
+
+  it('a PLAIN authorization id must be the user name, checked after the password as Kafka', async () => {
+    const same = await handshaken('PLAIN');
+    const accepted = await same.call(ApiKey.SASL_AUTHENTICATE, 2, {
+      authBytes: Buffer.from('alice\0alice\0alice-secret'),
+    });
+    assert.equal(accepted.errorCode, ErrorCode.NONE, accepted.errorMessage);
+    same.close();
+    const answers = [];
+    for (const token of ['bob\0alice\0alice-secret', 'bob\0alice\0wrong']) {
+      const client = await handshaken('PLAIN');
+      const answer = await client.call(ApiKey.SASL_AUTHENTICATE, 2, { authBytes: Buffer.from(token) });
+      answers.push([answer.errorCode, answer.errorMessage]);
+      assert.equal(await client.raw.waitClosed(), true);
+    }
+    assert.deepEqual(answers, [
+      other,
+      [ErrorCode.SASL_AUTHENTICATION_FAILED, 'Authentication failed: Invalid username or password'],
+    ]);
   });
 });
 

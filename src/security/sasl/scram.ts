@@ -3,7 +3,8 @@
 // user name is then the token id, the password the token's HMAC in base64, and the principal the token's owner,
 // marked as token-authenticated). Three messages:
 //
-//   client-first  n,,n=<user>,r=<client nonce>[,tokenauth=true]
+//   client-first  n,[a=<user>],n=<user>,r=<client nonce>[,tokenauth=true]   (an authorization id other than
+//                 the user is refused, as Kafka does)
 //   server-first  r=<client nonce><server nonce>,s=<salt>,i=<iterations>
 //   client-final  c=biws,r=<nonce>,p=<proof>      answered with  v=<server signature>
 //
@@ -139,6 +140,7 @@ export class ScramServer {
       throw malformed('missing n or r');
     if (attrs.has('m')) throw malformed('mandatory extensions are not supported');
     this.user = saslName(user);
+    this.refuseOtherAuthorizationId(match[2]);
     let found: ScramCredential | null = null;
     if (this.user !== '' && extensions.get('tokenauth')?.toLowerCase() === 'true') {
       this.token = this.tokenLookup(this.user, this.mechanism);
@@ -152,6 +154,24 @@ export class ScramServer {
     this.serverFirst = `r=${this.nonce},s=${this.credential.salt.toString('base64')},i=${this.credential.iterations}`;
     this.state = 'client-final';
     return { response: Buffer.from(this.serverFirst, 'utf8'), principal: null };
+  }
+
+  /**
+   * The GS2 header may name an authorization id (`n,a=bob,`): acting as another user than the one authenticated.
+   * Kafka's ScramSaslServer refuses one that differs from the user name with its own message (not the generic
+   * one), at the client-first message, whatever the credentials. Kafka checks it once the user's credential is
+   * found, so an unknown user gets the generic answer there; here every user is treated alike, so the answer
+   * says nothing about whether the user exists. With tokenauth the user name is the token id, as in Kafka.
+   */
+  private refuseOtherAuthorizationId(gs2Authzid: string | undefined): void {
+    if (gs2Authzid === undefined) return;
+    const authzid = saslName(gs2Authzid.slice(2));
+    if (authzid !== '' && authzid !== this.user) {
+      throw new SaslFailure(
+        'SASL_AUTHENTICATION_FAILED',
+        'Authentication failed: Client requested an authorization id that is different from username',
+      );
+    }
   }
 
   private clientFinal(message: string): SaslStep {
