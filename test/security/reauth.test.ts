@@ -1,5 +1,6 @@
 // KIP-368 re-authentication through the wire: a SASL_PLAINTEXT listener with connections.max.reauth.ms=1500
-// answers that session lifetime (or a shorter OAUTHBEARER token's), closes a connection that sends a request after
+// (1200 for OAUTHBEARER, by its per-mechanism key) answers that session lifetime (or a shorter OAUTHBEARER
+// token's), closes a connection that sends a request after
 // its session ended, and lets it re-authenticate on the same connection first, with the same mechanism and
 // principal only. Brook's client re-authenticates by itself and keeps one connection across several lifetimes, and
 // so does a broker's connection to another broker (the same Connection with fixed SASL versions).
@@ -21,6 +22,8 @@ import { WireClient } from '../helpers/wire-client.js';
 import { freePort } from '../helpers/zookeeper.js';
 
 const REAUTH_MS = 1500;
+/** listener.name.sasl_plaintext.oauthbearer.connections.max.reauth.ms: OAUTHBEARER sessions get their own. */
+const OAUTHBEARER_REAUTH_MS = 1200;
 const JAAS =
   'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret" user_bob="bob-secret";';
 let broker: BrokerProcess;
@@ -57,6 +60,7 @@ before(async () => {
       'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config':
         'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;',
       'listener.name.sasl_plaintext.connections.max.reauth.ms': String(REAUTH_MS),
+      'listener.name.sasl_plaintext.oauthbearer.connections.max.reauth.ms': String(OAUTHBEARER_REAUTH_MS),
     },
   });
 });
@@ -70,6 +74,21 @@ describe('KIP-368 re-authentication', () => {
     const { client, answer } = await authenticated();
     client.close();
     assert.equal(answer.sessionLifetimeMs, BigInt(REAUTH_MS));
+  });
+
+  it("a mechanism's own connections.max.reauth.ms gives its sessions their lifetime", async () => {
+    const client = await WireClient.connect('127.0.0.1', saslPort);
+    try {
+      await client.call(ApiKey.SASL_HANDSHAKE, 1, { mechanism: 'OAUTHBEARER' });
+      const token = unsecuredToken({ principal: 'alice', lifetimeMs: 3_600_000 });
+      const answer = await client.call(ApiKey.SASL_AUTHENTICATE, 1, {
+        authBytes: oauthBearerClientFirst(token),
+      });
+      assert.equal(answer.errorCode, ErrorCode.NONE);
+      assert.equal(answer.sessionLifetimeMs, BigInt(OAUTHBEARER_REAUTH_MS));
+    } finally {
+      client.close();
+    }
   });
 
   it('an OAUTHBEARER token that expires sooner shortens the session to its expiry', async () => {

@@ -30,8 +30,8 @@ export const BROKER_KEYS: ReadonlyMap<string, ConfigKeyDef> = index([
 
 /**
  * Keys that may be set for one listener as `listener.name.<listener>.<key>` (Kafka's per-listener overrides):
- * TLS and SASL settings, where SASL ones may also carry a mechanism (`...<listener>.plain.sasl.jaas.config`),
- * and the connection bounds Kafka applies per listener.
+ * TLS and SASL settings, where SASL ones (and connections.max.reauth.ms) may also carry a mechanism
+ * (`...<listener>.plain.sasl.jaas.config`), and the connection bounds Kafka applies per listener.
  */
 const PER_LISTENER_KEYS = new Set([
   'connections.max.reauth.ms',
@@ -63,8 +63,17 @@ export function parseListenerKey(name: string): ListenerKey | undefined {
   }
   const dot = rest.indexOf('.');
   const baseName = rest.slice(dot + 1);
-  if (dot <= 0 || !baseName.startsWith('sasl.') || !BROKER_KEYS.has(baseName)) return undefined;
+  if (dot <= 0 || !mechanismScoped(baseName) || !BROKER_KEYS.has(baseName)) return undefined;
   return { listenerName, mechanism: rest.slice(0, dot).toLowerCase(), baseName };
+}
+
+/**
+ * Keys that may also carry a SASL mechanism after the listener: the SASL settings, and connections.max.reauth.ms,
+ * which Kafka reads per mechanism (`listener.name.sasl_ssl.oauthbearer.connections.max.reauth.ms`, its
+ * documented example) so that, say, OAUTHBEARER sessions end while PLAIN ones do not.
+ */
+function mechanismScoped(baseName: string): boolean {
+  return baseName.startsWith('sasl.') || baseName === 'connections.max.reauth.ms';
 }
 
 /** The definition of a broker key; a listener override gets its base key's definition under its own name. */

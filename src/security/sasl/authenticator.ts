@@ -36,8 +36,11 @@ export interface ListenerSasl {
   readonly plainUsers: ReadonlyMap<string, string>;
   /** The OAUTHBEARER token validator, when the listener enables OAUTHBEARER. */
   readonly oauthBearer: OAuthBearerSettings | null;
-  /** connections.max.reauth.ms of the listener; 0: sessions end only when their credential does. */
-  readonly maxReauthMs: number;
+  /**
+   * connections.max.reauth.ms of each enabled mechanism on the listener (Kafka's per-mechanism key, then the
+   * listener's, then the broker's); 0: sessions end only when their credential does.
+   */
+  readonly maxReauthMsByMechanism: ReadonlyMap<string, number>;
 }
 
 export interface OAuthBearerSettings {
@@ -100,8 +103,13 @@ export function listenerSaslSettings(config: BrokerConfig): Map<string, Listener
     const oauthBearer = mechanisms.includes('OAUTHBEARER')
       ? oauthBearerSettings(config, listener.name)
       : null;
-    const maxReauthMs = Number(listenerValue(config, listener.name, 'connections.max.reauth.ms'));
-    settings.set(listener.name, { mechanisms, plainUsers: users, oauthBearer, maxReauthMs });
+    const maxReauthMsByMechanism = new Map(
+      mechanisms.map((m) => [
+        m,
+        Number(listenerValue(config, listener.name, 'connections.max.reauth.ms', m)),
+      ]),
+    );
+    settings.set(listener.name, { mechanisms, plainUsers: users, oauthBearer, maxReauthMsByMechanism });
   }
   return settings;
 }
@@ -387,7 +395,7 @@ export class SaslAuthenticator {
   }
 
   /**
-   * Kafka's session lifetime: connections.max.reauth.ms, shortened to the credential's own expiry when it has
+   * Kafka's session lifetime: connections.max.reauth.ms of the mechanism used, shortened to the credential's own expiry when it has
    * one; 0 (no expiry) when neither applies. A credential already expired at this instant gives the smallest
    * lifetime, 1 ms, rather than 0, which would mean "never expires".
    */
@@ -396,7 +404,8 @@ export class SaslAuthenticator {
     credentialExpiresAtMs: number | undefined,
     nowMs: number,
   ): number {
-    const maxReauthMs = this.listeners.get(connection.listenerName)?.maxReauthMs ?? 0;
+    const listener = this.listeners.get(connection.listenerName);
+    const maxReauthMs = listener?.maxReauthMsByMechanism.get(connection.security.saslMechanism ?? '') ?? 0;
     if (credentialExpiresAtMs === undefined) return Math.max(maxReauthMs, 0);
     const untilExpiryMs = credentialExpiresAtMs - nowMs;
     const lifetimeMs = maxReauthMs > 0 ? Math.min(untilExpiryMs, maxReauthMs) : untilExpiryMs;

@@ -365,6 +365,16 @@ describe('listener overrides', () => {
     );
   });
 
+  test('connections.max.reauth.ms may be scoped to a mechanism, as Kafka documents it', () => {
+    const c = resolve({
+      'connections.max.reauth.ms': '5000',
+      'listener.name.sasl_plaintext.oauthbearer.connections.max.reauth.ms': '1200',
+    });
+    assert.deepEqual(c.unknownKeys, []);
+    assert.equal(listenerValue(c, 'SASL_PLAINTEXT', 'connections.max.reauth.ms', 'OAUTHBEARER'), 1200n);
+    assert.equal(listenerValue(c, 'SASL_PLAINTEXT', 'connections.max.reauth.ms', 'PLAIN'), 5000n);
+  });
+
   test('keys that cannot be overridden per listener stay unknown', () => {
     assert.deepEqual(resolve({ 'listener.name.plaintext.num.partitions': '3' }).unknownKeys, [
       'listener.name.plaintext.num.partitions',
