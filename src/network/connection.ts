@@ -294,9 +294,13 @@ export class Connection {
       });
       return;
     }
-    if (this.security.sessionExpiresAtMs !== null && apiKey !== SASL_HANDSHAKE) {
-      if (this.security.sessionExpired(Date.now())) {
-        // KIP-368: the session (or its credential) expired and the client did not re-authenticate in time.
+    if (this.security.sessionExpiresAtMs !== null) {
+      // KIP-368: a SaslHandshake that may begin re-authentication goes on; anything else after the session (or its
+      // credential) expired closes the connection, as Kafka's processor does: the client did not re-authenticate in
+      // time, or tried again too soon after the last re-authentication.
+      const nowMs = Date.now();
+      const reauthenticates = apiKey === SASL_HANDSHAKE && this.security.mayBeginReauthentication(nowMs);
+      if (!reauthenticates && this.security.sessionExpired(nowMs)) {
         host.releaseRequestBytes(frame.length);
         this.close('closing connection: SASL session expired without re-authentication', 'info', {
           apiKey,

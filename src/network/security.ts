@@ -44,6 +44,9 @@ export const RAW_SASL_TOKEN_API_KEY = -1;
 
 export const ANONYMOUS_PRINCIPAL = 'User:ANONYMOUS';
 
+/** Kafka's MIN_REAUTH_INTERVAL_ONE_SECOND: the least time between the starts of two re-authentications. */
+export const REAUTHENTICATION_INTERVAL_MIN_MS = 1000;
+
 /** API keys a SASL connection may send before it is authenticated. */
 const API_VERSIONS = 18;
 export const SASL_HANDSHAKE = 17;
@@ -63,6 +66,8 @@ export class SecurityState {
   sessionExpiresAtMs: number | null = null;
   /** Set while an authenticated connection re-authenticates; the principal must come out the same. */
   reauthenticating = false;
+  /** When the last re-authentication began (epoch ms); null before the first. */
+  reauthenticationStartedAtMs: number | null = null;
   /**
    * Whether the principal was proven with a delegation token (SCRAM tokenauth); such a connection may not create,
    * renew, expire or describe tokens, as in Kafka.
@@ -109,10 +114,21 @@ export class SecurityState {
   }
 
   /** Called on a SaslHandshake v1+ of an authenticated connection whose session expires (KIP-368). */
-  beginReauthentication(mechanism: string): void {
+  beginReauthentication(mechanism: string, nowMs: number): void {
     this.saslMechanism = mechanism;
     this.saslState = 'authenticating';
     this.reauthenticating = true;
+    this.reauthenticationStartedAtMs = nowMs;
+  }
+
+  /**
+   * Whether a re-authentication may begin now. Kafka's KafkaChannel lets one begin at most once a second, counted
+   * from the start of the previous re-authentication (the first may follow the authentication at once), so an
+   * authenticated peer cannot make the broker run its mechanisms in a loop.
+   */
+  mayBeginReauthentication(nowMs: number): boolean {
+    const last = this.reauthenticationStartedAtMs;
+    return last === null || nowMs - last >= REAUTHENTICATION_INTERVAL_MIN_MS;
   }
 
   /** Whether a request other than the SaslHandshake of a re-authentication must close the connection. */

@@ -256,11 +256,17 @@ export class SaslAuthenticator {
       security.sessionExpiresAtMs !== null &&
       version >= 1
     ) {
-      return this.beginReauthentication(connection, listener, mechanism);
+      const nowMs = Date.now();
+      if (security.mayBeginReauthentication(nowMs)) {
+        return this.beginReauthentication(connection, listener, mechanism, nowMs);
+      }
+      // Too soon after the last re-authentication began: Kafka does not start one, and its request handler answers
+      // the SaslHandshake ILLEGAL_SASL_STATE below, leaving the connection open (a session that has ended is
+      // closed before this, by the network layer).
     }
     if (listener === undefined || security.saslState !== 'handshake') {
-      // Not a SASL listener, or already past the handshake: Kafka answers, and closes a connection still
-      // authenticating.
+      // Not a SASL listener, already past the handshake, or a re-authentication refused above: Kafka answers, and
+      // closes a connection still authenticating.
       const close = !security.authenticated;
       if (close) this.closeOnFailure(connection, 'SaslHandshake: ILLEGAL_SASL_STATE');
       return { errorCode: 'ILLEGAL_SASL_STATE', mechanisms, close };
@@ -287,6 +293,7 @@ export class SaslAuthenticator {
     connection: Connection,
     listener: ListenerSasl,
     mechanism: string,
+    nowMs: number,
   ): HandshakeAnswer {
     const security = connection.security;
     const previous = security.saslMechanism as string;
@@ -306,7 +313,7 @@ export class SaslAuthenticator {
             },
           };
     this.servers.set(connection, server);
-    security.beginReauthentication(previous);
+    security.beginReauthentication(previous, nowMs);
     return { errorCode: 'NONE', mechanisms: listener.mechanisms, close: false };
   }
 
