@@ -124,7 +124,8 @@ export interface CellResult {
 export function cellName(spec: CellSpec): string {
   const rate = spec.requestsPerSecond === undefined ? '' : `-${spec.requestsPerSecond}rps`;
   const codec = spec.compression ? `-${compressionName(spec.compression as CompressionType)}` : '';
-  return `${spec.recordBytes}B-${spec.partitions}p-acks${spec.acks === -1 ? 'all' : '1'}-${spec.durability}${rate}${codec}`;
+  const acks = spec.acks === -1 ? 'all' : '1';
+  return `${spec.recordBytes}B-${spec.partitions}p-acks${acks}-${spec.durability}${rate}${codec}`;
 }
 
 /** A broker of the cell with what its repetitions accumulate. */

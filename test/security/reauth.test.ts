@@ -1,8 +1,8 @@
 // KIP-368 re-authentication through the wire: a SASL_PLAINTEXT listener with connections.max.reauth.ms=1500
 // (1300 for OAUTHBEARER, by its per-mechanism key) answers that session lifetime (or a shorter OAUTHBEARER
 // token's), closes a connection that sends a request after its session ended, and lets it re-authenticate on the
-// same connection first, with the same mechanism and principal only. Brook's client re-authenticates by itself and keeps one connection across several lifetimes, and
-// so does a broker's connection to another broker (the same Connection with fixed SASL versions). As Kafka, a
+// same connection first, with the same mechanism and principal only. Brook's client re-authenticates by itself
+// and keeps one connection across several lifetimes, and so does a broker's connection to another broker (the same Connection with fixed SASL versions). As Kafka, a
 // re-authentication may begin at most once a second.
 
 import assert from 'node:assert/strict';

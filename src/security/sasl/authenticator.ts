@@ -402,8 +402,8 @@ export class SaslAuthenticator {
   }
 
   /**
-   * Kafka's session lifetime: connections.max.reauth.ms of the mechanism used, shortened to the credential's own expiry when it has
-   * one; 0 (no expiry) when neither applies. A credential already expired at this instant gives the smallest
+   * Kafka's session lifetime: connections.max.reauth.ms of the mechanism used, shortened to the credential's
+   * own expiry when it has one; 0 (no expiry) when neither applies. A credential already expired at this instant gives the smallest
    * lifetime, 1 ms, rather than 0, which would mean "never expires".
    */
   private sessionLifetimeMs(
