@@ -52,6 +52,8 @@ const READ_COMMITTED = 1;
 /** Consumers send rack_id from Fetch v11 on, and may read from followers from then (Kafka's fetchOnlyLeader). */
 const FOLLOWER_FETCH_VERSION_MIN = 11;
 const ZSTD_FETCH_VERSION_MIN = 10;
+/** The newest Fetch version whose clients get NOT_LEADER_OR_FOLLOWER for KAFKA_STORAGE_ERROR (see errorForVersion). */
+const STORAGE_ERROR_FETCH_VERSION_MAX = 5;
 /** Fetch v12 added lastFetchedEpoch and the diverging epoch of the response (KIP-320 for followers). */
 const LAST_FETCHED_EPOCH_VERSION_MIN = 12;
 /** Fetch v13 names topics by id (KIP-516). */
@@ -600,6 +602,18 @@ function containsZstd(records: Buffer): boolean {
   return false;
 }
 
+/**
+ * Kafka's maybeDownConvertStorageError: a client of Fetch v5 or older may not know KAFKA_STORAGE_ERROR (the Java
+ * client before 1.0 reads it as a fatal unknown error), so an offline log directory or a failed read is answered
+ * NOT_LEADER_OR_FOLLOWER instead, which every client retries after refreshing its metadata, by when the controller
+ * has moved the partition's leadership off the failed directory.
+ */
+function errorForVersion(version: number, errorCode: number): number {
+  return errorCode === ErrorCode.KAFKA_STORAGE_ERROR && version <= STORAGE_ERROR_FETCH_VERSION_MAX
+    ? ErrorCode.NOT_LEADER_OR_FOLLOWER
+    : errorCode;
+}
+
 /** One partition of a Fetch answer, with the fields a leader that has no epoch news leaves at their defaults. */
 export function partitionData(
   partitionIndex: number,
@@ -640,6 +654,7 @@ function respond(context: RequestContext, plan: FetchPlan, reads: readonly Parti
   const stats = context.services.topicStats;
   for (const read of reads) {
     const d = read.data;
+    d.errorCode = errorForVersion(plan.version, d.errorCode);
     stats?.fetched(read.session.topicName, read.bytes, d.errorCode, plan.replicaId >= 0);
     const hw = Number(d.highWatermark);
     const lso = Number(d.lastStableOffset);
