@@ -2,6 +2,7 @@
 // write to an internal topic (the coordinators own what is in them), transactional batches sent without a
 // transactional id (no coordinator would ever end the transaction they open), batches whose records a client
 // encoded wrongly (compressed or not: Kafka's LogValidator reads the records of every batch a client sends), a
+// compressed payload that does not decompress (UNKNOWN_SERVER_ERROR, as Kafka's codecs answer it), a
 // request whose shape Kafka refuses (a base offset other than 0, more than one batch for a partition), and a
 // plain batch from a producer whose transaction is open in the partition. Each refusal leaves the log as it was.
 
@@ -135,6 +136,20 @@ describe('produce requests refused before the append', () => {
       const before = await endOffset('refusals');
       const response = await produceBatch(suite.client, 'refusals', batch);
       assert.equal(response.errorCode, ErrorCode.INVALID_RECORD);
+      assert.equal(await endOffset('refusals'), before, 'nothing was appended');
+    });
+  }
+
+  for (const [name, codec] of CODECS) {
+    it(`a ${name} batch whose payload does not decompress is UNKNOWN_SERVER_ERROR, as in Kafka, and appends nothing`, async () => {
+      // The CRC is right, so the bytes arrived as the client wrote them: a retry (CORRUPT_MESSAGE is retriable)
+      // would send the same payload again. Kafka's codecs answer it with a KafkaException, UNKNOWN_SERVER_ERROR.
+      const batch = buildBatch([{ value: 'one' }, { value: 'two' }], { compression: codec });
+      batch.fill(0x41, BATCH_HEADER_BYTES);
+      writeBatchCrc(batch, 0);
+      const before = await endOffset('refusals');
+      const response = await produceBatch(suite.client, 'refusals', batch);
+      assert.equal(response.errorCode, ErrorCode.UNKNOWN_SERVER_ERROR);
       assert.equal(await endOffset('refusals'), before, 'nothing was appended');
     });
   }

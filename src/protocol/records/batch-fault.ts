@@ -11,6 +11,7 @@ export const RecordErrorCode = {
   INVALID_TIMESTAMP: ErrorCode.INVALID_TIMESTAMP,
   UNSUPPORTED_COMPRESSION_TYPE: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
   INVALID_RECORD: ErrorCode.INVALID_RECORD,
+  UNKNOWN_SERVER_ERROR: ErrorCode.UNKNOWN_SERVER_ERROR,
 } as const;
 export type RecordErrorCode = (typeof RecordErrorCode)[keyof typeof RecordErrorCode];
 
@@ -62,7 +63,11 @@ const CODE_OF: { [K in BatchFaultKind]: RecordErrorCode } = {
   'control-from-client': RecordErrorCode.INVALID_RECORD,
   'producer-fields': RecordErrorCode.INVALID_RECORD,
   'records-framing': RecordErrorCode.CORRUPT_MESSAGE,
-  decompression: RecordErrorCode.CORRUPT_MESSAGE,
+  // Kafka's codecs wrap a stream that does not decompress in a plain KafkaException (GzipCompression.wrapForInput,
+  // DefaultRecordBatch's StreamRecordIterator), which a produce answers UNKNOWN_SERVER_ERROR. Unlike the retriable
+  // CORRUPT_MESSAGE, meant for bytes damaged on the way, it is final: the producer would only send the same bytes
+  // again until its delivery timeout.
+  decompression: RecordErrorCode.UNKNOWN_SERVER_ERROR,
   // The Java producer answers MESSAGE_TOO_LARGE by splitting the batch, which is the useful reaction here.
   'too-large': RecordErrorCode.MESSAGE_TOO_LARGE,
   'bad-inner-message': RecordErrorCode.INVALID_RECORD,

@@ -216,9 +216,13 @@ describe('validateBatch', () => {
     expectFault(fault, 'too-large', RecordErrorCode.MESSAGE_TOO_LARGE);
   });
 
-  it('deep validation reports undecodable compressed payloads as CORRUPT_MESSAGE', () => {
+  it("deep validation reports undecodable compressed payloads as UNKNOWN_SERVER_ERROR (Kafka's KafkaException)", () => {
     const batch = sample(CompressionType.Lz4);
     const bad = patched(batch, (b) => b.fill(0x41, BATCH_HEADER_BYTES + 8, b.length - 4));
-    expectFault(validateBatch(bad, 0, bad.length, { deep: true }), 'decompression', 2);
+    expectFault(
+      validateBatch(bad, 0, bad.length, { deep: true }),
+      'decompression',
+      RecordErrorCode.UNKNOWN_SERVER_ERROR,
+    );
   });
 });
