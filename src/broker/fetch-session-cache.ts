@@ -42,6 +42,8 @@ export interface FetchSession {
   nextEpoch: number;
   readonly partitions: Map<string, SessionPartition>;
   lastUsedMs: number;
+  readonly createdMs: number;
+  /** A follower's session (Kafka's "privileged"): worth more than any consumer's when a slot is contended. */
   readonly privileged: boolean;
 }
 
@@ -178,13 +180,16 @@ export class FetchSessionCache {
     privileged: boolean,
   ): FetchSession | undefined {
     if (this.options.slots === 0) return undefined;
-    if (this.sessions.size >= this.options.slots && !this.evictOne(now, privileged)) return undefined;
+    const partitions = new Map(requested.map((p) => [p.key, p]));
+    if (this.sessions.size >= this.options.slots && !this.evictOne(now, privileged, partitions.size))
+      return undefined;
     const id = this.newId();
     const session: FetchSession = {
       id,
       nextEpoch: 1,
-      partitions: new Map(requested.map((p) => [p.key, p])),
+      partitions,
       lastUsedMs: now,
+      createdMs: now,
       privileged,
     };
     this.sessions.set(id, session);
@@ -192,18 +197,43 @@ export class FetchSessionCache {
   }
 
   /**
-   * Evicts the least recently used session that has been idle past the eviction time, or any unprivileged one
-   * when a follower (privileged) needs the slot, as Kafka favours replication over consumers.
+   * Frees a slot for a new session of `size` partitions, as Kafka's FetchSessionCacheShard.tryEvict: the least
+   * recently used session if it has been idle longer than the eviction time; otherwise the least valuable session
+   * that may be evicted, when the new one is worth more. Worth orders by privilege (a follower's session over a
+   * consumer's), then by size (more partitions save more on every incremental fetch). A follower may evict any
+   * consumer's session; any other eviction needs a session that was older than the eviction time when last used,
+   * so that a new session is safe for that long and consumers that outnumber the slots do not evict each other in
+   * turn, while a large session still gets a slot held by a small one. A consumer never evicts a follower's
+   * session that is in use.
    */
-  private evictOne(now: number, privileged: boolean): boolean {
-    for (const session of this.sessions.values()) {
-      const stale = now - session.lastUsedMs >= this.options.evictionMs;
-      if (stale || (privileged && !session.privileged)) {
-        this.sessions.delete(session.id);
-        return true;
-      }
+  private evictOne(now: number, privileged: boolean, size: number): boolean {
+    // Map order is least recently used first (resolve re-inserts a session it continues).
+    const leastRecent = this.sessions.values().next();
+    if (leastRecent.done === true) return false;
+    if (now - leastRecent.value.lastUsedMs > this.options.evictionMs) {
+      this.sessions.delete(leastRecent.value.id);
+      return true;
     }
-    return false;
+    let victim: FetchSession | undefined;
+    for (const session of this.sessions.values()) {
+      if (!this.evictableBy(session, privileged)) continue;
+      if (victim === undefined || worthLess(session, victim)) victim = session;
+    }
+    if (victim === undefined) return false;
+    // Kafka compares the new session as (privileged, size, id 0): an equal one is not worth more.
+    const worthMore = privileged !== victim.privileged ? privileged : size > victim.partitions.size;
+    if (!worthMore) return false;
+    this.sessions.delete(victim.id);
+    return true;
+  }
+
+  /**
+   * Kafka files a session as evictable when it is used (FetchSessionCache.touch): by anyone once it was older
+   * than the eviction time then, and by a follower also when it is a consumer's.
+   */
+  private evictableBy(session: FetchSession, privileged: boolean): boolean {
+    const settled = session.lastUsedMs - session.createdMs > this.options.evictionMs;
+    return settled || (privileged && !session.privileged);
   }
 
   private newId(): number {
@@ -212,6 +242,13 @@ export class FetchSessionCache {
       if (!this.sessions.has(id)) return id;
     }
   }
+}
+
+/** Kafka's EvictableKey order: consumer before follower, fewer partitions first, then the lower id. */
+function worthLess(a: FetchSession, b: FetchSession): boolean {
+  if (a.privileged !== b.privileged) return !a.privileged;
+  if (a.partitions.size !== b.partitions.size) return a.partitions.size < b.partitions.size;
+  return a.id < b.id;
 }
 
 function nextEpoch(epoch: number): number {

@@ -86,4 +86,53 @@ describe('fetch session cache (KIP-227)', () => {
     assert.equal(c.resolve(0, 0, [part(0)], [], false).kind, 'full', 'an idle session is evicted');
     assert.equal(c.size, 1);
   });
+
+  /** Opens a session of `partitions` partitions; its id, or 0 when the cache gave none. */
+  const open = (c: FetchSessionCache, partitions: number, privileged: boolean): number => {
+    const r = c.resolve(
+      0,
+      0,
+      Array.from({ length: partitions }, (_, i) => part(i)),
+      [],
+      privileged,
+    );
+    return r.kind === 'full' ? r.session.id : 0;
+  };
+  const alive = (c: FetchSessionCache, id: number, epoch: number): boolean =>
+    c.resolve(id, epoch, [], [], false).kind === 'incremental';
+
+  it("evicts by Kafka's worth: a follower takes the smallest consumer session, even a new one", () => {
+    const c = cache(2);
+    // The larger session is the least recently used: size, not age, decides.
+    const big = open(c, 5, false);
+    const small = open(c, 1, false);
+    assert.ok(open(c, 1, true) > 0, 'a follower evicts a consumer at once');
+    assert.equal(alive(c, small, 1), false, 'the smaller consumer session went');
+    assert.equal(alive(c, big, 1), true);
+  });
+
+  it("never lets a consumer evict a follower's session in use, however large the consumer's", () => {
+    let now = 0;
+    const c = cache(2, () => now);
+    const follower = open(c, 1, true);
+    const consumer = open(c, 1, false);
+    now = 130_000;
+    assert.equal(alive(c, follower, 1), true);
+    assert.equal(alive(c, consumer, 1), true);
+    assert.ok(open(c, 50, false) > 0, 'the settled consumer session is evicted');
+    assert.equal(alive(c, consumer, 2), false);
+    assert.equal(open(c, 100, false), 0, 'the follower session is not, nor the new consumer one');
+    assert.equal(alive(c, follower, 2), true);
+  });
+
+  it('lets a larger follower session evict a settled smaller follower session, not a new one', () => {
+    let now = 0;
+    const c = cache(1, () => now);
+    const follower = open(c, 2, true);
+    assert.equal(open(c, 3, true), 0, 'too new to be evicted');
+    now = 121_000;
+    assert.equal(alive(c, follower, 1), true);
+    assert.equal(open(c, 2, true), 0, 'not worth more');
+    assert.ok(open(c, 3, true) > 0);
+  });
 });

@@ -15,7 +15,7 @@ import {
   RequestInterception,
   type RequestInterceptor,
 } from '../../src/broker/request-interceptor.js';
-import { systemClock } from '../../src/common/clock.js';
+import { type Clock, systemClock } from '../../src/common/clock.js';
 import { createLogger, type Logger, silentLogger } from '../../src/common/logger.js';
 
 export interface InProcessBroker {
@@ -28,7 +28,7 @@ export interface InProcessBroker {
 
 export async function startInProcessBroker(
   overrides: Record<string, string | number | boolean> = {},
-  options: { readonly logger?: Logger } = {},
+  options: { readonly logger?: Logger; readonly clock?: Clock } = {},
 ): Promise<InProcessBroker> {
   const dataDir = mkdtempSync(join(tmpdir(), 'brook-test-'));
   const text = new Map(
@@ -45,7 +45,12 @@ export async function startInProcessBroker(
     options.logger ?? (process.env.BROOK_TEST_LOG === '1' ? createLogger('brook') : silentLogger);
   const loaded = await loadBrokerConfig({ configPath: null, overrides: text, warn: (m) => logger.warn(m) });
   const interception = new RequestInterception();
-  const broker = new Broker({ ...loaded, clock: systemClock, logger, requestInterception: interception });
+  const broker = new Broker({
+    ...loaded,
+    clock: options.clock ?? systemClock,
+    logger,
+    requestInterception: interception,
+  });
   let stopped = false;
   const stop = async (): Promise<void> => {
     if (stopped) return;
