@@ -54,6 +54,7 @@ import { truncateAll, truncateSegmentsTo } from './log-truncation.js';
 import {
   ListOffsetsTimestamp,
   type LocatedRecord,
+  legacyOffsetsBefore,
   type OffsetAndTimestamp,
   offsetForTimestamp,
   type RecordTimestampLocator,
@@ -762,6 +763,20 @@ export class Log {
       },
       timestampMs,
       locate,
+    );
+  }
+
+  /** ListOffsets v0: segment offsets by file modification time (see legacyOffsetsBefore). */
+  legacyOffsetsBefore(timestampMs: number, maxNumOffsets: number): number[] {
+    return legacyOffsetsBefore(
+      {
+        segments: this.segments,
+        logStartOffset: this.logStartOffsetValue,
+        logEndOffset: this.logEndOffsetValue,
+      },
+      timestampMs,
+      maxNumOffsets,
+      this.clock.nowMs(),
     );
   }
 

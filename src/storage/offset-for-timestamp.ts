@@ -1,5 +1,6 @@
 // ListOffsets against one log: the earliest or latest offset, the offset of the largest timestamp (KIP-734), or
-// the first offset whose record reaches a timestamp, found through the segments' time indexes.
+// the first offset whose record reaches a timestamp, found through the segments' time indexes; for v0, the
+// offsets of the segments modified before a time.
 //
 // Ownership: pure lookups over the log's segments at the moment of the call; nothing here changes a file or an
 // offset. The Log calls them with its own state (see Log.offsetForTimestamp).
@@ -42,6 +43,35 @@ export interface TimestampLookupView {
   readonly logStartOffset: number;
   readonly logEndOffset: number;
   readonly epochCache: LeaderEpochCache;
+}
+
+/**
+ * ListOffsets v0, Kafka's UnifiedLog.legacyFetchOffsetsBefore: the old API went by segment files, not record
+ * timestamps. Each segment is an entry, its base offset (not below the log start) at its file's last modification
+ * time, and a non-empty active segment adds the log end offset at `nowMs`. The answer is the last entry for
+ * Latest, the first for Earliest, else the last entry modified at or before `timestampMs`, with the entries
+ * before it, newest first, at most `maxNumOffsets` of them: empty when every segment changed after the timestamp.
+ */
+export function legacyOffsetsBefore(
+  log: Omit<TimestampLookupView, 'epochCache'>,
+  timestampMs: number,
+  maxNumOffsets: number,
+  nowMs: number,
+): number[] {
+  const entries = log.segments.map((s) => ({
+    offset: Math.max(s.baseOffset, log.logStartOffset),
+    modifiedMs: s.lastModifiedMs,
+  }));
+  const active = log.segments[log.segments.length - 1];
+  if (active !== undefined && active.size > 0) entries.push({ offset: log.logEndOffset, modifiedMs: nowMs });
+  let from = entries.length - 1;
+  if (timestampMs === ListOffsetsTimestamp.Earliest) from = Math.min(0, from);
+  else if (timestampMs !== ListOffsetsTimestamp.Latest) {
+    while (from >= 0 && entries[from]!.modifiedMs > timestampMs) from--;
+  }
+  const offsets: number[] = [];
+  for (let i = from; i >= 0 && offsets.length < maxNumOffsets; i--) offsets.push(entries[i]!.offset);
+  return offsets.sort((a, b) => b - a);
 }
 
 /**

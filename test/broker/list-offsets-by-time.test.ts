@@ -1,9 +1,13 @@
 // ListOffsets by time answers the first record whose timestamp reaches the target with that record's own
 // timestamp (Kafka's LogSegment.findOffsetByTimestamp), not the max timestamp of the batch holding it; in a
 // LogAppendTime topic every record carries the append time. MAX_TIMESTAMP (-3, KIP-734) answers the record that
-// holds the largest timestamp, not the last record of its batch.
+// holds the largest timestamp, not the last record of its batch. ListOffsets v0 (old clients: Sarama before 0.10.1,
+// kafka-python with api_version 0.9/0.10.0) answers by segment modification time, as Kafka's
+// legacyFetchOffsetsBefore, with up to max_num_offsets segment offsets, newest first.
 
 import assert from 'node:assert/strict';
+import { utimesSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
@@ -98,5 +102,51 @@ describe('ListOffsets by time', () => {
       offset: 0n,
       timestamp: produced.logAppendTimeMs,
     });
+  });
+
+  /** ListOffsets v0 of partition 0 of `topic`: the old-style offsets, newest first. */
+  const lookupV0 = async (topic: string, timestamp: number, maxNumOffsets: number): Promise<bigint[]> => {
+    const response = await suite.client.call(ApiKey.LIST_OFFSETS, 0, {
+      replicaId: -1,
+      topics: [
+        {
+          name: topic,
+          partitions: [
+            { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: BigInt(timestamp), maxNumOffsets },
+          ],
+        },
+      ],
+    });
+    const partition = response.topics[0].partitions[0];
+    assert.equal(partition.errorCode, ErrorCode.NONE);
+    return partition.oldStyleOffsets;
+  };
+
+  it('v0 answers segment offsets by file modification time, up to max_num_offsets (legacyFetchOffsetsBefore)', async () => {
+    const topic = 'by-time-v0';
+    // A segment for each one-record batch: segments at offsets 0, 1 and 2, the last one active and not empty.
+    await createTopic(suite.client, topic, { numPartitions: 1, configs: { 'segment.bytes': '100' } });
+    // Records of now: retention does not touch them, and v0 does not read their timestamps anyway.
+    for (const value of ['a', 'b', 'c']) {
+      const produced = await produceBatch(suite.client, topic, buildBatch([{ value }]));
+      assert.equal(produced.errorCode, ErrorCode.NONE);
+    }
+    // The segments were last written at BASE, BASE + 10 s and BASE + 20 s.
+    for (const [base, seconds] of [
+      [0, 0],
+      [1, 10],
+      [2, 20],
+    ]) {
+      const file = join(suite.broker.dataDir, `${topic}-0`, `${String(base).padStart(20, '0')}.log`);
+      utimesSync(file, (BASE_MS + seconds! * 1000) / 1000, (BASE_MS + seconds! * 1000) / 1000);
+    }
+
+    assert.deepEqual(await lookupV0(topic, -1, 1), [3n], 'latest: the high watermark');
+    assert.deepEqual(await lookupV0(topic, -1, 10), [3n, 2n, 1n, 0n], 'latest, then the segments');
+    assert.deepEqual(await lookupV0(topic, -2, 10), [0n], 'earliest: the log start alone');
+    assert.deepEqual(await lookupV0(topic, BASE_MS + 15_000, 10), [1n, 0n], 'segments modified by then');
+    assert.deepEqual(await lookupV0(topic, BASE_MS + 15_000, 1), [1n]);
+    assert.deepEqual(await lookupV0(topic, BASE_MS - 1, 10), [], 'every segment modified later');
+    assert.deepEqual(await lookupV0(topic, Date.now() + 3_600_000, 1), [3n], 'a time to come: the end');
   });
 });

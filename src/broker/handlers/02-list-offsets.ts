@@ -1,6 +1,7 @@
 // ListOffsets (2): earliest, latest (the high watermark, or the last stable offset under read_committed), the
 // offset of the largest timestamp, or the first record at or after a timestamp. The storage engine finds the
-// batch by its time index; the record inside it is found here by decoding that one batch.
+// batch by its time index; the record inside it is found here by decoding that one batch. v0 is Kafka's older
+// API, by segment modification time (see oldStyle).
 //
 // The latest offset under read_committed is where an exactly-once reader restores up to (a Streams task's
 // changelog): it is answered only once this broker is shown to still lead the partition
@@ -22,6 +23,8 @@ import { leaderPartition } from '../replica/leader-lookup.js';
 import type { Partition } from '../replica/partition.js';
 
 const READ_COMMITTED = 1;
+/** The replica id a consumer's ListOffsets carries (followers send their broker id, debugging clients -2). */
+const CONSUMER_REPLICA_ID = -1;
 /** How long a read_committed latest offset waits for the followers to confirm the leader (v10's timeout if less). */
 const CONFIRM_TIMEOUT_MS = 5000;
 /** ListOffsets v5 brought OFFSET_NOT_AVAILABLE (KIP-207). */
@@ -64,7 +67,7 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
             const timestamp = Number(p.timestamp);
             const readCommitted = request.isolationLevel === READ_COMMITTED;
             if (context.apiVersion === 0)
-              return oldStyle(partition, p.partitionIndex, timestamp, p.maxNumOffsets);
+              return oldStyle(partition, p.partitionIndex, timestamp, p.maxNumOffsets, request.replicaId);
             const fromFollower = request.replicaId >= 0;
             if (!readCommitted || fromFollower || timestamp !== ListOffsetsTimestamp.Latest)
               return lookup(
@@ -143,23 +146,26 @@ function lookup(
   return answer(index, ErrorCode.NONE, found.timestampMs, found.offset, found.leaderEpoch);
 }
 
-/** v0 answers a list of offsets: segment base offsets before the timestamp, newest first (Kafka's old API). */
+/**
+ * v0 answers a list of offsets, newest first: Kafka's legacyFetchOffsetsForTimestamp, by segment modification
+ * time (Log.legacyOffsetsBefore), so an old client's lookup by time gets what it got from Kafka, coarse as it is.
+ * A consumer (replica id -1, not a follower or a debugging client) is not shown offsets beyond the high
+ * watermark: when there are any, they give way to the high watermark itself.
+ */
 function oldStyle(
   partition: Partition,
   index: number,
   timestamp: number,
   maxNumOffsets: number,
+  replicaId: number,
 ): ListOffsetsResponseListOffsetsPartitionResponse {
   const log = partition.log;
-  let offsets: number[];
-  if (timestamp === ListOffsetsTimestamp.Latest) offsets = [log.highWatermark];
-  else if (timestamp === ListOffsetsTimestamp.Earliest) offsets = [log.logStartOffset];
-  else {
-    const found = log.offsetForTimestamp(timestamp, locateRecord);
-    offsets = found === null ? [] : [found.offset];
-  }
+  let offsets = log.legacyOffsetsBefore(timestamp, Math.max(0, maxNumOffsets));
+  const hw = log.highWatermark;
+  if (replicaId === CONSUMER_REPLICA_ID && offsets.some((o) => o > hw))
+    offsets = [hw, ...offsets.filter((o) => o <= hw)];
   const response = answer(index, ErrorCode.NONE);
-  response.oldStyleOffsets = offsets.slice(0, Math.max(0, maxNumOffsets)).map(BigInt);
+  response.oldStyleOffsets = offsets.map(BigInt);
   return response;
 }
 
