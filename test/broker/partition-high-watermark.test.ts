@@ -2,7 +2,8 @@
 // proposed expansion and elect a replica it adds (a reassignment finishes when its targets join the ISR) before
 // the leader hears the answer, so until then a write is acknowledged only once the added replicas have it too.
 // And over the followers outside the ISR that are caught up and alive (Kafka's maybeIncrementLeaderHW), so that one
-// reaches the high watermark and joins even while the leader keeps taking writes.
+// reaches the high watermark and joins even while the leader keeps taking writes. Never while the committed ISR is
+// below min.insync.replicas (capped at the replicas assigned), as in Kafka 3.7+ (KAFKA-15583).
 
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
@@ -137,6 +138,34 @@ describe('partition high watermark', () => {
     p.isrChangeSent([B1, B2]);
     p.recordFollowerEnd(B2, 2);
     assert.equal(log.highWatermark, 1, 'broker 3 is in the ISR until the controller says otherwise');
+  });
+
+  it('does not move while the committed ISR is below min.insync.replicas, an expansion in flight too (KAFKA-15583)', (t) => {
+    const { p, log, append, clock } = leaderOf(t, [LEADER], {
+      lagTimeMaxMs: LAG_TIME_MAX_MS,
+      isAlive: () => true,
+    });
+    p.settings = { minInsyncReplicas: 2 } as TopicLogSettings;
+    append(3);
+    assert.equal(log.highWatermark, 0, 'the leader alone is under min ISR');
+    p.recordFollowerEnd(B2, 3);
+    p.recordFollowerEnd(B3, 3);
+    assert.equal(log.highWatermark, 0, 'caught-up followers outside the ISR do not make up for it');
+    const proposed = p.proposedIsr(clock.nowMs(), LAG_TIME_MAX_MS)!;
+    assert.deepEqual(proposed, [1, 2, 3]);
+    p.isrChangeSent(proposed);
+    assert.equal(p.maybeAdvanceHighWatermark(), false, 'an expansion counts once the controller accepts it');
+    assert.equal(p.applyIsr(proposed, 5, 1), true);
+    assert.equal(log.highWatermark, 3);
+  });
+
+  it('caps min.insync.replicas at the replicas assigned: one replica under a minimum of 2 moves', (t) => {
+    const { p, log, append } = leaderOf(t, [LEADER]);
+    p.settings = { minInsyncReplicas: 2 } as TopicLogSettings;
+    p.becomeLeader(6, 1, [LEADER], [LEADER]);
+    assert.equal(p.effectiveMinIsr, 1);
+    append(2);
+    assert.equal(log.highWatermark, 2);
   });
 
   it('forgets a proposal when a LeaderAndIsr makes it leader again; a late answer to it changes nothing', (t) => {

@@ -544,6 +544,23 @@ export class Partition {
     return [...this.isr, ...pending.filter((id) => !this.isr.includes(id))];
   }
 
+  /**
+   * min.insync.replicas as this replica applies it: never more than the replicas assigned (Kafka 3.7+'s
+   * effectiveMinIsr, KAFKA-15583). A topic whose min.insync.replicas exceeds its replication factor (one replica
+   * under a broker default of 2) would otherwise be under min ISR for good, and its high watermark never move.
+   */
+  get effectiveMinIsr(): number {
+    return Math.min(this.settings.minInsyncReplicas, this.replicas.length);
+  }
+
+  /**
+   * Whether this broker leads the partition with a committed ISR smaller than effectiveMinIsr (Kafka's
+   * isUnderMinIsr): a change in flight that would add replicas does not count until the controller accepts it.
+   */
+  get underMinIsr(): boolean {
+    return this.isLeader && this.isr.length < this.effectiveMinIsr;
+  }
+
   get isrChangeInFlight(): boolean {
     return this.pendingIsr !== null;
   }
@@ -605,9 +622,16 @@ export class Partition {
    * under a steady load its last fetch was nearly always behind it: it stayed out of the ISR for as long as the
    * writes went on. A follower that stops fetching stops counting once that time has passed, and one that this
    * broker's metadata does not list as alive (its registration is gone: dead, or fenced) does not count at all.
+   *
+   * It does not move at all while the committed ISR is smaller than min.insync.replicas (underMinIsr), as in Kafka
+   * 3.7+ (KAFKA-15583, in ZooKeeper mode too), so that every record below it is on at least min.insync.replicas
+   * replicas: an acks=0/1 write taken meanwhile, on fewer replicas than the topic asks for, is not given to
+   * consumers, who could otherwise read a record that a lost disk or an unclean election takes back. It becomes
+   * visible once the ISR grows back (applyIsr moves the high watermark then), or once min.insync.replicas is
+   * lowered and the next write or follower fetch moves it (a config change alone does not, as in Kafka).
    */
   maybeAdvanceHighWatermark(nowMs = this.clock.nowMs()): boolean {
-    if (!this.isLeader) return false;
+    if (!this.isLeader || this.underMinIsr) return false;
     let hw = this.log.writtenEndOffset;
     const lowest = (id: BrokerId): void => {
       if (id === this.localBrokerId) return;

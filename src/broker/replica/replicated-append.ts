@@ -5,8 +5,9 @@
 // - a write waits until the high watermark passes its last offset (every replica of the ISR has it);
 // - then it succeeds only if the ISR at that moment still has min.insync.replicas members (counting a change in
 //   flight, as the high watermark does). With fewer, the records are in the log but on fewer replicas than the
-//   topic asks for: NOT_ENOUGH_REPLICAS_AFTER_APPEND. This happens when the ISR shrinks after the append (a
-//   follower died or fell behind), which moves the high watermark past the write;
+//   topic asks for: NOT_ENOUGH_REPLICAS_AFTER_APPEND. Kafka keeps the check, but since its 3.7 (KAFKA-15583) the
+//   high watermark no longer moves while the ISR is below min.insync.replicas (Partition.maybeAdvanceHighWatermark),
+//   so a write whose ISR shrinks below it after the append waits: for the ISR to grow back, or until its timeout;
 // - it ends with NOT_LEADER_OR_FOLLOWER as soon as this broker stops leading the partition (made a follower, or
 //   its replica removed): the high watermark would not move again here. A new leader epoch alone does not end
 //   it: a leader that stays leader when the controller takes a dead follower out of the ISR still holds the write;
