@@ -1,5 +1,5 @@
 // DescribeTransactions (65): the state of transactional ids coordinated here (NOT_COORDINATOR for the others,
-// TRANSACTIONAL_ID_NOT_FOUND for unknown ids), as kafka-transactions.sh describe shows it.
+// TRANSACTIONAL_ID_NOT_FOUND for unknown ids, INVALID_REQUEST for ""), as kafka-transactions.sh describe shows it.
 
 import { TXN_STATE_NAMES, tpOf } from '../../coordinator/transaction/transaction-coordinator.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -35,6 +35,8 @@ export const describeTransactionsHandler = defineHandler<
         if (!authorizeTransactionalId(context, AclOperation.DESCRIBE, id)) {
           return { ...empty, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
         }
+        // Kafka's handleDescribeTransactions: an empty id is a malformed request, not an unknown id.
+        if (id === '') return { ...empty, errorCode: ErrorCode.INVALID_REQUEST };
         const errorCode = coordinator.errorFor(id);
         if (errorCode !== ErrorCode.NONE) return { ...empty, errorCode };
         const m = coordinator.describe(id);

@@ -30,7 +30,8 @@ export const listTransactionsHandler = defineHandler<ListTransactionsRequest, Li
     const producerIds = request.producerIdFilters.map(Number);
     const transactionStates = coordinator
       .list(request.stateFilters, producerIds)
-      .filter((t) => durationMs < 0 || (t.startMs >= 0 && nowMs - t.startMs >= durationMs))
+      // Kafka keeps an id when now - start > d, so an id with no start time (-1) always passes a filter.
+      .filter((t) => durationMs < 0 || nowMs - t.startMs > durationMs)
       // Kafka lists only the transactional ids the principal may describe.
       .filter((t) => authorize(context, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, t.id, false))
       .map((t) => ({ transactionalId: t.id, producerId: BigInt(t.producerId), transactionState: t.state }));
