@@ -164,6 +164,8 @@ async function describe(admin: Admin, args: ParsedArgs): Promise<number> {
   const result = topics.map((t, i) => {
     const topicConfigs = configs[i]?.configs ?? [];
     const overrides = topicConfigs.filter((c) => c.source === 'DYNAMIC_TOPIC_CONFIG');
+    // The configured value, not capped at the replication factor as the broker's checks and metrics are (Kafka
+    // 3.7+): Kafka's TopicCommand reads it so, and so lists a one-replica topic under a minimum of 2.
     const minIsr = Number(topicConfigs.find((c) => c.name === 'min.insync.replicas')?.value ?? 1);
     const partitions = t.partitions
       .map((p) => {

@@ -35,7 +35,7 @@ async function metadata(broker: BrokerAddress, topics: string[]) {
 
 /** Partition 0 of `topic` as `broker`'s metadata cache sees it. */
 export async function partitionView(
-  broker: BrokerProcess,
+  broker: BrokerAddress,
   topic: string,
 ): Promise<PartitionView | undefined> {
   return (await metadata(broker, [topic])).topics[0]?.partitions[0];

@@ -409,7 +409,8 @@ export const LOG_KEYS = [
     '1',
     'high',
     'When a producer asks for acks=all (-1), the fewest in-sync replicas that must hold a write; ' +
-      'with fewer the write fails with NOT_ENOUGH_REPLICAS. The default of the topic setting.',
+      "with fewer the write fails with NOT_ENOUGH_REPLICAS. Never more than a partition's replicas count " +
+      '(as in Kafka 3.7+). The default of the topic setting.',
     {
       validator: atLeast(1),
       ...dynamic,

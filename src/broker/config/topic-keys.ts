@@ -336,7 +336,8 @@ const TOPIC_KEY_LIST: readonly TopicKeyDef[] = [
     '1',
     'When a producer asks for acks=all (-1), the fewest in-sync replicas that must hold a write for ' +
       'it to succeed; with fewer in the ISR the write fails with NOT_ENOUGH_REPLICAS or ' +
-      'NOT_ENOUGH_REPLICAS_AFTER_APPEND.',
+      'NOT_ENOUGH_REPLICAS_AFTER_APPEND. Never more than the replicas assigned count (as in Kafka 3.7+): ' +
+      'a topic with one replica takes acks=all under a minimum of 2.',
     [synonym('min.insync.replicas')],
     {
       validator: atLeast(1),

@@ -294,10 +294,13 @@ export class Partition {
     if (versionProblem !== null && !versionProblem.ok) {
       return failed(versionProblem.errorCode, versionProblem.errorMessage);
     }
-    if (requiredAcks === -1 && this.isr.length < minInsyncReplicas) {
+    // The minimum capped at the replicas assigned, as Kafka 3.7+'s appendRecordsToLeader reads it (effectiveMinIsr,
+    // KAFKA-15583): one replica under a minimum of 2 (a single broker with a production default) takes acks=all.
+    const minIsr = this.cappedMinIsr(minInsyncReplicas);
+    if (requiredAcks === -1 && this.isr.length < minIsr) {
       return failed(
         ErrorCode.NOT_ENOUGH_REPLICAS,
-        `ISR has ${this.isr.length} of min.insync.replicas ${minInsyncReplicas}`,
+        `ISR has ${this.isr.length} of min.insync.replicas ${minIsr}`,
       );
     }
     const prepared = prepareProducedBatches(records, this.settings, nowMs, fromClient, this.key);
@@ -548,9 +551,15 @@ export class Partition {
    * min.insync.replicas as this replica applies it: never more than the replicas assigned (Kafka 3.7+'s
    * effectiveMinIsr, KAFKA-15583). A topic whose min.insync.replicas exceeds its replication factor (one replica
    * under a broker default of 2) would otherwise be under min ISR for good, and its high watermark never move.
+   * Kafka reads the same capped value wherever it compares the ISR with the minimum: the acks=all check before an
+   * append (appendAsLeader), the one after it (replicated-append.ts), and the UnderMinIsr / AtMinIsr metrics.
    */
   get effectiveMinIsr(): number {
-    return Math.min(this.settings.minInsyncReplicas, this.replicas.length);
+    return this.cappedMinIsr(this.settings.minInsyncReplicas);
+  }
+
+  private cappedMinIsr(minInsyncReplicas: number): number {
+    return Math.min(minInsyncReplicas, this.replicas.length);
   }
 
   /**

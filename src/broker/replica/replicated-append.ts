@@ -4,8 +4,9 @@
 // It is Kafka's DelayedProduce with Partition.checkEnoughReplicasReachOffset:
 // - a write waits until the high watermark passes its last offset (every replica of the ISR has it);
 // - then it succeeds only if the ISR at that moment still has min.insync.replicas members (counting a change in
-//   flight, as the high watermark does). With fewer, the records are in the log but on fewer replicas than the
-//   topic asks for: NOT_ENOUGH_REPLICAS_AFTER_APPEND. Kafka keeps the check, but since its 3.7 (KAFKA-15583) the
+//   flight, as the high watermark does; the minimum capped at the replicas assigned, Kafka 3.7+'s
+//   effectiveMinIsr). With fewer, the records are in the log but on fewer replicas than the topic asks for:
+//   NOT_ENOUGH_REPLICAS_AFTER_APPEND. Kafka keeps the check, but since its 3.7 (KAFKA-15583) the
 //   high watermark no longer moves while the ISR is below min.insync.replicas (Partition.maybeAdvanceHighWatermark),
 //   so a write whose ISR shrinks below it after the append waits: for the ISR to grow back, or until its timeout;
 // - it ends with NOT_LEADER_OR_FOLLOWER as soon as this broker stops leading the partition (made a follower, or
@@ -53,7 +54,7 @@ export function replicationOutcome(
     const hosted = deps.replicas.get(partition.topic, partition.partition) === partition;
     return hosted ? null : ErrorCode.NOT_LEADER_OR_FOLLOWER;
   }
-  return partition.maximalIsrSize >= partition.settings.minInsyncReplicas
+  return partition.maximalIsrSize >= partition.effectiveMinIsr
     ? ErrorCode.NONE
     : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
 }
