@@ -240,15 +240,17 @@ export class BrokerMetrics {
     );
     this.gauge(
       'kafka_server_replicamanager_underminisrpartitioncount',
-      'UnderMinIsrPartitionCount: partitions led here whose ISR is smaller than min.insync.replicas',
+      'UnderMinIsrPartitionCount: partitions led here whose ISR is smaller than min.insync.replicas (capped at the replicas assigned)',
       [],
-      (set, s) => set({}, leaders(s).filter((p) => p.isr.length < p.settings.minInsyncReplicas).length),
+      // The capped minimum, as Kafka 3.7+'s isUnderMinIsr (KAFKA-15583): a one-replica topic under a minimum of 2
+      // takes acks=all writes and is not reported as under min ISR.
+      (set, s) => set({}, leaders(s).filter((p) => p.isr.length < p.effectiveMinIsr).length),
     );
     this.gauge(
       'kafka_server_replicamanager_atminisrpartitioncount',
-      'AtMinIsrPartitionCount: partitions led here whose ISR is exactly min.insync.replicas',
+      'AtMinIsrPartitionCount: partitions led here whose ISR is exactly min.insync.replicas (capped at the replicas assigned)',
       [],
-      (set, s) => set({}, leaders(s).filter((p) => p.isr.length === p.settings.minInsyncReplicas).length),
+      (set, s) => set({}, leaders(s).filter((p) => p.isr.length === p.effectiveMinIsr).length),
     );
     this.gauge(
       'kafka_cluster_partition_underreplicated',

@@ -193,6 +193,25 @@ describe('metrics endpoint of a single broker', () => {
     assert.ok(s.families.has('nodejs_gc_duration_seconds'));
   });
 
+  it('counts a one-replica partition under min.insync.replicas 2 at min ISR, not under it', async () => {
+    // Kafka 3.7+'s UnderMinIsr / AtMinIsr compare the ISR with min.insync.replicas capped at the replicas assigned
+    // (KAFKA-15583): such a partition takes acks=all writes, and an alert on the under-min-ISR count must not fire.
+    await createTopic(client, 'capped-min-isr', {
+      numPartitions: 1,
+      replicationFactor: 1,
+      configs: { 'min.insync.replicas': '2' },
+    });
+    await eventually(port, (s) => {
+      // The new partition is hosted and led here (value throws while it has no log yet).
+      s.value('kafka_log_log_size', { topic: 'capped-min-isr', partition: 0 });
+      const led = s.value('kafka_server_replicamanager_leadercount');
+      assert.equal(led, countLogs(s));
+      assert.equal(s.value('kafka_server_replicamanager_underminisrpartitioncount'), 0);
+      // Every partition of this broker has one replica and a minimum of at least 1: all at min ISR.
+      assert.equal(s.value('kafka_server_replicamanager_atminisrpartitioncount'), led);
+    });
+  });
+
   it('reports network and request-handler idleness as a fraction of the time between scrapes', async () => {
     // A broker serving scrapes and nothing else waits for I/O almost all the time; scrapes less than a second
     // apart report the last window of a second or more.
