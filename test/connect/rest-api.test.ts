@@ -10,10 +10,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Admin } from '../../src/client/index.js';
+import { Admin, Producer } from '../../src/client/index.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { type ConnectWorker, rest, startConnectWorker } from '../helpers/connect-worker.js';
-import { waitUntil } from '../helpers/wait.js';
+import { untilValue, waitUntil } from '../helpers/wait.js';
 
 let broker: BrokerProcess;
 let worker: ConnectWorker;
@@ -458,4 +458,52 @@ test("a stopped sink's offsets: Kafka's accepted forms, refused without partitio
     },
   );
   assert.equal((await rest(worker.url, 'DELETE', '/connectors/so')).status, 204);
+});
+
+test("a sink's consumer.override.group.id is its consumer group, for its tasks and its offsets (KIP-458)", async () => {
+  // A sink moved from Kafka Connect keeps the group its offsets are in; Brook used connect-<name> regardless,
+  // so the sink read the topic again from the start and the offsets endpoints showed another group.
+  const topic = 'override-group';
+  const group = 'migrated-sink-group';
+  const admin = new Admin({ bootstrapServers: broker.bootstrap });
+  const producer = new Producer({ bootstrapServers: broker.bootstrap });
+  const file = join(dir, 'override-group.txt');
+  try {
+    await admin.createTopics([{ topic, numPartitions: 1, replicationFactor: 1 }]);
+    for (const line of ['a', 'b', 'c', 'd']) await producer.send({ topic, value: Buffer.from(line) });
+    // What the group committed under Kafka Connect: the first two records are done.
+    await admin.alterConsumerGroupOffsets(group, [{ topic, partition: 0, offset: 2 }]);
+    const sink = {
+      'connector.class': 'FileStreamSink',
+      topics: topic,
+      file,
+      'consumer.override.group.id': group,
+      'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
+    };
+    assert.equal((await rest(worker.url, 'POST', '/connectors', { name: 'og', config: sink })).status, 201);
+    const committed = async (g: string) => (await admin.listConsumerGroupOffsets(g)).map((o) => o.offset);
+    await untilValue('the sink to commit offset 4 in its group', async () =>
+      (await committed(group))[0] === 4 ? true : null,
+    );
+    assert.equal(readFileSync(file, 'utf8'), 'c\nd\n');
+    assert.deepEqual(await committed('connect-og'), []);
+
+    // KIP-875 reads and writes the same group.
+    assert.equal((await rest(worker.url, 'PUT', '/connectors/og/stop')).status, 204);
+    assert.deepEqual((await rest(worker.url, 'GET', '/connectors/og/offsets')).body, {
+      offsets: [{ partition: { kafka_topic: topic, kafka_partition: 0 }, offset: { kafka_offset: 4 } }],
+    });
+    const altered = await rest(worker.url, 'PATCH', '/connectors/og/offsets', {
+      offsets: [{ partition: { kafka_topic: topic, kafka_partition: 0 }, offset: { kafka_offset: 1 } }],
+    });
+    assert.equal(altered.status, 200, JSON.stringify(altered.body));
+    assert.deepEqual(await committed(group), [1]);
+    assert.equal((await rest(worker.url, 'DELETE', '/connectors/og/offsets')).status, 200);
+    assert.deepEqual(await committed(group), []);
+    assert.deepEqual(await committed('connect-og'), []);
+  } finally {
+    await producer.close();
+    await admin.close();
+  }
+  assert.equal((await rest(worker.url, 'DELETE', '/connectors/og')).status, 204);
 });

@@ -1,6 +1,6 @@
 // What every herder shares (Kafka's AbstractHerder): config validation against the connector's ConfigDef and the
 // common/source/sink keys, the plugin listings, the Kafka cluster id, task config generation, and the committed
-// offsets of sink connectors (their consumer group connect-<name>). The standalone and distributed herders add
+// offsets of sink connectors (their consumer group: connect-<name> unless overridden, Worker.sinkGroupId). The standalone and distributed herders add
 // where configs live and where connectors and tasks run.
 
 import type { PartitionResult } from '../../client/admin.js';
@@ -76,13 +76,13 @@ export abstract class AbstractHerder {
   }
 
   /** A sink connector's committed offsets: those of its consumer group. */
-  protected async sinkOffsets(name: string): Promise<ConnectorOffset[]> {
+  protected async sinkOffsets(name: string, config: Record<string, string>): Promise<ConnectorOffset[]> {
     const admin = new Admin({
       ...this.worker.internalClientOptions,
       bootstrapServers: this.worker.o.config.bootstrapServers,
     });
     try {
-      const committed = await admin.listConsumerGroupOffsets(`connect-${name}`);
+      const committed = await admin.listConsumerGroupOffsets(this.worker.sinkGroupId(name, config));
       return committed.map((o) => ({
         partition: { kafka_topic: o.topic, kafka_partition: o.partition },
         offset: { kafka_offset: o.offset },
@@ -97,7 +97,11 @@ export abstract class AbstractHerder {
    * request the group coordinator refuses fails (500) rather than report offsets that were not written: a
    * partition of a topic that does not exist, or a group whose tasks still consume.
    */
-  protected async alterSinkOffsets(name: string, offsets: ConnectorOffset[] | null): Promise<void> {
+  protected async alterSinkOffsets(
+    name: string,
+    config: Record<string, string>,
+    offsets: ConnectorOffset[] | null,
+  ): Promise<void> {
     const toSet: { topic: string; partition: number; offset: number }[] = [];
     const toDelete: { topic: string; partition: number }[] = [];
     for (const o of offsets ?? []) {
@@ -115,7 +119,7 @@ export abstract class AbstractHerder {
       ...this.worker.internalClientOptions,
       bootstrapServers: this.worker.o.config.bootstrapServers,
     });
-    const group = `connect-${name}`;
+    const group = this.worker.sinkGroupId(name, config);
     const results: PartitionResult[] = [];
     try {
       if (offsets === null) {

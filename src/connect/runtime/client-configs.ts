@@ -21,6 +21,9 @@ const COMMON: Record<string, [field: string, kind: Kind]> = {
 
 const CONSUMER: Record<string, [field: string, kind: Kind]> = {
   ...COMMON,
+  // A sink's group: connect-<name> unless set here (Kafka's Worker puts group.id first and lets the worker's
+  // consumer.group.id, then the connector's consumer.override.group.id, replace it). See sinkGroupId().
+  'group.id': ['groupId', 'string'],
   'session.timeout.ms': ['sessionTimeoutMs', 'int'],
   'heartbeat.interval.ms': ['heartbeatIntervalMs', 'int'],
   'max.poll.records': ['maxPollRecords', 'int'],
@@ -99,6 +102,20 @@ export function consumerOverrides(
 ): Partial<ConsumerOptions> {
   const l = layers('consumer', worker, connector);
   return { ...mapped(CONSUMER, l), ...security(l) } as Partial<ConsumerOptions>;
+}
+
+/**
+ * The consumer group of a sink connector's tasks, whose offsets the KIP-875 endpoints read and alter: as Kafka's
+ * Worker.baseConsumerConfigs, `connect-<name>`, unless the worker's `consumer.group.id` or the connector's
+ * `consumer.override.group.id` (where the override policy allows it) names another. A connector moved from Kafka
+ * Connect with such an override keeps reading from where its group is.
+ */
+export function sinkGroupId(
+  name: string,
+  worker: Readonly<Record<string, string>>,
+  connector: Readonly<Record<string, string>>,
+): string {
+  return consumerOverrides(worker, connector).groupId ?? `connect-${name}`;
 }
 
 export function producerOverrides(

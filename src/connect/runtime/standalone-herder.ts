@@ -328,7 +328,7 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
   async connectorOffsets(name: string): Promise<ConnectorOffset[]> {
     const e = this.entry(name);
     if (e.type === 'source') return this.worker.offsets.list(name);
-    return this.sinkOffsets(name);
+    return this.sinkOffsets(name, e.config);
   }
 
   /** PATCH (offsets given) or DELETE (null) of a stopped connector's offsets (KIP-875). */
@@ -346,7 +346,7 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
           offsets ?? this.worker.offsets.list(name).map((o) => ({ partition: o.partition, offset: null }));
         await this.worker.offsets.write(name, entries);
       } else {
-        await this.alterSinkOffsets(name, offsets);
+        await this.alterSinkOffsets(name, e.config, offsets);
       }
       return offsets === null
         ? 'The offsets for this connector have been reset successfully'

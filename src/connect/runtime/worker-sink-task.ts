@@ -1,5 +1,6 @@
-// Runs one SinkTask: a consumer in the group connect-<connector> (auto commit off, auto.offset.reset earliest,
-// as Kafka Connect sets them) -> converters -> transforms -> put(). Offsets are committed every
+// Runs one SinkTask: a consumer (auto commit off, auto.offset.reset earliest, in the group connect-<connector>
+// unless the worker's consumer.group.id or the connector's consumer.override.group.id names another, as Kafka
+// Connect sets them) -> converters -> transforms -> put(). Offsets are committed every
 // offset.flush.interval.ms, when the task asks (requestCommit), before partitions are revoked and when
 // stopping: the task's preCommit() (by default flush()) says which offsets are durable, and only those are
 // committed, so records are delivered at least once. A RetriableException from put() delivers the same records

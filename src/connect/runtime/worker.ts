@@ -5,7 +5,13 @@
 import { Admin, Producer } from '../../client/index.js';
 import type { Connector, ConnectorContext, SinkTask, SourceTask, TaskConfig } from '../api/connector.js';
 import { ConfigException } from '../errors.js';
-import { adminOverrides, clientSecurity, consumerOverrides, producerOverrides } from './client-configs.js';
+import {
+  adminOverrides,
+  clientSecurity,
+  consumerOverrides,
+  producerOverrides,
+  sinkGroupId,
+} from './client-configs.js';
 import { makeConverter, makeTransformChain, splitList } from './connector-config.js';
 import { ConnectorOffsetStore } from './connector-offset-store.js';
 import { ErrorHandler } from './error-handler.js';
@@ -145,6 +151,11 @@ export class Worker {
   exactlyOnceSourceEnabled(): boolean {
     const p = this.o.config.parsed;
     return p['group.id'] !== undefined && p['exactly.once.source.support'] === 'enabled';
+  }
+
+  /** The consumer group of a sink connector's tasks (client-configs.ts sinkGroupId), its config resolved. */
+  sinkGroupId(name: string, connectorConfig: Readonly<Record<string, string>>): string {
+    return sinkGroupId(name, this.o.config.raw, this.o.config.transformer.transform(connectorConfig));
   }
 
   /**

@@ -1075,7 +1075,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
 
   async connectorOffsets(name: string): Promise<ConnectorOffset[]> {
     const config = this.config(name);
-    if (this.typeOf(config) === 'sink') return this.sinkOffsets(name);
+    if (this.typeOf(config) === 'sink') return this.sinkOffsets(name, config);
     const store = await this.worker.sourceOffsetStore(config);
     await store.refresh?.();
     return store.list(name);
@@ -1090,7 +1090,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
         `Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/${name}/stop' endpoint`,
       );
     }
-    if (this.typeOf(config) === 'sink') await this.alterSinkOffsets(name, offsets);
+    if (this.typeOf(config) === 'sink') await this.alterSinkOffsets(name, config, offsets);
     else {
       const store = await this.worker.sourceOffsetStore(config);
       await store.refresh?.();
