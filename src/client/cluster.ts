@@ -92,7 +92,7 @@ export class Cluster {
   private refreshing: Promise<MetadataSnapshot> | null = null;
   private readonly interesting = new Set<string>();
   private closed = false;
-  /** Whether metadata requests may create topics (the producer's allow.auto.create.topics). */
+  /** Whether metadata requests may create topics (the producer's and the consumer's allow.auto.create.topics). */
   allowAutoTopicCreation = false;
 
   constructor(options: ClientOptions) {

@@ -104,6 +104,12 @@ export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> extends C
   groupProtocol?: 'classic' | 'consumer';
   /** group.remote.assignor for the consumer protocol (uniform, range); default the coordinator's. */
   groupRemoteAssignor?: string;
+  /**
+   * allow.auto.create.topics (default true, as Kafka's consumer): metadata requests for the subscribed or assigned
+   * topics ask the broker to create those that do not exist, which it does when its auto.create.topics.enable is
+   * on. A pattern subscription never creates topics (it asks for all of them).
+   */
+  allowAutoCreateTopics?: boolean;
   keyDeserializer?: Deserializer<K>;
   valueDeserializer?: Deserializer<V>;
 }
@@ -191,6 +197,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       | 'partitionAssignmentStrategy'
       | 'groupProtocol'
       | 'groupRemoteAssignor'
+      | 'allowAutoCreateTopics'
     >
   >;
   private readonly keyDeserializer: Deserializer<K>;
@@ -213,6 +220,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   constructor(options: ConsumerOptions<K, V>) {
     this.options = options;
     this.cluster = new Cluster(options);
+    this.cluster.allowAutoTopicCreation = options.allowAutoCreateTopics ?? true;
     this.groupId = options.groupId;
     this.o = {
       autoOffsetReset: options.autoOffsetReset ?? 'latest',

@@ -119,6 +119,8 @@ async function read(
   const consumer = new Consumer({
     ...clientOptions,
     clientId: 'brook-console-browser',
+    // Browsing reads topics that exist; it must not create one (deleted meanwhile) as the consumer's default would.
+    allowAutoCreateTopics: false,
     maxPollRecords: BROWSE_LIMIT_MAX,
     fetchMaxWaitMs: 100,
     enableAutoCommit: false,

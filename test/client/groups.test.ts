@@ -208,8 +208,9 @@ test('a pattern subscription picks up matching topics', async () => {
 
 test('a subscribed topic created after the subscription is picked up without waiting for metadata.max.age.ms', async () => {
   // Kafka's leader notices on its metadata refresh that a subscribed topic now exists and rejoins; before the
-  // fix a plain (non-pattern) subscription never looked again, so the records below never arrived.
-  const c = member('later', { metadataMaxAgeMs: 300_000 });
+  // fix a plain (non-pattern) subscription never looked again, so the records below never arrived. The topic is
+  // created here with two partitions: the consumer must not ask the broker to create it first.
+  const c = member('later', { metadataMaxAgeMs: 300_000, allowAutoCreateTopics: false });
   c.subscribe(['later-topic']);
   for (let i = 0; i < 5; i++) await c.poll(100);
   assert.deepEqual(c.assignment(), []);
@@ -231,6 +232,40 @@ test('a subscribed topic created after the subscription is picked up without wai
   while (d.assignment().length < 3 && Date.now() < until) await d.poll(200);
   assert.deepEqual(names(d.assignment()), ['later-topic-0', 'later-topic-1', 'later-topic-2']);
   await d.close();
+});
+
+test('a subscribed or assigned topic that does not exist is created by the broker, unless allowAutoCreateTopics is false', async () => {
+  // Kafka's consumer sends allow.auto.create.topics (default true) in its metadata requests, so a consumer that
+  // starts before its topic gets it created on a broker with auto.create.topics.enable (Kafka's default). Brook's
+  // consumer never asked, and waited for someone else to create it.
+  const exists = async (topic: string) => (await admin.listTopics()).includes(topic);
+  const c = member('auto-created');
+  c.subscribe(['auto-created-topic']);
+  await pollUntil([c], () => names(c.assignment()).includes('auto-created-topic-0'));
+  assert.ok(await exists('auto-created-topic'));
+  const producer = new Producer({ bootstrapServers: broker.bootstrap, allowAutoCreateTopics: false });
+  await producer.send({ topic: 'auto-created-topic', value: Buffer.from('first') });
+  await producer.close();
+  const got: string[] = [];
+  const deadline = Date.now() + 20_000;
+  while (got.length < 1 && Date.now() < deadline)
+    for (const r of await c.poll(200)) got.push(r.value!.toString());
+  assert.deepEqual(got, ['first']);
+  await c.close();
+
+  const assigned = new Consumer({ bootstrapServers: broker.bootstrap });
+  assigned.assign([{ topic: 'auto-created-assigned', partition: 0 }]);
+  const until = Date.now() + 20_000;
+  while (!(await exists('auto-created-assigned')) && Date.now() < until) await assigned.poll(200);
+  assert.ok(await exists('auto-created-assigned'));
+  await assigned.close();
+
+  const off = member('auto-create-off', { allowAutoCreateTopics: false });
+  off.subscribe(['not-auto-created']);
+  for (let i = 0; i < 15; i++) await off.poll(200);
+  assert.deepEqual(off.assignment(), []);
+  assert.equal(await exists('not-auto-created'), false);
+  await off.close();
 });
 
 test('the consumer protocol (KIP-848): members share partitions, commit, and hand over on leave', async () => {

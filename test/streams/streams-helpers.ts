@@ -206,7 +206,12 @@ export class TopicFollower {
     private readonly topic: string,
     private readonly partitions: number,
   ) {
-    this.consumer = new Consumer({ bootstrapServers: bootstrap, autoOffsetReset: 'earliest' });
+    // Followed topics may be the application's internal ones: created by it, with their partition counts.
+    this.consumer = new Consumer({
+      bootstrapServers: bootstrap,
+      autoOffsetReset: 'earliest',
+      allowAutoCreateTopics: false,
+    });
   }
 
   start(): void {

@@ -212,6 +212,9 @@ export class StreamThread {
       groupId: config.applicationId,
       autoOffsetReset: 'earliest',
       enableAutoCommit: false,
+      // As Kafka Streams' main consumer: source topics are the user's to create and internal ones the assignor's,
+      // so a missing source topic is reported, not created by the broker with its default partition count.
+      allowAutoCreateTopics: false,
       // client.rack goes in the subscription (the KIP-925 placement reads it) and with fetches.
       ...(config.clientRack !== '' ? { clientRack: config.clientRack } : {}),
       partitionAssignmentStrategy: [

@@ -70,6 +70,8 @@ async function commit(group: string, offset: number): Promise<void> {
 /** Every checkpoint in the topic so far, in order. */
 async function checkpoints(): Promise<Checkpoint[]> {
   const consumer = new Consumer({
+    // The mirror creates the topic with its own partition count and configs: the reader waits for it.
+    allowAutoCreateTopics: false,
     bootstrapServers: clusters.b.bootstrap,
     enableAutoCommit: false,
     autoOffsetReset: 'earliest',

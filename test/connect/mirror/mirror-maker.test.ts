@@ -39,6 +39,8 @@ async function readAll(
   count: number,
 ): Promise<ConsumerRecord[]> {
   const consumer = new Consumer({
+    // The mirror creates the topic with its own partition count and configs: the reader waits for it.
+    allowAutoCreateTopics: false,
     bootstrapServers: bootstrap,
     enableAutoCommit: false,
     autoOffsetReset: 'earliest',

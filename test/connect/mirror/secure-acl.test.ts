@@ -145,6 +145,8 @@ test('SASL_SSL/SCRAM clusters with authorizers: records mirrored, topic ACLs cop
 
   // The records, read from B through its PLAINTEXT listener.
   const consumer = new Consumer({
+    // The mirror creates the topic with its own partition count and configs: the reader waits for it.
+    allowAutoCreateTopics: false,
     bootstrapServers: b.plain,
     enableAutoCommit: false,
     autoOffsetReset: 'earliest',
