@@ -507,3 +507,132 @@ test("a sink's consumer.override.group.id is its consumer group, for its tasks a
   }
   assert.equal((await rest(worker.url, 'DELETE', '/connectors/og')).status, 204);
 });
+
+test('connector.client.config.override.policy None and Principal refuse overrides at creation and validation, as Kafka', async () => {
+  // Brook enforced None only when a task started (the connector was created, its task FAILED) and did not know
+  // Principal at all; Kafka's herder refuses a disallowed override when it validates the config: 400 on create
+  // and update, an error on the key in the validate endpoint.
+  const props = {
+    'bootstrap.servers': broker.bootstrap,
+    'offset.storage.file.filename': join(dir, 'policy.offsets'),
+  };
+  const workers: ConnectWorker[] = [];
+  const refusal = (policy: string, key: string) =>
+    `The '${policy}' policy does not allow '${key}' to be overridden in the connector configuration.`;
+  const invalid = (message: string) => ({
+    status: 400,
+    body: {
+      error_code: 400,
+      message: `Connector configuration is invalid and contains the following 1 error(s):\n${message}\nYou can also find the above list of errors at the endpoint \`/connector-plugins/{connectorType}/config/validate\``,
+    },
+  });
+  const sink = {
+    'connector.class': 'FileStreamSink',
+    topics: 'policy-topic',
+    file: join(dir, 'policy-sink.txt'),
+  };
+  const source = {
+    'connector.class': 'FileStreamSource',
+    topic: 'policy-topic',
+    file: join(dir, 'policy-source.txt'),
+  };
+  try {
+    const none = await startConnectWorker(dir, {
+      ...props,
+      'connector.client.config.override.policy': 'None',
+    });
+    workers.push(none);
+    writeFileSync(source.file, '');
+    const overridden = { ...sink, 'consumer.override.max.poll.records': '5' };
+    assert.deepEqual(
+      await rest(none.url, 'POST', '/connectors', { name: 'p1', config: overridden }),
+      invalid(refusal('None', 'max.poll.records')),
+    );
+    assert.deepEqual(
+      await rest(none.url, 'POST', '/connectors', {
+        name: 'p2',
+        config: { ...source, 'producer.override.linger.ms': '5' },
+      }),
+      invalid(refusal('None', 'linger.ms')),
+    );
+    assert.deepEqual((await rest(none.url, 'GET', '/connectors')).body, []);
+    const validation = (await rest(none.url, 'PUT', '/connector-plugins/FileStreamSink/config/validate', {
+      ...overridden,
+      name: 'p1',
+    })) as { status: number; body: ConfigInfosBody };
+    assert.equal(validation.status, 200);
+    assert.equal(validation.body.error_count, 1);
+    assert.deepEqual(validatedValue(validation.body, 'consumer.override.max.poll.records'), {
+      name: 'consumer.override.max.poll.records',
+      value: '5',
+      recommended_values: [],
+      errors: [refusal('None', 'max.poll.records')],
+      visible: true,
+    });
+
+    // A connector without overrides runs; an update adding one is refused and leaves the config as it was.
+    assert.equal((await rest(none.url, 'PUT', '/connectors/p3/config', sink)).status, 201);
+    assert.deepEqual(
+      await rest(none.url, 'PUT', '/connectors/p3/config', overridden),
+      invalid(refusal('None', 'max.poll.records')),
+    );
+    assert.equal(
+      ((await rest(none.url, 'GET', '/connectors/p3/config')).body as Record<string, string>)[
+        'consumer.override.max.poll.records'
+      ],
+      undefined,
+    );
+    // As in Kafka, only the overrides of the clients a connector uses are judged: a source has no consumer.
+    const unused = { ...source, 'consumer.override.max.poll.records': '5' };
+    assert.equal((await rest(none.url, 'POST', '/connectors', { name: 'p4', config: unused })).status, 201);
+    await untilValue('p4 and its task running', async () => {
+      const s = (await rest(none.url, 'GET', '/connectors/p4/status')).body as {
+        connector: { state: string };
+        tasks: { state: string }[];
+      };
+      return s.connector.state === 'RUNNING' && s.tasks[0]?.state === 'RUNNING' ? true : null;
+    });
+
+    // Principal (named by its class) allows the keys that choose a principal, and nothing else.
+    const principal = await startConnectWorker(dir, {
+      ...props,
+      'connector.client.config.override.policy':
+        'org.apache.kafka.connect.connector.policy.PrincipalConnectorClientConfigOverridePolicy',
+    });
+    workers.push(principal);
+    const mixed = (await rest(principal.url, 'PUT', '/connector-plugins/FileStreamSink/config/validate', {
+      ...sink,
+      name: 'p5',
+      'consumer.override.security.protocol': 'PLAINTEXT',
+      'consumer.override.group.id': 'another-group',
+    })) as { status: number; body: ConfigInfosBody };
+    assert.equal(mixed.body.error_count, 1);
+    assert.deepEqual(validatedValue(mixed.body, 'consumer.override.security.protocol')?.errors, []);
+    assert.deepEqual(validatedValue(mixed.body, 'consumer.override.group.id')?.errors, [
+      refusal('Principal', 'group.id'),
+    ]);
+    assert.deepEqual(
+      await rest(principal.url, 'POST', '/connectors', {
+        name: 'p6',
+        config: { ...sink, 'consumer.override.group.id': 'another-group' },
+      }),
+      invalid(refusal('Principal', 'group.id')),
+    );
+    const allowed = { ...sink, 'consumer.override.security.protocol': 'PLAINTEXT' };
+    assert.equal(
+      (await rest(principal.url, 'POST', '/connectors', { name: 'p7', config: allowed })).status,
+      201,
+    );
+  } finally {
+    for (const w of workers) await w.stop();
+  }
+});
+
+interface ConfigInfosBody {
+  error_count: number;
+  configs: { value: { name: string; value: string | null; errors: string[] } }[];
+}
+
+function validatedValue(infos: ConfigInfosBody, name: string) {
+  return infos.configs.find((c) => c.value.name === name)?.value;
+}

@@ -9,6 +9,7 @@ import { Admin } from '../../client/index.js';
 import type { ConfigKey, ConfigValue } from '../api/config-def.js';
 import { type Connector, SinkConnector, type SourceConnector, type TaskConfig } from '../api/connector.js';
 import { RestError } from '../errors.js';
+import { type ClientKind, clientOverrides } from './client-configs.js';
 import {
   addErrors,
   sinkConnectorDef,
@@ -177,6 +178,7 @@ export abstract class AbstractHerder {
     if (desc.type === 'sink') addErrors(values, sinkTopicErrors(config));
     else await this.validateSourceConnector(connector as SourceConnector, config, values);
     this.checkClasses(config, values);
+    values.push(...this.clientOverrideValues(desc.type === 'sink' ? 'sink' : 'source', config));
     const own = connector.config();
     let ownValues: ConfigValue[];
     try {
@@ -221,6 +223,38 @@ export abstract class AbstractHerder {
       groups,
       configs,
     };
+  }
+
+  /**
+   * The connector's client overrides for the clients its tasks use, each with the worker policy's refusal as its
+   * error (Kafka's AbstractHerder.validateClientOverrides), so a refused override fails validation and creation.
+   * As in Kafka, overrides of a client the connector does not use are not judged (nor used).
+   */
+  private clientOverrideValues(type: 'source' | 'sink', config: Record<string, string>): ConfigValue[] {
+    const worker = this.worker.o.config.raw;
+    return this.clientsUsed(type, config).flatMap((kind) =>
+      clientOverrides(kind, worker, config).map((o) => ({
+        name: o.key,
+        value: o.value,
+        recommendedValues: [],
+        errors: o.refusal === null ? [] : [o.refusal],
+        visible: true,
+      })),
+    );
+  }
+
+  /**
+   * The clients a connector's tasks use (Kafka's connectorUsesProducer/Admin/Consumer, in that order): a source's
+   * producer, and an admin when it configures topic creation; a sink's consumer, and a producer and an admin for
+   * its dead letter queue. The distributed herder adds a source's admin and consumer for its own offsets topic.
+   */
+  protected clientsUsed(type: 'source' | 'sink', config: Record<string, string>): ClientKind[] {
+    if (type === 'source') {
+      const topicCreation = Object.keys(config).some((k) => k.startsWith('topic.creation.'));
+      return topicCreation ? ['producer', 'admin'] : ['producer'];
+    }
+    const dlq = (config['errors.deadletterqueue.topic.name'] ?? '').trim() !== '';
+    return dlq ? ['producer', 'admin', 'consumer'] : ['consumer'];
   }
 
   /** Checks a source connector config beyond its keys (the distributed herder adds KIP-618's checks). */

@@ -1,12 +1,13 @@
 // Kafka client settings for the clients of tasks: the worker's `producer.` and `consumer.` keys, then a
-// connector's `producer.override.` and `consumer.override.` keys (connector.client.config.override.policy All,
-// the default; None refuses them), as Kafka's property names mapped onto Brook's client options. Keys Brook's
-// client does not have are ignored; a value that does not parse is a ConfigException naming the key.
+// connector's `producer.override.` and `consumer.override.` keys (as connector.client.config.override.policy
+// allows: All, the default, every key; Principal the three that choose a principal; None none), as Kafka's
+// property names mapped onto Brook's client options. Keys Brook's client does not have are ignored; a value that
+// does not parse is a ConfigException naming the key.
 
 import { ConfigError } from '../../client/errors.js';
 import type { ConsumerOptions, ProducerOptions } from '../../client/index.js';
 import { securityOptionsFromProperties } from '../../client/security-config.js';
-import { ConfigException } from '../errors.js';
+import { ConfigException, ConnectException } from '../errors.js';
 
 type Kind = 'int' | 'string' | 'bool';
 
@@ -78,18 +79,90 @@ function mapped(
   return out;
 }
 
+/** Kafka's ConnectorClientConfigOverridePolicy plugins, by the alias of each. */
+export type OverridePolicy = 'All' | 'None' | 'Principal';
+
+const OVERRIDE_POLICIES: readonly OverridePolicy[] = ['All', 'None', 'Principal'];
+const POLICY_PACKAGE = 'org.apache.kafka.connect.connector.policy.';
+const POLICY_SUFFIX = 'ConnectorClientConfigOverridePolicy';
+
+/**
+ * Every name connector.client.config.override.policy takes: as for any Kafka plugin, the alias (`None`), the
+ * simple class name (`NoneConnectorClientConfigOverridePolicy`) and the full class name.
+ */
+function policyNames(p: OverridePolicy): string[] {
+  return [p, `${p}${POLICY_SUFFIX}`, `${POLICY_PACKAGE}${p}${POLICY_SUFFIX}`];
+}
+
+export const OVERRIDE_POLICY_NAMES: readonly string[] = OVERRIDE_POLICIES.flatMap(policyNames);
+
+/** The worker's override policy (All when unset, Kafka 3's default); the worker config checked the name. */
+export function overridePolicyOf(worker: Readonly<Record<string, string>>): OverridePolicy {
+  const name = (worker['connector.client.config.override.policy'] ?? 'All').trim();
+  const policy = OVERRIDE_POLICIES.find((p) => policyNames(p).includes(name));
+  if (policy === undefined)
+    throw ConfigException.invalid('connector.client.config.override.policy', name, 'Unknown policy');
+  return policy;
+}
+
+/** What the Principal policy lets a connector override: the keys that choose whom its clients authenticate as. */
+const PRINCIPAL_KEYS: ReadonlySet<string> = new Set([
+  'sasl.jaas.config',
+  'sasl.mechanism',
+  'security.protocol',
+]);
+
+/** The clients whose settings a connector may override. */
+export type ClientKind = 'producer' | 'consumer' | 'admin';
+
+/** One `<client>.override.<key>` of a connector config as the worker's policy judged it. */
+export interface ClientOverride {
+  /** The connector's key, prefix included: consumer.override.max.poll.records. */
+  key: string;
+  value: string;
+  /** Kafka's message when the policy does not allow it, else null. */
+  refusal: string | null;
+}
+
+/**
+ * The connector's `<kind>.override.` keys judged by the worker's policy, with the message of Kafka's
+ * AbstractConnectorClientConfigOverridePolicy for each one refused. The herder reports them when it validates a
+ * config, so that a refused override fails its creation (400), as Kafka's does.
+ */
+export function clientOverrides(
+  kind: ClientKind,
+  worker: Readonly<Record<string, string>>,
+  connector: Readonly<Record<string, string>>,
+): ClientOverride[] {
+  const policy = overridePolicyOf(worker);
+  const prefix = `${kind}.override.`;
+  return Object.entries(connector)
+    .filter(([key]) => key.startsWith(prefix))
+    .map(([key, value]) => {
+      const name = key.slice(prefix.length);
+      const allowed = policy === 'All' || (policy === 'Principal' && PRINCIPAL_KEYS.has(name));
+      return {
+        key,
+        value,
+        refusal: allowed
+          ? null
+          : `The '${policy}' policy does not allow '${name}' to be overridden in the connector configuration.`,
+      };
+    });
+}
+
 function layers(
   kind: 'producer' | 'consumer',
   worker: Readonly<Record<string, string>>,
   connector: Readonly<Record<string, string>>,
 ): { prefix: string; config: Readonly<Record<string, string>> }[] {
-  const policy = (worker['connector.client.config.override.policy'] ?? 'All').trim();
-  const overrides = Object.keys(connector).filter((k) => k.startsWith(`${kind}.override.`));
-  if (policy === 'None' && overrides.length > 0) {
-    throw new ConfigException(
-      `The connector is not allowed to override ${overrides.join(', ')} (connector.client.config.override.policy=None)`,
+  // Validation refuses such a config; a config stored before the worker's policy changed still gets here, and
+  // fails its task as Kafka's Worker fails it.
+  const refused = clientOverrides(kind, worker, connector).filter((o) => o.refusal !== null);
+  if (refused.length > 0)
+    throw new ConnectException(
+      `Client Config Overrides not allowed: ${refused.map((o) => o.refusal).join(' ')}`,
     );
-  }
   return [
     { prefix: `${kind}.`, config: worker },
     { prefix: `${kind}.override.`, config: connector },

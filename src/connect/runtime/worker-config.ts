@@ -5,7 +5,7 @@
 
 import { ConfigDef, oneOf, type ParsedConfig, range } from '../api/config-def.js';
 import { ConfigException } from '../errors.js';
-import { checkWorkerClientSecurity } from './client-configs.js';
+import { checkWorkerClientSecurity, OVERRIDE_POLICY_NAMES } from './client-configs.js';
 import { ConfigTransformer } from './config-providers.js';
 import { supportedAlgorithm } from './distributed/request-signature.js';
 import { type RestTls, restTls } from './rest-tls.js';
@@ -134,9 +134,10 @@ export function workerConfigDef(mode: 'standalone' | 'distributed'): ConfigDef {
       name: 'connector.client.config.override.policy',
       type: 'STRING',
       defaultValue: 'All',
-      validator: oneOf(['All', 'None', 'Principal']),
+      validator: oneOf(OVERRIDE_POLICY_NAMES),
       importance: 'MEDIUM',
-      documentation: 'Which producer./consumer. overrides a connector may set.',
+      documentation:
+        'Which producer.override./consumer.override./admin.override. keys a connector may set: All, Principal (sasl.jaas.config, sasl.mechanism, security.protocol) or None.',
       group: COMMON,
     })
     .define({

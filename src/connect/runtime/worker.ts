@@ -110,8 +110,16 @@ export class Worker {
       transforms: makeTransformChain(this.o.plugins, connectorConfig),
       errors: await this.errorHandler(id, connectorConfig, desc.type === 'sink'),
       bootstrapServers: worker.bootstrapServers,
-      producerOptions: { ...this.o.clientOptions, ...producerOverrides(worker.raw, connectorConfig) },
-      consumerOptions: { ...this.o.clientOptions, ...consumerOverrides(worker.raw, connectorConfig) },
+      // Only the client the task has takes the connector's overrides (and is judged by the override policy): a
+      // source's consumer.override.* keys are not looked at, as in Kafka.
+      producerOptions: {
+        ...this.o.clientOptions,
+        ...(desc.type === 'source' ? producerOverrides(worker.raw, connectorConfig) : {}),
+      },
+      consumerOptions: {
+        ...this.o.clientOptions,
+        ...(desc.type === 'sink' ? consumerOverrides(worker.raw, connectorConfig) : {}),
+      },
       offsetFlushIntervalMs: worker.parsed['offset.flush.interval.ms'] as number,
       onStatus,
       onTopicUsed,

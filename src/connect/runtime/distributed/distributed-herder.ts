@@ -15,6 +15,7 @@ import type { ConfigValue } from '../../api/config-def.js';
 import type { Connector, SourceConnector, TaskConfig } from '../../api/connector.js';
 import { ConnectException, RequestTargetError, RestError } from '../../errors.js';
 import { AbstractHerder, stateInfo } from '../abstract-herder.js';
+import type { ClientKind } from '../client-configs.js';
 import { checkConnectorName } from '../connector-config.js';
 import { taskTransactionalId } from '../exactly-once-source-task.js';
 import type {
@@ -883,6 +884,17 @@ export class DistributedHerder extends AbstractHerder implements Herder {
 
   connectors(): string[] {
     return [...this.configs.connectors.keys()].sort();
+  }
+
+  /**
+   * As Kafka's DistributedHerder: a source connector with exactly-once support or its own offsets topic also has
+   * an admin and a consumer (for that topic), whose overrides the policy then judges.
+   */
+  protected override clientsUsed(type: 'source' | 'sink', config: Record<string, string>): ClientKind[] {
+    const used = super.clientsUsed(type, config);
+    const ownOffsetsTopic = (config['offsets.storage.topic'] ?? '').trim() !== '';
+    if (type !== 'source' || !(this.worker.exactlyOnceSourceEnabled() || ownOffsetsTopic)) return used;
+    return [...new Set<ClientKind>([...used, 'admin', 'consumer'])];
   }
 
   /** KIP-618's checks of `exactly.once.support` and `transaction.boundary`, with Kafka's messages. */
