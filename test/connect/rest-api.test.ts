@@ -6,13 +6,15 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Admin, Producer } from '../../src/client/index.js';
+import { startStandalone } from '../../src/connect/runtime/standalone.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { type ConnectWorker, rest, startConnectWorker } from '../helpers/connect-worker.js';
+import { releaseStuckStarts } from '../helpers/stuck-source.js';
 import { untilValue, waitUntil } from '../helpers/wait.js';
 
 let broker: BrokerProcess;
@@ -636,3 +638,63 @@ interface ConfigInfosBody {
 function validatedValue(infos: ConfigInfosBody, name: string) {
   return infos.configs.find((c) => c.value.name === name)?.value;
 }
+
+test('a request the worker cannot answer gets Kafka\'s 500 "Request timed out" instead of hanging', async () => {
+  // A connector whose start() waits on a system that does not answer held POST /connectors, and every later
+  // operation on that connector, for ever; Kafka's REST layer answers 500 "Request timed out" after 90 s
+  // (lowered here through the test-only option, as Kafka's tests lower it) while the operation goes on.
+  const pluginDir = join(dir, 'stuck-plugins');
+  mkdirSync(pluginDir);
+  const fixture = new URL('../helpers/stuck-source.js', import.meta.url).href;
+  writeFileSync(join(pluginDir, 'stuck.mjs'), `export * from ${JSON.stringify(fixture)};\n`);
+  const timeoutMs = 1500;
+  const stuck = await startStandalone(
+    {
+      'bootstrap.servers': broker.bootstrap,
+      listeners: 'http://127.0.0.1:0',
+      'offset.storage.file.filename': join(dir, 'stuck.offsets'),
+      'plugin.path': pluginDir,
+    },
+    () => {},
+    { requestTimeoutMs: timeoutMs },
+  );
+  // The client gives up well after the worker should have answered, so a hang fails the test instead of stalling it.
+  const call = async (method: string, path: string, body?: unknown) => {
+    const startedMs = Date.now();
+    const res = await fetch(`${stuck.restUrl}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs * 10),
+    });
+    const text = await res.text();
+    return {
+      status: res.status,
+      body: text === '' ? null : JSON.parse(text),
+      elapsedMs: Date.now() - startedMs,
+    };
+  };
+  const timedOut = { error_code: 500, message: 'Request timed out' };
+  try {
+    const config = { 'connector.class': 'StuckSource', 'tasks.max': '1' };
+    const created = await call('POST', '/connectors', { name: 'stuck', config });
+    assert.deepEqual(created.body, timedOut);
+    assert.equal(created.status, 500);
+    assert.ok(created.elapsedMs >= timeoutMs - 100, `answered after ${created.elapsedMs} ms`);
+    // An operation queued behind the stuck one is bounded too; reads that need nothing of it are answered.
+    const deleted = await call('DELETE', '/connectors/stuck');
+    assert.deepEqual([deleted.status, deleted.body], [500, timedOut]);
+    assert.deepEqual((await call('GET', '/connectors')).body, ['stuck']);
+
+    // Once start() returns, the creation that went on completes, and then the delete queued behind it.
+    releaseStuckStarts();
+    await untilValue('the queued delete to remove the connector', async () =>
+      ((await call('GET', '/connectors')).body as string[]).length === 0 ? true : null,
+    );
+    assert.equal((await call('POST', '/connectors', { name: 'stuck2', config })).status, 201);
+    assert.equal((await call('DELETE', '/connectors/stuck2')).status, 204);
+  } finally {
+    releaseStuckStarts();
+    await stuck.stop();
+  }
+});

@@ -3,7 +3,7 @@
 // "message": "..."}: 404 for an unknown connector, task or path, 405 for a method a path does not take, 409 for
 // a name in use, 400 for an invalid config, malformed JSON or a body of the wrong shape, 413 for a body over
 // REST_BODY_BYTES_MAX, 415 for a body that is not JSON, 500 for anything unexpected (its message only; the
-// trace goes to the worker's log).
+// trace goes to the worker's log) and for a request not answered within REST_REQUEST_TIMEOUT_MS.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -43,8 +43,17 @@ export async function closeHttp(server: Server): Promise<void> {
   server.closeAllConnections();
   await new Promise<void>((r) => server.close(() => r()));
 }
-/** How long a request forwarded to another worker may take (Kafka's REST request timeout is 90 s). */
-const FORWARD_TIMEOUT_MS = 90_000;
+/**
+ * How long the worker may take to answer a request (Kafka's RestServer.DEFAULT_REST_REQUEST_TIMEOUT_MS, which no
+ * worker config changes), and how long a request forwarded to another worker may take.
+ */
+export const REST_REQUEST_TIMEOUT_MS = 90_000;
+const FORWARD_TIMEOUT_MS = REST_REQUEST_TIMEOUT_MS;
+
+export interface RestServerOptions {
+  /** Tests only: a shorter REST_REQUEST_TIMEOUT_MS (Kafka's tests lower it the same way). */
+  requestTimeoutMs?: number;
+}
 
 type Handler = (req: Request) => Promise<Reply>;
 
@@ -104,9 +113,13 @@ export class RestServer {
     private readonly log: (line: string) => void,
     /** https listener options (rest-tls.ts); null for http. */
     private readonly tls: RestTls | null = null,
+    options: RestServerOptions = {},
   ) {
+    this.requestTimeoutMs = options.requestTimeoutMs ?? REST_REQUEST_TIMEOUT_MS;
     this.defineRoutes();
   }
+
+  private readonly requestTimeoutMs: number;
 
   private get clientTls(): TlsOptions | null {
     return this.tls?.client ?? null;
@@ -363,7 +376,7 @@ export class RestServer {
     };
     let reply: Reply;
     try {
-      reply = await route.handler(request);
+      reply = await this.withinRequestTimeout(req, route.handler(request));
     } catch (err) {
       if (err instanceof RequestTargetError) return this.forward(req, res, url, body, err);
       if (err instanceof RestError)
@@ -374,6 +387,33 @@ export class RestServer {
       throw err;
     }
     send(res, reply.status, reply.body);
+  }
+
+  /**
+   * The handler's reply, or Kafka's 500 "Request timed out" once requestTimeoutMs has passed (HerderRequestHandler):
+   * an operation waiting on something that does not answer (a connector's start(), an unreachable broker, a
+   * rebalance that does not end) must not hold the client, nor its HTTP connection, for ever. The operation goes
+   * on, as in Kafka; a failure it ends with after the client was answered goes to the log.
+   */
+  private async withinRequestTimeout(req: IncomingMessage, work: Promise<Reply>): Promise<Reply> {
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        reject(new RestError(500, 'Request timed out'));
+      }, this.requestTimeoutMs);
+      // A stopping worker does not wait for the answer of a request it is no longer serving.
+      timer.unref();
+    });
+    work.catch((err) => {
+      if (timedOut) this.log(`${req.method} ${req.url} failed after it timed out: ${(err as Error).message}`);
+    });
+    try {
+      return await Promise.race([work, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**

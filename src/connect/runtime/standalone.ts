@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { workerPlugins } from './builtin-plugins.js';
 import { FileOffsetStore } from './offset-store.js';
-import { RestServer } from './rest-server.js';
+import { RestServer, type RestServerOptions } from './rest-server.js';
 import { StandaloneHerder } from './standalone-herder.js';
 import { Worker } from './worker.js';
 import { loadWorkerConfig } from './worker-config.js';
@@ -20,6 +20,7 @@ export interface StandaloneWorker {
 export async function startStandalone(
   props: Record<string, string>,
   log: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+  restOptions: RestServerOptions = {},
 ): Promise<StandaloneWorker> {
   const config = loadWorkerConfig(props, 'standalone');
   const plugins = await workerPlugins(config, log);
@@ -35,7 +36,7 @@ export async function startStandalone(
     log,
   });
   const herder = new StandaloneHerder(worker);
-  const rest = new RestServer(herder, log, config.restTls);
+  const rest = new RestServer(herder, log, config.restTls, restOptions);
   const bound = await rest.start(config.restHost, config.restPort);
   const advertisedHost =
     (config.parsed['rest.advertised.host.name'] as string | null) ?? (config.restHost || hostname());
