@@ -353,3 +353,50 @@ test('internal requests are signed with the session key the leader keeps in the 
   )?.value.errors;
   assert.deepEqual(errors, ['This worker does not have exactly-once source support enabled.']);
 });
+
+test('a cluster-scoped logger level (KIP-976) reaches every worker through the config topic, not a later one', async () => {
+  const [w1, w2] = workers as [DistributedWorker, DistributedWorker];
+  const levelAt = async (url: string, name: string) => {
+    const r = await rest(url, 'GET', `/admin/loggers/${name}`);
+    return r.status === 200 ? (r.body as { level: string }).level : null;
+  };
+  const ns = 'org.apache.kafka.connect.runtime';
+  assert.equal(
+    (await rest(w1.restUrl, 'PUT', `/admin/loggers/${ns}?scope=cluster`, { level: 'debug' })).status,
+    204,
+  );
+  for (const w of [w1, w2])
+    await eventually(
+      async () => (await levelAt(w.restUrl, ns)) === 'DEBUG',
+      30_000,
+      `the level on ${w.workerId}`,
+    );
+  // Kafka's record: the namespace in the key, the level as the request gave it.
+  const consumer = new Consumer({ bootstrapServers: broker.bootstrap });
+  const records: Array<[string, string]> = [];
+  try {
+    const tp = { topic: 'rest-configs', partition: 0 };
+    consumer.assign([tp]);
+    await consumer.seekToBeginning([tp]);
+    const [end] = await consumer.endOffsets([tp]);
+    while ((await consumer.position(tp)) < end!.offset)
+      for (const r of await consumer.poll(500))
+        if (r.key?.toString().startsWith('logger-cluster-'))
+          records.push([r.key.toString(), r.value!.toString()]);
+  } finally {
+    await consumer.close();
+  }
+  assert.deepEqual(records, [[`logger-cluster-${ns}`, '{"level":"debug"}']]);
+
+  // The worker scope stays on the worker asked.
+  assert.deepEqual((await rest(w2.restUrl, 'PUT', `/admin/loggers/${ns}`, { level: 'TRACE' })).body, [ns]);
+  assert.equal(await levelAt(w2.restUrl, ns), 'TRACE');
+  assert.equal(await levelAt(w1.restUrl, ns), 'DEBUG');
+  // As in Kafka, a worker does not apply the levels written before it started.
+  const w3 = await start();
+  try {
+    assert.equal(await levelAt(w3.restUrl, ns), null);
+  } finally {
+    await w3.stop();
+  }
+});

@@ -698,3 +698,50 @@ test('a request the worker cannot answer gets Kafka\'s 500 "Request timed out" i
     await stuck.stop();
   }
 });
+
+test('/admin/loggers lists, reads and sets logger levels with the rules and answers of Kafka (KIP-495, KIP-976)', async () => {
+  // Brook had no /admin/loggers: 404 for the endpoint Strimzi's operator reads and sets on every reconcile.
+  const loggers = (path = '') => rest(worker.url, 'GET', `/admin/loggers${path}`);
+  const put = (name: string, body: unknown, query = '') =>
+    rest(worker.url, 'PUT', `/admin/loggers/${name}${query}`, body);
+  assert.deepEqual(await loggers(), { status: 200, body: { root: { level: 'INFO', last_modified: null } } });
+  assert.deepEqual((await loggers('/ROOT')).body, { level: 'INFO', last_modified: null });
+
+  const beforeMs = Date.now();
+  const ns = 'org.apache.kafka.connect';
+  assert.deepEqual(await put(ns, { level: 'debug' }), { status: 200, body: [ns] });
+  const set = (await loggers(`/${ns}`)).body as { level: string; last_modified: number };
+  assert.equal(set.level, 'DEBUG');
+  assert.ok(set.last_modified >= beforeMs && set.last_modified <= Date.now(), String(set.last_modified));
+  // A logger created at the level it already inherits keeps inheriting: not listed, never modified.
+  const child = `${ns}.runtime.WorkerSinkTask`;
+  assert.deepEqual(await put(child, { level: 'DEBUG' }), { status: 200, body: [child] });
+  assert.deepEqual((await loggers(`/${child}`)).body, { level: 'DEBUG', last_modified: null });
+  assert.deepEqual(Object.keys((await loggers()).body as object), [ns, 'root']);
+  // A namespace applies to every known logger under it; root to every logger.
+  assert.deepEqual((await put(ns, { level: 'WARN' })).body, [ns, child]);
+  assert.equal(((await loggers(`/${child}`)).body as { level: string }).level, 'WARN');
+  assert.deepEqual((await put('root', { level: 'ERROR' }, '?scope=cluster')).status, 204);
+  assert.deepEqual(
+    Object.entries((await loggers()).body as Record<string, { level: string }>).map(([n, l]) => [n, l.level]),
+    [
+      [ns, 'ERROR'],
+      [child, 'ERROR'],
+      ['root', 'ERROR'],
+    ],
+  );
+
+  assert.deepEqual(await loggers('/org.example.Unknown'), {
+    status: 404,
+    body: { error_code: 404, message: 'Logger org.example.Unknown not found.' },
+  });
+  assert.deepEqual(await put(ns, { level: 'LOUD' }), {
+    status: 404,
+    body: { error_code: 404, message: "invalid log level 'LOUD'." },
+  });
+  assert.deepEqual(await put(ns, {}), {
+    status: 400,
+    body: { error_code: 400, message: "Desired 'level' parameter was not specified in request." },
+  });
+  assert.deepEqual((await put('root', { level: 'INFO' })).status, 200);
+});

@@ -18,14 +18,37 @@ import {
   splitList,
 } from './connector-config.js';
 import type { ConfigInfos, ConfigKeyInfo, ConnectorOffset, PluginInfo } from './herder.js';
+import { type LoggerLevel, Loggers, log4jLevel } from './loggers.js';
 import type { PluginDesc } from './plugins.js';
 import type { Status } from './status.js';
 import type { Worker } from './worker.js';
 
 export abstract class AbstractHerder {
   private clusterId: string | null | undefined;
+  /** This worker's logger levels (/admin/loggers). */
+  private readonly loggers: Loggers;
 
-  constructor(protected readonly worker: Worker) {}
+  constructor(protected readonly worker: Worker) {
+    this.loggers = new Loggers((line) => worker.o.log(line));
+  }
+
+  loggerLevel(name: string): LoggerLevel | null {
+    return this.loggers.level(name);
+  }
+
+  allLoggerLevels(): Record<string, LoggerLevel> {
+    return this.loggers.allLevels();
+  }
+
+  setWorkerLoggerLevel(namespace: string, level: string): string[] {
+    const known = log4jLevel(level);
+    // The REST layer refuses an unknown level first; one read from the config topic is ignored, as Kafka does.
+    if (known === null) {
+      this.worker.o.log(`Ignoring request to set invalid level '${level}' for namespace ${namespace}`);
+      return [];
+    }
+    return this.loggers.setLevel(namespace, known);
+  }
 
   workerId(): string {
     return this.worker.workerId;

@@ -4,6 +4,7 @@
 
 import type { TaskConfig } from '../api/connector.js';
 import type { RequestSignature } from './distributed/request-signature.js';
+import type { LoggerLevel } from './loggers.js';
 import type { TargetState } from './status.js';
 
 export interface ConnectorTaskId {
@@ -113,6 +114,13 @@ export interface Herder {
   alterConnectorOffsets(name: string, offsets: ConnectorOffset[] | null): Promise<string>;
   validateConnectorConfig(config: Record<string, string>): Promise<ConfigInfos>;
   connectorPlugins(connectorsOnly: boolean): PluginInfo[];
+  /** KIP-495: a logger's level on this worker, null for an unknown logger (loggers.ts). */
+  loggerLevel(name: string): LoggerLevel | null;
+  allLoggerLevels(): Record<string, LoggerLevel>;
+  /** Sets a level on this worker; the names of the loggers it applies to. */
+  setWorkerLoggerLevel(namespace: string, level: string): string[];
+  /** KIP-976 `scope=cluster`: sets a level on every worker of the cluster (standalone: this worker). */
+  setClusterLoggerLevel(namespace: string, level: string): Promise<void>;
   pluginConfig(pluginName: string): ConfigKeyInfo[];
   /** Distributed mode only: task configs a connector's worker hands to the leader (POST /connectors/{name}/tasks). */
   putTaskConfigs?(name: string, configs: TaskConfig[], signature?: RequestSignature): Promise<void>;

@@ -17,6 +17,7 @@ import {
   SIGNATURE_HEADER,
 } from './distributed/request-signature.js';
 import type { ConnectorOffset, Herder } from './herder.js';
+import { log4jLevel } from './loggers.js';
 import { restRequest } from './rest-client.js';
 import type { RestTls } from './rest-tls.js';
 import type { TargetState } from './status.js';
@@ -322,6 +323,30 @@ export class RestServer {
       status: 200,
       body: { message: await h.alterConnectorOffsets(r.params[0]!, null) },
     }));
+    this.route('GET', '/admin/loggers', async () => ({ status: 200, body: h.allLoggerLevels() }));
+    this.route('GET', '/admin/loggers/{logger}', async (r) => {
+      const level = h.loggerLevel(r.params[0]!);
+      if (level === null) throw new RestError(404, `Logger ${r.params[0]!} not found.`);
+      return { status: 200, body: level };
+    });
+    this.route('PUT', '/admin/loggers/{logger}', async (r) => {
+      // Kafka's LoggingResource: a missing level is 400, an unknown one 404; an unknown scope is the worker's.
+      const namespace = r.params[0]!;
+      const level = configBody(await r.body()).level;
+      if (level === undefined)
+        throw new RestError(400, "Desired 'level' parameter was not specified in request.");
+      if (log4jLevel(level) === null) throw new RestError(404, `invalid log level '${level}'.`);
+      const scope = (r.query.get('scope') ?? 'worker').toLowerCase();
+      if (scope === 'cluster') {
+        await h.setClusterLoggerLevel(namespace, level);
+        return { status: 204 };
+      }
+      if (scope !== 'worker')
+        this.log(
+          `Received invalid scope '${r.query.get('scope')}' in request to adjust logging level; will default to worker`,
+        );
+      return { status: 200, body: h.setWorkerLoggerLevel(namespace, level) };
+    });
     this.route('GET', '/connector-plugins', async (r) => ({
       status: 200,
       body: h.connectorPlugins(booleanParam(r.query, 'connectorsOnly', true)),

@@ -43,6 +43,11 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
     return [...this.entries.keys()].sort();
   }
 
+  /** As Kafka's standalone herder: the cluster is this worker. */
+  async setClusterLoggerLevel(namespace: string, level: string): Promise<void> {
+    this.setWorkerLoggerLevel(namespace, level);
+  }
+
   private entry(name: string): Entry {
     const e = this.entries.get(name);
     if (e === undefined) throw new RestError(404, `Connector ${name} not found`);

@@ -12,6 +12,9 @@
 //                                                              (the key internal requests are signed with)
 //   tasks-fencing-<name>      {"task-count": N}                (KIP-618: the task generation whose zombies are
 //                                                               fenced; a commit after it leaves fencing pending)
+//   logger-cluster-<namespace> {"level": "DEBUG"}              (KIP-976: a level for every worker; any worker
+//                                                               writes it, workers apply the ones written after
+//                                                               they started)
 //
 // Only the leader writes, except through the leader's own REST calls; every worker reads the whole topic at
 // start and follows it, and the herder is told what changed. Task configs are buffered per connector until
@@ -38,7 +41,8 @@ export type ConfigEvent =
   | { kind: 'connector'; name: string; removed: boolean }
   | { kind: 'tasks'; name: string }
   | { kind: 'target-state'; name: string }
-  | { kind: 'restart'; name: string; request: RestartRequest };
+  | { kind: 'restart'; name: string; request: RestartRequest }
+  | { kind: 'logger-level'; namespace: string; level: string };
 
 /** The leader's transactional id for the config topic (Kafka's DistributedConfig.transactionalProducerId). */
 export function leaderTransactionalId(groupId: string): string {
@@ -214,6 +218,13 @@ export class ConfigStore {
       }
       this.taskCountRecords.set(name, Number(value['task-count']));
       this.pendingFencing.delete(name);
+    } else if (key.startsWith('logger-cluster-')) {
+      if (value === null || typeof value.level !== 'string') return;
+      this.onEvent({
+        kind: 'logger-level',
+        namespace: key.slice('logger-cluster-'.length),
+        level: value.level,
+      });
     } else if (key.startsWith('restart-connector-')) {
       if (value === null) return;
       const name = key.slice('restart-connector-'.length);
@@ -278,6 +289,11 @@ export class ConfigStore {
   async putTaskCountRecord(name: string, count: number): Promise<void> {
     await this.sendPrivileged([{ key: `tasks-fencing-${name}`, value: json({ 'task-count': count }) }]);
     await this.log.readToEnd();
+  }
+
+  /** KIP-976: a logger level for every worker; any worker writes it (not a privileged write, as in Kafka). */
+  async putLoggerLevel(namespace: string, level: string): Promise<void> {
+    await this.log.send(`logger-cluster-${namespace}`, json({ level }));
   }
 
   async putRestartRequest(name: string, request: RestartRequest): Promise<void> {

@@ -119,6 +119,8 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   /** Zombie fencings in progress on this (leading) worker, per connector. */
   private readonly fencings = new Map<string, Promise<void>>();
   private events: ConfigEvent[] = [];
+  /** Whether the config topic was read to its end at start (records read after that are news). */
+  private configsRead = false;
   private requests: Array<() => Promise<void>> = [];
   private leader: { id: string; url: string } | null = null;
   private memory: { generation: number; memory: LeaderMemory } | null = null;
@@ -146,6 +148,12 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     this.configs = new ConfigStore(
       o.logs.config,
       (e) => {
+        if (e.kind === 'logger-level') {
+          // Applied as it is read, not in the loop, which may be waiting on a rebalance. As in Kafka, the levels
+          // written before this worker started are not applied.
+          if (this.configsRead) this.setWorkerLoggerLevel(e.namespace, e.level);
+          return;
+        }
         this.events.push(e);
         this.wake();
       },
@@ -187,6 +195,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     await this.offsets.start();
     await this.statuses.start();
     await this.configs.start();
+    this.configsRead = true;
     // What the topic held at start is known, not news: no rebalance is asked for it.
     this.events = [];
     for (const name of this.configs.connectors.keys()) {
@@ -403,7 +412,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       if (e.kind === 'connector') await this.onConnectorConfig(e.name, e.removed);
       else if (e.kind === 'tasks') await this.onTaskConfigs(e.name);
       else if (e.kind === 'target-state') await this.onTargetState(e.name);
-      else await this.onRestartRequest(e.name, e.request);
+      else if (e.kind === 'restart') await this.onRestartRequest(e.name, e.request);
     }
   }
 
@@ -1112,6 +1121,11 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     return offsets === null
       ? 'The offsets for this connector have been reset successfully'
       : 'The offsets for this connector have been altered successfully';
+  }
+
+  /** KIP-976: every worker, this one included, applies the level when it reads the record. */
+  async setClusterLoggerLevel(namespace: string, level: string): Promise<void> {
+    await this.configs.putLoggerLevel(namespace, level);
   }
 
   async putTaskConfigs(name: string, configs: TaskConfig[], signature?: RequestSignature): Promise<void> {
