@@ -1,7 +1,7 @@
 // What every herder shares (Kafka's AbstractHerder): config validation against the connector's ConfigDef and the
 // common/source/sink keys, the plugin listings, the Kafka cluster id, task config generation, and the committed
-// offsets of sink connectors (their consumer group: connect-<name> unless overridden, Worker.sinkGroupId). The standalone and distributed herders add
-// where configs live and where connectors and tasks run.
+// offsets of sink connectors (their consumer group: connect-<name> unless overridden, Worker.sinkGroupId). The
+// standalone and distributed herders add where configs live and where connectors and tasks run.
 
 import type { PartitionResult } from '../../client/admin.js';
 import { KafkaProtocolError } from '../../client/errors.js';
