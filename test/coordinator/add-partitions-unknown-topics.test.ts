@@ -10,6 +10,7 @@ import type { TransactionCoordinator } from '../../src/coordinator/transaction/t
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type InProcessBroker, loadingOnNext, startInProcessBroker } from '../helpers/in-process-broker.js';
+import { initTransactionalId } from '../helpers/txn-session.js';
 import { untilValue } from '../helpers/wait.js';
 import { createTopic, WireClient } from '../helpers/wire-client.js';
 
@@ -45,23 +46,7 @@ describe('AddPartitionsToTxn with partitions that do not exist', () => {
     await broker?.stop();
   });
 
-  const initProducerId = () =>
-    untilValue(`InitProducerId of ${TRANSACTIONAL_ID}`, async () => {
-      await client.call(ApiKey.FIND_COORDINATOR, 4, {
-        key: '',
-        keyType: 1,
-        coordinatorKeys: [TRANSACTIONAL_ID],
-      });
-      const r = await client.call(ApiKey.INIT_PRODUCER_ID, 4, {
-        transactionalId: TRANSACTIONAL_ID,
-        transactionTimeoutMs: 60_000,
-        producerId: -1n,
-        producerEpoch: -1,
-      });
-      return r.errorCode === E.NONE
-        ? { producerId: r.producerId as bigint, producerEpoch: r.producerEpoch }
-        : null;
-    });
+  const initProducerId = () => initTransactionalId(client, TRANSACTIONAL_ID);
 
   /** AddPartitionsToTxn v3 of the known partition and of a partition of a topic that does not exist. */
   async function add(producerId: bigint, producerEpoch: number): Promise<Record<string, number>> {

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
+import { initTransactionalId } from '../helpers/txn-session.js';
 import { untilValue } from '../helpers/wait.js';
 import { createTopic, WireClient } from '../helpers/wire-client.js';
 
@@ -36,18 +37,6 @@ describe('transaction listing filters', () => {
     await broker?.stop();
   });
 
-  const initProducerId = (id: string) =>
-    untilValue(`InitProducerId of ${id}`, async () => {
-      await client.call(ApiKey.FIND_COORDINATOR, 4, { key: '', keyType: 1, coordinatorKeys: [id] });
-      const r = await client.call(ApiKey.INIT_PRODUCER_ID, 4, {
-        transactionalId: id,
-        transactionTimeoutMs: 60_000,
-        producerId: -1n,
-        producerEpoch: -1,
-      });
-      return r.errorCode === E.NONE ? r : null;
-    });
-
   const listed = async (durationFilter: bigint): Promise<string[]> => {
     const r = await client.call(ApiKey.LIST_TRANSACTIONS, 1, {
       stateFilters: [],
@@ -59,8 +48,8 @@ describe('transaction listing filters', () => {
   };
 
   it('a duration filter keeps ids with no start time and drops transactions younger than it', async () => {
-    await initProducerId('never-began');
-    const ongoing = await initProducerId('just-began');
+    await initTransactionalId(client, 'never-began');
+    const ongoing = await initTransactionalId(client, 'just-began');
     const added = await untilValue('the partition added', async () => {
       const r = await client.call(ApiKey.ADD_PARTITIONS_TO_TXN, 3, {
         transactions: [],

@@ -18,6 +18,7 @@ import {
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type InProcessBroker, loadingOnNext, startInProcessBroker } from '../helpers/in-process-broker.js';
+import { initTransactionalId } from '../helpers/txn-session.js';
 import { untilValue } from '../helpers/wait.js';
 import { WireClient } from '../helpers/wire-client.js';
 
@@ -47,18 +48,7 @@ describe('transaction listing while the coordinator loads a partition', () => {
     });
     client = await WireClient.connect(broker.host, broker.port);
     // FindCoordinator creates __transaction_state; InitProducerId once both partitions are led and loaded.
-    for (const id of [loadingId, loadedId]) {
-      await untilValue(`InitProducerId of ${id}`, async () => {
-        await client.call(ApiKey.FIND_COORDINATOR, 4, { key: '', keyType: 1, coordinatorKeys: [id] });
-        const r = await client.call(ApiKey.INIT_PRODUCER_ID, 4, {
-          transactionalId: id,
-          transactionTimeoutMs: 60_000,
-          producerId: -1n,
-          producerEpoch: -1,
-        });
-        return r.errorCode === E.NONE ? r : null;
-      });
-    }
+    for (const id of [loadingId, loadedId]) await initTransactionalId(client, id);
   });
   after(async () => {
     client?.close();

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import type { BrokerProcess } from './broker-process.js';
+import { untilValue } from './wait.js';
 import { WireClient } from './wire-client.js';
 
 const RETRIABLE = new Set<number>([
@@ -118,4 +119,30 @@ export async function fetchOffset(
   assert.equal(r.errorCode, ErrorCode.NONE, 'OffsetFetch');
   const p = r.topics[0].partitions[0];
   return [p.errorCode, Number(p.committedOffset)];
+}
+
+/**
+ * InitProducerId of a transactional id on a one-broker cluster, through `client`: FindCoordinator first (it creates
+ * __transaction_state), then InitProducerId until the coordinator has loaded and answers NONE.
+ */
+export async function initTransactionalId(
+  client: WireClient,
+  transactionalId: string,
+): Promise<{ producerId: bigint; producerEpoch: number }> {
+  return untilValue(`InitProducerId of ${transactionalId}`, async () => {
+    await client.call(ApiKey.FIND_COORDINATOR, 4, {
+      key: '',
+      keyType: 1,
+      coordinatorKeys: [transactionalId],
+    });
+    const r = await client.call(ApiKey.INIT_PRODUCER_ID, 4, {
+      transactionalId,
+      transactionTimeoutMs: 60_000,
+      producerId: -1n,
+      producerEpoch: -1,
+    });
+    return r.errorCode === ErrorCode.NONE
+      ? { producerId: r.producerId as bigint, producerEpoch: r.producerEpoch }
+      : null;
+  });
 }
