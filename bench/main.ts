@@ -14,6 +14,10 @@ const benchmarks: Record<string, [about: string, load: () => Promise<BenchmarkMo
     'the record walk and decoder of this build vs another build, alternating in one process',
     () => import('./codec/record-walk-ab.js'),
   ],
+  'produce-prepare-ab': [
+    "the leader's preparation of a producer's batch, per codec, of this build vs another build, alternating",
+    () => import('./codec/produce-prepare-ab.js'),
+  ],
   broker: ['broker matrix with G1: produce and fetch, vs limits', () => import('./broker/main.js')],
   'fetch-backlog': [
     'a consumer catching up a 1 GiB backlog vs L_read of the same segment files',

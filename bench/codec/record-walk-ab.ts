@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { BATCH_HEADER_BYTES } from '../../src/protocol/records/batch-header.js';
 import * as current from '../../src/protocol/records/record.js';
-import { positiveInteger, repeat, summarize } from '../harness/index.js';
+import { pairedRounds, positiveInteger, summarize } from '../harness/index.js';
 import { ResultWriter } from '../harness/results.js';
 import { formatSummaryRange, formatTable } from '../harness/table.js';
 
@@ -83,10 +83,6 @@ function decoder(m: RecordModule): (section: Buffer) => number {
   return passOver(m, (section, at) => m.decodeRecord(section, at, section.length));
 }
 
-function median(values: number[]): number {
-  return summarize(values).median;
-}
-
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -122,23 +118,14 @@ export async function run(args: string[]): Promise<void> {
       ['decode', decoder],
     ] as const) {
       const builds = { baseline: make(baseline), current: make(current) };
-      const perRepetition = await repeat(repetitions, async () => {
-        const times = { baseline: [] as number[], current: [] as number[] };
-        for (let round = 0; round < rounds; round++) {
-          const order =
-            round % 2 === 0 ? (['baseline', 'current'] as const) : (['current', 'baseline'] as const);
-          for (const build of order) times[build].push(timeTurn(section, records, builds[build]));
-        }
-        // The first rounds run while the optimising compiler is still at work; they are left out. The ratio is
-        // taken round by round (both builds timed back to back under the same load), then its median.
-        const settled = Math.floor(rounds / 4);
-        const ratios = times.current.slice(settled).map((ns, i) => ns / times.baseline[settled + i]!);
-        return {
-          baseline: median(times.baseline.slice(settled)),
-          current: median(times.current.slice(settled)),
-          ratio: median(ratios),
-        };
-      });
+      const perRepetition = await pairedRounds(
+        {
+          baseline: () => timeTurn(section, records, builds.baseline),
+          current: () => timeTurn(section, records, builds.current),
+        },
+        rounds,
+        repetitions,
+      );
       const base = summarize(perRepetition.map((r) => r.baseline));
       const now = summarize(perRepetition.map((r) => r.current));
       const ratio = summarize(perRepetition.map((r) => r.ratio));

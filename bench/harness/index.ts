@@ -3,6 +3,7 @@ export * from './event-loop-delay.js';
 export * from './histogram.js';
 export * from './host-info.js';
 export * from './options.js';
+export * from './paired-rounds.js';
 export * from './process-usage.js';
 export * from './ratio.js';
 export * from './repeat.js';

@@ -183,7 +183,9 @@ export function checkProduceVersion(records: Buffer, apiVersion: number): Prepar
 function clientRecords(batch: Buffer): { section: Buffer; maxTimestampDelta: number } | BatchFault {
   let section: Buffer;
   try {
-    section = batchRecordsSection(batch, 0);
+    // Transient: the section serves this batch's checks, recompression and record rules, all synchronous, and
+    // nothing of it is kept (a recompressed batch is a copy), so the codec may decode into a buffer it reuses.
+    section = batchRecordsSection(batch, 0, { transient: true });
   } catch (err) {
     if (err instanceof BatchFaultError) return err.fault;
     throw err;

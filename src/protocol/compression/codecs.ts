@@ -23,6 +23,11 @@ export interface CompressOptions {
 export interface DecompressOptions {
   /** The message format the bytes came in: magic 0 and 1 may carry lz4's broken header checksum. */
   magic?: number;
+  /**
+   * The caller is done with the result before its next transient decompression (it reads it synchronously and
+   * keeps nothing of it), so a codec may decode into a buffer it reuses: zstd does (zstd.ts).
+   */
+  transient?: boolean;
 }
 
 function unsupported(type: number): CompressionError {
@@ -65,6 +70,6 @@ export function decompress(
         allowBrokenChecksum: options.magic !== undefined && options.magic < 2,
       });
     case CompressionType.Zstd:
-      return zstdDecompress(data, maxBytes);
+      return zstdDecompress(data, maxBytes, options.transient);
   }
 }

@@ -22,6 +22,11 @@ export interface ReadRecordsOptions {
    * several things with one batch's records (the leader on produce) decompresses them once.
    */
   section?: Buffer;
+  /**
+   * The caller reads the decompressed section synchronously and keeps nothing of it past its next transient
+   * read: the codec may decode into a buffer it reuses (codecs.ts, DecompressOptions.transient).
+   */
+  transient?: boolean;
 }
 
 /** Maps a codec failure to the fault a produce response reports. */
@@ -49,7 +54,9 @@ export function batchRecordsSection(buf: Buffer, pos = 0, options: ReadRecordsOp
     throw new BatchFaultError(batchFault('unsupported-compression', `compression id ${codec}`, pos));
   }
   try {
-    return decompress(codec, section, options.maxDecompressedBytes ?? limits.decompressedBatchBytesMax);
+    return decompress(codec, section, options.maxDecompressedBytes ?? limits.decompressedBatchBytesMax, {
+      transient: options.transient,
+    });
   } catch (err) {
     if (err instanceof CompressionError) throw compressionFault(err, pos);
     throw err;

@@ -1,0 +1,57 @@
+// The leader decompresses a producer's zstd batch into a buffer the process reuses (zstd.ts, `transient`): what
+// prepareProducedBatches answers must never be a view of it. A batch recompressed for the topic (here to none:
+// the section's bytes themselves) must keep its records after the next batch is prepared over the same buffer.
+
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import type { TopicLogSettings } from '../../src/broker/config/topic-log-settings.js';
+import { prepareProducedBatches } from '../../src/broker/replica/leader-append.js';
+import { CompressionType } from '../../src/protocol/compression/compression-type.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { batchHeader } from '../../src/protocol/records/batch-header.js';
+import { iterateRecords } from '../../src/protocol/records/batch-records.js';
+
+const settings = (compressionType: string) =>
+  ({
+    compressionType,
+    maxMessageBytes: 1024 * 1024,
+    messageTimestampType: 'CreateTime',
+    messageTimestampBeforeMaxMs: Number.MAX_SAFE_INTEGER,
+    messageTimestampAfterMaxMs: Number.MAX_SAFE_INTEGER,
+    cleanupPolicy: ['delete'],
+  }) as unknown as TopicLogSettings;
+
+function zstdBatch(prefix: string): Buffer {
+  const records = Array.from({ length: 50 }, (_, i) => ({
+    key: `k${i}`,
+    value: `${prefix}-${i}-`.repeat(20),
+  }));
+  return buildBatch(records, { compression: CompressionType.Zstd, timestamp: Date.now() });
+}
+
+function values(prepared: ReturnType<typeof prepareProducedBatches>): string[] {
+  assert.ok(prepared.ok, JSON.stringify(prepared));
+  return [...iterateRecords(prepared.value.records, 0)].map((r) => r.value?.toString() ?? '');
+}
+
+it('a zstd batch recompressed to none keeps its records once the next batch is prepared', () => {
+  const now = Date.now();
+  const first = prepareProducedBatches(zstdBatch('first'), settings('uncompressed'), now, true, 't-0');
+  assert.ok(first.ok);
+  assert.equal(batchHeader.compression(first.value.records, 0), CompressionType.None);
+  const expected = values(first);
+  assert.equal(expected[3], 'first-3-'.repeat(20));
+  // Same size, other bytes: decoded over the same reused buffer.
+  const second = prepareProducedBatches(zstdBatch('other'), settings('uncompressed'), now, true, 't-0');
+  assert.equal(values(second)[3], 'other-3-'.repeat(20));
+  assert.deepEqual(values(first), expected, 'the first batch does not share the reused buffer');
+});
+
+it('a zstd batch kept as the producer sent it is the request bytes, not the decompressed section', () => {
+  const batch = zstdBatch('kept');
+  const prepared = prepareProducedBatches(batch, settings('producer'), Date.now(), true, 't-0');
+  assert.ok(prepared.ok);
+  assert.equal(prepared.value.records.buffer, batch.buffer);
+  prepareProducedBatches(zstdBatch('next'), settings('producer'), Date.now(), true, 't-0');
+  assert.equal(values(prepared)[7], 'kept-7-'.repeat(20));
+});
