@@ -19,6 +19,13 @@
 // than 255 times, so the sum of min(blockMax, 255 * size) over the blocks is a true upper bound on the output.
 // When that bound passes the limit the input is refused before anything is decoded. Encoders fill every block
 // but the last, so the bound is tight to within one block for real data.
+//
+// Decoding: frames of independent blocks without a dictionary (what Kafka's Java client and librdkafka write; Kafka's
+// own reader accepts nothing else) are decoded block by block through lz4-napi's block call, into one buffer of the
+// bound: its frame decoder ran at a sixth of that rate (0.46 against 2.3-3.1 GB/s for 128 KiB of text in a probe).
+// A block checksum is checked when the frame has them, as Kafka's Lz4BlockInputStream checks it; the content
+// checksum is not, as Kafka's reader skips it too (the batch's CRC covers these bytes already). Other frames (linked
+// blocks, a dictionary id) go through the frame decoder as before.
 
 import lz4 from 'lz4-napi';
 import { CompressionError, corrupt, tooLarge } from './compression-error.js';
@@ -28,6 +35,7 @@ const CODEC = 'lz4';
 const FRAME_MAGIC = 0x184d2204;
 const FLG_VERSION_MASK = 0xc0;
 const FLG_VERSION_01 = 0x40;
+const FLG_BLOCK_INDEPENDENCE = 0x20;
 const FLG_BLOCK_CHECKSUM = 0x10;
 const FLG_CONTENT_SIZE = 0x08;
 const FLG_CONTENT_CHECKSUM = 0x04;
@@ -48,6 +56,14 @@ export interface Lz4FrameInfo {
   hcValid: boolean;
   /** True when HC is Kafka's broken variant (computed over the magic too). */
   hcBroken: boolean;
+  /** Independent blocks and no dictionary: the blocks can be decoded one by one (decodeBlocks). */
+  blocksIndependent: boolean;
+  /** Each block is followed by the xxHash32 of its stored bytes. */
+  blockChecksums: boolean;
+  /** The largest a block may decode to. */
+  blockMax: number;
+  /** Position of the first block's size word. */
+  blocksStart: number;
 }
 
 function fail(message: string): CompressionError {
@@ -89,7 +105,18 @@ export function scanLz4Frame(buf: Buffer, pos: number): Lz4FrameInfo {
     if (buf.length - pos < 4) throw fail('truncated content checksum');
     pos += 4;
   }
-  return { start, end: pos, outputBytesMax, hcPosition, hcValid, hcBroken };
+  return {
+    start,
+    end: pos,
+    outputBytesMax,
+    hcPosition,
+    hcValid,
+    hcBroken,
+    blocksIndependent: (flg & FLG_BLOCK_INDEPENDENCE) !== 0 && (flg & FLG_DICTIONARY_ID) === 0,
+    blockChecksums: checksumBytes !== 0,
+    blockMax,
+    blocksStart: hcPosition + 1,
+  };
 }
 
 export interface Lz4DecompressOptions {
@@ -116,6 +143,7 @@ export function lz4Decompress(
     pos = frame.end;
   }
   if (frames.length === 0) throw fail('empty input');
+  if (frames.every((f) => f.blocksIndependent)) return decodeBlocks(buf, frames, bound);
   if (frames.some((f) => !f.hcValid)) {
     // Never patch the caller's bytes: they may be a view of a request or of the log.
     buf = Buffer.from(buf);
@@ -131,6 +159,50 @@ export function lz4Decompress(
   // The bound above makes this impossible; checked anyway, since the bound is an argument, not a guarantee.
   if (out.length > maxBytes) throw tooLarge(CODEC, maxBytes);
   return out;
+}
+
+/** A compressed block with the 4-byte size prefix lz4-napi's block call reads: reused, grown to the largest block. */
+let prefixed = Buffer.allocUnsafeSlow(0);
+
+/**
+ * The frames (scanned, of independent blocks) decoded block by block into one buffer of `bound` bytes, the sum of
+ * their outputs' upper bounds. Each compressed block goes through lz4-napi's block call, told the frame's block
+ * maximum as its output size: a block that would decode to more fails there, as the format allows no more.
+ */
+function decodeBlocks(buf: Buffer, frames: readonly Lz4FrameInfo[], bound: number): Buffer {
+  const out = Buffer.allocUnsafe(bound);
+  let written = 0;
+  for (const frame of frames) {
+    const checksumBytes = frame.blockChecksums ? 4 : 0;
+    for (let pos = frame.blocksStart; ; ) {
+      const word = buf.readUInt32LE(pos);
+      pos += 4;
+      if (word === 0) break;
+      const size = word & ~BLOCK_UNCOMPRESSED;
+      if (frame.blockChecksums && xxhash32(buf, pos, pos + size) !== buf.readUInt32LE(pos + size)) {
+        throw fail('block checksum mismatch');
+      }
+      if ((word & BLOCK_UNCOMPRESSED) !== 0) {
+        written += buf.copy(out, written, pos, pos + size);
+      } else {
+        if (prefixed.length < 4 + size)
+          prefixed = Buffer.allocUnsafeSlow(Math.max(4 + size, 2 * prefixed.length));
+        prefixed.writeUInt32LE(frame.blockMax, 0);
+        buf.copy(prefixed, 4, pos, pos + size);
+        let block: Buffer;
+        try {
+          block = lz4.uncompressSync(prefixed.subarray(0, 4 + size));
+        } catch (err) {
+          throw corrupt(CODEC, err);
+        }
+        // scanLz4Frame's bound holds for every block the format allows; checked, since it is an argument.
+        if (written + block.length > out.length) throw fail('a block decodes past its bound');
+        written += block.copy(out, written);
+      }
+      pos += size + checksumBytes;
+    }
+  }
+  return out.subarray(0, written);
 }
 
 function headerChecksum(buf: Uint8Array, from: number, hcPosition: number): number {
