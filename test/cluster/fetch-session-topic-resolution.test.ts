@@ -115,7 +115,11 @@ it('a session partition of a topic id the broker learns later is read once it kn
       const r = await produceBatch(leader, FRESH, buildBatch([{ value: 'first' }]));
       return r.errorCode === ErrorCode.NONE ? true : undefined;
     });
-    assert.ok(held > 0, 'the UpdateMetadata naming the new topic is held');
+    // The controller sends a broker its requests one at a time, UpdateMetadata after the LeaderAndIsr is answered:
+    // the leader can take the write before the UpdateMetadata reaches it (on a loaded machine it often does).
+    await waitFor('the UpdateMetadata naming the new topic held at the leader', async () =>
+      held > 0 ? true : undefined,
+    );
     assert.equal(await topicIdOn(leader, FRESH), undefined);
 
     // The consumer adds the partition to its session by the id the other broker gave it.
