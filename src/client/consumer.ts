@@ -295,12 +295,16 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
 
   /**
    * The group metadata a transactional producer's sendOffsetsToTransaction() takes (KafkaConsumer.groupMetadata):
-   * the group id, and the generation, member id and group instance id of this member now (generation -1 and no
-   * member id when not in a group yet, or for assign() with a group id: then the commit is not fenced by member).
+   * the group id, and the generation, member id and group instance id of the assignment this consumer works with
+   * (generation -1 and no member id when not in a group yet, or for assign() with a group id: then the commit is
+   * not fenced by member). With the classic protocol that is the generation of the last rebalance whose
+   * assignment a poll applied, not one still completing (see GroupMembership.completedGeneration).
    */
   groupMetadata(): ConsumerGroupMetadata {
     if (this.groupId === undefined) throw new ClientStateError('groupMetadata() needs a groupId');
-    const g = this.group?.generation() ?? {
+    const current =
+      this.group instanceof GroupMember ? this.group.completedGeneration() : this.group?.generation();
+    const g = current ?? {
       generationId: -1,
       memberId: '',
       groupInstanceId: this.options.groupInstanceId ?? null,

@@ -73,15 +73,23 @@ export abstract class GroupMembership {
   private joining: Promise<void> | null = null;
   /** What ended the last join, kept until ensureActive() throws it (the join may end while nobody waits). */
   private joinFailure: { readonly error: unknown } | null = null;
-  /** A completed join's assignment, applied by the next ensureActive() (inside the owner's poll). */
-  private joinedAssignment: { readonly protocolName: string; readonly assignment: Buffer } | null = null;
+  /** A completed join's assignment and generation, applied by the next ensureActive() (inside the owner's poll). */
+  private joinedAssignment: {
+    readonly protocolName: string;
+    readonly assignment: Buffer;
+    readonly generation: GenerationInfo;
+  } | null = null;
+  /** The generation whose assignment the owner applied last (see completedGeneration). */
+  private appliedGeneration: GenerationInfo;
   /** Whether beforeJoin() is still to run for the next join (once per rebalance, as Kafka's needsJoinPrepare). */
   private prepareNeeded = true;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private lastPollMs = Date.now();
   protected left = false;
 
-  constructor(protected readonly m: GroupMembershipOptions) {}
+  constructor(protected readonly m: GroupMembershipOptions) {
+    this.appliedGeneration = { generationId: -1, memberId: '', groupInstanceId: m.groupInstanceId };
+  }
 
   /** The generation and member id an offset commit must carry, so the coordinator refuses one from a stale member. */
   generation(): GenerationInfo {
@@ -90,6 +98,17 @@ export abstract class GroupMembership {
       memberId: this.memberId,
       groupInstanceId: this.m.groupInstanceId,
     };
+  }
+
+  /**
+   * The generation of the assignment the owner works with: it changes only when a join's assignment is applied
+   * (in the owner's poll), as KafkaConsumer.groupMetadata(), which Kafka's ConsumerCoordinator sets in
+   * onJoinComplete only. generation() moves on as soon as JoinGroup answers, while the SyncGroup that brings the
+   * assignment may still be in flight: a caller that took a new generation id there for a finished rebalance
+   * found no partitions yet (an eager member gave them all up before joining).
+   */
+  completedGeneration(): GenerationInfo {
+    return this.appliedGeneration;
   }
 
   /** True while the member has joined and no rebalance is pending: its assignment can be used. */
@@ -146,6 +165,8 @@ export abstract class GroupMembership {
       if (joined !== null) {
         this.joinedAssignment = null;
         this.prepareNeeded = true;
+        // Set before the assignor's and the listener's callbacks, as Kafka's onJoinComplete does.
+        this.appliedGeneration = joined.generation;
         await this.onAssigned(joined.protocolName, joined.assignment);
         continue;
       }
@@ -326,7 +347,11 @@ export abstract class GroupMembership {
     // when ensureActive() applies the assignment.
     this.needsJoin = false;
     this.startHeartbeats();
-    this.joinedAssignment = { protocolName: this.protocolName ?? '', assignment: sync.assignment };
+    this.joinedAssignment = {
+      protocolName: this.protocolName ?? '',
+      assignment: sync.assignment,
+      generation: this.generation(),
+    };
   }
 
   private startHeartbeats(): void {
