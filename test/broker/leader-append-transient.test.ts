@@ -1,5 +1,5 @@
-// The leader decompresses a producer's zstd batch into a buffer the process reuses (zstd.ts, `transient`): what
-// prepareProducedBatches answers must never be a view of it. A batch recompressed for the topic (here to none:
+// The leader decompresses a producer's zstd or lz4 batch into a buffer the process reuses (`transient` in zstd.ts
+// and lz4.ts): what prepareProducedBatches answers must never be a view of it. A batch recompressed for the topic (here to none:
 // the section's bytes themselves) must keep its records after the next batch is prepared over the same buffer.
 
 import assert from 'node:assert/strict';
@@ -21,12 +21,12 @@ const settings = (compressionType: string) =>
     cleanupPolicy: ['delete'],
   }) as unknown as TopicLogSettings;
 
-function zstdBatch(prefix: string): Buffer {
+function packedBatch(prefix: string, compression: number): Buffer {
   const records = Array.from({ length: 50 }, (_, i) => ({
     key: `k${i}`,
     value: `${prefix}-${i}-`.repeat(20),
   }));
-  return buildBatch(records, { compression: CompressionType.Zstd, timestamp: Date.now() });
+  return buildBatch(records, { compression, timestamp: Date.now() });
 }
 
 function values(prepared: ReturnType<typeof prepareProducedBatches>): string[] {
@@ -34,24 +34,41 @@ function values(prepared: ReturnType<typeof prepareProducedBatches>): string[] {
   return [...iterateRecords(prepared.value.records, 0)].map((r) => r.value?.toString() ?? '');
 }
 
-it('a zstd batch recompressed to none keeps its records once the next batch is prepared', () => {
-  const now = Date.now();
-  const first = prepareProducedBatches(zstdBatch('first'), settings('uncompressed'), now, true, 't-0');
-  assert.ok(first.ok);
-  assert.equal(batchHeader.compression(first.value.records, 0), CompressionType.None);
-  const expected = values(first);
-  assert.equal(expected[3], 'first-3-'.repeat(20));
-  // Same size, other bytes: decoded over the same reused buffer.
-  const second = prepareProducedBatches(zstdBatch('other'), settings('uncompressed'), now, true, 't-0');
-  assert.equal(values(second)[3], 'other-3-'.repeat(20));
-  assert.deepEqual(values(first), expected, 'the first batch does not share the reused buffer');
-});
+for (const [name, codec] of [
+  ['zstd', CompressionType.Zstd],
+  ['lz4', CompressionType.Lz4],
+] as const) {
+  it(`a ${name} batch recompressed to none keeps its records once the next batch is prepared`, () => {
+    const now = Date.now();
+    const first = prepareProducedBatches(
+      packedBatch('first', codec),
+      settings('uncompressed'),
+      now,
+      true,
+      't-0',
+    );
+    assert.ok(first.ok);
+    assert.equal(batchHeader.compression(first.value.records, 0), CompressionType.None);
+    const expected = values(first);
+    assert.equal(expected[3], 'first-3-'.repeat(20));
+    // Same size, other bytes: decoded over the same reused buffer.
+    const second = prepareProducedBatches(
+      packedBatch('other', codec),
+      settings('uncompressed'),
+      now,
+      true,
+      't-0',
+    );
+    assert.equal(values(second)[3], 'other-3-'.repeat(20));
+    assert.deepEqual(values(first), expected, 'the first batch does not share the reused buffer');
+  });
 
-it('a zstd batch kept as the producer sent it is the request bytes, not the decompressed section', () => {
-  const batch = zstdBatch('kept');
-  const prepared = prepareProducedBatches(batch, settings('producer'), Date.now(), true, 't-0');
-  assert.ok(prepared.ok);
-  assert.equal(prepared.value.records.buffer, batch.buffer);
-  prepareProducedBatches(zstdBatch('next'), settings('producer'), Date.now(), true, 't-0');
-  assert.equal(values(prepared)[7], 'kept-7-'.repeat(20));
-});
+  it(`a ${name} batch kept as the producer sent it is the request bytes, not the decompressed section`, () => {
+    const batch = packedBatch('kept', codec);
+    const prepared = prepareProducedBatches(batch, settings('producer'), Date.now(), true, 't-0');
+    assert.ok(prepared.ok);
+    assert.equal(prepared.value.records.buffer, batch.buffer);
+    prepareProducedBatches(packedBatch('next', codec), settings('producer'), Date.now(), true, 't-0');
+    assert.equal(values(prepared)[7], 'kept-7-'.repeat(20));
+  });
+}

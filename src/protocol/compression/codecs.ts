@@ -25,7 +25,7 @@ export interface DecompressOptions {
   magic?: number;
   /**
    * The caller is done with the result before its next transient decompression (it reads it synchronously and
-   * keeps nothing of it), so a codec may decode into a buffer it reuses: zstd does (zstd.ts).
+   * keeps nothing of it), so a codec may decode into a buffer it reuses: zstd and lz4 do (zstd.ts, lz4.ts).
    */
   transient?: boolean;
 }
@@ -68,6 +68,7 @@ export function decompress(
     case CompressionType.Lz4:
       return lz4Decompress(data, maxBytes, {
         allowBrokenChecksum: options.magic !== undefined && options.magic < 2,
+        transient: options.transient,
       });
     case CompressionType.Zstd:
       return zstdDecompress(data, maxBytes, options.transient);

@@ -122,6 +122,11 @@ export function scanLz4Frame(buf: Buffer, pos: number): Lz4FrameInfo {
 export interface Lz4DecompressOptions {
   /** Accept Kafka's broken header checksum (messages of magic 0 and 1 may carry it). */
   allowBrokenChecksum?: boolean;
+  /**
+   * The caller is done with the result before its next transient call (codecs.ts, DecompressOptions.transient):
+   * frames decoded block by block go into a buffer the process keeps, as zstd's do.
+   */
+  transient?: boolean;
 }
 
 export function lz4Decompress(
@@ -143,7 +148,8 @@ export function lz4Decompress(
     pos = frame.end;
   }
   if (frames.length === 0) throw fail('empty input');
-  if (frames.every((f) => f.blocksIndependent)) return decodeBlocks(buf, frames, bound);
+  if (frames.every((f) => f.blocksIndependent))
+    return decodeBlocks(buf, frames, bound, options.transient === true);
   if (frames.some((f) => !f.hcValid)) {
     // Never patch the caller's bytes: they may be a view of a request or of the log.
     buf = Buffer.from(buf);
@@ -163,14 +169,29 @@ export function lz4Decompress(
 
 /** A compressed block with the 4-byte size prefix lz4-napi's block call reads: reused, grown to the largest block. */
 let prefixed = Buffer.allocUnsafeSlow(0);
+/** The largest output kept for transient callers, as zstd's: bigger batches are rare and get their own buffer. */
+const SCRATCH_BYTES_MAX = 4 * 1024 * 1024;
+let scratch = Buffer.allocUnsafeSlow(0);
 
 /**
  * The frames (scanned, of independent blocks) decoded block by block into one buffer of `bound` bytes, the sum of
  * their outputs' upper bounds. Each compressed block goes through lz4-napi's block call, told the frame's block
  * maximum as its output size: a block that would decode to more fails there, as the format allows no more.
  */
-function decodeBlocks(buf: Buffer, frames: readonly Lz4FrameInfo[], bound: number): Buffer {
-  const out = Buffer.allocUnsafe(bound);
+function decodeBlocks(
+  buf: Buffer,
+  frames: readonly Lz4FrameInfo[],
+  bound: number,
+  transient: boolean,
+): Buffer {
+  let out: Buffer;
+  if (transient && bound <= SCRATCH_BYTES_MAX) {
+    if (scratch.length < bound)
+      scratch = Buffer.allocUnsafeSlow(Math.max(64 * 1024, 2 ** Math.ceil(Math.log2(bound))));
+    out = scratch.subarray(0, bound);
+  } else {
+    out = Buffer.allocUnsafe(bound);
+  }
   let written = 0;
   for (const frame of frames) {
     const checksumBytes = frame.blockChecksums ? 4 : 0;
