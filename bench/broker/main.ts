@@ -21,8 +21,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { assert } from '../../src/common/assert.js';
-import { compressionTypeFromName } from '../../src/protocol/compression/compression-type.js';
-import { parseOverrides, positiveNumber } from '../harness/options.js';
+import { codecList, parseOverrides, positiveNumber } from '../harness/options.js';
 import { type RatioSummary, ratioOfSummaries } from '../harness/ratio.js';
 import { repetitionsMin, type Summary, summarize } from '../harness/repeat.js';
 import { ResultWriter } from '../harness/results.js';
@@ -129,11 +128,7 @@ export async function run(args: string[]): Promise<void> {
   const repetitions = positiveNumber('--repetitions', values.repetitions);
   const connections = positiveNumber('--connections', values.connections);
   const explicit = args.some((a) => /^--(records|partitions|acks|durability)\b/.test(a));
-  const codecs = values.compression.split(',').map((name) => {
-    const id = compressionTypeFromName(name.trim());
-    assert(id !== undefined, `--compression takes none, gzip, snappy, lz4 or zstd; got ${name}`);
-    return id;
-  });
+  const codecs = codecList('--compression', values.compression);
   const specs: CellSpec[] = (quick && !explicit ? quickCells : crossProduct(values)).flatMap((c) =>
     codecs.map((compression) => ({
       ...c,

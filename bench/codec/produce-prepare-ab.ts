@@ -9,15 +9,19 @@
 // To build a baseline: `git worktree add <dir> <commit>`, link node_modules, `npx tsc -p tsconfig.json` there, then
 // pass `--baseline <dir>/dist`.
 
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { TopicLogSettings } from '../../src/broker/config/topic-log-settings.js';
 import * as current from '../../src/broker/replica/leader-append.js';
-import { compressionName, compressionTypeFromName } from '../../src/protocol/compression/compression-type.js';
+import { compressionName } from '../../src/protocol/compression/compression-type.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
-import { pairedRounds, positiveInteger, summarize, wordPayload } from '../harness/index.js';
+import {
+  codecList,
+  importBaseline,
+  pairedRounds,
+  positiveInteger,
+  summarize,
+  wordPayload,
+} from '../harness/index.js';
 import { ResultWriter } from '../harness/results.js';
 import { formatSummaryRange, formatTable } from '../harness/table.js';
 
@@ -74,15 +78,8 @@ export async function run(args: string[]): Promise<void> {
     console.log(usage);
     return;
   }
-  const baselinePath = resolve(values.baseline, 'src/broker/replica/leader-append.js');
-  if (!existsSync(baselinePath))
-    throw new Error(`--baseline: no ${baselinePath}; build the other checkout first`);
-  const baseline = (await import(pathToFileURL(baselinePath).href)) as LeaderAppend;
-  const codecs = values.codecs.split(',').map((name) => {
-    const id = compressionTypeFromName(name.trim());
-    if (id === undefined) throw new Error(`--codecs: unknown codec ${name}`);
-    return id;
-  });
+  const baseline = await importBaseline<LeaderAppend>(values.baseline, 'src/broker/replica/leader-append.js');
+  const codecs = codecList('--codecs', values.codecs);
   const recordBytes = positiveInteger('--record-bytes', values['record-bytes']);
   const perBatch = Math.max(
     1,

@@ -15,14 +15,11 @@
 // To build a baseline: `git worktree add <dir> <commit> && cd <dir> && npm ci && npx tsc -p tsconfig.json`, then
 // pass `--baseline <dir>/dist`.
 
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { BATCH_HEADER_BYTES } from '../../src/protocol/records/batch-header.js';
 import * as current from '../../src/protocol/records/record.js';
-import { pairedRounds, positiveInteger, summarize } from '../harness/index.js';
+import { importBaseline, pairedRounds, positiveInteger, summarize } from '../harness/index.js';
 import { ResultWriter } from '../harness/results.js';
 import { formatSummaryRange, formatTable } from '../harness/table.js';
 
@@ -100,10 +97,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(usage);
     return;
   }
-  const baselinePath = resolve(values.baseline, 'src/protocol/records/record.js');
-  if (!existsSync(baselinePath))
-    throw new Error(`--baseline: no ${baselinePath}; build the other checkout first`);
-  const baseline = (await import(pathToFileURL(baselinePath).href)) as RecordModule;
+  const baseline = await importBaseline<RecordModule>(values.baseline, 'src/protocol/records/record.js');
   const sizes = values['record-bytes'].split(',').map((s) => positiveInteger('--record-bytes', s));
   const records = positiveInteger('--records', values.records);
   const rounds = positiveInteger('--rounds', values.rounds);

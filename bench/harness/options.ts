@@ -1,5 +1,9 @@
-// The number options of the benchmarks: flags they parse themselves (`--records 30000`), and checks of values
+// The options of the benchmarks: flags they parse themselves (`--records 30000`), and checks of values
 // parsed by node:util's parseArgs, which answer a message naming the flag instead of running with NaN or 0.
+import {
+  type CompressionType,
+  compressionTypeFromName,
+} from '../../src/protocol/compression/compression-type.js';
 
 /** The number after `name` in `args`, or `fallback` when the option or its value is missing. */
 export function numberOption(args: readonly string[], name: string, fallback: number): number {
@@ -32,4 +36,14 @@ export function parseOverrides(pairs: readonly string[], flag = '--broker-overri
     overrides[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return overrides;
+}
+
+/** A comma-separated list of codec names (none, gzip, snappy, lz4, zstd) as Kafka's codec ids; throws naming the flag. */
+export function codecList(flag: string, text: string): CompressionType[] {
+  return text.split(',').map((name) => {
+    const id = compressionTypeFromName(name.trim());
+    if (id === undefined)
+      throw new RangeError(`${flag} takes none, gzip, snappy, lz4 or zstd; got '${name}'`);
+    return id;
+  });
 }

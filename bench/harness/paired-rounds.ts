@@ -3,7 +3,17 @@
 // busy shared machine; timing both back to back in every round puts them under the same load, so the ratio taken
 // round by round holds where the absolute figures do not.
 
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { repeat, summarize } from './repeat.js';
+
+/** The baseline build's module at `modulePath` (relative to its output directory, `--baseline DIR`). */
+export async function importBaseline<T>(baselineDir: string, modulePath: string): Promise<T> {
+  const path = resolve(baselineDir, modulePath);
+  if (!existsSync(path)) throw new Error(`--baseline: no ${path}; build the other checkout first`);
+  return (await import(pathToFileURL(path).href)) as T;
+}
 
 export interface PairedTurns {
   /** One timed turn of the baseline build: its figure (e.g. nanoseconds per record). */

@@ -29,6 +29,7 @@
 
 import lz4 from 'lz4-napi';
 import { CompressionError, corrupt, tooLarge } from './compression-error.js';
+import { TransientOutput } from './transient-output.js';
 import { xxhash32 } from './xxhash32.js';
 
 const CODEC = 'lz4';
@@ -169,9 +170,8 @@ export function lz4Decompress(
 
 /** A compressed block with the 4-byte size prefix lz4-napi's block call reads: reused, grown to the largest block. */
 let prefixed = Buffer.allocUnsafeSlow(0);
-/** The largest output kept for transient callers, as zstd's: bigger batches are rare and get their own buffer. */
-const SCRATCH_BYTES_MAX = 4 * 1024 * 1024;
-let scratch = Buffer.allocUnsafeSlow(0);
+/** The output kept for transient callers (transient-output.ts). */
+const output = new TransientOutput();
 
 /**
  * The frames (scanned, of independent blocks) decoded block by block into one buffer of `bound` bytes, the sum of
@@ -184,14 +184,7 @@ function decodeBlocks(
   bound: number,
   transient: boolean,
 ): Buffer {
-  let out: Buffer;
-  if (transient && bound <= SCRATCH_BYTES_MAX) {
-    if (scratch.length < bound)
-      scratch = Buffer.allocUnsafeSlow(Math.max(64 * 1024, 2 ** Math.ceil(Math.log2(bound))));
-    out = scratch.subarray(0, bound);
-  } else {
-    out = Buffer.allocUnsafe(bound);
-  }
+  const out = output.take(bound, transient);
   let written = 0;
   for (const frame of frames) {
     const checksumBytes = frame.blockChecksums ? 4 : 0;

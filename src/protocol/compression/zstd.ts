@@ -10,19 +10,16 @@
 // more than decoding a small batch, and every call here runs to completion on the one JavaScript thread.
 //
 // A caller that uses the decompressed bytes only until its next call here (the leader validating a producer's
-// batch: `transient`) gets them in one output buffer the process keeps, up to SCRATCH_BYTES_MAX. On these
-// virtual machines a fresh buffer of a batch's size is mapped and faulted in page by page, which took as long as
-// decoding into it (decompression of a 128 KiB batch of text ran at half the rate into a fresh buffer).
+// batch: `transient`) gets them in the output buffer the codec keeps (transient-output.ts).
 
 import binding from 'zstd-napi/binding.js';
 import { CompressionError, corrupt, tooLarge } from './compression-error.js';
+import { TransientOutput } from './transient-output.js';
 
 const CODEC = 'zstd';
 /** Kafka's default compression.zstd.level. */
 export const ZSTD_DEFAULT_LEVEL = 3;
 const STREAM_CHUNK_BYTES = 128 * 1024;
-/** The largest output kept for transient callers: bigger batches are rare and get a buffer of their own. */
-const SCRATCH_BYTES_MAX = 4 * 1024 * 1024;
 /**
  * zstd's best case is a 4-byte RLE block producing a full 128 KiB block. A frame that declares more content
  * than that ratio allows is a lie, refused before a buffer of the declared size is allocated.
@@ -31,15 +28,7 @@ const EXPANSION_MAX = 32 * 1024;
 
 let cctx: InstanceType<typeof binding.CCtx> | undefined;
 let dctx: InstanceType<typeof binding.DCtx> | undefined;
-let scratch: Buffer | undefined;
-
-/** The kept output buffer, grown to a power of two that holds `bytes`. */
-function scratchFor(bytes: number): Buffer {
-  if (scratch === undefined || scratch.length < bytes) {
-    scratch = Buffer.allocUnsafeSlow(Math.max(64 * 1024, 2 ** Math.ceil(Math.log2(bytes))));
-  }
-  return scratch;
-}
+const output = new TransientOutput();
 
 export function zstdCompress(data: Uint8Array, level = ZSTD_DEFAULT_LEVEL): Buffer {
   cctx ??= new binding.CCtx();
@@ -77,10 +66,7 @@ export function zstdDecompress(data: Uint8Array, maxBytes: number, transient = f
     const declared = declaredContentBytes(data);
     if (declared !== null) {
       if (declared > maxBytes) throw tooLarge(CODEC, maxBytes);
-      const out =
-        transient && declared <= SCRATCH_BYTES_MAX
-          ? scratchFor(declared).subarray(0, declared)
-          : Buffer.allocUnsafe(declared);
+      const out = output.take(declared, transient);
       const written = dctx.decompress(out, data);
       if (written !== declared) throw new CompressionError('corrupt', CODEC, 'content size mismatch');
       return out;
