@@ -20,13 +20,6 @@ export interface Logger {
   child(component: string): Logger;
 }
 
-const LEVEL_RANK: Readonly<Record<LogLevel, number>> = {
-  debug: LOG_LEVEL_RANK.DEBUG,
-  info: LOG_LEVEL_RANK.INFO,
-  warn: LOG_LEVEL_RANK.WARN,
-  error: LOG_LEVEL_RANK.ERROR,
-};
-
 /** Where formatted lines go. */
 export type LogSink = (line: string) => void;
 
@@ -62,6 +55,11 @@ export function kafkaLogLevel(level: LogLevel): KafkaLogLevel {
   return KAFKA_NAME[level];
 }
 
+/** Where a line of `level` stands on log-levels.ts's scale, which a logger's threshold is read on too. */
+function rank(level: LogLevel): number {
+  return LOG_LEVEL_RANK[KAFKA_NAME[level]];
+}
+
 /** Run-time levels for a process's loggers, its root at BROOK_LOG_LEVEL (info when unset). */
 export function runtimeLogLevels(): LogLevels {
   return new LogLevels(kafkaLogLevel(defaultLevel()));
@@ -76,11 +74,11 @@ export function createLogger(
   level: LogLevel | LogLevels = defaultLevel(),
   sink: LogSink = stderrSink,
 ): Logger {
-  const writes = level instanceof LogLevels ? levelsFilter(name, level) : fixedFilter(LEVEL_RANK[level]);
+  const writes = level instanceof LogLevels ? levelsFilter(name, level) : fixedFilter(rank(level));
   const at =
     (lineLevel: LogLevel) =>
     (message: string, fields?: LogFields): void => {
-      if (writes(LEVEL_RANK[lineLevel])) sink(format(lineLevel, name, message, fields));
+      if (writes(rank(lineLevel))) sink(format(lineLevel, name, message, fields));
     };
   return {
     debug: at('debug'),
