@@ -16,7 +16,7 @@ export function runConnectDistributed(args: string[]): Promise<number> {
       usage: USAGE,
       fileCount: (n) => n === 1,
       load: (workerProps) => workerProps,
-      start: (props, log) => startDistributed(props, log),
+      start: (props, sink) => startDistributed(props, sink),
       // A task client still closing in the background (a sink consumer leaving a group that waits in a
       // rebalance for a dead member) must not hold the process: everything that needed an orderly end has had it.
       exitGraceMs: 2000,

@@ -21,13 +21,13 @@ export function runConnectStandalone(args: string[]): Promise<number> {
       usage: USAGE,
       fileCount: (n) => n >= 1,
       load: (workerProps, files) => ({ workerProps, connectors: files.map(readConnectorFile) }),
-      start: (loaded, log) => startStandalone(loaded.workerProps, log),
+      start: (loaded, sink) => startStandalone(loaded.workerProps, sink),
       async afterStart(worker, loaded, log) {
         for (const config of loaded.connectors) {
           try {
             const name = config.name ?? '';
             await worker.herder.putConnectorConfig(name, config, false);
-            log(`Created connector ${name}`);
+            log.info(`Created connector ${name}`);
           } catch (err) {
             return `failed to create connector ${config.name ?? '(no name)'}: ${(err as Error).message}`;
           }

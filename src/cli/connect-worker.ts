@@ -5,12 +5,16 @@
 // started"), and running until SIGTERM or SIGINT, then stopping the worker and exiting 0.
 
 import { readFileSync } from 'node:fs';
+import type { Logger, LogSink } from '../common/logger.js';
 import { ConnectException } from '../connect/errors.js';
+import { CONNECT_LOGGERS, type Loggers } from '../connect/runtime/loggers.js';
 import { parseProperties } from '../connect/runtime/properties.js';
 
 export interface RunningWorker {
   readonly restUrl: string;
   readonly workerId: string;
+  /** The worker's loggers: the command's own lines obey their levels too. */
+  readonly loggers: Loggers;
   stop(): Promise<void>;
 }
 
@@ -22,9 +26,10 @@ export interface WorkerCommand<L, W extends RunningWorker> {
   fileCount(n: number): boolean;
   /** Reads what the files other than the worker properties hold; throws when one is bad. */
   load(workerProps: Record<string, string>, otherFiles: string[]): L;
-  start(loaded: L, log: (line: string) => void): Promise<W>;
+  /** Starts the worker, its log lines (formatted by its loggers) written to `sink`. */
+  start(loaded: L, sink: LogSink): Promise<W>;
   /** Work after the worker serves (creating connectors): an error message stops it and exits 2. */
-  afterStart?(worker: W, loaded: L, log: (line: string) => void): Promise<string | null>;
+  afterStart?(worker: W, loaded: L, log: Logger): Promise<string | null>;
   /** How long the process may linger after the worker stopped before it exits anyway. */
   exitGraceMs?: number;
 }
@@ -46,7 +51,7 @@ export async function runWorker<L, W extends RunningWorker>(
     process.stderr.write(`brook ${c.command}: ${message}\n`);
     return 2;
   };
-  const log = (line: string) => process.stderr.write(`[${new Date().toISOString()}] ${line}\n`);
+  const sink: LogSink = (line) => process.stderr.write(`${line}\n`);
   let loaded: L;
   try {
     loaded = c.load(parseProperties(readFileSync(files[0]!, 'utf8')), files.slice(1));
@@ -55,13 +60,14 @@ export async function runWorker<L, W extends RunningWorker>(
   }
   let worker: W;
   try {
-    worker = await c.start(loaded, log);
+    worker = await c.start(loaded, sink);
   } catch (err) {
     // A config the worker refuses, or the system refusing a file or a port: the user's to fix.
     if (err instanceof ConnectException || (err as NodeJS.ErrnoException).code !== undefined)
       return fail((err as Error).message);
     throw err;
   }
+  const log = worker.loggers.logger(CONNECT_LOGGERS.connect);
   const scheme = worker.restUrl.startsWith('https:') ? 'https' : 'http';
   process.stdout.write(
     `REST server listening at ${worker.restUrl}/, advertising URL ${scheme}://${worker.workerId}/\n`,
@@ -76,9 +82,9 @@ export async function runWorker<L, W extends RunningWorker>(
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
-  log('Kafka Connect stopping');
+  log.info('Kafka Connect stopping');
   await worker.stop();
-  log('Kafka Connect stopped');
+  log.info('Kafka Connect stopped');
   if (c.exitGraceMs !== undefined) setTimeout(() => process.exit(0), c.exitGraceMs).unref();
   return 0;
 }

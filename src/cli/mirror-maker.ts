@@ -11,6 +11,7 @@ import { startMetricsServer } from '../connect/mirror/metrics-server.js';
 import { setClientSecurity } from '../connect/mirror/mirror-config.js';
 import { MirrorMaker } from '../connect/mirror/mirror-maker.js';
 import { mirrorLag } from '../connect/mirror/status.js';
+import { CONNECT_LOGGERS } from '../connect/runtime/loggers.js';
 import { parseProperties } from '../connect/runtime/properties.js';
 import { UsageError } from './args.js';
 import { securityOptions } from './client-security.js';
@@ -39,7 +40,7 @@ export async function runMirrorMaker(args: string[]): Promise<number> {
     return 2;
   }
   setClientSecurity(securityOptions);
-  const log = (line: string) => process.stderr.write(`[${new Date().toISOString()}] ${line}\n`);
+  const sink = (line: string) => process.stderr.write(`${line}\n`);
   let props: Record<string, string>;
   try {
     props = parseProperties(readFileSync(file, 'utf8'));
@@ -53,7 +54,7 @@ export async function runMirrorMaker(args: string[]): Promise<number> {
     const metrics =
       listener === undefined || listener.trim() === '' ? null : await startMetricsServer(listener);
     if (metrics !== null) process.stdout.write(`Metrics listening at ${metrics.url}/metrics\n`);
-    const mm = await MirrorMaker.start(props, log, targets).catch(async (err) => {
+    const mm = await MirrorMaker.start(props, sink, targets).catch(async (err) => {
       await metrics?.close();
       throw err;
     });
@@ -62,10 +63,11 @@ export async function runMirrorMaker(args: string[]): Promise<number> {
       process.once('SIGTERM', resolve);
       process.once('SIGINT', resolve);
     });
-    log('MirrorMaker stopping');
+    const log = mm.loggers.logger(CONNECT_LOGGERS.mirrorMaker);
+    log.info('MirrorMaker stopping');
     await mm.stop();
     await metrics?.close();
-    log('MirrorMaker stopped');
+    log.info('MirrorMaker stopped');
     return 0;
   } catch (err) {
     if (err instanceof ConnectException || err instanceof UsageError) {

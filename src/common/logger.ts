@@ -1,8 +1,8 @@
 // A small leveled logger with structured fields. Lines go to stderr (stdout stays free for command output) as
 // `time LEVEL [component] message key=value ...`, the way operators grep Kafka's server.log. Components form a
 // dotted path (brook.controller); tests pass a CapturingLogger and assert on what was logged. A logger's level is
-// fixed when it is created, or, created over a LogLevels (`brook server`), the one that set gives its name at each
-// line, so that it can change at run time (log-levels.ts).
+// fixed when it is created, or, created over a LogLevels (`brook server`, a Connect worker), the one that set gives
+// its name at each line, so that it can change at run time (log-levels.ts).
 
 import { type KafkaLogLevel, LOG_LEVEL_RANK, LogLevels } from './log-levels.js';
 

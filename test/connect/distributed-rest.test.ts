@@ -19,6 +19,7 @@ import {
   type DistributedWorker,
   startDistributed,
 } from '../../src/connect/runtime/distributed/distributed.js';
+import { CONNECT_LOGGERS } from '../../src/connect/runtime/loggers.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { distributedWorkerProps, rest } from '../helpers/connect-worker.js';
 import { sleep } from '../helpers/wait.js';
@@ -389,7 +390,11 @@ test('a cluster-scoped logger level (KIP-976) reaches every worker through the c
   assert.deepEqual(records, [[`logger-cluster-${ns}`, '{"level":"debug"}']]);
 
   // The worker scope stays on the worker asked.
-  assert.deepEqual((await rest(w2.restUrl, 'PUT', `/admin/loggers/${ns}`, { level: 'TRACE' })).body, [ns]);
+  // The namespace and the worker's own loggers under it.
+  assert.deepEqual(
+    (await rest(w2.restUrl, 'PUT', `/admin/loggers/${ns}`, { level: 'TRACE' })).body,
+    [ns, ...Object.values(CONNECT_LOGGERS).filter((name) => name.startsWith(ns))].sort(),
+  );
   assert.equal(await levelAt(w2.restUrl, ns), 'TRACE');
   assert.equal(await levelAt(w1.restUrl, ns), 'DEBUG');
   // As in Kafka, a worker does not apply the levels written before it started.

@@ -24,6 +24,7 @@ import {
   startDistributed,
 } from '../../src/connect/runtime/distributed/distributed.js';
 import { internalTopicLogs } from '../../src/connect/runtime/distributed/kafka-based-log.js';
+import { Loggers } from '../../src/connect/runtime/loggers.js';
 import { loadWorkerConfig } from '../../src/connect/runtime/worker-config.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { distributedWorkerProps, rest } from '../helpers/connect-worker.js';
@@ -105,7 +106,7 @@ test('a zombie leader is fenced from the config topic once a new leader claims i
   // The old leader: the config store of a worker that led the group and claimed the writer. Its writes succeed.
   const config = loadWorkerConfig(workerProps(), 'distributed');
   const fencedErrors: unknown[] = [];
-  const zombie = new ConfigStore(internalTopicLogs(config, () => {}).config, () => {}, {
+  const zombie = new ConfigStore(internalTopicLogs(config, new Loggers(() => {})).config, () => {}, {
     transactionalId: leaderTransactionalId(GROUP),
     onFenced: (err) => fencedErrors.push(err),
   });
@@ -193,7 +194,7 @@ test('a source task whose task generation changed while it was starting never st
   // Another writer of the config topic (plain writes, visible to read_committed readers), used to commit a new
   // task config generation at the moment the worker is about to start a task of the previous one.
   const writer = new ConfigStore(
-    internalTopicLogs(loadWorkerConfig(props, 'distributed'), () => {}).config,
+    internalTopicLogs(loadWorkerConfig(props, 'distributed'), new Loggers(() => {})).config,
     () => {},
   );
   stores.push(writer);

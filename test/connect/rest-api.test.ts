@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Admin, Producer } from '../../src/client/index.js';
+import { CONNECT_LOGGERS } from '../../src/connect/runtime/loggers.js';
 import { startStandalone } from '../../src/connect/runtime/standalone.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { type ConnectWorker, rest, startConnectWorker } from '../helpers/connect-worker.js';
@@ -707,28 +708,41 @@ test('/admin/loggers lists, reads and sets logger levels with the rules and answ
   assert.deepEqual(await loggers(), { status: 200, body: { root: { level: 'INFO', last_modified: null } } });
   assert.deepEqual((await loggers('/ROOT')).body, { level: 'INFO', last_modified: null });
 
+  // The worker's own loggers, named after Kafka's classes, are known from the start, at the root's level.
+  const sinkTask = 'org.apache.kafka.connect.runtime.WorkerSinkTask';
+  assert.deepEqual((await loggers(`/${sinkTask}`)).body, { level: 'INFO', last_modified: null });
+  const own = Object.values(CONNECT_LOGGERS);
+  for (const name of [
+    'org.apache.kafka.connect.runtime.Worker',
+    sinkTask,
+    'org.apache.kafka.connect.runtime.WorkerSourceTask',
+    'org.apache.kafka.connect.runtime.distributed.DistributedHerder',
+  ])
+    assert.ok(own.includes(name as (typeof own)[number]), name);
+
   const beforeMs = Date.now();
   const ns = 'org.apache.kafka.connect';
-  assert.deepEqual(await put(ns, { level: 'debug' }), { status: 200, body: [ns] });
+  // A namespace applies to every known logger under it, itself created: here the worker's own loggers.
+  assert.deepEqual(await put(ns, { level: 'debug' }), { status: 200, body: [ns, ...own].sort() });
   const set = (await loggers(`/${ns}`)).body as { level: string; last_modified: number };
   assert.equal(set.level, 'DEBUG');
   assert.ok(set.last_modified >= beforeMs && set.last_modified <= Date.now(), String(set.last_modified));
+  assert.equal(((await loggers(`/${sinkTask}`)).body as { level: string }).level, 'DEBUG');
   // A logger created at the level it already inherits keeps inheriting: not listed, never modified.
-  const child = `${ns}.runtime.WorkerSinkTask`;
+  const child = `${ns}.file.FileStreamSinkTask`;
   assert.deepEqual(await put(child, { level: 'DEBUG' }), { status: 200, body: [child] });
   assert.deepEqual((await loggers(`/${child}`)).body, { level: 'DEBUG', last_modified: null });
-  assert.deepEqual(Object.keys((await loggers()).body as object), [ns, 'root']);
+  assert.deepEqual(Object.keys((await loggers()).body as object), [ns, ...own].sort().concat('root'));
   // A namespace applies to every known logger under it; root to every logger.
-  assert.deepEqual((await put(ns, { level: 'WARN' })).body, [ns, child]);
+  assert.deepEqual((await put(ns, { level: 'WARN' })).body, [ns, child, ...own].sort());
   assert.equal(((await loggers(`/${child}`)).body as { level: string }).level, 'WARN');
   assert.deepEqual((await put('root', { level: 'ERROR' }, '?scope=cluster')).status, 204);
   assert.deepEqual(
     Object.entries((await loggers()).body as Record<string, { level: string }>).map(([n, l]) => [n, l.level]),
-    [
-      [ns, 'ERROR'],
-      [child, 'ERROR'],
-      ['root', 'ERROR'],
-    ],
+    [ns, child, ...own]
+      .sort()
+      .concat('root')
+      .map((n) => [n, 'ERROR']),
   );
 
   assert.deepEqual(await loggers('/org.example.Unknown'), {
@@ -744,4 +758,99 @@ test('/admin/loggers lists, reads and sets logger levels with the rules and answ
     body: { error_code: 400, message: "Desired 'level' parameter was not specified in request." },
   });
   assert.deepEqual((await put('root', { level: 'INFO' })).status, 200);
+});
+
+test("a level set through /admin/loggers filters the worker's lines: a Kafka class's logger at DEBUG, the root at WARN", async () => {
+  // Brook kept and reported the levels, but the worker's lines had neither a level nor a logger name: a PUT
+  // changed no line. Each worker part now logs through its Kafka class's logger, as Strimzi's operators set them.
+  const name = 'log-levels-sink';
+  const topic = 'log-levels';
+  const sinkFile = join(dir, 'log-levels.sink.txt');
+  const sinkTask = 'org.apache.kafka.connect.runtime.WorkerSinkTask';
+  const taskDebug = `DEBUG ${sinkTask}: WorkerSinkTask{id=${name}-0} `;
+  const setLevel = async (logger: string, level: string) =>
+    assert.equal((await rest(worker.url, 'PUT', `/admin/loggers/${logger}`, { level })).status, 200);
+  // Kafka's WARN line for a GET of an unknown logger: once it is in the output, so is every earlier line.
+  let markers = 0;
+  const outputNow = async (): Promise<number> => {
+    const marker = `org.example.Marker${++markers}`;
+    await rest(worker.url, 'GET', `/admin/loggers/${marker}`);
+    const line = `WARN org.apache.kafka.connect.runtime.Loggers: Unable to find level for logger ${marker}`;
+    await waitUntil(
+      () => worker.stderr().includes(line),
+      15_000,
+      () => worker.stderr().slice(-3000),
+    );
+    return worker.stderr().length;
+  };
+  const producer = new Producer({ bootstrapServers: broker.bootstrap });
+  const admin = new Admin({ bootstrapServers: broker.bootstrap });
+  const deliver = async (value: string, records: number) => {
+    await producer.send({ topic, value: Buffer.from(value) });
+    await waitUntil(
+      () => existsSync(sinkFile) && readFileSync(sinkFile, 'utf8').split('\n').length - 1 === records,
+      15_000,
+      () => worker.stderr().slice(-3000),
+    );
+    await untilValue(`the commit of ${records} records`, async () => {
+      const committed = await admin.listConsumerGroupOffsets(`connect-${name}`).catch(() => []);
+      return committed.some((o) => o.offset === records) ? true : null;
+    });
+  };
+  try {
+    await setLevel('root', 'INFO');
+    const created = await rest(worker.url, 'PUT', `/connectors/${name}/config`, {
+      'connector.class': 'FileStreamSink',
+      file: sinkFile,
+      topics: topic,
+      'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    await deliver('a', 1);
+    let from = await outputNow();
+    assert.match(
+      worker.stderr(),
+      new RegExp(`INFO ${sinkTask}: WorkerSinkTask\\{id=${name}-0\\} Executing sink task`),
+    );
+    assert.ok(!worker.stderr().includes(taskDebug), 'no DEBUG line of the sink task at INFO');
+
+    // Kafka's DEBUG lines of WorkerSinkTask appear once its logger is at DEBUG...
+    await setLevel(sinkTask, 'DEBUG');
+    await deliver('b', 2);
+    await waitUntil(
+      () => worker.stderr().slice(from).includes(`${taskDebug}Committing offsets: [${topic}-0=2]`),
+      15_000,
+      () => worker.stderr().slice(from),
+    );
+    // ...and stop once it is back at INFO.
+    await setLevel(sinkTask, 'INFO');
+    from = await outputNow();
+    await deliver('c', 3);
+    await outputNow();
+    assert.ok(!worker.stderr().slice(from).includes(taskDebug), worker.stderr().slice(from));
+
+    // The root at WARN takes every logger there: the worker's INFO lines of a restart are not written...
+    await setLevel('root', 'WARN');
+    from = await outputNow();
+    assert.equal((await rest(worker.url, 'POST', `/connectors/${name}/restart`)).status, 204);
+    await outputNow();
+    assert.doesNotMatch(worker.stderr().slice(from), / INFO /);
+    // ...and are again at INFO.
+    await setLevel('root', 'INFO');
+    from = worker.stderr().length;
+    assert.equal((await rest(worker.url, 'POST', `/connectors/${name}/restart`)).status, 204);
+    await waitUntil(
+      () =>
+        worker
+          .stderr()
+          .slice(from)
+          .includes(`INFO org.apache.kafka.connect.runtime.Worker: Creating task ${name}-0`),
+      15_000,
+      () => worker.stderr().slice(from),
+    );
+  } finally {
+    await rest(worker.url, 'DELETE', `/connectors/${name}`);
+    await producer.close();
+    await admin.close();
+  }
 });

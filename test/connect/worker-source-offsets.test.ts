@@ -9,12 +9,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Admin } from '../../src/client/index.js';
+import { silentLogger } from '../../src/common/logger.js';
 import type { TaskConfig } from '../../src/connect/api/connector.js';
 import { SourceTask } from '../../src/connect/api/connector.js';
 import { type SourceOffset, type SourcePartition, SourceRecord } from '../../src/connect/api/records.js';
 import { ByteArrayConverter } from '../../src/connect/converters/byte-array-converter.js';
 import { Schemas } from '../../src/connect/data/schema.js';
 import { ErrorHandler } from '../../src/connect/runtime/error-handler.js';
+import { Loggers } from '../../src/connect/runtime/loggers.js';
 import { OffsetTable } from '../../src/connect/runtime/offset-store.js';
 import type { Status } from '../../src/connect/runtime/status.js';
 import { WorkerSourceTask } from '../../src/connect/runtime/worker-source-task.js';
@@ -132,7 +134,7 @@ test('a periodic commit goes on while a record is retried, and never stores an o
         dlqTopic: null,
         dlqContextHeaders: false,
         dlqProducer: null,
-        log: () => {},
+        log: silentLogger,
       }),
       bootstrapServers: cluster!.bootstrap,
       // The stuck record is retried for 8 s, then fails the task.
@@ -141,7 +143,7 @@ test('a periodic commit goes on while a record is retried, and never stores an o
       offsetFlushIntervalMs: 50,
       onStatus: (_id, status) => statuses.push(status),
       onTopicUsed: () => {},
-      log: () => {},
+      loggers: new Loggers(() => {}),
     },
     task,
     store,

@@ -16,7 +16,7 @@ import { KafkaBasedLog } from '../runtime/distributed/kafka-based-log.js';
 import { InterruptibleSleep } from '../runtime/interruptible-sleep.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import { CheckpointStore, partitionKey } from './checkpoint-store.js';
-import { mirrorLog } from './log.js';
+import { lineLogger, mirrorLog } from './log.js';
 import { MIRROR_DEFAULTS, MirrorConfig, MirrorFilters } from './mirror-config.js';
 import { OffsetSyncStore } from './offset-syncs.js';
 import { type Checkpoint, decodeOffsetSync, encodeCheckpointKey, encodeCheckpointValue } from './records.js';
@@ -193,7 +193,7 @@ export class MirrorCheckpointTask extends SourceTask {
       partitions: 1,
       replicationFactor: c.int('offset-syncs.topic.replication.factor'),
       clientOptions: security,
-      log: this.log,
+      log: lineLogger(this.log),
       onRecord: (r) => {
         if (r.key === null || r.value === null) return;
         try {

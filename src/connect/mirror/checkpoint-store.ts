@@ -10,6 +10,7 @@
 
 import type { ClientOptions } from '../../client/index.js';
 import { KafkaBasedLog } from '../runtime/distributed/kafka-based-log.js';
+import { lineLogger } from './log.js';
 import { type Checkpoint, decodeCheckpoint } from './records.js';
 
 export function partitionKey(topic: string, partition: number): string {
@@ -36,7 +37,7 @@ export class CheckpointStore {
       partitions: 1,
       replicationFactor,
       clientOptions: security,
-      log,
+      log: lineLogger(log),
       onRecord: (r) => {
         if (r.key === null || r.value === null) return;
         let cp: Checkpoint;

@@ -11,11 +11,13 @@
 // statuses in `mm2-status.A.internal`, in Kafka Connect's layouts.
 
 import { hostname } from 'node:os';
+import type { Logger, LogSink } from '../../common/logger.js';
 import { ConfigException, RequestTargetError, RestError } from '../errors.js';
 import { builtinPlugins } from '../runtime/builtin-plugins.js';
 import { DistributedHerder } from '../runtime/distributed/distributed-herder.js';
 import { internalTopicLogs, KafkaBasedLog } from '../runtime/distributed/kafka-based-log.js';
 import { TopicOffsetStore } from '../runtime/distributed/topic-offset-store.js';
+import { CONNECT_LOGGERS, Loggers } from '../runtime/loggers.js';
 import { Worker } from '../runtime/worker.js';
 import { loadWorkerConfig, type WorkerConfig } from '../runtime/worker-config.js';
 import { MirrorConfig } from './mirror-config.js';
@@ -37,7 +39,7 @@ const OFFSET_TOPIC_PARTITIONS = 25;
  * The flow's source offsets in `mm2-offsets.<source>.internal` on the target: Connect distributed's store (a
  * KafkaBasedLog read to its end at start, then followed), with the target cluster's client settings.
  */
-export function flowOffsetStore(flow: Flow, clientId: string, log: (line: string) => void): TopicOffsetStore {
+export function flowOffsetStore(flow: Flow, clientId: string, log: Logger): TopicOffsetStore {
   const c = new MirrorConfig(flow.connectorProps);
   const { bootstrapServers, clientId: _id, ...security } = c.clientOptions('target', clientId);
   const rf = Number(flow.connectorProps['offset.storage.replication.factor'] ?? 3);
@@ -88,12 +90,16 @@ export class MirrorMaker {
   /** This process's REST base URL (KIP-710), or a unique placeholder nobody can reach when REST is off. */
   private baseUrl = '';
   private workerIdBase = '';
+  private readonly log: Logger;
 
   private constructor(
     /** The file's keys: its top level holds the internal REST server's TLS keys, as Kafka reads them. */
     private readonly props: Readonly<Record<string, string>>,
-    private readonly log: (line: string) => void,
-  ) {}
+    /** The process's loggers, shared by every flow's worker, as one log4j serves Kafka's MirrorMaker. */
+    readonly loggers: Loggers,
+  ) {
+    this.log = loggers.logger(CONNECT_LOGGERS.mirrorMaker);
+  }
 
   get flows(): readonly RunningFlow[] {
     return this.running;
@@ -102,14 +108,15 @@ export class MirrorMaker {
   /** Starts every enabled flow whose target is in `targets` (all when null), as `--clusters` selects. */
   static async start(
     props: Record<string, string>,
-    log: (line: string) => void,
+    /** Where the process's formatted log lines go. */
+    sink: LogSink,
     targets: string[] | null = null,
   ): Promise<MirrorMaker> {
     const config = parseMirrorMakerConfig(props);
     const rest = internalRestEnabled(props);
     const flows = config.flows.filter((f) => targets === null || targets.includes(f.target));
-    if (flows.length === 0) log('No enabled replication flows (set A->B.enabled = true)');
-    const mm = new MirrorMaker(props, log);
+    const mm = new MirrorMaker(props, new Loggers(sink));
+    if (flows.length === 0) mm.log.warn('No enabled replication flows (set A->B.enabled = true)');
     try {
       await mm.startRest(rest, flows[0]);
       for (const f of flows) await mm.startFlow(f);
@@ -135,7 +142,7 @@ export class MirrorMaker {
       return;
     }
     const c: WorkerConfig = loadWorkerConfig(flow.workerProps, 'distributed', this.props);
-    const rest = new MirrorRestServer(this.log);
+    const rest = new MirrorRestServer(this.loggers.logger(CONNECT_LOGGERS.restServer));
     const bound = await rest.start(c.restHost, c.restPort, c.restTls?.server ?? null);
     this.rest = rest;
     const p = c.parsed;
@@ -146,7 +153,7 @@ export class MirrorMaker {
     const h = host.includes(':') ? `[${host}]` : host;
     this.baseUrl = `${c.restTls === null ? 'http' : 'https'}://${h}:${port}/`;
     this.workerIdBase = `${host}:${port}`;
-    this.log(`Internal REST server listening at ${this.baseUrl}`);
+    this.log.info(`Internal REST server listening at ${this.baseUrl}`);
   }
 
   private async startFlow(flow: Flow): Promise<void> {
@@ -154,14 +161,14 @@ export class MirrorMaker {
     const c = new MirrorConfig(flow.connectorProps);
     const { bootstrapServers: _b, clientId: _c, ...security } = c.clientOptions('target', `${name}|mm2`);
     const config = loadWorkerConfig(flow.workerProps, 'distributed', this.props);
-    const logs = internalTopicLogs(config, this.log, security);
+    const logs = internalTopicLogs(config, this.loggers, security);
     const offsets = new TopicOffsetStore(logs.offsets());
     const worker = new Worker({
       workerId: `${this.workerIdBase}/${name}`,
       config,
       plugins: builtinPlugins(),
       offsets,
-      log: this.log,
+      loggers: this.loggers,
       clientOptions: security,
       async openOffsetsTopic(topic) {
         const store = new TopicOffsetStore(logs.offsets(topic));
@@ -179,7 +186,7 @@ export class MirrorMaker {
     this.running.push({ flow, herder, worker });
     await herder.start();
     await this.configureFlow(this.running[this.running.length - 1]!);
-    this.log(`Started flow ${name}`);
+    this.log.info(`Started flow ${name}`);
   }
 
   /**
@@ -199,7 +206,7 @@ export class MirrorMaker {
       if (have !== null && sameConfig(have, want)) continue;
       try {
         await r.herder.putConnectorConfig(connector, want, true);
-        this.log(`Wrote the config of ${connector} for ${r.flow.source}->${r.flow.target}`);
+        this.log.info(`Wrote the config of ${connector} for ${r.flow.source}->${r.flow.target}`);
       } catch (err) {
         if (err instanceof RequestTargetError) return; // another process leads this flow: it writes them
         if (err instanceof RestError && err.statusCode === 409) return; // a rebalance: the next round
@@ -208,7 +215,7 @@ export class MirrorMaker {
           // run, the flow's others are, as Kafka's MirrorMaker logs the failure and goes on.
           const key = `${r.flow.source}->${r.flow.target} ${connector}`;
           if (this.refused.get(key) !== err.message)
-            this.log(`Not running ${connector} for ${r.flow.source}->${r.flow.target}: ${err.message}`);
+            this.log.error(`Not running ${connector} for ${r.flow.source}->${r.flow.target}: ${err.message}`);
           this.refused.set(key, err.message);
           continue;
         }
@@ -223,7 +230,7 @@ export class MirrorMaker {
       (async () => {
         for (const r of this.running) await this.configureFlow(r);
       })()
-        .catch((err) => this.log(`Configuring connectors failed: ${(err as Error).message}`))
+        .catch((err) => this.log.error(`Configuring connectors failed: ${(err as Error).message}`))
         .finally(() => this.scheduleConfigure());
     }, CONFIGURE_INTERVAL_MS);
   }
@@ -233,7 +240,7 @@ export class MirrorMaker {
     if (this.configureTimer !== null) clearTimeout(this.configureTimer);
     this.configureTimer = null;
     for (const r of this.running)
-      await r.herder.stop().catch((err) => this.log(`Stopping: ${(err as Error).message}`));
+      await r.herder.stop().catch((err) => this.log.error(`Stopping: ${(err as Error).message}`));
     for (const r of this.running) await r.worker.close().catch(() => {});
     await this.rest?.stop();
   }

@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { TlsOptions } from 'node:tls';
+import type { Logger } from '../../common/logger.js';
 import type { TaskConfig } from '../api/connector.js';
 import { ConfigException, ConnectException, RestError } from '../errors.js';
 import type { DistributedHerder } from '../runtime/distributed/distributed-herder.js';
@@ -20,7 +21,7 @@ export class MirrorRestServer {
   private server: Server | null = null;
   private readonly herders = new Map<string, DistributedHerder>();
 
-  constructor(private readonly log: (line: string) => void) {}
+  constructor(private readonly log: Logger) {}
 
   /** Serves `/<source>/<target>/...` from this flow's herder. */
   addFlow(source: string, target: string, herder: DistributedHerder): void {
@@ -35,14 +36,14 @@ export class MirrorRestServer {
   ): Promise<{ host: string; port: number }> {
     const listener = (req: IncomingMessage, res: ServerResponse) => {
       this.handle(req, res).catch((err) => {
-        this.log(`Mirror REST request failed: ${(err as Error).message}`);
+        this.log.error(`Mirror REST request failed: ${(err as Error).message}`);
         if (!res.headersSent) send(res, 500, (err as Error).message);
         else res.destroy();
       });
     };
     const server = tls === null ? createServer(listener) : createHttpsServer(tls, listener);
     // A peer that fails the handshake (no or an untrusted certificate): the connection closes, with a log line.
-    server.on('tlsClientError', (err) => this.log(`Mirror REST TLS handshake failed: ${err.message}`));
+    server.on('tlsClientError', (err) => this.log.warn(`Mirror REST TLS handshake failed: ${err.message}`));
     this.server = server;
     return listenHttp(server, host, port);
   }
@@ -95,7 +96,7 @@ export class MirrorRestServer {
         if (!Array.isArray(configs) || !configs.every(isStringMap))
           return send(res, 400, 'Request body must be a JSON array of task configs');
         await herder.putTaskConfigs(name, configs as TaskConfig[], signature);
-        this.log(
+        this.log.info(
           `Accepted ${configs.length} task configs of ${name} for ${source}->${target} from another process`,
         );
       } else {

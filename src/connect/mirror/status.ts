@@ -3,6 +3,7 @@
 // offset. `brook mirror-maker mm2.properties --status` prints it.
 
 import { Admin } from '../../client/index.js';
+import { silentLogger } from '../../common/logger.js';
 import { MirrorConfig } from './mirror-config.js';
 import { flowOffsetStore } from './mirror-maker.js';
 import { parseMirrorMakerConfig } from './mm2-config.js';
@@ -24,7 +25,7 @@ export async function mirrorLag(props: Record<string, string>): Promise<Partitio
   for (const flow of parseMirrorMakerConfig(props).flows) {
     const c = new MirrorConfig(flow.connectorProps);
     const name = `${flow.source}->${flow.target}`;
-    const store = flowOffsetStore(flow, `${name}|status`, () => {});
+    const store = flowOffsetStore(flow, `${name}|status`, silentLogger);
     const stored = new Map<string, number>();
     try {
       await store.start();

@@ -6,6 +6,7 @@
 import type { PartitionResult } from '../../client/admin.js';
 import { KafkaProtocolError } from '../../client/errors.js';
 import { Admin } from '../../client/index.js';
+import type { Logger } from '../../common/logger.js';
 import type { ConfigKey, ConfigValue } from '../api/config-def.js';
 import { type Connector, SinkConnector, type SourceConnector, type TaskConfig } from '../api/connector.js';
 import { RestError } from '../errors.js';
@@ -18,36 +19,36 @@ import {
   splitList,
 } from './connector-config.js';
 import type { ConfigInfos, ConfigKeyInfo, ConnectorOffset, PluginInfo } from './herder.js';
-import { type LoggerLevel, Loggers, log4jLevel } from './loggers.js';
+import { CONNECT_LOGGERS, type LoggerLevel, log4jLevel } from './loggers.js';
 import type { PluginDesc } from './plugins.js';
 import type { Status } from './status.js';
 import type { Worker } from './worker.js';
 
 export abstract class AbstractHerder {
   private clusterId: string | null | undefined;
-  /** This worker's logger levels (/admin/loggers). */
-  private readonly loggers: Loggers;
+  private readonly herderLog: Logger;
 
   constructor(protected readonly worker: Worker) {
-    this.loggers = new Loggers((line) => worker.o.log(line));
+    this.herderLog = worker.loggers.logger(CONNECT_LOGGERS.abstractHerder);
   }
 
+  /** /admin/loggers reads and sets the levels of the worker's own loggers (loggers.ts). */
   loggerLevel(name: string): LoggerLevel | null {
-    return this.loggers.level(name);
+    return this.worker.loggers.level(name);
   }
 
   allLoggerLevels(): Record<string, LoggerLevel> {
-    return this.loggers.allLevels();
+    return this.worker.loggers.allLevels();
   }
 
   setWorkerLoggerLevel(namespace: string, level: string): string[] {
     const known = log4jLevel(level);
     // The REST layer refuses an unknown level first; one read from the config topic is ignored, as Kafka does.
     if (known === null) {
-      this.worker.o.log(`Ignoring request to set invalid level '${level}' for namespace ${namespace}`);
+      this.herderLog.warn(`Ignoring request to set invalid level '${level}' for namespace ${namespace}`);
       return [];
     }
-    return this.loggers.setLevel(namespace, known);
+    return this.worker.loggers.setLevel(namespace, known);
   }
 
   workerId(): string {
@@ -165,7 +166,7 @@ export abstract class AbstractHerder {
   /** Kafka's answer (Worker.alterSinkConnectorOffsets, resetSinkConnectorOffsets) when the coordinator refuses. */
   private sinkOffsetsFailure(name: string, isReset: boolean, cause: unknown): RestError {
     const verb = isReset ? 'reset' : 'alter';
-    this.worker.o.log(
+    this.herderLog.error(
       `Failed to ${verb} consumer group offsets for sink connector ${name}: ${String(cause)}`,
     );
     const type = cause instanceof KafkaProtocolError ? cause.type : '';

@@ -1,6 +1,7 @@
 // The plugins every Brook worker has, under Kafka's class names: the converters, the FileStream example
 // connectors, the PostgreSQL connectors (also under the JDBC connectors' names).
 
+import type { Logger } from '../../common/logger.js';
 import { FileStreamSinkConnector } from '../connectors/file-stream-sink.js';
 import { FileStreamSourceConnector } from '../connectors/file-stream-source.js';
 import { PostgresCdcSourceConnector } from '../connectors/postgres/cdc-source.js';
@@ -89,13 +90,13 @@ export function builtinPlugins(): Plugins {
  * A worker's plugins: the built-in ones and those found under the worker's plugin.path (standalone and distributed
  * workers alike). A plugin.path that cannot be loaded is the worker's config error, naming the key.
  */
-export async function workerPlugins(config: WorkerConfig, log: (line: string) => void): Promise<Plugins> {
+export async function workerPlugins(config: WorkerConfig, log: Logger): Promise<Plugins> {
   const plugins = builtinPlugins();
   const pluginPath = config.parsed['plugin.path'] as string[] | null;
   if (pluginPath !== null && pluginPath.length > 0) {
     try {
       const found = await plugins.loadPluginPath(pluginPath);
-      log(`Loaded plugins from plugin.path: ${found.join(', ') || '(none)'}`);
+      log.info(`Loaded plugins from plugin.path: ${found.join(', ') || '(none)'}`);
     } catch (err) {
       throw ConfigException.invalid('plugin.path', pluginPath.join(','), (err as Error).message);
     }

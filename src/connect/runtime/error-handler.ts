@@ -7,6 +7,7 @@
 // errors.deadletterqueue.context.headers.enable.
 
 import type { ConsumerRecord, Producer } from '../../client/index.js';
+import type { Logger } from '../../common/logger.js';
 import { RetriableException } from '../api/connector.js';
 import { ConnectException } from '../errors.js';
 
@@ -33,7 +34,8 @@ export interface ErrorHandlerOptions {
   dlqTopic: string | null;
   dlqContextHeaders: boolean;
   dlqProducer: Producer | null;
-  log: (line: string) => void;
+  /** errors.log.enable's lines, at ERROR as Kafka's LogReporter writes them. */
+  log: Logger;
 }
 
 const INITIAL_RETRY_DELAY_MS = 300;
@@ -103,7 +105,7 @@ export class ErrorHandler {
         this.o.logIncludeMessages && consumed !== undefined
           ? ` value=${consumed.value?.toString('utf8') ?? 'null'}`
           : '';
-      this.o.log(
+      this.o.log.error(
         `Error encountered in task ${this.o.connector}-${this.o.taskId}. Executing stage '${stage}' with class '${className}'${where}.${body} ${error.name}: ${error.message}`,
       );
     }

@@ -20,6 +20,7 @@ import type { SourceTask, TransactionContext } from '../api/connector.js';
 import type { SourceRecord } from '../api/records.js';
 import { stringifyJson } from '../converters/json-text.js';
 import { ConnectException } from '../errors.js';
+import { CONNECT_LOGGERS } from './loggers.js';
 import { type OffsetStore, offsetKey } from './offset-store.js';
 import {
   type Prepared,
@@ -73,7 +74,7 @@ export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
     offsets: OffsetStore,
     private readonly eos: ExactlyOnceOptions,
   ) {
-    super(d, task, offsets);
+    super(d, task, offsets, CONNECT_LOGGERS.exactlyOnceWorkerSourceTask);
   }
 
   protected override async initializeAndStart(): Promise<void> {
@@ -201,7 +202,7 @@ export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
       await this.eos.globalCopy
         .write(this.d.id.connector, snapshot)
         .catch((err) =>
-          this.d.log(
+          this.log.warn(
             `Task ${this.d.id.connector}-${this.d.id.task} could not copy offsets to the global offsets topic: ${(err as Error).message}`,
           ),
         );
@@ -211,7 +212,7 @@ export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
       try {
         await this.task.commitRecord(c.record, c.written);
       } catch (err) {
-        this.d.log(
+        this.log.error(
           `Task ${this.d.id.connector}-${this.d.id.task} threw an exception from commitRecord(): ${(err as Error).message}`,
         );
       }

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TlsOptions } from 'node:tls';
+import type { Logger } from '../../common/logger.js';
 import { ConfigException, ConnectException, RequestTargetError, RestError } from '../errors.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import {
@@ -111,7 +112,8 @@ export class RestServer {
 
   constructor(
     private readonly herder: Herder,
-    private readonly log: (line: string) => void,
+    /** The worker's RestServer logger (loggers.ts). */
+    private readonly log: Logger,
     /** https listener options (rest-tls.ts); null for http. */
     private readonly tls: RestTls | null = null,
     options: RestServerOptions = {},
@@ -129,7 +131,7 @@ export class RestServer {
   async start(host: string, port: number): Promise<{ host: string; port: number }> {
     const listener = (req: IncomingMessage, res: ServerResponse) => {
       this.handle(req, res).catch((err) => {
-        this.log(`REST request failed: ${(err as Error).stack ?? String(err)}`);
+        this.log.error(`REST request failed: ${(err as Error).stack ?? String(err)}`);
         if (!res.headersSent) send(res, 500, { error_code: 500, message: (err as Error).message });
         else res.destroy();
       });
@@ -342,7 +344,7 @@ export class RestServer {
         return { status: 204 };
       }
       if (scope !== 'worker')
-        this.log(
+        this.log.warn(
           `Received invalid scope '${r.query.get('scope')}' in request to adjust logging level; will default to worker`,
         );
       return { status: 200, body: h.setWorkerLoggerLevel(namespace, level) };
@@ -432,7 +434,8 @@ export class RestServer {
       timer.unref();
     });
     work.catch((err) => {
-      if (timedOut) this.log(`${req.method} ${req.url} failed after it timed out: ${(err as Error).message}`);
+      if (timedOut)
+        this.log.warn(`${req.method} ${req.url} failed after it timed out: ${(err as Error).message}`);
     });
     try {
       return await Promise.race([work, timeout]);
@@ -463,7 +466,7 @@ export class RestServer {
     const query = new URLSearchParams(url.searchParams);
     query.set('forward', 'false');
     const to = new URL(`${url.pathname}?${query.toString()}`, target.targetUrl);
-    this.log(`Forwarding ${req.method} ${url.pathname} to ${to.origin}: ${target.message}`);
+    this.log.debug(`Forwarding ${req.method} ${url.pathname} to ${to.origin}: ${target.message}`);
     const answer = await restRequest(
       to,
       req.method ?? 'GET',

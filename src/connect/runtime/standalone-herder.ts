@@ -4,6 +4,7 @@
 // (create, update, pause, resume, stop, restart, delete), and operations on one connector are serialized by
 // a per-connector queue so that a restart and a delete cannot interleave.
 
+import type { Logger } from '../../common/logger.js';
 import type { Connector, TaskConfig } from '../api/connector.js';
 import { ConnectException, RestError } from '../errors.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
@@ -18,6 +19,7 @@ import type {
   TaskInfo,
   TaskStateInfo,
 } from './herder.js';
+import { CONNECT_LOGGERS } from './loggers.js';
 import { type Status, type TargetState, traceOf } from './status.js';
 import type { TaskId, WorkerTask } from './worker-task.js';
 
@@ -38,6 +40,7 @@ interface Entry {
 
 export class StandaloneHerder extends AbstractHerder implements Herder {
   private readonly entries = new Map<string, Entry>();
+  private readonly log: Logger = this.worker.loggers.logger(CONNECT_LOGGERS.standaloneHerder);
 
   connectors(): string[] {
     return [...this.entries.keys()].sort();
@@ -140,7 +143,7 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
   }
 
   private fail(e: Entry, err: unknown): void {
-    this.worker.o.log(`Connector ${e.name} failed: ${traceOf(err)}`);
+    this.log.error(`Connector ${e.name} failed: ${traceOf(err)}`);
     e.status = { state: 'FAILED', workerId: this.workerId(), trace: traceOf(err) };
   }
 
@@ -192,7 +195,7 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
       try {
         await instance.stop();
       } catch (err) {
-        this.worker.o.log(`Connector ${e.name} failed to stop: ${traceOf(err)}`);
+        this.log.error(`Connector ${e.name} failed to stop: ${traceOf(err)}`);
       }
     }
     e.status = { state: 'UNASSIGNED', workerId: this.workerId(), trace: null };

@@ -3,7 +3,9 @@
 // `brook connect-standalone` and by tests that run a worker in-process.
 
 import { hostname } from 'node:os';
+import type { LogSink } from '../../common/logger.js';
 import { workerPlugins } from './builtin-plugins.js';
+import { CONNECT_LOGGERS, Loggers } from './loggers.js';
 import { FileOffsetStore } from './offset-store.js';
 import { RestServer, type RestServerOptions } from './rest-server.js';
 import { StandaloneHerder } from './standalone-herder.js';
@@ -14,16 +16,20 @@ export interface StandaloneWorker {
   readonly herder: StandaloneHerder;
   readonly restUrl: string;
   readonly workerId: string;
+  /** The worker's loggers and their levels (/admin/loggers). */
+  readonly loggers: Loggers;
   stop(): Promise<void>;
 }
 
 export async function startStandalone(
   props: Record<string, string>,
-  log: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+  /** Where the worker's formatted lines go (the command's stderr; tests keep them). */
+  sink: LogSink = (line) => process.stderr.write(`${line}\n`),
   restOptions: RestServerOptions = {},
 ): Promise<StandaloneWorker> {
   const config = loadWorkerConfig(props, 'standalone');
-  const plugins = await workerPlugins(config, log);
+  const loggers = new Loggers(sink);
+  const plugins = await workerPlugins(config, loggers.logger(CONNECT_LOGGERS.plugins));
   const offsets = new FileOffsetStore(config.parsed['offset.storage.file.filename'] as string);
   let workerId = '';
   const worker = new Worker({
@@ -33,10 +39,15 @@ export async function startStandalone(
     config,
     plugins,
     offsets,
-    log,
+    loggers,
   });
   const herder = new StandaloneHerder(worker);
-  const rest = new RestServer(herder, log, config.restTls, restOptions);
+  const rest = new RestServer(
+    herder,
+    loggers.logger(CONNECT_LOGGERS.restServer),
+    config.restTls,
+    restOptions,
+  );
   const bound = await rest.start(config.restHost, config.restPort);
   const advertisedHost =
     (config.parsed['rest.advertised.host.name'] as string | null) ?? (config.restHost || hostname());
@@ -48,6 +59,7 @@ export async function startStandalone(
     herder,
     restUrl: `${scheme}://${urlHost.includes(':') ? `[${urlHost}]` : urlHost}:${bound.port}`,
     workerId,
+    loggers,
     async stop() {
       await herder.stop();
       await worker.close();

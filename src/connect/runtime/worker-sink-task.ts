@@ -8,10 +8,12 @@
 // handler (errors.tolerance, dead letter queue).
 
 import { Consumer, type ConsumerRecord, type TopicPartition } from '../../client/index.js';
+import type { Logger } from '../../common/logger.js';
 import { type CommitOffsets, RetriableException, type SinkTask, tpKey } from '../api/connector.js';
 import { SinkRecord } from '../api/records.js';
 import { type ErrorHandler, SKIPPED } from './error-handler.js';
 import { toConnectHeaders } from './headers.js';
+import { CONNECT_LOGGERS } from './loggers.js';
 import { type TaskDeps, WorkerTask } from './worker-task.js';
 
 const POLL_TIMEOUT_MS = 500;
@@ -29,6 +31,7 @@ export class WorkerSinkTask extends WorkerTask {
   private readonly committed = new Map<string, number>();
   private nextCommitMs = 0;
   private commitRequested = false;
+  private readonly log: Logger;
 
   constructor(
     d: TaskDeps,
@@ -36,6 +39,7 @@ export class WorkerSinkTask extends WorkerTask {
     private readonly topics: string[] | RegExp,
   ) {
     super(d);
+    this.log = d.loggers.logger(CONNECT_LOGGERS.workerSinkTask);
   }
 
   protected async initializeAndStart(): Promise<void> {
@@ -65,19 +69,28 @@ export class WorkerSinkTask extends WorkerTask {
     await this.task.start(this.d.taskConfig);
     consumer.subscribe(this.topics, {
       onPartitionsAssigned: async (tps) => {
+        this.log.debug(`${this} Partitions assigned ${describePartitions(tps)}`);
         if (this.paused) consumer.pause(tps);
         await this.task.open(tps);
       },
       onPartitionsRevoked: async (tps) => {
+        this.log.debug(`${this} Partitions revoked: ${describePartitions(tps)}`);
         await this.commit();
         await this.task.close(tps);
         for (const tp of tps) this.currentOffsets.delete(tpKey(tp));
       },
     });
+    this.log.debug(
+      Array.isArray(this.topics)
+        ? `${this} Initializing and starting task for topics ${this.topics.join(', ')}`
+        : `${this} Initializing and starting task for topics regex ${this.topics.source}`,
+    );
+    this.log.info(`${this} Sink task finished initialization and start`);
     this.nextCommitMs = Date.now() + this.d.offsetFlushIntervalMs;
   }
 
   protected async runLoop(): Promise<void> {
+    this.log.info(`${this} Executing sink task`);
     const consumer = this.consumer!;
     while (!this.stopping) {
       if (this.paused) consumer.pause(consumer.assignment());
@@ -102,7 +115,9 @@ export class WorkerSinkTask extends WorkerTask {
         break;
       } catch (err) {
         if (!(err instanceof RetriableException) || this.stopping) throw err;
-        this.d.log(`Task ${this.d.id.connector}-${this.d.id.task}: put() asked for a retry: ${err.message}`);
+        this.log.error(
+          `${this} RetriableException from SinkTask, delivering the batch again: ${err.message}`,
+        );
         await new Promise((r) => setTimeout(r, PUT_RETRY_BACKOFF_MS));
       }
     }
@@ -150,9 +165,17 @@ export class WorkerSinkTask extends WorkerTask {
     const durable = await this.task.preCommit(new Map(this.currentOffsets));
     const changed: Array<TopicPartition & { offset: number }> = [];
     for (const [k, o] of durable) if (this.committed.get(k) !== o.offset) changed.push(o);
-    if (changed.length === 0) return;
+    if (changed.length === 0) {
+      this.log.debug(`${this} Skipping offset commit, no change since last commit`);
+      return;
+    }
+    const startedMs = Date.now();
+    this.log.debug(`${this} Committing offsets: ${describePartitions(changed)}`);
     await this.consumer.commit(changed);
     for (const o of changed) this.committed.set(tpKey(o), o.offset);
+    this.log.debug(
+      `${this} Finished offset commit successfully in ${Date.now() - startedMs} ms: ${describePartitions(changed)}`,
+    );
   }
 
   protected override wakeForStop(): void {
@@ -167,4 +190,12 @@ export class WorkerSinkTask extends WorkerTask {
       this.consumer = null;
     }
   }
+}
+
+/** Partitions (with their offsets, when they have one) as a log line lists them: `[t-0=5, t-1=7]`. */
+function describePartitions(tps: ReadonlyArray<TopicPartition & { offset?: number }>): string {
+  const each = tps.map(
+    (tp) => `${tp.topic}-${tp.partition}${tp.offset === undefined ? '' : `=${tp.offset}`}`,
+  );
+  return `[${each.join(', ')}]`;
 }

@@ -10,11 +10,13 @@
 // the offsets.
 
 import { Producer, type ProducerRecord } from '../../client/index.js';
+import type { Logger } from '../../common/logger.js';
 import type { SourceTask, TransactionContext } from '../api/connector.js';
 import type { SourceRecord } from '../api/records.js';
 import { stringifyJson } from '../converters/json-text.js';
 import { SKIPPED, type Stage } from './error-handler.js';
 import { fromConnectHeaders } from './headers.js';
+import { CONNECT_LOGGERS } from './loggers.js';
 import { type OffsetStore, storageReader } from './offset-store.js';
 import { type TaskDeps, WorkerTask } from './worker-task.js';
 
@@ -88,13 +90,17 @@ export class WorkerSourceTask extends WorkerTask {
   private nextCommitMs = 0;
   /** The commitRecord calls of acknowledged batches, one batch after another. */
   private commits: Promise<void> = Promise.resolve();
+  protected readonly log: Logger;
 
   constructor(
     d: TaskDeps,
     protected readonly task: SourceTask,
     protected readonly offsets: OffsetStore,
+    /** The Kafka class whose logger this runner writes through (the exactly-once runner names its own). */
+    loggerName: string = CONNECT_LOGGERS.workerSourceTask,
   ) {
     super(d);
+    this.log = d.loggers.logger(loggerName);
   }
 
   protected async initializeAndStart(): Promise<void> {
@@ -119,9 +125,11 @@ export class WorkerSourceTask extends WorkerTask {
       transactionContext: () => transactionContext,
     });
     await this.task.start(this.d.taskConfig);
+    this.log.info(`${this} Source task finished initialization and start`);
   }
 
   protected async runLoop(): Promise<void> {
+    this.log.info(`${this} Executing source task`);
     while (!this.stopping) {
       if (this.paused) {
         await this.waitWhilePaused(1000);
@@ -372,13 +380,19 @@ export class WorkerSourceTask extends WorkerTask {
       if (this.sendError !== null) throw this.sendError;
       this.advanceCommittable();
     }
-    if (this.committableOffsets.size === 0) return;
+    if (this.committableOffsets.size === 0) {
+      this.log.debug(`${this} No acknowledged records since the last offset commit: nothing to commit`);
+      return;
+    }
+    const startedMs = Date.now();
     const snapshot = [...this.committableOffsets.values()];
     this.committableOffsets = new Map();
+    this.log.debug(`${this} Committing offsets of ${snapshot.length} source partitions`);
     await this.offsets.write(this.d.id.connector, snapshot);
     // The task's commit() after the commitRecord() calls of the records whose offsets were just written.
     await this.commits;
     await this.task.commit();
+    this.log.debug(`${this} Finished commitOffsets successfully in ${Date.now() - startedMs} ms`);
   }
 
   protected async close(): Promise<void> {

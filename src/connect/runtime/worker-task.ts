@@ -2,10 +2,12 @@
 // pause/resume, and a run loop started once and awaited by stop(). A failure anywhere in the loop leaves the
 // task FAILED with its trace and ends the loop; stop() then only releases resources.
 
+import type { Logger } from '../../common/logger.js';
 import type { TaskConfig } from '../api/connector.js';
 import type { Converter } from '../converters/converter.js';
 import type { TransformChain } from '../transforms/transformation.js';
 import type { ErrorHandler } from './error-handler.js';
+import { CONNECT_LOGGERS, type Loggers } from './loggers.js';
 import { type State, type Status, traceOf } from './status.js';
 
 export interface TaskId {
@@ -31,7 +33,8 @@ export interface TaskDeps {
   onStatus: (id: TaskId, status: Status) => void;
   /** A topic the task produced to or consumed from (GET /connectors/{name}/topics, KIP-558). */
   onTopicUsed: (topic: string) => void;
-  log: (line: string) => void;
+  /** The worker's loggers: each runner logs through its Kafka class's (loggers.ts). */
+  loggers: Loggers;
 }
 
 export abstract class WorkerTask {
@@ -41,11 +44,19 @@ export abstract class WorkerTask {
   protected stopping = false;
   private loop: Promise<void> | null = null;
   private resumeWaiters: Array<() => void> = [];
+  private readonly taskLog: Logger;
 
-  constructor(protected readonly d: TaskDeps) {}
+  constructor(protected readonly d: TaskDeps) {
+    this.taskLog = d.loggers.logger(CONNECT_LOGGERS.workerTask);
+  }
 
   get id(): TaskId {
     return this.d.id;
+  }
+
+  /** How Kafka's task lines name the task: `WorkerSinkTask{id=my-sink-0}`. */
+  toString(): string {
+    return `${this.constructor.name}{id=${this.d.id.connector}-${this.d.id.task}}`;
   }
 
   status(): Status {
@@ -71,14 +82,14 @@ export abstract class WorkerTask {
       await this.runLoop();
     } catch (err) {
       if (!this.stopping) {
-        this.d.log(
+        this.taskLog.error(
           `Task ${this.d.id.connector}-${this.d.id.task} threw an uncaught and unrecoverable exception: ${traceOf(err)}`,
         );
         this.setState('FAILED', traceOf(err));
       }
     } finally {
       await this.close().catch((err) =>
-        this.d.log(`Task ${this.d.id.connector}-${this.d.id.task} failed to close: ${traceOf(err)}`),
+        this.taskLog.error(`Task ${this.d.id.connector}-${this.d.id.task} failed to close: ${traceOf(err)}`),
       );
     }
   }

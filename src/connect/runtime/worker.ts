@@ -3,6 +3,7 @@
 // runs; the herder (standalone-herder.ts, and the distributed herder to come) decides what runs where.
 
 import { Admin, Producer } from '../../client/index.js';
+import type { Logger } from '../../common/logger.js';
 import type { Connector, ConnectorContext, SinkTask, SourceTask, TaskConfig } from '../api/connector.js';
 import { ConfigException } from '../errors.js';
 import {
@@ -21,6 +22,7 @@ import {
   taskTransactionalId,
   transactionBoundary,
 } from './exactly-once-source-task.js';
+import { CONNECT_LOGGERS, type Loggers } from './loggers.js';
 import type { OffsetStore } from './offset-store.js';
 import type { Plugins } from './plugins.js';
 import type { Status } from './status.js';
@@ -34,7 +36,8 @@ export interface WorkerOptions {
   config: WorkerConfig;
   plugins: Plugins;
   offsets: OffsetStore;
-  log: (line: string) => void;
+  /** The loggers of everything this worker runs, with the levels /admin/loggers reads and sets (loggers.ts). */
+  loggers: Loggers;
   /** Client settings every task client starts from (MirrorMaker passes the target cluster's TLS/SASL here). */
   clientOptions?: Record<string, unknown>;
   /**
@@ -53,9 +56,15 @@ export class Worker {
    * settings given by the embedder, then the worker's unprefixed security.protocol, ssl.* and sasl.* keys.
    */
   readonly internalClientOptions: Record<string, unknown>;
+  private readonly log: Logger;
 
   constructor(readonly o: WorkerOptions) {
     this.internalClientOptions = { ...o.clientOptions, ...clientSecurity(o.config.raw) };
+    this.log = o.loggers.logger(CONNECT_LOGGERS.worker);
+  }
+
+  get loggers(): Loggers {
+    return this.o.loggers;
   }
 
   get workerId(): string {
@@ -72,6 +81,7 @@ export class Worker {
 
   /** A started connector instance. */
   async startConnector(config: Record<string, string>, context: ConnectorContext): Promise<Connector> {
+    this.log.info(`Creating connector ${config.name ?? ''} of type ${config['connector.class']}`);
     const connector = this.o.plugins.newConnector(config['connector.class']!);
     connector.initialize(context);
     // Config provider variables are resolved here, when the connector starts (KIP-297): stored configs keep them.
@@ -94,6 +104,7 @@ export class Worker {
     /** Exactly-once source tasks: the herder's checks around the producer's initialization. */
     producerChecks: Pick<ExactlyOnceOptions, 'preProducerCheck' | 'postProducerCheck'> = {},
   ): Promise<WorkerTask> {
+    this.log.info(`Creating task ${id.connector}-${id.task}`);
     connectorConfig = this.o.config.transformer.transform(connectorConfig);
     taskConfig = this.o.config.transformer.transform(taskConfig);
     const desc = this.o.plugins.connector(connectorConfig['connector.class']!);
@@ -123,7 +134,7 @@ export class Worker {
       offsetFlushIntervalMs: worker.parsed['offset.flush.interval.ms'] as number,
       onStatus,
       onTopicUsed,
-      log: this.o.log,
+      loggers: this.o.loggers,
     };
     let task: WorkerTask;
     if (desc.type === 'source') {
@@ -216,7 +227,7 @@ export class Worker {
       dlqContextHeaders:
         (config['errors.deadletterqueue.context.headers.enable'] ?? 'false').trim().toLowerCase() === 'true',
       dlqProducer,
-      log: this.o.log,
+      log: this.o.loggers.logger(CONNECT_LOGGERS.logReporter),
     });
   }
 

@@ -11,6 +11,7 @@
 // the config topic, on the leader, and take effect through that loop on every worker.
 
 import { Cluster, Producer } from '../../../client/index.js';
+import type { Logger } from '../../../common/logger.js';
 import type { ConfigValue } from '../../api/config-def.js';
 import type { Connector, SourceConnector, TaskConfig } from '../../api/connector.js';
 import { ConnectException, RequestTargetError, RestError } from '../../errors.js';
@@ -28,6 +29,7 @@ import type {
   TaskInfo,
   TaskStateInfo,
 } from '../herder.js';
+import { CONNECT_LOGGERS } from '../loggers.js';
 import { type RestAnswer, restRequest } from '../rest-client.js';
 import { type Status, type TargetState, traceOf } from '../status.js';
 import type { Worker } from '../worker.js';
@@ -186,9 +188,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     });
   }
 
-  private log(line: string): void {
-    this.o.worker.o.log(line);
-  }
+  private readonly log: Logger = this.worker.loggers.logger(CONNECT_LOGGERS.distributedHerder);
 
   /** Reads the internal topics, then joins the group; resolves after the first assignment. */
   async start(): Promise<void> {
@@ -224,7 +224,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
         await this.reconcile();
         await this.runRequests();
       } catch (err) {
-        this.log(`Distributed herder tick failed, retrying: ${traceOf(err)}`);
+        this.log.error(`Distributed herder tick failed, retrying: ${traceOf(err)}`);
         await new Promise((r) => setTimeout(r, TICK_MS));
       }
       if (this.stopping || this.member.rejoinNeeded() || this.events.length > 0 || this.requests.length > 0)
@@ -263,13 +263,13 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       return;
     }
     if (this.configs.hasWritePrivileges()) return;
-    this.log('Claiming write privileges for the config topic');
+    this.log.info('Claiming write privileges for the config topic');
     await this.configs.claimWritePrivileges();
   }
 
   /** A privileged write failed (PRODUCER_FENCED: another worker claimed the writer): find out who leads now. */
   private onFencedFromConfigTopic(err: unknown): void {
-    this.log(
+    this.log.warn(
       `Failed to write to the config topic as leader (${(err as Error).message}); rejoining the group to learn whether this worker still leads`,
     );
     this.member.requestRejoin();
@@ -315,7 +315,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     const version = PROTOCOL_VERSIONS[protocolName] ?? 0;
     if (behind !== undefined) {
       // The leader could not read as far as a member has: every member reads to the end and rejoins.
-      this.log(
+      this.log.info(
         `Leader's config offset ${this.configs.offset} is behind ${behind.url}'s ${behind.configOffset}`,
       );
       return new Map(
@@ -356,7 +356,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     this.memory = { generation, memory: result.memory };
     for (const [id, a] of result.assignments) {
       const url = infos.find((m) => m.memberId === id)?.url ?? id;
-      this.log(
+      this.log.info(
         `Generation ${generation} assignment for ${url}: assigned ${describe(a)}, revoked ${describe(a.revoked)}` +
           (a.delayMs > 0 ? `, scheduled rebalance in ${a.delayMs} ms` : ''),
       );
@@ -396,9 +396,9 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     // A new leader claims the config topic's writer before anything else it writes (a claim that fails is
     // retried by the loop; until then its writes are refused).
     await this.checkWritePrivileges().catch((err) =>
-      this.log(`Could not claim write privileges for the config topic yet: ${(err as Error).message}`),
+      this.log.warn(`Could not claim write privileges for the config topic yet: ${(err as Error).message}`),
     );
-    this.log(
+    this.log.info(
       `Joined generation ${this.generation()} (${protocolName}) as ${this.isLeader() ? 'leader' : 'member'}: ` +
         `assigned ${describe(a)}, revoked ${describe(a.revoked)}, leader ${a.leaderUrl}`,
     );
@@ -441,7 +441,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     const running = this.connectorsRunning.get(name);
     const config = this.configs.connectors.get(name);
     if (running !== undefined && config !== undefined && !sameConfig(running.config, config)) {
-      this.log(`Connector ${name} has a new config: restarting it`);
+      this.log.info(`Connector ${name} has a new config: restarting it`);
       await this.haltConnector(name, null);
       await this.launchConnector(name);
     }
@@ -551,7 +551,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
         },
       });
     } catch (err) {
-      this.log(`Connector ${name} failed to start: ${traceOf(err)}`);
+      this.log.error(`Connector ${name} failed to start: ${traceOf(err)}`);
       await this.putConnectorStatus(name, 'FAILED', traceOf(err));
       return;
     }
@@ -572,7 +572,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       try {
         await entry.instance.stop();
       } catch (err) {
-        this.log(`Connector ${name} failed to stop: ${traceOf(err)}`);
+        this.log.error(`Connector ${name} failed to stop: ${traceOf(err)}`);
       }
     }
     if (entry !== undefined && status !== null) await this.putConnectorStatus(name, status, null);
@@ -589,7 +589,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   }
 
   private logFailure(err: unknown): void {
-    this.log(`Writing to an internal topic failed: ${traceOf(err)}`);
+    this.log.error(`Writing to an internal topic failed: ${traceOf(err)}`);
   }
 
   /** Generates the task configs of a connector this worker runs and hands them to the leader if they changed. */
@@ -618,7 +618,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       this.taskConfigsPending.delete(name);
     } catch (err) {
       // Kept pending: the next tick tries again (after a rebalance the leader may be another worker).
-      this.log(`Could not hand task configs of ${name} to the leader yet: ${(err as Error).message}`);
+      this.log.warn(`Could not hand task configs of ${name} to the leader yet: ${(err as Error).message}`);
     }
   }
 
@@ -642,7 +642,9 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       p['inter.worker.key.size'] as number | null,
       now,
     );
-    this.log(current === null ? 'Writing the first session key' : 'Session key expired: writing a new one');
+    this.log.info(
+      current === null ? 'Writing the first session key' : 'Session key expired: writing a new one',
+    );
     await this.configs.putSessionKey(key);
   }
 
@@ -725,7 +727,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     if (previous !== undefined && !(previous === 1 && count === 1)) {
       const groupId = this.worker.o.config.parsed['group.id'] as string;
       const ids = [...Array(previous).keys()].map((t) => taskTransactionalId(groupId, name, t));
-      this.log(`Fencing ${ids.length} transactional producers of ${name}: ${ids.join(', ')}`);
+      this.log.info(`Fencing ${ids.length} transactional producers of ${name}: ${ids.join(', ')}`);
       await Promise.all(ids.map((id) => fenceProducer(this.worker, id)));
     }
     await this.writeAsLeader(() => this.configs.putTaskCountRecord(name, count));
@@ -763,7 +765,9 @@ export class DistributedHerder extends AbstractHerder implements Herder {
           await this.requestFencing(id.connector);
         } catch (err) {
           // Not started (nor failed): the next tick asks again, after a rebalance perhaps of another leader.
-          this.log(`Zombie fencing for ${id.connector} failed, the task waits: ${(err as Error).message}`);
+          this.log.error(
+            `Zombie fencing for ${id.connector} failed, the task waits: ${(err as Error).message}`,
+          );
           return;
         }
       }
@@ -790,7 +794,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       );
       this.tasksRunning.set(key, { id, runner, config, generation: exactlyOnce ? taskGeneration : null });
     } catch (err) {
-      this.log(`Task ${id.connector}-${id.task} failed to start: ${traceOf(err)}`);
+      this.log.error(`Task ${id.connector}-${id.task} failed to start: ${traceOf(err)}`);
       this.startFailed.add(key);
       await this.statuses
         .putTask(
@@ -819,7 +823,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     if (refusal === null) return;
     // Logged here too: a task being stopped meanwhile does not report its failure.
     const message = `Failed to start source task ${id.connector}-${id.task} as ${refusal}`;
-    this.log(message);
+    this.log.error(message);
     throw new ConnectException(message);
   }
 

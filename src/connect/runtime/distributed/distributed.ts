@@ -4,8 +4,10 @@
 // `brook connect-distributed` and by tests that run a worker in-process.
 
 import { hostname } from 'node:os';
+import type { LogSink } from '../../../common/logger.js';
 import { workerPlugins } from '../builtin-plugins.js';
 import { clientSecurity } from '../client-configs.js';
+import { CONNECT_LOGGERS, Loggers } from '../loggers.js';
 import { RestServer } from '../rest-server.js';
 import { Worker } from '../worker.js';
 import { loadWorkerConfig } from '../worker-config.js';
@@ -17,18 +19,22 @@ export interface DistributedWorker {
   readonly herder: DistributedHerder;
   readonly restUrl: string;
   readonly workerId: string;
+  /** The worker's loggers and their levels (/admin/loggers). */
+  readonly loggers: Loggers;
   stop(): Promise<void>;
 }
 
 export async function startDistributed(
   props: Record<string, string>,
-  log: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+  /** Where the worker's formatted lines go (the command's stderr; tests keep them). */
+  sink: LogSink = (line) => process.stderr.write(`${line}\n`),
   faults?: DistributedHerderFaults,
 ): Promise<DistributedWorker> {
   const config = loadWorkerConfig(props, 'distributed');
-  const plugins = await workerPlugins(config, log);
+  const loggers = new Loggers(sink);
+  const plugins = await workerPlugins(config, loggers.logger(CONNECT_LOGGERS.plugins));
   const p = config.parsed;
-  const logs = internalTopicLogs(config, log, { ...clientSecurity(config.raw) });
+  const logs = internalTopicLogs(config, loggers, { ...clientSecurity(config.raw) });
   const offsets = new TopicOffsetStore(logs.offsets());
   let workerId = '';
   const worker = new Worker({
@@ -38,7 +44,7 @@ export async function startDistributed(
     config,
     plugins,
     offsets,
-    log,
+    loggers,
     async openOffsetsTopic(topic) {
       const store = new TopicOffsetStore(logs.offsets(topic));
       await store.start();
@@ -56,7 +62,7 @@ export async function startDistributed(
       return url;
     },
   });
-  const rest = new RestServer(herder, log, config.restTls);
+  const rest = new RestServer(herder, loggers.logger(CONNECT_LOGGERS.restServer), config.restTls);
   const bound = await rest.start(config.restHost, config.restPort);
   const advertisedHost = (p['rest.advertised.host.name'] as string | null) ?? (config.restHost || hostname());
   const advertisedPort = (p['rest.advertised.port'] as number | null) ?? bound.port;
@@ -75,6 +81,7 @@ export async function startDistributed(
     herder,
     restUrl: `${scheme}://${urlHost.includes(':') ? `[${urlHost}]` : urlHost}:${bound.port}`,
     workerId,
+    loggers,
     async stop() {
       await herder.stop();
       await worker.close();

@@ -20,7 +20,9 @@ import {
   type ProducerRecord,
   type TopicPartition,
 } from '../../../client/index.js';
+import type { Logger } from '../../../common/logger.js';
 import { ConnectException } from '../../errors.js';
+import { CONNECT_LOGGERS, type Loggers } from '../loggers.js';
 import type { WorkerConfig } from '../worker-config.js';
 
 export interface KafkaBasedLogOptions {
@@ -30,7 +32,7 @@ export interface KafkaBasedLogOptions {
   partitions: number;
   replicationFactor: number;
   onRecord: (record: ConsumerRecord) => void;
-  log: (line: string) => void;
+  log: Logger;
   /** Read only committed transactions (the offsets topic under exactly-once source, KIP-618). */
   readCommitted?: boolean;
   /** Settings every client of the log starts from (security.protocol, ssl.*, sasl.* as client options). */
@@ -115,7 +117,7 @@ export class KafkaBasedLog {
       const listed = Object.entries(configs)
         .map(([k, v]) => `${k}=${v}`)
         .join(', ');
-      this.o.log(`Creating topic ${this.o.topic} (${this.o.partitions} partitions, ${listed})`);
+      this.o.log.info(`Creating topic ${this.o.topic} (${this.o.partitions} partitions, ${listed})`);
       const results = await admin.createTopics([
         { topic: this.o.topic, numPartitions: this.o.partitions, replicationFactor: rf, configs },
       ]);
@@ -136,7 +138,7 @@ export class KafkaBasedLog {
         records = await consumer.poll(POLL_TIMEOUT_MS);
       } catch (err) {
         if (this.stopped) return;
-        this.o.log(`Reading ${this.o.topic} failed, retrying: ${(err as Error).message}`);
+        this.o.log.warn(`Reading ${this.o.topic} failed, retrying: ${(err as Error).message}`);
         await new Promise((r) => setTimeout(r, 1000));
         continue;
       }
@@ -144,7 +146,7 @@ export class KafkaBasedLog {
         try {
           this.o.onRecord(r);
         } catch (err) {
-          this.o.log(
+          this.o.log.error(
             `Skipping a record of ${this.o.topic} at ${r.partition}/${r.offset}: ${(err as Error).message}`,
           );
         }
@@ -281,11 +283,13 @@ export type LogOpener = (onRecord: (record: ConsumerRecord) => void) => KafkaBas
  */
 export function internalTopicLogs(
   config: WorkerConfig,
-  log: (line: string) => void,
+  loggers: Loggers,
   clientOptions: Record<string, unknown> = {},
 ): { config: LogOpener; status: LogOpener; offsets: (topic?: string) => LogOpener } {
   const p = config.parsed;
   const clientId = (p['client.id'] as string) || `connect-${p['group.id'] as string}`;
+  const log = loggers.logger(CONNECT_LOGGERS.kafkaBasedLog);
+  const settingsLog = loggers.logger(CONNECT_LOGGERS.distributedConfig);
   const open =
     (
       topic: string,
@@ -306,7 +310,7 @@ export function internalTopicLogs(
         log,
         readCommitted,
         clientOptions,
-        topicConfigs: storageTopicSettings(config.raw, prefix, log),
+        topicConfigs: storageTopicSettings(config.raw, prefix, settingsLog),
       });
   const offsetsReadCommitted = p['exactly.once.source.support'] !== 'disabled';
   return {
@@ -355,16 +359,16 @@ const STORAGE_SETTINGS = new Set(['topic', 'replication.factor', 'partitions', '
 export function storageTopicSettings(
   raw: Readonly<Record<string, string>>,
   prefix: StoragePrefix,
-  log: (line: string) => void = () => {},
+  log: Logger,
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (!key.startsWith(prefix)) continue;
     const name = key.slice(prefix.length);
     if (name === 'partitions' && prefix === 'config.storage.')
-      log(`Ignoring '${key}=${value}' setting, since config topic partitions is always 1`);
+      log.warn(`Ignoring '${key}=${value}' setting, since config topic partitions is always 1`);
     else if (name === 'cleanup.policy')
-      log(`Ignoring '${key}=${value}' setting, since compaction is always used`);
+      log.warn(`Ignoring '${key}=${value}' setting, since compaction is always used`);
     else if (name !== '' && !STORAGE_SETTINGS.has(name)) out[name] = value;
   }
   return out;
