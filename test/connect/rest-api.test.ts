@@ -760,7 +760,7 @@ test('/admin/loggers lists, reads and sets logger levels with the rules and answ
   assert.deepEqual((await put('root', { level: 'INFO' })).status, 200);
 });
 
-test("a level set through /admin/loggers filters the worker's lines: a Kafka class's logger at DEBUG, the root at WARN", async () => {
+test("/admin/loggers levels filter the worker's lines: a Kafka class's logger at DEBUG, the root at WARN", async () => {
   // Brook kept and reported the levels, but the worker's lines had neither a level nor a logger name: a PUT
   // changed no line. Each worker part now logs through its Kafka class's logger, as Strimzi's operators set them.
   const name = 'log-levels-sink';
