@@ -446,6 +446,24 @@ describe('SASL failures on the wire', () => {
     assert.equal(await client.raw.waitClosed(), true);
   });
 
+  it('after a SaslHandshake v1, ApiVersions or a second SaslHandshake is answered ILLEGAL_SASL_STATE and closes', async () => {
+    // Kafka's authenticator expects only SaslAuthenticate once a v1 handshake chose the mechanism: anything else
+    // gets its own error response with ILLEGAL_SASL_STATE (an ApiVersions answer lists no APIs), and the
+    // authentication fails.
+    const versions = await handshaken('PLAIN');
+    const answer = await versions.call(ApiKey.API_VERSIONS, 3, {
+      clientSoftwareName: 'wire-test',
+      clientSoftwareVersion: '1.0',
+    });
+    assert.equal(answer.errorCode, ErrorCode.ILLEGAL_SASL_STATE);
+    assert.deepEqual(answer.apiKeys, []);
+    assert.equal(await versions.raw.waitClosed(), true);
+    const again = await handshaken('PLAIN');
+    const handshake = await again.call(ApiKey.SASL_HANDSHAKE, 1, { mechanism: 'PLAIN' });
+    assert.equal(handshake.errorCode, ErrorCode.ILLEGAL_SASL_STATE);
+    assert.equal(await again.raw.waitClosed(), true);
+  });
+
   it('a token larger than sasl.server.max.receive.size closes the connection before it is read', async () => {
     const client = await handshaken('PLAIN');
     client.send(ApiKey.SASL_AUTHENTICATE, 2, { authBytes: Buffer.alloc(600_000, 1) });

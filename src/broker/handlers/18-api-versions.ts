@@ -8,6 +8,7 @@ import type {
   ApiVersionsResponseApiVersion,
 } from '../../protocol/messages/18-api-versions.js';
 import { ApiKey } from '../../protocol/registry.js';
+import type { SaslAuthenticator } from '../../security/sasl/authenticator.js';
 import { type ApiHandler, defineHandler } from '../api-handler.js';
 
 /** Kafka's rule for client software names and versions (KIP-511). */
@@ -24,6 +25,9 @@ export const apiVersionsHandler = defineHandler<ApiVersionsRequest, ApiVersionsR
   minVersion: 0,
   maxVersion: 4,
   handle(context, request) {
+    if (context.services.sasl.refusesDuringAuthentication(context.connection, 'ApiVersions')) {
+      return refusedDuringAuthentication(context.services.sasl);
+    }
     const valid =
       context.apiVersion < 3 ||
       (SOFTWARE_PATTERN.test(request.clientSoftwareName) &&
@@ -39,3 +43,21 @@ export const apiVersionsHandler = defineHandler<ApiVersionsRequest, ApiVersionsR
     };
   },
 });
+
+/**
+ * ApiVersions after a SaslHandshake v1, while the client should be sending SaslAuthenticate: Kafka answers
+ * ILLEGAL_SASL_STATE with no APIs listed (its error response names versions only for UNSUPPORTED_VERSION) and
+ * closes the connection; the answer waits connection.failed.authentication.delay.ms as any authentication failure.
+ */
+async function refusedDuringAuthentication(sasl: SaslAuthenticator): Promise<ApiVersionsResponse> {
+  await sasl.failureDelay();
+  return {
+    errorCode: ErrorCode.ILLEGAL_SASL_STATE,
+    apiKeys: [],
+    throttleTimeMs: 0,
+    supportedFeatures: [],
+    finalizedFeaturesEpoch: -1n,
+    finalizedFeatures: [],
+    zkMigrationReady: false,
+  };
+}

@@ -329,6 +329,19 @@ export class SaslAuthenticator {
     return new ScramServer(scram, (user, m) => this.credentials.credential(user, m), this.tokenLookup);
   }
 
+  /**
+   * Whether a request other than SaslAuthenticate or SaslHandshake (which answer for themselves) must be refused
+   * because a SaslHandshake v1 chose a mechanism and authentication, or re-authentication, is under way. Kafka's
+   * authenticator then takes only SaslAuthenticate: anything else, ApiVersions included, is answered with its
+   * own error response carrying ILLEGAL_SASL_STATE and fails the authentication. When it answers true the
+   * connection has failed here and closes once the caller's answer is written.
+   */
+  refusesDuringAuthentication(connection: Connection, apiName: string): boolean {
+    if (connection.security.saslState !== 'authenticating') return false;
+    this.closeOnFailure(connection, `${apiName} during SASL authentication: ILLEGAL_SASL_STATE`);
+    return true;
+  }
+
   /** One SaslAuthenticate token (or a raw token after a v0 handshake). */
   async authenticate(connection: Connection, token: Buffer): Promise<AuthenticateAnswer> {
     const security = connection.security;
