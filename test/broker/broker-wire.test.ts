@@ -479,6 +479,46 @@ describe('broker over the wire', () => {
     assert.equal(wrongBroker.results[0].errorCode, ErrorCode.INVALID_REQUEST);
   });
 
+  it('refuses a resource named twice in AlterConfigs or IncrementalAlterConfigs with INVALID_REQUEST, and applies the others', async () => {
+    for (const name of ['named-twice', 'named-once']) {
+      const made = await client.call(ApiKey.CREATE_TOPICS, 5, createTopicsRequest(name, 1));
+      assert.equal(made.topics[0].errorCode, ErrorCode.NONE);
+    }
+    const retentionMs = async (topic: string) => {
+      const described = await client.call(ApiKey.DESCRIBE_CONFIGS, 4, {
+        resources: [{ resourceType: 2, resourceName: topic, configurationKeys: ['retention.ms'] }],
+        includeSynonyms: false,
+        includeDocumentation: false,
+      });
+      return described.results[0].configs[0].value;
+    };
+    const untouched = await retentionMs('named-twice');
+    const answers = (response: {
+      responses: { resourceName: string; errorCode: number; errorMessage: string }[];
+    }) => response.responses.map((r) => [r.resourceName, r.errorCode, r.errorMessage]);
+    const refused = ['named-twice', ErrorCode.INVALID_REQUEST, 'Each resource must appear at most once.'];
+    const incremental = await client.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
+      resources: ['named-twice', 'named-once', 'named-twice'].map((resourceName, i) => ({
+        resourceType: 2,
+        resourceName,
+        configs: [{ name: 'retention.ms', configOperation: 0, value: String(1000 + i) }],
+      })),
+      validateOnly: false,
+    });
+    assert.deepEqual(answers(incremental), [refused, ['named-once', ErrorCode.NONE, null], refused]);
+    const legacy = await client.call(ApiKey.ALTER_CONFIGS, 1, {
+      resources: ['named-once', 'named-twice', 'named-twice'].map((resourceName, i) => ({
+        resourceType: 2,
+        resourceName,
+        configs: [{ name: 'retention.ms', value: String(2000 + i) }],
+      })),
+      validateOnly: false,
+    });
+    assert.deepEqual(answers(legacy), [['named-once', ErrorCode.NONE, null], refused, refused]);
+    assert.equal(await retentionMs('named-twice'), untouched, 'neither change of the repeated topic applied');
+    assert.equal(await retentionMs('named-once'), '2000');
+  });
+
   it('describes every config for an empty list of names, as for null (Kafka ConfigHelper)', async () => {
     await client.call(ApiKey.CREATE_TOPICS, 5, createTopicsRequest('described-all', 1));
     const names = async (type: number, name: string, keys: string[] | null): Promise<string[]> => {

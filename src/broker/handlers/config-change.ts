@@ -67,6 +67,7 @@ export async function alterConfigResources<Entry>(
 ): Promise<ConfigResourceResponse[]> {
   const { topicConfigs, brokerId, metadata, dynamicConfig } = context.services;
   const responses: ConfigResourceResponse[] = [];
+  const repeated = repeatedResources(resources);
   for (const resource of resources) {
     const respond = (errorCode: number, errorMessage: string | null) =>
       responses.push({
@@ -75,6 +76,12 @@ export async function alterConfigResources<Entry>(
         resourceType: resource.resourceType,
         resourceName: resource.resourceName,
       });
+    // Kafka's ConfigAdminManager refuses every occurrence of a resource named more than once, before any other
+    // check, and applies the rest of the request: which of the two changes was meant cannot be told.
+    if (repeated.has(resourceKey(resource))) {
+      respond(ErrorCode.INVALID_REQUEST, 'Each resource must appear at most once.');
+      continue;
+    }
     if (resource.resourceType === ResourceType.BROKER_LOGGER && validation.brokerLogger === undefined) {
       respond(ErrorCode.INVALID_REQUEST, `Unknown resource type ${resource.resourceType}`);
       continue;
@@ -151,6 +158,23 @@ export async function alterConfigResources<Entry>(
 }
 
 const STORE_UNREADABLE = 'the coordination store could not be read';
+
+/** A resource's identity as Kafka compares them: its type and its name as given (so "" and "0" differ). */
+function resourceKey(resource: ConfigResource<unknown>): string {
+  return `${resource.resourceType}:${resource.resourceName}`;
+}
+
+/** The keys of the resources that the request names more than once. */
+function repeatedResources(resources: readonly ConfigResource<unknown>[]): Set<string> {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const resource of resources) {
+    const key = resourceKey(resource);
+    if (seen.has(key)) repeated.add(key);
+    else seen.add(key);
+  }
+  return repeated;
+}
 
 /** The broker's layers with the addressed dynamic layer as the store holds it now, or null when unreadable. */
 async function storedLayers(
