@@ -425,6 +425,38 @@ describe('broker over the wire', () => {
     );
   });
 
+  it('answers a topic that CreateTopics v5+ did not create with an empty configs list and -1 partitions and replication factor, as Kafka', async () => {
+    const made = await client.call(ApiKey.CREATE_TOPICS, 5, createTopicsRequest('there-already', 1));
+    assert.equal(made.topics[0].errorCode, ErrorCode.NONE);
+    for (const version of [5, 7]) {
+      const response = await client.call(ApiKey.CREATE_TOPICS, version, {
+        topics: [
+          createTopicsRequest('there-already', 1).topics[0],
+          createTopicsRequest('not-made', 1, [{ name: 'retention.ms', value: 'soon' }]).topics[0],
+        ],
+        timeoutMs: 5000,
+        validateOnly: false,
+      });
+      const results = response.topics.map(
+        (t: {
+          name: string;
+          errorCode: number;
+          numPartitions: number;
+          replicationFactor: number;
+          configs: unknown;
+        }) => [t.name, t.errorCode, t.numPartitions, t.replicationFactor, t.configs],
+      );
+      assert.deepEqual(
+        results,
+        [
+          ['there-already', ErrorCode.TOPIC_ALREADY_EXISTS, -1, -1, []],
+          ['not-made', ErrorCode.INVALID_CONFIG, -1, -1, []],
+        ],
+        `v${version}`,
+      );
+    }
+  });
+
   it('describes, alters and incrementally alters topic and broker configs with their sources', async () => {
     await client.call(
       ApiKey.CREATE_TOPICS,

@@ -508,6 +508,9 @@ describe('admin APIs', () => {
       ErrorCode.TOPIC_AUTHORIZATION_FAILED,
       'no DESCRIBE_CONFIGS',
     );
+    // Without DESCRIBE_CONFIGS Kafka leaves the topic's details at the response's defaults.
+    const { numPartitions, replicationFactor, configs } = createdNow.topics[0];
+    assert.deepEqual([numPartitions, replicationFactor, configs], [-1, -1, []]);
     const logDirs = await bob.call(ApiKey.DESCRIBE_LOG_DIRS, 4, { topics: null });
     assert.equal(logDirs.errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
     const elect = await bob.call(ApiKey.ELECT_LEADERS, 2, {

@@ -81,8 +81,12 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
         r.errorCode !== ErrorCode.NONE ||
         context.apiVersion < 5 ||
         authorizeTopic(context, AclOperation.DESCRIBE_CONFIGS, r.name);
+      // As Kafka's KafkaApis: the partition count, replication factor and configs describe a topic created (or
+      // validated) whose configs the caller may describe; otherwise, REQUEST_TIMED_OUT included, they keep the
+      // response's defaults, -1, -1 and an empty list (never null). The topic id of a topic written stays.
+      const described = r.errorCode === ErrorCode.NONE && configsAllowed;
       const configs =
-        r.errorCode === ErrorCode.NONE && context.apiVersion >= 5 && configsAllowed
+        described && context.apiVersion >= 5
           ? describeTopicConfigs(validated.get(r.name) ?? new Map(), layers, {
               keys: null,
               includeSynonyms: false,
@@ -94,18 +98,15 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
               configSource: c.configSource,
               isSensitive: c.isSensitive,
             }))
-          : null;
-      // As Kafka's KafkaApis, an answer other than NONE (REQUEST_TIMED_OUT included) reports no partition count or
-      // replication factor; the topic id of a topic that was written stays.
-      const failed = r.errorCode !== ErrorCode.NONE;
+          : [];
       results.set(r.name, {
         name: r.name,
         topicId: r.topicId,
         errorCode: r.errorCode,
         errorMessage: r.errorMessage,
         topicConfigErrorCode: configsAllowed ? ErrorCode.NONE : ErrorCode.TOPIC_AUTHORIZATION_FAILED,
-        numPartitions: failed ? -1 : r.numPartitions,
-        replicationFactor: failed ? -1 : r.replicationFactor,
+        numPartitions: described ? r.numPartitions : -1,
+        replicationFactor: described ? r.replicationFactor : -1,
         configs,
       });
     }
@@ -129,6 +130,6 @@ function failure(
     topicConfigErrorCode: ErrorCode.NONE,
     numPartitions: -1,
     replicationFactor: -1,
-    configs: null,
+    configs: [],
   };
 }
