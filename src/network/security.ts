@@ -86,7 +86,10 @@ export class SecurityState {
   admits(apiKey: number): boolean {
     if (this.authenticated) return true;
     if (this.saslState === 'failed') return false;
-    return apiKey === API_VERSIONS || apiKey === SASL_HANDSHAKE || apiKey === SASL_AUTHENTICATE;
+    // Kafka's authenticator takes SaslAuthenticate only once a SaslHandshake has chosen the mechanism; before
+    // that, it fails the authentication without an answer, as for any other request.
+    if (apiKey === SASL_AUTHENTICATE) return this.saslState !== 'handshake';
+    return apiKey === API_VERSIONS || apiKey === SASL_HANDSHAKE;
   }
 
   /** Called by the SaslHandshake v0 handler: the next frames are bare tokens until authenticate() or fail(). */

@@ -64,7 +64,10 @@ describe('security state', () => {
     assert.equal(state.authenticated, false);
     assert.equal(state.admits(18), true);
     assert.equal(state.admits(17), true);
-    assert.equal(state.admits(36), true);
+    assert.equal(state.admits(36), false, 'SaslAuthenticate before a handshake');
+    assert.equal(state.admits(3), false);
+    state.saslState = 'authenticating';
+    assert.equal(state.admits(36), true, 'SaslAuthenticate after a v1 handshake');
     assert.equal(state.admits(3), false);
     state.authenticate('User:alice');
     assert.equal(state.admits(3), true);
