@@ -425,7 +425,7 @@ describe('broker over the wire', () => {
     );
   });
 
-  it('answers a topic that CreateTopics v5+ did not create with an empty configs list and -1 partitions and replication factor, as Kafka', async () => {
+  it('CreateTopics v5+: a topic not created answers configs [] and -1 partitions and replication factor, as Kafka', async () => {
     const made = await client.call(ApiKey.CREATE_TOPICS, 5, createTopicsRequest('there-already', 1));
     assert.equal(made.topics[0].errorCode, ErrorCode.NONE);
     for (const version of [5, 7]) {
@@ -511,7 +511,7 @@ describe('broker over the wire', () => {
     assert.equal(wrongBroker.results[0].errorCode, ErrorCode.INVALID_REQUEST);
   });
 
-  it('refuses a resource named twice in AlterConfigs or IncrementalAlterConfigs with INVALID_REQUEST, and applies the others', async () => {
+  it('a resource named twice in (Incremental)AlterConfigs is INVALID_REQUEST; the others apply', async () => {
     for (const name of ['named-twice', 'named-once']) {
       const made = await client.call(ApiKey.CREATE_TOPICS, 5, createTopicsRequest(name, 1));
       assert.equal(made.topics[0].errorCode, ErrorCode.NONE);

@@ -454,7 +454,7 @@ describe('SASL failures on the wire', () => {
     }
   });
 
-  it('after a SaslHandshake v1, ApiVersions or a second SaslHandshake is answered ILLEGAL_SASL_STATE and closes', async () => {
+  it('after SaslHandshake v1, ApiVersions or a second handshake gets ILLEGAL_SASL_STATE, then a close', async () => {
     // Kafka's authenticator expects only SaslAuthenticate once a v1 handshake chose the mechanism: anything else
     // gets its own error response with ILLEGAL_SASL_STATE (an ApiVersions answer lists no APIs), and the
     // authentication fails.
