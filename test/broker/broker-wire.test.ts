@@ -425,7 +425,7 @@ describe('broker over the wire', () => {
     );
   });
 
-  it('CreateTopics v5+: a topic not created answers configs [] and -1 partitions and replication factor, as Kafka', async () => {
+  it('CreateTopics v5+: a topic not created answers configs [] and -1 partitions and replicas, as Kafka', async () => {
     const made = await client.call(ApiKey.CREATE_TOPICS, 5, createTopicsRequest('there-already', 1));
     assert.equal(made.topics[0].errorCode, ErrorCode.NONE);
     for (const version of [5, 7]) {
