@@ -119,6 +119,12 @@ export class LogManager {
   private stopped = false;
   /** The three offset checkpoints, rewritten off the event loop while running and synchronously at the ends. */
   private readonly checkpointFiles: readonly AtomicFile[];
+  /**
+   * By log directory, the highest recovery point that the recovery-point checkpoint on disk may hold for it: the
+   * value of the last synchronous write, or the higher of it and a background write's value (that write may not
+   * have landed yet). A truncation below it must rewrite the file (see onLogTruncated).
+   */
+  private checkpointedRecoveryPoints = new Map<string, number>();
 
   private constructor(options: LogManagerOptions, hadCleanShutdown: boolean) {
     this.dir = options.dir;
@@ -330,7 +336,10 @@ export class LogManager {
       clock: this.clock,
       random: this.random,
       onBackgroundError: this.onBackgroundError,
-      onTruncated: (logEndOffset) => this.cleaner.onTruncated(tp, logEndOffset),
+      onTruncated: (logEndOffset) => {
+        this.cleaner.onTruncated(tp, logEndOffset);
+        this.onLogTruncated(dir, logEndOffset);
+      },
       tailCache: this.tailCache,
       writeInlineWhenIdle: this.managerConfig.appendInlineEnable,
       keys: this.keys,
@@ -426,17 +435,37 @@ export class LogManager {
     const recovery: PartitionOffset[] = [];
     const start: PartitionOffset[] = [];
     const hw: PartitionOffset[] = [];
+    // Only the logs written now: a deleted or moved log's entry goes.
+    const onDisk = new Map<string, number>();
     for (const log of [...this.logs.values(), ...this.futureLogs.values()]) {
       const { topic, partition } = log.topicPartition;
       recovery.push({ topic, partition, offset: log.recoveryPoint });
+      const before = this.checkpointedRecoveryPoints.get(log.dir) ?? 0;
+      onDisk.set(log.dir, background ? Math.max(before, log.recoveryPoint) : log.recoveryPoint);
       start.push({ topic, partition, offset: log.logStartOffset });
       hw.push({ topic, partition, offset: log.highWatermark });
     }
+    this.checkpointedRecoveryPoints = onDisk;
     const contents = [recovery, start, hw].map(encodeOffsetCheckpoint);
     this.checkpointFiles.forEach((file, i) => {
       if (background) file.write(contents[i]!);
       else file.writeSync(contents[i]!);
     });
+  }
+
+  /**
+   * A log was truncated to `logEndOffset`. When the recovery-point checkpoint on disk may hold a higher recovery
+   * point for it, the file is rewritten now, synchronously, as Kafka's LogManager.truncateTo and
+   * truncateFullyAndStartAt checkpoint the recovery points right after a truncation: the offsets above the new log
+   * end are written again (a follower fetches the new leader's records over them) and are not flushed, so a crash
+   * before the next periodic checkpoint would otherwise skip their recovery, trusting bytes that never reached
+   * the disk. Synchronous so that no append lands above the stale value first; it happens only when flushed
+   * offsets are truncated (a follower that had flushed records its new leader lacks), not at every truncation.
+   */
+  private onLogTruncated(dir: string, logEndOffset: number): void {
+    if (this.stopped) return;
+    const onDisk = this.checkpointedRecoveryPoints.get(dir);
+    if (onDisk !== undefined && onDisk > logEndOffset) this.writeCheckpoints();
   }
 
   /** Resolves once the checkpoints asked for so far are written (tests). */

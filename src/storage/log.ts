@@ -90,7 +90,10 @@ export interface LogOptions {
   readonly random?: () => number;
   /** Called with errors of background fsyncs (the broker marks the directory offline). */
   readonly onBackgroundError?: (err: Error) => void;
-  /** Called after every truncation with the new log end offset (the cleaner lowers its checkpoint to it). */
+  /**
+   * Called at the end of every truncation with the new log end offset, once the offsets moved (the cleaner lowers
+   * its checkpoint to it; the log manager rewrites a recovery-point checkpoint that is above it).
+   */
   readonly onTruncated?: (logEndOffset: number) => void;
   /** The broker-wide bound of tail caches (see tail-cache.ts); without one, every read goes to the file. */
   readonly tailCache?: TailCacheBudget;
@@ -858,7 +861,6 @@ export class Log {
     this.tailCache?.clear();
     this.logEndOffsetValue = this.activeSegment.nextOffset;
     this.writtenEndValue = this.logEndOffsetValue;
-    this.onTruncated(this.logEndOffsetValue);
     this.highWatermarkValue = Math.min(this.highWatermarkValue, this.logEndOffsetValue);
     this.highWatermarkValue = Math.max(this.highWatermarkValue, this.logStartOffsetValue);
     this.recoveryPointValue = Math.min(this.recoveryPointValue, this.logEndOffsetValue);
@@ -870,6 +872,8 @@ export class Log {
     for (const offset of this.unsyncedSnapshots.keys()) {
       if (offset > this.logEndOffsetValue) this.unsyncedSnapshots.delete(offset);
     }
+    // Last, so that the owner sees the lowered recovery point (it may checkpoint it at once).
+    this.onTruncated(this.logEndOffsetValue);
   }
 
   // ---------------------------------------------------------------- compaction

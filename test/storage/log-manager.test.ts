@@ -340,3 +340,35 @@ test('a shutdown writes a partition.metadata still on its way; a deleted log dro
   assert.equal(again.hadCleanShutdown, true);
   assert.ok(again.getLog({ topic: 'kept', partition: 0 }) !== undefined);
 });
+
+test('a truncation below the checkpointed recovery point rewrites it at once, so a crash re-checks what was written since', async (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const first = LogManager.open(options(dir, clock));
+  const log = first.getOrCreateLog({ topic: 'orders', partition: 0 });
+  appendN(log, 30, clock);
+  await log.flush();
+  first.writeCheckpoints();
+  assert.match(readFileSync(join(dir, 'recovery-point-offset-checkpoint'), 'utf8'), /orders 0 30\n/);
+  // A follower truncates to the new leader's epoch end and fetches other records over the same offsets. Kafka's
+  // LogManager.truncateTo writes the recovery-point checkpoint right away: the one on disk (30) no longer vouches
+  // for these offsets, whose new bytes are not flushed.
+  log.truncateTo(toOffset(8));
+  appendN(log, 22, clock);
+  const segments = log.segmentBaseOffsets();
+  assert.ok(segments.length >= 3, `several segments: ${segments}`);
+  log.abandon(); // the process dies before the periodic checkpoint
+  first.abandon();
+  // Bytes of a batch below the old recovery point, in a segment that is not the active one, are damaged (a
+  // write of a page that never reached the disk): recovery must check them.
+  const damaged = segments[segments.length - 2]!;
+  const file = join(dir, 'orders-0', `${String(damaged).padStart(20, '0')}.log`);
+  const bytes = readFileSync(file);
+  bytes.writeUInt8(bytes.readUInt8(bytes.length - 5) ^ 0xff, bytes.length - 5);
+  writeFileSync(file, bytes);
+  const second = LogManager.open(options(dir, clock));
+  deferCleanup(t, () => second.shutdown());
+  const recovered = second.getLog({ topic: 'orders', partition: 0 })!;
+  assert.ok(recovered.recoveredBytesCut > 0, 'fails before: the damaged batch is served, never checked');
+  assert.ok(recovered.logEndOffset < segments[segments.length - 1]!, `log end ${recovered.logEndOffset}`);
+});
