@@ -341,7 +341,7 @@ test('a shutdown writes a partition.metadata still on its way; a deleted log dro
   assert.ok(again.getLog({ topic: 'kept', partition: 0 }) !== undefined);
 });
 
-test('a truncation below the checkpointed recovery point rewrites it at once, so a crash re-checks what was written since', async (t) => {
+test('a truncation below the recovery point on disk rewrites the checkpoint at once, for crash recovery', async (t) => {
   const dir = tempDir(t);
   const clock = new ManualClock();
   const first = LogManager.open(options(dir, clock));
