@@ -117,6 +117,8 @@ export interface LogManagerConfig {
   flushOffsetCheckpointIntervalMs: number;
   /** log.flush.start.offset.checkpoint.interval.ms: how often log start offsets are checkpointed. */
   flushStartOffsetCheckpointIntervalMs: number;
+  /** replica.high.watermark.checkpoint.interval.ms: how often high watermarks are checkpointed. */
+  highWatermarkCheckpointIntervalMs: number;
   /** producer.id.expiration.ms: idle producers are forgotten after this. */
   producerIdExpirationMs: number;
   /** producer.id.expiration.check.interval.ms */
@@ -148,6 +150,7 @@ export const DEFAULT_LOG_MANAGER_CONFIG: Readonly<LogManagerConfig> = Object.fre
   flushSchedulerIntervalMs: NEVER,
   flushOffsetCheckpointIntervalMs: 60_000,
   flushStartOffsetCheckpointIntervalMs: 60_000,
+  highWatermarkCheckpointIntervalMs: 5_000,
   producerIdExpirationMs: 86_400_000,
   producerIdExpirationCheckIntervalMs: 600_000,
   cleanerEnable: true,

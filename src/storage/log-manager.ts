@@ -74,6 +74,14 @@ interface PendingDirDelete {
 /** Scheduler resolution: periodic tasks are checked this often and each runs at its own interval. */
 const SCHEDULER_TICK_MS = 1000;
 
+/** Which of the three offset checkpoints a write covers. */
+interface CheckpointSelection {
+  readonly recovery: boolean;
+  readonly start: boolean;
+  readonly highWatermark: boolean;
+}
+const ALL_CHECKPOINTS: CheckpointSelection = { recovery: true, start: true, highWatermark: true };
+
 function key(tp: TopicPartition): string {
   return partitionDirName(tp);
 }
@@ -114,6 +122,7 @@ export class LogManager {
     flush: 0,
     recoveryCheckpoint: 0,
     startCheckpoint: 0,
+    highWatermarkCheckpoint: 0,
     expiry: 0,
   };
   private stopped = false;
@@ -428,10 +437,11 @@ export class LogManager {
   }
 
   /**
-   * Writes recovery-point, log-start-offset and replication (high watermark) checkpoints: synchronously, or
-   * with `background` off the event loop (each file's writes in order, the newest content last).
+   * Writes the recovery-point, log-start-offset and replication (high watermark) checkpoints, or those of them
+   * `files` names: synchronously, or with `background` off the event loop (each file's writes in order, the newest
+   * content last).
    */
-  writeCheckpoints(background = false): void {
+  writeCheckpoints(background = false, files: CheckpointSelection = ALL_CHECKPOINTS): void {
     const recovery: PartitionOffset[] = [];
     const start: PartitionOffset[] = [];
     const hw: PartitionOffset[] = [];
@@ -445,11 +455,14 @@ export class LogManager {
       start.push({ topic, partition, offset: log.logStartOffset });
       hw.push({ topic, partition, offset: log.highWatermark });
     }
-    this.checkpointedRecoveryPoints = onDisk;
-    const contents = [recovery, start, hw].map(encodeOffsetCheckpoint);
+    if (files.recovery) this.checkpointedRecoveryPoints = onDisk;
+    const wanted = [files.recovery, files.start, files.highWatermark];
+    const contents = [recovery, start, hw];
     this.checkpointFiles.forEach((file, i) => {
-      if (background) file.write(contents[i]!);
-      else file.writeSync(contents[i]!);
+      if (!wanted[i]) return;
+      const content = encodeOffsetCheckpoint(contents[i]!);
+      if (background) file.write(content);
+      else file.writeSync(content);
     });
   }
 
@@ -499,9 +512,14 @@ export class LogManager {
     if (due('expiry', c.producerIdExpirationCheckIntervalMs)) {
       for (const log of this.logs.values()) log.removeExpiredProducers(now, this.producerIdExpirationMs);
     }
-    const recoveryDue = due('recoveryCheckpoint', c.flushOffsetCheckpointIntervalMs);
-    const startDue = due('startCheckpoint', c.flushStartOffsetCheckpointIntervalMs);
-    if (recoveryDue || startDue) this.writeCheckpoints(true);
+    // Each checkpoint on its own interval, as Kafka's: high watermarks every 5 s by default (ReplicaManager), so
+    // that a restart serves and lists offsets close to where the partition was; the other two every minute.
+    const files: CheckpointSelection = {
+      recovery: due('recoveryCheckpoint', c.flushOffsetCheckpointIntervalMs),
+      start: due('startCheckpoint', c.flushStartOffsetCheckpointIntervalMs),
+      highWatermark: due('highWatermarkCheckpoint', c.highWatermarkCheckpointIntervalMs),
+    };
+    if (files.recovery || files.start || files.highWatermark) this.writeCheckpoints(true, files);
     for (const log of this.logs.values()) log.runDueDeletes(now);
     for (const log of this.futureLogs.values()) log.runDueDeletes(now);
     this.runDueDirDeletes(now);

@@ -372,3 +372,40 @@ test('a truncation below the recovery point on disk rewrites the checkpoint at o
   assert.ok(recovered.recoveredBytesCut > 0, 'fails before: the damaged batch is served, never checked');
   assert.ok(recovered.logEndOffset < segments[segments.length - 1]!, `log end ${recovered.logEndOffset}`);
 });
+
+test('high watermarks are checkpointed every replica.high.watermark.checkpoint.interval.ms, on their own', async (t) => {
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const manager = LogManager.open(
+    options(dir, clock, {
+      managerConfig: { retentionCheckIntervalMs: 10_000, highWatermarkCheckpointIntervalMs: 5_000 },
+    }),
+  );
+  deferCleanup(t, () => manager.shutdown());
+  const log = manager.getOrCreateLog({ topic: 'orders', partition: 0 });
+  appendN(log, 30, clock);
+  await log.flush();
+  log.setHighWatermark(toOffset(25));
+  const read = (name: string) => readFileSync(join(dir, name), 'utf8');
+  clock.advance(4_000);
+  manager.runPeriodicTasks();
+  await manager.whenCheckpointsWritten();
+  assert.doesNotMatch(read('replication-offset-checkpoint'), /orders 0/, 'not due yet');
+  clock.advance(1_000);
+  manager.runPeriodicTasks();
+  await manager.whenCheckpointsWritten();
+  assert.match(
+    read('replication-offset-checkpoint'),
+    /orders 0 25\n/,
+    'due after 5 s, as Kafka (default 5000)',
+  );
+  assert.doesNotMatch(
+    read('recovery-point-offset-checkpoint'),
+    /orders 0/,
+    'the recovery points keep log.flush.offset.checkpoint.interval.ms (60 s)',
+  );
+  clock.advance(55_000);
+  manager.runPeriodicTasks();
+  await manager.whenCheckpointsWritten();
+  assert.match(read('recovery-point-offset-checkpoint'), /orders 0 30\n/);
+});

@@ -84,6 +84,7 @@ export function toLogManagerConfig(config: BrokerConfig): LogManagerConfig {
     flushSchedulerIntervalMs: config.values.long('log.flush.scheduler.interval.ms'),
     flushOffsetCheckpointIntervalMs: config.logFlushOffsetCheckpointIntervalMs,
     flushStartOffsetCheckpointIntervalMs: config.logFlushStartOffsetCheckpointIntervalMs,
+    highWatermarkCheckpointIntervalMs: config.replicaHighWatermarkCheckpointIntervalMs,
     producerIdExpirationMs: config.producerIdExpirationMs,
     producerIdExpirationCheckIntervalMs: config.producerIdExpirationCheckIntervalMs,
     cleanerEnable: config.logCleanerEnable,
