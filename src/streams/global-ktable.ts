@@ -26,9 +26,23 @@ export class GlobalKTable<K, V> {
 }
 
 /**
+ * Whether a stream-table or stream-globalTable join skips a record, as Kafka's KStreamKTableJoinProcessor does
+ * (3.7+, KIP-962): a null value means there is nothing to join (and a joiner's null stands for a missing table
+ * row), so such a record is dropped in every kind of join; so is a record whose join key (the record key, or the
+ * global key selector's answer) is null, except in a left join whose record key itself is null, where the joiner
+ * gets a null table value. A keyed record whose selector answers null is dropped by a left join too.
+ */
+export function skipsTableJoin(left: boolean, key: unknown, value: unknown, joinKey: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  if (left && (key === null || key === undefined)) return false;
+  return joinKey === null || joinKey === undefined;
+}
+
+/**
  * Each record of the stream joins the global table's value for keySelector(key, value); inner drops records
- * without one, left calls the joiner with null. Kafka names the node KSTREAM-JOIN- / KSTREAM-LEFTJOIN- and lists
- * no store on it: the global store is not part of the stream's sub-topology.
+ * without one, left calls the joiner with null (after skipsTableJoin's drops). Kafka names the node
+ * KSTREAM-JOIN- / KSTREAM-LEFTJOIN- and lists no store on it: the global store is not part of the stream's
+ * sub-topology.
  */
 export function globalTableJoin<K, V, GK, GV, VR>(
   stream: KStream<K, V>,
@@ -54,6 +68,7 @@ export function globalTableJoin<K, V, GK, GV, VR>(
         process(r) {
           if (r.value === null || r.value === undefined) return;
           const globalKey = keySelector(r.key, r.value);
+          if (skipsTableJoin(left, r.key, r.value, globalKey)) return;
           const globalValue =
             globalKey === null || globalKey === undefined ? null : (store.get(globalKey)?.value ?? null);
           if (globalValue === null && !left) return;

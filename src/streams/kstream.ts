@@ -15,7 +15,7 @@ import {
   type StreamJoined,
 } from './dsl-options.js';
 import { TopologyError } from './errors.js';
-import { GlobalKTable, globalTableJoin } from './global-ktable.js';
+import { GlobalKTable, globalTableJoin, skipsTableJoin } from './global-ktable.js';
 import type { InternalBuilder } from './internal-builder.js';
 import { JoinWindows } from './join-windows.js';
 import type { KeyValue } from './key-value.js';
@@ -406,8 +406,10 @@ export class KStream<K, V> {
             get = getter.init(c as ProcessorContext<unknown, unknown>);
           },
           process(r) {
+            if (skipsTableJoin(left, r.key, r.value, r.key)) return;
+            // A left join's record without a key (KIP-962) has no table row to look up.
             if (r.key === null || r.key === undefined) {
-              if (left) context.forward(r.withValue(joiner(r.value, null, r.key)));
+              context.forward(r.withValue(joiner(r.value, null, r.key)));
               return;
             }
             const tableValue = get(r.key)?.value ?? null;
