@@ -32,6 +32,8 @@ export const StreamsConfig = {
   RACK_AWARE_ASSIGNMENT_TRAFFIC_COST_CONFIG: 'rack.aware.assignment.traffic_cost',
   RACK_AWARE_ASSIGNMENT_NON_OVERLAP_COST_CONFIG: 'rack.aware.assignment.non_overlap_cost',
   CLIENT_TAG_PREFIX: 'client.tag.',
+  /** The prefix of the properties that configure every internal topic (Kafka's StreamsConfig.TOPIC_PREFIX). */
+  TOPIC_PREFIX: 'topic.',
   DEFAULT_KEY_SERDE_CLASS_CONFIG: 'default.key.serde',
   DEFAULT_VALUE_SERDE_CLASS_CONFIG: 'default.value.serde',
   DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG: 'default.deserialization.exception.handler',
@@ -145,6 +147,11 @@ export interface ResolvedConfig {
   applicationServer: string | null;
   /** How much longer a window or session store's changelog keeps records than the store (1 day). */
   windowStoreChangelogAdditionalRetentionMs: number;
+  /**
+   * The `topic.`-prefixed properties without their prefix (Kafka's StreamsConfig.topicPrefix): configs of every
+   * internal topic the application creates, over the library's defaults and under a store's own log config.
+   */
+  topicConfigs: Record<string, string>;
   /** Consumer settings passed through (Kafka lets a streams config carry consumer configs). */
   sessionTimeoutMs: number | undefined;
   heartbeatIntervalMs: number | undefined;
@@ -280,6 +287,18 @@ function rackAwareness(props: StreamsProperties): {
   return { rackAwareAssignmentTags: tags, clientTags };
 }
 
+/** The `topic.<name>` properties as `<name>` -> value text; null values are left out, as Kafka leaves them. */
+function topicConfigs(props: StreamsProperties): Record<string, string> {
+  const out: Record<string, string> = {};
+  const prefix = StreamsConfig.TOPIC_PREFIX;
+  for (const [key, value] of Object.entries(props)) {
+    if (!key.startsWith(prefix) || key.length === prefix.length) continue;
+    if (value === null || value === undefined) continue;
+    out[key.slice(prefix.length)] = String(value);
+  }
+  return out;
+}
+
 /** upgrade.from: null or one of Kafka's UpgradeFromValues, checked as Kafka's ValidString does. */
 function upgradeFrom(props: StreamsProperties): UpgradeFrom | null {
   const raw = props['upgrade.from'];
@@ -360,6 +379,7 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
       86_400_000,
       0,
     ),
+    topicConfigs: topicConfigs(props),
     sessionTimeoutMs:
       props['session.timeout.ms'] === undefined ? undefined : int(props, 'session.timeout.ms', 45_000, 1),
     heartbeatIntervalMs:

@@ -188,6 +188,7 @@ export class KafkaStreams {
         this.config.applicationId,
         this.config.replicationFactor,
         this.config.windowStoreChangelogAdditionalRetentionMs,
+        this.config.topicConfigs,
       );
     } catch (e) {
       this.setState('PENDING_ERROR');

@@ -3,6 +3,11 @@
 // them to the end) with as many partitions as the sub-topology writing them has tasks, and
 // `<application.id>-<store>-changelog` (cleanup.policy=compact) with one partition per task of the store's
 // sub-topology. A task count is the largest partition count among its sub-topology's input topics.
+//
+// A topic's configs are layered as Kafka's InternalTopicConfig.properties layers them: the library's defaults
+// below, then the application's `topic.`-prefixed properties (StreamsConfig.topicPrefix, for every internal
+// topic), then the store's own log config. A window or session changelog's retention.ms is the store's
+// retention plus windowstore.changelog.additional.retention.ms unless the store's own log config names one.
 
 import type { Admin } from '../../client/admin.js';
 import { StreamsError } from '../errors.js';
@@ -63,6 +68,7 @@ export async function ensureInternalTopics(
   applicationId: string,
   replicationFactor: number,
   windowChangelogAdditionalRetentionMs = 86_400_000,
+  topicConfigs: Record<string, string> = {},
 ): Promise<TopicLayout> {
   // Global stores' sub-topologies make no tasks and own no internal topics; their topics are read whole.
   const subtopologies = topology.subtopologies().filter((st) => !st.global);
@@ -111,7 +117,7 @@ export async function ensureInternalTopics(
     wanted.push({
       topic: repartitionTopicName(applicationId, topic),
       numPartitions: logical.get(topic)!,
-      configs: REPARTITION_CONFIGS,
+      configs: { ...REPARTITION_CONFIGS, ...topicConfigs },
     });
   }
   for (const st of subtopologies) {
@@ -119,20 +125,20 @@ export async function ensureInternalTopics(
       const builder = topology.stores.get(store)!;
       if (!builder.loggingEnabled) continue;
       // A window or session changelog is deleted by time too: it keeps what the store keeps, plus
-      // windowstore.changelog.additional.retention.ms (unless the store's log config names retention.ms).
+      // windowstore.changelog.additional.retention.ms (unless the store's log config names retention.ms; a
+      // `topic.retention.ms` does not count, as in Kafka's WindowedChangelogTopicConfig) ...
       const storeRetentionMs = builder.window?.retentionMs ?? builder.session?.retentionMs;
-      // ... and compacted as well by default (Kafka's WindowedChangelogTopicConfig; the DSL names it anyway).
+      const windowed = storeRetentionMs !== undefined;
       const retention: Record<string, string> =
-        storeRetentionMs === undefined
-          ? {}
-          : {
-              'cleanup.policy': 'compact,delete',
-              'retention.ms': String(storeRetentionMs + windowChangelogAdditionalRetentionMs),
-            };
+        windowed && builder.logConfig['retention.ms'] === undefined
+          ? { 'retention.ms': String(storeRetentionMs + windowChangelogAdditionalRetentionMs) }
+          : {};
+      // ... and compacted as well by default (the library's default of such changelogs).
+      const policy: Record<string, string> = windowed ? { 'cleanup.policy': 'compact,delete' } : {};
       wanted.push({
         topic: changelogTopicName(applicationId, store),
         numPartitions: tasksPerSubtopology.get(st.id)!,
-        configs: { ...CHANGELOG_CONFIGS, ...retention, ...builder.logConfig },
+        configs: { ...CHANGELOG_CONFIGS, ...policy, ...topicConfigs, ...builder.logConfig, ...retention },
       });
     }
   }
