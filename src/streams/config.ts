@@ -8,6 +8,8 @@ import { StreamsConfigError } from './errors.js';
 import { RACK_AWARE_STRATEGIES, type RackAwareStrategy } from './runtime/rack-aware-task-assignor.js';
 import { isUpgradeFrom, UPGRADE_FROM_VALUES, type UpgradeFrom } from './runtime/upgrade-from.js';
 import { type Serde, serdeByName } from './serdes.js';
+import { timestampExtractorOf } from './timestamp-extractors.js';
+import type { TimestampExtractor } from './topology.js';
 
 export { StreamsConfigError };
 
@@ -37,6 +39,7 @@ export const StreamsConfig = {
   DEFAULT_KEY_SERDE_CLASS_CONFIG: 'default.key.serde',
   DEFAULT_VALUE_SERDE_CLASS_CONFIG: 'default.value.serde',
   DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG: 'default.deserialization.exception.handler',
+  DEFAULT_TIMESTAMP_EXTRACTOR_CLASS_CONFIG: 'default.timestamp.extractor',
   REPLICATION_FACTOR_CONFIG: 'replication.factor',
   CACHE_MAX_BYTES_BUFFERING_CONFIG: 'cache.max.bytes.buffering',
   STATESTORE_CACHE_MAX_BYTES_CONFIG: 'statestore.cache.max.bytes',
@@ -81,6 +84,11 @@ export type StreamsProperties = {
   'default.key.serde'?: Serde<unknown> | string;
   'default.value.serde'?: Serde<unknown> | string;
   'default.deserialization.exception.handler'?: DeserializationExceptionHandler | string;
+  /**
+   * The timestamp extractor of the sources without their own (Consumed.withTimestampExtractor): a function, or
+   * one of Kafka's by class name; Kafka's default FailOnInvalidTimestamp fails on a negative record timestamp.
+   */
+  'default.timestamp.extractor'?: TimestampExtractor | string;
   'replication.factor'?: number | string;
   'cache.max.bytes.buffering'?: number | string;
   'statestore.cache.max.bytes'?: number | string;
@@ -140,6 +148,7 @@ export interface ResolvedConfig {
   defaultKeySerde: Serde<unknown>;
   defaultValueSerde: Serde<unknown>;
   deserializationExceptionHandler: DeserializationExceptionHandler;
+  defaultTimestampExtractor: TimestampExtractor;
   clientId: string;
   /** statestore.cache.max.bytes (or the older cache.max.bytes.buffering): all threads' record caches together. */
   cacheMaxBytes: number;
@@ -367,6 +376,7 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     defaultKeySerde: serde(props, 'default.key.serde', 'key'),
     defaultValueSerde: serde(props, 'default.value.serde', 'value'),
     deserializationExceptionHandler: handler(props),
+    defaultTimestampExtractor: timestampExtractorOf(props['default.timestamp.extractor']),
     clientId: props['client.id'] ?? appId,
     applicationServer: applicationServer(props),
     cacheMaxBytes:

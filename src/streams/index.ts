@@ -93,6 +93,12 @@ export {
 } from './suppress.js';
 export { TestInputTopic, TestOutputTopic, type TestRecord, TopologyTestDriver } from './test-driver.js';
 export {
+  FailOnInvalidTimestamp,
+  LogAndSkipOnInvalidTimestamp,
+  UsePartitionTimeOnInvalidTimestamp,
+  WallclockTimestampExtractor,
+} from './timestamp-extractors.js';
+export {
   type StreamPartitioner,
   type TimestampExtractor,
   type TopicNameExtractor,

@@ -70,6 +70,7 @@ export class TopologyTestDriver {
         defaultKeySerde: this.config.defaultKeySerde,
         defaultValueSerde: this.config.defaultValueSerde,
         deserializationExceptionHandler: this.config.deserializationExceptionHandler,
+        defaultTimestampExtractor: this.config.defaultTimestampExtractor,
         wallClockMs: () => this.wallClockMs,
         log: () => {},
         requestCommit: () => {},

@@ -796,6 +796,7 @@ export class StreamThread {
       defaultKeySerde: this.config.defaultKeySerde,
       defaultValueSerde: this.config.defaultValueSerde,
       deserializationExceptionHandler: this.config.deserializationExceptionHandler,
+      defaultTimestampExtractor: this.config.defaultTimestampExtractor,
       wallClockMs: () => Date.now(),
       log: (m) => this.hooks.log(m),
       requestCommit: () => {

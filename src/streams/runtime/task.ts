@@ -34,7 +34,8 @@ import { type ChangelogWriter, PlainKeyValueStore, TimestampedStore } from '../s
 import type { StateStore, StoreBuilder } from '../state/stores.js';
 import { SuppressBuffer } from '../state/suppress-buffer.js';
 import { DuplicatesWindowStore, TimestampedWindowStore } from '../state/window-store.js';
-import type { SinkNode, SourceNode, Subtopology, Topology } from '../topology.js';
+import { FailOnInvalidTimestamp } from '../timestamp-extractors.js';
+import type { SinkNode, SourceNode, Subtopology, TimestampExtractor, Topology } from '../topology.js';
 
 export interface RawRecord {
   /** The topology's name of the topic (internal topics without the application id prefix). */
@@ -84,6 +85,11 @@ export interface TaskEnvironment {
   defaultKeySerde: Serde<unknown>;
   defaultValueSerde: Serde<unknown>;
   deserializationExceptionHandler: DeserializationExceptionHandler;
+  /**
+   * default.timestamp.extractor, for the sources without their own; absent (the global thread, which keeps a
+   * record's timestamp as Kafka's global tasks do): the record's timestamp.
+   */
+  defaultTimestampExtractor?: TimestampExtractor;
   wallClockMs(): number;
   log(message: string): void;
   /** A processor asked for a commit. */
@@ -298,8 +304,11 @@ export class Task {
   }
 
   private extractTimestamp(source: SourceNode, raw: RawRecord, key: unknown, value: unknown): number {
-    if (source.timestampExtractor === null) return raw.timestamp;
-    return source.timestampExtractor(
+    const extractor = source.timestampExtractor ?? this.env.defaultTimestampExtractor;
+    if (extractor === undefined) return raw.timestamp;
+    // Kafka's default answers a valid record timestamp as it is: no record object for it on the hot path.
+    if (extractor === FailOnInvalidTimestamp && raw.timestamp >= 0) return raw.timestamp;
+    return extractor(
       {
         topic: raw.topic,
         partition: raw.partition,
