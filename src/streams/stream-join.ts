@@ -8,6 +8,8 @@
 // key: timestamp, side, key) until stream time passes its window's end plus grace; then it is emitted with
 // null for the missing side, unless a partner arrived meanwhile (which removes it). A record whose window has
 // already closed when it arrives is emitted at once. Stream time is the task's: both sides share a task.
+// Records with a null value are dropped, and those with a null key too, except on the outer side of a left or
+// outer join, which emits them at once with null (Kafka 3.7+, KIP-962).
 
 import type { StreamJoined } from './dsl-options.js';
 import type { JoinWindows } from './join-windows.js';
@@ -273,7 +275,13 @@ function joinSideSupplier<K, V, VO, VR>(o: SideOptions<K, V, VO, VR>) {
       },
       process(r) {
         recordOf = (key, value, timestamp) => r.withKey(key).withValue(value).withTimestamp(timestamp);
-        if (r.key === null || r.key === undefined || r.value === null || r.value === undefined) return;
+        if (r.value === null || r.value === undefined) return;
+        if (r.key === null || r.key === undefined) {
+          // A record without a key can have no partner; the outer side of a left or outer join emits it at once,
+          // joined with null, as Kafka's KStreamKStreamJoin does since 3.7 (KIP-962); an inner side drops it.
+          if (thisOuter) context.forward(r.withValue(o.joiner(r.value, null, r.key)));
+          return;
+        }
         const streamTimeMs = context.currentStreamTimeMs();
         emitClosed(streamTimeMs);
         const ts = r.timestamp;
