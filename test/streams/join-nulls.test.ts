@@ -71,7 +71,7 @@ describe('joins of null keys and values through a broker', () => {
     2,
   );
 
-  it('drops records with a null value, and global left joins of keyed records without a global key, as Kafka', async () => {
+  it('drops null values, and global left joins of keyed records without a global key, as Kafka', async () => {
     const producer = new Producer({ bootstrapServers: cluster.bootstrap });
     const buf = (s: string | null) => (s === null ? null : Buffer.from(s));
     const send = (topic: string, rows: [string | null, string | null][], timestamp: number) =>

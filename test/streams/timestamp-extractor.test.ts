@@ -1,7 +1,8 @@
 // default.timestamp.extractor through a broker, for an input record whose timestamp is negative (-1, as old
 // producers wrote them). Kafka's default, FailOnInvalidTimestamp, fails with a StreamsException (the uncaught
-// exception handler decides; here SHUTDOWN_CLIENT, Kafka's default, and the client ends in ERROR); LogAndSkipOnInvalidTimestamp skips the record;
-// WallclockTimestampExtractor gives every record the time it is processed.
+// exception handler decides; here SHUTDOWN_CLIENT, Kafka's default, and the client ends in ERROR);
+// LogAndSkipOnInvalidTimestamp skips the record; WallclockTimestampExtractor gives every record the time it is
+// processed.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
