@@ -373,7 +373,7 @@ test('a truncation below the recovery point on disk rewrites the checkpoint at o
   assert.ok(recovered.logEndOffset < segments[segments.length - 1]!, `log end ${recovered.logEndOffset}`);
 });
 
-test('high watermarks are checkpointed every replica.high.watermark.checkpoint.interval.ms, on their own', async (t) => {
+test('high watermarks are checkpointed every replica.high.watermark.checkpoint.interval.ms', async (t) => {
   const dir = tempDir(t);
   const clock = new ManualClock();
   const manager = LogManager.open(
