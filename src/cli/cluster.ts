@@ -262,6 +262,8 @@ async function up(o: Options): Promise<number> {
       'zookeeper.connect': zk.connect,
       'default.replication.factor': Math.min(3, o.brokers),
       'offsets.topic.replication.factor': Math.min(3, o.brokers),
+      'transaction.state.log.replication.factor': Math.min(3, o.brokers),
+      'transaction.state.log.min.isr': o.brokers >= 3 ? 2 : 1,
       'min.insync.replicas': o.brokers >= 3 ? 2 : 1,
       ...rackOverrides(o.racks, id),
       ...superUsers,

@@ -100,6 +100,8 @@ export async function startBroker(options: StartOptions = {}): Promise<BrokerPro
     listeners: `PLAINTEXT://127.0.0.1:${options.port ?? 0}`,
     'log.dirs': dataDir,
     'offsets.topic.replication.factor': 1,
+    'transaction.state.log.replication.factor': 1,
+    'transaction.state.log.min.isr': 1,
     'group.initial.rebalance.delay.ms': 0,
     ...options.overrides,
   };

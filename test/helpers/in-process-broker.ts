@@ -37,6 +37,8 @@ export async function startInProcessBroker(
       listeners: 'PLAINTEXT://127.0.0.1:0',
       'log.dirs': dataDir,
       'offsets.topic.replication.factor': 1,
+      'transaction.state.log.replication.factor': 1,
+      'transaction.state.log.min.isr': 1,
       'group.initial.rebalance.delay.ms': 0,
       ...overrides,
     }).map(([k, v]) => [k, String(v)]),

@@ -88,6 +88,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
         'replica.fetch.wait.max.ms': 100,
         // The last broker to stop has nowhere to move its leaders: do not wait 3 x 5 s for that in stop().
         'controlled.shutdown.retry.backoff.ms': 200,
+        // __transaction_state as replicated as Kafka's defaults (3, min.isr 2) allow with this many brokers: the
+        // single broker's 1 of startBroker would leave a transaction coordinator with nowhere to fail over.
+        'transaction.state.log.replication.factor': Math.min(3, count),
+        'transaction.state.log.min.isr': Math.min(2, count),
         ...options.overrides,
         ...options.brokerOverrides?.[id],
         ...overrides,

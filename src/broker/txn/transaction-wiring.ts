@@ -1,6 +1,7 @@
 // Builds the broker's transaction coordinator: __transaction_state partitions through partitionGroupStorage (the
 // same acks=-1 leader appends as the group coordinator), loading on leadership, the topic created on first use
-// with replication capped by the live brokers, and markers written by markerWriter once services exist.
+// with transaction.state.log.replication.factor and .min.isr as configured, and markers written by markerWriter
+// once services exist.
 
 import type { Clock } from '../../common/clock.js';
 import type { Logger } from '../../common/logger.js';
@@ -70,19 +71,22 @@ export function createTransactionCoordinator(deps: {
         : wiring.writeMarkers(request),
     coordinatorEpoch: (index) => replicas.get(TRANSACTION_STATE_TOPIC, index)?.leaderEpoch ?? -1,
     partitionExists: (topic, partition) => metadata.partition(topic, partition) !== undefined,
+    // As Kafka (AutoTopicCreationManager), neither the replication factor nor min.insync.replicas is lowered to
+    // the brokers alive now: with fewer brokers than the replication factor the creation fails, FindCoordinator
+    // answers COORDINATOR_NOT_AVAILABLE and clients retry until enough brokers are up. Capping it instead left a
+    // cluster whose first transactional client came early with a topic of fewer replicas for good.
     createTopic: async () => {
-      const live = Math.max(1, metadata.aliveBrokers().length);
       const [result] = await topicAdmin.createTopics(
         [
           {
             name: TRANSACTION_STATE_TOPIC,
             numPartitions: config.transactionStateLogNumPartitions,
-            replicationFactor: Math.min(config.transactionStateLogReplicationFactor, live),
+            replicationFactor: config.transactionStateLogReplicationFactor,
             assignments: [],
             configs: {
               'cleanup.policy': 'compact',
               'compression.type': 'uncompressed',
-              'min.insync.replicas': String(Math.min(config.transactionStateLogMinIsr, live)),
+              'min.insync.replicas': String(config.transactionStateLogMinIsr),
               'segment.bytes': String(config.transactionStateLogSegmentBytes),
               'unclean.leader.election.enable': 'false',
             },
