@@ -18,6 +18,7 @@ import {
   authorizeTopic,
   authorizeTransactionalId,
 } from '../authorization.js';
+import { INTERNAL_TOPICS } from '../metadata/metadata-cache.js';
 
 export function fencedForVersion(errorCode: number, version: number, firstVersion: number): number {
   return errorCode === ErrorCode.PRODUCER_FENCED && version < firstVersion
@@ -33,18 +34,8 @@ export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequest
     async handle(context, request) {
       if (context.apiVersion >= 4) return batched(context, request);
       const topics = request.v3AndBelowTopics;
-      // Kafka's checks: WRITE on the transactional id (else every partition fails), then WRITE on each topic; when
-      // a topic is refused, nothing is added and the other partitions are OPERATION_NOT_ATTEMPTED.
-      const refused = !authorizeTransactionalId(
-        context,
-        AclOperation.WRITE,
-        request.v3AndBelowTransactionalId,
-      )
-        ? ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
-        : null;
-      const deniedTopics =
-        refused === null ? topics.filter((t) => !authorizeTopic(context, AclOperation.WRITE, t.name)) : [];
-      if (refused !== null || deniedTopics.length > 0) {
+      const refused = refusedPartitions(context, request);
+      if (refused !== null) {
         return {
           throttleTimeMs: 0,
           errorCode: ErrorCode.NONE,
@@ -53,11 +44,7 @@ export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequest
             name: t.name,
             resultsByPartition: t.partitions.map((p) => ({
               partitionIndex: p,
-              partitionErrorCode:
-                refused ??
-                (deniedTopics.includes(t)
-                  ? ErrorCode.TOPIC_AUTHORIZATION_FAILED
-                  : ErrorCode.OPERATION_NOT_ATTEMPTED),
+              partitionErrorCode: refused.get(tpKey(t.name, p)) ?? ErrorCode.OPERATION_NOT_ATTEMPTED,
             })),
           })),
         };
@@ -90,6 +77,38 @@ export const addPartitionsToTxnHandler = defineHandler<AddPartitionsToTxnRequest
     },
   },
 );
+
+/**
+ * v0-v3, Kafka's checks before the coordinator is asked (KafkaApis.handleAddPartitionsToTxnRequest): WRITE on the
+ * transactional id, else every partition fails with TRANSACTIONAL_ID_AUTHORIZATION_FAILED; then, per partition,
+ * TOPIC_AUTHORIZATION_FAILED for a topic without WRITE or an internal one (a client never adds __consumer_offsets
+ * or __transaction_state itself, authorizer or not: AddOffsetsToTxn adds the group's partition), else
+ * UNKNOWN_TOPIC_OR_PARTITION for a partition the metadata does not show. Answers the refused partitions' errors
+ * keyed by tpKey (the others are OPERATION_NOT_ATTEMPTED: nothing is added), or null when all passed.
+ */
+function refusedPartitions(
+  context: RequestContext,
+  request: AddPartitionsToTxnRequest,
+): Map<string, number> | null {
+  const refused = new Map<string, number>();
+  const topics = request.v3AndBelowTopics;
+  if (!authorizeTransactionalId(context, AclOperation.WRITE, request.v3AndBelowTransactionalId)) {
+    for (const t of topics)
+      for (const p of t.partitions)
+        refused.set(tpKey(t.name, p), ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    return refused;
+  }
+  const { metadata } = context.services;
+  for (const t of topics) {
+    const denied = INTERNAL_TOPICS.has(t.name) || !authorizeTopic(context, AclOperation.WRITE, t.name);
+    for (const p of t.partitions) {
+      if (denied) refused.set(tpKey(t.name, p), ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+      else if (metadata.partition(t.name, p) === undefined)
+        refused.set(tpKey(t.name, p), ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    }
+  }
+  return refused.size > 0 ? refused : null;
+}
 
 /** v4+: each transaction of the request added or (verifyOnly) checked; the broker's own principal may ask. */
 async function batched(
