@@ -45,6 +45,7 @@ import { FetchedRecords, type RecordFactory } from './fetch-records.js';
 import { FetchSession } from './fetch-session.js';
 import { GroupMember, type RebalanceListener } from './group.js';
 import { ConsumerProtocolMember } from './group-consumer-protocol.js';
+import type { GenerationInfo } from './group-membership.js';
 import type { ClientOptions } from './options.js';
 import { RecordIterator } from './record-iterator.js';
 import {
@@ -214,6 +215,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private running = false;
   private autoCommitTimer: NodeJS.Timeout | null = null;
   private group: GroupMember | ConsumerProtocolMember | null = null;
+  /**
+   * The applied generation of the last classic-protocol subscription, kept by unsubscribe() for groupMetadata():
+   * Kafka's ConsumerCoordinator outlives subscriptions and changes its groupMetadata in onJoinComplete only.
+   */
+  private previousGeneration: GenerationInfo | null = null;
   private coordinatorId = -1;
   private readonly options: ConsumerOptions<K, V>;
 
@@ -298,18 +304,31 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    * the group id, and the generation, member id and group instance id of the assignment this consumer works with
    * (generation -1 and no member id when not in a group yet, or for assign() with a group id: then the commit is
    * not fenced by member). With the classic protocol that is the generation of the last rebalance whose
-   * assignment a poll applied, not one still completing (see GroupMembership.completedGeneration).
+   * assignment a poll applied, not one still completing (see GroupMembership.completedGeneration), and still that
+   * one after unsubscribe().
    */
   groupMetadata(): ConsumerGroupMetadata {
     if (this.groupId === undefined) throw new ClientStateError('groupMetadata() needs a groupId');
-    const current =
-      this.group instanceof GroupMember ? this.group.completedGeneration() : this.group?.generation();
-    const g = current ?? {
+    const g = this.appliedGeneration() ?? {
       generationId: -1,
       memberId: '',
       groupInstanceId: this.options.groupInstanceId ?? null,
     };
     return { groupId: this.groupId, ...g };
+  }
+
+  /**
+   * The classic protocol's last applied generation, kept across unsubscribe() and a new subscribe() until that
+   * one's first assignment is applied, as KafkaConsumer.groupMetadata(): leaving the group resets the
+   * coordinator's generation but not its groupMetadata, so a transactional offset commit made with it after
+   * unsubscribe() is fenced (UNKNOWN_MEMBER_ID) instead of committed unchecked by a member that left.
+   */
+  private appliedGeneration(): GenerationInfo | undefined {
+    if (this.group instanceof GroupMember) {
+      const applied = this.group.completedGeneration();
+      return applied.generationId >= 0 ? applied : (this.previousGeneration ?? applied);
+    }
+    return this.group?.generation() ?? this.previousGeneration ?? undefined;
   }
 
   /**
@@ -380,6 +399,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   async unsubscribe(): Promise<void> {
     if (this.group !== null) {
       if (this.o.enableAutoCommit) await this.commitPositions(this.assignment()).catch(() => {});
+      if (this.group instanceof GroupMember) this.previousGeneration = this.appliedGeneration() ?? null;
       await this.group.leave();
       this.group = null;
     }

@@ -2,7 +2,7 @@
 // Kafka's ConsumerCoordinator changes it in onJoinComplete only, when the poll applies a new generation's
 // assignment. So it never names a generation whose assignment the consumer does not have yet (the JoinGroup was
 // answered, the SyncGroup not), and a member the group dropped keeps its last generation and member id, with which
-// a transactional offset commit is fenced (KIP-447). Against a broker whose request interceptor holds the
+// a transactional offset commit is fenced (KIP-447); so does a member that unsubscribed. Against a broker whose request interceptor holds the
 // SyncGroup or Heartbeat requests the test chooses (test/helpers/in-process-broker.ts).
 
 import assert from 'node:assert/strict';
@@ -168,6 +168,48 @@ describe('a consumer group member’s groupMetadata()', () => {
     } finally {
       release();
       broker.interception.clear();
+      await producer.close();
+      await consumer.close();
+    }
+  });
+
+  it('keeps its last generation after unsubscribe(), so that a transactional commit with it is fenced', async () => {
+    const groupId = 'metadata-unsubscribed';
+    const consumer = new Consumer({ bootstrapServers: `127.0.0.1:${broker.port}`, groupId });
+    const producer = new Producer({
+      bootstrapServers: `127.0.0.1:${broker.port}`,
+      transactionalId: 'metadata-unsubscribed-txn',
+    });
+    try {
+      consumer.subscribe([TOPIC]);
+      await pollUntil(consumer, 'both partitions', () => consumer.assignment().length === 2);
+      const last = consumer.groupMetadata();
+      assert.ok(last.generationId >= 0 && last.memberId !== '', 'the member is in a generation');
+
+      await consumer.unsubscribe();
+      assert.equal(await membersOf(groupId), 0, 'the member left the group');
+      assert.deepEqual(consumer.groupMetadata(), last, 'Kafka resets the generation, not groupMetadata');
+
+      await producer.initTransactions();
+      producer.beginTransaction();
+      await assert.rejects(
+        producer.sendOffsetsToTransaction(
+          [{ topic: TOPIC, partition: 0, offset: 1 }],
+          consumer.groupMetadata(),
+        ),
+        (e: Error) => e instanceof KafkaProtocolError && e.code === ErrorCode.UNKNOWN_MEMBER_ID,
+        'the coordinator refuses the commit of a member that left',
+      );
+      await producer.abortTransaction();
+
+      // A new subscription names the last generation until its own first assignment is applied.
+      consumer.subscribe([TOPIC]);
+      assert.deepEqual(consumer.groupMetadata(), last);
+      await pollUntil(consumer, 'both partitions again', () => consumer.assignment().length === 2);
+      const rejoined = consumer.groupMetadata();
+      assert.ok(rejoined.generationId > last.generationId, 'the new generation');
+      assert.notEqual(rejoined.memberId, last.memberId, 'a new member id');
+    } finally {
       await producer.close();
       await consumer.close();
     }
