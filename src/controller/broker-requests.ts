@@ -43,21 +43,29 @@ export async function onAlterPartition(
   if (known === undefined || (request.brokerEpoch !== -1n && BigInt(known.epoch) !== request.brokerEpoch)) {
     return alterPartitionError(ErrorCode.STALE_BROKER_EPOCH);
   }
-  const ineligible = version >= 1 ? ErrorCode.INELIGIBLE_REPLICA : ErrorCode.OPERATION_NOT_ATTEMPTED;
+  // As Kafka's controllers (KafkaController.tryProcessAlterPartition, ReplicationControlManager): the errors that
+  // KIP-841 added are answered from v2, the version that introduced them; older leaders get OPERATION_NOT_ATTEMPTED
+  // for an ineligible replica, and topics named by id (v2+) that the controller does not know get UNKNOWN_TOPIC_ID.
+  const ineligible = version >= 2 ? ErrorCode.INELIGIBLE_REPLICA : ErrorCode.OPERATION_NOT_ATTEMPTED;
   const answers = new Map<string, AlterPartitionResponsePartitionData>();
   const writes: StateWrite[] = [];
   const topics: { name: string; id: string; tps: TopicPartition[] }[] = [];
   for (const t of request.topics) {
-    const name = t.topicName !== '' ? t.topicName : (ctx.topicsById.get(t.topicId) ?? '');
+    // v2+ carries no name on the wire; a request made in this process may name the topic too.
+    const name = t.topicName !== '' ? t.topicName : ctx.topicsById.get(t.topicId);
     const tps: TopicPartition[] = [];
-    topics.push({ name, id: t.topicId, tps });
+    topics.push({ name: name ?? '', id: t.topicId, tps });
     for (const p of t.partitions) {
-      const tp = { topic: name, partition: p.partitionIndex as PartitionId };
+      const tp = { topic: name ?? '', partition: p.partitionIndex as PartitionId };
       tps.push(tp);
-      const entry = ctx.partition(tp);
       const fail = (errorCode: number): void => {
         answers.set(partitionKey(tp), partitionAnswer(p.partitionIndex, errorCode, null));
       };
+      if (name === undefined) {
+        fail(version >= 2 ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        continue;
+      }
+      const entry = ctx.partition(tp);
       if (entry === undefined || entry.leadership === null || ctx.isDeleting(name)) {
         fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         continue;
