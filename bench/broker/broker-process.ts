@@ -64,6 +64,8 @@ export async function startBroker(options: BrokerOptions): Promise<BrokerProcess
     listeners: 'PLAINTEXT://127.0.0.1:0',
     'log.dirs': options.dataDir,
     'offsets.topic.replication.factor': 1,
+    'transaction.state.log.replication.factor': 1,
+    'transaction.state.log.min.isr': 1,
     'group.initial.rebalance.delay.ms': 0,
     ...options.overrides,
   };

@@ -59,6 +59,8 @@ export function clusterBrokerConfig(options: ClusterOptions): Record<string, str
     'zookeeper.session.timeout.ms': options.sessionTimeoutMs,
     'default.replication.factor': Math.min(3, options.brokers),
     'offsets.topic.replication.factor': Math.min(3, options.brokers),
+    'transaction.state.log.replication.factor': Math.min(3, options.brokers),
+    'transaction.state.log.min.isr': options.brokers >= 3 ? 2 : 1,
     'min.insync.replicas': options.brokers >= 3 ? 2 : 1,
     ...options.overrides,
   };

@@ -43,7 +43,7 @@ describe('AlterPartition answers by version', () => {
     await broker?.stop();
   });
 
-  /** Broker 0's AlterPartition of partition 0 of a topic (name for v0-v1, id for v2+) to `isr`; the partition's code. */
+  /** Broker 0's AlterPartition of a topic's partition 0 (name for v0-v1, id for v2+) to `isr`: the partition's code. */
   async function alter(version: number, topic: { name: string; id: string }, isr: number[]): Promise<number> {
     const r = await client.call(ApiKey.ALTER_PARTITION, version, {
       brokerId: 0,

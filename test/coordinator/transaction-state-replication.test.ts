@@ -79,7 +79,7 @@ describe('__transaction_state on a cluster with fewer live brokers than its repl
     assert.equal((await txnTopic()).errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   });
 
-  it('creates the topic with every replica and the configured min.insync.replicas once enough brokers are up', async () => {
+  it('creates the topic with every replica and the configured min ISR once enough brokers are up', async () => {
     await start(1);
     await waitFor('a transaction coordinator', async () =>
       (await findTxnCoordinator()) === ErrorCode.NONE ? true : undefined,
