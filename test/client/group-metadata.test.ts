@@ -2,8 +2,8 @@
 // Kafka's ConsumerCoordinator changes it in onJoinComplete only, when the poll applies a new generation's
 // assignment. So it never names a generation whose assignment the consumer does not have yet (the JoinGroup was
 // answered, the SyncGroup not), and a member the group dropped keeps its last generation and member id, with which
-// a transactional offset commit is fenced (KIP-447); so does a member that unsubscribed. Against a broker whose request interceptor holds the
-// SyncGroup or Heartbeat requests the test chooses (test/helpers/in-process-broker.ts).
+// a transactional offset commit is fenced (KIP-447); so does a member that unsubscribed. Against a broker whose
+// request interceptor holds the SyncGroup or Heartbeat requests the test chooses (test/helpers/in-process-broker.ts).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
