@@ -1,8 +1,8 @@
 // MirrorSourceConnector (org.apache.kafka.connect.mirror.MirrorSourceConnector): copies the records of the
 // topics a flow mirrors from the source cluster to remote topics on the target, partition for partition, with
 // keys, values, headers and timestamps. The connector owns the topic side: it lists the source's topics every
-// refresh.topics.interval.seconds, creates missing remote topics (same partition count; configs too with
-// sync.topic.configs.enabled) and partitions, syncs topic configs and ACLs on their intervals, creates the
+// refresh.topics.interval.seconds, creates missing remote topics (same partition count and topic
+// configs, as Kafka creates them) and partitions, syncs topic configs and ACLs on their intervals, creates the
 // offset-syncs topic, and asks for new task configs when the set of partitions changes. Each task reads its
 // `task.assigned.partitions` with a consumer that belongs to no group; its position is the Connect source
 // offset {"offset": n} of partition {"cluster", "partition", "topic"}, stored by the runtime only once the

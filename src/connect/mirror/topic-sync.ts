@@ -1,6 +1,6 @@
 // What MirrorSourceConnector keeps in step on the target besides records: topics created with the source's
-// partition count (and, with sync.topic.configs.enabled, its topic configs), partitions added when the source
-// gains some, topic configs changed since, and (sync.topic.acls.enabled) the source's topic ACLs that grant
+// partition count and topic configs (always, as Kafka creates them), partitions added when the source gains some,
+// (sync.topic.configs.enabled) topic configs changed or reset to their default since, and (sync.topic.acls.enabled) the source's topic ACLs that grant
 // reading, as Kafka's connector does: ALLOW ... WRITE is never copied (only MirrorMaker writes remote topics)
 // and ALLOW ... ALL becomes READ.
 
@@ -35,21 +35,34 @@ export async function listSourcePartitions(source: Admin, filters: MirrorFilters
   return { topics };
 }
 
-/** The source's topic configs worth copying: set on the topic itself, not excluded. */
+/**
+ * A source topic's configs as Kafka's MirrorSourceConnector.targetConfig sorts them (read-only, sensitive and
+ * config.properties.exclude'd entries left out): the values set on the topic itself, to be set on the remote
+ * topic, and the names at their default on the source, whose override the periodic sync deletes from the remote
+ * topic (Kafka's incremental sync with use.defaults.from=target), so that an override removed on the source does
+ * not live on in the copy. Entries that come from the broker's config (STATIC_BROKER_CONFIG, dynamic broker
+ * layers) are neither set nor deleted.
+ */
+export interface TopicConfigs {
+  set: Record<string, string>;
+  defaults: string[];
+}
+
 export async function sourceTopicConfigs(
   source: Admin,
   filters: MirrorFilters,
   topics: string[],
-): Promise<Map<string, Record<string, string>>> {
-  const out = new Map<string, Record<string, string>>();
+): Promise<Map<string, TopicConfigs>> {
+  const out = new Map<string, TopicConfigs>();
   if (topics.length === 0) return out;
   const results = await source.describeConfigs(topics.map((name) => ({ type: 'topic' as const, name })));
   for (const r of results) {
     if (r.error !== null) continue;
-    const configs: Record<string, string> = {};
+    const configs: TopicConfigs = { set: {}, defaults: [] };
     for (const c of r.configs) {
-      if (c.source !== 'DYNAMIC_TOPIC_CONFIG' || c.value === null || c.isSensitive) continue;
-      if (filters.shouldReplicateConfig(c.name)) configs[c.name] = c.value;
+      if (c.readOnly || c.isSensitive || !filters.shouldReplicateConfig(c.name)) continue;
+      if (c.source === 'DYNAMIC_TOPIC_CONFIG' && c.value !== null) configs.set[c.name] = c.value;
+      else if (c.source === 'DEFAULT_CONFIG') configs.defaults.push(c.name);
     }
     out.set(r.name, configs);
   }
@@ -82,20 +95,21 @@ export class TopicSync {
     }
     const toCreate = [...wanted.topics].filter(([t]) => !existing.has(this.remote(t)));
     if (toCreate.length > 0) {
-      const configs = this.c.bool('sync.topic.configs.enabled')
-        ? await sourceTopicConfigs(
-            this.source,
-            this.filters,
-            toCreate.map(([t]) => t),
-          )
-        : new Map<string, Record<string, string>>();
+      // Kafka's createNewTopics copies the source's configs whatever sync.topic.configs.enabled says: without
+      // them a compacted or never-expiring topic would be copied into one with the target's delete policy and
+      // retention, and lose records the source keeps.
+      const configs = await sourceTopicConfigs(
+        this.source,
+        this.filters,
+        toCreate.map(([t]) => t),
+      );
       const rf = await this.replicationFactor();
       const results = await this.target.createTopics(
         toCreate.map(([t, n]) => ({
           topic: this.remote(t),
           numPartitions: n,
           replicationFactor: rf,
-          configs: configs.get(t) ?? {},
+          configs: configs.get(t)?.set ?? {},
         })),
       );
       for (const r of results) {
@@ -137,14 +151,20 @@ export class TopicSync {
     return rf;
   }
 
-  /** Copies changed topic configs to the remote topics (incremental: only the keys the source sets). */
+  /**
+   * Brings the remote topics' configs in line with the source's when they changed since the last sync: the
+   * source's overrides set, and the overrides of configs at their default on the source deleted (TopicConfigs).
+   */
   async syncTopicConfigs(topics: string[]): Promise<void> {
     const configs = await sourceTopicConfigs(this.source, this.filters, topics);
     for (const [t, cfg] of configs) {
       const remote = this.remote(t);
       const text = JSON.stringify(cfg);
       if (this.syncedConfigs.get(remote) === text) continue;
-      const ops = Object.entries(cfg).map(([name, value]) => ({ name, op: 'set' as const, value }));
+      const ops = [
+        ...Object.entries(cfg.set).map(([name, value]) => ({ name, op: 'set' as const, value })),
+        ...cfg.defaults.map((name) => ({ name, op: 'delete' as const })),
+      ];
       if (ops.length === 0) {
         this.syncedConfigs.set(remote, text);
         continue;
@@ -153,7 +173,7 @@ export class TopicSync {
       if (r?.error) this.log(`Could not sync configs of ${remote}: ${r.error.message}`);
       else {
         this.syncedConfigs.set(remote, text);
-        this.log(`Synced configs of ${remote}: ${Object.keys(cfg).join(', ')}`);
+        this.log(`Synced configs of ${remote}: ${Object.keys(cfg.set).join(', ')}`);
       }
     }
   }
