@@ -1,5 +1,6 @@
 // `brook mirror-maker mm2.properties [--clusters B,C]`, as Kafka's connect-mirror-maker.sh: MirrorMaker 2 in
-// dedicated mode for every enabled flow of the file (only flows into the --clusters targets when given).
+// dedicated mode for every enabled flow of the file, and every other pair for its heartbeats, as Kafka runs them
+// (only flows into the --clusters targets when given).
 // Several processes on the same file share the flows' work (KIP-710; dedicated.mode.enable.internal.rest=true).
 // With brook.metrics.listener=http://host:port in the file, serves the mirror's metrics at /metrics (Prometheus).
 // Prints "MirrorMaker started" once every flow runs; runs until SIGTERM or SIGINT. `--status` instead prints

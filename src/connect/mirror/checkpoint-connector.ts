@@ -72,7 +72,8 @@ export class MirrorCheckpointConnector extends SourceConnector {
     this.props = { ...props };
     const c = new MirrorConfig(props);
     this.c = c;
-    if (!c.bool('emit.checkpoints.enabled')) return;
+    // A pair MirrorMaker runs only for its heartbeats (enabled=false): no checkpoints, as Kafka's.
+    if (!c.bool('enabled') || !c.bool('emit.checkpoints.enabled')) return;
     this.source = new Admin(
       c.clientOptions('source', `${c.sourceAlias}->${c.targetAlias}|checkpoint-admin`, 'admin'),
     );
@@ -126,7 +127,8 @@ export class MirrorCheckpointConnector extends SourceConnector {
   }
 
   taskConfigs(maxTasks: number): TaskConfig[] {
-    if (this.c === null || !this.c.bool('emit.checkpoints.enabled') || this.groups.length === 0) return [];
+    if (this.c === null || !this.c.bool('enabled') || !this.c.bool('emit.checkpoints.enabled')) return [];
+    if (this.groups.length === 0) return [];
     if (!this.c.bool('emit.offset-syncs.enabled')) return []; // nothing to translate through
     // A negative interval turns checkpoints off, as in Kafka.
     if (this.c.intervalMs('emit.checkpoints') < 0) return [];

@@ -27,6 +27,8 @@ export function isClientSecurityKey(key: string): boolean {
 
 /** Kafka's MirrorConnectorConfig defaults (topics.exclude and groups.exclude as in Kafka 3.x). */
 export const MIRROR_DEFAULTS: Readonly<Record<string, string>> = {
+  // Whether the pair replicates; MirrorMaker writes false for a pair it runs only for heartbeats (mm2-config.ts).
+  enabled: 'true',
   topics: '.*',
   'topics.exclude': '.*[\\-\\.]internal, .*\\.replica, __.*',
   groups: '.*',

@@ -1,6 +1,8 @@
 // MirrorMaker 2 in dedicated mode (Kafka's MirrorMaker driver behind connect-mirror-maker.sh): for every
 // enabled flow A->B a distributed Connect worker on cluster B (group `A-mm2`, Kafka's workerConfig) runs
-// MirrorSourceConnector, MirrorCheckpointConnector and MirrorHeartbeatConnector with the flow's config. Several
+// MirrorSourceConnector, MirrorCheckpointConnector and MirrorHeartbeatConnector with the flow's config; a pair
+// that is not enabled runs the same way while it emits heartbeats, its other two connectors idle (enabled=false),
+// as Kafka's MirrorMaker runs every such pair. Several
 // processes started on the same file join the same groups and share the connectors and tasks through the Connect
 // group protocol (KIP-710); when one dies, the others take its work after scheduled.rebalance.max.delay.ms.
 // With `dedicated.mode.enable.internal.rest=true` each process serves the internal REST endpoints (mirror-rest.ts)
@@ -105,7 +107,10 @@ export class MirrorMaker {
     return this.running;
   }
 
-  /** Starts every enabled flow whose target is in `targets` (all when null), as `--clusters` selects. */
+  /**
+   * Starts every flow (enabled, or emitting heartbeats) whose target is in `targets` (all when null), as
+   * `--clusters` selects.
+   */
   static async start(
     props: Record<string, string>,
     /** Where the process's formatted log lines go. */
@@ -116,10 +121,13 @@ export class MirrorMaker {
     const rest = internalRestEnabled(props);
     const flows = config.flows.filter((f) => targets === null || targets.includes(f.target));
     const mm = new MirrorMaker(props, new Loggers(sink));
-    if (flows.length === 0) mm.log.warn('No enabled replication flows (set A->B.enabled = true)');
+    if (!flows.some((f) => f.replicates)) mm.log.warn('No enabled replication flows (set A->B.enabled = true)');
     try {
       await mm.startRest(rest, flows[0]);
-      for (const f of flows) await mm.startFlow(f);
+      for (const f of flows) {
+        if (f.replicates) await mm.startFlow(f);
+        else await mm.startFlow(f).catch((err) => mm.dropHeartbeatsFlow(f, err));
+      }
     } catch (err) {
       await mm.stop();
       throw err;
@@ -187,6 +195,23 @@ export class MirrorMaker {
     await herder.start();
     await this.configureFlow(this.running[this.running.length - 1]!);
     this.log.info(`Started flow ${name}`);
+  }
+
+  /**
+   * A pair run only for its heartbeats that could not start (say the source cluster refuses this account its
+   * internal topics, as a read-only migration account would): logged and left out, so that it costs the
+   * heartbeats and not the mirror, as in Kafka, where each pair's herder fails on its own.
+   */
+  private async dropHeartbeatsFlow(flow: Flow, err: unknown): Promise<void> {
+    const at = this.running.findIndex((r) => r.flow === flow);
+    const r = at < 0 ? null : this.running.splice(at, 1)[0]!;
+    this.rest?.removeFlow(flow.source, flow.target);
+    await r?.herder.stop().catch(() => {});
+    await r?.worker.close().catch(() => {});
+    this.log.warn(
+      `Not emitting ${flow.source}->${flow.target} heartbeats into ${flow.target}: ${(err as Error).message} ` +
+        `(set ${flow.source}->${flow.target}.emit.heartbeats.enabled = false to leave the pair out)`,
+    );
   }
 
   /**

@@ -28,6 +28,11 @@ export class MirrorRestServer {
     this.herders.set(`${source}\u0000${target}`, herder);
   }
 
+  /** Stops serving the flow (a flow that could not start). */
+  removeFlow(source: string, target: string): void {
+    this.herders.delete(`${source}\u0000${target}`);
+  }
+
   /** Listens on http, or on https with `tls` (rest-tls.ts: the key store, trust store and client auth). */
   async start(
     host: string,

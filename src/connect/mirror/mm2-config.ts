@@ -1,8 +1,9 @@
 // MirrorMaker 2's dedicated-mode configuration file (Kafka's MirrorMakerConfig): `clusters` names the clusters;
 // `<alias>.<key>` are a cluster's client settings (bootstrap.servers, security.protocol, ssl.*, sasl.*; top-level
 // security keys apply to every cluster unless the cluster sets its own); `A->B.enabled = true` turns a flow on;
-// `A->B.<key>` overrides a top-level key for one flow (topics, groups, replication.factor, ...). For each enabled
-// flow this gives the connector config shared by its three connectors (source.cluster.* and target.cluster.*
+// `A->B.<key>` overrides a top-level key for one flow (topics, groups, replication.factor, ...). Every other pair
+// runs too while it emits heartbeats (Kafka's rule, see parseResolved), with its replication off. For each flow
+// this gives the connector config shared by its three connectors (source.cluster.* and target.cluster.*
 // carry the cluster settings, as in Kafka) and the worker config of the Connect worker that runs them, on the
 // target cluster, with its internal topics named as Kafka names them (mm2-offsets.<source>.internal, ...): the
 // target cluster's keys (`B.exactly.once.source.support`, ...) and a few top-level prefixes, as Kafka's
@@ -21,6 +22,11 @@ export const BYTE_ARRAY_CONVERTER = 'org.apache.kafka.connect.converters.ByteArr
 export interface Flow {
   source: string;
   target: string;
+  /**
+   * `A->B.enabled`: the pair replicates (records, configs, ACLs, checkpoints). False for a pair run only for its
+   * heartbeats (see parseResolved); its connectors get `enabled=false` and only MirrorHeartbeatConnector works.
+   */
+  replicates: boolean;
   /** The config of the flow's connectors, without `name` and `connector.class`; variables resolved. */
   connectorProps: Record<string, string>;
   /** The same as written to the config topic: config provider variables kept (the worker resolves them). */
@@ -118,7 +124,12 @@ function parseResolved(props: Readonly<Record<string, string>>): MirrorMakerConf
       const flowProps: Record<string, string> = { ...topLevel };
       for (const [k, v] of Object.entries(props))
         if (k.startsWith(prefix)) flowProps[k.slice(prefix.length)] = v;
-      if ((flowProps.enabled ?? 'false').trim().toLowerCase() !== 'true') continue;
+      // Kafka's MirrorMakerConfig.clusterPairs: a pair runs when it is enabled or emits heartbeats
+      // (emit.heartbeats.enabled, top-level or `A->B.`, true by default). So a one-way flow A->B also runs B->A
+      // for its MirrorHeartbeatConnector, whose heartbeats in A's `heartbeats` topic reach B as `A.heartbeats`:
+      // what Kafka's MirrorClient reads to find B's upstream clusters, and what shows the flow alive end to end.
+      const replicates = isTrue(flowProps.enabled ?? 'false');
+      if (!replicates && !isTrue(flowProps['emit.heartbeats.enabled'] ?? 'true')) continue;
       delete flowProps.enabled;
       const sourceProps = clusterProps(source);
       const targetProps = clusterProps(target);
@@ -126,6 +137,8 @@ function parseResolved(props: Readonly<Record<string, string>>): MirrorMakerConf
       for (const [k, v] of Object.entries(flowProps)) {
         if (!isClientSecurityKey(k) && !WORKER_KEYS.includes(k)) connectorProps[k] = v;
       }
+      // As Kafka's connectorBaseConfig: MirrorSourceConnector and MirrorCheckpointConnector do nothing when false.
+      connectorProps.enabled = String(replicates);
       connectorProps['source.cluster.alias'] = source;
       connectorProps['target.cluster.alias'] = target;
       for (const [k, v] of Object.entries(sourceProps)) connectorProps[`source.cluster.${k}`] = v;
@@ -154,6 +167,7 @@ function parseResolved(props: Readonly<Record<string, string>>): MirrorMakerConf
       flows.push({
         source,
         target,
+        replicates,
         connectorProps,
         storedConnectorProps: connectorProps,
         workerProps,
@@ -162,4 +176,9 @@ function parseResolved(props: Readonly<Record<string, string>>): MirrorMakerConf
     }
   }
   return { clusters, flows, clusterProps };
+}
+
+/** Kafka's Boolean.parseBoolean: "true" in any case is true, anything else false. */
+function isTrue(text: string): boolean {
+  return text.trim().toLowerCase() === 'true';
 }

@@ -116,6 +116,8 @@ export class MirrorSourceConnector extends SourceConnector {
     this.props = { ...props };
     const c = new MirrorConfig(props);
     this.c = c;
+    // A pair MirrorMaker runs only for its heartbeats (enabled=false): no topics, syncs nor tasks, as Kafka's.
+    if (!c.bool('enabled')) return;
     this.source = new Admin(
       c.clientOptions('source', `${c.sourceAlias}->${c.targetAlias}|source-admin`, 'admin'),
     );
@@ -201,6 +203,7 @@ export class MirrorSourceConnector extends SourceConnector {
 
   /** Partitions spread round-robin over at most tasks.max tasks (none when there is nothing to mirror). */
   taskConfigs(maxTasks: number): TaskConfig[] {
+    if (this.c === null || !this.c.bool('enabled')) return [];
     const tps: string[] = [];
     for (const [t, n] of [...this.known.topics].sort()) for (let p = 0; p < n; p++) tps.push(tpText(t, p));
     const count = Math.min(maxTasks, tps.length);

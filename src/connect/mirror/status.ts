@@ -23,6 +23,7 @@ export interface PartitionLag {
 export async function mirrorLag(props: Record<string, string>): Promise<PartitionLag[]> {
   const out: PartitionLag[] = [];
   for (const flow of parseMirrorMakerConfig(props).flows) {
+    if (!flow.replicates) continue; // a pair run only for its heartbeats mirrors no partition
     const c = new MirrorConfig(flow.connectorProps);
     const name = `${flow.source}->${flow.target}`;
     const store = flowOffsetStore(flow, `${name}|status`, silentLogger);

@@ -95,10 +95,15 @@ test('mm2.properties: clusters, per-cluster settings, enabled flows, per-flow ov
     'replication.factor': '1',
     'offset.flush.interval.ms': '1000',
   });
-  assert.equal(cfg.flows.length, 1, 'B->A is not enabled');
+  // Kafka's clusterPairs: B->A is not enabled but runs for its heartbeats, its replication off.
+  assert.deepEqual(
+    cfg.flows.map((x) => [`${x.source}->${x.target}`, x.replicates, x.connectorProps.enabled]),
+    [
+      ['A->B', true, 'true'],
+      ['B->A', false, 'false'],
+    ],
+  );
   const f = cfg.flows[0]!;
-  assert.equal(f.source, 'A');
-  assert.equal(f.target, 'B');
   assert.equal(f.connectorProps.topics, 'orders');
   assert.equal(f.connectorProps['replication.factor'], '1');
   assert.equal(f.connectorProps['source.cluster.bootstrap.servers'], 'a:9092');
@@ -108,6 +113,24 @@ test('mm2.properties: clusters, per-cluster settings, enabled flows, per-flow ov
   assert.equal(f.workerProps['config.storage.topic'], 'mm2-configs.A.internal');
   assert.equal(f.workerProps['status.storage.topic'], 'mm2-status.A.internal');
   assert.equal(f.workerProps['offset.flush.interval.ms'], '1000');
+  const pairs = (props: Record<string, string>) =>
+    parseMirrorMakerConfig({
+      clusters: 'A, B',
+      'A.bootstrap.servers': 'a:9092',
+      'B.bootstrap.servers': 'b:9092',
+      'A->B.enabled': 'true',
+      ...props,
+    }).flows.map((x) => `${x.source}->${x.target}`);
+  assert.deepEqual(
+    pairs({ 'emit.heartbeats.enabled': 'false' }),
+    ['A->B'],
+    'no heartbeats: only the enabled pair',
+  );
+  assert.deepEqual(pairs({ 'B->A.emit.heartbeats.enabled': 'false' }), ['A->B']);
+  assert.deepEqual(pairs({ 'emit.heartbeats.enabled': 'false', 'B->A.emit.heartbeats.enabled': 'true' }), [
+    'A->B',
+    'B->A',
+  ]);
   assert.throws(() => parseMirrorMakerConfig({ 'A.bootstrap.servers': 'x' }), /clusters/);
   assert.throws(
     () => parseMirrorMakerConfig({ clusters: 'A,B', 'A.bootstrap.servers': 'a', 'A->B.enabled': 'true' }),
