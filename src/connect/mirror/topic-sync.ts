@@ -37,11 +37,12 @@ export async function listSourcePartitions(source: Admin, filters: MirrorFilters
 
 /**
  * A source topic's configs as Kafka's MirrorSourceConnector.targetConfig sorts them (read-only, sensitive and
- * config.properties.exclude'd entries left out): the values set on the topic itself, to be set on the remote
- * topic, and the names at their default on the source, whose override the periodic sync deletes from the remote
- * topic (Kafka's incremental sync with use.defaults.from=target), so that an override removed on the source does
- * not live on in the copy. Entries that come from the broker's config (STATIC_BROKER_CONFIG, dynamic broker
- * layers) are neither set nor deleted.
+ * config.properties.exclude'd entries left out): the values that are not the built-in default, set on the topic
+ * or dynamically for the source's brokers (a cluster-wide log.retention.ms set with kafka-configs is the topic's
+ * retention too, so the copy gets it), to be set on the remote topic; and the names at their default on the
+ * source, whose override the periodic sync deletes from the remote topic (Kafka's incremental sync with
+ * use.defaults.from=target), so that an override removed on the source does not live on in the copy. Values from
+ * the source brokers' static files (STATIC_BROKER_CONFIG) are neither set nor deleted, as in Kafka.
  */
 export interface TopicConfigs {
   set: Record<string, string>;
@@ -61,8 +62,8 @@ export async function sourceTopicConfigs(
     const configs: TopicConfigs = { set: {}, defaults: [] };
     for (const c of r.configs) {
       if (c.readOnly || c.isSensitive || !filters.shouldReplicateConfig(c.name)) continue;
-      if (c.source === 'DYNAMIC_TOPIC_CONFIG' && c.value !== null) configs.set[c.name] = c.value;
-      else if (c.source === 'DEFAULT_CONFIG') configs.defaults.push(c.name);
+      if (c.isDefault) configs.defaults.push(c.name);
+      else if (c.source !== 'STATIC_BROKER_CONFIG' && c.value !== null) configs.set[c.name] = c.value;
     }
     out.set(r.name, configs);
   }

@@ -2,7 +2,8 @@
 // source topic's configs whether or not sync.topic.configs.enabled is on (Kafka's createNewTopics always copies
 // them), and the periodic sync removes from the remote topic an override that was removed on the source (Kafka's
 // incremental sync deletes a config that is a default on the source, use.defaults.from=target), while configs
-// excluded by config.properties.exclude are left alone.
+// excluded by config.properties.exclude are left alone. A value the source's brokers give every topic dynamically
+// (a cluster-wide log.retention.ms) is the source topic's value too, and Kafka copies it to the remote topic.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -114,4 +115,31 @@ test('an override removed on the source topic is removed from the remote topic; 
   assert.equal(reset.last?.value, '604800000');
   const excluded = await topicConfig(target, 'S.ledger', 'min.insync.replicas');
   assert.equal(excluded?.source, 'DYNAMIC_TOPIC_CONFIG', 'an excluded config was deleted on the target');
+});
+
+test("a cluster-wide dynamic default of the source's brokers reaches the remote topic, as Kafka copies it", async (t) => {
+  const source = new Admin({ bootstrapServers: clusters.a.bootstrap });
+  const target = new Admin({ bootstrapServers: clusters.b.bootstrap });
+  let mm: MirrorMaker | null = null;
+  // One hook, in order: the mirror stops, the source's default is removed again, then the admins close.
+  t.after(async () => {
+    await mm?.stop();
+    await source.incrementalAlterConfigs([
+      { type: 'broker', name: '', ops: [{ name: 'log.retention.ms', op: 'delete' }] },
+    ]);
+    await Promise.all([source.close(), target.close()]);
+  });
+  // Thirty days for every topic of the source that does not say otherwise (kafka-configs --entity-default).
+  const [r] = await source.incrementalAlterConfigs([
+    { type: 'broker', name: '', ops: [{ name: 'log.retention.ms', op: 'set', value: '2592000000' }] },
+  ]);
+  assert.equal(r?.error, null);
+  await source.createTopics([{ topic: 'archive', numPartitions: 1, replicationFactor: 1 }]);
+  const seen = await untilConfig(source, 'archive', 'retention.ms', (e) => e.value === '2592000000', 15_000);
+  assert.equal(seen.last?.source, 'DYNAMIC_DEFAULT_BROKER_CONFIG');
+  mm = await startMirror('U', 'V', 'archive', {});
+
+  const copied = await untilConfig(target, 'U.archive', 'retention.ms', () => true, 30_000);
+  assert.ok(copied.ok, 'U.archive was not created');
+  assert.equal(copied.last?.value, '2592000000', 'the copy would expire records the source keeps');
 });
