@@ -121,7 +121,8 @@ export class MirrorMaker {
     const rest = internalRestEnabled(props);
     const flows = config.flows.filter((f) => targets === null || targets.includes(f.target));
     const mm = new MirrorMaker(props, new Loggers(sink));
-    if (!flows.some((f) => f.replicates)) mm.log.warn('No enabled replication flows (set A->B.enabled = true)');
+    if (!flows.some((f) => f.replicates))
+      mm.log.warn('No enabled replication flows (set A->B.enabled = true)');
     try {
       await mm.startRest(rest, flows[0]);
       for (const f of flows) {

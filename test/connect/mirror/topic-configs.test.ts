@@ -60,7 +60,7 @@ async function untilConfig(
   return { ok: false, last };
 }
 
-test('with sync.topic.configs.enabled=false a remote topic is still created with the source topic configs', async (t) => {
+test('sync.topic.configs.enabled=false: a remote topic is still created with the source topic's configs', async (t) => {
   const source = new Admin({ bootstrapServers: clusters.a.bootstrap });
   const target = new Admin({ bootstrapServers: clusters.b.bootstrap });
   t.after(() => Promise.all([source.close(), target.close()]));
@@ -83,7 +83,7 @@ test('with sync.topic.configs.enabled=false a remote topic is still created with
   assert.equal((await topicConfig(target, 'A.accounts', 'retention.ms'))?.value, '-1');
 });
 
-test('an override removed on the source topic is removed from the remote topic; excluded configs are kept', async (t) => {
+test('an override removed on the source is removed from the remote topic; excluded configs stay', async (t) => {
   const source = new Admin({ bootstrapServers: clusters.a.bootstrap });
   const target = new Admin({ bootstrapServers: clusters.b.bootstrap });
   t.after(() => Promise.all([source.close(), target.close()]));
@@ -117,7 +117,7 @@ test('an override removed on the source topic is removed from the remote topic; 
   assert.equal(excluded?.source, 'DYNAMIC_TOPIC_CONFIG', 'an excluded config was deleted on the target');
 });
 
-test("a cluster-wide dynamic default of the source's brokers reaches the remote topic, as Kafka copies it", async (t) => {
+test("a cluster-wide dynamic default of the source's brokers reaches the remote topic, as Kafka's", async (t) => {
   const source = new Admin({ bootstrapServers: clusters.a.bootstrap });
   const target = new Admin({ bootstrapServers: clusters.b.bootstrap });
   let mm: MirrorMaker | null = null;
