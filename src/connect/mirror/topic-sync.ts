@@ -1,8 +1,8 @@
-// What MirrorSourceConnector keeps in step on the target besides records: topics created with the source's
-// partition count and topic configs (always, as Kafka creates them), partitions added when the source gains some,
-// (sync.topic.configs.enabled) topic configs changed or reset to their default since, and (sync.topic.acls.enabled) the source's topic ACLs that grant
-// reading, as Kafka's connector does: ALLOW ... WRITE is never copied (only MirrorMaker writes remote topics)
-// and ALLOW ... ALL becomes READ.
+// What MirrorSourceConnector keeps in step on the target besides records: topics created with the source's partition
+// count and topic configs (always, as Kafka creates them), partitions added when the source gains some,
+// (sync.topic.configs.enabled) topic configs changed or reset to their default since, and (sync.topic.acls.enabled) the
+// source's topic ACLs that grant reading, as Kafka's connector does: ALLOW ... WRITE is never copied (only MirrorMaker
+// writes remote topics) and ALLOW ... ALL becomes READ.
 
 import type { Admin } from '../../client/index.js';
 import type { MirrorConfig, MirrorFilters } from './mirror-config.js';

@@ -60,7 +60,7 @@ async function untilConfig(
   return { ok: false, last };
 }
 
-test('sync.topic.configs.enabled=false: a remote topic is still created with the source topic's configs', async (t) => {
+test('sync.topic.configs.enabled=false: a remote topic is still created with the source topic configs', async (t) => {
   const source = new Admin({ bootstrapServers: clusters.a.bootstrap });
   const target = new Admin({ bootstrapServers: clusters.b.bootstrap });
   t.after(() => Promise.all([source.close(), target.close()]));
