@@ -113,7 +113,7 @@ test('a one-way flow A->B emits B->A heartbeats into A, and B receives them as A
   );
 });
 
-test('emit.heartbeats.enabled=false for the reverse pair leaves it out: no heartbeats topic on the source', async (t) => {
+test('B->A.emit.heartbeats.enabled=false leaves it out: no heartbeats topic on A', async (t) => {
   const mm = await MirrorMaker.start(mm2('S', 'T', { 'T->S.emit.heartbeats.enabled': 'false' }), () => {});
   t.after(() => mm.stop());
   assert.deepEqual(
@@ -125,7 +125,7 @@ test('emit.heartbeats.enabled=false for the reverse pair leaves it out: no heart
   assert.ok(!(await topicsOf(clusters.a.bootstrap)).includes('mm2-configs.T.internal'));
 });
 
-test('a source that refuses the reverse pair its topics (read-only account) costs the heartbeats, not the mirror', async (t) => {
+test('a source refusing the reverse pair its topics (read-only account) costs heartbeats only', async (t) => {
   const ro = await startAclBroker();
   t.after(() => ro.broker.stop());
   // alice may read and describe `orders` on the source, nothing else: no topic creation, no group.
