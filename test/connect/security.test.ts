@@ -9,7 +9,7 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Consumer } from '../../src/client/index.js';
+import { Consumer, Producer } from '../../src/client/index.js';
 import { startStandalone } from '../../src/connect/runtime/standalone.js';
 import {
   DEV_PKCS12_PASSWORD,
@@ -131,6 +131,77 @@ test('the REST API over https with client certificates, and task clients over SA
       await consumer.close();
     }
   } finally {
+    await worker.stop();
+  }
+});
+
+test('a dead letter queue on SASL: its producer logs in with producer.override.*, its admin with the worker keys', {
+  timeout: 120_000,
+}, async () => {
+  // As Kafka's Worker.sinkTaskReporters builds them: the DLQ producer from the worker's producer.* keys and the
+  // connector's producer.override.* (here the Principal policy's per-connector login, the only way in), the
+  // admin that creates the DLQ topic from the worker's unprefixed keys, then admin.*, then admin.override.*.
+  const producer = new Producer({ bootstrapServers: `127.0.0.1:${plainPort}` });
+  try {
+    for (const v of ['{"n":1}', '{not json', '{"n":3}'])
+      await producer.send({ topic: 'sasl-poison', value: Buffer.from(v) });
+  } finally {
+    await producer.close();
+  }
+  const lines: string[] = [];
+  const worker = await startStandalone(
+    {
+      'bootstrap.servers': `127.0.0.1:${saslPort}`,
+      'security.protocol': 'SASL_PLAINTEXT',
+      'sasl.mechanism': 'PLAIN',
+      'sasl.jaas.config': JAAS('alice', 'alice-secret'),
+      'consumer.security.protocol': 'SASL_PLAINTEXT',
+      'consumer.sasl.mechanism': 'PLAIN',
+      'consumer.sasl.jaas.config': JAAS('bob', 'bob-secret'),
+      'connector.client.config.override.policy': 'Principal',
+      'offset.storage.file.filename': join(dir, 'dlq-offsets'),
+      'offset.flush.interval.ms': '200',
+      'key.converter': 'org.apache.kafka.connect.storage.StringConverter',
+      'value.converter': 'org.apache.kafka.connect.json.JsonConverter',
+      'value.converter.schemas.enable': 'false',
+      listeners: 'http://127.0.0.1:0',
+    },
+    (line) => lines.push(line),
+  );
+  const consumer = new Consumer({ bootstrapServers: `127.0.0.1:${plainPort}` });
+  try {
+    await worker.herder.putConnectorConfig(
+      'sasl-dlq-sink',
+      {
+        name: 'sasl-dlq-sink',
+        'connector.class': 'FileStreamSink',
+        topics: 'sasl-poison',
+        file: join(dir, 'dlq-sink.txt'),
+        'errors.tolerance': 'all',
+        'errors.deadletterqueue.topic.name': 'sasl-dlq',
+        'errors.deadletterqueue.topic.replication.factor': '1',
+        'producer.override.security.protocol': 'SASL_PLAINTEXT',
+        'producer.override.sasl.mechanism': 'PLAIN',
+        'producer.override.sasl.jaas.config': JAAS('carol', 'carol-secret'),
+      },
+      false,
+    );
+    const tp = { topic: 'sasl-dlq', partition: 0 };
+    const deadline = Date.now() + 30_000;
+    const dead: string[] = [];
+    while (dead.length < 1 && Date.now() < deadline) {
+      const [end] = await consumer.endOffsets([tp]).catch(() => [{ offset: 0 }]);
+      if ((end?.offset ?? 0) >= 1) {
+        consumer.assign([tp]);
+        await consumer.seekToBeginning([tp]);
+        while (dead.length < 1 && Date.now() < deadline)
+          for (const r of await consumer.poll(500)) dead.push(r.value!.toString());
+      } else await sleep(300);
+    }
+    assert.deepEqual(dead, ['{not json'], lines.slice(-20).join('\n'));
+    assert.equal(worker.herder.taskStatus('sasl-dlq-sink', 0).state, 'RUNNING');
+  } finally {
+    await consumer.close();
     await worker.stop();
   }
 });

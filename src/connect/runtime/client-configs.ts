@@ -152,7 +152,7 @@ export function clientOverrides(
 }
 
 function layers(
-  kind: 'producer' | 'consumer',
+  kind: ClientKind,
   worker: Readonly<Record<string, string>>,
   connector: Readonly<Record<string, string>>,
 ): { prefix: string; config: Readonly<Record<string, string>> }[] {
@@ -199,9 +199,21 @@ export function producerOverrides(
   return { ...mapped(PRODUCER, l), ...security(l) } as Partial<ProducerOptions>;
 }
 
-/** The `admin.` keys of the worker (the admin clients of tasks: topic creation for dead letter queues). */
-export function adminOverrides(worker: Readonly<Record<string, string>>): Record<string, unknown> {
-  const l = [{ prefix: 'admin.', config: worker }];
+/**
+ * The settings of a task's admin client (the dead letter queue's topic creation), layered as Kafka's
+ * Worker.adminConfigs layers them: the worker's unprefixed keys (kept for the admin, unlike the producer and the
+ * consumer, for compatibility with releases before the `admin.` prefix, so a worker whose security keys are only
+ * unprefixed still creates its DLQ topics on a secured cluster), then the worker's `admin.` keys, then the
+ * connector's `admin.override.` keys as the override policy allows them.
+ */
+export function adminOverrides(
+  worker: Readonly<Record<string, string>>,
+  connector: Readonly<Record<string, string>>,
+): Record<string, unknown> {
+  const unprefixed: Record<string, string> = {};
+  for (const [key, value] of Object.entries(worker))
+    if (!/^(admin|producer|consumer)\./.test(key)) unprefixed[key] = value;
+  const l = [{ prefix: '', config: unprefixed }, ...layers('admin', worker, connector)];
   return { ...mapped(COMMON, l), ...security(l) };
 }
 

@@ -33,6 +33,7 @@ export interface ErrorHandlerOptions {
   retryDelayMaxMs: number;
   dlqTopic: string | null;
   dlqContextHeaders: boolean;
+  /** The task's own dead letter queue producer: close() closes it. */
   dlqProducer: Producer | null;
   /** errors.log.enable's lines, at ERROR as Kafka's LogReporter writes them. */
   log: Logger;
@@ -89,6 +90,11 @@ export class ErrorHandler {
       this.totalSkipped++;
       return SKIPPED;
     }
+  }
+
+  /** Releases the dead letter queue producer; the task calls it when it closes, as Kafka's task closes its reporters. */
+  async close(): Promise<void> {
+    await this.o.dlqProducer?.close();
   }
 
   private async report(

@@ -188,6 +188,7 @@ export class WorkerSinkTask extends WorkerTask {
     } finally {
       await this.consumer?.close();
       this.consumer = null;
+      await this.d.errors.close();
     }
   }
 }

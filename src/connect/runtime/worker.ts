@@ -48,7 +48,6 @@ export interface WorkerOptions {
 }
 
 export class Worker {
-  private readonly dlqProducers = new Map<string, Producer>();
   private readonly offsetsTopics = new Map<string, Promise<OffsetStore & { stop(): Promise<void> }>>();
 
   /**
@@ -119,7 +118,6 @@ export class Worker {
       keyConverter: makeConverter(this.o.plugins, 'key', connectorConfig, worker.raw),
       valueConverter: makeConverter(this.o.plugins, 'value', connectorConfig, worker.raw),
       transforms: makeTransformChain(this.o.plugins, connectorConfig),
-      errors: await this.errorHandler(id, connectorConfig, desc.type === 'sink'),
       bootstrapServers: worker.bootstrapServers,
       // Only the client the task has takes the connector's overrides (and is judged by the override policy): a
       // source's consumer.override.* keys are not looked at, as in Kafka.
@@ -135,6 +133,9 @@ export class Worker {
       onStatus,
       onTopicUsed,
       loggers: this.o.loggers,
+      // Last, after every setting that can be refused: the error handler may open the task's DLQ producer,
+      // which the task closes (WorkerSinkTask.close) only once it exists.
+      errors: await this.errorHandler(id, connectorConfig, desc.type === 'sink'),
     };
     let task: WorkerTask;
     if (desc.type === 'source') {
@@ -212,8 +213,10 @@ export class Worker {
       await this.ensureTopic(
         dlqTopic,
         Number(config['errors.deadletterqueue.topic.replication.factor'] ?? 3),
+        1,
+        config,
       );
-      dlqProducer = this.dlqProducer(id.connector);
+      dlqProducer = this.dlqProducer(id, config);
     }
     return new ErrorHandler({
       connector: id.connector,
@@ -231,28 +234,36 @@ export class Worker {
     });
   }
 
-  private dlqProducer(connector: string): Producer {
-    let p = this.dlqProducers.get(connector);
-    if (p === undefined) {
-      p = new Producer({
-        ...this.o.clientOptions,
-        ...producerOverrides(this.o.config.raw, {}),
-        bootstrapServers: this.o.config.bootstrapServers,
-        clientId: `connector-dlq-producer-${connector}`,
-      });
-      this.dlqProducers.set(connector, p);
-    }
-    return p;
+  /**
+   * A sink task's dead letter queue producer, the task's own (it closes it), built as Kafka's
+   * Worker.sinkTaskReporters builds it: with the settings of a source task's producer, that is the worker's
+   * `producer.` keys and then the connector's `producer.override.` ones (as the override policy allows them), so
+   * a connector that logs in as its own principal (the Principal policy) writes its DLQ as that principal too.
+   */
+  private dlqProducer(id: TaskId, config: Readonly<Record<string, string>>): Producer {
+    return new Producer({
+      ...this.o.clientOptions,
+      clientId: `connector-dlq-producer-${id.connector}-${id.task}`,
+      acks: 'all',
+      ...producerOverrides(this.o.config.raw, config),
+      bootstrapServers: this.o.config.bootstrapServers,
+    });
   }
 
   /**
-   * Creates a topic unless it exists. A replication factor larger than the cluster (Kafka's default of 3 on a
+   * Creates a topic unless it exists, with the admin settings of the connector's tasks (adminOverrides: the
+   * worker's unprefixed and `admin.` keys, the connector's `admin.override.` ones). A replication factor larger than the cluster (Kafka's default of 3 on a
    * one-broker development cluster) falls back to the broker default (-1), as a development convenience.
    */
-  async ensureTopic(topic: string, replicationFactor: number, partitions = 1): Promise<void> {
+  async ensureTopic(
+    topic: string,
+    replicationFactor: number,
+    partitions: number,
+    connectorConfig: Readonly<Record<string, string>>,
+  ): Promise<void> {
     const admin = new Admin({
       ...this.o.clientOptions,
-      ...adminOverrides(this.o.config.raw),
+      ...adminOverrides(this.o.config.raw, connectorConfig),
       bootstrapServers: this.o.config.bootstrapServers,
     });
     try {
@@ -267,8 +278,6 @@ export class Worker {
   }
 
   async close(): Promise<void> {
-    for (const p of this.dlqProducers.values()) await p.close().catch(() => {});
-    this.dlqProducers.clear();
     for (const s of this.offsetsTopics.values()) await (await s.catch(() => null))?.stop();
     this.offsetsTopics.clear();
   }
