@@ -21,6 +21,7 @@ export {
   type ConnectorContext,
   type ErrantRecordReporter,
   type OffsetStorageReader,
+  type PluginLoggers,
   RetriableException,
   SinkConnector,
   SinkTask,

@@ -12,11 +12,22 @@
 // Any method may be async. Throwing from start/poll/put fails the task (status FAILED with the error's trace);
 // a RetriableException from put() makes the runtime deliver the same records again after a backoff.
 
+import type { Logger } from '../../common/logger.js';
 import { ConnectException } from '../errors.js';
 import type { ConfigDef, ConfigValue } from './config-def.js';
 import type { SinkRecord, SourceOffset, SourcePartition, SourceRecord } from './records.js';
 
 type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * Brook's stand-in for SLF4J's LoggerFactory, which a Kafka plugin gets its loggers from: the worker's logger of
+ * that name (the plugin's class name, as Kafka's are), so that the levels /admin/loggers and the root set filter
+ * a plugin's lines as Kafka's worker's log4j filters a plugin's. Optional: a host without loggers leaves it out.
+ */
+export interface PluginLoggers {
+  logger?(name: string): Logger;
+}
+
 export type TaskConfig = Record<string, string>;
 
 export interface TopicPartition {
@@ -29,7 +40,7 @@ export class RetriableException extends ConnectException {
   override name = 'RetriableException';
 }
 
-export interface ConnectorContext {
+export interface ConnectorContext extends PluginLoggers {
   /** Ask the runtime to call taskConfigs() again (the set of tables changed, say). */
   requestTaskReconfiguration(): void;
   /** Fail the connector from a background thread of its own. */
@@ -99,7 +110,7 @@ export interface TransactionContext {
   abortTransaction(record?: SourceRecord): void;
 }
 
-export interface SourceTaskContext {
+export interface SourceTaskContext extends PluginLoggers {
   configs(): TaskConfig;
   offsetStorageReader(): OffsetStorageReader;
   /** The transaction context, or null unless exactly-once is enabled and the boundary is `connector`. */
@@ -137,7 +148,7 @@ export abstract class SourceTask implements Task {
 /** Reports a record a sink task could not handle, to the dead letter queue when one is configured. */
 export type ErrantRecordReporter = (record: SinkRecord, error: Error) => Promise<void>;
 
-export interface SinkTaskContext {
+export interface SinkTaskContext extends PluginLoggers {
   configs(): TaskConfig;
   /** Rewind or skip: the next records of these partitions start at these offsets. */
   offset(offsets: Array<TopicPartition & { offset: number }>): void;

@@ -8,15 +8,17 @@
 // them over tasks as `task.assigned.groups`.
 
 import { Admin } from '../../client/index.js';
+import { type Logger, silentLogger } from '../../common/logger.js';
 import type { ConfigDef, ConfigValue } from '../api/config-def.js';
 import { SourceConnector, SourceTask, type TaskConfig } from '../api/connector.js';
 import { SourceRecord } from '../api/records.js';
 import { Schemas } from '../data/schema.js';
 import { KafkaBasedLog } from '../runtime/distributed/kafka-based-log.js';
 import { InterruptibleSleep } from '../runtime/interruptible-sleep.js';
+import { CONNECT_LOGGERS } from '../runtime/loggers.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import { CheckpointStore, partitionKey } from './checkpoint-store.js';
-import { lineLogger, mirrorLog } from './log.js';
+import { MIRROR_LOGGERS, mirrorLogger } from './log.js';
 import { MIRROR_DEFAULTS, MirrorConfig, MirrorFilters } from './mirror-config.js';
 import { OffsetSyncStore } from './offset-syncs.js';
 import { type Checkpoint, decodeOffsetSync, encodeCheckpointKey, encodeCheckpointValue } from './records.js';
@@ -42,8 +44,8 @@ export class MirrorCheckpointConnector extends SourceConnector {
     return mirrorConfigDef();
   }
 
-  private log = (line: string): void =>
-    mirrorLog(`${this.c?.sourceAlias}->${this.c?.targetAlias} MirrorCheckpointConnector`, line);
+  /** Set when the connector starts, with its flow. */
+  private log: Logger = silentLogger;
 
   /** Kafka's rule (KIP-1031): checkpoints and group offset syncing translate through offset syncs. */
   override async validate(props: Record<string, string>): Promise<ConfigValue[]> {
@@ -72,6 +74,8 @@ export class MirrorCheckpointConnector extends SourceConnector {
     this.props = { ...props };
     const c = new MirrorConfig(props);
     this.c = c;
+    const flow = `${c.sourceAlias}->${c.targetAlias}`;
+    this.log = mirrorLogger(this.context, MIRROR_LOGGERS.checkpointConnector, flow);
     // A pair MirrorMaker runs only for its heartbeats (enabled=false): no checkpoints, as Kafka's.
     if (!c.bool('enabled') || !c.bool('emit.checkpoints.enabled')) return;
     this.source = new Admin(
@@ -85,7 +89,7 @@ export class MirrorCheckpointConnector extends SourceConnector {
         target,
         c.checkpointsTopic,
         c.int('checkpoints.topic.replication.factor'),
-        this.log,
+        mirrorLogger(this.context, MIRROR_LOGGERS.utils, flow),
       );
     } finally {
       await target.close();
@@ -112,11 +116,11 @@ export class MirrorCheckpointConnector extends SourceConnector {
         const groups = await this.listGroups();
         if (JSON.stringify(groups) !== JSON.stringify(this.groups) && !this.stopped) {
           this.groups = groups;
-          this.log(`Found ${groups.length} consumer group(s); reconfiguring tasks`);
+          this.log.info(`Found ${groups.length} consumer group(s); reconfiguring tasks`);
           this.context.requestTaskReconfiguration();
         }
       } catch (err) {
-        this.log(`Refreshing groups failed: ${(err as Error).message}`);
+        this.log.error(`Refreshing groups failed: ${(err as Error).message}`);
       }
       this.schedule();
     }, this.c!.intervalMs('refresh.groups'));
@@ -163,12 +167,15 @@ export class MirrorCheckpointTask extends SourceTask {
     return BROOK_CONNECT_VERSION;
   }
 
-  private log = (line: string): void => mirrorLog(`${this.flow} MirrorCheckpointTask`, line);
+  /** Set when the task starts, with its flow. */
+  private log: Logger = silentLogger;
+  private readonly logger = (name: string): Logger => mirrorLogger(this.context, name, this.flow);
 
   async start(props: TaskConfig): Promise<void> {
     const c = new MirrorConfig(props);
     this.c = c;
     this.flow = `${c.sourceAlias}->${c.targetAlias}`;
+    this.log = this.logger(MIRROR_LOGGERS.checkpointTask);
     this.groups = (props[ASSIGNED_GROUPS_KEY] ?? '').split(',').filter((g) => g !== '');
     this.source = new Admin(c.clientOptions('source', `${this.flow}|checkpoint-task`, 'admin'));
     this.target = new Admin(c.clientOptions('target', `${this.flow}|checkpoint-task`, 'admin'));
@@ -178,7 +185,7 @@ export class MirrorCheckpointTask extends SourceTask {
       c.checkpointsTopic,
       c.clientOptions('target', `${this.flow}|checkpoint-task`),
       c.int('checkpoints.topic.replication.factor'),
-      this.log,
+      this.logger,
     );
     this.store = new OffsetSyncStore(!loaded);
     const {
@@ -195,13 +202,15 @@ export class MirrorCheckpointTask extends SourceTask {
       partitions: 1,
       replicationFactor: c.int('offset-syncs.topic.replication.factor'),
       clientOptions: security,
-      log: lineLogger(this.log),
+      log: this.logger(CONNECT_LOGGERS.kafkaBasedLog),
       onRecord: (r) => {
         if (r.key === null || r.value === null) return;
         try {
           this.store.add(decodeOffsetSync(r.key, r.value));
         } catch (err) {
-          this.log(`Skipping a malformed offset sync at offset ${r.offset}: ${(err as Error).message}`);
+          this.logger(MIRROR_LOGGERS.offsetSyncStore).warn(
+            `Skipping a malformed offset sync at offset ${r.offset}: ${(err as Error).message}`,
+          );
         }
       },
     });
@@ -215,7 +224,7 @@ export class MirrorCheckpointTask extends SourceTask {
     if (now >= this.nextGroupSyncMs && c.bool('sync.group.offsets.enabled')) {
       this.nextGroupSyncMs = now + c.intervalMs('sync.group.offsets');
       await this.syncGroupOffsets().catch((err) =>
-        this.log(`Syncing group offsets failed: ${(err as Error).message}`),
+        this.log.error(`Syncing group offsets failed: ${(err as Error).message}`),
       );
     }
     if (now < this.nextCheckpointMs) {
@@ -228,7 +237,7 @@ export class MirrorCheckpointTask extends SourceTask {
       try {
         out.push(...(await this.checkpoints(group)));
       } catch (err) {
-        this.log(`Checkpointing group ${group} failed: ${(err as Error).message}`);
+        this.log.error(`Checkpointing group ${group} failed: ${(err as Error).message}`);
       }
     }
     return out;
@@ -301,7 +310,7 @@ export class MirrorCheckpointTask extends SourceTask {
       if (offsets.length === 0) continue;
       const results = await target.alterConsumerGroupOffsets(group, offsets);
       const failed = results.filter((r) => r.error !== null);
-      if (failed.length > 0) this.log(`Group ${group}: ${failed[0]!.error!.message}`);
+      if (failed.length > 0) this.log.error(`Group ${group}: ${failed[0]!.error!.message}`);
     }
   }
 

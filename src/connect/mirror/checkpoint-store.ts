@@ -9,8 +9,10 @@
 // syncs older than the restart, so none coarser than what was emitted).
 
 import type { ClientOptions } from '../../client/index.js';
+import type { Logger } from '../../common/logger.js';
 import { KafkaBasedLog } from '../runtime/distributed/kafka-based-log.js';
-import { lineLogger } from './log.js';
+import { CONNECT_LOGGERS } from '../runtime/loggers.js';
+import { MIRROR_LOGGERS } from './log.js';
 import { type Checkpoint, decodeCheckpoint } from './records.js';
 
 export function partitionKey(topic: string, partition: number): string {
@@ -27,8 +29,10 @@ export class CheckpointStore {
     topic: string,
     client: ClientOptions,
     replicationFactor: number,
-    log: (line: string) => void,
+    /** The task's loggers by Kafka class name (mirrorLogger with the task's context and flow). */
+    logger: (name: string) => Logger,
   ): Promise<boolean> {
+    const log = logger(MIRROR_LOGGERS.checkpointStore);
     const { bootstrapServers, clientId, ...security } = client;
     const reader = new KafkaBasedLog({
       topic,
@@ -37,14 +41,16 @@ export class CheckpointStore {
       partitions: 1,
       replicationFactor,
       clientOptions: security,
-      log: lineLogger(log),
+      log: logger(CONNECT_LOGGERS.kafkaBasedLog),
       onRecord: (r) => {
         if (r.key === null || r.value === null) return;
         let cp: Checkpoint;
         try {
           cp = decodeCheckpoint(r.key, r.value);
         } catch (err) {
-          log(`Ignoring an invalid checkpoint at ${topic} offset ${r.offset}: ${(err as Error).message}`);
+          log.warn(
+            `Ignoring an invalid checkpoint at ${topic} offset ${r.offset}: ${(err as Error).message}`,
+          );
           return;
         }
         if (this.groups.has(cp.group)) this.put(cp);
@@ -55,7 +61,9 @@ export class CheckpointStore {
       return true;
     } catch (err) {
       this.byGroup.clear();
-      log(`Could not read the checkpoints in ${topic}, starting without them: ${(err as Error).message}`);
+      log.info(
+        `Could not read the checkpoints in ${topic}, starting without them: ${(err as Error).message}`,
+      );
       return false;
     } finally {
       await reader.stop();

@@ -10,7 +10,7 @@ import { SourceRecord } from '../api/records.js';
 import { Schemas } from '../data/schema.js';
 import { InterruptibleSleep } from '../runtime/interruptible-sleep.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
-import { mirrorLog } from './log.js';
+import { MIRROR_LOGGERS, mirrorLogger } from './log.js';
 import { MirrorConfig } from './mirror-config.js';
 import { encodeHeartbeatKey, encodeHeartbeatValue } from './records.js';
 import { ensureInternalTopic, mirrorConfigDef } from './source-connector.js';
@@ -42,7 +42,7 @@ export class MirrorHeartbeatConnector extends SourceConnector {
         target,
         c.policy.heartbeatsTopic(),
         c.int('heartbeats.topic.replication.factor'),
-        (line) => mirrorLog(`${c.sourceAlias}->${c.targetAlias} MirrorHeartbeatConnector`, line),
+        mirrorLogger(this.context, MIRROR_LOGGERS.utils, `${c.sourceAlias}->${c.targetAlias}`),
       );
     } finally {
       await target.close();

@@ -9,12 +9,13 @@
 // records are acknowledged by the target (at least once, kill -9 included).
 
 import { Admin, Consumer, Producer } from '../../client/index.js';
+import { type Logger, silentLogger } from '../../common/logger.js';
 import { ConfigDef } from '../api/config-def.js';
 import { SourceConnector, SourceTask, type TaskConfig } from '../api/connector.js';
 import { type ConnectHeader, SourceRecord, type SourceRecordFields } from '../api/records.js';
 import { Schemas } from '../data/schema.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
-import { mirrorLog } from './log.js';
+import { MIRROR_LOGGERS, mirrorLogger } from './log.js';
 import { mirrorMetrics, type PartitionMetrics } from './metrics.js';
 import { MIRROR_DEFAULTS, MirrorConfig, MirrorFilters } from './mirror-config.js';
 import { SyncDecider } from './offset-syncs.js';
@@ -58,7 +59,8 @@ export async function ensureInternalTopic(
   admin: Admin,
   topic: string,
   replicationFactor: number,
-  log: (line: string) => void,
+  /** MirrorUtils's logger (mirrorLogger), as Kafka's createCompactedTopic logs the creation. */
+  log: Logger,
 ): Promise<void> {
   if ((await admin.listTopics({ listInternal: true })).includes(topic)) return;
   const brokers = (await admin.describeCluster()).brokers.length;
@@ -67,7 +69,7 @@ export async function ensureInternalTopic(
     { topic, numPartitions: 1, replicationFactor: rf, configs: { 'cleanup.policy': 'compact' } },
   ]);
   if (r?.error && r.error.code !== 36) throw r.error;
-  log(`Created internal topic ${topic}`);
+  log.info(`Created internal topic ${topic}`);
 }
 
 function tpText(topic: string, partition: number): string {
@@ -108,14 +110,15 @@ export class MirrorSourceConnector extends SourceConnector {
     return mirrorConfigDef();
   }
 
-  private log = (line: string): void => {
-    mirrorLog(`${this.c?.sourceAlias}->${this.c?.targetAlias} MirrorSourceConnector`, line);
-  };
+  /** Set when the connector starts, with its flow. */
+  private log: Logger = silentLogger;
 
   async start(props: Record<string, string>): Promise<void> {
     this.props = { ...props };
     const c = new MirrorConfig(props);
     this.c = c;
+    const flow = `${c.sourceAlias}->${c.targetAlias}`;
+    this.log = mirrorLogger(this.context, MIRROR_LOGGERS.sourceConnector, flow);
     // A pair MirrorMaker runs only for its heartbeats (enabled=false): no topics, syncs nor tasks, as Kafka's.
     if (!c.bool('enabled')) return;
     this.source = new Admin(
@@ -131,7 +134,7 @@ export class MirrorSourceConnector extends SourceConnector {
         syncsAdmin,
         c.offsetSyncsTopic,
         c.int('offset-syncs.topic.replication.factor'),
-        this.log,
+        mirrorLogger(this.context, MIRROR_LOGGERS.utils, flow),
       );
     await this.refresh(true);
     await this.syncConfigs();
@@ -152,7 +155,7 @@ export class MirrorSourceConnector extends SourceConnector {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       job()
-        .catch((err) => this.log(`${what} failed: ${(err as Error).message}`))
+        .catch((err) => this.log.error(`${what} failed: ${(err as Error).message}`))
         .finally(() => this.repeat(name, what, job));
     }, intervalMs);
     this.timers.add(timer);
@@ -166,7 +169,7 @@ export class MirrorSourceConnector extends SourceConnector {
       JSON.stringify([...found.topics].sort()) !== JSON.stringify([...this.known.topics].sort());
     this.known = found;
     if (changed && !initial && !this.stopped) {
-      this.log(
+      this.log.info(
         `Found ${[...found.topics.values()].reduce((a, b) => a + b, 0)} partitions; reconfiguring tasks`,
       );
       this.context.requestTaskReconfiguration();
@@ -185,7 +188,7 @@ export class MirrorSourceConnector extends SourceConnector {
     const c = this.c!;
     if (!c.bool('sync.topic.acls.enabled') || c.intervalMs('sync.topic.acls') < 0) return;
     await this.sync!.syncTopicAcls(new Set(this.known.topics.keys())).catch((err) =>
-      this.log(`Syncing ACLs failed: ${(err as Error).message}`),
+      this.log.warn(`Syncing ACLs failed: ${(err as Error).message}`),
     );
   }
 
@@ -266,6 +269,8 @@ export class MirrorSourceTask extends SourceTask {
   };
   private outstandingSyncs = 0;
   private stopped = false;
+  /** Set when the task starts, with its flow. */
+  private log: Logger = silentLogger;
 
   version(): string {
     return BROOK_CONNECT_VERSION;
@@ -275,6 +280,7 @@ export class MirrorSourceTask extends SourceTask {
     const c = new MirrorConfig(props);
     this.c = c;
     const flow = `${c.sourceAlias}->${c.targetAlias}`;
+    this.log = mirrorLogger(this.context, MIRROR_LOGGERS.sourceTask, flow);
     const assigned = parseAssigned(props[ASSIGNED_PARTITIONS_KEY]);
     this.consumer = new Consumer({
       ...c.clientOptions('source', `${flow}|MirrorSourceTask`, 'consumer'),
@@ -296,7 +302,7 @@ export class MirrorSourceTask extends SourceTask {
       const offset = stored?.offset;
       if (typeof offset === 'number' && offset >= 0) this.consumer.seek(tp, offset + 1);
     }
-    mirrorLog(`${flow} MirrorSourceTask`, `Mirroring ${assigned.length} partition(s)`);
+    this.log.info(`Mirroring ${assigned.length} partition(s)`);
   }
 
   async poll(): Promise<SourceRecord[] | null> {
@@ -440,9 +446,7 @@ export class MirrorSourceTask extends SourceTask {
           value: encodeOffsetSyncValue({ upstreamOffset: s.upstream, downstreamOffset: s.downstream }),
         })),
       )
-      .catch((err) =>
-        mirrorLog('MirrorSourceTask', `Failure sending offset syncs: ${(err as Error).message}`),
-      )
+      .catch((err) => this.log.error(`Failure sending offset syncs: ${(err as Error).message}`))
       .finally(() => {
         this.outstandingSyncs--;
         this.firePendingSyncs();

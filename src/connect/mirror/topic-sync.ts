@@ -5,6 +5,7 @@
 // writes remote topics) and ALLOW ... ALL becomes READ.
 
 import type { Admin } from '../../client/index.js';
+import type { Logger } from '../../common/logger.js';
 import type { MirrorConfig, MirrorFilters } from './mirror-config.js';
 
 // Kafka's ACL codes (ResourceType TOPIC, PatternType ANY/LITERAL, AclOperation ANY/ALL/READ/WRITE, permission).
@@ -79,7 +80,8 @@ export class TopicSync {
     private readonly filters: MirrorFilters,
     private readonly source: Admin,
     private readonly target: Admin,
-    private readonly log: (line: string) => void,
+    /** MirrorSourceConnector's logger: Kafka's connector writes these lines. */
+    private readonly log: Logger,
   ) {}
 
   remote(topic: string): string {
@@ -115,8 +117,8 @@ export class TopicSync {
       );
       for (const r of results) {
         if (r.error !== null && r.error.code !== 36 /* TOPIC_ALREADY_EXISTS */)
-          this.log(`Could not create topic ${r.topic} on ${this.c.targetAlias}: ${r.error.message}`);
-        else this.log(`Created remote topic ${r.topic} with ${r.numPartitions} partitions`);
+          this.log.warn(`Could not create topic ${r.topic} on ${this.c.targetAlias}: ${r.error.message}`);
+        else this.log.info(`Created remote topic ${r.topic} with ${r.numPartitions} partitions`);
       }
       for (const [t] of toCreate) {
         const cfg = configs.get(t);
@@ -129,8 +131,9 @@ export class TopicSync {
         grow.map(([t, n]) => ({ topic: this.remote(t), count: n })),
       );
       for (const r of results) {
-        if (r.error !== null) this.log(`Could not add partitions to ${r.topic}: ${r.error.message}`);
-        else this.log(`Increased ${r.topic} to ${wanted.topics.get(this.upstreamOf(r.topic))} partitions`);
+        if (r.error !== null) this.log.warn(`Could not add partitions to ${r.topic}: ${r.error.message}`);
+        else
+          this.log.info(`Increased ${r.topic} to ${wanted.topics.get(this.upstreamOf(r.topic))} partitions`);
       }
     }
   }
@@ -144,7 +147,7 @@ export class TopicSync {
     const rf = this.c.int('replication.factor');
     const brokers = (await this.target.describeCluster()).brokers.length;
     if (rf > brokers) {
-      this.log(
+      this.log.warn(
         `replication.factor=${rf} exceeds the ${brokers} broker(s) of ${this.c.targetAlias}; using its default`,
       );
       return -1;
@@ -171,10 +174,10 @@ export class TopicSync {
         continue;
       }
       const [r] = await this.target.incrementalAlterConfigs([{ type: 'topic', name: remote, ops }]);
-      if (r?.error) this.log(`Could not sync configs of ${remote}: ${r.error.message}`);
+      if (r?.error) this.log.warn(`Could not sync configs of ${remote}: ${r.error.message}`);
       else {
         this.syncedConfigs.set(remote, text);
-        this.log(`Synced configs of ${remote}: ${Object.keys(cfg.set).join(', ')}`);
+        this.log.debug(`Synced configs of ${remote}: ${Object.keys(cfg.set).join(', ')}`);
       }
     }
   }
@@ -213,6 +216,6 @@ export class TopicSync {
     if (out.length === 0) return;
     const errors = await this.target.createAcls(out);
     const failed = errors.filter((e) => e !== null);
-    if (failed.length > 0) this.log(`Could not sync ${failed.length} ACL(s): ${failed[0]!.message}`);
+    if (failed.length > 0) this.log.warn(`Could not sync ${failed.length} ACL(s): ${failed[0]!.message}`);
   }
 }

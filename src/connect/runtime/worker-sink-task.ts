@@ -65,6 +65,7 @@ export class WorkerSinkTask extends WorkerTask {
         this.commitRequested = true;
       },
       errantRecordReporter: () => null,
+      logger: (name) => this.d.loggers.logger(name),
     });
     await this.task.start(this.d.taskConfig);
     consumer.subscribe(this.topics, {

@@ -123,6 +123,7 @@ export class WorkerSourceTask extends WorkerTask {
       configs: () => this.d.taskConfig,
       offsetStorageReader: () => storageReader(this.offsets, this.d.id.connector),
       transactionContext: () => transactionContext,
+      logger: (name) => this.d.loggers.logger(name),
     });
     await this.task.start(this.d.taskConfig);
     this.log.info(`${this} Source task finished initialization and start`);

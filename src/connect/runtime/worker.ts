@@ -82,7 +82,8 @@ export class Worker {
   async startConnector(config: Record<string, string>, context: ConnectorContext): Promise<Connector> {
     this.log.info(`Creating connector ${config.name ?? ''} of type ${config['connector.class']}`);
     const connector = this.o.plugins.newConnector(config['connector.class']!);
-    connector.initialize(context);
+    // The connector logs through the worker's loggers (its class's name), which /admin/loggers filters.
+    connector.initialize({ ...context, logger: (name) => this.o.loggers.logger(name) });
     // Config provider variables are resolved here, when the connector starts (KIP-297): stored configs keep them.
     await connector.start(this.o.config.transformer.transform(config));
     return connector;

@@ -235,3 +235,66 @@ test('MirrorSourceConnector runs on a Brook Connect worker (connect-standalone) 
     await source.close();
   }
 });
+
+test("/admin/loggers levels filter the Mirror connectors' lines, under the loggers of Kafka's classes", async () => {
+  // The Mirror connectors wrote their lines to stderr themselves, with no level and under no logger: a level set on
+  // org.apache.kafka.connect.mirror.MirrorSourceConnector (or the root) changed none of them.
+  const source = new Admin({ bootstrapServers: a.bootstrap });
+  const producer = new Producer({ bootstrapServers: a.bootstrap });
+  const connectorLogger = 'org.apache.kafka.connect.mirror.MirrorSourceConnector';
+  let worker: ConnectWorker | null = null;
+  try {
+    await source.createTopics([{ topic: 'levels-1', numPartitions: 1, replicationFactor: 1 }]);
+    await producer.sendBatch([1, 2, 3].map((i) => ({ topic: 'levels-1', value: Buffer.from(`l${i}`) })));
+    worker = await startConnectWorker(dir, {
+      'bootstrap.servers': b.bootstrap,
+      'offset.storage.file.filename': join(dir, 'levels.offsets'),
+    });
+    const url = worker.url;
+    const setLevel = async (logger: string, level: string) =>
+      assert.equal((await rest(url, 'PUT', `/admin/loggers/${logger}`, { level })).status, 200);
+    await setLevel(connectorLogger, 'WARN');
+    const created = await rest(url, 'PUT', '/connectors/levels-mirror/config', {
+      'connector.class': 'org.apache.kafka.connect.mirror.MirrorSourceConnector',
+      'source.cluster.alias': 'L',
+      'target.cluster.alias': 'M',
+      'source.cluster.bootstrap.servers': a.bootstrap,
+      'target.cluster.bootstrap.servers': b.bootstrap,
+      topics: 'levels-.*',
+      'refresh.topics.interval.seconds': 1,
+      'replication.factor': 1,
+      'offset-syncs.topic.replication.factor': 1,
+      'key.converter': 'org.apache.kafka.connect.converters.ByteArrayConverter',
+      'value.converter': 'org.apache.kafka.connect.converters.ByteArrayConverter',
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal((await readAll(b.bootstrap, 'L.levels-1', 1, 3)).length, 3, worker.stderr());
+    // The task's logger is at the root's INFO: its start line is written, with its level, logger and flow.
+    await waitUntil(
+      () =>
+        /INFO org\.apache\.kafka\.connect\.mirror\.MirrorSourceTask: \[L->M\] Mirroring 1 partition/.test(
+          worker!.stderr(),
+        ),
+      15_000,
+      () => worker!.stderr().slice(-3000),
+    );
+    // The connector's is at WARN: its INFO line for the remote topic it created is not.
+    assert.ok(!worker.stderr().includes('Created remote topic L.levels-1'), worker.stderr().slice(-3000));
+
+    // Back at INFO, the next topic's creation is logged under the connector's logger.
+    await setLevel(connectorLogger, 'INFO');
+    await source.createTopics([{ topic: 'levels-2', numPartitions: 1, replicationFactor: 1 }]);
+    await waitUntil(
+      () =>
+        worker!
+          .stderr()
+          .includes(`INFO ${connectorLogger}: [L->M] Created remote topic L.levels-2 with 1 partitions`),
+      20_000,
+      () => worker!.stderr().slice(-3000),
+    );
+  } finally {
+    await worker?.stop();
+    await producer.close();
+    await source.close();
+  }
+});
