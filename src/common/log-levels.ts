@@ -2,8 +2,9 @@
 // IncrementalAlterConfigs on BROKER_LOGGER resources) read and change: the root logger's level, a level set on any
 // logger by name, and the names of the loggers created so far (createLogger registers them). A logger's level is
 // its own, else that of its nearest dotted ancestor with one (brook.controller takes brook's), else the root's,
-// as in log4j. Levels carry log4j's names; Brook writes debug, info, warn and error lines, so TRACE and ALL let
-// through what DEBUG does, and FATAL and OFF stop error lines too. The broker takes Kafka's six levels; Connect's
+// as in log4j. Levels carry log4j's names; Brook writes trace, debug, info, warn and error lines (trace only for
+// per-record detail in Connect's task runners), so ALL lets through what TRACE does, and FATAL and OFF stop error
+// lines too. The broker takes Kafka's six levels; Connect's
 // /admin/loggers takes log4j's eight, ALL and OFF included (src/connect/runtime/loggers.ts). Nothing is persisted:
 // as in Kafka, a restart starts again from the process's initial level.
 //

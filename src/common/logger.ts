@@ -6,18 +6,25 @@
 
 import { type KafkaLogLevel, LOG_LEVEL_RANK, LogLevels } from './log-levels.js';
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+/** Brook's line levels; trace is for per-record detail (Kafka's Connect writes such lines at TRACE). */
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 
 /** Structured context attached to a log line (connection id, remote address, reason). */
 export type LogFields = Readonly<Record<string, string | number | boolean | null | undefined>>;
 
 export interface Logger {
+  trace(message: string, fields?: LogFields): void;
   debug(message: string, fields?: LogFields): void;
   info(message: string, fields?: LogFields): void;
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
   /** A logger for a part of this component, writing to the same place. */
   child(component: string): Logger;
+  /**
+   * Whether a line of `level` would be written now (SLF4J's isTraceEnabled). A per-record trace line is guarded by
+   * it, read once per batch, so that a disabled level builds no message on the per-record path.
+   */
+  enabled(level: LogLevel): boolean;
 }
 
 /** Where formatted lines go. */
@@ -40,10 +47,13 @@ function format(level: LogLevel, name: string, message: string, fields: LogField
 
 function defaultLevel(): LogLevel {
   const env = process.env.BROOK_LOG_LEVEL;
-  return env === 'debug' || env === 'info' || env === 'warn' || env === 'error' ? env : 'info';
+  return env === 'trace' || env === 'debug' || env === 'info' || env === 'warn' || env === 'error'
+    ? env
+    : 'info';
 }
 
 const KAFKA_NAME: Readonly<Record<LogLevel, KafkaLogLevel>> = {
+  trace: 'TRACE',
   debug: 'DEBUG',
   info: 'INFO',
   warn: 'WARN',
@@ -81,11 +91,13 @@ export function createLogger(
       if (writes(rank(lineLevel))) sink(format(lineLevel, name, message, fields));
     };
   return {
+    trace: at('trace'),
     debug: at('debug'),
     info: at('info'),
     warn: at('warn'),
     error: at('error'),
     child: (component) => createLogger(`${name}.${component}`, level, sink),
+    enabled: (lineLevel) => writes(rank(lineLevel)),
   };
 }
 
@@ -111,11 +123,13 @@ const ignore = (): void => {};
 
 /** A logger that discards everything (benchmarks, tests that do not look at logs). */
 export const silentLogger: Logger = {
+  trace: ignore,
   debug: ignore,
   info: ignore,
   warn: ignore,
   error: ignore,
   child: () => silentLogger,
+  enabled: () => false,
 };
 
 /** One captured log line, for tests that assert something was logged for the right reason. */
@@ -132,6 +146,9 @@ export class CapturingLogger implements Logger {
   private keep(level: LogLevel, message: string, fields: LogFields | undefined): void {
     if (this.lines.length < this.linesMax) this.lines.push({ level, message, fields: fields ?? {} });
   }
+  trace(message: string, fields?: LogFields): void {
+    this.keep('trace', message, fields);
+  }
   debug(message: string, fields?: LogFields): void {
     this.keep('debug', message, fields);
   }
@@ -147,6 +164,10 @@ export class CapturingLogger implements Logger {
   /** Children share the parent's lines, so a test sees everything a component logged. */
   child(): Logger {
     return this;
+  }
+  /** Everything is kept. */
+  enabled(): boolean {
+    return true;
   }
   /** Lines whose message contains `text`. */
   matching(text: string): CapturedLine[] {

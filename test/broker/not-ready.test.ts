@@ -49,11 +49,13 @@ const BODIES: Record<number, (brokerEpoch: bigint) => unknown> = {
 
 function capturingLogger(lines: [LogLevel, string][]): Logger {
   const logger: Logger = {
+    trace: (m) => lines.push(['trace', m]),
     debug: (m) => lines.push(['debug', m]),
     info: (m) => lines.push(['info', m]),
     warn: (m) => lines.push(['warn', m]),
     error: (m) => lines.push(['error', m]),
     child: () => logger,
+    enabled: () => true,
   } as Logger;
   return logger;
 }

@@ -40,13 +40,21 @@ test('a logger writes at its own level, else its nearest ancestor’s, else the 
   ]);
 });
 
-test('TRACE lets debug lines through and FATAL stops error lines, Brook having neither kind', () => {
+test('TRACE lets trace and debug lines through, DEBUG stops trace lines, FATAL stops error lines', () => {
   const levels = new LogLevels('TRACE');
   const { lines, root } = capture(levels);
-  root.debug('at trace');
+  assert.equal(root.enabled('trace'), true);
+  root.trace('trace at trace');
+  root.debug('debug at trace');
+  levels.set('root', 'DEBUG');
+  assert.equal(root.enabled('trace'), false);
+  root.trace('trace at debug');
   levels.set('root', 'FATAL');
   root.error('at fatal');
-  assert.equal(lines.length, 1);
+  assert.deepEqual(
+    lines.map((l) => l.replace(/^\[[^\]]+\] /, '')),
+    ['TRACE brook: trace at trace', 'DEBUG brook: debug at trace'],
+  );
   assert.equal(levels.levelOf('brook'), 'FATAL');
 });
 

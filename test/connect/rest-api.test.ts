@@ -854,3 +854,67 @@ test("/admin/loggers levels filter the worker's lines: a Kafka class's logger at
     await admin.close();
   }
 });
+
+test("a task runner's logger at TRACE writes Kafka's per-record lines, and none at DEBUG", async () => {
+  // Brook accepted TRACE but wrote no line at it: WorkerSinkTask/WorkerSourceTask at TRACE showed what DEBUG did.
+  const sinkTask = 'org.apache.kafka.connect.runtime.WorkerSinkTask';
+  const sourceTask = 'org.apache.kafka.connect.runtime.WorkerSourceTask';
+  const topic = 'trace-lines';
+  const input = join(dir, 'trace.source.txt');
+  const sinkFile = join(dir, 'trace.sink.txt');
+  writeFileSync(input, '');
+  const setLevel = async (logger: string, level: string) =>
+    assert.equal((await rest(worker.url, 'PUT', `/admin/loggers/${logger}`, { level })).status, 200);
+  const sinkLines = (from: number) => readFileSync(sinkFile, 'utf8').split('\n').length - 1 >= from;
+  const producer = new Producer({ bootstrapServers: broker.bootstrap });
+  try {
+    await setLevel(sinkTask, 'DEBUG');
+    await setLevel(sourceTask, 'DEBUG');
+    for (const [name, config] of [
+      ['trace-sink', { 'connector.class': 'FileStreamSink', file: sinkFile, topics: topic }],
+      ['trace-source', { 'connector.class': 'FileStreamSource', file: input, topic }],
+    ] as const) {
+      const created = await rest(worker.url, 'PUT', `/connectors/${name}/config`, {
+        ...config,
+        'key.converter': 'org.apache.kafka.connect.storage.StringConverter',
+        'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+    }
+    await producer.send({ topic, value: Buffer.from('at debug') });
+    await waitUntil(
+      () => existsSync(sinkFile) && sinkLines(1),
+      15_000,
+      () => worker.stderr().slice(-3000),
+    );
+    assert.doesNotMatch(worker.stderr(), / TRACE /);
+
+    await setLevel(sinkTask, 'TRACE');
+    await setLevel(sourceTask, 'TRACE');
+    writeFileSync(input, 'from the file\n');
+    await waitUntil(
+      () => sinkLines(2),
+      15_000,
+      () => worker.stderr().slice(-3000),
+    );
+    const sourcePrefix = `TRACE ${sourceTask}: WorkerSourceTask{id=trace-source-0} `;
+    const sinkPrefix = `TRACE ${sinkTask}: WorkerSinkTask{id=trace-sink-0} `;
+    for (const line of [
+      `${sourcePrefix}About to send 1 records to Kafka`,
+      `${sourcePrefix}Appending record to the topic ${topic} with key null, value 13 bytes`,
+      `${sinkPrefix}Consuming and converting message in topic '${topic}' partition 0 at offset 1 and timestamp`,
+      `${sinkPrefix}Delivering batch of 1 messages to task`,
+    ])
+      await waitUntil(
+        () => worker.stderr().includes(line),
+        15_000,
+        () => `${line}\n${worker.stderr().slice(-3000)}`,
+      );
+  } finally {
+    for (const name of ['trace-sink', 'trace-source'])
+      await rest(worker.url, 'DELETE', `/connectors/${name}`);
+    await setLevel(sinkTask, 'INFO');
+    await setLevel(sourceTask, 'INFO');
+    await producer.close();
+  }
+});

@@ -31,10 +31,12 @@ export function mirrorLogger(context: PluginLoggers | undefined, name: string, f
 
 function withFlow(base: Logger, prefix: string): Logger {
   return {
+    trace: (message: string, fields?: LogFields) => base.trace(prefix + message, fields),
     debug: (message: string, fields?: LogFields) => base.debug(prefix + message, fields),
     info: (message: string, fields?: LogFields) => base.info(prefix + message, fields),
     warn: (message: string, fields?: LogFields) => base.warn(prefix + message, fields),
     error: (message: string, fields?: LogFields) => base.error(prefix + message, fields),
     child: (component: string) => withFlow(base.child(component), prefix),
+    enabled: (level) => base.enabled(level),
   };
 }

@@ -106,10 +106,17 @@ export class WorkerSinkTask extends WorkerTask {
 
   private async deliver(polled: ConsumerRecord[]): Promise<void> {
     const batch: SinkRecord[] = [];
+    // Kafka's per-record TRACE line; the level is read once per batch, so at DEBUG and above no record pays for it.
+    const trace = this.log.enabled('trace');
     for (const r of polled) {
+      if (trace)
+        this.log.trace(
+          `${this} Consuming and converting message in topic '${r.topic}' partition ${r.partition} at offset ${r.offset} and timestamp ${r.timestamp}`,
+        );
       const converted = await this.convert(r, this.d.errors);
       if (converted !== null) batch.push(converted);
     }
+    if (trace) this.log.trace(`${this} Delivering batch of ${batch.length} messages to task`);
     for (;;) {
       try {
         await this.task.put(batch);
