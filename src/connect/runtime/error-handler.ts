@@ -92,7 +92,7 @@ export class ErrorHandler {
     }
   }
 
-  /** Releases the dead letter queue producer; the task calls it when it closes, as Kafka's task closes its reporters. */
+  /** Releases the dead letter queue producer; the task calls it when it closes, as Kafka's closes its reporters. */
   async close(): Promise<void> {
     await this.o.dlqProducer?.close();
   }

@@ -111,7 +111,8 @@ export class WorkerSinkTask extends WorkerTask {
     for (const r of polled) {
       if (trace)
         this.log.trace(
-          `${this} Consuming and converting message in topic '${r.topic}' partition ${r.partition} at offset ${r.offset} and timestamp ${r.timestamp}`,
+          `${this} Consuming and converting message in topic '${r.topic}' partition ${r.partition} ` +
+            `at offset ${r.offset} and timestamp ${r.timestamp}`,
         );
       const converted = await this.convert(r, this.d.errors);
       if (converted !== null) batch.push(converted);

@@ -253,8 +253,9 @@ export class Worker {
 
   /**
    * Creates a topic unless it exists, with the admin settings of the connector's tasks (adminOverrides: the
-   * worker's unprefixed and `admin.` keys, the connector's `admin.override.` ones). A replication factor larger than the cluster (Kafka's default of 3 on a
-   * one-broker development cluster) falls back to the broker default (-1), as a development convenience.
+   * worker's unprefixed and `admin.` keys, the connector's `admin.override.` ones). A replication factor larger
+   * than the cluster (Kafka's default of 3 on a one-broker development cluster) falls back to the broker default
+   * (-1), as a development convenience.
    */
   async ensureTopic(
     topic: string,
