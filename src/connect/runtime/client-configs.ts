@@ -1,82 +1,28 @@
 // Kafka client settings for the clients of tasks: the worker's `producer.` and `consumer.` keys, then a
 // connector's `producer.override.` and `consumer.override.` keys (as connector.client.config.override.policy
 // allows: All, the default, every key; Principal the three that choose a principal; None none), as Kafka's
-// property names mapped onto Brook's client options. Keys Brook's client does not have are ignored; a value that
-// does not parse is a ConfigException naming the key.
+// property names mapped onto Brook's client options (the client's own mapping, client-properties.ts). Keys Brook's
+// client does not have are ignored; a value that does not parse is a ConfigException naming the key.
 
+import {
+  type ClientKind,
+  clientOptionsFromLayers,
+  isSecurityKey,
+  type PropertyLayer,
+} from '../../client/client-properties.js';
 import { ConfigError } from '../../client/errors.js';
 import type { ConsumerOptions, ProducerOptions } from '../../client/index.js';
 import { securityOptionsFromProperties } from '../../client/security-config.js';
 import { ConfigException, ConnectException } from '../errors.js';
 
-type Kind = 'int' | 'string' | 'bool';
-
-const COMMON: Record<string, [field: string, kind: Kind]> = {
-  'request.timeout.ms': ['requestTimeoutMs', 'int'],
-  'retry.backoff.ms': ['retryBackoffMs', 'int'],
-  'retry.backoff.max.ms': ['retryBackoffMaxMs', 'int'],
-  'metadata.max.age.ms': ['metadataMaxAgeMs', 'int'],
-  'socket.connection.setup.timeout.ms': ['connectionTimeoutMs', 'int'],
-  'max.in.flight.requests.per.connection': ['maxInFlightRequestsPerConnection', 'int'],
-};
-
-const CONSUMER: Record<string, [field: string, kind: Kind]> = {
-  ...COMMON,
-  // A sink's group: connect-<name> unless set here (Kafka's Worker puts group.id first and lets the worker's
-  // consumer.group.id, then the connector's consumer.override.group.id, replace it). See sinkGroupId().
-  'group.id': ['groupId', 'string'],
-  'session.timeout.ms': ['sessionTimeoutMs', 'int'],
-  'heartbeat.interval.ms': ['heartbeatIntervalMs', 'int'],
-  'max.poll.records': ['maxPollRecords', 'int'],
-  'max.poll.interval.ms': ['maxPollIntervalMs', 'int'],
-  'fetch.min.bytes': ['fetchMinBytes', 'int'],
-  'fetch.max.bytes': ['fetchMaxBytes', 'int'],
-  'fetch.max.wait.ms': ['fetchMaxWaitMs', 'int'],
-  'max.partition.fetch.bytes': ['maxPartitionFetchBytes', 'int'],
-  'auto.offset.reset': ['autoOffsetReset', 'string'],
-  'isolation.level': ['isolationLevel', 'string'],
-  'client.rack': ['clientRack', 'string'],
-};
-
-const PRODUCER: Record<string, [field: string, kind: Kind]> = {
-  ...COMMON,
-  'linger.ms': ['lingerMs', 'int'],
-  'batch.size': ['batchSize', 'int'],
-  'buffer.memory': ['bufferMemory', 'int'],
-  'max.block.ms': ['maxBlockMs', 'int'],
-  'max.request.size': ['maxRequestSize', 'int'],
-  'compression.type': ['compression', 'string'],
-  'enable.idempotence': ['idempotent', 'bool'],
-  'delivery.timeout.ms': ['deliveryTimeoutMs', 'int'],
-  acks: ['acks', 'string'],
-};
-
-function mapped(
-  table: Record<string, [string, Kind]>,
-  layers: { prefix: string; config: Readonly<Record<string, string>> }[],
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const { prefix, config } of layers) {
-    for (const [key, raw] of Object.entries(config)) {
-      if (!key.startsWith(prefix)) continue;
-      const name = key.slice(prefix.length);
-      const spec = table[name];
-      if (spec === undefined) continue;
-      const [field, kind] = spec;
-      const text = raw.trim();
-      if (kind === 'int') {
-        if (!/^-?\d+$/.test(text)) throw ConfigException.invalid(key, raw, 'Not a number of type INT');
-        out[field] = Number(text);
-      } else if (kind === 'bool') {
-        if (!/^(true|false)$/i.test(text))
-          throw ConfigException.invalid(key, raw, 'Expected value to be either true or false');
-        out[field] = text.toLowerCase() === 'true';
-      } else if (field === 'acks') {
-        out[field] = text === 'all' || text === '-1' ? 'all' : Number(text);
-      } else out[field] = text;
-    }
+/** The client options of the layers' keys (Brook's one mapping of Kafka's client keys), as a ConfigException. */
+function mapped(kind: ClientKind, layers: PropertyLayer[]): Record<string, unknown> {
+  try {
+    return clientOptionsFromLayers(kind, layers);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigException(err.message);
+    throw err;
   }
-  return out;
 }
 
 /** Kafka's ConnectorClientConfigOverridePolicy plugins, by the alias of each. */
@@ -113,7 +59,7 @@ const PRINCIPAL_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 /** The clients whose settings a connector may override. */
-export type ClientKind = 'producer' | 'consumer' | 'admin';
+export type { ClientKind };
 
 /** One `<client>.override.<key>` of a connector config as the worker's policy judged it. */
 export interface ClientOverride {
@@ -155,7 +101,7 @@ function layers(
   kind: ClientKind,
   worker: Readonly<Record<string, string>>,
   connector: Readonly<Record<string, string>>,
-): { prefix: string; config: Readonly<Record<string, string>> }[] {
+): PropertyLayer[] {
   // Validation refuses such a config; a config stored before the worker's policy changed still gets here, and
   // fails its task as Kafka's Worker fails it.
   const refused = clientOverrides(kind, worker, connector).filter((o) => o.refusal !== null);
@@ -174,7 +120,7 @@ export function consumerOverrides(
   connector: Readonly<Record<string, string>>,
 ): Partial<ConsumerOptions> {
   const l = layers('consumer', worker, connector);
-  return { ...mapped(CONSUMER, l), ...security(l) } as Partial<ConsumerOptions>;
+  return mapped('consumer', l) as Partial<ConsumerOptions>;
 }
 
 /**
@@ -196,7 +142,7 @@ export function producerOverrides(
   connector: Readonly<Record<string, string>>,
 ): Partial<ProducerOptions> {
   const l = layers('producer', worker, connector);
-  return { ...mapped(PRODUCER, l), ...security(l) } as Partial<ProducerOptions>;
+  return mapped('producer', l) as Partial<ProducerOptions>;
 }
 
 /**
@@ -214,7 +160,7 @@ export function adminOverrides(
   for (const [key, value] of Object.entries(worker))
     if (!/^(admin|producer|consumer)\./.test(key)) unprefixed[key] = value;
   const l = [{ prefix: '', config: unprefixed }, ...layers('admin', worker, connector)];
-  return { ...mapped(COMMON, l), ...security(l) };
+  return mapped('admin', l);
 }
 
 /**
@@ -236,26 +182,6 @@ export function checkWorkerClientSecurity(worker: Readonly<Record<string, string
       throw err;
     }
   }
-}
-
-function isSecurityKey(name: string): boolean {
-  return name === 'security.protocol' || name.startsWith('ssl.') || name.startsWith('sasl.');
-}
-
-/**
- * security.protocol, ssl.* and sasl.* of the layers (later layers win) as Brook's tls and sasl client options.
- * As in Kafka, the worker's own unprefixed keys are for its internal clients only (clientSecurity): a task's
- * producer needs `producer.security.protocol` and so on.
- */
-function security(
-  layers: { prefix: string; config: Readonly<Record<string, string>> }[],
-): Record<string, unknown> {
-  const props: Record<string, string> = {};
-  for (const { prefix, config } of layers)
-    for (const [key, value] of Object.entries(config))
-      if (key.startsWith(prefix) && isSecurityKey(key.slice(prefix.length)))
-        props[key.slice(prefix.length)] = value;
-  return Object.keys(props).length === 0 ? {} : clientSecurity(props);
 }
 
 /** The tls and sasl client options of Kafka's security keys (unprefixed); a ConfigException when they are wrong. */
