@@ -4,6 +4,7 @@
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { type StreamsClientConfigs, streamsClientConfigs } from './client-configs.js';
 import { StreamsConfigError } from './errors.js';
 import { RACK_AWARE_STRATEGIES, type RackAwareStrategy } from './runtime/rack-aware-task-assignor.js';
 import { isUpgradeFrom, UPGRADE_FROM_VALUES, type UpgradeFrom } from './runtime/upgrade-from.js';
@@ -142,8 +143,6 @@ export interface ResolvedConfig {
   /** rack.aware.assignment.traffic_cost / non_overlap_cost; null: Kafka's defaults per task kind. */
   rackAwareTrafficCost: number | null;
   rackAwareNonOverlapCost: number | null;
-  /** client.rack of the instance's consumers ('' when unset). */
-  clientRack: string;
   replicationFactor: number;
   defaultKeySerde: Serde<unknown>;
   defaultValueSerde: Serde<unknown>;
@@ -161,9 +160,11 @@ export interface ResolvedConfig {
    * internal topic the application creates, over the library's defaults and under a store's own log config.
    */
   topicConfigs: Record<string, string>;
-  /** Consumer settings passed through (Kafka lets a streams config carry consumer configs). */
-  sessionTimeoutMs: number | undefined;
-  heartbeatIntervalMs: number | undefined;
+  /**
+   * The settings of the instance's clients from the client keys of the properties: unprefixed, `consumer.`,
+   * `main.consumer.`, `restore.consumer.`, `global.consumer.`, `producer.`, `admin.` (Kafka's layering).
+   */
+  clients: StreamsClientConfigs;
   /** How long a task waits for data on an input partition known to have none before it processes the others; -1: never. */
   maxTaskIdleMs: number;
   /** Records a task holds per input partition before the partition is paused. */
@@ -371,7 +372,6 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
       props['rack.aware.assignment.non_overlap_cost'] === undefined
         ? null
         : int(props, 'rack.aware.assignment.non_overlap_cost', 0, 0),
-    clientRack: typeof props['client.rack'] === 'string' ? props['client.rack'] : '',
     replicationFactor: int(props, 'replication.factor', -1, -1),
     defaultKeySerde: serde(props, 'default.key.serde', 'key'),
     defaultValueSerde: serde(props, 'default.value.serde', 'value'),
@@ -390,10 +390,7 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
       0,
     ),
     topicConfigs: topicConfigs(props),
-    sessionTimeoutMs:
-      props['session.timeout.ms'] === undefined ? undefined : int(props, 'session.timeout.ms', 45_000, 1),
-    heartbeatIntervalMs:
-      props['heartbeat.interval.ms'] === undefined ? undefined : int(props, 'heartbeat.interval.ms', 3000, 1),
+    clients: streamsClientConfigs(props, guarantee === 'exactly_once_v2'),
     topologyModule: topologyModule(props),
     topologyModuleExport: nonEmpty(props, 'brook.topology.module.export') ?? 'buildTopology',
     assignmentLatestSupportedVersion: assignmentVersion(props),

@@ -177,7 +177,9 @@ export class KafkaStreams {
       throw new StreamsError(`KafkaStreams is ${this.stateValue}, cannot start it`);
     this.setState('REBALANCING');
     let layout: TopicLayout;
+    for (const warning of this.config.clients.warnings) this.logger(warning);
     const admin = new Admin({
+      ...this.config.clients.admin,
       bootstrapServers: this.config.bootstrapServers,
       clientId: `${this.config.clientId}-admin`,
     });

@@ -49,6 +49,7 @@ export class GlobalStreamThread {
     dirName = 'global',
   ) {
     this.consumer = new Consumer({
+      ...config.clients.globalConsumer,
       bootstrapServers: config.bootstrapServers,
       clientId: `${config.clientId}-GlobalStreamThread-consumer`,
       autoOffsetReset: 'earliest',

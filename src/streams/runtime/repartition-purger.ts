@@ -39,6 +39,7 @@ export class RepartitionPurger {
       return { topic: tp.slice(0, at), partition: Number(tp.slice(at + 1)), offset };
     });
     this.admin ??= new Admin({
+      ...this.config.clients.admin,
       bootstrapServers: this.config.bootstrapServers,
       clientId: `${this.clientId}-admin`,
     });

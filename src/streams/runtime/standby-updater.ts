@@ -259,11 +259,11 @@ export class StandbyUpdater {
     if (this.consumer === null) {
       if (tps.length === 0) return;
       this.consumer = new Consumer({
+        // Kafka's standby tasks read their changelogs with the restore consumer: its settings.
+        ...this.config.clients.restoreConsumer,
         bootstrapServers: this.config.bootstrapServers,
         clientId: `${this.config.clientId}-standby-consumer`,
         autoOffsetReset: 'earliest',
-        isolationLevel:
-          this.config.processingGuarantee === 'exactly_once_v2' ? 'read_committed' : 'read_uncommitted',
       });
       this.loop = this.run().catch((e: unknown) =>
         this.log(`standby updater failed: ${(e as Error).message}`),

@@ -206,17 +206,16 @@ export class StreamThread {
     this.eos = config.processingGuarantee === 'exactly_once_v2';
     this.purger = new RepartitionPurger(config, this.name, (m) => this.hooks.log(`${this.name}: ${m}`));
     this.consumer = new Consumer({
+      // The properties' consumer keys first (client-configs.ts), then what Streams sets itself.
+      ...config.clients.mainConsumer,
       bootstrapServers: config.bootstrapServers,
       clientId: `${this.name}-consumer`,
       ...(this.hooks.clientLogger === undefined ? {} : { logger: this.hooks.clientLogger }),
       groupId: config.applicationId,
-      autoOffsetReset: 'earliest',
       enableAutoCommit: false,
       // As Kafka Streams' main consumer: source topics are the user's to create and internal ones the assignor's,
       // so a missing source topic is reported, not created by the broker with its default partition count.
       allowAutoCreateTopics: false,
-      // client.rack goes in the subscription (the KIP-925 placement reads it) and with fetches.
-      ...(config.clientRack !== '' ? { clientRack: config.clientRack } : {}),
       partitionAssignmentStrategy: [
         new StreamsPartitionAssignor({
           processId,
@@ -268,12 +267,6 @@ export class StreamThread {
           log: (m) => this.hooks.log(`${this.name}: ${m}`),
         }),
       ],
-      maxPollIntervalMs: 300_000,
-      isolationLevel: this.eos ? 'read_committed' : 'read_uncommitted',
-      ...(config.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: config.sessionTimeoutMs }),
-      ...(config.heartbeatIntervalMs === undefined
-        ? {}
-        : { heartbeatIntervalMs: config.heartbeatIntervalMs }),
     });
     this.transactionalId = this.eos ? `${config.applicationId}-${processId}-${index}` : null;
     this.producer = this.createProducer();
@@ -282,13 +275,15 @@ export class StreamThread {
 
   private createProducer(): Producer {
     return new Producer({
+      // Kafka Streams' producer defaults, then the properties' producer keys (client-configs.ts), then what
+      // Streams sets itself.
+      lingerMs: 100,
+      ...(this.transactionalId !== null ? { transactionTimeoutMs: EOS_TRANSACTION_TIMEOUT_MS } : {}),
+      ...this.config.clients.producer,
       bootstrapServers: this.config.bootstrapServers,
       clientId: `${this.name}-producer`,
       ...(this.hooks.clientLogger === undefined ? {} : { logger: this.hooks.clientLogger }),
-      lingerMs: 100,
-      ...(this.transactionalId !== null
-        ? { transactionalId: this.transactionalId, transactionTimeoutMs: EOS_TRANSACTION_TIMEOUT_MS }
-        : {}),
+      ...(this.transactionalId !== null ? { transactionalId: this.transactionalId } : {}),
     });
   }
 
@@ -847,11 +842,11 @@ export class StreamThread {
     }
     if (targets.length === 0) return;
     const restorer = new Consumer({
+      ...this.config.clients.restoreConsumer,
       bootstrapServers: this.config.bootstrapServers,
       clientId: `${this.name}-restore-consumer`,
       ...(this.hooks.clientLogger === undefined ? {} : { logger: this.hooks.clientLogger }),
       autoOffsetReset: 'earliest',
-      isolationLevel: this.eos ? 'read_committed' : 'read_uncommitted',
     });
     try {
       const ends = await restorer.endOffsets(targets.map((t) => t.tp));
@@ -923,10 +918,11 @@ export class StreamThread {
   /** End offsets of changelog partitions, read by a short-lived consumer (the group leader's lag probe). */
   private async endOffsets(tps: TopicPartition[]): Promise<Map<string, number>> {
     const reader = new Consumer({
+      // Kafka reads these end offsets with the thread's admin client; a consumer here, set up as the restore one.
+      ...this.config.clients.restoreConsumer,
       bootstrapServers: this.config.bootstrapServers,
       clientId: `${this.name}-lag-consumer`,
       ...(this.hooks.clientLogger === undefined ? {} : { logger: this.hooks.clientLogger }),
-      isolationLevel: this.eos ? 'read_committed' : 'read_uncommitted',
     });
     try {
       const ends = await reader.endOffsets(tps);
