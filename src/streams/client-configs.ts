@@ -66,7 +66,10 @@ function options(kind: 'consumer' | 'producer' | 'admin', layers: PropertyLayer[
 
 /** Kafka's line for a user value of a key Streams does not let be configured. */
 function overridden(client: string, key: string, who: string, value: string, streamsValue: string): string {
-  return `Unexpected user-specified ${client} config '${key}' found. ${who} setting (${value}) will be ignored and the Streams default setting (${streamsValue}) will be used.`;
+  return (
+    `Unexpected user-specified ${client} config '${key}' found. ${who} setting (${value}) will be ignored and ` +
+    `the Streams default setting (${streamsValue}) will be used.`
+  );
 }
 
 export function streamsClientConfigs(
@@ -118,7 +121,8 @@ export function streamsClientConfigs(
     const inFlight = producer.maxInFlightRequestsPerConnection;
     if (inFlight !== undefined && inFlight > 5)
       throw new StreamsConfigError(
-        `Invalid value ${inFlight} for configuration max.in.flight.requests.per.connection: Can't exceed 5 when exactly-once processing is enabled`,
+        `Invalid value ${inFlight} for configuration max.in.flight.requests.per.connection: ` +
+          "Can't exceed 5 when exactly-once processing is enabled",
       );
   }
 
@@ -128,7 +132,8 @@ export function streamsClientConfigs(
     const name = key.slice(match[0].length);
     if (isClientKey(match[1], name) || SET_BY_STREAMS.has(name) || OVERRIDDEN.has(name)) continue;
     warnings.push(
-      `The configuration '${key}' was supplied but is not a ${match[1]} configuration Brook's client has; it is ignored.`,
+      `The configuration '${key}' was supplied but is not a ${match[1]} configuration Brook's client has; ` +
+        'it is ignored.',
     );
   }
 

@@ -129,7 +129,7 @@ describe('streams client configs', () => {
     assert.deepEqual(new Set(codecs), new Set([3]), `codecs of the output batches: ${codecs.join(',')}`);
   });
 
-  it('main.consumer.auto.offset.reset wins over the unprefixed key; client.id names the members; ignored keys are logged', async () => {
+  it('main.consumer.auto.offset.reset beats the unprefixed key; client.id names members; ignored keys logged', async () => {
     await send(plain(), 'reset-in', ['before-1', 'before-2']);
     const log: string[] = [];
     const streams = streamsOf(
@@ -191,7 +191,7 @@ describe('streams client configs', () => {
     );
   });
 
-  it('unprefixed security.protocol and sasl.* reach every client: the application runs on a SASL listener', async () => {
+  it('unprefixed security.protocol and sasl.* reach every client: the app runs on a SASL listener', async () => {
     const sasl = {
       'security.protocol': 'SASL_PLAINTEXT',
       'sasl.mechanism': 'PLAIN',
