@@ -129,7 +129,7 @@ describe('streams client configs', () => {
     assert.deepEqual(new Set(codecs), new Set([3]), `codecs of the output batches: ${codecs.join(',')}`);
   });
 
-  it('main.consumer.auto.offset.reset beats the unprefixed key; client.id names members; ignored keys logged', async () => {
+  it('main.consumer.auto.offset.reset beats the bare key; client.id names members; ignored keys logged', async () => {
     await send(plain(), 'reset-in', ['before-1', 'before-2']);
     const log: string[] = [];
     const streams = streamsOf(
