@@ -886,10 +886,14 @@ export class Admin {
     return out.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
   }
 
-  /** Sets committed offsets of a group that has no active members (Kafka refuses it for a live group). */
+  /**
+   * Sets committed offsets of a group that has no active members (Kafka refuses it for a live group). Each offset
+   * carries its metadata and leader epoch as Kafka's OffsetAndMetadata does: metadata '' and epoch -1 unless given
+   * (MirrorMaker passes the source commit's metadata through, and OffsetFetch returns what was stored here).
+   */
   async alterConsumerGroupOffsets(
     groupId: string,
-    offsets: (TopicPartition & { offset: number })[],
+    offsets: (TopicPartition & { offset: number; metadata?: string | null; leaderEpoch?: number })[],
   ): Promise<PartitionResult[]> {
     const res = await this.coordinatorCall<OffsetCommitResponse>(
       groupId,
@@ -905,9 +909,10 @@ export class Admin {
           partitions: ps.map((p) => ({
             partitionIndex: p.partition,
             committedOffset: BigInt(p.offset),
-            committedLeaderEpoch: -1,
+            committedLeaderEpoch: p.leaderEpoch ?? -1,
             commitTimestamp: -1n,
-            committedMetadata: '',
+            // Kafka's OffsetAndMetadata turns null metadata into '', as the broker does.
+            committedMetadata: p.metadata ?? '',
           })),
         })),
       },

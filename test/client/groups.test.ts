@@ -146,6 +146,30 @@ test('committed offsets carry over to the next member, with manual and auto comm
   assert.equal((await admin.deleteGroups(['commit']))[0]!.error, null);
 });
 
+test("alterConsumerGroupOffsets stores each partition's metadata and leader epoch, '' and -1 when none given", async () => {
+  await topicWith('g-alter-meta', 2, 0);
+  const results = await admin.alterConsumerGroupOffsets('alter-meta', [
+    { topic: 'g-alter-meta', partition: 0, offset: 3, metadata: 'from-source', leaderEpoch: 4 },
+    { topic: 'g-alter-meta', partition: 1, offset: 5 },
+  ]);
+  assert.deepEqual(
+    results.map((r) => r.error),
+    [null, null],
+  );
+  assert.deepEqual(
+    (await admin.listConsumerGroupOffsets('alter-meta')).map((o) => [
+      o.partition,
+      o.offset,
+      o.metadata,
+      o.leaderEpoch,
+    ]),
+    [
+      [0, 3, 'from-source', 4],
+      [1, 5, '', -1],
+    ],
+  );
+});
+
 test('a slow handler keeps its membership: heartbeats run while it works', async () => {
   await topicWith('g-slow', 2, 4);
   const slow = member('slow', { sessionTimeoutMs: 1500, heartbeatIntervalMs: 300 });

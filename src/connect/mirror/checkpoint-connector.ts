@@ -300,12 +300,19 @@ export class MirrorCheckpointTask extends SourceTask {
         ...new Set([...checkpoints.values()].map((cp) => cp.topic)),
       ]))
         if (t.error === null) existing.set(t.topic, t.partitions.length);
-      const offsets: { topic: string; partition: number; offset: number }[] = [];
+      const offsets: { topic: string; partition: number; offset: number; metadata: string }[] = [];
       for (const [key, cp] of checkpoints) {
         if ((existing.get(cp.topic) ?? 0) <= cp.partition) continue;
         const now = committed.get(key);
         if (now !== undefined && now >= cp.downstreamOffset) continue;
-        offsets.push({ topic: cp.topic, partition: cp.partition, offset: cp.downstreamOffset });
+        // As Kafka's Checkpoint.offsetAndMetadata(): the translated offset with the source commit's metadata (no
+        // leader epoch), so the target group reads back what the source group committed.
+        offsets.push({
+          topic: cp.topic,
+          partition: cp.partition,
+          offset: cp.downstreamOffset,
+          metadata: cp.metadata,
+        });
       }
       if (offsets.length === 0) continue;
       const results = await target.alterConsumerGroupOffsets(group, offsets);
