@@ -398,3 +398,25 @@ test('poll returns at its timeout while the group waits for a member to rejoin; 
     await Promise.all([a.close(), b.close(), c.close()]);
   }
 });
+
+// Kafka's AsyncKafkaConsumer (group.protocol=consumer) sets groupMetadata() from the member epoch and id the
+// coordinator gives, and unsubscribe() resets it to generation -1 and no member id, keeping the group instance id
+// (resetGroupMetadata); unlike the classic consumer, which keeps its last generation (group-metadata.test.ts).
+test('the consumer protocol (KIP-848): groupMetadata() names the member epoch, and no member after unsubscribe()', async () => {
+  await topicWith('g-848-metadata', 1, 0);
+  const c = member('kip848-metadata', { groupProtocol: 'consumer', groupInstanceId: 'static-848' });
+  c.subscribe(['g-848-metadata']);
+  await pollUntil([c], () => c.assignment().length === 1);
+  const inGroup = c.groupMetadata();
+  assert.ok(inGroup.generationId > 0, `member epoch ${inGroup.generationId}`);
+  assert.notEqual(inGroup.memberId, '');
+  assert.equal(inGroup.groupInstanceId, 'static-848');
+  await c.unsubscribe();
+  assert.deepEqual(c.groupMetadata(), {
+    groupId: 'kip848-metadata',
+    generationId: -1,
+    memberId: '',
+    groupInstanceId: 'static-848',
+  });
+  await c.close();
+});
