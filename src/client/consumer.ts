@@ -524,19 +524,19 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     return this.o.isolationLevel === 'read_committed' ? 1 : 0;
   }
 
-  /** Positions from committed offsets (with a group), else from auto.offset.reset. */
+  /**
+   * Positions from committed offsets (with a group), else from auto.offset.reset. Only a partition the group has
+   * no offset for is reset: when the committed offsets cannot be read (GROUP_AUTHORIZATION_FAILED,
+   * TOPIC_AUTHORIZATION_FAILED), the error goes to the caller of poll() or position(), as Kafka's consumer throws
+   * it, since starting from auto.offset.reset instead would skip records or read them again unnoticed.
+   */
   private async resolvePositions(states: PartitionState[]): Promise<void> {
     let missing = states;
     if (this.groupId !== undefined && missing.length > 0) {
-      const committed = await this.committed(missing).catch((err: unknown) => {
-        if (err instanceof KafkaClientError && !err.retriable) return null;
-        throw err;
-      });
-      if (committed !== null) {
-        for (const s of missing) {
-          const c = committed.get(tpKey(s.topic, s.partition));
-          if (c !== undefined && c >= 0 && s.position === null) s.position = c;
-        }
+      const committed = await this.committed(missing);
+      for (const s of missing) {
+        const c = committed.get(tpKey(s.topic, s.partition));
+        if (c !== undefined && c >= 0 && s.position === null) s.position = c;
       }
       missing = missing.filter((s) => s.position === null);
     }
