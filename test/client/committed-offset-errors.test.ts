@@ -47,7 +47,7 @@ before(async () => {
 });
 after(() => b?.broker.stop());
 
-test('a consumer that may not read its group’s offsets fails poll() and position() instead of resetting', async () => {
+test('a consumer that may not read its group’s offsets fails poll() and position(), no reset', async () => {
   const consumer = new Consumer({
     bootstrapServers: `127.0.0.1:${b.saslPort}`,
     sasl: { mechanism: 'plain', username: 'bob', password: ACL_USERS.bob },

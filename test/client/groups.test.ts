@@ -146,7 +146,7 @@ test('committed offsets carry over to the next member, with manual and auto comm
   assert.equal((await admin.deleteGroups(['commit']))[0]!.error, null);
 });
 
-test("alterConsumerGroupOffsets stores each partition's metadata and leader epoch, '' and -1 when none given", async () => {
+test("alterConsumerGroupOffsets stores each partition's metadata and leader epoch ('' and -1 by default)", async () => {
   await topicWith('g-alter-meta', 2, 0);
   const results = await admin.alterConsumerGroupOffsets('alter-meta', [
     { topic: 'g-alter-meta', partition: 0, offset: 3, metadata: 'from-source', leaderEpoch: 4 },
@@ -402,7 +402,7 @@ test('poll returns at its timeout while the group waits for a member to rejoin; 
 // Kafka's AsyncKafkaConsumer (group.protocol=consumer) sets groupMetadata() from the member epoch and id the
 // coordinator gives, and unsubscribe() resets it to generation -1 and no member id, keeping the group instance id
 // (resetGroupMetadata); unlike the classic consumer, which keeps its last generation (group-metadata.test.ts).
-test('the consumer protocol (KIP-848): groupMetadata() names the member epoch, and no member after unsubscribe()', async () => {
+test('KIP-848 consumer: groupMetadata() names the member epoch, and no member after unsubscribe()', async () => {
   await topicWith('g-848-metadata', 1, 0);
   const c = member('kip848-metadata', { groupProtocol: 'consumer', groupInstanceId: 'static-848' });
   c.subscribe(['g-848-metadata']);
