@@ -20,6 +20,15 @@ function tlsFixture(): { key: Buffer; cert: Buffer } {
   };
 }
 
+/**
+ * What the SASL authenticator does on a SaslHandshake v1 (src/security/sasl/authenticator.ts): the mechanism is
+ * chosen and SaslAuthenticate is admitted from then on, as in Kafka, where it is refused before a handshake.
+ */
+function chooseMechanism(request: Request): void {
+  request.connection.security.saslMechanism = 'PLAIN';
+  request.connection.security.saslState = 'authenticating';
+}
+
 function connectionRefused(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port });
@@ -136,6 +145,7 @@ describe('listener security', () => {
 
   it('admits every request once the SASL exchange marks the connection authenticated', async () => {
     const handler = (request: Request): Response => {
+      if (request.apiKey === 17) chooseMechanism(request);
       if (request.apiKey === 36) request.connection.security.authenticate('User:alice');
       return echoResponse(request);
     };
@@ -143,8 +153,10 @@ describe('listener security', () => {
       { handler, listener: { name: 'SASL', securityProtocol: 'SASL_PLAINTEXT' } },
       async ({ connect, server }) => {
         const client = await connect();
+        client.sendRequest({ apiKey: 17, apiVersion: 1, correlationId: 0 });
         client.sendRequest({ apiKey: 36, apiVersion: 2, correlationId: 1, headerVersion: 2 });
         client.sendRequest({ apiKey: 3, apiVersion: 12, correlationId: 2, headerVersion: 2 });
+        assert.equal(responseCorrelationId(await client.nextFrame()), 0);
         assert.equal(responseCorrelationId(await client.nextFrame()), 1);
         assert.equal(responseCorrelationId(await client.nextFrame()), 2);
         const [connection] = [...server.openConnections()];
@@ -183,6 +195,7 @@ describe('listener security', () => {
 
   it('delivers the answer to a failed authentication before closing the connection', async () => {
     const handler = (request: Request): Response => {
+      if (request.apiKey === 17) chooseMechanism(request);
       if (request.apiKey === 36) {
         request.connection.security.fail();
         request.connection.closeAfterResponses('authentication failed');
@@ -193,6 +206,8 @@ describe('listener security', () => {
       { handler, listener: { name: 'SASL', securityProtocol: 'SASL_PLAINTEXT' } },
       async ({ connect }) => {
         const client = await connect();
+        client.sendRequest({ apiKey: 17, apiVersion: 1, correlationId: 3 });
+        assert.equal(responseCorrelationId(await client.nextFrame()), 3);
         client.sendRequest({ apiKey: 36, apiVersion: 1, correlationId: 4 }, Buffer.from('wrong'));
         assert.equal(responseCorrelationId(await client.nextFrame()), 4);
         assert.equal(await client.waitClosed(), true);
