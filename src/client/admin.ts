@@ -40,6 +40,7 @@ import { Cluster, type PartitionInfo } from './cluster.js';
 import { KafkaClientError, KafkaProtocolError } from './errors.js';
 import type { ClientOptions } from './options.js';
 import {
+  checkCommittableOffset,
   EARLIEST_TIMESTAMP,
   findCoordinator,
   LATEST_TIMESTAMP,
@@ -895,6 +896,7 @@ export class Admin {
     groupId: string,
     offsets: (TopicPartition & { offset: number; metadata?: string | null; leaderEpoch?: number })[],
   ): Promise<PartitionResult[]> {
+    for (const o of offsets) checkCommittableOffset(o.offset);
     const res = await this.coordinatorCall<OffsetCommitResponse>(
       groupId,
       ApiKey.OFFSET_COMMIT,

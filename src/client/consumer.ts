@@ -49,6 +49,7 @@ import type { GenerationInfo } from './group-membership.js';
 import type { ClientOptions } from './options.js';
 import { RecordIterator } from './record-iterator.js';
 import {
+  checkCommittableOffset,
   EARLIEST_TIMESTAMP,
   findCoordinator,
   LATEST_TIMESTAMP,
@@ -434,7 +435,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
 
   /** The next fetch of `tp` starts at `offset`; records already fetched past the old position are dropped. */
   seek(tp: TopicPartition, offset: number): void {
-    if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`bad offset ${offset}`);
+    checkCommittableOffset(offset);
     const s = this.state(tp);
     this.resetFetchState(s);
     s.position = offset;
@@ -1021,6 +1022,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   async commit(offsets?: Array<TopicPartition & { offset: number; metadata?: string }>): Promise<void> {
     this.checkOpen();
     if (offsets === undefined) return this.commitPositions(this.assignment());
+    // As Kafka's consumer: nothing to commit sends nothing, and an offset that cannot be one is refused before
+    // anything is sent (OffsetAndMetadata's "Invalid negative offset").
+    for (const o of offsets) checkCommittableOffset(o.offset);
+    if (offsets.length === 0) return;
     const generation = this.group?.generation() ?? { generationId: -1, memberId: '', groupInstanceId: null };
     await this.cluster.withRetry(async () => {
       const coordinator = await this.coordinator();

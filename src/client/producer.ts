@@ -74,6 +74,7 @@ import {
 import { encodeHeaders, recordBytesBound } from './producer-record.js';
 import { type ProducerSettings, resolveProducerSettings } from './producer-settings.js';
 import { RecordAccumulator } from './record-accumulator.js';
+import { checkCommittableOffset } from './requests.js';
 import { deliverFailure, GroupSlot, type OnFailure, type OnSuccess, SendGroup } from './send-outcome.js';
 import { Sender } from './sender.js';
 import { bytesSerde, type Serializer } from './serdes.js';
@@ -610,6 +611,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       typeof groupMetadata === 'string'
         ? { groupId: groupMetadata, generationId: -1, memberId: '', groupInstanceId: null }
         : groupMetadata;
+    for (const o of offsets) checkCommittableOffset(o.offset);
     if (offsets.length === 0) return;
     try {
       await txn.sendOffsets(offsets, group);

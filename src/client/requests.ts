@@ -14,6 +14,15 @@ export interface TopicPartition {
   partition: number;
 }
 
+/**
+ * Refuses an offset that cannot be committed or sought to, before anything is sent: Kafka's OffsetAndMetadata
+ * throws "Invalid negative offset", and a fraction or an unsafe integer would not reach the broker intact.
+ */
+export function checkCommittableOffset(offset: number): void {
+  if (offset < 0) throw new RangeError(`Invalid negative offset ${offset}`);
+  if (!Number.isSafeInteger(offset)) throw new RangeError(`Invalid offset ${offset}: not a safe integer`);
+}
+
 export function tpKey(topic: string, partition: number): string {
   return `${topic}\u0000${partition}`;
 }
