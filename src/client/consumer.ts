@@ -329,7 +329,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       const applied = this.group.completedGeneration();
       return applied.generationId >= 0 ? applied : (this.previousGeneration ?? applied);
     }
-    return this.group?.generation() ?? this.previousGeneration ?? undefined;
+    if (this.group instanceof ConsumerProtocolMember) return this.group.lastMemberEpoch();
+    return this.previousGeneration ?? undefined;
   }
 
   /**

@@ -33,6 +33,8 @@ export interface ConsumerProtocolMemberOptions {
 export class ConsumerProtocolMember {
   private memberId = '';
   private memberEpoch = 0;
+  /** The last positive member epoch the coordinator gave and the member id with it (lastMemberEpoch). */
+  private lastEpoch = { generationId: -1, memberId: '' };
   private coordinatorId = -1;
   private heartbeatIntervalMs = 3000;
   private timer: NodeJS.Timeout | null = null;
@@ -54,6 +56,15 @@ export class ConsumerProtocolMember {
       memberId: this.memberId,
       groupInstanceId: this.o.groupInstanceId,
     };
+  }
+
+  /**
+   * What Consumer.groupMetadata() names: the last positive member epoch and its member id, -1 and "" before the
+   * first. As Kafka's AsyncKafkaConsumer, an epoch of 0 or less (fenced, rejoining) leaves it as it was, so that a
+   * transactional offset commit made with it after a fencing is refused by the coordinator as a stale member's.
+   */
+  lastMemberEpoch(): { generationId: number; memberId: string; groupInstanceId: string | null } {
+    return { ...this.lastEpoch, groupInstanceId: this.o.groupInstanceId };
   }
 
   isStable(): boolean {
@@ -213,6 +224,7 @@ export class ConsumerProtocolMember {
     }
     if (res.memberId !== null && res.memberId !== '') this.memberId = res.memberId;
     this.memberEpoch = res.memberEpoch;
+    if (res.memberEpoch > 0) this.lastEpoch = { generationId: res.memberEpoch, memberId: this.memberId };
     if (res.heartbeatIntervalMs > 0) this.heartbeatIntervalMs = res.heartbeatIntervalMs;
     this.joined = true;
     if (res.assignment !== null) this.pending = res.assignment.topicPartitions;

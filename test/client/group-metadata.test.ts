@@ -12,6 +12,10 @@ import { KafkaProtocolError } from '../../src/client/errors.js';
 import { Producer } from '../../src/client/producer.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { HeartbeatRequest } from '../../src/protocol/messages/12-heartbeat.js';
+import type {
+  ConsumerGroupHeartbeatRequest,
+  ConsumerGroupHeartbeatResponse,
+} from '../../src/protocol/messages/68-consumer-group-heartbeat.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { waitFor } from '../helpers/cluster.js';
 import { type InProcessBroker, onKey, startInProcessBroker } from '../helpers/in-process-broker.js';
@@ -38,6 +42,8 @@ describe('a consumer group member’s groupMetadata()', () => {
       'transaction.state.log.min.isr': 1,
       // A session short enough that the coordinator drops a member without heartbeats within the test.
       'group.min.session.timeout.ms': 1000,
+      // The KIP-848 protocol too, for the consumer-protocol test.
+      'group.coordinator.rebalance.protocols': 'classic,consumer',
     });
     const wire = await WireClient.connect(broker.host, broker.port);
     try {
@@ -211,6 +217,59 @@ describe('a consumer group member’s groupMetadata()', () => {
       assert.notEqual(rejoined.memberId, last.memberId, 'a new member id');
     } finally {
       await producer.close();
+      await consumer.close();
+    }
+  });
+  it('KIP-848: keeps the last member epoch and id when the member is fenced, as Kafka’s new consumer', async () => {
+    const groupId = 'metadata-848-fenced';
+    let fenceNext = false;
+    let fenced = false;
+    let rejoinSeen = false;
+    let release = (): void => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    broker.interception.set(
+      onKey<ConsumerGroupHeartbeatRequest>(ApiKey.CONSUMER_GROUP_HEARTBEAT, async (request) => {
+        if (request.body.groupId !== groupId) return request.handle();
+        if (fenceNext) {
+          // The coordinator's answer to a member it fenced (a stale epoch), whatever it would have said.
+          fenceNext = false;
+          fenced = true;
+          const answer = (await request.handle()) as ConsumerGroupHeartbeatResponse;
+          return { ...answer, errorCode: ErrorCode.FENCED_MEMBER_EPOCH, errorMessage: 'fenced by the test' };
+        }
+        if (fenced && request.body.memberEpoch === 0) {
+          // The member rejoining after the fencing: held until the test has read groupMetadata().
+          rejoinSeen = true;
+          await released;
+        }
+        return request.handle();
+      }),
+    );
+    const consumer = new Consumer({
+      bootstrapServers: `127.0.0.1:${broker.port}`,
+      groupId,
+      groupProtocol: 'consumer',
+    });
+    try {
+      consumer.subscribe([TOPIC]);
+      await pollUntil(consumer, 'both partitions', () => consumer.assignment().length === 2);
+      const last = consumer.groupMetadata();
+      assert.ok(last.generationId > 0 && last.memberId !== '', 'the member has an epoch');
+
+      fenceNext = true;
+      // Heartbeats run on the member's own timer; a poll here would wait for the held one.
+      await waitFor('the fenced member to rejoin', async () => (rejoinSeen ? true : undefined));
+      assert.deepEqual(consumer.groupMetadata(), last, 'the last epoch and member id, not 0 and ""');
+      release();
+      // Rejoined as a new member (the old one, which the test only told it was fenced, keeps its partitions
+      // until its session ends): groupMetadata() names the new member once it has an epoch.
+      await pollUntil(consumer, 'the new member', () => consumer.groupMetadata().memberId !== last.memberId);
+      assert.ok(consumer.groupMetadata().generationId > 0, 'the new member has an epoch');
+    } finally {
+      release();
+      broker.interception.clear();
       await consumer.close();
     }
   });
