@@ -442,25 +442,29 @@ export class LogManager {
    * content last).
    */
   writeCheckpoints(background = false, files: CheckpointSelection = ALL_CHECKPOINTS): void {
-    const recovery: PartitionOffset[] = [];
-    const start: PartitionOffset[] = [];
-    const hw: PartitionOffset[] = [];
     // Only the logs written now: a deleted or moved log's entry goes.
-    const onDisk = new Map<string, number>();
-    for (const log of [...this.logs.values(), ...this.futureLogs.values()]) {
-      const { topic, partition } = log.topicPartition;
-      recovery.push({ topic, partition, offset: log.recoveryPoint });
-      const before = this.checkpointedRecoveryPoints.get(log.dir) ?? 0;
-      onDisk.set(log.dir, background ? Math.max(before, log.recoveryPoint) : log.recoveryPoint);
-      start.push({ topic, partition, offset: log.logStartOffset });
-      hw.push({ topic, partition, offset: log.highWatermark });
+    const logs = [...this.logs.values(), ...this.futureLogs.values()];
+    if (files.recovery) {
+      const onDisk = new Map<string, number>();
+      for (const log of logs) {
+        const before = this.checkpointedRecoveryPoints.get(log.dir) ?? 0;
+        onDisk.set(log.dir, background ? Math.max(before, log.recoveryPoint) : log.recoveryPoint);
+      }
+      this.checkpointedRecoveryPoints = onDisk;
     }
-    if (files.recovery) this.checkpointedRecoveryPoints = onDisk;
+    // Each file's entries are built only when that file is written (the high watermarks' every 5 s alone).
+    const offsets: ((log: Log) => number)[] = [
+      (l) => l.recoveryPoint,
+      (l) => l.logStartOffset,
+      (l) => l.highWatermark,
+    ];
     const wanted = [files.recovery, files.start, files.highWatermark];
-    const contents = [recovery, start, hw];
     this.checkpointFiles.forEach((file, i) => {
       if (!wanted[i]) return;
-      const content = encodeOffsetCheckpoint(contents[i]!);
+      const offsetOf = offsets[i]!;
+      const content = encodeOffsetCheckpoint(
+        logs.map((log): PartitionOffset => ({ ...log.topicPartition, offset: offsetOf(log) })),
+      );
       if (background) file.write(content);
       else file.writeSync(content);
     });
