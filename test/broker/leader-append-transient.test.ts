@@ -1,5 +1,5 @@
-// The leader decompresses a producer's zstd or lz4 batch into a buffer the process reuses (`transient` in zstd.ts
-// and lz4.ts): what prepareProducedBatches answers must never be a view of it. A batch recompressed for the topic (here to none:
+// The leader decompresses a producer's zstd, lz4 or multi-block snappy batch into a buffer the process reuses
+// (`transient` in zstd.ts, lz4.ts and snappy.ts): what prepareProducedBatches answers must never be a view of it. A batch recompressed for the topic (here to none:
 // the section's bytes themselves) must keep its records after the next batch is prepared over the same buffer.
 
 import assert from 'node:assert/strict';
@@ -22,7 +22,8 @@ const settings = (compressionType: string) =>
   }) as unknown as TopicLogSettings;
 
 function packedBatch(prefix: string, compression: number): Buffer {
-  const records = Array.from({ length: 50 }, (_, i) => ({
+  // 400 records of about 180 bytes: more than one 32 KiB xerial block when snappy compresses them.
+  const records = Array.from({ length: 400 }, (_, i) => ({
     key: `k${i}`,
     value: `${prefix}-${i}-`.repeat(20),
   }));
@@ -37,6 +38,7 @@ function values(prepared: ReturnType<typeof prepareProducedBatches>): string[] {
 for (const [name, codec] of [
   ['zstd', CompressionType.Zstd],
   ['lz4', CompressionType.Lz4],
+  ['snappy', CompressionType.Snappy],
 ] as const) {
   it(`a ${name} batch recompressed to none keeps its records once the next batch is prepared`, () => {
     const now = Date.now();

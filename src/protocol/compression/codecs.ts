@@ -25,7 +25,8 @@ export interface DecompressOptions {
   magic?: number;
   /**
    * The caller is done with the result before its next transient decompression (it reads it synchronously and
-   * keeps nothing of it), so a codec may decode into a buffer it reuses: zstd and lz4 do (zstd.ts, lz4.ts).
+   * keeps nothing of it), so a codec may decode into a buffer it reuses: zstd, lz4 and snappy's multi-block
+   * streams do (zstd.ts, lz4.ts, snappy.ts).
    */
   transient?: boolean;
 }
@@ -64,7 +65,7 @@ export function decompress(
     case CompressionType.Gzip:
       return gzipDecompress(data, maxBytes);
     case CompressionType.Snappy:
-      return snappyDecompress(data, maxBytes);
+      return snappyDecompress(data, maxBytes, options.transient);
     case CompressionType.Lz4:
       return lz4Decompress(data, maxBytes, {
         allowBrokenChecksum: options.magic !== undefined && options.magic < 2,

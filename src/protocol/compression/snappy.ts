@@ -17,9 +17,14 @@
 // of handing V8 its own allocation as an external buffer with a finalizer. The copy costs far less than the
 // external buffer's bookkeeping and the collections it brings: a 32 KiB block decompresses in about a third of
 // the CPU time (bench `produce-prepare-ab`, bench/README.md "snappy without external buffers").
+//
+// The library cannot decode into a buffer it is given, so a stream of several xerial blocks is decoded block by
+// block and copied into one output; a transient caller (codecs.ts, DecompressOptions.transient) gets that output
+// in the buffer the codec keeps (transient-output.ts) rather than in fresh pages faulted in per batch.
 
 import snappy from 'snappy';
 import { CompressionError, corrupt, tooLarge } from './compression-error.js';
+import { TransientOutput } from './transient-output.js';
 
 const CODEC = 'snappy';
 const XERIAL_MAGIC = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]);
@@ -36,6 +41,8 @@ const EXPANSION_MAX = 22;
 /** The library's output copied into a Buffer of V8's own rather than lent as an external one (see above). */
 const COPIED_OUTPUT = { copyOutputData: true } as const;
 const COPIED_BUFFER = { asBuffer: true, copyOutputData: true } as const;
+/** The output of several blocks, kept for transient callers (transient-output.ts). */
+const output = new TransientOutput();
 
 function isXerialHeaderAt(data: Uint8Array, pos: number): boolean {
   if (data.length - pos < XERIAL_HEADER_BYTES) return false;
@@ -66,7 +73,11 @@ function rawBlock(data: Uint8Array): Buffer {
   }
 }
 
-export function snappyDecompress(data: Uint8Array, maxBytes: number): Buffer {
+/**
+ * Decompresses a raw block or a xerial stream into at most `maxBytes`. With `transient` the result may be a view of
+ * a buffer the next transient call overwrites: the caller must be done with it before then.
+ */
+export function snappyDecompress(data: Uint8Array, maxBytes: number, transient = false): Buffer {
   if (!isXerialHeaderAt(data, 0)) {
     if (snappyDeclaredLength(data) > maxBytes) throw tooLarge(CODEC, maxBytes);
     return rawBlock(data);
@@ -98,7 +109,7 @@ export function snappyDecompress(data: Uint8Array, maxBytes: number): Buffer {
     pos += length;
   }
   if (blocks.length === 1) return rawBlock(blocks[0]!);
-  const out = Buffer.allocUnsafe(total);
+  const out = output.take(total, transient);
   let at = 0;
   for (const block of blocks) {
     const part = rawBlock(block);
