@@ -320,6 +320,7 @@ export class Broker {
       framePool,
       keysFor: (dir) => keyStores.get(dir) ?? null,
     });
+    this.reportLoadFailures(this.logs);
     for (const store of keyStores.values()) {
       if (store === null) continue;
       const rotation = new KeyRotation(store, logger, () => clock.nowMs());
@@ -331,6 +332,25 @@ export class Broker {
       logger.info(`no clean-shutdown marker: ${logCount} partition logs were recovered`);
     }
     return { clusterId, topicConfigs, framePool, storageConfigFor };
+  }
+
+  /**
+   * Log directories with a damaged checkpoint are offline from the start (LogDirs.open). As Kafka's
+   * LogDirFailureHandler: each is logged with the file, and when none is left the broker does not start.
+   */
+  private reportLoadFailures(logs: LogDirs): void {
+    const { logger } = this.options;
+    const failures = logs.loadFailures;
+    for (const { dir, error } of failures) {
+      logger.error(`storage: error while reading a checkpoint file in ${dir}: ${error.message}`);
+    }
+    if (failures.length === 0) return;
+    if (logs.onlineManagers.length === 0) {
+      logs.shutdown();
+      throw new Error(`shutdown broker because all log dirs in ${logs.dirs.join(', ')} have failed`);
+    }
+    logger.error(`log directories offline: ${logs.offlineDirs.join(', ')}; serving the others`);
+    void this.notifyLogDirFailure();
   }
 
   /**

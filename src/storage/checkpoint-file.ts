@@ -8,7 +8,7 @@
 // recovery-point-offset-checkpoint, replication-offset-checkpoint, log-start-offset-checkpoint and
 // cleaner-offset-checkpoint hold `topic partition offset`; leader-epoch-checkpoint holds `epoch startOffset`.
 // Writes are atomic (see atomic-file.ts). Reading a damaged file raises StorageFormatError; the caller decides
-// (the log manager treats a damaged checkpoint as absent, which only costs recovery time).
+// (the log manager takes the log directory offline, as Kafka does).
 
 import type { LeaderEpoch, Offset } from '../common/ids.js';
 import { readSmallFile, StorageFormatError, writeFileAtomic } from './atomic-file.js';

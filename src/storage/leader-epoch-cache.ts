@@ -11,7 +11,7 @@
 
 import { assert } from '../common/assert.js';
 import { type LeaderEpoch, NO_LEADER_EPOCH, type Offset } from '../common/ids.js';
-import { AtomicFile } from './atomic-file.js';
+import { AtomicFile, StorageFormatError } from './atomic-file.js';
 import { type EpochEntry, encodeEpochCheckpoint, readEpochCheckpoint } from './checkpoint-file.js';
 import { type FileSeal, openWithoutKeys } from './encryption/file-seal.js';
 
@@ -29,6 +29,7 @@ export class LeaderEpochCache {
   /** While set (the log is loading), changes are only noted; `persistNow` writes them once. */
   private held = false;
   private dirty = false;
+  private loadFailureValue: StorageFormatError | null = null;
 
   /** `path` null keeps the cache in memory only (tests, simulation). Write errors go to `onError`. */
   constructor(
@@ -42,17 +43,30 @@ export class LeaderEpochCache {
     for (const entry of entries) this.assignEntry(entry);
   }
 
-  /** Loads the checkpoint; a damaged file is ignored (the log's batches rebuild what is missing on recovery). */
+  /**
+   * Loads the checkpoint. A damaged file is not ignored: an empty cache would answer OffsetForLeaderEpoch with the
+   * wrong end offsets after a clean shutdown (nothing is re-read to rebuild it), and followers would truncate by
+   * them. As Kafka's LeaderEpochCheckpointFile, whose failed read takes the log directory offline, the cache then
+   * notes `loadFailure` (the log manager takes the directory out of service) and keeps its entries in memory only,
+   * so the damaged file stays as it was found, for the operator.
+   */
   static load(path: string, onError?: (err: Error) => void, seal: FileSeal | null = null): LeaderEpochCache {
-    let entries: EpochEntry[] = [];
     try {
-      entries = readEpochCheckpoint(path, (bytes) =>
+      const entries = readEpochCheckpoint(path, (bytes) =>
         seal === null ? openWithoutKeys(path, bytes) : seal.open(path, 'leader-epoch-checkpoint', bytes),
       );
+      return new LeaderEpochCache(path, entries, onError, seal);
     } catch (err) {
-      if ((err as Error).name !== 'StorageFormatError') throw err;
+      if (!(err instanceof StorageFormatError)) throw err;
+      const cache = new LeaderEpochCache(null, [], onError, seal);
+      cache.loadFailureValue = err;
+      return cache;
     }
-    return new LeaderEpochCache(path, entries, onError, seal);
+  }
+
+  /** The damage found in the checkpoint by `load`, or null. */
+  get loadFailure(): StorageFormatError | null {
+    return this.loadFailureValue;
   }
 
   private encoded(): string | Buffer {

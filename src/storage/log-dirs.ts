@@ -110,6 +110,8 @@ export class LogDirs {
     // Future logs: one whose partition has no current log any more was being swapped in when the broker stopped.
     const futures = new Set<string>();
     for (const manager of managers) {
+      // A directory that failed at load is left as found: its future logs are neither dropped nor promoted.
+      if (manager.loadFailure !== null) continue;
       for (const future of [...manager.allFutureLogs()]) {
         const tp = future.topicPartition;
         const name = `${tp.topic}-${tp.partition}`;
@@ -123,10 +125,20 @@ export class LogDirs {
         else managers.find((m) => m.getLog(tp) !== undefined)?.cleaner.pause(tp);
       }
     }
-    return new LogDirs(
+    const logDirs = new LogDirs(
       managers,
       usableBytes ?? statfsUsableBytes,
       new InlineReads(config.readInlineMaxBytes),
+    );
+    // A damaged checkpoint (LogManager.loadFailure): offline from the start, as Kafka's failed checkpoint read.
+    for (const manager of managers) if (manager.loadFailure !== null) logDirs.markOffline(manager.dir);
+    return logDirs;
+  }
+
+  /** The directories that failed at load, with the damage found (the caller logs it). */
+  get loadFailures(): { readonly dir: string; readonly error: Error }[] {
+    return this.managers.flatMap((m) =>
+      m.loadFailure === null ? [] : [{ dir: m.dir, error: m.loadFailure }],
     );
   }
 

@@ -126,6 +126,7 @@ export class LogManager {
     expiry: 0,
   };
   private stopped = false;
+  private loadFailureValue: Error | null = null;
   /** The three offset checkpoints, rewritten off the event loop while running and synchronously at the ends. */
   private readonly checkpointFiles: readonly AtomicFile[];
   /**
@@ -172,14 +173,50 @@ export class LogManager {
     manager.loadLogs();
     // From here on a crash must be detected as one: the marker goes only after the logs are loaded.
     if (hadCleanShutdown) unlinkSync(markerPath);
+    if (manager.loadFailure !== null) {
+      // A damaged file: the directory is out of service from the start, and nothing is written to it, so the
+      // file is left as found and the next start sees the same damage (Kafka's LogDirFailureChannel).
+      manager.abandon();
+      return manager;
+    }
     manager.writeCheckpoints();
     return manager;
   }
 
+  /**
+   * The first damaged file found while loading (an offset checkpoint of the directory, or a log's
+   * leader-epoch-checkpoint), or null. Kafka's CheckpointFileWithFailureHandler turns a malformed checkpoint into a
+   * storage error that takes the log directory offline: a log start offset it cannot read must not let records
+   * that DeleteRecords or retention removed be served again, nor a lost high watermark or epoch be guessed. A
+   * manager with a load failure is stopped (`abandon`); the owner treats its directory as offline.
+   */
+  get loadFailure(): Error | null {
+    return this.loadFailureValue;
+  }
+
+  private noteLoadFailure(err: Error): void {
+    this.loadFailureValue ??= err;
+  }
+
+  /** An offset checkpoint by partition; a damaged one is noted (see loadFailure) and read as empty. */
+  private readCheckpointAtLoad(name: string): Map<string, number> {
+    const path = join(this.dir, name);
+    const out = new Map<string, number>();
+    try {
+      for (const e of readOffsetCheckpoint(path)) out.set(key(e), e.offset);
+    } catch (err) {
+      if (!(err instanceof StorageFormatError)) throw err;
+      this.noteLoadFailure(err);
+    }
+    return out;
+  }
+
   private loadLogs(): void {
-    const recoveryPoints = readCheckpointOrEmpty(join(this.dir, RECOVERY_POINT_CHECKPOINT_FILE));
-    const startOffsets = readCheckpointOrEmpty(join(this.dir, LOG_START_OFFSET_CHECKPOINT_FILE));
-    const highWatermarks = readCheckpointOrEmpty(join(this.dir, REPLICATION_CHECKPOINT_FILE));
+    // As Kafka's LogManager.loadLogs, the logs are still loaded after a damaged offset checkpoint (with full
+    // recovery, and log start offsets at their first segments); the directory is abandoned right after.
+    const recoveryPoints = this.readCheckpointAtLoad(RECOVERY_POINT_CHECKPOINT_FILE);
+    const startOffsets = this.readCheckpointAtLoad(LOG_START_OFFSET_CHECKPOINT_FILE);
+    const highWatermarks = this.readCheckpointAtLoad(REPLICATION_CHECKPOINT_FILE);
     for (const name of readdirSync(this.dir)) {
       const path = join(this.dir, name);
       if (!statSync(path).isDirectory()) continue;
@@ -203,6 +240,7 @@ export class LogManager {
         highWatermark: highWatermarks.get(k),
         hadCleanShutdown: this.hadCleanShutdown,
       });
+      if (log.loadFailure !== null) this.noteLoadFailure(log.loadFailure);
       if (future !== null) {
         this.futureLogs.set(k, log);
         continue;
@@ -578,17 +616,6 @@ export class LogManager {
     writeFileAtomic(join(this.dir, CLEAN_SHUTDOWN_FILE), '');
     this.stopped = true;
   }
-}
-
-function readCheckpointOrEmpty(path: string): Map<string, number> {
-  const out = new Map<string, number>();
-  try {
-    for (const e of readOffsetCheckpoint(path)) out.set(key(e), e.offset);
-  } catch (err) {
-    // A damaged checkpoint costs recovery time, not data: recover everything instead.
-    if (!(err instanceof StorageFormatError)) throw err;
-  }
-  return out;
 }
 
 function checkMetaProperties(dir: string, meta: MetaProperties): void {

@@ -241,6 +241,11 @@ export class Log {
     for (const s of this.segments) s.config = config;
   }
 
+  /** A file of this log found damaged at load (the leader-epoch-checkpoint): its directory must go offline. */
+  get loadFailure(): Error | null {
+    return this.epochCache.loadFailure;
+  }
+
   /** Bytes that recovery cut from damaged or torn segments when this log was opened (for operators). */
   get recoveredBytesCut(): number {
     return this.recoveredBytesCutValue;
