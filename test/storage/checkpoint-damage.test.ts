@@ -77,7 +77,7 @@ for (const file of [
   });
 }
 
-test('a log manager that finds a damaged checkpoint reports it, stops, and writes nothing more to its directory', (t) => {
+test('a log manager that finds a damaged checkpoint reports it, stops, and writes nothing more to its dir', (t) => {
   const dir = tempDir(t);
   writeLogWithDeletedRecords([dir], dir);
   writeFileSync(join(dir, 'log-start-offset-checkpoint'), 'not a checkpoint');
