@@ -131,6 +131,12 @@ interface PartitionState {
   topic: string;
   partition: number;
   position: number | null;
+  /**
+   * The leader epoch that goes with the position (Kafka's FetchPosition offsetEpoch), committed with it: the
+   * epoch of the batch the last consumed record came from, or the committed one the position was taken from;
+   * -1 when unknown (after seek() without an epoch or a reset by auto.offset.reset).
+   */
+  positionEpoch: number;
   paused: boolean;
   /** Fetched records not yet returned, oldest first; each chunk knows the offset after it. */
   chunks: Chunk[];
@@ -154,6 +160,26 @@ interface Chunk {
   records: FetchedRecords;
   /** The offset after the chunk's last batch (past trailing control batches). */
   next: number;
+  /** The leader epoch of the chunk's last batch, which the position takes when it moves to `next`. */
+  nextEpoch: number;
+}
+
+/** A committed offset as OffsetFetch returns it; offset -1 when the group has none. */
+interface CommittedOffset {
+  offset: number;
+  leaderEpoch: number;
+}
+
+/** An offset to commit (Kafka's OffsetAndMetadata): a negative or missing leaderEpoch commits none (-1). */
+export interface OffsetToCommit extends TopicPartition {
+  offset: number;
+  metadata?: string;
+  leaderEpoch?: number;
+}
+
+/** Kafka's OffsetAndMetadata.leaderEpoch(): a negative epoch is no epoch, sent as -1. */
+function committableEpoch(leaderEpoch: number | undefined): number {
+  return leaderEpoch !== undefined && leaderEpoch >= 0 ? leaderEpoch : -1;
 }
 
 /** Fetched chunks a partition may hold before it is fetched again: one being read and one ready. */
@@ -284,6 +310,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         topic: tp.topic,
         partition: tp.partition,
         position: null,
+        positionEpoch: -1,
         paused: false,
         chunks: [],
         epoch: 0,
@@ -434,12 +461,17 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     return s.position!;
   }
 
-  /** The next fetch of `tp` starts at `offset`; records already fetched past the old position are dropped. */
-  seek(tp: TopicPartition, offset: number): void {
+  /**
+   * The next fetch of `tp` starts at `offset`; records already fetched past the old position are dropped. The
+   * leader epoch of the record before `offset`, when given, is committed with the position (Kafka's
+   * seek(partition, OffsetAndMetadata)); without it the position has no epoch, as Kafka's seek(partition, offset).
+   */
+  seek(tp: TopicPartition, offset: number, leaderEpoch?: number): void {
     checkCommittableOffset(offset);
     const s = this.state(tp);
     this.resetFetchState(s);
     s.position = offset;
+    s.positionEpoch = committableEpoch(leaderEpoch);
     this.wake();
   }
 
@@ -535,10 +567,14 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private async resolvePositions(states: PartitionState[]): Promise<void> {
     let missing = states;
     if (this.groupId !== undefined && missing.length > 0) {
-      const committed = await this.committed(missing);
+      const committed = await this.committedOffsets(missing);
       for (const s of missing) {
         const c = committed.get(tpKey(s.topic, s.partition));
-        if (c !== undefined && c >= 0 && s.position === null) s.position = c;
+        if (c === undefined || c.offset < 0 || s.position !== null) continue;
+        // As Kafka's refreshCommittedOffsets: the position takes the committed epoch too, so that committing it
+        // again before consuming anything keeps the epoch the group had.
+        s.position = c.offset;
+        s.positionEpoch = c.leaderEpoch;
       }
       missing = missing.filter((s) => s.position === null);
     }
@@ -557,7 +593,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     );
     for (let i = 0; i < missing.length; i++) {
       const s = missing[i]!;
-      if (s.position === null) s.position = answers[i]!.offset;
+      if (s.position !== null) continue;
+      // A reset position has no epoch, as in Kafka's resetPositionIfNeeded.
+      s.position = answers[i]!.offset;
+      s.positionEpoch = -1;
     }
   }
 
@@ -810,12 +849,18 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     );
     if (records.done) {
       // Only control batches or aborted data: move past them.
-      if (s.chunks.length > 0) s.chunks[s.chunks.length - 1]!.next = records.nextOffset;
-      else s.position = records.nextOffset;
+      const last = s.chunks[s.chunks.length - 1];
+      if (last !== undefined) {
+        last.next = records.nextOffset;
+        last.nextEpoch = records.nextOffsetEpoch;
+      } else {
+        s.position = records.nextOffset;
+        s.positionEpoch = records.nextOffsetEpoch;
+      }
       return;
     }
     this.buffered += records.sizeInBytes;
-    s.chunks.push({ records, next: records.nextOffset });
+    s.chunks.push({ records, next: records.nextOffset, nextEpoch: records.nextOffsetEpoch });
   }
 
   /**
@@ -871,9 +916,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         c.records.take(this.o.maxPollRecords - out.length, out, make);
         if (c.records.done) {
           s.position = c.next;
+          s.positionEpoch = c.nextEpoch;
           s.chunks.shift();
         } else {
           s.position = c.records.lastTakenOffset + 1;
+          s.positionEpoch = c.records.lastTakenEpoch;
         }
       }
       if (out.length >= this.o.maxPollRecords) break;
@@ -968,6 +1015,12 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
 
   /** The committed offsets of the group for these partitions (-1 where none). */
   async committed(tps: TopicPartition[]): Promise<Map<string, number>> {
+    const committed = await this.committedOffsets(tps);
+    return new Map([...committed].map(([k, c]) => [k, c.offset]));
+  }
+
+  /** The committed offsets of the group for these partitions, with their leader epochs. */
+  private async committedOffsets(tps: TopicPartition[]): Promise<Map<string, CommittedOffset>> {
     return this.cluster.withRetry(async () => {
       const coordinator = await this.coordinator();
       const topics = new Map<string, number[]>();
@@ -988,11 +1041,14 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
           throw err;
         });
       this.checkCoordinatorError(res.errorCode);
-      const out = new Map<string, number>();
+      const out = new Map<string, CommittedOffset>();
       for (const t of res.topics) {
         for (const p of t.partitions) {
           this.checkCoordinatorError(p.errorCode);
-          out.set(tpKey(t.name, p.partitionIndex), Number(p.committedOffset));
+          out.set(tpKey(t.name, p.partitionIndex), {
+            offset: Number(p.committedOffset),
+            leaderEpoch: committableEpoch(p.committedLeaderEpoch),
+          });
         }
       }
       return out;
@@ -1006,21 +1062,27 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     throw new KafkaProtocolError(code);
   }
 
-  /** Commits the current positions of these partitions (default: all assigned with a position). */
+  /**
+   * Commits the current positions of these partitions (default: all assigned with a position), each with its
+   * leader epoch, as Kafka's SubscriptionState.allConsumed.
+   */
   private async commitPositions(tps: TopicPartition[]): Promise<void> {
-    const offsets: Array<TopicPartition & { offset: number }> = [];
+    const offsets: OffsetToCommit[] = [];
     for (const tp of tps) {
       const s = this.partitions.get(tpKey(tp.topic, tp.partition));
-      if (s !== undefined && s.position !== null) offsets.push({ ...tp, offset: s.position });
+      if (s !== undefined && s.position !== null)
+        offsets.push({ ...tp, offset: s.position, leaderEpoch: s.positionEpoch });
     }
     if (offsets.length > 0) await this.commit(offsets);
   }
 
   /**
-   * Commits offsets (the next offset to read, as Kafka defines it). Without an argument, commits the position of
-   * every assigned partition.
+   * Commits offsets (the next offset to read, as Kafka defines it), each with the leader epoch of the record
+   * before it when given (Kafka's OffsetAndMetadata), which the group keeps so that a consumer resuming there can
+   * tell whether the log was truncated. Without an argument, commits the position of every assigned partition
+   * with the epoch of the last record consumed there.
    */
-  async commit(offsets?: Array<TopicPartition & { offset: number; metadata?: string }>): Promise<void> {
+  async commit(offsets?: OffsetToCommit[]): Promise<void> {
     this.checkOpen();
     if (offsets === undefined) return this.commitPositions(this.assignment());
     // As Kafka's consumer: nothing to commit sends nothing, and an offset that cannot be one is refused before
@@ -1048,7 +1110,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
             partitions: list.map((o) => ({
               partitionIndex: o.partition,
               committedOffset: BigInt(o.offset),
-              committedLeaderEpoch: -1,
+              committedLeaderEpoch: committableEpoch(o.leaderEpoch),
               commitTimestamp: -1n,
               committedMetadata: o.metadata ?? '',
             })),

@@ -48,6 +48,11 @@ function isAbortMarker(key: Buffer | null | undefined): boolean {
   );
 }
 
+/** A batch's partition leader epoch, or -1 when it has none (Kafka's maybeLeaderEpoch: negative means unknown). */
+function leaderEpochOf(partitionLeaderEpoch: number): number {
+  return partitionLeaderEpoch >= 0 ? partitionLeaderEpoch : -1;
+}
+
 function framing(message: string, position: number): BatchFaultError {
   return new BatchFaultError(batchFault('records-framing', message, position));
 }
@@ -57,8 +62,16 @@ export class FetchedRecords {
   /** The offset to fetch next: after the last complete batch, control batches included. */
   readonly nextOffset: number;
   readonly sizeInBytes: number;
+  /**
+   * The partition leader epoch of the last batch at or after the fetch offset (control and aborted batches
+   * included), -1 for none or for legacy data: the epoch that goes with nextOffset, as Kafka's CompletedFetch
+   * keeps lastEpoch from each batch it opens.
+   */
+  readonly nextOffsetEpoch: number = -1;
   /** Offset of the last record taken, -1 before any. */
   lastTakenOffset = -1;
+  /** The partition leader epoch of the batch the last taken record came from, -1 before any. */
+  lastTakenEpoch = -1;
   /** Positions of the v2 batches to deliver, in order. */
   private readonly batches: number[] = [];
   /** Legacy (magic 0/1) data is decoded at once, the old way; null for v2 data. */
@@ -71,6 +84,7 @@ export class FetchedRecords {
   private recordsLeft = 0;
   private batchPosition = 0;
   private baseOffset = 0;
+  private batchEpoch = -1;
   private baseTimestamp = 0;
   private appendTime = -1;
 
@@ -102,6 +116,7 @@ export class FetchedRecords {
       const lastOffset = batchHeader.lastOffset(bytes, pos);
       if (lastOffset < fetchOffset) continue;
       nextOffset = Math.max(nextOffset, lastOffset + 1);
+      this.nextOffsetEpoch = leaderEpochOf(batchHeader.partitionLeaderEpoch(bytes, pos));
       if (readCommitted) {
         while (pending.length > 0 && pending[0]!.firstOffset <= lastOffset) {
           abortedProducers.add(pending.shift()!.producerId);
@@ -168,6 +183,7 @@ export class FetchedRecords {
     this.sectionAt = 0;
     this.recordsLeft = batchHeader.recordsCount(bytes, pos);
     this.baseOffset = batchHeader.baseOffset(bytes, pos);
+    this.batchEpoch = leaderEpochOf(batchHeader.partitionLeaderEpoch(bytes, pos));
     this.baseTimestamp = batchHeader.baseTimestamp(bytes, pos);
     this.appendTime =
       (batchHeader.attributes(bytes, pos) & Attribute.TimestampTypeLogAppend) !== 0
@@ -247,6 +263,7 @@ export class FetchedRecords {
       const timestamp = this.appendTime >= 0 ? this.appendTime : this.baseTimestamp + timestampDelta;
       out.push(make(offset, timestamp, key, value, headers));
       this.lastTakenOffset = offset;
+      this.lastTakenEpoch = this.batchEpoch;
       return 1;
     } catch (err) {
       if (err instanceof BatchFaultError) throw err;

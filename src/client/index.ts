@@ -34,6 +34,7 @@ export {
   type ConsumerRecord,
   type IsolationLevel,
   type OffsetResetPolicy,
+  type OffsetToCommit,
   type RunOptions,
 } from './consumer.js';
 export {
