@@ -322,6 +322,15 @@ export class Cluster {
     return p === undefined || p.partition !== partition ? -1 : p.leader;
   }
 
+  /**
+   * The leader epoch of a partition from cached metadata, or -1 when unknown: what Kafka's consumer sends as the
+   * currentLeaderEpoch of its Fetch and ListOffsets requests, so that a stale leader refuses them.
+   */
+  leaderEpochOf(topic: string, partition: number): number {
+    const p = this.metadata.topics.get(topic)?.partitions[partition];
+    return p === undefined || p.partition !== partition || p.leaderEpoch < 0 ? -1 : p.leaderEpoch;
+  }
+
   /** Marks metadata stale, so the next topic() or refreshIfDue() call refreshes it. */
   invalidate(): void {
     this.metadataAtMs = 0;

@@ -490,6 +490,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       this.cluster,
       tps.map((tp) => ({ ...tp, timestamp })),
       this.isolation(),
+      { currentLeaderEpoch: true },
     );
     for (const a of answers) this.seek(a, a.offset);
   }
@@ -498,7 +499,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   async offsetsForTimes(
     query: Array<TopicPartition & { timestamp: number }>,
   ): Promise<Array<OffsetAnswer | null>> {
-    const answers = await listOffsets(this.cluster, query, this.isolation());
+    const answers = await listOffsets(this.cluster, query, this.isolation(), { currentLeaderEpoch: true });
     return answers.map((a) => (a.offset < 0 ? null : a));
   }
 
@@ -508,6 +509,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       this.cluster,
       tps.map((tp) => ({ ...tp, timestamp: EARLIEST_TIMESTAMP })),
       this.isolation(),
+      { currentLeaderEpoch: true },
     );
   }
 
@@ -517,6 +519,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       this.cluster,
       tps.map((tp) => ({ ...tp, timestamp: LATEST_TIMESTAMP })),
       this.isolation(),
+      { currentLeaderEpoch: true },
     );
   }
 
@@ -590,6 +593,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       this.cluster,
       missing.map((s) => ({ topic: s.topic, partition: s.partition, timestamp })),
       this.isolation(),
+      { currentLeaderEpoch: true },
     );
     for (let i = 0; i < missing.length; i++) {
       const s = missing[i]!;
@@ -731,7 +735,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         topicId: this.cluster.snapshot.topics.get(topic)?.topicId ?? ZERO_UUID,
         partitions: xs.map((x) => ({
           partition: x.s.partition,
-          currentLeaderEpoch: -1,
+          // The leader epoch of the metadata, as Kafka's consumer: a broker that no longer leads in that epoch (or
+          // has not yet learned of it) answers FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH and the partition waits
+          // for newer metadata, instead of reading a log that may be truncated.
+          currentLeaderEpoch: this.cluster.leaderEpochOf(x.s.topic, x.s.partition),
           fetchOffset: BigInt(x.offset),
           lastFetchedEpoch: -1,
           logStartOffset: -1n,

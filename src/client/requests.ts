@@ -45,6 +45,15 @@ export interface OffsetAnswer extends TopicPartition {
   leaderEpoch: number;
 }
 
+/** How ListOffsets is sent: by a consumer, or by an admin client. */
+export interface ListOffsetsOptions {
+  /**
+   * Send each partition's leader epoch from the metadata as currentLeaderEpoch, as Kafka's consumer does (its
+   * OffsetFetcher), so a stale leader refuses the request; Kafka's admin client sends -1 (the default here).
+   */
+  readonly currentLeaderEpoch?: boolean;
+}
+
 /**
  * ListOffsets for each partition at its leader; retried on leader changes. A partition may be asked about more
  * than once (earliest and latest, say): Kafka refuses a partition twice in one request, so repeats go in later
@@ -54,6 +63,7 @@ export async function listOffsets(
   cluster: Cluster,
   queries: OffsetQuery[],
   isolationLevel = 0,
+  options: ListOffsetsOptions = {},
 ): Promise<OffsetAnswer[]> {
   const answers: (OffsetAnswer | undefined)[] = new Array(queries.length);
   const rounds: number[][] = [];
@@ -64,7 +74,8 @@ export async function listOffsets(
     seen.set(k, round + 1);
     (rounds[round] ??= []).push(i);
   });
-  for (const round of rounds) await listOffsetsRound(cluster, queries, round, answers, isolationLevel);
+  for (const round of rounds)
+    await listOffsetsRound(cluster, queries, round, answers, isolationLevel, options);
   // The earliest offset of an empty partition is its log start offset, which equals its end offset. Kafka answers
   // with that; a broker that answers -1 instead is asked for the end offset, so a consumer never seeks to -1.
   const unknownStart = queries
@@ -75,6 +86,7 @@ export async function listOffsets(
       cluster,
       unknownStart.map((i) => ({ ...queries[i]!, timestamp: LATEST_TIMESTAMP })),
       isolationLevel,
+      options,
     );
     unknownStart.forEach((i, j) => {
       answers[i] = ends[j]!;
@@ -94,6 +106,7 @@ async function listOffsetsRound(
   indexes: number[],
   answers: (OffsetAnswer | undefined)[],
   isolationLevel: number,
+  options: ListOffsetsOptions,
 ): Promise<void> {
   let pending = indexes;
   await cluster.withRetry(async () => {
@@ -131,7 +144,9 @@ async function listOffsetsRound(
             name,
             partitions: is.map((i) => ({
               partitionIndex: queries[i]!.partition,
-              currentLeaderEpoch: -1,
+              currentLeaderEpoch: options.currentLeaderEpoch
+                ? cluster.leaderEpochOf(queries[i]!.topic, queries[i]!.partition)
+                : -1,
               timestamp: BigInt(queries[i]!.timestamp),
               maxNumOffsets: 1,
             })),
