@@ -38,7 +38,7 @@ import { ApiKey } from '../protocol/registry.js';
 import type { AclBinding, AclBindingFilter } from '../security/authorizer/acl-types.js';
 import { Cluster, type PartitionInfo } from './cluster.js';
 import { KafkaClientError, KafkaProtocolError } from './errors.js';
-import type { ClientOptions } from './options.js';
+import { adminClientId, type ClientOptions } from './options.js';
 import {
   checkCommittableOffset,
   EARLIEST_TIMESTAMP,
@@ -239,7 +239,7 @@ export class Admin {
   readonly cluster: Cluster;
 
   constructor(options: ClientOptions) {
-    this.cluster = new Cluster(options);
+    this.cluster = new Cluster({ ...options, clientId: adminClientId(options.clientId) });
   }
 
   /** The controller for topic changes (Kafka's clients send CreateTopics there), else any broker. */

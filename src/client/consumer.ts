@@ -46,7 +46,7 @@ import { FetchSession } from './fetch-session.js';
 import { GroupMember, type RebalanceListener } from './group.js';
 import { ConsumerProtocolMember } from './group-consumer-protocol.js';
 import type { GenerationInfo } from './group-membership.js';
-import type { ClientOptions } from './options.js';
+import { type ClientOptions, consumerClientId } from './options.js';
 import { RecordIterator } from './record-iterator.js';
 import {
   checkCommittableOffset,
@@ -252,7 +252,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
 
   constructor(options: ConsumerOptions<K, V>) {
     this.options = options;
-    this.cluster = new Cluster(options);
+    this.cluster = new Cluster({
+      ...options,
+      clientId: consumerClientId(options.clientId, options.groupId, options.groupInstanceId),
+    });
     this.cluster.allowAutoTopicCreation = options.allowAutoCreateTopics ?? true;
     this.groupId = options.groupId;
     this.o = {

@@ -41,6 +41,10 @@ export interface OAuthBearerSaslOptions {
 export interface ClientOptions {
   /** host:port pairs (bootstrap.servers). */
   bootstrapServers: string[] | string;
+  /**
+   * client.id; by default Kafka's generated names: producer-<transactional id or n>, consumer-<group id>-<group
+   * instance id or n>, adminclient-<n> (a bare Cluster sends brook-client).
+   */
   clientId?: string;
   /** request.timeout.ms: how long one request may wait for its response (default 30000). */
   requestTimeoutMs?: number;
@@ -74,6 +78,37 @@ export interface ResolvedClientOptions {
   tls: TlsConnectionOptions | undefined;
   sasl: SaslOptions | undefined;
   logger: Logger | undefined;
+}
+
+/** How many client ids of each kind this process has generated (Kafka's client id sequences, from 1). */
+const generatedClientIds = { producer: 0, consumer: 0, admin: 0 };
+
+/**
+ * The client.id of a producer: the configured one (even empty), else producer-<transactional id>, else
+ * producer-<sequence>, as Kafka's ProducerConfig names it.
+ */
+export function producerClientId(clientId: string | undefined, transactionalId: string | undefined): string {
+  if (clientId !== undefined) return clientId;
+  return `producer-${transactionalId ?? ++generatedClientIds.producer}`;
+}
+
+/**
+ * The client.id of a consumer: the configured one unless empty, else consumer-<group id>-<group instance id or
+ * sequence> as Kafka's ConsumerConfig names it (the group id reads "null" when there is none, as there).
+ */
+export function consumerClientId(
+  clientId: string | undefined,
+  groupId: string | undefined,
+  groupInstanceId: string | undefined,
+): string {
+  if (clientId !== undefined && clientId !== '') return clientId;
+  return `consumer-${groupId ?? 'null'}-${groupInstanceId ?? ++generatedClientIds.consumer}`;
+}
+
+/** The client.id of an admin client: the configured one unless empty, else adminclient-<sequence>, as Kafka's. */
+export function adminClientId(clientId: string | undefined): string {
+  if (clientId !== undefined && clientId !== '') return clientId;
+  return `adminclient-${++generatedClientIds.admin}`;
 }
 
 export function resolveClientOptions(o: ClientOptions): ResolvedClientOptions {

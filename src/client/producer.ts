@@ -63,7 +63,7 @@ import {
   TransactionAbortedError,
 } from './errors.js';
 import { Fifo } from './fifo.js';
-import type { ClientOptions } from './options.js';
+import { type ClientOptions, producerClientId } from './options.js';
 import type { PartitionQueue } from './partition-queue.js';
 import {
   createPartitioner,
@@ -221,7 +221,10 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   private readonly txnPartitions: TransactionPartitions | null;
 
   constructor(options: ProducerOptions<K, V>) {
-    this.cluster = new Cluster(options);
+    this.cluster = new Cluster({
+      ...options,
+      clientId: producerClientId(options.clientId, options.transactionalId),
+    });
     this.cluster.allowAutoTopicCreation = options.allowAutoCreateTopics ?? true;
     const settings = resolveProducerSettings(options, this.cluster.options);
     this.settings = settings;
