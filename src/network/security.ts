@@ -73,6 +73,11 @@ export class SecurityState {
    * renew, expire or describe tokens, as in Kafka.
    */
   tokenAuthenticated = false;
+  /**
+   * Whether an ApiVersions was answered before the SaslHandshake. Kafka's authenticator then expects the handshake
+   * only (HANDSHAKE_OR_VERSIONS_REQUEST -> HANDSHAKE_REQUEST): a second ApiVersions closes the connection unanswered.
+   */
+  private apiVersionsAnsweredBeforeHandshake = false;
 
   constructor(readonly protocol: SecurityProtocol) {
     this.saslState = usesSasl(protocol) ? 'handshake' : 'not-required';
@@ -89,7 +94,18 @@ export class SecurityState {
     // Kafka's authenticator takes SaslAuthenticate only once a SaslHandshake has chosen the mechanism; before
     // that, it fails the authentication without an answer, as for any other request.
     if (apiKey === SASL_AUTHENTICATE) return this.saslState !== 'handshake';
-    return apiKey === API_VERSIONS || apiKey === SASL_HANDSHAKE;
+    if (apiKey === API_VERSIONS)
+      return this.saslState !== 'handshake' || !this.apiVersionsAnsweredBeforeHandshake;
+    return apiKey === SASL_HANDSHAKE;
+  }
+
+  /**
+   * Called by the ApiVersions handler when it answered with the broker's versions. Before the handshake that uses up
+   * the one ApiVersions Kafka allows; an answer of UNSUPPORTED_VERSION or INVALID_REQUEST does not, as in Kafka,
+   * so the client may try again with a version or names the broker accepts.
+   */
+  noteApiVersionsAnswered(): void {
+    if (this.saslState === 'handshake') this.apiVersionsAnsweredBeforeHandshake = true;
   }
 
   /** Called by the SaslHandshake v0 handler: the next frames are bare tokens until authenticate() or fail(). */

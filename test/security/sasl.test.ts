@@ -454,6 +454,28 @@ describe('SASL failures on the wire', () => {
     }
   });
 
+  it('a second ApiVersions before the handshake closes the connection unanswered, as Kafka', async () => {
+    // Kafka's authenticator takes one ApiVersions, then only a SaslHandshake (HANDSHAKE_REQUEST state). An
+    // ApiVersions refused for its client software names does not count, so the client may send it again.
+    const versions = (client: WireClient, name: string) =>
+      client.call(ApiKey.API_VERSIONS, 3, { clientSoftwareName: name, clientSoftwareVersion: '1.0' });
+    const client = await WireClient.connect('127.0.0.1', saslPort);
+    assert.equal((await versions(client, '-bad-name-')).errorCode, ErrorCode.INVALID_REQUEST);
+    assert.equal((await versions(client, 'wire-test')).errorCode, ErrorCode.NONE);
+    client.send(ApiKey.API_VERSIONS, 3, { clientSoftwareName: 'wire-test', clientSoftwareVersion: '1.0' });
+    await assert.rejects(client.receive(3000), /closed/);
+    // After one ApiVersions the handshake and authentication still go on as usual.
+    const usual = await WireClient.connect('127.0.0.1', saslPort);
+    assert.equal((await versions(usual, 'wire-test')).errorCode, ErrorCode.NONE);
+    const handshake = await usual.call(ApiKey.SASL_HANDSHAKE, 1, { mechanism: 'PLAIN' });
+    assert.equal(handshake.errorCode, ErrorCode.NONE);
+    const answer = await usual.call(ApiKey.SASL_AUTHENTICATE, 2, {
+      authBytes: Buffer.from('\0alice\0alice-secret'),
+    });
+    assert.equal(answer.errorCode, ErrorCode.NONE);
+    usual.close();
+  });
+
   it('after SaslHandshake v1, ApiVersions or a second handshake gets ILLEGAL_SASL_STATE, then a close', async () => {
     // Kafka's authenticator expects only SaslAuthenticate once a v1 handshake chose the mechanism: anything else
     // gets its own error response with ILLEGAL_SASL_STATE (an ApiVersions answer lists no APIs), and the

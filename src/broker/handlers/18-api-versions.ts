@@ -32,6 +32,7 @@ export const apiVersionsHandler = defineHandler<ApiVersionsRequest, ApiVersionsR
       context.apiVersion < 3 ||
       (SOFTWARE_PATTERN.test(request.clientSoftwareName) &&
         SOFTWARE_PATTERN.test(request.clientSoftwareVersion));
+    if (valid) context.connection.security.noteApiVersionsAnswered();
     return {
       errorCode: valid ? ErrorCode.NONE : ErrorCode.INVALID_REQUEST,
       apiKeys: context.services.apiVersions,
