@@ -533,6 +533,37 @@ describe('admin APIs', () => {
   });
 });
 
+describe('CreateTopics refused', () => {
+  it('a topic refused CREATE says TOPIC_AUTHORIZATION_FAILED for its configs too, unless DESCRIBE_CONFIGS is granted', async () => {
+    // As Kafka's KafkaApis: topicConfigErrorCode follows DESCRIBE_CONFIGS on the topic whether or not CREATE was
+    // granted; only a creation that failed past the authorization resets it to NONE.
+    const carol = await as('carol');
+    await addAcls(admin, [allow(RT.TOPIC, 'nocreate-described', 'User:carol', Op.DESCRIBE_CONFIGS)]);
+    const refused = await carol.call(ApiKey.CREATE_TOPICS, 7, {
+      topics: ['nocreate-hidden', 'nocreate-described'].map((name) => ({
+        name,
+        numPartitions: 1,
+        replicationFactor: 1,
+        assignments: [],
+        configs: [],
+      })),
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    const codes = refused.topics.map(
+      (t: { name: string; errorCode: number; topicConfigErrorCode: number }) => [
+        t.name,
+        t.errorCode,
+        t.topicConfigErrorCode,
+      ],
+    );
+    assert.deepEqual(codes, [
+      ['nocreate-hidden', ErrorCode.TOPIC_AUTHORIZATION_FAILED, ErrorCode.TOPIC_AUTHORIZATION_FAILED],
+      ['nocreate-described', ErrorCode.TOPIC_AUTHORIZATION_FAILED, ErrorCode.NONE],
+    ]);
+  });
+});
+
 describe('what a refused request does not reveal', () => {
   it('DeleteTopics refuses a topic alike whether it exists; by id, without its name unless describable', async () => {
     const bob = await as('bob');

@@ -14,7 +14,7 @@ import type {
 } from '../../protocol/messages/19-create-topics.js';
 import { ZERO_UUID } from '../../protocol/messages/codec-support.js';
 import { ApiKey } from '../../protocol/registry.js';
-import { defineHandler } from '../api-handler.js';
+import { defineHandler, type RequestContext } from '../api-handler.js';
 import { AclOperation, authorize, authorizeTopic, ResourceType } from '../authorization.js';
 import { validateCreateTopicConfigs } from '../config/alter-validation.js';
 import { describeTopicConfigs } from '../config/describe-configs.js';
@@ -39,7 +39,13 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
     const repeated = new Set(names.filter((name, i) => names.indexOf(name) !== i));
     for (const t of request.topics) {
       if (!clusterCreate && !authorizeTopic(context, AclOperation.CREATE, t.name)) {
-        results.set(t.name, failure(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.'));
+        // As Kafka's KafkaApis, a refused topic's configs error still says whether DESCRIBE_CONFIGS is granted.
+        results.set(t.name, {
+          ...failure(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.'),
+          topicConfigErrorCode: mayDescribeConfigs(context, t.name)
+            ? ErrorCode.NONE
+            : ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        });
         continue;
       }
       // Kafka's ZkAdminManager looks the topic up in the broker's metadata before anything else of its request:
@@ -78,9 +84,7 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
     for (const r of await topicAdmin.createTopics(valid, request.validateOnly, request.timeoutMs)) {
       // The configs of the answer need DESCRIBE_CONFIGS on the topic, as in Kafka.
       const configsAllowed =
-        r.errorCode !== ErrorCode.NONE ||
-        context.apiVersion < 5 ||
-        authorizeTopic(context, AclOperation.DESCRIBE_CONFIGS, r.name);
+        r.errorCode !== ErrorCode.NONE || context.apiVersion < 5 || mayDescribeConfigs(context, r.name);
       // As Kafka's KafkaApis: the partition count, replication factor and configs describe a topic created (or
       // validated) whose configs the caller may describe; otherwise, REQUEST_TIMED_OUT included, they keep the
       // response's defaults, -1, -1 and an empty list (never null). The topic id of a topic written stays.
@@ -116,6 +120,11 @@ export const createTopicsHandler = defineHandler<CreateTopicsRequest, CreateTopi
     return { throttleTimeMs: 0, topics };
   },
 });
+
+/** DESCRIBE_CONFIGS on the topic, asked without logging a denial, as Kafka's CreateTopics does. */
+function mayDescribeConfigs(context: RequestContext, topic: string): boolean {
+  return authorize(context, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, topic, false);
+}
 
 function failure(
   name: string,
