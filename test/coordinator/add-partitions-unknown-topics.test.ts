@@ -85,6 +85,51 @@ describe('AddPartitionsToTxn with partitions that do not exist', () => {
     assert.deepEqual(await add(999_999n, 0), refused);
   });
 
+  /** AddPartitionsToTxn v4 (a broker's batched form) of one transaction, added or verifyOnly: codes by partition. */
+  async function addV4(
+    producer: { producerId: bigint; producerEpoch: number },
+    verifyOnly: boolean,
+    topics: { name: string; partitions: number[] }[],
+  ): Promise<Record<string, number>> {
+    const r = await client.call(ApiKey.ADD_PARTITIONS_TO_TXN, 4, {
+      transactions: [{ transactionalId: TRANSACTIONAL_ID, ...producer, verifyOnly, topics }],
+      v3AndBelowTransactionalId: '',
+      v3AndBelowProducerId: 0n,
+      v3AndBelowProducerEpoch: 0,
+      v3AndBelowTopics: [],
+    });
+    assert.equal(r.errorCode, E.NONE);
+    const codes: Record<string, number> = {};
+    for (const t of r.resultsByTransaction[0].topicResults) {
+      for (const p of t.resultsByPartition) codes[`${t.name}-${p.partitionIndex}`] = p.partitionErrorCode;
+    }
+    return codes;
+  }
+
+  it('v4, verifyOnly or not, answers UNKNOWN_TOPIC_OR_PARTITION before the coordinator, and adds nothing', async () => {
+    // Kafka's KafkaApis checks every partition of a v4 transaction against the metadata cache too, and fails the
+    // whole transaction; the coordinator is not asked.
+    const current = await initProducerId();
+    const producer = { producerId: current.producerId, producerEpoch: current.producerEpoch };
+    const topics = [
+      { name: TOPIC, partitions: [0, 5] },
+      { name: 'no-such-topic', partitions: [0] },
+    ];
+    const expected = {
+      [`${TOPIC}-0`]: E.OPERATION_NOT_ATTEMPTED,
+      [`${TOPIC}-5`]: E.UNKNOWN_TOPIC_OR_PARTITION,
+      'no-such-topic-0': E.UNKNOWN_TOPIC_OR_PARTITION,
+    };
+    assert.deepEqual(await addV4(producer, true, topics), expected);
+    assert.deepEqual(await addV4(producer, false, topics), expected);
+    const known = [{ name: TOPIC, partitions: [0] }];
+    assert.deepEqual(
+      await addV4(producer, true, known),
+      { [`${TOPIC}-0`]: E.INVALID_TXN_STATE },
+      'not added',
+    );
+  });
+
   it('answers UNKNOWN_TOPIC_OR_PARTITION while the coordinator loads, before COORDINATOR_LOAD_IN_PROGRESS', async () => {
     const current = await initProducerId();
     const services = (

@@ -1,7 +1,8 @@
 // AddPartitionsToTxn (24): a transactional producer names the partitions it is about to write. v0-v3 carry one
 // transaction. v4 is the brokers' batched form (KIP-890): several transactions, each either added or, with
 // verifyOnly, only checked (a partition leader asking whether a partition was added before it appends a
-// transactional batch); it needs CLUSTER_ACTION, as in Kafka. PRODUCER_FENCED is answered as
+// transactional batch); it needs CLUSTER_ACTION, as in Kafka, and every version refuses partitions the metadata
+// does not show before the coordinator is asked. PRODUCER_FENCED is answered as
 // INVALID_PRODUCER_EPOCH before v2, as Kafka does for older clients.
 
 import { tpKey } from '../../coordinator/transaction/transaction-coordinator.js';
@@ -110,6 +111,25 @@ function refusedPartitions(
   return refused.size > 0 ? refused : null;
 }
 
+/**
+ * v4+, Kafka's check before the coordinator is asked, verifyOnly or not: a partition the metadata does not show is
+ * UNKNOWN_TOPIC_OR_PARTITION and fails its whole transaction (the others OPERATION_NOT_ATTEMPTED). Null when all
+ * are known. Topics are not authorized here: the caller has CLUSTER_ACTION.
+ */
+function unknownPartitionsRefused(
+  context: RequestContext,
+  partitions: readonly { topic: string; partition: number }[],
+): Map<string, number> | null {
+  const { metadata } = context.services;
+  const unknown = partitions.filter((tp) => metadata.partition(tp.topic, tp.partition) === undefined);
+  if (unknown.length === 0) return null;
+  const refused = new Map<string, number>(
+    partitions.map((tp) => [tpKey(tp.topic, tp.partition), ErrorCode.OPERATION_NOT_ATTEMPTED]),
+  );
+  for (const tp of unknown) refused.set(tpKey(tp.topic, tp.partition), ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  return refused;
+}
+
 /** v4+: each transaction of the request added or (verifyOnly) checked; the broker's own principal may ask. */
 async function batched(
   context: RequestContext,
@@ -130,9 +150,11 @@ async function batched(
         topic.partitions.map((partition) => ({ topic: topic.name, partition })),
       );
       const producerId = Number(t.producerId);
-      const errors = t.verifyOnly
-        ? coordinator.verifyPartitions(t.transactionalId, producerId, t.producerEpoch, partitions)
-        : await coordinator.addPartitions(t.transactionalId, producerId, t.producerEpoch, partitions);
+      const errors =
+        unknownPartitionsRefused(context, partitions) ??
+        (t.verifyOnly
+          ? coordinator.verifyPartitions(t.transactionalId, producerId, t.producerEpoch, partitions)
+          : await coordinator.addPartitions(t.transactionalId, producerId, t.producerEpoch, partitions));
       return {
         transactionalId: t.transactionalId,
         topicResults: t.topics.map((topic) => ({
