@@ -40,7 +40,10 @@ export async function onAlterPartition(
   if (ctx === null) return alterPartitionError(ErrorCode.NOT_CONTROLLER);
   const broker = request.brokerId as BrokerId;
   const known = ctx.liveBrokers.get(broker);
-  if (known === undefined || (request.brokerEpoch !== -1n && BigInt(known.epoch) !== request.brokerEpoch)) {
+  // As Kafka's ZooKeeper-mode controller (KafkaController.tryProcessAlterPartition): the broker epoch must be the
+  // live registration's exactly; -1 is no wildcard here, so a leader that has not learned its epoch cannot shrink
+  // or grow an ISR.
+  if (known === undefined || BigInt(known.epoch) !== request.brokerEpoch) {
     return alterPartitionError(ErrorCode.STALE_BROKER_EPOCH);
   }
   // As Kafka's controllers (KafkaController.tryProcessAlterPartition, ReplicationControlManager): the errors that

@@ -13,6 +13,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import {
   admin,
   isrChange,
+  liveEpoch,
   newTopic,
   RecordingChannel,
   settle,
@@ -63,7 +64,7 @@ test('/admin/reassign_partitions starts reassignments and lists each partition u
   const grown = await controller.alterPartition(
     {
       brokerId: 1,
-      brokerEpoch: -1n,
+      brokerEpoch: liveEpoch(controller, 1),
       topics: [
         {
           topicName: 't',
@@ -93,7 +94,7 @@ test('/admin/preferred_replica_election moves leadership to the preferred replic
     await controller.alterPartition(
       {
         brokerId: 2,
-        brokerEpoch: -1n,
+        brokerEpoch: liveEpoch(controller, 2),
         topics: [
           {
             topicName: 't',

@@ -43,11 +43,19 @@ describe('AlterPartition answers by version', () => {
     await broker?.stop();
   });
 
+  /** Broker 0's registration epoch, which its AlterPartition requests must carry. */
+  const brokerEpoch = () => BigInt((broker.broker as unknown as { brokerEpoch: number }).brokerEpoch);
+
   /** Broker 0's AlterPartition of a topic's partition 0 (name for v0-v1, id for v2+) to `isr`: the partition's code. */
-  async function alter(version: number, topic: { name: string; id: string }, isr: number[]): Promise<number> {
+  async function alter(
+    version: number,
+    topic: { name: string; id: string },
+    isr: number[],
+    epoch = brokerEpoch(),
+  ): Promise<number> {
     const r = await client.call(ApiKey.ALTER_PARTITION, version, {
       brokerId: 0,
-      brokerEpoch: -1n,
+      brokerEpoch: epoch,
       topics: [
         {
           topicName: topic.name,
@@ -65,9 +73,23 @@ describe('AlterPartition answers by version', () => {
         },
       ],
     });
-    assert.equal(r.errorCode, E.NONE);
-    return r.topics[0].partitions[0].errorCode;
+    return r.errorCode !== E.NONE ? r.errorCode : r.topics[0].partitions[0].errorCode;
   }
+
+  it('refuses a broker epoch other than the registration, -1 included, STALE_BROKER_EPOCH', async () => {
+    // Kafka's ZooKeeper-mode controller (KafkaController.tryProcessAlterPartition) takes only the live broker's
+    // epoch: -1 is not a wildcard there, unlike ControlledShutdown's UNKNOWN_BROKER_EPOCH.
+    const known = { name: TOPIC, id: topicId };
+    for (const version of [0, 3]) {
+      assert.equal(await alter(version, known, [0], -1n), E.STALE_BROKER_EPOCH, `v${version} with -1`);
+      assert.equal(
+        await alter(version, known, [0], brokerEpoch() - 1n),
+        E.STALE_BROKER_EPOCH,
+        `v${version} older`,
+      );
+      assert.equal(await alter(version, known, [0]), E.NONE, `v${version} with the registration's epoch`);
+    }
+  });
 
   it('answers a replica that cannot join OPERATION_NOT_ATTEMPTED before v2, INELIGIBLE_REPLICA from v2', async () => {
     // Broker 5 is neither alive nor a replica of the partition.

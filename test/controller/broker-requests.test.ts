@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import type { Controller } from '../../src/controller/controller.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { AlterPartitionRequestPartitionData } from '../../src/protocol/messages/56-alter-partition.js';
 import {
   admin,
   isrChange,
+  liveEpoch,
   newTopic,
   RecordingChannel,
   settle,
@@ -21,6 +23,7 @@ async function setup(topics: Record<string, number[][]>) {
   const channel = new RecordingChannel();
   const controller = startController(b4.session, 4, channel);
   await controller.start();
+  current = controller;
   const topicAdmin = admin(b4.session, controller);
   const results = await topicAdmin.createTopics(
     Object.entries(topics).map(([name, parts]) =>
@@ -37,13 +40,21 @@ async function setup(topics: Record<string, number[][]>) {
   return { cluster, channel, controller };
 }
 
+/** The controller the test's setup started: alter() defaults to its view of the broker's epoch. */
+let current: Controller | null = null;
+
 function alter(
   brokerId: number,
   partition: AlterPartitionRequestPartitionData,
-  brokerEpoch = -1n,
+  brokerEpoch: bigint | null = null,
   topic = 't',
 ) {
-  return { brokerId, brokerEpoch, topics: [{ topicName: topic, topicId: '', partitions: [partition] }] };
+  const epoch = brokerEpoch ?? (current === null ? -1n : liveEpoch(current, brokerId));
+  return {
+    brokerId,
+    brokerEpoch: epoch,
+    topics: [{ topicName: topic, topicId: '', partitions: [partition] }],
+  };
 }
 
 test('AlterPartition from the leader changes the ISR, bumps the partition epoch but not the leader epoch', async () => {
@@ -83,7 +94,11 @@ test('AlterPartition from the leader changes the ISR, bumps the partition epoch 
 
 test('AlterPartition refusals: not the leader, old or future leader epoch, ineligible replicas, stale broker epoch', async () => {
   const { cluster, controller } = await setup({ t: [[1, 2, 3]] });
-  const code = async (brokerId: number, p: AlterPartitionRequestPartitionData, epoch = -1n) => {
+  const code = async (
+    brokerId: number,
+    p: AlterPartitionRequestPartitionData,
+    epoch: bigint | null = null,
+  ) => {
     const answer = await controller.alterPartition(alter(brokerId, p, epoch), 2);
     return answer.errorCode !== ErrorCode.NONE
       ? answer.errorCode
@@ -102,6 +117,11 @@ test('AlterPartition refusals: not the leader, old or future leader epoch, ineli
     'the leader must stay in the ISR',
   );
   assert.equal(await code(1, isrChange(0, 0, 0, [1]), 12345n), ErrorCode.STALE_BROKER_EPOCH);
+  assert.equal(
+    await code(1, isrChange(0, 0, 0, [1]), -1n),
+    ErrorCode.STALE_BROKER_EPOCH,
+    'no wildcard epoch',
+  );
   assert.equal(
     await code(9, isrChange(0, 0, 0, [1])),
     ErrorCode.STALE_BROKER_EPOCH,
@@ -140,7 +160,7 @@ test('controlled shutdown moves leadership away, takes the broker out of ISRs, a
     stuck: [[1, 3]],
   });
   // stuck: broker 3 falls out of the ISR, so leadership cannot move.
-  await controller.alterPartition(alter(1, isrChange(0, 0, 0, [1]), -1n, 'stuck'), 2);
+  await controller.alterPartition(alter(1, isrChange(0, 0, 0, [1]), null, 'stuck'), 2);
   channel.clear();
   const epoch1 = BigInt(controller.context!.liveBrokers.get(1 as never)!.epoch);
   const stale = await controller.controlledShutdown({ brokerId: 1, brokerEpoch: epoch1 - 1n });
@@ -242,7 +262,7 @@ test('ElectLeaders for all partitions leaves out those whose election was not ne
   const state = await cluster.partitionState('moved', 0);
   assert.equal(state?.leader, 2);
   const grown = await controller.alterPartition(
-    alter(2, isrChange(0, state!.leaderEpoch, state!.version, [2, 1]), -1n, 'moved'),
+    alter(2, isrChange(0, state!.leaderEpoch, state!.version, [2, 1]), null, 'moved'),
     2,
   );
   assert.equal(grown.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);

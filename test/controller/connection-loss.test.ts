@@ -17,6 +17,7 @@ import {
   admin,
   FaultySession,
   isrChange,
+  liveEpoch,
   newTopic,
   RecordingChannel,
   settle,
@@ -113,7 +114,7 @@ test('a topic whose config cannot be read is not elected uncleanly, whatever the
   const shrunk = await controller.alterPartition(
     {
       brokerId: 2,
-      brokerEpoch: -1n,
+      brokerEpoch: liveEpoch(controller, 2),
       topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 0, 0, [2])] }],
     },
     2,
@@ -181,7 +182,7 @@ test('a reassignment whose write lost its reply goes on as started: the new repl
   const caughtUp = await controller.alterPartition(
     {
       brokerId: 2,
-      brokerEpoch: -1n,
+      brokerEpoch: liveEpoch(controller, 2),
       topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 1, state!.version, [2, 3, 1, 4])] }],
     },
     2,
@@ -207,7 +208,7 @@ test('a reassignment whose finishing write lost its reply still stops the remove
   const caughtUp = await controller.alterPartition(
     {
       brokerId: 2,
-      brokerEpoch: -1n,
+      brokerEpoch: liveEpoch(controller, 2),
       topics: [
         {
           topicName: 't',

@@ -14,6 +14,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import {
   admin,
   isrChange,
+  liveEpoch,
   newTopic,
   RecordingChannel,
   registration,
@@ -93,7 +94,7 @@ test('a follower that had already left the ISR dies: UpdateMetadata still lists 
   const shrunk = await controller.alterPartition(
     {
       brokerId: 2,
-      brokerEpoch: -1n,
+      brokerEpoch: liveEpoch(controller, 2),
       topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 0, 0, [2, 1])] }],
     },
     2,
@@ -128,7 +129,7 @@ test('without unclean election, a partition whose ISR is gone stays leaderless u
   const shrunk = await controller.alterPartition(
     {
       brokerId: 2,
-      brokerEpoch: -1n,
+      brokerEpoch: liveEpoch(controller, 2),
       topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 0, 0, [2])] }],
     },
     2,
@@ -157,7 +158,7 @@ test('unclean.leader.election.enable in the topic config lets an out-of-sync rep
   await controller.alterPartition(
     {
       brokerId: 2,
-      brokerEpoch: -1n,
+      brokerEpoch: liveEpoch(controller, 2),
       topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 0, 0, [2])] }],
     },
     2,
@@ -174,7 +175,7 @@ test('an unclean leader is RECOVERING until its AlterPartition says RECOVERED, a
   await controller.alterPartition(
     {
       brokerId: 2,
-      brokerEpoch: -1n,
+      brokerEpoch: liveEpoch(controller, 2),
       topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 0, 0, [2])] }],
     },
     2,
@@ -189,7 +190,7 @@ test('an unclean leader is RECOVERING until its AlterPartition says RECOVERED, a
     controller.alterPartition(
       {
         brokerId: 3,
-        brokerEpoch: -1n,
+        brokerEpoch: liveEpoch(controller, 3),
         topics: [
           {
             topicName: 't',
@@ -218,7 +219,7 @@ test('the broker default for unclean election applies to topics that do not set 
   await controller.alterPartition(
     {
       brokerId: 2,
-      brokerEpoch: -1n,
+      brokerEpoch: liveEpoch(controller, 2),
       topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 0, 0, [2])] }],
     },
     2,
@@ -404,7 +405,7 @@ test('a request whose send fails is retried while its broker stays registered, a
   const answer = controller.alterPartition(
     {
       brokerId: 2,
-      brokerEpoch: -1n,
+      brokerEpoch: liveEpoch(controller, 2),
       topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 0, 0, [2, 1])] }],
     },
     2,

@@ -10,6 +10,7 @@ import {
   admin,
   DeafSession,
   isrChange,
+  liveEpoch,
   newTopic,
   RecordingChannel,
   settle,
@@ -93,7 +94,7 @@ test('a controller replaced without noticing is fenced: its first write fails on
   const answer = await zombie.alterPartition(
     {
       brokerId: 1,
-      brokerEpoch: -1n,
+      brokerEpoch: liveEpoch(zombie, 1),
       topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 0, 0, [1])] }],
     },
     2,
@@ -108,7 +109,7 @@ test('a controller replaced without noticing is fenced: its first write fails on
   const real = await successor.alterPartition(
     {
       brokerId: 1,
-      brokerEpoch: -1n,
+      brokerEpoch: liveEpoch(successor, 1),
       topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 0, 0, [1])] }],
     },
     2,

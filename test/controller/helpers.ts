@@ -342,3 +342,12 @@ export function writesState(ops: readonly Op[], topic: string, partition: number
   const path = partitionStatePath(topic, partition as never);
   return ops.some((op) => (op.op === 'set' || op.op === 'create') && op.path === path);
 }
+
+/**
+ * The broker epoch the controller knows for a live broker, as its AlterPartition requests must carry (Kafka's
+ * ZooKeeper-mode controller takes no -1 there); -1 when the controller is not active or the broker is not live.
+ */
+export function liveEpoch(controller: Controller, brokerId: number): bigint {
+  const live = controller.context?.liveBrokers.get(brokerId as BrokerId);
+  return live === undefined ? -1n : BigInt(live.epoch);
+}

@@ -3,7 +3,7 @@ import { after, test } from 'node:test';
 import type { BrokerId } from '../../src/common/ids.js';
 import { Controller } from '../../src/controller/controller.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { admin, isrChange, newTopic, RecordingChannel, settle, TestCluster } from './helpers.js';
+import { admin, isrChange, liveEpoch, newTopic, RecordingChannel, settle, TestCluster } from './helpers.js';
 
 test('automatic preferred leader election moves leaders back once the preferred replica is in sync', async () => {
   const cluster = new TestCluster();
@@ -47,7 +47,7 @@ test('automatic preferred leader election moves leaders back once the preferred 
     const answer = await controller.alterPartition(
       {
         brokerId: 2,
-        brokerEpoch: -1n,
+        brokerEpoch: liveEpoch(controller, 2),
         topics: [
           {
             topicName: 't',

@@ -5,6 +5,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import {
   admin,
   isrChange,
+  liveEpoch,
   newTopic,
   RecordingChannel,
   settle,
@@ -67,7 +68,7 @@ test('a reassignment adds the new replicas, waits for them to join the ISR, then
   const caughtUp = await controller.alterPartition(
     {
       brokerId: 1,
-      brokerEpoch: -1n,
+      brokerEpoch: liveEpoch(controller, 1),
       topics: [{ topicName: 't', topicId: '', partitions: [isrChange(0, 1, during!.version, [1, 2, 3])] }],
     },
     2,
@@ -139,7 +140,7 @@ test('a replacing reassignment drops the replicas the first one was adding from 
   const joined = await controller.alterPartition(
     {
       brokerId: 1,
-      brokerEpoch: -1n,
+      brokerEpoch: liveEpoch(controller, 1),
       topics: [
         {
           topicName: 't',

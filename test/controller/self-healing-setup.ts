@@ -14,7 +14,7 @@ import {
   topicPath,
 } from '../../src/controller/zk-layout/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { admin, isrChange, newTopic, RecordingChannel, TestCluster } from './helpers.js';
+import { admin, isrChange, liveEpoch, newTopic, RecordingChannel, TestCluster } from './helpers.js';
 
 /** brook.self.healing.broker.failure.timeout.ms of every controller here. */
 export const TIMEOUT_MS = 60_000;
@@ -112,7 +112,7 @@ export async function reportIsr(
   const answer = await controller.alterPartition(
     {
       brokerId: state.leader,
-      brokerEpoch: -1n,
+      brokerEpoch: liveEpoch(controller, state.leader),
       topics: [
         {
           topicName: 't',

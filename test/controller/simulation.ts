@@ -32,7 +32,7 @@ import type {
 } from '../../src/protocol/messages/04-leader-and-isr.js';
 import type { StopReplicaResponse } from '../../src/protocol/messages/05-stop-replica.js';
 import type { UpdateMetadataResponse } from '../../src/protocol/messages/06-update-metadata.js';
-import { registration } from './helpers.js';
+import { liveEpoch, registration } from './helpers.js';
 
 const BROKERS = [1, 2, 3, 4, 5];
 const TOPICS = ['a', 'b', 'c'];
@@ -312,7 +312,7 @@ async function act(
     const answer = await controller.alterPartition(
       {
         brokerId: state.leader,
-        brokerEpoch: -1n,
+        brokerEpoch: liveEpoch(controller, state.leader),
         topics: [
           {
             topicName: topic,

@@ -14,7 +14,7 @@ import { decodePartitionState, partitionStatePath } from '../../src/controller/z
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { untilValue } from '../helpers/wait.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
-import { DeafSession, RecordingChannel, registration } from './helpers.js';
+import { DeafSession, liveEpoch, RecordingChannel, registration } from './helpers.js';
 
 let server: TestZooKeeper;
 const sessions: CoordinationStore[] = [];
@@ -175,7 +175,7 @@ test('on ZooKeeper, a deaf controller is fenced by the epoch check, a dead follo
   const answer = await zombie.alterPartition(
     {
       brokerId: 4,
-      brokerEpoch: -1n,
+      brokerEpoch: liveEpoch(zombie, 4),
       topics: [
         {
           topicName: 'fenced',
