@@ -534,7 +534,7 @@ describe('admin APIs', () => {
 });
 
 describe('CreateTopics refused', () => {
-  it('a topic refused CREATE says TOPIC_AUTHORIZATION_FAILED for its configs too, unless DESCRIBE_CONFIGS is granted', async () => {
+  it('refused CREATE: TOPIC_AUTHORIZATION_FAILED for the configs too, unless DESCRIBE_CONFIGS is granted', async () => {
     // As Kafka's KafkaApis: topicConfigErrorCode follows DESCRIBE_CONFIGS on the topic whether or not CREATE was
     // granted; only a creation that failed past the authorization resets it to NONE.
     const carol = await as('carol');
