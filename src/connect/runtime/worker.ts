@@ -5,7 +5,7 @@
 import { Admin, Producer } from '../../client/index.js';
 import type { Logger } from '../../common/logger.js';
 import type { Connector, ConnectorContext, SinkTask, SourceTask, TaskConfig } from '../api/connector.js';
-import { ConfigException } from '../errors.js';
+import { ConfigException, ConnectException } from '../errors.js';
 import {
   adminOverrides,
   clientSecurity,
@@ -211,10 +211,9 @@ export class Worker {
     const dlqTopic = sink ? (config['errors.deadletterqueue.topic.name'] ?? '').trim() : '';
     let dlqProducer: Producer | null = null;
     if (dlqTopic !== '') {
-      await this.ensureTopic(
+      await this.createDeadLetterQueueTopic(
         dlqTopic,
         Number(config['errors.deadletterqueue.topic.replication.factor'] ?? 3),
-        1,
         config,
       );
       dlqProducer = this.dlqProducer(id, config);
@@ -252,15 +251,15 @@ export class Worker {
   }
 
   /**
-   * Creates a topic unless it exists, with the admin settings of the connector's tasks (adminOverrides: the
-   * worker's unprefixed and `admin.` keys, the connector's `admin.override.` ones). A replication factor larger
-   * than the cluster (Kafka's default of 3 on a one-broker development cluster) falls back to the broker default
-   * (-1), as a development convenience.
+   * Creates a sink task's dead letter queue topic unless it exists, as Kafka's DeadLetterQueueReporter.createAndSetup
+   * does: one partition, errors.deadletterqueue.topic.replication.factor replicas as configured (Kafka's default of 3
+   * fails on a cluster of fewer brokers: the user sets the factor, Connect does not guess it), with the admin
+   * settings of the connector's tasks (adminOverrides). Any failure but "the topic exists" (another task created it
+   * meanwhile) fails the task.
    */
-  async ensureTopic(
+  private async createDeadLetterQueueTopic(
     topic: string,
     replicationFactor: number,
-    partitions: number,
     connectorConfig: Readonly<Record<string, string>>,
   ): Promise<void> {
     const admin = new Admin({
@@ -269,11 +268,15 @@ export class Worker {
       bootstrapServers: this.o.config.bootstrapServers,
     });
     try {
-      const existing = await admin.listTopics();
-      if (existing.includes(topic)) return;
-      const brokers = (await admin.describeCluster()).brokers.length;
-      const rf = replicationFactor > brokers ? -1 : replicationFactor;
-      await admin.createTopics([{ topic, numPartitions: partitions, replicationFactor: rf }]);
+      if ((await admin.listTopics()).includes(topic)) return;
+      this.log.error(`Topic ${topic} doesn't exist. Will attempt to create topic.`);
+      const [created] = await admin.createTopics([{ topic, numPartitions: 1, replicationFactor }]);
+      const error = created?.error ?? null;
+      if (error !== null && error.type !== 'TOPIC_ALREADY_EXISTS') throw error;
+    } catch (err) {
+      throw new ConnectException(`Could not initialize dead letter queue with topic=${topic}`, {
+        cause: err,
+      });
     } finally {
       await admin.close();
     }

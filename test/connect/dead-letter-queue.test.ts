@@ -1,0 +1,116 @@
+// A sink connector's dead letter queue as Kafka's DeadLetterQueueReporter runs it, through a standalone worker
+// process and a one-broker cluster: the DLQ topic is created with errors.deadletterqueue.topic.replication.factor
+// as configured, so the default of 3 on one broker fails the task instead of quietly taking the broker's default.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { Admin } from '../../src/client/index.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { type ConnectWorker, rest, startConnectWorker } from '../helpers/connect-worker.js';
+import { sleep } from '../helpers/wait.js';
+
+let broker: BrokerProcess;
+let worker: ConnectWorker;
+let dir: string;
+
+before(async () => {
+  broker = await startBroker({ overrides: { 'num.partitions': 1, 'auto.create.topics.enable': false } });
+  dir = mkdtempSync(join(tmpdir(), 'brook-connect-dlq-'));
+  worker = await startConnectWorker(dir, {
+    'bootstrap.servers': broker.bootstrap,
+    'key.converter': 'org.apache.kafka.connect.storage.StringConverter',
+    'value.converter': 'org.apache.kafka.connect.json.JsonConverter',
+    'value.converter.schemas.enable': false,
+    'offset.storage.file.filename': join(dir, 'connect.offsets'),
+  });
+});
+
+after(async () => {
+  await worker?.stop();
+  await broker?.stop();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+interface TaskStatus {
+  state: string;
+  trace?: string;
+}
+
+async function taskStatus(connector: string): Promise<TaskStatus | undefined> {
+  const res = await rest(worker.url, 'GET', `/connectors/${connector}/status`);
+  return (res.body as { tasks?: TaskStatus[] }).tasks?.[0];
+}
+
+/** The first task's status once it is in `state`, or the last one seen after 20 s. */
+async function taskInState(connector: string, state: string): Promise<TaskStatus | undefined> {
+  const deadline = Date.now() + 20_000;
+  let task = await taskStatus(connector);
+  while (task?.state !== state && Date.now() < deadline) {
+    await sleep(200);
+    task = await taskStatus(connector);
+  }
+  return task;
+}
+
+async function withAdmin<T>(fn: (admin: Admin) => Promise<T>): Promise<T> {
+  const admin = new Admin({ bootstrapServers: broker.bootstrap });
+  try {
+    return await fn(admin);
+  } finally {
+    await admin.close();
+  }
+}
+
+async function createTopic(topic: string, configs: Record<string, string> = {}): Promise<void> {
+  const [created] = await withAdmin((a) =>
+    a.createTopics([{ topic, numPartitions: 1, replicationFactor: 1, configs }]),
+  );
+  assert.equal(created?.error, null);
+}
+
+function sinkConfig(topic: string, extra: Record<string, string>): Record<string, string> {
+  return {
+    'connector.class': 'FileStreamSink',
+    topics: topic,
+    file: join(dir, `${topic}.out`),
+    'errors.tolerance': 'all',
+    ...extra,
+  };
+}
+
+test('a DLQ replication factor larger than the cluster fails the task, and the topic is not created', async () => {
+  await createTopic('rf-input');
+  // errors.deadletterqueue.topic.replication.factor is left at Kafka's default of 3, on a one-broker cluster.
+  const created = await rest(
+    worker.url,
+    'PUT',
+    '/connectors/rf-default/config',
+    sinkConfig('rf-input', { 'errors.deadletterqueue.topic.name': 'rf-default-dlq' }),
+  );
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const task = await taskInState('rf-default', 'FAILED');
+  assert.equal(task?.state, 'FAILED');
+  assert.match(task?.trace ?? '', /Could not initialize dead letter queue with topic=rf-default-dlq/);
+  assert.match(task?.trace ?? '', /INVALID_REPLICATION_FACTOR/);
+  const topics = await withAdmin((a) => a.listTopics());
+  assert.equal(topics.includes('rf-default-dlq'), false);
+
+  // A factor the cluster has creates the topic with exactly that factor.
+  const fitting = await rest(
+    worker.url,
+    'PUT',
+    '/connectors/rf-one/config',
+    sinkConfig('rf-input', {
+      'errors.deadletterqueue.topic.name': 'rf-one-dlq',
+      'errors.deadletterqueue.topic.replication.factor': '1',
+    }),
+  );
+  assert.equal(fitting.status, 201, JSON.stringify(fitting.body));
+  assert.equal((await taskInState('rf-one', 'RUNNING'))?.state, 'RUNNING');
+  const [described] = await withAdmin((a) => a.describeTopics(['rf-one-dlq']));
+  assert.equal(described?.partitions.length, 1);
+  assert.equal(described?.partitions[0]?.replicas.length, 1);
+});
