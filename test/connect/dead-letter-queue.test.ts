@@ -1,13 +1,14 @@
 // A sink connector's dead letter queue as Kafka's DeadLetterQueueReporter runs it, through a standalone worker
 // process and a one-broker cluster: the DLQ topic is created with errors.deadletterqueue.topic.replication.factor
-// as configured, so the default of 3 on one broker fails the task instead of quietly taking the broker's default.
+// as configured, so the default of 3 on one broker fails the task instead of quietly taking the broker's default;
+// a record the DLQ refuses is logged and the task goes on, as the producer callback of Kafka's reporter only logs.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Admin } from '../../src/client/index.js';
+import { Admin, Producer } from '../../src/client/index.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { type ConnectWorker, rest, startConnectWorker } from '../helpers/connect-worker.js';
 import { sleep } from '../helpers/wait.js';
@@ -71,6 +72,15 @@ async function createTopic(topic: string, configs: Record<string, string> = {}):
   assert.equal(created?.error, null);
 }
 
+async function produce(topic: string, values: string[]): Promise<void> {
+  const producer = new Producer({ bootstrapServers: broker.bootstrap });
+  try {
+    for (const v of values) await producer.send({ topic, value: Buffer.from(v) });
+  } finally {
+    await producer.close();
+  }
+}
+
 function sinkConfig(topic: string, extra: Record<string, string>): Record<string, string> {
   return {
     'connector.class': 'FileStreamSink',
@@ -113,4 +123,38 @@ test('a DLQ replication factor larger than the cluster fails the task, and the t
   const [described] = await withAdmin((a) => a.describeTopics(['rf-one-dlq']));
   assert.equal(described?.partitions.length, 1);
   assert.equal(described?.partitions[0]?.replicas.length, 1);
+});
+
+test('a record the DLQ topic refuses is logged and the task goes on with the next records', async () => {
+  await createTopic('refused-input');
+  // The DLQ topic takes no record over 200 bytes: the broker answers MESSAGE_TOO_LARGE, which no retry cures.
+  await createTopic('refused-dlq', { 'max.message.bytes': '200' });
+  const poison = `not json ${'x'.repeat(1000)}`;
+  await produce('refused-input', [poison, '{"n":2}']);
+  const created = await rest(
+    worker.url,
+    'PUT',
+    '/connectors/refused/config',
+    sinkConfig('refused-input', {
+      'errors.deadletterqueue.topic.name': 'refused-dlq',
+      'errors.deadletterqueue.topic.replication.factor': '1',
+    }),
+  );
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const out = join(dir, 'refused-input.out');
+  const deadline = Date.now() + 20_000;
+  const written = () => {
+    try {
+      return readFileSync(out, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  while (!written().includes('"n":2') && Date.now() < deadline) await sleep(200);
+  assert.equal(written(), '{"n":2}\n');
+  assert.equal((await taskStatus('refused'))?.state, 'RUNNING');
+  assert.match(
+    worker.stderr() + worker.stdout(),
+    /Could not produce message to dead letter queue\. topic=refused-dlq/,
+  );
 });

@@ -135,6 +135,7 @@ test('a periodic commit goes on while a record is retried, and never stores an o
         dlqContextHeaders: false,
         dlqProducer: null,
         log: silentLogger,
+        dlqLog: silentLogger,
       }),
       bootstrapServers: cluster!.bootstrap,
       // The stuck record is retried for 8 s, then fails the task.

@@ -4,12 +4,15 @@
 // ("Tolerance exceeded in error handler"), with errors.tolerance=all the record is skipped, logged when
 // errors.log.enable, and for sink connectors written to the dead letter queue topic
 // (errors.deadletterqueue.topic.name) as it was read, with Kafka's __connect.errors.* context headers when
-// errors.deadletterqueue.context.headers.enable.
+// errors.deadletterqueue.context.headers.enable. As Kafka's DeadLetterQueueReporter, a DLQ write is not awaited:
+// the record goes to the task's DLQ producer, which retries as any producer does, and a write that fails anyway
+// is logged at ERROR (DeadLetterQueueReporter's logger), never fatal to the task.
 
 import type { ConsumerRecord, Producer } from '../../client/index.js';
 import type { Logger } from '../../common/logger.js';
 import { RetriableException } from '../api/connector.js';
 import { ConnectException } from '../errors.js';
+import { traceOf } from './status.js';
 
 export type Stage =
   | 'KEY_CONVERTER'
@@ -37,13 +40,21 @@ export interface ErrorHandlerOptions {
   dlqProducer: Producer | null;
   /** errors.log.enable's lines, at ERROR as Kafka's LogReporter writes them. */
   log: Logger;
+  /** DLQ writes that failed, at ERROR as Kafka's DeadLetterQueueReporter logs them. */
+  dlqLog: Logger;
 }
 
 const INITIAL_RETRY_DELAY_MS = 300;
+/**
+ * DLQ writes a task may have unacknowledged at once; one more waits for the oldest to end, as Kafka's task thread
+ * waits in send() while the producer's buffer is full.
+ */
+const PENDING_DLQ_WRITES_MAX = 1000;
 
 export class ErrorHandler {
   totalErrors = 0;
   totalSkipped = 0;
+  private readonly pendingDlqWrites = new Set<Promise<void>>();
 
   constructor(private readonly o: ErrorHandlerOptions) {}
 
@@ -92,9 +103,13 @@ export class ErrorHandler {
     }
   }
 
-  /** Releases the dead letter queue producer; the task calls it when it closes, as Kafka's closes its reporters. */
+  /**
+   * Releases the dead letter queue producer; the task calls it when it closes, as Kafka's closes its reporters. The
+   * producer's close sends what it holds first; a write it gives up on is logged like any failed one.
+   */
   async close(): Promise<void> {
     await this.o.dlqProducer?.close();
+    await Promise.all(this.pendingDlqWrites);
   }
 
   private async report(
@@ -140,12 +155,32 @@ export class ErrorHandler {
       add('exception.message', error.message);
       add('exception.stacktrace', error.stack ?? `${error.name}: ${error.message}`);
     }
-    await this.o.dlqProducer.send({
+    await this.writeToDeadLetterQueue(this.o.dlqProducer, this.o.dlqTopic, {
       topic: this.o.dlqTopic,
       key: consumed.key,
       value: consumed.value,
       headers,
       timestamp: consumed.timestamp,
     });
+  }
+
+  /** Hands the record to the DLQ producer without waiting for its acknowledgement; a failure is only logged. */
+  private async writeToDeadLetterQueue(
+    producer: Producer,
+    topic: string,
+    record: Parameters<Producer['send']>[0],
+  ): Promise<void> {
+    while (this.pendingDlqWrites.size >= PENDING_DLQ_WRITES_MAX) await Promise.race(this.pendingDlqWrites);
+    const write: Promise<void> = producer
+      .send(record)
+      .then(
+        () => {},
+        (err: unknown) =>
+          this.o.dlqLog.error(
+            `Could not produce message to dead letter queue. topic=${topic} ${traceOf(err)}`,
+          ),
+      )
+      .finally(() => this.pendingDlqWrites.delete(write));
+    this.pendingDlqWrites.add(write);
   }
 }

@@ -32,6 +32,8 @@ export const CONNECT_LOGGERS = {
   exactlyOnceWorkerSourceTask: 'org.apache.kafka.connect.runtime.ExactlyOnceWorkerSourceTask',
   /** errors.log.enable's lines (error-handler.ts). */
   logReporter: 'org.apache.kafka.connect.runtime.errors.LogReporter',
+  /** A dead letter queue write that failed (error-handler.ts). */
+  deadLetterQueueReporter: 'org.apache.kafka.connect.runtime.errors.DeadLetterQueueReporter',
   abstractHerder: 'org.apache.kafka.connect.runtime.AbstractHerder',
   standaloneHerder: 'org.apache.kafka.connect.runtime.standalone.StandaloneHerder',
   distributedHerder: 'org.apache.kafka.connect.runtime.distributed.DistributedHerder',

@@ -231,6 +231,7 @@ export class Worker {
         (config['errors.deadletterqueue.context.headers.enable'] ?? 'false').trim().toLowerCase() === 'true',
       dlqProducer,
       log: this.o.loggers.logger(CONNECT_LOGGERS.logReporter),
+      dlqLog: this.o.loggers.logger(CONNECT_LOGGERS.deadLetterQueueReporter),
     });
   }
 
