@@ -18,7 +18,13 @@ let worker: ConnectWorker;
 let dir: string;
 
 before(async () => {
-  broker = await startBroker({ overrides: { 'num.partitions': 1, 'auto.create.topics.enable': false } });
+  broker = await startBroker({
+    overrides: {
+      'num.partitions': 1,
+      'auto.create.topics.enable': false,
+      'group.initial.rebalance.delay.ms': 0,
+    },
+  });
   dir = mkdtempSync(join(tmpdir(), 'brook-connect-dlq-'));
   worker = await startConnectWorker(dir, {
     'bootstrap.servers': broker.bootstrap,

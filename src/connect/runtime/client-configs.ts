@@ -15,14 +15,32 @@ import type { ConsumerOptions, ProducerOptions } from '../../client/index.js';
 import { securityOptionsFromProperties } from '../../client/security-config.js';
 import { ConfigException, ConnectException } from '../errors.js';
 
-/** The client options of the layers' keys (Brook's one mapping of Kafka's client keys), as a ConfigException. */
+/**
+ * The client options of the layers' keys (Brook's one mapping of Kafka's client keys), as a ConfigException, with
+ * the layers' `client.id` as `clientId`: Kafka's Worker puts its default client id (`connector-producer-<task>`)
+ * first and lets the worker's and the connector's keys replace it, so a connector moved from Kafka Connect keeps
+ * the client ids its quotas and monitoring name.
+ */
 function mapped(kind: ClientKind, layers: PropertyLayer[]): Record<string, unknown> {
+  let options: Record<string, unknown>;
   try {
-    return clientOptionsFromLayers(kind, layers);
+    options = clientOptionsFromLayers(kind, layers);
   } catch (err) {
     if (err instanceof ConfigError) throw new ConfigException(err.message);
     throw err;
   }
+  const clientId = layeredClientId(layers);
+  return clientId === undefined ? options : { ...options, clientId };
+}
+
+/** The `client.id` of the last layer that sets one. */
+function layeredClientId(layers: PropertyLayer[]): string | undefined {
+  let clientId: string | undefined;
+  for (const { prefix, config } of layers) {
+    const value = config[`${prefix}client.id`];
+    if (value !== undefined) clientId = value.trim();
+  }
+  return clientId;
 }
 
 /** Kafka's ConnectorClientConfigOverridePolicy plugins, by the alias of each. */

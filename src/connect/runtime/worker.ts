@@ -265,6 +265,9 @@ export class Worker {
   ): Promise<void> {
     const admin = new Admin({
       ...this.o.clientOptions,
+      // Kafka's Worker.sinkTaskReporters names this admin so, without the task id (the worker's and the
+      // connector's client.id keys replace it).
+      clientId: 'connector-dlq-adminclient-',
       ...adminOverrides(this.o.config.raw, connectorConfig),
       bootstrapServers: this.o.config.bootstrapServers,
     });
