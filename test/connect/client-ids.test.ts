@@ -103,7 +103,7 @@ async function seen(expected: Array<[apiKey: number, clientId: string]>): Promis
   return expected.map(([api, id]) => [api, proxy.clientIds(api).has(id)]);
 }
 
-test("task clients send Kafka's default client ids, and the worker's admin.client.id replaces the admin's", async () => {
+test("task clients send Kafka's default client ids; the worker's admin.client.id replaces the admin's", async () => {
   await createTopics('defaults-lines', 'defaults-input');
   await produceWithPoison('defaults-input');
   await startConnectors('defaults', {});
