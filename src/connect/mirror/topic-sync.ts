@@ -1,8 +1,8 @@
 // What MirrorSourceConnector keeps in step on the target besides records: topics created with the source's partition
 // count and topic configs (always, as Kafka creates them), partitions added when the source gains some,
-// (sync.topic.configs.enabled) topic configs changed or reset to their default since, and (sync.topic.acls.enabled) the
-// source's topic ACLs that grant reading, as Kafka's connector does: ALLOW ... WRITE is never copied (only MirrorMaker
-// writes remote topics) and ALLOW ... ALL becomes READ.
+// (sync.topic.configs.enabled) the source's topic configs written again on every sync, and
+// (sync.topic.acls.enabled) the source's topic ACLs that grant reading, as Kafka's connector does: ALLOW ... WRITE
+// is never copied (only MirrorMaker writes remote topics) and ALLOW ... ALL becomes READ.
 
 import type { Admin } from '../../client/index.js';
 import type { Logger } from '../../common/logger.js';
@@ -72,9 +72,6 @@ export async function sourceTopicConfigs(
 }
 
 export class TopicSync {
-  /** Remote topic -> configs last written, so unchanged configs are not written again. */
-  private readonly syncedConfigs = new Map<string, string>();
-
   constructor(
     private readonly c: MirrorConfig,
     private readonly filters: MirrorFilters,
@@ -120,10 +117,6 @@ export class TopicSync {
           this.log.warn(`Could not create topic ${r.topic} on ${this.c.targetAlias}: ${r.error.message}`);
         else this.log.info(`Created remote topic ${r.topic} with ${r.numPartitions} partitions`);
       }
-      for (const [t] of toCreate) {
-        const cfg = configs.get(t);
-        if (cfg !== undefined) this.syncedConfigs.set(this.remote(t), JSON.stringify(cfg));
-      }
     }
     const grow = [...wanted.topics].filter(([t, n]) => (existing.get(this.remote(t)) ?? n) < n);
     if (grow.length > 0) {
@@ -156,30 +149,29 @@ export class TopicSync {
   }
 
   /**
-   * Brings the remote topics' configs in line with the source's when they changed since the last sync: the
-   * source's overrides set, and the overrides of configs at their default on the source deleted (TopicConfigs).
+   * Writes the source's configs to the remote topics (TopicConfigs: the source's overrides set, the overrides of
+   * configs at their default on the source deleted) on every run, whether or not the source changed, as Kafka's
+   * MirrorSourceConnector.syncTopicConfigs does: an edit made on the target is undone by the next sync, so the copy
+   * keeps the source's retention and cleanup policy.
    */
   async syncTopicConfigs(topics: string[]): Promise<void> {
     const configs = await sourceTopicConfigs(this.source, this.filters, topics);
-    for (const [t, cfg] of configs) {
-      const remote = this.remote(t);
-      const text = JSON.stringify(cfg);
-      if (this.syncedConfigs.get(remote) === text) continue;
-      const ops = [
-        ...Object.entries(cfg.set).map(([name, value]) => ({ name, op: 'set' as const, value })),
-        ...cfg.defaults.map((name) => ({ name, op: 'delete' as const })),
-      ];
-      if (ops.length === 0) {
-        this.syncedConfigs.set(remote, text);
-        continue;
-      }
-      const [r] = await this.target.incrementalAlterConfigs([{ type: 'topic', name: remote, ops }]);
-      if (r?.error) this.log.warn(`Could not sync configs of ${remote}: ${r.error.message}`);
-      else {
-        this.syncedConfigs.set(remote, text);
-        this.log.debug(`Synced configs of ${remote}: ${Object.keys(cfg.set).join(', ')}`);
-      }
+    const changes = [...configs]
+      .map(([t, cfg]) => ({
+        type: 'topic' as const,
+        name: this.remote(t),
+        ops: [
+          ...Object.entries(cfg.set).map(([name, value]) => ({ name, op: 'set' as const, value })),
+          ...cfg.defaults.map((name) => ({ name, op: 'delete' as const })),
+        ],
+      }))
+      .filter((change) => change.ops.length > 0);
+    if (changes.length === 0) return;
+    // One request for every topic, as Kafka sends it; a topic refused is logged and retried on the next run.
+    for (const r of await this.target.incrementalAlterConfigs(changes)) {
+      if (r.error) this.log.warn(`Could not alter configuration of topic ${r.name}: ${r.error.message}`);
     }
+    this.log.debug(`Synced the configs of ${changes.length} topic(s)`);
   }
 
   /** Copies the topic ACLs that allow reading mirrored topics. */

@@ -143,3 +143,46 @@ test("a cluster-wide dynamic default of the source's brokers reaches the remote 
   assert.ok(copied.ok, 'U.archive was not created');
   assert.equal(copied.last?.value, '2592000000', 'the copy would expire records the source keeps');
 });
+
+test('every config sync undoes edits made on the remote topic, as Kafka writes the source configs', async (t) => {
+  const source = new Admin({ bootstrapServers: clusters.a.bootstrap });
+  const target = new Admin({ bootstrapServers: clusters.b.bootstrap });
+  t.after(() => Promise.all([source.close(), target.close()]));
+  await source.createTopics([
+    { topic: 'prices', numPartitions: 1, replicationFactor: 1, configs: { 'retention.ms': '3600000' } },
+  ]);
+  const mm = await startMirror('P', 'Q', 'prices', { 'sync.topic.configs.interval.ms': '1000' });
+  t.after(() => mm.stop());
+  const copied = await untilConfig(target, 'P.prices', 'retention.ms', (e) => e.value === '3600000', 30_000);
+  assert.ok(copied.ok, `retention.ms not copied: ${JSON.stringify(copied.last)}`);
+  // Someone edits the copy on the target while the source stays the same: a synced value changed, and an override
+  // of a config that is at its default on the source.
+  const [edit] = await target.incrementalAlterConfigs([
+    {
+      type: 'topic',
+      name: 'P.prices',
+      ops: [
+        { name: 'retention.ms', op: 'set', value: '60000' },
+        { name: 'segment.ms', op: 'set', value: '120000' },
+      ],
+    },
+  ]);
+  assert.equal(edit?.error, null);
+
+  const restored = await untilConfig(
+    target,
+    'P.prices',
+    'retention.ms',
+    (e) => e.value === '3600000',
+    15_000,
+  );
+  assert.ok(restored.ok, `the edited retention.ms stayed: ${JSON.stringify(restored.last)}`);
+  const segment = await untilConfig(
+    target,
+    'P.prices',
+    'segment.ms',
+    (e) => e.source !== 'DYNAMIC_TOPIC_CONFIG',
+    15_000,
+  );
+  assert.ok(segment.ok, `the segment.ms override stayed: ${JSON.stringify(segment.last)}`);
+});
