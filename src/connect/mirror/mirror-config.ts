@@ -49,6 +49,8 @@ export const MIRROR_DEFAULTS: Readonly<Record<string, string>> = {
   'sync.group.offsets.interval.seconds': '60',
   'emit.heartbeats.enabled': 'true',
   'emit.heartbeats.interval.seconds': '1',
+  // Whether heartbeats topics are mirrored when the topic filter leaves them out (Kafka's MirrorSourceConfig).
+  'heartbeats.replication.enabled': 'true',
   'heartbeats.topic.replication.factor': '3',
   'checkpoints.topic.replication.factor': '3',
   'offset-syncs.topic.replication.factor': '3',
@@ -227,6 +229,7 @@ export class MirrorFilters {
   private readonly groups: RegExp[];
   private readonly groupsExclude: RegExp[];
   private readonly configsExclude: RegExp[];
+  private readonly heartbeatsReplication: boolean;
 
   constructor(private readonly c: MirrorConfig) {
     this.topics = c.patterns('topics');
@@ -234,12 +237,23 @@ export class MirrorFilters {
     this.groups = c.patterns('groups');
     this.groupsExclude = c.patterns('groups.exclude');
     this.configsExclude = c.patterns('config.properties.exclude');
+    this.heartbeatsReplication = c.bool('heartbeats.replication.enabled');
   }
 
+  /**
+   * Whether MirrorSourceConnector mirrors the topic: the topic filter's answer, or a heartbeats topic while
+   * heartbeats.replication.enabled (true by default) says they go whatever the filter says; never an internal
+   * topic nor one that came from the target.
+   */
   shouldReplicateTopic(topic: string): boolean {
     const p = this.c.policy;
-    const byFilter = this.topics.some((r) => r.test(topic)) && !this.topicsExclude.some((r) => r.test(topic));
-    return (byFilter || p.isHeartbeatsTopic(topic)) && !p.isInternalTopic(topic) && !this.isCycle(topic);
+    const heartbeats = this.heartbeatsReplication && p.isHeartbeatsTopic(topic);
+    return (this.byTopicFilter(topic) || heartbeats) && !p.isInternalTopic(topic) && !this.isCycle(topic);
+  }
+
+  /** Kafka's DefaultTopicFilter alone: `topics` and not `topics.exclude`. */
+  byTopicFilter(topic: string): boolean {
+    return this.topics.some((r) => r.test(topic)) && !this.topicsExclude.some((r) => r.test(topic));
   }
 
   /** A topic that came from the target cluster (directly or through others) must not go back there. */

@@ -190,3 +190,48 @@ test('a source refusing the reverse pair its topics (read-only account) costs he
   }
   assert.equal(copied.length, 10);
 });
+
+/** Creates `orders` on cluster A when missing (several tests mirror it). */
+async function ensureOrders(): Promise<void> {
+  const admin = new Admin({ bootstrapServers: clusters.a.bootstrap });
+  try {
+    if (!(await admin.listTopics()).includes('orders'))
+      await admin.createTopics([{ topic: 'orders', numPartitions: 1, replicationFactor: 1 }]);
+  } finally {
+    await admin.close();
+  }
+}
+
+/** Polls the topics of the cluster at `bootstrap` until `topic` is there; whether it appeared in `timeoutMs`. */
+async function appears(bootstrap: string, topic: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if ((await topicsOf(bootstrap)).includes(topic)) return true;
+    await sleep(250);
+  }
+  return false;
+}
+
+test('heartbeats are mirrored though `topics` leaves them out (heartbeats.replication.enabled=true)', async (t) => {
+  await ensureOrders();
+  const mm = await MirrorMaker.start(mm2('K', 'L', { 'K->L.topics': 'orders' }), () => {});
+  t.after(() => mm.stop());
+  assert.ok(await appears(clusters.b.bootstrap, 'K.orders', 30_000), 'K.orders was not created');
+  assert.ok(await appears(clusters.b.bootstrap, 'K.heartbeats', 30_000), 'K.heartbeats was not created');
+});
+
+test('heartbeats.replication.enabled=false: a heartbeats topic the filter leaves out is not mirrored', async (t) => {
+  await ensureOrders();
+  const mm = await MirrorMaker.start(
+    mm2('H', 'J', { 'H->J.topics': 'orders', 'heartbeats.replication.enabled': 'false' }),
+    () => {},
+  );
+  t.after(() => mm.stop());
+  // The reverse pair J->H writes into A's `heartbeats`, so the topic is there for H->J's refreshes to see.
+  const onA = await heartbeatsUntil(clusters.a.bootstrap, 'heartbeats', fromTo('J', 'H'), 30_000);
+  assert.ok(onA.some(fromTo('J', 'H')), JSON.stringify(onA));
+  assert.ok(await appears(clusters.b.bootstrap, 'H.orders', 30_000), 'H.orders was not created');
+  // Three refreshes (refresh.topics.interval.ms=1000) after the heartbeats topic had records.
+  await sleep(3000);
+  assert.ok(!(await topicsOf(clusters.b.bootstrap)).includes('H.heartbeats'), 'H.heartbeats was mirrored');
+});
