@@ -95,17 +95,31 @@ export class MirrorCheckpointConnector extends SourceConnector {
       await target.close();
     }
     this.groups = await this.listGroups();
+    this.log.info(`Started MirrorCheckpointConnector with ${this.groups.length} consumer groups.`);
     this.schedule();
   }
 
+  /**
+   * The groups to checkpoint, as Kafka's findConsumerGroups picks them: consumer groups that pass the group filter
+   * and have a committed offset on at least one topic the topic filter lets through. A group that reads only
+   * topics this flow does not mirror has nothing to translate, so it gets no task.
+   */
   private async listGroups(): Promise<string[]> {
     const filters = new MirrorFilters(this.c!);
-    const all = await this.source!.listGroups();
-    return all
+    const candidates = (await this.source!.listGroups())
       .filter((g) => g.protocolType === 'consumer' || g.protocolType === '')
       .map((g) => g.groupId)
       .filter((g) => filters.shouldReplicateGroup(g))
       .sort();
+    const groups: string[] = [];
+    for (const group of candidates) {
+      const offsets = await this.source!.listConsumerGroupOffsets(group);
+      if (offsets.some((o) => filters.byTopicFilter(o.topic))) groups.push(group);
+    }
+    const ignored = candidates.length - groups.length;
+    if (ignored > 0)
+      this.log.debug(`Ignoring ${ignored} group(s) without offsets for topics the filter accepts`);
+    return groups;
   }
 
   private schedule(): void {
