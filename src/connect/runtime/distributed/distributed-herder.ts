@@ -10,7 +10,7 @@
 // and runs REST requests that touch what it runs (a restart). REST requests that change configs only write to
 // the config topic, on the leader, and take effect through that loop on every worker.
 
-import { Cluster, Producer } from '../../../client/index.js';
+import { Cluster, KafkaProtocolError, Producer } from '../../../client/index.js';
 import type { Logger } from '../../../common/logger.js';
 import type { ConfigValue } from '../../api/config-def.js';
 import type { Connector, SourceConnector, TaskConfig } from '../../api/connector.js';
@@ -132,6 +132,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   private stopping = false;
   private joinedOnce: Promise<void>;
   private resolveJoined: () => void = () => {};
+  private rejectJoined: (err: Error) => void = () => {};
 
   constructor(private readonly o: DistributedHerderOptions) {
     super(o.worker);
@@ -183,8 +184,9 @@ export class DistributedHerder extends AbstractHerder implements Herder {
         onAssigned: (protocol, a) => this.onAssigned(protocol, a),
       },
     });
-    this.joinedOnce = new Promise((r) => {
-      this.resolveJoined = r;
+    this.joinedOnce = new Promise((resolve, reject) => {
+      this.resolveJoined = resolve;
+      this.rejectJoined = reject;
     });
   }
 
@@ -224,6 +226,13 @@ export class DistributedHerder extends AbstractHerder implements Herder {
         await this.reconcile();
         await this.runRequests();
       } catch (err) {
+        const fatal = this.fatalError(err);
+        if (fatal !== null) {
+          // As Kafka's herder thread on an exception it cannot retry: it logs it and ends; start() fails with it.
+          this.log.error(`Uncaught exception in herder work thread, exiting: ${fatal.message}`);
+          this.rejectJoined(fatal);
+          return;
+        }
         this.log.error(`Distributed herder tick failed, retrying: ${traceOf(err)}`);
         await new Promise((r) => setTimeout(r, TICK_MS));
       }
@@ -237,6 +246,16 @@ export class DistributedHerder extends AbstractHerder implements Herder {
         };
       });
     }
+  }
+
+  /**
+   * An error no retry can cure, or null: the group refused to this worker's principal (Kafka's
+   * GroupAuthorizationException, fatal to its herder), which would otherwise have the worker retry forever.
+   */
+  private fatalError(err: unknown): ConnectException | null {
+    if (!(err instanceof KafkaProtocolError) || err.type !== 'GROUP_AUTHORIZATION_FAILED') return null;
+    const groupId = this.worker.o.config.parsed['group.id'] as string;
+    return new ConnectException(`Not authorized to access group: ${groupId}`);
   }
 
   private generation(): number {
