@@ -6,6 +6,12 @@
 // `producer.` keys for the producer, `admin.` keys for the admin client. Kafka names are mapped onto Brook's
 // client options by the client's own table (src/client/client-properties.ts).
 //
+// Under the properties lie Kafka Streams' own defaults for its clients (StreamsConfig's CONSUMER_DEFAULT_OVERRIDES,
+// PRODUCER_DEFAULT_OVERRIDES, PRODUCER_EOS_OVERRIDES): every consumer polls up to 1000 records, the main consumer
+// starts from the earliest offset, the producer lingers 100 ms, and under exactly-once its delivery timeout is
+// Integer.MAX_VALUE (a record is not expired by the producer) and its transaction timeout 10 s.
+// group.instance.id (static membership) is the main consumer's only; each stream thread suffixes it with its index.
+//
 // What Streams controls itself is not taken from the properties: group.id and client.id (generated from
 // application.id and client.id), bootstrap.servers, the assignor, enable.auto.commit (always false), and under
 // exactly-once isolation.level (read_committed), enable.idempotence and transactional.id. As in Kafka, a user value
@@ -27,6 +33,11 @@ export interface StreamsClientConfigs {
   globalConsumer: Partial<ConsumerOptions>;
   producer: Partial<ProducerOptions>;
   admin: Partial<ClientOptions>;
+  /**
+   * group.instance.id from the main consumer's layers (null: dynamic members); stream thread n's consumer is the
+   * static member `<groupInstanceId>-<n>`, as Kafka's getMainConsumerConfigs makes each thread's unique.
+   */
+  groupInstanceId: string | null;
   /** Lines to log when the instance starts: user values Streams overrides, keys the clients ignore. */
   warnings: string[];
 }
@@ -36,6 +47,29 @@ const SET_BY_STREAMS = new Set(['client.id', 'group.id', 'bootstrap.servers']);
 
 /** Keys Streams overrides with a log line (below); not reported again as unknown. */
 const OVERRIDDEN = new Set(['enable.auto.commit', 'transactional.id']);
+
+/** Keys Streams reads itself from the properties rather than through the client's table (group.instance.id). */
+const READ_BY_STREAMS = new Set(['group.instance.id']);
+
+/** Kafka Streams' defaults for all its consumers (CONSUMER_DEFAULT_OVERRIDES), under the properties' values. */
+const CONSUMER_DEFAULTS: Partial<ConsumerOptions> = { maxPollRecords: 1000 };
+
+/** Kafka Streams' defaults for its producer (PRODUCER_DEFAULT_OVERRIDES), under the properties' values. */
+const PRODUCER_DEFAULTS: Partial<ProducerOptions> = { lingerMs: 100 };
+
+/** Java's Integer.MAX_VALUE: Kafka Streams' delivery.timeout.ms under exactly-once. */
+const INTEGER_MAX_VALUE = 2_147_483_647;
+
+/**
+ * What exactly-once adds to the producer defaults (PRODUCER_EOS_OVERRIDES): a record is never expired by the
+ * producer, and a shorter transaction timeout than the client's 60 s, so that a dead thread's open transaction is
+ * aborted and its pending offsets dropped sooner. The properties may set both.
+ */
+const PRODUCER_EOS_DEFAULTS: Partial<ProducerOptions> = {
+  ...PRODUCER_DEFAULTS,
+  deliveryTimeoutMs: INTEGER_MAX_VALUE,
+  transactionTimeoutMs: 10_000,
+};
 
 const PREFIXES: readonly [prefix: string, kind: 'consumer' | 'producer' | 'admin'][] = [
   ['main.consumer.', 'consumer'],
@@ -100,11 +134,14 @@ export function streamsClientConfigs(
   }
 
   const consumer = (own: string): Partial<ConsumerOptions> => {
-    const o = options('consumer', [
-      { prefix: '', config: text },
-      { prefix: 'consumer.', config: text },
-      { prefix: own, config: text },
-    ]) as Partial<ConsumerOptions>;
+    const o: Partial<ConsumerOptions> = {
+      ...CONSUMER_DEFAULTS,
+      ...(options('consumer', [
+        { prefix: '', config: text },
+        { prefix: 'consumer.', config: text },
+        { prefix: own, config: text },
+      ]) as Partial<ConsumerOptions>),
+    };
     // The main consumer's group is application.id; the restore and global consumers have none.
     delete o.groupId;
     // Exactly-once reads only committed records, whatever the properties say; at least once reads what the
@@ -112,10 +149,13 @@ export function streamsClientConfigs(
     o.isolationLevel = eos ? 'read_committed' : (o.isolationLevel ?? 'read_uncommitted');
     return o;
   };
-  const producer = options('producer', [
-    { prefix: '', config: text },
-    { prefix: 'producer.', config: text },
-  ]) as Partial<ProducerOptions>;
+  const producer: Partial<ProducerOptions> = {
+    ...(eos ? PRODUCER_EOS_DEFAULTS : PRODUCER_DEFAULTS),
+    ...(options('producer', [
+      { prefix: '', config: text },
+      { prefix: 'producer.', config: text },
+    ]) as Partial<ProducerOptions>),
+  };
   if (eos) {
     delete producer.idempotent;
     const inFlight = producer.maxInFlightRequestsPerConnection;
@@ -131,6 +171,7 @@ export function streamsClientConfigs(
     if (match === undefined) continue;
     const name = key.slice(match[0].length);
     if (isClientKey(match[1], name) || SET_BY_STREAMS.has(name) || OVERRIDDEN.has(name)) continue;
+    if (match[1] === 'consumer' && READ_BY_STREAMS.has(name)) continue;
     warnings.push(
       `The configuration '${key}' was supplied but is not a ${match[1]} configuration Brook's client has; ` +
         'it is ignored.',
@@ -147,6 +188,9 @@ export function streamsClientConfigs(
       { prefix: '', config: text },
       { prefix: 'admin.', config: text },
     ]) as Partial<ClientOptions>,
+    // Kafka layers it as any consumer key, then takes it off the restore and global consumers.
+    groupInstanceId:
+      text['main.consumer.group.instance.id'] ?? given('consumer.', 'group.instance.id') ?? null,
     warnings,
   };
 }

@@ -148,7 +148,13 @@ export interface ResolvedConfig {
   defaultValueSerde: Serde<unknown>;
   deserializationExceptionHandler: DeserializationExceptionHandler;
   defaultTimestampExtractor: TimestampExtractor;
+  /**
+   * The base of the clients' ids: client.id, or when it is unset or empty Kafka's `<application.id>-<process id>`,
+   * which withProcessId() completes once the process id is known (until then the application id alone).
+   */
   clientId: string;
+  /** client.id as given (null: unset or empty, the client id is generated). */
+  userClientId: string | null;
   /** statestore.cache.max.bytes (or the older cache.max.bytes.buffering): all threads' record caches together. */
   cacheMaxBytes: number;
   /** application.server: this instance's `host:port` for interactive queries (null: none). */
@@ -377,7 +383,8 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     defaultValueSerde: serde(props, 'default.value.serde', 'value'),
     deserializationExceptionHandler: handler(props),
     defaultTimestampExtractor: timestampExtractorOf(props['default.timestamp.extractor']),
-    clientId: props['client.id'] ?? appId,
+    clientId: userClientId(props) ?? appId,
+    userClientId: userClientId(props),
     applicationServer: applicationServer(props),
     cacheMaxBytes:
       props['statestore.cache.max.bytes'] !== undefined
@@ -396,6 +403,21 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     assignmentLatestSupportedVersion: assignmentVersion(props),
     upgradeFrom: upgradeFrom(props),
   };
+}
+
+/** client.id; Kafka takes an empty one (its default) as unset. */
+function userClientId(props: StreamsProperties): string | null {
+  const raw = props['client.id'];
+  return raw === undefined || raw === null || raw === '' ? null : raw;
+}
+
+/**
+ * The config with the client id Kafka's KafkaStreams gives an instance without client.id:
+ * `<application.id>-<process id>`, so its threads' clients are `<that>-StreamThread-<n>-consumer` and so on.
+ */
+export function withProcessId(config: ResolvedConfig, processId: string): ResolvedConfig {
+  if (config.userClientId !== null) return config;
+  return { ...config, clientId: `${config.applicationId}-${processId}` };
 }
 
 function nonEmpty(props: StreamsProperties, key: string): string | null {

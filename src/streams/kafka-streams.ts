@@ -18,7 +18,13 @@ import { Admin } from '../client/admin.js';
 import { keyPartition } from '../client/partitioners.js';
 import type { TopicPartition } from '../client/requests.js';
 import type { Logger } from '../common/logger.js';
-import { type ResolvedConfig, resolveConfig, StreamsConfigError, type StreamsProperties } from './config.js';
+import {
+  type ResolvedConfig,
+  resolveConfig,
+  StreamsConfigError,
+  type StreamsProperties,
+  withProcessId,
+} from './config.js';
 import { StreamsError } from './errors.js';
 import { InvalidStateStoreException, type StoreQueryParameters } from './queryable.js';
 import { GlobalStreamThread } from './runtime/global-thread.js';
@@ -81,7 +87,7 @@ function hostInfo(endpoint: string): HostInfo {
 }
 
 export class KafkaStreams {
-  private readonly config: ResolvedConfig;
+  private config: ResolvedConfig;
   private readonly threads: LocalThread[] = [];
   private stateValue: KafkaStreamsState = 'CREATED';
   private listener: StateListener | null = null;
@@ -176,6 +182,9 @@ export class KafkaStreams {
     if (this.stateValue !== 'CREATED')
       throw new StreamsError(`KafkaStreams is ${this.stateValue}, cannot start it`);
     this.setState('REBALANCING');
+    // Kafka reads the process id from the state directory when the instance is made; without client.id it names
+    // every client of the instance.
+    this.config = withProcessId(this.config, this.processId);
     let layout: TopicLayout;
     for (const warning of this.config.clients.warnings) this.logger(warning);
     const admin = new Admin({

@@ -5,12 +5,14 @@
 // Streams controls itself or Brook's client lacks logged and ignored, not refused.
 
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
 import { Producer } from '../../src/client/producer.js';
 import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { ApiKey } from '../../src/protocol/registry.js';
+import { resolveConfig } from '../../src/streams/config.js';
 import {
   Consumed,
   KafkaStreams,
@@ -42,7 +44,18 @@ before(async () => {
   broker = await startBroker({ port: plainPort, overrides: { ...overrides, 'num.partitions': 1 } });
   const admin = new Admin({ bootstrapServers: plain() });
   try {
-    for (const topic of ['codec-in', 'codec-out', 'reset-in', 'reset-out', 'sasl-in', 'sasl-out']) {
+    for (const topic of [
+      'codec-in',
+      'codec-out',
+      'reset-in',
+      'reset-out',
+      'sasl-in',
+      'sasl-out',
+      'static-in',
+      'static-out',
+      'ids-in',
+      'ids-out',
+    ]) {
       const [r] = await admin.createTopics([{ topic, numPartitions: 1, replicationFactor: 1 }]);
       assert.equal(r!.error, null);
     }
@@ -191,6 +204,57 @@ describe('streams client configs', () => {
     );
   });
 
+  it("group.instance.id reaches each stream thread's consumer as <id>-<thread index>: static members", async () => {
+    const streams = streamsOf('static-in', 'static-out', {
+      'application.id': 'static-app',
+      'bootstrap.servers': plain(),
+      'num.stream.threads': 2,
+      'group.instance.id': 'static-instance',
+    });
+    const admin = new Admin({ bootstrapServers: plain() });
+    try {
+      await streams.start();
+      const group = await untilValue('the stable group of two members', async () => {
+        const [g] = await admin.describeGroups(['static-app']);
+        return g!.state === 'Stable' && g!.members.length === 2 ? g! : null;
+      });
+      const instanceIds = group.members.map((m) => m.groupInstanceId).sort();
+      assert.deepEqual(instanceIds, ['static-instance-1', 'static-instance-2']);
+    } finally {
+      await admin.close();
+      await streams.close();
+    }
+  });
+
+  it('without client.id, clients are named <application.id>-<process id>-StreamThread-<n>-consumer', async () => {
+    const dir = stateDir();
+    dirs.push(dir);
+    const streams = streamsOf('ids-in', 'ids-out', {
+      'application.id': 'ids-app',
+      'bootstrap.servers': plain(),
+      'state.dir': dir,
+    });
+    const admin = new Admin({ bootstrapServers: plain() });
+    try {
+      await streams.start();
+      const group = await untilValue('the stable group', async () => {
+        const [g] = await admin.describeGroups(['ids-app']);
+        return g!.state === 'Stable' && g!.members.length === 1 ? g! : null;
+      });
+      // The process id Kafka Streams keeps in the state directory, as a user would find it.
+      const metadata = readFileSync(join(dir, 'ids-app', 'kafka-streams-process-metadata'), 'utf8');
+      const processId = (JSON.parse(metadata) as { processId: string }).processId;
+      assert.match(processId, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      assert.deepEqual(
+        group.members.map((m) => m.clientId),
+        [`ids-app-${processId}-StreamThread-1-consumer`],
+      );
+    } finally {
+      await admin.close();
+      await streams.close();
+    }
+  });
+
   it('unprefixed security.protocol and sasl.* reach every client: the app runs on a SASL listener', async () => {
     const sasl = {
       'security.protocol': 'SASL_PLAINTEXT',
@@ -231,5 +295,35 @@ describe('streams client configs', () => {
       await streams.close();
       await out.stop();
     }
+  });
+});
+
+describe('streams client defaults (Kafka StreamsConfig CONSUMER_DEFAULT_OVERRIDES, PRODUCER_EOS_OVERRIDES)', () => {
+  const base = { 'application.id': 'defaults-app', 'bootstrap.servers': '127.0.0.1:1' };
+
+  it('every consumer polls up to 1000 records unless the properties say otherwise', () => {
+    const clients = resolveConfig(base, true).clients;
+    for (const c of [clients.mainConsumer, clients.restoreConsumer, clients.globalConsumer])
+      assert.equal(c.maxPollRecords, 1000);
+    const given = resolveConfig(
+      { ...base, 'max.poll.records': 50, 'main.consumer.max.poll.records': 7 },
+      true,
+    );
+    assert.equal(given.clients.mainConsumer.maxPollRecords, 7);
+    assert.equal(given.clients.restoreConsumer.maxPollRecords, 50);
+  });
+
+  it('under exactly-once the producer waits without a delivery timeout (Integer.MAX_VALUE) unless told', () => {
+    const eos = { ...base, 'processing.guarantee': 'exactly_once_v2' } as const;
+    const producer = resolveConfig(eos, true).clients.producer;
+    assert.equal(producer.deliveryTimeoutMs, 2_147_483_647);
+    assert.equal(producer.transactionTimeoutMs, 10_000);
+    assert.equal(producer.lingerMs, 100);
+    const given = resolveConfig({ ...eos, 'producer.delivery.timeout.ms': 60_000, 'linger.ms': 5 }, true);
+    assert.equal(given.clients.producer.deliveryTimeoutMs, 60_000);
+    assert.equal(given.clients.producer.lingerMs, 5);
+    const atLeastOnce = resolveConfig(base, true).clients.producer;
+    assert.equal(atLeastOnce.deliveryTimeoutMs, undefined, 'the client default (120 s) at least once');
+    assert.equal(atLeastOnce.lingerMs, 100);
   });
 });

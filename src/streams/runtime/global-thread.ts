@@ -51,7 +51,7 @@ export class GlobalStreamThread {
     this.consumer = new Consumer({
       ...config.clients.globalConsumer,
       bootstrapServers: config.bootstrapServers,
-      clientId: `${config.clientId}-GlobalStreamThread-consumer`,
+      clientId: `${config.clientId}-global-consumer`, // Kafka's getGlobalConsumerConfigs name
       autoOffsetReset: 'earliest',
     });
     this.dir = join(config.stateDir, config.applicationId, dirName);

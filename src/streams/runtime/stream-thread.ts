@@ -91,9 +91,6 @@ function errorCodeOf(e: unknown): number | undefined {
   return undefined;
 }
 
-/** Kafka Streams' transaction.timeout.ms under exactly-once (StreamsConfig's producer default): 10 s. */
-const EOS_TRANSACTION_TIMEOUT_MS = 10_000;
-
 export type ThreadState =
   | 'CREATED'
   | 'STARTING'
@@ -212,6 +209,10 @@ export class StreamThread {
       clientId: `${this.name}-consumer`,
       ...(this.hooks.clientLogger === undefined ? {} : { logger: this.hooks.clientLogger }),
       groupId: config.applicationId,
+      // A static member per thread: Kafka suffixes the configured id with the thread index to keep them unique.
+      ...(config.clients.groupInstanceId === null
+        ? {}
+        : { groupInstanceId: `${config.clients.groupInstanceId}-${index}` }),
       enableAutoCommit: false,
       // As Kafka Streams' main consumer: source topics are the user's to create and internal ones the assignor's,
       // so a missing source topic is reported, not created by the broker with its default partition count.
@@ -275,10 +276,8 @@ export class StreamThread {
 
   private createProducer(): Producer {
     return new Producer({
-      // Kafka Streams' producer defaults, then the properties' producer keys (client-configs.ts), then what
+      // Kafka Streams' producer defaults under the properties' producer keys (client-configs.ts), then what
       // Streams sets itself.
-      lingerMs: 100,
-      ...(this.transactionalId !== null ? { transactionTimeoutMs: EOS_TRANSACTION_TIMEOUT_MS } : {}),
       ...this.config.clients.producer,
       bootstrapServers: this.config.bootstrapServers,
       clientId: `${this.name}-producer`,

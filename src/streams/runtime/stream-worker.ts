@@ -15,7 +15,7 @@
 // The package's entry first: its modules import each other in cycles that evaluate right only in its order.
 import '../index.js';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { resolveConfig, type StreamsProperties } from '../config.js';
+import { resolveConfig, type StreamsProperties, withProcessId } from '../config.js';
 import { StreamsConfigError, StreamsError } from '../errors.js';
 import { type QueryableStoreType, QueryableStoreTypes } from '../queryable.js';
 import type { Topology } from '../topology.js';
@@ -80,7 +80,7 @@ async function build(): Promise<StreamThread> {
     throw new StreamsConfigError(
       `The values of ${missing.join(', ')} are functions or objects, which cannot reach a worker thread: export them from ${init.module} as streamsProps`,
     );
-  const config = resolveConfig({ ...init.props, ...fromModule }, true);
+  const config = withProcessId(resolveConfig({ ...init.props, ...fromModule }, true), init.processId);
   const log = (message: string): void => post({ type: 'log', message });
   if (topology.globalTopics().length > 0) {
     // Loaded to the topics' ends before the thread joins the group, as the instance's global thread is.
