@@ -2,7 +2,8 @@
 // producers wrote them). Kafka's default, FailOnInvalidTimestamp, fails with a StreamsException (the uncaught
 // exception handler decides; here SHUTDOWN_CLIENT, Kafka's default, and the client ends in ERROR);
 // LogAndSkipOnInvalidTimestamp skips the record; WallclockTimestampExtractor gives every record the time it is
-// processed.
+// processed. The global thread takes no extractor, as Kafka's GlobalStateUpdateTask: a global store takes a
+// record with a negative timestamp like any other.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -11,8 +12,11 @@ import {
   Consumed,
   KafkaStreams,
   type KafkaStreamsState,
+  Materialized,
   Produced,
+  QueryableStoreTypes,
   Serdes,
+  StoreQueryParameters,
   StreamsBuilder,
   type StreamsProperties,
 } from '../../src/streams/index.js';
@@ -32,10 +36,12 @@ function upperCase(input: string, output: string) {
 }
 
 describe('default.timestamp.extractor and negative timestamps', () => {
-  const topics = Object.fromEntries(
-    CASES.flatMap((c) => [[`in-${c}`, 1] as const, [`out-${c}`, 1] as const]),
-  );
-  const cluster = useStreamsBroker(topics, CASES.length);
+  const topics = Object.fromEntries([
+    ...CASES.flatMap((c) => [[`in-${c}`, 1] as const, [`out-${c}`, 1] as const]),
+    ['global-in', 1] as const,
+    ['global-stream', 1] as const,
+  ]);
+  const cluster = useStreamsBroker(topics, CASES.length + 1);
 
   /** Runs the upper-case app on `a` (time 100), `b` (time -1), `c` (time 200); answers its output and states. */
   async function run(
@@ -118,5 +124,62 @@ describe('default.timestamp.extractor and negative timestamps', () => {
     );
     assert.deepEqual(out, ['A', 'B', 'C']);
     assert.deepEqual(errors, []);
+  });
+
+  it('the global thread applies no extractor: a record with a negative timestamp reaches the global store', async () => {
+    const builder = new StreamsBuilder();
+    builder.globalTable('global-in', Consumed.with(S, S), Materialized.as('global-names'));
+    builder.stream('global-stream', Consumed.with(S, S)).foreach(() => {});
+    const streams = new KafkaStreams(builder.build(), {
+      'application.id': 'tsx-global',
+      'bootstrap.servers': cluster.bootstrap,
+      'state.dir': cluster.dirs[CASES.length]!,
+    });
+    const errors: string[] = [];
+    streams.setUncaughtExceptionHandler((e) => {
+      errors.push(e.message);
+      return 'SHUTDOWN_CLIENT';
+    });
+    const producer = new Producer({ bootstrapServers: cluster.bootstrap });
+    try {
+      const records = [
+        ['k1', 'a', 100],
+        ['k2', 'b', -1],
+        ['k3', 'c', 200],
+      ] as const;
+      await producer.sendBatch(
+        records.map(([k, v, timestamp]) => ({
+          topic: 'global-in',
+          key: Buffer.from(k),
+          value: Buffer.from(v),
+          timestamp,
+        })),
+      );
+      // The global stores are loaded to the topic's end before start() returns; queries wait for RUNNING.
+      await streams.start();
+      await waitUntil(
+        () => streams.state() === 'RUNNING',
+        30_000,
+        () => `state ${streams.state()}; errors ${errors.join(' | ')}`,
+      );
+      const store = streams.store(
+        StoreQueryParameters.fromNameAndType(
+          'global-names',
+          QueryableStoreTypes.keyValueStore<string, string>(),
+        ),
+      );
+      assert.deepEqual(
+        store
+          .all()
+          .map((e) => `${e.key}=${e.value}`)
+          .sort(),
+        ['k1=a', 'k2=b', 'k3=c'],
+      );
+      assert.deepEqual(errors, []);
+      assert.notEqual(streams.state(), 'ERROR');
+    } finally {
+      await streams.close();
+      await producer.close();
+    }
   });
 });

@@ -86,8 +86,8 @@ export interface TaskEnvironment {
   defaultValueSerde: Serde<unknown>;
   deserializationExceptionHandler: DeserializationExceptionHandler;
   /**
-   * default.timestamp.extractor, for the sources without their own; absent (the global thread, which keeps a
-   * record's timestamp as Kafka's global tasks do): the record's timestamp.
+   * default.timestamp.extractor, for the sources without their own; absent: the record's timestamp. A global task
+   * applies none (Kafka's GlobalStateUpdateTask keeps the record's timestamp, negative or not).
    */
   defaultTimestampExtractor?: TimestampExtractor;
   wallClockMs(): number;
@@ -287,7 +287,8 @@ export class Task {
       return;
     }
     const timestamp = this.extractTimestamp(source, raw, key, value);
-    if (timestamp < 0) {
+    // A global task keeps every record, as Kafka's GlobalStateUpdateTask, which checks no timestamp.
+    if (timestamp < 0 && !this.subtopology.global) {
       this.env.log(
         `skipping record of ${topic}-${raw.partition} at offset ${raw.offset}: invalid timestamp ${timestamp}`,
       );
@@ -304,6 +305,8 @@ export class Task {
   }
 
   private extractTimestamp(source: SourceNode, raw: RawRecord, key: unknown, value: unknown): number {
+    // Kafka's global tasks take the record's own timestamp, whatever extractor their source names.
+    if (this.subtopology.global) return raw.timestamp;
     const extractor = source.timestampExtractor ?? this.env.defaultTimestampExtractor;
     if (extractor === undefined) return raw.timestamp;
     // Kafka's default answers a valid record timestamp as it is: no record object for it on the hot path.
