@@ -246,6 +246,9 @@ export function foreignKeyJoin<K, V, KO, VO, VR>(
     rightValue: right.valueSerde as Serde<unknown> | null,
   };
 
+  // Both tables send their old values, as Kafka's doJoinOnForeignKey asks of them.
+  left.oldValues.enable(true);
+  right.oldValues.enable(true);
   // Left side: subscriptions out.
   t.addProcessor(
     names.registrationProcessor,

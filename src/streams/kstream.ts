@@ -19,7 +19,13 @@ import { GlobalKTable, globalTableJoin, skipsTableJoin } from './global-ktable.j
 import type { InternalBuilder } from './internal-builder.js';
 import { JoinWindows } from './join-windows.js';
 import type { KeyValue } from './key-value.js';
-import { KGroupedStream, KTable, repartitionThrough, tableSourceSupplier } from './ktable.js';
+import {
+  KGroupedStream,
+  KTable,
+  repartitionThrough,
+  sourceOldValues,
+  tableSourceSupplier,
+} from './ktable.js';
 import type { Processor, ProcessorContext, ProcessorSupplier, Record } from './processor.js';
 import type { Serde } from './serdes.js';
 import { StoreBuilder, type ValueAndTimestamp } from './state/stores.js';
@@ -241,7 +247,10 @@ export class KStream<K, V> {
     else store.withLoggingEnabled(materialized?.logConfig ?? {});
     if (materialized?.cachingEnabled !== false) store.withCachingEnabled();
     b.topology.addStateStore(store as StoreBuilder, name);
-    return new KTable<K, V>(b, name, keySerde, valueSerde, storeName);
+    const table = new KTable<K, V>(b, name, keySerde, valueSerde, storeName);
+    // As builder.table(): Kafka's toTable is a source table, materialized for a store the user named.
+    table.oldValues = sourceOldValues(materialized?.storeName != null);
+    return table;
   }
 
   groupByKey(grouped?: Grouped<K, V>): KGroupedStream<K, V> {

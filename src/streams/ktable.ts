@@ -69,7 +69,35 @@ function derivedGetter<K, V, V2>(
   };
 }
 
+/**
+ * Whether a table's changes carry their old values (Kafka's KTableImpl.enableSendingOldValues). A table whose
+ * store the user did not name (builder.table, toTable without Materialized.as) is not materialized in Kafka: it
+ * sends no old values unless an operation below forces them (groupBy, table-table and foreign-key joins,
+ * suppress), and so a filter on it, knowing no old value, forwards a tombstone for every record it drops. Brook
+ * keeps such a table's store all the same; only what the filter forwards follows Kafka's rule.
+ */
+export interface OldValues {
+  /** Asks for old values; `force` materializes a source that is not. Answers whether they are sent now. */
+  enable(force: boolean): boolean;
+}
+
+/** Tables that always have their old values at hand (aggregations, joins, suppress, user-named stores). */
+const ALWAYS_OLD_VALUES: OldValues = { enable: () => true };
+
+/** A source table (Kafka's KTableSource): old values once it is materialized, by the user or by `force`. */
+export function sourceOldValues(materialized: boolean): OldValues {
+  let sent = materialized;
+  return {
+    enable(force) {
+      if (force) sent = true;
+      return sent;
+    },
+  };
+}
+
 export class KTable<K, V> {
+  /** @internal Kafka's sendOldValues of this table (see OldValues); set by the operation that made it. */
+  oldValues: OldValues = ALWAYS_OLD_VALUES;
   private getter: ValueGetterSupplier<K, V> | null;
   private lazyGetter: (() => ValueGetterSupplier<K, V> | null) | null = null;
 
@@ -216,6 +244,7 @@ export class KTable<K, V> {
   ): KGroupedTable<KR, VR> {
     // The regrouping subtracts old values: a table that does not keep them yet is materialized now.
     void this.valueGetter;
+    this.oldValues.enable(true);
     const name = this.builder.nameOr(grouped?.name ? { name: grouped.name } : null, 'KTABLE-SELECT-');
     groupBySelect(this.builder, this.nodeName, selector, name);
     return new KGroupedTable<KR, VR>(
@@ -245,19 +274,30 @@ export class KTable<K, V> {
   filter(predicate: (key: K, value: V) => boolean, named?: Named): KTable<K, V> {
     const name = this.builder.nameOr(named, 'KTABLE-FILTER-');
     const keep = (k: K, v: V | null) => (v !== null && predicate(k, v) ? v : null);
+    // As Kafka's KTableFilter, decided now (an upstream store the user named) or later by an operation below.
+    const parent = this.oldValues;
+    let sendOldValues = parent.enable(false);
     this.builder.topology.addProcessor(
       name,
       statelessSupplier<K, Change<V>>((ctx) => (r) => {
         const next = keep(r.key, r.value.newValue);
-        const old = keep(r.key, r.value.oldValue);
-        if (next === null && old === null) return;
+        // Without old values a dropped record may be one that passed before: a tombstone goes down for it.
+        const old = sendOldValues ? keep(r.key, r.value.oldValue) : null;
+        if (sendOldValues && next === null && old === null) return;
         ctx().forward(r.withValue(new Change(next, old)));
       }),
       this.nodeName,
     );
-    return new KTable(this.builder, name, this.keySerde, this.valueSerde, null, null, () =>
+    const table = new KTable(this.builder, name, this.keySerde, this.valueSerde, null, null, () =>
       derivedGetter(this.valueGetter, keep),
     );
+    table.oldValues = {
+      enable(force) {
+        if (!sendOldValues && parent.enable(force)) sendOldValues = true;
+        return sendOldValues;
+      },
+    };
+    return table;
   }
 
   filterNot(predicate: (key: K, value: V) => boolean, named?: Named): KTable<K, V> {
@@ -274,9 +314,12 @@ export class KTable<K, V> {
       }),
       this.nodeName,
     );
-    return new KTable<K, V2>(this.builder, name, this.keySerde, null, null, null, () =>
+    const table = new KTable<K, V2>(this.builder, name, this.keySerde, null, null, null, () =>
       derivedGetter(this.valueGetter, (k, v) => mapper(v, k)),
     );
+    // Kafka's KTableMapValues has old values when its parent has them.
+    table.oldValues = this.oldValues;
+    return table;
   }
 }
 

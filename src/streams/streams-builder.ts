@@ -5,7 +5,7 @@ import { type Consumed, Materialized } from './dsl-options.js';
 import { GlobalKTable } from './global-ktable.js';
 import { InternalBuilder } from './internal-builder.js';
 import { KStream } from './kstream.js';
-import { KTable, tableSourceSupplier } from './ktable.js';
+import { KTable, sourceOldValues, tableSourceSupplier } from './ktable.js';
 import type { Serde } from './serdes.js';
 import { StoreBuilder } from './state/stores.js';
 import type { Topology } from './topology.js';
@@ -58,7 +58,10 @@ export class StreamsBuilder {
     if (!m.loggingEnabled) store.withLoggingDisabled();
     if (m.cachingEnabled) store.withCachingEnabled();
     b.topology.addStateStore(store as StoreBuilder, tableName);
-    return new KTable<K, V>(b, tableName, keySerde, valueSerde, storeName);
+    const table = new KTable<K, V>(b, tableName, keySerde, valueSerde, storeName);
+    // Kafka materializes a source table only for a store the user named (or when an operation below asks).
+    table.oldValues = sourceOldValues(m.storeName !== null);
+    return table;
   }
 
   /**

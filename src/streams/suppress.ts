@@ -213,6 +213,8 @@ export function suppressTable<K, V>(
     key: (table.keySerde as Serde<unknown> | null) ?? windowedKeySerde(windows, defaultKey),
     value: (table.valueSerde as Serde<unknown> | null) ?? defaultValue,
   });
+  // Kafka's KTableSuppressProcessorSupplier asks its parent for old values.
+  table.oldValues.enable(true);
   b.topology.addProcessor(name, suppressSupplier(name, storeName, suppressed, windows), table.nodeName);
   b.topology.addStateStore(store, name);
   return new KTable<K, V>(b, name, table.keySerde, table.valueSerde, null, windows);

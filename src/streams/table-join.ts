@@ -81,6 +81,10 @@ export function tableTableJoin<K, V, VO, VR>(
   const thisName = named?.name ? `${named.name}-join-this` : b.newProcessorName(thisPrefix);
   const otherName = named?.name ? `${named.name}-join-other` : b.newProcessorName(otherPrefix);
   const t = b.topology;
+  // Both sides send their old values: Kafka asks this of an outer join's outer sides; Brook's join processors
+  // expect old values on every change, so it is asked of both.
+  left.oldValues.enable(true);
+  right.oldValues.enable(true);
   t.addProcessor(
     thisName,
     sideSupplier<K, V, VO, VR>(rightGetter, (k, mine, other) => joinValue(kind, joiner, k, mine, other)),

@@ -360,6 +360,67 @@ describe('aggregations in the test driver', () => {
       driver.close();
     }
   });
+
+  it('a filter on a table without a named store forwards a tombstone for every record it drops (KTableFilter)', () => {
+    const builder = new StreamsBuilder();
+    builder
+      .table('prices-plain', Consumed.with(S, L))
+      .filter((_k, v) => v > 10)
+      .toStream()
+      .to('expensive-plain', Produced.with(S, L));
+    const driver = new TopologyTestDriver(builder.build());
+    try {
+      const input = driver.createInputTopic('prices-plain', S, L);
+      for (const [k, v] of [
+        ['a', 5],
+        ['b', 20],
+        ['a', 15],
+        ['b', null],
+        ['c', 3],
+      ] as const)
+        input.pipeInput(k, v);
+      // Kafka's table is not materialized: the filter knows no old value, so each dropped record may retract one.
+      assert.deepEqual(driver.createOutputTopic('expensive-plain', S, L).readKeyValuesToList(), [
+        { key: 'a', value: null },
+        { key: 'b', value: 20 },
+        { key: 'a', value: 15 },
+        { key: 'b', value: null },
+        { key: 'c', value: null },
+      ]);
+    } finally {
+      driver.close();
+    }
+  });
+
+  it('a groupBy below such a filter makes it send old values: counts retract only what passed', () => {
+    const builder = new StreamsBuilder();
+    builder
+      .table('prices-grouped', Consumed.with(S, L))
+      .filter((_k, v) => v > 10)
+      .groupBy((_k, v) => KeyValue.pair('expensive', v), Grouped.with(S, L))
+      .count()
+      .toStream()
+      .to('expensive-count', Produced.with(S, L));
+    const driver = new TopologyTestDriver(builder.build());
+    try {
+      const input = driver.createInputTopic('prices-grouped', S, L);
+      for (const [k, v] of [
+        ['a', 5],
+        ['b', 20],
+        ['a', 15],
+        ['b', null],
+        ['c', 3],
+      ] as const)
+        input.pipeInput(k, v);
+      const counts = driver.createOutputTopic('expensive-count', S, L).readKeyValuesToList();
+      assert.deepEqual(
+        counts.map((kv) => kv.value),
+        [1, 2, 1],
+      );
+    } finally {
+      driver.close();
+    }
+  });
 });
 
 describe('the Processor API', () => {
