@@ -126,7 +126,7 @@ describe('default.timestamp.extractor and negative timestamps', () => {
     assert.deepEqual(errors, []);
   });
 
-  it('the global thread applies no extractor: a record with a negative timestamp reaches the global store', async () => {
+  it('the global thread applies no extractor: a negative timestamp reaches the global store', async () => {
     const builder = new StreamsBuilder();
     builder.globalTable('global-in', Consumed.with(S, S), Materialized.as('global-names'));
     builder.stream('global-stream', Consumed.with(S, S)).foreach(() => {});
