@@ -3,7 +3,8 @@
 // `connector-consumer-<connector>-<task>`, `connector-dlq-producer-<connector>-<task>` and
 // `connector-dlq-adminclient-`, each replaced by the worker's `producer.`/`consumer.`/`admin.` client.id (the
 // admin also by the unprefixed one) and then by the connector's `<client>.override.client.id`. Seen on the wire:
-// a proxy in front of the broker records the client id of every request.
+// a proxy in front of the broker records the client id of every request. The task producers also take Kafka's
+// Worker defaults (no idempotence, one request in flight, sends retried without a deadline): no InitProducerId.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -143,4 +144,19 @@ test("a connector's producer, consumer and admin override.client.id replace the 
   for (const id of ['connector-producer-custom-source-0', 'connector-consumer-custom-sink-0'])
     assert.equal(ids.has(id), false, id);
   assert.equal(ids.has('connector-dlq-producer-custom-sink-0'), false);
+});
+
+test('task producers send without idempotence, as Kafka Connect: no InitProducerId before their Produce', async () => {
+  await createTopics('plain-lines', 'plain-input');
+  await produceWithPoison('plain-input');
+  await startConnectors('plain', {});
+  const producers = ['connector-producer-plain-source-0', 'connector-dlq-producer-plain-sink-0'];
+  const expected: Array<[number, string]> = producers.map((id) => [ApiKey.PRODUCE, id]);
+  assert.deepEqual(
+    await seen(expected),
+    expected.map(([api]) => [api, true]),
+  );
+  // An idempotent producer asks for a producer id before its first Produce (Brook's client default with acks=all).
+  const asked = proxy.clientIds(ApiKey.INIT_PRODUCER_ID);
+  for (const id of producers) assert.equal(asked.has(id), false, `${id} sent InitProducerId`);
 });

@@ -155,6 +155,25 @@ export function sinkGroupId(
   return consumerOverrides(worker, connector).groupId ?? `connect-${name}`;
 }
 
+/** The longest delay a Node timer takes (2^31 - 1 ms, 24.8 days): Kafka's Integer.MAX_VALUE, Connect's "forever". */
+const TIMER_DELAY_MS_MAX = 0x7fffffff;
+
+/**
+ * What Kafka's Worker.baseProducerConfigs sets under the worker's `producer.` and the connector's
+ * `producer.override.` keys, for a source task's producer and a sink task's dead letter queue producer: sends
+ * retried for as long as a retriable error lasts (a broker restart or a leader election stalls the task, where the
+ * client's defaults failed it after two minutes), one request in flight so that retries keep the order, and no
+ * idempotence (Connect leaves it off, so that it needs no IDEMPOTENT_WRITE on older brokers; an exactly-once task
+ * turns it on). max.block.ms (Long.MAX_VALUE in Kafka) and delivery.timeout.ms take the longest timer delay.
+ */
+export const TASK_PRODUCER_DEFAULTS = {
+  acks: 'all',
+  idempotent: false,
+  maxInFlightRequestsPerConnection: 1,
+  deliveryTimeoutMs: TIMER_DELAY_MS_MAX,
+  maxBlockMs: TIMER_DELAY_MS_MAX,
+} as const satisfies Partial<ProducerOptions>;
+
 export function producerOverrides(
   worker: Readonly<Record<string, string>>,
   connector: Readonly<Record<string, string>>,

@@ -20,6 +20,7 @@ import type { SourceTask, TransactionContext } from '../api/connector.js';
 import type { SourceRecord } from '../api/records.js';
 import { stringifyJson } from '../converters/json-text.js';
 import { ConnectException } from '../errors.js';
+import { TASK_PRODUCER_DEFAULTS } from './client-configs.js';
 import { CONNECT_LOGGERS } from './loggers.js';
 import { type OffsetStore, offsetKey } from './offset-store.js';
 import {
@@ -81,9 +82,11 @@ export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
     this.producer = new Producer({
       bootstrapServers: this.d.bootstrapServers,
       clientId: `connector-producer-${this.d.id.connector}-${this.d.id.task}`,
+      ...TASK_PRODUCER_DEFAULTS,
       ...this.d.producerOptions,
       // Not overridable: exactly-once needs them (Kafka refuses overrides of these for such tasks too).
       acks: 'all',
+      idempotent: true,
       transactionalId: this.eos.transactionalId,
     });
     await this.eos.preProducerCheck?.();

@@ -14,6 +14,7 @@ import type { Logger } from '../../common/logger.js';
 import type { SourceTask, TransactionContext } from '../api/connector.js';
 import type { SourceRecord } from '../api/records.js';
 import { stringifyJson } from '../converters/json-text.js';
+import { TASK_PRODUCER_DEFAULTS } from './client-configs.js';
 import { SKIPPED, type Stage } from './error-handler.js';
 import { fromConnectHeaders } from './headers.js';
 import { CONNECT_LOGGERS } from './loggers.js';
@@ -107,7 +108,7 @@ export class WorkerSourceTask extends WorkerTask {
     this.producer = new Producer({
       bootstrapServers: this.d.bootstrapServers,
       clientId: `connector-producer-${this.d.id.connector}-${this.d.id.task}`,
-      acks: 'all',
+      ...TASK_PRODUCER_DEFAULTS,
       ...this.d.producerOptions,
     });
     const memory = this.d.producerOptions.bufferMemory;

@@ -12,6 +12,7 @@ import {
   consumerOverrides,
   producerOverrides,
   sinkGroupId,
+  TASK_PRODUCER_DEFAULTS,
 } from './client-configs.js';
 import { makeConverter, makeTransformChain, splitList } from './connector-config.js';
 import { ConnectorOffsetStore } from './connector-offset-store.js';
@@ -245,7 +246,7 @@ export class Worker {
     return new Producer({
       ...this.o.clientOptions,
       clientId: `connector-dlq-producer-${id.connector}-${id.task}`,
-      acks: 'all',
+      ...TASK_PRODUCER_DEFAULTS,
       ...producerOverrides(this.o.config.raw, config),
       bootstrapServers: this.o.config.bootstrapServers,
     });
