@@ -38,7 +38,7 @@ import { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import { partitionGroupStorage } from '../coordinator/group/group-storage.js';
 import { MetricsEndpoint } from '../metrics/metrics-endpoint.js';
 import { parseMetricsListener } from '../metrics/metrics-listener.js';
-import type { RequestHandler } from '../network/request.js';
+import { NotReadyError, type RequestHandler } from '../network/request.js';
 import { RAW_SASL_TOKEN_API_KEY } from '../network/security.js';
 import { SocketServer } from '../network/socket-server.js';
 import { ErrorCode } from '../protocol/errors.js';
@@ -57,7 +57,12 @@ import {
   PLAINTEXT_INTER_BROKER,
 } from '../security/inter-broker.js';
 import { securedListeners } from '../security/listeners.js';
-import { rawSaslToken, SaslAuthenticator } from '../security/sasl/authenticator.js';
+import {
+  rawSaslToken,
+  refusedDuringAuthentication,
+  refuseRequest,
+  SaslAuthenticator,
+} from '../security/sasl/authenticator.js';
 import { digestExchanges, zooKeeperSaslLogin } from '../security/zookeeper-sasl.js';
 import { zooKeeperSecureAcls } from '../security/zookeeper-secure-acls.js';
 import { zooKeeperClientTls } from '../security/zookeeper-tls.js';
@@ -376,6 +381,11 @@ export class Broker {
       listenerThrottleMs: (listener, nowMs) => creationRates.throttleMs(listener, nowMs),
       handler: (request) => {
         const dispatch = this.dispatch;
+        // After a SaslHandshake v1 only the SASL exchange is handled; anything else is answered with an error.
+        if (refusedDuringAuthentication(request)) {
+          if (this.services === null) throw new NotReadyError('the broker is still starting');
+          return refuseRequest(this.services.sasl, request);
+        }
         if (dispatch === null) return beforeReady(request);
         // Bare SASL tokens (after a SaslHandshake v0) have no header for the dispatcher to read.
         if (request.apiKey === RAW_SASL_TOKEN_API_KEY) return rawSaslToken(this.services!.sasl, request);

@@ -1,8 +1,9 @@
 // Listener security: which protocol a listener speaks and what a connection has proven about its peer.
 //
 // PLAINTEXT and SSL connections start authenticated (as User:ANONYMOUS, or later the TLS principal); SASL
-// connections start in the handshake and may send only ApiVersions, SaslHandshake and SaslAuthenticate until
-// the security module marks them authenticated. The network layer enforces that gate; the SASL authenticator
+// connections start in the handshake and may send only ApiVersions and SaslHandshake; after a SaslHandshake v1
+// (state 'authenticating') every request is handed on, and the broker refuses any but SaslAuthenticate with an
+// error response. The network layer enforces the gate before the handshake; the SASL authenticator
 // (src/security/sasl) drives the state through Connection.security.
 
 export type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
@@ -91,6 +92,9 @@ export class SecurityState {
   admits(apiKey: number): boolean {
     if (this.authenticated) return true;
     if (this.saslState === 'failed') return false;
+    // After a SaslHandshake v1 every request reaches the broker: Kafka answers one that is not SaslAuthenticate
+    // with its API's error response (ILLEGAL_SASL_STATE), then closes. The broker's handler does that.
+    if (this.saslState === 'authenticating') return true;
     // Kafka's authenticator takes SaslAuthenticate only once a SaslHandshake has chosen the mechanism; before
     // that, it fails the authentication without an answer, as for any other request.
     if (apiKey === SASL_AUTHENTICATE) return this.saslState !== 'handshake';

@@ -68,7 +68,10 @@ describe('security state', () => {
     assert.equal(state.admits(3), false);
     state.saslState = 'authenticating';
     assert.equal(state.admits(36), true, 'SaslAuthenticate after a v1 handshake');
+    assert.equal(state.admits(3), true, 'handed to the broker, which answers ILLEGAL_SASL_STATE and closes');
+    state.fail();
     assert.equal(state.admits(3), false);
+    state.saslState = 'authenticating';
     state.authenticate('User:alice');
     assert.equal(state.admits(3), true);
     assert.equal(state.principal, 'User:alice');

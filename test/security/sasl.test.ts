@@ -401,7 +401,9 @@ describe('SASL failures on the wire', () => {
     assert.equal(await client.raw.waitClosed(), true);
   });
 
-  it('a Produce or CreateTopics before authentication closes the connection without an answer, and changes nothing', async () => {
+  it('a Produce after the handshake is answered ILLEGAL_SASL_STATE per partition, then closed; nothing changes', async () => {
+    // Kafka's SaslServerAuthenticator answers any request but SaslAuthenticate after a SaslHandshake v1 with that
+    // API's error response, then fails the authentication. Before any handshake it closes without an answer.
     const produce = await handshaken('PLAIN');
     produce.send(ApiKey.PRODUCE, 9, {
       transactionalId: null,
@@ -410,11 +412,32 @@ describe('SASL failures on the wire', () => {
       topicData: [
         {
           name: 'unauthenticated-write',
-          partitionData: [{ index: 0, records: buildBatch([{ value: Buffer.from('x') }]) }],
+          partitionData: [
+            { index: 0, records: buildBatch([{ value: Buffer.from('x') }]) },
+            { index: 3, records: buildBatch([{ value: Buffer.from('y') }]) },
+          ],
         },
       ],
     });
-    await assert.rejects(produce.receive(3000), /closed/);
+    const refused = await produce.receive(3000);
+    assert.equal(refused.responses.length, 1);
+    assert.equal(refused.responses[0].name, 'unauthenticated-write');
+    const partitions = refused.responses[0].partitionResponses;
+    assert.deepEqual(
+      partitions.map((p: { index: number; errorCode: number }) => [p.index, p.errorCode]),
+      [
+        [0, ErrorCode.ILLEGAL_SASL_STATE],
+        [3, ErrorCode.ILLEGAL_SASL_STATE],
+      ],
+    );
+    assert.equal(partitions[0].baseOffset, -1n);
+    // The answer ends the connection: a request sent after it is not served.
+    produce.send(ApiKey.METADATA, 12, {
+      topics: null,
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    await assert.rejects(produce.receive(3000), /closed|ECONNRESET|EPIPE/);
     const create = await WireClient.connect('127.0.0.1', saslPort);
     create.send(ApiKey.CREATE_TOPICS, 5, {
       topics: [

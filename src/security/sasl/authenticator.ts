@@ -22,6 +22,11 @@ import type { CoordinationStore } from '../../controller/store/store.js';
 import type { Connection } from '../../network/connection.js';
 import { NO_RESPONSE, type Request, type Response } from '../../network/request.js';
 import { usesSasl } from '../../network/security.js';
+import { errorResponseBody } from '../../protocol/error-response.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { decodeRequestHeader, encodeResponseHeader } from '../../protocol/headers.js';
+import { DecodeError, Reader, Writer } from '../../protocol/primitives/index.js';
+import { ApiKey, getApi, isSupportedVersion } from '../../protocol/registry.js';
 import { type JaasConfigError, parseJaasConfig, plainUsers } from './jaas.js';
 import { isSupportedMechanism, SaslFailure, type SaslServer, SUPPORTED_MECHANISMS } from './mechanism.js';
 import { OAuthBearerServer, type TokenValidator } from './oauthbearer.js';
@@ -336,6 +341,11 @@ export class SaslAuthenticator {
    * own error response carrying ILLEGAL_SASL_STATE and fails the authentication. When it answers true the
    * connection has failed here and closes once the caller's answer is written.
    */
+  /** Fails the authentication of a connection whose request refuseRequest answered; it closes after the answer. */
+  closeAfterRefusal(connection: Connection, reason: string): void {
+    this.closeOnFailure(connection, reason);
+  }
+
   refusesDuringAuthentication(connection: Connection, apiName: string): boolean {
     if (connection.security.saslState !== 'authenticating') return false;
     this.closeOnFailure(connection, `${apiName} during SASL authentication: ILLEGAL_SASL_STATE`);
@@ -446,4 +456,52 @@ export async function rawSaslToken(authenticator: SaslAuthenticator, request: Re
     return NO_RESPONSE;
   }
   return [answer.authBytes];
+}
+
+/** The requests a connection in the middle of SASL authentication may send: the others are refused. */
+const ANSWERED_DURING_AUTHENTICATION = new Set<number>([
+  ApiKey.SASL_AUTHENTICATE,
+  ApiKey.SASL_HANDSHAKE,
+  ApiKey.API_VERSIONS,
+]);
+
+/** Whether the request arrived after a SaslHandshake v1 and is not part of the SASL exchange (see refuseRequest). */
+export function refusedDuringAuthentication(request: Request): boolean {
+  return (
+    request.connection.security.saslState === 'authenticating' &&
+    !ANSWERED_DURING_AUTHENTICATION.has(request.apiKey)
+  );
+}
+
+/**
+ * Any request but the SASL exchange after a SaslHandshake v1. Kafka's authenticator (SaslServerAuthenticator
+ * handleSaslToken) parses it, answers with that API's own error response carrying ILLEGAL_SASL_STATE and fails the
+ * authentication, so the connection closes after the answer (sent after connection.failed.authentication.delay.ms,
+ * as any authentication failure). A request that does not decode, or of an API without an error response here,
+ * closes the connection unanswered.
+ */
+export async function refuseRequest(authenticator: SaslAuthenticator, request: Request): Promise<Response> {
+  const api = getApi(request.apiKey);
+  const version = request.apiVersion;
+  if (!isSupportedVersion(api, version)) {
+    throw new DecodeError('unsupported-version', `${api.name} version ${version} is not supported`);
+  }
+  const reader = new Reader(request.frame);
+  decodeRequestHeader(reader);
+  const body = api.decodeRequest(reader, version);
+  const message = `Unexpected Kafka request of type ${api.name} during SASL authentication.`;
+  const response = errorResponseBody(request.apiKey, version, body, {
+    code: ErrorCode.ILLEGAL_SASL_STATE,
+    message,
+  });
+  authenticator.closeAfterRefusal(
+    request.connection,
+    `${api.name} during SASL authentication: ILLEGAL_SASL_STATE`,
+  );
+  await authenticator.failureDelay();
+  if (response === null) return NO_RESPONSE;
+  const w = new Writer(256);
+  encodeResponseHeader(w, request.apiKey, version, request.correlationId);
+  api.encodeResponse(w, version, response);
+  return w.chunksOut();
 }
