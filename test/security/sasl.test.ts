@@ -460,6 +460,33 @@ describe('SASL failures on the wire', () => {
     assert.ok(!topics.includes('unauthenticated-create'), topics.join(','));
   });
 
+  it('Metadata, FindCoordinator and CreateTopics after the handshake carry ILLEGAL_SASL_STATE where Kafka puts it', async () => {
+    const illegal = ErrorCode.ILLEGAL_SASL_STATE;
+    const metadata = await (await handshaken('PLAIN')).call(ApiKey.METADATA, 12, {
+      topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'asked-for' }],
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    assert.deepEqual(
+      metadata.topics.map((t: { name: string; errorCode: number }) => [t.name, t.errorCode]),
+      [['asked-for', illegal]],
+    );
+    const coordinator = await (await handshaken('PLAIN')).call(ApiKey.FIND_COORDINATOR, 3, {
+      key: 'group-a',
+      keyType: 0,
+    });
+    assert.equal(coordinator.errorCode, illegal);
+    const created = await (await handshaken('PLAIN')).call(ApiKey.CREATE_TOPICS, 5, {
+      topics: [{ name: 'refused', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    assert.deepEqual(
+      created.topics.map((t: { name: string; errorCode: number }) => [t.name, t.errorCode]),
+      [['refused', illegal]],
+    );
+  });
+
   it('SaslAuthenticate before SaslHandshake closes the connection without an answer, as Kafka', async () => {
     // Before a handshake Kafka's authenticator takes only ApiVersions and SaslHandshake; anything else fails the
     // authentication before any response is built.
