@@ -334,6 +334,11 @@ export class SaslAuthenticator {
     return new ScramServer(scram, (user, m) => this.credentials.credential(user, m), this.tokenLookup);
   }
 
+  /** Fails the authentication of a connection whose request refuseRequest answered; it closes after the answer. */
+  closeAfterRefusal(connection: Connection, reason: string): void {
+    this.closeOnFailure(connection, reason);
+  }
+
   /**
    * Whether a request other than SaslAuthenticate or SaslHandshake (which answer for themselves) must be refused
    * because a SaslHandshake v1 chose a mechanism and authentication, or re-authentication, is under way. Kafka's
@@ -341,11 +346,6 @@ export class SaslAuthenticator {
    * own error response carrying ILLEGAL_SASL_STATE and fails the authentication. When it answers true the
    * connection has failed here and closes once the caller's answer is written.
    */
-  /** Fails the authentication of a connection whose request refuseRequest answered; it closes after the answer. */
-  closeAfterRefusal(connection: Connection, reason: string): void {
-    this.closeOnFailure(connection, reason);
-  }
-
   refusesDuringAuthentication(connection: Connection, apiName: string): boolean {
     if (connection.security.saslState !== 'authenticating') return false;
     this.closeOnFailure(connection, `${apiName} during SASL authentication: ILLEGAL_SASL_STATE`);
