@@ -401,7 +401,7 @@ describe('SASL failures on the wire', () => {
     assert.equal(await client.raw.waitClosed(), true);
   });
 
-  it('a Produce after the handshake is answered ILLEGAL_SASL_STATE per partition, then closed; nothing changes', async () => {
+  it('a Produce after the handshake: ILLEGAL_SASL_STATE per partition, then closed; nothing changes', async () => {
     // Kafka's SaslServerAuthenticator answers any request but SaslAuthenticate after a SaslHandshake v1 with that
     // API's error response, then fails the authentication. Before any handshake it closes without an answer.
     const produce = await handshaken('PLAIN');
@@ -460,7 +460,7 @@ describe('SASL failures on the wire', () => {
     assert.ok(!topics.includes('unauthenticated-create'), topics.join(','));
   });
 
-  it('Metadata, FindCoordinator and CreateTopics after the handshake carry ILLEGAL_SASL_STATE where Kafka puts it', async () => {
+  it('Metadata, FindCoordinator, CreateTopics after the handshake: ILLEGAL_SASL_STATE where Kafka puts it', async () => {
     const illegal = ErrorCode.ILLEGAL_SASL_STATE;
     const metadata = await (await handshaken('PLAIN')).call(ApiKey.METADATA, 12, {
       topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'asked-for' }],
