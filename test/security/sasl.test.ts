@@ -460,7 +460,7 @@ describe('SASL failures on the wire', () => {
     assert.ok(!topics.includes('unauthenticated-create'), topics.join(','));
   });
 
-  it('Metadata, FindCoordinator, CreateTopics after the handshake: ILLEGAL_SASL_STATE where Kafka puts it', async () => {
+  it('Metadata, FindCoordinator, CreateTopics after the handshake: ILLEGAL_SASL_STATE as Kafka places it', async () => {
     const illegal = ErrorCode.ILLEGAL_SASL_STATE;
     const metadata = await (await handshaken('PLAIN')).call(ApiKey.METADATA, 12, {
       topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'asked-for' }],
