@@ -5,9 +5,11 @@
 // forwards joiner(left, right) with the larger timestamp; a KSTREAM-MERGE- node unites both sides.
 //
 // Left and outer joins: a record that found no partner waits in a shared store (`KSTREAM-OUTERSHARED-<n>-store`,
-// key: timestamp, side, key) until stream time passes its window's end plus grace; then it is emitted with
+// key: timestamp, side, key) until the join's time passes its window's end plus grace; then it is emitted with
 // null for the missing side, unless a partner arrived meanwhile (which removes it). A record whose window has
-// already closed when it arrives is emitted at once. Stream time is the task's: both sides share a task.
+// already closed when it arrives is emitted at once. The time that closes windows is the join's own, per task
+// (Kafka's KStreamImplJoin.TimeTracker): the largest timestamp of the records that reached either join processor;
+// a record the task drops before the join (a filter, another branch of the task) does not advance it.
 // Records with a null value are dropped, and those with a null key too, except on the outer side of a left or
 // outer join, which emits them at once with null (Kafka 3.7+, KIP-962).
 
@@ -73,8 +75,39 @@ function outerValueSerde(
   };
 }
 
-/** One task's outer-join bookkeeping, shared by its two join processors through the store they share. */
-const outerDue = new WeakMap<object, { nextDueMs: number }>();
+/**
+ * One task's time of one join, shared by the join's two processors (Kafka's KStreamImplJoin.TimeTracker): advanced
+ * by every record that reaches either of them, and by nothing else the task reads.
+ */
+class JoinTime {
+  /** The largest timestamp seen by the join (-1 before the first). */
+  streamTimeMs = -1;
+  /** A lower bound of the waiting records' timestamps, so a scan is skipped while none can be due; null: unknown. */
+  minWaitingMs: number | null = null;
+
+  advance(timestampMs: number): void {
+    if (timestampMs > this.streamTimeMs) this.streamTimeMs = timestampMs;
+  }
+
+  noteWaiting(timestampMs: number): void {
+    if (this.minWaitingMs !== null) this.minWaitingMs = Math.min(this.minWaitingMs, timestampMs);
+  }
+}
+
+/** The join times of one join, by task id; a task's entry is made by its first join processor, dropped on close. */
+class JoinTimes {
+  private readonly byTask = new Map<string, JoinTime>();
+
+  of(taskId: string): JoinTime {
+    let time = this.byTask.get(taskId);
+    if (time === undefined) this.byTask.set(taskId, (time = new JoinTime()));
+    return time;
+  }
+
+  remove(taskId: string): void {
+    this.byTask.delete(taskId);
+  }
+}
 
 export function streamStreamJoin<K, V, VO, VR>(
   left: KStream<K, V>,
@@ -141,7 +174,7 @@ export function streamStreamJoin<K, V, VO, VR>(
 
   t.addProcessor(thisWindowedName, windowedSupplier<K, V>(thisStoreName), leftNode);
   t.addProcessor(otherWindowedName, windowedSupplier<K, VO>(otherStoreName), rightNode);
-  const sides = { windows, joiner, leftOuter, rightOuter, sharedStoreName };
+  const sides = { windows, joiner, leftOuter, rightOuter, sharedStoreName, times: new JoinTimes() };
   t.addProcessor(
     thisName,
     joinSideSupplier<K, V, VO, VR>({ ...sides, leftSide: true, otherStoreName }),
@@ -217,6 +250,8 @@ interface SideOptions<K, V, VO, VR> {
   leftSide: boolean;
   otherStoreName: string;
   sharedStoreName: string | null;
+  /** Shared by both sides' processors. */
+  times: JoinTimes;
 }
 
 function joinSideSupplier<K, V, VO, VR>(o: SideOptions<K, V, VO, VR>) {
@@ -233,23 +268,25 @@ function joinSideSupplier<K, V, VO, VR>(o: SideOptions<K, V, VO, VR>) {
     let context: ProcessorContext<K, VR>;
     let other: DuplicatesWindowStore<K, VO>;
     let shared: PlainKeyValueStore<OuterKey<K>, Waiting> | null = null;
-    let due: { nextDueMs: number } = { nextDueMs: Number.NEGATIVE_INFINITY };
-    const emitClosed = (streamTimeMs: number) => {
-      if (shared === null || due.nextDueMs >= streamTimeMs) return;
-      let next = Number.POSITIVE_INFINITY;
-      for (const e of shared.all()) {
-        const at = dueOf(e.key.timestamp, e.key.leftSide);
-        if (at >= streamTimeMs) {
-          next = Math.min(next, at);
-          // Entries are in timestamp order: once even the shorter reach is not over, none after this one is.
-          const earliest = e.key.timestamp + Math.min(w.afterMs, w.beforeMs) + w.graceMs;
-          if (earliest >= streamTimeMs) {
-            next = Math.min(next, earliest);
-            break;
-          }
+    let time: JoinTime;
+    let recordOf: (key: K, value: VR, timestamp: number) => Record<K, VR>;
+
+    /** Emits, joined with null, the waiting records whose windows the join's time has closed. */
+    const emitClosed = (store: PlainKeyValueStore<OuterKey<K>, Waiting>) => {
+      const nowMs = time.streamTimeMs;
+      if (time.minWaitingMs !== null && time.minWaitingMs + afterMs + w.graceMs >= nowMs) return;
+      time.minWaitingMs = null;
+      const open = { left: false, right: false };
+      // Entries come by timestamp: past the first open window of each side, nothing more can be due.
+      for (const e of store.all()) {
+        time.minWaitingMs = e.key.timestamp;
+        if (open.left && open.right) break;
+        if (dueOf(e.key.timestamp, e.key.leftSide) >= nowMs) {
+          if (e.key.leftSide) open.left = true;
+          else open.right = true;
           continue;
         }
-        shared.delete(e.key);
+        store.delete(e.key);
         // The joiner of this processor takes (this side, other side); a waiting record may be of either side.
         const value = e.value.value;
         const result =
@@ -258,23 +295,21 @@ function joinSideSupplier<K, V, VO, VR>(o: SideOptions<K, V, VO, VR>) {
             : o.joiner(null, value as VO, e.key.key);
         context.forward(recordOf(e.key.key, result, e.key.timestamp));
       }
-      due.nextDueMs = next;
     };
-    let recordOf: (key: K, value: VR, timestamp: number) => Record<K, VR>;
+
     return {
       init(c) {
         context = c;
         other = c.getStateStore<DuplicatesWindowStore<K, VO>>(o.otherStoreName);
-        if (o.sharedStoreName !== null) {
-          const store = c.getStateStore<PlainKeyValueStore<OuterKey<K>, Waiting>>(o.sharedStoreName);
-          shared = store;
-          let d = outerDue.get(store);
-          if (d === undefined) outerDue.set(store, (d = { nextDueMs: Number.NEGATIVE_INFINITY }));
-          due = d;
-        }
+        if (o.sharedStoreName !== null)
+          shared = c.getStateStore<PlainKeyValueStore<OuterKey<K>, Waiting>>(o.sharedStoreName);
+        time = o.times.of(c.taskId);
       },
       process(r) {
         recordOf = (key, value, timestamp) => r.withKey(key).withValue(value).withTimestamp(timestamp);
+        const ts = r.timestamp;
+        // Every record that reaches the join moves its time, even one it then drops (as Kafka's join processor).
+        time.advance(ts);
         if (r.value === null || r.value === undefined) return;
         if (r.key === null || r.key === undefined) {
           // A record without a key can have no partner; the outer side of a left or outer join emits it at once,
@@ -282,9 +317,8 @@ function joinSideSupplier<K, V, VO, VR>(o: SideOptions<K, V, VO, VR>) {
           if (thisOuter) context.forward(r.withValue(o.joiner(r.value, null, r.key)));
           return;
         }
-        const streamTimeMs = context.currentStreamTimeMs();
-        emitClosed(streamTimeMs);
-        const ts = r.timestamp;
+        // Only a record that is not out of order can have closed windows.
+        if (shared !== null && ts === time.streamTimeMs) emitClosed(shared);
         let matched = false;
         for (const m of other.fetch(r.key, ts - beforeMs, ts + afterMs)) {
           matched = true;
@@ -295,16 +329,18 @@ function joinSideSupplier<K, V, VO, VR>(o: SideOptions<K, V, VO, VR>) {
           );
         }
         if (matched || !thisOuter) return;
-        const dueMs = dueOf(ts, o.leftSide);
-        if (shared === null || dueMs < streamTimeMs) {
+        if (shared === null || dueOf(ts, o.leftSide) < time.streamTimeMs) {
           context.forward(r.withValue(o.joiner(r.value, null, r.key)));
           return;
         }
+        time.noteWaiting(ts);
         shared.put(
           { timestamp: ts, leftSide: o.leftSide, key: r.key },
           { leftSide: o.leftSide, value: r.value },
         );
-        due.nextDueMs = Math.min(due.nextDueMs, dueMs);
+      },
+      close() {
+        o.times.remove(context.taskId);
       },
     };
   };
