@@ -6,8 +6,8 @@
 //
 // Left and outer joins: a record that found no partner waits in a shared store (`KSTREAM-OUTERSHARED-<n>-store`,
 // key: timestamp, side, key) until the join's time passes its window's end plus grace; then it is emitted with
-// null for the missing side, unless a partner arrived meanwhile (which removes it). A record whose window has
-// already closed when it arrives is emitted at once. The time that closes windows is the join's own, per task
+// null for the missing side, unless a partner arrived meanwhile (which removes it). A record whose window (grace
+// left out, as Kafka) ended before the join's time when it arrives is emitted at once. The time that closes windows is the join's own, per task
 // (Kafka's KStreamImplJoin.TimeTracker): the largest timestamp of the records that reached either join processor;
 // a record the task drops before the join (a filter, another branch of the task) does not advance it.
 // Records with a null value are dropped, and those with a null key too, except on the outer side of a left or
@@ -329,7 +329,9 @@ function joinSideSupplier<K, V, VO, VR>(o: SideOptions<K, V, VO, VR>) {
           );
         }
         if (matched || !thisOuter) return;
-        if (shared === null || dueOf(ts, o.leftSide) < time.streamTimeMs) {
+        // Kafka's test leaves the grace out: a record whose window ended before the join's time is emitted at once,
+        // though a partner may still come within the grace (and then joins it as well).
+        if (shared === null || Math.max(0, ts + afterMs) < time.streamTimeMs) {
           context.forward(r.withValue(o.joiner(r.value, null, r.key)));
           return;
         }

@@ -16,35 +16,78 @@ import {
   StreamsBuilder,
 } from '../../src/streams/index.js';
 import { waitUntil } from '../helpers/wait.js';
-import { TopicFollower, useStreamsBroker } from './streams-helpers.js';
+import { type StreamsBroker, TopicFollower, useStreamsBroker } from './streams-helpers.js';
 
 const S = Serdes.String();
 const WINDOW_MS = 100;
 
 /** Left records "L:<v>", right records "R:<v>"; anything else is dropped before the join. */
-function leftJoinTopology(input: string, output: string) {
+function leftJoinTopology(input: string, output: string, windows: JoinWindows) {
   const builder = new StreamsBuilder();
   const events = builder.stream(input, Consumed.with(S, S));
   const side = (prefix: string) =>
     events.filter((_k, v) => v.startsWith(prefix)).mapValues((v) => v.slice(prefix.length));
   side('L:')
-    .leftJoin(side('R:'), (l, r) => `${l}+${r ?? 'null'}`, JoinWindows.ofTimeDifferenceWithNoGrace(WINDOW_MS))
+    .leftJoin(side('R:'), (l, r) => `${l}+${r ?? 'null'}`, windows)
     .to(output, Produced.with(S, S));
   return builder.build();
 }
 
+interface Sent {
+  key: string;
+  value: string;
+  timestamp: number;
+}
+
+/** Runs a left join over `sent` until the task has processed it all, and answers the join's results. */
+async function leftJoinResults(
+  env: StreamsBroker,
+  name: string,
+  windows: JoinWindows,
+  sent: Sent[],
+  minResults: number,
+): Promise<string[]> {
+  const [input, output] = [`${name}-events`, `${name}-joined`];
+  const streams = new KafkaStreams(leftJoinTopology(input, output, windows), {
+    'application.id': name,
+    'bootstrap.servers': env.bootstrap,
+    'state.dir': env.dirs[0]!,
+    'commit.interval.ms': 100,
+  });
+  const follower = new TopicFollower(env.bootstrap, output, 1);
+  const producer = new Producer({ bootstrapServers: env.bootstrap });
+  follower.start();
+  try {
+    await streams.start();
+    await producer.sendBatch(
+      sent.map((r) => ({
+        topic: input,
+        key: Buffer.from(r.key),
+        value: Buffer.from(r.value),
+        timestamp: r.timestamp,
+      })),
+    );
+    await waitUntil(
+      () => streams.processedRecords() >= sent.length && follower.records.length >= minResults,
+      30_000,
+      () => `processed ${streams.processedRecords()}, ${follower.records.length} results`,
+    );
+    await new Promise((r) => setTimeout(r, 300)); // room for an unwanted extra result to show up
+    return follower.records.map((r) => `${r.key}:${r.value?.toString()}`);
+  } finally {
+    await producer.close();
+    await follower.stop();
+    await streams.close();
+  }
+}
+
 describe('stream-stream join time', () => {
-  const env = useStreamsBroker({ 'jt-events': 1, 'jt-joined': 1 }, 1);
+  const env = useStreamsBroker(
+    { 'jt-events': 1, 'jt-joined': 1, 'jt-grace-events': 1, 'jt-grace-joined': 1 },
+    1,
+  );
 
   it('a record filtered out before a left join does not advance the join time', async () => {
-    const streams = new KafkaStreams(leftJoinTopology('jt-events', 'jt-joined'), {
-      'application.id': 'join-time',
-      'bootstrap.servers': env.bootstrap,
-      'state.dir': env.dirs[0]!,
-      'commit.interval.ms': 100,
-    });
-    const follower = new TopicFollower(env.bootstrap, 'jt-joined', 1);
-    const producer = new Producer({ bootstrapServers: env.bootstrap });
     const sent = [
       { key: 'k1', value: 'L:a', timestamp: 1000 },
       // Read by the task (its stream time becomes 5000) but never reaches the join.
@@ -55,31 +98,27 @@ describe('stream-stream join time', () => {
       // The join's time passes c's window end (1400): c is emitted with null.
       { key: 'k3', value: 'R:d', timestamp: 1500 },
     ];
-    follower.start();
-    try {
-      await streams.start();
-      await producer.sendBatch(
-        sent.map((r) => ({
-          topic: 'jt-events',
-          key: Buffer.from(r.key),
-          value: Buffer.from(r.value),
-          timestamp: r.timestamp,
-        })),
-      );
-      await waitUntil(
-        () => streams.processedRecords() >= sent.length && follower.records.length >= 2,
-        30_000,
-        () => `processed ${streams.processedRecords()}, ${follower.records.length} results`,
-      );
-      await new Promise((r) => setTimeout(r, 300)); // room for an unwanted extra result to show up
-      assert.deepEqual(
-        follower.records.map((r) => `${r.key}:${r.value?.toString()}`),
-        ['k1:a+b', 'k2:c+null'],
-      );
-    } finally {
-      await producer.close();
-      await follower.stop();
-      await streams.close();
-    }
+    const results = await leftJoinResults(
+      env,
+      'jt',
+      JoinWindows.ofTimeDifferenceWithNoGrace(WINDOW_MS),
+      sent,
+      2,
+    );
+    assert.deepEqual(results, ['k1:a+b', 'k2:c+null']);
+  });
+
+  it('an out-of-order left record past its window end is emitted with null at once, grace or not', async () => {
+    const sent = [
+      { key: 'kx', value: 'R:x', timestamp: 1120 },
+      // Its window ends at 1110, before the join's time, though within the grace (50 ms): emitted at once.
+      { key: 'k', value: 'L:e', timestamp: 1010 },
+      // Still within the grace of the window stores: it joins e as well.
+      { key: 'k', value: 'R:f', timestamp: 1100 },
+      { key: 'ky', value: 'L:g', timestamp: 1400 },
+    ];
+    const windows = JoinWindows.ofTimeDifferenceAndGrace(WINDOW_MS, 50);
+    const results = await leftJoinResults(env, 'jt-grace', windows, sent, 2);
+    assert.deepEqual(results, ['k:e+null', 'k:e+f']);
   });
 });
