@@ -7,9 +7,10 @@
 // Left and outer joins: a record that found no partner waits in a shared store (`KSTREAM-OUTERSHARED-<n>-store`,
 // key: timestamp, side, key) until the join's time passes its window's end plus grace; then it is emitted with
 // null for the missing side, unless a partner arrived meanwhile (which removes it). A record whose window (grace
-// left out, as Kafka) ended before the join's time when it arrives is emitted at once. The time that closes windows is the join's own, per task
-// (Kafka's KStreamImplJoin.TimeTracker): the largest timestamp of the records that reached either join processor;
-// a record the task drops before the join (a filter, another branch of the task) does not advance it.
+// left out, as Kafka) ended before the join's time when it arrives is emitted at once. The time that closes
+// windows is the join's own, per task (Kafka's KStreamImplJoin.TimeTracker): the largest timestamp of the records
+// that reached either join processor; a record the task drops before the join (a filter, another branch of the
+// task) does not advance it.
 // Records with a null value are dropped, and those with a null key too, except on the outer side of a left or
 // outer join, which emits them at once with null (Kafka 3.7+, KIP-962).
 
