@@ -40,13 +40,21 @@ import type { RecordHeader } from '../protocol/records/record.js';
 import { ApiKey } from '../protocol/registry.js';
 import type { AssignorName, ConsumerPartitionAssignor } from './assignors.js';
 import { Cluster, sleep } from './cluster.js';
-import { ClientStateError, ConfigError, KafkaClientError, KafkaProtocolError } from './errors.js';
+import {
+  ClientStateError,
+  ConfigError,
+  KafkaClientError,
+  KafkaProtocolError,
+  LogTruncationError,
+  type OffsetWithEpoch,
+} from './errors.js';
 import { FetchedRecords, type RecordFactory } from './fetch-records.js';
 import { FetchSession } from './fetch-session.js';
 import { GroupMember, type RebalanceListener } from './group.js';
 import { ConsumerProtocolMember } from './group-consumer-protocol.js';
 import type { GenerationInfo } from './group-membership.js';
 import { type ClientOptions, consumerClientId } from './options.js';
+import { fetchEpochEndOffsets, judgeEpochEndOffset, type ValidationOutcome } from './position-validation.js';
 import { RecordIterator } from './record-iterator.js';
 import {
   checkCommittableOffset,
@@ -137,6 +145,14 @@ interface PartitionState {
    * -1 when unknown (after seek() without an epoch or a reset by auto.offset.reset).
    */
   positionEpoch: number;
+  /** The partition's leader epoch in the metadata when the position was set or last checked (Kafka's currentLeader). */
+  positionLeaderEpoch: number;
+  /** The position must be checked with OffsetsForLeaderEpoch before it is fetched from (KIP-320). */
+  awaitingValidation: boolean;
+  /** An OffsetsForLeaderEpoch for the partition is in flight. */
+  validating: boolean;
+  /** The position must come from auto.offset.reset, not from the committed offset (Kafka's AWAIT_RESET). */
+  awaitingReset: boolean;
   paused: boolean;
   /** Fetched records not yet returned, oldest first; each chunk knows the offset after it. */
   chunks: Chunk[];
@@ -188,6 +204,30 @@ const PREFETCH_CHUNKS = 2;
 const REBALANCE_WAIT_SLICE_MS = 100;
 
 /** Where the next fetch of a partition starts: after what is buffered, else at the position. */
+/** A position found truncated under auto.offset.reset=none, with where its log diverges when the leader knows. */
+interface Truncation {
+  s: PartitionState;
+  offset: number;
+  divergent: OffsetWithEpoch | undefined;
+}
+
+function truncationError(truncations: Truncation[]): LogTruncationError {
+  const fetchOffsets = new Map<string, number>();
+  const divergent = new Map<string, OffsetWithEpoch>();
+  for (const t of truncations) {
+    const key = `${t.s.topic}-${t.s.partition}`;
+    fetchOffsets.set(key, t.offset);
+    if (t.divergent !== undefined) divergent.set(key, t.divergent);
+  }
+  return new LogTruncationError(fetchOffsets, divergent);
+}
+
+function addTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  let list = map.get(key);
+  if (list === undefined) map.set(key, (list = []));
+  list.push(value);
+}
+
 function fetchOffsetOf(s: PartitionState): number | null {
   return s.chunks.length > 0 ? s.chunks[s.chunks.length - 1]!.next : s.position;
 }
@@ -314,6 +354,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         partition: tp.partition,
         position: null,
         positionEpoch: -1,
+        positionLeaderEpoch: -1,
+        awaitingValidation: false,
+        validating: false,
+        awaitingReset: false,
         paused: false,
         chunks: [],
         epoch: 0,
@@ -473,9 +517,45 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     checkCommittableOffset(offset);
     const s = this.state(tp);
     this.resetFetchState(s);
-    s.position = offset;
-    s.positionEpoch = committableEpoch(leaderEpoch);
+    this.placePosition(s, offset, committableEpoch(leaderEpoch));
     this.wake();
+  }
+
+  /**
+   * Kafka's seekUnvalidated: a position with a leader epoch is checked with OffsetsForLeaderEpoch before it is
+   * fetched from (the log may have been truncated below it since); one without an epoch is fetched from as it is.
+   */
+  private placePosition(s: PartitionState, offset: number, epoch: number): void {
+    s.position = offset;
+    s.positionEpoch = epoch;
+    s.positionLeaderEpoch = this.cluster.leaderEpochOf(s.topic, s.partition);
+    s.awaitingValidation = epoch >= 0;
+    s.awaitingReset = false;
+  }
+
+  /** Kafka's requestOffsetReset: the next position comes from auto.offset.reset, not from the committed offset. */
+  private requestReset(s: PartitionState): void {
+    this.resetFetchState(s);
+    s.position = null;
+    s.awaitingValidation = false;
+    s.awaitingReset = true;
+  }
+
+  /**
+   * Kafka's maybeValidatePositionForCurrentLeader: when the partition's leader epoch in the metadata moved on, a
+   * position that carries an epoch is checked again before the next fetch (the new leader's log may end it lower).
+   */
+  private noteLeaderEpoch(s: PartitionState): void {
+    if (s.position === null) return;
+    const current = this.cluster.leaderEpochOf(s.topic, s.partition);
+    if (current < 0 || current === s.positionLeaderEpoch) return;
+    s.positionLeaderEpoch = current;
+    if (s.positionEpoch < 0 || s.awaitingValidation) return;
+    // Records fetched under the old leader are dropped, as Kafka's fetch collector drops a partition's records
+    // once it is no longer fetchable.
+    this.resetFetchState(s);
+    s.readReplica = NO_READ_REPLICA;
+    s.awaitingValidation = true;
   }
 
   /** Moves to each partition's log start offset (asked of the broker now, not at the next fetch). */
@@ -572,15 +652,17 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    */
   private async resolvePositions(states: PartitionState[]): Promise<void> {
     let missing = states;
-    if (this.groupId !== undefined && missing.length > 0) {
-      const committed = await this.committedOffsets(missing);
-      for (const s of missing) {
+    // A partition whose position was found out of range or truncated is reset, not read from the committed offset
+    // again (that offset is the one that failed).
+    const fromCommitted = missing.filter((s) => !s.awaitingReset);
+    if (this.groupId !== undefined && fromCommitted.length > 0) {
+      const committed = await this.committedOffsets(fromCommitted);
+      for (const s of fromCommitted) {
         const c = committed.get(tpKey(s.topic, s.partition));
         if (c === undefined || c.offset < 0 || s.position !== null) continue;
         // As Kafka's refreshCommittedOffsets: the position takes the committed epoch too, so that committing it
-        // again before consuming anything keeps the epoch the group had.
-        s.position = c.offset;
-        s.positionEpoch = c.leaderEpoch;
+        // again before consuming anything keeps the epoch the group had, and is validated with it.
+        this.placePosition(s, c.offset, c.leaderEpoch);
       }
       missing = missing.filter((s) => s.position === null);
     }
@@ -601,9 +683,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     for (let i = 0; i < missing.length; i++) {
       const s = missing[i]!;
       if (s.position !== null) continue;
-      // A reset position has no epoch, as in Kafka's resetPositionIfNeeded.
-      s.position = answers[i]!.offset;
-      s.positionEpoch = -1;
+      // A reset position has no epoch, as in Kafka's resetPositionIfNeeded, so it is not validated.
+      this.placePosition(s, answers[i]!.offset, -1);
     }
   }
 
@@ -624,6 +705,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     return (
       !s.paused &&
       s.position !== null &&
+      !s.awaitingValidation &&
       s.chunks.length < PREFETCH_CHUNKS &&
       s.backoffUntil <= now &&
       s.metadataVersionNeeded <= this.cluster.metadataVersion &&
@@ -650,8 +732,16 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     const now = Date.now();
     this.buffered = this.bufferedBytes;
     const byNode = new Map<number, PartitionState[]>();
+    const toValidate = new Map<number, PartitionState[]>();
     let unknownLeader = false;
     for (const s of this.partitions.values()) {
+      this.noteLeaderEpoch(s);
+      if (s.awaitingValidation && this.validatable(s, now)) {
+        const leader = this.cluster.leaderOf(s.topic, s.partition);
+        if (leader < 0) unknownLeader = true;
+        else addTo(toValidate, leader, s);
+        continue;
+      }
       if (!this.fetchable(s, now)) continue;
       const node = this.fetchNodeOf(s, now);
       if (node < 0) {
@@ -666,6 +756,127 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     if (unknownLeader) this.cluster.invalidate();
     this.refreshMetadataIfDue(now);
     for (const [node, list] of byNode) this.fetchFrom(node, list);
+    for (const [node, list] of toValidate) this.validatePositions(node, list);
+  }
+
+  private validatable(s: PartitionState, now: number): boolean {
+    return (
+      !s.validating &&
+      s.position !== null &&
+      s.backoffUntil <= now &&
+      s.metadataVersionNeeded <= this.cluster.metadataVersion
+    );
+  }
+
+  /** Sends OffsetsForLeaderEpoch for positions awaiting validation to their leader, and applies the answers. */
+  private validatePositions(node: number, list: PartitionState[]): void {
+    const sent = list.map((s) => ({
+      s,
+      epoch: s.epoch,
+      position: {
+        topic: s.topic,
+        partition: s.partition,
+        offset: s.position!,
+        offsetEpoch: s.positionEpoch,
+        currentLeaderEpoch: s.positionLeaderEpoch,
+      },
+    }));
+    for (const x of sent) x.s.validating = true;
+    fetchEpochEndOffsets(
+      this.cluster,
+      node,
+      sent.map((x) => x.position),
+    )
+      .then(
+        (res) => {
+          const truncations: Truncation[] = [];
+          for (const x of sent) {
+            if (!this.stillValidating(x.s, x.epoch, x.position.offset)) continue;
+            if (res === null) {
+              x.s.awaitingValidation = false; // An old broker: Kafka skips validation too.
+              continue;
+            }
+            const answer = res.topics
+              .find((t) => t.topic === x.s.topic)
+              ?.partitions.find((p) => p.partition === x.s.partition);
+            if (answer === undefined) continue;
+            const t = this.applyValidation(x.s, judgeEpochEndOffset(x.position, answer));
+            if (t !== null) truncations.push(t);
+          }
+          if (truncations.length > 0) this.fetchError = truncationError(truncations);
+        },
+        (err: Error) => {
+          for (const x of sent) this.awaitNewLeader(x.s, Date.now());
+          if (!(err instanceof KafkaClientError) || !err.retriable) this.fetchError = err;
+        },
+      )
+      .catch((err: Error) => {
+        this.fetchError = err;
+      })
+      .finally(() => {
+        for (const x of sent) x.s.validating = false;
+        if (this.fetchError === null) this.startFetches();
+        this.wake();
+      });
+  }
+
+  /** Kafka's check that the position the answer is about is still the partition's (no seek or reset since). */
+  private stillValidating(s: PartitionState, epoch: number, offset: number): boolean {
+    return (
+      s.awaitingValidation &&
+      s.epoch === epoch &&
+      s.position === offset &&
+      this.partitions.get(tpKey(s.topic, s.partition)) === s
+    );
+  }
+
+  /**
+   * Kafka's maybeCompleteValidation: a valid position is fetched from; a truncated one moves to the first offset
+   * known to diverge, or with auto.offset.reset=none stays and is reported (returned) for poll() to throw; an epoch
+   * the leader does not know is reset by auto.offset.reset.
+   */
+  private applyValidation(s: PartitionState, outcome: ValidationOutcome): Truncation | null {
+    const tp = `${s.topic}-${s.partition}`;
+    const noPolicy = this.o.autoOffsetReset === 'none';
+    switch (outcome.kind) {
+      case 'valid':
+        s.awaitingValidation = false;
+        return null;
+      case 'retry':
+        this.awaitNewLeader(s, Date.now());
+        return null;
+      case 'failed':
+        this.fetchError = outcome.error;
+        s.backoffUntil = Date.now() + this.cluster.backoffMs(0);
+        return null;
+      case 'unknown-epoch':
+        if (noPolicy) break;
+        this.cluster.options.logger?.info(
+          `Truncation detected for partition ${tp} at offset ${s.position}, resetting offset`,
+        );
+        this.requestReset(s);
+        return null;
+      case 'truncated':
+        if (noPolicy) break;
+        this.cluster.options.logger?.info(
+          `Truncation detected for partition ${tp} at offset ${s.position}, resetting offset to the first offset ` +
+            `known to diverge ${outcome.offset} (leader epoch ${outcome.leaderEpoch})`,
+        );
+        s.position = outcome.offset;
+        s.positionEpoch = outcome.leaderEpoch;
+        s.awaitingValidation = false;
+        return null;
+    }
+    this.cluster.options.logger?.warn(
+      `Truncation detected for partition ${tp} at offset ${s.position}, but no reset policy is set`,
+    );
+    // The position stays unvalidated: the next poll() asks again, after the backoff, and throws again.
+    s.backoffUntil = Date.now() + this.cluster.backoffMs(0);
+    const divergent =
+      outcome.kind === 'truncated'
+        ? { topic: s.topic, partition: s.partition, offset: outcome.offset, leaderEpoch: outcome.leaderEpoch }
+        : undefined;
+    return { s, offset: s.position!, divergent };
   }
 
   /** A leader seen to be stale: refresh metadata, and fetch the partition only once a newer answer is in. */
@@ -827,8 +1038,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
             `${s.topic}-${s.partition} at offset ${offset}`,
           );
         } else {
-          this.resetFetchState(s);
-          s.position = null;
+          this.requestReset(s);
         }
         return;
       }

@@ -3,7 +3,7 @@
 // failures (connection refused or lost, a request that timed out) are retriable too: the request can go again on
 // a new connection, perhaps to a new leader after a metadata refresh.
 
-import { errorByCode, errorName, isRetriable } from '../protocol/errors.js';
+import { ErrorCode, errorByCode, errorName, isRetriable } from '../protocol/errors.js';
 
 /** The base of the client's errors; `retriable` says whether trying again may succeed. */
 export class KafkaClientError extends Error {
@@ -29,6 +29,40 @@ export class KafkaProtocolError extends KafkaClientError {
     this.name = 'KafkaProtocolError';
     this.code = code;
     this.type = errorName(code);
+  }
+}
+
+/** A partition's offset with the leader epoch that goes with it (Kafka's OffsetAndMetadata without metadata). */
+export interface OffsetWithEpoch {
+  topic: string;
+  partition: number;
+  offset: number;
+  leaderEpoch: number;
+}
+
+/**
+ * Kafka's LogTruncationException (an OffsetOutOfRangeException, so OFFSET_OUT_OF_RANGE here): validating a position
+ * with OffsetsForLeaderEpoch found the leader's log ends the position's epoch below it, and auto.offset.reset is
+ * none. `offsetOutOfRangePartitions` holds the positions that were checked, `divergentOffsets` the offset (and
+ * epoch) where each log diverges, keyed by `topic-partition`; seek() to it to resume without the lost records.
+ */
+export class LogTruncationError extends KafkaProtocolError {
+  /** The positions found truncated, by `topic-partition` (Kafka's offsetOutOfRangePartitions). */
+  readonly offsetOutOfRangePartitions: ReadonlyMap<string, number>;
+  /** Where each log diverges, when its leader knew the epoch (Kafka's divergentOffsets). */
+  readonly divergentOffsets: ReadonlyMap<string, OffsetWithEpoch>;
+  constructor(
+    fetchOffsets: ReadonlyMap<string, number>,
+    divergentOffsets: ReadonlyMap<string, OffsetWithEpoch>,
+  ) {
+    const listed = [...divergentOffsets].map(([k, o]) => `${k}: offset ${o.offset} epoch ${o.leaderEpoch}`);
+    super(
+      ErrorCode.OFFSET_OUT_OF_RANGE,
+      `Truncated partitions detected with divergent offsets {${listed.join(', ')}}`,
+    );
+    this.name = 'LogTruncationError';
+    this.offsetOutOfRangePartitions = fetchOffsets;
+    this.divergentOffsets = divergentOffsets;
   }
 }
 

@@ -44,6 +44,8 @@ export {
   DeliveryTimeoutError,
   KafkaClientError,
   KafkaProtocolError,
+  LogTruncationError,
+  type OffsetWithEpoch,
   RequestTimeoutError,
   TransactionAbortedError,
 } from './errors.js';

@@ -1,0 +1,158 @@
+// Position validation (KIP-320), as Kafka's consumer does it (SubscriptionState.maybeValidatePositionForCurrentLeader
+// and maybeCompleteValidation, OffsetFetcherUtils): a position that carries a leader epoch (restored from a committed
+// offset, or given to seek()) is checked with OffsetsForLeaderEpoch before it is fetched from. When the leader's log
+// ends that epoch below the position (the log was truncated), the consumer moves to that end offset with
+// auto.offset.reset configured, and poll() throws LogTruncationError with the divergent offset under
+// auto.offset.reset=none. A committed offset out of range without an epoch is reset by the policy, not read again.
+// Against an in-process broker whose log ends below offsets committed past it.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Admin } from '../../src/client/admin.js';
+import { Consumer, type ConsumerOptions, type ConsumerRecord } from '../../src/client/consumer.js';
+import { KafkaProtocolError, LogTruncationError } from '../../src/client/errors.js';
+import { Producer } from '../../src/client/producer.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
+
+const TOPIC = 'position-validation';
+const tp = { topic: TOPIC, partition: 0 };
+const RECORDS = 3;
+
+describe('position validation with OffsetsForLeaderEpoch', () => {
+  let broker: InProcessBroker;
+  let bootstrapServers: string;
+  let admin: Admin;
+  let leaderEpoch: number;
+  const validated: number[] = [];
+
+  before(async () => {
+    broker = await startInProcessBroker({ 'offsets.topic.num.partitions': 1 });
+    bootstrapServers = `127.0.0.1:${broker.port}`;
+    admin = new Admin({ bootstrapServers });
+    await admin.createTopics([{ topic: TOPIC, numPartitions: 1, replicationFactor: 1 }]);
+    const producer = new Producer({ bootstrapServers });
+    try {
+      await producer.sendBatch(
+        Array.from({ length: RECORDS }, (_, i) => ({ ...tp, value: Buffer.from(`${i}`) })),
+      );
+    } finally {
+      await producer.close();
+    }
+    const snapshot = await admin.cluster.fetchMetadata([TOPIC]);
+    leaderEpoch = snapshot.topics.get(TOPIC)!.partitions[0]!.leaderEpoch;
+    assert.ok(leaderEpoch >= 0, `the partition has a leader epoch (${leaderEpoch})`);
+    broker.interception.set((request) => {
+      if (request.apiKey === ApiKey.OFFSET_FOR_LEADER_EPOCH) validated.push(request.apiKey);
+      return undefined;
+    });
+  });
+  after(async () => {
+    await admin?.close();
+    await broker?.stop();
+  });
+
+  /** Commits `offset` for the group as if a consumer had read up to it in `epoch`, past the log's end. */
+  async function commitPastEnd(groupId: string, offset: number, epoch?: number): Promise<void> {
+    const committer = new Consumer({ bootstrapServers, groupId, enableAutoCommit: false });
+    try {
+      await committer.commit([{ ...tp, offset, leaderEpoch: epoch }]);
+    } finally {
+      await committer.close();
+    }
+  }
+
+  function groupConsumer(groupId: string, options: Partial<ConsumerOptions> = {}): Consumer {
+    const consumer = new Consumer({ bootstrapServers, groupId, enableAutoCommit: false, ...options });
+    consumer.assign([tp]);
+    return consumer;
+  }
+
+  async function logEnd(): Promise<number> {
+    const [latest] = await admin.listOffsets([{ ...tp, spec: 'latest' }]);
+    return latest!.offset;
+  }
+
+  async function pollFor(consumer: Consumer, ms: number): Promise<ConsumerRecord[]> {
+    const out: ConsumerRecord[] = [];
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) out.push(...(await consumer.poll(100)));
+    return out;
+  }
+
+  it('a committed position past the end of its epoch moves to the end offset the leader gives', async () => {
+    await commitPastEnd('truncated-reset', 100, leaderEpoch);
+    validated.length = 0;
+    const consumer = groupConsumer('truncated-reset', { autoOffsetReset: 'earliest' });
+    try {
+      assert.deepEqual(await pollFor(consumer, 800), [], 'nothing is read again from the start');
+      assert.equal(await consumer.position(tp), RECORDS, 'the position is the divergent end offset');
+      assert.ok(validated.length > 0, 'the consumer sent OffsetsForLeaderEpoch');
+      const producer = new Producer({ bootstrapServers });
+      try {
+        await producer.send({ ...tp, value: Buffer.from('after') });
+      } finally {
+        await producer.close();
+      }
+      const next = await pollFor(consumer, 800);
+      assert.deepEqual(
+        next.map((r) => r.offset),
+        [RECORDS],
+      );
+      await consumer.commit();
+      const [stored] = await admin.listConsumerGroupOffsets('truncated-reset', [tp]);
+      assert.deepEqual(
+        { offset: stored?.offset, leaderEpoch: stored?.leaderEpoch },
+        { offset: 4, leaderEpoch },
+      );
+    } finally {
+      await consumer.close();
+    }
+  });
+
+  it('auto.offset.reset=none: poll() throws LogTruncationError with the divergent offset', async () => {
+    await commitPastEnd('truncated-none', 100, leaderEpoch);
+    const consumer = groupConsumer('truncated-none', { autoOffsetReset: 'none' });
+    try {
+      const err = await pollFor(consumer, 1500).then(
+        () => assert.fail('poll() returned without an error'),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof LogTruncationError, `a LogTruncationError, not ${String(err)}`);
+      assert.ok(err instanceof KafkaProtocolError && err.code === ErrorCode.OFFSET_OUT_OF_RANGE);
+      const key = `${TOPIC}-0`;
+      assert.deepEqual(err.offsetOutOfRangePartitions.get(key), 100);
+      assert.deepEqual(err.divergentOffsets.get(key), { ...tp, offset: await logEnd(), leaderEpoch });
+    } finally {
+      await consumer.close();
+    }
+  });
+
+  it('seek() with a leader epoch validates the position too', async () => {
+    const consumer = new Consumer({ bootstrapServers, autoOffsetReset: 'earliest' });
+    try {
+      consumer.assign([tp]);
+      consumer.seek(tp, 50, leaderEpoch);
+      assert.deepEqual(await pollFor(consumer, 500), [], 'nothing is read again from the start');
+      assert.equal(await consumer.position(tp), await logEnd());
+    } finally {
+      await consumer.close();
+    }
+  });
+
+  it('a committed offset out of range without an epoch is reset by auto.offset.reset', async () => {
+    await commitPastEnd('out-of-range', 100);
+    const consumer = groupConsumer('out-of-range', { autoOffsetReset: 'earliest' });
+    try {
+      const records = await pollFor(consumer, 1000);
+      assert.deepEqual(
+        records.map((r) => r.offset).slice(0, RECORDS),
+        [0, 1, 2],
+        'read from the earliest offset',
+      );
+    } finally {
+      await consumer.close();
+    }
+  });
+});
