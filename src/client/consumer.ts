@@ -1309,6 +1309,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     // anything is sent (OffsetAndMetadata's "Invalid negative offset").
     for (const o of offsets) checkCommittableOffset(o.offset);
     if (offsets.length === 0) return;
+    this.checkNotRejoining();
     const generation = this.group?.generation() ?? { generationId: -1, memberId: '', groupInstanceId: null };
     await this.cluster.withRetry(async () => {
       const coordinator = await this.coordinator();
@@ -1342,6 +1343,21 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         });
       for (const t of res.topics) for (const p of t.partitions) this.checkCoordinatorError(p.errorCode);
     }, 10);
+  }
+
+  /**
+   * As Kafka's ConsumerCoordinator, a commit while the member is rejoining (its JoinGroup or SyncGroup out) fails at
+   * once with REBALANCE_IN_PROGRESS instead of going out with a generation the group is leaving: poll() completes
+   * the rebalance, and the commit can be made again then.
+   */
+  private checkNotRejoining(): void {
+    if (this.group instanceof GroupMember && this.group.joinInFlight()) {
+      throw new KafkaProtocolError(
+        ErrorCode.REBALANCE_IN_PROGRESS,
+        'the consumer is rejoining its group, so the offsets cannot be committed now; call poll() to complete the ' +
+          'rebalance, then commit again',
+      );
+    }
   }
 
   private startAutoCommit(): void {

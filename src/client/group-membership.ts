@@ -196,6 +196,14 @@ export abstract class GroupMembership {
     }
   }
 
+  /**
+   * True while a JoinGroup or SyncGroup is out (Kafka's PREPARING_REBALANCE and COMPLETING_REBALANCE): the member
+   * has no stable generation to commit with.
+   */
+  joinInFlight(): boolean {
+    return this.joining !== null;
+  }
+
   /** True from the moment a rebalance is needed until its assignment is applied (Kafka's rebalanceInProgress). */
   rebalanceInProgress(): boolean {
     return this.needsJoin || this.joining !== null || this.joinedAssignment !== null;

@@ -1,0 +1,86 @@
+// A commit while the member is rejoining its group, as Kafka's ConsumerCoordinator answers it: with a JoinGroup or
+// SyncGroup in flight (PREPARING_REBALANCE or COMPLETING_REBALANCE) the member has no stable generation, so the
+// commit fails at once with RebalanceInProgressException (REBALANCE_IN_PROGRESS here) and nothing is sent; poll()
+// completes the rebalance, after which the commit goes through. Against an in-process broker that holds the
+// member's second JoinGroup.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Admin } from '../../src/client/admin.js';
+import { Consumer } from '../../src/client/consumer.js';
+import { KafkaProtocolError } from '../../src/client/errors.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
+
+const TOPIC = 'commit-during-rebalance';
+const tp = { topic: TOPIC, partition: 0 };
+
+describe('commit during a rebalance', () => {
+  let broker: InProcessBroker;
+  let bootstrapServers: string;
+  let admin: Admin;
+
+  before(async () => {
+    broker = await startInProcessBroker({ 'offsets.topic.num.partitions': 1 });
+    bootstrapServers = `127.0.0.1:${broker.port}`;
+    admin = new Admin({ bootstrapServers });
+    await admin.createTopics([{ topic: TOPIC, numPartitions: 1, replicationFactor: 1 }]);
+  });
+  after(async () => {
+    broker?.interception.clear();
+    await admin?.close();
+    await broker?.stop();
+  });
+
+  it('a commit while the JoinGroup is in flight fails with REBALANCE_IN_PROGRESS and sends nothing', async () => {
+    const groupId = 'commit-during-rebalance';
+    const consumer = new Consumer({
+      bootstrapServers,
+      groupId,
+      enableAutoCommit: false,
+      autoOffsetReset: 'earliest',
+    });
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let commitsSent = 0;
+    try {
+      consumer.subscribe([TOPIC]);
+      const deadline = Date.now() + 5000;
+      while (consumer.assignment().length === 0 && Date.now() < deadline) await consumer.poll(100);
+      assert.deepEqual(consumer.assignment(), [tp], 'the member joined');
+      let joinHeld = false;
+      broker.interception.set((request) => {
+        if (request.apiKey === ApiKey.OFFSET_COMMIT) commitsSent++;
+        if (request.apiKey !== ApiKey.JOIN_GROUP) return undefined;
+        joinHeld = true;
+        return held.then(() => request.handle());
+      });
+      consumer.enforceRebalance();
+      while (!joinHeld && Date.now() < deadline) await consumer.poll(50);
+      assert.ok(joinHeld, 'the rejoin is in flight');
+      const err = await consumer.commit([{ ...tp, offset: 0 }]).then(
+        () => assert.fail('the commit went through during the rebalance'),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof KafkaProtocolError, `a KafkaProtocolError, not ${String(err)}`);
+      assert.equal(err.code, ErrorCode.REBALANCE_IN_PROGRESS);
+      assert.equal(err.retriable, false);
+      assert.equal(commitsSent, 0, 'no OffsetCommit was sent');
+      release();
+      while (!(await stable(consumer)) && Date.now() < deadline) await consumer.poll(50);
+      await consumer.commit([{ ...tp, offset: 0 }]);
+      assert.equal(commitsSent, 1, 'the commit after the rebalance was sent');
+    } finally {
+      release();
+      await consumer.close();
+    }
+  });
+});
+
+/** Whether a commit goes through now (the rebalance finished and its assignment was applied). */
+async function stable(consumer: Consumer): Promise<boolean> {
+  return consumer.groupMetadata().generationId >= 2 && consumer.assignment().length > 0;
+}
