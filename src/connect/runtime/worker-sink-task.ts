@@ -7,8 +7,14 @@
 // again after a backoff; any other error fails the task. Conversion and transform errors go to the error
 // handler (errors.tolerance, dead letter queue).
 
-import { Consumer, type ConsumerRecord, type TopicPartition } from '../../client/index.js';
+import {
+  Consumer,
+  type ConsumerRecord,
+  KafkaProtocolError,
+  type TopicPartition,
+} from '../../client/index.js';
 import type { Logger } from '../../common/logger.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import { type CommitOffsets, RetriableException, type SinkTask, tpKey } from '../api/connector.js';
 import { SinkRecord } from '../api/records.js';
 import { type ErrorHandler, SKIPPED } from './error-handler.js';
@@ -99,7 +105,7 @@ export class WorkerSinkTask extends WorkerTask {
       const polled = await consumer.poll(POLL_TIMEOUT_MS);
       if (this.stopping) break;
       if (polled.length > 0) await this.deliver(polled);
-      if (this.commitRequested || Date.now() >= this.nextCommitMs) await this.commit();
+      if (this.commitRequested || Date.now() >= this.nextCommitMs) await this.periodicCommit();
     }
     await this.commit();
   }
@@ -167,6 +173,20 @@ export class WorkerSinkTask extends WorkerTask {
   }
 
   /** Commits what preCommit() reports durable, for partitions whose offset moved since the last commit. */
+  /**
+   * The loop's commit. One refused because the consumer is rejoining its group (REBALANCE_IN_PROGRESS) is logged
+   * and left for the revocation or the next interval, as Kafka's WorkerSinkTask logs a failed periodic commit and
+   * carries on.
+   */
+  private async periodicCommit(): Promise<void> {
+    try {
+      await this.commit();
+    } catch (err) {
+      if (!(err instanceof KafkaProtocolError) || err.code !== ErrorCode.REBALANCE_IN_PROGRESS) throw err;
+      this.log.error(`${this} Commit of offsets failed: ${err.message}`);
+    }
+  }
+
   private async commit(): Promise<void> {
     this.commitRequested = false;
     this.nextCommitMs = Date.now() + this.d.offsetFlushIntervalMs;
