@@ -7,39 +7,26 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Admin } from '../../src/client/admin.js';
+import type { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
-import { Producer } from '../../src/client/producer.js';
-import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
+import { type EpochTopic, startEpochTopic } from '../helpers/epoch-topic.js';
 
 const TOPIC = 'commit-leader-epoch';
 const tp = { topic: TOPIC, partition: 0 };
 
 describe('committed leader epochs', () => {
-  let broker: InProcessBroker;
+  let setup: EpochTopic;
   let bootstrapServers: string;
   let admin: Admin;
   /** The partition's leader epoch, which the broker stamps on every batch it appends. */
   let leaderEpoch: number;
 
   before(async () => {
-    broker = await startInProcessBroker({ 'offsets.topic.num.partitions': 1 });
-    bootstrapServers = `127.0.0.1:${broker.port}`;
-    admin = new Admin({ bootstrapServers });
-    await admin.createTopics([{ topic: TOPIC, numPartitions: 1, replicationFactor: 1 }]);
-    const producer = new Producer({ bootstrapServers });
-    try {
-      await producer.sendBatch(Array.from({ length: 5 }, (_, i) => ({ ...tp, value: Buffer.from(`${i}`) })));
-    } finally {
-      await producer.close();
-    }
-    const snapshot = await admin.cluster.fetchMetadata([TOPIC]);
-    leaderEpoch = snapshot.topics.get(TOPIC)!.partitions[0]!.leaderEpoch;
-    assert.ok(leaderEpoch >= 0, `the partition has a leader epoch (${leaderEpoch})`);
+    setup = await startEpochTopic(TOPIC, 5);
+    ({ bootstrapServers, admin, leaderEpoch } = setup);
   });
   after(async () => {
-    await admin?.close();
-    await broker?.stop();
+    await setup?.stop();
   });
 
   async function stored(groupId: string): Promise<{ offset: number; leaderEpoch: number }> {

@@ -6,18 +6,19 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Admin } from '../../src/client/admin.js';
+import type { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
-import { Producer } from '../../src/client/producer.js';
 import type { FetchRequest } from '../../src/protocol/messages/01-fetch.js';
 import type { ListOffsetsRequest } from '../../src/protocol/messages/02-list-offsets.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
+import { type EpochTopic, startEpochTopic } from '../helpers/epoch-topic.js';
+import type { InProcessBroker } from '../helpers/in-process-broker.js';
 
 const TOPIC = 'current-leader-epoch';
 const tp = { topic: TOPIC, partition: 0 };
 
 describe('current leader epoch in consumer requests', () => {
+  let setup: EpochTopic;
   let broker: InProcessBroker;
   let bootstrapServers: string;
   let admin: Admin;
@@ -26,19 +27,8 @@ describe('current leader epoch in consumer requests', () => {
   const listOffsetsEpochs: number[] = [];
 
   before(async () => {
-    broker = await startInProcessBroker({ 'offsets.topic.num.partitions': 1 });
-    bootstrapServers = `127.0.0.1:${broker.port}`;
-    admin = new Admin({ bootstrapServers });
-    await admin.createTopics([{ topic: TOPIC, numPartitions: 1, replicationFactor: 1 }]);
-    const producer = new Producer({ bootstrapServers });
-    try {
-      await producer.sendBatch(Array.from({ length: 3 }, (_, i) => ({ ...tp, value: Buffer.from(`${i}`) })));
-    } finally {
-      await producer.close();
-    }
-    const snapshot = await admin.cluster.fetchMetadata([TOPIC]);
-    leaderEpoch = snapshot.topics.get(TOPIC)!.partitions[0]!.leaderEpoch;
-    assert.ok(leaderEpoch >= 0, `the partition has a leader epoch (${leaderEpoch})`);
+    setup = await startEpochTopic(TOPIC, 3);
+    ({ broker, bootstrapServers, admin, leaderEpoch } = setup);
     broker.interception.set((request) => {
       if (request.apiKey === ApiKey.FETCH) {
         const body = request.body as FetchRequest;
@@ -53,8 +43,7 @@ describe('current leader epoch in consumer requests', () => {
     });
   });
   after(async () => {
-    await admin?.close();
-    await broker?.stop();
+    await setup?.stop();
   });
 
   it('a consumer sends the leader epoch of its metadata in Fetch and ListOffsets', async () => {

@@ -8,19 +8,21 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Admin } from '../../src/client/admin.js';
+import type { Admin } from '../../src/client/admin.js';
 import { Consumer, type ConsumerOptions, type ConsumerRecord } from '../../src/client/consumer.js';
 import { KafkaProtocolError, LogTruncationError } from '../../src/client/errors.js';
 import { Producer } from '../../src/client/producer.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
-import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
+import { type EpochTopic, startEpochTopic } from '../helpers/epoch-topic.js';
+import type { InProcessBroker } from '../helpers/in-process-broker.js';
 
 const TOPIC = 'position-validation';
 const tp = { topic: TOPIC, partition: 0 };
 const RECORDS = 3;
 
 describe('position validation with OffsetsForLeaderEpoch', () => {
+  let setup: EpochTopic;
   let broker: InProcessBroker;
   let bootstrapServers: string;
   let admin: Admin;
@@ -28,29 +30,15 @@ describe('position validation with OffsetsForLeaderEpoch', () => {
   const validated: number[] = [];
 
   before(async () => {
-    broker = await startInProcessBroker({ 'offsets.topic.num.partitions': 1 });
-    bootstrapServers = `127.0.0.1:${broker.port}`;
-    admin = new Admin({ bootstrapServers });
-    await admin.createTopics([{ topic: TOPIC, numPartitions: 1, replicationFactor: 1 }]);
-    const producer = new Producer({ bootstrapServers });
-    try {
-      await producer.sendBatch(
-        Array.from({ length: RECORDS }, (_, i) => ({ ...tp, value: Buffer.from(`${i}`) })),
-      );
-    } finally {
-      await producer.close();
-    }
-    const snapshot = await admin.cluster.fetchMetadata([TOPIC]);
-    leaderEpoch = snapshot.topics.get(TOPIC)!.partitions[0]!.leaderEpoch;
-    assert.ok(leaderEpoch >= 0, `the partition has a leader epoch (${leaderEpoch})`);
+    setup = await startEpochTopic(TOPIC, RECORDS);
+    ({ broker, bootstrapServers, admin, leaderEpoch } = setup);
     broker.interception.set((request) => {
       if (request.apiKey === ApiKey.OFFSET_FOR_LEADER_EPOCH) validated.push(request.apiKey);
       return undefined;
     });
   });
   after(async () => {
-    await admin?.close();
-    await broker?.stop();
+    await setup?.stop();
   });
 
   /** Commits `offset` for the group as if a consumer had read up to it in `epoch`, past the log's end. */
