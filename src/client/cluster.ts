@@ -26,6 +26,7 @@ import {
   type ResolvedClientOptions,
   resolveClientOptions,
 } from './options.js';
+import { epochOrNone } from './requests.js';
 
 /** A broker of the cluster as Metadata describes it. */
 export interface BrokerInfo {
@@ -328,7 +329,7 @@ export class Cluster {
    */
   leaderEpochOf(topic: string, partition: number): number {
     const p = this.metadata.topics.get(topic)?.partitions[partition];
-    return p === undefined || p.partition !== partition || p.leaderEpoch < 0 ? -1 : p.leaderEpoch;
+    return p === undefined || p.partition !== partition ? -1 : epochOrNone(p.leaderEpoch);
   }
 
   /** Marks metadata stale, so the next topic() or refreshIfDue() call refreshes it. */

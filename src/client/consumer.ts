@@ -59,6 +59,7 @@ import { RecordIterator } from './record-iterator.js';
 import {
   checkCommittableOffset,
   EARLIEST_TIMESTAMP,
+  epochOrNone,
   findCoordinator,
   LATEST_TIMESTAMP,
   listOffsets,
@@ -193,17 +194,11 @@ export interface OffsetToCommit extends TopicPartition {
   leaderEpoch?: number;
 }
 
-/** Kafka's OffsetAndMetadata.leaderEpoch(): a negative epoch is no epoch, sent as -1. */
-function committableEpoch(leaderEpoch: number | undefined): number {
-  return leaderEpoch !== undefined && leaderEpoch >= 0 ? leaderEpoch : -1;
-}
-
 /** Fetched chunks a partition may hold before it is fetched again: one being read and one ready. */
 const PREFETCH_CHUNKS = 2;
 /** How long one step of a poll waits for a rebalance in flight while the consumer still owns partitions. */
 const REBALANCE_WAIT_SLICE_MS = 100;
 
-/** Where the next fetch of a partition starts: after what is buffered, else at the position. */
 /** A position found truncated under auto.offset.reset=none, with where its log diverges when the leader knows. */
 interface Truncation {
   s: PartitionState;
@@ -228,6 +223,7 @@ function addTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   list.push(value);
 }
 
+/** Where the next fetch of a partition starts: after what is buffered, else at the position. */
 function fetchOffsetOf(s: PartitionState): number | null {
   return s.chunks.length > 0 ? s.chunks[s.chunks.length - 1]!.next : s.position;
 }
@@ -517,7 +513,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     checkCommittableOffset(offset);
     const s = this.state(tp);
     this.resetFetchState(s);
-    this.placePosition(s, offset, committableEpoch(leaderEpoch));
+    this.placePosition(s, offset, epochOrNone(leaderEpoch));
     this.wake();
   }
 
@@ -749,9 +745,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         continue;
       }
       if (this.fetching.has(node)) continue;
-      let list = byNode.get(node);
-      if (list === undefined) byNode.set(node, (list = []));
-      list.push(s);
+      addTo(byNode, node, s);
     }
     if (unknownLeader) this.cluster.invalidate();
     this.refreshMetadataIfDue(now);
@@ -1267,7 +1261,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
           this.checkCoordinatorError(p.errorCode);
           out.set(tpKey(t.name, p.partitionIndex), {
             offset: Number(p.committedOffset),
-            leaderEpoch: committableEpoch(p.committedLeaderEpoch),
+            leaderEpoch: epochOrNone(p.committedLeaderEpoch),
           });
         }
       }
@@ -1331,7 +1325,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
             partitions: list.map((o) => ({
               partitionIndex: o.partition,
               committedOffset: BigInt(o.offset),
-              committedLeaderEpoch: committableEpoch(o.leaderEpoch),
+              committedLeaderEpoch: epochOrNone(o.leaderEpoch),
               commitTimestamp: -1n,
               committedMetadata: o.metadata ?? '',
             })),

@@ -21,6 +21,7 @@ import type { RecordHeader } from '../protocol/records/record.js';
 import { RecordsCursor } from '../protocol/records/records-cursor.js';
 import { validateBatch } from '../protocol/records/validate-batch.js';
 import { readVarint, readVarlong, varintEnd } from '../protocol/records/varint.js';
+import { epochOrNone } from './requests.js';
 
 export interface AbortedTransaction {
   producerId: bigint | number;
@@ -46,11 +47,6 @@ function isAbortMarker(key: Buffer | null | undefined): boolean {
   return (
     key !== null && key !== undefined && key.length >= 4 && key.readInt16BE(2) === ControlRecordType.Abort
   );
-}
-
-/** A batch's partition leader epoch, or -1 when it has none (Kafka's maybeLeaderEpoch: negative means unknown). */
-function leaderEpochOf(partitionLeaderEpoch: number): number {
-  return partitionLeaderEpoch >= 0 ? partitionLeaderEpoch : -1;
 }
 
 function framing(message: string, position: number): BatchFaultError {
@@ -116,7 +112,7 @@ export class FetchedRecords {
       const lastOffset = batchHeader.lastOffset(bytes, pos);
       if (lastOffset < fetchOffset) continue;
       nextOffset = Math.max(nextOffset, lastOffset + 1);
-      this.nextOffsetEpoch = leaderEpochOf(batchHeader.partitionLeaderEpoch(bytes, pos));
+      this.nextOffsetEpoch = epochOrNone(batchHeader.partitionLeaderEpoch(bytes, pos));
       if (readCommitted) {
         while (pending.length > 0 && pending[0]!.firstOffset <= lastOffset) {
           abortedProducers.add(pending.shift()!.producerId);
@@ -183,7 +179,7 @@ export class FetchedRecords {
     this.sectionAt = 0;
     this.recordsLeft = batchHeader.recordsCount(bytes, pos);
     this.baseOffset = batchHeader.baseOffset(bytes, pos);
-    this.batchEpoch = leaderEpochOf(batchHeader.partitionLeaderEpoch(bytes, pos));
+    this.batchEpoch = epochOrNone(batchHeader.partitionLeaderEpoch(bytes, pos));
     this.baseTimestamp = batchHeader.baseTimestamp(bytes, pos);
     this.appendTime =
       (batchHeader.attributes(bytes, pos) & Attribute.TimestampTypeLogAppend) !== 0

@@ -23,6 +23,14 @@ export function checkCommittableOffset(offset: number): void {
   if (!Number.isSafeInteger(offset)) throw new RangeError(`Invalid offset ${offset}: not a safe integer`);
 }
 
+/**
+ * A leader epoch as the client carries it: a negative or missing one is no epoch, -1 on the wire (Kafka's
+ * OffsetAndMetadata.leaderEpoch() and a batch's maybeLeaderEpoch both treat negative epochs as unknown).
+ */
+export function epochOrNone(leaderEpoch: number | undefined): number {
+  return leaderEpoch !== undefined && leaderEpoch >= 0 ? leaderEpoch : -1;
+}
+
 export function tpKey(topic: string, partition: number): string {
   return `${topic}\u0000${partition}`;
 }
