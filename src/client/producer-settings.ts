@@ -10,6 +10,13 @@ import { ConfigError } from './errors.js';
 import type { ResolvedClientOptions } from './options.js';
 import type { ProducerOptions } from './producer.js';
 
+/**
+ * The longest delay a Node timer takes (2^31 - 1 ms, 24.8 days), which is Java's Integer.MAX_VALUE: what Kafka
+ * Connect and Kafka Streams give delivery.timeout.ms (and Connect max.block.ms, Long.MAX_VALUE there) to mean
+ * "never expire".
+ */
+export const PRODUCER_TIMEOUT_MS_MAX = 0x7fffffff;
+
 /** The producer's keys with their values in use (Kafka's names in camelCase). */
 export interface ProducerSettings {
   /** acks as a number: 0, 1 or -1 (all). */

@@ -24,6 +24,7 @@ import type { ConsumerOptions } from '../client/consumer.js';
 import { ConfigError } from '../client/errors.js';
 import type { ClientOptions } from '../client/options.js';
 import type { ProducerOptions } from '../client/producer.js';
+import { PRODUCER_TIMEOUT_MS_MAX } from '../client/producer-settings.js';
 import { StreamsConfigError } from './errors.js';
 
 /** The options the properties give each client of the instance, before the ones Streams sets itself. */
@@ -57,9 +58,6 @@ const CONSUMER_DEFAULTS: Partial<ConsumerOptions> = { maxPollRecords: 1000 };
 /** Kafka Streams' defaults for its producer (PRODUCER_DEFAULT_OVERRIDES), under the properties' values. */
 const PRODUCER_DEFAULTS: Partial<ProducerOptions> = { lingerMs: 100 };
 
-/** Java's Integer.MAX_VALUE: Kafka Streams' delivery.timeout.ms under exactly-once. */
-const INTEGER_MAX_VALUE = 2_147_483_647;
-
 /**
  * What exactly-once adds to the producer defaults (PRODUCER_EOS_OVERRIDES): a record is never expired by the
  * producer, and a shorter transaction timeout than the client's 60 s, so that a dead thread's open transaction is
@@ -67,7 +65,7 @@ const INTEGER_MAX_VALUE = 2_147_483_647;
  */
 const PRODUCER_EOS_DEFAULTS: Partial<ProducerOptions> = {
   ...PRODUCER_DEFAULTS,
-  deliveryTimeoutMs: INTEGER_MAX_VALUE,
+  deliveryTimeoutMs: PRODUCER_TIMEOUT_MS_MAX,
   transactionTimeoutMs: 10_000,
 };
 

@@ -353,6 +353,7 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
       `Invalid value ${String(guarantee)} for configuration processing.guarantee: String must be one of: at_least_once, exactly_once_v2`,
     );
   const appId = applicationId ?? 'dummy-topology-test-driver-app-id';
+  const givenClientId = userClientId(props);
   return {
     applicationId: appId,
     bootstrapServers: bootstrapServers ?? '',
@@ -383,8 +384,8 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     defaultValueSerde: serde(props, 'default.value.serde', 'value'),
     deserializationExceptionHandler: handler(props),
     defaultTimestampExtractor: timestampExtractorOf(props['default.timestamp.extractor']),
-    clientId: userClientId(props) ?? appId,
-    userClientId: userClientId(props),
+    clientId: givenClientId ?? appId,
+    userClientId: givenClientId,
     applicationServer: applicationServer(props),
     cacheMaxBytes:
       props['statestore.cache.max.bytes'] !== undefined

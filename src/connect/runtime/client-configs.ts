@@ -12,6 +12,7 @@ import {
 } from '../../client/client-properties.js';
 import { ConfigError } from '../../client/errors.js';
 import type { ConsumerOptions, ProducerOptions } from '../../client/index.js';
+import { PRODUCER_TIMEOUT_MS_MAX } from '../../client/producer-settings.js';
 import { securityOptionsFromProperties } from '../../client/security-config.js';
 import { ConfigException, ConnectException } from '../errors.js';
 
@@ -155,9 +156,6 @@ export function sinkGroupId(
   return consumerOverrides(worker, connector).groupId ?? `connect-${name}`;
 }
 
-/** The longest delay a Node timer takes (2^31 - 1 ms, 24.8 days): Kafka's Integer.MAX_VALUE, Connect's "forever". */
-const TIMER_DELAY_MS_MAX = 0x7fffffff;
-
 /**
  * What Kafka's Worker.baseProducerConfigs sets under the worker's `producer.` and the connector's
  * `producer.override.` keys, for a source task's producer and a sink task's dead letter queue producer: sends
@@ -170,8 +168,8 @@ export const TASK_PRODUCER_DEFAULTS = {
   acks: 'all',
   idempotent: false,
   maxInFlightRequestsPerConnection: 1,
-  deliveryTimeoutMs: TIMER_DELAY_MS_MAX,
-  maxBlockMs: TIMER_DELAY_MS_MAX,
+  deliveryTimeoutMs: PRODUCER_TIMEOUT_MS_MAX,
+  maxBlockMs: PRODUCER_TIMEOUT_MS_MAX,
 } as const satisfies Partial<ProducerOptions>;
 
 export function producerOverrides(

@@ -172,7 +172,6 @@ export class WorkerSinkTask extends WorkerTask {
     return t === SKIPPED ? null : t;
   }
 
-  /** Commits what preCommit() reports durable, for partitions whose offset moved since the last commit. */
   /**
    * The loop's commit. One refused because the consumer is rejoining its group (REBALANCE_IN_PROGRESS) is logged
    * and left for the revocation or the next interval, as Kafka's WorkerSinkTask logs a failed periodic commit and
@@ -187,6 +186,7 @@ export class WorkerSinkTask extends WorkerTask {
     }
   }
 
+  /** Commits what preCommit() reports durable, for partitions whose offset moved since the last commit. */
   private async commit(): Promise<void> {
     this.commitRequested = false;
     this.nextCommitMs = Date.now() + this.d.offsetFlushIntervalMs;
