@@ -159,6 +159,16 @@ export function backgroundWriteSlots(): { running: number; waiting: number } {
   return { running: backgroundWrites, waiting: waitingForSlot.length };
 }
 
+/**
+ * Tests only: a gate every background replacement passes before it writes its tmp file, so a test can hold the
+ * write of one file and see what a request answers meanwhile. Null (the default) lets every write through at once.
+ */
+let backgroundWriteGate: ((path: string) => Promise<void>) | null = null;
+
+export function setBackgroundWriteGateForTests(gate: ((path: string) => Promise<void>) | null): void {
+  backgroundWriteGate = gate;
+}
+
 interface Waiter {
   resolve(): void;
   reject(err: Error): void;
@@ -245,6 +255,12 @@ export class AtomicFile {
     this.runningWaiters = this.nextWaiters;
     this.nextWaiters = [];
     const version = ++this.version;
+    const gate = backgroundWriteGate;
+    if (gate === null) this.writeInSlot(bytes, version);
+    else gate(this.path).then(() => this.writeInSlot(bytes, version));
+  }
+
+  private writeInSlot(bytes: Buffer, version: number): void {
     withWriteSlot((release) => {
       const finish = (err: Error | null): void => {
         release();

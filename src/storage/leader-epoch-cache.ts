@@ -74,6 +74,11 @@ export class LeaderEpochCache {
     return this.seal === null ? text : this.seal.seal('leader-epoch-checkpoint', Buffer.from(text));
   }
 
+  /** True while a change is not in the file yet (its background write waits or runs). */
+  get persisting(): boolean {
+    return this.file?.pending === true;
+  }
+
   /** Resolves once the file holds every change made so far. */
   whenPersisted(): Promise<void> {
     return this.file === null ? Promise.resolve() : this.file.whenWritten();

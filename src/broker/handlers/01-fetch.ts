@@ -387,7 +387,17 @@ function startPartitionRead(
   const log = partition.log;
   const divergence = checkLastFetchedEpoch(plan, p, log);
   if (divergence !== null) {
-    return { bytes: 0, result: Promise.resolve({ session: p, data: divergence, bytes: 0 }) };
+    const answered: PartitionRead = { session: p, data: divergence, bytes: 0 };
+    if (!log.epochCache.persisting) return { bytes: 0, result: Promise.resolve(answered) };
+    // As OffsetForLeaderEpoch's answers: the epoch end it names waits until leader-epoch-checkpoint holds it.
+    const stored = log.epochCache.whenPersisted().then(
+      () => answered,
+      () => ({
+        ...answered,
+        data: partitionData(p.partition, ErrorCode.KAFKA_STORAGE_ERROR, -1, -1, -1, null, EMPTY),
+      }),
+    );
+    return { bytes: 0, result: stored };
   }
   if (plan.replicaId >= 0) {
     // leader.replication.throttled.rate (Kafka's shouldLeaderThrottle): a throttled replica out of the ISR gets

@@ -33,7 +33,9 @@ export const offsetForLeaderEpochHandler = defineHandler<
       CLUSTER_RESOURCE_NAME,
       false,
     );
-    return {
+    // Partitions whose answer comes from epoch entries not yet in leader-epoch-checkpoint (see below).
+    const unpersisted: Promise<void>[] = [];
+    const response: OffsetForLeaderEpochResponse = {
       throttleTimeMs: 0,
       topics: request.topics.map((t) => {
         const denied =
@@ -54,10 +56,24 @@ export const offsetForLeaderEpochHandler = defineHandler<
             if (typeof partition === 'number') return answer(partition);
             const log = partition.log;
             const end = log.epochCache.endOffsetFor(p.leaderEpoch as LeaderEpoch, log.logEndOffset);
-            return answer(ErrorCode.NONE, end.epoch, end.endOffset);
+            const answered = answer(ErrorCode.NONE, end.epoch, end.endOffset);
+            if (log.epochCache.persisting) {
+              unpersisted.push(
+                log.epochCache.whenPersisted().catch(() => {
+                  Object.assign(answered, answer(ErrorCode.KAFKA_STORAGE_ERROR));
+                }),
+              );
+            }
+            return answered;
           }),
         };
       }),
     };
+    // Kafka's LeaderEpochFileCache.assign flushes leader-epoch-checkpoint before the new leader serves, so no
+    // follower or consumer acts on an entry that a crash could lose (an epoch without batches has nothing else to
+    // rebuild it from). Brook writes the file off the event loop, so an answer computed from entries still on
+    // their way waits for them; one whose write failed is a storage error, as the directory now is.
+    if (unpersisted.length === 0) return response;
+    return Promise.all(unpersisted).then(() => response);
   },
 });
