@@ -124,6 +124,38 @@ describe('log compaction over the wire', () => {
     assert.deepEqual(got, ['second', 'later'], 'the overwritten value is compacted away');
   });
 
+  it('min.compaction.lag.ms ages records without timestamps by their segment file, as Kafka does', async () => {
+    // Kafka's LogCleanerManager.cleanableOffsets compares a segment's largestTimestamp with the lag: its largest
+    // record timestamp, or its .log file's last modification when no record has one (timestamp -1, as a v0
+    // client's records and a producer's that sends none). Before the fix such segments counted as older than any
+    // lag: the overwritten value was cleaned away at once.
+    await create('lag-no-timestamps', {
+      'cleanup.policy': 'compact',
+      'segment.bytes': '1024',
+      'min.cleanable.dirty.ratio': '0.01',
+      'min.compaction.lag.ms': '3600000',
+    });
+    const produceUntimestamped = async (key: string, value: string) => {
+      const response = await produce('lag-no-timestamps', buildBatch([{ key, value, timestamp: -1 }]));
+      assert.equal(response.errorCode, ErrorCode.NONE);
+    };
+    await produceUntimestamped('k', 'first'.padEnd(300, 'x'));
+    await produceUntimestamped('k', 'second'.padEnd(300, 'x'));
+    // Unique keys after them, so that both leave the active segment (which is never cleaned).
+    for (let i = 0; i < 8; i++) await produceUntimestamped(`filler-${i}`, 'filler'.padEnd(300, 'y'));
+    const timestamps = (await readPartition(client, 'lag-no-timestamps', 0)).map((r) => r.timestamp);
+    assert.ok(
+      timestamps.every((t) => t === -1),
+      'stored without timestamps',
+    );
+    // The cleaner looks every 100 ms: 20 looks at dirty segments written just now.
+    await new Promise((r) => setTimeout(r, 2000));
+    const values = (await readPartition(client, 'lag-no-timestamps', 0)).map((r) =>
+      r.value?.toString().replace(/[xy]+$/, ''),
+    );
+    assert.deepEqual(values.slice(0, 2), ['first', 'second'], 'the overwritten value stays within the lag');
+  });
+
   it('min.cleanable.dirty.ratio=1.0 never cleans by ratio: the dirty share must exceed it, as in Kafka', async () => {
     // Never cleaned, every cleanable byte is dirty: the ratio is exactly 1.0. Kafka's LogCleanerManager cleans a
     // log whose ratio is strictly greater than min.cleanable.dirty.ratio, so 1.0 turns ratio cleaning off.

@@ -70,15 +70,22 @@ export interface CleanableRange {
   readonly dirtyBytes: number;
 }
 
-/** Step 1 (see the file header); synchronous, and cheap: it looks at segment metadata only. */
+/**
+ * Step 1 (see the file header); synchronous, and cheap: it looks at segment metadata only (and the .log file's
+ * modification time of a dirty segment without timestamps, when min.compaction.lag.ms is set). As Kafka's
+ * LogCleanerManager.cleanableOffsets, the lag is checked on the dirty segments only, by their largest timestamp,
+ * which is the file's last modification when no record carries one: such records stay for the lag too.
+ */
 export function cleanableRange(log: Log, firstDirtyOffset: number, nowMs: number): CleanableRange {
   const segments = log.segmentList();
   const lastStable = log.lastStableOffset;
   const lagMs = log.config.minCompactionLagMs;
   let count = 0;
   for (let i = 0; i < segments.length - 1; i++) {
-    if (segments[i + 1]!.baseOffset > lastStable) break;
-    if (lagMs > 0 && segments[i]!.maxTimestampMs > nowMs - lagMs) break;
+    const nextBase = segments[i + 1]!.baseOffset;
+    if (nextBase > lastStable) break;
+    const dirty = nextBase > firstDirtyOffset;
+    if (lagMs > 0 && dirty && segments[i]!.largestTimestampMs > nowMs - lagMs) break;
     count++;
   }
   const firstUncleanableOffset = segments[count]!.baseOffset;
