@@ -7,11 +7,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { alterConfigs, TOPIC_RESOURCE } from '../helpers/dynamic-configs.js';
 import { createCommitTopic, offsetCommitBody } from '../helpers/offset-commits.js';
-import { createTopic, produceBatch, readPartition, WireClient } from '../helpers/wire-client.js';
+import { createTopic, fetchBody, produceBatch, readPartition, WireClient } from '../helpers/wire-client.js';
 
 describe('log compaction over the wire', () => {
   let broker: BrokerProcess;
@@ -154,6 +155,59 @@ describe('log compaction over the wire', () => {
       r.value?.toString().replace(/[xy]+$/, ''),
     );
     assert.deepEqual(values.slice(0, 2), ['first', 'second'], 'the overwritten value stays within the lag');
+  });
+
+  it('keeps the last batch of a cleaning round, emptied, so batches still reach the end of what it cleaned', async () => {
+    // KAFKA-17076 (Kafka's Cleaner.cleanInto, BatchRetention.RETAIN_EMPTY for the batch whose next offset is the
+    // round's upper bound): without it, a round that removes the last batches of the cleaned range leaves a log
+    // whose batches end below the offsets it has handed out, and a replica copying the batches cannot learn them.
+    await create('round-end', {
+      'cleanup.policy': 'compact',
+      'segment.bytes': '1024',
+      'min.cleanable.dirty.ratio': '0.01',
+      'delete.retention.ms': '0',
+    });
+    const value = 'v'.padEnd(300, 'x');
+    // k=v at 0 and its tombstone at 1 fill the first segment: the larger batch at 2 does not fit, and starts the
+    // active segment.
+    const large = 'w'.padEnd(700, 'x');
+    for (const records of [
+      [{ key: 'k', value }],
+      [{ key: 'k', value: null }],
+      [{ key: 'other', value: large }],
+    ]) {
+      const response = await produce('round-end', buildBatch(records));
+      assert.equal(response.errorCode, ErrorCode.NONE);
+    }
+    // Every batch up to the high watermark, empty ones included (a fetch reads one segment at most).
+    const batches = async () => {
+      const found: { baseOffset: number; lastOffset: number; records: number }[] = [];
+      for (let offset = 0; offset < 3; ) {
+        const response = await client.call(ApiKey.FETCH, 12, fetchBody('round-end', 0, offset));
+        const bytes: Buffer = response.responses[0].partitions[0].records;
+        assert.ok(bytes.length > 0, `a batch at or after offset ${offset}`);
+        for (let pos = 0; pos + 61 <= bytes.length; pos += 12 + bytes.readInt32BE(pos + 8)) {
+          found.push({
+            baseOffset: batchHeader.baseOffset(bytes, pos),
+            lastOffset: batchHeader.lastOffset(bytes, pos),
+            records: batchHeader.recordsCount(bytes, pos),
+          });
+          offset = batchHeader.lastOffset(bytes, pos) + 1;
+        }
+      }
+      return found;
+    };
+    // The first pass removes k=v and stamps the tombstone's delete horizon; the next removes the tombstone.
+    const deadline = Date.now() + 10_000;
+    let got = await batches();
+    while (got.some((b) => b.records > 0 && b.lastOffset === 1) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      got = await batches();
+    }
+    assert.deepEqual(got, [
+      { baseOffset: 1, lastOffset: 1, records: 0 },
+      { baseOffset: 2, lastOffset: 2, records: 1 },
+    ]);
   });
 
   it('min.cleanable.dirty.ratio=1.0 never cleans by ratio: the dirty share must exceed it, as in Kafka', async () => {

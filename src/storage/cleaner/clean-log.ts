@@ -198,6 +198,7 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
     nowMs: options.nowMs,
     deleteRetentionMs: log.config.deleteRetentionMs,
     producerTails,
+    roundEndOffset: range.firstUncleanableOffset,
   };
   const groups = groupSegmentsBySize(toClean, all, log.config.segmentBytes, log.config.segmentIndexBytes);
   let bytesWritten = 0;

@@ -1,7 +1,8 @@
 // What the cleaner keeps of one record batch: Kafka's LogCleaner record filter and MemoryRecords.filterTo.
 //
 // A batch is dropped, written back unchanged, rebuilt with only the records it keeps, or reduced to an empty
-// header (the last batch of a live producer, so that its sequence numbers survive a restart). A record is kept
+// header (the last batch of a live producer, so that its sequence numbers survive a restart, and the last batch
+// of the pass's cleanable range, so that the batches reach the offset where it ends). A record is kept
 // when it is the latest for its key according to the offset map (or lies past what the map covers), and, for a
 // tombstone (null value), while its batch's delete horizon has not passed. The first pass that keeps a
 // tombstone or a removable transaction marker stamps the batch with a horizon of now + delete.retention.ms
@@ -40,6 +41,8 @@ export interface FilterContext {
   readonly nowMs: number;
   readonly deleteRetentionMs: number;
   readonly producerTails: ReadonlyMap<number, ProducerTail>;
+  /** The pass's first uncleanable offset: the batch that ends just below it is kept, emptied if need be. */
+  readonly roundEndOffset: number;
 }
 
 export interface FilterStats {
@@ -71,7 +74,10 @@ export function filterBatch(buf: Buffer, pos: number, ctx: FilterContext, stats:
     (tail.lastDataOffset >= 0
       ? batchHeader.lastOffset(buf, pos) === tail.lastDataOffset
       : isControl && batchHeader.producerEpoch(buf, pos) === tail.epoch);
-  if (discardRecords && !lastOfProducer) return null;
+  // Kafka's RETAIN_EMPTY: the last batch of a live producer, and the batch that ends the round (KAFKA-17076), so
+  // that the batches of the cleaned range still reach its end: a replica copying them learns the offsets handed out.
+  const retainEmpty = lastOfProducer || batchHeader.lastOffset(buf, pos) + 1 === ctx.roundEndOffset;
+  if (discardRecords && !retainEmpty) return null;
 
   const kept: RecordInput[] = [];
   let changed = false;
@@ -103,7 +109,7 @@ export function filterBatch(buf: Buffer, pos: number, ctx: FilterContext, stats:
   stats.recordsKept += kept.length;
   const needsHorizon = (hasTombstone || (isControl && canDiscard)) && !hasHorizon;
   if (kept.length === 0) {
-    if (!lastOfProducer) return null;
+    if (!retainEmpty) return null;
     return count === 0 && !needsHorizon ? buf.subarray(pos, pos + size) : emptyBatch(buf, pos);
   }
   if (!changed && !needsHorizon) return buf.subarray(pos, pos + size);
