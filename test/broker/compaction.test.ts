@@ -157,7 +157,7 @@ describe('log compaction over the wire', () => {
     assert.deepEqual(values.slice(0, 2), ['first', 'second'], 'the overwritten value stays within the lag');
   });
 
-  it('keeps the last batch of a cleaning round, emptied, so batches still reach the end of what it cleaned', async () => {
+  it('keeps the last batch of a cleaning round, emptied, so batches reach the end of what it cleaned', async () => {
     // KAFKA-17076 (Kafka's Cleaner.cleanInto, BatchRetention.RETAIN_EMPTY for the batch whose next offset is the
     // round's upper bound): without it, a round that removes the last batches of the cleaned range leaves a log
     // whose batches end below the offsets it has handed out, and a replica copying the batches cannot learn them.
