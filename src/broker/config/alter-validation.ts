@@ -113,14 +113,38 @@ export function validateCreateTopicConfigs(
   return validateTopicConfigs(configs, layers);
 }
 
-/** Legacy AlterConfigs replaces all overrides of the topic; entries with a null value are dropped. */
+/** Legacy AlterConfigs replaces all overrides of the topic. */
 export function validateAlterTopicConfigs(
   entries: readonly ConfigEntry[],
   layers: BrokerConfigLayers,
 ): ConfigChangeResult {
+  const malformed = malformedEntries(entries);
+  if (malformed !== null) return malformed;
   const configs = new Map<string, string>();
   for (const { name, value } of entries) if (value !== null) configs.set(name, value);
   return validateTopicConfigs(configs, layers);
+}
+
+/**
+ * Kafka's ConfigAdminManager.preprocess refuses a resource of either AlterConfigs request, before its type, name
+ * or values are looked at, when a key is named twice or a value is null where one is needed (every entry of the
+ * legacy request, every operation but DELETE of the incremental one). Returns the refusal, or null.
+ */
+export function malformedEntries(
+  entries: readonly (ConfigEntry & { readonly configOperation?: number })[],
+): ConfigChangeResult | null {
+  const names = entries.map((entry) => entry.name);
+  if (new Set(names).size !== names.length)
+    return configFailure(ConfigErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys');
+  const nullNames = entries
+    .filter((entry) => entry.value === null && entry.configOperation !== AlterConfigOp.DELETE)
+    .map((entry) => entry.name);
+  return nullNames.length === 0
+    ? null
+    : configFailure(
+        ConfigErrorCode.INVALID_REQUEST,
+        `Null value not supported for : ${nullNames.join(', ')}`,
+      );
 }
 
 /**
@@ -133,13 +157,8 @@ function applyOperations(
   lookup: (name: string) => ConfigKeyDef | undefined,
   unknownMessage: (name: string) => string,
 ): ConfigChangeResult {
-  const seen = new Set<string>();
-  for (const op of operations) {
-    if (seen.has(op.name)) {
-      return configFailure(ConfigErrorCode.INVALID_REQUEST, `Error due to duplicate config keys: ${op.name}`);
-    }
-    seen.add(op.name);
-  }
+  const malformed = malformedEntries(operations);
+  if (malformed !== null) return malformed;
   const next = new Map(current);
   for (const { name, value, configOperation } of operations) {
     if (configOperation === AlterConfigOp.DELETE) {
@@ -152,8 +171,7 @@ function applyOperations(
         `Unknown config operation ${configOperation} for ${name}`,
       );
     }
-    if (value === null)
-      return configFailure(ConfigErrorCode.INVALID_REQUEST, `Null value not supported for : ${name}`);
+    if (value === null) continue; // refused by malformedEntries
     if (configOperation === AlterConfigOp.SET) {
       next.set(name, value);
       continue;
@@ -356,13 +374,15 @@ function threadPoolChange(name: string, current: number, next: number): string |
   return null;
 }
 
-/** Legacy AlterConfigs for a broker resource replaces the whole layer; null values are dropped. */
+/** Legacy AlterConfigs for a broker resource replaces the whole layer. */
 export function validateAlterBrokerConfigs(
   entries: readonly ConfigEntry[],
   perBroker: boolean,
   layers: BrokerConfigLayers,
   resourceName = '',
 ): ConfigChangeResult {
+  const malformed = malformedEntries(entries);
+  if (malformed !== null) return malformed;
   const configs = new Map<string, string>();
   for (const { name, value } of entries) if (value !== null) configs.set(name, value);
   return validateDynamicBrokerConfigs(configs, perBroker, layers, resourceName);

@@ -7,20 +7,21 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { listenerChangeRefusal } from '../../security/dynamic-listeners.js';
 import type { RequestContext } from '../api-handler.js';
 import { AclOperation, authorizeCluster, authorizeTopic } from '../authorization.js';
+import { type ConfigEntry, malformedEntries } from '../config/alter-validation.js';
 import { brokerResource } from '../config/broker-resource.js';
 import type { ConfigChangeResult } from '../config/config-error-codes.js';
 import type { BrokerConfigLayers } from '../config/config-layers.js';
 import type { DynamicConfig } from '../dynamic-config.js';
 import { ResourceType } from './32-describe-configs.js';
 
-export interface ConfigResource<Entry> {
+export interface ConfigResource<Entry extends ConfigEntry> {
   readonly resourceType: number;
   readonly resourceName: string;
   readonly configs: readonly Entry[];
 }
 
 /** How one handler turns a resource's entries into the complete new config, or a Kafka error. */
-export interface ConfigValidation<Entry> {
+export interface ConfigValidation<Entry extends ConfigEntry> {
   /**
    * Whether the entries edit the resource's stored configs (IncrementalAlterConfigs) rather than replace them
    * (AlterConfigs). The stored configs are then read from the store for each request, not taken from this
@@ -59,7 +60,7 @@ export interface ConfigResourceResponse {
   resourceName: string;
 }
 
-export async function alterConfigResources<Entry>(
+export async function alterConfigResources<Entry extends ConfigEntry>(
   context: RequestContext,
   resources: readonly ConfigResource<Entry>[],
   validateOnly: boolean,
@@ -80,6 +81,12 @@ export async function alterConfigResources<Entry>(
     // check, and applies the rest of the request: which of the two changes was meant cannot be told.
     if (repeated.has(resourceKey(resource))) {
       respond(ErrorCode.INVALID_REQUEST, 'Each resource must appear at most once.');
+      continue;
+    }
+    // Then, as Kafka's preprocess, keys named twice and missing values, before the type, the name or the ACLs.
+    const malformed = malformedEntries(resource.configs);
+    if (malformed !== null && !malformed.ok) {
+      respond(malformed.errorCode, malformed.errorMessage);
       continue;
     }
     if (resource.resourceType === ResourceType.BROKER_LOGGER && validation.brokerLogger === undefined) {
@@ -160,12 +167,12 @@ export async function alterConfigResources<Entry>(
 const STORE_UNREADABLE = 'the coordination store could not be read';
 
 /** A resource's identity as Kafka compares them: its type and its name as given (so "" and "0" differ). */
-function resourceKey(resource: ConfigResource<unknown>): string {
+function resourceKey(resource: ConfigResource<ConfigEntry>): string {
   return `${resource.resourceType}:${resource.resourceName}`;
 }
 
 /** The keys of the resources that the request names more than once. */
-function repeatedResources(resources: readonly ConfigResource<unknown>[]): Set<string> {
+function repeatedResources(resources: readonly ConfigResource<ConfigEntry>[]): Set<string> {
   const seen = new Set<string>();
   const repeated = new Set<string>();
   for (const resource of resources) {

@@ -149,18 +149,20 @@ describe('CreateTopics config validation', () => {
 });
 
 describe('AlterConfigs (legacy) validation', () => {
-  test('replaces the whole set and drops null values', () => {
-    assert.deepEqual(
-      configs(
-        validateAlterTopicConfigs(
-          [
-            { name: 'segment.ms', value: '1000' },
-            { name: 'retention.ms', value: null },
-          ],
-          L,
-        ),
+  test('replaces the whole set; a null value is INVALID_REQUEST, as in Kafka 3.9', () => {
+    assert.deepEqual(configs(validateAlterTopicConfigs([{ name: 'segment.ms', value: '1000' }], L)), {
+      'segment.ms': '1000',
+    });
+    failure(
+      validateAlterTopicConfigs(
+        [
+          { name: 'segment.ms', value: '1000' },
+          { name: 'retention.ms', value: null },
+        ],
+        L,
       ),
-      { 'segment.ms': '1000' },
+      ConfigErrorCode.INVALID_REQUEST,
+      'Null value not supported for : retention.ms',
     );
   });
 });
