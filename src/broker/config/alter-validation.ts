@@ -32,9 +32,18 @@ export interface ConfigOperation extends ConfigEntry {
   readonly configOperation: number;
 }
 
-function invalidConfig(error: unknown): ConfigChangeResult {
-  if (error instanceof ConfigError) return configFailure(ConfigErrorCode.INVALID_CONFIG, error.message);
-  throw error;
+/**
+ * A ConfigError as INVALID_CONFIG. Given the topic an AlterConfigs request names, Kafka's ConfigException text
+ * is prefixed with the resource as ZkAdminManager does ("Invalid config value for resource
+ * ConfigResource(type=TOPIC, name='t'): ..."); CreateTopics passes it on as it is.
+ */
+function invalidConfig(error: unknown, topic?: string): ConfigChangeResult {
+  if (!(error instanceof ConfigError)) throw error;
+  const prefix =
+    topic === undefined || error.invalidConfiguration
+      ? ''
+      : `Invalid config value for resource ConfigResource(type=TOPIC, name='${topic}'): `;
+  return configFailure(ConfigErrorCode.INVALID_CONFIG, prefix + error.message);
 }
 
 /** Rules between topic keys, checked on the effective values (overrides over broker defaults). */
@@ -43,9 +52,9 @@ function checkTopicRules(configs: ReadonlyMap<string, string>, layers: BrokerCon
   const minLag = effective.get('min.compaction.lag.ms')?.value as bigint;
   const maxLag = effective.get('max.compaction.lag.ms')?.value as bigint;
   if (minLag > maxLag) {
-    throw ConfigError.rule(
+    throw ConfigError.invalidConfiguration(
       'min.compaction.lag.ms',
-      `min.compaction.lag.ms (${minLag}) must not be greater than max.compaction.lag.ms (${maxLag})`,
+      `conflict topic config setting min.compaction.lag.ms (${minLag}) > max.compaction.lag.ms (${maxLag})`,
     );
   }
   // Kafka 3.9's LogConfig, in its order: in ZooKeeper mode the KIP-950 switches may not be turned on; then
@@ -54,7 +63,7 @@ function checkTopicRules(configs: ReadonlyMap<string, string>, layers: BrokerCon
     effective.get('remote.log.delete.on.disable')?.value === true ||
     effective.get('remote.log.copy.disable')?.value === true
   ) {
-    throw ConfigError.rule(
+    throw ConfigError.invalidConfiguration(
       'remote.log.copy.disable',
       "It is invalid to set `remote.log.delete.on.disable` or `remote.log.copy.disable` under Zookeeper's mode.",
     );
@@ -74,10 +83,14 @@ function checkTopicRules(configs: ReadonlyMap<string, string>, layers: BrokerCon
   }
 }
 
-/** Validates a complete set of topic overrides: every key known, every value valid, the rules between keys. */
+/**
+ * Validates a complete set of topic overrides: every key known, every value valid, the rules between keys.
+ * `topic`: the topic an AlterConfigs request names, which its errors name (see invalidConfig).
+ */
 export function validateTopicConfigs(
   configs: ReadonlyMap<string, string>,
   layers: BrokerConfigLayers,
+  topic?: string,
 ): ConfigChangeResult {
   try {
     for (const [name, text] of configs) {
@@ -89,7 +102,7 @@ export function validateTopicConfigs(
     checkTopicRules(configs, layers);
     return { ok: true, configs };
   } catch (error) {
-    return invalidConfig(error);
+    return invalidConfig(error, topic);
   }
 }
 
@@ -117,12 +130,13 @@ export function validateCreateTopicConfigs(
 export function validateAlterTopicConfigs(
   entries: readonly ConfigEntry[],
   layers: BrokerConfigLayers,
+  topic?: string,
 ): ConfigChangeResult {
   const malformed = malformedEntries(entries);
   if (malformed !== null) return malformed;
   const configs = new Map<string, string>();
   for (const { name, value } of entries) if (value !== null) configs.set(name, value);
-  return validateTopicConfigs(configs, layers);
+  return validateTopicConfigs(configs, layers, topic);
 }
 
 /**
@@ -202,6 +216,7 @@ export function validateIncrementalTopicConfigs(
   current: ReadonlyMap<string, string>,
   operations: readonly ConfigOperation[],
   layers: BrokerConfigLayers,
+  topic?: string,
 ): ConfigChangeResult {
   const applied = applyOperations(
     current,
@@ -209,7 +224,7 @@ export function validateIncrementalTopicConfigs(
     (n) => TOPIC_KEYS.get(n),
     (n) => `Unknown topic config name: ${n}`,
   );
-  return applied.ok ? validateTopicConfigs(applied.configs, layers) : applied;
+  return applied.ok ? validateTopicConfigs(applied.configs, layers, topic) : applied;
 }
 
 /**

@@ -3,6 +3,11 @@
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+  /**
+   * True for the rules Kafka checks with an InvalidConfigurationException, whose text reaches the client as it
+   * is; the others are Kafka's ConfigException, which an AlterConfigs answer prefixes with the resource.
+   */
+  invalidConfiguration = false;
   constructor(
     readonly key: string,
     readonly value: unknown,
@@ -16,5 +21,12 @@ export class ConfigError extends Error {
   /** An error about how keys combine, with no single bad value. */
   static rule(key: string, reason: string): ConfigError {
     return new ConfigError(key, undefined, reason);
+  }
+
+  /** A rule between keys that Kafka refuses with an InvalidConfigurationException. */
+  static invalidConfiguration(key: string, reason: string): ConfigError {
+    const error = ConfigError.rule(key, reason);
+    error.invalidConfiguration = true;
+    return error;
   }
 }

@@ -126,7 +126,7 @@ export function alterResource(
   return withTarget(
     target,
     target.kind === 'topic'
-      ? validateAlterTopicConfigs(entries, state.layers)
+      ? validateAlterTopicConfigs(entries, state.layers, resourceName)
       : validateAlterBrokerConfigs(entries, target.perBroker, state.layers, resourceName),
   );
 }
@@ -144,7 +144,7 @@ export function incrementalAlterResource(
   return withTarget(
     target,
     target.kind === 'topic'
-      ? validateIncrementalTopicConfigs(located.overrides, operations, state.layers)
+      ? validateIncrementalTopicConfigs(located.overrides, operations, state.layers, resourceName)
       : validateIncrementalBrokerConfigs(operations, target.perBroker, state.layers, resourceName),
   );
 }

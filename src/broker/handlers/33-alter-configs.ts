@@ -15,7 +15,7 @@ export const alterConfigsHandler = defineHandler<AlterConfigsRequest, AlterConfi
   async handle(context, request) {
     const responses = await alterConfigResources(context, request.resources, request.validateOnly, {
       editsStored: false,
-      topic: (_topic, entries, layers) => validateAlterTopicConfigs(entries, layers),
+      topic: (topic, entries, layers) => validateAlterTopicConfigs(entries, layers, topic),
       broker: validateAlterBrokerConfigs,
     });
     return { throttleTimeMs: 0, responses };

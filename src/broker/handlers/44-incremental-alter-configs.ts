@@ -27,8 +27,8 @@ export const incrementalAlterConfigsHandler = defineHandler<
   async handle(context, request) {
     const responses = await alterConfigResources(context, request.resources, request.validateOnly, {
       editsStored: true,
-      topic: (_topic, operations, layers, stored) =>
-        validateIncrementalTopicConfigs(stored, operations, layers),
+      topic: (topic, operations, layers, stored) =>
+        validateIncrementalTopicConfigs(stored, operations, layers, topic),
       broker: validateIncrementalBrokerConfigs,
       brokerLogger: (operations, resourceName, validateOnly) => {
         const { logLevels, brokerId, logger } = context.services;

@@ -1,0 +1,102 @@
+// The errors a topic config change gets through the wire, in Kafka 3.9's words (ZkAdminManager): a bad value is
+// INVALID_CONFIG naming the resource in front of the ConfigException's text, a broken rule between keys (Kafka's
+// InvalidConfigurationException) keeps its own text, and CreateTopics passes the value's text on unchanged.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ErrorCode } from '../../../src/protocol/errors.js';
+import { ApiKey } from '../../../src/protocol/registry.js';
+import { useBrokerWithClient } from '../../helpers/broker-suite.js';
+import { TOPIC_RESOURCE } from '../../helpers/dynamic-configs.js';
+import { createTopic } from '../../helpers/wire-client.js';
+
+const TOPIC = 'errors';
+const SET = 0;
+const PREFIX = `Invalid config value for resource ConfigResource(type=TOPIC, name='${TOPIC}'): `;
+
+describe('topic config change errors as Kafka words them', () => {
+  const suite = useBrokerWithClient({}, async ({ client }) => {
+    await createTopic(client, TOPIC, { numPartitions: 1 });
+  });
+
+  async function incremental(resourceName: string, configs: Record<string, string>) {
+    const response = await suite.client.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
+      resources: [
+        {
+          resourceType: TOPIC_RESOURCE,
+          resourceName,
+          configs: Object.entries(configs).map(([name, value]) => ({ name, configOperation: SET, value })),
+        },
+      ],
+      validateOnly: false,
+    });
+    return [response.responses[0].errorCode, response.responses[0].errorMessage];
+  }
+
+  async function legacy(resourceName: string, configs: Record<string, string>) {
+    const response = await suite.client.call(ApiKey.ALTER_CONFIGS, 2, {
+      resources: [
+        {
+          resourceType: TOPIC_RESOURCE,
+          resourceName,
+          configs: Object.entries(configs).map(([name, value]) => ({ name, value })),
+        },
+      ],
+      validateOnly: false,
+    });
+    return [response.responses[0].errorCode, response.responses[0].errorMessage];
+  }
+
+  test('a bad value is INVALID_CONFIG naming the resource, in both requests', async () => {
+    const notLong = 'Invalid value abc for configuration retention.ms: Not a number of type LONG';
+    assert.deepEqual(await incremental(TOPIC, { 'retention.ms': 'abc' }), [
+      ErrorCode.INVALID_CONFIG,
+      PREFIX + notLong,
+    ]);
+    assert.deepEqual(await legacy(TOPIC, { 'retention.ms': 'abc' }), [
+      ErrorCode.INVALID_CONFIG,
+      PREFIX + notLong,
+    ]);
+    assert.deepEqual(await incremental(TOPIC, { 'min.insync.replicas': '0' }), [
+      ErrorCode.INVALID_CONFIG,
+      `${PREFIX}Invalid value 0 for configuration min.insync.replicas: Value must be at least 1`,
+    ]);
+  });
+
+  test("an unknown key and a broken rule between keys keep Kafka's own text", async () => {
+    assert.deepEqual(await incremental(TOPIC, { 'no.such.key': '1' }), [
+      ErrorCode.INVALID_CONFIG,
+      'Unknown topic config name: no.such.key',
+    ]);
+    assert.deepEqual(
+      await incremental(TOPIC, { 'min.compaction.lag.ms': '500', 'max.compaction.lag.ms': '100' }),
+      [
+        ErrorCode.INVALID_CONFIG,
+        'conflict topic config setting min.compaction.lag.ms (500) > max.compaction.lag.ms (100)',
+      ],
+    );
+  });
+
+  test("CreateTopics gives the value's text without the resource", async () => {
+    const response = await suite.client.call(ApiKey.CREATE_TOPICS, 5, {
+      topics: [
+        {
+          name: 'errors-created',
+          numPartitions: 1,
+          replicationFactor: 1,
+          assignments: [],
+          configs: [{ name: 'retention.ms', value: 'abc' }],
+        },
+      ],
+      timeoutMs: 10_000,
+      validateOnly: false,
+    });
+    assert.deepEqual(
+      [response.topics[0].errorCode, response.topics[0].errorMessage],
+      [
+        ErrorCode.INVALID_CONFIG,
+        'Invalid value abc for configuration retention.ms: Not a number of type LONG',
+      ],
+    );
+  });
+});
