@@ -2,6 +2,7 @@
 // config module over the broker's layers and the topic's overrides; and this broker's loggers with their levels
 // (BROKER_LOGGER, KIP-412; broker-loggers.ts).
 
+import { topicNameProblem } from '../../controller/topic-names.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
   DescribeConfigsRequest,
@@ -65,12 +66,11 @@ function describe(
     return result(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, null, []);
   }
   if (resource.resourceType === ResourceType.TOPIC) {
+    // Kafka's ConfigHelper: the name's rules first (Topic.validate), then a missing topic, without a message.
+    const problem = topicNameProblem(resource.resourceName);
+    if (problem !== null) return result(ErrorCode.INVALID_TOPIC_EXCEPTION, problem, []);
     if (metadata.topic(resource.resourceName) === undefined) {
-      return result(
-        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-        `Topic ${resource.resourceName} does not exist.`,
-        [],
-      );
+      return result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null, []);
     }
     const overrides = topicConfigs.overridesFor(resource.resourceName);
     return result(ErrorCode.NONE, null, describeTopicConfigs(overrides, topicConfigs.layers, options));

@@ -119,8 +119,13 @@ export async function alterConfigResources<Entry extends ConfigEntry>(
     let write: (configs: ReadonlyMap<string, string>) => Promise<boolean>;
     if (resource.resourceType === ResourceType.TOPIC) {
       const topic = resource.resourceName;
+      // Kafka's ZkAdminManager: "" would be the default topic resource, which ZooKeeper mode does not have.
+      if (topic === '') {
+        respond(ErrorCode.INVALID_REQUEST, 'Default topic resources are not allowed.');
+        continue;
+      }
       if (metadata.topic(topic) === undefined) {
-        respond(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${topic} does not exist.`);
+        respond(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${topic}' does not exist.`);
         continue;
       }
       const stored = validation.editsStored ? await dynamicConfig.storedTopicConfig(topic) : new Map();

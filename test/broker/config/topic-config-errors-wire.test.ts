@@ -1,10 +1,13 @@
 // The errors a topic config change gets through the wire, in Kafka 3.9's words (ZkAdminManager): a bad value is
 // INVALID_CONFIG naming the resource in front of the ConfigException's text, a broken rule between keys (Kafka's
-// InvalidConfigurationException) keeps its own text, and CreateTopics passes the value's text on unchanged.
+// InvalidConfigurationException) keeps its own text, and CreateTopics passes the value's text on unchanged. And
+// the topic names the config requests refuse: ConfigHelper's Topic.validate for DescribeConfigs, ZkAdminManager's
+// checks for the alterations.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ErrorCode } from '../../../src/protocol/errors.js';
+import type { DescribeConfigsResponse } from '../../../src/protocol/messages/32-describe-configs.js';
 import { ApiKey } from '../../../src/protocol/registry.js';
 import { useBrokerWithClient } from '../../helpers/broker-suite.js';
 import { TOPIC_RESOURCE } from '../../helpers/dynamic-configs.js';
@@ -98,5 +101,40 @@ describe('topic config change errors as Kafka words them', () => {
         'Invalid value abc for configuration retention.ms: Not a number of type LONG',
       ],
     );
+  });
+
+  test('DescribeConfigs: an illegal name is INVALID_TOPIC_EXCEPTION, a missing topic has no message', async () => {
+    const response = await suite.client.call<DescribeConfigsResponse>(ApiKey.DESCRIBE_CONFIGS, 4, {
+      resources: ['', 'bad/name', 'no-such-topic'].map((resourceName) => ({
+        resourceType: TOPIC_RESOURCE,
+        resourceName,
+        configurationKeys: null,
+      })),
+      includeSynonyms: false,
+      includeDocumentation: false,
+    });
+    assert.deepEqual(
+      response.results.map((r) => [r.resourceName, r.errorCode, r.errorMessage, r.configs.length]),
+      [
+        ['', ErrorCode.INVALID_TOPIC_EXCEPTION, "Topic name is illegal, it can't be empty", 0],
+        [
+          'bad/name',
+          ErrorCode.INVALID_TOPIC_EXCEPTION,
+          `Topic name "bad/name" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`,
+          0,
+        ],
+        ['no-such-topic', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null, 0],
+      ],
+    );
+  });
+
+  test('alterations: the default topic resource "" is INVALID_REQUEST, a missing topic named', async () => {
+    const change = { 'retention.ms': '5000' };
+    const defaultTopic = [ErrorCode.INVALID_REQUEST, 'Default topic resources are not allowed.'];
+    assert.deepEqual(await incremental('', change), defaultTopic);
+    assert.deepEqual(await legacy('', change), defaultTopic);
+    const missing = [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "The topic 'no-such-topic' does not exist."];
+    assert.deepEqual(await incremental('no-such-topic', change), missing);
+    assert.deepEqual(await legacy('no-such-topic', change), missing);
   });
 });
