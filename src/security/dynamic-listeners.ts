@@ -101,7 +101,7 @@ export function listenerChangeRefusal(
     next = resolveBrokerConfig(after);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    return { ok: false, errorCode: ConfigErrorCode.INVALID_CONFIG, errorMessage: err.message };
+    return { ok: false, errorCode: ConfigErrorCode.INVALID_REQUEST, errorMessage: err.message };
   }
   // Kafka answers its reconfiguration rules INVALID_REQUEST, naming the resource.
   const invalidRequest = (rule: string): ListenerChangeRefusal => ({
@@ -115,7 +115,8 @@ export function listenerChangeRefusal(
       return invalidRequest(`Security protocol cannot be updated for existing listener ${l.name}`);
     }
   }
-  // Settings that would not load are refused as values (INVALID_CONFIG, as Brook answers other bad values).
+  // Settings that would not load are refused INVALID_REQUEST too: Kafka 3.9 validates a broker change on the
+  // receiving broker (ConfigAdminManager.preprocess), which answers every refused reconfiguration so.
   try {
     for (const l of next.listeners) {
       const old = current.listeners.find((c) => c.name === l.name);
@@ -124,7 +125,7 @@ export function listenerChangeRefusal(
     listenerSaslSettings(next);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    return { ok: false, errorCode: ConfigErrorCode.INVALID_CONFIG, errorMessage: err.message };
+    return { ok: false, errorCode: ConfigErrorCode.INVALID_REQUEST, errorMessage: err.message };
   }
   return null;
 }

@@ -133,7 +133,7 @@ describe('num.replica.fetchers in a two-broker cluster', () => {
   it('moves partitions to the fetchers a new cluster-wide count names, without a restart', {
     timeout: 180_000,
   }, async () => {
-    assert.equal(await setClusterDefault('0'), ErrorCode.INVALID_CONFIG, 'no fetcher at all is refused');
+    assert.equal(await setClusterDefault('0'), ErrorCode.INVALID_REQUEST, 'no fetcher at all is refused');
     const ids = new Set(Array.from({ length: PARTITIONS }, (_, p) => fetcherIdOf(TOPIC, p, 3)));
     assert.equal(ids.size, 3, 'the topic has partitions for three fetchers');
     assert.equal(await setClusterDefault('3'), ErrorCode.NONE);

@@ -117,7 +117,7 @@ describe('listeners added and removed at runtime', () => {
     );
     // A TLS listener whose key store does not load is refused before it is stored.
     const bad = await alter([{ name: 'listeners', value: `${plain},BAD://127.0.0.1:${sslPort}` }]);
-    assert.equal((bad as KafkaProtocolError).code, ErrorCode.INVALID_CONFIG);
+    assert.equal((bad as KafkaProtocolError).code, ErrorCode.INVALID_REQUEST);
     assert.match(String(bad?.message), /missing\.pem/);
     // None of these bound anything.
     const probe = await connect(sslPort);

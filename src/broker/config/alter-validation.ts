@@ -252,21 +252,11 @@ function scalaSet(names: readonly string[]): string {
 /**
  * Kafka's DynamicBrokerConfig.validateConfigs, in its order: keys that cannot change dynamically, key store
  * settings without a listener prefix, then (at the cluster default) per-broker keys. Kafka answers these
- * INVALID_REQUEST, "Invalid config value for resource ConfigResource(type=BROKER, name='<id>'): <rule>: Set(...)".
- * Returns the refusal, or null.
+ * INVALID_REQUEST, "<rule>: Set(...)" (see brokerRefusal). Returns the refusal, or null.
  */
-function dynamicUpdateRefusal(
-  names: readonly string[],
-  perBroker: boolean,
-  resourceName: string,
-): ConfigChangeResult | null {
+function dynamicUpdateRefusal(names: readonly string[], perBroker: boolean): ConfigChangeResult | null {
   const refuse = (rule: string, keys: string[]) =>
-    keys.length === 0
-      ? null
-      : configFailure(
-          ConfigErrorCode.INVALID_REQUEST,
-          `Invalid config value for resource ConfigResource(type=BROKER, name='${resourceName}'): ${rule}: ${scalaSet(keys)}`,
-        );
+    keys.length === 0 ? null : brokerRefusal(`${rule}: ${scalaSet(keys)}`);
   const readOnly = names.filter((name) => {
     const def = brokerKey(name);
     return def === undefined ? isKafkaReadOnlyKey(name) : def.updateMode === 'read-only';
@@ -288,6 +278,15 @@ function dynamicUpdateRefusal(
 }
 
 /**
+ * What Kafka 3.9 answers a broker config change that DynamicBrokerConfig.validate refuses: the resource is
+ * validated on the receiving broker (ConfigAdminManager.preprocess), which turns every such refusal (a bad value,
+ * a rule between keys, a thread count out of bounds) into INVALID_REQUEST with the refusal's own text.
+ */
+function brokerRefusal(message: string): ConfigChangeResult {
+  return configFailure(ConfigErrorCode.INVALID_REQUEST, message);
+}
+
+/**
  * Validates the complete new content of one dynamic broker layer (this broker's when perBroker, else the
  * cluster default), then resolves the whole broker config with it so rules between keys are checked too.
  * `resourceName` is the request's ("" or this broker's id), which Kafka's refusals name.
@@ -298,7 +297,7 @@ export function validateDynamicBrokerConfigs(
   layers: BrokerConfigLayers,
   resourceName = '',
 ): ConfigChangeResult {
-  const refusal = dynamicUpdateRefusal([...configs.keys()], perBroker, resourceName);
+  const refusal = dynamicUpdateRefusal([...configs.keys()], perBroker);
   if (refusal !== null) return refusal;
   try {
     for (const [name, text] of configs) {
@@ -330,34 +329,19 @@ export function validateDynamicBrokerConfigs(
       resolveBrokerConfig(mergeBrokerLayers(layers)).logCleanerThreads,
       resolved.logCleanerThreads,
     );
-    if (threads !== null) return configFailure(ConfigErrorCode.INVALID_CONFIG, threads);
+    if (threads !== null) return brokerRefusal(threads);
     const fetchers = threadPoolChange(
       'num.replica.fetchers',
       resolveBrokerConfig(mergeBrokerLayers(layers)).numReplicaFetchers,
       resolved.numReplicaFetchers,
     );
-    if (fetchers !== null) return configFailure(ConfigErrorCode.INVALID_CONFIG, fetchers);
+    if (fetchers !== null) return brokerRefusal(fetchers);
     return { ok: true, configs };
   } catch (error) {
-    // The listener rules are Kafka's DynamicListenerConfig checks, which it answers INVALID_REQUEST naming the
-    // resource (src/security/dynamic-listeners.ts applies the change).
-    if (error instanceof ConfigError && LISTENER_RULE_KEYS.has(error.key)) {
-      return configFailure(
-        ConfigErrorCode.INVALID_REQUEST,
-        `Invalid config value for resource ConfigResource(type=BROKER, name='${resourceName}'): ${error.message}`,
-      );
-    }
-    return invalidConfig(error);
+    if (error instanceof ConfigError) return brokerRefusal(error.message);
+    throw error;
   }
 }
-
-/** The keys whose rules (resolveListeners) decide whether listeners can change as asked. */
-const LISTENER_RULE_KEYS = new Set([
-  'listeners',
-  'advertised.listeners',
-  'listener.security.protocol.map',
-  'inter.broker.listener.name',
-]);
 
 /**
  * Kafka's LogCleaner.validateReconfiguration: a running cleaner's thread count may change, but to at least 1,

@@ -7,20 +7,25 @@ export type BrokerResource =
   | { readonly ok: true; readonly perBroker: boolean }
   | { readonly ok: false; readonly errorCode: ConfigErrorCode; readonly errorMessage: string };
 
-export function brokerResource(resourceName: string, brokerId: number): BrokerResource {
+/**
+ * `alteration`: the resource of an AlterConfigs or IncrementalAlterConfigs request, which Kafka refuses in
+ * ConfigAdminManager's words rather than in ConfigHelper's (DescribeConfigs).
+ */
+export function brokerResource(resourceName: string, brokerId: number, alteration = false): BrokerResource {
   if (resourceName === '') return { ok: true, perBroker: false };
   if (!/^-?\d+$/.test(resourceName)) {
     return {
       ok: false,
       errorCode: ConfigErrorCode.INVALID_REQUEST,
-      errorMessage: `Broker id must be an integer, but it is: ${resourceName}`,
+      errorMessage: `${alteration ? 'Node' : 'Broker'} id must be an integer, but it is: ${resourceName}`,
     };
   }
   if (Number(resourceName) !== brokerId) {
+    const expected = alteration ? `${brokerId},` : `${brokerId} or empty string,`;
     return {
       ok: false,
       errorCode: ConfigErrorCode.INVALID_REQUEST,
-      errorMessage: `Unexpected broker id, expected ${brokerId} or empty string, but received ${resourceName}`,
+      errorMessage: `Unexpected broker id, expected ${expected} but received ${resourceName}`,
     };
   }
   return { ok: true, perBroker: true };

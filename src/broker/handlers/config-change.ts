@@ -136,7 +136,7 @@ export async function alterConfigResources<Entry extends ConfigEntry>(
       checked = validation.topic(topic, resource.configs, layers, stored);
       write = (configs) => dynamicConfig.writeTopicConfig(topic, configs);
     } else if (resource.resourceType === ResourceType.BROKER) {
-      const target = brokerResource(resource.resourceName, brokerId);
+      const target = brokerResource(resource.resourceName, brokerId, true);
       if (!target.ok) {
         respond(target.errorCode, target.errorMessage);
         continue;
