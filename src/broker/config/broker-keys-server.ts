@@ -607,7 +607,9 @@ export const SERVER_KEYS = [
     'Class Kafka calls to decide client quotas; Brook has only the built-in quotas and refuses a ' +
       'value at startup.',
   ),
-  // These three exist in Kafka only as dynamic broker configs; Brook also accepts them statically.
+  // These three exist in Kafka only as dynamic broker configs (its broker quota configs); Brook also accepts them
+  // statically. They are not among Kafka's per-broker keys: a cluster default applies to every broker without its
+  // own value, as Kafka's BrokerConfigHandler reads them.
   key(
     'leader.replication.throttled.rate',
     T.LONG,
@@ -617,7 +619,7 @@ export const SERVER_KEYS = [
       'leader.replication.throttled.replicas; usually set while partitions are reassigned.',
     {
       validator: atLeast(0),
-      updateMode: 'per-broker',
+      updateMode: 'cluster-wide',
     },
   ),
   key(
@@ -629,7 +631,7 @@ export const SERVER_KEYS = [
       'follower.replication.throttled.replicas; usually set while partitions are reassigned.',
     {
       validator: atLeast(0),
-      updateMode: 'per-broker',
+      updateMode: 'cluster-wide',
     },
   ),
   key(
@@ -641,7 +643,7 @@ export const SERVER_KEYS = [
       'broker.',
     {
       validator: atLeast(0),
-      updateMode: 'per-broker',
+      updateMode: 'cluster-wide',
     },
   ),
 ];
