@@ -52,18 +52,19 @@ function describe(
     resourceName: resource.resourceName,
     configs: configs.map((c) => ({ ...c, synonyms: [...c.synonyms] })),
   });
-  // Kafka's checks: DESCRIBE_CONFIGS on the topic, or on the cluster for broker and broker-logger configs.
+  // Kafka's checks: DESCRIBE_CONFIGS on the topic, or on the cluster for broker and broker-logger configs. Its
+  // ConfigHelper answers a refusal with the error's own message (Errors.message).
   if (
     resource.resourceType === ResourceType.TOPIC &&
     !authorizeTopic(context, AclOperation.DESCRIBE_CONFIGS, resource.resourceName)
   ) {
-    return result(ErrorCode.TOPIC_AUTHORIZATION_FAILED, null, []);
+    return result(ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Topic authorization failed.', []);
   }
   if (
     (resource.resourceType === ResourceType.BROKER || resource.resourceType === ResourceType.BROKER_LOGGER) &&
     !authorizeCluster(context, AclOperation.DESCRIBE_CONFIGS)
   ) {
-    return result(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, null, []);
+    return result(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.', []);
   }
   if (resource.resourceType === ResourceType.TOPIC) {
     // Kafka's ConfigHelper: the name's rules first (Topic.validate), then a missing topic, without a message.
