@@ -1,8 +1,9 @@
 // Validation of config changes from CreateTopics, AlterConfigs and IncrementalAlterConfigs, for topics and for
 // this broker's dynamic layers. Each function takes the current stored values and the request's entries and
 // returns the complete new set to store, or Kafka's error code and a message naming the key: INVALID_REQUEST
-// for malformed requests (null values to set, duplicate keys, unknown operations), INVALID_CONFIG for values and
-// keys the broker refuses, for APPEND or SUBTRACT on a key that is not a list and, as Kafka, for null values in
+// for malformed requests (null values to set, duplicate keys, unknown operations) and for whatever a dynamic
+// broker layer is refused for (Kafka 3.9's ConfigAdminManager), INVALID_CONFIG for topic values and keys the
+// broker refuses, for APPEND or SUBTRACT on a key that is not a list and, as Kafka, for null values in
 // CreateTopics. Nothing here stores anything.
 
 import { resolveBrokerConfig } from './broker-config.js';
