@@ -11,7 +11,7 @@ import type {
 } from '../../protocol/messages/32-describe-configs.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
-import { AclOperation, authorizeCluster, authorizeTopic } from '../authorization.js';
+import { AclOperation, authorizeCluster, authorizeGroup, authorizeTopic } from '../authorization.js';
 import { describeBrokerLoggers } from '../broker-loggers.js';
 import { brokerResource } from '../config/broker-resource.js';
 import {
@@ -20,7 +20,19 @@ import {
   describeTopicConfigs,
 } from '../config/describe-configs.js';
 
-export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
+export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8, CLIENT_METRICS: 16, GROUP: 32 } as const;
+
+/**
+ * The resource types a Kafka 3.9 broker knows but keeps only in KRaft mode (KIP-714 subscriptions, KIP-848 group
+ * configs), by the name its refusals give them.
+ */
+export const KRAFT_ONLY_RESOURCES: ReadonlyMap<
+  number,
+  { readonly type: string; readonly configType: string }
+> = new Map([
+  [ResourceType.CLIENT_METRICS, { type: 'CLIENT_METRICS', configType: 'client-metrics' }],
+  [ResourceType.GROUP, { type: 'GROUP', configType: 'groups' }],
+]);
 
 export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, DescribeConfigsResponse>({
   apiKey: ApiKey.DESCRIBE_CONFIGS,
@@ -61,10 +73,31 @@ function describe(
     return result(ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Topic authorization failed.', []);
   }
   if (
-    (resource.resourceType === ResourceType.BROKER || resource.resourceType === ResourceType.BROKER_LOGGER) &&
+    (resource.resourceType === ResourceType.BROKER ||
+      resource.resourceType === ResourceType.BROKER_LOGGER ||
+      resource.resourceType === ResourceType.CLIENT_METRICS) &&
     !authorizeCluster(context, AclOperation.DESCRIBE_CONFIGS)
   ) {
     return result(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.', []);
+  }
+  if (
+    resource.resourceType === ResourceType.GROUP &&
+    !authorizeGroup(context, AclOperation.DESCRIBE_CONFIGS, resource.resourceName)
+  ) {
+    return result(ErrorCode.GROUP_AUTHORIZATION_FAILED, 'Group authorization failed.', []);
+  }
+  // Kafka's ConfigHelper checks the name, then its ZooKeeper config repository refuses the type.
+  const kraftOnly = KRAFT_ONLY_RESOURCES.get(resource.resourceType);
+  if (kraftOnly !== undefined) {
+    const nameless =
+      resource.resourceType === ResourceType.GROUP
+        ? 'Group name must not be empty'
+        : 'Client metrics subscription name must not be empty';
+    const message =
+      resource.resourceName === ''
+        ? nameless
+        : `Config type ${kraftOnly.configType} is only supported on KRaft clusters`;
+    return result(ErrorCode.INVALID_REQUEST, message, []);
   }
   if (resource.resourceType === ResourceType.TOPIC) {
     // Kafka's ConfigHelper: the name's rules first (Topic.validate), then a missing topic, without a message.

@@ -6,13 +6,13 @@
 import { ErrorCode } from '../../protocol/errors.js';
 import { listenerChangeRefusal } from '../../security/dynamic-listeners.js';
 import type { RequestContext } from '../api-handler.js';
-import { AclOperation, authorizeCluster, authorizeTopic } from '../authorization.js';
+import { AclOperation, authorizeCluster, authorizeGroup, authorizeTopic } from '../authorization.js';
 import { type ConfigEntry, malformedEntries } from '../config/alter-validation.js';
 import { brokerResource } from '../config/broker-resource.js';
 import type { ConfigChangeResult } from '../config/config-error-codes.js';
 import type { BrokerConfigLayers } from '../config/config-layers.js';
 import type { DynamicConfig } from '../dynamic-config.js';
-import { ResourceType } from './32-describe-configs.js';
+import { KRAFT_ONLY_RESOURCES, ResourceType } from './32-describe-configs.js';
 
 export interface ConfigResource<Entry extends ConfigEntry> {
   readonly resourceType: number;
@@ -103,10 +103,27 @@ export async function alterConfigResources<Entry extends ConfigEntry>(
     }
     if (
       (resource.resourceType === ResourceType.BROKER ||
-        resource.resourceType === ResourceType.BROKER_LOGGER) &&
+        resource.resourceType === ResourceType.BROKER_LOGGER ||
+        resource.resourceType === ResourceType.CLIENT_METRICS) &&
       !authorizeCluster(context, AclOperation.ALTER_CONFIGS)
     ) {
       respond(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, null);
+      continue;
+    }
+    if (
+      resource.resourceType === ResourceType.GROUP &&
+      !authorizeGroup(context, AclOperation.ALTER_CONFIGS, resource.resourceName)
+    ) {
+      respond(ErrorCode.GROUP_AUTHORIZATION_FAILED, null);
+      continue;
+    }
+    // Kafka's ZkAdminManager has no store for these (KRaft only).
+    const kraftOnly = KRAFT_ONLY_RESOURCES.get(resource.resourceType);
+    if (kraftOnly !== undefined) {
+      respond(
+        ErrorCode.INVALID_REQUEST,
+        `AlterConfigs is only supported for topics and brokers, but resource type is ${kraftOnly.type}`,
+      );
       continue;
     }
     if (resource.resourceType === ResourceType.BROKER_LOGGER && validation.brokerLogger !== undefined) {
