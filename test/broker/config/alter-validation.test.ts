@@ -325,7 +325,7 @@ describe('broker config changes', () => {
     );
   });
 
-  test('a dynamic broker value that would make an invalid topic default is refused (Kafka 3.9: INVALID_REQUEST)', () => {
+  test('a broker value making an invalid topic default is refused (Kafka 3.9: INVALID_REQUEST)', () => {
     failure(
       validateAlterBrokerConfigs([{ name: 'log.roll.ms', value: '0' }], false, L),
       ConfigErrorCode.INVALID_REQUEST,
