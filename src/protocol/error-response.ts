@@ -1,75 +1,424 @@
 // Error responses built from a request, as Kafka's AbstractRequest.getErrorResponse builds them: the response of
-// the request's own API, with the error at the top level where the response has an ErrorCode there, and else on
-// every topic, partition, group or resource the request named (the client then sees the error where it looks).
-// Used where the broker refuses a whole request without handling it (a request during SASL authentication).
+// the request's own API, with the error at the top level where the response has an ErrorCode there, and on every
+// topic, partition, group or resource the request named where Kafka puts it there (the client then sees the error
+// where it looks). Used where the broker refuses a whole request without handling it (a request during SASL
+// authentication).
 //
-// Written per API for the APIs clients send most; an API without a builder here gets null, and the caller decides
-// what to do without an answer.
+// One generic builder for every API: the response starts from its generated shape (RESPONSE_SHAPES: every field at
+// its default, throttle time 0), gets the error in its top-level ErrorCode and ErrorMessage where it has them, and
+// then what ERROR_PLANS says Kafka adds for the API: elements mirroring the request's collections (with the keys
+// copied across), and values other than the defaults. An API without a plan gets the top-level error only.
 
-import type { ProduceRequest, ProduceResponse } from './messages/00-produce.js';
-import type { FetchRequest, FetchResponse } from './messages/01-fetch.js';
-import type { ListOffsetsRequest, ListOffsetsResponse } from './messages/02-list-offsets.js';
-import type { MetadataRequest, MetadataResponse } from './messages/03-metadata.js';
-import type { OffsetCommitRequest, OffsetCommitResponse } from './messages/08-offset-commit.js';
-import type { OffsetFetchRequest, OffsetFetchResponse } from './messages/09-offset-fetch.js';
-import type { FindCoordinatorRequest, FindCoordinatorResponse } from './messages/10-find-coordinator.js';
-import type { DescribeGroupsRequest, DescribeGroupsResponse } from './messages/15-describe-groups.js';
-import type { CreateTopicsRequest, CreateTopicsResponse } from './messages/19-create-topics.js';
-import type { DeleteTopicsRequest, DeleteTopicsResponse } from './messages/20-delete-topics.js';
-import type { DescribeConfigsRequest, DescribeConfigsResponse } from './messages/32-describe-configs.js';
+import type { FieldShape, StructShape } from './messages/codec-support.js';
+import { EMPTY_BYTES, ZERO_UUID } from './messages/codec-support.js';
 import { ApiKey } from './messages/index.js';
-
-/** Kafka's default of the authorized-operations fields: not asked for. */
-const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+import { RESPONSE_SHAPES } from './messages/response-shapes.js';
 
 export interface ErrorDetail {
   readonly code: number;
   readonly message: string;
 }
 
-type Builder = (request: never, version: number, error: ErrorDetail) => unknown;
+type Struct = Record<string, unknown>;
 
-/** Responses that are a top-level ErrorCode and otherwise defaults. */
-const TOP_LEVEL_ONLY: Partial<Record<number, (error: ErrorDetail) => unknown>> = {
-  [ApiKey.JOIN_GROUP]: (error) => ({
-    throttleTimeMs: 0,
-    errorCode: error.code,
-    generationId: -1,
-    protocolType: null,
-    protocolName: null,
-    leader: '',
-    skipAssignment: false,
-    memberId: '',
-    members: [],
-  }),
-  [ApiKey.HEARTBEAT]: (error) => ({ throttleTimeMs: 0, errorCode: error.code }),
-  [ApiKey.INIT_PRODUCER_ID]: (error) => ({
-    throttleTimeMs: 0,
-    errorCode: error.code,
-    producerId: -1n,
-    producerEpoch: -1,
-  }),
-  [ApiKey.LIST_GROUPS]: (error) => ({ throttleTimeMs: 0, errorCode: error.code, groups: [] }),
-};
+/** In a copy list: the request element itself (a name, a group id, a partition index) rather than a field of it. */
+const ITSELF = '.';
 
-const BUILDERS: Partial<Record<number, Builder>> = {
-  [ApiKey.PRODUCE]: produce,
-  [ApiKey.FETCH]: fetch,
-  [ApiKey.LIST_OFFSETS]: listOffsets,
-  [ApiKey.METADATA]: metadata,
-  [ApiKey.OFFSET_COMMIT]: offsetCommit,
-  [ApiKey.OFFSET_FETCH]: offsetFetch,
-  [ApiKey.FIND_COORDINATOR]: findCoordinator,
-  [ApiKey.DESCRIBE_GROUPS]: describeGroups,
-  [ApiKey.CREATE_TOPICS]: createTopics,
-  [ApiKey.DELETE_TOPICS]: deleteTopics,
-  [ApiKey.DESCRIBE_CONFIGS]: describeConfigs,
+/** One response collection that Kafka fills with an element per element of a request collection. */
+interface Mirror {
+  /** The request's collection (of structs or of keys), by property, or computed from the request. */
+  readonly from: string | ((request: Struct) => readonly unknown[] | null);
+  /** The response's collection that gets one element per request element. */
+  readonly to: string;
+  /** Response property -> request property (or ITSELF) whose value the element takes. */
+  readonly copy?: Readonly<Record<string, string>>;
+  /** Values other than the defaults, as Kafka sets them. */
+  readonly fill?: Readonly<Struct>;
+  /** The element's error code field, when not errorCode. */
+  readonly errorField?: string;
+  /** False where Kafka leaves the element's errorMessage at its default. */
+  readonly message?: boolean;
+  /** The request versions where Kafka fills this collection (default all). */
+  readonly versions?: readonly [number, number];
+  readonly nested?: readonly Mirror[];
+}
+
+interface ErrorPlan {
+  /** Top-level response property -> request property whose value it takes. */
+  readonly copy?: Readonly<Record<string, string>>;
+  readonly fill?: Readonly<Struct>;
+  readonly mirrors?: readonly Mirror[];
+  /** False when Kafka sends no response at all (a Produce with acks=0). */
+  readonly answered?: (request: Struct) => boolean;
+}
+
+const ALL_VERSIONS = [0, 0x7fff] as const;
+
+/** Kafka's KafkaPrincipal.ANONYMOUS, as the delegation-token responses carry it. */
+const ANONYMOUS = { type: 'User', name: 'ANONYMOUS' };
+
+/** Topic/partition pairs of the three StopReplica layouts (v0, v1-2, v3+): absent layouts decode as empty. */
+function stopReplicaPartitions(request: Struct): Struct[] {
+  const ungrouped = (request.ungroupedPartitions as Struct[]).map((p) => ({
+    topicName: p.topicName,
+    partitionIndex: p.partitionIndex,
+  }));
+  const v1 = (request.topics as Struct[]).flatMap((t) =>
+    (t.partitionIndexes as number[]).map((partitionIndex) => ({ topicName: t.name, partitionIndex })),
+  );
+  const v3 = (request.topicStates as Struct[]).flatMap((t) =>
+    (t.partitionStates as Struct[]).map((p) => ({
+      topicName: t.topicName,
+      partitionIndex: p.partitionIndex,
+    })),
+  );
+  return [...ungrouped, ...v1, ...v3];
+}
+
+/** LeaderAndIsr before v5: one error per partition state, ungrouped (v0-1) or under its topic (v2-4). */
+function leaderAndIsrPartitions(request: Struct): Struct[] {
+  const grouped = (request.topicStates as Struct[]).flatMap((t) =>
+    (t.partitionStates as Struct[]).map((p) => ({
+      topicName: t.topicName,
+      partitionIndex: p.partitionIndex,
+    })),
+  );
+  return [...(request.ungroupedPartitionStates as Struct[]), ...grouped];
+}
+
+/** The users an AlterUserScramCredentials names, each once, sorted, as Kafka answers them. */
+function scramUsers(request: Struct): string[] {
+  const names = [...(request.deletions as Struct[]), ...(request.upsertions as Struct[])].map((u) => u.name);
+  return [...new Set(names as string[])].sort();
+}
+
+/** Per-partition keys (int32 partition indexes) become `{ partitionIndex }` elements. */
+const PARTITION_KEYS = { copy: { partitionIndex: ITSELF } } as const;
+
+/** What Kafka's getErrorResponse of each API adds to the top-level error (see the file comment). */
+const ERROR_PLANS: Partial<Record<number, ErrorPlan>> = {
+  [ApiKey.PRODUCE]: {
+    answered: (request) => request.acks !== 0,
+    mirrors: [
+      {
+        from: 'topicData',
+        to: 'responses',
+        copy: { name: 'name' },
+        nested: [
+          {
+            from: 'partitionData',
+            to: 'partitionResponses',
+            copy: { index: 'index' },
+            fill: { baseOffset: -1n },
+          },
+        ],
+      },
+    ],
+  },
+  [ApiKey.FETCH]: {
+    copy: { sessionId: 'sessionId' },
+    mirrors: [
+      {
+        // From v13 the top-level error is enough and Kafka lists no partitions.
+        versions: [0, 12],
+        from: 'topics',
+        to: 'responses',
+        copy: { topic: 'topic', topicId: 'topicId' },
+        nested: [
+          {
+            from: 'partitions',
+            to: 'partitions',
+            copy: { partitionIndex: 'partition' },
+            fill: { highWatermark: -1n, abortedTransactions: null, records: EMPTY_BYTES },
+          },
+        ],
+      },
+    ],
+  },
+  [ApiKey.LIST_OFFSETS]: {
+    mirrors: [
+      {
+        from: 'topics',
+        to: 'topics',
+        copy: { name: 'name' },
+        nested: [{ from: 'partitions', to: 'partitions', copy: { partitionIndex: 'partitionIndex' } }],
+      },
+    ],
+  },
+  [ApiKey.METADATA]: {
+    // A request for all topics (null) is answered with none.
+    mirrors: [{ from: 'topics', to: 'topics', copy: { name: 'name', topicId: 'topicId' } }],
+  },
+  [ApiKey.LEADER_AND_ISR]: {
+    mirrors: [
+      {
+        versions: [0, 4],
+        from: leaderAndIsrPartitions,
+        to: 'partitionErrors',
+        copy: { topicName: 'topicName', partitionIndex: 'partitionIndex' },
+      },
+      {
+        versions: [5, ALL_VERSIONS[1]],
+        from: 'topicStates',
+        to: 'topics',
+        copy: { topicId: 'topicId' },
+        nested: [
+          { from: 'partitionStates', to: 'partitionErrors', copy: { partitionIndex: 'partitionIndex' } },
+        ],
+      },
+    ],
+  },
+  [ApiKey.STOP_REPLICA]: {
+    mirrors: [
+      {
+        from: stopReplicaPartitions,
+        to: 'partitionErrors',
+        copy: { topicName: 'topicName', partitionIndex: 'partitionIndex' },
+      },
+    ],
+  },
+  [ApiKey.OFFSET_COMMIT]: {
+    mirrors: [
+      {
+        from: 'topics',
+        to: 'topics',
+        copy: { name: 'name' },
+        nested: [{ from: 'partitions', to: 'partitions', copy: { partitionIndex: 'partitionIndex' } }],
+      },
+    ],
+  },
+  [ApiKey.OFFSET_FETCH]: {
+    // Before v8 one group (the top-level error from v2 and on each partition asked for); from v8 per group.
+    mirrors: [
+      {
+        from: 'topics',
+        to: 'topics',
+        copy: { name: 'name' },
+        nested: [
+          { from: 'partitionIndexes', to: 'partitions', ...PARTITION_KEYS, fill: { committedOffset: -1n } },
+        ],
+      },
+      {
+        from: 'groups',
+        to: 'groups',
+        copy: { groupId: 'groupId' },
+        nested: [
+          {
+            from: 'topics',
+            to: 'topics',
+            copy: { name: 'name' },
+            nested: [
+              {
+                from: 'partitionIndexes',
+                to: 'partitions',
+                ...PARTITION_KEYS,
+                fill: { committedOffset: -1n },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+  [ApiKey.FIND_COORDINATOR]: {
+    // From v4 many keys at once, answered per key.
+    fill: { nodeId: -1, port: -1 },
+    mirrors: [
+      { from: 'coordinatorKeys', to: 'coordinators', copy: { key: ITSELF }, fill: { nodeId: -1, port: -1 } },
+    ],
+  },
+  [ApiKey.JOIN_GROUP]: { fill: { protocolName: null } },
+  [ApiKey.DESCRIBE_GROUPS]: { mirrors: [{ from: 'groups', to: 'groups', copy: { groupId: ITSELF } }] },
+  [ApiKey.CREATE_TOPICS]: { mirrors: [{ from: 'topics', to: 'topics', copy: { name: 'name' } }] },
+  [ApiKey.DELETE_TOPICS]: {
+    // Before v6 the request names topics; from v6 it lists them with ids.
+    mirrors: [
+      { from: 'topicNames', to: 'responses', copy: { name: ITSELF }, message: false },
+      { from: 'topics', to: 'responses', copy: { name: 'name', topicId: 'topicId' }, message: false },
+    ],
+  },
+  [ApiKey.DELETE_RECORDS]: {
+    mirrors: [
+      {
+        from: 'topics',
+        to: 'topics',
+        copy: { name: 'name' },
+        nested: [
+          {
+            from: 'partitions',
+            to: 'partitions',
+            copy: { partitionIndex: 'partitionIndex' },
+            fill: { lowWatermark: -1n },
+          },
+        ],
+      },
+    ],
+  },
+  [ApiKey.INIT_PRODUCER_ID]: { fill: { producerEpoch: -1 } },
+  [ApiKey.OFFSET_FOR_LEADER_EPOCH]: {
+    mirrors: [
+      {
+        from: 'topics',
+        to: 'topics',
+        copy: { topic: 'topic' },
+        nested: [{ from: 'partitions', to: 'partitions', copy: { partition: 'partition' } }],
+      },
+    ],
+  },
+  [ApiKey.ADD_PARTITIONS_TO_TXN]: {
+    // From v4 (a batch of transactions) the top-level error alone.
+    mirrors: [
+      {
+        from: 'v3AndBelowTopics',
+        to: 'resultsByTopicV3AndBelow',
+        copy: { name: 'name' },
+        nested: [
+          {
+            from: 'partitions',
+            to: 'resultsByPartition',
+            ...PARTITION_KEYS,
+            errorField: 'partitionErrorCode',
+          },
+        ],
+      },
+    ],
+  },
+  [ApiKey.WRITE_TXN_MARKERS]: {
+    mirrors: [
+      {
+        from: 'markers',
+        to: 'markers',
+        copy: { producerId: 'producerId' },
+        nested: [
+          {
+            from: 'topics',
+            to: 'topics',
+            copy: { name: 'name' },
+            nested: [{ from: 'partitionIndexes', to: 'partitions', ...PARTITION_KEYS }],
+          },
+        ],
+      },
+    ],
+  },
+  [ApiKey.TXN_OFFSET_COMMIT]: {
+    mirrors: [
+      {
+        from: 'topics',
+        to: 'topics',
+        copy: { name: 'name' },
+        nested: [{ from: 'partitions', to: 'partitions', copy: { partitionIndex: 'partitionIndex' } }],
+      },
+    ],
+  },
+  [ApiKey.CREATE_ACLS]: { mirrors: [{ from: 'creations', to: 'results' }] },
+  [ApiKey.DELETE_ACLS]: { mirrors: [{ from: 'filters', to: 'filterResults' }] },
+  [ApiKey.DESCRIBE_CONFIGS]: {
+    mirrors: [
+      {
+        from: 'resources',
+        to: 'results',
+        copy: { resourceType: 'resourceType', resourceName: 'resourceName' },
+      },
+    ],
+  },
+  [ApiKey.ALTER_CONFIGS]: {
+    mirrors: [
+      {
+        from: 'resources',
+        to: 'responses',
+        copy: { resourceType: 'resourceType', resourceName: 'resourceName' },
+      },
+    ],
+  },
+  [ApiKey.ALTER_REPLICA_LOG_DIRS]: {
+    mirrors: [
+      {
+        from: (request) => (request.dirs as Struct[]).flatMap((dir) => dir.topics as Struct[]),
+        to: 'results',
+        copy: { topicName: 'name' },
+        nested: [{ from: 'partitions', to: 'partitions', ...PARTITION_KEYS }],
+      },
+    ],
+  },
+  [ApiKey.CREATE_PARTITIONS]: { mirrors: [{ from: 'topics', to: 'results', copy: { name: 'name' } }] },
+  [ApiKey.CREATE_DELEGATION_TOKEN]: {
+    fill: {
+      principalType: ANONYMOUS.type,
+      principalName: ANONYMOUS.name,
+      tokenRequesterPrincipalType: ANONYMOUS.type,
+      tokenRequesterPrincipalName: ANONYMOUS.name,
+      issueTimestampMs: -1n,
+      expiryTimestampMs: -1n,
+      maxTimestampMs: -1n,
+    },
+  },
+  [ApiKey.DELETE_GROUPS]: { mirrors: [{ from: 'groupsNames', to: 'results', copy: { groupId: ITSELF } }] },
+  [ApiKey.ELECT_LEADERS]: {
+    mirrors: [
+      {
+        from: 'topicPartitions',
+        to: 'replicaElectionResults',
+        copy: { topic: 'topic' },
+        nested: [{ from: 'partitions', to: 'partitionResult', copy: { partitionId: ITSELF } }],
+      },
+    ],
+  },
+  [ApiKey.INCREMENTAL_ALTER_CONFIGS]: {
+    mirrors: [
+      {
+        from: 'resources',
+        to: 'responses',
+        copy: { resourceType: 'resourceType', resourceName: 'resourceName' },
+      },
+    ],
+  },
+  [ApiKey.ALTER_PARTITION_REASSIGNMENTS]: {
+    mirrors: [
+      {
+        from: 'topics',
+        to: 'responses',
+        copy: { name: 'name' },
+        nested: [{ from: 'partitions', to: 'partitions', copy: { partitionIndex: 'partitionIndex' } }],
+      },
+    ],
+  },
+  [ApiKey.LIST_PARTITION_REASSIGNMENTS]: {
+    mirrors: [
+      {
+        from: 'topics',
+        to: 'topics',
+        copy: { name: 'name' },
+        nested: [{ from: 'partitionIndexes', to: 'partitions', ...PARTITION_KEYS }],
+      },
+    ],
+  },
+  [ApiKey.DESCRIBE_CLIENT_QUOTAS]: { fill: { entries: null } },
+  [ApiKey.ALTER_CLIENT_QUOTAS]: { mirrors: [{ from: 'entries', to: 'entries', copy: { entity: 'entity' } }] },
+  [ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS]: { mirrors: [{ from: 'users', to: 'results' }] },
+  [ApiKey.ALTER_USER_SCRAM_CREDENTIALS]: {
+    mirrors: [{ from: scramUsers, to: 'results', copy: { user: ITSELF } }],
+  },
+  [ApiKey.DESCRIBE_PRODUCERS]: {
+    mirrors: [
+      {
+        from: 'topics',
+        to: 'topics',
+        copy: { name: 'name' },
+        nested: [{ from: 'partitionIndexes', to: 'partitions', ...PARTITION_KEYS, message: false }],
+      },
+    ],
+  },
+  [ApiKey.DESCRIBE_TRANSACTIONS]: {
+    mirrors: [{ from: 'transactionalIds', to: 'transactionStates', copy: { transactionalId: ITSELF } }],
+  },
+  [ApiKey.CONSUMER_GROUP_DESCRIBE]: {
+    mirrors: [{ from: 'groupIds', to: 'groups', copy: { groupId: ITSELF }, message: false }],
+  },
 };
 
 /**
  * The body of `apiKey`'s response to `request` (a decoded body of that API at `version`) carrying `error` as
- * Kafka's getErrorResponse places it; null when Brook has no error response for the API.
+ * Kafka's getErrorResponse places it; null when Brook has no response shape for the API or Kafka sends none.
  */
 export function errorResponseBody(
   apiKey: number,
@@ -77,237 +426,89 @@ export function errorResponseBody(
   request: unknown,
   error: ErrorDetail,
 ): unknown {
-  const topLevel = TOP_LEVEL_ONLY[apiKey];
-  if (topLevel !== undefined) return topLevel(error);
-  const builder = BUILDERS[apiKey];
-  return builder === undefined ? null : builder(request as never, version, error);
+  const shape = RESPONSE_SHAPES[apiKey];
+  if (shape === undefined) return null;
+  const plan = ERROR_PLANS[apiKey] ?? {};
+  const body = request as Struct;
+  if (plan.answered !== undefined && !plan.answered(body)) return null;
+  const response = defaultsOf(shape, version);
+  set(response, shape, 'errorCode', error.code, version);
+  set(response, shape, 'errorMessage', error.message, version);
+  for (const [to, from] of Object.entries(plan.copy ?? {})) set(response, shape, to, body[from], version);
+  for (const [to, value] of Object.entries(plan.fill ?? {})) set(response, shape, to, value, version);
+  for (const mirror of plan.mirrors ?? []) addMirrored(response, shape, body, mirror, version, error);
+  return response;
 }
 
-function produce(request: ProduceRequest, _version: number, error: ErrorDetail): ProduceResponse {
-  return {
-    responses: request.topicData.map((topic) => ({
-      name: topic.name,
-      partitionResponses: topic.partitionData.map((partition) => ({
-        index: partition.index,
-        errorCode: error.code,
-        baseOffset: -1n,
-        logAppendTimeMs: -1n,
-        logStartOffset: -1n,
-        recordErrors: [],
-        errorMessage: error.message,
-        currentLeader: { leaderId: -1, leaderEpoch: -1 },
-      })),
-    })),
-    throttleTimeMs: 0,
-    nodeEndpoints: [],
-  };
+function inRange(range: readonly [number, number] | undefined, version: number): boolean {
+  return range !== undefined && version >= range[0] && version <= range[1];
 }
 
-function fetch(request: FetchRequest, _version: number, error: ErrorDetail): FetchResponse {
-  return {
-    throttleTimeMs: 0,
-    errorCode: error.code,
-    sessionId: request.sessionId,
-    responses: request.topics.map((topic) => ({
-      topic: topic.topic,
-      topicId: topic.topicId,
-      partitions: topic.partitions.map((partition) => ({
-        partitionIndex: partition.partition,
-        errorCode: error.code,
-        highWatermark: -1n,
-        lastStableOffset: -1n,
-        logStartOffset: -1n,
-        divergingEpoch: { epoch: -1, endOffset: -1n },
-        currentLeader: { leaderId: -1, leaderEpoch: -1 },
-        snapshotId: { endOffset: -1n, epoch: -1 },
-        abortedTransactions: null,
-        preferredReadReplica: -1,
-        records: Buffer.alloc(0),
-      })),
-    })),
-    nodeEndpoints: [],
-  };
+/** Null is what a decoder gives for a field absent at `version`, and what it may carry where it is nullable. */
+function nullAllowed(field: FieldShape, version: number): boolean {
+  return inRange(field.nullable, version) || !inRange(field.versions, version);
 }
 
-function listOffsets(request: ListOffsetsRequest, _version: number, error: ErrorDetail): ListOffsetsResponse {
-  return {
-    throttleTimeMs: 0,
-    topics: request.topics.map((topic) => ({
-      name: topic.name,
-      partitions: topic.partitions.map((partition) => ({
-        partitionIndex: partition.partitionIndex,
-        errorCode: error.code,
-        oldStyleOffsets: [],
-        timestamp: -1n,
-        offset: -1n,
-        leaderEpoch: -1,
-      })),
-    })),
-  };
+/**
+ * The value a decoder gives for an absent field: its default, where a null default of a field present at `version`
+ * but not nullable there is the type's empty value (as Kafka's own error responses write it).
+ */
+function defaultOf(field: FieldShape, version: number): unknown {
+  if (field.value === null && nullAllowed(field, version)) return null;
+  switch (field.type) {
+    case 'array':
+      return [];
+    case 'struct':
+      return defaultsOf(field.struct!, version);
+    case 'string':
+      return field.value ?? '';
+    case 'uuid':
+      return field.value ?? ZERO_UUID;
+    case 'bytes':
+    case 'records':
+      return field.value ?? EMPTY_BYTES;
+    default:
+      return field.value;
+  }
 }
 
-function metadata(request: MetadataRequest, _version: number, error: ErrorDetail): MetadataResponse {
-  return {
-    throttleTimeMs: 0,
-    brokers: [],
-    clusterId: null,
-    controllerId: -1,
-    // A request for all topics (null) is answered with none, as Kafka does.
-    topics: (request.topics ?? []).map((topic) => ({
-      errorCode: error.code,
-      name: topic.name ?? '',
-      topicId: topic.topicId,
-      isInternal: false,
-      partitions: [],
-      topicAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
-    })),
-    clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
-  };
+function defaultsOf(shape: StructShape, version: number): Struct {
+  const out: Struct = {};
+  for (const [property, field] of Object.entries(shape)) out[property] = defaultOf(field, version);
+  return out;
 }
 
-function offsetCommit(
-  request: OffsetCommitRequest,
-  _version: number,
-  error: ErrorDetail,
-): OffsetCommitResponse {
-  return {
-    throttleTimeMs: 0,
-    topics: request.topics.map((topic) => ({
-      name: topic.name,
-      partitions: topic.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: error.code })),
-    })),
-  };
+/** Sets a field the struct has; a null where the version does not allow one leaves the default. */
+function set(target: Struct, shape: StructShape, property: string, value: unknown, version: number): void {
+  const field = shape[property];
+  if (field === undefined) return;
+  if (value === null && !nullAllowed(field, version)) return;
+  target[property] = value;
 }
 
-/** The partitions of an OffsetFetch, each with the error and no offset. */
-function offsetFetchTopics(topics: OffsetFetchRequest['topics'], errorCode: number) {
-  return (topics ?? []).map((topic) => ({
-    name: topic.name,
-    partitions: topic.partitionIndexes.map((partitionIndex) => ({
-      partitionIndex,
-      committedOffset: -1n,
-      committedLeaderEpoch: -1,
-      metadata: '',
-      errorCode,
-    })),
-  }));
-}
-
-function offsetFetch(request: OffsetFetchRequest, version: number, error: ErrorDetail): OffsetFetchResponse {
-  // Before v8 one group: the error at the top level (v2+) and on each partition asked for; v8+ per group.
-  const batched = version >= 8;
-  return {
-    throttleTimeMs: 0,
-    topics: batched ? [] : offsetFetchTopics(request.topics, error.code),
-    errorCode: batched ? 0 : error.code,
-    groups: batched
-      ? request.groups.map((group) => ({
-          groupId: group.groupId,
-          topics: offsetFetchTopics(group.topics, error.code),
-          errorCode: error.code,
-        }))
-      : [],
-  };
-}
-
-function findCoordinator(
-  request: FindCoordinatorRequest,
+function addMirrored(
+  target: Struct,
+  shape: StructShape,
+  request: Struct,
+  mirror: Mirror,
   version: number,
   error: ErrorDetail,
-): FindCoordinatorResponse {
-  // v4+ asks for many keys at once and is answered per key.
-  const batched = version >= 4;
-  return {
-    throttleTimeMs: 0,
-    errorCode: batched ? 0 : error.code,
-    errorMessage: batched ? null : error.message,
-    nodeId: -1,
-    host: '',
-    port: -1,
-    coordinators: batched
-      ? request.coordinatorKeys.map((key) => ({
-          key,
-          nodeId: -1,
-          host: '',
-          port: -1,
-          errorCode: error.code,
-          errorMessage: error.message,
-        }))
-      : [],
-  };
-}
-
-function describeGroups(
-  request: DescribeGroupsRequest,
-  _version: number,
-  error: ErrorDetail,
-): DescribeGroupsResponse {
-  return {
-    throttleTimeMs: 0,
-    groups: request.groups.map((groupId) => ({
-      errorCode: error.code,
-      groupId,
-      groupState: '',
-      protocolType: '',
-      protocolData: '',
-      members: [],
-      authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
-    })),
-  };
-}
-
-function createTopics(
-  request: CreateTopicsRequest,
-  _version: number,
-  error: ErrorDetail,
-): CreateTopicsResponse {
-  return {
-    throttleTimeMs: 0,
-    topics: request.topics.map((topic) => ({
-      name: topic.name,
-      topicId: ZERO_UUID,
-      errorCode: error.code,
-      errorMessage: error.message,
-      topicConfigErrorCode: 0,
-      numPartitions: -1,
-      replicationFactor: -1,
-      configs: [],
-    })),
-  };
-}
-
-function deleteTopics(
-  request: DeleteTopicsRequest,
-  version: number,
-  error: ErrorDetail,
-): DeleteTopicsResponse {
-  // Before v6 the request names topics; from v6 it lists them with ids.
-  const topics =
-    version >= 6 ? request.topics : request.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
-  return {
-    throttleTimeMs: 0,
-    responses: topics.map((topic) => ({
-      name: topic.name,
-      topicId: topic.topicId,
-      errorCode: error.code,
-      errorMessage: null,
-    })),
-  };
-}
-
-function describeConfigs(
-  request: DescribeConfigsRequest,
-  _version: number,
-  error: ErrorDetail,
-): DescribeConfigsResponse {
-  return {
-    throttleTimeMs: 0,
-    results: request.resources.map((resource) => ({
-      errorCode: error.code,
-      errorMessage: error.message,
-      resourceType: resource.resourceType,
-      resourceName: resource.resourceName,
-      configs: [],
-    })),
-  };
+): void {
+  const struct = shape[mirror.to]?.struct;
+  if (struct === undefined || !inRange(mirror.versions ?? ALL_VERSIONS, version)) return;
+  const source = typeof mirror.from === 'function' ? mirror.from(request) : request[mirror.from];
+  if (!Array.isArray(source) || source.length === 0) return;
+  const elements = source.map((item: unknown) => {
+    const element = defaultsOf(struct, version);
+    const fields = (item ?? {}) as Struct;
+    for (const [to, from] of Object.entries(mirror.copy ?? {})) {
+      set(element, struct, to, from === ITSELF ? item : fields[from], version);
+    }
+    for (const [to, value] of Object.entries(mirror.fill ?? {})) set(element, struct, to, value, version);
+    set(element, struct, mirror.errorField ?? 'errorCode', error.code, version);
+    if (mirror.message !== false) set(element, struct, 'errorMessage', error.message, version);
+    for (const nested of mirror.nested ?? []) addMirrored(element, struct, fields, nested, version, error);
+    return element;
+  });
+  target[mirror.to] = [...(target[mirror.to] as unknown[]), ...elements];
 }

@@ -11,16 +11,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { inspect } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { Admin } from '../../src/client/admin.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { loadMessages } from '../../src/protocol/generator/generate.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
-import { ApiKey } from '../../src/protocol/registry.js';
+import { ApiKey, findApi } from '../../src/protocol/registry.js';
 import { type DevCertFiles, writeDevCertificates } from '../../src/security/dev-certs.js';
 import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
 import { waitUntil } from '../helpers/wait.js';
 import { WireClient } from '../helpers/wire-client.js';
 import { freePort } from '../helpers/zookeeper.js';
+import { SampleBuilder } from '../protocol/messages/sample-values.js';
 
 const JAAS =
   'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret" user_bob="bob-secret";';
@@ -78,6 +81,15 @@ async function handshaken(mechanism: string): Promise<WireClient> {
   const handshake = await client.call(ApiKey.SASL_HANDSHAKE, 1, { mechanism });
   assert.equal(handshake.errorCode, ErrorCode.NONE);
   return client;
+}
+
+/** Whether an error code field anywhere in a decoded response (top level or nested) is `code`. */
+function carriesError(value: unknown, code: number): boolean {
+  if (Array.isArray(value)) return value.some((v) => carriesError(v, code));
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return false;
+  return Object.entries(value).some(
+    ([key, v]) => (/errorCode$/i.test(key) && v === code) || carriesError(v, code),
+  );
 }
 
 before(async () => {
@@ -484,6 +496,131 @@ describe('SASL failures on the wire', () => {
     assert.deepEqual(
       created.topics.map((t: { name: string; errorCode: number }) => [t.name, t.errorCode]),
       [['refused', illegal]],
+    );
+  });
+
+  it('every advertised API gets its own error response with ILLEGAL_SASL_STATE after the handshake', async () => {
+    // Kafka's authenticator parses any request but the SASL exchange and answers with its request's
+    // getErrorResponse: the API's own response, the error on every topic, partition, group or resource the request
+    // named (or at the top level), then closes. Each advertised API at its oldest and newest version, with a request
+    // naming two of everything.
+    const probe = await WireClient.connect('127.0.0.1', saslPort);
+    const advertised = await probe.call(ApiKey.API_VERSIONS, 3, {
+      clientSoftwareName: 'wire-test',
+      clientSoftwareVersion: '1.0',
+    });
+    probe.close();
+    const requests = new Map(
+      loadMessages()
+        .filter((m) => m.kind === 'request')
+        .map((m) => [m.apiKey, m]),
+    );
+    const answeredThemselves = new Set<number>([
+      ApiKey.API_VERSIONS,
+      ApiKey.SASL_HANDSHAKE,
+      ApiKey.SASL_AUTHENTICATE,
+    ]);
+    const cases: { apiKey: number; version: number }[] = [];
+    for (const api of advertised.apiKeys as { apiKey: number; minVersion: number; maxVersion: number }[]) {
+      if (answeredThemselves.has(api.apiKey)) continue;
+      for (const version of new Set([api.minVersion, api.maxVersion]))
+        cases.push({ apiKey: api.apiKey, version });
+    }
+    assert.ok(cases.length > 100, String(cases.length));
+    const failures: string[] = [];
+    const refusal = async ({ apiKey, version }: { apiKey: number; version: number }) => {
+      const name = `${findApi(apiKey)?.name} v${version}`;
+      const body = new SampleBuilder({ nulls: false, arrayLength: 2, untagged: true }).struct(
+        requests.get(apiKey)!.root,
+        version,
+      );
+      const client = await handshaken('PLAIN');
+      try {
+        const response = await client.call(apiKey, version, body, 5000);
+        // Kafka's DescribeLogDirs error response sets only the top-level ErrorCode, which v0-2 do not have.
+        const noPlaceForError = apiKey === ApiKey.DESCRIBE_LOG_DIRS && version < 3;
+        if (!noPlaceForError && !carriesError(response, ErrorCode.ILLEGAL_SASL_STATE)) {
+          failures.push(`${name}: no ILLEGAL_SASL_STATE in ${inspect(response, { depth: 6 })}`);
+        }
+        if (!(await client.raw.waitClosed())) failures.push(`${name}: connection left open`);
+      } catch (err) {
+        failures.push(`${name}: ${(err as Error).message}`);
+        client.close();
+      }
+    };
+    for (let i = 0; i < cases.length; i += 8) await Promise.all(cases.slice(i, i + 8).map(refusal));
+    assert.deepEqual(failures, []);
+  });
+
+  it('nested requests get the error where Kafka puts it: per partition, per resource, per entry', async () => {
+    const illegal = ErrorCode.ILLEGAL_SASL_STATE;
+    const refused = async (apiKey: number, version: number, body: unknown) => {
+      const client = await handshaken('PLAIN');
+      const response = await client.call(apiKey, version, body, 5000);
+      assert.equal(await client.raw.waitClosed(), true);
+      return response;
+    };
+    const deleted = await refused(ApiKey.DELETE_RECORDS, 2, {
+      topics: [{ name: 't', partitions: [{ partitionIndex: 4, offset: 10n }] }],
+      timeoutMs: 1000,
+    });
+    assert.deepEqual(deleted.topics, [
+      { name: 't', partitions: [{ partitionIndex: 4, lowWatermark: -1n, errorCode: illegal }] },
+    ]);
+    const elected = await refused(ApiKey.ELECT_LEADERS, 2, {
+      electionType: 0,
+      topicPartitions: [{ topic: 't', partitions: [1, 2] }],
+      timeoutMs: 1000,
+    });
+    assert.equal(elected.errorCode, illegal);
+    assert.deepEqual(
+      elected.replicaElectionResults.map(
+        (r: { topic: string; partitionResult: { partitionId: number }[] }) => [
+          r.topic,
+          r.partitionResult.map((p) => p.partitionId),
+        ],
+      ),
+      [['t', [1, 2]]],
+    );
+    const described = await refused(ApiKey.DESCRIBE_PRODUCERS, 0, {
+      topics: [{ name: 't', partitionIndexes: [0, 7] }],
+    });
+    assert.deepEqual(
+      described.topics[0].partitions.map((p: { partitionIndex: number; errorCode: number }) => [
+        p.partitionIndex,
+        p.errorCode,
+      ]),
+      [
+        [0, illegal],
+        [7, illegal],
+      ],
+    );
+    const quotas = await refused(ApiKey.ALTER_CLIENT_QUOTAS, 1, {
+      entries: [
+        { entity: [{ entityType: 'user', entityName: 'u' }], ops: [{ key: 'k', value: 1, remove: false }] },
+      ],
+      validateOnly: false,
+    });
+    assert.deepEqual(quotas.entries[0].entity, [{ entityType: 'user', entityName: 'u' }]);
+    assert.equal(quotas.entries[0].errorCode, illegal);
+    const scram = await refused(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, 0, {
+      deletions: [{ name: 'zed', mechanism: 1 }],
+      upsertions: [
+        {
+          name: 'amy',
+          mechanism: 1,
+          iterations: 4096,
+          salt: Buffer.from('s'),
+          saltedPassword: Buffer.from('p'),
+        },
+      ],
+    });
+    assert.deepEqual(
+      scram.results.map((r: { user: string; errorCode: number }) => [r.user, r.errorCode]),
+      [
+        ['amy', illegal],
+        ['zed', illegal],
+      ],
     );
   });
 

@@ -10,6 +10,7 @@ import {
   emitDataFile,
   emitDataIndex,
 } from './emit-files.js';
+import { emitResponseShapes } from './emit-shapes.js';
 import { kebabCase } from './names.js';
 import { buildSchema, type MessageSchema } from './schema.js';
 import { repositoryRoot } from './spec-reader.js';
@@ -72,6 +73,7 @@ export function generateFiles(schema: SchemaFile): GeneratedFile[] {
     text: emitApiFile(pair),
   }));
   files.push({ path: 'src/protocol/messages/index.ts', text: emitApiIndex(pairs) });
+  files.push({ path: 'src/protocol/messages/response-shapes.ts', text: emitResponseShapes(pairs) });
   for (const name of ['RequestHeader', 'ResponseHeader']) {
     files.push({
       path: `src/protocol/messages/${kebabCase(name)}.ts`,

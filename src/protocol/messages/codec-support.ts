@@ -122,3 +122,24 @@ export function decodeVersioned<Value>(
   if (newerVersions === 'reject') r.expectEnd();
   return { version, value };
 }
+
+/**
+ * One field of a message as code that builds values without knowing the message sees it (the generated
+ * RESPONSE_SHAPES): the versions it is in, where it may be null, its type and the decoder's default.
+ */
+export interface FieldShape {
+  /** Inclusive version range; [1, 0] is none. */
+  readonly versions: readonly [number, number];
+  readonly nullable?: readonly [number, number];
+  /** A primitive type's name, or 'array' / 'struct'. */
+  readonly type: string;
+  /** The default of a primitive field, or null for a field (of any type) whose default is null. */
+  readonly value?: unknown;
+  /** The struct of a struct field, or of the elements of an array of structs. */
+  readonly struct?: StructShape;
+}
+
+/** A struct's fields by their property names. */
+export interface StructShape {
+  readonly [property: string]: FieldShape;
+}

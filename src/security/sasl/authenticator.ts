@@ -477,8 +477,8 @@ export function refusedDuringAuthentication(request: Request): boolean {
  * Any request but the SASL exchange after a SaslHandshake v1. Kafka's authenticator (SaslServerAuthenticator
  * handleSaslToken) parses it, answers with that API's own error response carrying ILLEGAL_SASL_STATE and fails the
  * authentication, so the connection closes after the answer (sent after connection.failed.authentication.delay.ms,
- * as any authentication failure). A request that does not decode, or of an API without an error response here,
- * closes the connection unanswered.
+ * as any authentication failure). A request that does not decode, or one Kafka sends no error response for (a
+ * Produce with acks=0), closes the connection unanswered.
  */
 export async function refuseRequest(authenticator: SaslAuthenticator, request: Request): Promise<Response> {
   const api = getApi(request.apiKey);
