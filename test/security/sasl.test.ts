@@ -560,6 +560,16 @@ describe('SASL failures on the wire', () => {
       assert.equal(await client.raw.waitClosed(), true);
       return response;
     };
+    // Kafka's message names the API by its ApiKeys constant.
+    const cluster = await refused(ApiKey.DESCRIBE_CLUSTER, 1, {
+      includeClusterAuthorizedOperations: false,
+      endpointType: 1,
+    });
+    assert.equal(cluster.errorCode, illegal);
+    assert.equal(
+      cluster.errorMessage,
+      'Unexpected Kafka request of type DESCRIBE_CLUSTER during SASL authentication.',
+    );
     const deleted = await refused(ApiKey.DELETE_RECORDS, 2, {
       topics: [{ name: 't', partitions: [{ partitionIndex: 4, offset: 10n }] }],
       timeoutMs: 1000,

@@ -473,6 +473,11 @@ export function refusedDuringAuthentication(request: Request): boolean {
   );
 }
 
+/** An API as Kafka's ApiKeys enum names it in messages (PRODUCE, DESCRIBE_CLUSTER): Brook's ApiKey constant. */
+function apiConstantName(apiKey: number): string {
+  return Object.entries(ApiKey).find(([, key]) => key === apiKey)?.[0] ?? String(apiKey);
+}
+
 /**
  * Any request but the SASL exchange after a SaslHandshake v1. Kafka's authenticator (SaslServerAuthenticator
  * handleSaslToken) parses it, answers with that API's own error response carrying ILLEGAL_SASL_STATE and fails the
@@ -489,7 +494,7 @@ export async function refuseRequest(authenticator: SaslAuthenticator, request: R
   const reader = new Reader(request.frame);
   decodeRequestHeader(reader);
   const body = api.decodeRequest(reader, version);
-  const message = `Unexpected Kafka request of type ${api.name} during SASL authentication.`;
+  const message = `Unexpected Kafka request of type ${apiConstantName(request.apiKey)} during SASL authentication.`;
   const response = errorResponseBody(request.apiKey, version, body, {
     code: ErrorCode.ILLEGAL_SASL_STATE,
     message,
