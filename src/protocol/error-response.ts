@@ -9,6 +9,7 @@
 // then what ERROR_PLANS says Kafka adds for the API: elements mirroring the request's collections (with the keys
 // copied across), and values other than the defaults. An API without a plan gets the top-level error only.
 
+import { errorByCode } from './errors.js';
 import type { FieldShape, StructShape } from './messages/codec-support.js';
 import { EMPTY_BYTES, ZERO_UUID } from './messages/codec-support.js';
 import { ApiKey } from './messages/index.js';
@@ -20,6 +21,12 @@ export interface ErrorDetail {
 }
 
 type Struct = Record<string, unknown>;
+
+/**
+ * Which text an errorMessage field gets: the refusal's own message (Kafka's ApiError.message()), the error code's
+ * standard description (where Kafka writes Errors.message()), or none (the field keeps its default).
+ */
+type MessageChoice = 'own' | 'standard' | 'none';
 
 /** In a copy list: the request element itself (a name, a group id, a partition index) rather than a field of it. */
 const ITSELF = '.';
@@ -36,8 +43,8 @@ interface Mirror {
   readonly fill?: Readonly<Struct>;
   /** The element's error code field, when not errorCode. */
   readonly errorField?: string;
-  /** False where Kafka leaves the element's errorMessage at its default. */
-  readonly message?: boolean;
+  /** The element's errorMessage (default 'own'). */
+  readonly message?: MessageChoice;
   /** The request versions where Kafka fills this collection (default all). */
   readonly versions?: readonly [number, number];
   readonly nested?: readonly Mirror[];
@@ -47,6 +54,8 @@ interface ErrorPlan {
   /** Top-level response property -> request property whose value it takes. */
   readonly copy?: Readonly<Record<string, string>>;
   readonly fill?: Readonly<Struct>;
+  /** The top-level errorMessage (default 'own'). */
+  readonly message?: MessageChoice;
   readonly mirrors?: readonly Mirror[];
   /** False when Kafka sends no response at all (a Produce with acks=0). */
   readonly answered?: (request: Struct) => boolean;
@@ -223,8 +232,15 @@ const ERROR_PLANS: Partial<Record<number, ErrorPlan>> = {
   [ApiKey.FIND_COORDINATOR]: {
     // From v4 many keys at once, answered per key.
     fill: { nodeId: -1, port: -1 },
+    message: 'standard',
     mirrors: [
-      { from: 'coordinatorKeys', to: 'coordinators', copy: { key: ITSELF }, fill: { nodeId: -1, port: -1 } },
+      {
+        from: 'coordinatorKeys',
+        to: 'coordinators',
+        copy: { key: ITSELF },
+        fill: { nodeId: -1, port: -1 },
+        message: 'standard',
+      },
     ],
   },
   [ApiKey.JOIN_GROUP]: { fill: { protocolName: null } },
@@ -233,8 +249,8 @@ const ERROR_PLANS: Partial<Record<number, ErrorPlan>> = {
   [ApiKey.DELETE_TOPICS]: {
     // Before v6 the request names topics; from v6 it lists them with ids.
     mirrors: [
-      { from: 'topicNames', to: 'responses', copy: { name: ITSELF }, message: false },
-      { from: 'topics', to: 'responses', copy: { name: 'name', topicId: 'topicId' }, message: false },
+      { from: 'topicNames', to: 'responses', copy: { name: ITSELF }, message: 'none' },
+      { from: 'topics', to: 'responses', copy: { name: 'name', topicId: 'topicId' }, message: 'none' },
     ],
   },
   [ApiKey.DELETE_RECORDS]: {
@@ -318,6 +334,7 @@ const ERROR_PLANS: Partial<Record<number, ErrorPlan>> = {
         from: 'resources',
         to: 'results',
         copy: { resourceType: 'resourceType', resourceName: 'resourceName' },
+        message: 'standard',
       },
     ],
   },
@@ -393,7 +410,9 @@ const ERROR_PLANS: Partial<Record<number, ErrorPlan>> = {
     ],
   },
   [ApiKey.DESCRIBE_CLIENT_QUOTAS]: { fill: { entries: null } },
-  [ApiKey.ALTER_CLIENT_QUOTAS]: { mirrors: [{ from: 'entries', to: 'entries', copy: { entity: 'entity' } }] },
+  [ApiKey.ALTER_CLIENT_QUOTAS]: {
+    mirrors: [{ from: 'entries', to: 'entries', copy: { entity: 'entity' }, message: 'standard' }],
+  },
   [ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS]: { mirrors: [{ from: 'users', to: 'results' }] },
   [ApiKey.ALTER_USER_SCRAM_CREDENTIALS]: {
     mirrors: [{ from: scramUsers, to: 'results', copy: { user: ITSELF } }],
@@ -404,15 +423,16 @@ const ERROR_PLANS: Partial<Record<number, ErrorPlan>> = {
         from: 'topics',
         to: 'topics',
         copy: { name: 'name' },
-        nested: [{ from: 'partitionIndexes', to: 'partitions', ...PARTITION_KEYS, message: false }],
+        nested: [{ from: 'partitionIndexes', to: 'partitions', ...PARTITION_KEYS, message: 'none' }],
       },
     ],
   },
   [ApiKey.DESCRIBE_TRANSACTIONS]: {
     mirrors: [{ from: 'transactionalIds', to: 'transactionStates', copy: { transactionalId: ITSELF } }],
   },
+  [ApiKey.CONSUMER_GROUP_HEARTBEAT]: { message: 'none' },
   [ApiKey.CONSUMER_GROUP_DESCRIBE]: {
-    mirrors: [{ from: 'groupIds', to: 'groups', copy: { groupId: ITSELF }, message: false }],
+    mirrors: [{ from: 'groupIds', to: 'groups', copy: { groupId: ITSELF }, message: 'none' }],
   },
 };
 
@@ -433,7 +453,7 @@ export function errorResponseBody(
   if (plan.answered !== undefined && !plan.answered(body)) return null;
   const response = defaultsOf(shape, version);
   set(response, shape, 'errorCode', error.code, version);
-  set(response, shape, 'errorMessage', error.message, version);
+  setMessage(response, shape, plan.message, error, version);
   for (const [to, from] of Object.entries(plan.copy ?? {})) set(response, shape, to, body[from], version);
   for (const [to, value] of Object.entries(plan.fill ?? {})) set(response, shape, to, value, version);
   for (const mirror of plan.mirrors ?? []) addMirrored(response, shape, body, mirror, version, error);
@@ -486,6 +506,18 @@ function set(target: Struct, shape: StructShape, property: string, value: unknow
   target[property] = value;
 }
 
+function setMessage(
+  target: Struct,
+  shape: StructShape,
+  choice: MessageChoice = 'own',
+  error: ErrorDetail,
+  version: number,
+): void {
+  if (choice === 'none') return;
+  const message = choice === 'own' ? error.message : (errorByCode(error.code)?.message ?? error.message);
+  set(target, shape, 'errorMessage', message, version);
+}
+
 function addMirrored(
   target: Struct,
   shape: StructShape,
@@ -506,7 +538,7 @@ function addMirrored(
     }
     for (const [to, value] of Object.entries(mirror.fill ?? {})) set(element, struct, to, value, version);
     set(element, struct, mirror.errorField ?? 'errorCode', error.code, version);
-    if (mirror.message !== false) set(element, struct, 'errorMessage', error.message, version);
+    setMessage(element, struct, mirror.message, error, version);
     for (const nested of mirror.nested ?? []) addMirrored(element, struct, fields, nested, version, error);
     return element;
   });

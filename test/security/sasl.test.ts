@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { Admin } from '../../src/client/admin.js';
-import { ErrorCode } from '../../src/protocol/errors.js';
+import { ErrorCode, errorByCode } from '../../src/protocol/errors.js';
 import { loadMessages } from '../../src/protocol/generator/generate.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey, findApi } from '../../src/protocol/registry.js';
@@ -570,6 +570,29 @@ describe('SASL failures on the wire', () => {
       cluster.errorMessage,
       'Unexpected Kafka request of type DESCRIBE_CLUSTER during SASL authentication.',
     );
+    // Where Kafka writes the error code's standard text (FindCoordinator), or no message (ConsumerGroupHeartbeat).
+    const coordinators = await refused(ApiKey.FIND_COORDINATOR, 4, { keyType: 0, coordinatorKeys: ['g'] });
+    assert.deepEqual(
+      coordinators.coordinators.map((c: { key: string; errorCode: number; errorMessage: string }) => [
+        c.key,
+        c.errorCode,
+        c.errorMessage,
+      ]),
+      [['g', illegal, errorByCode(illegal)?.message]],
+    );
+    const heartbeat = await refused(ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, {
+      groupId: 'g',
+      memberId: 'm',
+      memberEpoch: 0,
+      instanceId: null,
+      rackId: null,
+      rebalanceTimeoutMs: -1,
+      subscribedTopicNames: null,
+      serverAssignor: null,
+      topicPartitions: null,
+    });
+    assert.equal(heartbeat.errorCode, illegal);
+    assert.equal(heartbeat.errorMessage, null);
     const deleted = await refused(ApiKey.DELETE_RECORDS, 2, {
       topics: [{ name: 't', partitions: [{ partitionIndex: 4, offset: 10n }] }],
       timeoutMs: 1000,
