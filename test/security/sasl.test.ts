@@ -711,7 +711,31 @@ describe('SASL failures on the wire', () => {
     const again = await handshaken('PLAIN');
     const handshake = await again.call(ApiKey.SASL_HANDSHAKE, 1, { mechanism: 'PLAIN' });
     assert.equal(handshake.errorCode, ErrorCode.ILLEGAL_SASL_STATE);
+    // Kafka's SaslHandshake error response (and KafkaApis' answer to one) lists no mechanisms.
+    assert.deepEqual(handshake.mechanisms, []);
     assert.equal(await again.raw.waitClosed(), true);
+  });
+
+  it('SaslHandshake after authenticating, or on a PLAINTEXT listener: ILLEGAL_SASL_STATE, no mechanisms listed', async () => {
+    // Kafka's KafkaApis answers these itself: ILLEGAL_SASL_STATE with an empty mechanism list, the connection kept.
+    const authenticated = await handshaken('PLAIN');
+    const answer = await authenticated.call(ApiKey.SASL_AUTHENTICATE, 2, {
+      authBytes: Buffer.from('\0alice\0alice-secret'),
+    });
+    assert.equal(answer.errorCode, ErrorCode.NONE);
+    const plain = await WireClient.connect('127.0.0.1', plainPort);
+    for (const client of [authenticated, plain]) {
+      const handshake = await client.call(ApiKey.SASL_HANDSHAKE, 1, { mechanism: 'PLAIN' });
+      assert.equal(handshake.errorCode, ErrorCode.ILLEGAL_SASL_STATE);
+      assert.deepEqual(handshake.mechanisms, []);
+      const metadata = await client.call(ApiKey.METADATA, 12, {
+        topics: [],
+        allowAutoTopicCreation: false,
+        includeTopicAuthorizedOperations: false,
+      });
+      assert.deepEqual(metadata.topics, []);
+      client.close();
+    }
   });
 
   it('a token larger than sasl.server.max.receive.size closes the connection before it is read', async () => {

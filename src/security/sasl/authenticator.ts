@@ -270,11 +270,12 @@ export class SaslAuthenticator {
       // closed before this, by the network layer).
     }
     if (listener === undefined || security.saslState !== 'handshake') {
-      // Not a SASL listener, already past the handshake, or a re-authentication refused above: Kafka answers, and
-      // closes a connection still authenticating.
+      // Not a SASL listener, already past the handshake, or a re-authentication refused above: Kafka answers
+      // (listing no mechanisms, as its SaslHandshake error response and KafkaApis do), and closes a connection still
+      // authenticating.
       const close = !security.authenticated;
       if (close) this.closeOnFailure(connection, 'SaslHandshake: ILLEGAL_SASL_STATE');
-      return { errorCode: 'ILLEGAL_SASL_STATE', mechanisms, close };
+      return { errorCode: 'ILLEGAL_SASL_STATE', mechanisms: [], close };
     }
     if (!mechanisms.includes(mechanism)) {
       this.closeOnFailure(connection, 'SaslHandshake: UNSUPPORTED_SASL_MECHANISM');
