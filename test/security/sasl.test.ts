@@ -716,7 +716,7 @@ describe('SASL failures on the wire', () => {
     assert.equal(await again.raw.waitClosed(), true);
   });
 
-  it('SaslHandshake after authenticating, or on a PLAINTEXT listener: ILLEGAL_SASL_STATE, no mechanisms listed', async () => {
+  it('SaslHandshake or SaslAuthenticate after authenticating, or on PLAINTEXT: ILLEGAL_SASL_STATE, connection kept', async () => {
     // Kafka's KafkaApis answers these itself: ILLEGAL_SASL_STATE with an empty mechanism list, the connection kept.
     const authenticated = await handshaken('PLAIN');
     const answer = await authenticated.call(ApiKey.SASL_AUTHENTICATE, 2, {
@@ -728,6 +728,12 @@ describe('SASL failures on the wire', () => {
       const handshake = await client.call(ApiKey.SASL_HANDSHAKE, 1, { mechanism: 'PLAIN' });
       assert.equal(handshake.errorCode, ErrorCode.ILLEGAL_SASL_STATE);
       assert.deepEqual(handshake.mechanisms, []);
+      const authenticate = await client.call(ApiKey.SASL_AUTHENTICATE, 2, { authBytes: Buffer.from('x') });
+      assert.equal(authenticate.errorCode, ErrorCode.ILLEGAL_SASL_STATE);
+      assert.equal(
+        authenticate.errorMessage,
+        'SaslAuthenticate request received after successful authentication',
+      );
       const metadata = await client.call(ApiKey.METADATA, 12, {
         topics: [],
         allowAutoTopicCreation: false,
