@@ -4,8 +4,9 @@
 //
 // Kafka's rules, followed here: an ApiVersions request of a version newer than the broker knows is answered
 // with UNSUPPORTED_VERSION in a v0 body that lists what the broker supports (the client then retries with a
-// version it shares). Any other unsupported version, or an unknown API key, closes the connection: there is no
-// body layout to answer it with.
+// version it shares); after a SaslHandshake v1, while the client should be authenticating, that v0 answer is
+// ILLEGAL_SASL_STATE with no APIs and the connection closes, as Kafka's authenticator answers it. Any other
+// unsupported version, or an unknown API key, closes the connection: there is no body layout to answer it with.
 
 import type { Logger } from '../common/logger.js';
 import type { Connection } from '../network/connection.js';
@@ -41,7 +42,15 @@ export function createRequestDispatcher(
     const version = request.apiVersion;
     if (version < handler.minVersion || version > handler.maxVersion) {
       if (request.apiKey === ApiKey.API_VERSIONS && version > handler.maxVersion) {
-        return unsupportedApiVersionsResponse(request.correlationId, handlers);
+        if (services.sasl.refusesDuringAuthentication(request.connection, 'ApiVersions')) {
+          return services.sasl
+            .failureDelay()
+            .then(() => apiVersionsV0Response(request.correlationId, ILLEGAL_SASL_STATE_ANSWER));
+        }
+        return apiVersionsV0Response(request.correlationId, {
+          errorCode: ErrorCode.UNSUPPORTED_VERSION,
+          apiKeys: advertisedApiVersions(handlers),
+        });
       }
       throw new DecodeError(
         'unsupported-version',
@@ -185,13 +194,19 @@ function setThrottleTime(response: unknown, throttleTimeMs: number): void {
   if (typeof body.throttleTimeMs === 'number') body.throttleTimeMs = throttleTimeMs;
 }
 
-function unsupportedApiVersionsResponse(correlationId: number, handlers: readonly ApiHandler[]): Response {
+/** The v0 answer during SASL authentication (see the file comment). */
+const ILLEGAL_SASL_STATE_ANSWER = { errorCode: ErrorCode.ILLEGAL_SASL_STATE, apiKeys: [] };
+
+/** The v0 ApiVersions answer to a version newer than the broker's. */
+function apiVersionsV0Response(
+  correlationId: number,
+  answer: { errorCode: number; apiKeys: ReturnType<typeof advertisedApiVersions> },
+): Response {
   const api = findApi(ApiKey.API_VERSIONS)!;
   const w = new Writer(512);
   encodeResponseHeader(w, ApiKey.API_VERSIONS, 0, correlationId);
   api.encodeResponse(w, 0, {
-    errorCode: ErrorCode.UNSUPPORTED_VERSION,
-    apiKeys: advertisedApiVersions(handlers),
+    ...answer,
     throttleTimeMs: 0,
     supportedFeatures: [],
     finalizedFeaturesEpoch: -1n,

@@ -16,10 +16,13 @@ import { Kafka, logLevel } from 'kafkajs';
 import { Admin } from '../../src/client/admin.js';
 import { ErrorCode, errorByCode } from '../../src/protocol/errors.js';
 import { loadMessages } from '../../src/protocol/generator/generate.js';
+import { decodeResponseHeader } from '../../src/protocol/headers.js';
+import { Reader } from '../../src/protocol/primitives/index.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
-import { ApiKey, findApi } from '../../src/protocol/registry.js';
+import { ApiKey, findApi, getApi } from '../../src/protocol/registry.js';
 import { type DevCertFiles, writeDevCertificates } from '../../src/security/dev-certs.js';
 import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
+import { encodeRequest } from '../helpers/raw-client.js';
 import { waitUntil } from '../helpers/wait.js';
 import { WireClient } from '../helpers/wire-client.js';
 import { freePort } from '../helpers/zookeeper.js';
@@ -714,6 +717,21 @@ describe('SASL failures on the wire', () => {
     // Kafka's SaslHandshake error response (and KafkaApis' answer to one) lists no mechanisms.
     assert.deepEqual(handshake.mechanisms, []);
     assert.equal(await again.raw.waitClosed(), true);
+    // An ApiVersions newer than the broker's: Kafka reads it as v0 and answers its v0 error response, ILLEGAL_SASL_STATE
+    // with no APIs (UNSUPPORTED_VERSION and the list only outside authentication), then closes.
+    const newer = await handshaken('PLAIN');
+    newer.raw.sendFrame(
+      encodeRequest({ apiKey: ApiKey.API_VERSIONS, apiVersion: 99, correlationId: 7, headerVersion: 2 }),
+    );
+    const frame = await newer.raw.nextFrame(3000);
+    const reader = new Reader(frame);
+    assert.equal(decodeResponseHeader(reader, ApiKey.API_VERSIONS, 0).correlationId, 7);
+    const refused = getApi(ApiKey.API_VERSIONS).decodeResponse(reader, 0) as {
+      errorCode: number;
+      apiKeys: unknown[];
+    };
+    assert.deepEqual([refused.errorCode, refused.apiKeys], [ErrorCode.ILLEGAL_SASL_STATE, []]);
+    assert.equal(await newer.raw.waitClosed(), true);
   });
 
   it('SaslHandshake or SaslAuthenticate after authenticating, or on PLAINTEXT: ILLEGAL_SASL_STATE, connection kept', async () => {
