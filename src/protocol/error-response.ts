@@ -197,9 +197,11 @@ const ERROR_PLANS: Partial<Record<number, ErrorPlan>> = {
     ],
   },
   [ApiKey.OFFSET_FETCH]: {
-    // Before v8 one group (the top-level error from v2 and on each partition asked for); from v8 per group.
+    // Before v2 the error on each partition asked for; v2-7 the top-level error alone; from v8 per group, with no
+    // topics listed.
     mirrors: [
       {
+        versions: [0, 1],
         from: 'topics',
         to: 'topics',
         copy: { name: 'name' },
@@ -207,26 +209,7 @@ const ERROR_PLANS: Partial<Record<number, ErrorPlan>> = {
           { from: 'partitionIndexes', to: 'partitions', ...PARTITION_KEYS, fill: { committedOffset: -1n } },
         ],
       },
-      {
-        from: 'groups',
-        to: 'groups',
-        copy: { groupId: 'groupId' },
-        nested: [
-          {
-            from: 'topics',
-            to: 'topics',
-            copy: { name: 'name' },
-            nested: [
-              {
-                from: 'partitionIndexes',
-                to: 'partitions',
-                ...PARTITION_KEYS,
-                fill: { committedOffset: -1n },
-              },
-            ],
-          },
-        ],
-      },
+      { from: 'groups', to: 'groups', copy: { groupId: 'groupId' } },
     ],
   },
   [ApiKey.FIND_COORDINATOR]: {

@@ -596,6 +596,31 @@ describe('SASL failures on the wire', () => {
     });
     assert.equal(heartbeat.errorCode, illegal);
     assert.equal(heartbeat.errorMessage, null);
+    // OffsetFetch: the error on each partition asked for before v2, at the top level in v2-7, per group from v8;
+    // Kafka lists no partitions from v2.
+    const fetchTopics = [{ name: 't', partitionIndexes: [0, 1] }];
+    const offsetsV1 = await refused(ApiKey.OFFSET_FETCH, 1, { groupId: 'g', topics: fetchTopics });
+    assert.deepEqual(
+      offsetsV1.topics[0].partitions.map((p: { partitionIndex: number; errorCode: number }) => [
+        p.partitionIndex,
+        p.errorCode,
+      ]),
+      [
+        [0, illegal],
+        [1, illegal],
+      ],
+    );
+    const offsetsV7 = await refused(ApiKey.OFFSET_FETCH, 7, {
+      groupId: 'g',
+      topics: fetchTopics,
+      requireStable: false,
+    });
+    assert.deepEqual([offsetsV7.errorCode, offsetsV7.topics], [illegal, []]);
+    const offsetsV9 = await refused(ApiKey.OFFSET_FETCH, 9, {
+      groups: [{ groupId: 'g', memberId: null, memberEpoch: -1, topics: fetchTopics }],
+      requireStable: false,
+    });
+    assert.deepEqual(offsetsV9.groups, [{ groupId: 'g', topics: [], errorCode: illegal }]);
     const deleted = await refused(ApiKey.DELETE_RECORDS, 2, {
       topics: [{ name: 't', partitions: [{ partitionIndex: 4, offset: 10n }] }],
       timeoutMs: 1000,
