@@ -155,8 +155,15 @@ const ERROR_PLANS: Partial<Record<number, ErrorPlan>> = {
     ],
   },
   [ApiKey.METADATA]: {
-    // A request for all topics (null) is answered with none.
-    mirrors: [{ from: 'topics', to: 'topics', copy: { name: 'name', topicId: 'topicId' } }],
+    // A request for all topics (null) is answered with none; a topic asked for by id alone gets the name ''.
+    mirrors: [
+      {
+        from: (request) =>
+          (request.topics as Struct[] | null)?.map((t) => ({ ...t, name: t.name ?? '' })) ?? null,
+        to: 'topics',
+        copy: { name: 'name', topicId: 'topicId' },
+      },
+    ],
   },
   [ApiKey.LEADER_AND_ISR]: {
     mirrors: [

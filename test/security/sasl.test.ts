@@ -596,6 +596,20 @@ describe('SASL failures on the wire', () => {
     });
     assert.equal(heartbeat.errorCode, illegal);
     assert.equal(heartbeat.errorMessage, null);
+    // A topic asked for by id alone is answered with an empty name, never null.
+    const byId = await refused(ApiKey.METADATA, 12, {
+      topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', name: null }],
+      allowAutoTopicCreation: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    assert.deepEqual(
+      byId.topics.map((t: { name: string; topicId: string; errorCode: number }) => [
+        t.name,
+        t.topicId,
+        t.errorCode,
+      ]),
+      [['', 'AAAAAAAAAAAAAAAAAAAAAQ', illegal]],
+    );
     // OffsetFetch: the error on each partition asked for before v2, at the top level in v2-7, per group from v8;
     // Kafka lists no partitions from v2.
     const fetchTopics = [{ name: 't', partitionIndexes: [0, 1] }];
