@@ -57,7 +57,7 @@ interface ErrorPlan {
   /** The top-level errorMessage (default 'own'). */
   readonly message?: MessageChoice;
   readonly mirrors?: readonly Mirror[];
-  /** False when Kafka sends no response at all (a Produce with acks=0). */
+  /** Whether Kafka answers at all: its getErrorResponse gives none for a Produce with acks=0. */
   readonly answered?: (request: Struct) => boolean;
 }
 
