@@ -453,6 +453,20 @@ describe('SASL failures on the wire', () => {
       includeTopicAuthorizedOperations: false,
     });
     await assert.rejects(produce.receive(3000), /closed|ECONNRESET|EPIPE/);
+    // acks=0: Kafka's getErrorResponse gives no response, so the connection closes unanswered.
+    const unacknowledged = await handshaken('PLAIN');
+    unacknowledged.send(ApiKey.PRODUCE, 9, {
+      transactionalId: null,
+      acks: 0,
+      timeoutMs: 1000,
+      topicData: [
+        {
+          name: 'unauthenticated-write',
+          partitionData: [{ index: 0, records: buildBatch([{ value: Buffer.from('z') }]) }],
+        },
+      ],
+    });
+    await assert.rejects(unacknowledged.receive(3000), /closed/);
     const create = await WireClient.connect('127.0.0.1', saslPort);
     create.send(ApiKey.CREATE_TOPICS, 5, {
       topics: [
