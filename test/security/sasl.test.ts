@@ -770,7 +770,8 @@ describe('SASL failures on the wire', () => {
     // Kafka's SaslHandshake error response (and KafkaApis' answer to one) lists no mechanisms.
     assert.deepEqual(handshake.mechanisms, []);
     assert.equal(await again.raw.waitClosed(), true);
-    // An ApiVersions newer than the broker's: Kafka reads it as v0 and answers its v0 error response, ILLEGAL_SASL_STATE
+    // An ApiVersions newer than the broker's: Kafka reads it as v0 and answers its v0 error response,
+    // ILLEGAL_SASL_STATE
     // with no APIs (UNSUPPORTED_VERSION and the list only outside authentication), then closes.
     const newer = await handshaken('PLAIN');
     newer.raw.sendFrame(
@@ -787,7 +788,7 @@ describe('SASL failures on the wire', () => {
     assert.equal(await newer.raw.waitClosed(), true);
   });
 
-  it('SaslHandshake or SaslAuthenticate after authenticating, or on PLAINTEXT: ILLEGAL_SASL_STATE, connection kept', async () => {
+  it('SaslHandshake or SaslAuthenticate once authenticated or on PLAINTEXT: ILLEGAL_SASL_STATE, kept open', async () => {
     // Kafka's KafkaApis answers these itself: ILLEGAL_SASL_STATE with an empty mechanism list, the connection kept.
     const authenticated = await handshaken('PLAIN');
     const answer = await authenticated.call(ApiKey.SASL_AUTHENTICATE, 2, {
