@@ -771,8 +771,7 @@ describe('SASL failures on the wire', () => {
     assert.deepEqual(handshake.mechanisms, []);
     assert.equal(await again.raw.waitClosed(), true);
     // An ApiVersions newer than the broker's: Kafka reads it as v0 and answers its v0 error response,
-    // ILLEGAL_SASL_STATE
-    // with no APIs (UNSUPPORTED_VERSION and the list only outside authentication), then closes.
+    // ILLEGAL_SASL_STATE with no APIs (UNSUPPORTED_VERSION and the list only outside authentication), then closes.
     const newer = await handshaken('PLAIN');
     newer.raw.sendFrame(
       encodeRequest({ apiKey: ApiKey.API_VERSIONS, apiVersion: 99, correlationId: 7, headerVersion: 2 }),
