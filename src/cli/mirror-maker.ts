@@ -3,7 +3,8 @@
 // (only flows into the --clusters targets when given).
 // Several processes on the same file share the flows' work (KIP-710; dedicated.mode.enable.internal.rest=true).
 // With brook.metrics.listener=http://host:port in the file, serves the mirror's metrics at /metrics (Prometheus).
-// Prints "MirrorMaker started" once every flow runs; runs until SIGTERM or SIGINT. `--status` instead prints
+// Prints "MirrorMaker started" once every flow runs; runs until SIGTERM or SIGINT, or until a flow's herder fails
+// (its Connect group refused, say), which exits 1 as Kafka's MirrorMaker does. `--status` instead prints
 // each mirrored partition's source end offset, the mirror's position and the lag, then exits. A bad file exits 2.
 
 import { readFileSync } from 'node:fs';
@@ -60,16 +61,20 @@ export async function runMirrorMaker(args: string[]): Promise<number> {
       throw err;
     });
     process.stdout.write('MirrorMaker started\n');
-    await new Promise<void>((resolve) => {
-      process.once('SIGTERM', resolve);
-      process.once('SIGINT', resolve);
-    });
+    const failure = await Promise.race([
+      new Promise<null>((resolve) => {
+        process.once('SIGTERM', () => resolve(null));
+        process.once('SIGINT', () => resolve(null));
+      }),
+      mm.failed,
+    ]);
     const log = mm.loggers.logger(CONNECT_LOGGERS.mirrorMaker);
     log.info('MirrorMaker stopping');
     await mm.stop();
     await metrics?.close();
     log.info('MirrorMaker stopped');
-    return 0;
+    // A failed herder: Kafka's exits the whole process with status 1.
+    return failure === null ? 0 : 1;
   } catch (err) {
     if (err instanceof ConnectException || err instanceof UsageError) {
       process.stderr.write(`brook mirror-maker: ${(err as Error).message}\n`);

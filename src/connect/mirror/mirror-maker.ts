@@ -93,6 +93,14 @@ export class MirrorMaker {
   private baseUrl = '';
   private workerIdBase = '';
   private readonly log: Logger;
+  private reportFailure: (err: Error) => void = () => {};
+  /**
+   * Settles with the error of the first flow herder that failed after the start (its group refused, say). Kafka's
+   * herder exits the process then (Exit.exit(1)), so `brook mirror-maker` stops and exits 1.
+   */
+  readonly failed: Promise<Error> = new Promise((resolve) => {
+    this.reportFailure = resolve;
+  });
 
   private constructor(
     /** The file's keys: its top level holds the internal REST server's TLS keys, as Kafka reads them. */
@@ -133,6 +141,7 @@ export class MirrorMaker {
       await mm.stop();
       throw err;
     }
+    for (const r of mm.running) r.herder.failed.then((err) => mm.herderFailed(r, err));
     mm.scheduleConfigure();
     return mm;
   }
@@ -196,6 +205,12 @@ export class MirrorMaker {
     await herder.start();
     await this.configureFlow(this.running[this.running.length - 1]!);
     this.log.info(`Started flow ${name}`);
+  }
+
+  private herderFailed(r: RunningFlow, err: Error): void {
+    if (this.stopped || !this.running.includes(r)) return;
+    this.log.error(`Flow ${r.flow.source}->${r.flow.target} failed: ${err.message}`);
+    this.reportFailure(err);
   }
 
   /**

@@ -12,6 +12,8 @@ const BROOK = resolve(import.meta.dirname, '../../../../bin/brook');
 export interface MirrorProcess {
   readonly pid: number;
   output(): string;
+  /** Resolves with the exit code once the process has ended on its own (or been stopped). */
+  exited(): Promise<number | null>;
   stop(): Promise<number | null>;
   kill(): Promise<void>;
 }
@@ -44,6 +46,7 @@ export async function startMirrorMaker(
   const handle: MirrorProcess = {
     pid: child.pid!,
     output: () => out,
+    exited: () => exited,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);

@@ -133,6 +133,14 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   private joinedOnce: Promise<void>;
   private resolveJoined: () => void = () => {};
   private rejectJoined: (err: Error) => void = () => {};
+  private reportFailure: (err: Error) => void = () => {};
+  /**
+   * Settles with the error that ended the work loop for good (see fatalError), at start or later; never while the
+   * herder runs. Kafka's herder exits the process then: the command running this herder does.
+   */
+  readonly failed: Promise<Error> = new Promise((resolve) => {
+    this.reportFailure = resolve;
+  });
 
   constructor(private readonly o: DistributedHerderOptions) {
     super(o.worker);
@@ -231,6 +239,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
           // As Kafka's herder thread on an exception it cannot retry: it logs it and ends; start() fails with it.
           this.log.error(`Uncaught exception in herder work thread, exiting: ${fatal.message}`);
           this.rejectJoined(fatal);
+          this.reportFailure(fatal);
           return;
         }
         this.log.error(`Distributed herder tick failed, retrying: ${traceOf(err)}`);
