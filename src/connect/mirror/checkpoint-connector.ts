@@ -263,13 +263,15 @@ export class MirrorCheckpointTask extends SourceTask {
     const filters = new MirrorFilters(c);
     const fresh: Checkpoint[] = [];
     for (const o of await this.source!.listConsumerGroupOffsets(group)) {
-      if (o.offset < 0 || !filters.shouldReplicateTopic(o.topic)) continue;
+      // Kafka's shouldCheckpointTopic: the topic filter alone. A heartbeats topic the source connector mirrors
+      // only by heartbeats.replication.enabled is not checkpointed; topics without offset syncs translate to null.
+      if (o.offset < 0 || !filters.byTopicFilter(o.topic)) continue;
       const translated = this.store.translate(o.topic, o.partition, o.offset);
       // No sync at or before the group's offset: it cannot be translated without risking a skipped record.
       if (translated === null || translated < 0) continue;
       const cp: Checkpoint = {
         group,
-        topic: c.policy.formatRemoteTopic(c.sourceAlias, o.topic),
+        topic: this.downstreamTopic(o.topic),
         partition: o.partition,
         upstreamOffset: o.offset,
         downstreamOffset: translated,
@@ -293,6 +295,16 @@ export class MirrorCheckpointTask extends SourceTask {
           timestamp,
         }),
     );
+  }
+
+  /**
+   * The topic's name on the target (Kafka's renameTopicPartition): one that came from the target goes back to its
+   * original name (`B.orders` -> `orders`), any other gets the source's prefix (`orders` -> `A.orders`).
+   */
+  private downstreamTopic(topic: string): string {
+    const c = this.c!;
+    if (c.policy.topicSource(topic) === c.targetAlias) return c.policy.originalTopic(topic);
+    return c.policy.formatRemoteTopic(c.sourceAlias, topic);
   }
 
   /** Commits translated offsets to target groups that have no active members, never moving one backwards. */

@@ -15,6 +15,8 @@ export interface ReplicationPolicy {
   topicSource(topic: string): string | null;
   /** The name of a remote topic on the cluster it came from, or null. */
   upstreamTopic(topic: string): string | null;
+  /** The topic's name on the cluster it was first written to, every cluster prefix taken off. */
+  originalTopic(topic: string): string;
   offsetSyncsTopic(clusterAlias: string): string;
   checkpointsTopic(clusterAlias: string): string;
   heartbeatsTopic(): string;
