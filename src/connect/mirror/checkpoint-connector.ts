@@ -19,7 +19,7 @@ import { CONNECT_LOGGERS } from '../runtime/loggers.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import { CheckpointStore, partitionKey } from './checkpoint-store.js';
 import { MIRROR_LOGGERS, mirrorLogger } from './log.js';
-import { MIRROR_DEFAULTS, MirrorConfig, MirrorFilters } from './mirror-config.js';
+import { MirrorConfig, MirrorFilters } from './mirror-config.js';
 import { OffsetSyncStore } from './offset-syncs.js';
 import { type Checkpoint, decodeOffsetSync, encodeCheckpointKey, encodeCheckpointValue } from './records.js';
 import { ensureInternalTopic, mirrorConfigDef } from './source-connector.js';
@@ -47,26 +47,32 @@ export class MirrorCheckpointConnector extends SourceConnector {
   /** Set when the connector starts, with its flow. */
   private log: Logger = silentLogger;
 
-  /** Kafka's rule (KIP-1031): checkpoints and group offset syncing translate through offset syncs. */
+  /**
+   * Kafka's MirrorCheckpointConfig.validate (KIP-1031): unless disabled (`enabled=false`, a pair run only for
+   * heartbeats), the connector cannot run with emit.checkpoints.enabled or emit.offset-syncs.enabled set to
+   * `false` (the exact text, as Kafka compares it).
+   */
   override async validate(props: Record<string, string>): Promise<ConfigValue[]> {
     const values = await super.validate(props);
-    const flag = (key: string) => (props[key] ?? MIRROR_DEFAULTS[key] ?? '').trim().toLowerCase() === 'true';
-    if (
-      !flag('emit.offset-syncs.enabled') &&
-      (flag('emit.checkpoints.enabled') || flag('sync.group.offsets.enabled'))
-    ) {
-      const v = values.find((x) => x.name === 'emit.offset-syncs.enabled');
-      const message = "MirrorCheckpointConnector can't run without offset syncs";
+    if (props.enabled === 'false') return values;
+    const refuse = (key: string, message: string) => {
+      if (props[key] !== 'false') return;
+      const v = values.find((x) => x.name === key);
       if (v !== undefined) v.errors.push(message);
       else
         values.push({
-          name: 'emit.offset-syncs.enabled',
-          value: props['emit.offset-syncs.enabled'],
+          name: key,
+          value: props[key],
           recommendedValues: [],
           errors: [message],
           visible: true,
         });
-    }
+    };
+    refuse(
+      'emit.checkpoints.enabled',
+      "MirrorCheckpointConnector can't run with emit.checkpoints.enabled set to false",
+    );
+    refuse('emit.offset-syncs.enabled', "MirrorCheckpointConnector can't run without offset syncs");
     return values;
   }
 
