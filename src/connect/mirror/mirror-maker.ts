@@ -188,8 +188,8 @@ export class MirrorMaker {
       offsets,
       loggers: this.loggers,
       clientOptions: security,
-      async openOffsetsTopic(topic) {
-        const store = new TopicOffsetStore(logs.offsets(topic));
+      async openOffsetsTopic(topic, clientIds) {
+        const store = new TopicOffsetStore(logs.offsets(topic, clientIds));
         await store.start();
         return store;
       },

@@ -11,7 +11,13 @@ export class ConnectorOffsetStore implements OffsetStore {
   constructor(
     readonly primary: OffsetStore,
     readonly secondary: OffsetStore,
+    /** Stops the primary store when it is its holder's alone (a task's), else nothing. */
+    private readonly onRelease: () => Promise<void> = async () => {},
   ) {}
+
+  release(): Promise<void> {
+    return this.onRelease();
+  }
 
   has(connector: string, partition: SourcePartition): boolean {
     return this.primary.has(connector, partition) || this.secondary.has(connector, partition);

@@ -255,6 +255,8 @@ export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
         await producer.abortTransaction().catch(() => {});
       }
       await producer?.close();
+      // The task's own reader of the connector's offsets topic, if it has one.
+      await this.offsets.release?.();
     }
   }
 }

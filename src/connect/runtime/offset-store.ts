@@ -23,6 +23,8 @@ export interface OffsetStore {
   has(connector: string, partition: SourcePartition): boolean;
   /** Reads what other workers wrote, to the end (stores kept in a topic). */
   refresh?(): Promise<void>;
+  /** Frees what the store holds for the one that asked for it (a task's own offsets topic clients). */
+  release?(): Promise<void>;
 }
 
 export function offsetKey(connector: string, partition: SourcePartition): string {

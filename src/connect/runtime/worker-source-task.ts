@@ -423,6 +423,8 @@ export class WorkerSourceTask extends WorkerTask {
     } finally {
       await this.producer?.close();
       this.producer = null;
+      // The task's own reader of the connector's offsets topic, if it has one.
+      await this.offsets.release?.();
     }
   }
 }

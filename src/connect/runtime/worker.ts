@@ -16,6 +16,7 @@ import {
 } from './client-configs.js';
 import { makeConverter, makeTransformChain, splitList } from './connector-config.js';
 import { ConnectorOffsetStore } from './connector-offset-store.js';
+import type { LogClientIds } from './distributed/kafka-based-log.js';
 import { ErrorHandler } from './error-handler.js';
 import {
   type ExactlyOnceOptions,
@@ -43,13 +44,17 @@ export interface WorkerOptions {
   clientOptions?: Record<string, unknown>;
   /**
    * Opens (creates if missing, reads to its end, follows) the offsets topic a source connector names in
-   * `offsets.storage.topic`; distributed mode only (standalone ignores the key, as Kafka's does).
+   * `offsets.storage.topic`, its clients named `clientIds`; distributed mode only (standalone ignores the key, as
+   * Kafka's does).
    */
-  openOffsetsTopic?: (topic: string) => Promise<OffsetStore & { stop(): Promise<void> }>;
+  openOffsetsTopic?: (topic: string, clientIds: LogClientIds) => Promise<StoppableOffsetStore>;
 }
 
+type StoppableOffsetStore = OffsetStore & { stop(): Promise<void> };
+
 export class Worker {
-  private readonly offsetsTopics = new Map<string, Promise<OffsetStore & { stop(): Promise<void> }>>();
+  /** The connector-level stores of connectors' own offsets topics (what the herder reads), by topic and connector. */
+  private readonly offsetsTopics = new Map<string, Promise<StoppableOffsetStore>>();
 
   /**
    * Settings of the worker's own clients (internal topics, group membership, fencing, admin): the clients'
@@ -141,18 +146,12 @@ export class Worker {
     };
     let task: WorkerTask;
     if (desc.type === 'source') {
-      const offsets = await this.sourceOffsetStore(connectorConfig);
-      if (this.exactlyOnceSourceEnabled()) {
-        const own = this.ownOffsetsTopic(connectorConfig);
-        task = new ExactlyOnceWorkerSourceTask(deps, taskInstance as SourceTask, offsets, {
-          transactionalId: taskTransactionalId(worker.parsed['group.id'] as string, id.connector, id.task),
-          ...transactionBoundary(connectorConfig, deps.offsetFlushIntervalMs),
-          offsetsTopic: own ?? (worker.parsed['offset.storage.topic'] as string),
-          globalCopy: own === null ? null : this.o.offsets,
-          ...producerChecks,
-        });
-      } else {
-        task = new WorkerSourceTask(deps, taskInstance as SourceTask, offsets);
+      const offsets = await this.sourceOffsetStore(connectorConfig, id.task);
+      try {
+        task = this.sourceTask(deps, taskInstance as SourceTask, offsets, connectorConfig, producerChecks);
+      } catch (err) {
+        await offsets.release?.();
+        throw err;
       }
     } else {
       const regex = (connectorConfig['topics.regex'] ?? '').trim();
@@ -161,6 +160,26 @@ export class Worker {
     }
     task.start(paused);
     return task;
+  }
+
+  /** A source task runner: exactly once (KIP-618) when the worker enables it, else at least once. */
+  private sourceTask(
+    deps: ConstructorParameters<typeof WorkerSourceTask>[0],
+    taskInstance: SourceTask,
+    offsets: OffsetStore,
+    connectorConfig: Readonly<Record<string, string>>,
+    producerChecks: Pick<ExactlyOnceOptions, 'preProducerCheck' | 'postProducerCheck'>,
+  ): WorkerTask {
+    if (!this.exactlyOnceSourceEnabled()) return new WorkerSourceTask(deps, taskInstance, offsets);
+    const p = this.o.config.parsed;
+    const own = this.ownOffsetsTopic(connectorConfig);
+    return new ExactlyOnceWorkerSourceTask(deps, taskInstance, offsets, {
+      transactionalId: taskTransactionalId(p['group.id'] as string, deps.id.connector, deps.id.task),
+      ...transactionBoundary(connectorConfig, deps.offsetFlushIntervalMs),
+      offsetsTopic: own ?? (p['offset.storage.topic'] as string),
+      globalCopy: own === null ? null : this.o.offsets,
+      ...producerChecks,
+    });
   }
 
   /** A source connector's own offsets topic (`offsets.storage.topic`), or null for the worker's. */
@@ -182,17 +201,33 @@ export class Worker {
 
   /**
    * The offsets a source connector reads and writes: the worker's store, or, with `offsets.storage.topic`, that
-   * topic first and the worker's store as the fallback.
+   * topic first and the worker's store as the fallback. As Kafka's Worker, the connector's store (for the herder)
+   * and each task's are apart, their clients named `connector-consumer-<connector>[-<task>]`,
+   * `connector-producer-...` and `connector-adminclient-...`; a task's store is the task's, released when it closes.
    */
-  async sourceOffsetStore(connectorConfig: Readonly<Record<string, string>>): Promise<OffsetStore> {
+  async sourceOffsetStore(
+    connectorConfig: Readonly<Record<string, string>>,
+    task?: number,
+  ): Promise<OffsetStore> {
     const own = this.ownOffsetsTopic(connectorConfig);
     const open = this.o.openOffsetsTopic;
     if (own === null || open === undefined) return this.o.offsets;
-    let store = this.offsetsTopics.get(own);
+    const owner = task === undefined ? (connectorConfig.name ?? '') : `${connectorConfig.name ?? ''}-${task}`;
+    const clientIds = {
+      consumer: `connector-consumer-${owner}`,
+      producer: `connector-producer-${owner}`,
+      admin: `connector-adminclient-${owner}`,
+    };
+    if (task !== undefined) {
+      const store = await open(own, clientIds);
+      return new ConnectorOffsetStore(store, this.o.offsets, () => store.stop());
+    }
+    const key = `${own}\u0000${owner}`;
+    let store = this.offsetsTopics.get(key);
     if (store === undefined) {
-      store = open(own);
-      this.offsetsTopics.set(own, store);
-      store.catch(() => this.offsetsTopics.delete(own));
+      store = open(own, clientIds);
+      this.offsetsTopics.set(key, store);
+      store.catch(() => this.offsetsTopics.delete(key));
     }
     return new ConnectorOffsetStore(await store, this.o.offsets);
   }

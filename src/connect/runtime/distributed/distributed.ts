@@ -45,8 +45,8 @@ export async function startDistributed(
     plugins,
     offsets,
     loggers,
-    async openOffsetsTopic(topic) {
-      const store = new TopicOffsetStore(logs.offsets(topic));
+    async openOffsetsTopic(topic, clientIds) {
+      const store = new TopicOffsetStore(logs.offsets(topic, clientIds));
       await store.start();
       return store;
     },

@@ -29,6 +29,8 @@ export interface KafkaBasedLogOptions {
   topic: string;
   bootstrapServers: string;
   clientId: string;
+  /** Names for the log's clients instead of `<clientId>-consumer`, `<clientId>-producer` and none for its admin. */
+  clientIds?: LogClientIds;
   partitions: number;
   replicationFactor: number;
   onRecord: (record: ConsumerRecord) => void;
@@ -39,6 +41,13 @@ export interface KafkaBasedLogOptions {
   clientOptions?: Record<string, unknown>;
   /** Topic configs for creating the topic (KIP-605's `config.storage.<key>` keys); compaction always wins. */
   topicConfigs?: Readonly<Record<string, string>>;
+}
+
+/** The client ids of a log's consumer, producer and admin. */
+export interface LogClientIds {
+  consumer: string;
+  producer: string;
+  admin: string;
 }
 
 const POLL_TIMEOUT_MS = 200;
@@ -68,7 +77,7 @@ export class KafkaBasedLog {
       ...this.o.clientOptions,
       bootstrapServers: this.o.bootstrapServers,
       isolationLevel: this.o.readCommitted === true ? 'read_committed' : 'read_uncommitted',
-      clientId: `${this.o.clientId}-consumer`,
+      clientId: this.o.clientIds?.consumer ?? `${this.o.clientId}-consumer`,
       autoOffsetReset: 'earliest',
       enableAutoCommit: false,
     });
@@ -76,13 +85,17 @@ export class KafkaBasedLog {
     this.producer = new Producer({
       ...this.o.clientOptions,
       bootstrapServers: this.o.bootstrapServers,
-      clientId: `${this.o.clientId}-producer`,
+      clientId: this.o.clientIds?.producer ?? `${this.o.clientId}-producer`,
       acks: 'all',
       lingerMs: 0,
       // Records of one key must stay in order (a status, then its successor): one request in flight.
       maxInFlightRequestsPerConnection: 1,
     });
-    const admin = new Admin({ ...this.o.clientOptions, bootstrapServers: this.o.bootstrapServers });
+    const admin = new Admin({
+      ...this.o.clientOptions,
+      bootstrapServers: this.o.bootstrapServers,
+      clientId: this.o.clientIds?.admin,
+    });
     try {
       // A topic just created (by this worker or another) may take a moment to show its partitions.
       const deadline = Date.now() + TOPIC_METADATA_WAIT_MS;
@@ -106,7 +119,11 @@ export class KafkaBasedLog {
   }
 
   private async ensureTopic(): Promise<void> {
-    const admin = new Admin({ ...this.o.clientOptions, bootstrapServers: this.o.bootstrapServers });
+    const admin = new Admin({
+      ...this.o.clientOptions,
+      bootstrapServers: this.o.bootstrapServers,
+      clientId: this.o.clientIds?.admin,
+    });
     try {
       const existing = await admin.listTopics();
       if (existing.includes(this.o.topic)) return;
@@ -285,7 +302,11 @@ export function internalTopicLogs(
   config: WorkerConfig,
   loggers: Loggers,
   clientOptions: Record<string, unknown> = {},
-): { config: LogOpener; status: LogOpener; offsets: (topic?: string) => LogOpener } {
+): {
+  config: LogOpener;
+  status: LogOpener;
+  offsets: (topic?: string, clientIds?: LogClientIds) => LogOpener;
+} {
   const p = config.parsed;
   const clientId = (p['client.id'] as string) || `connect-${p['group.id'] as string}`;
   const log = loggers.logger(CONNECT_LOGGERS.kafkaBasedLog);
@@ -298,12 +319,14 @@ export function internalTopicLogs(
       suffix: string,
       readCommitted: boolean,
       prefix: StoragePrefix,
+      clientIds?: LogClientIds,
     ): LogOpener =>
     (onRecord) =>
       new KafkaBasedLog({
         topic,
         bootstrapServers: config.bootstrapServers,
         clientId: `${clientId}-${suffix}`,
+        clientIds,
         partitions,
         replicationFactor: rf,
         onRecord,
@@ -332,8 +355,9 @@ export function internalTopicLogs(
       false,
       'status.storage.',
     ),
-    // A connector's own offsets topic is made like the worker's (Kafka does the same).
-    offsets: (topic) =>
+    // A connector's own offsets topic is made like the worker's (Kafka does the same), its clients named by the
+    // worker (Kafka's connector-specific offset store).
+    offsets: (topic, clientIds) =>
       open(
         topic ?? (p['offset.storage.topic'] as string),
         p['offset.storage.partitions'] as number,
@@ -341,6 +365,7 @@ export function internalTopicLogs(
         topic === undefined ? 'offsets' : `offsets-${topic}`,
         offsetsReadCommitted,
         'offset.storage.',
+        clientIds,
       ),
   };
 }
