@@ -104,11 +104,18 @@ export class ErrorHandler {
   }
 
   /**
-   * Releases the dead letter queue producer; the task calls it when it closes, as Kafka's closes its reporters. The
-   * producer's close sends what it holds first; a write it gives up on is logged like any failed one.
+   * Releases the dead letter queue producer; the task calls it when it closes, as Kafka's closes its reporters.
+   * Kafka's DeadLetterQueueReporter.close() closes its producer without a time limit: everything it holds is
+   * delivered (or fails, by delivery.timeout.ms, unbounded for task producers) before it closes, however long the
+   * cluster takes; the herder does not wait for that (task.shutdown.graceful.timeout.ms). A write it gives up on is
+   * logged like any failed one.
    */
   async close(): Promise<void> {
-    await this.o.dlqProducer?.close();
+    const producer = this.o.dlqProducer;
+    if (producer !== null) {
+      await producer.flush().catch(() => {});
+      await producer.close(0);
+    }
     await Promise.all(this.pendingDlqWrites);
   }
 
