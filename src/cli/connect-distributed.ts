@@ -2,7 +2,8 @@
 // (the workers sharing group.id), with its REST API. Prints "REST server listening at URL" once it serves and
 // "Kafka Connect started" once it has joined the group and received its first assignment (tests and scripts
 // wait for those lines); runs until SIGTERM or SIGINT and exits 0 after stopping its work and leaving the
-// group. A bad worker config exits 2 with one line saying why.
+// group. A bad worker config exits 2 with one line saying why; a herder that fails later (its group refused at a
+// rebalance) stops the worker and exits 1, as Kafka's DistributedHerder does.
 
 import { startDistributed } from '../connect/runtime/distributed/distributed.js';
 import { runWorker } from './connect-worker.js';

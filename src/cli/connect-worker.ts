@@ -2,7 +2,8 @@
 // ignored, as Kafka's scripts take it), the worker properties file, starting the worker with its error handling (a
 // bad config, a file that cannot be read or a port in use exits 2 with one line saying why; anything else is a
 // bug and is thrown), the lines tests and scripts wait for ("REST server listening at URL", "Kafka Connect
-// started"), and running until SIGTERM or SIGINT, then stopping the worker and exiting 0.
+// started"), and running until SIGTERM or SIGINT, then stopping the worker and exiting 0 (1 when the worker failed
+// first: a distributed herder whose group was refused).
 
 import { readFileSync } from 'node:fs';
 import type { Logger, LogSink } from '../common/logger.js';
@@ -15,6 +16,8 @@ export interface RunningWorker {
   readonly workerId: string;
   /** The worker's loggers: the command's own lines obey their levels too. */
   readonly loggers: Loggers;
+  /** Settles when the worker can no longer work (a distributed herder refused its group): the command exits 1. */
+  readonly failed?: Promise<Error>;
   stop(): Promise<void>;
 }
 
@@ -78,13 +81,18 @@ export async function runWorker<L, W extends RunningWorker>(
     return fail(problem);
   }
   process.stdout.write('Kafka Connect started\n');
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
-  });
+  const failure = await Promise.race([
+    new Promise<null>((resolve) => {
+      process.once('SIGTERM', () => resolve(null));
+      process.once('SIGINT', () => resolve(null));
+    }),
+    ...(worker.failed === undefined ? [] : [worker.failed]),
+  ]);
   log.info('Kafka Connect stopping');
   await worker.stop();
   log.info('Kafka Connect stopped');
-  if (c.exitGraceMs !== undefined) setTimeout(() => process.exit(0), c.exitGraceMs).unref();
-  return 0;
+  // A failed herder: Kafka's exits the process with status 1.
+  const code = failure === null ? 0 : 1;
+  if (c.exitGraceMs !== undefined) setTimeout(() => process.exit(code), c.exitGraceMs).unref();
+  return code;
 }

@@ -21,6 +21,8 @@ export interface DistributedWorker {
   readonly workerId: string;
   /** The worker's loggers and their levels (/admin/loggers). */
   readonly loggers: Loggers;
+  /** The herder's fatal error, once its work loop has ended for good (DistributedHerder.failed). */
+  readonly failed: Promise<Error>;
   stop(): Promise<void>;
 }
 
@@ -82,6 +84,7 @@ export async function startDistributed(
     restUrl: `${scheme}://${urlHost.includes(':') ? `[${urlHost}]` : urlHost}:${bound.port}`,
     workerId,
     loggers,
+    failed: herder.failed,
     async stop() {
       await herder.stop();
       await worker.close();
