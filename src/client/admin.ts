@@ -42,6 +42,7 @@ import { adminClientId, type ClientOptions } from './options.js';
 import {
   checkCommittableOffset,
   EARLIEST_TIMESTAMP,
+  epochOrNone,
   findCoordinator,
   LATEST_TIMESTAMP,
   listOffsets,
@@ -889,8 +890,9 @@ export class Admin {
 
   /**
    * Sets committed offsets of a group that has no active members (Kafka refuses it for a live group). Each offset
-   * carries its metadata and leader epoch as Kafka's OffsetAndMetadata does: metadata '' and epoch -1 unless given
-   * (MirrorMaker passes the source commit's metadata through, and OffsetFetch returns what was stored here).
+   * carries its metadata and leader epoch as Kafka's OffsetAndMetadata does: metadata '' and epoch -1 unless given,
+   * a negative epoch none (-1) too (MirrorMaker passes the source commit's metadata through, and OffsetFetch returns
+   * what was stored here).
    */
   async alterConsumerGroupOffsets(
     groupId: string,
@@ -911,7 +913,7 @@ export class Admin {
           partitions: ps.map((p) => ({
             partitionIndex: p.partition,
             committedOffset: BigInt(p.offset),
-            committedLeaderEpoch: p.leaderEpoch ?? -1,
+            committedLeaderEpoch: epochOrNone(p.leaderEpoch),
             commitTimestamp: -1n,
             // Kafka's OffsetAndMetadata turns null metadata into '', as the broker does.
             committedMetadata: p.metadata ?? '',

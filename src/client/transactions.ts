@@ -25,7 +25,7 @@ import { ApiKey } from '../protocol/registry.js';
 import type { Cluster } from './cluster.js';
 import { sleep } from './cluster.js';
 import { ClientStateError, isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
-import { CoordinatorType, findCoordinator } from './requests.js';
+import { CoordinatorType, epochOrNone, findCoordinator } from './requests.js';
 
 /** Kafka's TransactionManager states. */
 export type TransactionState =
@@ -46,7 +46,10 @@ export interface ConsumerGroupMetadata {
   groupInstanceId: string | null;
 }
 
-/** An offset to commit in a transaction: the next offset to read, as Kafka's OffsetAndMetadata. */
+/**
+ * An offset to commit in a transaction: the next offset to read, as Kafka's OffsetAndMetadata (a missing or negative
+ * leaderEpoch commits none, -1).
+ */
 export interface TransactionOffset {
   topic: string;
   partition: number;
@@ -302,7 +305,7 @@ export class TransactionManager {
               partitions: list.map((o) => ({
                 partitionIndex: o.partition,
                 committedOffset: BigInt(o.offset),
-                committedLeaderEpoch: o.leaderEpoch ?? -1,
+                committedLeaderEpoch: epochOrNone(o.leaderEpoch),
                 committedMetadata: o.metadata ?? '',
               })),
             })),
