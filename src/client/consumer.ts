@@ -1303,7 +1303,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     // anything is sent (OffsetAndMetadata's "Invalid negative offset").
     for (const o of offsets) checkCommittableOffset(o.offset);
     if (offsets.length === 0) return;
-    this.checkNotRejoining();
+    this.checkActiveGeneration();
     const generation = this.group?.generation() ?? { generationId: -1, memberId: '', groupInstanceId: null };
     await this.cluster.withRetry(async () => {
       const coordinator = await this.coordinator();
@@ -1340,16 +1340,27 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   }
 
   /**
-   * As Kafka's ConsumerCoordinator, a commit while the member is rejoining (its JoinGroup or SyncGroup out) fails at
-   * once with REBALANCE_IN_PROGRESS instead of going out with a generation the group is leaving: poll() completes
-   * the rebalance, and the commit can be made again then.
+   * As Kafka's ConsumerCoordinator, a subscribed member commits only with a stable generation. While it is rejoining
+   * (its JoinGroup or SyncGroup out) the commit fails at once with REBALANCE_IN_PROGRESS instead of going out with a
+   * generation the group is leaving: poll() completes the rebalance, and the commit can be made again then. With no
+   * generation at all (not joined yet, or dropped from the group) it fails with ILLEGAL_GENERATION, Kafka's
+   * CommitFailedException: sent with generation -1 the coordinator would take it unchecked, as a simple consumer's
+   * (assign()), while other members may own the partitions.
    */
-  private checkNotRejoining(): void {
-    if (this.group instanceof GroupMember && this.group.joinInFlight()) {
+  private checkActiveGeneration(): void {
+    if (!(this.group instanceof GroupMember)) return;
+    if (this.group.joinInFlight()) {
       throw new KafkaProtocolError(
         ErrorCode.REBALANCE_IN_PROGRESS,
         'the consumer is rejoining its group, so the offsets cannot be committed now; call poll() to complete the ' +
           'rebalance, then commit again',
+      );
+    }
+    if (this.group.generation().generationId < 0) {
+      throw new KafkaProtocolError(
+        ErrorCode.ILLEGAL_GENERATION,
+        'Offset commit cannot be completed since the consumer is not part of an active group for auto partition ' +
+          'assignment; call poll() to join the group, then commit again',
       );
     }
   }

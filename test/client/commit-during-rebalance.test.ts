@@ -1,8 +1,11 @@
 // A commit while the member is rejoining its group, as Kafka's ConsumerCoordinator answers it: with a JoinGroup or
 // SyncGroup in flight (PREPARING_REBALANCE or COMPLETING_REBALANCE) the member has no stable generation, so the
 // commit fails at once with RebalanceInProgressException (REBALANCE_IN_PROGRESS here) and nothing is sent; poll()
-// completes the rebalance, after which the commit goes through. Against an in-process broker that holds the
-// member's second JoinGroup.
+// completes the rebalance, after which the commit goes through. A subscribed consumer that has not joined yet (no
+// poll since subscribe()) has no generation at all: its commit fails with ILLEGAL_GENERATION (Kafka's
+// CommitFailedException, "not part of an active group") without being sent, where it would otherwise go out as a
+// simple consumer's (generation -1) and be taken unchecked; a consumer with assign() commits as one, with generation
+// -1, no member id and no group instance id. Against an in-process broker that holds the member's second JoinGroup.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -10,6 +13,7 @@ import { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
 import { KafkaProtocolError } from '../../src/client/errors.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import type { OffsetCommitRequest } from '../../src/protocol/messages/08-offset-commit.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
 
@@ -75,6 +79,65 @@ describe('commit during a rebalance', () => {
       assert.equal(commitsSent, 1, 'the commit after the rebalance was sent');
     } finally {
       release();
+      await consumer.close();
+    }
+  });
+
+  it('a commit before the first join fails with ILLEGAL_GENERATION and sends nothing', async () => {
+    const groupId = 'commit-before-join';
+    const consumer = new Consumer({ bootstrapServers, groupId, enableAutoCommit: false });
+    let commitsSent = 0;
+    broker.interception.set((request) => {
+      if (request.apiKey === ApiKey.OFFSET_COMMIT) commitsSent++;
+      return undefined;
+    });
+    try {
+      consumer.subscribe([TOPIC]);
+      const err = await consumer.commit([{ ...tp, offset: 3 }]).then(
+        () => assert.fail('the commit went out without a generation'),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof KafkaProtocolError, `a KafkaProtocolError, not ${String(err)}`);
+      assert.equal(err.code, ErrorCode.ILLEGAL_GENERATION);
+      assert.match(err.message, /not part of an active group/);
+      assert.equal(commitsSent, 0, 'no OffsetCommit was sent');
+      const [stored] = await admin.listConsumerGroupOffsets(groupId, [tp]);
+      assert.equal(stored?.offset ?? -1, -1, 'the group has no offset');
+    } finally {
+      broker.interception.clear();
+      await consumer.close();
+    }
+  });
+
+  it('a consumer with assign() commits with generation -1, no member id and no instance id', async () => {
+    const groupId = 'commit-assigned';
+    const consumer = new Consumer({
+      bootstrapServers,
+      groupId,
+      groupInstanceId: 'assigned-instance',
+      enableAutoCommit: false,
+    });
+    const sent: OffsetCommitRequest[] = [];
+    broker.interception.set((request) => {
+      if (request.apiKey === ApiKey.OFFSET_COMMIT) sent.push(request.body as OffsetCommitRequest);
+      return undefined;
+    });
+    try {
+      consumer.assign([tp]);
+      await consumer.commit([{ ...tp, offset: 2 }]);
+      assert.equal(sent.length, 1);
+      assert.deepEqual(
+        {
+          generation: sent[0]!.generationIdOrMemberEpoch,
+          memberId: sent[0]!.memberId,
+          instanceId: sent[0]!.groupInstanceId,
+        },
+        { generation: -1, memberId: '', instanceId: null },
+      );
+      const [stored] = await admin.listConsumerGroupOffsets(groupId, [tp]);
+      assert.equal(stored?.offset, 2);
+    } finally {
+      broker.interception.clear();
       await consumer.close();
     }
   });
