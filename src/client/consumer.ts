@@ -47,6 +47,7 @@ import {
   KafkaProtocolError,
   LogTruncationError,
   type OffsetWithEpoch,
+  RequestTimeoutError,
 } from './errors.js';
 import { FetchedRecords, type RecordFactory } from './fetch-records.js';
 import { FetchSession } from './fetch-session.js';
@@ -198,6 +199,8 @@ export interface OffsetToCommit extends TopicPartition {
 const PREFETCH_CHUNKS = 2;
 /** How long one step of a poll waits for a rebalance in flight while the consumer still owns partitions. */
 const REBALANCE_WAIT_SLICE_MS = 100;
+/** Kafka's default.api.timeout.ms: how long position() waits for a position it can answer. */
+const DEFAULT_API_TIMEOUT_MS = 60_000;
 
 /** A position found truncated under auto.offset.reset=none, with where its log diverges when the leader knows. */
 interface Truncation {
@@ -274,6 +277,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   readonly sessions = new Map<number, FetchSession>();
   private dataWaiters: (() => void)[] = [];
   private fetchError: Error | null = null;
+  /** Errors of position validation (truncation, a refused OffsetsForLeaderEpoch), which position() throws too. */
+  private readonly validationErrors = new WeakSet<Error>();
   private closed = false;
   private running = false;
   private autoCommitTimer: NodeJS.Timeout | null = null;
@@ -497,11 +502,50 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     s.chunks = [];
   }
 
-  /** The next offset poll() returns for the partition (resolving it first when unknown). */
-  async position(tp: TopicPartition): Promise<number> {
+  /**
+   * The next offset poll() returns for the partition, as Kafka's position(partition, timeout): a position not known
+   * yet is resolved (committed offset or auto.offset.reset), and one awaiting validation (KIP-320) is validated
+   * first, so the answer is where the next fetch starts, never an offset the leader's log may have truncated. A
+   * truncation found under auto.offset.reset=none throws LogTruncationError; no valid position within `timeoutMs`
+   * (default.api.timeout.ms) throws RequestTimeoutError.
+   */
+  async position(tp: TopicPartition, timeoutMs = DEFAULT_API_TIMEOUT_MS): Promise<number> {
     const s = this.state(tp);
-    if (s.position === null) await this.resolvePositions([s]);
-    return s.position!;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      this.checkOpen();
+      if (this.partitions.get(tpKey(s.topic, s.partition)) !== s)
+        throw new ClientStateError(`${tp.topic}-${tp.partition} is no longer assigned to this consumer`);
+      const err = this.fetchError;
+      if (err !== null && this.validationErrors.has(err)) {
+        this.fetchError = null;
+        throw err;
+      }
+      if (s.position === null) await this.resolvePositions([s]);
+      if (s.position !== null && !s.awaitingValidation) return s.position;
+      this.startFetches();
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new RequestTimeoutError(
+          `Timeout of ${timeoutMs}ms expired before the position for partition ${tp.topic}-${tp.partition} ` +
+            'could be determined',
+        );
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(left, 100));
+        function done(): void {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.dataWaiters.push(done);
+      });
+    }
+  }
+
+  /** A validation failure poll() and position() throw. */
+  private failValidation(err: Error): void {
+    this.fetchError = err;
+    this.validationErrors.add(err);
   }
 
   /**
@@ -797,15 +841,15 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
             const t = this.applyValidation(x.s, judgeEpochEndOffset(x.position, answer));
             if (t !== null) truncations.push(t);
           }
-          if (truncations.length > 0) this.fetchError = truncationError(truncations);
+          if (truncations.length > 0) this.failValidation(truncationError(truncations));
         },
         (err: Error) => {
           for (const x of sent) this.awaitNewLeader(x.s, Date.now());
-          if (!(err instanceof KafkaClientError) || !err.retriable) this.fetchError = err;
+          if (!(err instanceof KafkaClientError) || !err.retriable) this.failValidation(err);
         },
       )
       .catch((err: Error) => {
-        this.fetchError = err;
+        this.failValidation(err);
       })
       .finally(() => {
         for (const x of sent) x.s.validating = false;
@@ -840,7 +884,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         this.awaitNewLeader(s, Date.now());
         return null;
       case 'failed':
-        this.fetchError = outcome.error;
+        this.failValidation(outcome.error);
         s.backoffUntil = Date.now() + this.cluster.backoffMs(0);
         return null;
       case 'unknown-epoch':

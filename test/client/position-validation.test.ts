@@ -4,13 +4,16 @@
 // ends that epoch below the position (the log was truncated), the consumer moves to that end offset with
 // auto.offset.reset configured, and poll() throws LogTruncationError with the divergent offset under
 // auto.offset.reset=none. A committed offset out of range without an epoch is reset by the policy, not read again.
+// position() answers only a validated position, as Kafka's (it validates, and waits up to its timeout): before any
+// poll() it gives the divergent end offset, throws LogTruncationError under auto.offset.reset=none, and times out
+// while the leader does not answer.
 // Against an in-process broker whose log ends below offsets committed past it.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Admin } from '../../src/client/admin.js';
 import { Consumer, type ConsumerOptions, type ConsumerRecord } from '../../src/client/consumer.js';
-import { KafkaProtocolError, LogTruncationError } from '../../src/client/errors.js';
+import { KafkaProtocolError, LogTruncationError, RequestTimeoutError } from '../../src/client/errors.js';
 import { Producer } from '../../src/client/producer.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
@@ -28,13 +31,17 @@ describe('position validation with OffsetsForLeaderEpoch', () => {
   let admin: Admin;
   let leaderEpoch: number;
   const validated: number[] = [];
+  /** While set, OffsetsForLeaderEpoch requests are held unanswered until it resolves. */
+  let holdValidation: Promise<void> | null = null;
 
   before(async () => {
     setup = await startEpochTopic(TOPIC, RECORDS);
     ({ broker, bootstrapServers, admin, leaderEpoch } = setup);
     broker.interception.set((request) => {
-      if (request.apiKey === ApiKey.OFFSET_FOR_LEADER_EPOCH) validated.push(request.apiKey);
-      return undefined;
+      if (request.apiKey !== ApiKey.OFFSET_FOR_LEADER_EPOCH) return undefined;
+      validated.push(request.apiKey);
+      const held = holdValidation;
+      return held === null ? undefined : held.then(() => request.handle());
     });
   });
   after(async () => {
@@ -140,6 +147,70 @@ describe('position validation with OffsetsForLeaderEpoch', () => {
         'read from the earliest offset',
       );
     } finally {
+      await consumer.close();
+    }
+  });
+
+  it('position() before any poll() answers the validated position: the divergent end offset', async () => {
+    await commitPastEnd('position-validated', 100, leaderEpoch);
+    validated.length = 0;
+    const consumer = groupConsumer('position-validated', { autoOffsetReset: 'earliest' });
+    try {
+      assert.equal(
+        await consumer.position(tp),
+        await logEnd(),
+        'not the committed offset awaiting validation',
+      );
+      assert.ok(validated.length > 0, 'the consumer sent OffsetsForLeaderEpoch');
+    } finally {
+      await consumer.close();
+    }
+  });
+
+  it('position() under auto.offset.reset=none throws LogTruncationError', async () => {
+    await commitPastEnd('position-truncated-none', 100, leaderEpoch);
+    const consumer = groupConsumer('position-truncated-none', { autoOffsetReset: 'none' });
+    try {
+      const err = await consumer.position(tp, 5000).then(
+        (p) => assert.fail(`position() answered ${p}`),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof LogTruncationError, `a LogTruncationError, not ${String(err)}`);
+      assert.deepEqual(err.divergentOffsets.get(`${TOPIC}-0`), {
+        ...tp,
+        offset: await logEnd(),
+        leaderEpoch,
+      });
+    } finally {
+      await consumer.close();
+    }
+  });
+
+  it('position() times out while the position cannot be validated', async () => {
+    await commitPastEnd('position-timeout', 2, leaderEpoch);
+    let release: () => void = () => {};
+    holdValidation = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const consumer = groupConsumer('position-timeout', { autoOffsetReset: 'earliest' });
+    try {
+      const started = Date.now();
+      const err = await consumer.position(tp, 400).then(
+        (p) => assert.fail(`position() answered ${p} before validation`),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof RequestTimeoutError, `a RequestTimeoutError, not ${String(err)}`);
+      assert.match(
+        err.message,
+        /Timeout of 400ms expired before the position for partition position-validation-0/,
+      );
+      assert.ok(Date.now() - started >= 350, 'it waited for its timeout');
+      holdValidation = null;
+      release();
+      assert.equal(await consumer.position(tp), 2, 'the valid committed position once the leader answers');
+    } finally {
+      holdValidation = null;
+      release();
       await consumer.close();
     }
   });
