@@ -411,11 +411,12 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   /**
    * Asks for a rebalance of the whole group at the next poll (KafkaConsumer.enforceRebalance): an assignor whose
    * plan needs another round (Kafka Streams' probing or follow-up rebalances) calls it. The KIP-848 protocol has
-   * no client-side rebalances; there it does nothing, as in Kafka's new consumer.
+   * no client-side rebalances; there it does nothing, as in Kafka's new consumer. `reason` goes to the coordinator
+   * in the JoinGroup (KIP-800; default 'rebalance enforced by user', as Kafka's).
    */
-  enforceRebalance(): void {
+  enforceRebalance(reason?: string): void {
     if (this.group === null) throw new ClientStateError('enforceRebalance() needs a subscription');
-    if (this.group instanceof GroupMember) this.group.requestRejoin();
+    if (this.group instanceof GroupMember) this.group.requestRejoin(reason || undefined);
   }
 
   /** The partitions this consumer fetches now: its group's assignment, or what assign() gave it. */
@@ -476,8 +477,12 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   async unsubscribe(): Promise<void> {
     if (this.group !== null) {
       if (this.o.enableAutoCommit) await this.commitPositions(this.assignment()).catch(() => {});
-      if (this.group instanceof GroupMember) this.previousGeneration = this.appliedGeneration() ?? null;
-      await this.group.leave();
+      if (this.group instanceof GroupMember) {
+        this.previousGeneration = this.appliedGeneration() ?? null;
+        await this.group.leave('the consumer unsubscribed from all topics');
+      } else {
+        await this.group.leave();
+      }
       this.group = null;
     }
     this.setAssignment([]);

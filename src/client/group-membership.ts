@@ -16,7 +16,7 @@
 // has rejoined (up to the rebalance timeout) no longer holds a poll that long. A later ensureActive() waits for
 // the same join again and applies its assignment.
 
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode, errorName } from '../protocol/errors.js';
 import type { JoinGroupResponse } from '../protocol/messages/11-join-group.js';
 import type { HeartbeatResponse } from '../protocol/messages/12-heartbeat.js';
 import type { LeaveGroupResponse } from '../protocol/messages/13-leave-group.js';
@@ -58,6 +58,19 @@ export interface GenerationInfo {
 }
 
 const MEMBER_ID_REQUIRED = 79;
+/** The longest reason a JoinGroup or LeaveGroup carries, as Kafka's JoinGroupRequest.maybeTruncateReason. */
+const REASON_LENGTH_MAX = 255;
+
+/** Answers after which the member's generation is gone and it joins afresh. */
+const GENERATION_LOST_CODES = new Set<number>([
+  ErrorCode.UNKNOWN_MEMBER_ID,
+  ErrorCode.ILLEGAL_GENERATION,
+  ErrorCode.FENCED_INSTANCE_ID,
+]);
+
+function truncateReason(reason: string): string {
+  return reason.length > REASON_LENGTH_MAX ? reason.slice(0, REASON_LENGTH_MAX) : reason;
+}
 
 /**
  * A classic group member's life (JoinGroup, SyncGroup, heartbeats, leave) for any protocol type; the consumer
@@ -69,6 +82,11 @@ export abstract class GroupMembership {
   protected protocolName: string | null = null;
   private coordinatorId = -1;
   protected needsJoin = true;
+  /**
+   * Why the next JoinGroup is sent (KIP-800, JoinGroup v8+), as Kafka's AbstractCoordinator.rejoinReason: empty for
+   * the first join and after each completed one; the latest requestRejoin() reason otherwise.
+   */
+  private rejoinReason = '';
   /** The JoinGroup/SyncGroup exchange in flight, if any; it never rejects (see joinFailure). */
   private joining: Promise<void> | null = null;
   /** What ended the last join, kept until ensureActive() throws it (the join may end while nobody waits). */
@@ -121,9 +139,18 @@ export abstract class GroupMembership {
     return this.needsJoin;
   }
 
-  /** Makes the next ensureActive() join again (the coordinator then rebalances the whole group). */
-  requestRejoin(): void {
+  /**
+   * Makes the next ensureActive() join again (the coordinator then rebalances the whole group); `reason` goes out
+   * in the JoinGroup (Kafka's requestRejoin).
+   */
+  requestRejoin(reason: string): void {
     this.needsJoin = true;
+    this.rejoinReason = reason;
+  }
+
+  /** requestRejoin unless a rejoin is already pending, whose reason then stays (Kafka's requestRejoinIfNecessary). */
+  protected requestRejoinIfNecessary(reason: string): void {
+    if (!this.needsJoin) this.requestRejoin(reason);
   }
 
   /** The owner shows it is alive: without it for rebalanceTimeoutMs the member leaves (max.poll.interval.ms). */
@@ -230,6 +257,8 @@ export abstract class GroupMembership {
       } catch (err) {
         if (this.left) return;
         this.log('join failed', { attempt, error: (err as Error).message });
+        // As Kafka's joinGroupIfNeeded after a failed attempt (with the error's name for the exception's).
+        this.rejoinReason = `rebalance failed due to ${err instanceof KafkaProtocolError ? err.type : (err as Error).name}`;
         if (err instanceof KafkaProtocolError) {
           // Retriable answers too: NOT_COORDINATOR from a broker that no longer coordinates the group (it moved
           // while this member was joining) must send the next JoinGroup to the new coordinator, not back there.
@@ -289,7 +318,7 @@ export abstract class GroupMembership {
       groupInstanceId: this.m.groupInstanceId,
       protocolType: this.m.protocolType,
       protocols,
-      reason: null,
+      reason: truncateReason(this.rejoinReason),
     });
     const rebalanceWaitMs = this.m.rebalanceTimeoutMs + 5000;
     this.log('JoinGroup sent', { coordinator, waitMs: rebalanceWaitMs });
@@ -303,6 +332,7 @@ export abstract class GroupMembership {
     );
     if (join.errorCode === MEMBER_ID_REQUIRED) {
       this.memberId = join.memberId;
+      this.rejoinReason = `need to re-join with the given member-id: ${join.memberId}`;
       join = await cluster.send<JoinGroupResponse>(coordinator, ApiKey.JOIN_GROUP, joinBody(this.memberId), {
         timeoutMs: rebalanceWaitMs,
       });
@@ -354,6 +384,7 @@ export abstract class GroupMembership {
     // onAssigned may ask for another rejoin (a cooperative member that gave work up); it decides after this,
     // when ensureActive() applies the assignment.
     this.needsJoin = false;
+    this.rejoinReason = '';
     this.startHeartbeats();
     this.joinedAssignment = {
       protocolName: this.protocolName ?? '',
@@ -376,10 +407,10 @@ export abstract class GroupMembership {
     if (this.m.leaveWhenNotPolled && Date.now() - this.lastPollMs > this.m.rebalanceTimeoutMs) {
       // max.poll.interval.ms passed without a poll: give the work to someone who is making progress.
       this.stopHeartbeats();
-      this.sendLeave('consumer poll timeout has expired').catch(() => {});
+      this.sendLeave('consumer poll timeout has expired.').catch(() => {});
       this.memberId = '';
       this.generationId = -1;
-      this.needsJoin = true;
+      this.requestRejoin('consumer pro-actively leaving the group');
       this.loseGeneration();
       return;
     }
@@ -397,6 +428,7 @@ export abstract class GroupMembership {
           if (res.errorCode === 0) return;
           this.log('Heartbeat answered', { errorCode: res.errorCode, generationId: this.generationId });
           this.handleGroupError(res.errorCode);
+          this.noteHeartbeatRejoin(res.errorCode);
         },
         () => {
           this.coordinatorId = -1;
@@ -405,12 +437,21 @@ export abstract class GroupMembership {
       );
   }
 
+  /** The reason Kafka's heartbeat handler gives the rejoin an error answer asks for. */
+  private noteHeartbeatRejoin(code: number): void {
+    if (code === ErrorCode.REBALANCE_IN_PROGRESS) this.rejoinReason = 'group is already rebalancing';
+    else if (GENERATION_LOST_CODES.has(code))
+      this.rejoinReason = `encountered ${errorName(code)} from HEARTBEAT response`;
+  }
+
   protected async sendLeave(reason: string): Promise<void> {
     if (this.memberId === '' || this.coordinatorId < 0) return;
     const res = await this.m.cluster.send<LeaveGroupResponse>(this.coordinatorId, ApiKey.LEAVE_GROUP, {
       groupId: this.m.groupId,
       memberId: this.memberId,
-      members: [{ memberId: this.memberId, groupInstanceId: this.m.groupInstanceId, reason }],
+      members: [
+        { memberId: this.memberId, groupInstanceId: this.m.groupInstanceId, reason: truncateReason(reason) },
+      ],
     });
     if (res.errorCode !== 0 && res.errorCode !== ErrorCode.UNKNOWN_MEMBER_ID) {
       throw new KafkaProtocolError(res.errorCode, 'LeaveGroup');

@@ -135,7 +135,12 @@ export class GroupMember extends GroupMembership {
 
   setSubscription(topics: string[] | RegExp): void {
     this.topics = topics;
-    this.needsJoin = true;
+    this.requestRejoinIfNecessary('subscription has changed');
+  }
+
+  /** A rejoin the user asked for (KafkaConsumer.enforceRebalance), with Kafka's default reason. */
+  override requestRejoin(reason = 'rebalance enforced by user'): void {
+    super.requestRejoin(reason);
   }
 
   /** The rebalance protocol is cooperative only when every listed assignor supports it, as in Kafka. */
@@ -168,7 +173,7 @@ export class GroupMember extends GroupMembership {
     if (!Array.isArray(this.topics)) {
       const now = await this.resolveTopics().catch(() => this.subscribed);
       if (now.join('\u0000') !== this.subscribed.join('\u0000')) {
-        this.needsJoin = true;
+        this.requestRejoinIfNecessary('subscription has changed');
         return;
       }
     }
@@ -180,7 +185,7 @@ export class GroupMember extends GroupMembership {
       this.log('Subscribed topics changed since the assignment; rejoining', {
         generationId: this.generationId,
       });
-      this.needsJoin = true;
+      this.requestRejoinIfNecessary('cached metadata has changed');
     }
   }
 
@@ -287,7 +292,7 @@ export class GroupMember extends GroupMembership {
       { generationId: this.generationId, memberId: this.memberId },
     );
     // KIP-429: a cooperative member that gave partitions up joins once more so they can be handed out.
-    if (this.cooperative && revoked.length > 0) this.needsJoin = true;
+    if (this.cooperative && revoked.length > 0) this.requestRejoin('need to revoke partitions and re-join');
     if (added.length > 0 || !this.cooperative)
       await this.o.listener?.onPartitionsAssigned?.(this.cooperative ? added : assigned);
   }
@@ -344,7 +349,8 @@ export class GroupMember extends GroupMembership {
     if (owned.length > 0) await this.o.listener?.onPartitionsRevoked?.(owned);
   }
 
-  override async leave(): Promise<void> {
-    await super.leave('the consumer is being closed');
+  /** Leaves with Kafka's reason: 'the consumer is being closed', or why else (unsubscribe()). */
+  override async leave(reason = 'the consumer is being closed'): Promise<void> {
+    await super.leave(reason);
   }
 }

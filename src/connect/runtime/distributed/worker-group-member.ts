@@ -102,6 +102,11 @@ export class WorkerGroupMember extends GroupMembership {
     await this.w.hooks.onAssigned(protocolName, decodeAssignment(assignment));
   }
 
+  /** A rejoin the herder asks for, with the reason Kafka's WorkerGroupMember gives. */
+  override requestRejoin(reason = 'connect worker requested rejoin'): void {
+    super.requestRejoin(reason);
+  }
+
   override async leave(): Promise<void> {
     await super.leave('the worker is being stopped');
   }
