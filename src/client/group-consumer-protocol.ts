@@ -50,10 +50,16 @@ export class ConsumerProtocolMember {
     this.topics = o.topics;
   }
 
+  /**
+   * The member epoch and member id an offset commit carries, as Kafka's CommitRequestManager: the coordinator's
+   * epoch when above 0, else -1 and no member id (not joined yet, rejoining at epoch 0, or left), which a group
+   * without members takes as a commit from outside group management; epoch 0 no member holds.
+   */
   generation(): { generationId: number; memberId: string; groupInstanceId: string | null } {
+    const inGroup = this.memberEpoch > 0;
     return {
-      generationId: this.memberEpoch,
-      memberId: this.memberId,
+      generationId: inGroup ? this.memberEpoch : -1,
+      memberId: inGroup ? this.memberId : '',
       groupInstanceId: this.o.groupInstanceId,
     };
   }
