@@ -1384,7 +1384,14 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
           this.coordinatorId = -1;
           throw err;
         });
-      for (const t of res.topics) for (const p of t.partitions) this.checkCoordinatorError(p.errorCode);
+      for (const t of res.topics) {
+        for (const p of t.partitions) {
+          // A stale member or a rebalance under way: the member rejoins at the next poll, as Kafka's.
+          if (p.errorCode !== 0 && this.group instanceof GroupMember)
+            this.group.commitRefused(p.errorCode, generation);
+          this.checkCoordinatorError(p.errorCode);
+        }
+      }
     }, 10);
   }
 

@@ -437,6 +437,22 @@ export abstract class GroupMembership {
       );
   }
 
+  /**
+   * An offset commit of generation `sent` the coordinator refused, as Kafka's OffsetCommitResponseHandler takes it:
+   * REBALANCE_IN_PROGRESS makes the member rejoin, keeping its generation; UNKNOWN_MEMBER_ID and ILLEGAL_GENERATION
+   * lose the generation (and, for the first, the member id) and rejoin, unless the member has moved on since.
+   */
+  commitRefused(code: number, sent: GenerationInfo): void {
+    if (code === ErrorCode.REBALANCE_IN_PROGRESS) {
+      this.requestRejoin('offset commit failed since group is already rebalancing');
+      return;
+    }
+    if (code !== ErrorCode.UNKNOWN_MEMBER_ID && code !== ErrorCode.ILLEGAL_GENERATION) return;
+    if (sent.generationId !== this.generationId || sent.memberId !== this.memberId) return;
+    this.handleGroupError(code);
+    this.rejoinReason = `encountered ${errorName(code)} from OFFSET_COMMIT response`;
+  }
+
   /** The reason Kafka's heartbeat handler gives the rejoin an error answer asks for. */
   private noteHeartbeatRejoin(code: number): void {
     if (code === ErrorCode.REBALANCE_IN_PROGRESS) this.rejoinReason = 'group is already rebalancing';
