@@ -441,7 +441,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       owned: () => this.assignment(),
       assign: (tps: TopicPartition[]) => this.setAssignment(tps),
       beforeRevoke: async (tps: TopicPartition[]) => {
-        if (this.o.enableAutoCommit) await this.commitPositions(tps).catch(() => {});
+        if (this.o.enableAutoCommit) await this.commitPositions(tps, true).catch(() => {});
       },
     };
     this.group =
@@ -1329,14 +1329,14 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    * Commits the current positions of these partitions (default: all assigned with a position), each with its
    * leader epoch, as Kafka's SubscriptionState.allConsumed.
    */
-  private async commitPositions(tps: TopicPartition[]): Promise<void> {
+  private async commitPositions(tps: TopicPartition[], beforeRevocation = false): Promise<void> {
     const offsets: OffsetToCommit[] = [];
     for (const tp of tps) {
       const s = this.partitions.get(tpKey(tp.topic, tp.partition));
       if (s !== undefined && s.position !== null)
         offsets.push({ ...tp, offset: s.position, leaderEpoch: s.positionEpoch });
     }
-    if (offsets.length > 0) await this.commit(offsets);
+    if (offsets.length > 0) await this.commitOffsets(offsets, beforeRevocation);
   }
 
   /**
@@ -1348,13 +1348,25 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   async commit(offsets?: OffsetToCommit[]): Promise<void> {
     this.checkOpen();
     if (offsets === undefined) return this.commitPositions(this.assignment());
+    await this.commitOffsets(offsets, false);
+  }
+
+  /**
+   * commit() with offsets. `beforeRevocation`: the auto-commit of partitions a KIP-848 member is about to give up,
+   * which, as Kafka's CommitRequestManager.maybeAutoCommitSyncBeforeRevocation, is retried with the member's latest
+   * epoch when the coordinator answers STALE_MEMBER_EPOCH (the epoch moved on during the reconciliation), so the
+   * positions reach the group before another member takes the partitions.
+   */
+  private async commitOffsets(offsets: OffsetToCommit[], beforeRevocation: boolean): Promise<void> {
     // As Kafka's consumer: nothing to commit sends nothing, and an offset that cannot be one is refused before
     // anything is sent (OffsetAndMetadata's "Invalid negative offset").
     for (const o of offsets) checkCommittableOffset(o.offset);
     if (offsets.length === 0) return;
     this.checkActiveGeneration();
-    const generation = this.group?.generation() ?? { generationId: -1, memberId: '', groupInstanceId: null };
-    await this.cluster.withRetry(async () => {
+    const retryStaleEpoch = beforeRevocation && this.group instanceof ConsumerProtocolMember;
+    let generation = this.group?.generation() ?? { generationId: -1, memberId: '', groupInstanceId: null };
+    await this.cluster.withRetry(async (attempt) => {
+      if (retryStaleEpoch && attempt > 0 && this.group !== null) generation = this.group.generation();
       const coordinator = await this.coordinator();
       const topics = new Map<string, typeof offsets>();
       for (const o of offsets) {
@@ -1389,6 +1401,13 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
           // A stale member or a rebalance under way: the member rejoins at the next poll, as Kafka's.
           if (p.errorCode !== 0 && this.group instanceof GroupMember)
             this.group.commitRefused(p.errorCode, generation);
+          if (p.errorCode === ErrorCode.STALE_MEMBER_EPOCH && retryStaleEpoch && this.group !== null) {
+            if (this.group.generation().generationId > 0)
+              throw new KafkaClientError(
+                'STALE_MEMBER_EPOCH: the commit goes again with the latest epoch',
+                true,
+              );
+          }
           this.checkCoordinatorError(p.errorCode);
         }
       }

@@ -2,24 +2,34 @@
 // CommitRequestManager sends them: a member that has an epoch from the coordinator (above 0) sends it with its member
 // id; one without (not joined yet, rejoining at epoch 0, or left) sends -1 and no member id, which a group without
 // members takes as a commit from outside group management (ConsumerGroup.validateOffsetCommit), instead of epoch 0
-// that no member holds. Against an in-process broker whose interceptor reads the OffsetCommit requests.
+// that no member holds. The auto-commit before a revocation during reconciliation is retried with the member's
+// latest epoch when answered STALE_MEMBER_EPOCH (CommitRequestManager.maybeAutoCommitSyncBeforeRevocation), so the
+// revoked partitions' positions reach the group. Against an in-process broker whose interceptor reads the
+// OffsetCommit requests (and refuses one).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
-import type { OffsetCommitRequest } from '../../src/protocol/messages/08-offset-commit.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import type {
+  OffsetCommitRequest,
+  OffsetCommitResponse,
+} from '../../src/protocol/messages/08-offset-commit.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
 
 const TOPIC = 'commit-member-epoch';
 const tp = { topic: TOPIC, partition: 0 };
+const TWO_PARTITIONS = 'commit-member-epoch-two';
 
 describe('KIP-848 offset commits carry the member epoch', () => {
   let broker: InProcessBroker;
   let bootstrapServers: string;
   let admin: Admin;
   const sent: { epoch: number; memberId: string }[] = [];
+  /** When above 0, that many OffsetCommit requests are answered STALE_MEMBER_EPOCH without being handled. */
+  let refuseStale = 0;
 
   before(async () => {
     broker = await startInProcessBroker({
@@ -28,12 +38,27 @@ describe('KIP-848 offset commits carry the member epoch', () => {
     });
     bootstrapServers = `127.0.0.1:${broker.port}`;
     admin = new Admin({ bootstrapServers });
-    await admin.createTopics([{ topic: TOPIC, numPartitions: 1, replicationFactor: 1 }]);
+    await admin.createTopics([
+      { topic: TOPIC, numPartitions: 1, replicationFactor: 1 },
+      { topic: TWO_PARTITIONS, numPartitions: 2, replicationFactor: 1 },
+    ]);
     broker.interception.set((request) => {
       if (request.apiKey !== ApiKey.OFFSET_COMMIT) return undefined;
       const body = request.body as OffsetCommitRequest;
       sent.push({ epoch: body.generationIdOrMemberEpoch, memberId: body.memberId });
-      return undefined;
+      if (refuseStale <= 0) return undefined;
+      refuseStale--;
+      const answer: OffsetCommitResponse = {
+        throttleTimeMs: 0,
+        topics: body.topics.map((t) => ({
+          name: t.name,
+          partitions: t.partitions.map((p) => ({
+            partitionIndex: p.partitionIndex,
+            errorCode: ErrorCode.STALE_MEMBER_EPOCH,
+          })),
+        })),
+      };
+      return answer;
     });
   });
   after(async () => {
@@ -83,6 +108,40 @@ describe('KIP-848 offset commits carry the member epoch', () => {
       assert.deepEqual(sent, [{ epoch: generationId, memberId }]);
     } finally {
       await consumer.close();
+    }
+  });
+
+  it('the auto-commit before a revocation is retried after STALE_MEMBER_EPOCH', async () => {
+    const groupId = 'member-epoch-revocation';
+    const options = {
+      bootstrapServers,
+      groupId,
+      groupProtocol: 'consumer' as const,
+      autoOffsetReset: 'earliest' as const,
+      autoCommitIntervalMs: 600_000,
+    };
+    const first = new Consumer(options);
+    const second = new Consumer(options);
+    try {
+      first.subscribe([TWO_PARTITIONS]);
+      const deadline = Date.now() + 20_000;
+      while (first.assignment().length < 2 && Date.now() < deadline) await first.poll(100);
+      assert.equal(first.assignment().length, 2, 'the first member owns both partitions');
+      const positions = new Map<number, number>();
+      for (const p of first.assignment()) positions.set(p.partition, await first.position(p));
+      refuseStale = 1;
+      second.subscribe([TWO_PARTITIONS]);
+      while ((first.assignment().length !== 1 || second.assignment().length !== 1) && Date.now() < deadline)
+        await Promise.all([first.poll(100), second.poll(100)]);
+      assert.equal(first.assignment().length, 1, 'the first member gave a partition up');
+      assert.equal(refuseStale, 0, 'a commit was refused with STALE_MEMBER_EPOCH');
+      const [moved] = second.assignment();
+      const [stored] = await admin.listConsumerGroupOffsets(groupId, [moved!]);
+      assert.equal(stored?.offset, positions.get(moved!.partition), 'the revoked position was committed');
+    } finally {
+      refuseStale = 0;
+      await second.close();
+      await first.close();
     }
   });
 });
