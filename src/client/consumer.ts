@@ -426,7 +426,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
 
   /**
    * Joins the consumer group (group.id required) and consumes the partitions the group assigns. `topics` may be a
-   * list or a pattern matched against the cluster's topics.
+   * list or a pattern matched against the cluster's topics. Called again, as Kafka's: `listener` replaces the
+   * previous one (none given leaves none), and only topics other than those joined with cause a rebalance.
    */
   subscribe(topics: string[] | RegExp, listener?: RebalanceListener): void {
     this.checkOpen();
@@ -434,7 +435,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     if (this.partitions.size > 0 && this.group === null)
       throw new ClientStateError('subscribe() cannot follow assign()');
     if (this.group !== null) {
-      this.group.setSubscription(topics);
+      this.group.setSubscription(topics, listener);
       return;
     }
     const hooks = {

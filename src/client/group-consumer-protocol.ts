@@ -81,7 +81,9 @@ export class ConsumerProtocolMember {
     return this.subscribed;
   }
 
-  setSubscription(topics: string[] | RegExp): void {
+  /** A new subscribe() call: new topics, and its listener replaces the previous one (none given: none). */
+  setSubscription(topics: string[] | RegExp, listener: RebalanceListener | undefined): void {
+    this.o.listener = listener;
     this.topics = topics;
     this.subscribed = [];
   }

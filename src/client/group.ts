@@ -133,9 +133,20 @@ export class GroupMember extends GroupMembership {
     return this.subscribed;
   }
 
-  setSubscription(topics: string[] | RegExp): void {
+  /**
+   * A new subscribe() call: its listener replaces the previous one (none given: none, as Kafka's no-op listener),
+   * and the member rejoins only when the topics differ from those it joined with (or the pattern changed), as
+   * Kafka's ConsumerCoordinator compares the subscription with the joined one.
+   */
+  setSubscription(topics: string[] | RegExp, listener: RebalanceListener | undefined): void {
+    this.o.listener = listener;
+    const same = Array.isArray(topics)
+      ? [...new Set(topics)].sort().join('\u0000') === this.subscribed.join('\u0000')
+      : !Array.isArray(this.topics) &&
+        this.topics.source === topics.source &&
+        this.topics.flags === topics.flags;
     this.topics = topics;
-    this.requestRejoinIfNecessary('subscription has changed');
+    if (!same) this.requestRejoinIfNecessary('subscription has changed');
   }
 
   /** A rejoin the user asked for (KafkaConsumer.enforceRebalance), with Kafka's default reason. */
