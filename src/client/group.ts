@@ -99,6 +99,14 @@ function resolveAssignors(list: (AssignorName | ConsumerPartitionAssignor)[]): C
   return out;
 }
 
+/** Whether two subscriptions name the same topics (in any order) or the same pattern. */
+function sameSubscription(a: string[] | RegExp, b: string[] | RegExp | null): boolean {
+  if (b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (a instanceof RegExp) return a.source === (b as RegExp).source && a.flags === (b as RegExp).flags;
+  const key = (l: string[]) => [...new Set(l)].sort().join('\u0000');
+  return key(a) === key(b as string[]);
+}
+
 function flatten(list: { topic: string; partitions: number[] }[]): TopicPartition[] {
   return list.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));
 }
@@ -106,6 +114,8 @@ function flatten(list: { topic: string; partitions: number[] }[]): TopicPartitio
 export class GroupMember extends GroupMembership {
   private topics: string[] | RegExp;
   private subscribed: string[] = [];
+  /** The subscription (topics or pattern) of the last JoinGroup sent, null before the first. */
+  private joinedWith: string[] | RegExp | null = null;
   private metadataCheckedMs = Date.now();
   /** The partition counts this member assigned with, as the leader of generation ledGeneration. */
   private assignedCounts: Map<string, number> | null = null;
@@ -140,13 +150,8 @@ export class GroupMember extends GroupMembership {
    */
   setSubscription(topics: string[] | RegExp, listener: RebalanceListener | undefined): void {
     this.o.listener = listener;
-    const same = Array.isArray(topics)
-      ? [...new Set(topics)].sort().join('\u0000') === this.subscribed.join('\u0000')
-      : !Array.isArray(this.topics) &&
-        this.topics.source === topics.source &&
-        this.topics.flags === topics.flags;
     this.topics = topics;
-    if (!same) this.requestRejoinIfNecessary('subscription has changed');
+    if (!sameSubscription(topics, this.joinedWith)) this.requestRejoinIfNecessary('subscription has changed');
   }
 
   /** A rejoin the user asked for (KafkaConsumer.enforceRebalance), with Kafka's default reason. */
@@ -161,6 +166,9 @@ export class GroupMember extends GroupMembership {
 
   /** Joins (or rejoins) when needed; see GroupMembership.ensureActive for the deadline. */
   override async ensureActive(deadlineMs = Number.POSITIVE_INFINITY): Promise<boolean> {
+    // subscribe() while a JoinGroup was out: that join had the old subscription (Kafka's joinedSubscription check).
+    if (this.generationId >= 0 && !sameSubscription(this.topics, this.joinedWith))
+      this.requestRejoinIfNecessary('subscription has changed');
     await this.recheckMetadata();
     return super.ensureActive(deadlineMs);
   }
@@ -262,6 +270,7 @@ export class GroupMember extends GroupMembership {
   }
 
   protected async joinProtocols(): Promise<{ name: string; metadata: Buffer }[]> {
+    this.joinedWith = this.topics;
     this.subscribed = await this.resolveTopics();
     this.o.cluster.addTopics(this.subscribed);
     const ownedPartitions = groupByTopic(this.cooperative ? this.o.consumer.owned() : []);

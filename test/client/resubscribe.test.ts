@@ -1,7 +1,8 @@
 // subscribe() called again on a subscribed consumer, as Kafka's consumer takes it: the listener given replaces the
 // previous one (a call without one leaves none, Kafka's no-op listener), and the same topics again change nothing,
 // so no rebalance is asked for (ConsumerCoordinator rejoins only when the subscription differs from the joined one).
-// Against an in-process broker whose interceptor counts JoinGroup requests.
+// New topics given while a JoinGroup is out make the member join again once that one completes, since it joined
+// with the old ones. Against an in-process broker whose interceptor counts (and can hold) JoinGroup requests.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -19,6 +20,8 @@ describe('subscribe() again', () => {
   let bootstrapServers: string;
   let admin: Admin;
   let joins = 0;
+  /** While set, JoinGroup requests wait for it before they are handled. */
+  let holdJoins: Promise<void> | null = null;
 
   before(async () => {
     broker = await startInProcessBroker({ 'offsets.topic.num.partitions': 1 });
@@ -29,8 +32,10 @@ describe('subscribe() again', () => {
       { topic: TOPIC_B, numPartitions: 1, replicationFactor: 1 },
     ]);
     broker.interception.set((request) => {
-      if (request.apiKey === ApiKey.JOIN_GROUP) joins++;
-      return undefined;
+      if (request.apiKey !== ApiKey.JOIN_GROUP) return undefined;
+      joins++;
+      const held = holdJoins;
+      return held === null ? undefined : held.then(() => request.handle());
     });
   });
   after(async () => {
@@ -96,6 +101,34 @@ describe('subscribe() again', () => {
       assert.equal(consumer.groupMetadata().generationId, generation);
       assert.deepEqual(names(consumer.assignment()), [`${TOPIC_A}-0`, `${TOPIC_B}-0`]);
     } finally {
+      await consumer.close();
+    }
+  });
+
+  it('topics changed while a JoinGroup is out: the member joins again with them', async () => {
+    const consumer = new Consumer({
+      bootstrapServers,
+      groupId: 'resubscribe-during-join',
+      enableAutoCommit: false,
+    });
+    let release: () => void = () => {};
+    holdJoins = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      joins = 0;
+      consumer.subscribe([TOPIC_A]);
+      const deadline = Date.now() + 5000;
+      while (joins < 1 && Date.now() < deadline) await consumer.poll(50);
+      assert.ok(joins >= 1, 'a JoinGroup is out');
+      consumer.subscribe([TOPIC_A, TOPIC_B]);
+      holdJoins = null;
+      release();
+      await pollUntil(consumer, () => consumer.assignment().length === 2);
+      assert.deepEqual(names(consumer.assignment()), [`${TOPIC_A}-0`, `${TOPIC_B}-0`]);
+    } finally {
+      holdJoins = null;
+      release();
       await consumer.close();
     }
   });
