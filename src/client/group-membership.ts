@@ -258,7 +258,8 @@ export abstract class GroupMembership {
         if (this.left) return;
         this.log('join failed', { attempt, error: (err as Error).message });
         // As Kafka's joinGroupIfNeeded after a failed attempt (with the error's name for the exception's).
-        this.rejoinReason = `rebalance failed due to ${err instanceof KafkaProtocolError ? err.type : (err as Error).name}`;
+        const cause = err instanceof KafkaProtocolError ? err.type : (err as Error).name;
+        this.rejoinReason = `rebalance failed due to ${cause}`;
         if (err instanceof KafkaProtocolError) {
           // Retriable answers too: NOT_COORDINATOR from a broker that no longer coordinates the group (it moved
           // while this member was joining) must send the next JoinGroup to the new coordinator, not back there.
