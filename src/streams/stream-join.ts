@@ -5,12 +5,12 @@
 // forwards joiner(left, right) with the larger timestamp; a KSTREAM-MERGE- node unites both sides.
 //
 // Left and outer joins: a record that found no partner waits in a shared store (`KSTREAM-OUTERSHARED-<n>-store`,
-// key: timestamp, side, key) until the join's time passes its window's end plus grace; then it is emitted with
-// null for the missing side, unless a partner arrived meanwhile (which removes it). A record whose window (grace
-// left out, as Kafka) ended before the join's time when it arrives is emitted at once. The time that closes
-// windows is the join's own, per task (Kafka's KStreamImplJoin.TimeTracker): the largest timestamp of the records
-// that reached either join processor; a record the task drops before the join (a filter, another branch of the
-// task) does not advance it.
+// key: timestamp, side, key; value: the list of records alike in all three) until the join's time passes its
+// window's end plus grace; then each is emitted with null for the missing side, unless a partner arrived meanwhile
+// (which removes the key's list, as Kafka). A record whose window (grace left out, as Kafka) ended before the
+// join's time when it arrives is emitted at once. The time that closes windows is the join's own, per task (Kafka's
+// KStreamImplJoin.TimeTracker): the largest timestamp of the records that reached either join processor; a record
+// the task drops before the join (a filter, another branch of the task) does not advance it.
 // Records with a null value are dropped, and those with a null key too, except on the outer side of a left or
 // outer join, which emits them at once with null (Kafka 3.7+, KIP-962).
 
@@ -57,21 +57,42 @@ function outerKeySerde<K>(inner: Serde<K>): Serde<OuterKey<K>> {
   };
 }
 
-/** Kafka's LeftOrRightValue bytes: 1 byte side (1 = left), then the value of that side. */
-function outerValueSerde(
-  left: Serde<unknown>,
-  right: Serde<unknown>,
-): Serde<{ leftSide: boolean; value: unknown }> {
+type Waiting = { leftSide: boolean; value: unknown };
+
+/**
+ * The outer-join store's value: every record waiting under one (timestamp, side, key), in arrival order, so that
+ * records alike in all three are each emitted (Kafka's ListValueStore). Bytes: Kafka's ListSerde of byte arrays
+ * (1 byte strategy, 1 = variable size; int32 count; per entry int32 length and Kafka's LeftOrRightValue bytes:
+ * 1 byte side, 1 = left, then the value of that side). The changelog carries the whole list, so a compacted
+ * changelog still restores every entry (Kafka logs each appended value alone).
+ */
+function outerValuesSerde(left: Serde<unknown>, right: Serde<unknown>): Serde<Waiting[]> {
   return {
     serialize(topic, data) {
       if (data === null || data === undefined) return null;
-      const value = (data.leftSide ? left : right).serialize(topic, data.value) ?? Buffer.alloc(0);
-      return Buffer.concat([Buffer.from([data.leftSide ? 1 : 0]), value]);
+      const parts: Buffer[] = [Buffer.from([1]), Buffer.alloc(4)];
+      parts[1]!.writeInt32BE(data.length, 0);
+      for (const w of data) {
+        const value = (w.leftSide ? left : right).serialize(topic, w.value) ?? Buffer.alloc(0);
+        const header = Buffer.allocUnsafe(5);
+        header.writeInt32BE(1 + value.length, 0);
+        header.writeUInt8(w.leftSide ? 1 : 0, 4);
+        parts.push(header, value);
+      }
+      return Buffer.concat(parts);
     },
     deserialize(topic, data) {
       if (data === null || data === undefined) return null;
-      const leftSide = data.readUInt8(0) === 1;
-      return { leftSide, value: (leftSide ? left : right).deserialize(topic, data.subarray(1)) };
+      const out: Waiting[] = [];
+      const count = data.readInt32BE(1);
+      for (let i = 0, at = 5; i < count; i++) {
+        const length = data.readInt32BE(at);
+        const leftSide = data.readUInt8(at + 4) === 1;
+        const value = data.subarray(at + 5, at + 4 + length);
+        out.push({ leftSide, value: (leftSide ? left : right).deserialize(topic, value) });
+        at += 4 + length;
+      }
+      return out;
     },
   };
 }
@@ -198,7 +219,7 @@ export function streamStreamJoin<K, V, VO, VR>(
     const shared = new StoreBuilder(sharedStoreName, 'persistent', null, null, false);
     shared.serdesFrom = (defaultKey, defaultValue) => ({
       key: outerKeySerde((keySerde ?? defaultKey) as Serde<unknown>) as Serde<unknown>,
-      value: outerValueSerde(
+      value: outerValuesSerde(
         (valueSerde ?? defaultValue) as Serde<unknown>,
         (otherValueSerde ?? defaultValue) as Serde<unknown>,
       ) as Serde<unknown>,
@@ -264,16 +285,15 @@ function joinSideSupplier<K, V, VO, VR>(o: SideOptions<K, V, VO, VR>) {
   /** When a waiting record of a side may no longer find a partner: its time + the other side's reach + grace. */
   const dueOf = (timestamp: number, leftSide: boolean) =>
     timestamp + (leftSide ? w.afterMs : w.beforeMs) + w.graceMs;
-  type Waiting = { leftSide: boolean; value: unknown };
   return (): Processor<K, V, K, VR> => {
     let context: ProcessorContext<K, VR>;
     let other: DuplicatesWindowStore<K, VO>;
-    let shared: PlainKeyValueStore<OuterKey<K>, Waiting> | null = null;
+    let shared: PlainKeyValueStore<OuterKey<K>, Waiting[]> | null = null;
     let time: JoinTime;
     let recordOf: (key: K, value: VR, timestamp: number) => Record<K, VR>;
 
     /** Emits, joined with null, the waiting records whose windows the join's time has closed. */
-    const emitClosed = (store: PlainKeyValueStore<OuterKey<K>, Waiting>) => {
+    const emitClosed = (store: PlainKeyValueStore<OuterKey<K>, Waiting[]>) => {
       const nowMs = time.streamTimeMs;
       if (time.minWaitingMs !== null && time.minWaitingMs + afterMs + w.graceMs >= nowMs) return;
       time.minWaitingMs = null;
@@ -289,12 +309,13 @@ function joinSideSupplier<K, V, VO, VR>(o: SideOptions<K, V, VO, VR>) {
         }
         store.delete(e.key);
         // The joiner of this processor takes (this side, other side); a waiting record may be of either side.
-        const value = e.value.value;
-        const result =
-          e.key.leftSide === o.leftSide
-            ? o.joiner(value as V, null, e.key.key)
-            : o.joiner(null, value as VO, e.key.key);
-        context.forward(recordOf(e.key.key, result, e.key.timestamp));
+        for (const waiting of e.value) {
+          const result =
+            e.key.leftSide === o.leftSide
+              ? o.joiner(waiting.value as V, null, e.key.key)
+              : o.joiner(null, waiting.value as VO, e.key.key);
+          context.forward(recordOf(e.key.key, result, e.key.timestamp));
+        }
       }
     };
 
@@ -303,7 +324,7 @@ function joinSideSupplier<K, V, VO, VR>(o: SideOptions<K, V, VO, VR>) {
         context = c;
         other = c.getStateStore<DuplicatesWindowStore<K, VO>>(o.otherStoreName);
         if (o.sharedStoreName !== null)
-          shared = c.getStateStore<PlainKeyValueStore<OuterKey<K>, Waiting>>(o.sharedStoreName);
+          shared = c.getStateStore<PlainKeyValueStore<OuterKey<K>, Waiting[]>>(o.sharedStoreName);
         time = o.times.of(c.taskId);
       },
       process(r) {
@@ -337,10 +358,10 @@ function joinSideSupplier<K, V, VO, VR>(o: SideOptions<K, V, VO, VR>) {
           return;
         }
         time.noteWaiting(ts);
-        shared.put(
-          { timestamp: ts, leftSide: o.leftSide, key: r.key },
-          { leftSide: o.leftSide, value: r.value },
-        );
+        const waitingKey = { timestamp: ts, leftSide: o.leftSide, key: r.key };
+        const waiting = shared.get(waitingKey) ?? [];
+        waiting.push({ leftSide: o.leftSide, value: r.value });
+        shared.put(waitingKey, waiting);
       },
       close() {
         o.times.remove(context.taskId);

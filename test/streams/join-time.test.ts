@@ -3,6 +3,7 @@
 // join (here, by a filter) does not close the join's windows, so a later record inside the window still joins
 // and a waiting left-join record is not emitted with null early. Both sides come from one single-partition topic
 // (split by the value's prefix), so the task processes the records in the order they were produced.
+// Also: unmatched records of one key and timestamp wait side by side (Kafka's list store) and each goes out.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -83,7 +84,14 @@ async function leftJoinResults(
 
 describe('stream-stream join time', () => {
   const env = useStreamsBroker(
-    { 'jt-events': 1, 'jt-joined': 1, 'jt-grace-events': 1, 'jt-grace-joined': 1 },
+    {
+      'jt-events': 1,
+      'jt-joined': 1,
+      'jt-grace-events': 1,
+      'jt-grace-joined': 1,
+      'jt-dup-events': 1,
+      'jt-dup-joined': 1,
+    },
     1,
   );
 
@@ -120,5 +128,19 @@ describe('stream-stream join time', () => {
     const windows = JoinWindows.ofTimeDifferenceAndGrace(WINDOW_MS, 50);
     const results = await leftJoinResults(env, 'jt-grace', windows, sent, 2);
     assert.deepEqual(results, ['k:e+null', 'k:e+f']);
+  });
+
+  it('unmatched left records of one key and timestamp are each emitted with null', async () => {
+    // Kafka's outer-join store keeps a list of values per (timestamp, side, key): none is lost to another.
+    const sent = [
+      { key: 'k', value: 'L:a', timestamp: 1000 },
+      { key: 'k', value: 'L:b', timestamp: 1000 },
+      { key: 'k', value: 'L:c', timestamp: 1000 },
+      // Closes their window (1100): all three go out with null, in the order they came.
+      { key: 'kz', value: 'R:z', timestamp: 1500 },
+    ];
+    const windows = JoinWindows.ofTimeDifferenceWithNoGrace(WINDOW_MS);
+    const results = await leftJoinResults(env, 'jt-dup', windows, sent, 3);
+    assert.deepEqual(results, ['k:a+null', 'k:b+null', 'k:c+null']);
   });
 });
