@@ -19,13 +19,7 @@ import { GlobalKTable, globalTableJoin, skipsTableJoin } from './global-ktable.j
 import type { InternalBuilder } from './internal-builder.js';
 import { JoinWindows } from './join-windows.js';
 import type { KeyValue } from './key-value.js';
-import {
-  KGroupedStream,
-  KTable,
-  repartitionThrough,
-  sourceOldValues,
-  tableSourceSupplier,
-} from './ktable.js';
+import { KGroupedStream, type KTable, repartitionThrough, sourceTable } from './ktable.js';
 import type { Processor, ProcessorContext, ProcessorSupplier, Record } from './processor.js';
 import type { Serde } from './serdes.js';
 import { StoreBuilder, type ValueAndTimestamp } from './state/stores.js';
@@ -235,7 +229,6 @@ export class KStream<K, V> {
         keySerde as Serde<unknown> | null,
         valueSerde as Serde<unknown> | null,
       );
-    b.topology.addProcessor(name, tableSourceSupplier<K, V>(storeName), parent);
     const store = new StoreBuilder<K, V>(
       storeName,
       materialized?.engine ?? 'persistent',
@@ -246,11 +239,9 @@ export class KStream<K, V> {
     if (materialized?.loggingEnabled === false) store.withLoggingDisabled();
     else store.withLoggingEnabled(materialized?.logConfig ?? {});
     if (materialized?.cachingEnabled !== false) store.withCachingEnabled();
-    b.topology.addStateStore(store as StoreBuilder, name);
-    const table = new KTable<K, V>(b, name, keySerde, valueSerde, storeName);
-    // As builder.table(): Kafka's toTable is a source table, materialized for a store the user named.
-    table.oldValues = sourceOldValues(materialized?.storeName != null);
-    return table;
+    // As builder.table(): Kafka's toTable is a source table, materialized for a store the user named (or when an
+    // operation below asks).
+    return sourceTable(b, name, parent, store, materialized?.storeName != null);
   }
 
   groupByKey(grouped?: Grouped<K, V>): KGroupedStream<K, V> {

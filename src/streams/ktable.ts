@@ -73,8 +73,7 @@ function derivedGetter<K, V, V2>(
  * Whether a table's changes carry their old values (Kafka's KTableImpl.enableSendingOldValues). A table whose
  * store the user did not name (builder.table, toTable without Materialized.as) is not materialized in Kafka: it
  * sends no old values unless an operation below forces them (groupBy, table-table and foreign-key joins,
- * suppress), and so a filter on it, knowing no old value, forwards a tombstone for every record it drops. Brook
- * keeps such a table's store all the same; only what the filter forwards follows Kafka's rule.
+ * suppress), and so a filter on it, knowing no old value, forwards a tombstone for every record it drops.
  */
 export interface OldValues {
   /** Asks for old values; `force` materializes a source that is not. Answers whether they are sent now. */
@@ -84,14 +83,65 @@ export interface OldValues {
 /** Tables that always have their old values at hand (aggregations, joins, suppress, user-named stores). */
 const ALWAYS_OLD_VALUES: OldValues = { enable: () => true };
 
-/** A source table (Kafka's KTableSource): old values once it is materialized, by the user or by `force`. */
-export function sourceOldValues(materialized: boolean): OldValues {
-  let sent = materialized;
-  return {
-    enable(force) {
-      if (force) sent = true;
-      return sent;
+/**
+ * A source table (builder.table, toTable) at node `name` below `parent`, as Kafka's KTableSource: its store is
+ * added to the topology only once the table is materialized, because the user named the store (`named`) or an
+ * operation below reads its values or forces old values. Until then it has no store, no changelog and no cache,
+ * and forwards each record as it comes, without an old value.
+ */
+export function sourceTable<K, V>(
+  b: InternalBuilder,
+  name: string,
+  parent: string,
+  store: StoreBuilder<K, V>,
+  named: boolean,
+): KTable<K, V> {
+  let materialized = false;
+  const materialize = () => {
+    if (materialized) return;
+    materialized = true;
+    b.topology.addStateStore(store as StoreBuilder, name);
+  };
+  b.topology.addProcessor(
+    name,
+    () => (materialized ? tableSourceSupplier<K, V>(store.name)() : unmaterializedSourceSupplier<K, V>()()),
+    parent,
+  );
+  if (named) materialize();
+  const table = new KTable<K, V>(
+    b,
+    name,
+    store.keySerde,
+    store.valueSerde,
+    named ? store.name : null,
+    null,
+    () => {
+      materialize();
+      return storeGetter<K, V>(store.name);
     },
+  );
+  table.oldValues = {
+    enable(force) {
+      if (force) materialize();
+      return materialized;
+    },
+  };
+  return table;
+}
+
+/** A source table without a store: each record goes on as a change without an old value (Kafka's KTableSource). */
+function unmaterializedSourceSupplier<K, V>() {
+  return (): Processor<K, V, K, Change<V>> => {
+    let context: ProcessorContext<K, Change<V>>;
+    return {
+      init(c) {
+        context = c;
+      },
+      process(r: Record<K, V>) {
+        if (r.key === null || r.key === undefined) return;
+        context.forward(r.withValue(new Change(r.value ?? null, null)));
+      },
+    };
   };
 }
 

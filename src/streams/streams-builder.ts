@@ -5,7 +5,7 @@ import { type Consumed, Materialized } from './dsl-options.js';
 import { GlobalKTable } from './global-ktable.js';
 import { InternalBuilder } from './internal-builder.js';
 import { KStream } from './kstream.js';
-import { KTable, sourceOldValues, tableSourceSupplier } from './ktable.js';
+import { type KTable, sourceTable, tableSourceSupplier } from './ktable.js';
 import type { Serde } from './serdes.js';
 import { StoreBuilder } from './state/stores.js';
 import type { Topology } from './topology.js';
@@ -53,15 +53,11 @@ export class StreamsBuilder {
       },
       topic,
     );
-    b.topology.addProcessor(tableName, tableSourceSupplier<K, V>(storeName), sourceName);
     const store = new StoreBuilder<K, V>(storeName, m.engine, keySerde, valueSerde, true);
     if (!m.loggingEnabled) store.withLoggingDisabled();
     if (m.cachingEnabled) store.withCachingEnabled();
-    b.topology.addStateStore(store as StoreBuilder, tableName);
-    const table = new KTable<K, V>(b, tableName, keySerde, valueSerde, storeName);
     // Kafka materializes a source table only for a store the user named (or when an operation below asks).
-    table.oldValues = sourceOldValues(m.storeName !== null);
-    return table;
+    return sourceTable(b, tableName, sourceName, store, m.storeName !== null);
   }
 
   /**

@@ -53,9 +53,35 @@ describe('repartition()', () => {
 });
 
 describe('toTable()', () => {
-  it('keeps the latest value per key in a store named as Kafka names it; null deletes', () => {
+  it('has no store unless something needs one, as Kafka; each update goes on, null as a delete', () => {
     const builder = new StreamsBuilder();
     builder.stream('in', Consumed.with(S, S)).toTable().toStream().to('out', Produced.with(S, S));
+    const t = builder.build();
+    assert.ok(
+      t.describe().toString().includes('Processor: KSTREAM-TOTABLE-0000000001 (stores: [])'),
+      t.describe().toString(),
+    );
+    const driver = new TopologyTestDriver(t);
+    try {
+      const input = driver.createInputTopic('in', S, S);
+      input.pipeInput('a', '1', 1);
+      input.pipeInput('a', '2', 2);
+      input.pipeInput('b', '3', 3);
+      input.pipeInput('a', null, 4);
+      assert.equal(driver.getKeyValueStore('KSTREAM-TOTABLE-STATE-STORE-0000000002'), null);
+      assert.deepEqual(driver.createOutputTopic('out', S, S).readValuesToList(), ['1', '2', '3', null]);
+    } finally {
+      driver.close();
+    }
+  });
+
+  it('keeps the latest value per key in a store named as Kafka names it once a join reads it', () => {
+    const builder = new StreamsBuilder();
+    const table = builder.stream('in', Consumed.with(S, S)).toTable();
+    builder
+      .stream('lookups', Consumed.with(S, S))
+      .leftJoin(table, (l, v) => `${l}=${v}`)
+      .to('out', Produced.with(S, S));
     const t = builder.build();
     assert.ok(
       t
@@ -74,7 +100,10 @@ describe('toTable()', () => {
       const store = driver.getKeyValueStore<string, string>('KSTREAM-TOTABLE-STATE-STORE-0000000002')!;
       assert.equal(store.get('a'), null);
       assert.equal(store.get('b'), '3');
-      assert.deepEqual(driver.createOutputTopic('out', S, S).readValuesToList(), ['1', '2', '3', null]);
+      const lookups = driver.createInputTopic('lookups', S, S);
+      lookups.pipeInput('a', 'x', 5);
+      lookups.pipeInput('b', 'y', 6);
+      assert.deepEqual(driver.createOutputTopic('out', S, S).readValuesToList(), ['x=null', 'y=3']);
     } finally {
       driver.close();
     }
