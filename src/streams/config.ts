@@ -116,6 +116,8 @@ export type StreamsProperties = {
 
 export interface ResolvedConfig {
   applicationId: string;
+  /** The properties as the application gave them (Kafka's ProcessorContext.appConfigs()). */
+  appConfigs: Readonly<StreamsProperties>;
   bootstrapServers: string;
   processingGuarantee: ProcessingGuarantee;
   commitIntervalMs: number;
@@ -356,6 +358,7 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
   const givenClientId = userClientId(props);
   return {
     applicationId: appId,
+    appConfigs: { ...props },
     bootstrapServers: bootstrapServers ?? '',
     processingGuarantee: guarantee,
     commitIntervalMs: int(props, 'commit.interval.ms', guarantee === 'at_least_once' ? 30_000 : 100, 0),

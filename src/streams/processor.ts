@@ -68,6 +68,8 @@ export interface ProcessorContext<KOut = unknown, VOut = unknown> {
   keySerde(): Serde<unknown>;
   /** The application's default value serde (default.value.serde). */
   valueSerde(): Serde<unknown>;
+  /** The application's properties, as given to KafkaStreams or the test driver (Kafka's appConfigs()). */
+  appConfigs(): { readonly [key: string]: unknown };
 }
 
 export interface Processor<KIn, VIn, KOut = never, VOut = never> {

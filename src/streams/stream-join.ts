@@ -106,6 +106,8 @@ class JoinTime {
   streamTimeMs = -1;
   /** A lower bound of the waiting records' timestamps, so a scan is skipped while none can be due; null: unknown. */
   minWaitingMs: number | null = null;
+  /** The wall-clock time before which the waiting records are not scanned again (0: scan at the first chance). */
+  nextScanWallMs = 0;
 
   advance(timestampMs: number): void {
     if (timestampMs > this.streamTimeMs) this.streamTimeMs = timestampMs;
@@ -129,6 +131,17 @@ class JoinTimes {
   remove(taskId: string): void {
     this.byTask.delete(taskId);
   }
+}
+
+/** Kafka's internal property: the least wall-clock time between two scans of the outer-join store. */
+export const OUTER_JOIN_EMIT_INTERVAL_CONFIG =
+  '__emit.interval.ms.kstreams.outer.join.spurious.results.fix__';
+
+/** The scan interval the application set (a number, or a string of one, as Kafka's InternalConfig.getLong). */
+function outerJoinEmitIntervalMs(configs: { readonly [key: string]: unknown }): number {
+  const raw = configs[OUTER_JOIN_EMIT_INTERVAL_CONFIG];
+  const ms = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw) : Number.NaN;
+  return Number.isFinite(ms) ? ms : 1000;
 }
 
 export function streamStreamJoin<K, V, VO, VR>(
@@ -290,12 +303,18 @@ function joinSideSupplier<K, V, VO, VR>(o: SideOptions<K, V, VO, VR>) {
     let other: DuplicatesWindowStore<K, VO>;
     let shared: PlainKeyValueStore<OuterKey<K>, Waiting[]> | null = null;
     let time: JoinTime;
+    let emitIntervalMs: number;
     let recordOf: (key: K, value: VR, timestamp: number) => Record<K, VR>;
 
     /** Emits, joined with null, the waiting records whose windows the join's time has closed. */
     const emitClosed = (store: PlainKeyValueStore<OuterKey<K>, Waiting[]>) => {
       const nowMs = time.streamTimeMs;
       if (time.minWaitingMs !== null && time.minWaitingMs + afterMs + w.graceMs >= nowMs) return;
+      // At most one scan per interval of wall-clock time (the scan reads the whole store), as Kafka throttles it:
+      // records due meanwhile wait for the first record after the interval.
+      const wallMs = context.currentSystemTimeMs();
+      if (wallMs < time.nextScanWallMs) return;
+      time.nextScanWallMs = wallMs + emitIntervalMs;
       time.minWaitingMs = null;
       const open = { left: false, right: false };
       // Entries come by timestamp: past the first open window of each side, nothing more can be due.
@@ -326,6 +345,7 @@ function joinSideSupplier<K, V, VO, VR>(o: SideOptions<K, V, VO, VR>) {
         if (o.sharedStoreName !== null)
           shared = c.getStateStore<PlainKeyValueStore<OuterKey<K>, Waiting[]>>(o.sharedStoreName);
         time = o.times.of(c.taskId);
+        emitIntervalMs = outerJoinEmitIntervalMs(c.appConfigs());
       },
       process(r) {
         recordOf = (key, value, timestamp) => r.withKey(key).withValue(value).withTimestamp(timestamp);

@@ -21,6 +21,8 @@ import { type StreamsBroker, TopicFollower, useStreamsBroker } from './streams-h
 
 const S = Serdes.String();
 const WINDOW_MS = 100;
+/** Kafka's StreamsConfig.InternalConfig.EMIT_INTERVAL_MS_KSTREAMS_OUTER_JOIN_SPURIOUS_RESULTS_FIX. */
+const OUTER_JOIN_EMIT_INTERVAL = '__emit.interval.ms.kstreams.outer.join.spurious.results.fix__';
 
 /** Left records "L:<v>", right records "R:<v>"; anything else is dropped before the join. */
 function leftJoinTopology(input: string, output: string, windows: JoinWindows) {
@@ -54,6 +56,8 @@ async function leftJoinResults(
     'bootstrap.servers': env.bootstrap,
     'state.dir': env.dirs[0]!,
     'commit.interval.ms': 100,
+    // Scans for windows that closed after every record, not once per second (Kafka's tests set it so too).
+    [OUTER_JOIN_EMIT_INTERVAL]: 0,
   });
   const follower = new TopicFollower(env.bootstrap, output, 1);
   const producer = new Producer({ bootstrapServers: env.bootstrap });
@@ -91,6 +95,8 @@ describe('stream-stream join time', () => {
       'jt-grace-joined': 1,
       'jt-dup-events': 1,
       'jt-dup-joined': 1,
+      'jt-emit-events': 1,
+      'jt-emit-joined': 1,
     },
     1,
   );
@@ -142,5 +148,60 @@ describe('stream-stream join time', () => {
     const windows = JoinWindows.ofTimeDifferenceWithNoGrace(WINDOW_MS);
     const results = await leftJoinResults(env, 'jt-dup', windows, sent, 3);
     assert.deepEqual(results, ['k:a+null', 'k:b+null', 'k:c+null']);
+  });
+
+  it('the outer-join store is scanned at most once per wall-clock second, as Kafka throttles it', async () => {
+    // Kafka's KStreamKStreamJoin scans its outer store at most once per OUTER_JOIN_EMIT_INTERVAL (1000 ms of
+    // wall-clock time by default), so a record whose window closed may wait for a record after that time.
+    const [input, output] = ['jt-emit-events', 'jt-emit-joined'];
+    const windows = JoinWindows.ofTimeDifferenceWithNoGrace(WINDOW_MS);
+    const streams = new KafkaStreams(leftJoinTopology(input, output, windows), {
+      'application.id': 'jt-emit',
+      'bootstrap.servers': env.bootstrap,
+      'state.dir': env.dirs[0]!,
+      'commit.interval.ms': 100,
+    });
+    const follower = new TopicFollower(env.bootstrap, output, 1);
+    const producer = new Producer({ bootstrapServers: env.bootstrap });
+    const send = (records: Sent[]) =>
+      producer.sendBatch(
+        records.map((r) => ({
+          topic: input,
+          key: Buffer.from(r.key),
+          value: Buffer.from(r.value),
+          timestamp: r.timestamp,
+        })),
+      );
+    const results = () => follower.records.map((r) => `${r.key}:${r.value?.toString()}`);
+    follower.start();
+    try {
+      await streams.start();
+      await send([
+        // The first record the join sees scans its (empty) store: the next scan may come a second later.
+        { key: 'k1', value: 'L:a', timestamp: 1000 },
+        // Closes a's window within that second: a waits.
+        { key: 'kx', value: 'R:x', timestamp: 1500 },
+      ]);
+      await waitUntil(
+        () => streams.processedRecords() >= 2,
+        30_000,
+        () => `processed ${streams.processedRecords()}`,
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(results(), []);
+      await new Promise((r) => setTimeout(r, 1000));
+      // The first record after the second has passed lets the scan run: a goes out.
+      await send([{ key: 'ky', value: 'R:y', timestamp: 1600 }]);
+      await waitUntil(
+        () => follower.records.length >= 1,
+        30_000,
+        () => results().join(' '),
+      );
+      assert.deepEqual(results(), ['k1:a+null']);
+    } finally {
+      await producer.close();
+      await follower.stop();
+      await streams.close();
+    }
   });
 });

@@ -113,6 +113,7 @@ export class GlobalStreamThread {
         defaultKeySerde: this.config.defaultKeySerde,
         defaultValueSerde: this.config.defaultValueSerde,
         deserializationExceptionHandler: this.config.deserializationExceptionHandler,
+        appConfigs: this.config.appConfigs,
         wallClockMs: () => Date.now(),
         log: (m) => this.hooks.log(m),
         requestCommit: () => {},

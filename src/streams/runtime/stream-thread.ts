@@ -791,6 +791,7 @@ export class StreamThread {
       defaultValueSerde: this.config.defaultValueSerde,
       deserializationExceptionHandler: this.config.deserializationExceptionHandler,
       defaultTimestampExtractor: this.config.defaultTimestampExtractor,
+      appConfigs: this.config.appConfigs,
       wallClockMs: () => Date.now(),
       log: (m) => this.hooks.log(m),
       requestCommit: () => {

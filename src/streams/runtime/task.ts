@@ -91,6 +91,8 @@ export interface TaskEnvironment {
    */
   defaultTimestampExtractor?: TimestampExtractor;
   wallClockMs(): number;
+  /** The application's properties (ProcessorContext.appConfigs()); absent: none given. */
+  appConfigs?: { readonly [key: string]: unknown };
   log(message: string): void;
   /** A processor asked for a commit. */
   requestCommit(): void;
@@ -374,6 +376,7 @@ export class Task {
       },
       currentStreamTimeMs: () => task.streamTimeMs,
       currentSystemTimeMs: () => task.env.wallClockMs(),
+      appConfigs: () => task.env.appConfigs ?? {},
       getStateStore<S extends StateStore>(name: string): S {
         const store = task.stores.get(name) ?? task.env.globalStore?.(name);
         if (store === undefined)
