@@ -41,6 +41,7 @@ const CONSUMER: Record<string, [field: string, kind: Kind]> = {
   'auto.offset.reset': ['autoOffsetReset', 'string'],
   'isolation.level': ['isolationLevel', 'string'],
   'client.rack': ['clientRack', 'string'],
+  'internal.leave.group.on.close': ['leaveGroupOnClose', 'bool'],
 };
 
 const PRODUCER: Record<string, [field: string, kind: Kind]> = {

@@ -110,6 +110,13 @@ export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> extends C
   checkCrcs?: boolean;
   /** Incremental fetch sessions with each leader (KIP-227; default true). */
   fetchSessions?: boolean;
+  /**
+   * internal.leave.group.on.close (default true): close() sends LeaveGroup for a dynamic member of a classic group,
+   * so its partitions move at once. Kafka Streams sets false for its consumers: a restarting instance finds its
+   * place (and its tasks) kept until session.timeout.ms instead of triggering a rebalance. The consumer protocol
+   * (KIP-848) always leaves.
+   */
+  leaveGroupOnClose?: boolean;
   /** client.rack: the rack sent with fetches, so a broker with a replica selector can send us to our rack. */
   clientRack?: string;
   /** group.protocol: 'classic' (JoinGroup/SyncGroup, default) or 'consumer' (KIP-848). */
@@ -314,6 +321,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       maxPollIntervalMs: options.maxPollIntervalMs ?? 300_000,
       checkCrcs: options.checkCrcs ?? true,
       fetchSessions: options.fetchSessions ?? true,
+      leaveGroupOnClose: options.leaveGroupOnClose ?? true,
       clientRack: options.clientRack ?? '',
     };
     if (!['earliest', 'latest', 'none'].includes(this.o.autoOffsetReset)) {
@@ -1458,7 +1466,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       if (this.o.enableAutoCommit && this.group.isStable()) {
         await this.commitPositions(this.assignment()).catch(() => {});
       }
-      await this.group.leave().catch(() => {});
+      const leave =
+        this.group instanceof GroupMember
+          ? this.group.leave(undefined, this.o.leaveGroupOnClose)
+          : this.group.leave();
+      await leave.catch(() => {});
       this.group = null;
     }
     this.closed = true;

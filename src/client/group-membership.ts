@@ -105,6 +105,9 @@ export abstract class GroupMembership {
   private lastPollMs = Date.now();
   protected left = false;
 
+  /** leave() was told not to send LeaveGroup (nor for a member id a join in flight learns afterwards). */
+  private silentLeave = false;
+
   constructor(protected readonly m: GroupMembershipOptions) {
     this.appliedGeneration = { generationId: -1, memberId: '', groupInstanceId: m.groupInstanceId };
   }
@@ -348,7 +351,7 @@ export abstract class GroupMembership {
       // Left while the coordinator held the JoinGroup: the member it just admitted leaves as well.
       if (join.memberId !== this.memberId) {
         this.memberId = join.memberId;
-        await this.sendLeave('the member left while joining').catch(() => {});
+        if (!this.silentLeave) await this.sendLeave('the member left while joining').catch(() => {});
       }
       return;
     }
@@ -476,15 +479,21 @@ export abstract class GroupMembership {
   }
 
   /** Leaves the group (a static member keeps its place until its session ends); onLeave runs first. */
-  async leave(reason = 'the member is being closed'): Promise<void> {
+  /**
+   * Stops taking part in the group: hands the work over (onLeave) and, for a dynamic member, sends LeaveGroup so
+   * the group rebalances at once. With `sendLeaveGroup` false (Kafka's internal.leave.group.on.close=false) it
+   * only stops: the coordinator keeps the member until its session times out, as it keeps a static member.
+   */
+  async leave(reason = 'the member is being closed', sendLeaveGroup = true): Promise<void> {
     if (this.left) return;
     this.left = true;
+    this.silentLeave = !sendLeaveGroup;
     this.stopHeartbeats();
     // A join in flight is not waited for (the coordinator may hold it for the rebalance timeout): it stops when
     // answered, and a member id it learned then leaves too (joinOnce).
     this.joinedAssignment = null;
-    await this.onLeave();
-    if (this.m.groupInstanceId === null) await this.sendLeave(reason).catch(() => {});
+    if (sendLeaveGroup) await this.onLeave();
+    if (this.m.groupInstanceId === null && sendLeaveGroup) await this.sendLeave(reason).catch(() => {});
     this.generationId = -1;
   }
 

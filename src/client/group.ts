@@ -370,7 +370,7 @@ export class GroupMember extends GroupMembership {
   }
 
   /** Leaves with Kafka's reason: 'the consumer is being closed', or why else (unsubscribe()). */
-  override async leave(reason = 'the consumer is being closed'): Promise<void> {
-    await super.leave(reason);
+  override async leave(reason = 'the consumer is being closed', sendLeaveGroup = true): Promise<void> {
+    await super.leave(reason, sendLeaveGroup);
   }
 }

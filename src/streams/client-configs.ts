@@ -52,7 +52,11 @@ const OVERRIDDEN = new Set(['enable.auto.commit', 'transactional.id']);
 /** Keys Streams reads itself from the properties rather than through the client's table (group.instance.id). */
 const READ_BY_STREAMS = new Set(['group.instance.id']);
 
-/** Kafka Streams' defaults for all its consumers (CONSUMER_DEFAULT_OVERRIDES), under the properties' values. */
+/**
+ * Kafka Streams' defaults for all its consumers (CONSUMER_DEFAULT_OVERRIDES), under the properties' values. Not
+ * yet Kafka's internal.leave.group.on.close=false (a closing thread's consumer stays in the group until its
+ * session times out): the properties may set it, but by default Brook's threads still leave (README, differences).
+ */
 const CONSUMER_DEFAULTS: Partial<ConsumerOptions> = { maxPollRecords: 1000 };
 
 /** Kafka Streams' defaults for its producer (PRODUCER_DEFAULT_OVERRIDES), under the properties' values. */

@@ -1,7 +1,7 @@
 // KafkaStreams: runs a topology against a cluster. start() checks the configuration, creates the internal
 // topics (repartition and changelog topics, see runtime/internal-topics.ts) and starts num.stream.threads
 // stream threads; each is a member of the consumer group named by application.id. close() commits, writes the
-// checkpoints and leaves the group.
+// checkpoints and leaves the group (unless consumer.internal.leave.group.on.close is false, Kafka Streams' default).
 //
 // States and their transitions are Kafka's: CREATED -> REBALANCING <-> RUNNING -> PENDING_SHUTDOWN ->
 // NOT_RUNNING, and PENDING_ERROR -> ERROR when a thread dies of an error. The state listener hears each change.
@@ -369,7 +369,8 @@ export class KafkaStreams {
   }
 
   /**
-   * Commits, closes every task (checkpoints written) and leaves the group. With `timeoutMs` (Kafka's
+   * Commits, closes every task (checkpoints written) and leaves the group (unless
+   * consumer.internal.leave.group.on.close is false, Kafka Streams' default). With `timeoutMs` (Kafka's
    * close(Duration)): true once everything is closed, false when that took longer than `timeoutMs` (the close goes
    * on; a later call waits for the same one). Without it, waits as long as the close takes and answers true.
    */

@@ -945,7 +945,7 @@ export class StreamThread {
   /** Changelog records applied by restoration since start (for tests). */
   restoredRecords = 0;
 
-  /** Commits, closes the tasks (writing their checkpoints), leaves the group. */
+  /** Commits, closes the tasks (writing their checkpoints), leaves the group (unless configured not to). */
   async close(): Promise<void> {
     if (this.state === 'DEAD') return;
     const wasRunning = this.running;

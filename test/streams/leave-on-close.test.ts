@@ -1,0 +1,57 @@
+// Whether a closing instance leaves its group: Kafka Streams' consumers do not (StreamsConfig's
+// CONSUMER_DEFAULT_OVERRIDES sets internal.leave.group.on.close=false), so the coordinator keeps the member until
+// session.timeout.ms and an instance restarting within it does not make the group rebalance around its absence.
+// Brook's threads take the property (`consumer.internal.leave.group.on.close`) and then send no LeaveGroup on
+// close; their default still leaves at once (README, "Where Brook Streams still differs").
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Admin } from '../../src/client/admin.js';
+import { KafkaStreams, type StreamsProperties } from '../../src/streams/index.js';
+import { waitUntil } from '../helpers/wait.js';
+import { countByKeyTopology, type StreamsBroker, useStreamsBroker } from './streams-helpers.js';
+
+/** Runs the count as `appId` until RUNNING, closes it, and answers the group's members right after. */
+async function membersAfterClose(
+  env: StreamsBroker,
+  appId: string,
+  extra: StreamsProperties,
+): Promise<number> {
+  const streams = new KafkaStreams(countByKeyTopology('loc-in', 'loc-out', 'counts'), {
+    'application.id': appId,
+    'bootstrap.servers': env.bootstrap,
+    'state.dir': env.dirs[0]!,
+    'session.timeout.ms': 30_000,
+    ...extra,
+  });
+  const admin = new Admin({ bootstrapServers: env.bootstrap });
+  try {
+    await streams.start();
+    await waitUntil(
+      () => streams.state() === 'RUNNING',
+      30_000,
+      () => `state ${streams.state()}`,
+    );
+    await streams.close();
+    const [group] = await admin.describeGroups([appId]);
+    return group!.members.length;
+  } finally {
+    await streams.close();
+    await admin.close();
+  }
+}
+
+describe('closing an instance', () => {
+  const env = useStreamsBroker({ 'loc-in': 2, 'loc-out': 2 }, 1);
+
+  it('with internal.leave.group.on.close false (Kafka Streams default) the member stays', async () => {
+    assert.equal(
+      await membersAfterClose(env, 'loc-stay', { 'consumer.internal.leave.group.on.close': false }),
+      1,
+    );
+  });
+
+  it("by Brook's default the member leaves at once", async () => {
+    assert.equal(await membersAfterClose(env, 'loc-leave', {}), 0);
+  });
+});
