@@ -733,13 +733,22 @@ export class StreamThread {
       }
       if (incoming.size > 0) await this.hooks.releaseStandbysElsewhere([...incoming].sort());
     }
+    // The new tasks' standbys here are released first (their stores closed, or handed over in memory).
+    const fresh = new Map<string, Map<string, HandedStore>>();
+    for (const tp of tps) {
+      const st = this.topology.subtopologyOfTopic(this.logicalTopic(tp.topic));
+      const id = st === undefined ? undefined : `${st.id}_${tp.partition}`;
+      if (id !== undefined && !this.tasks.has(id) && !fresh.has(id))
+        fresh.set(id, this.hooks.standbys?.release(id) ?? new Map<string, HandedStore>());
+    }
+    await this.wipeStateBeforeChangelogStart([...fresh].filter(([, h]) => h.size === 0).map(([id]) => id));
     for (const tp of tps) {
       const st = this.topology.subtopologyOfTopic(this.logicalTopic(tp.topic));
       if (st === undefined) continue;
       const id = `${st.id}_${tp.partition}`;
       let task = this.tasks.get(id);
       if (task === undefined) {
-        const handed = this.hooks.standbys?.release(id) ?? new Map<string, HandedStore>();
+        const handed = fresh.get(id) ?? new Map<string, HandedStore>();
         task = this.createTask(st.id, tp.partition, handed);
         for (const h of handed.values()) h.engine.close();
         this.tasks.set(id, task);
@@ -753,6 +762,36 @@ export class StreamThread {
     await this.restore(created);
     for (const task of created) task.init();
     this.setState('RUNNING');
+  }
+
+  /**
+   * A task whose checkpoint lies before its changelog's first offset (records after it were deleted) cannot resume
+   * from it. Kafka's restore consumer has auto.offset.reset "none": the out-of-range offset marks the task
+   * corrupted, and its state is wiped and restored from what the changelog holds. Brook checks before the tasks
+   * are opened and removes their directories (resuming over the old files from the changelog's start instead
+   * would keep values the changelog no longer has).
+   */
+  private async wipeStateBeforeChangelogStart(taskIds: string[]): Promise<void> {
+    const saved: { taskId: string; tp: TopicPartition; offset: number }[] = [];
+    for (const taskId of taskIds)
+      for (const [key, offset] of readCheckpoint(this.taskDir(taskId))) {
+        const at = key.lastIndexOf(':');
+        saved.push({ taskId, tp: { topic: key.slice(0, at), partition: Number(key.slice(at + 1)) }, offset });
+      }
+    if (saved.length === 0) return;
+    const starts = await this.beginningOffsets(saved.map((s) => s.tp));
+    const corrupted = new Set<string>();
+    for (const s of saved) {
+      const start = starts.get(`${s.tp.topic}:${s.tp.partition}`);
+      if (start !== undefined && s.offset + 1 < start) {
+        this.hooks.log(
+          `${this.name}: task ${s.taskId}: checkpointed offset ${s.offset} of ${s.tp.topic}-${s.tp.partition} is ` +
+            `before its first offset ${start}: the task is corrupted, wiping its state to restore it`,
+        );
+        corrupted.add(s.taskId);
+      }
+    }
+    for (const taskId of corrupted) rmSync(this.taskDir(taskId), { recursive: true, force: true });
   }
 
   /** `handed`: in-memory stores of this task's released standby; the task takes them over (removed from the map). */
@@ -913,6 +952,22 @@ export class StreamThread {
         out.push({ partition: task.partition, store });
     }
     return out;
+  }
+
+  /** First offsets of changelog partitions, read by a short-lived consumer set up as the restore one. */
+  private async beginningOffsets(tps: TopicPartition[]): Promise<Map<string, number>> {
+    const reader = new Consumer({
+      ...this.config.clients.restoreConsumer,
+      bootstrapServers: this.config.bootstrapServers,
+      clientId: `${this.name}-restore-consumer`,
+      ...(this.hooks.clientLogger === undefined ? {} : { logger: this.hooks.clientLogger }),
+    });
+    try {
+      const starts = await reader.beginningOffsets(tps);
+      return new Map(starts.map((s) => [`${s.topic}:${s.partition}`, s.offset]));
+    } finally {
+      await reader.close().catch(() => {});
+    }
   }
 
   /** End offsets of changelog partitions, read by a short-lived consumer (the group leader's lag probe). */
