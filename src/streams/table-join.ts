@@ -1,6 +1,7 @@
 // KTable-KTable joins (inner, left, outer) on the key. Each side gets a processor that, on an update of its
 // table, reads the other table's current value through its value getter and forwards the joined change (the old
-// joined value only once an operation below asks for old values) to a merge node, as Kafka's join processors; the result table is materialized in a store when Materialized is given.
+// joined value only once an operation below asks for old values) to a merge node, as Kafka's join processors;
+// the result table is materialized in a store when Materialized is given.
 // Names are Kafka's: KTABLE-MERGE- first (after the store name when materialized), then KTABLE-JOINTHIS- /
 // KTABLE-JOINOTHER- (LEFTTHIS / LEFTOTHER, OUTERTHIS / OUTEROTHER for the outer kinds). Both tables' topics
 // must be co-partitioned: the two processors read each other's stores, so they share one sub-topology.
