@@ -193,6 +193,38 @@ describe('client quotas', () => {
     }
   });
 
+  it('answers an old Produce version at once and mutes after, as Kafka does since KIP-219', async () => {
+    await admin.alterClientQuotas([
+      { entity: { clientId: 'old-producer' }, ops: [{ key: 'producer_byte_rate', value: 30000 }] },
+    ]);
+    // Both connections share the client id's budget: the first uses it up, the second is over it from its start.
+    const filler = await WireClient.connect(broker.host, broker.port, 'old-producer');
+    const old = await WireClient.connect(broker.host, broker.port, 'old-producer');
+    try {
+      let fillerThrottleMs = 0;
+      for (let i = 0; i < 30 && fillerThrottleMs < 1000; i++)
+        fillerThrottleMs = (await filler.call(ApiKey.PRODUCE, 9, produceBody('quota-topic'))).throttleTimeMs;
+      assert.ok(fillerThrottleMs >= 1000);
+      // Produce v5 predates the client honouring throttle_time_ms; Kafka still answers it at once.
+      let sentAt = performance.now();
+      const r = await old.call(ApiKey.PRODUCE, 5, produceBody('quota-topic'));
+      const answeredMs = performance.now() - sentAt;
+      assert.ok(r.throttleTimeMs >= 1000, `throttle ${r.throttleTimeMs} ms`);
+      assert.ok(
+        answeredMs < r.throttleTimeMs / 2,
+        `answered after ${answeredMs.toFixed(0)} of ${r.throttleTimeMs} ms`,
+      );
+      // Then reads nothing more from the connection for that time.
+      sentAt = performance.now();
+      await old.call(ApiKey.PRODUCE, 5, produceBody('quota-topic'));
+      const mutedMs = performance.now() - sentAt;
+      assert.ok(mutedMs >= r.throttleTimeMs * 0.8, `muted ${mutedMs.toFixed(0)} ms of ${r.throttleTimeMs}`);
+    } finally {
+      filler.close();
+      old.close();
+    }
+  });
+
   it('throttles a consumer over consumer_byte_rate with an empty Fetch answer and throttle_time_ms', async () => {
     await admin.alterClientQuotas([
       // One batch (about 20 kB) fits in a window's worth; the second fetch goes over.
