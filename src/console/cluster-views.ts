@@ -456,9 +456,9 @@ function quotaKey(entity: ClientQuotaEntity): string {
 }
 
 /**
- * Every entity with quotas: users, client ids, users with client ids, IPs, and their defaults. Kafka lists IP
- * entities only for a filter with an ip component, so two describes, merged (a cluster that answers both with
- * every entity lists each once).
+ * Every entity with quotas: users, client ids, users with client ids, IPs, and their defaults. The empty filter
+ * lists them all; the ip one as well for a broker whose empty filter leaves IP entities out (Brook did), merged so
+ * that each is listed once.
  */
 export async function quotaList(admin: Admin): Promise<QuotaView[]> {
   const [clients, ips] = await Promise.all([

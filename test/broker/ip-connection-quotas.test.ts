@@ -141,6 +141,20 @@ describe('IP connection-rate quotas (KIP-612)', () => {
       strict: false,
     });
     assert.equal(users.entries.length, 0);
+    // An empty filter that is not strict (the Admin client's ClientQuotaFilter.all()) lists every entity, IP ones
+    // included; a strict one lists none.
+    const everything = await admin.call(ApiKey.DESCRIBE_CLIENT_QUOTAS, 1, { components: [], strict: false });
+    assert.equal(everything.errorCode, ErrorCode.NONE);
+    assert.deepEqual(
+      everything.entries
+        .map((e: { entity: { entityType: string; entityName: string | null }[] }) => e.entity)
+        .sort((a: { entityName: string | null }[], b: { entityName: string | null }[]) =>
+          String(a[0]?.entityName).localeCompare(String(b[0]?.entityName)),
+        ),
+      [[{ entityType: IP, entityName: '10.1.2.3' }], [{ entityType: IP, entityName: null }]],
+    );
+    const none = await admin.call(ApiKey.DESCRIBE_CLIENT_QUOTAS, 1, { components: [], strict: true });
+    assert.deepEqual(none.entries, []);
     assert.equal((await alter(null, null)).errorCode, ErrorCode.NONE);
     assert.equal((await alter('10.1.2.3', null)).errorCode, ErrorCode.NONE);
   });

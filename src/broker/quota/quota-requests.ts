@@ -200,9 +200,15 @@ export async function describeQuotas(
     if (!matches(filter.user, entity.user, filter.strict)) continue;
     if (!matches(filter.clientId, entity.clientId, filter.strict)) continue;
     if (!matches(filter.ip, entity.ip, filter.strict)) continue;
-    // As Kafka's ZooKeeper mode: a filter without an ip component lists user and client entities only, and one
-    // with it lists IP entities only.
-    if ((filter.ip === undefined) !== (entity.ip === undefined)) continue;
+    // As Kafka (ZkAdminManager.describeClientQuotas, ClientQuotasImage): a filter with an ip component lists IP
+    // entities only, one with a user or client-id component user and client entities only; an empty filter that
+    // is not strict lists both.
+    if (
+      entity.ip === undefined
+        ? filter.ip !== undefined
+        : filter.user !== undefined || filter.clientId !== undefined
+    )
+      continue;
     const keys = keysOf(entity);
     const values = [...configs]
       .filter(([key]) => keys.has(key))
