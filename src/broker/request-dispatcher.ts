@@ -129,8 +129,8 @@ class DispatchedContext implements RequestContext {
   ) {
     this.connection = request.connection;
     this.listenerName = request.connection.listenerName;
-    // The size prefix is part of what Kafka counts.
-    this.requestBytes = request.frame.length + 4;
+    // Kafka's request.sizeInBytes: the header and the body, without the size prefix.
+    this.requestBytes = request.frame.length;
   }
 
   markWaiting(): void {

@@ -15,6 +15,7 @@ import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { createTopic, fetchBody, WireClient } from '../helpers/wire-client.js';
 
 const PAYLOAD = buildBatch(Array.from({ length: 20 }, () => ({ value: 'x'.repeat(1000) })));
+const SMALL_PAYLOAD = buildBatch([{ value: 'x'.repeat(1200) }]);
 
 function produceBody(topic: string) {
   return {
@@ -190,6 +191,26 @@ describe('client quotas', () => {
     } finally {
       slow.close();
       fast.close();
+    }
+  });
+
+  it("counts a Produce request's header and body, not its size prefix (Kafka's request.sizeInBytes)", async () => {
+    await admin.alterClientQuotas([
+      { entity: { clientId: 'sized-producer' }, ops: [{ key: 'producer_byte_rate', value: 1000 }] },
+    ]);
+    const body = {
+      ...produceBody('quota-topic'),
+      topicData: [{ name: 'quota-topic', partitionData: [{ index: 0, records: SMALL_PAYLOAD }] }],
+    };
+    const frameBytes = WireClient.encode(ApiKey.PRODUCE, 9, 1, body, 'sized-producer').length;
+    const client = await WireClient.connect(broker.host, broker.port, 'sized-producer');
+    try {
+      // A first record on a fresh sensor is spread over (quota.window.num - 1) windows of 1 s: with a bound of
+      // 1000 B/s the throttle time is the bytes counted less 1000, to the millisecond.
+      const r = await client.call(ApiKey.PRODUCE, 9, body);
+      assert.equal(r.throttleTimeMs, frameBytes - 1000);
+    } finally {
+      client.close();
     }
   });
 
