@@ -92,6 +92,14 @@ describe('IP connection-rate quotas (KIP-612)', () => {
           ],
           ops: [{ key: 'connection_creation_rate', value: 5, remove: false }],
         },
+        {
+          entity: [{ entityType: IP, entityName: '10.0.0.1' }],
+          ops: [{ key: 'connection_creation_rate', value: 2 ** 31, remove: false }],
+        },
+        {
+          entity: [{ entityType: IP, entityName: '' }],
+          ops: [{ key: 'connection_creation_rate', value: 5, remove: false }],
+        },
       ],
       validateOnly: false,
     });
@@ -108,6 +116,8 @@ describe('IP connection-rate quotas (KIP-612)', () => {
         ErrorCode.INVALID_REQUEST,
         'Invalid quota entity combination, IP entity should not be used with user/client ID entity.',
       ],
+      [ErrorCode.INVALID_REQUEST, 'Proposed value for connection_creation_rate is too large for an INT.'],
+      [ErrorCode.INVALID_REQUEST, 'Empty ip not supported'],
     ]);
   });
 

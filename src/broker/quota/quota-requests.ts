@@ -24,13 +24,17 @@ const invalid = (errorMessage: string): QuotaError => ({
   errorMessage,
 });
 
-/** An entity of the wire (type and name pairs, a null name for the default) as a QuotaEntity, or Kafka's error. */
+/**
+ * An entity of the wire (type and name pairs, a null name for the default) as a QuotaEntity, or Kafka's error:
+ * each part checked first (ClientQuotaControlManager.validateEntity), then the combination and the address.
+ */
 export function parseQuotaEntity(
   parts: readonly { entityType: string; entityName: string | null }[],
 ): QuotaEntity | QuotaError {
   if (parts.length === 0) return invalid('Invalid empty client quota entity');
   let user: EntityPart;
   let clientId: EntityPart;
+  let ip: EntityPart;
   const seen = new Set<string>();
   for (const { entityType, entityName } of parts) {
     if (seen.has(entityType))
@@ -38,19 +42,18 @@ export function parseQuotaEntity(
     seen.add(entityType);
     if (entityType === USER_ENTITY_TYPE) user = entityName;
     else if (entityType === CLIENT_ID_ENTITY_TYPE) clientId = entityName;
-    else if (entityType === IP_ENTITY_TYPE) {
-      if (parts.length > 1)
-        return invalid(
-          'Invalid quota entity combination, IP entity should not be used with user/client ID entity.',
-        );
-      // Kafka resolves host names here; Brook takes addresses, which is what connections are counted by.
-      if (entityName !== null && isIP(entityName) === 0)
-        return invalid(`${entityName} is not a valid IP or resolvable host.`);
-      return { user: undefined, clientId: undefined, ip: entityName };
-    } else return invalid(`Unhandled client quota entity type: ${entityType}`);
+    else if (entityType === IP_ENTITY_TYPE) ip = entityName;
+    else return invalid(`Unhandled client quota entity type: ${entityType}`);
     if (entityName === '') return invalid(`Empty ${entityType} not supported`);
   }
-  return { user, clientId };
+  if (ip === undefined) return { user, clientId };
+  if (user !== undefined || clientId !== undefined)
+    return invalid(
+      'Invalid quota entity combination, IP entity should not be used with user/client ID entity.',
+    );
+  // Kafka resolves host names here; Brook takes addresses, which is what connections are counted by.
+  if (ip !== null && isIP(ip) === 0) return invalid(`${ip} is not a valid IP or resolvable host.`);
+  return { user: undefined, clientId: undefined, ip };
 }
 
 export function isQuotaError(x: QuotaEntity | QuotaError): x is QuotaError {
@@ -85,7 +88,7 @@ export function validateQuotaOps(ops: readonly QuotaOp[], entity: QuotaEntity): 
       if (Math.abs(op.value % 1) > 1e-6) return invalid(`${op.key} cannot be a fractional value.`);
     }
     if (type === 'int') {
-      if (op.value >= 2 ** 31) return invalid(`Proposed value for ${op.key} is too large for a INT.`);
+      if (op.value >= 2 ** 31) return invalid(`Proposed value for ${op.key} is too large for an INT.`);
       if (Math.abs(op.value % 1) > 1e-6) return invalid(`${op.key} cannot be a fractional value.`);
     }
   }
