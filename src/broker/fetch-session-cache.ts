@@ -137,12 +137,7 @@ export class FetchSessionCache {
     lastStableOffset: number,
     logStartOffset: number,
   ): boolean {
-    const news =
-      hasRecords ||
-      errorCode !== 0 ||
-      p.sentHighWatermark !== highWatermark ||
-      p.sentLastStableOffset !== lastStableOffset ||
-      p.sentLogStartOffset !== logStartOffset;
+    const news = hasNews(p, hasRecords, errorCode, highWatermark, lastStableOffset, logStartOffset);
     if (news) this.remember(p, highWatermark, lastStableOffset, logStartOffset);
     return news;
   }
@@ -254,4 +249,22 @@ function worthLess(a: FetchSession, b: FetchSession): boolean {
 function nextEpoch(epoch: number): number {
   // Epochs wrap from int32 max back to 1; 0 and -1 have their own meanings.
   return epoch === 0x7fffffff ? 1 : epoch + 1;
+}
+
+/** Whether an incremental response must carry this partition (shouldInclude without recording it). */
+export function hasNews(
+  p: SessionPartition,
+  hasRecords: boolean,
+  errorCode: number,
+  highWatermark: number,
+  lastStableOffset: number,
+  logStartOffset: number,
+): boolean {
+  return (
+    hasRecords ||
+    errorCode !== 0 ||
+    p.sentHighWatermark !== highWatermark ||
+    p.sentLastStableOffset !== lastStableOffset ||
+    p.sentLogStartOffset !== logStartOffset
+  );
 }

@@ -9,10 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
 import { Producer } from '../../src/client/producer.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { Writer } from '../../src/protocol/primitives/index.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
-import { ApiKey } from '../../src/protocol/registry.js';
+import { ApiKey, getApi } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { createTopic, fetchBody, WireClient } from '../helpers/wire-client.js';
+import { createTopic, fetchBody, produceBatch, WireClient } from '../helpers/wire-client.js';
 
 const PAYLOAD = buildBatch(Array.from({ length: 20 }, () => ({ value: 'x'.repeat(1000) })));
 const SMALL_PAYLOAD = buildBatch([{ value: 'x'.repeat(1200) }]);
@@ -265,6 +266,30 @@ describe('client quotas', () => {
       assert.deepEqual(throttled.responses, [], 'a throttled fetch returns no data');
     } finally {
       consumer.close();
+    }
+  });
+
+  it("counts a Fetch answer's encoded size, as Kafka's FetchContext.getResponseSize", async () => {
+    await createTopic(setup, 'fetch-size-topic', { numPartitions: 1, replicationFactor: 1 });
+    await produceBatch(setup, 'fetch-size-topic', SMALL_PAYLOAD);
+    await admin.alterClientQuotas([
+      { entity: { clientId: 'sized-consumer' }, ops: [{ key: 'consumer_byte_rate', value: 1000 }] },
+    ]);
+    // The answer the quota'd consumer would get, read by a client id without a quota.
+    const reference = await WireClient.connect(broker.host, broker.port, 'sized-reference');
+    const sized = await WireClient.connect(broker.host, broker.port, 'sized-consumer');
+    try {
+      const answer = await reference.call(ApiKey.FETCH, 12, fetchBody('fetch-size-topic', 0, 0));
+      assert.equal(answer.responses[0].partitions[0].errorCode, ErrorCode.NONE);
+      const w = new Writer();
+      getApi(ApiKey.FETCH).encodeResponse(w, 12, answer);
+      // Kafka's FetchResponse.sizeOf: 4 bytes and the message. On a fresh sensor with a bound of 1000 B/s over one
+      // window of 1 s, the throttle time is the bytes counted less 1000, to the millisecond.
+      const r = await sized.call(ApiKey.FETCH, 12, fetchBody('fetch-size-topic', 0, 0));
+      assert.equal(r.throttleTimeMs, 4 + w.length - 1000);
+    } finally {
+      reference.close();
+      sized.close();
     }
   });
 

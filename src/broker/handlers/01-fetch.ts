@@ -17,13 +17,15 @@
 
 import type { BrokerId, Offset } from '../../common/ids.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import type {
-  FetchRequest,
-  FetchResponse,
-  FetchResponseFetchableTopicResponse,
-  FetchResponsePartitionData,
+import {
+  encodeFetchResponse,
+  type FetchRequest,
+  type FetchResponse,
+  type FetchResponseFetchableTopicResponse,
+  type FetchResponsePartitionData,
 } from '../../protocol/messages/01-fetch.js';
 import { ZERO_UUID } from '../../protocol/messages/codec-support.js';
+import { Writer } from '../../protocol/primitives/index.js';
 import { BatchFaultError } from '../../protocol/records/batch-fault.js';
 import {
   BATCH_HEADER_BYTES,
@@ -39,7 +41,7 @@ import type { Log, ReadResult } from '../../storage/log.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
 import { AclOperation, authorizeCluster, authorizeTopic } from '../authorization.js';
 import { completeDelayedRequests } from '../broker-services.js';
-import type { ResolvedSession, SessionPartition } from '../fetch-session-cache.js';
+import { hasNews, type ResolvedSession, type SessionPartition } from '../fetch-session-cache.js';
 import { readablePartition } from '../replica/leader-lookup.js';
 import { NO_PREFERRED_REPLICA, preferredReadReplica } from '../replica/read-replica-selector.js';
 import {
@@ -574,7 +576,7 @@ function finishPartitionRead(
 }
 
 /**
- * consumer_byte_rate (Kafka's handleFetchRequest): the response's bytes are recorded; over quota, the consumer
+ * consumer_byte_rate (Kafka's handleFetchRequest): the response's size is recorded; over quota, the consumer
  * gets an empty response with the throttle time instead, the bytes taken back from its rate, and its fetch
  * session left as it was, so that the next fetch returns the same data.
  */
@@ -585,8 +587,7 @@ function throttledResponse(
 ): FetchResponse | null {
   const fetchQuota = context.services.quotas.fetch;
   const nowMs = context.services.clock.nowMs();
-  let bytes = 0;
-  for (const r of reads) bytes += r.bytes;
+  const bytes = responseSize(plan, reads);
   const user = context.quotaUser;
   const throttleTimeMs = fetchQuota.recordAndGetThrottleTimeMs(user, context.clientId, bytes, nowMs);
   if (throttleTimeMs <= 0) return null;
@@ -599,6 +600,41 @@ function throttledResponse(
     responses: [],
     nodeEndpoints: [],
   };
+}
+
+/**
+ * Kafka's FetchContext.getResponseSize (FetchResponse.sizeOf): 4 bytes and the encoded answer with the
+ * partitions it would carry (for an incremental session, those with news), the session left untouched. Empty
+ * answers count too, so a consumer polling many partitions uses its quota even when they hold nothing new.
+ */
+function responseSize(plan: FetchPlan, reads: readonly PartitionRead[]): number {
+  const byTopic = new Map<string, FetchResponseFetchableTopicResponse>();
+  for (const read of reads) {
+    const d = read.data;
+    if (plan.resolved.kind === 'incremental') {
+      const errorCode = errorForVersion(plan.version, d.errorCode);
+      const hw = Number(d.highWatermark);
+      const lso = Number(d.lastStableOffset);
+      const news = hasNews(read.session, read.bytes > 0, errorCode, hw, lso, Number(d.logStartOffset));
+      if (!news && d.preferredReadReplica === NO_PREFERRED_REPLICA && !hasDivergingEpoch(d)) continue;
+    }
+    const topicKey = read.session.topicId || read.session.topicName;
+    let topic = byTopic.get(topicKey);
+    if (topic === undefined) {
+      topic = { topic: read.session.topicName, topicId: read.session.topicId, partitions: [] };
+      byTopic.set(topicKey, topic);
+    }
+    topic.partitions.push(d);
+  }
+  const w = new Writer();
+  encodeFetchResponse(w, plan.version, {
+    throttleTimeMs: 0,
+    errorCode: ErrorCode.NONE,
+    sessionId: 0,
+    responses: [...byTopic.values()],
+    nodeEndpoints: [],
+  });
+  return 4 + w.length;
 }
 
 function containsZstd(records: Buffer): boolean {
