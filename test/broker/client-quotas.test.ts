@@ -358,6 +358,32 @@ describe('client quotas', () => {
     assert.ok(permissive.throttleTimeMs > strict.throttleTimeMs, 'the debt grew');
   });
 
+  it('answers a strict mutation that empties the bucket without throttle time, as Kafka (KIP-599)', async () => {
+    await admin.alterClientQuotas([
+      { entity: { clientId: 'strict-mutator' }, ops: [{ key: 'controller_mutation_rate', value: 10 }] },
+    ]);
+    const create = async (name: string, numPartitions: number) => {
+      const client = await WireClient.connect(broker.host, broker.port, 'strict-mutator');
+      try {
+        const r = await client.call(ApiKey.CREATE_TOPICS, 7, {
+          topics: [{ name, numPartitions, replicationFactor: 1, assignments: [], configs: [] }],
+          timeoutMs: 10_000,
+          validateOnly: false,
+        });
+        return { errorCode: r.topics[0].errorCode, throttleTimeMs: r.throttleTimeMs };
+      } finally {
+        client.close();
+      }
+    };
+    // A burst of 20 tokens (2 windows of 1 s at 10/s): 30 partitions are taken from a bucket that is not empty and
+    // leave it at -10. Strict quotas check before taking, so this request is neither refused nor throttled.
+    assert.deepEqual(await create('strict-1', 30), { errorCode: ErrorCode.NONE, throttleTimeMs: 0 });
+    // The next one finds the bucket empty: refused, with the time to refill it (about 1 s).
+    const refused = await create('strict-2', 1);
+    assert.equal(refused.errorCode, ErrorCode.THROTTLING_QUOTA_EXCEEDED);
+    assert.ok(refused.throttleTimeMs > 500 && refused.throttleTimeMs <= 1000, `${refused.throttleTimeMs} ms`);
+  });
+
   it('throttles over request_percentage', async () => {
     await admin.alterClientQuotas([
       { entity: { clientId: 'busy' }, ops: [{ key: 'request_percentage', value: 0.01 }] },
