@@ -67,6 +67,13 @@ export interface ShutdownResult {
 
 type ServerState = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
+/** A socket accepted at max.connections, and what to do once it is counted. */
+interface WaitingSocket {
+  readonly socket: net.Socket;
+  readonly config: ListenerConfig;
+  readonly admitted: () => void;
+}
+
 interface BoundListener {
   readonly config: ListenerConfig;
   readonly server: net.Server;
@@ -106,6 +113,8 @@ export class SocketServer implements ConnectionHost {
    * from each dynamic change (updateConnectionLimits).
    */
   private limits: ConnectionLimits;
+  /** TCP sockets accepted while max.connections was reached, unread, in the order they came (see admit). */
+  private readonly waitingForSlot: WaitingSocket[] = [];
   /** Connections that stopped reading because the broker-wide bound was reached, in the order they stopped. */
   private readonly waitingForCapacity = new Set<Connection>();
   private resumeScheduled = false;
@@ -142,6 +151,7 @@ export class SocketServer implements ConnectionHost {
    */
   updateConnectionLimits(limits: ConnectionLimits): void {
     this.limits = limits;
+    this.admitWaiting();
   }
 
   /** Binds every listener; if one fails, closes those already bound and rejects with its error. */
@@ -278,6 +288,7 @@ export class SocketServer implements ConnectionHost {
       ({ server }) => new Promise<void>((resolve) => server.close(() => resolve())),
     );
     this.logger.info('shutting down network', { connections: this.connections.size });
+    for (const { socket } of this.waitingForSlot.splice(0)) socket.destroy();
     for (const connection of [...this.connections]) connection.closeAfterResponses('broker shutting down');
     // Sockets still in a TLS handshake have nothing in flight. A TLS connection wraps its TCP socket, so the two
     // are matched by their address pair.
@@ -327,7 +338,7 @@ export class SocketServer implements ConnectionHost {
       const handshakeTimeout = idleMs > 0 ? Math.min(idleMs, unprovenMs) : unprovenMs;
       const server = tls.createServer({ handshakeTimeout, ...config.tls, ...socketOptions });
       // Connection bounds apply to TCP connections, before the TLS handshake spends anything on them.
-      server.on('connection', (socket: net.Socket) => this.admit(socket, config));
+      server.on('connection', (socket: net.Socket) => this.admit(socket, config, () => {}));
       // TLS connections are counted against the connection creation rates once their handshake is done.
       server.on('secureConnection', (socket: tls.TLSSocket) =>
         this.openWhenDue(socket, config, () =>
@@ -348,7 +359,7 @@ export class SocketServer implements ConnectionHost {
     if (!this.readsIntoFrames) {
       const server = net.createServer(socketOptions);
       server.on('connection', (socket: net.Socket) => {
-        if (this.admit(socket, config)) this.openWhenDue(socket, config, () => this.open(socket, config));
+        this.admit(socket, config, () => this.openWhenDue(socket, config, () => this.open(socket, config)));
       });
       return server;
     }
@@ -361,7 +372,9 @@ export class SocketServer implements ConnectionHost {
       });
       if (own === null) accepted.resume();
       const socket = own?.socket ?? accepted;
-      if (this.admit(socket, config)) this.openWhenDue(socket, config, () => this.open(socket, config, own));
+      this.admit(socket, config, () =>
+        this.openWhenDue(socket, config, () => this.open(socket, config, own)),
+      );
     });
     return server;
   }
@@ -401,25 +414,62 @@ export class SocketServer implements ConnectionHost {
   }
 
   /**
-   * Counts a new TCP connection against max.connections and max.connections.per.ip, or closes it. The count is
-   * released when the TCP socket closes, whoever closes it.
+   * Counts a new TCP connection against max.connections and max.connections.per.ip, then calls `admitted`, or
+   * closes it. At max.connections it waits, unread, until a connection closes (Kafka's acceptor blocks in
+   * ConnectionQuotas.waitForConnectionSlot), and the connections after it wait behind it; over
+   * max.connections.per.ip it is closed (Kafka's TooManyConnectionsException). The count is released when the TCP
+   * socket closes, whoever closes it.
    */
-  private admit(socket: net.Socket, config: ListenerConfig): boolean {
+  private admit(socket: net.Socket, config: ListenerConfig, admitted: () => void): void {
+    if (this.state !== 'running' || socket.remoteAddress === undefined) {
+      socket.destroy();
+      return;
+    }
+    if (this.waitingForSlot.length > 0 || this.sockets.size >= this.limits.maxConnections) {
+      this.logger.debug('max.connections reached: the connection waits for one to close', {
+        listener: config.name,
+        remote: socket.remoteAddress,
+      });
+      socket.pause();
+      const waiting: WaitingSocket = { socket, config, admitted };
+      this.waitingForSlot.push(waiting);
+      socket.once('close', () => {
+        const at = this.waitingForSlot.indexOf(waiting);
+        if (at >= 0) this.waitingForSlot.splice(at, 1);
+      });
+      return;
+    }
+    if (this.count(socket, config)) admitted();
+  }
+
+  /** Admits the sockets waiting for a slot, in order, while max.connections allows. */
+  private admitWaiting(): void {
+    while (this.waitingForSlot.length > 0 && this.sockets.size < this.limits.maxConnections) {
+      const { socket, config, admitted } = this.waitingForSlot.shift()!;
+      if (socket.destroyed) continue;
+      if (this.state !== 'running') {
+        socket.destroy();
+        continue;
+      }
+      socket.resume();
+      if (this.count(socket, config)) admitted();
+    }
+  }
+
+  /** Counts an admitted socket, or closes it over max.connections.per.ip or its address's connection rate. */
+  private count(socket: net.Socket, config: ListenerConfig): boolean {
     const address = socket.remoteAddress;
-    if (this.state !== 'running' || address === undefined) {
+    if (address === undefined) {
       socket.destroy();
       return false;
     }
     const fromAddress = this.connectionsPerAddress.get(address) ?? 0;
-    const reason =
-      this.sockets.size >= this.limits.maxConnections
-        ? 'max.connections reached'
-        : fromAddress >= this.perAddressMax(address)
-          ? 'max.connections.per.ip reached'
-          : null;
-    if (reason !== null) {
+    if (fromAddress >= this.perAddressMax(address)) {
       this.stats.connectionsRejected++;
-      this.logger.info(`rejecting connection: ${reason}`, { listener: config.name, remote: address });
+      this.logger.info('rejecting connection: max.connections.per.ip reached', {
+        listener: config.name,
+        remote: address,
+      });
       socket.destroy();
       return false;
     }
@@ -459,6 +509,7 @@ export class SocketServer implements ConnectionHost {
     const count = (this.connectionsPerAddress.get(address) ?? 1) - 1;
     if (count > 0) this.connectionsPerAddress.set(address, count);
     else this.connectionsPerAddress.delete(address);
+    this.admitWaiting();
     this.checkAllClosed();
   }
 

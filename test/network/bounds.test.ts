@@ -85,15 +85,18 @@ describe('connection bounds', () => {
     );
   });
 
-  it('refuses connections beyond max.connections', async () => {
+  it("holds a connection beyond max.connections until one closes, as Kafka's acceptor waits for a slot", async () => {
     await withServer(
       { handler: echoHandler, options: { 'max.connections': 1 } },
       async ({ connect, server }) => {
         const first = await connect();
         const second = await connect();
-        assert.equal(await second.waitClosed(), true);
-        assert.equal(first.closed, false);
-        assert.equal(server.stats.connectionsRejected, 1);
+        second.sendRequest({ apiKey: 18, apiVersion: 0, correlationId: 7 });
+        await assert.rejects(second.nextFrame(300), 'not served while the broker is at max.connections');
+        assert.equal(second.closed, false, 'nor closed');
+        assert.equal(server.stats.connectionsRejected, 0);
+        first.socket.destroy();
+        assert.equal(responseCorrelationId(await second.nextFrame()), 7, 'served once a slot is free');
       },
     );
   });
