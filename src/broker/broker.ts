@@ -379,6 +379,7 @@ export class Broker {
       listeners: securedListeners(config),
       connectionThrottleMs: (address) => this.ipQuotas?.throttleMs(address, Date.now()) ?? 0,
       listenerThrottleMs: (listener, nowMs) => creationRates.throttleMs(listener, nowMs),
+      protectedListener: () => creationRates.protectedListenerName,
       handler: (request) => {
         const dispatch = this.dispatch;
         // After a SaslHandshake v1 only the SASL exchange is handled; anything else is answered with an error.
@@ -398,6 +399,8 @@ export class Broker {
       readsIntoFrames: process.env.BROOK_DEBUG_NODE_READS !== '1',
       requestObserver: this.metricsEndpoint?.metrics.requests,
     });
+    // The static config's limits, listener.name.<listener>.max.connections included (not a network option).
+    this.server.updateConnectionLimits(connectionLimitsOf(config.values.originals));
     await this.server.start();
     const server = this.server;
     this.certificateReloader = new CertificateReloader(

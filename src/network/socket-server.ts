@@ -53,6 +53,11 @@ export interface SocketServerConfig {
    * accepted after it on the listener are served that much later, as Kafka's blocked acceptor does.
    */
   readonly listenerThrottleMs?: (listenerName: string, nowMs: number) => number;
+  /**
+   * The listener not counted against the broker-wide max.connections (Kafka's protected inter-broker listener,
+   * when there are several), or null.
+   */
+  readonly protectedListener?: () => string | null;
 }
 
 export interface BoundAddress {
@@ -79,11 +84,16 @@ interface BoundListener {
   readonly server: net.Server;
 }
 
-/** The connection counts a broker admits: max.connections, max.connections.per.ip and its overrides. */
+/**
+ * The connection counts a broker admits: max.connections, listener.name.<listener>.max.connections,
+ * max.connections.per.ip and its overrides.
+ */
 export interface ConnectionLimits {
   readonly maxConnections: number;
   readonly maxConnectionsPerIp: number;
   readonly perIpOverrides: ReadonlyMap<string, number>;
+  /** listener.name.<listener>.max.connections, by listener name; absent: no bound of the listener's own. */
+  readonly perListener?: ReadonlyMap<string, number>;
 }
 
 export class SocketServer implements ConnectionHost {
@@ -113,8 +123,10 @@ export class SocketServer implements ConnectionHost {
    * from each dynamic change (updateConnectionLimits).
    */
   private limits: ConnectionLimits;
-  /** TCP sockets accepted while max.connections was reached, unread, in the order they came (see admit). */
-  private readonly waitingForSlot: WaitingSocket[] = [];
+  /** TCP sockets accepted while their listener had no slot, unread, by listener in the order they came. */
+  private readonly waitingForSlot = new Map<string, WaitingSocket[]>();
+  private readonly connectionsPerListener = new Map<string, number>();
+  private readonly protectedListener: () => string | null;
   /** Connections that stopped reading because the broker-wide bound was reached, in the order they stopped. */
   private readonly waitingForCapacity = new Set<Connection>();
   private resumeScheduled = false;
@@ -131,6 +143,7 @@ export class SocketServer implements ConnectionHost {
     this.readsIntoFrames = config.readsIntoFrames ?? true;
     this.connectionThrottleMs = config.connectionThrottleMs ?? null;
     this.listenerThrottleMs = config.listenerThrottleMs ?? null;
+    this.protectedListener = config.protectedListener ?? (() => null);
     // Listeners come from the operator's configuration: mistakes are reported, not asserted.
     if (config.listeners.length === 0) throw new ListenerConfigError('no listeners configured');
     for (const listener of config.listeners) checkListener(listener);
@@ -226,6 +239,8 @@ export class SocketServer implements ConnectionHost {
     for (const socket of [...this.sockets]) {
       if (this.socketListener.get(socket) === listenerName) socket.destroy();
     }
+    for (const { socket } of this.waitingForSlot.get(listenerName)?.splice(0) ?? []) socket.destroy();
+    this.waitingForSlot.delete(listenerName);
     this.logger.info('listener removed', { listener: listenerName, connectionsClosed: count });
     await closed;
   }
@@ -288,7 +303,8 @@ export class SocketServer implements ConnectionHost {
       ({ server }) => new Promise<void>((resolve) => server.close(() => resolve())),
     );
     this.logger.info('shutting down network', { connections: this.connections.size });
-    for (const { socket } of this.waitingForSlot.splice(0)) socket.destroy();
+    for (const queue of this.waitingForSlot.values())
+      for (const { socket } of queue.splice(0)) socket.destroy();
     for (const connection of [...this.connections]) connection.closeAfterResponses('broker shutting down');
     // Sockets still in a TLS handshake have nothing in flight. A TLS connection wraps its TCP socket, so the two
     // are matched by their address pair.
@@ -425,34 +441,49 @@ export class SocketServer implements ConnectionHost {
       socket.destroy();
       return;
     }
-    if (this.waitingForSlot.length > 0 || this.sockets.size >= this.limits.maxConnections) {
+    const queue = this.waitingForSlot.get(config.name) ?? [];
+    if (queue.length > 0 || !this.slotAvailable(config.name)) {
       this.logger.debug('max.connections reached: the connection waits for one to close', {
         listener: config.name,
         remote: socket.remoteAddress,
       });
       socket.pause();
       const waiting: WaitingSocket = { socket, config, admitted };
-      this.waitingForSlot.push(waiting);
+      queue.push(waiting);
+      this.waitingForSlot.set(config.name, queue);
       socket.once('close', () => {
-        const at = this.waitingForSlot.indexOf(waiting);
-        if (at >= 0) this.waitingForSlot.splice(at, 1);
+        const at = queue.indexOf(waiting);
+        if (at >= 0) queue.splice(at, 1);
       });
       return;
     }
     if (this.count(socket, config)) admitted();
   }
 
-  /** Admits the sockets waiting for a slot, in order, while max.connections allows. */
+  /**
+   * Kafka's ConnectionQuotas.connectionSlotAvailable: below the listener's own max.connections, and below the
+   * broker's unless the listener is the inter-broker one of several (protected from the broker-wide count).
+   */
+  private slotAvailable(listenerName: string): boolean {
+    const listenerMax = this.limits.perListener?.get(listenerName) ?? Number.POSITIVE_INFINITY;
+    if ((this.connectionsPerListener.get(listenerName) ?? 0) >= listenerMax) return false;
+    if (listenerName === this.protectedListener()) return true;
+    return this.sockets.size < this.limits.maxConnections;
+  }
+
+  /** Admits the sockets waiting for a slot, each listener's in order, while their limits allow. */
   private admitWaiting(): void {
-    while (this.waitingForSlot.length > 0 && this.sockets.size < this.limits.maxConnections) {
-      const { socket, config, admitted } = this.waitingForSlot.shift()!;
-      if (socket.destroyed) continue;
-      if (this.state !== 'running') {
-        socket.destroy();
-        continue;
+    for (const [listenerName, queue] of this.waitingForSlot) {
+      while (queue.length > 0 && this.slotAvailable(listenerName)) {
+        const { socket, config, admitted } = queue.shift()!;
+        if (socket.destroyed) continue;
+        if (this.state !== 'running') {
+          socket.destroy();
+          continue;
+        }
+        socket.resume();
+        if (this.count(socket, config)) admitted();
       }
-      socket.resume();
-      if (this.count(socket, config)) admitted();
     }
   }
 
@@ -474,6 +505,7 @@ export class SocketServer implements ConnectionHost {
       return false;
     }
     this.connectionsPerAddress.set(address, fromAddress + 1);
+    this.connectionsPerListener.set(config.name, (this.connectionsPerListener.get(config.name) ?? 0) + 1);
     this.sockets.add(socket);
     this.socketListener.set(socket, config.name);
     this.stats.connectionsAccepted++;
@@ -506,6 +538,12 @@ export class SocketServer implements ConnectionHost {
   private release(socket: net.Socket, address: string): void {
     if (!this.sockets.delete(socket)) return;
     this.stats.connectionsOpen--;
+    const listenerName = this.socketListener.get(socket);
+    if (listenerName !== undefined) {
+      const fromListener = (this.connectionsPerListener.get(listenerName) ?? 1) - 1;
+      if (fromListener > 0) this.connectionsPerListener.set(listenerName, fromListener);
+      else this.connectionsPerListener.delete(listenerName);
+    }
     const count = (this.connectionsPerAddress.get(address) ?? 1) - 1;
     if (count > 0) this.connectionsPerAddress.set(address, count);
     else this.connectionsPerAddress.delete(address);

@@ -26,7 +26,8 @@ export function toNetworkOptions(config: BrokerConfig): NetworkOptions {
 
 /**
  * The connection limits of the merged broker config text (static and dynamic layers): max.connections,
- * max.connections.per.ip and its overrides are dynamic cluster-wide keys in Kafka. Values were validated when
+ * max.connections.per.ip and its overrides are dynamic cluster-wide keys in Kafka, and
+ * listener.name.<listener>.max.connections a dynamic per-listener one. Values were validated when
  * written; absent keys take Kafka's defaults.
  */
 export function connectionLimitsOf(merged: ReadonlyMap<string, string>): ConnectionLimits {
@@ -34,11 +35,20 @@ export function connectionLimitsOf(merged: ReadonlyMap<string, string>): Connect
     const text = merged.get(key);
     return text === undefined ? networkDefaults[key] : Number.parseInt(text, 10);
   };
+  const perListener = new Map<string, number>();
+  for (const [key, text] of merged) {
+    const match = LISTENER_MAX_CONNECTIONS.exec(key);
+    if (match !== null) perListener.set((match[1] as string).toUpperCase(), Number.parseInt(text, 10));
+  }
   return {
     maxConnections: int('max.connections'),
     maxConnectionsPerIp: int('max.connections.per.ip'),
     perIpOverrides: parsePerAddressOverrides(
       merged.get('max.connections.per.ip.overrides') ?? networkDefaults['max.connections.per.ip.overrides'],
     ),
+    perListener,
   };
 }
+
+/** listener.name.<listener>.max.connections: that listener's own bound (Kafka's per-listener ConnectionQuotas). */
+const LISTENER_MAX_CONNECTIONS = /^listener\.name\.([^.]+)\.max\.connections$/;

@@ -41,6 +41,11 @@ export class ConnectionCreationRates {
     this.protectedListener = listenerName;
   }
 
+  /** The listener exempt from broker-wide connection bounds now (also from max.connections, in Kafka). */
+  get protectedListenerName(): string | null {
+    return this.protectedListener;
+  }
+
   /** Reads the rates from broker config entries (static and dynamic merged); INT32_MAX or unset means none. */
   configure(entries: Iterable<[string, string]>): void {
     let brokerBound: number | null = null;
