@@ -223,4 +223,34 @@ describe('IP connection-rate quotas (KIP-612)', () => {
     }
     assert.ok(servedAgain, 'not served after the quota was removed');
   });
+
+  it('does not count the connections it refuses: a client retrying faster than the rate gets through', async () => {
+    assert.equal((await alter('127.0.0.1', 2)).errorCode, ErrorCode.NONE);
+    try {
+      let refused = 0;
+      const deadline = Date.now() + 15_000;
+      while (refused === 0 && Date.now() < deadline) {
+        const results = await Promise.all(Array.from({ length: 6 }, () => served(broker.port, 1_500)));
+        refused = results.filter((ok) => !ok).length;
+      }
+      assert.ok(refused > 0, 'the quota bites');
+      // A new connection every 200 ms, 5/s. Kafka takes a refused connection back out of the rate, so the ones it
+      // accepts keep to 2/s; were refused ones counted, the rate would stay above 2/s for as long as the retries go on.
+      const attempts: Promise<boolean>[] = [];
+      let servedCount = 0;
+      for (let i = 0; i < 25; i++) {
+        attempts.push(
+          served(broker.port, 1_500).then((ok) => {
+            if (ok) servedCount++;
+            return ok;
+          }),
+        );
+        await sleep(200);
+      }
+      await Promise.all(attempts);
+      assert.ok(servedCount >= 3, `${servedCount} of 25 retries served in 5 s at 2 connections/s`);
+    } finally {
+      assert.equal((await alter('127.0.0.1', null)).errorCode, ErrorCode.NONE);
+    }
+  });
 });

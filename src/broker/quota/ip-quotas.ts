@@ -61,6 +61,9 @@ export class IpConnectionQuotas implements ConfigEntityListener {
     const observed = entry.rate.measure(nowMs);
     if (observed <= bound) return 0;
     const throttle = throttleTimeMs(observed, bound, entry.rate.windowSizeMs(nowMs));
+    // Kafka's recordIpConnectionMaybeThrottle takes a refused connection back out: only accepted ones count, so a
+    // client that retries faster than its rate is still let through at the rate.
+    entry.rate.record(-1, nowMs);
     return Math.max(1, Math.min(throttle, this.window.windowMs));
   }
 
