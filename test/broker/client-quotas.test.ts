@@ -16,6 +16,7 @@ import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { createTopic, fetchBody, produceBatch, WireClient } from '../helpers/wire-client.js';
 
 const PAYLOAD = buildBatch(Array.from({ length: 20 }, () => ({ value: 'x'.repeat(1000) })));
+const ZERO_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const SMALL_PAYLOAD = buildBatch([{ value: 'x'.repeat(1200) }]);
 
 function produceBody(topic: string) {
@@ -382,6 +383,32 @@ describe('client quotas', () => {
     const refused = await create('strict-2', 1);
     assert.equal(refused.errorCode, ErrorCode.THROTTLING_QUOTA_EXCEEDED);
     assert.ok(refused.throttleTimeMs > 500 && refused.throttleTimeMs <= 1000, `${refused.throttleTimeMs} ms`);
+  });
+
+  it("counts topics auto-created by a client's Metadata against its controller_mutation_rate, as Kafka", async () => {
+    await admin.alterClientQuotas([
+      { entity: { clientId: 'auto-creator' }, ops: [{ key: 'controller_mutation_rate', value: 1 }] },
+    ]);
+    const client = await WireClient.connect(broker.host, broker.port, 'auto-creator');
+    try {
+      // Three topics of one partition (num.partitions) from a bucket of 2 tokens leave it at -1.
+      await client.call(ApiKey.METADATA, 9, {
+        topics: ['auto-quota-1', 'auto-quota-2', 'auto-quota-3'].map((name) => ({ name, topicId: ZERO_ID })),
+        allowAutoTopicCreation: true,
+        includeClusterAuthorizedOperations: false,
+        includeTopicAuthorizedOperations: false,
+      });
+      const r = await client.call(ApiKey.CREATE_TOPICS, 7, {
+        topics: [
+          { name: 'auto-quota-4', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] },
+        ],
+        timeoutMs: 10_000,
+        validateOnly: false,
+      });
+      assert.equal(r.topics[0].errorCode, ErrorCode.THROTTLING_QUOTA_EXCEEDED, 'the bucket was emptied');
+    } finally {
+      client.close();
+    }
   });
 
   it('throttles over request_percentage', async () => {

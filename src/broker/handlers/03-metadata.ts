@@ -79,6 +79,16 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
         }
       }
       if (toCreate.length > 0) {
+        // As Kafka's AutoTopicCreationManager, the partitions created count against the client's
+        // controller_mutation_rate (permissively: always created, and the Metadata answer carries no throttle
+        // for them); a CreateTopics after it finds the bucket that much emptier.
+        context.services.quotas.controllerMutation.recordMutation(
+          context.quotaUser,
+          context.clientId,
+          toCreate.length * config.numPartitions,
+          false,
+          context.services.clock.nowMs(),
+        );
         await context.services.autoCreateTopics(toCreate);
         // Answer with the created topics when the controller has made their leaders by now.
         for (let i = 0; i < topics.length; i++) {
