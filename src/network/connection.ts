@@ -90,6 +90,8 @@ export class Connection {
   private peerEnded = false;
   private lingerTimer: NodeJS.Timeout | null = null;
   private throttleTimer: NodeJS.Timeout | null = null;
+  /** When the running mute ends (performance.now()); meaningful while throttleTimer is set. */
+  private throttleEndMs = 0;
   private authenticationTimer: NodeJS.Timeout | null = null;
   /** When the last chunk was read (performance.now()), kept only while requests are timed. */
   private lastReadMs = 0;
@@ -188,11 +190,18 @@ export class Connection {
 
   /**
    * Takes no new requests from this connection for `durationMs` (a quota's throttle time: Kafka mutes the channel
-   * after sending a throttled response). Requests already dispatched still complete and are answered.
+   * after sending a throttled response). Requests already dispatched still complete and are answered. A mute
+   * already running that ends later is kept: a shorter throttle of a request pipelined behind a throttled one must
+   * not let the client in early (Kafka, which handles one request of a connection at a time, never shortens one).
    */
   throttle(durationMs: number): void {
     if (this.stateValue !== 'open' || !(durationMs > 0)) return;
-    if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
+    const endMs = performance.now() + durationMs;
+    if (this.throttleTimer !== null) {
+      if (endMs <= this.throttleEndMs) return;
+      clearTimeout(this.throttleTimer);
+    }
+    this.throttleEndMs = endMs;
     // The authentication deadline keeps running: a mute must never extend what an unauthenticated peer may hold.
     this.throttleTimer = setTimeout(() => {
       this.throttleTimer = null;

@@ -236,6 +236,37 @@ describe('request bounds', () => {
     });
   });
 
+  it('never cuts a throttle short: a shorter one given later leaves the connection muted until the longer ends', async () => {
+    const handledAtMs = new Map<number, number>();
+    let mutedAtMs = 0;
+    const handler = async (request: Request): Promise<Response> => {
+      handledAtMs.set(request.correlationId, Date.now());
+      // Both pipelined requests are dispatched before either throttles; the first throttles for longer.
+      if (request.correlationId === 1) {
+        await sleep(50);
+        mutedAtMs = Date.now();
+        request.connection.throttle(1000);
+      } else if (request.correlationId === 2) {
+        await sleep(100);
+        request.connection.throttle(50);
+      }
+      return echoResponse(request);
+    };
+    await withServer({ handler }, async ({ connect }) => {
+      const client = await connect();
+      client.sendRequest({ apiKey: 0, apiVersion: 9, correlationId: 1 });
+      client.sendRequest({ apiKey: 0, apiVersion: 9, correlationId: 2 });
+      assert.equal(responseCorrelationId(await client.nextFrame()), 1);
+      assert.equal(responseCorrelationId(await client.nextFrame()), 2);
+      assert.equal(
+        responseCorrelationId(await client.request({ apiKey: 0, apiVersion: 9, correlationId: 3 })),
+        3,
+      );
+      const waitedMs = handledAtMs.get(3)! - mutedAtMs;
+      assert.ok(waitedMs >= 950, `third request handled ${waitedMs} ms after a throttle of 1000 ms began`);
+    });
+  });
+
   it('reads no request body beyond queued.max.request.bytes, even from many connections mid-frame', async () => {
     const { handler, held } = heldHandler();
     const frameBytes = 1024 * 1024;
