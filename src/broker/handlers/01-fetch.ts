@@ -578,7 +578,7 @@ function finishPartitionRead(
 /**
  * consumer_byte_rate (Kafka's handleFetchRequest): the response's size is recorded; over quota, the consumer
  * gets an empty response with the throttle time instead, the bytes taken back from its rate, and its fetch
- * session left as it was, so that the next fetch returns the same data.
+ * session left as it was (a new one not made), so that the next fetch returns the same data.
  */
 function throttledResponse(
   context: RequestContext,
@@ -593,6 +593,9 @@ function throttledResponse(
   if (throttleTimeMs <= 0) return null;
   fetchQuota.recordNoThrottle(user, context.clientId, -bytes, nowMs);
   context.throttle(throttleTimeMs);
+  // Kafka's FullFetchContext makes its session only when it answers with data: the one made for this full fetch
+  // goes, or each throttled retry would leave a session holding a slot of the cache.
+  if (plan.resolved.kind === 'full') context.services.fetchSessions.remove(plan.resolved.session.id);
   return {
     throttleTimeMs,
     errorCode: ErrorCode.NONE,
