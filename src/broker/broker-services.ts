@@ -61,8 +61,11 @@ export interface BrokerServices {
   readonly topicAdmin: TopicAdmin;
   /** This broker's controller instance (active or standing by): AlterPartition, ControlledShutdown, ElectLeaders. */
   readonly controller: Controller;
-  /** Metadata's auto-creation with the broker defaults; failures are only logged, as in Kafka. */
-  autoCreateTopics(names: readonly string[]): Promise<void>;
+  /**
+   * Metadata's auto-creation with the broker defaults; failures are only logged, as in Kafka. Answers the names
+   * this call created (not those that existed already or failed).
+   */
+  autoCreateTopics(names: readonly string[]): Promise<readonly string[]>;
   readonly fetchSessions: FetchSessionCache;
   /** Produce requests with acks=all waiting for the high watermark. */
   readonly producePurgatory: Purgatory;

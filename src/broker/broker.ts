@@ -770,6 +770,7 @@ export class Broker {
             logger.warn(`auto-creating topic ${r.name} failed: ${r.errorMessage ?? r.errorCode}`);
           }
         }
+        return results.filter((r) => r.errorCode === ErrorCode.NONE).map((r) => r.name);
       },
     };
     this.services = services;

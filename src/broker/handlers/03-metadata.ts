@@ -79,17 +79,18 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
         }
       }
       if (toCreate.length > 0) {
+        const created = await context.services.autoCreateTopics(toCreate);
         // As Kafka's AutoTopicCreationManager, the partitions created count against the client's
         // controller_mutation_rate (permissively: always created, and the Metadata answer carries no throttle
-        // for them); a CreateTopics after it finds the bucket that much emptier.
+        // for them); a CreateTopics after it finds the bucket that much emptier. A topic that existed already
+        // (a retry that raced its creation) takes nothing, as Kafka checks before it records.
         context.services.quotas.controllerMutation.recordMutation(
           context.quotaUser,
           context.clientId,
-          toCreate.length * config.numPartitions,
+          created.length * config.numPartitions,
           false,
           context.services.clock.nowMs(),
         );
-        await context.services.autoCreateTopics(toCreate);
         // Answer with the created topics when the controller has made their leaders by now.
         for (let i = 0; i < topics.length; i++) {
           const name = topics[i]!.name;
