@@ -156,6 +156,13 @@ describe('client quotas', () => {
     });
     assert.equal(badFilter.errorCode, ErrorCode.INVALID_REQUEST);
     assert.equal(badFilter.entries, null);
+    // An exact match needs a name; the default entity is asked for with match type DEFAULT.
+    const exactNull = await setup.call(ApiKey.DESCRIBE_CLIENT_QUOTAS, 1, {
+      components: [{ entityType: 'client-id', matchType: 0, match: null }],
+      strict: false,
+    });
+    assert.equal(exactNull.errorCode, ErrorCode.INVALID_REQUEST);
+    assert.equal(exactNull.errorMessage, 'Request specified MATCH_TYPE_EXACT, but set match string to null.');
     const custom = await setup.call(ApiKey.DESCRIBE_CLIENT_QUOTAS, 0, {
       components: [{ entityType: 'tenant', matchType: 2, match: null }],
       strict: false,

@@ -150,8 +150,12 @@ export function parseQuotaFilter(
   let ip: FilterMatch | undefined;
   for (const c of components) {
     let match: FilterMatch;
-    if (c.matchType === MATCH_EXACT) match = { kind: 'exact', name: c.match };
-    else if (c.matchType === MATCH_DEFAULT) match = { kind: 'exact', name: null };
+    if (c.matchType === MATCH_EXACT) {
+      // Kafka refuses it too (ClientQuotasImage; its ZooKeeper mode failed on the null name).
+      if (c.match === null)
+        return invalid('Request specified MATCH_TYPE_EXACT, but set match string to null.');
+      match = { kind: 'exact', name: c.match };
+    } else if (c.matchType === MATCH_DEFAULT) match = { kind: 'exact', name: null };
     else if (c.matchType === MATCH_SPECIFIED) match = { kind: 'specified' };
     else
       return {
