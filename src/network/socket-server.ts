@@ -443,6 +443,21 @@ export class SocketServer implements ConnectionHost {
     }
     const queue = this.waitingForSlot.get(config.name) ?? [];
     if (queue.length > 0 || !this.slotAvailable(config.name)) {
+      // Kafka's blocked acceptor leaves the waiting connections in the kernel's accept queue, which
+      // socket.listen.backlog.size bounds; Node accepts them all, so the same bound is kept here: beyond it a
+      // connection is closed, as the kernel would refuse it, and no peer can pile up sockets while the broker is full.
+      if (queue.length >= this.options['socket.listen.backlog.size']) {
+        this.stats.connectionsRejected++;
+        this.logger.info(
+          'rejecting connection: max.connections reached and socket.listen.backlog.size waiting',
+          {
+            listener: config.name,
+            remote: socket.remoteAddress,
+          },
+        );
+        socket.destroy();
+        return;
+      }
       this.logger.debug('max.connections reached: the connection waits for one to close', {
         listener: config.name,
         remote: socket.remoteAddress,

@@ -100,6 +100,20 @@ describe('connection bounds', () => {
       },
     );
   });
+
+  it('closes a connection beyond the waiting ones socket.listen.backlog.size allows, so waiting stays bounded', async () => {
+    await withServer(
+      { handler: echoHandler, options: { 'max.connections': 1, 'socket.listen.backlog.size': 2 } },
+      async ({ connect, server }) => {
+        await connect();
+        const waiting = [await connect(), await connect()];
+        const beyond = await connect();
+        await waitFor(() => beyond.closed);
+        assert.equal(server.stats.connectionsRejected, 1);
+        for (const c of waiting) assert.equal(c.closed, false, 'the two within the backlog still wait');
+      },
+    );
+  });
 });
 
 describe('request bounds', () => {
