@@ -101,7 +101,7 @@ describe('connection bounds', () => {
     );
   });
 
-  it('closes a connection beyond the waiting ones socket.listen.backlog.size allows, so waiting stays bounded', async () => {
+  it('closes a connection beyond the socket.listen.backlog.size waiting ones, so waiting stays bounded', async () => {
     await withServer(
       { handler: echoHandler, options: { 'max.connections': 1, 'socket.listen.backlog.size': 2 } },
       async ({ connect, server }) => {
@@ -250,7 +250,7 @@ describe('request bounds', () => {
     });
   });
 
-  it('never cuts a throttle short: a shorter one given later leaves the connection muted until the longer ends', async () => {
+  it('never cuts a throttle short: a shorter later one leaves the connection muted until the longer ends', async () => {
     const handledAtMs = new Map<number, number>();
     let mutedAtMs = 0;
     const handler = async (request: Request): Promise<Response> => {
