@@ -16,13 +16,16 @@ export const CLUSTER_DEFAULT = '';
 const SET = 0;
 const DELETE = 1;
 
-/** Sets (a string) or removes (null) configs on a broker (id or cluster default) or a topic; asserts NONE. */
-export async function alterConfigs(
+/** What an alteration answers for its one resource: [errorCode, errorMessage]. */
+export type AlterOutcome = [number, string | null];
+
+/** IncrementalAlterConfigs of one resource (SET for a string, DELETE for null), and what it answers. */
+export async function incrementalAlter(
   client: WireClient,
+  resourceType: number,
   resourceName: string,
   configs: Record<string, string | null>,
-  resourceType = BROKER_RESOURCE,
-): Promise<void> {
+): Promise<AlterOutcome> {
   const response = await client.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
     resources: [
       {
@@ -37,7 +40,38 @@ export async function alterConfigs(
     ],
     validateOnly: false,
   });
-  assert.equal(response.responses[0].errorCode, ErrorCode.NONE, response.responses[0].errorMessage);
+  return [response.responses[0].errorCode, response.responses[0].errorMessage];
+}
+
+/** The legacy AlterConfigs (v2) of one resource, which replaces its whole set of dynamic configs; what it answers. */
+export async function legacyAlter(
+  client: WireClient,
+  resourceType: number,
+  resourceName: string,
+  configs: Record<string, string>,
+): Promise<AlterOutcome> {
+  const response = await client.call(ApiKey.ALTER_CONFIGS, 2, {
+    resources: [
+      {
+        resourceType,
+        resourceName,
+        configs: Object.entries(configs).map(([name, value]) => ({ name, value })),
+      },
+    ],
+    validateOnly: false,
+  });
+  return [response.responses[0].errorCode, response.responses[0].errorMessage];
+}
+
+/** Sets (a string) or removes (null) configs on a broker (id or cluster default) or a topic; asserts NONE. */
+export async function alterConfigs(
+  client: WireClient,
+  resourceName: string,
+  configs: Record<string, string | null>,
+  resourceType = BROKER_RESOURCE,
+): Promise<void> {
+  const [errorCode, errorMessage] = await incrementalAlter(client, resourceType, resourceName, configs);
+  assert.equal(errorCode, ErrorCode.NONE, errorMessage ?? undefined);
 }
 
 /** Runs `body` with broker `configs` set on `resourceName`, and removes them afterwards whatever happens. */

@@ -10,40 +10,20 @@ import { ErrorCode } from '../../../src/protocol/errors.js';
 import type { DescribeConfigsResponse } from '../../../src/protocol/messages/32-describe-configs.js';
 import { ApiKey } from '../../../src/protocol/registry.js';
 import { useBrokerWithClient } from '../../helpers/broker-suite.js';
-import { BROKER_RESOURCE, CLUSTER_DEFAULT } from '../../helpers/dynamic-configs.js';
-
-const SET = 0;
+import {
+  BROKER_RESOURCE,
+  CLUSTER_DEFAULT,
+  incrementalAlter,
+  legacyAlter,
+} from '../../helpers/dynamic-configs.js';
 
 describe('broker config change errors as Kafka 3.9 answers them', () => {
   const suite = useBrokerWithClient();
 
-  async function incremental(resourceName: string, configs: Record<string, string>) {
-    const response = await suite.client.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
-      resources: [
-        {
-          resourceType: BROKER_RESOURCE,
-          resourceName,
-          configs: Object.entries(configs).map(([name, value]) => ({ name, configOperation: SET, value })),
-        },
-      ],
-      validateOnly: false,
-    });
-    return [response.responses[0].errorCode, response.responses[0].errorMessage];
-  }
-
-  async function legacy(resourceName: string, configs: Record<string, string>) {
-    const response = await suite.client.call(ApiKey.ALTER_CONFIGS, 2, {
-      resources: [
-        {
-          resourceType: BROKER_RESOURCE,
-          resourceName,
-          configs: Object.entries(configs).map(([name, value]) => ({ name, value })),
-        },
-      ],
-      validateOnly: false,
-    });
-    return [response.responses[0].errorCode, response.responses[0].errorMessage];
-  }
+  const incremental = (resourceName: string, configs: Record<string, string>) =>
+    incrementalAlter(suite.client, BROKER_RESOURCE, resourceName, configs);
+  const legacy = (resourceName: string, configs: Record<string, string>) =>
+    legacyAlter(suite.client, BROKER_RESOURCE, resourceName, configs);
 
   /** The dynamic (per-broker or default) layer's keys that DescribeConfigs of broker 0 lists. */
   async function dynamicKeys(): Promise<string[]> {

@@ -10,11 +10,10 @@ import { ErrorCode } from '../../../src/protocol/errors.js';
 import type { DescribeConfigsResponse } from '../../../src/protocol/messages/32-describe-configs.js';
 import { ApiKey } from '../../../src/protocol/registry.js';
 import { useBrokerWithClient } from '../../helpers/broker-suite.js';
-import { TOPIC_RESOURCE } from '../../helpers/dynamic-configs.js';
+import { incrementalAlter, legacyAlter, TOPIC_RESOURCE } from '../../helpers/dynamic-configs.js';
 import { createTopic } from '../../helpers/wire-client.js';
 
 const TOPIC = 'errors';
-const SET = 0;
 const PREFIX = `Invalid config value for resource ConfigResource(type=TOPIC, name='${TOPIC}'): `;
 
 describe('topic config change errors as Kafka words them', () => {
@@ -22,33 +21,10 @@ describe('topic config change errors as Kafka words them', () => {
     await createTopic(client, TOPIC, { numPartitions: 1 });
   });
 
-  async function incremental(resourceName: string, configs: Record<string, string>) {
-    const response = await suite.client.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {
-      resources: [
-        {
-          resourceType: TOPIC_RESOURCE,
-          resourceName,
-          configs: Object.entries(configs).map(([name, value]) => ({ name, configOperation: SET, value })),
-        },
-      ],
-      validateOnly: false,
-    });
-    return [response.responses[0].errorCode, response.responses[0].errorMessage];
-  }
-
-  async function legacy(resourceName: string, configs: Record<string, string>) {
-    const response = await suite.client.call(ApiKey.ALTER_CONFIGS, 2, {
-      resources: [
-        {
-          resourceType: TOPIC_RESOURCE,
-          resourceName,
-          configs: Object.entries(configs).map(([name, value]) => ({ name, value })),
-        },
-      ],
-      validateOnly: false,
-    });
-    return [response.responses[0].errorCode, response.responses[0].errorMessage];
-  }
+  const incremental = (resourceName: string, configs: Record<string, string>) =>
+    incrementalAlter(suite.client, TOPIC_RESOURCE, resourceName, configs);
+  const legacy = (resourceName: string, configs: Record<string, string>) =>
+    legacyAlter(suite.client, TOPIC_RESOURCE, resourceName, configs);
 
   test('a bad value is INVALID_CONFIG naming the resource, in both requests', async () => {
     const notLong = 'Invalid value abc for configuration retention.ms: Not a number of type LONG';
