@@ -605,6 +605,21 @@ function throttledResponse(
   };
 }
 
+/** Puts a partition's answer under its topic's entry of the response (by topic id, or name before v13). */
+function addToTopic(
+  byTopic: Map<string, FetchResponseFetchableTopicResponse>,
+  session: SessionPartition,
+  data: FetchResponseFetchableTopicResponse['partitions'][number],
+): void {
+  const topicKey = session.topicId || session.topicName;
+  let topic = byTopic.get(topicKey);
+  if (topic === undefined) {
+    topic = { topic: session.topicName, topicId: session.topicId, partitions: [] };
+    byTopic.set(topicKey, topic);
+  }
+  topic.partitions.push(data);
+}
+
 /**
  * Kafka's FetchContext.getResponseSize (FetchResponse.sizeOf): 4 bytes and the encoded answer with the
  * partitions it would carry (for an incremental session, those with news), the session left untouched. Empty
@@ -621,13 +636,7 @@ function responseSize(plan: FetchPlan, reads: readonly PartitionRead[]): number 
       const news = hasNews(read.session, read.bytes > 0, errorCode, hw, lso, Number(d.logStartOffset));
       if (!news && d.preferredReadReplica === NO_PREFERRED_REPLICA && !hasDivergingEpoch(d)) continue;
     }
-    const topicKey = read.session.topicId || read.session.topicName;
-    let topic = byTopic.get(topicKey);
-    if (topic === undefined) {
-      topic = { topic: read.session.topicName, topicId: read.session.topicId, partitions: [] };
-      byTopic.set(topicKey, topic);
-    }
-    topic.partitions.push(d);
+    addToTopic(byTopic, read.session, d);
   }
   const w = new Writer();
   encodeFetchResponse(w, plan.version, {
@@ -717,13 +726,7 @@ function respond(context: RequestContext, plan: FetchPlan, reads: readonly Parti
     } else if (plan.resolved.kind === 'full') {
       fetchSessions.remember(read.session, hw, lso, start);
     }
-    const topicKey = read.session.topicId || read.session.topicName;
-    let topic = byTopic.get(topicKey);
-    if (topic === undefined) {
-      topic = { topic: read.session.topicName, topicId: read.session.topicId, partitions: [] };
-      byTopic.set(topicKey, topic);
-    }
-    topic.partitions.push(d);
+    addToTopic(byTopic, read.session, d);
   }
   return {
     throttleTimeMs: 0,
