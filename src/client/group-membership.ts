@@ -480,8 +480,9 @@ export abstract class GroupMembership {
 
   /**
    * Stops taking part in the group: hands the work over (onLeave) and, for a dynamic member, sends LeaveGroup so
-   * the group rebalances at once (a static member keeps its place until its session ends). With `sendLeaveGroup` false (Kafka's internal.leave.group.on.close=false) it
-   * only stops: the coordinator keeps the member until its session times out, as it keeps a static member.
+   * the group rebalances at once (a static member keeps its place until its session ends). With `sendLeaveGroup`
+   * false (Kafka's internal.leave.group.on.close=false) it only stops: the coordinator keeps the member until its
+   * session times out, as it keeps a static member.
    */
   async leave(reason = 'the member is being closed', sendLeaveGroup = true): Promise<void> {
     if (this.left) return;
