@@ -787,7 +787,7 @@ describe('SASL failures on the wire', () => {
     assert.equal(await newer.raw.waitClosed(), true);
   });
 
-  it('SaslHandshake or SaslAuthenticate once authenticated or on PLAINTEXT: ILLEGAL_SASL_STATE, kept open', async () => {
+  it('SaslHandshake or SaslAuthenticate once authenticated or on PLAINTEXT: ILLEGAL_SASL_STATE, open', async () => {
     // Kafka's KafkaApis answers these itself: ILLEGAL_SASL_STATE with an empty mechanism list, the connection kept.
     const authenticated = await handshaken('PLAIN');
     const answer = await authenticated.call(ApiKey.SASL_AUTHENTICATE, 2, {
