@@ -42,16 +42,6 @@ export {
   staticOnly,
 } from './config-layers.js';
 export {
-  type AlterResourceResult,
-  alterResource,
-  type ConfigState,
-  type ConfigTarget,
-  type DescribeConfigsResultData,
-  type DescribeResource,
-  describeResource,
-  incrementalAlterResource,
-} from './config-resources.js';
-export {
   type ConfigKeyDef,
   ConfigResourceType,
   ConfigSource,
