@@ -81,13 +81,7 @@ export async function runWorker<L, W extends RunningWorker>(
     return fail(problem);
   }
   process.stdout.write('Kafka Connect started\n');
-  const failure = await Promise.race([
-    new Promise<null>((resolve) => {
-      process.once('SIGTERM', () => resolve(null));
-      process.once('SIGINT', () => resolve(null));
-    }),
-    ...(worker.failed === undefined ? [] : [worker.failed]),
-  ]);
+  const failure = await untilSignalOrFailure(worker.failed);
   log.info('Kafka Connect stopping');
   await worker.stop();
   log.info('Kafka Connect stopped');
@@ -95,4 +89,16 @@ export async function runWorker<L, W extends RunningWorker>(
   const code = failure === null ? 0 : 1;
   if (c.exitGraceMs !== undefined) setTimeout(() => process.exit(code), c.exitGraceMs).unref();
   return code;
+}
+
+/**
+ * Waits for SIGTERM or SIGINT (null), or for `failed` to settle first (its error): a Connect worker's or
+ * MirrorMaker's herder that can no longer work, on which Kafka's process exits 1.
+ */
+export function untilSignalOrFailure(failed?: Promise<Error>): Promise<Error | null> {
+  const signalled = new Promise<null>((resolve) => {
+    process.once('SIGTERM', () => resolve(null));
+    process.once('SIGINT', () => resolve(null));
+  });
+  return failed === undefined ? signalled : Promise.race([signalled, failed]);
 }

@@ -17,6 +17,7 @@ import { CONNECT_LOGGERS } from '../connect/runtime/loggers.js';
 import { parseProperties } from '../connect/runtime/properties.js';
 import { UsageError } from './args.js';
 import { securityOptions } from './client-security.js';
+import { untilSignalOrFailure } from './connect-worker.js';
 
 const USAGE = 'usage: brook mirror-maker mm2.properties [--clusters alias,...] [--status]\n';
 
@@ -61,13 +62,7 @@ export async function runMirrorMaker(args: string[]): Promise<number> {
       throw err;
     });
     process.stdout.write('MirrorMaker started\n');
-    const failure = await Promise.race([
-      new Promise<null>((resolve) => {
-        process.once('SIGTERM', () => resolve(null));
-        process.once('SIGINT', () => resolve(null));
-      }),
-      mm.failed,
-    ]);
+    const failure = await untilSignalOrFailure(mm.failed);
     const log = mm.loggers.logger(CONNECT_LOGGERS.mirrorMaker);
     log.info('MirrorMaker stopping');
     await mm.stop();
