@@ -91,11 +91,7 @@ export class KafkaBasedLog {
       // Records of one key must stay in order (a status, then its successor): one request in flight.
       maxInFlightRequestsPerConnection: 1,
     });
-    const admin = new Admin({
-      ...this.o.clientOptions,
-      bootstrapServers: this.o.bootstrapServers,
-      clientId: this.o.clientIds?.admin,
-    });
+    const admin = this.newAdmin();
     try {
       // A topic just created (by this worker or another) may take a moment to show its partitions.
       const deadline = Date.now() + TOPIC_METADATA_WAIT_MS;
@@ -118,12 +114,17 @@ export class KafkaBasedLog {
     await this.readToEnd();
   }
 
-  private async ensureTopic(): Promise<void> {
-    const admin = new Admin({
+  /** An admin client of the log's cluster, named as the log's clients are. */
+  private newAdmin(): Admin {
+    return new Admin({
       ...this.o.clientOptions,
       bootstrapServers: this.o.bootstrapServers,
       clientId: this.o.clientIds?.admin,
     });
+  }
+
+  private async ensureTopic(): Promise<void> {
+    const admin = this.newAdmin();
     try {
       const existing = await admin.listTopics();
       if (existing.includes(this.o.topic)) return;
