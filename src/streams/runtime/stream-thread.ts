@@ -233,7 +233,7 @@ export class StreamThread {
           rackAwareNonOverlapCost: config.rackAwareNonOverlapCost,
           latestSupportedVersion: config.assignmentLatestSupportedVersion,
           upgradeFrom: config.upgradeFrom,
-          endOffsets: (tps) => this.endOffsets(tps),
+          endOffsets: (tps) => this.listChangelogOffsets(tps, 'end', 'lag'),
           topology,
           realTopic: (t) => this.realTopic(t),
           previousTasks: () => ({ active: this.assignedActive, standby: this.assignedStandby }),
@@ -779,7 +779,11 @@ export class StreamThread {
         saved.push({ taskId, tp: { topic: key.slice(0, at), partition: Number(key.slice(at + 1)) }, offset });
       }
     if (saved.length === 0) return;
-    const starts = await this.beginningOffsets(saved.map((s) => s.tp));
+    const starts = await this.listChangelogOffsets(
+      saved.map((s) => s.tp),
+      'beginning',
+      'restore',
+    );
     const corrupted = new Set<string>();
     for (const s of saved) {
       const start = starts.get(`${s.tp.topic}:${s.tp.partition}`);
@@ -954,34 +958,26 @@ export class StreamThread {
     return out;
   }
 
-  /** First offsets of changelog partitions, read by a short-lived consumer set up as the restore one. */
-  private async beginningOffsets(tps: TopicPartition[]): Promise<Map<string, number>> {
+  /**
+   * First or end offsets of changelog partitions ("topic:partition" -> offset), read by a short-lived consumer set
+   * up as the restore one and named for its use (Kafka reads the leader's lag probe's end offsets with the thread's
+   * admin client).
+   */
+  private async listChangelogOffsets(
+    tps: TopicPartition[],
+    which: 'beginning' | 'end',
+    use: 'restore' | 'lag',
+  ): Promise<Map<string, number>> {
     const reader = new Consumer({
       ...this.config.clients.restoreConsumer,
       bootstrapServers: this.config.bootstrapServers,
-      clientId: `${this.name}-restore-consumer`,
+      clientId: `${this.name}-${use}-consumer`,
       ...(this.hooks.clientLogger === undefined ? {} : { logger: this.hooks.clientLogger }),
     });
     try {
-      const starts = await reader.beginningOffsets(tps);
-      return new Map(starts.map((s) => [`${s.topic}:${s.partition}`, s.offset]));
-    } finally {
-      await reader.close().catch(() => {});
-    }
-  }
-
-  /** End offsets of changelog partitions, read by a short-lived consumer (the group leader's lag probe). */
-  private async endOffsets(tps: TopicPartition[]): Promise<Map<string, number>> {
-    const reader = new Consumer({
-      // Kafka reads these end offsets with the thread's admin client; a consumer here, set up as the restore one.
-      ...this.config.clients.restoreConsumer,
-      bootstrapServers: this.config.bootstrapServers,
-      clientId: `${this.name}-lag-consumer`,
-      ...(this.hooks.clientLogger === undefined ? {} : { logger: this.hooks.clientLogger }),
-    });
-    try {
-      const ends = await reader.endOffsets(tps);
-      return new Map(ends.map((e) => [`${e.topic}:${e.partition}`, e.offset]));
+      const offsets =
+        which === 'beginning' ? await reader.beginningOffsets(tps) : await reader.endOffsets(tps);
+      return new Map(offsets.map((o) => [`${o.topic}:${o.partition}`, o.offset]));
     } finally {
       await reader.close().catch(() => {});
     }
