@@ -545,15 +545,20 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
             'could be determined',
         );
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.min(left, 100));
-        function done(): void {
-          clearTimeout(timer);
-          resolve();
-        }
-        this.dataWaiters.push(done);
-      });
+      await this.waitForData(Math.min(left, 100));
     }
+  }
+
+  /** Resolves when fetched data (or a fetch error) arrives, or after `ms`, whichever comes first. */
+  private waitForData(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.dataWaiters.push(done);
+    });
   }
 
   /** A validation failure poll() and position() throw. */
@@ -1167,14 +1172,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       this.startFetches();
       const left = deadline - Date.now();
       if (left <= 0 || this.closed) return [];
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.min(left, this.partitions.size === 0 ? left : 100));
-        function done(): void {
-          clearTimeout(timer);
-          resolve();
-        }
-        this.dataWaiters.push(done);
-      });
+      await this.waitForData(Math.min(left, this.partitions.size === 0 ? left : 100));
     }
   }
 
