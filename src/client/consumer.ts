@@ -208,6 +208,8 @@ const PREFETCH_CHUNKS = 2;
 const REBALANCE_WAIT_SLICE_MS = 100;
 /** Kafka's default.api.timeout.ms: how long position() waits for a position it can answer. */
 const DEFAULT_API_TIMEOUT_MS = 60_000;
+/** OffsetFetch v9 names the KIP-848 member and its epoch (the one group per request kept from v8). */
+const OFFSET_FETCH_MEMBER_VERSION = 9;
 
 /** A position found truncated under auto.offset.reset=none, with where its log diverges when the leader knows. */
 interface Truncation {
@@ -1299,20 +1301,42 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         if (t === undefined) topics.set(tp.topic, (t = []));
         t.push(tp.partition);
       }
+      const named = [...topics].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
+      const member = await this.offsetFetchMember(coordinator).catch((err: unknown) => {
+        this.coordinatorId = -1;
+        throw err;
+      });
       const res = await this.cluster
-        .send<OffsetFetchResponse>(coordinator, ApiKey.OFFSET_FETCH, {
-          groupId: this.groupId!,
-          topics: [...topics].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
-          groups: [],
-          requireStable: true,
-        })
+        .send<OffsetFetchResponse>(
+          coordinator,
+          ApiKey.OFFSET_FETCH,
+          {
+            groupId: this.groupId!,
+            topics: named,
+            groups:
+              member === null
+                ? []
+                : [
+                    {
+                      groupId: this.groupId!,
+                      memberId: member.memberId,
+                      memberEpoch: member.epoch,
+                      topics: named,
+                    },
+                  ],
+            requireStable: true,
+          },
+          member === null ? undefined : { version: OFFSET_FETCH_MEMBER_VERSION },
+        )
         .catch((err: unknown) => {
           this.coordinatorId = -1;
           throw err;
         });
-      this.checkCoordinatorError(res.errorCode);
+      // v8+ answers per group: this request asked for one.
+      const answer = member === null ? res : (res.groups[0] ?? { errorCode: 0, topics: [] });
+      this.checkCoordinatorError(answer.errorCode);
       const out = new Map<string, CommittedOffset>();
-      for (const t of res.topics) {
+      for (const t of answer.topics) {
         for (const p of t.partitions) {
           this.checkCoordinatorError(p.errorCode);
           out.set(tpKey(t.name, p.partitionIndex), {
@@ -1323,6 +1347,20 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       }
       return out;
     }, 20);
+  }
+
+  /**
+   * The member an OffsetFetch names, as Kafka's CommitRequestManager: a KIP-848 member with an epoch from the
+   * coordinator (above 0) sends its id and epoch (v9), so that the coordinator refuses a fetch from a member it has
+   * fenced (STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID); null otherwise, or when the coordinator has no v9 (then v7).
+   */
+  private async offsetFetchMember(coordinator: number): Promise<{ memberId: string; epoch: number } | null> {
+    if (!(this.group instanceof ConsumerProtocolMember)) return null;
+    const { generationId, memberId } = this.group.generation();
+    if (generationId <= 0) return null;
+    const range = (await this.cluster.connection(coordinator)).versionRange(ApiKey.OFFSET_FETCH);
+    if (range === undefined || range.max < OFFSET_FETCH_MEMBER_VERSION) return null;
+    return { memberId, epoch: generationId };
   }
 
   private checkCoordinatorError(code: number): void {
