@@ -5,7 +5,9 @@
 // Lifecycle: ensureActive() (from poll) joins with member epoch 0, then applies any assignment that heartbeats
 // brought in: partitions no longer assigned are revoked (commit, listener) and new ones taken, and a heartbeat
 // acknowledges what the member now owns. Heartbeats run on their own timer at the interval the coordinator
-// sets. Fencing errors (UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH) lose the partitions and rejoin at epoch 0.
+// sets. Fencing errors (UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH) lose the partitions and rejoin at epoch 0. Any other
+// error (FENCED_INSTANCE_ID, UNRELEASED_INSTANCE_ID, GROUP_AUTHORIZATION_FAILED, ...) is fatal, as Kafka's
+// transitionToFatal: the partitions are lost, the next poll throws it, and the member never heartbeats again.
 // leave() sends member epoch -1 (or -2 for a static member, which keeps its place for the session timeout).
 
 import { ErrorCode } from '../protocol/errors.js';
@@ -41,6 +43,8 @@ export class ConsumerProtocolMember {
   private joined = false;
   private pending: { topicId: string; partitions: number[] }[] | null = null;
   private fatal: Error | null = null;
+  /** A fatal error ended the membership (Kafka's FATAL state): no heartbeat and no rejoin after it. */
+  private failed = false;
   private left = false;
   private inFlight: Promise<void> | null = null;
   private topics: string[] | RegExp;
@@ -110,7 +114,7 @@ export class ConsumerProtocolMember {
       this.fatal = null;
       throw err;
     }
-    if (this.left) return true;
+    if (this.left || this.failed) return true;
     if (this.subscribed.length === 0) {
       this.subscribed = await this.resolveTopics();
       this.o.cluster.addTopics(this.subscribed);
@@ -197,7 +201,10 @@ export class ConsumerProtocolMember {
         },
       );
     } catch (err) {
-      if (err instanceof KafkaClientError && !err.retriable) this.fatal = err;
+      if (epoch >= 0 && err instanceof KafkaClientError && !err.retriable) {
+        this.failWith(err);
+        return;
+      }
       this.coordinatorId = -1;
       this.schedule();
       return;
@@ -227,7 +234,7 @@ export class ConsumerProtocolMember {
         this.coordinatorId = -1;
         return;
       default:
-        this.fatal = new KafkaProtocolError(res.errorCode, res.errorMessage ?? 'ConsumerGroupHeartbeat');
+        this.failWith(new KafkaProtocolError(res.errorCode, res.errorMessage ?? 'ConsumerGroupHeartbeat'));
         return;
     }
     if (res.memberId !== null && res.memberId !== '') this.memberId = res.memberId;
@@ -238,8 +245,26 @@ export class ConsumerProtocolMember {
     if (res.assignment !== null) this.pending = res.assignment.topicPartitions;
   }
 
+  /**
+   * Kafka's transitionToFatal: the member gives its partitions up as lost (another member may hold them already),
+   * keeps the error for the next poll to throw, and stops: no heartbeat, no rejoin. Commits then go without a
+   * member epoch.
+   */
+  private failWith(err: Error): void {
+    this.fatal = err;
+    this.failed = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    const lost = this.o.consumer.owned();
+    this.o.consumer.assign([]);
+    this.pending = null;
+    if (lost.length > 0) void Promise.resolve(this.o.listener?.onPartitionsLost?.(lost)).catch(() => {});
+    this.memberEpoch = 0;
+    this.joined = false;
+  }
+
   private schedule(): void {
-    if (this.left || this.timer !== null) return;
+    if (this.left || this.failed || this.timer !== null) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.heartbeatNow();

@@ -433,6 +433,7 @@ export abstract class GroupMembership {
           this.log('Heartbeat answered', { errorCode: res.errorCode, generationId: this.generationId });
           this.handleGroupError(res.errorCode);
           this.noteHeartbeatRejoin(res.errorCode);
+          if (res.errorCode === ErrorCode.FENCED_INSTANCE_ID) this.fencedByInstance();
         },
         () => {
           this.coordinatorId = -1;
@@ -455,6 +456,21 @@ export abstract class GroupMembership {
     if (sent.generationId !== this.generationId || sent.memberId !== this.memberId) return;
     this.handleGroupError(code);
     this.rejoinReason = `encountered ${errorName(code)} from OFFSET_COMMIT response`;
+  }
+
+  /**
+   * Another instance with this group.instance.id replaced the member. As Kafka's heartbeat thread, which keeps a
+   * FencedInstanceIdException for the next poll to throw, the next ensureActive() throws FENCED_INSTANCE_ID instead
+   * of rejoining quietly (which would take the id back and fence the other instance in turn); heartbeats stop.
+   */
+  private fencedByInstance(): void {
+    this.stopHeartbeats();
+    this.joinFailure ??= {
+      error: new KafkaProtocolError(
+        ErrorCode.FENCED_INSTANCE_ID,
+        `the group instance id ${this.m.groupInstanceId} has been fenced by another instance`,
+      ),
+    };
   }
 
   /** The reason Kafka's heartbeat handler gives the rejoin an error answer asks for. */
