@@ -20,7 +20,7 @@ import { type InProcessBroker, startInProcessBroker } from '../helpers/in-proces
 
 const TOPIC = 'fenced-instance-id';
 
-/** Polls until the consumer owns a partition; returns what its polls threw meanwhile. */
+/** Polls until the consumer owns a partition. */
 async function pollUntilAssigned(consumer: Consumer, deadline: number): Promise<void> {
   while (consumer.assignment().length === 0 && Date.now() < deadline) await consumer.poll(100);
   assert.ok(consumer.assignment().length > 0, 'the consumer was given partitions');
