@@ -1485,10 +1485,21 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     }
   }
 
+  /**
+   * Whether the interval auto-commit goes now. A classic member commits only with a stable generation (during a
+   * rebalance the coordinator would refuse it). A KIP-848 member commits whenever it has an epoch, also while a
+   * reconciliation is pending, as Kafka's CommitRequestManager.maybeAutoCommitAsync: the partitions it still owns
+   * are its own until it acknowledges their revocation, and those about to go are committed again before that.
+   */
+  private autoCommitDue(): boolean {
+    if (this.group instanceof ConsumerProtocolMember) return this.group.generation().generationId > 0;
+    return this.group?.isStable() ?? false;
+  }
+
   private startAutoCommit(): void {
     if (!this.o.enableAutoCommit || this.autoCommitTimer !== null) return;
     this.autoCommitTimer = setInterval(() => {
-      if (this.group?.isStable()) this.commitPositions(this.assignment()).catch(() => {});
+      if (this.autoCommitDue()) this.commitPositions(this.assignment()).catch(() => {});
     }, this.o.autoCommitIntervalMs);
     this.autoCommitTimer.unref();
   }
@@ -1499,7 +1510,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     this.running = false;
     if (this.autoCommitTimer !== null) clearInterval(this.autoCommitTimer);
     if (this.group !== null) {
-      if (this.o.enableAutoCommit && this.group.isStable()) {
+      if (this.o.enableAutoCommit && this.autoCommitDue()) {
         await this.commitPositions(this.assignment()).catch(() => {});
       }
       const leave =

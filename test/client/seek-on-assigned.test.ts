@@ -5,8 +5,8 @@
 // protocols, against an in-process broker.
 
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
@@ -30,7 +30,8 @@ describe('seek in onPartitionsAssigned', () => {
     admin = new Admin({ bootstrapServers });
     await admin.createTopics([{ topic: TOPIC, numPartitions: 1, replicationFactor: 1 }]);
     const producer = new Producer({ bootstrapServers });
-    for (let i = 0; i < 10; i++) await producer.send({ topic: TOPIC, partition: 0, value: Buffer.from(`v${i}`) });
+    for (let i = 0; i < 10; i++)
+      await producer.send({ topic: TOPIC, partition: 0, value: Buffer.from(`v${i}`) });
     await producer.close();
   });
   after(async () => {
