@@ -23,7 +23,7 @@ import type { LeaveGroupResponse } from '../protocol/messages/13-leave-group.js'
 import type { SyncGroupResponse } from '../protocol/messages/14-sync-group.js';
 import { ApiKey } from '../protocol/registry.js';
 import { type Cluster, sleep } from './cluster.js';
-import { KafkaClientError, KafkaProtocolError } from './errors.js';
+import { ConnectionError, KafkaClientError, KafkaProtocolError, RequestTimeoutError } from './errors.js';
 import { findCoordinator } from './requests.js';
 
 /**
@@ -67,6 +67,31 @@ const GENERATION_LOST_CODES = new Set<number>([
   ErrorCode.ILLEGAL_GENERATION,
   ErrorCode.FENCED_INSTANCE_ID,
 ]);
+
+/** Error codes whose Kafka exception class is not the code's name in camel case with "Exception" after it. */
+const IRREGULAR_EXCEPTION_NAMES = new Map<number, string>([
+  [ErrorCode.UNKNOWN_SERVER_ERROR, 'UnknownServerException'],
+  [ErrorCode.REQUEST_TIMED_OUT, 'TimeoutException'],
+  [ErrorCode.NETWORK_EXCEPTION, 'NetworkException'],
+  [ErrorCode.GROUP_AUTHORIZATION_FAILED, 'GroupAuthorizationException'],
+]);
+
+/**
+ * The simple class name of the exception Kafka's client raises for `err`, which its rejoin reason names
+ * ("rebalance failed due to UnknownMemberIdException"): Errors' exception for a protocol error, DisconnectException
+ * for a lost connection, TimeoutException for a request without an answer.
+ */
+function kafkaExceptionName(err: unknown): string {
+  if (err instanceof KafkaProtocolError) {
+    const irregular = IRREGULAR_EXCEPTION_NAMES.get(err.code);
+    if (irregular !== undefined) return irregular;
+    const words = err.type.toLowerCase().split('_');
+    return `${words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}Exception`;
+  }
+  if (err instanceof RequestTimeoutError) return 'TimeoutException';
+  if (err instanceof ConnectionError) return 'DisconnectException';
+  return (err as Error).name;
+}
 
 function truncateReason(reason: string): string {
   return reason.length > REASON_LENGTH_MAX ? reason.slice(0, REASON_LENGTH_MAX) : reason;
@@ -260,9 +285,8 @@ export abstract class GroupMembership {
       } catch (err) {
         if (this.left) return;
         this.log('join failed', { attempt, error: (err as Error).message });
-        // As Kafka's joinGroupIfNeeded after a failed attempt (with the error's name for the exception's).
-        const cause = err instanceof KafkaProtocolError ? err.type : (err as Error).name;
-        this.rejoinReason = `rebalance failed due to ${cause}`;
+        // As Kafka's joinGroupIfNeeded after a failed attempt: the exception's class name.
+        this.rejoinReason = `rebalance failed due to ${kafkaExceptionName(err)}`;
         if (err instanceof KafkaProtocolError) {
           // Retriable answers too: NOT_COORDINATOR from a broker that no longer coordinates the group (it moved
           // while this member was joining) must send the next JoinGroup to the new coordinator, not back there.
