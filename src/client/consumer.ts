@@ -163,6 +163,11 @@ interface PartitionState {
   /** The position must come from auto.offset.reset, not from the committed offset (Kafka's AWAIT_RESET). */
   awaitingReset: boolean;
   paused: boolean;
+  /**
+   * Newly assigned to a group member whose onPartitionsAssigned callback still runs: not fetched until it ends, so
+   * a seek there decides where reading starts (Kafka's SubscriptionState pendingOnAssignedCallback).
+   */
+  awaitingCallback: boolean;
   /** Fetched records not yet returned, oldest first; each chunk knows the offset after it. */
   chunks: Chunk[];
   epoch: number;
@@ -348,8 +353,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     this.setAssignment(tps);
   }
 
-  /** Used by assign() and by the group after a rebalance. */
-  setAssignment(tps: TopicPartition[]): void {
+  /**
+   * Used by assign() and by the group after a rebalance (`awaitingCallback`: the partitions it adds are held back
+   * from fetching until the group's onPartitionsAssigned callback has run).
+   */
+  setAssignment(tps: TopicPartition[], awaitingCallback = false): void {
     const wanted = new Set(tps.map((tp) => tpKey(tp.topic, tp.partition)));
     for (const [k, s] of this.partitions) {
       if (!wanted.has(k)) {
@@ -370,6 +378,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         validating: false,
         awaitingReset: false,
         paused: false,
+        awaitingCallback,
         chunks: [],
         epoch: 0,
         highWatermark: -1,
@@ -450,7 +459,14 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     }
     const hooks = {
       owned: () => this.assignment(),
-      assign: (tps: TopicPartition[]) => this.setAssignment(tps),
+      assign: (tps: TopicPartition[]) => this.setAssignment(tps, true),
+      assignedCallbackDone: (tps: TopicPartition[]) => {
+        for (const tp of tps) {
+          const s = this.partitions.get(tpKey(tp.topic, tp.partition));
+          if (s !== undefined) s.awaitingCallback = false;
+        }
+        this.wake();
+      },
       beforeRevoke: async (tps: TopicPartition[]) => {
         if (this.o.enableAutoCommit) await this.commitPositions(tps, true).catch(() => {});
       },
@@ -765,6 +781,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private fetchable(s: PartitionState, now: number): boolean {
     return (
       !s.paused &&
+      !s.awaitingCallback &&
       s.position !== null &&
       !s.awaitingValidation &&
       s.chunks.length < PREFETCH_CHUNKS &&

@@ -153,7 +153,13 @@ export class ConsumerProtocolMember {
       await this.o.listener?.onPartitionsRevoked?.(revoked);
     }
     this.o.consumer.assign(assigned);
-    if (added.length > 0) await this.o.listener?.onPartitionsAssigned?.(added);
+    try {
+      if (added.length > 0) await this.o.listener?.onPartitionsAssigned?.(added);
+    } finally {
+      // As Kafka's enablePartitionsAwaitingCallback; a failed callback, thrown from poll, frees them as well (Kafka
+      // keeps them until a later reconciliation succeeds, which this member does not retry).
+      this.o.consumer.assignedCallbackDone(added);
+    }
     // Tell the coordinator what this member owns now, so it can hand revoked partitions to others.
     await this.heartbeatNow();
   }

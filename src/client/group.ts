@@ -46,7 +46,10 @@ export interface RebalanceListener {
 
 export interface GroupConsumerHooks {
   owned(): TopicPartition[];
+  /** The member's new assignment; partitions new to it are not fetched until assignedCallbackDone() names them. */
   assign(tps: TopicPartition[]): void;
+  /** onPartitionsAssigned has ended for these partitions: they may be fetched now. */
+  assignedCallbackDone(tps: TopicPartition[]): void;
   beforeRevoke(tps: TopicPartition[]): Promise<void>;
 }
 
@@ -307,14 +310,19 @@ export class GroupMember extends GroupMembership {
     const added = assigned.filter((tp) => !had.has(tpKey(tp.topic, tp.partition)));
     if (revoked.length > 0) await this.revoke(revoked, false);
     this.o.consumer.assign(assigned);
-    await this.chosen(protocolName).onAssignment?.(
-      { partitions: assigned, userData: decoded?.userData ?? null },
-      { generationId: this.generationId, memberId: this.memberId },
-    );
-    // KIP-429: a cooperative member that gave partitions up joins once more so they can be handed out.
-    if (this.cooperative && revoked.length > 0) this.requestRejoin('need to revoke partitions and re-join');
-    if (added.length > 0 || !this.cooperative)
-      await this.o.listener?.onPartitionsAssigned?.(this.cooperative ? added : assigned);
+    try {
+      await this.chosen(protocolName).onAssignment?.(
+        { partitions: assigned, userData: decoded?.userData ?? null },
+        { generationId: this.generationId, memberId: this.memberId },
+      );
+      // KIP-429: a cooperative member that gave partitions up joins once more so they can be handed out.
+      if (this.cooperative && revoked.length > 0) this.requestRejoin('need to revoke partitions and re-join');
+      if (added.length > 0 || !this.cooperative)
+        await this.o.listener?.onPartitionsAssigned?.(this.cooperative ? added : assigned);
+    } finally {
+      // Kafka's classic consumer sends fetches only from poll(), never while the callback runs inside it.
+      this.o.consumer.assignedCallbackDone(added);
+    }
   }
 
   /** The leader's part: run the assignor over every member's subscription. */
