@@ -14,7 +14,7 @@ import { Producer } from '../../src/client/producer.js';
 import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
 
 const TOPIC = 'auto-commit-reconciliation';
-const INTERVAL_MS = 3000;
+const INTERVAL_MS = 5000;
 
 describe('KIP-848 auto-commit during a reconciliation', () => {
   let broker: InProcessBroker;
