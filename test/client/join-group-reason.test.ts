@@ -2,7 +2,8 @@
 // Kafka's AbstractCoordinator and ConsumerCoordinator send them: the first JoinGroup has none (''), the JoinGroup
 // after MEMBER_ID_REQUIRED says it rejoins with the given member id, then each rejoin says why it happens (the user
 // enforced it, the subscription changed, a heartbeat found the group rebalancing, a failed attempt named by Kafka's
-// exception class), and a LeaveGroup says whether the consumer unsubscribed or is being closed. Against an in-process broker whose interceptor reads the requests.
+// exception class), and a LeaveGroup says whether the consumer unsubscribed or is being closed. Against an
+// in-process broker whose interceptor reads the requests.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
