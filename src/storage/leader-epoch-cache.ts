@@ -7,7 +7,8 @@
 // point: so the Log moves its recovery point only after `whenPersisted`, and makes the file current
 // synchronously (`persistNow`) when it loads and when it closes. An epoch with no batch (a new leader's, at its
 // log end) has nothing to rebuild it from, so answers given from the cache to other brokers and clients
-// (OffsetForLeaderEpoch, a fetch's diverging epoch) wait while it is `persisting`, as Kafka's assign flushes.
+// (OffsetForLeaderEpoch, a fetch's diverging epoch, ListOffsets) wait while it is `persisting`, as Kafka's
+// assign flushes.
 // An encrypted topic's file is sealed (`seal`, see encryption/file-seal.ts). Owned by the partition's Log;
 // entries are kept sorted by epoch and by start offset, both strictly increasing.
 

@@ -4,7 +4,9 @@
 // file off the event loop: its answers wait until the file holds the entries they were computed from. The test
 // holds the checkpoint's background write (a test gate in atomic-file.ts) and reads the file when the answer
 // arrives. Before the fix the answer came at once, while the file did not hold the new epoch yet: for
-// OffsetForLeaderEpoch and for a fetch answered with its diverging epoch (KIP-320), both from the cache.
+// OffsetForLeaderEpoch and for a fetch answered with its diverging epoch (KIP-320), both from the cache, and for
+// ListOffsets, whose earliest and latest answers name an epoch (the cache's, the partition's) that a consumer then
+// validates its position with (Kafka's makeLeader holds the partition's lock across the flush, so none comes first).
 
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -132,4 +134,31 @@ describe('leader epoch entries are persisted before a request reports them', () 
     assert.deepEqual(entriesAtAnswer, ['0 0'], 'the file held the entry when the answer came');
     assert.equal(early, false, 'no answer while the entry was not persisted');
   });
+
+  for (const [name, timestamp] of [
+    ['earliest', -2n],
+    ['latest', -1n],
+  ] as const) {
+    it(`ListOffsets answers the ${name} offset and its epoch only once the file holds the epoch`, async () => {
+      const topic = `kip279-list-offsets-${name}`;
+      const { checkpoint, release } = await topicWithHeldCheckpoint(topic);
+      const { response, early, entriesAtAnswer } = await answerWhileHeld(
+        ApiKey.LIST_OFFSETS,
+        7,
+        {
+          replicaId: -1,
+          isolationLevel: 0,
+          topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: 0, timestamp }] }],
+        },
+        checkpoint,
+        release,
+      );
+      const p = response.topics[0].partitions[0];
+      assert.equal(p.errorCode, ErrorCode.NONE);
+      assert.equal(p.offset, 0n);
+      assert.equal(p.leaderEpoch, 0);
+      assert.deepEqual(entriesAtAnswer, ['0 0'], 'the file held the entry when the answer came');
+      assert.equal(early, false, 'no answer while the entry was not persisted');
+    });
+  }
 });

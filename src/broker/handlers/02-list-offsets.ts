@@ -7,6 +7,8 @@
 // changelog): it is answered only once this broker is shown to still lead the partition
 // (replica/leadership-confirmations.ts), NOT_LEADER_OR_FOLLOWER otherwise, so that a leader cut off from
 // ZooKeeper, not told that the controller moved its partition, does not answer an end its successor has passed.
+//
+// No answer goes out while the partition's leader-epoch-checkpoint is still being written (see storedFirst).
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -47,6 +49,7 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
   minVersion: 0,
   maxVersion: 10,
   handle(context, request) {
+    // Answers that wait: for the followers' confirmation of the leader, or for the epoch file (storedFirst).
     const confirming: Promise<void>[] = [];
     const response: ListOffsetsResponse = {
       throttleTimeMs: 0,
@@ -67,16 +70,24 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
             const timestamp = Number(p.timestamp);
             const readCommitted = request.isolationLevel === READ_COMMITTED;
             if (context.apiVersion === 0)
-              return oldStyle(partition, p.partitionIndex, timestamp, p.maxNumOffsets, request.replicaId);
+              return storedFirst(
+                partition,
+                oldStyle(partition, p.partitionIndex, timestamp, p.maxNumOffsets, request.replicaId),
+                confirming,
+              );
             const fromFollower = request.replicaId >= 0;
             if (!readCommitted || fromFollower || timestamp !== ListOffsetsTimestamp.Latest)
-              return lookup(
+              return storedFirst(
                 partition,
-                p.partitionIndex,
-                timestamp,
-                readCommitted,
-                fromFollower,
-                context.apiVersion,
+                lookup(
+                  partition,
+                  p.partitionIndex,
+                  timestamp,
+                  readCommitted,
+                  fromFollower,
+                  context.apiVersion,
+                ),
+                confirming,
               );
             // Filled in once confirmed, from the partition as it is then.
             const slot = answer(p.partitionIndex, ErrorCode.NONE);
@@ -91,12 +102,20 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
                   p.currentLeaderEpoch,
                 );
                 const code = typeof now === 'number' ? now : ErrorCode.NOT_LEADER_OR_FOLLOWER;
+                if (!confirmed || typeof now === 'number') {
+                  Object.assign(slot, answer(p.partitionIndex, code));
+                  return;
+                }
+                const stored: Promise<void>[] = [];
                 Object.assign(
                   slot,
-                  confirmed && typeof now !== 'number'
-                    ? lookup(now, p.partitionIndex, timestamp, true, false, context.apiVersion)
-                    : answer(p.partitionIndex, code),
+                  storedFirst(
+                    now,
+                    lookup(now, p.partitionIndex, timestamp, true, false, context.apiVersion),
+                    stored,
+                  ),
                 );
+                return stored[0];
               }),
             );
             return slot;
@@ -107,6 +126,29 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
     return confirming.length === 0 ? response : Promise.all(confirming).then(() => response);
   },
 });
+
+/**
+ * Kafka's makeLeader records the new epoch's start and flushes leader-epoch-checkpoint under the partition's lock,
+ * so no ListOffsets is answered before the file holds it. Brook writes the file off the event loop, and its
+ * answers name epochs a crash could take back while the write is on its way (earliest's from the cache, latest's
+ * the leader's, an epoch with no batch having nothing to rebuild it from): a consumer would then fail to validate
+ * its position against them. So an answer waits, in `waits`, while the file is being written; a failed write makes
+ * it a storage error, as the directory now is. Answers the (possibly still to be changed) answer.
+ */
+function storedFirst(
+  partition: Partition,
+  answered: ListOffsetsResponseListOffsetsPartitionResponse,
+  waits: Promise<void>[],
+): ListOffsetsResponseListOffsetsPartitionResponse {
+  const cache = partition.log.epochCache;
+  if (answered.errorCode !== ErrorCode.NONE || !cache.persisting) return answered;
+  waits.push(
+    cache.whenPersisted().catch(() => {
+      Object.assign(answered, answer(answered.partitionIndex, ErrorCode.KAFKA_STORAGE_ERROR));
+    }),
+  );
+  return answered;
+}
 
 function lookup(
   partition: Partition,
