@@ -985,6 +985,7 @@ export class Broker {
         ) {
           logger.warn(`creating ${OFFSETS_TOPIC} failed: ${result.errorMessage ?? result.errorCode}`);
         }
+        return result?.errorCode === ErrorCode.NONE ? config.offsetsTopicNumPartitions : 0;
       },
     });
     replicas.onLeadershipChange((partition, isLeader) => {

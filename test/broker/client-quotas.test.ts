@@ -34,7 +34,15 @@ describe('client quotas', () => {
   let setup: WireClient;
 
   before(async () => {
-    broker = await startBroker({ overrides: { 'quota.window.num': 2, 'controller.quota.window.num': 2 } });
+    broker = await startBroker({
+      overrides: {
+        'quota.window.num': 2,
+        'controller.quota.window.num': 2,
+        // Small internal topics: a FindCoordinator that creates one takes that many mutations (see below).
+        'offsets.topic.num.partitions': 3,
+        'transaction.state.log.num.partitions': 3,
+      },
+    });
     admin = new Admin({ bootstrapServers: broker.bootstrap, clientId: 'quota-admin' });
     setup = await WireClient.connect(broker.host, broker.port);
     await createTopic(setup, 'quota-topic', { numPartitions: 1, replicationFactor: 1 });
@@ -417,6 +425,49 @@ describe('client quotas', () => {
       client.close();
     }
   });
+
+  for (const [keyType, internalTopic] of [
+    [0, '__consumer_offsets'],
+    [1, '__transaction_state'],
+  ] as const) {
+    it(`counts ${internalTopic} created by a client's FindCoordinator against its controller_mutation_rate`, async () => {
+      // Kafka's handleFindCoordinatorRequest creates the topic through AutoTopicCreationManager with the
+      // requester's permissive quota: created, the answer not throttled, the partitions recorded.
+      const clientId = `coordinator-finder-${keyType}`;
+      await admin.alterClientQuotas([
+        { entity: { clientId }, ops: [{ key: 'controller_mutation_rate', value: 1 }] },
+      ]);
+      const client = await WireClient.connect(broker.host, broker.port, clientId);
+      try {
+        // Three partitions from a bucket of 2 tokens leave it at -1.
+        const found = await client.call(ApiKey.FIND_COORDINATOR, 3, { key: 'finder', keyType });
+        assert.equal(found.throttleTimeMs, 0);
+        const m = await client.call(ApiKey.METADATA, 9, {
+          topics: [{ name: internalTopic, topicId: ZERO_ID }],
+          allowAutoTopicCreation: false,
+          includeClusterAuthorizedOperations: false,
+          includeTopicAuthorizedOperations: false,
+        });
+        assert.equal(m.topics[0].partitions.length, 3, `${internalTopic} was created`);
+        const r = await client.call(ApiKey.CREATE_TOPICS, 7, {
+          topics: [
+            {
+              name: `after-finder-${keyType}`,
+              numPartitions: 1,
+              replicationFactor: 1,
+              assignments: [],
+              configs: [],
+            },
+          ],
+          timeoutMs: 10_000,
+          validateOnly: false,
+        });
+        assert.equal(r.topics[0].errorCode, ErrorCode.THROTTLING_QUOTA_EXCEEDED, 'the bucket was emptied');
+      } finally {
+        client.close();
+      }
+    });
+  }
 
   it('throttles over request_percentage', async () => {
     await admin.alterClientQuotas([

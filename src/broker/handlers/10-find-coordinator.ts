@@ -32,14 +32,27 @@ export const findCoordinatorHandler = defineHandler<FindCoordinatorRequest, Find
     // As Kafka, the internal topic is created for a key that passed the checks only: a principal that may
     // describe none of the keys it asks for creates nothing.
     if (refusals.some((r) => r === null)) {
+      let created = 0;
       if (keyType === KEY_TYPE_GROUP && context.services.metadata.topic(OFFSETS_TOPIC) === undefined) {
-        await context.services.groupCoordinator.ensureOffsetsTopic();
+        created = await context.services.groupCoordinator.ensureOffsetsTopic();
       }
       if (
         keyType === KEY_TYPE_TRANSACTION &&
         context.services.metadata.topic(TRANSACTION_STATE_TOPIC) === undefined
       ) {
-        await context.services.transactionCoordinator.ensureTopic();
+        created = await context.services.transactionCoordinator.ensureTopic();
+      }
+      // Kafka creates it through AutoTopicCreationManager with the requester's permissive controller mutation
+      // quota, as a Metadata's auto-creation: the partitions count against its controller_mutation_rate (a
+      // CreateTopics after it finds the bucket that much emptier), and this answer is not throttled for them.
+      if (created > 0) {
+        context.services.quotas.controllerMutation.recordMutation(
+          context.quotaUser,
+          context.clientId,
+          created,
+          false,
+          context.services.clock.nowMs(),
+        );
       }
     }
     const coordinators = keys.map((key, i) => locate(context, keyType, key, refusals[i]!));

@@ -101,6 +101,7 @@ export function createTransactionCoordinator(deps: {
       ) {
         logger.warn(`creating ${TRANSACTION_STATE_TOPIC} failed: ${result.errorMessage ?? result.errorCode}`);
       }
+      return result?.errorCode === ErrorCode.NONE ? config.transactionStateLogNumPartitions : 0;
     },
   });
   replicas.onLeadershipChange((partition, isLeader) => {

@@ -99,8 +99,11 @@ export interface GroupCoordinatorOptions {
   readonly defer?: (fn: () => void) => void;
   /** The topics among `names` that exist, with their ids and partition counts (KIP-848 assignment). */
   readonly topics?: (names: readonly string[]) => Map<string, TopicInfo>;
-  /** Creates __consumer_offsets through the controller (FindCoordinator does so on first use). */
-  readonly createOffsetsTopic?: () => Promise<void>;
+  /**
+   * Creates __consumer_offsets through the controller (FindCoordinator does so on first use); answers the number
+   * of partitions created, 0 when none were (it existed, or the creation failed).
+   */
+  readonly createOffsetsTopic?: () => Promise<number>;
   /**
    * Runs `run` once after `delayMs` and answers a function that cancels it (the broker's setTimeout, not keeping
    * the process alive). With it, sessions end at their deadlines; without it (tests on a ManualClock), when tick()
@@ -127,7 +130,7 @@ export class GroupCoordinator {
   private readonly consumerGroups = new Map<string, ConsumerGroup>();
   private readonly partitions = new Map<number, PartitionStatus>();
   private nextToken = 1;
-  private creatingTopic: Promise<void> | null = null;
+  private creatingTopic: Promise<number> | null = null;
   private nextExpiryCheckMs: number;
   private readonly newId: () => string;
   private readonly defer: (fn: () => void) => void;
@@ -156,11 +159,16 @@ export class GroupCoordinator {
     return groupPartition(groupId, this.options.partitionCount());
   }
 
-  /** Creates __consumer_offsets once; concurrent callers share the one creation. */
-  ensureOffsetsTopic(): Promise<void> {
+  /**
+   * Creates __consumer_offsets once; concurrent callers wait for the one creation. Answers the partitions this
+   * call created (what its requester's controller_mutation_rate is charged): 0 for a caller that found the
+   * creation under way, as Kafka's AutoTopicCreationManager skips a topic already in flight.
+   */
+  ensureOffsetsTopic(): Promise<number> {
     const create = this.options.createOffsetsTopic;
-    if (create === undefined) return Promise.resolve();
-    this.creatingTopic ??= create().finally(() => {
+    if (create === undefined) return Promise.resolve(0);
+    if (this.creatingTopic !== null) return this.creatingTopic.then(() => 0);
+    this.creatingTopic = create().finally(() => {
       this.creatingTopic = null;
     });
     return this.creatingTopic;

@@ -153,7 +153,8 @@ export interface TransactionCoordinatorOptions {
   readonly coordinatorEpoch: (index: number) => number;
   /** Whether a partition exists (AddPartitionsToTxn answers UNKNOWN_TOPIC_OR_PARTITION otherwise). */
   readonly partitionExists?: (topic: string, partition: number) => boolean;
-  readonly createTopic?: () => Promise<void>;
+  /** Creates __transaction_state; answers the number of partitions created, 0 when none were. */
+  readonly createTopic?: () => Promise<number>;
   readonly defer?: (fn: () => void) => void;
   /** Delay before retrying markers (tests give 0 and run timers themselves). */
   readonly retry?: (fn: () => void, ms: number) => void;
@@ -278,7 +279,7 @@ export class TransactionCoordinator {
   private readonly txns = new Map<string, TxnMetadata>();
   private readonly partitions = new Map<number, PartitionStatus>();
   private nextToken = 1;
-  private creatingTopic: Promise<void> | null = null;
+  private creatingTopic: Promise<number> | null = null;
   private nextAbortCheckMs: number;
   private nextExpirationCheckMs: number;
   private stopped = false;
@@ -300,10 +301,12 @@ export class TransactionCoordinator {
     return transactionPartition(transactionalId, this.options.partitionCount());
   }
 
-  ensureTopic(): Promise<void> {
+  /** Creates __transaction_state once: as GroupCoordinator.ensureOffsetsTopic, answers the partitions created. */
+  ensureTopic(): Promise<number> {
     const create = this.options.createTopic;
-    if (create === undefined) return Promise.resolve();
-    this.creatingTopic ??= create().finally(() => {
+    if (create === undefined) return Promise.resolve(0);
+    if (this.creatingTopic !== null) return this.creatingTopic.then(() => 0);
+    this.creatingTopic = create().finally(() => {
       this.creatingTopic = null;
     });
     return this.creatingTopic;
