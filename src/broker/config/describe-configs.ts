@@ -144,7 +144,7 @@ export function describeBrokerConfigs(
     return {
       name,
       value: sensitive ? null : brokerValueText(def, merged.get(name), perBroker),
-      readOnly: def === undefined || def.updateMode === 'read-only',
+      readOnly: describedReadOnly(name, def),
       isDefault: configSource === ConfigSource.DEFAULT_CONFIG,
       configSource,
       isSensitive: sensitive,
@@ -153,6 +153,26 @@ export function describeBrokerConfigs(
       documentation: options.includeDocumentation ? (def?.doc ?? null) : null,
     };
   });
+}
+
+/**
+ * Kafka's broker quota keys: dynamic in Kafka through DynamicConfig.Broker, not DynamicBrokerConfig, so its
+ * DescribeConfigs calls them read-only although AlterConfigs changes them.
+ */
+const BROKER_QUOTA_KEYS = new Set([
+  'leader.replication.throttled.rate',
+  'follower.replication.throttled.rate',
+  'replica.alter.log.dirs.io.max.bytes.per.second',
+]);
+
+/**
+ * A broker key's read_only flag as Kafka's ConfigHelper sets it: not in DynamicBrokerConfig.AllDynamicConfigs.
+ * That set names plain keys only, so a listener-prefixed key is read-only in the answer even where AlterConfigs
+ * takes it (alter-validation.ts decides what may change; this is only what DescribeConfigs says).
+ */
+function describedReadOnly(name: string, def: ReturnType<typeof brokerKey>): boolean {
+  if (def === undefined || def.updateMode === 'read-only') return true;
+  return !BROKER_KEYS.has(name) || BROKER_QUOTA_KEYS.has(name);
 }
 
 function brokerValueText(

@@ -157,7 +157,8 @@ describe('DescribeConfigs for brokers', () => {
     const override = configs.find((c) => c.name === 'listener.name.ssl.ssl.keystore.location');
     assert.equal(override?.value, '/ssl.jks');
     assert.equal(override?.isSensitive, false);
-    assert.equal(override?.readOnly, false);
+    // As Kafka's: read-only in the answer, its name not being in DynamicBrokerConfig.AllDynamicConfigs.
+    assert.equal(override?.readOnly, true);
     assert.deepEqual(
       override?.synonyms.map((s) => [s.name, s.value]),
       [
