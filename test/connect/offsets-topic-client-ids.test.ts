@@ -4,19 +4,32 @@
 // writing), the herder reads it for `GET /connectors/<name>/offsets` with `connector-consumer-<connector>` and
 // `connector-adminclient-<connector>` (offsetStoreForRegularSourceConnector). Seen on the wire: a proxy in front of
 // the broker records the client id of every request.
+//
+// Those clients are built as the task clients are (Worker.regularSourceOffsetsConsumerConfigs, adminConfigs): the
+// worker's `consumer.` / `admin.` keys, then the connector's `consumer.override.` / `admin.override.` keys, over
+// the default client id. Before the fix they got neither (a `client.id` set either way was not seen on the wire).
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { startDistributed } from '../../src/connect/runtime/distributed/distributed.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { startBrokerBehindClientIdProxy } from '../helpers/client-id-proxy.js';
 import { distributedWorkerProps, rest } from '../helpers/connect-worker.js';
 import { sleep } from '../helpers/wait.js';
 
-test("a connector's own offsets topic is read by clients named as Kafka's Worker names them", async (t) => {
+/**
+ * Runs the FileStreamSource connector `lines` (two lines) with its own offsets topic on a distributed worker behind
+ * a client id proxy, until the herder reads both offsets from that topic; answers the client ids of the Fetch
+ * requests and of all requests.
+ */
+async function runWithOwnOffsetsTopic(
+  t: TestContext,
+  workerProps: Record<string, string>,
+  connectorProps: Record<string, string>,
+): Promise<{ fetchers: Set<string>; all: Set<string> }> {
   const proxy = await startBrokerBehindClientIdProxy({
     'num.partitions': 1,
     'group.initial.rebalance.delay.ms': 0,
@@ -24,12 +37,13 @@ test("a connector's own offsets topic is read by clients named as Kafka's Worker
   const dir = mkdtempSync(join(tmpdir(), 'brook-offsets-ids-'));
   const input = join(dir, 'in.txt');
   writeFileSync(input, 'one\ntwo\n');
-  const worker = await startDistributed(distributedWorkerProps(proxy.bootstrap, 'ids'), () => {}).catch(
-    async (err) => {
-      await proxy.stop();
-      throw err;
-    },
-  );
+  const worker = await startDistributed(
+    distributedWorkerProps(proxy.bootstrap, 'ids', workerProps),
+    () => {},
+  ).catch(async (err) => {
+    await proxy.stop();
+    throw err;
+  });
   // One hook, in this order: the worker writes its last statuses before the broker goes.
   t.after(async () => {
     await worker.stop();
@@ -45,6 +59,7 @@ test("a connector's own offsets topic is read by clients named as Kafka's Worker
       topic: 'lines-out',
       'offsets.storage.topic': 'lines-offsets',
       'offset.flush.interval.ms': '500',
+      ...connectorProps,
     },
   });
   assert.equal(created.status, 201, JSON.stringify(created.body));
@@ -57,9 +72,11 @@ test("a connector's own offsets topic is read by clients named as Kafka's Worker
     assert.ok(Date.now() < deadline, `offsets: ${JSON.stringify(res.body)}`);
     await sleep(300);
   }
+  return { fetchers: proxy.clientIds(ApiKey.FETCH), all: proxy.clientIds() };
+}
 
-  const fetchers = proxy.clientIds(ApiKey.FETCH);
-  const all = proxy.clientIds();
+test("a connector's own offsets topic is read by clients named as Kafka's Worker names them", async (t) => {
+  const { fetchers, all } = await runWithOwnOffsetsTopic(t, {}, {});
   for (const id of ['connector-consumer-lines-0', 'connector-consumer-lines'])
     assert.ok(fetchers.has(id), `no Fetch from ${id}: ${[...fetchers].sort().join(', ')}`);
   for (const id of ['connector-adminclient-lines-0', 'connector-adminclient-lines'])
@@ -67,5 +84,20 @@ test("a connector's own offsets topic is read by clients named as Kafka's Worker
   assert.deepEqual(
     [...all].filter((id) => id.includes('lines-offsets')),
     [],
+  );
+});
+
+test("the offsets topic's clients take the worker's prefixed keys and the connector's overrides", async (t) => {
+  const { fetchers, all } = await runWithOwnOffsetsTopic(
+    t,
+    { 'consumer.client.id': 'worker-offsets-reader' },
+    { 'admin.override.client.id': 'lines-offsets-admin' },
+  );
+  assert.ok(fetchers.has('worker-offsets-reader'), `Fetch client ids: ${[...fetchers].sort().join(', ')}`);
+  assert.ok(all.has('lines-offsets-admin'), `client ids: ${[...all].sort().join(', ')}`);
+  assert.deepEqual(
+    [...all].filter((id) => id.startsWith('connector-consumer-') || id.startsWith('connector-adminclient-')),
+    [],
+    'no client kept its default name',
   );
 });

@@ -188,8 +188,8 @@ export class MirrorMaker {
       offsets,
       loggers: this.loggers,
       clientOptions: security,
-      async openOffsetsTopic(topic, clientIds) {
-        const store = new TopicOffsetStore(logs.offsets(topic, clientIds));
+      async openOffsetsTopic(topic, clients) {
+        const store = new TopicOffsetStore(logs.offsets(topic, clients));
         await store.start();
         return store;
       },

@@ -16,7 +16,7 @@ import {
 } from './client-configs.js';
 import { makeConverter, makeTransformChain, splitList } from './connector-config.js';
 import { ConnectorOffsetStore } from './connector-offset-store.js';
-import type { LogClientIds } from './distributed/kafka-based-log.js';
+import type { LogClients } from './distributed/kafka-based-log.js';
 import { ErrorHandler } from './error-handler.js';
 import {
   type ExactlyOnceOptions,
@@ -44,10 +44,10 @@ export interface WorkerOptions {
   clientOptions?: Record<string, unknown>;
   /**
    * Opens (creates if missing, reads to its end, follows) the offsets topic a source connector names in
-   * `offsets.storage.topic`, its clients named `clientIds`; distributed mode only (standalone ignores the key, as
-   * Kafka's does).
+   * `offsets.storage.topic`, with the settings of its `clients`; distributed mode only (standalone ignores the key,
+   * as Kafka's does).
    */
-  openOffsetsTopic?: (topic: string, clientIds: LogClientIds) => Promise<StoppableOffsetStore>;
+  openOffsetsTopic?: (topic: string, clients: LogClients) => Promise<StoppableOffsetStore>;
 }
 
 type StoppableOffsetStore = OffsetStore & { stop(): Promise<void> };
@@ -204,6 +204,9 @@ export class Worker {
    * topic first and the worker's store as the fallback. As Kafka's Worker, the connector's store (for the herder)
    * and each task's are apart, their clients named `connector-consumer-<connector>[-<task>]`,
    * `connector-producer-...` and `connector-adminclient-...`; a task's store is the task's, released when it closes.
+   * Their settings are a task's clients' (Kafka's regularSourceOffsetsConsumerConfigs, baseProducerConfigs,
+   * adminConfigs): the worker's `consumer.`, `producer.` and `admin.` keys (the admin's over the unprefixed ones),
+   * then the connector's overrides as the policy allows them, a `client.id` among them replacing the name.
    */
   async sourceOffsetStore(
     connectorConfig: Readonly<Record<string, string>>,
@@ -213,19 +216,23 @@ export class Worker {
     const open = this.o.openOffsetsTopic;
     if (own === null || open === undefined) return this.o.offsets;
     const owner = task === undefined ? (connectorConfig.name ?? '') : `${connectorConfig.name ?? ''}-${task}`;
-    const clientIds = {
-      consumer: `connector-consumer-${owner}`,
-      producer: `connector-producer-${owner}`,
-      admin: `connector-adminclient-${owner}`,
+    // A task's config was resolved when it started (startTask); the herder passes the stored one.
+    const resolved =
+      task === undefined ? this.o.config.transformer.transform(connectorConfig) : connectorConfig;
+    const worker = this.o.config.raw;
+    const clients: LogClients = {
+      consumer: { clientId: `connector-consumer-${owner}`, ...consumerOverrides(worker, resolved) },
+      producer: { clientId: `connector-producer-${owner}`, ...producerOverrides(worker, resolved) },
+      admin: { clientId: `connector-adminclient-${owner}`, ...adminOverrides(worker, resolved) },
     };
     if (task !== undefined) {
-      const store = await open(own, clientIds);
+      const store = await open(own, clients);
       return new ConnectorOffsetStore(store, this.o.offsets, () => store.stop());
     }
     const key = `${own}\u0000${owner}`;
     let store = this.offsetsTopics.get(key);
     if (store === undefined) {
-      store = open(own, clientIds);
+      store = open(own, clients);
       this.offsetsTopics.set(key, store);
       store.catch(() => this.offsetsTopics.delete(key));
     }

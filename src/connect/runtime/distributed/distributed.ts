@@ -47,8 +47,8 @@ export async function startDistributed(
     plugins,
     offsets,
     loggers,
-    async openOffsetsTopic(topic, clientIds) {
-      const store = new TopicOffsetStore(logs.offsets(topic, clientIds));
+    async openOffsetsTopic(topic, clients) {
+      const store = new TopicOffsetStore(logs.offsets(topic, clients));
       await store.start();
       return store;
     },

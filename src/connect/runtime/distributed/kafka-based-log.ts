@@ -29,8 +29,11 @@ export interface KafkaBasedLogOptions {
   topic: string;
   bootstrapServers: string;
   clientId: string;
-  /** Names for the log's clients instead of `<clientId>-consumer`, `<clientId>-producer` and none for its admin. */
-  clientIds?: LogClientIds;
+  /**
+   * Each client's own settings, client id included, over `clientOptions` and the log's defaults (names instead of
+   * `<clientId>-consumer`, `<clientId>-producer` and none for the admin): a connector's own offsets topic.
+   */
+  clients?: LogClients;
   partitions: number;
   replicationFactor: number;
   onRecord: (record: ConsumerRecord) => void;
@@ -44,10 +47,13 @@ export interface KafkaBasedLogOptions {
 }
 
 /** The client ids of a log's consumer, producer and admin. */
-export interface LogClientIds {
-  consumer: string;
-  producer: string;
-  admin: string;
+/** Client options (as the Brook client takes them) of one client of a log, its client id among them. */
+export type LogClientSettings = Readonly<Record<string, unknown>> & { readonly clientId: string };
+
+export interface LogClients {
+  consumer: LogClientSettings;
+  producer: LogClientSettings;
+  admin: LogClientSettings;
 }
 
 const POLL_TIMEOUT_MS = 200;
@@ -77,7 +83,9 @@ export class KafkaBasedLog {
       ...this.o.clientOptions,
       bootstrapServers: this.o.bootstrapServers,
       isolationLevel: this.o.readCommitted === true ? 'read_committed' : 'read_uncommitted',
-      clientId: this.o.clientIds?.consumer ?? `${this.o.clientId}-consumer`,
+      clientId: `${this.o.clientId}-consumer`,
+      ...this.o.clients?.consumer,
+      // The log reads every partition from its start by itself, whatever the settings say.
       autoOffsetReset: 'earliest',
       enableAutoCommit: false,
     });
@@ -85,9 +93,10 @@ export class KafkaBasedLog {
     this.producer = new Producer({
       ...this.o.clientOptions,
       bootstrapServers: this.o.bootstrapServers,
-      clientId: this.o.clientIds?.producer ?? `${this.o.clientId}-producer`,
+      clientId: `${this.o.clientId}-producer`,
       acks: 'all',
       lingerMs: 0,
+      ...this.o.clients?.producer,
       // Records of one key must stay in order (a status, then its successor): one request in flight.
       maxInFlightRequestsPerConnection: 1,
     });
@@ -119,7 +128,7 @@ export class KafkaBasedLog {
     return new Admin({
       ...this.o.clientOptions,
       bootstrapServers: this.o.bootstrapServers,
-      clientId: this.o.clientIds?.admin,
+      ...this.o.clients?.admin,
     });
   }
 
@@ -306,7 +315,7 @@ export function internalTopicLogs(
 ): {
   config: LogOpener;
   status: LogOpener;
-  offsets: (topic?: string, clientIds?: LogClientIds) => LogOpener;
+  offsets: (topic?: string, clients?: LogClients) => LogOpener;
 } {
   const p = config.parsed;
   const clientId = (p['client.id'] as string) || `connect-${p['group.id'] as string}`;
@@ -320,14 +329,14 @@ export function internalTopicLogs(
       suffix: string,
       readCommitted: boolean,
       prefix: StoragePrefix,
-      clientIds?: LogClientIds,
+      clients?: LogClients,
     ): LogOpener =>
     (onRecord) =>
       new KafkaBasedLog({
         topic,
         bootstrapServers: config.bootstrapServers,
         clientId: `${clientId}-${suffix}`,
-        clientIds,
+        clients,
         partitions,
         replicationFactor: rf,
         onRecord,
@@ -356,9 +365,9 @@ export function internalTopicLogs(
       false,
       'status.storage.',
     ),
-    // A connector's own offsets topic is made like the worker's (Kafka does the same), its clients named by the
+    // A connector's own offsets topic is made like the worker's (Kafka does the same), its clients set up by the
     // worker (Kafka's connector-specific offset store).
-    offsets: (topic, clientIds) =>
+    offsets: (topic, clients) =>
       open(
         topic ?? (p['offset.storage.topic'] as string),
         p['offset.storage.partitions'] as number,
@@ -366,7 +375,7 @@ export function internalTopicLogs(
         topic === undefined ? 'offsets' : `offsets-${topic}`,
         offsetsReadCommitted,
         'offset.storage.',
-        clientIds,
+        clients,
       ),
   };
 }
