@@ -554,14 +554,8 @@ export class SocketServer implements ConnectionHost {
     if (!this.sockets.delete(socket)) return;
     this.stats.connectionsOpen--;
     const listenerName = this.socketListener.get(socket);
-    if (listenerName !== undefined) {
-      const fromListener = (this.connectionsPerListener.get(listenerName) ?? 1) - 1;
-      if (fromListener > 0) this.connectionsPerListener.set(listenerName, fromListener);
-      else this.connectionsPerListener.delete(listenerName);
-    }
-    const count = (this.connectionsPerAddress.get(address) ?? 1) - 1;
-    if (count > 0) this.connectionsPerAddress.set(address, count);
-    else this.connectionsPerAddress.delete(address);
+    if (listenerName !== undefined) decrementCount(this.connectionsPerListener, listenerName);
+    decrementCount(this.connectionsPerAddress, address);
     this.admitWaiting();
     this.checkAllClosed();
   }
@@ -712,4 +706,11 @@ export function parsePerAddressOverrides(value: string): Map<string, number> {
 /** Local and remote address and port: what identifies a TCP connection, the same for a TLS socket and its TCP socket. */
 function addressPair(socket: net.Socket): string {
   return `${socket.localAddress}:${socket.localPort}-${socket.remoteAddress}:${socket.remotePort}`;
+}
+
+/** One connection fewer under `key`; a count that reaches zero leaves the map (no entry per address ever seen). */
+function decrementCount(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
 }
