@@ -104,14 +104,7 @@ function checkOperations(
   resourceName: string,
   operations: readonly LoggerOperation[],
 ): LoggerResult<object> {
-  const names = operations.map((op) => op.name);
-  if (new Set(names).size !== names.length)
-    return refused(ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys');
-  const nullValues = operations
-    .filter((op) => op.configOperation !== AlterConfigOp.DELETE && op.value === null)
-    .map((op) => op.name);
-  if (nullValues.length > 0)
-    return refused(ErrorCode.INVALID_REQUEST, `Null value not supported for : ${nullValues.join(', ')}`);
+  // Repeated keys and missing values were refused before (config-change.ts, malformedEntries).
   if (!/^-?\d+$/.test(resourceName))
     return refused(ErrorCode.INVALID_REQUEST, `Node id must be an integer, but it is: ${resourceName}`);
   if (Number(resourceName) !== brokerId) {

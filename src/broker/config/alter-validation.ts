@@ -127,14 +127,12 @@ export function validateCreateTopicConfigs(
   return validateTopicConfigs(configs, layers);
 }
 
-/** Legacy AlterConfigs replaces all overrides of the topic. */
+/** Legacy AlterConfigs replaces all overrides of the topic; `entries` passed malformedEntries (the handler's). */
 export function validateAlterTopicConfigs(
   entries: readonly ConfigEntry[],
   layers: BrokerConfigLayers,
   topic?: string,
 ): ConfigChangeResult {
-  const malformed = malformedEntries(entries);
-  if (malformed !== null) return malformed;
   const configs = new Map<string, string>();
   for (const { name, value } of entries) if (value !== null) configs.set(name, value);
   return validateTopicConfigs(configs, layers, topic);
@@ -143,7 +141,8 @@ export function validateAlterTopicConfigs(
 /**
  * Kafka's ConfigAdminManager.preprocess refuses a resource of either AlterConfigs request, before its type, name
  * or values are looked at, when a key is named twice or a value is null where one is needed (every entry of the
- * legacy request, every operation but DELETE of the incremental one). Returns the refusal, or null.
+ * legacy request, every operation but DELETE of the incremental one). Returns the refusal, or null. The handler
+ * (config-change.ts) checks every resource with it first: the validations below take well-formed entries.
  */
 export function malformedEntries(
   entries: readonly (ConfigEntry & { readonly configOperation?: number })[],
@@ -163,8 +162,9 @@ export function malformedEntries(
 }
 
 /**
- * Applies IncrementalAlterConfigs operations to the stored values. APPEND and SUBTRACT work on list keys; the
- * list they start from is the stored value or, when none is stored, the key's default.
+ * Applies IncrementalAlterConfigs operations (which passed malformedEntries) to the stored values. APPEND and
+ * SUBTRACT work on list keys; the list they start from is the stored value or, when none is stored, the key's
+ * default.
  */
 function applyOperations(
   current: ReadonlyMap<string, string>,
@@ -172,8 +172,6 @@ function applyOperations(
   lookup: (name: string) => ConfigKeyDef | undefined,
   unknownMessage: (name: string) => string,
 ): ConfigChangeResult {
-  const malformed = malformedEntries(operations);
-  if (malformed !== null) return malformed;
   const next = new Map(current);
   for (const { name, value, configOperation } of operations) {
     if (configOperation === AlterConfigOp.DELETE) {
@@ -374,15 +372,13 @@ function threadPoolChange(name: string, current: number, next: number): string |
   return null;
 }
 
-/** Legacy AlterConfigs for a broker resource replaces the whole layer. */
+/** Legacy AlterConfigs for a broker resource replaces the whole layer; `entries` passed malformedEntries. */
 export function validateAlterBrokerConfigs(
   entries: readonly ConfigEntry[],
   perBroker: boolean,
   layers: BrokerConfigLayers,
   resourceName = '',
 ): ConfigChangeResult {
-  const malformed = malformedEntries(entries);
-  if (malformed !== null) return malformed;
   const configs = new Map<string, string>();
   for (const { name, value } of entries) if (value !== null) configs.set(name, value);
   return validateDynamicBrokerConfigs(configs, perBroker, layers, resourceName);

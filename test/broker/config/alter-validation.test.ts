@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
+  malformedEntries,
   validateAlterBrokerConfigs,
   validateAlterTopicConfigs,
   validateCreateTopicConfigs,
@@ -154,13 +155,10 @@ describe('AlterConfigs (legacy) validation', () => {
       'segment.ms': '1000',
     });
     failure(
-      validateAlterTopicConfigs(
-        [
-          { name: 'segment.ms', value: '1000' },
-          { name: 'retention.ms', value: null },
-        ],
-        L,
-      ),
+      malformedEntries([
+        { name: 'segment.ms', value: '1000' },
+        { name: 'retention.ms', value: null },
+      ])!,
       ConfigErrorCode.INVALID_REQUEST,
       'Null value not supported for : retention.ms',
     );
@@ -252,14 +250,10 @@ describe('IncrementalAlterConfigs validation for topics', () => {
 
   test('duplicate keys, unknown operations and null SET values are INVALID_REQUEST', () => {
     failure(
-      validateIncrementalTopicConfigs(
-        current,
-        [
-          { name: 'retention.ms', value: '5', configOperation: AlterConfigOp.SET },
-          { name: 'retention.ms', value: null, configOperation: AlterConfigOp.DELETE },
-        ],
-        L,
-      ),
+      malformedEntries([
+        { name: 'retention.ms', value: '5', configOperation: AlterConfigOp.SET },
+        { name: 'retention.ms', value: null, configOperation: AlterConfigOp.DELETE },
+      ])!,
       ConfigErrorCode.INVALID_REQUEST,
       'duplicate',
     );
@@ -269,13 +263,14 @@ describe('IncrementalAlterConfigs validation for topics', () => {
       'operation',
     );
     failure(
-      validateIncrementalTopicConfigs(
-        current,
-        [{ name: 'retention.ms', value: null, configOperation: AlterConfigOp.SET }],
-        L,
-      ),
+      malformedEntries([{ name: 'retention.ms', value: null, configOperation: AlterConfigOp.SET }])!,
       ConfigErrorCode.INVALID_REQUEST,
       'retention.ms',
+    );
+    assert.equal(
+      malformedEntries([{ name: 'retention.ms', value: null, configOperation: AlterConfigOp.DELETE }]),
+      null,
+      'a DELETE needs no value',
     );
   });
 
