@@ -29,7 +29,12 @@ async function runWithOwnOffsetsTopic(
   t: TestContext,
   workerProps: Record<string, string>,
   connectorProps: Record<string, string>,
-): Promise<{ fetchers: Set<string>; all: Set<string> }> {
+): Promise<{
+  fetchers: Set<string>;
+  all: Set<string>;
+  worker: Awaited<ReturnType<typeof startDistributed>>;
+  proxy: Awaited<ReturnType<typeof startBrokerBehindClientIdProxy>>;
+}> {
   const proxy = await startBrokerBehindClientIdProxy({
     'num.partitions': 1,
     'group.initial.rebalance.delay.ms': 0,
@@ -72,7 +77,7 @@ async function runWithOwnOffsetsTopic(
     assert.ok(Date.now() < deadline, `offsets: ${JSON.stringify(res.body)}`);
     await sleep(300);
   }
-  return { fetchers: proxy.clientIds(ApiKey.FETCH), all: proxy.clientIds() };
+  return { fetchers: proxy.clientIds(ApiKey.FETCH), all: proxy.clientIds(), worker, proxy };
 }
 
 test("a connector's own offsets topic is read by clients named as Kafka's Worker names them", async (t) => {
@@ -88,7 +93,7 @@ test("a connector's own offsets topic is read by clients named as Kafka's Worker
 });
 
 test("the offsets topic's clients take the worker's prefixed keys and the connector's overrides", async (t) => {
-  const { fetchers, all } = await runWithOwnOffsetsTopic(
+  const { fetchers, all, worker, proxy } = await runWithOwnOffsetsTopic(
     t,
     { 'consumer.client.id': 'worker-offsets-reader' },
     { 'admin.override.client.id': 'lines-offsets-admin' },
@@ -100,4 +105,26 @@ test("the offsets topic's clients take the worker's prefixed keys and the connec
     [],
     'no client kept its default name',
   );
+  // Stopped (no task, so no task store) and reconfigured, the connector's offsets are read by the herder with
+  // clients of its new settings.
+  assert.equal((await rest(worker.restUrl, 'PUT', '/connectors/lines/stop')).status, 204);
+  const stopDeadline = Date.now() + 30_000;
+  for (;;) {
+    const status = await rest(worker.restUrl, 'GET', '/connectors/lines/status');
+    const body = status.body as { connector?: { state: string }; tasks?: unknown[] };
+    if (body.connector?.state === 'STOPPED' && body.tasks?.length === 0) break;
+    assert.ok(Date.now() < stopDeadline, `status: ${JSON.stringify(body)}`);
+    await sleep(200);
+  }
+  const connector = await rest(worker.restUrl, 'GET', '/connectors/lines/config');
+  const config = {
+    ...(connector.body as Record<string, string>),
+    'admin.override.client.id': 'lines-admin-2',
+  };
+  const updated = await rest(worker.restUrl, 'PUT', '/connectors/lines/config', config);
+  assert.equal(updated.status, 200, JSON.stringify(updated.body));
+  const read = await rest(worker.restUrl, 'GET', '/connectors/lines/offsets');
+  assert.equal(read.status, 200, JSON.stringify(read.body));
+  const after = proxy.clientIds();
+  assert.ok(after.has('lines-admin-2'), `client ids: ${[...after].sort().join(', ')}`);
 });

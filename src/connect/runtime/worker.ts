@@ -54,7 +54,10 @@ type StoppableOffsetStore = OffsetStore & { stop(): Promise<void> };
 
 export class Worker {
   /** The connector-level stores of connectors' own offsets topics (what the herder reads), by topic and connector. */
-  private readonly offsetsTopics = new Map<string, Promise<StoppableOffsetStore>>();
+  private readonly offsetsTopics = new Map<
+    string,
+    { settings: string; store: Promise<StoppableOffsetStore> }
+  >();
 
   /**
    * Settings of the worker's own clients (internal topics, group membership, fencing, admin): the clients'
@@ -230,13 +233,23 @@ export class Worker {
       return new ConnectorOffsetStore(store, this.o.offsets, () => store.stop());
     }
     const key = `${own}\u0000${owner}`;
-    let store = this.offsetsTopics.get(key);
-    if (store === undefined) {
-      store = open(own, clients);
-      this.offsetsTopics.set(key, store);
-      store.catch(() => this.offsetsTopics.delete(key));
+    // A connector reconfigured with other client settings gets clients with those (Kafka builds them per request).
+    const settings = JSON.stringify(clients);
+    let cached = this.offsetsTopics.get(key);
+    if (cached !== undefined && cached.settings !== settings) {
+      this.offsetsTopics.delete(key);
+      void cached.store.then((s) => s.stop()).catch(() => {});
+      cached = undefined;
     }
-    return new ConnectorOffsetStore(await store, this.o.offsets);
+    if (cached === undefined) {
+      const opened = { settings, store: open(own, clients) };
+      this.offsetsTopics.set(key, opened);
+      opened.store.catch(() => {
+        if (this.offsetsTopics.get(key) === opened) this.offsetsTopics.delete(key);
+      });
+      cached = opened;
+    }
+    return new ConnectorOffsetStore(await cached.store, this.o.offsets);
   }
 
   private async errorHandler(
@@ -330,7 +343,7 @@ export class Worker {
   }
 
   async close(): Promise<void> {
-    for (const s of this.offsetsTopics.values()) await (await s.catch(() => null))?.stop();
+    for (const { store } of this.offsetsTopics.values()) await (await store.catch(() => null))?.stop();
     this.offsetsTopics.clear();
   }
 }
