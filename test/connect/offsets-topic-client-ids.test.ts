@@ -8,12 +8,15 @@
 // Those clients are built as the task clients are (Worker.regularSourceOffsetsConsumerConfigs, adminConfigs): the
 // worker's `consumer.` / `admin.` keys, then the connector's `consumer.override.` / `admin.override.` keys, over
 // the default client id. Before the fix they got neither (a `client.id` set either way was not seen on the wire).
+// Their consumer reads read_committed unless the settings say otherwise (regularSourceOffsetsConsumerConfigs'
+// default, without exactly-once too): an aborted offset write is not an offset. Before, it was read uncommitted.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
+import { Consumer, Producer } from '../../src/client/index.js';
 import { startDistributed } from '../../src/connect/runtime/distributed/distributed.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { startBrokerBehindClientIdProxy } from '../helpers/client-id-proxy.js';
@@ -127,4 +130,40 @@ test("the offsets topic's clients take the worker's prefixed keys and the connec
   assert.equal(read.status, 200, JSON.stringify(read.body));
   const after = proxy.clientIds();
   assert.ok(after.has('lines-admin-2'), `client ids: ${[...after].sort().join(', ')}`);
+});
+
+test("a connector's own offsets topic is read read_committed, as Kafka's Worker reads it", async (t) => {
+  const { worker, proxy } = await runWithOwnOffsetsTopic(t, {}, {});
+  // The key the task wrote its offset under, and a transaction that writes another offset under it and aborts.
+  const tp = { topic: 'lines-offsets', partition: 0 };
+  const reader = new Consumer({ bootstrapServers: proxy.bootstrap });
+  let key: Buffer | null = null;
+  try {
+    reader.assign([tp]);
+    await reader.seekToBeginning([tp]);
+    const deadline = Date.now() + 30_000;
+    while (key === null && Date.now() < deadline) for (const r of await reader.poll(500)) key ??= r.key;
+  } finally {
+    await reader.close();
+  }
+  assert.ok(key !== null, 'the task wrote an offset');
+  const aborting = new Producer({
+    bootstrapServers: proxy.bootstrap,
+    transactionalId: 'lines-offsets-aborted',
+  });
+  try {
+    await aborting.initTransactions();
+    aborting.beginTransaction();
+    await aborting.send({ topic: 'lines-offsets', key, value: Buffer.from('{"position":999}') });
+    await aborting.abortTransaction();
+  } finally {
+    await aborting.close();
+  }
+  const res = await rest(worker.restUrl, 'GET', '/connectors/lines/offsets');
+  const offsets = (res.body as { offsets?: { offset: { position: number } }[] }).offsets ?? [];
+  assert.deepEqual(
+    offsets.map((o) => o.offset.position),
+    [8],
+    'the aborted write is not read',
+  );
 });

@@ -223,8 +223,16 @@ export class Worker {
     const resolved =
       task === undefined ? this.o.config.transformer.transform(connectorConfig) : connectorConfig;
     const worker = this.o.config.raw;
+    // The consumer reads read_committed unless the settings say otherwise; under exactly-once, whatever they say
+    // (Kafka's regularSourceOffsetsConsumerConfigs and exactlyOnceSourceOffsetsConsumerConfigs).
+    const consumer = {
+      clientId: `connector-consumer-${owner}`,
+      isolationLevel: 'read_committed',
+      ...consumerOverrides(worker, resolved),
+    };
+    if (this.exactlyOnceSourceEnabled()) consumer.isolationLevel = 'read_committed';
     const clients: LogClients = {
-      consumer: { clientId: `connector-consumer-${owner}`, ...consumerOverrides(worker, resolved) },
+      consumer,
       producer: { clientId: `connector-producer-${owner}`, ...producerOverrides(worker, resolved) },
       admin: { clientId: `connector-adminclient-${owner}`, ...adminOverrides(worker, resolved) },
     };
