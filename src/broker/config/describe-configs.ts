@@ -156,13 +156,20 @@ export function describeBrokerConfigs(
 }
 
 /**
- * Kafka's broker quota keys: dynamic in Kafka through DynamicConfig.Broker, not DynamicBrokerConfig, so its
- * DescribeConfigs calls them read-only although AlterConfigs changes them.
+ * Keys Brook changes dynamically that are not in Kafka's DynamicBrokerConfig.AllDynamicConfigs, so that Kafka's
+ * DescribeConfigs calls them read-only: the broker quota keys (dynamic in Kafka through DynamicConfig.Broker), and
+ * the log keys that are a topic config's lower-priority broker synonyms (Kafka's set takes only the first of each,
+ * log.retention.ms but not log.retention.minutes or .hours, as its DynamicBrokerReconfigurationTest checks).
  */
-const BROKER_QUOTA_KEYS = new Set([
+const DESCRIBED_READ_ONLY = new Set([
   'leader.replication.throttled.rate',
   'follower.replication.throttled.rate',
   'replica.alter.log.dirs.io.max.bytes.per.second',
+  'log.retention.minutes',
+  'log.retention.hours',
+  'log.roll.hours',
+  'log.roll.jitter.hours',
+  'log.flush.scheduler.interval.ms',
 ]);
 
 /**
@@ -172,7 +179,7 @@ const BROKER_QUOTA_KEYS = new Set([
  */
 function describedReadOnly(name: string, def: ReturnType<typeof brokerKey>): boolean {
   if (def === undefined || def.updateMode === 'read-only') return true;
-  return !BROKER_KEYS.has(name) || BROKER_QUOTA_KEYS.has(name);
+  return !BROKER_KEYS.has(name) || DESCRIBED_READ_ONLY.has(name);
 }
 
 function brokerValueText(

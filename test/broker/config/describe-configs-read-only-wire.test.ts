@@ -2,7 +2,9 @@
 // name that is not in DynamicBrokerConfig.AllDynamicConfigs. That set holds plain names only, so a listener-prefixed
 // key is read-only there even though AlterConfigs changes it per listener; and the broker quota keys (the
 // replication throttle rates and replica.alter.log.dirs.io.max.bytes.per.second) live in DynamicConfig.Broker
-// instead, so they are read-only in the answer as well. Before the fix Brook answered false for both kinds.
+// instead, so they are read-only in the answer as well, as are the lower-priority broker synonyms of topic configs
+// (log.retention.hours, log.roll.hours: Kafka's DynamicBrokerReconfigurationTest expects read-only for both).
+// Before the fix Brook answered false for all of them.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -29,6 +31,13 @@ describe("DescribeConfigs read_only for a broker's keys, as Kafka's", () => {
       'replica.alter.log.dirs.io.max.bytes.per.second': true,
       'max.connections': false,
       'log.retention.ms': false,
+      'log.retention.minutes': true,
+      'log.retention.hours': true,
+      'log.roll.ms': false,
+      'log.roll.hours': true,
+      'log.roll.jitter.hours': true,
+      'log.flush.interval.ms': false,
+      'log.flush.scheduler.interval.ms': true,
       'ssl.keystore.location': false,
       'broker.id': true,
     };
