@@ -430,7 +430,7 @@ describe('client quotas', () => {
     [0, '__consumer_offsets'],
     [1, '__transaction_state'],
   ] as const) {
-    it(`counts ${internalTopic} created by a client's FindCoordinator against its controller_mutation_rate`, async () => {
+    it(`counts ${internalTopic} made by a FindCoordinator against the client's controller_mutation_rate`, async () => {
       // Kafka's handleFindCoordinatorRequest creates the topic through AutoTopicCreationManager with the
       // requester's permissive quota: created, the answer not throttled, the partitions recorded.
       const clientId = `coordinator-finder-${keyType}`;
