@@ -15,6 +15,10 @@ export const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'] as const;
 const SEGMENT_BYTES_MIN = 14;
 
 const dynamic = { updateMode: 'cluster-wide', support: 'honoured' } as const;
+// Kafka's DynamicLogConfig makes only the first broker synonym of a topic key dynamic (log.retention.ms,
+// log.roll.ms, log.roll.jitter.ms, log.flush.interval.ms): the later ones (hours, minutes, the flush scheduler
+// interval) are read-only, honoured from the static config and refused by AlterConfigs.
+const staticSynonym = { support: 'honoured' } as const;
 
 export const LOG_KEYS = [
   key(
@@ -78,7 +82,7 @@ export const LOG_KEYS = [
       'when log.roll.ms is not set.',
     {
       validator: atLeast(1),
-      ...dynamic,
+      ...staticSynonym,
     },
   ),
   key(
@@ -99,7 +103,7 @@ export const LOG_KEYS = [
       'log.roll.jitter.ms is not set.',
     {
       validator: atLeast(0),
-      ...dynamic,
+      ...staticSynonym,
     },
   ),
   key(
@@ -118,7 +122,7 @@ export const LOG_KEYS = [
     'high',
     'Time, in minutes, a segment is kept before it is deleted; used when log.retention.ms is not ' +
       'set, and before log.retention.hours.',
-    dynamic,
+    staticSynonym,
   ),
   key(
     'log.retention.hours',
@@ -127,7 +131,7 @@ export const LOG_KEYS = [
     'high',
     'Time, in hours, a segment is kept before it is deleted; used when neither log.retention.ms nor ' +
       'log.retention.minutes is set.',
-    dynamic,
+    staticSynonym,
   ),
   key(
     'log.retention.bytes',
@@ -213,7 +217,7 @@ export const LOG_KEYS = [
     LONG_MAX_TEXT,
     'high',
     'How often, in milliseconds, the flusher checks whether any log is due to be forced to disk.',
-    dynamic,
+    staticSynonym,
   ),
   key(
     'log.flush.offset.checkpoint.interval.ms',

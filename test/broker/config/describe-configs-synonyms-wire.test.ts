@@ -56,6 +56,7 @@ describe('DescribeConfigs synonyms and sources as Kafka lists them', () => {
     {
       overrides: {
         'log.retention.ms': 3_600_000,
+        'log.retention.minutes': 45,
         'log.retention.hours': 24,
         'log.roll.hours': 2,
         'log.cleanup.policy': 'delete',
@@ -69,7 +70,7 @@ describe('DescribeConfigs synonyms and sources as Kafka lists them', () => {
           {
             resourceType: BROKER,
             resourceName: '0',
-            configs: [{ name: 'log.retention.minutes', configOperation: 0, value: '30' }],
+            configs: [{ name: 'log.retention.ms', configOperation: 0, value: '1800000' }],
           },
           {
             resourceType: BROKER,
@@ -83,10 +84,11 @@ describe('DescribeConfigs synonyms and sources as Kafka lists them', () => {
     },
   );
 
-  // The retention group across the layers: [minutes 30 dynamic, ms 3600000 static, hours 24 static, hours 168
-  // default]. Everything before the first log.retention.ms is dropped for retention.ms and log.retention.ms.
+  // The retention group across the layers, layer first (only log.retention.ms of the group is dynamic in Kafka).
   const retentionFromMs: Entry[] = [
+    ['log.retention.ms', '1800000', S.DYNAMIC_BROKER],
     ['log.retention.ms', '3600000', S.STATIC],
+    ['log.retention.minutes', '45', S.STATIC],
     ['log.retention.hours', '24', S.STATIC],
     ['log.retention.hours', '168', S.DEFAULT],
   ];
@@ -110,11 +112,9 @@ describe('DescribeConfigs synonyms and sources as Kafka lists them', () => {
       'max.message.bytes',
       'cleanup.policy',
     ]);
-    // The dynamic log.retention.minutes=30 is in force (1800000 ms) but comes before the first
-    // log.retention.ms, so Kafka neither lists it nor reports its source.
     assert.deepEqual(
       [configs.get('retention.ms')?.value, configs.get('retention.ms')?.configSource],
-      ['1800000', S.STATIC],
+      ['1800000', S.DYNAMIC_BROKER],
     );
     assert.deepEqual(configs.get('retention.ms')?.synonyms, retentionFromMs);
     // log.roll.hours is set but log.roll.ms nowhere: nothing is left, the source is DEFAULT_CONFIG.
@@ -158,19 +158,19 @@ describe('DescribeConfigs synonyms and sources as Kafka lists them', () => {
       'log.retention.hours',
       'log.roll.ms',
     ]);
-    assert.deepEqual(configs.get('log.retention.minutes'), {
-      value: '30',
+    assert.deepEqual(configs.get('log.retention.ms'), {
+      value: '1800000',
       configSource: S.DYNAMIC_BROKER,
-      synonyms: [['log.retention.minutes', '30', S.DYNAMIC_BROKER], ...retentionFromMs],
-      documentation: configs.get('log.retention.minutes')?.documentation,
+      synonyms: retentionFromMs,
+      documentation: configs.get('log.retention.ms')?.documentation,
     });
     // Kafka's merged config drops the static synonyms of a dynamically set key.
     assert.deepEqual(
-      [configs.get('log.retention.ms')?.value, configs.get('log.retention.ms')?.configSource],
+      [configs.get('log.retention.minutes')?.value, configs.get('log.retention.minutes')?.configSource],
       [null, S.STATIC],
     );
-    assert.deepEqual(configs.get('log.retention.ms')?.synonyms, retentionFromMs);
-    assert.deepEqual(configs.get('log.retention.hours')?.synonyms, retentionFromMs.slice(1));
+    assert.deepEqual(configs.get('log.retention.minutes')?.synonyms, retentionFromMs.slice(2));
+    assert.deepEqual(configs.get('log.retention.hours')?.synonyms, retentionFromMs.slice(3));
     assert.deepEqual(
       [
         configs.get('log.roll.ms')?.value,
@@ -229,7 +229,7 @@ describe('DescribeConfigs synonyms and sources as Kafka lists them', () => {
     assert.equal(configs.get('log.dirs')?.configSource, S.STATIC);
     assert.equal(configs.has('auto.include.jmx.reporter'), false);
     // The dynamic value set before is still in force: the refused request did not replace the layer.
-    const minutes = await describeOne(suite.client, BROKER, '0', ['log.retention.minutes']);
-    assert.equal(minutes.get('log.retention.minutes')?.value, '30');
+    const retention = await describeOne(suite.client, BROKER, '0', ['log.retention.ms']);
+    assert.equal(retention.get('log.retention.ms')?.value, '1800000');
   });
 });

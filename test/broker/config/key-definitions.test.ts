@@ -56,7 +56,7 @@ describe('config key definitions', () => {
       ['num.partitions', '1', ConfigType.INT, 'read-only'],
       ['default.replication.factor', '1', ConfigType.INT, 'read-only'],
       ['log.segment.bytes', '1073741824', ConfigType.INT, 'cluster-wide'],
-      ['log.retention.hours', '168', ConfigType.INT, 'cluster-wide'],
+      ['log.retention.hours', '168', ConfigType.INT, 'read-only'],
       ['log.retention.ms', null, ConfigType.LONG, 'cluster-wide'],
       ['log.retention.check.interval.ms', '300000', ConfigType.LONG, 'read-only'],
       ['log.cleanup.policy', 'delete', ConfigType.LIST, 'cluster-wide'],
