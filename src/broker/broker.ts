@@ -694,6 +694,8 @@ export class Broker {
       producePurgatory,
       leadershipConfirmations,
     );
+    controllerRequests.onPartitionsDeleted = (partitions) =>
+      groupCoordinator.removeOffsetsOfDeletedPartitions(partitions);
     const transactions = createTransactionCoordinator({
       config,
       clock,

@@ -110,6 +110,10 @@ describe('Python admin clients and consumer offset calls against a Brook broker'
     assert.equal(out.paused, 1);
     assert.deepEqual(out.committed, [3, null]);
     assert.deepEqual(out.manual_group, [['ka-manual', '']]);
+    // Kafka's GroupCoordinator.handleDeletedPartitions: a deleted topic's offsets go from every group, and a group
+    // that is empty and has no offsets left is removed.
+    assert.deepEqual(out.offsets_after_topic_deleted, ['ka-t1']);
+    assert.deepEqual(out.groups_after_topic_deleted, ['ka-manual']);
 
     // The CLUSTER ACL named other than kafka-cluster is refused, as Kafka's AclApis does.
     assert.deepEqual(out.acls_created, [2, ['InvalidRequestError']]);

@@ -15,7 +15,7 @@ import type {
   UpdateMetadataRequest,
   UpdateMetadataResponse,
 } from '../../protocol/messages/06-update-metadata.js';
-import type { MetadataCache } from '../metadata/metadata-cache.js';
+import { LEADER_DURING_DELETE, type MetadataCache } from '../metadata/metadata-cache.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
 import type { TopicConfigs } from '../topic-configs.js';
 
@@ -29,6 +29,11 @@ export class ControllerRequests {
    * partition this broker no longer leads end.
    */
   onReplicasChanged: (partitionKeys: readonly string[]) => void = () => {};
+  /**
+   * Called after an UpdateMetadata was applied, with the partitions it marked deleted (leader -2): the group
+   * coordinator drops the offsets committed for them, as Kafka's KafkaApis does on UpdateMetadata.
+   */
+  onPartitionsDeleted: (partitions: readonly { topic: string; partition: number }[]) => void = () => {};
 
   constructor(
     private readonly store: CoordinationStore,
@@ -62,7 +67,10 @@ export class ControllerRequests {
     const fresh = [...topicsOf(request)].filter((t) => this.metadata.topic(t) === undefined);
     if (!(await this.loadConfigs(fresh))) return { errorCode: ErrorCode.REQUEST_TIMED_OUT };
     const applied = this.metadata.applyUpdateMetadata(request, new Map());
-    if (applied) this.replicas.deleteStrayReplicas(request);
+    if (applied) {
+      this.replicas.deleteStrayReplicas(request);
+      this.onPartitionsDeleted(deletedPartitionsOf(request));
+    }
     return { errorCode: applied ? ErrorCode.NONE : ErrorCode.STALE_CONTROLLER_EPOCH };
   }
 
@@ -98,6 +106,16 @@ export class ControllerRequests {
     }
     return complete;
   }
+}
+
+/** The partitions an UpdateMetadata marks deleted: Kafka's LeaderDuringDelete (-2) as their leader. */
+function deletedPartitionsOf(r: UpdateMetadataRequest): { topic: string; partition: number }[] {
+  return [
+    ...r.ungroupedPartitionStates.map((s) => ({ topic: s.topicName, s })),
+    ...r.topicStates.flatMap((t) => t.partitionStates.map((s) => ({ topic: t.topicName, s }))),
+  ]
+    .filter(({ s }) => s.leader === LEADER_DURING_DELETE)
+    .map(({ topic, s }) => ({ topic, partition: s.partitionIndex }));
 }
 
 function topicsOf(r: LeaderAndIsrRequest | UpdateMetadataRequest): Set<string> {

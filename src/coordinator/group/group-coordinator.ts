@@ -1477,6 +1477,44 @@ export class GroupCoordinator {
     }
   }
 
+  /**
+   * Partitions of deleted topics (UpdateMetadata's LeaderDuringDelete): their committed offsets go from every group
+   * held here, with tombstones, and a group left empty without offsets goes too, as Kafka's
+   * GroupCoordinator.handleDeletedPartitions does; else a topic created again under the same name would resume
+   * from the old topic's offsets. Like Kafka, no group tombstone for a group that only stored offsets.
+   */
+  removeOffsetsOfDeletedPartitions(partitions: readonly { topic: string; partition: number }[]): void {
+    if (partitions.length === 0) return;
+    const deleted = new Set(partitions.map((p) => offsetKey(p.topic, p.partition)));
+    const nowMs = this.wallNow();
+    for (const group of [...this.groups.values()]) {
+      const status = this.partitions.get(group.partition);
+      if (status?.state !== 'active') continue;
+      const records: EncodedRecord[] = [];
+      for (const key of [...group.offsets.keys()]) {
+        if (!deleted.has(key)) continue;
+        this.replayTombstone(status, group, key);
+        const { topic, partition } = splitOffsetKey(key);
+        records.push(offsetRecord(group.groupId, topic, partition, null));
+      }
+      if (records.length === 0) continue;
+      const consumerMembers = this.consumerGroups.get(group.groupId)?.members.size ?? 0;
+      if (
+        group.is('Empty') &&
+        consumerMembers === 0 &&
+        group.offsets.size === 0 &&
+        group.pendingCommits.size === 0 &&
+        !status.pendingTxn.hasGroup(group.groupId)
+      ) {
+        group.transitionTo('Dead', nowMs);
+        this.groups.delete(group.groupId);
+        if (group.generationId > 0) records.push(groupRecord(group.groupId, null));
+      }
+      this.options.logger.info(`group ${group.groupId}: offsets of deleted partitions removed`);
+      void this.append(group.partition, records).catch((err: unknown) => this.reportBug(group, err));
+    }
+  }
+
   // ------------------------------------------------------------------ KIP-848 consumer groups
 
   /**

@@ -120,6 +120,25 @@ out["committed"] = [manual.committed(parts[0]), manual.committed(parts[1])]
 manual.close()
 out["manual_group"] = [g for g in admin.list_consumer_groups() if g[0] == f"{prefix}-manual"]
 
+# Deleting a topic removes the groups' committed offsets of it, and a group left empty without offsets goes.
+gone = f"{prefix}-gone"
+admin.create_topics([NewTopic(gone, 1, 1)])
+keeper = KafkaConsumer(bootstrap_servers=bootstrap, group_id=f"{prefix}-manual", enable_auto_commit=False)
+keeper.commit({TopicPartition(gone, 0): OffsetAndMetadata(0, "")})
+keeper.close()
+only = KafkaConsumer(bootstrap_servers=bootstrap, group_id=f"{prefix}-only", enable_auto_commit=False)
+only.commit({TopicPartition(gone, 0): OffsetAndMetadata(0, "")})
+only.close()
+admin.delete_topics([gone])
+deadline = time.time() + 10
+while time.time() < deadline:
+    kept = sorted(tp.topic for tp in admin.list_consumer_group_offsets(f"{prefix}-manual"))
+    if gone not in kept:
+        break
+    time.sleep(0.2)
+out["offsets_after_topic_deleted"] = kept
+out["groups_after_topic_deleted"] = sorted(g[0] for g in admin.list_consumer_groups() if g[0].startswith(prefix))
+
 read = ACL(principal="User:bob", host="*", operation=ACLOperation.READ, permission_type=ACLPermissionType.ALLOW,
            resource_pattern=ResourcePattern(ResourceType.TOPIC, t1))
 deny = ACL(principal="User:bob", host="*", operation=ACLOperation.WRITE, permission_type=ACLPermissionType.DENY,
