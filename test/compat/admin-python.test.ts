@@ -148,6 +148,15 @@ describe('Python admin clients and consumer offset calls against a Brook broker'
     });
     assert.deepEqual(out.alter, { 'cq-c1': null, 'cq-c2': 'INVALID_CONFIG' });
     assert.deepEqual(out.alter_broker, { '0': 'INVALID_REQUEST' });
+    // Kafka 3.9's ConfigHelper throws on a type it does not know, which fails the whole DescribeConfigs with the
+    // error's own message; ConfigAdminManager.preprocess refuses the resource of an AlterConfigs.
+    const malformed = [
+      'INVALID_REQUEST',
+      'This most likely occurs because of a request being malformed by the client library or the message was ' +
+        'sent to an incompatible broker. See the broker logs for more details.',
+    ];
+    assert.deepEqual(out.describe_unknown_type, { group: malformed, topic: malformed });
+    assert.deepEqual(out.alter_unknown_type, ['INVALID_REQUEST', 'Unknown resource type 3']);
     assert.deepEqual(out.listed, ['cq-c1', 'cq-c2']);
     assert.equal(out.partitions_of_c1, 5);
     assert.deepEqual(out.deleted, { 'cq-c2': null });

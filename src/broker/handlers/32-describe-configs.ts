@@ -11,7 +11,7 @@ import type {
 } from '../../protocol/messages/32-describe-configs.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler, type RequestContext } from '../api-handler.js';
-import { AclOperation, authorizeCluster, authorizeGroup, authorizeTopic } from '../authorization.js';
+import { AclOperation, authorizeCluster, authorizeTopic } from '../authorization.js';
 import { describeBrokerLoggers } from '../broker-loggers.js';
 import { brokerResource } from '../config/broker-resource.js';
 import {
@@ -22,23 +22,38 @@ import {
 
 export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8, CLIENT_METRICS: 16, GROUP: 32 } as const;
 
-/**
- * The resource types a Kafka 3.9 broker knows but keeps only in KRaft mode (KIP-714 subscriptions, KIP-848 group
- * configs), by the name its refusals give them.
- */
-export const KRAFT_ONLY_RESOURCES: ReadonlyMap<
-  number,
-  { readonly type: string; readonly configType: string }
-> = new Map([
-  [ResourceType.CLIENT_METRICS, { type: 'CLIENT_METRICS', configType: 'client-metrics' }],
-  [ResourceType.GROUP, { type: 'GROUP', configType: 'groups' }],
+/** The resource types Kafka 3.9's DescribeConfigs knows; GROUP (32) came with Kafka 4.0. */
+const DESCRIBABLE_TYPES: ReadonlySet<number> = new Set([
+  ResourceType.TOPIC,
+  ResourceType.BROKER,
+  ResourceType.BROKER_LOGGER,
+  ResourceType.CLIENT_METRICS,
 ]);
+
+/** Errors.INVALID_REQUEST's own message, which Kafka gives every resource of a request that failed as a whole. */
+const MALFORMED_REQUEST =
+  'This most likely occurs because of a request being malformed by the client library or the message was sent ' +
+  'to an incompatible broker. See the broker logs for more details.';
 
 export const describeConfigsHandler = defineHandler<DescribeConfigsRequest, DescribeConfigsResponse>({
   apiKey: ApiKey.DESCRIBE_CONFIGS,
   minVersion: 0,
   maxVersion: 4,
   handle(context, request) {
+    // Kafka 3.9's ConfigHelper throws on a type it does not know while sorting the resources by authorization, so
+    // the whole request fails: every resource INVALID_REQUEST, with the error's own message (getErrorResponse).
+    if (request.resources.some((r) => !DESCRIBABLE_TYPES.has(r.resourceType))) {
+      return {
+        throttleTimeMs: 0,
+        results: request.resources.map((r) => ({
+          errorCode: ErrorCode.INVALID_REQUEST,
+          errorMessage: MALFORMED_REQUEST,
+          resourceType: r.resourceType,
+          resourceName: r.resourceName,
+          configs: [],
+        })),
+      };
+    }
     return {
       throttleTimeMs: 0,
       results: request.resources.map((resource) => describe(context, request, resource)),
@@ -80,23 +95,12 @@ function describe(
   ) {
     return result(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'Cluster authorization failed.', []);
   }
-  if (
-    resource.resourceType === ResourceType.GROUP &&
-    !authorizeGroup(context, AclOperation.DESCRIBE_CONFIGS, resource.resourceName)
-  ) {
-    return result(ErrorCode.GROUP_AUTHORIZATION_FAILED, 'Group authorization failed.', []);
-  }
-  // Kafka's ConfigHelper checks the name, then its ZooKeeper config repository refuses the type.
-  const kraftOnly = KRAFT_ONLY_RESOURCES.get(resource.resourceType);
-  if (kraftOnly !== undefined) {
-    const nameless =
-      resource.resourceType === ResourceType.GROUP
-        ? 'Group name must not be empty'
-        : 'Client metrics subscription name must not be empty';
+  // Kafka's ConfigHelper checks the name, then its ZooKeeper config repository refuses the type (KRaft only).
+  if (resource.resourceType === ResourceType.CLIENT_METRICS) {
     const message =
       resource.resourceName === ''
-        ? nameless
-        : `Config type ${kraftOnly.configType} is only supported on KRaft clusters`;
+        ? 'Client metrics subscription name must not be empty'
+        : 'Config type client-metrics is only supported on KRaft clusters';
     return result(ErrorCode.INVALID_REQUEST, message, []);
   }
   if (resource.resourceType === ResourceType.TOPIC) {

@@ -6,13 +6,13 @@
 import { ErrorCode } from '../../protocol/errors.js';
 import { listenerChangeRefusal } from '../../security/dynamic-listeners.js';
 import type { RequestContext } from '../api-handler.js';
-import { AclOperation, authorizeCluster, authorizeGroup, authorizeTopic } from '../authorization.js';
+import { AclOperation, authorizeCluster, authorizeTopic } from '../authorization.js';
 import { type ConfigEntry, malformedEntries } from '../config/alter-validation.js';
 import { brokerResource } from '../config/broker-resource.js';
 import type { ConfigChangeResult } from '../config/config-error-codes.js';
 import type { BrokerConfigLayers } from '../config/config-layers.js';
 import type { DynamicConfig } from '../dynamic-config.js';
-import { KRAFT_ONLY_RESOURCES, ResourceType } from './32-describe-configs.js';
+import { ResourceType } from './32-describe-configs.js';
 
 export interface ConfigResource<Entry extends ConfigEntry> {
   readonly resourceType: number;
@@ -89,7 +89,14 @@ export async function alterConfigResources<Entry extends ConfigEntry>(
       respond(malformed.errorCode, malformed.errorMessage);
       continue;
     }
-    if (resource.resourceType === ResourceType.BROKER_LOGGER && validation.brokerLogger === undefined) {
+    // Kafka 3.9's preprocess knows topics, brokers, client metrics and (incremental only) broker loggers; GROUP
+    // (32) came with Kafka 4.0.
+    const known =
+      resource.resourceType === ResourceType.TOPIC ||
+      resource.resourceType === ResourceType.BROKER ||
+      resource.resourceType === ResourceType.CLIENT_METRICS ||
+      (resource.resourceType === ResourceType.BROKER_LOGGER && validation.brokerLogger !== undefined);
+    if (!known) {
       respond(ErrorCode.INVALID_REQUEST, `Unknown resource type ${resource.resourceType}`);
       continue;
     }
@@ -110,19 +117,11 @@ export async function alterConfigResources<Entry extends ConfigEntry>(
       respond(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, null);
       continue;
     }
-    if (
-      resource.resourceType === ResourceType.GROUP &&
-      !authorizeGroup(context, AclOperation.ALTER_CONFIGS, resource.resourceName)
-    ) {
-      respond(ErrorCode.GROUP_AUTHORIZATION_FAILED, null);
-      continue;
-    }
-    // Kafka's ZkAdminManager has no store for these (KRaft only).
-    const kraftOnly = KRAFT_ONLY_RESOURCES.get(resource.resourceType);
-    if (kraftOnly !== undefined) {
+    // Kafka's ZkAdminManager has no store for client metrics subscriptions (KRaft only).
+    if (resource.resourceType === ResourceType.CLIENT_METRICS) {
       respond(
         ErrorCode.INVALID_REQUEST,
-        `AlterConfigs is only supported for topics and brokers, but resource type is ${kraftOnly.type}`,
+        'AlterConfigs is only supported for topics and brokers, but resource type is CLIENT_METRICS',
       );
       continue;
     }
