@@ -20,6 +20,7 @@ import {
   encodeEntityConfig,
   topicConfigPath,
 } from '../controller/zk-layout/index.js';
+import { cannotChangeDynamically } from './config/alter-validation.js';
 import { brokerKey } from './config/broker-keys.js';
 import { ConfigType } from './config/config-types.js';
 import { decodePassword, encodePassword, passwordEncoderSettings } from './config/password-encoder.js';
@@ -130,6 +131,19 @@ export class DynamicConfig {
    * decrypted in the layers, as Kafka does in ZooKeeper mode. A value that does not decode (another secret) is
    * left out with a log line. Validation refuses password configs when there is no secret.
    */
+  /**
+   * A stored layer without the keys that cannot change dynamically (written by an older release or by hand), which
+   * Kafka's DynamicBrokerConfig.fromPersistentProps ignores with an error in its log. They stay stored: an
+   * alteration of that resource is refused until one deletes them, as in Kafka.
+   */
+  private withoutReadOnly(configs: Map<string, string>): Map<string, string> {
+    const ignored = [...configs.keys()].filter(cannotChangeDynamically);
+    if (ignored.length === 0) return configs;
+    this.logger.error(`Non-dynamic configs configured in ZooKeeper will be ignored: ${ignored.join(', ')}`);
+    for (const name of ignored) configs.delete(name);
+    return configs;
+  }
+
   private passwords(
     configs: ReadonlyMap<string, string>,
     direction: 'encode' | 'decode',
@@ -242,11 +256,11 @@ export class DynamicConfig {
 
   private async reloadBrokerLayers(): Promise<void> {
     const dynamicBroker = this.passwords(
-      await this.readEntity(brokerConfigPath(this.brokerId as BrokerId)),
+      this.withoutReadOnly(await this.readEntity(brokerConfigPath(this.brokerId as BrokerId))),
       'decode',
     );
     const dynamicDefault = this.passwords(
-      await this.readEntity(brokerConfigPath(DEFAULT_BROKER_ENTITY)),
+      this.withoutReadOnly(await this.readEntity(brokerConfigPath(DEFAULT_BROKER_ENTITY))),
       'decode',
     );
     const layers = this.topicConfigs.layers;

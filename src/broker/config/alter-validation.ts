@@ -248,6 +248,12 @@ function scalaSet(names: readonly string[]): string {
   return `Set(${names.join(', ')})`;
 }
 
+/** Whether a broker key is one Kafka cannot change dynamically: Brook's read-only keys, and Kafka's own. */
+export function cannotChangeDynamically(name: string): boolean {
+  const def = brokerKey(name);
+  return def === undefined ? isKafkaReadOnlyKey(name) : def.updateMode === 'read-only';
+}
+
 /**
  * Kafka's DynamicBrokerConfig.validateConfigs, in its order: keys that cannot change dynamically, key store
  * settings without a listener prefix, then (at the cluster default) per-broker keys. Kafka answers these
@@ -256,10 +262,7 @@ function scalaSet(names: readonly string[]): string {
 function dynamicUpdateRefusal(names: readonly string[], perBroker: boolean): ConfigChangeResult | null {
   const refuse = (rule: string, keys: string[]) =>
     keys.length === 0 ? null : brokerRefusal(`${rule}: ${scalaSet(keys)}`);
-  const readOnly = names.filter((name) => {
-    const def = brokerKey(name);
-    return def === undefined ? isKafkaReadOnlyKey(name) : def.updateMode === 'read-only';
-  });
+  const readOnly = names.filter(cannotChangeDynamically);
   const perBrokerKeys = names.filter((name) => brokerKey(name)?.updateMode === 'per-broker');
   return (
     refuse('Cannot update these configs dynamically', readOnly) ??
