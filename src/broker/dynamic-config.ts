@@ -134,7 +134,7 @@ export class DynamicConfig {
   /**
    * A stored layer without the keys that cannot change dynamically (written by an older release or by hand), which
    * Kafka's DynamicBrokerConfig.fromPersistentProps ignores with an error in its log. They stay stored: an
-   * alteration of that resource is refused until one deletes them, as in Kafka.
+   * IncrementalAlterConfigs of that resource is refused until it deletes them, as in Kafka.
    */
   private withoutReadOnly(configs: Map<string, string>): Map<string, string> {
     const ignored = [...configs.keys()].filter(cannotChangeDynamically);
