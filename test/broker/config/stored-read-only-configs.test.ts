@@ -12,7 +12,9 @@ import {
   DEFAULT_BROKER_ENTITY,
   encodeEntityConfig,
 } from '../../../src/controller/zk-layout/index.js';
+import { ErrorCode } from '../../../src/protocol/errors.js';
 import type { DescribeConfigsResponse } from '../../../src/protocol/messages/32-describe-configs.js';
+import type { IncrementalAlterConfigsResponse } from '../../../src/protocol/messages/44-incremental-alter-configs.js';
 import { ApiKey } from '../../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../../helpers/broker-process.js';
 import { WireClient } from '../../helpers/wire-client.js';
@@ -71,5 +73,24 @@ describe('read-only broker configs stored as dynamic ones', () => {
       'log.roll.hours': ['168', DEFAULT],
       'log.retention.ms': ['7200000', DYNAMIC_DEFAULT],
     });
+    // Kafka validates the stored set with the change: refused until the change deletes the key.
+    const alter = async (configs: { name: string; configOperation: number; value: string | null }[]) => {
+      const altered = await client!.call<IncrementalAlterConfigsResponse>(
+        ApiKey.INCREMENTAL_ALTER_CONFIGS,
+        1,
+        {
+          resources: [{ resourceType: BROKER, resourceName: '0', configs }],
+          validateOnly: false,
+        },
+      );
+      return [altered.responses[0]!.errorCode, altered.responses[0]!.errorMessage];
+    };
+    const setThreads = { name: 'num.io.threads', configOperation: 0, value: '10' };
+    assert.deepEqual(await alter([setThreads]), [
+      ErrorCode.INVALID_REQUEST,
+      'Cannot update these configs dynamically: Set(log.retention.hours)',
+    ]);
+    const deleteHours = { name: 'log.retention.hours', configOperation: 1, value: null };
+    assert.deepEqual(await alter([setThreads, deleteHours]), [ErrorCode.NONE, null]);
   });
 });
