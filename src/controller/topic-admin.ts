@@ -486,7 +486,9 @@ export class TopicAdmin {
       return {
         ok: false,
         errorCode: ErrorCode.INVALID_PARTITIONS,
-        errorMessage: `Topic currently has ${oldCount} partitions, ${request.count} would not be an increase.`,
+        errorMessage:
+          `Topic currently has ${oldCount} partitions, ` +
+          `which is higher than the requested ${request.count}.`,
       };
     }
     if (request.count > PARTITIONS_PER_TOPIC_MAX) {

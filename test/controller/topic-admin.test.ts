@@ -210,7 +210,10 @@ test('createPartitions adds partitions with the topic replication factor and ref
   assert.equal(same!.errorMessage, 'Topic already has 5 partitions.');
   const [fewer] = await a.createPartitions([{ name: 'grow', count: 4, assignments: null }], false);
   assert.equal(fewer!.errorCode, ErrorCode.INVALID_PARTITIONS);
-  assert.equal(fewer!.errorMessage, 'Topic currently has 5 partitions, 4 would not be an increase.');
+  assert.equal(
+    fewer!.errorMessage,
+    'Topic currently has 5 partitions, which is higher than the requested 4.',
+  );
   const [count] = await a.createPartitions([{ name: 'grow', count: 7, assignments: [[1, 2]] }], false);
   assert.equal(count!.errorCode, ErrorCode.INVALID_REPLICA_ASSIGNMENT);
   assert.equal(count!.errorMessage, 'Increasing the number of partitions by 2 but 1 assignments provided.');
