@@ -547,7 +547,8 @@ function finishPartitionRead(
     return fail(ErrorCode.UNSUPPORTED_VERSION);
   if (plan.version < 4 && records.length > 0) {
     try {
-      records = downConvertRecords(records, plan.version <= 1 ? 0 : 1).records;
+      const magic = plan.version <= 1 ? 0 : 1;
+      records = downConvertRecords(records, magic, 0, records.length, { firstOffset: p.fetchOffset }).records;
     } catch (err) {
       if (!(err instanceof BatchFaultError)) throw err;
       return fail(err.fault.errorCode, log.highWatermark, log.lastStableOffset, log.logStartOffset);

@@ -7,7 +7,8 @@
 // Down (old fetch versions): each v2 batch becomes a message set of the requested magic. Headers and producer
 // fields are dropped and control batches are skipped, as Kafka does; a compressed batch becomes one wrapper
 // with the same codec, except zstd, which magic 0/1 cannot carry (UNSUPPORTED_COMPRESSION_TYPE, as Kafka
-// answers fetch versions before 10). Entries already at or below the requested magic pass through unchanged.
+// answers fetch versions before 10); an uncompressed one loses its records below the fetch offset. Entries
+// already at or below the requested magic pass through unchanged.
 
 import { CompressionType } from '../compression/compression-type.js';
 import { type BatchOptions, buildBatch, type RecordInput } from './batch-builder.js';
@@ -112,9 +113,14 @@ export function messageSetToBatch(
 
 export interface DownConvertOptions extends ReadRecordsOptions {
   compressionLevel?: number;
+  /**
+   * The fetch offset. Uncompressed magic 0/1 messages stand one per entry, so Kafka leaves out those of an
+   * uncompressed v2 batch below it (some librdkafka versions count on that); a compressed wrapper stays whole.
+   */
+  firstOffset?: number;
 }
 
-/** The v2 batch at pos as a message set of `magic` (empty for a control batch). */
+/** The v2 batch at pos as a message set of `magic` (empty for a control batch or when nothing is left). */
 export function batchToMessageSet(
   buf: Buffer,
   pos: number,
@@ -129,9 +135,12 @@ export function batchToMessageSet(
     );
   }
   const messages: LegacyMessageInput[] = [];
+  const firstOffset = codec === CompressionType.None ? (options.firstOffset ?? 0) : 0;
   for (const r of iterateRecords(buf, pos, options)) {
+    if (r.offset < firstOffset) continue;
     messages.push({ offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value });
   }
+  if (messages.length === 0) return Buffer.alloc(0);
   const logAppend = batchHeader.timestampType(buf, pos) === TimestampType.LogAppendTime;
   return buildMessageSet(messages, {
     magic,
