@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
-import { decodeMessageSet } from '../../src/protocol/records/legacy-message.js';
+import { buildMessageSet, decodeMessageSet } from '../../src/protocol/records/legacy-message.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { useBrokerWithClient } from '../helpers/broker-suite.js';
 import { createTopic, fetchBody } from '../helpers/wire-client.js';
@@ -58,6 +58,52 @@ describe('old clients against a Brook broker', () => {
         decodeMessageSet(fromGzipMiddle.responses[0].partitions[0].records).messages.map((m) => m.offset),
         [4, 5, 6],
         `fetch v${version} from offset 5`,
+      );
+    }
+  });
+
+  it('stores a lone uncompressed message of one byte from Produce v0-v2 (librdkafka sends one, as magic 0 or 1)', async () => {
+    await createTopic(suite.client, 'old-small', { numPartitions: 1 });
+    for (const [version, magic, value] of [
+      [0, 0, Buffer.from('1')],
+      [0, 0, null],
+      [1, 0, Buffer.from('22')],
+      [2, 1, Buffer.from('3')],
+    ] as const) {
+      const set = buildMessageSet([{ offset: 0, timestamp: 1_700_000_000_000, key: null, value }], { magic });
+      const response = await suite.client.call(ApiKey.PRODUCE, version, {
+        transactionalId: null,
+        acks: 1,
+        timeoutMs: 5000,
+        topicData: [{ name: 'old-small', partitionData: [{ index: 0, records: set }] }],
+      });
+      assert.equal(
+        response.responses[0].partitionResponses[0].errorCode,
+        ErrorCode.NONE,
+        `produce v${version}`,
+      );
+    }
+    const fetched = await suite.client.call(ApiKey.FETCH, 2, fetchBody('old-small', 0, 0));
+    assert.deepEqual(
+      decodeMessageSet(fetched.responses[0].partitions[0].records).messages.map(
+        (m) => m.value?.toString() ?? null,
+      ),
+      ['1', null, '22', '3'],
+    );
+  });
+
+  it('answers CORRUPT_MESSAGE to a produce of fewer bytes than a message header, without harm', async () => {
+    for (const size of [10, 17, 20, 25]) {
+      const response = await suite.client.call(ApiKey.PRODUCE, 0, {
+        transactionalId: null,
+        acks: 1,
+        timeoutMs: 5000,
+        topicData: [{ name: 'old-small', partitionData: [{ index: 0, records: Buffer.alloc(size) }] }],
+      });
+      assert.equal(
+        response.responses[0].partitionResponses[0].errorCode,
+        ErrorCode.CORRUPT_MESSAGE,
+        `${size} bytes`,
       );
     }
   });

@@ -70,8 +70,9 @@ export function prepareProducedBatches(
   fromClient = true,
   topicPartition = '',
 ): PrepareResult {
-  if (records.length < LOG_OVERHEAD + MAGIC + 1)
-    return fail(ErrorCode.CORRUPT_MESSAGE, 'records are too short');
+  // The magic byte sits at MAGIC in a v2 batch and in a magic 0/1 message alike (both start with offset and size):
+  // a magic 0 message with a value of one byte takes 27 bytes, and librdkafka sends such a message alone.
+  if (records.length < MAGIC + 1) return fail(ErrorCode.CORRUPT_MESSAGE, 'records are too short');
   const shapeProblem = fromClient ? checkOneClientBatch(records) : null;
   if (shapeProblem !== null) return shapeProblem;
   let input = records;
