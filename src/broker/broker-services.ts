@@ -26,6 +26,7 @@ import type { LeadershipConfirmations } from './replica/leadership-confirmations
 import type { LogDirMover } from './replica/log-dir-mover.js';
 import type { ReplicaManager } from './replica/replica-manager.js';
 import type { TopicConfigs } from './topic-configs.js';
+import type { ZooKeeperConsumerOffsets } from './zookeeper-consumer-offsets.js';
 
 export interface BrokerServices {
   /** SASL handshakes and authentication of connections on SASL listeners. */
@@ -77,6 +78,8 @@ export interface BrokerServices {
   readonly apiVersions: ApiVersionsResponseApiVersion[];
   /** Classic consumer groups and their committed offsets, for the partitions of __consumer_offsets led here. */
   readonly groupCoordinator: GroupCoordinator;
+  /** OffsetCommit v0 and OffsetFetch v0: offsets kept in the coordination store, as Kafka keeps them in ZooKeeper. */
+  readonly zooKeeperConsumerOffsets: ZooKeeperConsumerOffsets;
   /** Transactions whose transactional ids map to the partitions of __transaction_state led here. */
   readonly transactionCoordinator: TransactionCoordinator;
   /** BrokerTopicMetrics counters for produce and fetch when brook.metrics.listener is set; null otherwise. */

@@ -114,6 +114,7 @@ import type { RequestInterception } from './request-interceptor.js';
 import { TopicConfigs } from './topic-configs.js';
 import { createTransactionCoordinator, type TransactionWiring } from './txn/transaction-wiring.js';
 import { markerWriter } from './txn/txn-markers.js';
+import { ZooKeeperConsumerOffsets } from './zookeeper-consumer-offsets.js';
 
 /** Bounds on parked requests; beyond them new waiters complete at once (see purgatory.ts). */
 const PRODUCE_PURGATORY_MAX = 10_000;
@@ -752,6 +753,7 @@ export class Broker {
       fetchPurgatory,
       leadershipConfirmations,
       groupCoordinator,
+      zooKeeperConsumerOffsets: new ZooKeeperConsumerOffsets(store),
       transactionCoordinator: transactions.coordinator,
       topicStats: this.metricsEndpoint?.metrics.topicStats ?? null,
       apiVersions: advertisedApiVersions(HANDLERS),

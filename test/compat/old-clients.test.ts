@@ -8,6 +8,7 @@ import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { buildMessageSet, decodeMessageSet } from '../../src/protocol/records/legacy-message.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { useBrokerWithClient } from '../helpers/broker-suite.js';
+import { waitForCoordinator } from '../helpers/offset-commits.js';
 import { createTopic, fetchBody } from '../helpers/wire-client.js';
 
 describe('old clients against a Brook broker', () => {
@@ -62,7 +63,7 @@ describe('old clients against a Brook broker', () => {
     }
   });
 
-  it('stores a lone uncompressed message of one byte from Produce v0-v2 (librdkafka sends one, as magic 0 or 1)', async () => {
+  it('stores a lone message of a byte or two from Produce v0-v2, as librdkafka sends one', async () => {
     await createTopic(suite.client, 'old-small', { numPartitions: 1 });
     for (const [version, magic, value] of [
       [0, 0, Buffer.from('1')],
@@ -106,5 +107,62 @@ describe('old clients against a Brook broker', () => {
         `${size} bytes`,
       );
     }
+  });
+
+  // Kafka's KafkaApis: OffsetCommit v0 and OffsetFetch v0 keep a 0.8.1 consumer's offsets in ZooKeeper, under
+  // /consumers/<group>/offsets/<topic>/<partition>, apart from the offsets of __consumer_offsets; a partition with
+  // no offset there answers UNKNOWN_TOPIC_OR_PARTITION.
+  it('keeps OffsetCommit v0 offsets apart, in the coordination store, as Kafka keeps them in ZooKeeper', async () => {
+    const group = 'zk-offsets';
+    const fetchOffset = async (version: number) => {
+      const r = await suite.client.call(ApiKey.OFFSET_FETCH, version, {
+        groupId: group,
+        topics: [{ name: 'old-fetch', partitionIndexes: [0] }],
+        requireStable: false,
+        groups: [],
+      });
+      const p = r.topics[0].partitions[0];
+      return [Number(p.committedOffset), p.errorCode];
+    };
+    const commit = async (version: number, offset: number) => {
+      const r = await suite.client.call(ApiKey.OFFSET_COMMIT, version, {
+        groupId: group,
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        retentionTimeMs: -1n,
+        topics: [
+          {
+            name: 'old-fetch',
+            partitions: [
+              {
+                partitionIndex: 0,
+                committedOffset: BigInt(offset),
+                committedLeaderEpoch: -1,
+                commitTimestamp: -1n,
+                committedMetadata: '',
+              },
+            ],
+          },
+        ],
+      });
+      return r.topics[0].partitions[0].errorCode;
+    };
+    assert.deepEqual(
+      await fetchOffset(0),
+      [-1, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
+      'nothing committed yet',
+    );
+    assert.equal(await commit(0, 3), ErrorCode.NONE);
+    assert.deepEqual(await fetchOffset(0), [3, ErrorCode.NONE]);
+    await waitForCoordinator(suite.client, group);
+    assert.deepEqual(
+      await fetchOffset(1),
+      [-1, ErrorCode.NONE],
+      'v1 reads __consumer_offsets, which has none',
+    );
+    assert.equal(await commit(2, 5), ErrorCode.NONE);
+    assert.deepEqual(await fetchOffset(1), [5, ErrorCode.NONE]);
+    assert.deepEqual(await fetchOffset(0), [3, ErrorCode.NONE], 'v0 still reads its own');
   });
 });

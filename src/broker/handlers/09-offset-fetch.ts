@@ -2,7 +2,8 @@
 // Before v2 errors are per partition only; v2 adds a top-level error; v7 require_stable (a partition with a
 // commit still being written answers UNSTABLE_OFFSET_COMMIT); v8 asks for several groups at once;
 // v9 names the KIP-848 member and its epoch, which its group checks. A stable fetch is answered only once this
-// broker is shown to still lead the group's partition (GroupCoordinator.fetchStableOffsets).
+// broker is shown to still lead the group's partition (GroupCoordinator.fetchStableOffsets). v0 reads the offsets
+// OffsetCommit v0 wrote to the coordination store, as Kafka reads them from ZooKeeper.
 
 import type { FetchOffsetsResult } from '../../coordinator/group/group-coordinator.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -75,6 +76,7 @@ export const offsetFetchHandler = defineHandler<OffsetFetchRequest, OffsetFetchR
         groups: [],
       };
     }
+    if (version === 0) return fetchFromStore(context, request.groupId, request.topics ?? []);
     return fetch(request.groupId, request.topics).then((result) => ({
       throttleTimeMs: 0,
       // v0 and v1 report coordinator errors in every partition; from v2 at the top as well.
@@ -125,4 +127,42 @@ function wireTopics(result: FetchOffsetsResult): OffsetFetchResponseOffsetFetchR
       errorCode: p.errorCode,
     })),
   }));
+}
+
+/**
+ * Version 0 (Kafka's handleOffsetFetchRequestFromZookeeper): each partition's offset from the coordination store.
+ * A partition the metadata does not know, or with no offset there, answers UNKNOWN_TOPIC_OR_PARTITION; one of a
+ * topic the principal may not describe, TOPIC_AUTHORIZATION_FAILED.
+ */
+async function fetchFromStore(
+  context: RequestContext,
+  groupId: string,
+  topics: readonly { name: string; partitionIndexes: readonly number[] }[],
+): Promise<OffsetFetchResponse> {
+  const { metadata, zooKeeperConsumerOffsets } = context.services;
+  const answered = await Promise.all(
+    topics.map(async (t) => ({
+      name: t.name,
+      partitions: await Promise.all(
+        t.partitionIndexes.map(async (partitionIndex) => {
+          const answer = (errorCode: number, committedOffset = -1n) => ({
+            partitionIndex,
+            committedOffset,
+            committedLeaderEpoch: -1,
+            metadata: '',
+            errorCode,
+          });
+          if (!authorizeTopic(context, AclOperation.DESCRIBE, t.name))
+            return answer(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+          if (metadata.partition(t.name, partitionIndex) === undefined)
+            return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          const stored = await zooKeeperConsumerOffsets.fetch(groupId, t.name, partitionIndex);
+          if (!stored.ok) return answer(ErrorCode.UNKNOWN_SERVER_ERROR);
+          if (stored.value === null) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          return answer(ErrorCode.NONE, stored.value);
+        }),
+      ),
+    })),
+  );
+  return { throttleTimeMs: 0, errorCode: 0, topics: answered, groups: [] };
 }
