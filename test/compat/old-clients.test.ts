@@ -165,4 +165,36 @@ describe('old clients against a Brook broker', () => {
     assert.deepEqual(await fetchOffset(1), [5, ErrorCode.NONE]);
     assert.deepEqual(await fetchOffset(0), [3, ErrorCode.NONE], 'v0 still reads its own');
   });
+
+  // Kafka's GroupMetadataManager measures the metadata as a Java String's length (UTF-16 units), not in bytes.
+  it('takes commit metadata of offset.metadata.max.bytes characters, however many bytes they encode to', async () => {
+    const group = 'metadata-length';
+    await waitForCoordinator(suite.client, group);
+    const commit = async (metadata: string) => {
+      const r = await suite.client.call(ApiKey.OFFSET_COMMIT, 2, {
+        groupId: group,
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        retentionTimeMs: -1n,
+        topics: [
+          {
+            name: 'old-fetch',
+            partitions: [
+              {
+                partitionIndex: 0,
+                committedOffset: 1n,
+                committedLeaderEpoch: -1,
+                commitTimestamp: -1n,
+                committedMetadata: metadata,
+              },
+            ],
+          },
+        ],
+      });
+      return r.topics[0].partitions[0].errorCode;
+    };
+    assert.equal(await commit('\u00e9'.repeat(4096)), ErrorCode.NONE, '4096 characters, 8192 bytes');
+    assert.equal(await commit('e'.repeat(4097)), ErrorCode.OFFSET_METADATA_TOO_LARGE);
+  });
 });

@@ -1238,7 +1238,8 @@ export class GroupCoordinator {
       name: t.name,
       partitions: t.partitions.map((p): { partitionIndex: number; errorCode: number } => {
         const metadata = p.committedMetadata ?? '';
-        if (Buffer.byteLength(metadata, 'utf8') > this.config.offsetMetadataMaxBytes) {
+        // Kafka compares a Java String's length (UTF-16 units, as a JavaScript string's), not its UTF-8 bytes.
+        if (metadata.length > this.config.offsetMetadataMaxBytes) {
           return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
         }
         const value: OffsetValue = {
