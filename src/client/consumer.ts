@@ -1521,8 +1521,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     this.autoCommitTimer.unref();
   }
 
-  /** Commits (with auto commit), leaves the group, and closes the connections. */
-  async close(): Promise<void> {
+  /**
+   * Commits (with auto commit), leaves the group, and closes the connections. `leaveGroup` overrides
+   * internal.leave.group.on.close for this close (Kafka 4.1's close(CloseOptions) with a GroupMembershipOperation).
+   */
+  async close(options: { leaveGroup?: boolean } = {}): Promise<void> {
     if (this.closed) return;
     this.running = false;
     if (this.autoCommitTimer !== null) clearInterval(this.autoCommitTimer);
@@ -1532,7 +1535,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       }
       const leave =
         this.group instanceof GroupMember
-          ? this.group.leave(undefined, this.o.leaveGroupOnClose)
+          ? this.group.leave(undefined, options.leaveGroup ?? this.o.leaveGroupOnClose)
           : this.group.leave();
       await leave.catch(() => {});
       this.group = null;

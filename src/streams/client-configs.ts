@@ -53,11 +53,12 @@ const OVERRIDDEN = new Set(['enable.auto.commit', 'transactional.id']);
 const READ_BY_STREAMS = new Set(['group.instance.id']);
 
 /**
- * Kafka Streams' defaults for all its consumers (CONSUMER_DEFAULT_OVERRIDES), under the properties' values. Not
- * yet Kafka's internal.leave.group.on.close=false (a closing thread's consumer stays in the group until its
- * session times out): the properties may set it, but by default Brook's threads still leave (README, differences).
+ * Kafka Streams' defaults for all its consumers (CONSUMER_DEFAULT_OVERRIDES), under the properties' values:
+ * internal.leave.group.on.close=false, so a closing thread's consumer stays in the group until its session times
+ * out and an instance restarted within it takes its tasks back without a rebalance (KafkaStreams' CloseOptions
+ * leaveGroup(true), or the property set true, leaves at once).
  */
-const CONSUMER_DEFAULTS: Partial<ConsumerOptions> = { maxPollRecords: 1000 };
+const CONSUMER_DEFAULTS: Partial<ConsumerOptions> = { maxPollRecords: 1000, leaveGroupOnClose: false };
 
 /** Kafka Streams' defaults for its producer (PRODUCER_DEFAULT_OVERRIDES), under the properties' values. */
 const PRODUCER_DEFAULTS: Partial<ProducerOptions> = { lingerMs: 100 };

@@ -26,6 +26,7 @@ export { StreamsError } from './errors.js';
 export { GlobalKTable } from './global-ktable.js';
 export { JoinWindows } from './join-windows.js';
 export {
+  CloseOptions,
   type HostInfo,
   KafkaStreams,
   type KafkaStreamsState,

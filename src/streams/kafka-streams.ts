@@ -1,7 +1,9 @@
 // KafkaStreams: runs a topology against a cluster. start() checks the configuration, creates the internal
 // topics (repartition and changelog topics, see runtime/internal-topics.ts) and starts num.stream.threads
-// stream threads; each is a member of the consumer group named by application.id. close() commits, writes the
-// checkpoints and leaves the group (unless consumer.internal.leave.group.on.close is false, Kafka Streams' default).
+// stream threads; each is a member of the consumer group named by application.id. close() commits and writes the
+// checkpoints; as Kafka Streams (internal.leave.group.on.close=false) its members stay in the group until their
+// sessions time out, so an instance restarting within session.timeout.ms gets its tasks back without a rebalance;
+// close(new CloseOptions().leaveGroup(true)) leaves at once (scaling down).
 //
 // States and their transitions are Kafka's: CREATED -> REBALANCING <-> RUNNING -> PENDING_SHUTDOWN ->
 // NOT_RUNNING, and PENDING_ERROR -> ERROR when a thread dies of an error. The state listener hears each change.
@@ -86,7 +88,30 @@ function hostInfo(endpoint: string): HostInfo {
   return { host: endpoint.slice(0, at), port: Number(endpoint.slice(at + 1)) };
 }
 
+/**
+ * Kafka's KafkaStreams.CloseOptions: how long close() waits (default without end) and whether the threads'
+ * consumers leave the group (default false: they stay until session.timeout.ms, Kafka Streams' default).
+ * Kafka sends the leave for static members only (an admin RemoveMembers); Brook's consumers send LeaveGroup as
+ * dynamic members, and a static member keeps its place until its session ends (README, differences).
+ */
+export class CloseOptions {
+  timeoutMs: number | undefined = undefined;
+  leaveGroupValue = false;
+
+  timeout(timeoutMs: number): this {
+    this.timeoutMs = timeoutMs;
+    return this;
+  }
+
+  leaveGroup(leaveGroup: boolean): this {
+    this.leaveGroupValue = leaveGroup;
+    return this;
+  }
+}
+
 export class KafkaStreams {
+  /** Kafka's nested class name: `new KafkaStreams.CloseOptions()`. */
+  static readonly CloseOptions = CloseOptions;
   private config: ResolvedConfig;
   private readonly threads: LocalThread[] = [];
   private stateValue: KafkaStreamsState = 'CREATED';
@@ -369,16 +394,19 @@ export class KafkaStreams {
   }
 
   /**
-   * Commits, closes every task (checkpoints written) and leaves the group (unless
-   * consumer.internal.leave.group.on.close is false, Kafka Streams' default). With `timeoutMs` (Kafka's
-   * close(Duration)): true once everything is closed, false when that took longer than `timeoutMs` (the close goes
-   * on; a later call waits for the same one). Without it, waits as long as the close takes and answers true.
+   * Commits and closes every task (checkpoints written). The threads' members stay in the group (Kafka Streams'
+   * internal.leave.group.on.close=false) unless `options` is CloseOptions with leaveGroup(true) or the
+   * properties set consumer.internal.leave.group.on.close true. With a timeout (a number, Kafka's
+   * close(Duration), or CloseOptions.timeout): true once everything is closed, false when that took longer (the
+   * close goes on; a later call waits for the same one). Without one, waits as long as the close takes.
    */
-  async close(timeoutMs?: number): Promise<boolean> {
+  async close(options?: number | CloseOptions): Promise<boolean> {
+    const timeoutMs = options instanceof CloseOptions ? options.timeoutMs : options;
+    const leaveGroup = options instanceof CloseOptions && options.leaveGroupValue;
     if (timeoutMs !== undefined && !(timeoutMs >= 0)) throw new RangeError("Timeout can't be negative.");
     if (this.closing === null) {
       if (this.stateValue === 'NOT_RUNNING' || this.stateValue === 'ERROR') return true;
-      this.closing = this.closeAll();
+      this.closing = this.closeAll(leaveGroup);
     }
     if (timeoutMs === undefined) {
       await this.closing;
@@ -395,10 +423,10 @@ export class KafkaStreams {
     return inTime;
   }
 
-  private async closeAll(): Promise<void> {
+  private async closeAll(leaveGroup: boolean): Promise<void> {
     const erred = this.stateValue === 'PENDING_ERROR';
     this.setState('PENDING_SHUTDOWN');
-    await Promise.allSettled(this.threads.map((t) => t.close()));
+    await Promise.allSettled(this.threads.map((t) => t.close(leaveGroup)));
     await this.standbys?.close().catch(() => {});
     await this.globalThread?.close().catch(() => {});
     if (this.processIdValue !== null) releaseProcessId(this.processIdValue);

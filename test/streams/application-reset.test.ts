@@ -19,7 +19,7 @@ import {
 } from '../../src/streams/index.js';
 import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
 import { waitUntil } from '../helpers/wait.js';
-import { stateDir, TopicFollower } from './streams-helpers.js';
+import { leavingGroup, stateDir, TopicFollower } from './streams-helpers.js';
 
 const BROOK = resolve(import.meta.dirname, '../../../bin/brook');
 const APP = 'reset-app';
@@ -95,7 +95,7 @@ describe('streams-application-reset', () => {
       ]);
       assert.equal(r.code, 1, 'refused while an instance is in the group');
       assert.match(r.stderr, /Consumer group 'reset-app' is still active/);
-      await streams.close();
+      await streams.close(leavingGroup());
       const internal = await internalTopics();
       assert.deepEqual(internal, [`${APP}-counts-changelog`, `${APP}-counts-repartition`]);
       const committedBefore = await admin.listConsumerGroupOffsets(APP);

@@ -23,7 +23,13 @@ import { agreedController, waitFor } from '../helpers/cluster.js';
 import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 import { WireClient } from '../helpers/wire-client.js';
-import { activeTasks, committedCounts, countByKeyTopology, stateDir } from './streams-helpers.js';
+import {
+  activeTasks,
+  committedCounts,
+  countByKeyTopology,
+  leavingGroup,
+  stateDir,
+} from './streams-helpers.js';
 
 const APP = 'init-wait';
 const INPUT = 'init-wait-input';
@@ -144,7 +150,7 @@ describe('exactly_once_v2: initTransactions waiting on a left-open transaction',
       0,
       'nothing is processed before the producer can open transactions',
     );
-    const closing = first.close();
+    const closing = first.close(leavingGroup());
     const closedInTime = await Promise.race([closing.then(() => true), sleep(15_000).then(() => false)]);
     assert.ok(
       closedInTime,

@@ -19,7 +19,7 @@ import {
 } from '../../src/streams/index.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { waitUntil } from '../helpers/wait.js';
-import { stateDir } from './streams-helpers.js';
+import { leavingGroup, stateDir } from './streams-helpers.js';
 
 const S = Serdes.String();
 
@@ -81,7 +81,7 @@ describe('global store checkpoints through a broker', () => {
         ),
       );
       const all = new Map(store.all().map((e) => [e.key, e.value] as const));
-      await streams.close();
+      await streams.close(leavingGroup());
       return { applied, all, logs };
     };
     try {

@@ -1,13 +1,13 @@
 // Whether a closing instance leaves its group: Kafka Streams' consumers do not (StreamsConfig's
 // CONSUMER_DEFAULT_OVERRIDES sets internal.leave.group.on.close=false), so the coordinator keeps the member until
 // session.timeout.ms and an instance restarting within it does not make the group rebalance around its absence.
-// Brook's threads take the property (`consumer.internal.leave.group.on.close`) and then send no LeaveGroup on
-// close; their default still leaves at once (README, "Where Brook Streams still differs").
+// Brook's threads do the same by default; KafkaStreams.CloseOptions with leaveGroup(true) (scaling down), or the
+// property `consumer.internal.leave.group.on.close` set true, makes them send LeaveGroup on close.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
-import { KafkaStreams, type StreamsProperties } from '../../src/streams/index.js';
+import { type CloseOptions, KafkaStreams, type StreamsProperties } from '../../src/streams/index.js';
 import { waitUntil } from '../helpers/wait.js';
 import { countByKeyTopology, type StreamsBroker, useStreamsBroker } from './streams-helpers.js';
 
@@ -16,6 +16,7 @@ async function membersAfterClose(
   env: StreamsBroker,
   appId: string,
   extra: StreamsProperties,
+  options?: CloseOptions,
 ): Promise<number> {
   const streams = new KafkaStreams(countByKeyTopology('loc-in', 'loc-out', 'counts'), {
     'application.id': appId,
@@ -32,7 +33,7 @@ async function membersAfterClose(
       30_000,
       () => `state ${streams.state()}`,
     );
-    await streams.close();
+    await streams.close(options);
     const [group] = await admin.describeGroups([appId]);
     return group!.members.length;
   } finally {
@@ -44,14 +45,19 @@ async function membersAfterClose(
 describe('closing an instance', () => {
   const env = useStreamsBroker({ 'loc-in': 2, 'loc-out': 2 }, 1);
 
-  it('with internal.leave.group.on.close false (Kafka Streams default) the member stays', async () => {
-    assert.equal(
-      await membersAfterClose(env, 'loc-stay', { 'consumer.internal.leave.group.on.close': false }),
-      1,
-    );
+  it('by default (Kafka Streams: internal.leave.group.on.close false) the member stays', async () => {
+    assert.equal(await membersAfterClose(env, 'loc-stay', {}), 1);
   });
 
-  it("by Brook's default the member leaves at once", async () => {
-    assert.equal(await membersAfterClose(env, 'loc-leave', {}), 0);
+  it('with CloseOptions leaveGroup(true) the member leaves at once', async () => {
+    const options = new KafkaStreams.CloseOptions().leaveGroup(true).timeout(30_000);
+    assert.equal(await membersAfterClose(env, 'loc-leave-options', {}, options), 0);
+  });
+
+  it('with consumer.internal.leave.group.on.close true the member leaves at once', async () => {
+    assert.equal(
+      await membersAfterClose(env, 'loc-leave-property', { 'consumer.internal.leave.group.on.close': true }),
+      0,
+    );
   });
 });

@@ -23,7 +23,7 @@ import {
   TopologyTestDriver,
 } from '../../src/streams/index.js';
 import { waitUntil } from '../helpers/wait.js';
-import { changelogEnd, useStreamsBroker } from './streams-helpers.js';
+import { changelogEnd, leavingGroup, useStreamsBroker } from './streams-helpers.js';
 
 const S = Serdes.String();
 const L = Serdes.Long();
@@ -449,7 +449,7 @@ describe('Processor API stores with withCachingEnabled() through a broker', () =
       );
       live = contents(first);
     } finally {
-      await first.close(); // commits: the cache is flushed to the store and its changelog
+      await first.close(leavingGroup()); // commits: the cache is flushed to the store and its changelog
     }
     const changelogRecords = await changelogEnd(broker.bootstrap, `${app}-${store}-changelog`, 0);
     const again = open();

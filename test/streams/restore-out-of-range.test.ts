@@ -11,6 +11,7 @@ import { KafkaStreams } from '../../src/streams/index.js';
 import { waitUntil } from '../helpers/wait.js';
 import {
   countByKeyTopology,
+  leavingGroup,
   type StreamsBroker,
   TopicFollower,
   useStreamsBroker,
@@ -49,7 +50,7 @@ describe('restoring from a changelog whose records before the checkpoint are gon
         30_000,
         () => counts().join(' '),
       );
-      await first.close();
+      await first.close(leavingGroup());
       // While the instance is away the changelog moves on and its records are deleted up to its end: the
       // checkpoint (offset 2) now lies before the first offset (4).
       await producer.send({ topic: CHANGELOG, key: Buffer.from('b'), value: Buffer.alloc(8) });

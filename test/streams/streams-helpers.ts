@@ -11,6 +11,7 @@ import { Consumer } from '../../src/client/consumer.js';
 import { decodeAssignment, decodeSubscription } from '../../src/protocol/consumer-protocol/index.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import {
+  CloseOptions,
   Consumed,
   type KafkaStreams,
   Materialized,
@@ -26,6 +27,15 @@ import { sleep, waitUntil } from '../helpers/wait.js';
 import { WireClient } from '../helpers/wire-client.js';
 
 /** The count per key the fault tests run: String keys and values from `input`, Long counts to `output`. */
+/**
+ * Close options for an instance that another instance replaces or takes over from: its members leave the group at
+ * once (Kafka's CloseOptions.leaveGroup(true)), where by Kafka Streams' default the group would wait out their
+ * sessions before rebalancing.
+ */
+export function leavingGroup(): CloseOptions {
+  return new CloseOptions().leaveGroup(true);
+}
+
 export function countByKeyTopology(input: string, output: string, store: string): Topology {
   const builder = new StreamsBuilder();
   builder
@@ -144,7 +154,7 @@ export async function closeActiveOverStandby(
     () => `standby applied ${standby.standbyRecords()} of ${end}\n${describeInstances(active, standby)}`,
   );
   const restoredBefore = standby.restoredRecords();
-  await active.close();
+  await active.close(leavingGroup());
   await waitUntil(
     () => standby.state() === 'RUNNING' && activeTasks(standby).length === 2,
     60_000,

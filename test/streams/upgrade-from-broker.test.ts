@@ -19,6 +19,7 @@ import {
   describeInstances,
   describeStreamsGroup,
   groupActiveTasks,
+  leavingGroup,
   type StreamsGroupView,
   TopicFollower,
   useStreamsBroker,
@@ -118,7 +119,7 @@ test('upgrade.from 1.1: the group speaks version 2 during the first bounce, 11 a
     );
 
     // The second bounce: a again, without upgrade.from.
-    await a.close();
+    await a.close(leavingGroup());
     a = instance(app, broker.dirs[0]!);
     await a.start();
     await waitForGroup(

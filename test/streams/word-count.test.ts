@@ -20,7 +20,7 @@ import {
 } from '../../src/streams/index.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { waitUntil } from '../helpers/wait.js';
-import { seeded, stateDir, TopicFollower } from './streams-helpers.js';
+import { leavingGroup, seeded, stateDir, TopicFollower } from './streams-helpers.js';
 
 const PARTITIONS = 3;
 const VOCABULARY = [
@@ -231,7 +231,7 @@ describe('word count through a broker', () => {
         assert.deepEqual(decoded(follower.latest), expected);
         check(streams);
       } finally {
-        await streams.close();
+        await streams.close(leavingGroup());
       }
     }
   });

@@ -19,6 +19,7 @@ import {
   activeTasks,
   changelogEnd,
   describeInstances,
+  leavingGroup,
   TopicFollower,
   useStreamsBroker,
 } from './streams-helpers.js';
@@ -145,7 +146,7 @@ describe('standby replicas and global tables with stream threads in worker threa
       );
 
       const restoredBefore = b.restoredRecords();
-      await a.close();
+      await a.close(leavingGroup());
       aClosed = true;
       await waitUntil(
         () => b.state() === 'RUNNING' && activeTasks(b).length === partitions,

@@ -996,8 +996,12 @@ export class StreamThread {
   /** Changelog records applied by restoration since start (for tests). */
   restoredRecords = 0;
 
-  /** Commits, closes the tasks (writing their checkpoints), leaves the group (unless configured not to). */
-  async close(): Promise<void> {
+  /**
+   * Commits, closes the tasks (writing their checkpoints) and, with `leaveGroup` (KafkaStreams' CloseOptions) or
+   * consumer.internal.leave.group.on.close true, leaves the group; by Kafka Streams' default the member stays until
+   * its session times out.
+   */
+  async close(leaveGroup = false): Promise<void> {
     if (this.state === 'DEAD') return;
     const wasRunning = this.running;
     this.running = false;
@@ -1016,7 +1020,7 @@ export class StreamThread {
         if (clean && this.eos) this.checkpoint(task);
         this.closeTask(id, task);
       }
-      await this.consumer.close().catch(() => {});
+      await this.consumer.close(leaveGroup ? { leaveGroup } : {}).catch(() => {});
       await this.producer.close().catch(() => {});
       await this.purger.close();
       this.hooks.standbys?.setFor(this.name, []);

@@ -136,12 +136,12 @@ function begin(t: StreamThread, wanted: { shutdownRequest: boolean }): void {
   t.start();
 }
 
-async function close(): Promise<void> {
+async function close(leaveGroup: boolean): Promise<void> {
   if (closing) return;
   closing = true;
   // The thread first (its close releases its standbys' claims), then the standbys and the global copy, each
   // closed even when an earlier one failed to.
-  const steps = [() => thread?.close(), () => standbys?.close(), () => globalStores?.close()];
+  const steps = [() => thread?.close(leaveGroup), () => standbys?.close(), () => globalStores?.close()];
   for (const step of steps) {
     try {
       await step();
@@ -162,7 +162,7 @@ port.on('message', (message: ToWorker) => {
   } else if (message.type === 'shutdownRequest') {
     if (thread !== null) thread.sendShutdownRequest();
     else startWanted = { shutdownRequest: true };
-  } else if (message.type === 'close') void close();
+  } else if (message.type === 'close') void close(message.leaveGroup);
   else if (message.type === 'releaseStandbys') {
     for (const id of message.taskIds) {
       // Another worker runs the task now: its in-memory stores cannot cross to that worker, so they are dropped

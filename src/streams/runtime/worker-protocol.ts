@@ -42,7 +42,7 @@ export interface WorkerInit {
 export type ToWorker =
   | { type: 'start'; shutdownRequest: boolean }
   | { type: 'shutdownRequest' }
-  | { type: 'close' }
+  | { type: 'close'; leaveGroup: boolean }
   /** Another worker takes these tasks over: close their standbys here and answer standbysReleased. */
   | { type: 'releaseStandbys'; requestId: number; taskIds: string[] }
   /** The answer to this worker's releaseStandbys: every other worker has closed those standbys. */

@@ -32,7 +32,8 @@ export interface LocalThread {
   readonly processed: number;
   readonly restoredRecords: number;
   start(): void;
-  close(): Promise<void>;
+  /** `leaveGroup`: the thread's consumer leaves the group (KafkaStreams' CloseOptions.leaveGroup). */
+  close(leaveGroup?: boolean): Promise<void>;
   sendShutdownRequest(): void;
   activeTaskIds(): string[];
   standbyTaskIds(): string[];
@@ -266,10 +267,10 @@ export class WorkerStreamThread implements LocalThread {
   }
 
   /** Closes the stream thread in the worker (a commit unless it failed, checkpoints), then ends the worker. */
-  async close(): Promise<void> {
+  async close(leaveGroup = false): Promise<void> {
     if (this.exited) return;
     if (this.state !== 'DEAD') this.setState('PENDING_SHUTDOWN');
-    this.send({ type: 'close' });
+    this.send({ type: 'close', leaveGroup });
     await this.closed;
   }
 
