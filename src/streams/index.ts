@@ -51,6 +51,7 @@ export {
   type PunctuationType,
   Record,
   type RecordMetadata,
+  type StateRestoreListener,
 } from './processor.js';
 export {
   InvalidStateStoreException,

@@ -28,6 +28,7 @@ import {
   withProcessId,
 } from './config.js';
 import { StreamsError } from './errors.js';
+import type { StateRestoreListener } from './processor.js';
 import { InvalidStateStoreException, type StoreQueryParameters } from './queryable.js';
 import { GlobalStreamThread } from './runtime/global-thread.js';
 import { ensureInternalTopics, type TopicLayout } from './runtime/internal-topics.js';
@@ -119,6 +120,7 @@ export class KafkaStreams {
   private exceptionHandler: StreamsUncaughtExceptionHandler | null = null;
   private logger: (message: string) => void = () => {};
   private clientLogger: Logger | undefined;
+  private restoreListener: StateRestoreListener | undefined;
   /** The close under way or done (close() may be called again, or time out and be called again). */
   private closing: Promise<void> | null = null;
   private layout: TopicLayout | null = null;
@@ -194,6 +196,19 @@ export class KafkaStreams {
     if (this.stateValue !== 'CREATED')
       throw new StreamsError('Can only set the client logger before start().');
     this.clientLogger = logger;
+  }
+
+  /**
+   * Kafka's setGlobalStateRestoreListener, before start(): told of the restoration of active tasks' stores. With
+   * stream threads in worker threads (brook.topology.module) it is not called: a function cannot reach a worker.
+   */
+  setGlobalStateRestoreListener(listener: StateRestoreListener): void {
+    if (this.stateValue !== 'CREATED')
+      throw new StreamsError(
+        'Can only set GlobalStateRestoreListener before calling start(). Current state is: ' +
+          this.stateValue,
+      );
+    this.restoreListener = listener;
   }
 
   private setState(next: KafkaStreamsState): void {
@@ -319,6 +334,7 @@ export class KafkaStreams {
         onError: (t, e) => this.onThreadError(t, e),
         log: (m) => this.logger(m),
         clientLogger: this.clientLogger,
+        restoreListener: this.restoreListener,
         globalStore: (name) => this.globalThread?.store(name),
         standbys: this.standbys ?? undefined,
         onShutdownRequested: (t) => this.onShutdownRequested(t),

@@ -88,3 +88,28 @@ export class Change<V> {
     readonly oldValue: V | null,
   ) {}
 }
+
+/**
+ * Kafka's StateRestoreListener (KafkaStreams.setGlobalStateRestoreListener): told when an active task's store starts
+ * restoring a changelog partition (from `startingOffset` up to `endingOffset`, exclusive), after each polled batch
+ * (`batchEndOffset`: the last offset applied), and when it is done. Called in the stream thread, between polls.
+ */
+export interface StateRestoreListener {
+  onRestoreStart(
+    topicPartition: { topic: string; partition: number },
+    storeName: string,
+    startingOffset: number,
+    endingOffset: number,
+  ): void;
+  onBatchRestored(
+    topicPartition: { topic: string; partition: number },
+    storeName: string,
+    batchEndOffset: number,
+    numRestored: number,
+  ): void;
+  onRestoreEnd(
+    topicPartition: { topic: string; partition: number },
+    storeName: string,
+    totalRestored: number,
+  ): void;
+}

@@ -45,7 +45,8 @@ import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ResolvedConfig } from '../config.js';
 import { StreamsError } from '../errors.js';
-import type { Header } from '../processor.js';
+import type { Header, StateRestoreListener } from '../processor.js';
+import type { BytesKeyValueStore } from '../state/bytes-store.js';
 import { CacheBudget } from '../state/record-cache.js';
 import { restoreInto } from '../state/store-stack.js';
 import type { StateStore } from '../state/stores.js';
@@ -119,6 +120,8 @@ export interface ThreadHooks {
   onAssignmentInfo?(thread: StreamThread, info: AssignmentInfo, generationId: number): void;
   /** The group's leader answered SHUTDOWN_REQUESTED: some instance asked the whole application to stop. */
   onShutdownRequested?(thread: StreamThread): void;
+  /** KafkaStreams.setGlobalStateRestoreListener: told of the active tasks' restoration. */
+  restoreListener?: StateRestoreListener;
 }
 
 export class StreamThread {
@@ -861,13 +864,15 @@ export class StreamThread {
   private async restoreStores(tasks: Task[]): Promise<void> {
     interface Target {
       tp: TopicPartition;
+      store: string;
+      engine: BytesKeyValueStore;
       apply: (r: ConsumerRecord) => void;
       from: number | null;
     }
     const targets: Target[] = [];
     for (const task of tasks) {
       const checkpoint = readCheckpoint(this.taskDir(task.id));
-      for (const [, e] of task.engines) {
+      for (const [store, e] of task.engines) {
         if (e.changelog === null) continue;
         const tp = { topic: e.changelog, partition: task.partition };
         // A checkpoint speaks for the store's files only if they survived; a store created afresh is rebuilt,
@@ -878,6 +883,8 @@ export class StreamThread {
         if (saved !== undefined) this.changelogOffsets.set(key, saved);
         targets.push({
           tp,
+          store,
+          engine: e.engine,
           from: saved === undefined ? null : saved + 1,
           apply: (r) => restoreInto(e.engine, e.timestamped, r.key!, r.value, r.timestamp),
         });
@@ -889,23 +896,28 @@ export class StreamThread {
       bootstrapServers: this.config.bootstrapServers,
       clientId: `${this.name}-restore-consumer`,
       ...(this.hooks.clientLogger === undefined ? {} : { logger: this.hooks.clientLogger }),
-      autoOffsetReset: 'earliest',
+      // Kafka's getRestoreConsumerConfigs: a position out of range is the thread's to handle (below), never a
+      // silent jump to the first offset over the store's older contents.
+      autoOffsetReset: 'none',
     });
+    const listener = this.hooks.restoreListener;
     try {
       const ends = await restorer.endOffsets(targets.map((t) => t.tp));
       const endOf = new Map(ends.map((e) => [`${e.topic}:${e.partition}`, e.offset]));
-      const pending = new Map<string, { target: Target; end: number }>();
+      const pending = new Map<string, { target: Target; end: number; restored: number }>();
       for (const t of targets) {
         const key = `${t.tp.topic}:${t.tp.partition}`;
         const end = endOf.get(key) ?? 0;
         if (end <= (t.from ?? 0)) continue;
-        pending.set(key, { target: t, end });
+        pending.set(key, { target: t, end, restored: 0 });
       }
       if (pending.size === 0) return;
       restorer.assign([...pending.values()].map((p) => p.target.tp));
       for (const p of pending.values()) {
         if (p.target.from === null) await restorer.seekToBeginning([p.target.tp]);
         else restorer.seek(p.target.tp, p.target.from);
+        const start = listener === undefined ? 0 : await restorer.position(p.target.tp);
+        listener?.onRestoreStart(p.target.tp, p.target.store, start, p.end);
       }
       let restored = 0;
       const started = Date.now();
@@ -916,25 +928,45 @@ export class StreamThread {
           key: string;
           topic: string;
           partition: number;
-          p: { target: Target; end: number } | undefined;
+          p: { target: Target; end: number; restored: number } | undefined;
         } | null = null;
         let lastApplied = -1;
-        for (const r of await restorer.poll(POLL_TIMEOUT_MS)) {
+        let applied = 0;
+        const endRun = () => {
+          if (run === null || lastApplied < 0) return;
+          this.changelogOffsets.set(run.key, lastApplied);
+          run.p!.restored += applied;
+          listener?.onBatchRestored(run.p!.target.tp, run.p!.target.store, lastApplied, applied);
+        };
+        let records: ConsumerRecord[];
+        try {
+          records = await restorer.poll(POLL_TIMEOUT_MS);
+        } catch (err) {
+          if (!(err instanceof KafkaProtocolError) || err.code !== ErrorCode.OFFSET_OUT_OF_RANGE) throw err;
+          await this.restartTruncatedRestoration(restorer, pending, err);
+          continue;
+        }
+        for (const r of records) {
           if (run === null || run.partition !== r.partition || run.topic !== r.topic) {
-            if (run !== null && lastApplied >= 0) this.changelogOffsets.set(run.key, lastApplied);
+            endRun();
             const key = `${r.topic}:${r.partition}`;
             run = { key, topic: r.topic, partition: r.partition, p: pending.get(key) };
             lastApplied = -1;
+            applied = 0;
           }
           const p = run.p;
           if (p === undefined || r.offset >= p.end || r.key === null) continue;
           p.target.apply(r);
           lastApplied = r.offset;
+          applied++;
           restored++;
         }
-        if (run !== null && lastApplied >= 0) this.changelogOffsets.set(run.key, lastApplied);
+        endRun();
         for (const [key, p] of pending)
-          if ((await restorer.position(p.target.tp)) >= p.end) pending.delete(key);
+          if ((await restorer.position(p.target.tp)) >= p.end) {
+            pending.delete(key);
+            listener?.onRestoreEnd(p.target.tp, p.target.store, p.restored);
+          }
       }
       for (const task of tasks) task.flush();
       this.hooks.log(`${this.name}: restored ${restored} records in ${Date.now() - started} ms`);
@@ -942,6 +974,41 @@ export class StreamThread {
     } finally {
       await restorer.close();
     }
+  }
+
+  /**
+   * The restore consumer's position in some changelog partitions fell before their first offset while restoring
+   * (records deleted by DeleteRecords or retention since the check at assignment). Kafka's StoreChangelogReader
+   * marks their tasks corrupted, wipes their state and restores it from what the changelog holds; here each such
+   * store is emptied and its restoration starts again from the partition's first offset (the same contents, the
+   * task's other stores kept).
+   */
+  private async restartTruncatedRestoration(
+    restorer: Consumer,
+    pending: Map<string, { target: { tp: TopicPartition; store: string; engine: BytesKeyValueStore } }>,
+    error: KafkaProtocolError,
+  ): Promise<void> {
+    let restarted = 0;
+    const entries = [...pending.entries()];
+    const starts = await restorer.beginningOffsets(entries.map(([, p]) => p.target.tp));
+    const startOf = new Map(starts.map((o) => [`${o.topic}:${o.partition}`, o.offset]));
+    for (const [key, p] of entries) {
+      const start = startOf.get(key);
+      const position = await restorer.position(p.target.tp);
+      if (start === undefined || position >= start) continue;
+      const { tp, store, engine } = p.target;
+      this.hooks.log(
+        `${this.name}: restoring store ${store} from ${tp.topic}-${tp.partition}: offset ${position} is before ` +
+          `its first offset ${start} (the changelog was truncated): the state is corrupted, wiping it to restore ` +
+          'from the first offset',
+      );
+      for (const e of engine.range(null, null)) engine.put(e.key, null);
+      this.changelogOffsets.delete(key);
+      await restorer.seekToBeginning([tp]);
+      restarted++;
+    }
+    // No position lies before its partition's first offset: some other out-of-range answer, the thread fails.
+    if (restarted === 0) throw error;
   }
 
   /**
