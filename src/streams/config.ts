@@ -47,6 +47,12 @@ export const StreamsConfig = {
   APPLICATION_SERVER_CONFIG: 'application.server',
   WINDOW_STORE_CHANGE_LOG_ADDITIONAL_RETENTION_MS_CONFIG: 'windowstore.changelog.additional.retention.ms',
   UPGRADE_FROM_CONFIG: 'upgrade.from',
+  TOPOLOGY_OPTIMIZATION_CONFIG: 'topology.optimization',
+  NO_OPTIMIZATION: 'none',
+  OPTIMIZE: 'all',
+  REUSE_KTABLE_SOURCE_TOPICS: 'reuse.ktable.source.topics',
+  MERGE_REPARTITION_TOPICS: 'merge.repartition.topics',
+  SINGLE_STORE_SELF_JOIN: 'single.store.self.join',
   /** Brook's: the module each worker thread imports to build the topology (stream threads as worker threads). */
   TOPOLOGY_MODULE_CONFIG: 'brook.topology.module',
   /** Brook's: the module's export that builds the topology (default buildTopology). */
@@ -101,6 +107,7 @@ export type StreamsProperties = {
    * first bounce only; checked when the config is resolved.
    */
   'upgrade.from'?: UpgradeFrom | (string & {}) | null;
+  'topology.optimization'?: string;
   /**
    * A module (file URL or path) whose export builds the same topology: each stream thread then runs in a worker
    * thread of its own (several cores), which imports it; without it the threads share the event loop.
@@ -185,6 +192,8 @@ export interface ResolvedConfig {
   assignmentLatestSupportedVersion: number;
   /** upgrade.from: the release a rolling upgrade starts from (null: none). */
   upgradeFrom: UpgradeFrom | null;
+  /** topology.optimization: the optimizations asked for ("all" spelled out; none: empty). Brook applies none. */
+  topologyOptimizations: string[];
 }
 
 function int(props: StreamsProperties, key: string, fallback: number, min: number): number {
@@ -317,6 +326,36 @@ function topicConfigs(props: StreamsProperties): Record<string, string> {
   return out;
 }
 
+const OPTIMIZATIONS = ['reuse.ktable.source.topics', 'merge.repartition.topics', 'single.store.self.join'];
+
+/**
+ * topology.optimization, checked as Kafka's StreamsConfig.verifyTopologyOptimizationConfigs: "none" (default),
+ * "all", or a comma-separated list of single optimizations; "none" or "all" only alone. Answers the optimizations
+ * asked for, "all" spelled out.
+ */
+export function topologyOptimizations(props: Readonly<Record<string, unknown>>): string[] {
+  const raw = props['topology.optimization'];
+  if (raw === undefined || raw === null) return [];
+  const given = String(raw)
+    .trim()
+    .split(/\s*,\s*/);
+  const accepted =
+    'Acceptable values are: "none", "all", or a comma separated list of specific optimizations: ' +
+    `(${OPTIMIZATIONS.map((o) => `"${o}"`).join(', ')}).`;
+  if ((given.includes('none') || given.includes('all')) && given.length > 1)
+    throw new StreamsConfigError(
+      `Invalid value ${String(raw)} for configuration topology.optimization: "${String(raw)}" is not a valid ` +
+        `optimization config. ${accepted}`,
+    );
+  for (const o of given)
+    if (o !== 'none' && o !== 'all' && !OPTIMIZATIONS.includes(o))
+      throw new StreamsConfigError(
+        `Invalid value ${String(raw)} for configuration topology.optimization: Unrecognized config. ${accepted}`,
+      );
+  if (given[0] === 'all') return [...OPTIMIZATIONS];
+  return given[0] === 'none' ? [] : [...new Set(given)];
+}
+
 /** upgrade.from: null or one of Kafka's UpgradeFromValues, checked as Kafka's ValidString does. */
 function upgradeFrom(props: StreamsProperties): UpgradeFrom | null {
   const raw = props['upgrade.from'];
@@ -406,6 +445,7 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     topologyModuleExport: nonEmpty(props, 'brook.topology.module.export') ?? 'buildTopology',
     assignmentLatestSupportedVersion: assignmentVersion(props),
     upgradeFrom: upgradeFrom(props),
+    topologyOptimizations: topologyOptimizations(props),
   };
 }
 

@@ -227,6 +227,12 @@ export class KafkaStreams {
     this.config = withProcessId(this.config, this.processId);
     let layout: TopicLayout;
     for (const warning of this.config.clients.warnings) this.logger(warning);
+    if (this.config.topologyOptimizations.length > 0)
+      this.logger(
+        `topology.optimization asks for ${this.config.topologyOptimizations.join(', ')}: Brook applies no topology ` +
+          'optimization, the topology runs as built (a source KTable keeps its own -changelog topic, repartition ' +
+          'topics are not merged); state an application kept under Kafka with these optimizations is not found',
+      );
     const admin = new Admin({
       ...this.config.clients.admin,
       bootstrapServers: this.config.bootstrapServers,

@@ -1,6 +1,7 @@
 // StreamsBuilder: where a DSL application starts. stream() and table() add source nodes; build() hands back the
 // Topology that KafkaStreams or TopologyTestDriver runs.
 
+import { topologyOptimizations } from './config.js';
 import { type Consumed, Materialized } from './dsl-options.js';
 import { GlobalKTable } from './global-ktable.js';
 import { InternalBuilder } from './internal-builder.js';
@@ -95,7 +96,12 @@ export class StreamsBuilder {
     return this;
   }
 
-  build(): Topology {
+  /**
+   * The topology. Kafka's build(props) applies the topology.optimization the properties ask for; Brook checks the
+   * value as Kafka does (an invalid one is refused) and builds the same topology whatever it asks (README).
+   */
+  build(props?: Readonly<Record<string, unknown>>): Topology {
+    if (props !== undefined) topologyOptimizations(props);
     return this.internal.topology;
   }
 }
