@@ -6,6 +6,7 @@
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { partitionKey, topicPartitionOfKey } from './partition-key.js';
 
 const VERSION = 0;
 export const CHECKPOINT_FILE = '.checkpoint';
@@ -30,7 +31,7 @@ export function readCheckpoint(taskDir: string): Map<string, number> {
     if (parts.length !== 3) return new Map();
     const offset = Number(parts[2]);
     if (!Number.isSafeInteger(offset) || offset < 0) return new Map();
-    out.set(`${parts[0]}:${parts[1]}`, offset);
+    out.set(partitionKey({ topic: parts[0]!, partition: Number(parts[1]) }), offset);
   }
   return out;
 }
@@ -40,8 +41,8 @@ export function writeCheckpoint(taskDir: string, offsets: Map<string, number>): 
   mkdirSync(dirname(path), { recursive: true });
   let text = `${VERSION}\n${offsets.size}\n`;
   for (const [tp, offset] of offsets) {
-    const at = tp.lastIndexOf(':');
-    text += `${tp.slice(0, at)} ${tp.slice(at + 1)} ${offset}\n`;
+    const { topic, partition } = topicPartitionOfKey(tp);
+    text += `${topic} ${partition} ${offset}\n`;
   }
   const tmp = `${path}.tmp`;
   writeFileSync(tmp, text);

@@ -21,6 +21,7 @@ import type { StateStore } from '../state/stores.js';
 import type { Topology } from '../topology.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { openEngine } from './engines.js';
+import { topicPartitionOfKey } from './partition-key.js';
 import { Task } from './task.js';
 
 const POLL_TIMEOUT_MS = 100;
@@ -143,11 +144,7 @@ export class GlobalStreamThread {
     while (pending.size > 0 && this.running) {
       for (const r of await this.consumer.poll(POLL_TIMEOUT_MS)) this.apply(r);
       for (const [key, end] of pending) {
-        const at = key.lastIndexOf(':');
-        const position = await this.consumer.position({
-          topic: key.slice(0, at),
-          partition: Number(key.slice(at + 1)),
-        });
+        const position = await this.consumer.position(topicPartitionOfKey(key));
         if (position >= end) pending.delete(key);
       }
     }

@@ -11,6 +11,7 @@
 
 import { Admin } from '../../client/admin.js';
 import type { ResolvedConfig } from '../config.js';
+import { topicPartitionOfKey } from './partition-key.js';
 
 export class RepartitionPurger {
   private admin: Admin | null = null;
@@ -34,10 +35,7 @@ export class RepartitionPurger {
     if (nowMs - this.lastPurgeMs <= this.config.repartitionPurgeIntervalMs) return;
     this.lastPurgeMs = nowMs;
     if (this.inFlight !== null || committed.size === 0) return;
-    const requests = [...committed].map(([tp, offset]) => {
-      const at = tp.lastIndexOf(':');
-      return { topic: tp.slice(0, at), partition: Number(tp.slice(at + 1)), offset };
-    });
+    const requests = [...committed].map(([tp, offset]) => ({ ...topicPartitionOfKey(tp), offset }));
     this.admin ??= new Admin({
       ...this.config.clients.admin,
       bootstrapServers: this.config.bootstrapServers,

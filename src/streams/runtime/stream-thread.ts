@@ -55,6 +55,7 @@ import { checkpointPath, readCheckpoint, taskOffsetSums, writeCheckpoint } from 
 import { openEngine } from './engines.js';
 import { changelogTopicName, repartitionTopicName, type TopicLayout } from './internal-topics.js';
 import { PartitionGroup } from './partition-group.js';
+import { topicPartitionOfKey } from './partition-key.js';
 import { RepartitionPurger } from './repartition-purger.js';
 import type { HandedStore, StandbyUpdater } from './standby-updater.js';
 import { type AssignmentInfo, SHUTDOWN_REQUESTED, StreamsPartitionAssignor } from './streams-assignor.js';
@@ -564,10 +565,7 @@ export class StreamThread {
     await this.flushSends();
     for (const task of this.tasks.values()) task.flush();
     const offsets: (TopicPartition & { offset: number })[] = [];
-    for (const [tp, offset] of this.consumed) {
-      const at = tp.lastIndexOf(':');
-      offsets.push({ topic: tp.slice(0, at), partition: Number(tp.slice(at + 1)), offset });
-    }
+    for (const [tp, offset] of this.consumed) offsets.push({ ...topicPartitionOfKey(tp), offset });
     if (this.eos) {
       if (offsets.length > 0) {
         this.beginTransaction();
@@ -777,10 +775,8 @@ export class StreamThread {
   private async wipeStateBeforeChangelogStart(taskIds: string[]): Promise<void> {
     const saved: { taskId: string; tp: TopicPartition; offset: number }[] = [];
     for (const taskId of taskIds)
-      for (const [key, offset] of readCheckpoint(this.taskDir(taskId))) {
-        const at = key.lastIndexOf(':');
-        saved.push({ taskId, tp: { topic: key.slice(0, at), partition: Number(key.slice(at + 1)) }, offset });
-      }
+      for (const [key, offset] of readCheckpoint(this.taskDir(taskId)))
+        saved.push({ taskId, tp: topicPartitionOfKey(key), offset });
     if (saved.length === 0) return;
     const starts = await this.listChangelogOffsets(
       saved.map((s) => s.tp),
