@@ -263,6 +263,7 @@ export class KafkaStreams {
         (t) => layout.partitions.get(t) ?? 0,
         {
           log: (m) => this.logger(m),
+          restoreListener: this.restoreListener,
           onError: (e) => {
             // Kafka shuts the client down when the global thread dies: every task may read its stores.
             this.logger(`global thread failed: ${e.message}`);

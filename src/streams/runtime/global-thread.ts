@@ -11,18 +11,33 @@
 // offsets, the stores are kept and reading resumes there (a crash since replays what came after the last
 // checkpoint: a table's puts and deletes converge again). Otherwise the directory is emptied and the stores are
 // rebuilt from the beginning.
+//
+// Records may also go while the thread reads (DeleteRecords, or retention under a lagging reader). Its consumer
+// has auto.offset.reset "none" (Kafka's getGlobalConsumerConfigs): as Kafka's GlobalStreamThread, a position out of
+// range fails the thread and wipes the global state (the client ends in ERROR; start() fails while loading), so
+// that a restart rebuilds the stores from what the topics hold instead of keeping records they no longer have.
 
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Consumer, type ConsumerRecord } from '../../client/consumer.js';
+import { KafkaProtocolError } from '../../client/errors.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import type { ResolvedConfig } from '../config.js';
-import type { Header } from '../processor.js';
+import { StreamsError } from '../errors.js';
+import type { Header, StateRestoreListener } from '../processor.js';
 import type { StateStore } from '../state/stores.js';
 import type { Topology } from '../topology.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { openEngine } from './engines.js';
-import { topicPartitionOfKey } from './partition-key.js';
+import { partitionKey, topicPartitionOfKey } from './partition-key.js';
 import { Task } from './task.js';
+
+/** Kafka's GlobalStreamThread errors when a position is out of range, loading and following. */
+const BOOTSTRAP_FAILED =
+  'Bootstrapping global state failed. You can restart KafkaStreams to recover from this error.';
+const UPDATE_FAILED =
+  'Updating global state failed. You can restart KafkaStreams to launch a new GlobalStreamThread to recover from ' +
+  'this error.';
 
 const POLL_TIMEOUT_MS = 100;
 /** How often the global stores' engines are flushed while running. */
@@ -45,7 +60,12 @@ export class GlobalStreamThread {
     private readonly config: ResolvedConfig,
     private readonly topology: Topology,
     private readonly partitionsOf: (topic: string) => number,
-    private readonly hooks: { log(message: string): void; onError(error: Error): void },
+    private readonly hooks: {
+      log(message: string): void;
+      onError(error: Error): void;
+      /** KafkaStreams.setGlobalStateRestoreListener: told when loading a global store starts and ends. */
+      restoreListener?: StateRestoreListener;
+    },
     /** The stores' directory under `<state.dir>/<application.id>`: each worker thread keeps a copy of its own. */
     dirName = 'global',
   ) {
@@ -53,7 +73,7 @@ export class GlobalStreamThread {
       ...config.clients.globalConsumer,
       bootstrapServers: config.bootstrapServers,
       clientId: `${config.clientId}-global-consumer`, // Kafka's getGlobalConsumerConfigs name
-      autoOffsetReset: 'earliest',
+      autoOffsetReset: 'none',
     });
     this.dir = join(config.stateDir, config.applicationId, dirName);
   }
@@ -140,14 +160,23 @@ export class GlobalStreamThread {
         .map((e) => [`${e.topic}:${e.partition}`, e.offset]),
     );
     const started = Date.now();
+    const listener = this.hooks.restoreListener;
+    const storeOf = (topic: string) => this.taskOfTopic.get(topic)?.stores.keys().next().value ?? topic;
+    const loading = [...pending].map(([key, end]) => ({ tp: topicPartitionOfKey(key), end, from: 0 }));
+    for (const l of loading) {
+      l.from = this.positions.get(partitionKey(l.tp)) ?? 0;
+      listener?.onRestoreStart(l.tp, storeOf(l.tp.topic), l.from, l.end);
+    }
     this.running = true;
     while (pending.size > 0 && this.running) {
-      for (const r of await this.consumer.poll(POLL_TIMEOUT_MS)) this.apply(r);
+      for (const r of await this.pollOrWipe(BOOTSTRAP_FAILED)) this.apply(r);
       for (const [key, end] of pending) {
         const position = await this.consumer.position(topicPartitionOfKey(key));
         if (position >= end) pending.delete(key);
       }
     }
+    // The offsets the load covered (a compacted topic's gaps included, where Kafka counts records).
+    for (const l of loading) listener?.onRestoreEnd(l.tp, storeOf(l.tp.topic), l.end - l.from);
     this.checkpoint();
     this.hooks.log(`global stores loaded: ${this.applied} records in ${Date.now() - started} ms`);
     this.loop = this.run().catch((e: unknown) => {
@@ -181,11 +210,32 @@ export class GlobalStreamThread {
   private async run(): Promise<void> {
     let lastFlushMs = Date.now();
     while (this.running) {
-      for (const r of await this.consumer.poll(POLL_TIMEOUT_MS)) this.apply(r);
+      for (const r of await this.pollOrWipe(UPDATE_FAILED)) this.apply(r);
       if (Date.now() - lastFlushMs >= FLUSH_INTERVAL_MS) {
         this.checkpoint();
         lastFlushMs = Date.now();
       }
+    }
+  }
+
+  /**
+   * A poll; when a position is out of range, the stores are closed and their directory removed, and the thread
+   * fails with `failure` (Kafka's messages).
+   */
+  private async pollOrWipe(failure: string): Promise<ConsumerRecord[]> {
+    try {
+      return await this.consumer.poll(POLL_TIMEOUT_MS);
+    } catch (err) {
+      if (!(err instanceof KafkaProtocolError) || err.code !== ErrorCode.OFFSET_OUT_OF_RANGE) throw err;
+      this.hooks.log(
+        `global thread: ${err.message}: the global state is inconsistent with its topics, wiping it; ` +
+          'restart KafkaStreams to rebuild it',
+      );
+      this.running = false;
+      for (const t of this.tasks) t.close();
+      this.tasks.length = 0;
+      rmSync(this.dir, { recursive: true, force: true });
+      throw new StreamsError(failure);
     }
   }
 
