@@ -1523,7 +1523,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
 
   /**
    * Commits (with auto commit), leaves the group, and closes the connections. `leaveGroup` overrides
-   * internal.leave.group.on.close for this close (Kafka 4.1's close(CloseOptions) with a GroupMembershipOperation).
+   * internal.leave.group.on.close for this close (Kafka 4.1's close(CloseOptions) with a GroupMembershipOperation):
+   * true sends LeaveGroup even for a static member (LEAVE_GROUP), false sends none (REMAIN_IN_GROUP).
    */
   async close(options: { leaveGroup?: boolean } = {}): Promise<void> {
     if (this.closed) return;
@@ -1535,7 +1536,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       }
       const leave =
         this.group instanceof GroupMember
-          ? this.group.leave(undefined, options.leaveGroup ?? this.o.leaveGroupOnClose)
+          ? this.group.leave(
+              undefined,
+              options.leaveGroup ?? this.o.leaveGroupOnClose,
+              options.leaveGroup === true,
+            )
           : this.group.leave();
       await leave.catch(() => {});
       this.group = null;

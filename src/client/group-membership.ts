@@ -522,9 +522,14 @@ export abstract class GroupMembership {
    * Stops taking part in the group: hands the work over (onLeave) and, for a dynamic member, sends LeaveGroup so
    * the group rebalances at once (a static member keeps its place until its session ends). With `sendLeaveGroup`
    * false (Kafka's internal.leave.group.on.close=false) it only stops: the coordinator keeps the member until its
-   * session times out, as it keeps a static member.
+   * session times out, as it keeps a static member. `staticToo` (Kafka 4.1's close with GroupMembershipOperation
+   * LEAVE_GROUP) sends LeaveGroup for a static member as well, which removes it from the group at once.
    */
-  async leave(reason = 'the member is being closed', sendLeaveGroup = true): Promise<void> {
+  async leave(
+    reason = 'the member is being closed',
+    sendLeaveGroup = true,
+    staticToo = false,
+  ): Promise<void> {
     if (this.left) return;
     this.left = true;
     this.silentLeave = !sendLeaveGroup;
@@ -533,7 +538,8 @@ export abstract class GroupMembership {
     // answered, and a member id it learned then leaves too (joinOnce).
     this.joinedAssignment = null;
     if (sendLeaveGroup) await this.onLeave();
-    if (this.m.groupInstanceId === null && sendLeaveGroup) await this.sendLeave(reason).catch(() => {});
+    if ((this.m.groupInstanceId === null || staticToo) && sendLeaveGroup)
+      await this.sendLeave(reason).catch(() => {});
     this.generationId = -1;
   }
 

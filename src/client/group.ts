@@ -378,7 +378,11 @@ export class GroupMember extends GroupMembership {
   }
 
   /** Leaves with Kafka's reason: 'the consumer is being closed', or why else (unsubscribe()). */
-  override async leave(reason = 'the consumer is being closed', sendLeaveGroup = true): Promise<void> {
-    await super.leave(reason, sendLeaveGroup);
+  override async leave(
+    reason = 'the consumer is being closed',
+    sendLeaveGroup = true,
+    staticToo = false,
+  ): Promise<void> {
+    await super.leave(reason, sendLeaveGroup, staticToo);
   }
 }

@@ -91,9 +91,9 @@ function hostInfo(endpoint: string): HostInfo {
 
 /**
  * Kafka's KafkaStreams.CloseOptions: how long close() waits (default without end) and whether the threads'
- * consumers leave the group (default false: they stay until session.timeout.ms, Kafka Streams' default).
- * Kafka sends the leave for static members only (an admin RemoveMembers); Brook's consumers send LeaveGroup as
- * dynamic members, and a static member keeps its place until its session ends (README, differences).
+ * consumers leave the group (default false: they stay until session.timeout.ms, Kafka Streams' default). With
+ * leaveGroup(true) each thread's consumer sends LeaveGroup, a static member's (group.instance.id) as well: Kafka
+ * removes static members (an admin RemoveMembers; KIP-1092/1153 consumers leave, static or not).
  */
 export class CloseOptions {
   timeoutMs: number | undefined = undefined;

@@ -2,12 +2,13 @@
 // CONSUMER_DEFAULT_OVERRIDES sets internal.leave.group.on.close=false), so the coordinator keeps the member until
 // session.timeout.ms and an instance restarting within it does not make the group rebalance around its absence.
 // Brook's threads do the same by default; KafkaStreams.CloseOptions with leaveGroup(true) (scaling down), or the
-// property `consumer.internal.leave.group.on.close` set true, makes them send LeaveGroup on close.
+// property `consumer.internal.leave.group.on.close` set true, makes them send LeaveGroup on close; leaveGroup(true)
+// removes a static member too (Kafka removes static members with an admin RemoveMembers).
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
-import { type CloseOptions, KafkaStreams, type StreamsProperties } from '../../src/streams/index.js';
+import { CloseOptions, KafkaStreams, type StreamsProperties } from '../../src/streams/index.js';
 import { waitUntil } from '../helpers/wait.js';
 import { countByKeyTopology, type StreamsBroker, useStreamsBroker } from './streams-helpers.js';
 
@@ -52,6 +53,13 @@ describe('closing an instance', () => {
   it('with CloseOptions leaveGroup(true) the member leaves at once', async () => {
     const options = new KafkaStreams.CloseOptions().leaveGroup(true).timeout(30_000);
     assert.equal(await membersAfterClose(env, 'loc-leave-options', {}, options), 0);
+  });
+
+  it('a static member (group.instance.id) stays by default and leaves with CloseOptions leaveGroup(true)', async () => {
+    const stat = { 'group.instance.id': 'loc-static-instance' };
+    assert.equal(await membersAfterClose(env, 'loc-static-stay', stat), 1);
+    const options = new CloseOptions().leaveGroup(true);
+    assert.equal(await membersAfterClose(env, 'loc-static-leave', stat, options), 0);
   });
 
   it('with consumer.internal.leave.group.on.close true the member leaves at once', async () => {
