@@ -981,7 +981,10 @@ export class StreamThread {
    */
   private async restartTruncatedRestoration(
     restorer: Consumer,
-    pending: Map<string, { target: { tp: TopicPartition; store: string; engine: BytesKeyValueStore } }>,
+    pending: Map<
+      string,
+      { target: { tp: TopicPartition; store: string; engine: BytesKeyValueStore }; restored: number }
+    >,
     error: KafkaProtocolError,
   ): Promise<void> {
     let restarted = 0;
@@ -1000,6 +1003,8 @@ export class StreamThread {
       );
       for (const e of engine.range(null, null)) engine.put(e.key, null);
       this.changelogOffsets.delete(key);
+      // The restoration starts again: its total (onRestoreEnd) counts from here.
+      p.restored = 0;
       await restorer.seekToBeginning([tp]);
       restarted++;
     }
