@@ -9,7 +9,7 @@ import { buildMessageSet, decodeMessageSet } from '../../src/protocol/records/le
 import { ApiKey } from '../../src/protocol/registry.js';
 import { useBrokerWithClient } from '../helpers/broker-suite.js';
 import { waitForCoordinator } from '../helpers/offset-commits.js';
-import { createTopic, fetchBody } from '../helpers/wire-client.js';
+import { createTopic, fetchBody, type WireClient } from '../helpers/wire-client.js';
 
 describe('old clients against a Brook broker', () => {
   const suite = useBrokerWithClient({}, (suite) =>
@@ -124,30 +124,8 @@ describe('old clients against a Brook broker', () => {
       const p = r.topics[0].partitions[0];
       return [Number(p.committedOffset), p.errorCode];
     };
-    const commit = async (version: number, offset: number) => {
-      const r = await suite.client.call(ApiKey.OFFSET_COMMIT, version, {
-        groupId: group,
-        generationIdOrMemberEpoch: -1,
-        memberId: '',
-        groupInstanceId: null,
-        retentionTimeMs: -1n,
-        topics: [
-          {
-            name: 'old-fetch',
-            partitions: [
-              {
-                partitionIndex: 0,
-                committedOffset: BigInt(offset),
-                committedLeaderEpoch: -1,
-                commitTimestamp: -1n,
-                committedMetadata: '',
-              },
-            ],
-          },
-        ],
-      });
-      return r.topics[0].partitions[0].errorCode;
-    };
+    const commit = (version: number, offset: number) =>
+      commitOffset(suite.client, version, group, offset, '');
     assert.deepEqual(
       await fetchOffset(0),
       [-1, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
@@ -170,31 +148,40 @@ describe('old clients against a Brook broker', () => {
   it('takes commit metadata of offset.metadata.max.bytes characters, however many bytes they encode to', async () => {
     const group = 'metadata-length';
     await waitForCoordinator(suite.client, group);
-    const commit = async (metadata: string) => {
-      const r = await suite.client.call(ApiKey.OFFSET_COMMIT, 2, {
-        groupId: group,
-        generationIdOrMemberEpoch: -1,
-        memberId: '',
-        groupInstanceId: null,
-        retentionTimeMs: -1n,
-        topics: [
-          {
-            name: 'old-fetch',
-            partitions: [
-              {
-                partitionIndex: 0,
-                committedOffset: 1n,
-                committedLeaderEpoch: -1,
-                commitTimestamp: -1n,
-                committedMetadata: metadata,
-              },
-            ],
-          },
-        ],
-      });
-      return r.topics[0].partitions[0].errorCode;
-    };
+    const commit = (metadata: string) => commitOffset(suite.client, 2, group, 1, metadata);
     assert.equal(await commit('\u00e9'.repeat(4096)), ErrorCode.NONE, '4096 characters, 8192 bytes');
     assert.equal(await commit('e'.repeat(4097)), ErrorCode.OFFSET_METADATA_TOO_LARGE);
   });
 });
+
+/** OffsetCommit of `offset` for partition 0 of old-fetch, outside any generation; the partition's error code. */
+async function commitOffset(
+  client: WireClient,
+  version: number,
+  groupId: string,
+  offset: number,
+  metadata: string,
+): Promise<number> {
+  const r = await client.call(ApiKey.OFFSET_COMMIT, version, {
+    groupId,
+    generationIdOrMemberEpoch: -1,
+    memberId: '',
+    groupInstanceId: null,
+    retentionTimeMs: -1n,
+    topics: [
+      {
+        name: 'old-fetch',
+        partitions: [
+          {
+            partitionIndex: 0,
+            committedOffset: BigInt(offset),
+            committedLeaderEpoch: -1,
+            commitTimestamp: -1n,
+            committedMetadata: metadata,
+          },
+        ],
+      },
+    ],
+  });
+  return r.topics[0].partitions[0].errorCode;
+}
