@@ -1,13 +1,14 @@
 // ControllerRequests, what a broker does with the controller's LeaderAndIsr and StopReplica: after either, the
 // broker is told which partitions changed (onReplicasChanged), so that a replica removed by a reassignment or a
 // topic deletion stops fetching instead of polling its old leader with a stale epoch for ever, and acks=all
-// produces waiting on a partition this broker no longer leads end.
+// produces waiting on a partition this broker no longer leads end. After an UpdateMetadata, the group coordinator
+// is told the partitions it marked deleted.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ControllerRequests } from '../../src/broker/cluster/controller-requests.js';
 import { staticOnly } from '../../src/broker/config/config-layers.js';
-import type { MetadataCache } from '../../src/broker/metadata/metadata-cache.js';
+import { MetadataCache } from '../../src/broker/metadata/metadata-cache.js';
 import type { ReplicaManager } from '../../src/broker/replica/replica-manager.js';
 import { TopicConfigs } from '../../src/broker/topic-configs.js';
 import { InProcessStore } from '../../src/controller/store/in-process-store.js';
@@ -16,6 +17,7 @@ import { encodeEntityConfig, ensurePath, topicConfigPath } from '../../src/contr
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { LeaderAndIsrRequest } from '../../src/protocol/messages/04-leader-and-isr.js';
 import type { StopReplicaRequest } from '../../src/protocol/messages/05-stop-replica.js';
+import type { UpdateMetadataRequest } from '../../src/protocol/messages/06-update-metadata.js';
 
 function stopReplica(brokerEpoch: bigint): StopReplicaRequest {
   return {
@@ -126,5 +128,62 @@ test('a topic config read that fails keeps the overrides known, or fails the req
   assert.equal(refused.errorCode, ErrorCode.REQUEST_TIMED_OUT);
   assert.equal(applied.length, 2);
   assert.equal(topicConfigs.hasOverrides('u'), false);
+  store.close();
+});
+
+function updateMetadata(topic: string, leader: number): UpdateMetadataRequest {
+  return {
+    controllerId: 1,
+    isKRaftController: false,
+    type: 0,
+    controllerEpoch: 1,
+    brokerEpoch: -1n,
+    ungroupedPartitionStates: [],
+    topicStates: [
+      {
+        topicName: topic,
+        topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+        partitionStates: [0, 1].map((partitionIndex) => ({
+          topicName: topic,
+          partitionIndex,
+          controllerEpoch: 1,
+          leader,
+          leaderEpoch: 0,
+          isr: [1],
+          zkVersion: 0,
+          replicas: [1],
+          offlineReplicas: [],
+        })),
+      },
+    ],
+    liveBrokers: [],
+  };
+}
+
+// The controller may mark a topic deleted (leader -2) in several UpdateMetadata requests while the deletion goes on;
+// the group coordinator goes through every group's offsets for each call, so only the first one calls it.
+test('partitions marked deleted are told once, while the metadata still shows their topic', async () => {
+  const store = InProcessStore.open({ dataDir: null });
+  const session = store.openSession();
+  const metadata = new MetadataCache('cluster');
+  const replicas = { deleteStrayReplicas: () => [] } as unknown as ReplicaManager;
+  const requests = new ControllerRequests(
+    session,
+    metadata,
+    replicas,
+    new TopicConfigs(staticOnly(new Map())),
+  );
+  const told: string[][] = [];
+  requests.onPartitionsDeleted = (partitions) =>
+    told.push(partitions.map((p) => `${p.topic}-${p.partition}`));
+
+  assert.equal((await requests.updateMetadata(updateMetadata('t', 1))).errorCode, ErrorCode.NONE);
+  assert.deepEqual(told, []);
+  assert.equal((await requests.updateMetadata(updateMetadata('t', -2))).errorCode, ErrorCode.NONE);
+  assert.deepEqual(told, [['t-0', 't-1']]);
+  // Before: told [t-0, t-1] again.
+  assert.equal((await requests.updateMetadata(updateMetadata('t', -2))).errorCode, ErrorCode.NONE);
+  assert.deepEqual(told, [['t-0', 't-1']]);
+  await session.close();
   store.close();
 });

@@ -31,7 +31,9 @@ export class ControllerRequests {
   onReplicasChanged: (partitionKeys: readonly string[]) => void = () => {};
   /**
    * Called after an UpdateMetadata was applied, with the partitions it marked deleted (leader -2): the group
-   * coordinator drops the offsets committed for them, as Kafka's KafkaApis does on UpdateMetadata.
+   * coordinator drops the offsets committed for them, as Kafka's KafkaApis does on UpdateMetadata. Only partitions
+   * of topics the metadata still showed: the controller may mark a topic deleted in several requests while its
+   * deletion goes on, and each call goes through every group's offsets.
    */
   onPartitionsDeleted: (partitions: readonly { topic: string; partition: number }[]) => void = () => {};
 
@@ -66,10 +68,11 @@ export class ControllerRequests {
     if (this.isStale(request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH };
     const fresh = [...topicsOf(request)].filter((t) => this.metadata.topic(t) === undefined);
     if (!(await this.loadConfigs(fresh))) return { errorCode: ErrorCode.REQUEST_TIMED_OUT };
+    const deleted = deletedPartitionsOf(request).filter((p) => this.metadata.topic(p.topic) !== undefined);
     const applied = this.metadata.applyUpdateMetadata(request, new Map());
     if (applied) {
       this.replicas.deleteStrayReplicas(request);
-      this.onPartitionsDeleted(deletedPartitionsOf(request));
+      if (deleted.length > 0) this.onPartitionsDeleted(deleted);
     }
     return { errorCode: applied ? ErrorCode.NONE : ErrorCode.STALE_CONTROLLER_EPOCH };
   }

@@ -1482,7 +1482,9 @@ export class GroupCoordinator {
    * Partitions of deleted topics (UpdateMetadata's LeaderDuringDelete): their committed offsets go from every group
    * held here, with tombstones, and a group left empty without offsets goes too, as Kafka's
    * GroupCoordinator.handleDeletedPartitions does; else a topic created again under the same name would resume
-   * from the old topic's offsets. Like Kafka, no group tombstone for a group that only stored offsets.
+   * from the old topic's offsets. Like Kafka, no group tombstone for a group that only stored offsets. Offsets that
+   * open transactions hold for them go too (Kafka's removeOffsets drops them; its new coordinator writes their
+   * tombstones, as here), or the transaction's COMMIT marker would bring them back.
    */
   removeOffsetsOfDeletedPartitions(partitions: readonly { topic: string; partition: number }[]): void {
     if (partitions.length === 0) return;
@@ -1492,7 +1494,8 @@ export class GroupCoordinator {
       const status = this.partitions.get(group.partition);
       if (status?.state !== 'active') continue;
       const records: EncodedRecord[] = [];
-      for (const key of [...group.offsets.keys()]) {
+      const held = new Set([...group.offsets.keys(), ...status.pendingTxn.keysOf(group.groupId)]);
+      for (const key of held) {
         if (!deleted.has(key)) continue;
         this.replayTombstone(status, group, key);
         const { topic, partition } = splitOffsetKey(key);
