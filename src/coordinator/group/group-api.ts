@@ -48,7 +48,7 @@ export interface CommitPartition {
   readonly partitionIndex: number;
   readonly committedOffset: number;
   readonly committedLeaderEpoch: number;
-  /** OffsetCommit v1's per-partition commit time, or -1. */
+  /** OffsetCommit v1's per-partition commit time as sent, or -1 (the time of the commit). */
   readonly commitTimestampMs: number;
   readonly committedMetadata: string | null;
 }

@@ -1246,7 +1246,8 @@ export class GroupCoordinator {
           offset: BigInt(p.committedOffset),
           leaderEpoch: p.committedLeaderEpoch,
           metadata,
-          commitTimestamp: BigInt(p.commitTimestampMs >= 0 ? p.commitTimestampMs : nowMs),
+          // Only -1 (Kafka's DEFAULT_TIMESTAMP) means now; OffsetCommit v1's other values are kept, negative too.
+          commitTimestamp: BigInt(p.commitTimestampMs !== -1 ? p.commitTimestampMs : nowMs),
           expireTimestamp: BigInt(retentionMs >= 0 ? nowMs + retentionMs : -1),
         };
         records.push(offsetRecord(request.groupId, t.name, p.partitionIndex, value));
