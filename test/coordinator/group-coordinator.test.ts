@@ -556,6 +556,25 @@ describe('group coordinator: offsets', () => {
     assert.equal(coordinator.fetchOffsets('g', topics, true).topics[0]!.partitions[0]!.committedOffset, 2);
   });
 
+  // Kafka's GroupMetadata.removeOffsets drops pending offset commits too: the commit in flight when its topic is
+  // deleted does not come back once acknowledged, and the tombstone follows its record in the log.
+  it('a commit being written when its topic is deleted stays removed once acknowledged', async () => {
+    const { coordinator, storage } = setup();
+    await commit(coordinator, 1);
+    storage.hold = true;
+    const pending = track(commit(coordinator, 2));
+    coordinator.removeOffsetsOfDeletedPartitions([{ topic: 't', partition: 0 }]);
+    storage.release();
+    await flush();
+    assert.equal(pending.value()[0]!.partitions[0]!.errorCode, E.NONE);
+    const topics = [{ name: 't', partitionIndexes: [0] }];
+    // Before: 2, the commit in flight applied after the deletion.
+    assert.equal(coordinator.fetchOffsets('g', topics, true).topics[0]!.partitions[0]!.committedOffset, -1);
+    const last = [...storage.readAll(0)].at(-1)!;
+    const record = decodeGroupRecord(last.key!, last.value);
+    assert.ok(record.kind === 'offset' && record.value === null, 'a tombstone last');
+  });
+
   it('does not acknowledge a commit whose write failed, and maps the error', async () => {
     const { coordinator, storage } = setup();
     storage.failWith = E.NOT_ENOUGH_REPLICAS;

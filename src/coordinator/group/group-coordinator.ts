@@ -1156,6 +1156,8 @@ export class GroupCoordinator {
       },
     });
     return write.then((errorCode) => {
+      // A commit no longer pending was dropped meanwhile (its topic deleted): its offset is not applied.
+      const stillPending = accepted.map((a) => target.pendingCommits.has(a.key));
       for (const a of accepted) {
         const n = (target.pendingCommits.get(a.key) ?? 1) - 1;
         if (n <= 0) target.pendingCommits.delete(a.key);
@@ -1164,6 +1166,7 @@ export class GroupCoordinator {
       const status = this.partitions.get(partition);
       if (errorCode === ErrorCode.NONE && this.isCurrent(target) && status !== undefined) {
         accepted.forEach((a, i) => {
+          if (!stillPending[i]) return;
           const recordOffset = baseOffset < 0 ? -1 : baseOffset + i;
           this.replayOffset(status, partition, target.groupId, a.key, a.value, {
             recordOffset,
@@ -1485,7 +1488,8 @@ export class GroupCoordinator {
    * GroupCoordinator.handleDeletedPartitions does; else a topic created again under the same name would resume
    * from the old topic's offsets. Like Kafka, no group tombstone for a group that only stored offsets. Offsets that
    * open transactions hold for them go too (Kafka's removeOffsets drops them; its new coordinator writes their
-   * tombstones, as here), or the transaction's COMMIT marker would bring them back.
+   * tombstones, as here), or the transaction's COMMIT marker would bring them back; so do commits being written
+   * (not applied once acknowledged; the tombstone follows their record). A group with commits in flight stays.
    */
   removeOffsetsOfDeletedPartitions(partitions: readonly { topic: string; partition: number }[]): void {
     if (partitions.length === 0) return;
@@ -1495,9 +1499,15 @@ export class GroupCoordinator {
       const status = this.partitions.get(group.partition);
       if (status?.state !== 'active') continue;
       const records: EncodedRecord[] = [];
-      const held = new Set([...group.offsets.keys(), ...status.pendingTxn.keysOf(group.groupId)]);
+      const writing = group.pendingCommits.size > 0;
+      const held = new Set([
+        ...group.offsets.keys(),
+        ...status.pendingTxn.keysOf(group.groupId),
+        ...group.pendingCommits.keys(),
+      ]);
       for (const key of held) {
         if (!deleted.has(key)) continue;
+        group.pendingCommits.delete(key);
         this.replayTombstone(status, group, key);
         const { topic, partition } = splitOffsetKey(key);
         records.push(offsetRecord(group.groupId, topic, partition, null));
@@ -1508,7 +1518,7 @@ export class GroupCoordinator {
         group.is('Empty') &&
         consumerMembers === 0 &&
         group.offsets.size === 0 &&
-        group.pendingCommits.size === 0 &&
+        !writing &&
         !status.pendingTxn.hasGroup(group.groupId)
       ) {
         group.transitionTo('Dead', nowMs);
