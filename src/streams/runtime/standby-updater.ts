@@ -18,8 +18,10 @@
 
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Consumer } from '../../client/consumer.js';
+import { Consumer, type ConsumerRecord } from '../../client/consumer.js';
+import { KafkaProtocolError } from '../../client/errors.js';
 import type { TopicPartition } from '../../client/requests.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import type { ResolvedConfig } from '../config.js';
 import type { Serde } from '../serdes.js';
 import type { BytesKeyValueStore } from '../state/bytes-store.js';
@@ -31,6 +33,7 @@ import type { Topology } from '../topology.js';
 import { checkpointPath, readCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { openEngine } from './engines.js';
 import { changelogTopicName } from './internal-topics.js';
+import { partitionKey } from './partition-key.js';
 
 const POLL_TIMEOUT_MS = 100;
 
@@ -68,6 +71,8 @@ export class StandbyUpdater {
   private running = true;
   private loop: Promise<void> | null = null;
   private lastCheckpointMs = Date.now();
+  /** Changelog partitions assigned without an offset to start from: read from their first offset. */
+  private readonly unpositioned = new Map<string, TopicPartition>();
   /** Changelog records applied to standby stores since start (for tests and metrics). */
   applied = 0;
 
@@ -238,8 +243,11 @@ export class StandbyUpdater {
     this.log(`standby task ${task.id} closed`);
   }
 
-  /** Only persistent stores' offsets: an in-memory store's state is gone with the process. */
-  private checkpoint(task: StandbyTask): void {
+  /**
+   * Only persistent stores' offsets: an in-memory store's state is gone with the process. `evenEmpty`: written
+   * even without offsets, so that a wiped store's older offset does not stay in the file.
+   */
+  private checkpoint(task: StandbyTask, evenEmpty = false): void {
     const offsets = new Map<string, number>();
     for (const s of task.stores) {
       if (!s.persistent) continue;
@@ -248,7 +256,7 @@ export class StandbyUpdater {
       const at = task.offsets.get(key);
       if (at !== undefined) offsets.set(key, at);
     }
-    if (offsets.size > 0) writeCheckpoint(task.dir, offsets);
+    if (offsets.size > 0 || evenEmpty) writeCheckpoint(task.dir, offsets);
   }
 
   /** Points the consumer at every open standby's changelog partitions, each from where its store is. */
@@ -263,7 +271,9 @@ export class StandbyUpdater {
         ...this.config.clients.restoreConsumer,
         bootstrapServers: this.config.bootstrapServers,
         clientId: `${this.config.clientId}-standby-consumer`,
-        autoOffsetReset: 'earliest',
+        // As Kafka's restore consumer (getRestoreConsumerConfigs): a position out of range is a corrupted standby
+        // (run(), below), never a silent jump to the first offset over the store's older contents.
+        autoOffsetReset: 'none',
       });
       this.loop = this.run().catch((e: unknown) =>
         this.log(`standby updater failed: ${(e as Error).message}`),
@@ -277,8 +287,10 @@ export class StandbyUpdater {
         if (before.has(key)) continue;
         const tp = { topic: s.changelog, partition: t.partition };
         const at = t.offsets.get(key);
-        if (at !== undefined) this.consumer.seek(tp, at + 1);
-        else void this.consumer.seekToBeginning([tp]).catch(() => {});
+        if (at !== undefined) {
+          this.consumer.seek(tp, at + 1);
+          this.unpositioned.delete(key);
+        } else this.unpositioned.set(key, tp);
       }
     }
   }
@@ -286,11 +298,18 @@ export class StandbyUpdater {
   private async run(): Promise<void> {
     while (this.running) {
       const consumer = this.consumer!;
-      if (consumer.assignment().length === 0) {
+      if (consumer.assignment().length === 0 || !(await this.positionNew(consumer))) {
         await new Promise((r) => setTimeout(r, POLL_TIMEOUT_MS));
         continue;
       }
-      const records = await consumer.poll(POLL_TIMEOUT_MS);
+      let records: ConsumerRecord[];
+      try {
+        records = await consumer.poll(POLL_TIMEOUT_MS);
+      } catch (err) {
+        if (!(err instanceof KafkaProtocolError) || err.code !== ErrorCode.OFFSET_OUT_OF_RANGE) throw err;
+        await this.rebuildTruncated(consumer, err);
+        continue;
+      }
       for (const r of records) {
         if (r.key === null) continue;
         const task = this.tasks.get(`${this.taskOfChangelog(r.topic)}_${r.partition}`);
@@ -306,6 +325,64 @@ export class StandbyUpdater {
         this.lastCheckpointMs = Date.now();
       }
     }
+  }
+
+  /**
+   * Moves the partitions of stores without an offset to their first offset before the next poll: with
+   * auto.offset.reset "none" a poll over a partition without a position fails. False when the lookup failed (tried
+   * again on the next turn).
+   */
+  private async positionNew(consumer: Consumer): Promise<boolean> {
+    if (this.unpositioned.size === 0) return true;
+    const assigned = new Set(consumer.assignment().map(partitionKey));
+    const tps = [...this.unpositioned.values()].filter((tp) => assigned.has(partitionKey(tp)));
+    this.unpositioned.clear();
+    try {
+      await consumer.seekToBeginning(tps);
+      return true;
+    } catch (e) {
+      for (const tp of tps)
+        if (!this.unpositioned.has(partitionKey(tp))) this.unpositioned.set(partitionKey(tp), tp);
+      this.log(`standby updater: finding the first offsets failed, retrying: ${(e as Error).message}`);
+      return false;
+    }
+  }
+
+  /**
+   * The consumer's position in some standby changelog partitions fell before their first offset (records deleted
+   * by DeleteRecords or retention after the standby's checkpoint or last read). Kafka's StoreChangelogReader marks
+   * such standbys corrupted and rebuilds their state from what the changelog holds; here, as for an active task's
+   * restoration, each such store is emptied, its offset forgotten (the checkpoint written without it) and it is
+   * read again from the partition's first offset. Any other out-of-range answer fails the updater.
+   */
+  private async rebuildTruncated(consumer: Consumer, error: KafkaProtocolError): Promise<void> {
+    const tps = consumer.assignment();
+    const starts = await consumer.beginningOffsets(tps);
+    const startOf = new Map(starts.map((o) => [partitionKey(o), o.offset]));
+    let rebuilt = 0;
+    for (const tp of tps) {
+      const key = partitionKey(tp);
+      const start = startOf.get(key);
+      // Released meanwhile: no longer read here.
+      if (!consumer.assignment().some((a) => partitionKey(a) === key)) continue;
+      const position = await consumer.position(tp);
+      if (start === undefined || position >= start) continue;
+      const task = this.tasks.get(`${this.taskOfChangelog(tp.topic)}_${tp.partition}`);
+      const store = task?.stores.find((s) => s.changelog === tp.topic);
+      if (task !== undefined && store !== undefined) {
+        this.log(
+          `standby task ${task.id}: store ${store.name} at ${tp.topic}-${tp.partition} offset ${position} is ` +
+            `before its first offset ${start} (the changelog was truncated): the state is corrupted, wiping it ` +
+            'to rebuild it from the first offset',
+        );
+        for (const e of store.engine.range(null, null)) store.engine.put(e.key, null);
+        task.offsets.delete(key);
+        this.checkpoint(task, true);
+      }
+      await consumer.seekToBeginning([tp]);
+      rebuilt++;
+    }
+    if (rebuilt === 0) throw error;
   }
 
   /** The sub-topology id whose store writes this changelog. */
