@@ -248,8 +248,7 @@ export class KafkaStreams {
         this.config.topicConfigs,
       );
     } catch (e) {
-      this.setState('PENDING_ERROR');
-      this.setState('ERROR');
+      await this.closeToError();
       throw e;
     } finally {
       await admin.close();
@@ -267,8 +266,7 @@ export class KafkaStreams {
           onError: (e) => {
             // Kafka shuts the client down when the global thread dies: every task may read its stores.
             this.logger(`global thread failed: ${e.message}`);
-            this.setState('PENDING_ERROR');
-            void Promise.allSettled(this.threads.map((t) => t.close())).then(() => this.setState('ERROR'));
+            void this.closeToError();
           },
         },
       );
@@ -276,9 +274,7 @@ export class KafkaStreams {
       try {
         await global.start();
       } catch (e) {
-        await global.close().catch(() => {});
-        this.setState('PENDING_ERROR');
-        this.setState('ERROR');
+        await this.closeToError();
         throw e;
       }
     }
@@ -291,9 +287,7 @@ export class KafkaStreams {
       // Each worker has built its topology (the module imported, the description compared) before any joins.
       await Promise.all(workers.map((w) => w.ready));
     } catch (e) {
-      await Promise.allSettled(this.threads.map((t) => t.close()));
-      this.setState('PENDING_ERROR');
-      this.setState('ERROR');
+      await this.closeToError();
       throw e;
     }
     for (const t of this.threads) t.start();
@@ -399,8 +393,7 @@ export class KafkaStreams {
       return;
     }
     // SHUTDOWN_CLIENT, Kafka's default response: the other threads stop too.
-    this.setState('PENDING_ERROR');
-    void Promise.allSettled(this.threads.map((t) => t.close())).then(() => this.setState('ERROR'));
+    void this.closeToError();
   }
 
   /**
@@ -411,9 +404,28 @@ export class KafkaStreams {
     if (this.stateValue !== 'RUNNING' && this.stateValue !== 'REBALANCING') return;
     this.logger(`${thread.name}: the application is asked to shut down`);
     this.setState('PENDING_ERROR');
-    setImmediate(() => {
-      void Promise.allSettled(this.threads.map((t) => t.close())).then(() => this.setState('ERROR'));
-    });
+    setImmediate(() => void this.closeToError());
+  }
+
+  /**
+   * Kafka's closeToError: the client stops for good in ERROR with everything closed (stream threads, standbys,
+   * the global thread) and its process id released, as Kafka's shutdown releases the state directory, so that a
+   * later instance of this process takes the directory's id back instead of a fresh one.
+   */
+  private async closeToError(): Promise<void> {
+    // Closing or closed already (Kafka's setState refuses PENDING_ERROR from there).
+    if (
+      this.stateValue === 'PENDING_SHUTDOWN' ||
+      this.stateValue === 'NOT_RUNNING' ||
+      this.stateValue === 'ERROR'
+    )
+      return;
+    this.setState('PENDING_ERROR');
+    await Promise.allSettled(this.threads.map((t) => t.close()));
+    await this.standbys?.close().catch(() => {});
+    await this.globalThread?.close().catch(() => {});
+    if (this.processIdValue !== null) releaseProcessId(this.processIdValue);
+    this.setState('ERROR');
   }
 
   /**

@@ -3,6 +3,7 @@
 // out-of-range position by wiping the global state and failing ("Bootstrapping global state failed" while
 // loading: start() fails, the client ends in ERROR). A restart rebuilds the store from what the topic holds.
 // Jumping to the first offset instead would keep, and checkpoint, rows the topic no longer has.
+// The failed client releases its process id: a later instance in the same process gets the same one back.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -76,6 +77,7 @@ describe('a global topic truncated while the global thread loads it', () => {
         await producer.send({ topic: TOPIC, key: Buffer.from(`c${i}`), value: Buffer.from(`name ${i}`) });
       const first = instance(env);
       assert.equal((await runningStore(first)).get('c0'), 'name 0');
+      const processId = first.processId;
       await first.close(leavingGroup()); // checkpoint: offset 3 next
       // Each record in a batch of its own: loading them takes one fetch each.
       for (let i = 0; i < appended; i++)
@@ -112,7 +114,12 @@ describe('a global topic truncated while the global thread loads it', () => {
       assert.equal(existsSync(join(env.dirs[0]!, APP, 'global')), false, 'the global state is wiped');
 
       const third = instance(env);
+      const thirdLogs: string[] = [];
+      third.setLogger((m) => thirdLogs.push(m));
       try {
+        // The failed client released the state directory's process id (Kafka's shutdown to ERROR releases the
+        // directory): the next instance of this process takes it back rather than a fresh one.
+        assert.equal(third.processId, processId, thirdLogs.join('\n'));
         const store = await runningStore(third);
         assert.equal(store.get('c0'), null, 'a row the topic no longer has');
         assert.equal(store.get(`k${deleteBefore - 4}`), null);
