@@ -259,13 +259,21 @@ export class StandbyUpdater {
     if (offsets.size > 0 || evenEmpty) writeCheckpoint(task.dir, offsets);
   }
 
-  /** Points the consumer at every open standby's changelog partitions, each from where its store is. */
+  /**
+   * Points the consumer at every open standby's changelog partitions, each from where its store is. A partition
+   * whose store has no offset yet is assigned only once positionNew() has found its first offset: called while
+   * run() polls, an assigned partition without a position would fail that poll (auto.offset.reset "none").
+   */
   private reassign(): void {
-    const tps: TopicPartition[] = [];
+    const wanted = new Map<string, { tp: TopicPartition; at: number | undefined }>();
     for (const t of this.tasks.values())
-      for (const s of t.stores) tps.push({ topic: s.changelog, partition: t.partition });
+      for (const s of t.stores) {
+        const tp = { topic: s.changelog, partition: t.partition };
+        wanted.set(partitionKey(tp), { tp, at: t.offsets.get(partitionKey(tp)) });
+      }
+    for (const key of this.unpositioned.keys()) if (!wanted.has(key)) this.unpositioned.delete(key);
     if (this.consumer === null) {
-      if (tps.length === 0) return;
+      if (wanted.size === 0) return;
       this.consumer = new Consumer({
         // Kafka's standby tasks read their changelogs with the restore consumer: its settings.
         ...this.config.clients.restoreConsumer,
@@ -279,26 +287,26 @@ export class StandbyUpdater {
         this.log(`standby updater failed: ${(e as Error).message}`),
       );
     }
-    const before = new Set(this.consumer.assignment().map((tp) => `${tp.topic}:${tp.partition}`));
-    this.consumer.assign(tps);
-    for (const t of this.tasks.values()) {
-      for (const s of t.stores) {
-        const key = `${s.changelog}:${t.partition}`;
-        if (before.has(key)) continue;
-        const tp = { topic: s.changelog, partition: t.partition };
-        const at = t.offsets.get(key);
-        if (at !== undefined) {
-          this.consumer.seek(tp, at + 1);
-          this.unpositioned.delete(key);
-        } else this.unpositioned.set(key, tp);
+    const before = new Set(this.consumer.assignment().map(partitionKey));
+    const assigned: TopicPartition[] = [];
+    const seeks: [TopicPartition, number][] = [];
+    for (const [key, { tp, at }] of wanted) {
+      if (before.has(key)) assigned.push(tp);
+      else if (this.unpositioned.has(key)) continue;
+      else if (at === undefined) this.unpositioned.set(key, tp);
+      else {
+        assigned.push(tp);
+        seeks.push([tp, at + 1]);
       }
     }
+    this.consumer.assign(assigned);
+    for (const [tp, offset] of seeks) this.consumer.seek(tp, offset);
   }
 
   private async run(): Promise<void> {
     while (this.running) {
       const consumer = this.consumer!;
-      if (consumer.assignment().length === 0 || !(await this.positionNew(consumer))) {
+      if (!(await this.positionNew(consumer)) || consumer.assignment().length === 0) {
         await new Promise((r) => setTimeout(r, POLL_TIMEOUT_MS));
         continue;
       }
@@ -328,24 +336,32 @@ export class StandbyUpdater {
   }
 
   /**
-   * Moves the partitions of stores without an offset to their first offset before the next poll: with
-   * auto.offset.reset "none" a poll over a partition without a position fails. False when the lookup failed (tried
-   * again on the next turn).
+   * Assigns the partitions of stores without an offset, each at its first offset (looked up first, so that no poll
+   * sees them without a position). False when the lookup failed (tried again on the next turn).
    */
   private async positionNew(consumer: Consumer): Promise<boolean> {
     if (this.unpositioned.size === 0) return true;
-    const assigned = new Set(consumer.assignment().map(partitionKey));
-    const tps = [...this.unpositioned.values()].filter((tp) => assigned.has(partitionKey(tp)));
-    this.unpositioned.clear();
+    const entries = [...this.unpositioned];
+    let starts: { topic: string; partition: number; offset: number }[];
     try {
-      await consumer.seekToBeginning(tps);
-      return true;
+      starts = await consumer.beginningOffsets(entries.map(([, tp]) => tp));
     } catch (e) {
-      for (const tp of tps)
-        if (!this.unpositioned.has(partitionKey(tp))) this.unpositioned.set(partitionKey(tp), tp);
       this.log(`standby updater: finding the first offsets failed, retrying: ${(e as Error).message}`);
       return false;
     }
+    const startOf = new Map(starts.map((o) => [partitionKey(o), o.offset]));
+    const added: [TopicPartition, number][] = [];
+    for (const [key, tp] of entries) {
+      const start = startOf.get(key);
+      // Closed or released meanwhile (or opened again: the next turn looks that one up).
+      if (this.unpositioned.get(key) !== tp || start === undefined || start < 0) continue;
+      this.unpositioned.delete(key);
+      added.push([tp, start]);
+    }
+    if (added.length === 0) return true;
+    consumer.assign([...consumer.assignment(), ...added.map(([tp]) => tp)]);
+    for (const [tp, start] of added) consumer.seek(tp, start);
+    return true;
   }
 
   /**
@@ -356,17 +372,20 @@ export class StandbyUpdater {
    * read again from the partition's first offset. Any other out-of-range answer fails the updater.
    */
   private async rebuildTruncated(consumer: Consumer, error: KafkaProtocolError): Promise<void> {
-    const tps = consumer.assignment();
-    const starts = await consumer.beginningOffsets(tps);
-    const startOf = new Map(starts.map((o) => [partitionKey(o), o.offset]));
-    let rebuilt = 0;
-    for (const tp of tps) {
-      const key = partitionKey(tp);
-      const start = startOf.get(key);
+    const starts = await consumer.beginningOffsets(consumer.assignment());
+    const behind: { tp: TopicPartition; position: number; start: number }[] = [];
+    for (const o of starts) {
+      const tp = { topic: o.topic, partition: o.partition };
       // Released meanwhile: no longer read here.
-      if (!consumer.assignment().some((a) => partitionKey(a) === key)) continue;
+      if (!consumer.assignment().some((a) => partitionKey(a) === partitionKey(tp))) continue;
       const position = await consumer.position(tp);
-      if (start === undefined || position >= start) continue;
+      if (position < o.offset) behind.push({ tp, position, start: o.offset });
+    }
+    if (behind.length === 0) throw error;
+    const assigned = new Set(consumer.assignment().map(partitionKey));
+    for (const { tp, position, start } of behind) {
+      const key = partitionKey(tp);
+      if (!assigned.has(key)) continue;
       const task = this.tasks.get(`${this.taskOfChangelog(tp.topic)}_${tp.partition}`);
       const store = task?.stores.find((s) => s.changelog === tp.topic);
       if (task !== undefined && store !== undefined) {
@@ -379,10 +398,8 @@ export class StandbyUpdater {
         task.offsets.delete(key);
         this.checkpoint(task, true);
       }
-      await consumer.seekToBeginning([tp]);
-      rebuilt++;
+      consumer.seek(tp, start);
     }
-    if (rebuilt === 0) throw error;
   }
 
   /** The sub-topology id whose store writes this changelog. */
