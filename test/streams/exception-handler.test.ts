@@ -1,6 +1,7 @@
 // The uncaught exception handler through a broker: a processor throws once; with REPLACE_THREAD a new thread
 // takes the failed one's place and processing goes on (the failing record processed again, at least once);
-// without a handler the client shuts down (SHUTDOWN_CLIENT, Kafka's default) and ends in ERROR.
+// without a handler the client shuts down (SHUTDOWN_CLIENT, Kafka's default) and ends in ERROR, its process id
+// released for a later instance.
 
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
@@ -125,6 +126,17 @@ describe('uncaught exception handler', () => {
         () => states.join(','),
       );
       assert.deepEqual(states.slice(-2), ['PENDING_ERROR', 'ERROR']);
+      // Ending in ERROR released the state directory's process id: a later instance of this process takes it.
+      const next = new KafkaStreams(topology, {
+        'application.id': 'shutdown-client',
+        'bootstrap.servers': broker.bootstrap,
+        'state.dir': dir,
+      });
+      try {
+        assert.equal(next.processId, streams.processId);
+      } finally {
+        await next.close();
+      }
     } finally {
       await streams.close();
     }
