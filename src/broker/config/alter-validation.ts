@@ -17,7 +17,7 @@ import {
 } from './config-error-codes.js';
 import { type BrokerConfigLayers, mergeBrokerLayers } from './config-layers.js';
 import { type ConfigKeyDef, ConfigType } from './config-types.js';
-import { isKafkaReadOnlyKey } from './kafka-only-keys.js';
+import { isKafkaPerBrokerKey, isKafkaReadOnlyKey } from './kafka-only-keys.js';
 import { parseKey } from './parsed-config.js';
 import { passwordEncoderSettings } from './password-encoder.js';
 import { resolveTopicConfig } from './topic-config.js';
@@ -243,6 +243,25 @@ const LISTENER_ONLY_SECURITY_KEYS = new Set([
   'ssl.truststore.certificates',
 ]);
 
+/** Listener keys that Kafka 3.9 lets the cluster default set (DynamicBrokerConfig's ClusterLevelListenerConfigs). */
+const CLUSTER_LEVEL_LISTENER_KEYS = new Set([
+  'max.connections',
+  'max.connection.creation.rate',
+  'num.network.threads',
+]);
+
+/**
+ * Whether a key may change only for one broker, as Kafka's DynamicBrokerConfig decides: the per-broker keys by
+ * name (Brook's and Kafka's own), and every listener-prefixed key whatever follows the listener name (even a
+ * custom one), but the cluster-level connection and thread bounds.
+ */
+function perBrokerOnly(name: string): boolean {
+  const listenerKey = /^listener\.name\.[^.]*\.(.*)$/.exec(name);
+  if (listenerKey !== null) return !CLUSTER_LEVEL_LISTENER_KEYS.has(listenerKey[1] as string);
+  const def = brokerKey(name);
+  return def === undefined ? isKafkaPerBrokerKey(name) : def.updateMode === 'per-broker';
+}
+
 /** Names as Kafka prints a Scala set in these messages: `Set(a, b)`. */
 function scalaSet(names: readonly string[]): string {
   return `Set(${names.join(', ')})`;
@@ -263,7 +282,7 @@ function dynamicUpdateRefusal(names: readonly string[], perBroker: boolean): Con
   const refuse = (rule: string, keys: string[]) =>
     keys.length === 0 ? null : brokerRefusal(`${rule}: ${scalaSet(keys)}`);
   const readOnly = names.filter(cannotChangeDynamically);
-  const perBrokerKeys = names.filter((name) => brokerKey(name)?.updateMode === 'per-broker');
+  const perBrokerKeys = names.filter(perBrokerOnly);
   return (
     refuse('Cannot update these configs dynamically', readOnly) ??
     refuse(

@@ -20,6 +20,7 @@ const KAFKA_PREFIXES = [
   'log.local.retention.',
   'controller.quorum.',
   'delegation.token.',
+  'group.share.',
   'confluent.',
 ];
 
@@ -45,6 +46,29 @@ const KAFKA_NAMES = new Set([
   'unstable.api.versions.enable',
   'unstable.feature.versions.enable',
   'password.encoder.old.secret',
+  // Internal or KRaft-only in Kafka 3.9, yet in its KafkaConfig, so read-only there too.
+  'alter.log.dirs.replication.quota.window.num',
+  'alter.log.dirs.replication.quota.window.size.seconds',
+  'eligible.leader.replicas.enable',
+  'group.coordinator.new.enable',
+  'group.coordinator.threads',
+  'group.coordinator.append.linger.ms',
+  'group.consumer.assignors',
+  'group.consumer.migration.policy',
+  'initial.broker.registration.timeout.ms',
+  'max.request.partition.size.limit',
+  'metadata.log.segment.bytes',
+  'metadata.log.segment.min.bytes',
+  'metadata.log.segment.ms',
+  'metadata.log.max.record.bytes.between.snapshots',
+  'metadata.log.max.snapshot.interval.ms',
+  'metadata.max.retention.bytes',
+  'metadata.max.retention.ms',
+  'metadata.max.idle.interval.ms',
+  'server.max.startup.time.ms',
+  'unclean.leader.election.interval.ms',
+  'zookeeper.metadata.migration.min.batch.size',
+  'zookeeper.ssl.endpoint.identification.algorithm',
 ]);
 
 /**
@@ -67,12 +91,20 @@ const KAFKA_DYNAMIC_NAMES = new Set([
   'remote.log.index.file.cache.total.size.bytes',
   'remote.log.manager.copy.max.bytes.per.second',
   'remote.log.manager.fetch.max.bytes.per.second',
-  'remote.log.manager.copier.thread.pool.size',
-  'remote.log.manager.expiration.thread.pool.size',
-  'remote.log.reader.threads',
   'log.local.retention.ms',
   'log.local.retention.bytes',
 ]);
+
+/**
+ * The keys above that Kafka 3.9 changes only for one broker (DynamicListenerConfig's SASL and TLS settings), never
+ * at the cluster default; the other dynamic ones are cluster-wide.
+ */
+const KAFKA_PER_BROKER_PREFIXES = ['sasl.kerberos.', 'sasl.login.refresh.', 'ssl.engine.factory.class'];
+
+/** Whether `name` (a key Brook does not define) is a Kafka key that may be changed dynamically only per broker. */
+export function isKafkaPerBrokerKey(name: string): boolean {
+  return KAFKA_DYNAMIC_NAMES.has(name) && KAFKA_PER_BROKER_PREFIXES.some((prefix) => name.startsWith(prefix));
+}
 
 /** `listener.name.<listener>.` and, for SASL keys, `listener.name.<listener>.<mechanism>.`. */
 const LISTENER_PREFIXES = [/^listener\.name\.[^.]+\./, /^listener\.name\.[^.]+\.[^.]+\./];

@@ -1,0 +1,90 @@
+// The dynamic update modes of Kafka 3.9's broker keys that Brook does not define, through the wire. Kafka refuses
+// to change dynamically every key its KafkaConfig defines outside DynamicBrokerConfig.AllDynamicConfigs (internal
+// ones too), and refuses at the cluster default every per-broker key: DynamicListenerConfig's SASL and TLS keys,
+// and any listener-prefixed key but max.connections, max.connection.creation.rate and num.network.threads
+// (DynamicBrokerConfig.validateConfigs). Keys neither defines are custom configs, which Kafka stores.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ErrorCode } from '../../../src/protocol/errors.js';
+import { useBrokerWithClient } from '../../helpers/broker-suite.js';
+import { BROKER_RESOURCE, CLUSTER_DEFAULT, incrementalAlter } from '../../helpers/dynamic-configs.js';
+
+/** Kafka 3.9 keys Brook does not define, with a valid value, that Kafka cannot change dynamically. */
+const KAFKA_READ_ONLY: Record<string, string> = {
+  'remote.log.reader.threads': '10',
+  'remote.log.manager.copier.thread.pool.size': '10',
+  'remote.log.manager.expiration.thread.pool.size': '10',
+  'alter.log.dirs.replication.quota.window.num': '11',
+  'alter.log.dirs.replication.quota.window.size.seconds': '1',
+  'eligible.leader.replicas.enable': 'false',
+  'group.coordinator.new.enable': 'false',
+  'group.coordinator.threads': '1',
+  'group.coordinator.append.linger.ms': '10',
+  'group.consumer.assignors': 'uniform',
+  'group.consumer.migration.policy': 'disabled',
+  'group.share.enable': 'false',
+  'group.share.max.groups': '10',
+  'group.share.record.lock.duration.ms': '30000',
+  'initial.broker.registration.timeout.ms': '60000',
+  'max.request.partition.size.limit': '2000',
+  'metadata.log.segment.bytes': '1073741824',
+  'metadata.max.retention.ms': '604800000',
+  'metadata.max.idle.interval.ms': '500',
+  'server.max.startup.time.ms': '1000',
+  'unclean.leader.election.interval.ms': '300000',
+  'zookeeper.metadata.migration.min.batch.size': '200',
+  'zookeeper.ssl.endpoint.identification.algorithm': 'HTTPS',
+};
+
+/** Keys Kafka 3.9 changes only per broker, which Brook does not define. */
+const KAFKA_PER_BROKER: Record<string, string> = {
+  'sasl.kerberos.service.name': 'kafka',
+  'sasl.kerberos.ticket.renew.window.factor': '0.8',
+  'sasl.login.refresh.buffer.seconds': '300',
+  'ssl.engine.factory.class': 'com.example.Factory',
+  'listener.name.plaintext.sasl.kerberos.service.name': 'kafka',
+  'listener.name.plaintext.custom.setting': 'x',
+};
+
+describe("Kafka 3.9's broker keys that Brook does not define keep Kafka's update modes", () => {
+  const suite = useBrokerWithClient();
+  const incremental = (resourceName: string, configs: Record<string, string | null>) =>
+    incrementalAlter(suite.client, BROKER_RESOURCE, resourceName, configs);
+
+  test('a key Kafka cannot change dynamically is refused, per broker and at the cluster default', async () => {
+    for (const [name, value] of Object.entries(KAFKA_READ_ONLY)) {
+      const refused = [ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: Set(${name})`];
+      assert.deepEqual(await incremental('0', { [name]: value }), refused, name);
+      assert.deepEqual(await incremental(CLUSTER_DEFAULT, { [name]: value }), refused, name);
+    }
+  });
+
+  test('a per-broker key is refused at the cluster default and stored for the broker', async () => {
+    for (const [name, value] of Object.entries(KAFKA_PER_BROKER)) {
+      assert.deepEqual(
+        await incremental(CLUSTER_DEFAULT, { [name]: value }),
+        [
+          ErrorCode.INVALID_REQUEST,
+          `Cannot update these configs at default cluster level, broker id must be specified: Set(${name})`,
+        ],
+        name,
+      );
+      assert.deepEqual(await incremental('0', { [name]: value }), [ErrorCode.NONE, null], name);
+      assert.deepEqual(await incremental('0', { [name]: null }), [ErrorCode.NONE, null], name);
+    }
+  });
+
+  test('cluster-level listener keys and dynamic tiered storage bounds are accepted at the default', async () => {
+    const accepted = {
+      'listener.name.plaintext.num.network.threads': '3',
+      'remote.log.manager.copy.max.bytes.per.second': '1000000',
+      'remote.fetch.max.wait.ms': '500',
+      'log.local.retention.ms': '-2',
+    };
+    for (const [name, value] of Object.entries(accepted)) {
+      assert.deepEqual(await incremental(CLUSTER_DEFAULT, { [name]: value }), [ErrorCode.NONE, null], name);
+      assert.deepEqual(await incremental(CLUSTER_DEFAULT, { [name]: null }), [ErrorCode.NONE, null], name);
+    }
+  });
+});
