@@ -243,6 +243,9 @@ const LISTENER_ONLY_SECURITY_KEYS = new Set([
   'ssl.truststore.certificates',
 ]);
 
+/** A listener-prefixed key as Kafka's DynamicBrokerConfig matches it, capturing what follows the listener name. */
+const LISTENER_KEY = /^listener\.name\.[^.]*\.(.*)$/;
+
 /** Listener keys that Kafka 3.9 lets the cluster default set (DynamicBrokerConfig's ClusterLevelListenerConfigs). */
 const CLUSTER_LEVEL_LISTENER_KEYS = new Set([
   'max.connections',
@@ -256,7 +259,7 @@ const CLUSTER_LEVEL_LISTENER_KEYS = new Set([
  * custom one), but the cluster-level connection and thread bounds.
  */
 function perBrokerOnly(name: string): boolean {
-  const listenerKey = /^listener\.name\.[^.]*\.(.*)$/.exec(name);
+  const listenerKey = LISTENER_KEY.exec(name);
   if (listenerKey !== null) return !CLUSTER_LEVEL_LISTENER_KEYS.has(listenerKey[1] as string);
   const def = brokerKey(name);
   return def === undefined ? isKafkaPerBrokerKey(name) : def.updateMode === 'per-broker';
@@ -267,8 +270,12 @@ function scalaSet(names: readonly string[]): string {
   return `Set(${names.join(', ')})`;
 }
 
-/** Whether a broker key is one Kafka cannot change dynamically: Brook's read-only keys, and Kafka's own. */
+/**
+ * Whether a broker key is one Kafka cannot change dynamically: Brook's read-only keys, and Kafka's own. Kafka
+ * looks plain names up, so a listener-prefixed key never is, whatever its base (it is per broker: perBrokerOnly).
+ */
 export function cannotChangeDynamically(name: string): boolean {
+  if (LISTENER_KEY.test(name)) return false;
   const def = brokerKey(name);
   return def === undefined ? isKafkaReadOnlyKey(name) : def.updateMode === 'read-only';
 }

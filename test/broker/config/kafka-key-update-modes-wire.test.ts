@@ -75,6 +75,26 @@ describe("Kafka 3.9's broker keys that Brook does not define keep Kafka's update
     }
   });
 
+  test('a listener-prefixed key is stored per broker whatever its base, as Kafka checks only plain names', async () => {
+    const listenerKeys = {
+      'listener.name.plaintext.connections.max.reauth.ms': '60000',
+      'listener.name.plaintext.sasl.server.max.receive.size': '524288',
+      'listener.name.plaintext.ssl.principal.mapping.rules': 'DEFAULT',
+    };
+    for (const [name, value] of Object.entries(listenerKeys)) {
+      assert.deepEqual(await incremental('0', { [name]: value }), [ErrorCode.NONE, null], name);
+      assert.deepEqual(await incremental('0', { [name]: null }), [ErrorCode.NONE, null], name);
+      assert.deepEqual(
+        await incremental(CLUSTER_DEFAULT, { [name]: value }),
+        [
+          ErrorCode.INVALID_REQUEST,
+          `Cannot update these configs at default cluster level, broker id must be specified: Set(${name})`,
+        ],
+        name,
+      );
+    }
+  });
+
   test('cluster-level listener keys and dynamic tiered storage bounds are accepted at the default', async () => {
     const accepted = {
       'listener.name.plaintext.num.network.threads': '3',
