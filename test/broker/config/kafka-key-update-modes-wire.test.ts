@@ -95,6 +95,23 @@ describe("Kafka 3.9's broker keys that Brook does not define keep Kafka's update
     }
   });
 
+  test("Brook's own keys keep Brook's modes: group commit cluster-wide, the others read-only", async () => {
+    const groupCommit = { 'brook.log.flush.group.commit.max.delay.ms': '5' };
+    assert.deepEqual(await incremental(CLUSTER_DEFAULT, groupCommit), [ErrorCode.NONE, null]);
+    assert.deepEqual(
+      await incremental(CLUSTER_DEFAULT, { 'brook.log.flush.group.commit.max.delay.ms': null }),
+      [ErrorCode.NONE, null],
+    );
+    for (const name of ['brook.log.tail.cache.bytes', 'brook.authorizer.log.level']) {
+      const value = name === 'brook.authorizer.log.level' ? 'DEBUG' : '0';
+      assert.deepEqual(
+        await incremental('0', { [name]: value }),
+        [ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: Set(${name})`],
+        name,
+      );
+    }
+  });
+
   test('cluster-level listener keys and dynamic tiered storage bounds are accepted at the default', async () => {
     const accepted = {
       'listener.name.plaintext.num.network.threads': '3',
