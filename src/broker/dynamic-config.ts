@@ -20,7 +20,7 @@ import {
   encodeEntityConfig,
   topicConfigPath,
 } from '../controller/zk-layout/index.js';
-import { cannotChangeDynamically } from './config/alter-validation.js';
+import { ignoredStoredKeys } from './config/alter-validation.js';
 import { brokerKey } from './config/broker-keys.js';
 import { ConfigType } from './config/config-types.js';
 import { decodePassword, encodePassword, passwordEncoderSettings } from './config/password-encoder.js';
@@ -127,23 +127,24 @@ export class DynamicConfig {
   }
 
   /**
+   * A stored layer without the keys Kafka's DynamicBrokerConfig.fromPersistentProps ignores, with its error in the
+   * log: keys that cannot change dynamically, key store settings without a listener prefix and, in the cluster
+   * default, per-broker keys (written by an older release or by hand). They stay stored: an
+   * IncrementalAlterConfigs of that resource is refused until it deletes them, as in Kafka.
+   */
+  private withoutIgnored(configs: Map<string, string>, perBroker: boolean): Map<string, string> {
+    for (const { names, message } of ignoredStoredKeys([...configs.keys()], perBroker)) {
+      this.logger.error(`${message}: ${names.join(', ')}`);
+      for (const name of names) configs.delete(name);
+    }
+    return configs;
+  }
+
+  /**
    * Password configs (sasl.jaas.config and the like) are stored encrypted with password.encoder.secret and held
    * decrypted in the layers, as Kafka does in ZooKeeper mode. A value that does not decode (another secret) is
    * left out with a log line. Validation refuses password configs when there is no secret.
    */
-  /**
-   * A stored layer without the keys that cannot change dynamically (written by an older release or by hand), which
-   * Kafka's DynamicBrokerConfig.fromPersistentProps ignores with an error in its log. They stay stored: an
-   * IncrementalAlterConfigs of that resource is refused until it deletes them, as in Kafka.
-   */
-  private withoutReadOnly(configs: Map<string, string>): Map<string, string> {
-    const ignored = [...configs.keys()].filter(cannotChangeDynamically);
-    if (ignored.length === 0) return configs;
-    this.logger.error(`Non-dynamic configs configured in ZooKeeper will be ignored: ${ignored.join(', ')}`);
-    for (const name of ignored) configs.delete(name);
-    return configs;
-  }
-
   private passwords(
     configs: ReadonlyMap<string, string>,
     direction: 'encode' | 'decode',
@@ -256,11 +257,11 @@ export class DynamicConfig {
 
   private async reloadBrokerLayers(): Promise<void> {
     const dynamicBroker = this.passwords(
-      this.withoutReadOnly(await this.readEntity(brokerConfigPath(this.brokerId as BrokerId))),
+      this.withoutIgnored(await this.readEntity(brokerConfigPath(this.brokerId as BrokerId)), true),
       'decode',
     );
     const dynamicDefault = this.passwords(
-      this.withoutReadOnly(await this.readEntity(brokerConfigPath(DEFAULT_BROKER_ENTITY))),
+      this.withoutIgnored(await this.readEntity(brokerConfigPath(DEFAULT_BROKER_ENTITY)), false),
       'decode',
     );
     const layers = this.topicConfigs.layers;

@@ -280,29 +280,68 @@ export function cannotChangeDynamically(name: string): boolean {
   return def === undefined ? isKafkaReadOnlyKey(name) : def.updateMode === 'read-only';
 }
 
+/** Keys of a dynamic layer Kafka's DynamicBrokerConfig rejects, with its words on an alteration and at load. */
+interface RejectedKeys {
+  readonly names: readonly string[];
+  /** ConfigException of validateConfigs, on an alteration. */
+  readonly refusal: string;
+  /** Error line of fromPersistentProps, which drops them from what it read from ZooKeeper. */
+  readonly ignored: string;
+}
+
 /**
- * Kafka's DynamicBrokerConfig.validateConfigs, in its order: keys that cannot change dynamically, key store
- * settings without a listener prefix, then (at the cluster default) per-broker keys. Kafka answers these
- * INVALID_REQUEST, "<rule>: Set(...)" (see brokerRefusal). Returns the refusal, or null.
+ * Kafka's rules for a dynamic layer, in its order: keys that cannot change dynamically, key store settings without
+ * a listener prefix, then (at the cluster default) per-broker keys. Only the groups with keys are returned.
+ */
+function rejectedKeys(names: readonly string[], perBroker: boolean): RejectedKeys[] {
+  const groups: RejectedKeys[] = [
+    {
+      names: names.filter(cannotChangeDynamically),
+      refusal: 'Cannot update these configs dynamically',
+      ignored: 'Non-dynamic configs configured in ZooKeeper will be ignored',
+    },
+    {
+      names: names.filter((name) => LISTENER_ONLY_SECURITY_KEYS.has(name)),
+      refusal:
+        'These security configs can be dynamically updated only per-listener using the listener prefix',
+      ignored:
+        'Security configs can be dynamically updated only using listener prefix, base configs will be ignored',
+    },
+    {
+      names: perBroker ? [] : names.filter(perBrokerOnly),
+      refusal: 'Cannot update these configs at default cluster level, broker id must be specified',
+      ignored: 'Per-broker configs defined at default cluster level will be ignored',
+    },
+  ];
+  // A key is named by the first rule it breaks only: Kafka drops it before checking the next rule.
+  const named = new Set<string>();
+  const rejected: RejectedKeys[] = [];
+  for (const group of groups) {
+    const fresh = group.names.filter((name) => !named.has(name));
+    for (const name of fresh) named.add(name);
+    if (fresh.length > 0) rejected.push({ ...group, names: fresh });
+  }
+  return rejected;
+}
+
+/**
+ * Kafka's DynamicBrokerConfig.validateConfigs: the first rule a key breaks refuses the change, INVALID_REQUEST
+ * "<rule>: Set(...)" (see brokerRefusal). Returns the refusal, or null.
  */
 function dynamicUpdateRefusal(names: readonly string[], perBroker: boolean): ConfigChangeResult | null {
-  const refuse = (rule: string, keys: string[]) =>
-    keys.length === 0 ? null : brokerRefusal(`${rule}: ${scalaSet(keys)}`);
-  const readOnly = names.filter(cannotChangeDynamically);
-  const perBrokerKeys = names.filter(perBrokerOnly);
-  return (
-    refuse('Cannot update these configs dynamically', readOnly) ??
-    refuse(
-      'These security configs can be dynamically updated only per-listener using the listener prefix',
-      names.filter((name) => LISTENER_ONLY_SECURITY_KEYS.has(name)),
-    ) ??
-    (perBroker
-      ? null
-      : refuse(
-          'Cannot update these configs at default cluster level, broker id must be specified',
-          perBrokerKeys,
-        ))
-  );
+  const [first] = rejectedKeys(names, perBroker);
+  return first === undefined ? null : brokerRefusal(`${first.refusal}: ${scalaSet([...first.names])}`);
+}
+
+/**
+ * What Kafka's DynamicBrokerConfig.fromPersistentProps drops from a layer read from ZooKeeper (written by an
+ * older release, or by hand), by the same rules as an alteration: each group's keys and its error line.
+ */
+export function ignoredStoredKeys(
+  names: readonly string[],
+  perBroker: boolean,
+): readonly { readonly names: readonly string[]; readonly message: string }[] {
+  return rejectedKeys(names, perBroker).map((group) => ({ names: group.names, message: group.ignored }));
 }
 
 /**

@@ -1,7 +1,8 @@
 // Dynamic broker configs found in ZooKeeper that cannot change dynamically (written by an older release, or by
 // hand) are ignored, as Kafka's DynamicBrokerConfig.fromPersistentProps drops them ("Non-dynamic configs
-// configured in ZooKeeper will be ignored"): the broker runs with, and DescribeConfigs shows, the static or
-// default value.
+// configured in ZooKeeper will be ignored"), as it drops key store settings without a listener prefix and, from
+// the cluster default, per-broker keys: the broker runs with, and DescribeConfigs shows, the static or default
+// value.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -46,9 +47,17 @@ describe('read-only broker configs stored as dynamic ones', () => {
     session = opened.value;
     for (const path of ['/config', '/config/brokers'])
       assert.ok((await session.create(path, new Uint8Array())).ok);
-    const own = encodeEntityConfig({ 'log.retention.hours': '1', 'num.io.threads': '9' });
+    const own = encodeEntityConfig({
+      'log.retention.hours': '1',
+      'num.io.threads': '9',
+      'ssl.keystore.type': 'PEM',
+    });
     assert.ok((await session.create(brokerConfigPath(0 as BrokerId), own)).ok);
-    const cluster = encodeEntityConfig({ 'log.roll.hours': '2', 'log.retention.ms': '7200000' });
+    const cluster = encodeEntityConfig({
+      'log.roll.hours': '2',
+      'log.retention.ms': '7200000',
+      'sasl.enabled.mechanisms': 'PLAIN',
+    });
     assert.ok((await session.create(brokerConfigPath(DEFAULT_BROKER_ENTITY), cluster)).ok);
 
     broker = await startBroker({ overrides: { 'zookeeper.connect': zk.connect } });
@@ -58,7 +67,14 @@ describe('read-only broker configs stored as dynamic ones', () => {
         {
           resourceType: BROKER,
           resourceName: '0',
-          configurationKeys: ['log.retention.hours', 'num.io.threads', 'log.roll.hours', 'log.retention.ms'],
+          configurationKeys: [
+            'log.retention.hours',
+            'num.io.threads',
+            'log.roll.hours',
+            'log.retention.ms',
+            'ssl.keystore.type',
+            'sasl.enabled.mechanisms',
+          ],
         },
       ],
       includeSynonyms: false,
@@ -72,6 +88,8 @@ describe('read-only broker configs stored as dynamic ones', () => {
       'num.io.threads': ['9', DYNAMIC_BROKER],
       'log.roll.hours': ['168', DEFAULT],
       'log.retention.ms': ['7200000', DYNAMIC_DEFAULT],
+      'ssl.keystore.type': ['JKS', DEFAULT],
+      'sasl.enabled.mechanisms': ['GSSAPI', DEFAULT],
     });
     // Kafka validates the stored set with the change: refused until the change deletes the key.
     const alter = async (configs: { name: string; configOperation: number; value: string | null }[]) => {
@@ -91,6 +109,12 @@ describe('read-only broker configs stored as dynamic ones', () => {
       'Cannot update these configs dynamically: Set(log.retention.hours)',
     ]);
     const deleteHours = { name: 'log.retention.hours', configOperation: 1, value: null };
-    assert.deepEqual(await alter([setThreads, deleteHours]), [ErrorCode.NONE, null]);
+    assert.deepEqual(await alter([setThreads, deleteHours]), [
+      ErrorCode.INVALID_REQUEST,
+      'These security configs can be dynamically updated only per-listener using the listener prefix: ' +
+        'Set(ssl.keystore.type)',
+    ]);
+    const deleteKeystoreType = { name: 'ssl.keystore.type', configOperation: 1, value: null };
+    assert.deepEqual(await alter([setThreads, deleteHours, deleteKeystoreType]), [ErrorCode.NONE, null]);
   });
 });
