@@ -7,7 +7,7 @@
 // CreateTopics. Nothing here stores anything.
 
 import { resolveBrokerConfig } from './broker-config.js';
-import { brokerKey } from './broker-keys.js';
+import { brokerKey, listenerKeyName } from './broker-keys.js';
 import { ConfigError } from './config-error.js';
 import {
   AlterConfigOp,
@@ -18,6 +18,7 @@ import {
 import { type BrokerConfigLayers, mergeBrokerLayers } from './config-layers.js';
 import { type ConfigKeyDef, ConfigType } from './config-types.js';
 import { isKafkaPerBrokerKey, isKafkaReadOnlyKey } from './kafka-only-keys.js';
+import type { Listener } from './listeners.js';
 import { parseKey } from './parsed-config.js';
 import { passwordEncoderSettings } from './password-encoder.js';
 import { resolveTopicConfig } from './topic-config.js';
@@ -391,19 +392,16 @@ export function validateDynamicBrokerConfigs(
       parseKey(def, text);
     }
     const next = perBroker ? { ...layers, dynamicBroker: configs } : { ...layers, dynamicDefault: configs };
-    const resolved = resolveBrokerConfig(mergeBrokerLayers(next));
-    const threads = cleanerThreadsChange(
-      resolveBrokerConfig(mergeBrokerLayers(layers)).logCleanerThreads,
-      resolved.logCleanerThreads,
-    );
-    if (threads !== null) return brokerRefusal(threads);
-    const fetchers = threadPoolChange(
-      'num.replica.fetchers',
-      resolveBrokerConfig(mergeBrokerLayers(layers)).numReplicaFetchers,
-      resolved.numReplicaFetchers,
-    );
-    if (fetchers !== null) return brokerRefusal(fetchers);
-    return { ok: true, configs };
+    const before = mergeBrokerLayers(layers);
+    const after = mergeBrokerLayers(next);
+    const current = resolveBrokerConfig(before);
+    const resolved = resolveBrokerConfig(after);
+    const kept = resolved.listeners.filter((l) => current.listeners.some((c) => c.name === l.name));
+    const refusal =
+      networkThreadsChange(before, after, kept) ??
+      cleanerThreadsChange(current.logCleanerThreads, resolved.logCleanerThreads) ??
+      threadPoolsChange(before, after);
+    return refusal === null ? { ok: true, configs } : brokerRefusal(refusal);
   } catch (error) {
     if (error instanceof ConfigError) return brokerRefusal(error.message);
     throw error;
@@ -425,9 +423,10 @@ function cleanerThreadsChange(current: number, next: number): string | null {
 }
 
 /**
- * Kafka's DynamicThreadPool.validateReconfiguration, for num.replica.fetchers (the thread pools Brook has no use
- * for are no-ops): a new count of at least 1, no less than half (integer division) and no more than double the
- * current one. Returns the refusal, or null.
+ * Kafka's rule for resizing a thread pool (DynamicThreadPool, and each listener's acceptor for its network
+ * threads): a new count of at least 1, no less than half (integer division) and no more than double the current
+ * one. Brook has only num.replica.fetchers of these pools, but answers every resize as Kafka does. Returns the
+ * refusal, or null.
  */
 function threadPoolChange(name: string, current: number, next: number): string | null {
   if (next === current) return null;
@@ -437,6 +436,56 @@ function threadPoolChange(name: string, current: number, next: number): string |
     return `${refused}, value should be at least half the current value ${current}`;
   if (next > current * 2)
     return `${refused}, value should not be greater than double the current value ${current}`;
+  return null;
+}
+
+/** Kafka's DynamicThreadPool.ReconfigurableConfigs, in its order. */
+const THREAD_POOL_KEYS = [
+  'num.io.threads',
+  'num.replica.fetchers',
+  'num.recovery.threads.per.data.dir',
+  'background.threads',
+];
+
+/** An INT broker key's value in a merged set of layers, checked as its definition says (its default when unset). */
+function intValue(
+  merged: ReadonlyMap<string, string>,
+  name: string,
+  def = brokerKey(name) as ConfigKeyDef,
+): number {
+  return Number(parseKey(def, merged.get(name)));
+}
+
+/** DynamicThreadPool.validateReconfiguration: each of its pools, from the current layers to the new ones. */
+function threadPoolsChange(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+): string | null {
+  for (const name of THREAD_POOL_KEYS) {
+    const refusal = threadPoolChange(name, intValue(before, name), intValue(after, name));
+    if (refusal !== null) return refusal;
+  }
+  return null;
+}
+
+/**
+ * Each kept listener's acceptor (Kafka's DataPlaneAcceptor.validateReconfiguration) resizes its network threads:
+ * `listener.name.<listener>.num.network.threads` when set, else num.network.threads.
+ */
+function networkThreadsChange(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+  listeners: readonly Listener[],
+): string | null {
+  const base = brokerKey('num.network.threads') as ConfigKeyDef;
+  const count = (merged: ReadonlyMap<string, string>, listener: string) => {
+    const name = listenerKeyName(listener, base.name);
+    return merged.has(name) ? intValue(merged, name, { ...base, name }) : intValue(merged, base.name);
+  };
+  for (const { name } of listeners) {
+    const refusal = threadPoolChange(base.name, count(before, name), count(after, name));
+    if (refusal !== null) return refusal;
+  }
   return null;
 }
 
