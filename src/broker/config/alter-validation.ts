@@ -399,6 +399,7 @@ export function validateDynamicBrokerConfigs(
     const kept = resolved.listeners.filter((l) => current.listeners.some((c) => c.name === l.name));
     const refusal =
       networkThreadsChange(before, after, kept) ??
+      connectionLimitsChange(before, after, kept) ??
       cleanerThreadsChange(current.logCleanerThreads, resolved.logCleanerThreads) ??
       threadPoolsChange(before, after);
     return refusal === null ? { ok: true, configs } : brokerRefusal(refusal);
@@ -485,6 +486,31 @@ function networkThreadsChange(
   for (const { name } of listeners) {
     const refusal = threadPoolChange(base.name, count(before, name), count(after, name));
     if (refusal !== null) return refusal;
+  }
+  return null;
+}
+
+/**
+ * Each kept listener's connection quota (Kafka's ConnectionQuotas.ListenerConnectionQuota): when its
+ * max.connections or max.connection.creation.rate changes (`listener.name.<listener>.` value over the broker's),
+ * both must be at least 1, though 0 is a valid static value.
+ */
+function connectionLimitsChange(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+  listeners: readonly Listener[],
+): string | null {
+  const keys = ['max.connections', 'max.connection.creation.rate'];
+  const limit = (merged: ReadonlyMap<string, string>, listener: string, key: string) => {
+    const name = listenerKeyName(listener, key);
+    return intValue(merged, merged.has(name) ? name : key);
+  };
+  for (const { name } of listeners) {
+    if (keys.every((key) => limit(before, name, key) === limit(after, name, key))) continue;
+    for (const key of keys) {
+      const value = limit(after, name, key);
+      if (value <= 0) return `Invalid ${key} ${value}`;
+    }
   }
   return null;
 }
