@@ -326,12 +326,21 @@ function rejectedKeys(names: readonly string[], perBroker: boolean): RejectedKey
 }
 
 /**
- * Kafka's DynamicBrokerConfig.validateConfigs: the first rule a key breaks refuses the change, INVALID_REQUEST
- * "<rule>: Set(...)" (see brokerRefusal). Returns the refusal, or null.
+ * Kafka's DynamicBrokerConfig.validateConfigs: the first rule a key's name breaks refuses the change,
+ * INVALID_REQUEST "<rule>: Set(...)" (see brokerRefusal); then `checkValues` runs, which throws a ConfigError for
+ * a bad value; only then are per-broker keys refused at the cluster default. Returns the refusal, or null.
  */
-function dynamicUpdateRefusal(names: readonly string[], perBroker: boolean): ConfigChangeResult | null {
-  const [first] = rejectedKeys(names, perBroker);
-  return first === undefined ? null : brokerRefusal(`${first.refusal}: ${scalaSet([...first.names])}`);
+function dynamicUpdateRefusal(
+  names: readonly string[],
+  perBroker: boolean,
+  checkValues: () => void,
+): ConfigChangeResult | null {
+  const refuse = (group: RejectedKeys) => brokerRefusal(`${group.refusal}: ${scalaSet([...group.names])}`);
+  const [byName] = rejectedKeys(names, true);
+  if (byName !== undefined) return refuse(byName);
+  checkValues();
+  const [byScope] = rejectedKeys(names, perBroker);
+  return byScope === undefined ? null : refuse(byScope);
 }
 
 /**
@@ -365,13 +374,19 @@ export function validateDynamicBrokerConfigs(
   layers: BrokerConfigLayers,
   resourceName = '',
 ): ConfigChangeResult {
-  const refusal = dynamicUpdateRefusal([...configs.keys()], perBroker);
-  if (refusal !== null) return refusal;
   try {
-    for (const [name, text] of configs) {
+    // Kafka allows custom broker configs (DynamicConfig.Broker validates with customPropsAllowed): a key Kafka
+    // does not define either is stored, described as sensitive and has no effect.
+    const checkValues = () => {
+      for (const [name, text] of configs) {
+        const def = brokerKey(name);
+        if (def !== undefined) parseKey(def, text);
+      }
+    };
+    const refused = dynamicUpdateRefusal([...configs.keys()], perBroker, checkValues);
+    if (refused !== null) return refused;
+    for (const [name] of configs) {
       const def = brokerKey(name);
-      // Kafka allows custom broker configs (DynamicConfig.Broker validates with customPropsAllowed): a key Kafka
-      // does not define either is stored, described as sensitive and has no effect.
       if (def === undefined) continue;
       // Dynamic passwords are stored encrypted with password.encoder.secret (password-encoder.ts), never in
       // clear text; as in Kafka, only for one broker.
@@ -389,7 +404,6 @@ export function validateDynamicBrokerConfigs(
           );
         }
       }
-      parseKey(def, text);
     }
     const next = perBroker ? { ...layers, dynamicBroker: configs } : { ...layers, dynamicDefault: configs };
     const before = mergeBrokerLayers(layers);

@@ -51,6 +51,11 @@ describe('broker config change errors as Kafka 3.9 answers them', () => {
       ErrorCode.INVALID_REQUEST,
       'Invalid value x for configuration log.retention.bytes: Not a number of type LONG',
     ]);
+    // Kafka checks the values before it refuses per-broker keys at the cluster default.
+    assert.deepEqual(await incremental(CLUSTER_DEFAULT, { 'ssl.client.auth': 'bogus' }), [
+      ErrorCode.INVALID_REQUEST,
+      'Invalid value bogus for configuration ssl.client.auth: String must be one of: required, requested, none',
+    ]);
     assert.deepEqual(await dynamicKeys(), []);
   });
 
