@@ -7,7 +7,7 @@
 // CreateTopics. Nothing here stores anything.
 
 import { resolveBrokerConfig } from './broker-config.js';
-import { brokerKey, listenerKeyName } from './broker-keys.js';
+import { BROKER_KEYS, brokerKey, listenerKeyName } from './broker-keys.js';
 import { ConfigError } from './config-error.js';
 import {
   AlterConfigOp,
@@ -17,12 +17,13 @@ import {
 } from './config-error-codes.js';
 import { type BrokerConfigLayers, mergeBrokerLayers } from './config-layers.js';
 import { type ConfigKeyDef, ConfigType } from './config-types.js';
-import { isKafkaPerBrokerKey, isKafkaReadOnlyKey } from './kafka-only-keys.js';
+import { isKafkaPerBrokerKey, isKafkaReadOnlyKey, kafkaDynamicKey } from './kafka-only-keys.js';
 import type { Listener } from './listeners.js';
 import { parseKey } from './parsed-config.js';
 import { passwordEncoderSettings } from './password-encoder.js';
 import { resolveTopicConfig } from './topic-config.js';
 import { TOPIC_KEYS } from './topic-keys.js';
+import { resolveTopicLogSettings } from './topic-log-settings.js';
 import { splitList } from './value-codec.js';
 
 export interface ConfigEntry {
@@ -379,9 +380,13 @@ export function validateDynamicBrokerConfigs(
     // does not define either is stored, described as sensitive and has no effect.
     const checkValues = () => {
       for (const [name, text] of configs) {
-        const def = brokerKey(name);
+        const def = valueDef(name);
         if (def !== undefined) parseKey(def, text);
       }
+      localRetentionCheck(
+        layers,
+        perBroker ? { ...layers, dynamicBroker: configs } : { ...layers, dynamicDefault: configs },
+      );
     };
     const refused = dynamicUpdateRefusal([...configs.keys()], perBroker, checkValues);
     if (refused !== null) return refused;
@@ -527,6 +532,58 @@ function connectionLimitsChange(
     }
   }
   return null;
+}
+
+/**
+ * The definition a dynamic value is checked with, as Kafka's DynamicBrokerConfig.validateConfigTypes checks it: a
+ * listener-prefixed key as its base key (which the refusal names), Kafka's dynamic keys that Brook does not define
+ * by Kafka's definition. Brook's listener keys scoped to a SASL mechanism keep their base key's check.
+ */
+function valueDef(name: string): ConfigKeyDef | undefined {
+  const listenerKey = LISTENER_KEY.exec(name);
+  const base = listenerKey === null ? name : (listenerKey[1] as string);
+  return BROKER_KEYS.get(base) ?? kafkaDynamicKey(base) ?? brokerKey(name);
+}
+
+/**
+ * Kafka's DynamicLogConfig.validateReconfiguration: a local retention (tiered storage; -2 follows the total one)
+ * may be neither unbounded (-1) nor larger than the total retention, when that is bounded. Checked only when the
+ * change moves either, so that a static value Kafka would not check at startup does not block other changes.
+ */
+function localRetentionCheck(before: BrokerConfigLayers, after: BrokerConfigLayers): void {
+  const bounds = (
+    layers: BrokerConfigLayers,
+  ): [local: string, total: string, local: number, total: number][] => {
+    const merged = mergeBrokerLayers(layers);
+    const local = (name: string) => Number(parseKey(kafkaDynamicKey(name) as ConfigKeyDef, merged.get(name)));
+    const defaults = resolveTopicLogSettings(new Map(), layers);
+    return [
+      ['log.local.retention.ms', 'log.retention.ms', local('log.local.retention.ms'), defaults.retentionMs],
+      [
+        'log.local.retention.bytes',
+        'log.retention.bytes',
+        local('log.local.retention.bytes'),
+        defaults.retentionBytes,
+      ],
+    ];
+  };
+  const current = bounds(before);
+  bounds(after).forEach(([localName, totalName, local, total], i) => {
+    const [, , currentLocal, currentTotal] = current[i] as (typeof current)[number];
+    if ((local === currentLocal && total === currentTotal) || total < 0 || local === -2) return;
+    if (local === -1)
+      throw new ConfigError(
+        localName,
+        local,
+        `Value must not be -1 as ${totalName} value is set as ${total}.`,
+      );
+    if (local > total)
+      throw new ConfigError(
+        localName,
+        local,
+        `Value must not be more than ${totalName} property value: ${total}`,
+      );
+  });
 }
 
 /** Legacy AlterConfigs for a broker resource replaces the whole layer; `entries` passed malformedEntries. */

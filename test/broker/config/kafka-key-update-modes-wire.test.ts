@@ -95,6 +95,52 @@ describe("Kafka 3.9's broker keys that Brook does not define keep Kafka's update
     }
   });
 
+  test("a dynamic Kafka key's value is checked against Kafka's type and bounds", async () => {
+    const invalid = (value: string, name: string, rule: string) => [
+      ErrorCode.INVALID_REQUEST,
+      `Invalid value ${value} for configuration ${name}: ${rule}`,
+    ];
+    const window = 'sasl.kerberos.ticket.renew.window.factor';
+    assert.deepEqual(
+      await incremental('0', { [window]: 'abc' }),
+      invalid('abc', window, 'Not a number of type DOUBLE'),
+    );
+    // A listener's value is checked as its base key, which Kafka's message names.
+    const buffer = 'sasl.login.refresh.buffer.seconds';
+    assert.deepEqual(
+      await incremental('0', { [`listener.name.plaintext.${buffer}`]: '40000' }),
+      invalid('40000', buffer, 'Not a number of type SHORT'),
+    );
+    const copy = 'remote.log.manager.copy.max.bytes.per.second';
+    assert.deepEqual(
+      await incremental(CLUSTER_DEFAULT, { [copy]: '0' }),
+      invalid('0', copy, 'Value must be at least 1'),
+    );
+    const localMs = 'log.local.retention.ms';
+    assert.deepEqual(
+      await incremental(CLUSTER_DEFAULT, { [localMs]: '-3' }),
+      invalid('-3', localMs, 'Value must be at least -2'),
+    );
+    // DynamicLogConfig: the local retention may not be unbounded (-1) or longer than log.retention.ms (7 days).
+    assert.deepEqual(
+      await incremental(CLUSTER_DEFAULT, { [localMs]: '-1' }),
+      invalid('-1', localMs, 'Value must not be -1 as log.retention.ms value is set as 604800000.'),
+    );
+    assert.deepEqual(
+      await incremental(CLUSTER_DEFAULT, { [localMs]: '604800001' }),
+      invalid('604800001', localMs, 'Value must not be more than log.retention.ms property value: 604800000'),
+    );
+    // log.retention.bytes is unbounded (-1), so any local bound is taken.
+    assert.deepEqual(await incremental(CLUSTER_DEFAULT, { 'log.local.retention.bytes': '-1' }), [
+      ErrorCode.NONE,
+      null,
+    ]);
+    assert.deepEqual(await incremental(CLUSTER_DEFAULT, { 'log.local.retention.bytes': null }), [
+      ErrorCode.NONE,
+      null,
+    ]);
+  });
+
   test("Brook's own keys keep Brook's modes: group commit cluster-wide, the others read-only", async () => {
     const groupCommit = { 'brook.log.flush.group.commit.max.delay.ms': '5' };
     assert.deepEqual(await incremental(CLUSTER_DEFAULT, groupCommit), [ErrorCode.NONE, null]);
