@@ -430,12 +430,13 @@ export function validateDynamicBrokerConfigs(
 
 /**
  * Kafka's LogCleaner.validateReconfiguration: a running cleaner's thread count may change, but to at least 1,
- * and to no less than half nor more than double the current count. Returns the refusal, or null.
+ * and to no less than half (integer division, as Kafka halves) nor more than double the current count. Returns
+ * the refusal, or null.
  */
 function cleanerThreadsChange(current: number, next: number): string | null {
   if (next === current) return null;
   if (next < 1) return 'Log cleaner threads should be at least 1';
-  if (next < current / 2)
+  if (next < Math.floor(current / 2))
     return `Log cleaner threads cannot be reduced to less than half the current value ${current}`;
   if (next > current * 2)
     return `Log cleaner threads cannot be increased to more than double the current value ${current}`;

@@ -53,6 +53,21 @@ describe('thread pool sizes change dynamically within the bounds Kafka 3.9 sets'
     }
   });
 
+  test('log cleaner threads halve with integer division, as LogCleaner checks them', async () => {
+    for (const threads of ['2', '3', '1']) {
+      assert.deepEqual(
+        await incremental('0', { 'log.cleaner.threads': threads }),
+        [ErrorCode.NONE, null],
+        threads,
+      );
+    }
+    assert.deepEqual(await incremental('0', { 'log.cleaner.threads': '3' }), [
+      ErrorCode.INVALID_REQUEST,
+      'Log cleaner threads cannot be increased to more than double the current value 1',
+    ]);
+    assert.deepEqual(await incremental('0', { 'log.cleaner.threads': null }), [ErrorCode.NONE, null]);
+  });
+
   test("a listener's network threads are bounded by that listener's current count", async () => {
     const key = 'listener.name.plaintext.num.network.threads';
     assert.deepEqual(
