@@ -262,6 +262,15 @@ function refusePlugins(values: ParsedConfig): void {
   }
 }
 
+/** The broker's retention in milliseconds as its synonyms give it, before negative values become -1. */
+function retentionInForceMs(values: ParsedConfig): bigint {
+  const ms = values.value('log.retention.ms');
+  if (ms !== null) return BigInt(ms as bigint);
+  const minutes = values.intOrNull('log.retention.minutes');
+  if (minutes !== null) return BigInt(minutes) * 60_000n;
+  return BigInt(values.int('log.retention.hours')) * 3_600_000n;
+}
+
 function checkRules(values: ParsedConfig): void {
   const waitMs = values.int('replica.fetch.wait.max.ms');
   if (waitMs > values.int('replica.socket.timeout.ms')) {
@@ -274,6 +283,14 @@ function checkRules(values: ParsedConfig): void {
     throw ConfigError.rule(
       'replica.fetch.wait.max.ms',
       'replica.fetch.wait.max.ms must be at most replica.lag.time.max.ms',
+    );
+  }
+  // Kafka's rule on the retention in force (log.retention.ms, else .minutes, else .hours): any negative value
+  // means unlimited, but 0 would make every segment expire as it is written.
+  if (retentionInForceMs(values) === 0n) {
+    throw ConfigError.rule(
+      'log.retention.ms',
+      'log.retention.ms must be unlimited (-1) or, greater than or equal to 1',
     );
   }
   // The dedupe map is split between cleaner threads; each needs room for a useful number of keys.

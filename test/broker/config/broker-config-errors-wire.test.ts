@@ -68,6 +68,13 @@ describe('broker config change errors as Kafka 3.9 answers them', () => {
       ErrorCode.INVALID_REQUEST,
       'Cannot update these configs at default cluster level, broker id must be specified: Set(advertised.listeners)',
     ]);
+    // KafkaConfig's rule on the retention in force: 0 ms is neither unlimited nor a retention.
+    const retention = [
+      ErrorCode.INVALID_REQUEST,
+      'log.retention.ms must be unlimited (-1) or, greater than or equal to 1',
+    ];
+    assert.deepEqual(await incremental('0', { 'log.retention.ms': '0' }), retention);
+    assert.deepEqual(await legacy(CLUSTER_DEFAULT, { 'log.retention.ms': '0' }), retention);
     const [code, message] = await incremental(CLUSTER_DEFAULT, { 'num.replica.fetchers': '5' });
     assert.equal(code, ErrorCode.INVALID_REQUEST);
     assert.match(String(message), /num\.replica\.fetchers=5, value should not be greater than double/);
