@@ -14,6 +14,12 @@ import { resolveTopicConfig } from './topic-config.js';
 import { type TopicLogSettings, toTopicLogSettings } from './topic-log-settings.js';
 import { splitList } from './value-codec.js';
 
+/**
+ * How Kafka's KafkaConfig words a requirement between keys (Scala's require), at startup and in a dynamic change's
+ * refusal alike.
+ */
+const REQUIREMENT = 'requirement failed: ';
+
 export interface BrokerConfig {
   /** -1 when neither broker.id nor node.id is set: take the id from meta.properties or generate one. */
   readonly brokerId: number;
@@ -227,7 +233,8 @@ function parseConnectionOverrides(values: ParsedConfig): Map<string, number> {
   if (values.int('max.connections.per.ip') === 0 && overrides.size === 0) {
     throw ConfigError.rule(
       key,
-      'max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides is set',
+      `${REQUIREMENT}max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides ` +
+        'property is set.',
     );
   }
   return overrides;
@@ -276,13 +283,15 @@ function checkRules(values: ParsedConfig): void {
   if (waitMs > values.int('replica.socket.timeout.ms')) {
     throw ConfigError.rule(
       'replica.socket.timeout.ms',
-      'replica.socket.timeout.ms must be at least replica.fetch.wait.max.ms',
+      `${REQUIREMENT}replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms to prevent ` +
+        'unnecessary socket timeouts',
     );
   }
   if (waitMs > values.long('replica.lag.time.max.ms')) {
     throw ConfigError.rule(
       'replica.fetch.wait.max.ms',
-      'replica.fetch.wait.max.ms must be at most replica.lag.time.max.ms',
+      `${REQUIREMENT}replica.fetch.wait.max.ms should always be less than or equal to replica.lag.time.max.ms to ` +
+        'prevent frequent changes in ISR',
     );
   }
   // Kafka's rule on the retention in force (log.retention.ms, else .minutes, else .hours): any negative value
@@ -290,25 +299,27 @@ function checkRules(values: ParsedConfig): void {
   if (retentionInForceMs(values) === 0n) {
     throw ConfigError.rule(
       'log.retention.ms',
-      'log.retention.ms must be unlimited (-1) or, greater than or equal to 1',
+      `${REQUIREMENT}log.retention.ms must be unlimited (-1) or, greater than or equal to 1`,
     );
   }
   // The dedupe map is split between cleaner threads; each needs room for a useful number of keys.
   const threads = values.int('log.cleaner.threads');
-  if (threads > 0 && values.long('log.cleaner.dedupe.buffer.size') / threads <= 1024 * 1024) {
+  if (threads > 0 && Math.floor(values.long('log.cleaner.dedupe.buffer.size') / threads) <= 1024 * 1024) {
     throw ConfigError.rule(
       'log.cleaner.dedupe.buffer.size',
-      'log.cleaner.dedupe.buffer.size must be at least 1MB per cleaner thread',
+      `${REQUIREMENT}log.cleaner.dedupe.buffer.size must be at least 1MB per cleaner thread.`,
     );
   }
-  // Kafka's rule: a failed authentication's delayed answer must leave before the idle timeout closes the connection.
+  // Kafka's rule: a failed authentication's delayed answer must leave before the idle timeout closes the connection
+  // (when there is one: a negative connections.max.idle.ms never closes idle connections).
   const failedAuthenticationDelayMs = values.int('connection.failed.authentication.delay.ms');
   const connectionsMaxIdleMs = values.long('connections.max.idle.ms');
-  if (failedAuthenticationDelayMs >= connectionsMaxIdleMs) {
+  if (connectionsMaxIdleMs >= 0 && failedAuthenticationDelayMs >= connectionsMaxIdleMs) {
     throw ConfigError.rule(
       'connection.failed.authentication.delay.ms',
-      `connection.failed.authentication.delay.ms=${failedAuthenticationDelayMs} should always be less than ` +
-        `connections.max.idle.ms=${connectionsMaxIdleMs} to prevent failed authentication responses from timing out`,
+      `${REQUIREMENT}connection.failed.authentication.delay.ms=${failedAuthenticationDelayMs} should always be ` +
+        `less than connections.max.idle.ms=${connectionsMaxIdleMs} to prevent failed authentication responses ` +
+        'from timing out',
     );
   }
   const acks = values.int('offsets.commit.required.acks');

@@ -68,13 +68,26 @@ describe('broker config change errors as Kafka 3.9 answers them', () => {
       ErrorCode.INVALID_REQUEST,
       'Cannot update these configs at default cluster level, broker id must be specified: Set(advertised.listeners)',
     ]);
-    // KafkaConfig's rule on the retention in force: 0 ms is neither unlimited nor a retention.
+    // KafkaConfig's requirements, in Scala's words for a failed require: the retention in force (0 ms is neither
+    // unlimited nor a retention), the dedupe buffer per cleaner thread (integer division), per-ip limits.
     const retention = [
       ErrorCode.INVALID_REQUEST,
-      'log.retention.ms must be unlimited (-1) or, greater than or equal to 1',
+      'requirement failed: log.retention.ms must be unlimited (-1) or, greater than or equal to 1',
     ];
     assert.deepEqual(await incremental('0', { 'log.retention.ms': '0' }), retention);
     assert.deepEqual(await legacy(CLUSTER_DEFAULT, { 'log.retention.ms': '0' }), retention);
+    assert.deepEqual(
+      await incremental('0', { 'log.cleaner.threads': '2', 'log.cleaner.dedupe.buffer.size': '2097153' }),
+      [
+        ErrorCode.INVALID_REQUEST,
+        'requirement failed: log.cleaner.dedupe.buffer.size must be at least 1MB per cleaner thread.',
+      ],
+    );
+    assert.deepEqual(await incremental(CLUSTER_DEFAULT, { 'max.connections.per.ip': '0' }), [
+      ErrorCode.INVALID_REQUEST,
+      'requirement failed: max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides ' +
+        'property is set.',
+    ]);
     const [code, message] = await incremental(CLUSTER_DEFAULT, { 'num.replica.fetchers': '5' });
     assert.equal(code, ErrorCode.INVALID_REQUEST);
     assert.match(String(message), /num\.replica\.fetchers=5, value should not be greater than double/);
