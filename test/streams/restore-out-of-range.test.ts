@@ -1,8 +1,9 @@
 // A task whose checkpoint points before its changelog's first offset (records deleted while the instance was
-// away) cannot resume from it: Kafka's restore consumer runs with auto.offset.reset "none", the out-of-range offset
-// marks the task corrupted, and its state is wiped and restored from what the changelog still holds. Restoring
-// from the changelog's start over the old files instead would keep values the changelog no longer has. The same
-// when the records go while the task restores: the restore consumer's next fetch is out of range.
+// away) cannot resume from it: Kafka's restore consumer runs with auto.offset.reset "none" and the out-of-range
+// offset marks the task corrupted: its changelog offsets are dropped and it is closed dirty, which wipes its state
+// directory only under exactly-once (StateManagerUtil.closeStateManager). Under at_least_once a persistent store
+// keeps its contents and the changelog is replayed from its first offset over them. The same when the records go
+// while the task restores: the restore consumer's next fetch is out of range.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -10,7 +11,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Admin } from '../../src/client/admin.js';
 import { Producer } from '../../src/client/producer.js';
-import { KafkaStreams, type StreamsProperties } from '../../src/streams/index.js';
+import { KafkaStreams, type ProcessingGuarantee, type StreamsProperties } from '../../src/streams/index.js';
 import { waitUntil } from '../helpers/wait.js';
 import {
   countByKeyTopology,
@@ -21,13 +22,12 @@ import {
 } from './streams-helpers.js';
 
 const APP = 'oor';
-const CHANGELOG = `${APP}-counts-changelog`;
 
 function start(env: StreamsBroker, app = APP, extra: StreamsProperties = {}): KafkaStreams {
   return new KafkaStreams(countByKeyTopology(`${app}-in`, `${app}-out`, 'counts'), {
     'application.id': app,
     'bootstrap.servers': env.bootstrap,
-    'state.dir': env.dirs[app === APP ? 0 : 1]!,
+    'state.dir': env.dirs[app.startsWith('oor-mid') ? 1 : 0]!,
     ...extra,
     'commit.interval.ms': 100,
     // One changelog record and one output per input record.
@@ -36,61 +36,34 @@ function start(env: StreamsBroker, app = APP, extra: StreamsProperties = {}): Ka
 }
 
 describe('restoring from a changelog whose records before the checkpoint are gone', () => {
-  const env = useStreamsBroker({ 'oor-in': 1, 'oor-out': 1, 'oor-mid-in': 1, 'oor-mid-out': 1 }, 2);
+  const env = useStreamsBroker(
+    {
+      'oor-in': 1,
+      'oor-out': 1,
+      'oor-eos-in': 1,
+      'oor-eos-out': 1,
+      'oor-mid-in': 1,
+      'oor-mid-out': 1,
+      'oor-mid-eos-in': 1,
+      'oor-mid-eos-out': 1,
+    },
+    2,
+  );
 
-  it('wipes the task state and restores what the changelog holds', async () => {
+  /** The counts of a before the instance goes away and after it comes back to a changelog truncated to its end. */
+  async function countsAfterTruncationWhileAway(
+    app: string,
+    guarantee: ProcessingGuarantee,
+  ): Promise<string[]> {
+    const changelog = `${app}-counts-changelog`;
+    const eos = { 'processing.guarantee': guarantee };
     const producer = new Producer({ bootstrapServers: env.bootstrap });
     const admin = new Admin({ bootstrapServers: env.bootstrap });
-    const follower = new TopicFollower(env.bootstrap, 'oor-out', 1);
-    follower.start();
-    const counts = () => follower.records.map((r) => `${r.key}=${r.value?.readBigInt64BE(0)}`);
-    try {
-      const first = start(env);
-      await first.start();
-      for (const _ of [1, 2, 3])
-        await producer.send({ topic: 'oor-in', key: Buffer.from('a'), value: Buffer.from('x') });
-      await waitUntil(
-        () => follower.records.length >= 3,
-        30_000,
-        () => counts().join(' '),
-      );
-      await first.close(leavingGroup());
-      // While the instance is away the changelog moves on and its records are deleted up to its end: the
-      // checkpoint (offset 2) now lies before the first offset (4).
-      await producer.send({ topic: CHANGELOG, key: Buffer.from('b'), value: Buffer.alloc(8) });
-      const [end] = await admin.listOffsets([{ topic: CHANGELOG, partition: 0, spec: 'latest' }]);
-      const [deleted] = await admin.deleteRecords([{ topic: CHANGELOG, partition: 0, offset: end!.offset }]);
-      assert.equal(deleted!.lowWatermark, 4, 'three counts and the record written here, all deleted');
-
-      const second = start(env);
-      await second.start();
-      await producer.send({ topic: 'oor-in', key: Buffer.from('a'), value: Buffer.from('x') });
-      await waitUntil(
-        () => follower.records.length >= 4,
-        30_000,
-        () => counts().join(' '),
-      );
-      await second.close();
-      // Kafka's count starts again from what the changelog holds (nothing for a): 1, not 4.
-      assert.deepEqual(counts(), ['a=1', 'a=2', 'a=3', 'a=1']);
-    } finally {
-      await follower.stop();
-      await admin.close();
-      await producer.close();
-    }
-  });
-
-  it('wipes a store whose changelog is truncated while it restores, and restores what is left', async () => {
-    const app = 'oor-mid';
-    const changelog = `${app}-counts-changelog`;
-    const producer = new Producer({ bootstrapServers: env.bootstrap });
     const follower = new TopicFollower(env.bootstrap, `${app}-out`, 1);
     follower.start();
     const counts = () => follower.records.map((r) => `${r.key}=${r.value?.readBigInt64BE(0)}`);
-    const appended = 600;
-    const deleteBefore = 3 + appended / 2;
     try {
-      const first = start(env, app);
+      const first = start(env, app, eos);
       await first.start();
       for (const _ of [1, 2, 3])
         await producer.send({ topic: `${app}-in`, key: Buffer.from('a'), value: Buffer.from('x') });
@@ -100,6 +73,86 @@ describe('restoring from a changelog whose records before the checkpoint are gon
         () => counts().join(' '),
       );
       await first.close(leavingGroup());
+      // While the instance is away the changelog moves on and its records are deleted up to its end: the
+      // checkpoint (offset 2, or later under exactly-once with its commit markers) now lies before the first offset.
+      await producer.send({ topic: changelog, key: Buffer.from('b'), value: Buffer.alloc(8) });
+      const [end] = await admin.listOffsets([{ topic: changelog, partition: 0, spec: 'latest' }]);
+      const [deleted] = await admin.deleteRecords([{ topic: changelog, partition: 0, offset: end!.offset }]);
+      if (guarantee === 'at_least_once')
+        assert.equal(deleted!.lowWatermark, 4, 'three counts and the record written here, all deleted');
+
+      const second = start(env, app, eos);
+      const logs: string[] = [];
+      second.setLogger((m) => logs.push(m));
+      await second.start();
+      await producer.send({ topic: `${app}-in`, key: Buffer.from('a'), value: Buffer.from('x') });
+      await waitUntil(
+        () => follower.records.length >= 4,
+        30_000,
+        () => counts().join(' '),
+      );
+      assert.ok(
+        logs.some((m) =>
+          /checkpointed offset \d+ .* is before its first offset \d+: the task is corrupted/.test(m),
+        ),
+        logs.join('\n'),
+      );
+      await second.close();
+      return counts();
+    } finally {
+      await follower.stop();
+      await admin.close();
+      await producer.close();
+    }
+  }
+
+  it('under at_least_once keeps the store and replays the changelog from its first offset over it', async () => {
+    // The changelog holds nothing for a any more; the store's old count stays: 4, as Kafka counts on.
+    assert.deepEqual(await countsAfterTruncationWhileAway(APP, 'at_least_once'), [
+      'a=1',
+      'a=2',
+      'a=3',
+      'a=4',
+    ]);
+  });
+
+  it('under exactly_once_v2 wipes the task state and restores what the changelog holds', async () => {
+    // Kafka's count starts again from what the changelog holds (nothing for a): 1, not 4.
+    assert.deepEqual(await countsAfterTruncationWhileAway('oor-eos', 'exactly_once_v2'), [
+      'a=1',
+      'a=2',
+      'a=3',
+      'a=1',
+    ]);
+  });
+
+  /**
+   * The counts of a when its changelog is truncated while the task restores (a's counts deleted), with the restore
+   * listener's start and end, and the thread's log.
+   */
+  async function countsAfterTruncationWhileRestoring(app: string, guarantee: ProcessingGuarantee) {
+    const eos = { 'processing.guarantee': guarantee };
+    const changelog = `${app}-counts-changelog`;
+    const producer = new Producer({ bootstrapServers: env.bootstrap });
+    const follower = new TopicFollower(env.bootstrap, `${app}-out`, 1);
+    follower.start();
+    const counts = () => follower.records.map((r) => `${r.key}=${r.value?.readBigInt64BE(0)}`);
+    const admin = new Admin({ bootstrapServers: env.bootstrap });
+    const appended = 600;
+    try {
+      const first = start(env, app, eos);
+      await first.start();
+      for (const _ of [1, 2, 3])
+        await producer.send({ topic: `${app}-in`, key: Buffer.from('a'), value: Buffer.from('x') });
+      await waitUntil(
+        () => follower.records.length >= 3,
+        30_000,
+        () => counts().join(' '),
+      );
+      await first.close(leavingGroup());
+      // Three counts (and, under exactly-once, commit markers).
+      const [base] = await admin.listOffsets([{ topic: changelog, partition: 0, spec: 'latest' }]);
+      const deleteBefore = base!.offset + appended / 2;
       // While the instance is away the changelog gets more records (checkpoint 2 stays valid: nothing is deleted
       // yet), each in a batch of its own, so that restoring them takes one fetch each.
       for (let i = 0; i < appended; i++)
@@ -111,6 +164,7 @@ describe('restoring from a changelog whose records before the checkpoint are gon
         });
 
       const second = start(env, app, {
+        ...eos,
         'restore.consumer.fetch.max.bytes': 1,
         'restore.consumer.max.partition.fetch.bytes': 1,
       });
@@ -146,20 +200,49 @@ describe('restoring from a changelog whose records before the checkpoint are gon
         () => `${counts().join(' ')}\n${logs.join('\n')}`,
       );
       await second.close();
-      // Started at the checkpoint; ended having restored, after the wipe, the records the changelog still holds.
-      assert.deepEqual(restoring, [
-        `start ${changelog}-0 counts 3-${3 + appended}`,
-        `end ${changelog}-0 counts ${3 + appended - deleteBefore}`,
-      ]);
-      // Restoring on from the new first offset over a's old count would give 4; the wiped store counts from 1.
-      assert.deepEqual(counts(), ['a=1', 'a=2', 'a=3', 'a=1'], logs.join('\n'));
-      assert.ok(
-        logs.some((m) => /before its first offset \d+ \(the changelog was truncated\)/.test(m)),
-        logs.join('\n'),
-      );
+      return { counts: counts(), restoring, logs, base: base!.offset, deleteBefore };
     } finally {
       await follower.stop();
+      await admin.close();
       await producer.close();
     }
+  }
+
+  it('under at_least_once keeps a store truncated while it restores, replaying the rest', async () => {
+    const app = 'oor-mid';
+    const changelog = `${app}-counts-changelog`;
+    const { counts, restoring, logs, base, deleteBefore } = await countsAfterTruncationWhileRestoring(
+      app,
+      'at_least_once',
+    );
+    const appended = 600;
+    // Started at the checkpoint; ended having restored, from the new first offset, the records the changelog holds.
+    assert.deepEqual(restoring, [
+      `start ${changelog}-0 counts 3-${base + appended}`,
+      `end ${changelog}-0 counts ${base + appended - deleteBefore}`,
+    ]);
+    // The store keeps a's old count (Kafka wipes only under exactly-once): the next count is 4.
+    assert.deepEqual(counts, ['a=1', 'a=2', 'a=3', 'a=4'], logs.join('\n'));
+    assert.ok(
+      logs.some((m) => /before its first offset \d+ \(the changelog was truncated\)/.test(m)),
+      logs.join('\n'),
+    );
+  });
+
+  it('under exactly_once_v2 wipes a store whose changelog is truncated while it restores', async () => {
+    const app = 'oor-mid-eos';
+    const changelog = `${app}-counts-changelog`;
+    const { counts, restoring, logs, base, deleteBefore } = await countsAfterTruncationWhileRestoring(
+      app,
+      'exactly_once_v2',
+    );
+    const appended = 600;
+    assert.equal(restoring.at(-1), `end ${changelog}-0 counts ${base + appended - deleteBefore}`);
+    // Restoring on from the new first offset over a's old count would give 4; the wiped store counts from 1.
+    assert.deepEqual(counts, ['a=1', 'a=2', 'a=3', 'a=1'], logs.join('\n'));
+    assert.ok(
+      logs.some((m) => /before its first offset \d+ \(the changelog was truncated\)/.test(m)),
+      logs.join('\n'),
+    );
   });
 });

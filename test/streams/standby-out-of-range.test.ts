@@ -1,8 +1,8 @@
 // A standby task whose checkpoint points before its changelog's first offset (records deleted while its instance
 // was away): Kafka's standbys read their changelogs with the restore consumer, auto.offset.reset "none", so the
-// out-of-range position marks the standby corrupted and its state is rebuilt from what the changelog still holds.
-// Jumping to the first offset over the old state instead would keep values the changelog no longer has, and a
-// failover would serve them.
+// out-of-range position marks the standby corrupted: its changelog offsets are dropped and it is closed dirty,
+// which wipes its state only under exactly-once (StateManagerUtil.closeStateManager). Under at_least_once a
+// persistent store keeps its contents and the changelog is read again from its first offset over them.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -10,6 +10,7 @@ import { Admin } from '../../src/client/admin.js';
 import { Producer } from '../../src/client/producer.js';
 import {
   type KafkaStreams,
+  type ProcessingGuarantee,
   QueryableStoreTypes,
   StoreQueryParameters,
   KafkaStreams as Streams,
@@ -24,15 +25,13 @@ import {
   useStreamsBroker,
 } from './streams-helpers.js';
 
-const APP = 'sboor';
-const CHANGELOG = `${APP}-counts-changelog`;
-
 describe('a standby whose changelog records after its checkpoint are gone', () => {
-  const env = useStreamsBroker({ [`${APP}-in`]: 1, [`${APP}-out`]: 1 }, 2);
+  const env = useStreamsBroker({ 'sboor-in': 1, 'sboor-out': 1, 'sboor-eos-in': 1, 'sboor-eos-out': 1 }, 2);
 
-  function instance(dir: string): KafkaStreams {
-    return new Streams(countByKeyTopology(`${APP}-in`, `${APP}-out`, 'counts'), {
-      'application.id': APP,
+  function instance(app: string, guarantee: ProcessingGuarantee, dir: string): KafkaStreams {
+    return new Streams(countByKeyTopology(`${app}-in`, `${app}-out`, 'counts'), {
+      'application.id': app,
+      'processing.guarantee': guarantee,
       'bootstrap.servers': env.bootstrap,
       'state.dir': dir,
       'num.standby.replicas': 1,
@@ -46,13 +45,15 @@ describe('a standby whose changelog records after its checkpoint are gone', () =
     });
   }
 
-  it('wipes the standby state and rebuilds it from the changelog', async () => {
+  /** a's and x's counts in the standby's store once it is back to a changelog truncated to its end. */
+  async function standbyCountsAfterTruncation(app: string, guarantee: ProcessingGuarantee) {
+    const changelog = `${app}-counts-changelog`;
     const producer = new Producer({ bootstrapServers: env.bootstrap });
     const admin = new Admin({ bootstrapServers: env.bootstrap });
-    const a = instance(env.dirs[0]!);
-    let b = instance(env.dirs[1]!);
+    const a = instance(app, guarantee, env.dirs[0]!);
+    let b = instance(app, guarantee, env.dirs[1]!);
     const send = (key: string) =>
-      producer.send({ topic: `${APP}-in`, key: Buffer.from(key), value: Buffer.from('x') });
+      producer.send({ topic: `${app}-in`, key: Buffer.from(key), value: Buffer.from('x') });
     const logs: string[] = [];
     try {
       await a.start();
@@ -64,7 +65,7 @@ describe('a standby whose changelog records after its checkpoint are gone', () =
       // Counted before b joins: b, with no state, lags the changelog and gets the standby.
       for (const _ of [1, 2, 3]) await send('a');
       await untilValue('the three counts in the changelog', async () =>
-        (await changelogEnd(env.bootstrap, CHANGELOG, 0)) >= 3 ? true : null,
+        (await changelogEnd(env.bootstrap, changelog, 0)) >= 3 ? true : null,
       );
       await b.start();
       await waitUntil(
@@ -81,12 +82,13 @@ describe('a standby whose changelog records after its checkpoint are gone', () =
       // The standby's checkpoint says offset 2.
       await b.close(leavingGroup());
       // While b is away the changelog moves on and its records are deleted up to its end.
-      await producer.send({ topic: CHANGELOG, key: Buffer.from('b'), value: Buffer.alloc(8) });
-      const [end] = await admin.listOffsets([{ topic: CHANGELOG, partition: 0, spec: 'latest' }]);
-      const [deleted] = await admin.deleteRecords([{ topic: CHANGELOG, partition: 0, offset: end!.offset }]);
-      assert.equal(deleted!.lowWatermark, 4, 'three counts and the record written here, all deleted');
+      await producer.send({ topic: changelog, key: Buffer.from('b'), value: Buffer.alloc(8) });
+      const [end] = await admin.listOffsets([{ topic: changelog, partition: 0, spec: 'latest' }]);
+      const [deleted] = await admin.deleteRecords([{ topic: changelog, partition: 0, offset: end!.offset }]);
+      if (guarantee === 'at_least_once')
+        assert.equal(deleted!.lowWatermark, 4, 'three counts and the record written here, all deleted');
 
-      b = instance(env.dirs[1]!);
+      b = instance(app, guarantee, env.dirs[1]!);
       b.setLogger((m) => logs.push(m));
       await b.start();
       await waitUntil(
@@ -107,18 +109,30 @@ describe('a standby whose changelog records after its checkpoint are gone', () =
         30_000,
         () => `${describeInstances(a, b)}\n${logs.join('\n')}`,
       );
-      // The changelog holds nothing for a any more: the rebuilt standby has no count for it (not the old 3).
-      assert.equal(stale.get('a') ?? null, null, logs.join('\n'));
-      assert.equal(Number(stale.get('x')), 1);
       assert.ok(
         logs.some((m) => /before its first offset \d+ \(the changelog was truncated\)/.test(m)),
         logs.join('\n'),
       );
+      return { a: stale.get('a') ?? null, x: Number(stale.get('x')), logs };
     } finally {
       await b.close();
       await a.close();
       await admin.close();
       await producer.close();
     }
+  }
+
+  it('under at_least_once keeps the standby store and reads the changelog again from its first offset', async () => {
+    const { a, x, logs } = await standbyCountsAfterTruncation('sboor', 'at_least_once');
+    // The changelog holds nothing for a any more; the store keeps its old count, as Kafka's does.
+    assert.equal(Number(a), 3, logs.join('\n'));
+    assert.equal(x, 1);
+  });
+
+  it('under exactly_once_v2 wipes the standby state and rebuilds it from the changelog', async () => {
+    const { a, x, logs } = await standbyCountsAfterTruncation('sboor-eos', 'exactly_once_v2');
+    // The changelog holds nothing for a any more: the rebuilt standby has no count for it (not the old 3).
+    assert.equal(a, null, logs.join('\n'));
+    assert.equal(x, 1);
   });
 });

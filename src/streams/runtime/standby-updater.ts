@@ -367,9 +367,11 @@ export class StandbyUpdater {
   /**
    * The consumer's position in some standby changelog partitions fell before their first offset (records deleted
    * by DeleteRecords or retention after the standby's checkpoint or last read). Kafka's StoreChangelogReader marks
-   * such standbys corrupted and rebuilds their state from what the changelog holds; here, as for an active task's
-   * restoration, each such store is emptied, its offset forgotten (the checkpoint written without it) and it is
-   * read again from the partition's first offset. Any other out-of-range answer fails the updater.
+   * such standbys corrupted: their offsets are dropped and they are closed dirty, their state wiped only under
+   * exactly-once (StateManagerUtil.closeStateManager). Here each such store's offset is forgotten (the checkpoint
+   * written without it) and it is read again from the partition's first offset: over its contents under
+   * at_least_once, emptied first under EOS or when in memory (Kafka's dirty close loses it). Any other
+   * out-of-range answer fails the updater.
    */
   private async rebuildTruncated(consumer: Consumer, error: KafkaProtocolError): Promise<void> {
     const starts = await consumer.beginningOffsets(consumer.assignment());
@@ -389,12 +391,15 @@ export class StandbyUpdater {
       const task = this.tasks.get(`${this.taskOfChangelog(tp.topic)}_${tp.partition}`);
       const store = task?.stores.find((s) => s.changelog === tp.topic);
       if (task !== undefined && store !== undefined) {
+        const wipe = this.config.processingGuarantee === 'exactly_once_v2' || !store.persistent;
         this.log(
           `standby task ${task.id}: store ${store.name} at ${tp.topic}-${tp.partition} offset ${position} is ` +
-            `before its first offset ${start} (the changelog was truncated): the state is corrupted, wiping it ` +
-            'to rebuild it from the first offset',
+            `before its first offset ${start} (the changelog was truncated): the state is corrupted, ` +
+            (wipe
+              ? 'wiping it to rebuild it from the first offset'
+              : 'reading it again from the first offset'),
         );
-        for (const e of store.engine.range(null, null)) store.engine.put(e.key, null);
+        if (wipe) for (const e of store.engine.range(null, null)) store.engine.put(e.key, null);
         task.offsets.delete(key);
         this.checkpoint(task, true);
       }

@@ -742,7 +742,7 @@ export class StreamThread {
       if (id !== undefined && !this.tasks.has(id) && !fresh.has(id))
         fresh.set(id, this.hooks.standbys?.release(id) ?? new Map<string, HandedStore>());
     }
-    await this.wipeStateBeforeChangelogStart([...fresh].filter(([, h]) => h.size === 0).map(([id]) => id));
+    await this.dropStateBeforeChangelogStart([...fresh].filter(([, h]) => h.size === 0).map(([id]) => id));
     for (const tp of tps) {
       const st = this.topology.subtopologyOfTopic(this.logicalTopic(tp.topic));
       if (st === undefined) continue;
@@ -768,33 +768,39 @@ export class StreamThread {
   /**
    * A task whose checkpoint lies before its changelog's first offset (records after it were deleted) cannot resume
    * from it. Kafka's restore consumer has auto.offset.reset "none": the out-of-range offset marks the task
-   * corrupted, and its state is wiped and restored from what the changelog holds. Brook checks before the tasks
-   * are opened and removes their directories (resuming over the old files from the changelog's start instead
-   * would keep values the changelog no longer has).
+   * corrupted, its changelog offsets are dropped and it is closed dirty, which removes its state directory only
+   * under exactly-once (StateManagerUtil.closeStateManager). Brook checks before the tasks are opened: under EOS it
+   * removes their directories; under at_least_once it drops those offsets from the checkpoint, so that the stores
+   * keep their contents and the changelog is replayed from its first offset over them.
    */
-  private async wipeStateBeforeChangelogStart(taskIds: string[]): Promise<void> {
-    const saved: { taskId: string; tp: TopicPartition; offset: number }[] = [];
+  private async dropStateBeforeChangelogStart(taskIds: string[]): Promise<void> {
+    const saved: { taskId: string; key: string; tp: TopicPartition; offset: number }[] = [];
     for (const taskId of taskIds)
       for (const [key, offset] of readCheckpoint(this.taskDir(taskId)))
-        saved.push({ taskId, tp: topicPartitionOfKey(key), offset });
+        saved.push({ taskId, key, tp: topicPartitionOfKey(key), offset });
     if (saved.length === 0) return;
     const starts = await this.listChangelogOffsets(
       saved.map((s) => s.tp),
       'beginning',
       'restore',
     );
-    const corrupted = new Set<string>();
+    const corrupted = new Map<string, Set<string>>();
     for (const s of saved) {
       const start = starts.get(`${s.tp.topic}:${s.tp.partition}`);
       if (start !== undefined && s.offset + 1 < start) {
         this.hooks.log(
           `${this.name}: task ${s.taskId}: checkpointed offset ${s.offset} of ${s.tp.topic}-${s.tp.partition} is ` +
-            `before its first offset ${start}: the task is corrupted, wiping its state to restore it`,
+            `before its first offset ${start}: the task is corrupted, ` +
+            (this.eos ? 'wiping its state to restore it' : 'restoring its store from the first offset'),
         );
-        corrupted.add(s.taskId);
+        corrupted.set(s.taskId, (corrupted.get(s.taskId) ?? new Set()).add(s.key));
       }
     }
-    for (const taskId of corrupted) rmSync(this.taskDir(taskId), { recursive: true, force: true });
+    for (const [taskId, keys] of corrupted) {
+      const dir = this.taskDir(taskId);
+      if (this.eos) rmSync(dir, { recursive: true, force: true });
+      else writeCheckpoint(dir, new Map([...readCheckpoint(dir)].filter(([key]) => !keys.has(key))));
+    }
   }
 
   /** `handed`: in-memory stores of this task's released standby; the task takes them over (removed from the map). */
@@ -975,9 +981,10 @@ export class StreamThread {
   /**
    * The restore consumer's position in some changelog partitions fell before their first offset while restoring
    * (records deleted by DeleteRecords or retention since the check at assignment). Kafka's StoreChangelogReader
-   * marks their tasks corrupted, wipes their state and restores it from what the changelog holds; here each such
-   * store is emptied and its restoration starts again from the partition's first offset (the same contents, the
-   * task's other stores kept).
+   * marks their tasks corrupted: their offsets are dropped and they are closed dirty and revived, their state
+   * wiped only under exactly-once. Here each such store's restoration starts again from the partition's first
+   * offset, over its contents under at_least_once, emptied first under EOS; an in-memory store is emptied either
+   * way (Kafka's dirty close loses it). The task's other stores are kept.
    */
   private async restartTruncatedRestoration(
     restorer: Consumer,
@@ -996,12 +1003,13 @@ export class StreamThread {
       const position = await restorer.position(p.target.tp);
       if (start === undefined || position >= start) continue;
       const { tp, store, engine } = p.target;
+      const wipe = this.eos || !engine.persistent;
       this.hooks.log(
         `${this.name}: restoring store ${store} from ${tp.topic}-${tp.partition}: offset ${position} is before ` +
-          `its first offset ${start} (the changelog was truncated): the state is corrupted, wiping it to restore ` +
-          'from the first offset',
+          `its first offset ${start} (the changelog was truncated): the state is corrupted, ` +
+          (wipe ? 'wiping it to restore from the first offset' : 'restoring it again from the first offset'),
       );
-      for (const e of engine.range(null, null)) engine.put(e.key, null);
+      if (wipe) for (const e of engine.range(null, null)) engine.put(e.key, null);
       this.changelogOffsets.delete(key);
       // The restoration starts again: its total (onRestoreEnd) counts from here.
       p.restored = 0;
