@@ -5,8 +5,9 @@
 // Kafka's rules kept: zookeeper.ssl.client.enable turns TLS on; unset store types are guessed from the file
 // name extension as ZooKeeper's X509Util does; zookeeper.ssl.enabled.protocols unset means
 // zookeeper.ssl.protocol alone; the key store password also decrypts an encrypted PEM key (ZooKeeper's PEM
-// loader has no separate key password); endpoint identification is on unless
-// zookeeper.ssl.endpoint.identification.enable=false. Node reads PEM and PKCS12 key stores and PEM trust stores;
+// loader has no separate key password); endpoint identification is on only while
+// zookeeper.ssl.endpoint.identification.algorithm is HTTPS (its default, in any case), as Kafka's KafkaConfig turns
+// it into ZooKeeper's hostnameVerification. Node reads PEM and PKCS12 key stores and PEM trust stores;
 // JKS is refused with the conversion command, as for listeners.
 
 import tls from 'node:tls';
@@ -106,9 +107,8 @@ export function zooKeeperClientTls(values: ParsedConfig): tls.ConnectionOptions 
     ciphers,
     rejectUnauthorized: true,
   };
-  if (!values.boolean('zookeeper.ssl.endpoint.identification.enable')) {
-    options.checkServerIdentity = () => undefined;
-  }
+  const identification = values.stringOrNull('zookeeper.ssl.endpoint.identification.algorithm') ?? '';
+  if (identification.toUpperCase() !== 'HTTPS') options.checkServerIdentity = () => undefined;
   try {
     tls.createSecureContext(options);
   } catch (err) {

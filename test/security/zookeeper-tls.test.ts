@@ -197,11 +197,14 @@ describe('ZooKeeper TLS settings', () => {
     assert.ok(options !== null && typeof options.key === 'string');
     assert.equal(options.maxVersion, 'TLSv1.2', 'zookeeper.ssl.protocol (TLSv1.2) alone when none enabled');
     assert.equal(options.checkServerIdentity, undefined, 'host names checked by default');
-    const off = await tlsOf({
-      ...pemClientKeys(certs),
-      'zookeeper.ssl.endpoint.identification.enable': 'false',
-    });
-    assert.equal(typeof off?.checkServerIdentity, 'function');
+    // Kafka's KafkaConfig: ZooKeeper's hostnameVerification is on exactly when the algorithm is HTTPS, in any case.
+    const identification = async (algorithm: string) =>
+      typeof (
+        await tlsOf({ ...pemClientKeys(certs), 'zookeeper.ssl.endpoint.identification.algorithm': algorithm })
+      )?.checkServerIdentity;
+    assert.equal(await identification('https'), 'undefined', 'checked with https in lower case');
+    assert.equal(await identification(''), 'function', 'an empty value turns the check off');
+    assert.equal(await identification('none'), 'function', 'so does any value but HTTPS');
   });
 
   it('startup errors name the key', async () => {

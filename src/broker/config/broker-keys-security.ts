@@ -375,11 +375,12 @@ export const SECURITY_KEYS = [
     },
   ),
   key(
-    'zookeeper.ssl.endpoint.identification.enable',
-    T.BOOLEAN,
-    'true',
+    'zookeeper.ssl.endpoint.identification.algorithm',
+    T.STRING,
+    'HTTPS',
     'low',
-    "Whether the ZooKeeper server's host name is checked against its certificate.",
+    "Whether the ZooKeeper server's host name is checked against its certificate: HTTPS (in any case) checks it, " +
+      "any other value, an empty one included, does not (as Kafka maps it to ZooKeeper's hostnameVerification).",
     { support: 'honoured' },
   ),
   key(

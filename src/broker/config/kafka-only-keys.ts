@@ -75,7 +75,6 @@ const KAFKA_NAMES = new Set([
   'server.max.startup.time.ms',
   'unclean.leader.election.interval.ms',
   'zookeeper.metadata.migration.min.batch.size',
-  'zookeeper.ssl.endpoint.identification.algorithm',
 ]);
 
 /**

@@ -34,7 +34,6 @@ const KAFKA_READ_ONLY: Record<string, string> = {
   'server.max.startup.time.ms': '1000',
   'unclean.leader.election.interval.ms': '300000',
   'zookeeper.metadata.migration.min.batch.size': '200',
-  'zookeeper.ssl.endpoint.identification.algorithm': 'HTTPS',
 };
 
 /** Keys Kafka 3.9 changes only per broker, which Brook does not define. */
