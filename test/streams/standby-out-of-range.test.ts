@@ -62,18 +62,21 @@ describe('a standby whose changelog records after its checkpoint are gone', () =
         30_000,
         () => describeInstances(a, b),
       );
+      // b holds the standby of the one task, a the active one.
+      const untilBStandsBy = () =>
+        waitUntil(
+          () =>
+            b.state() === 'RUNNING' && b.standbyTaskIds().join() === '0_0' && activeTasks(a).join() === '0_0',
+          60_000,
+          () => describeInstances(a, b),
+        );
       // Counted before b joins: b, with no state, lags the changelog and gets the standby.
       for (const _ of [1, 2, 3]) await send('a');
       await untilValue('the three counts in the changelog', async () =>
         (await changelogEnd(env.bootstrap, changelog, 0)) >= 3 ? true : null,
       );
       await b.start();
-      await waitUntil(
-        () =>
-          b.state() === 'RUNNING' && b.standbyTaskIds().join() === '0_0' && activeTasks(a).join() === '0_0',
-        60_000,
-        () => describeInstances(a, b),
-      );
+      await untilBStandsBy();
       await waitUntil(
         () => b.standbyRecords() >= 3,
         30_000,
@@ -91,12 +94,7 @@ describe('a standby whose changelog records after its checkpoint are gone', () =
       b = instance(app, guarantee, env.dirs[1]!);
       b.setLogger((m) => logs.push(m));
       await b.start();
-      await waitUntil(
-        () =>
-          b.state() === 'RUNNING' && b.standbyTaskIds().join() === '0_0' && activeTasks(a).join() === '0_0',
-        60_000,
-        () => describeInstances(a, b),
-      );
+      await untilBStandsBy();
       await send('x');
       const stale = b.store(
         StoreQueryParameters.fromNameAndType(
