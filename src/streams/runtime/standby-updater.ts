@@ -24,7 +24,7 @@ import type { TopicPartition } from '../../client/requests.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ResolvedConfig } from '../config.js';
 import type { Serde } from '../serdes.js';
-import type { BytesKeyValueStore } from '../state/bytes-store.js';
+import { type BytesKeyValueStore, wipeCorruptedState } from '../state/bytes-store.js';
 import { SessionStore } from '../state/session-store.js';
 import { PlainKeyValueStore, restoreInto, TimestampedStore } from '../state/store-stack.js';
 import type { StateStore } from '../state/stores.js';
@@ -391,7 +391,7 @@ export class StandbyUpdater {
       const task = this.tasks.get(`${this.taskOfChangelog(tp.topic)}_${tp.partition}`);
       const store = task?.stores.find((s) => s.changelog === tp.topic);
       if (task !== undefined && store !== undefined) {
-        const wipe = this.config.processingGuarantee === 'exactly_once_v2' || !store.persistent;
+        const wipe = wipeCorruptedState(store.engine, this.config.processingGuarantee === 'exactly_once_v2');
         this.log(
           `standby task ${task.id}: store ${store.name} at ${tp.topic}-${tp.partition} offset ${position} is ` +
             `before its first offset ${start} (the changelog was truncated): the state is corrupted, ` +
@@ -399,7 +399,6 @@ export class StandbyUpdater {
               ? 'wiping it to rebuild it from the first offset'
               : 'reading it again from the first offset'),
         );
-        if (wipe) for (const e of store.engine.range(null, null)) store.engine.put(e.key, null);
         task.offsets.delete(key);
         this.checkpoint(task, true);
       }

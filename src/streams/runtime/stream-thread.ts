@@ -46,7 +46,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { ResolvedConfig } from '../config.js';
 import { StreamsError } from '../errors.js';
 import type { Header, StateRestoreListener } from '../processor.js';
-import type { BytesKeyValueStore } from '../state/bytes-store.js';
+import { type BytesKeyValueStore, wipeCorruptedState } from '../state/bytes-store.js';
 import { CacheBudget } from '../state/record-cache.js';
 import { restoreInto } from '../state/store-stack.js';
 import type { StateStore } from '../state/stores.js';
@@ -1003,13 +1003,12 @@ export class StreamThread {
       const position = await restorer.position(p.target.tp);
       if (start === undefined || position >= start) continue;
       const { tp, store, engine } = p.target;
-      const wipe = this.eos || !engine.persistent;
+      const wipe = wipeCorruptedState(engine, this.eos);
       this.hooks.log(
         `${this.name}: restoring store ${store} from ${tp.topic}-${tp.partition}: offset ${position} is before ` +
           `its first offset ${start} (the changelog was truncated): the state is corrupted, ` +
           (wipe ? 'wiping it to restore from the first offset' : 'restoring it again from the first offset'),
       );
-      if (wipe) for (const e of engine.range(null, null)) engine.put(e.key, null);
       this.changelogOffsets.delete(key);
       // The restoration starts again: its total (onRestoreEnd) counts from here.
       p.restored = 0;

@@ -29,6 +29,18 @@ export interface BytesKeyValueStore {
 }
 
 /**
+ * A store whose changelog was truncated past its position (a corrupted task's state): Kafka wipes it only under
+ * exactly-once (StateManagerUtil.closeStateManager); under at_least_once a persistent store keeps its contents and
+ * the changelog is replayed over them, while an in-memory one would be gone with a dirty close anyway. Empties
+ * `engine` when so, and says whether it did.
+ */
+export function wipeCorruptedState(engine: BytesKeyValueStore, exactlyOnce: boolean): boolean {
+  const wipe = exactlyOnce || !engine.persistent;
+  if (wipe) for (const e of engine.range(null, null)) engine.put(e.key, null);
+  return wipe;
+}
+
+/**
  * Keys are held as latin1 strings: a bijection with bytes that a Map can hash, and whose string order (UTF-16
  * code units, each a byte here) is the keys' byte order, so range() filters and sorts the strings and builds key
  * Buffers only for what it returns. The map holds the value alone: a put (and a restored changelog record) costs
