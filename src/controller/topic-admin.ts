@@ -181,6 +181,15 @@ export class TopicAdmin {
     return withTimeouts(results, await this.awaitWritten(changes, timeoutMs));
   }
 
+  /**
+   * Whether the coordination store holds the topic (created, maybe not yet in any broker's metadata); null when the
+   * store cannot answer.
+   */
+  async topicWritten(name: string): Promise<boolean | null> {
+    const node = await this.store.exists(topicPath(name));
+    return node.ok ? node.value !== null : null;
+  }
+
   /** `timeoutMs`, a CreatePartitions request's: as for createTopics, waiting for the new partitions' leaders. */
   async createPartitions(
     requests: readonly NewPartitions[],

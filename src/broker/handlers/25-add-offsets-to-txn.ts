@@ -17,7 +17,7 @@ export const addOffsetsToTxnHandler = defineHandler<AddOffsetsToTxnRequest, AddO
   minVersion: 0,
   maxVersion: 3,
   async handle(context, request) {
-    const { groupCoordinator, transactionCoordinator, metadata } = context.services;
+    const { groupCoordinator, transactionCoordinator } = context.services;
     // Kafka's checks: WRITE on the transactional id, READ on the group.
     if (!authorizeTransactionalId(context, AclOperation.WRITE, request.transactionalId)) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
@@ -25,11 +25,11 @@ export const addOffsetsToTxnHandler = defineHandler<AddOffsetsToTxnRequest, AddO
     if (!authorizeGroup(context, AclOperation.READ, request.groupId)) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     }
-    if (metadata.topic(OFFSETS_TOPIC) === undefined) await groupCoordinator.ensureOffsetsTopic();
     // As Kafka, the partition comes from the partition count (offsets.topic.num.partitions until the metadata
     // shows the topic) and is added unchecked: this broker's metadata may not show the topic just created, and
-    // UNKNOWN_TOPIC_OR_PARTITION here is fatal to Java producers before 3.4. The marker waits for the metadata
-    // (src/broker/txn/txn-markers.ts).
+    // UNKNOWN_TOPIC_OR_PARTITION here is fatal to Java producers before 3.4. Nor is the topic created here (the
+    // group's FindCoordinator creates it): a transaction that aborts without offsets leaves none, as in Kafka. The
+    // marker waits for the metadata only if the topic was created (src/broker/txn/txn-markers.ts).
     const partition = groupCoordinator.partitionFor(request.groupId);
     const errors = await transactionCoordinator.addPartitions(
       request.transactionalId,

@@ -10,11 +10,11 @@
 // Kafka's TransactionMarkerRequestCompletionHandler does (markerAnswerAction), and logs it. Most are sent again to
 // the partition's leader of that moment. UNKNOWN_TOPIC_OR_PARTITION is such an answer too: a broker that has just
 // restarted serves before the controller's LeaderAndIsr has given it its partitions. Only a partition this broker's
-// metadata no longer has (a deleted topic) is skipped, except one of __consumer_offsets, which AddOffsetsToTxn
-// adds before the metadata may show it: its marker waits for the leader. A marker given up on leaves the transaction's
-// records open in
-// that partition, and the COMMIT marker of the producer id's next transaction there would take them in: records of
-// an aborted transaction would become visible to read_committed.
+// metadata does not have (a deleted topic) is skipped, as Kafka's TransactionMarkerChannelManager does; one of
+// __consumer_offsets only when the coordination store has no such topic either (offsetsPartitionPending). A marker
+// given up on leaves the transaction's records open in that partition, and the COMMIT marker of the producer id's
+// next transaction there would take them in: records of an aborted transaction would become visible to
+// read_committed.
 
 import type { MarkerFailure, MarkerRequest } from '../../coordinator/transaction/transaction-coordinator.js';
 import { TRANSACTION_STATE_TOPIC } from '../../coordinator/transaction/transaction-coordinator.js';
@@ -64,6 +64,19 @@ export async function appendMarker(
   return ErrorCode.NONE;
 }
 
+/**
+ * Whether a marker for a partition of __consumer_offsets that this broker's metadata does not show must wait. Kafka
+ * skips it, as any partition its metadata cache lacks; it waits here only while the coordination store holds the
+ * topic (or cannot tell): created, the group's TxnOffsetCommit may have written offsets there before the
+ * controller's UpdateMetadata reached this broker, and skipped, they would stay pending for ever. Never created
+ * (AddOffsetsToTxn does not create it; the group's FindCoordinator does, and may fail), it is skipped as in Kafka,
+ * else the transaction would stay in its Prepare state for ever.
+ */
+async function offsetsPartitionPending(services: BrokerServices): Promise<boolean> {
+  const written = await services.topicAdmin.topicWritten(OFFSETS_TOPIC).catch(() => null);
+  return written !== false;
+}
+
 /** Sends markers to the partitions' leaders; resolves with the partitions that did not take them, and why. */
 export function markerWriter(services: BrokerServices): {
   write(request: MarkerRequest): Promise<MarkerFailure[]>;
@@ -78,11 +91,11 @@ export function markerWriter(services: BrokerServices): {
       for (const tp of request.partitions) {
         const info = services.metadata.partition(tp.topic, tp.partition);
         if (info === undefined && tp.topic === OFFSETS_TOPIC) {
-          // AddOffsetsToTxn adds the group's partition before this broker's metadata may show the topic (just
-          // created on a fresh cluster). Skipped, the transaction's offsets would stay pending in the group for
-          // ever. Kafka skips it, as for a deleted topic; but this internal topic is not deleted in practice (and
-          // the next group's FindCoordinator creates it again), so the marker is sent again until a leader shows.
-          failed.push({ ...tp, errorCode: ErrorCode.LEADER_NOT_AVAILABLE });
+          local.push(
+            offsetsPartitionPending(services).then((pending) => {
+              if (pending) failed.push({ ...tp, errorCode: ErrorCode.LEADER_NOT_AVAILABLE });
+            }),
+          );
           continue;
         }
         if (info === undefined) continue; // a deleted partition needs no marker
