@@ -30,7 +30,11 @@ interface Producer {
   producerEpoch: number;
 }
 
-async function initProducer(broker: BrokerProcess, transactionalId: string, timeoutMs = 60_000): Promise<Producer> {
+async function initProducer(
+  broker: BrokerProcess,
+  transactionalId: string,
+  timeoutMs = 60_000,
+): Promise<Producer> {
   const r = await callCoordinator(
     () => [broker],
     1,
@@ -110,7 +114,9 @@ describe('transactions whose partitions are gone when they end', () => {
     for (const c of clients) c.close();
     for (const b of started) await b.stop();
   });
-  async function start(overrides: Record<string, string | number> = {}): Promise<[BrokerProcess, WireClient]> {
+  async function start(
+    overrides: Record<string, string | number> = {},
+  ): Promise<[BrokerProcess, WireClient]> {
     const broker = await startBroker({ overrides });
     started.push(broker);
     const client = await WireClient.connect(broker.host, broker.port);
