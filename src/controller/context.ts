@@ -37,6 +37,8 @@ export interface DeletionProgress {
   started: boolean;
   readonly awaiting: Set<BrokerId>;
   failed: boolean;
+  /** The live brokers were told the topic is deleted (leader -2) while a replica's broker was dead. */
+  announced: boolean;
 }
 
 export class ControllerContext {

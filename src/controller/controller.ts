@@ -1251,10 +1251,16 @@ export class Controller {
   ): void {
     const ctx = this.ctx;
     if (ctx === null) return;
+    // As Kafka's ControllerBrokerRequestBatch, a topic whose deletion the brokers were told of goes out as deleted
+    // (leader -2) in every UpdateMetadata: a broker that comes back while the deletion waits for it does not show
+    // the topic again. (Only once told: a queued deletion may yet be dropped, with delete.topic.enable=false.)
+    const deleting = new Set(deleted);
+    for (const [topic, progress] of ctx.deletions)
+      if ((progress.started || progress.announced) && ctx.isDeleting(topic)) deleting.add(topic);
     for (const b of brokers) {
       this.sender.send(b, {
         kind: 'updateMetadata',
-        request: buildUpdateMetadata(ctx, this.header, b, tps, deleted),
+        request: buildUpdateMetadata(ctx, this.header, b, tps, deleting),
       });
     }
   }

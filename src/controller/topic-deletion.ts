@@ -53,7 +53,8 @@ export interface TopicDeletionHost {
 /** Queues the named topics for deletion (those already queued keep their progress). */
 export function queueDeletions(ctx: ControllerContext, names: readonly string[]): void {
   for (const n of names) {
-    if (!ctx.deletions.has(n)) ctx.deletions.set(n, { started: false, awaiting: new Set(), failed: false });
+    if (!ctx.deletions.has(n))
+      ctx.deletions.set(n, { started: false, awaiting: new Set(), failed: false, announced: false });
   }
 }
 
@@ -74,7 +75,7 @@ export class TopicDeletionManager {
     const present = new Set(names.value);
     queueDeletions(ctx, names.value);
     for (const [n, progress] of ctx.deletions)
-      if (!present.has(n) && !progress.started) ctx.deletions.delete(n);
+      if (!present.has(n) && !progress.started && !progress.announced) ctx.deletions.delete(n);
     await this.processDeletions();
   }
 
@@ -89,7 +90,8 @@ export class TopicDeletionManager {
   /**
    * Moves every queued deletion as far as it can go: a topic whose replicas are all on live brokers is
    * removed from the brokers' metadata (leader -2) and its replicas are stopped and deleted; once every
-   * broker has answered, its znodes go. A topic with a replica on a dead broker waits for that broker.
+   * broker has answered, its znodes go. A topic with a replica on a dead broker leaves the live brokers'
+   * metadata, and the rest waits for that broker.
    */
   async processDeletions(): Promise<void> {
     const host = this.host;
@@ -123,7 +125,16 @@ export class TopicDeletionManager {
       }
       const tps = [...entry.partitions.keys()].map((p) => ({ topic, partition: p }));
       const brokers = new Set(tps.flatMap((tp) => replicasOf(entry.partitions.get(tp.partition)!)));
-      if ([...brokers].some((b) => !ctx.liveBrokers.has(b))) continue;
+      if ([...brokers].some((b) => !ctx.liveBrokers.has(b))) {
+        // As Kafka's onTopicDeletion, the live brokers drop the topic from their metadata at once: clients stop
+        // seeing it, and transaction coordinators skip its partitions' markers instead of waiting for a leader
+        // that may never come back. Stopping and deleting the replicas waits for every broker holding one.
+        if (!progress.announced) {
+          progress.announced = true;
+          host.sendUpdateMetadata([...ctx.liveBrokers.keys()], tps, new Set([topic]));
+        }
+        continue;
+      }
       progress.started = true;
       progress.failed = false;
       progress.awaiting.clear();

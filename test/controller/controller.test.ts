@@ -261,6 +261,15 @@ test('a topic with a replica on a dead broker waits for it before its deletion c
   await topicAdmin.deleteTopics(['t']);
   await settle(controller);
   assert.equal(channel.of('stopReplica').length, 0);
+  // As Kafka's onTopicDeletion, the live brokers drop the topic from their metadata at once (leader -2): clients
+  // stop seeing it, and a transaction coordinator skips its partitions' markers.
+  for (const b of [1, 2]) {
+    const leaders = channel
+      .of('updateMetadata', b)
+      .flatMap((m) => m.request.topicStates.filter((t) => t.topicName === 't'))
+      .flatMap((t) => t.partitionStates.map((p) => p.leader));
+    assert.ok(leaders.length > 0 && leaders.every((l) => l === -2), `broker ${b}: ${leaders}`);
+  }
   assert.ok(((await cluster.observer.exists(topicPath('t'))) as { value: unknown }).value !== null);
   await cluster.addBroker(3);
   await settle(controller);
