@@ -153,7 +153,7 @@ describe('transactions whose partitions are gone when they end', () => {
     await transactionCompleted(() => [broker], next.transactionalId, false, COMPLETE_WITHIN_MS);
   });
 
-  it('AddOffsetsToTxn on a fresh cluster, then an abort: completes, and __consumer_offsets is not created', async () => {
+  it('AddOffsetsToTxn on a fresh cluster, then an abort: completes, __consumer_offsets not created', async () => {
     const [broker, client] = await start();
     const p = await initProducer(broker, 'offsets-then-abort');
     await addOffsets(client, p, 'never-committed-group');
