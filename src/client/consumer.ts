@@ -1181,7 +1181,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         this.fetchError = null;
         throw err;
       }
-      const unknown = [...this.partitions.values()].filter((s) => s.position === null);
+      // As Kafka's SubscriptionState, a partition whose onPartitionsAssigned has not succeeded gets no position.
+      const unknown = [...this.partitions.values()].filter((s) => s.position === null && !s.awaitingCallback);
       if (unknown.length > 0) await this.resolvePositions(unknown);
       const records = this.drainBuffers();
       if (records.length > 0) {

@@ -49,6 +49,10 @@ export class ConsumerProtocolMember {
   private inFlight: Promise<void> | null = null;
   private topics: string[] | RegExp;
   private subscribed: string[] = [];
+  /** Kafka's currentAssignment: what the last completed reconciliation gave the member, and its heartbeats name. */
+  private reconciled: TopicPartition[] = [];
+  /** Assigned partitions whose onPartitionsAssigned has not succeeded yet: not fetched, and not acknowledged. */
+  private awaitingCallback = new Set<string>();
 
   constructor(private readonly o: ConsumerProtocolMemberOptions) {
     this.topics = o.topics;
@@ -128,9 +132,27 @@ export class ConsumerProtocolMember {
     return true;
   }
 
+  /**
+   * Kafka's reconcile: a failed rebalance callback leaves the member reconciling the same target. It acknowledges
+   * nothing (its heartbeats go on naming the partitions of the last reconciliation that completed), the poll throws
+   * the error, and the next poll tries again, unless a newer target came meanwhile or the member lost its place.
+   */
   private async reconcile(): Promise<void> {
     const target = this.pending!;
     this.pending = null;
+    try {
+      await this.applyTarget(target);
+    } catch (err) {
+      if (this.pending === null && this.joined && !this.failed && !this.left) this.pending = target;
+      throw err;
+    }
+    // Tell the coordinator what this member owns now, so it can hand revoked partitions to others: a heartbeat
+    // already out was sent with the previous partitions, so the acknowledgement waits for it and goes after it.
+    await this.inFlight?.catch(() => {});
+    await this.heartbeatNow();
+  }
+
+  private async applyTarget(target: { topicId: string; partitions: number[] }[]): Promise<void> {
     const byId = new Map<string, string>();
     for (const t of this.o.cluster.snapshot.topics.values()) byId.set(t.topicId, t.name);
     if (target.some((t) => !byId.has(t.topicId))) {
@@ -147,26 +169,29 @@ export class ConsumerProtocolMember {
     const owned = this.o.consumer.owned();
     const had = new Set(owned.map((tp) => tpKey(tp.topic, tp.partition)));
     const revoked = owned.filter((tp) => !now.has(tpKey(tp.topic, tp.partition)));
-    const added = assigned.filter((tp) => !had.has(tpKey(tp.topic, tp.partition)));
+    // Partitions whose onPartitionsAssigned failed are owned but still new to the member: their callback runs again.
+    const added = assigned.filter((tp) => {
+      const k = tpKey(tp.topic, tp.partition);
+      return !had.has(k) || this.awaitingCallback.has(k);
+    });
     if (revoked.length > 0) {
       await this.o.consumer.beforeRevoke(revoked);
       await this.o.listener?.onPartitionsRevoked?.(revoked);
     }
     this.o.consumer.assign(assigned);
-    try {
-      if (added.length > 0) await this.o.listener?.onPartitionsAssigned?.(added);
-    } finally {
-      // As Kafka's enablePartitionsAwaitingCallback; a failed callback, thrown from poll, frees them as well (Kafka
-      // keeps them until a later reconciliation succeeds, which this member does not retry).
-      this.o.consumer.assignedCallbackDone(added);
-    }
-    // Tell the coordinator what this member owns now, so it can hand revoked partitions to others.
-    await this.heartbeatNow();
+    this.awaitingCallback = new Set(added.map((tp) => tpKey(tp.topic, tp.partition)));
+    // As Kafka's assignPartitions, the added partitions are fetched only once the callback succeeded; after a
+    // failure they stay assigned but unfetched (and without positions) until a later attempt succeeds.
+    if (added.length > 0) await this.o.listener?.onPartitionsAssigned?.(added);
+    this.o.consumer.assignedCallbackDone(added);
+    this.awaitingCallback.clear();
+    this.reconciled = assigned;
   }
 
+  /** Kafka's currentAssignment in the heartbeat: the partitions of the last reconciliation that completed. */
   private ownedByTopicId(): { topicId: string; partitions: number[] }[] {
     const ids = new Map<string, number[]>();
-    for (const tp of this.o.consumer.owned()) {
+    for (const tp of this.reconciled) {
       const id = this.o.cluster.snapshot.topics.get(tp.topic)?.topicId;
       if (id === undefined) continue;
       let l = ids.get(id);
@@ -228,6 +253,7 @@ export class ConsumerProtocolMember {
       case ErrorCode.FENCED_MEMBER_EPOCH: {
         const lost = this.o.consumer.owned();
         this.o.consumer.assign([]);
+        this.forgetAssignment();
         if (lost.length > 0) void Promise.resolve(this.o.listener?.onPartitionsLost?.(lost)).catch(() => {});
         this.memberId = '';
         this.memberEpoch = 0;
@@ -263,10 +289,17 @@ export class ConsumerProtocolMember {
     this.timer = null;
     const lost = this.o.consumer.owned();
     this.o.consumer.assign([]);
+    this.forgetAssignment();
     this.pending = null;
     if (lost.length > 0) void Promise.resolve(this.o.listener?.onPartitionsLost?.(lost)).catch(() => {});
     this.memberEpoch = 0;
     this.joined = false;
+  }
+
+  /** Kafka's currentAssignment set to NONE: a member that rejoins or failed names no partitions. */
+  private forgetAssignment(): void {
+    this.reconciled = [];
+    this.awaitingCallback.clear();
   }
 
   private schedule(): void {

@@ -1,0 +1,118 @@
+// A KIP-848 member (groupProtocol 'consumer') whose onPartitionsAssigned callback throws, as Kafka's
+// AbstractMembershipManager: the poll that ran the callback throws its error; the newly assigned partitions stay in
+// the assignment but are not fetched (SubscriptionState's pending-on-assigned-callback flag is left set); the member
+// does not acknowledge the assignment (its heartbeats keep naming the partitions it owned before); and the member
+// stays reconciling, so the next poll runs the callback again for those partitions, until it succeeds. Only then
+// are the partitions fetched and acknowledged. Against an in-process broker whose interceptor reads the
+// ConsumerGroupHeartbeat and Fetch requests.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Admin } from '../../src/client/admin.js';
+import { Consumer } from '../../src/client/consumer.js';
+import { Producer } from '../../src/client/producer.js';
+import type { TopicPartition } from '../../src/client/requests.js';
+import type { FetchRequest } from '../../src/protocol/messages/01-fetch.js';
+import type { ConsumerGroupHeartbeatRequest } from '../../src/protocol/messages/68-consumer-group-heartbeat.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
+
+const TOPIC = 'assigned-callback-failure';
+const GROUP = 'assigned-callback-failure';
+
+describe('KIP-848 onPartitionsAssigned failure', () => {
+  let broker: InProcessBroker;
+  let bootstrapServers: string;
+  let admin: Admin;
+  /** The partition counts each of the group's heartbeats (member epoch above 0) said the member owns. */
+  const ownedInHeartbeats: number[] = [];
+  let fetchesOfTopic = 0;
+
+  before(async () => {
+    broker = await startInProcessBroker({
+      'offsets.topic.num.partitions': 1,
+      'group.coordinator.rebalance.protocols': 'classic,consumer',
+      'group.consumer.min.heartbeat.interval.ms': 100,
+      'group.consumer.heartbeat.interval.ms': 100,
+    });
+    bootstrapServers = `127.0.0.1:${broker.port}`;
+    admin = new Admin({ bootstrapServers });
+    await admin.createTopics([{ topic: TOPIC, numPartitions: 1, replicationFactor: 1 }]);
+    const producer = new Producer({ bootstrapServers });
+    for (let i = 0; i < 5; i++)
+      await producer.send({ topic: TOPIC, partition: 0, value: Buffer.from(`v${i}`) });
+    await producer.close();
+    broker.interception.set((request) => {
+      if (request.apiKey === ApiKey.CONSUMER_GROUP_HEARTBEAT) {
+        const body = request.body as ConsumerGroupHeartbeatRequest;
+        if (body.groupId === GROUP && body.memberEpoch > 0 && body.topicPartitions !== null)
+          ownedInHeartbeats.push(body.topicPartitions.reduce((n, t) => n + t.partitions.length, 0));
+      } else if (request.apiKey === ApiKey.FETCH) {
+        if ((request.body as FetchRequest).topics.some((t) => t.topic === TOPIC)) fetchesOfTopic++;
+      }
+      return undefined;
+    });
+  });
+  after(async () => {
+    broker?.interception.clear();
+    await admin?.close();
+    await broker?.stop();
+  });
+
+  it('the partitions are neither fetched nor acknowledged, and the callback runs again at the next poll', async () => {
+    const consumer = new Consumer({
+      bootstrapServers,
+      groupId: GROUP,
+      groupProtocol: 'consumer',
+      autoOffsetReset: 'earliest',
+      enableAutoCommit: false,
+      fetchMaxWaitMs: 100,
+    });
+    const calls: TopicPartition[][] = [];
+    let failures = 2;
+    try {
+      consumer.subscribe([TOPIC], {
+        onPartitionsAssigned: (tps) => {
+          calls.push(tps);
+          if (failures-- > 0) throw new Error(`callback failure ${calls.length}`);
+        },
+      });
+      // The first polls join; the one that applies the assignment throws the callback's error.
+      const deadline = Date.now() + 10_000;
+      let thrown: unknown = null;
+      while (thrown === null && Date.now() < deadline)
+        await consumer.poll(100).catch((err) => (thrown = err));
+      assert.equal((thrown as Error | null)?.message, 'callback failure 1', 'poll throws the callback error');
+      assert.deepEqual(
+        consumer.assignment(),
+        [{ topic: TOPIC, partition: 0 }],
+        'the partition stays assigned',
+      );
+
+      // Several heartbeat intervals without a poll: the member neither fetches nor acknowledges the partition.
+      ownedInHeartbeats.length = 0;
+      fetchesOfTopic = 0;
+      await sleep(600);
+      assert.ok(ownedInHeartbeats.length > 0, 'the member went on heartbeating');
+      assert.deepEqual(new Set(ownedInHeartbeats), new Set([0]), 'no heartbeat names the partition as owned');
+      assert.equal(fetchesOfTopic, 0, 'no Fetch of the partition after the callback failed');
+
+      // The next poll runs the callback again for the same partition; it fails once more.
+      await assert.rejects(consumer.poll(100), { message: 'callback failure 2' });
+      assert.deepEqual(calls, [[{ topic: TOPIC, partition: 0 }], [{ topic: TOPIC, partition: 0 }]]);
+
+      // The third attempt succeeds: the partition is read and the assignment acknowledged.
+      let read = 0;
+      while (read < 5 && Date.now() < deadline) read += (await consumer.poll(100)).length;
+      assert.equal(read, 5, 'the records are read once the callback succeeded');
+      assert.equal(calls.length, 3, 'the callback ran three times');
+      assert.deepEqual(calls[2], [{ topic: TOPIC, partition: 0 }]);
+      ownedInHeartbeats.length = 0;
+      await sleep(300);
+      assert.ok(ownedInHeartbeats.includes(1), 'the heartbeats name the partition as owned now');
+    } finally {
+      await consumer.close();
+    }
+  });
+});
