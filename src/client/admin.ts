@@ -8,7 +8,10 @@ import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { decodeAssignment, decodeSubscription } from '../protocol/consumer-protocol/index.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js';
-import type { OffsetFetchResponse } from '../protocol/messages/09-offset-fetch.js';
+import type {
+  OffsetFetchResponse,
+  OffsetFetchResponseOffsetFetchResponseTopic,
+} from '../protocol/messages/09-offset-fetch.js';
 import type { DescribeGroupsResponse } from '../protocol/messages/15-describe-groups.js';
 import type { ListGroupsResponse } from '../protocol/messages/16-list-groups.js';
 import type { CreateTopicsResponse } from '../protocol/messages/19-create-topics.js';
@@ -36,8 +39,8 @@ import type { DescribeClusterResponse } from '../protocol/messages/60-describe-c
 import { ZERO_UUID } from '../protocol/messages/codec-support.js';
 import { ApiKey } from '../protocol/registry.js';
 import type { AclBinding, AclBindingFilter } from '../security/authorizer/acl-types.js';
-import { Cluster, type PartitionInfo } from './cluster.js';
-import { KafkaClientError, KafkaProtocolError } from './errors.js';
+import { Cluster, type PartitionInfo, sleep } from './cluster.js';
+import { isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
 import { adminClientId, type ClientOptions } from './options.js';
 import {
   checkCommittableOffset,
@@ -168,6 +171,38 @@ export interface GroupOffset extends TopicPartition {
   leaderEpoch: number;
 }
 
+/** Kafka's ListConsumerGroupOffsetsSpec: the partitions to list, all the group has offsets for when absent or null. */
+export interface ListConsumerGroupOffsetsSpec {
+  topicPartitions?: TopicPartition[] | null;
+}
+
+/** Kafka's ListConsumerGroupOffsetsOptions: requireStable waits for offsets that open transactions still write. */
+export interface ListConsumerGroupOffsetsOptions {
+  requireStable?: boolean;
+}
+
+/** One group's answer to a several-group listConsumerGroupOffsets: its offsets, or the error its group answered. */
+export interface GroupOffsetsListing {
+  offsets: GroupOffset[];
+  error: KafkaProtocolError | null;
+}
+
+/** One group's part of an OffsetFetch answer, whichever version carried it. */
+interface GroupOffsetFetch {
+  errorCode: number;
+  topics: OffsetFetchResponseOffsetFetchResponseTopic[];
+}
+
+/** First OffsetFetch version with a groups array (KIP-709), and the newest this admin sends (v9 adds members). */
+const OFFSET_FETCH_BATCHED_VERSION = 8;
+const OFFSET_FETCH_MAX_VERSION = 9;
+/** Group errors after which the group is asked again; the first two look its coordinator up again. */
+const OFFSET_FETCH_RELOOKUP = new Set<number>([
+  ErrorCode.NOT_COORDINATOR,
+  ErrorCode.COORDINATOR_NOT_AVAILABLE,
+]);
+const OFFSET_FETCH_RETRIES = 10;
+
 export interface PartitionResult extends TopicPartition {
   error: KafkaProtocolError | null;
 }
@@ -177,6 +212,30 @@ export interface PartitionResult extends TopicPartition {
  * first at or after a timestamp (ms).
  */
 export type OffsetSpec = 'earliest' | 'latest' | 'max-timestamp' | number;
+
+/**
+ * A group's offsets from its OffsetFetch answer, by topic and partition. A partition answered with an error throws
+ * (`strict`) or is left out, as Kafka's admin leaves it out of a several-group listing.
+ */
+function groupOffsets(answer: GroupOffsetFetch, strict: boolean): GroupOffset[] {
+  const out: GroupOffset[] = [];
+  for (const t of answer.topics) {
+    for (const p of t.partitions) {
+      if (p.errorCode !== 0) {
+        if (strict) throw new KafkaProtocolError(p.errorCode, `${t.name}-${p.partitionIndex}`);
+        continue;
+      }
+      out.push({
+        topic: t.name,
+        partition: p.partitionIndex,
+        offset: Number(p.committedOffset),
+        metadata: p.metadata,
+        leaderEpoch: p.committedLeaderEpoch,
+      });
+    }
+  }
+  return out.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+}
 
 function byTopic<T extends TopicPartition>(items: T[]): Map<string, T[]> {
   const m = new Map<string, T[]>();
@@ -852,40 +911,167 @@ export class Admin {
     return out;
   }
 
-  /** Committed offsets of a group (all partitions when `partitions` is omitted). */
-  async listConsumerGroupOffsets(groupId: string, partitions?: TopicPartition[]): Promise<GroupOffset[]> {
-    const res = await this.coordinatorCall<OffsetFetchResponse>(
-      groupId,
-      ApiKey.OFFSET_FETCH,
-      {
-        groupId,
-        topics:
-          partitions === undefined
-            ? null
-            : [...byTopic(partitions)].map(([name, ps]) => ({
-                name,
-                partitionIndexes: ps.map((p) => p.partition),
-              })),
-        groups: [],
-        requireStable: false,
-      },
-      (r) => r.errorCode,
-    );
-    if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, `OffsetFetch of group ${groupId}`);
-    const out: GroupOffset[] = [];
-    for (const t of res.topics) {
-      for (const p of t.partitions) {
-        if (p.errorCode !== 0) throw new KafkaProtocolError(p.errorCode, `${t.name}-${p.partitionIndex}`);
-        out.push({
-          topic: t.name,
-          partition: p.partitionIndex,
-          offset: Number(p.committedOffset),
-          metadata: p.metadata,
-          leaderEpoch: p.committedLeaderEpoch,
-        });
-      }
+  /**
+   * Committed offsets of a group (all partitions when `partitions` is omitted); a group or partition error throws.
+   * Given a map (or record) of group ids to specs instead, Kafka's several-group form: the groups of one
+   * coordinator go in one OffsetFetch (v8+, or one v7 request per group to an older broker) and each group answers
+   * apart, a group error as its `error`, a partition with an error left out (as Kafka's admin does).
+   */
+  async listConsumerGroupOffsets(
+    groupId: string,
+    partitions?: TopicPartition[],
+    options?: ListConsumerGroupOffsetsOptions,
+  ): Promise<GroupOffset[]>;
+  async listConsumerGroupOffsets(
+    groupSpecs:
+      | ReadonlyMap<string, ListConsumerGroupOffsetsSpec>
+      | Readonly<Record<string, ListConsumerGroupOffsetsSpec>>,
+    options?: ListConsumerGroupOffsetsOptions,
+  ): Promise<Map<string, GroupOffsetsListing>>;
+  async listConsumerGroupOffsets(
+    first:
+      | string
+      | ReadonlyMap<string, ListConsumerGroupOffsetsSpec>
+      | Readonly<Record<string, ListConsumerGroupOffsetsSpec>>,
+    second?: TopicPartition[] | ListConsumerGroupOffsetsOptions,
+    third?: ListConsumerGroupOffsetsOptions,
+  ): Promise<GroupOffset[] | Map<string, GroupOffsetsListing>> {
+    if (typeof first === 'string') {
+      const partitions = Array.isArray(second) ? second : undefined;
+      const specs = new Map([[first, partitions ?? null]]);
+      const answer = (await this.offsetFetchGroups(specs, third?.requireStable ?? false)).get(first)!;
+      if (answer.errorCode !== 0)
+        throw new KafkaProtocolError(answer.errorCode, `OffsetFetch of group ${first}`);
+      return groupOffsets(answer, true);
     }
-    return out.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+    const entries = first instanceof Map ? [...first] : Object.entries(first);
+    const specs = new Map(entries.map(([g, spec]) => [g, spec.topicPartitions ?? null]));
+    const options = Array.isArray(second) ? undefined : second;
+    const answers = await this.offsetFetchGroups(specs, options?.requireStable ?? false);
+    const out = new Map<string, GroupOffsetsListing>();
+    for (const [g, answer] of answers) {
+      out.set(
+        g,
+        answer.errorCode !== 0
+          ? { offsets: [], error: new KafkaProtocolError(answer.errorCode, `OffsetFetch of group ${g}`) }
+          : { offsets: groupOffsets(answer, false), error: null },
+      );
+    }
+    return out;
+  }
+
+  /**
+   * Kafka's ListConsumerGroupOffsetsHandler: each group's coordinator is looked up, and the groups of one
+   * coordinator are asked in one request. A group answered COORDINATOR_LOAD_IN_PROGRESS is asked again of the same
+   * coordinator, one answered NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE (or whose request failed on the way) of
+   * its coordinator looked up again; any other group error is that group's answer.
+   */
+  private async offsetFetchGroups(
+    specs: ReadonlyMap<string, TopicPartition[] | null>,
+    requireStable: boolean,
+  ): Promise<Map<string, GroupOffsetFetch>> {
+    const answers = new Map<string, GroupOffsetFetch>();
+    const coordinators = new Map<string, number>();
+    let left = [...specs.keys()];
+    for (let attempt = 0; left.length > 0; attempt++) {
+      if (attempt > 0) await sleep(this.cluster.backoffMs(Math.min(attempt - 1, 5)));
+      // A lookup the broker refuses (GROUP_AUTHORIZATION_FAILED, ...) fails its group alone, as Kafka's
+      // CoordinatorStrategy; findCoordinator has retried the retriable answers already.
+      await Promise.all(
+        left
+          .filter((g) => !coordinators.has(g))
+          .map(async (g) => {
+            try {
+              coordinators.set(g, await findCoordinator(this.cluster, g));
+            } catch (err) {
+              if (!(err instanceof KafkaProtocolError) || err.retriable) throw err;
+              answers.set(g, { errorCode: err.code, topics: [] });
+            }
+          }),
+      );
+      const byCoordinator = new Map<number, string[]>();
+      for (const g of left) {
+        const node = coordinators.get(g);
+        if (node === undefined) continue;
+        byCoordinator.set(node, [...(byCoordinator.get(node) ?? []), g]);
+      }
+      const retry: string[] = [];
+      const lastAttempt = attempt >= OFFSET_FETCH_RETRIES;
+      await Promise.all(
+        [...byCoordinator].map(async ([node, groups]) => {
+          let answered: Map<string, GroupOffsetFetch>;
+          try {
+            answered = await this.offsetFetch(node, groups, specs, requireStable);
+          } catch (err) {
+            if (lastAttempt || !isRetriableError(err)) throw err;
+            for (const g of groups) coordinators.delete(g);
+            retry.push(...groups);
+            return;
+          }
+          for (const [g, answer] of answered) {
+            const code = answer.errorCode;
+            const again = code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS || OFFSET_FETCH_RELOOKUP.has(code);
+            if (!again || lastAttempt) answers.set(g, answer);
+            else {
+              if (OFFSET_FETCH_RELOOKUP.has(code)) coordinators.delete(g);
+              retry.push(g);
+            }
+          }
+        }),
+      );
+      left = retry;
+    }
+    return answers;
+  }
+
+  /**
+   * One coordinator's groups: one OffsetFetch with its groups array when the broker serves v8+, else one request per
+   * group (Kafka's fallback when batching is not supported). A group the answer leaves out has no offsets.
+   */
+  private async offsetFetch(
+    node: number,
+    groups: string[],
+    specs: ReadonlyMap<string, TopicPartition[] | null>,
+    requireStable: boolean,
+  ): Promise<Map<string, GroupOffsetFetch>> {
+    const topicsOf = (g: string) => {
+      const partitions = specs.get(g) ?? null;
+      if (partitions === null) return null;
+      return [...byTopic(partitions)].map(([name, ps]) => ({
+        name,
+        partitionIndexes: ps.map((p) => p.partition),
+      }));
+    };
+    const out = new Map<string, GroupOffsetFetch>();
+    const range = (await this.cluster.connection(node)).versionRange(ApiKey.OFFSET_FETCH);
+    if (range !== undefined && range.max >= OFFSET_FETCH_BATCHED_VERSION) {
+      const res = await this.cluster.send<OffsetFetchResponse>(
+        node,
+        ApiKey.OFFSET_FETCH,
+        {
+          groupId: '',
+          topics: [],
+          groups: groups.map((g) => ({ groupId: g, memberId: null, memberEpoch: -1, topics: topicsOf(g) })),
+          requireStable,
+        },
+        { version: Math.min(range.max, OFFSET_FETCH_MAX_VERSION) },
+      );
+      for (const g of groups) out.set(g, { errorCode: 0, topics: [] });
+      for (const g of res.groups) if (out.has(g.groupId)) out.set(g.groupId, g);
+      return out;
+    }
+    await Promise.all(
+      groups.map(async (g) => {
+        const res = await this.cluster.send<OffsetFetchResponse>(node, ApiKey.OFFSET_FETCH, {
+          groupId: g,
+          topics: topicsOf(g),
+          groups: [],
+          requireStable,
+        });
+        out.set(g, res);
+      }),
+    );
+    return out;
   }
 
   /**

@@ -54,7 +54,7 @@ import { authenticate } from './sasl.js';
 /**
  * Newest versions this client sends. Fetch 13+ and Produce 13+ name topics by id only; the client speaks topic
  * names, which every broker from Kafka 0.10 to 4.x still accepts at these versions. OffsetFetch 8+ batches
- * groups; one group per request (v7) is all this client asks.
+ * groups: requests that use it (the admin's several-group listing, a KIP-848 member's v9) name their version.
  */
 export const CLIENT_MAX_VERSIONS: Readonly<Record<number, number>> = {
   [ApiKey.FETCH]: 12,

@@ -1,0 +1,199 @@
+// Admin.listConsumerGroupOffsets as Kafka's admin (ListConsumerGroupOffsetsHandler): the groups of one call that share
+// a coordinator go in one OffsetFetch of version 8 or later (its groups array), with requireStable as asked; a group
+// answered COORDINATOR_LOAD_IN_PROGRESS is asked again, one answered NOT_COORDINATOR is looked up again first, and a
+// group answered GROUP_AUTHORIZATION_FAILED fails alone while the others are listed. A broker that serves OffsetFetch
+// only up to version 7 gets one request per group. The single-group form keeps its answer. Against an in-process
+// broker whose interceptor reads the OffsetFetch requests and rewrites answers.
+
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { Admin } from '../../src/client/admin.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import type { OffsetFetchRequest, OffsetFetchResponse } from '../../src/protocol/messages/09-offset-fetch.js';
+import type { FindCoordinatorResponse } from '../../src/protocol/messages/10-find-coordinator.js';
+import type { ApiVersionsResponse } from '../../src/protocol/messages/18-api-versions.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
+
+const TOPIC = 'list-group-offsets-batched';
+const G1 = 'list-offsets-g1';
+const G2 = 'list-offsets-g2';
+const EMPTY = 'list-offsets-empty';
+/** A group whose FindCoordinator the broker answers GROUP_AUTHORIZATION_FAILED. */
+const DENIED = 'list-offsets-denied';
+
+interface SeenFetch {
+  version: number;
+  groups: string[];
+  requireStable: boolean;
+}
+
+describe('Admin.listConsumerGroupOffsets batched per coordinator', () => {
+  let broker: InProcessBroker;
+  let bootstrapServers: string;
+  let admin: Admin;
+  const fetches: SeenFetch[] = [];
+  let findCoordinators = 0;
+  /** Per group, the error codes the next OffsetFetch answers give it instead of the broker's answer, in order. */
+  const injected = new Map<string, number[]>();
+  /** The highest OffsetFetch version the broker's ApiVersions advertises (none: its own). */
+  let offsetFetchMax: number | null = null;
+
+  before(async () => {
+    broker = await startInProcessBroker({ 'offsets.topic.num.partitions': 1 });
+    bootstrapServers = `127.0.0.1:${broker.port}`;
+    admin = new Admin({ bootstrapServers });
+    await admin.createTopics([{ topic: TOPIC, numPartitions: 2, replicationFactor: 1 }]);
+    await admin.alterConsumerGroupOffsets(G1, [
+      { topic: TOPIC, partition: 0, offset: 3 },
+      { topic: TOPIC, partition: 1, offset: 4 },
+    ]);
+    await admin.alterConsumerGroupOffsets(G2, [{ topic: TOPIC, partition: 1, offset: 7, metadata: 'm' }]);
+    broker.interception.set((request) => {
+      if (request.apiKey === ApiKey.FIND_COORDINATOR) {
+        findCoordinators++;
+        return request.handle().then((r) => {
+          const res = r as FindCoordinatorResponse;
+          for (const c of res.coordinators)
+            if (c.key === DENIED)
+              Object.assign(c, { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, nodeId: -1 });
+          return res;
+        });
+      }
+      if (request.apiKey === ApiKey.API_VERSIONS && offsetFetchMax !== null) {
+        const max = offsetFetchMax;
+        return request.handle().then((r) => {
+          const res = r as ApiVersionsResponse;
+          for (const k of res.apiKeys) if (k.apiKey === ApiKey.OFFSET_FETCH) k.maxVersion = max;
+          return res;
+        });
+      }
+      if (request.apiKey !== ApiKey.OFFSET_FETCH) return undefined;
+      const body = request.body as OffsetFetchRequest;
+      const groups = request.apiVersion >= 8 ? body.groups.map((g) => g.groupId) : [body.groupId];
+      fetches.push({ version: request.apiVersion, groups, requireStable: body.requireStable });
+      return request.handle().then((r) => {
+        const res = r as OffsetFetchResponse;
+        for (const g of res.groups) {
+          const code = injected.get(g.groupId)?.shift();
+          if (code !== undefined) {
+            g.errorCode = code;
+            g.topics = [];
+          }
+        }
+        return res;
+      });
+    });
+  });
+  beforeEach(() => {
+    fetches.length = 0;
+    findCoordinators = 0;
+    injected.clear();
+  });
+  after(async () => {
+    broker?.interception.clear();
+    await admin?.close();
+    await broker?.stop();
+  });
+
+  it('several groups go in one OffsetFetch v8+ with requireStable, each answered apart', async () => {
+    const listed = await admin.listConsumerGroupOffsets(
+      new Map([
+        [G1, {}],
+        [G2, { topicPartitions: [{ topic: TOPIC, partition: 1 }] }],
+        [EMPTY, {}],
+      ]),
+      { requireStable: true },
+    );
+    assert.equal(fetches.length, 1, 'one OffsetFetch for the three groups of one coordinator');
+    assert.ok(fetches[0]!.version >= 8, `version ${fetches[0]!.version}`);
+    assert.deepEqual([...fetches[0]!.groups].sort(), [EMPTY, G1, G2]);
+    assert.equal(fetches[0]!.requireStable, true);
+    assert.deepEqual(
+      listed.get(G1)?.offsets.map((o) => [o.partition, o.offset]),
+      [
+        [0, 3],
+        [1, 4],
+      ],
+    );
+    assert.deepEqual(listed.get(G2)?.offsets, [
+      { topic: TOPIC, partition: 1, offset: 7, metadata: 'm', leaderEpoch: -1 },
+    ]);
+    assert.deepEqual(listed.get(EMPTY), { offsets: [], error: null });
+  });
+
+  it('the single-group form is one group of an OffsetFetch v8+', async () => {
+    const listed = await admin.listConsumerGroupOffsets(G1);
+    assert.deepEqual(
+      listed.map((o) => [o.partition, o.offset]),
+      [
+        [0, 3],
+        [1, 4],
+      ],
+    );
+    assert.equal(fetches.length, 1);
+    assert.ok(fetches[0]!.version >= 8, `version ${fetches[0]!.version}`);
+    assert.deepEqual(fetches[0]!.groups, [G1]);
+    assert.equal(fetches[0]!.requireStable, false);
+  });
+
+  it('a loading or moved coordinator is asked again for its group alone; an unauthorized group fails alone', async () => {
+    injected.set(G1, [ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.NOT_COORDINATOR]);
+    injected.set(G2, [ErrorCode.GROUP_AUTHORIZATION_FAILED]);
+    const listed = await admin.listConsumerGroupOffsets({ [G1]: {}, [G2]: {} });
+    assert.deepEqual(
+      fetches.map((f) => [...f.groups].sort()),
+      [[G1, G2], [G1], [G1]],
+      'the retried group goes alone',
+    );
+    assert.equal(
+      findCoordinators,
+      3,
+      "the two first lookups, and G1's after NOT_COORDINATOR (not after the load)",
+    );
+    assert.equal(listed.get(G1)?.error, null);
+    assert.equal(listed.get(G1)?.offsets.length, 2);
+    assert.equal(listed.get(G2)?.error?.code, ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    assert.deepEqual(listed.get(G2)?.offsets, []);
+    // The single-group form throws its group's error, as before.
+    injected.set(G2, [ErrorCode.GROUP_AUTHORIZATION_FAILED]);
+    await assert.rejects(admin.listConsumerGroupOffsets(G2), { code: ErrorCode.GROUP_AUTHORIZATION_FAILED });
+  });
+
+  it('a group whose coordinator lookup is refused fails alone', async () => {
+    const listed = await admin.listConsumerGroupOffsets(
+      new Map([
+        [DENIED, {}],
+        [G2, {}],
+      ]),
+    );
+    assert.equal(listed.get(DENIED)?.error?.code, ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    assert.equal(listed.get(G2)?.offsets[0]?.offset, 7);
+    assert.deepEqual(
+      fetches.map((f) => f.groups),
+      [[G2]],
+    );
+  });
+
+  it('a broker with OffsetFetch up to v7 gets one request per group', async () => {
+    offsetFetchMax = 7;
+    const old = new Admin({ bootstrapServers });
+    try {
+      const listed = await old.listConsumerGroupOffsets(
+        new Map([
+          [G1, {}],
+          [G2, {}],
+        ]),
+      );
+      assert.deepEqual(fetches.map((f) => [f.version, f.groups]).sort(), [
+        [7, [G1]],
+        [7, [G2]],
+      ]);
+      assert.equal(listed.get(G1)?.offsets.length, 2);
+      assert.equal(listed.get(G2)?.offsets[0]?.offset, 7);
+    } finally {
+      offsetFetchMax = null;
+      await old.close();
+    }
+  });
+});
