@@ -1,9 +1,10 @@
 // OffsetFetch (9): a group's committed offsets, for the partitions asked for or (v2+, null topics) all of them.
 // Before v2 errors are per partition only; v2 adds a top-level error; v7 require_stable (a partition with a
-// commit still being written answers UNSTABLE_OFFSET_COMMIT); v8 asks for several groups at once;
-// v9 names the KIP-848 member and its epoch, which its group checks. A stable fetch is answered only once this
-// broker is shown to still lead the group's partition (GroupCoordinator.fetchStableOffsets). v0 reads the offsets
-// OffsetCommit v0 wrote to the coordination store, as Kafka reads them from ZooKeeper.
+// commit still being written answers UNSTABLE_OFFSET_COMMIT); v8 asks for several groups at once (a group that
+// fails is answered with its error and no topics); v9 names the KIP-848 member and its epoch, which its group
+// checks. A stable fetch is answered only once this broker is shown to still lead the group's partition
+// (GroupCoordinator.fetchStableOffsets). v0 reads the offsets OffsetCommit v0 wrote to the coordination store, as
+// Kafka reads them from ZooKeeper.
 
 import type { FetchOffsetsResult } from '../../coordinator/group/group-coordinator.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -41,6 +42,9 @@ export const offsetFetchHandler = defineHandler<OffsetFetchRequest, OffsetFetchR
           return { groupId: g.groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
         }
         const result = await fetch(g.groupId, g.topics, member);
+        // As Kafka's handleOffsetFetchRequestFromCoordinator: a group that failed is answered by its error alone.
+        if (result.errorCode !== ErrorCode.NONE)
+          return { groupId: g.groupId, errorCode: result.errorCode, topics: [] };
         return {
           groupId: g.groupId,
           errorCode: result.errorCode,
