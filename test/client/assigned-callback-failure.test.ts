@@ -3,8 +3,9 @@
 // the assignment but are not fetched (SubscriptionState's pending-on-assigned-callback flag is left set); the member
 // does not acknowledge the assignment (its heartbeats keep naming the partitions it owned before); and the member
 // stays reconciling, so the next poll runs the callback again for those partitions, until it succeeds. Only then
-// are the partitions fetched and acknowledged. Against an in-process broker whose interceptor reads the
-// ConsumerGroupHeartbeat and Fetch requests.
+// are the partitions fetched and acknowledged. A failed onPartitionsRevoked likewise keeps the partition, owned and
+// unacknowledged, until a later poll's revocation succeeds. Against an in-process broker whose interceptor reads
+// the ConsumerGroupHeartbeat and Fetch requests.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -20,6 +21,8 @@ import { type InProcessBroker, startInProcessBroker } from '../helpers/in-proces
 
 const TOPIC = 'assigned-callback-failure';
 const GROUP = 'assigned-callback-failure';
+/** A second topic, so that two members of a group each get a partition. */
+const OTHER_TOPIC = 'assigned-callback-failure-other';
 
 describe('KIP-848 onPartitionsAssigned failure', () => {
   let broker: InProcessBroker;
@@ -38,7 +41,10 @@ describe('KIP-848 onPartitionsAssigned failure', () => {
     });
     bootstrapServers = `127.0.0.1:${broker.port}`;
     admin = new Admin({ bootstrapServers });
-    await admin.createTopics([{ topic: TOPIC, numPartitions: 1, replicationFactor: 1 }]);
+    await admin.createTopics([
+      { topic: TOPIC, numPartitions: 1, replicationFactor: 1 },
+      { topic: OTHER_TOPIC, numPartitions: 1, replicationFactor: 1 },
+    ]);
     const producer = new Producer({ bootstrapServers });
     for (let i = 0; i < 5; i++)
       await producer.send({ topic: TOPIC, partition: 0, value: Buffer.from(`v${i}`) });
@@ -113,6 +119,51 @@ describe('KIP-848 onPartitionsAssigned failure', () => {
       assert.ok(ownedInHeartbeats.includes(1), 'the heartbeats name the partition as owned now');
     } finally {
       await consumer.close();
+    }
+  });
+
+  it('a failed onPartitionsRevoked keeps the partition until a later poll revokes it', async () => {
+    const groupId = `${GROUP}-revoke`;
+    const options = {
+      bootstrapServers,
+      groupId,
+      groupProtocol: 'consumer' as const,
+      autoOffsetReset: 'earliest' as const,
+      enableAutoCommit: false,
+      fetchMaxWaitMs: 100,
+    };
+    const first = new Consumer(options);
+    const second = new Consumer(options);
+    const revokedCalls: TopicPartition[][] = [];
+    try {
+      first.subscribe([TOPIC, OTHER_TOPIC], {
+        onPartitionsRevoked: (tps) => {
+          revokedCalls.push(tps);
+          if (revokedCalls.length === 1) throw new Error('revocation failure');
+        },
+      });
+      const deadline = Date.now() + 15_000;
+      while (first.assignment().length < 2 && Date.now() < deadline) await first.poll(100);
+      assert.equal(first.assignment().length, 2, 'the first member owns both partitions');
+      second.subscribe([TOPIC, OTHER_TOPIC]);
+      await second.poll(100);
+      // The first member's next target gives one partition up; the poll that applies it throws the callback's error.
+      let thrown: unknown = null;
+      while (thrown === null && Date.now() < deadline) await first.poll(100).catch((err) => (thrown = err));
+      assert.equal((thrown as Error | null)?.message, 'revocation failure');
+      assert.equal(first.assignment().length, 2, 'the partition is kept while its revocation failed');
+      await second.poll(300);
+      assert.deepEqual(second.assignment(), [], 'not acknowledged: the coordinator does not hand it over');
+      // The next poll revokes it again, successfully, and the second member gets it.
+      await first.poll(100);
+      assert.equal(revokedCalls.length, 2, 'the revocation ran again');
+      assert.deepEqual(revokedCalls[1], revokedCalls[0]);
+      assert.equal(first.assignment().length, 1);
+      while (second.assignment().length === 0 && Date.now() < deadline) await second.poll(100);
+      assert.equal(second.assignment().length, 1, 'the second member got the revoked partition');
+    } finally {
+      await second.close();
+      await first.close();
     }
   });
 });
