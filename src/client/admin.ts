@@ -47,6 +47,7 @@ import {
   EARLIEST_TIMESTAMP,
   epochOrNone,
   findCoordinator,
+  findCoordinators,
   LATEST_TIMESTAMP,
   listOffsets,
   MAX_TIMESTAMP,
@@ -975,20 +976,15 @@ export class Admin {
     let left = [...specs.keys()];
     for (let attempt = 0; left.length > 0; attempt++) {
       if (attempt > 0) await sleep(this.cluster.backoffMs(Math.min(attempt - 1, 5)));
-      // A lookup the broker refuses (GROUP_AUTHORIZATION_FAILED, ...) fails its group alone, as Kafka's
-      // CoordinatorStrategy; findCoordinator has retried the retriable answers already.
-      await Promise.all(
-        left
-          .filter((g) => !coordinators.has(g))
-          .map(async (g) => {
-            try {
-              coordinators.set(g, await findCoordinator(this.cluster, g));
-            } catch (err) {
-              if (!(err instanceof KafkaProtocolError) || err.retriable) throw err;
-              answers.set(g, { errorCode: err.code, topics: [] });
-            }
-          }),
-      );
+      // The groups without a coordinator are looked up in one FindCoordinator; a lookup that fails (refused, as
+      // GROUP_AUTHORIZATION_FAILED, or still retriable after findCoordinators' retries) fails its group alone.
+      const unmapped = left.filter((g) => !coordinators.has(g));
+      if (unmapped.length > 0) {
+        for (const [g, found] of await findCoordinators(this.cluster, unmapped)) {
+          if (typeof found === 'number') coordinators.set(g, found);
+          else answers.set(g, { errorCode: found.code, topics: [] });
+        }
+      }
       const byCoordinator = new Map<number, string[]>();
       for (const g of left) {
         const node = coordinators.get(g);

@@ -2,11 +2,13 @@
 // group or transaction coordinator. Each returns plain results and throws only for failures that retries did
 // not cure.
 
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ErrorCode } from '../protocol/errors.js';
 import type { ListOffsetsResponse } from '../protocol/messages/02-list-offsets.js';
 import type { FindCoordinatorResponse } from '../protocol/messages/10-find-coordinator.js';
 import { ApiKey } from '../protocol/registry.js';
 import type { Cluster } from './cluster.js';
-import { KafkaClientError, KafkaProtocolError } from './errors.js';
+import { isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
 
 /** A partition of a topic. */
 export interface TopicPartition {
@@ -216,4 +218,69 @@ export async function findCoordinator(
     if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, res.errorMessage);
     return res.nodeId;
   }, 20);
+}
+
+/** How many times findCoordinators asks again for keys answered with a retriable error (as findCoordinator). */
+const FIND_COORDINATORS_RETRIES = 20;
+
+/**
+ * Kafka's CoordinatorStrategy: the coordinators of several keys from one FindCoordinator (v4+ takes a list of keys;
+ * an older broker gets one request per key). Keys answered with a retriable error are asked again, with backoff;
+ * any other error, or a retriable one once the retries are spent, is that key's answer.
+ */
+export async function findCoordinators(
+  cluster: Cluster,
+  keys: readonly string[],
+  keyType: (typeof CoordinatorType)[keyof typeof CoordinatorType] = CoordinatorType.GROUP,
+): Promise<Map<string, number | KafkaProtocolError>> {
+  const out = new Map<string, number | KafkaProtocolError>();
+  let left = [...new Set(keys)];
+  for (let attempt = 0; left.length > 0; attempt++) {
+    if (attempt > 0) await sleep(cluster.backoffMs(Math.min(attempt - 1, 5)));
+    const lastAttempt = attempt >= FIND_COORDINATORS_RETRIES;
+    let res: FindCoordinatorResponse;
+    try {
+      const c = await cluster.anyConnection();
+      const version = c.pickVersion(ApiKey.FIND_COORDINATOR);
+      if (version < 4) {
+        for (const key of left) {
+          try {
+            out.set(key, await findCoordinator(cluster, key, keyType));
+          } catch (err) {
+            if (!(err instanceof KafkaProtocolError)) throw err;
+            out.set(key, err);
+          }
+        }
+        return out;
+      }
+      res = await c.request<FindCoordinatorResponse>(
+        ApiKey.FIND_COORDINATOR,
+        { key: '', keyType, coordinatorKeys: left },
+        { version },
+      );
+    } catch (err) {
+      if (lastAttempt || !isRetriableError(err)) throw err;
+      cluster.invalidate();
+      continue;
+    }
+    const retry: string[] = [];
+    for (const key of left) {
+      const entry = res.coordinators.find((e) => e.key === key);
+      if (entry !== undefined && entry.errorCode === 0) {
+        out.set(key, entry.nodeId);
+        continue;
+      }
+      const err =
+        entry === undefined
+          ? new KafkaProtocolError(
+              ErrorCode.COORDINATOR_NOT_AVAILABLE,
+              `FindCoordinator answered nothing for ${key}`,
+            )
+          : new KafkaProtocolError(entry.errorCode, entry.errorMessage);
+      if (err.retriable && !lastAttempt) retry.push(key);
+      else out.set(key, err);
+    }
+    left = retry;
+  }
+  return out;
 }
