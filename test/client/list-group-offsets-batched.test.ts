@@ -138,7 +138,7 @@ describe('Admin.listConsumerGroupOffsets batched per coordinator', () => {
     assert.equal(fetches[0]!.requireStable, false);
   });
 
-  it('a loading or moved coordinator is asked again for its group alone; an unauthorized group fails alone', async () => {
+  it('a loading or moved coordinator is asked again for its group; an unauthorized group fails alone', async () => {
     injected.set(G1, [ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.NOT_COORDINATOR]);
     injected.set(G2, [ErrorCode.GROUP_AUTHORIZATION_FAILED]);
     const listed = await admin.listConsumerGroupOffsets({ [G1]: {}, [G2]: {} });
