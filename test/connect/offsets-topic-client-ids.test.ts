@@ -167,3 +167,26 @@ test("a connector's own offsets topic is read read_committed, as Kafka's Worker 
     'the aborted write is not read',
   );
 });
+
+test("a connector naming the worker's offsets topic as its own gets a store of its own on it", async (t) => {
+  // Kafka's Worker (offsetStoreForRegularSourceTask/Connector, sameOffsetTopicAsWorker): an offsets.storage.topic
+  // that is the worker's offsets topic on the worker's cluster is read and written by the connector's clients alone
+  // (withOnlyConnectorStore), so their settings apply and each offset is written once, not by the worker's clients.
+  const { fetchers, all, proxy } = await runWithOwnOffsetsTopic(
+    t,
+    { 'consumer.client.id': 'worker-offsets-reader' },
+    { 'offsets.storage.topic': 'ids-offsets' },
+  );
+  assert.ok(fetchers.has('worker-offsets-reader'), `Fetch client ids: ${[...fetchers].sort().join(', ')}`);
+  for (const id of ['connector-adminclient-lines-0', 'connector-adminclient-lines'])
+    assert.ok(all.has(id), `no request from ${id}: ${[...all].sort().join(', ')}`);
+  const producers = proxy.clientIds(ApiKey.PRODUCE);
+  assert.ok(
+    producers.has('connector-producer-lines-0'),
+    `Produce client ids: ${[...producers].sort().join(', ')}`,
+  );
+  assert.ok(
+    !producers.has('connect-ids-cluster-offsets-producer'),
+    `the worker's offsets producer wrote: ${[...producers].sort().join(', ')}`,
+  );
+});

@@ -179,16 +179,24 @@ export class Worker {
     return new ExactlyOnceWorkerSourceTask(deps, taskInstance, offsets, {
       transactionalId: taskTransactionalId(p['group.id'] as string, deps.id.connector, deps.id.task),
       ...transactionBoundary(connectorConfig, deps.offsetFlushIntervalMs),
-      offsetsTopic: own ?? (p['offset.storage.topic'] as string),
-      globalCopy: own === null ? null : this.o.offsets,
+      offsetsTopic: own?.topic ?? (p['offset.storage.topic'] as string),
+      globalCopy: own?.withWorkerStore === true ? this.o.offsets : null,
       ...producerChecks,
     });
   }
 
-  /** A source connector's own offsets topic (`offsets.storage.topic`), or null for the worker's. */
-  private ownOffsetsTopic(config: Readonly<Record<string, string>>): string | null {
-    const t = (config['offsets.storage.topic'] ?? '').trim();
-    return t === '' || t === this.o.config.parsed['offset.storage.topic'] ? null : t;
+  /**
+   * A source connector's own offsets topic (`offsets.storage.topic`), or null for the worker's store alone. As
+   * Kafka's Worker, a topic named explicitly is read and written by the connector's clients even when it is the
+   * worker's offsets topic; then (sameOffsetTopicAsWorker: the same name, and Brook's clients always reach the
+   * worker's cluster) it is the only store, else the worker's store is the fallback that gets a copy.
+   */
+  private ownOffsetsTopic(
+    config: Readonly<Record<string, string>>,
+  ): { topic: string; withWorkerStore: boolean } | null {
+    const topic = (config['offsets.storage.topic'] ?? '').trim();
+    if (topic === '') return null;
+    return { topic, withWorkerStore: topic !== this.o.config.parsed['offset.storage.topic'] };
   }
 
   /** KIP-618: `exactly.once.source.support=enabled` on a distributed worker. */
@@ -204,8 +212,9 @@ export class Worker {
 
   /**
    * The offsets a source connector reads and writes: the worker's store, or, with `offsets.storage.topic`, that
-   * topic first and the worker's store as the fallback. As Kafka's Worker, the connector's store (for the herder)
-   * and each task's are apart, their clients named `connector-consumer-<connector>[-<task>]`,
+   * topic first and the worker's store as the fallback (none when the topic is the worker's). As Kafka's Worker,
+   * the connector's store (for the herder) and each task's are apart, their clients named
+   * `connector-consumer-<connector>[-<task>]`,
    * `connector-producer-...` and `connector-adminclient-...`; a task's store is the task's, released when it closes.
    * Their settings are a task's clients' (Kafka's regularSourceOffsetsConsumerConfigs, baseProducerConfigs,
    * adminConfigs): the worker's `consumer.`, `producer.` and `admin.` keys (the admin's over the unprefixed ones),
@@ -218,6 +227,7 @@ export class Worker {
     const own = this.ownOffsetsTopic(connectorConfig);
     const open = this.o.openOffsetsTopic;
     if (own === null || open === undefined) return this.o.offsets;
+    const fallback = own.withWorkerStore ? this.o.offsets : null;
     const owner = task === undefined ? (connectorConfig.name ?? '') : `${connectorConfig.name ?? ''}-${task}`;
     // A task's config was resolved when it started (startTask); the herder passes the stored one.
     const resolved =
@@ -237,10 +247,10 @@ export class Worker {
       admin: { clientId: `connector-adminclient-${owner}`, ...adminOverrides(worker, resolved) },
     };
     if (task !== undefined) {
-      const store = await open(own, clients);
-      return new ConnectorOffsetStore(store, this.o.offsets, () => store.stop());
+      const store = await open(own.topic, clients);
+      return new ConnectorOffsetStore(store, fallback, () => store.stop());
     }
-    const key = `${own}\u0000${owner}`;
+    const key = `${own.topic}\u0000${owner}`;
     // A connector reconfigured with other client settings gets clients with those (Kafka builds them per request).
     const settings = JSON.stringify(clients);
     let cached = this.offsetsTopics.get(key);
@@ -250,14 +260,14 @@ export class Worker {
       cached = undefined;
     }
     if (cached === undefined) {
-      const opened = { settings, store: open(own, clients) };
+      const opened = { settings, store: open(own.topic, clients) };
       this.offsetsTopics.set(key, opened);
       opened.store.catch(() => {
         if (this.offsetsTopics.get(key) === opened) this.offsetsTopics.delete(key);
       });
       cached = opened;
     }
-    return new ConnectorOffsetStore(await cached.store, this.o.offsets);
+    return new ConnectorOffsetStore(await cached.store, fallback);
   }
 
   private async errorHandler(
