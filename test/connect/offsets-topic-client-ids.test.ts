@@ -190,3 +190,82 @@ test("a connector naming the worker's offsets topic as its own gets a store of i
     `the worker's offsets producer wrote: ${[...producers].sort().join(', ')}`,
   );
 });
+
+const JAAS = (user: string) =>
+  `org.apache.kafka.common.security.plain.PlainLoginModule required username="${user}" password="${user}-secret";`;
+
+/** Kafka's security keys for a SASL/PLAIN login as `user`, under `prefix`. */
+function saslKeys(prefix: string, user: string): Record<string, string> {
+  return {
+    [`${prefix}security.protocol`]: 'SASL_PLAINTEXT',
+    [`${prefix}sasl.mechanism`]: 'PLAIN',
+    [`${prefix}sasl.jaas.config`]: JAAS(user),
+  };
+}
+
+test("the offsets topic's consumer and producer do not take the worker's unprefixed security keys", {
+  timeout: 180_000,
+}, async (t) => {
+  // Kafka's Worker: the connector-specific store's consumer (regularSourceOffsetsConsumerConfigs) and producer
+  // (baseProducerConfigs) start from the worker's `consumer.` / `producer.` keys only, its admin (adminConfigs)
+  // from the unprefixed keys, then `admin.`. Here the worker logs in as alice, its producers as bob, and it has no
+  // `consumer.` keys: the offsets consumer does not log in (the proxy lets it read unauthenticated) until the
+  // connector gives it `consumer.override.*` keys (carol).
+  const proxy = await startBrokerBehindClientIdProxy(
+    { 'num.partitions': 1, 'group.initial.rebalance.delay.ms': 0 },
+    { sasl: true },
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'brook-offsets-sasl-'));
+  const input = join(dir, 'in.txt');
+  writeFileSync(input, 'one\ntwo\n');
+  const worker = await startDistributed(
+    distributedWorkerProps(proxy.bootstrap, 'sasl', {
+      ...saslKeys('', 'alice'),
+      ...saslKeys('producer.', 'bob'),
+    }),
+    () => {},
+  ).catch(async (err) => {
+    await proxy.stop();
+    throw err;
+  });
+  t.after(async () => {
+    await worker.stop();
+    await proxy.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const config: Record<string, string> = {
+    'connector.class': 'FileStreamSource',
+    file: input,
+    topic: 'lines-out',
+    'offsets.storage.topic': 'lines-offsets',
+    'offset.flush.interval.ms': '500',
+  };
+  const readOffsets = async (): Promise<void> => {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const res = await rest(worker.restUrl, 'GET', '/connectors/lines/offsets');
+      const offsets = (res.body as { offsets?: { offset: { position: number } }[] }).offsets ?? [];
+      if (offsets.some((o) => o.offset.position === 8)) return;
+      assert.ok(Date.now() < deadline, `offsets: ${JSON.stringify(res.body)}`);
+      await sleep(300);
+    }
+  };
+  const created = await rest(worker.restUrl, 'POST', '/connectors', { name: 'lines', config });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  await readOffsets();
+  const users = proxy.saslUsers();
+  const ids = ['connector-consumer-lines-0', 'connector-producer-lines-0', 'connector-adminclient-lines-0'];
+  assert.deepEqual(
+    [...ids, 'connector-consumer-lines'].map((id) => users.get(id)),
+    [undefined, 'bob', 'alice', undefined],
+  );
+
+  // With the connector's consumer.override.* keys its consumers log in as carol.
+  const updated = await rest(worker.restUrl, 'PUT', '/connectors/lines/config', {
+    ...config,
+    ...saslKeys('consumer.override.', 'carol'),
+  });
+  assert.equal(updated.status, 200, JSON.stringify(updated.body));
+  await readOffsets();
+  assert.equal(proxy.saslUsers().get('connector-consumer-lines'), 'carol');
+});

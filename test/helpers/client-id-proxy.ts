@@ -1,13 +1,18 @@
 // A TCP proxy in front of one broker process that records the client id of every request passing through it (the
 // request header's client_id), by API key: what a broker sees of who is calling, for tests of the client ids that
 // a program gives its clients. The broker advertises the proxy, so clients that bootstrap through it stay behind
-// it. Frames pass unchanged both ways.
+// it. Frames pass unchanged both ways. With `sasl`, the broker also has a SASL_PLAINTEXT listener (PLAIN: alice,
+// bob and carol, as acl-broker.ts) that clients starting a SASL handshake reach through the proxy, and the proxy
+// records the user each client id logged in as.
 
 import net from 'node:net';
 import { decodeRequestHeader } from '../../src/protocol/headers.js';
 import { Reader } from '../../src/protocol/primitives/index.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { saslOverrides } from './acl-broker.js';
 import { type BrokerProcess, startBroker } from './broker-process.js';
 import { FrameSplitter } from './frame-splitter.js';
+import { freePort } from './zookeeper.js';
 
 export interface ClientIdProxy {
   readonly broker: BrokerProcess;
@@ -15,32 +20,68 @@ export interface ClientIdProxy {
   readonly bootstrap: string;
   /** The client ids seen on requests of `apiKey` (any API when omitted). */
   clientIds(apiKey?: number): Set<string>;
+  /** With `sasl`: the PLAIN user each client id authenticated as (SaslAuthenticate), by client id. */
+  saslUsers(): Map<string, string>;
   /** Closes the proxy's connections and stops the broker. */
   stop(): Promise<void>;
 }
 
+/** The PLAIN user of a SaslAuthenticate request's body (`\0user\0password`), or null. */
+function plainUser(r: Reader, apiVersion: number): string | null {
+  const bytes = apiVersion >= 2 ? r.compactBytes() : r.bytes();
+  const [, user] = bytes.toString('utf8').split('\u0000');
+  return user ?? null;
+}
+
 export async function startBrokerBehindClientIdProxy(
   overrides: Record<string, string | number | boolean> = {},
+  options: { sasl?: boolean } = {},
 ): Promise<ClientIdProxy> {
   let upstreamPort = 0;
   const seen: Array<{ apiKey: number; clientId: string }> = [];
+  const users = new Map<string, string>();
   const sockets = new Set<net.Socket>();
+  let saslPort = 0;
   const server = net.createServer((client) => {
-    const upstream = net.connect(upstreamPort, '127.0.0.1');
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => {});
-      s.on('close', () => sockets.delete(s));
+    let upstream = connectUpstream(upstreamPort);
+    // With `sasl`, a connection starts on the PLAINTEXT listener (ApiVersions is answered alike on both) and moves
+    // to the SASL_PLAINTEXT one when the client starts a SASL handshake: who logs in and who does not both work.
+    let switchable = options.sasl === true;
+    function connectUpstream(port: number): net.Socket {
+      const socket = net.connect(port, '127.0.0.1');
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        sockets.delete(socket);
+        if (socket === upstream) client.destroy();
+      });
+      socket.pipe(client, { end: false });
+      return socket;
     }
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-    upstream.pipe(client);
+    sockets.add(client);
+    client.on('error', () => {});
+    client.on('close', () => {
+      sockets.delete(client);
+      upstream.destroy();
+    });
     const requests = new FrameSplitter({ sizePrefix: 'keep' });
     client.on('data', (chunk: Buffer) => {
       requests.push(chunk);
       for (const frame of requests.frames()) {
-        const { header } = decodeRequestHeader(new Reader(frame.subarray(4)));
+        const r = new Reader(frame.subarray(4));
+        const { header } = decodeRequestHeader(r);
         seen.push({ apiKey: header.requestApiKey, clientId: header.clientId ?? '' });
+        if (switchable && header.requestApiKey === ApiKey.SASL_HANDSHAKE) {
+          const plain = upstream;
+          upstream = connectUpstream(saslPort);
+          plain.unpipe(client);
+          plain.destroy();
+        }
+        if (header.requestApiKey !== ApiKey.API_VERSIONS) switchable = false;
+        if (header.requestApiKey === ApiKey.SASL_AUTHENTICATE) {
+          const user = plainUser(r, header.requestApiVersion);
+          if (user !== null) users.set(header.clientId ?? '', user);
+        }
         upstream.write(frame);
       }
     });
@@ -48,20 +89,33 @@ export async function startBrokerBehindClientIdProxy(
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const proxyPort = (server.address() as net.AddressInfo).port;
   let broker: BrokerProcess;
+  // With SASL both listeners are advertised as the proxy, which picks one for each connection.
+  let listeners: Record<string, string> = { 'advertised.listeners': `PLAINTEXT://127.0.0.1:${proxyPort}` };
+  let plainPort = 0;
+  if (options.sasl === true) {
+    plainPort = await freePort();
+    saslPort = await freePort();
+    const { 'authorizer.class.name': _a, 'super.users': _s, ...sasl } = saslOverrides(plainPort, saslPort);
+    listeners = {
+      ...sasl,
+      'advertised.listeners': `PLAINTEXT://127.0.0.1:${proxyPort},SASL_PLAINTEXT://127.0.0.1:${proxyPort}`,
+    };
+  }
   try {
-    broker = await startBroker({
-      overrides: { 'advertised.listeners': `PLAINTEXT://127.0.0.1:${proxyPort}`, ...overrides },
-    });
+    broker = await startBroker({ overrides: { ...listeners, ...overrides } });
   } catch (err) {
     server.close();
     throw err;
   }
-  upstreamPort = broker.port;
+  upstreamPort = options.sasl === true ? plainPort : broker.port;
   return {
     broker,
     bootstrap: `127.0.0.1:${proxyPort}`,
     clientIds(apiKey?: number): Set<string> {
       return new Set(seen.filter((s) => apiKey === undefined || s.apiKey === apiKey).map((s) => s.clientId));
+    },
+    saslUsers(): Map<string, string> {
+      return new Map(users);
     },
     async stop(): Promise<void> {
       for (const s of sockets) s.destroy();

@@ -235,7 +235,9 @@ export class Worker {
     const worker = this.o.config.raw;
     // The consumer reads read_committed unless the settings say otherwise; under exactly-once, whatever they say
     // (Kafka's regularSourceOffsetsConsumerConfigs and exactlyOnceSourceOffsetsConsumerConfigs).
+    // The embedder's settings first, as for the task clients (MirrorMaker's target cluster security).
     const consumer = {
+      ...this.o.clientOptions,
       clientId: `connector-consumer-${owner}`,
       isolationLevel: 'read_committed',
       ...consumerOverrides(worker, resolved),
@@ -243,8 +245,16 @@ export class Worker {
     if (this.exactlyOnceSourceEnabled()) consumer.isolationLevel = 'read_committed';
     const clients: LogClients = {
       consumer,
-      producer: { clientId: `connector-producer-${owner}`, ...producerOverrides(worker, resolved) },
-      admin: { clientId: `connector-adminclient-${owner}`, ...adminOverrides(worker, resolved) },
+      producer: {
+        ...this.o.clientOptions,
+        clientId: `connector-producer-${owner}`,
+        ...producerOverrides(worker, resolved),
+      },
+      admin: {
+        ...this.o.clientOptions,
+        clientId: `connector-adminclient-${owner}`,
+        ...adminOverrides(worker, resolved),
+      },
     };
     if (task !== undefined) {
       const store = await open(own.topic, clients);

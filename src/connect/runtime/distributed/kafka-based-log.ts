@@ -30,8 +30,9 @@ export interface KafkaBasedLogOptions {
   bootstrapServers: string;
   clientId: string;
   /**
-   * Each client's own settings, client id included, over `clientOptions` and the log's defaults (names instead of
-   * `<clientId>-consumer`, `<clientId>-producer` and none for the admin): a connector's own offsets topic.
+   * Each client's own settings, client id included, over the log's defaults (names instead of `<clientId>-consumer`,
+   * `<clientId>-producer` and none for the admin): a connector's own offsets topic. They replace `clientOptions`
+   * (the worker's unprefixed security keys), which Kafka's Worker gives to such a store's admin alone.
    */
   clients?: LogClients;
   partitions: number;
@@ -80,7 +81,7 @@ export class KafkaBasedLog {
   async start(): Promise<void> {
     await this.ensureTopic();
     const consumer = new Consumer({
-      ...this.o.clientOptions,
+      ...this.baseOptions(),
       bootstrapServers: this.o.bootstrapServers,
       isolationLevel: this.o.readCommitted === true ? 'read_committed' : 'read_uncommitted',
       clientId: `${this.o.clientId}-consumer`,
@@ -91,7 +92,7 @@ export class KafkaBasedLog {
     });
     this.consumer = consumer;
     this.producer = new Producer({
-      ...this.o.clientOptions,
+      ...this.baseOptions(),
       bootstrapServers: this.o.bootstrapServers,
       clientId: `${this.o.clientId}-producer`,
       acks: 'all',
@@ -123,10 +124,15 @@ export class KafkaBasedLog {
     await this.readToEnd();
   }
 
+  /** What every client of the log starts from: `clientOptions`, unless `clients` sets each client up. */
+  private baseOptions(): Record<string, unknown> {
+    return this.o.clients === undefined ? { ...this.o.clientOptions } : {};
+  }
+
   /** An admin client of the log's cluster, named as the log's clients are. */
   private newAdmin(): Admin {
     return new Admin({
-      ...this.o.clientOptions,
+      ...this.baseOptions(),
       bootstrapServers: this.o.bootstrapServers,
       ...this.o.clients?.admin,
     });
